@@ -1,0 +1,176 @@
+import { createHash } from 'node:crypto';
+import { DataTypes, Model, Op, type Sequelize } from 'sequelize';
+import { stringify } from 'safe-stable-stringify';
+import { z } from 'zod';
+import type { DbLock } from './db/lock.js';
+import { ValidationError } from './errors.js';
+
+const counts = z.object({
+  created: z.number().int().min(0).default(0),
+  updated: z.number().int().min(0).default(0),
+  deleted: z.number().int().min(0).default(0),
+  skipped: z.number().int().min(0).default(0),
+  failed: z.number().int().min(0).default(0),
+});
+
+/** An audit entry as callers give it: the spec's fields plus level/action/message for the dashboard. */
+export const auditInputSchema = z.object({
+  domain: z.string().min(1).max(64),
+  operation: z.string().min(1).max(64),
+  planId: z.string().max(64).nullish(),
+  mode: z.enum(['add', 'merge', 'mirror', 'replace']).nullish(),
+  actor: z.object({ userId: z.string().nullable(), tenantId: z.string().default('default') }),
+  outcome: z.enum(['success', 'partial', 'failure', 'rollback']),
+  summary: counts.prefault({}),
+  durationMs: z.number().int().min(0).default(0),
+  level: z.enum(['low', 'medium', 'high', 'critical']).default('low'),
+  action: z.string().max(191).optional(),
+  message: z.string().max(10000).default(''),
+  details: z.record(z.string(), z.unknown()).optional(),
+});
+export type AuditInput = z.input<typeof auditInputSchema>;
+
+export interface AuditEntry {
+  id: number;
+  timestamp: string;
+  domain: string;
+  operation: string;
+  planId: string | null;
+  mode: string | null;
+  actor: { userId: string | null; tenantId: string };
+  outcome: string;
+  summary: z.output<typeof counts>;
+  durationMs: number;
+  level: string;
+  action: string;
+  message: string;
+  details: Record<string, unknown> | null;
+  previousHash: string;
+  currentHash: string;
+}
+
+export const GENESIS_HASH = '0'.repeat(64);
+
+class AuditRow extends Model {
+  declare id: number;
+  declare timestamp: string;
+  declare tenant_id: string;
+  declare domain: string;
+  declare operation: string;
+  declare plan_id: string | null;
+  declare mode: string | null;
+  declare actor: string;
+  declare outcome: string;
+  declare summary: string;
+  declare duration_ms: number;
+  declare level: string;
+  declare action: string;
+  declare message: string;
+  declare details: string | null;
+  declare previous_hash: string;
+  declare current_hash: string;
+}
+
+function toEntry(row: AuditRow): AuditEntry {
+  return {
+    id: row.id, timestamp: row.timestamp, domain: row.domain, operation: row.operation, planId: row.plan_id, mode: row.mode,
+    actor: JSON.parse(row.actor), outcome: row.outcome, summary: JSON.parse(row.summary), durationMs: row.duration_ms,
+    level: row.level, action: row.action, message: row.message, details: row.details ? JSON.parse(row.details) : null,
+    previousHash: row.previous_hash, currentHash: row.current_hash,
+  };
+}
+
+/** The hash of an entry: SHA-256 over the previous hash and the canonical JSON of every other field. */
+export function hashEntry(entry: Omit<AuditEntry, 'id' | 'currentHash'>): string {
+  const { previousHash, ...fields } = entry;
+  return createHash('sha256').update(previousHash).update(stringify(fields)!).digest('hex');
+}
+
+export interface AuditVerifyResult {
+  valid: boolean;
+  checked: number;
+  /** The first entry whose hash or link does not hold, and why. */
+  firstInvalid?: { id: number; reason: 'hash-mismatch' | 'chain-broken' };
+}
+
+/**
+ * The audit log: append-only, every entry chained to the previous one by SHA-256
+ * (previousHash/currentHash). Appends from all instances are serialised by a database lock so the
+ * chain stays linear; verify() walks the chain and names the first entry that was altered.
+ */
+export class AuditLog {
+  private readonly model: typeof AuditRow;
+
+  constructor(sequelize: Sequelize, private readonly lock: DbLock) {
+    this.model = class extends AuditRow {};
+    this.model.init(
+      {
+        id: { type: DataTypes.INTEGER, primaryKey: true, autoIncrement: true },
+        timestamp: DataTypes.STRING(32), tenant_id: DataTypes.STRING(64), domain: DataTypes.STRING(64), operation: DataTypes.STRING(64),
+        plan_id: DataTypes.STRING(64), mode: DataTypes.STRING(16), actor: DataTypes.TEXT, outcome: DataTypes.STRING(16),
+        summary: DataTypes.TEXT, duration_ms: DataTypes.INTEGER, level: DataTypes.STRING(16), action: DataTypes.STRING(191),
+        message: DataTypes.TEXT, details: DataTypes.TEXT, previous_hash: DataTypes.STRING(64), current_hash: DataTypes.STRING(64),
+      },
+      { sequelize, tableName: 'cms_audit_log', modelName: 'CmsAuditEntry', timestamps: false },
+    );
+  }
+
+  async append(input: AuditInput): Promise<AuditEntry> {
+    const parsed = auditInputSchema.safeParse(input);
+    if (!parsed.success) {
+      throw new ValidationError('Invalid audit entry', parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })));
+    }
+    const e = parsed.data;
+    return this.lock.withLock('audit-chain', async () => {
+      const last = await this.model.findOne({ order: [['id', 'DESC']], attributes: ['current_hash'] });
+      const entry: Omit<AuditEntry, 'id' | 'currentHash'> = {
+        timestamp: new Date().toISOString(), domain: e.domain, operation: e.operation, planId: e.planId ?? null, mode: e.mode ?? null,
+        actor: e.actor, outcome: e.outcome, summary: e.summary, durationMs: e.durationMs, level: e.level,
+        action: e.action ?? `${e.domain}.${e.operation}`, message: e.message, details: e.details ?? null,
+        previousHash: last?.current_hash ?? GENESIS_HASH,
+      };
+      const currentHash = hashEntry(entry);
+      const row = await this.model.create({
+        timestamp: entry.timestamp, tenant_id: entry.actor.tenantId, domain: entry.domain, operation: entry.operation,
+        plan_id: entry.planId, mode: entry.mode, actor: JSON.stringify(entry.actor), outcome: entry.outcome,
+        summary: JSON.stringify(entry.summary), duration_ms: entry.durationMs, level: entry.level, action: entry.action,
+        message: entry.message, details: entry.details ? JSON.stringify(entry.details) : null,
+        previous_hash: entry.previousHash, current_hash: currentHash,
+      });
+      return { ...entry, id: row.id, currentHash };
+    }, { ttlMs: 15000, waitMs: 15000 });
+  }
+
+  async list(filter: { limit?: number; offset?: number; level?: string; search?: string; tenantId?: string } = {}): Promise<{ items: AuditEntry[]; total: number }> {
+    const where: Record<string | symbol, unknown> = {};
+    if (filter.level) where.level = filter.level;
+    if (filter.tenantId) where.tenant_id = filter.tenantId;
+    if (filter.search) {
+      const like = `%${filter.search.replace(/[%_\\]/g, (c) => `\\${c}`)}%`;
+      where[Op.or] = [{ message: { [Op.like]: like } }, { action: { [Op.like]: like } }];
+    }
+    const { rows, count } = await this.model.findAndCountAll({
+      where, order: [['id', 'DESC']], limit: Math.min(filter.limit ?? 50, 100), offset: filter.offset ?? 0,
+    });
+    return { items: rows.map(toEntry), total: count };
+  }
+
+  async verify(): Promise<AuditVerifyResult> {
+    let previous = GENESIS_HASH;
+    let checked = 0;
+    let lastId = 0;
+    for (;;) {
+      const rows = await this.model.findAll({ where: { id: { [Op.gt]: lastId } }, order: [['id', 'ASC']], limit: 500 });
+      if (!rows.length) return { valid: true, checked };
+      for (const row of rows) {
+        const entry = toEntry(row);
+        if (entry.previousHash !== previous) return { valid: false, checked, firstInvalid: { id: entry.id, reason: 'chain-broken' } };
+        const { id: _id, currentHash, ...rest } = entry;
+        if (hashEntry(rest) !== currentHash) return { valid: false, checked, firstInvalid: { id: entry.id, reason: 'hash-mismatch' } };
+        previous = currentHash;
+        checked++;
+        lastId = entry.id;
+      }
+    }
+  }
+}

@@ -1,0 +1,104 @@
+#!/usr/bin/env node
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { loadConfig } from './config.js';
+import { assertUniqueIds, discoverConfigured, discoverFolder } from './discovery.js';
+import { BootError } from './errors.js';
+import { createKernel, type Kernel } from './index.js';
+import type { PluginRecord } from './loader.js';
+import { orderPlugins } from './plugin-order.js';
+import { DIST_ROOT, KERNEL_VERSION } from './version.js';
+
+const USAGE = `Usage:
+  cms start                         start the service (default)
+  cms plugins list [--json] [--boot]
+  cms plugins describe <id> [--json] [--boot]
+
+plugins list/describe read the manifests without running plugin code; --boot also boots the kernel
+on a free port to report each plugin's state and boot time, then stops it.`;
+
+function fail(message: string): never {
+  process.stderr.write(`${message}\n`);
+  process.exit(1);
+}
+
+/** The plugin tree from manifests alone: discovery and ordering, with the same checks as boot. */
+function manifestTree(): Array<Partial<PluginRecord> & { id: string }> {
+  const config = loadConfig();
+  const discovered = [...discoverFolder(join(DIST_ROOT, 'plugins')), ...discoverConfigured(config.plugins.paths, config.root)];
+  assertUniqueIds(discovered);
+  const { ordered, disabled } = orderPlugins({ plugins: discovered, disabled: config.plugins.disabled, enabled: config.plugins.enabled, kernelVersion: KERNEL_VERSION });
+  const row = (p: (typeof discovered)[number], enabled: boolean) => ({
+    id: p.manifest.id, name: p.manifest.name, version: p.manifest.version, description: p.manifest.description, enabled,
+    phase: p.manifest.phase, source: p.source, dir: p.dir, requires: p.manifest.requires,
+    provides: Object.fromEntries(Object.entries(p.manifest.provides).filter(([, v]) => v?.length)) as Record<string, string[]>,
+    permissions: Object.keys(p.manifest.permissions), namespaces: Object.keys(p.manifest.namespaces),
+  });
+  return [...ordered.map((p) => row(p, true)), ...disabled.map((p) => row(p, false))];
+}
+
+async function bootedTree(): Promise<PluginRecord[]> {
+  const kernel = createKernel({ configOptions: { overrides: { port: 0, logLevel: 'warn', jobs: { enabled: false } } } });
+  await kernel.start();
+  const records = kernel.loader.describe();
+  await kernel.close();
+  return records;
+}
+
+function printTable(rows: Array<Partial<PluginRecord> & { id: string }>): void {
+  const provides = (r: Partial<PluginRecord>) => Object.entries(r.provides ?? {}).map(([k, v]) => `${k}: ${v.join(', ')}`).join('; ') || '-';
+  const lines = rows.map((r) => [r.id, r.version ?? '', r.enabled ? 'enabled' : 'disabled', r.phase ?? '', r.state ?? '', r.bootMs === undefined ? '' : `${r.bootMs} ms`, (r.requires ?? []).join(', ') || '-', provides(r)]);
+  const head = ['ID', 'VERSION', 'ENABLED', 'PHASE', 'STATE', 'BOOT', 'REQUIRES', 'PROVIDES'];
+  const widths = head.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)));
+  for (const l of [head, ...lines]) process.stdout.write(`${l.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd()}\n`);
+}
+
+async function start(): Promise<void> {
+  let kernel: Kernel;
+  try {
+    kernel = createKernel();
+  } catch (err) {
+    fail(err instanceof BootError ? err.message : `Cannot start: ${(err as Error).stack}`);
+  }
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    kernel.logger.info({ signal }, 'signal received');
+    const force = setTimeout(() => {
+      process.stderr.write('Shutdown did not finish in time; exiting\n');
+      process.exit(1);
+    }, kernel.config.http.shutdownTimeoutMs + 15000);
+    force.unref();
+    kernel.close().then(() => {
+      process.exitCode = 0;
+    });
+  };
+  process.once('SIGTERM', () => stop('SIGTERM'));
+  process.once('SIGINT', () => stop('SIGINT'));
+  try {
+    await kernel.start();
+    process.stdout.write(`CMS listening on ${kernel.url}\n`);
+  } catch (err) {
+    fail(err instanceof BootError ? `Boot failed: ${err.message}` : `Boot failed: ${(err as Error).stack}`);
+  }
+}
+
+async function main(): Promise<void> {
+  const { positionals, values } = parseArgs({ allowPositionals: true, options: { json: { type: 'boolean' }, boot: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });
+  const [command = 'start', sub, id] = positionals;
+  if (values.help) return void process.stdout.write(`${USAGE}\n`);
+  if (command === 'start') return start();
+  if (command !== 'plugins' || (sub !== 'list' && sub !== 'describe')) fail(USAGE);
+  try {
+    const rows = values.boot ? await bootedTree() : manifestTree();
+    const selected = sub === 'describe' ? rows.filter((r) => r.id === id) : rows;
+    if (sub === 'describe' && !selected.length) fail(`No plugin '${id ?? ''}' is installed`);
+    if (values.json || sub === 'describe') process.stdout.write(`${JSON.stringify(sub === 'describe' ? selected[0] : selected, null, 2)}\n`);
+    else printTable(selected);
+  } catch (err) {
+    fail(err instanceof BootError ? err.message : (err as Error).stack ?? String(err));
+  }
+}
+
+await main();

@@ -1,0 +1,241 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { dirname, isAbsolute, resolve } from 'node:path';
+import { z } from 'zod';
+import { BootError } from './errors.js';
+
+/**
+ * Configuration: defaults <- cms.config.json (or CMS_CONFIG) <- environment variables, validated
+ * with one zod schema at start. A bad value stops the boot with a message naming the key (the
+ * environment variable or the JSON path) and what is allowed.
+ */
+const port = z.number().int().min(1).max(65535);
+
+export const configSchema = z.object({
+  env: z.enum(['production', 'development', 'test']).default('production'),
+  host: z.string().min(1).default('127.0.0.1'),
+  port: z.number().int().min(0).max(65535).default(3000),
+  dataDir: z.string().min(1).default('./data'),
+  logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  db: z
+    .object({
+      type: z.enum(['sqlite', 'mariadb']).default('sqlite'),
+      url: z.string().optional(),
+      storage: z.string().min(1).default('cms.sqlite'),
+      host: z.string().default('127.0.0.1'),
+      port: port.default(3306),
+      name: z.string().default('cms'),
+      user: z.string().default('root'),
+      password: z.string().default(''),
+      poolMax: z.number().int().min(1).max(200).default(10),
+      connectTimeoutMs: z.number().int().min(100).max(60000).default(15000),
+    })
+    .prefault({}),
+  redis: z
+    .object({
+      url: z.string().regex(/^rediss?:\/\//, 'must start with redis:// or rediss://').optional(),
+      prefix: z.string().regex(/^[A-Za-z0-9_.-]+$/, 'letters, digits, _ . - only').default('cms'),
+    })
+    .prefault({}),
+  cache: z.object({ defaultTtlSeconds: z.number().int().min(1).default(300) }).prefault({}),
+  http: z
+    .object({
+      bodyLimit: z.string().regex(/^\d+(b|kb|mb)$/i, 'a size such as 512kb or 1mb').default('1mb'),
+      trustProxy: z.boolean().default(false),
+      shutdownTimeoutMs: z.number().int().min(0).max(120000).default(10000),
+    })
+    .prefault({}),
+  rateLimit: z
+    .object({
+      enabled: z.boolean().default(true),
+      points: z.number().int().min(1).default(600),
+      durationSeconds: z.number().int().min(1).default(60),
+    })
+    .prefault({}),
+  pool: z
+    .object({
+      maxThreads: z.number().int().min(1).max(64).default(Math.max(1, availableParallelism())),
+      idleTimeoutMs: z.number().int().min(0).default(30000),
+    })
+    .prefault({}),
+  jobs: z
+    .object({
+      enabled: z.boolean().default(true),
+      pollIntervalMs: z.number().int().min(20).default(1000),
+      leaseMs: z.number().int().min(100).default(60000),
+      maxAttempts: z.number().int().min(1).max(100).default(3),
+    })
+    .prefault({}),
+  plugins: z
+    .object({
+      disabled: z.array(z.string()).default([]),
+      /** Plugins whose manifest says enabledByDefault: false and that the operator turns on. */
+      enabled: z.array(z.string()).default([]),
+      paths: z.array(z.string()).default([]),
+      options: z.record(z.string(), z.record(z.string(), z.unknown())).default({}),
+    })
+    .prefault({}),
+});
+
+export type ConfigInput = z.input<typeof configSchema>;
+export type CmsConfig = z.output<typeof configSchema> & {
+  /** Folder that relative paths (dataDir, plugin folders, packages) resolve against. */
+  root: string;
+  /** Absolute data folder. */
+  dataPath: string;
+  /** Where each value came from, for messages: config path -> "PORT (environment)" etc. */
+  sources: Record<string, string>;
+};
+
+type EnvKind = 'string' | 'int' | 'bool' | 'list';
+/** Environment variable -> config path and kind. The README lists these. */
+export const ENV_VARS: Record<string, [string, EnvKind]> = {
+  NODE_ENV: ['env', 'string'],
+  HOST: ['host', 'string'],
+  PORT: ['port', 'int'],
+  CMS_DATA_DIR: ['dataDir', 'string'],
+  LOG_LEVEL: ['logLevel', 'string'],
+  DB_TYPE: ['db.type', 'string'],
+  DB_URL: ['db.url', 'string'],
+  DB_STORAGE: ['db.storage', 'string'],
+  DB_HOST: ['db.host', 'string'],
+  DB_PORT: ['db.port', 'int'],
+  DB_NAME: ['db.name', 'string'],
+  DB_USER: ['db.user', 'string'],
+  DB_PASSWORD: ['db.password', 'string'],
+  DB_POOL_MAX: ['db.poolMax', 'int'],
+  REDIS_URL: ['redis.url', 'string'],
+  CMS_REDIS_PREFIX: ['redis.prefix', 'string'],
+  CMS_CACHE_TTL_SECONDS: ['cache.defaultTtlSeconds', 'int'],
+  CMS_BODY_LIMIT: ['http.bodyLimit', 'string'],
+  CMS_TRUST_PROXY: ['http.trustProxy', 'bool'],
+  CMS_RATE_LIMIT_ENABLED: ['rateLimit.enabled', 'bool'],
+  CMS_RATE_LIMIT_POINTS: ['rateLimit.points', 'int'],
+  CMS_POOL_MAX_THREADS: ['pool.maxThreads', 'int'],
+  CMS_JOBS_ENABLED: ['jobs.enabled', 'bool'],
+  CMS_JOBS_POLL_MS: ['jobs.pollIntervalMs', 'int'],
+  CMS_PLUGINS_DISABLED: ['plugins.disabled', 'list'],
+  CMS_PLUGINS_ENABLED: ['plugins.enabled', 'list'],
+  CMS_PLUGINS_PATHS: ['plugins.paths', 'list'],
+};
+
+function convert(raw: string, kind: EnvKind): unknown {
+  switch (kind) {
+    case 'int':
+      return /^-?\d+$/.test(raw.trim()) ? Number(raw) : raw;
+    case 'bool':
+      if (/^(1|true|yes|on)$/i.test(raw)) return true;
+      if (/^(0|false|no|off)$/i.test(raw)) return false;
+      return raw;
+    case 'list':
+      return raw.split(',').map((s) => s.trim()).filter(Boolean);
+    default:
+      return raw;
+  }
+}
+
+function setPath(target: Record<string, any>, path: string, value: unknown): void {
+  const parts = path.split('.');
+  let node = target;
+  for (const part of parts.slice(0, -1)) {
+    if (typeof node[part] !== 'object' || node[part] === null || Array.isArray(node[part])) node[part] = {};
+    node = node[part];
+  }
+  node[parts[parts.length - 1]!] = value;
+}
+
+/** Fills db.host/port/name/user/password from a `mariadb://user:pass@host:port/name` URL. */
+function applyDbUrl(input: Record<string, any>, sourceKey: string): void {
+  const url = input.db?.url;
+  if (typeof url !== 'string') return;
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new BootError(`Invalid configuration: ${sourceKey} must be a URL such as mariadb://user:password@host:3306/name`);
+  }
+  if (!/^(mariadb|mysql):$/.test(parsed.protocol)) {
+    throw new BootError(`Invalid configuration: ${sourceKey} must use mariadb:// (got ${parsed.protocol}//)`);
+  }
+  input.db.type = 'mariadb';
+  input.db.host = parsed.hostname;
+  if (parsed.port) input.db.port = Number(parsed.port);
+  if (parsed.username) input.db.user = decodeURIComponent(parsed.username);
+  input.db.password = decodeURIComponent(parsed.password);
+  const name = parsed.pathname.replace(/^\//, '');
+  if (name) input.db.name = decodeURIComponent(name);
+}
+
+export interface LoadConfigOptions {
+  cwd?: string;
+  env?: NodeJS.ProcessEnv;
+  /** Values that win over file and environment (tests, the CLI). */
+  overrides?: ConfigInput;
+  /** Skip reading cms.config.json (tests that pass everything in overrides). */
+  ignoreFile?: boolean;
+}
+
+function deepMerge(base: Record<string, any>, extra: Record<string, any>): Record<string, any> {
+  const out: Record<string, any> = { ...base };
+  for (const [key, value] of Object.entries(extra)) {
+    if (value && typeof value === 'object' && !Array.isArray(value) && typeof out[key] === 'object' && out[key] && !Array.isArray(out[key])) {
+      out[key] = deepMerge(out[key], value);
+    } else if (value !== undefined) {
+      out[key] = value;
+    }
+  }
+  return out;
+}
+
+export function loadConfig(options: LoadConfigOptions = {}): CmsConfig {
+  const cwd = options.cwd ?? process.cwd();
+  const env = options.env ?? process.env;
+  const sources: Record<string, string> = {};
+  let input: Record<string, any> = {};
+  let root = cwd;
+
+  if (!options.ignoreFile) {
+    const file = env.CMS_CONFIG ? resolve(cwd, env.CMS_CONFIG) : resolve(cwd, 'cms.config.json');
+    if (env.CMS_CONFIG && !existsSync(file)) throw new BootError(`Config file not found: CMS_CONFIG=${env.CMS_CONFIG}`);
+    if (existsSync(file)) {
+      try {
+        input = JSON.parse(readFileSync(file, 'utf8'));
+      } catch (err) {
+        throw new BootError(`Config file ${file} is not valid JSON: ${(err as Error).message}`);
+      }
+      if (!input || typeof input !== 'object' || Array.isArray(input)) throw new BootError(`Config file ${file} must hold a JSON object`);
+      root = dirname(file);
+      const mark = (obj: Record<string, any>, prefix: string) => {
+        for (const [k, v] of Object.entries(obj)) {
+          const p = prefix ? `${prefix}.${k}` : k;
+          sources[p] = `${p} (cms.config.json)`;
+          if (v && typeof v === 'object' && !Array.isArray(v)) mark(v, p);
+        }
+      };
+      mark(input, '');
+    }
+  }
+
+  for (const [name, [path, kind]] of Object.entries(ENV_VARS)) {
+    const raw = env[name];
+    if (raw === undefined || raw === '') continue;
+    setPath(input, path, convert(raw, kind));
+    sources[path] = `${name} (environment)`;
+  }
+  if (options.overrides) input = deepMerge(input, options.overrides as Record<string, any>);
+  applyDbUrl(input, sources['db.url'] ?? 'db.url');
+
+  const parsed = configSchema.safeParse(input);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((issue) => {
+      const path = issue.path.join('.');
+      const where = sources[path] ?? path;
+      const got = issue.path.reduce<any>((node, key) => (node == null ? node : node[key as any]), input);
+      const shown = /password|secret/i.test(path) ? '[redacted]' : JSON.stringify(got);
+      return `  - ${where}: ${issue.message}${got === undefined ? '' : ` (got ${shown})`}`;
+    });
+    throw new BootError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  const dataPath = isAbsolute(parsed.data.dataDir) ? parsed.data.dataDir : resolve(root, parsed.data.dataDir);
+  return { ...parsed.data, root, dataPath, sources };
+}

@@ -1,0 +1,60 @@
+import type { MigrationDefinition } from './migrations.js';
+
+/** The kernel's own tables. Plugin migrations run after these, in plugin order. */
+export const KERNEL_MIGRATIONS: MigrationDefinition[] = [
+  {
+    name: 'kernel/0001-jobs',
+    async up({ queryInterface, DataTypes }) {
+      await queryInterface.createTable('cms_jobs', {
+        id: { type: DataTypes.STRING(36), primaryKey: true },
+        type: { type: DataTypes.STRING(100), allowNull: false },
+        status: { type: DataTypes.STRING(20), allowNull: false },
+        tenant_id: { type: DataTypes.STRING(64), allowNull: false, defaultValue: 'default' },
+        payload: { type: DataTypes.TEXT, allowNull: true },
+        progress: { type: DataTypes.TEXT, allowNull: true },
+        result: { type: DataTypes.TEXT, allowNull: true },
+        error: { type: DataTypes.TEXT, allowNull: true },
+        attempts: { type: DataTypes.INTEGER, allowNull: false, defaultValue: 0 },
+        max_attempts: { type: DataTypes.INTEGER, allowNull: false, defaultValue: 3 },
+        run_after: { type: DataTypes.BIGINT, allowNull: false },
+        lease_until: { type: DataTypes.BIGINT, allowNull: true },
+        claimed_by: { type: DataTypes.STRING(64), allowNull: true },
+        created_at: { type: DataTypes.DATE, allowNull: false },
+        updated_at: { type: DataTypes.DATE, allowNull: false },
+        completed_at: { type: DataTypes.DATE, allowNull: true },
+      });
+      await queryInterface.addIndex('cms_jobs', ['status', 'run_after'], { name: 'cms_jobs_status_run_after' });
+    },
+    async down({ queryInterface }) {
+      await queryInterface.dropTable('cms_jobs');
+    },
+  },
+  {
+    name: 'kernel/0002-audit-log',
+    async up({ queryInterface, DataTypes }) {
+      await queryInterface.createTable('cms_audit_log', {
+        id: { type: DataTypes.INTEGER, primaryKey: true, autoIncrement: true },
+        timestamp: { type: DataTypes.STRING(32), allowNull: false },
+        tenant_id: { type: DataTypes.STRING(64), allowNull: false, defaultValue: 'default' },
+        domain: { type: DataTypes.STRING(64), allowNull: false },
+        operation: { type: DataTypes.STRING(64), allowNull: false },
+        plan_id: { type: DataTypes.STRING(64), allowNull: true },
+        mode: { type: DataTypes.STRING(16), allowNull: true },
+        actor: { type: DataTypes.TEXT, allowNull: false },
+        outcome: { type: DataTypes.STRING(16), allowNull: false },
+        summary: { type: DataTypes.TEXT, allowNull: false },
+        duration_ms: { type: DataTypes.INTEGER, allowNull: false, defaultValue: 0 },
+        level: { type: DataTypes.STRING(16), allowNull: false, defaultValue: 'low' },
+        action: { type: DataTypes.STRING(191), allowNull: false },
+        message: { type: DataTypes.TEXT, allowNull: false },
+        details: { type: DataTypes.TEXT, allowNull: true },
+        previous_hash: { type: DataTypes.STRING(64), allowNull: false },
+        current_hash: { type: DataTypes.STRING(64), allowNull: false },
+      });
+      await queryInterface.addIndex('cms_audit_log', ['timestamp'], { name: 'cms_audit_log_timestamp' });
+    },
+    async down({ queryInterface }) {
+      await queryInterface.dropTable('cms_audit_log');
+    },
+  },
+];

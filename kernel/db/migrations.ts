@@ -1,0 +1,100 @@
+import { createHash } from 'node:crypto';
+import { DataTypes, QueryTypes, type QueryInterface, type Sequelize } from 'sequelize';
+import { Umzug, type UmzugStorage } from 'umzug';
+import { BootError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import type { DbLock } from './lock.js';
+
+export interface MigrationContext {
+  sequelize: Sequelize;
+  queryInterface: QueryInterface;
+  DataTypes: typeof DataTypes;
+}
+
+export interface MigrationDefinition {
+  /** Unique within its plugin; the kernel prefixes the plugin id (`content/0001-entries`). */
+  name: string;
+  up(ctx: MigrationContext): Promise<void>;
+  down?(ctx: MigrationContext): Promise<void>;
+}
+
+export function migrationChecksum(m: MigrationDefinition): string {
+  return createHash('sha256').update(m.up.toString()).update('\0').update(m.down?.toString() ?? '').digest('hex');
+}
+
+interface LedgerRow {
+  name: string;
+  checksum: string;
+}
+
+/**
+ * Versioned, checksummed schema migrations run with umzug. The ledger (cms_migrations) records each
+ * migration's name and checksum; a migration edited after it ran stops the boot. A database lock
+ * makes two instances starting together run each migration exactly once.
+ */
+export class MigrationRunner {
+  constructor(
+    private readonly sequelize: Sequelize,
+    private readonly lock: DbLock,
+    private readonly logger: Logger,
+  ) {}
+
+  private async ensureLedger(): Promise<void> {
+    await this.sequelize.query(
+      'CREATE TABLE IF NOT EXISTS cms_migrations (name VARCHAR(191) NOT NULL PRIMARY KEY, checksum CHAR(64) NOT NULL, executed_at VARCHAR(32) NOT NULL)',
+    );
+  }
+
+  async ledger(): Promise<LedgerRow[]> {
+    await this.ensureLedger();
+    return this.sequelize.query<LedgerRow>('SELECT name, checksum FROM cms_migrations ORDER BY executed_at, name', { type: QueryTypes.SELECT });
+  }
+
+  async run(migrations: MigrationDefinition[]): Promise<string[]> {
+    const names = new Set<string>();
+    for (const m of migrations) {
+      if (names.has(m.name)) throw new BootError(`Migration '${m.name}' is declared twice`);
+      names.add(m.name);
+    }
+    return this.lock.withLock('migrations', () => this.runLocked(migrations), { ttlMs: 10 * 60000, waitMs: 10 * 60000 });
+  }
+
+  private async runLocked(migrations: MigrationDefinition[]): Promise<string[]> {
+    const checksums = new Map(migrations.map((m) => [m.name, migrationChecksum(m)]));
+    for (const row of await this.ledger()) {
+      const now = checksums.get(row.name);
+      if (now !== undefined && now !== row.checksum) {
+        throw new BootError(`Migration '${row.name}' was changed after it ran (ledger checksum ${row.checksum.slice(0, 12)}…, code ${now.slice(0, 12)}…); add a new migration instead`);
+      }
+    }
+    const sequelize = this.sequelize;
+    const storage: UmzugStorage = {
+      async executed() {
+        const rows = await sequelize.query<{ name: string }>('SELECT name FROM cms_migrations', { type: QueryTypes.SELECT });
+        return rows.map((r) => r.name);
+      },
+      async logMigration({ name }) {
+        await sequelize.query('INSERT INTO cms_migrations (name, checksum, executed_at) VALUES (?, ?, ?)', {
+          replacements: [name, checksums.get(name)!, new Date().toISOString()],
+        });
+      },
+      async unlogMigration({ name }) {
+        await sequelize.query('DELETE FROM cms_migrations WHERE name = ?', { replacements: [name] });
+      },
+    };
+    const context: MigrationContext = { sequelize, queryInterface: sequelize.getQueryInterface(), DataTypes };
+    const umzug = new Umzug<MigrationContext>({
+      migrations: migrations.map((m) => ({
+        name: m.name,
+        up: ({ context: c }) => m.up(c),
+        down: m.down ? ({ context: c }) => m.down!(c) : undefined,
+      })),
+      context,
+      storage,
+      logger: undefined,
+    });
+    const done = await umzug.up();
+    for (const m of done) this.logger.info({ migration: m.name }, 'migration applied');
+    return done.map((m) => m.name);
+  }
+}

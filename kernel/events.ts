@@ -1,0 +1,82 @@
+import { EventEmitter } from 'node:events';
+import { randomUUID } from 'node:crypto';
+import { createClient, type RedisClientType } from 'redis';
+import type { Logger } from './logger.js';
+
+export interface BusEvent<T = unknown> {
+  name: string;
+  payload: T;
+  at: string;
+  /** The instance that published it. */
+  origin: string;
+}
+
+export type EventHandler = (event: BusEvent) => void | Promise<void>;
+
+/**
+ * The in-process event bus. With Redis configured, every publish also goes out on a pub/sub
+ * channel and events from other instances are delivered here, so a subscriber sees events from
+ * the whole cluster exactly once (its own are delivered locally, never echoed back).
+ */
+export class EventBus {
+  readonly instanceId = randomUUID();
+  private readonly emitter = new EventEmitter();
+  private pub: RedisClientType | null = null;
+  private sub: RedisClientType | null = null;
+  private channel = '';
+
+  constructor(private readonly logger: Logger) {
+    this.emitter.setMaxListeners(0);
+  }
+
+  async connectRedis(url: string, prefix: string): Promise<void> {
+    this.channel = `${prefix}:events`;
+    this.pub = createClient({ url }) as RedisClientType;
+    this.sub = this.pub.duplicate();
+    this.pub.on('error', (err) => this.logger.error({ err }, 'event bus redis error'));
+    this.sub.on('error', (err) => this.logger.error({ err }, 'event bus redis error'));
+    await Promise.all([this.pub.connect(), this.sub.connect()]);
+    await this.sub.subscribe(this.channel, (message) => {
+      let event: BusEvent;
+      try {
+        event = JSON.parse(message);
+      } catch {
+        return;
+      }
+      if (event.origin !== this.instanceId) this.deliver(event);
+    });
+  }
+
+  get transport(): 'memory' | 'redis' {
+    return this.pub ? 'redis' : 'memory';
+  }
+
+  async publish<T>(name: string, payload: T): Promise<void> {
+    const event: BusEvent<T> = { name, payload, at: new Date().toISOString(), origin: this.instanceId };
+    this.deliver(event);
+    if (this.pub) await this.pub.publish(this.channel, JSON.stringify(event));
+  }
+
+  /** Subscribes to one event name, or '*' for all; returns the unsubscribe function. */
+  subscribe(name: string, handler: EventHandler): () => void {
+    const wrapped = (event: BusEvent) => {
+      Promise.resolve()
+        .then(() => handler(event))
+        .catch((err) => this.logger.error({ err, event: event.name }, 'event handler failed'));
+    };
+    this.emitter.on(name, wrapped);
+    return () => this.emitter.off(name, wrapped);
+  }
+
+  private deliver(event: BusEvent): void {
+    this.emitter.emit(event.name, event);
+    this.emitter.emit('*', event);
+  }
+
+  async close(): Promise<void> {
+    this.emitter.removeAllListeners();
+    const clients = [this.sub, this.pub].filter((c): c is RedisClientType => c !== null);
+    this.pub = this.sub = null;
+    await Promise.all(clients.map((c) => c.quit().catch(() => c.disconnect())));
+  }
+}

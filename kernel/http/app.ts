@@ -1,0 +1,123 @@
+import { randomUUID } from 'node:crypto';
+import { asValue } from 'awilix';
+import Koa, { type Context, type Next } from 'koa';
+import compose from 'koa-compose';
+import type { KernelContainer } from '../container.js';
+import { MethodNotAllowedError, NotFoundError, ServiceUnavailableError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import type { Registries } from '../registries/index.js';
+import { checkNamespace, checkRoute } from './dispatcher.js';
+import { errorHandler } from './error-handler.js';
+import { etag } from './etag.js';
+import { GUEST, type Identity } from './identity.js';
+import type { NamespaceMap } from './namespaces.js';
+import { rateLimiter, type RateLimitOptions } from './rate-limit.js';
+import { readInput } from './request-input.js';
+import type { Router } from './router.js';
+import { namespaceOf } from './route-table.js';
+
+export interface AppDeps {
+  logger: Logger;
+  container: KernelContainer;
+  router: Router;
+  namespaces: NamespaceMap;
+  registries: Registries;
+  bodyLimit: string;
+  trustProxy: boolean;
+  rateLimit: RateLimitOptions;
+  /** True from READY until shutdown starts. */
+  isServing(): boolean;
+  /** Whether the plugin that owns a route has booted (routes of later phases answer 503 until then). */
+  isBooted(pluginId: string): boolean;
+}
+
+const ALWAYS_OPEN = new Set(['/api/health', '/api/system/health']);
+const REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/;
+
+/**
+ * Builds the Koa app with the spec's HTTP conventions, in this order: request id, version header
+ * and /api/v1 rewrite -> error handler -> boot gate -> ETag -> route match -> rate limit ->
+ * plugin middleware -> request scope + identity -> plugin middleware -> dispatcher -> handler.
+ */
+export function buildApp(deps: AppDeps): Koa {
+  const app = new Koa({ proxy: deps.trustProxy });
+  app.silent = true;
+
+  app.use(async function requestContext(ctx: Context, next: Next) {
+    const incoming = ctx.get('x-request-id');
+    const requestId = REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    ctx.state.requestId = requestId;
+    ctx.state.logger = deps.logger.child({ requestId });
+    ctx.set('X-API-Version', '1');
+    ctx.set('X-Request-Id', requestId);
+    ctx.state.originalPath = ctx.path;
+    if (ctx.path === '/api/v1' || ctx.path.startsWith('/api/v1/')) ctx.path = `/api${ctx.path.slice(7)}`;
+    const started = performance.now();
+    try {
+      await next();
+    } finally {
+      ctx.state.logger.info({ method: ctx.method, path: ctx.state.originalPath, status: ctx.status, ms: Math.round(performance.now() - started) }, 'request');
+    }
+  });
+  app.use(errorHandler(deps.logger, deps.bodyLimit));
+  app.use(async function bootGate(ctx: Context, next: Next) {
+    if (!deps.isServing() && !ALWAYS_OPEN.has(ctx.path)) throw new ServiceUnavailableError();
+    return next();
+  });
+  app.use(etag);
+  app.use(async function matchRoute(ctx: Context, next: Next) {
+    const outcome = deps.router.find(ctx.method, ctx.path);
+    ctx.state.outcome = outcome;
+    if (outcome.kind === 'found') {
+      ctx.state.match = outcome.match;
+      ctx.state.route = outcome.match.route;
+    }
+    return next();
+  });
+  app.use(rateLimiter(deps.rateLimit));
+  const stage = (name: 'beforeIdentity' | 'afterIdentity') =>
+    compose(deps.registries.middleware.list().filter((m) => m.stage === name).map((m) => m.handler));
+  app.use((ctx, next) => stage('beforeIdentity')(ctx, next));
+  app.use(async function requestScope(ctx: Context, next: Next) {
+    const scope = deps.container.createScope();
+    ctx.state.scope = scope;
+    try {
+      let identity: Identity = GUEST;
+      const resolvers = deps.registries.identityResolvers.list().sort((a, b) => a.priority - b.priority);
+      for (const resolver of resolvers) {
+        const found = await resolver.resolve(ctx);
+        if (found) {
+          identity = found;
+          break;
+        }
+      }
+      ctx.state.identity = identity;
+      scope.register({
+        currentUser: asValue(identity),
+        tenantId: asValue(identity.tenantId),
+        requestId: asValue(ctx.state.requestId),
+      });
+      await next();
+    } finally {
+      await scope.dispose();
+    }
+  });
+  app.use((ctx, next) => stage('afterIdentity')(ctx, next));
+  app.use(async function dispatch(ctx: Context) {
+    const identity: Identity = ctx.state.identity;
+    const namespacePermission = checkNamespace(deps.namespaces, identity, namespaceOf(ctx.path), ctx.method);
+    const outcome = ctx.state.outcome;
+    if (outcome.kind === 'method') throw new MethodNotAllowedError(outcome.allowed);
+    if (outcome.kind === 'none') throw new NotFoundError(`No route for ${ctx.method} ${ctx.state.originalPath}`);
+    const { route, params } = outcome.match;
+    checkRoute(identity, route.permission, namespacePermission);
+    if (!deps.isBooted(route.owner)) throw new ServiceUnavailableError(`Plugin '${route.owner}' is still booting; try again shortly`);
+    const input = await readInput(ctx, route.request, params, deps.bodyLimit);
+    if (route.status) ctx.status = route.status;
+    const data = await route.handler({
+      ctx, ...input, identity, requestId: ctx.state.requestId, logger: ctx.state.logger, scope: ctx.state.scope.cradle,
+    });
+    if (route.envelope !== false) ctx.body = { success: true, data: data ?? null };
+  });
+  return app;
+}

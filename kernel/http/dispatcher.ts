@@ -1,0 +1,34 @@
+import { AuthenticationRequiredError, ForbiddenError } from '../errors.js';
+import { hasPermission, isAdmin, type Identity } from './identity.js';
+import type { NamespaceMap } from './namespaces.js';
+
+function require(identity: Identity, permission: string): void {
+  if (permission === 'public') return;
+  if (permission !== 'authenticated' && hasPermission(identity, permission)) return;
+  if (identity.kind === 'guest') throw new AuthenticationRequiredError();
+  if (permission === 'authenticated') return;
+  throw new ForbiddenError(`This needs the permission '${permission}'`);
+}
+
+/**
+ * The namespace gate, before routing: an /api namespace that no manifest maps for this method is
+ * refused with 403 for everyone but admins (fail closed), so an unmapped route leaks nothing.
+ */
+export function checkNamespace(namespaces: NamespaceMap, identity: Identity, namespace: string | null, method: string): string | undefined {
+  if (namespace === null) return undefined;
+  const permission = namespaces.permissionFor(namespace, method);
+  if (permission === undefined && !isAdmin(identity)) {
+    throw new ForbiddenError(`No permission is mapped for ${method} on /api/${namespace} (access denied by default)`);
+  }
+  return permission;
+}
+
+/**
+ * After routing: a route declared public is open; otherwise the identity needs the namespace's
+ * permission for the method and the route's own permission. Admins pass every check.
+ */
+export function checkRoute(identity: Identity, routePermission: string, namespacePermission: string | undefined): void {
+  if (routePermission === 'public') return;
+  if (namespacePermission) require(identity, namespacePermission);
+  require(identity, routePermission);
+}

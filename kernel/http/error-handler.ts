@@ -1,0 +1,45 @@
+import type { Context, Next } from 'koa';
+import { AppError, InternalError, PayloadTooLargeError, ValidationError, AuthenticationRequiredError, ForbiddenError, NotFoundError } from '../errors.js';
+import type { Logger } from '../logger.js';
+
+/** Maps errors thrown by libraries (body parser, http-errors) to our classes. */
+export function toAppError(err: unknown, bodyLimit: string): AppError {
+  if (err instanceof AppError) return err;
+  const e = err as { status?: number; statusCode?: number; type?: string; expose?: boolean; message?: string };
+  const status = e?.status ?? e?.statusCode;
+  if (e?.type === 'entity.too.large' || status === 413) return new PayloadTooLargeError(bodyLimit);
+  if (e?.type === 'entity.parse.failed') return new ValidationError('Malformed JSON in request body');
+  if (e?.type === 'encoding.unsupported' || e?.type === 'charset.unsupported') return new ValidationError('Unsupported body encoding');
+  if (e?.type === 'request.size.invalid' || e?.type === 'request.aborted') return new ValidationError('Request body was incomplete');
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    if (status === 401) return new AuthenticationRequiredError();
+    if (status === 403) return new ForbiddenError();
+    if (status === 404) return new NotFoundError();
+    return new ValidationError(e.expose && e.message ? e.message : 'Bad request');
+  }
+  return new InternalError(err);
+}
+
+/**
+ * The one error handler: renders `{success:false, error, message}` (or `{message}` for routes that
+ * declare errorShape 'message'), never a stack trace; 5xx messages are generic and the details go
+ * to the log with the request id.
+ */
+export function errorHandler(logger: Logger, bodyLimit: string) {
+  return async function handleErrors(ctx: Context, next: Next): Promise<void> {
+    try {
+      await next();
+    } catch (raw) {
+      const err = toAppError(raw, bodyLimit);
+      const log = (ctx.state.logger as Logger | undefined) ?? logger;
+      if (err.status >= 500) log.error({ err: raw, requestId: ctx.state.requestId }, 'request failed');
+      else log.debug({ code: err.code, status: err.status }, 'request refused');
+      ctx.status = err.status;
+      for (const [k, v] of Object.entries(err.headers)) ctx.set(k, v);
+      const message = err.expose ? err.message : 'Internal server error';
+      ctx.body = ctx.state.route?.errorShape === 'message'
+        ? { message }
+        : { success: false, error: err.code, message, ...(err.expose ? err.extra : {}) };
+    }
+  };
+}

@@ -1,0 +1,29 @@
+import type { Context, Next } from 'koa';
+import xxhash from 'xxhash-wasm';
+
+const hasher = await xxhash();
+
+/**
+ * Every GET 200 gets an ETag from a fast non-cryptographic hash (xxHash64) of the body; a matching
+ * If-None-Match answers 304 with no body. Streams are left alone (their drivers set ETags).
+ */
+export async function etag(ctx: Context, next: Next): Promise<void> {
+  await next();
+  if ((ctx.method !== 'GET' && ctx.method !== 'HEAD') || ctx.status !== 200 || ctx.body == null) return;
+  let bytes: string | Buffer;
+  if (typeof ctx.body === 'string' || Buffer.isBuffer(ctx.body)) bytes = ctx.body;
+  else if (typeof (ctx.body as any).pipe === 'function') return;
+  else {
+    bytes = JSON.stringify(ctx.body);
+    ctx.type = 'application/json';
+    ctx.body = bytes;
+  }
+  if (!ctx.response.get('ETag')) {
+    const digest = typeof bytes === 'string' ? hasher.h64ToString(bytes) : hasher.h64Raw(bytes).toString(16).padStart(16, '0');
+    ctx.set('ETag', `"${digest}"`);
+  }
+  if (ctx.fresh) {
+    ctx.status = 304;
+    ctx.body = null;
+  }
+}

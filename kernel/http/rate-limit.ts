@@ -1,0 +1,57 @@
+import type { Context, Next } from 'koa';
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import type { RedisClientType } from 'redis';
+import { RateLimitedError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import type { RouteMatch } from './router.js';
+
+/** Case, trailing slash and the /api/v1 alias do not make a different key. */
+export function normalisePath(path: string): string {
+  let p = path.toLowerCase().replace(/\/{2,}/g, '/');
+  if (p.startsWith('/api/v1/') || p === '/api/v1') p = `/api${p.slice(7)}`;
+  if (p.length > 1) p = p.replace(/\/+$/, '');
+  return p || '/';
+}
+
+export interface RateLimitOptions {
+  enabled: boolean;
+  points: number;
+  durationSeconds: number;
+  redis?: RedisClientType | null;
+  prefix: string;
+  logger: Logger;
+}
+
+/**
+ * Rate limiting with rate-limiter-flexible: in memory, or in Redis so every instance shares the
+ * counters. Keyed on client IP + normalised path; 429 RATE_LIMITED with Retry-After: 60. A route may
+ * declare its own limit or opt out. If Redis fails the request is let through and the failure logged.
+ */
+export function rateLimiter(options: RateLimitOptions) {
+  const limiters = new Map<string, RateLimiterAbstract>();
+  const limiterFor = (points: number, duration: number): RateLimiterAbstract => {
+    const id = `${points}/${duration}`;
+    let limiter = limiters.get(id);
+    if (!limiter) {
+      const common = { points, duration, keyPrefix: `${options.prefix}:rl:${id}` };
+      limiter = options.redis
+        ? new RateLimiterRedis({ ...common, storeClient: options.redis, useRedisPackage: true })
+        : new RateLimiterMemory(common);
+      limiters.set(id, limiter);
+    }
+    return limiter;
+  };
+
+  return async function limitRate(ctx: Context, next: Next): Promise<void> {
+    const route = (ctx.state.match as RouteMatch | undefined)?.route;
+    if (!options.enabled || !ctx.path.startsWith('/api') || route?.rateLimit === false) return next();
+    const { points, durationSeconds } = route?.rateLimit || options;
+    try {
+      await limiterFor(points, durationSeconds).consume(`${ctx.ip}|${normalisePath(ctx.state.originalPath ?? ctx.path)}`);
+    } catch (err) {
+      if (err instanceof RateLimiterRes) throw new RateLimitedError();
+      options.logger.error({ err }, 'rate limiter store failed; request allowed');
+    }
+    return next();
+  };
+}

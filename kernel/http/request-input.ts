@@ -1,0 +1,33 @@
+import coBody from 'co-body';
+import type { Context } from 'koa';
+import type { z } from 'zod';
+import { UnsupportedMediaTypeError, ValidationError } from '../errors.js';
+import type { RouteRequestSchemas } from './route-table.js';
+
+function check<T>(schema: z.ZodType | undefined, value: unknown, where: string): T {
+  if (!schema) return value as T;
+  const result = schema.safeParse(value);
+  if (result.success) return result.data as T;
+  const issues = result.error.issues.map((i) => ({ path: [where, ...i.path.map(String)].join('.'), message: i.message }));
+  throw new ValidationError(`Invalid request: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, issues);
+}
+
+function hasBody(ctx: Context): boolean {
+  const length = ctx.request.length;
+  return (length !== undefined && length > 0) || ctx.get('transfer-encoding') !== '';
+}
+
+/** Reads and validates params, query and (JSON) body against the route's declared schemas. */
+export async function readInput(ctx: Context, schemas: RouteRequestSchemas, params: Record<string, string>, bodyLimit: string) {
+  const parsedParams = check<Record<string, unknown>>(schemas.params, params, 'params');
+  const query = check<Record<string, unknown>>(schemas.query, { ...ctx.query }, 'query');
+  let body: unknown;
+  if (schemas.body) {
+    if (hasBody(ctx)) {
+      if (!ctx.is('application/json', 'application/*+json')) throw new UnsupportedMediaTypeError();
+      body = await coBody.json(ctx.req, { limit: bodyLimit, strict: true });
+    }
+    body = check(schemas.body, body, 'body');
+  }
+  return { params: parsedParams, query, body };
+}

@@ -1,0 +1,94 @@
+import type { Context } from 'koa';
+import type { z } from 'zod';
+import { BootError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import type { Identity } from './identity.js';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+export interface RouteRequestSchemas {
+  query?: z.ZodType;
+  params?: z.ZodType;
+  body?: z.ZodType;
+}
+
+export interface RouteContext<Q = any, P = any, B = any> {
+  ctx: Context;
+  query: Q;
+  params: P;
+  body: B;
+  identity: Identity;
+  requestId: string;
+  logger: Logger;
+  /** The request scope's cradle: services registered in the container, resolved for this request. */
+  scope: Record<string, any>;
+}
+
+export interface RouteDefinition {
+  method: HttpMethod;
+  /** Koa-router style path, e.g. /api/system/plugins/:id */
+  path: string;
+  /**
+   * Required: `public` (anyone, by declaration), `authenticated` (any identity but the guest), or a
+   * permission name such as `system:read`. The namespace's permission applies as well unless public.
+   */
+  permission: string;
+  summary: string;
+  description?: string;
+  tags?: string[];
+  /** Required: the query, params and body schemas (`{}` when the route takes no input). */
+  request: RouteRequestSchemas;
+  /** Schema of `data` in the success envelope (documentation; OpenAPI). */
+  response?: z.ZodType;
+  /** Success status when the handler does not set one. */
+  status?: number;
+  /**
+   * false: the handler writes ctx.body itself in a shape the spec fixes (e.g. the 2FA endpoints);
+   * otherwise the returned value becomes `{success: true, data}`.
+   */
+  envelope?: boolean;
+  /** Error body shape: the general envelope (default) or `{message}` (the spec's 2FA endpoints). */
+  errorShape?: 'envelope' | 'message';
+  /** Per-route rate limit, or false to exempt the route. Default: the configured limit. */
+  rateLimit?: { points: number; durationSeconds: number } | false;
+  handler(route: RouteContext): Promise<unknown> | unknown;
+}
+
+export interface RegisteredRoute extends RouteDefinition {
+  owner: string;
+  /** /api/<namespace>/...; null for routes outside /api (pages, /files/), which only their permission guards. */
+  namespace: string | null;
+}
+
+const PERMISSION = /^(public|authenticated|[a-z][a-z0-9-]*:[a-z][a-z0-9-]*)$/;
+
+export function namespaceOf(path: string): string | null {
+  const m = /^\/api\/([^/]+)/.exec(path);
+  return m ? m[1]!.toLowerCase() : null;
+}
+
+/** Every REST route, declared by plugins at register time; the router and OpenAPI read from it. */
+export class RouteTable {
+  private readonly routes: RegisteredRoute[] = [];
+
+  add(route: RouteDefinition, owner: string): void {
+    const where = `${route.method} ${route.path} (plugin '${owner}')`;
+    if (!route.path?.startsWith('/')) throw new BootError(`Route ${where} must have a path starting with /`);
+    if (typeof route.permission !== 'string' || !PERMISSION.test(route.permission)) {
+      throw new BootError(`Route ${where} must declare a permission: public, authenticated, or a name like system:read`);
+    }
+    if (typeof route.handler !== 'function') throw new BootError(`Route ${where} has no handler`);
+    if (!route.summary) throw new BootError(`Route ${where} needs a summary (it documents the OpenAPI operation)`);
+    if (!route.request || typeof route.request !== 'object') {
+      throw new BootError(`Route ${where} must declare its request schema (request: {} when it takes no input)`);
+    }
+    const namespace = namespaceOf(route.path);
+    const clash = this.routes.find((r) => r.method === route.method && r.path === route.path);
+    if (clash) throw new BootError(`Route ${where} is already declared by plugin '${clash.owner}'`);
+    this.routes.push({ ...route, owner, namespace });
+  }
+
+  list(): readonly RegisteredRoute[] {
+    return this.routes;
+  }
+}

@@ -1,0 +1,260 @@
+import { mkdirSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { asFunction, asValue } from 'awilix';
+import { createClient, type RedisClientType } from 'redis';
+import type { Sequelize } from 'sequelize';
+import { AuditLog } from './audit.js';
+import { CacheService } from './cache/cache-service.js';
+import { loadConfig, type CmsConfig, type LoadConfigOptions } from './config.js';
+import { KernelContainer } from './container.js';
+import { createSequelize, describeDatabase } from './db/database.js';
+import { KERNEL_MIGRATIONS } from './db/kernel-migrations.js';
+import { DbLock } from './db/lock.js';
+import { MigrationRunner, type MigrationDefinition } from './db/migrations.js';
+import { assertUniqueIds, discoverConfigured, discoverFolder } from './discovery.js';
+import { EventBus } from './events.js';
+import { buildApp } from './http/app.js';
+import { NamespaceMap } from './http/namespaces.js';
+import { RouteTable } from './http/route-table.js';
+import { Router } from './http/router.js';
+import { JobQueue } from './jobs.js';
+import { PluginLoader, type PluginRecord } from './loader.js';
+import { createLogger, type Logger } from './logger.js';
+import type { Phase } from './manifest.js';
+import { KERNEL_PERMISSIONS } from './permissions.js';
+import { orderPlugins } from './plugin-order.js';
+import { WorkerPool } from './pool.js';
+import { createRegistries, type Registries } from './registries/index.js';
+import { DIST_ROOT, KERNEL_VERSION } from './version.js';
+
+export { definePlugin } from './plugin.js';
+export type { PluginDefinition, PluginRegisterContext, PluginBootContext } from './plugin.js';
+export { KERNEL_VERSION } from './version.js';
+
+/** What plugins may read about the running kernel (container key `kernelState`). */
+export interface KernelState {
+  version: string;
+  instanceId: string;
+  startedAt: string;
+  phase(): Phase;
+  phaseHistory(): Array<{ phase: Phase; at: string }>;
+  plugins(): PluginRecord[];
+  database(): { type: string; target: string };
+}
+
+export interface KernelOptions {
+  /** A ready config; otherwise it is loaded from cms.config.json and the environment. */
+  config?: CmsConfig;
+  configOptions?: LoadConfigOptions;
+  logger?: Logger;
+  /** Folder of built-in plugins (default: dist/plugins). */
+  builtinPluginsDir?: string;
+}
+
+/**
+ * The kernel: reads config, discovers and orders plugins, builds one container, opens the database,
+ * the cache and the worker pool, serves HTTP and walks the boot phases
+ * IDLE -> SETUP -> CORE -> READY -> FULL -> WARMED. close() undoes it all in reverse order.
+ */
+export class Kernel {
+  readonly config: CmsConfig;
+  readonly logger: Logger;
+  readonly container = new KernelContainer();
+  readonly registries: Registries = createRegistries();
+  readonly routes = new RouteTable();
+  readonly namespaces = new NamespaceMap();
+  readonly migrations: MigrationDefinition[] = [...KERNEL_MIGRATIONS];
+  readonly loader: PluginLoader;
+  readonly sequelize: Sequelize;
+  readonly lock: DbLock;
+  readonly events: EventBus;
+  readonly jobs: JobQueue;
+  readonly audit: AuditLog;
+  pool: WorkerPool | null = null;
+  cache: CacheService | null = null;
+  redis: RedisClientType | null = null;
+  server: Server | null = null;
+  private phaseNow: Phase = 'IDLE';
+  private readonly history: Array<{ phase: Phase; at: string }> = [{ phase: 'IDLE', at: new Date().toISOString() }];
+  private serving = false;
+  private closing: Promise<void> | null = null;
+  private readonly builtinDir: string;
+
+  constructor(options: KernelOptions = {}) {
+    this.config = options.config ?? loadConfig(options.configOptions);
+    this.logger = options.logger ?? createLogger(this.config.logLevel);
+    this.builtinDir = options.builtinPluginsDir ?? join(DIST_ROOT, 'plugins');
+    this.sequelize = createSequelize(this.config, this.logger);
+    this.lock = new DbLock(this.sequelize);
+    this.events = new EventBus(this.logger);
+    this.audit = new AuditLog(this.sequelize, this.lock);
+    this.jobs = new JobQueue(this.sequelize, this.registries.jobHandlers, this.logger, this.config.jobs);
+    this.loader = new PluginLoader({
+      container: this.container, routes: this.routes, registries: this.registries, namespaces: this.namespaces,
+      migrations: this.migrations, config: this.config, logger: this.logger,
+    });
+  }
+
+  get phase(): Phase {
+    return this.phaseNow;
+  }
+
+  private enter(phase: Phase): void {
+    this.phaseNow = phase;
+    this.history.push({ phase, at: new Date().toISOString() });
+    this.logger.info({ phase }, 'boot phase');
+  }
+
+  private registerKernelServices(): void {
+    const state: KernelState = {
+      version: KERNEL_VERSION,
+      instanceId: this.events.instanceId,
+      startedAt: this.history[0]!.at,
+      phase: () => this.phaseNow,
+      phaseHistory: () => [...this.history],
+      plugins: () => this.loader.describe(),
+      database: () => describeDatabase(this.config),
+    };
+    const lazy = <T>(get: () => T | null, name: string) =>
+      asFunction(() => {
+        const value = get();
+        if (value === null) throw new Error(`Kernel service '${name}' is not open yet (it opens in the SETUP phase)`);
+        return value;
+      }).singleton();
+    const values: Record<string, unknown> = {
+      config: this.config, logger: this.logger, sequelize: this.sequelize, lock: this.lock, events: this.events,
+      jobs: this.jobs, audit: this.audit, registries: this.registries, routes: this.routes, namespaces: this.namespaces, kernelState: state,
+    };
+    for (const [key, value] of Object.entries(values)) this.container.register('kernel', key, asValue(value));
+    this.container.register('kernel', 'cache', lazy(() => this.cache, 'cache'));
+    this.container.register('kernel', 'pool', lazy(() => this.pool, 'pool'));
+    for (const [name, description] of Object.entries(KERNEL_PERMISSIONS)) this.registries.permissions.add({ name, description });
+  }
+
+  /** Discovery, ordering and registration: no I/O beyond reading manifests and entry modules. */
+  private async registerPlugins(): Promise<void> {
+    const discovered = [...discoverFolder(this.builtinDir), ...discoverConfigured(this.config.plugins.paths, this.config.root)];
+    assertUniqueIds(discovered);
+    const { ordered, disabled, unknownInConfig } = orderPlugins({
+      plugins: discovered, disabled: this.config.plugins.disabled, enabled: this.config.plugins.enabled, kernelVersion: KERNEL_VERSION,
+    });
+    if (unknownInConfig.length) this.logger.warn({ plugins: unknownInConfig }, 'config names plugins that are not installed');
+    this.loader.noteDisabled(disabled);
+    await this.loader.register(ordered);
+  }
+
+  private async openInfrastructure(): Promise<void> {
+    if (this.config.db.type === 'sqlite') mkdirSync(this.config.dataPath, { recursive: true });
+    await this.sequelize.authenticate();
+    await new MigrationRunner(this.sequelize, this.lock, this.logger).run(this.migrations);
+    const { redis } = this.config;
+    this.cache = await CacheService.create({ redisUrl: redis.url, prefix: redis.prefix, defaultTtlSeconds: this.config.cache.defaultTtlSeconds, logger: this.logger });
+    if (redis.url) {
+      this.redis = createClient({ url: redis.url }) as RedisClientType;
+      this.redis.on('error', (err) => this.logger.error({ err }, 'redis error'));
+      await this.redis.connect();
+      await this.events.connectRedis(redis.url, redis.prefix);
+    }
+    this.pool = new WorkerPool({ maxThreads: this.config.pool.maxThreads, idleTimeoutMs: this.config.pool.idleTimeoutMs });
+  }
+
+  private listen(): Promise<void> {
+    const app = buildApp({
+      logger: this.logger, container: this.container, router: new Router(this.routes), namespaces: this.namespaces,
+      registries: this.registries, bodyLimit: this.config.http.bodyLimit, trustProxy: this.config.http.trustProxy,
+      rateLimit: { ...this.config.rateLimit, prefix: this.config.redis.prefix, logger: this.logger, get redis() { return kernel.redis; } },
+      isServing: () => this.serving,
+      isBooted: (id) => this.loader.isBooted(id),
+    });
+    const kernel = this;
+    this.server = createServer(app.callback());
+    this.server.keepAliveTimeout = 5000;
+    return new Promise((resolve, reject) => {
+      this.server!.once('error', reject);
+      this.server!.listen(this.config.port, this.config.host, () => {
+        this.server!.off('error', reject);
+        resolve();
+      });
+    });
+  }
+
+  /** The address the server listens on (port 0 in config picks a free one). */
+  get url(): string {
+    const address = this.server?.address() as AddressInfo | null;
+    if (!address) throw new Error('The kernel is not listening');
+    return `http://${this.config.host}:${address.port}`;
+  }
+
+  async start(): Promise<this> {
+    this.registerKernelServices();
+    await this.registerPlugins();
+    await this.listen();
+    this.logger.info({ url: this.url, version: KERNEL_VERSION }, 'listening (requests answer 503 until READY)');
+    try {
+      this.enter('SETUP');
+      await this.openInfrastructure();
+      await this.loader.bootPhase('setup');
+      this.enter('CORE');
+      await this.loader.bootPhase('core');
+      this.enter('READY');
+      this.serving = true;
+      this.enter('FULL');
+      if (this.config.jobs.enabled) this.jobs.start();
+      await this.loader.bootPhase('full');
+      this.enter('WARMED');
+      await this.loader.bootPhase('warmed');
+    } catch (err) {
+      await this.close().catch((closeErr) => this.logger.error({ err: closeErr }, 'close after failed boot failed'));
+      throw err;
+    }
+    return this;
+  }
+
+  /** Graceful shutdown in reverse order: server, jobs, plugins, pool, events, cache, Redis, database. */
+  close(): Promise<void> {
+    this.closing ??= this.closeOnce();
+    return this.closing;
+  }
+
+  private async closeOnce(): Promise<void> {
+    this.serving = false;
+    this.logger.info('shutting down');
+    const step = async (name: string, fn: () => Promise<unknown> | unknown) => {
+      try {
+        await fn();
+      } catch (err) {
+        this.logger.error({ err, step: name }, 'shutdown step failed');
+      }
+    };
+    await step('server', () => this.closeServer());
+    await step('jobs', () => this.jobs.stop());
+    await step('plugins', () => this.loader.closeAll());
+    await step('pool', () => this.pool?.close());
+    await step('events', () => this.events.close());
+    await step('cache', () => this.cache?.close());
+    await step('redis', () => this.redis?.quit());
+    await step('database', () => this.sequelize.close());
+    this.enter('IDLE');
+    this.logger.flush?.();
+  }
+
+  private closeServer(): Promise<void> {
+    const server = this.server;
+    if (!server?.listening) return Promise.resolve();
+    return new Promise((resolve) => {
+      const force = setTimeout(() => server.closeAllConnections(), this.config.http.shutdownTimeoutMs);
+      force.unref();
+      server.close(() => {
+        clearTimeout(force);
+        resolve();
+      });
+      server.closeIdleConnections();
+    });
+  }
+}
+
+export function createKernel(options: KernelOptions = {}): Kernel {
+  return new Kernel(options);
+}

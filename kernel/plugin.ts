@@ -1,0 +1,50 @@
+import type { Resolver } from 'awilix';
+import type { CmsConfig } from './config.js';
+import type { Logger } from './logger.js';
+import type { PluginManifest } from './manifest.js';
+import type { RouteDefinition } from './http/route-table.js';
+import type { MigrationDefinition } from './db/migrations.js';
+import type { Registries } from './registries/index.js';
+
+/** A registry as a plugin sees it: what it adds is recorded as its own. */
+export type BoundRegistry<R> = R extends { add(item: infer T, owner?: string): unknown }
+  ? { add(item: T): T; get(key: string): T | undefined; has(key: string): boolean; list(): T[] }
+  : never;
+export type PluginRegistries = { [K in keyof Registries]: BoundRegistry<Registries[K]> };
+
+export interface PluginRegisterContext {
+  id: string;
+  manifest: PluginManifest;
+  config: CmsConfig;
+  /** `plugins.options[<id>]` from config. */
+  options: Record<string, unknown>;
+  logger: Logger;
+  container: { register(key: string, resolver: Resolver<unknown>): void };
+  routes: { add(route: RouteDefinition): void };
+  registries: PluginRegistries;
+  migrations: { add(migration: MigrationDefinition): void };
+}
+
+export interface PluginBootContext {
+  id: string;
+  manifest: PluginManifest;
+  config: CmsConfig;
+  options: Record<string, unknown>;
+  logger: Logger;
+  /** Resolve singletons registered by the kernel and by plugins this one requires. */
+  container: { resolve<T = unknown>(key: string): T; cradle: Record<string, any> };
+}
+
+export interface PluginDefinition {
+  /** Declarations only: services, models, routes, registry entries. No I/O. */
+  register?(ctx: PluginRegisterContext): void;
+  /** I/O allowed; runs in the manifest's phase, after the plugins it requires. */
+  boot?(ctx: PluginBootContext): Promise<void> | void;
+  /** Runs at shutdown, in reverse boot order. */
+  close?(ctx: PluginBootContext): Promise<void> | void;
+}
+
+/** Identity with types: the entry module's default export. */
+export function definePlugin(definition: PluginDefinition): PluginDefinition {
+  return definition;
+}

@@ -1,0 +1,81 @@
+import { join } from 'node:path';
+import { Piscina } from 'piscina';
+import type * as Tasks from '../workers/tasks.js';
+import { DIST_ROOT } from './version.js';
+
+type TaskName = 'hashPassword' | 'verifyPassword' | 'argon2Hash' | 'argon2Verify' | 'sha256Buffer' | 'sha256File';
+type TaskFn<K extends TaskName> = (typeof Tasks)[K];
+type Input<K extends TaskName> = Parameters<TaskFn<K>>[0];
+type Output<K extends TaskName> = Awaited<ReturnType<TaskFn<K>>>;
+
+export interface PoolStats {
+  threads: number;
+  maxThreads: number;
+  queueSize: number;
+  completed: number;
+  utilization: number;
+  runTimeMs: { mean: number; p99: number };
+  waitTimeMs: { mean: number; p99: number };
+}
+
+const round = (n: number) => Math.round((Number.isFinite(n) ? n : 0) * 100) / 100;
+
+/**
+ * The one Piscina pool of the process, sized to the cores. The event loop never hashes passwords,
+ * hashes backup codes or checksums files itself: it asks the pool. Results are TaskResult data.
+ */
+export class WorkerPool {
+  private readonly piscina: Piscina;
+
+  constructor(options: { maxThreads: number; idleTimeoutMs: number; filename?: string }) {
+    this.piscina = new Piscina({
+      filename: options.filename ?? join(DIST_ROOT, 'workers', 'tasks.js'),
+      maxThreads: options.maxThreads,
+      minThreads: Math.min(1, options.maxThreads),
+      idleTimeout: options.idleTimeoutMs,
+    });
+  }
+
+  /** Runs a named task from the task file; plugins with their own task files pass `filename`. */
+  run<K extends TaskName>(name: K, input: Input<K>): Promise<Output<K>>;
+  run<T = unknown>(name: string, input: unknown, filename?: string): Promise<T>;
+  run(name: string, input: unknown, filename?: string): Promise<unknown> {
+    return this.piscina.run(input, filename ? { name, filename } : { name });
+  }
+
+  hashPassword(password: string, rounds?: number) {
+    return this.run('hashPassword', { password, rounds });
+  }
+  verifyPassword(password: string, hash: string) {
+    return this.run('verifyPassword', { password, hash });
+  }
+  argon2Hash(value: string) {
+    return this.run('argon2Hash', { value });
+  }
+  argon2Verify(value: string, hash: string) {
+    return this.run('argon2Verify', { value, hash });
+  }
+  sha256(data: Uint8Array) {
+    return this.run('sha256Buffer', { data });
+  }
+  sha256File(path: string) {
+    return this.run('sha256File', { path });
+  }
+
+  stats(): PoolStats {
+    const p = this.piscina;
+    return {
+      threads: p.threads.length,
+      maxThreads: p.maxThreads,
+      queueSize: p.queueSize,
+      completed: p.completed,
+      utilization: round(p.utilization),
+      runTimeMs: { mean: round(p.histogram.runTime.average), p99: round(p.histogram.runTime.p99) },
+      waitTimeMs: { mean: round(p.histogram.waitTime.average), p99: round(p.histogram.waitTime.p99) },
+    };
+  }
+
+  async close(): Promise<void> {
+    await this.piscina.destroy();
+  }
+}

@@ -1,0 +1,87 @@
+import type { Context } from 'koa';
+import type { Readable } from 'node:stream';
+import type { Identity } from '../http/identity.js';
+
+/** Storage driver: chosen by MEDIA_STORAGE_TYPE (its id). Paths are relative to MEDIA_FOLDER. */
+export interface StorageDriver {
+  id: string;
+  put(path: string, body: Readable | Buffer, meta?: { mimeType?: string; size?: number }): Promise<{ size: number; etag?: string }>;
+  get(path: string): Promise<Readable>;
+  head(path: string): Promise<{ size: number; etag?: string; mimeType?: string } | null>;
+  delete(path: string): Promise<void>;
+  publicUrl(path: string): string;
+  trash?(path: string): Promise<void>;
+}
+
+/** Import format: detects and parses (in the worker pool, by its task name) an external export. */
+export interface ImportFormat {
+  format: string;
+  label: string;
+  description?: string;
+  extensions: string[];
+  features: string[];
+  detect(sample: { filename: string; head: Buffer }): number;
+  /** Name of the worker task that parses the file into normalised entity batches. */
+  parseTask: string;
+}
+
+/** Dashboard widget: the folder's widget.json plus its data endpoint and permission. */
+export interface WidgetDefinition {
+  id: string;
+  name: string;
+  license: 'freemium' | 'paid';
+  endpoint: string;
+  permission: string;
+  component: string;
+  description?: string;
+  category?: string;
+}
+
+export type SafetyMode = 'add' | 'merge' | 'mirror' | 'replace';
+
+/** Data-operation domain: one plan-first lifecycle shared by config, content, migrations, ... */
+export interface DataDomain {
+  id: string;
+  modes: SafetyMode[];
+  defaultMode: SafetyMode;
+  /** Entity count at or above which apply runs as a background job; Infinity = always inline. */
+  inlineThreshold: number;
+  validate(input: unknown): Promise<unknown>;
+  snapshot(input: unknown): Promise<unknown>;
+  plan(input: unknown, mode: SafetyMode): Promise<unknown>;
+  apply(plan: unknown): Promise<unknown>;
+  verify(plan: unknown): Promise<unknown>;
+}
+
+/** A slice of the GraphQL schema contributed by a plugin. */
+export interface GraphqlContribution {
+  id: string;
+  typeDefs: string;
+  resolvers: Record<string, unknown>;
+}
+
+/** A permission name with what it allows; filled from plugin manifests. */
+export interface PermissionDefinition {
+  name: string;
+  description: string;
+}
+
+/** Turns a request into an identity (cookie session, bearer token, API key...). Lowest priority first. */
+export interface IdentityResolver {
+  id: string;
+  priority: number;
+  resolve(ctx: Context): Promise<Identity | null>;
+}
+
+/** A named check shown in GET /api/system/health. */
+export interface HealthCheck {
+  id: string;
+  check(): Promise<Record<string, unknown> & { status: 'ok' | 'degraded' | 'down' }>;
+}
+
+/** Koa middleware contributed by a plugin, run on every request at its stage. */
+export interface MiddlewareEntry {
+  id: string;
+  stage: 'beforeIdentity' | 'afterIdentity';
+  handler(ctx: Context, next: () => Promise<void>): Promise<void>;
+}

@@ -1,0 +1,52 @@
+import { Registry } from './registry.js';
+import type {
+  DataDomain, GraphqlContribution, HealthCheck, IdentityResolver, ImportFormat, MiddlewareEntry,
+  PermissionDefinition, StorageDriver, WidgetDefinition,
+} from './contracts.js';
+import type { JobHandler } from '../jobs.js';
+
+export * from './contracts.js';
+export { Registry } from './registry.js';
+
+/** The kernel's extension points. Manifest `provides` keys use these property names. */
+export function createRegistries() {
+  return {
+    storageDrivers: new Registry<StorageDriver>('Storage driver', 'id', {
+      required: { put: 'function', get: 'function', head: 'function', delete: 'function', publicUrl: 'function' },
+      optional: { trash: 'function' },
+    }),
+    importFormats: new Registry<ImportFormat>('Import format', 'format', {
+      required: { label: 'string', extensions: 'string[]', features: 'string[]', detect: 'function', parseTask: 'string' },
+      optional: { description: 'string' },
+    }),
+    widgets: new Registry<WidgetDefinition>('Widget', 'id', {
+      required: { name: 'string', license: ['freemium', 'paid'], endpoint: 'string', permission: 'string', component: 'string' },
+      optional: { description: 'string', category: 'string' },
+    }),
+    dataDomains: new Registry<DataDomain>('Data-operation domain', 'id', {
+      required: {
+        modes: 'string[]', defaultMode: ['add', 'merge', 'mirror', 'replace'], inlineThreshold: 'number',
+        validate: 'function', snapshot: 'function', plan: 'function', apply: 'function', verify: 'function',
+      },
+    }),
+    graphql: new Registry<GraphqlContribution>('GraphQL contribution', 'id', {
+      required: { typeDefs: 'string', resolvers: 'object' },
+    }),
+    permissions: new Registry<PermissionDefinition>('Permission', 'name', { required: { description: 'string' } }),
+    identityResolvers: new Registry<IdentityResolver>('Identity resolver', 'id', {
+      required: { priority: 'number', resolve: 'function' },
+    }),
+    healthChecks: new Registry<HealthCheck>('Health check', 'id', { required: { check: 'function' } }),
+    jobHandlers: new Registry<JobHandler>('Job handler', 'type', { required: { run: 'function' } }),
+    middleware: new Registry<MiddlewareEntry>('Middleware', 'id', {
+      required: { stage: ['beforeIdentity', 'afterIdentity'], handler: 'function' },
+    }),
+  };
+}
+
+export type Registries = ReturnType<typeof createRegistries>;
+export type RegistryName = keyof Registries;
+/** Registries whose contents a manifest declares under `provides` (permissions come from `permissions`). */
+export const PROVIDES_KEYS = [
+  'storageDrivers', 'importFormats', 'widgets', 'dataDomains', 'graphql', 'identityResolvers', 'healthChecks', 'jobHandlers', 'middleware',
+] as const satisfies readonly RegistryName[];

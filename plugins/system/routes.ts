@@ -1,0 +1,126 @@
+import { z } from 'zod';
+import type { AuditLog } from '../../kernel/audit.js';
+import type { CacheService } from '../../kernel/cache/cache-service.js';
+import { NotFoundError } from '../../kernel/errors.js';
+import type { EventBus } from '../../kernel/events.js';
+import type { RouteDefinition } from '../../kernel/http/route-table.js';
+import type { KernelState } from '../../kernel/index.js';
+import type { JobQueue } from '../../kernel/jobs.js';
+import type { WorkerPool } from '../../kernel/pool.js';
+import type { Registries } from '../../kernel/registries/index.js';
+import type { Sequelize } from 'sequelize';
+
+const pluginRecord = z.object({
+  id: z.string(), name: z.string(), version: z.string(), enabled: z.boolean(), state: z.string(), phase: z.string(), source: z.string(),
+  requires: z.array(z.string()), provides: z.record(z.string(), z.array(z.string())), permissions: z.array(z.string()),
+  namespaces: z.array(z.string()), routes: z.number(), containerKeys: z.array(z.string()),
+  registerMs: z.number().optional(), bootMs: z.number().optional(),
+}).meta({ id: 'PluginRecord' });
+
+async function timed(check: () => Promise<Record<string, unknown>>): Promise<Record<string, unknown>> {
+  const started = performance.now();
+  try {
+    return { status: 'ok', ...(await check()), latencyMs: Math.round((performance.now() - started) * 10) / 10 };
+  } catch (err) {
+    return { status: 'down', error: (err as Error).message.slice(0, 200) };
+  }
+}
+
+export const systemRoutes: RouteDefinition[] = [
+  {
+    method: 'GET',
+    path: '/api/system/health',
+    permission: 'public',
+    summary: 'Boot phase, phase history and the health of each part',
+    description: 'Public so the setup wizard and probes can poll it. Plugins add checks through the healthChecks registry (e.g. setup progress).',
+    tags: ['system'],
+    rateLimit: false,
+    request: {},
+    response: z.object({
+      status: z.enum(['ok', 'degraded', 'starting']), phase: z.string(), phases: z.array(z.object({ phase: z.string(), at: z.string() })),
+      version: z.string(), instanceId: z.string(), uptimeSeconds: z.number(), checks: z.record(z.string(), z.record(z.string(), z.unknown())),
+    }),
+    async handler({ scope }) {
+      const state = scope.kernelState as KernelState;
+      const registries = scope.registries as Registries;
+      const phase = state.phase();
+      const checks: Record<string, Record<string, unknown>> = {
+        database: await timed(async () => {
+          await (scope.sequelize as Sequelize).query('SELECT 1');
+          return { type: state.database().type };
+        }),
+        cache: await timed(async () => ({ backend: (scope.cache as CacheService).backend })),
+        events: { status: 'ok', transport: (scope.events as EventBus).transport },
+      };
+      for (const hc of registries.healthChecks.list()) checks[hc.id] = await timed(() => hc.check());
+      const serving = ['READY', 'FULL', 'WARMED'].includes(phase);
+      const allOk = Object.values(checks).every((c) => c.status === 'ok');
+      return {
+        status: !serving ? 'starting' : allOk ? 'ok' : 'degraded', phase, phases: state.phaseHistory(), version: state.version,
+        instanceId: state.instanceId, uptimeSeconds: Math.round(process.uptime()), checks,
+      };
+    },
+  },
+  {
+    method: 'GET',
+    path: '/api/system/plugins',
+    permission: 'manage:system',
+    summary: 'The plugin tree: id, version, enabled, state, phase, what each provides, boot time',
+    tags: ['system'],
+    request: {},
+    response: z.array(pluginRecord),
+    handler: ({ scope }) => (scope.kernelState as KernelState).plugins().map(({ dir: _dir, ...rest }) => rest),
+  },
+  {
+    method: 'GET',
+    path: '/api/system/plugins/:id',
+    permission: 'manage:system',
+    summary: 'One plugin of the tree',
+    tags: ['system'],
+    request: { params: z.object({ id: z.string().max(100) }) },
+    response: pluginRecord,
+    handler({ scope, params }) {
+      const found = (scope.kernelState as KernelState).plugins().find((p) => p.id === params.id);
+      if (!found) throw new NotFoundError(`Plugin '${params.id}' is not installed`);
+      const { dir: _dir, ...rest } = found;
+      return rest;
+    },
+  },
+  {
+    method: 'GET',
+    path: '/api/system/pool',
+    permission: 'system:read',
+    summary: 'Worker pool figures: threads, queue, completed tasks, utilisation, run and wait times',
+    tags: ['system'],
+    request: {},
+    handler: ({ scope }) => (scope.pool as WorkerPool).stats(),
+  },
+  {
+    method: 'GET',
+    path: '/api/system/cache',
+    permission: 'system:read',
+    summary: 'Cache figures overall, by category and by tenant (hits, misses, sets, deletes, size, hit rate)',
+    tags: ['system'],
+    request: {},
+    handler: ({ scope }) => (scope.cache as CacheService).stats(),
+  },
+  {
+    method: 'GET',
+    path: '/api/system/jobs/:jobId',
+    permission: 'system:read',
+    summary: 'One background job: status, progress, result',
+    tags: ['system'],
+    request: { params: z.object({ jobId: z.string().uuid() }) },
+    handler: ({ scope, params }) => (scope.jobs as JobQueue).get(params.jobId),
+  },
+  {
+    method: 'GET',
+    path: '/api/system/audit/verify',
+    permission: 'manage:system',
+    summary: 'Walks the audit hash chain and names the first entry that does not hold',
+    tags: ['system'],
+    request: {},
+    response: z.object({ valid: z.boolean(), checked: z.number(), firstInvalid: z.object({ id: z.number(), reason: z.string() }).optional() }),
+    handler: ({ scope }) => (scope.audit as AuditLog).verify(),
+  },
+];
