@@ -75,7 +75,10 @@ export class WorkerPool {
     };
   }
 
-  async close(): Promise<void> {
+  /** Lets running tasks finish (bounded), then terminates the threads. */
+  async close(timeoutMs = 10000): Promise<void> {
+    const timer = new Promise<void>((resolve) => setTimeout(resolve, timeoutMs).unref());
+    await Promise.race([this.piscina.close(), timer]);
     await this.piscina.destroy();
   }
 }

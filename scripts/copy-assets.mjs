@@ -4,6 +4,8 @@ import { cpSync, existsSync, readdirSync, statSync, mkdirSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
+// `node scripts/copy-assets.mjs [outDir]`: outDir defaults to dist (helpers may build elsewhere).
+const outDir = process.argv[2] ?? 'dist';
 const wanted = (name) => name === 'plugin.json' || name === 'widget.json' || name.endsWith('.js') && !name.endsWith('.d.js');
 const dirs = ['plugins', 'widgets', 'themes', 'test/fixtures', 'bench/plugins'];
 
@@ -13,7 +15,7 @@ function walk(dir) {
     if (statSync(full).isDirectory()) { walk(full); continue; }
     const inThemes = relative(root, full).startsWith('themes');
     if (!wanted(name) && !(inThemes && name.endsWith('.json'))) continue;
-    const target = join(root, 'dist', relative(root, full));
+    const target = join(root, outDir, relative(root, full));
     mkdirSync(dirname(target), { recursive: true });
     cpSync(full, target);
   }

@@ -6,7 +6,10 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import bcrypt from 'bcryptjs';
-import argon2 from 'argon2';
+
+/** argon2 is a native addon: loaded on first use, so starting (and stopping) a worker never loads it. */
+let argon2Module: Promise<typeof import('argon2')> | null = null;
+const loadArgon2 = () => (argon2Module ??= import('argon2'));
 
 export interface TaskIssue {
   code: string;
@@ -32,12 +35,14 @@ export async function verifyPassword(input: { password: string; hash: string }):
 /** argon2id with 64 MiB of memory: for backup codes and other short secrets. */
 export async function argon2Hash(input: { value: string }): Promise<TaskResult<string>> {
   if (typeof input?.value !== 'string' || input.value.length === 0) return fail('INVALID_INPUT', 'value must be a non-empty string');
+  const argon2 = await loadArgon2();
   return ok(await argon2.hash(input.value, { type: argon2.argon2id, memoryCost: 64 * 1024, timeCost: 3, parallelism: 1 }));
 }
 
 export async function argon2Verify(input: { value: string; hash: string }): Promise<TaskResult<boolean>> {
   if (typeof input?.value !== 'string' || typeof input?.hash !== 'string') return fail('INVALID_INPUT', 'value and hash must be strings');
   if (!input.hash.startsWith('$argon2')) return fail('INVALID_HASH', 'hash is not an argon2 hash');
+  const argon2 = await loadArgon2();
   try {
     return ok(await argon2.verify(input.hash, input.value));
   } catch (err) {

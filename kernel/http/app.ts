@@ -51,7 +51,9 @@ export function buildApp(deps: AppDeps): Koa {
     ctx.set('X-API-Version', '1');
     ctx.set('X-Request-Id', requestId);
     ctx.state.originalPath = ctx.path;
-    if (ctx.path === '/api/v1' || ctx.path.startsWith('/api/v1/')) ctx.path = `/api${ctx.path.slice(7)}`;
+    // One canonical prefix for every later stage: /API/..., /api/v1/... and /Api/V1/... are /api/...
+    const prefix = /^\/api(\/v1)?(?=\/|$)/i.exec(ctx.path);
+    if (prefix) ctx.path = `/api${ctx.path.slice(prefix[0].length)}`;
     const started = performance.now();
     try {
       await next();

@@ -4,6 +4,18 @@ import xxhash from 'xxhash-wasm';
 const hasher = await xxhash();
 
 /**
+ * RFC 9110 weak comparison of If-None-Match with the response's ETag. (Koa's ctx.fresh also refuses
+ * when the request says Cache-Control: no-cache, which fetch() adds to every conditional request; an
+ * origin server answering a conditional request is exactly the revalidation no-cache asks for.)
+ */
+export function matchesIfNoneMatch(header: string, tag: string): boolean {
+  if (!header || !tag) return false;
+  if (header.trim() === '*') return true;
+  const bare = (t: string) => t.trim().replace(/^W\//, '');
+  return header.split(',').some((t) => bare(t) === bare(tag));
+}
+
+/**
  * Every GET 200 gets an ETag from a fast non-cryptographic hash (xxHash64) of the body; a matching
  * If-None-Match answers 304 with no body. Streams are left alone (their drivers set ETags).
  */
@@ -22,7 +34,7 @@ export async function etag(ctx: Context, next: Next): Promise<void> {
     const digest = typeof bytes === 'string' ? hasher.h64ToString(bytes) : hasher.h64Raw(bytes).toString(16).padStart(16, '0');
     ctx.set('ETag', `"${digest}"`);
   }
-  if (ctx.fresh) {
+  if (matchesIfNoneMatch(ctx.get('if-none-match'), ctx.response.get('ETag'))) {
     ctx.status = 304;
     ctx.body = null;
   }

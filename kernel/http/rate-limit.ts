@@ -44,10 +44,11 @@ export function rateLimiter(options: RateLimitOptions) {
 
   return async function limitRate(ctx: Context, next: Next): Promise<void> {
     const route = (ctx.state.match as RouteMatch | undefined)?.route;
-    if (!options.enabled || !ctx.path.startsWith('/api') || route?.rateLimit === false) return next();
+    const path = normalisePath(ctx.path);
+    if (!options.enabled || !(path === '/api' || path.startsWith('/api/')) || route?.rateLimit === false) return next();
     const { points, durationSeconds } = route?.rateLimit || options;
     try {
-      await limiterFor(points, durationSeconds).consume(`${ctx.ip}|${normalisePath(ctx.state.originalPath ?? ctx.path)}`);
+      await limiterFor(points, durationSeconds).consume(`${ctx.ip}|${path}`);
     } catch (err) {
       if (err instanceof RateLimiterRes) throw new RateLimitedError();
       options.logger.error({ err }, 'rate limiter store failed; request allowed');

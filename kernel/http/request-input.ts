@@ -25,7 +25,14 @@ export async function readInput(ctx: Context, schemas: RouteRequestSchemas, para
   if (schemas.body) {
     if (hasBody(ctx)) {
       if (!ctx.is('application/json', 'application/*+json')) throw new UnsupportedMediaTypeError();
-      body = await coBody.json(ctx.req, { limit: bodyLimit, strict: true });
+      try {
+        body = await coBody.json(ctx.req, { limit: bodyLimit, strict: true });
+      } catch (err) {
+        const e = err as { status?: number; type?: string };
+        // co-body marks a JSON syntax error with status 400 and no type; size and encoding errors carry a type.
+        if (e.status === 400 && !e.type) throw new ValidationError('Malformed JSON in request body');
+        throw err;
+      }
     }
     body = check(schemas.body, body, 'body');
   }

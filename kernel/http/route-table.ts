@@ -63,7 +63,7 @@ export interface RegisteredRoute extends RouteDefinition {
 const PERMISSION = /^(public|authenticated|[a-z][a-z0-9-]*:[a-z][a-z0-9-]*)$/;
 
 export function namespaceOf(path: string): string | null {
-  const m = /^\/api\/([^/]+)/.exec(path);
+  const m = /^\/api\/([^/]+)/i.exec(path);
   return m ? m[1]!.toLowerCase() : null;
 }
 

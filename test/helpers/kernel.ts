@@ -1,0 +1,111 @@
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig, type ConfigInput, type CmsConfig } from '../../kernel/config.js';
+import { createKernel, type Kernel } from '../../kernel/index.js';
+import { createLogger } from '../../kernel/logger.js';
+import { DIST_ROOT } from '../../kernel/version.js';
+import { createMariaDbDatabase, uniqueName, REDIS_URL } from './services.js';
+
+/** Compiled fixture plugins (test/fixtures/plugins/<id>). */
+export const FIXTURE_PLUGINS = join(DIST_ROOT, 'test', 'fixtures', 'plugins');
+export const fixturePlugin = (id: string) => join(FIXTURE_PLUGINS, id);
+
+export function tempDir(prefix = 'cms-test-'): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+export interface TestKernelOptions {
+  db?: 'sqlite' | 'mariadb';
+  cache?: 'memory' | 'redis';
+  /** Extra plugin folders or packages (plugins.paths). */
+  plugins?: string[];
+  /** Deep-merged over the test defaults. */
+  config?: ConfigInput;
+  /** Reuse a data folder (two kernels on one SQLite file). */
+  dataDir?: string;
+  /** Reuse a MariaDB URL (two kernels on one database). */
+  dbUrl?: string;
+  /** Do not call start(). */
+  noStart?: boolean;
+}
+
+export interface TestKernel {
+  kernel: Kernel;
+  url: string;
+  config: CmsConfig;
+  dataDir: string;
+  dbUrl?: string;
+  /** fetch against the kernel: path relative to its URL. */
+  request(path: string, init?: RequestInit & { identity?: string; json?: unknown }): Promise<Response>;
+  close(): Promise<void>;
+}
+
+/**
+ * Boots a real kernel on 127.0.0.1 with a free port, a temporary data folder, SQLite or a fresh
+ * MariaDB database, memory or Redis (a unique key prefix), quiet logs, and the given plugins.
+ */
+export async function startTestKernel(options: TestKernelOptions = {}): Promise<TestKernel> {
+  const dataDir = options.dataDir ?? tempDir();
+  const ownsData = options.dataDir === undefined;
+  let dbUrl = options.dbUrl;
+  let dropDb: (() => Promise<void>) | undefined;
+  if (options.db === 'mariadb' && !dbUrl) {
+    const created = await createMariaDbDatabase();
+    dbUrl = created.url;
+    dropDb = created.drop;
+  }
+  const overrides: ConfigInput = {
+    env: 'test', host: '127.0.0.1', port: 0, dataDir, logLevel: 'silent',
+    db: dbUrl ? { url: dbUrl } : { type: 'sqlite', storage: 'cms.sqlite' },
+    redis: options.cache === 'redis' ? { url: REDIS_URL, prefix: uniqueName('cmstest') } : {},
+    pool: { maxThreads: 2 },
+    jobs: { pollIntervalMs: 50 },
+    rateLimit: { enabled: false },
+    plugins: { paths: options.plugins ?? [] },
+  };
+  const config = loadConfig({ ignoreFile: true, env: {}, overrides: deepMerge(overrides, options.config ?? {}) });
+  const kernel = createKernel({ config, logger: createLogger(config.logLevel) });
+  if (!options.noStart) await kernel.start();
+  let closed = false;
+  return {
+    kernel, config, dataDir, dbUrl,
+    get url() {
+      return kernel.url;
+    },
+    request(path, init = {}) {
+      const headers = new Headers(init.headers);
+      if (init.identity) headers.set('x-test-identity', init.identity);
+      let body = init.body;
+      if (init.json !== undefined) {
+        headers.set('content-type', 'application/json');
+        body = JSON.stringify(init.json);
+      }
+      return fetch(`${kernel.url}${path}`, { ...init, headers, body });
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await kernel.close();
+      if (dropDb) await dropDb();
+      if (ownsData) rmSync(dataDir, { recursive: true, force: true });
+    },
+  } as TestKernel;
+}
+
+function deepMerge(base: any, extra: any): any {
+  const out: any = { ...base };
+  for (const [k, v] of Object.entries(extra)) {
+    out[k] = v && typeof v === 'object' && !Array.isArray(v) && base[k] && typeof base[k] === 'object' ? deepMerge(base[k], v) : v;
+  }
+  return out;
+}
+
+/** Writes a plugin folder (plugin.json + index.js) for loader tests. */
+export function writePlugin(root: string, manifest: Record<string, unknown>, code = 'export default { register() {} };\n'): string {
+  const dir = join(root, String(manifest.id));
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'plugin.json'), JSON.stringify({ name: String(manifest.id), version: '1.0.0', kernel: '^1.0.0', ...manifest }, null, 2));
+  writeFileSync(join(dir, 'index.js'), code);
+  return dir;
+}
