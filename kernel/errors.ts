@@ -27,7 +27,7 @@ export class AppError extends Error {
     code: string,
     status: number,
     message: string,
-    options: { extra?: Record<string, unknown>; headers?: Record<string, string>; cause?: unknown } = {},
+    options: { extra?: Record<string, unknown>; headers?: Record<string, string>; cause?: unknown; expose?: boolean } = {},
   ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
@@ -35,11 +35,11 @@ export class AppError extends Error {
     this.status = status;
     this.extra = options.extra ?? {};
     this.headers = options.headers ?? {};
+    this.expose = options.expose ?? status < 500;
   }
 
-  get expose(): boolean {
-    return this.status < 500;
-  }
+  /** Whether clients see the message: client errors, and server errors written for clients (503). */
+  readonly expose: boolean;
 }
 
 catalogue('VALIDATION_ERROR', 400, 'The request body, query or path parameters do not match the route schema, or the JSON is malformed.');
@@ -120,7 +120,7 @@ export class InternalError extends AppError {
 catalogue('SERVICE_UNAVAILABLE', 503, 'The instance is still booting (before READY), shutting down, or the plugin behind the route has not booted yet.');
 export class ServiceUnavailableError extends AppError {
   constructor(message = 'The service is starting; try again shortly') {
-    super('SERVICE_UNAVAILABLE', 503, message, { headers: { 'Retry-After': '5' } });
+    super('SERVICE_UNAVAILABLE', 503, message, { headers: { 'Retry-After': '5' }, expose: true });
   }
 }
 

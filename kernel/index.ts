@@ -246,8 +246,12 @@ export class Kernel {
     return new Promise((resolve) => {
       const force = setTimeout(() => server.closeAllConnections(), this.config.http.shutdownTimeoutMs);
       force.unref();
+      // Keep-alive connections that go idle after their in-flight response are closed at once too.
+      const idle = setInterval(() => server.closeIdleConnections(), 50);
+      idle.unref();
       server.close(() => {
         clearTimeout(force);
+        clearInterval(idle);
         resolve();
       });
       server.closeIdleConnections();

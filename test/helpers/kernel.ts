@@ -30,6 +30,12 @@ export interface TestKernelOptions {
   noStart?: boolean;
 }
 
+/** A fetch Response whose json() is typed for assertions. */
+export type TestResponse = Omit<Response, 'json'> & { json(): Promise<any> };
+
+/** fetch() for tests: the same, with json() typed as any. */
+export const get = (url: string, init?: RequestInit): Promise<TestResponse> => fetch(url, init);
+
 export interface TestKernel {
   kernel: Kernel;
   url: string;
@@ -37,7 +43,7 @@ export interface TestKernel {
   dataDir: string;
   dbUrl?: string;
   /** fetch against the kernel: path relative to its URL. */
-  request(path: string, init?: RequestInit & { identity?: string; json?: unknown }): Promise<Response>;
+  request(path: string, init?: RequestInit & { identity?: string; json?: unknown }): Promise<TestResponse>;
   close(): Promise<void>;
 }
 

@@ -1,0 +1,108 @@
+import { expect } from 'chai';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fixturePlugin, get, startTestKernel, tempDir, writePlugin, type TestKernel } from '../helpers/kernel.js';
+
+async function until<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 10000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const value = await probe().catch(() => undefined);
+    if (value !== undefined) return value;
+    await sleep(25);
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+describe('boot phases and shutdown', function () {
+  it('walks IDLE -> SETUP -> CORE -> READY -> FULL -> WARMED, visible in /api/system/health', async function () {
+    const t = await startTestKernel();
+    try {
+      const body = await (await t.request('/api/system/health')).json();
+      expect(body.data.phase).to.equal('WARMED');
+      expect(body.data.status).to.equal('ok');
+      expect(body.data.phases.map((p: { phase: string }) => p.phase)).to.deep.equal(['IDLE', 'SETUP', 'CORE', 'READY', 'FULL', 'WARMED']);
+      expect(body.data.checks.database.status).to.equal('ok');
+      expect(body.data.checks.cache).to.include({ status: 'ok', backend: 'memory' });
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('answers 503 before READY (health shows the phase) and serves from READY on', async function () {
+    const root = tempDir();
+    const slow = writePlugin(root, { id: 'slow-core', phase: 'core' }, 'export default { register() {}, async boot() { await new Promise((r) => setTimeout(r, 1500)); } };\n');
+    const t = await startTestKernel({ plugins: [fixturePlugin('test-echo'), slow], noStart: true });
+    const starting = t.kernel.start();
+    try {
+      const during = await until(async () => {
+        const res = await get(`${t.url}/api/system/health`);
+        const body = await res.json();
+        return body.data.phase === 'CORE' ? body : undefined;
+      }, 'phase CORE');
+      expect(during.data.status).to.equal('starting');
+      const blocked = await get(`${t.url}/api/open/stable`);
+      expect(blocked.status).to.equal(503);
+      expect(blocked.headers.get('retry-after')).to.equal('5');
+      expect((await blocked.json()).error).to.equal('SERVICE_UNAVAILABLE');
+      expect((await get(`${t.url}/api/health`)).status).to.equal(503);
+      await starting;
+      expect((await get(`${t.url}/api/open/stable`)).status).to.equal(200);
+      expect((await get(`${t.url}/api/health`)).status).to.equal(200);
+    } finally {
+      await starting.catch(() => undefined);
+      await t.close();
+    }
+  });
+
+  it('serves READY routes while a FULL-phase plugin boots; its own routes answer 503 until it has', async function () {
+    const t = await startTestKernel({
+      plugins: [fixturePlugin('test-echo'), fixturePlugin('test-lifecycle')],
+      config: { plugins: { options: { 'test-lifecycle': { bootDelayMs: 1500 } } } },
+      noStart: true,
+    });
+    const starting = t.kernel.start();
+    try {
+      await until(async () => ((await get(`${t.url}/api/open/stable`)).status === 200 ? true : undefined), 'READY');
+      const early = await get(`${t.url}/api/lifecycle/state`);
+      expect(early.status).to.equal(503);
+      expect((await early.json()).message).to.include('test-lifecycle');
+      await starting;
+      expect((await get(`${t.url}/api/lifecycle/state`)).status).to.equal(200);
+    } finally {
+      await starting.catch(() => undefined);
+      await t.close();
+    }
+  });
+
+  it('closes plugins in reverse boot order and lets in-flight requests finish', async function () {
+    const order = ((globalThis as any).__cmsCloseOrder ??= []) as string[];
+    order.length = 0;
+    const t = await startTestKernel({ plugins: [fixturePlugin('test-echo'), fixturePlugin('test-lifecycle')] });
+    const url = t.url;
+    const inFlight = get(`${url}/api/open/slow?ms=600`);
+    await sleep(100);
+    await t.close();
+    const res = await inFlight;
+    expect(res.status).to.equal(200);
+    expect((await res.json()).data.waited).to.equal(600);
+    expect(order).to.deep.equal(['test-lifecycle', 'test-echo']);
+    let refused = false;
+    await get(`${url}/api/health`).catch(() => {
+      refused = true;
+    });
+    expect(refused, 'server still accepting after close').to.equal(true);
+    expect(t.kernel.phase).to.equal('IDLE');
+  });
+
+  it('a plugin whose boot throws stops the boot with an error naming it, and closes what was opened', async function () {
+    const root = tempDir();
+    const broken = writePlugin(root, { id: 'broken-boot', phase: 'core' }, "export default { register() {}, async boot() { throw new Error('cannot reach the widget service'); } };\n");
+    const t = await startTestKernel({ plugins: [broken], noStart: true });
+    let message = '';
+    await t.kernel.start().catch((err: Error) => {
+      message = err.message;
+    });
+    expect(message).to.equal("Plugin 'broken-boot' failed to boot: cannot reach the widget service");
+    expect(t.kernel.server?.listening).to.equal(false);
+    await t.close();
+  });
+});
