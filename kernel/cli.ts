@@ -40,7 +40,8 @@ function manifestTree(): Array<Partial<PluginRecord> & { id: string }> {
 async function bootedTree(): Promise<PluginRecord[]> {
   const kernel = createKernel({ configOptions: { overrides: { port: 0, logLevel: 'warn', jobs: { enabled: false } } } });
   await kernel.start();
-  const records = kernel.loader.describe();
+  // Copies: close() moves every record to state 'closed'; the report shows the state after boot.
+  const records = kernel.loader.describe().map((r) => ({ ...r }));
   await kernel.close();
   return records;
 }

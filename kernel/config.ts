@@ -166,6 +166,11 @@ function applyDbUrl(input: Record<string, any>, sourceKey: string): void {
   if (name) input.db.name = decodeURIComponent(name);
 }
 
+/** Censors the password in `scheme://user:password@host` inside a value shown in an error message. */
+function censorCredentials(text: string): string {
+  return text.replace(/(\w+:\/\/[^:/\s"]*:)[^@\s"]+@/g, '$1[redacted]@');
+}
+
 export interface LoadConfigOptions {
   cwd?: string;
   env?: NodeJS.ProcessEnv;
@@ -201,7 +206,9 @@ export function loadConfig(options: LoadConfigOptions = {}): CmsConfig {
       try {
         input = JSON.parse(readFileSync(file, 'utf8'));
       } catch (err) {
-        throw new BootError(`Config file ${file} is not valid JSON: ${(err as Error).message}`);
+        // V8 quotes part of the file in its message; that part may hold a password, so leave it out.
+        const reason = (err as Error).message.replace(/,\s*(\.\.\.)?"[\s\S]*"\s+is not valid JSON$/, ' (not valid JSON)');
+        throw new BootError(`Config file ${file} is not valid JSON: ${censorCredentials(reason)}`);
       }
       if (!input || typeof input !== 'object' || Array.isArray(input)) throw new BootError(`Config file ${file} must hold a JSON object`);
       root = dirname(file);
@@ -231,7 +238,7 @@ export function loadConfig(options: LoadConfigOptions = {}): CmsConfig {
       const path = issue.path.join('.');
       const where = sources[path] ?? path;
       const got = issue.path.reduce<any>((node, key) => (node == null ? node : node[key as any]), input);
-      const shown = /password|secret/i.test(path) ? '[redacted]' : JSON.stringify(got);
+      const shown = /password|secret/i.test(path) ? '[redacted]' : censorCredentials(JSON.stringify(got) ?? String(got));
       return `  - ${where}: ${issue.message}${got === undefined ? '' : ` (got ${shown})`}`;
     });
     throw new BootError(`Invalid configuration:\n${lines.join('\n')}`);

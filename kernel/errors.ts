@@ -86,6 +86,13 @@ export class ConflictError extends AppError {
   }
 }
 
+catalogue('LOCKED', 409, 'A lock (migrations, audit chain, data operation) is held by another operation and the wait timed out.');
+export class LockedError extends AppError {
+  constructor(name: string, waitedMs: number) {
+    super('LOCKED', 409, `Lock '${name}' is held by another operation; gave up after ${waitedMs} ms`);
+  }
+}
+
 catalogue('PAYLOAD_TOO_LARGE', 413, 'The request body is larger than the configured limit (http.bodyLimit).');
 export class PayloadTooLargeError extends AppError {
   constructor(limit: string) {

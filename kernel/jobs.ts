@@ -140,7 +140,14 @@ export class JobQueue {
     for (const c of candidates) {
       const [changed] = await this.model.update(
         { status: 'running', claimed_by: workerId, lease_until: now + this.options.leaseMs, attempts: literal('attempts + 1') },
-        { where: { id: c.id, status: c.status, ...(c.status === 'running' ? { lease_until: c.lease_until } : {}) } },
+        {
+          // Re-check what made it a candidate: a job failed and re-queued (with a backoff) since the
+          // read is 'queued' again, but not due yet.
+          where: {
+            id: c.id, status: c.status, attempts: { [Op.lt]: literal('max_attempts') },
+            ...(c.status === 'running' ? { lease_until: c.lease_until } : { run_after: { [Op.lte]: now } }),
+          },
+        },
       );
       if (changed === 1) return view((await this.model.findByPk(c.id))!);
     }

@@ -8,11 +8,13 @@ const CENSOR = '[redacted]';
 
 /** Returns a copy of `value` with every secret-looking key censored (depth-limited, cycle-safe). */
 export function redactSecrets(value: unknown, depth = 0, seen = new WeakSet<object>()): unknown {
+  if (typeof value === 'string') return redactString(value);
   if (value === null || typeof value !== 'object') return value;
   if (depth > 8 || seen.has(value)) return '[…]';
   seen.add(value);
   if (value instanceof Error) {
-    return { type: value.name, message: value.message, stack: value.stack, code: (value as any).code };
+    const text = (s: string | undefined) => (s === undefined ? s : redactString(s));
+    return { type: value.name, message: text(value.message), stack: text(value.stack), code: (value as any).code };
   }
   if (Array.isArray(value)) return value.map((v) => redactSecrets(v, depth + 1, seen));
   const out: Record<string, unknown> = {};
@@ -42,7 +44,11 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
       },
       hooks: {
         logMethod(args, method) {
-          const redacted = args.map((a) => (typeof a === 'string' ? redactString(a) : a));
+          const redacted: unknown[] = args.map((a) => (typeof a === 'string' ? redactString(a) : a));
+          // pino takes the message from err.message when none is given; give it the censored one.
+          const first = args[0] as any;
+          const err = first instanceof Error ? first : first?.err instanceof Error && first.msg === undefined ? first.err : undefined;
+          if (err && args.length === 1) redacted.push(redactString(err.message));
           return method.apply(this, redacted as Parameters<typeof method>);
         },
       },

@@ -1,0 +1,95 @@
+/**
+ * npm run bench: measures, in one run on this machine, (1) GET /api/health on the kernel against a
+ * bare Koa server returning the same JSON, and (2) health throughput alone, while passwords are
+ * hashed through the worker pool, and while they are hashed on the event loop (the contrast).
+ * Every load is bounded (BENCH_SECONDS, default 8 s per case; 50 connections on 127.0.0.1).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import { DIST_ROOT } from '../kernel/version.js';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
+const CONNECTIONS = 50;
+
+interface Figures {
+  rps: number;
+  p99: number;
+  errors: number;
+}
+
+function startChild(file: string, args: string[], env: NodeJS.ProcessEnv, cwd: string): Promise<{ child: ChildProcess; url: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [file, ...args], { env: { ...process.env, ...env }, cwd, stdio: ['ignore', 'pipe', 'inherit'] });
+    const timer = setTimeout(() => reject(new Error(`${file} did not start in 30 s`)), 30000);
+    let out = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const m = /listening on (http:\/\/[\d.:]+)/i.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve({ child, url: m[1]! });
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`${file} exited with ${code}`)));
+  });
+}
+
+async function load(url: string, opts: { method?: 'GET' | 'POST'; connections?: number } = {}): Promise<Figures> {
+  const result = await autocannon({ url, method: opts.method ?? 'GET', connections: opts.connections ?? CONNECTIONS, duration: SECONDS });
+  return { rps: Math.round(result.requests.average), p99: result.latency.p99, errors: result.errors + result.non2xx };
+}
+
+const stop = (child: ChildProcess) =>
+  new Promise<void>((resolve) => {
+    if (child.exitCode !== null) return resolve();
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+  });
+
+const line = (label: string, f: Figures, extra = '') =>
+  console.log(`${label.padEnd(44)} ${String(f.rps).padStart(7)} req/s   p99 ${String(f.p99).padStart(4)} ms   errors ${f.errors}${extra}`);
+const ratio = (a: number, b: number) => (b > 0 ? (a / b).toFixed(2) : 'n/a');
+
+async function main(): Promise<void> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'cms-bench-'));
+  console.log(`# cms benchmark ${new Date().toISOString()}  node ${process.version}  ${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}  ${SECONDS}s per case, ${CONNECTIONS} connections\n`);
+  const kernelEnv = {
+    CMS_DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', CMS_RATE_LIMIT_ENABLED: 'false',
+    CMS_PLUGINS_PATHS: join(DIST_ROOT, 'bench', 'plugins', 'bench-hash'), REDIS_URL: '', DB_TYPE: 'sqlite',
+  };
+  const kernel = await startChild(join(DIST_ROOT, 'kernel', 'cli.js'), ['start'], kernelEnv, dataDir);
+  const bare = await startChild(join(DIST_ROOT, 'bench', 'bare-koa.js'), [], {}, dataDir);
+  try {
+    await load(`${kernel.url}/api/health`, { connections: 10 }); // warm-up, not reported
+    console.log('## 1. GET /api/health: kernel against a bare Koa server with the same JSON');
+    const bareFig = await load(`${bare.url}/api/health`);
+    const kernelFig = await load(`${kernel.url}/api/health`);
+    line('bare Koa', bareFig);
+    line('kernel (full middleware chain)', kernelFig);
+    console.log(`ratio kernel/bare: throughput ${ratio(kernelFig.rps, bareFig.rps)}, p99 ${ratio(kernelFig.p99, bareFig.p99)}\n`);
+
+    console.log('## 2. GET /api/health while passwords are hashed (bcrypt, 10 rounds, 4 connections)');
+    const alone = await load(`${kernel.url}/api/health`);
+    const [withPool, poolHashes] = await Promise.all([
+      load(`${kernel.url}/api/health`),
+      load(`${kernel.url}/api/bench/hash`, { method: 'POST', connections: 4 }),
+    ]);
+    const [withInline, inlineHashes] = await Promise.all([
+      load(`${kernel.url}/api/health`),
+      load(`${kernel.url}/api/bench/hash-inline`, { method: 'POST', connections: 4 }),
+    ]);
+    line('health alone', alone);
+    line('health + hashing in the worker pool', withPool, `   (hashes ${poolHashes.rps}/s)`);
+    line('health + hashing on the event loop (contrast)', withInline, `   (hashes ${inlineHashes.rps}/s)`);
+    console.log(`ratio with pool hashing / alone: throughput ${ratio(withPool.rps, alone.rps)}, p99 ${ratio(withPool.p99, alone.p99)}`);
+    console.log(`ratio with event-loop hashing / alone: throughput ${ratio(withInline.rps, alone.rps)}, p99 ${ratio(withInline.p99, alone.p99)}`);
+  } finally {
+    await Promise.all([stop(kernel.child), stop(bare.child)]);
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+await main();

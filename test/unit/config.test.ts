@@ -1,0 +1,214 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { isAbsolute, join } from 'node:path';
+import { expect } from 'chai';
+import { loadConfig, type LoadConfigOptions } from '../../kernel/config.js';
+import { BootError } from '../../kernel/errors.js';
+
+/** Runs loadConfig and returns the BootError it throws (fails the test when it does not throw). */
+function configError(options: LoadConfigOptions): BootError {
+  try {
+    loadConfig(options);
+  } catch (err) {
+    expect(err).to.be.instanceOf(BootError);
+    return err as BootError;
+  }
+  expect.fail('loadConfig should have thrown a BootError');
+}
+
+describe('config: loadConfig', () => {
+  let cwd: string;
+  const writeConfig = (content: unknown, dir = cwd, name = 'cms.config.json') => {
+    const file = join(dir, name);
+    writeFileSync(file, typeof content === 'string' ? content : JSON.stringify(content));
+    return file;
+  };
+
+  beforeEach(() => {
+    cwd = mkdtempSync(join(tmpdir(), 'cms-config-'));
+  });
+  afterEach(() => {
+    rmSync(cwd, { recursive: true, force: true });
+  });
+
+  it('has defaults: 127.0.0.1:3000, SQLite, ./data resolved to an absolute dataPath', () => {
+    const config = loadConfig({ cwd, env: {} });
+    expect(config.host).to.equal('127.0.0.1');
+    expect(config.port).to.equal(3000);
+    expect(config.db.type).to.equal('sqlite');
+    expect(config.dataDir).to.equal('./data');
+    expect(isAbsolute(config.dataPath)).to.equal(true);
+    expect(config.dataPath).to.equal(join(cwd, 'data'));
+    expect(config.root).to.equal(cwd);
+    expect(config.plugins.disabled).to.deep.equal([]);
+  });
+
+  it('reads cms.config.json from cwd and lets environment variables override it', () => {
+    writeConfig({ host: '0.0.0.0', port: 4000, logLevel: 'debug', rateLimit: { points: 10 }, dataDir: 'store' });
+    const fromFile = loadConfig({ cwd, env: {} });
+    expect(fromFile.host).to.equal('0.0.0.0');
+    expect(fromFile.port).to.equal(4000);
+    expect(fromFile.logLevel).to.equal('debug');
+    expect(fromFile.rateLimit.points).to.equal(10);
+    expect(fromFile.rateLimit.durationSeconds).to.equal(60);
+    expect(fromFile.dataPath).to.equal(join(cwd, 'store'));
+
+    const overridden = loadConfig({ cwd, env: { PORT: '5000', LOG_LEVEL: 'warn', CMS_RATE_LIMIT_POINTS: '25' } });
+    expect(overridden.port).to.equal(5000);
+    expect(overridden.logLevel).to.equal('warn');
+    expect(overridden.rateLimit.points).to.equal(25);
+    expect(overridden.host).to.equal('0.0.0.0');
+    expect(overridden.sources.port).to.equal('PORT (environment)');
+    expect(overridden.sources.host).to.equal('host (cms.config.json)');
+  });
+
+  it('reads the file CMS_CONFIG points to instead of cms.config.json, relative paths from its folder', () => {
+    writeConfig({ port: 4000 });
+    const other = join(cwd, 'elsewhere');
+    mkdirSync(other);
+    writeConfig({ port: 4100, dataDir: 'store' }, other, 'custom.json');
+    const config = loadConfig({ cwd, env: { CMS_CONFIG: 'elsewhere/custom.json' } });
+    expect(config.port).to.equal(4100);
+    expect(config.root).to.equal(other);
+    expect(config.dataPath).to.equal(join(other, 'store'));
+  });
+
+  it('refuses a CMS_CONFIG file that does not exist', () => {
+    const err = configError({ cwd, env: { CMS_CONFIG: 'missing.json' } });
+    expect(err.message).to.contain('CMS_CONFIG');
+    expect(err.message).to.contain('missing.json');
+  });
+
+  it('PORT=abc names PORT and says a number is expected', () => {
+    const err = configError({ cwd, env: { PORT: 'abc' } });
+    expect(err.message).to.contain('PORT');
+    expect(err.message).to.match(/number/i);
+    expect(err.message).to.contain('abc');
+  });
+
+  it('DB_TYPE=oracle names DB_TYPE and lists sqlite and mariadb', () => {
+    const err = configError({ cwd, env: { DB_TYPE: 'oracle' } });
+    expect(err.message).to.contain('DB_TYPE');
+    expect(err.message).to.contain('sqlite');
+    expect(err.message).to.contain('mariadb');
+  });
+
+  it('a bad value in cms.config.json names its JSON path and the file', () => {
+    writeConfig({ rateLimit: { points: 0 } });
+    const err = configError({ cwd, env: {} });
+    expect(err.message).to.contain('rateLimit.points');
+    expect(err.message).to.contain('cms.config.json');
+    expect(err.message).not.to.contain('PORT');
+
+    writeConfig({ http: { bodyLimit: 'huge' } });
+    const err2 = configError({ cwd, env: {} });
+    expect(err2.message).to.contain('http.bodyLimit');
+    expect(err2.message).to.contain('512kb');
+  });
+
+  it('DB_URL fills type, host, port, user, password and name', () => {
+    const config = loadConfig({ cwd, env: { DB_URL: 'mariadb://u:p@h:3307/n' } });
+    expect(config.db.type).to.equal('mariadb');
+    expect(config.db.host).to.equal('h');
+    expect(config.db.port).to.equal(3307);
+    expect(config.db.user).to.equal('u');
+    expect(config.db.password).to.equal('p');
+    expect(config.db.name).to.equal('n');
+  });
+
+  it('decodes percent-encoded credentials in DB_URL', () => {
+    const config = loadConfig({ cwd, env: { DB_URL: 'mariadb://app%40x:p%3Aw@db.local/my%20db' } });
+    expect(config.db.user).to.equal('app@x');
+    expect(config.db.password).to.equal('p:w');
+    expect(config.db.name).to.equal('my db');
+    expect(config.db.port).to.equal(3306);
+  });
+
+  it('refuses a DB_URL that is not a URL or not mariadb://', () => {
+    const notUrl = configError({ cwd, env: { DB_URL: 'not a url' } });
+    expect(notUrl.message).to.contain('DB_URL');
+    const otherScheme = configError({ cwd, env: { DB_URL: 'postgres://u:p@h/n' } });
+    expect(otherScheme.message).to.contain('DB_URL');
+    expect(otherScheme.message).to.contain('mariadb://');
+  });
+
+  describe('a config error never prints a password value', () => {
+    const secret = 'Sup3rS3cretPw';
+    it('in a DB_URL that is not a valid URL', () => {
+      const err = configError({ cwd, env: { DB_URL: `mariadb://root:${secret}@db:notaport/cms` } });
+      expect(err.message).to.contain('DB_URL');
+      expect(err.message).not.to.contain(secret);
+    });
+    it('in a DB_URL with the wrong scheme', () => {
+      const err = configError({ cwd, env: { DB_URL: `postgres://root:${secret}@db/cms` } });
+      expect(err.message).not.to.contain(secret);
+    });
+    it('when another value is wrong and DB_URL holds a password', () => {
+      const err = configError({ cwd, env: { DB_URL: `mariadb://root:${secret}@db/cms`, PORT: 'abc' } });
+      expect(err.message).to.contain('PORT');
+      expect(err.message).not.to.contain(secret);
+    });
+    it('in a db.password of the wrong type', () => {
+      writeConfig({ db: { password: 987654321 } });
+      const err = configError({ cwd, env: {} });
+      expect(err.message).to.contain('db.password');
+      expect(err.message).not.to.contain('987654321');
+    });
+    it('in a REDIS_URL with credentials and the wrong scheme', () => {
+      const err = configError({ cwd, env: { REDIS_URL: `http://default:${secret}@cache:6379` } });
+      expect(err.message).to.contain('REDIS_URL');
+      expect(err.message).to.contain('redis://');
+      expect(err.message).not.to.contain(secret);
+    });
+    it('in a connection URL given where an object belongs', () => {
+      writeConfig({ db: `mariadb://root:${secret}@db/cms` });
+      const err = configError({ cwd, env: {} });
+      expect(err.message).to.contain('db');
+      expect(err.message).not.to.contain(secret);
+    });
+    it('in a config file that is not valid JSON', () => {
+      writeConfig(`{"db": {"password": ${secret}}}`);
+      const err = configError({ cwd, env: {} });
+      expect(err.message).to.contain('cms.config.json');
+      expect(err.message).not.to.contain(secret);
+    });
+  });
+
+  it('CMS_PLUGINS_DISABLED=a, b becomes [a, b]', () => {
+    const config = loadConfig({ cwd, env: { CMS_PLUGINS_DISABLED: 'a, b' } });
+    expect(config.plugins.disabled).to.deep.equal(['a', 'b']);
+    const paths = loadConfig({ cwd, env: { CMS_PLUGINS_PATHS: ' ./x ,, /y ' } });
+    expect(paths.plugins.paths).to.deep.equal(['./x', '/y']);
+  });
+
+  it('reads boolean environment variables and refuses a value that is not one', () => {
+    expect(loadConfig({ cwd, env: { CMS_TRUST_PROXY: 'yes' } }).http.trustProxy).to.equal(true);
+    expect(loadConfig({ cwd, env: { CMS_RATE_LIMIT_ENABLED: 'off' } }).rateLimit.enabled).to.equal(false);
+    const err = configError({ cwd, env: { CMS_TRUST_PROXY: 'maybe' } });
+    expect(err.message).to.contain('CMS_TRUST_PROXY');
+  });
+
+  it('refuses a config file that is not valid JSON, naming the file', () => {
+    const file = writeConfig('{ "port": 3000, }');
+    const err = configError({ cwd, env: {} });
+    expect(err.message).to.contain(file);
+    expect(err.message).to.match(/not valid JSON/);
+  });
+
+  it('refuses a config file that holds an array', () => {
+    const file = writeConfig([1, 2]);
+    const err = configError({ cwd, env: {} });
+    expect(err.message).to.contain(file);
+    expect(err.message).to.contain('object');
+  });
+
+  it('overrides win over the file and the environment; ignoreFile skips the file', () => {
+    writeConfig({ port: 4000, host: '0.0.0.0' });
+    const config = loadConfig({ cwd, env: { PORT: '5000' }, overrides: { port: 0 } });
+    expect(config.port).to.equal(0);
+    expect(config.host).to.equal('0.0.0.0');
+    const ignored = loadConfig({ cwd, env: {}, ignoreFile: true });
+    expect(ignored.port).to.equal(3000);
+    expect(ignored.host).to.equal('127.0.0.1');
+  });
+});

@@ -1,0 +1,24 @@
+import { expect } from 'chai';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ERROR_CATALOGUE } from '../../kernel/errors.js';
+import { PROJECT_ROOT } from '../../kernel/version.js';
+
+/** The README's error table and kernel/errors.ts must list the same codes, statuses and descriptions. */
+describe('error catalogue', function () {
+  const readme = readFileSync(join(PROJECT_ROOT, 'README.md'), 'utf8');
+  const section = readme.split('## Error catalogue')[1]?.split('\n## ')[0] ?? '';
+  const rows = [...section.matchAll(/^\| `([A-Z_]+)` \| (\d{3}) \| (.+?) \|$/gm)].map((m) => ({ code: m[1]!, status: Number(m[2]), description: m[3]! }));
+  const byCode = (a: { code: string }, b: { code: string }) => a.code.localeCompare(b.code);
+
+  it('the README documents every code the kernel can answer with, and no other', function () {
+    expect(rows.length, 'README error table not found').to.be.greaterThan(5);
+    expect([...rows].sort(byCode)).to.deep.equal([...ERROR_CATALOGUE].map((e) => ({ ...e })).sort(byCode));
+  });
+
+  it('codes are unique and statuses are client or server errors', function () {
+    const codes = ERROR_CATALOGUE.map((e) => e.code);
+    expect(new Set(codes).size).to.equal(codes.length);
+    for (const e of ERROR_CATALOGUE) expect(e.status, e.code).to.be.within(400, 599);
+  });
+});
