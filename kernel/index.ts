@@ -13,6 +13,7 @@ import { createSequelize, describeDatabase } from './db/database.js';
 import { KERNEL_MIGRATIONS } from './db/kernel-migrations.js';
 import { DbLock } from './db/lock.js';
 import { MigrationRunner, type MigrationDefinition } from './db/migrations.js';
+import { ModelRegistry } from './db/models.js';
 import { assertUniqueIds, discoverConfigured, discoverFolder } from './discovery.js';
 import { EventBus } from './events.js';
 import { buildApp } from './http/app.js';
@@ -68,6 +69,7 @@ export class Kernel {
   readonly migrations: MigrationDefinition[] = [...KERNEL_MIGRATIONS];
   readonly loader: PluginLoader;
   readonly sequelize: Sequelize;
+  readonly models: ModelRegistry;
   readonly lock: DbLock;
   readonly events: EventBus;
   readonly jobs: JobQueue;
@@ -87,13 +89,14 @@ export class Kernel {
     this.logger = options.logger ?? createLogger(this.config.logLevel);
     this.builtinDir = options.builtinPluginsDir ?? join(DIST_ROOT, 'plugins');
     this.sequelize = createSequelize(this.config, this.logger);
+    this.models = new ModelRegistry(this.sequelize);
     this.lock = new DbLock(this.sequelize);
     this.events = new EventBus(this.logger);
     this.audit = new AuditLog(this.sequelize, this.lock);
     this.jobs = new JobQueue(this.sequelize, this.registries.jobHandlers, this.logger, this.config.jobs);
     this.loader = new PluginLoader({
       container: this.container, routes: this.routes, registries: this.registries, namespaces: this.namespaces,
-      migrations: this.migrations, config: this.config, logger: this.logger,
+      migrations: this.migrations, models: this.models, config: this.config, logger: this.logger,
     });
   }
 
@@ -124,7 +127,7 @@ export class Kernel {
         return value;
       }).singleton();
     const values: Record<string, unknown> = {
-      config: this.config, logger: this.logger, sequelize: this.sequelize, lock: this.lock, events: this.events,
+      config: this.config, logger: this.logger, sequelize: this.sequelize, models: this.models.models, lock: this.lock, events: this.events,
       jobs: this.jobs, audit: this.audit, registries: this.registries, routes: this.routes, namespaces: this.namespaces, kernelState: state,
     };
     for (const [key, value] of Object.entries(values)) this.container.register('kernel', key, asValue(value));

@@ -3,6 +3,7 @@ import { pathToFileURL } from 'node:url';
 import type { KernelContainer } from './container.js';
 import type { CmsConfig } from './config.js';
 import type { MigrationDefinition } from './db/migrations.js';
+import type { ModelRegistry } from './db/models.js';
 import type { DiscoveredPlugin } from './discovery.js';
 import { BootError } from './errors.js';
 import type { NamespaceMap } from './http/namespaces.js';
@@ -45,6 +46,7 @@ export interface LoaderDeps {
   registries: Registries;
   namespaces: NamespaceMap;
   migrations: MigrationDefinition[];
+  models: ModelRegistry;
   config: CmsConfig;
   logger: Logger;
 }
@@ -86,7 +88,7 @@ export class PluginLoader {
   }
 
   async register(ordered: DiscoveredPlugin[]): Promise<void> {
-    const { container, routes, registries, namespaces, migrations, config, logger } = this.deps;
+    const { container, routes, registries, namespaces, migrations, models, config, logger } = this.deps;
     for (const p of ordered) {
       const { id } = p.manifest;
       const started = performance.now();
@@ -110,6 +112,7 @@ export class PluginLoader {
             migrations.push({ ...m, name: `${id}/${m.name}` });
           },
         },
+        models: { add: (model) => models.add(model, id) },
       });
       record.routes = routes.list().length - routesBefore;
       record.containerKeys = container.keysOwnedBy(id);
@@ -121,6 +124,7 @@ export class PluginLoader {
       };
       this.loaded.push({ discovered: p, definition, record, bootContext });
     }
+    models.associateAll();
     this.checkPermissionsExist();
   }
 

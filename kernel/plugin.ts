@@ -4,6 +4,7 @@ import type { Logger } from './logger.js';
 import type { PluginManifest } from './manifest.js';
 import type { RouteDefinition } from './http/route-table.js';
 import type { MigrationDefinition } from './db/migrations.js';
+import type { PluginModel } from './db/models.js';
 import type { Registries } from './registries/index.js';
 
 /** A registry as a plugin sees it: what it adds is recorded as its own. */
@@ -23,6 +24,8 @@ export interface PluginRegisterContext {
   routes: { add(route: RouteDefinition): void };
   registries: PluginRegistries;
   migrations: { add(migration: MigrationDefinition): void };
+  /** Sequelize model classes (plugins/<id>/models/); initialised now, associated after all plugins registered. */
+  models: { add(model: PluginModel): void };
 }
 
 export interface PluginBootContext {

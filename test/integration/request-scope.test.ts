@@ -24,4 +24,10 @@ describe('request scope', function () {
     expect(probe().created - start.created).to.equal(8);
     expect(probe().disposed - start.disposed).to.equal(8);
   });
+
+  it('resolves plugin models initialised by the kernel (migration ran once, model reads it)', async function () {
+    const res = await t.request('/api/open/runs');
+    expect(res.status).to.equal(200);
+    expect((await res.json()).data).to.deep.equal({ runs: 1 });
+  });
 });
