@@ -6,6 +6,7 @@ import { assertUniqueIds, discoverConfigured, discoverFolder } from './discovery
 import { BootError } from './errors.js';
 import { createKernel, type Kernel } from './index.js';
 import type { PluginRecord } from './loader.js';
+import { createLogger } from './logger.js';
 import { orderPlugins } from './plugin-order.js';
 import { DIST_ROOT, KERNEL_VERSION } from './version.js';
 
@@ -38,7 +39,8 @@ function manifestTree(): Array<Partial<PluginRecord> & { id: string }> {
 }
 
 async function bootedTree(): Promise<PluginRecord[]> {
-  const kernel = createKernel({ configOptions: { overrides: { port: 0, logLevel: 'warn', jobs: { enabled: false } } } });
+  // Logs go to stderr: stdout carries the report (JSON with --json), which a log line would corrupt.
+  const kernel = createKernel({ configOptions: { overrides: { port: 0, logLevel: 'warn', jobs: { enabled: false } } }, logger: createLogger('warn', process.stderr) });
   await kernel.start();
   // Copies: close() moves every record to state 'closed'; the report shows the state after boot.
   const records = kernel.loader.describe().map((r) => ({ ...r }));

@@ -207,7 +207,7 @@ export function loadConfig(options: LoadConfigOptions = {}): CmsConfig {
         input = JSON.parse(readFileSync(file, 'utf8'));
       } catch (err) {
         // V8 quotes part of the file in its message; that part may hold a password, so leave it out.
-        const reason = (err as Error).message.replace(/,\s*(\.\.\.)?"[\s\S]*"\s+is not valid JSON$/, ' (not valid JSON)');
+        const reason = (err as Error).message.replace(/,\s*(\.\.\.)?"[\s\S]*"(\.\.\.)?\s+is not valid JSON$/, '');
         throw new BootError(`Config file ${file} is not valid JSON: ${censorCredentials(reason)}`);
       }
       if (!input || typeof input !== 'object' || Array.isArray(input)) throw new BootError(`Config file ${file} must hold a JSON object`);

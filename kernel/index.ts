@@ -191,11 +191,11 @@ export class Kernel {
   }
 
   async start(): Promise<this> {
-    this.registerKernelServices();
-    await this.registerPlugins();
-    await this.listen();
-    this.logger.info({ url: this.url, version: KERNEL_VERSION }, 'listening (requests answer 503 until READY)');
     try {
+      this.registerKernelServices();
+      await this.registerPlugins();
+      await this.listen();
+      this.logger.info({ url: this.url, version: KERNEL_VERSION }, 'listening (requests answer 503 until READY)');
       this.enter('SETUP');
       await this.openInfrastructure();
       await this.loader.bootPhase('setup');

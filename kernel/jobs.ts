@@ -74,7 +74,7 @@ export class JobQueue {
   private running: Promise<void> | null = null;
   private started = false;
   private stopping = false;
-  readonly workerId = randomUUID();
+  readonly workerId: string = randomUUID();
 
   constructor(
     sequelize: Sequelize,

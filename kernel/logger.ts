@@ -38,6 +38,9 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
       level,
       base: { pid: process.pid },
       timestamp: pino.stdTimeFunctions.isoTime,
+      // redactSecrets (formatters.log) has already turned errors into plain objects; pino's own err
+      // serializer would then relabel their type as 'Object'.
+      serializers: { err: (value: unknown) => value },
       formatters: {
         level: (label) => ({ level: label }),
         log: (obj) => redactSecrets(obj) as Record<string, unknown>,

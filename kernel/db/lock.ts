@@ -1,19 +1,24 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { QueryTypes, UniqueConstraintError, type Sequelize } from 'sequelize';
-import { AppError } from '../errors.js';
+import { LockedError } from '../errors.js';
 
-export class LockTimeoutError extends AppError {
-  constructor(name: string, waitedMs: number) {
-    super('LOCKED', 409, `Lock '${name}' is held by another operation; gave up after ${waitedMs} ms`);
-  }
-}
 
 export interface LockOptions {
   /** How long the lock is held before others may take it over (crash safety). */
   ttlMs?: number;
   /** How long to wait for a lock someone else holds. */
   waitMs?: number;
+}
+
+/**
+ * InnoDB answers several statements racing on one lock row (a release's DELETE and two waiters'
+ * INSERTs of the same name) by rolling one back as a deadlock victim. Nothing was changed by it,
+ * so it is a reason to try again, not a failure.
+ */
+function isLockConflict(err: unknown): boolean {
+  const code = (err as { parent?: { code?: string } } | null)?.parent?.code;
+  return code === 'ER_LOCK_DEADLOCK' || code === 'ER_LOCK_WAIT_TIMEOUT';
 }
 
 /**
@@ -47,19 +52,31 @@ export class DbLock {
           type: QueryTypes.INSERT,
         });
         return async () => {
-          await this.sequelize.query('DELETE FROM cms_locks WHERE name = ? AND owner = ?', {
-            replacements: [name, this.owner],
-            type: QueryTypes.DELETE,
-          });
+          for (let retry = 0; ; retry++) {
+            try {
+              await this.sequelize.query('DELETE FROM cms_locks WHERE name = ? AND owner = ?', {
+                replacements: [name, this.owner],
+                type: QueryTypes.DELETE,
+              });
+              return;
+            } catch (err) {
+              if (!isLockConflict(err) || retry >= 5) throw err;
+              await sleep(10 * (retry + 1));
+            }
+          }
         };
       } catch (err) {
-        if (!(err instanceof UniqueConstraintError)) throw err;
+        if (!(err instanceof UniqueConstraintError) && !isLockConflict(err)) throw err;
       }
-      await this.sequelize.query('DELETE FROM cms_locks WHERE name = ? AND expires_at < ?', {
-        replacements: [name, now],
-        type: QueryTypes.DELETE,
-      });
-      if (Date.now() - started >= waitMs) throw new LockTimeoutError(name, Date.now() - started);
+      try {
+        await this.sequelize.query('DELETE FROM cms_locks WHERE name = ? AND expires_at < ?', {
+          replacements: [name, now],
+          type: QueryTypes.DELETE,
+        });
+      } catch (err) {
+        if (!isLockConflict(err)) throw err;
+      }
+      if (Date.now() - started >= waitMs) throw new LockedError(name, Date.now() - started);
       await sleep(Math.min(250, 25 * 2 ** Math.min(attempt, 4)));
     }
   }

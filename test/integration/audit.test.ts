@@ -172,5 +172,41 @@ for (const variant of DB_VARIANTS) {
       for (const e of appended) expect(byId.get(e.id)).to.deep.equal(e);
       expect(new Set(stored.map((e) => e.message)).size).to.equal(total);
     });
+
+    // An InnoDB locking behaviour, so MariaDB only.
+    if (variant.name === 'mariadb') it('survives InnoDB choosing one of two waiting appends as a deadlock victim on the lock row', async function () {
+      // Both instances have their lock table ready (so nothing below waits on metadata locks).
+      await auditA.append(input(1));
+      await auditB.append(input(2));
+      // Another instance holds the chain lock and is releasing it: its DELETE is open in a transaction.
+      await dbA!.query('INSERT INTO cms_locks (name, owner, expires_at) VALUES (?, ?, ?)', {
+        replacements: ['audit-chain', 'another-instance', Date.now() + 60000], type: QueryTypes.INSERT,
+      });
+      const release = await dbA!.transaction();
+      let appends: Promise<PromiseSettledResult<AuditEntry>[]> | undefined;
+      try {
+        await dbA!.query('DELETE FROM cms_locks WHERE name = ?', { replacements: ['audit-chain'], transaction: release });
+        // Two appends (one per instance) now block in their INSERT on the row being deleted.
+        appends = Promise.allSettled([auditA.append(input(3)), auditB.append(input(4))]);
+        const deadline = Date.now() + 10000;
+        let waiting = 0;
+        while (waiting < 2 && Date.now() < deadline) {
+          await new Promise((r) => setTimeout(r, 20));
+          const [row] = await dbB!.query<{ n: number | string }>(
+            "SELECT COUNT(*) AS n FROM information_schema.INNODB_TRX WHERE trx_state = 'LOCK WAIT'", { type: QueryTypes.SELECT },
+          );
+          waiting = Number(row!.n);
+        }
+        expect(waiting, 'both appends wait on the lock row').to.equal(2);
+      } finally {
+        // Releasing lets both INSERTs go at once: InnoDB rolls one back as a deadlock victim.
+        await release.commit();
+      }
+      const results = await appends!;
+      for (const r of results) if (r.status === 'rejected') throw r.reason;
+      expect(await auditA.verify()).to.deep.equal({ valid: true, checked: 4 });
+      const [locks] = await dbB!.query<{ n: number | string }>('SELECT COUNT(*) AS n FROM cms_locks', { type: QueryTypes.SELECT });
+      expect(Number(locks!.n)).to.equal(0);
+    });
   });
 }

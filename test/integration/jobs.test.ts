@@ -89,6 +89,9 @@ for (const variant of DB_VARIANTS) {
       // Three runners per instance, all racing for the same rows.
       const counts = await Promise.all([queueA, queueA, queueA, queueB, queueB, queueB].map((q) => q.drain()));
       expect(counts.reduce((a, b) => a + b, 0)).to.equal(30);
+      const byInstance = [counts.slice(0, 3), counts.slice(3)].map((c) => c.reduce((a, b) => a + b, 0));
+      expect(byInstance[0], 'jobs run by instance A').to.be.greaterThan(0);
+      expect(byInstance[1], 'jobs run by instance B').to.be.greaterThan(0);
 
       expect(runs.size).to.equal(30);
       for (const job of enqueued) {

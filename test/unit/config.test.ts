@@ -166,11 +166,16 @@ describe('config: loadConfig', () => {
       expect(err.message).to.contain('db');
       expect(err.message).not.to.contain(secret);
     });
-    it('in a config file that is not valid JSON', () => {
-      writeConfig(`{"db": {"password": ${secret}}}`);
-      const err = configError({ cwd, env: {} });
-      expect(err.message).to.contain('cms.config.json');
-      expect(err.message).not.to.contain(secret);
+    it('in a config file that is not valid JSON (an unquoted password)', () => {
+      // V8 quotes up to ten characters around the error, so check a prefix of the secret too.
+      for (const text of [`{"db": {"password": ${secret}}}`, '{"db":{"password":hunter2}}']) {
+        writeConfig(text);
+        const err = configError({ cwd, env: {} });
+        expect(err.message).to.contain('cms.config.json');
+        expect(err.message).to.match(/not valid JSON/);
+        expect(err.message).not.to.contain(secret.slice(0, 6));
+        expect(err.message).not.to.contain('unter2');
+      }
     });
   });
 

@@ -39,7 +39,7 @@ describe('logger: secrets never reach a log line', () => {
     expect(record!.headers).to.deep.equal({ authorization: '[redacted]', accept: 'application/json' });
   });
 
-  it('censors secrets inside arrays and child-logger bindings', () => {
+  it('censors secrets inside arrays, also through a child logger', () => {
     const { logger, text, records } = collectingLogger();
     logger.child({ plugin: 'auth' }).warn({ attempts: [{ user: 'bob', password: 'pw-hunter2' }] }, 'retry');
     expect(text()).not.to.contain('pw-hunter2');
@@ -68,10 +68,20 @@ describe('logger: secrets never reach a log line', () => {
       expect(r.err.message).to.contain('db.internal:3306/cms');
       expect(r.err.stack).to.be.a('string');
     }
+    expect(recs[0]!.err.type).to.equal('Error');
     expect(recs[0]!.msg).to.equal('database failed');
     expect(recs[1]!.msg).to.contain('ECONNREFUSED');
     expect(recs[2]!.msg).to.equal('with a message');
     expect(recs[3]!.msg).to.contain('ECONNREFUSED');
+  });
+
+  it('keeps the error class and code', () => {
+    const { logger, records } = collectingLogger();
+    logger.error({ err: Object.assign(new TypeError('bad input'), { code: 'E_BAD' }) }, 'typed');
+    logger.warn(new RangeError('out of range'));
+    const [typed, ranged] = records();
+    expect(typed!.err).to.include({ type: 'TypeError', message: 'bad input', code: 'E_BAD' });
+    expect(ranged!.err).to.include({ type: 'RangeError', message: 'out of range' });
   });
 
   it('censors connection URLs, bearer tokens and sck_ keys inside message strings', () => {
