@@ -5,7 +5,7 @@ import compose from 'koa-compose';
 import type { KernelContainer } from '../container.js';
 import { MethodNotAllowedError, NotFoundError, ServiceUnavailableError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import type { Registries } from '../registries/index.js';
+import type { IdentityResolver, Registries } from '../registries/index.js';
 import { checkNamespace, checkRoute } from './dispatcher.js';
 import { errorHandler } from './error-handler.js';
 import { etag } from './etag.js';
@@ -47,7 +47,8 @@ export function buildApp(deps: AppDeps): Koa {
     const incoming = ctx.get('x-request-id');
     const requestId = REQUEST_ID.test(incoming) ? incoming : randomUUID();
     ctx.state.requestId = requestId;
-    ctx.state.logger = deps.logger.child({ requestId });
+    let logger: Logger | undefined;
+    Object.defineProperty(ctx.state, 'logger', { get: () => (logger ??= deps.logger.child({ requestId })) });
     ctx.set('X-API-Version', '1');
     ctx.set('X-Request-Id', requestId);
     ctx.state.originalPath = ctx.path;
@@ -58,7 +59,9 @@ export function buildApp(deps: AppDeps): Koa {
     try {
       await next();
     } finally {
-      ctx.state.logger.info({ method: ctx.method, path: ctx.state.originalPath, status: ctx.status, ms: Math.round(performance.now() - started) }, 'request');
+      if (deps.logger.isLevelEnabled('info')) {
+        ctx.state.logger.info({ method: ctx.method, path: ctx.state.originalPath, status: ctx.status, ms: Math.round(performance.now() - started) }, 'request');
+      }
     }
   });
   app.use(errorHandler(deps.logger, deps.bodyLimit));
@@ -77,16 +80,21 @@ export function buildApp(deps: AppDeps): Koa {
     return next();
   });
   app.use(rateLimiter(deps.rateLimit));
-  const stage = (name: 'beforeIdentity' | 'afterIdentity') =>
-    compose(deps.registries.middleware.list().filter((m) => m.stage === name).map((m) => m.handler));
-  app.use((ctx, next) => stage('beforeIdentity')(ctx, next));
+  // Registries are complete before the first request, so stages and resolver order are built once then.
+  let built: { before: compose.ComposedMiddleware<Context>; after: compose.ComposedMiddleware<Context>; resolvers: IdentityResolver[] } | null = null;
+  const pieces = () =>
+    (built ??= {
+      before: compose(deps.registries.middleware.list().filter((m) => m.stage === 'beforeIdentity').map((m) => m.handler)),
+      after: compose(deps.registries.middleware.list().filter((m) => m.stage === 'afterIdentity').map((m) => m.handler)),
+      resolvers: deps.registries.identityResolvers.list().sort((a, b) => a.priority - b.priority),
+    });
+  app.use((ctx, next) => pieces().before(ctx, next));
   app.use(async function requestScope(ctx: Context, next: Next) {
     const scope = deps.container.createScope();
     ctx.state.scope = scope;
     try {
       let identity: Identity = GUEST;
-      const resolvers = deps.registries.identityResolvers.list().sort((a, b) => a.priority - b.priority);
-      for (const resolver of resolvers) {
+      for (const resolver of pieces().resolvers) {
         const found = await resolver.resolve(ctx);
         if (found) {
           identity = found;
@@ -104,7 +112,7 @@ export function buildApp(deps: AppDeps): Koa {
       await scope.dispose();
     }
   });
-  app.use((ctx, next) => stage('afterIdentity')(ctx, next));
+  app.use((ctx, next) => pieces().after(ctx, next));
   app.use(async function dispatch(ctx: Context) {
     const identity: Identity = ctx.state.identity;
     const namespacePermission = checkNamespace(deps.namespaces, identity, namespaceOf(ctx.path), ctx.method);
