@@ -1,18 +1,12 @@
-import { rmSync } from 'node:fs';
 import { expect } from 'chai';
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { AuditLog, GENESIS_HASH, type AuditEntry, type AuditInput } from '../../kernel/audit.js';
-import { loadConfig } from '../../kernel/config.js';
-import { createSequelize } from '../../kernel/db/database.js';
-import { KERNEL_MIGRATIONS } from '../../kernel/db/kernel-migrations.js';
 import { DbLock } from '../../kernel/db/lock.js';
-import { MigrationRunner } from '../../kernel/db/migrations.js';
 import { ValidationError } from '../../kernel/errors.js';
-import { createLogger } from '../../kernel/logger.js';
-import { tempDir } from '../helpers/kernel.js';
-import { createMariaDbDatabase, DB_VARIANTS } from '../helpers/services.js';
+import { DB_VARIANTS } from '../helpers/services.js';
+import { rejectionOf } from '../helpers/assertions.js';
+import { openTwoConnections, type TwoConnections } from '../helpers/two-connections.js';
 
-const logger = createLogger('silent');
 
 function input(n: number, overrides: Partial<AuditInput> = {}): AuditInput {
   return {
@@ -23,20 +17,11 @@ function input(n: number, overrides: Partial<AuditInput> = {}): AuditInput {
   };
 }
 
-async function rejectionOf(promise: Promise<unknown>): Promise<Error> {
-  try {
-    await promise;
-  } catch (err) {
-    return err as Error;
-  }
-  expect.fail('expected the promise to reject');
-}
 
 for (const variant of DB_VARIANTS) {
   describe(`audit log (${variant.name})`, function () {
     this.timeout(60000);
-    let dataDir: string | undefined;
-    let drop: (() => Promise<void>) | undefined;
+    let connections: TwoConnections | undefined;
     let dbA: Sequelize | undefined;
     let dbB: Sequelize | undefined;
     let auditA: AuditLog;
@@ -47,30 +32,16 @@ for (const variant of DB_VARIANTS) {
         console.log(`      ${variant.skipReason}`);
         this.skip();
       }
-      dataDir = tempDir('cms-audit-');
-      let url: string | undefined;
-      if (variant.name === 'mariadb') {
-        const created = await createMariaDbDatabase();
-        url = created.url;
-        drop = created.drop;
-      }
-      const config = loadConfig({
-        ignoreFile: true, env: {},
-        overrides: { dataDir, logLevel: 'silent', db: url ? { url } : { type: 'sqlite', storage: 'cms.sqlite' } },
-      });
       // Two instances: each its own connection and its own lock owner.
-      dbA = createSequelize(config, logger);
-      dbB = createSequelize(config, logger);
-      await new MigrationRunner(dbA, new DbLock(dbA), logger).run(KERNEL_MIGRATIONS);
+      connections = await openTwoConnections(variant, 'cms-audit');
+      dbA = connections.dbA;
+      dbB = connections.dbB;
       auditA = new AuditLog(dbA, new DbLock(dbA));
       auditB = new AuditLog(dbB, new DbLock(dbB));
     });
 
     after(async function () {
-      await dbA?.close();
-      await dbB?.close();
-      if (drop) await drop();
-      if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+      await connections?.close();
     });
 
     beforeEach(async function () {

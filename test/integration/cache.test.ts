@@ -4,17 +4,10 @@ import { createClient } from 'redis';
 import { CacheService } from '../../kernel/cache/cache-service.js';
 import { createLogger } from '../../kernel/logger.js';
 import { CACHE_VARIANTS, REDIS_URL, uniqueName } from '../helpers/services.js';
+import { rejectionOf } from '../helpers/assertions.js';
 
 const logger = createLogger('silent');
 
-async function rejectionOf(promise: Promise<unknown>): Promise<Error> {
-  try {
-    await promise;
-  } catch (err) {
-    return err as Error;
-  }
-  expect.fail('expected the promise to reject');
-}
 
 for (const variant of CACHE_VARIANTS) {
   describe(`cache (${variant.name})`, function () {

@@ -1,18 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { rmSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'chai';
 import { QueryTypes, type Sequelize } from 'sequelize';
-import { loadConfig } from '../../kernel/config.js';
-import { createSequelize } from '../../kernel/db/database.js';
-import { KERNEL_MIGRATIONS } from '../../kernel/db/kernel-migrations.js';
-import { DbLock } from '../../kernel/db/lock.js';
-import { MigrationRunner } from '../../kernel/db/migrations.js';
 import { JobQueue, type JobHandler, type JobView } from '../../kernel/jobs.js';
 import { createLogger } from '../../kernel/logger.js';
 import { createRegistries } from '../../kernel/registries/index.js';
-import { tempDir } from '../helpers/kernel.js';
-import { createMariaDbDatabase, DB_VARIANTS } from '../helpers/services.js';
+import { DB_VARIANTS } from '../helpers/services.js';
+import { openTwoConnections, type TwoConnections } from '../helpers/two-connections.js';
 
 const logger = createLogger('silent');
 const OPTIONS = { pollIntervalMs: 20, leaseMs: 60000, maxAttempts: 3 };
@@ -26,8 +20,7 @@ function handlers(...list: JobHandler[]) {
 for (const variant of DB_VARIANTS) {
   describe(`jobs (${variant.name})`, function () {
     this.timeout(60000);
-    let dataDir: string | undefined;
-    let drop: (() => Promise<void>) | undefined;
+    let connections: TwoConnections | undefined;
     /** Two connections (two Sequelize instances) on one database, as two kernel instances would have. */
     let dbA: Sequelize | undefined;
     let dbB: Sequelize | undefined;
@@ -37,27 +30,14 @@ for (const variant of DB_VARIANTS) {
         console.log(`      ${variant.skipReason}`);
         this.skip();
       }
-      dataDir = tempDir('cms-jobs-');
-      let url: string | undefined;
-      if (variant.name === 'mariadb') {
-        const created = await createMariaDbDatabase();
-        url = created.url;
-        drop = created.drop;
-      }
-      const config = loadConfig({
-        ignoreFile: true, env: {},
-        overrides: { dataDir, logLevel: 'silent', db: url ? { url } : { type: 'sqlite', storage: 'cms.sqlite' } },
-      });
-      dbA = createSequelize(config, logger);
-      dbB = createSequelize(config, logger);
-      await new MigrationRunner(dbA, new DbLock(dbA), logger).run(KERNEL_MIGRATIONS);
+      // Two instances: each its own connection and its own lock owner.
+      connections = await openTwoConnections(variant, 'cms-jobs');
+      dbA = connections.dbA;
+      dbB = connections.dbB;
     });
 
     after(async function () {
-      await dbA?.close();
-      await dbB?.close();
-      if (drop) await drop();
-      if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+      await connections?.close();
     });
 
     beforeEach(async function () {

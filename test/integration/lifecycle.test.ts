@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { fixturePlugin, get, startTestKernel, tempDir, writePlugin, type TestKernel } from '../helpers/kernel.js';
+import { fixturePlugin, get, startTestKernel, tempDir, writePlugin } from '../helpers/kernel.js';
 
 async function until<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 10000): Promise<T> {
   const deadline = Date.now() + timeoutMs;

@@ -11,6 +11,7 @@ import { BootError } from '../../kernel/errors.js';
 import { createLogger } from '../../kernel/logger.js';
 import { fixturePlugin, startTestKernel, tempDir, writePlugin, type TestKernel, type TestKernelOptions } from '../helpers/kernel.js';
 import { createMariaDbDatabase, DB_VARIANTS, type DbVariant } from '../helpers/services.js';
+import { rejectionOf } from '../helpers/assertions.js';
 
 const logger = createLogger('silent');
 const KERNEL_NAMES = KERNEL_MIGRATIONS.map((m) => m.name);
@@ -45,15 +46,6 @@ async function createTarget(variant: DbVariant): Promise<Target> {
   };
 }
 
-/** The promise's rejection (fails the test if it resolves). */
-async function rejectionOf(promise: Promise<unknown>): Promise<Error> {
-  try {
-    await promise;
-  } catch (err) {
-    return err as Error;
-  }
-  expect.fail('expected the promise to reject');
-}
 
 async function ledger(sequelize: Sequelize): Promise<Array<{ name: string; checksum: string; executed_at: string }>> {
   return sequelize.query('SELECT name, checksum, executed_at FROM cms_migrations ORDER BY name', { type: QueryTypes.SELECT });
