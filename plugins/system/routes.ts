@@ -3,6 +3,7 @@ import type { AuditLog } from '../../kernel/audit.js';
 import type { CacheService } from '../../kernel/cache/cache-service.js';
 import { NotFoundError } from '../../kernel/errors.js';
 import type { EventBus } from '../../kernel/events.js';
+import { hasPermission } from '../../kernel/http/identity.js';
 import type { RouteDefinition } from '../../kernel/http/route-table.js';
 import type { KernelState } from '../../kernel/index.js';
 import type { JobQueue } from '../../kernel/jobs.js';
@@ -40,7 +41,7 @@ export const systemRoutes: RouteDefinition[] = [
       status: z.enum(['ok', 'degraded', 'starting']), phase: z.string(), phases: z.array(z.object({ phase: z.string(), at: z.string() })),
       version: z.string(), instanceId: z.string(), uptimeSeconds: z.number(), checks: z.record(z.string(), z.record(z.string(), z.unknown())),
     }),
-    async handler({ scope }) {
+    async handler({ scope, identity }) {
       const state = scope.kernelState as KernelState;
       const registries = scope.registries as Registries;
       const phase = state.phase();
@@ -53,6 +54,10 @@ export const systemRoutes: RouteDefinition[] = [
         events: { status: 'ok', transport: (scope.events as EventBus).transport },
       };
       for (const hc of registries.healthChecks.list()) checks[hc.id] = await timed(() => hc.check());
+      // The endpoint is public: failure details (driver messages, host names) only for system:read.
+      if (!hasPermission(identity, 'system:read')) {
+        for (const check of Object.values(checks)) if (check.error !== undefined) check.error = 'unavailable';
+      }
       const serving = ['READY', 'FULL', 'WARMED'].includes(phase);
       const allOk = Object.values(checks).every((c) => c.status === 'ok');
       return {

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { fixturePlugin, startTestKernel, type TestKernel } from '../helpers/kernel.js';
+import { REDIS_URL, uniqueName } from '../helpers/services.js';
 
 const PLUGINS = [fixturePlugin('test-identity'), fixturePlugin('test-echo')];
 
@@ -157,5 +158,54 @@ describe('HTTP rate limiting', function () {
   it('counts paths separately and exempts routes that opt out (the health probe)', async function () {
     expect((await t.request('/api/echo/items/1', { identity: 'viewer' })).status).to.equal(200);
     for (let i = 0; i < 10; i++) expect((await t.request('/api/health')).status).to.equal(200);
+  });
+});
+
+describe('two instances sharing Redis', function () {
+  let a: TestKernel | undefined;
+  let b: TestKernel | undefined;
+  before(async function () {
+    if (!REDIS_URL) {
+      console.log('      CMS_TEST_REDIS_URL is not set: Redis variant skipped');
+      this.skip();
+    }
+    const prefix = uniqueName('cmsshared');
+    const config = { rateLimit: { enabled: true, points: 600, durationSeconds: 60 }, redis: { url: REDIS_URL, prefix } };
+    a = await startTestKernel({ plugins: PLUGINS, config });
+    b = await startTestKernel({ plugins: PLUGINS, config });
+  });
+  after(async () => {
+    await a?.close();
+    await b?.close();
+  });
+
+  it('share rate-limit counters: requests to one instance count on the other', async function () {
+    expect((await a!.request('/api/open/limited')).status).to.equal(200);
+    expect((await a!.request('/api/open/limited')).status).to.equal(200);
+    expect((await b!.request('/API/open/limited/')).status).to.equal(200);
+    const res = await b!.request('/api/v1/open/limited');
+    expect(res.status).to.equal(429);
+    expect(res.headers.get('retry-after')).to.equal('60');
+    expect((await a!.request('/api/open/limited')).status).to.equal(429);
+  });
+
+  it('report Redis as cache backend and event transport', async function () {
+    const health = (await (await a!.request('/api/system/health', { identity: 'admin' })).json()).data;
+    expect(health.checks.cache).to.include({ status: 'ok', backend: 'redis' });
+    expect(health.checks.events).to.include({ status: 'ok', transport: 'redis' });
+    const cache = (await (await b!.request('/api/system/cache', { identity: 'admin' })).json()).data;
+    expect(cache.backend).to.equal('redis');
+  });
+
+  it('deliver events published on one instance to subscribers on the other', async function () {
+    const seen: unknown[] = [];
+    const off = b!.kernel.events.subscribe('on:test', (event) => {
+      seen.push(event.payload);
+    });
+    await a!.kernel.events.publish('on:test', { n: 1 });
+    const deadline = Date.now() + 5000;
+    while (seen.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    off();
+    expect(seen).to.deep.equal([{ n: 1 }]);
   });
 });

@@ -105,4 +105,25 @@ describe('boot phases and shutdown', function () {
     expect(t.kernel.server?.listening).to.equal(false);
     await t.close();
   });
+
+  it('shows a failing health check as degraded; only system:read callers see its error text', async function () {
+    const root = tempDir();
+    const failing = writePlugin(
+      root,
+      { id: 'flaky-check', provides: { healthChecks: ['search-index'] } },
+      "export default { register({ registries }) { registries.healthChecks.add({ id: 'search-index', async check() { throw new Error('connect ECONNREFUSED 10.9.8.7:9200'); } }); } };\n",
+    );
+    const t = await startTestKernel({ plugins: [fixturePlugin('test-identity'), failing] });
+    try {
+      const guest = (await t.request('/api/system/health')).json();
+      const admin = (await t.request('/api/system/health', { identity: 'editor' })).json();
+      const [g, a] = [(await guest).data, (await admin).data];
+      expect(g.status).to.equal('degraded');
+      expect(g.checks['search-index']).to.deep.equal({ status: 'down', error: 'unavailable' });
+      expect(JSON.stringify(g)).to.not.include('10.9.8.7');
+      expect(a.checks['search-index']).to.deep.equal({ status: 'down', error: 'connect ECONNREFUSED 10.9.8.7:9200' });
+    } finally {
+      await t.close();
+    }
+  });
 });
