@@ -183,8 +183,21 @@ export class JobQueue {
     }
   }
 
+  /**
+   * Marks as failed the jobs whose instance died during their last allowed attempt: their lease
+   * expired and they may not be claimed again, so nothing else would ever finish them.
+   */
+  async failAbandoned(): Promise<number> {
+    const [changed] = await this.model.update(
+      { status: 'failed', error: 'The instance running this job stopped and no attempts are left', lease_until: null, completed_at: new Date() },
+      { where: { status: 'running', lease_until: { [Op.lt]: Date.now() }, attempts: { [Op.gte]: literal('max_attempts') } } },
+    );
+    return changed;
+  }
+
   /** Claims and runs jobs until none is runnable. */
   async drain(): Promise<number> {
+    await this.failAbandoned();
     let count = 0;
     for (let job = await this.claimNext(); job && !this.stopping; job = await this.claimNext()) {
       await this.execute(job);

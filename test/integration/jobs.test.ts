@@ -215,6 +215,23 @@ for (const variant of DB_VARIANTS) {
       expect(done.result).to.deep.equal({ by: queueB.workerId });
     });
 
+    it('fails a job whose instance died during its last allowed attempt, instead of leaving it running', async function () {
+      const never = (): JobHandler => ({ type: 'never', run: async () => 'unreachable' });
+      const queueA = new JobQueue(dbA!, handlers(never()), logger, OPTIONS);
+      const queueB = new JobQueue(dbB!, handlers(never()), logger, OPTIONS);
+      const { jobId } = await queueA.enqueue('never', null, { maxAttempts: 1 });
+      const claimed = await queueA.claimNext(randomUUID());
+      expect(claimed!.attempts).to.equal(1);
+      expect(await queueB.drain(), 'lease still valid').to.equal(0);
+      expect((await queueB.get(jobId)).status).to.equal('running');
+      await setColumn('lease_until', Date.now() - 1000, jobId);
+      expect(await queueB.drain(), 'no attempt left to run').to.equal(0);
+      const failed = await queueB.get(jobId);
+      expect(failed.status).to.equal('failed');
+      expect(failed.error).to.include('no attempts are left');
+      expect(failed.completedAt).to.be.a('string');
+    });
+
     it('claims nothing for a job type the instance has no handler for', async function () {
       const noop: JobHandler = { type: 'known', async run() { return 'ok'; } };
       const queueA = new JobQueue(dbA!, handlers(noop), logger, OPTIONS);
