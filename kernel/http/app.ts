@@ -52,7 +52,9 @@ export function buildApp(deps: AppDeps): Koa {
     ctx.set('X-API-Version', '1');
     ctx.set('X-Request-Id', requestId);
     ctx.state.originalPath = ctx.path;
-    // One canonical prefix for every later stage: /API/..., /api/v1/... and /Api/V1/... are /api/...
+    // One canonical path for every later stage: repeated slashes folded, and /API/..., /api/v1/... and
+    // /Api/V1/... are /api/... (so the namespace gate, the rate limiter and the router agree).
+    if (ctx.path.includes('//')) ctx.path = ctx.path.replace(/\/{2,}/g, '/');
     const prefix = /^\/api(\/v1)?(?=\/|$)/i.exec(ctx.path);
     if (prefix) ctx.path = `/api${ctx.path.slice(prefix[0].length)}`;
     const started = performance.now();
