@@ -83,6 +83,7 @@ async function start(): Promise<void> {
     await kernel.start();
     process.stdout.write(`CMS listening on ${kernel.url}\n`);
   } catch (err) {
+    if (stopping) return; // a signal during boot: the kernel stopped booting and closed; not a failure
     fail(err instanceof BootError ? `Boot failed: ${err.message}` : `Boot failed: ${(err as Error).stack}`);
   }
 }

@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { randomUUID } from 'node:crypto';
-import { createClient, type RedisClientType } from 'redis';
+import type { RedisClientType } from 'redis';
+import { closeRedis, createRedisClient } from './redis.js';
 import type { Logger } from './logger.js';
 
 export interface BusEvent<T = unknown> {
@@ -31,7 +32,7 @@ export class EventBus {
 
   async connectRedis(url: string, prefix: string): Promise<void> {
     this.channel = `${prefix}:events`;
-    this.pub = createClient({ url }) as RedisClientType;
+    this.pub = createRedisClient(url);
     this.sub = this.pub.duplicate();
     this.pub.on('error', (err) => this.logger.error({ err }, 'event bus redis error'));
     this.sub.on('error', (err) => this.logger.error({ err }, 'event bus redis error'));
@@ -75,8 +76,9 @@ export class EventBus {
 
   async close(): Promise<void> {
     this.emitter.removeAllListeners();
-    const clients = [this.sub, this.pub].filter((c): c is RedisClientType => c !== null);
+    const clients = [this.sub, this.pub];
     this.pub = this.sub = null;
-    await Promise.all(clients.map((c) => c.quit().catch(() => c.disconnect())));
+    await Promise.all(clients.map((c) => closeRedis(c)));
   }
+
 }

@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { asFunction, asValue } from 'awilix';
-import { createClient, type RedisClientType } from 'redis';
+import type { RedisClientType } from 'redis';
 import type { Sequelize } from 'sequelize';
 import { AuditLog } from './audit.js';
 import { CacheService } from './cache/cache-service.js';
@@ -15,6 +15,7 @@ import { DbLock } from './db/lock.js';
 import { MigrationRunner, type MigrationDefinition } from './db/migrations.js';
 import { ModelRegistry } from './db/models.js';
 import { assertUniqueIds, discoverConfigured, discoverFolder } from './discovery.js';
+import { BootError } from './errors.js';
 import { EventBus } from './events.js';
 import { buildApp } from './http/app.js';
 import { NamespaceMap } from './http/namespaces.js';
@@ -26,6 +27,7 @@ import { createLogger, type Logger } from './logger.js';
 import type { Phase } from './manifest.js';
 import { KERNEL_PERMISSIONS } from './permissions.js';
 import { orderPlugins } from './plugin-order.js';
+import { closeRedis, createRedisClient } from './redis.js';
 import { WorkerPool } from './pool.js';
 import { createRegistries, type Registries } from './registries/index.js';
 import { DIST_ROOT, KERNEL_VERSION } from './version.js';
@@ -82,6 +84,7 @@ export class Kernel {
   private readonly history: Array<{ phase: Phase; at: string }> = [{ phase: 'IDLE', at: new Date().toISOString() }];
   private serving = false;
   private closing: Promise<void> | null = null;
+  private booting: Promise<void> | null = null;
   private readonly builtinDir: string;
 
   constructor(options: KernelOptions = {}) {
@@ -155,7 +158,7 @@ export class Kernel {
     const { redis } = this.config;
     this.cache = await CacheService.create({ redisUrl: redis.url, prefix: redis.prefix, defaultTtlSeconds: this.config.cache.defaultTtlSeconds, logger: this.logger });
     if (redis.url) {
-      this.redis = createClient({ url: redis.url }) as RedisClientType;
+      this.redis = createRedisClient(redis.url);
       this.redis.on('error', (err) => this.logger.error({ err }, 'redis error'));
       await this.redis.connect();
       await this.events.connectRedis(redis.url, redis.prefix);
@@ -191,31 +194,52 @@ export class Kernel {
   }
 
   async start(): Promise<this> {
+    this.booting = this.boot();
     try {
-      this.registerKernelServices();
-      await this.registerPlugins();
-      await this.listen();
-      this.logger.info({ url: this.url, version: KERNEL_VERSION }, 'listening (requests answer 503 until READY)');
-      this.enter('SETUP');
-      await this.openInfrastructure();
-      await this.loader.bootPhase('setup');
-      this.enter('CORE');
-      await this.loader.bootPhase('core');
-      this.enter('READY');
-      this.serving = true;
-      this.enter('FULL');
-      if (this.config.jobs.enabled) this.jobs.start();
-      await this.loader.bootPhase('full');
-      this.enter('WARMED');
-      await this.loader.bootPhase('warmed');
+      await this.booting;
     } catch (err) {
-      await this.close().catch((closeErr) => this.logger.error({ err: closeErr }, 'close after failed boot failed'));
+      // A close() already under way waits for this boot to stop; calling it again would wait on itself.
+      if (!this.closing) await this.close().catch((closeErr) => this.logger.error({ err: closeErr }, 'close after failed boot failed'));
       throw err;
+    } finally {
+      this.booting = null;
     }
     return this;
   }
 
-  /** Graceful shutdown in reverse order: server, jobs, plugins, pool, events, cache, Redis, database. */
+  private async boot(): Promise<void> {
+    const stopIfClosing = () => {
+      if (this.closing) throw new BootError('Boot stopped: shutdown was requested');
+    };
+    this.registerKernelServices();
+    await this.registerPlugins();
+    await this.listen();
+    this.logger.info({ url: this.url, version: KERNEL_VERSION }, 'listening (requests answer 503 until READY)');
+    stopIfClosing();
+    this.enter('SETUP');
+    await this.openInfrastructure();
+    stopIfClosing();
+    await this.loader.bootPhase('setup', stopIfClosing);
+    stopIfClosing();
+    this.enter('CORE');
+    await this.loader.bootPhase('core', stopIfClosing);
+    stopIfClosing();
+    this.enter('READY');
+    this.serving = true;
+    this.enter('FULL');
+    if (this.config.jobs.enabled) this.jobs.start();
+    await this.loader.bootPhase('full', stopIfClosing);
+    stopIfClosing();
+    this.enter('WARMED');
+    await this.loader.bootPhase('warmed', stopIfClosing);
+    stopIfClosing();
+  }
+
+  /**
+   * Graceful shutdown in reverse order: server, (the boot in progress, which stops before its next
+   * plugin), jobs, plugins, pool, events, cache, Redis, database. Each step is bounded, so a stuck
+   * dependency (a hung job, an unreachable Redis) cannot keep the process alive.
+   */
   close(): Promise<void> {
     this.closing ??= this.closeOnce();
     return this.closing;
@@ -224,20 +248,31 @@ export class Kernel {
   private async closeOnce(): Promise<void> {
     this.serving = false;
     this.logger.info('shutting down');
+    const limit = this.config.http.shutdownTimeoutMs + 5000;
     const step = async (name: string, fn: () => Promise<unknown> | unknown) => {
+      let timer: NodeJS.Timeout | undefined;
+      const timedOut = new Promise<void>((resolve) => {
+        timer = setTimeout(() => {
+          this.logger.error({ step: name, ms: limit }, 'shutdown step did not finish in time; moving on');
+          resolve();
+        }, limit);
+      });
       try {
-        await fn();
+        await Promise.race([Promise.resolve().then(fn), timedOut]);
       } catch (err) {
         this.logger.error({ err, step: name }, 'shutdown step failed');
+      } finally {
+        clearTimeout(timer);
       }
     };
     await step('server', () => this.closeServer());
+    await step('boot', () => this.booting?.catch(() => undefined));
     await step('jobs', () => this.jobs.stop());
     await step('plugins', () => this.loader.closeAll());
     await step('pool', () => this.pool?.close());
     await step('events', () => this.events.close());
     await step('cache', () => this.cache?.close());
-    await step('redis', () => this.redis?.quit());
+    await step('redis', () => closeRedis(this.redis));
     await step('database', () => this.sequelize.close());
     this.enter('IDLE');
     this.logger.flush?.();

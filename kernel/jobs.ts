@@ -165,6 +165,11 @@ export class JobQueue {
         await this.model.update({ progress: JSON.stringify({ processed, total, percent }), lease_until: Date.now() + this.options.leaseMs }, { where: mine });
       },
     };
+    // Renew the lease while the handler runs, so a long job that reports no progress is not taken over.
+    const heartbeat = setInterval(() => {
+      this.model.update({ lease_until: Date.now() + this.options.leaseMs }, { where: { ...mine, status: 'running' } }).catch((err) => helpers.logger.warn({ err }, 'lease renewal failed'));
+    }, Math.max(50, Math.floor(this.options.leaseMs / 3)));
+    heartbeat.unref();
     try {
       if (!handler) throw new Error(`No handler for job type '${job.type}'`);
       const result = await handler.run(job, helpers);
@@ -180,6 +185,8 @@ export class JobQueue {
           : { status: 'failed', error: message, lease_until: null, completed_at: new Date() },
         { where: mine },
       );
+    } finally {
+      clearInterval(heartbeat);
     }
   }
 

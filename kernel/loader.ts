@@ -168,8 +168,10 @@ export class PluginLoader {
     }
   }
 
-  async bootPhase(phase: PluginPhase): Promise<void> {
+  /** Boots the plugins of one phase in order; `beforeEach` may throw to stop (shutdown during boot). */
+  async bootPhase(phase: PluginPhase, beforeEach: () => void = () => undefined): Promise<void> {
     for (const plugin of this.loaded.filter((p) => p.discovered.manifest.phase === phase)) {
+      beforeEach();
       const started = performance.now();
       plugin.record.state = 'booting';
       try {

@@ -2,8 +2,9 @@
 // theme presets, fixture JavaScript) from the source tree into dist/, keeping their paths.
 import { cpSync, existsSync, readdirSync, statSync, mkdirSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
-const root = new URL('..', import.meta.url).pathname;
+const root = fileURLToPath(new URL('..', import.meta.url));
 // `node scripts/copy-assets.mjs [outDir]`: outDir defaults to dist (helpers may build elsewhere).
 const outDir = process.argv[2] ?? 'dist';
 const wanted = (name) => name === 'plugin.json' || name === 'widget.json' || name.endsWith('.js') && !name.endsWith('.d.js');

@@ -1,6 +1,8 @@
 import Keyv from 'keyv';
 import KeyvRedis from '@keyv/redis';
+import type { RedisClientType } from 'redis';
 import type { Logger } from '../logger.js';
+import { closeRedis } from '../redis.js';
 
 export interface CacheCounters {
   hits: number;
@@ -46,16 +48,20 @@ export class CacheService {
     private readonly keyv: Keyv,
     readonly backend: 'memory' | 'redis',
     private readonly defaultTtlSeconds: number,
+    private readonly redisClient: RedisClientType | null = null,
   ) {}
 
   static async create(options: { redisUrl?: string; prefix: string; defaultTtlSeconds: number; logger: Logger }): Promise<CacheService> {
     if (!options.redisUrl) {
       return new CacheService(new Keyv({ store: new Map(), namespace: `${options.prefix}-cache` }), 'memory', options.defaultTtlSeconds);
     }
-    const store = new KeyvRedis(options.redisUrl, { namespace: `${options.prefix}-cache`, keyPrefixSeparator: ':' });
+    const store = new KeyvRedis(
+      { url: options.redisUrl, disableOfflineQueue: true, socket: { connectTimeout: 5000, reconnectStrategy: (n: number) => Math.min(100 * (n + 1), 2000) } },
+      { namespace: `${options.prefix}-cache`, keyPrefixSeparator: ':' },
+    );
     const keyv = new Keyv({ store, namespace: `${options.prefix}-cache`, useKeyPrefix: false });
     keyv.on('error', (err) => options.logger.error({ err }, 'cache error'));
-    const service = new CacheService(keyv, 'redis', options.defaultTtlSeconds);
+    const service = new CacheService(keyv, 'redis', options.defaultTtlSeconds, store.client as RedisClientType);
     await keyv.get('__connect__');
     return service;
   }
@@ -149,7 +155,24 @@ export class CacheService {
     };
   }
 
+  /** Throws when the store does not answer within a second (used by the health check). */
+  async check(): Promise<{ backend: 'memory' | 'redis' }> {
+    if (this.redisClient) {
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error('Redis did not answer PING within 1 s')), 1000);
+      });
+      try {
+        await Promise.race([this.redisClient.ping(), timeout]);
+      } finally {
+        clearTimeout(timer);
+      }
+    }
+    return { backend: this.backend };
+  }
+
   async close(): Promise<void> {
-    await this.keyv.disconnect();
+    if (this.redisClient) await closeRedis(this.redisClient);
+    else await this.keyv.disconnect();
   }
 }

@@ -6,7 +6,8 @@ import { sqliteModule } from './sqlite-module.js';
 
 /** Opens the configured database: SQLite under the data folder (default) or MariaDB. */
 export function createSequelize(config: CmsConfig, logger: Logger): Sequelize {
-  const logging = (sql: string) => logger.trace({ sql }, 'sql');
+  // Values are inlined into logged SQL (session ids, token hashes): string literals are blanked.
+  const logging = (sql: string) => logger.trace({ sql: sql.replace(/'(?:[^'\\]|\\.|'')*'/g, "'…'") }, 'sql');
   const db = config.db;
   if (db.type === 'sqlite') {
     const storage = isAbsolute(db.storage) ? db.storage : join(config.dataPath, db.storage);

@@ -62,7 +62,9 @@ export function buildApp(deps: AppDeps): Koa {
       await next();
     } finally {
       if (deps.logger.isLevelEnabled('info')) {
-        ctx.state.logger.info({ method: ctx.method, path: ctx.state.originalPath, status: ctx.status, ms: Math.round(performance.now() - started) }, 'request');
+        // The route template, not the path: parameter values (a token in /api/token/:tokenValue) stay out of logs.
+        const path = ctx.state.route?.path ?? '(no route)';
+        ctx.state.logger.info({ method: ctx.method, route: path, status: ctx.status, ms: Math.round(performance.now() - started) }, 'request');
       }
     }
   });

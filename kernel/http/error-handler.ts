@@ -1,5 +1,5 @@
 import type { Context, Next } from 'koa';
-import { AppError, InternalError, PayloadTooLargeError, ValidationError, AuthenticationRequiredError, ForbiddenError, NotFoundError } from '../errors.js';
+import { AppError, InternalError, PayloadTooLargeError, ValidationError, AuthenticationRequiredError, ForbiddenError, NotFoundError, UnsupportedMediaTypeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 
 /** Maps errors thrown by libraries (body parser, http-errors) to our classes. */
@@ -9,12 +9,12 @@ export function toAppError(err: unknown, bodyLimit: string): AppError {
   const status = e?.status ?? e?.statusCode;
   if (e?.type === 'entity.too.large' || status === 413) return new PayloadTooLargeError(bodyLimit);
   if (e?.type === 'entity.parse.failed') return new ValidationError('Malformed JSON in request body');
-  if (e?.type === 'encoding.unsupported' || e?.type === 'charset.unsupported') return new ValidationError('Unsupported body encoding');
   if (e?.type === 'request.size.invalid' || e?.type === 'request.aborted') return new ValidationError('Request body was incomplete');
   if (typeof status === 'number' && status >= 400 && status < 500) {
     if (status === 401) return new AuthenticationRequiredError();
     if (status === 403) return new ForbiddenError();
     if (status === 404) return new NotFoundError();
+    if (status === 415) return new UnsupportedMediaTypeError('Unsupported Content-Encoding or charset');
     return new ValidationError(e.expose && e.message ? e.message : 'Bad request');
   }
   return new InternalError(err);

@@ -24,18 +24,24 @@ export interface RateLimitOptions {
 
 /**
  * Rate limiting with rate-limiter-flexible: in memory, or in Redis so every instance shares the
- * counters. Keyed on client IP + normalised path; 429 RATE_LIMITED with Retry-After: 60. A route may
- * declare its own limit or opt out. If Redis fails the request is let through and the failure logged.
+ * counters (with an in-memory insurance limiter that takes over while Redis is unreachable). The key
+ * is the client IP + the normalised path: for a matched route its template (`/api/token/:tokenValue`),
+ * so case, trailing slash, /api/v1, doubled slashes and parameter spellings (`/items/1`, `/items/01`,
+ * `/items/%31`) share one counter and no parameter value (a token) ever becomes part of a key; all
+ * unmatched paths share one bucket. 429 RATE_LIMITED with Retry-After: 60. A route may declare its own
+ * limit or opt out.
  */
 export function rateLimiter(options: RateLimitOptions) {
   const limiters = new Map<string, RateLimiterAbstract>();
   const limiterFor = (points: number, duration: number): RateLimiterAbstract => {
-    const id = `${points}/${duration}`;
+    const redis = options.redis ?? null;
+    // The store is part of the cache key: a limiter built before Redis was connected is not reused after.
+    const id = `${redis ? 'redis' : 'memory'}:${points}/${duration}`;
     let limiter = limiters.get(id);
     if (!limiter) {
-      const common = { points, duration, keyPrefix: `${options.prefix}:rl:${id}` };
-      limiter = options.redis
-        ? new RateLimiterRedis({ ...common, storeClient: options.redis, useRedisPackage: true })
+      const common = { points, duration, keyPrefix: `${options.prefix}:rl:${points}/${duration}` };
+      limiter = redis
+        ? new RateLimiterRedis({ ...common, storeClient: redis, useRedisPackage: true, insuranceLimiter: new RateLimiterMemory(common) })
         : new RateLimiterMemory(common);
       limiters.set(id, limiter);
     }
@@ -47,8 +53,9 @@ export function rateLimiter(options: RateLimitOptions) {
     const path = normalisePath(ctx.path);
     if (!options.enabled || !(path === '/api' || path.startsWith('/api/')) || route?.rateLimit === false) return next();
     const { points, durationSeconds } = route?.rateLimit || options;
+    const bucket = route ? route.path.toLowerCase() : '(unmatched)';
     try {
-      await limiterFor(points, durationSeconds).consume(`${ctx.ip}|${path}`);
+      await limiterFor(points, durationSeconds).consume(`${ctx.ip}|${bucket}`);
     } catch (err) {
       if (err instanceof RateLimiterRes) throw new RateLimitedError();
       options.logger.error({ err }, 'rate limiter store failed; request allowed');

@@ -31,6 +31,9 @@ export async function readInput(ctx: Context, schemas: RouteRequestSchemas, para
         const e = err as { status?: number; type?: string };
         // co-body marks a JSON syntax error with status 400 and no type; size and encoding errors carry a type.
         if (e.status === 400 && !e.type) throw new ValidationError('Malformed JSON in request body');
+        if (e.status === 415) throw new UnsupportedMediaTypeError('Unsupported Content-Encoding or charset');
+        // zlib errors (a body that does not match its Content-Encoding) carry no status at all.
+        if (e.status === undefined) throw new ValidationError('Request body could not be decoded (check Content-Encoding)');
         throw err;
       }
     }

@@ -73,9 +73,14 @@ export interface IdentityResolver {
   resolve(ctx: Context): Promise<Identity | null>;
 }
 
-/** A named check shown in GET /api/system/health. */
+/**
+ * A named check shown in GET /api/system/health under `checks.<id>`. With `exposeAs`, its whole
+ * result is also published at `data.<exposeAs>` (e.g. the setup plugin's `data.setup.progress`);
+ * that field is public, so it must hold nothing sensitive.
+ */
 export interface HealthCheck {
   id: string;
+  exposeAs?: string;
   check(): Promise<Record<string, unknown> & { status: 'ok' | 'degraded' | 'down' }>;
 }
 

@@ -36,7 +36,7 @@ export function createRegistries() {
     identityResolvers: new Registry<IdentityResolver>('Identity resolver', 'id', {
       required: { priority: 'number', resolve: 'function' },
     }),
-    healthChecks: new Registry<HealthCheck>('Health check', 'id', { required: { check: 'function' } }),
+    healthChecks: new Registry<HealthCheck>('Health check', 'id', { required: { check: 'function' }, optional: { exposeAs: 'string' } }),
     jobHandlers: new Registry<JobHandler>('Job handler', 'type', { required: { run: 'function' } }),
     middleware: new Registry<MiddlewareEntry>('Middleware', 'id', {
       required: { stage: ['beforeIdentity', 'afterIdentity'], handler: 'function' },

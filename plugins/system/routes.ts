@@ -3,7 +3,7 @@ import type { AuditLog } from '../../kernel/audit.js';
 import type { CacheService } from '../../kernel/cache/cache-service.js';
 import { NotFoundError } from '../../kernel/errors.js';
 import type { EventBus } from '../../kernel/events.js';
-import { hasPermission } from '../../kernel/http/identity.js';
+import { hasPermission, isAdmin } from '../../kernel/http/identity.js';
 import type { RouteDefinition } from '../../kernel/http/route-table.js';
 import type { KernelState } from '../../kernel/index.js';
 import type { JobQueue } from '../../kernel/jobs.js';
@@ -17,6 +17,9 @@ const pluginRecord = z.object({
   namespaces: z.array(z.string()), routes: z.number(), containerKeys: z.array(z.string()),
   registerMs: z.number().optional(), bootMs: z.number().optional(),
 }).meta({ id: 'PluginRecord' });
+
+/** Fields of the health answer that a check's `exposeAs` may not replace. */
+const RESERVED = new Set(['status', 'phase', 'phases', 'version', 'instanceId', 'uptimeSeconds', 'checks']);
 
 async function timed(check: () => Promise<Record<string, unknown>>): Promise<Record<string, unknown>> {
   const started = performance.now();
@@ -40,7 +43,7 @@ export const systemRoutes: RouteDefinition[] = [
     response: z.object({
       status: z.enum(['ok', 'degraded', 'starting']), phase: z.string(), phases: z.array(z.object({ phase: z.string(), at: z.string() })),
       version: z.string(), instanceId: z.string(), uptimeSeconds: z.number(), checks: z.record(z.string(), z.record(z.string(), z.unknown())),
-    }),
+    }).catchall(z.unknown()).meta({ description: 'Plus one field per health check that sets exposeAs (e.g. setup: {progress, ...}).' }),
     async handler({ scope, identity }) {
       const state = scope.kernelState as KernelState;
       const registries = scope.registries as Registries;
@@ -50,10 +53,14 @@ export const systemRoutes: RouteDefinition[] = [
           await (scope.sequelize as Sequelize).query('SELECT 1');
           return { type: state.database().type };
         }),
-        cache: await timed(async () => ({ backend: (scope.cache as CacheService).backend })),
+        cache: await timed(() => (scope.cache as CacheService).check()),
         events: { status: 'ok', transport: (scope.events as EventBus).transport },
       };
-      for (const hc of registries.healthChecks.list()) checks[hc.id] = await timed(() => hc.check());
+      const exposed: Record<string, unknown> = {};
+      for (const hc of registries.healthChecks.list()) {
+        checks[hc.id] = await timed(() => hc.check());
+        if (hc.exposeAs && !RESERVED.has(hc.exposeAs)) exposed[hc.exposeAs] = checks[hc.id];
+      }
       // The endpoint is public: failure details (driver messages, host names) only for system:read.
       if (!hasPermission(identity, 'system:read')) {
         for (const check of Object.values(checks)) if (check.error !== undefined) check.error = 'unavailable';
@@ -61,6 +68,7 @@ export const systemRoutes: RouteDefinition[] = [
       const serving = ['READY', 'FULL', 'WARMED'].includes(phase);
       const allOk = Object.values(checks).every((c) => c.status === 'ok');
       return {
+        ...exposed,
         status: !serving ? 'starting' : allOk ? 'ok' : 'degraded', phase, phases: state.phaseHistory(), version: state.version,
         instanceId: state.instanceId, uptimeSeconds: Math.round(process.uptime()), checks,
       };
@@ -115,8 +123,13 @@ export const systemRoutes: RouteDefinition[] = [
     permission: 'system:read',
     summary: 'One background job: status, progress, result',
     tags: ['system'],
+    description: 'Only jobs of the caller\'s tenant; the payload is shown to manage:system only.',
     request: { params: z.object({ jobId: z.string().uuid() }) },
-    handler: ({ scope, params }) => (scope.jobs as JobQueue).get(params.jobId),
+    async handler({ scope, params, identity }) {
+      const job = await (scope.jobs as JobQueue).get(params.jobId);
+      if (job.tenantId !== identity.tenantId && !isAdmin(identity)) throw new NotFoundError(`Job '${params.jobId}' not found`);
+      return hasPermission(identity, 'manage:system') ? job : { ...job, payload: undefined };
+    },
   },
   {
     method: 'GET',
