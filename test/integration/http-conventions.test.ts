@@ -89,6 +89,20 @@ describe('HTTP conventions', function () {
     expect(none.status).to.equal(400);
   });
 
+  it('answers a body that does not match its Content-Encoding with 400, an unknown encoding with 415', async function () {
+    const json = JSON.stringify({ name: 'a' });
+    for (const encoding of ['gzip', 'deflate', 'br']) {
+      const res = await t.request('/api/echo', { method: 'POST', identity: 'editor', headers: { 'content-type': 'application/json', 'content-encoding': encoding }, body: json });
+      expect(res.status, encoding).to.equal(400);
+      expect((await res.json()).error, encoding).to.equal('VALIDATION_ERROR');
+    }
+    const unknown = await t.request('/api/echo', { method: 'POST', identity: 'editor', headers: { 'content-type': 'application/json', 'content-encoding': 'zstd-nope' }, body: json });
+    expect(unknown.status).to.equal(415);
+    const { gzipSync } = await import('node:zlib');
+    const ok = await t.request('/api/echo', { method: 'POST', identity: 'editor', headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' }, body: gzipSync(json) });
+    expect(ok.status).to.equal(201);
+  });
+
   it('validates path params and query strings against the route schema', async function () {
     const res = await t.request('/api/echo/items/abc', { identity: 'viewer' });
     expect(res.status).to.equal(400);
@@ -155,8 +169,14 @@ describe('HTTP rate limiting', function () {
     expect(statuses).to.deep.equal([200, 200, 200, 200, 200, 429]);
   });
 
+  it('keys a matched route on its template: parameter spellings share one counter', async function () {
+    const statuses: number[] = [];
+    for (const id of ['1', '01', '%31', '+1', '2', '3']) statuses.push((await t.request(`/api/echo/items/${id}`, { identity: 'viewer' })).status);
+    expect(statuses).to.deep.equal([200, 200, 200, 200, 200, 429]);
+  });
+
   it('counts paths separately and exempts routes that opt out (the health probe)', async function () {
-    expect((await t.request('/api/echo/items/1', { identity: 'viewer' })).status).to.equal(200);
+    expect((await t.request('/api/echo/special', { identity: 'admin' })).status).to.equal(200);
     for (let i = 0; i < 10; i++) expect((await t.request('/api/health')).status).to.equal(200);
   });
 });

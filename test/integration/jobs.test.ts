@@ -232,6 +232,34 @@ for (const variant of DB_VARIANTS) {
       expect(failed.completedAt).to.be.a('string');
     });
 
+    it('renews the lease while a long job runs without reporting progress, so nobody takes it over', async function () {
+      const short = { ...OPTIONS, leaseMs: 300 };
+      let started = 0;
+      const slow = (): JobHandler => ({
+        type: 'slow',
+        async run() {
+          started++;
+          await sleep(1200);
+          return 'done';
+        },
+      });
+      const queueA = new JobQueue(dbA!, handlers(slow()), logger, short);
+      const queueB = new JobQueue(dbB!, handlers(slow()), logger, short);
+      const { jobId } = await queueA.enqueue('slow', null);
+      const claimed = await queueA.claimNext();
+      const running = queueA.execute(claimed!);
+      // Well past the 300 ms lease: the heartbeat must have renewed it.
+      for (let i = 0; i < 4; i++) {
+        await sleep(250);
+        expect(await queueB.claimNext(), `taken over after ${(i + 1) * 250} ms`).to.equal(null);
+      }
+      await running;
+      const done = await queueA.get(jobId);
+      expect(done.status).to.equal('completed');
+      expect(done.attempts).to.equal(1);
+      expect(started).to.equal(1);
+    });
+
     it('claims nothing for a job type the instance has no handler for', async function () {
       const noop: JobHandler = { type: 'known', async run() { return 'ok'; } };
       const queueA = new JobQueue(dbA!, handlers(noop), logger, OPTIONS);
