@@ -3,6 +3,7 @@ import { availableParallelism } from 'node:os';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
 import { BootError } from './errors.js';
+import { redactString } from './logger.js';
 
 /**
  * Configuration: defaults <- cms.config.json (or CMS_CONFIG) <- environment variables, validated
@@ -166,10 +167,6 @@ function applyDbUrl(input: Record<string, any>, sourceKey: string): void {
   if (name) input.db.name = decodeURIComponent(name);
 }
 
-/** Censors the password in `scheme://user:password@host` inside a value shown in an error message. */
-function censorCredentials(text: string): string {
-  return text.replace(/(\w+:\/\/[^:/\s"]*:)[^@\s"]+@/g, '$1[redacted]@');
-}
 
 export interface LoadConfigOptions {
   cwd?: string;
@@ -208,7 +205,7 @@ export function loadConfig(options: LoadConfigOptions = {}): CmsConfig {
       } catch (err) {
         // V8 quotes part of the file in its message; that part may hold a password, so leave it out.
         const reason = (err as Error).message.replace(/,\s*(\.\.\.)?"[\s\S]*"(\.\.\.)?\s+is not valid JSON$/, '');
-        throw new BootError(`Config file ${file} is not valid JSON: ${censorCredentials(reason)}`);
+        throw new BootError(`Config file ${file} is not valid JSON: ${redactString(reason)}`);
       }
       if (!input || typeof input !== 'object' || Array.isArray(input)) throw new BootError(`Config file ${file} must hold a JSON object`);
       root = dirname(file);
@@ -238,7 +235,7 @@ export function loadConfig(options: LoadConfigOptions = {}): CmsConfig {
       const path = issue.path.join('.');
       const where = sources[path] ?? path;
       const got = issue.path.reduce<any>((node, key) => (node == null ? node : node[key as any]), input);
-      const shown = /password|secret/i.test(path) ? '[redacted]' : censorCredentials(JSON.stringify(got) ?? String(got));
+      const shown = /password|secret/i.test(path) ? '[redacted]' : redactString(JSON.stringify(got) ?? String(got));
       return `  - ${where}: ${issue.message}${got === undefined ? '' : ` (got ${shown})`}`;
     });
     throw new BootError(`Invalid configuration:\n${lines.join('\n')}`);
