@@ -167,7 +167,6 @@ function applyDbUrl(input: Record<string, any>, sourceKey: string): void {
   if (name) input.db.name = decodeURIComponent(name);
 }
 
-
 export interface LoadConfigOptions {
   cwd?: string;
   env?: NodeJS.ProcessEnv;
