@@ -11,9 +11,18 @@ export interface ErrorCatalogueEntry {
 
 export const ERROR_CATALOGUE: ErrorCatalogueEntry[] = [];
 
-function catalogue(code: string, status: number, description: string): void {
-  ERROR_CATALOGUE.push({ code, status, description });
+/**
+ * Adds a code to the catalogue (the kernel's own below; plugins call it for theirs, next to their
+ * error classes). The README's error table lists every code of the kernel and the built-in plugins.
+ */
+export function defineErrorCode(code: string, status: number, description: string): void {
+  const existing = ERROR_CATALOGUE.find((e) => e.code === code);
+  if (existing && (existing.status !== status || existing.description !== description)) {
+    throw new Error(`Error code '${code}' is already defined differently`);
+  }
+  if (!existing) ERROR_CATALOGUE.push({ code, status, description });
 }
+const catalogue = defineErrorCode;
 
 export class AppError extends Error {
   readonly status: number;

@@ -96,9 +96,11 @@ for (const variant of DB_VARIANTS) {
 
         expect(await countRows(db!, 'test_echo_runs')).to.equal(1);
         const names = (await ledger(db!)).map((r) => r.name);
-        expect(names.filter((n) => n === 'test-echo/0001-runs')).to.have.length(1);
-        for (const name of KERNEL_NAMES) expect(names.filter((n) => n === name), name).to.have.length(1);
-        expect([...names].sort()).to.deep.equal([...KERNEL_NAMES, 'test-echo/0001-runs'].sort());
+        // Every migration the kernel declares (its own, the built-in plugins', the fixture's), once each.
+        const declared = kernels[0]!.kernel.migrations.map((m) => m.name);
+        expect(declared).to.include.members([...KERNEL_NAMES, 'test-echo/0001-runs']);
+        for (const name of declared) expect(names.filter((n) => n === name), name).to.have.length(1);
+        expect([...names].sort()).to.deep.equal([...declared].sort());
         // Both instances released the migrations lock.
         expect(await countRows(db!, 'cms_locks')).to.equal(0);
         for (const k of kernels.splice(0)) await k.close();
@@ -106,7 +108,7 @@ for (const variant of DB_VARIANTS) {
 
       it('runs nothing new when a kernel starts on an already migrated database', async function () {
         const before = await ledger(db!);
-        expect(before).to.have.length(KERNEL_NAMES.length + 1);
+        expect(before.map((r) => r.name)).to.include.members([...KERNEL_NAMES, 'test-echo/0001-runs']);
 
         const tk = await startTestKernel({ ...target!.kernelOptions, plugins: [fixturePlugin('test-echo')] });
         kernels.push(tk);

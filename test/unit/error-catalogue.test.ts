@@ -1,8 +1,10 @@
 import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { discoverFolder } from '../../kernel/discovery.js';
 import { ERROR_CATALOGUE } from '../../kernel/errors.js';
-import { PROJECT_ROOT } from '../../kernel/version.js';
+import { DIST_ROOT, PROJECT_ROOT } from '../../kernel/version.js';
 
 /** The README's error table and kernel/errors.ts must list the same codes, statuses and descriptions. */
 describe('error catalogue', function () {
@@ -11,7 +13,12 @@ describe('error catalogue', function () {
   const rows = [...section.matchAll(/^\| `([A-Z_]+)` \| (\d{3}) \| (.+?) \|$/gm)].map((m) => ({ code: m[1]!, status: Number(m[2]), description: m[3]! }));
   const byCode = (a: { code: string }, b: { code: string }) => a.code.localeCompare(b.code);
 
-  it('the README documents every code the kernel can answer with, and no other', function () {
+  // Built-in plugins define their codes next to their error classes: load them all first.
+  before(async function () {
+    for (const p of discoverFolder(join(DIST_ROOT, 'plugins'))) await import(pathToFileURL(join(p.dir, p.manifest.entry)).href);
+  });
+
+  it('the README documents every code the kernel and the built-in plugins can answer with, and no other', function () {
     expect(rows.length, 'README error table not found').to.be.greaterThan(5);
     expect([...rows].sort(byCode)).to.deep.equal([...ERROR_CATALOGUE].map((e) => ({ ...e })).sort(byCode));
   });

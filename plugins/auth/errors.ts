@@ -1,0 +1,32 @@
+import { AppError, defineErrorCode } from '../../kernel/errors.js';
+
+defineErrorCode('INVALID_CREDENTIALS', 401, 'Unknown email or wrong password (one message for both).');
+export class InvalidCredentialsError extends AppError {
+  constructor() {
+    super('INVALID_CREDENTIALS', 401, 'Invalid email or password');
+  }
+}
+
+defineErrorCode('ACCOUNT_LOCKED', 403, 'Too many failed sign-ins: the account is locked; retryAfterSeconds says for how long.');
+export class AccountLockedError extends AppError {
+  constructor(retryAfterSeconds: number) {
+    const minutes = Math.max(1, Math.ceil(retryAfterSeconds / 60));
+    super('ACCOUNT_LOCKED', 403, `Account locked after too many failed sign-ins; try again in ${minutes} minute${minutes === 1 ? '' : 's'}`, {
+      extra: { retryAfterSeconds },
+    });
+  }
+}
+
+defineErrorCode('ACCOUNT_BLOCKED', 403, 'The account has been blocked by an administrator.');
+export class AccountBlockedError extends AppError {
+  constructor() {
+    super('ACCOUNT_BLOCKED', 403, 'This account is blocked');
+  }
+}
+
+defineErrorCode('USER_EXISTS', 409, 'A user with this email already exists in the tenant.');
+export class UserExistsError extends AppError {
+  constructor() {
+    super('USER_EXISTS', 409, 'A user with this email already exists');
+  }
+}

@@ -1,0 +1,59 @@
+import type { Context } from 'koa';
+import type { Identity } from '../../kernel/http/identity.js';
+import type { Logger } from '../../kernel/logger.js';
+import type { IdentityResolver } from '../../kernel/registries/index.js';
+import { clearSessionCookie, SESSION_COOKIE } from './routes.js';
+import type { SessionsService } from './sessions-service.js';
+import type { UsersService } from './users-service.js';
+
+/** Services come from the request scope (identity resolution runs inside it). */
+const cradle = (ctx: Context) => ctx.state.scope.cradle as { sessions: SessionsService; users: UsersService; logger: Logger };
+
+/**
+ * The session cookie: a definitive miss (unknown, expired, revoked, user gone or blocked) deletes the
+ * cookie; a transient failure (database or cache unreachable) keeps it and the request runs as guest.
+ */
+export function sessionCookieResolver(): IdentityResolver {
+  return {
+    id: 'session-cookie',
+    priority: 10,
+    async resolve(ctx: Context): Promise<Identity | null> {
+      const token = ctx.cookies.get(SESSION_COOKIE);
+      if (!token) return null;
+      let snapshot;
+      try {
+        snapshot = await cradle(ctx).sessions.resolve(token);
+      } catch (err) {
+        (ctx.state.logger as Logger).warn({ err }, 'session lookup failed; cookie kept');
+        return null;
+      }
+      if (!snapshot) {
+        clearSessionCookie(ctx);
+        return null;
+      }
+      return {
+        kind: 'user', userId: snapshot.userId, role: snapshot.role, permissions: snapshot.permissions, tenantId: snapshot.tenantId,
+        meta: { sessionId: snapshot.sessionId, sessionHash: snapshot.idHash },
+      };
+    },
+  };
+}
+
+/** Everyone else: the guest identity with the guest role's permissions (none until an admin grants some). */
+export function guestResolver(): IdentityResolver {
+  let cached: { permissions: string[]; at: number } | null = null;
+  return {
+    id: 'guest-role',
+    priority: 1000,
+    async resolve(ctx: Context): Promise<Identity | null> {
+      if (!cached || Date.now() - cached.at > 60000) {
+        try {
+          cached = { permissions: await cradle(ctx).users.permissionsOf('guest', 'default'), at: Date.now() };
+        } catch {
+          return null; // still booting: the kernel's permissionless guest applies
+        }
+      }
+      return { kind: 'guest', userId: null, role: 'guest', permissions: cached.permissions, tenantId: 'default' };
+    },
+  };
+}

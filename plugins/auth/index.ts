@@ -1,0 +1,59 @@
+import { asFunction } from 'awilix';
+import { z } from 'zod';
+import type { CacheService } from '../../kernel/cache/cache-service.js';
+import { BootError } from '../../kernel/errors.js';
+import { definePlugin } from '../../kernel/index.js';
+import type { Logger } from '../../kernel/logger.js';
+import type { WorkerPool } from '../../kernel/pool.js';
+import { guestResolver, sessionCookieResolver } from './identity-resolvers.js';
+import { AUTH_MIGRATIONS } from './migrations.js';
+import { Role } from './models/role.js';
+import { Session } from './models/session.js';
+import { User } from './models/user.js';
+import { authRoutes } from './routes.js';
+import { SessionsService } from './sessions-service.js';
+import { UsersService } from './users-service.js';
+
+/** plugins.options.auth (later issues move the session settings into the seeded System Settings). */
+const optionsSchema = z.object({
+  bcryptRounds: z.number().int().min(4).max(15).default(12),
+  sessionTtlHours: z.number().min(0.01).max(24 * 365).default(24),
+  sessionIdleHours: z.number().min(0).default(0),
+  sessionMaxPerUser: z.number().int().min(0).default(0),
+  sessionDevicePolicy: z.enum(['single-per-device', 'single-per-user', 'allow-multiple']).default('single-per-device'),
+});
+
+/** The expired-session cleanup timer of each kernel (several kernels may share a process in tests). */
+const cleanups = new WeakMap<object, NodeJS.Timeout>();
+
+export default definePlugin({
+  register({ container, routes, registries, migrations, models, options: raw }) {
+    const parsed = optionsSchema.safeParse(raw);
+    if (!parsed.success) throw new BootError(`Invalid plugins.options.auth: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+    const o = parsed.data;
+    for (const model of [User, Role, Session]) models.add(model);
+    for (const m of AUTH_MIGRATIONS) migrations.add(m);
+    container.register('users', asFunction(({ pool }: { pool: WorkerPool }) => new UsersService(pool, { bcryptRounds: o.bcryptRounds })).singleton());
+    container.register(
+      'sessions',
+      asFunction(({ users, cache, logger }: { users: UsersService; cache: CacheService; logger: Logger }) =>
+        new SessionsService(users, cache, logger, { ttlHours: o.sessionTtlHours, idleHours: o.sessionIdleHours, maxPerUser: o.sessionMaxPerUser, devicePolicy: o.sessionDevicePolicy }),
+      ).singleton(),
+    );
+    for (const route of authRoutes) routes.add(route);
+    registries.identityResolvers.add(sessionCookieResolver());
+    registries.identityResolvers.add(guestResolver());
+  },
+  boot({ container, config, logger }) {
+    const sessions = container.resolve<SessionsService>('sessions');
+    const timer = setInterval(() => {
+      sessions.purgeExpired().catch((err) => logger.warn({ err }, 'expired-session cleanup failed'));
+    }, 5 * 60 * 1000);
+    timer.unref();
+    cleanups.set(config, timer);
+  },
+  close({ config }) {
+    clearInterval(cleanups.get(config));
+    cleanups.delete(config);
+  },
+});

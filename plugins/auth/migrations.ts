@@ -1,0 +1,48 @@
+import type { MigrationDefinition } from '../../kernel/db/migrations.js';
+import { BUILT_IN_ROLES } from './roles.js';
+
+export const AUTH_MIGRATIONS: MigrationDefinition[] = [
+  {
+    name: '0001-users-roles-sessions',
+    async up({ queryInterface, DataTypes }) {
+      await queryInterface.createTable('auth_users', {
+        id: { type: DataTypes.STRING(36), primaryKey: true },
+        tenant_id: { type: DataTypes.STRING(64), allowNull: false },
+        email: { type: DataTypes.STRING(191), allowNull: false },
+        username: { type: DataTypes.STRING(191), allowNull: false },
+        password_hash: { type: DataTypes.STRING(100), allowNull: false },
+        role: { type: DataTypes.STRING(64), allowNull: false },
+        blocked: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false },
+        failed_attempts: { type: DataTypes.INTEGER, allowNull: false, defaultValue: 0 },
+        lockout_until: { type: DataTypes.BIGINT, allowNull: true },
+        preferences: { type: DataTypes.TEXT, allowNull: false },
+        created_at: { type: DataTypes.DATE, allowNull: false },
+        updated_at: { type: DataTypes.DATE, allowNull: false },
+      });
+      await queryInterface.addIndex('auth_users', ['tenant_id', 'email'], { unique: true, name: 'auth_users_tenant_email' });
+      await queryInterface.createTable('auth_roles', {
+        tenant_id: { type: DataTypes.STRING(64), primaryKey: true },
+        name: { type: DataTypes.STRING(64), primaryKey: true },
+        description: { type: DataTypes.STRING(255), allowNull: false },
+        permissions: { type: DataTypes.TEXT, allowNull: false },
+      });
+      await queryInterface.bulkInsert(
+        'auth_roles',
+        Object.entries(BUILT_IN_ROLES).map(([name, r]) => ({ tenant_id: 'default', name, description: r.description, permissions: JSON.stringify(r.permissions) })),
+      );
+      await queryInterface.createTable('auth_sessions', {
+        id_hash: { type: DataTypes.STRING(64), primaryKey: true },
+        public_id: { type: DataTypes.STRING(36), allowNull: false, unique: true },
+        user_id: { type: DataTypes.STRING(36), allowNull: false },
+        tenant_id: { type: DataTypes.STRING(64), allowNull: false },
+        user_agent: { type: DataTypes.STRING(512), allowNull: false },
+        ip: { type: DataTypes.STRING(64), allowNull: false },
+        created_at: { type: DataTypes.BIGINT, allowNull: false },
+        last_active_at: { type: DataTypes.BIGINT, allowNull: false },
+        expires_at: { type: DataTypes.BIGINT, allowNull: false },
+      });
+      await queryInterface.addIndex('auth_sessions', ['user_id'], { name: 'auth_sessions_user' });
+      await queryInterface.addIndex('auth_sessions', ['expires_at'], { name: 'auth_sessions_expires' });
+    },
+  },
+];

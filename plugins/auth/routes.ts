@@ -1,0 +1,110 @@
+import type { Context } from 'koa';
+import { z } from 'zod';
+import { AuthenticationRequiredError } from '../../kernel/errors.js';
+import type { RouteDefinition } from '../../kernel/http/route-table.js';
+import type { SessionsService } from './sessions-service.js';
+import { toPublicUser, type UsersService } from './users-service.js';
+
+export const SESSION_COOKIE = 'session';
+
+const publicUser = z.object({ _id: z.string(), email: z.string(), username: z.string(), role: z.string() }).meta({ id: 'User' });
+
+/** The client's address: the socket's, or X-Forwarded-For / X-Real-IP only behind a trusted proxy (http.trustProxy). */
+export function clientIp(ctx: Context): string {
+  if (ctx.app.proxy && !ctx.get('x-forwarded-for') && ctx.get('x-real-ip')) return ctx.get('x-real-ip');
+  return ctx.ip;
+}
+
+export function setSessionCookie(ctx: Context, token: string, expiresAt: number): void {
+  ctx.cookies.set(SESSION_COOKIE, token, { httpOnly: true, sameSite: 'lax', path: '/', secure: ctx.secure, expires: new Date(expiresAt), overwrite: true });
+}
+
+export function clearSessionCookie(ctx: Context): void {
+  ctx.cookies.set(SESSION_COOKIE, null, { httpOnly: true, sameSite: 'lax', path: '/', overwrite: true });
+}
+
+export const authRoutes: RouteDefinition[] = [
+  {
+    method: 'POST',
+    path: '/api/user/login',
+    permission: 'public',
+    summary: 'Sign in with email and password; sets the session cookie',
+    description:
+      'Unknown email and wrong password answer the same 401 INVALID_CREDENTIALS. The 5th consecutive failure answers 401 and locks the account for 15 minutes; later attempts answer 403 ACCOUNT_LOCKED with retryAfterSeconds, before the password is checked.',
+    tags: ['user'],
+    rateLimit: { points: 30, durationSeconds: 60 },
+    request: { body: z.object({ email: z.string().min(1).max(320), password: z.string().min(1).max(1024) }) },
+    response: z.object({ user: publicUser }),
+    async handler({ ctx, body, scope }) {
+      const user = await (scope.users as UsersService).authenticate(body.email, body.password);
+      const { token, session } = await (scope.sessions as SessionsService).create(user, { userAgent: ctx.get('user-agent'), ip: clientIp(ctx) });
+      setSessionCookie(ctx, token, Number(session.expires_at));
+      return { user: toPublicUser(user) };
+    },
+  },
+  {
+    method: 'POST',
+    path: '/api/user/logout',
+    permission: 'authenticated',
+    summary: 'Ends the current session everywhere and clears the cookie',
+    tags: ['user'],
+    request: {},
+    response: z.object({ loggedOut: z.literal(true) }),
+    async handler({ ctx, identity, scope }) {
+      const hash = identity.meta?.sessionHash;
+      if (typeof hash === 'string') await (scope.sessions as SessionsService).revokeByHash(hash);
+      clearSessionCookie(ctx);
+      return { loggedOut: true };
+    },
+  },
+  {
+    method: 'GET',
+    path: '/api/user/me',
+    permission: 'authenticated',
+    summary: 'The signed-in user',
+    tags: ['user'],
+    request: {},
+    response: z.object({
+      _id: z.string(), email: z.string(), username: z.string(), role: z.string(), permissions: z.array(z.string()),
+      preferences: z.record(z.string(), z.unknown()), is2FAEnabled: z.boolean(),
+    }),
+    async handler({ identity, scope }) {
+      const user = identity.userId ? await (scope.users as UsersService).findById(identity.userId) : null;
+      if (!user) throw new AuthenticationRequiredError();
+      return { ...toPublicUser(user), permissions: identity.permissions, preferences: JSON.parse(user.preferences), is2FAEnabled: false };
+    },
+  },
+  {
+    method: 'POST',
+    path: '/api/user/create-user',
+    permission: 'user:manage',
+    summary: 'Creates a user (admins, or user:manage)',
+    tags: ['user'],
+    status: 201,
+    request: {
+      body: z.object({
+        email: z.string().email().max(191),
+        password: z.string().min(8, 'at least 8 characters').max(1024),
+        role: z.string().min(1).max(64),
+        username: z.string().min(1).max(191).optional(),
+      }),
+    },
+    response: publicUser,
+    handler: ({ body, identity, scope }) => (scope.users as UsersService).create({ ...body, tenantId: identity.tenantId }),
+  },
+  {
+    method: 'GET',
+    path: '/api/user/sessions',
+    permission: 'authenticated',
+    summary: "The caller's active sessions, the current one flagged",
+    tags: ['user'],
+    request: {},
+    response: z.object({
+      sessions: z.array(z.object({ _id: z.string(), current: z.boolean(), userAgent: z.string(), ip: z.string(), device: z.string(), createdAt: z.string(), lastActiveAt: z.string(), expiresAt: z.string() })),
+    }),
+    async handler({ identity, scope }) {
+      const hash = typeof identity.meta?.sessionHash === 'string' ? identity.meta.sessionHash : null;
+      return { sessions: await (scope.sessions as SessionsService).list(identity.userId!, hash) };
+    },
+  },
+];

@@ -1,0 +1,151 @@
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { Op } from 'sequelize';
+import type { CacheService } from '../../kernel/cache/cache-service.js';
+import type { Logger } from '../../kernel/logger.js';
+import { Session } from './models/session.js';
+import type { User } from './models/user.js';
+import type { UsersService } from './users-service.js';
+
+export type DevicePolicy = 'single-per-device' | 'single-per-user' | 'allow-multiple';
+
+export interface SessionOptions {
+  ttlHours: number;
+  idleHours: number;
+  maxPerUser: number;
+  devicePolicy: DevicePolicy;
+}
+
+/** What a cache holds for a session: identity, role and permissions; never credential material. */
+export interface SessionSnapshot {
+  sessionId: string;
+  idHash: string;
+  userId: string;
+  tenantId: string;
+  role: string;
+  permissions: string[];
+  expiresAt: number;
+}
+
+export interface SessionView {
+  _id: string;
+  current: boolean;
+  userAgent: string;
+  ip: string;
+  device: string;
+  createdAt: string;
+  lastActiveAt: string;
+  expiresAt: string;
+}
+
+const CACHE = 'sessions';
+const hashOf = (token: string) => createHash('sha256').update(token).digest('hex');
+
+function deviceOf(userAgent: string): string {
+  if (!userAgent) return 'unknown';
+  const os = /windows/i.test(userAgent) ? 'Windows' : /iphone|ipad|ios/i.test(userAgent) ? 'iOS' : /android/i.test(userAgent) ? 'Android' : /mac os/i.test(userAgent) ? 'macOS' : /linux/i.test(userAgent) ? 'Linux' : 'other';
+  const app = /edg\//i.test(userAgent) ? 'Edge' : /chrome\//i.test(userAgent) ? 'Chrome' : /firefox\//i.test(userAgent) ? 'Firefox' : /safari\//i.test(userAgent) ? 'Safari' : /curl|node|undici/i.test(userAgent) ? 'API client' : 'browser';
+  return `${app} on ${os}`;
+}
+
+/**
+ * Sessions: a random cookie value whose SHA-256 is the database key. Resolution reads the shared cache
+ * (memory, or Redis across instances) and falls back to the database; revocation deletes both, so it
+ * is effective at once on every instance sharing Redis.
+ */
+export class SessionsService {
+  constructor(
+    private readonly users: UsersService,
+    private readonly cache: CacheService,
+    private readonly logger: Logger,
+    private readonly options: SessionOptions,
+  ) {}
+
+  async create(user: User, client: { userAgent: string; ip: string }): Promise<{ token: string; session: Session }> {
+    const now = Date.now();
+    await this.evictForPolicy(user.id, client.userAgent).catch((err) => this.logger.warn({ err }, 'session eviction failed'));
+    const token = randomBytes(32).toString('base64url');
+    const session = await Session.create({
+      id_hash: hashOf(token), public_id: randomUUID(), user_id: user.id, tenant_id: user.tenant_id,
+      user_agent: client.userAgent.slice(0, 512), ip: client.ip.slice(0, 64), created_at: now, last_active_at: now,
+      expires_at: now + this.options.ttlHours * 3600 * 1000,
+    });
+    if (this.options.maxPerUser > 0) await this.enforceMax(user.id).catch((err) => this.logger.warn({ err }, 'session cap failed'));
+    return { token, session };
+  }
+
+  /** Best effort, never blocks a login: the device policy's evictions. */
+  private async evictForPolicy(userId: string, userAgent: string): Promise<void> {
+    if (this.options.devicePolicy === 'allow-multiple') return;
+    if (this.options.devicePolicy === 'single-per-device' && !userAgent) return;
+    const where = this.options.devicePolicy === 'single-per-user' ? { user_id: userId } : { user_id: userId, user_agent: userAgent.slice(0, 512) };
+    for (const s of await Session.findAll({ where })) await this.revokeRow(s);
+  }
+
+  private async enforceMax(userId: string): Promise<void> {
+    const rows = await Session.findAll({ where: { user_id: userId }, order: [['last_active_at', 'DESC']] });
+    for (const s of rows.slice(this.options.maxPerUser)) await this.revokeRow(s);
+  }
+
+  /** The session behind a cookie value, or null when it is unknown, expired, idle too long or its user is gone or blocked. */
+  async resolve(token: string): Promise<SessionSnapshot | null> {
+    const idHash = hashOf(token);
+    const cached = await this.cache.get<SessionSnapshot>(CACHE, idHash);
+    const now = Date.now();
+    if (cached && cached.expiresAt > now) return cached;
+    const row = await Session.findByPk(idHash);
+    if (!row) return null;
+    const idleLimit = this.options.idleHours > 0 ? Number(row.last_active_at) + this.options.idleHours * 3600 * 1000 : Infinity;
+    if (Number(row.expires_at) <= now || idleLimit <= now) {
+      await this.revokeRow(row);
+      return null;
+    }
+    const user = await this.users.findById(row.user_id);
+    if (!user || user.blocked) {
+      await this.revokeRow(row);
+      return null;
+    }
+    const snapshot: SessionSnapshot = {
+      sessionId: row.public_id, idHash, userId: user.id, tenantId: user.tenant_id, role: user.role,
+      permissions: await this.users.permissionsOf(user.role, user.tenant_id), expiresAt: Number(row.expires_at),
+    };
+    const ttlSeconds = Math.max(1, Math.min(300, Math.floor((snapshot.expiresAt - now) / 1000)));
+    await this.cache.set(CACHE, idHash, snapshot, { ttlSeconds });
+    if (now - Number(row.last_active_at) > 60000) {
+      Session.update({ last_active_at: now }, { where: { id_hash: idHash } }).catch((err) => this.logger.warn({ err }, 'last activity update failed'));
+    }
+    return snapshot;
+  }
+
+  private async revokeRow(row: Session): Promise<void> {
+    await Session.destroy({ where: { id_hash: row.id_hash } });
+    await this.cache.delete(CACHE, row.id_hash);
+  }
+
+  async revokeByHash(idHash: string): Promise<void> {
+    await Session.destroy({ where: { id_hash: idHash } });
+    await this.cache.delete(CACHE, idHash);
+  }
+
+  /** Blocking or deleting a user ends every one of its sessions, everywhere. */
+  async revokeAllForUser(userId: string): Promise<number> {
+    const rows = await Session.findAll({ where: { user_id: userId } });
+    for (const row of rows) await this.revokeRow(row);
+    return rows.length;
+  }
+
+  async list(userId: string, currentHash: string | null): Promise<SessionView[]> {
+    const rows = await Session.findAll({ where: { user_id: userId, expires_at: { [Op.gt]: Date.now() } }, order: [['last_active_at', 'DESC']] });
+    return rows.map((s) => ({
+      _id: s.public_id, current: s.id_hash === currentHash, userAgent: s.user_agent, ip: s.ip, device: deviceOf(s.user_agent),
+      createdAt: new Date(Number(s.created_at)).toISOString(), lastActiveAt: new Date(Number(s.last_active_at)).toISOString(),
+      expiresAt: new Date(Number(s.expires_at)).toISOString(),
+    }));
+  }
+
+  /** Deletes expired sessions (the spec's cleanup task, every 5 minutes). */
+  async purgeExpired(): Promise<number> {
+    const expired = await Session.findAll({ where: { expires_at: { [Op.lte]: Date.now() } }, attributes: ['id_hash'] });
+    for (const row of expired) await this.revokeByHash(row.id_hash);
+    return expired.length;
+  }
+}

@@ -1,0 +1,130 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { Op, UniqueConstraintError, literal } from 'sequelize';
+import { InternalError, ValidationError } from '../../kernel/errors.js';
+import type { WorkerPool } from '../../kernel/pool.js';
+import { AccountBlockedError, AccountLockedError, InvalidCredentialsError, UserExistsError } from './errors.js';
+import { Role } from './models/role.js';
+import { User } from './models/user.js';
+
+export const MAX_FAILED_ATTEMPTS = 5;
+export const LOCKOUT_MS = 15 * 60 * 1000;
+
+export interface PublicUser {
+  _id: string;
+  email: string;
+  username: string;
+  role: string;
+}
+
+export interface AuthOptions {
+  bcryptRounds: number;
+}
+
+export const toPublicUser = (u: User): PublicUser => ({ _id: u.id, email: u.email, username: u.username, role: u.role });
+
+/** Password policy: at least 8 characters, at most 72 bytes (what bcrypt uses). */
+export function checkPassword(password: string): void {
+  if (password.length < 8) throw new ValidationError('Password must be at least 8 characters', [{ path: 'body.password', message: 'at least 8 characters' }]);
+  if (Buffer.byteLength(password) > 72) throw new ValidationError('Password must be at most 72 bytes', [{ path: 'body.password', message: 'at most 72 bytes' }]);
+}
+
+/**
+ * Users, passwords and the lockout rule. Hashing and verification run in the worker pool. An unknown
+ * email costs the same work as a wrong password (a dummy hash is verified), so timing does not tell
+ * them apart. Failed attempts are counted with one conditional UPDATE, so concurrent failures lock
+ * the account once and never count past five.
+ */
+export class UsersService {
+  private dummyHash: Promise<string> | null = null;
+
+  constructor(
+    private readonly pool: WorkerPool,
+    private readonly options: AuthOptions,
+  ) {}
+
+  private async hash(password: string): Promise<string> {
+    const result = await this.pool.hashPassword(password, this.options.bcryptRounds);
+    if (!result.ok) throw new ValidationError(result.issues[0]!.message);
+    return result.value;
+  }
+
+  private async verify(password: string, hash: string): Promise<boolean> {
+    const result = await this.pool.verifyPassword(password, hash);
+    if (!result.ok) throw new InternalError(new Error(result.issues[0]!.message));
+    return result.value;
+  }
+
+  async create(input: { email: string; password: string; role: string; username?: string; tenantId?: string }): Promise<PublicUser> {
+    const tenantId = input.tenantId ?? 'default';
+    const email = input.email.trim().toLowerCase();
+    checkPassword(input.password);
+    if (!(await Role.findOne({ where: { tenant_id: tenantId, name: input.role } }))) {
+      throw new ValidationError(`Unknown role '${input.role}'`, [{ path: 'body.role', message: 'unknown role' }]);
+    }
+    try {
+      const user = await User.create({
+        id: randomUUID(), tenant_id: tenantId, email, username: input.username?.trim() || email.split('@')[0]!,
+        password_hash: await this.hash(input.password), role: input.role, preferences: '{}',
+      });
+      return toPublicUser(user);
+    } catch (err) {
+      if (err instanceof UniqueConstraintError) throw new UserExistsError();
+      throw err;
+    }
+  }
+
+  findById(id: string): Promise<User | null> {
+    return User.findByPk(id);
+  }
+
+  async permissionsOf(role: string, tenantId: string): Promise<string[]> {
+    const row = await Role.findOne({ where: { tenant_id: tenantId, name: role } });
+    return row ? (JSON.parse(row.permissions) as string[]) : [];
+  }
+
+  /** Checks email and password under the lockout rule; returns the user or throws the right error. */
+  async authenticate(emailInput: string, password: string, tenantId = 'default'): Promise<User> {
+    const email = emailInput.trim().toLowerCase();
+    const user = await User.findOne({ where: { tenant_id: tenantId, email } });
+    if (!user) {
+      this.dummyHash ??= this.hash(randomBytes(16).toString('hex'));
+      await this.verify(password.slice(0, 72), await this.dummyHash);
+      throw new InvalidCredentialsError();
+    }
+    const now = Date.now();
+    if (user.lockout_until !== null && Number(user.lockout_until) > now) {
+      throw new AccountLockedError(Math.ceil((Number(user.lockout_until) - now) / 1000));
+    }
+    if (user.lockout_until !== null) {
+      // The lock has expired: its count starts again.
+      await User.update({ failed_attempts: 0, lockout_until: null }, { where: { id: user.id, lockout_until: { [Op.lte]: now } } });
+    }
+    if (!(await this.verify(password, user.password_hash))) {
+      await this.recordFailure(user.id);
+      throw new InvalidCredentialsError();
+    }
+    if (user.blocked) throw new AccountBlockedError();
+    await User.update({ failed_attempts: 0, lockout_until: null }, { where: { id: user.id } });
+    return user;
+  }
+
+  /**
+   * One atomic step: count the failure and, on the fifth, set the lock. Only an unlocked row is
+   * updated, so once locked nothing counts further; a failure that loses that race answers 403.
+   * (lockout_until is assigned first: MariaDB evaluates SET left to right with updated values.)
+   */
+  private async recordFailure(userId: string): Promise<void> {
+    const [changed] = await User.update(
+      {
+        lockout_until: literal(`CASE WHEN failed_attempts + 1 >= ${MAX_FAILED_ATTEMPTS} THEN ${Date.now() + LOCKOUT_MS} ELSE NULL END`),
+        failed_attempts: literal('failed_attempts + 1'),
+      },
+      { where: { id: userId, lockout_until: null } },
+    );
+    if (changed === 0) {
+      const locked = await User.findByPk(userId);
+      const until = Number(locked?.lockout_until ?? 0);
+      if (until > Date.now()) throw new AccountLockedError(Math.ceil((until - Date.now()) / 1000));
+    }
+  }
+}

@@ -1,0 +1,219 @@
+import { expect } from 'chai';
+import { createHash } from 'node:crypto';
+import { QueryTypes } from 'sequelize';
+import { fixturePlugin, startTestKernel, type TestKernel, type TestResponse } from '../helpers/kernel.js';
+import { DB_VARIANTS, REDIS_URL, uniqueName } from '../helpers/services.js';
+
+const AUTH_OPTIONS = { plugins: { options: { auth: { bcryptRounds: 4 } } } };
+const PASSWORD = 'correct horse battery';
+
+function sessionCookie(res: TestResponse): string | null {
+  const cookie = res.headers.getSetCookie().find((c) => c.startsWith('session='));
+  return cookie ?? null;
+}
+const cookieValue = (setCookie: string) => setCookie.split(';')[0]!.slice('session='.length);
+
+async function createUser(t: TestKernel, email: string, role = 'editor'): Promise<string> {
+  const users = t.kernel.container.resolve<{ create(i: object): Promise<{ _id: string }> }>('users');
+  return (await users.create({ email, password: PASSWORD, role })).
+    _id;
+}
+
+const login = (t: TestKernel, email: string, password = PASSWORD, userAgent = 'test-agent/1.0') =>
+  t.request('/api/user/login', { method: 'POST', json: { email, password }, headers: { 'user-agent': userAgent } });
+
+for (const variant of DB_VARIANTS) {
+  describe(`auth: sign-in, lockout and sessions (${variant.name})`, function () {
+    this.timeout(60000);
+    let t: TestKernel;
+    before(async function () {
+      if (!variant.available) {
+        console.log(`      ${variant.skipReason}`);
+        this.skip();
+      }
+      t = await startTestKernel({ db: variant.name, plugins: [fixturePlugin('test-identity')], config: AUTH_OPTIONS });
+    });
+    after(async () => t?.close());
+
+    const userRow = async (id: string) =>
+      (await t.kernel.sequelize.query<{ failed_attempts: number; lockout_until: string | null }>('SELECT failed_attempts, lockout_until FROM auth_users WHERE id = ?', { replacements: [id], type: QueryTypes.SELECT }))[0]!;
+
+    it('signs in, sets an HttpOnly SameSite=Lax session cookie, and the cookie identifies the user', async function () {
+      await createUser(t, 'ada@example.com');
+      const res = await login(t, 'Ada@Example.com');
+      expect(res.status).to.equal(200);
+      const body = await res.json();
+      expect(body.success).to.equal(true);
+      expect(body.data.user).to.include({ email: 'ada@example.com', username: 'ada', role: 'editor' });
+      expect(body.data.user).to.have.keys(['_id', 'email', 'username', 'role']);
+      const cookie = sessionCookie(res)!;
+      expect(cookie).to.match(/^session=[A-Za-z0-9_-]{43}; /);
+      expect(cookie.toLowerCase()).to.include('httponly').and.include('samesite=lax').and.include('path=/');
+      const me = await t.request('/api/user/me', { headers: { cookie: `session=${cookieValue(cookie)}` } });
+      expect(me.status).to.equal(200);
+      const data = (await me.json()).data;
+      expect(data).to.include({ email: 'ada@example.com', role: 'editor', is2FAEnabled: false });
+      expect(data.permissions).to.include('content:write');
+      expect(data.preferences).to.deep.equal({});
+    });
+
+    it('answers unknown email and wrong password identically, doing the same hashing work', async function () {
+      await createUser(t, 'bob@example.com');
+      const pool = t.kernel.pool!;
+      let before = pool.stats().completed;
+      const unknown = await login(t, 'nobody@example.com', 'whatever-password');
+      const unknownWork = pool.stats().completed - before;
+      before = pool.stats().completed;
+      const wrong = await login(t, 'bob@example.com', 'wrong-password');
+      const wrongWork = pool.stats().completed - before;
+      expect(unknown.status).to.equal(401);
+      expect(wrong.status).to.equal(401);
+      expect(await unknown.json()).to.deep.equal(await wrong.json());
+      expect(unknownWork, 'a password verification ran for the unknown email').to.be.at.least(1);
+      expect(wrongWork).to.equal(1);
+      expect(sessionCookie(wrong)).to.equal(null);
+    });
+
+    it('locks after 5 consecutive failures (the 5th answers 401), refuses even the right password, then unlocks on expiry', async function () {
+      const id = await createUser(t, 'carol@example.com');
+      const statuses: number[] = [];
+      for (let i = 0; i < 5; i++) statuses.push((await login(t, 'carol@example.com', `wrong-${i}`)).status);
+      expect(statuses).to.deep.equal([401, 401, 401, 401, 401]);
+      const locked = await login(t, 'carol@example.com');
+      expect(locked.status).to.equal(403);
+      const body = await locked.json();
+      expect(body.error).to.equal('ACCOUNT_LOCKED');
+      expect(body.retryAfterSeconds).to.be.within(890, 900);
+      expect(body.message).to.match(/15 minutes/);
+      expect(Number((await userRow(id)).failed_attempts)).to.equal(5);
+      await t.kernel.sequelize.query('UPDATE auth_users SET lockout_until = ? WHERE id = ?', { replacements: [Date.now() - 1000, id] });
+      expect((await login(t, 'carol@example.com')).status).to.equal(200);
+      expect(await userRow(id)).to.deep.include({ lockout_until: null });
+      expect(Number((await userRow(id)).failed_attempts)).to.equal(0);
+    });
+
+    it('counts 20 concurrent wrong passwords atomically: one lock, never more than 5 failures', async function () {
+      const id = await createUser(t, 'dave@example.com');
+      const results = await Promise.all(Array.from({ length: 20 }, (_, i) => login(t, 'dave@example.com', `wrong-password-${i}`)));
+      const statuses = results.map((r) => r.status);
+      expect(statuses.filter((s) => s === 401)).to.have.length(5);
+      expect(statuses.filter((s) => s === 403)).to.have.length(15);
+      const row = await userRow(id);
+      expect(Number(row.failed_attempts)).to.equal(5);
+      expect(Number(row.lockout_until)).to.be.greaterThan(Date.now());
+    });
+
+    it('a success resets the count of failures', async function () {
+      const id = await createUser(t, 'erin@example.com');
+      for (let i = 0; i < 4; i++) await login(t, 'erin@example.com', 'nope-nope');
+      expect((await login(t, 'erin@example.com')).status).to.equal(200);
+      expect(Number((await userRow(id)).failed_attempts)).to.equal(0);
+      for (let i = 0; i < 4; i++) expect((await login(t, 'erin@example.com', 'nope-nope')).status).to.equal(401);
+    });
+
+    it('logs out: the session is revoked, the cookie cleared, and the old cookie no longer works', async function () {
+      await createUser(t, 'frank@example.com');
+      const token = cookieValue(sessionCookie(await login(t, 'frank@example.com'))!);
+      const headers = { cookie: `session=${token}` };
+      expect((await t.request('/api/user/me', { headers })).status).to.equal(200);
+      const out = await t.request('/api/user/logout', { method: 'POST', headers });
+      expect(out.status).to.equal(200);
+      expect(sessionCookie(out)).to.match(/^session=;/);
+      const after = await t.request('/api/user/me', { headers });
+      expect(after.status).to.equal(401);
+      expect(sessionCookie(after), 'a dead cookie is deleted').to.match(/^session=;/);
+      expect((await t.request('/api/user/logout', { method: 'POST' })).status).to.equal(401);
+    });
+
+    it('keeps credential material out of the cached session snapshot', async function () {
+      await createUser(t, 'gina@example.com');
+      const token = cookieValue(sessionCookie(await login(t, 'gina@example.com'))!);
+      expect((await t.request('/api/user/me', { headers: { cookie: `session=${token}` } })).status).to.equal(200);
+      const idHash = createHash('sha256').update(token).digest('hex');
+      const cached = await t.kernel.cache!.get<Record<string, unknown>>('sessions', idHash);
+      expect(cached).to.have.keys(['sessionId', 'idHash', 'userId', 'tenantId', 'role', 'permissions', 'expiresAt']);
+      const text = JSON.stringify(cached);
+      expect(text).to.not.include(token);
+      expect(text).to.not.match(/\$2[aby]\$/);
+      const stored = await t.kernel.sequelize.query<{ id_hash: string }>('SELECT id_hash FROM auth_sessions', { type: QueryTypes.SELECT });
+      expect(stored.map((r) => r.id_hash)).to.include(idHash).and.not.include(token);
+    });
+
+    it('single-per-device: a new sign-in from the same user agent ends the previous one; another device keeps its own', async function () {
+      await createUser(t, 'hank@example.com');
+      const first = cookieValue(sessionCookie(await login(t, 'hank@example.com', PASSWORD, 'Mozilla/5.0 (X11; Linux x86_64) Firefox/130.0'))!);
+      const phone = cookieValue(sessionCookie(await login(t, 'hank@example.com', PASSWORD, 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0) Safari/604.1'))!);
+      const second = cookieValue(sessionCookie(await login(t, 'hank@example.com', PASSWORD, 'Mozilla/5.0 (X11; Linux x86_64) Firefox/130.0'))!);
+      expect((await t.request('/api/user/me', { headers: { cookie: `session=${first}` } })).status).to.equal(401);
+      expect((await t.request('/api/user/me', { headers: { cookie: `session=${phone}` } })).status).to.equal(200);
+      const list = await t.request('/api/user/sessions', { headers: { cookie: `session=${second}` } });
+      const sessions = (await list.json()).data.sessions;
+      expect(sessions).to.have.length(2);
+      expect(sessions.filter((s: { current: boolean }) => s.current)).to.have.length(1);
+      expect(sessions.map((s: { device: string }) => s.device).sort()).to.deep.equal(['Firefox on Linux', 'Safari on iOS']);
+    });
+
+    it('a blocked user loses every session at once and cannot sign in', async function () {
+      const id = await createUser(t, 'ivy@example.com');
+      const token = cookieValue(sessionCookie(await login(t, 'ivy@example.com'))!);
+      await t.kernel.sequelize.query('UPDATE auth_users SET blocked = ? WHERE id = ?', { replacements: [true, id] });
+      await t.kernel.container.resolve<{ revokeAllForUser(id: string): Promise<number> }>('sessions').revokeAllForUser(id);
+      expect((await t.request('/api/user/me', { headers: { cookie: `session=${token}` } })).status).to.equal(401);
+      const res = await login(t, 'ivy@example.com');
+      expect(res.status).to.equal(403);
+      expect((await res.json()).error).to.equal('ACCOUNT_BLOCKED');
+    });
+
+    it('creates users for admins only, with a password policy and a clear conflict', async function () {
+      const create = (identity: string, json: object) => t.request('/api/user/create-user', { method: 'POST', identity, json });
+      const ok = await create('admin', { email: 'new@example.com', password: 'longenough', role: 'viewer' });
+      expect(ok.status).to.equal(201);
+      expect((await ok.json()).data).to.include({ email: 'new@example.com', username: 'new', role: 'viewer' });
+      const again = await create('admin', { email: 'NEW@example.com', password: 'longenough', role: 'viewer' });
+      expect(again.status).to.equal(409);
+      expect((await again.json()).error).to.equal('USER_EXISTS');
+      const short = await create('admin', { email: 'short@example.com', password: 'short', role: 'viewer' });
+      expect(short.status).to.equal(400);
+      expect((await short.json()).message).to.include('at least 8 characters');
+      expect((await create('admin', { email: 'r@example.com', password: 'longenough', role: 'emperor' })).status).to.equal(400);
+      expect((await create('editor', { email: 'e@example.com', password: 'longenough', role: 'viewer' })).status).to.equal(403);
+      expect((await t.request('/api/user/create-user', { method: 'POST', json: { email: 'g@example.com', password: 'longenough', role: 'viewer' } })).status).to.equal(401);
+      expect((await login(t, 'new@example.com', 'longenough')).status).to.equal(200);
+    });
+
+    it('an unknown or forged cookie is a guest (and the cookie is deleted)', async function () {
+      const res = await t.request('/api/user/me', { headers: { cookie: 'session=forged-value-that-is-not-a-session' } });
+      expect(res.status).to.equal(401);
+      expect(sessionCookie(res)).to.match(/^session=;/);
+    });
+  });
+}
+
+describe('auth across two instances sharing the database and Redis', function () {
+  this.timeout(60000);
+  let a: TestKernel | undefined;
+  let b: TestKernel | undefined;
+  before(async function () {
+    if (!REDIS_URL || !DB_VARIANTS[1]!.available) {
+      console.log('      CMS_TEST_MARIADB_URL or CMS_TEST_REDIS_URL is not set: multi-instance variant skipped');
+      this.skip();
+    }
+    const config = { ...AUTH_OPTIONS, redis: { url: REDIS_URL, prefix: uniqueName('authshared') } };
+    a = await startTestKernel({ db: 'mariadb', config });
+    b = await startTestKernel({ dbUrl: a.dbUrl, config });
+  });
+  after(async () => {
+    await b?.close();
+    await a?.close();
+  });
+
+  it('a session made on one instance works on the other, and logging out on one ends it on both at once', async function () {
+    await createUser(a!, 'multi@example.com');
+    const token = cookieValue(sessionCookie(await login(a!, 'multi@example.com'))!);
+    const headers = { cookie: `session=${token}` };
+    expect((await b!.request('/api/user/me', { headers })).status).to.equal(200);
+    expect((await a!.request('/api/user/me', { headers })).status).to.equal(200);
+    expect((await a!.request('/api/user/logout', { method: 'POST', headers })).status).to.equal(200);
+    expect((await b!.request('/api/user/me', { headers })).status).to.equal(401);
+  });
+});
