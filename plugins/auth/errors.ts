@@ -30,3 +30,10 @@ export class UserExistsError extends AppError {
     super('USER_EXISTS', 409, 'A user with this email already exists');
   }
 }
+
+defineErrorCode('REAUTH_REQUIRED', 403, 'Revoking another session needs a fresh re-authentication proof (X-Reauth-Proof from POST /api/user/sessions/reauth).');
+export class ReauthRequiredError extends AppError {
+  constructor() {
+    super('REAUTH_REQUIRED', 403, 'Confirm your password first (POST /api/user/sessions/reauth) and send the proof in X-Reauth-Proof');
+  }
+}

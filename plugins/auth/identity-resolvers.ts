@@ -1,13 +1,33 @@
 import type { Context } from 'koa';
+import { AuthenticationRequiredError } from '../../kernel/errors.js';
 import type { Identity } from '../../kernel/http/identity.js';
 import type { Logger } from '../../kernel/logger.js';
 import type { IdentityResolver } from '../../kernel/registries/index.js';
 import { clearSessionCookie, SESSION_COOKIE } from './routes.js';
 import type { SessionsService } from './sessions-service.js';
+import type { TokensService } from './tokens-service.js';
 import type { UsersService } from './users-service.js';
 
 /** Services come from the request scope (identity resolution runs inside it). */
-const cradle = (ctx: Context) => ctx.state.scope.cradle as { sessions: SessionsService; users: UsersService; logger: Logger };
+const cradle = (ctx: Context) => ctx.state.scope.cradle as { sessions: SessionsService; users: UsersService; tokens: TokensService; logger: Logger };
+
+/**
+ * `Authorization: Bearer <API key sck_… | website token>`. A bearer value that matches nothing (unknown,
+ * revoked, expired, creator blocked) is refused with 401 rather than treated as a guest.
+ */
+export function bearerResolver(): IdentityResolver {
+  return {
+    id: 'bearer',
+    priority: 5,
+    async resolve(ctx: Context): Promise<Identity | null> {
+      const match = /^Bearer\s+(\S+)\s*$/i.exec(ctx.get('authorization'));
+      if (!match) return null;
+      const identity = await cradle(ctx).tokens.resolveBearer(match[1]!);
+      if (!identity) throw new AuthenticationRequiredError('Invalid, revoked or expired bearer token');
+      return identity;
+    },
+  };
+}
 
 /**
  * The session cookie: a definitive miss (unknown, expired, revoked, user gone or blocked) deletes the

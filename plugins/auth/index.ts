@@ -5,7 +5,12 @@ import { BootError } from '../../kernel/errors.js';
 import { definePlugin } from '../../kernel/index.js';
 import type { Logger } from '../../kernel/logger.js';
 import type { WorkerPool } from '../../kernel/pool.js';
-import { guestResolver, sessionCookieResolver } from './identity-resolvers.js';
+import { bearerResolver, guestResolver, sessionCookieResolver } from './identity-resolvers.js';
+import { ApiKey } from './models/api-key.js';
+import { WebsiteToken } from './models/website-token.js';
+import { accountRoutes } from './routes-account.js';
+import { tokenRoutes } from './routes-tokens.js';
+import { TokensService } from './tokens-service.js';
 import { AUTH_MIGRATIONS } from './migrations.js';
 import { Role } from './models/role.js';
 import { Session } from './models/session.js';
@@ -31,7 +36,7 @@ export default definePlugin({
     const parsed = optionsSchema.safeParse(raw);
     if (!parsed.success) throw new BootError(`Invalid plugins.options.auth: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
     const o = parsed.data;
-    for (const model of [User, Role, Session]) models.add(model);
+    for (const model of [User, Role, Session, ApiKey, WebsiteToken]) models.add(model);
     for (const m of AUTH_MIGRATIONS) migrations.add(m);
     container.register('users', asFunction(({ pool }: { pool: WorkerPool }) => new UsersService(pool, { bcryptRounds: o.bcryptRounds })).singleton());
     container.register(
@@ -40,14 +45,19 @@ export default definePlugin({
         new SessionsService(users, cache, logger, { ttlHours: o.sessionTtlHours, idleHours: o.sessionIdleHours, maxPerUser: o.sessionMaxPerUser, devicePolicy: o.sessionDevicePolicy }),
       ).singleton(),
     );
-    for (const route of authRoutes) routes.add(route);
+    container.register('tokens', asFunction(({ users }: { users: UsersService }) => new TokensService(users)).singleton());
+    for (const route of [...authRoutes, ...accountRoutes, ...tokenRoutes]) routes.add(route);
+    registries.identityResolvers.add(bearerResolver());
     registries.identityResolvers.add(sessionCookieResolver());
     registries.identityResolvers.add(guestResolver());
   },
   boot({ container, config, logger }) {
     const sessions = container.resolve<SessionsService>('sessions');
+    const tokens = container.resolve<TokensService>('tokens');
+    // The spec's background task: expired sessions (and expired tokens) are purged every 5 minutes.
     const timer = setInterval(() => {
       sessions.purgeExpired().catch((err) => logger.warn({ err }, 'expired-session cleanup failed'));
+      tokens.purgeExpired().catch((err) => logger.warn({ err }, 'expired-token cleanup failed'));
     }, 5 * 60 * 1000);
     timer.unref();
     cleanups.set(config, timer);

@@ -45,4 +45,28 @@ export const AUTH_MIGRATIONS: MigrationDefinition[] = [
       await queryInterface.addIndex('auth_sessions', ['expires_at'], { name: 'auth_sessions_expires' });
     },
   },
+  {
+    name: '0002-api-keys-website-tokens-secret',
+    async up({ queryInterface, DataTypes }) {
+      const tokenTable = (hashColumn: string) => ({
+        id: { type: DataTypes.STRING(36), primaryKey: true },
+        tenant_id: { type: DataTypes.STRING(64), allowNull: false },
+        user_id: { type: DataTypes.STRING(36), allowNull: false },
+        name: { type: DataTypes.STRING(191), allowNull: false },
+        [hashColumn]: { type: DataTypes.STRING(64), allowNull: false, unique: true },
+        expires_at: { type: DataTypes.BIGINT, allowNull: true },
+        last_used_at: { type: DataTypes.BIGINT, allowNull: true },
+        created_at: { type: DataTypes.BIGINT, allowNull: false },
+      });
+      await queryInterface.createTable('auth_api_keys', { ...tokenTable('key_hash'), permissions: { type: DataTypes.TEXT, allowNull: false } });
+      await queryInterface.createTable('auth_website_tokens', tokenTable('token_hash'));
+      // The signing secret of re-authentication proofs, shared by every instance on this database.
+      await queryInterface.createTable('auth_secrets', {
+        name: { type: DataTypes.STRING(64), primaryKey: true },
+        value: { type: DataTypes.STRING(128), allowNull: false },
+      });
+      const { randomBytes } = await import('node:crypto');
+      await queryInterface.bulkInsert('auth_secrets', [{ name: 'reauth', value: randomBytes(32).toString('hex') }]);
+    },
+  },
 ];

@@ -1,6 +1,7 @@
 import type { Context } from 'koa';
 import { z } from 'zod';
-import { AuthenticationRequiredError } from '../../kernel/errors.js';
+import { AuthenticationRequiredError, ForbiddenError, NotFoundError } from '../../kernel/errors.js';
+import { isAdmin } from '../../kernel/http/identity.js';
 import type { RouteDefinition } from '../../kernel/http/route-table.js';
 import type { SessionsService } from './sessions-service.js';
 import { toPublicUser, type UsersService } from './users-service.js';
@@ -96,15 +97,22 @@ export const authRoutes: RouteDefinition[] = [
     method: 'GET',
     path: '/api/user/sessions',
     permission: 'authenticated',
-    summary: "The caller's active sessions, the current one flagged",
+    summary: "The caller's active sessions, the current one flagged (admins: ?admin=1&userId= for another user's)",
     tags: ['user'],
-    request: {},
+    request: { query: z.object({ admin: z.enum(['1']).optional(), userId: z.string().uuid().optional() }) },
     response: z.object({
       sessions: z.array(z.object({ _id: z.string(), current: z.boolean(), userAgent: z.string(), ip: z.string(), device: z.string(), createdAt: z.string(), lastActiveAt: z.string(), expiresAt: z.string() })),
     }),
-    async handler({ identity, scope }) {
+    async handler({ identity, query, scope }) {
       const hash = typeof identity.meta?.sessionHash === 'string' ? identity.meta.sessionHash : null;
-      return { sessions: await (scope.sessions as SessionsService).list(identity.userId!, hash) };
+      if (query.admin) {
+        if (!isAdmin(identity)) throw new ForbiddenError('Only admins may use admin=1');
+        const user = query.userId ? await (scope.users as UsersService).findById(query.userId) : null;
+        if (!user || user.tenant_id !== identity.tenantId) throw new NotFoundError('User not found');
+        return { sessions: await (scope.sessions as SessionsService).list(user.id, hash) };
+      }
+      if (!identity.userId) throw new AuthenticationRequiredError();
+      return { sessions: await (scope.sessions as SessionsService).list(identity.userId, hash) };
     },
   },
 ];

@@ -1,5 +1,5 @@
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { Op } from 'sequelize';
+import { createHash, createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { Op, QueryTypes } from 'sequelize';
 import type { CacheService } from '../../kernel/cache/cache-service.js';
 import type { Logger } from '../../kernel/logger.js';
 import { Session } from './models/session.js';
@@ -140,6 +140,39 @@ export class SessionsService {
       createdAt: new Date(Number(s.created_at)).toISOString(), lastActiveAt: new Date(Number(s.last_active_at)).toISOString(),
       expiresAt: new Date(Number(s.expires_at)).toISOString(),
     }));
+  }
+
+  private secret: Promise<string> | null = null;
+
+  private signingSecret(): Promise<string> {
+    this.secret ??= Session.sequelize!
+      .query<{ value: string }>('SELECT value FROM auth_secrets WHERE name = ?', { replacements: ['reauth'], type: QueryTypes.SELECT })
+      .then((rows) => {
+        if (!rows[0]) throw new Error('auth_secrets has no reauth secret');
+        return rows[0].value;
+      });
+    return this.secret;
+  }
+
+  /** A stateless proof (HMAC-SHA256) that the password was just confirmed, bound to one session, valid 5 minutes. */
+  async reauthProof(idHash: string): Promise<{ proof: string; expiresAt: string }> {
+    const expires = Date.now() + 5 * 60 * 1000;
+    const signature = createHmac('sha256', await this.signingSecret()).update(`${idHash}.${expires}`).digest('base64url');
+    return { proof: `${expires}.${signature}`, expiresAt: new Date(expires).toISOString() };
+  }
+
+  async verifyReauthProof(idHash: string, proof: string | undefined): Promise<boolean> {
+    const [expiresText, signature] = (proof ?? '').split('.');
+    const expires = Number(expiresText);
+    if (!signature || !Number.isFinite(expires) || expires <= Date.now()) return false;
+    const expected = createHmac('sha256', await this.signingSecret()).update(`${idHash}.${expires}`).digest();
+    const given = Buffer.from(signature, 'base64url');
+    return given.length === expected.length && timingSafeEqual(given, expected);
+  }
+
+  /** One session by its public id, if it belongs to the tenant. */
+  findByPublicId(publicId: string, tenantId: string): Promise<Session | null> {
+    return Session.findOne({ where: { public_id: publicId, tenant_id: tenantId } });
   }
 
   /** Deletes expired sessions (the spec's cleanup task, every 5 minutes). */

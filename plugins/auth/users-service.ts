@@ -73,6 +73,25 @@ export class UsersService {
     }
   }
 
+  /** Confirms the password of a signed-in user (re-authentication); does not touch the lockout count. */
+  async confirmPassword(userId: string, password: string): Promise<boolean> {
+    const user = await User.findByPk(userId);
+    return user !== null && (await this.verify(password.slice(0, 1024), user.password_hash));
+  }
+
+  /** Changes the username and merges preferences (e.g. preferences.theme). */
+  async updateAttributes(userId: string, input: { username?: string; preferences?: Record<string, unknown> }): Promise<User> {
+    const user = await User.findByPk(userId);
+    if (!user) throw new ValidationError('Unknown user');
+    const preferences = { ...(JSON.parse(user.preferences) as Record<string, unknown>) };
+    for (const [key, value] of Object.entries(input.preferences ?? {})) {
+      const before = preferences[key];
+      preferences[key] = value && typeof value === 'object' && !Array.isArray(value) && before && typeof before === 'object' ? { ...before, ...value } : value;
+    }
+    await user.update({ ...(input.username ? { username: input.username.trim() } : {}), preferences: JSON.stringify(preferences) });
+    return user;
+  }
+
   findById(id: string): Promise<User | null> {
     return User.findByPk(id);
   }

@@ -1,0 +1,75 @@
+import { z } from 'zod';
+import { ForbiddenError, NotFoundError, ValidationError } from '../../kernel/errors.js';
+import { isAdmin } from '../../kernel/http/identity.js';
+import type { RouteDefinition } from '../../kernel/http/route-table.js';
+import { InvalidCredentialsError, ReauthRequiredError } from './errors.js';
+import { clearSessionCookie } from './routes.js';
+import type { SessionsService } from './sessions-service.js';
+import { toPublicUser, type UsersService } from './users-service.js';
+
+const sessionHashOf = (meta: Record<string, unknown> | undefined) => (typeof meta?.sessionHash === 'string' ? meta.sessionHash : null);
+
+/** Session management (re-authentication, revocation, admin variants) and the user's own attributes. */
+export const accountRoutes: RouteDefinition[] = [
+  {
+    method: 'POST',
+    path: '/api/user/sessions/reauth',
+    permission: 'authenticated',
+    summary: 'Confirms the current password; returns a proof for X-Reauth-Proof (5 minutes, bound to this session)',
+    tags: ['user'],
+    rateLimit: { points: 10, durationSeconds: 60 },
+    request: { body: z.object({ password: z.string().min(1).max(1024) }) },
+    response: z.object({ proof: z.string(), expiresAt: z.string() }),
+    async handler({ body, identity, scope }) {
+      const hash = sessionHashOf(identity.meta);
+      if (!hash || !identity.userId) throw new ValidationError('Re-authentication needs a session cookie');
+      if (!(await (scope.users as UsersService).confirmPassword(identity.userId, body.password))) throw new InvalidCredentialsError();
+      return (scope.sessions as SessionsService).reauthProof(hash);
+    },
+  },
+  {
+    method: 'DELETE',
+    path: '/api/user/sessions/:sessionId',
+    permission: 'authenticated',
+    summary: 'Revokes one session everywhere',
+    description: 'Ending the current session needs nothing more; another of your sessions needs X-Reauth-Proof (403 REAUTH_REQUIRED otherwise); with ?admin=1 an admin revokes any session of the tenant without proof.',
+    tags: ['user'],
+    request: { params: z.object({ sessionId: z.string().uuid() }), query: z.object({ admin: z.enum(['1']).optional() }) },
+    response: z.object({ revoked: z.literal(true) }),
+    async handler({ ctx, params, query, identity, scope }) {
+      const sessions = scope.sessions as SessionsService;
+      const target = await sessions.findByPublicId(params.sessionId, identity.tenantId);
+      if (query.admin) {
+        if (!isAdmin(identity)) throw new ForbiddenError('Only admins may use admin=1');
+        if (!target) throw new NotFoundError('Session not found');
+      } else {
+        if (!target || target.user_id !== identity.userId) throw new NotFoundError('Session not found');
+        const current = sessionHashOf(identity.meta);
+        if (target.id_hash !== current && !(current && (await sessions.verifyReauthProof(current, ctx.get('x-reauth-proof'))))) {
+          throw new ReauthRequiredError();
+        }
+        if (target.id_hash === current) clearSessionCookie(ctx);
+      }
+      await sessions.revokeByHash(target.id_hash);
+      return { revoked: true };
+    },
+  },
+  {
+    method: 'PUT',
+    path: '/api/user/update-user-attributes',
+    permission: 'authenticated',
+    summary: "Updates the caller's username and preferences (merged; e.g. preferences.theme)",
+    tags: ['user'],
+    request: {
+      body: z.object({
+        username: z.string().min(1).max(191).optional(),
+        preferences: z.record(z.string().max(64), z.unknown()).optional(),
+      }).refine((b) => JSON.stringify(b).length <= 64 * 1024, 'at most 64 KiB'),
+    },
+    async handler({ body, identity, scope }) {
+      if (!identity.userId || identity.kind === 'apiKey') throw new ForbiddenError('Only a signed-in user has attributes');
+      const user = await (scope.users as UsersService).updateAttributes(identity.userId, body);
+      return { ...toPublicUser(user), preferences: JSON.parse(user.preferences) };
+    },
+  },
+];

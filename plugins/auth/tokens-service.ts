@@ -1,0 +1,116 @@
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { Op } from 'sequelize';
+import { ForbiddenError, NotFoundError, ValidationError } from '../../kernel/errors.js';
+import { hasPermission, isAdmin, type Identity } from '../../kernel/http/identity.js';
+import { ApiKey } from './models/api-key.js';
+import { WebsiteToken } from './models/website-token.js';
+import type { UsersService } from './users-service.js';
+
+const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
+const iso = (ms: number | null) => (ms == null ? null : new Date(Number(ms)).toISOString());
+
+function expiryOf(expiresAt: string | undefined): number | null {
+  if (expiresAt === undefined) return null;
+  const ms = Date.parse(expiresAt);
+  if (!Number.isFinite(ms) || ms <= Date.now()) throw new ValidationError('expiresAt must be a date in the future', [{ path: 'body.expiresAt', message: 'a future ISO date' }]);
+  return ms;
+}
+
+/**
+ * API keys (`sck_…`) and website tokens: random values returned once, stored as SHA-256. A key acts
+ * with its own permissions, never more than its creator has now; a website token acts as its creator
+ * (tenant, role and current permissions). Both stop working when revoked, expired, or their creator is
+ * blocked or deleted.
+ */
+export class TokensService {
+  constructor(private readonly users: UsersService) {}
+
+  async createApiKey(owner: Identity, input: { name: string; permissions: string[]; expiresAt?: string }, known: (p: string) => boolean) {
+    const permissions = [...new Set(input.permissions)];
+    for (const p of permissions) {
+      if (!known(p)) throw new ValidationError(`Unknown permission '${p}'`, [{ path: 'body.permissions', message: `unknown permission ${p}` }]);
+      if (!hasPermission(owner, p)) throw new ForbiddenError(`You cannot give a key the permission '${p}', which you do not have`);
+    }
+    const key = `sck_${randomBytes(32).toString('base64url')}`;
+    const row = await ApiKey.create({
+      id: randomUUID(), tenant_id: owner.tenantId, user_id: owner.userId, name: input.name, key_hash: sha256(key),
+      permissions: JSON.stringify(permissions), expires_at: expiryOf(input.expiresAt), created_at: Date.now(),
+    });
+    return { _id: row.id, name: row.name, key, permissions, expiresAt: iso(row.expires_at) };
+  }
+
+  async listApiKeys(owner: Identity) {
+    const rows = await ApiKey.findAll({ where: this.ownedBy(owner), order: [['created_at', 'DESC']] });
+    return rows.map((r) => ({
+      _id: r.id, name: r.name, permissions: JSON.parse(r.permissions) as string[], expiresAt: iso(r.expires_at),
+      lastUsedAt: iso(r.last_used_at), createdAt: iso(r.created_at)!,
+    }));
+  }
+
+  async revokeApiKey(owner: Identity, id: string): Promise<void> {
+    if (!(await ApiKey.destroy({ where: { ...this.ownedBy(owner), id } }))) throw new NotFoundError(`API key '${id}' not found`);
+  }
+
+  async createWebsiteToken(owner: Identity, input: { name: string; expiresAt?: string }) {
+    const token = randomBytes(32).toString('base64url');
+    const row = await WebsiteToken.create({
+      id: randomUUID(), tenant_id: owner.tenantId, user_id: owner.userId, name: input.name, token_hash: sha256(token),
+      expires_at: expiryOf(input.expiresAt), created_at: Date.now(),
+    });
+    return { _id: row.id, name: row.name, token, expiresAt: iso(row.expires_at) };
+  }
+
+  async listWebsiteTokens(owner: Identity) {
+    const rows = await WebsiteToken.findAll({ where: this.ownedBy(owner), order: [['created_at', 'DESC']] });
+    return rows.map((r) => ({ _id: r.id, name: r.name, expiresAt: iso(r.expires_at), lastUsedAt: iso(r.last_used_at), createdAt: iso(r.created_at)! }));
+  }
+
+  async revokeWebsiteToken(owner: Identity, id: string): Promise<void> {
+    if (!(await WebsiteToken.destroy({ where: { ...this.ownedBy(owner), id } }))) throw new NotFoundError(`Website token '${id}' not found`);
+  }
+
+  /** Admins manage every key of their tenant; everyone else their own. */
+  private ownedBy(owner: Identity) {
+    return isAdmin(owner) ? { tenant_id: owner.tenantId } : { tenant_id: owner.tenantId, user_id: owner.userId };
+  }
+
+  /** The identity behind a bearer value, or null when it is unknown, expired or its creator cannot act. */
+  async resolveBearer(raw: string): Promise<Identity | null> {
+    const now = Date.now();
+    const hash = sha256(raw);
+    const notExpired = { [Op.or]: [{ expires_at: null }, { expires_at: { [Op.gt]: now } }] };
+    if (raw.startsWith('sck_')) {
+      const key = await ApiKey.findOne({ where: { key_hash: hash, ...notExpired } });
+      if (!key) return null;
+      const creator = await this.creator(key.user_id, key.tenant_id);
+      if (!creator) return null;
+      this.touch(ApiKey, key.id, key.last_used_at, now);
+      const granted = (JSON.parse(key.permissions) as string[]).filter((p) => hasPermission(creator, p));
+      return { kind: 'apiKey', userId: key.user_id, role: 'api-key', permissions: granted, tenantId: key.tenant_id, meta: { apiKeyId: key.id } };
+    }
+    const token = await WebsiteToken.findOne({ where: { token_hash: hash, ...notExpired } });
+    if (!token) return null;
+    const creator = await this.creator(token.user_id, token.tenant_id);
+    if (!creator) return null;
+    this.touch(WebsiteToken, token.id, token.last_used_at, now);
+    return { ...creator, kind: 'websiteToken', meta: { websiteTokenId: token.id } };
+  }
+
+  private async creator(userId: string, tenantId: string): Promise<Identity | null> {
+    const user = await this.users.findById(userId);
+    if (!user || user.blocked || user.tenant_id !== tenantId) return null;
+    return { kind: 'user', userId: user.id, role: user.role, permissions: await this.users.permissionsOf(user.role, tenantId), tenantId };
+  }
+
+  /** Records last use at most once a minute. */
+  private touch(model: typeof ApiKey | typeof WebsiteToken, id: string, last: number | null, now: number): void {
+    if (last !== null && now - Number(last) < 60000) return;
+    void (model as typeof ApiKey).update({ last_used_at: now }, { where: { id } }).catch(() => undefined);
+  }
+
+  /** The spec's background purge of expired tokens. */
+  async purgeExpired(): Promise<number> {
+    const where = { expires_at: { [Op.lte]: Date.now() } };
+    return (await ApiKey.destroy({ where })) + (await WebsiteToken.destroy({ where }));
+  }
+}
