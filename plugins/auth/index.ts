@@ -10,18 +10,24 @@ import { ApiKey } from './models/api-key.js';
 import { WebsiteToken } from './models/website-token.js';
 import { accountRoutes } from './routes-account.js';
 import { tokenRoutes } from './routes-tokens.js';
+import { twoFactorRoutes } from './routes-2fa.js';
+import { TwoFactorService } from './two-factor-service.js';
 import { TokensService } from './tokens-service.js';
 import { AUTH_MIGRATIONS } from './migrations.js';
 import { Role } from './models/role.js';
 import { Session } from './models/session.js';
 import { User } from './models/user.js';
 import { authRoutes } from './routes.js';
+import { AuthSecrets } from './secrets.js';
 import { SessionsService } from './sessions-service.js';
+import type { Sequelize } from 'sequelize';
 import { UsersService } from './users-service.js';
 
 /** plugins.options.auth (later issues move the session settings into the seeded System Settings). */
 const optionsSchema = z.object({
   bcryptRounds: z.number().int().min(4).max(15).default(12),
+  /** The issuer shown in authenticator apps. */
+  issuer: z.string().min(1).max(64).default('CMS'),
   sessionTtlHours: z.number().min(0.01).max(24 * 365).default(24),
   sessionIdleHours: z.number().min(0).default(0),
   sessionMaxPerUser: z.number().int().min(0).default(0),
@@ -38,15 +44,20 @@ export default definePlugin({
     const o = parsed.data;
     for (const model of [User, Role, Session, ApiKey, WebsiteToken]) models.add(model);
     for (const m of AUTH_MIGRATIONS) migrations.add(m);
+    container.register('authSecrets', asFunction(({ sequelize }: { sequelize: Sequelize }) => new AuthSecrets(sequelize)).singleton());
     container.register('users', asFunction(({ pool }: { pool: WorkerPool }) => new UsersService(pool, { bcryptRounds: o.bcryptRounds })).singleton());
     container.register(
       'sessions',
-      asFunction(({ users, cache, logger }: { users: UsersService; cache: CacheService; logger: Logger }) =>
-        new SessionsService(users, cache, logger, { ttlHours: o.sessionTtlHours, idleHours: o.sessionIdleHours, maxPerUser: o.sessionMaxPerUser, devicePolicy: o.sessionDevicePolicy }),
+      asFunction(({ users, authSecrets, cache, logger }: { users: UsersService; authSecrets: AuthSecrets; cache: CacheService; logger: Logger }) =>
+        new SessionsService(users, authSecrets, cache, logger, { ttlHours: o.sessionTtlHours, idleHours: o.sessionIdleHours, maxPerUser: o.sessionMaxPerUser, devicePolicy: o.sessionDevicePolicy }),
       ).singleton(),
     );
     container.register('tokens', asFunction(({ users }: { users: UsersService }) => new TokensService(users)).singleton());
-    for (const route of [...authRoutes, ...accountRoutes, ...tokenRoutes]) routes.add(route);
+    container.register(
+      'twoFactor',
+      asFunction(({ pool, authSecrets }: { pool: WorkerPool; authSecrets: AuthSecrets }) => new TwoFactorService(pool, authSecrets, o.issuer)).singleton(),
+    );
+    for (const route of [...authRoutes, ...accountRoutes, ...tokenRoutes, ...twoFactorRoutes]) routes.add(route);
     registries.identityResolvers.add(bearerResolver());
     registries.identityResolvers.add(sessionCookieResolver());
     registries.identityResolvers.add(guestResolver());

@@ -69,4 +69,22 @@ export const AUTH_MIGRATIONS: MigrationDefinition[] = [
       await queryInterface.bulkInsert('auth_secrets', [{ name: 'reauth', value: randomBytes(32).toString('hex') }]);
     },
   },
+  {
+    name: '0003-two-factor',
+    async up({ queryInterface, DataTypes }) {
+      await queryInterface.addColumn('auth_users', 'two_factor_enabled', { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false });
+      await queryInterface.addColumn('auth_users', 'totp_secret', { type: DataTypes.TEXT, allowNull: true });
+      await queryInterface.addColumn('auth_users', 'backup_codes', { type: DataTypes.TEXT, allowNull: true });
+      await queryInterface.addColumn('auth_users', 'last_2fa_verification', { type: DataTypes.BIGINT, allowNull: true });
+      await queryInterface.addColumn('auth_users', 'last_totp_step', { type: DataTypes.BIGINT, allowNull: true });
+      await queryInterface.createTable('auth_2fa_pending', {
+        user_id: { type: DataTypes.STRING(36), primaryKey: true },
+        payload: { type: DataTypes.TEXT, allowNull: false },
+        created_at: { type: DataTypes.BIGINT, allowNull: false },
+      });
+      // Encrypts TOTP secrets when ENCRYPTION_KEY is not set (setup writes ENCRYPTION_KEY to the private config).
+      const { randomBytes } = await import('node:crypto');
+      await queryInterface.bulkInsert('auth_secrets', [{ name: 'encryption', value: randomBytes(32).toString('hex') }]);
+    },
+  },
 ];

@@ -3,6 +3,8 @@ import { z } from 'zod';
 import { AuthenticationRequiredError, ForbiddenError, NotFoundError } from '../../kernel/errors.js';
 import { isAdmin } from '../../kernel/http/identity.js';
 import type { RouteDefinition } from '../../kernel/http/route-table.js';
+import { issuePendingLogin } from './pending-login.js';
+import type { AuthSecrets } from './secrets.js';
 import type { SessionsService } from './sessions-service.js';
 import { toPublicUser, type UsersService } from './users-service.js';
 
@@ -31,13 +33,17 @@ export const authRoutes: RouteDefinition[] = [
     permission: 'public',
     summary: 'Sign in with email and password; sets the session cookie',
     description:
-      'Unknown email and wrong password answer the same 401 INVALID_CREDENTIALS. The 5th consecutive failure answers 401 and locks the account for 15 minutes; later attempts answer 403 ACCOUNT_LOCKED with retryAfterSeconds, before the password is checked.',
+      'Unknown email and wrong password answer the same 401 INVALID_CREDENTIALS. The 5th consecutive failure answers 401 and locks the account for 15 minutes; later attempts answer 403 ACCOUNT_LOCKED with retryAfterSeconds, before the password is checked. With 2FA on, the answer is {requires2FA: true, userId} with no session cookie, and a short-lived cookie binds the pending sign-in to this client for POST /api/auth/2fa/verify.',
     tags: ['user'],
     rateLimit: { points: 30, durationSeconds: 60 },
     request: { body: z.object({ email: z.string().min(1).max(320), password: z.string().min(1).max(1024) }) },
-    response: z.object({ user: publicUser }),
+    response: z.union([z.object({ user: publicUser }), z.object({ requires2FA: z.literal(true), userId: z.string() })]),
     async handler({ ctx, body, scope }) {
       const user = await (scope.users as UsersService).authenticate(body.email, body.password);
+      if (user.two_factor_enabled) {
+        await issuePendingLogin(ctx, scope.authSecrets as AuthSecrets, user.id);
+        return { requires2FA: true, userId: user.id };
+      }
       const { token, session } = await (scope.sessions as SessionsService).create(user, { userAgent: ctx.get('user-agent'), ip: clientIp(ctx) });
       setSessionCookie(ctx, token, Number(session.expires_at));
       return { user: toPublicUser(user) };
@@ -72,7 +78,7 @@ export const authRoutes: RouteDefinition[] = [
     async handler({ identity, scope }) {
       const user = identity.userId ? await (scope.users as UsersService).findById(identity.userId) : null;
       if (!user) throw new AuthenticationRequiredError();
-      return { ...toPublicUser(user), permissions: identity.permissions, preferences: JSON.parse(user.preferences), is2FAEnabled: false };
+      return { ...toPublicUser(user), permissions: identity.permissions, preferences: JSON.parse(user.preferences), is2FAEnabled: user.two_factor_enabled };
     },
   },
   {

@@ -1,9 +1,10 @@
-import { createHash, createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
-import { Op, QueryTypes } from 'sequelize';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { Op } from 'sequelize';
 import type { CacheService } from '../../kernel/cache/cache-service.js';
 import type { Logger } from '../../kernel/logger.js';
 import { Session } from './models/session.js';
 import type { User } from './models/user.js';
+import type { AuthSecrets } from './secrets.js';
 import type { UsersService } from './users-service.js';
 
 export type DevicePolicy = 'single-per-device' | 'single-per-user' | 'allow-multiple';
@@ -55,6 +56,7 @@ function deviceOf(userAgent: string): string {
 export class SessionsService {
   constructor(
     private readonly users: UsersService,
+    private readonly secrets: AuthSecrets,
     private readonly cache: CacheService,
     private readonly logger: Logger,
     private readonly options: SessionOptions,
@@ -142,32 +144,17 @@ export class SessionsService {
     }));
   }
 
-  private secret: Promise<string> | null = null;
-
-  private signingSecret(): Promise<string> {
-    this.secret ??= Session.sequelize!
-      .query<{ value: string }>('SELECT value FROM auth_secrets WHERE name = ?', { replacements: ['reauth'], type: QueryTypes.SELECT })
-      .then((rows) => {
-        if (!rows[0]) throw new Error('auth_secrets has no reauth secret');
-        return rows[0].value;
-      });
-    return this.secret;
-  }
-
   /** A stateless proof (HMAC-SHA256) that the password was just confirmed, bound to one session, valid 5 minutes. */
   async reauthProof(idHash: string): Promise<{ proof: string; expiresAt: string }> {
     const expires = Date.now() + 5 * 60 * 1000;
-    const signature = createHmac('sha256', await this.signingSecret()).update(`${idHash}.${expires}`).digest('base64url');
-    return { proof: `${expires}.${signature}`, expiresAt: new Date(expires).toISOString() };
+    return { proof: `${expires}.${await this.secrets.sign(`reauth.${idHash}.${expires}`)}`, expiresAt: new Date(expires).toISOString() };
   }
 
   async verifyReauthProof(idHash: string, proof: string | undefined): Promise<boolean> {
     const [expiresText, signature] = (proof ?? '').split('.');
     const expires = Number(expiresText);
     if (!signature || !Number.isFinite(expires) || expires <= Date.now()) return false;
-    const expected = createHmac('sha256', await this.signingSecret()).update(`${idHash}.${expires}`).digest();
-    const given = Buffer.from(signature, 'base64url');
-    return given.length === expected.length && timingSafeEqual(given, expected);
+    return this.secrets.verifySignature(`reauth.${idHash}.${expires}`, signature);
   }
 
   /** One session by its public id, if it belongs to the tenant. */

@@ -123,8 +123,22 @@ export class UsersService {
       throw new InvalidCredentialsError();
     }
     if (user.blocked) throw new AccountBlockedError();
-    await User.update({ failed_attempts: 0, lockout_until: null }, { where: { id: user.id } });
+    // With 2FA the sign-in is not complete yet: the count resets only after the second step, so
+    // signing in again with the password cannot wipe failed codes and allow endless code guessing.
+    if (!user.two_factor_enabled) await this.resetFailures(user.id);
     return user;
+  }
+
+  /** Clears the failure count after a completed sign-in. */
+  async resetFailures(userId: string): Promise<void> {
+    await User.update({ failed_attempts: 0, lockout_until: null }, { where: { id: userId } });
+  }
+
+  /** Seconds left on a lock, or 0. */
+  async lockedForSeconds(userId: string): Promise<number> {
+    const user = await User.findByPk(userId);
+    const until = Number(user?.lockout_until ?? 0);
+    return until > Date.now() ? Math.ceil((until - Date.now()) / 1000) : 0;
   }
 
   /**
@@ -132,7 +146,7 @@ export class UsersService {
    * updated, so once locked nothing counts further; a failure that loses that race answers 403.
    * (lockout_until is assigned first: MariaDB evaluates SET left to right with updated values.)
    */
-  private async recordFailure(userId: string): Promise<void> {
+  async recordFailure(userId: string): Promise<void> {
     const [changed] = await User.update(
       {
         lockout_until: literal(`CASE WHEN failed_attempts + 1 >= ${MAX_FAILED_ATTEMPTS} THEN ${Date.now() + LOCKOUT_MS} ELSE NULL END`),

@@ -12,6 +12,11 @@ export class User extends Model {
   declare failed_attempts: number;
   declare lockout_until: number | null;
   declare preferences: string;
+  declare two_factor_enabled: boolean;
+  declare totp_secret: string | null;
+  declare backup_codes: string | null;
+  declare last_2fa_verification: number | null;
+  declare last_totp_step: number | null;
   declare created_at: Date;
   declare updated_at: Date;
 
@@ -28,6 +33,11 @@ export class User extends Model {
         failed_attempts: { type: DataTypes.INTEGER, allowNull: false, defaultValue: 0 },
         lockout_until: { type: DataTypes.BIGINT, allowNull: true },
         preferences: { type: DataTypes.TEXT, allowNull: false, defaultValue: '{}' },
+        two_factor_enabled: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false },
+        totp_secret: { type: DataTypes.TEXT, allowNull: true },
+        backup_codes: { type: DataTypes.TEXT, allowNull: true },
+        last_2fa_verification: { type: DataTypes.BIGINT, allowNull: true },
+        last_totp_step: { type: DataTypes.BIGINT, allowNull: true },
       },
       { sequelize, tableName: 'auth_users', underscored: true, createdAt: 'created_at', updatedAt: 'updated_at' },
     );
