@@ -37,3 +37,24 @@ export class ReauthRequiredError extends AppError {
     super('REAUTH_REQUIRED', 403, 'Confirm your password first (POST /api/user/sessions/reauth) and send the proof in X-Reauth-Proof');
   }
 }
+
+defineErrorCode('TOKEN_NOT_FOUND', 404, 'The link or token is not valid (unknown, revoked, or for another purpose).');
+export class TokenNotFoundError extends AppError {
+  constructor() {
+    super('TOKEN_NOT_FOUND', 404, 'This link is not valid');
+  }
+}
+
+defineErrorCode('TOKEN_EXPIRED', 410, 'The link or token has expired; ask for a new one.');
+export class TokenExpiredError extends AppError {
+  constructor() {
+    super('TOKEN_EXPIRED', 410, 'This link has expired; ask for a new one');
+  }
+}
+
+defineErrorCode('TOKEN_ALREADY_CONSUMED', 409, 'The single-use link or token has already been used.');
+export class TokenAlreadyConsumedError extends AppError {
+  constructor() {
+    super('TOKEN_ALREADY_CONSUMED', 409, 'This link has already been used');
+  }
+}

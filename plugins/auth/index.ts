@@ -11,6 +11,10 @@ import { WebsiteToken } from './models/website-token.js';
 import { accountRoutes } from './routes-account.js';
 import { tokenRoutes } from './routes-tokens.js';
 import { twoFactorRoutes } from './routes-2fa.js';
+import { emailRoutes, invitationRoutes } from './routes-email.js';
+import { EmailFlows, type MailerLike } from './email-flows.js';
+import { EmailTokensService } from './email-tokens-service.js';
+import { EmailToken } from './models/email-token.js';
 import { TwoFactorService } from './two-factor-service.js';
 import { TokensService } from './tokens-service.js';
 import { AUTH_MIGRATIONS } from './migrations.js';
@@ -28,6 +32,8 @@ const optionsSchema = z.object({
   bcryptRounds: z.number().int().min(4).max(15).default(12),
   /** The issuer shown in authenticator apps. */
   issuer: z.string().min(1).max(64).default('CMS'),
+  /** The address links in mails point to (CMS_PUBLIC_URL overrides); never taken from the request. */
+  publicUrl: z.string().url().optional(),
   sessionTtlHours: z.number().min(0.01).max(24 * 365).default(24),
   sessionIdleHours: z.number().min(0).default(0),
   sessionMaxPerUser: z.number().int().min(0).default(0),
@@ -38,11 +44,11 @@ const optionsSchema = z.object({
 const cleanups = new WeakMap<object, NodeJS.Timeout>();
 
 export default definePlugin({
-  register({ container, routes, registries, migrations, models, options: raw }) {
+  register({ container, routes, registries, migrations, models, config, options: raw }) {
     const parsed = optionsSchema.safeParse(raw);
     if (!parsed.success) throw new BootError(`Invalid plugins.options.auth: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
     const o = parsed.data;
-    for (const model of [User, Role, Session, ApiKey, WebsiteToken]) models.add(model);
+    for (const model of [User, Role, Session, ApiKey, WebsiteToken, EmailToken]) models.add(model);
     for (const m of AUTH_MIGRATIONS) migrations.add(m);
     container.register('authSecrets', asFunction(({ sequelize }: { sequelize: Sequelize }) => new AuthSecrets(sequelize)).singleton());
     container.register('users', asFunction(({ pool }: { pool: WorkerPool }) => new UsersService(pool, { bcryptRounds: o.bcryptRounds })).singleton());
@@ -57,7 +63,15 @@ export default definePlugin({
       'twoFactor',
       asFunction(({ pool, authSecrets }: { pool: WorkerPool; authSecrets: AuthSecrets }) => new TwoFactorService(pool, authSecrets, o.issuer)).singleton(),
     );
-    for (const route of [...authRoutes, ...accountRoutes, ...tokenRoutes, ...twoFactorRoutes]) routes.add(route);
+    container.register('emailTokens', asFunction(() => new EmailTokensService()).singleton());
+    const publicUrl = (process.env.CMS_PUBLIC_URL ?? o.publicUrl ?? `http://${config.host}:${config.port}`).replace(/\/+$/, '');
+    container.register(
+      'emailFlows',
+      asFunction(({ users, emailTokens, mailer, logger }: { users: UsersService; emailTokens: EmailTokensService; mailer: MailerLike; logger: Logger }) =>
+        new EmailFlows(users, emailTokens, mailer, logger, publicUrl),
+      ).singleton(),
+    );
+    for (const route of [...authRoutes, ...accountRoutes, ...tokenRoutes, ...twoFactorRoutes, ...emailRoutes, ...invitationRoutes]) routes.add(route);
     registries.identityResolvers.add(bearerResolver());
     registries.identityResolvers.add(sessionCookieResolver());
     registries.identityResolvers.add(guestResolver());
@@ -65,10 +79,12 @@ export default definePlugin({
   boot({ container, config, logger }) {
     const sessions = container.resolve<SessionsService>('sessions');
     const tokens = container.resolve<TokensService>('tokens');
+    const emailTokens = container.resolve<EmailTokensService>('emailTokens');
     // The spec's background task: expired sessions (and expired tokens) are purged every 5 minutes.
     const timer = setInterval(() => {
       sessions.purgeExpired().catch((err) => logger.warn({ err }, 'expired-session cleanup failed'));
       tokens.purgeExpired().catch((err) => logger.warn({ err }, 'expired-token cleanup failed'));
+      emailTokens.purgeExpired().catch((err) => logger.warn({ err }, 'expired-link cleanup failed'));
     }, 5 * 60 * 1000);
     timer.unref();
     cleanups.set(config, timer);

@@ -87,4 +87,23 @@ export const AUTH_MIGRATIONS: MigrationDefinition[] = [
       await queryInterface.bulkInsert('auth_secrets', [{ name: 'encryption', value: randomBytes(32).toString('hex') }]);
     },
   },
+  {
+    name: '0004-email-tokens',
+    async up({ queryInterface, DataTypes }) {
+      await queryInterface.createTable('auth_tokens', {
+        id: { type: DataTypes.STRING(36), primaryKey: true },
+        tenant_id: { type: DataTypes.STRING(64), allowNull: false },
+        kind: { type: DataTypes.STRING(16), allowNull: false },
+        token_hash: { type: DataTypes.STRING(64), allowNull: false, unique: true },
+        email: { type: DataTypes.STRING(191), allowNull: false },
+        user_id: { type: DataTypes.STRING(36), allowNull: true },
+        role: { type: DataTypes.STRING(64), allowNull: true },
+        created_by: { type: DataTypes.STRING(36), allowNull: true },
+        expires_at: { type: DataTypes.BIGINT, allowNull: false },
+        consumed_at: { type: DataTypes.BIGINT, allowNull: true },
+        created_at: { type: DataTypes.BIGINT, allowNull: false },
+      });
+      await queryInterface.addIndex('auth_tokens', ['tenant_id', 'kind'], { name: 'auth_tokens_tenant_kind' });
+    },
+  },
 ];

@@ -6,6 +6,7 @@ import type { RouteDefinition } from '../../kernel/http/route-table.js';
 import { issuePendingLogin } from './pending-login.js';
 import type { AuthSecrets } from './secrets.js';
 import type { SessionsService } from './sessions-service.js';
+import type { User } from './models/user.js';
 import { toPublicUser, type UsersService } from './users-service.js';
 
 export const SESSION_COOKIE = 'session';
@@ -26,6 +27,17 @@ export function clearSessionCookie(ctx: Context): void {
   ctx.cookies.set(SESSION_COOKIE, null, { httpOnly: true, sameSite: 'lax', path: '/', overwrite: true });
 }
 
+/** After the first factor: the 2FA step when enabled (pending cookie), otherwise a session cookie. */
+export async function completeSignIn(ctx: Context, scope: Record<string, any>, user: User) {
+  if (user.two_factor_enabled) {
+    await issuePendingLogin(ctx, scope.authSecrets as AuthSecrets, user.id);
+    return { requires2FA: true as const, userId: user.id };
+  }
+  const { token, session } = await (scope.sessions as SessionsService).create(user, { userAgent: ctx.get('user-agent'), ip: clientIp(ctx) });
+  setSessionCookie(ctx, token, Number(session.expires_at));
+  return { user: toPublicUser(user) };
+}
+
 export const authRoutes: RouteDefinition[] = [
   {
     method: 'POST',
@@ -39,14 +51,7 @@ export const authRoutes: RouteDefinition[] = [
     request: { body: z.object({ email: z.string().min(1).max(320), password: z.string().min(1).max(1024) }) },
     response: z.union([z.object({ user: publicUser }), z.object({ requires2FA: z.literal(true), userId: z.string() })]),
     async handler({ ctx, body, scope }) {
-      const user = await (scope.users as UsersService).authenticate(body.email, body.password);
-      if (user.two_factor_enabled) {
-        await issuePendingLogin(ctx, scope.authSecrets as AuthSecrets, user.id);
-        return { requires2FA: true, userId: user.id };
-      }
-      const { token, session } = await (scope.sessions as SessionsService).create(user, { userAgent: ctx.get('user-agent'), ip: clientIp(ctx) });
-      setSessionCookie(ctx, token, Number(session.expires_at));
-      return { user: toPublicUser(user) };
+      return completeSignIn(ctx, scope, await (scope.users as UsersService).authenticate(body.email, body.password));
     },
   },
   {

@@ -92,6 +92,20 @@ export class UsersService {
     return user;
   }
 
+  async roleExists(role: string, tenantId: string): Promise<boolean> {
+    return (await Role.findOne({ where: { tenant_id: tenantId, name: role } })) !== null;
+  }
+
+  findByEmail(email: string, tenantId: string): Promise<User | null> {
+    return User.findOne({ where: { tenant_id: tenantId, email: email.trim().toLowerCase() } });
+  }
+
+  /** Sets a new password (reset flow) and clears any lockout. */
+  async setPassword(userId: string, password: string): Promise<void> {
+    checkPassword(password);
+    await User.update({ password_hash: await this.hash(password), failed_attempts: 0, lockout_until: null }, { where: { id: userId } });
+  }
+
   findById(id: string): Promise<User | null> {
     return User.findByPk(id);
   }

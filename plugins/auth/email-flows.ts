@@ -1,0 +1,83 @@
+import type { Logger } from '../../kernel/logger.js';
+import type { EmailTokensService } from './email-tokens-service.js';
+import type { UsersService } from './users-service.js';
+
+export interface MailerLike {
+  send(mail: { to: string; subject: string; text: string }): Promise<unknown>;
+}
+
+const HOUR = 3600 * 1000;
+export const RESET_TTL_MS = HOUR;
+export const MAGIC_TTL_MS = 15 * 60 * 1000;
+
+/**
+ * The flows that send a link by mail. Reset and magic-link requests answer the same way whether or
+ * not the email exists: the lookup and the mail happen after the response, off the request's timing.
+ * Links are built from the configured public URL, never from the request's Host header (which would
+ * let anyone send reset links pointing to their own site).
+ */
+export class EmailFlows {
+  private readonly inFlight = new Set<Promise<unknown>>();
+
+  constructor(
+    private readonly users: UsersService,
+    private readonly tokens: EmailTokensService,
+    private readonly mailer: MailerLike,
+    private readonly logger: Logger,
+    private readonly publicUrl: string,
+  ) {}
+
+  private background(work: () => Promise<unknown>): void {
+    const p = work()
+      .catch((err) => this.logger.error({ err }, 'sending a link by mail failed'))
+      .finally(() => this.inFlight.delete(p));
+    this.inFlight.add(p);
+  }
+
+  /** Resolves when the mails queued so far have been handled (tests, shutdown). */
+  async settled(): Promise<void> {
+    await Promise.all([...this.inFlight]);
+  }
+
+  requestPasswordReset(email: string, tenantId: string): void {
+    this.background(async () => {
+      const user = await this.users.findByEmail(email, tenantId);
+      if (!user || user.blocked) return;
+      const { token } = await this.tokens.issue('reset', { email: user.email, userId: user.id, tenantId, ttlMs: RESET_TTL_MS });
+      await this.mailer.send({
+        to: user.email,
+        subject: 'Reset your password',
+        text: `Someone asked to reset the password of ${user.email}.\n\nSet a new password within an hour:\n${this.publicUrl}/reset-password?token=${token}\n\nIf it was not you, ignore this mail.\n`,
+      });
+    });
+  }
+
+  requestMagicLink(email: string, tenantId: string): void {
+    this.background(async () => {
+      const user = await this.users.findByEmail(email, tenantId);
+      if (!user || user.blocked) return;
+      const { token } = await this.tokens.issue('magic', { email: user.email, userId: user.id, tenantId, ttlMs: MAGIC_TTL_MS });
+      await this.mailer.send({
+        to: user.email,
+        subject: 'Your sign-in link',
+        text: `Sign in to ${this.publicUrl} within 15 minutes (the link works once):\n${this.publicUrl}/magic-link?token=${token}\n\nIf it was not you, ignore this mail.\n`,
+      });
+    });
+  }
+
+  async invite(input: { email: string; role: string; expiresInHours: number; tenantId: string; createdBy: string | null; sendEmail: boolean }) {
+    const { token, row } = await this.tokens.issue('invite', {
+      email: input.email, role: input.role, tenantId: input.tenantId, createdBy: input.createdBy, ttlMs: input.expiresInHours * HOUR,
+    });
+    if (input.sendEmail) {
+      this.background(() =>
+        this.mailer.send({
+          to: row.email,
+          subject: 'You are invited',
+          text: `You are invited to ${this.publicUrl} as ${input.role}.\n\nCreate your account:\n${this.publicUrl}/register?token=${token}\n`,
+        }),
+      );
+    }
+    return { token, expiresAt: new Date(Number(row.expires_at)).toISOString() };
+  }
+}

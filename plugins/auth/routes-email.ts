@@ -1,0 +1,145 @@
+import { z } from 'zod';
+import { ValidationError } from '../../kernel/errors.js';
+import type { RouteDefinition } from '../../kernel/http/route-table.js';
+import type { EmailFlows } from './email-flows.js';
+import type { EmailTokensService } from './email-tokens-service.js';
+import { completeSignIn, setSessionCookie, clientIp } from './routes.js';
+import type { SessionsService } from './sessions-service.js';
+import { toPublicUser, type UsersService } from './users-service.js';
+
+const SAME_ANSWER = 'If an account exists for this email, a link is on its way';
+const email = z.string().email().max(191);
+const tokenValue = z.string().min(20).max(128);
+const signInResult = z.union([z.object({ user: z.object({ _id: z.string(), email: z.string(), username: z.string(), role: z.string() }) }), z.object({ requires2FA: z.literal(true), userId: z.string() })]);
+
+/** Password reset, magic links, invitations and sign-up: single-use links sent by mail. */
+export const emailRoutes: RouteDefinition[] = [
+  {
+    method: 'POST', path: '/api/user/forgot-password', permission: 'public', tags: ['user'],
+    summary: 'Mails a password-reset link (1 hour, single use); answers the same whether or not the email exists',
+    rateLimit: { points: 5, durationSeconds: 60 },
+    request: { body: z.object({ email }) },
+    response: z.object({ message: z.string() }),
+    handler: ({ body, scope }) => {
+      (scope.emailFlows as EmailFlows).requestPasswordReset(body.email, 'default');
+      return { message: SAME_ANSWER };
+    },
+  },
+  {
+    method: 'POST', path: '/api/user/reset-password', permission: 'public', tags: ['user'],
+    summary: 'Sets a new password with a reset token; ends every session of the user',
+    description: 'The token is claimed atomically: of concurrent uses exactly one succeeds. 404 TOKEN_NOT_FOUND, 410 TOKEN_EXPIRED, 409 TOKEN_ALREADY_CONSUMED.',
+    rateLimit: { points: 10, durationSeconds: 60 },
+    request: { body: z.object({ token: tokenValue, password: z.string().min(8, 'at least 8 characters').max(1024) }) },
+    response: z.object({ reset: z.literal(true) }),
+    async handler({ body, scope }) {
+      const row = await (scope.emailTokens as EmailTokensService).claim('reset', body.token);
+      await (scope.users as UsersService).setPassword(row.user_id!, body.password);
+      await (scope.sessions as SessionsService).revokeAllForUser(row.user_id!);
+      return { reset: true };
+    },
+  },
+  {
+    method: 'POST', path: '/api/user/magic-link', permission: 'public', tags: ['user'],
+    summary: 'Mails a sign-in link (15 minutes, single use); answers the same whether or not the email exists',
+    rateLimit: { points: 5, durationSeconds: 60 },
+    request: { body: z.object({ email }) },
+    response: z.object({ message: z.string() }),
+    handler: ({ body, scope }) => {
+      (scope.emailFlows as EmailFlows).requestMagicLink(body.email, 'default');
+      return { message: SAME_ANSWER };
+    },
+  },
+  {
+    method: 'POST', path: '/api/user/magic-link/verify', permission: 'public', tags: ['user'],
+    summary: 'Signs in with a magic-link token (then the 2FA step if enabled), like POST /api/user/login',
+    rateLimit: { points: 10, durationSeconds: 60 },
+    request: { body: z.object({ token: tokenValue }) },
+    response: signInResult,
+    async handler({ ctx, body, scope }) {
+      const row = await (scope.emailTokens as EmailTokensService).claim('magic', body.token);
+      const user = await (scope.users as UsersService).findById(row.user_id!);
+      if (!user || user.blocked) throw new ValidationError('This account cannot sign in');
+      return completeSignIn(ctx, scope, user);
+    },
+  },
+  {
+    method: 'POST', path: '/api/user/register', permission: 'public', tags: ['user'], status: 201,
+    summary: 'Creates an account from an invitation token (its email and role) and signs in',
+    rateLimit: { points: 10, durationSeconds: 60 },
+    request: { body: z.object({ token: tokenValue, password: z.string().min(8, 'at least 8 characters').max(1024), username: z.string().min(1).max(191).optional() }) },
+    response: z.object({ user: z.object({ _id: z.string(), email: z.string(), username: z.string(), role: z.string() }) }),
+    async handler({ ctx, body, scope }) {
+      const users = scope.users as UsersService;
+      if (body.password.length < 8) throw new ValidationError('Password must be at least 8 characters');
+      const row = await (scope.emailTokens as EmailTokensService).claim('invite', body.token);
+      const created = await users.create({ email: row.email, password: body.password, role: row.role!, username: body.username, tenantId: row.tenant_id });
+      const user = (await users.findById(created._id))!;
+      const { token, session } = await (scope.sessions as SessionsService).create(user, { userAgent: ctx.get('user-agent'), ip: clientIp(ctx) });
+      setSessionCookie(ctx, token, Number(session.expires_at));
+      return { user: toPublicUser(user) };
+    },
+  },
+];
+
+const createInvite = z.object({ email, role: z.string().min(1).max(64), expiresInHours: z.number().min(0.1).max(24 * 90).default(72), sendEmail: z.boolean().default(false) });
+
+async function invite({ body, identity, scope }: Parameters<RouteDefinition['handler']>[0]) {
+  const users = scope.users as UsersService;
+  if (!(await users.roleExists(body.role, identity.tenantId))) throw new ValidationError(`Unknown role '${body.role}'`);
+  return (scope.emailFlows as EmailFlows).invite({ ...body, tenantId: identity.tenantId, createdBy: identity.userId });
+}
+
+/** The spec's token endpoints (invitation tokens). */
+export const invitationRoutes: RouteDefinition[] = [
+  {
+    method: 'POST', path: '/api/token/create-token', permission: 'user:manage', tags: ['tokens'],
+    summary: 'Creates an invitation token for an email and role; the raw token is returned once (sendEmail mails it)',
+    request: { body: createInvite },
+    response: z.object({ token: z.string(), expiresAt: z.string() }),
+    handler: invite,
+  },
+  {
+    method: 'POST', path: '/api/token', permission: 'user:manage', tags: ['tokens'], summary: 'Same as POST /api/token/create-token',
+    request: { body: createInvite }, response: z.object({ token: z.string(), expiresAt: z.string() }), handler: invite,
+  },
+  {
+    method: 'GET', path: '/api/token/list', permission: 'user:manage', tags: ['tokens'],
+    summary: 'Invitation tokens of the tenant (without their values) with status active, consumed or expired', request: {},
+    handler: ({ identity, scope }) => (scope.emailTokens as EmailTokensService).list('invite', identity.tenantId),
+  },
+  {
+    method: 'GET', path: '/api/token', permission: 'user:manage', tags: ['tokens'], summary: 'Same as GET /api/token/list', request: {},
+    handler: ({ identity, scope }) => (scope.emailTokens as EmailTokensService).list('invite', identity.tenantId),
+  },
+  {
+    method: 'POST', path: '/api/token/resolve', permission: 'public', tags: ['tokens'],
+    summary: 'Turns a raw invitation token into its metadata and user context, without using it',
+    rateLimit: { points: 20, durationSeconds: 60 },
+    request: { body: z.object({ token: tokenValue }) },
+    async handler({ body, scope }) {
+      const row = await (scope.emailTokens as EmailTokensService).peek('invite', body.token);
+      const existing = await (scope.users as UsersService).findByEmail(row.email, row.tenant_id);
+      return { email: row.email, role: row.role, tenantId: row.tenant_id, expiresAt: new Date(Number(row.expires_at)).toISOString(), valid: true, userExists: existing !== null };
+    },
+  },
+  {
+    method: 'DELETE', path: '/api/token/:id', permission: 'user:manage', tags: ['tokens'], summary: 'Revokes an invitation at once',
+    request: { params: z.object({ id: z.string().uuid() }) },
+    handler: async ({ params, identity, scope }) => {
+      await (scope.emailTokens as EmailTokensService).revoke('invite', params.id, identity.tenantId);
+      return { revoked: true };
+    },
+  },
+  {
+    method: 'GET', path: '/api/token/:tokenValue', permission: 'public', tags: ['tokens'],
+    summary: 'Validates an invitation token publicly: {email, role, expiresAt, valid: true}; 404 TOKEN_NOT_FOUND, 410 TOKEN_EXPIRED, 409 TOKEN_ALREADY_CONSUMED',
+    rateLimit: { points: 20, durationSeconds: 60 },
+    request: { params: z.object({ tokenValue: z.string().min(1).max(128) }) },
+    response: z.object({ email: z.string(), role: z.string().nullable(), expiresAt: z.string(), valid: z.literal(true) }),
+    async handler({ params, scope }) {
+      const row = await (scope.emailTokens as EmailTokensService).peek('invite', params.tokenValue);
+      return { email: row.email, role: row.role, expiresAt: new Date(Number(row.expires_at)).toISOString(), valid: true };
+    },
+  },
+];
