@@ -1,6 +1,10 @@
 import type { MigrationDefinition } from '../../kernel/db/migrations.js';
 import { BUILT_IN_ROLES } from './roles.js';
 
+/**
+ * The auth plugin's schema steps. Columns are written out here instead of being taken from the models:
+ * a migration is a frozen step whose checksum is recorded, while the models follow the latest schema.
+ */
 export const AUTH_MIGRATIONS: MigrationDefinition[] = [
   {
     name: '0001-users-roles-sessions',
