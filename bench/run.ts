@@ -59,6 +59,8 @@ async function main(): Promise<void> {
   const kernelEnv = {
     CMS_DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', CMS_RATE_LIMIT_ENABLED: 'false',
     CMS_PLUGINS_PATHS: join(DIST_ROOT, 'bench', 'plugins', 'bench-hash'), REDIS_URL: '', DB_TYPE: 'sqlite',
+    // Headless setup, so the routes are served instead of redirected to /setup.
+    CMS_SETUP_ADMIN_EMAIL: 'bench@example.com', CMS_SETUP_ADMIN_PASSWORD: 'benchmark password',
   };
   const kernel = await startChild(join(DIST_ROOT, 'kernel', 'cli.js'), ['start'], kernelEnv, dataDir);
   const bare = await startChild(join(DIST_ROOT, 'bench', 'bare-koa.js'), [], {}, dataDir);

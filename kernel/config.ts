@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { dirname, isAbsolute, resolve } from 'node:path';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { BootError } from './errors.js';
 import { redactString } from './logger.js';
@@ -86,7 +86,17 @@ export type CmsConfig = z.output<typeof configSchema> & {
   dataPath: string;
   /** Where each value came from, for messages: config path -> "PORT (environment)" etc. */
   sources: Record<string, string>;
+  /**
+   * Secrets from the environment or the private config written by setup (<data>/private/config.json):
+   * JWT_SECRET_KEY and ENCRYPTION_KEY. Mutable: setup fills them in when it writes the private config.
+   */
+  secrets: { jwtSecretKey?: string; encryptionKey?: string };
 };
+
+/** Where setup writes the private config (owner-only): database settings and generated secrets. */
+export const privateConfigPath = (dataPath: string) => join(dataPath, 'private', 'config.json');
+
+const PRIVATE_DB_KEYS: Record<string, string> = { DB_TYPE: 'type', DB_HOST: 'host', DB_PORT: 'port', DB_NAME: 'name', DB_USER: 'user', DB_PASSWORD: 'password' };
 
 type EnvKind = 'string' | 'int' | 'bool' | 'list';
 /** Environment variable -> config path and kind. The README lists these. */
@@ -240,5 +250,28 @@ export function loadConfig(options: LoadConfigOptions = {}): CmsConfig {
     throw new BootError(`Invalid configuration:\n${lines.join('\n')}`);
   }
   const dataPath = isAbsolute(parsed.data.dataDir) ? parsed.data.dataDir : resolve(root, parsed.data.dataDir);
-  return { ...parsed.data, root, dataPath, sources };
+  const config: CmsConfig = { ...parsed.data, root, dataPath, sources, secrets: {} };
+  // The private config sits beneath the environment and cms.config.json: it only fills what they left unset.
+  const file = privateConfigPath(dataPath);
+  if (!options.ignoreFile && existsSync(file)) {
+    let saved: Record<string, unknown>;
+    try {
+      saved = JSON.parse(readFileSync(file, 'utf8'));
+    } catch (err) {
+      throw new BootError(`Private config ${file} is not valid JSON: ${redactString((err as Error).message.split('\n')[0]!)}`);
+    }
+    const dbTouched = Object.keys(sources).some((k) => k.startsWith('db.')) || options.overrides?.db !== undefined;
+    if (!dbTouched && typeof saved.DB_TYPE === 'string') {
+      const db: Record<string, unknown> = { ...config.db };
+      for (const [key, field] of Object.entries(PRIVATE_DB_KEYS)) if (saved[key] !== undefined && saved[key] !== '') db[field] = saved[key];
+      const checked = configSchema.shape.db.safeParse(db);
+      if (!checked.success) throw new BootError(`Private config ${file} has invalid database settings: ${checked.error.issues.map((i) => i.path.join('.')).join(', ')}`);
+      config.db = checked.data;
+    }
+    if (typeof saved.JWT_SECRET_KEY === 'string') config.secrets.jwtSecretKey = saved.JWT_SECRET_KEY;
+    if (typeof saved.ENCRYPTION_KEY === 'string') config.secrets.encryptionKey = saved.ENCRYPTION_KEY;
+  }
+  if (env.JWT_SECRET_KEY) config.secrets.jwtSecretKey = env.JWT_SECRET_KEY;
+  if (env.ENCRYPTION_KEY) config.secrets.encryptionKey = env.ENCRYPTION_KEY;
+  return config;
 }

@@ -21,7 +21,8 @@ import { AUTH_MIGRATIONS } from './migrations.js';
 import { Role } from './models/role.js';
 import { Session } from './models/session.js';
 import { User } from './models/user.js';
-import { authRoutes } from './routes.js';
+import { authRoutes, clientIp, setSessionCookie } from './routes.js';
+import type { Context } from 'koa';
 import { AuthSecrets } from './secrets.js';
 import { SessionsService } from './sessions-service.js';
 import type { Sequelize } from 'sequelize';
@@ -50,13 +51,25 @@ export default definePlugin({
     const o = parsed.data;
     for (const model of [User, Role, Session, ApiKey, WebsiteToken, EmailToken]) models.add(model);
     for (const m of AUTH_MIGRATIONS) migrations.add(m);
-    container.register('authSecrets', asFunction(({ sequelize }: { sequelize: Sequelize }) => new AuthSecrets(sequelize)).singleton());
+    container.register('authSecrets', asFunction(({ sequelize }: { sequelize: Sequelize }) => new AuthSecrets(sequelize, config.secrets)).singleton());
     container.register('users', asFunction(({ pool }: { pool: WorkerPool }) => new UsersService(pool, { bcryptRounds: o.bcryptRounds })).singleton());
     container.register(
       'sessions',
       asFunction(({ users, authSecrets, cache, logger }: { users: UsersService; authSecrets: AuthSecrets; cache: CacheService; logger: Logger }) =>
         new SessionsService(users, authSecrets, cache, logger, { ttlHours: o.sessionTtlHours, idleHours: o.sessionIdleHours, maxPerUser: o.sessionMaxPerUser, devicePolicy: o.sessionDevicePolicy }),
       ).singleton(),
+    );
+    // For other plugins (setup's first admin): start a session for a user and set the cookie.
+    container.register(
+      'signIn',
+      asFunction(({ users, sessions }: { users: UsersService; sessions: SessionsService }) => ({
+        async startSession(ctx: Context, userId: string) {
+          const user = await users.findById(userId);
+          if (!user) throw new Error(`No user ${userId}`);
+          const { token, session } = await sessions.create(user, { userAgent: ctx.get('user-agent'), ip: clientIp(ctx) });
+          setSessionCookie(ctx, token, Number(session.expires_at));
+        },
+      })).singleton(),
     );
     container.register('tokens', asFunction(({ users }: { users: UsersService }) => new TokensService(users)).singleton());
     container.register(

@@ -9,12 +9,15 @@ import { QueryTypes, type Sequelize } from 'sequelize';
 export class AuthSecrets {
   private readonly loaded = new Map<string, Promise<Buffer>>();
 
-  constructor(private readonly sequelize: Sequelize, private readonly env: NodeJS.ProcessEnv = process.env) {}
+  constructor(
+    private readonly sequelize: Sequelize,
+    private readonly secrets: { jwtSecretKey?: string; encryptionKey?: string },
+  ) {}
 
   private key(name: 'reauth' | 'encryption'): Promise<Buffer> {
     let key = this.loaded.get(name);
     if (!key) {
-      const fromEnv = name === 'encryption' ? this.env.ENCRYPTION_KEY : undefined;
+      const fromEnv = name === 'encryption' ? this.secrets.encryptionKey : this.secrets.jwtSecretKey;
       key = fromEnv
         ? Promise.resolve(createHash('sha256').update(fromEnv).digest())
         : this.sequelize

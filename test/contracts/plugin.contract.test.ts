@@ -29,7 +29,7 @@ for (const plugin of shipped) {
 
     it('boots, documents every route, and never answers 500 to bad input', async function () {
       const paths = [fixturePlugin('test-identity'), ...(plugin.path ? [plugin.path] : [])];
-      const t = await startTestKernel({ plugins: paths });
+      const t = await startTestKernel({ plugins: paths, setup: plugin.id === 'setup' });
       try {
         const record = t.kernel.loader.describe().find((r) => r.id === plugin.id);
         expect(record?.state, `${plugin.id} state`).to.equal('booted');

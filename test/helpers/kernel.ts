@@ -28,6 +28,11 @@ export interface TestKernelOptions {
   dbUrl?: string;
   /** Do not call start(). */
   noStart?: boolean;
+  /**
+   * Enable the setup plugin (and with it the redirect to /setup until setup completes). Off by
+   * default, so tests of other parts see a configured instance, as an operator who disables setup would.
+   */
+  setup?: boolean;
 }
 
 /** A fetch Response whose json() is typed for assertions. */
@@ -68,9 +73,12 @@ export async function startTestKernel(options: TestKernelOptions = {}): Promise<
     pool: { maxThreads: 2 },
     jobs: { pollIntervalMs: 50 },
     rateLimit: { enabled: false },
-    plugins: { paths: options.plugins ?? [] },
+    plugins: { paths: options.plugins ?? [], disabled: options.setup ? [] : ['setup'] },
   };
-  const config = loadConfig({ ignoreFile: true, env: {}, overrides: deepMerge(overrides, options.config ?? {}) });
+  const merged = deepMerge(overrides, options.config ?? {});
+  // A test's own disabled list keeps setup off too, unless the test asks for setup.
+  merged.plugins.disabled = [...new Set([...(merged.plugins.disabled ?? []), ...(options.setup ? [] : ['setup'])])];
+  const config = loadConfig({ ignoreFile: true, env: {}, overrides: merged });
   const kernel = createKernel({ config, logger: createLogger(config.logLevel) });
   if (!options.noStart) await kernel.start();
   let closed = false;

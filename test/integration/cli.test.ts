@@ -201,7 +201,10 @@ describe('cli: cms start', function () {
     mkdirSync(join(cwd, 'data'));
     writeFileSync(join(cwd, 'cms.config.json'), JSON.stringify({ plugins: { paths: [HELLO_PLUGIN] }, pool: { maxThreads: 1 } }));
     const child = spawn(process.execPath, [CLI, 'start'], {
-      cwd, env: childEnv(join(cwd, 'data'), { PORT: '0', ...extraEnv }), stdio: ['ignore', 'pipe', 'pipe'],
+      cwd,
+      // A fresh instance redirects to /setup until set up: complete it headlessly, as an operator would.
+      env: childEnv(join(cwd, 'data'), { PORT: '0', CMS_SETUP_ADMIN_EMAIL: 'admin@example.com', CMS_SETUP_ADMIN_PASSWORD: 'a long enough password', ...extraEnv }),
+      stdio: ['ignore', 'pipe', 'pipe'],
     });
     children.push(child);
     let out = '';

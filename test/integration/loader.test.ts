@@ -410,7 +410,7 @@ describe('loader: a plugin installed as an npm package', function () {
   it('is found by package name from the config folder and its route answers', async () => {
     const loaded = loadConfig({ cwd: project, env: {} });
     expect(loaded.plugins.paths).to.deep.equal(['cms-plugin-greeter']);
-    const config = { ...loaded, port: 0, dataDir, dataPath: dataDir, logLevel: 'silent' as const, jobs: { ...loaded.jobs, enabled: false } };
+    const config = { ...loaded, port: 0, dataDir, dataPath: dataDir, logLevel: 'silent' as const, jobs: { ...loaded.jobs, enabled: false }, plugins: { ...loaded.plugins, disabled: ['setup'] } };
     kernel = createKernel({ config, logger: createLogger('silent') });
     await kernel.start();
     const res = await fetch(`${kernel.url}/api/greeter/ada`);

@@ -1,0 +1,79 @@
+import { asFunction } from 'awilix';
+import type { Context, Next } from 'koa';
+import type { Sequelize } from 'sequelize';
+import { z } from 'zod';
+import type { CmsConfig } from '../../kernel/config.js';
+import { BootError } from '../../kernel/errors.js';
+import { definePlugin } from '../../kernel/index.js';
+import type { Logger } from '../../kernel/logger.js';
+import { SETUP_MIGRATIONS } from './migrations.js';
+import { SetupStateRow } from './models/setup-state.js';
+import { setupRoutes } from './routes.js';
+import { SettingsService } from './settings-service.js';
+import { SetupService, type AdminCreator } from './setup-service.js';
+
+/** Paths that stay reachable while setup is incomplete; everything else answers 302 to /setup. */
+const OPEN_WHILE_INCOMPLETE = /^\/(setup(\/.*)?|api\/setup(\/.*)?|api\/health|api\/system\/health|api\/openapi\.json)$/;
+
+const optionsSchema = z.object({
+  /** Headless setup (also CMS_SETUP_ADMIN_EMAIL / _PASSWORD / _USERNAME): seed and create this admin at first start. */
+  admin: z.object({ email: z.string().email(), password: z.string().min(8), username: z.string().min(1).optional() }).optional(),
+});
+
+const services = new WeakMap<object, SetupService>();
+
+export default definePlugin({
+  register({ container, routes, registries, migrations, models, config, options }) {
+    const parsed = optionsSchema.safeParse(options);
+    if (!parsed.success) throw new BootError(`Invalid plugins.options.setup: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+    models.add(SetupStateRow);
+    for (const m of SETUP_MIGRATIONS) migrations.add(m);
+    container.register('settings', asFunction(({ sequelize }: { sequelize: Sequelize }) => new SettingsService(sequelize)).singleton());
+    container.register(
+      'setup',
+      asFunction(({ sequelize, settings, logger }: { sequelize: Sequelize; settings: SettingsService; logger: Logger }) => new SetupService(sequelize, config, settings, logger)).singleton(),
+    );
+    for (const route of setupRoutes) routes.add(route);
+    registries.middleware.add({
+      id: 'setup-redirect',
+      stage: 'afterIdentity',
+      async handler(ctx: Context, next: Next) {
+        if (OPEN_WHILE_INCOMPLETE.test(ctx.path) || (await (ctx.state.scope.cradle.setup as SetupService).isReady())) return next();
+        ctx.status = 302;
+        ctx.redirect('/setup');
+      },
+    });
+    registries.healthChecks.add({
+      id: 'setup',
+      exposeAs: 'setup',
+      async check() {
+        const service = services.get(config);
+        if (!service) return { status: 'ok', state: 'incomplete', progress: 0, seeded: false, complete: false };
+        const s = await service.status();
+        return { status: s.error ? 'degraded' : 'ok', state: s.state, progress: s.progress, seeded: s.seeded, complete: s.complete, ...(s.error ? { error: s.error } : {}) };
+      },
+    });
+  },
+  async boot({ container, config, options, logger }) {
+    const service = container.resolve<SetupService>('setup');
+    services.set(config, service);
+    const env = process.env;
+    const admin = (options as z.infer<typeof optionsSchema>).admin
+      ?? (env.CMS_SETUP_ADMIN_EMAIL && env.CMS_SETUP_ADMIN_PASSWORD
+        ? { email: env.CMS_SETUP_ADMIN_EMAIL, password: env.CMS_SETUP_ADMIN_PASSWORD, username: env.CMS_SETUP_ADMIN_USERNAME || undefined }
+        : undefined);
+    if (!admin || (await service.isReady())) return;
+    await headlessSetup(service, container.resolve<AdminCreator>('users'), config, admin);
+    logger.info({ admin: admin.email }, 'setup completed from configuration (headless)');
+  },
+  close({ config }) {
+    services.delete(config);
+  },
+});
+
+/** What the wizard does, from configuration: seed the running database, then create the admin. */
+async function headlessSetup(service: SetupService, users: AdminCreator, config: CmsConfig, admin: { email: string; password: string; username?: string }) {
+  const db = config.db;
+  await service.seed({ type: db.type, host: db.host, port: db.port, database: db.type === 'sqlite' ? db.storage : db.name, username: db.user, password: db.password });
+  await service.complete(users, admin);
+}

@@ -1,0 +1,27 @@
+import { DataTypes, Model, type Sequelize } from 'sequelize';
+
+/** The one row of setup state. */
+export class SetupStateRow extends Model {
+  declare id: number;
+  declare state: 'incomplete' | 'seeded' | 'completing' | 'ready';
+  declare db_validated: boolean;
+  declare seeded: boolean;
+  declare progress: number;
+  declare error: string | null;
+  declare completed_at: number | null;
+
+  static initModel(sequelize: Sequelize): void {
+    SetupStateRow.init(
+      {
+        id: { type: DataTypes.INTEGER, primaryKey: true },
+        state: DataTypes.STRING(16),
+        db_validated: DataTypes.BOOLEAN,
+        seeded: DataTypes.BOOLEAN,
+        progress: DataTypes.INTEGER,
+        error: DataTypes.TEXT,
+        completed_at: DataTypes.BIGINT,
+      },
+      { sequelize, tableName: 'setup_state', timestamps: false },
+    );
+  }
+}
