@@ -3,7 +3,7 @@ import { AuthenticationRequiredError } from '../../kernel/errors.js';
 import type { Identity } from '../../kernel/http/identity.js';
 import type { Logger } from '../../kernel/logger.js';
 import type { IdentityResolver } from '../../kernel/registries/index.js';
-import { clearSessionCookie, SESSION_COOKIE } from './routes.js';
+import { clearSessionCookie, clientIp, SESSION_COOKIE } from './routes.js';
 import type { SessionsService } from './sessions-service.js';
 import type { TokensService } from './tokens-service.js';
 import type { UsersService } from './users-service.js';
@@ -42,7 +42,7 @@ export function sessionCookieResolver(): IdentityResolver {
       if (!token) return null;
       let snapshot;
       try {
-        snapshot = await cradle(ctx).sessions.resolve(token);
+        snapshot = await cradle(ctx).sessions.resolve(token, { ip: clientIp(ctx), userAgent: ctx.get('user-agent') });
       } catch (err) {
         (ctx.state.logger as Logger).warn({ err }, 'session lookup failed; cookie kept');
         return null;

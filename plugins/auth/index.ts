@@ -12,6 +12,7 @@ import { accountRoutes } from './routes-account.js';
 import { tokenRoutes } from './routes-tokens.js';
 import { twoFactorRoutes } from './routes-2fa.js';
 import { emailRoutes, invitationRoutes } from './routes-email.js';
+import { userAdminRoutes } from './routes-users.js';
 import { EmailFlows, type MailerLike } from './email-flows.js';
 import { EmailTokensService } from './email-tokens-service.js';
 import { EmailToken } from './models/email-token.js';
@@ -24,7 +25,7 @@ import { User } from './models/user.js';
 import { authRoutes, clientIp, setSessionCookie } from './routes.js';
 import type { Context } from 'koa';
 import { AuthSecrets } from './secrets.js';
-import { SessionsService } from './sessions-service.js';
+import { SessionsService, type SessionOptions } from './sessions-service.js';
 import type { Sequelize } from 'sequelize';
 import { UsersService } from './users-service.js';
 
@@ -41,6 +42,39 @@ const optionsSchema = z.object({
   sessionDevicePolicy: z.enum(['single-per-device', 'single-per-user', 'allow-multiple']).default('single-per-device'),
 });
 
+const sessionSettingsSchema = z.object({
+  SESSION_DEVICE_POLICY: z.enum(['single-per-device', 'single-per-user', 'allow-multiple']).optional(),
+  SESSION_TTL_HOURS: z.number().min(0.01).optional(),
+  SESSION_IDLE_HOURS: z.number().min(0).optional(),
+  SESSION_MAX_PER_USER: z.number().int().min(0).optional(),
+});
+
+/**
+ * The spec's session settings live in System Settings once setup has seeded them. The settings store
+ * belongs to the setup plugin, reached through the container when it is there (auth does not require it).
+ */
+async function sessionSettings(cradle: object): Promise<Partial<SessionOptions>> {
+  let settings: { get(key: string): Promise<unknown> } | undefined;
+  try {
+    settings = (cradle as { settings: typeof settings }).settings;
+  } catch {
+    return {};
+  }
+  if (!settings) return {};
+  const raw = Object.fromEntries(
+    await Promise.all(['SESSION_DEVICE_POLICY', 'SESSION_TTL_HOURS', 'SESSION_IDLE_HOURS', 'SESSION_MAX_PER_USER'].map(async (k) => [k, await settings!.get(k)] as const)),
+  );
+  const parsed = sessionSettingsSchema.safeParse(Object.fromEntries(Object.entries(raw).filter(([, v]) => v !== undefined && v !== null)));
+  if (!parsed.success) return {};
+  const s = parsed.data;
+  return {
+    ...(s.SESSION_DEVICE_POLICY ? { devicePolicy: s.SESSION_DEVICE_POLICY } : {}),
+    ...(s.SESSION_TTL_HOURS !== undefined ? { ttlHours: s.SESSION_TTL_HOURS } : {}),
+    ...(s.SESSION_IDLE_HOURS !== undefined ? { idleHours: s.SESSION_IDLE_HOURS } : {}),
+    ...(s.SESSION_MAX_PER_USER !== undefined ? { maxPerUser: s.SESSION_MAX_PER_USER } : {}),
+  };
+}
+
 /** The expired-session cleanup timer of each kernel (several kernels may share a process in tests). */
 const cleanups = new WeakMap<object, NodeJS.Timeout>();
 
@@ -55,8 +89,12 @@ export default definePlugin({
     container.register('users', asFunction(({ pool }: { pool: WorkerPool }) => new UsersService(pool, { bcryptRounds: o.bcryptRounds })).singleton());
     container.register(
       'sessions',
-      asFunction(({ users, authSecrets, cache, logger }: { users: UsersService; authSecrets: AuthSecrets; cache: CacheService; logger: Logger }) =>
-        new SessionsService(users, authSecrets, cache, logger, { ttlHours: o.sessionTtlHours, idleHours: o.sessionIdleHours, maxPerUser: o.sessionMaxPerUser, devicePolicy: o.sessionDevicePolicy }),
+      asFunction((cradle: { users: UsersService; authSecrets: AuthSecrets; cache: CacheService; logger: Logger }) =>
+        new SessionsService(
+          cradle.users, cradle.authSecrets, cradle.cache, cradle.logger,
+          { ttlHours: o.sessionTtlHours, idleHours: o.sessionIdleHours, maxPerUser: o.sessionMaxPerUser, devicePolicy: o.sessionDevicePolicy },
+          () => sessionSettings(cradle),
+        ),
       ).singleton(),
     );
     // For other plugins (setup's first admin): start a session for a user and set the cookie.
@@ -84,7 +122,7 @@ export default definePlugin({
         new EmailFlows(users, emailTokens, mailer, logger, publicUrl),
       ).singleton(),
     );
-    for (const route of [...authRoutes, ...accountRoutes, ...tokenRoutes, ...twoFactorRoutes, ...emailRoutes, ...invitationRoutes]) routes.add(route);
+    for (const route of [...authRoutes, ...accountRoutes, ...tokenRoutes, ...twoFactorRoutes, ...emailRoutes, ...invitationRoutes, ...userAdminRoutes]) routes.add(route);
     registries.identityResolvers.add(bearerResolver());
     registries.identityResolvers.add(sessionCookieResolver());
     registries.identityResolvers.add(guestResolver());

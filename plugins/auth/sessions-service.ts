@@ -54,49 +54,67 @@ function deviceOf(userAgent: string): string {
  * is effective at once on every instance sharing Redis.
  */
 export class SessionsService {
+  private current: { options: SessionOptions; at: number } | null = null;
+
   constructor(
     private readonly users: UsersService,
     private readonly secrets: AuthSecrets,
     private readonly cache: CacheService,
     private readonly logger: Logger,
-    private readonly options: SessionOptions,
+    private readonly defaults: SessionOptions,
+    /** System Settings (SESSION_*) when the settings store exists; read at most every 30 s. */
+    private readonly fromSettings: () => Promise<Partial<SessionOptions>> = async () => ({}),
   ) {}
+
+  /** The session settings in force: System Settings over the plugin options. */
+  async options(): Promise<SessionOptions> {
+    if (!this.current || Date.now() - this.current.at > 30000) {
+      const overrides = await this.fromSettings().catch((err) => {
+        this.logger.warn({ err }, 'session settings unreadable; using defaults');
+        return {};
+      });
+      this.current = { options: { ...this.defaults, ...overrides }, at: Date.now() };
+    }
+    return this.current.options;
+  }
 
   async create(user: User, client: { userAgent: string; ip: string }): Promise<{ token: string; session: Session }> {
     const now = Date.now();
-    await this.evictForPolicy(user.id, client.userAgent).catch((err) => this.logger.warn({ err }, 'session eviction failed'));
+    const options = await this.options();
+    await this.evictForPolicy(options.devicePolicy, user.id, client.userAgent).catch((err) => this.logger.warn({ err }, 'session eviction failed'));
     const token = randomBytes(32).toString('base64url');
     const session = await Session.create({
       id_hash: hashOf(token), public_id: randomUUID(), user_id: user.id, tenant_id: user.tenant_id,
       user_agent: client.userAgent.slice(0, 512), ip: client.ip.slice(0, 64), created_at: now, last_active_at: now,
-      expires_at: now + this.options.ttlHours * 3600 * 1000,
+      expires_at: now + options.ttlHours * 3600 * 1000,
     });
-    if (this.options.maxPerUser > 0) await this.enforceMax(user.id).catch((err) => this.logger.warn({ err }, 'session cap failed'));
+    if (options.maxPerUser > 0) await this.enforceMax(user.id, options.maxPerUser).catch((err) => this.logger.warn({ err }, 'session cap failed'));
     return { token, session };
   }
 
   /** Best effort, never blocks a login: the device policy's evictions. */
-  private async evictForPolicy(userId: string, userAgent: string): Promise<void> {
-    if (this.options.devicePolicy === 'allow-multiple') return;
-    if (this.options.devicePolicy === 'single-per-device' && !userAgent) return;
-    const where = this.options.devicePolicy === 'single-per-user' ? { user_id: userId } : { user_id: userId, user_agent: userAgent.slice(0, 512) };
+  private async evictForPolicy(policy: DevicePolicy, userId: string, userAgent: string): Promise<void> {
+    if (policy === 'allow-multiple') return;
+    if (policy === 'single-per-device' && !userAgent) return;
+    const where = policy === 'single-per-user' ? { user_id: userId } : { user_id: userId, user_agent: userAgent.slice(0, 512) };
     for (const s of await Session.findAll({ where })) await this.revokeRow(s);
   }
 
-  private async enforceMax(userId: string): Promise<void> {
+  private async enforceMax(userId: string, max: number): Promise<void> {
     const rows = await Session.findAll({ where: { user_id: userId }, order: [['last_active_at', 'DESC']] });
-    for (const s of rows.slice(this.options.maxPerUser)) await this.revokeRow(s);
+    for (const s of rows.slice(max)) await this.revokeRow(s);
   }
 
   /** The session behind a cookie value, or null when it is unknown, expired, idle too long or its user is gone or blocked. */
-  async resolve(token: string): Promise<SessionSnapshot | null> {
+  async resolve(token: string, client?: { ip: string; userAgent: string }): Promise<SessionSnapshot | null> {
     const idHash = hashOf(token);
     const cached = await this.cache.get<SessionSnapshot>(CACHE, idHash);
     const now = Date.now();
     if (cached && cached.expiresAt > now) return cached;
     const row = await Session.findByPk(idHash);
     if (!row) return null;
-    const idleLimit = this.options.idleHours > 0 ? Number(row.last_active_at) + this.options.idleHours * 3600 * 1000 : Infinity;
+    const { idleHours } = await this.options();
+    const idleLimit = idleHours > 0 ? Number(row.last_active_at) + idleHours * 3600 * 1000 : Infinity;
     if (Number(row.expires_at) <= now || idleLimit <= now) {
       await this.revokeRow(row);
       return null;
@@ -105,6 +123,10 @@ export class SessionsService {
     if (!user || user.blocked) {
       await this.revokeRow(row);
       return null;
+    }
+    if (client && (client.ip !== row.ip || client.userAgent.slice(0, 512) !== row.user_agent)) {
+      // The spec: a changed IP or user agent is only logged, never acted on.
+      this.logger.info({ sessionId: row.public_id, userId: row.user_id, ipChanged: client.ip !== row.ip, userAgentChanged: client.userAgent.slice(0, 512) !== row.user_agent }, 'session used from a different client');
     }
     const snapshot: SessionSnapshot = {
       sessionId: row.public_id, idHash, userId: user.id, tenantId: user.tenant_id, role: user.role,

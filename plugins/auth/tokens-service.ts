@@ -108,6 +108,12 @@ export class TokensService {
     void (model as typeof ApiKey).update({ last_used_at: now }, { where: { id } }).catch(() => undefined);
   }
 
+  /** A deleted user's keys and tokens go with them. */
+  async deleteAllForUser(userId: string): Promise<void> {
+    await ApiKey.destroy({ where: { user_id: userId } });
+    await WebsiteToken.destroy({ where: { user_id: userId } });
+  }
+
   /** The spec's background purge of expired tokens. */
   async purgeExpired(): Promise<number> {
     const where = { expires_at: { [Op.lte]: Date.now() } };

@@ -92,6 +92,31 @@ export class UsersService {
     return user;
   }
 
+  async list(tenantId: string, query: { page: number; limit: number; search?: string }) {
+    const where: Record<string | symbol, unknown> = { tenant_id: tenantId };
+    if (query.search) {
+      const like = `%${query.search.replace(/[%_\\]/g, (c) => `\\${c}`)}%`;
+      where[Op.or] = [{ email: { [Op.like]: like } }, { username: { [Op.like]: like } }];
+    }
+    const { rows, count } = await User.findAndCountAll({ where, order: [['created_at', 'DESC']], limit: query.limit, offset: (query.page - 1) * query.limit });
+    return {
+      items: rows.map((u) => ({ ...toPublicUser(u), blocked: Boolean(u.blocked), is2FAEnabled: Boolean(u.two_factor_enabled), createdAt: new Date(u.created_at).toISOString() })),
+      total: count, page: query.page, limit: query.limit,
+    };
+  }
+
+  async setBlocked(userId: string, blocked: boolean): Promise<void> {
+    await User.update({ blocked }, { where: { id: userId } });
+  }
+
+  countActiveAdmins(tenantId: string): Promise<number> {
+    return User.count({ where: { tenant_id: tenantId, role: 'admin', blocked: false } });
+  }
+
+  async delete(userId: string): Promise<void> {
+    await User.destroy({ where: { id: userId } });
+  }
+
   async roleExists(role: string, tenantId: string): Promise<boolean> {
     return (await Role.findOne({ where: { tenant_id: tenantId, name: role } })) !== null;
   }

@@ -1,0 +1,108 @@
+import { expect } from 'chai';
+import { fixturePlugin, startTestKernel, type TestKernel, type TestResponse } from '../helpers/kernel.js';
+import { DB_VARIANTS } from '../helpers/services.js';
+
+const PASSWORD = 'correct horse battery';
+const cookie = (res: TestResponse) => res.headers.getSetCookie().find((c) => c.startsWith('session='))?.split(';')[0] ?? null;
+
+for (const variant of DB_VARIANTS) {
+  describe(`user administration (${variant.name})`, function () {
+    this.timeout(60000);
+    let t: TestKernel;
+    before(async function () {
+      if (!variant.available) {
+        console.log(`      ${variant.skipReason}`);
+        this.skip();
+      }
+      t = await startTestKernel({ db: variant.name, plugins: [fixturePlugin('test-identity'), fixturePlugin('test-echo')], config: { plugins: { options: { auth: { bcryptRounds: 4, sessionDevicePolicy: 'allow-multiple' } } } } });
+    });
+    after(async () => t?.close());
+
+    async function userWithSessionAndKey(email: string, role = 'editor') {
+      const { _id } = await t.kernel.container.resolve<{ create(i: object): Promise<{ _id: string }> }>('users').create({ email, password: PASSWORD, role });
+      const session = cookie(await t.request('/api/user/login', { method: 'POST', json: { email, password: PASSWORD } }))!;
+      const key = (await (await t.request('/api/api-keys', { method: 'POST', headers: { cookie: session }, json: { name: 'k', permissions: ['content:read'] } })).json()).data.key as string;
+      return { id: _id, session, key };
+    }
+    const works = async (headers: Record<string, string>) => (await t.request('/api/echo/items/1', { headers })).status;
+
+    it('lists the tenant\'s users with search and paging, for user:manage only', async function () {
+      await userWithSessionAndKey('alpha@example.com');
+      await userWithSessionAndKey('beta@example.com', 'viewer');
+      const res = await t.request('/api/user/list?search=alpha&limit=500', { identity: 'admin' });
+      expect(res.status).to.equal(200);
+      const data = (await res.json()).data;
+      expect(data.limit).to.equal(100);
+      expect(data.items.map((u: { email: string }) => u.email)).to.deep.equal(['alpha@example.com']);
+      expect(data.items[0]).to.include({ role: 'editor', blocked: false, is2FAEnabled: false });
+      expect(data.items[0]).to.not.have.property('password_hash');
+      expect((await t.request('/api/user/list', { identity: 'editor' })).status).to.equal(403);
+    });
+
+    it('blocking ends sessions, keys and sign-in at once; unblocking allows sign-in again', async function () {
+      const u = await userWithSessionAndKey('gamma@example.com');
+      expect(await works({ cookie: u.session })).to.equal(200);
+      expect(await works({ authorization: `Bearer ${u.key}` })).to.equal(200);
+      const block = await t.request(`/api/user/${u.id}/block`, { method: 'POST', identity: 'admin', json: { blocked: true } });
+      expect(block.status).to.equal(200);
+      expect((await block.json()).data).to.deep.equal({ _id: u.id, blocked: true, revokedSessions: 1 });
+      expect(await works({ cookie: u.session })).to.equal(401);
+      expect(await works({ authorization: `Bearer ${u.key}` })).to.equal(401);
+      const refused = await t.request('/api/user/login', { method: 'POST', json: { email: 'gamma@example.com', password: PASSWORD } });
+      expect((await refused.json()).error).to.equal('ACCOUNT_BLOCKED');
+      await t.request(`/api/user/${u.id}/block`, { method: 'POST', identity: 'admin', json: { blocked: false } });
+      expect((await t.request('/api/user/login', { method: 'POST', json: { email: 'gamma@example.com', password: PASSWORD } })).status).to.equal(200);
+      expect(await works({ authorization: `Bearer ${u.key}` }), 'the key works again with its creator').to.equal(200);
+    });
+
+    it('deleting removes the user with their sessions and keys', async function () {
+      const u = await userWithSessionAndKey('delta@example.com');
+      const res = await t.request(`/api/user/${u.id}`, { method: 'DELETE', identity: 'admin' });
+      expect(res.status).to.equal(200);
+      expect((await res.json()).data).to.deep.equal({ deleted: true, revokedSessions: 1 });
+      expect(await works({ cookie: u.session })).to.equal(401);
+      expect(await works({ authorization: `Bearer ${u.key}` })).to.equal(401);
+      expect((await t.request(`/api/user/${u.id}`, { method: 'DELETE', identity: 'admin' })).status).to.equal(404);
+      const list = (await (await t.request('/api/user/list?search=delta', { identity: 'admin' })).json()).data;
+      expect(list.total).to.equal(0);
+    });
+
+    it('keeps the last active admin, and nobody blocks or deletes themselves', async function () {
+      const admin = await userWithSessionAndKey('only-admin@example.com', 'admin');
+      const block = await t.request(`/api/user/${admin.id}/block`, { method: 'POST', identity: 'admin', json: { blocked: true } });
+      expect(block.status).to.equal(409);
+      expect((await t.request(`/api/user/${admin.id}`, { method: 'DELETE', identity: 'admin' })).status).to.equal(409);
+      const self = await t.request(`/api/user/${admin.id}`, { method: 'DELETE', headers: { cookie: admin.session } });
+      expect(self.status).to.equal(400);
+    });
+
+    it('a session used from another client is only logged, never acted on', async function () {
+      const u = await userWithSessionAndKey('roaming@example.com');
+      const elsewhere = await t.request('/api/user/me', { headers: { cookie: u.session, 'user-agent': 'A completely different browser/9.9' } });
+      expect(elsewhere.status).to.equal(200);
+    });
+  });
+}
+
+describe('session settings from System Settings', function () {
+  this.timeout(60000);
+  it('SESSION_DEVICE_POLICY and SESSION_TTL_HOURS in the settings store take effect', async function () {
+    const t = await startTestKernel({
+      setup: true,
+      config: { plugins: { options: { auth: { bcryptRounds: 4 }, setup: { admin: { email: 'owner@example.com', password: 'owner password' } } } } },
+    });
+    try {
+      const settings = t.kernel.container.resolve<{ set(k: string, v: unknown): Promise<void> }>('settings');
+      await settings.set('SESSION_DEVICE_POLICY', 'allow-multiple');
+      await settings.set('SESSION_TTL_HOURS', 2);
+      const login = () => t.request('/api/user/login', { method: 'POST', json: { email: 'owner@example.com', password: 'owner password' } });
+      const first = await login();
+      const second = await login();
+      const expires = /expires=([^;]+)/i.exec(first.headers.getSetCookie().find((c) => c.startsWith('session='))!)![1]!;
+      expect(Date.parse(expires) - Date.now()).to.be.within(2 * 3600e3 - 120e3, 2 * 3600e3 + 1e3);
+      for (const res of [first, second]) expect((await t.request('/api/user/me', { headers: { cookie: cookie(res)! } })).status).to.equal(200);
+    } finally {
+      await t.close();
+    }
+  });
+});
