@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { CacheService } from '../../kernel/cache/cache-service.js';
 import { BootError } from '../../kernel/errors.js';
 import { definePlugin } from '../../kernel/index.js';
+import type { EventBus } from '../../kernel/events.js';
 import type { Logger } from '../../kernel/logger.js';
 import type { WorkerPool } from '../../kernel/pool.js';
 import { bearerResolver, guestResolver, sessionCookieResolver } from './identity-resolvers.js';
@@ -75,8 +76,8 @@ async function sessionSettings(cradle: object): Promise<Partial<SessionOptions>>
   };
 }
 
-/** The expired-session cleanup timer of each kernel (several kernels may share a process in tests). */
-const cleanups = new WeakMap<object, NodeJS.Timeout>();
+/** Per kernel (several may share a process in tests): the cleanup timer and the revocation subscription. */
+const cleanups = new WeakMap<object, { timer: NodeJS.Timeout; unsubscribe: () => void }>();
 
 export default definePlugin({
   register({ container, routes, registries, migrations, models, config, options: raw }) {
@@ -138,10 +139,15 @@ export default definePlugin({
       emailTokens.purgeExpired().catch((err) => logger.warn({ err }, 'expired-link cleanup failed'));
     }, 5 * 60 * 1000);
     timer.unref();
-    cleanups.set(config, timer);
+    const unsubscribe = sessions.connectEvents(container.resolve<EventBus>('events'));
+    cleanups.set(config, { timer, unsubscribe });
   },
   close({ config }) {
-    clearInterval(cleanups.get(config));
+    const own = cleanups.get(config);
+    if (own) {
+      clearInterval(own.timer);
+      own.unsubscribe();
+    }
     cleanups.delete(config);
   },
 });

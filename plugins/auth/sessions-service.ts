@@ -39,6 +39,11 @@ export interface SessionView {
 }
 
 const CACHE = 'sessions';
+/** The in-process layer: at most this many snapshots, each trusted this long after it was verified. */
+const LOCAL_MAX = 10000;
+const LOCAL_TRUST_MS = 60000;
+/** Event telling every instance to drop a session from its in-process layer. */
+export const SESSION_REVOKED = 'auth:session-revoked';
 const hashOf = (token: string) => createHash('sha256').update(token).digest('hex');
 
 function deviceOf(userAgent: string): string {
@@ -55,6 +60,24 @@ function deviceOf(userAgent: string): string {
  */
 export class SessionsService {
   private current: { options: SessionOptions; at: number } | null = null;
+  /** In-process layer (insertion-ordered map used as an LRU): idHash -> snapshot and when it was verified. */
+  private readonly local = new Map<string, { snapshot: SessionSnapshot; verifiedAt: number }>();
+  private publish: (idHash: string) => Promise<void> = async () => undefined;
+
+  /** Wires revocations to the event bus: published on revoke, and applied when any instance publishes one. */
+  connectEvents(events: { publish(name: string, payload: unknown): Promise<void>; subscribe(name: string, handler: (e: { payload: unknown }) => void): () => void }): () => void {
+    this.publish = (idHash) => events.publish(SESSION_REVOKED, { idHash });
+    return events.subscribe(SESSION_REVOKED, (event) => {
+      const idHash = (event.payload as { idHash?: unknown })?.idHash;
+      if (typeof idHash === 'string') this.local.delete(idHash);
+    });
+  }
+
+  private remember(snapshot: SessionSnapshot): void {
+    this.local.delete(snapshot.idHash);
+    this.local.set(snapshot.idHash, { snapshot, verifiedAt: Date.now() });
+    if (this.local.size > LOCAL_MAX) this.local.delete(this.local.keys().next().value!);
+  }
 
   constructor(
     private readonly users: UsersService,
@@ -108,9 +131,14 @@ export class SessionsService {
   /** The session behind a cookie value, or null when it is unknown, expired, idle too long or its user is gone or blocked. */
   async resolve(token: string, client?: { ip: string; userAgent: string }): Promise<SessionSnapshot | null> {
     const idHash = hashOf(token);
-    const cached = await this.cache.get<SessionSnapshot>(CACHE, idHash);
     const now = Date.now();
-    if (cached && cached.expiresAt > now) return cached;
+    const local = this.local.get(idHash);
+    if (local && now - local.verifiedAt < LOCAL_TRUST_MS && local.snapshot.expiresAt > now) return local.snapshot;
+    const cached = await this.cache.get<SessionSnapshot>(CACHE, idHash);
+    if (cached && cached.expiresAt > now) {
+      this.remember(cached);
+      return cached;
+    }
     const row = await Session.findByPk(idHash);
     if (!row) return null;
     const { idleHours } = await this.options();
@@ -134,20 +162,23 @@ export class SessionsService {
     };
     const ttlSeconds = Math.max(1, Math.min(300, Math.floor((snapshot.expiresAt - now) / 1000)));
     await this.cache.set(CACHE, idHash, snapshot, { ttlSeconds });
+    this.remember(snapshot);
     if (now - Number(row.last_active_at) > 60000) {
       Session.update({ last_active_at: now }, { where: { id_hash: idHash } }).catch((err) => this.logger.warn({ err }, 'last activity update failed'));
     }
     return snapshot;
   }
 
-  private async revokeRow(row: Session): Promise<void> {
-    await Session.destroy({ where: { id_hash: row.id_hash } });
-    await this.cache.delete(CACHE, row.id_hash);
+  private revokeRow(row: Session): Promise<void> {
+    return this.revokeByHash(row.id_hash);
   }
 
+  /** Ends a session in every layer: database, shared cache, this instance's memory and (by event) every other's. */
   async revokeByHash(idHash: string): Promise<void> {
     await Session.destroy({ where: { id_hash: idHash } });
+    this.local.delete(idHash);
     await this.cache.delete(CACHE, idHash);
+    await this.publish(idHash).catch((err) => this.logger.warn({ err }, 'session revocation broadcast failed'));
   }
 
   /** Blocking or deleting a user ends every one of its sessions, everywhere. */
