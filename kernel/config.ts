@@ -18,6 +18,8 @@ export const configSchema = z.object({
   port: z.number().int().min(0).max(65535).default(3000),
   dataDir: z.string().min(1).default('./data'),
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** MULTI_TENANT: users, roles, sessions, tokens and keys belong to tenants resolved by hostname. */
+  multiTenant: z.boolean().default(false),
   db: z
     .object({
       type: z.enum(['sqlite', 'mariadb']).default('sqlite'),
@@ -106,6 +108,7 @@ export const ENV_VARS: Record<string, [string, EnvKind]> = {
   PORT: ['port', 'int'],
   CMS_DATA_DIR: ['dataDir', 'string'],
   LOG_LEVEL: ['logLevel', 'string'],
+  MULTI_TENANT: ['multiTenant', 'bool'],
   DB_TYPE: ['db.type', 'string'],
   DB_URL: ['db.url', 'string'],
   DB_STORAGE: ['db.storage', 'string'],
@@ -268,6 +271,7 @@ export function loadConfig(options: LoadConfigOptions = {}): CmsConfig {
       if (!checked.success) throw new BootError(`Private config ${file} has invalid database settings: ${checked.error.issues.map((i) => i.path.join('.')).join(', ')}`);
       config.db = checked.data;
     }
+    if (saved.MULTI_TENANT === true && sources.multiTenant === undefined && options.overrides?.multiTenant === undefined) config.multiTenant = true;
     if (typeof saved.JWT_SECRET_KEY === 'string') config.secrets.jwtSecretKey = saved.JWT_SECRET_KEY;
     if (typeof saved.ENCRYPTION_KEY === 'string') config.secrets.encryptionKey = saved.ENCRYPTION_KEY;
   }

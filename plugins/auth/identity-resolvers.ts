@@ -6,10 +6,11 @@ import type { IdentityResolver } from '../../kernel/registries/index.js';
 import { clearSessionCookie, clientIp, SESSION_COOKIE } from './routes.js';
 import type { SessionsService } from './sessions-service.js';
 import type { TokensService } from './tokens-service.js';
+import type { TenantsService } from './tenants-service.js';
 import type { UsersService } from './users-service.js';
 
 /** Services come from the request scope (identity resolution runs inside it). */
-const cradle = (ctx: Context) => ctx.state.scope.cradle as { sessions: SessionsService; users: UsersService; tokens: TokensService; logger: Logger };
+const cradle = (ctx: Context) => ctx.state.scope.cradle as { sessions: SessionsService; users: UsersService; tokens: TokensService; tenants: TenantsService; logger: Logger };
 
 /**
  * `Authorization: Bearer <API key sck_… | website token>`. A bearer value that matches nothing (unknown,
@@ -61,19 +62,24 @@ export function sessionCookieResolver(): IdentityResolver {
 
 /** Everyone else: the guest identity with the guest role's permissions (none until an admin grants some). */
 export function guestResolver(): IdentityResolver {
-  let cached: { permissions: string[]; at: number } | null = null;
+  const cached = new Map<string, { permissions: string[]; at: number }>();
   return {
     id: 'guest-role',
     priority: 1000,
     async resolve(ctx: Context): Promise<Identity | null> {
-      if (!cached || Date.now() - cached.at > 60000) {
-        try {
-          cached = { permissions: await cradle(ctx).users.permissionsOf('guest', 'default'), at: Date.now() };
-        } catch {
-          return null; // still booting: the kernel's permissionless guest applies
+      let tenantId: string;
+      let entry: { permissions: string[]; at: number } | undefined;
+      try {
+        tenantId = await cradle(ctx).tenants.fromHostname(ctx.hostname);
+        entry = cached.get(tenantId);
+        if (!entry || Date.now() - entry.at > 60000) {
+          entry = { permissions: await cradle(ctx).users.permissionsOf('guest', tenantId), at: Date.now() };
+          cached.set(tenantId, entry);
         }
+      } catch {
+        return null; // still booting: the kernel's permissionless guest applies
       }
-      return { kind: 'guest', userId: null, role: 'guest', permissions: cached.permissions, tenantId: 'default' };
+      return { kind: 'guest', userId: null, role: 'guest', permissions: entry.permissions, tenantId };
     },
   };
 }

@@ -14,6 +14,9 @@ import { tokenRoutes } from './routes-tokens.js';
 import { twoFactorRoutes } from './routes-2fa.js';
 import { emailRoutes, invitationRoutes } from './routes-email.js';
 import { userAdminRoutes } from './routes-users.js';
+import { tenantRoutes } from './routes-tenants.js';
+import { TenantsService } from './tenants-service.js';
+import { Tenant } from './models/tenant.js';
 import { EmailFlows, type MailerLike } from './email-flows.js';
 import { EmailTokensService } from './email-tokens-service.js';
 import { EmailToken } from './models/email-token.js';
@@ -84,7 +87,8 @@ export default definePlugin({
     const parsed = optionsSchema.safeParse(raw);
     if (!parsed.success) throw new BootError(`Invalid plugins.options.auth: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
     const o = parsed.data;
-    for (const model of [User, Role, Session, ApiKey, WebsiteToken, EmailToken]) models.add(model);
+    for (const model of [User, Role, Session, ApiKey, WebsiteToken, EmailToken, Tenant]) models.add(model);
+    container.register('tenants', asFunction(() => new TenantsService(config.multiTenant)).singleton());
     for (const m of AUTH_MIGRATIONS) migrations.add(m);
     container.register('authSecrets', asFunction(({ sequelize }: { sequelize: Sequelize }) => new AuthSecrets(sequelize, config.secrets)).singleton());
     container.register('users', asFunction(({ pool }: { pool: WorkerPool }) => new UsersService(pool, { bcryptRounds: o.bcryptRounds })).singleton());
@@ -123,7 +127,7 @@ export default definePlugin({
         new EmailFlows(users, emailTokens, mailer, logger, publicUrl),
       ).singleton(),
     );
-    for (const route of [...authRoutes, ...accountRoutes, ...tokenRoutes, ...twoFactorRoutes, ...emailRoutes, ...invitationRoutes, ...userAdminRoutes]) routes.add(route);
+    for (const route of [...authRoutes, ...accountRoutes, ...tokenRoutes, ...twoFactorRoutes, ...emailRoutes, ...invitationRoutes, ...userAdminRoutes, ...tenantRoutes]) routes.add(route);
     registries.identityResolvers.add(bearerResolver());
     registries.identityResolvers.add(sessionCookieResolver());
     registries.identityResolvers.add(guestResolver());

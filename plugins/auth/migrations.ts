@@ -110,4 +110,16 @@ export const AUTH_MIGRATIONS: MigrationDefinition[] = [
       await queryInterface.addIndex('auth_tokens', ['tenant_id', 'kind'], { name: 'auth_tokens_tenant_kind' });
     },
   },
+  {
+    name: '0005-tenants',
+    async up({ queryInterface, DataTypes }) {
+      await queryInterface.createTable('auth_tenants', {
+        id: { type: DataTypes.STRING(64), primaryKey: true },
+        name: { type: DataTypes.STRING(191), allowNull: false },
+        hostnames: { type: DataTypes.TEXT, allowNull: false },
+        created_at: { type: DataTypes.BIGINT, allowNull: false },
+      });
+      await queryInterface.bulkInsert('auth_tenants', [{ id: 'default', name: 'Default', hostnames: '[]', created_at: Date.now() }]);
+    },
+  },
 ];

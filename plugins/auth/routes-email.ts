@@ -5,6 +5,7 @@ import type { EmailFlows } from './email-flows.js';
 import type { EmailTokensService } from './email-tokens-service.js';
 import { completeSignIn, setSessionCookie, clientIp } from './routes.js';
 import type { SessionsService } from './sessions-service.js';
+import type { TenantsService } from './tenants-service.js';
 import { toPublicUser, type UsersService } from './users-service.js';
 
 const SAME_ANSWER = 'If an account exists for this email, a link is on its way';
@@ -20,8 +21,8 @@ export const emailRoutes: RouteDefinition[] = [
     rateLimit: { points: 5, durationSeconds: 60 },
     request: { body: z.object({ email }) },
     response: z.object({ message: z.string() }),
-    handler: ({ body, scope }) => {
-      (scope.emailFlows as EmailFlows).requestPasswordReset(body.email, 'default');
+    handler: async ({ ctx, body, scope }) => {
+      (scope.emailFlows as EmailFlows).requestPasswordReset(body.email, await (scope.tenants as TenantsService).fromHostname(ctx.hostname));
       return { message: SAME_ANSWER };
     },
   },
@@ -45,8 +46,8 @@ export const emailRoutes: RouteDefinition[] = [
     rateLimit: { points: 5, durationSeconds: 60 },
     request: { body: z.object({ email }) },
     response: z.object({ message: z.string() }),
-    handler: ({ body, scope }) => {
-      (scope.emailFlows as EmailFlows).requestMagicLink(body.email, 'default');
+    handler: async ({ ctx, body, scope }) => {
+      (scope.emailFlows as EmailFlows).requestMagicLink(body.email, await (scope.tenants as TenantsService).fromHostname(ctx.hostname));
       return { message: SAME_ANSWER };
     },
   },

@@ -6,6 +6,7 @@ import type { RouteDefinition } from '../../kernel/http/route-table.js';
 import { issuePendingLogin } from './pending-login.js';
 import type { AuthSecrets } from './secrets.js';
 import type { SessionsService } from './sessions-service.js';
+import type { TenantsService } from './tenants-service.js';
 import type { User } from './models/user.js';
 import { toPublicUser, type UsersService } from './users-service.js';
 
@@ -51,7 +52,8 @@ export const authRoutes: RouteDefinition[] = [
     request: { body: z.object({ email: z.string().min(1).max(320), password: z.string().min(1).max(1024) }) },
     response: z.union([z.object({ user: publicUser }), z.object({ requires2FA: z.literal(true), userId: z.string() })]),
     async handler({ ctx, body, scope }) {
-      return completeSignIn(ctx, scope, await (scope.users as UsersService).authenticate(body.email, body.password));
+      const tenantId = await (scope.tenants as TenantsService).fromHostname(ctx.hostname);
+      return completeSignIn(ctx, scope, await (scope.users as UsersService).authenticate(body.email, body.password, tenantId));
     },
   },
   {

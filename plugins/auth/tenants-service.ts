@@ -1,0 +1,42 @@
+import { ConflictError } from '../../kernel/errors.js';
+import { Role } from './models/role.js';
+import { Tenant } from './models/tenant.js';
+import { BUILT_IN_ROLES } from './roles.js';
+
+/**
+ * Tenants. With MULTI_TENANT off everything is in tenant `default`. With it on, a signed-in caller's
+ * tenant comes from their identity; public routes (sign-in, reset, guest reads) take it from the
+ * request's hostname (an unknown hostname is the default tenant).
+ */
+export class TenantsService {
+  private byHost: { map: Map<string, string>; at: number } | null = null;
+
+  constructor(readonly multiTenant: boolean) {}
+
+  async fromHostname(hostname: string): Promise<string> {
+    if (!this.multiTenant) return 'default';
+    if (!this.byHost || Date.now() - this.byHost.at > 30000) {
+      const map = new Map<string, string>();
+      for (const t of await Tenant.findAll()) for (const h of JSON.parse(t.hostnames) as string[]) map.set(h.toLowerCase(), t.id);
+      this.byHost = { map, at: Date.now() };
+    }
+    return this.byHost.map.get(hostname.toLowerCase()) ?? 'default';
+  }
+
+  async create(input: { id: string; name: string; hostnames: string[] }) {
+    if (await Tenant.findByPk(input.id)) throw new ConflictError(`Tenant '${input.id}' already exists`);
+    const hostnames = input.hostnames.map((h) => h.toLowerCase());
+    for (const t of await Tenant.findAll()) {
+      const taken = (JSON.parse(t.hostnames) as string[]).find((h) => hostnames.includes(h));
+      if (taken) throw new ConflictError(`Hostname '${taken}' already belongs to tenant '${t.id}'`);
+    }
+    await Tenant.create({ id: input.id, name: input.name, hostnames: JSON.stringify(hostnames), created_at: Date.now() });
+    await Role.bulkCreate(Object.entries(BUILT_IN_ROLES).map(([name, r]) => ({ tenant_id: input.id, name, description: r.description, permissions: JSON.stringify(r.permissions) })));
+    this.byHost = null;
+    return { id: input.id, name: input.name, hostnames };
+  }
+
+  async list() {
+    return (await Tenant.findAll({ order: [['created_at', 'ASC']] })).map((t) => ({ id: t.id, name: t.name, hostnames: JSON.parse(t.hostnames) as string[] }));
+  }
+}
