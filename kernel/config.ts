@@ -45,6 +45,8 @@ export const configSchema = z.object({
     .object({
       bodyLimit: z.string().regex(/^\d+(b|kb|mb)$/i, 'a size such as 512kb or 1mb').default('1mb'),
       trustProxy: z.boolean().default(false),
+      /** With trustProxy: how many proxies append to X-Forwarded-For; only that many right-most entries are believed. */
+      proxyHops: z.number().int().min(1).max(10).default(1),
       shutdownTimeoutMs: z.number().int().min(0).max(120000).default(10000),
     })
     .prefault({}),
@@ -123,6 +125,7 @@ export const ENV_VARS: Record<string, [string, EnvKind]> = {
   CMS_CACHE_TTL_SECONDS: ['cache.defaultTtlSeconds', 'int'],
   CMS_BODY_LIMIT: ['http.bodyLimit', 'string'],
   CMS_TRUST_PROXY: ['http.trustProxy', 'bool'],
+  CMS_PROXY_HOPS: ['http.proxyHops', 'int'],
   CMS_RATE_LIMIT_ENABLED: ['rateLimit.enabled', 'bool'],
   CMS_RATE_LIMIT_POINTS: ['rateLimit.points', 'int'],
   CMS_POOL_MAX_THREADS: ['pool.maxThreads', 'int'],

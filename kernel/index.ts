@@ -169,7 +169,7 @@ export class Kernel {
   private listen(): Promise<void> {
     const app = buildApp({
       logger: this.logger, container: this.container, router: new Router(this.routes), namespaces: this.namespaces,
-      registries: this.registries, bodyLimit: this.config.http.bodyLimit, trustProxy: this.config.http.trustProxy,
+      registries: this.registries, bodyLimit: this.config.http.bodyLimit, trustProxy: this.config.http.trustProxy, proxyHops: this.config.http.proxyHops,
       rateLimit: { ...this.config.rateLimit, prefix: this.config.redis.prefix, logger: this.logger, get redis() { return kernel.redis; } },
       isServing: () => this.serving,
       isBooted: (id) => this.loader.isBooted(id),

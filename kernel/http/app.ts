@@ -24,6 +24,8 @@ export interface AppDeps {
   registries: Registries;
   bodyLimit: string;
   trustProxy: boolean;
+  /** Right-most X-Forwarded-For entries to believe (the ones our proxies appended); the rest is client-written. */
+  proxyHops: number;
   rateLimit: RateLimitOptions;
   /** True from READY until shutdown starts. */
   isServing(): boolean;
@@ -40,7 +42,7 @@ const REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/;
  * plugin middleware -> request scope + identity -> plugin middleware -> dispatcher -> handler.
  */
 export function buildApp(deps: AppDeps): Koa {
-  const app = new Koa({ proxy: deps.trustProxy });
+  const app = new Koa({ proxy: deps.trustProxy, maxIpsCount: deps.proxyHops });
   app.silent = true;
 
   app.use(async function requestContext(ctx: Context, next: Next) {

@@ -43,7 +43,7 @@ export function sessionCookieResolver(): IdentityResolver {
       if (!token) return null;
       let snapshot;
       try {
-        snapshot = await cradle(ctx).sessions.resolve(token, { ip: clientIp(ctx), userAgent: ctx.get('user-agent') });
+        snapshot = await cradle(ctx).sessions.resolve(token, { ip: clientIp(ctx), userAgent: ctx.get('user-agent'), method: ctx.method });
       } catch (err) {
         (ctx.state.logger as Logger).warn({ err }, 'session lookup failed; cookie kept');
         return null;

@@ -1,8 +1,9 @@
 import { z } from 'zod';
-import { ForbiddenError, NotFoundError, ValidationError } from '../../kernel/errors.js';
+import { ForbiddenError, NotFoundError } from '../../kernel/errors.js';
 import { isAdmin } from '../../kernel/http/identity.js';
 import type { RouteDefinition } from '../../kernel/http/route-table.js';
 import { InvalidCredentialsError, ReauthRequiredError } from './errors.js';
+import { requireSession } from './guards.js';
 import { clearSessionCookie } from './routes.js';
 import type { SessionsService } from './sessions-service.js';
 import { toPublicUser, type UsersService } from './users-service.js';
@@ -21,9 +22,14 @@ export const accountRoutes: RouteDefinition[] = [
     request: { body: z.object({ password: z.string().min(1).max(1024) }) },
     response: z.object({ proof: z.string(), expiresAt: z.string() }),
     async handler({ body, identity, scope }) {
-      const hash = sessionHashOf(identity.meta);
-      if (!hash || !identity.userId) throw new ValidationError('Re-authentication needs a session cookie');
-      if (!(await (scope.users as UsersService).confirmPassword(identity.userId, body.password))) throw new InvalidCredentialsError();
+      requireSession(identity);
+      const hash = sessionHashOf(identity.meta)!;
+      const users = scope.users as UsersService;
+      if (!(await users.confirmPassword(identity.userId!, body.password))) {
+        // Guessing the password through re-authentication counts toward the lockout like a sign-in.
+        await users.recordFailure(identity.userId!).catch(() => undefined);
+        throw new InvalidCredentialsError();
+      }
       return (scope.sessions as SessionsService).reauthProof(hash);
     },
   },
@@ -37,6 +43,7 @@ export const accountRoutes: RouteDefinition[] = [
     request: { params: z.object({ sessionId: z.string().uuid() }), query: z.object({ admin: z.enum(['1']).optional() }) },
     response: z.object({ revoked: z.literal(true) }),
     async handler({ ctx, params, query, identity, scope }) {
+      requireSession(identity);
       const sessions = scope.sessions as SessionsService;
       const target = await sessions.findByPublicId(params.sessionId, identity.tenantId);
       if (query.admin) {
@@ -67,8 +74,8 @@ export const accountRoutes: RouteDefinition[] = [
       }).refine((b) => JSON.stringify(b).length <= 64 * 1024, 'at most 64 KiB'),
     },
     async handler({ body, identity, scope }) {
-      if (!identity.userId || identity.kind === 'apiKey') throw new ForbiddenError('Only a signed-in user has attributes');
-      const user = await (scope.users as UsersService).updateAttributes(identity.userId, body);
+      requireSession(identity);
+      const user = await (scope.users as UsersService).updateAttributes(identity.userId!, body);
       return { ...toPublicUser(user), preferences: JSON.parse(user.preferences) };
     },
   },

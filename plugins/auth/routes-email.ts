@@ -2,11 +2,13 @@ import { z } from 'zod';
 import { ValidationError } from '../../kernel/errors.js';
 import type { RouteDefinition } from '../../kernel/http/route-table.js';
 import type { EmailFlows } from './email-flows.js';
+import { assertCanGrant } from './guards.js';
+import { UserExistsError } from './errors.js';
 import type { EmailTokensService } from './email-tokens-service.js';
 import { completeSignIn, setSessionCookie, clientIp } from './routes.js';
 import type { SessionsService } from './sessions-service.js';
 import type { TenantsService } from './tenants-service.js';
-import { toPublicUser, type UsersService } from './users-service.js';
+import { checkPassword, toPublicUser, type UsersService } from './users-service.js';
 
 const SAME_ANSWER = 'If an account exists for this email, a link is on its way';
 const email = z.string().email().max(191);
@@ -34,6 +36,7 @@ export const emailRoutes: RouteDefinition[] = [
     request: { body: z.object({ token: tokenValue, password: z.string().min(8, 'at least 8 characters').max(1024) }) },
     response: z.object({ reset: z.literal(true) }),
     async handler({ body, scope }) {
+      checkPassword(body.password); // a rejected password must not use up the link
       const row = await (scope.emailTokens as EmailTokensService).claim('reset', body.token);
       await (scope.users as UsersService).setPassword(row.user_id!, body.password);
       await (scope.sessions as SessionsService).revokeAllForUser(row.user_id!);
@@ -72,8 +75,12 @@ export const emailRoutes: RouteDefinition[] = [
     response: z.object({ user: z.object({ _id: z.string(), email: z.string(), username: z.string(), role: z.string() }) }),
     async handler({ ctx, body, scope }) {
       const users = scope.users as UsersService;
-      if (body.password.length < 8) throw new ValidationError('Password must be at least 8 characters');
-      const row = await (scope.emailTokens as EmailTokensService).claim('invite', body.token);
+      const tokens = scope.emailTokens as EmailTokensService;
+      // Checks that would fail after the claim run first, so a client mistake does not use up the invitation.
+      checkPassword(body.password);
+      const invitation = await tokens.peek('invite', body.token);
+      if (await users.findByEmail(invitation.email, invitation.tenant_id)) throw new UserExistsError();
+      const row = await tokens.claim('invite', body.token);
       const created = await users.create({ email: row.email, password: body.password, role: row.role!, username: body.username, tenantId: row.tenant_id });
       const user = (await users.findById(created._id))!;
       const { token, session } = await (scope.sessions as SessionsService).create(user, { userAgent: ctx.get('user-agent'), ip: clientIp(ctx) });
@@ -88,6 +95,7 @@ const createInvite = z.object({ email, role: z.string().min(1).max(64), expiresI
 async function invite({ body, identity, scope }: Parameters<RouteDefinition['handler']>[0]) {
   const users = scope.users as UsersService;
   if (!(await users.roleExists(body.role, identity.tenantId))) throw new ValidationError(`Unknown role '${body.role}'`);
+  assertCanGrant(identity, body.role, await users.permissionsOf(body.role, identity.tenantId));
   return (scope.emailFlows as EmailFlows).invite({ ...body, tenantId: identity.tenantId, createdBy: identity.userId });
 }
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ConflictError, NotFoundError, ValidationError } from '../../kernel/errors.js';
 import type { RouteDefinition } from '../../kernel/http/route-table.js';
+import { assertCanManage } from './guards.js';
 import type { SessionsService } from './sessions-service.js';
 import type { TokensService } from './tokens-service.js';
 import type { UsersService } from './users-service.js';
@@ -24,6 +25,7 @@ export const userAdminRoutes: RouteDefinition[] = [
       const users = scope.users as UsersService;
       const user = await users.findById(params.id);
       if (!user || user.tenant_id !== identity.tenantId) throw new NotFoundError('User not found');
+      assertCanManage(identity, user.role);
       if (body.blocked && user.role === 'admin' && (await users.countActiveAdmins(identity.tenantId)) <= 1) throw new ConflictError('The last active admin cannot be blocked');
       await users.setBlocked(user.id, body.blocked);
       const revokedSessions = body.blocked ? await (scope.sessions as SessionsService).revokeAllForUser(user.id) : 0;
@@ -39,6 +41,7 @@ export const userAdminRoutes: RouteDefinition[] = [
       const users = scope.users as UsersService;
       const user = await users.findById(params.id);
       if (!user || user.tenant_id !== identity.tenantId) throw new NotFoundError('User not found');
+      assertCanManage(identity, user.role);
       if (user.role === 'admin' && !user.blocked && (await users.countActiveAdmins(identity.tenantId)) <= 1) throw new ConflictError('The last active admin cannot be deleted');
       const revokedSessions = await (scope.sessions as SessionsService).revokeAllForUser(user.id);
       await (scope.tokens as TokensService).deleteAllForUser(user.id);

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { AuthenticationRequiredError, ForbiddenError, NotFoundError } from '../../kernel/errors.js';
 import { isAdmin } from '../../kernel/http/identity.js';
 import type { RouteDefinition } from '../../kernel/http/route-table.js';
+import { assertCanGrant, requireSession } from './guards.js';
 import { issuePendingLogin } from './pending-login.js';
 import type { AuthSecrets } from './secrets.js';
 import type { SessionsService } from './sessions-service.js';
@@ -104,7 +105,11 @@ export const authRoutes: RouteDefinition[] = [
       }),
     },
     response: publicUser,
-    handler: ({ body, identity, scope }) => (scope.users as UsersService).create({ ...body, tenantId: identity.tenantId }),
+    async handler({ body, identity, scope }) {
+      const users = scope.users as UsersService;
+      assertCanGrant(identity, body.role, await users.permissionsOf(body.role, identity.tenantId));
+      return users.create({ ...body, tenantId: identity.tenantId });
+    },
   },
   {
     method: 'GET',
@@ -117,6 +122,7 @@ export const authRoutes: RouteDefinition[] = [
       sessions: z.array(z.object({ _id: z.string(), current: z.boolean(), userAgent: z.string(), ip: z.string(), device: z.string(), createdAt: z.string(), lastActiveAt: z.string(), expiresAt: z.string() })),
     }),
     async handler({ identity, query, scope }) {
+      requireSession(identity);
       const hash = typeof identity.meta?.sessionHash === 'string' ? identity.meta.sessionHash : null;
       if (query.admin) {
         if (!isAdmin(identity)) throw new ForbiddenError('Only admins may use admin=1');

@@ -129,11 +129,13 @@ export class SessionsService {
   }
 
   /** The session behind a cookie value, or null when it is unknown, expired, idle too long or its user is gone or blocked. */
-  async resolve(token: string, client?: { ip: string; userAgent: string }): Promise<SessionSnapshot | null> {
+  async resolve(token: string, client?: { ip: string; userAgent: string; method?: string }): Promise<SessionSnapshot | null> {
     const idHash = hashOf(token);
     const now = Date.now();
     const local = this.local.get(idHash);
-    if (local && now - local.verifiedAt < LOCAL_TRUST_MS && local.snapshot.expiresAt > now) return local.snapshot;
+    // The in-process layer is the spec's read-only fast path: GET, HEAD and OPTIONS only.
+    const readOnly = !client?.method || ['GET', 'HEAD', 'OPTIONS'].includes(client.method);
+    if (readOnly && local && now - local.verifiedAt < LOCAL_TRUST_MS && local.snapshot.expiresAt > now) return local.snapshot;
     const cached = await this.cache.get<SessionSnapshot>(CACHE, idHash);
     if (cached && cached.expiresAt > now) {
       this.remember(cached);
@@ -162,6 +164,11 @@ export class SessionsService {
     };
     const ttlSeconds = Math.max(1, Math.min(300, Math.floor((snapshot.expiresAt - now) / 1000)));
     await this.cache.set(CACHE, idHash, snapshot, { ttlSeconds });
+    // A revocation that ran while this lookup read the database must not be undone by the cache write above.
+    if (!(await Session.findByPk(idHash, { attributes: ['id_hash'] }))) {
+      await this.cache.delete(CACHE, idHash);
+      return null;
+    }
     this.remember(snapshot);
     if (now - Number(row.last_active_at) > 60000) {
       Session.update({ last_active_at: now }, { where: { id_hash: idHash } }).catch((err) => this.logger.warn({ err }, 'last activity update failed'));

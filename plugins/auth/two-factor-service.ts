@@ -104,18 +104,24 @@ export class TwoFactorService {
       );
       return claimed === 1 ? { ok: true, method } : { ok: false, method };
     }
-    if (!/^[A-Za-z0-9]{8}$/.test(code) || !user.backup_codes) return { ok: false, method };
-    const hashes = JSON.parse(user.backup_codes) as string[];
-    for (let i = 0; i < hashes.length; i++) {
-      const match = await this.pool.argon2Verify(code.toUpperCase(), hashes[i]!);
-      if (!match.ok || !match.value) continue;
-      const remaining = hashes.filter((_, j) => j !== i);
-      // Compare-and-swap on the stored list: a code used twice at once is consumed once.
+    if (!/^[A-Za-z0-9]{8}$/.test(code)) return { ok: false, method };
+    // Compare-and-swap on the stored list, retried when another code changed it meanwhile: the same
+    // code used twice at once is consumed once, and two different codes at once both work.
+    for (let attempt = 0, stored = user.backup_codes; attempt < 5 && stored; attempt++) {
+      const hashes = JSON.parse(stored) as string[];
+      let index = -1;
+      for (let i = 0; i < hashes.length && index < 0; i++) {
+        const match = await this.pool.argon2Verify(code.toUpperCase(), hashes[i]!);
+        if (match.ok && match.value) index = i;
+      }
+      if (index < 0) return { ok: false, method };
+      const remaining = hashes.filter((_, j) => j !== index);
       const [consumed] = await User.update(
         { backup_codes: JSON.stringify(remaining), last_2fa_verification: Date.now() },
-        { where: { id: userId, backup_codes: user.backup_codes } },
+        { where: { id: userId, backup_codes: stored } },
       );
-      return consumed === 1 ? { ok: true, method, remaining: remaining.length } : { ok: false, method };
+      if (consumed === 1) return { ok: true, method, remaining: remaining.length };
+      stored = (await User.findByPk(userId))?.backup_codes ?? null;
     }
     return { ok: false, method };
   }

@@ -13,7 +13,7 @@ import { SettingsService } from './settings-service.js';
 import { SetupService, type AdminCreator } from './setup-service.js';
 
 /** Paths that stay reachable while setup is incomplete; everything else answers 302 to /setup. */
-const OPEN_WHILE_INCOMPLETE = /^\/(setup(\/.*)?|api\/setup(\/.*)?|api\/health|api\/system\/health|api\/openapi\.json)$/;
+const OPEN_WHILE_INCOMPLETE = /^\/(setup(\/.*)?|api\/setup(\/.*)?|api\/health|api\/system\/health)$/;
 
 const optionsSchema = z.object({
   /** Headless setup (also CMS_SETUP_ADMIN_EMAIL / _PASSWORD / _USERNAME): seed and create this admin at first start. */
@@ -36,9 +36,11 @@ export default definePlugin({
     for (const route of setupRoutes) routes.add(route);
     registries.middleware.add({
       id: 'setup-redirect',
-      stage: 'afterIdentity',
+      // Before identity: while incomplete, even a request with bad credentials is simply sent to /setup.
+      stage: 'beforeIdentity',
       async handler(ctx: Context, next: Next) {
-        if (OPEN_WHILE_INCOMPLETE.test(ctx.path) || (await (ctx.state.scope.cradle.setup as SetupService).isReady())) return next();
+        const service = services.get(config);
+        if (!service || OPEN_WHILE_INCOMPLETE.test(ctx.path) || (await service.isReady())) return next();
         ctx.status = 302;
         ctx.redirect('/setup');
       },

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { chmod, mkdir, rename, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import type { Sequelize } from 'sequelize';
+import { Op, type Sequelize } from 'sequelize';
 import { SetupStateRow } from './models/setup-state.js';
 import { privateConfigPath, type CmsConfig } from '../../kernel/config.js';
 import type { Logger } from '../../kernel/logger.js';
@@ -46,6 +46,7 @@ export class SetupService {
   async status(): Promise<SetupStatus> {
     const row = await SetupStateRow.findByPk(1);
     const state: SetupState = row?.state === 'ready' ? 'ready' : row?.state === 'incomplete' || !row ? 'incomplete' : 'seeded';
+    // 'completing' shows as seeded; a stale completing claim can be taken over by complete().
     if (state === 'ready') this.readyCached = true;
     return {
       state, dbValidated: Boolean(Number(row?.db_validated ?? 0)), seeded: Boolean(Number(row?.seeded ?? 0)), complete: state === 'ready',
@@ -86,6 +87,7 @@ export class SetupService {
   /** Starts seeding in the background; progress shows in /api/system/health (data.setup.progress). */
   async startSeeding(target: DbTarget): Promise<void> {
     await this.assertOpen();
+    if ((await SetupStateRow.findByPk(1))?.state === 'completing') throw new SetupAlreadyCompleteError();
     if (!isRunningDatabase(this.config, target)) throw new DbRestartRequiredError(this.describeRunning());
     if (this.seeding) return;
     await this.update({ progress: 1, error: null, db_validated: true });
@@ -109,7 +111,8 @@ export class SetupService {
     await this.writePrivateConfig(target);
     await this.update({ progress: 20 });
     await this.settings.seedDefaults('default', (done, total) => this.update({ progress: 20 + Math.floor((done / total) * 70) }));
-    await this.update({ seeded: true, progress: 100, error: null, state: 'seeded' });
+    // Conditional: a seed still running when setup completes must not reopen it.
+    await SetupStateRow.update({ seeded: true, progress: 100, error: null, state: 'seeded' }, { where: { id: 1, state: ['incomplete', 'seeded'] } });
   }
 
   /**
@@ -144,7 +147,13 @@ export class SetupService {
   async complete(users: AdminCreator, input: { username?: string; email: string; password: string; siteName?: string }) {
     await this.assertOpen();
     if (!(await this.status()).seeded) throw new SetupNotSeededError();
-    const [claimed] = await SetupStateRow.update({ state: 'completing' }, { where: { id: 1, state: 'seeded' } });
+    // Claim the completion (completed_at marks the claim); a claim older than a minute is from a process
+    // that died half-way and may be taken over.
+    const now = Date.now();
+    const [claimed] = await SetupStateRow.update(
+      { state: 'completing', completed_at: now },
+      { where: { id: 1, [Op.or]: [{ state: 'seeded' }, { state: 'completing', completed_at: { [Op.lt]: now - 60000 } }] } },
+    );
     if (claimed !== 1) throw new SetupAlreadyCompleteError();
     try {
       const user = await users.create({ email: input.email, password: input.password, role: 'admin', username: input.username });
@@ -154,7 +163,7 @@ export class SetupService {
       this.readyCached = true;
       return user;
     } catch (err) {
-      await this.update({ state: 'seeded' });
+      await this.update({ state: 'seeded', completed_at: null });
       throw err;
     }
   }

@@ -132,13 +132,16 @@ for (const variant of DB_VARIANTS) {
 
     it('admins list and revoke another user\'s sessions without proof; others may not', async function () {
       const user = await signIn('watched@example.com', 'viewer', 'desk');
-      const list = await t.request(`/api/user/sessions?admin=1&userId=${user.id}`, { identity: 'admin' });
+      const admin = { cookie: (await signIn('session-admin@example.com', 'admin', 'admin-desk')).cookie };
+      const editor = { cookie: (await signIn('session-editor@example.com', 'editor', 'editor-desk')).cookie };
+      const list = await t.request(`/api/user/sessions?admin=1&userId=${user.id}`, { headers: admin });
       expect(list.status).to.equal(200);
       const [session] = (await list.json()).data.sessions;
       expect(session.userAgent).to.equal('desk');
-      expect((await t.request(`/api/user/sessions?admin=1&userId=${user.id}`, { identity: 'editor' })).status).to.equal(403);
-      expect((await t.request(`/api/user/sessions/${session._id}?admin=1`, { method: 'DELETE', identity: 'editor' })).status).to.equal(403);
-      expect((await t.request(`/api/user/sessions/${session._id}?admin=1`, { method: 'DELETE', identity: 'admin' })).status).to.equal(200);
+      expect((await t.request(`/api/user/sessions?admin=1&userId=${user.id}`, { headers: editor })).status).to.equal(403);
+      expect((await t.request(`/api/user/sessions/${session._id}?admin=1`, { method: 'DELETE', headers: editor })).status).to.equal(403);
+      expect((await t.request(`/api/user/sessions?admin=1&userId=${user.id}`, { identity: 'admin' })).status, 'no session: a key or token may not').to.equal(403);
+      expect((await t.request(`/api/user/sessions/${session._id}?admin=1`, { method: 'DELETE', headers: admin })).status).to.equal(200);
       expect((await t.request('/api/user/me', { headers: { cookie: user.cookie } })).status).to.equal(401);
     });
 
