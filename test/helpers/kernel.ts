@@ -38,6 +38,11 @@ export interface TestKernelOptions {
 /** A fetch Response whose json() is typed for assertions. */
 export type TestResponse = Omit<Response, 'json'> & { json(): Promise<any> };
 
+/** The `name=value` part of a Set-Cookie header of the response, or null. */
+export function responseCookie(res: TestResponse, name = 'session'): string | null {
+  return res.headers.getSetCookie().find((c) => c.startsWith(`${name}=`))?.split(';')[0] ?? null;
+}
+
 /** fetch() for tests: the same, with json() typed as any. */
 export const get = (url: string, init?: RequestInit): Promise<TestResponse> => fetch(url, init);
 

@@ -56,3 +56,10 @@ export const CACHE_VARIANTS: Array<{ name: 'memory' | 'redis'; available: boolea
   { name: 'memory', available: true },
   { name: 'redis', available: Boolean(REDIS_URL), skipReason: 'CMS_TEST_REDIS_URL is not set: Redis variant skipped' },
 ];
+
+/** Skips the suite (saying why) when its service variable is unset. Call from a before hook. */
+export function requireVariant(context: Mocha.Context, variant: { available: boolean; skipReason?: string }): void {
+  if (variant.available) return;
+  console.log(`      ${variant.skipReason}`);
+  context.skip();
+}

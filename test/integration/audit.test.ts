@@ -4,6 +4,7 @@ import { AuditLog, GENESIS_HASH, type AuditEntry, type AuditInput } from '../../
 import { DbLock } from '../../kernel/db/lock.js';
 import { ValidationError } from '../../kernel/errors.js';
 import { DB_VARIANTS } from '../helpers/services.js';
+import { requireVariant } from '../helpers/services.js';
 import { rejectionOf } from '../helpers/assertions.js';
 import { openTwoConnections, type TwoConnections } from '../helpers/two-connections.js';
 
@@ -28,10 +29,7 @@ for (const variant of DB_VARIANTS) {
     let auditB: AuditLog;
 
     before(async function () {
-      if (!variant.available) {
-        console.log(`      ${variant.skipReason}`);
-        this.skip();
-      }
+      requireVariant(this, variant);
       // Two instances: each its own connection and its own lock owner.
       connections = await openTwoConnections(variant, 'cms-audit');
       dbA = connections.dbA;

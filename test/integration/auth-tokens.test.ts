@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { QueryTypes } from 'sequelize';
 import { fixturePlugin, startTestKernel, type TestKernel, type TestResponse } from '../helpers/kernel.js';
 import { DB_VARIANTS } from '../helpers/services.js';
+import { requireVariant } from '../helpers/services.js';
 
 const PASSWORD = 'correct horse battery';
 
@@ -13,10 +14,7 @@ for (const variant of DB_VARIANTS) {
     this.timeout(60000);
     let t: TestKernel;
     before(async function () {
-      if (!variant.available) {
-        console.log(`      ${variant.skipReason}`);
-        this.skip();
-      }
+      requireVariant(this, variant);
       t = await startTestKernel({
         db: variant.name,
         plugins: [fixturePlugin('test-identity'), fixturePlugin('test-echo')],

@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { QueryTypes } from 'sequelize';
 import { fixturePlugin, startTestKernel, type TestKernel, type TestResponse } from '../helpers/kernel.js';
 import { DB_VARIANTS, REDIS_URL, uniqueName } from '../helpers/services.js';
+import { requireVariant } from '../helpers/services.js';
 
 const AUTH_OPTIONS = { plugins: { options: { auth: { bcryptRounds: 4 } } } };
 const PASSWORD = 'correct horse battery';
@@ -27,10 +28,7 @@ for (const variant of DB_VARIANTS) {
     this.timeout(60000);
     let t: TestKernel;
     before(async function () {
-      if (!variant.available) {
-        console.log(`      ${variant.skipReason}`);
-        this.skip();
-      }
+      requireVariant(this, variant);
       t = await startTestKernel({ db: variant.name, plugins: [fixturePlugin('test-identity')], config: AUTH_OPTIONS });
     });
     after(async () => t?.close());

@@ -4,6 +4,7 @@ import { createClient } from 'redis';
 import { CacheService } from '../../kernel/cache/cache-service.js';
 import { createLogger } from '../../kernel/logger.js';
 import { CACHE_VARIANTS, REDIS_URL, uniqueName } from '../helpers/services.js';
+import { requireVariant } from '../helpers/services.js';
 import { rejectionOf } from '../helpers/assertions.js';
 
 const logger = createLogger('silent');
@@ -25,10 +26,7 @@ for (const variant of CACHE_VARIANTS) {
     }
 
     before(function () {
-      if (!variant.available) {
-        console.log(`      ${variant.skipReason}`);
-        this.skip();
-      }
+      requireVariant(this, variant);
     });
 
     after(async function () {

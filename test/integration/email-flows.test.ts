@@ -5,11 +5,13 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { simpleParser } from 'mailparser';
 import { QueryTypes } from 'sequelize';
 import { SMTPServer } from 'smtp-server';
-import { fixturePlugin, startTestKernel, type TestKernel, type TestResponse } from '../helpers/kernel.js';
+import { fixturePlugin, startTestKernel, type TestKernel } from '../helpers/kernel.js';
+import { responseCookie } from '../helpers/kernel.js';
 import { DB_VARIANTS } from '../helpers/services.js';
+import { requireVariant } from '../helpers/services.js';
 
 const PASSWORD = 'correct horse battery';
-const cookie = (res: TestResponse, name: string) => res.headers.getSetCookie().find((c) => c.startsWith(`${name}=`))?.split(';')[0] ?? null;
+const cookie = responseCookie;
 
 interface Received {
   to: string;
@@ -56,10 +58,7 @@ for (const variant of DB_VARIANTS) {
     let t: TestKernel;
     let smtp: Awaited<ReturnType<typeof startSmtp>>;
     before(async function () {
-      if (!variant.available) {
-        console.log(`      ${variant.skipReason}`);
-        this.skip();
-      }
+      requireVariant(this, variant);
       smtp = await startSmtp();
       t = await startTestKernel({
         db: variant.name,

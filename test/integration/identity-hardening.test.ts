@@ -1,9 +1,10 @@
 import { expect } from 'chai';
 import { generate } from 'otplib';
-import { fixturePlugin, startTestKernel, type TestKernel, type TestResponse } from '../helpers/kernel.js';
+import { fixturePlugin, startTestKernel, type TestKernel } from '../helpers/kernel.js';
+import { responseCookie } from '../helpers/kernel.js';
 
 const PASSWORD = 'correct horse battery';
-const cookie = (res: TestResponse, name = 'session') => res.headers.getSetCookie().find((c) => c.startsWith(`${name}=`))?.split(';')[0] ?? null;
+const cookie = responseCookie;
 
 describe('identity hardening', function () {
   this.timeout(60000);

@@ -6,6 +6,7 @@ import { JobQueue, type JobHandler, type JobView } from '../../kernel/jobs.js';
 import { createLogger } from '../../kernel/logger.js';
 import { createRegistries } from '../../kernel/registries/index.js';
 import { DB_VARIANTS } from '../helpers/services.js';
+import { requireVariant } from '../helpers/services.js';
 import { openTwoConnections, type TwoConnections } from '../helpers/two-connections.js';
 
 const logger = createLogger('silent');
@@ -26,10 +27,7 @@ for (const variant of DB_VARIANTS) {
     let dbB: Sequelize | undefined;
 
     before(async function () {
-      if (!variant.available) {
-        console.log(`      ${variant.skipReason}`);
-        this.skip();
-      }
+      requireVariant(this, variant);
       // Two instances: each its own connection and its own lock owner.
       connections = await openTwoConnections(variant, 'cms-jobs');
       dbA = connections.dbA;

@@ -11,6 +11,7 @@ import { BootError } from '../../kernel/errors.js';
 import { createLogger } from '../../kernel/logger.js';
 import { fixturePlugin, startTestKernel, tempDir, writePlugin, type TestKernel, type TestKernelOptions } from '../helpers/kernel.js';
 import { createMariaDbDatabase, DB_VARIANTS, type DbVariant } from '../helpers/services.js';
+import { requireVariant } from '../helpers/services.js';
 import { rejectionOf } from '../helpers/assertions.js';
 
 const logger = createLogger('silent');
@@ -66,10 +67,7 @@ for (const variant of DB_VARIANTS) {
     this.timeout(60000);
 
     before(function () {
-      if (!variant.available) {
-        console.log(`      ${variant.skipReason}`);
-        this.skip();
-      }
+      requireVariant(this, variant);
     });
 
     describe('two kernels started together on one database, then a restart', function () {

@@ -1,9 +1,10 @@
 import { expect } from 'chai';
 import { QueryTypes } from 'sequelize';
 import { startTestKernel, type TestKernel, type TestResponse } from '../helpers/kernel.js';
+import { responseCookie } from '../helpers/kernel.js';
 
 const PASSWORD = 'correct horse battery';
-const cookie = (res: TestResponse) => res.headers.getSetCookie().find((c) => c.startsWith('session='))?.split(';')[0] ?? null;
+const cookie = (res: TestResponse) => responseCookie(res);
 
 async function kernelWith(auth: Record<string, unknown>, extra: Record<string, unknown> = {}): Promise<TestKernel> {
   return startTestKernel({ config: { ...extra, plugins: { options: { auth: { bcryptRounds: 4, ...auth } } } } });

@@ -4,9 +4,11 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { loadConfig, privateConfigPath } from '../../kernel/config.js';
 import { startTestKernel, tempDir, type TestKernel, type TestResponse } from '../helpers/kernel.js';
+import { responseCookie } from '../helpers/kernel.js';
 import { DB_VARIANTS, MARIADB_URL } from '../helpers/services.js';
+import { requireVariant } from '../helpers/services.js';
 
-const cookie = (res: TestResponse) => res.headers.getSetCookie().find((c) => c.startsWith('session='))?.split(';')[0] ?? null;
+const cookie = (res: TestResponse) => responseCookie(res);
 
 /** The test-db / seed-db body describing the database the kernel runs on. */
 function runningTarget(t: TestKernel) {
@@ -33,10 +35,7 @@ for (const variant of DB_VARIANTS) {
     this.timeout(60000);
     let t: TestKernel;
     before(async function () {
-      if (!variant.available) {
-        console.log(`      ${variant.skipReason}`);
-        this.skip();
-      }
+      requireVariant(this, variant);
       t = await startTestKernel({ db: variant.name, setup: true, config: { plugins: { options: { auth: { bcryptRounds: 4 } } } } });
     });
     after(async () => t?.close());

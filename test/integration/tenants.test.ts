@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 import { fixturePlugin, startTestKernel, type TestKernel, type TestResponse } from '../helpers/kernel.js';
+import { responseCookie } from '../helpers/kernel.js';
 
-const cookie = (res: TestResponse) => res.headers.getSetCookie().find((c) => c.startsWith('session='))?.split(';')[0] ?? null;
+const cookie = (res: TestResponse) => responseCookie(res);
 const ACME = { 'x-forwarded-host': 'acme.test' };
 
 describe('multi-tenant mode', function () {

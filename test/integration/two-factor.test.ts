@@ -2,10 +2,12 @@ import { expect } from 'chai';
 import { generate } from 'otplib';
 import { QueryTypes } from 'sequelize';
 import { startTestKernel, type TestKernel, type TestResponse } from '../helpers/kernel.js';
+import { responseCookie } from '../helpers/kernel.js';
 import { DB_VARIANTS } from '../helpers/services.js';
+import { requireVariant } from '../helpers/services.js';
 
 const PASSWORD = 'correct horse battery';
-const cookie = (res: TestResponse, name: string) => res.headers.getSetCookie().find((c) => c.startsWith(`${name}=`))?.split(';')[0] ?? null;
+const cookie = responseCookie;
 const codeAt = (secret: string, offsetSeconds = 0) => generate({ secret, epoch: Math.floor(Date.now() / 1000) + offsetSeconds });
 
 for (const variant of DB_VARIANTS) {
@@ -14,10 +16,7 @@ for (const variant of DB_VARIANTS) {
     let t: TestKernel;
     let n = 0;
     before(async function () {
-      if (!variant.available) {
-        console.log(`      ${variant.skipReason}`);
-        this.skip();
-      }
+      requireVariant(this, variant);
       t = await startTestKernel({ db: variant.name, config: { plugins: { options: { auth: { bcryptRounds: 4, issuer: 'Acme CMS', sessionDevicePolicy: 'allow-multiple' } } } } });
     });
     after(async () => t?.close());

@@ -1,19 +1,18 @@
 import { expect } from 'chai';
 import { fixturePlugin, startTestKernel, type TestKernel, type TestResponse } from '../helpers/kernel.js';
+import { responseCookie } from '../helpers/kernel.js';
 import { DB_VARIANTS } from '../helpers/services.js';
+import { requireVariant } from '../helpers/services.js';
 
 const PASSWORD = 'correct horse battery';
-const cookie = (res: TestResponse) => res.headers.getSetCookie().find((c) => c.startsWith('session='))?.split(';')[0] ?? null;
+const cookie = (res: TestResponse) => responseCookie(res);
 
 for (const variant of DB_VARIANTS) {
   describe(`user administration (${variant.name})`, function () {
     this.timeout(60000);
     let t: TestKernel;
     before(async function () {
-      if (!variant.available) {
-        console.log(`      ${variant.skipReason}`);
-        this.skip();
-      }
+      requireVariant(this, variant);
       t = await startTestKernel({ db: variant.name, plugins: [fixturePlugin('test-identity'), fixturePlugin('test-echo')], config: { plugins: { options: { auth: { bcryptRounds: 4, sessionDevicePolicy: 'allow-multiple' } } } } });
     });
     after(async () => t?.close());
