@@ -92,9 +92,10 @@ export type CmsConfig = z.output<typeof configSchema> & {
   sources: Record<string, string>;
   /**
    * Secrets from the environment or the private config written by setup (<data>/private/config.json):
-   * JWT_SECRET_KEY and ENCRYPTION_KEY. Mutable: setup fills them in when it writes the private config.
+   * JWT_SECRET_KEY, ENCRYPTION_KEY and RATE_LIMIT_SECRET. Mutable: setup fills them in when it writes
+   * the private config.
    */
-  secrets: { jwtSecretKey?: string; encryptionKey?: string };
+  secrets: { jwtSecretKey?: string; encryptionKey?: string; rateLimitSecret?: string };
 };
 
 /** Where setup writes the private config (owner-only): database settings and generated secrets. */
@@ -277,8 +278,10 @@ export function loadConfig(options: LoadConfigOptions = {}): CmsConfig {
     if (saved.MULTI_TENANT === true && sources.multiTenant === undefined && options.overrides?.multiTenant === undefined) config.multiTenant = true;
     if (typeof saved.JWT_SECRET_KEY === 'string') config.secrets.jwtSecretKey = saved.JWT_SECRET_KEY;
     if (typeof saved.ENCRYPTION_KEY === 'string') config.secrets.encryptionKey = saved.ENCRYPTION_KEY;
+    if (typeof saved.RATE_LIMIT_SECRET === 'string') config.secrets.rateLimitSecret = saved.RATE_LIMIT_SECRET;
   }
   if (env.JWT_SECRET_KEY) config.secrets.jwtSecretKey = env.JWT_SECRET_KEY;
   if (env.ENCRYPTION_KEY) config.secrets.encryptionKey = env.ENCRYPTION_KEY;
+  if (env.RATE_LIMIT_SECRET) config.secrets.rateLimitSecret = env.RATE_LIMIT_SECRET;
   return config;
 }

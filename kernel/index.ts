@@ -170,7 +170,7 @@ export class Kernel {
     const app = buildApp({
       logger: this.logger, container: this.container, router: new Router(this.routes), namespaces: this.namespaces,
       registries: this.registries, bodyLimit: this.config.http.bodyLimit, trustProxy: this.config.http.trustProxy, proxyHops: this.config.http.proxyHops,
-      rateLimit: { ...this.config.rateLimit, prefix: this.config.redis.prefix, logger: this.logger, get redis() { return kernel.redis; } },
+      rateLimit: { ...this.config.rateLimit, prefix: this.config.redis.prefix, logger: this.logger, secrets: this.config.secrets, get redis() { return kernel.redis; } },
       isServing: () => this.serving,
       isBooted: (id) => this.loader.isBooted(id),
     });

@@ -3,6 +3,7 @@ import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAb
 import type { RedisClientType } from 'redis';
 import { RateLimitedError } from '../errors.js';
 import type { Logger } from '../logger.js';
+import { clientIdOf, type ClientCookieSecrets } from './client-cookie.js';
 import type { RouteMatch } from './router.js';
 
 /** Case, trailing slash and the /api/v1 alias do not make a different key. */
@@ -20,6 +21,8 @@ export interface RateLimitOptions {
   redis?: RedisClientType | null;
   prefix: string;
   logger: Logger;
+  /** Read per request (setup fills them in): the key of the signed client cookie. */
+  secrets: ClientCookieSecrets;
 }
 
 /**
@@ -29,7 +32,7 @@ export interface RateLimitOptions {
  * so case, trailing slash, /api/v1, doubled slashes and parameter spellings (`/items/1`, `/items/01`,
  * `/items/%31`) share one counter and no parameter value (a token) ever becomes part of a key; all
  * unmatched paths share one bucket. 429 RATE_LIMITED with Retry-After: 60. A route may declare its own
- * limit or opt out.
+ * limit or opt out, and a per-client limit (clientPoints) counted under the signed client cookie.
  */
 export function rateLimiter(options: RateLimitOptions) {
   const limiters = new Map<string, RateLimiterAbstract>();
@@ -53,9 +56,11 @@ export function rateLimiter(options: RateLimitOptions) {
     const path = normalisePath(ctx.path);
     if (!options.enabled || !(path === '/api' || path.startsWith('/api/')) || route?.rateLimit === false) return next();
     const { points, durationSeconds } = route?.rateLimit || options;
+    const clientPoints = route?.rateLimit ? route.rateLimit.clientPoints : undefined;
     const bucket = route ? route.path.toLowerCase() : '(unmatched)';
     try {
       await limiterFor(points, durationSeconds).consume(`${ctx.ip}|${bucket}`);
+      if (clientPoints) await limiterFor(clientPoints, durationSeconds).consume(`client:${clientIdOf(ctx, options.secrets)}|${bucket}`);
     } catch (err) {
       if (err instanceof RateLimiterRes) throw new RateLimitedError();
       options.logger.error({ err }, 'rate limiter store failed; request allowed');

@@ -50,7 +50,11 @@ export interface RouteDefinition {
   /** Error body shape: the general envelope (default) or `{message}` (the spec's 2FA endpoints). */
   errorShape?: 'envelope' | 'message';
   /** Per-route rate limit, or false to exempt the route. Default: the configured limit. */
-  rateLimit?: { points: number; durationSeconds: number } | false;
+  /**
+   * The route's own limit per client IP, and optionally per browser (clientPoints, counted under the
+   * signed rl_client cookie); false opts out.
+   */
+  rateLimit?: { points: number; durationSeconds: number; clientPoints?: number } | false;
   handler(route: RouteContext): Promise<unknown> | unknown;
 }
 

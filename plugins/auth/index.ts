@@ -15,6 +15,7 @@ import { twoFactorRoutes } from './routes-2fa.js';
 import { emailRoutes, invitationRoutes } from './routes-email.js';
 import { userAdminRoutes } from './routes-users.js';
 import { tenantRoutes } from './routes-tenants.js';
+import { providerRoutes } from './routes-providers.js';
 import { TenantsService } from './tenants-service.js';
 import { Tenant } from './models/tenant.js';
 import { EmailFlows, type MailerLike } from './email-flows.js';
@@ -26,12 +27,13 @@ import { AUTH_MIGRATIONS } from './migrations.js';
 import { Role } from './models/role.js';
 import { Session } from './models/session.js';
 import { User } from './models/user.js';
-import { authRoutes, clientIp, setSessionCookie } from './routes.js';
+import { authRoutes, clientIp, completeSignIn, setSessionCookie } from './routes.js';
+import { AccountBlockedError } from './errors.js';
 import type { Context } from 'koa';
 import { AuthSecrets } from './secrets.js';
 import { SessionsService, type SessionOptions } from './sessions-service.js';
 import type { Sequelize } from 'sequelize';
-import { UsersService } from './users-service.js';
+import { toPublicUser, UsersService } from './users-service.js';
 
 /** plugins.options.auth (later issues move the session settings into the seeded System Settings). */
 const optionsSchema = z.object({
@@ -102,15 +104,33 @@ export default definePlugin({
         ),
       ).singleton(),
     );
-    // For other plugins (setup's first admin): start a session for a user and set the cookie.
+    // For other plugins: setup's first admin, and sign-in plugins that prove the first factor their own
+    // way (identity providers, passkeys). They meet the auth plugin only through this container key.
     container.register(
       'signIn',
-      asFunction(({ users, sessions }: { users: UsersService; sessions: SessionsService }) => ({
+      asFunction((cradle: { users: UsersService; sessions: SessionsService; authSecrets: AuthSecrets }) => ({
+        /** Starts a session for a user and sets the cookie (no second factor asked). */
         async startSession(ctx: Context, userId: string) {
-          const user = await users.findById(userId);
+          const user = await cradle.users.findById(userId);
           if (!user) throw new Error(`No user ${userId}`);
-          const { token, session } = await sessions.create(user, { userAgent: ctx.get('user-agent'), ip: clientIp(ctx) });
+          const { token, session } = await cradle.sessions.create(user, { userAgent: ctx.get('user-agent'), ip: clientIp(ctx) });
           setSessionCookie(ctx, token, Number(session.expires_at));
+        },
+        /**
+         * Completes a sign-in whose first factor another plugin has proven: refuses a blocked user, then the
+         * 2FA step when the user has it on (the pending cookie, as after a password) unless the proof already
+         * was multi-factor (secondFactorDone: a user-verified passkey), otherwise a session cookie.
+         */
+        async complete(ctx: Context, userId: string, options: { secondFactorDone?: boolean } = {}) {
+          const user = await cradle.users.findById(userId);
+          if (!user) throw new Error(`No user ${userId}`);
+          if (user.blocked) throw new AccountBlockedError();
+          if (options.secondFactorDone && user.two_factor_enabled) {
+            const { token, session } = await cradle.sessions.create(user, { userAgent: ctx.get('user-agent'), ip: clientIp(ctx) });
+            setSessionCookie(ctx, token, Number(session.expires_at));
+            return { user: toPublicUser(user) };
+          }
+          return completeSignIn(ctx, cradle as unknown as Record<string, unknown>, user);
         },
       })).singleton(),
     );
@@ -127,7 +147,7 @@ export default definePlugin({
         new EmailFlows(users, emailTokens, mailer, logger, publicUrl),
       ).singleton(),
     );
-    for (const route of [...authRoutes, ...accountRoutes, ...tokenRoutes, ...twoFactorRoutes, ...emailRoutes, ...invitationRoutes, ...userAdminRoutes, ...tenantRoutes]) routes.add(route);
+    for (const route of [...authRoutes, ...accountRoutes, ...tokenRoutes, ...twoFactorRoutes, ...emailRoutes, ...invitationRoutes, ...userAdminRoutes, ...tenantRoutes, ...providerRoutes]) routes.add(route);
     registries.identityResolvers.add(bearerResolver());
     registries.identityResolvers.add(sessionCookieResolver());
     registries.identityResolvers.add(guestResolver());

@@ -90,7 +90,7 @@ export const twoFactorRoutes: RouteDefinition[] = [
     tags: ['two-factor'],
     envelope: false,
     errorShape: 'message',
-    rateLimit: { points: 10, durationSeconds: 60 },
+    rateLimit: { points: 10, durationSeconds: 60, clientPoints: 5 },
     request: { body: z.object({ userId: z.string().min(1).max(64), code: z.string().min(1).max(32) }) },
     response: z.object({ success: z.boolean(), message: z.string(), method: z.enum(['totp', 'backup']), backupCodeUsed: z.boolean() }),
     async handler({ ctx, body, scope, logger }) {

@@ -49,7 +49,7 @@ export const authRoutes: RouteDefinition[] = [
     description:
       'Unknown email and wrong password answer the same 401 INVALID_CREDENTIALS. The 5th consecutive failure answers 401 and locks the account for 15 minutes; later attempts answer 403 ACCOUNT_LOCKED with retryAfterSeconds, before the password is checked. With 2FA on, the answer is {requires2FA: true, userId} with no session cookie, and a short-lived cookie binds the pending sign-in to this client for POST /api/auth/2fa/verify.',
     tags: ['user'],
-    rateLimit: { points: 30, durationSeconds: 60 },
+    rateLimit: { points: 30, durationSeconds: 60, clientPoints: 10 },
     request: { body: z.object({ email: z.string().min(1).max(320), password: z.string().min(1).max(1024) }) },
     response: z.union([z.object({ user: publicUser }), z.object({ requires2FA: z.literal(true), userId: z.string() })]),
     async handler({ ctx, body, scope }) {

@@ -45,7 +45,7 @@ describe('resilience', function () {
       const logger = createLogger('silent');
       const client = createRedisClient(REDIS_URL);
       await client.connect();
-      const optionsA = { enabled: true, points: 600, durationSeconds: 60, prefix, logger, redis: null as RedisClientType | null };
+      const optionsA = { enabled: true, points: 600, durationSeconds: 60, prefix, logger, redis: null as RedisClientType | null, secrets: {} };
       const optionsB = { ...optionsA };
       const [a, b] = [rateLimiter(optionsA), rateLimiter(optionsB)];
       const route = { path: '/api/open/limited', rateLimit: { points: 2, durationSeconds: 60 } };

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import { expect } from 'chai';
-import { loadConfig, type LoadConfigOptions } from '../../kernel/config.js';
+import { loadConfig, privateConfigPath, type LoadConfigOptions } from '../../kernel/config.js';
 import { BootError } from '../../kernel/errors.js';
 
 /** Runs loadConfig and returns the BootError it throws (fails the test when it does not throw). */
@@ -215,5 +215,14 @@ describe('config: loadConfig', () => {
     const ignored = loadConfig({ cwd, env: {}, ignoreFile: true });
     expect(ignored.port).to.equal(3000);
     expect(ignored.host).to.equal('127.0.0.1');
+  });
+
+  it('reads the secrets from the private config, the environment winning, RATE_LIMIT_SECRET included', () => {
+    const file = privateConfigPath(join(cwd, 'data'));
+    mkdirSync(join(file, '..'), { recursive: true });
+    writeFileSync(file, JSON.stringify({ JWT_SECRET_KEY: 'jwt-from-file', ENCRYPTION_KEY: 'enc-from-file', RATE_LIMIT_SECRET: 'rl-from-file' }));
+    expect(loadConfig({ cwd, env: {} }).secrets).to.deep.equal({ jwtSecretKey: 'jwt-from-file', encryptionKey: 'enc-from-file', rateLimitSecret: 'rl-from-file' });
+    expect(loadConfig({ cwd, env: { RATE_LIMIT_SECRET: 'rl-from-env' } }).secrets.rateLimitSecret).to.equal('rl-from-env');
+    expect(loadConfig({ cwd, env: {}, ignoreFile: true }).secrets).to.deep.equal({});
   });
 });
