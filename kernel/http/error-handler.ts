@@ -21,8 +21,8 @@ export function toAppError(err: unknown, bodyLimit: string): AppError {
 }
 
 /**
- * The one error handler: renders `{success:false, error, message}` (or `{message}` for routes that
- * declare errorShape 'message'), never a stack trace; 5xx messages are generic and the details go
+ * The one error handler: renders `{success:false, error, message}` (or `{message}`, or the form
+ * actions' `{success:false, error: message, code}`, as the route declares), never a stack trace; 5xx messages are generic and the details go
  * to the log with the request id.
  */
 export function errorHandler(logger: Logger, bodyLimit: string) {
@@ -37,9 +37,11 @@ export function errorHandler(logger: Logger, bodyLimit: string) {
       ctx.status = err.status;
       for (const [k, v] of Object.entries(err.headers)) ctx.set(k, v);
       const message = err.expose ? err.message : 'Internal server error';
-      ctx.body = ctx.state.route?.errorShape === 'message'
-        ? { message }
-        : { success: false, error: err.code, message, ...(err.expose ? err.extra : {}) };
+      const shape = ctx.state.route?.errorShape;
+      const extra = err.expose ? err.extra : {};
+      if (shape === 'message') ctx.body = { message };
+      else if (shape === 'form') ctx.body = { success: false, error: message, code: err.code, ...extra };
+      else ctx.body = { success: false, error: err.code, message, ...extra };
     }
   };
 }

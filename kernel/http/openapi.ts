@@ -28,7 +28,9 @@ function operation(route: RegisteredRoute, namespacePermission: string | undefin
     'x-plugin': route.owner,
     ...(route.permission === 'public' ? { security: [] } : {}),
     requestParams: { ...(params ? { path: params } : {}), ...(isObject(req.query) ? { query: req.query } : {}) },
-    ...(req.body ? { requestBody: { required: true, content: { 'application/json': { schema: req.body } } } } : {}),
+    ...(req.body
+      ? { requestBody: { required: true, content: { 'application/json': { schema: req.body }, ...(req.form ? { 'application/x-www-form-urlencoded': { schema: req.body } } : {}) } } }
+      : {}),
     responses: {
       [status]: { description: 'Success', content: { 'application/json': { schema: success } } },
       '4XX': { description: 'Refused: see the error code', content: { 'application/json': { schema: errorBody } } },

@@ -17,16 +17,17 @@ function hasBody(ctx: Context): boolean {
   return (length !== undefined && length > 0) || ctx.get('transfer-encoding') !== '';
 }
 
-/** Reads and validates params, query and (JSON) body against the route's declared schemas. */
+/** Reads and validates params, query and the body (JSON, or a form where the route allows) against the route's schemas. */
 export async function readInput(ctx: Context, schemas: RouteRequestSchemas, params: Record<string, string>, bodyLimit: string) {
   const parsedParams = check<Record<string, unknown>>(schemas.params, params, 'params');
   const query = check<Record<string, unknown>>(schemas.query, { ...ctx.query }, 'query');
   let body: unknown;
   if (schemas.body) {
     if (hasBody(ctx)) {
-      if (!ctx.is('application/json', 'application/*+json')) throw new UnsupportedMediaTypeError();
+      const form = schemas.form === true && ctx.is('application/x-www-form-urlencoded') !== false;
+      if (!form && !ctx.is('application/json', 'application/*+json')) throw new UnsupportedMediaTypeError();
       try {
-        body = await coBody.json(ctx.req, { limit: bodyLimit, strict: true });
+        body = form ? await coBody.form(ctx.req, { limit: bodyLimit }) : await coBody.json(ctx.req, { limit: bodyLimit, strict: true });
       } catch (err) {
         const e = err as { status?: number; type?: string };
         // co-body marks a JSON syntax error with status 400 and no type; size and encoding errors carry a type.

@@ -10,6 +10,8 @@ export interface RouteRequestSchemas {
   query?: z.ZodType;
   params?: z.ZodType;
   body?: z.ZodType;
+  /** The body may also come as an HTML form (application/x-www-form-urlencoded), not only as JSON. */
+  form?: boolean;
 }
 
 export interface RouteContext<Q = any, P = any, B = any> {
@@ -47,9 +49,11 @@ export interface RouteDefinition {
    * otherwise the returned value becomes `{success: true, data}`.
    */
   envelope?: boolean;
-  /** Error body shape: the general envelope (default) or `{message}` (the spec's 2FA endpoints). */
-  errorShape?: 'envelope' | 'message';
-  /** Per-route rate limit, or false to exempt the route. Default: the configured limit. */
+  /**
+   * Error body shape: the general envelope (default), `{message}` (the spec's 2FA endpoints), or the
+   * setup form actions' `{success: false, error: <message>, code}`.
+   */
+  errorShape?: 'envelope' | 'message' | 'form';
   /**
    * The route's own limit per client IP, and optionally per browser (clientPoints, counted under the
    * signed rl_client cookie); false opts out.

@@ -1,11 +1,12 @@
 import { stat } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { isAbsolute, join, normalize } from 'node:path';
 import { QueryTypes, Sequelize } from 'sequelize';
 import { z } from 'zod';
 import type { CmsConfig } from '../../kernel/config.js';
 import { sqliteModule } from '../../kernel/db/sqlite-module.js';
 import { ValidationError } from '../../kernel/errors.js';
-import { DbConnectionFailedError } from './errors.js';
+import { DbConnectionFailedError, DbDriverMissingError } from './errors.js';
 
 /** The spec's body of test-db and seed-db (API decisions: for sqlite, `database` is a file under the data folder). */
 export const dbTargetSchema = z.object({
@@ -37,8 +38,29 @@ export function isRunningDatabase(config: CmsConfig, target: DbTarget): boolean 
   return target.host === db.host && target.port === db.port && target.database === db.name && target.username === db.user;
 }
 
+/** The driver package each database type needs, and the command that installs it (pinned major). */
+const DRIVERS: Record<DbTarget['type'], { package: string; install: string }> = {
+  sqlite: { package: 'sqlite3', install: 'npm install sqlite3@6' },
+  mariadb: { package: 'mariadb', install: 'npm install mariadb@3' },
+};
+
+/**
+ * Refuses a database type whose driver package cannot be found, with the command an operator runs to
+ * install it. (The spec's wizard installs the driver; a web request running npm is a risk this
+ * instance does not take, so it answers the manualCommand instead.)
+ */
+export function assertDriverInstalled(type: DbTarget['type']): void {
+  const driver = DRIVERS[type];
+  try {
+    createRequire(import.meta.url).resolve(driver.package);
+  } catch {
+    throw new DbDriverMissingError(type, driver.install);
+  }
+}
+
 /** Connects to the target (15 s limit) and reads its size; a failure carries the driver's reason. */
 export async function testDatabase(config: CmsConfig, target: DbTarget): Promise<{ collections: number; dataSize: number }> {
+  assertDriverInstalled(target.type);
   const sequelize =
     target.type === 'sqlite'
       ? new Sequelize({ dialect: 'sqlite', storage: sqliteFile(config, target.database), dialectModule: sqliteModule, logging: false })

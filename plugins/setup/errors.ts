@@ -27,3 +27,10 @@ export class DbRestartRequiredError extends AppError {
     super('DB_RESTART_REQUIRED', 409, `This instance runs on ${running}. To use another database, set its DB_* settings (or DB_URL) and restart, then seed.`);
   }
 }
+
+defineErrorCode('DB_DRIVER_MISSING', 400, 'The database driver package is not installed; manualCommand says how to install it (the instance never installs packages itself).');
+export class DbDriverMissingError extends AppError {
+  constructor(type: string, manualCommand: string) {
+    super('DB_DRIVER_MISSING', 400, `The ${type} driver is not installed. Run \`${manualCommand}\` in the CMS folder and restart.`, { extra: { manualCommand } });
+  }
+}

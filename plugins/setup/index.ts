@@ -9,6 +9,7 @@ import type { Logger } from '../../kernel/logger.js';
 import { SETUP_MIGRATIONS } from './migrations.js';
 import { SetupStateRow } from './models/setup-state.js';
 import { setupRoutes } from './routes.js';
+import { formActionRoutes } from './form-actions.js';
 import { SettingsService } from './settings-service.js';
 import { SetupService, type AdminCreator } from './setup-service.js';
 
@@ -33,7 +34,7 @@ export default definePlugin({
       'setup',
       asFunction(({ sequelize, settings, logger }: { sequelize: Sequelize; settings: SettingsService; logger: Logger }) => new SetupService(sequelize, config, settings, logger)).singleton(),
     );
-    for (const route of setupRoutes) routes.add(route);
+    for (const route of [...setupRoutes, ...formActionRoutes]) routes.add(route);
     registries.middleware.add({
       id: 'setup-redirect',
       // Before identity: while incomplete, even a request with bad credentials is simply sent to /setup.
