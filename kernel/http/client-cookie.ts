@@ -36,8 +36,9 @@ export function clientIdOf(ctx: Context, secrets: ClientCookieSecrets): string {
   const key = clientCookieKey(secrets);
   const [id, signature] = (ctx.cookies.get(CLIENT_COOKIE) ?? '').split('.');
   if (id && signature && /^[A-Za-z0-9_-]{22}$/.test(id)) {
-    const expected = Buffer.from(signClientId(id, key), 'base64url');
-    const given = Buffer.from(signature, 'base64url');
+    // The text is compared, not the decoded bytes: a changed padding character must not pass.
+    const expected = Buffer.from(signClientId(id, key), 'utf8');
+    const given = Buffer.from(signature, 'utf8');
     if (given.length === expected.length && timingSafeEqual(given, expected)) return id;
   }
   const fresh = randomBytes(16).toString('base64url');

@@ -118,6 +118,10 @@ for (const variant of DB_VARIANTS) {
       const reauth = await t.request('/api/user/sessions/reauth', { method: 'POST', headers: { cookie: a.cookie }, json: { password: PASSWORD } });
       const { proof, expiresAt } = (await reauth.json()).data;
       expect(Date.parse(expiresAt) - Date.now()).to.be.within(4 * 60000, 5 * 60000);
+      // A changed last character that only touches base64url padding bits is still a different proof.
+      const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+      const paddingFlip = proof.slice(0, -1) + alphabet[alphabet.indexOf(proof.at(-1)) ^ 1];
+      expect((await t.request(`/api/user/sessions/${idOf('phone')}`, { method: 'DELETE', headers: { cookie: a.cookie, 'x-reauth-proof': paddingFlip } })).status).to.equal(403);
       const ok = await t.request(`/api/user/sessions/${idOf('phone')}`, { method: 'DELETE', headers: { cookie: a.cookie, 'x-reauth-proof': proof } });
       expect(ok.status).to.equal(200);
       expect((await t.request('/api/user/me', { headers: { cookie: b.cookie } })).status).to.equal(401);

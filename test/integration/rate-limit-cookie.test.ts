@@ -72,8 +72,13 @@ describe('rate limiter client cookie (RATE_LIMIT_SECRET)', function () {
 
   it('ignores a forged or re-signed cookie: the client is counted as a new browser', async () => {
     const first = await attempt();
-    const [id] = clientCookie(first)!;
-    for (const forged of [`${id}.${signWith('the-session-signing-secret', id)}`, `${id}.AAAA`, `${id}`, 'garbage']) {
+    const [id, signature] = clientCookie(first)!;
+    // The last character of a 32-byte base64url value carries two padding bits: flipping one of them
+    // leaves the decoded bytes alone, and must still be refused.
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+    const paddingFlip = signature.slice(0, -1) + alphabet[alphabet.indexOf(signature.at(-1)!) ^ 1];
+    expect(Buffer.from(paddingFlip, 'base64url')).to.deep.equal(Buffer.from(signature, 'base64url'));
+    for (const forged of [`${id}.${signWith('the-session-signing-secret', id)}`, `${id}.${paddingFlip}`, `${id}.AAAA`, `${id}`, 'garbage']) {
       const res = await attempt(`rl_client=${forged}`);
       expect(res.status, forged).to.equal(401);
       const fresh = clientCookie(res);

@@ -1,0 +1,76 @@
+import { z } from 'zod';
+import type { RouteDefinition } from '../../kernel/http/route-table.js';
+import type { AuthSecretsPort, SignInPort, TenantsPort } from './auth-ports.js';
+import { OidcProviderError } from './errors.js';
+import { clearFlow, finishFlow, startFlow } from './flow-state.js';
+import type { IdentityLinks } from './identity-links.js';
+import type { IdentityProviders } from './identity-providers.js';
+import type { OidcClients } from './oidc-clients.js';
+
+/** A path on this site: one leading slash (not `//` or `/\`), no backslash or control characters. */
+export function isLocalPath(value: string): boolean {
+  if (!value.startsWith('/') || value.startsWith('//') || /[\\\x00-\x1f\x7f]/.test(value)) return false;
+  return new URL(value, 'http://local.invalid').origin === 'http://local.invalid';
+}
+
+const providerParam = z.object({ provider: z.string().min(1).max(64) });
+const signInLimit = { points: 30, durationSeconds: 60 };
+
+export const signInRoutes: RouteDefinition[] = [
+  {
+    method: 'GET',
+    path: '/api/auth/oidc/:provider/start',
+    permission: 'public',
+    tags: ['auth'],
+    summary: 'Starts sign-in with an identity provider: 302 to its authorization endpoint',
+    description:
+      'Sends the browser to the provider with a signed state (HMAC-SHA256), a nonce and a PKCE S256 challenge, and sets a short-lived httpOnly cookie that binds the sign-in to this browser (10 minutes). returnTo is where the browser lands after signing in: a path on this site, default /. Unknown or unconfigured provider: 404 OIDC_PROVIDER_NOT_FOUND; provider unreachable: 502 OIDC_PROVIDER_UNAVAILABLE.',
+    envelope: false,
+    rateLimit: signInLimit,
+    request: {
+      params: providerParam,
+      query: z.object({ returnTo: z.string().max(2048).refine(isLocalPath, 'a path on this site such as /dashboard').default('/') }),
+    },
+    async handler({ ctx, params, query, scope }) {
+      const providers = scope.identityProviders as IdentityProviders;
+      const clients = scope.oidcClients as OidcClients;
+      const provider = providers.active(params.provider);
+      await clients.configuration(provider);
+      const tenantId = await (scope.tenants as TenantsPort).fromHostname(ctx.hostname);
+      const flow = await startFlow(ctx, scope.authSecrets as AuthSecretsPort, { providerId: provider.id, tenantId, returnTo: query.returnTo });
+      const url = await clients.authorizationUrl(provider, { ...flow, redirectUri: providers.redirectUri(provider.id) });
+      ctx.redirect(url.href);
+    },
+  },
+  {
+    method: 'GET',
+    path: '/api/auth/oidc/:provider/callback',
+    permission: 'public',
+    tags: ['auth'],
+    summary: 'Where the identity provider sends the browser back: signs in and redirects to returnTo',
+    description:
+      'Checks the state signature, expiry, provider and this browser\'s sign-in cookie (400 OIDC_STATE_INVALID), exchanges the code with the PKCE verifier and validates the ID token and nonce (400 OIDC_CALLBACK_FAILED). A provider error answers 400 OIDC_PROVIDER_ERROR with providerError. The identity signs in its linked user; otherwise the user with the same email when the provider says it is verified; otherwise, with allowSignUp, a new user with the default role; otherwise 403 OIDC_NO_ACCOUNT. Blocked users: 403 ACCOUNT_BLOCKED. Then 302 to returnTo with the session cookie, or, with 2FA on, 302 to /login?requires2FA=1&returnTo=... with the 2fa_pending cookie for POST /api/auth/2fa/verify. Provider tokens are never stored.',
+    envelope: false,
+    rateLimit: signInLimit,
+    request: {
+      params: providerParam,
+      query: z.object({ code: z.string().max(4096).optional(), state: z.string().max(4096).optional(), error: z.string().max(256).optional() }),
+    },
+    async handler({ ctx, params, query, scope }) {
+      const providers = scope.identityProviders as IdentityProviders;
+      const provider = providers.active(params.provider);
+      if (query.error !== undefined) {
+        clearFlow(ctx);
+        throw new OidcProviderError(provider.displayName, /^[A-Za-z0-9_.-]{1,64}$/.test(query.error) ? query.error : 'unknown_error');
+      }
+      const flow = await finishFlow(ctx, scope.authSecrets as AuthSecretsPort, query.state, provider.id);
+      clearFlow(ctx);
+      const callbackUrl = new URL(providers.redirectUri(provider.id));
+      callbackUrl.search = ctx.querystring;
+      const claims = await (scope.oidcClients as OidcClients).exchange(provider, callbackUrl, flow);
+      const userId = await (scope.oidcLinks as IdentityLinks).userFor(flow.tenantId, provider, claims);
+      const result = await (scope.signIn as SignInPort).complete(ctx, userId);
+      ctx.redirect('requires2FA' in result ? `/login?requires2FA=1&returnTo=${encodeURIComponent(flow.returnTo)}` : flow.returnTo);
+    },
+  },
+];

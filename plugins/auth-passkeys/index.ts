@@ -1,0 +1,51 @@
+import { asFunction, asValue } from 'awilix';
+import { BootError } from '../../kernel/errors.js';
+import { definePlugin } from '../../kernel/index.js';
+import { ChallengesService } from './challenges-service.js';
+import { PASSKEY_MIGRATIONS } from './migrations.js';
+import { PasskeyChallenge } from './models/passkey-challenge.js';
+import { Passkey } from './models/passkey.js';
+import { optionsSchema } from './options.js';
+import { PasskeysService } from './passkeys-service.js';
+import { relyingPartyResolver } from './relying-party.js';
+import { loginRoutes } from './routes-login.js';
+import { manageRoutes } from './routes-manage.js';
+import { registerRoutes } from './routes-register.js';
+
+/** Per kernel (several may share a process in tests): the expired-challenge purge timer. */
+const timers = new WeakMap<object, NodeJS.Timeout>();
+
+/**
+ * Passkeys (WebAuthn), experimental: registration and management for signed-in users, sign-in for
+ * everyone. The auth plugin finishes the sign-in (container key `signIn`), so blocked accounts, 2FA
+ * and sessions behave exactly as after a password.
+ */
+export default definePlugin({
+  register({ container, routes, migrations, models, config, options: raw }) {
+    const parsed = optionsSchema.safeParse(raw);
+    if (!parsed.success) {
+      throw new BootError(`Invalid plugins.options['auth-passkeys']: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+    }
+    const publicUrl = process.env.CMS_PUBLIC_URL;
+    if (publicUrl && !URL.canParse(publicUrl)) throw new BootError(`CMS_PUBLIC_URL is not a valid URL: passkeys need the public address`);
+    const o = parsed.data;
+    for (const model of [Passkey, PasskeyChallenge]) models.add(model);
+    for (const m of PASSKEY_MIGRATIONS) migrations.add(m);
+    container.register('passkeys', asFunction(() => new PasskeysService()).singleton());
+    container.register('passkeyChallenges', asFunction(() => new ChallengesService(o.timeoutMs)).singleton());
+    container.register('passkeyRelyingParty', asValue(relyingPartyResolver(o, config)));
+    for (const route of [...registerRoutes, ...manageRoutes, ...loginRoutes]) routes.add(route);
+  },
+  boot({ container, config, logger }) {
+    const challenges = container.resolve<ChallengesService>('passkeyChallenges');
+    const timer = setInterval(() => {
+      challenges.purgeExpired().catch((err) => logger.warn({ err }, 'expired passkey challenge cleanup failed'));
+    }, 5 * 60 * 1000);
+    timer.unref();
+    timers.set(config, timer);
+  },
+  close({ config }) {
+    clearInterval(timers.get(config));
+    timers.delete(config);
+  },
+});

@@ -1,0 +1,101 @@
+import { generateAuthenticationOptions, verifyAuthenticationResponse, type VerifiedAuthenticationResponse } from '@simplewebauthn/server';
+import { z } from 'zod';
+import type { RouteDefinition } from '../../kernel/http/route-table.js';
+import type { Signer, SignIn, Tenants, UsersLookup } from './auth-services.js';
+import { clearChallengeCookie, readChallengeCookie, setChallengeCookie } from './challenge-cookie.js';
+import type { ChallengesService } from './challenges-service.js';
+import { decoyCredentials } from './decoy-credentials.js';
+import { signInFailed } from './errors.js';
+import { transportsOf, type PasskeysService } from './passkeys-service.js';
+import type { RelyingParty } from './relying-party.js';
+import { authenticationResponseSchema, requestOptionsSchema } from './schemas.js';
+
+const publicUser = z.object({ _id: z.string(), email: z.string(), username: z.string(), role: z.string() });
+
+export const loginRoutes: RouteDefinition[] = [
+  {
+    method: 'POST',
+    path: '/api/auth/passkeys/login/options',
+    permission: 'public',
+    tags: ['auth'],
+    rateLimit: { points: 30, durationSeconds: 60 },
+    summary: 'Starts a passkey sign-in: options for navigator.credentials.get() and the challenge cookie (experimental)',
+    description:
+      "With email, allowCredentials lists that user's passkeys; an unknown email gets options of the same shape, so the answer does not tell which emails exist. Without email, allowCredentials is empty (the browser offers its discoverable passkeys). Sets an httpOnly cookie binding the challenge to this browser.",
+    request: { body: z.object({ email: z.string().trim().max(320).optional() }).optional() },
+    response: requestOptionsSchema,
+    async handler({ ctx, body, scope }) {
+      const rp = (scope.passkeyRelyingParty as (ctx: unknown) => RelyingParty)(ctx);
+      const secrets = scope.authSecrets as Signer;
+      const tenantId = await (scope.tenants as Tenants).fromHostname(ctx.hostname);
+      const email = body?.email || '';
+      let userId: string | null = null;
+      let allowCredentials: Array<{ id: string; transports?: string[] }> = [];
+      if (email) {
+        const user = await (scope.users as UsersLookup).findByEmail(email, tenantId);
+        const keys = user ? await (scope.passkeys as PasskeysService).listForUser(user.id) : [];
+        if (user && keys.length) {
+          userId = user.id;
+          allowCredentials = keys.map((p) => ({ id: p.credential_id, transports: transportsOf(p) }));
+        } else {
+          allowCredentials = await decoyCredentials(secrets, tenantId, email);
+        }
+      }
+      const options = await generateAuthenticationOptions({ rpID: rp.id, allowCredentials, timeout: rp.timeoutMs, userVerification: rp.userVerification });
+      const challenge = await (scope.passkeyChallenges as ChallengesService).issue('login', { challenge: options.challenge, tenantId, userId });
+      await setChallengeCookie(ctx, secrets, challenge.id, Number(challenge.expires_at));
+      return options;
+    },
+  },
+  {
+    method: 'POST',
+    path: '/api/auth/passkeys/login/verify',
+    permission: 'public',
+    tags: ['auth'],
+    rateLimit: { points: 30, durationSeconds: 60 },
+    summary: 'Finishes a passkey sign-in: verifies the assertion and signs in (experimental)',
+    description:
+      "Needs the challenge cookie from login/options on this browser; the challenge works once. A user-verified assertion counts as both factors; without user verification a user with 2FA on gets {requires2FA, userId} as after a password. Any failure (unknown passkey, bad signature, wrong origin or RP ID, missing, expired or reused challenge, deleted user) answers the same 401 PASSKEY_VERIFICATION_FAILED.",
+    request: { body: z.object({ response: authenticationResponseSchema }) },
+    response: z.union([z.object({ user: publicUser }), z.object({ requires2FA: z.literal(true), userId: z.string() })]),
+    async handler({ ctx, body, scope, logger }) {
+      const refuse = (reason: string) => {
+        logger.info({ reason }, 'passkey sign-in refused');
+        return signInFailed();
+      };
+      const secrets = scope.authSecrets as Signer;
+      const challengeId = await readChallengeCookie(ctx, secrets);
+      clearChallengeCookie(ctx);
+      if (!challengeId) throw refuse('no valid challenge cookie');
+      const claimed = await (scope.passkeyChallenges as ChallengesService).claimById(challengeId, 'login');
+      if (!claimed) throw refuse('challenge unknown, expired or already used');
+      const tenantId = await (scope.tenants as Tenants).fromHostname(ctx.hostname);
+      if (claimed.tenant_id !== tenantId) throw refuse('challenge of another tenant');
+      const passkeys = scope.passkeys as PasskeysService;
+      const key = await passkeys.findByCredentialId(body.response.id, tenantId);
+      if (!key) throw refuse('unknown credential');
+      if (claimed.user_id && claimed.user_id !== key.user_id) throw refuse('credential of another user than the email named');
+      const handle = body.response.response.userHandle;
+      if (handle && handle !== Buffer.from(key.user_id, 'utf8').toString('base64url')) throw refuse('user handle does not match the credential');
+      const user = await (scope.users as UsersLookup).findById(key.user_id);
+      if (!user || user.tenant_id !== key.tenant_id) {
+        await passkeys.removeOrphan(key.id);
+        throw refuse('the passkey user no longer exists');
+      }
+      const rp = (scope.passkeyRelyingParty as (ctx: unknown) => RelyingParty)(ctx);
+      let result: VerifiedAuthenticationResponse;
+      try {
+        result = await verifyAuthenticationResponse({
+          response: body.response, expectedChallenge: claimed.challenge, expectedOrigin: rp.origins, expectedRPID: rp.id,
+          credential: { id: key.credential_id, publicKey: new Uint8Array(Buffer.from(key.public_key, 'base64url')), counter: Number(key.counter), transports: transportsOf(key) },
+          requireUserVerification: rp.userVerification === 'required',
+        });
+      } catch (err) {
+        throw refuse((err as Error).message);
+      }
+      if (!result.verified) throw refuse('signature does not verify');
+      await passkeys.recordUse(key, result.authenticationInfo.newCounter, result.authenticationInfo.credentialBackedUp);
+      return (scope.signIn as SignIn).complete(ctx, user.id, { secondFactorDone: result.authenticationInfo.userVerified });
+    },
+  },
+];

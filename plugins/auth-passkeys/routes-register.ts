@@ -1,0 +1,86 @@
+import { generateRegistrationOptions, verifyRegistrationResponse, type VerifiedRegistrationResponse } from '@simplewebauthn/server';
+import { UniqueConstraintError } from 'sequelize';
+import { z } from 'zod';
+import type { RouteDefinition } from '../../kernel/http/route-table.js';
+import type { ChallengesService } from './challenges-service.js';
+import { PasskeyRegistrationFailedError } from './errors.js';
+import { toPublicPasskey, transportsOf, type PasskeysService } from './passkeys-service.js';
+import type { RelyingParty } from './relying-party.js';
+import { challengeOf, creationOptionsSchema, MAX_CREDENTIAL_ID, passkeySchema, registrationResponseSchema } from './schemas.js';
+import { sessionUser } from './session-user.js';
+
+const TRANSPORTS = new Set(['ble', 'cable', 'hybrid', 'internal', 'nfc', 'smart-card', 'usb']);
+const refuse = (reason: string) => new PasskeyRegistrationFailedError(reason);
+
+export const registerRoutes: RouteDefinition[] = [
+  {
+    method: 'POST',
+    path: '/api/auth/passkeys/register/options',
+    permission: 'authenticated',
+    tags: ['auth'],
+    summary: 'Starts adding a passkey: options for navigator.credentials.create() (experimental)',
+    description:
+      "Needs a signed-in session. excludeCredentials lists the caller's passkeys; resident key preferred; attestation none. The challenge is valid for the configured timeout and once.",
+    request: {},
+    response: creationOptionsSchema,
+    async handler(route) {
+      const user = await sessionUser(route);
+      const rp = (route.scope.passkeyRelyingParty as (ctx: unknown) => RelyingParty)(route.ctx);
+      const existing = await (route.scope.passkeys as PasskeysService).listForUser(user.id);
+      const options = await generateRegistrationOptions({
+        rpName: rp.name, rpID: rp.id, userName: user.email, userDisplayName: user.username, userID: new TextEncoder().encode(user.id),
+        timeout: rp.timeoutMs, attestationType: 'none',
+        excludeCredentials: existing.map((p) => ({ id: p.credential_id, transports: transportsOf(p) })),
+        authenticatorSelection: { residentKey: 'preferred', userVerification: rp.userVerification },
+      });
+      await (route.scope.passkeyChallenges as ChallengesService).issue('register', { challenge: options.challenge, tenantId: user.tenant_id, userId: user.id });
+      return options;
+    },
+  },
+  {
+    method: 'POST',
+    path: '/api/auth/passkeys/register/verify',
+    permission: 'authenticated',
+    tags: ['auth'],
+    status: 201,
+    summary: 'Finishes adding a passkey: verifies the authenticator response and stores the passkey (experimental)',
+    description:
+      'Needs the session that asked for the options. A response that does not verify (wrong challenge, origin or RP ID, used or expired challenge, unsupported key, passkey already registered) answers 400 PASSKEY_REGISTRATION_FAILED with the reason.',
+    request: { body: z.object({ response: registrationResponseSchema, name: z.string().trim().min(1).max(191).optional() }) },
+    response: z.object({ passkey: passkeySchema }),
+    async handler(route) {
+      const { body, scope, logger } = route;
+      const user = await sessionUser(route);
+      const rp = (scope.passkeyRelyingParty as (ctx: unknown) => RelyingParty)(route.ctx);
+      const challenge = challengeOf(body.response.response.clientDataJSON);
+      const claimed = challenge ? await (scope.passkeyChallenges as ChallengesService).claimForUser(user.id, challenge) : null;
+      if (!claimed) throw refuse('The registration challenge is unknown, expired or already used; ask for new options');
+      let verification: VerifiedRegistrationResponse;
+      try {
+        verification = await verifyRegistrationResponse({
+          response: body.response, expectedChallenge: claimed.challenge, expectedOrigin: rp.origins, expectedRPID: rp.id,
+          requireUserVerification: rp.userVerification === 'required',
+        });
+      } catch (err) {
+        logger.info({ reason: (err as Error).message }, 'passkey registration refused');
+        throw refuse(`The passkey could not be verified: ${String((err as Error).message).slice(0, 300)}`);
+      }
+      if (!verification.verified) throw refuse('The passkey could not be verified');
+      const info = verification.registrationInfo;
+      if (info.credential.id.length > MAX_CREDENTIAL_ID) throw refuse(`Credential ids longer than ${MAX_CREDENTIAL_ID} base64url characters are not supported`);
+      const transports = (body.response.response.transports ?? []).filter((t: string) => TRANSPORTS.has(t));
+      const passkeys = scope.passkeys as PasskeysService;
+      try {
+        const row = await passkeys.add({
+          tenantId: user.tenant_id, userId: user.id, credentialId: info.credential.id, publicKey: Buffer.from(info.credential.publicKey).toString('base64url'),
+          counter: info.credential.counter, transports, deviceType: info.credentialDeviceType, backedUp: info.credentialBackedUp,
+          name: body.name ?? `Passkey added ${new Date().toISOString().slice(0, 10)}`,
+        });
+        return { passkey: toPublicPasskey(row) };
+      } catch (err) {
+        if (err instanceof UniqueConstraintError) throw refuse('This passkey is already registered');
+        throw err;
+      }
+    },
+  },
+];

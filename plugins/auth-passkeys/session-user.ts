@@ -1,0 +1,16 @@
+import { AuthenticationRequiredError, ForbiddenError } from '../../kernel/errors.js';
+import type { RouteContext } from '../../kernel/http/route-table.js';
+import type { AuthUser, UsersLookup } from './auth-services.js';
+
+/**
+ * Passkeys are credentials: only a person signed in with a session registers, lists, renames or
+ * deletes them (an API key or a website token may not).
+ */
+export async function sessionUser({ identity, scope }: RouteContext): Promise<AuthUser> {
+  if (typeof identity.meta?.sessionHash !== 'string') {
+    throw new ForbiddenError('Passkeys are managed from a signed-in session; API keys and website tokens cannot manage them');
+  }
+  const user = identity.userId ? await (scope.users as UsersLookup).findById(identity.userId) : null;
+  if (!user) throw new AuthenticationRequiredError();
+  return user;
+}
