@@ -136,6 +136,8 @@ export class Kernel {
     for (const [key, value] of Object.entries(values)) this.container.register('kernel', key, asValue(value));
     this.container.register('kernel', 'cache', lazy(() => this.cache, 'cache'));
     this.container.register('kernel', 'pool', lazy(() => this.pool, 'pool'));
+    // Migrations built at run time (a collection's table created or altered) go through the same ledger and lock.
+    this.container.register('kernel', 'migrator', asValue(new MigrationRunner(this.sequelize, this.lock, this.logger)));
     for (const [name, description] of Object.entries(KERNEL_PERMISSIONS)) this.registries.permissions.add({ name, description });
   }
 

@@ -16,9 +16,15 @@ export interface MigrationDefinition {
   name: string;
   up(ctx: MigrationContext): Promise<void>;
   down?(ctx: MigrationContext): Promise<void>;
+  /**
+   * For migrations built at run time from data (a collection's schema change): the checksum of that
+   * data. Otherwise the checksum is taken from the code of up and down.
+   */
+  checksum?: string;
 }
 
 export function migrationChecksum(m: MigrationDefinition): string {
+  if (m.checksum) return m.checksum;
   return createHash('sha256').update(m.up.toString()).update('\0').update(m.down?.toString() ?? '').digest('hex');
 }
 

@@ -1,0 +1,51 @@
+import { z } from 'zod';
+import { fieldSchema, type FieldDefinition } from './field-types.js';
+
+export const COLLECTION_NAME = /^[a-z][a-z0-9_]{0,47}$/;
+/** Path segments the entry routes use for themselves. */
+const RESERVED_NAMES = new Set(['presets', 'schema', 'batch']);
+
+const fields = z
+  .array(fieldSchema)
+  .max(200)
+  .superRefine((list, ctx) => {
+    const seen = new Map<string, number>();
+    list.forEach((f, i) => {
+      const key = f.name.toLowerCase();
+      if (seen.has(key)) ctx.addIssue({ code: 'custom', path: [i, 'name'], message: `'${f.name}' is defined twice (names are compared without case)` });
+      seen.set(key, i);
+    });
+  });
+
+/** POST /api/collections: the decisions' body, plus the field options this CMS adds. */
+export const collectionInput = z
+  .object({
+    name: z.string().regex(COLLECTION_NAME, 'lower-case letters, digits and _, starting with a letter, at most 48').refine((n) => !RESERVED_NAMES.has(n), 'this name is reserved'),
+    label: z.string().min(1).max(191).optional(),
+    singular: z.string().regex(/^[a-z][a-z0-9_]{0,47}$/, 'lower-case letters, digits and _').optional(),
+    fields,
+  })
+  .strict();
+export type CollectionInput = z.output<typeof collectionInput>;
+
+/** PATCH .../schema: the whole new field list (fields kept by name keep their data). */
+export const collectionPatch = z
+  .object({
+    label: z.string().min(1).max(191).optional(),
+    singular: z.string().regex(/^[a-z][a-z0-9_]{0,47}$/).optional(),
+    fields: fields.optional(),
+  })
+  .strict();
+export type CollectionPatch = z.output<typeof collectionPatch>;
+
+export interface CollectionDefinition {
+  name: string;
+  label: string;
+  singular: string;
+  fields: FieldDefinition[];
+  version: number;
+}
+
+/** The decisions' default: the name without a trailing s. */
+export const defaultSingular = (name: string) => (name.length > 1 && name.endsWith('s') ? name.slice(0, -1) : name);
+export const defaultLabel = (name: string) => name.charAt(0).toUpperCase() + name.slice(1).replace(/_/g, ' ');

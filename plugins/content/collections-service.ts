@@ -1,0 +1,174 @@
+import { randomUUID } from 'node:crypto';
+import { UniqueConstraintError, type Model, type ModelStatic, type Sequelize } from 'sequelize';
+import type { MigrationDefinition, MigrationRunner } from '../../kernel/db/migrations.js';
+import { ConflictError, ValidationError } from '../../kernel/errors.js';
+import type { EventBus } from '../../kernel/events.js';
+import {
+  defaultLabel, defaultSingular, type CollectionDefinition, type CollectionInput, type CollectionPatch,
+} from './collection-schema.js';
+import { CollectionExistsError, CollectionNotFoundError } from './errors.js';
+import { columnName, columnOf, type FieldDefinition } from './field-types.js';
+import { CollectionRow } from './models/collection-row.js';
+import { Revision } from './models/revision.js';
+import { SYSTEM_COLUMNS, alterTableMigration, createTableMigration, dropTableMigration, tableNameFor, type TableRef } from './table-migrations.js';
+
+export interface LoadedCollection extends CollectionDefinition {
+  uid: string;
+  table: string;
+  model: ModelStatic<Model>;
+}
+
+export const COLLECTIONS_CHANGED = 'content:collections-changed';
+
+/** The public shape of a collection (GET /api/collections). */
+export const describeCollection = (c: CollectionDefinition) => ({ name: c.name, label: c.label, singular: c.singular, fields: c.fields, version: c.version });
+
+/**
+ * Collection schemas: rows in content_collections, each with its own entry table created and altered
+ * through the migration ledger (under the migration lock, so two instances never run a step twice).
+ * Every instance keeps the definitions and their Sequelize models in memory and reloads them when
+ * any instance announces a change on the event bus.
+ */
+export class CollectionsService {
+  private loaded = new Map<string, LoadedCollection>();
+
+  constructor(
+    private readonly sequelize: Sequelize,
+    private readonly migrator: MigrationRunner,
+    private readonly events: EventBus,
+  ) {}
+
+  private define(row: CollectionRow): LoadedCollection {
+    const fields = JSON.parse(row.fields) as FieldDefinition[];
+    const model = this.sequelize.define(`content_${row.name}`, { ...SYSTEM_COLUMNS, ...Object.fromEntries(fields.map((f) => [columnName(f), columnOf(f, this.sequelize.getDialect())])) }, {
+      tableName: row.table_name, timestamps: false,
+    });
+    return { name: row.name, label: row.label, singular: row.singular, fields, version: row.version, uid: row.uid, table: row.table_name, model };
+  }
+
+  async refresh(): Promise<void> {
+    const rows = await CollectionRow.findAll({ order: [['name', 'ASC']] });
+    const next = new Map<string, LoadedCollection>();
+    for (const row of rows) {
+      const known = this.loaded.get(row.name);
+      next.set(row.name, known && known.version === row.version && known.uid === row.uid ? known : this.define(row));
+    }
+    this.loaded = next;
+  }
+
+  /** Reload when another instance (or this one) changes a schema. */
+  connectEvents(): () => void {
+    return this.events.subscribe(COLLECTIONS_CHANGED, () => this.refresh());
+  }
+
+  private async changed(name: string): Promise<void> {
+    await this.refresh();
+    await this.events.publish(COLLECTIONS_CHANGED, { name });
+  }
+
+  list(): LoadedCollection[] {
+    return [...this.loaded.values()];
+  }
+
+  /** The collection, reloading once on a miss (another instance may have just created it). */
+  async get(name: string): Promise<LoadedCollection> {
+    let found = this.loaded.get(name);
+    if (!found) {
+      await this.refresh();
+      found = this.loaded.get(name);
+    }
+    if (!found) throw new CollectionNotFoundError(name);
+    return found;
+  }
+
+  private async checkRelations(name: string, fields: FieldDefinition[]): Promise<void> {
+    for (const [i, f] of fields.entries()) {
+      if (f.type !== 'relation' || f.collection === name) continue;
+      if (!(await CollectionRow.findByPk(f.collection!))) {
+        throw new ValidationError(`Field '${f.name}' relates to an unknown collection '${f.collection}'`, [{ path: `body.fields.${i}.collection`, message: 'unknown collection' }]);
+      }
+    }
+  }
+
+  private async migrate(step: MigrationDefinition, fieldNames: string[]): Promise<void> {
+    try {
+      await this.migrator.run([step]);
+    } catch (err) {
+      // umzug wraps the driver's error as its cause.
+      const cause = (err as { cause?: unknown }).cause;
+      if (err instanceof UniqueConstraintError || cause instanceof UniqueConstraintError) {
+        throw new ConflictError(`Existing entries have duplicate values in ${fieldNames.join(', ')}; make them unique first`);
+      }
+      throw err;
+    }
+  }
+
+  async create(input: CollectionInput): Promise<LoadedCollection> {
+    await this.checkRelations(input.name, input.fields);
+    const now = Date.now();
+    const ref: TableRef = { name: input.name, uid: randomUUID(), table: tableNameFor(input.name) };
+    try {
+      await CollectionRow.create({
+        name: input.name, uid: ref.uid, label: input.label ?? defaultLabel(input.name), singular: input.singular ?? defaultSingular(input.name),
+        fields: JSON.stringify(input.fields), table_name: ref.table, version: 1, created_at: now, updated_at: now,
+      });
+    } catch (err) {
+      if (err instanceof UniqueConstraintError) throw new CollectionExistsError(input.name);
+      throw err;
+    }
+    try {
+      await this.migrate(createTableMigration(ref, input.fields), []);
+    } catch (err) {
+      await CollectionRow.destroy({ where: { name: input.name, uid: ref.uid } });
+      throw err;
+    }
+    await this.changed(input.name);
+    return this.get(input.name);
+  }
+
+  /**
+   * A new label, singular or field list. The version is claimed first (a concurrent change answers 409),
+   * then the table is altered; if that fails the claim is undone.
+   */
+  async update(name: string, patch: CollectionPatch): Promise<LoadedCollection> {
+    const row = await CollectionRow.findByPk(name);
+    if (!row) throw new CollectionNotFoundError(name);
+    const before = JSON.parse(row.fields) as FieldDefinition[];
+    const after = patch.fields ?? before;
+    const old = new Map(before.map((f) => [f.name, f]));
+    after.forEach((f, i) => {
+      const was = old.get(f.name);
+      if (was && (was.type !== f.type || (was.collection ?? null) !== (f.collection ?? null))) {
+        throw new ValidationError(`Field '${f.name}' cannot change its type or target; add a new field and remove the old one`, [{ path: `body.fields.${i}.type`, message: 'cannot change' }]);
+      }
+    });
+    await this.checkRelations(name, after);
+    const version = row.version + 1;
+    const [claimed] = await CollectionRow.update(
+      { label: patch.label ?? row.label, singular: patch.singular ?? row.singular, fields: JSON.stringify(after), version, updated_at: Date.now() },
+      { where: { name, version: row.version } },
+    );
+    if (claimed === 0) throw new ConflictError(`Collection '${name}' was changed at the same time; reload it and try again`);
+    try {
+      const changedIndexes = after.filter((f) => f.unique && !old.get(f.name)?.unique).map((f) => f.name);
+      await this.migrate(alterTableMigration({ name, uid: row.uid, table: row.table_name }, version, before, after), changedIndexes);
+    } catch (err) {
+      await CollectionRow.update({ label: row.label, singular: row.singular, fields: row.fields, version: row.version }, { where: { name, version } });
+      throw err;
+    }
+    await this.changed(name);
+    return this.get(name);
+  }
+
+  /** Drops the collection, its table and its entries' revisions. */
+  async remove(name: string): Promise<void> {
+    const row = await CollectionRow.findByPk(name);
+    if (!row) throw new CollectionNotFoundError(name);
+    const users = this.list().filter((c) => c.name !== name && c.fields.some((f) => f.type === 'relation' && f.collection === name));
+    if (users.length) throw new ConflictError(`Collection '${name}' is the target of relation fields in ${users.map((c) => c.name).join(', ')}`);
+    await this.migrate(dropTableMigration({ name, uid: row.uid, table: row.table_name }), []);
+    await CollectionRow.destroy({ where: { name, uid: row.uid } });
+    await Revision.destroy({ where: { collection: name } });
+    await this.changed(name);
+  }
+}

@@ -1,0 +1,229 @@
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import stringify from 'safe-stable-stringify';
+import { Op, UniqueConstraintError, type Model, type Sequelize, type Transaction } from 'sequelize';
+import { AppError, ConflictError, ValidationError } from '../../kernel/errors.js';
+import type { EventBus } from '../../kernel/events.js';
+import { hasPermission, type Identity } from '../../kernel/http/identity.js';
+import type { CollectionsService, LoadedCollection } from './collections-service.js';
+import { checkEntryInput, slugify, type CheckedInput } from './entry-input.js';
+import { EntryNotFoundError } from './errors.js';
+import { columnName, fromColumn } from './field-types.js';
+import type { ListCache } from './list-cache.js';
+import { orderFor, whereFor, type EntryStatus, type ListQuery } from './list-query.js';
+import { Revision } from './models/revision.js';
+
+export type Entry = Record<string, unknown> & { _id: string; slug: string; status: EntryStatus; version: number; createdAt: string; updatedAt: string };
+
+/** Content events on the event bus (the spec's planned names); GraphQL subscriptions and the audit log listen. */
+export interface ContentEvent {
+  tenantId: string;
+  collection: string;
+  entry: Entry;
+  userId: string | null;
+  previousStatus?: EntryStatus;
+}
+
+const MAX_SLUG_TRIES = 20;
+
+/**
+ * Entries of every collection: validation against the schema, unique slugs (deduplicated with -2,
+ * -3, ...), a revision after each write, tenant scoping, and the list cache. Callers without
+ * content:write see published entries only. After each committed write the collection's cached lists
+ * are invalidated and an event is published.
+ */
+export class EntriesService {
+  constructor(
+    private readonly sequelize: Sequelize,
+    private readonly collections: CollectionsService,
+    private readonly lists: ListCache,
+    private readonly events: EventBus,
+  ) {}
+
+  toEntry(c: LoadedCollection, row: Model): Entry {
+    const r = row.get({ plain: true }) as Record<string, unknown>;
+    const out: Record<string, unknown> = { _id: r.id };
+    for (const f of c.fields) out[f.name] = fromColumn(f, r[columnName(f)]);
+    return Object.assign(out, {
+      slug: r.slug, status: r.status, syncId: r.sync_id, version: Number(r.version),
+      createdAt: new Date(Number(r.created_at)).toISOString(), updatedAt: new Date(Number(r.updated_at)).toISOString(),
+      createdBy: r.created_by ?? null, updatedBy: r.updated_by ?? null,
+    }) as unknown as Entry;
+  }
+
+  private seesAll = (identity: Identity) => hasPermission(identity, 'content:write');
+
+  async list(name: string, query: ListQuery, identity: Identity) {
+    const c = await this.collections.get(name);
+    const status = this.seesAll(identity) ? query.status : 'published';
+    if (!this.seesAll(identity) && query.status && query.status !== 'published') return { value: { items: [], total: 0, page: query.page, limit: query.limit }, cached: false };
+    const where = whereFor(c, identity.tenantId, query, status);
+    const order = orderFor(c, query.sort);
+    const key = createHash('sha256').update(stringify({ query, status, schema: c.version }) ?? '').digest('base64url');
+    return this.lists.getOrLoad(identity.tenantId, name, key, async () => {
+      const { rows, count } = await c.model.findAndCountAll({ where, order, limit: query.limit, offset: (query.page - 1) * query.limit });
+      return { items: rows.map((r) => this.toEntry(c, r)), total: count, page: query.page, limit: query.limit };
+    });
+  }
+
+  private async row(c: LoadedCollection, id: string, tenantId: string, transaction?: Transaction): Promise<Model> {
+    const row = await c.model.findOne({ where: { id, tenant_id: tenantId }, transaction });
+    if (!row) throw new EntryNotFoundError(c.name, id);
+    return row;
+  }
+
+  async get(name: string, id: string, identity: Identity): Promise<Entry> {
+    const c = await this.collections.get(name);
+    const entry = this.toEntry(c, await this.row(c, id, identity.tenantId));
+    if (!this.seesAll(identity) && entry.status !== 'published') throw new EntryNotFoundError(name, id);
+    return entry;
+  }
+
+  /** Relation values must name an entry of the target collection in the same tenant. */
+  private async checkRelations(c: LoadedCollection, input: CheckedInput, tenantId: string, prefix: string, transaction?: Transaction): Promise<void> {
+    const issues: Array<{ path: string; message: string }> = [];
+    for (const f of c.fields) {
+      const v = input.values[f.name];
+      if (f.type !== 'relation' || typeof v !== 'string') continue;
+      const target = await this.collections.get(f.collection!);
+      if ((await target.model.count({ where: { id: v, tenant_id: tenantId }, transaction })) === 0) issues.push({ path: `${prefix}.${f.name}`, message: `no entry ${v} in ${f.collection}` });
+    }
+    if (issues.length) throw new ValidationError(`Invalid relation: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, issues);
+  }
+
+  /**
+   * The field a unique violation is about: 'slug', a field name, or null. Read from the index name
+   * (MariaDB: "for key 'ix_…_f_email'") or the column list (SQLite: "failed: cms_c_x.tenant_id,
+   * cms_c_x.f_email"), never from the rest of the message, which carries the values and the SQL.
+   */
+  private violated(c: LoadedCollection, err: UniqueConstraintError): string | null {
+    const message = String((err.parent as Error | undefined)?.message ?? '').split('\n')[0]!;
+    const names = [
+      ...Object.keys(err.fields ?? {}),
+      ...(/for key '(?:[^'.]+\.)?([^']+)'/.exec(message)?.slice(1) ?? []),
+      ...(/UNIQUE constraint failed: (.+)$/.exec(message)?.[1]?.split(',').map((s) => s.trim().split('.').pop()!) ?? []),
+    ];
+    const prefix = `ix_${c.uid.slice(0, 8)}_`;
+    const columns = names.map((n) => (n.startsWith(prefix) ? n.slice(prefix.length) : n));
+    if (columns.includes('slug')) return 'slug';
+    return c.fields.find((f) => columns.includes(columnName(f)))?.name ?? null;
+  }
+
+  private async insertOrUpdate(c: LoadedCollection, base: string, write: (slug: string) => Promise<void>, prefix: string): Promise<void> {
+    for (let n = 1; ; n++) {
+      const slug = n === 1 ? base : n <= MAX_SLUG_TRIES ? `${base}-${n}` : `${base}-${randomBytes(4).toString('hex')}`;
+      try {
+        await write(slug);
+        return;
+      } catch (err) {
+        if (!(err instanceof UniqueConstraintError)) throw err;
+        const field = this.violated(c, err);
+        if (field === 'slug' && n <= MAX_SLUG_TRIES + 3) continue;
+        const path = field ? `${prefix}.${field}` : prefix;
+        throw new AppError('CONFLICT', 409, `${field ? `'${field}'` : 'A unique field'} already has this value in ${c.name}`, { extra: { issues: [{ path, message: 'already used' }] } });
+      }
+    }
+  }
+
+  private slugBase(c: LoadedCollection, input: CheckedInput, id: string): string {
+    const source = input.slug ?? ['title', 'name'].map((k) => input.values[k]).find((v) => typeof v === 'string') ??
+      c.fields.filter((f) => f.type === 'text').map((f) => input.values[f.name]).find((v) => typeof v === 'string');
+    return slugify(typeof source === 'string' ? source : '') || id.slice(0, 8);
+  }
+
+  private async revision(c: LoadedCollection, entry: Entry, tenantId: string, action: string, userId: string | null, transaction?: Transaction) {
+    await Revision.create(
+      { tenant_id: tenantId, collection: c.name, entry_id: entry._id, version: entry.version, data: JSON.stringify(entry), action, created_by: userId, created_at: Date.now() },
+      { transaction },
+    );
+  }
+
+  private async created(c: LoadedCollection, body: unknown, identity: Identity, prefix: string, transaction?: Transaction): Promise<Entry> {
+    const input = checkEntryInput(c, body, 'create', prefix);
+    await this.checkRelations(c, input, identity.tenantId, prefix, transaction);
+    const id = randomUUID();
+    const now = Date.now();
+    const row = {
+      id, tenant_id: identity.tenantId, sync_id: randomUUID(), status: input.status ?? 'draft', version: 1,
+      created_by: identity.userId, updated_by: identity.userId, created_at: now, updated_at: now, ...input.columns,
+    };
+    await this.insertOrUpdate(c, this.slugBase(c, input, id), async (slug) => {
+      await c.model.create({ ...row, slug }, { transaction });
+    }, prefix);
+    const entry = this.toEntry(c, await this.row(c, id, identity.tenantId, transaction));
+    await this.revision(c, entry, identity.tenantId, 'create', identity.userId, transaction);
+    return entry;
+  }
+
+  private async announce(name: string, tenantId: string, events: Array<[string, ContentEvent]>): Promise<void> {
+    await this.lists.invalidate(tenantId, name);
+    for (const [event, payload] of events) await this.events.publish(event, payload);
+  }
+
+  async create(name: string, body: unknown, identity: Identity): Promise<Entry> {
+    const c = await this.collections.get(name);
+    const entry = await this.created(c, body, identity, 'body');
+    await this.announce(name, identity.tenantId, [['on:create', { tenantId: identity.tenantId, collection: name, entry, userId: identity.userId }]]);
+    return entry;
+  }
+
+  /** All or nothing: one transaction; a problem names its entry (body.entries.<i>.<field>). */
+  async createMany(name: string, bodies: unknown[], identity: Identity): Promise<Entry[]> {
+    const c = await this.collections.get(name);
+    const entries = await this.sequelize.transaction(async (transaction) => {
+      const out: Entry[] = [];
+      for (const [i, body] of bodies.entries()) out.push(await this.created(c, body, identity, `body.entries.${i}`, transaction));
+      return out;
+    });
+    await this.announce(name, identity.tenantId, entries.map((entry) => ['on:create', { tenantId: identity.tenantId, collection: name, entry, userId: identity.userId }]));
+    return entries;
+  }
+
+  /** A partial update; the version guards against a concurrent write (409). */
+  async update(name: string, id: string, body: unknown, identity: Identity): Promise<Entry> {
+    const c = await this.collections.get(name);
+    const current = await this.row(c, id, identity.tenantId);
+    const before = this.toEntry(c, current);
+    const input = checkEntryInput(c, body, 'update');
+    await this.checkRelations(c, input, identity.tenantId, 'body');
+    const changes: Record<string, unknown> = { ...input.columns, version: before.version + 1, updated_by: identity.userId, updated_at: Date.now() };
+    if (input.status) changes.status = input.status;
+    const write = async (slug: string) => {
+      const [n] = await c.model.update({ ...changes, slug }, { where: { id, tenant_id: identity.tenantId, version: before.version } });
+      if (n === 0) throw new ConflictError(`Entry '${id}' was changed at the same time; reload it and try again`);
+    };
+    await this.insertOrUpdate(c, input.slug !== undefined ? slugify(input.slug) || before.slug : before.slug, write, 'body');
+    const entry = this.toEntry(c, await this.row(c, id, identity.tenantId));
+    await this.revision(c, entry, identity.tenantId, input.status && input.status !== before.status ? 'status' : 'update', identity.userId);
+    const events: Array<[string, ContentEvent]> = [['on:update', { tenantId: identity.tenantId, collection: name, entry, userId: identity.userId }]];
+    if (entry.status !== before.status) events.push(['on:status_change', { tenantId: identity.tenantId, collection: name, entry, userId: identity.userId, previousStatus: before.status }]);
+    await this.announce(name, identity.tenantId, events);
+    return entry;
+  }
+
+  async remove(name: string, id: string, identity: Identity): Promise<void> {
+    await this.removeMany(name, [id], identity, true);
+  }
+
+  /** Deletes the entries of these ids (of the caller's tenant) and their revisions. */
+  async removeMany(name: string, ids: string[], identity: Identity, mustExist = false): Promise<number> {
+    const c = await this.collections.get(name);
+    const rows = await c.model.findAll({ where: { id: { [Op.in]: ids }, tenant_id: identity.tenantId } });
+    if (mustExist && rows.length === 0) throw new EntryNotFoundError(name, ids[0]!);
+    const entries = rows.map((r) => this.toEntry(c, r));
+    if (!entries.length) return 0;
+    const found = entries.map((e) => e._id);
+    await this.sequelize.transaction(async (transaction) => {
+      await c.model.destroy({ where: { id: { [Op.in]: found }, tenant_id: identity.tenantId }, transaction });
+      await Revision.destroy({ where: { collection: name, entry_id: { [Op.in]: found }, tenant_id: identity.tenantId }, transaction });
+    });
+    await this.announce(name, identity.tenantId, entries.map((entry) => ['on:delete', { tenantId: identity.tenantId, collection: name, entry, userId: identity.userId }]));
+    return entries.length;
+  }
+
+  async revisions(name: string, id: string, identity: Identity) {
+    const c = await this.collections.get(name);
+    await this.row(c, id, identity.tenantId);
+    const rows = await Revision.findAll({ where: { collection: name, entry_id: id, tenant_id: identity.tenantId }, order: [['version', 'DESC']] });
+    return rows.map((r) => ({ version: r.version, action: r.action, data: JSON.parse(r.data) as Entry, createdAt: new Date(Number(r.created_at)).toISOString(), createdBy: r.created_by }));
+  }
+}

@@ -1,0 +1,106 @@
+import { DataTypes, type ModelAttributeColumnOptions } from 'sequelize';
+import { z } from 'zod';
+
+/** The field types of the API decisions. */
+export const FIELD_TYPES = ['text', 'richtext', 'number', 'boolean', 'date', 'select', 'media', 'relation', 'json'] as const;
+export type FieldType = (typeof FIELD_TYPES)[number];
+
+/** Longest value of a text or select field: it fits an index on MariaDB (utf8mb4) next to the tenant. */
+export const TEXT_MAX = 255;
+const NOT_INDEXABLE: FieldType[] = ['richtext', 'json'];
+
+/** Names the entry itself uses; a field may not take them (compared without case). */
+const RESERVED = new Set(['_id', 'id', 'slug', 'status', 'syncid', 'createdat', 'updatedat', 'createdby', 'updatedby', 'version', 'tenantid', 'tenant_id']);
+
+export const fieldSchema = z
+  .object({
+    name: z.string().regex(/^[a-zA-Z][a-zA-Z0-9]{0,47}$/, 'letters and digits, starting with a letter, at most 48'),
+    type: z.enum(FIELD_TYPES),
+    label: z.string().min(1).max(191).optional(),
+    required: z.boolean().optional(),
+    unique: z.boolean().optional(),
+    indexed: z.boolean().optional(),
+    default: z.unknown().optional(),
+    /** select: the allowed values. */
+    options: z.array(z.string().min(1).max(TEXT_MAX)).min(1).max(500).optional(),
+    /** relation: the target collection. */
+    collection: z.string().optional(),
+  })
+  .strict()
+  .superRefine((f, ctx) => {
+    if (RESERVED.has(f.name.toLowerCase())) ctx.addIssue({ code: 'custom', path: ['name'], message: `'${f.name}' is reserved` });
+    if (f.type === 'select' && !f.options) ctx.addIssue({ code: 'custom', path: ['options'], message: 'a select field lists its options' });
+    if (f.type !== 'select' && f.options) ctx.addIssue({ code: 'custom', path: ['options'], message: 'only select fields have options' });
+    if (f.type === 'relation' && !f.collection) ctx.addIssue({ code: 'custom', path: ['collection'], message: 'a relation field names its target collection' });
+    if (f.type !== 'relation' && f.collection) ctx.addIssue({ code: 'custom', path: ['collection'], message: 'only relation fields name a collection' });
+    if ((f.unique || f.indexed) && NOT_INDEXABLE.includes(f.type)) ctx.addIssue({ code: 'custom', path: ['indexed'], message: `${f.type} fields cannot be indexed or unique` });
+    if (f.default !== undefined && f.default !== null) {
+      const checked = valueSchema(f as FieldDefinition).safeParse(f.default);
+      if (!checked.success) ctx.addIssue({ code: 'custom', path: ['default'], message: `not a valid ${f.type}: ${checked.error.issues[0]?.message}` });
+    }
+  });
+export type FieldDefinition = z.output<typeof fieldSchema>;
+
+const ID = z.string().uuid();
+
+/** The zod schema of one field's value in an entry (null allowed: required is checked separately). */
+export function valueSchema(field: FieldDefinition): z.ZodType {
+  switch (field.type) {
+    case 'text':
+      return z.string().max(TEXT_MAX);
+    case 'richtext':
+      return z.string().max(1_000_000);
+    case 'number':
+      return z.number().finite();
+    case 'boolean':
+      return z.boolean();
+    case 'date':
+      return z.union([z.string().datetime({ offset: true }), z.string().date()]).transform((s) => new Date(s).toISOString());
+    case 'select':
+      return z.enum(field.options as [string, ...string[]]);
+    case 'media':
+    case 'relation':
+      return ID;
+    case 'json':
+      return z.unknown().refine((v) => v !== undefined && JSON.stringify(v).length <= 1_000_000, 'JSON of at most 1 MB');
+  }
+}
+
+/** MEDIUMTEXT (16 MB) on MariaDB; SQLite has one TEXT type. */
+export const longText = (dialect: string) => (dialect === 'sqlite' ? DataTypes.TEXT : DataTypes.TEXT('medium'));
+
+/** The table column of a field (f_<name>); nullable: required is checked by the API, old rows lack new fields. */
+export function columnOf(field: FieldDefinition, dialect: string): ModelAttributeColumnOptions {
+  const type = {
+    text: DataTypes.STRING(TEXT_MAX),
+    richtext: longText(dialect),
+    number: DataTypes.DOUBLE,
+    boolean: DataTypes.BOOLEAN,
+    date: DataTypes.BIGINT,
+    select: DataTypes.STRING(TEXT_MAX),
+    media: DataTypes.STRING(36),
+    relation: DataTypes.STRING(36),
+    json: longText(dialect),
+  }[field.type];
+  return { type, allowNull: true };
+}
+
+export const columnName = (field: { name: string }) => `f_${field.name}`;
+
+/** API value -> stored value. */
+export function toColumn(field: FieldDefinition, value: unknown): unknown {
+  if (value === null || value === undefined) return null;
+  if (field.type === 'date') return new Date(value as string).getTime();
+  if (field.type === 'json') return JSON.stringify(value);
+  return value;
+}
+
+/** Stored value -> API value. */
+export function fromColumn(field: FieldDefinition, value: unknown): unknown {
+  if (value === null || value === undefined) return null;
+  if (field.type === 'date') return new Date(Number(value)).toISOString();
+  if (field.type === 'json') return JSON.parse(value as string);
+  if (field.type === 'boolean') return value === true || value === 1 || value === '1';
+  if (field.type === 'number') return Number(value);
+  return value;
+}

@@ -1,0 +1,45 @@
+import { asFunction } from 'awilix';
+import type { Sequelize } from 'sequelize';
+import type { CacheService } from '../../kernel/cache/cache-service.js';
+import type { MigrationRunner } from '../../kernel/db/migrations.js';
+import type { EventBus } from '../../kernel/events.js';
+import { definePlugin } from '../../kernel/index.js';
+import type { Logger } from '../../kernel/logger.js';
+import { CollectionsService } from './collections-service.js';
+import { EntriesService } from './entries-service.js';
+import { ListCache } from './list-cache.js';
+import { CONTENT_MIGRATIONS } from './migrations.js';
+import { CollectionRow } from './models/collection-row.js';
+import { Revision } from './models/revision.js';
+import { collectionRoutes } from './routes-collections.js';
+import { entryRoutes } from './routes-entries.js';
+
+const unsubscribers = new WeakMap<object, () => void>();
+
+export default definePlugin({
+  register({ container, routes, migrations, models }) {
+    models.add(CollectionRow);
+    models.add(Revision);
+    for (const m of CONTENT_MIGRATIONS) migrations.add(m);
+    container.register(
+      'collections',
+      asFunction(({ sequelize, migrator, events }: { sequelize: Sequelize; migrator: MigrationRunner; events: EventBus }) => new CollectionsService(sequelize, migrator, events)).singleton(),
+    );
+    container.register(
+      'entries',
+      asFunction((c: { sequelize: Sequelize; collections: CollectionsService; cache: CacheService; logger: Logger; events: EventBus }) =>
+        new EntriesService(c.sequelize, c.collections, new ListCache(c.cache, c.logger), c.events),
+      ).singleton(),
+    );
+    for (const route of [...collectionRoutes, ...entryRoutes]) routes.add(route);
+  },
+  async boot({ container, config }) {
+    const collections = container.resolve<CollectionsService>('collections');
+    await collections.refresh();
+    unsubscribers.set(config, collections.connectEvents());
+  },
+  close({ config }) {
+    unsubscribers.get(config)?.();
+    unsubscribers.delete(config);
+  },
+});

@@ -1,0 +1,33 @@
+import type { MigrationDefinition } from '../../kernel/db/migrations.js';
+
+/** The content plugin's own tables; each collection's table comes from table-migrations.ts at run time. */
+export const CONTENT_MIGRATIONS: MigrationDefinition[] = [
+  {
+    name: '0001-collections-revisions',
+    async up({ queryInterface, DataTypes, sequelize }) {
+      await queryInterface.createTable('content_collections', {
+        name: { type: DataTypes.STRING(48), primaryKey: true },
+        uid: { type: DataTypes.STRING(36), allowNull: false },
+        label: { type: DataTypes.STRING(191), allowNull: false },
+        singular: { type: DataTypes.STRING(48), allowNull: false },
+        fields: { type: DataTypes.TEXT, allowNull: false },
+        table_name: { type: DataTypes.STRING(64), allowNull: false },
+        version: { type: DataTypes.INTEGER, allowNull: false },
+        created_at: { type: DataTypes.BIGINT, allowNull: false },
+        updated_at: { type: DataTypes.BIGINT, allowNull: false },
+      });
+      await queryInterface.createTable('content_revisions', {
+        id: { type: DataTypes.INTEGER, primaryKey: true, autoIncrement: true },
+        tenant_id: { type: DataTypes.STRING(64), allowNull: false },
+        collection: { type: DataTypes.STRING(48), allowNull: false },
+        entry_id: { type: DataTypes.STRING(36), allowNull: false },
+        version: { type: DataTypes.INTEGER, allowNull: false },
+        data: { type: sequelize.getDialect() === 'sqlite' ? DataTypes.TEXT : DataTypes.TEXT('medium'), allowNull: false },
+        action: { type: DataTypes.STRING(16), allowNull: false },
+        created_by: { type: DataTypes.STRING(36), allowNull: true },
+        created_at: { type: DataTypes.BIGINT, allowNull: false },
+      });
+      await queryInterface.addIndex('content_revisions', ['collection', 'entry_id', 'version'], { unique: true, name: 'content_revisions_entry' });
+    },
+  },
+];

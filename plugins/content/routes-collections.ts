@@ -1,0 +1,87 @@
+import { z } from 'zod';
+import { ForbiddenError } from '../../kernel/errors.js';
+import type { Identity } from '../../kernel/http/identity.js';
+import type { RouteDefinition } from '../../kernel/http/route-table.js';
+import { collectionInput, collectionPatch } from './collection-schema.js';
+import { describeCollection, type CollectionsService } from './collections-service.js';
+import { COMMERCE_PRESET } from './presets/commerce.js';
+
+const collections = (scope: Record<string, any>) => scope.collections as CollectionsService;
+const nameParam = { params: z.object({ collection: z.string().min(1).max(64) }) };
+
+const field = z.object({
+  name: z.string(), type: z.string(), label: z.string().optional(), required: z.boolean().optional(), unique: z.boolean().optional(),
+  indexed: z.boolean().optional(), default: z.unknown().optional(), options: z.array(z.string()).optional(), collection: z.string().optional(),
+});
+const collection = z.object({ name: z.string(), label: z.string(), singular: z.string(), fields: z.array(field), version: z.number() }).meta({ id: 'Collection' });
+
+/** Schemas are shared by every tenant: with tenants on, only the default tenant's admins change them. */
+function assertSchemaTenant(identity: Identity, multiTenant: boolean): void {
+  if (multiTenant && identity.tenantId !== 'default') throw new ForbiddenError('Collection schemas are shared by all tenants; only the default tenant changes them');
+}
+
+export const collectionRoutes: RouteDefinition[] = [
+  {
+    method: 'GET', path: '/api/collections', permission: 'content:read', tags: ['collections'],
+    summary: 'The collections and their fields', request: {},
+    response: z.array(collection),
+    handler: ({ scope }) => collections(scope).list().map(describeCollection),
+  },
+  {
+    method: 'POST', path: '/api/collections', permission: 'collections:manage', tags: ['collections'], status: 201,
+    summary: 'Creates a collection and its table (collections:manage)',
+    description: 'Field types: text (at most 255 characters), richtext, number, boolean, date (ISO 8601), select (options), media (a media id), relation (an entry id of `collection`), json. A field may be required, unique, indexed (not richtext or json) and have a default. singular defaults to the name without a trailing s. 409 COLLECTION_EXISTS.',
+    request: { body: collectionInput },
+    response: collection,
+    async handler({ body, identity, scope }) {
+      assertSchemaTenant(identity, scope.config.multiTenant);
+      return describeCollection(await collections(scope).create(body));
+    },
+  },
+  {
+    method: 'POST', path: '/api/collections/presets/commerce', permission: 'collections:manage', tags: ['collections'], status: 201,
+    summary: 'Installs the bundled commerce preset: the products and orders collections (the dashboard\'s commerce widgets read them)',
+    description: 'Creates whichever of products and orders does not exist yet; 200 with created: [] when both exist.',
+    request: {},
+    response: z.object({ created: z.array(z.string()), collections: z.array(collection) }),
+    async handler({ ctx, identity, scope }) {
+      assertSchemaTenant(identity, scope.config.multiTenant);
+      const service = collections(scope);
+      const created: string[] = [];
+      for (const def of COMMERCE_PRESET) {
+        if (service.list().some((c) => c.name === def.name)) continue;
+        await service.create(def);
+        created.push(def.name);
+      }
+      if (!created.length) ctx.status = 200;
+      return { created, collections: service.list().filter((c) => COMMERCE_PRESET.some((p) => p.name === c.name)).map(describeCollection) };
+    },
+  },
+  {
+    method: 'GET', path: '/api/collections/:collection/schema', permission: 'content:read', tags: ['collections'],
+    summary: 'One collection\'s schema', request: nameParam, response: collection,
+    handler: async ({ params, scope }) => describeCollection(await collections(scope).get(params.collection)),
+  },
+  {
+    method: 'PATCH', path: '/api/collections/:collection/schema', permission: 'collections:manage', tags: ['collections'],
+    summary: 'Changes a collection\'s label, singular or fields; the table is altered through the migration ledger (collections:manage)',
+    description: 'fields is the whole new list: fields kept by name keep their data, new ones are added, missing ones are dropped with their data. A field cannot change its type (400). Making a field unique while entries share a value answers 409 CONFLICT; a concurrent schema change answers 409.',
+    request: { ...nameParam, body: collectionPatch },
+    response: collection,
+    async handler({ params, body, identity, scope }) {
+      assertSchemaTenant(identity, scope.config.multiTenant);
+      return describeCollection(await collections(scope).update(params.collection, body));
+    },
+  },
+  {
+    method: 'DELETE', path: '/api/collections/:collection/schema', permission: 'collections:manage', tags: ['collections'],
+    summary: 'Drops a collection with its table, entries and revisions (collections:manage); 409 while other collections relate to it',
+    request: nameParam,
+    response: z.object({ deleted: z.literal(true) }),
+    async handler({ params, identity, scope }) {
+      assertSchemaTenant(identity, scope.config.multiTenant);
+      await collections(scope).remove(params.collection);
+      return { deleted: true };
+    },
+  },
+];

@@ -1,0 +1,87 @@
+import { createHash } from 'node:crypto';
+import { DataTypes, type QueryInterface } from 'sequelize';
+import type { MigrationDefinition } from '../../kernel/db/migrations.js';
+import { columnName, columnOf, type FieldDefinition } from './field-types.js';
+
+export interface TableRef {
+  name: string;
+  uid: string;
+  table: string;
+}
+
+export const tableNameFor = (name: string) => `cms_c_${name}`;
+const indexName = (ref: TableRef, column: string) => `ix_${ref.uid.slice(0, 8)}_${column}`;
+
+/** The columns every entry table has besides its fields. */
+export const SYSTEM_COLUMNS = {
+  id: { type: DataTypes.STRING(36), primaryKey: true },
+  tenant_id: { type: DataTypes.STRING(64), allowNull: false },
+  sync_id: { type: DataTypes.STRING(36), allowNull: false },
+  slug: { type: DataTypes.STRING(191), allowNull: false },
+  status: { type: DataTypes.STRING(16), allowNull: false },
+  version: { type: DataTypes.INTEGER, allowNull: false },
+  created_by: { type: DataTypes.STRING(36), allowNull: true },
+  updated_by: { type: DataTypes.STRING(36), allowNull: true },
+  created_at: { type: DataTypes.BIGINT, allowNull: false },
+  updated_at: { type: DataTypes.BIGINT, allowNull: false },
+};
+
+const wantsIndex = (f: FieldDefinition) => Boolean(f.unique || f.indexed);
+
+async function addFieldIndex(q: QueryInterface, ref: TableRef, f: FieldDefinition): Promise<void> {
+  await q.addIndex(ref.table, ['tenant_id', columnName(f)], { unique: Boolean(f.unique), name: indexName(ref, columnName(f)) });
+}
+
+async function dropFieldIndex(q: QueryInterface, ref: TableRef, f: FieldDefinition): Promise<void> {
+  await q.removeIndex(ref.table, indexName(ref, columnName(f)));
+}
+
+/** The step is identified by what it does, so the ledger's checksum records the change itself. */
+function step(name: string, change: unknown, up: MigrationDefinition['up']): MigrationDefinition {
+  return { name, checksum: createHash('sha256').update(JSON.stringify(change)).digest('hex'), up };
+}
+
+const stepName = (ref: TableRef, what: string) => `content/${ref.name}-${ref.uid}/${what}`;
+
+export function createTableMigration(ref: TableRef, fields: FieldDefinition[]): MigrationDefinition {
+  return step(stepName(ref, 'v1'), { create: ref.table, fields }, async ({ queryInterface: q, sequelize }) => {
+    await q.createTable(ref.table, { ...SYSTEM_COLUMNS, ...Object.fromEntries(fields.map((f) => [columnName(f), columnOf(f, sequelize.getDialect())])) });
+    await q.addIndex(ref.table, ['tenant_id', 'slug'], { unique: true, name: indexName(ref, 'slug') });
+    await q.addIndex(ref.table, ['tenant_id', 'status', 'created_at'], { name: indexName(ref, 'status') });
+    await q.addIndex(ref.table, ['sync_id'], { name: indexName(ref, 'sync') });
+    for (const f of fields.filter(wantsIndex)) await addFieldIndex(q, ref, f);
+  });
+}
+
+/**
+ * The table change from one field list to the next: new columns, dropped columns (their data goes),
+ * indexes added or dropped. A field keeps its column while its name and type stay (the caller refuses
+ * type changes); required, default, label and options need no table change.
+ */
+export function alterTableMigration(ref: TableRef, version: number, before: FieldDefinition[], after: FieldDefinition[]): MigrationDefinition {
+  const old = new Map(before.map((f) => [f.name, f]));
+  const next = new Map(after.map((f) => [f.name, f]));
+  return step(stepName(ref, `v${version}`), { alter: ref.table, before, after }, async ({ queryInterface: q, sequelize }) => {
+    for (const f of before) {
+      if (next.has(f.name)) continue;
+      if (wantsIndex(f)) await dropFieldIndex(q, ref, f);
+      await sequelize.query(`ALTER TABLE ${q.quoteIdentifier(ref.table)} DROP COLUMN ${q.quoteIdentifier(columnName(f))}`);
+    }
+    for (const f of after) {
+      const was = old.get(f.name);
+      if (!was) {
+        await q.addColumn(ref.table, columnName(f), columnOf(f, sequelize.getDialect()));
+        if (wantsIndex(f)) await addFieldIndex(q, ref, f);
+        continue;
+      }
+      if (wantsIndex(was) && (!wantsIndex(f) || Boolean(was.unique) !== Boolean(f.unique))) await dropFieldIndex(q, ref, was);
+      if (wantsIndex(f) && (!wantsIndex(was) || Boolean(was.unique) !== Boolean(f.unique))) await addFieldIndex(q, ref, f);
+    }
+  });
+}
+
+export function dropTableMigration(ref: TableRef): MigrationDefinition {
+  return step(stepName(ref, 'drop'), { drop: ref.table }, async ({ queryInterface: q }) => {
+    await q.dropTable(ref.table);
+  });
+}

@@ -1,0 +1,34 @@
+import { expect } from 'chai';
+import type { TestKernel, TestResponse } from './kernel.js';
+
+/** Requests as a test identity (x-test-identity), optionally in another tenant. */
+export function as(t: TestKernel, identity: string, tenant?: string) {
+  const headers = (extra: Record<string, string> = {}) => ({ ...(tenant ? { 'x-test-tenant': tenant } : {}), ...extra });
+  return {
+    get: (path: string): Promise<TestResponse> => t.request(path, { identity, headers: headers() }),
+    post: (path: string, json?: unknown): Promise<TestResponse> => t.request(path, { method: 'POST', identity, headers: headers(), json }),
+    patch: (path: string, json: unknown): Promise<TestResponse> => t.request(path, { method: 'PATCH', identity, headers: headers(), json }),
+    delete: (path: string): Promise<TestResponse> => t.request(path, { method: 'DELETE', identity, headers: headers() }),
+  };
+}
+
+/** The data of a success response, failing the test (with the body) on another status. */
+export async function dataOf(res: TestResponse, status = 200): Promise<any> {
+  const body = await res.json();
+  expect(res.status, JSON.stringify(body)).to.equal(status);
+  return body.data;
+}
+
+/** A posts collection most content tests use. */
+export const POSTS = {
+  name: 'posts',
+  fields: [
+    { name: 'title', type: 'text', required: true },
+    { name: 'body', type: 'richtext' },
+    { name: 'views', type: 'number', indexed: true, default: 0 },
+    { name: 'featured', type: 'boolean' },
+    { name: 'publishedOn', type: 'date' },
+    { name: 'category', type: 'select', options: ['news', 'guide', 'opinion'], indexed: true },
+    { name: 'meta', type: 'json' },
+  ],
+};
