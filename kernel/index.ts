@@ -1,5 +1,6 @@
 import { mkdirSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { asFunction, asValue } from 'awilix';
@@ -17,7 +18,8 @@ import { ModelRegistry } from './db/models.js';
 import { assertUniqueIds, discoverConfigured, discoverFolder } from './discovery.js';
 import { BootError } from './errors.js';
 import { EventBus } from './events.js';
-import { buildApp } from './http/app.js';
+import { buildApp, type IdentifyRequest } from './http/app.js';
+import { normalisePath } from './http/rate-limit.js';
 import { NamespaceMap } from './http/namespaces.js';
 import { RouteTable } from './http/route-table.js';
 import { Router } from './http/router.js';
@@ -80,6 +82,7 @@ export class Kernel {
   cache: CacheService | null = null;
   redis: RedisClientType | null = null;
   server: Server | null = null;
+  private identifyRequest: IdentifyRequest | null = null;
   private phaseNow: Phase = 'IDLE';
   private readonly history: Array<{ phase: Phase; at: string }> = [{ phase: 'IDLE', at: new Date().toISOString() }];
   private serving = false;
@@ -136,6 +139,12 @@ export class Kernel {
     for (const [key, value] of Object.entries(values)) this.container.register('kernel', key, asValue(value));
     this.container.register('kernel', 'cache', lazy(() => this.cache, 'cache'));
     this.container.register('kernel', 'pool', lazy(() => this.pool, 'pool'));
+    // The identity of a raw request (WebSocket upgrades): the same resolvers as over HTTP.
+    const identify: IdentifyRequest = (req, overrides) => {
+      if (!this.identifyRequest) throw new Error('The kernel is not listening yet');
+      return this.identifyRequest(req, overrides);
+    };
+    this.container.register('kernel', 'identify', asValue(identify));
     // Migrations built at run time (a collection's table created or altered) go through the same ledger and lock.
     this.container.register('kernel', 'migrator', asValue(new MigrationRunner(this.sequelize, this.lock, this.logger)));
     for (const [name, description] of Object.entries(KERNEL_PERMISSIONS)) this.registries.permissions.add({ name, description });
@@ -177,8 +186,10 @@ export class Kernel {
       isBooted: (id) => this.loader.isBooted(id),
     });
     const kernel = this;
+    this.identifyRequest = app.identify;
     this.server = createServer(app.callback());
     this.server.keepAliveTimeout = 5000;
+    this.server.on('upgrade', (req, socket, head) => this.upgrade(req, socket, head));
     return new Promise((resolve, reject) => {
       this.server!.once('error', reject);
       this.server!.listen(this.config.port, this.config.host, () => {
@@ -186,6 +197,32 @@ export class Kernel {
         resolve();
       });
     });
+  }
+
+  /**
+   * WebSocket upgrades go to the endpoint registered for the path (the websockets registry), once the
+   * instance is serving; otherwise the socket is answered 503 or 404 and closed.
+   */
+  private upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    const refuse = (status: string) => {
+      socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+    };
+    socket.on('error', () => socket.destroy());
+    if (!this.serving) return refuse('503 Service Unavailable');
+    let path: string;
+    try {
+      path = normalisePath(new URL(req.url ?? '/', 'http://localhost').pathname);
+    } catch {
+      return refuse('400 Bad Request');
+    }
+    const endpoint = this.registries.websockets.list().find((e) => normalisePath(e.path) === path);
+    if (!endpoint) return refuse('404 Not Found');
+    try {
+      endpoint.handleUpgrade(req, socket, head);
+    } catch (err) {
+      this.logger.error({ err, endpoint: endpoint.id }, 'websocket upgrade failed');
+      refuse('500 Internal Server Error');
+    }
   }
 
   /** The address the server listens on (port 0 in config picks a free one). */

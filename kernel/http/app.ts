@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { ServerResponse, type IncomingMessage } from 'node:http';
 import { asValue } from 'awilix';
 import Koa, { type Context, type Next } from 'koa';
 import compose from 'koa-compose';
@@ -41,7 +42,10 @@ const REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/;
  * and /api/v1 rewrite -> error handler -> boot gate -> ETag -> route match -> rate limit ->
  * plugin middleware -> request scope + identity -> plugin middleware -> dispatcher -> handler.
  */
-export function buildApp(deps: AppDeps): Koa {
+/** Resolves the identity of a raw request (the container key `identify`). */
+export type IdentifyRequest = (req: IncomingMessage, overrides?: { authorization?: string }) => Promise<Identity>;
+
+export function buildApp(deps: AppDeps): Koa & { identify: IdentifyRequest } {
   const app = new Koa({ proxy: deps.trustProxy, maxIpsCount: deps.proxyHops });
   app.silent = true;
 
@@ -95,18 +99,18 @@ export function buildApp(deps: AppDeps): Koa {
       resolvers: deps.registries.identityResolvers.list().sort((a, b) => a.priority - b.priority),
     });
   app.use((ctx, next) => pieces().before(ctx, next));
+  const resolveIdentity = async (ctx: Context): Promise<Identity> => {
+    for (const resolver of pieces().resolvers) {
+      const found = await resolver.resolve(ctx);
+      if (found) return found;
+    }
+    return GUEST;
+  };
   app.use(async function requestScope(ctx: Context, next: Next) {
     const scope = deps.container.createScope();
     ctx.state.scope = scope;
     try {
-      let identity: Identity = GUEST;
-      for (const resolver of pieces().resolvers) {
-        const found = await resolver.resolve(ctx);
-        if (found) {
-          identity = found;
-          break;
-        }
-      }
+      const identity = await resolveIdentity(ctx);
       ctx.state.identity = identity;
       scope.register({
         currentUser: asValue(identity),
@@ -135,5 +139,23 @@ export function buildApp(deps: AppDeps): Koa {
     });
     if (route.envelope !== false) ctx.body = { success: true, data: data ?? null };
   });
-  return app;
+  /**
+   * The identity of a request outside the HTTP pipeline (a WebSocket upgrade): the same resolvers in
+   * their own request scope; `authorization` stands in for the header (a token sent in connection
+   * parameters). An invalid bearer value throws AuthenticationRequiredError, as over HTTP.
+   */
+  const identify: IdentifyRequest = async (req, overrides = {}) => {
+    const headers = { ...req.headers, ...(overrides.authorization ? { authorization: overrides.authorization } : {}) };
+    const request = Object.assign(Object.create(req) as IncomingMessage, { headers, method: 'GET' });
+    const ctx = app.createContext(request, new ServerResponse(request));
+    const scope = deps.container.createScope();
+    ctx.state.scope = scope;
+    ctx.state.logger = deps.logger;
+    try {
+      return await resolveIdentity(ctx);
+    } finally {
+      await scope.dispose();
+    }
+  };
+  return Object.assign(app, { identify });
 }

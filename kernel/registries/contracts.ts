@@ -1,3 +1,5 @@
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { Context } from 'koa';
 import type { Readable } from 'node:stream';
 import type { Identity } from '../http/identity.js';
@@ -58,6 +60,17 @@ export interface GraphqlContribution {
   id: string;
   typeDefs: string;
   resolvers: Record<string, unknown>;
+}
+
+/**
+ * A WebSocket endpoint: the kernel hands it the upgrade requests for its path (case, a trailing slash
+ * and /api/v1 normalised as for routes) once the instance is serving. The handler authenticates the
+ * connection itself (the container key `identify` turns a request into an identity).
+ */
+export interface WebSocketEndpoint {
+  id: string;
+  path: string;
+  handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
 }
 
 /** A permission name with what it allows; filled from plugin manifests. */

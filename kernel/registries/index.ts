@@ -1,7 +1,7 @@
 import { Registry } from './registry.js';
 import type {
   DataDomain, GraphqlContribution, HealthCheck, IdentityResolver, ImportFormat, MiddlewareEntry,
-  PermissionDefinition, StorageDriver, WidgetDefinition,
+  PermissionDefinition, StorageDriver, WebSocketEndpoint, WidgetDefinition,
 } from './contracts.js';
 import type { JobHandler } from '../jobs.js';
 
@@ -38,6 +38,7 @@ export function createRegistries() {
     }),
     healthChecks: new Registry<HealthCheck>('Health check', 'id', { required: { check: 'function' }, optional: { exposeAs: 'string' } }),
     jobHandlers: new Registry<JobHandler>('Job handler', 'type', { required: { run: 'function' } }),
+    websockets: new Registry<WebSocketEndpoint>('WebSocket endpoint', 'id', { required: { path: 'string', handleUpgrade: 'function' } }),
     middleware: new Registry<MiddlewareEntry>('Middleware', 'id', {
       required: { stage: ['beforeIdentity', 'afterIdentity'], handler: 'function' },
     }),
@@ -48,5 +49,5 @@ export type Registries = ReturnType<typeof createRegistries>;
 export type RegistryName = keyof Registries;
 /** Registries whose contents a manifest declares under `provides` (permissions come from `permissions`). */
 export const PROVIDES_KEYS = [
-  'storageDrivers', 'importFormats', 'widgets', 'dataDomains', 'graphql', 'identityResolvers', 'healthChecks', 'jobHandlers', 'middleware',
+  'storageDrivers', 'importFormats', 'widgets', 'dataDomains', 'graphql', 'identityResolvers', 'healthChecks', 'jobHandlers', 'middleware', 'websockets',
 ] as const satisfies readonly RegistryName[];
