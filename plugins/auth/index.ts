@@ -93,7 +93,7 @@ export default definePlugin({
     container.register('tenants', asFunction(() => new TenantsService(config.multiTenant)).singleton());
     for (const m of AUTH_MIGRATIONS) migrations.add(m);
     container.register('authSecrets', asFunction(({ sequelize }: { sequelize: Sequelize }) => new AuthSecrets(sequelize, config.secrets)).singleton());
-    container.register('users', asFunction(({ pool }: { pool: WorkerPool }) => new UsersService(pool, { bcryptRounds: o.bcryptRounds })).singleton());
+    container.register('users', asFunction(({ pool, events }: { pool: WorkerPool; events: EventBus }) => new UsersService(pool, { bcryptRounds: o.bcryptRounds }, events)).singleton());
     container.register(
       'sessions',
       asFunction((cradle: { users: UsersService; authSecrets: AuthSecrets; cache: CacheService; logger: Logger }) =>

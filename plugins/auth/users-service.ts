@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Op, UniqueConstraintError, literal } from 'sequelize';
 import { InternalError, ValidationError } from '../../kernel/errors.js';
+import type { EventBus } from '../../kernel/events.js';
 import type { WorkerPool } from '../../kernel/pool.js';
 import { AccountBlockedError, AccountLockedError, InvalidCredentialsError, UserExistsError } from './errors.js';
 import { Role } from './models/role.js';
@@ -40,7 +41,13 @@ export class UsersService {
   constructor(
     private readonly pool: WorkerPool,
     private readonly options: AuthOptions,
+    /** User-management events (on:user_create, on:user_update, on:user_delete) go out on the event bus. */
+    private readonly events?: Pick<EventBus, 'publish'>,
   ) {}
+
+  private async announce(name: 'on:user_create' | 'on:user_update' | 'on:user_delete', user: User, extra: Record<string, unknown> = {}): Promise<void> {
+    await this.events?.publish(name, { tenantId: user.tenant_id, user: toPublicUser(user), ...extra });
+  }
 
   private async hash(password: string): Promise<string> {
     const result = await this.pool.hashPassword(password, this.options.bcryptRounds);
@@ -66,6 +73,7 @@ export class UsersService {
         id: randomUUID(), tenant_id: tenantId, email, username: input.username?.trim() || email.split('@')[0]!,
         password_hash: await this.hash(input.password), role: input.role, preferences: '{}',
       });
+      await this.announce('on:user_create', user);
       return toPublicUser(user);
     } catch (err) {
       if (err instanceof UniqueConstraintError) throw new UserExistsError();
@@ -89,6 +97,7 @@ export class UsersService {
       preferences[key] = value && typeof value === 'object' && !Array.isArray(value) && before && typeof before === 'object' ? { ...before, ...value } : value;
     }
     await user.update({ ...(input.username ? { username: input.username.trim() } : {}), preferences: JSON.stringify(preferences) });
+    await this.announce('on:user_update', user);
     return user;
   }
 
@@ -107,6 +116,8 @@ export class UsersService {
 
   async setBlocked(userId: string, blocked: boolean): Promise<void> {
     await User.update({ blocked }, { where: { id: userId } });
+    const user = await User.findByPk(userId);
+    if (user) await this.announce('on:user_update', user, { blocked });
   }
 
   countActiveAdmins(tenantId: string): Promise<number> {
@@ -114,7 +125,8 @@ export class UsersService {
   }
 
   async delete(userId: string): Promise<void> {
-    await User.destroy({ where: { id: userId } });
+    const user = await User.findByPk(userId);
+    if ((await User.destroy({ where: { id: userId } })) && user) await this.announce('on:user_delete', user);
   }
 
   async roleExists(role: string, tenantId: string): Promise<boolean> {

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import type { EventBus } from '../../kernel/events.js';
 import { fixturePlugin, startTestKernel, type TestKernel, type TestResponse } from '../helpers/kernel.js';
 import { responseCookie } from '../helpers/kernel.js';
 import { DB_VARIANTS } from '../helpers/services.js';
@@ -64,6 +65,27 @@ for (const variant of DB_VARIANTS) {
       expect((await t.request(`/api/user/${u.id}`, { method: 'DELETE', identity: 'admin' })).status).to.equal(404);
       const list = (await (await t.request('/api/user/list?search=delta', { identity: 'admin' })).json()).data;
       expect(list.total).to.equal(0);
+    });
+
+    it('publishes user-management events without credential material: create, update, block, delete', async function () {
+      const seen: Array<{ name: string; payload: any }> = [];
+      const off = t.kernel.container.resolve<EventBus>('events').subscribe('*', (e) => {
+        if (e.name.startsWith('on:user_')) seen.push({ name: e.name, payload: e.payload });
+      });
+      try {
+        const u = await userWithSessionAndKey('events@example.com', 'viewer');
+        await t.request('/api/user/update-user-attributes', { method: 'PUT', headers: { cookie: u.session }, json: { username: 'renamed' } });
+        await t.request(`/api/user/${u.id}/block`, { method: 'POST', identity: 'admin', json: { blocked: true } });
+        await t.request(`/api/user/${u.id}`, { method: 'DELETE', identity: 'admin' });
+        const mine = seen.filter((e) => e.payload.user._id === u.id);
+        expect(mine.map((e) => e.name)).to.deep.equal(['on:user_create', 'on:user_update', 'on:user_update', 'on:user_delete']);
+        expect(mine[0]!.payload).to.deep.equal({ tenantId: 'default', user: { _id: u.id, email: 'events@example.com', username: 'events', role: 'viewer' } });
+        expect(mine[1]!.payload.user.username).to.equal('renamed');
+        expect(mine[2]!.payload.blocked).to.equal(true);
+        expect(JSON.stringify(seen)).to.not.match(/password|hash|secret/i);
+      } finally {
+        off();
+      }
     });
 
     it('keeps the last active admin, and nobody blocks or deletes themselves', async function () {
