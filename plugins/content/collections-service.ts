@@ -70,6 +70,17 @@ export class CollectionsService {
     return [...this.loaded.values()];
   }
 
+  /**
+   * Whether the stored schema differs from this copy (another instance changed it and its event has
+   * not arrived yet); if so the definitions are reloaded.
+   */
+  async reloadIfChanged(c: LoadedCollection): Promise<boolean> {
+    const row = await CollectionRow.findByPk(c.name, { attributes: ['version', 'uid'] });
+    if (row && row.version === c.version && row.uid === c.uid) return false;
+    await this.refresh();
+    return true;
+  }
+
   /** The collection, reloading once on a miss (another instance may have just created it). */
   async get(name: string): Promise<LoadedCollection> {
     let found = this.loaded.get(name);

@@ -159,28 +159,43 @@ export class EntriesService {
     for (const [event, payload] of events) await this.events.publish(event, payload);
   }
 
-  async create(name: string, body: unknown, identity: Identity): Promise<Entry> {
+  /** Runs a write against the schema; a refused input is tried once more if the schema changed meanwhile. */
+  private async withSchema<T>(name: string, run: (c: LoadedCollection) => Promise<T>): Promise<T> {
     const c = await this.collections.get(name);
-    const entry = await this.created(c, body, identity, 'body');
+    try {
+      return await run(c);
+    } catch (err) {
+      if (err instanceof ValidationError && (await this.collections.reloadIfChanged(c))) return run(await this.collections.get(name));
+      throw err;
+    }
+  }
+
+  async create(name: string, body: unknown, identity: Identity): Promise<Entry> {
+    const entry = await this.withSchema(name, (c) => this.created(c, body, identity, 'body'));
     await this.announce(name, identity.tenantId, [['on:create', { tenantId: identity.tenantId, collection: name, entry, userId: identity.userId }]]);
     return entry;
   }
 
   /** All or nothing: one transaction; a problem names its entry (body.entries.<i>.<field>). */
   async createMany(name: string, bodies: unknown[], identity: Identity): Promise<Entry[]> {
-    const c = await this.collections.get(name);
-    const entries = await this.sequelize.transaction(async (transaction) => {
-      const out: Entry[] = [];
-      for (const [i, body] of bodies.entries()) out.push(await this.created(c, body, identity, `body.entries.${i}`, transaction));
-      return out;
-    });
+    const entries = await this.withSchema(name, (c) =>
+      this.sequelize.transaction(async (transaction) => {
+        const out: Entry[] = [];
+        for (const [i, body] of bodies.entries()) out.push(await this.created(c, body, identity, `body.entries.${i}`, transaction));
+        return out;
+      }),
+    );
     await this.announce(name, identity.tenantId, entries.map((entry) => ['on:create', { tenantId: identity.tenantId, collection: name, entry, userId: identity.userId }]));
     return entries;
   }
 
   /** A partial update; the version guards against a concurrent write (409). */
   async update(name: string, id: string, body: unknown, identity: Identity): Promise<Entry> {
-    const c = await this.collections.get(name);
+    return this.withSchema(name, (c) => this.updated(c, id, body, identity));
+  }
+
+  private async updated(c: LoadedCollection, id: string, body: unknown, identity: Identity): Promise<Entry> {
+    const name = c.name;
     const current = await this.row(c, id, identity.tenantId);
     const before = this.toEntry(c, current);
     const input = checkEntryInput(c, body, 'update');

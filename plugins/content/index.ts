@@ -8,6 +8,7 @@ import type { Logger } from '../../kernel/logger.js';
 import { CollectionsService } from './collections-service.js';
 import { EntriesService } from './entries-service.js';
 import { ListCache } from './list-cache.js';
+import { LocalClient, systemIdentity, type ContentClientFactory } from './local-client.js';
 import { CONTENT_MIGRATIONS } from './migrations.js';
 import { CollectionRow } from './models/collection-row.js';
 import { Revision } from './models/revision.js';
@@ -29,6 +30,13 @@ export default definePlugin({
       'entries',
       asFunction((c: { sequelize: Sequelize; collections: CollectionsService; cache: CacheService; logger: Logger; events: EventBus }) =>
         new EntriesService(c.sequelize, c.collections, new ListCache(c.cache, c.logger), c.events),
+      ).singleton(),
+    );
+    // The in-process SDK for plugins and server-side page code: contentClient(identity) -> LocalClient.
+    container.register(
+      'contentClient',
+      asFunction(({ collections, entries }: { collections: CollectionsService; entries: EntriesService }): ContentClientFactory =>
+        (identity = systemIdentity()) => new LocalClient(collections, entries, identity),
       ).singleton(),
     );
     for (const route of [...collectionRoutes, ...entryRoutes]) routes.add(route);

@@ -1,0 +1,126 @@
+import { z } from 'zod';
+import { ForbiddenError, AuthenticationRequiredError, ValidationError } from '../../kernel/errors.js';
+import { hasPermission, type Identity } from '../../kernel/http/identity.js';
+import { collectionInput, collectionPatch, type CollectionInput, type CollectionPatch } from './collection-schema.js';
+import { describeCollection, type CollectionsService } from './collections-service.js';
+import type { EntriesService, Entry } from './entries-service.js';
+import { listQuerySchema, STATUSES, type EntryStatus } from './list-query.js';
+
+export type CollectionInfo = ReturnType<typeof describeCollection>;
+export interface EntryList {
+  items: Entry[];
+  total: number;
+  page: number;
+  limit: number;
+}
+export type ListOptions = Partial<{ page: number; limit: number; sort: string; search: string; status: EntryStatus; filter: Record<string, unknown> | string }>;
+
+function parse<T extends z.ZodType>(schema: T, value: unknown, where: string): z.output<T> {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const issues = result.error.issues.map((i) => ({ path: [where, ...i.path.map(String)].join('.'), message: i.message }));
+  throw new ValidationError(`Invalid ${where}: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, issues);
+}
+
+/**
+ * The in-process SDK: what the REST API does for collections and entries, called as functions, with the
+ * same validation, permission checks, tenant scoping, cache invalidation and events. Acts as the
+ * identity it was made for (a request's, or `systemIdentity()` for server-side work).
+ */
+export class LocalClient {
+  constructor(
+    private readonly collectionsService: CollectionsService,
+    private readonly entriesService: EntriesService,
+    readonly identity: Identity,
+  ) {}
+
+  private require(...permissions: string[]): void {
+    for (const p of permissions) {
+      if (hasPermission(this.identity, p)) continue;
+      if (this.identity.kind === 'guest') throw new AuthenticationRequiredError();
+      throw new ForbiddenError(`This needs the permission '${p}'`);
+    }
+  }
+
+  readonly collections = {
+    list: async (): Promise<CollectionInfo[]> => {
+      this.require('content:read');
+      return this.collectionsService.list().map(describeCollection);
+    },
+    get: async (name: string): Promise<CollectionInfo> => {
+      this.require('content:read');
+      return describeCollection(await this.collectionsService.get(name));
+    },
+    create: async (definition: CollectionInput): Promise<CollectionInfo> => {
+      this.require('content:write', 'collections:manage');
+      return describeCollection(await this.collectionsService.create(parse(collectionInput, definition, 'definition')));
+    },
+    update: async (name: string, patch: CollectionPatch): Promise<CollectionInfo> => {
+      this.require('content:write', 'collections:manage');
+      return describeCollection(await this.collectionsService.update(name, parse(collectionPatch, patch, 'patch')));
+    },
+    remove: async (name: string): Promise<void> => {
+      this.require('content:write', 'collections:manage');
+      await this.collectionsService.remove(name);
+    },
+  };
+
+  /** The entries of one collection. */
+  entries(collection: string) {
+    const service = this.entriesService;
+    const identity = this.identity;
+    const id = (value: string) => parse(z.string().uuid(), value, 'id');
+    return {
+      list: async (options: ListOptions = {}): Promise<EntryList> => {
+        this.require('content:read');
+        const filter = typeof options.filter === 'object' ? JSON.stringify(options.filter) : options.filter;
+        return (await service.list(collection, parse(listQuerySchema, { ...options, filter }, 'query'), identity)).value;
+      },
+      get: async (entryId: string): Promise<Entry> => {
+        this.require('content:read');
+        return service.get(collection, id(entryId), identity);
+      },
+      create: async (data: Record<string, unknown>): Promise<Entry> => {
+        this.require('content:write');
+        return service.create(collection, data, identity);
+      },
+      createMany: async (data: Array<Record<string, unknown>>): Promise<Entry[]> => {
+        this.require('content:write');
+        return service.createMany(collection, parse(z.array(z.record(z.string(), z.unknown())).min(1).max(100), data, 'entries'), identity);
+      },
+      update: async (entryId: string, data: Record<string, unknown>): Promise<Entry> => {
+        this.require('content:write');
+        return service.update(collection, id(entryId), data, identity);
+      },
+      setStatus: async (entryId: string, status: EntryStatus): Promise<Entry> => {
+        this.require('content:write');
+        return service.update(collection, id(entryId), { status: parse(z.enum(STATUSES), status, 'status') }, identity);
+      },
+      remove: async (entryId: string): Promise<void> => {
+        this.require('content:write');
+        await service.remove(collection, id(entryId), identity);
+      },
+      removeMany: async (ids: string[]): Promise<number> => {
+        this.require('content:write');
+        return service.removeMany(collection, parse(z.array(z.string().uuid()).min(1).max(500), ids, 'ids'), identity);
+      },
+      revisions: async (entryId: string) => {
+        this.require('content:write');
+        return service.revisions(collection, id(entryId), identity);
+      },
+    };
+  }
+}
+
+/** An identity for server-side work of plugins and pages: admin rights in one tenant, no user. */
+export function systemIdentity(tenantId = 'default'): Identity {
+  return { kind: 'user', userId: null, role: 'admin', permissions: [], tenantId, meta: { system: true } };
+}
+
+/** The container key `contentClient`: `contentClient(identity?)` gives a LocalClient. */
+export type ContentClientFactory = (identity?: Identity) => LocalClient;
+
+/** For code that holds the kernel (scripts, tests, page server functions): `createLocalClient(kernel, identity?)`. */
+export function createLocalClient(kernel: { container: { resolve<T>(key: string): T } }, identity?: Identity): LocalClient {
+  return kernel.container.resolve<ContentClientFactory>('contentClient')(identity);
+}
