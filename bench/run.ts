@@ -1,7 +1,8 @@
 /**
  * npm run bench: measures, in one run on this machine, (1) GET /api/health on the kernel against a
- * bare Koa server returning the same JSON, and (2) health throughput alone, while passwords are
- * hashed through the worker pool, and while they are hashed on the event loop (the contrast).
+ * bare Koa server returning the same JSON, (2) a cached collection list read with a website token,
+ * with and without If-None-Match, against the same baseline, and (3) health throughput alone, while
+ * passwords are hashed through the worker pool, and while they are hashed on the event loop.
  * Every load is bounded (BENCH_SECONDS, default 8 s per case; 50 connections on 127.0.0.1).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -37,9 +38,32 @@ function startChild(file: string, args: string[], env: NodeJS.ProcessEnv, cwd: s
   });
 }
 
-async function load(url: string, opts: { method?: 'GET' | 'POST'; connections?: number } = {}): Promise<Figures> {
-  const result = await autocannon({ url, method: opts.method ?? 'GET', connections: opts.connections ?? CONNECTIONS, duration: SECONDS });
-  return { rps: Math.round(result.requests.average), p99: result.latency.p99, errors: result.errors + result.non2xx };
+async function load(url: string, opts: { method?: 'GET' | 'POST'; connections?: number; headers?: Record<string, string> } = {}): Promise<Figures> {
+  const result = await autocannon({ url, method: opts.method ?? 'GET', connections: opts.connections ?? CONNECTIONS, duration: SECONDS, headers: opts.headers });
+  // 304 Not Modified is a success here (conditional requests).
+  return { rps: Math.round(result.requests.average), p99: result.latency.p99, errors: result.errors + result['4xx'] + result['5xx'] };
+}
+
+/** Signs in as the bench admin, creates posts with 1,000 published entries and a website token for reading them. */
+async function seedPosts(url: string): Promise<string> {
+  const call = async (path: string, init: { method?: string; cookie?: string; json?: unknown }) => {
+    const res = await fetch(`${url}${path}`, {
+      method: init.method ?? 'POST',
+      headers: { 'content-type': 'application/json', ...(init.cookie ? { cookie: init.cookie } : {}) },
+      body: init.json === undefined ? undefined : JSON.stringify(init.json),
+    });
+    if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
+    return res;
+  };
+  const login = await call('/api/user/login', { json: { email: 'bench@example.com', password: 'benchmark password' } });
+  const cookie = login.headers.getSetCookie().find((c) => c.startsWith('session='))!.split(';')[0]!;
+  await call('/api/collections', { cookie, json: { name: 'posts', fields: [{ name: 'title', type: 'text', required: true }, { name: 'body', type: 'richtext' }, { name: 'views', type: 'number', indexed: true }] } });
+  for (let batch = 0; batch < 10; batch++) {
+    const entries = Array.from({ length: 100 }, (_, i) => ({ title: `Post ${batch * 100 + i}`, body: '<p>'.concat('Lorem ipsum dolor sit amet. '.repeat(20), '</p>'), views: i, status: 'published' }));
+    await call('/api/collections/posts/batch', { cookie, json: { entries } });
+  }
+  const token = await call('/api/website-tokens', { cookie, json: { name: 'bench' } });
+  return ((await token.json()) as { data: { token: string } }).data.token;
 }
 
 const stop = (child: ChildProcess) =>
@@ -73,7 +97,22 @@ async function main(): Promise<void> {
     line('kernel (full middleware chain)', kernelFig);
     console.log(`ratio kernel/bare: throughput ${ratio(kernelFig.rps, bareFig.rps)}, p99 ${ratio(kernelFig.p99, bareFig.p99)}\n`);
 
-    console.log('## 2. GET /api/health while passwords are hashed (bcrypt, 10 rounds, 4 connections)');
+    console.log('## 2. GET /api/collections/posts?limit=20 (1,000 entries, website token), against the same bare Koa');
+    const token = await seedPosts(kernel.url);
+    const listUrl = `${kernel.url}/api/collections/posts?limit=20`;
+    const auth = { authorization: `Bearer ${token}` };
+    const first = await fetch(listUrl, { headers: auth });
+    const etag = first.headers.get('etag') ?? '';
+    await load(listUrl, { connections: 10, headers: auth }); // warm-up (fills the list cache), not reported
+    const list = await load(listUrl, { headers: auth });
+    const conditional = await load(listUrl, { headers: { ...auth, 'if-none-match': etag } });
+    line('bare Koa (health JSON, as above)', bareFig);
+    line('list, cached', list);
+    line('list with If-None-Match (304)', conditional);
+    console.log(`ratio list/bare: throughput ${ratio(list.rps, bareFig.rps)}, p99 ${ratio(list.p99, bareFig.p99)}`);
+    console.log(`ratio list 304/bare: throughput ${ratio(conditional.rps, bareFig.rps)}, p99 ${ratio(conditional.p99, bareFig.p99)}\n`);
+
+    console.log('## 3. GET /api/health while passwords are hashed (bcrypt, 10 rounds, 4 connections)');
     const alone = await load(`${kernel.url}/api/health`);
     const [withPool, poolHashes] = await Promise.all([
       load(`${kernel.url}/api/health`),

@@ -10,6 +10,7 @@ import { SETUP_MIGRATIONS } from './migrations.js';
 import { SetupStateRow } from './models/setup-state.js';
 import { setupRoutes } from './routes.js';
 import { formActionRoutes } from './form-actions.js';
+import type { ContentSeeder } from './default-collections.js';
 import { SettingsService } from './settings-service.js';
 import { SetupService, type AdminCreator } from './setup-service.js';
 
@@ -23,6 +24,16 @@ const optionsSchema = z.object({
 
 const services = new WeakMap<object, SetupService>();
 
+/** The optional container key `contentClient` (the content plugin), with the system identity. */
+function contentClientOf(cradle: object): ContentSeeder | null {
+  try {
+    const factory = (cradle as { contentClient?: () => ContentSeeder }).contentClient;
+    return factory ? factory() : null;
+  } catch {
+    return null;
+  }
+}
+
 export default definePlugin({
   register({ container, routes, registries, migrations, models, config, options }) {
     const parsed = optionsSchema.safeParse(options);
@@ -32,7 +43,9 @@ export default definePlugin({
     container.register('settings', asFunction(({ sequelize }: { sequelize: Sequelize }) => new SettingsService(sequelize)).singleton());
     container.register(
       'setup',
-      asFunction(({ sequelize, settings, logger }: { sequelize: Sequelize; settings: SettingsService; logger: Logger }) => new SetupService(sequelize, config, settings, logger)).singleton(),
+      asFunction((cradle: { sequelize: Sequelize; settings: SettingsService; logger: Logger }) =>
+        new SetupService(cradle.sequelize, config, cradle.settings, cradle.logger, () => contentClientOf(cradle)),
+      ).singleton(),
     );
     for (const route of [...setupRoutes, ...formActionRoutes]) routes.add(route);
     registries.middleware.add({

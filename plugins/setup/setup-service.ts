@@ -7,6 +7,7 @@ import { SetupStateRow } from './models/setup-state.js';
 import { privateConfigPath, type CmsConfig } from '../../kernel/config.js';
 import type { Logger } from '../../kernel/logger.js';
 import { isRunningDatabase, testDatabase, type DbTarget } from './db-target.js';
+import { seedDefaultCollections, type ContentSeeder } from './default-collections.js';
 import { DbRestartRequiredError, SetupAlreadyCompleteError, SetupNotSeededError } from './errors.js';
 import type { SettingsService } from './settings-service.js';
 
@@ -41,6 +42,8 @@ export class SetupService {
     private readonly config: CmsConfig,
     private readonly settings: SettingsService,
     private readonly logger: Logger,
+    /** The content plugin's SDK when it is enabled (default collection models are seeded through it). */
+    private readonly content: () => ContentSeeder | null = () => null,
   ) {}
 
   async status(): Promise<SetupStatus> {
@@ -110,7 +113,8 @@ export class SetupService {
   async seed(target: DbTarget): Promise<void> {
     await this.writePrivateConfig(target);
     await this.update({ progress: 20 });
-    await this.settings.seedDefaults('default', (done, total) => this.update({ progress: 20 + Math.floor((done / total) * 70) }));
+    await this.settings.seedDefaults('default', (done, total) => this.update({ progress: 20 + Math.floor((done / total) * 60) }));
+    await seedDefaultCollections(this.content());
     // Conditional: a seed still running when setup completes must not reopen it.
     await SetupStateRow.update({ seeded: true, progress: 100, error: null, state: 'seeded' }, { where: { id: 1, state: ['incomplete', 'seeded'] } });
   }

@@ -104,6 +104,8 @@ for (const variant of DB_VARIANTS) {
       expect(setup).to.not.have.property('error');
       const counts = await t.kernel.container.resolve<{ counts(): Promise<object> }>('settings').counts();
       expect(counts).to.deep.equal({ public: 53, private: 23 });
+      const collections = () => t.kernel.container.resolve<{ list(): Array<{ name: string }> }>('collections').list().map((c) => c.name);
+      expect(collections(), 'the default collection models').to.include.members(['posts', 'pages']);
       const file = privateConfigPath(t.config.dataPath);
       expect(statSync(file).mode & 0o777).to.equal(0o600);
       expect(statSync(join(t.config.dataPath, 'private')).mode & 0o777).to.equal(0o700);
@@ -116,6 +118,7 @@ for (const variant of DB_VARIANTS) {
       await seedAndWait(t, runningTarget(t));
       expect(JSON.parse(readFileSync(file, 'utf8'))).to.deep.equal(saved);
       expect(await t.kernel.container.resolve<{ counts(): Promise<object> }>('settings').counts()).to.deep.equal({ public: 53, private: 23 });
+      expect(collections().filter((n) => n === 'posts' || n === 'pages')).to.have.length(2);
       // The next start reads the secrets (and, when not configured otherwise, the database) from it.
       const next = loadConfig({ cwd: tempDir(), env: { CMS_DATA_DIR: t.config.dataPath } });
       expect(next.secrets).to.deep.equal({ jwtSecretKey: saved.JWT_SECRET_KEY, encryptionKey: saved.ENCRYPTION_KEY });
