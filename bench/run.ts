@@ -57,9 +57,12 @@ async function seedPosts(url: string): Promise<string> {
   };
   const login = await call('/api/user/login', { json: { email: 'bench@example.com', password: 'benchmark password' } });
   const cookie = login.headers.getSetCookie().find((c) => c.startsWith('session='))!.split(';')[0]!;
-  await call('/api/collections', { cookie, json: { name: 'posts', fields: [{ name: 'title', type: 'text', required: true }, { name: 'body', type: 'richtext' }, { name: 'views', type: 'number', indexed: true }] } });
+  // Setup seeds the posts collection (title, excerpt, body, cover, tags, publishedAt).
   for (let batch = 0; batch < 10; batch++) {
-    const entries = Array.from({ length: 100 }, (_, i) => ({ title: `Post ${batch * 100 + i}`, body: '<p>'.concat('Lorem ipsum dolor sit amet. '.repeat(20), '</p>'), views: i, status: 'published' }));
+    const entries = Array.from({ length: 100 }, (_, i) => ({
+      title: `Post ${batch * 100 + i}`, excerpt: 'A short summary of the post.', body: '<p>'.concat('Lorem ipsum dolor sit amet. '.repeat(20), '</p>'),
+      tags: ['bench', `batch-${batch}`], publishedAt: new Date(Date.UTC(2026, 0, 1) + (batch * 100 + i) * 3600000).toISOString(), status: 'published',
+    }));
     await call('/api/collections/posts/batch', { cookie, json: { entries } });
   }
   const token = await call('/api/website-tokens', { cookie, json: { name: 'bench' } });

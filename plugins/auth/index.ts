@@ -134,7 +134,7 @@ export default definePlugin({
         },
       })).singleton(),
     );
-    container.register('tokens', asFunction(({ users }: { users: UsersService }) => new TokensService(users)).singleton());
+    container.register('tokens', asFunction(() => new TokensService()).singleton());
     container.register(
       'twoFactor',
       asFunction(({ pool, authSecrets }: { pool: WorkerPool; authSecrets: AuthSecrets }) => new TwoFactorService(pool, authSecrets, o.issuer)).singleton(),

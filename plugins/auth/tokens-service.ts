@@ -1,10 +1,9 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { Op } from 'sequelize';
+import { Op, QueryTypes } from 'sequelize';
 import { ForbiddenError, NotFoundError, ValidationError } from '../../kernel/errors.js';
 import { hasPermission, isAdmin, type Identity } from '../../kernel/http/identity.js';
 import { ApiKey } from './models/api-key.js';
 import { WebsiteToken } from './models/website-token.js';
-import type { UsersService } from './users-service.js';
 
 const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
 const iso = (ms: number | null) => (ms == null ? null : new Date(Number(ms)).toISOString());
@@ -22,9 +21,18 @@ function expiryOf(expiresAt: string | undefined): number | null {
  * (tenant, role and current permissions). Both stop working when revoked, expired, or their creator is
  * blocked or deleted.
  */
-export class TokensService {
-  constructor(private readonly users: UsersService) {}
+interface BearerRow {
+  id: string;
+  user_id: string;
+  tenant_id: string;
+  last_used_at: number | null;
+  permissions: string | null;
+  role: string | null;
+  blocked: boolean | number;
+  role_permissions: string | null;
+}
 
+export class TokensService {
   async createApiKey(owner: Identity, input: { name: string; permissions: string[]; expiresAt?: string }, known: (p: string) => boolean) {
     const permissions = [...new Set(input.permissions)];
     for (const p of permissions) {
@@ -77,29 +85,34 @@ export class TokensService {
   /** The identity behind a bearer value, or null when it is unknown, expired or its creator cannot act. */
   async resolveBearer(raw: string): Promise<Identity | null> {
     const now = Date.now();
-    const hash = sha256(raw);
-    const notExpired = { [Op.or]: [{ expires_at: null }, { expires_at: { [Op.gt]: now } }] };
-    if (raw.startsWith('sck_')) {
-      const key = await ApiKey.findOne({ where: { key_hash: hash, ...notExpired } });
-      if (!key) return null;
-      const creator = await this.creator(key.user_id, key.tenant_id);
-      if (!creator) return null;
-      this.touch(ApiKey, key.id, key.last_used_at, now);
-      const granted = (JSON.parse(key.permissions) as string[]).filter((p) => hasPermission(creator, p));
-      return { kind: 'apiKey', userId: key.user_id, role: 'api-key', permissions: granted, tenantId: key.tenant_id, meta: { apiKeyId: key.id } };
+    const apiKey = raw.startsWith('sck_');
+    const row = await this.lookup(apiKey ? 'auth_api_keys' : 'auth_website_tokens', apiKey ? 'key_hash' : 'token_hash', sha256(raw), now);
+    if (!row || row.blocked === true || Number(row.blocked) === 1 || row.role === null) return null;
+    const creator: Identity = { kind: 'user', userId: row.user_id, role: row.role, permissions: row.role_permissions ? (JSON.parse(row.role_permissions) as string[]) : [], tenantId: row.tenant_id };
+    this.touch(apiKey ? ApiKey : WebsiteToken, row.id, row.last_used_at, now);
+    if (apiKey) {
+      const granted = (JSON.parse(row.permissions!) as string[]).filter((p) => hasPermission(creator, p));
+      return { kind: 'apiKey', userId: row.user_id, role: 'api-key', permissions: granted, tenantId: row.tenant_id, meta: { apiKeyId: row.id } };
     }
-    const token = await WebsiteToken.findOne({ where: { token_hash: hash, ...notExpired } });
-    if (!token) return null;
-    const creator = await this.creator(token.user_id, token.tenant_id);
-    if (!creator) return null;
-    this.touch(WebsiteToken, token.id, token.last_used_at, now);
-    return { ...creator, kind: 'websiteToken', meta: { websiteTokenId: token.id } };
+    return { ...creator, kind: 'websiteToken', meta: { websiteTokenId: row.id } };
   }
 
-  private async creator(userId: string, tenantId: string): Promise<Identity | null> {
-    const user = await this.users.findById(userId);
-    if (!user || user.blocked || user.tenant_id !== tenantId) return null;
-    return { kind: 'user', userId: user.id, role: user.role, permissions: await this.users.permissionsOf(user.role, tenantId), tenantId };
+  /**
+   * One query per bearer request: the key or token (unexpired) with its creator's role, blocked flag and
+   * the role's permissions, all read now, so a revoked key, a blocked creator or a changed role count at once.
+   */
+  private async lookup(table: 'auth_api_keys' | 'auth_website_tokens', hashColumn: 'key_hash' | 'token_hash', hash: string, now: number) {
+    const sequelize = ApiKey.sequelize!;
+    const rows = await sequelize.query<BearerRow>(
+      `SELECT t.id, t.user_id, t.tenant_id, t.last_used_at, ${table === 'auth_api_keys' ? 't.permissions' : 'NULL AS permissions'},
+              u.role, u.blocked, r.permissions AS role_permissions
+         FROM ${table} t
+         JOIN auth_users u ON u.id = t.user_id AND u.tenant_id = t.tenant_id
+         LEFT JOIN auth_roles r ON r.tenant_id = u.tenant_id AND r.name = u.role
+        WHERE t.${hashColumn} = ? AND (t.expires_at IS NULL OR t.expires_at > ?)`,
+      { replacements: [hash, now], type: QueryTypes.SELECT },
+    );
+    return rows[0] ?? null;
   }
 
   /** Records last use at most once a minute. */
