@@ -13,22 +13,52 @@ export interface ProviderListing {
  * The providers this instance knows (registered as the container key `identityProviders`, read by
  * the auth plugin's GET /api/get-tokens-provided), and the redirect URI each one is registered with.
  */
+/** System Settings that configure the well-known providers (the setup plugin seeds them; admins set them). */
+export const PROVIDER_SETTINGS = ['OAUTH_GOOGLE_CLIENT_ID', 'OAUTH_GOOGLE_CLIENT_SECRET', 'OIDC_ISSUER_URL', 'OIDC_CLIENT_ID', 'OIDC_CLIENT_SECRET'] as const;
+const SETTINGS_TTL_MS = 30_000;
+
 export class IdentityProviders {
+  private cached: { at: number; providers: Promise<ProviderSettings[]> } | null = null;
+
   constructor(
-    private readonly providers: ProviderSettings[],
+    /** Resolves the providers from an environment (options, presets, secrets). */
+    private readonly resolve: (env: Record<string, string | undefined>) => ProviderSettings[],
     /** The public address, computed when asked (CMS_PUBLIC_URL, the option, or host and port). */
     private readonly publicUrl: () => string,
+    /** The provider System Settings that are set (empty when the settings store is absent). */
+    private readonly settings: () => Promise<Record<string, string>> = async () => ({}),
   ) {}
 
+  /**
+   * The providers now: environment variables win over System Settings, which are re-read every 30 s,
+   * so a provider an admin configures in the settings becomes active without a restart.
+   */
+  private providers(): Promise<ProviderSettings[]> {
+    if (!this.cached || Date.now() - this.cached.at > SETTINGS_TTL_MS) {
+      const providers = this.settings()
+        .catch(() => ({}))
+        // A setting the presets refuse (an http issuer) must not take the sign-in down: fall back to the environment.
+        .then((fromSettings) => {
+          try {
+            return this.resolve({ ...fromSettings, ...process.env });
+          } catch {
+            return this.resolve({ ...process.env });
+          }
+        });
+      this.cached = { at: Date.now(), providers };
+    }
+    return this.cached.providers;
+  }
+
   async list(): Promise<ProviderListing[]> {
-    return this.providers.map((p) => ({
+    return (await this.providers()).map((p) => ({
       id: p.id, displayName: p.displayName, type: 'oidc' as const, active: p.active, startUrl: p.active ? `/api/auth/oidc/${p.id}/start` : null,
     }));
   }
 
   /** An active provider, or 404 OIDC_PROVIDER_NOT_FOUND. */
-  active(id: string): ProviderSettings {
-    const found = this.providers.find((p) => p.id === id && p.active);
+  async active(id: string): Promise<ProviderSettings> {
+    const found = (await this.providers()).find((p) => p.id === id && p.active);
     if (!found) throw new OidcProviderNotFoundError(id);
     return found;
   }

@@ -3,13 +3,30 @@ import { BootError } from '../../kernel/errors.js';
 import { definePlugin } from '../../kernel/index.js';
 import type { UsersPort } from './auth-ports.js';
 import { IdentityLinks } from './identity-links.js';
-import { IdentityProviders } from './identity-providers.js';
+import { IdentityProviders, PROVIDER_SETTINGS } from './identity-providers.js';
 import { OIDC_MIGRATIONS } from './migrations.js';
 import { OidcIdentity } from './models/oidc-identity.js';
 import { OidcClients } from './oidc-clients.js';
 import { optionsSchema, resolveProviders, type ProviderSettings } from './provider-settings.js';
 import { identityRoutes } from './routes-identities.js';
 import { signInRoutes } from './routes-sign-in.js';
+
+/** The provider System Settings that are set, from the optional settings store (the setup plugin). */
+async function providerSettings(cradle: object): Promise<Record<string, string>> {
+  let settings: { get(key: string): Promise<unknown> } | undefined;
+  try {
+    settings = (cradle as { settings?: typeof settings }).settings;
+  } catch {
+    return {};
+  }
+  if (!settings) return {};
+  const out: Record<string, string> = {};
+  for (const key of PROVIDER_SETTINGS) {
+    const value = await settings.get(key);
+    if (typeof value === 'string' && value !== '') out[key] = value;
+  }
+  return out;
+}
 
 /** The providers each kernel resolved at register time (several kernels may share a process in tests). */
 const resolved = new WeakMap<object, { providers: ProviderSettings[]; publicUrlSet: boolean }>();
@@ -25,7 +42,10 @@ export default definePlugin({
     const publicUrl = () => process.env.CMS_PUBLIC_URL ?? o.publicUrl ?? `http://${config.host}:${config.port}`;
     models.add(OidcIdentity);
     for (const m of OIDC_MIGRATIONS) migrations.add(m);
-    container.register('identityProviders', asFunction(() => new IdentityProviders(providers, publicUrl)).singleton());
+    container.register(
+      'identityProviders',
+      asFunction((cradle: object) => new IdentityProviders((env) => resolveProviders(o, env), publicUrl, () => providerSettings(cradle))).singleton(),
+    );
     container.register('oidcClients', asFunction(() => new OidcClients(logger)).singleton());
     container.register('oidcLinks', asFunction(({ users }: { users: UsersPort }) => new IdentityLinks(users)).singleton());
     for (const route of [...signInRoutes, ...identityRoutes]) routes.add(route);

@@ -34,7 +34,7 @@ export const signInRoutes: RouteDefinition[] = [
     async handler({ ctx, params, query, scope }) {
       const providers = scope.identityProviders as IdentityProviders;
       const clients = scope.oidcClients as OidcClients;
-      const provider = providers.active(params.provider);
+      const provider = await providers.active(params.provider);
       await clients.configuration(provider);
       const tenantId = await (scope.tenants as TenantsPort).fromHostname(ctx.hostname);
       const flow = await startFlow(ctx, scope.authSecrets as AuthSecretsPort, { providerId: provider.id, tenantId, returnTo: query.returnTo });
@@ -58,7 +58,7 @@ export const signInRoutes: RouteDefinition[] = [
     },
     async handler({ ctx, params, query, scope }) {
       const providers = scope.identityProviders as IdentityProviders;
-      const provider = providers.active(params.provider);
+      const provider = await providers.active(params.provider);
       if (query.error !== undefined) {
         clearFlow(ctx);
         throw new OidcProviderError(provider.displayName, /^[A-Za-z0-9_.-]{1,64}$/.test(query.error) ? query.error : 'unknown_error');

@@ -139,6 +139,31 @@ describe('auth-oidc: provider configuration', function () {
   });
 });
 
+describe('auth-oidc: providers configured in System Settings', function () {
+  this.timeout(60000);
+  it('activates the Google and OpenID presets from the settings an admin sets, without a restart', async function () {
+    const t = await startTestKernel({
+      setup: true,
+      config: { plugins: { options: { auth: { bcryptRounds: 4 }, setup: { admin: { email: 'ops@example.com', password: 'configured password' } } } } },
+    });
+    try {
+      const settings = t.kernel.container.resolve<{ set(key: string, value: unknown): Promise<void> }>('settings');
+      await settings.set('OAUTH_GOOGLE_CLIENT_ID', 'google-id');
+      await settings.set('OAUTH_GOOGLE_CLIENT_SECRET', 'google-secret');
+      await settings.set('OIDC_ISSUER_URL', 'https://sso.example.com/realms/staff');
+      await settings.set('OIDC_CLIENT_ID', 'cms');
+      await settings.set('OIDC_CLIENT_SECRET', 'sso-secret');
+      const mapping = (await (await t.request('/api/get-tokens-provided')).json()).data;
+      expect(mapping.google).to.deep.include({ active: true, startUrl: '/api/auth/oidc/google/start' });
+      expect(mapping.oidc).to.deep.include({ active: true, startUrl: '/api/auth/oidc/oidc/start' });
+      expect(mapping.gitlab.active).to.equal(false);
+      expect(JSON.stringify(mapping), 'secrets never reach the answer').to.not.match(/google-secret|sso-secret/);
+    } finally {
+      await t.close();
+    }
+  });
+});
+
 for (const variant of DB_VARIANTS) {
   describe(`auth-oidc: sign-in with an OpenID provider (${variant.name})`, function () {
     this.timeout(60000);
@@ -161,34 +186,32 @@ for (const variant of DB_VARIANTS) {
       ]);
       closers.push(op.close);
       const issuer = `http://127.0.0.1:${opPort}`;
-      // The secret of `open` comes from the environment, as an operator keeps it out of the config file.
+      // The secret of `open` comes from the environment, as an operator keeps it out of the config file
+      // (read at request time, so it stays set until the suite ends).
       process.env.OIDC_OPEN_CLIENT_SECRET = 'open-secret';
-      try {
-        t = await startTestKernel({
-          db: variant.name,
-          config: {
-            port: cmsPort,
-            plugins: {
-              options: {
-                auth: { bcryptRounds: 4, sessionDevicePolicy: 'allow-multiple' },
-                'auth-oidc': {
-                  publicUrl: cmsUrl,
-                  providers: {
-                    test: { issuer, clientId: 'cms', clientSecret: 'cms-secret', displayName: 'Test IdP', allowInsecureRequests: true },
-                    open: { issuer, clientId: 'cms-open', displayName: 'Open IdP', allowSignUp: true, allowInsecureRequests: true },
-                    down: { issuer: `http://127.0.0.1:${downPort}`, clientId: 'cms', clientSecret: 'cms-secret', allowInsecureRequests: true },
-                    unset: { issuer: 'https://idp.example.com', clientId: 'cms' },
-                  },
+      t = await startTestKernel({
+        db: variant.name,
+        config: {
+          port: cmsPort,
+          plugins: {
+            options: {
+              auth: { bcryptRounds: 4, sessionDevicePolicy: 'allow-multiple' },
+              'auth-oidc': {
+                publicUrl: cmsUrl,
+                providers: {
+                  test: { issuer, clientId: 'cms', clientSecret: 'cms-secret', displayName: 'Test IdP', allowInsecureRequests: true },
+                  open: { issuer, clientId: 'cms-open', displayName: 'Open IdP', allowSignUp: true, allowInsecureRequests: true },
+                  down: { issuer: `http://127.0.0.1:${downPort}`, clientId: 'cms', clientSecret: 'cms-secret', allowInsecureRequests: true },
+                  unset: { issuer: 'https://idp.example.com', clientId: 'cms' },
                 },
               },
             },
           },
-        });
-      } finally {
-        delete process.env.OIDC_OPEN_CLIENT_SECRET;
-      }
+        },
+      });
     });
     after(async () => {
+      delete process.env.OIDC_OPEN_CLIENT_SECRET;
       await t?.close();
       for (const close of closers) await close();
     });
