@@ -46,6 +46,6 @@ export interface CollectionDefinition {
   version: number;
 }
 
-/** The decisions' default: the name without a trailing s. */
-export const defaultSingular = (name: string) => (name.length > 1 && name.endsWith('s') ? name.slice(0, -1) : name);
+/** The decisions' default: the name without a trailing s (a name without one gets `_item`, so the two differ). */
+export const defaultSingular = (name: string) => (name.length > 1 && name.endsWith('s') ? name.slice(0, -1) : `${name}_item`);
 export const defaultLabel = (name: string) => name.charAt(0).toUpperCase() + name.slice(1).replace(/_/g, ' ');

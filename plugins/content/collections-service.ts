@@ -114,7 +114,21 @@ export class CollectionsService {
     }
   }
 
+  /**
+   * A collection's name and singular become GraphQL fields (`posts`, `post`): they must differ from
+   * each other and from every other collection's name and singular.
+   */
+  private async checkNames(name: string, singular: string): Promise<void> {
+    if (singular === name) {
+      throw new ValidationError(`The singular of '${name}' must differ from its name (for example '${name}Item')`, [{ path: 'body.singular', message: 'same as the name' }]);
+    }
+    const others = (await CollectionRow.findAll({ attributes: ['name', 'singular'] })).filter((r) => r.name !== name);
+    const clash = others.find((r) => [r.name, r.singular].includes(name) || [r.name, r.singular].includes(singular));
+    if (clash) throw new ConflictError(`'${name}' / '${singular}' would clash with the collection '${clash.name}' (singular '${clash.singular}')`);
+  }
+
   async create(input: CollectionInput): Promise<LoadedCollection> {
+    await this.checkNames(input.name, input.singular ?? defaultSingular(input.name));
     await this.checkRelations(input.name, input.fields);
     const now = Date.now();
     const ref: TableRef = { name: input.name, uid: randomUUID(), table: tableNameFor(input.name) };
@@ -153,6 +167,7 @@ export class CollectionsService {
         throw new ValidationError(`Field '${f.name}' cannot change its type or target; add a new field and remove the old one`, [{ path: `body.fields.${i}.type`, message: 'cannot change' }]);
       }
     });
+    if (patch.singular) await this.checkNames(name, patch.singular);
     await this.checkRelations(name, after);
     const version = row.version + 1;
     const [claimed] = await CollectionRow.update(

@@ -209,7 +209,8 @@ export class EntriesService {
     await this.insertOrUpdate(c, input.slug !== undefined ? slugify(input.slug) || before.slug : before.slug, write, 'body');
     const entry = this.toEntry(c, await this.row(c, id, identity.tenantId));
     await this.revision(c, entry, identity.tenantId, input.status && input.status !== before.status ? 'status' : 'update', identity.userId);
-    const events: Array<[string, ContentEvent]> = [['on:update', { tenantId: identity.tenantId, collection: name, entry, userId: identity.userId }]];
+    const statusChanged = entry.status !== before.status ? { previousStatus: before.status } : {};
+    const events: Array<[string, ContentEvent]> = [['on:update', { tenantId: identity.tenantId, collection: name, entry, userId: identity.userId, ...statusChanged }]];
     if (entry.status !== before.status) events.push(['on:status_change', { tenantId: identity.tenantId, collection: name, entry, userId: identity.userId, previousStatus: before.status }]);
     await this.announce(name, identity.tenantId, events);
     return entry;

@@ -42,6 +42,12 @@ for (const variant of DB_VARIANTS) {
       const dup = await admin().post('/api/collections', POSTS);
       expect(dup.status).to.equal(409);
       expect((await dup.json()).error).to.equal('COLLECTION_EXISTS');
+      // Names and singulars become GraphQL fields: no two collections may share one.
+      const clash = await admin().post('/api/collections', { name: 'post', fields: [] });
+      expect(clash.status).to.equal(409);
+      expect((await admin().post('/api/collections', { name: 'articles', singular: 'posts', fields: [] })).status).to.equal(409);
+      expect((await admin().post('/api/collections', { name: 'news', singular: 'news', fields: [] })).status).to.equal(400);
+      expect(await dataOf(await admin().post('/api/collections', { name: 'data', fields: [] }), 201)).to.include({ singular: 'data_item' });
       const editor = await as(t, 'editor').post('/api/collections', { name: 'notes', fields: [] });
       expect(editor.status).to.equal(403);
       expect((await as(t, 'viewer').get('/api/collections/nothing-here/schema')).status).to.equal(404);

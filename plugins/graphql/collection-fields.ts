@@ -1,0 +1,127 @@
+import { GraphQLBoolean, GraphQLID, GraphQLInt, GraphQLNonNull, GraphQLString, type GraphQLFieldConfig, type GraphQLFieldConfigMap } from 'graphql';
+import { z } from 'zod';
+import { AppError, ValidationError } from '../../kernel/errors.js';
+import type { BusEvent } from '../../kernel/events.js';
+import type { EntriesPort, Entry, ListQuery } from './content-ports.js';
+import { ENTRY_STATUSES } from './content-ports.js';
+import { EntryStatusEnum, type CollectionTypes } from './collection-types.js';
+import { ENTRY_EVENT_NAMES, entryFor, type EntryEventKind } from './entry-events.js';
+import { requirePermission, type GraphqlContext } from './graphql-context.js';
+import { GraphQLJSON } from './json-scalar.js';
+
+type Field = GraphQLFieldConfig<unknown, GraphqlContext, any>;
+export type StreamFactory = <T>(ctx: GraphqlContext, names: string[], pick: (event: BusEvent) => T | undefined) => AsyncIterableIterator<T>;
+
+/** The REST list query's rules (plugins/content list-query): limit 25 by default, capped at 100. */
+const listArgs = z.object({
+  page: z.number().int().min(1).max(100000).default(1),
+  limit: z.number().int().min(1).default(25).transform((n) => Math.min(n, 100)),
+  sort: z.string().max(200).optional(),
+  search: z.string().max(200).optional(),
+  status: z.enum(ENTRY_STATUSES).optional(),
+  filter: z.string().max(4000).optional(),
+});
+
+/** The JSON scalar's value as the JSON text the entries service expects (a string is taken as that text). */
+const filterText = (v: unknown) => (v === null || v === undefined ? undefined : typeof v === 'string' ? v : JSON.stringify(v));
+const present = (args: Record<string, unknown>) => Object.fromEntries(Object.entries(args).filter(([, v]) => v !== null && v !== undefined));
+
+export function listQuery(args: Record<string, unknown>): ListQuery {
+  const parsed = listArgs.safeParse(present({ ...args, filter: filterText(args.filter) }));
+  if (parsed.success) return parsed.data;
+  const issues = parsed.error.issues.map((i) => ({ path: ['query', ...i.path.map(String)].join('.'), message: i.message }));
+  throw new ValidationError(`Invalid request: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, issues);
+}
+
+const notFoundAsNull = (err: unknown) => {
+  if (err instanceof AppError && err.code === 'ENTRY_NOT_FOUND') return null;
+  throw err;
+};
+/** Input objects may come without a prototype; the service wants a plain object. */
+const plain = (v: unknown) => ({ ...(v as Record<string, unknown>) });
+
+/** posts(...) and post(_id) */
+export function queryFields(t: CollectionTypes, entries: EntriesPort): GraphQLFieldConfigMap<unknown, GraphqlContext> {
+  const { names, collection } = t;
+  const list: Field = {
+    type: new GraphQLNonNull(t.list),
+    description: `Entries of '${collection.name}' (content:read; without content:write only published ones). As GET /api/collections/${collection.name}.`,
+    args: {
+      page: { type: GraphQLInt, description: '1-based, default 1' },
+      limit: { type: GraphQLInt, description: 'default 25; above 100 is capped to 100' },
+      sort: { type: GraphQLString, description: 'field, -field or field:asc|desc, comma-separated; default -createdAt' },
+      filter: { type: GraphQLJSON, description: '{"field": value} or {"field": {"eq"|"ne"|"gt"|"gte"|"lt"|"lte"|"in"|"contains": value}}, as an object or its JSON text' },
+      search: { type: GraphQLString, description: 'case-insensitive, over the slug and the text fields' },
+      status: { type: EntryStatusEnum },
+    },
+    extensions: { cost: 'list' },
+    async resolve(_root, args, ctx) {
+      requirePermission(ctx.identity, 'content:read');
+      return (await entries.list(collection.name, listQuery(args), ctx.identity)).value;
+    },
+  };
+  const one: Field = {
+    type: t.object,
+    description: `One entry of '${collection.name}' by id; null when there is none (or it is not published and you lack content:write).`,
+    args: { _id: { type: new GraphQLNonNull(GraphQLID) } },
+    async resolve(_root, args, ctx) {
+      requirePermission(ctx.identity, 'content:read');
+      return entries.get(collection.name, String(args._id), ctx.identity).catch(notFoundAsNull);
+    },
+  };
+  return { [names.list]: list, [names.one]: one };
+}
+
+/** createPost, updatePost, deletePost, setPostStatus: content:write, validated by the entries service as over REST. */
+export function mutationFields(t: CollectionTypes, entries: EntriesPort): GraphQLFieldConfigMap<unknown, GraphqlContext> {
+  const { names, collection } = t;
+  const id = { _id: { type: new GraphQLNonNull(GraphQLID) } };
+  const write = <T>(ctx: GraphqlContext, run: () => Promise<T>) => {
+    requirePermission(ctx.identity, 'content:write');
+    return run();
+  };
+  return {
+    [names.create]: {
+      type: new GraphQLNonNull(t.object), args: { input: { type: new GraphQLNonNull(t.input) } },
+      description: `Creates an entry (status draft unless given). As POST /api/collections/${collection.name}.`,
+      resolve: (_r, args, ctx) => write(ctx, () => entries.create(collection.name, plain(args.input), ctx.identity)),
+    },
+    [names.update]: {
+      type: new GraphQLNonNull(t.object), args: { ...id, input: { type: new GraphQLNonNull(t.input) } },
+      description: 'Updates the given fields (null clears a field; a required field cannot be cleared).',
+      resolve: (_r, args, ctx) => write(ctx, () => entries.update(collection.name, String(args._id), plain(args.input), ctx.identity)),
+    },
+    [names.delete]: {
+      type: new GraphQLNonNull(GraphQLBoolean), args: id,
+      description: 'Deletes an entry and its revisions; true when done (ENTRY_NOT_FOUND when there is none).',
+      resolve: (_r, args, ctx) => write(ctx, async () => {
+        await entries.remove(collection.name, String(args._id), ctx.identity);
+        return true;
+      }),
+    },
+    [names.setStatus]: {
+      type: new GraphQLNonNull(t.object), args: { ...id, status: { type: new GraphQLNonNull(EntryStatusEnum) } },
+      description: 'Sets the status: draft, published or archived.',
+      resolve: (_r, args, ctx) => write(ctx, () => entries.update(collection.name, String(args._id), { status: args.status }, ctx.identity)),
+    },
+  };
+}
+
+/** postAdded, postUpdated, postDeleted: see entry-events.ts for who gets what. */
+export function subscriptionFields(t: CollectionTypes, stream: StreamFactory): GraphQLFieldConfigMap<unknown, GraphqlContext> {
+  const { names, collection } = t;
+  const field = (kind: EntryEventKind, description: string): Field => ({
+    type: new GraphQLNonNull(t.object),
+    description: `${description} (content:read; your tenant only; without content:write only published entries, see the README).`,
+    subscribe(_root, _args, ctx) {
+      requirePermission(ctx.identity, 'content:read');
+      return stream<Entry>(ctx, ENTRY_EVENT_NAMES[kind], (event) => entryFor(kind, collection.name, ctx.identity, event));
+    },
+    resolve: (entry: unknown) => entry,
+  });
+  return {
+    [names.added]: field('added', `An entry of '${collection.name}' was created`),
+    [names.updated]: field('updated', `An entry of '${collection.name}' was updated`),
+    [names.deleted]: field('deleted', `An entry of '${collection.name}' was deleted`),
+  };
+}

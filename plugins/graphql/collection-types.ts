@@ -1,0 +1,140 @@
+import {
+  GraphQLBoolean, GraphQLEnumType, GraphQLFloat, GraphQLID, GraphQLInputObjectType, GraphQLInt, GraphQLList, GraphQLNonNull,
+  GraphQLObjectType, GraphQLString, type GraphQLFieldConfigMap, type GraphQLInputType, type GraphQLOutputType,
+} from 'graphql';
+import { AppError } from '../../kernel/errors.js';
+import type { CollectionField, CollectionLike, EntriesPort, Entry } from './content-ports.js';
+import { ENTRY_STATUSES } from './content-ports.js';
+import { requirePermission, type GraphqlContext } from './graphql-context.js';
+import { GraphQLJSON } from './json-scalar.js';
+import type { CollectionNames } from './names.js';
+
+export const EntryStatusEnum = new GraphQLEnumType({
+  name: 'EntryStatus',
+  description: 'draft, published or archived; callers without content:write see published entries only.',
+  values: Object.fromEntries(ENTRY_STATUSES.map((s) => [s, { value: s }])),
+});
+
+export interface CollectionTypes {
+  names: CollectionNames;
+  collection: CollectionLike;
+  object: GraphQLObjectType;
+  list: GraphQLObjectType;
+  input: GraphQLInputObjectType;
+}
+
+const GRAPHQL_NAME = /^[_A-Za-z][_0-9A-Za-z]*$/;
+const SYSTEM_FIELDS = ['_id', 'slug', 'status', 'syncId', 'version', 'createdAt', 'updatedAt', 'createdBy', 'updatedBy'];
+
+/** A select field is an enum (Post + Category) when its options are GraphQL names and the type name is free. */
+function selectEnum(type: string, f: CollectionField, taken: Set<string>): GraphQLEnumType | null {
+  const name = `${type}${f.name.charAt(0).toUpperCase()}${f.name.slice(1)}`;
+  const options = f.options ?? [];
+  const valid = options.length > 0 && new Set(options).size === options.length && options.every((o) => GRAPHQL_NAME.test(o) && !['true', 'false', 'null'].includes(o));
+  if (!valid || taken.has(name)) return null;
+  taken.add(name);
+  return new GraphQLEnumType({ name, values: Object.fromEntries(options.map((o) => [o, { value: o }])) });
+}
+
+function scalarFor(f: CollectionField, enums: Map<string, GraphQLEnumType>): GraphQLOutputType & GraphQLInputType {
+  switch (f.type) {
+    case 'number':
+      return GraphQLFloat;
+    case 'boolean':
+      return GraphQLBoolean;
+    case 'media':
+    case 'relation':
+      return GraphQLID;
+    case 'json':
+      return GraphQLJSON;
+    case 'select':
+      return enums.get(f.name) ?? GraphQLString;
+    default:
+      return GraphQLString; // text, richtext, date (ISO 8601)
+  }
+}
+
+/** A related entry, or null when it is gone or hidden from the caller (a draft for a reader). */
+async function related(entries: EntriesPort, target: string, id: unknown, ctx: GraphqlContext): Promise<Entry | null> {
+  if (typeof id !== 'string') return null;
+  requirePermission(ctx.identity, 'content:read');
+  const key = `${target}/${id}`;
+  const load = () =>
+    entries.get(target, id, ctx.identity).catch((err: unknown) => {
+      if (err instanceof AppError && (err.code === 'ENTRY_NOT_FOUND' || err.code === 'COLLECTION_NOT_FOUND')) return null;
+      throw err;
+    });
+  if (!ctx.memo) return load();
+  if (!ctx.memo.has(key)) ctx.memo.set(key, load());
+  return ctx.memo.get(key) as Promise<Entry | null>;
+}
+
+/**
+ * The object, list and input types of every included collection. A relation field also gets
+ * `<field>Entry` resolving to the related entry when its target collection is in the schema.
+ */
+export function buildCollectionTypes(included: Array<{ names: CollectionNames; collection: CollectionLike }>, taken: Set<string>, entries: EntriesPort): Map<string, CollectionTypes> {
+  const out = new Map<string, CollectionTypes>();
+  for (const { names, collection: c } of included) {
+    const enums = new Map<string, GraphQLEnumType>();
+    for (const f of c.fields) {
+      const e = f.type === 'select' ? selectEnum(names.type, f, taken) : null;
+      if (e) enums.set(f.name, e);
+    }
+    const fieldNames = new Set([...SYSTEM_FIELDS, ...c.fields.map((f) => f.name)]);
+    const object: GraphQLObjectType = new GraphQLObjectType({
+      name: names.type,
+      description: `An entry of the collection '${c.name}' (${c.label}).`,
+      fields: () => {
+        const fields: GraphQLFieldConfigMap<Entry, GraphqlContext> = {
+          _id: { type: new GraphQLNonNull(GraphQLID) },
+          slug: { type: new GraphQLNonNull(GraphQLString) },
+          status: { type: new GraphQLNonNull(EntryStatusEnum) },
+          syncId: { type: GraphQLID },
+          version: { type: new GraphQLNonNull(GraphQLInt) },
+          createdAt: { type: new GraphQLNonNull(GraphQLString), description: 'ISO 8601' },
+          updatedAt: { type: new GraphQLNonNull(GraphQLString), description: 'ISO 8601' },
+          createdBy: { type: GraphQLID },
+          updatedBy: { type: GraphQLID },
+        };
+        for (const f of c.fields) {
+          fields[f.name] = { type: scalarFor(f, enums), description: [f.label, f.type === 'date' ? 'ISO 8601' : null].filter(Boolean).join('; ') || undefined };
+          const allowed = enums.has(f.name) ? new Set(f.options) : null;
+          // A value no longer among the options (they were changed after it was stored) reads as null, not as an error.
+          if (allowed) fields[f.name]!.resolve = (entry) => (typeof entry[f.name] === 'string' && allowed.has(entry[f.name] as string) ? entry[f.name] : null);
+          const target = f.type === 'relation' && f.collection ? out.get(f.collection) : undefined;
+          const entryField = `${f.name}Entry`;
+          if (target && !fieldNames.has(entryField)) {
+            fields[entryField] = {
+              type: target.object,
+              description: `The ${target.collection.singular} that '${f.name}' names (null when it is gone or not visible to you).`,
+              extensions: { cost: 'io' },
+              resolve: (entry, _args, ctx) => related(entries, target.collection.name, entry[f.name], ctx),
+            };
+          }
+        }
+        return fields;
+      },
+    });
+    const list = new GraphQLObjectType({
+      name: names.listType,
+      fields: {
+        items: { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(object))) },
+        total: { type: new GraphQLNonNull(GraphQLInt) },
+        page: { type: new GraphQLNonNull(GraphQLInt) },
+        limit: { type: new GraphQLNonNull(GraphQLInt) },
+      },
+    });
+    const input = new GraphQLInputObjectType({
+      name: names.inputType,
+      description: `Fields of a ${c.singular}; every field is optional here: required fields and the other rules are checked as over REST (VALIDATION_ERROR with issues).`,
+      fields: () => ({
+        ...Object.fromEntries(c.fields.map((f) => [f.name, { type: scalarFor(f, enums), description: f.label }])),
+        slug: { type: GraphQLString },
+        status: { type: EntryStatusEnum },
+      }),
+    });
+    out.set(c.name, { names, collection: c, object, list, input });
+  }
+  return out;
+}

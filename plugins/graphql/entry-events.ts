@@ -1,0 +1,48 @@
+import type { BusEvent } from '../../kernel/events.js';
+import { hasPermission, type Identity } from '../../kernel/http/identity.js';
+import type { ContentEventPayload, Entry } from './content-ports.js';
+
+export type EntryEventKind = 'added' | 'updated' | 'deleted';
+
+/** The bus events each kind listens to. */
+export const ENTRY_EVENT_NAMES: Record<EntryEventKind, string[]> = {
+  added: ['on:create', 'on:status_change'],
+  updated: ['on:update'],
+  deleted: ['on:delete', 'on:status_change'],
+};
+
+/**
+ * The entry a subscriber of `<singular><Kind>` gets for a bus event, or undefined. Only events of the
+ * subscriber's tenant, and only for holders of content:read.
+ * - Writers (content:write) see every entry as it happens: create -> Added, update -> Updated, delete -> Deleted.
+ * - Readers see the published entries only, as they appear and disappear for them: a published create
+ *   or a publication -> Added; an update of a published entry -> Updated; deleting a published entry
+ *   or unpublishing one (status changes away from published) -> Deleted. Updates of drafts and
+ *   archived entries never reach them.
+ */
+export function entryFor(kind: EntryEventKind, collection: string, identity: Identity, event: BusEvent): Entry | undefined {
+  const p = event.payload as ContentEventPayload;
+  if (!p || p.collection !== collection || p.tenantId !== identity.tenantId || !p.entry) return undefined;
+  if (!hasPermission(identity, 'content:read')) return undefined;
+  const writer = hasPermission(identity, 'content:write');
+  const published = p.entry.status === 'published';
+  const wasPublished = p.previousStatus === 'published';
+  switch (event.name) {
+    case 'on:create':
+      return kind === 'added' && (writer || published) ? p.entry : undefined;
+    case 'on:update': {
+      // A status change also raises on:status_change, which readers get as Added or Deleted.
+      const statusChanged = p.previousStatus !== undefined && p.previousStatus !== p.entry.status;
+      return kind === 'updated' && (writer || (published && !statusChanged)) ? p.entry : undefined;
+    }
+    case 'on:delete':
+      return kind === 'deleted' && (writer || published) ? p.entry : undefined;
+    case 'on:status_change':
+      if (writer) return undefined;
+      if (kind === 'added' && published && !wasPublished) return p.entry;
+      if (kind === 'deleted' && !published && wasPublished) return p.entry;
+      return undefined;
+    default:
+      return undefined;
+  }
+}

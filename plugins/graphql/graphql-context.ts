@@ -1,0 +1,36 @@
+import { AuthenticationRequiredError, ForbiddenError } from '../../kernel/errors.js';
+import { hasPermission, type Identity } from '../../kernel/http/identity.js';
+
+/**
+ * The context of every operation. `identity` is read through a getter: over WebSocket it is the
+ * connection's identity, which a periodic re-check may change (or end) while a subscription runs.
+ */
+export interface GraphqlContext {
+  readonly identity: Identity;
+  /** Per operation: related entries already loaded (null for subscriptions, which live long). */
+  memo: Map<string, Promise<unknown>> | null;
+  /** Over WebSocket: the connection's subscriptions, open and allowed. */
+  streams: StreamBudget | null;
+}
+
+export interface StreamBudget {
+  open: number;
+  readonly max: number;
+}
+
+export function contextFor(identity: () => Identity, operation: string, streams: StreamBudget | null = null): GraphqlContext {
+  return {
+    get identity() {
+      return identity();
+    },
+    memo: operation === 'subscription' ? null : new Map(),
+    streams,
+  };
+}
+
+/** As the REST dispatcher: a guest without the permission is asked to sign in (401), others are refused (403). */
+export function requirePermission(identity: Identity, permission: string): void {
+  if (hasPermission(identity, permission)) return;
+  if (identity.kind === 'guest') throw new AuthenticationRequiredError();
+  throw new ForbiddenError(`This needs the permission '${permission}'`);
+}

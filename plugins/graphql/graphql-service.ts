@@ -1,0 +1,182 @@
+import {
+  GraphQLError, execute, getOperationAST, parse, specifiedRules, validate, visit,
+  type DocumentNode, type ExecutionResult, type FormattedExecutionResult, type GraphQLSchema, type OperationDefinitionNode,
+} from 'graphql';
+import type { BusEvent, EventBus } from '../../kernel/events.js';
+import { hasPermission, type Identity } from '../../kernel/http/identity.js';
+import type { Logger } from '../../kernel/logger.js';
+import type { GraphqlContribution } from '../../kernel/registries/index.js';
+import type { CollectionLike, CollectionsPort, EntriesPort } from './content-ports.js';
+import { requestError, statusOf, SubscriptionLimitError } from './errors.js';
+import { EventStream } from './event-stream.js';
+import { formatErrors } from './format-error.js';
+import { contextFor, type GraphqlContext } from './graphql-context.js';
+import { costOf, depthOf } from './limits.js';
+import type { GraphqlOptions } from './options.js';
+import { buildSchema, type BuiltSchema } from './schema-builder.js';
+
+export interface GraphqlRequest {
+  query?: unknown;
+  variables?: Record<string, unknown> | null;
+  operationName?: string | null;
+}
+
+/** Where the operation came from: GET runs queries only, HTTP runs no subscriptions. */
+export type Transport = 'GET' | 'POST' | 'WS';
+
+export interface PreparedOperation {
+  schema: GraphQLSchema;
+  document: DocumentNode;
+  operation: OperationDefinitionNode;
+  operationName: string | undefined;
+  variables: Record<string, unknown>;
+}
+
+export type Preparation = { ok: true; prepared: PreparedOperation } | { ok: false; errors: GraphQLError[] };
+
+const fail = (...errors: GraphQLError[]): Preparation => ({ ok: false, errors });
+
+function usesIntrospection(document: DocumentNode): boolean {
+  let found = false;
+  visit(document, {
+    Field(node) {
+      if (node.name.value === '__schema' || node.name.value === '__type') found = true;
+    },
+  });
+  return found;
+}
+
+/**
+ * The GraphQL endpoint's engine (container key `graphql`): the schema, rebuilt whenever the loaded
+ * collections change (checked on every operation, and at once when a collection changes anywhere),
+ * the checks every operation passes before it runs (size, syntax, schema, depth, cost, permission to
+ * introspect), and the subscription streams fed by the event bus.
+ */
+export class GraphqlService {
+  private built: (BuiltSchema & { from: CollectionLike[] }) | null = null;
+  private openStreams = 0;
+
+  constructor(
+    private readonly deps: {
+      collections: CollectionsPort;
+      entries: EntriesPort;
+      events: Pick<EventBus, 'subscribe'>;
+      logger: Logger;
+      contributions: () => GraphqlContribution[];
+      options: GraphqlOptions;
+    },
+  ) {}
+
+  /** The current schema; rebuilt when the collections (their loaded definitions) differ from the last build. */
+  current(): BuiltSchema {
+    const list = this.deps.collections.list();
+    const from = this.built?.from;
+    if (!this.built || !from || from.length !== list.length || list.some((c, i) => c !== from[i])) {
+      const built = buildSchema(list, {
+        collections: this.deps.collections, entries: this.deps.entries, contributions: this.deps.contributions(), logger: this.deps.logger,
+        stream: (ctx, names, pick) => this.stream(ctx, names, pick),
+      });
+      this.built = { ...built, from: list };
+      this.deps.logger.debug({ collections: built.included.length }, 'graphql schema built');
+    }
+    return this.built;
+  }
+
+  schema(): GraphQLSchema {
+    return this.current().schema;
+  }
+
+  /** A subscription's source stream, within its connection's budget. */
+  private stream<T>(ctx: GraphqlContext, names: string[], pick: (event: BusEvent) => T | undefined): EventStream<T> {
+    const budget = ctx.streams;
+    if (budget) {
+      if (budget.open >= budget.max) throw new SubscriptionLimitError(budget.max);
+      budget.open++;
+    }
+    this.openStreams++;
+    return new EventStream<T>(this.deps.events, names, pick, this.deps.options.maxQueuedEvents, () => {
+      this.openStreams--;
+      if (budget) budget.open--;
+    });
+  }
+
+  get activeSubscriptions(): number {
+    return this.openStreams;
+  }
+
+  /** Checks an operation before it runs; every refusal is a GraphQL error with a stable code. */
+  prepare(request: GraphqlRequest, identity: Identity, transport: Transport): Preparation {
+    const o = this.deps.options;
+    if (typeof request.query !== 'string' || !request.query.trim()) return fail(requestError('GRAPHQL_VALIDATION_FAILED', 'The request needs a query (a GraphQL document)'));
+    if (request.query.length > o.maxQueryLength) {
+      return fail(requestError('GRAPHQL_QUERY_TOO_LARGE', `The query is ${request.query.length} characters long; the limit is ${o.maxQueryLength}`));
+    }
+    if (request.variables !== undefined && request.variables !== null && (typeof request.variables !== 'object' || Array.isArray(request.variables))) {
+      return fail(requestError('VALIDATION_ERROR', 'variables must be a JSON object'));
+    }
+    let document: DocumentNode;
+    try {
+      document = parse(request.query);
+    } catch (err) {
+      if (err instanceof GraphQLError) return fail(requestError('GRAPHQL_PARSE_FAILED', err.message, err));
+      throw err;
+    }
+    const schema = this.schema();
+    const invalid = validate(schema, document, specifiedRules, { maxErrors: 20 });
+    if (invalid.length) return fail(...invalid.map((e) => requestError('GRAPHQL_VALIDATION_FAILED', e.message, e)));
+    const operationName = request.operationName ?? undefined;
+    const operation = getOperationAST(document, operationName);
+    if (!operation) {
+      return fail(requestError('GRAPHQL_VALIDATION_FAILED', operationName ? `No operation named '${operationName}'` : 'The document has several operations: name one in operationName'));
+    }
+    if (transport !== 'WS' && operation.operation === 'subscription') {
+      return fail(requestError('GRAPHQL_VALIDATION_FAILED', 'Subscriptions are served over WebSocket at /api/graphql (subprotocol graphql-transport-ws or graphql-ws)'));
+    }
+    if (transport === 'GET' && operation.operation === 'mutation') return fail(requestError('METHOD_NOT_ALLOWED', 'Mutations need POST'));
+    if (usesIntrospection(document)) {
+      if (!o.introspection) return fail(requestError('GRAPHQL_VALIDATION_FAILED', 'Introspection is disabled on this server'));
+      // The schema describes the collections, which REST shows to content:read only.
+      if (!hasPermission(identity, 'content:read')) {
+        return fail(identity.kind === 'guest'
+          ? requestError('AUTHENTICATION_REQUIRED', 'Introspection needs the permission content:read; sign in first')
+          : requestError('FORBIDDEN', 'Introspection needs the permission content:read'));
+      }
+    }
+    const depth = depthOf(document, operation);
+    if (depth > o.maxDepth) return fail(requestError('GRAPHQL_DEPTH_LIMIT', `The operation nests fields ${depth} deep; the limit is ${o.maxDepth}`));
+    const variables = request.variables ?? {};
+    let cost: number;
+    try {
+      cost = costOf(schema, document, operationName, variables);
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      return fail(requestError(/maximum allowed number of nodes/.test(message) ? 'GRAPHQL_COST_LIMIT' : 'GRAPHQL_VALIDATION_FAILED', message));
+    }
+    if (cost > o.maxCost) {
+      return fail(requestError('GRAPHQL_COST_LIMIT', `The operation's estimated cost is ${cost}; the limit is ${o.maxCost} (a list query costs its limit times its items; ask for fewer)`));
+    }
+    return { ok: true, prepared: { schema, document, operation, operationName, variables } };
+  }
+
+  /** Runs a prepared query or mutation. */
+  async execute(p: PreparedOperation, identity: () => Identity): Promise<ExecutionResult> {
+    return execute({
+      schema: p.schema, document: p.document, operationName: p.operationName, variableValues: p.variables,
+      contextValue: contextFor(identity, p.operation.operation),
+    });
+  }
+
+  /** One HTTP request: 4xx with `errors` when refused before execution, else 200 with `data` (and `errors`). */
+  async http(request: GraphqlRequest, identity: Identity, transport: 'GET' | 'POST'): Promise<{ status: number; body: FormattedExecutionResult }> {
+    const prep = this.prepare(request, identity, transport);
+    if (!prep.ok) return { status: statusOf(prep.errors), body: { errors: prep.errors.map((e) => e.toJSON()) } };
+    const result = await this.execute(prep.prepared, () => identity);
+    if (!('data' in result)) {
+      // Variable values that do not fit their types: a request error, nothing ran.
+      const errors = (result.errors ?? []).map((e) => requestError('GRAPHQL_VALIDATION_FAILED', e.message, e));
+      return { status: 400, body: { errors: errors.map((e) => e.toJSON()) } };
+    }
+    const errors = formatErrors(result.errors, this.deps.logger);
+    return { status: 200, body: { data: result.data, ...(errors ? { errors } : {}) } };
+  }
+}

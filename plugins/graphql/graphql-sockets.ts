@@ -1,0 +1,309 @@
+import { STATUS_CODES, type IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { GraphQLError } from 'graphql';
+import { execute, subscribe, type ExecutionResult } from 'graphql';
+import { useServer } from 'graphql-ws/use/ws';
+import legacy from 'subscriptions-transport-ws';
+import { WebSocketServer, type WebSocket } from 'ws';
+import { AppError } from '../../kernel/errors.js';
+import type { IdentifyRequest } from '../../kernel/http/app.js';
+import type { Identity } from '../../kernel/http/identity.js';
+import type { Logger } from '../../kernel/logger.js';
+import { formatErrors } from './format-error.js';
+import { contextFor, type StreamBudget } from './graphql-context.js';
+import type { GraphqlService } from './graphql-service.js';
+import type { GraphqlOptions } from './options.js';
+
+export const MODERN_PROTOCOL = 'graphql-transport-ws';
+export const LEGACY_PROTOCOL = 'graphql-ws';
+/** Close codes: the identity behind the connection ended or changed (re-check), or a bad token at connection init. */
+const CLOSE_IDENTITY_ENDED = 4401;
+const CLOSE_FORBIDDEN = 4403;
+
+interface Connection {
+  socket: WebSocket;
+  request: IncomingMessage;
+  identity: Identity;
+  /** The `Authorization` value from the connection parameters, kept for the re-check. */
+  authorization?: string;
+  legacy: boolean;
+  alive: boolean;
+  streams: StreamBudget;
+  /** The HTTP server the upgrade came through. */
+  server: HttpServerLike | null;
+}
+
+interface HttpServerLike {
+  readonly listening: boolean;
+}
+
+/** A WebSocket close reason is at most 123 bytes. */
+const closeReason = (text: string) => Buffer.from(text).subarray(0, 120).toString();
+
+function refuse(socket: Duplex, status: number, message: string): void {
+  if (socket.destroyed) return;
+  const text = `${message}\n`;
+  socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(text)}\r\n\r\n${text}`);
+}
+
+/**
+ * The session cookie counts only for upgrades from this server's own origin, or without an Origin
+ * (not a browser): another site's page must not open a subscription with the visitor's cookie
+ * (cross-site WebSocket hijacking). A cross-origin client authenticates with a token instead.
+ */
+export function withoutForeignCookies(req: IncomingMessage, trustProxy: boolean): IncomingMessage {
+  const origin = req.headers.origin;
+  if (!origin || !req.headers.cookie) return req;
+  let host = '';
+  try {
+    host = new URL(origin).host;
+  } catch {
+    // not a URL: foreign
+  }
+  const own = [req.headers.host, trustProxy ? String(req.headers['x-forwarded-host'] ?? '').split(',')[0]!.trim() : undefined];
+  if (host && own.includes(host)) return req;
+  const headers = { ...req.headers };
+  delete headers.cookie;
+  return Object.assign(Object.create(req) as IncomingMessage, { headers });
+}
+
+/** connectionParams.authorization | Authorization ("Bearer <token>" or the bare token) | token. */
+export function authorizationFrom(params: unknown): string | undefined {
+  if (!params || typeof params !== 'object') return undefined;
+  const p = params as Record<string, unknown>;
+  const raw = [p.authorization, p.Authorization, p.token].find((v) => typeof v === 'string' && v.trim());
+  if (typeof raw !== 'string') return undefined;
+  return /^Bearer\s/i.test(raw.trim()) ? raw.trim() : `Bearer ${raw.trim()}`;
+}
+
+/**
+ * The WebSocket side of /api/graphql. The subprotocol picks the server: `graphql-transport-ws` (the
+ * graphql-ws package) or the legacy `graphql-ws` (subscriptions-transport-ws); both run over ws 8 in
+ * noServer mode. A connection is authenticated at upgrade (session cookie from this origin, or an Authorization header)
+ * and again at connection init when the parameters carry a token; a bad token refuses the init.
+ * Every operation passes the same checks as over HTTP. The identity is resolved again every
+ * `recheckSeconds`: a connection whose session ended or whose user changed is closed (4401).
+ */
+export class GraphqlSockets {
+  private readonly connections = new Map<WebSocket, Connection>();
+  private readonly modern: WebSocketServer;
+  private readonly legacyWss: WebSocketServer;
+  private readonly legacyServer: legacy.SubscriptionServer;
+  private readonly disposeModern: () => Promise<void>;
+  private readonly timers: NodeJS.Timeout[] = [];
+  private readonly servers = new Set<HttpServerLike>();
+  private closing = false;
+
+  constructor(
+    private readonly deps: { service: GraphqlService; identify: IdentifyRequest; logger: Logger; options: GraphqlOptions; trustProxy: boolean },
+  ) {
+    const { options } = deps;
+    this.modern = new WebSocketServer({ noServer: true, maxPayload: options.maxMessageBytes });
+    this.legacyWss = new WebSocketServer({
+      noServer: true, maxPayload: options.maxMessageBytes,
+      handleProtocols: (protocols) => (protocols.has(LEGACY_PROTOCOL) ? LEGACY_PROTOCOL : false),
+    });
+    this.disposeModern = this.serveModern();
+    this.legacyServer = this.serveLegacy();
+    this.timers.push(setInterval(() => this.heartbeat(), options.keepAliveSeconds * 1000));
+    if (options.recheckSeconds > 0) this.timers.push(setInterval(() => void this.recheck(), options.recheckSeconds * 1000));
+    this.timers.push(setInterval(() => this.watchServers(), 200));
+    for (const t of this.timers) t.unref();
+  }
+
+  get connectionCount(): number {
+    return this.connections.size;
+  }
+
+  /** The kernel hands over upgrade requests for /api/graphql here. */
+  handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    if (this.closing) return refuse(socket, 503, 'Shutting down');
+    const offered = String(req.headers['sec-websocket-protocol'] ?? '').split(',').map((p) => p.trim());
+    const legacyProtocol = !offered.includes(MODERN_PROTOCOL) && offered.includes(LEGACY_PROTOCOL);
+    if (!legacyProtocol && !offered.includes(MODERN_PROTOCOL)) {
+      return refuse(socket, 400, `Use the WebSocket subprotocol ${MODERN_PROTOCOL} (or the legacy ${LEGACY_PROTOCOL})`);
+    }
+    const request = withoutForeignCookies(req, this.deps.trustProxy);
+    this.deps.identify(request).then(
+      (identity) => {
+        if (socket.destroyed || this.closing) return refuse(socket, 503, 'Shutting down');
+        const server = legacyProtocol ? this.legacyWss : this.modern;
+        server.handleUpgrade(req, socket, head, (ws) => {
+          // net.Server sets socket.server on the sockets it accepts.
+          const httpServer = (req.socket as { server?: HttpServerLike }).server ?? null;
+          if (httpServer) this.servers.add(httpServer);
+          const connection: Connection = {
+            socket: ws, request, identity, legacy: legacyProtocol, alive: true, server: httpServer,
+            streams: { open: 0, max: this.deps.options.maxSubscriptionsPerConnection },
+          };
+          this.connections.set(ws, connection);
+          ws.on('pong', () => {
+            connection.alive = true;
+          });
+          ws.once('close', () => this.connections.delete(ws));
+          server.emit('connection', ws, req);
+        });
+      },
+      (err: unknown) => {
+        if (err instanceof AppError && err.expose) return refuse(socket, err.status, err.message);
+        this.deps.logger.error({ err }, 'graphql websocket: identity resolution failed');
+        refuse(socket, 503, 'Try again shortly');
+      },
+    );
+  }
+
+  private connection(socket: WebSocket): Connection {
+    const found = this.connections.get(socket);
+    if (!found) throw new Error('graphql websocket: unknown connection');
+    return found;
+  }
+
+  /** Connection parameters with a token: the token's identity replaces the cookie's; a bad one throws. */
+  private async connect(connection: Connection, params: unknown): Promise<void> {
+    const authorization = authorizationFrom(params);
+    if (!authorization) return;
+    connection.identity = await this.deps.identify(connection.request, { authorization });
+    connection.authorization = authorization;
+  }
+
+  private serveModern(): () => Promise<void> {
+    const { service, logger, options } = this.deps;
+    const server = useServer(
+      {
+        isProd: true,
+        connectionInitWaitTimeout: 10_000,
+        onConnect: async (ctx) => {
+          const connection = this.connection(ctx.extra.socket);
+          try {
+            await this.connect(connection, ctx.connectionParams);
+            return true;
+          } catch (err) {
+            if (!(err instanceof AppError) || !err.expose) logger.error({ err }, 'graphql websocket: connection init failed');
+            ctx.extra.socket.close(CLOSE_FORBIDDEN, closeReason(err instanceof AppError && err.expose ? err.message : 'Forbidden'));
+            return false;
+          }
+        },
+        onSubscribe: (ctx, _id, payload) => {
+          const connection = this.connection(ctx.extra.socket);
+          const prep = service.prepare(payload, connection.identity, 'WS');
+          if (!prep.ok) return prep.errors;
+          const p = prep.prepared;
+          return {
+            schema: p.schema, document: p.document, operationName: p.operationName, variableValues: p.variables,
+            contextValue: contextFor(() => connection.identity, p.operation.operation, connection.streams),
+          };
+        },
+        onNext: (_ctx, _id, _payload, _args, result) => {
+          const errors = formatErrors(result.errors, logger);
+          return { ...result, errors };
+        },
+        onError: (_ctx, _id, _payload, errors) => formatErrors(errors, logger) ?? [],
+      },
+      this.modern,
+      options.keepAliveSeconds * 1000,
+    );
+    return () => server.dispose() as Promise<void>;
+  }
+
+  private serveLegacy(): legacy.SubscriptionServer {
+    const { service, logger } = this.deps;
+    const format = (value: ExecutionResult) => ({ ...value, errors: formatErrors(value.errors, logger) });
+    return legacy.SubscriptionServer.create(
+      {
+        execute: execute as legacy.ExecuteFunction,
+        subscribe: subscribe as legacy.SubscribeFunction,
+        // prepare() below has run the validation (and the limits) already.
+        validationRules: [],
+        onConnect: async (params: unknown, socket: WebSocket) => {
+          try {
+            await this.connect(this.connection(socket), params);
+          } catch (err) {
+            if (!(err instanceof AppError) || !err.expose) logger.error({ err }, 'graphql websocket: connection init failed');
+            throw new Error(err instanceof AppError && err.expose ? err.message : 'Forbidden');
+          }
+          return true;
+        },
+        onOperation: async (message: { payload?: Record<string, unknown> }, params: Record<string, unknown>, socket: WebSocket) => {
+          const connection = this.connection(socket);
+          const payload = message.payload ?? {};
+          const prep = service.prepare(payload, connection.identity, 'WS');
+          // A rejection carrying `errors` is sent as the operation's data message ({errors}) by subscriptions-transport-ws.
+          if (!prep.ok) throw { errors: prep.errors.map((e: GraphQLError) => e.toJSON()) };
+          const p = prep.prepared;
+          return {
+            ...params, schema: p.schema, query: p.document, variables: p.variables, operationName: p.operationName,
+            context: contextFor(() => connection.identity, p.operation.operation, connection.streams),
+            formatResponse: format,
+            formatError: (err: unknown) => ({ message: err instanceof AppError && err.expose ? err.message : 'Internal server error' }),
+          };
+        },
+      },
+      this.legacyWss,
+    );
+  }
+
+  /** Legacy connections: a ping (and the protocol's keep-alive message); no pong since the last one ends it. */
+  private heartbeat(): void {
+    for (const c of this.connections.values()) {
+      if (!c.legacy) continue; // graphql-ws pings its own connections
+      if (!c.alive) {
+        c.socket.terminate();
+        continue;
+      }
+      c.alive = false;
+      c.socket.ping();
+      if (c.socket.readyState === c.socket.OPEN) c.socket.send(JSON.stringify({ type: 'ka' }));
+    }
+  }
+
+  /** Resolves each connection's identity again: a changed or ended one closes the connection; permissions are refreshed. */
+  private async recheck(): Promise<void> {
+    await Promise.all(
+      [...this.connections.values()].map(async (c) => {
+        let now: Identity;
+        try {
+          now = await this.deps.identify(c.request, c.authorization ? { authorization: c.authorization } : {});
+        } catch (err) {
+          if (err instanceof AppError && err.expose) c.socket.close(CLOSE_IDENTITY_ENDED, 'Your session or token has ended; connect again');
+          else this.deps.logger.warn({ err }, 'graphql websocket: identity re-check failed; connection kept');
+          return;
+        }
+        const before = c.identity;
+        if (now.kind !== before.kind || now.userId !== before.userId || now.tenantId !== before.tenantId) {
+          c.socket.close(CLOSE_IDENTITY_ENDED, 'Your session or token has ended; connect again');
+          return;
+        }
+        c.identity = now;
+      }),
+    );
+  }
+
+  /**
+   * Upgraded sockets keep an HTTP server's close() waiting until they end, and the kernel closes its
+   * server before its plugins: once a server stops listening, its connections are closed here.
+   */
+  private watchServers(): void {
+    for (const server of this.servers) {
+      if (server.listening) continue;
+      this.servers.delete(server);
+      void this.closeConnections((c) => c.server === server);
+    }
+  }
+
+  /** Closes the connections (1001), forcing those that do not finish the close handshake within a second. */
+  private async closeConnections(which: (c: Connection) => boolean): Promise<void> {
+    const chosen = [...this.connections.values()].filter(which);
+    for (const c of chosen) c.socket.close(1001, 'Server shutting down');
+    const deadline = Date.now() + 1000;
+    while (chosen.some((c) => this.connections.has(c.socket)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    for (const c of chosen) if (this.connections.has(c.socket)) c.socket.terminate();
+  }
+
+  async close(): Promise<void> {
+    this.closing = true;
+    for (const t of this.timers) clearInterval(t);
+    await this.closeConnections(() => true);
+    this.legacyServer.close();
+    await this.disposeModern();
+  }
+}

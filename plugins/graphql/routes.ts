@@ -1,0 +1,72 @@
+import type { Context } from 'koa';
+import { z } from 'zod';
+import type { RouteDefinition } from '../../kernel/http/route-table.js';
+import { requestError } from './errors.js';
+import type { GraphqlService } from './graphql-service.js';
+
+const service = (scope: Record<string, any>) => scope.graphql as GraphqlService;
+
+const DESCRIPTION = [
+  'The schema is generated from the collections: per collection `posts(page, limit, sort, filter, search, status): PostList!`, `post(_id): Post`,',
+  'mutations `createPost`, `updatePost`, `deletePost`, `setPostStatus` (content:write; the REST validation), subscriptions over WebSocket at this path.',
+  'Reading needs content:read; without content:write only published entries are visible. Refusals before execution (syntax, schema, depth,',
+  'cost, size) answer 4xx with `errors` only; execution errors answer 200 with `data` and `errors`, each error with `extensions.code`',
+  '(and `extensions.issues` for VALIDATION_ERROR). `Accept: application/graphql-response+json` gets that media type.',
+].join(' ');
+
+const result = z
+  .object({
+    data: z.record(z.string(), z.unknown()).nullable().optional(),
+    errors: z.array(z.object({ message: z.string(), locations: z.array(z.object({ line: z.number(), column: z.number() })).optional(), path: z.array(z.union([z.string(), z.number()])).optional(), extensions: z.object({ code: z.string() }).catchall(z.unknown()).optional() })).optional(),
+  })
+  .meta({ id: 'GraphqlResult' });
+
+function answer(ctx: Context, status: number, body: unknown): void {
+  ctx.status = status;
+  ctx.body = body;
+  ctx.type = /application\/graphql-response\+json/i.test(ctx.get('accept')) ? 'application/graphql-response+json' : 'application/json';
+}
+
+export const graphqlRoutes: RouteDefinition[] = [
+  {
+    method: 'POST', path: '/api/graphql', permission: 'public', envelope: false, tags: ['graphql'],
+    summary: 'Runs a GraphQL query or mutation (GraphQL over HTTP)', description: DESCRIPTION,
+    request: {
+      body: z.object({
+        query: z.string().describe('The GraphQL document'),
+        variables: z.record(z.string(), z.unknown()).nullable().optional(),
+        operationName: z.string().nullable().optional(),
+      }),
+    },
+    response: result,
+    async handler({ ctx, body, identity, scope }) {
+      const { status, body: out } = await service(scope).http(body, identity, 'POST');
+      answer(ctx, status, out);
+    },
+  },
+  {
+    method: 'GET', path: '/api/graphql', permission: 'public', envelope: false, tags: ['graphql'],
+    summary: 'Runs a GraphQL query from the URL (queries only; mutations need POST: 405)', description: DESCRIPTION,
+    request: {
+      query: z.object({
+        query: z.string().describe('The GraphQL document'),
+        variables: z.string().optional().describe('JSON object'),
+        operationName: z.string().optional(),
+      }),
+    },
+    response: result,
+    async handler({ ctx, query, identity, scope }) {
+      let variables: Record<string, unknown> | undefined;
+      if (query.variables) {
+        try {
+          variables = JSON.parse(query.variables);
+        } catch {
+          return answer(ctx, 400, { errors: [requestError('VALIDATION_ERROR', 'variables must be a JSON object').toJSON()] });
+        }
+      }
+      const { status, body: out } = await service(scope).http({ ...query, variables }, identity, 'GET');
+      if (status === 405) ctx.set('Allow', 'POST');
+      answer(ctx, status, out);
+    },
+  },
+];

@@ -1,0 +1,76 @@
+import { GraphQLBoolean, GraphQLFloat, GraphQLID, GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLString, type GraphQLFieldConfigMap } from 'graphql';
+import type { BusEvent } from '../../kernel/events.js';
+import { hasPermission, type Identity } from '../../kernel/http/identity.js';
+import type { StreamFactory } from './collection-fields.js';
+import type { CollectionsPort } from './content-ports.js';
+import { requirePermission, type GraphqlContext } from './graphql-context.js';
+import { GraphQLJSON } from './json-scalar.js';
+import type { CollectionNames } from './names.js';
+
+const str = { type: new GraphQLNonNull(GraphQLString) };
+
+const CollectionFieldInfo = new GraphQLObjectType({
+  name: 'CollectionFieldInfo',
+  fields: {
+    name: str, type: str, label: { type: GraphQLString }, required: { type: GraphQLBoolean }, unique: { type: GraphQLBoolean },
+    options: { type: new GraphQLList(new GraphQLNonNull(GraphQLString)) }, collection: { type: GraphQLString }, default: { type: GraphQLJSON },
+  },
+});
+
+const CollectionInfo = new GraphQLObjectType({
+  name: 'CollectionInfo',
+  fields: {
+    name: str, label: str, singular: str,
+    fields: { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(CollectionFieldInfo))) },
+    typeName: { type: GraphQLString, description: 'The GraphQL type of its entries; null when its names clash with another collection\'s and it is left out of the schema.' },
+    listQuery: { type: GraphQLString, description: 'The query field listing its entries (posts), or null when left out.' },
+  },
+});
+
+const Media = new GraphQLObjectType({
+  name: 'Media',
+  fields: { _id: { type: new GraphQLNonNull(GraphQLID) }, filename: str, mimeType: str, size: { type: new GraphQLNonNull(GraphQLFloat) }, url: str },
+});
+
+const User = new GraphQLObjectType({
+  name: 'User',
+  fields: { _id: { type: new GraphQLNonNull(GraphQLID) }, email: str, username: { type: GraphQLString }, role: str },
+});
+
+/** A tenant-scoped event (media and user events) for holders of the permission. */
+const scoped = <K extends string>(key: K, permission: string, identity: Identity) => (event: BusEvent) => {
+  const p = event.payload as { tenantId?: string } & Record<K, unknown>;
+  return p && p.tenantId === identity.tenantId && p[key] && hasPermission(identity, permission) ? p[key] : undefined;
+};
+
+export function systemQueryFields(collections: CollectionsPort, included: CollectionNames[]): GraphQLFieldConfigMap<unknown, GraphqlContext> {
+  return {
+    collections: {
+      type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(CollectionInfo))),
+      description: 'The collections and their fields (content:read), with their names in this schema.',
+      resolve(_root, _args, ctx) {
+        requirePermission(ctx.identity, 'content:read');
+        const byName = new Map(included.map((n) => [n.collection, n]));
+        return collections.list().map((c) => ({ ...c, typeName: byName.get(c.name)?.type ?? null, listQuery: byName.get(c.name)?.list ?? null }));
+      },
+    },
+  };
+}
+
+export function systemSubscriptionFields(stream: StreamFactory): GraphQLFieldConfigMap<unknown, GraphqlContext> {
+  const field = (type: GraphQLObjectType, event: string, key: 'media' | 'user', permission: string, description: string) => ({
+    type: new GraphQLNonNull(type),
+    description: `${description} (${permission}; your tenant only).`,
+    subscribe(_root: unknown, _args: unknown, ctx: GraphqlContext) {
+      requirePermission(ctx.identity, permission);
+      return stream(ctx, [event], (e) => scoped(key, permission, ctx.identity)(e));
+    },
+    resolve: (value: unknown) => value,
+  });
+  return {
+    mediaUploaded: field(Media, 'on:media_upload', 'media', 'media:read', 'A file was uploaded'),
+    userCreated: field(User, 'on:user_create', 'user', 'user:manage', 'A user was created'),
+    userUpdated: field(User, 'on:user_update', 'user', 'user:manage', 'A user was changed (profile, blocked)'),
+    userDeleted: field(User, 'on:user_delete', 'user', 'user:manage', 'A user was deleted'),
+  };
+}
