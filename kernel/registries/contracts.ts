@@ -4,15 +4,29 @@ import type { Context } from 'koa';
 import type { Readable } from 'node:stream';
 import type { Identity } from '../http/identity.js';
 
-/** Storage driver: chosen by MEDIA_STORAGE_TYPE (its id). Paths are relative to MEDIA_FOLDER. */
+/**
+ * Storage driver: chosen by MEDIA_STORAGE_TYPE (its id). Paths are relative (`<tenant>/2026/11/x.png`,
+ * forward slashes, no `..`) and the driver places them under MEDIA_FOLDER (a folder or a key prefix).
+ * A path the driver cannot confine throws (the media plugin answers 400).
+ */
 export interface StorageDriver {
   id: string;
+  /** 'local': /files/ streams the file itself (ETag, Range); 'remote': /files/ redirects to publicUrl. */
+  kind: 'local' | 'remote';
   put(path: string, body: Readable | Buffer, meta?: { mimeType?: string; size?: number }): Promise<{ size: number; etag?: string }>;
-  get(path: string): Promise<Readable>;
-  head(path: string): Promise<{ size: number; etag?: string; mimeType?: string } | null>;
+  /** The bytes, or the inclusive byte range [start, end]. */
+  get(path: string, range?: { start: number; end: number }): Promise<Readable>;
+  head(path: string): Promise<{ size: number; etag?: string; mimeType?: string; modifiedAt?: Date } | null>;
+  /** Local drivers move the file to their trash; remote drivers delete it directly. */
   delete(path: string): Promise<void>;
+  /** Where a browser fetches the file directly (remote drivers; local drivers answer `/files/<path>`). */
   publicUrl(path: string): string;
-  trash?(path: string): Promise<void>;
+  /** Local trash: what is in it, put a file back, empty it (all, or one path). */
+  listTrash?(): Promise<Array<{ path: string; size: number; deletedAt: Date }>>;
+  restore?(path: string): Promise<void>;
+  purge?(path?: string): Promise<number>;
+  /** A quick reachability check for the health endpoint. */
+  check?(): Promise<void>;
 }
 
 /** Import format: detects and parses (in the worker pool, by its task name) an external export. */

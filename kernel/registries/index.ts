@@ -12,8 +12,8 @@ export { Registry } from './registry.js';
 export function createRegistries() {
   return {
     storageDrivers: new Registry<StorageDriver>('Storage driver', 'id', {
-      required: { put: 'function', get: 'function', head: 'function', delete: 'function', publicUrl: 'function' },
-      optional: { trash: 'function' },
+      required: { kind: ['local', 'remote'], put: 'function', get: 'function', head: 'function', delete: 'function', publicUrl: 'function' },
+      optional: { listTrash: 'function', restore: 'function', purge: 'function', check: 'function' },
     }),
     importFormats: new Registry<ImportFormat>('Import format', 'format', {
       required: { label: 'string', extensions: 'string[]', features: 'string[]', detect: 'function', parseTask: 'string' },

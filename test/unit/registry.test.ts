@@ -15,7 +15,7 @@ function contractError(fn: () => unknown): string {
 
 const noop = () => undefined;
 const storageDriver = (extra: Record<string, unknown> = {}) => ({
-  id: 'object_store', put: noop, get: noop, head: noop, delete: noop, publicUrl: noop, ...extra,
+  id: 'object_store', kind: 'remote', put: noop, get: noop, head: noop, delete: noop, publicUrl: noop, ...extra,
 });
 const widget = (extra: Record<string, unknown> = {}) => ({
   id: 'visits', name: 'Visits', license: 'freemium', endpoint: '/api/widgets/visits', permission: 'dashboard:read', component: 'VisitsChart', ...extra,
