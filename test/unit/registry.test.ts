@@ -96,11 +96,12 @@ describe('registry: contracts', () => {
 
   it('checks optional members when present and accepts them when absent', () => {
     const { storageDrivers, widgets } = createRegistries();
-    expect(contractError(() => storageDrivers.add(storageDriver({ trash: 'bin' }) as any))).to.equal(
-      "Storage driver 'object_store' has an invalid trash: expected function",
+    expect(contractError(() => storageDrivers.add(storageDriver({ restore: 'bin' }) as any))).to.equal(
+      "Storage driver 'object_store' has an invalid restore: expected function",
     );
+    expect(contractError(() => storageDrivers.add(storageDriver({ kind: 'cloud' }) as any))).to.match(/kind/);
     expect(contractError(() => widgets.add(widget({ category: 42 }) as any))).to.equal("Widget 'visits' has an invalid category: expected string");
-    expect(() => storageDrivers.add(storageDriver({ trash: noop }) as any)).not.to.throw();
+    expect(() => storageDrivers.add(storageDriver({ restore: noop }) as any)).not.to.throw();
     expect(() => widgets.add(widget() as any)).not.to.throw();
   });
 
