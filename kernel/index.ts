@@ -20,6 +20,7 @@ import { BootError } from './errors.js';
 import { EventBus } from './events.js';
 import { buildApp, type IdentifyRequest } from './http/app.js';
 import { normalisePath } from './http/rate-limit.js';
+import { HttpMetrics } from './http/http-metrics.js';
 import { NamespaceMap } from './http/namespaces.js';
 import { RouteTable } from './http/route-table.js';
 import { Router } from './http/router.js';
@@ -83,6 +84,7 @@ export class Kernel {
   redis: RedisClientType | null = null;
   server: Server | null = null;
   private identifyRequest: IdentifyRequest | null = null;
+  readonly httpMetrics = new HttpMetrics();
   private phaseNow: Phase = 'IDLE';
   private readonly history: Array<{ phase: Phase; at: string }> = [{ phase: 'IDLE', at: new Date().toISOString() }];
   private serving = false;
@@ -145,6 +147,7 @@ export class Kernel {
       return this.identifyRequest(req, overrides);
     };
     this.container.register('kernel', 'identify', asValue(identify));
+    this.container.register('kernel', 'httpMetrics', asValue(this.httpMetrics));
     // Migrations built at run time (a collection's table created or altered) go through the same ledger and lock.
     this.container.register('kernel', 'migrator', asValue(new MigrationRunner(this.sequelize, this.lock, this.logger)));
     for (const [name, description] of Object.entries(KERNEL_PERMISSIONS)) this.registries.permissions.add({ name, description });
@@ -184,6 +187,7 @@ export class Kernel {
       rateLimit: { ...this.config.rateLimit, prefix: this.config.redis.prefix, logger: this.logger, secrets: this.config.secrets, get redis() { return kernel.redis; } },
       isServing: () => this.serving,
       isBooted: (id) => this.loader.isBooted(id),
+      metrics: this.httpMetrics,
     });
     const kernel = this;
     this.identifyRequest = app.identify;

@@ -10,6 +10,7 @@ import type { IdentityResolver, Registries } from '../registries/index.js';
 import { checkNamespace, checkRoute } from './dispatcher.js';
 import { errorHandler } from './error-handler.js';
 import { etag } from './etag.js';
+import type { HttpMetrics } from './http-metrics.js';
 import { GUEST, type Identity } from './identity.js';
 import type { NamespaceMap } from './namespaces.js';
 import { rateLimiter, type RateLimitOptions } from './rate-limit.js';
@@ -32,6 +33,8 @@ export interface AppDeps {
   isServing(): boolean;
   /** Whether the plugin that owns a route has booted (routes of later phases answer 503 until then). */
   isBooted(pluginId: string): boolean;
+  /** Request counters by route template. */
+  metrics?: HttpMetrics;
 }
 
 const ALWAYS_OPEN = new Set(['/api/health', '/api/system/health']);
@@ -67,10 +70,12 @@ export function buildApp(deps: AppDeps): Koa & { identify: IdentifyRequest } {
     try {
       await next();
     } finally {
+      // The route template, not the path: parameter values (a token in /api/token/:tokenValue) stay out of logs and metrics.
+      const path = ctx.state.route?.path ?? '(no route)';
+      const ms = performance.now() - started;
+      deps.metrics?.record(ctx.method, path, ctx.status, ms);
       if (deps.logger.isLevelEnabled('info')) {
-        // The route template, not the path: parameter values (a token in /api/token/:tokenValue) stay out of logs.
-        const path = ctx.state.route?.path ?? '(no route)';
-        ctx.state.logger.info({ method: ctx.method, route: path, status: ctx.status, ms: Math.round(performance.now() - started) }, 'request');
+        ctx.state.logger.info({ method: ctx.method, route: path, status: ctx.status, ms: Math.round(ms) }, 'request');
       }
     }
   });

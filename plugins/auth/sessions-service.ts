@@ -223,6 +223,29 @@ export class SessionsService {
   }
 
   /** Deletes expired sessions (the spec's cleanup task, every 5 minutes). */
+  /**
+   * Users of the tenant with an unexpired session (the dashboard's online users): per user the session
+   * count, the last activity, and since when, estimated per the spec as expiry minus the session TTL.
+   */
+  async online(tenantId: string): Promise<Array<{ userId: string; sessions: number; lastActiveAt: string; since: string; expiresAt: string }>> {
+    const now = Date.now();
+    const ttlMs = (await this.options()).ttlHours * 3600 * 1000;
+    const rows = await Session.findAll({ where: { tenant_id: tenantId, expires_at: { [Op.gt]: now } }, order: [['last_active_at', 'DESC']], limit: 5000 });
+    const byUser = new Map<string, { userId: string; sessions: number; lastActive: number; since: number; expires: number }>();
+    for (const r of rows) {
+      const since = Math.max(Number(r.expires_at) - ttlMs, Number(r.created_at));
+      const u = byUser.get(r.user_id) ?? { userId: r.user_id, sessions: 0, lastActive: 0, since, expires: 0 };
+      u.sessions++;
+      u.lastActive = Math.max(u.lastActive, Number(r.last_active_at));
+      u.since = Math.min(u.since, since);
+      u.expires = Math.max(u.expires, Number(r.expires_at));
+      byUser.set(r.user_id, u);
+    }
+    return [...byUser.values()].map((u) => ({
+      userId: u.userId, sessions: u.sessions, lastActiveAt: new Date(u.lastActive).toISOString(), since: new Date(u.since).toISOString(), expiresAt: new Date(u.expires).toISOString(),
+    }));
+  }
+
   async purgeExpired(): Promise<number> {
     const expired = await Session.findAll({ where: { expires_at: { [Op.lte]: Date.now() } }, attributes: ['id_hash'] });
     for (const row of expired) await this.revokeByHash(row.id_hash);

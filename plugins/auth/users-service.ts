@@ -120,6 +120,23 @@ export class UsersService {
     if (user) await this.announce('on:user_update', user, { blocked });
   }
 
+  /** Figures of the tenant's users for the dashboard (security, provisioning health); no personal data. */
+  async summary(tenantId: string) {
+    const users = await User.findAll({ where: { tenant_id: tenantId }, attributes: ['role', 'blocked', 'lockout_until', 'failed_attempts', 'two_factor_enabled', 'created_at'] });
+    const now = Date.now();
+    const byRole: Record<string, number> = {};
+    let blocked = 0, locked = 0, failedAttempts = 0, twoFactor = 0, recent = 0;
+    for (const u of users) {
+      byRole[u.role] = (byRole[u.role] ?? 0) + 1;
+      if (u.blocked) blocked++;
+      if (u.lockout_until !== null && Number(u.lockout_until) > now) locked++;
+      failedAttempts += Number(u.failed_attempts ?? 0);
+      if (u.two_factor_enabled) twoFactor++;
+      if (now - new Date(u.created_at).getTime() < 30 * 24 * 3600 * 1000) recent++;
+    }
+    return { total: users.length, active: users.length - blocked, blocked, locked, failedAttempts, twoFactorEnabled: twoFactor, createdLast30Days: recent, byRole };
+  }
+
   countActiveAdmins(tenantId: string): Promise<number> {
     return User.count({ where: { tenant_id: tenantId, role: 'admin', blocked: false } });
   }

@@ -181,6 +181,26 @@ describe('HTTP rate limiting', function () {
   });
 });
 
+describe('HTTP request metrics', function () {
+  let t: TestKernel;
+  before(async () => {
+    t = await startTestKernel({ plugins: PLUGINS, config: { rateLimit: { enabled: true, points: 2, durationSeconds: 60 } } });
+  });
+  after(async () => t?.close());
+
+  it('counts requests, status classes and rate-limit refusals by route template, never by raw path', async () => {
+    for (const id of ['919191', '929292', '939393']) await t.request(`/api/echo/items/${id}`, { identity: 'viewer' });
+    await t.request('/api/does-not-exist');
+    const snapshot = t.kernel.container.resolve<{ snapshot(): any }>('httpMetrics').snapshot();
+    const items = snapshot.routes.find((r: any) => r.route === '/api/echo/items/:id' && r.method === 'GET');
+    expect(items).to.include({ count: 3, status2xx: 2, status4xx: 1, rateLimited: 1 });
+    expect(snapshot.routes.some((r: any) => r.route === '(no route)')).to.equal(true);
+    expect(JSON.stringify(snapshot)).to.not.match(/919191|929292|939393/);
+    expect(snapshot.totals.count).to.be.at.least(4);
+    expect(snapshot.totals.errorRate).to.be.greaterThan(0);
+  });
+});
+
 describe('two instances sharing Redis', function () {
   let a: TestKernel | undefined;
   let b: TestKernel | undefined;

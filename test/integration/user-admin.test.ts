@@ -88,6 +88,24 @@ for (const variant of DB_VARIANTS) {
       }
     });
 
+    it('summarises the tenant\'s users and who is online, for the dashboard', async function () {
+      const users = t.kernel.container.resolve<{ summary(tenant: string): Promise<any> }>('users');
+      const before = await users.summary('default');
+      const u = await userWithSessionAndKey('online@example.com', 'viewer');
+      for (let i = 0; i < 2; i++) await t.request('/api/user/login', { method: 'POST', json: { email: 'online@example.com', password: 'wrong password' } });
+      const after = await users.summary('default');
+      expect(after.total).to.equal(before.total + 1);
+      expect(after.byRole.viewer).to.equal((before.byRole.viewer ?? 0) + 1);
+      expect(after.failedAttempts).to.equal(before.failedAttempts + 2);
+      expect(after.createdLast30Days).to.equal(before.createdLast30Days + 1);
+      const online = await t.kernel.container.resolve<{ online(tenant: string): Promise<any[]> }>('sessions').online('default');
+      const mine = online.find((o) => o.userId === u.id);
+      expect(mine).to.include({ sessions: 1 });
+      expect(Date.parse(mine.since)).to.be.closeTo(Date.now(), 60000);
+      expect(Date.parse(mine.expiresAt)).to.be.greaterThan(Date.now());
+      expect((await users.summary('another-tenant')).total).to.equal(0);
+    });
+
     it('keeps the last active admin, and nobody blocks or deletes themselves', async function () {
       const admin = await userWithSessionAndKey('only-admin@example.com', 'admin');
       const block = await t.request(`/api/user/${admin.id}/block`, { method: 'POST', identity: 'admin', json: { blocked: true } });

@@ -1,0 +1,56 @@
+/** Figures of one route (method + template) since the instance started. */
+export interface RouteFigures {
+  method: string;
+  route: string;
+  count: number;
+  status2xx: number;
+  status3xx: number;
+  status4xx: number;
+  status5xx: number;
+  rateLimited: number;
+  totalMs: number;
+  maxMs: number;
+}
+
+export interface HttpMetricsSnapshot {
+  since: string;
+  totals: Omit<RouteFigures, 'method' | 'route' | 'maxMs'> & { errorRate: number };
+  routes: Array<RouteFigures & { avgMs: number; errorRate: number }>;
+}
+
+/**
+ * Request counters of this instance (the container key `httpMetrics`), kept by route template so a
+ * token in a path never becomes a key; requests that matched no route count under `(no route)`. The
+ * dashboard and the Prometheus endpoint read them.
+ */
+export class HttpMetrics {
+  private readonly since = new Date().toISOString();
+  private readonly byRoute = new Map<string, RouteFigures>();
+
+  record(method: string, route: string, status: number, ms: number): void {
+    const key = `${method} ${route}`;
+    let f = this.byRoute.get(key);
+    if (!f) {
+      f = { method, route, count: 0, status2xx: 0, status3xx: 0, status4xx: 0, status5xx: 0, rateLimited: 0, totalMs: 0, maxMs: 0 };
+      this.byRoute.set(key, f);
+    }
+    f.count++;
+    if (status >= 500) f.status5xx++;
+    else if (status >= 400) f.status4xx++;
+    else if (status >= 300) f.status3xx++;
+    else f.status2xx++;
+    if (status === 429) f.rateLimited++;
+    f.totalMs += ms;
+    if (ms > f.maxMs) f.maxMs = ms;
+  }
+
+  snapshot(): HttpMetricsSnapshot {
+    const routes = [...this.byRoute.values()].map((f) => ({
+      ...f, totalMs: Math.round(f.totalMs), maxMs: Math.round(f.maxMs), avgMs: f.count ? Math.round((f.totalMs / f.count) * 100) / 100 : 0,
+      errorRate: f.count ? (f.status4xx + f.status5xx) / f.count : 0,
+    }));
+    const totals = { count: 0, status2xx: 0, status3xx: 0, status4xx: 0, status5xx: 0, rateLimited: 0, totalMs: 0 };
+    for (const r of routes) for (const k of Object.keys(totals) as Array<keyof typeof totals>) totals[k] += r[k];
+    return { since: this.since, totals: { ...totals, errorRate: totals.count ? (totals.status4xx + totals.status5xx) / totals.count : 0 }, routes: routes.sort((a, b) => b.count - a.count) };
+  }
+}
