@@ -14,6 +14,7 @@ const USAGE = `Usage:
   cms start                         start the service (default)
   cms plugins list [--json] [--boot]
   cms plugins describe <id> [--json] [--boot]
+  cms license [--json]              licence state of the paid dashboard widgets (boots, then stops)
 
 plugins list/describe read the manifests without running plugin code; --boot also boots the kernel
 on a free port to report each plugin's state and boot time, then stops it.`;
@@ -56,6 +57,36 @@ function printTable(rows: Array<Partial<PluginRecord> & { id: string }>): void {
   for (const l of [head, ...lines]) process.stdout.write(`${l.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd()}\n`);
 }
 
+interface LicenseStateLike {
+  widgetId: string; license: string; allowed: boolean; reason: string; trialEndsAt: string; licensee?: string; keyProblem?: string;
+}
+
+/** `cms license`: boots on a free port, asks the dashboard plugin's `dashboardLicense` for every paid widget, stops. */
+async function licenseReport(json: boolean): Promise<void> {
+  const kernel = createKernel({ configOptions: { overrides: { port: 0, logLevel: 'warn', jobs: { enabled: false } } }, logger: createLogger('warn', process.stderr) });
+  await kernel.start();
+  try {
+    let license: { state(w: { id: string; license: 'freemium' | 'paid' }): Promise<LicenseStateLike>; installationTime(): Promise<number | null> };
+    try {
+      license = kernel.container.resolve('dashboardLicense');
+    } catch {
+      fail('The dashboard plugin is not enabled: no licence to show');
+    }
+    const installed = await license.installationTime();
+    const widgets = await Promise.all(kernel.registries.widgets.list().filter((w) => w.license === 'paid').map((w) => license.state(w)));
+    const report = { installedAt: installed === null ? null : new Date(installed).toISOString(), widgets };
+    if (json) return void process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+    process.stdout.write(`Installed: ${report.installedAt ?? 'setup not complete (trial not started)'}\n`);
+    for (const w of widgets) {
+      const who = w.licensee ? ` licensee ${w.licensee}` : '';
+      const problem = w.keyProblem ? ` (configured key: ${w.keyProblem})` : '';
+      process.stdout.write(`${w.widgetId}: ${w.allowed ? 'allowed' : 'LICENSE REQUIRED'} - ${w.reason}${who}; trial ends ${w.trialEndsAt}${problem}\n`);
+    }
+  } finally {
+    await kernel.close();
+  }
+}
+
 async function start(): Promise<void> {
   let kernel: Kernel;
   try {
@@ -93,6 +124,13 @@ async function main(): Promise<void> {
   const [command = 'start', sub, id] = positionals;
   if (values.help) return void process.stdout.write(`${USAGE}\n`);
   if (command === 'start') return start();
+  if (command === 'license') {
+    try {
+      return await licenseReport(Boolean(values.json));
+    } catch (err) {
+      fail(err instanceof BootError ? err.message : (err as Error).stack ?? String(err));
+    }
+  }
   if (command !== 'plugins' || (sub !== 'list' && sub !== 'describe')) fail(USAGE);
   try {
     const rows = values.boot ? await bootedTree() : manifestTree();

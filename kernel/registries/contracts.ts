@@ -50,7 +50,13 @@ export interface WidgetDefinition {
   permission: string;
   component: string;
   description?: string;
+  /** monitoring | logs | content | static (the widget folders use these). */
   category?: string;
+  /** An icon name for the admin UI. */
+  icon?: string;
+  version?: string;
+  /** Grid size the admin UI gives a newly added widget. */
+  defaultSize?: { w: number; h: number };
 }
 
 export type SafetyMode = 'add' | 'merge' | 'mirror' | 'replace';

@@ -21,7 +21,7 @@ export function createRegistries() {
     }),
     widgets: new Registry<WidgetDefinition>('Widget', 'id', {
       required: { name: 'string', license: ['freemium', 'paid'], endpoint: 'string', permission: 'string', component: 'string' },
-      optional: { description: 'string', category: 'string' },
+      optional: { description: 'string', category: 'string', icon: 'string', version: 'string', defaultSize: 'object' },
     }),
     dataDomains: new Registry<DataDomain>('Data-operation domain', 'id', {
       required: {

@@ -9,7 +9,7 @@ import type { KernelState } from '../../kernel/index.js';
 import type { JobQueue } from '../../kernel/jobs.js';
 import type { WorkerPool } from '../../kernel/pool.js';
 import type { Registries } from '../../kernel/registries/index.js';
-import type { Sequelize } from 'sequelize';
+import { QueryTypes, type Sequelize } from 'sequelize';
 
 const pluginRecord = z.object({
   id: z.string(), name: z.string(), version: z.string(), enabled: z.boolean(), state: z.string(), phase: z.string(), source: z.string(),
@@ -50,7 +50,7 @@ export const systemRoutes: RouteDefinition[] = [
       const phase = state.phase();
       const checks: Record<string, Record<string, unknown>> = {
         database: await timed(async () => {
-          await (scope.sequelize as Sequelize).query('SELECT 1');
+          await (scope.sequelize as Sequelize).query('SELECT 1 AS ok', { type: QueryTypes.SELECT });
           return { type: state.database().type };
         }),
         cache: await timed(() => (scope.cache as CacheService).check()),

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { fixturePlugin, startTestKernel, tempDir, writePlugin, type TestKernel } from '../helpers/kernel.js';
+import { DB_VARIANTS, requireVariant } from '../helpers/services.js';
 
 describe('system routes', function () {
   let t: TestKernel;
@@ -48,3 +49,21 @@ describe('system routes', function () {
     expect((await t.request('/api/system/audit/verify', { identity: 'editor' })).status).to.equal(403);
   });
 });
+
+for (const variant of DB_VARIANTS) {
+  describe(`system health on ${variant.name}`, function () {
+    this.timeout(60000);
+    let t: TestKernel;
+    before(async function () {
+      requireVariant(this, variant);
+      t = await startTestKernel({ db: variant.name, plugins: [fixturePlugin('test-identity')] });
+    });
+    after(async () => t?.close());
+
+    it('reports the database it runs on as ok', async function () {
+      const health = (await (await t.request('/api/system/health', { identity: 'admin' })).json()).data;
+      expect(health.checks.database).to.include({ status: 'ok', type: variant.name });
+      expect(health.status).to.equal('ok');
+    });
+  });
+}

@@ -1,0 +1,14 @@
+import { DataTypes, Model, type Sequelize } from 'sequelize';
+
+/** One row: when this installation was first seen set up (start of the trial of paid widgets). */
+export class DashboardInstallation extends Model {
+  declare id: number;
+  declare installed_at: number;
+
+  static initModel(sequelize: Sequelize): void {
+    DashboardInstallation.init(
+      { id: { type: DataTypes.INTEGER, primaryKey: true }, installed_at: { type: DataTypes.BIGINT, allowNull: false } },
+      { sequelize, tableName: 'dashboard_installation', timestamps: false },
+    );
+  }
+}
