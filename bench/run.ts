@@ -11,6 +11,7 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { DIST_ROOT } from '../kernel/version.js';
+import { runMediaBench } from './media.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const CONNECTIONS = 50;
@@ -134,6 +135,7 @@ async function main(): Promise<void> {
     await Promise.all([stop(kernel.child), stop(bare.child)]);
     rmSync(dataDir, { recursive: true, force: true });
   }
+  await runMediaBench();
 }
 
 await main();

@@ -1,0 +1,128 @@
+import { mkdir, readdir, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { asFunction, asValue } from 'awilix';
+import type { RedisClientType } from 'redis';
+import type { Sequelize } from 'sequelize';
+import { BootError } from '../../kernel/errors.js';
+import type { EventBus } from '../../kernel/events.js';
+import { definePlugin } from '../../kernel/index.js';
+import type { Logger } from '../../kernel/logger.js';
+import type { WorkerPool } from '../../kernel/pool.js';
+import { closeRedis, createRedisClient } from '../../kernel/redis.js';
+import type { Registries } from '../../kernel/registries/index.js';
+import { FoldersService } from './folders-service.js';
+import { MediaClient, systemIdentity, type MediaClientFactory } from './media-client.js';
+import { parseMediaOptions, storageType, type SettingsReader } from './media-options.js';
+import { MediaService } from './media-service.js';
+import { MediaStorage } from './media-storage.js';
+import { MediaTrash } from './media-trash.js';
+import { MEDIA_MIGRATIONS } from './migrations.js';
+import { MediaFolder } from './models/media-folder.js';
+import { MediaItem } from './models/media-item.js';
+import { folderRoutes } from './routes-folders.js';
+import { fileRoutes } from './routes-files.js';
+import { mediaRoutes } from './routes-media.js';
+import { shareRoutes } from './routes-share.js';
+import { trashRoutes } from './routes-trash.js';
+import { ShareAttempts } from './share-attempts.js';
+import { SharesService } from './shares-service.js';
+
+const TASKS_FILE = fileURLToPath(new URL('./media-tasks.js', import.meta.url));
+/** Upload leftovers of a crash are removed at boot once they are this old. */
+const STALE_TEMP_MS = 24 * 3600 * 1000;
+
+/** The setup plugin's System Settings, when it is enabled (strict container: an unknown key throws). */
+function settingsOf(cradle: Record<string, any>): SettingsReader | null {
+  try {
+    return (cradle.settings as SettingsReader | undefined) ?? null;
+  } catch {
+    return null;
+  }
+}
+
+async function removeStaleUploads(tmpDir: string, logger: Logger): Promise<void> {
+  const names = await readdir(tmpDir).catch(() => [] as string[]);
+  for (const name of names.filter((n) => n.startsWith('media-upload-'))) {
+    const path = join(tmpDir, name);
+    const st = await stat(path).catch(() => null);
+    if (st && Date.now() - st.mtimeMs > STALE_TEMP_MS) await rm(path, { force: true }).catch((err) => logger.warn({ err, path }, 'stale upload not removed'));
+  }
+}
+
+/** Per kernel (several may share a process in tests): the storage holder, the attempt counter, its Redis client. */
+const state = new WeakMap<object, { storage: MediaStorage; attempts: ShareAttempts; redis: RedisClientType | null }>();
+
+export default definePlugin({
+  register({ container, routes, registries, migrations, models, config, options: raw, logger }) {
+    const options = parseMediaOptions(raw);
+    models.add(MediaItem);
+    models.add(MediaFolder);
+    for (const m of MEDIA_MIGRATIONS) migrations.add(m);
+    const storage = new MediaStorage(logger);
+    const attempts = new ShareAttempts(options.shareAttempts.points, options.shareAttempts.durationSeconds, config.redis.prefix, logger);
+    state.set(config, { storage, attempts, redis: null });
+    const tmpDir = join(config.dataPath, 'tmp');
+
+    container.register('mediaStorage', asValue(storage));
+    container.register('mediaFolders', asFunction(({ sequelize }: { sequelize: Sequelize }) => new FoldersService(sequelize)).singleton());
+    container.register(
+      'media',
+      asFunction((cradle: { sequelize: Sequelize; pool: WorkerPool; events: EventBus; logger: Logger; mediaFolders: FoldersService }) =>
+        new MediaService({
+          sequelize: cradle.sequelize, pool: cradle.pool, events: cradle.events, logger: cradle.logger, storage, folders: cradle.mediaFolders,
+          options, settings: () => settingsOf(cradle), tmpDir, tasksFile: TASKS_FILE,
+        }),
+      ).singleton(),
+    );
+    container.register('mediaTrash', asFunction(({ mediaFolders, logger: l }: { mediaFolders: FoldersService; logger: Logger }) => new MediaTrash(storage, mediaFolders, l)).singleton());
+    container.register('mediaShares', asFunction(() => new SharesService(attempts)).singleton());
+    // The in-process SDK for plugins and server-side code: mediaClient(identity?) -> MediaClient.
+    container.register(
+      'mediaClient',
+      asFunction(({ media }: { media: MediaService }): MediaClientFactory => (identity = systemIdentity()) => new MediaClient(media, identity)).singleton(),
+    );
+    registries.healthChecks.add({
+      id: 'media-storage',
+      async check() {
+        await storage.check();
+        return { status: 'ok', driver: storage.id, kind: storage.driver.kind };
+      },
+    });
+    // Static /api/media/<word> paths before /api/media/:id: the router takes the first declared match.
+    for (const route of [...folderRoutes, ...trashRoutes, ...shareRoutes, ...mediaRoutes, ...fileRoutes(options)]) routes.add(route);
+  },
+
+  async boot({ container, config, options: raw, logger }) {
+    const own = state.get(config)!;
+    const options = parseMediaOptions(raw);
+    const tmpDir = join(config.dataPath, 'tmp');
+    await mkdir(tmpDir, { recursive: true });
+    await removeStaleUploads(tmpDir, logger);
+    const id = await storageType(options, settingsOf(container.cradle));
+    const drivers = container.resolve<Registries>('registries').storageDrivers;
+    const driver = drivers.get(id);
+    if (!driver) {
+      const available = drivers.keys().map((k) => `'${k}' (plugin ${drivers.ownerOf(k)})`);
+      throw new BootError(
+        `MEDIA_STORAGE_TYPE is '${id}' but no plugin provides a storage driver with that id; ` +
+          (available.length ? `available: ${available.join(', ')}` : 'no storage driver plugin is enabled (storage-local provides \'local\')'),
+      );
+    }
+    own.storage.attach(driver);
+    if (config.redis.url) {
+      const redis = createRedisClient(config.redis.url);
+      redis.on('error', (err) => logger.error({ err }, 'media share-attempt counter: redis error'));
+      await redis.connect();
+      own.redis = redis;
+      own.attempts.useRedis(redis);
+    }
+    logger.info({ driver: driver.id, kind: driver.kind }, 'media storage ready');
+  },
+
+  async close({ config }) {
+    const own = state.get(config);
+    if (own?.redis) await closeRedis(own.redis);
+    state.delete(config);
+  },
+});
