@@ -14,10 +14,22 @@ const TOKEN_TTL_SECONDS = 7 * 24 * 3600;
  * result only if the token did not change while it queried. Cache failures fall back to the database.
  */
 export class ListCache {
+  /**
+   * Parsed lists of this instance, under the same keys as the shared cache (the version token is part of
+   * the key, so an entry here can never outlive a write); saves parsing the list JSON on every hit.
+   */
+  private readonly local = new Map<string, { value: unknown; expires: number }>();
+
   constructor(
     private readonly cache: CacheService,
     private readonly logger: Logger,
+    private readonly localEntries = 500,
   ) {}
+
+  private remember(key: string, value: unknown): void {
+    if (this.local.size >= this.localEntries) this.local.delete(this.local.keys().next().value!);
+    this.local.set(key, { value, expires: Date.now() + LIST_TTL_SECONDS * 1000 });
+  }
 
   private async token(tenant: string, collection: string): Promise<string> {
     const key = `version:${collection}`;
@@ -32,8 +44,14 @@ export class ListCache {
     let token: string;
     try {
       token = await this.token(tenant, collection);
+      const key = `${tenant}|list:${collection}:${token}:${queryKey}`;
+      const near = this.local.get(key);
+      if (near && near.expires > Date.now()) return { value: near.value as T, cached: true };
       const hit = await this.cache.get<T>(CATEGORY, `list:${collection}:${token}:${queryKey}`, { tenant });
-      if (hit !== undefined) return { value: hit, cached: true };
+      if (hit !== undefined) {
+        this.remember(key, hit);
+        return { value: hit, cached: true };
+      }
     } catch (err) {
       this.logger.warn({ err }, 'collection list cache unavailable; reading the database');
       return { value: await load(), cached: false };
@@ -42,6 +60,7 @@ export class ListCache {
     try {
       if ((await this.cache.get<string>(CATEGORY, `version:${collection}`, { tenant })) === token) {
         await this.cache.set(CATEGORY, `list:${collection}:${token}:${queryKey}`, value, { tenant, ttlSeconds: LIST_TTL_SECONDS });
+        this.remember(`${tenant}|list:${collection}:${token}:${queryKey}`, value);
       }
     } catch (err) {
       this.logger.warn({ err }, 'collection list cache unavailable; list not stored');
