@@ -1,5 +1,5 @@
-import { StorageError } from './storage-error.js';
-import { storagePathSegments } from './storage-path.js';
+import { StorageError } from '../../kernel/storage/storage-error.js';
+import { storagePathSegments } from '../../kernel/storage/storage-path.js';
 
 const IMAGE = new Set(['jpg', 'jpeg', 'jpe', 'png', 'gif', 'webp', 'avif', 'bmp', 'tif', 'tiff', 'ico', 'svg', 'heic', 'heif', 'pdf', 'psd', 'jp2', 'jxl']);
 const VIDEO = new Set(['mp4', 'webm', 'mov', 'm4v', 'avi', 'mkv', 'ogv', 'mpeg', 'mpg', 'mp3', 'wav', 'ogg', 'oga', 'm4a', 'aac', 'flac', 'opus']);

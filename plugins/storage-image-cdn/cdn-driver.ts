@@ -9,8 +9,8 @@ import type { StorageDriver } from '../../kernel/registries/index.js';
 import { cdnAsset, deliveryPath } from './cdn-asset.js';
 import type { CdnConfig } from './cdn-options.js';
 import { cdnSignature } from './cdn-signature.js';
-import { rangeSlice } from './range-slice.js';
-import { StorageError } from './storage-error.js';
+import { rangeSlice } from '../../kernel/storage/range-slice.js';
+import { StorageError } from '../../kernel/storage/storage-error.js';
 
 /** An upload request (one chunk) may take this long to answer. */
 const UPLOAD_TIMEOUT_MS = 10 * 60 * 1000;

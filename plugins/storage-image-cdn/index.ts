@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { definePlugin } from '../../kernel/index.js';
 import { ImageCdnDriver } from './cdn-driver.js';
 import { cdnConfig, CDN_SETTING_KEYS, envAccount, parseCdnOptions, settingsAccount, type CdnOptions } from './cdn-options.js';
-import { readSettings } from './read-settings.js';
+import { readSettings } from '../../kernel/storage/read-settings.js';
 
 /** Per kernel (several may share a process in tests). */
 const own = new WeakMap<object, { driver: ImageCdnDriver; options: CdnOptions }>();

@@ -1,7 +1,7 @@
 import { definePlugin } from '../../kernel/index.js';
 import { LocalStorageDriver } from './local-driver.js';
 import { localDriverConfig, parseLocalOptions, type LocalOptions } from './local-options.js';
-import { readSettings } from './read-settings.js';
+import { readSettings } from '../../kernel/storage/read-settings.js';
 
 /** Per kernel (several may share a process in tests): the driver and its parsed options. */
 const drivers = new WeakMap<object, { driver: LocalStorageDriver; options: LocalOptions }>();

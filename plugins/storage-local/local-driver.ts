@@ -6,8 +6,8 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { StorageDriver } from '../../kernel/registries/index.js';
 import { ConfinedFolder } from './confined-folder.js';
-import { StorageError } from './storage-error.js';
-import { storagePathSegments } from './storage-path.js';
+import { StorageError } from '../../kernel/storage/storage-error.js';
+import { storagePathSegments } from '../../kernel/storage/storage-path.js';
 
 const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
 

@@ -1,5 +1,5 @@
 import { definePlugin } from '../../kernel/index.js';
-import { readSettings } from './read-settings.js';
+import { readSettings } from '../../kernel/storage/read-settings.js';
 import { S3StorageDriver } from './s3-driver.js';
 import { envConnection, parseS3Options, s3Config, S3_SETTING_KEYS, settingsConnection, type S3Options } from './s3-options.js';
 

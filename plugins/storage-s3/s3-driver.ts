@@ -4,10 +4,10 @@ import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { StorageDriver } from '../../kernel/registries/index.js';
 import type { S3Config } from './s3-options.js';
-import { rangeSlice } from './range-slice.js';
+import { rangeSlice } from '../../kernel/storage/range-slice.js';
 import { s3Failure } from './s3-failure.js';
-import { StorageError } from './storage-error.js';
-import { storagePathSegments } from './storage-path.js';
+import { StorageError } from '../../kernel/storage/storage-error.js';
+import { storagePathSegments } from '../../kernel/storage/storage-path.js';
 
 /** Types a browser must not render from the bucket's origin: served as attachments. */
 const ACTIVE_CONTENT = /html|svg|xml|javascript|ecmascript/i;

@@ -1,4 +1,4 @@
-import type { Logger } from '../../kernel/logger.js';
+import type { Logger } from '../logger.js';
 
 /**
  * System Settings (default tenant) through the setup plugin's optional `settings` container key; {}
