@@ -5,62 +5,18 @@
  * (5) a 1 GiB upload (generated while sending, never held in memory) recording the server's peak RSS.
  * Bounded: BENCH_SECONDS (default 8 s) per load case, the upload gives up after 5 minutes.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { createReadStream, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import autocannon from 'autocannon';
+import { line, load, ratio, startChild, stop, type Figures } from './harness.js';
 import { DIST_ROOT } from '../kernel/version.js';
 
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
-const CONNECTIONS = 50;
 const FILE_BYTES = 256 * 1024;
 const UPLOAD_BYTES = 1024 * 1024 * 1024;
 const MiB = 1024 * 1024;
-
-interface Figures {
-  rps: number;
-  p99: number;
-  errors: number;
-  mbps: number;
-}
-
-function startChild(args: string[], env: NodeJS.ProcessEnv, cwd: string): Promise<{ child: ChildProcess; url: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, cwd, stdio: ['ignore', 'pipe', 'inherit'] });
-    const timer = setTimeout(() => reject(new Error(`${args[0]} did not start in 30 s`)), 30000);
-    let out = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const m = /listening on (http:\/\/[\d.:]+)/i.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve({ child, url: m[1]! });
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`${args[0]} exited with ${code}`)));
-  });
-}
-
-const stop = (child: ChildProcess) =>
-  new Promise<void>((resolve) => {
-    if (child.exitCode !== null) return resolve();
-    child.once('exit', () => resolve());
-    child.kill('SIGTERM');
-  });
-
-async function load(url: string, headers: Record<string, string> = {}, connections = CONNECTIONS): Promise<Figures> {
-  const r = await autocannon({ url, connections, duration: SECONDS, headers });
-  // 304 Not Modified counts as a success (conditional requests).
-  return { rps: Math.round(r.requests.average), p99: r.latency.p99, errors: r.errors + r['4xx'] + r['5xx'], mbps: Math.round((r.throughput.average / MiB) * 10) / 10 };
-}
-
-const line = (label: string, f: Figures) =>
-  console.log(`${label.padEnd(44)} ${String(f.rps).padStart(7)} req/s   p99 ${String(f.p99).padStart(4)} ms   errors ${f.errors}   ${f.mbps} MiB/s`);
-const ratio = (a: number, b: number) => (b > 0 ? (a / b).toFixed(2) : 'n/a');
 
 /** Resident set size of a process from /proc (kB -> bytes): current (VmRSS) and its high-water mark (VmHWM). */
 function memoryOf(pid: number): { rss: number; hwm: number } {
@@ -148,13 +104,14 @@ export async function runMediaBench(): Promise<void> {
     const etag = (await fetch(fileUrl)).headers.get('etag') ?? '';
 
     console.log(`\n## 4. GET /files/<256 KiB local file>: kernel against a bare node:http + fs.createReadStream server (same bytes)`);
-    await load(fileUrl, {}, 10); // warm-up, not reported
+    await load(fileUrl, { connections: 10 }); // warm-up, not reported
     const bareFig = await load(`${bare.url}/sample`);
     const full = await load(fileUrl);
-    const conditional = await load(fileUrl, { 'if-none-match': etag });
-    line('bare fs.createReadStream', bareFig);
-    line('kernel /files/ (200, streamed)', full);
-    line('kernel /files/ with If-None-Match (304)', conditional);
+    const conditional = await load(fileUrl, { headers: { 'if-none-match': etag } });
+    const mbps = (f: Figures) => `   ${f.mbps} MiB/s`;
+    line('bare fs.createReadStream', bareFig, mbps(bareFig));
+    line('kernel /files/ (200, streamed)', full, mbps(full));
+    line('kernel /files/ with If-None-Match (304)', conditional, mbps(conditional));
     console.log(`ratio /files/ 200/bare: throughput ${ratio(full.rps, bareFig.rps)}, p99 ${ratio(full.p99, bareFig.p99)}`);
     console.log(`ratio /files/ 304/bare: throughput ${ratio(conditional.rps, bareFig.rps)}, p99 ${ratio(conditional.p99, bareFig.p99)}`);
 

@@ -5,47 +5,13 @@
  * passwords are hashed through the worker pool, and while they are hashed on the event loop.
  * Every load is bounded (BENCH_SECONDS, default 8 s per case; 50 connections on 127.0.0.1).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import autocannon from 'autocannon';
+import { CONNECTIONS, SECONDS, line, load, ratio, startChild, stop } from './harness.js';
 import { DIST_ROOT } from '../kernel/version.js';
 import { runMediaBench } from './media.js';
 
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
-const CONNECTIONS = 50;
-
-interface Figures {
-  rps: number;
-  p99: number;
-  errors: number;
-}
-
-function startChild(file: string, args: string[], env: NodeJS.ProcessEnv, cwd: string): Promise<{ child: ChildProcess; url: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [file, ...args], { env: { ...process.env, ...env }, cwd, stdio: ['ignore', 'pipe', 'inherit'] });
-    const timer = setTimeout(() => reject(new Error(`${file} did not start in 30 s`)), 30000);
-    let out = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const m = /listening on (http:\/\/[\d.:]+)/i.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve({ child, url: m[1]! });
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`${file} exited with ${code}`)));
-  });
-}
-
-async function load(url: string, opts: { method?: 'GET' | 'POST'; connections?: number; headers?: Record<string, string> } = {}): Promise<Figures> {
-  const result = await autocannon({ url, method: opts.method ?? 'GET', connections: opts.connections ?? CONNECTIONS, duration: SECONDS, headers: opts.headers });
-  // 304 Not Modified is a success here (conditional requests).
-  return { rps: Math.round(result.requests.average), p99: result.latency.p99, errors: result.errors + result['4xx'] + result['5xx'] };
-}
-
-/** Signs in as the bench admin, creates posts with 1,000 published entries and a website token for reading them. */
 async function seedPosts(url: string): Promise<string> {
   const call = async (path: string, init: { method?: string; cookie?: string; json?: unknown }) => {
     const res = await fetch(`${url}${path}`, {
@@ -70,17 +36,6 @@ async function seedPosts(url: string): Promise<string> {
   return ((await token.json()) as { data: { token: string } }).data.token;
 }
 
-const stop = (child: ChildProcess) =>
-  new Promise<void>((resolve) => {
-    if (child.exitCode !== null) return resolve();
-    child.once('exit', () => resolve());
-    child.kill('SIGTERM');
-  });
-
-const line = (label: string, f: Figures, extra = '') =>
-  console.log(`${label.padEnd(44)} ${String(f.rps).padStart(7)} req/s   p99 ${String(f.p99).padStart(4)} ms   errors ${f.errors}${extra}`);
-const ratio = (a: number, b: number) => (b > 0 ? (a / b).toFixed(2) : 'n/a');
-
 async function main(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'cms-bench-'));
   console.log(`# cms benchmark ${new Date().toISOString()}  node ${process.version}  ${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}  ${SECONDS}s per case, ${CONNECTIONS} connections\n`);
@@ -90,8 +45,8 @@ async function main(): Promise<void> {
     // Headless setup, so the routes are served instead of redirected to /setup.
     CMS_SETUP_ADMIN_EMAIL: 'bench@example.com', CMS_SETUP_ADMIN_PASSWORD: 'benchmark password',
   };
-  const kernel = await startChild(join(DIST_ROOT, 'kernel', 'cli.js'), ['start'], kernelEnv, dataDir);
-  const bare = await startChild(join(DIST_ROOT, 'bench', 'bare-koa.js'), [], {}, dataDir);
+  const kernel = await startChild([join(DIST_ROOT, 'kernel', 'cli.js'), 'start'], kernelEnv, dataDir);
+  const bare = await startChild([join(DIST_ROOT, 'bench', 'bare-koa.js')], {}, dataDir);
   try {
     await load(`${kernel.url}/api/health`, { connections: 10 }); // warm-up, not reported
     console.log('## 1. GET /api/health: kernel against a bare Koa server with the same JSON');

@@ -1,0 +1,50 @@
+/** What every bench file shares: child servers, bounded autocannon loads, and the printed figures. */
+import { spawn, type ChildProcess } from 'node:child_process';
+import autocannon from 'autocannon';
+
+export const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
+export const CONNECTIONS = 50;
+const MiB = 1024 * 1024;
+
+export interface Figures {
+  rps: number;
+  p99: number;
+  errors: number;
+  /** Average throughput in MiB/s. */
+  mbps: number;
+}
+
+/** Starts `node <args>` and resolves once it prints "listening on http://...". */
+export function startChild(args: string[], env: NodeJS.ProcessEnv, cwd: string): Promise<{ child: ChildProcess; url: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, cwd, stdio: ['ignore', 'pipe', 'inherit'] });
+    const timer = setTimeout(() => reject(new Error(`${args[0]} did not start in 30 s`)), 30000);
+    let out = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const m = /listening on (http:\/\/[\d.:]+)/i.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve({ child, url: m[1]! });
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`${args[0]} exited with ${code}`)));
+  });
+}
+
+export const stop = (child: ChildProcess) =>
+  new Promise<void>((resolve) => {
+    if (child.exitCode !== null) return resolve();
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+  });
+
+/** One load case of SECONDS; 304 Not Modified counts as a success (conditional requests). */
+export async function load(url: string, opts: { method?: 'GET' | 'POST'; connections?: number; headers?: Record<string, string> } = {}): Promise<Figures> {
+  const r = await autocannon({ url, method: opts.method ?? 'GET', connections: opts.connections ?? CONNECTIONS, duration: SECONDS, headers: opts.headers });
+  return { rps: Math.round(r.requests.average), p99: r.latency.p99, errors: r.errors + r['4xx'] + r['5xx'], mbps: Math.round((r.throughput.average / MiB) * 10) / 10 };
+}
+
+export const line = (label: string, f: Figures, extra = '') =>
+  console.log(`${label.padEnd(44)} ${String(f.rps).padStart(7)} req/s   p99 ${String(f.p99).padStart(4)} ms   errors ${f.errors}${extra}`);
+export const ratio = (a: number, b: number) => (b > 0 ? (a / b).toFixed(2) : 'n/a');
