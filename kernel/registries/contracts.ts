@@ -29,16 +29,120 @@ export interface StorageDriver {
   check?(): Promise<void>;
 }
 
-/** Import format: detects and parses (in the worker pool, by its task name) an external export. */
+/**
+ * What the importers plugin learns about an upload once (in the worker pool, reading the whole file,
+ * nesting depth bounded) and hands to every format's detect(): structure, not a guess from a prefix.
+ */
+export interface ImportProfile {
+  /** The outer wrapping: a plain file, or a tar archive (gzip-compressed or not). */
+  container: 'plain' | 'tar';
+  /** Text encoding of a plain text file (`utf-8`, `utf-16le`, `windows-1252`...), BOM seen or not. */
+  encoding: string;
+  bom: boolean;
+  /** What a plain file (or the archive's main document) is. */
+  kind: 'json' | 'ndjson' | 'xml' | 'delimited' | 'binary' | 'unknown';
+  json?: {
+    root: 'array' | 'object' | 'scalar';
+    /** Keys of the root object (first 200). */
+    topKeys: string[];
+    /** Where the records are: '' for a root array, else the root key holding the first array of objects (`data`). */
+    recordsPath: string | null;
+    /** Number of records at recordsPath. */
+    recordCount: number;
+    /** Union of the keys of the first 50 records. */
+    recordKeys: string[];
+    /** Distinct values of the records' `type` field (Drupal JSON:API `node--article`), first 50. */
+    recordTypes: string[];
+    /** The deepest nesting seen (the parse stops past the limit). */
+    maxDepth: number;
+  };
+  ndjson?: { lines: number; recordKeys: string[]; recordTypes: string[] };
+  xml?: {
+    root: string;
+    /** prefix -> namespace URI declared on the root and its first children (`wp` -> `http://wordpress.org/export/1.2/`). */
+    namespaces: Record<string, string>;
+    /** Element names (with prefix) seen in the first 200 elements. */
+    elements: string[];
+    /** A DOCTYPE was present (it is never resolved). */
+    doctype: boolean;
+    wellFormed: boolean;
+  };
+  delimited?: { delimiter: string; header: string[]; rows: number };
+  /** tar container: entry paths (first 2000) and the ones refused (`..`, absolute, links). */
+  archive?: { entries: string[]; rejected: string[]; jsonEntries: Record<string, ImportProfile['json']> };
+}
+
+export interface ImportSample {
+  filename: string;
+  size: number;
+  /** The first 64 KiB of the upload (gzip-compressed bytes for an archive). */
+  head: Buffer;
+  profile: ImportProfile;
+}
+
+/** One normalised record written by a parse task: one JSON object per line of the spool file. */
+export interface ImportedEntity {
+  /** Plural entity name; the default target collection (`posts`, `pages`, `attachments`, `products`...). */
+  entity: string;
+  /** Stable id in the source: a re-import updates the entry recorded for it instead of duplicating. */
+  externalId: string;
+  /** Field values: string, number, boolean, null, arrays and plain objects (depth bounded). */
+  data: Record<string, unknown>;
+  /** Publication state when the source has one. */
+  status?: 'draft' | 'published';
+  /** Attachments: where the bytes are (a file the task extracted under workDir, or a remote URL). */
+  file?: { path?: string; url?: string; filename: string; mimeType?: string };
+  /** Source line (CSV, NDJSON) or record number, for warnings. */
+  line?: number;
+}
+
+/** Value kinds a parse task reports per field; scaffold mode maps them to collection field types. */
+export type ImportFieldKind = 'text' | 'richtext' | 'number' | 'boolean' | 'date' | 'json' | 'media' | 'relation';
+
+/** What a parse task returns (as TaskResult data) after writing the spool file. */
+export interface ImportParseSummary {
+  counts: Record<string, number>;
+  /** entity -> field -> kind, from the values seen. */
+  fields: Record<string, Record<string, ImportFieldKind>>;
+  warnings: Array<{ message: string; line?: number }>;
+  /** Reasons the import cannot run at all (an empty or unreadable file...). */
+  blockedReasons: string[];
+  /** WXR: the custom field (postmeta) keys that are not WordPress internals. */
+  acfFields?: string[];
+}
+
+/** Input of a parse task (a named export of the format's worker file). */
+export interface ImportParseInput {
+  /** The uploaded file. */
+  path: string;
+  filename: string;
+  /** The job's folder: the only place the task may write (archive members it extracts go here). */
+  workDir: string;
+  /** Where to write the entities, one JSON object (ImportedEntity) per line. */
+  spoolPath: string;
+  profile: ImportProfile;
+  /** Largest nesting depth a record may have; deeper input is refused with a warning. */
+  maxDepth: number;
+  /** Format hint options from the request (reserved). */
+  options?: Record<string, unknown>;
+}
+
+/**
+ * Import format: detects an upload from its profile and parses it (in the worker pool) into normalised
+ * entities. A plugin adds one with one folder: plugin.json, index.ts (registers this) and a worker file.
+ */
 export interface ImportFormat {
   format: string;
   label: string;
   description?: string;
   extensions: string[];
   features: string[];
-  detect(sample: { filename: string; head: Buffer }): number;
-  /** Name of the worker task that parses the file into normalised entity batches. */
+  /** 0 (not this format) to 1 (certainly this format), from the content; the extension only nudges. */
+  detect(sample: ImportSample): number;
+  /** Name of the worker task (an export of taskFile) that writes the spool file and returns ImportParseSummary. */
   parseTask: string;
+  /** Absolute path of the compiled worker module holding parseTask. */
+  taskFile: string;
 }
 
 /** Dashboard widget: the folder's widget.json plus its data endpoint and permission. */

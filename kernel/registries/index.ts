@@ -16,7 +16,7 @@ export function createRegistries() {
       optional: { listTrash: 'function', restore: 'function', purge: 'function', check: 'function' },
     }),
     importFormats: new Registry<ImportFormat>('Import format', 'format', {
-      required: { label: 'string', extensions: 'string[]', features: 'string[]', detect: 'function', parseTask: 'string' },
+      required: { label: 'string', extensions: 'string[]', features: 'string[]', detect: 'function', parseTask: 'string', taskFile: 'string' },
       optional: { description: 'string' },
     }),
     widgets: new Registry<WidgetDefinition>('Widget', 'id', {

@@ -1,0 +1,102 @@
+/**
+ * The spool file a parse task writes: one ImportedEntity per line (NDJSON), with the per-entity counts,
+ * the field kinds seen and the warnings gathered on the way. Worker-side only (no kernel imports).
+ */
+import { createWriteStream, type WriteStream } from 'node:fs';
+import { once } from 'node:events';
+import type { ImportedEntity, ImportFieldKind, ImportParseSummary } from '../../kernel/registries/contracts.js';
+
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
+const HTML = /<\/?[a-z][\s\S]*>/i;
+/** Warnings kept in the summary; the rest are counted in one closing warning. */
+const MAX_WARNINGS = 200;
+
+/** The kind a value suggests: scaffold mode turns these into collection field types. */
+export function inferKind(value: unknown): ImportFieldKind | null {
+  if (value === null || value === undefined || value === '') return null;
+  if (typeof value === 'boolean') return 'boolean';
+  if (typeof value === 'number') return Number.isFinite(value) ? 'number' : null;
+  if (typeof value === 'string') {
+    if (ISO_DATE.test(value) && !Number.isNaN(Date.parse(value.replace(' ', 'T')))) return 'date';
+    if (value.length > 255 || value.includes('\n') || HTML.test(value)) return 'richtext';
+    return 'text';
+  }
+  return 'json';
+}
+
+/** Two kinds seen for one field: the one that holds both. */
+export function widenKind(a: ImportFieldKind | undefined, b: ImportFieldKind): ImportFieldKind {
+  if (!a || a === b) return b;
+  if ((a === 'text' && b === 'richtext') || (a === 'richtext' && b === 'text')) return 'richtext';
+  if (a === 'json' || b === 'json') return 'json';
+  if (a === 'media' || a === 'relation') return a;
+  if (b === 'media' || b === 'relation') return b;
+  return a === 'richtext' || b === 'richtext' ? 'richtext' : 'text';
+}
+
+/** Nesting depth of a plain value (a scalar is 0), stopping once past `limit`. */
+export function depthOf(value: unknown, limit: number, depth = 0): number {
+  if (depth > limit || value === null || typeof value !== 'object') return depth;
+  let max = depth;
+  for (const child of Array.isArray(value) ? value : Object.values(value)) {
+    max = Math.max(max, depthOf(child, limit, depth + 1));
+    if (max > limit) break;
+  }
+  return max;
+}
+
+export class SpoolWriter {
+  private readonly out: WriteStream;
+  private readonly counts: Record<string, number> = {};
+  private readonly fields: Record<string, Record<string, ImportFieldKind>> = {};
+  private readonly warnings: Array<{ message: string; line?: number }> = [];
+  private readonly blocked: string[] = [];
+  private dropped = 0;
+
+  constructor(spoolPath: string, private readonly maxDepth = 32) {
+    this.out = createWriteStream(spoolPath, { encoding: 'utf8' });
+  }
+
+  /** Writes one entity (waiting when the file is behind); a record nested past maxDepth is refused with a warning. */
+  async write(entity: ImportedEntity, fieldKinds?: Record<string, ImportFieldKind>): Promise<boolean> {
+    if (depthOf(entity.data, this.maxDepth) > this.maxDepth) {
+      this.warn(`${entity.entity} ${entity.externalId}: nested deeper than ${this.maxDepth} levels, skipped`, entity.line);
+      return false;
+    }
+    this.counts[entity.entity] = (this.counts[entity.entity] ?? 0) + 1;
+    const kinds = (this.fields[entity.entity] ??= {});
+    for (const [name, value] of Object.entries(entity.data)) {
+      const kind = fieldKinds?.[name] ?? inferKind(value);
+      if (kind) kinds[name] = widenKind(kinds[name], kind);
+      else if (!(name in kinds)) kinds[name] = 'text';
+    }
+    if (!this.out.write(JSON.stringify(entity) + '\n')) await once(this.out, 'drain');
+    return true;
+  }
+
+  /** Counts an entity kind without writing records (e.g. an empty section the summary should show as 0). */
+  touch(entity: string): void {
+    this.counts[entity] ??= 0;
+  }
+
+  warn(message: string, line?: number): void {
+    if (this.warnings.length < MAX_WARNINGS) this.warnings.push(line === undefined ? { message } : { message, line });
+    else this.dropped++;
+  }
+
+  block(reason: string): void {
+    this.blocked.push(reason);
+  }
+
+  async close(extra: { acfFields?: string[] } = {}): Promise<ImportParseSummary> {
+    this.out.end();
+    await once(this.out, 'finish');
+    const warnings = this.dropped ? [...this.warnings, { message: `${this.dropped} more warnings not shown` }] : this.warnings;
+    return { counts: this.counts, fields: this.fields, warnings, blockedReasons: this.blocked, ...(extra.acfFields ? { acfFields: extra.acfFields } : {}) };
+  }
+
+  /** Closes the file after a failure (the summary is discarded). */
+  abort(): void {
+    this.out.destroy();
+  }
+}
