@@ -2,7 +2,8 @@
  * npm run bench: measures, in one run on this machine, (1) GET /api/health on the kernel against a
  * bare Koa server returning the same JSON, (2) a cached collection list read with a website token,
  * with and without If-None-Match, against the same baseline, and (3) health throughput alone, while
- * passwords are hashed through the worker pool, and while they are hashed on the event loop.
+ * passwords are hashed through the worker pool, and while they are hashed on the event loop; then the
+ * media cases (bench/media.ts) and the import cases (bench/import.ts).
  * Every load is bounded (BENCH_SECONDS, default 8 s per case; 50 connections on 127.0.0.1).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -10,6 +11,7 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CONNECTIONS, SECONDS, line, load, ratio, startChild, stop } from './harness.js';
 import { DIST_ROOT } from '../kernel/version.js';
+import { runImportBench } from './import.js';
 import { runMediaBench } from './media.js';
 
 async function seedPosts(url: string): Promise<string> {
@@ -91,6 +93,7 @@ async function main(): Promise<void> {
     rmSync(dataDir, { recursive: true, force: true });
   }
   await runMediaBench();
+  await runImportBench();
 }
 
 await main();

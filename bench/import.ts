@@ -1,0 +1,136 @@
+/**
+ * Import cases of `npm run bench` (called at the end of bench/run.ts main, or run alone with
+ * `node dist/bench/import.js`): (6) a generated 20,000-post WXR and (7) a generated 200,000-row CSV,
+ * each uploaded to POST /api/migration/import (scaffold on) and followed on its server-sent events.
+ * Printed: entries per second, the server's peak RSS, and GET /api/health p99 during the import
+ * against the same load before it (the baseline measured in the same run).
+ * Bounded: each import gives up after 10 minutes; files are generated on disk (streamed, never held).
+ */
+import { createWriteStream, mkdtempSync, openAsBlob, readFileSync, rmSync, statSync } from 'node:fs';
+import { once } from 'node:events';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { startChild, stop } from './harness.js';
+import { DIST_ROOT } from '../kernel/version.js';
+
+const POSTS = Number(process.env.BENCH_WXR_POSTS ?? 20_000);
+const ROWS = Number(process.env.BENCH_CSV_ROWS ?? 200_000);
+const MiB = 1024 * 1024;
+const TIMEOUT_MS = 10 * 60 * 1000;
+
+function rssOf(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1] ?? 0) * 1024;
+}
+
+async function writeLines(path: string, head: string, count: number, row: (i: number) => string, tail = ''): Promise<void> {
+  const out = createWriteStream(path);
+  out.write(head);
+  for (let i = 1; i <= count; i++) if (!out.write(row(i))) await once(out, 'drain');
+  out.end(tail);
+  await once(out, 'finish');
+}
+
+const WXR_HEAD = `<?xml version="1.0" encoding="UTF-8"?>
+<rss version="2.0" xmlns:excerpt="http://wordpress.org/export/1.2/excerpt/" xmlns:content="http://purl.org/rss/1.0/modules/content/" xmlns:wfw="http://wellformedweb.org/CommentAPI/" xmlns:dc="http://purl.org/dc/elements/1.1/" xmlns:wp="http://wordpress.org/export/1.2/">
+<channel><title>Bench</title><link>http://bench.example</link><wp:wxr_version>1.2</wp:wxr_version>
+<wp:author><wp:author_id>1</wp:author_id><wp:author_login><![CDATA[bench]]></wp:author_login><wp:author_email><![CDATA[bench@example.com]]></wp:author_email><wp:author_display_name><![CDATA[Bench]]></wp:author_display_name></wp:author>
+<wp:category><wp:term_id>1</wp:term_id><wp:category_nicename><![CDATA[news]]></wp:category_nicename><wp:category_parent><![CDATA[]]></wp:category_parent><wp:cat_name><![CDATA[News]]></wp:cat_name></wp:category>
+`;
+const wxrItem = (i: number) => `<item><title><![CDATA[Generated post ${i}]]></title><link>http://bench.example/?p=${i}</link><pubDate>Mon, 02 Nov 2026 10:00:00 +0000</pubDate><dc:creator><![CDATA[bench]]></dc:creator><guid isPermaLink="false">http://bench.example/?p=${i}</guid><description></description>
+<content:encoded><![CDATA[<p>Paragraph one of post ${i}. The quick brown fox jumps over the lazy dog.</p><p>Paragraph two with <a href="http://bench.example/">a link</a>.</p>]]></content:encoded><excerpt:encoded><![CDATA[Excerpt ${i}]]></excerpt:encoded>
+<wp:post_id>${i}</wp:post_id><wp:post_date><![CDATA[2026-11-02 10:00:00]]></wp:post_date><wp:post_date_gmt><![CDATA[2026-11-02 10:00:00]]></wp:post_date_gmt><wp:comment_status><![CDATA[open]]></wp:comment_status><wp:post_name><![CDATA[generated-post-${i}]]></wp:post_name><wp:status><![CDATA[publish]]></wp:status><wp:post_parent>0</wp:post_parent><wp:menu_order>0</wp:menu_order><wp:post_type><![CDATA[post]]></wp:post_type><wp:post_password><![CDATA[]]></wp:post_password><wp:is_sticky>0</wp:is_sticky>
+<category domain="category" nicename="news"><![CDATA[News]]></category></item>
+`;
+const csvRow = (i: number) => `${i},Item ${i},"Description of item ${i}, with a comma",${(i % 997) + 0.5},${i % 2 === 0 ? 'true' : 'false'},2026-11-${String((i % 28) + 1).padStart(2, '0')}\n`;
+
+interface Completed {
+  imported: number;
+  failed: number;
+  durationMs: number;
+}
+
+/** Uploads the file (streamed from disk) and reads the event stream to its `complete` event. */
+async function importFile(url: string, cookie: string, path: string, filename: string, collection: string): Promise<Completed> {
+  const form = new FormData();
+  form.append('file', await openAsBlob(path), filename);
+  form.append('scaffold', 'true');
+  form.append('collection', collection);
+  const res = await fetch(`${url}/api/migration/import`, { method: 'POST', headers: { cookie }, body: form, signal: AbortSignal.timeout(TIMEOUT_MS) });
+  if (!res.ok || !res.body) throw new Error(`import of ${filename} answered ${res.status}: ${(await res.text()).slice(0, 300)}`);
+  let buffer = '';
+  const decoder = new TextDecoder();
+  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+    buffer += decoder.decode(chunk, { stream: true });
+    let end: number;
+    while ((end = buffer.indexOf('\n\n')) >= 0) {
+      const block = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      const event = /^event: (.+)$/m.exec(block)?.[1];
+      const data = /^data: (.+)$/m.exec(block)?.[1];
+      if (event === 'complete') return JSON.parse(data!) as Completed;
+      if (event === 'error') throw new Error(`import of ${filename} failed: ${data}`);
+    }
+  }
+  throw new Error(`import of ${filename}: the stream ended without a complete event`);
+}
+
+/** Health requests (2 connections) for the given time: p99 in ms. */
+async function healthP99(url: string, seconds: number): Promise<number> {
+  const r = await autocannon({ url: `${url}/api/health`, connections: 2, duration: seconds });
+  return r.latency.p99;
+}
+
+async function importCase(title: string, url: string, cookie: string, pid: number, path: string, filename: string, collection: string, expected: number): Promise<void> {
+  console.log(`\n## ${title} (${(statSync(path).size / MiB).toFixed(1)} MiB)`);
+  const baseline = await healthP99(url, 3);
+  const before = rssOf(pid);
+  let peak = before;
+  const poll = setInterval(() => (peak = Math.max(peak, rssOf(pid))), 50);
+  const started = performance.now();
+  let during = 0;
+  let done: Completed;
+  try {
+    const running = importFile(url, cookie, path, filename, collection);
+    // Health latency while the import parses and writes (bounded: 5 s, or less if the import ends first).
+    during = await healthP99(url, 5);
+    done = await running;
+  } finally {
+    clearInterval(poll);
+  }
+  const seconds = (performance.now() - started) / 1000;
+  if (done.imported !== expected) console.log(`WARNING: imported ${done.imported} of ${expected} (failed ${done.failed})`);
+  console.log(`imported ${done.imported}, failed ${done.failed} in ${seconds.toFixed(1)} s: ${Math.round(done.imported / seconds)} entries/s (server-reported ${done.durationMs} ms)`);
+  console.log(`server RSS before ${Math.round(before / MiB)} MiB, peak ${Math.round(peak / MiB)} MiB (+${Math.round((peak - before) / MiB)} MiB)`);
+  console.log(`ratio health p99 during import / idle: ${baseline > 0 ? (during / baseline).toFixed(2) : 'n/a'} (${during} ms / ${baseline} ms)`);
+}
+
+export async function runImportBench(): Promise<void> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'cms-bench-import-'));
+  const wxr = join(dataDir, 'bench-20k.xml');
+  const csv = join(dataDir, 'bench-200k.csv');
+  await writeLines(wxr, WXR_HEAD, POSTS, wxrItem, '</channel></rss>\n');
+  await writeLines(csv, 'id,name,description,price,active,published\n', ROWS, csvRow);
+  const kernelEnv = {
+    CMS_DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', CMS_RATE_LIMIT_ENABLED: 'false', REDIS_URL: '', DB_TYPE: 'sqlite',
+    CMS_SETUP_ADMIN_EMAIL: 'bench@example.com', CMS_SETUP_ADMIN_PASSWORD: 'benchmark password',
+  };
+  const kernel = await startChild([join(DIST_ROOT, 'kernel', 'cli.js'), 'start'], kernelEnv, dataDir);
+  try {
+    const login = await fetch(`${kernel.url}/api/user/login`, {
+      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'bench@example.com', password: 'benchmark password' }),
+    });
+    const cookie = login.headers.getSetCookie().find((c) => c.startsWith('session='))?.split(';')[0];
+    if (!cookie) throw new Error(`bench sign-in failed: ${login.status}`);
+    const pid = kernel.child.pid!;
+    await importCase(`6. POST /api/migration/import: generated WXR, ${POSTS} posts`, kernel.url, cookie, pid, wxr, 'bench-20k.xml', 'benchposts', POSTS);
+    await importCase(`7. POST /api/migration/import: generated CSV, ${ROWS} rows`, kernel.url, cookie, pid, csv, 'bench-200k.csv', 'benchrows', ROWS);
+  } finally {
+    await stop(kernel.child);
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) await runImportBench();
