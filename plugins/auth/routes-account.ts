@@ -8,6 +8,15 @@ import { clearSessionCookie } from './routes.js';
 import type { SessionsService } from './sessions-service.js';
 import { toPublicUser, type UsersService } from './users-service.js';
 
+/** A container key of another plugin, or undefined when that plugin is absent. */
+function optionalKey<T>(scope: Record<string, unknown>, key: string): T | undefined {
+  try {
+    return (scope[key] as T | undefined) ?? undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 const sessionHashOf = (meta: Record<string, unknown> | undefined) => (typeof meta?.sessionHash === 'string' ? meta.sessionHash : null);
 
 /** Session management (re-authentication, revocation, admin variants) and the user's own attributes. */
@@ -75,6 +84,9 @@ export const accountRoutes: RouteDefinition[] = [
     },
     async handler({ body, identity, scope }) {
       requireSession(identity);
+      // preferences.theme is checked by the themes plugin when it is enabled (values, locked settings).
+      const themePreferences = optionalKey<{ validate(tenantId: string, prefs: unknown): Promise<unknown> }>(scope, 'themePreferences');
+      if (body.preferences?.theme !== undefined && themePreferences) await themePreferences.validate(identity.tenantId, body.preferences.theme);
       const user = await (scope.users as UsersService).updateAttributes(identity.userId!, body);
       return { ...toPublicUser(user), preferences: JSON.parse(user.preferences) };
     },

@@ -14,7 +14,8 @@ const RESERVED = new Set(['_id', 'id', 'slug', 'status', 'syncid', 'createdat', 
 
 export const fieldSchema = z
   .object({
-    name: z.string().regex(/^[a-zA-Z][a-zA-Z0-9]{0,47}$/, 'letters and digits, starting with a letter, at most 48'),
+    // `_source_import`: the one system field name outside the rule (the importers' scaffold records an entry's origin in it).
+    name: z.string().regex(/^([a-zA-Z][a-zA-Z0-9]{0,47}|_source_import)$/, 'letters and digits, starting with a letter, at most 48'),
     type: z.enum(FIELD_TYPES),
     label: z.string().min(1).max(191).optional(),
     required: z.boolean().optional(),

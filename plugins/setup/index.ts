@@ -34,6 +34,15 @@ function contentClientOf(cradle: object): ContentSeeder | null {
   }
 }
 
+/** The optional container key `themes` (the themes plugin): seeding writes the default theme through it. */
+function themesOf(cradle: object): { seedDefault(tenantId: string): Promise<unknown> } | null {
+  try {
+    return (cradle as { themes?: { seedDefault(tenantId: string): Promise<unknown> } }).themes ?? null;
+  } catch {
+    return null;
+  }
+}
+
 export default definePlugin({
   register({ container, routes, registries, migrations, models, config, options }) {
     const parsed = optionsSchema.safeParse(options);
@@ -44,7 +53,7 @@ export default definePlugin({
     container.register(
       'setup',
       asFunction((cradle: { sequelize: Sequelize; settings: SettingsService; logger: Logger }) =>
-        new SetupService(cradle.sequelize, config, cradle.settings, cradle.logger, () => contentClientOf(cradle)),
+        new SetupService(cradle.sequelize, config, cradle.settings, cradle.logger, () => contentClientOf(cradle), () => themesOf(cradle)),
       ).singleton(),
     );
     for (const route of [...setupRoutes, ...formActionRoutes]) routes.add(route);

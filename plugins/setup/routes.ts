@@ -6,6 +6,15 @@ import { setupPage } from './page.js';
 import type { AdminCreator, SetupService } from './setup-service.js';
 
 const service = (scope: Record<string, any>) => scope.setup as SetupService;
+
+/** The admin UI's wizard (the optional container key `adminUi`, strict container: absent -> throws), or null. */
+function adminUiSetupPage(scope: Record<string, any>): string | null {
+  try {
+    return (scope.adminUi as { setupPage(): string | null } | undefined)?.setupPage() ?? null;
+  } catch {
+    return null;
+  }
+}
 const user = z.object({ _id: z.string(), email: z.string(), username: z.string(), role: z.literal('admin') });
 
 export const setupRoutes: RouteDefinition[] = [
@@ -55,12 +64,12 @@ export const setupRoutes: RouteDefinition[] = [
   },
   {
     method: 'GET', path: '/setup', permission: 'public', tags: ['setup'], envelope: false, rateLimit: false,
-    summary: 'The setup wizard page while setup is incomplete (HTML); afterwards a redirect to /',
+    summary: 'The setup wizard page while setup is incomplete (HTML: the admin UI\'s wizard when the admin-ui plugin is enabled and built, else a plain page); afterwards a redirect to /',
     request: {},
     async handler({ ctx, scope }) {
       if (await service(scope).isReady()) return ctx.redirect('/');
       ctx.type = 'html';
-      ctx.body = setupPage();
+      ctx.body = adminUiSetupPage(scope) ?? setupPage();
     },
   },
 ];

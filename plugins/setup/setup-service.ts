@@ -44,6 +44,8 @@ export class SetupService {
     private readonly logger: Logger,
     /** The content plugin's SDK when it is enabled (default collection models are seeded through it). */
     private readonly content: () => ContentSeeder | null = () => null,
+    /** The themes plugin when it is enabled (seeding writes the default theme through it). */
+    private readonly themes: () => { seedDefault(tenantId: string): Promise<unknown> } | null = () => null,
   ) {}
 
   async status(): Promise<SetupStatus> {
@@ -115,6 +117,7 @@ export class SetupService {
     await this.update({ progress: 20 });
     await this.settings.seedDefaults('default', (done, total) => this.update({ progress: 20 + Math.floor((done / total) * 60) }));
     await seedDefaultCollections(this.content());
+    await this.themes()?.seedDefault('default');
     // Conditional: a seed still running when setup completes must not reopen it.
     await SetupStateRow.update({ seeded: true, progress: 100, error: null, state: 'seeded' }, { where: { id: 1, state: ['incomplete', 'seeded'] } });
   }

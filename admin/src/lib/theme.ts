@@ -1,0 +1,64 @@
+// The active admin theme, applied as CSS variables on <html>. Source: GET /api/theme/effective
+// (the themes plugin): {cssVariables: {"--name": value}, customCss, preferences: {density, variant,
+// reducedMotion, highContrast, ...}, theme}. When the endpoint is missing (404, plugin disabled) or
+// fails, the built-in defaults of styles/base.css stay in force.
+import { api } from './api';
+
+export interface ThemeState {
+  name: string | null;
+  density: 'compact' | 'comfortable' | 'spacious';
+  variant: 'flat' | 'bordered' | 'elevated';
+  reducedMotion: boolean;
+  highContrast: boolean;
+}
+
+const DENSITIES = ['compact', 'comfortable', 'spacious'];
+const VARIANTS = ['flat', 'bordered', 'elevated'];
+let applied: string[] = [];
+
+export const DEFAULT_THEME: ThemeState = { name: null, density: 'comfortable', variant: 'bordered', reducedMotion: false, highContrast: false };
+
+/** Applies an effective-theme answer; unknown or missing fields keep the defaults. */
+export function applyTheme(effective: Record<string, any> | null): ThemeState {
+  const root = document.documentElement;
+  for (const name of applied) root.style.removeProperty(name);
+  applied = [];
+  const vars = (effective?.cssVariables ?? {}) as Record<string, unknown>;
+  for (const [name, value] of Object.entries(vars)) {
+    if (!/^--[a-zA-Z0-9-]+$/.test(name) || (typeof value !== 'string' && typeof value !== 'number')) continue;
+    root.style.setProperty(name, String(value));
+    applied.push(name);
+  }
+  const prefs = { ...(effective?.theme?.features ?? {}), ...(effective?.theme ?? {}), ...(effective?.preferences ?? {}) } as Record<string, any>;
+  const state: ThemeState = {
+    name: typeof effective?.theme?.name === 'string' ? effective.theme.name : typeof effective?.theme === 'string' ? effective.theme : null,
+    density: DENSITIES.includes(prefs.density) ? prefs.density : DEFAULT_THEME.density,
+    variant: VARIANTS.includes(prefs.variant) ? prefs.variant : DEFAULT_THEME.variant,
+    reducedMotion: Boolean(prefs.reducedMotion),
+    highContrast: Boolean(prefs.highContrast),
+  };
+  root.dataset.density = state.density;
+  root.dataset.variant = state.variant;
+  root.toggleAttribute('data-reduced-motion', state.reducedMotion);
+  root.toggleAttribute('data-high-contrast', state.highContrast);
+  let style = document.getElementById('cms-custom-css') as HTMLStyleElement | null;
+  const css = typeof effective?.customCss === 'string' ? effective.customCss : '';
+  if (css) {
+    if (!style) {
+      style = document.createElement('style');
+      style.id = 'cms-custom-css';
+      document.head.append(style);
+    }
+    style.textContent = css;
+  } else style?.remove();
+  return state;
+}
+
+/** Loads and applies the effective theme; never throws (defaults on any failure). */
+export async function loadTheme(): Promise<ThemeState> {
+  try {
+    return applyTheme(await api.get('/api/theme/effective'));
+  } catch {
+    return applyTheme(null);
+  }
+}

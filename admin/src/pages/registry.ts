@@ -1,0 +1,33 @@
+// The pages of the signed-in app (under /admin/). To add a page: write `pages/<Name>.svelte` (it gets
+// `params` from the path pattern), import it here and add (or replace) its entry. Entries with `nav`
+// appear in the sidebar in this order; `permission` hides the link and guards the page.
+import type { Component } from 'svelte';
+import Dashboard from './Dashboard.svelte';
+import Placeholder from './Placeholder.svelte';
+import System from './System.svelte';
+
+export interface PageDef {
+  /** Path pattern under the app, `:name` for a parameter: `/admin/content/:collection`. */
+  path: string;
+  title: string;
+  component: Component<any>;
+  /** Sidebar entry (top-level pages only). */
+  nav?: { label: string; icon: IconName };
+  /** Needed to see the page (admins always may). */
+  permission?: string;
+}
+
+export type IconName = 'dashboard' | 'content' | 'media' | 'import' | 'theme' | 'users' | 'account' | 'system';
+
+const soon = (what: string) => ({ component: Placeholder, what });
+
+export const pages: Array<PageDef & { what?: string }> = [
+  { path: '/admin', title: 'Dashboard', component: Dashboard, nav: { label: 'Dashboard', icon: 'dashboard' }, permission: 'dashboard:read' },
+  { path: '/admin/content', title: 'Content', ...soon('collections, the schema editor, entries and revisions'), nav: { label: 'Content', icon: 'content' }, permission: 'content:read' },
+  { path: '/admin/media', title: 'Media', ...soon('the media library, uploads, folders and share links'), nav: { label: 'Media', icon: 'media' }, permission: 'media:read' },
+  { path: '/admin/importers', title: 'Importers', ...soon('imports from WordPress, CSV and JSON with live progress'), nav: { label: 'Importers', icon: 'import' }, permission: 'content:import' },
+  { path: '/admin/themes', title: 'Themes', ...soon('admin themes, presets and custom CSS'), nav: { label: 'Themes', icon: 'theme' }, permission: 'config:write' },
+  { path: '/admin/users', title: 'Users', ...soon('users, invitations and roles'), nav: { label: 'Users', icon: 'users' }, permission: 'user:manage' },
+  { path: '/admin/account', title: 'Account', ...soon('your profile, password, two-factor authentication, sessions, tokens and API keys'), nav: { label: 'Account', icon: 'account' } },
+  { path: '/admin/system', title: 'System', component: System, nav: { label: 'System', icon: 'system' }, permission: 'system:read' },
+];

@@ -1,0 +1,36 @@
+import { join } from 'node:path';
+import { asFunction } from 'awilix';
+import { z } from 'zod';
+import { BootError } from '../../kernel/errors.js';
+import { definePlugin } from '../../kernel/index.js';
+import { DIST_ROOT } from '../../kernel/version.js';
+import { AdminUi } from './admin-ui.js';
+import { adminUiRoutes } from './routes.js';
+import { UiBuild } from './ui-build.js';
+
+const optionsSchema = z.object({
+  /** Folder of the Vite build (default: <dist>/admin-ui, where `npm run build` puts it). */
+  buildDir: z.string().min(1).optional(),
+});
+
+/** Per kernel (several may share a process in tests): the build read at boot. */
+const builds = new WeakMap<object, UiBuild>();
+
+export default definePlugin({
+  register({ container, routes, config, options }) {
+    const parsed = optionsSchema.safeParse(options ?? {});
+    if (!parsed.success) throw new BootError(`Invalid plugins.options['admin-ui']: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+    container.register('adminUi', asFunction(() => new AdminUi(() => builds.get(config) ?? null)).singleton());
+    for (const route of adminUiRoutes) routes.add(route);
+  },
+  async boot({ config, options, logger }) {
+    const dir = (options as z.infer<typeof optionsSchema>)?.buildDir ?? join(DIST_ROOT, 'admin-ui');
+    const build = new UiBuild(dir);
+    builds.set(config, build);
+    if (!build.available) logger.warn({ dir }, 'the admin UI is not built (run npm run build); /admin answers 503 with instructions');
+    else logger.info({ dir, build: build.fingerprint() }, 'admin UI loaded');
+  },
+  close({ config }) {
+    builds.delete(config);
+  },
+});

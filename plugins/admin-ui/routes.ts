@@ -1,0 +1,48 @@
+import type { Context } from 'koa';
+import type { RouteDefinition } from '../../kernel/http/route-table.js';
+import type { AdminUi } from './admin-ui.js';
+
+const tags = ['admin-ui'];
+/** Static pages are not API calls: they do not count against the API rate limit. */
+const common = { permission: 'public', tags, envelope: false, rateLimit: false as const, request: {} };
+
+/** The top-level pages the mails and the OpenID sign-in link to; each serves the app, which routes itself. */
+export const PUBLIC_PAGES: Array<{ path: string; title: string }> = [
+  { path: '/login', title: 'Sign in' },
+  { path: '/reset-password', title: 'Choose a new password' },
+  { path: '/magic-link', title: 'Signing you in' },
+  { path: '/register', title: 'Create your account' },
+];
+
+const ui = (scope: Record<string, any>) => scope.adminUi as AdminUi;
+/** A wildcard parameter (`*path`) comes as its segments. */
+const joined = (value: unknown) => (Array.isArray(value) ? value.join('/') : String(value ?? ''));
+
+export const adminUiRoutes: RouteDefinition[] = [
+  {
+    ...common, method: 'GET', path: '/',
+    summary: 'Redirects to the admin UI at /admin/ (while setup is incomplete the setup plugin sends you to /setup first)',
+    handler: ({ ctx }) => ctx.redirect('/admin/'),
+  },
+  {
+    ...common, method: 'GET', path: '/admin',
+    summary: 'The admin UI (index.html, no-cache); 503 with a short page when the UI has not been built',
+    handler: ({ ctx, scope }) => ui(scope).sendPage(ctx, 'Admin'),
+  },
+  {
+    ...common, method: 'GET', path: '/admin/*path',
+    summary: 'A file of the admin UI build (hashed assets cached for a year), otherwise index.html for the app\'s own routes',
+    description: 'Files are looked up in the build read into memory at boot, never on disk by the request path. Unknown /admin/assets/ paths answer 404; other unknown paths serve index.html (history routing).',
+    handler: ({ ctx, scope, params }) => ui(scope).sendPath(ctx, joined(params.path)),
+  },
+  {
+    ...common, method: 'GET', path: '/setup/assets/*path',
+    summary: 'The admin UI\'s assets for the setup wizard (reachable while setup is incomplete)',
+    handler: ({ ctx, scope, params }) => ui(scope).sendAsset(ctx, `assets/${joined(params.path)}`),
+  },
+  ...PUBLIC_PAGES.map((page): RouteDefinition => ({
+    ...common, method: 'GET', path: page.path,
+    summary: `The admin UI's page "${page.title}" (linked from mails and sign-in redirects)`,
+    handler: ({ ctx, scope }: { ctx: Context; scope: Record<string, any> }) => ui(scope).sendPage(ctx, page.title),
+  })),
+];

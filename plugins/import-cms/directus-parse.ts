@@ -1,0 +1,134 @@
+/**
+ * data_cms: Directus items (a bare array, as `/utils/export` and the template CLI write it, or the
+ * `{data: [...]}` HTTP response) and the schema snapshot (`{version, directus, collections, fields,
+ * relations}`).
+ *
+ * Items: the entity is the collection, which the items do not name: options.collection, else a
+ * translations junction (`<parent>_id` + `languages_code`) gives `<parent>_translations`, else the
+ * file's base name (its last `-`-separated word: `directus-simple-website-cms-posts.json` -> `posts`).
+ * externalId: the item's `id`. `status`: published/active -> published; draft, in_review, archived,
+ * inactive -> draft (the raw value stays in `status`). `user_created`/`user_updated` and fields holding
+ * UUIDs (or arrays of them) are relation values; image/file-like names are media.
+ * Snapshot: recognised, imports 0 items; each collection with a table appears in the summary with 0
+ * entries and its fields typed from the snapshot (for scaffolding), plus a warning.
+ */
+import type { ImportFieldKind, ImportParseInput, ImportParseSummary } from '../../kernel/registries/contracts.js';
+import type { SpoolWriter } from '../../workers/import/spool-writer.js';
+import { walkJson } from './json-walk.js';
+import { baseName, isUuid, MEDIA_NAME, snake } from './names.js';
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => !!v && typeof v === 'object' && !Array.isArray(v);
+
+const PUBLISHED = new Set(['published', 'active', 'public', 'live']);
+const DRAFT = new Set(['draft', 'in_review', 'review', 'archived', 'inactive', 'private', 'scheduled']);
+const SYSTEM_RELATIONS = new Set(['user_created', 'user_updated']);
+
+const SNAPSHOT_KIND: Record<string, ImportFieldKind> = {
+  string: 'text', uuid: 'text', hash: 'text', csv: 'text', text: 'richtext', integer: 'number', bigInteger: 'number',
+  float: 'number', decimal: 'number', boolean: 'boolean', timestamp: 'date', dateTime: 'date', date: 'date',
+  time: 'text', json: 'json', geometry: 'json',
+};
+
+export function directusCollection(input: ImportParseInput, firstKeys: string[]): string {
+  const option = input.options?.collection;
+  if (typeof option === 'string' && option) return snake(option);
+  if (firstKeys.includes('languages_code')) {
+    const parent = firstKeys.find((k) => k.endsWith('_id') && k !== 'languages_code');
+    if (parent) return `${parent.slice(0, -3)}_translations`;
+  }
+  const base = baseName(input.filename).split('-').filter((w) => w && !/^\d+$/.test(w));
+  return snake(base[base.length - 1] ?? '') || 'items';
+}
+
+/** Field kind a Directus value suggests beyond inferKind: foreign keys are UUIDs. */
+function directusKind(name: string, value: unknown): ImportFieldKind | undefined {
+  if (name === 'id') return undefined;
+  if (SYSTEM_RELATIONS.has(name)) return 'relation';
+  const uuids = isUuid(value) || (Array.isArray(value) && value.length > 0 && value.every(isUuid));
+  if (!uuids) return undefined;
+  return MEDIA_NAME.test(name) ? 'media' : 'relation';
+}
+
+/** Summary fields typed from a snapshot's collections, fields and relations (collections with a table). */
+function snapshotFields(writer: SpoolWriter, lists: Record<'collections' | 'fields' | 'relations', Obj[]>, directus: string): ImportParseSummary['fields'] {
+  const { collections, fields, relations } = lists;
+  const tables = collections.filter((c) => isObj(c.schema) && typeof c.collection === 'string').map((c) => c.collection as string);
+  const typed: ImportParseSummary['fields'] = {};
+  for (const t of tables) {
+    writer.touch(t);
+    typed[t] = {};
+  }
+  for (const f of fields) {
+    const collection = f.collection as string;
+    const name = f.field as string;
+    if (!typed[collection] || typeof name !== 'string') continue;
+    let kind: ImportFieldKind | undefined = SNAPSHOT_KIND[String(f.type)];
+    const isRelation = relations.some(
+      (r) => (r.collection === collection && r.field === name) || (isObj(r.meta) && r.meta.one_collection === collection && r.meta.one_field === name),
+    );
+    if (isRelation) kind = isRelationToFiles(relations, collection, name) ? 'media' : 'relation';
+    if (kind) typed[collection][name] = kind;
+  }
+  writer.warn(
+    `this is a Directus ${directus ? `${directus} ` : ''}schema snapshot (${tables.length} collections with tables, ${fields.length} fields, ${relations.length} relations), not content: 0 items are imported; its field types can scaffold the collections`,
+  );
+  return typed;
+}
+
+function isRelationToFiles(relations: Obj[], collection: string, field: string): boolean {
+  return relations.some((r) => r.collection === collection && r.field === field && r.related_collection === 'directus_files');
+}
+
+export async function parseDirectus(input: ImportParseInput, writer: SpoolWriter): Promise<ImportParseSummary['fields'] | undefined> {
+  let entity: string | null = null;
+  let items = 0;
+  const seen = new Set<string>();
+  const relationFields = new Set<string>();
+  const lists: Record<'collections' | 'fields' | 'relations', Obj[]> = { collections: [], fields: [], relations: [] };
+  let directus = '';
+  const walked = await walkJson(input.path, {
+    maxDepth: input.maxDepth,
+    select: (p) => {
+      if (p.length === 1 && typeof p[0] === 'number') return 'item';
+      if (p.length === 2 && p[0] === 'data' && typeof p[1] === 'number') return 'item';
+      if (p.length === 2 && typeof p[1] === 'number' && (p[0] === 'collections' || p[0] === 'fields' || p[0] === 'relations')) return p[0];
+      if (p.length === 1 && p[0] === 'directus') return 'directus';
+      return null;
+    },
+    onTooDeep: (_l, p) => writer.warn(`record nested deeper than ${input.maxDepth} levels, skipped`, (p[p.length - 1] as number) + 1),
+    onValue: async (label, value, p) => {
+      if (label === 'directus') return void (directus = String(value));
+      if (label !== 'item') return void (isObj(value) && lists[label as keyof typeof lists].push(value));
+      const line = (p[p.length - 1] as number) + 1;
+      items++;
+      if (!isObj(value)) return void writer.warn(`item ${line} is not an object, skipped`, line);
+      entity ??= directusCollection(input, Object.keys(value));
+      const id = typeof value.id === 'string' || typeof value.id === 'number' ? String(value.id) : null;
+      if (id === null) return void writer.warn(`item ${line} has no id, skipped`, line);
+      if (seen.has(id)) return void writer.warn(`item ${line}: id ${id} appears twice, the later copy was skipped`, line);
+      seen.add(id);
+      const data: Obj = {};
+      const kinds: Record<string, ImportFieldKind> = {};
+      for (const [name, v] of Object.entries(value)) {
+        if (name === 'id') continue;
+        data[name] = v;
+        const kind = directusKind(name, v);
+        if (kind) {
+          kinds[name] = kind;
+          relationFields.add(name);
+        } else if (relationFields.has(name) && (v === null || (Array.isArray(v) && v.length === 0))) {
+          kinds[name] = MEDIA_NAME.test(name) ? 'media' : 'relation';
+        }
+      }
+      const raw = typeof value.status === 'string' ? value.status : null;
+      const status = raw && PUBLISHED.has(raw) ? 'published' : raw && DRAFT.has(raw) ? 'draft' : undefined;
+      await writer.write({ entity: entity!, externalId: id, data, ...(status ? { status } : {}), line }, kinds);
+    },
+  });
+  if (walked.error) writer.warn(`not valid JSON (${walked.error}); ${items} item(s) read before the error`);
+  const snapshot = walked.rootKind === 'object' && walked.topKeys.includes('directus') && walked.topKeys.includes('collections');
+  if (snapshot) return snapshotFields(writer, lists, directus);
+  if (items === 0) writer.block(walked.rootKind === 'array' || walked.topKeys.includes('data') ? 'the Directus export holds no items' : 'not a Directus item export or schema snapshot');
+  return undefined;
+}

@@ -1,0 +1,224 @@
+/**
+ * node_cms, archive form: a Strapi 4/5 data-transfer export (`strapi export --no-encrypt`), a tar.gz
+ * holding `metadata.json`, `schemas/`, `entities/`, `links/`, `configuration/` (`*.jsonl`) and
+ * `assets/uploads/`. Extracted safely into the job folder, then read line by line.
+ *
+ * Entities: content types (`api::*`) by their schema's plural name (`api::article.article` ->
+ * `articles`, `api::landing-page.landing-page` -> `landing_pages`); uploads (`plugin::upload.file`)
+ * -> `attachments` with `file.path` = the extracted asset (absolute, under workDir). Everything else
+ * (admin, users-permissions users/roles/permissions, i18n locales, folders, configuration) is skipped
+ * with one warning: accounts and password hashes are never imported. Strapi 5 keeps a draft and a
+ * published row per document: they collapse to one entity (the published row, status `published`).
+ * externalId: `<singular>:<documentId or id>` (plus `:<locale>` for a localised row). Links become
+ * relation/media values holding the target's externalId.
+ */
+import { createReadStream, existsSync, readFileSync, statSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { join } from 'node:path';
+import type { ImportFieldKind, ImportParseInput } from '../../kernel/registries/contracts.js';
+import type { SpoolWriter } from '../../workers/import/spool-writer.js';
+import { extractUpload } from './task-run.js';
+import { plural, snake } from './names.js';
+
+interface Schema {
+  uid: string;
+  info?: { singularName?: string; pluralName?: string };
+  options?: { draftAndPublish?: boolean };
+  attributes?: Record<string, { type?: string; relation?: string; multiple?: boolean; private?: boolean }>;
+}
+interface Row {
+  type: string;
+  id: number | string;
+  data: Record<string, unknown>;
+}
+interface Target {
+  type: string;
+  ref: number | string;
+}
+
+const SKIPPED_FIELDS = new Set(['documentId', 'createdBy', 'updatedBy', 'localizations']);
+const SECRET_FIELD = /^(password|resetPasswordToken|confirmationToken|registrationToken|resetPasswordCode)$/;
+const SINGLE_RELATIONS = new Set(['oneToOne', 'manyToOne', 'morphToOne', 'oneWay']);
+const FILE_TYPE = 'plugin::upload.file';
+
+export const isStrapiContentType = (uid: string): boolean => uid.startsWith('api::') || uid === FILE_TYPE;
+
+const KIND_OF: Record<string, ImportFieldKind> = {
+  string: 'text', text: 'text', email: 'text', uid: 'text', enumeration: 'text',
+  richtext: 'richtext', blocks: 'json', integer: 'number', biginteger: 'number', float: 'number',
+  decimal: 'number', boolean: 'boolean', date: 'date', datetime: 'date', time: 'text', timestamp: 'date',
+  json: 'json', component: 'json', dynamiczone: 'json', media: 'media', relation: 'relation',
+};
+
+/** Reads a JSONL file line by line; a line that is not JSON becomes a warning with its number. */
+export async function eachJsonLine(
+  path: string,
+  label: string,
+  writer: SpoolWriter,
+  fn: (value: unknown, line: number) => Promise<void> | void,
+): Promise<void> {
+  const lines = createInterface({ input: createReadStream(path, { encoding: 'utf8' }), crlfDelay: Infinity });
+  let n = 0;
+  for await (const text of lines) {
+    n++;
+    if (!text.trim()) continue;
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      writer.warn(`${label} line ${n} is not valid JSON, skipped`, n);
+      continue;
+    }
+    await fn(value, n);
+  }
+}
+
+function entityNames(uid: string, schema: Schema | undefined): { entity: string; singular: string } {
+  if (uid === FILE_TYPE) return { entity: 'attachments', singular: 'file' };
+  const model = uid.split('.').pop() ?? uid;
+  const singular = snake(schema?.info?.singularName ?? model);
+  return { entity: snake(schema?.info?.pluralName ?? '') || plural(model), singular };
+}
+
+export async function parseStrapiExport(input: ImportParseInput, writer: SpoolWriter): Promise<void> {
+  const { dir, archive } = await extractUpload(input, writer);
+  const files = new Set(archive.files);
+  const entityFiles = archive.files.filter((f) => /(^|\/)entities\/[^/]+\.jsonl$/.test(f)).sort();
+  if (!entityFiles.length) {
+    if (archive.files.some((f) => f.endsWith('.enc'))) return writer.block('the archive holds an encrypted Strapi export (.enc): not supported; export again with --no-encrypt');
+    return writer.block(archive.error ? `the archive cannot be read: ${archive.error}` : 'not a Strapi data-transfer export: no entities/*.jsonl in the archive');
+  }
+  const prefix = entityFiles[0].slice(0, entityFiles[0].lastIndexOf('entities/'));
+  const inRoot = (folder: string) => archive.files.filter((f) => f.startsWith(`${prefix}${folder}/`) && f.endsWith('.jsonl')).sort();
+
+  // metadata.json: the Strapi version (a hand-repacked archive may lack it).
+  let version: string | null = null;
+  const metaPath = join(dir, `${prefix}metadata.json`);
+  if (files.has(`${prefix}metadata.json`) && statSync(metaPath).size < 1024 * 1024) {
+    try {
+      version = String((JSON.parse(readFileSync(metaPath, 'utf8')) as { strapi?: { version?: unknown } }).strapi?.version ?? '') || null;
+    } catch {
+      writer.warn('metadata.json is not valid JSON');
+    }
+  } else writer.warn('the export has no metadata.json (a repacked archive?): Strapi version unknown');
+  if (!inRoot('links').length) writer.warn('the export has no links/ folder: relations and media links are not known');
+
+  const schemas = new Map<string, Schema>();
+  for (const f of inRoot('schemas')) {
+    await eachJsonLine(join(dir, f), f, writer, (v) => {
+      const s = v as Schema;
+      if (typeof s?.uid === 'string') schemas.set(s.uid, s);
+    });
+  }
+
+  // links: owner row -> field -> targets.
+  const links = new Map<string, Map<string, Target[]>>();
+  let componentLinks = 0;
+  for (const f of inRoot('links')) {
+    await eachJsonLine(join(dir, f), f, writer, (v) => {
+      const l = v as { left?: Target & { field?: string }; right?: Target & { field?: string } };
+      if (!l?.left || !l.right) return;
+      let owner: Target & { field?: string } = l.left;
+      let target: Target = l.right;
+      if (l.left.type === FILE_TYPE && l.left.field === 'related') {
+        owner = l.right;
+        target = l.left;
+      }
+      if (!owner.field || SKIPPED_FIELDS.has(owner.field)) return;
+      if (!owner.type.includes('::')) {
+        componentLinks++;
+        return;
+      }
+      if (!isStrapiContentType(owner.type)) return;
+      const key = `${owner.type}|${owner.ref}`;
+      const fields = links.get(key) ?? new Map<string, Target[]>();
+      links.set(key, fields);
+      fields.set(owner.field, [...(fields.get(owner.field) ?? []), { type: target.type, ref: target.ref }]);
+    });
+  }
+
+  // Pass 1: the externalId of every imported row, and which row stands for each document.
+  const rowExternal = new Map<string, string>();
+  const chosen = new Map<string, { rowKey: string; published: boolean }>();
+  const skipped = new Map<string, number>();
+  const externalOf = (row: Row): string => {
+    const { singular } = entityNames(row.type, schemas.get(row.type));
+    const docId = typeof row.data.documentId === 'string' ? row.data.documentId : String(row.id);
+    const locale = typeof row.data.locale === 'string' && row.data.locale ? `:${row.data.locale}` : '';
+    return `${singular}:${docId}${locale}`;
+  };
+  const isRow = (v: unknown): v is Row => {
+    const r = v as Row;
+    return typeof r?.type === 'string' && (typeof r.id === 'number' || typeof r.id === 'string') && !!r.data && typeof r.data === 'object';
+  };
+  for (const f of entityFiles) {
+    await eachJsonLine(join(dir, f), f, writer, (v, line) => {
+      if (!isRow(v)) return void writer.warn(`${f} line ${line} is not a Strapi entity ({type, id, data}), skipped`, line);
+      if (!isStrapiContentType(v.type)) return void skipped.set(v.type, (skipped.get(v.type) ?? 0) + 1);
+      const rowKey = `${v.type}|${v.id}`;
+      const ext = externalOf(v);
+      rowExternal.set(rowKey, ext);
+      const published = v.data.publishedAt !== null && v.data.publishedAt !== undefined;
+      const current = chosen.get(ext);
+      if (!current || (published && !current.published)) chosen.set(ext, { rowKey, published });
+    });
+  }
+
+  // Pass 2: write the chosen rows.
+  let missingAssets = 0;
+  let collapsed = 0;
+  for (const f of entityFiles) {
+    await eachJsonLine(join(dir, f), f, writer, async (v, line) => {
+      if (!isRow(v) || !isStrapiContentType(v.type)) return;
+      const rowKey = `${v.type}|${v.id}`;
+      const ext = rowExternal.get(rowKey)!;
+      if (chosen.get(ext)?.rowKey !== rowKey) {
+        collapsed++;
+        return;
+      }
+      const schema = schemas.get(v.type);
+      const attrs = schema?.attributes ?? {};
+      const { entity } = entityNames(v.type, schema);
+      const data: Record<string, unknown> = {};
+      const kinds: Record<string, ImportFieldKind> = {};
+      for (const [name, value] of Object.entries(v.data)) {
+        if (SKIPPED_FIELDS.has(name) || SECRET_FIELD.test(name) || attrs[name]?.type === 'password') continue;
+        if (name === 'locale' && value === null) continue;
+        data[name] = value;
+        const kind = attrs[name]?.type ? KIND_OF[attrs[name].type!] : undefined;
+        if (kind && kind !== 'relation' && kind !== 'media') kinds[name] = kind;
+      }
+      for (const [field, targets] of links.get(rowKey) ?? []) {
+        const ids = [...new Set(targets.map((t) => rowExternal.get(`${t.type}|${t.ref}`)).filter((x): x is string => !!x))];
+        const attr = attrs[field];
+        const single = attr ? (attr.type === 'media' ? attr.multiple !== true : SINGLE_RELATIONS.has(attr.relation ?? '')) : false;
+        if (!ids.length && attr?.type !== 'media' && !targets.some((t) => isStrapiContentType(t.type))) continue;
+        data[field] = single ? (ids[0] ?? null) : ids;
+        kinds[field] = attr?.type === 'media' || targets.every((t) => t.type === FILE_TYPE) ? 'media' : 'relation';
+      }
+      let status: 'draft' | 'published' | undefined;
+      if (schema?.options?.draftAndPublish) status = chosen.get(ext)!.published ? 'published' : 'draft';
+      let file: { path?: string; url?: string; filename: string; mimeType?: string } | undefined;
+      if (v.type === FILE_TYPE) {
+        const stored = typeof v.data.hash === 'string' && typeof v.data.ext === 'string' ? `${prefix}assets/uploads/${v.data.hash}${v.data.ext}` : null;
+        const url = typeof v.data.url === 'string' ? v.data.url : null;
+        const filename = typeof v.data.name === 'string' ? v.data.name : (url?.split('/').pop() ?? `file-${v.id}`);
+        const mimeType = typeof v.data.mime === 'string' ? v.data.mime : undefined;
+        const path = stored && files.has(stored) && existsSync(join(dir, stored)) ? join(dir, stored) : undefined;
+        const remote = url && /^https?:\/\//i.test(url) ? url : undefined;
+        if (!path && !remote) missingAssets++;
+        file = { filename, ...(path ? { path } : {}), ...(!path && remote ? { url: remote } : {}), ...(mimeType ? { mimeType } : {}) };
+      }
+      await writer.write({ entity, externalId: ext, data, ...(status ? { status } : {}), ...(file ? { file } : {}), line }, kinds);
+    });
+  }
+  if (skipped.size) {
+    const list = [...skipped].map(([t, n]) => `${n} ${t}`).join(', ');
+    writer.warn(`skipped Strapi internal types (accounts, permissions and credentials are never imported): ${list}`);
+  }
+  if (collapsed) writer.warn(`${collapsed} draft row(s) of documents that also have a published version were folded into that entry`);
+  if (componentLinks) writer.warn(`${componentLinks} link(s) held by components (media or relations inside dynamic zones) were not attached`);
+  if (missingAssets) writer.warn(`${missingAssets} upload(s) have no file in assets/uploads and no absolute URL: only their metadata is imported`);
+  if (version && !/^[45]\./.test(version)) writer.warn(`Strapi ${version} export: only Strapi 4 and 5 exports are known, check the result`);
+  if (rowExternal.size === 0) writer.block('the export holds no content entries (only Strapi internal types)');
+}

@@ -1,0 +1,55 @@
+/**
+ * What the three CMS parse tasks share: input checks, the spool writer's life cycle, and archive
+ * extraction into the job's folder with its refusals reported as warnings. Worker-side: no kernel
+ * runtime imports.
+ */
+import { join } from 'node:path';
+import type { ImportParseInput, ImportParseSummary } from '../../kernel/registries/contracts.js';
+import type { TaskResult } from '../../workers/tasks.js';
+import { SpoolWriter } from '../../workers/import/spool-writer.js';
+import { extractArchive, type ArchiveLimits, type ArchiveResult } from '../../workers/import/archive.js';
+
+/** Writes the entities; may return field kinds known without records (a schema snapshot). */
+export type FormatParser = (input: ImportParseInput, writer: SpoolWriter) => Promise<ImportParseSummary['fields'] | void | undefined>;
+
+export async function runParse(input: ImportParseInput, parse: FormatParser): Promise<TaskResult<ImportParseSummary>> {
+  for (const key of ['path', 'filename', 'workDir', 'spoolPath'] as const) {
+    if (typeof input?.[key] !== 'string' || !input[key]) return { ok: false, issues: [{ code: 'INVALID_INPUT', message: `${key} must be a non-empty string` }] };
+  }
+  const maxDepth = Number.isInteger(input.maxDepth) && input.maxDepth > 0 ? input.maxDepth : 32;
+  const writer = new SpoolWriter(input.spoolPath, maxDepth);
+  try {
+    const typed = await parse({ ...input, maxDepth }, writer);
+    const summary = await writer.close();
+    if (typed) for (const [entity, kinds] of Object.entries(typed)) summary.fields[entity] = { ...kinds, ...summary.fields[entity] };
+    return { ok: true, value: summary };
+  } catch (err) {
+    writer.abort();
+    const e = err as NodeJS.ErrnoException;
+    if (e.code === 'ENOENT') return { ok: false, issues: [{ code: 'FILE_NOT_FOUND', message: `cannot read ${input.filename}` }] };
+    return { ok: false, issues: [{ code: 'PARSE_FAILED', message: `${input.filename}: ${e.message}` }] };
+  }
+}
+
+export const isArchiveInput = (input: ImportParseInput): boolean =>
+  input.profile?.container === 'tar' || /\.(tar\.gz|tgz|tar)$/i.test(input.filename);
+
+/** Limits from the request options (numbers only), else the defaults. */
+function limitsOf(input: ImportParseInput): ArchiveLimits {
+  const o = input.options ?? {};
+  const n = (v: unknown) => (typeof v === 'number' && v > 0 ? v : undefined);
+  return { maxBytes: n(o.archiveMaxBytes), maxEntries: n(o.archiveMaxEntries) };
+}
+
+/**
+ * Extracts the uploaded archive under `<workDir>/archive`; refused and skipped entries become
+ * warnings, a damaged or oversized archive a warning too (what was extracted is still read).
+ */
+export async function extractUpload(input: ImportParseInput, writer: SpoolWriter): Promise<{ dir: string; archive: ArchiveResult }> {
+  const dir = join(input.workDir, 'archive');
+  const archive = await extractArchive(input.path, dir, limitsOf(input));
+  for (const r of archive.rejected) writer.warn(`archive entry ${r.path} refused: ${r.reason}`);
+  for (const s of archive.skipped) writer.warn(`archive entry ${s.path} skipped: ${s.reason}`);
+  if (archive.error) writer.warn(archive.error);
+  return { dir, archive };
+}

@@ -1,0 +1,8 @@
+import { definePlugin } from '../../kernel/index.js';
+import { TABULAR_FORMATS } from './formats.js';
+
+export default definePlugin({
+  register({ registries }) {
+    for (const format of TABULAR_FORMATS) registries.importFormats.add(format);
+  },
+});

@@ -1,0 +1,23 @@
+/**
+ * Piscina task file of the `xml_blog` format: `parseWxr` streams a WordPress export into the spool
+ * file and returns the summary. Expected failures come back as data (blocked reasons, warnings).
+ */
+import type { ImportParseInput, ImportParseSummary } from '../../kernel/registries/contracts.js';
+import { SpoolWriter } from '../../workers/import/spool-writer.js';
+import type { TaskResult } from '../../workers/tasks.js';
+import { WxrStream } from './wxr-stream.js';
+
+export async function parseWxr(input: ImportParseInput): Promise<TaskResult<ImportParseSummary>> {
+  if (typeof input?.path !== 'string' || typeof input?.spoolPath !== 'string') {
+    return { ok: false, issues: [{ code: 'INVALID_INPUT', message: 'path and spoolPath must be strings' }] };
+  }
+  const spool = new SpoolWriter(input.spoolPath, input.maxDepth || 32);
+  try {
+    const stream = new WxrStream(input, spool);
+    await stream.run();
+    return { ok: true, value: await spool.close({ acfFields: [...stream.customFields].sort() }) };
+  } catch (err) {
+    spool.abort();
+    return { ok: false, issues: [{ code: 'PARSE_FAILED', message: `the WXR file could not be parsed: ${(err as Error).message}` }] };
+  }
+}

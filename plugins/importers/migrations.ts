@@ -1,0 +1,64 @@
+import type { MigrationDefinition } from '../../kernel/db/migrations.js';
+
+/**
+ * The importers' tables (frozen: each step's checksum is recorded). Times are epoch milliseconds;
+ * JSON documents are text. import_links is the delta ledger: one row per imported source record.
+ */
+export const IMPORTER_MIGRATIONS: MigrationDefinition[] = [
+  {
+    name: '0001-importers',
+    async up({ queryInterface, DataTypes, sequelize }) {
+      const longText = sequelize.getDialect() === 'sqlite' ? DataTypes.TEXT : DataTypes.TEXT('medium');
+      await queryInterface.createTable('import_uploads', {
+        id: { type: DataTypes.STRING(36), primaryKey: true },
+        tenant_id: { type: DataTypes.STRING(64), allowNull: false },
+        user_id: { type: DataTypes.STRING(64), allowNull: true },
+        filename: { type: DataTypes.STRING(255), allowNull: false },
+        size: { type: DataTypes.BIGINT, allowNull: false },
+        valid: { type: DataTypes.BOOLEAN, allowNull: false },
+        format: { type: DataTypes.STRING(64), allowNull: true },
+        confidence: { type: DataTypes.DOUBLE, allowNull: false },
+        summary: { type: longText, allowNull: false },
+        work_dir: { type: DataTypes.STRING(500), allowNull: false },
+        file_path: { type: DataTypes.STRING(500), allowNull: false },
+        spool_path: { type: DataTypes.STRING(500), allowNull: false },
+        created_at: { type: DataTypes.BIGINT, allowNull: false },
+      });
+      await queryInterface.addIndex('import_uploads', ['tenant_id', 'user_id', 'created_at'], { name: 'import_uploads_owner' });
+      await queryInterface.createTable('import_plans', {
+        id: { type: DataTypes.STRING(36), primaryKey: true },
+        tenant_id: { type: DataTypes.STRING(64), allowNull: false },
+        upload_id: { type: DataTypes.STRING(36), allowNull: false },
+        plan: { type: longText, allowNull: false },
+        job_id: { type: DataTypes.STRING(36), allowNull: true },
+        created_at: { type: DataTypes.BIGINT, allowNull: false },
+      });
+      await queryInterface.createTable('import_jobs', {
+        id: { type: DataTypes.STRING(36), primaryKey: true },
+        tenant_id: { type: DataTypes.STRING(64), allowNull: false },
+        plan_id: { type: DataTypes.STRING(36), allowNull: false },
+        format: { type: DataTypes.STRING(64), allowNull: false },
+        status: { type: DataTypes.STRING(20), allowNull: false },
+        processed: { type: DataTypes.INTEGER, allowNull: false },
+        total: { type: DataTypes.INTEGER, allowNull: false },
+        results: { type: longText, allowNull: false },
+        warnings: { type: longText, allowNull: false },
+        error: { type: DataTypes.TEXT, allowNull: true },
+        started_at: { type: DataTypes.BIGINT, allowNull: false },
+        completed_at: { type: DataTypes.BIGINT, allowNull: true },
+      });
+      await queryInterface.createTable('import_links', {
+        id: { type: DataTypes.INTEGER, primaryKey: true, autoIncrement: true },
+        tenant_id: { type: DataTypes.STRING(64), allowNull: false },
+        format: { type: DataTypes.STRING(64), allowNull: false },
+        entity: { type: DataTypes.STRING(64), allowNull: false },
+        external_id: { type: DataTypes.STRING(191), allowNull: false },
+        collection: { type: DataTypes.STRING(64), allowNull: false },
+        entry_id: { type: DataTypes.STRING(36), allowNull: false },
+        checksum: { type: DataTypes.STRING(64), allowNull: false },
+        updated_at: { type: DataTypes.BIGINT, allowNull: false },
+      });
+      await queryInterface.addIndex('import_links', ['tenant_id', 'format', 'entity', 'external_id'], { unique: true, name: 'import_links_source' });
+    },
+  },
+];

@@ -1,0 +1,41 @@
+/**
+ * The minimal shapes of the content and media plugins' in-process SDKs this plugin uses (resolved from
+ * the container as `contentClient` and `mediaClient`; never imported from those plugins).
+ */
+import type { Readable } from 'node:stream';
+import type { Identity } from '../../kernel/http/identity.js';
+import type { ContentFieldType } from './field-names.js';
+
+export interface FieldInfo {
+  name: string;
+  type: ContentFieldType;
+  required?: boolean;
+  collection?: string;
+}
+export interface CollectionInfo {
+  name: string;
+  fields: FieldInfo[];
+}
+export interface EntryRef {
+  _id: string;
+}
+export interface EntriesPort {
+  create(data: Record<string, unknown>): Promise<EntryRef>;
+  /** One transaction, all or nothing (at most 100). */
+  createMany(data: Array<Record<string, unknown>>): Promise<EntryRef[]>;
+  update(id: string, data: Record<string, unknown>): Promise<EntryRef>;
+}
+export interface ContentPort {
+  collections: {
+    list(): Promise<CollectionInfo[]>;
+    get(name: string): Promise<CollectionInfo>;
+    create(definition: { name: string; label?: string; fields: Array<Record<string, unknown>> }): Promise<CollectionInfo>;
+  };
+  entries(collection: string): EntriesPort;
+}
+export type ContentClientFactory = (identity?: Identity) => ContentPort;
+
+export interface MediaPort {
+  upload(filename: string, body: Readable | Buffer, options?: { folderId?: string | null; private?: boolean }): Promise<{ _id: string; url: string }>;
+}
+export type MediaClientFactory = (identity?: Identity) => MediaPort;

@@ -1,0 +1,106 @@
+import { DataTypes, Model, Op, type Sequelize, type Transaction } from 'sequelize';
+
+export class UploadRow extends Model {
+  declare id: string;
+  declare tenant_id: string;
+  declare user_id: string | null;
+  declare filename: string;
+  declare size: number;
+  declare valid: boolean;
+  declare format: string | null;
+  declare confidence: number;
+  declare summary: string;
+  declare work_dir: string;
+  declare file_path: string;
+  declare spool_path: string;
+  declare created_at: number;
+}
+export class PlanRow extends Model {
+  declare id: string;
+  declare tenant_id: string;
+  declare upload_id: string;
+  declare plan: string;
+  declare job_id: string | null;
+  declare created_at: number;
+}
+export class JobRow extends Model {
+  declare id: string;
+  declare tenant_id: string;
+  declare plan_id: string;
+  declare format: string;
+  declare status: 'processing' | 'completed' | 'failed';
+  declare processed: number;
+  declare total: number;
+  declare results: string;
+  declare warnings: string;
+  declare error: string | null;
+  declare started_at: number;
+  declare completed_at: number | null;
+}
+export class LinkRow extends Model {
+  declare id: number;
+  declare tenant_id: string;
+  declare format: string;
+  declare entity: string;
+  declare external_id: string;
+  declare collection: string;
+  declare entry_id: string;
+  declare checksum: string;
+  declare updated_at: number;
+}
+
+/**
+ * The importers' models, defined per kernel on its Sequelize instance (several kernels may share a
+ * process in tests), the schema itself comes from the migrations.
+ */
+export class ImportStore {
+  readonly uploads: typeof UploadRow;
+  readonly plans: typeof PlanRow;
+  readonly jobs: typeof JobRow;
+  readonly links: typeof LinkRow;
+
+  constructor(readonly sequelize: Sequelize) {
+    const S = DataTypes.STRING;
+    const common = { sequelize, timestamps: false };
+    this.uploads = class extends UploadRow {};
+    this.uploads.init(
+      {
+        id: { type: S(36), primaryKey: true }, tenant_id: S(64), user_id: S(64), filename: S(255), size: DataTypes.BIGINT, valid: DataTypes.BOOLEAN,
+        format: S(64), confidence: DataTypes.DOUBLE, summary: DataTypes.TEXT, work_dir: S(500), file_path: S(500), spool_path: S(500), created_at: DataTypes.BIGINT,
+      },
+      { ...common, tableName: 'import_uploads', modelName: 'ImportUpload' },
+    );
+    this.plans = class extends PlanRow {};
+    this.plans.init(
+      { id: { type: S(36), primaryKey: true }, tenant_id: S(64), upload_id: S(36), plan: DataTypes.TEXT, job_id: S(36), created_at: DataTypes.BIGINT },
+      { ...common, tableName: 'import_plans', modelName: 'ImportPlan' },
+    );
+    this.jobs = class extends JobRow {};
+    this.jobs.init(
+      {
+        id: { type: S(36), primaryKey: true }, tenant_id: S(64), plan_id: S(36), format: S(64), status: S(20), processed: DataTypes.INTEGER, total: DataTypes.INTEGER,
+        results: DataTypes.TEXT, warnings: DataTypes.TEXT, error: DataTypes.TEXT, started_at: DataTypes.BIGINT, completed_at: DataTypes.BIGINT,
+      },
+      { ...common, tableName: 'import_jobs', modelName: 'ImportJob' },
+    );
+    this.links = class extends LinkRow {};
+    this.links.init(
+      {
+        id: { type: DataTypes.INTEGER, primaryKey: true, autoIncrement: true }, tenant_id: S(64), format: S(64), entity: S(64), external_id: S(191),
+        collection: S(64), entry_id: S(36), checksum: S(64), updated_at: DataTypes.BIGINT,
+      },
+      { ...common, tableName: 'import_links', modelName: 'ImportLink' },
+    );
+  }
+
+  /** The links of these source ids (one query per batch). */
+  async linksFor(tenantId: string, format: string, entity: string, externalIds: string[], transaction?: Transaction): Promise<Map<string, LinkRow>> {
+    if (!externalIds.length) return new Map();
+    const rows = await this.links.findAll({ where: { tenant_id: tenantId, format, entity, external_id: { [Op.in]: externalIds } }, transaction });
+    return new Map(rows.map((r) => [r.external_id, r]));
+  }
+
+  async countLinks(tenantId: string, format: string, entity: string): Promise<number> {
+    return this.links.count({ where: { tenant_id: tenantId, format, entity } });
+  }
+}

@@ -1,0 +1,67 @@
+import { PassThrough } from 'node:stream';
+import type { Context } from 'koa';
+import { AppError } from '../../kernel/errors.js';
+import type { Identity } from '../../kernel/http/identity.js';
+import type { ImportersService } from './importers-service.js';
+
+const flag = (v: string | undefined) => v !== undefined && /^(1|true|yes|on)$/i.test(v);
+
+/**
+ * POST /api/migration/import: the upload is received first (refusals are ordinary JSON errors), then the
+ * answer is a server-sent event stream: `progress` {step, message, percent} for detecting, parsing,
+ * mapping and importing, then `complete` {imported, failed, durationMs}, or `error` in the error shape.
+ * The import runs inline in this request whatever its size: the stream is its progress channel.
+ */
+export async function streamImport(ctx: Context, identity: Identity, service: ImportersService): Promise<void> {
+  const started = Date.now();
+  const upload = await service.receive(ctx);
+  const out = new PassThrough();
+  let closed = false;
+  ctx.req.on('close', () => {
+    if (!ctx.res.writableFinished) closed = true;
+  });
+  const send = (event: string, data: unknown) => {
+    if (!closed) out.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+  };
+  const progress = (step: string, message: string, percent: number) => send('progress', { step, message, percent: Math.max(0, Math.min(100, Math.round(percent))) });
+  ctx.status = 200;
+  ctx.type = 'text/event-stream';
+  ctx.set('Cache-Control', 'no-cache, no-transform');
+  ctx.set('X-Accel-Buffering', 'no');
+  ctx.body = out;
+
+  const work = async () => {
+    const analysis = await service.analyse(upload, upload.fields.format, (step) =>
+      step === 'detecting' ? progress('detecting', 'Detecting the format', 5) : progress('parsing', 'Parsing the upload', 20),
+    );
+    const view = await service.record(identity, upload, analysis);
+    if (!view.valid) {
+      send('error', { success: false, error: 'IMPORT_UPLOAD_INVALID', message: view.blockedReasons.join('; ') || 'The upload did not validate' });
+      return;
+    }
+    progress('parsing', `Parsed ${Object.entries(view.summary).map(([e, n]) => `${n} ${e}`).join(', ')} (${view.detectedFormat})`, 35);
+    progress('mapping', 'Mapping fields to collections', 40);
+    const { job, view: plan } = await service.planAndClaim(identity, upload.uploadId, view.detectedFormat!, {
+      collection: upload.fields.collection || undefined, scaffold: flag(upload.fields.scaffold),
+    });
+    const targets = plan.operations.filter((o) => o.targetCollection).map((o) => `${o.sourceType} -> ${o.targetCollection}`);
+    progress('mapping', targets.length ? `Targets: ${targets.join(', ')}` : 'No target collection (pass collection or scaffold=true)', 45);
+    const outcome = await service.execute(job.id, {
+      progress: (processed, total) => progress('importing', `Imported ${processed} of ${total}`, 45 + (total ? (processed / total) * 55 : 55)),
+      shouldStop: () => closed,
+    });
+    if (!outcome) {
+      const failed = await service.job(identity, job.id);
+      send('error', { success: false, error: 'IMPORT_FAILED', message: failed.error ?? 'The import failed' });
+      return;
+    }
+    const sum = (k: 'imported' | 'failed') => Object.values(outcome.results).reduce((n, r) => n + r[k], 0);
+    send('complete', { imported: sum('imported'), failed: sum('failed'), durationMs: Date.now() - started, jobId: job.id });
+  };
+  work()
+    .catch((err: unknown) => {
+      const e = err instanceof AppError && err.status < 500 ? err : null;
+      send('error', { success: false, error: e?.code ?? 'INTERNAL_ERROR', message: e?.message ?? 'The import failed' });
+    })
+    .finally(() => out.end());
+}

@@ -1,0 +1,169 @@
+import { z } from 'zod';
+import { AuthenticationRequiredError } from '../../kernel/errors.js';
+import type { RouteDefinition } from '../../kernel/http/route-table.js';
+import type { BundledPreset } from './presets.js';
+import type { ThemePreferences } from './theme-preferences.js';
+import { adminThemeInput, storedAdminThemeSchema, themeName, themeSettingsInput } from './theme-schemas.js';
+import type { ThemesService } from './themes-service.js';
+
+const tags = ['theme'];
+const themeId = z.string().uuid();
+const removed = z.array(z.string()).meta({ description: 'What the CSS sanitiser removed from customCss, e.g. ["url()", "@import"]' });
+
+const summary = z.object({
+  id: z.string(), name: z.string(), isActive: z.boolean(), isDefault: z.boolean(),
+  density: z.string(), variant: z.string(), updatedAt: z.string(),
+}).meta({ id: 'ThemeSummary' });
+const themeView = summary.extend({
+  presetSource: z.string().nullable(), createdAt: z.string(),
+  config: z.object({
+    adminTheme: storedAdminThemeSchema,
+    palette: z.record(z.string(), z.record(z.string(), z.string())).meta({ description: 'family (primary, secondary, tertiary, success, warning, error, neutral) -> shade 50..950 -> hex' }),
+    colors: z.record(z.string(), z.string()).meta({ description: 'background, surface, text, textMuted, border, onPrimary' }),
+    branding: z.object({ siteName: z.string().nullable(), logoUrl: z.string().nullable(), accentColor: z.string().nullable() }),
+  }),
+}).meta({ id: 'Theme' });
+const branding = z.object({ siteName: z.string().nullable(), logoUrl: z.string().nullable(), accentColor: z.string().nullable() }).meta({ id: 'ThemeBranding' });
+const warning = z.object({
+  code: z.enum(['LOW_CONTRAST', 'CSS_REMOVED']), message: z.string(), pair: z.string().optional(), foreground: z.string().optional(),
+  background: z.string().optional(), ratio: z.number().optional(), required: z.number().optional(), removed: z.array(z.string()).optional(),
+}).meta({ id: 'ThemeImportWarning' });
+
+const themes = (scope: Record<string, any>) => scope.themes as ThemesService;
+
+/** Every route of the spec's theme table, plus the effective theme for the admin UI and the bundled presets. */
+export const themeRoutes: RouteDefinition[] = [
+  {
+    method: 'GET', path: '/api/theme/admin-theme', permission: 'system:read', tags, request: {},
+    summary: "The active theme's admin config (StoredAdminTheme), or {} when the tenant has no active theme",
+    response: z.union([storedAdminThemeSchema, z.object({})]),
+    handler: ({ scope, identity }) => themes(scope).adminTheme(identity.tenantId),
+  },
+  {
+    method: 'POST', path: '/api/theme/admin-theme', permission: 'system:settings', tags, request: { body: adminThemeInput },
+    summary: 'Saves a partial StoredAdminTheme on the active theme (customCss sanitised); creates an active "Default" theme when there is none',
+    description: 'features and lockedSettings merge key by key; layoutState is replaced. `removed` lists what the CSS sanitiser took out.',
+    response: storedAdminThemeSchema.extend({ removed }),
+    async handler({ scope, identity, body }) {
+      const { adminTheme, removed: gone } = await themes(scope).saveAdminTheme(identity.tenantId, body);
+      return { ...adminTheme, removed: gone };
+    },
+  },
+  {
+    method: 'DELETE', path: '/api/theme/admin-theme', permission: 'system:settings', tags, request: {},
+    summary: "Resets the active theme's admin config to the defaults (palette, colours and branding stay); 404 THEME_NOT_FOUND without an active theme",
+    response: storedAdminThemeSchema,
+    handler: ({ scope, identity }) => themes(scope).resetAdminTheme(identity.tenantId),
+  },
+  {
+    method: 'GET', path: '/api/theme/list', permission: 'system:read', tags, request: {},
+    summary: "The tenant's themes (ThemeSummary[]), oldest first",
+    response: z.array(summary),
+    handler: ({ scope, identity }) => themes(scope).list(identity.tenantId),
+  },
+  {
+    method: 'POST', path: '/api/theme/create', permission: 'system:settings', tags, status: 201,
+    request: { body: z.object({ name: themeName, settings: themeSettingsInput.optional() }) },
+    summary: 'Creates a theme; settings is the theme JSON without its name ({adminTheme?, palette?, colors?, branding?}); names are unique per tenant (409 CONFLICT)',
+    description: "The tenant's first theme becomes active and default.",
+    response: themeView.extend({ removed }),
+    async handler({ scope, identity, body }) {
+      const { theme, removed: gone } = await themes(scope).create(identity.tenantId, body.name, body.settings);
+      return { ...theme, removed: gone };
+    },
+  },
+  {
+    method: 'POST', path: '/api/theme/activate', permission: 'system:settings', tags, request: { body: z.object({ themeId }) },
+    summary: 'Makes the theme the active one of the tenant (applied across the admin UI)',
+    response: themeView,
+    handler: ({ scope, identity, body }) => themes(scope).activate(identity.tenantId, body.themeId),
+  },
+  {
+    method: 'POST', path: '/api/theme/clone', permission: 'system:settings', tags, status: 201,
+    request: { body: z.object({ sourceId: themeId, name: themeName }) },
+    summary: 'Copies a theme under a new name (neither active nor default)',
+    response: themeView,
+    handler: ({ scope, identity, body }) => themes(scope).clone(identity.tenantId, body.sourceId, body.name),
+  },
+  {
+    method: 'POST', path: '/api/theme/delete', permission: 'system:settings', tags, request: { body: z.object({ themeId }) },
+    summary: 'Deletes a theme; the active and the default theme cannot be deleted (409 CONFLICT)',
+    response: z.object({ deleted: z.literal(true), id: z.string() }),
+    handler: ({ scope, identity, body }) => themes(scope).delete(identity.tenantId, body.themeId),
+  },
+  {
+    method: 'POST', path: '/api/theme/set-default', permission: 'system:settings', tags, request: { body: z.object({ themeId }) },
+    summary: "Marks the theme as the tenant's system default",
+    response: themeView,
+    handler: ({ scope, identity, body }) => themes(scope).setDefault(identity.tenantId, body.themeId),
+  },
+  {
+    method: 'POST', path: '/api/theme/import-preset', permission: 'system:settings', tags, envelope: false,
+    request: { body: z.object({ presetJson: z.string().min(2).max(256 * 1024) }) },
+    summary: 'Creates a theme from a preset: a full theme JSON or a shorthand palette {name?, primary, secondary?, tertiary?, success?, warning?, error?, surface?}',
+    description: 'Answers {success, data, warnings}: seeds expand to 50..950 ladders (OKLCH); WCAG AA contrast failures and CSS removals are warnings, never a refusal. A taken name gets " (2)", " (3)"...',
+    response: z.object({ success: z.literal(true), data: themeView, warnings: z.array(warning) }),
+    async handler({ ctx, scope, identity, body }) {
+      const { theme, warnings } = await themes(scope).importPreset(identity.tenantId, body.presetJson);
+      ctx.body = { success: true, data: theme, warnings };
+    },
+  },
+  {
+    method: 'GET', path: '/api/theme/get-current-theme', permission: 'system:read', tags, request: {},
+    summary: 'The active theme record; 404 THEME_NOT_FOUND when the tenant has none',
+    response: themeView,
+    handler: ({ scope, identity }) => themes(scope).current(identity.tenantId),
+  },
+  {
+    method: 'POST', path: '/api/theme/update-theme', permission: 'system:settings', tags,
+    request: { body: z.object({ themeId, customCss: z.string().max(100_000) }) },
+    summary: "Replaces the theme's customCss only (sanitised; `removed` lists what was taken out)",
+    response: themeView.extend({ removed }),
+    async handler({ scope, identity, body }) {
+      const { theme, removed: gone } = await themes(scope).updateCss(identity.tenantId, body.themeId, body.customCss);
+      return { ...theme, removed: gone };
+    },
+  },
+  {
+    method: 'GET', path: '/api/theme/public', permission: 'public', tags,
+    request: {
+      query: z.object({
+        hostname: z.string().max(253).optional().catch(undefined).meta({ description: "Resolves the tenant by its hostnames (POST /api/tenants)" }),
+        tenantId: z.string().max(64).optional().catch(undefined).meta({ description: 'Names the tenant directly (wins over hostname)' }),
+      }),
+    },
+    summary: 'Public branding {siteName, logoUrl, accentColor} of a tenant; always 200, all null when no tenant resolves, the tenant is default, or anything fails; cached 10 minutes per tenant',
+    response: branding,
+    handler: ({ scope, query }) => themes(scope).publicBranding(query),
+  },
+  {
+    method: 'GET', path: '/api/theme/effective', permission: 'public', tags, request: {},
+    summary: "The theme as the caller sees it: the active theme merged with the caller's preferences.theme, locks applied, as CSS variables",
+    description: 'Any signed-in identity (401 for guests). Without an active theme the built-in defaults apply (themeId null).',
+    response: z.object({
+      themeId: z.string().nullable(), name: z.string().nullable(),
+      settings: z.object({ density: z.string(), variant: z.string(), reducedMotion: z.boolean(), highContrast: z.boolean(), layoutState: z.record(z.string(), z.boolean()), features: z.record(z.string(), z.boolean()) }),
+      preferences: z.record(z.string(), z.unknown()), locked: z.array(z.string()),
+      cssVariables: z.record(z.string(), z.string()), customCss: z.string(),
+    }).meta({ id: 'EffectiveTheme' }),
+    async handler({ scope, identity }) {
+      if (identity.kind === 'guest') throw new AuthenticationRequiredError();
+      let preferences: string | null = null;
+      if (identity.userId) {
+        try {
+          const user = await (scope.users as { findById(id: string): Promise<{ preferences: string; tenant_id?: string } | null> }).findById(identity.userId);
+          preferences = user && (user.tenant_id === undefined || user.tenant_id === identity.tenantId) ? user.preferences : null;
+        } catch {
+          preferences = null;
+        }
+      }
+      return (scope.themePreferences as ThemePreferences).effective(identity.tenantId, preferences);
+    },
+  },
+  {
+    method: 'GET', path: '/api/theme/presets', permission: 'system:read', tags, request: {},
+    summary: 'The bundled presets (themes/*.json): id, name and the JSON to pass to import-preset',
+    response: z.array(z.object({ id: z.string(), name: z.string(), presetJson: z.string() })),
+    handler: ({ scope }) => (scope.themePresets as () => BundledPreset[])().map((p) => ({ id: p.id, name: p.name, presetJson: p.json })),
+  },
+];

@@ -1,0 +1,98 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { DIST_ROOT, PROJECT_ROOT } from '../../kernel/version.js';
+import { startTestKernel, type TestKernel, type TestKernelOptions } from './kernel.js';
+
+/** Debian's chromium, driven by playwright-core (no browser download). */
+export const CHROMIUM_PATH = process.env.CMS_TEST_CHROMIUM || '/usr/bin/chromium';
+export const CHROMIUM_ARGS = [
+  '--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
+  '--disable-sync', '--no-first-run',
+];
+/** Where `npm run build` puts the admin UI (dist/admin-ui); the admin-ui plugin serves it from there. */
+export const UI_BUILD_DIR = join(DIST_ROOT, 'admin-ui');
+export const SCREENSHOT_DIR = join(PROJECT_ROOT, 'test-output', 'screenshots');
+
+export function launchBrowser(): Promise<Browser> {
+  return chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS, headless: true });
+}
+
+/** A file name from a test's full title. */
+export function screenshotName(title: string): string {
+  return `${title.replace(/[^a-zA-Z0-9._-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 150)}.png`;
+}
+
+export interface BrowserSession {
+  readonly browser: Browser;
+  /** A fresh context (cookies, storage) per test. */
+  readonly context: BrowserContext;
+  readonly page: Page;
+  /** Another fresh context in the same test (a second browser user). */
+  newContext(): Promise<BrowserContext>;
+}
+
+/**
+ * Mocha hooks for browser tests in the calling describe(): one Chromium for the suite, a fresh context
+ * and page per test, a full-page screenshot in test-output/screenshots/<test>.png when a test fails.
+ */
+export function useBrowser(): BrowserSession {
+  let browser: Browser | undefined;
+  let context: BrowserContext | undefined;
+  let page: Page | undefined;
+  const extra: BrowserContext[] = [];
+  before(async function () {
+    this.timeout(60000);
+    if (!existsSync(CHROMIUM_PATH)) throw new Error(`Chromium not found at ${CHROMIUM_PATH} (apt-get install chromium, or set CMS_TEST_CHROMIUM)`);
+    browser = await launchBrowser();
+  });
+  beforeEach(async function () {
+    context = await browser!.newContext({ viewport: { width: 1280, height: 860 }, locale: 'en-GB', timezoneId: 'UTC' });
+    context.setDefaultTimeout(15000);
+    page = await context.newPage();
+  });
+  afterEach(async function () {
+    if (this.currentTest?.state === 'failed' && page) {
+      mkdirSync(SCREENSHOT_DIR, { recursive: true });
+      const file = join(SCREENSHOT_DIR, screenshotName(this.currentTest.fullTitle()));
+      await page.screenshot({ path: file, fullPage: true }).then(() => console.log(`      screenshot: ${file}`), () => undefined);
+    }
+    for (const c of extra.splice(0)) await c.close().catch(() => undefined);
+    await context?.close().catch(() => undefined);
+    context = undefined;
+    page = undefined;
+  });
+  after(async () => {
+    await browser?.close();
+  });
+  return {
+    get browser() { return browser!; },
+    get context() { return context!; },
+    get page() { return page!; },
+    async newContext() {
+      const c = await browser!.newContext({ viewport: { width: 1280, height: 860 } });
+      extra.push(c);
+      return c;
+    },
+  };
+}
+
+/**
+ * A real kernel for browser tests, serving the built admin UI on 127.0.0.1 (a free port). Fails with
+ * a clear message when the UI has not been built (npm run build).
+ */
+export async function startUiKernel(options: TestKernelOptions = {}): Promise<TestKernel> {
+  if (!existsSync(join(UI_BUILD_DIR, 'index.html'))) {
+    throw new Error(`The admin UI is not built at ${UI_BUILD_DIR}: run npm run build (vite build --config admin/vite.config.js --outDir dist/admin-ui)`);
+  }
+  return startTestKernel({
+    ...options,
+    config: { ...options.config, plugins: { ...options.config?.plugins, options: { auth: { bcryptRounds: 4 }, ...options.config?.plugins?.options } } },
+  });
+}
+
+/** Signs in through the API inside the browser context (sets its session cookie). */
+export async function signInWithApi(context: BrowserContext, baseUrl: string, email: string, password: string): Promise<void> {
+  const res = await context.request.post(`${baseUrl}/api/user/login`, { data: { email, password } });
+  if (!res.ok()) throw new Error(`sign-in failed: ${res.status()} ${await res.text()}`);
+}

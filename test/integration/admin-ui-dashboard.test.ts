@@ -1,0 +1,102 @@
+import { expect } from 'chai';
+import { signInWithApi, startUiKernel, useBrowser } from '../helpers/browser.js';
+import { responseCookie, type TestKernel } from '../helpers/kernel.js';
+import { DB_VARIANTS, requireVariant } from '../helpers/services.js';
+
+const PASSWORD = 'correct horse battery';
+
+for (const variant of DB_VARIANTS) {
+  describe(`admin UI: dashboard and system pages in the browser (${variant.name})`, function () {
+    this.timeout(90000);
+    const b = useBrowser();
+    let t: TestKernel;
+    before(async function () {
+      requireVariant(this, variant);
+      t = await startUiKernel({ db: variant.name });
+      await t.kernel.container.resolve<{ create(i: object): Promise<unknown> }>('users').create({ email: 'ada@example.com', password: PASSWORD, role: 'admin', username: 'Ada' });
+      await t.kernel.container.resolve<{ create(i: object): Promise<unknown> }>('users').create({ email: 'vic@example.com', password: PASSWORD, role: 'viewer', username: 'Vic' });
+    });
+    after(async () => t?.close());
+
+    it('shows the default widgets, adds one, and keeps it after a reload (saved in the preferences)', async function () {
+      const { page, context } = b;
+      await signInWithApi(context, t.url, 'ada@example.com', PASSWORD);
+      await page.goto(`${t.url}/admin/`);
+      await page.getByRole('heading', { name: 'Dashboard', level: 1 }).waitFor();
+      const grid = page.getByRole('list', { name: 'Widgets' });
+      await grid.locator('[data-widget="system-health"]').waitFor();
+      // The custom element bundled from widgets/system-health/component.js rendered its figures.
+      await grid.locator('cms-widget-system-health dl').first().waitFor();
+      // A chart where it reads better: the cache monitor's donut.
+      await grid.locator('[data-widget="cache-monitor"] svg[role="img"]').waitFor();
+
+      await page.getByRole('button', { name: 'Add widget' }).click();
+      const picker = page.getByRole('region', { name: 'Available widgets' });
+      // The paid widget shows its trial state instead of breaking.
+      await picker.getByText(/Trial until/).first().waitFor();
+      await Promise.all([
+        page.waitForResponse((r) => r.url().endsWith('/api/dashboard/layout') && r.request().method() === 'PUT' && r.ok()),
+        picker.getByRole('button', { name: 'Add Memory' }).click(),
+      ]);
+      await grid.locator('[data-widget="memory"]').waitFor();
+
+      await page.reload();
+      await page.getByRole('list', { name: 'Widgets' }).locator('[data-widget="memory"]').waitFor();
+      const ids = await page.locator('[data-widget]').evaluateAll((els) => els.map((e) => e.getAttribute('data-widget')));
+      expect(ids).to.deep.equal(['system-health', 'last5-content', 'last5-media', 'cache-monitor', 'memory']);
+
+      // Customise: move the new widget first, make it full width, remove the media widget; all saved.
+      await page.getByRole('button', { name: 'Customise' }).click();
+      for (let i = 0; i < 4; i++) {
+        await Promise.all([
+          page.waitForResponse((r) => r.url().endsWith('/api/dashboard/layout') && r.request().method() === 'PUT'),
+          page.getByRole('button', { name: 'Move Memory earlier' }).click(),
+        ]);
+      }
+      await Promise.all([
+        page.waitForResponse((r) => r.url().endsWith('/api/dashboard/layout') && r.request().method() === 'PUT'),
+        page.getByLabel('Width of Memory').selectOption('12'),
+      ]);
+      await Promise.all([
+        page.waitForResponse((r) => r.url().endsWith('/api/dashboard/layout') && r.request().method() === 'PUT'),
+        page.locator('[data-widget="last5-media"]').getByRole('button', { name: 'Remove' }).click(),
+      ]);
+      await page.reload();
+      await page.locator('[data-widget="memory"]').waitFor();
+      const after = await page.locator('[data-widget]').evaluateAll((els) => els.map((e) => e.getAttribute('data-widget')));
+      expect(after).to.deep.equal(['memory', 'system-health', 'last5-content', 'cache-monitor']);
+      const login = await t.request('/api/user/login', { method: 'POST', json: { email: 'ada@example.com', password: PASSWORD } });
+      const layout = (await (await t.request('/api/dashboard/layout', { headers: { cookie: responseCookie(login)! } })).json()).data;
+      expect(layout.widgets[0]).to.deep.include({ id: 'memory', x: 0, y: 0, w: 12 });
+    });
+
+    it('system page shows health, the boot phase and the plugins with their state', async function () {
+      const { page, context } = b;
+      await signInWithApi(context, t.url, 'ada@example.com', PASSWORD);
+      await page.goto(`${t.url}/admin/`);
+      await page.getByRole('link', { name: 'System' }).click();
+      await page.waitForURL(/\/admin\/system$/);
+      expect(await page.getByTestId('phase').textContent()).to.match(/READY|FULL|WARMED/);
+      const table = page.getByTestId('plugins');
+      await table.getByText('admin-ui', { exact: true }).waitFor();
+      await table.getByText('dashboard', { exact: true }).waitFor();
+      const row = table.locator('tr', { has: page.getByText('auth', { exact: true }) });
+      expect(await row.locator('.badge').textContent()).to.equal('booted');
+      await page.getByLabel('Filter plugins').fill('storage');
+      expect(await table.locator('tbody tr').count()).to.be.greaterThan(0);
+      expect(await table.getByText('admin-ui', { exact: true }).count()).to.equal(0);
+    });
+
+    it('a viewer sees only the pages their role allows', async function () {
+      const { page, context } = b;
+      await signInWithApi(context, t.url, 'vic@example.com', PASSWORD);
+      await page.goto(`${t.url}/admin/`);
+      await page.getByRole('heading', { name: 'Dashboard', level: 1 }).waitFor();
+      const nav = page.getByRole('navigation');
+      expect(await nav.getByRole('link', { name: 'Users' }).count()).to.equal(0);
+      expect(await nav.getByRole('link', { name: 'System' }).count()).to.equal(0);
+      await page.goto(`${t.url}/admin/users`);
+      await page.getByText(/Your role does not allow this page/).waitFor();
+    });
+  });
+}

@@ -1,0 +1,128 @@
+import { expect } from 'chai';
+import { generate } from 'otplib';
+import { startUiKernel, useBrowser } from '../helpers/browser.js';
+import { responseCookie, type TestKernel } from '../helpers/kernel.js';
+
+const PASSWORD = 'correct horse battery';
+const codeAt = (secret: string, offsetSeconds = 0) => generate({ secret, epoch: Math.floor(Date.now() / 1000) + offsetSeconds });
+
+describe('admin UI: sign-in in the browser', function () {
+  this.timeout(90000);
+  const b = useBrowser();
+  let t: TestKernel;
+  const users = () => t.kernel.container.resolve<{ create(i: object): Promise<unknown> }>('users');
+  before(async () => {
+    t = await startUiKernel({ config: { plugins: { options: { auth: { bcryptRounds: 4, sessionDevicePolicy: 'allow-multiple' } } } } });
+  });
+  after(async () => t?.close());
+
+  /** A user with 2FA turned on through the API; returns the TOTP secret and the backup codes. */
+  async function userWith2fa(email: string): Promise<{ secret: string; backupCodes: string[] }> {
+    await users().create({ email, password: PASSWORD, role: 'editor', username: 'Erin' });
+    const login = await t.request('/api/user/login', { method: 'POST', json: { email, password: PASSWORD } });
+    const session = responseCookie(login)!;
+    const setup = (await (await t.request('/api/auth/2fa/setup', { method: 'POST', headers: { cookie: session } })).json()).data;
+    const ok = await t.request('/api/auth/2fa/verify-setup', {
+      method: 'POST', headers: { cookie: session }, json: { secret: setup.secret, verificationCode: await codeAt(setup.secret, -30), backupCodes: setup.backupCodes },
+    });
+    expect(ok.status).to.equal(200);
+    await t.request('/api/user/logout', { method: 'POST', headers: { cookie: session } });
+    return setup;
+  }
+
+  it('signs in with a password, then a TOTP code computed here, and lands on the page asked for', async function () {
+    const { secret } = await userWith2fa('erin@example.com');
+    const { page } = b;
+    await page.goto(`${t.url}/admin/system`);
+    await page.waitForURL(/\/login\?returnTo=/);
+    await page.getByLabel('Email').fill('erin@example.com');
+    await page.getByLabel('Password').fill('wrong password');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    const alert = page.getByRole('alert');
+    await alert.waitFor();
+    expect(await alert.getAttribute('data-code')).to.equal('INVALID_CREDENTIALS');
+
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Two-factor authentication' }).waitFor();
+    await page.getByLabel('Authentication code').fill('000000');
+    await page.getByRole('button', { name: 'Verify' }).click();
+    await page.getByRole('alert').getByText('Invalid verification code').waitFor();
+    await page.getByLabel('Authentication code').fill(await codeAt(secret));
+    await page.getByRole('button', { name: 'Verify' }).click();
+    await page.waitForURL(/\/admin\/system$/);
+    await page.getByRole('heading', { name: 'System', level: 1 }).waitFor();
+    await page.getByRole('button', { name: /Erin/ }).click();
+    await page.getByRole('menuitem', { name: 'Sign out' }).click();
+    await page.waitForURL(/\/login$/);
+    expect((await page.context().cookies()).some((c) => c.name === 'session')).to.equal(false);
+  });
+
+  it('accepts a backup code as the second step', async function () {
+    const { backupCodes } = await userWith2fa('bea@example.com');
+    const { page } = b;
+    await page.goto(`${t.url}/login`);
+    await page.getByLabel('Email').fill('bea@example.com');
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Use a backup code' }).click();
+    await page.getByLabel('Backup code').fill(backupCodes[0]!);
+    await page.getByRole('button', { name: 'Verify' }).click();
+    await page.waitForURL(/\/admin\/$/);
+    await page.getByRole('heading', { name: 'Dashboard', level: 1 }).waitFor();
+  });
+
+  it('shows the lockout with the remaining time after too many wrong passwords', async function () {
+    await users().create({ email: 'lou@example.com', password: PASSWORD, role: 'viewer' });
+    const { page } = b;
+    await page.goto(`${t.url}/login`);
+    await page.getByLabel('Email').fill('lou@example.com');
+    for (let i = 0; i < 5; i++) {
+      await page.getByLabel('Password').fill(`wrong ${i}`);
+      await Promise.all([page.waitForResponse((r) => r.url().endsWith('/api/user/login')), page.getByRole('button', { name: 'Sign in' }).click()]);
+      await page.locator('[data-code="INVALID_CREDENTIALS"]').waitFor();
+    }
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    const locked = page.locator('[data-code="ACCOUNT_LOCKED"]');
+    await locked.waitFor();
+    expect(await locked.textContent()).to.match(/Account locked\..*Try again in 1[45] min \d+ s/);
+    expect(await page.getByRole('button', { name: 'Sign in' }).isDisabled()).to.equal(true);
+  });
+
+  it('requests a password reset and sets a new password on the page the mail links to', async function () {
+    await users().create({ email: 'rita@example.com', password: PASSWORD, role: 'viewer' });
+    const { page } = b;
+    await page.goto(`${t.url}/login`);
+    await page.getByRole('button', { name: 'Forgot your password?' }).click();
+    await page.getByLabel('Email').fill('rita@example.com');
+    await page.getByRole('button', { name: 'Send reset link' }).click();
+    await page.getByRole('status').filter({ hasText: /./ }).first().waitFor();
+    const link = await waitForMailLink(t, /\/reset-password\?token=[\w-]+/);
+    await page.goto(`${t.url}${link}`);
+    await page.getByLabel(/New password/).fill('a brand new password');
+    await page.getByLabel('Repeat the password').fill('a brand new password');
+    await page.getByRole('button', { name: 'Set new password' }).click();
+    await page.getByText('Your password has been changed').waitFor();
+    const login = await t.request('/api/user/login', { method: 'POST', json: { email: 'rita@example.com', password: 'a brand new password' } });
+    expect(login.status).to.equal(200);
+  });
+});
+
+/** The newest link of the given shape in the outbox (<data>/outbox/*.eml, the mail plugin without SMTP). */
+async function waitForMailLink(t: TestKernel, pattern: RegExp): Promise<string> {
+  const { readdirSync, readFileSync } = await import('node:fs');
+  const { join } = await import('node:path');
+  const dir = join(t.dataDir, 'outbox');
+  for (let i = 0; i < 100; i++) {
+    let names: string[] = [];
+    try { names = readdirSync(dir).filter((n) => n.endsWith('.eml')).sort(); } catch { names = []; }
+    for (const name of names.reverse()) {
+      const text = readFileSync(join(dir, name), 'utf8').replace(/=\r?\n/g, '').replace(/=3D/g, '=');
+      const m = pattern.exec(text);
+      if (m) return m[0];
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`no mail with ${pattern} in ${dir}`);
+}

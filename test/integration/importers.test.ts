@@ -1,0 +1,279 @@
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect } from 'chai';
+import * as tar from 'tar';
+import { fixturePlugin, startTestKernel, tempDir, type TestKernel } from '../helpers/kernel.js';
+import { DB_VARIANTS, requireVariant } from '../helpers/services.js';
+
+const PLUGINS = [fixturePlugin('test-identity'), fixturePlugin('import-example')];
+
+/** A .kv file of the example format: posts, one author, one attachment by URL. */
+function kvPosts(n: number, opts: { authors?: boolean; suffix?: string } = {}): string {
+  const blocks: string[] = [];
+  for (let i = 1; i <= n; i++) {
+    blocks.push([`entity=posts`, `id=p${i}`, `title=Post ${i}${opts.suffix ?? ''}`, `body=Body of post ${i}`, `views=${i * 10}`, `post_date_gmt=2024-01-0${(i % 9) + 1} 10:00:00`, 'status=published'].join('\n'));
+  }
+  if (opts.authors) blocks.push(['entity=authors', 'id=a1', 'display_name=Ada', 'Variant SKU=X-1'].join('\n'));
+  return blocks.join('\n\n') + '\n';
+}
+
+function form(content: string | Buffer, filename: string, fields: Record<string, string> = {}): FormData {
+  const fd = new FormData();
+  for (const [k, v] of Object.entries(fields)) fd.append(k, v);
+  fd.append('file', new Blob([content]), filename);
+  return fd;
+}
+
+/** Parses a text/event-stream body into events. */
+function parseSse(text: string): Array<{ event: string; data: any }> {
+  return text
+    .split('\n\n')
+    .filter((b) => b.trim())
+    .map((block) => {
+      const event = /^event: (.+)$/m.exec(block)?.[1] ?? 'message';
+      const data = /^data: (.+)$/m.exec(block)?.[1];
+      return { event, data: data ? JSON.parse(data) : null };
+    });
+}
+
+for (const variant of DB_VARIANTS) {
+  describe(`importers: validate / preview / run / jobs / stream (${variant.name})`, function () {
+    this.timeout(120000);
+    let t: TestKernel;
+    const post = (path: string, body: FormData | unknown, identity = 'editor') =>
+      body instanceof FormData ? t.request(path, { method: 'POST', body, identity }) : t.request(path, { method: 'POST', json: body, identity });
+    const validate = async (content: string | Buffer, filename: string, fields: Record<string, string> = {}, identity = 'editor') => {
+      const res = await post('/api/importers/validate', form(content, filename, fields), identity);
+      return { status: res.status, body: await res.json() };
+    };
+    const entries = async (collection: string) => (await (await t.request(`/api/collections/${collection}?limit=100`, { identity: 'admin' })).json()).data;
+    const waitForJob = async (jobId: string) => {
+      for (let i = 0; i < 600; i++) {
+        const job = (await (await t.request(`/api/importers/jobs/${jobId}`, { identity: 'editor' })).json()).data;
+        if (job.status !== 'processing') return job;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      throw new Error('job did not finish');
+    };
+
+    before(async function () {
+      requireVariant(this, variant);
+      t = await startTestKernel({ db: variant.name, plugins: PLUGINS });
+      const res = await post('/api/collections', {
+        name: 'posts',
+        fields: [{ name: 'title', type: 'text' }, { name: 'body', type: 'richtext' }, { name: 'views', type: 'number' }, { name: 'publishedAt', type: 'date' }],
+      }, 'admin');
+      expect(res.status).to.equal(201);
+    });
+    after(() => t?.close());
+
+    it('GET /api/importers/sources lists the registered formats', async () => {
+      const res = await t.request('/api/importers/sources', { identity: 'viewer' });
+      expect(res.status).to.equal(200);
+      const { sources } = (await res.json()).data;
+      const kv = sources.find((s: any) => s.format === 'kv_blocks');
+      expect(kv).to.deep.equal({
+        format: 'kv_blocks', label: 'Key=value blocks', extensions: ['.kv'], features: ['entities', 'delta-import'],
+        description: 'Records as key=value lines, one blank line between records; `entity=` and `id=` are special.',
+      });
+    });
+
+    it('validate detects the format from the content (any file name) and summarises the entities', async () => {
+      const { status, body } = await validate(kvPosts(3, { authors: true }), 'export.txt');
+      expect(status).to.equal(200);
+      expect(body.data).to.include({ valid: true, detectedFormat: 'kv_blocks' });
+      expect(body.data.confidence).to.be.greaterThan(0.5);
+      expect(body.data.summary).to.deep.equal({ posts: 3, authors: 1 });
+      expect(body.data.blockedReasons).to.deep.equal([]);
+      expect(body.data.uploadId).to.match(/^[0-9a-f-]{36}$/);
+    });
+
+    it('validate with a format hint: known and matching, unknown (400), not matching (400)', async () => {
+      expect((await validate(kvPosts(1), 'a.kv', { format: 'kv_blocks' })).body.data.detectedFormat).to.equal('kv_blocks');
+      const unknown = await validate(kvPosts(1), 'a.kv', { format: 'nope' });
+      expect(unknown.status).to.equal(400);
+      expect(unknown.body.error).to.equal('IMPORT_FORMAT_UNKNOWN');
+      const mismatch = await validate('{"a": [1, 2, 3]}', 'a.json', { format: 'kv_blocks' });
+      expect(mismatch.status).to.equal(400);
+      expect(mismatch.body.error).to.equal('IMPORT_FORMAT_MISMATCH');
+    });
+
+    it('a file no format recognises: 200 with valid false and a blocked reason', async () => {
+      const { status, body } = await validate(Buffer.from(Array.from({ length: 300 }, (_, i) => i % 5)), 'junk.bin');
+      expect(status).to.equal(200);
+      expect(body.data.valid).to.equal(false);
+      expect(body.data.blockedReasons[0]).to.match(/No import format/);
+    });
+
+    it('a hostile archive (../ and absolute entries) is refused cleanly, nothing written outside the job folder', async () => {
+      const dir = tempDir('cms-hostile-');
+      mkdirSync(join(dir, 'a', 'b'), { recursive: true });
+      writeFileSync(join(dir, 'a', 'evil.txt'), 'pwned');
+      writeFileSync(join(dir, 'a', 'b', 'ok.json'), '{"x": 1}');
+      const archive = join(dir, 'hostile.tar.gz');
+      await tar.c({ gzip: true, file: archive, cwd: join(dir, 'a', 'b'), preservePaths: true }, ['../evil.txt', 'ok.json']);
+      const { status, body } = await validate(readFileSync(archive), 'hostile.tar.gz');
+      expect(status).to.equal(200);
+      expect(body.data.valid).to.equal(false);
+      expect(body.data.warnings.map((w: any) => w.message).join(' ')).to.match(/unsafe paths.*\.\.\/evil\.txt/);
+      expect(existsSync(join(t.dataDir, 'evil.txt'))).to.equal(false);
+      expect(existsSync(join(t.dataDir, 'imports', 'evil.txt'))).to.equal(false);
+      expect(readdirSync(join(t.dataDir, 'imports'))).to.not.include(body.data.uploadId);
+    });
+
+    it('preview maps fields automatically; an entity without a collection is skipped with a note', async () => {
+      const { body } = await validate(kvPosts(3, { authors: true }), 'posts.kv');
+      const res = await post('/api/importers/preview', { format: 'kv_blocks', uploadId: body.data.uploadId });
+      expect(res.status).to.equal(200);
+      const plan = (await res.json()).data;
+      expect(plan.planId).to.match(/^[0-9a-f-]{36}$/);
+      expect(plan.scaffold).to.equal(false);
+      const byField = Object.fromEntries(plan.fieldMappings.filter((m: any) => m.entity === 'posts').map((m: any) => [m.sourceField, m]));
+      expect(byField.title).to.include({ targetField: 'title', confidence: 1, type: 'text' });
+      expect(byField.views).to.include({ targetField: 'views', type: 'number' });
+      expect(byField.post_date_gmt.targetField).to.equal('publishedAt');
+      expect(plan.operations).to.deep.include({ action: 'create', sourceType: 'posts', targetCollection: 'posts', count: 3 });
+      const authors = plan.operations.find((o: any) => o.sourceType === 'authors');
+      expect(authors).to.include({ action: 'skip', targetCollection: null, count: 1 });
+      expect(authors.note).to.match(/scaffold/);
+      expect(plan.estimatedDurationMs).to.be.a('number');
+    });
+
+    it('preview defaults to the caller\'s latest valid upload; an unknown upload is 404', async () => {
+      await validate(kvPosts(2), 'latest.kv');
+      const res = await post('/api/importers/preview', { format: 'kv_blocks' });
+      expect(res.status).to.equal(200);
+      expect((await res.json()).data.operations[0]).to.include({ sourceType: 'posts', count: 2 });
+      const missing = await post('/api/importers/preview', { format: 'kv_blocks', uploadId: '00000000-0000-4000-8000-000000000000' });
+      expect(missing.status).to.equal(404);
+      expect((await missing.json()).error).to.equal('IMPORT_UPLOAD_NOT_FOUND');
+    });
+
+    it('scaffold: a missing collection is created with inferred types, camelCase names and _source_import', async () => {
+      const { body } = await validate(kvPosts(1, { authors: true }), 'with-authors.kv', {}, 'admin');
+      const res = await post('/api/importers/preview', { format: 'kv_blocks', uploadId: body.data.uploadId, scaffold: true }, 'admin');
+      const answer = await res.json();
+      expect(res.status, JSON.stringify(answer)).to.equal(200);
+      const plan = answer.data;
+      expect(plan.operations).to.deep.include({ action: 'scaffold', sourceType: 'authors', targetCollection: 'authors', count: 1, note: plan.operations.find((o: any) => o.sourceType === 'authors').note });
+      const authors = plan.collections.find((c: any) => c.name === 'authors');
+      expect(authors.fields.map((f: any) => f.name)).to.include.members(['displayName', 'variantSku', '_source_import']);
+      expect(authors.widgets.displayName).to.equal('input');
+      const run = await post('/api/importers/run', { planId: plan.planId, confirmed: true }, 'admin');
+      const job = await waitForJob((await run.json()).jobId);
+      expect(job.results.authors).to.include({ imported: 1, failed: 0 });
+      const list = await entries('authors');
+      expect(list.items[0]).to.include({ displayName: 'Ada', variantSku: 'X-1' });
+      expect(list.items[0]._source_import).to.include({ format: 'kv_blocks', externalId: 'a1' });
+      expect(list.items[0]._source_import.importedAt).to.be.a('string');
+    });
+
+    it('scaffold needs collections:manage (editor: 403)', async () => {
+      const { body } = await validate(kvPosts(1, { authors: true }), 'x.kv');
+      const res = await post('/api/importers/preview', { format: 'kv_blocks', uploadId: body.data.uploadId, scaffold: true });
+      expect(res.status).to.equal(403);
+    });
+
+    describe('run', () => {
+      let planId: string;
+      before(async () => {
+        const { body } = await validate(kvPosts(3), 'run.kv');
+        planId = (await (await post('/api/importers/preview', { format: 'kv_blocks', uploadId: body.data.uploadId })).json()).data.planId;
+      });
+
+      it('refuses without confirmed: true', async () => {
+        const res = await post('/api/importers/run', { planId, confirmed: false });
+        expect(res.status).to.equal(400);
+        expect((await res.json()).error).to.equal('IMPORT_NOT_CONFIRMED');
+      });
+
+      it('below 100 entities runs inline: the job is completed when run answers; a second run of the plan is 409', async () => {
+        const res = await post('/api/importers/run', { planId, confirmed: true });
+        expect(res.status).to.equal(200);
+        const body = await res.json();
+        expect(body).to.include({ success: true, status: 'processing' });
+        const job = (await (await t.request(`/api/importers/jobs/${body.jobId}`, { identity: 'viewer' })).json()).data;
+        expect(job).to.include({ jobId: body.jobId, status: 'completed', format: 'kv_blocks' });
+        expect(job.progress).to.deep.equal({ processed: 3, total: 3 });
+        expect(job.results.posts).to.include({ imported: 3, failed: 0 });
+        expect(job.completedAt).to.be.a('string');
+        expect(job.durationMs).to.be.a('number');
+        const list = await entries('posts');
+        const first = list.items.find((e: any) => e.title === 'Post 1');
+        expect(first).to.include({ views: 10, status: 'published', publishedAt: '2024-01-02T10:00:00.000Z' });
+        const again = await post('/api/importers/run', { planId, confirmed: true });
+        expect(again.status).to.equal(409);
+        expect((await again.json()).error).to.equal('IMPORT_ALREADY_RUN');
+      });
+
+      it('re-importing the same file does not duplicate (add mode skips; merge updates what changed)', async () => {
+        const before = (await entries('posts')).total;
+        const v1 = await validate(kvPosts(3), 'run.kv');
+        const p1 = (await (await post('/api/importers/preview', { format: 'kv_blocks', uploadId: v1.body.data.uploadId })).json()).data;
+        expect(p1.operations[0].note).to.match(/matched by external id/);
+        const r1 = await (await post('/api/importers/run', { planId: p1.planId, confirmed: true })).json();
+        const j1 = await waitForJob(r1.jobId);
+        expect(j1.results.posts).to.include({ imported: 0, skipped: 3 });
+        expect((await entries('posts')).total).to.equal(before);
+        const v2 = await validate(kvPosts(3, { suffix: ' (edited)' }), 'run.kv');
+        const p2 = (await (await post('/api/importers/preview', { format: 'kv_blocks', uploadId: v2.body.data.uploadId, mode: 'merge' })).json()).data;
+        const j2 = await waitForJob((await (await post('/api/importers/run', { planId: p2.planId, confirmed: true })).json()).jobId);
+        expect(j2.results.posts).to.include({ imported: 3, updated: 3 });
+        const after = await entries('posts');
+        expect(after.total).to.equal(before);
+        expect(after.items.some((e: any) => e.title === 'Post 2 (edited)')).to.equal(true);
+      });
+
+      it('at or above 100 entities runs as a background job, polled to completion', async () => {
+        const { body } = await validate(kvPosts(150).replace(/id=p/g, 'id=bg'), 'big.kv');
+        const plan = (await (await post('/api/importers/preview', { format: 'kv_blocks', uploadId: body.data.uploadId, mappings: { posts: 'posts' } })).json()).data;
+        const res = await post('/api/importers/run', { planId: plan.planId, confirmed: true });
+        expect(res.status).to.equal(200);
+        const run = await res.json();
+        expect(run.status).to.equal('processing');
+        expect(run.message).to.match(/background/);
+        const job = await waitForJob(run.jobId);
+        expect(job.status).to.equal('completed');
+        expect(job.results.posts).to.include({ imported: 150, failed: 0 });
+        expect(job.progress).to.deep.equal({ processed: 150, total: 150 });
+      });
+
+      it('an unknown job, or another tenant\'s, is 404', async () => {
+        const res = await t.request('/api/importers/jobs/nope', { identity: 'editor' });
+        expect(res.status).to.equal(404);
+        expect((await res.json()).error).to.equal('IMPORT_JOB_NOT_FOUND');
+      });
+    });
+
+    it('POST /api/migration/import streams progress events and a final complete', async () => {
+      const fd = form(kvPosts(4).replace(/id=p/g, 'id=sse').replace(/entity=posts/g, 'entity=notes'), 'notes.kv', { scaffold: 'true', collection: 'stream_notes' });
+      const res = await t.request('/api/migration/import', { method: 'POST', body: fd, identity: 'admin' });
+      expect(res.status).to.equal(200);
+      expect(res.headers.get('content-type')).to.match(/^text\/event-stream/);
+      const events = parseSse(await res.text());
+      const steps = events.filter((e) => e.event === 'progress').map((e) => e.data.step);
+      expect([...new Set(steps)]).to.deep.equal(['detecting', 'parsing', 'mapping', 'importing']);
+      for (const e of events.filter((x) => x.event === 'progress')) expect(e.data.percent).to.be.within(0, 100);
+      const complete = events.find((e) => e.event === 'complete');
+      expect(complete?.data).to.include({ imported: 4, failed: 0 });
+      expect(complete?.data.durationMs).to.be.a('number');
+      expect((await entries('stream_notes')).total).to.equal(4);
+    });
+
+    it('the stream reports an unrecognised upload as an error event', async () => {
+      const res = await t.request('/api/migration/import', { method: 'POST', body: form('nothing here', 'x.txt'), identity: 'editor' });
+      const events = parseSse(await res.text());
+      expect(events.at(-1)).to.deep.include({ event: 'error' });
+      expect(events.at(-1)!.data.error).to.equal('IMPORT_UPLOAD_INVALID');
+    });
+
+    it('permissions: a viewer cannot POST (403), an anonymous caller gets 401; not multipart is 415', async () => {
+      expect((await post('/api/importers/validate', form('a=b', 'a.kv'), 'viewer')).status).to.equal(403);
+      expect((await post('/api/migration/import', form('a=b', 'a.kv'), 'viewer')).status).to.equal(403);
+      expect((await t.request('/api/importers/validate', { method: 'POST', body: form('a=b', 'a.kv') })).status).to.equal(401);
+      expect((await t.request('/api/importers/sources')).status).to.equal(401);
+      const notMultipart = await post('/api/importers/validate', { file: 'x' });
+      expect(notMultipart.status).to.equal(415);
+    });
+  });
+}
