@@ -3,6 +3,7 @@
  * extraction into the job's folder with its refusals reported as warnings. Worker-side: no kernel
  * runtime imports.
  */
+import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ImportParseInput, ImportParseSummary } from '../../kernel/registries/contracts.js';
 import type { TaskResult } from '../../workers/tasks.js';
@@ -16,6 +17,11 @@ export async function runParse(input: ImportParseInput, parse: FormatParser): Pr
   for (const key of ['path', 'filename', 'workDir', 'spoolPath'] as const) {
     if (typeof input?.[key] !== 'string' || !input[key]) return { ok: false, issues: [{ code: 'INVALID_INPUT', message: `${key} must be a non-empty string` }] };
   }
+  try {
+    if (!(await stat(input.path)).isFile()) return { ok: false, issues: [{ code: 'NOT_A_FILE', message: `${input.filename} is not a file` }] };
+  } catch {
+    return { ok: false, issues: [{ code: 'FILE_NOT_FOUND', message: `cannot read ${input.filename}` }] };
+  }
   const maxDepth = Number.isInteger(input.maxDepth) && input.maxDepth > 0 ? input.maxDepth : 32;
   const writer = new SpoolWriter(input.spoolPath, maxDepth);
   try {
@@ -26,7 +32,6 @@ export async function runParse(input: ImportParseInput, parse: FormatParser): Pr
   } catch (err) {
     writer.abort();
     const e = err as NodeJS.ErrnoException;
-    if (e.code === 'ENOENT') return { ok: false, issues: [{ code: 'FILE_NOT_FOUND', message: `cannot read ${input.filename}` }] };
     return { ok: false, issues: [{ code: 'PARSE_FAILED', message: `${input.filename}: ${e.message}` }] };
   }
 }

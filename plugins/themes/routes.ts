@@ -3,7 +3,7 @@ import { AuthenticationRequiredError } from '../../kernel/errors.js';
 import type { RouteDefinition } from '../../kernel/http/route-table.js';
 import type { BundledPreset } from './presets.js';
 import type { ThemePreferences } from './theme-preferences.js';
-import { adminThemeInput, storedAdminThemeSchema, themeName, themeSettingsInput } from './theme-schemas.js';
+import { adminThemeInput, brandingInput, storedAdminThemeSchema, themeName, themeSettingsInput } from './theme-schemas.js';
 import type { ThemesService } from './themes-service.js';
 
 const tags = ['theme'];
@@ -122,6 +122,16 @@ export const themeRoutes: RouteDefinition[] = [
     async handler({ scope, identity, body }) {
       const { theme, removed: gone } = await themes(scope).updateCss(identity.tenantId, body.themeId, body.customCss);
       return { ...theme, removed: gone };
+    },
+  },
+  {
+    method: 'POST', path: '/api/theme/update-branding', permission: 'system:settings', tags,
+    request: { body: brandingInput.extend({ themeId }) },
+    summary: "Changes the theme's public branding (siteName, logoUrl, accentColor; null clears one); the tenant's cached branding is dropped",
+    response: themeView,
+    async handler({ scope, identity, body }) {
+      const { themeId: id, ...branding } = body;
+      return themes(scope).updateBranding(identity.tenantId, id, branding);
     },
   },
   {

@@ -69,6 +69,7 @@ export const themeSettingsInput = z.strictObject({
   branding: brandingInput.optional(),
 }).meta({ id: 'ThemeSettings' });
 export type ThemeSettingsInput = z.output<typeof themeSettingsInput>;
+export type BrandingInput = z.output<typeof brandingInput>;
 
 export const themeName = z.string().trim().min(1).max(100);
 

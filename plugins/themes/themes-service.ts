@@ -4,12 +4,13 @@ import type { CacheService } from '../../kernel/cache/cache-service.js';
 import { ConflictError } from '../../kernel/errors.js';
 import type { Logger } from '../../kernel/logger.js';
 import { sanitiseCss } from './css-sanitiser.js';
+import { normaliseHex } from './palette.js';
 import { ThemeNotFoundError } from './errors.js';
 import { ThemeRecord } from './models/theme-record.js';
 import { parsePreset, type ImportWarning } from './preset-import.js';
 import type { BundledPreset } from './presets.js';
 import { buildConfig, defaultAdminTheme, mergeAdminTheme, readConfig, type Branding, type ThemeConfig } from './theme-config.js';
-import type { AdminThemeInput, StoredAdminTheme, ThemeSettingsInput } from './theme-schemas.js';
+import type { AdminThemeInput, BrandingInput, StoredAdminTheme, ThemeSettingsInput } from './theme-schemas.js';
 
 export const CACHE_CATEGORY = 'themes';
 export const BRANDING_KEY = 'public-branding';
@@ -174,6 +175,18 @@ export class ThemesService {
     const config = readConfig(row.config);
     config.adminTheme = { ...config.adminTheme, customCss: css };
     return { theme: viewOf(await this.write(row, config)), removed };
+  }
+
+  /** Changes the theme's public branding (the fields given; null clears one). */
+  async updateBranding(tenantId: string, id: string, input: BrandingInput): Promise<ThemeView> {
+    const row = await this.find(tenantId, id);
+    const config = readConfig(row.config);
+    const next = { ...config.branding };
+    if (input.siteName !== undefined) next.siteName = input.siteName;
+    if (input.logoUrl !== undefined) next.logoUrl = input.logoUrl;
+    if (input.accentColor !== undefined) next.accentColor = input.accentColor === null ? null : normaliseHex(input.accentColor);
+    config.branding = next;
+    return viewOf(await this.write(row, config));
   }
 
   /** Creates a theme from a preset (theme JSON or shorthand palette); a taken name gets " (2)", " (3)"... */

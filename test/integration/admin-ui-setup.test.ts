@@ -50,7 +50,7 @@ for (const variant of DB_VARIANTS) {
       await page.getByRole('heading', { name: 'Administrator' }).waitFor({ timeout: 30000 });
       expect(await page.getByRole('progressbar').count(), 'the progress bar is gone once seeded').to.equal(0);
       await page.getByLabel('Site name').fill('Acme Docs');
-      await page.getByLabel('Email').fill('admin@example.com');
+      await page.getByLabel('Email', { exact: true }).fill('admin@example.com');
       await page.getByLabel(/^Password/).fill('a long enough password');
       await page.getByLabel('Repeat the password').fill('a long enough password');
       await page.getByRole('button', { name: /Create administrator/ }).click();

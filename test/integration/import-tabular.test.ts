@@ -12,7 +12,7 @@ import type { ImportedEntity, ImportParseInput, ImportParseSummary, ImportProfil
 import * as tasks from '../../plugins/import-tabular/parse-task.js';
 import { TABULAR_FORMATS } from '../../plugins/import-tabular/formats.js';
 import { importProfile } from '../../workers/import/profile.js';
-import { startTestKernel, type TestKernel } from '../helpers/kernel.js';
+import { FIXTURE_PLUGINS as FIXTURE_ROOT, startTestKernel, type TestKernel } from '../helpers/kernel.js';
 import { CACHE_VARIANTS, DB_VARIANTS, requireVariant } from '../helpers/services.js';
 
 const FIXTURES = '/work/shared/fixtures/imports';
@@ -460,5 +460,69 @@ describe('import-tabular: the plugin in a kernel', () => {
         });
       });
     }
+  }
+});
+
+describe('import-tabular: through the importers HTTP flow', function () {
+  this.timeout(120000);
+  for (const db of DB_VARIANTS) {
+    describe(db.name, () => {
+      let k: TestKernel;
+      const post = (path: string, body: FormData | unknown, identity = 'admin') =>
+        body instanceof FormData ? k.request(path, { method: 'POST', body, identity }) : k.request(path, { method: 'POST', json: body, identity });
+      const upload = async (content: Buffer | string, filename: string) => {
+        const fd = new FormData();
+        fd.append('file', new Blob([content]), filename);
+        const res = await post('/api/importers/validate', fd);
+        return { status: res.status, body: await res.json() };
+      };
+      before(async function () {
+        requireVariant(this, db);
+        k = await startTestKernel({ db: db.name, plugins: [join(FIXTURE_ROOT, 'test-identity')] });
+      });
+      after(async () => k?.close());
+
+      it('csv: validate -> preview (scaffold) -> run -> jobs -> entries', async () => {
+        const csv = 'id,name,price,active\nA1,Tea,3.5,true\nA2,"Coffee, dark",4,false\n';
+        const v = await upload(csv, 'catalogue.csv');
+        expect(v.status, JSON.stringify(v.body)).to.equal(200);
+        expect(v.body.data).to.include({ valid: true, detectedFormat: 'csv' });
+        expect(v.body.data.summary).to.deep.equal({ rows: 2 });
+        const preview = await post('/api/importers/preview', { format: 'csv', uploadId: v.body.data.uploadId, scaffold: true });
+        const plan = (await preview.json()).data;
+        expect(preview.status, JSON.stringify(plan)).to.equal(200);
+        const op = plan.operations.find((o: { sourceType: string }) => o.sourceType === 'rows');
+        expect(op.count).to.equal(2);
+        const run = await post('/api/importers/run', { planId: plan.planId, confirmed: true });
+        const { jobId } = await run.json();
+        let job: any;
+        for (let i = 0; i < 400; i++) {
+          job = (await (await k.request(`/api/importers/jobs/${jobId}`, { identity: 'admin' })).json()).data;
+          if (job.status !== 'processing') break;
+          await new Promise((r) => setTimeout(r, 50));
+        }
+        expect(job.results.rows).to.include({ imported: 2, failed: 0 });
+        const list = (await (await k.request(`/api/collections/${op.targetCollection}?limit=100`, { identity: 'admin' })).json()).data;
+        expect(list.total).to.equal(2);
+        expect(list.items.map((i: Record<string, unknown>) => i.name).sort()).to.deep.equal(['Coffee, dark', 'Tea']);
+      });
+
+      it('product CSVs and self_cms NDJSON are detected as their own formats with their entity counts', async () => {
+        const woo = await upload(readFileSync(fixture('shop_products', 'woocommerce-sample_products.csv')), 'products.csv');
+        expect(woo.body.data).to.include({ valid: true, detectedFormat: 'shop_products_plugin' });
+        expect(woo.body.data.summary).to.deep.equal({ products: 15 });
+        const shop = await upload(readFileSync(fixture('shop_products', 'shopify-product_template.csv')), 'export.csv');
+        expect(shop.body.data).to.include({ valid: true, detectedFormat: 'shop_products_hosted' });
+        expect(shop.body.data.summary).to.deep.equal({ products: 3 });
+        expect(shop.body.data.warnings.length).to.be.greaterThan(0);
+        const ndjson = [{ collection: 'posts', _id: 'p1', data: { title: 'One' } }, { collection: 'pages', _id: 'g1', data: { title: 'About' } }].map((l) => JSON.stringify(l)).join('\n');
+        const self = await upload(ndjson, 'package.ndjson');
+        expect(self.body.data).to.include({ valid: true, detectedFormat: 'self_cms' });
+        expect(self.body.data.summary).to.deep.equal({ posts: 1, pages: 1 });
+        const json = await upload(readFileSync(fixture('json', 'csvkit-testjson.json')), 'data.json');
+        expect(json.body.data).to.include({ valid: true, detectedFormat: 'json' });
+        expect(json.body.data.summary).to.deep.equal({ rows: 5 });
+      });
+    });
   }
 });

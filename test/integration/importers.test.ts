@@ -8,10 +8,10 @@ import { DB_VARIANTS, requireVariant } from '../helpers/services.js';
 const PLUGINS = [fixturePlugin('test-identity'), fixturePlugin('import-example')];
 
 /** A .kv file of the example format: posts, one author, one attachment by URL. */
-function kvPosts(n: number, opts: { authors?: boolean; suffix?: string } = {}): string {
+function kvPosts(n: number, opts: { authors?: boolean; suffix?: string; prefix?: string } = {}): string {
   const blocks: string[] = [];
   for (let i = 1; i <= n; i++) {
-    blocks.push([`entity=posts`, `id=p${i}`, `title=Post ${i}${opts.suffix ?? ''}`, `body=Body of post ${i}`, `views=${i * 10}`, `post_date_gmt=2024-01-0${(i % 9) + 1} 10:00:00`, 'status=published'].join('\n'));
+    blocks.push([`entity=posts`, `id=${opts.prefix ?? 'p'}${i}`, `title=Post ${i}${opts.suffix ?? ''}`, `body=Body of post ${i}`, `views=${i * 10}`, `post_date_gmt=2024-01-0${(i % 9) + 1} 10:00:00`, 'status=published'].join('\n'));
   }
   if (opts.authors) blocks.push(['entity=authors', 'id=a1', 'display_name=Ada', 'Variant SKU=X-1'].join('\n'));
   return blocks.join('\n\n') + '\n';
@@ -177,7 +177,7 @@ for (const variant of DB_VARIANTS) {
     describe('run', () => {
       let planId: string;
       before(async () => {
-        const { body } = await validate(kvPosts(3), 'run.kv');
+        const { body } = await validate(kvPosts(3, { prefix: 'run' }), 'run.kv');
         planId = (await (await post('/api/importers/preview', { format: 'kv_blocks', uploadId: body.data.uploadId })).json()).data.planId;
       });
 
@@ -208,14 +208,14 @@ for (const variant of DB_VARIANTS) {
 
       it('re-importing the same file does not duplicate (add mode skips; merge updates what changed)', async () => {
         const before = (await entries('posts')).total;
-        const v1 = await validate(kvPosts(3), 'run.kv');
+        const v1 = await validate(kvPosts(3, { prefix: 'run' }), 'run.kv');
         const p1 = (await (await post('/api/importers/preview', { format: 'kv_blocks', uploadId: v1.body.data.uploadId })).json()).data;
         expect(p1.operations[0].note).to.match(/matched by external id/);
         const r1 = await (await post('/api/importers/run', { planId: p1.planId, confirmed: true })).json();
         const j1 = await waitForJob(r1.jobId);
         expect(j1.results.posts).to.include({ imported: 0, skipped: 3 });
         expect((await entries('posts')).total).to.equal(before);
-        const v2 = await validate(kvPosts(3, { suffix: ' (edited)' }), 'run.kv');
+        const v2 = await validate(kvPosts(3, { suffix: ' (edited)', prefix: 'run' }), 'run.kv');
         const p2 = (await (await post('/api/importers/preview', { format: 'kv_blocks', uploadId: v2.body.data.uploadId, mode: 'merge' })).json()).data;
         const j2 = await waitForJob((await (await post('/api/importers/run', { planId: p2.planId, confirmed: true })).json()).jobId);
         expect(j2.results.posts).to.include({ imported: 3, updated: 3 });

@@ -277,6 +277,14 @@ for (const variant of DB_VARIANTS) {
       await acme.post('/api/theme/activate', { themeId: second.data.id });
       // No accentColor in the branding: the primary 500 stands in.
       expect(await pub('?tenantId=acme')).to.deep.equal({ siteName: 'Acme Two', logoUrl: null, accentColor: second.data.config.palette.primary['500'] });
+      // Branding edited on the theme itself: the public answer follows at once; null clears a field; bad values 400.
+      const edited = await acme.post('/api/theme/update-branding', { themeId: second.data.id, logoUrl: '/files/acme/logo.png', accentColor: '#ABC' });
+      expect(edited.status).to.equal(200);
+      expect(await pub('?tenantId=acme')).to.deep.equal({ siteName: 'Acme Two', logoUrl: '/files/acme/logo.png', accentColor: '#aabbcc' });
+      await acme.post('/api/theme/update-branding', { themeId: second.data.id, siteName: null });
+      expect((await pub('?tenantId=acme')).siteName).to.equal(null);
+      expect(await errorOf(await acme.post('/api/theme/update-branding', { themeId: second.data.id, logoUrl: 'javascript:alert(1)' }), 400)).to.equal('VALIDATION_ERROR');
+      expect(await errorOf(await acme.post('/api/theme/update-branding', { themeId: first.data.id.replace(/.$/, '0') === first.data.id ? first.data.id.replace(/.$/, '1') : first.data.id.replace(/.$/, '0'), siteName: 'x' }), 404)).to.equal('THEME_NOT_FOUND');
     });
 
     it('per-user preferences: validated, locked settings refused (409) and ignored on read; the effective theme as CSS variables', async function () {

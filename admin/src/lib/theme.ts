@@ -1,22 +1,23 @@
 // The active admin theme, applied as CSS variables on <html>. Source: GET /api/theme/effective
-// (the themes plugin): {cssVariables: {"--name": value}, customCss, preferences: {density, variant,
-// reducedMotion, highContrast, ...}, theme}. When the endpoint is missing (404, plugin disabled) or
-// fails, the built-in defaults of styles/base.css stay in force.
+// (the themes plugin): {themeId, name, settings: {density, variant, reducedMotion, highContrast,
+// features}, preferences, locked, cssVariables: {"--color-primary-600": "#…", …}, customCss}.
+// styles/base.css maps the theme's variables (palette shades, --density-scale, --card-shadow, …) onto
+// the app's own; when the endpoint is missing (404, plugin disabled) or fails, its defaults apply.
 import { api } from './api';
 
 export interface ThemeState {
   name: string | null;
-  density: 'compact' | 'comfortable' | 'spacious';
+  density: 'compact' | 'cozy' | 'spacious';
   variant: 'flat' | 'bordered' | 'elevated';
   reducedMotion: boolean;
   highContrast: boolean;
 }
 
-const DENSITIES = ['compact', 'comfortable', 'spacious'];
+const DENSITIES = ['compact', 'cozy', 'spacious'];
 const VARIANTS = ['flat', 'bordered', 'elevated'];
 let applied: string[] = [];
 
-export const DEFAULT_THEME: ThemeState = { name: null, density: 'comfortable', variant: 'bordered', reducedMotion: false, highContrast: false };
+export const DEFAULT_THEME: ThemeState = { name: null, density: 'cozy', variant: 'bordered', reducedMotion: false, highContrast: false };
 
 /** Applies an effective-theme answer; unknown or missing fields keep the defaults. */
 export function applyTheme(effective: Record<string, any> | null): ThemeState {
@@ -29,9 +30,10 @@ export function applyTheme(effective: Record<string, any> | null): ThemeState {
     root.style.setProperty(name, String(value));
     applied.push(name);
   }
-  const prefs = { ...(effective?.theme?.features ?? {}), ...(effective?.theme ?? {}), ...(effective?.preferences ?? {}) } as Record<string, any>;
+  // settings are the theme merged with the user's preferences (locks applied by the server).
+  const prefs = (effective?.settings ?? {}) as Record<string, any>;
   const state: ThemeState = {
-    name: typeof effective?.theme?.name === 'string' ? effective.theme.name : typeof effective?.theme === 'string' ? effective.theme : null,
+    name: typeof effective?.name === 'string' ? effective.name : null,
     density: DENSITIES.includes(prefs.density) ? prefs.density : DEFAULT_THEME.density,
     variant: VARIANTS.includes(prefs.variant) ? prefs.variant : DEFAULT_THEME.variant,
     reducedMotion: Boolean(prefs.reducedMotion),

@@ -1,0 +1,69 @@
+// Shapes of the content API (GET /api/collections, entries) and small helpers shared by the content pages.
+import { ApiError } from '../../lib/api';
+
+export const FIELD_TYPES = ['text', 'richtext', 'number', 'boolean', 'date', 'select', 'media', 'relation', 'json'] as const;
+export type FieldType = (typeof FIELD_TYPES)[number];
+export const TYPE_LABELS: Record<FieldType, string> = {
+  text: 'Text (one line)', richtext: 'Rich text', number: 'Number', boolean: 'Yes / no', date: 'Date and time',
+  select: 'Choice (select)', media: 'Media (file or image)', relation: 'Relation (another entry)', json: 'JSON',
+};
+export const STATUSES = ['draft', 'published', 'archived'] as const;
+
+export interface Field {
+  name: string; type: FieldType; label?: string; required?: boolean; unique?: boolean; indexed?: boolean;
+  default?: unknown; options?: string[]; collection?: string;
+}
+export interface Collection { name: string; label: string; singular: string; fields: Field[]; version: number }
+export interface Entry {
+  _id: string; slug: string; status: string; syncId: string; version: number; createdAt: string; updatedAt: string;
+  createdBy: string | null; updatedBy: string | null; [field: string]: unknown;
+}
+export interface EntryList { items: Entry[]; total: number; page: number; limit: number }
+export interface Revision { version: number; action: string; data: Entry; createdAt: string; createdBy: string | null }
+
+export const fieldLabel = (f: Field) => f.label || f.name.charAt(0).toUpperCase() + f.name.slice(1).replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase();
+
+/** A readable title for an entry: title, name, the first text field, else the slug. */
+export function entryTitle(entry: Entry, fields: Field[] = []): string {
+  for (const key of ['title', 'name']) if (typeof entry[key] === 'string' && entry[key]) return entry[key] as string;
+  const text = fields.find((f) => f.type === 'text' && typeof entry[f.name] === 'string' && entry[f.name]);
+  return text ? String(entry[text.name]) : entry.slug || entry._id;
+}
+
+/** A short text for a value in a table cell. */
+export function cellText(value: unknown, field?: Field): string {
+  if (value === null || value === undefined || value === '') return '–';
+  if (field?.type === 'boolean') return value ? 'Yes' : 'No';
+  if (field?.type === 'date') return new Date(String(value)).toLocaleString();
+  if (field?.type === 'richtext') return String(value).replace(/<[^>]*>/g, ' ').slice(0, 80);
+  if (typeof value === 'object') return JSON.stringify(value).slice(0, 80);
+  return String(value).slice(0, 120);
+}
+
+/**
+ * Field messages from a VALIDATION_ERROR: `body.<field>` (entries) or `body.fields.<i>.<prop>` (schemas)
+ * become a map from the part after `prefix` to the message; other issues are returned apart.
+ */
+export function issuesByPath(err: unknown, prefix = 'body.'): { byPath: Record<string, string>; other: string[] } {
+  const byPath: Record<string, string> = {};
+  const other: string[] = [];
+  if (!(err instanceof ApiError)) return { byPath, other };
+  for (const i of err.issues) {
+    if (i.path.startsWith(prefix) && i.path.length > prefix.length) {
+      const key = i.path.slice(prefix.length);
+      byPath[key] = byPath[key] ? `${byPath[key]}; ${i.message}` : i.message;
+    } else other.push(i.path ? `${i.path}: ${i.message}` : i.message);
+  }
+  return { byPath, other };
+}
+
+/** `2026-11-22T10:30` for an <input type="datetime-local"> from an ISO time (local time zone). */
+export function toLocalInput(value: unknown): string {
+  if (value === null || value === undefined || value === '') return '';
+  const d = new Date(typeof value === 'number' ? value : String(value));
+  if (Number.isNaN(d.getTime())) return '';
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
+}
+
+export const statusClass = (s: string) => (s === 'published' ? 'ok' : s === 'archived' ? 'bad' : 'warn');

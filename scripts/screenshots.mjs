@@ -1,0 +1,89 @@
+// Saves screenshots of the admin UI's main pages into docs/screenshots/ (used by the README).
+//   npm run build && node scripts/screenshots.mjs [distDir] [outDir]
+// distDir: the compiled tree with the admin UI build in <distDir>/admin-ui (default dist).
+// It starts real kernels on 127.0.0.1 (temporary data folders, SQLite), signs in through the UI and
+// captures each page with Debian's chromium driven by playwright-core. Nothing leaves the machine.
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { chromium } from 'playwright-core';
+
+const root = resolve(new URL('..', import.meta.url).pathname);
+const dist = resolve(root, process.argv[2] ?? 'dist');
+const outDir = resolve(root, process.argv[3] ?? 'docs/screenshots');
+const { createKernel } = await import(pathToFileURL(join(dist, 'kernel/index.js')).href);
+const { loadConfig } = await import(pathToFileURL(join(dist, 'kernel/config.js')).href);
+const { createLogger } = await import(pathToFileURL(join(dist, 'kernel/logger.js')).href);
+
+const ADMIN = { email: 'admin@example.com', password: 'screenshots only', username: 'Ada' };
+/** [file name, path, what to wait for] — add a line here when a page is added to the app. */
+const PAGES = [
+  ['dashboard', '/admin/', '[data-widget] dl, [data-widget] svg'],
+  ['system', '/admin/system', '[data-testid="plugins"]'],
+  ['content', '/admin/content', 'h1'],
+  ['media', '/admin/media', 'h1'],
+  ['themes', '/admin/themes', 'h1'],
+  ['account', '/admin/account', 'h1'],
+];
+
+async function startKernel(withAdmin) {
+  const dataDir = mkdtempSync(join(tmpdir(), 'cms-shots-'));
+  const config = loadConfig({
+    ignoreFile: true, env: {},
+    overrides: {
+      env: 'production', host: '127.0.0.1', port: 0, dataDir, logLevel: 'silent', pool: { maxThreads: 2 },
+      plugins: { options: { auth: { bcryptRounds: 4 }, ...(withAdmin ? { setup: { admin: ADMIN } } : {}) } },
+    },
+  });
+  const kernel = createKernel({ config, logger: createLogger('silent') });
+  await kernel.start();
+  return { kernel, url: kernel.url, close: async () => { await kernel.close(); rmSync(dataDir, { recursive: true, force: true }); } };
+}
+
+mkdirSync(outDir, { recursive: true });
+const browser = await chromium.launch({
+  executablePath: process.env.CMS_TEST_CHROMIUM || '/usr/bin/chromium',
+  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+});
+const shot = async (page, name) => {
+  await page.waitForTimeout(300); // let transitions settle for a clean picture
+  await page.screenshot({ path: join(outDir, `${name}.png`) });
+  console.log(`saved ${join(outDir, `${name}.png`)}`);
+};
+try {
+  // 1. The setup wizard of a fresh instance.
+  const fresh = await startKernel(false);
+  try {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    await page.goto(`${fresh.url}/setup`);
+    await page.getByRole('button', { name: 'Test connection' }).click();
+    await page.getByText('Connected.').waitFor();
+    await shot(page, 'setup-wizard');
+    await page.close();
+  } finally {
+    await fresh.close();
+  }
+  // 2. Sign-in and the app's pages on an instance set up headlessly.
+  const ready = await startKernel(true);
+  try {
+    const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+    const page = await context.newPage();
+    await page.goto(`${ready.url}/login`);
+    await page.getByLabel('Email').fill(ADMIN.email);
+    await shot(page, 'sign-in');
+    await page.getByLabel('Password').fill(ADMIN.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(/\/admin\/$/);
+    for (const [name, path, selector] of PAGES) {
+      await page.goto(`${ready.url}${path}`);
+      await page.locator(selector).first().waitFor({ timeout: 15000 }).catch(() => undefined);
+      await shot(page, name);
+    }
+    await context.close();
+  } finally {
+    await ready.close();
+  }
+} finally {
+  await browser.close();
+}
