@@ -160,6 +160,8 @@ describe('import-cms: through the importers HTTP flow', function () {
           expect(job.results[entity], entity).to.include({ imported: n, failed: 0 });
           expect((await entries(entity)).total, entity).to.equal(n);
         }
+        // The 13 uploads travel as attachments whose bytes were extracted from assets/uploads.
+        expect(job.results.attachments, JSON.stringify(job.results)).to.include({ imported: 13, failed: 0 });
       });
 
       it('data_cms: the Directus products import as two `products` entries', async () => {

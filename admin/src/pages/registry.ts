@@ -5,6 +5,7 @@ import type { Component } from 'svelte';
 import Dashboard from './Dashboard.svelte';
 import Placeholder from './Placeholder.svelte';
 import System from './System.svelte';
+import Account from './account/Account.svelte';
 
 export interface PageDef {
   /** Path pattern under the app, `:name` for a parameter: `/admin/content/:collection`. */
@@ -28,6 +29,6 @@ export const pages: Array<PageDef & { what?: string }> = [
   { path: '/admin/importers', title: 'Importers', ...soon('imports from WordPress, CSV and JSON with live progress'), nav: { label: 'Importers', icon: 'import' }, permission: 'content:import' },
   { path: '/admin/themes', title: 'Themes', ...soon('admin themes, presets and custom CSS'), nav: { label: 'Themes', icon: 'theme' }, permission: 'config:write' },
   { path: '/admin/users', title: 'Users', ...soon('users, invitations and roles'), nav: { label: 'Users', icon: 'users' }, permission: 'user:manage' },
-  { path: '/admin/account', title: 'Account', ...soon('your profile, password, two-factor authentication, sessions, tokens and API keys'), nav: { label: 'Account', icon: 'account' } },
+  { path: '/admin/account', title: 'Account', component: Account, nav: { label: 'Account', icon: 'account' } },
   { path: '/admin/system', title: 'System', component: System, nav: { label: 'System', icon: 'system' }, permission: 'system:read' },
 ];

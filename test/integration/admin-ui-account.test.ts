@@ -1,0 +1,114 @@
+import { expect } from 'chai';
+import { generate } from 'otplib';
+import { signInWithApi, startUiKernel, useBrowser } from '../helpers/browser.js';
+import type { TestKernel } from '../helpers/kernel.js';
+import { DB_VARIANTS, requireVariant } from '../helpers/services.js';
+
+const PASSWORD = 'correct horse battery';
+
+for (const variant of DB_VARIANTS) {
+  describe(`admin UI: account page in the browser (${variant.name})`, function () {
+    this.timeout(90000);
+    const b = useBrowser();
+    let t: TestKernel;
+    const users = () => t.kernel.container.resolve<{ create(i: object): Promise<unknown> }>('users');
+    before(async function () {
+      requireVariant(this, variant);
+      // Two browsers of the same user on the same kind of device: both sessions stay.
+      t = await startUiKernel({ db: variant.name, config: { plugins: { options: { auth: { bcryptRounds: 4, sessionDevicePolicy: 'allow-multiple' } } } } });
+      await users().create({ email: 'ada@example.com', password: PASSWORD, role: 'admin', username: 'Ada' });
+      await users().create({ email: 'ed@example.com', password: PASSWORD, role: 'editor', username: 'Ed' });
+    });
+    after(async () => t?.close());
+
+    it('revokes another session of the same user after asking for the password; that browser is signed out', async function () {
+      const { page, context } = b;
+      const other = await b.newContext();
+      await signInWithApi(other, t.url, 'ada@example.com', PASSWORD);
+      await signInWithApi(context, t.url, 'ada@example.com', PASSWORD);
+      const otherPage = await other.newPage();
+      await otherPage.goto(`${t.url}/admin/account`);
+      await otherPage.getByRole('heading', { name: 'Account', level: 1 }).waitFor();
+
+      await page.goto(`${t.url}/admin/account`);
+      const sessions = page.getByRole('region', { name: 'Active sessions' });
+      await sessions.locator('[data-testid="session"]').nth(1).waitFor();
+      expect(await sessions.locator('[data-testid="session"]').count()).to.equal(2);
+      const theOther = sessions.locator('[data-testid="session"][data-current="false"]');
+      await theOther.getByRole('button', { name: /Sign out the session/ }).click();
+
+      const dialog = page.getByRole('dialog', { name: 'Confirm your password' });
+      await dialog.getByLabel('Your password').fill('not my password');
+      await dialog.getByRole('button', { name: 'Confirm and revoke' }).click();
+      await dialog.getByRole('alert').getByText('That password is not correct.').waitFor();
+      await dialog.getByLabel('Your password').fill(PASSWORD);
+      await Promise.all([
+        page.waitForResponse((r) => r.request().method() === 'DELETE' && /\/api\/user\/sessions\//.test(r.url()) && r.ok()),
+        dialog.getByRole('button', { name: 'Confirm and revoke' }).click(),
+      ]);
+      await sessions.locator('[data-testid="session"][data-current="false"]').waitFor({ state: 'detached' });
+      expect(await sessions.locator('[data-testid="session"]').count()).to.equal(1);
+
+      // The other browser is signed out: its next page load goes to the sign-in page.
+      await otherPage.reload();
+      await otherPage.waitForURL(/\/login\?returnTo=/);
+      // This browser still works.
+      const me = await context.request.get(`${t.url}/api/user/me`);
+      expect(me.status()).to.equal(200);
+    });
+
+    it('sets up two-factor authentication from a QR code and a code computed here; the backup codes are shown', async function () {
+      const { page, context } = b;
+      await signInWithApi(context, t.url, 'ed@example.com', PASSWORD);
+      await page.goto(`${t.url}/admin/account`);
+      const section = page.getByRole('region', { name: 'Two-factor authentication' });
+      await section.getByTestId('2fa-status').getByText('Off').waitFor();
+      await section.getByRole('button', { name: 'Set up two-factor authentication' }).click();
+      const qr = section.getByRole('img', { name: 'QR code for your authenticator app' });
+      await qr.waitFor();
+      expect(await qr.getAttribute('src')).to.match(/^data:image\/png;base64,/);
+      expect(await qr.evaluate((img: HTMLImageElement) => img.naturalWidth)).to.be.greaterThan(100);
+      const secret = (await section.getByTestId('totp-secret').textContent())!.trim();
+      expect(secret).to.match(/^[A-Z2-7]+=*$/);
+      expect(await section.getByTestId('backup-codes').locator('li').count()).to.equal(10);
+
+      await section.getByLabel('3. Code from the app').fill('000000');
+      await section.getByRole('button', { name: 'Turn on two-factor authentication' }).click();
+      await section.getByRole('alert').getByText('Invalid verification code').waitFor();
+      await section.getByLabel('3. Code from the app').fill(await generate({ secret }));
+      await section.getByRole('button', { name: 'Turn on two-factor authentication' }).click();
+      await section.getByTestId('2fa-status').getByText('On').waitFor();
+      expect(await section.getByTestId('2fa-status').textContent()).to.match(/10 backup codes left/);
+
+      // New backup codes replace the old ones and are shown once.
+      await section.getByRole('button', { name: 'New backup codes' }).click();
+      await section.getByTestId('backup-codes').waitFor();
+      expect(await section.getByTestId('backup-codes').locator('li').count()).to.equal(10);
+      const status = await context.request.get(`${t.url}/api/auth/2fa/backup-codes`);
+      expect((await status.json()).data.enabled).to.equal(true);
+    });
+
+    it('creates an API key whose secret is shown once with a copy button, and revokes it', async function () {
+      const { page, context } = b;
+      await signInWithApi(context, t.url, 'ed@example.com', PASSWORD);
+      await page.goto(`${t.url}/admin/account`);
+      const keys = page.getByRole('region', { name: 'API keys' });
+      await keys.getByLabel('Name').fill('Deploy script');
+      await keys.getByRole('button', { name: 'Create API key' }).click();
+      const secret = keys.getByLabel('New API key');
+      await secret.waitFor();
+      const key = await secret.inputValue();
+      expect(key).to.match(/^sck_/);
+      await keys.getByRole('button', { name: 'Copy' }).waitFor();
+      const list = await t.request('/api/collections', { headers: { authorization: `Bearer ${key}` } });
+      expect(list.status).to.not.equal(401);
+      await keys.getByRole('button', { name: 'Done' }).click();
+      await keys.getByRole('cell', { name: 'Deploy script' }).waitFor();
+      page.once('dialog', (d) => void d.accept());
+      await keys.getByRole('button', { name: 'Revoke Deploy script' }).click();
+      await keys.getByText('No API keys yet.').waitFor();
+      const after = await t.request('/api/collections', { headers: { authorization: `Bearer ${key}` } });
+      expect(after.status).to.equal(401);
+    });
+  });
+}
