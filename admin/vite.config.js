@@ -3,7 +3,7 @@
 import { isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';
-import { svelte, vitePreprocess } from '@sveltejs/vite-plugin-svelte';
+import { svelte } from '@sveltejs/vite-plugin-svelte';
 
 const root = fileURLToPath(new URL('.', import.meta.url));
 
@@ -13,7 +13,7 @@ export default defineConfig({
   // Nothing is fetched at run time from anywhere but the CMS itself; no public/ folder is needed.
   publicDir: false,
   plugins: [
-    svelte({ preprocess: vitePreprocess() }),
+    svelte(),
     {
       // Vite resolves a relative --outDir against `root` (admin/); resolve it against the working
       // directory instead, so `--outDir dist/admin-ui` from the project root means <project>/dist/admin-ui.

@@ -37,6 +37,8 @@ interface Target {
 }
 
 const SKIPPED_FIELDS = new Set(['documentId', 'createdBy', 'updatedBy', 'localizations']);
+/** Upload bookkeeping of the source server, not content. */
+const FILE_NOISE = new Set(['provider', 'provider_metadata', 'previewUrl', 'folderPath']);
 const SECRET_FIELD = /^(password|resetPasswordToken|confirmationToken|registrationToken|resetPasswordCode)$/;
 const SINGLE_RELATIONS = new Set(['oneToOne', 'manyToOne', 'morphToOne', 'oneWay']);
 const FILE_TYPE = 'plugin::upload.file';
@@ -184,6 +186,7 @@ export async function parseStrapiExport(input: ImportParseInput, writer: SpoolWr
       for (const [name, value] of Object.entries(v.data)) {
         if (SKIPPED_FIELDS.has(name) || SECRET_FIELD.test(name) || attrs[name]?.type === 'password') continue;
         if (name === 'locale' && value === null) continue;
+        if (v.type === FILE_TYPE && FILE_NOISE.has(name)) continue;
         data[name] = value;
         const kind = attrs[name]?.type ? KIND_OF[attrs[name].type!] : undefined;
         if (kind && kind !== 'relation' && kind !== 'media') kinds[name] = kind;

@@ -26,7 +26,7 @@ const RECOVERABLE = /^(undefined entity|the string "\]\]>" is disallowed|disallo
 const ITEM_DUPLICATES_KEPT = (entity: string): boolean => !['authors', 'categories', 'tags', 'terms'].includes(entity);
 const KNOWN_VERSIONS = ['1.0', '1.1', '1.2'];
 
-const describe = (message: string): string => {
+const describeError = (message: string): string => {
   if (message.startsWith('undefined entity')) return 'undefined entity reference kept as literal text (DTD entities are never resolved)';
   if (message.startsWith('the string "]]>"')) return 'the text "]]>" outside a CDATA section (not well-formed XML): kept as written';
   if (message.startsWith('unbound namespace prefix')) return `${message.replace(/\.$/, '')}: the element is ignored`;
@@ -206,7 +206,7 @@ export class WxrStream {
     if (this.fatal || this.notWxrRoot) return;
     const message = err.message.replace(/^(?:.*?:)?\d+:\d+: /, '');
     if (RECOVERABLE.test(message)) {
-      this.spool.warn(describe(message), this.parser.line);
+      this.spool.warn(describeError(message), this.parser.line);
       return;
     }
     // A wrong close tag closed the element just finished: it is incomplete, not imported.

@@ -18,6 +18,7 @@ for (const variant of DB_VARIANTS) {
       t = await startUiKernel({ db: variant.name, config: { plugins: { options: { auth: { bcryptRounds: 4, sessionDevicePolicy: 'allow-multiple' } } } } });
       await users().create({ email: 'ada@example.com', password: PASSWORD, role: 'admin', username: 'Ada' });
       await users().create({ email: 'ed@example.com', password: PASSWORD, role: 'editor', username: 'Ed' });
+      await users().create({ email: 'kim@example.com', password: PASSWORD, role: 'editor', username: 'Kim' });
     });
     after(async () => t?.close());
 
@@ -67,7 +68,7 @@ for (const variant of DB_VARIANTS) {
       const qr = section.getByRole('img', { name: 'QR code for your authenticator app' });
       await qr.waitFor();
       expect(await qr.getAttribute('src')).to.match(/^data:image\/png;base64,/);
-      expect(await qr.evaluate((img: HTMLImageElement) => img.naturalWidth)).to.be.greaterThan(100);
+      expect(await qr.evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth)).to.be.greaterThan(100);
       const secret = (await section.getByTestId('totp-secret').textContent())!.trim();
       expect(secret).to.match(/^[A-Z2-7]+=*$/);
       expect(await section.getByTestId('backup-codes').locator('li').count()).to.equal(10);
@@ -90,7 +91,7 @@ for (const variant of DB_VARIANTS) {
 
     it('creates an API key whose secret is shown once with a copy button, and revokes it', async function () {
       const { page, context } = b;
-      await signInWithApi(context, t.url, 'ed@example.com', PASSWORD);
+      await signInWithApi(context, t.url, 'kim@example.com', PASSWORD);
       await page.goto(`${t.url}/admin/account`);
       const keys = page.getByRole('region', { name: 'API keys' });
       await keys.getByLabel('Name').fill('Deploy script');
