@@ -14,7 +14,7 @@
 import { join } from 'node:path';
 import type { ImportFieldKind, ImportParseInput } from '../../kernel/registries/contracts.js';
 import type { SpoolWriter } from '../../workers/import/spool-writer.js';
-import { extractUpload, isArchiveInput } from './task-run.js';
+import { extractUpload, isArchiveInput, plainEncoding } from './task-run.js';
 import { walkJson, type JsonPath } from './json-walk.js';
 import { plural } from './names.js';
 
@@ -149,7 +149,7 @@ async function writeResource(res: Resource, ctx: Context, line: number | undefin
   return written;
 }
 
-async function parseDocument(path: string, name: string, ctx: Context): Promise<DocumentOutcome> {
+async function parseDocument(path: string, name: string, ctx: Context, encoding?: string): Promise<DocumentOutcome> {
   const outcome: DocumentOutcome = { resources: 0, indexLinks: [], notJsonApi: false };
   const { writer } = ctx;
   const select = (p: JsonPath, token: { name: string }): string | null => {
@@ -160,6 +160,7 @@ async function parseDocument(path: string, name: string, ctx: Context): Promise<
   };
   const walked = await walkJson(path, {
     maxDepth: ctx.input.maxDepth,
+    encoding,
     select,
     onTooDeep: (label, p) => writer.warn(`${name}: ${label} record nested deeper than ${ctx.input.maxDepth} levels, skipped`, typeof p[1] === 'number' ? p[1] + 1 : undefined),
     onValue: async (label, value, p) => {
@@ -187,17 +188,17 @@ async function parseDocument(path: string, name: string, ctx: Context): Promise<
 
 export async function parseDrupal(input: ImportParseInput, writer: SpoolWriter): Promise<void> {
   const ctx: Context = { input, writer, seen: new Set(), skippedTypes: new Map(), relativeUrls: 0 };
-  const documents: Array<{ path: string; name: string }> = [];
+  const documents: Array<{ path: string; name: string; encoding?: string }> = [];
   if (isArchiveInput(input)) {
     const { dir, archive } = await extractUpload(input, writer);
     for (const f of archive.files.filter((f) => /\.json$/i.test(f)).sort()) documents.push({ path: join(dir, f), name: f });
     if (!documents.length) return writer.block('the archive holds no .json file of JSON:API documents');
-  } else documents.push({ path: input.path, name: input.filename });
+  } else documents.push({ path: input.path, name: input.filename, encoding: plainEncoding(input) });
 
   let total = 0;
   const reasons: string[] = [];
   for (const doc of documents) {
-    const outcome = await parseDocument(doc.path, doc.name, ctx);
+    const outcome = await parseDocument(doc.path, doc.name, ctx, doc.encoding);
     total += outcome.resources;
     if (outcome.resources > 0) continue;
     const reason = outcome.notJsonApi

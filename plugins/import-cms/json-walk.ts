@@ -7,6 +7,7 @@
 import { createReadStream } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Transform } from 'node:stream';
+import iconv from 'iconv-lite';
 
 const require = createRequire(import.meta.url);
 const { parser: makeParser } = require('stream-json/Parser.js') as { parser: (options?: Record<string, unknown>) => Transform };
@@ -24,6 +25,8 @@ export interface WalkOptions {
   onValue(label: string, value: unknown, path: JsonPath): Promise<void> | void;
   onTooDeep?(label: string, path: JsonPath): void;
   maxDepth: number;
+  /** The file's text encoding (from the profile); UTF-8 by default. A byte-order mark is dropped. */
+  encoding?: string;
 }
 
 export interface WalkResult {
@@ -91,7 +94,13 @@ export async function walkJson(path: string, options: WalkOptions): Promise<Walk
   let label = '';
   let valuePath: JsonPath = [];
   let skipping = 0; // > 0: inside a selected value that is too deep, counting open containers
-  const tokens = createReadStream(path).pipe(makeParser({ packValues: true, streamValues: false }));
+  const encoding = options.encoding && iconv.encodingExists(options.encoding) ? options.encoding : 'utf-8';
+  // Decoded to text first: this drops a BOM and reads UTF-16 or a legacy code page as well as UTF-8.
+  const source = createReadStream(path);
+  const text = source.pipe(iconv.decodeStream(encoding, { stripBOM: true }));
+  const tokens = text.pipe(makeParser({ packValues: true, streamValues: false }));
+  source.on('error', (err) => tokens.destroy(err));
+  text.on('error', (err) => tokens.destroy(err));
   try {
     for await (const token of tokens as AsyncIterable<Token>) {
       const name = token.name;

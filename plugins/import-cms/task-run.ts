@@ -58,3 +58,7 @@ export async function extractUpload(input: ImportParseInput, writer: SpoolWriter
   if (archive.error) writer.warn(archive.error);
   return { dir, archive };
 }
+
+/** The text encoding of a plain upload as the profile found it (archive members are read as UTF-8). */
+export const plainEncoding = (input: ImportParseInput): string | undefined =>
+  input.profile?.container === 'plain' && typeof input.profile.encoding === 'string' ? input.profile.encoding : undefined;

@@ -47,7 +47,8 @@ export function detectCsv(sample: ImportSample): number {
     const base = e === 'csv' || e === 'tsv' ? 0.9 : e === 'txt' || e === '' ? 0.8 : 0.6;
     return shop >= 0.85 ? Math.min(base, 0.8) : base;
   }
-  if (profile.kind === 'unknown' && (e === 'csv' || e === 'tsv')) return 0.5;
+  // Text without a delimiter could be a one-column CSV: only the extension says so, which is weak evidence.
+  if (profile.kind === 'unknown' && (e === 'csv' || e === 'tsv')) return 0.3;
   return 0;
 }
 

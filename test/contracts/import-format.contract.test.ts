@@ -71,6 +71,8 @@ describe('import format contract (every registered format)', function () {
       ['empty.json', ''],
       ['noise.xml', Buffer.from(Array.from({ length: 2048 }, (_, i) => (i * 131) % 256))],
       ['words.txt', 'lorem ipsum dolor sit amet\n'],
+      // The extension alone must not make a format sure of prose.
+      ['words.csv', 'lorem ipsum dolor sit amet\n'],
     ];
     for (const [name, content] of garbage) {
       const path = join(dir, name);

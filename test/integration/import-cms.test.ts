@@ -371,6 +371,16 @@ describe('import-cms parse tasks over the real fixtures', function () {
       expect(notJson.summary.blockedReasons).to.have.length(1);
     });
 
+    it('a UTF-8 BOM is dropped, and a UTF-16LE export (as the profile reports it) is decoded', async () => {
+      const text = readFileSync(fixture('data_cms', 'directus-help-center-articles-translations.json'), 'utf8');
+      const bom = await parse(parseDataCms, write('bom.json', Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(text)])));
+      expect(bom.summary.counts).to.deep.equal({ help_articles_translations: 6 });
+      const utf16 = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')]);
+      const p = await parse(parseDataCms, write('utf16.json', utf16), { profile: { container: 'plain', encoding: 'utf-16le', bom: true, kind: 'json' } });
+      expect(p.summary.counts).to.deep.equal({ help_articles_translations: 6 });
+      expect(p.spool).to.match(/Apprenez à personnaliser/);
+    });
+
     it('records nested past maxDepth are skipped with a warning before they are built', async () => {
       let deep: unknown = 'bottom';
       for (let i = 0; i < 50; i++) deep = { d: deep };

@@ -5,6 +5,12 @@ import type { Component } from 'svelte';
 import Dashboard from './Dashboard.svelte';
 import Placeholder from './Placeholder.svelte';
 import System from './System.svelte';
+import Collections from './content/Collections.svelte';
+import CollectionSchema from './content/CollectionSchema.svelte';
+import Entries from './content/Entries.svelte';
+import EntryEditor from './content/EntryEditor.svelte';
+import MediaLibrary from './media/MediaLibrary.svelte';
+import Users from './users/Users.svelte';
 import Account from './account/Account.svelte';
 
 export interface PageDef {
@@ -24,11 +30,17 @@ const soon = (what: string) => ({ component: Placeholder, what });
 
 export const pages: Array<PageDef & { what?: string }> = [
   { path: '/admin', title: 'Dashboard', component: Dashboard, nav: { label: 'Dashboard', icon: 'dashboard' }, permission: 'dashboard:read' },
-  { path: '/admin/content', title: 'Content', ...soon('collections, the schema editor, entries and revisions'), nav: { label: 'Content', icon: 'content' }, permission: 'content:read' },
-  { path: '/admin/media', title: 'Media', ...soon('the media library, uploads, folders and share links'), nav: { label: 'Media', icon: 'media' }, permission: 'media:read' },
+  { path: '/admin/content', title: 'Content', component: Collections, nav: { label: 'Content', icon: 'content' }, permission: 'content:read' },
+  // Static segments before parameters (the first match wins); collection names cannot contain '-'.
+  { path: '/admin/content/new-collection', title: 'New collection', component: CollectionSchema, permission: 'collections:manage' },
+  { path: '/admin/content/:collection/schema', title: 'Collection schema', component: CollectionSchema, permission: 'collections:manage' },
+  { path: '/admin/content/:collection/new', title: 'New entry', component: EntryEditor, permission: 'content:write' },
+  { path: '/admin/content/:collection/:id', title: 'Entry', component: EntryEditor, permission: 'content:read' },
+  { path: '/admin/content/:collection', title: 'Entries', component: Entries, permission: 'content:read' },
+  { path: '/admin/media', title: 'Media', component: MediaLibrary, nav: { label: 'Media', icon: 'media' }, permission: 'media:read' },
   { path: '/admin/importers', title: 'Importers', ...soon('imports from WordPress, CSV and JSON with live progress'), nav: { label: 'Importers', icon: 'import' }, permission: 'content:import' },
   { path: '/admin/themes', title: 'Themes', ...soon('admin themes, presets and custom CSS'), nav: { label: 'Themes', icon: 'theme' }, permission: 'config:write' },
-  { path: '/admin/users', title: 'Users', ...soon('users, invitations and roles'), nav: { label: 'Users', icon: 'users' }, permission: 'user:manage' },
+  { path: '/admin/users', title: 'Users', component: Users, nav: { label: 'Users', icon: 'users' }, permission: 'user:manage' },
   { path: '/admin/account', title: 'Account', component: Account, nav: { label: 'Account', icon: 'account' } },
   { path: '/admin/system', title: 'System', component: System, nav: { label: 'System', icon: 'system' }, permission: 'system:read' },
 ];
