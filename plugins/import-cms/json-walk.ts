@@ -152,6 +152,8 @@ export async function walkJson(path: string, options: WalkOptions): Promise<Walk
     }
   } catch (err) {
     result.error = (err as Error).message;
+  } finally {
+    source.destroy();
   }
   return result;
 }

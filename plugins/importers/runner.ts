@@ -175,7 +175,15 @@ export async function runImport(input: RunInput): Promise<RunOutcome> {
     const entries = content.entries(collection);
     try {
       const made = await entries.createMany(creates.map((c) => c.body));
-      for (const [i, entry] of made.entries()) await link(creates[i]!.e, collection, entry._id, creates[i]!.checksum);
+      // New source ids: one multi-row insert per batch (a statement per row would commit, and on SQLite sync, per row).
+      const fresh = made.flatMap((entry, i) => (links.has(externalKey(creates[i]!.e.externalId)) ? [] : [{ entry, c: creates[i]! }]));
+      if (fresh.length) {
+        const now = Date.now();
+        await store.links.bulkCreate(fresh.map(({ entry, c }) => ({
+          tenant_id: tenantId, format: plan.format, entity: c.e.entity, external_id: externalKey(c.e.externalId), collection, entry_id: entry._id, checksum: c.checksum, updated_at: now,
+        })), { ignoreDuplicates: true });
+      }
+      for (const [i, entry] of made.entries()) if (links.has(externalKey(creates[i]!.e.externalId))) await link(creates[i]!.e, collection, entry._id, creates[i]!.checksum);
       r.imported += made.length;
     } catch {
       // One transaction refused: entity by entity, so a bad record fails alone and is named.

@@ -96,15 +96,15 @@ for (const variant of DB_VARIANTS) {
       await page.goto(`${t.url}/admin/`);
       await page.getByRole('heading', { name: 'Dashboard', level: 1 }).waitFor();
       const [name, value] = Object.entries(theme.cssVariables as Record<string, string>).find(([k]) => k.startsWith('--color-primary-'))!;
-      await page.waitForFunction(([n, v]) => getComputedStyle(document.documentElement).getPropertyValue(n!).trim() === v, [name, value]);
-      const before = await page.evaluate(() => document.documentElement.dataset.density);
+      await page.waitForFunction(([n, v]) => { const d = (globalThis as any).document; return (globalThis as any).getComputedStyle(d.documentElement).getPropertyValue(n!).trim() === v; }, [name, value]);
+      const before = await page.evaluate(() => (globalThis as any).document.documentElement.dataset.density as string);
       expect(before).to.equal(theme.settings.density);
       const next = before === 'compact' ? 'spacious' : 'compact';
       const saved = await context.request.put(`${t.url}/api/user/update-user-attributes`, { data: { preferences: { theme: { density: next } } } });
       expect(saved.ok()).to.equal(true);
       await page.reload();
-      await page.waitForFunction((d) => document.documentElement.dataset.density === d, next);
-      const padding = await page.locator('main').evaluate((el) => getComputedStyle(el).paddingTop);
+      await page.waitForFunction((d) => (globalThis as any).document.documentElement.dataset.density === d, next);
+      const padding = await page.locator('main').evaluate((el) => (globalThis as any).getComputedStyle(el).paddingTop as string);
       expect(padding, 'the spacing scale follows the density').to.not.equal('24px');
     });
 

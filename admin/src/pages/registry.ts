@@ -12,6 +12,8 @@ import EntryEditor from './content/EntryEditor.svelte';
 import MediaLibrary from './media/MediaLibrary.svelte';
 import Users from './users/Users.svelte';
 import Account from './account/Account.svelte';
+import Themes from './themes/Themes.svelte';
+import Importers from './importers/Importers.svelte';
 
 export interface PageDef {
   /** Path pattern under the app, `:name` for a parameter: `/admin/content/:collection`. */
@@ -38,8 +40,8 @@ export const pages: Array<PageDef & { what?: string }> = [
   { path: '/admin/content/:collection/:id', title: 'Entry', component: EntryEditor, permission: 'content:read' },
   { path: '/admin/content/:collection', title: 'Entries', component: Entries, permission: 'content:read' },
   { path: '/admin/media', title: 'Media', component: MediaLibrary, nav: { label: 'Media', icon: 'media' }, permission: 'media:read' },
-  { path: '/admin/importers', title: 'Importers', ...soon('imports from WordPress, CSV and JSON with live progress'), nav: { label: 'Importers', icon: 'import' }, permission: 'content:import' },
-  { path: '/admin/themes', title: 'Themes', ...soon('admin themes, presets and custom CSS'), nav: { label: 'Themes', icon: 'theme' }, permission: 'config:write' },
+  { path: '/admin/importers', title: 'Importers', component: Importers, nav: { label: 'Importers', icon: 'import' }, permission: 'content:write' },
+  { path: '/admin/themes', title: 'Themes', component: Themes, nav: { label: 'Themes', icon: 'theme' }, permission: 'system:read' },
   { path: '/admin/users', title: 'Users', component: Users, nav: { label: 'Users', icon: 'users' }, permission: 'user:manage' },
   { path: '/admin/account', title: 'Account', component: Account, nav: { label: 'Account', icon: 'account' } },
   { path: '/admin/system', title: 'System', component: System, nav: { label: 'System', icon: 'system' }, permission: 'system:read' },

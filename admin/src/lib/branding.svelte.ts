@@ -1,0 +1,20 @@
+// Public branding of this site (GET /api/theme/public from the themes plugin): the name shown in the
+// sidebar and on the sign-in pages. Falls back to "CMS" when the plugin is missing or no name is set.
+import { api } from './api';
+
+class Branding {
+  siteName = $state('CMS');
+  logoUrl = $state<string | null>(null);
+
+  async load(): Promise<void> {
+    try {
+      const b = await api.get<{ siteName: string | null; logoUrl: string | null }>('/api/theme/public', { hostname: location.hostname });
+      if (b?.siteName) this.siteName = b.siteName;
+      this.logoUrl = b?.logoUrl ?? null;
+    } catch {
+      // keep the defaults
+    }
+  }
+}
+
+export const branding = new Branding();

@@ -1,0 +1,106 @@
+import { expect } from 'chai';
+import { signInWithApi, startUiKernel, useBrowser } from '../helpers/browser.js';
+import { responseCookie, type TestKernel } from '../helpers/kernel.js';
+import { DB_VARIANTS, requireVariant } from '../helpers/services.js';
+
+const PASSWORD = 'correct horse battery';
+
+for (const variant of DB_VARIANTS) {
+  describe(`admin UI: content pages in the browser (${variant.name})`, function () {
+    this.timeout(120000);
+    const b = useBrowser();
+    let t: TestKernel;
+    let cookie: string;
+    before(async function () {
+      requireVariant(this, variant);
+      t = await startUiKernel({ db: variant.name });
+      await t.kernel.container.resolve<{ create(i: object): Promise<unknown> }>('users').create({ email: 'ada@example.com', password: PASSWORD, role: 'admin', username: 'Ada' });
+      const login = await t.request('/api/user/login', { method: 'POST', json: { email: 'ada@example.com', password: PASSWORD } });
+      cookie = responseCookie(login)!;
+    });
+    after(async () => t?.close());
+    const apiGet = async (path: string) => (await (await t.request(path, { headers: { cookie } })).json()).data;
+
+    it('creates a collection in the schema editor, then an entry (with the API\'s field messages), publishes it and shows its revisions', async function () {
+      const { page, context } = b;
+      const name = `posts${variant.name.replace(/[^a-z]/g, '')}`;
+      await signInWithApi(context, t.url, 'ada@example.com', PASSWORD);
+      await page.goto(`${t.url}/admin/`);
+      await page.getByRole('navigation', { name: 'Main navigation' }).getByRole('link', { name: 'Content' }).click();
+      await page.getByRole('heading', { name: 'Content', level: 1 }).waitFor();
+      await page.getByRole('link', { name: 'New collection' }).first().click();
+      await page.getByRole('heading', { name: 'New collection', level: 1 }).waitFor();
+
+      // A name the API refuses: its message appears next to the field.
+      await page.getByLabel(/^Name/).fill('Bad Name');
+      await page.locator('input[name="label"]').fill('Blog posts');
+      await page.getByRole('button', { name: 'Create collection' }).click();
+      await page.locator('.basics .error').first().waitFor();
+      expect(await page.locator('.basics .error').first().textContent()).to.match(/lower-case/);
+
+      await page.getByLabel(/^Name/).fill(name);
+      // The first field (title, required text) is there; add a rich text body and a select.
+      await page.getByRole('button', { name: 'Add field' }).click();
+      const body = page.getByRole('listitem', { name: /^Field 2/ });
+      await body.getByLabel('Field name').fill('body');
+      await body.getByLabel('Type').selectOption('richtext');
+      await page.getByRole('button', { name: 'Add field' }).click();
+      const category = page.getByRole('listitem', { name: /^Field 3/ });
+      await category.getByLabel('Field name').fill('category');
+      await category.getByLabel('Type').selectOption('select');
+      await category.getByLabel(/^Options/).fill('news\nguides');
+      await page.getByRole('button', { name: 'Create collection' }).click();
+      await page.waitForURL(new RegExp(`/admin/content/${name}(\\?.*)?$`));
+      await page.getByRole('heading', { name: 'Blog posts', level: 1 }).waitFor();
+      const schema = await apiGet(`/api/collections/${name}/schema`);
+      expect(schema.fields.map((f: { name: string; type: string }) => `${f.name}:${f.type}`)).to.deep.equal(['title:text', 'body:richtext', 'category:select']);
+      expect(schema.fields[2].options).to.deep.equal(['news', 'guides']);
+
+      // New entry: without a title the API answers VALIDATION_ERROR and "required" shows under Title.
+      await page.getByRole('link', { name: 'New post' }).first().click();
+      await page.getByRole('heading', { name: 'New post', level: 1 }).waitFor();
+      await page.getByRole('button', { name: 'Create post' }).click();
+      const titleField = page.locator('[data-field="title"]');
+      await titleField.locator('.error').waitFor();
+      expect(await titleField.locator('.error').textContent()).to.match(/required/);
+      expect(await page.getByLabel(/^Title/).getAttribute('aria-invalid')).to.equal('true');
+
+      await page.getByLabel(/^Title/).fill('Hello from the browser');
+      await page.getByLabel(/^Body/).fill('First words.');
+      await page.getByLabel(/^Category/).selectOption('guides');
+      await page.getByRole('button', { name: 'Create post' }).click();
+      await page.getByRole('heading', { name: 'Hello from the browser', level: 1 }).waitFor();
+      expect(await page.getByTestId('entry-version').textContent()).to.equal('version 1');
+
+      // Publish through the editor's status and save: a second revision.
+      await page.getByLabel('Status').selectOption('published');
+      await page.getByLabel(/^Body/).fill('First words, edited.');
+      await page.getByRole('button', { name: 'Save', exact: true }).click();
+      await page.getByTestId('entry-version').filter({ hasText: /version [23]/ }).waitFor();
+      const revisions = page.getByRole('region', { name: 'Revisions' });
+      await revisions.getByRole('button', { name: 'Version 1' }).waitFor();
+
+      const list = await apiGet(`/api/collections/${name}`);
+      expect(list.total).to.equal(1);
+      expect(list.items[0]).to.include({ title: 'Hello from the browser', body: 'First words, edited.', category: 'guides', status: 'published', slug: 'hello-from-the-browser' });
+
+      // Restore version 1 from the revisions: the old body comes back as a new version.
+      await revisions.getByRole('button', { name: 'Version 1' }).click();
+      await page.getByRole('dialog', { name: 'Version 1' }).getByRole('button', { name: 'Restore this version' }).click();
+      await page.waitForFunction("document.querySelector('#f-body')?.value === 'First words.'");
+
+      // The entries table: search, status filter, sort.
+      await page.getByRole('link', { name: 'Blog posts' }).click();
+      const table = page.getByRole('table', { name: 'Entries of Blog posts' });
+      await table.getByRole('link', { name: 'Hello from the browser' }).waitFor();
+      expect(await table.locator('.badge').first().textContent()).to.equal('published');
+      await page.getByLabel('Status filter').selectOption('draft');
+      await page.getByText('No entries match.').waitFor();
+      await page.getByLabel('Status filter').selectOption('');
+      await page.getByLabel('Search entries').fill('nothing-like-this');
+      await page.getByRole('button', { name: 'Search', exact: true }).click();
+      await page.getByText('No entries match.').waitFor();
+      expect(page.url()).to.match(/search=nothing-like-this/);
+    });
+  });
+}

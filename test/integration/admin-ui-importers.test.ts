@@ -1,0 +1,84 @@
+import { expect } from 'chai';
+import { signInWithApi, startUiKernel, useBrowser } from '../helpers/browser.js';
+import type { TestKernel } from '../helpers/kernel.js';
+import { DB_VARIANTS, requireVariant } from '../helpers/services.js';
+
+const PASSWORD = 'correct horse battery';
+const FIXTURES = '/work/shared/fixtures/imports/csv';
+
+for (const variant of DB_VARIANTS) {
+  describe(`admin UI: importers page in the browser (${variant.name})`, function () {
+    this.timeout(120000);
+    const b = useBrowser();
+    let t: TestKernel;
+    before(async function () {
+      requireVariant(this, variant);
+      t = await startUiKernel({ db: variant.name });
+      await t.kernel.container.resolve<{ create(i: object): Promise<unknown> }>('users').create({ email: 'ada@example.com', password: PASSWORD, role: 'admin', username: 'Ada' });
+    });
+    after(async () => t?.close());
+
+    it('uploads a TSV, shows the detected format and summary, previews with scaffold, imports with live progress and shows the results', async function () {
+      const { page, context } = b;
+      await signInWithApi(context, t.url, 'ada@example.com', PASSWORD);
+      await page.goto(`${t.url}/admin/importers`);
+      await page.getByRole('heading', { name: 'Importers', level: 1 }).waitFor();
+
+      await page.getByLabel('Export file').setInputFiles(`${FIXTURES}/maximal-countries.tsv`);
+      await page.getByRole('button', { name: 'Upload and analyse' }).click();
+      await page.getByRole('heading', { name: 'Detected format' }).waitFor();
+      expect(await page.getByTestId('detected-format').textContent()).to.match(/csv/i);
+      expect(await page.getByTestId('summary').getByRole('row', { name: /rows 250/ }).count()).to.equal(1);
+
+      await page.getByRole('button', { name: 'Preview mappings' }).click();
+      await page.getByRole('heading', { name: 'Mappings' }).waitFor();
+      const ops = page.getByTestId('operations');
+      // No collection of that name yet: nothing would be imported until scaffold is on.
+      await ops.getByText('skip').waitFor();
+      expect(await page.getByRole('button', { name: 'Start import' }).isDisabled()).to.equal(true);
+      await Promise.all([
+        page.waitForResponse((r) => r.url().endsWith('/api/importers/preview') && r.ok()),
+        page.getByLabel(/Create missing collections/).check(),
+      ]);
+      await ops.getByText('scaffold', { exact: true }).waitFor();
+      const target = await page.getByLabel('Target collection for rows').inputValue();
+      expect(target).to.match(/^[a-zA-Z][a-zA-Z0-9]*$/);
+      await page.getByText('Fields of rows').click();
+      expect(await page.getByLabel('Target field for name en').inputValue()).to.not.equal('');
+
+      await page.getByLabel(/I have reviewed the mappings/).check();
+      const streamed = page.waitForResponse((r) => r.url().endsWith('/api/migration/import'));
+      await page.getByRole('button', { name: 'Start import' }).click();
+      expect((await streamed).headers()['content-type']).to.match(/text\/event-stream/);
+      await page.getByTestId('import-progress').waitFor().catch(() => undefined);
+
+      await page.getByRole('heading', { name: 'Import finished' }).waitFor({ timeout: 60000 });
+      expect(await page.getByTestId('import-outcome').textContent()).to.match(/250 imported/);
+      expect(await page.getByTestId('results').getByRole('row', { name: /^rows 250/ }).count()).to.equal(1);
+      await page.getByText('Progress log').click();
+      const log = (await page.getByTestId('import-log').locator('li').allTextContents()).join('\n');
+      expect(log).to.match(/Detecting the format/);
+      expect(log).to.match(/Parsed 250 rows/);
+      expect(log).to.match(/Imported \d+ of 250/);
+
+      const entries = await context.request.get(`${t.url}/api/collections/${target}?limit=1`);
+      expect(entries.status()).to.equal(200);
+      const body = await entries.json();
+      expect(body.data.total).to.equal(250);
+    });
+
+    it('shows why a file cannot be imported', async function () {
+      const { page, context } = b;
+      await signInWithApi(context, t.url, 'ada@example.com', PASSWORD);
+      await page.goto(`${t.url}/admin/importers`);
+      await page.getByLabel('Export file').setInputFiles({ name: 'notes.bin', mimeType: 'application/octet-stream', buffer: Buffer.from([0, 1, 2, 3, 255, 254, 0, 7, 9, 0]) });
+      await page.getByRole('button', { name: 'Upload and analyse' }).click();
+      await page.getByRole('heading', { name: 'Detected format' }).waitFor().catch(() => undefined);
+      const refusal = page.getByRole('alert').first();
+      await refusal.waitFor();
+      expect((await refusal.textContent())!.length).to.be.greaterThan(10);
+      const preview = page.getByRole('button', { name: 'Preview mappings' });
+      if (await preview.count()) expect(await preview.isDisabled()).to.equal(true);
+    });
+  });
+}

@@ -1,0 +1,124 @@
+import { expect } from 'chai';
+import sharp from 'sharp';
+import { signInWithApi, startUiKernel, useBrowser } from '../helpers/browser.js';
+import { responseCookie, type TestKernel } from '../helpers/kernel.js';
+import { DB_VARIANTS, requireVariant } from '../helpers/services.js';
+
+const PASSWORD = 'correct horse battery';
+
+for (const variant of DB_VARIANTS) {
+  describe(`admin UI: media library in the browser (${variant.name})`, function () {
+    this.timeout(120000);
+    const b = useBrowser();
+    let t: TestKernel;
+    let cookie: string;
+    let png: Buffer;
+    before(async function () {
+      requireVariant(this, variant);
+      t = await startUiKernel({ db: variant.name });
+      await t.kernel.container.resolve<{ create(i: object): Promise<unknown> }>('users').create({ email: 'ada@example.com', password: PASSWORD, role: 'admin', username: 'Ada' });
+      const login = await t.request('/api/user/login', { method: 'POST', json: { email: 'ada@example.com', password: PASSWORD } });
+      cookie = responseCookie(login)!;
+      png = await sharp({ create: { width: 640, height: 400, channels: 3, background: { r: 30, g: 120, b: 220 } } }).png().toBuffer();
+    });
+    after(async () => t?.close());
+    const apiGet = async (path: string) => (await (await t.request(path, { headers: { cookie } })).json()).data;
+
+    it('uploads a file with progress, files it in a folder, shares it with a password and opens the link in another browser', async function () {
+      const { page, context } = b;
+      await signInWithApi(context, t.url, 'ada@example.com', PASSWORD);
+      await page.goto(`${t.url}/admin/media`);
+      await page.getByRole('heading', { name: 'Media', level: 1 }).waitFor();
+      await page.getByText('No files here yet.').waitFor();
+
+      // Upload: the progress row reaches Done and the tile shows the thumbnail.
+      await page.getByLabel('Upload files').setInputFiles({ name: 'harbour.png', mimeType: 'image/png', buffer: png });
+      const uploads = page.getByRole('list', { name: 'Uploads' });
+      await uploads.getByText('Done').waitFor();
+      expect(await uploads.getByRole('progressbar', { name: 'Upload of harbour.png' }).getAttribute('value')).to.equal('1');
+      const tile = page.locator('[data-media="harbour.png"]');
+      await tile.locator('img').waitFor();
+      const thumb = await tile.locator('img').getAttribute('src');
+      expect(thumb).to.match(/^\/files\//);
+      const thumbRes = await context.request.get(`${t.url}${thumb}`);
+      expect(thumbRes.status()).to.equal(200);
+
+      // A folder, and the file moved into it through the selection bar.
+      await page.getByRole('button', { name: 'New folder' }).click();
+      const folderDialog = page.getByRole('dialog', { name: 'New folder' });
+      await folderDialog.getByLabel('Folder name').fill('Press kit');
+      await folderDialog.getByRole('button', { name: 'Create folder' }).click();
+      const folders = page.getByRole('navigation', { name: 'Folders' });
+      await folders.getByRole('button', { name: /Press kit/ }).waitFor();
+      await folders.getByRole('button', { name: 'All media' }).click();
+      await tile.getByLabel('Select harbour.png').check();
+      await page.getByLabel('Target folder').selectOption({ label: 'Press kit' });
+      await page.getByRole('region', { name: 'Selection' }).getByRole('button', { name: 'Move' }).click();
+      await folders.getByRole('button', { name: /Press kit\s*1/ }).waitFor();
+      const [item] = (await apiGet('/api/media')).items;
+      const [folder] = await apiGet('/api/media/folders');
+      expect(item.folderId).to.equal(folder._id);
+
+      // The list view, then the share dialog: 24 hours, with a password.
+      await page.getByRole('button', { name: 'List' }).click();
+      await page.getByRole('button', { name: 'Share harbour.png' }).click();
+      const share = page.getByRole('dialog', { name: 'Share harbour.png' });
+      await share.getByLabel('7 days').check();
+      await share.getByLabel('Protect with a password').check();
+      await share.getByLabel('Password').fill('open sesame');
+      await share.getByRole('button', { name: 'Create link' }).click();
+      const linkInput = share.getByLabel('Share link');
+      await linkInput.waitFor();
+      const link = await linkInput.inputValue();
+      expect(link).to.match(new RegExp(`^${t.url}/admin/share\\?id=${item._id}&token=`));
+      const links = share.getByRole('table', { name: 'Share links' });
+      expect(await links.locator('tbody tr').count()).to.equal(1);
+      expect(await links.locator('tbody tr td').nth(2).textContent()).to.equal('Yes');
+      const saved = await apiGet(`/api/media/${item._id}`);
+      const days = (Date.parse(saved.sharedLinks[0].expiresAt) - Date.now()) / 86400000;
+      expect(days).to.be.within(6.9, 7.01);
+
+      // Another browser (no session): the password is asked, a wrong one refused, the right one opens the file.
+      const other = await b.newContext();
+      const visitor = await other.newPage();
+      await visitor.goto(link);
+      await visitor.getByRole('heading', { name: 'Shared file' }).waitFor();
+      await visitor.getByText('This file is protected with a password.').waitFor();
+      await visitor.getByLabel('Password').fill('wrong guess');
+      await visitor.getByRole('button', { name: 'Open' }).click();
+      await visitor.getByText('That password is not right.').waitFor();
+      await visitor.getByLabel('Password').fill('open sesame');
+      await visitor.getByRole('button', { name: 'Open' }).click();
+      const shown = visitor.getByTestId('shared-file');
+      await shown.getByText('harbour.png').waitFor();
+      await shown.getByRole('img', { name: 'Preview of harbour.png' }).waitFor();
+      const href = await shown.getByRole('link', { name: 'Download' }).getAttribute('href');
+      const file = await other.request.get(`${t.url}${href}`);
+      expect(file.status()).to.equal(200);
+      expect(file.headers()['content-disposition']).to.match(/^attachment/);
+      expect(Buffer.compare(await file.body(), png)).to.equal(0);
+
+      // Revoked in the dialog: the visitor's link stops working.
+      await share.getByRole('button', { name: 'Revoke' }).click();
+      await share.getByText('No share links yet.').waitFor();
+      await visitor.reload();
+      await visitor.getByText('This link does not exist or was revoked.').waitFor();
+    });
+
+    it('deletes a file from its details dialog', async function () {
+      const { page, context } = b;
+      await signInWithApi(context, t.url, 'ada@example.com', PASSWORD);
+      await page.goto(`${t.url}/admin/media`);
+      await page.getByRole('button', { name: 'Grid' }).click();
+      await page.getByLabel('Upload files').setInputFiles({ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('plain words\n') });
+      await page.getByRole('button', { name: 'Open notes.txt' }).click();
+      const dialog = page.getByRole('dialog', { name: 'notes.txt' });
+      await dialog.getByText('text/plain').waitFor();
+      await dialog.getByRole('button', { name: 'Delete' }).click();
+      await dialog.getByRole('button', { name: 'Yes, delete' }).click();
+      await page.locator('[data-media="notes.txt"]').waitFor({ state: 'detached' });
+      const names = (await apiGet('/api/media')).items.map((m: { filename: string }) => m.filename);
+      expect(names).to.not.include('notes.txt');
+    });
+  });
+}

@@ -1,0 +1,73 @@
+import { expect } from 'chai';
+import { signInWithApi, startUiKernel, useBrowser } from '../helpers/browser.js';
+import { responseCookie, type TestKernel } from '../helpers/kernel.js';
+
+const PASSWORD = 'correct horse battery';
+
+describe('admin UI: users page in the browser', function () {
+  this.timeout(90000);
+  const b = useBrowser();
+  let t: TestKernel;
+  before(async () => {
+    t = await startUiKernel();
+    await t.kernel.container.resolve<{ create(i: object): Promise<unknown> }>('users').create({ email: 'ada@example.com', password: PASSWORD, role: 'admin', username: 'Ada' });
+  });
+  after(async () => t?.close());
+
+  it('creates, blocks, unblocks and deletes a user; invites another and revokes the invitation', async function () {
+    const { page, context } = b;
+    await signInWithApi(context, t.url, 'ada@example.com', PASSWORD);
+    await page.goto(`${t.url}/admin/users`);
+    await page.getByRole('heading', { name: 'Users', level: 1 }).waitFor();
+
+    await page.getByRole('button', { name: 'Create user' }).click();
+    const create = page.getByRole('dialog', { name: 'Create user' });
+    await create.getByLabel('Email').fill('ed@example.com');
+    await create.getByLabel(/^Password/).fill('short');
+    await create.getByRole('button', { name: 'Create user' }).click();
+    await create.locator('.error').first().waitFor();
+    expect(await create.locator('.error').first().textContent()).to.match(/8 characters/);
+    await create.getByLabel(/^Password/).fill(PASSWORD);
+    await create.getByLabel('Role').selectOption('editor');
+    await create.getByRole('button', { name: 'Create user' }).click();
+    const row = page.locator('tr[data-user="ed@example.com"]');
+    await row.waitFor();
+    expect(await row.locator('.badge').first().textContent()).to.equal('editor');
+
+    // The new user signs in; blocking them ends the session at once.
+    const login = await t.request('/api/user/login', { method: 'POST', json: { email: 'ed@example.com', password: PASSWORD } });
+    const edCookie = responseCookie(login)!;
+    expect((await t.request('/api/user/me', { headers: { cookie: edCookie } })).status).to.equal(200);
+    await row.getByRole('button', { name: 'Block ed@example.com' }).click();
+    await row.getByText('blocked').waitFor();
+    expect((await t.request('/api/user/me', { headers: { cookie: edCookie } })).status).to.equal(401);
+    await row.getByRole('button', { name: 'Unblock ed@example.com' }).click();
+    await row.getByText('active').waitFor();
+
+    // Admins cannot block or delete themselves: no buttons on their own row.
+    const me = page.locator('tr[data-user="ada@example.com"]');
+    expect(await me.getByRole('button', { name: /Block|Delete/ }).count()).to.equal(0);
+
+    await row.getByRole('button', { name: 'Delete ed@example.com' }).click();
+    await page.getByRole('dialog', { name: 'Delete user' }).getByRole('button', { name: 'Delete user' }).click();
+    await row.waitFor({ state: 'detached' });
+
+    // Invitation: the link is shown once and works on the public register page's API.
+    await page.getByRole('button', { name: 'Invite user' }).click();
+    const invite = page.getByRole('dialog', { name: 'Invite user' });
+    await invite.getByLabel('Email').fill('vi@example.com');
+    await invite.getByLabel('Role').selectOption('viewer');
+    await invite.getByRole('button', { name: 'Create invitation' }).click();
+    const link = await invite.getByLabel('Invitation link').inputValue();
+    expect(link).to.match(new RegExp(`^${t.url}/register\\?token=`));
+    const token = new URL(link).searchParams.get('token')!;
+    const peek = await (await t.request(`/api/token/${token}`)).json();
+    expect(peek.data).to.include({ email: 'vi@example.com', role: 'viewer', valid: true });
+    await invite.getByRole('button', { name: 'Done' }).click();
+    const invitations = page.getByRole('table', { name: 'Invitations' });
+    await invitations.getByText('vi@example.com').waitFor();
+    await invitations.getByRole('button', { name: 'Revoke invitation for vi@example.com' }).click();
+    await invitations.getByRole('button', { name: 'Revoke invitation for vi@example.com' }).waitFor({ state: 'detached' });
+    expect((await t.request(`/api/token/${token}`)).status).to.equal(404);
+  });
+});
