@@ -176,13 +176,48 @@ export class EntriesService {
     return entry;
   }
 
-  /** All or nothing: one transaction; a problem names its entry (body.entries.<i>.<field>). */
+  /**
+   * All or nothing: one transaction; a problem names its entry (body.entries.<i>.<field>). Entries whose slug
+   * is free go in with one multi-row insert (inside a savepoint); the rest, and the whole batch when that
+   * insert meets a unique violation, take the one-by-one path that finds free slugs and names the field.
+   */
   async createMany(name: string, bodies: unknown[], identity: Identity): Promise<Entry[]> {
     const entries = await this.withSchema(name, (c) =>
       this.sequelize.transaction(async (transaction) => {
-        const out: Entry[] = [];
-        for (const [i, body] of bodies.entries()) out.push(await this.created(c, body, identity, `body.entries.${i}`, transaction));
-        return out;
+        const inputs = bodies.map((body, i) => checkEntryInput(c, body, 'create', `body.entries.${i}`));
+        for (const [i, input] of inputs.entries()) await this.checkRelations(c, input, identity.tenantId, `body.entries.${i}`, transaction);
+        const now = Date.now();
+        const rows = inputs.map((input) => {
+          const id = randomUUID();
+          return {
+            id, tenant_id: identity.tenantId, sync_id: randomUUID(), status: input.status ?? 'draft', version: 1, slug: this.slugBase(c, input, id),
+            created_by: identity.userId, updated_by: identity.userId, created_at: now, updated_at: now, ...input.columns,
+          };
+        });
+        const taken = new Set((await c.model.findAll({
+          attributes: ['slug'], where: { tenant_id: identity.tenantId, slug: { [Op.in]: [...new Set(rows.map((r) => r.slug))] } }, transaction,
+        })).map((r) => String(r.get('slug'))));
+        const bulk = new Set<number>();
+        for (const [i, row] of rows.entries()) if (!taken.has(row.slug)) (taken.add(row.slug), bulk.add(i));
+        if (bulk.size) {
+          try {
+            await this.sequelize.transaction({ transaction }, (savepoint) => c.model.bulkCreate(rows.filter((_, i) => bulk.has(i)), { transaction: savepoint }));
+          } catch (err) {
+            if (!(err instanceof UniqueConstraintError)) throw err;
+            bulk.clear(); // a unique field collides: the one-by-one path names it
+          }
+        }
+        const out: Array<Entry | undefined> = [];
+        if (bulk.size) {
+          const made = await c.model.findAll({ where: { tenant_id: identity.tenantId, id: { [Op.in]: rows.filter((_, i) => bulk.has(i)).map((r) => r.id) } }, transaction });
+          const byId = new Map(made.map((m) => [String(m.get('id')), this.toEntry(c, m)]));
+          for (const i of bulk) out[i] = byId.get(rows[i]!.id);
+          await Revision.bulkCreate([...bulk].map((i) => out[i]!).map((entry) => ({
+            tenant_id: identity.tenantId, collection: c.name, entry_id: entry._id, version: entry.version, data: JSON.stringify(entry), action: 'create', created_by: identity.userId, created_at: now,
+          })), { transaction });
+        }
+        for (const [i, body] of bodies.entries()) if (!bulk.has(i)) out[i] = await this.created(c, body, identity, `body.entries.${i}`, transaction);
+        return out as Entry[];
       }),
     );
     await this.announce(name, identity.tenantId, entries.map((entry) => ['on:create', { tenantId: identity.tenantId, collection: name, entry, userId: identity.userId }]));

@@ -16,6 +16,22 @@ export interface CheckedInput {
   status?: EntryStatus;
 }
 
+/** The body schema of a collection, built once per field list (a schema change brings a new list). */
+const bodySchemas = new WeakMap<object, z.ZodType>();
+function bodySchema(c: CollectionDefinition): z.ZodType {
+  let schema = bodySchemas.get(c.fields);
+  if (!schema) {
+    const shape: Record<string, z.ZodType> = {
+      slug: z.string().min(1).max(180).optional(),
+      status: z.enum(STATUSES).optional(),
+    };
+    for (const f of c.fields) shape[f.name] = valueSchema(f).nullable().optional();
+    schema = z.object(shape).strict();
+    bodySchemas.set(c.fields, schema);
+  }
+  return schema;
+}
+
 /**
  * Checks an entry body against the collection's schema: unknown keys, each field's type, required
  * fields (on create after defaults; on update only when a required field is set to null). Every
@@ -24,12 +40,7 @@ export interface CheckedInput {
 export function checkEntryInput(c: CollectionDefinition, body: unknown, mode: 'create' | 'update', pathPrefix = 'body'): CheckedInput {
   if (!body || typeof body !== 'object' || Array.isArray(body)) throw new ValidationError('The entry must be a JSON object', [{ path: pathPrefix, message: 'expected an object' }]);
   const input = Object.fromEntries(Object.entries(body as Record<string, unknown>).filter(([k]) => !READ_ONLY.has(k)));
-  const shape: Record<string, z.ZodType> = {
-    slug: z.string().min(1).max(180).optional(),
-    status: z.enum(STATUSES).optional(),
-  };
-  for (const f of c.fields) shape[f.name] = valueSchema(f).nullable().optional();
-  const parsed = z.object(shape).strict().safeParse(input);
+  const parsed = bodySchema(c).safeParse(input);
   const issues: Array<{ path: string; message: string }> = [];
   if (!parsed.success) {
     for (const i of parsed.error.issues) {

@@ -104,7 +104,7 @@ for (const variant of DB_VARIANTS) {
       const list = await t.request('/api/collections', { headers: { authorization: `Bearer ${key}` } });
       expect(list.status).to.not.equal(401);
       await keys.getByRole('button', { name: 'Done' }).click();
-      await keys.getByRole('cell', { name: 'Deploy script' }).waitFor();
+      await keys.getByRole('cell', { name: 'Deploy script', exact: true }).waitFor();
       page.once('dialog', (d) => void d.accept());
       await keys.getByRole('button', { name: 'Revoke Deploy script' }).click();
       await keys.getByText('No API keys yet.').waitFor();

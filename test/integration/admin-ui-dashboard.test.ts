@@ -121,3 +121,28 @@ for (const variant of DB_VARIANTS) {
     });
   });
 }
+
+describe('admin UI: a paid widget after its trial', function () {
+  this.timeout(60000);
+  const b = useBrowser();
+  let t: TestKernel;
+  before(async () => {
+    t = await startUiKernel({ config: { plugins: { options: { dashboard: { installedAt: new Date(Date.now() - 30 * 86400_000).toISOString() } } } } });
+    await t.kernel.container.resolve<{ create(i: object): Promise<unknown> }>('users').create({ email: 'ada@example.com', password: PASSWORD, role: 'admin' });
+  });
+  after(async () => t?.close());
+
+  it('shows the licence state instead of breaking, and the other widgets keep working', async function () {
+    const { page, context } = b;
+    await signInWithApi(context, t.url, 'ada@example.com', PASSWORD);
+    await context.request.put(`${t.url}/api/dashboard/layout`, { data: { widgets: [{ id: 'scim-status', x: 0, y: 0, w: 6, h: 3 }, { id: 'memory', x: 6, y: 0, w: 6, h: 3 }] } });
+    await page.goto(`${t.url}/admin/`);
+    const paid = page.locator('[data-widget="scim-status"]');
+    await paid.getByText('Licence required.').waitFor();
+    expect(await paid.textContent()).to.include('CMS_LICENSE_KEY');
+    expect(await paid.locator('cms-widget-scim-status').count(), 'the element is not mounted').to.equal(0);
+    await paid.locator('.badge.bad').waitFor();
+    await page.locator('cms-widget-memory dl').first().waitFor();
+  });
+});
+

@@ -42,7 +42,7 @@ for (const variant of DB_VARIANTS) {
       ]);
       await ops.getByText('scaffold', { exact: true }).waitFor();
       const target = await page.getByLabel('Target collection for rows').inputValue();
-      expect(target).to.match(/^[a-zA-Z][a-zA-Z0-9]*$/);
+      expect(target).to.match(/^[a-zA-Z][a-zA-Z0-9_]*$/);
       await page.getByText('Fields of rows').click();
       expect(await page.getByLabel('Target field for name en').inputValue()).to.not.equal('');
 

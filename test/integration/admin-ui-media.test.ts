@@ -65,9 +65,9 @@ for (const variant of DB_VARIANTS) {
       const share = page.getByRole('dialog', { name: 'Share harbour.png' });
       await share.getByLabel('7 days').check();
       await share.getByLabel('Protect with a password').check();
-      await share.getByLabel('Password').fill('open sesame');
+      await share.getByLabel('Password', { exact: true }).fill('open sesame');
       await share.getByRole('button', { name: 'Create link' }).click();
-      const linkInput = share.getByLabel('Share link');
+      const linkInput = share.getByRole('textbox', { name: 'Share link' });
       await linkInput.waitFor();
       const link = await linkInput.inputValue();
       expect(link).to.match(new RegExp(`^${t.url}/admin/share\\?id=${item._id}&token=`));

@@ -107,6 +107,52 @@ describe('admin UI: sign-in in the browser', function () {
     const login = await t.request('/api/user/login', { method: 'POST', json: { email: 'rita@example.com', password: 'a brand new password' } });
     expect(login.status).to.equal(200);
   });
+
+  it('requests a magic link and signs in by opening it', async function () {
+    await users().create({ email: 'max@example.com', password: PASSWORD, role: 'editor', username: 'Max' });
+    const { page } = b;
+    await page.goto(`${t.url}/login`);
+    await page.getByRole('button', { name: 'Email me a sign-in link' }).click();
+    await page.getByLabel('Email').fill('max@example.com');
+    await page.getByRole('button', { name: 'Send sign-in link' }).click();
+    await page.locator('.alert.success').waitFor();
+    const link = await waitForMailLink(t, /\/magic-link\?token=[\w-]+/);
+    await page.goto(`${t.url}${link}`);
+    await page.waitForURL(/\/admin\/$/);
+    await page.getByRole('button', { name: /Max/ }).waitFor();
+    // The link works once.
+    const second = await b.newContext();
+    const other = await second.newPage();
+    await other.goto(`${t.url}${link}`);
+    await other.getByText('This sign-in link has already been used.').waitFor();
+  });
+});
+
+describe('admin UI: sign-in rate limit in the browser', function () {
+  this.timeout(60000);
+  const b = useBrowser();
+  let t: TestKernel;
+  before(async () => {
+    t = await startUiKernel({ config: { rateLimit: { enabled: true } } });
+  });
+  after(async () => t?.close());
+
+  it('says how long to wait when this browser made too many sign-in attempts', async function () {
+    const { page } = b;
+    await page.goto(`${t.url}/login`);
+    let refused = false;
+    for (let i = 0; i < 15 && !refused; i++) {
+      await page.getByLabel('Email').fill(`nobody-${i}@example.com`);
+      await page.getByLabel('Password').fill('not the password');
+      const [res] = await Promise.all([page.waitForResponse((r) => r.url().endsWith('/api/user/login')), page.getByRole('button', { name: 'Sign in' }).click()]);
+      refused = res.status() === 429;
+    }
+    expect(refused, 'the sign-in route refuses after its per-browser limit').to.equal(true);
+    const alert = page.locator('[data-code="RATE_LIMITED"]');
+    await alert.waitFor();
+    expect(await alert.textContent()).to.match(/Too many attempts\..*Try again in (1 min 0 s|[1-5]?\d s)/);
+    expect(await page.getByRole('button', { name: 'Sign in' }).isDisabled()).to.equal(true);
+  });
 });
 
 /** The newest link of the given shape in the outbox (<data>/outbox/*.eml, the mail plugin without SMTP). */

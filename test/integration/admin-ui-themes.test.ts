@@ -5,6 +5,9 @@ import type { TestKernel } from '../helpers/kernel.js';
 import { DB_VARIANTS, requireVariant } from '../helpers/services.js';
 
 const PASSWORD = 'correct horse battery';
+// Browser globals used inside page functions (the project compiles without the DOM library).
+declare const document: { body: unknown; documentElement: unknown; querySelector(s: string): unknown };
+declare function getComputedStyle(el: unknown): { backgroundColor: string; outlineColor: string; getPropertyValue(p: string): string };
 const style = (page: Page, selector: string, property: string) =>
   page.locator(selector).first().evaluate((el, p) => getComputedStyle(el).getPropertyValue(p), property);
 
@@ -23,7 +26,7 @@ for (const variant of DB_VARIANTS) {
     async function importBundled(page: Page, name: string) {
       const section = page.getByRole('region', { name: 'Import a preset' });
       await section.getByLabel('Bundled preset').check();
-      await section.getByLabel('Preset').selectOption({ label: name });
+      await section.getByRole('combobox').selectOption({ label: name });
       await section.getByRole('button', { name: 'Import preset' }).click();
       await section.getByTestId('import-result').getByText(`"${name}" was imported`).waitFor();
       await page.getByTestId('themes').locator(`tr[data-theme="${name}"]`).waitFor();
