@@ -49,7 +49,7 @@ export const signInRoutes: RouteDefinition[] = [
     tags: ['auth'],
     summary: 'Where the identity provider sends the browser back: signs in and redirects to returnTo',
     description:
-      'Checks the state signature, expiry, provider and this browser\'s sign-in cookie (400 OIDC_STATE_INVALID), exchanges the code with the PKCE verifier and validates the ID token and nonce (400 OIDC_CALLBACK_FAILED). A provider error answers 400 OIDC_PROVIDER_ERROR with providerError. The identity signs in its linked user; otherwise the user with the same email when the provider says it is verified; otherwise, with allowSignUp, a new user with the default role; otherwise 403 OIDC_NO_ACCOUNT. Blocked users: 403 ACCOUNT_BLOCKED. Then 302 to returnTo with the session cookie, or, with 2FA on, 302 to /login?requires2FA=1&returnTo=... with the 2fa_pending cookie for POST /api/auth/2fa/verify. Provider tokens are never stored.',
+      'Checks the state signature, expiry, provider and this browser\'s sign-in cookie (400 OIDC_STATE_INVALID), exchanges the code with the PKCE verifier and validates the ID token and nonce (400 OIDC_CALLBACK_FAILED). A provider error answers 400 OIDC_PROVIDER_ERROR with providerError. The identity signs in its linked user; otherwise the user with the same email when the provider says it is verified; otherwise, with allowSignUp, a new user with the default role; otherwise 403 OIDC_NO_ACCOUNT. Blocked users: 403 ACCOUNT_BLOCKED. Then 302 to returnTo with the session cookie, or, with 2FA on, 302 to /login?requires2FA=1&userId=...&returnTo=... (the userId the 2FA step names, as a password sign-in answers it) with the 2fa_pending cookie for POST /api/auth/2fa/verify. Provider tokens are never stored.',
     envelope: false,
     rateLimit: signInLimit,
     request: {
@@ -70,7 +70,7 @@ export const signInRoutes: RouteDefinition[] = [
       const claims = await (scope.oidcClients as OidcClients).exchange(provider, callbackUrl, flow);
       const userId = await (scope.oidcLinks as IdentityLinks).userFor(flow.tenantId, provider, claims);
       const result = await (scope.signIn as SignInPort).complete(ctx, userId);
-      ctx.redirect('requires2FA' in result ? `/login?requires2FA=1&returnTo=${encodeURIComponent(flow.returnTo)}` : flow.returnTo);
+      ctx.redirect('requires2FA' in result ? `/login?requires2FA=1&userId=${encodeURIComponent(result.userId)}&returnTo=${encodeURIComponent(flow.returnTo)}` : flow.returnTo);
     },
   },
 ];

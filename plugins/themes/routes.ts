@@ -149,12 +149,13 @@ export const themeRoutes: RouteDefinition[] = [
   {
     method: 'GET', path: '/api/theme/effective', permission: 'public', tags, request: {},
     summary: "The theme as the caller sees it: the active theme merged with the caller's preferences.theme, locks applied, as CSS variables",
-    description: 'Any signed-in identity (401 for guests). Without an active theme the built-in defaults apply (themeId null).',
+    description: "Any signed-in identity (401 for guests). Without an active theme the built-in defaults apply (themeId null). `branding.siteName` falls back to the SITE_NAME setting (the setup wizard's site name).",
     response: z.object({
       themeId: z.string().nullable(), name: z.string().nullable(),
       settings: z.object({ density: z.string(), variant: z.string(), reducedMotion: z.boolean(), highContrast: z.boolean(), layoutState: z.record(z.string(), z.boolean()), features: z.record(z.string(), z.boolean()) }),
       preferences: z.record(z.string(), z.unknown()), locked: z.array(z.string()),
       cssVariables: z.record(z.string(), z.string()), customCss: z.string(),
+      branding: z.object({ siteName: z.string().nullable(), logoUrl: z.string().nullable(), accentColor: z.string().nullable() }),
     }).meta({ id: 'EffectiveTheme' }),
     async handler({ scope, identity }) {
       if (identity.kind === 'guest') throw new AuthenticationRequiredError();
@@ -167,7 +168,17 @@ export const themeRoutes: RouteDefinition[] = [
           preferences = null;
         }
       }
-      return (scope.themePreferences as ThemePreferences).effective(identity.tenantId, preferences);
+      const effective = await (scope.themePreferences as ThemePreferences).effective(identity.tenantId, preferences);
+      // The admin UI's name for the site: the theme's branding, else the SITE_NAME setting (the setup wizard's site name).
+      if (!effective.branding.siteName) {
+        try {
+          const name = await (scope.settings as { get(key: string, tenantId?: string): Promise<unknown> }).get('SITE_NAME', identity.tenantId);
+          if (typeof name === 'string' && name.trim()) effective.branding.siteName = name.trim();
+        } catch {
+          // no settings service (setup plugin disabled): no name
+        }
+      }
+      return effective;
     },
   },
   {

@@ -1,9 +1,8 @@
 import { ValidationError } from '../../kernel/errors.js';
 import { ThemeSettingLockedError } from './errors.js';
-import { cssVariables, type EffectiveSettings } from './theme-config.js';
+import { buildConfig, cssVariables, readConfig, type Branding, type EffectiveSettings } from './theme-config.js';
 import { PREFERENCE_LOCKS, userThemePreferences, type UserThemePreferences } from './theme-schemas.js';
 import { storedAdminTheme, type ThemesService } from './themes-service.js';
-import { readConfig, buildConfig } from './theme-config.js';
 
 /** What the admin UI reads to apply the theme: GET /api/theme/effective. */
 export interface EffectiveTheme {
@@ -14,6 +13,8 @@ export interface EffectiveTheme {
   locked: string[];
   cssVariables: Record<string, string>;
   customCss: string;
+  /** The theme's public branding; the route fills siteName from the SITE_NAME setting when the theme has none. */
+  branding: Branding;
 }
 
 /** The stored preferences.theme of a user, keeping only valid keys (stale or hand-edited values are dropped). */
@@ -83,6 +84,7 @@ export class ThemePreferences {
       locked: Object.entries(locks).filter(([, v]) => v).map(([k]) => k),
       cssVariables: cssVariables(config, settings),
       customCss: admin.customCss,
+      branding: { ...config.branding },
     };
   }
 }

@@ -426,7 +426,7 @@ for (const variant of DB_VARIANTS) {
       await t.kernel.sequelize.query('UPDATE auth_users SET two_factor_enabled = ? WHERE id = ?', { replacements: [true, hana.userId] });
       const { res } = await signIn('test', hana.sub, '/media');
       expect(res.status).to.equal(302);
-      expect(res.headers.get('location')).to.equal('/login?requires2FA=1&returnTo=%2Fmedia');
+      expect(res.headers.get('location')).to.equal(`/login?requires2FA=1&userId=${encodeURIComponent(hana.userId!)}&returnTo=%2Fmedia`);
       expect(responseCookie(res, '2fa_pending')).to.be.a('string');
       expect(responseCookie(res, 'session')).to.equal(null);
     });

@@ -354,5 +354,11 @@ describe('themes: setup seeding writes the default theme', function () {
     expect(current.config.colors.background).to.equal('#f8fafc');
     const list = await dataOf(await t.request('/api/theme/list', { identity: 'admin' }));
     expect(list).to.have.length(1);
+    // The admin UI names the site after the SITE_NAME setting while the theme's branding has no name.
+    const settings = t.kernel.container.resolve<{ set(key: string, value: unknown): Promise<unknown> }>('settings');
+    await settings.set('SITE_NAME', 'Harbour News');
+    expect((await dataOf(await t.request('/api/theme/effective', { identity: 'admin' }))).branding).to.include({ siteName: 'Harbour News' });
+    await t.request('/api/theme/update-branding', { method: 'POST', identity: 'admin', json: { themeId: current.id, siteName: 'Harbour' } });
+    expect((await dataOf(await t.request('/api/theme/effective', { identity: 'admin' }))).branding).to.include({ siteName: 'Harbour' });
   });
 });
