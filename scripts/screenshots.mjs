@@ -23,8 +23,9 @@ const PAGES = [
   ['system', '/admin/system', '[data-testid="plugins"]'],
   ['content', '/admin/content', 'h1'],
   ['media', '/admin/media', 'h1'],
-  ['themes', '/admin/themes', 'h1'],
-  ['account', '/admin/account', 'h1'],
+  ['importers', '/admin/importers', 'h1'],
+  ['themes', '/admin/themes', '[data-testid="themes"], h2#h-settings + form'],
+  ['account', '/admin/account', '[data-testid="session"]'],
 ];
 
 async function startKernel(withAdmin) {

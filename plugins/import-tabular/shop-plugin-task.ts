@@ -70,9 +70,11 @@ function externalIdOf(cols: Columns, cells: string[], line: number): string {
   return id ? `id:${id}` : sku ? `sku:${sku}` : `line-${line}`;
 }
 
-async function gatherVariations(path: string, source: CsvSource, spool: SpoolWriter): Promise<{ byParent: Map<string, VariantRow[]>; parents: Set<string> }> {
+async function gatherVariations(path: string, source: CsvSource, spool: SpoolWriter): Promise<{ byParent: Map<string, VariantRow[]>; parents: Set<string>; prices: Map<string, number> }> {
   const byParent = new Map<string, VariantRow[]>();
   const parents = new Set<string>();
+  /** Own prices of the non-variation products, by `id:`/`sku:` key: a grouped product without a price takes its children's lowest. */
+  const prices = new Map<string, number>();
   let cols: Columns | null = null;
   for await (const row of readCsvRows(path, source, (m, l) => spool.warn(m, l))) {
     if (!cols) {
@@ -80,7 +82,11 @@ async function gatherVariations(path: string, source: CsvSource, spool: SpoolWri
       continue;
     }
     if (!isVariation(cols, row.cells)) {
-      for (const k of parentKeys(cols, row.cells)) parents.add(k);
+      const price = productData(cols, row.cells).price;
+      for (const k of parentKeys(cols, row.cells)) {
+        parents.add(k);
+        if (typeof price === 'number') prices.set(k, price);
+      }
       continue;
     }
     const data = productData(cols, row.cells);
@@ -93,7 +99,7 @@ async function gatherVariations(path: string, source: CsvSource, spool: SpoolWri
     const list = byParent.get(ref) ?? byParent.set(ref, []).get(ref)!;
     list.push({ line: row.line, variant, data, externalId: externalIdOf(cols, row.cells, row.line) });
   }
-  return { byParent, parents };
+  return { byParent, parents, prices };
 }
 
 export async function parseShopPluginFile(input: ImportParseInput): Promise<TaskResult<ImportParseSummary>> {
@@ -102,7 +108,7 @@ export async function parseShopPluginFile(input: ImportParseInput): Promise<Task
   try {
     const source = await inspectCsv(input.path, input.filename, input.options, input.profile?.delimited?.delimiter);
     const currency = currencyOption(input.options);
-    const { byParent, parents } = await gatherVariations(input.path, source, spool);
+    const { byParent, parents, prices: ownPrices } = await gatherVariations(input.path, source, spool);
     let cols: Columns | null = null;
     const seen = new Set<string>();
     for await (const row of readCsvRows(input.path, source, () => undefined)) {
@@ -121,6 +127,10 @@ export async function parseShopPluginFile(input: ImportParseInput): Promise<Task
         const stocks = variants.map((v) => v.stock).filter((s): s is number => typeof s === 'number');
         if (data.stock === null && stocks.length) data.stock = stocks.reduce((a, b) => a + b, 0);
         if (data.image === null) data.image = variants.find((v) => v.image)?.image ?? null;
+      }
+      if (data.price === null && Array.isArray(data.groupedProducts) && data.groupedProducts.length) {
+        const childPrices = (data.groupedProducts as string[]).map((ref) => ownPrices.get(parentRef(ref))).filter((p): p is number => p !== undefined);
+        if (childPrices.length) data.price = Math.min(...childPrices);
       }
       data.variants = variants;
       if (currency) data.currency = currency;

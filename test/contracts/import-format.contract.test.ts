@@ -5,13 +5,13 @@ import { expect } from 'chai';
 import type { WorkerPool } from '../../kernel/pool.js';
 import type { ImportFormat, ImportParseSummary, ImportProfile, ImportSample } from '../../kernel/registries/contracts.js';
 import type { Registries } from '../../kernel/registries/index.js';
-import { DIST_ROOT } from '../../kernel/version.js';
 import type { TaskResult } from '../../workers/tasks.js';
 import { importProfile } from '../../workers/import/profile.js';
 import { fixturePlugin, startTestKernel, type TestKernel } from '../helpers/kernel.js';
+import { IMPORT_FIXTURES } from '../helpers/import-fixtures.js';
 
 /** Real sample exports, one folder per format (../shared/fixtures/imports next to the checkout, or CMS_IMPORT_FIXTURES). */
-const FIXTURES = process.env.CMS_IMPORT_FIXTURES ?? join(DIST_ROOT, '..', '..', 'shared', 'fixtures', 'imports');
+const FIXTURES = IMPORT_FIXTURES;
 
 async function sampleOf(path: string, filename = path.split('/').pop()!): Promise<ImportSample> {
   const profiled = await importProfile({ path, filename, maxDepth: 32 });

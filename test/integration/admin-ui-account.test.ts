@@ -89,7 +89,7 @@ for (const variant of DB_VARIANTS) {
       expect((await status.json()).data.enabled).to.equal(true);
     });
 
-    it('creates an API key whose secret is shown once with a copy button, and revokes it', async function () {
+    it('creates an API key and a website token whose secrets are shown once with a copy button, and revokes the key', async function () {
       const { page, context } = b;
       await signInWithApi(context, t.url, 'kim@example.com', PASSWORD);
       await page.goto(`${t.url}/admin/account`);
@@ -100,7 +100,10 @@ for (const variant of DB_VARIANTS) {
       await secret.waitFor();
       const key = await secret.inputValue();
       expect(key).to.match(/^sck_/);
-      await keys.getByRole('button', { name: 'Copy' }).waitFor();
+      await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: t.url });
+      await keys.getByRole('button', { name: 'Copy' }).click();
+      await keys.getByRole('button', { name: 'Copied' }).waitFor();
+      expect(await page.evaluate('navigator.clipboard.readText()')).to.equal(key);
       const list = await t.request('/api/collections', { headers: { authorization: `Bearer ${key}` } });
       expect(list.status).to.not.equal(401);
       await keys.getByRole('button', { name: 'Done' }).click();
@@ -110,6 +113,17 @@ for (const variant of DB_VARIANTS) {
       await keys.getByText('No API keys yet.').waitFor();
       const after = await t.request('/api/collections', { headers: { authorization: `Bearer ${key}` } });
       expect(after.status).to.equal(401);
+
+      // A website token acts as its creator.
+      const tokens = page.getByRole('region', { name: 'Website tokens' });
+      await tokens.getByLabel('Name').fill('Marketing site');
+      await tokens.getByLabel('Expires').selectOption('30d');
+      await tokens.getByRole('button', { name: 'Create website token' }).click();
+      const token = await tokens.getByLabel('New website token').inputValue();
+      const me = await t.request('/api/user/me', { headers: { authorization: `Bearer ${token}` } });
+      expect(me.status).to.equal(200);
+      expect((await me.json()).data.email).to.equal('kim@example.com');
+      await tokens.getByRole('cell', { name: 'Marketing site', exact: true }).waitFor();
     });
   });
 }

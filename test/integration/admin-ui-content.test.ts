@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import sharp from 'sharp';
 import { signInWithApi, startUiKernel, useBrowser } from '../helpers/browser.js';
 import { responseCookie, type TestKernel } from '../helpers/kernel.js';
 import { DB_VARIANTS, requireVariant } from '../helpers/services.js';
@@ -21,7 +22,7 @@ for (const variant of DB_VARIANTS) {
     after(async () => t?.close());
     const apiGet = async (path: string) => (await (await t.request(path, { headers: { cookie } })).json()).data;
 
-    it('creates a collection in the schema editor, then an entry (with the API\'s field messages), publishes it and shows its revisions', async function () {
+    it('creates a collection in the schema editor and an entry with a cover image (the API\'s field messages shown), publishes it, restores a revision, then archives and deletes in bulk', async function () {
       const { page, context } = b;
       const name = `posts${variant.name.replace(/[^a-z]/g, '')}`;
       await signInWithApi(context, t.url, 'ada@example.com', PASSWORD);
@@ -49,11 +50,15 @@ for (const variant of DB_VARIANTS) {
       await category.getByLabel('Field name').fill('category');
       await category.getByLabel('Type').selectOption('select');
       await category.getByLabel(/^Options/).fill('news\nguides');
+      await page.getByRole('button', { name: 'Add field' }).click();
+      const cover = page.getByRole('listitem', { name: /^Field 4/ });
+      await cover.getByLabel('Field name').fill('cover');
+      await cover.getByLabel('Type').selectOption('media');
       await page.getByRole('button', { name: 'Create collection' }).click();
       await page.waitForURL(new RegExp(`/admin/content/${name}(\\?.*)?$`));
       await page.getByRole('heading', { name: 'Blog posts', level: 1 }).waitFor();
       const schema = await apiGet(`/api/collections/${name}/schema`);
-      expect(schema.fields.map((f: { name: string; type: string }) => `${f.name}:${f.type}`)).to.deep.equal(['title:text', 'body:richtext', 'category:select']);
+      expect(schema.fields.map((f: { name: string; type: string }) => `${f.name}:${f.type}`)).to.deep.equal(['title:text', 'body:richtext', 'category:select', 'cover:media']);
       expect(schema.fields[2].options).to.deep.equal(['news', 'guides']);
 
       // New entry: without a title the API answers VALIDATION_ERROR and "required" shows under Title.
@@ -68,6 +73,13 @@ for (const variant of DB_VARIANTS) {
       await page.getByLabel(/^Title/).fill('Hello from the browser');
       await page.getByLabel(/^Body/).fill('First words.');
       await page.getByLabel(/^Category/).selectOption('guides');
+      // The cover image: uploaded from the media field's picker without leaving the entry.
+      await page.locator('[data-field="cover"]').getByRole('button', { name: 'Choose file for Cover' }).click();
+      const picker = page.getByRole('dialog', { name: 'Choose a file' });
+      const png = await sharp({ create: { width: 400, height: 300, channels: 3, background: { r: 200, g: 60, b: 40 } } }).png().toBuffer();
+      await picker.locator('input[type="file"]').setInputFiles({ name: 'cover.png', mimeType: 'image/png', buffer: png });
+      await picker.waitFor({ state: 'hidden' });
+      await page.locator('[data-field="cover"]').getByText('cover.png').waitFor();
       await page.getByRole('button', { name: 'Create post' }).click();
       await page.getByRole('heading', { name: 'Hello from the browser', level: 1 }).waitFor();
       expect(await page.getByTestId('entry-version').textContent()).to.equal('version 1');
@@ -76,18 +88,20 @@ for (const variant of DB_VARIANTS) {
       await page.getByLabel('Status').selectOption('published');
       await page.getByLabel(/^Body/).fill('First words, edited.');
       await page.getByRole('button', { name: 'Save', exact: true }).click();
-      await page.getByTestId('entry-version').filter({ hasText: /version [23]/ }).waitFor();
+      await page.getByTestId('entry-version').filter({ hasText: 'version 2' }).waitFor();
       const revisions = page.getByRole('region', { name: 'Revisions' });
       await revisions.getByRole('button', { name: 'Version 1' }).waitFor();
 
       const list = await apiGet(`/api/collections/${name}`);
       expect(list.total).to.equal(1);
+      const [media] = (await apiGet('/api/media')).items;
+      expect(list.items[0].cover).to.equal(media._id);
       expect(list.items[0]).to.include({ title: 'Hello from the browser', body: 'First words, edited.', category: 'guides', status: 'published', slug: 'hello-from-the-browser' });
 
       // Restore version 1 from the revisions: the old body comes back as a new version.
       await revisions.getByRole('button', { name: 'Version 1' }).click();
       await page.getByRole('dialog', { name: 'Version 1' }).getByRole('button', { name: 'Restore this version' }).click();
-      await page.waitForFunction("document.querySelector('#f-body')?.value === 'First words.'");
+      await page.waitForFunction((sel) => (globalThis as any).document.querySelector(sel)?.value === 'First words.', '#f-body');
 
       // The entries table: search, status filter, sort.
       await page.getByRole('link', { name: 'Blog posts' }).click();
@@ -101,6 +115,20 @@ for (const variant of DB_VARIANTS) {
       await page.getByRole('button', { name: 'Search', exact: true }).click();
       await page.getByText('No entries match.').waitFor();
       expect(page.url()).to.match(/search=nothing-like-this/);
+
+      // Bulk: select every entry on the page, archive them, then delete them (batch-delete).
+      await page.getByLabel('Search entries').fill('');
+      await page.getByRole('button', { name: 'Search', exact: true }).click();
+      await table.getByRole('link', { name: 'Hello from the browser' }).waitFor();
+      await page.getByLabel('Select all entries on this page').check();
+      const bulk = page.getByRole('region', { name: 'Selected entries' });
+      await bulk.getByRole('button', { name: 'Archive' }).click();
+      await table.locator('.badge', { hasText: 'archived' }).waitFor();
+      await page.getByLabel('Select all entries on this page').check();
+      await bulk.getByRole('button', { name: 'Delete' }).click();
+      await page.getByRole('dialog', { name: /Delete 1 entries/ }).getByRole('button', { name: 'Delete' }).click();
+      await page.getByText('No entries yet.').waitFor();
+      expect((await apiGet(`/api/collections/${name}`)).total).to.equal(0);
     });
   });
 }

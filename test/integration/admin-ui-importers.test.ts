@@ -72,13 +72,49 @@ for (const variant of DB_VARIANTS) {
       await signInWithApi(context, t.url, 'ada@example.com', PASSWORD);
       await page.goto(`${t.url}/admin/importers`);
       await page.getByLabel('Export file').setInputFiles({ name: 'notes.bin', mimeType: 'application/octet-stream', buffer: Buffer.from([0, 1, 2, 3, 255, 254, 0, 7, 9, 0]) });
+      const [res] = await Promise.all([
+        page.waitForResponse((r) => r.url().endsWith('/api/importers/validate')),
+        page.getByRole('button', { name: 'Upload and analyse' }).click(),
+      ]);
+      expect(res.status()).to.equal(200);
+      await page.getByRole('heading', { name: 'Detected format' }).waitFor();
+      await page.getByText('No importer recognised this file.').waitFor();
+      await page.getByRole('alert').getByText(/No import format recognises this upload/).waitFor();
+      expect(await page.getByRole('button', { name: 'Preview mappings' }).isDisabled()).to.equal(true);
+    });
+
+    it('runs a reviewed plan with an edited field mapping as a job, following its progress', async function () {
+      const { page, context } = b;
+      await signInWithApi(context, t.url, 'ada@example.com', PASSWORD);
+      await page.goto(`${t.url}/admin/importers`);
+      await page.getByLabel('Export file').setInputFiles(`${FIXTURES}/ghost-wix-posts.csv`);
       await page.getByRole('button', { name: 'Upload and analyse' }).click();
-      await page.getByRole('heading', { name: 'Detected format' }).waitFor().catch(() => undefined);
-      const refusal = page.getByRole('alert').first();
-      await refusal.waitFor();
-      expect((await refusal.textContent())!.length).to.be.greaterThan(10);
-      const preview = page.getByRole('button', { name: 'Preview mappings' });
-      if (await preview.count()) expect(await preview.isDisabled()).to.equal(true);
+      await page.getByRole('button', { name: 'Preview mappings' }).click();
+      await page.getByRole('heading', { name: 'Mappings' }).waitFor();
+      // Collection names are checked here before anything is sent.
+      await page.getByLabel('Target collection for rows').fill('wixPosts');
+      await page.getByText('Use lower-case letters, digits and _').waitFor();
+      expect(await page.getByRole('button', { name: 'Update preview' }).isDisabled()).to.equal(true);
+      await page.getByLabel('Target collection for rows').fill('wix_posts');
+      await page.getByLabel(/Create missing collections/).check();
+      await page.getByTestId('operations').getByText(/collection 'wix_posts' is created/).waitFor();
+      await page.getByText('Fields of rows').click();
+      await page.getByLabel('Target field for Title').fill('headline');
+      await Promise.all([
+        page.waitForResponse((r) => r.url().endsWith('/api/importers/preview') && r.ok()),
+        page.getByRole('button', { name: 'Update preview' }).click(),
+      ]);
+      expect(await page.getByLabel('Target field for Title').inputValue()).to.equal('headline');
+      await page.getByLabel(/I have reviewed the mappings/).check();
+      const [run] = await Promise.all([
+        page.waitForResponse((r) => r.url().endsWith('/api/importers/run')),
+        page.getByRole('button', { name: 'Start import' }).click(),
+      ]);
+      expect(run.status()).to.equal(200);
+      await page.getByRole('heading', { name: 'Import finished' }).waitFor({ timeout: 60000 });
+      expect(await page.getByTestId('import-outcome').textContent()).to.match(/2 imported/);
+      const entries = await (await context.request.get(`${t.url}/api/collections/wix_posts?sort=headline`)).json();
+      expect(entries.data.items.map((e: { data?: Record<string, unknown> } & Record<string, unknown>) => (e.data ?? e).headline)).to.deep.equal(['Draft Wix', 'Hello Wix']);
     });
   });
 }

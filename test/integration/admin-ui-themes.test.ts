@@ -101,5 +101,43 @@ for (const variant of DB_VARIANTS) {
       expect(effective.data.settings.variant).to.equal('elevated');
       await page.waitForFunction(() => getComputedStyle(document.documentElement).getPropertyValue('--card-shadow').trim() !== 'none');
     });
+
+    it("a user's own density overrides the theme's from the account page, unless the theme locks it", async function () {
+      const { page, context } = b;
+      await signInWithApi(context, t.url, 'ada@example.com', PASSWORD);
+      await context.request.post(`${t.url}/api/theme/admin-theme`, { data: { density: 'cozy', lockedSettings: { density: false } } });
+      await page.goto(`${t.url}/admin/account`);
+      const section = page.getByRole('region', { name: 'Appearance' });
+      await section.getByLabel('Density').selectOption('compact');
+      await section.getByRole('button', { name: 'Save appearance' }).click();
+      await page.waitForFunction(() => (document.documentElement as { dataset?: Record<string, string> }).dataset?.density === 'compact');
+
+      await context.request.post(`${t.url}/api/theme/admin-theme`, { data: { lockedSettings: { density: true } } });
+      await page.reload();
+      await page.waitForFunction(() => (document.documentElement as { dataset?: Record<string, string> }).dataset?.density === 'cozy');
+      expect(await section.getByLabel('Density').isDisabled()).to.equal(true);
+    });
+
+    it('clones, sets the default and deletes themes', async function () {
+      const { page, context } = b;
+      await signInWithApi(context, t.url, 'ada@example.com', PASSWORD);
+      await page.goto(`${t.url}/admin/themes`);
+      const list = page.getByTestId('themes');
+      await page.getByRole('button', { name: 'Clone Forest' }).click();
+      await page.getByLabel('Name of the copy of "Forest"').fill('Forest night');
+      await page.getByRole('button', { name: 'Clone', exact: true }).click();
+      await list.locator('tr[data-theme="Forest night"]').waitFor();
+      await page.getByRole('button', { name: 'Make Forest night the default' }).click();
+      await list.locator('tr[data-theme="Forest night"]').getByText('Default', { exact: true }).waitFor();
+      // The default theme cannot be deleted: no button for it.
+      expect(await page.getByRole('button', { name: 'Delete Forest night' }).count()).to.equal(0);
+      await page.getByRole('button', { name: 'Make Forest the default' }).click();
+      await list.locator('tr[data-theme="Forest"]').getByText('Default', { exact: true }).waitFor();
+      page.once('dialog', (d) => void d.accept());
+      await page.getByRole('button', { name: 'Delete Forest night' }).click();
+      await list.locator('tr[data-theme="Forest night"]').waitFor({ state: 'detached' });
+      const names = (await (await context.request.get(`${t.url}/api/theme/list`)).json()).data.map((x: { name: string }) => x.name);
+      expect(names).to.not.include('Forest night');
+    });
   });
 }

@@ -8,12 +8,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import type { ImportParseSummary, ImportSample } from '../../kernel/registries/contracts.js';
-import { DIST_ROOT } from '../../kernel/version.js';
 import { importProfile } from '../../workers/import/profile.js';
 import { FIXTURE_PLUGINS, startTestKernel, type TestKernel } from '../helpers/kernel.js';
 import { CACHE_VARIANTS, DB_VARIANTS, requireVariant } from '../helpers/services.js';
+import { IMPORT_FIXTURES } from '../helpers/import-fixtures.js';
 
-const FIXTURES = process.env.CMS_IMPORT_FIXTURES ?? join(DIST_ROOT, '..', '..', 'shared', 'fixtures', 'imports');
+const FIXTURES = IMPORT_FIXTURES;
 const fixture = (folder: string, name: string) => join(FIXTURES, folder, name);
 
 async function sampleOf(path: string): Promise<ImportSample> {

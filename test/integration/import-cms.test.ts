@@ -1,6 +1,6 @@
 /**
  * The CMS import formats' parse tasks (plugins/import-cms/parse-task) over every real fixture in
- * /work/shared/fixtures/imports/{php_cms,node_cms,data_cms}: the counts their READMEs give, field
+ * test/fixtures/imports/{php_cms,node_cms,data_cms}: the counts their READMEs give, field
  * values, stable externalIds, warnings and blocked reasons for the odd files, and broken inputs that
  * must come back as data, never as a crash.
  */
@@ -11,11 +11,11 @@ import { gzipSync } from 'node:zlib';
 import { expect } from 'chai';
 import { Header } from 'tar';
 import type { ImportedEntity, ImportParseSummary, ImportProfile } from '../../kernel/registries/contracts.js';
-import { DIST_ROOT } from '../../kernel/version.js';
 import { parseDataCms, parseNodeCms, parsePhpCms } from '../../plugins/import-cms/parse-task.js';
 import type { TaskResult } from '../../workers/tasks.js';
+import { IMPORT_FIXTURES } from '../helpers/import-fixtures.js';
 
-const FIXTURES = process.env.CMS_IMPORT_FIXTURES ?? join(DIST_ROOT, '..', '..', 'shared', 'fixtures', 'imports');
+const FIXTURES = IMPORT_FIXTURES;
 const fixture = (folder: string, name: string) => join(FIXTURES, folder, name);
 
 type Task = (input: any) => Promise<TaskResult<ImportParseSummary>>;

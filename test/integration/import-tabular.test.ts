@@ -1,6 +1,6 @@
 /**
  * The tabular import formats (csv, json, self_cms, shop_products_hosted, shop_products_plugin): the real
- * parse tasks over every fixture in /work/shared/fixtures/imports/{csv,json,shop_products} with the
+ * parse tasks over every fixture in test/fixtures/imports/{csv,json,shop_products} with the
  * counts their READMEs give, generated self_cms and admin-API product files, detection from real
  * profiles, and the formats in a booted kernel's registry.
  */
@@ -14,8 +14,9 @@ import { TABULAR_FORMATS } from '../../plugins/import-tabular/formats.js';
 import { importProfile } from '../../workers/import/profile.js';
 import { FIXTURE_PLUGINS as FIXTURE_ROOT, startTestKernel, type TestKernel } from '../helpers/kernel.js';
 import { CACHE_VARIANTS, DB_VARIANTS, requireVariant } from '../helpers/services.js';
+import { IMPORT_FIXTURES } from '../helpers/import-fixtures.js';
 
-const FIXTURES = '/work/shared/fixtures/imports';
+const FIXTURES = IMPORT_FIXTURES;
 const fixture = (folder: string, name: string) => join(FIXTURES, folder, name);
 type TaskName = 'parseCsv' | 'parseJson' | 'parseSelfCms' | 'parseShopHosted' | 'parseShopPlugin';
 

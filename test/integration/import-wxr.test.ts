@@ -3,15 +3,15 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import type { ImportedEntity, ImportFormat, ImportParseSummary, ImportProfile } from '../../kernel/registries/contracts.js';
-import { DIST_ROOT } from '../../kernel/version.js';
 import { detectWxr } from '../../plugins/import-wxr/detect-wxr.js';
 import { parseWxr } from '../../plugins/import-wxr/parse-task.js';
 import { importProfile } from '../../workers/import/profile.js';
 import { fixturePlugin, startTestKernel, type TestKernel } from '../helpers/kernel.js';
 import { DB_VARIANTS, requireVariant } from '../helpers/services.js';
+import { IMPORT_FIXTURES } from '../helpers/import-fixtures.js';
 
 /** The shared real-world fixtures (../shared/fixtures/imports next to the checkout, or CMS_IMPORT_FIXTURES). */
-const FIXTURES = process.env.CMS_IMPORT_FIXTURES ?? join(DIST_ROOT, '..', '..', 'shared', 'fixtures', 'imports');
+const FIXTURES = IMPORT_FIXTURES;
 const WXR = (name: string) => join(FIXTURES, 'xml_blog', name);
 
 interface Parsed {

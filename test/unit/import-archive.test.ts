@@ -4,10 +4,10 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { expect } from 'chai';
 import { Header } from 'tar';
-import { DIST_ROOT } from '../../kernel/version.js';
 import { checkEntryPath, extractArchive } from '../../workers/import/archive.js';
+import { IMPORT_FIXTURES } from '../helpers/import-fixtures.js';
 
-const FIXTURES = process.env.CMS_IMPORT_FIXTURES ?? join(DIST_ROOT, '..', '..', 'shared', 'fixtures', 'imports');
+const FIXTURES = IMPORT_FIXTURES;
 
 interface Member {
   path: string;

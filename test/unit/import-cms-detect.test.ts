@@ -7,13 +7,13 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import type { ImportProfile, ImportSample } from '../../kernel/registries/contracts.js';
-import { DIST_ROOT } from '../../kernel/version.js';
 import { detectPhpCms } from '../../plugins/import-cms/php-cms-format.js';
 import { detectNodeCms } from '../../plugins/import-cms/node-cms-format.js';
 import { detectDataCms } from '../../plugins/import-cms/data-cms-format.js';
 import { importProfile } from '../../workers/import/profile.js';
+import { IMPORT_FIXTURES } from '../helpers/import-fixtures.js';
 
-const FIXTURES = process.env.CMS_IMPORT_FIXTURES ?? join(DIST_ROOT, '..', '..', 'shared', 'fixtures', 'imports');
+const FIXTURES = IMPORT_FIXTURES;
 const DETECT = { php_cms: detectPhpCms, node_cms: detectNodeCms, data_cms: detectDataCms } as const;
 type Ours = keyof typeof DETECT;
 

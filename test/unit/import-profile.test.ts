@@ -3,11 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import type { ImportProfile } from '../../kernel/registries/contracts.js';
-import { DIST_ROOT } from '../../kernel/version.js';
 import { importProfile, sniffDelimiter, unsafeEntryPath } from '../../workers/import/profile.js';
+import { IMPORT_FIXTURES } from '../helpers/import-fixtures.js';
 
 /** The shared real-world fixtures (../shared/fixtures/imports next to the checkout, or CMS_IMPORT_FIXTURES). */
-const FIXTURES = process.env.CMS_IMPORT_FIXTURES ?? join(DIST_ROOT, '..', '..', 'shared', 'fixtures', 'imports');
+const FIXTURES = IMPORT_FIXTURES;
 const fixture = (path: string) => join(FIXTURES, path);
 
 async function profile(path: string, maxDepth = 32): Promise<ImportProfile> {
