@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ConflictError, NotFoundError, ValidationError } from '../../kernel/errors.js';
 import type { RouteDefinition } from '../../kernel/http/route-table.js';
-import { assertCanManage } from './guards.js';
+import { assertCanGrant, assertCanManage } from './guards.js';
 import type { SessionsService } from './sessions-service.js';
 import type { TokensService } from './tokens-service.js';
 import type { UsersService } from './users-service.js';
@@ -15,6 +15,34 @@ export const userAdminRoutes: RouteDefinition[] = [
     summary: 'Users of the tenant, newest first (search matches email and username)',
     request: { query: z.object({ page: z.coerce.number().int().min(1).default(1), limit: z.coerce.number().int().min(1).default(25).transform((n) => Math.min(n, 100)), search: z.string().max(100).optional() }) },
     handler: ({ query, identity, scope }) => (scope.users as UsersService).list(identity.tenantId, query),
+  },
+  {
+    method: 'GET', path: '/api/user/roles', permission: 'user:manage', tags: ['user'],
+    summary: "The tenant's roles with their permissions (what create-user, invitations and role changes accept)",
+    request: {},
+    response: z.array(z.object({ name: z.string(), description: z.string(), permissions: z.array(z.string()) })),
+    handler: ({ identity, scope }) => (scope.users as UsersService).roles(identity.tenantId),
+  },
+  {
+    method: 'PUT', path: '/api/user/:id/role', permission: 'user:manage', tags: ['user'],
+    summary: "Changes a user's role; their sessions see it on the next request",
+    description: 'Nobody grants a role with permissions they lack, only admins change an admin, and the last active admin keeps the role (409 CONFLICT). An unknown role is 400.',
+    request: { ...userId, body: z.object({ role: z.string().min(1).max(64) }) },
+    response: z.object({ _id: z.string(), role: z.string() }),
+    async handler({ params, body, identity, scope }) {
+      const users = scope.users as UsersService;
+      const user = await users.findById(params.id);
+      if (!user || user.tenant_id !== identity.tenantId) throw new NotFoundError('User not found');
+      const known = (await users.roles(identity.tenantId)).find((r) => r.name === body.role);
+      if (!known) throw new ValidationError(`Unknown role '${body.role}'`, [{ path: 'body.role', message: 'not a role of this tenant' }]);
+      assertCanManage(identity, user.role);
+      assertCanGrant(identity, body.role, known.permissions);
+      if (user.role === body.role) return { _id: user.id, role: user.role };
+      if (user.role === 'admin' && !user.blocked && (await users.countActiveAdmins(identity.tenantId)) <= 1) throw new ConflictError('The last active admin keeps the admin role');
+      await users.setRole(user.id, body.role);
+      await (scope.sessions as SessionsService).forgetUser(user.id);
+      return { _id: user.id, role: body.role };
+    },
   },
   {
     method: 'POST', path: '/api/user/:id/block', permission: 'user:manage', tags: ['user'],

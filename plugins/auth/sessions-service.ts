@@ -188,6 +188,19 @@ export class SessionsService {
     await this.publish(idHash).catch((err) => this.logger.warn({ err }, 'session revocation broadcast failed'));
   }
 
+  /**
+   * Drops the cached snapshots of the user's sessions in every layer (shared cache, this instance's memory
+   * and, by event, every other's) without ending them: the next request reads the user again (a new role).
+   */
+  async forgetUser(userId: string): Promise<void> {
+    const rows = await Session.findAll({ where: { user_id: userId }, attributes: ['id_hash'] });
+    for (const row of rows) {
+      this.local.delete(row.id_hash);
+      await this.cache.delete(CACHE, row.id_hash);
+      await this.publish(row.id_hash).catch((err) => this.logger.warn({ err }, 'session refresh broadcast failed'));
+    }
+  }
+
   /** Blocking or deleting a user ends every one of its sessions, everywhere. */
   async revokeAllForUser(userId: string): Promise<number> {
     const rows = await Session.findAll({ where: { user_id: userId } });

@@ -114,6 +114,19 @@ export class UsersService {
     };
   }
 
+  /** The tenant's roles with their permissions (built-in admin, editor, viewer, guest and any added). */
+  async roles(tenantId: string): Promise<Array<{ name: string; description: string; permissions: string[] }>> {
+    const rows = await Role.findAll({ where: { tenant_id: tenantId }, order: [['name', 'ASC']] });
+    return rows.map((r) => ({ name: r.name, description: r.description, permissions: JSON.parse(r.permissions) as string[] }));
+  }
+
+  /** Gives the user another role (the caller checked that it exists and may be granted). */
+  async setRole(userId: string, role: string): Promise<void> {
+    await User.update({ role }, { where: { id: userId } });
+    const user = await User.findByPk(userId);
+    if (user) await this.announce('on:user_update', user, { role });
+  }
+
   async setBlocked(userId: string, blocked: boolean): Promise<void> {
     await User.update({ blocked }, { where: { id: userId } });
     const user = await User.findByPk(userId);

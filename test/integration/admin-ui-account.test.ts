@@ -72,6 +72,12 @@ for (const variant of DB_VARIANTS) {
       const secret = (await section.getByTestId('totp-secret').textContent())!.trim();
       expect(secret).to.match(/^[A-Z2-7]+=*$/);
       expect(await section.getByTestId('backup-codes').locator('li').count()).to.equal(10);
+      const [download] = await Promise.all([page.waitForEvent('download'), section.getByRole('button', { name: 'Download codes' }).click()]);
+      expect(download.suggestedFilename()).to.equal('backup-codes.txt');
+      const { readFile } = await import('node:fs/promises');
+      const saved = await readFile((await download.path())!, 'utf8');
+      const shown = await section.getByTestId('backup-codes').locator('code').allTextContents();
+      for (const c of shown) expect(saved).to.include(c);
 
       await section.getByLabel('3. Code from the app').fill('000000');
       await section.getByRole('button', { name: 'Turn on two-factor authentication' }).click();

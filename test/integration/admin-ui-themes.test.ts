@@ -123,6 +123,9 @@ for (const variant of DB_VARIANTS) {
       await signInWithApi(context, t.url, 'ada@example.com', PASSWORD);
       await page.goto(`${t.url}/admin/themes`);
       const list = page.getByTestId('themes');
+      await page.getByLabel('New theme').fill('Plain');
+      await page.getByRole('button', { name: 'Create theme' }).click();
+      await list.locator('tr[data-theme="Plain"]').waitFor();
       await page.getByRole('button', { name: 'Clone Forest' }).click();
       await page.getByLabel('Name of the copy of "Forest"').fill('Forest night');
       await page.getByRole('button', { name: 'Clone', exact: true }).click();

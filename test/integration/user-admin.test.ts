@@ -106,13 +106,42 @@ for (const variant of DB_VARIANTS) {
       expect((await users.summary('another-tenant')).total).to.equal(0);
     });
 
-    it('keeps the last active admin, and nobody blocks or deletes themselves', async function () {
+    it('lists the roles and changes a user\'s role: the signed-in session sees it at once; unknown roles 400', async function () {
+      const roles = await t.request('/api/user/roles', { identity: 'admin' });
+      expect(roles.status).to.equal(200);
+      const names = ((await roles.json()).data as Array<{ name: string; permissions: string[] }>).map((r) => r.name);
+      expect(names).to.include.members(['admin', 'editor', 'viewer']);
+      expect((await t.request('/api/user/roles', { identity: 'editor' })).status).to.equal(403);
+
+      const u = await userWithSessionAndKey('role-change@example.com', 'viewer');
+      const me = async () => (await (await t.request('/api/user/me', { headers: { cookie: u.session } })).json()).data as { role: string; permissions: string[] };
+      expect((await me()).role).to.equal('viewer');
+      expect((await me()).permissions).to.not.include('content:write');
+      const changed = await t.request(`/api/user/${u.id}/role`, { method: 'PUT', identity: 'admin', json: { role: 'editor' } });
+      expect(changed.status).to.equal(200);
+      expect((await changed.json()).data).to.deep.equal({ _id: u.id, role: 'editor' });
+      expect((await me()).role, 'the cached session follows the new role at once').to.equal('editor');
+      expect((await me()).permissions).to.include('content:write');
+      const listed = (await (await t.request('/api/user/list?search=role-change', { identity: 'admin' })).json()).data.items[0];
+      expect(listed.role).to.equal('editor');
+
+      const unknown = await t.request(`/api/user/${u.id}/role`, { method: 'PUT', identity: 'admin', json: { role: 'overlord' } });
+      expect(unknown.status).to.equal(400);
+      expect((await unknown.json()).error).to.equal('VALIDATION_ERROR');
+      expect((await t.request(`/api/user/${u.id}/role`, { method: 'PUT', identity: 'editor', json: { role: 'viewer' } })).status).to.equal(403);
+    });
+
+    it('keeps the last active admin (no block, delete or demotion), and nobody blocks or deletes themselves', async function () {
       const admin = await userWithSessionAndKey('only-admin@example.com', 'admin');
       const block = await t.request(`/api/user/${admin.id}/block`, { method: 'POST', identity: 'admin', json: { blocked: true } });
       expect(block.status).to.equal(409);
       expect((await t.request(`/api/user/${admin.id}`, { method: 'DELETE', identity: 'admin' })).status).to.equal(409);
       const self = await t.request(`/api/user/${admin.id}`, { method: 'DELETE', headers: { cookie: admin.session } });
       expect(self.status).to.equal(400);
+      // ...nor gives up the admin role.
+      const demote = await t.request(`/api/user/${admin.id}/role`, { method: 'PUT', identity: 'admin', json: { role: 'editor' } });
+      expect(demote.status).to.equal(409);
+      expect((await demote.json()).error).to.equal('CONFLICT');
     });
 
     it('a session used from another client is only logged, never acted on', async function () {
