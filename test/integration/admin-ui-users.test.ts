@@ -32,7 +32,8 @@ describe('admin UI: users page in the browser', function () {
     await create.getByRole('button', { name: 'Create user' }).click();
     const row = page.locator('tr[data-user="ed@example.com"]');
     await row.waitFor();
-    expect(await row.locator('.badge').first().textContent()).to.equal('editor');
+    const roleSelect = row.getByLabel('Role of ed@example.com');
+    expect(await roleSelect.inputValue()).to.equal('editor');
 
     // The new user signs in; blocking them ends the session at once.
     const login = await t.request('/api/user/login', { method: 'POST', json: { email: 'ed@example.com', password: PASSWORD } });
@@ -43,6 +44,14 @@ describe('admin UI: users page in the browser', function () {
     expect((await t.request('/api/user/me', { headers: { cookie: edCookie } })).status).to.equal(401);
     await row.getByRole('button', { name: 'Unblock ed@example.com' }).click();
     await row.getByText('active').waitFor();
+
+    // Role assignment: the select changes the role through the API; the user's open session follows at once.
+    const login2 = await t.request('/api/user/login', { method: 'POST', json: { email: 'ed@example.com', password: PASSWORD } });
+    const edCookie2 = responseCookie(login2)!;
+    await roleSelect.selectOption('viewer');
+    await page.getByText('ed@example.com is now Viewer').waitFor();
+    expect(((await (await t.request('/api/user/me', { headers: { cookie: edCookie2 } })).json()) as { data: { role: string } }).data.role).to.equal('viewer');
+    expect(await roleSelect.inputValue()).to.equal('viewer');
 
     // Admins cannot block or delete themselves: no buttons on their own row.
     const me = page.locator('tr[data-user="ada@example.com"]');
