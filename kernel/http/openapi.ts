@@ -30,7 +30,9 @@ function operation(route: RegisteredRoute, namespacePermission: string | undefin
     requestParams: { ...(params ? { path: params } : {}), ...(isObject(req.query) ? { query: req.query } : {}) },
     ...(req.body
       ? { requestBody: { required: true, content: { 'application/json': { schema: req.body }, ...(req.form ? { 'application/x-www-form-urlencoded': { schema: req.body } } : {}) } } }
-      : {}),
+      : req.multipart
+        ? { requestBody: { required: true, content: { 'multipart/form-data': { schema: req.multipart } } } }
+        : {}),
     responses: {
       [status]: { description: 'Success', content: { 'application/json': { schema: success } } },
       '4XX': { description: 'Refused: see the error code', content: { 'application/json': { schema: errorBody } } },

@@ -12,6 +12,11 @@ export interface RouteRequestSchemas {
   body?: z.ZodType;
   /** The body may also come as an HTML form (application/x-www-form-urlencoded), not only as JSON. */
   form?: boolean;
+  /**
+   * A multipart/form-data body the handler streams itself (uploads): its fields, for the OpenAPI document
+   * (the kernel does not read or validate it; files are `multipartFile`).
+   */
+  multipart?: z.ZodType;
 }
 
 export interface RouteContext<Q = any, P = any, B = any> {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { multipartFile } from '../../kernel/http/multipart-file.js';
 import type { RouteDefinition } from '../../kernel/http/route-table.js';
 import type { ImportersService } from './importers-service.js';
 import { streamImport } from './stream.js';
@@ -37,7 +38,7 @@ export const importerRoutes: RouteDefinition[] = [
       'The upload is streamed into a job folder (<data>/imports/<uploadId>/); the profile and the parse run in the worker pool. valid is false (still 200) when ' +
       'no format recognises the file or the parser reports blocked reasons. A format hint that is not registered -> 400 IMPORT_FORMAT_UNKNOWN; one whose detector ' +
       'gives the file no confidence -> 400 IMPORT_FORMAT_MISMATCH. Over IMPORT_MAX_BYTES -> 413. Answers uploadId for preview.',
-    request: {},
+    request: { multipart: z.object({ file: multipartFile('the export to import'), format: z.string().max(64).optional().describe('format hint (GET /api/importers/sources)') }) },
     response: z.object({
       valid: z.boolean(), detectedFormat: z.string().nullable(), confidence: z.number(), summary: z.record(z.string(), z.number()), acfFields: z.array(z.string()),
       warnings: z.array(warning), blockedReasons: z.array(z.string()), uploadId: z.string(),
@@ -89,7 +90,12 @@ export const importerRoutes: RouteDefinition[] = [
       'Multipart: `file`, optional `format`, `collection` (target of the entity with the most records) and `scaffold` (true/false). Refusals of the upload itself ' +
       '(415, 413, 400) are JSON errors; after that the answer is text/event-stream: `event: progress` {step: detecting|parsing|mapping|importing, message, percent}, ' +
       'then `event: complete` {imported, failed, durationMs}, or `event: error` {success: false, error, message}.',
-    request: {},
+    request: {
+      multipart: z.object({
+        file: multipartFile('the export to import'), format: z.string().max(64).optional(), collection: z.string().max(48).optional(),
+        scaffold: z.enum(['true', 'false']).optional(),
+      }),
+    },
     handler: ({ ctx, identity, scope }) => streamImport(ctx, identity, service(scope)),
   },
 ];

@@ -1,5 +1,6 @@
 import { rm } from 'node:fs/promises';
 import { z } from 'zod';
+import { multipartFile } from '../../kernel/http/multipart-file.js';
 import type { RouteDefinition } from '../../kernel/http/route-table.js';
 import { mediaAnalytics } from './media-analytics.js';
 import { idParam, mediaSchema } from './media-schemas.js';
@@ -17,7 +18,7 @@ export const mediaRoutes: RouteDefinition[] = [
       'The body is streamed to a temporary file (never held in memory), then stored through the storage driver. Refusals: not multipart -> 415; no file, ' +
       'two files, a bad folderId or private value -> 400 VALIDATION_ERROR; more than MEDIA_MAX_UPLOAD_MB -> 413 PAYLOAD_TOO_LARGE; a type (detected from the ' +
       'content, not the client) outside MEDIA_ALLOWED_TYPES -> 415 UNSUPPORTED_MEDIA_TYPE. Raster images get width, height and WebP thumbnails. Publishes on:media_upload.',
-    request: {},
+    request: { multipart: z.object({ file: multipartFile('the file'), folderId: z.string().uuid().optional(), private: z.enum(['true', 'false']).optional() }) },
     response: mediaSchema,
     handler: async ({ ctx, identity, scope }) => {
       const media = scope.media as MediaService;

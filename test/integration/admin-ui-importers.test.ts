@@ -1,10 +1,12 @@
 import { expect } from 'chai';
+import { join } from 'node:path';
 import { signInWithApi, startUiKernel, useBrowser } from '../helpers/browser.js';
+import { IMPORT_FIXTURES } from '../helpers/import-fixtures.js';
 import type { TestKernel } from '../helpers/kernel.js';
 import { DB_VARIANTS, requireVariant } from '../helpers/services.js';
 
 const PASSWORD = 'correct horse battery';
-const FIXTURES = '/work/shared/fixtures/imports/csv';
+const FIXTURES = join(IMPORT_FIXTURES, 'csv');
 
 for (const variant of DB_VARIANTS) {
   describe(`admin UI: importers page in the browser (${variant.name})`, function () {

@@ -44,6 +44,15 @@ describe('OpenAPI document', function () {
     expect(doc.paths['/api/health'].get.security).to.deep.equal([]);
   });
 
+  it('documents the multipart uploads (media, importers) with their file field as binary', function () {
+    for (const path of ['/api/media/upload', '/api/importers/validate', '/api/migration/import']) {
+      const schema = doc.paths[path].post.requestBody?.content?.['multipart/form-data']?.schema;
+      expect(schema, path).to.be.an('object');
+      expect(schema.properties.file, path).to.include({ type: 'string', format: 'binary' });
+      expect(schema.required, path).to.include('file');
+    }
+  });
+
   it('carries the error catalogue and the namespace map', function () {
     expect(doc['x-error-catalogue']).to.deep.equal(ERROR_CATALOGUE);
     expect(doc['x-namespaces'].echo).to.deep.equal({ GET: 'content:read', POST: 'content:write' });
