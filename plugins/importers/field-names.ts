@@ -42,6 +42,12 @@ export function uniqueFieldNames(sources: string[], taken: string[] = []): Map<s
 
 export const isFieldName = (name: string) => FIELD_NAME.test(name) && !RESERVED.has(name.toLowerCase());
 
+/** Path segments the content plugin's entry routes keep for themselves. */
+const RESERVED_COLLECTIONS = ['presets', 'schema', 'batch'];
+
+/** Whether a name given in the mappings is one the content plugin accepts for a collection. */
+export const isCollectionName = (name: string) => /^[a-z][a-z0-9_]{0,47}$/.test(name) && !RESERVED_COLLECTIONS.includes(name);
+
 /** A valid collection name (`ghost-wix-posts.csv` -> `ghost_wix_posts`). */
 export function collectionNameFor(source: string): string {
   let name = source
@@ -52,7 +58,7 @@ export function collectionNameFor(source: string): string {
     .replace(/[^a-z0-9]+/g, '_')
     .replace(/^_+|_+$/g, '');
   if (!/^[a-z]/.test(name)) name = `c_${name}`;
-  if (['presets', 'schema', 'batch'].includes(name)) name = `${name}_import`;
+  if (RESERVED_COLLECTIONS.includes(name)) name = `${name}_import`;
   return name.slice(0, 48).replace(/_+$/, '') || 'imported';
 }
 

@@ -1,6 +1,7 @@
+import { ValidationError } from '../../kernel/errors.js';
 import type { ImportFieldKind, ImportParseSummary } from '../../kernel/registries/contracts.js';
 import {
-  collectionNameFor, DEFAULT_WIDGETS, FIELD_TYPE_OF_KIND, fieldNameFor, SOURCE_FIELD, uniqueFieldNames, type ContentFieldType,
+  collectionNameFor, DEFAULT_WIDGETS, isCollectionName, FIELD_TYPE_OF_KIND, fieldNameFor, SOURCE_FIELD, uniqueFieldNames, type ContentFieldType,
 } from './field-names.js';
 import type { CollectionInfo } from './ports.js';
 
@@ -103,6 +104,10 @@ export function buildPlan(input: {
     if (spec.skip) {
       operations.push({ action: 'skip', sourceType: entity, targetCollection: null, count, note: 'left out by mappings' });
       continue;
+    }
+    if (spec.collection !== undefined && !isCollectionName(spec.collection)) {
+      const message = 'lower-case letters, digits and _, starting with a letter, at most 48 (not presets, schema or batch)';
+      throw new ValidationError(`'${spec.collection}' is not a valid collection name: ${message}`, [{ path: `body.mappings.${entity}`, message }]);
     }
     const name = spec.collection ?? (entity === 'rows' ? collectionNameFor(input.filename) : collectionNameFor(entity));
     const existing = collections.find((c) => c.name === name);

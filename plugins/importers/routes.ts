@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { multipartFile } from '../../kernel/http/multipart-file.js';
 import type { RouteDefinition } from '../../kernel/http/route-table.js';
 import type { ImportersService } from './importers-service.js';
+import { streamJobEvents } from './job-events.js';
 import { streamImport } from './stream.js';
 
 const warning = z.object({ message: z.string(), line: z.number().optional() });
@@ -82,6 +83,15 @@ export const importerRoutes: RouteDefinition[] = [
       results, durationMs: z.number(), completedAt: z.string().nullable(), warnings: z.array(warning), error: z.string().optional(),
     }),
     handler: ({ params, identity, scope }) => service(scope).job(identity, params.jobId),
+  },
+  {
+    method: 'GET', path: '/api/importers/jobs/:jobId/events', permission: 'content:read', tags: ['importers'], envelope: false,
+    summary: 'Follows an import job as server-sent events: progress, then complete or error (what POST /api/migration/import sends)',
+    description:
+      '`event: progress` {step: "importing", message, percent} whenever the count moves, then `event: complete` {imported, failed, durationMs, jobId} or ' +
+      '`event: error` {success: false, error, message}. A job that has finished answers its final event at once. Unknown job -> 404 IMPORT_JOB_NOT_FOUND (JSON).',
+    request: { params: z.object({ jobId: z.string().min(1).max(64) }) },
+    handler: ({ ctx, params, identity, scope }) => streamJobEvents(ctx, identity, service(scope), params.jobId),
   },
   {
     method: 'POST', path: '/api/migration/import', permission: 'content:write', tags: ['importers'], envelope: false,

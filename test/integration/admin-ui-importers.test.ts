@@ -85,7 +85,7 @@ for (const variant of DB_VARIANTS) {
       expect(await page.getByRole('button', { name: 'Preview mappings' }).isDisabled()).to.equal(true);
     });
 
-    it('runs a reviewed plan with an edited field mapping as a job, following its progress', async function () {
+    it('runs a reviewed plan with an edited field mapping as a job, following its event stream', async function () {
       const { page, context } = b;
       await signInWithApi(context, t.url, 'ada@example.com', PASSWORD);
       await page.goto(`${t.url}/admin/importers`);
@@ -108,11 +108,14 @@ for (const variant of DB_VARIANTS) {
       ]);
       expect(await page.getByLabel('Target field for Title').inputValue()).to.equal('headline');
       await page.getByLabel(/I have reviewed the mappings/).check();
-      const [run] = await Promise.all([
+      const [run, events] = await Promise.all([
         page.waitForResponse((r) => r.url().endsWith('/api/importers/run')),
+        page.waitForResponse((r) => /\/api\/importers\/jobs\/[^/]+\/events$/.test(r.url())),
         page.getByRole('button', { name: 'Start import' }).click(),
       ]);
       expect(run.status()).to.equal(200);
+      // The reviewed plan's progress comes live from the job's event stream, not from polling.
+      expect(events.headers()['content-type']).to.match(/text\/event-stream/);
       await page.getByRole('heading', { name: 'Import finished' }).waitFor({ timeout: 60000 });
       expect(await page.getByTestId('import-outcome').textContent()).to.match(/2 imported/);
       const entries = await (await context.request.get(`${t.url}/api/collections/wix_posts?sort=headline`)).json();

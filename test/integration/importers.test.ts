@@ -137,6 +137,14 @@ for (const variant of DB_VARIANTS) {
       expect(authors).to.include({ action: 'skip', targetCollection: null, count: 1 });
       expect(authors.note).to.match(/scaffold/);
       expect(plan.estimatedDurationMs).to.be.a('number');
+      // A target the content plugin would refuse is refused here, naming the mapping, not at run time.
+      for (const bad of ['wixPosts', 'batch', '9lives']) {
+        const refused = await post('/api/importers/preview', { format: 'kv_blocks', uploadId: body.data.uploadId, mappings: { posts: bad } });
+        expect(refused.status, bad).to.equal(400);
+        const err = await refused.json();
+        expect(err.error).to.equal('VALIDATION_ERROR');
+        expect(err.issues[0].path).to.equal('body.mappings.posts');
+      }
     });
 
     it('preview defaults to the caller\'s latest valid upload; an unknown upload is 404', async () => {
@@ -236,6 +244,26 @@ for (const variant of DB_VARIANTS) {
         expect(job.status).to.equal('completed');
         expect(job.results.posts).to.include({ imported: 150, failed: 0 });
         expect(job.progress).to.deep.equal({ processed: 150, total: 150 });
+      });
+
+      it('a run is followed as server-sent events on GET /api/importers/jobs/:jobId/events (progress, then complete)', async () => {
+        const { body } = await validate(kvPosts(120).replace(/id=p/g, 'id=ev'), 'events.kv');
+        const plan = (await (await post('/api/importers/preview', { format: 'kv_blocks', uploadId: body.data.uploadId, mappings: { posts: 'posts' } })).json()).data;
+        const run = await (await post('/api/importers/run', { planId: plan.planId, confirmed: true })).json();
+        const res = await t.request(`/api/importers/jobs/${run.jobId}/events`, { identity: 'viewer' });
+        expect(res.status).to.equal(200);
+        expect(res.headers.get('content-type')).to.match(/^text\/event-stream/);
+        const events = parseSse(await res.text());
+        const last = events.at(-1)!;
+        expect(last.event).to.equal('complete');
+        expect(last.data).to.include({ imported: 120, failed: 0, jobId: run.jobId });
+        expect(events.filter((e) => e.event === 'progress').every((e) => e.data.step === 'importing' && e.data.percent >= 0 && e.data.percent <= 100)).to.equal(true);
+        // A finished job answers its final event at once; an unknown one is a JSON 404.
+        const again = parseSse(await (await t.request(`/api/importers/jobs/${run.jobId}/events`, { identity: 'viewer' })).text());
+        expect(again.at(-1)!.event).to.equal('complete');
+        const missing = await t.request('/api/importers/jobs/nope/events', { identity: 'viewer' });
+        expect(missing.status).to.equal(404);
+        expect((await missing.json()).error).to.equal('IMPORT_JOB_NOT_FOUND');
       });
 
       it('an unknown job, or another tenant\'s, is 404', async () => {

@@ -5,10 +5,19 @@ import { ApiError } from '../../lib/api';
 
 export interface StreamEvent { event: string; data: any }
 
-export async function postEventStream(path: string, body: FormData, onEvent: (e: StreamEvent) => void, signal?: AbortSignal): Promise<void> {
+export function postEventStream(path: string, body: FormData, onEvent: (e: StreamEvent) => void, signal?: AbortSignal): Promise<void> {
+  return readEventStream(path, { method: 'POST', body }, onEvent, signal);
+}
+
+/** The same reader for a GET stream (GET /api/importers/jobs/:id/events), cookie-authenticated like the API. */
+export function getEventStream(path: string, onEvent: (e: StreamEvent) => void, signal?: AbortSignal): Promise<void> {
+  return readEventStream(path, { method: 'GET' }, onEvent, signal);
+}
+
+async function readEventStream(path: string, init: { method: 'GET' | 'POST'; body?: FormData }, onEvent: (e: StreamEvent) => void, signal?: AbortSignal): Promise<void> {
   let res: Response;
   try {
-    res = await fetch(path, { method: 'POST', body, credentials: 'same-origin', headers: { accept: 'text/event-stream' }, signal });
+    res = await fetch(path, { ...init, credentials: 'same-origin', headers: { accept: 'text/event-stream' }, signal });
   } catch (err) {
     if ((err as Error).name === 'AbortError') throw err;
     throw new ApiError(0, { message: 'The server cannot be reached. Check that the CMS is running.' });
