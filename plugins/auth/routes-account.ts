@@ -6,7 +6,7 @@ import { InvalidCredentialsError, ReauthRequiredError } from './errors.js';
 import { requireSession } from './guards.js';
 import { clearSessionCookie } from './routes.js';
 import type { SessionsService } from './sessions-service.js';
-import { toPublicUser, type UsersService } from './users-service.js';
+import { checkPassword, toPublicUser, type UsersService } from './users-service.js';
 
 /** A container key of another plugin, or undefined when that plugin is absent. */
 function optionalKey<T>(scope: Record<string, unknown>, key: string): T | undefined {
@@ -40,6 +40,29 @@ export const accountRoutes: RouteDefinition[] = [
         throw new InvalidCredentialsError();
       }
       return (scope.sessions as SessionsService).reauthProof(hash);
+    },
+  },
+  {
+    method: 'POST',
+    path: '/api/user/change-password',
+    permission: 'authenticated',
+    summary: 'Changes the signed-in user\'s password (the current one confirms it); every other session of theirs ends',
+    description: 'A wrong current password answers 401 INVALID_CREDENTIALS and counts toward the lockout like a sign-in; a new password under 8 characters is 400. This session stays signed in.',
+    tags: ['user'],
+    rateLimit: { points: 10, durationSeconds: 60 },
+    request: { body: z.object({ currentPassword: z.string().min(1).max(1024), newPassword: z.string().min(8, 'at least 8 characters').max(1024) }) },
+    response: z.object({ changed: z.literal(true), revokedSessions: z.number() }),
+    async handler({ body, identity, scope }) {
+      requireSession(identity);
+      const users = scope.users as UsersService;
+      if (!(await users.confirmPassword(identity.userId!, body.currentPassword))) {
+        await users.recordFailure(identity.userId!).catch(() => undefined);
+        throw new InvalidCredentialsError();
+      }
+      checkPassword(body.newPassword);
+      await users.setPassword(identity.userId!, body.newPassword);
+      const revokedSessions = await (scope.sessions as SessionsService).revokeAllForUser(identity.userId!, sessionHashOf(identity.meta) ?? undefined);
+      return { changed: true, revokedSessions };
     },
   },
   {

@@ -201,9 +201,9 @@ export class SessionsService {
     }
   }
 
-  /** Blocking or deleting a user ends every one of its sessions, everywhere. */
-  async revokeAllForUser(userId: string): Promise<number> {
-    const rows = await Session.findAll({ where: { user_id: userId } });
+  /** Blocking or deleting a user ends every one of its sessions, everywhere (all but `keepHash`, when given). */
+  async revokeAllForUser(userId: string, keepHash?: string): Promise<number> {
+    const rows = (await Session.findAll({ where: { user_id: userId } })).filter((row) => row.id_hash !== keepHash);
     for (const row of rows) await this.revokeRow(row);
     return rows.length;
   }

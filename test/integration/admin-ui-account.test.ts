@@ -19,6 +19,7 @@ for (const variant of DB_VARIANTS) {
       await users().create({ email: 'ada@example.com', password: PASSWORD, role: 'admin', username: 'Ada' });
       await users().create({ email: 'ed@example.com', password: PASSWORD, role: 'editor', username: 'Ed' });
       await users().create({ email: 'kim@example.com', password: PASSWORD, role: 'editor', username: 'Kim' });
+      await users().create({ email: 'pat@example.com', password: PASSWORD, role: 'viewer', username: 'Pat' });
     });
     after(async () => t?.close());
 
@@ -56,6 +57,25 @@ for (const variant of DB_VARIANTS) {
       // This browser still works.
       const me = await context.request.get(`${t.url}/api/user/me`);
       expect(me.status()).to.equal(200);
+    });
+
+    it('changes the password with the current one: wrong one refused, then the new one signs in', async function () {
+      const { page, context } = b;
+      await signInWithApi(context, t.url, 'pat@example.com', PASSWORD);
+      await page.goto(`${t.url}/admin/account`);
+      const section = page.getByRole('region', { name: 'Password' });
+      await section.getByLabel('Current password').fill('not my password');
+      await section.getByLabel(/^New password \(/).fill('pats new password');
+      await section.getByLabel('New password again').fill('pats new password');
+      await section.getByRole('button', { name: 'Change password' }).click();
+      await section.getByRole('alert').getByText('The current password is not right.').waitFor();
+      await section.getByLabel('Current password').fill(PASSWORD);
+      await section.getByRole('button', { name: 'Change password' }).click();
+      await section.getByRole('status').getByText(/Password changed/).waitFor();
+      const old = await t.request('/api/user/login', { method: 'POST', json: { email: 'pat@example.com', password: PASSWORD } });
+      expect(old.status).to.equal(401);
+      const fresh = await t.request('/api/user/login', { method: 'POST', json: { email: 'pat@example.com', password: 'pats new password' } });
+      expect(fresh.status).to.equal(200);
     });
 
     it('sets up two-factor authentication from a QR code and a code computed here; the backup codes are shown', async function () {

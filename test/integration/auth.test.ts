@@ -151,6 +151,26 @@ for (const variant of DB_VARIANTS) {
       expect(sessions.map((s: { device: string }) => s.device).sort()).to.deep.equal(['Firefox on Linux', 'Safari on iOS']);
     });
 
+    it('changes the password with the current one: this session stays, the others end, the old password stops working', async function () {
+      await createUser(t, 'iris@example.com');
+      const laptop = cookieValue(sessionCookie(await login(t, 'iris@example.com', PASSWORD, 'Mozilla/5.0 (X11; Linux x86_64) Firefox/130.0'))!);
+      const phone = cookieValue(sessionCookie(await login(t, 'iris@example.com', PASSWORD, 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0) Safari/604.1'))!);
+      const change = (json: unknown) => t.request('/api/user/change-password', { method: 'POST', json, headers: { cookie: `session=${laptop}` } });
+      const wrong = await change({ currentPassword: 'not my password', newPassword: 'a brand new password' });
+      expect(wrong.status).to.equal(401);
+      expect((await wrong.json()).error).to.equal('INVALID_CREDENTIALS');
+      expect((await change({ currentPassword: PASSWORD, newPassword: 'short' })).status).to.equal(400);
+      const ok = await change({ currentPassword: PASSWORD, newPassword: 'a brand new password' });
+      expect(ok.status).to.equal(200);
+      expect((await ok.json()).data).to.deep.equal({ changed: true, revokedSessions: 1 });
+      expect((await t.request('/api/user/me', { headers: { cookie: `session=${laptop}` } })).status).to.equal(200);
+      expect((await t.request('/api/user/me', { headers: { cookie: `session=${phone}` } })).status).to.equal(401);
+      expect((await login(t, 'iris@example.com')).status).to.equal(401);
+      expect((await login(t, 'iris@example.com', 'a brand new password')).status).to.equal(200);
+      // Guests and API keys cannot use it.
+      expect((await t.request('/api/user/change-password', { method: 'POST', json: { currentPassword: 'x', newPassword: 'yyyyyyyy' } })).status).to.equal(401);
+    });
+
     it('a blocked user loses every session at once and cannot sign in', async function () {
       const id = await createUser(t, 'ivy@example.com');
       const token = cookieValue(sessionCookie(await login(t, 'ivy@example.com'))!);
