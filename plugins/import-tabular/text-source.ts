@@ -3,10 +3,10 @@
  * UTF-8 check of the first 64 KiB, then chardet among the single-byte encodings (windows-1252 fallback).
  */
 import { createReadStream } from 'node:fs';
-import { open } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import chardet from 'chardet';
 import iconv from 'iconv-lite';
+import { readHead } from '../../workers/import/read-head.js';
 
 export const HEAD_BYTES = 64 * 1024;
 
@@ -25,17 +25,6 @@ const SINGLE_BYTE: Record<string, string> = {
   'ISO-8859-2': 'windows-1250', 'windows-1250': 'windows-1250', 'windows-1257': 'windows-1257', 'ISO-8859-5': 'ISO-8859-5',
   'windows-1251': 'windows-1251', 'KOI8-R': 'KOI8-R', 'ISO-8859-7': 'ISO-8859-7', 'windows-1253': 'windows-1253',
 };
-
-async function readHead(path: string): Promise<Buffer> {
-  const fh = await open(path, 'r');
-  try {
-    const buf = Buffer.alloc(HEAD_BYTES);
-    const { bytesRead } = await fh.read(buf, 0, HEAD_BYTES, 0);
-    return buf.subarray(0, bytesRead);
-  } finally {
-    await fh.close();
-  }
-}
 
 /** Valid UTF-8, allowing a sequence cut at the end of a full head. */
 function isUtf8(head: Buffer, truncated: boolean): boolean {
@@ -68,7 +57,7 @@ export function guessEncoding(head: Buffer, truncated: boolean): { encoding: str
 }
 
 export async function detectTextEncoding(path: string, override?: unknown): Promise<TextEncodingInfo> {
-  const raw = await readHead(path);
+  const raw = await readHead(path, HEAD_BYTES);
   const guessed = guessEncoding(raw, raw.length === HEAD_BYTES);
   const encoding = typeof override === 'string' && iconv.encodingExists(override) ? override : guessed.encoding;
   let head = iconv.decode(raw, encoding);

@@ -1,10 +1,10 @@
-import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { WorkerPool } from '../../kernel/pool.js';
 import type { ImportFormat, ImportParseSummary, ImportProfile, ImportSample } from '../../kernel/registries/contracts.js';
 import { DIST_ROOT } from '../../kernel/version.js';
 import type { TaskResult } from '../../workers/tasks.js';
 import { ImportFormatMismatchError, ImportFormatUnknownError } from './errors.js';
+import { readHead } from '../../workers/import/read-head.js';
 
 export const PROFILE_TASK_FILE = join(DIST_ROOT, 'workers', 'import', 'profile.js');
 const HEAD_BYTES = 64 * 1024;
@@ -21,17 +21,6 @@ export interface Analysis {
 export interface FormatsView {
   list(): ImportFormat[];
   get(format: string): ImportFormat | undefined;
-}
-
-async function readHead(path: string): Promise<Buffer> {
-  const fh = await open(path, 'r');
-  try {
-    const buf = Buffer.alloc(HEAD_BYTES);
-    const { bytesRead } = await fh.read(buf, 0, HEAD_BYTES, 0);
-    return buf.subarray(0, bytesRead);
-  } finally {
-    await fh.close();
-  }
 }
 
 /** A detector that throws or answers something else than a number counts as 0. */
@@ -69,7 +58,7 @@ export async function analyseUpload(
     const shown = profile.archive.rejected.slice(0, 10).join(', ');
     warnings.push({ message: `${profile.archive.rejected.length} archive entr${profile.archive.rejected.length === 1 ? 'y' : 'ies'} with unsafe paths or links refused (never extracted): ${shown}` });
   }
-  const sample: ImportSample = { filename: input.filename, size: input.size, head: await readHead(input.path), profile };
+  const sample: ImportSample = { filename: input.filename, size: input.size, head: await readHead(input.path, HEAD_BYTES), profile };
   let format: ImportFormat | undefined;
   let confidence = 0;
   if (hinted) {

@@ -1,6 +1,6 @@
-import { PassThrough } from 'node:stream';
 import type { Context } from 'koa';
 import type { Identity } from '../../kernel/http/identity.js';
+import { openEventStream } from './event-stream.js';
 import type { ImportersService } from './importers-service.js';
 
 /** How often the job record is read while it runs (it lives in the database: any instance may run it). */
@@ -18,17 +18,8 @@ const MAX_MS = 6 * 3600 * 1000;
  */
 export async function streamJobEvents(ctx: Context, identity: Identity, service: ImportersService, jobId: string): Promise<void> {
   let job = await service.job(identity, jobId);
-  const out = new PassThrough();
-  let closed = false;
-  ctx.req.on('close', () => (closed = true));
-  const send = (event: string, data: unknown) => {
-    if (!closed) out.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
-  };
-  ctx.status = 200;
-  ctx.type = 'text/event-stream';
-  ctx.set('Cache-Control', 'no-cache, no-transform');
-  ctx.set('X-Accel-Buffering', 'no');
-  ctx.body = out;
+  const stream = openEventStream(ctx);
+  const send = stream.send;
 
   const follow = async () => {
     const started = Date.now();
@@ -49,7 +40,7 @@ export async function streamJobEvents(ctx: Context, identity: Identity, service:
         send('error', { success: false, error: 'IMPORT_FAILED', message: job.error ?? 'The import failed' });
         return;
       }
-      if (closed) return;
+      if (stream.closed) return;
       if (Date.now() - started > MAX_MS) {
         send('error', { success: false, error: 'IMPORT_FAILED', message: 'Stopped following the job; it may still be running: GET /api/importers/jobs/:jobId' });
         return;
@@ -57,12 +48,12 @@ export async function streamJobEvents(ctx: Context, identity: Identity, service:
       await new Promise((resolve) => setTimeout(resolve, POLL_MS));
       if (Date.now() - lastBeat > HEARTBEAT_MS) {
         lastBeat = Date.now();
-        if (!closed) out.write(': still importing\n\n');
+        stream.comment('still importing');
       }
       job = await service.job(identity, jobId);
     }
   };
   follow()
     .catch(() => send('error', { success: false, error: 'INTERNAL_ERROR', message: 'Following the import failed' }))
-    .finally(() => out.end());
+    .finally(() => stream.end());
 }

@@ -1,7 +1,7 @@
-import { PassThrough } from 'node:stream';
 import type { Context } from 'koa';
 import { AppError } from '../../kernel/errors.js';
 import type { Identity } from '../../kernel/http/identity.js';
+import { openEventStream } from './event-stream.js';
 import type { ImportersService } from './importers-service.js';
 
 const flag = (v: string | undefined) => v !== undefined && /^(1|true|yes|on)$/i.test(v);
@@ -15,20 +15,9 @@ const flag = (v: string | undefined) => v !== undefined && /^(1|true|yes|on)$/i.
 export async function streamImport(ctx: Context, identity: Identity, service: ImportersService): Promise<void> {
   const started = Date.now();
   const upload = await service.receive(ctx);
-  const out = new PassThrough();
-  let closed = false;
-  ctx.req.on('close', () => {
-    if (!ctx.res.writableFinished) closed = true;
-  });
-  const send = (event: string, data: unknown) => {
-    if (!closed) out.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
-  };
+  const stream = openEventStream(ctx);
+  const send = stream.send;
   const progress = (step: string, message: string, percent: number) => send('progress', { step, message, percent: Math.max(0, Math.min(100, Math.round(percent))) });
-  ctx.status = 200;
-  ctx.type = 'text/event-stream';
-  ctx.set('Cache-Control', 'no-cache, no-transform');
-  ctx.set('X-Accel-Buffering', 'no');
-  ctx.body = out;
 
   const work = async () => {
     const analysis = await service.analyse(upload, upload.fields.format, (step) =>
@@ -48,7 +37,7 @@ export async function streamImport(ctx: Context, identity: Identity, service: Im
     progress('mapping', targets.length ? `Targets: ${targets.join(', ')}` : 'No target collection (pass collection or scaffold=true)', 45);
     const outcome = await service.execute(job.id, {
       progress: (processed, total) => progress('importing', `Imported ${processed} of ${total}`, 45 + (total ? (processed / total) * 55 : 55)),
-      shouldStop: () => closed,
+      shouldStop: () => stream.closed,
     });
     if (!outcome) {
       const failed = await service.job(identity, job.id);
@@ -63,5 +52,5 @@ export async function streamImport(ctx: Context, identity: Identity, service: Im
       const e = err instanceof AppError && err.status < 500 ? err : null;
       send('error', { success: false, error: e?.code ?? 'INTERNAL_ERROR', message: e?.message ?? 'The import failed' });
     })
-    .finally(() => out.end());
+    .finally(() => stream.end());
 }

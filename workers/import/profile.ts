@@ -6,7 +6,7 @@
  * from this profile on the main thread (ImportFormat.detect). Worker-side only: no kernel imports.
  */
 import { createReadStream } from 'node:fs';
-import { open, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { Readable } from 'node:stream';
 import chardet from 'chardet';
@@ -17,6 +17,7 @@ import streamJson from 'stream-json';
 import { Parser as TarParser, type ReadEntry } from 'tar';
 import type { ImportProfile } from '../../kernel/registries/contracts.js';
 import type { TaskResult } from '../tasks.js';
+import { readHead } from './read-head.js';
 
 export interface ImportProfileInput {
   path: string;
@@ -40,17 +41,6 @@ const DELIMITERS = [',', ';', '\t', '|'];
 
 const ok = <T>(value: T): TaskResult<T> => ({ ok: true, value });
 const fail = (code: string, message: string): TaskResult<never> => ({ ok: false, issues: [{ code, message }] });
-
-async function readHead(path: string): Promise<Buffer> {
-  const fh = await open(path, 'r');
-  try {
-    const buf = Buffer.alloc(HEAD_BYTES);
-    const { bytesRead } = await fh.read(buf, 0, HEAD_BYTES, 0);
-    return buf.subarray(0, bytesRead);
-  } finally {
-    await fh.close();
-  }
-}
 
 const isGzip = (head: Buffer) => head.length >= 2 && head[0] === 0x1f && head[1] === 0x8b;
 const isTar = (head: Buffer) => head.length >= 262 && head.subarray(257, 262).toString('latin1') === 'ustar';
@@ -394,7 +384,7 @@ export async function importProfile(input: ImportProfileInput): Promise<TaskResu
   let head: Buffer;
   try {
     if (!(await stat(input.path)).isFile()) return fail('NOT_A_FILE', `${input.path} is not a file`);
-    head = await readHead(input.path);
+    head = await readHead(input.path, HEAD_BYTES);
   } catch (err) {
     return fail('READ_FAILED', `cannot read the upload: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
   }
