@@ -30,14 +30,3 @@ export function downloadText(filename: string, text: string): void {
   a.remove();
   setTimeout(() => URL.revokeObjectURL(href), 1000);
 }
-
-/** "3 min ago", "2 h ago", "5 d ago" or the date. */
-export function ago(iso: string | null | undefined): string {
-  if (!iso) return 'never';
-  const s = Math.round((Date.now() - new Date(iso).getTime()) / 1000);
-  if (s < 60) return 'just now';
-  if (s < 3600) return `${Math.floor(s / 60)} min ago`;
-  if (s < 86400) return `${Math.floor(s / 3600)} h ago`;
-  if (s < 30 * 86400) return `${Math.floor(s / 86400)} d ago`;
-  return new Date(iso).toLocaleDateString();
-}
