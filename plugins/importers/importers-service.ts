@@ -212,6 +212,9 @@ export class ImportersService {
       const outcome = await runImport({
         plan, identity: plan.identity, spoolPath: upload.spool_path, workDir: upload.work_dir, store,
         content: this.deps.contentClient()(plan.identity), media: this.deps.mediaClient()(plan.identity), batchSize: this.deps.options.batchSize,
+        ...(this.deps.options.fetchRemote
+          ? { fetchRemote: { maxBytes: this.deps.options.fetchMaxBytes, timeoutMs: this.deps.options.fetchTimeoutMs, allowPrivate: this.deps.options.fetchAllowPrivate } }
+          : {}),
         shouldStop: hooks.shouldStop,
         progress: async (processed, total) => {
           await store.jobs.update({ processed, total }, { where: { id: jobId } });

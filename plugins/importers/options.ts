@@ -13,8 +13,13 @@ const schema = z.object({
   batchSize: z.number().int().min(1).max(100).default(100),
   /** Entity count at or above which a run is a background job (the spec's 100). */
   inlineThreshold: z.number().int().min(1).default(100),
-  /** Fetch attachments that only have a remote URL (IMPORT_FETCH_REMOTE): not implemented, URLs are recorded. */
+  /** Fetch attachments that only have a remote URL into the media library (IMPORT_FETCH_REMOTE); off: the URL is recorded. */
   fetchRemote: z.boolean().default(false),
+  /** Let remote fetches reach loopback, private and link-local addresses (IMPORT_FETCH_ALLOW_PRIVATE); off by default (SSRF). */
+  fetchAllowPrivate: z.boolean().default(false),
+  /** Largest attachment fetched, in bytes. */
+  fetchMaxBytes: z.number().int().positive().default(50 * 1024 * 1024),
+  fetchTimeoutMs: z.number().int().min(1000).max(300_000).default(30_000),
 });
 export type ImporterOptions = z.output<typeof schema>;
 
@@ -32,5 +37,6 @@ export function parseImporterOptions(raw: unknown, env: NodeJS.ProcessEnv = proc
   out.maxBytes = Math.floor(num('IMPORT_MAX_BYTES') ?? out.maxBytes);
   out.retentionHours = num('IMPORT_RETENTION_HOURS') ?? out.retentionHours;
   if (env.IMPORT_FETCH_REMOTE) out.fetchRemote = /^(1|true|yes)$/i.test(env.IMPORT_FETCH_REMOTE);
+  if (env.IMPORT_FETCH_ALLOW_PRIVATE) out.fetchAllowPrivate = /^(1|true|yes)$/i.test(env.IMPORT_FETCH_ALLOW_PRIVATE);
   return out;
 }

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { realpath } from 'node:fs/promises';
-import { sep } from 'node:path';
+import { realpath, rm } from 'node:fs/promises';
+import { basename, join, sep } from 'node:path';
 import { createInterface } from 'node:readline';
 import stringify from 'safe-stable-stringify';
 import type { Identity } from '../../kernel/http/identity.js';
@@ -9,6 +9,7 @@ import type { ImportedEntity } from '../../kernel/registries/contracts.js';
 import { coerce, SOURCE_FIELD, type ContentFieldType } from './field-names.js';
 import type { ImportPlan } from './planner.js';
 import type { ContentPort, MediaPort } from './ports.js';
+import { fetchRemoteFile, type RemoteFetchOptions } from './remote-fetch.js';
 import type { ImportStore } from './store.js';
 
 export interface EntityResult {
@@ -32,6 +33,8 @@ export interface RunInput {
   media: MediaPort;
   store: ImportStore;
   batchSize: number;
+  /** Set when attachments known only by URL are fetched into the media library (else the URL is recorded). */
+  fetchRemote?: RemoteFetchOptions;
   /** After each batch; a rejection stops the run (the stream's client went away). */
   progress(processed: number, total: number): Promise<void>;
   shouldStop?(): boolean;
@@ -78,7 +81,28 @@ export async function runImport(input: RunInput): Promise<RunOutcome> {
   const workRoot = await realpath(input.workDir);
   const importedAt = new Date().toISOString();
 
+  /** Remote attachments fetched in this run, by URL (one media record per URL). */
+  const fetched = new Map<string, string | null>();
+  let fetchCount = 0;
+  const remoteMedia = async (e: ImportedEntity, url: string): Promise<string | null> => {
+    if (fetched.has(url)) return fetched.get(url)!;
+    const target = join(workRoot, `remote-${++fetchCount}`);
+    let id: string | null = null;
+    try {
+      await fetchRemoteFile(url, target, input.fetchRemote!);
+      const name = e.file?.filename || basename(new URL(url).pathname) || 'attachment';
+      id = (await input.media.upload(name, createReadStream(target)))._id;
+    } catch (err) {
+      warn(`${e.entity} ${e.externalId}: ${url} not fetched: ${messageOf(err)}`, e.line);
+    } finally {
+      await rm(target, { force: true });
+    }
+    fetched.set(url, id);
+    return id;
+  };
+
   const mediaFor = async (e: ImportedEntity): Promise<string | null> => {
+    if (!e.file?.path && e.file?.url && input.fetchRemote) return remoteMedia(e, e.file.url);
     if (!e.file?.path) return null;
     let real: string;
     try {
@@ -116,7 +140,7 @@ export async function runImport(input: RunInput): Promise<RunOutcome> {
     if (mediaField && types.get(mediaField) === 'media') {
       const id = await mediaFor(e);
       if (id) body[mediaField] = id;
-    } else if (e.file?.path) await mediaFor(e);
+    } else if (e.file?.path || (e.file?.url && input.fetchRemote)) await mediaFor(e);
     if (types.has(SOURCE_FIELD)) body[SOURCE_FIELD] = { format: plan.format, importedAt, externalId: e.externalId, entity: e.entity };
     if (e.status) body.status = e.status;
     return body;
