@@ -172,3 +172,36 @@ async function waitForMailLink(t: TestKernel, pattern: RegExp): Promise<string> 
   }
   throw new Error(`no mail with ${pattern} in ${dir}`);
 }
+
+describe('admin UI: sign-in page offers the configured identity providers', function () {
+  this.timeout(90000);
+  const b = useBrowser();
+  let t: TestKernel;
+  before(async () => {
+    t = await startUiKernel({
+      config: {
+        plugins: {
+          options: {
+            auth: { bcryptRounds: 4 },
+            'auth-oidc': {
+              providers: {
+                staff: { issuer: 'https://sso.example.com', clientId: 'cms', clientSecret: 'cms-secret', displayName: 'Staff SSO' },
+                unset: { issuer: 'https://idp.example.com', clientId: 'cms', displayName: 'Not configured' },
+              },
+            },
+          },
+        },
+      },
+    });
+  });
+  after(async () => t?.close());
+
+  it('shows a button for each active provider that starts its sign-in and returns to the page asked for', async function () {
+    const { page } = b;
+    await page.goto(`${t.url}/login?returnTo=${encodeURIComponent('/admin/media')}`);
+    const button = page.getByRole('link', { name: 'Continue with Staff SSO' });
+    await button.waitFor();
+    expect(await button.getAttribute('href')).to.equal(`/api/auth/oidc/staff/start?returnTo=${encodeURIComponent('/admin/media')}`);
+    expect(await page.getByRole('link', { name: /Not configured/ }).count(), 'a provider without its secret is not offered').to.equal(0);
+  });
+});
