@@ -5,6 +5,23 @@ import { z } from 'zod';
 export const FIELD_TYPES = ['text', 'richtext', 'number', 'boolean', 'date', 'select', 'media', 'relation', 'json'] as const;
 export type FieldType = (typeof FIELD_TYPES)[number];
 
+/**
+ * The admin UI's editing widget per field type (a hint stored with the field; the first is the default).
+ * Importers' scaffold mode sets the default; a schema may pick another that fits the type.
+ */
+export const FIELD_WIDGETS: Record<FieldType, readonly string[]> = {
+  text: ['input', 'textarea'],
+  richtext: ['rich-text-editor', 'textarea'],
+  number: ['number-input'],
+  boolean: ['toggle', 'checkbox'],
+  date: ['date-picker'],
+  select: ['dropdown', 'radio'],
+  media: ['media-picker'],
+  relation: ['entry-picker'],
+  json: ['code-editor'],
+};
+const ALL_WIDGETS = [...new Set(Object.values(FIELD_WIDGETS).flat())] as [string, ...string[]];
+
 /** Longest value of a text or select field: it fits an index on MariaDB (utf8mb4) next to the tenant. */
 export const TEXT_MAX = 255;
 const NOT_INDEXABLE: FieldType[] = ['richtext', 'json'];
@@ -26,6 +43,8 @@ export const fieldSchema = z
     options: z.array(z.string().min(1).max(TEXT_MAX)).min(1).max(500).optional(),
     /** relation: the target collection. */
     collection: z.string().optional(),
+    /** The admin UI's editing widget (FIELD_WIDGETS lists those that fit each type). */
+    widget: z.enum(ALL_WIDGETS).optional(),
   })
   .strict()
   .superRefine((f, ctx) => {
@@ -34,6 +53,7 @@ export const fieldSchema = z
     if (f.type !== 'select' && f.options) ctx.addIssue({ code: 'custom', path: ['options'], message: 'only select fields have options' });
     if (f.type === 'relation' && !f.collection) ctx.addIssue({ code: 'custom', path: ['collection'], message: 'a relation field names its target collection' });
     if (f.type !== 'relation' && f.collection) ctx.addIssue({ code: 'custom', path: ['collection'], message: 'only relation fields name a collection' });
+    if (f.widget && !FIELD_WIDGETS[f.type].includes(f.widget)) ctx.addIssue({ code: 'custom', path: ['widget'], message: `a ${f.type} field uses ${FIELD_WIDGETS[f.type].join(' or ')}` });
     if ((f.unique || f.indexed) && NOT_INDEXABLE.includes(f.type)) ctx.addIssue({ code: 'custom', path: ['indexed'], message: `${f.type} fields cannot be indexed or unique` });
     if (f.default !== undefined && f.default !== null) {
       const checked = valueSchema(f as FieldDefinition).safeParse(f.default);

@@ -157,7 +157,9 @@ export function buildPlan(input: {
     total += count;
     if (entity === 'attachments') attachments += count;
   }
-  const scaffoldCollections = [...scaffolds.values()].map((s) => ({ ...s, fields: [...s.fields, { name: SOURCE_FIELD, type: 'json' as const, label: 'Import source' }] }));
+  const scaffoldCollections = [...scaffolds.values()].map((s) => ({
+    ...s, fields: [...s.fields, { name: SOURCE_FIELD, type: 'json' as const, label: 'Import source' }], widgets: { ...s.widgets, [SOURCE_FIELD]: DEFAULT_WIDGETS.json },
+  }));
   return {
     planId: input.planId, uploadId: input.uploadId, format: input.format, scaffold, mode: input.mode, fieldMappings, operations, scaffoldCollections,
     estimatedDurationMs: Math.max(50, Math.round(total * 4 + attachments * 40)), total,

@@ -68,7 +68,8 @@ export async function runImport(input: RunInput): Promise<RunOutcome> {
   const existing = new Set((await content.collections.list()).map((c) => c.name));
   for (const s of plan.scaffoldCollections) {
     if (existing.has(s.name)) continue;
-    await content.collections.create({ name: s.name, fields: s.fields });
+    // Each field carries its default editing widget (the admin UI's entry editor follows it).
+    await content.collections.create({ name: s.name, fields: s.fields.map((f) => (s.widgets[f.name] ? { ...f, widget: s.widgets[f.name] } : f)) });
     existing.add(s.name);
   }
   const fieldTypes = new Map<string, Map<string, ContentFieldType>>();

@@ -50,6 +50,7 @@ for (const variant of DB_VARIANTS) {
       await category.getByLabel('Field name').fill('category');
       await category.getByLabel('Type').selectOption('select');
       await category.getByLabel(/^Options/).fill('news\nguides');
+      await category.getByLabel('Editing widget').selectOption('radio');
       await page.getByRole('button', { name: 'Add field' }).click();
       const cover = page.getByRole('listitem', { name: /^Field 4/ });
       await cover.getByLabel('Field name').fill('cover');
@@ -60,6 +61,7 @@ for (const variant of DB_VARIANTS) {
       const schema = await apiGet(`/api/collections/${name}/schema`);
       expect(schema.fields.map((f: { name: string; type: string }) => `${f.name}:${f.type}`)).to.deep.equal(['title:text', 'body:richtext', 'category:select', 'cover:media']);
       expect(schema.fields[2].options).to.deep.equal(['news', 'guides']);
+      expect(schema.fields[2].widget, 'the chosen editing widget is stored with the field').to.equal('radio');
 
       // New entry: without a title the API answers VALIDATION_ERROR and "required" shows under Title.
       await page.getByRole('link', { name: 'New post' }).first().click();
@@ -72,7 +74,8 @@ for (const variant of DB_VARIANTS) {
 
       await page.getByLabel(/^Title/).fill('Hello from the browser');
       await page.getByLabel(/^Body/).fill('First words.');
-      await page.getByLabel(/^Category/).selectOption('guides');
+      // The select field asked for radio buttons: the editor shows them instead of a dropdown.
+      await page.locator('[data-field="category"]').getByRole('radio', { name: 'guides' }).check();
       // The cover image: uploaded from the media field's picker without leaving the entry.
       await page.locator('[data-field="cover"]').getByRole('button', { name: 'Choose file for Cover' }).click();
       const picker = page.getByRole('dialog', { name: 'Choose a file' });

@@ -32,11 +32,17 @@ for (const variant of DB_VARIANTS) {
     it('refuses bad definitions with the field named, duplicates with 409, and non-managers with 403', async function () {
       const bad = await admin().post('/api/collections', {
         name: 'things',
-        fields: [{ name: 'a', type: 'colour' }, { name: 'b', type: 'select' }, { name: 'status', type: 'text' }, { name: 'c', type: 'json', unique: true }],
+        fields: [
+          { name: 'a', type: 'colour' }, { name: 'b', type: 'select' }, { name: 'status', type: 'text' }, { name: 'c', type: 'json', unique: true },
+          { name: 'd', type: 'text', widget: 'toggle' }, { name: 'e', type: 'text', widget: 'crayon' },
+        ],
       });
       expect(bad.status).to.equal(400);
       const paths = (await bad.json()).issues.map((i: { path: string }) => i.path);
-      expect(paths).to.include.members(['body.fields.0.type', 'body.fields.1.options', 'body.fields.2.name', 'body.fields.3.indexed']);
+      expect(paths).to.include.members(['body.fields.0.type', 'body.fields.1.options', 'body.fields.2.name', 'body.fields.3.indexed', 'body.fields.4.widget', 'body.fields.5.widget']);
+      // A widget that fits the type is kept with the field (the admin UI's entry editor follows it).
+      const withWidget = await dataOf(await admin().post('/api/collections', { name: 'memos', fields: [{ name: 'note', type: 'text', widget: 'textarea' }] }), 201);
+      expect(withWidget.fields[0]).to.include({ name: 'note', widget: 'textarea' });
       expect((await admin().post('/api/collections', { name: 'Bad Name', fields: [] })).status).to.equal(400);
       expect((await admin().post('/api/collections', { name: 'twice', fields: [{ name: 'x', type: 'text' }, { name: 'X', type: 'number' }] })).status).to.equal(400);
       const dup = await admin().post('/api/collections', POSTS);

@@ -174,6 +174,11 @@ for (const variant of DB_VARIANTS) {
       expect(list.items[0]).to.include({ displayName: 'Ada', variantSku: 'X-1' });
       expect(list.items[0]._source_import).to.include({ format: 'kv_blocks', externalId: 'a1' });
       expect(list.items[0]._source_import.importedAt).to.be.a('string');
+      // The created collection's fields carry their default editing widget.
+      const schema = (await (await t.request('/api/collections/authors/schema', { identity: 'admin' })).json()).data;
+      const widgetOf = (name: string) => schema.fields.find((f: any) => f.name === name)?.widget;
+      expect(widgetOf('displayName')).to.equal('input');
+      expect(widgetOf('_source_import')).to.equal('code-editor');
     });
 
     it('scaffold needs collections:manage (editor: 403)', async () => {

@@ -11,8 +11,18 @@ export const STATUSES = ['draft', 'published', 'archived'] as const;
 
 export interface Field {
   name: string; type: FieldType; label?: string; required?: boolean; unique?: boolean; indexed?: boolean;
-  default?: unknown; options?: string[]; collection?: string;
+  default?: unknown; options?: string[]; collection?: string; widget?: string;
 }
+
+/** The editing widgets that fit each field type (the content plugin's list; the first is the default). */
+export const FIELD_WIDGETS: Record<FieldType, readonly string[]> = {
+  text: ['input', 'textarea'], richtext: ['rich-text-editor', 'textarea'], number: ['number-input'], boolean: ['toggle', 'checkbox'],
+  date: ['date-picker'], select: ['dropdown', 'radio'], media: ['media-picker'], relation: ['entry-picker'], json: ['code-editor'],
+};
+export const WIDGET_LABELS: Record<string, string> = {
+  input: 'One line', textarea: 'Plain text area', 'rich-text-editor': 'Rich text', 'number-input': 'Number', toggle: 'Switch', checkbox: 'Checkbox',
+  'date-picker': 'Date picker', dropdown: 'Dropdown', radio: 'Radio buttons', 'media-picker': 'Media picker', 'entry-picker': 'Entry picker', 'code-editor': 'Code editor',
+};
 export interface Collection { name: string; label: string; singular: string; fields: Field[]; version: number }
 export interface Entry {
   _id: string; slug: string; status: string; syncId: string; version: number; createdAt: string; updatedAt: string;
