@@ -33,6 +33,11 @@ export class WorkerPool {
       maxThreads: options.maxThreads,
       minThreads: Math.min(1, options.maxThreads),
       idleTimeout: options.idleTimeoutMs,
+      // Piscina loads a task file with require() first; on Node 20.19+ that is require(esm), which has crashed
+      // the whole process (a V8 fatal error in a worker) when racing a worker's start or end. Without it,
+      // piscina falls back to import(), the ordinary ESM loader.
+      // (Given explicitly, execArgv replaces the main thread's flags for the workers; none of those matter there.)
+      execArgv: ['--no-experimental-require-module'],
     });
   }
 
