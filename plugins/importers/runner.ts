@@ -43,6 +43,8 @@ export interface RunInput {
 const MAX_WARNINGS = 200;
 const externalKey = (id: string) => (id.length <= 191 ? id : `sha256:${createHash('sha256').update(id).digest('hex')}`);
 const checksumOf = (e: ImportedEntity) => createHash('sha256').update(stringify({ d: e.data, s: e.status ?? null, f: e.file ?? null }) ?? '').digest('hex');
+/** A URL for a warning: any user:password part is left out. */
+const withoutCredentials = (url: string) => url.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/@\s]*@/i, '$1');
 const messageOf = (err: unknown) => (err as Error)?.message ?? String(err);
 
 /**
@@ -94,7 +96,7 @@ export async function runImport(input: RunInput): Promise<RunOutcome> {
       const name = e.file?.filename || basename(new URL(url).pathname) || 'attachment';
       id = (await input.media.upload(name, createReadStream(target)))._id;
     } catch (err) {
-      warn(`${e.entity} ${e.externalId}: ${url} not fetched: ${messageOf(err)}`, e.line);
+      warn(`${e.entity} ${e.externalId}: ${withoutCredentials(url)} not fetched: ${messageOf(err)}`, e.line);
     } finally {
       await rm(target, { force: true });
     }

@@ -20,6 +20,7 @@ function wxr(base: string, idBase = 0): string {
 ${item(idBase + 10, `${base}/pic.png`)}
 ${item(idBase + 11, `${base}/moved`)}
 ${item(idBase + 12, `${base}/missing.png`)}
+${item(idBase + 13, base.replace('http://', 'http://admin:hunter2@') + '/secret.png')}
 </channel></rss>`;
 }
 
@@ -62,7 +63,7 @@ describe('importers: attachments known only by URL', function () {
     try {
       hits.length = 0;
       const { job, mediaAdded } = await importInto(t);
-      expect(job.results.attachments).to.include({ imported: 3, failed: 0 });
+      expect(job.results.attachments).to.include({ imported: 4, failed: 0 });
       expect(mediaAdded).to.equal(0);
       expect(hits).to.deep.equal([]);
       const items = ((await (await t.request('/api/collections/attachments?limit=10&sort=title', { identity: 'admin' })).json()) as { data: { items: Array<{ url: string }> } }).data.items;
@@ -77,10 +78,14 @@ describe('importers: attachments known only by URL', function () {
     try {
       hits.length = 0;
       const { job, mediaAdded } = await importInto(t);
-      expect(job.results.attachments).to.include({ imported: 3, failed: 0 });
+      expect(job.results.attachments).to.include({ imported: 4, failed: 0 });
       expect(mediaAdded, 'pic.png and the redirect to it: two attachments, two media records').to.equal(2);
       expect(hits).to.include.members(['/pic.png', '/moved', '/missing.png']);
-      expect(job.warnings.map((w: { message: string }) => w.message).join('\n')).to.match(/missing\.png not fetched: the server answered 404/);
+      const text = job.warnings.map((w: { message: string }) => w.message).join('\n');
+      expect(text).to.match(/missing\.png not fetched: the server answered 404/);
+      // A URL with credentials is not fetched, and its password never reaches the job's warnings.
+      expect(text).to.match(/secret\.png not fetched: URLs with credentials are not fetched/);
+      expect(text).to.not.include('hunter2');
       const media = ((await (await t.request('/api/media?limit=10', { identity: 'admin' })).json()) as { data: { items: Array<{ mimeType: string }> } }).data.items;
       expect(media.every((m) => m.mimeType === 'image/png')).to.equal(true);
     } finally {
