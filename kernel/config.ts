@@ -32,6 +32,10 @@ export const configSchema = z.object({
       password: z.string().default(''),
       poolMax: z.number().int().min(1).max(200).default(10),
       connectTimeoutMs: z.number().int().min(100).max(60000).default(15000),
+      /** SQLite: how long a write may wait for the one writer before it fails with 503 DATABASE_BUSY. */
+      writeWaitMs: z.number().int().min(100).max(120000).default(10000),
+      /** SQLite: how long the driver waits for another process's lock (busy timeout). */
+      busyTimeoutMs: z.number().int().min(0).max(120000).default(5000),
     })
     .prefault({}),
   redis: z
@@ -121,6 +125,8 @@ export const ENV_VARS: Record<string, [string, EnvKind]> = {
   DB_USER: ['db.user', 'string'],
   DB_PASSWORD: ['db.password', 'string'],
   DB_POOL_MAX: ['db.poolMax', 'int'],
+  CMS_DB_WRITE_WAIT_MS: ['db.writeWaitMs', 'int'],
+  CMS_DB_BUSY_TIMEOUT_MS: ['db.busyTimeoutMs', 'int'],
   REDIS_URL: ['redis.url', 'string'],
   CMS_REDIS_PREFIX: ['redis.prefix', 'string'],
   CMS_CACHE_TTL_SECONDS: ['cache.defaultTtlSeconds', 'int'],

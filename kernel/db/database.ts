@@ -1,19 +1,39 @@
 import { isAbsolute, join } from 'node:path';
-import { Sequelize } from 'sequelize';
+import { Sequelize, Transaction } from 'sequelize';
 import type { CmsConfig } from '../config.js';
 import type { Logger } from '../logger.js';
+import { guardQueries } from './guard-queries.js';
 import { sqliteModule } from './sqlite-module.js';
+import { gateFor, WriteGate } from './write-gate.js';
 
-/** Opens the configured database: SQLite under the data folder (default) or MariaDB. */
+const sqliteFile = (config: CmsConfig) => (isAbsolute(config.db.storage) ? config.db.storage : join(config.dataPath, config.db.storage));
+
+/**
+ * Opens the configured database: SQLite under the data folder (default) or MariaDB. Every query goes
+ * through guardQueries (NUL refused; on SQLite, writes queue at the process's write gate and
+ * transactions begin IMMEDIATE, so a transaction never fails half-way for want of the lock).
+ */
 export function createSequelize(config: CmsConfig, logger: Logger): Sequelize {
   // Values are inlined into logged SQL (session ids, token hashes): string literals are blanked.
   const logging = (sql: string) => logger.trace({ sql: sql.replace(/'(?:[^'\\]|\\.|'')*'/g, "'…'") }, 'sql');
   const db = config.db;
   if (db.type === 'sqlite') {
-    const storage = isAbsolute(db.storage) ? db.storage : join(config.dataPath, db.storage);
-    return new Sequelize({ dialect: 'sqlite', storage, dialectModule: sqliteModule, logging, retry: { max: 3 } });
+    const storage = sqliteFile(config);
+    const sequelize = new Sequelize({
+      dialect: 'sqlite', storage, dialectModule: sqliteModule(db.busyTimeoutMs), logging,
+      transactionType: Transaction.TYPES.IMMEDIATE,
+      // Only a lock held by another process is worth another try; anything else (a unique violation) is final.
+      retry: { max: 3, match: [/SQLITE_BUSY/] },
+    });
+    const { gate, release } = gateFor(storage, () => new WriteGate({
+      waitMs: db.writeWaitMs,
+      longHoldMs: 5000,
+      onLongHold: (label, heldMs) => logger.warn({ holder: label, heldMs }, 'a write has held the SQLite writer for a long time; other writes are waiting'),
+    }));
+    guardQueries(sequelize, gate, release);
+    return sequelize;
   }
-  return new Sequelize({
+  const sequelize = new Sequelize({
     dialect: 'mariadb',
     host: db.host,
     port: db.port,
@@ -25,12 +45,12 @@ export function createSequelize(config: CmsConfig, logger: Logger): Sequelize {
     pool: { max: db.poolMax, min: 0, idle: 10000, acquire: db.connectTimeoutMs },
     dialectOptions: { connectTimeout: db.connectTimeoutMs },
   });
+  guardQueries(sequelize, null);
+  return sequelize;
 }
 
 /** A short description without credentials, for health and logs. */
 export function describeDatabase(config: CmsConfig): { type: string; target: string } {
   const db = config.db;
-  return db.type === 'sqlite'
-    ? { type: 'sqlite', target: isAbsolute(db.storage) ? db.storage : join(config.dataPath, db.storage) }
-    : { type: 'mariadb', target: `${db.host}:${db.port}/${db.name}` };
+  return db.type === 'sqlite' ? { type: 'sqlite', target: sqliteFile(config) } : { type: 'mariadb', target: `${db.host}:${db.port}/${db.name}` };
 }

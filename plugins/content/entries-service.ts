@@ -3,6 +3,7 @@ import stringify from 'safe-stable-stringify';
 import { Op, UniqueConstraintError, type Model, type Sequelize, type Transaction } from 'sequelize';
 import { AppError, ConflictError, ValidationError } from '../../kernel/errors.js';
 import type { EventBus } from '../../kernel/events.js';
+import type { Logger } from '../../kernel/logger.js';
 import { hasPermission, type Identity } from '../../kernel/http/identity.js';
 import type { CollectionsService, LoadedCollection } from './collections-service.js';
 import { checkEntryInput, slugify, type CheckedInput } from './entry-input.js';
@@ -23,7 +24,9 @@ export interface ContentEvent {
   previousStatus?: EntryStatus;
 }
 
-const MAX_SLUG_TRIES = 20;
+const MAX_SLUG_TRIES = 3;
+/** Highest numeric slug suffix handed out per collection, tenant and base (a hint, checked by the insert). */
+const SUFFIX_HINTS_MAX = 1000;
 
 /**
  * Entries of every collection: validation against the schema, unique slugs (deduplicated with -2,
@@ -37,7 +40,43 @@ export class EntriesService {
     private readonly collections: CollectionsService,
     private readonly lists: ListCache,
     private readonly events: EventBus,
+    private readonly logger?: Logger,
   ) {}
+
+  private readonly suffixHints = new Map<string, number>();
+
+  /**
+   * The highest numeric suffix in use for a slug base (`base-<n>`), from a bounded in-memory hint or one
+   * aggregate query. A hint that is stale only costs a unique violation, which the callers handle.
+   */
+  private async highestSuffix(c: LoadedCollection, tenantId: string, base: string, transaction?: Transaction): Promise<number> {
+    const key = `${c.uid}:${tenantId}:${base}`;
+    const hint = this.suffixHints.get(key);
+    if (hint !== undefined) return hint;
+    const table = this.sequelize.getQueryInterface().quoteIdentifier(c.table);
+    const cast = this.sequelize.getDialect() === 'sqlite' ? 'INTEGER' : 'UNSIGNED';
+    const [row] = await this.sequelize.query<{ n: number | string | null }>(
+      `SELECT MAX(CAST(SUBSTR(slug, ${base.length + 2}) AS ${cast})) AS n FROM ${table} WHERE tenant_id = ? AND slug > ? AND slug < ?`,
+      { replacements: [tenantId, `${base}-`, `${base}.`], type: 'SELECT' as never, transaction },
+    );
+    return Math.max(1, Number(row?.n ?? 0) || 0);
+  }
+
+  private noteSuffix(c: LoadedCollection, tenantId: string, base: string, n: number): void {
+    const key = `${c.uid}:${tenantId}:${base}`;
+    this.suffixHints.delete(key);
+    this.suffixHints.set(key, n);
+    if (this.suffixHints.size > SUFFIX_HINTS_MAX) this.suffixHints.delete(this.suffixHints.keys().next().value!);
+  }
+
+  /** After a commit: the list cache and the events. Their failure is logged; the write stands and the request succeeds. */
+  private async announceSafely(name: string, tenantId: string, events: Array<[string, ContentEvent]>): Promise<void> {
+    try {
+      await this.announce(name, tenantId, events);
+    } catch (err) {
+      this.logger?.warn({ err, collection: name }, 'entry written, but its list cache or events could not be updated');
+    }
+  }
 
   toEntry(c: LoadedCollection, row: Model): Entry {
     const r = row.get({ plain: true }) as Record<string, unknown>;
@@ -108,11 +147,21 @@ export class EntriesService {
     return c.fields.find((f) => columns.includes(columnName(f)))?.name ?? null;
   }
 
-  private async insertOrUpdate(c: LoadedCollection, base: string, write: (slug: string) => Promise<void>, prefix: string): Promise<void> {
+  /**
+   * Runs a write with a free slug: the base first, then `base-<n>` after the highest numbered one in use,
+   * then a random suffix; a unique violation on another field is a 409 naming it.
+   */
+  private async insertOrUpdate(c: LoadedCollection, tenantId: string, base: string, write: (slug: string) => Promise<void>, prefix: string, transaction?: Transaction): Promise<void> {
+    let next = 0;
     for (let n = 1; ; n++) {
-      const slug = n === 1 ? base : n <= MAX_SLUG_TRIES ? `${base}-${n}` : `${base}-${randomBytes(4).toString('hex')}`;
+      let slug = base;
+      if (n > 1 && n <= MAX_SLUG_TRIES) {
+        next = (next || (await this.highestSuffix(c, tenantId, base, transaction))) + 1;
+        slug = `${base}-${next}`;
+      } else if (n > MAX_SLUG_TRIES) slug = `${base}-${randomBytes(4).toString('hex')}`;
       try {
         await write(slug);
+        if (n > 1 && n <= MAX_SLUG_TRIES) this.noteSuffix(c, tenantId, base, next);
         return;
       } catch (err) {
         if (!(err instanceof UniqueConstraintError)) throw err;
@@ -146,9 +195,9 @@ export class EntriesService {
       id, tenant_id: identity.tenantId, sync_id: randomUUID(), status: input.status ?? 'draft', version: 1,
       created_by: identity.userId, updated_by: identity.userId, created_at: now, updated_at: now, ...input.columns,
     };
-    await this.insertOrUpdate(c, this.slugBase(c, input, id), async (slug) => {
+    await this.insertOrUpdate(c, identity.tenantId, this.slugBase(c, input, id), async (slug) => {
       await c.model.create({ ...row, slug }, { transaction });
-    }, prefix);
+    }, prefix, transaction);
     const entry = this.toEntry(c, await this.row(c, id, identity.tenantId, transaction));
     await this.revision(c, entry, identity.tenantId, 'create', identity.userId, transaction);
     return entry;
@@ -171,8 +220,9 @@ export class EntriesService {
   }
 
   async create(name: string, body: unknown, identity: Identity): Promise<Entry> {
-    const entry = await this.withSchema(name, (c) => this.created(c, body, identity, 'body'));
-    await this.announce(name, identity.tenantId, [['on:create', { tenantId: identity.tenantId, collection: name, entry, userId: identity.userId }]]);
+    // The row and its revision in one transaction: an error means nothing was written.
+    const entry = await this.withSchema(name, (c) => this.sequelize.transaction((transaction) => this.created(c, body, identity, 'body', transaction)));
+    await this.announceSafely(name, identity.tenantId, [['on:create', { tenantId: identity.tenantId, collection: name, entry, userId: identity.userId }]]);
     return entry;
   }
 
@@ -194,14 +244,26 @@ export class EntriesService {
             created_by: identity.userId, updated_by: identity.userId, created_at: now, updated_at: now, ...input.columns,
           };
         });
+        // Free slugs for the whole batch: a base once, repeats and taken ones as base-<n> after the highest in use.
         const taken = new Set((await c.model.findAll({
           attributes: ['slug'], where: { tenant_id: identity.tenantId, slug: { [Op.in]: [...new Set(rows.map((r) => r.slug))] } }, transaction,
         })).map((r) => String(r.get('slug'))));
-        const bulk = new Set<number>();
-        for (const [i, row] of rows.entries()) if (!taken.has(row.slug)) (taken.add(row.slug), bulk.add(i));
+        const suffixes = new Map<string, number>();
+        for (const row of rows) {
+          if (!taken.has(row.slug)) {
+            taken.add(row.slug);
+            continue;
+          }
+          const base = row.slug;
+          const n = (suffixes.get(base) ?? (await this.highestSuffix(c, identity.tenantId, base, transaction))) + 1;
+          suffixes.set(base, n);
+          row.slug = `${base}-${n}`;
+        }
+        const bulk = new Set<number>(rows.map((_, i) => i));
         if (bulk.size) {
           try {
             await this.sequelize.transaction({ transaction }, (savepoint) => c.model.bulkCreate(rows.filter((_, i) => bulk.has(i)), { transaction: savepoint }));
+            for (const [base, n] of suffixes) this.noteSuffix(c, identity.tenantId, base, n);
           } catch (err) {
             if (!(err instanceof UniqueConstraintError)) throw err;
             bulk.clear(); // a unique field collides: the one-by-one path names it
@@ -220,7 +282,7 @@ export class EntriesService {
         return out as Entry[];
       }),
     );
-    await this.announce(name, identity.tenantId, entries.map((entry) => ['on:create', { tenantId: identity.tenantId, collection: name, entry, userId: identity.userId }]));
+    await this.announceSafely(name, identity.tenantId, entries.map((entry) => ['on:create', { tenantId: identity.tenantId, collection: name, entry, userId: identity.userId }]));
     return entries;
   }
 
@@ -237,17 +299,21 @@ export class EntriesService {
     await this.checkRelations(c, input, identity.tenantId, 'body');
     const changes: Record<string, unknown> = { ...input.columns, version: before.version + 1, updated_by: identity.userId, updated_at: Date.now() };
     if (input.status) changes.status = input.status;
-    const write = async (slug: string) => {
-      const [n] = await c.model.update({ ...changes, slug }, { where: { id, tenant_id: identity.tenantId, version: before.version } });
-      if (n === 0) throw new ConflictError(`Entry '${id}' was changed at the same time; reload it and try again`);
-    };
-    await this.insertOrUpdate(c, input.slug !== undefined ? slugify(input.slug) || before.slug : before.slug, write, 'body');
-    const entry = this.toEntry(c, await this.row(c, id, identity.tenantId));
-    await this.revision(c, entry, identity.tenantId, input.status && input.status !== before.status ? 'status' : 'update', identity.userId);
+    // The row and its revision in one transaction: an error means nothing was written.
+    const entry = await this.sequelize.transaction(async (transaction) => {
+      const write = async (slug: string) => {
+        const [n] = await c.model.update({ ...changes, slug }, { where: { id, tenant_id: identity.tenantId, version: before.version }, transaction });
+        if (n === 0) throw new ConflictError(`Entry '${id}' was changed at the same time; reload it and try again`);
+      };
+      await this.insertOrUpdate(c, identity.tenantId, input.slug !== undefined ? slugify(input.slug) || before.slug : before.slug, write, 'body', transaction);
+      const written = this.toEntry(c, await this.row(c, id, identity.tenantId, transaction));
+      await this.revision(c, written, identity.tenantId, input.status && input.status !== before.status ? 'status' : 'update', identity.userId, transaction);
+      return written;
+    });
     const statusChanged = entry.status !== before.status ? { previousStatus: before.status } : {};
     const events: Array<[string, ContentEvent]> = [['on:update', { tenantId: identity.tenantId, collection: name, entry, userId: identity.userId, ...statusChanged }]];
     if (entry.status !== before.status) events.push(['on:status_change', { tenantId: identity.tenantId, collection: name, entry, userId: identity.userId, previousStatus: before.status }]);
-    await this.announce(name, identity.tenantId, events);
+    await this.announceSafely(name, identity.tenantId, events);
     return entry;
   }
 
@@ -267,7 +333,7 @@ export class EntriesService {
       await c.model.destroy({ where: { id: { [Op.in]: found }, tenant_id: identity.tenantId }, transaction });
       await Revision.destroy({ where: { collection: name, entry_id: { [Op.in]: found }, tenant_id: identity.tenantId }, transaction });
     });
-    await this.announce(name, identity.tenantId, entries.map((entry) => ['on:delete', { tenantId: identity.tenantId, collection: name, entry, userId: identity.userId }]));
+    await this.announceSafely(name, identity.tenantId, entries.map((entry) => ['on:delete', { tenantId: identity.tenantId, collection: name, entry, userId: identity.userId }]));
     return entries.length;
   }
 

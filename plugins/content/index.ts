@@ -29,7 +29,7 @@ export default definePlugin({
     container.register(
       'entries',
       asFunction((c: { sequelize: Sequelize; collections: CollectionsService; cache: CacheService; logger: Logger; events: EventBus }) =>
-        new EntriesService(c.sequelize, c.collections, new ListCache(c.cache, c.logger), c.events),
+        new EntriesService(c.sequelize, c.collections, new ListCache(c.cache, c.logger), c.events, c.logger),
       ).singleton(),
     );
     // The in-process SDK for plugins and server-side page code: contentClient(identity) -> LocalClient.

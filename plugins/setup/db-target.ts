@@ -63,7 +63,7 @@ export async function testDatabase(config: CmsConfig, target: DbTarget): Promise
   assertDriverInstalled(target.type);
   const sequelize =
     target.type === 'sqlite'
-      ? new Sequelize({ dialect: 'sqlite', storage: sqliteFile(config, target.database), dialectModule: sqliteModule, logging: false })
+      ? new Sequelize({ dialect: 'sqlite', storage: sqliteFile(config, target.database), dialectModule: sqliteModule(5000), logging: false })
       : new Sequelize({
           dialect: 'mariadb', host: target.host, port: target.port, database: target.database, username: target.username, password: target.password,
           logging: false, pool: { max: 1, acquire: TIMEOUT_MS }, dialectOptions: { connectTimeout: TIMEOUT_MS },
