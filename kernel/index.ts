@@ -21,6 +21,7 @@ import { EventBus } from './events.js';
 import { buildApp, type IdentifyRequest } from './http/app.js';
 import { normalisePath } from './http/rate-limit.js';
 import { HttpMetrics } from './http/http-metrics.js';
+import { IdempotencyStore } from './http/idempotency.js';
 import { NamespaceMap } from './http/namespaces.js';
 import { RouteTable } from './http/route-table.js';
 import { Router } from './http/router.js';
@@ -188,6 +189,7 @@ export class Kernel {
       isServing: () => this.serving,
       isBooted: (id) => this.loader.isBooted(id),
       metrics: this.httpMetrics,
+      idempotency: new IdempotencyStore(this.sequelize),
     });
     const kernel = this;
     this.identifyRequest = app.identify;

@@ -11,6 +11,7 @@ import { checkNamespace, checkRoute } from './dispatcher.js';
 import { errorHandler } from './error-handler.js';
 import { etag } from './etag.js';
 import type { HttpMetrics } from './http-metrics.js';
+import { IdempotencyStore } from './idempotency.js';
 import { GUEST, type Identity } from './identity.js';
 import type { NamespaceMap } from './namespaces.js';
 import { rateLimiter, type RateLimitOptions } from './rate-limit.js';
@@ -35,6 +36,8 @@ export interface AppDeps {
   isBooted(pluginId: string): boolean;
   /** Request counters by route template. */
   metrics?: HttpMetrics;
+  /** Answers kept for routes declared `idempotent` (the Idempotency-Key header). */
+  idempotency?: IdempotencyStore;
 }
 
 const ALWAYS_OPEN = new Set(['/api/health', '/api/system/health']);
@@ -138,11 +141,38 @@ export function buildApp(deps: AppDeps): Koa & { identify: IdentifyRequest } {
     checkRoute(identity, route.permission, namespacePermission);
     if (!deps.isBooted(route.owner)) throw new ServiceUnavailableError(`Plugin '${route.owner}' is still booting; try again shortly`);
     const input = await readInput(ctx, route.request, params, deps.bodyLimit);
-    if (route.status) ctx.status = route.status;
-    const data = await route.handler({
-      ctx, ...input, identity, requestId: ctx.state.requestId, logger: ctx.state.logger, scope: ctx.state.scope.cradle,
-    });
-    if (route.envelope !== false) ctx.body = { success: true, data: data ?? null };
+    const run = async () => {
+      if (route.status) ctx.status = route.status;
+      const data = await route.handler({
+        ctx, ...input, identity, requestId: ctx.state.requestId, logger: ctx.state.logger, scope: ctx.state.scope.cradle,
+      });
+      if (route.envelope !== false) ctx.body = { success: true, data: data ?? null };
+    };
+    const key = route.idempotent && deps.idempotency ? IdempotencyStore.parseKey(ctx.get('idempotency-key')) : undefined;
+    if (!key) return run();
+    const principal = identity.userId ? `user:${identity.userId}` : `${identity.kind}:${ctx.ip}`;
+    // A multipart body is streamed by the handler: its size and type stand for it in the fingerprint.
+    const body = route.request.multipart ? { length: ctx.get('content-length'), type: ctx.get('content-type').split(';')[0] } : input.body;
+    const begun = await deps.idempotency!.begin(
+      { tenantId: identity.tenantId, principal, key },
+      { method: ctx.method, route: route.path, params: input.params, query: input.query, body },
+    );
+    if (begun.kind === 'replay') {
+      ctx.status = begun.response.status;
+      ctx.body = begun.response.body;
+      ctx.set('Idempotent-Replayed', 'true');
+      return;
+    }
+    try {
+      await run();
+    } catch (err) {
+      await begun.abandon().catch((e) => ctx.state.logger.warn({ err: e }, 'idempotency key not released'));
+      throw err;
+    }
+    const plain = ctx.body !== null && typeof ctx.body === 'object' && !Buffer.isBuffer(ctx.body) && typeof (ctx.body as { pipe?: unknown }).pipe !== 'function';
+    if (ctx.status >= 200 && ctx.status < 300 && plain) {
+      await begun.done({ status: ctx.status, body: ctx.body }).catch((e) => ctx.state.logger.warn({ err: e }, 'idempotent answer not kept'));
+    } else await begun.abandon().catch(() => undefined);
   });
   /**
    * The identity of a request outside the HTTP pipeline (a WebSocket upgrade): the same resolvers in

@@ -8,6 +8,13 @@ const errorBody = z
   .object({ success: z.literal(false), error: z.string().meta({ description: 'Stable error code (see x-error-catalogue)' }), message: z.string() })
   .meta({ id: 'Error' });
 
+const idempotencyHeader = z.object({
+  'idempotency-key': z.string().min(1).max(255).optional().meta({
+    description: 'Makes a retry safe: the same key, caller and request within 24 h replays the first 2xx answer (with Idempotent-Replayed: true) ' +
+      'instead of creating again; a key still in flight -> 409 IDEMPOTENCY_KEY_IN_USE; the key used for another request -> 422 IDEMPOTENCY_KEY_REUSED.',
+  }),
+});
+
 const isObject = (s: z.ZodType | undefined): s is z.ZodObject => s instanceof z.ZodObject;
 
 function operation(route: RegisteredRoute, namespacePermission: string | undefined): ZodOpenApiOperationObject {
@@ -27,7 +34,12 @@ function operation(route: RegisteredRoute, namespacePermission: string | undefin
     'x-permission': route.permission,
     'x-plugin': route.owner,
     ...(route.permission === 'public' ? { security: [] } : {}),
-    requestParams: { ...(params ? { path: params } : {}), ...(isObject(req.query) ? { query: req.query } : {}) },
+    requestParams: {
+      ...(params ? { path: params } : {}),
+      ...(isObject(req.query) ? { query: req.query } : {}),
+      ...(route.idempotent ? { header: idempotencyHeader } : {}),
+    },
+    ...(route.idempotent ? { 'x-idempotent': true } : {}),
     ...(req.body
       ? { requestBody: { required: true, content: { 'application/json': { schema: req.body }, ...(req.form ? { 'application/x-www-form-urlencoded': { schema: req.body } } : {}) } } }
       : req.multipart

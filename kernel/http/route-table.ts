@@ -64,6 +64,11 @@ export interface RouteDefinition {
    * signed rl_client cookie); false opts out.
    */
   rateLimit?: { points: number; durationSeconds: number; clientPoints?: number } | false;
+  /**
+   * A create route that honours the Idempotency-Key header: a retry with the same key, caller and
+   * request replays the first 2xx answer instead of creating again (see kernel/http/idempotency.ts).
+   */
+  idempotent?: boolean;
   handler(route: RouteContext): Promise<unknown> | unknown;
 }
 

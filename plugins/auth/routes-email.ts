@@ -102,14 +102,14 @@ async function invite({ body, identity, scope }: Parameters<RouteDefinition['han
 /** The spec's token endpoints (invitation tokens). */
 export const invitationRoutes: RouteDefinition[] = [
   {
-    method: 'POST', path: '/api/token/create-token', permission: 'user:manage', tags: ['tokens'],
+    method: 'POST', idempotent: true, path: '/api/token/create-token', permission: 'user:manage', tags: ['tokens'],
     summary: 'Creates an invitation token for an email and role; the raw token is returned once (sendEmail mails it)',
     request: { body: createInvite },
     response: z.object({ token: z.string(), expiresAt: z.string() }),
     handler: invite,
   },
   {
-    method: 'POST', path: '/api/token', permission: 'user:manage', tags: ['tokens'], summary: 'Same as POST /api/token/create-token',
+    method: 'POST', idempotent: true, path: '/api/token', permission: 'user:manage', tags: ['tokens'], summary: 'Same as POST /api/token/create-token',
     request: { body: createInvite }, response: z.object({ token: z.string(), expiresAt: z.string() }), handler: invite,
   },
   {

@@ -10,7 +10,7 @@ const expiresAt = z.string().datetime({ offset: true }).optional();
 /** API keys and website tokens: the raw value only in the create response. */
 export const tokenRoutes: RouteDefinition[] = [
   {
-    method: 'POST', path: '/api/api-keys', permission: 'authenticated', status: 201, tags: ['tokens'],
+    method: 'POST', idempotent: true, path: '/api/api-keys', permission: 'authenticated', status: 201, tags: ['tokens'],
     summary: 'Creates an API key (sck_…) with permissions you hold; the key is shown only here',
     request: { body: z.object({ name: z.string().min(1).max(191), permissions: z.array(z.string()).min(1).max(50), expiresAt }) },
     response: z.object({ _id: z.string(), name: z.string(), key: z.string(), permissions: z.array(z.string()), expiresAt: z.string().nullable() }),
@@ -37,7 +37,7 @@ export const tokenRoutes: RouteDefinition[] = [
     },
   },
   {
-    method: 'POST', path: '/api/website-tokens', permission: 'authenticated', status: 201, tags: ['tokens'],
+    method: 'POST', idempotent: true, path: '/api/website-tokens', permission: 'authenticated', status: 201, tags: ['tokens'],
     summary: 'Creates a website token (bearer, acting as you); the token is shown only here',
     request: { body: z.object({ name: z.string().min(1).max(191), expiresAt }) },
     response: z.object({ _id: z.string(), name: z.string(), token: z.string(), expiresAt: z.string().nullable() }),

@@ -28,7 +28,7 @@ export const collectionRoutes: RouteDefinition[] = [
     handler: ({ scope }) => collections(scope).list().map(describeCollection),
   },
   {
-    method: 'POST', path: '/api/collections', permission: 'collections:manage', tags: ['collections'], status: 201,
+    method: 'POST', idempotent: true, path: '/api/collections', permission: 'collections:manage', tags: ['collections'], status: 201,
     summary: 'Creates a collection and its table (collections:manage)',
     description: 'Field types: text (at most 255 characters), richtext, number, boolean, date (ISO 8601), select (options), media (a media id), relation (an entry id of `collection`), json. A field may be required, unique, indexed (not richtext or json) and have a default. singular defaults to the name without a trailing s. 409 COLLECTION_EXISTS.',
     request: { body: collectionInput },

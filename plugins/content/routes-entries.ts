@@ -19,7 +19,7 @@ const entry = z
 /** Static paths (batch, status, revisions) come before /:entryId: the first declared match wins. */
 export const entryRoutes: RouteDefinition[] = [
   {
-    method: 'POST', path: '/api/collections/:collection/batch', permission: 'content:write', tags: ['entries'], status: 201,
+    method: 'POST', idempotent: true, path: '/api/collections/:collection/batch', permission: 'content:write', tags: ['entries'], status: 201,
     summary: 'Creates up to 100 entries at once, all or nothing; a problem names its entry (body.entries.<i>.<field>)',
     request: { params: collectionParam, body: z.object({ entries: z.array(entryBody).min(1).max(100) }) },
     response: z.object({ items: z.array(entry) }),
@@ -45,7 +45,7 @@ export const entryRoutes: RouteDefinition[] = [
     },
   },
   {
-    method: 'POST', path: '/api/collections/:collection', permission: 'content:write', tags: ['entries'], status: 201,
+    method: 'POST', idempotent: true, path: '/api/collections/:collection', permission: 'content:write', tags: ['entries'], status: 201,
     summary: 'Creates an entry (status draft unless given); the slug comes from slug, title, name or the first text field, made unique with -2, -3…',
     request: { params: collectionParam, body: entryBody },
     response: entry,

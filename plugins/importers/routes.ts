@@ -33,7 +33,7 @@ export const importerRoutes: RouteDefinition[] = [
     handler: ({ scope }) => service(scope).sources(),
   },
   {
-    method: 'POST', path: '/api/importers/validate', permission: 'content:write', tags: ['importers'],
+    method: 'POST', idempotent: true, path: '/api/importers/validate', permission: 'content:write', tags: ['importers'],
     summary: 'Uploads an export (multipart: `file`, optional `format` hint), detects its format from the content and parses it in the worker pool',
     description:
       'The upload is streamed into a job folder (<data>/imports/<uploadId>/); the profile and the parse run in the worker pool. valid is false (still 200) when ' +
@@ -47,7 +47,7 @@ export const importerRoutes: RouteDefinition[] = [
     handler: ({ ctx, identity, scope }) => service(scope).validate(ctx, identity),
   },
   {
-    method: 'POST', path: '/api/importers/preview', permission: 'content:write', tags: ['importers'],
+    method: 'POST', idempotent: true, path: '/api/importers/preview', permission: 'content:write', tags: ['importers'],
     summary: 'Plans the import of a validated upload: target collections, field mappings with confidence and type, operations, estimated duration',
     description:
       'uploadId defaults to the caller\'s latest valid upload. mappings: source entity -> collection name, false to leave it out, or {collection, fields: ' +
@@ -63,7 +63,7 @@ export const importerRoutes: RouteDefinition[] = [
     handler: ({ body, identity, scope }) => service(scope).preview(identity, body),
   },
   {
-    method: 'POST', path: '/api/importers/run', permission: 'content:write', tags: ['importers'], envelope: false,
+    method: 'POST', idempotent: true, path: '/api/importers/run', permission: 'content:write', tags: ['importers'], envelope: false,
     summary: 'Runs a plan (confirmed: true): below 100 entities inline (done when this answers), at or above as a background job',
     description:
       'Answers the spec\'s {success, jobId, status: "processing", message} in both cases; GET /api/importers/jobs/:jobId shows progress and results (an inline run ' +

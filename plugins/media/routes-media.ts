@@ -12,7 +12,7 @@ const nullableFolder = z.string().uuid().nullable();
 /** Uploads and the library. Static paths come before /api/media/:id (the router takes the first match). */
 export const mediaRoutes: RouteDefinition[] = [
   {
-    method: 'POST', path: '/api/media/upload', permission: 'media:write', status: 201, tags: ['media'],
+    method: 'POST', idempotent: true, path: '/api/media/upload', permission: 'media:write', status: 201, tags: ['media'],
     summary: 'Uploads one file (multipart/form-data: `file`, optional `folderId` and `private`)',
     description:
       'The body is streamed to a temporary file (never held in memory), then stored through the storage driver. Refusals: not multipart -> 415; no file, ' +

@@ -62,7 +62,7 @@ export const themeRoutes: RouteDefinition[] = [
     handler: ({ scope, identity }) => themes(scope).list(identity.tenantId),
   },
   {
-    method: 'POST', path: '/api/theme/create', permission: 'system:settings', tags, status: 201,
+    method: 'POST', idempotent: true, path: '/api/theme/create', permission: 'system:settings', tags, status: 201,
     request: { body: z.object({ name: themeName, settings: themeSettingsInput.optional() }) },
     summary: 'Creates a theme; settings is the theme JSON without its name ({adminTheme?, palette?, colors?, branding?}); names are unique per tenant (409 CONFLICT)',
     description: "The tenant's first theme becomes active and default.",

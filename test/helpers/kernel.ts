@@ -33,6 +33,8 @@ export interface TestKernelOptions {
    * default, so tests of other parts see a configured instance, as an operator who disables setup would.
    */
   setup?: boolean;
+  /** Keep the log lines (JSON text) of this level and above in `logs` instead of silencing them. */
+  captureLogs?: 'trace' | 'debug' | 'info' | 'warn' | 'error';
 }
 
 /** A fetch Response whose json() is typed for assertions. */
@@ -52,6 +54,8 @@ export interface TestKernel {
   config: CmsConfig;
   dataDir: string;
   dbUrl?: string;
+  /** The captured log lines (captureLogs), oldest first. */
+  logs: string[];
   /** fetch against the kernel: path relative to its URL. */
   request(path: string, init?: RequestInit & { identity?: string; json?: unknown }): Promise<TestResponse>;
   close(): Promise<void>;
@@ -83,12 +87,15 @@ export async function startTestKernel(options: TestKernelOptions = {}): Promise<
   const merged = deepMerge(overrides, options.config ?? {});
   // A test's own disabled list keeps setup off too, unless the test asks for setup.
   merged.plugins.disabled = [...new Set([...(merged.plugins.disabled ?? []), ...(options.setup ? [] : ['setup'])])];
+  if (options.captureLogs) merged.logLevel = options.captureLogs;
   const config = loadConfig({ ignoreFile: true, env: {}, overrides: merged });
-  const kernel = createKernel({ config, logger: createLogger(config.logLevel) });
+  const logs: string[] = [];
+  const sink = { write: (line: string) => void logs.push(line) };
+  const kernel = createKernel({ config, logger: options.captureLogs ? createLogger(config.logLevel, sink) : createLogger(config.logLevel) });
   if (!options.noStart) await kernel.start();
   let closed = false;
   return {
-    kernel, config, dataDir, dbUrl,
+    kernel, config, dataDir, dbUrl, logs,
     get url() {
       return kernel.url;
     },

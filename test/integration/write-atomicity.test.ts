@@ -1,0 +1,96 @@
+import { join } from 'node:path';
+import { expect } from 'chai';
+import sqlite3 from 'sqlite3';
+import { as, dataOf, POSTS } from '../helpers/content.js';
+import { fixturePlugin, startTestKernel, type TestKernel } from '../helpers/kernel.js';
+import { DB_VARIANTS, requireVariant } from '../helpers/services.js';
+
+/**
+ * A 5xx means nothing was written, and a client may retry a create safely with Idempotency-Key.
+ * Found by hand before: an entry POST answered 500 while the database was locked, yet the entry
+ * existed, and the retry created it twice.
+ */
+for (const variant of DB_VARIANTS) {
+  describe(`writes are atomic, and creates are idempotent with Idempotency-Key (${variant.name})`, function () {
+    this.timeout(60000);
+    let t: TestKernel;
+    const count = async () => (await dataOf(await as(t, 'admin').get('/api/collections/posts?limit=1'))).total as number;
+    const create = (body: unknown, key?: string, identity = 'editor') =>
+      t.request('/api/collections/posts', { method: 'POST', identity, json: body, headers: key ? { 'Idempotency-Key': key } : {} });
+
+    before(async function () {
+      requireVariant(this, variant);
+      t = await startTestKernel({ db: variant.name, plugins: [fixturePlugin('test-identity')], config: { db: { busyTimeoutMs: 200 } } });
+      await dataOf(await as(t, 'admin').post('/api/collections', POSTS), 201);
+    });
+    after(async () => t?.close());
+
+    it('an entry whose revision cannot be written answers 5xx and leaves no entry behind; the retry with the same key creates it once', async () => {
+      const trigger = variant.name === 'sqlite'
+        ? "CREATE TRIGGER refuse_revisions BEFORE INSERT ON content_revisions BEGIN SELECT RAISE(ABORT, 'revision refused'); END"
+        : "CREATE TRIGGER refuse_revisions BEFORE INSERT ON content_revisions FOR EACH ROW SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'revision refused'";
+      await t.kernel.sequelize.query(trigger);
+      const before = await count();
+      const failed = await create({ title: 'Only once' }, 'retry-key-1');
+      expect(failed.status).to.equal(500);
+      expect((await failed.json()).error).to.equal('INTERNAL_ERROR');
+      expect(await count()).to.equal(before);
+      await t.kernel.sequelize.query('DROP TRIGGER refuse_revisions');
+
+      const first = await create({ title: 'Only once' }, 'retry-key-1');
+      const made = await dataOf(first, 201);
+      expect(first.headers.get('idempotent-replayed')).to.equal(null);
+      const again = await create({ title: 'Only once' }, 'retry-key-1');
+      expect(again.status).to.equal(201);
+      expect(again.headers.get('idempotent-replayed')).to.equal('true');
+      expect((await again.json()).data).to.deep.equal(made);
+      expect(await count()).to.equal(before + 1);
+    });
+
+    it('a key reused for another body is 422, another caller with the same key is a separate request, a bad key is 400', async () => {
+      await dataOf(await create({ title: 'Keyed A' }, 'retry-key-2'), 201);
+      const reused = await create({ title: 'Keyed B' }, 'retry-key-2');
+      expect(reused.status).to.equal(422);
+      expect((await reused.json()).error).to.equal('IDEMPOTENCY_KEY_REUSED');
+      const other = await create({ title: 'Keyed A' }, 'retry-key-2', 'admin');
+      expect(other.status).to.equal(201);
+      expect(other.headers.get('idempotent-replayed')).to.equal(null);
+      const bad = await create({ title: 'Keyed C' }, 'x'.repeat(300));
+      expect(bad.status).to.equal(400);
+      expect((await bad.json()).error).to.equal('VALIDATION_ERROR');
+      // Without a key, every POST creates.
+      const n = await count();
+      await dataOf(await create({ title: 'Plain' }), 201);
+      await dataOf(await create({ title: 'Plain' }), 201);
+      expect(await count()).to.equal(n + 2);
+    });
+
+    it('a refused create (4xx) keeps nothing: the same key works once the body is fixed', async () => {
+      const refused = await create({ views: 'not a number' }, 'retry-key-3');
+      expect(refused.status).to.equal(400);
+      const fixed = await create({ title: 'Fixed' }, 'retry-key-3');
+      expect(fixed.status).to.equal(201);
+    });
+
+    if (variant.name === 'sqlite') {
+      it('while another process holds the SQLite writer, a create answers 503 DATABASE_BUSY with Retry-After and writes nothing; the retry succeeds', async () => {
+        const other = new sqlite3.Database(join(t.dataDir, 'cms.sqlite'));
+        const exec = (sql: string) => new Promise<void>((resolve, reject) => other.exec(sql, (err) => (err ? reject(err) : resolve())));
+        await exec('BEGIN IMMEDIATE');
+        const before = await count();
+        try {
+          const busy = await create({ title: 'While locked' }, 'retry-key-4');
+          expect(busy.status).to.equal(503);
+          expect(busy.headers.get('retry-after')).to.equal('2');
+          expect((await busy.json()).error).to.equal('DATABASE_BUSY');
+        } finally {
+          await exec('ROLLBACK');
+          await new Promise<void>((resolve) => other.close(() => resolve()));
+        }
+        expect(await count()).to.equal(before);
+        await dataOf(await create({ title: 'While locked' }, 'retry-key-4'), 201);
+        expect(await count()).to.equal(before + 1);
+      });
+    }
+  });
+}
