@@ -337,6 +337,14 @@ export class EntriesService {
     return entries.length;
   }
 
+  /** Which of these ids still exist (in the caller's tenant), one query. */
+  async existingIds(name: string, ids: string[], identity: Identity): Promise<Set<string>> {
+    if (!ids.length) return new Set();
+    const c = await this.collections.get(name);
+    const rows = await c.model.findAll({ attributes: ['id'], where: { id: { [Op.in]: ids }, tenant_id: identity.tenantId } });
+    return new Set(rows.map((r) => String(r.get('id'))));
+  }
+
   async revisions(name: string, id: string, identity: Identity) {
     const c = await this.collections.get(name);
     await this.row(c, id, identity.tenantId);

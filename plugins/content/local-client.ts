@@ -88,6 +88,11 @@ export class LocalClient {
         this.require('content:write');
         return service.createMany(collection, parse(z.array(z.record(z.string(), z.unknown())).min(1).max(100), data, 'entries'), identity);
       },
+      /** Which of these entry ids still exist. */
+      existing: async (ids: string[]): Promise<Set<string>> => {
+        this.require('content:read');
+        return service.existingIds(collection, parse(z.array(z.string().max(64)).max(1000), ids, 'ids'), identity);
+      },
       update: async (entryId: string, data: Record<string, unknown>): Promise<Entry> => {
         this.require('content:write');
         return service.update(collection, id(entryId), data, identity);

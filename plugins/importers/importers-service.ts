@@ -150,8 +150,7 @@ export class ImportersService {
     const summary = JSON.parse(upload.summary) as ImportParseSummary;
     const content = this.deps.contentClient()(identity);
     const collections = await content.collections.list();
-    const linked: Record<string, number> = {};
-    for (const entity of Object.keys(summary.counts)) linked[entity] = await this.deps.store.countLinks(identity.tenantId, upload.format!, entity);
+    const linked = await this.deps.store.countLinks(identity.tenantId, upload.format!);
     const plan = buildPlan({
       planId: randomUUID(), uploadId: upload.id, format: upload.format!, filename: upload.filename, summary, collections, scaffold,
       mode: body.mode ?? 'add', mappings: body.mappings, linked,
@@ -205,11 +204,15 @@ export class ImportersService {
     const job = await store.jobs.findByPk(jobId);
     if (!job || this.running.has(jobId)) return null;
     this.running.add(jobId);
+    const scaffolded: string[] = [];
+    let identity: Identity | null = null;
     try {
       const planRow = await store.plans.findByPk(job.plan_id);
       const plan = JSON.parse(planRow!.plan) as StoredPlan;
       const upload = (await store.uploads.findByPk(plan.uploadId))!;
+      identity = plan.identity;
       const outcome = await runImport({
+        scaffolded,
         plan, identity: plan.identity, spoolPath: upload.spool_path, workDir: upload.work_dir, store,
         content: this.deps.contentClient()(plan.identity), media: this.deps.mediaClient()(plan.identity), batchSize: this.deps.options.batchSize,
         ...(this.deps.options.fetchRemote
@@ -221,20 +224,45 @@ export class ImportersService {
           await hooks.progress?.(processed, total);
         },
       });
+      const kept = await this.dropEmptyScaffolds(plan.identity, outcome.scaffolded);
+      // The analysis's per-line warnings (malformed rows...) stay with the result, after the run's own.
+      const parsed = (JSON.parse(upload.summary) as ImportParseSummary).warnings ?? [];
+      const warnings = [...kept, ...outcome.warnings, ...parsed.map((w) => ({ ...w, message: `while reading: ${w.message}` }))].slice(0, 400);
       await store.jobs.update(
-        { status: 'completed', processed: outcome.processed, results: JSON.stringify(outcome.results), warnings: JSON.stringify(outcome.warnings), completed_at: Date.now() },
+        { status: 'completed', processed: outcome.processed, results: JSON.stringify(outcome.results), warnings: JSON.stringify(warnings), completed_at: Date.now() },
         { where: { id: jobId } },
       );
       await rm(upload.work_dir, { recursive: true, force: true });
       return outcome;
     } catch (err) {
       this.deps.logger.warn({ err, jobId }, 'import failed');
-      const message = err instanceof AppError ? err.message : 'The import failed (see the server log)';
+      const dropped = identity && scaffolded.length ? await this.dropEmptyScaffolds(identity, scaffolded).catch(() => []) : [];
+      const message = [err instanceof AppError ? err.message : 'The import failed (see the server log)', ...dropped.map((d) => d.message)].join('; ');
       await store.jobs.update({ status: 'failed', error: message, completed_at: Date.now() }, { where: { id: jobId } }).catch(() => undefined);
       return null;
     } finally {
       this.running.delete(jobId);
     }
+  }
+
+  /**
+   * A collection this run scaffolded that ended up empty (nothing imported, or everything failed) is
+   * removed again, so a failed run leaves no empty collection behind; the warnings say so.
+   */
+  private async dropEmptyScaffolds(identity: Identity, scaffolded: string[]): Promise<Array<{ message: string }>> {
+    const notes: Array<{ message: string }> = [];
+    const content = this.deps.contentClient()(identity);
+    for (const name of scaffolded) {
+      try {
+        if ((await content.entries(name).list({ limit: 1 })).total > 0) continue;
+        await content.collections.remove(name);
+        notes.push({ message: `collection '${name}' was created for this import and removed again: nothing was imported into it` });
+      } catch (err) {
+        this.deps.logger.warn({ err, collection: name }, 'empty scaffolded collection not removed');
+        notes.push({ message: `collection '${name}' was created for this import and is empty; it could not be removed (see the server log)` });
+      }
+    }
+    return notes;
   }
 
   async job(identity: Identity, jobId: string) {
@@ -243,7 +271,7 @@ export class ImportersService {
     const end = row.completed_at === null ? null : Number(row.completed_at);
     return {
       jobId: row.id, status: row.status, format: row.format, progress: { processed: row.processed, total: row.total },
-      results: JSON.parse(row.results) as Record<string, { imported: number; failed: number }>,
+      results: JSON.parse(row.results) as Record<string, { imported: number; failed: number; skipped: number }>,
       durationMs: (end ?? Date.now()) - Number(row.started_at), completedAt: end === null ? null : new Date(end).toISOString(),
       warnings: JSON.parse(row.warnings) as Array<{ message: string; line?: number }>, ...(row.error ? { error: row.error } : {}),
     };

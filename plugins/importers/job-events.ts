@@ -13,7 +13,7 @@ const MAX_MS = 6 * 3600 * 1000;
 /**
  * GET /api/importers/jobs/:jobId/events: a run started with POST /api/importers/run followed as server-sent
  * events, the same as POST /api/migration/import sends: `progress` {step: 'importing', message, percent} when
- * the count moves, then `complete` {imported, failed, durationMs, jobId} or `error`. An unknown job is a plain
+ * the count moves, then `complete` {imported, failed, skipped, durationMs, jobId} or `error`. An unknown job is a plain
  * 404 before the stream starts.
  */
 export async function streamJobEvents(ctx: Context, identity: Identity, service: ImportersService, jobId: string): Promise<void> {
@@ -32,8 +32,8 @@ export async function streamJobEvents(ctx: Context, identity: Identity, service:
         send('progress', { step: 'importing', message: `Imported ${processed} of ${total}`, percent: total ? Math.round((processed / total) * 100) : 0 });
       }
       if (job.status === 'completed') {
-        const sum = (k: 'imported' | 'failed') => Object.values(job.results).reduce((n, r) => n + r[k], 0);
-        send('complete', { imported: sum('imported'), failed: sum('failed'), durationMs: job.durationMs, jobId });
+        const sum = (k: 'imported' | 'failed' | 'skipped') => Object.values(job.results).reduce((n, r) => n + r[k], 0);
+        send('complete', { imported: sum('imported'), failed: sum('failed'), skipped: sum('skipped'), durationMs: job.durationMs, jobId });
         return;
       }
       if (job.status === 'failed') {

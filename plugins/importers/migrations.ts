@@ -61,4 +61,13 @@ export const IMPORTER_MIGRATIONS: MigrationDefinition[] = [
       await queryInterface.addIndex('import_links', ['tenant_id', 'format', 'entity', 'external_id'], { unique: true, name: 'import_links_source' });
     },
   },
+  {
+    // The ledger is per target collection: a source record is "imported before" only into the collection it went to, so
+    // unrelated files imported into other collections never match (rows without ids also get content-derived ids).
+    name: '0002-import-links-per-collection',
+    async up({ queryInterface }) {
+      await queryInterface.removeIndex('import_links', 'import_links_source');
+      await queryInterface.addIndex('import_links', ['tenant_id', 'collection', 'format', 'entity', 'external_id'], { unique: true, name: 'import_links_target' });
+    },
+  },
 ];

@@ -88,7 +88,7 @@ function entityMapping(mappings: Record<string, EntityMapping> | undefined, enti
  */
 export function buildPlan(input: {
   planId: string; uploadId: string; format: string; filename: string; summary: ImportParseSummary; collections: CollectionInfo[];
-  scaffold: boolean; mode: SafetyMode; mappings?: Record<string, EntityMapping>; linked: Record<string, number>;
+  scaffold: boolean; mode: SafetyMode; mappings?: Record<string, EntityMapping>; linked: Record<string, Record<string, number>>;
 }): ImportPlan {
   const { summary, collections, scaffold } = input;
   const fieldMappings: FieldMapping[] = [];
@@ -127,8 +127,10 @@ export function buildPlan(input: {
       }
       const media = existing.fields.find((f) => f.type === 'media' && (f.name === spec.fields.file || ['media', 'file'].includes(f.name)));
       if (media && !taken.has(media.name)) fieldMappings.push({ entity, sourceField: 'file', targetField: media.name, confidence: 0.9, type: 'media' });
-      const linked = input.linked[entity] ?? 0;
-      const note = linked ? `${linked} record(s) of earlier imports of this format are matched by external id: ${input.mode === 'merge' ? 'updated when changed' : 'skipped'}` : undefined;
+      const linked = input.linked[entity]?.[name] ?? 0;
+      const note = linked
+        ? `${linked} record(s) of earlier ${input.format} imports into '${name}' are known; those in this file are matched by external id and ${input.mode === 'merge' ? 'updated when changed' : 'skipped (mode add; merge updates them)'}`
+        : undefined;
       operations.push({ action: 'create', sourceType: entity, targetCollection: name, count, ...(note ? { note } : {}) });
     } else if (scaffold) {
       const target = scaffolds.get(name) ?? { name, fields: [], widgets: {} };

@@ -24,12 +24,16 @@ export interface EntriesPort {
   /** One transaction, all or nothing (at most 100). */
   createMany(data: Array<Record<string, unknown>>): Promise<EntryRef[]>;
   update(id: string, data: Record<string, unknown>): Promise<EntryRef>;
+  /** Which of these entry ids still exist (at most 1,000). */
+  existing(ids: string[]): Promise<Set<string>>;
+  list(options: { limit: number }): Promise<{ total: number }>;
 }
 export interface ContentPort {
   collections: {
     list(): Promise<CollectionInfo[]>;
     get(name: string): Promise<CollectionInfo>;
     create(definition: { name: string; label?: string; fields: Array<Record<string, unknown>> }): Promise<CollectionInfo>;
+    remove(name: string): Promise<void>;
   };
   entries(collection: string): EntriesPort;
 }

@@ -20,7 +20,13 @@ const planSchema = z.object({
   estimatedDurationMs: z.number(),
   collections: z.array(z.object({ name: z.string(), fields: z.array(z.object({ name: z.string(), type: fieldType, label: z.string() })), widgets: z.record(z.string(), z.string()) })),
 });
-const results = z.record(z.string(), z.object({ imported: z.number(), failed: z.number(), skipped: z.number(), updated: z.number() }));
+const skipReasons = z.object({
+  alreadyImported: z.number().optional().describe('imported into this collection before (mode add)'),
+  unchanged: z.number().optional().describe('imported before and unchanged (mode merge)'),
+  duplicateInFile: z.number().optional().describe('an external id repeated within the file'),
+  notMapped: z.number().optional().describe('the entity is not mapped to a collection'),
+});
+const results = z.record(z.string(), z.object({ imported: z.number(), failed: z.number(), skipped: z.number(), updated: z.number(), skipReasons: skipReasons.optional() }));
 
 const service = (scope: Record<string, any>) => scope.importers as ImportersService;
 
@@ -88,7 +94,7 @@ export const importerRoutes: RouteDefinition[] = [
     method: 'GET', path: '/api/importers/jobs/:jobId/events', permission: 'content:read', tags: ['importers'], envelope: false,
     summary: 'Follows an import job as server-sent events: progress, then complete or error (what POST /api/migration/import sends)',
     description:
-      '`event: progress` {step: "importing", message, percent} whenever the count moves, then `event: complete` {imported, failed, durationMs, jobId} or ' +
+      '`event: progress` {step: "importing", message, percent} whenever the count moves, then `event: complete` {imported, failed, skipped, durationMs, jobId} or ' +
       '`event: error` {success: false, error, message}. A job that has finished answers its final event at once. Unknown job -> 404 IMPORT_JOB_NOT_FOUND (JSON).',
     request: { params: z.object({ jobId: z.string().min(1).max(64) }) },
     handler: ({ ctx, params, identity, scope }) => streamJobEvents(ctx, identity, service(scope), params.jobId),
@@ -99,7 +105,7 @@ export const importerRoutes: RouteDefinition[] = [
     description:
       'Multipart: `file`, optional `format`, `collection` (target of the entity with the most records) and `scaffold` (true/false). Refusals of the upload itself ' +
       '(415, 413, 400) are JSON errors; after that the answer is text/event-stream: `event: progress` {step: detecting|parsing|mapping|importing, message, percent}, ' +
-      'then `event: complete` {imported, failed, durationMs}, or `event: error` {success: false, error, message}.',
+      'then `event: complete` {imported, failed, skipped, durationMs}, or `event: error` {success: false, error, message}.',
     request: {
       multipart: z.object({
         file: multipartFile('the export to import'), format: z.string().max(64).optional(), collection: z.string().max(48).optional(),

@@ -12,17 +12,22 @@ import type { ContentPort, MediaPort } from './ports.js';
 import { fetchRemoteFile, type RemoteFetchOptions } from './remote-fetch.js';
 import type { ImportStore } from './store.js';
 
+/** Why records were skipped: counted per entity, and explained in the warnings. */
+export type SkipReason = 'alreadyImported' | 'unchanged' | 'duplicateInFile' | 'notMapped';
 export interface EntityResult {
   imported: number;
   failed: number;
   skipped: number;
   updated: number;
+  skipReasons?: Partial<Record<SkipReason, number>>;
 }
 export interface RunOutcome {
   results: Record<string, EntityResult>;
   warnings: Array<{ message: string; line?: number }>;
   processed: number;
   total: number;
+  /** Collections this run created (scaffold). */
+  scaffolded: string[];
 }
 export interface RunInput {
   plan: ImportPlan;
@@ -38,6 +43,8 @@ export interface RunInput {
   /** After each batch; a rejection stops the run (the stream's client went away). */
   progress(processed: number, total: number): Promise<void>;
   shouldStop?(): boolean;
+  /** Filled with the collections this run creates (scaffold), also when the run then fails. */
+  scaffolded?: string[];
 }
 
 const MAX_WARNINGS = 200;
@@ -65,6 +72,11 @@ export async function runImport(input: RunInput): Promise<RunOutcome> {
   };
   const targets = new Map(plan.operations.filter((o) => o.targetCollection && o.action !== 'skip').map((o) => [o.sourceType, o.targetCollection!]));
   for (const o of plan.operations) results[o.sourceType] ??= { imported: 0, failed: 0, skipped: 0, updated: 0 };
+  const skip = (r: EntityResult, reason: SkipReason) => {
+    r.skipped++;
+    (r.skipReasons ??= {})[reason] = (r.skipReasons[reason] ?? 0) + 1;
+  };
+  const scaffolded: string[] = input.scaffolded ?? [];
 
   // Scaffold: the missing collections first.
   const existing = new Set((await content.collections.list()).map((c) => c.name));
@@ -73,6 +85,7 @@ export async function runImport(input: RunInput): Promise<RunOutcome> {
     // Each field carries its default editing widget (the admin UI's entry editor follows it).
     await content.collections.create({ name: s.name, fields: s.fields.map((f) => (s.widgets[f.name] ? { ...f, widget: s.widgets[f.name] } : f)) });
     existing.add(s.name);
+    scaffolded.push(s.name);
   }
   const fieldTypes = new Map<string, Map<string, ContentFieldType>>();
   for (const name of new Set(targets.values())) {
@@ -150,33 +163,40 @@ export async function runImport(input: RunInput): Promise<RunOutcome> {
   };
 
   const link = async (e: ImportedEntity, collection: string, entryId: string, checksum: string) => {
-    const where = { tenant_id: tenantId, format: plan.format, entity: e.entity, external_id: externalKey(e.externalId) };
-    const [n] = await store.links.update({ collection, entry_id: entryId, checksum, updated_at: Date.now() }, { where });
-    if (n === 0) await store.links.create({ ...where, collection, entry_id: entryId, checksum, updated_at: Date.now() }).catch(() => undefined);
+    const where = { tenant_id: tenantId, collection, format: plan.format, entity: e.entity, external_id: externalKey(e.externalId) };
+    const [n] = await store.links.update({ entry_id: entryId, checksum, updated_at: Date.now() }, { where });
+    if (n === 0) await store.links.create({ ...where, entry_id: entryId, checksum, updated_at: Date.now() }).catch(() => undefined);
   };
 
   const flushEntity = async (entity: string, group: ImportedEntity[]) => {
     const r = results[entity] ??= { imported: 0, failed: 0, skipped: 0, updated: 0 };
     const collection = targets.get(entity);
     if (!collection) {
-      r.skipped += group.length;
+      for (let i = 0; i < group.length; i++) skip(r, 'notMapped');
       return;
     }
-    const links = await store.linksFor(tenantId, plan.format, entity, group.map((e) => externalKey(e.externalId)));
+    const links = await store.linksFor(tenantId, plan.format, entity, collection, group.map((e) => externalKey(e.externalId)));
+    // A record imported before whose entry was deleted since is imported again (the ledger only remembers).
+    const alive = await content.entries(collection).existing([...new Set([...links.values()].map((l) => l.entry_id))]);
     const creates: Array<{ e: ImportedEntity; body: Record<string, unknown>; checksum: string }> = [];
     const seen = new Set<string>();
     for (const e of group) {
       const key = externalKey(e.externalId);
       const checksum = checksumOf(e);
-      const known = links.get(key);
+      const prior = links.get(key);
+      const known = prior && alive.has(prior.entry_id) ? prior : undefined;
       if (seen.has(key)) {
         warn(`${entity} ${e.externalId}: the same external id appears twice, later one skipped`, e.line);
-        r.skipped++;
+        skip(r, 'duplicateInFile');
         continue;
       }
       seen.add(key);
-      if (known && (plan.mode === 'add' || known.checksum === checksum)) {
-        r.skipped++;
+      if (known && plan.mode === 'add') {
+        skip(r, 'alreadyImported');
+        continue;
+      }
+      if (known && known.checksum === checksum) {
+        skip(r, 'unchanged');
         continue;
       }
       try {
@@ -263,5 +283,23 @@ export async function runImport(input: RunInput): Promise<RunOutcome> {
     lines.close();
   }
   if (dropped) warnings.push({ message: `${dropped} more warnings not shown` });
-  return { results, warnings, processed, total };
+  return { results, warnings: [...skipExplanations(results, targets, plan.mode), ...warnings], processed, total, scaffolded };
+}
+
+const SKIP_TEXT: Record<SkipReason, (collection: string | undefined, mode: string) => string> = {
+  alreadyImported: (c) => `imported into '${c}' before (mode add keeps the existing entries; mode merge updates changed ones)`,
+  unchanged: (c) => `unchanged since they were imported into '${c}'`,
+  duplicateInFile: () => 'repeat an external id seen earlier in this file',
+  notMapped: () => 'not mapped to a collection',
+};
+
+/** One line per entity that skipped records, saying how many and why (first in the job's warnings). */
+function skipExplanations(results: Record<string, EntityResult>, targets: Map<string, string>, mode: string): Array<{ message: string }> {
+  const out: Array<{ message: string }> = [];
+  for (const [entity, r] of Object.entries(results)) {
+    if (!r.skipped) continue;
+    const why = Object.entries(r.skipReasons ?? {}).map(([reason, n]) => `${n} ${SKIP_TEXT[reason as SkipReason](targets.get(entity), mode)}`);
+    out.push({ message: `${entity}: ${r.skipped} skipped: ${why.join('; ')}` });
+  }
+  return out;
 }

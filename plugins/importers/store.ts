@@ -93,14 +93,21 @@ export class ImportStore {
     );
   }
 
-  /** The links of these source ids (one query per batch). */
-  async linksFor(tenantId: string, format: string, entity: string, externalIds: string[], transaction?: Transaction): Promise<Map<string, LinkRow>> {
+  /** The links of these source ids into one collection (one query per batch). */
+  async linksFor(tenantId: string, format: string, entity: string, collection: string, externalIds: string[], transaction?: Transaction): Promise<Map<string, LinkRow>> {
     if (!externalIds.length) return new Map();
-    const rows = await this.links.findAll({ where: { tenant_id: tenantId, format, entity, external_id: { [Op.in]: externalIds } }, transaction });
+    const rows = await this.links.findAll({ where: { tenant_id: tenantId, collection, format, entity, external_id: { [Op.in]: externalIds } }, transaction });
     return new Map(rows.map((r) => [r.external_id, r]));
   }
 
-  async countLinks(tenantId: string, format: string, entity: string): Promise<number> {
-    return this.links.count({ where: { tenant_id: tenantId, format, entity } });
+  /** How many records of earlier imports of this format each entity has in each collection: entity -> collection -> count. */
+  async countLinks(tenantId: string, format: string): Promise<Record<string, Record<string, number>>> {
+    const rows = await this.links.findAll({
+      attributes: ['entity', 'collection', [this.sequelize.fn('COUNT', this.sequelize.col('id')), 'n']],
+      where: { tenant_id: tenantId, format }, group: ['entity', 'collection'], raw: true,
+    }) as unknown as Array<{ entity: string; collection: string; n: number | string }>;
+    const out: Record<string, Record<string, number>> = {};
+    for (const r of rows) (out[r.entity] ??= {})[r.collection] = Number(r.n);
+    return out;
   }
 }

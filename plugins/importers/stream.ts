@@ -9,7 +9,7 @@ const flag = (v: string | undefined) => v !== undefined && /^(1|true|yes|on)$/i.
 /**
  * POST /api/migration/import: the upload is received first (refusals are ordinary JSON errors), then the
  * answer is a server-sent event stream: `progress` {step, message, percent} for detecting, parsing,
- * mapping and importing, then `complete` {imported, failed, durationMs}, or `error` in the error shape.
+ * mapping and importing, then `complete` {imported, failed, skipped, durationMs}, or `error` in the error shape.
  * The import runs inline in this request whatever its size: the stream is its progress channel.
  */
 export async function streamImport(ctx: Context, identity: Identity, service: ImportersService): Promise<void> {
@@ -44,8 +44,8 @@ export async function streamImport(ctx: Context, identity: Identity, service: Im
       send('error', { success: false, error: 'IMPORT_FAILED', message: failed.error ?? 'The import failed' });
       return;
     }
-    const sum = (k: 'imported' | 'failed') => Object.values(outcome.results).reduce((n, r) => n + r[k], 0);
-    send('complete', { imported: sum('imported'), failed: sum('failed'), durationMs: Date.now() - started, jobId: job.id });
+    const sum = (k: 'imported' | 'failed' | 'skipped') => Object.values(outcome.results).reduce((n, r) => n + r[k], 0);
+    send('complete', { imported: sum('imported'), failed: sum('failed'), skipped: sum('skipped'), durationMs: Date.now() - started, jobId: job.id });
   };
   work()
     .catch((err: unknown) => {
