@@ -2,6 +2,7 @@ import coBody from 'co-body';
 import type { Context } from 'koa';
 import type { z } from 'zod';
 import { UnsupportedMediaTypeError, ValidationError } from '../errors.js';
+import { refuseControlCharacters } from './refuse-control-characters.js';
 import type { RouteRequestSchemas } from './route-table.js';
 
 function check<T>(schema: z.ZodType | undefined, value: unknown, where: string): T {
@@ -19,6 +20,8 @@ function hasBody(ctx: Context): boolean {
 
 /** Reads and validates params, query and the body (JSON, or a form where the route allows) against the route's schemas. */
 export async function readInput(ctx: Context, schemas: RouteRequestSchemas, params: Record<string, string>, bodyLimit: string) {
+  refuseControlCharacters(params, 'params');
+  refuseControlCharacters({ ...ctx.query }, 'query');
   const parsedParams = check<Record<string, unknown>>(schemas.params, params, 'params');
   const query = check<Record<string, unknown>>(schemas.query, { ...ctx.query }, 'query');
   let body: unknown;
@@ -38,6 +41,7 @@ export async function readInput(ctx: Context, schemas: RouteRequestSchemas, para
         throw err;
       }
     }
+    refuseControlCharacters(body, 'body');
     body = check(schemas.body, body, 'body');
   }
   return { params: parsedParams, query, body };

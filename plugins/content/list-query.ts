@@ -1,6 +1,7 @@
 import { Op, Sequelize, type Order, type WhereOptions } from 'sequelize';
 import { z } from 'zod';
 import { ValidationError } from '../../kernel/errors.js';
+import { refuseControlCharacters } from '../../kernel/http/refuse-control-characters.js';
 import type { CollectionDefinition } from './collection-schema.js';
 import { columnName, toColumn, valueSchema, type FieldDefinition } from './field-types.js';
 
@@ -88,6 +89,7 @@ export function whereFor(c: CollectionDefinition, tenantId: string, query: Pick<
       invalid('filter', 'not valid JSON');
     }
     if (!filter || typeof filter !== 'object' || Array.isArray(filter)) invalid('filter', 'a JSON object of field conditions');
+    refuseControlCharacters(filter, 'query.filter');
     for (const [name, raw] of Object.entries(filter as Record<string, unknown>)) {
       const f = c.fields.find((x) => x.name === name);
       if (!f) invalid('filter', `unknown field '${name}'`);
