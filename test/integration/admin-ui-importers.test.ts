@@ -69,6 +69,42 @@ for (const variant of DB_VARIANTS) {
       expect(body.data.total).to.equal(250);
     });
 
+    it('imports csvkit-realdata-ks_1033_data.csv (1,575 rows, a background job) to the Results step; the same file again shows every row skipped and why', async function () {
+      const { page, context } = b;
+      await signInWithApi(context, t.url, 'ada@example.com', PASSWORD);
+      const importOnce = async (scaffold: boolean) => {
+        await page.goto(`${t.url}/admin/importers`);
+        await page.getByLabel('Export file').setInputFiles(`${FIXTURES}/csvkit-realdata-ks_1033_data.csv`);
+        await page.getByRole('button', { name: 'Upload and analyse' }).click();
+        await page.getByRole('heading', { name: 'Detected format' }).waitFor();
+        expect(await page.getByTestId('summary').getByRole('row', { name: /rows 1575/ }).count()).to.equal(1);
+        await page.getByRole('button', { name: 'Preview mappings' }).click();
+        await page.getByRole('heading', { name: 'Mappings' }).waitFor();
+        if (scaffold) {
+          await Promise.all([
+            page.waitForResponse((r) => r.url().endsWith('/api/importers/preview') && r.ok()),
+            page.getByLabel(/Create missing collections/).check(),
+          ]);
+          await page.getByTestId('operations').getByText('scaffold', { exact: true }).waitFor();
+        }
+        await page.getByLabel(/I have reviewed the mappings/).check();
+        await page.getByRole('button', { name: 'Start import' }).click();
+        await page.getByRole('heading', { name: 'Import finished' }).waitFor({ timeout: 90000 });
+        return page.getByTestId('import-outcome').textContent();
+      };
+      expect(await importOnce(true)).to.match(/1575 imported/);
+      expect(await page.getByTestId('results').getByRole('row', { name: /^rows 1575 0 0 0/ }).count()).to.equal(1);
+      if (process.env.CMS_TEST_SCREENSHOTS) await page.screenshot({ path: join(process.env.CMS_TEST_SCREENSHOTS, 'importers-results.png'), fullPage: true });
+
+      const again = await importOnce(false);
+      expect(again).to.match(/0 imported/);
+      expect(again).to.match(/1575 skipped/);
+      expect(await page.getByTestId('skip-reasons').textContent()).to.match(/1575 imported before/);
+      await page.getByTestId('nothing-imported').waitFor();
+      expect(await page.getByText(/rows: 1575 skipped: 1575 imported into/).count()).to.equal(1);
+      if (process.env.CMS_TEST_SCREENSHOTS) await page.screenshot({ path: join(process.env.CMS_TEST_SCREENSHOTS, 'importers-skipped.png'), fullPage: true });
+    });
+
     it('shows why a file cannot be imported', async function () {
       const { page, context } = b;
       await signInWithApi(context, t.url, 'ada@example.com', PASSWORD);

@@ -11,7 +11,15 @@ export interface Plan {
   fieldMappings: FieldMapping[]; operations: Operation[]; estimatedDurationMs: number;
   collections: Array<{ name: string; fields: Array<{ name: string; type: string; label: string }>; widgets: Record<string, string> }>;
 }
-export interface EntityResult { imported: number; failed: number; skipped: number; updated: number }
+export type SkipReason = 'alreadyImported' | 'unchanged' | 'duplicateInFile' | 'notMapped';
+export interface EntityResult { imported: number; failed: number; skipped: number; updated: number; skipReasons?: Partial<Record<SkipReason, number>> }
+/** How the results table words each reason a record was skipped. */
+export const SKIP_REASONS: Record<SkipReason, string> = {
+  alreadyImported: 'imported before (mode add keeps them)',
+  unchanged: 'unchanged since the last import',
+  duplicateInFile: 'repeated id in this file',
+  notMapped: 'not mapped to a collection',
+};
 export interface Job {
   jobId: string; status: 'processing' | 'completed' | 'failed'; format: string; progress: { processed: number; total: number };
   results: Record<string, EntityResult>; durationMs: number; completedAt: string | null; warnings: Array<{ message: string; line?: number }>; error?: string;
