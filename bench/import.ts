@@ -4,6 +4,8 @@
  * each uploaded to POST /api/migration/import (scaffold on) and followed on its server-sent events.
  * Printed: entries per second, the server's peak RSS, and GET /api/health p99 during the import
  * against the same load before it (the baseline measured in the same run).
+ * (8) the same kind of CSV imported alone, then again while two clients keep creating entries: the
+ * import's entries/s with the writers against alone, and the writers' p99 (SQLite has one writer).
  * Bounded: each import gives up after 10 minutes; files are generated on disk (streamed, never held).
  */
 import { createWriteStream, mkdtempSync, openAsBlob, readFileSync, rmSync, statSync } from 'node:fs';
@@ -17,6 +19,7 @@ import { DIST_ROOT } from '../kernel/version.js';
 
 const POSTS = Number(process.env.BENCH_WXR_POSTS ?? 20_000);
 const ROWS = Number(process.env.BENCH_CSV_ROWS ?? 200_000);
+const CONCURRENT_ROWS = Number(process.env.BENCH_CONCURRENT_ROWS ?? 50_000);
 const MiB = 1024 * 1024;
 const TIMEOUT_MS = 10 * 60 * 1000;
 
@@ -107,6 +110,52 @@ async function importCase(title: string, url: string, cookie: string, pid: numbe
   console.log(`ratio health p99 during import / idle: ${baseline > 0 ? (during / baseline).toFixed(2) : 'n/a'} (${during} ms / ${baseline} ms)`);
 }
 
+/** Entries created by `clients` sequential writers until `until` settles: latencies in ms. */
+async function writers(url: string, cookie: string, clients: number, until: Promise<unknown>): Promise<{ latencies: number[]; errors: number }> {
+  let done = false;
+  void until.finally(() => (done = true)).catch(() => undefined);
+  const latencies: number[] = [];
+  let errors = 0;
+  await Promise.all(Array.from({ length: clients }, async (_, c) => {
+    for (let i = 0; !done && i < 100_000; i++) {
+      const started = performance.now();
+      const res = await fetch(`${url}/api/collections/benchnotes`, {
+        method: 'POST', headers: { cookie, 'content-type': 'application/json' }, body: JSON.stringify({ title: `note ${c}-${i}` }), signal: AbortSignal.timeout(30000),
+      });
+      await res.arrayBuffer();
+      latencies.push(performance.now() - started);
+      if (res.status !== 201) errors++;
+    }
+  }));
+  return { latencies, errors };
+}
+
+const p99 = (values: number[]) => (values.length ? [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * 0.99))]! : 0);
+
+async function concurrentWriterCase(url: string, cookie: string, dataDir: string): Promise<void> {
+  console.log(`\n## 8. A ${CONCURRENT_ROWS}-row CSV import alone, then with two clients creating entries meanwhile (SQLite)`);
+  const created = await fetch(`${url}/api/collections`, {
+    method: 'POST', headers: { cookie, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'benchnotes', fields: [{ name: 'title', type: 'text' }] }),
+  });
+  if (created.status !== 201) throw new Error(`benchnotes collection: ${created.status}`);
+  const files = ['a', 'b'].map((k) => join(dataDir, `bench-concurrent-${k}.csv`));
+  for (const [n, file] of files.entries()) await writeLines(file, 'id,name,description,price,active,published\n', CONCURRENT_ROWS, (i) => csvRow(i + (n + 1) * 10_000_000));
+  const timed = async (file: string, collection: string) => {
+    const started = performance.now();
+    const done = await importFile(url, cookie, file, `${collection}.csv`, collection);
+    return { done, seconds: (performance.now() - started) / 1000 };
+  };
+  const alone = await timed(files[0]!, 'benchalone');
+  const running = timed(files[1]!, 'benchbusy');
+  const load = await writers(url, cookie, 2, running);
+  const busy = await running;
+  const rate = (r: { done: Completed; seconds: number }) => r.done.imported / r.seconds;
+  console.log(`import alone: ${alone.done.imported} in ${alone.seconds.toFixed(1)} s: ${Math.round(rate(alone))} entries/s`);
+  console.log(`import with writers: ${busy.done.imported} in ${busy.seconds.toFixed(1)} s: ${Math.round(rate(busy))} entries/s`);
+  console.log(`writers: ${load.latencies.length} entries created (${load.errors} errors), p99 ${Math.round(p99(load.latencies))} ms, max ${Math.round(Math.max(0, ...load.latencies))} ms`);
+  console.log(`ratio import rate with writers / alone: ${(rate(busy) / rate(alone)).toFixed(2)} (target >= 0.5); write p99 ${Math.round(p99(load.latencies))} ms (target < 1000)`);
+}
+
 export async function runImportBench(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'cms-bench-import-'));
   const wxr = join(dataDir, 'bench-20k.xml');
@@ -127,6 +176,7 @@ export async function runImportBench(): Promise<void> {
     const pid = kernel.child.pid!;
     await importCase(`6. POST /api/migration/import: generated WXR, ${POSTS} posts`, kernel.url, cookie, pid, wxr, 'bench-20k.xml', 'benchposts', POSTS + 2); // + its author and category
     await importCase(`7. POST /api/migration/import: generated CSV, ${ROWS} rows`, kernel.url, cookie, pid, csv, 'bench-200k.csv', 'benchrows', ROWS);
+    await concurrentWriterCase(kernel.url, cookie, dataDir);
   } finally {
     await stop(kernel.child);
     rmSync(dataDir, { recursive: true, force: true });
