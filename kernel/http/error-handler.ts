@@ -1,5 +1,8 @@
 import type { Context, Next } from 'koa';
-import { AppError, InternalError, PayloadTooLargeError, ValidationError, AuthenticationRequiredError, ForbiddenError, NotFoundError, UnsupportedMediaTypeError } from '../errors.js';
+import {
+  AppError, InternalError, PayloadTooLargeError, ValidationError, AuthenticationRequiredError, ForbiddenError, NotFoundError, ServiceUnavailableError,
+  UnsupportedMediaTypeError,
+} from '../errors.js';
 import type { Logger } from '../logger.js';
 
 /** Maps errors thrown by libraries (body parser, http-errors) to our classes. */
@@ -24,6 +27,11 @@ export function toAppError(err: unknown, bodyLimit: string): AppError {
  * The one error handler: renders `{success:false, error, message}` (or `{message}`, or the form
  * actions' `{success:false, error: message, code}`, as the route declares), never a stack trace; 5xx messages are generic and the details go
  * to the log with the request id.
+ *
+ * Logging: a real failure (5xx) is logged at error level with the error and its stack. The 503s the
+ * lifecycle answers by design (ServiceUnavailableError: before READY, while shutting down, a route whose
+ * plugin has not booted yet) are not failures: one info line with the code and reason, no stack.
+ * Client errors (4xx) are logged at debug.
  */
 export function errorHandler(logger: Logger, bodyLimit: string) {
   return async function handleErrors(ctx: Context, next: Next): Promise<void> {
@@ -32,7 +40,8 @@ export function errorHandler(logger: Logger, bodyLimit: string) {
     } catch (raw) {
       const err = toAppError(raw, bodyLimit);
       const log = (ctx.state.logger as Logger | undefined) ?? logger;
-      if (err.status >= 500) log.error({ err: raw, requestId: ctx.state.requestId }, 'request failed');
+      if (err instanceof ServiceUnavailableError) log.info({ code: err.code, status: err.status, reason: err.message }, 'request refused: not serving');
+      else if (err.status >= 500) log.error({ err: raw, requestId: ctx.state.requestId }, 'request failed');
       else log.debug({ code: err.code, status: err.status }, 'request refused');
       ctx.status = err.status;
       for (const [k, v] of Object.entries(err.headers)) ctx.set(k, v);

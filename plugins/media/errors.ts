@@ -7,6 +7,20 @@ export class MediaNotFoundError extends AppError {
   }
 }
 
+defineErrorCode('EMPTY_FILE', 400, 'The uploaded file has no content (0 bytes); nothing is stored.');
+export class EmptyFileError extends AppError {
+  constructor() {
+    super('EMPTY_FILE', 400, 'The file is empty');
+  }
+}
+
+defineErrorCode('MEDIA_TYPE_MISMATCH', 415, "The file name's extension and the type detected from its content disagree where it matters: an active or executable extension (.html, .svg, .js, .exe, ...) the content does not match, or HTML, SVG or XML content under a name of another type (logo.png); the message names both.");
+export class MediaTypeMismatchError extends AppError {
+  constructor(message: string, extension: string, detectedType: string) {
+    super('MEDIA_TYPE_MISMATCH', 415, message, { extra: { extension, detectedType } });
+  }
+}
+
 defineErrorCode('FOLDER_NOT_FOUND', 404, 'No media folder with this id in your tenant.');
 export class FolderNotFoundError extends AppError {
   constructor(id: string) {

@@ -9,7 +9,7 @@ import type { Identity } from '../../kernel/http/identity.js';
 import type { Logger } from '../../kernel/logger.js';
 import type { WorkerPool } from '../../kernel/pool.js';
 import { detectType } from './detect-type.js';
-import { MediaNotFoundError } from './errors.js';
+import { EmptyFileError, MediaNotFoundError } from './errors.js';
 import type { FoldersService } from './folders-service.js';
 import { imageDimensions, makeThumbnails, type GeneratedThumbnail } from './images.js';
 import { uploadLimits, type MediaOptions, type SettingsReader, type UploadLimits } from './media-options.js';
@@ -18,7 +18,8 @@ import type { MediaStorage } from './media-storage.js';
 import { mediaView, metadataOf, type MediaMetadata, type MediaView } from './media-view.js';
 import { MediaItem } from './models/media-item.js';
 import type { ReceivedFile } from './receive-upload.js';
-import { displayName, EXTRA_EXTS, slugOf } from './safe-names.js';
+import { assertNameFitsContent } from './name-policy.js';
+import { keptName, slugOf } from './safe-names.js';
 import { PathCache } from './path-cache.js';
 import { RASTER_TYPES, typeAllowed } from './type-policy.js';
 
@@ -94,21 +95,26 @@ export class MediaService {
   }
 
   /**
-   * Stores a received file (a temporary file the caller removes): type from the content and the allow
-   * list (415), checksum in the worker pool, dimensions and thumbnails for raster images, original and
-   * thumbnails through the driver, then the record, then the on:media_upload event.
+   * Stores a received file (a temporary file the caller removes): an empty file is refused (400
+   * EMPTY_FILE), the type comes from the content and must be on the allow list (415), the user's name is
+   * kept as it is unless its extension contradicts the content dangerously (415 MEDIA_TYPE_MISMATCH, see
+   * name-policy.ts); then checksum in the worker pool, dimensions and thumbnails for raster images,
+   * original and thumbnails through the driver, the record, and the on:media_upload event.
    */
   async ingest(identity: Identity, file: ReceivedFile, input: { folderId: string | null; private: boolean }, limits?: UploadLimits): Promise<MediaView> {
     const { storage, folders, pool, options, tmpDir } = this.deps;
+    if (file.size === 0) throw new EmptyFileError();
     const { allowedTypes } = limits ?? (await this.limits());
     await folders.requireForInput(identity.tenantId, input.folderId, 'folderId');
     const type = await detectType(file.tempPath, file.originalName, file.size, (p) => this.isJson(p));
     if (!typeAllowed(type.mimeType, allowedTypes)) throw new UnsupportedMediaTypeError(`Files of type ${type.mimeType} are not allowed here (MEDIA_ALLOWED_TYPES)`);
+    const filename = keptName(file.originalName, type.ext);
+    assertNameFitsContent(filename, type.mimeType);
     const sum = await pool.sha256File(file.tempPath);
     if (!sum.ok) throw new Error(`checksum failed: ${sum.issues.map((i) => i.message).join('; ')}`);
     const id = randomUUID();
     const now = new Date();
-    const filename = displayName(file.originalName, type.ext, EXTRA_EXTS[type.mimeType]);
+    // The storage path takes the detected type's extension (stores and CDNs derive types from it); the shown name stays the user's.
     const path = storagePath({ tenantId: identity.tenantId, private: input.private, id, slug: slugOf(filename), ext: type.ext, at: now });
     let dims: { width: number; height: number } | null = null;
     let thumbs: GeneratedThumbnail[] = [];
@@ -204,13 +210,14 @@ export class MediaService {
     return { items: rows.map(mediaView), total: count, page: query.page, limit: query.limit };
   }
 
-  /** The shown name (the extension stays that of the stored type) and/or the folder. */
+  /** The shown name (kept as given, with the upload's name policy against the stored type) and/or the folder. */
   async update(identity: Identity, id: string, input: { filename?: string; folderId?: string | null }): Promise<MediaView> {
     const row = await this.row(identity, id);
     const changes: Partial<MediaItem> = { updated_at: Date.now() };
     if (input.filename !== undefined) {
       const ext = /\.([^./]+)$/.exec(row.path)?.[1] ?? 'bin';
-      changes.filename = displayName(input.filename, ext, EXTRA_EXTS[row.mime_type]);
+      changes.filename = keptName(input.filename, ext);
+      assertNameFitsContent(changes.filename, row.mime_type);
     }
     if (input.folderId !== undefined) {
       await this.deps.folders.requireForInput(identity.tenantId, input.folderId, 'folderId');

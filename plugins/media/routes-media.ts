@@ -16,8 +16,10 @@ export const mediaRoutes: RouteDefinition[] = [
     summary: 'Uploads one file (multipart/form-data: `file`, optional `folderId` and `private`)',
     description:
       'The body is streamed to a temporary file (never held in memory), then stored through the storage driver. Refusals: not multipart -> 415; no file, ' +
-      'two files, a bad folderId or private value -> 400 VALIDATION_ERROR; more than MEDIA_MAX_UPLOAD_MB -> 413 PAYLOAD_TOO_LARGE; a type (detected from the ' +
-      'content, not the client) outside MEDIA_ALLOWED_TYPES -> 415 UNSUPPORTED_MEDIA_TYPE. Raster images get width, height and WebP thumbnails. Publishes on:media_upload.',
+      'two files, a bad folderId or private value -> 400 VALIDATION_ERROR; a 0-byte file -> 400 EMPTY_FILE; more than MEDIA_MAX_UPLOAD_MB -> 413 PAYLOAD_TOO_LARGE; ' +
+      'a type (detected from the content, not the client) outside MEDIA_ALLOWED_TYPES -> 415 UNSUPPORTED_MEDIA_TYPE. The file keeps its own name (never renamed); ' +
+      'an extension that contradicts the content dangerously (.html, .svg, .js, .exe, ... not matching the content, or HTML/SVG/XML content named .png, .txt, ...) ' +
+      '-> 415 MEDIA_TYPE_MISMATCH naming both. Raster images get width, height and WebP thumbnails. Publishes on:media_upload.',
     request: { multipart: z.object({ file: multipartFile('the file'), folderId: z.string().uuid().optional(), private: z.enum(['true', 'false']).optional() }) },
     response: mediaSchema,
     handler: async ({ ctx, identity, scope }) => {
@@ -66,7 +68,7 @@ export const mediaRoutes: RouteDefinition[] = [
   },
   {
     method: 'PATCH', path: '/api/media/:id', permission: 'media:write', tags: ['media'],
-    summary: 'Renames a media item (the shown name; the extension stays the stored type\'s) and/or moves it to a folder',
+    summary: 'Renames a media item (the shown name, kept as given; 415 MEDIA_TYPE_MISMATCH as for uploads) and/or moves it to a folder',
     request: { params: idParam, body: z.object({ filename: z.string().trim().min(1).max(191).optional(), folderId: nullableFolder.optional() }) },
     response: mediaSchema,
     handler: ({ params, body, identity, scope }) => (scope.media as MediaService).update(identity, params.id, body),

@@ -1,20 +1,22 @@
 import { extname } from 'node:path';
 
 /**
- * The name shown for an upload: the client's base name without folders, control or bidi-override
- * characters, trimmed to 191 characters, with the extension of the detected type when the client's
- * one does not fit it (`notes.png` holding text becomes `notes.txt`).
+ * The name shown for an upload: the client's own name, never renamed. Only what cannot be part of a
+ * name is taken out: folders (`a/b/c.png` -> `c.png`), control and bidi-override characters, leading
+ * dots and spaces, trailing dots and spaces (which Windows drops, turning `x.html.` into `x.html`).
+ * A name longer than 191 characters is shortened before its extension. A name with nothing left
+ * (`""`, `"..."`) becomes `file.<fallbackExt>`, the detected type's extension.
  */
-export function displayName(originalName: string, ext: string, knownExts: readonly string[] = []): string {
+export function keptName(originalName: string, fallbackExt: string): string {
   const base = (originalName.split(/[/\\]/).pop() ?? '')
     .normalize('NFC')
     .replace(/[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, '')
-    .replace(/^[\s.]+|\s+$/g, '');
-  const current = extname(base).slice(1).toLowerCase();
-  const stem = current ? base.slice(0, -(current.length + 1)) : base;
-  const fits = current === ext || knownExts.includes(current);
-  const name = `${(stem || 'file').slice(0, 180)}.${fits ? current : ext}`;
-  return name;
+    .replace(/^[\s.]+|[\s.]+$/g, '');
+  if (!base) return `file.${fallbackExt}`;
+  const chars = [...base]; // code points: a cut never splits a surrogate pair
+  if (chars.length <= 191) return base;
+  const ext = extname(base);
+  return ext.length > 1 && ext.length <= 11 ? `${chars.slice(0, 191 - ext.length).join('').trimEnd()}${ext}` : chars.slice(0, 191).join('');
 }
 
 /** ASCII slug of a name for storage paths: `Mon été (1).PNG` -> `mon-ete-1`. */
@@ -30,13 +32,3 @@ export function contentDisposition(kind: 'inline' | 'attachment', filename: stri
   const encoded = encodeURIComponent(filename).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
   return `${kind}; filename="${fallback}"; filename*=UTF-8''${encoded}`;
 }
-
-/** Extensions that legitimately name a detected type besides its canonical one. */
-export const EXTRA_EXTS: Record<string, string[]> = {
-  'image/jpeg': ['jpeg', 'jpe'],
-  'image/tiff': ['tiff'],
-  'text/plain': ['text', 'md', 'log', 'ini', 'cfg', 'conf', 'yaml', 'yml', 'toml'],
-  'text/html': ['htm'],
-  'video/quicktime': ['qt'],
-  'audio/mpeg': ['mp3', 'mpga'],
-};

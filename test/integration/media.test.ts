@@ -62,23 +62,23 @@ for (const variant of DB_VARIANTS) {
         expect(tempUploads(t), 'temporary files left').to.deep.equal([]);
       });
 
-      it('detects a JPEG from its bytes whatever the client calls it, and keeps the detected extension', async function () {
+      it('detects a JPEG from its bytes whatever the client calls it; the name stays the client\'s, the stored path takes the detected extension', async function () {
         const jpeg = await imageBytes(200, 300, 'jpeg');
         const item = await upload(jpeg, 'scan.pdf');
-        expect(item).to.include({ mimeType: 'image/jpeg', filename: 'scan.jpg', width: 200, height: 300 });
+        expect(item).to.include({ mimeType: 'image/jpeg', filename: 'scan.pdf', width: 200, height: 300 });
         expect(item.url).to.match(/-scan\.jpg$/);
         expect(item.thumbnails, 'no thumbnail is wider than the image').to.equal(undefined);
       });
 
-      it('a file named .png holding text is stored as text/plain; JSON must parse; CSV, SVG and HTML are told apart by content', async function () {
+      it('a file named .png holding text is stored as text/plain under its own name; JSON must parse; CSV, SVG and HTML are told apart by content', async function () {
         const text = await upload(Buffer.from('just some notes\nsecond line\n'), 'notes.png');
-        expect(text).to.include({ mimeType: 'text/plain', filename: 'notes.txt' });
+        expect(text).to.include({ mimeType: 'text/plain', filename: 'notes.png' });
         expect(text.width).to.equal(undefined);
         expect((await upload(Buffer.from('{"a": [1, 2, {"b": null}]}'), 'data.json')).mimeType).to.equal('application/json');
         expect((await upload(Buffer.from('{"a": [1, 2,'), 'broken.json')).mimeType).to.equal('text/plain');
         expect((await upload(Buffer.from('name,qty\napple,3\n'), 'list.csv')).mimeType).to.equal('text/csv');
-        expect((await upload(Buffer.from('<?xml version="1.0"?>\n<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>'), 'logo.png')).mimeType).to.equal('image/svg+xml');
-        expect((await upload(Buffer.from('<!DOCTYPE html><html><body>hi</body></html>'), 'page.txt')).mimeType).to.equal('text/html');
+        expect((await upload(Buffer.from('<?xml version="1.0"?>\n<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>'), 'logo.svg')).mimeType).to.equal('image/svg+xml');
+        expect((await upload(Buffer.from('<!DOCTYPE html><html><body>hi</body></html>'), 'page.htm')).mimeType).to.equal('text/html');
       });
 
       it('binary data without a known signature is refused (415), whatever its name', async function () {
@@ -186,13 +186,13 @@ for (const variant of DB_VARIANTS) {
         expect((await dataOf(await other.get('/api/media/analytics'))).total).to.deep.equal({ count: 0, bytes: 0 });
       });
 
-      it('gets and renames an item (the stored type keeps its extension); viewers read but do not write', async function () {
+      it('gets and renames an item (the new name is kept as given); viewers read but do not write', async function () {
         const item = await dataOf(await as(t, 'viewer', 'lib').get(`/api/media/${ids[1]}`));
         expect(item).to.include({ _id: ids[1], filename: 'beta.txt', folderId: folder._id });
         expect((await t.request(item.url)).headers.get('content-disposition')).to.include('filename="beta.txt"');
         const renamed = await dataOf(await lib().patch(`/api/media/${ids[1]}`, { filename: 'Renamed report.pdf' }));
-        expect(renamed).to.include({ filename: 'Renamed report.txt', url: item.url });
-        expect((await t.request(item.url)).headers.get('content-disposition'), 'the new name at once').to.include('filename="Renamed report.txt"');
+        expect(renamed).to.include({ filename: 'Renamed report.pdf', mimeType: 'text/plain', url: item.url });
+        expect((await t.request(item.url)).headers.get('content-disposition'), 'the new name at once').to.include('filename="Renamed report.pdf"');
         expect((await as(t, 'viewer', 'lib').patch(`/api/media/${ids[1]}`, { filename: 'x' })).status).to.equal(403);
         expect((await lib().get('/api/media/not-a-uuid')).status).to.equal(400);
       });
@@ -276,7 +276,7 @@ for (const variant of DB_VARIANTS) {
         const factory = t.kernel.container.resolve<(identity?: any) => any>('mediaClient');
         const editor = factory({ kind: 'user', userId: 'sdk-user', role: 'editor', permissions: ['media:read', 'media:write'], tenantId: 'sdk' });
         const item = await editor.upload('from-sdk.bin', Buffer.from('plain words'), { private: true });
-        expect(item).to.include({ mimeType: 'text/plain', filename: 'from-sdk.txt', private: true, ownerId: 'sdk-user' });
+        expect(item).to.include({ mimeType: 'text/plain', filename: 'from-sdk.bin', private: true, ownerId: 'sdk-user' });
         expect((await editor.list()).items.map((i: any) => i._id)).to.deep.equal([item._id]);
         const viewer = factory({ kind: 'user', userId: 'v', role: 'viewer', permissions: ['media:read'], tenantId: 'sdk' });
         expect((await viewer.get(item._id))._id).to.equal(item._id);
