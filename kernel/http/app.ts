@@ -83,8 +83,10 @@ export function buildApp(deps: AppDeps): Koa & { identify: IdentifyRequest } {
     }
   });
   app.use(errorHandler(deps.logger, deps.bodyLimit));
+  let served = false;
   app.use(async function bootGate(ctx: Context, next: Next) {
-    if (!deps.isServing() && !ALWAYS_OPEN.has(ctx.path)) throw new ServiceUnavailableError();
+    if (deps.isServing()) served = true;
+    else if (!ALWAYS_OPEN.has(ctx.path)) throw new ServiceUnavailableError(served ? 'The service is shutting down; try again shortly' : undefined);
     return next();
   });
   app.use(etag);
