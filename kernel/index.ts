@@ -49,6 +49,8 @@ export interface KernelState {
   phaseHistory(): Array<{ phase: Phase; at: string }>;
   plugins(): PluginRecord[];
   database(): { type: string; target: string };
+  /** Aborted when the instance starts to stop: long work in a request checks it between steps and hands over. */
+  stopping: AbortSignal;
 }
 
 export interface KernelOptions {
@@ -90,6 +92,7 @@ export class Kernel {
   private readonly history: Array<{ phase: Phase; at: string }> = [{ phase: 'IDLE', at: new Date().toISOString() }];
   private serving = false;
   private closing: Promise<void> | null = null;
+  private readonly stopping = new AbortController();
   private booting: Promise<void> | null = null;
   private readonly builtinDir: string;
 
@@ -128,6 +131,7 @@ export class Kernel {
       phaseHistory: () => [...this.history],
       plugins: () => this.loader.describe(),
       database: () => describeDatabase(this.config),
+      stopping: this.stopping.signal,
     };
     const lazy = <T>(get: () => T | null, name: string) =>
       asFunction(() => {
@@ -292,6 +296,7 @@ export class Kernel {
 
   private async closeOnce(): Promise<void> {
     this.serving = false;
+    this.stopping.abort();
     this.logger.info('shutting down');
     const limit = this.config.http.shutdownTimeoutMs + 5000;
     const step = async (name: string, fn: () => Promise<unknown> | unknown) => {

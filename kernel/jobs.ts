@@ -25,6 +25,20 @@ export interface JobHelpers {
   /** Records progress; also extends the lease, so a long job is not taken over. */
   progress(processed: number, total: number): Promise<void>;
   logger: Logger;
+  /**
+   * Aborted when the instance stops: a long handler checks it between steps (never inside a
+   * transaction), saves where it is, and throws JobInterruptedError, so the job is queued again
+   * without using up an attempt and resumes on the next start (or another instance).
+   */
+  signal: AbortSignal;
+}
+
+/** Thrown by a handler that stopped early because the instance is stopping: the job is queued again as it was. */
+export class JobInterruptedError extends Error {
+  constructor(message = 'Interrupted by the instance stopping; queued again') {
+    super(message);
+    this.name = 'JobInterruptedError';
+  }
 }
 
 /** Runs one job type. Added to the `jobHandlers` registry; only instances that have it claim such jobs. */
@@ -74,6 +88,8 @@ export class JobQueue {
   private running: Promise<void> | null = null;
   private started = false;
   private stopping = false;
+  /** Aborted by stop(): handlers in flight see it in helpers.signal. */
+  private stopSignal = new AbortController();
   readonly workerId: string = randomUUID();
 
   constructor(
@@ -159,6 +175,7 @@ export class JobQueue {
     const handler = this.handlers.get(job.type);
     const mine = { id: job.jobId, claimed_by: workerId };
     const helpers: JobHelpers = {
+      signal: this.stopSignal.signal,
       logger: this.logger.child({ jobId: job.jobId, jobType: job.type }),
       progress: async (processed, total) => {
         const percent = total > 0 ? Math.min(100, Math.round((processed / total) * 100)) : 0;
@@ -175,6 +192,11 @@ export class JobQueue {
       const result = await handler.run(job, helpers);
       await this.model.update({ status: 'completed', result: JSON.stringify(result ?? null), error: null, completed_at: new Date(), lease_until: null }, { where: mine });
     } catch (err) {
+      if (err instanceof JobInterruptedError) {
+        helpers.logger.info('job interrupted by shutdown; queued again');
+        await this.model.update({ status: 'queued', lease_until: null, claimed_by: null, run_after: Date.now(), attempts: literal('attempts - 1') }, { where: mine });
+        return;
+      }
       const message = (err as Error)?.message ?? String(err);
       const row = await this.model.findByPk(job.jobId);
       const retry = row != null && row.attempts < row.max_attempts;
@@ -206,7 +228,10 @@ export class JobQueue {
   async drain(): Promise<number> {
     await this.failAbandoned();
     let count = 0;
-    for (let job = await this.claimNext(); job && !this.stopping; job = await this.claimNext()) {
+    // Checked before each claim: a job claimed while stopping would be left running until its lease expires.
+    while (!this.stopping) {
+      const job = await this.claimNext();
+      if (!job) break;
       await this.execute(job);
       count++;
     }
@@ -217,6 +242,7 @@ export class JobQueue {
     if (this.started) return;
     this.started = true;
     this.stopping = false;
+    if (this.stopSignal.signal.aborted) this.stopSignal = new AbortController();
     this.schedule(0);
   }
 
@@ -241,10 +267,11 @@ export class JobQueue {
     if (this.started && !this.stopping && !this.running) this.schedule(0);
   }
 
-  /** Stops polling and waits for the job in flight. */
+  /** Stops polling, tells the job in flight (helpers.signal) and waits for it. */
   async stop(): Promise<void> {
     this.stopping = true;
     this.started = false;
+    this.stopSignal.abort();
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     await this.running;

@@ -64,6 +64,8 @@ export class ImportersService {
   constructor(
     private readonly deps: {
       store: ImportStore; pool: WorkerPool; formats: FormatsView; jobs: JobQueue; logger: Logger; options: ImporterOptions; dataPath: string;
+      /** Aborted when the instance stops (kernelState.stopping). */
+      stopping?: AbortSignal;
       contentClient: () => ContentClientFactory; mediaClient: () => MediaClientFactory;
     },
   ) {
@@ -194,12 +196,28 @@ export class ImportersService {
       await this.execute(job.id);
       return { success: true, jobId: job.id, status: 'processing' as const, message: `Imported inline (${plan.total} entities): GET /api/importers/jobs/${job.id} shows the results` };
     }
-    await this.deps.jobs.enqueue(JOB_TYPE, { importJobId: job.id }, { tenantId: identity.tenantId, maxAttempts: 1 });
+    // Attempts cover a crashed instance: the next claim resumes after the entities already written.
+    await this.deps.jobs.enqueue(JOB_TYPE, { importJobId: job.id }, { tenantId: identity.tenantId, maxAttempts: 3 });
     return { success: true, jobId: job.id, status: 'processing' as const, message: `Import of ${plan.total} entities started in the background: poll GET /api/importers/jobs/${job.id}` };
   }
 
   /** Runs a claimed import job to its end (inline, from the background job handler, or for the stream); never throws. */
-  async execute(jobId: string, hooks: { progress?: (processed: number, total: number) => Promise<void> | void; shouldStop?: () => boolean } = {}): Promise<RunOutcome | null> {
+  async execute(
+    jobId: string,
+    hooks: {
+      progress?: (processed: number, total: number) => Promise<void> | void;
+      /** The stream's client went away: stop between batches and finish with what was written. */
+      shouldStop?: () => boolean;
+      /**
+       * The background job's instance is stopping: stop between batches, save where the run is, and answer
+       * 'interrupted' (the job handler queues it again). Without it (inline runs, the stream) a stopping
+       * instance hands the rest of the run to a background job, which resumes it on the next start.
+       */
+      interrupted?: () => boolean;
+    } = {},
+  ): Promise<RunOutcome | 'interrupted' | null> {
+    const handOver = !hooks.interrupted;
+    const interrupted = hooks.interrupted ?? (() => this.deps.stopping?.aborted === true);
     const { store } = this.deps;
     const job = await store.jobs.findByPk(jobId);
     if (!job || this.running.has(jobId)) return null;
@@ -211,19 +229,29 @@ export class ImportersService {
       const plan = JSON.parse(planRow!.plan) as StoredPlan;
       const upload = (await store.uploads.findByPk(plan.uploadId))!;
       identity = plan.identity;
+      // A job interrupted by a shutdown resumes after the entities it had written, with its counts so far.
+      const resume = job.processed > 0 && job.completed_at === null
+        ? { processed: job.processed, results: JSON.parse(job.results) as RunOutcome['results'], warnings: JSON.parse(job.warnings) as RunOutcome['warnings'] }
+        : undefined;
       const outcome = await runImport({
-        scaffolded,
+        scaffolded, resume,
         plan, identity: plan.identity, spoolPath: upload.spool_path, workDir: upload.work_dir, store,
         content: this.deps.contentClient()(plan.identity), media: this.deps.mediaClient()(plan.identity), batchSize: this.deps.options.batchSize,
         ...(this.deps.options.fetchRemote
           ? { fetchRemote: { maxBytes: this.deps.options.fetchMaxBytes, timeoutMs: this.deps.options.fetchTimeoutMs, allowPrivate: this.deps.options.fetchAllowPrivate } }
           : {}),
-        shouldStop: hooks.shouldStop,
+        shouldStop: () => Boolean(hooks.shouldStop?.() || interrupted()),
         progress: async (processed, total) => {
           await store.jobs.update({ processed, total }, { where: { id: jobId } });
           await hooks.progress?.(processed, total);
         },
       });
+      if (interrupted() && outcome.processed < outcome.total) {
+        await store.jobs.update({ processed: outcome.processed, results: JSON.stringify(outcome.results), warnings: JSON.stringify(outcome.warnings.slice(0, 400)) }, { where: { id: jobId } });
+        if (handOver) await this.deps.jobs.enqueue(JOB_TYPE, { importJobId: jobId }, { tenantId: job.tenant_id, maxAttempts: 3 });
+        this.deps.logger.info({ jobId, processed: outcome.processed, total: outcome.total }, 'import interrupted by shutdown; it resumes as a background job');
+        return 'interrupted';
+      }
       const kept = await this.dropEmptyScaffolds(plan.identity, outcome.scaffolded);
       // The analysis's per-line warnings (malformed rows...) stay with the result, after the run's own.
       const parsed = (JSON.parse(upload.summary) as ImportParseSummary).warnings ?? [];

@@ -1,7 +1,7 @@
 import { asFunction } from 'awilix';
 import type { Sequelize } from 'sequelize';
-import { definePlugin } from '../../kernel/index.js';
-import type { JobQueue } from '../../kernel/jobs.js';
+import { definePlugin, type KernelState } from '../../kernel/index.js';
+import { JobInterruptedError, type JobQueue } from '../../kernel/jobs.js';
 import type { Logger } from '../../kernel/logger.js';
 import type { WorkerPool } from '../../kernel/pool.js';
 import type { Registries } from '../../kernel/registries/index.js';
@@ -24,9 +24,10 @@ export default definePlugin({
     state.set(config, own);
     container.register(
       'importers',
-      asFunction((c: { sequelize: Sequelize; pool: WorkerPool; registries: Registries; jobs: JobQueue; logger: Logger; contentClient: ContentClientFactory; mediaClient: MediaClientFactory }) =>
+      asFunction((c: { sequelize: Sequelize; pool: WorkerPool; registries: Registries; jobs: JobQueue; logger: Logger; contentClient: ContentClientFactory; mediaClient: MediaClientFactory; kernelState: KernelState }) =>
         new ImportersService({
           store: new ImportStore(c.sequelize), pool: c.pool, formats: c.registries.importFormats, jobs: c.jobs, logger: c.logger, options, dataPath: config.dataPath,
+          stopping: c.kernelState.stopping,
           // Resolved when first used: the content and media SDKs.
           contentClient: () => c.contentClient, mediaClient: () => c.mediaClient,
         }),
@@ -37,7 +38,8 @@ export default definePlugin({
       async run(job, helpers) {
         if (!own.service) throw new Error('The importers plugin is not booted');
         const { importJobId } = job.payload as { importJobId: string };
-        const outcome = await own.service.execute(importJobId, { progress: (processed, total) => helpers.progress(processed, total) });
+        const outcome = await own.service.execute(importJobId, { progress: (processed, total) => helpers.progress(processed, total), interrupted: () => helpers.signal.aborted });
+        if (outcome === 'interrupted') throw new JobInterruptedError();
         return { importJobId, completed: outcome !== null };
       },
     });

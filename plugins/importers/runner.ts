@@ -45,6 +45,8 @@ export interface RunInput {
   shouldStop?(): boolean;
   /** Filled with the collections this run creates (scaffold), also when the run then fails. */
   scaffolded?: string[];
+  /** Resuming an interrupted run: the spool's first `processed` entities are done, with these results and warnings. */
+  resume?: { processed: number; results: Record<string, EntityResult>; warnings: RunOutcome['warnings'] };
 }
 
 const MAX_WARNINGS = 200;
@@ -63,8 +65,9 @@ const messageOf = (err: unknown) => (err as Error)?.message ?? String(err);
 export async function runImport(input: RunInput): Promise<RunOutcome> {
   const { plan, identity, store, content } = input;
   const tenantId = identity.tenantId;
-  const results: Record<string, EntityResult> = {};
-  const warnings: RunOutcome['warnings'] = [];
+  const results: Record<string, EntityResult> = structuredClone(input.resume?.results ?? {});
+  // A resumed run's explanations of skips are made again at its end; its other warnings carry on.
+  const warnings: RunOutcome['warnings'] = (input.resume?.warnings ?? []).filter((w) => !/^\S+: \d+ skipped: /.test(w.message));
   let dropped = 0;
   const warn = (message: string, line?: number) => {
     if (warnings.length < MAX_WARNINGS) warnings.push(line === undefined ? { message } : { message, line });
@@ -248,7 +251,8 @@ export async function runImport(input: RunInput): Promise<RunOutcome> {
   };
 
   const total = plan.operations.reduce((n, o) => n + o.count, 0);
-  let processed = 0;
+  let processed = input.resume?.processed ?? 0;
+  let toSkip = processed;
   let batch: ImportedEntity[] = [];
   const flush = async () => {
     const groups = new Map<string, ImportedEntity[]>();
@@ -270,6 +274,10 @@ export async function runImport(input: RunInput): Promise<RunOutcome> {
         if (!e || typeof e.entity !== 'string' || typeof e.externalId !== 'string' || !e.data || typeof e.data !== 'object') throw new Error('not an entity');
       } catch {
         warn(`spool line ${n} is not a valid entity, skipped`);
+        continue;
+      }
+      if (toSkip > 0) {
+        toSkip--; // written before the interruption
         continue;
       }
       batch.push(e);

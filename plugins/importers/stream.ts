@@ -39,6 +39,10 @@ export async function streamImport(ctx: Context, identity: Identity, service: Im
       progress: (processed, total) => progress('importing', `Imported ${processed} of ${total}`, 45 + (total ? (processed / total) * 55 : 55)),
       shouldStop: () => stream.closed,
     });
+    if (outcome === 'interrupted') {
+      send('error', { success: false, error: 'IMPORT_INTERRUPTED', message: `The server is stopping; the import resumes in the background when it is back: GET /api/importers/jobs/${job.id}`, jobId: job.id });
+      return;
+    }
     if (!outcome) {
       const failed = await service.job(identity, job.id);
       send('error', { success: false, error: 'IMPORT_FAILED', message: failed.error ?? 'The import failed' });
