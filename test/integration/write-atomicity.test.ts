@@ -72,6 +72,37 @@ for (const variant of DB_VARIANTS) {
       expect(fixed.status).to.equal(201);
     });
 
+    it('a media upload and an API key retried with the same key are created once; the stored answer does not reveal the key\'s secret', async () => {
+      const upload = () => {
+        const fd = new FormData();
+        fd.append('file', new Blob(['hello, idempotent world\n'], { type: 'text/plain' }), 'hello.txt');
+        return t.request('/api/media/upload', { method: 'POST', identity: 'editor', body: fd, headers: { 'Idempotency-Key': 'upload-1' } });
+      };
+      const first = await dataOf(await upload(), 201);
+      const again = await upload();
+      expect(again.headers.get('idempotent-replayed')).to.equal('true');
+      expect((await again.json()).data._id).to.equal(first._id);
+      const media = await dataOf(await as(t, 'admin').get('/api/media?limit=100'));
+      expect(media.items.filter((m: { filename: string }) => m.filename === 'hello.txt')).to.have.length(1);
+
+      // API keys need a signed-in session (not the test identity).
+      const users = t.kernel.container.resolve<{ create(i: object): Promise<{ _id: string }> }>('users');
+      await users.create({ email: 'keys@example.com', password: 'correct horse battery', role: 'editor' });
+      const login = await t.request('/api/user/login', { method: 'POST', json: { email: 'keys@example.com', password: 'correct horse battery' } });
+      const cookie = login.headers.getSetCookie().find((c) => c.startsWith('session='))!.split(';')[0]!;
+      const createKey = () => t.request('/api/api-keys', { method: 'POST', headers: { cookie, 'Idempotency-Key': 'key-1' }, json: { name: 'ci', permissions: ['content:read'] } });
+      const key = await dataOf(await createKey(), 201);
+      const replay = await createKey();
+      expect(replay.headers.get('idempotent-replayed')).to.equal('true');
+      expect((await replay.json()).data).to.deep.equal(key);
+      const keys = await dataOf(await t.request('/api/api-keys', { headers: { cookie } }));
+      expect(keys.filter((k: { name: string }) => k.name === 'ci')).to.have.length(1);
+      const stored = await t.kernel.sequelize.query<{ response: string }>('SELECT response FROM cms_idempotency_keys WHERE response IS NOT NULL', { type: 'SELECT' as never });
+      expect(stored.length).to.be.greaterThan(0);
+      for (const row of stored) expect(Buffer.from(row.response, 'base64').toString('latin1')).not.to.include(key.key);
+      expect(JSON.stringify(stored)).not.to.include(key.key);
+    });
+
     if (variant.name === 'sqlite') {
       it('while another process holds the SQLite writer, a create answers 503 DATABASE_BUSY with Retry-After and writes nothing; the retry succeeds', async () => {
         const other = new sqlite3.Database(join(t.dataDir, 'cms.sqlite'));
