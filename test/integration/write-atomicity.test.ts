@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { expect } from 'chai';
 import sqlite3 from 'sqlite3';
+import { IdempotencyStore } from '../../kernel/http/idempotency.js';
 import { as, dataOf, POSTS } from '../helpers/content.js';
 import { fixturePlugin, startTestKernel, type TestKernel } from '../helpers/kernel.js';
 import { DB_VARIANTS, requireVariant } from '../helpers/services.js';
@@ -101,6 +102,20 @@ for (const variant of DB_VARIANTS) {
       expect(stored.length).to.be.greaterThan(0);
       for (const row of stored) expect(Buffer.from(row.response, 'base64').toString('latin1')).not.to.include(key.key);
       expect(JSON.stringify(stored)).not.to.include(key.key);
+    });
+
+    it('while the first request with a key is still running, the same key is 409 IDEMPOTENCY_KEY_IN_USE', async () => {
+      const store = new IdempotencyStore(t.kernel.sequelize);
+      const scope = { tenantId: 'default', principal: 'user:someone', key: 'in-flight-1' };
+      const request = { method: 'POST', route: '/api/collections/:collection', params: { collection: 'posts' }, query: {}, body: { title: 'x' } };
+      const first = await store.begin(scope, request);
+      expect(first.kind).to.equal('new');
+      const second = await store.begin(scope, request).then(() => null, (e) => e);
+      expect(second?.code).to.equal('IDEMPOTENCY_KEY_IN_USE');
+      expect(second?.status).to.equal(409);
+      if (first.kind === 'new') await first.done({ status: 201, body: { success: true, data: { ok: 1 } } });
+      const replay = await store.begin(scope, request);
+      expect(replay).to.deep.equal({ kind: 'replay', response: { status: 201, body: { success: true, data: { ok: 1 } } } });
     });
 
     if (variant.name === 'sqlite') {
