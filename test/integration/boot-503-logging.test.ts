@@ -4,6 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { loadConfig } from '../../kernel/config.js';
 import { createKernel, type Kernel } from '../../kernel/index.js';
 import { createLogger } from '../../kernel/logger.js';
+import { until } from '../helpers/until.js';
 import { fixturePlugin, get, tempDir, writePlugin } from '../helpers/kernel.js';
 
 /**
@@ -13,16 +14,6 @@ import { fixturePlugin, get, tempDir, writePlugin } from '../helpers/kernel.js';
  */
 
 type LogRecord = Record<string, any>;
-
-async function until<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 10000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const value = await probe().catch(() => undefined);
-    if (value !== undefined) return value;
-    await sleep(25);
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 /** A real kernel (SQLite, free port) whose pino logger writes into an array. */
 function kernelWithLog(plugins: string[], options: Record<string, Record<string, unknown>> = {}) {

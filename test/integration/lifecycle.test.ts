@@ -1,16 +1,7 @@
 import { expect } from 'chai';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { until } from '../helpers/until.js';
 import { fixturePlugin, get, startTestKernel, tempDir, writePlugin } from '../helpers/kernel.js';
-
-async function until<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 10000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const value = await probe().catch(() => undefined);
-    if (value !== undefined) return value;
-    await sleep(25);
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 describe('boot phases and shutdown', function () {
   it('walks IDLE -> SETUP -> CORE -> READY -> FULL -> WARMED, visible in /api/system/health', async function () {
