@@ -41,11 +41,14 @@ export class WorkerPool {
     });
   }
 
-  /** Runs a named task from the task file; plugins with their own task files pass `filename`. */
+  /**
+   * Runs a named task from the task file; plugins with their own task files pass `filename`. An aborted
+   * `signal` rejects with an AbortError: a queued task is dropped, a running one's worker is terminated.
+   */
   run<K extends TaskName>(name: K, input: Input<K>): Promise<Output<K>>;
-  run<T = unknown>(name: string, input: unknown, filename?: string): Promise<T>;
-  run(name: string, input: unknown, filename?: string): Promise<unknown> {
-    return this.piscina.run(input, filename ? { name, filename } : { name });
+  run<T = unknown>(name: string, input: unknown, filename?: string, options?: { signal?: AbortSignal }): Promise<T>;
+  run(name: string, input: unknown, filename?: string, options: { signal?: AbortSignal } = {}): Promise<unknown> {
+    return this.piscina.run(input, { name, ...(filename ? { filename } : {}), ...(options.signal ? { signal: options.signal } : {}) });
   }
 
   hashPassword(password: string, rounds?: number) {

@@ -109,6 +109,8 @@ export interface ImportParseSummary {
   blockedReasons: string[];
   /** WXR: the custom field (postmeta) keys that are not WordPress internals. */
   acfFields?: string[];
+  /** Records the parser refused and did not write (CSV strict mode), per entity: the run counts them as failed. */
+  refused?: Record<string, number>;
 }
 
 /** Input of a parse task (a named export of the format's worker file). */

@@ -15,7 +15,7 @@
 import type { ImportFieldKind, ImportParseInput, ImportParseSummary } from '../../kernel/registries/contracts.js';
 import type { SpoolWriter } from '../../workers/import/spool-writer.js';
 import { walkJson } from './json-walk.js';
-import { plainEncoding } from './task-run.js';
+import { plainEncoding, maxLineBytesOf } from './task-run.js';
 import { baseName, isUuid, MEDIA_NAME, snake } from './names.js';
 
 type Obj = Record<string, unknown>;
@@ -90,6 +90,7 @@ export async function parseDirectus(input: ImportParseInput, writer: SpoolWriter
   let directus = '';
   const walked = await walkJson(input.path, {
     maxDepth: input.maxDepth,
+    maxTokenBytes: maxLineBytesOf(input),
     encoding: plainEncoding(input),
     select: (p) => {
       if (p.length === 1 && typeof p[0] === 'number') return 'item';

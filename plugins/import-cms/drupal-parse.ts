@@ -14,7 +14,7 @@
 import { join } from 'node:path';
 import type { ImportFieldKind, ImportParseInput } from '../../kernel/registries/contracts.js';
 import type { SpoolWriter } from '../../workers/import/spool-writer.js';
-import { extractUpload, isArchiveInput, plainEncoding } from './task-run.js';
+import { extractUpload, isArchiveInput, plainEncoding, maxLineBytesOf } from './task-run.js';
 import { walkJson, type JsonPath } from './json-walk.js';
 import { plural } from './names.js';
 
@@ -160,6 +160,7 @@ async function parseDocument(path: string, name: string, ctx: Context, encoding?
   };
   const walked = await walkJson(path, {
     maxDepth: ctx.input.maxDepth,
+    maxTokenBytes: maxLineBytesOf(ctx.input),
     encoding,
     select,
     onTooDeep: (label, p) => writer.warn(`${name}: ${label} record nested deeper than ${ctx.input.maxDepth} levels, skipped`, typeof p[1] === 'number' ? p[1] + 1 : undefined),

@@ -8,6 +8,7 @@ import { createReadStream } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Transform } from 'node:stream';
 import iconv from 'iconv-lite';
+import { DEFAULT_IMPORT_LIMITS, isLimitError, JsonTokenGuard } from '../../workers/import/limits.js';
 
 const require = createRequire(import.meta.url);
 const { parser: makeParser } = require('stream-json/Parser.js') as { parser: (options?: Record<string, unknown>) => Transform };
@@ -27,6 +28,8 @@ export interface WalkOptions {
   maxDepth: number;
   /** The file's text encoding (from the profile); UTF-8 by default. A byte-order mark is dropped. */
   encoding?: string;
+  /** Longest string, key or number (bytes) before the walk is refused with an ImportLimitError (default 1 MiB). */
+  maxTokenBytes?: number;
 }
 
 export interface WalkResult {
@@ -98,11 +101,14 @@ export async function walkJson(path: string, options: WalkOptions): Promise<Walk
   // Decoded to text first: this drops a BOM and reads UTF-16 or a legacy code page as well as UTF-8.
   const source = createReadStream(path);
   const text = source.pipe(iconv.decodeStream(encoding, { stripBOM: true }));
-  const tokens = text.pipe(makeParser({ packValues: true, streamValues: false }));
+  // Long values arrive in chunks (streamValues), so one past the limit is refused before it is whole.
+  const tokens = text.pipe(makeParser({ packValues: true, streamValues: true }));
+  const guard = new JsonTokenGuard(options.maxTokenBytes ?? DEFAULT_IMPORT_LIMITS.maxLineBytes);
   source.on('error', (err) => tokens.destroy(err));
   text.on('error', (err) => tokens.destroy(err));
   try {
     for await (const token of tokens as AsyncIterable<Token>) {
+      if (guard.see(token)) continue;
       const name = token.name;
       if (VALUE_START.has(name)) {
         if (stack.length === 0 && result.rootKind === null) {
@@ -151,9 +157,11 @@ export async function walkJson(path: string, options: WalkOptions): Promise<Walk
       else if (name === 'endObject' || name === 'endArray') stack.pop();
     }
   } catch (err) {
+    if (isLimitError(err)) throw err;
     result.error = (err as Error).message;
   } finally {
     source.destroy();
+    tokens.destroy();
   }
   return result;
 }

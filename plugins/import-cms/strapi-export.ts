@@ -13,11 +13,11 @@
  * relation/media values holding the target's externalId.
  */
 import { createReadStream, existsSync, readFileSync, statSync } from 'node:fs';
-import { createInterface } from 'node:readline';
+import { DEFAULT_IMPORT_LIMITS, readLines } from '../../workers/import/limits.js';
 import { join } from 'node:path';
 import type { ImportFieldKind, ImportParseInput } from '../../kernel/registries/contracts.js';
 import type { SpoolWriter } from '../../workers/import/spool-writer.js';
-import { extractUpload } from './task-run.js';
+import { extractUpload, maxLineBytesOf } from './task-run.js';
 import { plural, snake } from './names.js';
 
 interface Schema {
@@ -52,17 +52,18 @@ const KIND_OF: Record<string, ImportFieldKind> = {
   json: 'json', component: 'json', dynamiczone: 'json', media: 'media', relation: 'relation',
 };
 
-/** Reads a JSONL file line by line; a line that is not JSON becomes a warning with its number. */
+/**
+ * Reads a JSONL file line by line; a line that is not JSON becomes a warning with its number. A line
+ * longer than `maxLineBytes` refuses the upload (ImportLimitError) before it is read whole.
+ */
 export async function eachJsonLine(
   path: string,
   label: string,
   writer: SpoolWriter,
   fn: (value: unknown, line: number) => Promise<void> | void,
+  maxLineBytes = DEFAULT_IMPORT_LIMITS.maxLineBytes,
 ): Promise<void> {
-  const lines = createInterface({ input: createReadStream(path, { encoding: 'utf8' }), crlfDelay: Infinity });
-  let n = 0;
-  for await (const text of lines) {
-    n++;
+  for await (const { text, line: n } of readLines(createReadStream(path, { encoding: 'utf8' }), maxLineBytes, `${label}: JSONL line`)) {
     if (!text.trim()) continue;
     let value: unknown;
     try {
@@ -83,6 +84,7 @@ function entityNames(uid: string, schema: Schema | undefined): { entity: string;
 }
 
 export async function parseStrapiExport(input: ImportParseInput, writer: SpoolWriter): Promise<void> {
+  const maxLine = maxLineBytesOf(input);
   const { dir, archive } = await extractUpload(input, writer);
   const files = new Set(archive.files);
   const entityFiles = archive.files.filter((f) => /(^|\/)entities\/[^/]+\.jsonl$/.test(f)).sort();
@@ -110,7 +112,7 @@ export async function parseStrapiExport(input: ImportParseInput, writer: SpoolWr
     await eachJsonLine(join(dir, f), f, writer, (v) => {
       const s = v as Schema;
       if (typeof s?.uid === 'string') schemas.set(s.uid, s);
-    });
+    }, maxLine);
   }
 
   // links: owner row -> field -> targets.
@@ -136,7 +138,7 @@ export async function parseStrapiExport(input: ImportParseInput, writer: SpoolWr
       const fields = links.get(key) ?? new Map<string, Target[]>();
       links.set(key, fields);
       fields.set(owner.field, [...(fields.get(owner.field) ?? []), { type: target.type, ref: target.ref }]);
-    });
+    }, maxLine);
   }
 
   // Pass 1: the externalId of every imported row, and which row stands for each document.
@@ -163,7 +165,7 @@ export async function parseStrapiExport(input: ImportParseInput, writer: SpoolWr
       const published = v.data.publishedAt !== null && v.data.publishedAt !== undefined;
       const current = chosen.get(ext);
       if (!current || (published && !current.published)) chosen.set(ext, { rowKey, published });
-    });
+    }, maxLine);
   }
 
   // Pass 2: write the chosen rows.
@@ -213,7 +215,7 @@ export async function parseStrapiExport(input: ImportParseInput, writer: SpoolWr
         file = { filename, ...(path ? { path } : {}), ...(!path && remote ? { url: remote } : {}), ...(mimeType ? { mimeType } : {}) };
       }
       await writer.write({ entity, externalId: ext, data, ...(status ? { status } : {}), ...(file ? { file } : {}), line }, kinds);
-    });
+    }, maxLine);
   }
   if (skipped.size) {
     const list = [...skipped].map(([t, n]) => `${n} ${t}`).join(', ');

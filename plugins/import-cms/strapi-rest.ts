@@ -8,7 +8,7 @@
 import type { ImportFieldKind, ImportParseInput } from '../../kernel/registries/contracts.js';
 import type { SpoolWriter } from '../../workers/import/spool-writer.js';
 import { walkJson } from './json-walk.js';
-import { plainEncoding } from './task-run.js';
+import { plainEncoding, maxLineBytesOf } from './task-run.js';
 import { baseName, plural } from './names.js';
 
 type Obj = Record<string, unknown>;
@@ -99,6 +99,7 @@ export async function parseStrapiRest(input: ImportParseInput, writer: SpoolWrit
   let items = 0;
   const walked = await walkJson(input.path, {
     maxDepth: input.maxDepth,
+    maxTokenBytes: maxLineBytesOf(input),
     encoding: plainEncoding(input),
     select: (p, token) => {
       if (p.length === 2 && p[0] === 'data' && typeof p[1] === 'number') return 'item';

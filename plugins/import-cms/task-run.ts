@@ -9,6 +9,7 @@ import type { ImportParseInput, ImportParseSummary } from '../../kernel/registri
 import type { TaskResult } from '../../workers/tasks.js';
 import { SpoolWriter } from '../../workers/import/spool-writer.js';
 import { extractArchive, type ArchiveLimits, type ArchiveResult } from '../../workers/import/archive.js';
+import { ImportLimitError, isLimitError, limitFailure, limitsOf as importLimitsOf } from '../../workers/import/limits.js';
 
 /** Writes the entities; may return field kinds known without records (a schema snapshot). */
 export type FormatParser = (input: ImportParseInput, writer: SpoolWriter) => Promise<ImportParseSummary['fields'] | void | undefined>;
@@ -31,6 +32,7 @@ export async function runParse(input: ImportParseInput, parse: FormatParser): Pr
     return { ok: true, value: summary };
   } catch (err) {
     writer.abort();
+    if (isLimitError(err)) return limitFailure(err);
     const e = err as NodeJS.ErrnoException;
     return { ok: false, issues: [{ code: 'PARSE_FAILED', message: `${input.filename}: ${e.message}` }] };
   }
@@ -39,20 +41,26 @@ export async function runParse(input: ImportParseInput, parse: FormatParser): Pr
 export const isArchiveInput = (input: ImportParseInput): boolean =>
   input.profile?.container === 'tar' || /\.(tar\.gz|tgz|tar)$/i.test(input.filename);
 
-/** Limits from the request options (numbers only), else the defaults. */
+/** The archive limits of the task's input (options.limits; the older archiveMaxBytes/archiveMaxEntries numbers win), else the defaults. */
 function limitsOf(input: ImportParseInput): ArchiveLimits {
   const o = input.options ?? {};
   const n = (v: unknown) => (typeof v === 'number' && v > 0 ? v : undefined);
-  return { maxBytes: n(o.archiveMaxBytes), maxEntries: n(o.archiveMaxEntries) };
+  const limits = importLimitsOf(o);
+  return { maxBytes: n(o.archiveMaxBytes) ?? limits.maxDecompressedBytes, maxEntries: n(o.archiveMaxEntries) ?? limits.maxArchiveEntries, maxRatio: limits.maxCompressionRatio };
 }
+
+/** The longest line, string, key or number a parse of this input accepts (bytes). */
+export const maxLineBytesOf = (input: ImportParseInput): number => importLimitsOf(input.options).maxLineBytes;
 
 /**
  * Extracts the uploaded archive under `<workDir>/archive`; refused and skipped entries become
- * warnings, a damaged or oversized archive a warning too (what was extracted is still read).
+ * warnings, a damaged archive a warning too (what was extracted is still read). An archive past a
+ * limit (decompressed size, ratio, entries) refuses the whole upload (ImportLimitError).
  */
 export async function extractUpload(input: ImportParseInput, writer: SpoolWriter): Promise<{ dir: string; archive: ArchiveResult }> {
   const dir = join(input.workDir, 'archive');
   const archive = await extractArchive(input.path, dir, limitsOf(input));
+  if (archive.limit) throw new ImportLimitError(archive.limit.limit, archive.limit.message.replace(/ \(importers\.[^)]*\)$/, ''));
   for (const r of archive.rejected) writer.warn(`archive entry ${r.path} refused: ${r.reason}`);
   for (const s of archive.skipped) writer.warn(`archive entry ${s.path} skipped: ${s.reason}`);
   if (archive.error) writer.warn(archive.error);

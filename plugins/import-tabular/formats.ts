@@ -9,7 +9,7 @@ export const TABULAR_FORMATS: ImportFormat[] = [
   {
     format: 'csv', label: 'CSV / TSV', extensions: ['.csv', '.tsv'], taskFile, parseTask: 'parseCsv', detect: detectCsv,
     description: 'Delimited text with a header row (comma, semicolon, tab or pipe; UTF-8, UTF-16 or single-byte encodings). Each row becomes a `rows` entity.',
-    features: ['rows', 'delimiter-detection', 'encoding-detection', 'typed-columns', 'ragged-rows-warned', 'delta-by-id-or-position'],
+    features: ['rows', 'delimiter-detection', 'encoding-detection', 'typed-columns', 'ragged-rows-warned', 'strict-mode', 'delta-by-id-or-content'],
   },
   {
     format: 'json', label: 'JSON', extensions: ['.json'], taskFile, parseTask: 'parseJson', detect: detectJson,

@@ -6,6 +6,7 @@
 import { createReadStream } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
 import Parser from 'stream-json/Parser.js';
+import { DEFAULT_IMPORT_LIMITS, isLimitError, JsonTokenGuard } from '../../workers/import/limits.js';
 
 /** Where the records are. */
 export type RecordLayout =
@@ -31,8 +32,9 @@ interface Token {
   value?: unknown;
 }
 
+/** The file's tokens; long strings, keys and numbers also arrive in chunks, which the guard measures (callers skip them). */
 const tokenStream = (path: string) => {
-  const parser = new Parser({ streamValues: false, packValues: true });
+  const parser = new Parser({ streamValues: true, packValues: true });
   const done = pipeline(createReadStream(path), parser);
   return { parser, done };
 };
@@ -42,8 +44,9 @@ const tokenStream = (path: string) => {
  * the first root key holding an array whose first item is an object; else root objects keyed by id;
  * else the root object itself.
  */
-export async function findLayout(path: string): Promise<RecordLayout> {
+export async function findLayout(path: string, maxTokenBytes = DEFAULT_IMPORT_LIMITS.maxLineBytes): Promise<RecordLayout> {
   const { parser, done } = tokenStream(path);
+  const guard = new JsonTokenGuard(maxTokenBytes);
   done.catch(() => undefined);
   let depth = 0;
   let key: string | null = null;
@@ -52,6 +55,7 @@ export async function findLayout(path: string): Promise<RecordLayout> {
   let result: RecordLayout | null = null;
   try {
     for await (const token of parser as AsyncIterable<Token>) {
+      if (guard.see(token)) continue;
       const { name } = token;
       if (depth === 0) {
         if (name === 'startArray') { result = { kind: 'array' }; break; }
@@ -75,6 +79,7 @@ export async function findLayout(path: string): Promise<RecordLayout> {
       }
     }
   } catch (err) {
+    if (isLimitError(err)) throw err;
     return { kind: 'none', reason: `The file is not valid JSON: ${(err as Error).message}` };
   } finally {
     parser.destroy();
@@ -168,9 +173,16 @@ class BoundedBuilder {
  * The records of the layout, one at a time. `maxDepth` counts the record itself as level 1.
  * Values next to the records (other root keys) are reported through `onIgnored` once.
  */
-export async function* readJsonRecords(path: string, layout: RecordLayout, maxDepth: number, onIgnored: (keys: string[]) => void): AsyncGenerator<JsonRecord> {
+export async function* readJsonRecords(
+  path: string,
+  layout: RecordLayout,
+  maxDepth: number,
+  maxTokenBytes: number,
+  onIgnored: (keys: string[]) => void,
+): AsyncGenerator<JsonRecord> {
   if (layout.kind === 'none') return;
   const { parser, done } = tokenStream(path);
+  const guard = new JsonTokenGuard(maxTokenBytes);
   let failure: unknown;
   done.catch((err) => (failure = err));
   const recordLevel = layout.kind === 'array' || layout.kind === 'keyed' ? 1 : layout.kind === 'path' ? 2 : 0;
@@ -183,6 +195,7 @@ export async function* readJsonRecords(path: string, layout: RecordLayout, maxDe
   let key: string | undefined;
   try {
     for await (const token of parser as AsyncIterable<Token>) {
+      if (guard.see(token)) continue;
       if (builder) {
         if (!builder.push(token)) continue;
         index++;

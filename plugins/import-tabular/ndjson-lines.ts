@@ -1,10 +1,14 @@
 /**
  * Worker side: one JSON value per line (NDJSON), read line by line. The nesting depth of a line is
  * counted from its characters before JSON.parse builds anything; blank lines are skipped; a line that
- * is not JSON is reported with its number and the rest goes on.
+ * is not JSON is reported with its number and the rest goes on; a line longer than the line limit
+ * refuses the upload (ImportLimitError) before it is read whole.
  */
-import { createInterface } from 'node:readline';
+import { DEFAULT_IMPORT_LIMITS, readLines } from '../../workers/import/limits.js';
 import { detectTextEncoding, openText } from './text-source.js';
+
+/** Is a head of text NDJSON (most non-empty lines whole JSON objects)? */
+export { looksLikeNdjson } from '../../workers/import/ndjson-sniff.js';
 
 export interface NdjsonLine {
   value: Record<string, unknown> | null;
@@ -34,24 +38,9 @@ export function textDepth(text: string, limit: number): number {
   return max;
 }
 
-/** Is the head of a `.json` file really several JSON documents, one per line? */
-export function looksLikeNdjson(head: string): boolean {
-  const lines = head.split(/\r?\n/).filter((l) => l.trim() !== '');
-  if (lines.length < 2 || !lines[0].trim().startsWith('{')) return false;
-  try {
-    JSON.parse(lines[0]);
-    return lines[1].trim().startsWith('{');
-  } catch {
-    return false;
-  }
-}
-
-export async function* readNdjsonLines(path: string, maxDepth: number): AsyncGenerator<NdjsonLine> {
+export async function* readNdjsonLines(path: string, maxDepth: number, maxLineBytes = DEFAULT_IMPORT_LIMITS.maxLineBytes): AsyncGenerator<NdjsonLine> {
   const { encoding } = await detectTextEncoding(path);
-  const lines = createInterface({ input: openText(path, encoding), crlfDelay: Infinity });
-  let line = 0;
-  for await (const text of lines) {
-    line++;
+  for await (const { text, line } of readLines(openText(path, encoding), maxLineBytes, 'NDJSON line')) {
     if (text.trim() === '') continue;
     if (textDepth(text, maxDepth) > maxDepth) {
       yield { value: null, line, problem: `nested deeper than ${maxDepth} levels, skipped` };

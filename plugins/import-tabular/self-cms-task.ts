@@ -4,12 +4,15 @@
  *    "createdAt":"...","updatedAt":"..."}
  * `syncId` may stand for `_id`; a line without `data` holds its fields at the top level; a line with
  * `"_type":"manifest"` describes the package and is skipped. The entity is the collection name; the
- * external id is `_id` (else `syncId`, else the slug, else `line-<n>`).
+ * external id is `_id` (else `syncId`, else the slug, else a key derived from the line's content:
+ * `sha256:<hex>`, `#<k>` for the k-th identical line; see external-ids).
  */
 import type { ImportParseInput, ImportParseSummary } from '../../kernel/registries/contracts.js';
 import { SpoolWriter } from '../../workers/import/spool-writer.js';
 import type { TaskResult } from '../../workers/tasks.js';
 import { readNdjsonLines } from './ndjson-lines.js';
+import { ContentKeys } from './external-ids.js';
+import { limitsOf } from '../../workers/import/limits.js';
 import { detectTextEncoding } from './text-source.js';
 import { failure } from './task-result.js';
 
@@ -26,8 +29,9 @@ export async function parseSelfCmsFile(input: ImportParseInput): Promise<TaskRes
       return { ok: true, value: await spool.close() };
     }
     const seen = new Map<string, Set<string>>();
+    const content = new ContentKeys();
     let entries = 0;
-    for await (const item of readNdjsonLines(input.path, input.maxDepth)) {
+    for await (const item of readNdjsonLines(input.path, input.maxDepth, limitsOf(input.options).maxLineBytes)) {
       const { value, line } = item;
       if (!value) {
         spool.warn(`line ${line}: ${item.problem}`, line);
@@ -52,10 +56,11 @@ export async function parseSelfCmsFile(input: ImportParseInput): Promise<TaskRes
       }
       if (slug !== undefined && data.slug === undefined) data.slug = slug;
       const ids = seen.get(collection) ?? seen.set(collection, new Set()).get(collection)!;
-      let externalId = text(value._id) ?? text(value.syncId) ?? slug ?? `line-${line}`;
+      let externalId = text(value._id) ?? text(value.syncId) ?? slug ?? content.of(value);
       if (ids.has(externalId)) {
-        spool.warn(`line ${line}: ${collection} "${externalId}" appears twice: this line is matched by position`, line);
-        externalId = `line-${line}`;
+        const own = externalId;
+        externalId = content.of(value);
+        spool.warn(`line ${line}: ${collection} "${own}" appears twice: this line is matched by its content (${externalId})`, line);
       }
       ids.add(externalId);
       const status = value.status === 'published' || value.status === 'draft' ? value.status : undefined;

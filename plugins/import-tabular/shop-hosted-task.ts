@@ -12,6 +12,7 @@ import { inspectCsv, normaliseHeader, readCsvRows } from './csv-rows.js';
 import { findLayout, readJsonRecords } from './json-records.js';
 import { Columns, currencyOption, numberOf, PRODUCT_KINDS, SCIENTIFIC } from './product-fields.js';
 import { failure } from './task-result.js';
+import { isLimitError, limitsOf } from '../../workers/import/limits.js';
 
 interface Variant {
   sku: string | null;
@@ -161,15 +162,17 @@ function fromApi(p: Record<string, unknown>, index: number, currency: string | u
 }
 
 async function parseJson(input: ImportParseInput, spool: SpoolWriter): Promise<void> {
-  const layout = await findLayout(input.path);
+  const { maxLineBytes } = limitsOf(input.options);
+  const layout = await findLayout(input.path, maxLineBytes);
   if (layout.kind === 'none') return spool.block(layout.reason);
   const currency = currencyOption(input.options);
   try {
-    for await (const record of readJsonRecords(input.path, layout, input.maxDepth, () => undefined)) {
+    for await (const record of readJsonRecords(input.path, layout, input.maxDepth, maxLineBytes, () => undefined)) {
       if (!record.value) spool.warn(`product ${record.index}: ${record.refused}, skipped`, record.index);
       else await spool.write(fromApi(record.value, record.index, currency), PRODUCT_KINDS);
     }
   } catch (err) {
+    if (isLimitError(err)) throw err;
     spool.warn(`The JSON is not well-formed, reading stopped: ${(err as Error).message}`);
   }
 }

@@ -17,6 +17,8 @@ export interface TextEncodingInfo {
   head: string;
   /** The file has no bytes at all. */
   empty: boolean;
+  /** The head is not the whole file. */
+  truncated: boolean;
 }
 
 /** chardet names that are plain single-byte Latin encodings; ISO-8859-1/9/15 are read as windows-1252 (a superset for text). */
@@ -62,7 +64,7 @@ export async function detectTextEncoding(path: string, override?: unknown): Prom
   const encoding = typeof override === 'string' && iconv.encodingExists(override) ? override : guessed.encoding;
   let head = iconv.decode(raw, encoding);
   if (head.charCodeAt(0) === 0xfeff) head = head.slice(1);
-  return { encoding, bom: guessed.bom, head, empty: raw.length === 0 };
+  return { encoding, bom: guessed.bom, head, empty: raw.length === 0, truncated: raw.length === HEAD_BYTES };
 }
 
 /** The file decoded to text (BOM stripped), streamed. */

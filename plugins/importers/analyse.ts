@@ -1,9 +1,13 @@
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { WorkerPool } from '../../kernel/pool.js';
 import type { ImportFormat, ImportParseSummary, ImportProfile, ImportSample } from '../../kernel/registries/contracts.js';
 import { DIST_ROOT } from '../../kernel/version.js';
 import type { TaskResult } from '../../workers/tasks.js';
-import { ImportFormatMismatchError, ImportFormatUnknownError } from './errors.js';
+import { ImportFormatMismatchError, ImportFormatUnknownError, ImportLimitExceededError } from './errors.js';
+import { parseImporterOptions, type ImporterOptions } from './options.js';
+import { LIMIT_ISSUE_CODE, limitSetting, type ImportLimits } from '../../workers/import/limits.js';
+import type { ProfiledUpload } from '../../workers/import/profile.js';
 import { readHead } from '../../workers/import/read-head.js';
 
 export const PROFILE_TASK_FILE = join(DIST_ROOT, 'workers', 'import', 'profile.js');
@@ -33,6 +37,51 @@ export function confidenceOf(format: ImportFormat, sample: ImportSample): number
   }
 }
 
+/** The limits an analysis runs under, and the CSV strict-mode default (plugins.options.importers, IMPORT_* variables). */
+export type AnalysisLimits = Pick<ImporterOptions, keyof ImportLimits | 'analysisTimeoutMs' | 'csvStrict'>;
+
+/** The instance's limits when the caller passes none: the defaults, with the IMPORT_* variables applied. */
+function defaultLimits(): ImporterOptions {
+  try {
+    return parseImporterOptions(undefined, process.env);
+  } catch {
+    return parseImporterOptions(undefined, {});
+  }
+}
+
+function resolveLimits(given: Partial<AnalysisLimits> | undefined): AnalysisLimits {
+  const base = defaultLimits();
+  const pick = <K extends keyof AnalysisLimits>(k: K): AnalysisLimits[K] => (given?.[k] ?? base[k]) as AnalysisLimits[K];
+  return {
+    maxDecompressedBytes: pick('maxDecompressedBytes'), maxCompressionRatio: pick('maxCompressionRatio'), maxArchiveEntries: pick('maxArchiveEntries'),
+    maxLineBytes: pick('maxLineBytes'), analysisTimeoutMs: pick('analysisTimeoutMs'), csvStrict: pick('csvStrict'),
+  };
+}
+
+/** A request field's yes/no (`strict=true`), or undefined when it is absent or neither. */
+function flag(value: unknown): boolean | undefined {
+  if (typeof value === 'boolean') return value;
+  if (typeof value !== 'string') return undefined;
+  if (/^(1|true|yes|on)$/i.test(value.trim())) return true;
+  if (/^(0|false|no|off)$/i.test(value.trim())) return false;
+  return undefined;
+}
+
+type LimitedIssue = { code: string; message: string; limit?: unknown };
+/** A task's refusal for a limit becomes the 413 answer. */
+function throwIfLimit(result: { ok: false; issues: LimitedIssue[] }): void {
+  const issue = result.issues.find((i) => i.code === LIMIT_ISSUE_CODE);
+  if (issue) throw new ImportLimitExceededError(String(issue.limit ?? 'limit'), issue.message);
+}
+
+/** The job folder of a refused upload: removed now, and once more shortly after (an aborted worker may still be stopping). */
+async function removeJobFolder(workDir: string, again: boolean): Promise<void> {
+  await rm(workDir, { recursive: true, force: true, maxRetries: 3 }).catch(() => undefined);
+  if (again) setTimeout(() => void rm(workDir, { recursive: true, force: true, maxRetries: 3 }).catch(() => undefined), 1000).unref();
+}
+
+const seconds = (ms: number) => `${+(ms / 1000).toFixed(1)} s`;
+
 const emptySummary = (): ImportParseSummary => ({ counts: {}, fields: {}, warnings: [], blockedReasons: [] });
 const issuesText = (r: { ok: false; issues: Array<{ message: string }> }) => r.issues.map((i) => i.message).join('; ');
 
@@ -40,51 +89,89 @@ const issuesText = (r: { ok: false; issues: Array<{ message: string }> }) => r.i
  * Detection then parsing, both off the event loop: the profile task reads the whole upload in the pool,
  * each registered format's detect(sample) scores it here (the request's hint wins when it scores above
  * 0), and the chosen format's parse task writes the spool file and returns the summary.
+ *
+ * Limits: both tasks run under one deadline (analysisTimeoutMs; past it they are aborted, a running
+ * worker terminated) and get the size limits (decompressed bytes, compression ratio, archive entries,
+ * line length) in their input. A limit reached throws ImportLimitExceededError (413), and any throw
+ * removes the upload's job folder. An empty upload (0 bytes, only whitespace, an archive without entries)
+ * is blocked as "The file is empty." whatever its name. `limits` defaults to the IMPORT_* variables over
+ * the defaults; `fields` are the request's own options (`strict` for CSV).
  */
 export async function analyseUpload(
-  deps: { pool: WorkerPool; formats: FormatsView; maxDepth: number },
-  input: { path: string; filename: string; size: number; workDir: string; spoolPath: string; hint?: string },
+  deps: { pool: WorkerPool; formats: FormatsView; maxDepth: number; limits?: Partial<AnalysisLimits> },
+  input: { path: string; filename: string; size: number; workDir: string; spoolPath: string; hint?: string; fields?: Record<string, unknown> },
   onStep: (step: 'detecting' | 'parsing') => void = () => undefined,
 ): Promise<Analysis> {
   const { pool, formats, maxDepth } = deps;
-  const hinted = input.hint ? formats.get(input.hint) : undefined;
-  if (input.hint && !hinted) throw new ImportFormatUnknownError(input.hint, formats.list().map((f) => f.format));
-  onStep('detecting');
-  const profiled = await pool.run<TaskResult<ImportProfile>>('importProfile', { path: input.path, filename: input.filename, maxDepth }, PROFILE_TASK_FILE);
-  const warnings: Analysis['warnings'] = [];
-  if (!profiled.ok) return { format: null, confidence: 0, profile: null, summary: emptySummary(), warnings, blockedReasons: [`The upload could not be read: ${issuesText(profiled)}`] };
-  const profile = profiled.value;
-  if (profile.archive?.rejected.length) {
-    const shown = profile.archive.rejected.slice(0, 10).join(', ');
-    warnings.push({ message: `${profile.archive.rejected.length} archive entr${profile.archive.rejected.length === 1 ? 'y' : 'ies'} with unsafe paths or links refused (never extracted): ${shown}` });
+  const limits = resolveLimits(deps.limits);
+  const controller = new AbortController();
+  // setTimeout takes at most 2^31-1 ms (past it Node fires at once).
+  const timer = setTimeout(() => controller.abort(), Math.min(limits.analysisTimeoutMs, 2 ** 31 - 1));
+  const run = <T>(name: string, payload: unknown, file: string) => pool.run<T>(name, payload, file, { signal: controller.signal });
+  try {
+    return await analyse();
+  } catch (err) {
+    await removeJobFolder(input.workDir, controller.signal.aborted);
+    if (controller.signal.aborted && !(err instanceof ImportLimitExceededError)) {
+      throw new ImportLimitExceededError('analysisTimeoutMs', `analysis took longer than ${seconds(limits.analysisTimeoutMs)} ${limitSetting('analysisTimeoutMs')}`);
+    }
+    throw err;
+  } finally {
+    clearTimeout(timer);
   }
-  const sample: ImportSample = { filename: input.filename, size: input.size, head: await readHead(input.path, HEAD_BYTES), profile };
-  let format: ImportFormat | undefined;
-  let confidence = 0;
-  if (hinted) {
-    confidence = confidenceOf(hinted, sample);
-    if (confidence === 0) throw new ImportFormatMismatchError(`The upload is not in the format '${hinted.format}' (its detector gives it no confidence); omit format to auto-detect`);
-    format = hinted;
-  } else {
-    for (const candidate of formats.list()) {
-      const c = confidenceOf(candidate, sample);
-      if (c > confidence) {
-        confidence = c;
-        format = candidate;
+
+  async function analyse(): Promise<Analysis> {
+    const hinted = input.hint ? formats.get(input.hint) : undefined;
+    if (input.hint && !hinted) throw new ImportFormatUnknownError(input.hint, formats.list().map((f) => f.format));
+    const taskLimits: ImportLimits = {
+      maxDecompressedBytes: limits.maxDecompressedBytes, maxCompressionRatio: limits.maxCompressionRatio,
+      maxArchiveEntries: limits.maxArchiveEntries, maxLineBytes: limits.maxLineBytes,
+    };
+    onStep('detecting');
+    const profiled = await run<TaskResult<ProfiledUpload>>('importProfile', { path: input.path, filename: input.filename, maxDepth, limits: taskLimits }, PROFILE_TASK_FILE);
+    const warnings: Analysis['warnings'] = [];
+    if (!profiled.ok) {
+      throwIfLimit(profiled);
+      return { format: null, confidence: 0, profile: null, summary: emptySummary(), warnings, blockedReasons: [`The upload could not be read: ${issuesText(profiled)}`] };
+    }
+    const { empty, ...profile } = profiled.value;
+    if (empty) return { format: null, confidence: 0, profile, summary: emptySummary(), warnings, blockedReasons: ['The file is empty.'] };
+    if (profile.archive?.rejected.length) {
+      const shown = profile.archive.rejected.slice(0, 10).join(', ');
+      warnings.push({ message: `${profile.archive.rejected.length} archive entr${profile.archive.rejected.length === 1 ? 'y' : 'ies'} with unsafe paths or links refused (never extracted): ${shown}` });
+    }
+    const sample: ImportSample = { filename: input.filename, size: input.size, head: await readHead(input.path, HEAD_BYTES), profile };
+    let format: ImportFormat | undefined;
+    let confidence = 0;
+    if (hinted) {
+      confidence = confidenceOf(hinted, sample);
+      if (confidence === 0) throw new ImportFormatMismatchError(`The upload is not in the format '${hinted.format}' (its detector gives it no confidence); omit format to auto-detect`);
+      format = hinted;
+    } else {
+      for (const candidate of formats.list()) {
+        const c = confidenceOf(candidate, sample);
+        if (c > confidence) {
+          confidence = c;
+          format = candidate;
+        }
       }
     }
+    if (!format) {
+      const kind = profile.container === 'tar' ? 'archive' : profile.kind;
+      return { format: null, confidence: 0, profile, summary: emptySummary(), warnings, blockedReasons: [`No import format recognises this upload (${kind}); GET /api/importers/sources lists the formats`] };
+    }
+    onStep('parsing');
+    const strict = flag(input.fields?.strict) ?? limits.csvStrict;
+    const parsed = await run<TaskResult<ImportParseSummary>>(
+      format.parseTask,
+      { path: input.path, filename: input.filename, workDir: input.workDir, spoolPath: input.spoolPath, profile, maxDepth, options: { limits: taskLimits, strict } },
+      format.taskFile,
+    );
+    if (!parsed.ok) {
+      throwIfLimit(parsed);
+      return { format: format.format, confidence, profile, summary: emptySummary(), warnings, blockedReasons: [`The ${format.label} parser refused the upload: ${issuesText(parsed)}`] };
+    }
+    const summary = parsed.value;
+    return { format: format.format, confidence, profile, summary, warnings: [...warnings, ...summary.warnings], blockedReasons: [...summary.blockedReasons] };
   }
-  if (!format) {
-    const kind = profile.container === 'tar' ? 'archive' : profile.kind;
-    return { format: null, confidence: 0, profile, summary: emptySummary(), warnings, blockedReasons: [`No import format recognises this upload (${kind}); GET /api/importers/sources lists the formats`] };
-  }
-  onStep('parsing');
-  const parsed = await pool.run<TaskResult<ImportParseSummary>>(
-    format.parseTask,
-    { path: input.path, filename: input.filename, workDir: input.workDir, spoolPath: input.spoolPath, profile, maxDepth },
-    format.taskFile,
-  );
-  if (!parsed.ok) return { format: format.format, confidence, profile, summary: emptySummary(), warnings, blockedReasons: [`The ${format.label} parser refused the upload: ${issuesText(parsed)}`] };
-  const summary = parsed.value;
-  return { format: format.format, confidence, profile, summary, warnings: [...warnings, ...summary.warnings], blockedReasons: [...summary.blockedReasons] };
 }

@@ -57,3 +57,15 @@ export class ImportJobNotFoundError extends AppError {
 }
 
 defineErrorCode('IMPORT_FAILED', 500, 'An import run failed part-way (sent as the `error` event of the import stream; the job view carries the reason).');
+
+defineErrorCode(
+  'IMPORT_LIMIT_EXCEEDED',
+  413,
+  'The upload goes past an import limit (decompressed size, compression ratio, archive entries, line length or analysis time); the message and `limit` name the setting (plugins.options.importers, IMPORT_* variables). Nothing of it is kept.',
+);
+/** A hostile or oversized upload refused while it was analysed: `limit` is the option's name (maxDecompressedBytes...). */
+export class ImportLimitExceededError extends AppError {
+  constructor(readonly limit: string, message: string) {
+    super('IMPORT_LIMIT_EXCEEDED', 413, `The upload is refused: ${message}`, { extra: { limit } });
+  }
+}

@@ -100,8 +100,8 @@ export class ImportersService {
 
   async analyse(upload: ReceivedUpload, hint: string | undefined, onStep?: (step: 'detecting' | 'parsing') => void): Promise<Analysis> {
     return analyseUpload(
-      { pool: this.deps.pool, formats: this.deps.formats, maxDepth: this.deps.options.maxDepth },
-      { path: upload.filePath, filename: upload.filename, size: upload.size, workDir: upload.workDir, spoolPath: upload.spoolPath, hint: hint || undefined },
+      { pool: this.deps.pool, formats: this.deps.formats, maxDepth: this.deps.options.maxDepth, limits: this.deps.options },
+      { path: upload.filePath, filename: upload.filename, size: upload.size, workDir: upload.workDir, spoolPath: upload.spoolPath, hint: hint || undefined, fields: upload.fields },
       onStep,
     );
   }
@@ -253,8 +253,11 @@ export class ImportersService {
         return 'interrupted';
       }
       const kept = await this.dropEmptyScaffolds(plan.identity, outcome.scaffolded);
+      const summary = JSON.parse(upload.summary) as ImportParseSummary;
+      // Records the parser refused (CSV strict mode) count as failed; each has its line-numbered warning.
+      for (const [entity, n] of Object.entries(summary.refused ?? {})) if (outcome.results[entity] && n > 0) outcome.results[entity].failed += n;
       // The analysis's per-line warnings (malformed rows...) stay with the result, after the run's own.
-      const parsed = (JSON.parse(upload.summary) as ImportParseSummary).warnings ?? [];
+      const parsed = summary.warnings ?? [];
       const warnings = [...kept, ...outcome.warnings, ...parsed.map((w) => ({ ...w, message: `while reading: ${w.message}` }))].slice(0, 400);
       await store.jobs.update(
         { status: 'completed', processed: outcome.processed, results: JSON.stringify(outcome.results), warnings: JSON.stringify(warnings), completed_at: Date.now() },

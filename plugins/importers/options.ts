@@ -20,6 +20,18 @@ const schema = z.object({
   /** Largest attachment fetched, in bytes. */
   fetchMaxBytes: z.number().int().positive().default(50 * 1024 * 1024),
   fetchTimeoutMs: z.number().int().min(1000).max(300_000).default(30_000),
+  /** Most bytes an archive or gzip stream may expand to, in total (IMPORT_MAX_DECOMPRESSED_BYTES), default 2 GiB. */
+  maxDecompressedBytes: z.number().int().positive().default(2 * 1024 * 1024 * 1024),
+  /** Most decompressed bytes per compressed byte once the first MiB came out (IMPORT_MAX_COMPRESSION_RATIO), default 200. */
+  maxCompressionRatio: z.number().positive().default(200),
+  /** Most entries an archive may hold (IMPORT_MAX_ARCHIVE_ENTRIES), default 100,000. */
+  maxArchiveEntries: z.number().int().positive().default(100_000),
+  /** Longest CSV record, NDJSON line or JSON string/key/number in bytes (IMPORT_MAX_LINE_BYTES), default 1 MiB. */
+  maxLineBytes: z.number().int().positive().default(1024 * 1024),
+  /** Wall time of one analysis (profile + parse in the pool) before it is aborted (IMPORT_ANALYSIS_TIMEOUT_MS), default 120 s. */
+  analysisTimeoutMs: z.number().int().min(100).default(120_000),
+  /** CSV strict mode by default (IMPORT_CSV_STRICT): rows with too many or too few fields or stray quotes are refused, not imported. A request's `strict` field wins. */
+  csvStrict: z.boolean().default(false),
 });
 export type ImporterOptions = z.output<typeof schema>;
 
@@ -36,6 +48,12 @@ export function parseImporterOptions(raw: unknown, env: NodeJS.ProcessEnv = proc
   };
   out.maxBytes = Math.floor(num('IMPORT_MAX_BYTES') ?? out.maxBytes);
   out.retentionHours = num('IMPORT_RETENTION_HOURS') ?? out.retentionHours;
+  out.maxDecompressedBytes = Math.floor(num('IMPORT_MAX_DECOMPRESSED_BYTES') ?? out.maxDecompressedBytes);
+  out.maxCompressionRatio = num('IMPORT_MAX_COMPRESSION_RATIO') ?? out.maxCompressionRatio;
+  out.maxArchiveEntries = Math.floor(num('IMPORT_MAX_ARCHIVE_ENTRIES') ?? out.maxArchiveEntries);
+  out.maxLineBytes = Math.floor(num('IMPORT_MAX_LINE_BYTES') ?? out.maxLineBytes);
+  out.analysisTimeoutMs = Math.floor(num('IMPORT_ANALYSIS_TIMEOUT_MS') ?? out.analysisTimeoutMs);
+  if (env.IMPORT_CSV_STRICT) out.csvStrict = /^(1|true|yes|on)$/i.test(env.IMPORT_CSV_STRICT);
   if (env.IMPORT_FETCH_REMOTE) out.fetchRemote = /^(1|true|yes)$/i.test(env.IMPORT_FETCH_REMOTE);
   if (env.IMPORT_FETCH_ALLOW_PRIVATE) out.fetchAllowPrivate = /^(1|true|yes)$/i.test(env.IMPORT_FETCH_ALLOW_PRIVATE);
   return out;

@@ -44,8 +44,15 @@ export const importerRoutes: RouteDefinition[] = [
     description:
       'The upload is streamed into a job folder (<data>/imports/<uploadId>/); the profile and the parse run in the worker pool. valid is false (still 200) when ' +
       'no format recognises the file or the parser reports blocked reasons. A format hint that is not registered -> 400 IMPORT_FORMAT_UNKNOWN; one whose detector ' +
-      'gives the file no confidence -> 400 IMPORT_FORMAT_MISMATCH. Over IMPORT_MAX_BYTES -> 413. Answers uploadId for preview.',
-    request: { multipart: z.object({ file: multipartFile('the export to import'), format: z.string().max(64).optional().describe('format hint (GET /api/importers/sources)') }) },
+      'gives the file no confidence -> 400 IMPORT_FORMAT_MISMATCH. Over IMPORT_MAX_BYTES -> 413. Past a parse limit (decompressed size, compression ratio, ' +
+      'archive entries, line length, analysis time) -> 413 IMPORT_LIMIT_EXCEEDED naming the limit, with nothing kept. An empty file is valid: false with ' +
+      '"The file is empty.". Answers uploadId for preview.',
+    request: {
+      multipart: z.object({
+        file: multipartFile('the export to import'), format: z.string().max(64).optional().describe('format hint (GET /api/importers/sources)'),
+        strict: z.enum(['true', 'false']).optional().describe('CSV: refuse malformed rows (wrong field count, stray quotes) instead of keeping them with warnings; default importers.csvStrict (false)'),
+      }),
+    },
     response: z.object({
       valid: z.boolean(), detectedFormat: z.string().nullable(), confidence: z.number(), summary: z.record(z.string(), z.number()), acfFields: z.array(z.string()),
       warnings: z.array(warning), blockedReasons: z.array(z.string()), uploadId: z.string(),
@@ -109,7 +116,7 @@ export const importerRoutes: RouteDefinition[] = [
     request: {
       multipart: z.object({
         file: multipartFile('the export to import'), format: z.string().max(64).optional(), collection: z.string().max(48).optional(),
-        scaffold: z.enum(['true', 'false']).optional(),
+        scaffold: z.enum(['true', 'false']).optional(), strict: z.enum(['true', 'false']).optional().describe('CSV strict mode (see validate)'),
       }),
     },
     handler: ({ ctx, identity, scope }) => streamImport(ctx, identity, service(scope)),

@@ -2,19 +2,24 @@
  * Safe extraction of an uploaded tar archive (gzip-compressed or not) into a job's folder, inside a
  * worker. Entries stream one by one (never the whole archive in memory); nothing is written outside
  * the destination: paths with `..`, absolute paths, links, devices and FIFOs are refused and reported;
- * macOS junk (AppleDouble `._name`, `__MACOSX/`, `.DS_Store`) is skipped and reported; the total bytes
- * written and the number of entries are capped. Worker-side only (no kernel imports).
+ * macOS junk (AppleDouble `._name`, `__MACOSX/`, `.DS_Store`) is skipped and reported; the bytes the
+ * archive decompresses to (skipped entries included), the compression ratio and the number of entries
+ * are capped (workers/import/limits.ts). Worker-side only (no kernel imports).
  */
-import { createReadStream, createWriteStream, mkdirSync } from 'node:fs';
+import { createWriteStream, mkdirSync } from 'node:fs';
 import { finished } from 'node:stream/promises';
 import { resolve, sep, join } from 'node:path';
 import { Parser, type ReadEntry } from 'tar';
+import { DEFAULT_IMPORT_LIMITS, EntryCounter, formatBytes, ImportLimitError, isLimitError, tarBytes, type LimitName } from './limits.js';
+import { readHead } from './read-head.js';
 
 export interface ArchiveLimits {
-  /** Most bytes written in total (default 512 MiB). */
+  /** Most bytes the archive may decompress to, and be written, in total (default 2 GiB). */
   maxBytes?: number;
-  /** Most entries read, including refused ones (default 10,000). */
+  /** Most entries read, including refused ones (default 100,000). */
   maxEntries?: number;
+  /** Most decompressed bytes per compressed byte once the first MiB came out (default 200). */
+  maxRatio?: number;
 }
 
 export interface ArchiveEntryIssue {
@@ -35,9 +40,13 @@ export interface ArchiveResult {
   entries: number;
   /** Set when extraction stopped early (a limit reached, a corrupt archive); what was written stays. */
   error?: string;
+  /** Set when a limit stopped it: which one, and the message naming its setting. */
+  limit?: { limit: LimitName; message: string };
 }
 
-export const DEFAULT_ARCHIVE_LIMITS = { maxBytes: 512 * 1024 * 1024, maxEntries: 10_000 } as const;
+export const DEFAULT_ARCHIVE_LIMITS = {
+  maxBytes: DEFAULT_IMPORT_LIMITS.maxDecompressedBytes, maxEntries: DEFAULT_IMPORT_LIMITS.maxArchiveEntries, maxRatio: DEFAULT_IMPORT_LIMITS.maxCompressionRatio,
+} as const;
 
 const FILE_TYPES = new Set(['File', 'OldFile', 'ContiguousFile']);
 const LINK_TYPES = new Set(['Link', 'SymbolicLink']);
@@ -63,18 +72,29 @@ export function isOsJunk(segments: string[]): boolean {
  * Extracts `archivePath` into `destDir` (created if missing). Never throws for a bad archive: the
  * problem comes back in `error`, refused entries in `rejected`.
  */
-export function extractArchive(archivePath: string, destDir: string, limits: ArchiveLimits = {}): Promise<ArchiveResult> {
+export async function extractArchive(archivePath: string, destDir: string, limits: ArchiveLimits = {}): Promise<ArchiveResult> {
   const maxBytes = limits.maxBytes ?? DEFAULT_ARCHIVE_LIMITS.maxBytes;
   const maxEntries = limits.maxEntries ?? DEFAULT_ARCHIVE_LIMITS.maxEntries;
+  const maxRatio = limits.maxRatio ?? DEFAULT_ARCHIVE_LIMITS.maxRatio;
   const root = resolve(destDir);
   mkdirSync(root, { recursive: true });
   const result: ArchiveResult = { files: [], rejected: [], skipped: [], bytes: 0, entries: 0 };
   const writes: Array<Promise<void>> = [];
   const open = new Set<NodeJS.WritableStream & { destroy(): void }>();
+  let head: Buffer;
+  try {
+    head = await readHead(archivePath, 2);
+  } catch (err) {
+    return { ...result, error: `cannot read the archive: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}` };
+  }
+  const gzip = head.length === 2 && head[0] === 0x1f && head[1] === 0x8b;
+  const counter = new EntryCounter(maxEntries);
+  const tooBig = () => new ImportLimitError('maxDecompressedBytes', `decompressed size over ${formatBytes(maxBytes)}`);
 
   return new Promise<ArchiveResult>((done) => {
     let settled = false;
-    const source = createReadStream(archivePath);
+    // Decompressed here, counted against the size and ratio limits (skipped entries' bytes too).
+    const source = tarBytes(archivePath, gzip, { maxDecompressedBytes: maxBytes, maxCompressionRatio: maxRatio, maxArchiveEntries: maxEntries, maxLineBytes: DEFAULT_IMPORT_LIMITS.maxLineBytes });
     const parser = new Parser({
       strict: false,
       // Unknown pax keywords (LIBARCHIVE.xattr.*) and similar are harmless: not worth a warning each.
@@ -90,7 +110,8 @@ export function extractArchive(archivePath: string, destDir: string, limits: Arc
       source.destroy();
       void Promise.allSettled(writes).then(() => done(result));
     };
-    const stop = (error: string) => {
+    const stop = (error: string, limit?: unknown) => {
+      if (isLimitError(limit)) result.limit ??= { limit: limit.limit, message: limit.message };
       result.error ??= error;
       // Files still being written are cut short: their entries are reported as refused.
       for (const out of open) out.destroy();
@@ -100,9 +121,11 @@ export function extractArchive(archivePath: string, destDir: string, limits: Arc
     parser.on('entry', (entry: ReadEntry) => {
       if (settled) return void entry.resume();
       result.entries++;
-      if (result.entries > maxEntries) {
+      try {
+        counter.next();
+      } catch (err) {
         entry.resume();
-        return stop(`archive has more than ${maxEntries} entries`);
+        return stop(`archive has more than ${maxEntries} entries`, err);
       }
       const checked = checkEntryPath(entry.path);
       if ('reason' in checked) {
@@ -143,7 +166,7 @@ export function extractArchive(archivePath: string, destDir: string, limits: Arc
       }
       if (result.bytes + entry.size > maxBytes) {
         entry.resume();
-        return stop(`archive expands to more than ${maxBytes} bytes`);
+        return stop(`archive expands to more than ${maxBytes} bytes`, tooBig());
       }
       try {
         mkdirSync(join(target, '..'), { recursive: true });
@@ -157,7 +180,7 @@ export function extractArchive(archivePath: string, destDir: string, limits: Arc
       entry.on('data', (chunk: Buffer) => {
         result.bytes += chunk.length;
         // The header's size is checked above; this catches an entry whose data runs past it.
-        if (result.bytes > maxBytes) return stop(`archive expands to more than ${maxBytes} bytes`);
+        if (result.bytes > maxBytes) return stop(`archive expands to more than ${maxBytes} bytes`, tooBig());
         if (!out.write(chunk)) {
           entry.pause();
           out.once('drain', () => entry.resume());
@@ -180,7 +203,10 @@ export function extractArchive(archivePath: string, destDir: string, limits: Arc
     });
     parser.on('error', (err: Error) => stop(`archive is not a readable tar file: ${err.message}`));
     parser.on('end', () => finish());
-    source.on('error', (err: NodeJS.ErrnoException) => stop(`cannot read the archive: ${err.code ?? err.message}`));
+    source.on('error', (err: NodeJS.ErrnoException) => {
+      if (isLimitError(err)) stop(err.limit === 'maxDecompressedBytes' ? `archive expands to more than ${maxBytes} bytes` : err.message, err);
+      else stop(`cannot read the archive: ${err.code ?? err.message}`);
+    });
     source.pipe(parser);
   });
 }

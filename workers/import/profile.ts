@@ -7,16 +7,20 @@
  */
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { createInterface } from 'node:readline';
 import { Readable } from 'node:stream';
 import chardet from 'chardet';
-import { parse as csvParse } from 'csv-parse';
+import { parse as csvParse, type Options as CsvOptions } from 'csv-parse';
 import iconv from 'iconv-lite';
 import { SaxesParser } from 'saxes';
 import streamJson from 'stream-json';
 import { Parser as TarParser, type ReadEntry } from 'tar';
 import type { ImportProfile } from '../../kernel/registries/contracts.js';
 import type { TaskResult } from '../tasks.js';
+import {
+  EntryCounter, formatBytes, ImportLimitError, isLimitError, JsonTokenGuard, limitFailure, limitsOf, readLines, tarBytes, type ImportLimits,
+} from './limits.js';
+import { LineIndex } from './csv-lines.js';
+import { looksLikeNdjson, looksLikeNdjsonLines } from './ndjson-sniff.js';
 import { readHead } from './read-head.js';
 
 export interface ImportProfileInput {
@@ -24,7 +28,12 @@ export interface ImportProfileInput {
   filename: string;
   /** Deepest JSON nesting read; past it the JSON parse stops (the profile keeps what it saw). */
   maxDepth?: number;
+  /** Size limits (decompressed bytes, ratio, archive entries, line length); the defaults for those left out. */
+  limits?: Partial<ImportLimits>;
 }
+
+/** The profile, and whether the upload is empty (0 bytes, only whitespace, or an archive without entries). */
+export type ProfiledUpload = ImportProfile & { empty?: boolean };
 
 type JsonProfile = NonNullable<ImportProfile['json']>;
 
@@ -35,8 +44,6 @@ const MAX_ELEMENTS = 200;
 const MAX_ARCHIVE_ENTRIES = 2000;
 /** Archive members up to this size that end in .json are profiled as JSON. */
 const MAX_JSON_MEMBER = 16 * 1024 * 1024;
-/** NDJSON lines longer than this are counted but not parsed for keys. */
-const MAX_SAMPLE_LINE = 1024 * 1024;
 const DELIMITERS = [',', ';', '\t', '|'];
 
 const ok = <T>(value: T): TaskResult<T> => ({ ok: true, value });
@@ -83,7 +90,7 @@ interface Frame {
 }
 
 /** Profiles a JSON document from a byte or text stream with stream-json: structure, records, bounded depth. */
-export function profileJson(source: Readable, maxDepth: number, destroySource = true): Promise<JsonProfile> {
+export function profileJson(source: Readable, maxDepth: number, destroySource = true, maxTokenBytes = limitsOf().maxLineBytes): Promise<JsonProfile> {
   const out: JsonProfile = { root: 'scalar', topKeys: [], recordsPath: null, recordCount: 0, recordKeys: [], recordTypes: [], maxDepth: 0 };
   const keys = new Set<string>();
   const types = new Set<string>();
@@ -94,17 +101,21 @@ export function profileJson(source: Readable, maxDepth: number, destroySource = 
   let recordsSeen = 0;
   let typeKeyPending = false;
 
-  return new Promise((resolve) => {
-    const parser = streamJson.parser({ streamValues: false });
+  return new Promise((resolve, reject) => {
+    // Long strings, keys and numbers arrive in chunks, so the guard refuses one past the limit before it is whole.
+    const parser = streamJson.parser({ streamValues: true, packValues: true });
+    const guard = new JsonTokenGuard(maxTokenBytes);
     let done = false;
-    const finish = () => {
+    const finish = (err?: unknown) => {
       if (done) return;
       done = true;
       out.recordKeys = [...keys];
       out.recordTypes = [...types];
       source.unpipe?.(parser);
       if (destroySource) source.destroy?.();
-      resolve(out);
+      parser.destroy();
+      if (isLimitError(err)) reject(err);
+      else resolve(out);
     };
     const inRecords = () => recordsDepth >= 0 && stack.length === recordsDepth;
     const inRecord = () => recordsDepth >= 0 && stack.length === recordsDepth + 1 && recordsSeen <= MAX_RECORD_SAMPLES;
@@ -128,6 +139,11 @@ export function profileJson(source: Readable, maxDepth: number, destroySource = 
 
     parser.on('data', (token: { name: string; value?: unknown }) => {
       if (done) return;
+      try {
+        if (guard.see(token)) return;
+      } catch (err) {
+        return finish(err);
+      }
       switch (token.name) {
         case 'startObject':
         case 'startArray': {
@@ -182,24 +198,23 @@ export function profileJson(source: Readable, maxDepth: number, destroySource = 
         }
       }
     });
-    parser.on('error', finish);
-    parser.on('end', finish);
-    source.on('error', finish);
+    parser.on('error', () => finish());
+    parser.on('end', () => finish());
+    source.on('error', (err: Error) => finish(err));
     source.pipe(parser);
   });
 }
 
 // ---------------------------------------------------------------- NDJSON
 
-async function profileNdjson(path: string, encoding: string): Promise<NonNullable<ImportProfile['ndjson']>> {
+async function profileNdjson(path: string, encoding: string, maxLineBytes: number): Promise<NonNullable<ImportProfile['ndjson']>> {
   const keys = new Set<string>();
   const types = new Set<string>();
   let lines = 0;
-  const rl = createInterface({ input: decoded(path, encoding), crlfDelay: Infinity });
-  for await (const line of rl) {
+  for await (const { text: line } of readLines(decoded(path, encoding), maxLineBytes, 'NDJSON line')) {
     if (!line.trim()) continue;
     lines++;
-    if (lines > MAX_RECORD_SAMPLES || line.length > MAX_SAMPLE_LINE) continue;
+    if (lines > MAX_RECORD_SAMPLES) continue;
     try {
       const value = JSON.parse(line) as unknown;
       if (value && typeof value === 'object' && !Array.isArray(value)) {
@@ -214,16 +229,25 @@ async function profileNdjson(path: string, encoding: string): Promise<NonNullabl
   return { lines, recordKeys: [...keys], recordTypes: [...types] };
 }
 
-/** NDJSON when the first non-empty line is a whole JSON object and another line follows. */
-function isNdjson(text: string): boolean {
-  const lines = text.split(/\r?\n/).filter((l) => l.trim());
-  if (lines.length < 2) return false;
+/**
+ * NDJSON when most of the first non-empty lines are whole JSON objects (see ndjson-sniff). When the head
+ * holds fewer than two whole lines (long lines), the first lines are read from the file (each bounded).
+ */
+async function isNdjson(path: string, encoding: string, text: string, truncated: boolean, maxLineBytes: number): Promise<boolean> {
+  const complete = text.split(/\r\n|\r|\n/).filter((l) => l.trim());
+  if (!truncated || complete.length > 2) return looksLikeNdjson(text, truncated);
+  const lines: string[] = [];
   try {
-    const first = JSON.parse(lines[0]!) as unknown;
-    return first !== null && typeof first === 'object' && lines[1]!.trim().startsWith('{');
-  } catch {
-    return false;
+    for await (const { text: line } of readLines(decoded(path, encoding), maxLineBytes, 'NDJSON line')) {
+      if (line.trim()) lines.push(line);
+      if (lines.length >= 20) break;
+    }
+  } catch (err) {
+    // A first line past the line limit: one large JSON document (its own limits apply when it is read), not NDJSON.
+    if (isLimitError(err)) return false;
+    throw err;
   }
+  return looksLikeNdjsonLines(lines);
 }
 
 // ---------------------------------------------------------------- XML
@@ -305,12 +329,28 @@ export function sniffDelimiter(text: string, filename: string): string | null {
   return best?.d ?? null;
 }
 
-async function profileDelimited(path: string, encoding: string, delimiter: string): Promise<NonNullable<ImportProfile['delimited']>> {
+async function profileDelimited(path: string, encoding: string, delimiter: string, maxLineBytes: number): Promise<NonNullable<ImportProfile['delimited']>> {
   let header: string[] = [];
   let records = 0;
-  const parser = decoded(path, encoding).pipe(
-    csvParse({ delimiter, relax_column_count: true, relax_quotes: true, skip_empty_lines: true, skip_records_with_error: true }),
-  );
+  let tooLong: ImportLimitError | null = null;
+  // Where records start, for the line a refusal names (csv-parse's own count drifts).
+  const index = new LineIndex(false);
+  let prevEnd = 0;
+  const parser = csvParse({
+    delimiter, relax_column_count: true, relax_quotes: true, skip_empty_lines: true, skip_records_with_error: true, max_record_size: maxLineBytes,
+    on_record: (record: string[], context: { bytes: number }) => {
+      prevEnd = context.bytes;
+      index.forget(prevEnd);
+      return record;
+    },
+    on_skip: (err: { code?: string } | undefined) => {
+      if (err?.code === 'CSV_MAX_RECORD_SIZE') {
+        tooLong ??= new ImportLimitError('maxLineBytes', `CSV record over ${formatBytes(maxLineBytes)} at line ${index.startLine(prevEnd, Infinity)}`);
+        parser.destroy();
+      }
+    },
+  } as unknown as CsvOptions);
+  decoded(path, encoding).pipe(index).pipe(parser);
   try {
     for await (const record of parser as AsyncIterable<string[]>) {
       if (records === 0) header = record.map((h) => String(h).trim());
@@ -319,6 +359,7 @@ async function profileDelimited(path: string, encoding: string, delimiter: strin
   } catch {
     /* a hard parse error: what was read stands; the parse task reports details */
   }
+  if (tooLong) throw tooLong;
   return { delimiter, header, rows: Math.max(0, records - 1) };
 }
 
@@ -333,17 +374,25 @@ export function unsafeEntryPath(path: string): boolean {
 
 const SAFE_TYPES = new Set(['File', 'OldFile', 'ContiguousFile', 'Directory']);
 
-async function profileArchive(path: string, maxDepth: number): Promise<Pick<ImportProfile, 'archive' | 'kind' | 'json'> & { ok: boolean }> {
+async function profileArchive(path: string, gzip: boolean, maxDepth: number, limits: ImportLimits): Promise<Pick<ImportProfile, 'archive' | 'kind' | 'json'> & { ok: boolean; entries: number }> {
   const archive: NonNullable<ImportProfile['archive']> = { entries: [], rejected: [], jsonEntries: {} };
   const pending: Array<Promise<void>> = [];
-  let count = 0;
+  const counter = new EntryCounter(limits.maxArchiveEntries);
   let failed = false;
+  let limit: unknown = null;
   await new Promise<void>((resolve) => {
+    // Decompressed here (not by the tar parser) so every byte is counted against the size and ratio limits.
+    const input = tarBytes(path, gzip, limits);
     const parser = new TarParser({
       strict: false,
       onReadEntry: (entry: ReadEntry) => {
         const name = entry.path.replace(/^(\.\/)+/, '');
-        count++;
+        try {
+          counter.next();
+        } catch (err) {
+          entry.resume();
+          return void input.destroy(err as Error);
+        }
         if (unsafeEntryPath(entry.path) || !SAFE_TYPES.has(entry.type)) {
           if (archive.rejected.length < MAX_ARCHIVE_ENTRIES) archive.rejected.push(entry.path);
           entry.resume();
@@ -351,10 +400,16 @@ async function profileArchive(path: string, maxDepth: number): Promise<Pick<Impo
         }
         if (archive.entries.length < MAX_ARCHIVE_ENTRIES && entry.type !== 'Directory') archive.entries.push(name);
         if (entry.type !== 'Directory' && /\.json$/i.test(name) && entry.size <= MAX_JSON_MEMBER && !/(^|\/)\._/.test(name)) {
-          pending.push(profileJson(entry as unknown as Readable, maxDepth, false).then((p) => {
-            archive.jsonEntries[name] = p;
-            entry.resume();
-          }));
+          pending.push(profileJson(entry as unknown as Readable, maxDepth, false, limits.maxLineBytes).then(
+            (p) => {
+              archive.jsonEntries[name] = p;
+              entry.resume();
+            },
+            (err: unknown) => {
+              entry.resume();
+              input.destroy(err as Error);
+            },
+          ));
         } else entry.resume();
       },
     });
@@ -364,23 +419,33 @@ async function profileArchive(path: string, maxDepth: number): Promise<Pick<Impo
     parser.on('warn', () => undefined);
     parser.on('end', () => resolve());
     parser.on('close', () => resolve());
-    const input = createReadStream(path);
-    input.on('error', () => {
-      failed = true;
-      resolve();
+    input.on('error', (err: Error) => {
+      if (isLimitError(err)) limit ??= err;
+      else failed = true;
+      // What the parser holds is read to its end, so entries being profiled end too.
+      (parser as unknown as NodeJS.WritableStream).end();
+      if (limit) resolve();
     });
     input.pipe(parser as unknown as NodeJS.WritableStream);
   });
-  await Promise.all(pending);
+  if (limit) throw limit;
+  await Promise.allSettled(pending);
   const main = Object.values(archive.jsonEntries).find((j) => j && j.recordsPath !== null);
-  return { ok: count > 0 && !failed || count > 0, archive, kind: main ? 'json' : 'unknown', ...(main ? { json: main } : {}) };
+  return { ok: counter.count > 0, entries: failed ? -1 : counter.count, archive, kind: main ? 'json' : 'unknown', ...(main ? { json: main } : {}) };
+}
+
+/** Whether the whole decoded file is whitespace (its head was). */
+async function onlyWhitespace(path: string, encoding: string): Promise<boolean> {
+  for await (const chunk of decoded(path, encoding)) if (String(chunk).trim() !== '') return false;
+  return true;
 }
 
 // ---------------------------------------------------------------- the task
 
-export async function importProfile(input: ImportProfileInput): Promise<TaskResult<ImportProfile>> {
+export async function importProfile(input: ImportProfileInput): Promise<TaskResult<ProfiledUpload>> {
   if (typeof input?.path !== 'string' || typeof input?.filename !== 'string') return fail('INVALID_INPUT', 'path and filename must be strings');
   const maxDepth = Math.max(1, Math.min(input.maxDepth ?? 32, 256));
+  const limits = limitsOf({ limits: input.limits });
   let head: Buffer;
   try {
     if (!(await stat(input.path)).isFile()) return fail('NOT_A_FILE', `${input.path} is not a file`);
@@ -388,28 +453,53 @@ export async function importProfile(input: ImportProfileInput): Promise<TaskResu
   } catch (err) {
     return fail('READ_FAILED', `cannot read the upload: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
   }
+  try {
+    return ok(await profileOf(input, head, maxDepth, limits));
+  } catch (err) {
+    if (isLimitError(err)) return limitFailure(err);
+    return fail('READ_FAILED', `cannot read the upload: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+}
+
+async function profileOf(input: ImportProfileInput, head: Buffer, maxDepth: number, limits: ImportLimits): Promise<ProfiledUpload> {
+  if (head.length === 0) return { container: 'plain', encoding: 'utf-8', bom: false, kind: 'unknown', empty: true };
   if (isGzip(head) || isTar(head)) {
-    const archive = await profileArchive(input.path, maxDepth);
+    const archive = await profileArchive(input.path, isGzip(head), maxDepth, limits);
     if (archive.ok) {
-      const { ok: _ok, ...rest } = archive;
-      return ok({ container: 'tar', encoding: 'binary', bom: false, ...rest });
+      const { ok: _ok, entries: _entries, ...rest } = archive;
+      return { container: 'tar', encoding: 'binary', bom: false, ...rest };
     }
-    return ok({ container: 'plain', encoding: 'binary', bom: false, kind: 'binary' });
+    // A well-formed archive without a single entry is an empty upload.
+    return { container: 'plain', encoding: 'binary', bom: false, kind: 'binary', ...(archive.entries === 0 && isGzip(head) ? { empty: await emptyTar(input.path) } : {}) };
   }
   const { encoding, bom } = sniffEncoding(head);
   const text = iconv.decode(head, encoding, { stripBOM: true });
-  const base: ImportProfile = { container: 'plain', encoding, bom, kind: 'unknown' };
-  if (!text.trim()) return ok(base);
-  if (looksBinary(text)) return ok({ ...base, kind: 'binary' });
+  const base: ProfiledUpload = { container: 'plain', encoding, bom, kind: 'unknown' };
+  if (!text.trim()) return (await onlyWhitespace(input.path, encoding)) ? { ...base, empty: true } : base;
+  if (looksBinary(text)) return { ...base, kind: 'binary' };
   const first = text.trimStart()[0];
-  if (first === '<') return ok({ ...base, kind: 'xml', xml: await profileXml(input.path, encoding) });
+  if (first === '<') return { ...base, kind: 'xml', xml: await profileXml(input.path, encoding) };
   if (first === '{' || first === '[') {
-    if (first === '{' && isNdjson(text)) return ok({ ...base, kind: 'ndjson', ndjson: await profileNdjson(input.path, encoding) });
-    return ok({ ...base, kind: 'json', json: await profileJson(decoded(input.path, encoding), maxDepth) });
+    if (first === '{' && (await isNdjson(input.path, encoding, text, head.length === HEAD_BYTES, limits.maxLineBytes))) {
+      return { ...base, kind: 'ndjson', ndjson: await profileNdjson(input.path, encoding, limits.maxLineBytes) };
+    }
+    return { ...base, kind: 'json', json: await profileJson(decoded(input.path, encoding), maxDepth, true, limits.maxLineBytes) };
   }
   const delimiter = sniffDelimiter(text, input.filename);
-  if (delimiter) return ok({ ...base, kind: 'delimited', delimited: await profileDelimited(input.path, encoding, delimiter) });
-  return ok(base);
+  if (delimiter) return { ...base, kind: 'delimited', delimited: await profileDelimited(input.path, encoding, delimiter, limits.maxLineBytes) };
+  return base;
+}
+
+/** A gzip stream that decompresses to nothing but zero bytes (an empty tar: its two end blocks) or to nothing at all. */
+async function emptyTar(path: string): Promise<boolean> {
+  try {
+    for await (const chunk of tarBytes(path, true, { ...limitsOf(), maxDecompressedBytes: 1024 * 1024 })) {
+      if ((chunk as Buffer).some((b) => b !== 0)) return false;
+    }
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** For tests and tools: a profile of in-memory JSON text. */

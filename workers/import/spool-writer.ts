@@ -97,6 +97,8 @@ export class SpoolWriter {
 
   /** Closes the file after a failure (the summary is discarded). */
   abort(): void {
+    // A write or open still under way reports the destroyed stream as an error: nobody waits for it any more.
+    this.out.on('error', () => undefined);
     this.out.destroy();
   }
 }
