@@ -69,3 +69,5 @@ export class ImportLimitExceededError extends AppError {
     super('IMPORT_LIMIT_EXCEEDED', 413, `The upload is refused: ${message}`, { extra: { limit } });
   }
 }
+
+defineErrorCode('IMPORT_INTERRUPTED', 503, 'The instance stopped during an import (sent as the `error` event of the import stream); the run resumes as a background job on the next start: follow it at GET /api/importers/jobs/:jobId.');
