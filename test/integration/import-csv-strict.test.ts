@@ -229,7 +229,9 @@ for (const variant of DB_VARIANTS) {
         expect(r.validate.summary).to.deep.equal({ rows: 2 });
         expect(r.validate.warnings).to.deep.include({ message: 'row refused (strict mode): row has 3 fields, the header 2', line: 3 });
         expect(r.validate.warnings).to.deep.include({ message: 'row refused (strict mode): row has 1 fields, the header 2', line: 4 });
-        expect(r.job.results.rows).to.include({ imported: 2, failed: 0 });
+        // Refused rows count as failed in the run's results; their reasons are in the warnings.
+        expect(r.job.results.rows).to.include({ imported: 2, failed: 2 });
+        expect(r.job.warnings).to.deep.include({ message: 'while reading: row refused (strict mode): row has 3 fields, the header 2', line: 3 });
         expect(r.titles).to.deep.equal(['First', 'Fourth']);
       });
     });
