@@ -1,4 +1,5 @@
 import type { Context } from 'koa';
+import { NotFoundError } from '../../kernel/errors.js';
 import type { UiBuild } from './ui-build.js';
 
 /** Headers of every HTML page of the app: only its own scripts, no framing. */
@@ -55,12 +56,7 @@ export class AdminUi {
 
   sendAsset(ctx: Context, path: string): void {
     const file = this.build()?.file(path);
-    if (!file) {
-      ctx.status = 404;
-      ctx.type = 'text';
-      ctx.body = 'Not found';
-      return;
-    }
+    if (!file) throw new NotFoundError(`No asset '${path}' in the admin UI build`);
     sendFile(ctx, file.body, file.type, file.immutable ? 'public, max-age=31536000, immutable' : 'public, max-age=3600');
   }
 }

@@ -55,7 +55,8 @@ export const fieldSchema = z
     if (f.type !== 'relation' && f.collection) ctx.addIssue({ code: 'custom', path: ['collection'], message: 'only relation fields name a collection' });
     if (f.widget && !FIELD_WIDGETS[f.type].includes(f.widget)) ctx.addIssue({ code: 'custom', path: ['widget'], message: `a ${f.type} field uses ${FIELD_WIDGETS[f.type].join(' or ')}` });
     if ((f.unique || f.indexed) && NOT_INDEXABLE.includes(f.type)) ctx.addIssue({ code: 'custom', path: ['indexed'], message: `${f.type} fields cannot be indexed or unique` });
-    if (f.default !== undefined && f.default !== null) {
+    // A select without options has no value schema (its issue is reported above).
+    if (f.default !== undefined && f.default !== null && !(f.type === 'select' && !f.options)) {
       const checked = valueSchema(f as FieldDefinition).safeParse(f.default);
       if (!checked.success) ctx.addIssue({ code: 'custom', path: ['default'], message: `not a valid ${f.type}: ${checked.error.issues[0]?.message}` });
     }

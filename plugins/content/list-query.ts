@@ -40,7 +40,8 @@ export function orderFor(c: CollectionDefinition, sort: string | undefined): Ord
       if (!/^(asc|desc)$/i.test(suffix)) invalid('sort', `'${part}': use field, -field or field:asc|desc`);
       dir = suffix.toUpperCase() as 'ASC' | 'DESC';
     }
-    const system = SYSTEM_SORT[field!];
+    // Own keys only: 'constructor' or '__proto__' must not find Object.prototype members.
+    const system = Object.hasOwn(SYSTEM_SORT, field!) ? SYSTEM_SORT[field!] : undefined;
     const def = c.fields.find((f) => f.name === field);
     if (!system && (!def || UNSORTABLE.has(def.type))) invalid('sort', `cannot sort by '${field}'`);
     order.push([system ?? columnName(def!), dir]);
@@ -67,7 +68,7 @@ function condition(f: FieldDefinition, raw: unknown): unknown {
     } else if (op === 'in') {
       if (!Array.isArray(v) || v.length > 100) invalid('filter', `${f.name}.in needs an array of at most 100 values`);
       out[Op.in] = v.map((x) => one(x, 'in'));
-    } else if (OPS[op]) {
+    } else if (Object.hasOwn(OPS, op) && OPS[op]) {
       if ((op === 'gt' || op === 'gte' || op === 'lt' || op === 'lte') && UNSORTABLE.has(f.type)) invalid('filter', `${f.name}.${op} is not defined for ${f.type}`);
       out[OPS[op]!] = one(v, op);
     } else {

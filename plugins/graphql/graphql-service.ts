@@ -14,6 +14,10 @@ import { contextFor, type GraphqlContext } from './graphql-context.js';
 import { costOf, depthOf } from './limits.js';
 import type { GraphqlOptions } from './options.js';
 import { buildSchema, type BuiltSchema } from './schema-builder.js';
+import { bracketDepth } from '../../kernel/text/bracket-depth.js';
+
+/** Deepest bracket nesting a GraphQL document may have before it is parsed (the depth rule then applies its own, lower limit). */
+const MAX_DOCUMENT_NESTING = 200;
 
 export interface GraphqlRequest {
   query?: unknown;
@@ -114,11 +118,16 @@ export class GraphqlService {
     if (request.variables !== undefined && request.variables !== null && (typeof request.variables !== 'object' || Array.isArray(request.variables))) {
       return fail(requestError('VALIDATION_ERROR', 'variables must be a JSON object'));
     }
+    // graphql-js parses recursively: thousands of nested selections would overflow the stack before the depth rule runs.
+    if (bracketDepth(request.query) > MAX_DOCUMENT_NESTING) {
+      return fail(requestError('GRAPHQL_DEPTH_LIMIT', `The document nests deeper than ${MAX_DOCUMENT_NESTING} levels of brackets`));
+    }
     let document: DocumentNode;
     try {
       document = parse(request.query);
     } catch (err) {
       if (err instanceof GraphQLError) return fail(requestError('GRAPHQL_PARSE_FAILED', err.message, err));
+      if (err instanceof RangeError) return fail(requestError('GRAPHQL_DEPTH_LIMIT', 'The document is nested too deeply to parse'));
       throw err;
     }
     const schema = this.schema();

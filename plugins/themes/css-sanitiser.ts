@@ -1,5 +1,6 @@
 import * as csstree from 'css-tree';
 import type { Atrule, CssNode, Declaration, List, ListItem, Rule } from 'css-tree';
+import { bracketDepth } from '../../kernel/text/bracket-depth.js';
 
 export interface SanitisedCss {
   /** The CSS that remains (re-generated from the cleaned syntax tree; it parses without errors). */
@@ -193,6 +194,9 @@ function cleanList(list: List<CssNode>, removed: Removed): void {
   }
 }
 
+/** Deepest bracket nesting accepted in custom CSS (real stylesheets stay far below). */
+const MAX_CSS_NESTING = 64;
+
 function parseStylesheet(css: string): { ast: CssNode; errors: number } {
   let errors = 0;
   const ast = csstree.parse(css, {
@@ -217,6 +221,17 @@ function parseStylesheet(css: string): { ast: CssNode; errors: number } {
  */
 export function sanitiseCss(input: string): SanitisedCss {
   if (!input.trim()) return { css: '', removed: [] };
+  // css-tree parses and walks recursively: thousands of nested brackets would overflow the stack.
+  if (bracketDepth(input) > MAX_CSS_NESTING) return { css: '', removed: [`css nested deeper than ${MAX_CSS_NESTING} levels`] };
+  try {
+    return sanitiseParsed(input);
+  } catch (err) {
+    if (err instanceof RangeError) return { css: '', removed: ['css too complex to check'] };
+    throw err;
+  }
+}
+
+function sanitiseParsed(input: string): SanitisedCss {
   const removed: Removed = new Set();
   const { ast } = parseStylesheet(input);
   if (ast.type !== 'StyleSheet') return { css: '', removed: ['invalid css'] };

@@ -44,6 +44,17 @@ for (const variant of DB_VARIANTS) {
       expect(kept.body).to.equal('<p>é 😀</p>');
     });
 
+    it('found by the fuzz suite: inherited object keys in sort and filter, a select default without options and deep GraphQL nesting are 4xx, not 500', async () => {
+      for (const sort of ['constructor', '__proto__', '-hasOwnProperty', 'valueOf:desc']) {
+        await refused(await as(t, 'viewer').get(`/api/collections/pages?sort=${encodeURIComponent(sort)}`), /query\.sort/);
+      }
+      await refused(await as(t, 'viewer').get(`/api/collections/pages?filter=${encodeURIComponent(JSON.stringify({ title: { constructor: 'a' } }))}`), /query\.filter/);
+      await refused(await as(t, 'admin').post('/api/collections', { name: 'selects', fields: [{ name: 'kind', type: 'select', default: 'x' }] }), /options/);
+      const graphql = await t.request('/api/graphql', { method: 'POST', json: { query: `{ ${'a{'.repeat(3000)}b${'}'.repeat(3000)} }` } });
+      expect(graphql.status).to.be.within(400, 499);
+      expect(JSON.stringify(await graphql.json())).to.match(/GRAPHQL_DEPTH_LIMIT/);
+    });
+
     it('code that bypasses HTTP (the in-process SDK) cannot send a NUL to SQL either: 400 VALIDATION_ERROR, nothing written', async () => {
       const client = createLocalClient(t.kernel, systemIdentity());
       const before = (await client.entries('pages').list({ limit: 1 })).total;

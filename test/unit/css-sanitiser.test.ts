@@ -101,4 +101,10 @@ describe('css sanitiser (css-tree)', function () {
     expect(css).to.equal('.a{color:red}');
     expect(removed).to.deep.equal(['invalid declaration']);
   });
+
+  it('refuses CSS nested thousands of levels deep instead of overflowing the stack (found by the fuzz suite)', () => {
+    expect(sanitiseCss(`a { width: calc(${'('.repeat(2000)}1px${')'.repeat(2000)}) }`)).to.deep.equal({ css: '', removed: ['css nested deeper than 64 levels'] });
+    expect(sanitiseCss(`${'@media screen{'.repeat(3000)}${'}'.repeat(3000)}`).css).to.equal('');
+    expect(sanitiseCss('a { width: calc((1px + 2px) * 2) }').css).to.match(/calc/);
+  });
 });
