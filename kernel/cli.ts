@@ -14,7 +14,7 @@ const USAGE = `Usage:
   cms start                         start the service (default)
   cms plugins list [--json] [--boot]
   cms plugins describe <id> [--json] [--boot]
-  cms license [--json]              licence state of the paid dashboard widgets (boots, then stops)
+  cms <command> [--json]            a command of a plugin (e.g. cms license, from the dashboard)
 
 plugins list/describe read the manifests without running plugin code; --boot also boots the kernel
 on a free port to report each plugin's state and boot time, then stops it.`;
@@ -57,34 +57,37 @@ function printTable(rows: Array<Partial<PluginRecord> & { id: string }>): void {
   for (const l of [head, ...lines]) process.stdout.write(`${l.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd()}\n`);
 }
 
-interface LicenseStateLike {
-  widgetId: string; license: string; allowed: boolean; reason: string; trialEndsAt: string; licensee?: string; keyProblem?: string;
+/** A command contributed by a plugin (provides.cliCommands in its manifest), found without running plugin code. */
+function contributedCommand(name: string): { plugin: string } | null {
+  const tree = manifestTree();
+  const owner = tree.find((p) => p.provides?.cliCommands?.includes(name));
+  if (!owner) return null;
+  if (!owner.enabled) fail(`'cms ${name}' comes from the plugin '${owner.id}', which is disabled`);
+  return { plugin: owner.id };
 }
 
-/** `cms license`: boots on a free port, asks the dashboard plugin's `dashboardLicense` for every paid widget, stops. */
-async function licenseReport(json: boolean): Promise<void> {
+/** Boots on a free port (job runner off, logs to stderr), runs the plugin's command, stops. */
+async function runContributed(name: string, json: boolean, args: string[]): Promise<void> {
   const kernel = createKernel({ configOptions: { overrides: { port: 0, logLevel: 'warn', jobs: { enabled: false } } }, logger: createLogger('warn', process.stderr) });
   await kernel.start();
   try {
-    let license: { state(w: { id: string; license: 'freemium' | 'paid' }): Promise<LicenseStateLike>; installationTime(): Promise<number | null> };
-    try {
-      license = kernel.container.resolve('dashboardLicense');
-    } catch {
-      fail('The dashboard plugin is not enabled: no licence to show');
-    }
-    const installed = await license.installationTime();
-    const widgets = await Promise.all(kernel.registries.widgets.list().filter((w) => w.license === 'paid').map((w) => license.state(w)));
-    const report = { installedAt: installed === null ? null : new Date(installed).toISOString(), widgets };
-    if (json) return void process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
-    process.stdout.write(`Installed: ${report.installedAt ?? 'setup not complete (trial not started)'}\n`);
-    for (const w of widgets) {
-      const who = w.licensee ? ` licensee ${w.licensee}` : '';
-      const problem = w.keyProblem ? ` (configured key: ${w.keyProblem})` : '';
-      process.stdout.write(`${w.widgetId}: ${w.allowed ? 'allowed' : 'LICENSE REQUIRED'} - ${w.reason}${who}; trial ends ${w.trialEndsAt}${problem}\n`);
-    }
+    const command = kernel.registries.cliCommands.get(name);
+    if (!command) fail(`No command '${name}' was registered`);
+    await command.run({ kernel, json, args, out: (text) => void process.stdout.write(text) });
   } finally {
     await kernel.close();
   }
+}
+
+/** The usage, with the commands of the enabled plugins (from their manifests). */
+function usage(): string {
+  let extra = '';
+  try {
+    extra = manifestTree().filter((p) => p.enabled).flatMap((p) => (p.provides?.cliCommands ?? []).map((c) => `  cms ${c.padEnd(31)}(plugin ${p.id})`)).join('\n');
+  } catch {
+    // a broken configuration: the plain usage
+  }
+  return extra ? `${USAGE}\n\nCommands of plugins:\n${extra}` : USAGE;
 }
 
 async function start(): Promise<void> {
@@ -122,16 +125,17 @@ async function start(): Promise<void> {
 async function main(): Promise<void> {
   const { positionals, values } = parseArgs({ allowPositionals: true, options: { json: { type: 'boolean' }, boot: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });
   const [command = 'start', sub, id] = positionals;
-  if (values.help) return void process.stdout.write(`${USAGE}\n`);
+  if (values.help) return void process.stdout.write(`${usage()}\n`);
   if (command === 'start') return start();
-  if (command === 'license') {
+  if (command !== 'plugins') {
     try {
-      return await licenseReport(Boolean(values.json));
+      if (!contributedCommand(command)) fail(usage());
+      return await runContributed(command, Boolean(values.json), positionals.slice(1));
     } catch (err) {
-      fail(err instanceof BootError ? err.message : (err as Error).stack ?? String(err));
+      fail(err instanceof BootError ? err.message : (err as Error).message ?? String(err));
     }
   }
-  if (command !== 'plugins' || (sub !== 'list' && sub !== 'describe')) fail(USAGE);
+  if (sub !== 'list' && sub !== 'describe') fail(usage());
   try {
     const rows = values.boot ? await bootedTree() : manifestTree();
     const selected = sub === 'describe' ? rows.filter((r) => r.id === id) : rows;

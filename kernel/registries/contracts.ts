@@ -229,3 +229,17 @@ export interface MiddlewareEntry {
   stage: 'beforeIdentity' | 'afterIdentity';
   handler(ctx: Context, next: () => Promise<void>): Promise<void>;
 }
+
+/**
+ * A `cms <name>` command a plugin contributes. The CLI finds it in the manifests (provides.cliCommands)
+ * without running plugin code, boots the kernel on a free port with the job runner off, runs it, and
+ * stops. Output goes through `out` (stdout); a refusal is thrown as an Error (printed, exit 1).
+ */
+export interface CliCommand {
+  name: string;
+  summary: string;
+  /** e.g. `[--json]`, shown in the usage. */
+  usage?: string;
+  run(context: { kernel: { container: { resolve<T>(key: string): T }; registries: unknown }; json: boolean; args: string[]; out(text: string): void }): Promise<void>;
+}
+

@@ -1,6 +1,6 @@
 import { Registry } from './registry.js';
 import type {
-  DataDomain, GraphqlContribution, HealthCheck, IdentityResolver, ImportFormat, MiddlewareEntry,
+  CliCommand, DataDomain, GraphqlContribution, HealthCheck, IdentityResolver, ImportFormat, MiddlewareEntry,
   PermissionDefinition, StorageDriver, WebSocketEndpoint, WidgetDefinition,
 } from './contracts.js';
 import type { JobHandler } from '../jobs.js';
@@ -42,6 +42,7 @@ export function createRegistries() {
     middleware: new Registry<MiddlewareEntry>('Middleware', 'id', {
       required: { stage: ['beforeIdentity', 'afterIdentity'], handler: 'function' },
     }),
+    cliCommands: new Registry<CliCommand>('CLI command', 'name', { required: { summary: 'string', run: 'function' }, optional: { usage: 'string' } }),
   };
 }
 
@@ -50,4 +51,5 @@ export type RegistryName = keyof Registries;
 /** Registries whose contents a manifest declares under `provides` (permissions come from `permissions`). */
 export const PROVIDES_KEYS = [
   'storageDrivers', 'importFormats', 'widgets', 'dataDomains', 'graphql', 'identityResolvers', 'healthChecks', 'jobHandlers', 'middleware', 'websockets',
+  'cliCommands',
 ] as const satisfies readonly RegistryName[];

@@ -7,6 +7,7 @@ import { definePlugin } from '../../kernel/index.js';
 import type { Logger } from '../../kernel/logger.js';
 import { DashboardState } from './dashboard-state.js';
 import { BUILT_IN_LICENSE_PUBLIC_KEY, parsePublicKey } from './license-key.js';
+import { licenseCommand } from './license-command.js';
 import { LicenseService } from './license-service.js';
 import { DASHBOARD_MIGRATIONS } from './migrations.js';
 import { DashboardInstallation } from './models/dashboard-installation.js';
@@ -82,6 +83,7 @@ export default definePlugin({
       }, cradle.logger as Logger)).singleton(),
     );
 
+    registries.cliCommands.add(licenseCommand);
     for (const widget of loadWidgetFolders(o.widgetsDir ?? fileURLToPath(new URL('../../widgets/', import.meta.url)))) registries.widgets.add(widget);
     for (const route of [...overviewRoutes, ...logRoutes, ...activityRoutes, ...widgetRoutes]) routes.add(route);
 

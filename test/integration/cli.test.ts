@@ -305,3 +305,43 @@ describe('cli: cms start', function () {
     expect(result.stderr).to.contain("'broken'");
   });
 });
+
+describe('cli: commands contributed by plugins (the cliCommands registry)', function () {
+  this.timeout(60000);
+  const cleanup: string[] = [];
+  after(() => {
+    for (const dir of cleanup) rmSync(dir, { recursive: true, force: true });
+  });
+
+  function greeterPlugin(): string {
+    const root = tempDir('cms-cli-plugins-');
+    cleanup.push(root);
+    return writePlugin(root, { id: 'greeter', provides: { cliCommands: ['greet'] } }, `export default {
+  register({ registries }) {
+    registries.cliCommands.add({ name: 'greet', usage: '[name]', summary: 'greets', async run({ json, args, out }) {
+      out(json ? JSON.stringify({ hello: args[0] ?? 'world' }) + '\\n' : 'Hello, ' + (args[0] ?? 'world') + '!\\n');
+    } });
+  },
+};
+`);
+  }
+
+  it('runs a third-party plugin\'s command (found in its manifest), lists it in the usage, and refuses it when the plugin is disabled', async () => {
+    const dir = greeterPlugin();
+    const on = project({ plugins: { paths: [dir], disabled: ['setup'] } }, cleanup);
+    const plain = await runCli(['greet', 'Ada'], on.cwd, on.env);
+    expect(plain, plain.stderr).to.include({ code: 0, stdout: 'Hello, Ada!\n' });
+    const json = await runCli(['greet', '--json'], on.cwd, on.env);
+    expect(JSON.parse(json.stdout)).to.deep.equal({ hello: 'world' });
+    const help = await runCli(['--help'], on.cwd, on.env);
+    expect(help.stdout).to.match(/cms greet\s+\(plugin greeter\)/);
+    expect(help.stdout).to.match(/cms license\s+\(plugin dashboard\)/);
+    const off = project({ plugins: { paths: [dir], disabled: ['setup', 'greeter'] } }, cleanup);
+    const refused = await runCli(['greet'], off.cwd, off.env);
+    expect(refused.code).to.equal(1);
+    expect(refused.stderr).to.match(/'cms greet' comes from the plugin 'greeter', which is disabled/);
+    const unknown = await runCli(['nope'], on.cwd, on.env);
+    expect(unknown.code).to.equal(1);
+    expect(unknown.stderr).to.match(/Usage:/);
+  });
+});
