@@ -16,6 +16,8 @@ export const configSchema = z.object({
   env: z.enum(['production', 'development', 'test']).default('production'),
   host: z.string().min(1).default('127.0.0.1'),
   port: z.number().int().min(0).max(65535).default(3000),
+  /** CMS_PUBLIC_URL: the address browsers use (links in mails, OIDC redirects, the passkey relying party); default http://<host>:<port>. */
+  publicUrl: z.url({ protocol: /^https?$/ }).optional(),
   dataDir: z.string().min(1).default('./data'),
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** MULTI_TENANT: users, roles, sessions, tokens and keys belong to tenants resolved by hostname. */
@@ -113,6 +115,7 @@ export const ENV_VARS: Record<string, [string, EnvKind]> = {
   NODE_ENV: ['env', 'string'],
   HOST: ['host', 'string'],
   PORT: ['port', 'int'],
+  CMS_PUBLIC_URL: ['publicUrl', 'string'],
   CMS_DATA_DIR: ['dataDir', 'string'],
   LOG_LEVEL: ['logLevel', 'string'],
   MULTI_TENANT: ['multiTenant', 'bool'],
@@ -291,3 +294,4 @@ export function loadConfig(options: LoadConfigOptions = {}): CmsConfig {
   if (env.RATE_LIMIT_SECRET) config.secrets.rateLimitSecret = env.RATE_LIMIT_SECRET;
   return config;
 }
+

@@ -37,9 +37,9 @@ export default definePlugin({
     if (!parsed.success) throw new BootError(`Invalid plugins.options['auth-oidc']: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
     const o = parsed.data;
     const providers = resolveProviders(o, process.env);
-    resolved.set(config, { providers, publicUrlSet: Boolean(process.env.CMS_PUBLIC_URL ?? o.publicUrl) });
+    resolved.set(config, { providers, publicUrlSet: Boolean(config.publicUrl ?? o.publicUrl) });
     // Computed per request: the port may only be known once the server listens; never the request's Host header.
-    const publicUrl = () => process.env.CMS_PUBLIC_URL ?? o.publicUrl ?? `http://${config.host}:${config.port}`;
+    const publicUrl = () => config.publicUrl ?? o.publicUrl ?? `http://${config.host}:${config.port}`;
     models.add(OidcIdentity);
     for (const m of OIDC_MIGRATIONS) migrations.add(m);
     container.register(

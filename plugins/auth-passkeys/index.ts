@@ -26,8 +26,6 @@ export default definePlugin({
     if (!parsed.success) {
       throw new BootError(`Invalid plugins.options['auth-passkeys']: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
     }
-    const publicUrl = process.env.CMS_PUBLIC_URL;
-    if (publicUrl && !URL.canParse(publicUrl)) throw new BootError(`CMS_PUBLIC_URL is not a valid URL: passkeys need the public address`);
     const o = parsed.data;
     for (const model of [Passkey, PasskeyChallenge]) models.add(model);
     for (const m of PASSKEY_MIGRATIONS) migrations.add(m);

@@ -21,10 +21,10 @@ const LOCAL_HOSTS = new Set(['127.0.0.1', '::1', '0.0.0.0', '::', 'localhost', '
  * http://<host>:<port> of this instance, with the port it really listens on when config says 0).
  * Never from the request's Host header, which the client controls.
  */
-export function relyingPartyResolver(o: PasskeyOptions, config: { host: string; port: number }): (ctx: Context) => RelyingParty {
+export function relyingPartyResolver(o: PasskeyOptions, config: { host: string; port: number; publicUrl?: string }): (ctx: Context) => RelyingParty {
   return (ctx) => {
     let base: URL;
-    const configured = process.env.CMS_PUBLIC_URL || o.publicUrl;
+    const configured = config.publicUrl || o.publicUrl;
     if (configured) {
       try {
         base = new URL(configured);

@@ -140,7 +140,7 @@ export default definePlugin({
       asFunction(({ pool, authSecrets }: { pool: WorkerPool; authSecrets: AuthSecrets }) => new TwoFactorService(pool, authSecrets, o.issuer)).singleton(),
     );
     container.register('emailTokens', asFunction(() => new EmailTokensService()).singleton());
-    const publicUrl = (process.env.CMS_PUBLIC_URL ?? o.publicUrl ?? `http://${config.host}:${config.port}`).replace(/\/+$/, '');
+    const publicUrl = (config.publicUrl ?? o.publicUrl ?? `http://${config.host}:${config.port}`).replace(/\/+$/, '');
     container.register(
       'emailFlows',
       asFunction(({ users, emailTokens, mailer, logger }: { users: UsersService; emailTokens: EmailTokensService; mailer: MailerLike; logger: Logger }) =>

@@ -86,6 +86,13 @@ describe('config: loadConfig', () => {
     expect(err.message).to.contain('abc');
   });
 
+  it('CMS_PUBLIC_URL is the kernel\'s publicUrl (one place for mails, OIDC and passkeys); a bad value stops the boot naming it', () => {
+    expect(loadConfig({ cwd, env: { CMS_PUBLIC_URL: 'https://cms.example.com' } }).publicUrl).to.equal('https://cms.example.com');
+    expect(loadConfig({ cwd, env: {} }).publicUrl).to.equal(undefined);
+    const err = configError({ cwd, env: { CMS_PUBLIC_URL: 'ftp://nope' } });
+    expect(err.message).to.contain('CMS_PUBLIC_URL');
+  });
+
   it('DB_TYPE=oracle names DB_TYPE and lists sqlite and mariadb', () => {
     const err = configError({ cwd, env: { DB_TYPE: 'oracle' } });
     expect(err.message).to.contain('DB_TYPE');
