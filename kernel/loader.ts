@@ -38,6 +38,10 @@ interface LoadedPlugin {
   definition: PluginDefinition;
   record: PluginRecord;
   bootContext: PluginBootContext;
+  /** What boot() returned, handed to close(). */
+  state?: unknown;
+  /** onClose() callbacks, run last added first before close(). */
+  closers: Array<() => Promise<void> | void>;
 }
 
 export interface LoaderDeps {
@@ -118,11 +122,13 @@ export class PluginLoader {
       record.containerKeys = container.keysOwnedBy(id);
       record.registerMs = Math.round((performance.now() - started) * 100) / 100;
       this.checkProvides(p, registries);
+      const closers: LoadedPlugin['closers'] = [];
       const bootContext: PluginBootContext = {
         id, manifest: p.manifest, config, options, logger: pluginLogger,
         container: { resolve: (key) => container.resolve(key), cradle: container.awilix.cradle },
+        onClose: (fn) => void closers.push(fn),
       };
-      this.loaded.push({ discovered: p, definition, record, bootContext });
+      this.loaded.push({ discovered: p, definition, record, bootContext, closers });
     }
     models.associateAll();
     this.checkPermissionsExist();
@@ -136,9 +142,11 @@ export class PluginLoader {
     } catch (err) {
       throw new BootError(`Plugin '${p.manifest.id}': cannot load entry ${file}: ${(err as Error).message}`);
     }
-    const definition = mod.default ?? mod;
+    const exported = mod.default ?? mod;
+    // A factory gives each kernel its own definition (state shared by register, boot and close in a closure).
+    const definition = typeof exported === 'function' ? exported() : exported;
     if (!definition || typeof definition !== 'object' || (typeof definition.register !== 'function' && typeof definition.boot !== 'function')) {
-      throw new BootError(`Plugin '${p.manifest.id}': entry ${file} must export default definePlugin({ register, boot?, close? })`);
+      throw new BootError(`Plugin '${p.manifest.id}': entry ${file} must export default definePlugin({ register, boot?, close? }) or definePlugin(() => ({ ... }))`);
     }
     return definition as PluginDefinition;
   }
@@ -175,7 +183,7 @@ export class PluginLoader {
       const started = performance.now();
       plugin.record.state = 'booting';
       try {
-        await plugin.definition.boot?.(plugin.bootContext);
+        plugin.state = await plugin.definition.boot?.(plugin.bootContext);
       } catch (err) {
         plugin.record.state = 'failed';
         throw new BootError(`Plugin '${plugin.record.id}' failed to boot: ${(err as Error).message}`);
@@ -197,7 +205,8 @@ export class PluginLoader {
     while (this.booted.length) {
       const plugin = this.booted.pop()!;
       try {
-        await plugin.definition.close?.(plugin.bootContext);
+        while (plugin.closers.length) await plugin.closers.pop()!();
+        await plugin.definition.close?.({ ...plugin.bootContext, state: plugin.state });
         plugin.record.state = 'closed';
       } catch (err) {
         this.deps.logger.error({ err, plugin: plugin.record.id }, 'plugin close failed');

@@ -36,18 +36,24 @@ export interface PluginBootContext {
   logger: Logger;
   /** Resolve singletons registered by the kernel and by plugins this one requires. */
   container: { resolve<T = unknown>(key: string): T; cradle: Record<string, any> };
+  /** Runs `fn` at shutdown (before close(), last added first): timers, sockets, anything boot started. */
+  onClose(fn: () => Promise<void> | void): void;
 }
 
-export interface PluginDefinition {
+export interface PluginDefinition<State = unknown> {
   /** Declarations only: services, models, routes, registry entries. No I/O. */
   register?(ctx: PluginRegisterContext): void;
-  /** I/O allowed; runs in the manifest's phase, after the plugins it requires. */
-  boot?(ctx: PluginBootContext): Promise<void> | void;
-  /** Runs at shutdown, in reverse boot order. */
-  close?(ctx: PluginBootContext): Promise<void> | void;
+  /** I/O allowed; runs in the manifest's phase, after the plugins it requires. What it returns is close()'s `state`. */
+  boot?(ctx: PluginBootContext): Promise<State> | State;
+  /** Runs at shutdown, in reverse boot order, with what boot() returned. */
+  close?(ctx: PluginBootContext & { state: State | undefined }): Promise<void> | void;
 }
 
-/** Identity with types: the entry module's default export. */
-export function definePlugin(definition: PluginDefinition): PluginDefinition {
+/**
+ * Identity with types: the entry module's default export. Either a definition, or a factory the
+ * kernel calls once per kernel instance, so register, boot and close can share state in a closure
+ * (never in module-level variables: tests run several kernels in one process).
+ */
+export function definePlugin<State = unknown>(definition: PluginDefinition<State> | (() => PluginDefinition<State>)): PluginDefinition<State> | (() => PluginDefinition<State>) {
   return definition;
 }

@@ -436,3 +436,37 @@ describe('loader: a plugin installed as an npm package', function () {
     expect((failure as Error).message).to.contain("'cms-plugin-missing'");
   });
 });
+
+describe('loader: plugin state from register to boot to close', function () {
+  this.timeout(30000);
+  const cleanup: string[] = [];
+  after(() => {
+    for (const dir of cleanup) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('a factory gives each kernel its own closure; boot()\'s return value reaches close(); onClose callbacks run first, last added first', async () => {
+    const root = pluginRoot(cleanup);
+    const dir = writePlugin(root, { id: 'stateful' }, `
+const log = (globalThis.__cmsStateLog ??= []);
+export default () => {
+  let registered = 0;
+  return {
+    register() { registered++; },
+    boot({ onClose }) {
+      onClose(() => log.push('first onClose'));
+      onClose(() => log.push('second onClose'));
+      return { registered, token: Math.random() };
+    },
+    close({ state }) { log.push('close ' + state.registered + ' ' + typeof state.token); },
+  };
+};
+`);
+    const log: string[] = ((globalThis as { __cmsStateLog?: string[] }).__cmsStateLog = []);
+    const a = await startTestKernel({ plugins: [dir] });
+    const b = await startTestKernel({ plugins: [dir] });
+    await a.close();
+    await b.close();
+    // Each kernel's closure counted one register() of its own (a module-level counter would say 2 for the second).
+    expect(log).to.deep.equal(['second onClose', 'first onClose', 'close 1 number', 'second onClose', 'first onClose', 'close 1 number']);
+  });
+});
