@@ -13,24 +13,24 @@ const optionsSchema = z.object({
   buildDir: z.string().min(1).optional(),
 });
 
-/** Per kernel (several may share a process in tests): the build read at boot. */
-const builds = new WeakMap<object, UiBuild>();
-
-export default definePlugin({
-  register({ container, routes, config, options }) {
-    const parsed = optionsSchema.safeParse(options ?? {});
-    if (!parsed.success) throw new BootError(`Invalid plugins.options['admin-ui']: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
-    container.register('adminUi', asFunction(() => new AdminUi(() => builds.get(config) ?? null)).singleton());
-    for (const route of adminUiRoutes) routes.add(route);
-  },
-  async boot({ config, options, logger }) {
-    const dir = (options as z.infer<typeof optionsSchema>)?.buildDir ?? join(DIST_ROOT, 'admin-ui');
-    const build = new UiBuild(dir);
-    builds.set(config, build);
-    if (!build.available) logger.warn({ dir }, 'the admin UI is not built (run npm run build); /admin answers 503 with instructions');
-    else logger.info({ dir, build: build.fingerprint() }, 'admin UI loaded');
-  },
-  close({ config }) {
-    builds.delete(config);
-  },
+/** A factory: each kernel has its own build, read at boot. */
+export default definePlugin(() => {
+  let build: UiBuild | null = null;
+  return {
+    register({ container, routes, options }) {
+      const parsed = optionsSchema.safeParse(options ?? {});
+      if (!parsed.success) throw new BootError(`Invalid plugins.options['admin-ui']: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+      container.register('adminUi', asFunction(() => new AdminUi(() => build)).singleton());
+      for (const route of adminUiRoutes) routes.add(route);
+    },
+    async boot({ options, logger }) {
+      const dir = (options as z.infer<typeof optionsSchema>)?.buildDir ?? join(DIST_ROOT, 'admin-ui');
+      build = new UiBuild(dir);
+      if (!build.available) logger.warn({ dir }, 'the admin UI is not built (run npm run build); /admin answers 503 with instructions');
+      else logger.info({ dir, build: build.fingerprint() }, 'admin UI loaded');
+    },
+    close() {
+      build = null;
+    },
+  };
 });

@@ -11,26 +11,26 @@ const optionsSchema = z.object({
   smtp: z.object({ host: z.string().min(1), port: z.number().int().min(1).max(65535).default(587), secure: z.boolean().default(false), user: z.string().optional(), password: z.string().optional() }).optional(),
 });
 
-const mailers = new WeakMap<object, Mailer>();
-
-export default definePlugin({
-  register({ container, config, options }) {
-    const env = process.env;
-    const merged = {
-      ...options,
-      ...(env.MAIL_FROM ? { from: env.MAIL_FROM } : {}),
-      ...(env.SMTP_HOST
-        ? { smtp: { host: env.SMTP_HOST, port: Number(env.SMTP_PORT ?? 587), secure: /^(1|true|yes)$/i.test(env.SMTP_SECURE ?? ''), user: env.SMTP_USER, password: env.SMTP_PASSWORD } }
-        : {}),
-    };
-    const parsed = optionsSchema.safeParse(merged);
-    if (!parsed.success) throw new BootError(`Invalid mail settings: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
-    const mailer = new Mailer({ ...parsed.data, outboxDir: join(config.dataPath, 'outbox') });
-    mailers.set(config, mailer);
-    container.register('mailer', asValue(mailer));
-  },
-  close({ config }) {
-    mailers.get(config)?.close();
-    mailers.delete(config);
-  },
+export default definePlugin(() => {
+  let mailer: Mailer | null = null;
+  return {
+    register({ container, config, options }) {
+      const env = process.env;
+      const merged = {
+        ...options,
+        ...(env.MAIL_FROM ? { from: env.MAIL_FROM } : {}),
+        ...(env.SMTP_HOST
+          ? { smtp: { host: env.SMTP_HOST, port: Number(env.SMTP_PORT ?? 587), secure: /^(1|true|yes)$/i.test(env.SMTP_SECURE ?? ''), user: env.SMTP_USER, password: env.SMTP_PASSWORD } }
+          : {}),
+      };
+      const parsed = optionsSchema.safeParse(merged);
+      if (!parsed.success) throw new BootError(`Invalid mail settings: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+      mailer = new Mailer({ ...parsed.data, outboxDir: join(config.dataPath, 'outbox') });
+      container.register('mailer', asValue(mailer));
+    },
+    close() {
+      mailer?.close();
+      mailer = null;
+    },
+  };
 });
