@@ -12,8 +12,6 @@ import { loginRoutes } from './routes-login.js';
 import { manageRoutes } from './routes-manage.js';
 import { registerRoutes } from './routes-register.js';
 
-/** Per kernel (several may share a process in tests): the expired-challenge purge timer. */
-const timers = new WeakMap<object, NodeJS.Timeout>();
 
 /**
  * Passkeys (WebAuthn), experimental: registration and management for signed-in users, sign-in for
@@ -34,16 +32,12 @@ export default definePlugin({
     container.register('passkeyRelyingParty', asValue(relyingPartyResolver(o, config)));
     for (const route of [...registerRoutes, ...manageRoutes, ...loginRoutes]) routes.add(route);
   },
-  boot({ container, config, logger }) {
+  boot({ container, logger, onClose }) {
     const challenges = container.resolve<ChallengesService>('passkeyChallenges');
     const timer = setInterval(() => {
       challenges.purgeExpired().catch((err) => logger.warn({ err }, 'expired passkey challenge cleanup failed'));
     }, 5 * 60 * 1000);
     timer.unref();
-    timers.set(config, timer);
-  },
-  close({ config }) {
-    clearInterval(timers.get(config));
-    timers.delete(config);
+    onClose(() => clearInterval(timer));
   },
 });

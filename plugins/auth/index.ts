@@ -81,8 +81,6 @@ async function sessionSettings(cradle: object): Promise<Partial<SessionOptions>>
   };
 }
 
-/** Per kernel (several may share a process in tests): the cleanup timer and the revocation subscription. */
-const cleanups = new WeakMap<object, { timer: NodeJS.Timeout; unsubscribe: () => void }>();
 
 export default definePlugin({
   register({ container, routes, registries, migrations, models, config, options: raw }) {
@@ -152,7 +150,7 @@ export default definePlugin({
     registries.identityResolvers.add(sessionCookieResolver());
     registries.identityResolvers.add(guestResolver());
   },
-  boot({ container, config, logger }) {
+  boot({ container, logger, onClose }) {
     const sessions = container.resolve<SessionsService>('sessions');
     const tokens = container.resolve<TokensService>('tokens');
     const emailTokens = container.resolve<EmailTokensService>('emailTokens');
@@ -163,15 +161,7 @@ export default definePlugin({
       emailTokens.purgeExpired().catch((err) => logger.warn({ err }, 'expired-link cleanup failed'));
     }, 5 * 60 * 1000);
     timer.unref();
-    const unsubscribe = sessions.connectEvents(container.resolve<EventBus>('events'));
-    cleanups.set(config, { timer, unsubscribe });
-  },
-  close({ config }) {
-    const own = cleanups.get(config);
-    if (own) {
-      clearInterval(own.timer);
-      own.unsubscribe();
-    }
-    cleanups.delete(config);
+    onClose(() => clearInterval(timer));
+    onClose(sessions.connectEvents(container.resolve<EventBus>('events')));
   },
 });

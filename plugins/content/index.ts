@@ -15,7 +15,6 @@ import { Revision } from './models/revision.js';
 import { collectionRoutes } from './routes-collections.js';
 import { entryRoutes } from './routes-entries.js';
 
-const unsubscribers = new WeakMap<object, () => void>();
 
 export default definePlugin({
   register({ container, routes, migrations, models }) {
@@ -41,13 +40,9 @@ export default definePlugin({
     );
     for (const route of [...collectionRoutes, ...entryRoutes]) routes.add(route);
   },
-  async boot({ container, config }) {
+  async boot({ container, onClose }) {
     const collections = container.resolve<CollectionsService>('collections');
     await collections.refresh();
-    unsubscribers.set(config, collections.connectEvents());
-  },
-  close({ config }) {
-    unsubscribers.get(config)?.();
-    unsubscribers.delete(config);
+    onClose(collections.connectEvents());
   },
 });
