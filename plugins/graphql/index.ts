@@ -12,65 +12,61 @@ import { GraphqlSockets } from './graphql-sockets.js';
 import { parseOptions } from './options.js';
 import { graphqlRoutes } from './routes.js';
 
-/** Per kernel (several may share a process in tests): the WebSocket side and the event subscription. */
+/** The WebSocket side and the service, per kernel (a definePlugin factory: several kernels may share a process in tests). */
 interface State {
   sockets: GraphqlSockets | null;
   service: GraphqlService | null;
-  unsubscribe: (() => void) | null;
 }
-const states = new WeakMap<object, State>();
 
-export default definePlugin({
-  register({ container, routes, registries, config, options: raw }) {
-    const options = parseOptions(raw);
-    const state: State = { sockets: null, service: null, unsubscribe: null };
-    states.set(config, state);
-    container.register(
-      'graphql',
-      asFunction((c: { collections: CollectionsPort; entries: EntriesPort; events: EventBus; logger: Logger; registries: Registries }) =>
-        new GraphqlService({
-          collections: c.collections, entries: c.entries, events: c.events, logger: c.logger, options,
-          contributions: () => c.registries.graphql.list(),
-        }),
-      ).singleton(),
-    );
-    for (const route of graphqlRoutes) routes.add(route);
-    registries.websockets.add({
-      id: 'graphql',
-      path: '/api/graphql',
-      handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer) {
-        if (state.sockets) return state.sockets.handleUpgrade(req, socket, head);
-        socket.end('HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
-      },
-    });
-    registries.healthChecks.add({
-      id: 'graphql',
-      async check() {
-        const built = state.service?.current();
-        return {
-          status: 'ok' as const, connections: state.sockets?.connectionCount ?? 0, subscriptions: state.service?.activeSubscriptions ?? 0,
-          collections: built?.included.length ?? 0, collectionsLeftOut: built?.clashes.length ?? 0,
-        };
-      },
-    });
-  },
-  boot({ container, config, logger, options }) {
-    const state = states.get(config)!;
-    const service = container.resolve<GraphqlService>('graphql');
-    state.service = service;
-    service.current(); // a schema that cannot be built fails the boot, not the first request
-    // Rebuild at once when any instance changes a collection (each operation checks again anyway).
-    state.unsubscribe = container.resolve<EventBus>('events').subscribe(COLLECTIONS_CHANGED, () => {
-      service.current();
-    });
-    state.sockets = new GraphqlSockets({
-      service, identify: container.resolve<IdentifyRequest>('identify'), logger, options: parseOptions(options), trustProxy: config.http.trustProxy,
-    });
-  },
-  async close({ config }) {
-    const state = states.get(config);
-    state?.unsubscribe?.();
-    await state?.sockets?.close();
-    states.delete(config);
-  },
+export default definePlugin(() => {
+  const state: State = { sockets: null, service: null };
+  return {
+    register({ container, routes, registries, options: raw }) {
+      const options = parseOptions(raw);
+      container.register(
+        'graphql',
+        asFunction((c: { collections: CollectionsPort; entries: EntriesPort; events: EventBus; logger: Logger; registries: Registries }) =>
+          new GraphqlService({
+            collections: c.collections, entries: c.entries, events: c.events, logger: c.logger, options,
+            contributions: () => c.registries.graphql.list(),
+          }),
+        ).singleton(),
+      );
+      for (const route of graphqlRoutes) routes.add(route);
+      registries.websockets.add({
+        id: 'graphql',
+        path: '/api/graphql',
+        handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer) {
+          if (state.sockets) return state.sockets.handleUpgrade(req, socket, head);
+          socket.end('HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+        },
+      });
+      registries.healthChecks.add({
+        id: 'graphql',
+        async check() {
+          const built = state.service?.current();
+          return {
+            status: 'ok' as const, connections: state.sockets?.connectionCount ?? 0, subscriptions: state.service?.activeSubscriptions ?? 0,
+            collections: built?.included.length ?? 0, collectionsLeftOut: built?.clashes.length ?? 0,
+          };
+        },
+      });
+    },
+    boot({ container, config, logger, options, onClose }) {
+      const service = container.resolve<GraphqlService>('graphql');
+      state.service = service;
+      service.current(); // a schema that cannot be built fails the boot, not the first request
+      // Rebuild at once when any instance changes a collection (each operation checks again anyway).
+      onClose(container.resolve<EventBus>('events').subscribe(COLLECTIONS_CHANGED, () => {
+        service.current();
+      }));
+      state.sockets = new GraphqlSockets({
+        service, identify: container.resolve<IdentifyRequest>('identify'), logger, options: parseOptions(options), trustProxy: config.http.trustProxy,
+      });
+    },
+    async close() {
+      await state.sockets?.close();
+      state.sockets = null;
+    },
+  };
 });

@@ -2,7 +2,6 @@ import { mkdir, readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { asFunction, asValue } from 'awilix';
-import type { RedisClientType } from 'redis';
 import type { Sequelize } from 'sequelize';
 import { BootError } from '../../kernel/errors.js';
 import type { EventBus } from '../../kernel/events.js';
@@ -50,79 +49,75 @@ async function removeStaleUploads(tmpDir: string, logger: Logger): Promise<void>
   }
 }
 
-/** Per kernel (several may share a process in tests): the storage holder, the attempt counter, its Redis client. */
-const state = new WeakMap<object, { storage: MediaStorage; attempts: ShareAttempts; redis: RedisClientType | null }>();
+/** A factory: each kernel has its own storage holder and share-attempt counter (made in register, wired in boot). */
+export default definePlugin(() => {
+  let own: { storage: MediaStorage; attempts: ShareAttempts } | null = null;
+  return {
+    register({ container, routes, registries, migrations, models, config, options: raw, logger }) {
+      const options = parseMediaOptions(raw);
+      models.add(MediaItem);
+      models.add(MediaFolder);
+      for (const m of MEDIA_MIGRATIONS) migrations.add(m);
+      const storage = new MediaStorage(logger);
+      const attempts = new ShareAttempts(options.shareAttempts.points, options.shareAttempts.durationSeconds, config.redis.prefix, logger);
+      own = { storage, attempts };
+      const tmpDir = join(config.dataPath, 'tmp');
 
-export default definePlugin({
-  register({ container, routes, registries, migrations, models, config, options: raw, logger }) {
-    const options = parseMediaOptions(raw);
-    models.add(MediaItem);
-    models.add(MediaFolder);
-    for (const m of MEDIA_MIGRATIONS) migrations.add(m);
-    const storage = new MediaStorage(logger);
-    const attempts = new ShareAttempts(options.shareAttempts.points, options.shareAttempts.durationSeconds, config.redis.prefix, logger);
-    state.set(config, { storage, attempts, redis: null });
-    const tmpDir = join(config.dataPath, 'tmp');
-
-    container.register('mediaStorage', asValue(storage));
-    container.register('mediaFolders', asFunction(({ sequelize }: { sequelize: Sequelize }) => new FoldersService(sequelize)).singleton());
-    container.register(
-      'media',
-      asFunction((cradle: { sequelize: Sequelize; pool: WorkerPool; events: EventBus; logger: Logger; mediaFolders: FoldersService }) =>
-        new MediaService({
-          sequelize: cradle.sequelize, pool: cradle.pool, events: cradle.events, logger: cradle.logger, storage, folders: cradle.mediaFolders,
-          options, settings: () => settingsOf(cradle), tmpDir, tasksFile: TASKS_FILE,
-        }),
-      ).singleton(),
-    );
-    container.register('mediaTrash', asFunction(({ mediaFolders, logger: l }: { mediaFolders: FoldersService; logger: Logger }) => new MediaTrash(storage, mediaFolders, l)).singleton());
-    container.register('mediaShares', asFunction(() => new SharesService(attempts)).singleton());
-    // The in-process SDK for plugins and server-side code: mediaClient(identity?) -> MediaClient.
-    container.register(
-      'mediaClient',
-      asFunction(({ media }: { media: MediaService }): MediaClientFactory => (identity = systemIdentity()) => new MediaClient(media, identity)).singleton(),
-    );
-    registries.healthChecks.add({
-      id: 'media-storage',
-      async check() {
-        await storage.check();
-        return { status: 'ok', driver: storage.id, kind: storage.driver.kind };
-      },
-    });
-    // Static /api/media/<word> paths before /api/media/:id: the router takes the first declared match.
-    for (const route of [...folderRoutes, ...trashRoutes, ...shareRoutes, ...mediaRoutes, ...fileRoutes(options)]) routes.add(route);
-  },
-
-  async boot({ container, config, options: raw, logger }) {
-    const own = state.get(config)!;
-    const options = parseMediaOptions(raw);
-    const tmpDir = join(config.dataPath, 'tmp');
-    await mkdir(tmpDir, { recursive: true });
-    await removeStaleUploads(tmpDir, logger);
-    const id = await storageType(options, settingsOf(container.cradle));
-    const drivers = container.resolve<Registries>('registries').storageDrivers;
-    const driver = drivers.get(id);
-    if (!driver) {
-      const available = drivers.keys().map((k) => `'${k}' (plugin ${drivers.ownerOf(k)})`);
-      throw new BootError(
-        `MEDIA_STORAGE_TYPE is '${id}' but no plugin provides a storage driver with that id; ` +
-          (available.length ? `available: ${available.join(', ')}` : 'no storage driver plugin is enabled (storage-local provides \'local\')'),
+      container.register('mediaStorage', asValue(storage));
+      container.register('mediaFolders', asFunction(({ sequelize }: { sequelize: Sequelize }) => new FoldersService(sequelize)).singleton());
+      container.register(
+        'media',
+        asFunction((cradle: { sequelize: Sequelize; pool: WorkerPool; events: EventBus; logger: Logger; mediaFolders: FoldersService }) =>
+          new MediaService({
+            sequelize: cradle.sequelize, pool: cradle.pool, events: cradle.events, logger: cradle.logger, storage, folders: cradle.mediaFolders,
+            options, settings: () => settingsOf(cradle), tmpDir, tasksFile: TASKS_FILE,
+          }),
+        ).singleton(),
       );
-    }
-    own.storage.attach(driver);
-    if (config.redis.url) {
-      const redis = createRedisClient(config.redis.url);
-      redis.on('error', (err) => logger.error({ err }, 'media share-attempt counter: redis error'));
-      await redis.connect();
-      own.redis = redis;
-      own.attempts.useRedis(redis);
-    }
-    logger.info({ driver: driver.id, kind: driver.kind }, 'media storage ready');
-  },
+      container.register('mediaTrash', asFunction(({ mediaFolders, logger: l }: { mediaFolders: FoldersService; logger: Logger }) => new MediaTrash(storage, mediaFolders, l)).singleton());
+      container.register('mediaShares', asFunction(() => new SharesService(attempts)).singleton());
+      // The in-process SDK for plugins and server-side code: mediaClient(identity?) -> MediaClient.
+      container.register(
+        'mediaClient',
+        asFunction(({ media }: { media: MediaService }): MediaClientFactory => (identity = systemIdentity()) => new MediaClient(media, identity)).singleton(),
+      );
+      registries.healthChecks.add({
+        id: 'media-storage',
+        async check() {
+          await storage.check();
+          return { status: 'ok', driver: storage.id, kind: storage.driver.kind };
+        },
+      });
+      // Static /api/media/<word> paths before /api/media/:id: the router takes the first declared match.
+      for (const route of [...folderRoutes, ...trashRoutes, ...shareRoutes, ...mediaRoutes, ...fileRoutes(options)]) routes.add(route);
+    },
 
-  async close({ config }) {
-    const own = state.get(config);
-    if (own?.redis) await closeRedis(own.redis);
-    state.delete(config);
-  },
+    async boot({ container, config, options: raw, logger, onClose }) {
+      if (!own) throw new BootError('media: boot without register');
+      const options = parseMediaOptions(raw);
+      const tmpDir = join(config.dataPath, 'tmp');
+      await mkdir(tmpDir, { recursive: true });
+      await removeStaleUploads(tmpDir, logger);
+      const id = await storageType(options, settingsOf(container.cradle));
+      const drivers = container.resolve<Registries>('registries').storageDrivers;
+      const driver = drivers.get(id);
+      if (!driver) {
+        const available = drivers.keys().map((k) => `'${k}' (plugin ${drivers.ownerOf(k)})`);
+        throw new BootError(
+          `MEDIA_STORAGE_TYPE is '${id}' but no plugin provides a storage driver with that id; ` +
+            (available.length ? `available: ${available.join(', ')}` : 'no storage driver plugin is enabled (storage-local provides \'local\')'),
+        );
+      }
+      own.storage.attach(driver);
+      if (config.redis.url) {
+        const redis = createRedisClient(config.redis.url);
+        redis.on('error', (err) => logger.error({ err }, 'media share-attempt counter: redis error'));
+        await redis.connect();
+        onClose(() => closeRedis(redis));
+        own.attempts.useRedis(redis);
+      }
+      logger.info({ driver: driver.id, kind: driver.kind }, 'media storage ready');
+    },
+
+  };
 });
