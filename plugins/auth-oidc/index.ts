@@ -28,42 +28,42 @@ async function providerSettings(cradle: object): Promise<Record<string, string>>
   return out;
 }
 
-/** The providers each kernel resolved at register time (several kernels may share a process in tests). */
-const resolved = new WeakMap<object, { providers: ProviderSettings[]; publicUrlSet: boolean }>();
-
-export default definePlugin({
-  register({ container, routes, migrations, models, config, logger, options: raw }) {
-    const parsed = optionsSchema.safeParse(raw);
-    if (!parsed.success) throw new BootError(`Invalid plugins.options['auth-oidc']: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
-    const o = parsed.data;
-    const providers = resolveProviders(o, process.env);
-    resolved.set(config, { providers, publicUrlSet: Boolean(config.publicUrl ?? o.publicUrl) });
-    // Computed per request: the port may only be known once the server listens; never the request's Host header.
-    const publicUrl = () => config.publicUrl ?? o.publicUrl ?? `http://${config.host}:${config.port}`;
-    models.add(OidcIdentity);
-    for (const m of OIDC_MIGRATIONS) migrations.add(m);
-    container.register(
-      'identityProviders',
-      asFunction((cradle: object) => new IdentityProviders((env) => resolveProviders(o, env), publicUrl, () => providerSettings(cradle))).singleton(),
-    );
-    container.register('oidcClients', asFunction(() => new OidcClients(logger)).singleton());
-    container.register('oidcLinks', asFunction(({ users }: { users: UsersPort }) => new IdentityLinks(users)).singleton());
-    for (const route of [...signInRoutes, ...identityRoutes]) routes.add(route);
-  },
-  boot({ config, logger }) {
-    const own = resolved.get(config);
-    if (!own) return;
-    const active = own.providers.filter((p) => p.active);
-    if (active.length) logger.info({ providers: active.map((p) => p.id) }, 'identity providers active');
-    for (const p of own.providers) {
-      // A provider written into the options but without its secret is worth a warning; an unused preset is not.
-      if (!p.active && p.source === 'options') {
-        logger.warn({ provider: p.id }, `identity provider '${p.id}' is inactive: set ${p.missing} (or its clientSecret option)`);
+/** A factory: the providers each kernel resolved at register time, reported at boot. */
+export default definePlugin(() => {
+  let own: { providers: ProviderSettings[]; publicUrlSet: boolean } | null = null;
+  return {
+    register({ container, routes, migrations, models, config, logger, options: raw }) {
+      const parsed = optionsSchema.safeParse(raw);
+      if (!parsed.success) throw new BootError(`Invalid plugins.options['auth-oidc']: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+      const o = parsed.data;
+      const providers = resolveProviders(o, process.env);
+      own = { providers, publicUrlSet: Boolean(config.publicUrl ?? o.publicUrl) };
+      // Computed per request: the port may only be known once the server listens; never the request's Host header.
+      const publicUrl = () => config.publicUrl ?? o.publicUrl ?? `http://${config.host}:${config.port}`;
+      models.add(OidcIdentity);
+      for (const m of OIDC_MIGRATIONS) migrations.add(m);
+      container.register(
+        'identityProviders',
+        asFunction((cradle: object) => new IdentityProviders((env) => resolveProviders(o, env), publicUrl, () => providerSettings(cradle))).singleton(),
+      );
+      container.register('oidcClients', asFunction(() => new OidcClients(logger)).singleton());
+      container.register('oidcLinks', asFunction(({ users }: { users: UsersPort }) => new IdentityLinks(users)).singleton());
+      for (const route of [...signInRoutes, ...identityRoutes]) routes.add(route);
+    },
+    boot({ logger }) {
+      if (!own) return;
+      const active = own.providers.filter((p) => p.active);
+      if (active.length) logger.info({ providers: active.map((p) => p.id) }, 'identity providers active');
+      for (const p of own.providers) {
+        // A provider written into the options but without its secret is worth a warning; an unused preset is not.
+        if (!p.active && p.source === 'options') {
+          logger.warn({ provider: p.id }, `identity provider '${p.id}' is inactive: set ${p.missing} (or its clientSecret option)`);
+        }
       }
-    }
-    if (active.length && !own.publicUrlSet) {
-      logger.warn('identity providers redirect to http://<host>:<port>; set CMS_PUBLIC_URL (or the publicUrl option) to the address browsers use');
-    }
-    resolved.delete(config);
-  },
+      if (active.length && !own.publicUrlSet) {
+        logger.warn('identity providers redirect to http://<host>:<port>; set CMS_PUBLIC_URL (or the publicUrl option) to the address browsers use');
+      }
+      own = null;
+    },
+  };
 });

@@ -22,8 +22,6 @@ const optionsSchema = z.object({
   admin: z.object({ email: z.string().email(), password: z.string().min(8), username: z.string().min(1).optional() }).optional(),
 });
 
-const services = new WeakMap<object, SetupService>();
-
 /** The optional container key `contentClient` (the content plugin), with the system identity. */
 function contentClientOf(cradle: object): ContentSeeder | null {
   try {
@@ -43,57 +41,59 @@ function themesOf(cradle: object): { seedDefault(tenantId: string): Promise<unkn
   }
 }
 
-export default definePlugin({
-  register({ container, routes, registries, migrations, models, config, options }) {
-    const parsed = optionsSchema.safeParse(options);
-    if (!parsed.success) throw new BootError(`Invalid plugins.options.setup: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
-    models.add(SetupStateRow);
-    for (const m of SETUP_MIGRATIONS) migrations.add(m);
-    container.register('settings', asFunction(({ sequelize }: { sequelize: Sequelize }) => new SettingsService(sequelize)).singleton());
-    container.register(
-      'setup',
-      asFunction((cradle: { sequelize: Sequelize; settings: SettingsService; logger: Logger }) =>
-        new SetupService(cradle.sequelize, config, cradle.settings, cradle.logger, () => contentClientOf(cradle), () => themesOf(cradle)),
-      ).singleton(),
-    );
-    for (const route of [...setupRoutes, ...formActionRoutes]) routes.add(route);
-    registries.middleware.add({
-      id: 'setup-redirect',
-      // Before identity: while incomplete, even a request with bad credentials is simply sent to /setup.
-      stage: 'beforeIdentity',
-      async handler(ctx: Context, next: Next) {
-        const service = services.get(config);
-        if (!service || OPEN_WHILE_INCOMPLETE.test(ctx.path) || (await service.isReady())) return next();
-        ctx.status = 302;
-        ctx.redirect('/setup');
-      },
-    });
-    registries.healthChecks.add({
-      id: 'setup',
-      exposeAs: 'setup',
-      async check() {
-        const service = services.get(config);
-        if (!service) return { status: 'ok', state: 'incomplete', progress: 0, seeded: false, complete: false };
-        const s = await service.status();
-        return { status: s.error ? 'degraded' : 'ok', state: s.state, progress: s.progress, seeded: s.seeded, complete: s.complete, ...(s.error ? { error: s.error } : {}) };
-      },
-    });
-  },
-  async boot({ container, config, options, logger }) {
-    const service = container.resolve<SetupService>('setup');
-    services.set(config, service);
-    const env = process.env;
-    const admin = (options as z.infer<typeof optionsSchema>).admin
-      ?? (env.CMS_SETUP_ADMIN_EMAIL && env.CMS_SETUP_ADMIN_PASSWORD
-        ? { email: env.CMS_SETUP_ADMIN_EMAIL, password: env.CMS_SETUP_ADMIN_PASSWORD, username: env.CMS_SETUP_ADMIN_USERNAME || undefined }
-        : undefined);
-    if (!admin || (await service.isReady())) return;
-    await headlessSetup(service, container.resolve<AdminCreator>('users'), config, admin);
-    logger.info({ admin: admin.email }, 'setup completed from configuration (headless)');
-  },
-  close({ config }) {
-    services.delete(config);
-  },
+/** A factory: each kernel has its own service slot (set at boot, read by the redirect and the health check). */
+export default definePlugin(() => {
+  let service: SetupService | null = null;
+  return {
+    register({ container, routes, registries, migrations, models, config, options }) {
+      const parsed = optionsSchema.safeParse(options);
+      if (!parsed.success) throw new BootError(`Invalid plugins.options.setup: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+      models.add(SetupStateRow);
+      for (const m of SETUP_MIGRATIONS) migrations.add(m);
+      container.register('settings', asFunction(({ sequelize }: { sequelize: Sequelize }) => new SettingsService(sequelize)).singleton());
+      container.register(
+        'setup',
+        asFunction((cradle: { sequelize: Sequelize; settings: SettingsService; logger: Logger }) =>
+          new SetupService(cradle.sequelize, config, cradle.settings, cradle.logger, () => contentClientOf(cradle), () => themesOf(cradle)),
+        ).singleton(),
+      );
+      for (const route of [...setupRoutes, ...formActionRoutes]) routes.add(route);
+      registries.middleware.add({
+        id: 'setup-redirect',
+        // Before identity: while incomplete, even a request with bad credentials is simply sent to /setup.
+        stage: 'beforeIdentity',
+        async handler(ctx: Context, next: Next) {
+          if (!service || OPEN_WHILE_INCOMPLETE.test(ctx.path) || (await service.isReady())) return next();
+          ctx.status = 302;
+          ctx.redirect('/setup');
+        },
+      });
+      registries.healthChecks.add({
+        id: 'setup',
+        exposeAs: 'setup',
+        async check() {
+          if (!service) return { status: 'ok', state: 'incomplete', progress: 0, seeded: false, complete: false };
+          const s = await service.status();
+          return { status: s.error ? 'degraded' : 'ok', state: s.state, progress: s.progress, seeded: s.seeded, complete: s.complete, ...(s.error ? { error: s.error } : {}) };
+        },
+      });
+    },
+    async boot({ container, config, options, logger }) {
+      const booted = container.resolve<SetupService>('setup');
+      service = booted;
+      const env = process.env;
+      const admin = (options as z.infer<typeof optionsSchema>).admin
+        ?? (env.CMS_SETUP_ADMIN_EMAIL && env.CMS_SETUP_ADMIN_PASSWORD
+          ? { email: env.CMS_SETUP_ADMIN_EMAIL, password: env.CMS_SETUP_ADMIN_PASSWORD, username: env.CMS_SETUP_ADMIN_USERNAME || undefined }
+          : undefined);
+      if (!admin || (await booted.isReady())) return;
+      await headlessSetup(booted, container.resolve<AdminCreator>('users'), config, admin);
+      logger.info({ admin: admin.email }, 'setup completed from configuration (headless)');
+    },
+    close() {
+      service = null;
+    },
+  };
 });
 
 /** What the wizard does, from configuration: seed the running database, then create the admin. */
