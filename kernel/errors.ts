@@ -1,7 +1,10 @@
 /**
- * The one error hierarchy. The HTTP status and the stable `code` live on the class; the error
- * handler shows `message` to clients only when status < 500. ERROR_CATALOGUE is the list the README
- * documents (a test keeps the two in step).
+ * The one error hierarchy, with one root: CmsError (a stable `code`). AppError (an HTTP status, the
+ * code the client sees) and BootError (a boot failure, printed by the CLI; never reaches HTTP) derive
+ * from it. The error handler shows an AppError's `message` to clients only when it is exposed (status
+ * < 500, or a 5xx written for clients); anything that is not an AppError answers 500 INTERNAL_ERROR.
+ * ERROR_CATALOGUE is the list the README documents (a test keeps the two in step): defineError adds
+ * the code there and returns the class, so code and status are spelled once.
  */
 export interface ErrorCatalogueEntry {
   code: string;
@@ -12,8 +15,9 @@ export interface ErrorCatalogueEntry {
 export const ERROR_CATALOGUE: ErrorCatalogueEntry[] = [];
 
 /**
- * Adds a code to the catalogue (the kernel's own below; plugins call it for theirs, next to their
- * error classes). The README's error table lists every code of the kernel and the built-in plugins.
+ * Adds a code to the catalogue without a class (codes that travel in another shape: GraphQL errors,
+ * import stream events). For a code with an error class, use defineError. The README's error table
+ * lists every code of the kernel and the built-in plugins.
  */
 export function defineErrorCode(code: string, status: number, description: string): void {
   const existing = ERROR_CATALOGUE.find((e) => e.code === code);
@@ -22,25 +26,39 @@ export function defineErrorCode(code: string, status: number, description: strin
   }
   if (!existing) ERROR_CATALOGUE.push({ code, status, description });
 }
-const catalogue = defineErrorCode;
 
-export class AppError extends Error {
-  readonly status: number;
+/** The root of every error the kernel and its plugins raise on purpose: a message and a stable code. */
+export class CmsError extends Error {
   readonly code: string;
+
+  constructor(code: string, message: string, options: { cause?: unknown } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    this.code = code;
+  }
+}
+
+/** What an AppError carries besides code, status and message. */
+export interface AppErrorOptions {
+  /** Extra top-level fields rendered beside `error` and `message` (e.g. retryAfterSeconds). */
+  extra?: Record<string, unknown>;
+  /** Response headers to set with the error (e.g. Retry-After). */
+  headers?: Record<string, string>;
+  cause?: unknown;
+  /** Whether clients see the message (default: status < 500). */
+  expose?: boolean;
+}
+
+/** An error answered over HTTP with its status and code. */
+export class AppError extends CmsError {
+  readonly status: number;
   /** Extra top-level fields rendered beside `error` and `message` (e.g. retryAfterSeconds). */
   readonly extra: Record<string, unknown>;
   /** Response headers to set with the error (e.g. Retry-After). */
   readonly headers: Record<string, string>;
 
-  constructor(
-    code: string,
-    status: number,
-    message: string,
-    options: { extra?: Record<string, unknown>; headers?: Record<string, string>; cause?: unknown; expose?: boolean } = {},
-  ) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
-    this.name = new.target.name;
-    this.code = code;
+  constructor(code: string, status: number, message: string, options: AppErrorOptions = {}) {
+    super(code, message, { cause: options.cause });
     this.status = status;
     this.extra = options.extra ?? {};
     this.headers = options.headers ?? {};
@@ -51,107 +69,157 @@ export class AppError extends Error {
   readonly expose: boolean;
 }
 
-catalogue('VALIDATION_ERROR', 400, 'The request body, query or path parameters do not match the route schema, or the JSON is malformed.');
-export class ValidationError extends AppError {
-  constructor(message: string, readonly issues: Array<{ path: string; message: string }> = []) {
-    super('VALIDATION_ERROR', 400, message, { extra: issues.length ? { issues } : {} });
+/** A message, or a message with the AppError options (extra fields, headers, cause, expose). */
+export type ErrorBody = string | ({ message: string } & AppErrorOptions);
+
+/** The class defineError returns: constructed with the parameters of its message function. */
+export interface DefinedErrorClass<A extends unknown[]> {
+  new (...args: A): AppError;
+  readonly prototype: AppError;
+  readonly code: string;
+  readonly status: number;
+}
+
+/**
+ * Registers a catalogue entry (as defineErrorCode) and returns an AppError class for it, so code and
+ * status are written once. `message` is what the constructor makes of its arguments; its parameters
+ * become the constructor's (typed, defaults included):
+ *
+ *   export class ThemeNotFoundError extends defineError('THEME_NOT_FOUND', 404, 'No theme with this id.',
+ *     (message = 'No active theme') => message) {}
+ *   export class AccountLockedError extends defineError('ACCOUNT_LOCKED', 403, '...',
+ *     (retryAfterSeconds: number) => ({ message: `Locked; try again in ${retryAfterSeconds} s`, extra: { retryAfterSeconds } })) {}
+ *
+ * - a function returns the message, or `{message, extra?, headers?, cause?, expose?}`;
+ * - a string or such an object is a fixed answer (the constructor takes no arguments);
+ * - without `message`, the constructor takes the message: `new XError(message)`.
+ *
+ * Extending the result (`class XError extends defineError(...) {}`) keeps the class name (`err.name`)
+ * and gives a type of the same name; a class with its own fields adds a constructor that calls super
+ * with the same arguments. Used directly, the class is named after its code (THEME_NOT_FOUND:
+ * ThemeNotFoundError).
+ */
+// (F rather than its parameters as the type argument: a parameter's default, `(message = 'Not found')`, then types it.)
+export function defineError<F extends (...args: never[]) => ErrorBody>(code: string, status: number, description: string, message: F): DefinedErrorClass<Parameters<F>>;
+export function defineError(code: string, status: number, description: string, message: ErrorBody): DefinedErrorClass<[]>;
+export function defineError(code: string, status: number, description: string): DefinedErrorClass<[message: string]>;
+export function defineError(code: string, status: number, description: string, message?: ErrorBody | ((...args: any[]) => ErrorBody)): DefinedErrorClass<any[]> {
+  defineErrorCode(code, status, description);
+  const render: (...args: any[]) => ErrorBody =
+    typeof message === 'function' ? message
+    : message === undefined ? (text: string) => text
+    : typeof message === 'string' ? () => message
+    // A fixed answer: each error gets its own extra and headers objects.
+    : () => ({ ...message, extra: { ...message.extra }, headers: { ...message.headers } });
+  const Defined = class extends AppError {
+    static readonly code = code;
+    static readonly status = status;
+    constructor(...args: any[]) {
+      const body = render(...args);
+      if (typeof body === 'string') super(code, status, body);
+      else {
+        const { message: text, ...options } = body;
+        super(code, status, text, options);
+      }
+    }
+  };
+  const name = `${code.toLowerCase().replace(/(?:^|_)([a-z0-9])/g, (_, c: string) => c.toUpperCase())}Error`;
+  Object.defineProperty(Defined, 'name', { value: name });
+  return Defined;
+}
+
+/** A field of a request that does not fit its schema. */
+export interface ValidationIssue {
+  path: string;
+  message: string;
+}
+
+/** Keeps `issues` as a field (callers read it); `extra.issues` only when there are some. */
+export class ValidationError extends defineError(
+  'VALIDATION_ERROR',
+  400,
+  'The request body, query or path parameters do not match the route schema, or the JSON is malformed.',
+  (message: string, issues: ValidationIssue[] = []) => ({ message, extra: issues.length ? { issues } : {} }),
+) {
+  constructor(message: string, readonly issues: ValidationIssue[] = []) {
+    super(message, issues);
   }
 }
 
-catalogue('AUTHENTICATION_REQUIRED', 401, 'The route needs an identity and the request has none.');
-export class AuthenticationRequiredError extends AppError {
-  constructor(message = 'Authentication required') {
-    super('AUTHENTICATION_REQUIRED', 401, message);
-  }
-}
+export class AuthenticationRequiredError extends defineError('AUTHENTICATION_REQUIRED', 401, 'The route needs an identity and the request has none.', (message = 'Authentication required') => message) {}
 
-catalogue('FORBIDDEN', 403, 'The identity lacks the permission the route or its namespace declares, or the namespace is not mapped (fail closed).');
-export class ForbiddenError extends AppError {
-  constructor(message = 'You do not have permission to do this') {
-    super('FORBIDDEN', 403, message);
-  }
-}
+export class ForbiddenError extends defineError(
+  'FORBIDDEN',
+  403,
+  'The identity lacks the permission the route or its namespace declares, or the namespace is not mapped (fail closed).',
+  (message = 'You do not have permission to do this') => message,
+) {}
 
-catalogue('NOT_FOUND', 404, 'No route or resource at this address.');
-export class NotFoundError extends AppError {
-  constructor(message = 'Not found') {
-    super('NOT_FOUND', 404, message);
-  }
-}
+export class NotFoundError extends defineError('NOT_FOUND', 404, 'No route or resource at this address.', (message = 'Not found') => message) {}
 
-catalogue('METHOD_NOT_ALLOWED', 405, 'The path exists but not for this HTTP method; the Allow header lists the methods.');
-export class MethodNotAllowedError extends AppError {
-  constructor(allowed: string[]) {
-    super('METHOD_NOT_ALLOWED', 405, `Method not allowed; use ${allowed.join(', ')}`, {
-      headers: { Allow: allowed.join(', ') },
-    });
-  }
-}
+export class MethodNotAllowedError extends defineError(
+  'METHOD_NOT_ALLOWED',
+  405,
+  'The path exists but not for this HTTP method; the Allow header lists the methods.',
+  (allowed: string[]) => ({ message: `Method not allowed; use ${allowed.join(', ')}`, headers: { Allow: allowed.join(', ') } }),
+) {}
 
-catalogue('CONFLICT', 409, 'The request conflicts with the current state of the resource.');
-export class ConflictError extends AppError {
-  constructor(message: string) {
-    super('CONFLICT', 409, message);
-  }
-}
+export class ConflictError extends defineError('CONFLICT', 409, 'The request conflicts with the current state of the resource.') {}
 
-catalogue('LOCKED', 409, 'A lock (migrations, audit chain, data operation) is held by another operation and the wait timed out.');
-export class LockedError extends AppError {
-  constructor(name: string, waitedMs: number) {
-    super('LOCKED', 409, `Lock '${name}' is held by another operation; gave up after ${waitedMs} ms`);
-  }
-}
+export class LockedError extends defineError(
+  'LOCKED',
+  409,
+  'A lock (migrations, audit chain, data operation) is held by another operation and the wait timed out.',
+  (name: string, waitedMs: number) => `Lock '${name}' is held by another operation; gave up after ${waitedMs} ms`,
+) {}
 
-catalogue('PAYLOAD_TOO_LARGE', 413, 'The request body is larger than the configured limit (http.bodyLimit).');
-export class PayloadTooLargeError extends AppError {
-  constructor(limit: string) {
-    super('PAYLOAD_TOO_LARGE', 413, `Request body is larger than the limit of ${limit}`);
-  }
-}
+export class PayloadTooLargeError extends defineError(
+  'PAYLOAD_TOO_LARGE',
+  413,
+  'The request body is larger than the configured limit (http.bodyLimit).',
+  (limit: string) => `Request body is larger than the limit of ${limit}`,
+) {}
 
-catalogue('UNSUPPORTED_MEDIA_TYPE', 415, 'The route expects a JSON body and the Content-Type is something else.');
-export class UnsupportedMediaTypeError extends AppError {
-  constructor(message = 'Content-Type must be application/json') {
-    super('UNSUPPORTED_MEDIA_TYPE', 415, message);
-  }
-}
+export class UnsupportedMediaTypeError extends defineError(
+  'UNSUPPORTED_MEDIA_TYPE',
+  415,
+  'The route expects a JSON body and the Content-Type is something else.',
+  (message = 'Content-Type must be application/json') => message,
+) {}
 
-catalogue('RATE_LIMITED', 429, 'Too many requests for this path from this client; retry after the Retry-After seconds (60).');
-export class RateLimitedError extends AppError {
-  constructor() {
-    super('RATE_LIMITED', 429, 'Too many requests; try again in 60 seconds', {
-      headers: { 'Retry-After': '60' },
-      extra: { retryAfterSeconds: 60 },
-    });
-  }
-}
+export class RateLimitedError extends defineError('RATE_LIMITED', 429, 'Too many requests for this path from this client; retry after the Retry-After seconds (60).', {
+  message: 'Too many requests; try again in 60 seconds',
+  headers: { 'Retry-After': '60' },
+  extra: { retryAfterSeconds: 60 },
+}) {}
 
-catalogue('INTERNAL_ERROR', 500, 'An unexpected failure; the message is generic and the details are in the log under the X-Request-Id.');
-export class InternalError extends AppError {
-  constructor(cause?: unknown) {
-    super('INTERNAL_ERROR', 500, 'Internal server error', { cause });
-  }
-}
+export class InternalError extends defineError(
+  'INTERNAL_ERROR',
+  500,
+  'An unexpected failure; the message is generic and the details are in the log under the X-Request-Id.',
+  (cause?: unknown) => ({ message: 'Internal server error', cause }),
+) {}
 
-catalogue('SERVICE_UNAVAILABLE', 503, 'The instance is still booting (before READY), shutting down, or the plugin behind the route has not booted yet.');
-export class ServiceUnavailableError extends AppError {
-  constructor(message = 'The service is starting; try again shortly') {
-    super('SERVICE_UNAVAILABLE', 503, message, { headers: { 'Retry-After': '5' }, expose: true });
-  }
-}
+export class ServiceUnavailableError extends defineError(
+  'SERVICE_UNAVAILABLE',
+  503,
+  'The instance is still booting (before READY), shutting down, or the plugin behind the route has not booted yet.',
+  (message = 'The service is starting; try again shortly') => ({ message, headers: { 'Retry-After': '5' }, expose: true }),
+) {}
 
-/** Raised while booting: bad config, bad manifests, dependency problems. Never reaches HTTP. */
-export class BootError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'BootError';
+/**
+ * Raised while booting: bad config, bad manifests, dependency problems. Never reaches HTTP (not an
+ * AppError: one that escapes into a request answers 500 INTERNAL_ERROR); the CLI prints its message.
+ */
+export class BootError extends CmsError {
+  constructor(message: string, code = 'BOOT_FAILED') {
+    super(code, message);
   }
 }
 
 /** A plugin or registry contract was broken by the code that added to it. */
 export class ContractError extends BootError {
   constructor(message: string) {
-    super(message);
-    this.name = 'ContractError';
+    super(message, 'CONTRACT_BROKEN');
   }
 }

@@ -1,13 +1,13 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { AppError, defineErrorCode } from '../errors.js';
+import { defineError } from '../errors.js';
 
-defineErrorCode('DATABASE_BUSY', 503, 'The database did not accept the write in time (SQLite has one writer); nothing was written. Retry after the Retry-After seconds.');
 /** A write that waited too long for the database: nothing was written, a retry is safe. */
-export class DatabaseBusyError extends AppError {
-  constructor(message = 'The database is busy; nothing was written, try again shortly') {
-    super('DATABASE_BUSY', 503, message, { headers: { 'Retry-After': '2' }, extra: { retryAfterSeconds: 2 } });
-  }
-}
+export class DatabaseBusyError extends defineError(
+  'DATABASE_BUSY',
+  503,
+  'The database did not accept the write in time (SQLite has one writer); nothing was written. Retry after the Retry-After seconds.',
+  (message = 'The database is busy; nothing was written, try again shortly') => ({ message, headers: { 'Retry-After': '2' }, extra: { retryAfterSeconds: 2 } }),
+) {}
 
 /** A write started outside its own transaction while that transaction holds the gate: it could never run. */
 export class NestedWriteError extends Error {

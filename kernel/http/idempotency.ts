@@ -1,21 +1,20 @@
 import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto';
 import stringify from 'safe-stable-stringify';
 import { QueryTypes, UniqueConstraintError, type Sequelize } from 'sequelize';
-import { AppError, defineErrorCode, ValidationError } from '../errors.js';
+import { defineError, ValidationError } from '../errors.js';
 
-defineErrorCode('IDEMPOTENCY_KEY_IN_USE', 409, 'A request with this Idempotency-Key is still being processed; retry after Retry-After seconds.');
-defineErrorCode('IDEMPOTENCY_KEY_REUSED', 422, 'This Idempotency-Key was used for a different request (another route, body or caller); use a new key.');
-
-export class IdempotencyKeyInUseError extends AppError {
-  constructor() {
-    super('IDEMPOTENCY_KEY_IN_USE', 409, 'A request with this Idempotency-Key is still being processed; retry shortly', { headers: { 'Retry-After': '1' } });
-  }
-}
-export class IdempotencyKeyReusedError extends AppError {
-  constructor() {
-    super('IDEMPOTENCY_KEY_REUSED', 422, 'This Idempotency-Key was already used for a different request; use a new key for a new request');
-  }
-}
+export class IdempotencyKeyInUseError extends defineError(
+  'IDEMPOTENCY_KEY_IN_USE',
+  409,
+  'A request with this Idempotency-Key is still being processed; retry after Retry-After seconds.',
+  () => ({ message: 'A request with this Idempotency-Key is still being processed; retry shortly', headers: { 'Retry-After': '1' } }),
+) {}
+export class IdempotencyKeyReusedError extends defineError(
+  'IDEMPOTENCY_KEY_REUSED',
+  422,
+  'This Idempotency-Key was used for a different request (another route, body or caller); use a new key.',
+  'This Idempotency-Key was already used for a different request; use a new key for a new request',
+) {}
 
 const KEY = /^[\x21-\x7e]{1,255}$/;
 export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;

@@ -1,19 +1,19 @@
-import { AppError, defineErrorCode } from '../../kernel/errors.js';
+import { defineError } from '../../kernel/errors.js';
 
-defineErrorCode('PASSKEY_VERIFICATION_FAILED', 401, 'A passkey sign-in did not verify (unknown passkey, bad signature, missing, expired or reused challenge: one message for all).');
+const PasskeyVerificationFailed = defineError(
+  'PASSKEY_VERIFICATION_FAILED',
+  401,
+  'A passkey sign-in did not verify (unknown passkey, bad signature, missing, expired or reused challenge: one message for all).',
+  'Passkey sign-in failed; try again',
+);
 /** The one answer of a failed passkey sign-in: it does not tell which part failed. */
-export const signInFailed = () => new AppError('PASSKEY_VERIFICATION_FAILED', 401, 'Passkey sign-in failed; try again');
+export const signInFailed = () => new PasskeyVerificationFailed();
 
-defineErrorCode('PASSKEY_REGISTRATION_FAILED', 400, 'A new passkey did not verify (used or expired challenge, wrong origin or RP ID, already registered); the message says why.');
-export class PasskeyRegistrationFailedError extends AppError {
-  constructor(reason: string) {
-    super('PASSKEY_REGISTRATION_FAILED', 400, reason);
-  }
-}
+export class PasskeyRegistrationFailedError extends defineError(
+  'PASSKEY_REGISTRATION_FAILED',
+  400,
+  'A new passkey did not verify (used or expired challenge, wrong origin or RP ID, already registered); the message says why.',
+  (reason: string) => reason,
+) {}
 
-defineErrorCode('PASSKEY_NOT_FOUND', 404, "No passkey with this id among the caller's own passkeys.");
-export class PasskeyNotFoundError extends AppError {
-  constructor() {
-    super('PASSKEY_NOT_FOUND', 404, 'Passkey not found');
-  }
-}
+export class PasskeyNotFoundError extends defineError('PASSKEY_NOT_FOUND', 404, "No passkey with this id among the caller's own passkeys.", 'Passkey not found') {}

@@ -1,5 +1,5 @@
 import { GraphQLError } from 'graphql';
-import { AppError, defineErrorCode, ERROR_CATALOGUE } from '../../kernel/errors.js';
+import { defineError, defineErrorCode, ERROR_CATALOGUE } from '../../kernel/errors.js';
 
 /**
  * Codes of refusals before execution. They travel in `errors[].extensions.code` (GraphQL shape); the
@@ -9,12 +9,12 @@ defineErrorCode('GRAPHQL_PARSE_FAILED', 400, 'GraphQL: the query document has a 
 defineErrorCode('GRAPHQL_VALIDATION_FAILED', 400, 'GraphQL: the operation does not fit the schema (unknown field, wrong argument or variable type, subscription over HTTP, no operation named so).');
 defineErrorCode('GRAPHQL_DEPTH_LIMIT', 400, 'GraphQL: the operation nests fields deeper than the depth limit (plugins.options.graphql.maxDepth, default 10).');
 defineErrorCode('GRAPHQL_COST_LIMIT', 400, 'GraphQL: the estimated cost of the operation is above the limit (plugins.options.graphql.maxCost, default 1000); list queries cost their limit times their items.');
-defineErrorCode('GRAPHQL_SUBSCRIPTION_LIMIT', 429, 'GraphQL: the WebSocket connection already holds the most subscriptions it may (plugins.options.graphql.maxSubscriptionsPerConnection, default 100).');
-export class SubscriptionLimitError extends AppError {
-  constructor(max: number) {
-    super('GRAPHQL_SUBSCRIPTION_LIMIT', 429, `This connection already holds ${max} subscriptions; complete one first`);
-  }
-}
+export class SubscriptionLimitError extends defineError(
+  'GRAPHQL_SUBSCRIPTION_LIMIT',
+  429,
+  'GraphQL: the WebSocket connection already holds the most subscriptions it may (plugins.options.graphql.maxSubscriptionsPerConnection, default 100).',
+  (max: number) => `This connection already holds ${max} subscriptions; complete one first`,
+) {}
 defineErrorCode('GRAPHQL_QUERY_TOO_LARGE', 413, 'GraphQL: the query document is longer than the limit (plugins.options.graphql.maxQueryLength, default 20000 characters).');
 
 export type RequestErrorCode =
