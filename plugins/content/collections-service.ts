@@ -11,6 +11,7 @@ import { columnName, columnOf, type FieldDefinition } from './field-types.js';
 import { CollectionRow } from './models/collection-row.js';
 import { Revision } from './models/revision.js';
 import { SYSTEM_COLUMNS, alterTableMigration, createTableMigration, dropTableMigration, tableNameFor, type TableRef } from './table-migrations.js';
+import { COLLECTIONS_CHANGED } from './public.js';
 
 export interface LoadedCollection extends CollectionDefinition {
   uid: string;
@@ -18,7 +19,6 @@ export interface LoadedCollection extends CollectionDefinition {
   model: ModelStatic<Model>;
 }
 
-export const COLLECTIONS_CHANGED = 'content:collections-changed';
 
 /** The public shape of a collection (GET /api/collections). */
 export const describeCollection = (c: CollectionDefinition) => ({ name: c.name, label: c.label, singular: c.singular, fields: c.fields, version: c.version });

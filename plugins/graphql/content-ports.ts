@@ -71,4 +71,5 @@ export interface ContentEventPayload {
 }
 
 /** The event the content plugin publishes when a collection schema changes. */
-export const COLLECTIONS_CHANGED = 'content:collections-changed';
+/** One definition of the event name: the content plugin's public surface. */
+export { COLLECTIONS_CHANGED } from '../content/public.js';
