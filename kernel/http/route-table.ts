@@ -19,6 +19,13 @@ export interface RouteRequestSchemas {
   multipart?: z.ZodType;
 }
 
+/**
+ * The services of the container by key, for typed `scope.<key>` in handlers. Empty here: each plugin
+ * adds its own keys in its `public.ts` by declaration merging, e.g.
+ * `declare module '../../kernel/http/route-table.js' { interface ContainerServices { importers: ImportersService } }`.
+ */
+export interface ContainerServices {}
+
 export interface RouteContext<Q = any, P = any, B = any> {
   ctx: Context;
   query: Q;
@@ -27,8 +34,8 @@ export interface RouteContext<Q = any, P = any, B = any> {
   identity: Identity;
   requestId: string;
   logger: Logger;
-  /** The request scope's cradle: services registered in the container, resolved for this request. */
-  scope: Record<string, any>;
+  /** The request scope's cradle: services registered in the container, resolved for this request (typed for the keys plugins declare). */
+  scope: ContainerServices & Record<string, any>;
 }
 
 export interface RouteDefinition {
@@ -70,6 +77,23 @@ export interface RouteDefinition {
    */
   idempotent?: boolean;
   handler(route: RouteContext): Promise<unknown> | unknown;
+}
+
+type Output<T> = T extends z.ZodType ? z.output<T> : Record<string, never>;
+
+/** A route whose handler's params, query and body are typed from its zod schemas. */
+export type TypedRouteDefinition<S extends RouteRequestSchemas> = Omit<RouteDefinition, 'request' | 'handler'> & {
+  request: S;
+  handler(route: RouteContext<Output<S['query']>, Output<S['params']>, Output<S['body']>>): Promise<unknown> | unknown;
+};
+
+/**
+ * Declares a route with types inferred from its request schemas: `params.collection` is a string
+ * when the params schema says so, a body field has its schema's type, and `scope.<key>` is typed
+ * for every key a plugin declared in ContainerServices. Returns a plain RouteDefinition.
+ */
+export function defineRoute<S extends RouteRequestSchemas>(route: TypedRouteDefinition<S>): RouteDefinition {
+  return route as unknown as RouteDefinition;
 }
 
 export interface RegisteredRoute extends RouteDefinition {

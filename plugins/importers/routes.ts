@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { multipartFile } from '../../kernel/http/multipart-file.js';
-import type { RouteDefinition } from '../../kernel/http/route-table.js';
-import type { ImportersService } from './importers-service.js';
+import { defineRoute, type RouteDefinition } from '../../kernel/http/route-table.js';
 import { streamJobEvents } from './job-events.js';
 import { streamImport } from './stream.js';
 
@@ -28,17 +27,15 @@ const skipReasons = z.object({
 });
 const results = z.record(z.string(), z.object({ imported: z.number(), failed: z.number(), skipped: z.number(), updated: z.number(), skipReasons: skipReasons.optional() }));
 
-const service = (scope: Record<string, any>) => scope.importers as ImportersService;
-
 export const importerRoutes: RouteDefinition[] = [
-  {
+  defineRoute({
     method: 'GET', path: '/api/importers/sources', permission: 'content:read', tags: ['importers'],
     summary: 'The registered import formats: format, label, extensions, description, features',
     request: {},
     response: z.object({ sources: z.array(z.object({ format: z.string(), label: z.string(), extensions: z.array(z.string()), description: z.string(), features: z.array(z.string()) })) }),
-    handler: ({ scope }) => service(scope).sources(),
-  },
-  {
+    handler: ({ scope }) => scope.importers.sources(),
+  }),
+  defineRoute({
     method: 'POST', idempotent: true, path: '/api/importers/validate', permission: 'content:write', tags: ['importers'],
     summary: 'Uploads an export (multipart: `file`, optional `format` hint), detects its format from the content and parses it in the worker pool',
     description:
@@ -57,9 +54,9 @@ export const importerRoutes: RouteDefinition[] = [
       valid: z.boolean(), detectedFormat: z.string().nullable(), confidence: z.number(), summary: z.record(z.string(), z.number()), acfFields: z.array(z.string()),
       warnings: z.array(warning), blockedReasons: z.array(z.string()), uploadId: z.string(),
     }),
-    handler: ({ ctx, identity, scope }) => service(scope).validate(ctx, identity),
-  },
-  {
+    handler: ({ ctx, identity, scope }) => scope.importers.validate(ctx, identity),
+  }),
+  defineRoute({
     method: 'POST', idempotent: true, path: '/api/importers/preview', permission: 'content:write', tags: ['importers'],
     summary: 'Plans the import of a validated upload: target collections, field mappings with confidence and type, operations, estimated duration',
     description:
@@ -73,9 +70,9 @@ export const importerRoutes: RouteDefinition[] = [
       }),
     },
     response: planSchema,
-    handler: ({ body, identity, scope }) => service(scope).preview(identity, body),
-  },
-  {
+    handler: ({ body, identity, scope }) => scope.importers.preview(identity, body),
+  }),
+  defineRoute({
     method: 'POST', idempotent: true, path: '/api/importers/run', permission: 'content:write', tags: ['importers'], envelope: false,
     summary: 'Runs a plan (confirmed: true): below 100 entities inline (done when this answers), at or above as a background job',
     description:
@@ -84,10 +81,10 @@ export const importerRoutes: RouteDefinition[] = [
     request: { body: z.object({ planId: z.string().uuid(), confirmed: z.boolean() }) },
     response: z.object({ success: z.literal(true), jobId: z.string(), status: z.literal('processing'), message: z.string() }),
     handler: async ({ ctx, body, identity, scope }) => {
-      ctx.body = await service(scope).run(identity, body);
+      ctx.body = await scope.importers.run(identity, body);
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'GET', path: '/api/importers/jobs/:jobId', permission: 'content:read', tags: ['importers'],
     summary: 'An import job: status, progress {processed, total}, per-entity results {imported, failed, skipped, updated}, duration, warnings',
     request: { params: z.object({ jobId: z.string().min(1).max(64) }) },
@@ -95,18 +92,18 @@ export const importerRoutes: RouteDefinition[] = [
       jobId: z.string(), status: z.enum(['processing', 'completed', 'failed']), format: z.string(), progress: z.object({ processed: z.number(), total: z.number() }),
       results, durationMs: z.number(), completedAt: z.string().nullable(), warnings: z.array(warning), error: z.string().optional(),
     }),
-    handler: ({ params, identity, scope }) => service(scope).job(identity, params.jobId),
-  },
-  {
+    handler: ({ params, identity, scope }) => scope.importers.job(identity, params.jobId),
+  }),
+  defineRoute({
     method: 'GET', path: '/api/importers/jobs/:jobId/events', permission: 'content:read', tags: ['importers'], envelope: false,
     summary: 'Follows an import job as server-sent events: progress, then complete or error (what POST /api/migration/import sends)',
     description:
       '`event: progress` {step: "importing", message, percent} whenever the count moves, then `event: complete` {imported, failed, skipped, durationMs, jobId} or ' +
       '`event: error` {success: false, error, message}. A job that has finished answers its final event at once. Unknown job -> 404 IMPORT_JOB_NOT_FOUND (JSON).',
     request: { params: z.object({ jobId: z.string().min(1).max(64) }) },
-    handler: ({ ctx, params, identity, scope }) => streamJobEvents(ctx, identity, service(scope), params.jobId),
-  },
-  {
+    handler: ({ ctx, params, identity, scope }) => streamJobEvents(ctx, identity, scope.importers, params.jobId),
+  }),
+  defineRoute({
     method: 'POST', path: '/api/migration/import', permission: 'content:write', tags: ['importers'], envelope: false,
     summary: 'Uploads and imports in one request, answering a server-sent event stream (progress, complete, error)',
     description:
@@ -119,6 +116,6 @@ export const importerRoutes: RouteDefinition[] = [
         scaffold: z.enum(['true', 'false']).optional(), strict: z.enum(['true', 'false']).optional().describe('CSV strict mode (see validate)'),
       }),
     },
-    handler: ({ ctx, identity, scope }) => streamImport(ctx, identity, service(scope)),
-  },
+    handler: ({ ctx, identity, scope }) => streamImport(ctx, identity, scope.importers),
+  }),
 ];
