@@ -1,0 +1,81 @@
+import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
+import { expect } from 'chai';
+import type { StorageDriver } from '../../kernel/registries/index.js';
+import { startTestKernel, type TestKernel } from './kernel.js';
+import { startCdnServer, type CdnServer } from './storage-cdn-server.js';
+import { S3RVER_CREDENTIALS, startS3rver } from './storage-s3rver.js';
+
+/**
+ * What the storage driver tests share (test/contracts/storage-driver.contract.test.ts and
+ * test/integration/storage-drivers.test.ts): the four shipped drivers, s3rver with a bucket, a
+ * signature-checking image CDN, and a kernel whose remote drivers point at them.
+ */
+export const MiB = 1024 * 1024;
+export const BUCKET = 'cms-media';
+export const CDN = { cloudName: 'demo-cloud', apiKey: '417293562815', apiSecret: 'cdn-secret-9f8e7d' };
+export const DRIVERS = ['local', 'object_store', 'object_store_edge', 'image_cdn'] as const;
+export type DriverId = (typeof DRIVERS)[number];
+
+/** What a driver throws: each driver plugin has its own StorageError class, recognised by name and reason. */
+export interface Refusal {
+  name: string;
+  reason: string;
+  status: number;
+  message: string;
+}
+export async function refusal(action: () => unknown): Promise<Refusal> {
+  try {
+    await action();
+  } catch (err) {
+    return err as Refusal;
+  }
+  return expect.fail('expected the driver to refuse');
+}
+export async function expectRefused(action: () => unknown, reason: string, status?: number): Promise<Refusal> {
+  const err = await refusal(action);
+  expect(err.name, err.message).to.equal('StorageError');
+  expect(err.reason, err.message).to.equal(reason);
+  if (status !== undefined) expect(err.status).to.equal(status);
+  return err;
+}
+
+export interface StorageRig {
+  t: TestKernel;
+  s3: Awaited<ReturnType<typeof startS3rver>>;
+  cdn: CdnServer;
+  /** An S3 client with s3rver's account, to look into the bucket. */
+  admin: S3Client;
+  driver(id: DriverId): StorageDriver;
+}
+
+/**
+ * Mocha hooks in the calling describe(): starts s3rver (with the bucket), the CDN and a kernel before
+ * the suite, stops them after. The returned object is filled in by the before hook.
+ */
+export function useStorageRig(): StorageRig {
+  const rig = {} as StorageRig;
+  rig.driver = (id) => rig.t.kernel.registries.storageDrivers.get(id) as StorageDriver;
+  before(async () => {
+    rig.s3 = await startS3rver();
+    rig.cdn = await startCdnServer(CDN);
+    rig.admin = new S3Client({ region: 'us-east-1', endpoint: rig.s3.endpoint, forcePathStyle: true, credentials: { ...S3RVER_CREDENTIALS } });
+    await rig.admin.send(new CreateBucketCommand({ Bucket: BUCKET }));
+    rig.t = await startTestKernel({
+      config: {
+        plugins: {
+          options: {
+            'storage-s3': { bucket: BUCKET, endpoint: rig.s3.endpoint, region: 'us-east-1', forcePathStyle: true, ...S3RVER_CREDENTIALS },
+            'storage-image-cdn': { ...CDN, uploadUrl: rig.cdn.url, publicUrl: `${rig.cdn.url}/${CDN.cloudName}`, chunkSizeMb: 8 },
+          },
+        },
+      },
+    });
+  });
+  after(async () => {
+    await rig.t?.close();
+    rig.admin?.destroy();
+    await rig.s3?.close();
+    await rig.cdn?.close();
+  });
+  return rig;
+}
