@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import { AuthenticationRequiredError, ForbiddenError } from '../../kernel/errors.js';
 import type { Identity } from '../../kernel/http/identity.js';
-import type { RouteDefinition } from '../../kernel/http/route-table.js';
-import type { IdentityLinks } from './identity-links.js';
+import { defineRoute, type RouteDefinition } from '../../kernel/http/route-table.js';
 
 /** A person signed in with a session (API keys and website tokens do not manage sign-in methods). */
 function sessionUser(identity: Identity): string {
@@ -14,7 +13,7 @@ function sessionUser(identity: Identity): string {
 const linkedIdentity = z.object({ _id: z.string(), provider: z.string(), email: z.string().nullable(), createdAt: z.string(), lastLoginAt: z.string() });
 
 export const identityRoutes: RouteDefinition[] = [
-  {
+  defineRoute({
     method: 'GET',
     path: '/api/auth/oidc/identities',
     permission: 'authenticated',
@@ -22,9 +21,9 @@ export const identityRoutes: RouteDefinition[] = [
     summary: 'Your identity-provider identities linked to this account',
     request: {},
     response: z.array(linkedIdentity),
-    handler: ({ identity, scope }) => (scope.oidcLinks as IdentityLinks).list(sessionUser(identity)),
-  },
-  {
+    handler: ({ identity, scope }) => scope.oidcLinks.list(sessionUser(identity)),
+  }),
+  defineRoute({
     method: 'DELETE',
     path: '/api/auth/oidc/identities/:id',
     permission: 'authenticated',
@@ -33,8 +32,8 @@ export const identityRoutes: RouteDefinition[] = [
     request: { params: z.object({ id: z.string().uuid() }) },
     response: z.object({ unlinked: z.literal(true) }),
     async handler({ identity, params, scope }) {
-      await (scope.oidcLinks as IdentityLinks).unlink(sessionUser(identity), params.id);
+      await scope.oidcLinks.unlink(sessionUser(identity), params.id);
       return { unlinked: true };
     },
-  },
+  }),
 ];

@@ -1,11 +1,7 @@
 import { z } from 'zod';
-import type { RouteDefinition } from '../../kernel/http/route-table.js';
-import type { AuthSecretsPort, SignInPort, TenantsPort } from './auth-ports.js';
+import { defineRoute, type RouteDefinition } from '../../kernel/http/route-table.js';
 import { OidcProviderError } from './errors.js';
 import { clearFlow, finishFlow, startFlow } from './flow-state.js';
-import type { IdentityLinks } from './identity-links.js';
-import type { IdentityProviders } from './identity-providers.js';
-import type { OidcClients } from './oidc-clients.js';
 
 /** A path on this site: one leading slash (not `//` or `/\`), no backslash or control characters. */
 export function isLocalPath(value: string): boolean {
@@ -17,7 +13,7 @@ const providerParam = z.object({ provider: z.string().min(1).max(64) });
 const signInLimit = { points: 30, durationSeconds: 60 };
 
 export const signInRoutes: RouteDefinition[] = [
-  {
+  defineRoute({
     method: 'GET',
     path: '/api/auth/oidc/:provider/start',
     permission: 'public',
@@ -32,17 +28,17 @@ export const signInRoutes: RouteDefinition[] = [
       query: z.object({ returnTo: z.string().max(2048).refine(isLocalPath, 'a path on this site such as /dashboard').default('/') }),
     },
     async handler({ ctx, params, query, scope }) {
-      const providers = scope.identityProviders as IdentityProviders;
-      const clients = scope.oidcClients as OidcClients;
+      const providers = scope.identityProviders!;
+      const clients = scope.oidcClients;
       const provider = await providers.active(params.provider);
       await clients.configuration(provider);
-      const tenantId = await (scope.tenants as TenantsPort).fromHostname(ctx.hostname);
-      const flow = await startFlow(ctx, scope.authSecrets as AuthSecretsPort, { providerId: provider.id, tenantId, returnTo: query.returnTo });
+      const tenantId = await scope.tenants.fromHostname(ctx.hostname);
+      const flow = await startFlow(ctx, scope.authSecrets, { providerId: provider.id, tenantId, returnTo: query.returnTo });
       const url = await clients.authorizationUrl(provider, { ...flow, redirectUri: providers.redirectUri(provider.id) });
       ctx.redirect(url.href);
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'GET',
     path: '/api/auth/oidc/:provider/callback',
     permission: 'public',
@@ -57,20 +53,20 @@ export const signInRoutes: RouteDefinition[] = [
       query: z.object({ code: z.string().max(4096).optional(), state: z.string().max(4096).optional(), error: z.string().max(256).optional() }),
     },
     async handler({ ctx, params, query, scope }) {
-      const providers = scope.identityProviders as IdentityProviders;
+      const providers = scope.identityProviders!;
       const provider = await providers.active(params.provider);
       if (query.error !== undefined) {
         clearFlow(ctx);
         throw new OidcProviderError(provider.displayName, /^[A-Za-z0-9_.-]{1,64}$/.test(query.error) ? query.error : 'unknown_error');
       }
-      const flow = await finishFlow(ctx, scope.authSecrets as AuthSecretsPort, query.state, provider.id);
+      const flow = await finishFlow(ctx, scope.authSecrets, query.state, provider.id);
       clearFlow(ctx);
       const callbackUrl = new URL(providers.redirectUri(provider.id));
       callbackUrl.search = ctx.querystring;
-      const claims = await (scope.oidcClients as OidcClients).exchange(provider, callbackUrl, flow);
-      const userId = await (scope.oidcLinks as IdentityLinks).userFor(flow.tenantId, provider, claims);
-      const result = await (scope.signIn as SignInPort).complete(ctx, userId);
+      const claims = await scope.oidcClients.exchange(provider, callbackUrl, flow);
+      const userId = await scope.oidcLinks.userFor(flow.tenantId, provider, claims);
+      const result = await scope.signIn.complete(ctx, userId);
       ctx.redirect('requires2FA' in result ? `/login?requires2FA=1&userId=${encodeURIComponent(result.userId)}&returnTo=${encodeURIComponent(flow.returnTo)}` : flow.returnTo);
     },
-  },
+  }),
 ];

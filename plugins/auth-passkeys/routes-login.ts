@@ -1,19 +1,16 @@
 import { generateAuthenticationOptions, verifyAuthenticationResponse, type VerifiedAuthenticationResponse } from '@simplewebauthn/server';
 import { z } from 'zod';
-import type { RouteDefinition } from '../../kernel/http/route-table.js';
-import type { Signer, SignIn, Tenants, UsersLookup } from './auth-services.js';
+import { defineRoute, type RouteDefinition } from '../../kernel/http/route-table.js';
 import { clearChallengeCookie, readChallengeCookie, setChallengeCookie } from './challenge-cookie.js';
-import type { ChallengesService } from './challenges-service.js';
 import { decoyCredentials } from './decoy-credentials.js';
 import { signInFailed } from './errors.js';
-import { transportsOf, type PasskeysService } from './passkeys-service.js';
-import type { RelyingParty } from './relying-party.js';
+import { transportsOf } from './passkeys-service.js';
 import { authenticationResponseSchema, requestOptionsSchema } from './schemas.js';
 
 const publicUser = z.object({ _id: z.string(), email: z.string(), username: z.string(), role: z.string() });
 
 export const loginRoutes: RouteDefinition[] = [
-  {
+  defineRoute({
     method: 'POST',
     path: '/api/auth/passkeys/login/options',
     permission: 'public',
@@ -25,15 +22,15 @@ export const loginRoutes: RouteDefinition[] = [
     request: { body: z.object({ email: z.string().trim().max(320).optional() }).optional() },
     response: requestOptionsSchema,
     async handler({ ctx, body, scope }) {
-      const rp = (scope.passkeyRelyingParty as (ctx: unknown) => RelyingParty)(ctx);
-      const secrets = scope.authSecrets as Signer;
-      const tenantId = await (scope.tenants as Tenants).fromHostname(ctx.hostname);
+      const rp = scope.passkeyRelyingParty(ctx);
+      const secrets = scope.authSecrets;
+      const tenantId = await scope.tenants.fromHostname(ctx.hostname);
       const email = body?.email || '';
       let userId: string | null = null;
       let allowCredentials: Array<{ id: string; transports?: string[] }> = [];
       if (email) {
-        const user = await (scope.users as UsersLookup).findByEmail(email, tenantId);
-        const keys = user ? await (scope.passkeys as PasskeysService).listForUser(user.id) : [];
+        const user = await scope.users.findByEmail(email, tenantId);
+        const keys = user ? await scope.passkeys.listForUser(user.id) : [];
         if (user && keys.length) {
           userId = user.id;
           allowCredentials = keys.map((p) => ({ id: p.credential_id, transports: transportsOf(p) }));
@@ -42,12 +39,12 @@ export const loginRoutes: RouteDefinition[] = [
         }
       }
       const options = await generateAuthenticationOptions({ rpID: rp.id, allowCredentials, timeout: rp.timeoutMs, userVerification: rp.userVerification });
-      const challenge = await (scope.passkeyChallenges as ChallengesService).issue('login', { challenge: options.challenge, tenantId, userId });
+      const challenge = await scope.passkeyChallenges.issue('login', { challenge: options.challenge, tenantId, userId });
       await setChallengeCookie(ctx, secrets, challenge.id, Number(challenge.expires_at));
       return options;
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'POST',
     path: '/api/auth/passkeys/login/verify',
     permission: 'public',
@@ -63,26 +60,26 @@ export const loginRoutes: RouteDefinition[] = [
         logger.info({ reason }, 'passkey sign-in refused');
         return signInFailed();
       };
-      const secrets = scope.authSecrets as Signer;
+      const secrets = scope.authSecrets;
       const challengeId = await readChallengeCookie(ctx, secrets);
       clearChallengeCookie(ctx);
       if (!challengeId) throw refuse('no valid challenge cookie');
-      const claimed = await (scope.passkeyChallenges as ChallengesService).claimById(challengeId, 'login');
+      const claimed = await scope.passkeyChallenges.claimById(challengeId, 'login');
       if (!claimed) throw refuse('challenge unknown, expired or already used');
-      const tenantId = await (scope.tenants as Tenants).fromHostname(ctx.hostname);
+      const tenantId = await scope.tenants.fromHostname(ctx.hostname);
       if (claimed.tenant_id !== tenantId) throw refuse('challenge of another tenant');
-      const passkeys = scope.passkeys as PasskeysService;
+      const passkeys = scope.passkeys;
       const key = await passkeys.findByCredentialId(body.response.id, tenantId);
       if (!key) throw refuse('unknown credential');
       if (claimed.user_id && claimed.user_id !== key.user_id) throw refuse('credential of another user than the email named');
       const handle = body.response.response.userHandle;
       if (handle && handle !== Buffer.from(key.user_id, 'utf8').toString('base64url')) throw refuse('user handle does not match the credential');
-      const user = await (scope.users as UsersLookup).findById(key.user_id);
+      const user = await scope.users.findById(key.user_id);
       if (!user || user.tenant_id !== key.tenant_id) {
         await passkeys.removeOrphan(key.id);
         throw refuse('the passkey user no longer exists');
       }
-      const rp = (scope.passkeyRelyingParty as (ctx: unknown) => RelyingParty)(ctx);
+      const rp = scope.passkeyRelyingParty(ctx);
       let result: VerifiedAuthenticationResponse;
       try {
         result = await verifyAuthenticationResponse({
@@ -95,7 +92,7 @@ export const loginRoutes: RouteDefinition[] = [
       }
       if (!result.verified) throw refuse('signature does not verify');
       await passkeys.recordUse(key, result.authenticationInfo.newCounter, result.authenticationInfo.credentialBackedUp);
-      return (scope.signIn as SignIn).complete(ctx, user.id, { secondFactorDone: result.authenticationInfo.userVerified });
+      return scope.signIn.complete(ctx, user.id, { secondFactorDone: result.authenticationInfo.userVerified });
     },
-  },
+  }),
 ];

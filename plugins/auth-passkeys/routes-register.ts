@@ -1,11 +1,9 @@
 import { generateRegistrationOptions, verifyRegistrationResponse, type VerifiedRegistrationResponse } from '@simplewebauthn/server';
 import { UniqueConstraintError } from 'sequelize';
 import { z } from 'zod';
-import type { RouteDefinition } from '../../kernel/http/route-table.js';
-import type { ChallengesService } from './challenges-service.js';
+import { defineRoute, type RouteDefinition } from '../../kernel/http/route-table.js';
 import { PasskeyRegistrationFailedError } from './errors.js';
-import { toPublicPasskey, transportsOf, type PasskeysService } from './passkeys-service.js';
-import type { RelyingParty } from './relying-party.js';
+import { toPublicPasskey, transportsOf } from './passkeys-service.js';
 import { challengeOf, creationOptionsSchema, MAX_CREDENTIAL_ID, passkeySchema, registrationResponseSchema } from './schemas.js';
 import { sessionUser } from './session-user.js';
 
@@ -13,7 +11,7 @@ const TRANSPORTS = new Set(['ble', 'cable', 'hybrid', 'internal', 'nfc', 'smart-
 const refuse = (reason: string) => new PasskeyRegistrationFailedError(reason);
 
 export const registerRoutes: RouteDefinition[] = [
-  {
+  defineRoute({
     method: 'POST',
     path: '/api/auth/passkeys/register/options',
     permission: 'authenticated',
@@ -25,19 +23,19 @@ export const registerRoutes: RouteDefinition[] = [
     response: creationOptionsSchema,
     async handler(route) {
       const user = await sessionUser(route);
-      const rp = (route.scope.passkeyRelyingParty as (ctx: unknown) => RelyingParty)(route.ctx);
-      const existing = await (route.scope.passkeys as PasskeysService).listForUser(user.id);
+      const rp = route.scope.passkeyRelyingParty(route.ctx);
+      const existing = await route.scope.passkeys.listForUser(user.id);
       const options = await generateRegistrationOptions({
         rpName: rp.name, rpID: rp.id, userName: user.email, userDisplayName: user.username, userID: new TextEncoder().encode(user.id),
         timeout: rp.timeoutMs, attestationType: 'none',
         excludeCredentials: existing.map((p) => ({ id: p.credential_id, transports: transportsOf(p) })),
         authenticatorSelection: { residentKey: 'preferred', userVerification: rp.userVerification },
       });
-      await (route.scope.passkeyChallenges as ChallengesService).issue('register', { challenge: options.challenge, tenantId: user.tenant_id, userId: user.id });
+      await route.scope.passkeyChallenges.issue('register', { challenge: options.challenge, tenantId: user.tenant_id, userId: user.id });
       return options;
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'POST',
     path: '/api/auth/passkeys/register/verify',
     permission: 'authenticated',
@@ -51,9 +49,9 @@ export const registerRoutes: RouteDefinition[] = [
     async handler(route) {
       const { body, scope, logger } = route;
       const user = await sessionUser(route);
-      const rp = (scope.passkeyRelyingParty as (ctx: unknown) => RelyingParty)(route.ctx);
+      const rp = scope.passkeyRelyingParty(route.ctx);
       const challenge = challengeOf(body.response.response.clientDataJSON);
-      const claimed = challenge ? await (scope.passkeyChallenges as ChallengesService).claimForUser(user.id, challenge) : null;
+      const claimed = challenge ? await scope.passkeyChallenges.claimForUser(user.id, challenge) : null;
       if (!claimed) throw refuse('The registration challenge is unknown, expired or already used; ask for new options');
       let verification: VerifiedRegistrationResponse;
       try {
@@ -69,7 +67,7 @@ export const registerRoutes: RouteDefinition[] = [
       const info = verification.registrationInfo;
       if (info.credential.id.length > MAX_CREDENTIAL_ID) throw refuse(`Credential ids longer than ${MAX_CREDENTIAL_ID} base64url characters are not supported`);
       const transports = (body.response.response.transports ?? []).filter((t: string) => TRANSPORTS.has(t));
-      const passkeys = scope.passkeys as PasskeysService;
+      const passkeys = scope.passkeys;
       try {
         const row = await passkeys.add({
           tenantId: user.tenant_id, userId: user.id, credentialId: info.credential.id, publicKey: Buffer.from(info.credential.publicKey).toString('base64url'),
@@ -82,5 +80,5 @@ export const registerRoutes: RouteDefinition[] = [
         throw err;
       }
     },
-  },
+  }),
 ];

@@ -1,6 +1,6 @@
 import { AuthenticationRequiredError, ForbiddenError } from '../../kernel/errors.js';
 import type { RouteContext } from '../../kernel/http/route-table.js';
-import type { AuthUser, UsersLookup } from './auth-services.js';
+import type { AuthUser } from './auth-services.js';
 
 /**
  * Passkeys are credentials: only a person signed in with a session registers, lists, renames or
@@ -10,7 +10,7 @@ export async function sessionUser({ identity, scope }: RouteContext): Promise<Au
   if (typeof identity.meta?.sessionHash !== 'string') {
     throw new ForbiddenError('Passkeys are managed from a signed-in session; API keys and website tokens cannot manage them');
   }
-  const user = identity.userId ? await (scope.users as UsersLookup).findById(identity.userId) : null;
+  const user = identity.userId ? await scope.users.findById(identity.userId) : null;
   if (!user) throw new AuthenticationRequiredError();
   return user;
 }

@@ -128,7 +128,7 @@ export default definePlugin({
             setSessionCookie(ctx, token, Number(session.expires_at));
             return { user: toPublicUser(user) };
           }
-          return completeSignIn(ctx, cradle as unknown as Record<string, unknown>, user);
+          return completeSignIn(ctx, cradle, user);
         },
       })).singleton(),
     );

@@ -1,23 +1,22 @@
 import { z } from 'zod';
 import { AppError, AuthenticationRequiredError } from '../../kernel/errors.js';
-import type { RouteContext, RouteDefinition } from '../../kernel/http/route-table.js';
+import { defineRoute, type RouteDefinition, type RouteRequestSchemas, type TypedRouteDefinition } from '../../kernel/http/route-table.js';
 import type { User } from './models/user.js';
 import { clearPendingLogin, readPendingLogin } from './pending-login.js';
 import { clientIp, setSessionCookie } from './routes.js';
-import type { AuthSecrets } from './secrets.js';
-import type { SessionsService } from './sessions-service.js';
-import type { TwoFactorService } from './two-factor-service.js';
-import type { UsersService } from './users-service.js';
 
-type Handler = (route: RouteContext, user: User) => Promise<unknown>;
+/** A two-factor handler: the route context (typed from the request schemas) and the signed-in user. */
+type Handler<S extends RouteRequestSchemas> = (route: Parameters<TypedRouteDefinition<S>['handler']>[0], user: User) => Promise<unknown>;
 
 /**
  * The spec's two-factor endpoints: bodies exactly as listed (not the general envelope), errors as
  * `{message}`, and unexpected failures as 500 with the spec's fixed messages.
  */
-function twoFactorRoute(def: Omit<RouteDefinition, 'handler' | 'envelope' | 'errorShape' | 'permission' | 'tags'> & { failure: string; handler: Handler }): RouteDefinition {
+function twoFactorRoute<S extends RouteRequestSchemas>(
+  def: Omit<TypedRouteDefinition<S>, 'handler' | 'envelope' | 'errorShape' | 'permission' | 'tags'> & { failure: string; handler: Handler<S> },
+): RouteDefinition {
   const { failure, handler, ...rest } = def;
-  return {
+  return defineRoute<S>({
     ...rest,
     permission: 'authenticated',
     tags: ['two-factor'],
@@ -26,7 +25,7 @@ function twoFactorRoute(def: Omit<RouteDefinition, 'handler' | 'envelope' | 'err
     async handler(route) {
       // Only a signed-in person (session cookie) manages their second factor; keys and tokens may not.
       if (typeof route.identity.meta?.sessionHash !== 'string' || !route.identity.userId) throw new AuthenticationRequiredError();
-      const user = await (route.scope.users as UsersService).findById(route.identity.userId);
+      const user = await route.scope.users.findById(route.identity.userId);
       if (!user) throw new AuthenticationRequiredError();
       try {
         route.ctx.body = await handler(route, user);
@@ -36,7 +35,7 @@ function twoFactorRoute(def: Omit<RouteDefinition, 'handler' | 'envelope' | 'err
         throw new AppError('INTERNAL_ERROR', 500, failure, { expose: true, cause: err });
       }
     },
-  };
+  });
 }
 
 
@@ -46,7 +45,7 @@ export const twoFactorRoutes: RouteDefinition[] = [
     summary: 'Starts 2FA setup: a secret, the otpauth:// URI and 10 backup codes, returned once; nothing is active yet',
     request: {},
     response: z.object({ success: z.literal(true), data: z.object({ secret: z.string(), qrCodeURL: z.string(), manualEntryDetails: z.record(z.string(), z.unknown()), backupCodes: z.array(z.string()) }), message: z.string() }),
-    handler: async ({ scope }, user) => ({ success: true, data: await (scope.twoFactor as TwoFactorService).setup(user), message: 'Scan the QR code, then confirm with a code from your authenticator' }),
+    handler: async ({ scope }, user) => ({ success: true, data: await scope.twoFactor.setup(user), message: 'Scan the QR code, then confirm with a code from your authenticator' }),
   }),
   twoFactorRoute({
     method: 'POST', path: '/api/auth/2fa/verify-setup', failure: 'Failed to complete 2FA setup',
@@ -54,7 +53,7 @@ export const twoFactorRoutes: RouteDefinition[] = [
     request: { body: z.object({ secret: z.string().min(1).max(128), verificationCode: z.string().min(1).max(16), backupCodes: z.array(z.string().max(16)).max(20) }) },
     response: z.object({ success: z.literal(true), message: z.string() }),
     handler: async ({ body, scope }, user) => {
-      await (scope.twoFactor as TwoFactorService).verifySetup(user, body);
+      await scope.twoFactor.verifySetup(user, body);
       return { success: true, message: 'Two-factor authentication is enabled' };
     },
   }),
@@ -63,7 +62,7 @@ export const twoFactorRoutes: RouteDefinition[] = [
     summary: 'Turns 2FA off; the secret and backup codes are removed', request: {},
     response: z.object({ success: z.literal(true), message: z.string() }),
     handler: async ({ scope }, user) => {
-      await (scope.twoFactor as TwoFactorService).disable(user);
+      await scope.twoFactor.disable(user);
       return { success: true, message: 'Two-factor authentication is disabled' };
     },
   }),
@@ -71,17 +70,17 @@ export const twoFactorRoutes: RouteDefinition[] = [
     method: 'GET', path: '/api/auth/2fa/backup-codes', failure: 'Failed to get 2FA status',
     summary: '2FA status: enabled, whether backup codes remain and how many, last verification', request: {},
     response: z.object({ success: z.literal(true), data: z.object({ enabled: z.boolean(), hasBackupCodes: z.boolean(), backupCodesCount: z.number(), lastVerification: z.string().nullable() }) }),
-    handler: async ({ scope }, user) => ({ success: true, data: (scope.twoFactor as TwoFactorService).status(user) }),
+    handler: async ({ scope }, user) => ({ success: true, data: scope.twoFactor.status(user) }),
   }),
   twoFactorRoute({
     method: 'POST', path: '/api/auth/2fa/backup-codes', failure: 'Failed to regenerate backup codes',
     summary: 'Issues 10 new backup codes; the old ones stop working at once', request: {},
     response: z.object({ success: z.literal(true), data: z.object({ backupCodes: z.array(z.string()) }), message: z.string() }),
     handler: async ({ scope }, user) => ({
-      success: true, data: { backupCodes: await (scope.twoFactor as TwoFactorService).regenerate(user) }, message: 'New backup codes issued; the old ones no longer work',
+      success: true, data: { backupCodes: await scope.twoFactor.regenerate(user) }, message: 'New backup codes issued; the old ones no longer work',
     }),
   }),
-  {
+  defineRoute({
     method: 'POST',
     path: '/api/auth/2fa/verify',
     permission: 'public',
@@ -94,24 +93,24 @@ export const twoFactorRoutes: RouteDefinition[] = [
     request: { body: z.object({ userId: z.string().min(1).max(64), code: z.string().min(1).max(32) }) },
     response: z.object({ success: z.boolean(), message: z.string(), method: z.enum(['totp', 'backup']), backupCodeUsed: z.boolean() }),
     async handler({ ctx, body, scope, logger }) {
-      const users = scope.users as UsersService;
+      const users = scope.users;
       const method = /^\d{6}$/.test(body.code.replace(/\s+/g, '')) ? 'totp' : 'backup';
       const refuse = (text: string) => {
         ctx.body = { success: false, message: text, method, backupCodeUsed: false };
       };
       try {
-        const pending = await readPendingLogin(ctx, scope.authSecrets as AuthSecrets);
+        const pending = await readPendingLogin(ctx, scope.authSecrets);
         if (pending !== body.userId) return refuse('No pending sign-in for this account on this client; sign in with your password first');
         const locked = await users.lockedForSeconds(body.userId);
         if (locked > 0) return refuse(`Account locked after too many failed attempts; try again in ${Math.ceil(locked / 60)} minutes`);
-        const check = await (scope.twoFactor as TwoFactorService).checkCode(body.userId, body.code);
+        const check = await scope.twoFactor.checkCode(body.userId, body.code);
         if (!check.ok) {
           await users.recordFailure(body.userId).catch(() => undefined);
           return refuse('Invalid verification code');
         }
         const user = (await users.findById(body.userId))!;
         await users.resetFailures(user.id);
-        const { token, session } = await (scope.sessions as SessionsService).create(user, { userAgent: ctx.get('user-agent'), ip: clientIp(ctx) });
+        const { token, session } = await scope.sessions.create(user, { userAgent: ctx.get('user-agent'), ip: clientIp(ctx) });
         setSessionCookie(ctx, token, Number(session.expires_at));
         clearPendingLogin(ctx);
         ctx.body = {
@@ -126,5 +125,5 @@ export const twoFactorRoutes: RouteDefinition[] = [
         throw new AppError('INTERNAL_ERROR', 500, 'Failed to verify 2FA code', { expose: true, cause: err });
       }
     },
-  },
+  }),
 ];

@@ -1,12 +1,11 @@
 import { z } from 'zod';
 import { ForbiddenError, NotFoundError } from '../../kernel/errors.js';
 import { isAdmin } from '../../kernel/http/identity.js';
-import type { RouteDefinition } from '../../kernel/http/route-table.js';
+import { defineRoute, type RouteDefinition } from '../../kernel/http/route-table.js';
 import { InvalidCredentialsError, ReauthRequiredError } from './errors.js';
 import { requireSession } from './guards.js';
 import { clearSessionCookie } from './routes.js';
-import type { SessionsService } from './sessions-service.js';
-import { checkPassword, toPublicUser, type UsersService } from './users-service.js';
+import { checkPassword, toPublicUser } from './users-service.js';
 
 /** A container key of another plugin, or undefined when that plugin is absent. */
 function optionalKey<T>(scope: Record<string, unknown>, key: string): T | undefined {
@@ -21,7 +20,7 @@ const sessionHashOf = (meta: Record<string, unknown> | undefined) => (typeof met
 
 /** Session management (re-authentication, revocation, admin variants) and the user's own attributes. */
 export const accountRoutes: RouteDefinition[] = [
-  {
+  defineRoute({
     method: 'POST',
     path: '/api/user/sessions/reauth',
     permission: 'authenticated',
@@ -33,16 +32,16 @@ export const accountRoutes: RouteDefinition[] = [
     async handler({ body, identity, scope }) {
       requireSession(identity);
       const hash = sessionHashOf(identity.meta)!;
-      const users = scope.users as UsersService;
+      const users = scope.users;
       if (!(await users.confirmPassword(identity.userId!, body.password))) {
         // Guessing the password through re-authentication counts toward the lockout like a sign-in.
         await users.recordFailure(identity.userId!).catch(() => undefined);
         throw new InvalidCredentialsError();
       }
-      return (scope.sessions as SessionsService).reauthProof(hash);
+      return scope.sessions.reauthProof(hash);
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'POST',
     path: '/api/user/change-password',
     permission: 'authenticated',
@@ -54,18 +53,18 @@ export const accountRoutes: RouteDefinition[] = [
     response: z.object({ changed: z.literal(true), revokedSessions: z.number() }),
     async handler({ body, identity, scope }) {
       requireSession(identity);
-      const users = scope.users as UsersService;
+      const users = scope.users;
       if (!(await users.confirmPassword(identity.userId!, body.currentPassword))) {
         await users.recordFailure(identity.userId!).catch(() => undefined);
         throw new InvalidCredentialsError();
       }
       checkPassword(body.newPassword);
       await users.setPassword(identity.userId!, body.newPassword);
-      const revokedSessions = await (scope.sessions as SessionsService).revokeAllForUser(identity.userId!, sessionHashOf(identity.meta) ?? undefined);
+      const revokedSessions = await scope.sessions.revokeAllForUser(identity.userId!, sessionHashOf(identity.meta) ?? undefined);
       return { changed: true, revokedSessions };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'DELETE',
     path: '/api/user/sessions/:sessionId',
     permission: 'authenticated',
@@ -76,7 +75,7 @@ export const accountRoutes: RouteDefinition[] = [
     response: z.object({ revoked: z.literal(true) }),
     async handler({ ctx, params, query, identity, scope }) {
       requireSession(identity);
-      const sessions = scope.sessions as SessionsService;
+      const sessions = scope.sessions;
       const target = await sessions.findByPublicId(params.sessionId, identity.tenantId);
       if (query.admin) {
         if (!isAdmin(identity)) throw new ForbiddenError('Only admins may use admin=1');
@@ -92,8 +91,8 @@ export const accountRoutes: RouteDefinition[] = [
       await sessions.revokeByHash(target.id_hash);
       return { revoked: true };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'PUT',
     path: '/api/user/update-user-attributes',
     permission: 'authenticated',
@@ -110,8 +109,8 @@ export const accountRoutes: RouteDefinition[] = [
       // preferences.theme is checked by the themes plugin when it is enabled (values, locked settings).
       const themePreferences = optionalKey<{ validate(tenantId: string, prefs: unknown): Promise<unknown> }>(scope, 'themePreferences');
       if (body.preferences?.theme !== undefined && themePreferences) await themePreferences.validate(identity.tenantId, body.preferences.theme);
-      const user = await (scope.users as UsersService).updateAttributes(identity.userId!, body);
+      const user = await scope.users.updateAttributes(identity.userId!, body);
       return { ...toPublicUser(user), preferences: JSON.parse(user.preferences) };
     },
-  },
+  }),
 ];

@@ -1,14 +1,10 @@
 import { z } from 'zod';
 import { ValidationError } from '../../kernel/errors.js';
-import type { RouteDefinition } from '../../kernel/http/route-table.js';
-import type { EmailFlows } from './email-flows.js';
+import { defineRoute, type RouteContext, type RouteDefinition } from '../../kernel/http/route-table.js';
 import { assertCanGrant } from './guards.js';
 import { UserExistsError } from './errors.js';
-import type { EmailTokensService } from './email-tokens-service.js';
 import { completeSignIn, setSessionCookie, clientIp } from './routes.js';
-import type { SessionsService } from './sessions-service.js';
-import type { TenantsService } from './tenants-service.js';
-import { checkPassword, toPublicUser, type UsersService } from './users-service.js';
+import { checkPassword, toPublicUser } from './users-service.js';
 
 const SAME_ANSWER = 'If an account exists for this email, a link is on its way';
 const email = z.string().email().max(191);
@@ -17,18 +13,18 @@ const signInResult = z.union([z.object({ user: z.object({ _id: z.string(), email
 
 /** Password reset, magic links, invitations and sign-up: single-use links sent by mail. */
 export const emailRoutes: RouteDefinition[] = [
-  {
+  defineRoute({
     method: 'POST', path: '/api/user/forgot-password', permission: 'public', tags: ['user'],
     summary: 'Mails a password-reset link (1 hour, single use); answers the same whether or not the email exists',
     rateLimit: { points: 5, durationSeconds: 60 },
     request: { body: z.object({ email }) },
     response: z.object({ message: z.string() }),
     handler: async ({ ctx, body, scope }) => {
-      (scope.emailFlows as EmailFlows).requestPasswordReset(body.email, await (scope.tenants as TenantsService).fromHostname(ctx.hostname));
+      scope.emailFlows.requestPasswordReset(body.email, await scope.tenants.fromHostname(ctx.hostname));
       return { message: SAME_ANSWER };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'POST', path: '/api/user/reset-password', permission: 'public', tags: ['user'],
     summary: 'Sets a new password with a reset token; ends every session of the user',
     description: 'The token is claimed atomically: of concurrent uses exactly one succeeds. 404 TOKEN_NOT_FOUND, 410 TOKEN_EXPIRED, 409 TOKEN_ALREADY_CONSUMED.',
@@ -37,45 +33,45 @@ export const emailRoutes: RouteDefinition[] = [
     response: z.object({ reset: z.literal(true) }),
     async handler({ body, scope }) {
       checkPassword(body.password); // a rejected password must not use up the link
-      const row = await (scope.emailTokens as EmailTokensService).claim('reset', body.token);
-      await (scope.users as UsersService).setPassword(row.user_id!, body.password);
-      await (scope.sessions as SessionsService).revokeAllForUser(row.user_id!);
+      const row = await scope.emailTokens.claim('reset', body.token);
+      await scope.users.setPassword(row.user_id!, body.password);
+      await scope.sessions.revokeAllForUser(row.user_id!);
       return { reset: true };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'POST', path: '/api/user/magic-link', permission: 'public', tags: ['user'],
     summary: 'Mails a sign-in link (15 minutes, single use); answers the same whether or not the email exists',
     rateLimit: { points: 5, durationSeconds: 60 },
     request: { body: z.object({ email }) },
     response: z.object({ message: z.string() }),
     handler: async ({ ctx, body, scope }) => {
-      (scope.emailFlows as EmailFlows).requestMagicLink(body.email, await (scope.tenants as TenantsService).fromHostname(ctx.hostname));
+      scope.emailFlows.requestMagicLink(body.email, await scope.tenants.fromHostname(ctx.hostname));
       return { message: SAME_ANSWER };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'POST', path: '/api/user/magic-link/verify', permission: 'public', tags: ['user'],
     summary: 'Signs in with a magic-link token (then the 2FA step if enabled), like POST /api/user/login',
     rateLimit: { points: 10, durationSeconds: 60 },
     request: { body: z.object({ token: tokenValue }) },
     response: signInResult,
     async handler({ ctx, body, scope }) {
-      const row = await (scope.emailTokens as EmailTokensService).claim('magic', body.token);
-      const user = await (scope.users as UsersService).findById(row.user_id!);
+      const row = await scope.emailTokens.claim('magic', body.token);
+      const user = await scope.users.findById(row.user_id!);
       if (!user || user.blocked) throw new ValidationError('This account cannot sign in');
       return completeSignIn(ctx, scope, user);
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'POST', path: '/api/user/register', permission: 'public', tags: ['user'], status: 201,
     summary: 'Creates an account from an invitation token (its email and role) and signs in',
     rateLimit: { points: 10, durationSeconds: 60 },
     request: { body: z.object({ token: tokenValue, password: z.string().min(8, 'at least 8 characters').max(1024), username: z.string().min(1).max(191).optional() }) },
     response: z.object({ user: z.object({ _id: z.string(), email: z.string(), username: z.string(), role: z.string() }) }),
     async handler({ ctx, body, scope }) {
-      const users = scope.users as UsersService;
-      const tokens = scope.emailTokens as EmailTokensService;
+      const users = scope.users;
+      const tokens = scope.emailTokens;
       // Checks that would fail after the claim run first, so a client mistake does not use up the invitation.
       checkPassword(body.password);
       const invitation = await tokens.peek('invite', body.token);
@@ -83,72 +79,72 @@ export const emailRoutes: RouteDefinition[] = [
       const row = await tokens.claim('invite', body.token);
       const created = await users.create({ email: row.email, password: body.password, role: row.role!, username: body.username, tenantId: row.tenant_id });
       const user = (await users.findById(created._id))!;
-      const { token, session } = await (scope.sessions as SessionsService).create(user, { userAgent: ctx.get('user-agent'), ip: clientIp(ctx) });
+      const { token, session } = await scope.sessions.create(user, { userAgent: ctx.get('user-agent'), ip: clientIp(ctx) });
       setSessionCookie(ctx, token, Number(session.expires_at));
       return { user: toPublicUser(user) };
     },
-  },
+  }),
 ];
 
 const createInvite = z.object({ email, role: z.string().min(1).max(64), expiresInHours: z.number().min(0.1).max(24 * 90).default(72), sendEmail: z.boolean().default(false) });
 
-async function invite({ body, identity, scope }: Parameters<RouteDefinition['handler']>[0]) {
-  const users = scope.users as UsersService;
+async function invite({ body, identity, scope }: RouteContext<unknown, unknown, z.output<typeof createInvite>>) {
+  const users = scope.users;
   if (!(await users.roleExists(body.role, identity.tenantId))) throw new ValidationError(`Unknown role '${body.role}'`);
   assertCanGrant(identity, body.role, await users.permissionsOf(body.role, identity.tenantId));
-  return (scope.emailFlows as EmailFlows).invite({ ...body, tenantId: identity.tenantId, createdBy: identity.userId });
+  return scope.emailFlows.invite({ ...body, tenantId: identity.tenantId, createdBy: identity.userId });
 }
 
 /** The spec's token endpoints (invitation tokens). */
 export const invitationRoutes: RouteDefinition[] = [
-  {
+  defineRoute({
     method: 'POST', idempotent: true, path: '/api/token/create-token', permission: 'user:manage', tags: ['tokens'],
     summary: 'Creates an invitation token for an email and role; the raw token is returned once (sendEmail mails it)',
     request: { body: createInvite },
     response: z.object({ token: z.string(), expiresAt: z.string() }),
     handler: invite,
-  },
-  {
+  }),
+  defineRoute({
     method: 'POST', idempotent: true, path: '/api/token', permission: 'user:manage', tags: ['tokens'], summary: 'Same as POST /api/token/create-token',
     request: { body: createInvite }, response: z.object({ token: z.string(), expiresAt: z.string() }), handler: invite,
-  },
-  {
+  }),
+  defineRoute({
     method: 'GET', path: '/api/token/list', permission: 'user:manage', tags: ['tokens'],
     summary: 'Invitation tokens of the tenant (without their values) with status active, consumed or expired', request: {},
-    handler: ({ identity, scope }) => (scope.emailTokens as EmailTokensService).list('invite', identity.tenantId),
-  },
-  {
+    handler: ({ identity, scope }) => scope.emailTokens.list('invite', identity.tenantId),
+  }),
+  defineRoute({
     method: 'GET', path: '/api/token', permission: 'user:manage', tags: ['tokens'], summary: 'Same as GET /api/token/list', request: {},
-    handler: ({ identity, scope }) => (scope.emailTokens as EmailTokensService).list('invite', identity.tenantId),
-  },
-  {
+    handler: ({ identity, scope }) => scope.emailTokens.list('invite', identity.tenantId),
+  }),
+  defineRoute({
     method: 'POST', path: '/api/token/resolve', permission: 'public', tags: ['tokens'],
     summary: 'Turns a raw invitation token into its metadata and user context, without using it',
     rateLimit: { points: 20, durationSeconds: 60 },
     request: { body: z.object({ token: tokenValue }) },
     async handler({ body, scope }) {
-      const row = await (scope.emailTokens as EmailTokensService).peek('invite', body.token);
-      const existing = await (scope.users as UsersService).findByEmail(row.email, row.tenant_id);
+      const row = await scope.emailTokens.peek('invite', body.token);
+      const existing = await scope.users.findByEmail(row.email, row.tenant_id);
       return { email: row.email, role: row.role, tenantId: row.tenant_id, expiresAt: new Date(Number(row.expires_at)).toISOString(), valid: true, userExists: existing !== null };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'DELETE', path: '/api/token/:id', permission: 'user:manage', tags: ['tokens'], summary: 'Revokes an invitation at once',
     request: { params: z.object({ id: z.string().uuid() }) },
     handler: async ({ params, identity, scope }) => {
-      await (scope.emailTokens as EmailTokensService).revoke('invite', params.id, identity.tenantId);
+      await scope.emailTokens.revoke('invite', params.id, identity.tenantId);
       return { revoked: true };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'GET', path: '/api/token/:tokenValue', permission: 'public', tags: ['tokens'],
     summary: 'Validates an invitation token publicly: {email, role, expiresAt, valid: true}; 404 TOKEN_NOT_FOUND, 410 TOKEN_EXPIRED, 409 TOKEN_ALREADY_CONSUMED',
     rateLimit: { points: 20, durationSeconds: 60 },
     request: { params: z.object({ tokenValue: z.string().min(1).max(128) }) },
     response: z.object({ email: z.string(), role: z.string().nullable(), expiresAt: z.string(), valid: z.literal(true) }),
     async handler({ params, scope }) {
-      const row = await (scope.emailTokens as EmailTokensService).peek('invite', params.tokenValue);
+      const row = await scope.emailTokens.peek('invite', params.tokenValue);
       return { email: row.email, role: row.role, expiresAt: new Date(Number(row.expires_at)).toISOString(), valid: true };
     },
-  },
+  }),
 ];

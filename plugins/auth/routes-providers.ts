@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { RouteDefinition } from '../../kernel/http/route-table.js';
+import { defineRoute, type RouteContext, type RouteDefinition } from '../../kernel/http/route-table.js';
 
 /** What a sign-in plugin (auth-oidc) registers under the container key `identityProviders`. */
 export interface IdentityProviderList {
@@ -9,16 +9,16 @@ export interface IdentityProviderList {
 const provider = z.object({ displayName: z.string(), type: z.string(), active: z.boolean(), startUrl: z.string().nullable() });
 
 /** The optional `identityProviders` container key: absent when no sign-in plugin is enabled. */
-function providersOf(scope: Record<string, unknown>): IdentityProviderList | null {
+function providersOf(scope: RouteContext['scope']): IdentityProviderList | null {
   try {
-    return (scope.identityProviders as IdentityProviderList | undefined) ?? null;
+    return scope.identityProviders ?? null;
   } catch {
     return null;
   }
 }
 
 export const providerRoutes: RouteDefinition[] = [
-  {
+  defineRoute({
     method: 'GET',
     path: '/api/get-tokens-provided',
     permission: 'public',
@@ -29,9 +29,9 @@ export const providerRoutes: RouteDefinition[] = [
     request: {},
     response: z.record(z.string(), provider),
     async handler({ scope }) {
-      const list = providersOf(scope as Record<string, unknown>);
+      const list = providersOf(scope);
       const providers = list ? await list.list() : [];
       return Object.fromEntries(providers.map(({ id, ...rest }) => [id, rest]));
     },
-  },
+  }),
 ];

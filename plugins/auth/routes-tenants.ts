@@ -1,9 +1,8 @@
 import { z } from 'zod';
 import { ConflictError, ForbiddenError } from '../../kernel/errors.js';
 import { isAdmin, type Identity } from '../../kernel/http/identity.js';
-import type { RouteDefinition } from '../../kernel/http/route-table.js';
+import { defineRoute, type RouteDefinition } from '../../kernel/http/route-table.js';
 import type { TenantsService } from './tenants-service.js';
-import type { UsersService } from './users-service.js';
 
 /** Tenants are managed by the admins of the default tenant (the operator's), and only with MULTI_TENANT on. */
 function operatorOnly(identity: Identity, tenants: TenantsService): void {
@@ -12,7 +11,7 @@ function operatorOnly(identity: Identity, tenants: TenantsService): void {
 }
 
 export const tenantRoutes: RouteDefinition[] = [
-  {
+  defineRoute({
     method: 'POST', path: '/api/tenants', permission: 'manage:system', tags: ['tenants'], status: 201,
     summary: 'Creates a tenant with its hostnames, its built-in roles and its first admin',
     request: {
@@ -24,19 +23,19 @@ export const tenantRoutes: RouteDefinition[] = [
       }),
     },
     async handler({ body, identity, scope }) {
-      const tenants = scope.tenants as TenantsService;
+      const tenants = scope.tenants;
       operatorOnly(identity, tenants);
       const tenant = await tenants.create(body);
-      const admin = await (scope.users as UsersService).create({ ...body.admin, role: 'admin', tenantId: tenant.id });
+      const admin = await scope.users.create({ ...body.admin, role: 'admin', tenantId: tenant.id });
       return { ...tenant, admin };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'GET', path: '/api/tenants', permission: 'manage:system', tags: ['tenants'],
     summary: 'The tenants and their hostnames', request: {},
     handler: ({ identity, scope }) => {
-      operatorOnly(identity, scope.tenants as TenantsService);
-      return (scope.tenants as TenantsService).list();
+      operatorOnly(identity, scope.tenants);
+      return scope.tenants.list();
     },
-  },
+  }),
 ];

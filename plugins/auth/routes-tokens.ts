@@ -1,66 +1,65 @@
 import { z } from 'zod';
-import type { RouteDefinition } from '../../kernel/http/route-table.js';
+import { defineRoute, type RouteDefinition } from '../../kernel/http/route-table.js';
 import type { Registries } from '../../kernel/registries/index.js';
 import { requireSession } from './guards.js';
-import type { TokensService } from './tokens-service.js';
 
 const idParam = { params: z.object({ id: z.string().uuid() }) };
 const expiresAt = z.string().datetime({ offset: true }).optional();
 
 /** API keys and website tokens: the raw value only in the create response. */
 export const tokenRoutes: RouteDefinition[] = [
-  {
+  defineRoute({
     method: 'POST', idempotent: true, path: '/api/api-keys', permission: 'authenticated', status: 201, tags: ['tokens'],
     summary: 'Creates an API key (sck_…) with permissions you hold; the key is shown only here',
     request: { body: z.object({ name: z.string().min(1).max(191), permissions: z.array(z.string()).min(1).max(50), expiresAt }) },
     response: z.object({ _id: z.string(), name: z.string(), key: z.string(), permissions: z.array(z.string()), expiresAt: z.string().nullable() }),
     handler: ({ body, identity, scope }) => {
       requireSession(identity);
-      return (scope.tokens as TokensService).createApiKey(identity, body, (p) => (scope.registries as Registries).permissions.has(p));
+      return scope.tokens.createApiKey(identity, body, (p) => (scope.registries as Registries).permissions.has(p));
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'GET', path: '/api/api-keys', permission: 'authenticated', tags: ['tokens'],
     summary: 'Your API keys (admins: the tenant\'s), without secrets', request: {},
     handler: ({ identity, scope }) => {
       requireSession(identity);
-      return (scope.tokens as TokensService).listApiKeys(identity);
+      return scope.tokens.listApiKeys(identity);
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'DELETE', path: '/api/api-keys/:id', permission: 'authenticated', tags: ['tokens'],
     summary: 'Revokes an API key at once', request: idParam,
     handler: async ({ params, identity, scope }) => {
       requireSession(identity);
-      await (scope.tokens as TokensService).revokeApiKey(identity, params.id);
+      await scope.tokens.revokeApiKey(identity, params.id);
       return { revoked: true };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'POST', idempotent: true, path: '/api/website-tokens', permission: 'authenticated', status: 201, tags: ['tokens'],
     summary: 'Creates a website token (bearer, acting as you); the token is shown only here',
     request: { body: z.object({ name: z.string().min(1).max(191), expiresAt }) },
     response: z.object({ _id: z.string(), name: z.string(), token: z.string(), expiresAt: z.string().nullable() }),
     handler: ({ body, identity, scope }) => {
       requireSession(identity);
-      return (scope.tokens as TokensService).createWebsiteToken(identity, body);
+      return scope.tokens.createWebsiteToken(identity, body);
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'GET', path: '/api/website-tokens', permission: 'authenticated', tags: ['tokens'],
     summary: 'Your website tokens (admins: the tenant\'s), without secrets', request: {},
     handler: ({ identity, scope }) => {
       requireSession(identity);
-      return (scope.tokens as TokensService).listWebsiteTokens(identity);
+      return scope.tokens.listWebsiteTokens(identity);
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'DELETE', path: '/api/website-tokens/:id', permission: 'authenticated', tags: ['tokens'],
     summary: 'Revokes a website token at once', request: idParam,
     handler: async ({ params, identity, scope }) => {
       requireSession(identity);
-      await (scope.tokens as TokensService).revokeWebsiteToken(identity, params.id);
+      await scope.tokens.revokeWebsiteToken(identity, params.id);
       return { revoked: true };
     },
-  },
+  }),
 ];

@@ -1,36 +1,33 @@
 import { z } from 'zod';
 import { ConflictError, NotFoundError, ValidationError } from '../../kernel/errors.js';
-import type { RouteDefinition } from '../../kernel/http/route-table.js';
+import { defineRoute, type RouteDefinition } from '../../kernel/http/route-table.js';
 import { assertCanGrant, assertCanManage } from './guards.js';
-import type { SessionsService } from './sessions-service.js';
-import type { TokensService } from './tokens-service.js';
-import type { UsersService } from './users-service.js';
 
 const userId = { params: z.object({ id: z.string().uuid() }) };
 
 /** User administration (user:manage): list, block and delete; blocking or deleting ends every session at once. */
 export const userAdminRoutes: RouteDefinition[] = [
-  {
+  defineRoute({
     method: 'GET', path: '/api/user/list', permission: 'user:manage', tags: ['user'],
     summary: 'Users of the tenant, newest first (search matches email and username)',
     request: { query: z.object({ page: z.coerce.number().int().min(1).default(1), limit: z.coerce.number().int().min(1).default(25).transform((n) => Math.min(n, 100)), search: z.string().max(100).optional() }) },
-    handler: ({ query, identity, scope }) => (scope.users as UsersService).list(identity.tenantId, query),
-  },
-  {
+    handler: ({ query, identity, scope }) => scope.users.list(identity.tenantId, query),
+  }),
+  defineRoute({
     method: 'GET', path: '/api/user/roles', permission: 'user:manage', tags: ['user'],
     summary: "The tenant's roles with their permissions (what create-user, invitations and role changes accept)",
     request: {},
     response: z.array(z.object({ name: z.string(), description: z.string(), permissions: z.array(z.string()) })),
-    handler: ({ identity, scope }) => (scope.users as UsersService).roles(identity.tenantId),
-  },
-  {
+    handler: ({ identity, scope }) => scope.users.roles(identity.tenantId),
+  }),
+  defineRoute({
     method: 'PUT', path: '/api/user/:id/role', permission: 'user:manage', tags: ['user'],
     summary: "Changes a user's role; their sessions see it on the next request",
     description: 'Nobody grants a role with permissions they lack, only admins change an admin, and the last active admin keeps the role (409 CONFLICT). An unknown role is 400.',
     request: { ...userId, body: z.object({ role: z.string().min(1).max(64) }) },
     response: z.object({ _id: z.string(), role: z.string() }),
     async handler({ params, body, identity, scope }) {
-      const users = scope.users as UsersService;
+      const users = scope.users;
       const user = await users.findById(params.id);
       if (!user || user.tenant_id !== identity.tenantId) throw new NotFoundError('User not found');
       const known = (await users.roles(identity.tenantId)).find((r) => r.name === body.role);
@@ -40,41 +37,41 @@ export const userAdminRoutes: RouteDefinition[] = [
       if (user.role === body.role) return { _id: user.id, role: user.role };
       if (user.role === 'admin' && !user.blocked && (await users.countActiveAdmins(identity.tenantId)) <= 1) throw new ConflictError('The last active admin keeps the admin role');
       await users.setRole(user.id, body.role);
-      await (scope.sessions as SessionsService).forgetUser(user.id);
+      await scope.sessions.forgetUser(user.id);
       return { _id: user.id, role: body.role };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'POST', path: '/api/user/:id/block', permission: 'user:manage', tags: ['user'],
     summary: 'Blocks or unblocks a user; blocking ends every session and disables their keys and tokens at once',
     request: { ...userId, body: z.object({ blocked: z.boolean() }) },
     async handler({ params, body, identity, scope }) {
       if (params.id === identity.userId && body.blocked) throw new ValidationError('You cannot block yourself');
-      const users = scope.users as UsersService;
+      const users = scope.users;
       const user = await users.findById(params.id);
       if (!user || user.tenant_id !== identity.tenantId) throw new NotFoundError('User not found');
       assertCanManage(identity, user.role);
       if (body.blocked && user.role === 'admin' && (await users.countActiveAdmins(identity.tenantId)) <= 1) throw new ConflictError('The last active admin cannot be blocked');
       await users.setBlocked(user.id, body.blocked);
-      const revokedSessions = body.blocked ? await (scope.sessions as SessionsService).revokeAllForUser(user.id) : 0;
+      const revokedSessions = body.blocked ? await scope.sessions.revokeAllForUser(user.id) : 0;
       return { _id: user.id, blocked: body.blocked, revokedSessions };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'DELETE', path: '/api/user/:id', permission: 'user:manage', tags: ['user'],
     summary: 'Deletes a user with their sessions, API keys and website tokens',
     request: userId,
     async handler({ params, identity, scope }) {
       if (params.id === identity.userId) throw new ValidationError('You cannot delete yourself');
-      const users = scope.users as UsersService;
+      const users = scope.users;
       const user = await users.findById(params.id);
       if (!user || user.tenant_id !== identity.tenantId) throw new NotFoundError('User not found');
       assertCanManage(identity, user.role);
       if (user.role === 'admin' && !user.blocked && (await users.countActiveAdmins(identity.tenantId)) <= 1) throw new ConflictError('The last active admin cannot be deleted');
-      const revokedSessions = await (scope.sessions as SessionsService).revokeAllForUser(user.id);
-      await (scope.tokens as TokensService).deleteAllForUser(user.id);
+      const revokedSessions = await scope.sessions.revokeAllForUser(user.id);
+      await scope.tokens.deleteAllForUser(user.id);
       await users.delete(user.id);
       return { deleted: true, revokedSessions };
     },
-  },
+  }),
 ];

@@ -2,14 +2,13 @@ import type { Context } from 'koa';
 import { z } from 'zod';
 import { AuthenticationRequiredError, ForbiddenError, NotFoundError } from '../../kernel/errors.js';
 import { isAdmin } from '../../kernel/http/identity.js';
-import type { RouteDefinition } from '../../kernel/http/route-table.js';
+import { defineRoute, type RouteDefinition } from '../../kernel/http/route-table.js';
 import { assertCanGrant, requireSession } from './guards.js';
 import { issuePendingLogin } from './pending-login.js';
 import type { AuthSecrets } from './secrets.js';
 import type { SessionsService } from './sessions-service.js';
-import type { TenantsService } from './tenants-service.js';
 import type { User } from './models/user.js';
-import { toPublicUser, type UsersService } from './users-service.js';
+import { toPublicUser } from './users-service.js';
 
 export const SESSION_COOKIE = 'session';
 
@@ -30,18 +29,18 @@ export function clearSessionCookie(ctx: Context): void {
 }
 
 /** After the first factor: the 2FA step when enabled (pending cookie), otherwise a session cookie. */
-export async function completeSignIn(ctx: Context, scope: Record<string, any>, user: User) {
+export async function completeSignIn(ctx: Context, scope: { authSecrets: AuthSecrets; sessions: SessionsService }, user: User) {
   if (user.two_factor_enabled) {
-    await issuePendingLogin(ctx, scope.authSecrets as AuthSecrets, user.id);
+    await issuePendingLogin(ctx, scope.authSecrets, user.id);
     return { requires2FA: true as const, userId: user.id };
   }
-  const { token, session } = await (scope.sessions as SessionsService).create(user, { userAgent: ctx.get('user-agent'), ip: clientIp(ctx) });
+  const { token, session } = await scope.sessions.create(user, { userAgent: ctx.get('user-agent'), ip: clientIp(ctx) });
   setSessionCookie(ctx, token, Number(session.expires_at));
   return { user: toPublicUser(user) };
 }
 
 export const authRoutes: RouteDefinition[] = [
-  {
+  defineRoute({
     method: 'POST',
     path: '/api/user/login',
     permission: 'public',
@@ -53,11 +52,11 @@ export const authRoutes: RouteDefinition[] = [
     request: { body: z.object({ email: z.string().min(1).max(320), password: z.string().min(1).max(1024) }) },
     response: z.union([z.object({ user: publicUser }), z.object({ requires2FA: z.literal(true), userId: z.string() })]),
     async handler({ ctx, body, scope }) {
-      const tenantId = await (scope.tenants as TenantsService).fromHostname(ctx.hostname);
-      return completeSignIn(ctx, scope, await (scope.users as UsersService).authenticate(body.email, body.password, tenantId));
+      const tenantId = await scope.tenants.fromHostname(ctx.hostname);
+      return completeSignIn(ctx, scope, await scope.users.authenticate(body.email, body.password, tenantId));
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'POST',
     path: '/api/user/logout',
     permission: 'authenticated',
@@ -67,12 +66,12 @@ export const authRoutes: RouteDefinition[] = [
     response: z.object({ loggedOut: z.literal(true) }),
     async handler({ ctx, identity, scope }) {
       const hash = identity.meta?.sessionHash;
-      if (typeof hash === 'string') await (scope.sessions as SessionsService).revokeByHash(hash);
+      if (typeof hash === 'string') await scope.sessions.revokeByHash(hash);
       clearSessionCookie(ctx);
       return { loggedOut: true };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'GET',
     path: '/api/user/me',
     permission: 'authenticated',
@@ -84,12 +83,12 @@ export const authRoutes: RouteDefinition[] = [
       preferences: z.record(z.string(), z.unknown()), is2FAEnabled: z.boolean(),
     }),
     async handler({ identity, scope }) {
-      const user = identity.userId ? await (scope.users as UsersService).findById(identity.userId) : null;
+      const user = identity.userId ? await scope.users.findById(identity.userId) : null;
       if (!user) throw new AuthenticationRequiredError();
       return { ...toPublicUser(user), permissions: identity.permissions, preferences: JSON.parse(user.preferences), is2FAEnabled: user.two_factor_enabled };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'POST',
     path: '/api/user/create-user',
     permission: 'user:manage',
@@ -106,12 +105,12 @@ export const authRoutes: RouteDefinition[] = [
     },
     response: publicUser,
     async handler({ body, identity, scope }) {
-      const users = scope.users as UsersService;
+      const users = scope.users;
       assertCanGrant(identity, body.role, await users.permissionsOf(body.role, identity.tenantId));
       return users.create({ ...body, tenantId: identity.tenantId });
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'GET',
     path: '/api/user/sessions',
     permission: 'authenticated',
@@ -126,12 +125,12 @@ export const authRoutes: RouteDefinition[] = [
       const hash = typeof identity.meta?.sessionHash === 'string' ? identity.meta.sessionHash : null;
       if (query.admin) {
         if (!isAdmin(identity)) throw new ForbiddenError('Only admins may use admin=1');
-        const user = query.userId ? await (scope.users as UsersService).findById(query.userId) : null;
+        const user = query.userId ? await scope.users.findById(query.userId) : null;
         if (!user || user.tenant_id !== identity.tenantId) throw new NotFoundError('User not found');
-        return { sessions: await (scope.sessions as SessionsService).list(user.id, hash) };
+        return { sessions: await scope.sessions.list(user.id, hash) };
       }
       if (!identity.userId) throw new AuthenticationRequiredError();
-      return { sessions: await (scope.sessions as SessionsService).list(identity.userId, hash) };
+      return { sessions: await scope.sessions.list(identity.userId, hash) };
     },
-  },
+  }),
 ];

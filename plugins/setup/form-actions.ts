@@ -1,9 +1,8 @@
 import type { Context } from 'koa';
 import { z } from 'zod';
 import { NotFoundError, ValidationError } from '../../kernel/errors.js';
-import type { RouteDefinition } from '../../kernel/http/route-table.js';
+import { defineRoute, type RouteContext, type RouteDefinition } from '../../kernel/http/route-table.js';
 import { dbTargetSchema } from './db-target.js';
-import type { AdminCreator, SetupService } from './setup-service.js';
 
 /** The page's database form: the spec's field names (name, user) for the API's (database, username). */
 const databaseForm = z.object({
@@ -41,15 +40,15 @@ function parse<T extends z.ZodType>(schema: T, body: unknown): z.output<T> {
 const toTarget = (form: z.output<typeof databaseForm>) =>
   dbTargetSchema.parse({ type: form.type, host: form.host || undefined, port: form.port, database: form.name, username: form.user, password: form.password });
 
-type Action = (ctx: Context, body: unknown, scope: Record<string, any>) => Promise<Record<string, unknown>>;
+type Action = (ctx: Context, body: unknown, scope: RouteContext['scope']) => Promise<Record<string, unknown>>;
 
 const ACTIONS: Record<string, Action> = {
   async testDatabase(_ctx, body, scope) {
-    const details = await (scope.setup as SetupService).testDb(toTarget(parse(databaseForm, body)));
+    const details = await scope.setup.testDb(toTarget(parse(databaseForm, body)));
     return { success: true, message: 'Connection successful', details };
   },
   async seedDatabase(_ctx, body, scope) {
-    await (scope.setup as SetupService).startSeeding(toTarget(parse(databaseForm, body)));
+    await scope.setup.startSeeding(toTarget(parse(databaseForm, body)));
     return { success: true, message: 'Seeding started; progress at /api/system/health (data.setup.progress)' };
   },
   async completeSetup(ctx, body, scope) {
@@ -58,8 +57,8 @@ const ACTIONS: Record<string, Action> = {
       throw new ValidationError('The passwords do not match', [{ path: 'body.confirmPassword', message: 'does not match password' }]);
     }
     const { confirmPassword: _, ...input } = form;
-    const user = await (scope.setup as SetupService).complete(scope.users as AdminCreator, input);
-    await (scope.signIn as { startSession(ctx: Context, userId: string): Promise<void> }).startSession(ctx, user._id);
+    const user = await scope.setup.complete(scope.users, input);
+    await scope.signIn.startSession(ctx, user._id);
     return { success: true, message: 'Setup complete', user };
   },
 };
@@ -71,7 +70,7 @@ const ACTIONS: Record<string, Action> = {
  * an HTML form body.
  */
 export const formActionRoutes: RouteDefinition[] = [
-  {
+  defineRoute({
     method: 'POST', path: '/setup', permission: 'public', tags: ['setup'], envelope: false,
     summary: 'The setup page\'s form actions: ?/testDatabase, ?/seedDatabase, ?/completeSetup',
     description:
@@ -86,5 +85,5 @@ export const formActionRoutes: RouteDefinition[] = [
       if (!action) throw new NotFoundError(`Unknown form action '${name}'; use ?/testDatabase, ?/seedDatabase or ?/completeSetup`);
       ctx.body = await action(ctx, body, scope);
     },
-  },
+  }),
 ];
