@@ -1,6 +1,5 @@
 import type { Context } from 'koa';
-import type { RouteDefinition } from '../../kernel/http/route-table.js';
-import type { AdminUi } from './admin-ui.js';
+import type { RouteContext, RouteDefinition } from '../../kernel/http/route-table.js';
 
 const tags = ['admin-ui'];
 /** Static pages are not API calls: they do not count against the API rate limit. */
@@ -14,7 +13,7 @@ export const PUBLIC_PAGES: Array<{ path: string; title: string }> = [
   { path: '/register', title: 'Create your account' },
 ];
 
-const ui = (scope: Record<string, any>) => scope.adminUi as AdminUi;
+const ui = (scope: RouteContext['scope']) => scope.adminUi;
 /** A wildcard parameter (`*path`) comes as its segments. */
 const joined = (value: unknown) => (Array.isArray(value) ? value.join('/') : String(value ?? ''));
 
@@ -43,6 +42,6 @@ export const adminUiRoutes: RouteDefinition[] = [
   ...PUBLIC_PAGES.map((page): RouteDefinition => ({
     ...common, method: 'GET', path: page.path,
     summary: `The admin UI's page "${page.title}" (linked from mails and sign-in redirects)`,
-    handler: ({ ctx, scope }: { ctx: Context; scope: Record<string, any> }) => ui(scope).sendPage(ctx, page.title),
+    handler: ({ ctx, scope }: { ctx: Context; scope: RouteContext['scope'] }) => ui(scope).sendPage(ctx, page.title),
   })),
 ];

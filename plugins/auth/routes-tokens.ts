@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { defineRoute, type RouteDefinition } from '../../kernel/http/route-table.js';
-import type { Registries } from '../../kernel/registries/index.js';
 import { requireSession } from './guards.js';
 
 const idParam = { params: z.object({ id: z.string().uuid() }) };
@@ -15,7 +14,7 @@ export const tokenRoutes: RouteDefinition[] = [
     response: z.object({ _id: z.string(), name: z.string(), key: z.string(), permissions: z.array(z.string()), expiresAt: z.string().nullable() }),
     handler: ({ body, identity, scope }) => {
       requireSession(identity);
-      return scope.tokens.createApiKey(identity, body, (p) => (scope.registries as Registries).permissions.has(p));
+      return scope.tokens.createApiKey(identity, body, (p) => scope.registries.permissions.has(p));
     },
   }),
   defineRoute({

@@ -1,10 +1,24 @@
 /**
  * The content plugin's public surface: what other plugins may depend on (event names and the shapes
- * of their payloads). Nothing here runs code or imports the plugin's internals.
+ * of their payloads), and its container keys for typed `scope.<key>` in route handlers. Nothing here runs
+ * code; the services are imported as types only.
  */
+import type { CollectionsService } from './collections-service.js';
+import type { EntriesService } from './entries-service.js';
+import type { ContentClientFactory } from './local-client.js';
+
 export type { ContentEvent } from './entries-service.js';
 
 /** Published on the event bus (every instance) when any collection's schema changes. */
 export const COLLECTIONS_CHANGED = 'content:collections-changed';
 /** Entry events: payload ContentEvent. */
 export const ENTRY_EVENTS = { create: 'on:create', update: 'on:update', delete: 'on:delete', statusChange: 'on:status_change' } as const;
+
+/** Its container keys, so `scope.collections`, `scope.entries` and `scope.contentClient` are typed in route handlers. */
+declare module '../../kernel/http/route-table.js' {
+  interface ContainerServices {
+    collections: CollectionsService;
+    entries: EntriesService;
+    contentClient: ContentClientFactory;
+  }
+}

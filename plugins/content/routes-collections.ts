@@ -1,12 +1,11 @@
 import { z } from 'zod';
 import { ForbiddenError } from '../../kernel/errors.js';
 import type { Identity } from '../../kernel/http/identity.js';
-import type { RouteDefinition } from '../../kernel/http/route-table.js';
+import { defineRoute, type RouteDefinition } from '../../kernel/http/route-table.js';
 import { collectionInput, collectionPatch } from './collection-schema.js';
-import { describeCollection, type CollectionsService } from './collections-service.js';
+import { describeCollection } from './collections-service.js';
 import { COMMERCE_PRESET } from './presets/commerce.js';
 
-const collections = (scope: Record<string, any>) => scope.collections as CollectionsService;
 const nameParam = { params: z.object({ collection: z.string().min(1).max(64) }) };
 
 const field = z.object({
@@ -21,13 +20,13 @@ function assertSchemaTenant(identity: Identity, multiTenant: boolean): void {
 }
 
 export const collectionRoutes: RouteDefinition[] = [
-  {
+  defineRoute({
     method: 'GET', path: '/api/collections', permission: 'content:read', tags: ['collections'],
     summary: 'The collections and their fields', request: {},
     response: z.array(collection),
-    handler: ({ scope }) => collections(scope).list().map(describeCollection),
-  },
-  {
+    handler: ({ scope }) => scope.collections.list().map(describeCollection),
+  }),
+  defineRoute({
     method: 'POST', idempotent: true, path: '/api/collections', permission: 'collections:manage', tags: ['collections'], status: 201,
     summary: 'Creates a collection and its table (collections:manage)',
     description: 'Field types: text (at most 255 characters), richtext, number, boolean, date (ISO 8601), select (options), media (a media id), relation (an entry id of `collection`), json. A field may be required, unique, indexed (not richtext or json) and have a default. singular defaults to the name without a trailing s. 409 COLLECTION_EXISTS.',
@@ -35,10 +34,10 @@ export const collectionRoutes: RouteDefinition[] = [
     response: collection,
     async handler({ body, identity, scope }) {
       assertSchemaTenant(identity, scope.config.multiTenant);
-      return describeCollection(await collections(scope).create(body));
+      return describeCollection(await scope.collections.create(body));
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'POST', path: '/api/collections/presets/commerce', permission: 'collections:manage', tags: ['collections'], status: 201,
     summary: 'Installs the bundled commerce preset: the products and orders collections (the dashboard\'s commerce widgets read them)',
     description: 'Creates whichever of products and orders does not exist yet; 200 with created: [] when both exist.',
@@ -46,7 +45,7 @@ export const collectionRoutes: RouteDefinition[] = [
     response: z.object({ created: z.array(z.string()), collections: z.array(collection) }),
     async handler({ ctx, identity, scope }) {
       assertSchemaTenant(identity, scope.config.multiTenant);
-      const service = collections(scope);
+      const service = scope.collections;
       const created: string[] = [];
       for (const def of COMMERCE_PRESET) {
         if (service.list().some((c) => c.name === def.name)) continue;
@@ -56,13 +55,13 @@ export const collectionRoutes: RouteDefinition[] = [
       if (!created.length) ctx.status = 200;
       return { created, collections: service.list().filter((c) => COMMERCE_PRESET.some((p) => p.name === c.name)).map(describeCollection) };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'GET', path: '/api/collections/:collection/schema', permission: 'content:read', tags: ['collections'],
     summary: 'One collection\'s schema', request: nameParam, response: collection,
-    handler: async ({ params, scope }) => describeCollection(await collections(scope).get(params.collection)),
-  },
-  {
+    handler: async ({ params, scope }) => describeCollection(await scope.collections.get(params.collection)),
+  }),
+  defineRoute({
     method: 'PATCH', path: '/api/collections/:collection/schema', permission: 'collections:manage', tags: ['collections'],
     summary: 'Changes a collection\'s label, singular or fields; the table is altered through the migration ledger (collections:manage)',
     description: 'fields is the whole new list: fields kept by name keep their data, new ones are added, missing ones are dropped with their data. A field cannot change its type (400). Making a field unique while entries share a value answers 409 CONFLICT; a concurrent schema change answers 409.',
@@ -70,18 +69,18 @@ export const collectionRoutes: RouteDefinition[] = [
     response: collection,
     async handler({ params, body, identity, scope }) {
       assertSchemaTenant(identity, scope.config.multiTenant);
-      return describeCollection(await collections(scope).update(params.collection, body));
+      return describeCollection(await scope.collections.update(params.collection, body));
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'DELETE', path: '/api/collections/:collection/schema', permission: 'collections:manage', tags: ['collections'],
     summary: 'Drops a collection with its table, entries and revisions (collections:manage); 409 while other collections relate to it',
     request: nameParam,
     response: z.object({ deleted: z.literal(true) }),
     async handler({ params, identity, scope }) {
       assertSchemaTenant(identity, scope.config.multiTenant);
-      await collections(scope).remove(params.collection);
+      await scope.collections.remove(params.collection);
       return { deleted: true };
     },
-  },
+  }),
 ];

@@ -1,9 +1,7 @@
 import { z } from 'zod';
-import type { RouteDefinition } from '../../kernel/http/route-table.js';
-import type { EntriesService } from './entries-service.js';
+import { defineRoute, type RouteDefinition } from '../../kernel/http/route-table.js';
 import { STATUSES, listQuerySchema } from './list-query.js';
 
-const entries = (scope: Record<string, any>) => scope.entries as EntriesService;
 const collectionParam = z.object({ collection: z.string().min(1).max(64) });
 const entryParams = { params: collectionParam.extend({ entryId: z.string().uuid() }) };
 const entryBody = z.record(z.string(), z.unknown()).describe("The collection's fields, plus optional slug and status (draft, published, archived)");
@@ -18,72 +16,72 @@ const entry = z
 
 /** Static paths (batch, status, revisions) come before /:entryId: the first declared match wins. */
 export const entryRoutes: RouteDefinition[] = [
-  {
+  defineRoute({
     method: 'POST', idempotent: true, path: '/api/collections/:collection/batch', permission: 'content:write', tags: ['entries'], status: 201,
     summary: 'Creates up to 100 entries at once, all or nothing; a problem names its entry (body.entries.<i>.<field>)',
     request: { params: collectionParam, body: z.object({ entries: z.array(entryBody).min(1).max(100) }) },
     response: z.object({ items: z.array(entry) }),
-    handler: async ({ params, body, identity, scope }) => ({ items: await entries(scope).createMany(params.collection, body.entries, identity) }),
-  },
-  {
+    handler: async ({ params, body, identity, scope }) => ({ items: await scope.entries.createMany(params.collection, body.entries, identity) }),
+  }),
+  defineRoute({
     method: 'POST', path: '/api/collections/:collection/batch-delete', permission: 'content:write', tags: ['entries'],
     summary: 'Deletes up to 500 entries by id (ids of other tenants or unknown ids are skipped)',
     request: { params: collectionParam, body: z.object({ ids: z.array(z.string().uuid()).min(1).max(500) }) },
     response: z.object({ deleted: z.number() }),
-    handler: async ({ params, body, identity, scope }) => ({ deleted: await entries(scope).removeMany(params.collection, body.ids, identity) }),
-  },
-  {
+    handler: async ({ params, body, identity, scope }) => ({ deleted: await scope.entries.removeMany(params.collection, body.ids, identity) }),
+  }),
+  defineRoute({
     method: 'GET', path: '/api/collections/:collection', permission: 'content:read', tags: ['entries'],
     summary: 'Lists entries: page, limit (25, at most 100), sort (field, -field, field:asc), search, status, filter (JSON); cached until the next write',
     description: 'Callers without content:write see published entries only. X-Cache: HIT or MISS tells whether the list came from the cache.',
     request: { params: collectionParam, query: listQuerySchema },
     response: z.object({ items: z.array(entry), total: z.number(), page: z.number(), limit: z.number() }),
     async handler({ ctx, params, query, identity, scope }) {
-      const { value, cached } = await entries(scope).list(params.collection, query, identity);
+      const { value, cached } = await scope.entries.list(params.collection, query, identity);
       ctx.set('X-Cache', cached ? 'HIT' : 'MISS');
       return value;
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'POST', idempotent: true, path: '/api/collections/:collection', permission: 'content:write', tags: ['entries'], status: 201,
     summary: 'Creates an entry (status draft unless given); the slug comes from slug, title, name or the first text field, made unique with -2, -3…',
     request: { params: collectionParam, body: entryBody },
     response: entry,
-    handler: ({ params, body, identity, scope }) => entries(scope).create(params.collection, body, identity),
-  },
-  {
+    handler: ({ params, body, identity, scope }) => scope.entries.create(params.collection, body, identity),
+  }),
+  defineRoute({
     method: 'PATCH', path: '/api/collections/:collection/:entryId/status', permission: 'content:write', tags: ['entries'],
     summary: 'Sets an entry\'s status: draft, published or archived',
     request: { ...entryParams, body: z.object({ status: z.enum(STATUSES) }) },
     response: entry,
-    handler: ({ params, body, identity, scope }) => entries(scope).update(params.collection, params.entryId, { status: body.status }, identity),
-  },
-  {
+    handler: ({ params, body, identity, scope }) => scope.entries.update(params.collection, params.entryId, { status: body.status }, identity),
+  }),
+  defineRoute({
     method: 'GET', path: '/api/collections/:collection/:entryId/revisions', permission: 'content:write', tags: ['entries'],
     summary: 'The entry\'s revisions, newest first: the state after each write',
     request: entryParams,
     response: z.array(z.object({ version: z.number(), action: z.string(), data: entry, createdAt: z.string(), createdBy: z.string().nullable() })),
-    handler: ({ params, identity, scope }) => entries(scope).revisions(params.collection, params.entryId, identity),
-  },
-  {
+    handler: ({ params, identity, scope }) => scope.entries.revisions(params.collection, params.entryId, identity),
+  }),
+  defineRoute({
     method: 'GET', path: '/api/collections/:collection/:entryId', permission: 'content:read', tags: ['entries'],
     summary: 'One entry (callers without content:write: published entries only)', request: entryParams, response: entry,
-    handler: ({ params, identity, scope }) => entries(scope).get(params.collection, params.entryId, identity),
-  },
-  {
+    handler: ({ params, identity, scope }) => scope.entries.get(params.collection, params.entryId, identity),
+  }),
+  defineRoute({
     method: 'PATCH', path: '/api/collections/:collection/:entryId', permission: 'content:write', tags: ['entries'],
     summary: 'Updates the given fields (a required field cannot be set to null); 409 when the entry changed at the same time',
     request: { ...entryParams, body: entryBody },
     response: entry,
-    handler: ({ params, body, identity, scope }) => entries(scope).update(params.collection, params.entryId, body, identity),
-  },
-  {
+    handler: ({ params, body, identity, scope }) => scope.entries.update(params.collection, params.entryId, body, identity),
+  }),
+  defineRoute({
     method: 'DELETE', path: '/api/collections/:collection/:entryId', permission: 'content:write', tags: ['entries'],
     summary: 'Deletes an entry and its revisions', request: entryParams,
     response: z.object({ deleted: z.literal(true) }),
     async handler({ params, identity, scope }) {
-      await entries(scope).remove(params.collection, params.entryId, identity);
+      await scope.entries.remove(params.collection, params.entryId, identity);
       return { deleted: true };
     },
-  },
+  }),
 ];

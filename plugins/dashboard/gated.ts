@@ -1,7 +1,5 @@
 import type { RouteDefinition } from '../../kernel/http/route-table.js';
-import type { Registries } from '../../kernel/registries/index.js';
 import { LicenseRequiredError } from './errors.js';
-import type { LicenseService } from './license-service.js';
 
 /**
  * A dashboard route behind its widget's licence (the spec's widget-id table): paid widgets answer 403
@@ -12,9 +10,9 @@ export function gated(widgetId: string, route: RouteDefinition): RouteDefinition
     ...route,
     description: `${route.description ? `${route.description} ` : ''}Widget '${widgetId}': licence per its widget.json (403 LICENSE_REQUIRED when a paid widget's trial has ended without a key).`,
     async handler(context) {
-      const widget = (context.scope.registries as Registries).widgets.get(widgetId);
+      const widget = context.scope.registries.widgets.get(widgetId);
       if (widget) {
-        const state = await (context.scope.dashboardLicense as LicenseService).state(widget);
+        const state = await context.scope.dashboardLicense.state(widget);
         if (!state.allowed) throw new LicenseRequiredError(widgetId, state.trialEndsAt);
       }
       return route.handler(context);

@@ -1,14 +1,14 @@
 import { z } from 'zod';
-import type { RouteDefinition } from '../../kernel/http/route-table.js';
+import { defineRoute, type RouteDefinition } from '../../kernel/http/route-table.js';
 import { cappedLimit } from './capped-limit.js';
 import { gated } from './gated.js';
-import { contentReader, contentTotals, mediaFigures, type SessionsReader, type UsersReader } from './sources.js';
+import { contentReader, contentTotals, mediaFigures } from './sources.js';
 
 const tags = ['dashboard'];
 const titleOf = (e: Record<string, unknown>) => String(e.title ?? e.name ?? e.orderNumber ?? e.slug ?? e._id);
 
 export const activityRoutes: RouteDefinition[] = [
-  {
+  defineRoute({
     method: 'GET', path: '/api/dashboard/last5-content', permission: 'dashboard:read', tags,
     request: { query: z.object({ limit: cappedLimit(5, 50) }) },
     summary: 'The most recently updated entries across all collections of the tenant',
@@ -24,14 +24,14 @@ export const activityRoutes: RouteDefinition[] = [
       }
       return all.sort((a, b) => Date.parse(b.updatedAt) - Date.parse(a.updatedAt)).slice(0, query.limit);
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'GET', path: '/api/dashboard/last5media', permission: 'dashboard:read', tags, request: {},
     summary: 'The five most recently uploaded media files of the tenant ([] without the media plugin)',
     response: z.array(z.record(z.string(), z.unknown())),
     handler: async ({ scope, identity }) => (await mediaFigures(scope, identity.tenantId, 5)).items,
-  },
-  gated('user-online', {
+  }),
+  gated('user-online', defineRoute({
     method: 'GET', path: '/api/dashboard/online-user', permission: 'dashboard:read', tags, request: {},
     summary: 'Users of the tenant with active sessions; session duration estimated from expiry minus the session lifetime',
     response: z.object({
@@ -39,8 +39,8 @@ export const activityRoutes: RouteDefinition[] = [
       users: z.array(z.object({ userId: z.string(), email: z.string(), username: z.string(), role: z.string(), sessions: z.number().int(), since: z.string(), lastActiveAt: z.string(), durationSeconds: z.number().int() })),
     }),
     async handler({ scope, identity }) {
-      const online = await (scope.sessions as SessionsReader).online(identity.tenantId);
-      const users = scope.users as UsersReader;
+      const online = await scope.sessions.online(identity.tenantId);
+      const users = scope.users;
       const now = Date.now();
       const rows = [];
       for (const o of online.slice(0, 200)) {
@@ -53,16 +53,16 @@ export const activityRoutes: RouteDefinition[] = [
       }
       return { count: rows.length, sessions: rows.reduce((n, r) => n + r.sessions, 0), users: rows };
     },
-  }),
-  {
+  })),
+  defineRoute({
     method: 'GET', path: '/api/dashboard/tenant-analytics', permission: 'dashboard:read', tags, request: {},
     summary: 'The caller\'s tenant in figures: users by role and state, entries per collection, media, online users',
     async handler({ scope, identity }) {
       const [users, content, media, online] = await Promise.all([
-        (scope.users as UsersReader).summary(identity.tenantId),
+        scope.users.summary(identity.tenantId),
         contentTotals(contentReader(scope, identity.tenantId)),
         mediaFigures(scope, identity.tenantId, 0),
-        (scope.sessions as SessionsReader).online(identity.tenantId),
+        scope.sessions.online(identity.tenantId),
       ]);
       return {
         tenantId: identity.tenantId, users,
@@ -72,8 +72,8 @@ export const activityRoutes: RouteDefinition[] = [
         timestamp: new Date().toISOString(),
       };
     },
-  },
-  gated('commerce-orders', {
+  }),
+  gated('commerce-orders', defineRoute({
     method: 'GET', path: '/api/dashboard/commerce-orders', permission: 'dashboard:read', tags,
     request: { query: z.object({ limit: cappedLimit(5, 50) }) },
     summary: 'Orders of the commerce preset: total, status mix of the 20 newest, the newest orders; {available:false} without the orders collection',
@@ -96,8 +96,8 @@ export const activityRoutes: RouteDefinition[] = [
       }));
       return { available: true, total: list.total, byStatus, recent };
     },
-  }),
-  gated('commerce-inventory', {
+  })),
+  gated('commerce-inventory', defineRoute({
     method: 'GET', path: '/api/dashboard/commerce-inventory', permission: 'dashboard:read', tags,
     request: { query: z.object({ limit: cappedLimit(8, 50) }) },
     summary: 'Stock of the commerce preset\'s products: tracked, out of stock, and the lowest below their threshold; {available:false} without the products collection',
@@ -109,7 +109,7 @@ export const activityRoutes: RouteDefinition[] = [
     async handler({ scope, query, identity }) {
       const content = contentReader(scope, identity.tenantId);
       if (!content || !(await content.collections.list()).some((c) => c.name === 'products')) return { available: false };
-      const defaultThreshold = (scope.dashboardOptions as { lowStockThreshold: number }).lowStockThreshold;
+      const defaultThreshold = scope.dashboardOptions.lowStockThreshold;
       let tracked = 0, outOfStock = 0;
       const low: Array<{ id: string; title: string; sku: string | null; qty: number; threshold: number }> = [];
       for (let page = 1; page <= 50; page++) {
@@ -125,5 +125,5 @@ export const activityRoutes: RouteDefinition[] = [
       }
       return { available: true, tracked, outOfStock, lowStock: low.sort((a, b) => a.qty - b.qty).slice(0, query.limit) };
     },
-  }),
+  })),
 ];

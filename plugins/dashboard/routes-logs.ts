@@ -1,11 +1,8 @@
 import { z } from 'zod';
-import type { AuditEntry, AuditLog } from '../../kernel/audit.js';
-import type { HttpMetrics } from '../../kernel/http/http-metrics.js';
-import type { RouteDefinition } from '../../kernel/http/route-table.js';
+import type { AuditEntry } from '../../kernel/audit.js';
+import { defineRoute, type RouteDefinition } from '../../kernel/http/route-table.js';
 import { cappedLimit } from './capped-limit.js';
-import type { DashboardState } from './dashboard-state.js';
 import { gated } from './gated.js';
-import type { UsersReader } from './sources.js';
 
 const tags = ['dashboard'];
 const LEVELS = ['low', 'medium', 'high', 'critical'] as const;
@@ -16,7 +13,7 @@ const logItem = (e: AuditEntry) => ({
 });
 
 export const logRoutes: RouteDefinition[] = [
-  gated('logs', {
+  gated('logs', defineRoute({
     method: 'GET', path: '/api/dashboard/logs', permission: 'dashboard:read', tags,
     request: {
       query: z.object({
@@ -27,29 +24,29 @@ export const logRoutes: RouteDefinition[] = [
     summary: 'The audit log of the tenant, newest first, paginated (page is 1-based), filtered by level and by text in message and action',
     response: z.object({ items: z.array(z.record(z.string(), z.unknown())), total: z.number().int(), page: z.number().int(), limit: z.number().int(), totalPages: z.number().int() }),
     async handler({ scope, query, identity }) {
-      const { items, total } = await (scope.audit as AuditLog).list({
+      const { items, total } = await scope.audit.list({
         limit: query.limit, offset: (query.page - 1) * query.limit, level: query.level, search: query.search || undefined, tenantId: identity.tenantId,
       });
       return { items: items.map(logItem), total, page: query.page, limit: query.limit, totalPages: Math.ceil(total / query.limit) };
     },
-  }),
-  gated('audit-log', {
+  })),
+  gated('audit-log', defineRoute({
     method: 'GET', path: '/api/dashboard/audit', permission: 'dashboard:read', tags,
     request: { query: z.object({ limit: cappedLimit(20, 100) }) },
     summary: 'Recent audit events of the tenant as a flat array, newest first',
     response: z.array(z.record(z.string(), z.unknown())),
     async handler({ scope, query, identity }) {
-      const { items } = await (scope.audit as AuditLog).list({ limit: query.limit, tenantId: identity.tenantId });
+      const { items } = await scope.audit.list({ limit: query.limit, tenantId: identity.tenantId });
       return items.map(logItem);
     },
-  }),
-  {
+  })),
+  defineRoute({
     method: 'GET', path: '/api/dashboard/system-messages', permission: 'dashboard:read', tags,
     request: { query: z.object({ limit: cappedLimit(10, 100) }) },
     summary: 'Messages derived from the audit log (medium and above first), with counts by severity',
     response: z.object({ messages: z.array(z.record(z.string(), z.unknown())), bySeverity: z.record(z.string(), z.number()), total: z.number().int() }),
     async handler({ scope, query, identity }) {
-      const audit = scope.audit as AuditLog;
+      const audit = scope.audit;
       const bySeverity: Record<string, number> = {};
       for (const level of LEVELS) bySeverity[level] = (await audit.list({ limit: 1, level, tenantId: identity.tenantId })).total;
       const { items } = await audit.list({ limit: 100, tenantId: identity.tenantId });
@@ -63,17 +60,17 @@ export const logRoutes: RouteDefinition[] = [
         }));
       return { messages, bySeverity, total: Object.values(bySeverity).reduce((a, b) => a + b, 0) };
     },
-  },
-  gated('security', {
+  }),
+  gated('security', defineRoute({
     method: 'GET', path: '/api/dashboard/security', permission: 'dashboard:read', tags, request: {},
     summary: 'Security figures: locked accounts, failed sign-ins, rate-limit hits, failed 2FA verifications, high-severity audit events, and the active threats they make',
     async handler({ scope, identity }) {
-      const users = await (scope.users as UsersReader).summary(identity.tenantId);
-      const http = (scope.httpMetrics as HttpMetrics).snapshot();
-      const audit = scope.audit as AuditLog;
+      const users = await scope.users.summary(identity.tenantId);
+      const http = scope.httpMetrics.snapshot();
+      const audit = scope.audit;
       const high = (await audit.list({ limit: 1, level: 'high', tenantId: identity.tenantId })).total;
       const critical = (await audit.list({ limit: 1, level: 'critical', tenantId: identity.tenantId })).total;
-      const failedTwoFactor = (scope.dashboardState as DashboardState).failedTwoFactor;
+      const failedTwoFactor = scope.dashboardState.failedTwoFactor;
       const threats: Array<{ type: string; severity: string; count: number; description: string }> = [];
       if (users.locked) threats.push({ type: 'account-lockout', severity: 'medium', count: users.locked, description: 'Accounts locked after repeated failed sign-ins' });
       if (http.totals.rateLimited) threats.push({ type: 'rate-limit', severity: 'medium', count: http.totals.rateLimited, description: 'Requests refused by the rate limiter (this instance)' });
@@ -87,12 +84,12 @@ export const logRoutes: RouteDefinition[] = [
         threatLevel, activeThreats: threats, timestamp: new Date().toISOString(),
       };
     },
-  }),
-  gated('scim-status', {
+  })),
+  gated('scim-status', defineRoute({
     method: 'GET', path: '/api/dashboard/scim', permission: 'dashboard:read', tags, request: {},
     summary: 'Provisioning health derived from the tenant\'s user records (paid widget scim-status)',
     async handler({ scope, identity }) {
-      const u = await (scope.users as UsersReader).summary(identity.tenantId);
+      const u = await scope.users.summary(identity.tenantId);
       const troubled = u.blocked + u.locked;
       const status = u.total === 0 ? 'empty' : troubled / u.total > 0.1 ? 'degraded' : 'healthy';
       return {
@@ -100,5 +97,5 @@ export const logRoutes: RouteDefinition[] = [
         provisionedLast30Days: u.createdLast30Days, twoFactorEnabled: u.twoFactorEnabled, byRole: u.byRole, checkedAt: new Date().toISOString(),
       };
     },
-  }),
+  })),
 ];

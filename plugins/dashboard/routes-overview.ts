@@ -1,19 +1,15 @@
 import { z } from 'zod';
-import type { CacheService } from '../../kernel/cache/cache-service.js';
-import type { HttpMetrics } from '../../kernel/http/http-metrics.js';
-import type { RouteDefinition } from '../../kernel/http/route-table.js';
-import type { KernelState } from '../../kernel/index.js';
-import { QueryTypes, type Sequelize } from 'sequelize';
+import { defineRoute, type RouteContext, type RouteDefinition } from '../../kernel/http/route-table.js';
+import { QueryTypes } from 'sequelize';
 import { gated } from './gated.js';
-import type { DashboardState } from './dashboard-state.js';
-import { contentReader, contentTotals, mediaFigures, type UsersReader } from './sources.js';
+import { contentReader, contentTotals, mediaFigures } from './sources.js';
 import { humanBytes, systemInfo } from './system-figures.js';
 
 const tags = ['dashboard'];
 
 /** Database and cache reachability with latencies; the overall status is ok or degraded. */
-export async function healthReport(scope: Record<string, any>) {
-  const state = scope.kernelState as KernelState;
+export async function healthReport(scope: RouteContext['scope']) {
+  const state = scope.kernelState;
   const timed = async (check: () => Promise<unknown>) => {
     const started = performance.now();
     try {
@@ -23,8 +19,8 @@ export async function healthReport(scope: Record<string, any>) {
       return { status: 'down' as const, latencyMs: Math.round((performance.now() - started) * 10) / 10 };
     }
   };
-  const database = { type: state.database().type, ...(await timed(() => (scope.sequelize as Sequelize).query('SELECT 1 AS ok', { type: QueryTypes.SELECT }))) };
-  const cache = await timed(() => (scope.cache as CacheService).check());
+  const database = { type: state.database().type, ...(await timed(() => scope.sequelize.query('SELECT 1 AS ok', { type: QueryTypes.SELECT }))) };
+  const cache = await timed(() => scope.cache.check());
   const serving = ['READY', 'FULL', 'WARMED'].includes(state.phase());
   const status = !serving ? 'starting' : database.status === 'ok' && cache.status === 'ok' ? 'healthy' : 'degraded';
   return { status, phase: state.phase(), version: state.version, instanceId: state.instanceId, uptime: Math.round(process.uptime()), database, cache, timestamp: new Date().toISOString() };
@@ -36,16 +32,16 @@ const statsShape = z.object({
 }).meta({ id: 'DashboardStats' });
 
 export const overviewRoutes: RouteDefinition[] = [
-  {
+  defineRoute({
     method: 'GET', path: '/api/dashboard/stats', permission: 'dashboard:read', tags, request: {}, response: statsShape,
     summary: 'Entries, users and media of the tenant, measured storage, health and uptime',
     description: 'storageUsed is measured on disk (the data folder, which holds local media); storageUsedBytes gives the bytes.',
     async handler({ scope, identity }) {
       const [content, users, media, storage, health] = await Promise.all([
         contentTotals(contentReader(scope, identity.tenantId)),
-        (scope.users as UsersReader).summary(identity.tenantId),
+        scope.users.summary(identity.tenantId),
         mediaFigures(scope, identity.tenantId, 0),
-        (scope.dashboardState as DashboardState).storageBytes(),
+        scope.dashboardState.storageBytes(),
         healthReport(scope),
       ]);
       return {
@@ -53,20 +49,20 @@ export const overviewRoutes: RouteDefinition[] = [
         healthStatus: health.status, uptime: Math.round(process.uptime()), timestamp: new Date().toISOString(),
       };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'GET', path: '/api/dashboard/health', permission: 'dashboard:read', tags, request: {},
     summary: 'Health: status (healthy|degraded|starting), boot phase, database and cache reachability with latency',
     response: z.object({ status: z.string(), phase: z.string(), version: z.string(), instanceId: z.string(), uptime: z.number(), database: z.record(z.string(), z.unknown()), cache: z.record(z.string(), z.unknown()), timestamp: z.string() }),
     handler: ({ scope }) => healthReport(scope),
-  },
-  gated('unified-metrics', {
+  }),
+  gated('unified-metrics', defineRoute({
     method: 'GET', path: '/api/dashboard/metrics', permission: 'dashboard:read', tags,
     request: { query: z.object({ detailed: z.enum(['true', 'false']).optional() }) },
     summary: 'API hits and error rates per route, cache statistics; detailed=true adds memory, uptime and runtime version',
     async handler({ scope, query }) {
-      const http = (scope.httpMetrics as HttpMetrics).snapshot();
-      const cache = await (scope.cache as CacheService).stats();
+      const http = scope.httpMetrics.snapshot();
+      const cache = await scope.cache.stats();
       const body: Record<string, unknown> = {
         since: http.since,
         apiHits: http.totals.count,
@@ -84,28 +80,28 @@ export const overviewRoutes: RouteDefinition[] = [
       }
       return body;
     },
-  }),
-  {
+  })),
+  defineRoute({
     method: 'GET', path: '/api/dashboard/system-info', permission: 'dashboard:read', tags,
     request: { query: z.object({ type: z.enum(['cpu', 'memory', 'os', 'disk']).optional() }) },
     summary: 'Operating system, CPU model and cores, memory, disk usage of the data volume; type keeps one part',
     response: z.object({ osInfo: z.record(z.string(), z.unknown()).optional(), cpuInfo: z.record(z.string(), z.unknown()).optional(), memoryInfo: z.record(z.string(), z.unknown()).optional(), diskInfo: z.record(z.string(), z.unknown()).optional() }),
-    handler: ({ scope, query }) => systemInfo((scope.config as { dataPath: string }).dataPath, query.type),
-  },
-  gated('cache-monitor', {
+    handler: ({ scope, query }) => systemInfo(scope.config.dataPath, query.type),
+  }),
+  gated('cache-monitor', defineRoute({
     method: 'GET', path: '/api/dashboard/cache-metrics', permission: 'dashboard:read', tags, request: {},
     summary: 'The kernel cache counters overall, by category and by tenant',
     response: z.object({ overall: z.record(z.string(), z.unknown()), byCategory: z.record(z.string(), z.unknown()), byTenant: z.record(z.string(), z.unknown()), timestamp: z.number() }),
     async handler({ scope }) {
-      const s = await (scope.cache as CacheService).stats();
+      const s = await scope.cache.stats();
       return { backend: s.backend, overall: s.overall, byCategory: s.byCategory, byTenant: s.byTenant, timestamp: s.timestamp };
     },
-  }),
-  gated('database-pool-diagnostics', {
+  })),
+  gated('database-pool-diagnostics', defineRoute({
     method: 'GET', path: '/api/database/pool-diagnostics', permission: 'dashboard:read', tags, request: {},
     summary: 'Database connection pool: dialect, size, available, in use, waiting (where the dialect has a pool) and a round-trip latency',
     async handler({ scope }) {
-      const sequelize = scope.sequelize as Sequelize;
+      const sequelize = scope.sequelize;
       const pool = (sequelize as unknown as { connectionManager?: { pool?: Record<string, unknown> } }).connectionManager?.pool;
       const num = (k: string) => (pool && typeof pool[k] === 'number' ? (pool[k] as number) : null);
       const figures = pool ? { size: num('size'), available: num('available'), using: num('using'), waiting: num('waiting'), max: num('maxSize'), min: num('minSize') } : null;
@@ -120,5 +116,5 @@ export const overviewRoutes: RouteDefinition[] = [
         timestamp: new Date().toISOString(),
       };
     },
-  }),
+  })),
 ];

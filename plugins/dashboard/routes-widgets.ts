@@ -1,11 +1,9 @@
 import { z } from 'zod';
 import { AuthenticationRequiredError, ForbiddenError, NotFoundError, ValidationError } from '../../kernel/errors.js';
 import { hasPermission, type Identity } from '../../kernel/http/identity.js';
-import type { RouteDefinition } from '../../kernel/http/route-table.js';
+import { defineRoute, type RouteDefinition } from '../../kernel/http/route-table.js';
 import type { Registries } from '../../kernel/registries/index.js';
 import { LayoutNeedsUserError, UnknownWidgetError } from './errors.js';
-import type { LicenseService } from './license-service.js';
-import type { UsersReader } from './sources.js';
 
 const tags = ['dashboard'];
 
@@ -23,7 +21,7 @@ const layoutSchema = z.strictObject({ widgets: z.array(layoutItem).max(100) }).m
 
 async function layoutUser(scope: Record<string, any>, identity: Identity) {
   if (!identity.userId || identity.kind !== 'user') throw new LayoutNeedsUserError();
-  const user = await (scope.users as UsersReader).findById(identity.userId);
+  const user = await scope.users.findById(identity.userId);
   if (!user) throw new NotFoundError('Your user account was not found');
   return user;
 }
@@ -42,7 +40,7 @@ function storedLayout(preferences: string, registries: Registries): { widgets: A
 }
 
 export const widgetRoutes: RouteDefinition[] = [
-  {
+  defineRoute({
     method: 'GET', path: '/api/dashboard/widgets', permission: 'dashboard:read', tags, request: {},
     summary: 'The registered widgets (widget folders and plugin contributions) with their licence state and whether the caller may read their data',
     response: z.array(z.object({
@@ -51,9 +49,9 @@ export const widgetRoutes: RouteDefinition[] = [
       endpoint: z.string(), permission: z.string(), component: z.string(), canRead: z.boolean(), licenseState: licenseState,
     })),
     async handler({ scope, identity }) {
-      const license = scope.dashboardLicense as LicenseService;
+      const license = scope.dashboardLicense;
       const out = [];
-      for (const w of (scope.registries as Registries).widgets.list()) {
+      for (const w of scope.registries.widgets.list()) {
         out.push({
           id: w.id, name: w.name, description: w.description, icon: w.icon, version: w.version, license: w.license, category: w.category,
           defaultSize: w.defaultSize, endpoint: w.endpoint, permission: w.permission, component: w.component,
@@ -62,22 +60,22 @@ export const widgetRoutes: RouteDefinition[] = [
       }
       return out.sort((a, b) => a.id.localeCompare(b.id));
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'GET', path: '/api/dashboard/layout', permission: 'dashboard:read', tags, request: {},
     summary: 'The caller\'s dashboard layout (which widgets, position and size), from their preferences; empty when none is saved',
     response: z.object({ widgets: z.array(layoutItem), updatedAt: z.string().nullable() }),
     async handler({ scope, identity }) {
-      return storedLayout((await layoutUser(scope, identity)).preferences, scope.registries as Registries);
+      return storedLayout((await layoutUser(scope, identity)).preferences, scope.registries);
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'PUT', path: '/api/dashboard/layout', permission: 'dashboard:read', tags, request: { body: layoutSchema },
     summary: 'Saves the caller\'s dashboard layout in preferences.dashboard; every id must be a registered widget, each once',
     response: z.object({ widgets: z.array(layoutItem), updatedAt: z.string().nullable() }),
     async handler({ scope, identity, body }) {
       const user = await layoutUser(scope, identity);
-      const registries = scope.registries as Registries;
+      const registries = scope.registries;
       const seen = new Set<string>();
       body.widgets.forEach((w: { id: string }, i: number) => {
         if (!registries.widgets.has(w.id)) throw new ValidationError(`Unknown widget '${w.id}'`, [{ path: `body.widgets.${i}.id`, message: 'not a registered widget' }]);
@@ -85,11 +83,11 @@ export const widgetRoutes: RouteDefinition[] = [
         seen.add(w.id);
       });
       const updatedAt = new Date().toISOString();
-      await (scope.users as UsersReader).updateAttributes(user.id, { preferences: { dashboard: { widgets: body.widgets, updatedAt } } });
+      await scope.users.updateAttributes(user.id, { preferences: { dashboard: { widgets: body.widgets, updatedAt } } });
       return { widgets: body.widgets, updatedAt };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'GET', path: '/api/system/license-status', permission: 'public', tags: ['dashboard', 'system'],
     request: { query: z.object({ type: z.enum(['dashboard']).default('dashboard'), id: z.string().min(1).max(64) }) },
     summary: 'Licence state of a widget for the UI: allowed, reason (freemium|trial|licensed|expired), trial end, licensee',
@@ -98,9 +96,9 @@ export const widgetRoutes: RouteDefinition[] = [
     async handler({ scope, identity, query }) {
       if (identity.kind === 'guest') throw new AuthenticationRequiredError();
       if (!hasPermission(identity, 'dashboard:read') && !hasPermission(identity, 'system:read')) throw new ForbiddenError("This needs the permission 'dashboard:read'");
-      const widget = (scope.registries as Registries).widgets.get(query.id);
+      const widget = scope.registries.widgets.get(query.id);
       if (!widget) throw new UnknownWidgetError(query.id);
-      return (scope.dashboardLicense as LicenseService).state(widget);
+      return scope.dashboardLicense.state(widget);
     },
-  },
+  }),
 ];

@@ -1,10 +1,7 @@
 import type { Context } from 'koa';
 import { z } from 'zod';
-import type { RouteDefinition } from '../../kernel/http/route-table.js';
+import { defineRoute, type RouteDefinition } from '../../kernel/http/route-table.js';
 import { requestError } from './errors.js';
-import type { GraphqlService } from './graphql-service.js';
-
-const service = (scope: Record<string, any>) => scope.graphql as GraphqlService;
 
 const DESCRIPTION = [
   'The schema is generated from the collections: per collection `posts(page, limit, sort, filter, search, status): PostList!`, `post(_id): Post`,',
@@ -28,7 +25,7 @@ function answer(ctx: Context, status: number, body: unknown): void {
 }
 
 export const graphqlRoutes: RouteDefinition[] = [
-  {
+  defineRoute({
     method: 'POST', path: '/api/graphql', permission: 'public', envelope: false, tags: ['graphql'],
     summary: 'Runs a GraphQL query or mutation (GraphQL over HTTP)', description: DESCRIPTION,
     request: {
@@ -40,11 +37,11 @@ export const graphqlRoutes: RouteDefinition[] = [
     },
     response: result,
     async handler({ ctx, body, identity, scope }) {
-      const { status, body: out } = await service(scope).http(body, identity, 'POST');
+      const { status, body: out } = await scope.graphql.http(body, identity, 'POST');
       answer(ctx, status, out);
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'GET', path: '/api/graphql', permission: 'public', envelope: false, tags: ['graphql'],
     summary: 'Runs a GraphQL query from the URL (queries only; mutations need POST: 405)', description: DESCRIPTION,
     request: {
@@ -64,9 +61,9 @@ export const graphqlRoutes: RouteDefinition[] = [
           return answer(ctx, 400, { errors: [requestError('VALIDATION_ERROR', 'variables must be a JSON object').toJSON()] });
         }
       }
-      const { status, body: out } = await service(scope).http({ ...query, variables }, identity, 'GET');
+      const { status, body: out } = await scope.graphql.http({ ...query, variables }, identity, 'GET');
       if (status === 405) ctx.set('Allow', 'POST');
       answer(ctx, status, out);
     },
-  },
+  }),
 ];

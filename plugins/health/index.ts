@@ -1,12 +1,13 @@
 import { z } from 'zod';
-import { definePlugin, type KernelState } from '../../kernel/index.js';
+import { definePlugin } from '../../kernel/index.js';
 import { ServiceUnavailableError } from '../../kernel/errors.js';
+import { defineRoute } from '../../kernel/http/route-table.js';
 
 const SERVING = new Set(['READY', 'FULL', 'WARMED']);
 
 export default definePlugin({
   register({ routes }) {
-    routes.add({
+    routes.add(defineRoute({
       method: 'GET',
       path: '/api/health',
       permission: 'public',
@@ -17,11 +18,11 @@ export default definePlugin({
       request: {},
       response: z.object({ status: z.literal('ok'), phase: z.string(), uptimeSeconds: z.number(), version: z.string() }),
       handler({ scope }) {
-        const state = scope.kernelState as KernelState;
+        const state = scope.kernelState;
         const phase = state.phase();
         if (!SERVING.has(phase)) throw new ServiceUnavailableError(`The instance is in phase ${phase}; not serving yet`);
         return { status: 'ok', phase, uptimeSeconds: Math.round(process.uptime()), version: state.version };
       },
-    });
+    }));
   },
 });

@@ -1,16 +1,14 @@
 import { NotFoundError } from '../../kernel/errors.js';
-import type { RouteDefinition } from '../../kernel/http/route-table.js';
+import { defineRoute, type RouteDefinition } from '../../kernel/http/route-table.js';
 import { requirePrivateRead } from './access.js';
 import { sendFile, setFileSecurityHeaders } from './file-responder.js';
 import type { MediaOptions } from './media-options.js';
 import { confinePath } from './media-paths.js';
-import type { MediaService } from './media-service.js';
-import type { MediaStorage } from './media-storage.js';
 
 /** GET /files/<relative path>: public by declaration; private media are checked here (media:read in their tenant). */
 export function fileRoutes(options: MediaOptions): RouteDefinition[] {
   return [
-    {
+    defineRoute({
       method: 'GET', path: '/files/*path', permission: 'public', envelope: false, tags: ['media'],
       summary: 'Serves a media file or thumbnail by its relative path',
       description:
@@ -22,17 +20,17 @@ export function fileRoutes(options: MediaOptions): RouteDefinition[] {
       handler: async ({ ctx, identity, scope }) => {
         setFileSecurityHeaders(ctx);
         const path = confinePath(ctx.path.replace(/^\/files\//i, ''), true);
-        const found = await (scope.media as MediaService).fileAt(path);
+        const found = await scope.media.fileAt(path);
         if (!found) throw new NotFoundError('No file at this address');
         const isPrivate = Boolean(found.item.private);
         if (isPrivate) requirePrivateRead(identity, found.item);
-        await sendFile(ctx, scope.mediaStorage as MediaStorage, found, {
+        await sendFile(ctx, scope.mediaStorage, found, {
           disposition: 'auto',
           cacheControl: isPrivate ? 'private, no-store' : 'public, max-age=3600',
           inlineTypes: options.inlineTypes,
           redirectRemote: !isPrivate,
         });
       },
-    },
+    }),
   ];
 }

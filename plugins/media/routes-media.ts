@@ -1,17 +1,17 @@
 import { rm } from 'node:fs/promises';
 import { z } from 'zod';
 import { multipartFile } from '../../kernel/http/multipart-file.js';
-import type { RouteDefinition } from '../../kernel/http/route-table.js';
+import { defineRoute, type RouteDefinition } from '../../kernel/http/route-table.js';
 import { mediaAnalytics } from './media-analytics.js';
 import { idParam, mediaSchema } from './media-schemas.js';
-import { listQuerySchema, uploadFields, type MediaService } from './media-service.js';
+import { listQuerySchema, uploadFields } from './media-service.js';
 import { receiveUpload } from './receive-upload.js';
 
 const nullableFolder = z.string().uuid().nullable();
 
 /** Uploads and the library. Static paths come before /api/media/:id (the router takes the first match). */
 export const mediaRoutes: RouteDefinition[] = [
-  {
+  defineRoute({
     method: 'POST', idempotent: true, path: '/api/media/upload', permission: 'media:write', status: 201, tags: ['media'],
     summary: 'Uploads one file (multipart/form-data: `file`, optional `folderId` and `private`)',
     description:
@@ -23,7 +23,7 @@ export const mediaRoutes: RouteDefinition[] = [
     request: { multipart: z.object({ file: multipartFile('the file'), folderId: z.string().uuid().optional(), private: z.enum(['true', 'false']).optional() }) },
     response: mediaSchema,
     handler: async ({ ctx, identity, scope }) => {
-      const media = scope.media as MediaService;
+      const media = scope.media;
       const limits = await media.limits();
       const received = await receiveUpload(ctx, media.tmpDir, limits.maxBytes);
       try {
@@ -32,8 +32,8 @@ export const mediaRoutes: RouteDefinition[] = [
         await rm(received.file.tempPath, { force: true });
       }
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'GET', path: '/api/media/analytics', permission: 'media:read', tags: ['media'],
     summary: 'Counts and bytes of the tenant\'s media: total, by type, by month (UTC), by folder',
     request: {},
@@ -44,40 +44,40 @@ export const mediaRoutes: RouteDefinition[] = [
       byFolder: z.array(z.object({ folderId: z.string().nullable(), name: z.string().nullable(), count: z.number(), bytes: z.number() })),
     }),
     handler: ({ identity, scope }) => mediaAnalytics(scope.sequelize, identity.tenantId),
-  },
-  {
+  }),
+  defineRoute({
     method: 'POST', path: '/api/media/move', permission: 'media:write', tags: ['media'],
     summary: 'Moves media into a virtual folder (null = root); only folderId changes, URLs and share links keep working',
     request: { body: z.object({ ids: z.array(z.string().uuid()).min(1).max(500), folderId: nullableFolder }) },
     response: z.object({ moved: z.number(), notFound: z.array(z.string()) }),
-    handler: ({ body, identity, scope }) => (scope.media as MediaService).move(identity, body.ids, body.folderId),
-  },
-  {
+    handler: ({ body, identity, scope }) => scope.media.move(identity, body.ids, body.folderId),
+  }),
+  defineRoute({
     method: 'GET', path: '/api/media', permission: 'media:read', tags: ['media'],
     summary: 'Lists the tenant\'s media: filters folderId (or root), type (image/ or exact), search, private; sort; pages (limit capped at 100)',
     request: { query: listQuerySchema },
     response: z.object({ items: z.array(mediaSchema), total: z.number(), page: z.number(), limit: z.number() }),
-    handler: ({ query, identity, scope }) => (scope.media as MediaService).list(identity, query),
-  },
-  {
+    handler: ({ query, identity, scope }) => scope.media.list(identity, query),
+  }),
+  defineRoute({
     method: 'GET', path: '/api/media/:id', permission: 'media:read', tags: ['media'],
     summary: 'One media item (with its share links, by id, never their tokens)',
     request: { params: idParam },
     response: mediaSchema,
-    handler: ({ params, identity, scope }) => (scope.media as MediaService).get(identity, params.id),
-  },
-  {
+    handler: ({ params, identity, scope }) => scope.media.get(identity, params.id),
+  }),
+  defineRoute({
     method: 'PATCH', path: '/api/media/:id', permission: 'media:write', tags: ['media'],
     summary: 'Renames a media item (the shown name, kept as given; 415 MEDIA_TYPE_MISMATCH as for uploads) and/or moves it to a folder',
     request: { params: idParam, body: z.object({ filename: z.string().trim().min(1).max(191).optional(), folderId: nullableFolder.optional() }) },
     response: mediaSchema,
-    handler: ({ params, body, identity, scope }) => (scope.media as MediaService).update(identity, params.id, body),
-  },
-  {
+    handler: ({ params, body, identity, scope }) => scope.media.update(identity, params.id, body),
+  }),
+  defineRoute({
     method: 'DELETE', path: '/api/media/:id', permission: 'media:write', tags: ['media'],
     summary: 'Deletes a media item and its thumbnails (local storage: to the trash, restorable; remote: for good)',
     request: { params: idParam },
     response: z.object({ deleted: z.literal(true), trashed: z.boolean() }),
-    handler: ({ params, identity, scope }) => (scope.media as MediaService).remove(identity, params.id),
-  },
+    handler: ({ params, identity, scope }) => scope.media.remove(identity, params.id),
+  }),
 ];

@@ -1,10 +1,8 @@
 import { z } from 'zod';
 import { ValidationError } from '../../kernel/errors.js';
-import type { RouteDefinition } from '../../kernel/http/route-table.js';
+import { defineRoute, type RouteDefinition } from '../../kernel/http/route-table.js';
 import { sendFile, setFileSecurityHeaders } from './file-responder.js';
-import type { MediaStorage } from './media-storage.js';
 import { fileUrl } from './media-view.js';
-import type { SharesService } from './shares-service.js';
 
 const shareAnswer = z.object({ token: z.string(), expiresAt: z.string().nullable().meta({ description: 'ISO time; null = the link never expires' }) });
 const linkParams = z.object({ mediaId: z.string().max(100), token: z.string().min(1).max(200) });
@@ -13,7 +11,7 @@ const hours = z.number().int().min(1).max(24 * 365 * 10);
 
 /** Share links (the spec's table): create, public access, revoke, extend. */
 export const shareRoutes: RouteDefinition[] = [
-  {
+  defineRoute({
     method: 'GET', path: '/api/media/share', permission: 'public', envelope: false, tags: ['media'],
     summary: 'Opens a share link: the item\'s metadata, or with download=1 the file itself (attachment)',
     description:
@@ -37,17 +35,17 @@ export const shareRoutes: RouteDefinition[] = [
           ...(!query.token ? [{ path: 'query.token', message: 'required' }] : []),
         ]);
       }
-      const item = await (scope.mediaShares as SharesService).access({ id: query.id, token: query.token, password: query.password });
+      const item = await scope.mediaShares.access({ id: query.id, token: query.token, password: query.password });
       if (query.download === '1' || query.download === 'true') {
         setFileSecurityHeaders(ctx);
         const file = { item, path: item.path, mimeType: item.mime_type, size: Number(item.size), filename: item.filename };
-        await sendFile(ctx, scope.mediaStorage as MediaStorage, file, { disposition: 'attachment', cacheControl: 'private, no-store', inlineTypes: [], redirectRemote: false });
+        await sendFile(ctx, scope.mediaStorage, file, { disposition: 'attachment', cacheControl: 'private, no-store', inlineTypes: [], redirectRemote: false });
         return;
       }
       ctx.body = { success: true, data: { filename: item.filename, mimeType: item.mime_type, size: Number(item.size), url: fileUrl(item.path) } };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'POST', path: '/api/media/share/:mediaId', permission: 'media:write', tags: ['media'],
     summary: 'Creates a share link (expiryHours null or omitted = never expires; optional password); the token is shown only here',
     request: {
@@ -55,23 +53,23 @@ export const shareRoutes: RouteDefinition[] = [
       body: z.object({ expiryHours: hours.nullable().optional(), password: z.string().min(1).max(1024).optional() }),
     },
     response: shareAnswer,
-    handler: ({ params, body, identity, scope }) => (scope.mediaShares as SharesService).create(identity, params.mediaId, body),
-  },
-  {
+    handler: ({ params, body, identity, scope }) => scope.mediaShares.create(identity, params.mediaId, body),
+  }),
+  defineRoute({
     method: 'DELETE', path: '/api/media/share/:mediaId/:token', permission: 'media:write', tags: ['media'],
     summary: 'Revokes a share link (by its token or its id from the item\'s sharedLinks); it answers 404 from then on',
     request: { params: linkParams },
     response: z.object({ revoked: z.literal(true) }),
     handler: async ({ params, identity, scope }) => {
-      await (scope.mediaShares as SharesService).revoke(identity, params.mediaId, params.token);
+      await scope.mediaShares.revoke(identity, params.mediaId, params.token);
       return { revoked: true };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'PATCH', path: '/api/media/share/:mediaId/:token', permission: 'media:write', tags: ['media'],
     summary: 'Extends a share link: expiry = now + expiryHours',
     request: { params: linkParams, body: z.object({ expiryHours: hours }) },
     response: shareAnswer,
-    handler: ({ params, body, identity, scope }) => (scope.mediaShares as SharesService).extend(identity, params.mediaId, params.token, body.expiryHours),
-  },
+    handler: ({ params, body, identity, scope }) => scope.mediaShares.extend(identity, params.mediaId, params.token, body.expiryHours),
+  }),
 ];

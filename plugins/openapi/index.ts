@@ -1,7 +1,5 @@
-import { definePlugin, type KernelState } from '../../kernel/index.js';
+import { definePlugin } from '../../kernel/index.js';
 import { buildOpenApi } from '../../kernel/http/openapi.js';
-import type { NamespaceMap } from '../../kernel/http/namespaces.js';
-import type { RouteTable } from '../../kernel/http/route-table.js';
 
 export default definePlugin({
   register({ routes }) {
@@ -15,7 +13,7 @@ export default definePlugin({
       envelope: false,
       request: {},
       handler({ ctx, scope }) {
-        document ??= buildOpenApi((scope.routes as RouteTable).list(), scope.namespaces as NamespaceMap, (scope.kernelState as KernelState).version);
+        document ??= buildOpenApi(scope.routes.list(), scope.namespaces, scope.kernelState.version);
         ctx.body = document;
       },
     });

@@ -1,15 +1,8 @@
 import { z } from 'zod';
-import type { AuditLog } from '../../kernel/audit.js';
-import type { CacheService } from '../../kernel/cache/cache-service.js';
 import { NotFoundError } from '../../kernel/errors.js';
-import type { EventBus } from '../../kernel/events.js';
 import { hasPermission, isAdmin } from '../../kernel/http/identity.js';
-import type { RouteDefinition } from '../../kernel/http/route-table.js';
-import type { KernelState } from '../../kernel/index.js';
-import type { JobQueue } from '../../kernel/jobs.js';
-import type { WorkerPool } from '../../kernel/pool.js';
-import type { Registries } from '../../kernel/registries/index.js';
-import { QueryTypes, type Sequelize } from 'sequelize';
+import { defineRoute, type RouteDefinition } from '../../kernel/http/route-table.js';
+import { QueryTypes } from 'sequelize';
 
 const pluginRecord = z.object({
   id: z.string(), name: z.string(), version: z.string(), enabled: z.boolean(), state: z.string(), phase: z.string(), source: z.string(),
@@ -31,7 +24,7 @@ async function timed(check: () => Promise<Record<string, unknown>>): Promise<Rec
 }
 
 export const systemRoutes: RouteDefinition[] = [
-  {
+  defineRoute({
     method: 'GET',
     path: '/api/system/health',
     permission: 'public',
@@ -45,16 +38,16 @@ export const systemRoutes: RouteDefinition[] = [
       version: z.string(), instanceId: z.string(), uptimeSeconds: z.number(), checks: z.record(z.string(), z.record(z.string(), z.unknown())),
     }).catchall(z.unknown()).meta({ description: 'Plus one field per health check that sets exposeAs (e.g. setup: {progress, ...}).' }),
     async handler({ scope, identity }) {
-      const state = scope.kernelState as KernelState;
-      const registries = scope.registries as Registries;
+      const state = scope.kernelState;
+      const registries = scope.registries;
       const phase = state.phase();
       const checks: Record<string, Record<string, unknown>> = {
         database: await timed(async () => {
-          await (scope.sequelize as Sequelize).query('SELECT 1 AS ok', { type: QueryTypes.SELECT });
+          await scope.sequelize.query('SELECT 1 AS ok', { type: QueryTypes.SELECT });
           return { type: state.database().type };
         }),
-        cache: await timed(() => (scope.cache as CacheService).check()),
-        events: { status: 'ok', transport: (scope.events as EventBus).transport },
+        cache: await timed(() => scope.cache.check()),
+        events: { status: 'ok', transport: scope.events.transport },
       };
       const exposed: Record<string, unknown> = {};
       for (const hc of registries.healthChecks.list()) {
@@ -73,8 +66,8 @@ export const systemRoutes: RouteDefinition[] = [
         instanceId: state.instanceId, uptimeSeconds: Math.round(process.uptime()), checks,
       };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'GET',
     path: '/api/system/plugins',
     permission: 'manage:system',
@@ -82,9 +75,9 @@ export const systemRoutes: RouteDefinition[] = [
     tags: ['system'],
     request: {},
     response: z.array(pluginRecord),
-    handler: ({ scope }) => (scope.kernelState as KernelState).plugins().map(({ dir: _dir, ...rest }) => rest),
-  },
-  {
+    handler: ({ scope }) => scope.kernelState.plugins().map(({ dir: _dir, ...rest }) => rest),
+  }),
+  defineRoute({
     method: 'GET',
     path: '/api/system/plugins/:id',
     permission: 'manage:system',
@@ -93,31 +86,31 @@ export const systemRoutes: RouteDefinition[] = [
     request: { params: z.object({ id: z.string().max(100) }) },
     response: pluginRecord,
     handler({ scope, params }) {
-      const found = (scope.kernelState as KernelState).plugins().find((p) => p.id === params.id);
+      const found = scope.kernelState.plugins().find((p) => p.id === params.id);
       if (!found) throw new NotFoundError(`Plugin '${params.id}' is not installed`);
       const { dir: _dir, ...rest } = found;
       return rest;
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'GET',
     path: '/api/system/pool',
     permission: 'system:read',
     summary: 'Worker pool figures: threads, queue, completed tasks, utilisation, run and wait times',
     tags: ['system'],
     request: {},
-    handler: ({ scope }) => (scope.pool as WorkerPool).stats(),
-  },
-  {
+    handler: ({ scope }) => scope.pool.stats(),
+  }),
+  defineRoute({
     method: 'GET',
     path: '/api/system/cache',
     permission: 'system:read',
     summary: 'Cache figures overall, by category and by tenant (hits, misses, sets, deletes, size, hit rate)',
     tags: ['system'],
     request: {},
-    handler: ({ scope }) => (scope.cache as CacheService).stats(),
-  },
-  {
+    handler: ({ scope }) => scope.cache.stats(),
+  }),
+  defineRoute({
     method: 'GET',
     path: '/api/system/jobs/:jobId',
     permission: 'system:read',
@@ -126,12 +119,12 @@ export const systemRoutes: RouteDefinition[] = [
     description: 'Only jobs of the caller\'s tenant; the payload is shown to manage:system only.',
     request: { params: z.object({ jobId: z.string().uuid() }) },
     async handler({ scope, params, identity }) {
-      const job = await (scope.jobs as JobQueue).get(params.jobId);
+      const job = await scope.jobs.get(params.jobId);
       if (job.tenantId !== identity.tenantId && !isAdmin(identity)) throw new NotFoundError(`Job '${params.jobId}' not found`);
       return hasPermission(identity, 'manage:system') ? job : { ...job, payload: undefined };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'GET',
     path: '/api/system/audit/verify',
     permission: 'manage:system',
@@ -139,6 +132,6 @@ export const systemRoutes: RouteDefinition[] = [
     tags: ['system'],
     request: {},
     response: z.object({ valid: z.boolean(), checked: z.number(), firstInvalid: z.object({ id: z.number(), reason: z.string() }).optional() }),
-    handler: ({ scope }) => (scope.audit as AuditLog).verify(),
-  },
+    handler: ({ scope }) => scope.audit.verify(),
+  }),
 ];

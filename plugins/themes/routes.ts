@@ -1,10 +1,7 @@
 import { z } from 'zod';
 import { AuthenticationRequiredError } from '../../kernel/errors.js';
-import type { RouteDefinition } from '../../kernel/http/route-table.js';
-import type { BundledPreset } from './presets.js';
-import type { ThemePreferences } from './theme-preferences.js';
+import { defineRoute, type RouteDefinition } from '../../kernel/http/route-table.js';
 import { adminThemeInput, brandingInput, storedAdminThemeSchema, themeName, themeSettingsInput } from './theme-schemas.js';
-import type { ThemesService } from './themes-service.js';
 
 const tags = ['theme'];
 const themeId = z.string().uuid();
@@ -29,112 +26,110 @@ const warning = z.object({
   background: z.string().optional(), ratio: z.number().optional(), required: z.number().optional(), removed: z.array(z.string()).optional(),
 }).meta({ id: 'ThemeImportWarning' });
 
-const themes = (scope: Record<string, any>) => scope.themes as ThemesService;
-
 /** Every route of the spec's theme table, plus the effective theme for the admin UI and the bundled presets. */
 export const themeRoutes: RouteDefinition[] = [
-  {
+  defineRoute({
     method: 'GET', path: '/api/theme/admin-theme', permission: 'system:read', tags, request: {},
     summary: "The active theme's admin config (StoredAdminTheme), or {} when the tenant has no active theme",
     response: z.union([storedAdminThemeSchema, z.object({})]),
-    handler: ({ scope, identity }) => themes(scope).adminTheme(identity.tenantId),
-  },
-  {
+    handler: ({ scope, identity }) => scope.themes.adminTheme(identity.tenantId),
+  }),
+  defineRoute({
     method: 'POST', path: '/api/theme/admin-theme', permission: 'system:settings', tags, request: { body: adminThemeInput },
     summary: 'Saves a partial StoredAdminTheme on the active theme (customCss sanitised); creates an active "Default" theme when there is none',
     description: 'features and lockedSettings merge key by key; layoutState is replaced. `removed` lists what the CSS sanitiser took out.',
     response: storedAdminThemeSchema.extend({ removed }),
     async handler({ scope, identity, body }) {
-      const { adminTheme, removed: gone } = await themes(scope).saveAdminTheme(identity.tenantId, body);
+      const { adminTheme, removed: gone } = await scope.themes.saveAdminTheme(identity.tenantId, body);
       return { ...adminTheme, removed: gone };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'DELETE', path: '/api/theme/admin-theme', permission: 'system:settings', tags, request: {},
     summary: "Resets the active theme's admin config to the defaults (palette, colours and branding stay); 404 THEME_NOT_FOUND without an active theme",
     response: storedAdminThemeSchema,
-    handler: ({ scope, identity }) => themes(scope).resetAdminTheme(identity.tenantId),
-  },
-  {
+    handler: ({ scope, identity }) => scope.themes.resetAdminTheme(identity.tenantId),
+  }),
+  defineRoute({
     method: 'GET', path: '/api/theme/list', permission: 'system:read', tags, request: {},
     summary: "The tenant's themes (ThemeSummary[]), oldest first",
     response: z.array(summary),
-    handler: ({ scope, identity }) => themes(scope).list(identity.tenantId),
-  },
-  {
+    handler: ({ scope, identity }) => scope.themes.list(identity.tenantId),
+  }),
+  defineRoute({
     method: 'POST', idempotent: true, path: '/api/theme/create', permission: 'system:settings', tags, status: 201,
     request: { body: z.object({ name: themeName, settings: themeSettingsInput.optional() }) },
     summary: 'Creates a theme; settings is the theme JSON without its name ({adminTheme?, palette?, colors?, branding?}); names are unique per tenant (409 CONFLICT)',
     description: "The tenant's first theme becomes active and default.",
     response: themeView.extend({ removed }),
     async handler({ scope, identity, body }) {
-      const { theme, removed: gone } = await themes(scope).create(identity.tenantId, body.name, body.settings);
+      const { theme, removed: gone } = await scope.themes.create(identity.tenantId, body.name, body.settings);
       return { ...theme, removed: gone };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'POST', path: '/api/theme/activate', permission: 'system:settings', tags, request: { body: z.object({ themeId }) },
     summary: 'Makes the theme the active one of the tenant (applied across the admin UI)',
     response: themeView,
-    handler: ({ scope, identity, body }) => themes(scope).activate(identity.tenantId, body.themeId),
-  },
-  {
+    handler: ({ scope, identity, body }) => scope.themes.activate(identity.tenantId, body.themeId),
+  }),
+  defineRoute({
     method: 'POST', path: '/api/theme/clone', permission: 'system:settings', tags, status: 201,
     request: { body: z.object({ sourceId: themeId, name: themeName }) },
     summary: 'Copies a theme under a new name (neither active nor default)',
     response: themeView,
-    handler: ({ scope, identity, body }) => themes(scope).clone(identity.tenantId, body.sourceId, body.name),
-  },
-  {
+    handler: ({ scope, identity, body }) => scope.themes.clone(identity.tenantId, body.sourceId, body.name),
+  }),
+  defineRoute({
     method: 'POST', path: '/api/theme/delete', permission: 'system:settings', tags, request: { body: z.object({ themeId }) },
     summary: 'Deletes a theme; the active and the default theme cannot be deleted (409 CONFLICT)',
     response: z.object({ deleted: z.literal(true), id: z.string() }),
-    handler: ({ scope, identity, body }) => themes(scope).delete(identity.tenantId, body.themeId),
-  },
-  {
+    handler: ({ scope, identity, body }) => scope.themes.delete(identity.tenantId, body.themeId),
+  }),
+  defineRoute({
     method: 'POST', path: '/api/theme/set-default', permission: 'system:settings', tags, request: { body: z.object({ themeId }) },
     summary: "Marks the theme as the tenant's system default",
     response: themeView,
-    handler: ({ scope, identity, body }) => themes(scope).setDefault(identity.tenantId, body.themeId),
-  },
-  {
+    handler: ({ scope, identity, body }) => scope.themes.setDefault(identity.tenantId, body.themeId),
+  }),
+  defineRoute({
     method: 'POST', path: '/api/theme/import-preset', permission: 'system:settings', tags, envelope: false,
     request: { body: z.object({ presetJson: z.string().min(2).max(256 * 1024) }) },
     summary: 'Creates a theme from a preset: a full theme JSON or a shorthand palette {name?, primary, secondary?, tertiary?, success?, warning?, error?, surface?}',
     description: 'Answers {success, data, warnings}: seeds expand to 50..950 ladders (OKLCH); WCAG AA contrast failures and CSS removals are warnings, never a refusal. A taken name gets " (2)", " (3)"...',
     response: z.object({ success: z.literal(true), data: themeView, warnings: z.array(warning) }),
     async handler({ ctx, scope, identity, body }) {
-      const { theme, warnings } = await themes(scope).importPreset(identity.tenantId, body.presetJson);
+      const { theme, warnings } = await scope.themes.importPreset(identity.tenantId, body.presetJson);
       ctx.body = { success: true, data: theme, warnings };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'GET', path: '/api/theme/get-current-theme', permission: 'system:read', tags, request: {},
     summary: 'The active theme record; 404 THEME_NOT_FOUND when the tenant has none',
     response: themeView,
-    handler: ({ scope, identity }) => themes(scope).current(identity.tenantId),
-  },
-  {
+    handler: ({ scope, identity }) => scope.themes.current(identity.tenantId),
+  }),
+  defineRoute({
     method: 'POST', path: '/api/theme/update-theme', permission: 'system:settings', tags,
     request: { body: z.object({ themeId, customCss: z.string().max(100_000) }) },
     summary: "Replaces the theme's customCss only (sanitised; `removed` lists what was taken out)",
     response: themeView.extend({ removed }),
     async handler({ scope, identity, body }) {
-      const { theme, removed: gone } = await themes(scope).updateCss(identity.tenantId, body.themeId, body.customCss);
+      const { theme, removed: gone } = await scope.themes.updateCss(identity.tenantId, body.themeId, body.customCss);
       return { ...theme, removed: gone };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'POST', path: '/api/theme/update-branding', permission: 'system:settings', tags,
     request: { body: brandingInput.extend({ themeId }) },
     summary: "Changes the theme's public branding (siteName, logoUrl, accentColor; null clears one); the tenant's cached branding is dropped",
     response: themeView,
     async handler({ scope, identity, body }) {
       const { themeId: id, ...branding } = body;
-      return themes(scope).updateBranding(identity.tenantId, id, branding);
+      return scope.themes.updateBranding(identity.tenantId, id, branding);
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'GET', path: '/api/theme/public', permission: 'public', tags,
     request: {
       query: z.object({
@@ -144,9 +139,9 @@ export const themeRoutes: RouteDefinition[] = [
     },
     summary: 'Public branding {siteName, logoUrl, accentColor} of a tenant; always 200, all null when no tenant resolves, the tenant is default, or anything fails; cached 10 minutes per tenant',
     response: branding,
-    handler: ({ scope, query }) => themes(scope).publicBranding(query),
-  },
-  {
+    handler: ({ scope, query }) => scope.themes.publicBranding(query),
+  }),
+  defineRoute({
     method: 'GET', path: '/api/theme/effective', permission: 'public', tags, request: {},
     summary: "The theme as the caller sees it: the active theme merged with the caller's preferences.theme, locks applied, as CSS variables",
     description: "Any signed-in identity (401 for guests). Without an active theme the built-in defaults apply (themeId null). `branding.siteName` falls back to the SITE_NAME setting (the setup wizard's site name).",
@@ -168,7 +163,7 @@ export const themeRoutes: RouteDefinition[] = [
           preferences = null;
         }
       }
-      const effective = await (scope.themePreferences as ThemePreferences).effective(identity.tenantId, preferences);
+      const effective = await scope.themePreferences.effective(identity.tenantId, preferences);
       // The admin UI's name for the site: the theme's branding, else the SITE_NAME setting (the setup wizard's site name).
       if (!effective.branding.siteName) {
         try {
@@ -180,11 +175,11 @@ export const themeRoutes: RouteDefinition[] = [
       }
       return effective;
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'GET', path: '/api/theme/presets', permission: 'system:read', tags, request: {},
     summary: 'The bundled presets (themes/*.json): id, name and the JSON to pass to import-preset',
     response: z.array(z.object({ id: z.string(), name: z.string(), presetJson: z.string() })),
-    handler: ({ scope }) => (scope.themePresets as () => BundledPreset[])().map((p) => ({ id: p.id, name: p.name, presetJson: p.json })),
-  },
+    handler: ({ scope }) => scope.themePresets().map((p) => ({ id: p.id, name: p.name, presetJson: p.json })),
+  }),
 ];

@@ -1,0 +1,44 @@
+/**
+ * The kernel's own container keys (registered in Kernel.registerKernelServices), declared in
+ * ContainerServices by declaration merging so `scope.<key>` is typed in route handlers. Type-only:
+ * nothing here runs code.
+ */
+import type { Model, ModelStatic, Sequelize } from 'sequelize';
+import type { AuditLog } from './audit.js';
+import type { CacheService } from './cache/cache-service.js';
+import type { CmsConfig } from './config.js';
+import type { DbLock } from './db/lock.js';
+import type { MigrationRunner } from './db/migrations.js';
+import type { EventBus } from './events.js';
+import type { IdentifyRequest } from './http/app.js';
+import type { HttpMetrics } from './http/http-metrics.js';
+import type { NamespaceMap } from './http/namespaces.js';
+import type { KernelState } from './index.js';
+import type { JobQueue } from './jobs.js';
+import type { Logger } from './logger.js';
+import type { WorkerPool } from './pool.js';
+import type { Registries } from './registries/index.js';
+
+declare module './http/route-table.js' {
+  interface ContainerServices {
+    config: CmsConfig;
+    logger: Logger;
+    sequelize: Sequelize;
+    models: Record<string, ModelStatic<Model>>;
+    lock: DbLock;
+    events: EventBus;
+    jobs: JobQueue;
+    audit: AuditLog;
+    registries: Registries;
+    routes: RouteTable;
+    namespaces: NamespaceMap;
+    kernelState: KernelState;
+    /** Resolving it throws before the SETUP phase opens the cache. */
+    cache: CacheService;
+    /** Resolving it throws before the SETUP phase opens the pool. */
+    pool: WorkerPool;
+    identify: IdentifyRequest;
+    httpMetrics: HttpMetrics;
+    migrator: MigrationRunner;
+  }
+}

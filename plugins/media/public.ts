@@ -1,0 +1,23 @@
+/**
+ * The media plugin's public surface (type-only): declares its container keys, so `scope.media`,
+ * `scope.mediaStorage` and the others are typed in route handlers.
+ */
+import type { FoldersService } from './folders-service.js';
+import type { MediaClientFactory } from './media-client.js';
+import type { MediaService } from './media-service.js';
+import type { MediaStorage } from './media-storage.js';
+import type { MediaTrash } from './media-trash.js';
+import type { SharesService } from './shares-service.js';
+
+export type { MediaClientFactory } from './media-client.js';
+
+declare module '../../kernel/http/route-table.js' {
+  interface ContainerServices {
+    media: MediaService;
+    mediaStorage: MediaStorage;
+    mediaFolders: FoldersService;
+    mediaTrash: MediaTrash;
+    mediaShares: SharesService;
+    mediaClient: MediaClientFactory;
+  }
+}
