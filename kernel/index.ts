@@ -186,16 +186,17 @@ export class Kernel {
   }
 
   private listen(): Promise<void> {
+    // Read when the limiter needs it: Redis connects in the SETUP phase, after the app is built.
+    const redisNow = () => this.redis;
     const app = buildApp({
       logger: this.logger, container: this.container, router: new Router(this.routes), namespaces: this.namespaces,
       registries: this.registries, bodyLimit: this.config.http.bodyLimit, trustProxy: this.config.http.trustProxy, proxyHops: this.config.http.proxyHops,
-      rateLimit: { ...this.config.rateLimit, prefix: this.config.redis.prefix, logger: this.logger, secrets: this.config.secrets, get redis() { return kernel.redis; } },
+      rateLimit: { ...this.config.rateLimit, prefix: this.config.redis.prefix, logger: this.logger, secrets: this.config.secrets, get redis() { return redisNow(); } },
       isServing: () => this.serving,
       isBooted: (id) => this.loader.isBooted(id),
       metrics: this.httpMetrics,
       idempotency: new IdempotencyStore(this.sequelize),
     });
-    const kernel = this;
     this.identifyRequest = app.identify;
     this.server = createServer(app.callback());
     this.server.keepAliveTimeout = 5000;
