@@ -50,7 +50,8 @@ export function guardQueries(sequelize: Sequelize, gate: WriteGate | null, onClo
       throw /SQLITE_BUSY/.test(String((err as { parent?: { code?: string; message?: string } })?.parent?.code ?? (err as Error)?.message)) ? new DatabaseBusyError() : err;
     };
     if (options.transaction || !isWrite(text, options.type)) return query(sql, options).catch(busy);
-    return gate.run(text.slice(0, 80), () => query(sql, options)).catch(busy);
+    // The label (logged if the write holds the writer long) never carries values: string literals are blanked.
+    return gate.run(text.replace(/'(?:[^'\\]|\\.|'')*'/g, "'…'").slice(0, 80), () => query(sql, options)).catch(busy);
   };
 
   if (gate) {
