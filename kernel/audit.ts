@@ -4,6 +4,7 @@ import { stringify } from 'safe-stable-stringify';
 import { z } from 'zod';
 import type { DbLock } from './db/lock.js';
 import { ValidationError } from './errors.js';
+import { likeContains } from './text/like-contains.js';
 
 const counts = z.object({
   created: z.number().int().min(0).default(0),
@@ -146,8 +147,8 @@ export class AuditLog {
     if (filter.level) where.level = filter.level;
     if (filter.tenantId) where.tenant_id = filter.tenantId;
     if (filter.search) {
-      const like = `%${filter.search.replace(/[%_\\]/g, (c) => `\\${c}`)}%`;
-      where[Op.or] = [{ message: { [Op.like]: like } }, { action: { [Op.like]: like } }];
+      const db = this.model.sequelize!;
+      where[Op.or] = [likeContains(db, 'message', filter.search), likeContains(db, 'action', filter.search)];
     }
     const { rows, count } = await this.model.findAndCountAll({
       where, order: [['id', 'DESC']], limit: Math.min(filter.limit ?? 50, 100), offset: filter.offset ?? 0,

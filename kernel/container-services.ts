@@ -11,6 +11,7 @@ import type { DbLock } from './db/lock.js';
 import type { MigrationRunner } from './db/migrations.js';
 import type { EventBus } from './events.js';
 import type { IdentifyRequest } from './http/app.js';
+import type { Identity } from './http/identity.js';
 import type { HttpMetrics } from './http/http-metrics.js';
 import type { NamespaceMap } from './http/namespaces.js';
 import type { KernelState } from './index.js';
@@ -40,5 +41,11 @@ declare module './http/route-table.js' {
     identify: IdentifyRequest;
     httpMetrics: HttpMetrics;
     migrator: MigrationRunner;
+    /** Request-scoped (registered in each request's scope, see requestScoped in kernel/plugin.ts): who is calling. */
+    currentUser: Identity;
+    /** Request-scoped: the caller's tenant. */
+    tenantId: string;
+    /** Request-scoped: the id logged with every line of this request and sent back as X-Request-Id. */
+    requestId: string;
   }
 }

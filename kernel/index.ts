@@ -16,7 +16,7 @@ import { DbLock } from './db/lock.js';
 import { MigrationRunner, type MigrationDefinition } from './db/migrations.js';
 import { ModelRegistry } from './db/models.js';
 import { assertUniqueIds, discoverConfigured, discoverFolder } from './discovery.js';
-import { BootError } from './errors.js';
+import { BootError, ServiceUnavailableError } from './errors.js';
 import { EventBus } from './events.js';
 import { buildApp, type IdentifyRequest } from './http/app.js';
 import { normalisePath } from './http/rate-limit.js';
@@ -57,6 +57,8 @@ export interface KernelOptions {
   /** A ready config; otherwise it is loaded from cms.config.json and the environment. */
   config?: CmsConfig;
   configOptions?: LoadConfigOptions;
+  /** The environment plugins' manifest `env` mappings read (default: configOptions.env, else process.env), read once here. */
+  env?: NodeJS.ProcessEnv;
   logger?: Logger;
   /** Folder of built-in plugins (default: dist/plugins). */
   builtinPluginsDir?: string;
@@ -109,6 +111,7 @@ export class Kernel {
     this.loader = new PluginLoader({
       container: this.container, routes: this.routes, registries: this.registries, namespaces: this.namespaces,
       migrations: this.migrations, models: this.models, config: this.config, logger: this.logger,
+      env: options.env ?? options.configOptions?.env ?? process.env,
     });
   }
 
@@ -136,7 +139,7 @@ export class Kernel {
     const lazy = <T>(get: () => T | null, name: string) =>
       asFunction(() => {
         const value = get();
-        if (value === null) throw new Error(`Kernel service '${name}' is not open yet (it opens in the SETUP phase)`);
+        if (value === null) throw new ServiceUnavailableError(`Kernel service '${name}' is not open yet (it opens in the SETUP phase)`);
         return value;
       }).singleton();
     const values: Record<string, unknown> = {

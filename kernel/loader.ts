@@ -1,4 +1,5 @@
-import { join } from 'node:path';
+import { realpathSync, statSync } from 'node:fs';
+import { join, resolve, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { KernelContainer } from './container.js';
 import type { CmsConfig } from './config.js';
@@ -6,12 +7,13 @@ import type { MigrationDefinition } from './db/migrations.js';
 import type { ModelRegistry } from './db/models.js';
 import type { DiscoveredPlugin } from './discovery.js';
 import { BootError } from './errors.js';
+import { mapPluginEnv } from './plugin-env.js';
 import type { NamespaceMap } from './http/namespaces.js';
 import type { RouteTable } from './http/route-table.js';
 import type { Logger } from './logger.js';
-import type { PluginPhase } from './manifest.js';
+import type { AdminPageManifest, PluginPhase } from './manifest.js';
 import type { BoundRegistry, PluginBootContext, PluginDefinition, PluginRegistries } from './plugin.js';
-import { PROVIDES_KEYS, type Registries } from './registries/index.js';
+import { PROVIDES_KEYS, type AdminPageDefinition, type Registries } from './registries/index.js';
 
 export interface PluginRecord {
   id: string;
@@ -53,6 +55,8 @@ export interface LoaderDeps {
   models: ModelRegistry;
   config: CmsConfig;
   logger: Logger;
+  /** The environment, read once when the kernel starts; each plugin sees only what its manifest's `env` maps. */
+  env?: Record<string, string | undefined>;
 }
 
 function bindRegistries(registries: Registries, owner: string): PluginRegistries {
@@ -60,13 +64,55 @@ function bindRegistries(registries: Registries, owner: string): PluginRegistries
   for (const [name, registry] of Object.entries(registries)) {
     const r = registry as any;
     bound[name] = {
-      add: (item: unknown) => r.add(item, owner),
+      add: name === 'adminPages'
+        ? () => { throw new BootError(`Plugin '${owner}': admin pages are declared in plugin.json (adminPages), not added from code`); }
+        : (item: unknown) => r.add(item, owner),
       get: (key: string) => r.get(key),
       has: (key: string) => r.has(key),
       list: () => r.list(),
     } satisfies BoundRegistry<any>;
   }
   return bound as PluginRegistries;
+}
+
+/** Paths the admin-ui plugin serves itself: a plugin page cannot take them. */
+const RESERVED_ADMIN_PATHS = ['/admin/plugin-pages', '/admin/assets', '/admin/share'];
+
+/** URL prefix under which the admin-ui plugin serves the declared page modules of plugins. */
+export const PLUGIN_PAGE_MODULE_PREFIX = '/admin/plugin-pages';
+
+/**
+ * A manifest's admin page as a registry entry: a `bundled:<name>` module, or a file that must exist
+ * inside the plugin's folder (symbolic links included) when the kernel boots.
+ */
+export function adminPageOf(page: AdminPageManifest, pluginId: string, dir: string): AdminPageDefinition {
+  const where = `Plugin '${pluginId}': admin page ${page.path}`;
+  const reserved = RESERVED_ADMIN_PATHS.find((r) => page.path === r || page.path.startsWith(`${r}/`));
+  if (reserved) throw new BootError(`${where}: ${reserved} is reserved by the admin UI`);
+  const nav: AdminPageDefinition['nav'] = page.nav === false || (page.nav === undefined && page.path.includes('/:'))
+    ? false
+    : typeof page.nav === 'object' ? { label: page.nav.label, order: page.nav.order } : { label: page.title, order: 500 };
+  let module: AdminPageDefinition['module'];
+  if (page.module.startsWith('bundled:')) {
+    module = { kind: 'bundled', name: page.module.slice('bundled:'.length) };
+  } else {
+    const root = resolve(dir);
+    const file = resolve(root, page.module);
+    if (!file.startsWith(root + sep)) throw new BootError(`${where}: module ${page.module} is outside the plugin's folder`);
+    let real: string;
+    try {
+      real = realpathSync(file);
+      if (!statSync(real).isFile()) throw new Error('not a file');
+    } catch {
+      throw new BootError(`${where}: module file ${page.module} does not exist in ${root}`);
+    }
+    if (!real.startsWith(realpathSync(root) + sep)) throw new BootError(`${where}: module ${page.module} resolves outside the plugin's folder`);
+    module = { kind: 'file', file: real, relative: page.module, url: `${PLUGIN_PAGE_MODULE_PREFIX}/${pluginId}/${page.module}` };
+  }
+  return {
+    path: page.path, pluginId, title: page.title, nav, module,
+    ...(page.icon ? { icon: page.icon } : {}), ...(page.permission ? { permission: page.permission } : {}),
+  };
 }
 
 function recordOf(p: DiscoveredPlugin, enabled: boolean): PluginRecord {
@@ -80,12 +126,19 @@ function recordOf(p: DiscoveredPlugin, enabled: boolean): PluginRecord {
 }
 
 /** Loads entry modules, runs register (declarations), boot (per phase) and close (reverse order). */
+type BootContainer = PluginBootContext['container'];
+
 export class PluginLoader {
   private readonly loaded: LoadedPlugin[] = [];
   private readonly disabledRecords: PluginRecord[] = [];
   private readonly booted: LoadedPlugin[] = [];
 
-  constructor(private readonly deps: LoaderDeps) {}
+  private readonly env: Record<string, string | undefined>;
+
+  constructor(private readonly deps: LoaderDeps) {
+    // The one place plugin settings are read from the environment (a copy: later changes do not count).
+    this.env = { ...(deps.env ?? process.env) };
+  }
 
   noteDisabled(plugins: DiscoveredPlugin[]): void {
     for (const p of plugins) this.disabledRecords.push(recordOf(p, false));
@@ -100,13 +153,15 @@ export class PluginLoader {
       const record = recordOf(p, true);
       const pluginLogger = logger.child({ plugin: id });
       const options = config.plugins.options[id] ?? {};
+      const { values: envOptions, sources: envSources } = mapPluginEnv(p.manifest.env, this.env);
       namespaces.addFromManifest(p.manifest);
       for (const [name, description] of Object.entries(p.manifest.permissions)) {
         registries.permissions.add({ name, description }, id);
       }
+      for (const page of p.manifest.adminPages) registries.adminPages.add(adminPageOf(page, id, p.dir), id);
       const routesBefore = routes.list().length;
       definition.register?.({
-        id, manifest: p.manifest, config, options, logger: pluginLogger,
+        id, manifest: p.manifest, config, options, envOptions, envSources, logger: pluginLogger,
         container: { register: (key, resolver) => container.register(id, key, resolver) },
         routes: { add: (route) => routes.add(route, id) },
         registries: bindRegistries(registries, id),
@@ -124,8 +179,8 @@ export class PluginLoader {
       this.checkProvides(p, registries);
       const closers: LoadedPlugin['closers'] = [];
       const bootContext: PluginBootContext = {
-        id, manifest: p.manifest, config, options, logger: pluginLogger,
-        container: { resolve: (key) => container.resolve(key), cradle: container.awilix.cradle },
+        id, manifest: p.manifest, config, options, envOptions, envSources, logger: pluginLogger,
+        container: { resolve: ((key: string) => container.resolve(key)) as BootContainer['resolve'], cradle: container.awilix.cradle as BootContainer['cradle'] },
         onClose: (fn) => void closers.push(fn),
       };
       this.loaded.push({ discovered: p, definition, record, bootContext, closers });
@@ -167,6 +222,11 @@ export class PluginLoader {
     for (const route of this.deps.routes.list()) {
       if (!known(route.permission)) {
         throw new BootError(`Route ${route.method} ${route.path} (plugin '${route.owner}') uses unknown permission '${route.permission}'`);
+      }
+    }
+    for (const page of this.deps.registries.adminPages.list()) {
+      if (page.permission && !known(page.permission)) {
+        throw new BootError(`Admin page ${page.path} (plugin '${page.pluginId}') uses unknown permission '${page.permission}'`);
       }
     }
     for (const [ns, entry] of this.deps.namespaces.entries()) {

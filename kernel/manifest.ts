@@ -13,6 +13,35 @@ export type PluginPhase = (typeof PLUGIN_PHASES)[number];
 const httpMethod = z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', '*']);
 const permissionName = z.string().regex(/^(public|authenticated|[a-z][a-z0-9-]*:[a-z][a-z0-9-]*)$/, 'public, authenticated, or a name like content:read');
 
+/** `/admin/<segment>...`: lower-case static segments or `:param` segments. */
+const ADMIN_PAGE_PATH = /^\/admin(\/(:[a-zA-Z][a-zA-Z0-9_]*|[a-z0-9][a-z0-9._~-]*))+$/;
+/** `bundled:<name>` (a page compiled into the admin bundle) or a relative `.js`/`.mjs` file in the plugin's folder. */
+const ADMIN_PAGE_MODULE = /^(bundled:[a-z][a-z0-9-]*|(?!\/)(?!.*\/\/)(?!.*(^|\/)\.\.?(\/|$))[A-Za-z0-9_][A-Za-z0-9_./-]*\.m?js)$/;
+
+/** A page of the admin UI a plugin contributes (see README, "Admin pages"). */
+export const adminPageSchema = z.strictObject({
+  path: z.string().regex(ADMIN_PAGE_PATH, 'a path under /admin/ such as /admin/hello or /admin/hello/:id (lower-case segments, :param allowed)'),
+  title: z.string().min(1).max(80),
+  /** An icon name of the admin UI; unknown names get a generic icon. */
+  icon: z.string().regex(/^[a-z][a-z0-9-]*$/).max(40).optional(),
+  permission: permissionName.optional(),
+  /** Sidebar entry: true (label = title), false, or {label, order}. Default: true unless the path has a :param. */
+  nav: z.union([z.boolean(), z.strictObject({ label: z.string().min(1).max(40), order: z.number().int().min(0).max(10000).default(500) })]).optional(),
+  module: z.string().max(200).regex(ADMIN_PAGE_MODULE, "'bundled:<name>' or a relative path of a .js or .mjs file inside the plugin's folder (no '..')"),
+});
+export type AdminPageManifest = z.output<typeof adminPageSchema>;
+
+/** One environment variable of a plugin: the option key it sets and how its text is read. */
+export const pluginEnvEntrySchema = z.strictObject({
+  /** Option path inside plugins.options.<id> (dots for nesting; `*` takes what a `*` in the variable name matched). */
+  option: z.string().regex(/^([A-Za-z_][A-Za-z0-9_]*|\*)(\.([A-Za-z_][A-Za-z0-9_]*|\*))*$/, 'an option path such as host or smtp.port'),
+  type: z.enum(['string', 'int', 'number', 'bool', 'list', 'json']).default('string'),
+  /** A password, key or token: never logged, never shown in messages. */
+  secret: z.boolean().default(false),
+  description: z.string().optional(),
+});
+export type PluginEnvEntry = z.output<typeof pluginEnvEntrySchema>;
+
 export const manifestSchema = z.strictObject({
   id: z.string().regex(/^[a-z][a-z0-9-]*$/, 'lower-case letters, digits and dashes, starting with a letter'),
   name: z.string().min(1),
@@ -33,6 +62,16 @@ export const manifestSchema = z.strictObject({
     .transform((p) => (Array.isArray(p) ? Object.fromEntries(p.map((n) => [n, n])) : p)),
   /** API namespaces this plugin owns: /api/<namespace>/... -> method -> permission. */
   namespaces: z.record(z.string().regex(/^[a-z0-9_.-]+$/), z.partialRecord(httpMethod, permissionName)).default({}),
+  /** Pages of the admin UI (collected from enabled plugins into the `adminPages` registry). */
+  adminPages: z.array(adminPageSchema).max(50).default([]),
+  /**
+   * Environment variables this plugin reads, mapped to option keys (the kernel reads the environment,
+   * the plugin never does): VARIABLE -> { option, type, secret? }. The README's plugin environment
+   * table lists every entry (test/unit/plugin-env-docs.test.ts keeps them in step).
+   */
+  env: z
+    .record(z.string().regex(/^[A-Z][A-Z0-9_]*(\*[A-Z0-9_]*)?$/, 'an upper-case variable name (at most one *)'), pluginEnvEntrySchema)
+    .default({}),
 });
 
 export type PluginManifest = z.output<typeof manifestSchema>;

@@ -1,8 +1,9 @@
-import type { Resolver } from 'awilix';
+import { asFunction, type Resolver } from 'awilix';
+import { ServiceUnavailableError } from './errors.js';
 import type { CmsConfig } from './config.js';
 import type { Logger } from './logger.js';
 import type { PluginManifest } from './manifest.js';
-import type { RouteDefinition } from './http/route-table.js';
+import type { ContainerServices, RouteDefinition } from './http/route-table.js';
 import type { MigrationDefinition } from './db/migrations.js';
 import type { PluginModel } from './db/models.js';
 import type { Registries } from './registries/index.js';
@@ -19,6 +20,14 @@ export interface PluginRegisterContext {
   config: CmsConfig;
   /** `plugins.options[<id>]` from config. */
   options: Record<string, unknown>;
+  /**
+   * The environment variables the manifest's `env` field declares, read once when the kernel started,
+   * converted to their type and nested by option path. The plugin combines them with `options` in the
+   * order the README states for each variable.
+   */
+  envOptions: Record<string, any>;
+  /** Option path -> the environment variable it came from (for messages; never the value). */
+  envSources: Record<string, string>;
   logger: Logger;
   container: { register(key: string, resolver: Resolver<unknown>): void };
   routes: { add(route: RouteDefinition): void };
@@ -33,9 +42,15 @@ export interface PluginBootContext {
   manifest: PluginManifest;
   config: CmsConfig;
   options: Record<string, unknown>;
+  envOptions: Record<string, any>;
+  envSources: Record<string, string>;
   logger: Logger;
   /** Resolve singletons registered by the kernel and by plugins this one requires. */
-  container: { resolve<T = unknown>(key: string): T; cradle: Record<string, any> };
+  container: {
+    resolve<K extends keyof ContainerServices>(key: K): ContainerServices[K];
+    resolve<T = unknown>(key: string): T;
+    cradle: ContainerServices & Record<string, any>;
+  };
   /** Runs `fn` at shutdown (before close(), last added first): timers, sockets, anything boot started. */
   onClose(fn: () => Promise<void> | void): void;
 }
@@ -56,4 +71,31 @@ export interface PluginDefinition<State = unknown> {
  */
 export function definePlugin<State = unknown>(definition: PluginDefinition<State> | (() => PluginDefinition<State>)): PluginDefinition<State> | (() => PluginDefinition<State>) {
   return definition;
+}
+
+/**
+ * A container key another plugin may offer: its service, or undefined when that plugin is absent or
+ * disabled, or when the kernel service is not open yet (`cache` and `pool` before the SETUP phase).
+ * Works on a route's `scope` and on boot's `container.cradle`. Any other error thrown while the
+ * service is built is not swallowed.
+ */
+export function optional<K extends keyof ContainerServices & string>(scope: object, key: K): ContainerServices[K] | undefined {
+  if (!Object.prototype.hasOwnProperty.call(scope, key)) return undefined;
+  try {
+    return (scope as ContainerServices)[key];
+  } catch (err) {
+    if (err instanceof ServiceUnavailableError) return undefined;
+    throw err;
+  }
+}
+
+/**
+ * A request-scoped service: built once per request from that request's scope, so it reads
+ * `currentUser`, `tenantId` and `requestId` instead of having the identity passed through every
+ * call. Resolve it only from a request (a route's `scope`); a singleton must not depend on it.
+ *
+ *   container.register('myNotes', requestScoped(({ notes, currentUser }) => new MyNotes(notes, currentUser)));
+ */
+export function requestScoped<T>(factory: (scope: ContainerServices) => T): Resolver<T> {
+  return asFunction(factory).scoped();
 }

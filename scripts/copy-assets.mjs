@@ -8,7 +8,7 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 // `node scripts/copy-assets.mjs [outDir]`: outDir defaults to dist (helpers may build elsewhere).
 const outDir = process.argv[2] ?? 'dist';
 const wanted = (name) => name === 'plugin.json' || name === 'widget.json' || name.endsWith('.js') && !name.endsWith('.d.js');
-const dirs = ['plugins', 'widgets', 'themes', 'test/fixtures', 'bench/plugins'];
+const dirs = ['plugins', 'widgets', 'themes', 'test/fixtures', 'bench/plugins', 'examples/notes-plugin'];
 
 function walk(dir) {
   for (const name of readdirSync(dir)) {

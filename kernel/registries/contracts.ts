@@ -174,11 +174,26 @@ export interface DataDomain {
   defaultMode: SafetyMode;
   /** Entity count at or above which apply runs as a background job; Infinity = always inline. */
   inlineThreshold: number;
-  validate(input: unknown): Promise<unknown>;
-  snapshot(input: unknown): Promise<unknown>;
-  plan(input: unknown, mode: SafetyMode): Promise<unknown>;
-  apply(plan: unknown): Promise<unknown>;
-  verify(plan: unknown): Promise<unknown>;
+  /** The full contract (DataDomainDefinition) is in plugins/data-ops/public.ts, the engine that runs it. */
+  validate(input: unknown, ctx: never): Promise<unknown>;
+  snapshot(input: unknown, ctx: never): Promise<string>;
+  plan(input: unknown, mode: SafetyMode, ctx: never): Promise<unknown>;
+  apply(operation: never, ctx: never): Promise<unknown>;
+  verify(plan: never, ctx: never): Promise<unknown>;
+}
+
+/**
+ * A data migration a plugin declares (registry `dataMigrations`, manifest `provides.dataMigrations`):
+ * an id such as `2026-11-25-rename-title` (runs once per tenant, in id order), a description and the
+ * steps. The step format is the data-migrations plugin's (plugins/data-migrations/definition.ts); it
+ * validates them and reports a bad declaration in GET /api/migrations/status instead of running it.
+ */
+export interface DataMigrationDeclaration {
+  id: string;
+  description: string;
+  /** Default collection of the steps that name none. */
+  collection?: string;
+  steps: Array<Record<string, unknown>>;
 }
 
 /** A slice of the GraphQL schema contributed by a plugin. */
@@ -243,3 +258,20 @@ export interface CliCommand {
   run(context: { kernel: { container: { resolve<T>(key: string): T }; registries: unknown }; json: boolean; args: string[]; out(text: string): void }): Promise<void>;
 }
 
+
+/**
+ * A page of the admin UI, from the `adminPages` of an enabled plugin's manifest (the loader fills this
+ * registry; keyed by path). A `bundled` module is a Svelte page compiled into the admin bundle; a `file`
+ * module is a plain ES module in the plugin's folder, served by the admin-ui plugin at `url`, exporting
+ * `mount(element, ctx)`.
+ */
+export interface AdminPageDefinition {
+  path: string;
+  pluginId: string;
+  title: string;
+  icon?: string;
+  permission?: string;
+  /** The sidebar entry, or false for a page reached by links only. */
+  nav: false | { label: string; order: number };
+  module: { kind: 'bundled'; name: string } | { kind: 'file'; file: string; relative: string; url: string };
+}

@@ -1,9 +1,10 @@
 import { Registry } from './registry.js';
 import type {
-  CliCommand, DataDomain, GraphqlContribution, HealthCheck, IdentityResolver, ImportFormat, MiddlewareEntry,
+  AdminPageDefinition, CliCommand, DataDomain, GraphqlContribution, HealthCheck, IdentityResolver, ImportFormat, MiddlewareEntry,
   PermissionDefinition, StorageDriver, WebSocketEndpoint, WidgetDefinition,
 } from './contracts.js';
 import type { JobHandler } from '../jobs.js';
+import type { DataMigrationDeclaration } from './contracts.js';
 
 export * from './contracts.js';
 export { Registry } from './registry.js';
@@ -26,8 +27,10 @@ export function createRegistries() {
     dataDomains: new Registry<DataDomain>('Data-operation domain', 'id', {
       required: {
         modes: 'string[]', defaultMode: ['add', 'merge', 'mirror', 'replace'], inlineThreshold: 'number',
+        auditDomain: ['config', 'content-package', 'migration', 'importer', 'backup', 'content-sync'],
         validate: 'function', snapshot: 'function', plan: 'function', apply: 'function', verify: 'function',
       },
+      optional: { transactional: 'boolean' },
     }),
     graphql: new Registry<GraphqlContribution>('GraphQL contribution', 'id', {
       required: { typeDefs: 'string', resolvers: 'object' },
@@ -43,6 +46,13 @@ export function createRegistries() {
       required: { stage: ['beforeIdentity', 'afterIdentity'], handler: 'function' },
     }),
     cliCommands: new Registry<CliCommand>('CLI command', 'name', { required: { summary: 'string', run: 'function' }, optional: { usage: 'string' } }),
+    /** Data migrations declared by plugins: {id, description, steps}; the data-migrations plugin validates the steps (README "Data migrations"). */
+    dataMigrations: new Registry<DataMigrationDeclaration>('Data migration', 'id', { required: { description: 'string' } }),
+    /** Filled by the loader from the manifests' `adminPages` (enabled plugins only), keyed by path. */
+    adminPages: new Registry<AdminPageDefinition>('Admin page', 'path', {
+      required: { pluginId: 'string', title: 'string', module: 'object' },
+      optional: { icon: 'string', permission: 'string' },
+    }),
   };
 }
 
@@ -52,4 +62,5 @@ export type RegistryName = keyof Registries;
 export const PROVIDES_KEYS = [
   'storageDrivers', 'importFormats', 'widgets', 'dataDomains', 'graphql', 'identityResolvers', 'healthChecks', 'jobHandlers', 'middleware', 'websockets',
   'cliCommands',
+  'dataMigrations',
 ] as const satisfies readonly RegistryName[];

@@ -1,5 +1,7 @@
 import type { Context } from 'koa';
-import type { RouteContext, RouteDefinition } from '../../kernel/http/route-table.js';
+import { z } from 'zod';
+import { defineRoute, type RouteContext, type RouteDefinition } from '../../kernel/http/route-table.js';
+import { adminPageView, sendPluginPageModule, visiblePages } from './plugin-pages.js';
 
 const tags = ['admin-ui'];
 /** Static pages are not API calls: they do not count against the API rate limit. */
@@ -18,6 +20,22 @@ const ui = (scope: RouteContext['scope']) => scope.adminUi;
 const joined = (value: unknown) => (Array.isArray(value) ? value.join('/') : String(value ?? ''));
 
 export const adminUiRoutes: RouteDefinition[] = [
+  defineRoute({
+    method: 'GET', path: '/api/admin-ui/pages', permission: 'authenticated', tags,
+    request: { query: z.object({}) },
+    summary: 'The admin pages of enabled plugins the caller may see (sidebar order)',
+    description: 'Collected from the `adminPages` of the manifests of enabled plugins. A `bundled` module is a page compiled into the admin UI; a `url` module is a plain ES module exporting mount(element, ctx), served under /admin/plugin-pages/.',
+    response: z.object({ pages: z.array(adminPageView) }),
+    handler: ({ scope, identity }) => ({ pages: visiblePages(scope.registries, identity) }),
+  }),
+  // Declared before the /admin/*path catch-all: the router takes the first route that matches.
+  defineRoute({
+    ...common, method: 'GET', path: '/admin/plugin-pages/:pluginId/*file', permission: 'authenticated',
+    request: { params: z.object({ pluginId: z.string().regex(/^[a-z][a-z0-9-]*$/), file: z.union([z.string(), z.array(z.string())]) }) },
+    summary: 'The ES module of a plugin\'s admin page (only files declared in an enabled plugin\'s manifest; text/javascript, no-cache with an ETag)',
+    description: 'Looked up among the declared modules by plugin id and relative path; an undeclared file, a path with `..` or a page the caller may not see answers 404.',
+    handler: ({ ctx, scope, identity, params }) => sendPluginPageModule(ctx, scope.registries, identity, params.pluginId, joined(params.file)),
+  }),
   {
     ...common, method: 'GET', path: '/',
     summary: 'Redirects to the admin UI at /admin/ (while setup is incomplete the setup plugin sends you to /setup first)',

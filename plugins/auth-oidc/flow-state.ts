@@ -2,7 +2,7 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Context } from 'koa';
 import * as client from 'openid-client';
 import { z } from 'zod';
-import type { AuthSecretsPort } from './auth-ports.js';
+import type { AuthSecrets } from '../auth/public.js';
 import { OidcStateInvalidError } from './errors.js';
 
 /** Binds a sign-in to the browser that started it: PKCE verifier, nonce and the state's random id. */
@@ -22,7 +22,7 @@ export interface Flow {
 }
 
 /** `<base64url JSON>.<HMAC-SHA256 of "<purpose>.<payload>">` */
-async function seal(secrets: AuthSecretsPort, purpose: string, value: object): Promise<string> {
+async function seal(secrets: Pick<AuthSecrets, 'sign'>, purpose: string, value: object): Promise<string> {
   const payload = Buffer.from(JSON.stringify(value)).toString('base64url');
   return `${payload}.${await secrets.sign(`${purpose}.${payload}`)}`;
 }
@@ -31,7 +31,7 @@ async function seal(secrets: AuthSecretsPort, purpose: string, value: object): P
  * The payload when the signature matches character for character (compared as text, timing-safe: a
  * base64url decoder would accept a changed last character whose bits are padding).
  */
-async function unseal<T>(secrets: AuthSecretsPort, purpose: string, sealed: string, schema: z.ZodType<T>): Promise<T | null> {
+async function unseal<T>(secrets: Pick<AuthSecrets, 'sign'>, purpose: string, sealed: string, schema: z.ZodType<T>): Promise<T | null> {
   const parts = sealed.split('.');
   if (parts.length !== 2 || !parts[0] || !parts[1]) return null;
   const expected = Buffer.from(await secrets.sign(`${purpose}.${parts[0]}`));
@@ -46,7 +46,7 @@ async function unseal<T>(secrets: AuthSecretsPort, purpose: string, sealed: stri
 }
 
 /** Starts a sign-in: the signed state for the provider, and the signed flow cookie for this browser. */
-export async function startFlow(ctx: Context, secrets: AuthSecretsPort, input: { providerId: string; tenantId: string; returnTo: string }) {
+export async function startFlow(ctx: Context, secrets: Pick<AuthSecrets, 'sign'>, input: { providerId: string; tenantId: string; returnTo: string }) {
   const id = randomBytes(16).toString('base64url');
   const expires = Date.now() + LIFETIME_MS;
   const verifier = client.randomPKCECodeVerifier();
@@ -58,7 +58,7 @@ export async function startFlow(ctx: Context, secrets: AuthSecretsPort, input: {
 }
 
 /** The flow this callback belongs to: state signature, expiry, provider and this browser's cookie all check out. */
-export async function finishFlow(ctx: Context, secrets: AuthSecretsPort, state: string | undefined, providerId: string): Promise<Flow> {
+export async function finishFlow(ctx: Context, secrets: Pick<AuthSecrets, 'sign'>, state: string | undefined, providerId: string): Promise<Flow> {
   if (!state) throw new OidcStateInvalidError();
   const s = await unseal(secrets, 'oidc-state', state, stateSchema);
   const c = await unseal(secrets, 'oidc-flow', ctx.cookies.get(FLOW_COOKIE) ?? '', cookieSchema);

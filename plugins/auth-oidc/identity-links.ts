@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { UniqueConstraintError } from 'sequelize';
 import { AppError, NotFoundError } from '../../kernel/errors.js';
-import type { UsersPort } from './auth-ports.js';
+import type { UsersService } from '../auth/public.js';
 import { OidcNoAccountError } from './errors.js';
 import { OidcIdentity } from './models/oidc-identity.js';
 import type { IdTokenClaims } from './oidc-clients.js';
@@ -16,7 +16,7 @@ const iso = (ms: number) => new Date(Number(ms)).toISOString();
  * an address they do not own.
  */
 export class IdentityLinks {
-  constructor(private readonly users: UsersPort) {}
+  constructor(private readonly users: UsersService) {}
 
   async userFor(tenantId: string, provider: ProviderSettings, claims: IdTokenClaims): Promise<string> {
     const email = typeof claims.email === 'string' && /^[^@\s]+@[^@\s]+$/.test(claims.email.trim()) && claims.email.length <= 191 ? claims.email.trim().toLowerCase() : null;

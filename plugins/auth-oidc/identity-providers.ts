@@ -27,6 +27,8 @@ export class IdentityProviders {
     private readonly publicUrl: () => string,
     /** The provider System Settings that are set (empty when the settings store is absent). */
     private readonly settings: () => Promise<Record<string, string>> = async () => ({}),
+    /** The provider variables the kernel read from the environment at start (plugin.json `env`), by variable name. */
+    private readonly env: Record<string, string | undefined> = {},
   ) {}
 
   /**
@@ -40,9 +42,9 @@ export class IdentityProviders {
         // A setting the presets refuse (an http issuer) must not take the sign-in down: fall back to the environment.
         .then((fromSettings) => {
           try {
-            return this.resolve({ ...fromSettings, ...process.env });
+            return this.resolve({ ...fromSettings, ...this.env });
           } catch {
-            return this.resolve({ ...process.env });
+            return this.resolve({ ...this.env });
           }
         });
       this.cached = { at: Date.now(), providers };

@@ -1,13 +1,13 @@
 import { asFunction } from 'awilix';
 import { BootError } from '../../kernel/errors.js';
 import { definePlugin } from '../../kernel/index.js';
-import type { UsersPort } from './auth-ports.js';
+import type { UsersService } from '../auth/public.js';
 import { IdentityLinks } from './identity-links.js';
 import { IdentityProviders, PROVIDER_SETTINGS } from './identity-providers.js';
 import { OIDC_MIGRATIONS } from './migrations.js';
 import { OidcIdentity } from './models/oidc-identity.js';
 import { OidcClients } from './oidc-clients.js';
-import { optionsSchema, resolveProviders, type ProviderSettings } from './provider-settings.js';
+import { optionsSchema, resolveProviders, variablesOf, type ProviderSettings } from './provider-settings.js';
 import { identityRoutes } from './routes-identities.js';
 import { signInRoutes } from './routes-sign-in.js';
 
@@ -32,11 +32,13 @@ async function providerSettings(cradle: object): Promise<Record<string, string>>
 export default definePlugin(() => {
   let own: { providers: ProviderSettings[]; publicUrlSet: boolean } | null = null;
   return {
-    register({ container, routes, migrations, models, config, logger, options: raw }) {
+    register({ container, routes, migrations, models, config, logger, options: raw, envOptions, envSources }) {
       const parsed = optionsSchema.safeParse(raw);
       if (!parsed.success) throw new BootError(`Invalid plugins.options['auth-oidc']: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
       const o = parsed.data;
-      const providers = resolveProviders(o, process.env);
+      // The provider variables (plugin.json `env`), read by the kernel when it started.
+      const env = variablesOf(envOptions, envSources);
+      const providers = resolveProviders(o, env);
       own = { providers, publicUrlSet: Boolean(config.publicUrl ?? o.publicUrl) };
       // Computed per request: the port may only be known once the server listens; never the request's Host header.
       const publicUrl = () => config.publicUrl ?? o.publicUrl ?? `http://${config.host}:${config.port}`;
@@ -44,10 +46,10 @@ export default definePlugin(() => {
       for (const m of OIDC_MIGRATIONS) migrations.add(m);
       container.register(
         'identityProviders',
-        asFunction((cradle: object) => new IdentityProviders((env) => resolveProviders(o, env), publicUrl, () => providerSettings(cradle))).singleton(),
+        asFunction((cradle: object) => new IdentityProviders((vars) => resolveProviders(o, vars), publicUrl, () => providerSettings(cradle), env)).singleton(),
       );
       container.register('oidcClients', asFunction(() => new OidcClients(logger)).singleton());
-      container.register('oidcLinks', asFunction(({ users }: { users: UsersPort }) => new IdentityLinks(users)).singleton());
+      container.register('oidcLinks', asFunction(({ users }: { users: UsersService }) => new IdentityLinks(users)).singleton());
       for (const route of [...signInRoutes, ...identityRoutes]) routes.add(route);
     },
     boot({ logger }) {

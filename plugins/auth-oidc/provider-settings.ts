@@ -58,6 +58,19 @@ export interface ProviderSettings {
 
 type Env = Record<string, string | undefined>;
 
+/**
+ * The provider variables as the kernel mapped them (plugin.json `env`: values by option path, and the
+ * variable each came from), keyed by variable name again: the presets and the System Settings use those names.
+ */
+export function variablesOf(values: Record<string, unknown>, sources: Record<string, string>): Env {
+  const out: Env = {};
+  for (const [path, name] of Object.entries(sources)) {
+    const value = path.split('.').reduce<unknown>((node, key) => (node && typeof node === 'object' ? (node as Record<string, unknown>)[key] : undefined), values);
+    if (typeof value === 'string') out[name] = value;
+  }
+  return out;
+}
+
 /** The env variable that holds a configured provider's secret. */
 export const secretVariable = (id: string) => `OIDC_${id.toUpperCase().replace(/[^A-Z0-9]/g, '_')}_CLIENT_SECRET`;
 

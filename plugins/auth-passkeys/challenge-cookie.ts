@@ -1,19 +1,19 @@
 import type { Context } from 'koa';
-import type { Signer } from './auth-services.js';
+import type { AuthSecrets } from '../auth/public.js';
 
 export const CHALLENGE_COOKIE = 'passkey_challenge';
 
 const purpose = (id: string) => `passkey-challenge.${id}`;
 
 /** Binds a sign-in challenge to this browser: its id, signed, in an httpOnly SameSite=Lax cookie. */
-export async function setChallengeCookie(ctx: Context, secrets: Signer, id: string, expiresAt: number): Promise<void> {
+export async function setChallengeCookie(ctx: Context, secrets: Pick<AuthSecrets, 'sign' | 'verifySignature'>, id: string, expiresAt: number): Promise<void> {
   ctx.cookies.set(CHALLENGE_COOKIE, `${id}.${await secrets.sign(purpose(id))}`, {
     httpOnly: true, sameSite: 'lax', path: '/', secure: ctx.secure, expires: new Date(expiresAt), overwrite: true,
   });
 }
 
 /** The challenge id of this browser's cookie when its signature holds, otherwise null. */
-export async function readChallengeCookie(ctx: Context, secrets: Signer): Promise<string | null> {
+export async function readChallengeCookie(ctx: Context, secrets: Pick<AuthSecrets, 'sign' | 'verifySignature'>): Promise<string | null> {
   const value = ctx.cookies.get(CHALLENGE_COOKIE) ?? '';
   const dot = value.lastIndexOf('.');
   if (dot <= 0) return null;

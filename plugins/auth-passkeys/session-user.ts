@@ -1,12 +1,12 @@
 import { AuthenticationRequiredError, ForbiddenError } from '../../kernel/errors.js';
 import type { RouteContext } from '../../kernel/http/route-table.js';
-import type { AuthUser } from './auth-services.js';
+import type { UserRecord } from '../auth/public.js';
 
 /**
  * Passkeys are credentials: only a person signed in with a session registers, lists, renames or
  * deletes them (an API key or a website token may not).
  */
-export async function sessionUser({ identity, scope }: RouteContext): Promise<AuthUser> {
+export async function sessionUser({ identity, scope }: RouteContext): Promise<UserRecord> {
   if (typeof identity.meta?.sessionHash !== 'string') {
     throw new ForbiddenError('Passkeys are managed from a signed-in session; API keys and website tokens cannot manage them');
   }

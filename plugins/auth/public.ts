@@ -1,6 +1,8 @@
 /**
- * The auth plugin's public surface (type-only): declares its container keys, so `scope.users`,
- * `scope.sessions`, ... are typed in route handlers.
+ * The auth plugin's public surface: declares its container keys, so `scope.users`, `scope.sessions`,
+ * ... are typed in route handlers, and exports the types of the services behind them (the real
+ * classes, imported as types only) for the plugins that take them as dependencies (auth-oidc,
+ * auth-passkeys, ...). Other plugins import these types from here, never from the auth plugin's files.
  */
 import type { Context } from 'koa';
 import type { EmailFlows } from './email-flows.js';
@@ -20,6 +22,31 @@ export type { TenantsService } from './tenants-service.js';
 export type { TokensService } from './tokens-service.js';
 export type { TwoFactorService } from './two-factor-service.js';
 export type { UsersService } from './users-service.js';
+/** A user row as `users.findById` / `users.findByEmail` return it (credential columns included: never send it to a client). */
+export type { User as UserRecord } from './models/user.js';
+
+/** Event telling every instance to drop a session from its in-process layer; payload `{ idHash }`. */
+export const SESSION_REVOKED = 'auth:session-revoked';
+/** User-management events (payload UserEvent), also GraphQL subscriptions. */
+export const USER_EVENTS = { create: 'on:user_create', update: 'on:user_update', delete: 'on:user_delete' } as const;
+/** A second-factor verification at sign-in failed (payload TwoFactorFailedEvent). */
+export const TWO_FACTOR_FAILED = 'auth:two-factor-failed';
+
+export interface UserEvent {
+  tenantId: string;
+  user: PublicUser;
+  /** on:user_update after a role change or (un)blocking. */
+  role?: string;
+  blocked?: boolean;
+}
+
+/** Carries no code and no token: why it failed, which kind of code was tried, and the account when the pending sign-in matched. */
+export interface TwoFactorFailedEvent {
+  reason: 'no-pending-sign-in' | 'locked' | 'invalid-code';
+  method: 'totp' | 'backup';
+  /** The account of this client's pending sign-in; null when there was none (the request named an account it had not signed in to). */
+  userId: string | null;
+}
 
 /** The container key `signIn`: sessions for sign-in plugins that prove the first factor their own way (see index.ts). */
 export interface SignInService {

@@ -3,6 +3,7 @@ import { AppError, AuthenticationRequiredError } from '../../kernel/errors.js';
 import { defineRoute, type RouteDefinition, type RouteRequestSchemas, type TypedRouteDefinition } from '../../kernel/http/route-table.js';
 import type { User } from './models/user.js';
 import { clearPendingLogin, readPendingLogin } from './pending-login.js';
+import { TWO_FACTOR_FAILED, type TwoFactorFailedEvent } from './public.js';
 import { clientIp, setSessionCookie } from './routes.js';
 
 /** A two-factor handler: the route context (typed from the request schemas) and the signed-in user. */
@@ -95,18 +96,22 @@ export const twoFactorRoutes: RouteDefinition[] = [
     async handler({ ctx, body, scope, logger }) {
       const users = scope.users;
       const method = /^\d{6}$/.test(body.code.replace(/\s+/g, '')) ? 'totp' : 'backup';
-      const refuse = (text: string) => {
+      // A failed verification is announced on the event bus (the dashboard counts them); never with the code.
+      const refuse = async (text: string, failure: TwoFactorFailedEvent) => {
+        await scope.events.publish<TwoFactorFailedEvent>(TWO_FACTOR_FAILED, failure).catch((err) => logger.warn({ err }, 'failed-2FA event not published'));
         ctx.body = { success: false, message: text, method, backupCodeUsed: false };
       };
       try {
         const pending = await readPendingLogin(ctx, scope.authSecrets);
-        if (pending !== body.userId) return refuse('No pending sign-in for this account on this client; sign in with your password first');
+        if (pending !== body.userId) {
+          return await refuse('No pending sign-in for this account on this client; sign in with your password first', { reason: 'no-pending-sign-in', method, userId: null });
+        }
         const locked = await users.lockedForSeconds(body.userId);
-        if (locked > 0) return refuse(`Account locked after too many failed attempts; try again in ${Math.ceil(locked / 60)} minutes`);
+        if (locked > 0) return await refuse(`Account locked after too many failed attempts; try again in ${Math.ceil(locked / 60)} minutes`, { reason: 'locked', method, userId: body.userId });
         const check = await scope.twoFactor.checkCode(body.userId, body.code);
         if (!check.ok) {
           await users.recordFailure(body.userId).catch(() => undefined);
-          return refuse('Invalid verification code');
+          return await refuse('Invalid verification code', { reason: 'invalid-code', method, userId: body.userId });
         }
         const user = (await users.findById(body.userId))!;
         await users.resetFailures(user.id);

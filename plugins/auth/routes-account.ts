@@ -2,19 +2,11 @@ import { z } from 'zod';
 import { ForbiddenError, NotFoundError } from '../../kernel/errors.js';
 import { isAdmin } from '../../kernel/http/identity.js';
 import { defineRoute, type RouteDefinition } from '../../kernel/http/route-table.js';
+import { optional } from '../../kernel/plugin.js';
 import { InvalidCredentialsError, ReauthRequiredError } from './errors.js';
 import { requireSession } from './guards.js';
 import { clearSessionCookie } from './routes.js';
 import { checkPassword, toPublicUser } from './users-service.js';
-
-/** A container key of another plugin, or undefined when that plugin is absent. */
-function optionalKey<T>(scope: Record<string, unknown>, key: string): T | undefined {
-  try {
-    return (scope[key] as T | undefined) ?? undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 const sessionHashOf = (meta: Record<string, unknown> | undefined) => (typeof meta?.sessionHash === 'string' ? meta.sessionHash : null);
 
@@ -107,7 +99,7 @@ export const accountRoutes: RouteDefinition[] = [
     async handler({ body, identity, scope }) {
       requireSession(identity);
       // preferences.theme is checked by the themes plugin when it is enabled (values, locked settings).
-      const themePreferences = optionalKey<{ validate(tenantId: string, prefs: unknown): Promise<unknown> }>(scope, 'themePreferences');
+      const themePreferences = optional(scope, 'themePreferences');
       if (body.preferences?.theme !== undefined && themePreferences) await themePreferences.validate(identity.tenantId, body.preferences.theme);
       const user = await scope.users.updateAttributes(identity.userId!, body);
       return { ...toPublicUser(user), preferences: JSON.parse(user.preferences) };

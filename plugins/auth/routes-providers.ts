@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { defineRoute, type RouteContext, type RouteDefinition } from '../../kernel/http/route-table.js';
+import { defineRoute, type RouteDefinition } from '../../kernel/http/route-table.js';
+import { optional } from '../../kernel/plugin.js';
 
 /** What a sign-in plugin (auth-oidc) registers under the container key `identityProviders`. */
 export interface IdentityProviderList {
@@ -7,15 +8,6 @@ export interface IdentityProviderList {
 }
 
 const provider = z.object({ displayName: z.string(), type: z.string(), active: z.boolean(), startUrl: z.string().nullable() });
-
-/** The optional `identityProviders` container key: absent when no sign-in plugin is enabled. */
-function providersOf(scope: RouteContext['scope']): IdentityProviderList | null {
-  try {
-    return scope.identityProviders ?? null;
-  } catch {
-    return null;
-  }
-}
 
 export const providerRoutes: RouteDefinition[] = [
   defineRoute({
@@ -29,7 +21,7 @@ export const providerRoutes: RouteDefinition[] = [
     request: {},
     response: z.record(z.string(), provider),
     async handler({ scope }) {
-      const list = providersOf(scope);
+      const list = optional(scope, 'identityProviders') ?? null;
       const providers = list ? await list.list() : [];
       return Object.fromEntries(providers.map(({ id, ...rest }) => [id, rest]));
     },

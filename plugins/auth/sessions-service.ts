@@ -3,6 +3,7 @@ import { Op } from 'sequelize';
 import type { CacheService } from '../../kernel/cache/cache-service.js';
 import type { Logger } from '../../kernel/logger.js';
 import { Session } from './models/session.js';
+import { SESSION_REVOKED } from './public.js';
 import type { User } from './models/user.js';
 import type { AuthSecrets } from './secrets.js';
 import type { UsersService } from './users-service.js';
@@ -42,8 +43,6 @@ const CACHE = 'sessions';
 /** The in-process layer: at most this many snapshots, each trusted this long after it was verified. */
 const LOCAL_MAX = 10000;
 const LOCAL_TRUST_MS = 60000;
-/** Event telling every instance to drop a session from its in-process layer. */
-export const SESSION_REVOKED = 'auth:session-revoked';
 const hashOf = (token: string) => createHash('sha256').update(token).digest('hex');
 
 function deviceOf(userAgent: string): string {

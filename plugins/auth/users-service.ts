@@ -5,7 +5,9 @@ import type { EventBus } from '../../kernel/events.js';
 import type { WorkerPool } from '../../kernel/pool.js';
 import { AccountBlockedError, AccountLockedError, InvalidCredentialsError, UserExistsError } from './errors.js';
 import { Role } from './models/role.js';
+import { likeContains } from '../../kernel/text/like-contains.js';
 import { User } from './models/user.js';
+import { USER_EVENTS, type UserEvent } from './public.js';
 
 export const MAX_FAILED_ATTEMPTS = 5;
 export const LOCKOUT_MS = 15 * 60 * 1000;
@@ -41,12 +43,12 @@ export class UsersService {
   constructor(
     private readonly pool: WorkerPool,
     private readonly options: AuthOptions,
-    /** User-management events (on:user_create, on:user_update, on:user_delete) go out on the event bus. */
+    /** User-management events (USER_EVENTS in public.ts) go out on the event bus. */
     private readonly events?: Pick<EventBus, 'publish'>,
   ) {}
 
-  private async announce(name: 'on:user_create' | 'on:user_update' | 'on:user_delete', user: User, extra: Record<string, unknown> = {}): Promise<void> {
-    await this.events?.publish(name, { tenantId: user.tenant_id, user: toPublicUser(user), ...extra });
+  private async announce(kind: keyof typeof USER_EVENTS, user: User, extra: { role?: string; blocked?: boolean } = {}): Promise<void> {
+    await this.events?.publish<UserEvent>(USER_EVENTS[kind], { tenantId: user.tenant_id, user: toPublicUser(user), ...extra });
   }
 
   private async hash(password: string): Promise<string> {
@@ -73,7 +75,7 @@ export class UsersService {
         id: randomUUID(), tenant_id: tenantId, email, username: input.username?.trim() || email.split('@')[0]!,
         password_hash: await this.hash(input.password), role: input.role, preferences: '{}',
       });
-      await this.announce('on:user_create', user);
+      await this.announce('create', user);
       return toPublicUser(user);
     } catch (err) {
       if (err instanceof UniqueConstraintError) throw new UserExistsError();
@@ -97,15 +99,15 @@ export class UsersService {
       preferences[key] = value && typeof value === 'object' && !Array.isArray(value) && before && typeof before === 'object' ? { ...before, ...value } : value;
     }
     await user.update({ ...(input.username ? { username: input.username.trim() } : {}), preferences: JSON.stringify(preferences) });
-    await this.announce('on:user_update', user);
+    await this.announce('update', user);
     return user;
   }
 
   async list(tenantId: string, query: { page: number; limit: number; search?: string }) {
     const where: Record<string | symbol, unknown> = { tenant_id: tenantId };
     if (query.search) {
-      const like = `%${query.search.replace(/[%_\\]/g, (c) => `\\${c}`)}%`;
-      where[Op.or] = [{ email: { [Op.like]: like } }, { username: { [Op.like]: like } }];
+      const db = User.sequelize!;
+      where[Op.or] = [likeContains(db, 'email', query.search), likeContains(db, 'username', query.search)];
     }
     const { rows, count } = await User.findAndCountAll({ where, order: [['created_at', 'DESC']], limit: query.limit, offset: (query.page - 1) * query.limit });
     return {
@@ -124,13 +126,13 @@ export class UsersService {
   async setRole(userId: string, role: string): Promise<void> {
     await User.update({ role }, { where: { id: userId } });
     const user = await User.findByPk(userId);
-    if (user) await this.announce('on:user_update', user, { role });
+    if (user) await this.announce('update', user, { role });
   }
 
   async setBlocked(userId: string, blocked: boolean): Promise<void> {
     await User.update({ blocked }, { where: { id: userId } });
     const user = await User.findByPk(userId);
-    if (user) await this.announce('on:user_update', user, { blocked });
+    if (user) await this.announce('update', user, { blocked });
   }
 
   /** Figures of the tenant's users for the dashboard (security, provisioning health); no personal data. */
@@ -156,7 +158,7 @@ export class UsersService {
 
   async delete(userId: string): Promise<void> {
     const user = await User.findByPk(userId);
-    if ((await User.destroy({ where: { id: userId } })) && user) await this.announce('on:user_delete', user);
+    if ((await User.destroy({ where: { id: userId } })) && user) await this.announce('delete', user);
   }
 
   async roleExists(role: string, tenantId: string): Promise<boolean> {

@@ -12,6 +12,7 @@ import { columnName, fromColumn } from './field-types.js';
 import type { ListCache } from './list-cache.js';
 import { orderFor, whereFor, type EntryStatus, type ListQuery } from './list-query.js';
 import { Revision } from './models/revision.js';
+import { ENTRY_EVENTS } from './public.js';
 
 export type Entry = Record<string, unknown> & { _id: string; slug: string; status: EntryStatus; version: number; createdAt: string; updatedAt: string };
 
@@ -222,7 +223,7 @@ export class EntriesService {
   async create(name: string, body: unknown, identity: Identity): Promise<Entry> {
     // The row and its revision in one transaction: an error means nothing was written.
     const entry = await this.withSchema(name, (c) => this.sequelize.transaction((transaction) => this.created(c, body, identity, 'body', transaction)));
-    await this.announceSafely(name, identity.tenantId, [['on:create', { tenantId: identity.tenantId, collection: name, entry, userId: identity.userId }]]);
+    await this.announceSafely(name, identity.tenantId, [[ENTRY_EVENTS.create, { tenantId: identity.tenantId, collection: name, entry, userId: identity.userId }]]);
     return entry;
   }
 
@@ -282,7 +283,7 @@ export class EntriesService {
         return out as Entry[];
       }),
     );
-    await this.announceSafely(name, identity.tenantId, entries.map((entry) => ['on:create', { tenantId: identity.tenantId, collection: name, entry, userId: identity.userId }]));
+    await this.announceSafely(name, identity.tenantId, entries.map((entry) => [ENTRY_EVENTS.create, { tenantId: identity.tenantId, collection: name, entry, userId: identity.userId }]));
     return entries;
   }
 
@@ -311,8 +312,8 @@ export class EntriesService {
       return written;
     });
     const statusChanged = entry.status !== before.status ? { previousStatus: before.status } : {};
-    const events: Array<[string, ContentEvent]> = [['on:update', { tenantId: identity.tenantId, collection: name, entry, userId: identity.userId, ...statusChanged }]];
-    if (entry.status !== before.status) events.push(['on:status_change', { tenantId: identity.tenantId, collection: name, entry, userId: identity.userId, previousStatus: before.status }]);
+    const events: Array<[string, ContentEvent]> = [[ENTRY_EVENTS.update, { tenantId: identity.tenantId, collection: name, entry, userId: identity.userId, ...statusChanged }]];
+    if (entry.status !== before.status) events.push([ENTRY_EVENTS.statusChange, { tenantId: identity.tenantId, collection: name, entry, userId: identity.userId, previousStatus: before.status }]);
     await this.announceSafely(name, identity.tenantId, events);
     return entry;
   }
@@ -333,7 +334,7 @@ export class EntriesService {
       await c.model.destroy({ where: { id: { [Op.in]: found }, tenant_id: identity.tenantId }, transaction });
       await Revision.destroy({ where: { collection: name, entry_id: { [Op.in]: found }, tenant_id: identity.tenantId }, transaction });
     });
-    await this.announceSafely(name, identity.tenantId, entries.map((entry) => ['on:delete', { tenantId: identity.tenantId, collection: name, entry, userId: identity.userId }]));
+    await this.announceSafely(name, identity.tenantId, entries.map((entry) => [ENTRY_EVENTS.delete, { tenantId: identity.tenantId, collection: name, entry, userId: identity.userId }]));
     return entries.length;
   }
 

@@ -4,6 +4,7 @@ import type { CacheService } from '../../kernel/cache/cache-service.js';
 import type { MigrationRunner } from '../../kernel/db/migrations.js';
 import type { EventBus } from '../../kernel/events.js';
 import { definePlugin } from '../../kernel/index.js';
+import { requestScoped } from '../../kernel/plugin.js';
 import type { Logger } from '../../kernel/logger.js';
 import { CollectionsService } from './collections-service.js';
 import { EntriesService } from './entries-service.js';
@@ -38,6 +39,9 @@ export default definePlugin({
         (identity = systemIdentity()) => new LocalClient(collections, entries, identity),
       ).singleton(),
     );
+    // Request-scoped: the content client of the caller (scope.content in route handlers), so routes
+    // never pass the identity by hand; permissions are checked again by the client itself.
+    container.register('content', requestScoped(({ contentClient, currentUser }) => contentClient(currentUser)));
     for (const route of [...collectionRoutes, ...entryRoutes]) routes.add(route);
   },
   async boot({ container, onClose }) {

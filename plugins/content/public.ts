@@ -5,7 +5,7 @@
  */
 import type { CollectionsService } from './collections-service.js';
 import type { EntriesService } from './entries-service.js';
-import type { ContentClientFactory } from './local-client.js';
+import type { ContentClientFactory, LocalClient } from './local-client.js';
 
 export type { ContentEvent } from './entries-service.js';
 
@@ -20,5 +20,7 @@ declare module '../../kernel/http/route-table.js' {
     collections: CollectionsService;
     entries: EntriesService;
     contentClient: ContentClientFactory;
+    /** Request-scoped: the content client acting as the request's caller (currentUser). */
+    content: LocalClient;
   }
 }

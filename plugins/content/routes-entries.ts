@@ -21,14 +21,14 @@ export const entryRoutes: RouteDefinition[] = [
     summary: 'Creates up to 100 entries at once, all or nothing; a problem names its entry (body.entries.<i>.<field>)',
     request: { params: collectionParam, body: z.object({ entries: z.array(entryBody).min(1).max(100) }) },
     response: z.object({ items: z.array(entry) }),
-    handler: async ({ params, body, identity, scope }) => ({ items: await scope.entries.createMany(params.collection, body.entries, identity) }),
+    handler: async ({ params, body, scope }) => ({ items: await scope.content.entries(params.collection).createMany(body.entries) }),
   }),
   defineRoute({
     method: 'POST', path: '/api/collections/:collection/batch-delete', permission: 'content:write', tags: ['entries'],
     summary: 'Deletes up to 500 entries by id (ids of other tenants or unknown ids are skipped)',
     request: { params: collectionParam, body: z.object({ ids: z.array(z.string().uuid()).min(1).max(500) }) },
     response: z.object({ deleted: z.number() }),
-    handler: async ({ params, body, identity, scope }) => ({ deleted: await scope.entries.removeMany(params.collection, body.ids, identity) }),
+    handler: async ({ params, body, scope }) => ({ deleted: await scope.content.entries(params.collection).removeMany(body.ids) }),
   }),
   defineRoute({
     method: 'GET', path: '/api/collections/:collection', permission: 'content:read', tags: ['entries'],
@@ -47,21 +47,21 @@ export const entryRoutes: RouteDefinition[] = [
     summary: 'Creates an entry (status draft unless given); the slug comes from slug, title, name or the first text field, made unique with -2, -3…',
     request: { params: collectionParam, body: entryBody },
     response: entry,
-    handler: ({ params, body, identity, scope }) => scope.entries.create(params.collection, body, identity),
+    handler: ({ params, body, scope }) => scope.content.entries(params.collection).create(body),
   }),
   defineRoute({
     method: 'PATCH', path: '/api/collections/:collection/:entryId/status', permission: 'content:write', tags: ['entries'],
     summary: 'Sets an entry\'s status: draft, published or archived',
     request: { ...entryParams, body: z.object({ status: z.enum(STATUSES) }) },
     response: entry,
-    handler: ({ params, body, identity, scope }) => scope.entries.update(params.collection, params.entryId, { status: body.status }, identity),
+    handler: ({ params, body, scope }) => scope.content.entries(params.collection).setStatus(params.entryId, body.status),
   }),
   defineRoute({
     method: 'GET', path: '/api/collections/:collection/:entryId/revisions', permission: 'content:write', tags: ['entries'],
     summary: 'The entry\'s revisions, newest first: the state after each write',
     request: entryParams,
     response: z.array(z.object({ version: z.number(), action: z.string(), data: entry, createdAt: z.string(), createdBy: z.string().nullable() })),
-    handler: ({ params, identity, scope }) => scope.entries.revisions(params.collection, params.entryId, identity),
+    handler: ({ params, scope }) => scope.content.entries(params.collection).revisions(params.entryId),
   }),
   defineRoute({
     method: 'GET', path: '/api/collections/:collection/:entryId', permission: 'content:read', tags: ['entries'],
@@ -73,14 +73,14 @@ export const entryRoutes: RouteDefinition[] = [
     summary: 'Updates the given fields (a required field cannot be set to null); 409 when the entry changed at the same time',
     request: { ...entryParams, body: entryBody },
     response: entry,
-    handler: ({ params, body, identity, scope }) => scope.entries.update(params.collection, params.entryId, body, identity),
+    handler: ({ params, body, scope }) => scope.content.entries(params.collection).update(params.entryId, body),
   }),
   defineRoute({
     method: 'DELETE', path: '/api/collections/:collection/:entryId', permission: 'content:write', tags: ['entries'],
     summary: 'Deletes an entry and its revisions', request: entryParams,
     response: z.object({ deleted: z.literal(true) }),
-    async handler({ params, identity, scope }) {
-      await scope.entries.remove(params.collection, params.entryId, identity);
+    async handler({ params, scope }) {
+      await scope.content.entries(params.collection).remove(params.entryId);
       return { deleted: true };
     },
   }),

@@ -1,8 +1,8 @@
 import { folderBytes } from './system-figures.js';
 
 /**
- * Per-kernel figures the dashboard keeps itself: failed 2FA verifications seen by its middleware
- * (this instance, since start; the auth plugin records none) and the measured storage (cached 30 s).
+ * Per-kernel figures the dashboard keeps itself: failed 2FA verifications announced on the event bus (auth:two-factor-failed)
+ * (on any instance, counted since this one started) and the measured storage (cached 30 s).
  */
 export class DashboardState {
   failedTwoFactor = 0;

@@ -4,7 +4,10 @@ import type { Registry as PromRegistry } from 'prom-client';
 import { z } from 'zod';
 import { BootError } from '../../kernel/errors.js';
 import { definePlugin } from '../../kernel/index.js';
+import type { EventBus } from '../../kernel/events.js';
 import type { Logger } from '../../kernel/logger.js';
+import { TWO_FACTOR_FAILED } from '../auth/public.js';
+import { SETUP_COMPLETED } from '../setup/public.js';
 import { DashboardState } from './dashboard-state.js';
 import { BUILT_IN_LICENSE_PUBLIC_KEY, parsePublicKey } from './license-key.js';
 import { licenseCommand } from './license-command.js';
@@ -16,7 +19,7 @@ import { activityRoutes } from './routes-activity.js';
 import { logRoutes } from './routes-logs.js';
 import { overviewRoutes } from './routes-overview.js';
 import { widgetRoutes } from './routes-widgets.js';
-import { optional } from './sources.js';
+import { optional } from '../../kernel/plugin.js';
 import { loadWidgetFolders } from './widget-manifest.js';
 
 /** plugins.options.dashboard; the CMS_* environment variables named beside each take precedence. */
@@ -41,15 +44,9 @@ interface MetricsHolder {
 }
 
 export default definePlugin({
-  register({ container, routes, registries, migrations, models, config, options: raw }) {
-    const env = process.env;
-    const parsed = optionsSchema.safeParse({
-      ...raw,
-      ...(env.CMS_INSTALLED_AT ? { installedAt: env.CMS_INSTALLED_AT } : {}),
-      ...(env.CMS_LICENSE_KEY ? { licenseKey: env.CMS_LICENSE_KEY } : {}),
-      ...(env.CMS_LICENSE_PUBLIC_KEY ? { licensePublicKey: env.CMS_LICENSE_PUBLIC_KEY } : {}),
-      ...(env.CMS_METRICS_TOKEN ? { metricsToken: env.CMS_METRICS_TOKEN } : {}),
-    });
+  register({ container, routes, registries, migrations, models, config, options: raw, envOptions }) {
+    // CMS_INSTALLED_AT, CMS_LICENSE_KEY, CMS_LICENSE_PUBLIC_KEY, CMS_METRICS_TOKEN (plugin.json `env`, mapped by the kernel) win.
+    const parsed = optionsSchema.safeParse({ ...raw, ...envOptions });
     if (!parsed.success) throw new BootError(`Invalid plugins.options.dashboard (or CMS_* variables): ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
     const o = parsed.data;
     let publicKey;
@@ -73,11 +70,11 @@ export default definePlugin({
         publicKey,
         trialDays: o.trialDays,
         async setting() {
-          const value = await optional<{ get(key: string): Promise<unknown> }>(cradle, 'settings')?.get('LICENSE_KEY');
+          const value = await optional(cradle, 'settings')?.get('LICENSE_KEY');
           return typeof value === 'string' && value.trim() ? value.trim() : undefined;
         },
         async setupComplete() {
-          const setup = optional<{ status(): Promise<{ complete: boolean }> }>(cradle, 'setup');
+          const setup = optional(cradle, 'setup');
           return setup ? (await setup.status()).complete : true;
         },
       }, cradle.logger as Logger)).singleton(),
@@ -90,28 +87,22 @@ export default definePlugin({
     const metrics: MetricsHolder = { registry: null };
     container.register('dashboardMetrics', asValue(metrics));
     registries.middleware.add({ id: 'dashboard-prometheus', stage: 'beforeIdentity', handler: metricsMiddleware(o.metricsToken, () => metrics.registry) });
-    // Watches two answers of other plugins: failed 2FA verifications (the auth plugin records none;
-    // the security widget counts them) and the completion of setup (the trial starts then).
-    registries.middleware.add({
-      id: 'dashboard-observer',
-      stage: 'afterIdentity',
-      async handler(ctx, next) {
-        await next();
-        if (ctx.method !== 'POST') return;
-        if (ctx.path === '/api/auth/2fa/verify') {
-          const body = ctx.body as { success?: unknown } | undefined;
-          if ((ctx.status === 200 && body?.success === false) || (ctx.status >= 400 && ctx.status < 500)) state.failedTwoFactor++;
-        } else if (ctx.path === '/api/setup/complete' && ctx.status === 200) {
-          const license = ctx.state.scope?.cradle?.dashboardLicense as LicenseService | undefined;
-          await license?.installationTime().catch(() => undefined);
-        }
-      },
-    });
   },
 
-  boot({ container }) {
+  boot({ container, logger, onClose }) {
     const holder = container.resolve<MetricsHolder>('dashboardMetrics');
     holder.registry = buildMetricsRegistry(() => container.cradle as unknown as MetricSources);
+    // Two events of other plugins: failed 2FA verifications (the security widget counts them) and the
+    // completion of setup (the licence trial starts then). Unsubscribed at shutdown.
+    const events = container.resolve<EventBus>('events');
+    const state = container.resolve<DashboardState>('dashboardState');
+    const license = container.resolve<LicenseService>('dashboardLicense');
+    onClose(events.subscribe(TWO_FACTOR_FAILED, () => {
+      state.failedTwoFactor++;
+    }));
+    onClose(events.subscribe(SETUP_COMPLETED, async () => {
+      await license.installationTime().catch((err) => logger.warn({ err }, 'recording the installation time failed'));
+    }));
   },
 
   close({ container }) {

@@ -1,13 +1,6 @@
 import type { Identity } from '../../kernel/http/identity.js';
+import { optional } from '../../kernel/plugin.js';
 
-/** A container key another plugin may offer; undefined when that plugin is absent or disabled. */
-export function optional<T>(scope: Record<string, unknown>, key: string): T | undefined {
-  try {
-    return (scope[key] as T | undefined) ?? undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 /** The server-side identity the dashboard reads content with: admin rights in the caller's tenant, no user. */
 export function readerIdentity(tenantId: string): Identity {
@@ -39,12 +32,12 @@ export interface SessionsReader {
 }
 
 export function contentReader(scope: Record<string, unknown>, tenantId: string): ContentReader | undefined {
-  const factory = optional<(identity: Identity) => ContentReader>(scope, 'contentClient');
+  const factory = optional(scope, 'contentClient');
   return factory ? factory(readerIdentity(tenantId)) : undefined;
 }
 
 export function mediaReader(scope: Record<string, unknown>, tenantId: string): MediaReader | undefined {
-  const factory = optional<(identity: Identity) => MediaReader>(scope, 'mediaClient');
+  const factory = optional(scope, 'mediaClient');
   return typeof factory === 'function' ? factory(readerIdentity(tenantId)) : undefined;
 }
 

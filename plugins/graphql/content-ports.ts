@@ -70,6 +70,5 @@ export interface ContentEventPayload {
   previousStatus?: EntryStatus;
 }
 
-/** The event the content plugin publishes when a collection schema changes. */
-/** One definition of the event name: the content plugin's public surface. */
-export { COLLECTIONS_CHANGED } from '../content/public.js';
+/** The events the content plugin publishes (a collection schema changed; entry events), defined once in its public surface. */
+export { COLLECTIONS_CHANGED, ENTRY_EVENTS } from '../content/public.js';

@@ -1,14 +1,14 @@
 import type { BusEvent } from '../../kernel/events.js';
 import { hasPermission, type Identity } from '../../kernel/http/identity.js';
-import type { ContentEventPayload, Entry } from './content-ports.js';
+import { ENTRY_EVENTS, type ContentEventPayload, type Entry } from './content-ports.js';
 
 export type EntryEventKind = 'added' | 'updated' | 'deleted';
 
 /** The bus events each kind listens to. */
 export const ENTRY_EVENT_NAMES: Record<EntryEventKind, string[]> = {
-  added: ['on:create', 'on:status_change'],
-  updated: ['on:update'],
-  deleted: ['on:delete', 'on:status_change'],
+  added: [ENTRY_EVENTS.create, ENTRY_EVENTS.statusChange],
+  updated: [ENTRY_EVENTS.update],
+  deleted: [ENTRY_EVENTS.delete, ENTRY_EVENTS.statusChange],
 };
 
 /**
@@ -28,16 +28,16 @@ export function entryFor(kind: EntryEventKind, collection: string, identity: Ide
   const published = p.entry.status === 'published';
   const wasPublished = p.previousStatus === 'published';
   switch (event.name) {
-    case 'on:create':
+    case ENTRY_EVENTS.create:
       return kind === 'added' && (writer || published) ? p.entry : undefined;
-    case 'on:update': {
+    case ENTRY_EVENTS.update: {
       // A status change also raises on:status_change, which readers get as Added or Deleted.
       const statusChanged = p.previousStatus !== undefined && p.previousStatus !== p.entry.status;
       return kind === 'updated' && (writer || (published && !statusChanged)) ? p.entry : undefined;
     }
-    case 'on:delete':
+    case ENTRY_EVENTS.delete:
       return kind === 'deleted' && (writer || published) ? p.entry : undefined;
-    case 'on:status_change':
+    case ENTRY_EVENTS.statusChange:
       if (writer) return undefined;
       if (kind === 'added' && published && !wasPublished) return p.entry;
       if (kind === 'deleted' && !published && wasPublished) return p.entry;

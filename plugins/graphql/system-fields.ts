@@ -1,6 +1,8 @@
 import { GraphQLBoolean, GraphQLFloat, GraphQLID, GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLString, type GraphQLFieldConfigMap } from 'graphql';
 import type { BusEvent } from '../../kernel/events.js';
 import { hasPermission, type Identity } from '../../kernel/http/identity.js';
+import { USER_EVENTS } from '../auth/public.js';
+import { MEDIA_UPLOADED } from '../media/public.js';
 import type { StreamFactory } from './collection-fields.js';
 import type { CollectionsPort } from './content-ports.js';
 import { requirePermission, type GraphqlContext } from './graphql-context.js';
@@ -68,9 +70,9 @@ export function systemSubscriptionFields(stream: StreamFactory): GraphQLFieldCon
     resolve: (value: unknown) => value,
   });
   return {
-    mediaUploaded: field(Media, 'on:media_upload', 'media', 'media:read', 'A file was uploaded'),
-    userCreated: field(User, 'on:user_create', 'user', 'user:manage', 'A user was created'),
-    userUpdated: field(User, 'on:user_update', 'user', 'user:manage', 'A user was changed (profile, blocked)'),
-    userDeleted: field(User, 'on:user_delete', 'user', 'user:manage', 'A user was deleted'),
+    mediaUploaded: field(Media, MEDIA_UPLOADED, 'media', 'media:read', 'A file was uploaded'),
+    userCreated: field(User, USER_EVENTS.create, 'user', 'user:manage', 'A user was created'),
+    userUpdated: field(User, USER_EVENTS.update, 'user', 'user:manage', 'A user was changed (profile, blocked)'),
+    userDeleted: field(User, USER_EVENTS.delete, 'user', 'user:manage', 'A user was deleted'),
   };
 }

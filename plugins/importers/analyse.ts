@@ -40,13 +40,12 @@ export function confidenceOf(format: ImportFormat, sample: ImportSample): number
 /** The limits an analysis runs under, and the CSV strict-mode default (plugins.options.importers, IMPORT_* variables). */
 export type AnalysisLimits = Pick<ImporterOptions, keyof ImportLimits | 'analysisTimeoutMs' | 'csvStrict'>;
 
-/** The instance's limits when the caller passes none: the defaults, with the IMPORT_* variables applied. */
+/**
+ * The limits when the caller passes none: the defaults. The plugin always passes its options, with the
+ * IMPORT_* variables the kernel mapped (plugin.json `env`) already applied.
+ */
 function defaultLimits(): ImporterOptions {
-  try {
-    return parseImporterOptions(undefined, process.env);
-  } catch {
-    return parseImporterOptions(undefined, {});
-  }
+  return parseImporterOptions(undefined, {});
 }
 
 function resolveLimits(given: Partial<AnalysisLimits> | undefined): AnalysisLimits {

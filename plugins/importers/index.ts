@@ -18,8 +18,8 @@ const SWEEP_INTERVAL_MS = 3600 * 1000;
 export default definePlugin(() => {
   let service: ImportersService | null = null;
   return {
-    register({ container, routes, registries, migrations, config, options: raw }) {
-      const options = parseImporterOptions(raw);
+    register({ container, routes, registries, migrations, config, options: raw, envOptions, envSources }) {
+      const options = parseImporterOptions(raw, envOptions, envSources);
       for (const m of IMPORTER_MIGRATIONS) migrations.add(m);
       container.register(
         'importers',

@@ -35,26 +35,33 @@ const schema = z.object({
 });
 export type ImporterOptions = z.output<typeof schema>;
 
-export function parseImporterOptions(raw: unknown, env: NodeJS.ProcessEnv = process.env): ImporterOptions {
+/**
+ * plugins.options.importers with the IMPORT_* variables over it. `env` is what the kernel mapped from the
+ * environment through plugin.json's `env` field (option key -> value), never the environment itself.
+ */
+export function parseImporterOptions(raw: unknown, env: Record<string, unknown> = {}, sources: Record<string, string> = {}): ImporterOptions {
   const parsed = schema.safeParse(raw ?? {});
   if (!parsed.success) throw new BootError(`Invalid plugins.options.importers: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
   const out = { ...parsed.data };
-  const num = (name: string) => {
-    const v = env[name];
+  const num = (key: keyof ImporterOptions) => {
+    const v = env[key];
+    const name = sources[key] ?? key;
     if (v === undefined || v === '') return undefined;
     const n = Number(v);
     if (!Number.isFinite(n) || n <= 0) throw new BootError(`${name} must be a positive number, got '${v}'`);
     return n;
   };
-  out.maxBytes = Math.floor(num('IMPORT_MAX_BYTES') ?? out.maxBytes);
-  out.retentionHours = num('IMPORT_RETENTION_HOURS') ?? out.retentionHours;
-  out.maxDecompressedBytes = Math.floor(num('IMPORT_MAX_DECOMPRESSED_BYTES') ?? out.maxDecompressedBytes);
-  out.maxCompressionRatio = num('IMPORT_MAX_COMPRESSION_RATIO') ?? out.maxCompressionRatio;
-  out.maxArchiveEntries = Math.floor(num('IMPORT_MAX_ARCHIVE_ENTRIES') ?? out.maxArchiveEntries);
-  out.maxLineBytes = Math.floor(num('IMPORT_MAX_LINE_BYTES') ?? out.maxLineBytes);
-  out.analysisTimeoutMs = Math.floor(num('IMPORT_ANALYSIS_TIMEOUT_MS') ?? out.analysisTimeoutMs);
-  if (env.IMPORT_CSV_STRICT) out.csvStrict = /^(1|true|yes|on)$/i.test(env.IMPORT_CSV_STRICT);
-  if (env.IMPORT_FETCH_REMOTE) out.fetchRemote = /^(1|true|yes)$/i.test(env.IMPORT_FETCH_REMOTE);
-  if (env.IMPORT_FETCH_ALLOW_PRIVATE) out.fetchAllowPrivate = /^(1|true|yes)$/i.test(env.IMPORT_FETCH_ALLOW_PRIVATE);
+  out.maxBytes = Math.floor(num('maxBytes') ?? out.maxBytes);
+  out.retentionHours = num('retentionHours') ?? out.retentionHours;
+  out.maxDecompressedBytes = Math.floor(num('maxDecompressedBytes') ?? out.maxDecompressedBytes);
+  out.maxCompressionRatio = num('maxCompressionRatio') ?? out.maxCompressionRatio;
+  out.maxArchiveEntries = Math.floor(num('maxArchiveEntries') ?? out.maxArchiveEntries);
+  out.maxLineBytes = Math.floor(num('maxLineBytes') ?? out.maxLineBytes);
+  out.analysisTimeoutMs = Math.floor(num('analysisTimeoutMs') ?? out.analysisTimeoutMs);
+  // bool variables: the kernel turns 1/true/yes/on and 0/false/no/off into booleans; any other text counts as off.
+  const flag = (v: unknown) => v === true || (typeof v === 'string' && /^(1|true|yes|on)$/i.test(v.trim()));
+  if (env.csvStrict !== undefined && env.csvStrict !== '') out.csvStrict = flag(env.csvStrict);
+  if (env.fetchRemote !== undefined && env.fetchRemote !== '') out.fetchRemote = flag(env.fetchRemote);
+  if (env.fetchAllowPrivate !== undefined && env.fetchAllowPrivate !== '') out.fetchAllowPrivate = flag(env.fetchAllowPrivate);
   return out;
 }

@@ -14,13 +14,15 @@ const optionsSchema = z.object({
 export default definePlugin(() => {
   let mailer: Mailer | null = null;
   return {
-    register({ container, config, options }) {
-      const env = process.env;
+    register({ container, config, options, envOptions }) {
+      // MAIL_FROM and SMTP_* (plugin.json `env`, mapped by the kernel) win; SMTP_HOST replaces the whole smtp block.
+      const env = envOptions as { from?: unknown; smtp?: { host?: unknown; port?: unknown; secure?: unknown; user?: unknown; password?: unknown } };
+      const smtp = env.smtp ?? {};
       const merged = {
         ...options,
-        ...(env.MAIL_FROM ? { from: env.MAIL_FROM } : {}),
-        ...(env.SMTP_HOST
-          ? { smtp: { host: env.SMTP_HOST, port: Number(env.SMTP_PORT ?? 587), secure: /^(1|true|yes)$/i.test(env.SMTP_SECURE ?? ''), user: env.SMTP_USER, password: env.SMTP_PASSWORD } }
+        ...(env.from !== undefined ? { from: env.from } : {}),
+        ...(smtp.host !== undefined
+          ? { smtp: { host: smtp.host, port: Number(smtp.port ?? 587), secure: smtp.secure === true, user: smtp.user, password: smtp.password } }
           : {}),
       };
       const parsed = optionsSchema.safeParse(merged);

@@ -53,7 +53,7 @@ async function removeStaleUploads(tmpDir: string, logger: Logger): Promise<void>
 export default definePlugin(() => {
   let own: { storage: MediaStorage; attempts: ShareAttempts } | null = null;
   return {
-    register({ container, routes, registries, migrations, models, config, options: raw, logger }) {
+    register({ container, routes, registries, migrations, models, config, options: raw, envOptions, logger }) {
       const options = parseMediaOptions(raw);
       models.add(MediaItem);
       models.add(MediaFolder);
@@ -70,7 +70,7 @@ export default definePlugin(() => {
         asFunction((cradle: { sequelize: Sequelize; pool: WorkerPool; events: EventBus; logger: Logger; mediaFolders: FoldersService }) =>
           new MediaService({
             sequelize: cradle.sequelize, pool: cradle.pool, events: cradle.events, logger: cradle.logger, storage, folders: cradle.mediaFolders,
-            options, settings: () => settingsOf(cradle), tmpDir, tasksFile: TASKS_FILE,
+            options, env: envOptions, settings: () => settingsOf(cradle), tmpDir, tasksFile: TASKS_FILE,
           }),
         ).singleton(),
       );
@@ -92,13 +92,13 @@ export default definePlugin(() => {
       for (const route of [...folderRoutes, ...trashRoutes, ...shareRoutes, ...mediaRoutes, ...fileRoutes(options)]) routes.add(route);
     },
 
-    async boot({ container, config, options: raw, logger, onClose }) {
+    async boot({ container, config, options: raw, envOptions, logger, onClose }) {
       if (!own) throw new BootError('media: boot without register');
       const options = parseMediaOptions(raw);
       const tmpDir = join(config.dataPath, 'tmp');
       await mkdir(tmpDir, { recursive: true });
       await removeStaleUploads(tmpDir, logger);
-      const id = await storageType(options, settingsOf(container.cradle));
+      const id = await storageType(options, settingsOf(container.cradle), envOptions);
       const drivers = container.resolve<Registries>('registries').storageDrivers;
       const driver = drivers.get(id);
       if (!driver) {

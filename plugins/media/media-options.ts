@@ -62,6 +62,16 @@ function megabytes(value: unknown): number | undefined {
   return typeof n === 'number' && Number.isFinite(n) && n > 0 ? n : undefined;
 }
 
+/**
+ * The MEDIA_* variables the kernel mapped from the environment (plugin.json `env`): option key -> value.
+ * A number or list that did not convert arrives as its text and is read as before (ignored when unusable).
+ */
+export interface MediaEnv {
+  storageType?: unknown;
+  maxUploadMb?: unknown;
+  allowedTypes?: unknown;
+}
+
 export interface UploadLimits {
   maxBytes: number;
   allowedTypes: string[];
@@ -71,14 +81,14 @@ export interface UploadLimits {
  * The upload limits, read per upload so a changed System Setting counts at once:
  * environment (MEDIA_MAX_UPLOAD_MB, MEDIA_ALLOWED_TYPES) > plugins.options.media > System Settings > defaults.
  */
-export async function uploadLimits(options: MediaOptions, settings: SettingsReader | null, env: NodeJS.ProcessEnv = process.env): Promise<UploadLimits> {
-  const mb = megabytes(env.MEDIA_MAX_UPLOAD_MB) ?? options.maxUploadMb ?? megabytes(await readSetting(settings, 'MEDIA_MAX_UPLOAD_MB')) ?? DEFAULT_MAX_UPLOAD_MB;
-  const allowed = typeList(env.MEDIA_ALLOWED_TYPES) ?? options.allowedTypes?.map((t) => t.toLowerCase()) ?? typeList(await readSetting(settings, 'MEDIA_ALLOWED_TYPES')) ?? DEFAULT_ALLOWED_TYPES;
+export async function uploadLimits(options: MediaOptions, settings: SettingsReader | null, env: MediaEnv = {}): Promise<UploadLimits> {
+  const mb = megabytes(env.maxUploadMb) ?? options.maxUploadMb ?? megabytes(await readSetting(settings, 'MEDIA_MAX_UPLOAD_MB')) ?? DEFAULT_MAX_UPLOAD_MB;
+  const allowed = typeList(env.allowedTypes) ?? options.allowedTypes?.map((t) => t.toLowerCase()) ?? typeList(await readSetting(settings, 'MEDIA_ALLOWED_TYPES')) ?? DEFAULT_ALLOWED_TYPES;
   return { maxBytes: Math.floor(mb * 1024 * 1024), allowedTypes: allowed };
 }
 
 /** MEDIA_STORAGE_TYPE: environment > plugins.options.media.storageType > System Setting > 'local'. Read at boot. */
-export async function storageType(options: MediaOptions, settings: SettingsReader | null, env: NodeJS.ProcessEnv = process.env): Promise<string> {
+export async function storageType(options: MediaOptions, settings: SettingsReader | null, env: MediaEnv = {}): Promise<string> {
   const fromSetting = await readSetting(settings, 'MEDIA_STORAGE_TYPE');
-  return env.MEDIA_STORAGE_TYPE?.trim() || options.storageType || (typeof fromSetting === 'string' && fromSetting.trim()) || 'local';
+  return (typeof env.storageType === 'string' && env.storageType.trim()) || options.storageType || (typeof fromSetting === 'string' && fromSetting.trim()) || 'local';
 }

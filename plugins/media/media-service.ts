@@ -12,14 +12,16 @@ import { detectType } from './detect-type.js';
 import { EmptyFileError, MediaNotFoundError } from './errors.js';
 import type { FoldersService } from './folders-service.js';
 import { imageDimensions, makeThumbnails, type GeneratedThumbnail } from './images.js';
-import { uploadLimits, type MediaOptions, type SettingsReader, type UploadLimits } from './media-options.js';
+import { uploadLimits, type MediaEnv, type MediaOptions, type SettingsReader, type UploadLimits } from './media-options.js';
 import { storagePath, thumbnailParts, thumbnailPath } from './media-paths.js';
 import type { MediaStorage } from './media-storage.js';
 import { mediaView, metadataOf, type MediaMetadata, type MediaView } from './media-view.js';
 import { MediaItem } from './models/media-item.js';
+import { MEDIA_UPLOADED } from './public.js';
 import type { ReceivedFile } from './receive-upload.js';
 import { assertNameFitsContent } from './name-policy.js';
 import { keptName, slugOf } from './safe-names.js';
+import { likeContains } from '../../kernel/text/like-contains.js';
 import { PathCache } from './path-cache.js';
 import { RASTER_TYPES, typeAllowed } from './type-policy.js';
 
@@ -59,6 +61,8 @@ export interface MediaServiceDeps {
   storage: MediaStorage;
   folders: FoldersService;
   options: MediaOptions;
+  /** MEDIA_MAX_UPLOAD_MB and MEDIA_ALLOWED_TYPES as the kernel mapped them (they win over options and settings). */
+  env?: MediaEnv;
   settings: () => SettingsReader | null;
   tmpDir: string;
   /** The media plugin's worker task file (JSON validation). */
@@ -86,7 +90,7 @@ export class MediaService {
   }
 
   limits(): Promise<UploadLimits> {
-    return uploadLimits(this.deps.options, this.deps.settings());
+    return uploadLimits(this.deps.options, this.deps.settings(), this.deps.env);
   }
 
   private async isJson(path: string): Promise<boolean> {
@@ -171,7 +175,7 @@ export class MediaService {
 
   private async announce(tenantId: string, view: MediaView): Promise<void> {
     try {
-      await this.deps.events.publish('on:media_upload', { tenantId, media: { _id: view._id, filename: view.filename, mimeType: view.mimeType, size: view.size, url: view.url } });
+      await this.deps.events.publish(MEDIA_UPLOADED, { tenantId, media: { _id: view._id, filename: view.filename, mimeType: view.mimeType, size: view.size, url: view.url } });
     } catch (err) {
       this.deps.logger.warn({ err }, 'on:media_upload could not be published');
     }
@@ -196,8 +200,8 @@ export class MediaService {
       and.push(t.includes('/') && !t.endsWith('/') ? { mime_type: t } : { mime_type: { [Op.like]: `${t.replace(/\/$/, '')}/%` } });
     }
     if (query.search) {
-      const pattern = this.deps.sequelize.escape(`%${query.search.toLowerCase().replace(/[!%_]/g, (c) => `!${c}`)}%`);
-      and.push(literal(`(LOWER(filename) LIKE ${pattern} ESCAPE '!' OR LOWER(original_name) LIKE ${pattern} ESCAPE '!')`));
+      const db = this.deps.sequelize;
+      and.push({ [Op.or]: [likeContains(db, 'filename', query.search, true), likeContains(db, 'original_name', query.search, true)] });
     }
     const desc = query.sort.startsWith('-');
     const column = SORT_COLUMNS[query.sort.replace(/^-/, '') as keyof typeof SORT_COLUMNS];

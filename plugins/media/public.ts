@@ -1,6 +1,6 @@
 /**
- * The media plugin's public surface (type-only): declares its container keys, so `scope.media`,
- * `scope.mediaStorage` and the others are typed in route handlers.
+ * The media plugin's public surface: its event names, and its container keys (declared type-only), so
+ * `scope.media`, `scope.mediaStorage` and the others are typed in route handlers.
  */
 import type { FoldersService } from './folders-service.js';
 import type { MediaClientFactory } from './media-client.js';
@@ -10,6 +10,9 @@ import type { MediaTrash } from './media-trash.js';
 import type { SharesService } from './shares-service.js';
 
 export type { MediaClientFactory } from './media-client.js';
+
+/** A file was uploaded; payload `{ tenantId, media: { _id, filename, mimeType, size, url } }`. */
+export const MEDIA_UPLOADED = 'on:media_upload';
 
 declare module '../../kernel/http/route-table.js' {
   interface ContainerServices {

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import type { CmsConfig } from '../../kernel/config.js';
 import { BootError } from '../../kernel/errors.js';
 import { definePlugin } from '../../kernel/index.js';
+import type { EventBus } from '../../kernel/events.js';
 import type { Logger } from '../../kernel/logger.js';
 import { SETUP_MIGRATIONS } from './migrations.js';
 import { SetupStateRow } from './models/setup-state.js';
@@ -53,8 +54,8 @@ export default definePlugin(() => {
       container.register('settings', asFunction(({ sequelize }: { sequelize: Sequelize }) => new SettingsService(sequelize)).singleton());
       container.register(
         'setup',
-        asFunction((cradle: { sequelize: Sequelize; settings: SettingsService; logger: Logger }) =>
-          new SetupService(cradle.sequelize, config, cradle.settings, cradle.logger, () => contentClientOf(cradle), () => themesOf(cradle)),
+        asFunction((cradle: { sequelize: Sequelize; settings: SettingsService; logger: Logger; events: EventBus }) =>
+          new SetupService(cradle.sequelize, config, cradle.settings, cradle.logger, () => contentClientOf(cradle), () => themesOf(cradle), cradle.events),
         ).singleton(),
       );
       for (const route of [...setupRoutes, ...formActionRoutes]) routes.add(route);
@@ -78,13 +79,14 @@ export default definePlugin(() => {
         },
       });
     },
-    async boot({ container, config, options, logger }) {
+    async boot({ container, config, options, envOptions, logger }) {
       const booted = container.resolve<SetupService>('setup');
       service = booted;
-      const env = process.env;
+      // CMS_SETUP_ADMIN_* (plugin.json `env`, mapped by the kernel) count only when the options name no admin.
+      const env = (envOptions.admin ?? {}) as { email?: string; password?: string; username?: string };
       const admin = (options as z.infer<typeof optionsSchema>).admin
-        ?? (env.CMS_SETUP_ADMIN_EMAIL && env.CMS_SETUP_ADMIN_PASSWORD
-          ? { email: env.CMS_SETUP_ADMIN_EMAIL, password: env.CMS_SETUP_ADMIN_PASSWORD, username: env.CMS_SETUP_ADMIN_USERNAME || undefined }
+        ?? (env.email && env.password
+          ? { email: env.email, password: env.password, username: env.username || undefined }
           : undefined);
       if (!admin || (await booted.isReady())) return;
       await headlessSetup(booted, container.resolve<AdminCreator>('users'), config, admin);

@@ -1,12 +1,22 @@
 /**
- * The setup plugin's public surface (type-only): declares its container keys, so `scope.setup` and
- * `scope.settings` are typed in route handlers.
+ * The setup plugin's public surface: its event names and payloads, and its container keys (declared
+ * type-only), so `scope.setup` and `scope.settings` are typed in route handlers.
  */
 import type { SettingsService } from './settings-service.js';
 import type { SetupService } from './setup-service.js';
 
 export type { SettingsService } from './settings-service.js';
 export type { SetupService } from './setup-service.js';
+
+/** Setup completed (the first admin exists; the instance is ready), however it was completed: the API, the setup page or headless. */
+export const SETUP_COMPLETED = 'setup:completed';
+
+export interface SetupCompletedEvent {
+  /** The first admin's user id. */
+  adminId: string;
+  /** When setup was marked ready (epoch ms). */
+  completedAt: number;
+}
 
 declare module '../../kernel/http/route-table.js' {
   interface ContainerServices {

@@ -5,10 +5,12 @@ import { dirname } from 'node:path';
 import { Op, type Sequelize } from 'sequelize';
 import { SetupStateRow } from './models/setup-state.js';
 import { privateConfigPath, type CmsConfig } from '../../kernel/config.js';
+import type { EventBus } from '../../kernel/events.js';
 import type { Logger } from '../../kernel/logger.js';
 import { isRunningDatabase, testDatabase, type DbTarget } from './db-target.js';
 import { seedDefaultCollections, type ContentSeeder } from './default-collections.js';
 import { DbRestartRequiredError, SetupAlreadyCompleteError, SetupNotSeededError } from './errors.js';
+import { SETUP_COMPLETED, type SetupCompletedEvent } from './public.js';
 import type { SettingsService } from './settings-service.js';
 
 export type SetupState = 'incomplete' | 'seeded' | 'ready';
@@ -46,6 +48,8 @@ export class SetupService {
     private readonly content: () => ContentSeeder | null = () => null,
     /** The themes plugin when it is enabled (seeding writes the default theme through it). */
     private readonly themes: () => { seedDefault(tenantId: string): Promise<unknown> } | null = () => null,
+    /** The event bus: SETUP_COMPLETED goes out on it. */
+    private readonly events?: Pick<EventBus, 'publish'>,
   ) {}
 
   async status(): Promise<SetupStatus> {
@@ -166,12 +170,23 @@ export class SetupService {
       const user = await users.create({ email: input.email, password: input.password, role: 'admin', username: input.username });
       if (input.siteName) await this.settings.set('SITE_NAME', input.siteName);
       await this.settings.set('ADMIN_EMAIL', user.email);
-      await this.update({ state: 'ready', completed_at: Date.now() });
+      const completedAt = Date.now();
+      await this.update({ state: 'ready', completed_at: completedAt });
       this.readyCached = true;
+      await this.announceCompleted({ adminId: user._id, completedAt });
       return user;
     } catch (err) {
       await this.update({ state: 'seeded', completed_at: null });
       throw err;
+    }
+  }
+
+  /** Setup is complete whether or not anyone hears of it: a failed publish is logged, never thrown. */
+  private async announceCompleted(payload: SetupCompletedEvent): Promise<void> {
+    try {
+      await this.events?.publish<SetupCompletedEvent>(SETUP_COMPLETED, payload);
+    } catch (err) {
+      this.logger.warn({ err }, 'setup-completed event not published');
     }
   }
 

@@ -50,9 +50,11 @@ export function parseCdnOptions(raw: unknown): CdnOptions {
   return parsed.data;
 }
 
-export function envAccount(env: NodeJS.ProcessEnv): Account {
-  const parsed = accountSchema.safeParse(fromVariables(env));
-  if (!parsed.success) throw new BootError(`Invalid media storage environment: ${describe(parsed.error, variable)}`);
+/** The account from the environment: the manifest's `env` mapping, handed over by the kernel as envOptions. */
+export function envAccount(values: Record<string, unknown> = {}, sources: Record<string, string> = {}): Account {
+  const byVariable = Object.fromEntries(Object.entries(ENV).map(([name, field]) => [name, values[field]]));
+  const parsed = accountSchema.safeParse(fromVariables(byVariable));
+  if (!parsed.success) throw new BootError(`Invalid media storage environment: ${describe(parsed.error, (f) => sources[f] ?? variable(f))}`);
   return parsed.data;
 }
 

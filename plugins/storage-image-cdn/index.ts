@@ -8,17 +8,18 @@ import { readSettings } from '../../kernel/storage/read-settings.js';
 export default definePlugin(() => {
   const driver = new ImageCdnDriver();
   let options: CdnOptions;
+  let fromEnv: ReturnType<typeof envAccount>;
   return {
-    register({ options: raw, registries }) {
+    register({ options: raw, envOptions, envSources, registries }) {
       options = parseCdnOptions(raw);
       // A bad environment value stops the boot now, naming the variable.
-      envAccount(process.env);
+      fromEnv = envAccount(envOptions, envSources);
       registries.storageDrivers.add(driver);
     },
     async boot({ config, container, logger }) {
       const { account: fromSettings, invalid } = settingsAccount(await readSettings(container.cradle, CDN_SETTING_KEYS, logger));
       if (invalid.length) logger.warn({ settings: invalid }, 'ignoring media storage settings with invalid values');
-      driver.configure(cdnConfig(envAccount(process.env), options, fromSettings, join(config.dataPath, 'tmp')));
+      driver.configure(cdnConfig(fromEnv, options, fromSettings, join(config.dataPath, 'tmp')));
     },
   };
 });

@@ -47,14 +47,17 @@ function fromVariables(source: Record<string, unknown>): Record<string, unknown>
     if (typeof value === 'string') value = value.trim();
     if (value === undefined || value === null || value === '') continue;
     if (field === 'forcePathStyle' && typeof value === 'string') value = /^(1|true|yes|on)$/i.test(value);
+    if (field === 'forcePathStyle' && typeof value !== 'boolean') value = false;
     out[field] = value;
   }
   return out;
 }
 
-export function envConnection(env: NodeJS.ProcessEnv): Connection {
-  const parsed = connectionSchema.safeParse(fromVariables(env));
-  const variable = (field: string) => Object.keys(ENV).find((k) => ENV[k] === field) ?? field;
+/** The connection from the environment: the manifest's `env` mapping, handed over by the kernel as envOptions. */
+export function envConnection(values: Record<string, unknown> = {}, sources: Record<string, string> = {}): Connection {
+  const byVariable = Object.fromEntries(Object.entries(ENV).map(([name, field]) => [name, values[field]]));
+  const parsed = connectionSchema.safeParse(fromVariables(byVariable));
+  const variable = (field: string) => sources[field] ?? Object.keys(ENV).find((k) => ENV[k] === field) ?? field;
   if (!parsed.success) throw new BootError(`Invalid media storage environment: ${describe(parsed.error, variable)}`);
   return parsed.data;
 }

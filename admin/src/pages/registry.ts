@@ -1,6 +1,9 @@
-// The pages of the signed-in app (under /admin/). To add a page: write `pages/<Name>.svelte` (it gets
+// The core pages of the signed-in app (under /admin/). To add a page: write `pages/<Name>.svelte` (it gets
 // `params` from the path pattern), import it here and add (or replace) its entry. Entries with `nav`
-// appear in the sidebar in this order; `permission` hides the link and guards the page.
+// appear in the sidebar by `order`; `permission` hides the link and guards the page.
+// Pages that belong to a plugin (media, importers, themes, third-party pages) come from the plugins'
+// manifests (`adminPages`, GET /api/admin-ui/pages; see lib/plugin-pages.svelte.ts): a `bundled:<name>`
+// module names a component of `bundledPages` below, any other module is loaded by PluginPage.svelte.
 import type { Component } from 'svelte';
 import Dashboard from './Dashboard.svelte';
 import Placeholder from './Placeholder.svelte';
@@ -20,29 +23,36 @@ export interface PageDef {
   path: string;
   title: string;
   component: Component<any>;
-  /** Sidebar entry (top-level pages only). */
-  nav?: { label: string; icon: IconName };
+  /** Sidebar entry (top-level pages only), sorted by order (plugin pages default to 500). */
+  nav?: { label: string; icon: IconName; order: number };
   /** Needed to see the page (admins always may). */
   permission?: string;
+  /** Pages from a plugin's manifest: the plugin, and the URL of a third-party page module. */
+  pluginId?: string;
+  moduleUrl?: string;
 }
 
-export type IconName = 'dashboard' | 'content' | 'media' | 'import' | 'theme' | 'users' | 'account' | 'system';
+export const ICON_NAMES = ['dashboard', 'content', 'media', 'import', 'theme', 'users', 'account', 'system', 'plugin'] as const;
+export type IconName = (typeof ICON_NAMES)[number];
+/** A plugin's icon name, or the generic `plugin` icon for a name the UI does not draw. */
+export const iconName = (name: string | null | undefined): IconName => (ICON_NAMES as readonly string[]).includes(name ?? '') ? (name as IconName) : 'plugin';
+
+/** The components a plugin may name as `bundled:<name>` in its manifest's adminPages. */
+export const bundledPages: Record<string, Component<any>> = { importers: Importers, media: MediaLibrary, themes: Themes };
 
 const soon = (what: string) => ({ component: Placeholder, what });
 
 export const pages: Array<PageDef & { what?: string }> = [
-  { path: '/admin', title: 'Dashboard', component: Dashboard, nav: { label: 'Dashboard', icon: 'dashboard' }, permission: 'dashboard:read' },
-  { path: '/admin/content', title: 'Content', component: Collections, nav: { label: 'Content', icon: 'content' }, permission: 'content:read' },
+  { path: '/admin', title: 'Dashboard', component: Dashboard, nav: { label: 'Dashboard', icon: 'dashboard', order: 0 }, permission: 'dashboard:read' },
+  { path: '/admin/content', title: 'Content', component: Collections, nav: { label: 'Content', icon: 'content', order: 10 }, permission: 'content:read' },
   // Static segments before parameters (the first match wins); collection names cannot contain '-'.
   { path: '/admin/content/new-collection', title: 'New collection', component: CollectionSchema, permission: 'collections:manage' },
   { path: '/admin/content/:collection/schema', title: 'Collection schema', component: CollectionSchema, permission: 'collections:manage' },
   { path: '/admin/content/:collection/new', title: 'New entry', component: EntryEditor, permission: 'content:write' },
   { path: '/admin/content/:collection/:id', title: 'Entry', component: EntryEditor, permission: 'content:read' },
   { path: '/admin/content/:collection', title: 'Entries', component: Entries, permission: 'content:read' },
-  { path: '/admin/media', title: 'Media', component: MediaLibrary, nav: { label: 'Media', icon: 'media' }, permission: 'media:read' },
-  { path: '/admin/importers', title: 'Importers', component: Importers, nav: { label: 'Importers', icon: 'import' }, permission: 'content:write' },
-  { path: '/admin/themes', title: 'Themes', component: Themes, nav: { label: 'Themes', icon: 'theme' }, permission: 'system:read' },
-  { path: '/admin/users', title: 'Users', component: Users, nav: { label: 'Users', icon: 'users' }, permission: 'user:manage' },
-  { path: '/admin/account', title: 'Account', component: Account, nav: { label: 'Account', icon: 'account' } },
-  { path: '/admin/system', title: 'System', component: System, nav: { label: 'System', icon: 'system' }, permission: 'system:read' },
+  // Media (20), Importers (30) and Themes (40) come from their plugins' manifests.
+  { path: '/admin/users', title: 'Users', component: Users, nav: { label: 'Users', icon: 'users', order: 50 }, permission: 'user:manage' },
+  { path: '/admin/account', title: 'Account', component: Account, nav: { label: 'Account', icon: 'account', order: 60 } },
+  { path: '/admin/system', title: 'System', component: System, nav: { label: 'System', icon: 'system', order: 70 }, permission: 'system:read' },
 ];

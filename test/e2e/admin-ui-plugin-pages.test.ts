@@ -1,0 +1,111 @@
+import { rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect } from 'chai';
+import { signInWithApi, startUiKernel, useBrowser } from '../helpers/browser.js';
+import { tempDir, writePlugin, type TestKernel } from '../helpers/kernel.js';
+import { PROJECT_ROOT } from '../../kernel/version.js';
+
+const PASSWORD = 'correct horse battery';
+/** The example third-party plugin with an admin page (plain JavaScript, no build step). */
+const HELLO_PAGE_PLUGIN = join(PROJECT_ROOT, 'examples', 'hello-page-plugin');
+
+type Users = { create(i: object): Promise<unknown> };
+
+describe('admin UI: pages from plugins in the browser', function () {
+  this.timeout(120000);
+  const b = useBrowser();
+  let t: TestKernel;
+  let root: string;
+  before(async () => {
+    // A second third-party plugin whose module does not export mount(): the host shows an error card.
+    root = tempDir('cms-e2e-plugin-pages-');
+    writeFileSync(join(root, 'package.json'), JSON.stringify({ type: 'module' }));
+    const broken = writePlugin(root, { id: 'broken-page', adminPages: [{ path: '/admin/broken', title: 'Broken page', nav: { label: 'Broken', order: 90 }, module: 'broken.js' }] });
+    writeFileSync(join(broken, 'broken.js'), 'export const notMount = 1;\n');
+    t = await startUiKernel({ plugins: [HELLO_PAGE_PLUGIN, broken] });
+    const users = t.kernel.container.resolve<Users>('users');
+    await users.create({ email: 'ada@example.com', password: PASSWORD, role: 'admin', username: 'Ada' });
+    await users.create({ email: 'vic@example.com', password: PASSWORD, role: 'viewer', username: 'Vic' });
+  });
+  after(async () => {
+    await t?.close();
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  it('shows the example page in the sidebar, opens it, renders what the module got from its API and posts its form', async () => {
+    const { page, context } = b;
+    await signInWithApi(context, t.url, 'ada@example.com', PASSWORD);
+    await page.goto(`${t.url}/admin/`);
+    const nav = page.getByRole('complementary', { name: 'Main navigation' }).getByRole('navigation');
+    await nav.getByRole('link', { name: 'Hello' }).waitFor();
+    // Core and plugin links in one order: plugins' bundled pages between the core ones, third-party ones after.
+    const labels = (await nav.getByRole('link').allTextContents()).map((s) => s.trim());
+    expect(labels).to.deep.equal(['Dashboard', 'Content', 'Media', 'Importers', 'Themes', 'Users', 'Account', 'System', 'Hello', 'Broken']);
+    // 'wave' is not an icon the UI draws: the link still has the generic icon.
+    expect(await nav.getByRole('link', { name: 'Hello' }).locator('svg path').getAttribute('d')).to.match(/^M10 3h4/);
+
+    await nav.getByRole('link', { name: 'Hello' }).click();
+    await page.getByRole('heading', { name: 'Hello page', level: 1 }).waitFor();
+    expect(new URL(page.url()).pathname).to.equal('/admin/hello');
+    await page.getByTestId('hello-message').getByText('Hello from the hello-page plugin (your role: admin)').waitFor();
+    await page.getByText('Signed in as Ada.').waitFor();
+    await page.getByTestId('hello-visitors').getByText('Nobody yet').waitFor();
+
+    await page.getByLabel('Your name').fill('Grace');
+    await page.getByRole('button', { name: 'Sign the guest book' }).click();
+    await page.getByTestId('hello-message').getByText('Hello, Grace!').waitFor();
+    expect(await page.getByTestId('hello-visitors').locator('li').allTextContents()).to.deep.equal(['Grace']);
+
+    // Leaving unmounts the page; coming back by URL (a full load) mounts it again with fresh data.
+    await nav.getByRole('link', { name: 'Media' }).click();
+    await page.getByRole('heading', { name: 'Media', level: 1 }).waitFor();
+    expect(await page.getByTestId('hello-message').count()).to.equal(0);
+    await page.goto(`${t.url}/admin/hello`);
+    await page.getByTestId('hello-visitors').getByText('Grace').waitFor();
+  });
+
+  it('shows an error card when a plugin page module cannot be mounted', async () => {
+    const { page, context } = b;
+    await signInWithApi(context, t.url, 'ada@example.com', PASSWORD);
+    await page.goto(`${t.url}/admin/broken`);
+    await page.getByRole('heading', { name: 'Broken page', level: 1 }).waitFor();
+    const card = page.getByTestId('plugin-page-error');
+    await card.getByText('This page could not be loaded.').waitFor();
+    expect(await card.textContent()).to.contain('broken-page').and.contain('does not export mount');
+  });
+
+  it('leaves out the links a role may not see', async () => {
+    const { page, context } = b;
+    await signInWithApi(context, t.url, 'vic@example.com', PASSWORD);
+    await page.goto(`${t.url}/admin/account`);
+    const nav = page.getByRole('complementary', { name: 'Main navigation' }).getByRole('navigation');
+    await nav.getByRole('link', { name: 'Hello' }).waitFor();
+    const labels = (await nav.getByRole('link').allTextContents()).map((s) => s.trim());
+    expect(labels).to.deep.equal(['Dashboard', 'Content', 'Media', 'Account', 'Hello', 'Broken']);
+  });
+});
+
+describe('admin UI: a disabled plugin\'s page in the browser', function () {
+  this.timeout(120000);
+  const b = useBrowser();
+  let t: TestKernel;
+  before(async () => {
+    t = await startUiKernel({ config: { plugins: { disabled: ['importers'] } } });
+    await t.kernel.container.resolve<Users>('users').create({ email: 'ada@example.com', password: PASSWORD, role: 'admin', username: 'Ada' });
+  });
+  after(async () => t?.close());
+
+  it('has no Importers link, and /admin/importers is not found', async () => {
+    const { page, context } = b;
+    await signInWithApi(context, t.url, 'ada@example.com', PASSWORD);
+    await page.goto(`${t.url}/admin/`);
+    const nav = page.getByRole('complementary', { name: 'Main navigation' }).getByRole('navigation');
+    await nav.getByRole('link', { name: 'Media' }).waitFor();
+    const labels = (await nav.getByRole('link').allTextContents()).map((s) => s.trim());
+    expect(labels).to.include('Themes');
+    expect(labels).to.not.include('Importers');
+    await page.goto(`${t.url}/admin/importers`);
+    await page.getByRole('heading', { level: 1 }).first().waitFor();
+    expect(await page.getByRole('heading', { name: 'Importers', level: 1 }).count()).to.equal(0);
+  });
+});

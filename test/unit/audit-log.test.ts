@@ -1,0 +1,103 @@
+import { strict as assert } from 'node:assert';
+import { AuditLog, GENESIS_HASH, hashEntry } from '../../kernel/audit.js';
+import { ValidationError } from '../../kernel/errors.js';
+import { openUnitDb, type UnitDb } from '../helpers/unit-db.js';
+
+/** The kernel's audit log on a real SQLite file: the hash chain, verify(), validation and listing. */
+describe('unit: audit log (hash chain)', () => {
+  let db: UnitDb;
+  let audit: AuditLog;
+  const actor = { userId: 'u1', tenantId: 'default' };
+
+  before(async () => {
+    db = await openUnitDb();
+    audit = new AuditLog(db.sequelize, db.lock);
+  });
+  after(() => db?.close());
+  beforeEach(() => db.sequelize.query('DELETE FROM cms_audit_log'));
+
+  it('chains each entry to the previous one, starting from the genesis hash', async () => {
+    const first = await audit.append({ domain: 'content', operation: 'import', actor, outcome: 'success' });
+    const second = await audit.append({ domain: 'content', operation: 'export', actor, outcome: 'partial', summary: { created: 2 } });
+    assert.equal(first.previousHash, GENESIS_HASH);
+    assert.equal(second.previousHash, first.currentHash);
+    assert.match(second.currentHash, /^[0-9a-f]{64}$/);
+    assert.notEqual(second.currentHash, first.currentHash);
+    const { id: _id, currentHash, ...rest } = second;
+    assert.equal(hashEntry(rest), currentHash, 'the stored hash is the hash of the entry');
+    assert.equal(second.action, 'content.export', 'action defaults to domain.operation');
+    assert.deepEqual(second.summary, { created: 2, updated: 0, deleted: 0, skipped: 0, failed: 0 });
+  });
+
+  it('verify() accepts an untouched chain and counts its entries', async () => {
+    for (let i = 0; i < 4; i++) await audit.append({ domain: 'd', operation: `op${i}`, actor, outcome: 'success', message: `m${i}` });
+    assert.deepEqual(await audit.verify(), { valid: true, checked: 4 });
+  });
+
+  it('verify() names the first entry whose content was altered (hash-mismatch)', async () => {
+    const entries = [];
+    for (let i = 0; i < 3; i++) entries.push(await audit.append({ domain: 'd', operation: 'op', actor, outcome: 'success', message: `m${i}` }));
+    await db.sequelize.query('UPDATE cms_audit_log SET message = ? WHERE id = ?', { replacements: ['rewritten', entries[1]!.id] });
+    const result = await audit.verify();
+    assert.equal(result.valid, false);
+    assert.deepEqual(result.firstInvalid, { id: entries[1]!.id, reason: 'hash-mismatch' });
+    assert.equal(result.checked, 1, 'only the entry before the altered one was accepted');
+  });
+
+  it('verify() detects a deleted entry in the middle of the chain (chain-broken)', async () => {
+    const entries = [];
+    for (let i = 0; i < 3; i++) entries.push(await audit.append({ domain: 'd', operation: 'op', actor, outcome: 'success', message: `m${i}` }));
+    await db.sequelize.query('DELETE FROM cms_audit_log WHERE id = ?', { replacements: [entries[1]!.id] });
+    const result = await audit.verify();
+    assert.equal(result.valid, false);
+    assert.deepEqual(result.firstInvalid, { id: entries[2]!.id, reason: 'chain-broken' });
+  });
+
+  it('verify() detects a tampered summary even when the hashes are copied along', async () => {
+    const e = await audit.append({ domain: 'd', operation: 'op', actor, outcome: 'success', summary: { deleted: 1 } });
+    await db.sequelize.query('UPDATE cms_audit_log SET summary = ? WHERE id = ?', {
+      replacements: [JSON.stringify({ created: 0, updated: 0, deleted: 0, skipped: 0, failed: 0 }), e.id],
+    });
+    assert.equal((await audit.verify()).firstInvalid?.reason, 'hash-mismatch');
+  });
+
+  it('refuses an invalid entry with a ValidationError naming the field, and writes nothing', async () => {
+    await assert.rejects(
+      audit.append({ domain: '', operation: 'op', actor, outcome: 'success' }),
+      (err: unknown) => err instanceof ValidationError && err.issues.some((i) => i.path === 'domain'),
+    );
+    await assert.rejects(
+      audit.append({ domain: 'd', operation: 'op', actor, outcome: 'maybe' as never }),
+      (err: unknown) => err instanceof ValidationError && err.issues.some((i) => i.path === 'outcome'),
+    );
+    assert.equal((await audit.list()).total, 0);
+  });
+
+  it('keeps the chain linear under concurrent appends', async () => {
+    await Promise.all(Array.from({ length: 4 }, (_, i) => audit.append({ domain: 'd', operation: 'op', actor, outcome: 'success', message: `c${i}` })));
+    assert.deepEqual(await audit.verify(), { valid: true, checked: 4 });
+  });
+
+  it('lists newest first, filtered by level, tenant and search text', async () => {
+    await audit.append({ domain: 'auth', operation: 'login', actor, outcome: 'success', level: 'low', message: 'signed in' });
+    await audit.append({ domain: 'auth', operation: 'lockout', actor: { userId: 'u2', tenantId: 'acme' }, outcome: 'failure', level: 'high', message: 'account locked' });
+    await audit.append({ domain: 'content', operation: 'delete', actor, outcome: 'success', level: 'high', message: 'entries removed' });
+    const all = await audit.list();
+    assert.equal(all.total, 3);
+    assert.deepEqual(all.items.map((e) => e.operation), ['delete', 'lockout', 'login']);
+    assert.deepEqual((await audit.list({ level: 'high' })).items.map((e) => e.operation), ['delete', 'lockout']);
+    assert.deepEqual((await audit.list({ tenantId: 'acme' })).items.map((e) => e.operation), ['lockout']);
+    assert.deepEqual((await audit.list({ search: 'locked' })).items.map((e) => e.operation), ['lockout']);
+    assert.deepEqual((await audit.list({ search: 'auth.log' })).items.map((e) => e.operation), ['login'], 'search also matches the action');
+    assert.equal((await audit.list({ limit: 1 })).items.length, 1);
+  });
+
+  // Regression: SQLite's LIKE has no default escape character (kernel/text/like-contains.ts).
+  it('search text containing % or _ finds the entries that contain it (SQLite)', async () => {
+    await audit.append({ domain: 'd', operation: 'pct', actor, outcome: 'success', message: 'progress 50% done' });
+    await audit.append({ domain: 'd', operation: 'under', actor, outcome: 'success', message: 'file my_file.txt' });
+    await audit.append({ domain: 'd', operation: 'other', actor, outcome: 'success', message: 'file myXfile.txt' });
+    assert.deepEqual((await audit.list({ search: '50%' })).items.map((e) => e.operation), ['pct']);
+    assert.deepEqual((await audit.list({ search: 'my_file' })).items.map((e) => e.operation), ['under']);
+  });
+});
