@@ -1,10 +1,12 @@
 // ESLint (flat config) with typescript-eslint: the recommended rules of both, on the TypeScript sources.
-// Checked in CI (bash .ci/run runs `npm run lint` before the tests). Rules turned off below say why.
+// Checked in CI (bash .ci/run runs `npm run lint` and `npm run format:check` before the tests). Rules turned off
+// below say why; formatting is Prettier's (.prettierrc.json), so eslint-config-prettier turns off rules it owns.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import prettier from 'eslint-config-prettier';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'admin/**', 'examples/**', 'widgets/**', 'test/fixtures/**', 'test-output/**', '**/*.js', '**/*.cjs', '**/*.mjs'] },
+  { ignores: ['dist/**', 'node_modules/**', 'admin/**', 'widgets/**', 'test/fixtures/**', 'test-output/**', '**/*.js', '**/*.cjs', '**/*.mjs'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -19,4 +21,5 @@ export default tseslint.config(
       'no-control-regex': 'off',
     },
   },
+  prettier,
 );

@@ -2,15 +2,12 @@ import type { Context } from 'koa';
 import { AuthenticationRequiredError } from '../../kernel/errors.js';
 import type { Identity } from '../../kernel/http/identity.js';
 import type { Logger } from '../../kernel/logger.js';
+import type { ContainerServices } from '../../kernel/http/route-table.js';
 import type { IdentityResolver } from '../../kernel/registries/index.js';
 import { clearSessionCookie, clientIp, SESSION_COOKIE } from './routes.js';
-import type { SessionsService } from './sessions-service.js';
-import type { TokensService } from './tokens-service.js';
-import type { TenantsService } from './tenants-service.js';
-import type { UsersService } from './users-service.js';
 
 /** Services come from the request scope (identity resolution runs inside it). */
-const cradle = (ctx: Context) => ctx.state.scope.cradle as { sessions: SessionsService; users: UsersService; tokens: TokensService; tenants: TenantsService; logger: Logger };
+const cradle = (ctx: Context): ContainerServices => ctx.state.scope.cradle;
 
 /**
  * `Authorization: Bearer <API key sck_… | website token>`. A bearer value that matches nothing (unknown,

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { BootError } from '../../kernel/errors.js';
 import { definePlugin } from '../../kernel/index.js';
 import type { EventBus } from '../../kernel/events.js';
-import type { Logger } from '../../kernel/logger.js';
+import type { ContainerServices } from '../../kernel/http/route-table.js';
 import { TWO_FACTOR_FAILED } from '../auth/public.js';
 import { SETUP_COMPLETED } from '../setup/public.js';
 import { DashboardState } from './dashboard-state.js';
@@ -64,7 +64,7 @@ export default definePlugin({
     container.register('dashboardState', asValue(state));
     container.register(
       'dashboardLicense',
-      asFunction((cradle: Record<string, unknown>) => new LicenseService({
+      asFunction((cradle: ContainerServices) => new LicenseService({
         installedAtOverride: o.installedAt ? Date.parse(o.installedAt) : undefined,
         configuredKey: o.licenseKey,
         publicKey,
@@ -77,7 +77,7 @@ export default definePlugin({
           const setup = optional(cradle, 'setup');
           return setup ? (await setup.status()).complete : true;
         },
-      }, cradle.logger as Logger)).singleton(),
+      }, cradle.logger)).singleton(),
     );
 
     registries.cliCommands.add(licenseCommand);

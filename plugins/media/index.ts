@@ -26,19 +26,14 @@ import { shareRoutes } from './routes-share.js';
 import { trashRoutes } from './routes-trash.js';
 import { ShareAttempts } from './share-attempts.js';
 import { SharesService } from './shares-service.js';
+import { optional } from '../../kernel/plugin.js';
 
 const TASKS_FILE = fileURLToPath(new URL('./media-tasks.js', import.meta.url));
 /** Upload leftovers of a crash are removed at boot once they are this old. */
 const STALE_TEMP_MS = 24 * 3600 * 1000;
 
-/** The setup plugin's System Settings, when it is enabled (strict container: an unknown key throws). */
-function settingsOf(cradle: Record<string, any>): SettingsReader | null {
-  try {
-    return (cradle.settings as SettingsReader | undefined) ?? null;
-  } catch {
-    return null;
-  }
-}
+/** The setup plugin's System Settings, when it is enabled. */
+const settingsOf = (cradle: object): SettingsReader | null => optional(cradle, 'settings') ?? null;
 
 async function removeStaleUploads(tmpDir: string, logger: Logger): Promise<void> {
   const names = await readdir(tmpDir).catch(() => [] as string[]);

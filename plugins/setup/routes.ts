@@ -1,16 +1,11 @@
 import { z } from 'zod';
 import { defineRoute, type RouteDefinition } from '../../kernel/http/route-table.js';
+import { optional } from '../../kernel/plugin.js';
 import { dbTargetSchema } from './db-target.js';
 import { setupPage } from './page.js';
 
-/** The admin UI's wizard (the optional container key `adminUi`, strict container: absent -> throws), or null. */
-function adminUiSetupPage(scope: Record<string, any>): string | null {
-  try {
-    return (scope.adminUi as { setupPage(): string | null } | undefined)?.setupPage() ?? null;
-  } catch {
-    return null;
-  }
-}
+/** The admin UI's wizard (the optional container key `adminUi`), or null. */
+const adminUiSetupPage = (scope: object): string | null => optional(scope, 'adminUi')?.setupPage() ?? null;
 const user = z.object({ _id: z.string(), email: z.string(), username: z.string(), role: z.literal('admin') });
 
 export const setupRoutes: RouteDefinition[] = [

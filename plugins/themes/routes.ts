@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { AuthenticationRequiredError } from '../../kernel/errors.js';
 import { defineRoute, type RouteDefinition } from '../../kernel/http/route-table.js';
 import { adminThemeInput, brandingInput, storedAdminThemeSchema, themeName, themeSettingsInput } from './theme-schemas.js';
+import { optional } from '../../kernel/plugin.js';
 
 const tags = ['theme'];
 const themeId = z.string().uuid();
@@ -156,22 +157,15 @@ export const themeRoutes: RouteDefinition[] = [
       if (identity.kind === 'guest') throw new AuthenticationRequiredError();
       let preferences: string | null = null;
       if (identity.userId) {
-        try {
-          const user = await (scope.users as { findById(id: string): Promise<{ preferences: string; tenant_id?: string } | null> }).findById(identity.userId);
-          preferences = user && (user.tenant_id === undefined || user.tenant_id === identity.tenantId) ? user.preferences : null;
-        } catch {
-          preferences = null;
-        }
+        const user = await optional(scope, 'users')?.findById(identity.userId);
+        preferences = user && (user.tenant_id === undefined || user.tenant_id === identity.tenantId) ? user.preferences : null;
       }
       const effective = await scope.themePreferences.effective(identity.tenantId, preferences);
       // The admin UI's name for the site: the theme's branding, else the SITE_NAME setting (the setup wizard's site name).
       if (!effective.branding.siteName) {
-        try {
-          const name = await (scope.settings as { get(key: string, tenantId?: string): Promise<unknown> }).get('SITE_NAME', identity.tenantId);
-          if (typeof name === 'string' && name.trim()) effective.branding.siteName = name.trim();
-        } catch {
-          // no settings service (setup plugin disabled): no name
-        }
+        // No settings service (setup plugin disabled): no name.
+        const name = await optional(scope, 'settings')?.get('SITE_NAME', identity.tenantId);
+        if (typeof name === 'string' && name.trim()) effective.branding.siteName = name.trim();
       }
       return effective;
     },

@@ -1,7 +1,9 @@
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { expect } from 'chai';
 import { loadConfig, type ConfigInput, type CmsConfig } from '../../kernel/config.js';
+import { BootError } from '../../kernel/errors.js';
 import { createKernel, type Kernel } from '../../kernel/index.js';
 import { createLogger } from '../../kernel/logger.js';
 import { DIST_ROOT } from '../../kernel/version.js';
@@ -134,4 +136,30 @@ export function writePlugin(root: string, manifest: Record<string, unknown>, cod
   writeFileSync(join(dir, 'plugin.json'), JSON.stringify({ name: String(manifest.id), version: '1.0.0', kernel: '^1.0.0', ...manifest }, null, 2));
   writeFileSync(join(dir, 'index.js'), code);
   return dir;
+}
+
+/** A temporary folder for plugins written by a test (an ES-module package), removed by the caller from `cleanup`. */
+export function pluginRoot(cleanup: string[], prefix = 'cms-test-plugins-'): string {
+  const root = tempDir(prefix);
+  writeFileSync(join(root, 'package.json'), JSON.stringify({ type: 'module' }));
+  cleanup.push(root);
+  return root;
+}
+
+/** Starts a kernel that must fail to boot and returns its BootError (with its data folder removed). */
+export async function bootFailure(options: TestKernelOptions): Promise<Error> {
+  const dataDir = tempDir('cms-boot-failure-');
+  let kernel: TestKernel | undefined;
+  let failure: unknown;
+  try {
+    kernel = await startTestKernel({ ...options, dataDir });
+  } catch (err) {
+    failure = err;
+  } finally {
+    await kernel?.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+  if (failure === undefined) expect.fail('the kernel booted, but it should have refused to');
+  expect(failure).to.be.instanceOf(BootError);
+  return failure as Error;
 }

@@ -5,7 +5,7 @@ import { expect } from 'chai';
 import { BootError } from '../../kernel/errors.js';
 import { parseManifest } from '../../kernel/manifest.js';
 import { PROJECT_ROOT } from '../../kernel/version.js';
-import { fixturePlugin, startTestKernel, tempDir, writePlugin, type TestKernel, type TestKernelOptions } from '../helpers/kernel.js';
+import { bootFailure, fixturePlugin, pluginRoot, startTestKernel, writePlugin, type TestKernel } from '../helpers/kernel.js';
 
 /** The example third-party plugin with an admin page (plain JavaScript, outside plugins/). */
 const HELLO_PAGE_PLUGIN = join(PROJECT_ROOT, 'examples', 'hello-page-plugin');
@@ -26,29 +26,7 @@ function rawGet(baseUrl: string, path: string, identity: string): Promise<{ stat
 const base = { id: 'pages-test', name: 'Pages test', version: '1.0.0', kernel: '^1.0.0' };
 const page = (extra: Record<string, unknown>) => ({ path: '/admin/x', title: 'X', module: 'bundled:x', ...extra });
 
-function pluginRoot(cleanup: string[]): string {
-  const root = tempDir('cms-admin-pages-');
-  writeFileSync(join(root, 'package.json'), JSON.stringify({ type: 'module' }));
-  cleanup.push(root);
-  return root;
-}
 
-async function bootFailure(options: TestKernelOptions): Promise<Error> {
-  const dataDir = tempDir('cms-admin-pages-data-');
-  let kernel: TestKernel | undefined;
-  let failure: unknown;
-  try {
-    kernel = await startTestKernel({ ...options, dataDir });
-  } catch (err) {
-    failure = err;
-  } finally {
-    await kernel?.close();
-    rmSync(dataDir, { recursive: true, force: true });
-  }
-  if (failure === undefined) expect.fail('the kernel booted, but it should have refused to');
-  expect(failure).to.be.instanceOf(BootError);
-  return failure as Error;
-}
 
 describe('admin pages: manifest validation', function () {
   this.timeout(30000);

@@ -6,7 +6,7 @@ import { BootError } from '../../kernel/errors.js';
 import { createKernel, type Kernel } from '../../kernel/index.js';
 import { createLogger } from '../../kernel/logger.js';
 import { PROJECT_ROOT } from '../../kernel/version.js';
-import { fixturePlugin, startTestKernel, tempDir, writePlugin, type TestKernel, type TestKernelOptions } from '../helpers/kernel.js';
+import { bootFailure, fixturePlugin, pluginRoot, startTestKernel, tempDir, writePlugin, type TestKernel } from '../helpers/kernel.js';
 
 /** The example third-party plugin (plain JavaScript, outside plugins/). */
 const HELLO_PLUGIN = join(PROJECT_ROOT, 'examples', 'hello-plugin');
@@ -17,30 +17,7 @@ type Order = string[];
 const g = globalThis as typeof globalThis & { __cmsLoaderTest?: Order };
 
 /** A temporary folder for plugin folders; `package.json` makes its .js files ES modules. */
-function pluginRoot(cleanup: string[]): string {
-  const root = tempDir('cms-loader-plugins-');
-  writeFileSync(join(root, 'package.json'), JSON.stringify({ type: 'module' }));
-  cleanup.push(root);
-  return root;
-}
 
-/** Starts a kernel that must fail to boot and returns its error (with its data folder removed). */
-async function bootFailure(options: TestKernelOptions): Promise<Error> {
-  const dataDir = tempDir('cms-loader-data-');
-  let kernel: TestKernel | undefined;
-  let failure: unknown;
-  try {
-    kernel = await startTestKernel({ ...options, dataDir });
-  } catch (err) {
-    failure = err;
-  } finally {
-    await kernel?.close();
-    rmSync(dataDir, { recursive: true, force: true });
-  }
-  if (failure === undefined) expect.fail('the kernel booted, but it should have refused to');
-  expect(failure).to.be.instanceOf(BootError);
-  return failure as Error;
-}
 
 describe('loader: plugins that stop the boot', function () {
   this.timeout(30000);

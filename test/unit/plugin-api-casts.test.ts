@@ -9,7 +9,7 @@ import { PROJECT_ROOT } from '../../kernel/version.js';
  * only go down; it is zero now: declare a key in your plugin's public.ts instead of casting.
  */
 const CEILING = 0;
-const CAST = /scope(?:\.cradle)?\.[a-zA-Z]+ as [A-Z]/g;
+const CAST = /(?:scope|cradle)(?:\.cradle)?\.[a-zA-Z]+ as [A-Z{]/g;
 
 function tsFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
