@@ -204,6 +204,21 @@ export class EntriesService {
     return entry;
   }
 
+  /**
+   * Drops every cached list of a collection in a tenant (all filtered, sorted and searched variants, on
+   * every instance): for writers that change rows outside this service (data migrations, restores), after
+   * their transaction committed.
+   */
+  async invalidateLists(tenantId: string, collection: string): Promise<void> {
+    await this.lists.invalidate(tenantId, collection);
+  }
+
+  /** Revisions follow entries moved to another collection (by a data migration, inside its transaction). */
+  async moveRevisions(tenantId: string, from: string, to: string, ids: string[], transaction: Transaction): Promise<void> {
+    if (!ids.length) return;
+    await Revision.update({ collection: to }, { where: { collection: from, entry_id: { [Op.in]: ids }, tenant_id: tenantId }, transaction });
+  }
+
   private async announce(name: string, tenantId: string, events: Array<[string, ContentEvent]>): Promise<void> {
     await this.lists.invalidate(tenantId, name);
     for (const [event, payload] of events) await this.events.publish(event, payload);

@@ -1,13 +1,20 @@
 /**
  * The content plugin's public surface: what other plugins may depend on (event names and the shapes
- * of their payloads), and its container keys for typed `scope.<key>` in route handlers. Nothing here runs
- * code; the services are imported as types only.
+ * of their payloads), its container keys for typed `scope.<key>` in route handlers, and the storage
+ * codec of field values. Services are exported as types only.
  */
 import type { CollectionsService } from './collections-service.js';
 import type { EntriesService } from './entries-service.js';
 import type { ContentClientFactory, LocalClient } from './local-client.js';
 
-export type { ContentEvent } from './entries-service.js';
+export type { ContentEvent, EntriesService } from './entries-service.js';
+export type { CollectionsService, LoadedCollection } from './collections-service.js';
+export type { FieldDefinition } from './field-types.js';
+/**
+ * How field values are stored in a collection's table (column names and conversions), for plugins that
+ * read or write rows directly inside a data-operation transaction (data migrations, backups).
+ */
+export { columnName, fromColumn, toColumn, valueSchema } from './field-types.js';
 
 /** Published on the event bus (every instance) when any collection's schema changes. */
 export const COLLECTIONS_CHANGED = 'content:collections-changed';

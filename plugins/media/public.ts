@@ -10,6 +10,7 @@ import type { MediaTrash } from './media-trash.js';
 import type { SharesService } from './shares-service.js';
 
 export type { MediaClientFactory } from './media-client.js';
+export type { MediaStorage } from './media-storage.js';
 
 /** A file was uploaded; payload `{ tenantId, media: { _id, filename, mimeType, size, url } }`. */
 export const MEDIA_UPLOADED = 'on:media_upload';

@@ -284,8 +284,11 @@ export class ThemesService {
     return row;
   }
 
-  /** Drops the tenant's cached public branding (every instance shares the cache). */
-  private async changed(tenantId: string): Promise<void> {
+  /**
+   * Drops the tenant's cached public branding (every instance shares the cache): after any write to a
+   * theme, also by other plugins that write theme rows in their own transaction (configuration promotion).
+   */
+  async changed(tenantId: string): Promise<void> {
     if (!TENANT_ID.test(tenantId)) return;
     try {
       await this.cache()?.delete(CACHE_CATEGORY, BRANDING_KEY, { tenant: tenantId });

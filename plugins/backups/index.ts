@@ -1,0 +1,90 @@
+import { asFunction, asValue } from 'awilix';
+import type { Sequelize } from 'sequelize';
+import type { CacheService } from '../../kernel/cache/cache-service.js';
+import type { EventBus } from '../../kernel/events.js';
+import { definePlugin } from '../../kernel/index.js';
+import type { JobQueue } from '../../kernel/jobs.js';
+import type { Logger } from '../../kernel/logger.js';
+import { optional } from '../../kernel/plugin.js';
+import type { WorkerPool } from '../../kernel/pool.js';
+import type { CollectionsService } from '../content/public.js';
+import type { MediaStorage } from '../media/public.js';
+import { BackupsService, CREATE_JOB } from './backups-service.js';
+import { backupDomain } from './domain.js';
+import { Maintenance } from './maintenance.js';
+import { parseBackupOptions } from './options.js';
+import { backupRoutes } from './routes.js';
+
+interface Cradle {
+  sequelize: Sequelize;
+  pool: WorkerPool;
+  jobs: JobQueue;
+  logger: Logger;
+  events: EventBus;
+  collections: CollectionsService;
+  mediaStorage: MediaStorage;
+  cache: CacheService;
+}
+
+// A factory: each kernel gets its own closure (tests run several kernels in one process).
+export default definePlugin(() => {
+  let cradle: (Cradle & Record<string, any>) | null = null;
+  let maintenance: Maintenance | null = null;
+  const booted = () => {
+    if (!cradle) throw new Error('The backups plugin is not booted');
+    return cradle;
+  };
+  return {
+    register({ container, routes, registries, config, manifest, options: raw, envOptions, envSources }) {
+      const options = parseBackupOptions(raw, envOptions, envSources);
+      container.register(
+        'backups',
+        asFunction((c: Cradle & Record<string, any>) => new BackupsService({
+          sequelize: c.sequelize, pool: c.pool, jobs: c.jobs, logger: c.logger, options, dataPath: config.dataPath, pluginVersion: manifest.version,
+          collections: () => c.collections,
+          mediaStorage: () => optional(c, 'mediaStorage'),
+        })).singleton(),
+      );
+      container.register(
+        'backupsMaintenance',
+        asFunction((c: Cradle & Record<string, any>) => new Maintenance(c.events, () => optional(c, 'cache'), c.logger, options.maintenanceTtlSeconds)).singleton(),
+      );
+      const domain = backupDomain({
+        service: () => booted().backups as BackupsService,
+        sequelize: () => booted().sequelize,
+        collections: () => booted().collections,
+        mediaStorage: () => optional(booted(), 'mediaStorage'),
+        entries: () => optional(booted(), 'entries'),
+        pageSize: options.pageSize,
+      });
+      container.register('backupsDomain', asValue(domain));
+      registries.dataDomains.add(domain as never);
+      registries.jobHandlers.add({
+        type: CREATE_JOB,
+        async run(job, helpers) {
+          const service = booted().backups as BackupsService;
+          return service.runJob(job.payload as { backupId: string; includeMedia: boolean; encrypted: boolean }, (p, t) => helpers.progress(p, t));
+        },
+      });
+      registries.middleware.add({
+        id: 'backups-maintenance',
+        stage: 'afterIdentity',
+        handler: (ctx, next) => (maintenance ? maintenance.middleware()(ctx, next) : next()),
+      });
+      for (const route of backupRoutes) routes.add(route);
+    },
+
+    async boot({ container, logger, onClose }) {
+      cradle = container.cradle as Cradle & Record<string, any>;
+      maintenance = container.resolve<Maintenance>('backupsMaintenance');
+      await maintenance.connect();
+      const service = container.resolve<BackupsService>('backups');
+      await service.prune().catch((err) => logger.warn({ err }, 'backup retention failed'));
+      onClose(() => {
+        maintenance?.close();
+        maintenance = null;
+        cradle = null;
+      });
+    },
+  };
+});

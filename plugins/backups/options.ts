@@ -1,0 +1,29 @@
+import { z } from 'zod';
+import { BootError } from '../../kernel/errors.js';
+
+/** plugins.options.backups; the BACKUP_* environment variables win. */
+const schema = z.object({
+  /** Completed backups kept (BACKUP_RETENTION_COUNT); older ones are deleted after each create. */
+  retentionCount: z.number().int().min(1).max(10_000).default(10),
+  /** Entities (entries + media records) at or above which create runs as a background job (BACKUP_INLINE_THRESHOLD). */
+  inlineThreshold: z.number().int().min(1).default(500),
+  /** Rows read (and inserted on restore) per page. */
+  pageSize: z.number().int().min(10).max(2000).default(500),
+  /** Seconds a maintenance flag lives without a heartbeat (a crashed restore never leaves maintenance on for longer). */
+  maintenanceTtlSeconds: z.number().int().min(5).max(3600).default(60),
+  /** Minutes a passphrase-derived key is held in memory for a restore plan or a background create. */
+  keyTtlMinutes: z.number().int().min(1).max(24 * 60).default(30),
+});
+export type BackupOptions = z.output<typeof schema>;
+
+export function parseBackupOptions(raw: unknown, env: Record<string, unknown>, sources: Record<string, string>): BackupOptions {
+  const merged = { ...((raw && typeof raw === 'object' ? raw : {}) as Record<string, unknown>), ...env };
+  const parsed = schema.safeParse(merged);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const key = String(issue.path[0] ?? '');
+    const where = sources[key] ? `environment variable ${sources[key]}` : `plugins.options.backups.${key}`;
+    throw new BootError(`Invalid ${where}: ${issue.message}`);
+  }
+  return parsed.data;
+}

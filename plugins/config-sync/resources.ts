@@ -1,0 +1,250 @@
+/**
+ * The five resource types of configuration promotion, each a small adapter: how to read the database
+ * side of one tenant (through the owning plugin's container service where it offers a reader), and how
+ * to create, update and delete one resource inside the apply transaction (rows written with the owning
+ * plugin's models or its table, always with `transaction`), plus which caches to drop after commit.
+ *
+ * Types, in dependency order: collection, role, theme, setting, dashboard.
+ * - collection: collection schemas (name, label, singular, fields). Read-only for apply: changing one
+ *   creates, alters or drops a real table through the migration ledger, which cannot run inside the
+ *   apply transaction, so plans list them as `skip` with a warning (use the collections API).
+ * - role: a role and its permissions. `admin` is never deleted; a role some user holds is never deleted.
+ * - theme: a named theme (config, presetSource); active/default flags stay per environment; the active
+ *   and the default theme are never deleted.
+ * - setting: a public setting (is_private = false) except DASHBOARD_DEFAULT_WIDGETS; private settings
+ *   (credentials and keys) are never read, exported or written. Settings are never deleted (the setup
+ *   catalogue would only seed them again).
+ * - dashboard: one resource `default-layout` = {widgets} (the DASHBOARD_DEFAULT_WIDGETS setting). Never deleted.
+ */
+import { randomUUID } from 'node:crypto';
+import { Op, QueryTypes, type Model, type ModelStatic, type Sequelize, type Transaction } from 'sequelize';
+import { optional } from '../../kernel/plugin.js';
+import type { ContainerServices } from '../../kernel/http/route-table.js';
+
+export const RESOURCE_TYPES = ['collection', 'role', 'theme', 'setting', 'dashboard'] as const;
+export type ResourceType = (typeof RESOURCE_TYPES)[number];
+
+export interface DbResource {
+  type: ResourceType;
+  name: string;
+  /** The database's own stable id where it has one (theme id, collection uid): matched against a file's uuid first. */
+  uuid: string | null;
+  data: Record<string, unknown>;
+  /** Why this resource may not be deleted, or null. */
+  protectedReason: string | null;
+}
+
+export interface ResourceAdapter {
+  type: ResourceType;
+  label: string;
+  /** Null when the type can be applied; otherwise why it is planned as skip. */
+  readOnlyReason: string | null;
+  /** False when the owning plugin is absent (settings without the setup plugin). */
+  available(): boolean;
+  read(tenantId: string): Promise<DbResource[]>;
+  /** A problem with a file's data (blocks the plan), or null. */
+  check(data: unknown): string | null;
+  create(tenantId: string, name: string, uuid: string, data: Record<string, unknown>, t?: Transaction): Promise<void>;
+  update(tenantId: string, current: DbResource, name: string, data: Record<string, unknown>, t?: Transaction): Promise<void>;
+  remove(tenantId: string, current: DbResource, t?: Transaction): Promise<void>;
+  /** Drops the owning plugin's caches (after commit). */
+  invalidate(tenantId: string, names: string[]): Promise<void>;
+}
+
+const DASHBOARD_SETTING = 'DASHBOARD_DEFAULT_WIDGETS';
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+type Cradle = ContainerServices & Record<string, any>;
+type AnyModel = ModelStatic<Model> & Record<string, any>;
+
+export function buildAdapters(cradle: () => Cradle): Record<ResourceType, ResourceAdapter> {
+  const sequelize = (): Sequelize => cradle().sequelize;
+  const model = (name: string): AnyModel => {
+    const m = cradle().models[name];
+    if (!m) throw new Error(`Model '${name}' is not registered`);
+    return m as AnyModel;
+  };
+  const settingsAvailable = () => optional(cradle(), 'settings') !== undefined;
+
+  const settingsRows = async (tenantId: string) =>
+    sequelize().query<{ key: string; value: string }>('SELECT `key`, value FROM cms_settings WHERE tenant_id = ? AND is_private = ? ORDER BY `key`', {
+      replacements: [tenantId, false], type: QueryTypes.SELECT,
+    });
+  const privateKeys = async (tenantId: string) =>
+    new Set((await sequelize().query<{ key: string }>('SELECT `key` FROM cms_settings WHERE tenant_id = ? AND is_private = ?', {
+      replacements: [tenantId, true], type: QueryTypes.SELECT,
+    })).map((r) => r.key));
+  const writeSetting = async (tenantId: string, key: string, value: unknown, t?: Transaction) => {
+    if ((await privateKeys(tenantId)).has(key)) throw new Error(`Setting '${key}' is private: configuration promotion never writes it`);
+    const rows = await sequelize().query('SELECT `key` FROM cms_settings WHERE tenant_id = ? AND `key` = ?', { replacements: [tenantId, key], type: QueryTypes.SELECT, transaction: t });
+    if (rows.length) {
+      await sequelize().query('UPDATE cms_settings SET value = ?, updated_at = ? WHERE tenant_id = ? AND `key` = ? AND is_private = ?', {
+        replacements: [JSON.stringify(value), Date.now(), tenantId, key, false], transaction: t,
+      });
+    } else {
+      await sequelize().query('INSERT INTO cms_settings (tenant_id, `key`, value, is_private, updated_at) VALUES (?, ?, ?, ?, ?)', {
+        replacements: [tenantId, key, JSON.stringify(value), false, Date.now()], transaction: t,
+      });
+    }
+  };
+  const parse = (text: string): unknown => {
+    try {
+      return JSON.parse(text);
+    } catch {
+      return text;
+    }
+  };
+
+  const collection: ResourceAdapter = {
+    type: 'collection', label: 'Collection schemas',
+    readOnlyReason: 'collection schemas create, alter or drop tables (migration ledger), which cannot run inside the apply transaction: change them with the collections API',
+    available: () => true,
+    async read() {
+      return cradle().collections.list().map((c) => ({
+        type: 'collection' as const, name: c.name, uuid: c.uid,
+        data: { label: c.label, singular: c.singular, fields: c.fields as unknown },
+        protectedReason: null,
+      }));
+    },
+    check: (data) => (isObject(data) && Array.isArray(data.fields) && typeof data.label === 'string' ? null : 'data must be {label, singular, fields[]}'),
+    async create() {
+      throw new Error('collection schemas are not applied by configuration promotion');
+    },
+    async update() {
+      throw new Error('collection schemas are not applied by configuration promotion');
+    },
+    async remove() {
+      throw new Error('collection schemas are not applied by configuration promotion');
+    },
+    async invalidate() {},
+  };
+
+  const role: ResourceAdapter = {
+    type: 'role', label: 'Roles and their permissions', readOnlyReason: null,
+    available: () => true,
+    async read(tenantId) {
+      const roles = await cradle().users.roles(tenantId);
+      const User = model('User');
+      const held = new Set((await User.findAll({ where: { tenant_id: tenantId }, attributes: ['role'], group: ['role'] })).map((u: any) => String(u.role)));
+      return roles.map((r) => ({
+        type: 'role' as const, name: r.name, uuid: null,
+        data: { description: r.description, permissions: [...r.permissions].sort() },
+        protectedReason: r.name === 'admin' ? 'the admin role cannot be deleted' : held.has(r.name) ? `users hold the role '${r.name}'` : null,
+      }));
+    },
+    check(data) {
+      if (!isObject(data) || typeof data.description !== 'string' || data.description.length > 255) return 'data must be {description (at most 255 characters), permissions[]}';
+      if (!Array.isArray(data.permissions) || !data.permissions.every((p) => typeof p === 'string')) return 'data.permissions must be an array of permission names';
+      return null;
+    },
+    async create(tenantId, name, _uuid, data, t) {
+      await model('Role').create({ tenant_id: tenantId, name, description: data.description, permissions: JSON.stringify([...(data.permissions as string[])].sort()) }, { transaction: t });
+    },
+    async update(tenantId, current, name, data, t) {
+      await model('Role').update(
+        { name, description: data.description, permissions: JSON.stringify([...(data.permissions as string[])].sort()) },
+        { where: { tenant_id: tenantId, name: current.name }, transaction: t },
+      );
+    },
+    async remove(tenantId, current, t) {
+      await model('Role').destroy({ where: { tenant_id: tenantId, name: current.name }, transaction: t });
+    },
+    async invalidate(tenantId, names) {
+      // Sessions cache their role's permissions: drop the snapshots of every user holding a changed role.
+      const sessions = optional(cradle(), 'sessions');
+      if (!sessions || !names.length) return;
+      const users = await model('User').findAll({ where: { tenant_id: tenantId, role: { [Op.in]: names } }, attributes: ['id'] });
+      for (const u of users) await sessions.forgetUser(String((u as any).id));
+    },
+  };
+
+  const theme: ResourceAdapter = {
+    type: 'theme', label: 'Themes', readOnlyReason: null,
+    available: () => true,
+    async read(tenantId) {
+      const rows = await model('ThemeRecord').findAll({ where: { tenant_id: tenantId }, order: [['name', 'ASC']] });
+      return rows.map((r: any) => ({
+        type: 'theme' as const, name: String(r.name), uuid: String(r.id),
+        data: { config: parse(String(r.config)), presetSource: r.preset_source ?? null },
+        protectedReason: r.is_active ? 'the active theme cannot be deleted' : r.is_default ? 'the default theme cannot be deleted' : null,
+      }));
+    },
+    check(data) {
+      if (!isObject(data) || !isObject(data.config)) return 'data must be {config, presetSource}';
+      if (data.presetSource !== null && data.presetSource !== undefined && typeof data.presetSource !== 'string') return 'data.presetSource must be a string or null';
+      const css = isObject(data.config.adminTheme) ? data.config.adminTheme.customCss : undefined;
+      if (css !== undefined && typeof css !== 'string') return 'config.adminTheme.customCss must be a string';
+      // The themes plugin sanitises customCss on its own routes; files must carry CSS it would keep.
+      if (typeof css === 'string' && /url\s*\(|@import|expression\s*\(|<\/|javascript:/i.test(css)) {
+        return 'config.adminTheme.customCss holds what the CSS sanitiser removes (url(), @import, expression(), markup): export it from a sanitised theme';
+      }
+      return null;
+    },
+    async create(tenantId, name, uuid, data, t) {
+      const Theme = model('ThemeRecord');
+      const taken = await Theme.findByPk(uuid, { transaction: t });
+      const now = Date.now();
+      await Theme.create({
+        id: taken ? randomUUID() : uuid, tenant_id: tenantId, name, is_active: false, is_default: false,
+        config: JSON.stringify(data.config), preset_source: (data.presetSource as string | null) ?? null, created_at: now, updated_at: now,
+      }, { transaction: t });
+    },
+    async update(tenantId, current, name, data, t) {
+      await model('ThemeRecord').update(
+        { name, config: JSON.stringify(data.config), preset_source: (data.presetSource as string | null) ?? null, updated_at: Date.now() },
+        { where: { tenant_id: tenantId, id: current.uuid }, transaction: t },
+      );
+    },
+    async remove(tenantId, current, t) {
+      await model('ThemeRecord').destroy({ where: { tenant_id: tenantId, id: current.uuid, is_active: false, is_default: false }, transaction: t });
+    },
+    async invalidate(tenantId) {
+      await optional(cradle(), 'themes')?.changed(tenantId);
+    },
+  };
+
+  const setting: ResourceAdapter = {
+    type: 'setting', label: 'Public settings', readOnlyReason: null,
+    available: settingsAvailable,
+    async read(tenantId) {
+      return (await settingsRows(tenantId)).filter((r) => r.key !== DASHBOARD_SETTING).map((r) => ({
+        type: 'setting' as const, name: r.key, uuid: null, data: { value: parse(r.value) },
+        protectedReason: 'settings are never deleted (the setup catalogue seeds them)',
+      }));
+    },
+    check: (data) => (isObject(data) && 'value' in data ? null : 'data must be {value}'),
+    create: (tenantId, name, _uuid, data, t) => writeSetting(tenantId, name, data.value, t),
+    update: (tenantId, _current, name, data, t) => writeSetting(tenantId, name, data.value, t),
+    async remove() {
+      throw new Error('settings are never deleted');
+    },
+    async invalidate() {
+      // SettingsService reads the table on every call: nothing is cached.
+    },
+  };
+
+  const dashboard: ResourceAdapter = {
+    type: 'dashboard', label: 'Dashboard widget layout (default widgets of a new dashboard)', readOnlyReason: null,
+    available: settingsAvailable,
+    async read(tenantId) {
+      const row = (await settingsRows(tenantId)).find((r) => r.key === DASHBOARD_SETTING);
+      if (!row) return [];
+      return [{ type: 'dashboard' as const, name: 'default-layout', uuid: null, data: { widgets: parse(row.value) }, protectedReason: 'the dashboard layout is never deleted' }];
+    },
+    check: (data) => (isObject(data) && Array.isArray(data.widgets) && data.widgets.every((w) => typeof w === 'string') ? null : 'data must be {widgets: [widget id]}'),
+    async create(tenantId, name, _uuid, data, t) {
+      if (name !== 'default-layout') throw new Error(`Unknown dashboard resource '${name}'`);
+      await writeSetting(tenantId, DASHBOARD_SETTING, data.widgets, t);
+    },
+    async update(tenantId, _current, name, data, t) {
+      if (name !== 'default-layout') throw new Error(`Unknown dashboard resource '${name}'`);
+      await writeSetting(tenantId, DASHBOARD_SETTING, data.widgets, t);
+    },
+    async remove() {
+      throw new Error('the dashboard layout is never deleted');
+    },
+    async invalidate() {},
+  };
+
+  return { collection, role, theme, setting, dashboard };
+}

@@ -1,0 +1,184 @@
+/**
+ * The data-operation engine's public surface (plugin `data-ops`): the contract a domain implements
+ * (DataDomainDefinition, registered into the kernel's `dataDomains` registry by the domain's plugin),
+ * the engine's container key `dataOps` that domain routes call, and the wire shapes fixed in
+ * API-DECISIONS.md ("Data operations"). The engine owns the lifecycle
+ * Validate -> Snapshot -> Plan -> Confirm -> Lock -> Apply -> Audit -> Verify -> Release;
+ * a domain only says what its data is and how one operation is applied and undone.
+ */
+import type { Logger } from '../../kernel/logger.js';
+import type { Transaction } from 'sequelize';
+import type { Identity } from '../../kernel/http/identity.js';
+import type { SafetyMode } from '../../kernel/registries/contracts.js';
+import type { CompletionStreams } from './completion-stream.js';
+import type { PlanStore } from './plan-store.js';
+
+/** Zod schemas of the wire shapes above, for domain routes' request bodies and OpenAPI answers. */
+export { applyAnswerSchema, applyBodySchema, jobsAnswerSchema, planViewSchema, summarySchema } from './wire-schemas.js';
+
+export type { SafetyMode } from '../../kernel/registries/contracts.js';
+export type Risk = 'safe' | 'warning' | 'destructive';
+export type Outcome = 'success' | 'partial' | 'failure' | 'rollback';
+/** The spec's audit `domain` values. */
+export type AuditDomain = 'config' | 'content-package' | 'migration' | 'importer' | 'backup' | 'content-sync';
+
+export interface Summary { created: number; updated: number; deleted: number; skipped: number; failed: number }
+
+/** One step of a plan, in dependency order. `payload` is what apply needs (stored with the plan: never a secret). */
+export interface DataOperation<P = unknown> {
+  action: 'create' | 'update' | 'delete' | 'skip';
+  /** Entity type: 'role', 'setting', 'collection', 'entry', 'migration', 'table'... */
+  type: string;
+  /** The entity's natural name or id. */
+  target: string;
+  /** Entities this operation touches (default 1); counts toward the inline threshold and the summary. */
+  count?: number;
+  payload?: P;
+}
+
+/** What a domain's plan() returns; the engine adds planId, planHash, risk, expiry and stores it. */
+export interface PlanDraft {
+  operations: DataOperation[];
+  warnings: Array<{ message: string; item?: string }>;
+  blockedReasons: string[];
+  /** Hash of the target's state the plan was made against (from snapshot()); re-checked under the lock. */
+  targetHash: string;
+  /** Optional risk floor (e.g. a migration that rewrites values is 'warning'); mirror/replace with deletes are always destructive. */
+  risk?: Risk;
+}
+
+/** What every domain call receives. */
+export interface DomainContext {
+  tenantId: string;
+  actor: { userId: string | null; tenantId: string };
+  identity: Identity;
+  logger: Logger;
+  /** Apply (and its undos) only: the transaction the engine opened when the domain is `transactional`. */
+  transaction?: Transaction;
+  /** Apply only: set when the instance is stopping or the job was interrupted. */
+  signal?: AbortSignal;
+  /** Apply only: progress for the jobs route and the completion stream. */
+  progress?(processed: number, total: number): void;
+}
+
+/** Reverts one applied operation (files, rows outside the transaction); run in reverse order on failure. */
+export type Undo = () => Promise<void> | void;
+
+export interface VerifyResult { ok: boolean; discrepancies: string[] }
+
+/** The contract a domain implements; its plugin adds it to `registries.dataDomains`. */
+export interface DataDomainDefinition<I = unknown> {
+  id: string;
+  /** The spec's audit domain name. */
+  auditDomain: AuditDomain;
+  modes: SafetyMode[];
+  defaultMode: SafetyMode;
+  /** Entity count at or above which apply runs as a background job; Infinity = always inline. */
+  inlineThreshold: number;
+  /**
+   * true (default): the engine runs every apply() of one plan inside one database transaction (under
+   * the SQLite write gate), so a crash leaves the data as before. A domain that streams files sets
+   * false and must return an Undo from every apply() that changes anything.
+   */
+  transactional?: boolean;
+  /** Throws a 4xx CmsError (ValidationError...) on bad input; returns the normalised input. */
+  validate(input: unknown, ctx: DomainContext): Promise<I>;
+  /** A deterministic hash of the target state this input touches (best effort: the engine warns on failure). */
+  snapshot(input: I, ctx: DomainContext): Promise<string>;
+  /** No mutation. Operations in dependency order. */
+  plan(input: I, mode: SafetyMode, ctx: DomainContext): Promise<PlanDraft>;
+  /** Applies one operation of a stored plan; may return an Undo. */
+  apply(operation: DataOperation, ctx: DomainContext & { plan: StoredPlan }): Promise<Undo | void>;
+  /** Counts, checksums, referential integrity after apply. */
+  verify(plan: StoredPlan, ctx: DomainContext): Promise<VerifyResult>;
+}
+
+/** The plan object of the wire format (API-DECISIONS.md), as every plan route answers it. */
+export interface PlanView {
+  planId: string;
+  planHash: string;
+  domain: string;
+  mode: SafetyMode;
+  risk: Risk;
+  requiresConfirmation: boolean;
+  summary: Summary;
+  operations: Array<{ action: string; type: string; target: string; count: number }>;
+  warnings: Array<{ message: string; item?: string }>;
+  blockedReasons: string[];
+  expiresAt: string;
+}
+
+/** A plan as stored (table cms_data_plans): the view plus what apply needs. */
+export interface StoredPlan extends PlanView {
+  tenantId: string;
+  actor: { userId: string | null; tenantId: string };
+  input: unknown;
+  targetHash: string;
+  operationsFull: DataOperation[];
+  createdAt: string;
+  appliedAt: string | null;
+}
+
+export interface ApplyRequest { planId: string; confirmed?: boolean; planHash?: string }
+export type ApplyAnswer =
+  | {
+    status: 200;
+    data: {
+      planId: string; outcome: Outcome; summary: Summary; durationMs: number; verify?: VerifyResult;
+      /** Outcome rollback / partial / failure: why (the failing operation's error code and message). */
+      error?: { code: string; message: string };
+    };
+  }
+  | { status: 202; data: { jobId: string; status: 'queued' } };
+
+export interface DataJobView {
+  jobId: string;
+  domain: string;
+  status: string;
+  progress: { processed: number; total: number };
+  outcome?: Outcome;
+  summary?: Summary;
+  createdAt: string;
+  completedAt?: string;
+}
+
+/** How long a stored plan may be applied: 30 minutes after it was made (then 410 PLAN_EXPIRED). */
+export const PLAN_TTL_MS = 30 * 60 * 1000;
+/** The job type of a background apply (kernel job queue). */
+export const DATA_OPS_APPLY_JOB = 'data-ops.apply';
+/** The completion stream (server-sent events: `event: completed`, data = DataOperationCompleted). */
+export const DATA_OPS_EVENTS_PATH = '/api/data-ops/events';
+
+/** Published on the event bus (every instance) when an apply finishes; the SSE stream and GraphQL subscription relay it. */
+export const DATA_OPERATION_COMPLETED = 'data-ops:completed';
+export interface DataOperationCompleted {
+  domain: string;
+  planId: string;
+  jobId: string | null;
+  tenantId: string;
+  outcome: Outcome;
+  summary: Summary;
+  durationMs: number;
+}
+
+/** The engine (container key `dataOps`). Domain routes call it; it throws the documented CmsErrors. */
+export interface DataOpsEngine {
+  /** Validate -> Snapshot -> Plan; stores the plan; changes nothing else. */
+  plan(domainId: string, input: unknown, mode: SafetyMode | undefined, identity: Identity): Promise<PlanView>;
+  /** Confirm -> Lock -> Apply -> Audit -> Verify -> Release, inline (200) or as a job (202). */
+  apply(domainId: string, request: ApplyRequest, identity: Identity): Promise<ApplyAnswer>;
+  /** The domain's jobs, newest first; one job with `jobId`. */
+  jobs(domainId: string, identity: Identity, jobId?: string): Promise<DataJobView[]>;
+  /** Runs the domain's verify against a stored plan. */
+  verify(domainId: string, planId: string, identity: Identity): Promise<VerifyResult>;
+  /** A stored plan of this tenant (PLAN_NOT_FOUND otherwise). */
+  getPlan(planId: string, identity: Identity): Promise<StoredPlan>;
+}
+
+declare module '../../kernel/http/route-table.js' {
+  interface ContainerServices {
+    dataOps: DataOpsEngine;
+    dataOpsPlans: PlanStore;
+    dataOpsStreams: CompletionStreams;
+  }
+}

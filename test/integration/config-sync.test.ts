@@ -1,0 +1,287 @@
+import { expect } from 'chai';
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { stringify } from 'safe-stable-stringify';
+import { as, dataOf } from '../helpers/content.js';
+import { fixturePlugin, responseCookie, startTestKernel, type TestKernel } from '../helpers/kernel.js';
+import { DB_VARIANTS, REDIS_URL, requireVariant } from '../helpers/services.js';
+
+const PASSWORD = 'correct horse battery';
+const sha = (data: unknown) => createHash('sha256').update(stringify(data)!).digest('hex');
+
+async function errorOf(res: Response, status: number): Promise<string> {
+  const body = await res.json() as { success: boolean; error: string };
+  expect(res.status, JSON.stringify(body)).to.equal(status);
+  expect(body.success).to.equal(false);
+  return body.error;
+}
+
+for (const variant of DB_VARIANTS) {
+  const cache = variant.name === 'mariadb' && REDIS_URL ? 'redis' : 'memory';
+  describe(`configuration promotion /api/config (${variant.name}, cache ${cache})`, function () {
+    this.timeout(120000);
+    let t: TestKernel;
+    const admin = () => as(t, 'admin');
+    const folder = () => join(t.dataDir, 'config', 'sync');
+    const fileOf = (type: string, name: string) => join(folder(), type, `${encodeURIComponent(name)}.json`);
+    const readSync = (type: string, name: string) => JSON.parse(readFileSync(fileOf(type, name), 'utf8'));
+    /** Writes a sync file with a correct checksum (as an export from another environment would). */
+    const writeSync = (type: string, name: string, data: Record<string, unknown>, uuid = `00000000-0000-4000-8000-${String(Math.floor(Math.random() * 1e12)).padStart(12, '0')}`) =>
+      writeFileSync(fileOf(type, name), JSON.stringify({ uuid, type, name, checksum: sha(data), data }, null, 2));
+    const Role = () => t.kernel.container.resolve<Record<string, any>>('models').Role;
+    const plan = async (body: Record<string, unknown>) => dataOf(await admin().post('/api/config/plan', body));
+    const status = async () => dataOf(await admin().get('/api/config/status'));
+    const exportAll = async () => dataOf(await admin().post('/api/config/export', {}));
+
+    before(async function () {
+      requireVariant(this, variant);
+      t = await startTestKernel({
+        db: variant.name, cache, setup: true, plugins: [fixturePlugin('test-identity')],
+        config: { plugins: { options: { auth: { bcryptRounds: 4 }, setup: { admin: { email: 'seed@example.com', password: PASSWORD } } } } },
+      });
+    });
+    after(async () => t?.close());
+
+    it('lists the resource types with their counts', async function () {
+      const data = await dataOf(await admin().get('/api/config/resources'));
+      const byType = Object.fromEntries(data.resources.map((r: any) => [r.type, r]));
+      expect(Object.keys(byType)).to.deep.equal(['collection', 'role', 'theme', 'setting', 'dashboard']);
+      expect(byType.role.count).to.equal(4);
+      expect(byType.theme.count).to.equal(1);
+      expect(byType.dashboard.count).to.equal(1);
+      expect(byType.setting.count).to.be.greaterThan(40);
+      expect(byType.collection.applied).to.equal(false);
+      expect(data.path).to.equal(folder());
+    });
+
+    it('export writes one file per resource with a stable uuid and a canonical checksum, never a private setting', async function () {
+      const first = await exportAll();
+      expect(first.path).to.equal(folder());
+      const resources = (await dataOf(await admin().get('/api/config/resources'))).resources as Array<{ count: number }>;
+      expect(first.written).to.equal(resources.reduce((n, r) => n + r.count, 0));
+      const editor = readSync('role', 'editor');
+      expect(editor).to.have.keys('uuid', 'type', 'name', 'checksum', 'data');
+      expect(editor).to.include({ type: 'role', name: 'editor' });
+      expect(editor.checksum).to.equal(sha(editor.data));
+      expect(editor.data.permissions).to.include('content:read');
+      expect(readSync('dashboard', 'default-layout').data.widgets).to.be.an('array');
+      expect(readSync('setting', 'SITE_NAME').data).to.deep.equal({ value: 'My CMS' });
+      for (const secret of ['SMTP_PASSWORD', 'MEDIA_SECRET_ACCESS_KEY', 'OIDC_CLIENT_SECRET', 'BACKUP_ENCRYPTION_KEY', 'LICENSE_KEY']) {
+        expect(existsSync(fileOf('setting', secret)), secret).to.equal(false);
+      }
+      const bytes = readFileSync(fileOf('role', 'editor'), 'utf8');
+      const again = await exportAll();
+      expect(again.written).to.equal(first.written);
+      expect(readFileSync(fileOf('role', 'editor'), 'utf8')).to.equal(bytes);
+      const st = await status();
+      expect(st.inSync).to.equal(true);
+      expect(st.summary).to.include({ changed: 0, onlyInDatabase: 0, onlyInFiles: 0 });
+      expect(st.summary.same).to.equal(first.written);
+    });
+
+    it('export keeps the uuid of an existing file and removes files of resources no longer in the database', async function () {
+      const uuid = readSync('role', 'viewer').uuid;
+      writeSync('role', 'ghost', { description: 'not in the database', permissions: [] });
+      await exportAll();
+      expect(readSync('role', 'viewer').uuid).to.equal(uuid);
+      expect(existsSync(fileOf('role', 'ghost'))).to.equal(false);
+      const audit = t.kernel.container.resolve<{ list(f: object): Promise<{ items: any[] }> }>('audit');
+      const last = (await audit.list({ limit: 1 })).items[0];
+      expect(last).to.include({ domain: 'config', operation: 'export', outcome: 'success' });
+      expect(last.summary.deleted).to.equal(1);
+    });
+
+    it('status reports drift after a change in the database and in a file; the deprecated aliases answer the same', async function () {
+      await Role().update({ description: 'Changed in the database' }, { where: { tenant_id: 'default', name: 'viewer' } });
+      const editor = readSync('role', 'editor');
+      writeSync('role', 'editor', { ...editor.data, description: 'Changed in the file' }, editor.uuid);
+      writeSync('role', 'reviewer', { description: 'Reviews', permissions: ['content:read'] });
+      await Role().create({ tenant_id: 'default', name: 'temp', description: 'Temporary', permissions: '[]' });
+      const st = await status();
+      expect(st.inSync).to.equal(false);
+      expect(st.summary).to.include({ changed: 2, onlyInDatabase: 1, onlyInFiles: 1 });
+      const state = (name: string) => st.items.find((i: any) => i.type === 'role' && i.name === name)?.state;
+      expect([state('viewer'), state('editor'), state('temp'), state('reviewer'), state('admin')]).to.deep.equal(['changed', 'changed', 'onlyInDatabase', 'onlyInFiles', 'same']);
+      for (const alias of ['/api/config_sync', '/api/config-sync']) {
+        const res = await admin().get(alias);
+        expect(res.headers.get('deprecation'), alias).to.equal('true');
+        expect(res.headers.get('link')).to.contain('/api/config/status');
+        expect(await dataOf(res)).to.deep.equal(st);
+      }
+      // Back to the database's viewer, so the plans below see one change per state.
+      await Role().update({ description: 'Reads content and media' }, { where: { tenant_id: 'default', name: 'viewer' } });
+      const viewer = readSync('role', 'viewer');
+      writeSync('role', 'viewer', { ...viewer.data, description: 'Reads content and media' }, viewer.uuid);
+    });
+
+    it('plans each mode with exact counts and dependency order, changing nothing', async function () {
+      const before = await status();
+      const add = await plan({ mode: 'add', types: ['role'] });
+      expect(add).to.include({ domain: 'config', mode: 'add', requiresConfirmation: false });
+      expect(add.summary).to.deep.equal({ created: 1, updated: 0, deleted: 0, skipped: 1, failed: 0 });
+      const merge = await plan({});
+      expect(merge.mode).to.equal('merge');
+      expect(merge.summary).to.deep.equal({ created: 1, updated: 1, deleted: 0, skipped: 0, failed: 0 });
+      expect(merge.operations.map((o: any) => `${o.action}:${o.type}:${o.target}`)).to.deep.equal(['create:role:reviewer', 'update:role:editor']);
+      const mirror = await plan({ mode: 'mirror', types: ['role'] });
+      expect(mirror).to.include({ risk: 'destructive', requiresConfirmation: true });
+      expect(mirror.summary).to.deep.equal({ created: 1, updated: 1, deleted: 1, skipped: 0, failed: 0 });
+      expect(mirror.operations.at(-1)).to.include({ action: 'delete', target: 'temp' });
+      // replace: every role is dropped first and created again, but admin (users hold it) is kept.
+      const replace = await plan({ mode: 'replace', types: ['role'] });
+      expect(replace.summary).to.deep.equal({ created: 4, updated: 0, deleted: 4, skipped: 0, failed: 0 });
+      expect(replace.operations.slice(0, 4).every((o: any) => o.action === 'delete')).to.equal(true);
+      expect(replace.operations.map((o: any) => o.target)).to.not.include('admin');
+      expect(await status()).to.deep.equal(before);
+    });
+
+    it('400 for bad bodies and 403 for a role without config:write', async function () {
+      expect(await errorOf(await admin().post('/api/config/plan', { mode: 'wipe' }), 400)).to.equal('VALIDATION_ERROR');
+      expect(await errorOf(await admin().post('/api/config/plan', { types: ['users'] }), 400)).to.equal('VALIDATION_ERROR');
+      expect(await errorOf(await admin().post('/api/config/apply', {}), 400)).to.equal('VALIDATION_ERROR');
+      expect(await errorOf(await admin().post('/api/config/apply', { planId: 'x', confirmed: 'yes' }), 400)).to.equal('VALIDATION_ERROR');
+      expect(await errorOf(await admin().post('/api/config/apply', { confirmed: true }), 400)).to.equal('VALIDATION_ERROR');
+      expect(await errorOf(await admin().post('/api/config/export', { types: 'role' }), 400)).to.equal('VALIDATION_ERROR');
+      for (const path of ['/api/config/plan', '/api/config/apply', '/api/config/export']) {
+        expect(await errorOf(await as(t, 'editor').post(path, {}), 403), path).to.equal('FORBIDDEN');
+      }
+      for (const path of ['/api/config/status', '/api/config/resources', '/api/config/history', '/api/config_sync', '/api/config-sync']) {
+        expect(await errorOf(await as(t, 'editor').get(path), 403), path).to.equal('FORBIDDEN');
+        expect(await errorOf(await t.request(path), 401), path).to.equal('AUTHENTICATION_REQUIRED');
+      }
+      expect(await errorOf(await admin().post('/api/config/apply', { planId: '00000000-0000-4000-8000-000000000000', confirmed: true }), 404)).to.equal('PLAN_NOT_FOUND');
+    });
+
+    it('refuses a stale plan after a database change between plan and apply', async function () {
+      const p = await plan({ mode: 'merge' });
+      await Role().update({ description: 'Changed meanwhile' }, { where: { tenant_id: 'default', name: 'temp' } });
+      expect(await errorOf(await admin().post('/api/config/apply', { planId: p.planId, confirmed: true, planHash: p.planHash }), 409)).to.equal('PLAN_STALE');
+      expect((await Role().findOne({ where: { tenant_id: 'default', name: 'reviewer' } }))).to.equal(null);
+    });
+
+    it('applies a merge plan: creates and updates, deletes nothing, and verify finds the database equal to the files', async function () {
+      const p = await plan({ mode: 'merge' });
+      const done = await dataOf(await admin().post('/api/config/apply', { planId: p.planId, confirmed: false, planHash: p.planHash }));
+      expect(done).to.include({ planId: p.planId, outcome: 'success' });
+      expect(done.summary).to.deep.equal({ created: 1, updated: 1, deleted: 0, skipped: 0, failed: 0 });
+      expect(done.verify).to.deep.equal({ ok: true, discrepancies: [] });
+      expect((await Role().findOne({ where: { tenant_id: 'default', name: 'editor' } })).description).to.equal('Changed in the file');
+      expect(JSON.parse((await Role().findOne({ where: { tenant_id: 'default', name: 'reviewer' } })).permissions)).to.deep.equal(['content:read']);
+      expect(await Role().findOne({ where: { tenant_id: 'default', name: 'temp' } })).to.not.equal(null);
+      const st = await status();
+      expect(st.summary).to.include({ changed: 0, onlyInDatabase: 1, onlyInFiles: 0 });
+      const history = await dataOf(await admin().get('/api/config/history'));
+      expect(history.jobs).to.be.an('array');
+    });
+
+    it('a mirror plan needs confirmation (409 CONFIRMATION_REQUIRED), then deletes what is only in the database', async function () {
+      const p = await plan({ mode: 'mirror' });
+      expect(p.summary).to.deep.equal({ created: 0, updated: 0, deleted: 1, skipped: 0, failed: 0 });
+      expect(await errorOf(await admin().post('/api/config/apply', { planId: p.planId, confirmed: false }), 409)).to.equal('CONFIRMATION_REQUIRED');
+      const done = await dataOf(await admin().post('/api/config/apply', { planId: p.planId, confirmed: true, planHash: p.planHash }));
+      expect(done.outcome).to.equal('success');
+      expect(await Role().findOne({ where: { tenant_id: 'default', name: 'temp' } })).to.equal(null);
+      expect((await status()).inSync).to.equal(true);
+    });
+
+    it('keeps built-in resources a mirror would delete (the active theme, admin) as warnings and skips', async function () {
+      const theme = readdirSync(join(folder(), 'theme'))[0]!;
+      const themeFile = join(folder(), 'theme', theme);
+      const themeBody = readFileSync(themeFile, 'utf8');
+      const adminFile = readFileSync(fileOf('role', 'admin'), 'utf8');
+      rmSync(themeFile);
+      rmSync(fileOf('role', 'admin'));
+      try {
+        const p = await plan({ mode: 'mirror', types: ['role', 'theme'] });
+        expect(p.summary).to.deep.equal({ created: 0, updated: 0, deleted: 0, skipped: 2, failed: 0 });
+        expect(p.warnings.map((w: any) => w.item)).to.include.members(['role:admin', 'theme:Default']);
+      } finally {
+        writeFileSync(themeFile, themeBody);
+        writeFileSync(fileOf('role', 'admin'), adminFile);
+      }
+    });
+
+    it('a tampered file blocks the plan (400 PLAN_BLOCKED on apply) and shows as drift', async function () {
+      const viewer = readSync('role', 'viewer');
+      const original = readFileSync(fileOf('role', 'viewer'), 'utf8');
+      writeFileSync(fileOf('role', 'viewer'), JSON.stringify({ ...viewer, data: { ...viewer.data, permissions: ['config:write'] } }));
+      try {
+        const p = await plan({});
+        expect(p.blockedReasons).to.have.length(1);
+        expect(p.blockedReasons[0]).to.contain('role/viewer.json').and.contain('checksum');
+        expect(await errorOf(await admin().post('/api/config/apply', { planId: p.planId, confirmed: true }), 400)).to.equal('PLAN_BLOCKED');
+        expect((await status()).summary.changed).to.equal(1);
+        expect(JSON.parse((await Role().findOne({ where: { tenant_id: 'default', name: 'viewer' } })).permissions)).to.not.include('config:write');
+      } finally {
+        writeFileSync(fileOf('role', 'viewer'), original);
+      }
+    });
+
+    it('applies settings, the dashboard layout and themes from files (replace of themes keeps the active one)', async function () {
+      const site = readSync('setting', 'SITE_NAME');
+      writeSync('setting', 'SITE_NAME', { value: 'Promoted' }, site.uuid);
+      const layout = readSync('dashboard', 'default-layout');
+      writeSync('dashboard', 'default-layout', { widgets: ['system-health'] }, layout.uuid);
+      const current = JSON.parse(readFileSync(join(folder(), 'theme', readdirSync(join(folder(), 'theme'))[0]!), 'utf8'));
+      writeSync('theme', 'Promoted theme', { config: current.data.config, presetSource: null });
+      const p = await plan({ mode: 'merge' });
+      expect(p.summary).to.deep.equal({ created: 1, updated: 2, deleted: 0, skipped: 0, failed: 0 });
+      expect(p.operations.map((o: any) => o.type)).to.deep.equal(['theme', 'setting', 'dashboard']);
+      const done = await dataOf(await admin().post('/api/config/apply', { planId: p.planId, confirmed: false }));
+      expect(done.outcome, JSON.stringify(done)).to.equal('success');
+      const settings = t.kernel.container.resolve<{ get(key: string): Promise<unknown> }>('settings');
+      expect(await settings.get('SITE_NAME')).to.equal('Promoted');
+      expect(await settings.get('DASHBOARD_DEFAULT_WIDGETS')).to.deep.equal(['system-health']);
+      const themes = await dataOf(await admin().get('/api/theme/list'));
+      expect(themes.map((th: any) => th.name).sort()).to.deep.equal(['Default', 'Promoted theme']);
+      expect((await status()).inSync).to.equal(true);
+      // replace of the themes: the active Default is kept (updated in place), the other dropped and created again.
+      const r = await plan({ mode: 'replace', types: ['theme'] });
+      expect(r.summary).to.deep.equal({ created: 1, updated: 0, deleted: 1, skipped: 0, failed: 0 });
+      const replaced = await dataOf(await admin().post('/api/config/apply', { planId: r.planId, confirmed: true }));
+      expect(replaced.outcome).to.equal('success');
+      expect(replaced.verify).to.deep.equal({ ok: true, discrepancies: [] });
+      expect((await status()).inSync).to.equal(true);
+    });
+
+    it('runs an apply of 100 or more entities as a job (202), tracked by GET /api/config/history?jobId=', async function () {
+      for (let i = 0; i < 100; i++) writeSync('role', `bulk-${String(i).padStart(3, '0')}`, { description: `Bulk ${i}`, permissions: ['content:read'] });
+      const p = await plan({ types: ['role'] });
+      expect(p.summary).to.deep.equal({ created: 100, updated: 0, deleted: 0, skipped: 0, failed: 0 });
+      const queued = await dataOf(await admin().post('/api/config/apply', { planId: p.planId, confirmed: false }), 202);
+      expect(queued).to.include({ status: 'queued' });
+      let job: any;
+      for (let i = 0; i < 200; i++) {
+        job = (await dataOf(await admin().get(`/api/config/history?jobId=${queued.jobId}`))).jobs[0];
+        if (job?.completedAt) break;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(job).to.include({ jobId: queued.jobId, domain: 'config', status: 'completed', outcome: 'success' });
+      expect(job.summary.created).to.equal(100);
+      expect(await Role().count({ where: { tenant_id: 'default' } })).to.equal(105);
+      expect((await status()).inSync).to.equal(true);
+    });
+
+    it('a role change applied from files reaches signed-in users at once (their cached sessions are dropped after commit)', async function () {
+      const users = t.kernel.container.resolve<{ create(i: object): Promise<{ _id: string }> }>('users');
+      await users.create({ email: 'reviewer@example.com', password: PASSWORD, role: 'reviewer' });
+      const login = await t.request('/api/user/login', { method: 'POST', json: { email: 'reviewer@example.com', password: PASSWORD } });
+      const cookie = responseCookie(login)!;
+      expect(cookie, await login.text()).to.be.a('string');
+      const statusAsReviewer = () => t.request('/api/config/status', { headers: { cookie } });
+      expect((await statusAsReviewer()).status).to.equal(403);
+      const reviewer = readSync('role', 'reviewer');
+      writeSync('role', 'reviewer', { ...reviewer.data, permissions: ['config:read', 'content:read'] }, reviewer.uuid);
+      const p = await plan({ types: ['role'] });
+      expect(p.summary).to.deep.equal({ created: 0, updated: 1, deleted: 0, skipped: 0, failed: 0 });
+      expect((await dataOf(await admin().post('/api/config/apply', { planId: p.planId, confirmed: false }))).outcome).to.equal('success');
+      expect((await statusAsReviewer()).status).to.equal(200);
+      // A role some user holds is kept by mirror (warning + skip).
+      rmSync(fileOf('role', 'reviewer'));
+      const mirror = await plan({ mode: 'mirror', types: ['role'] });
+      expect(mirror.summary).to.deep.equal({ created: 0, updated: 0, deleted: 0, skipped: 1, failed: 0 });
+      expect(mirror.warnings.map((w: any) => w.item)).to.include('role:reviewer');
+    });
+  });
+}
