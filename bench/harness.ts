@@ -40,9 +40,23 @@ export const stop = (child: ChildProcess) =>
   });
 
 /** One load case of SECONDS; 304 Not Modified counts as a success (conditional requests). */
-export async function load(url: string, opts: { method?: 'GET' | 'POST'; connections?: number; headers?: Record<string, string> } = {}): Promise<Figures> {
-  const r = await autocannon({ url, method: opts.method ?? 'GET', connections: opts.connections ?? CONNECTIONS, duration: SECONDS, headers: opts.headers });
-  return { rps: Math.round(r.requests.average), p99: r.latency.p99, errors: r.errors + r['4xx'] + r['5xx'], mbps: Math.round((r.throughput.average / MiB) * 10) / 10 };
+export async function load(
+  url: string,
+  opts: { method?: 'GET' | 'POST'; connections?: number; headers?: Record<string, string> } = {},
+): Promise<Figures> {
+  const r = await autocannon({
+    url,
+    method: opts.method ?? 'GET',
+    connections: opts.connections ?? CONNECTIONS,
+    duration: SECONDS,
+    headers: opts.headers,
+  });
+  return {
+    rps: Math.round(r.requests.average),
+    p99: r.latency.p99,
+    errors: r.errors + r['4xx'] + r['5xx'],
+    mbps: Math.round((r.throughput.average / MiB) * 10) / 10,
+  };
 }
 
 export const line = (label: string, f: Figures, extra = '') =>

@@ -42,12 +42,15 @@ const WXR_HEAD = `<?xml version="1.0" encoding="UTF-8"?>
 <wp:author><wp:author_id>1</wp:author_id><wp:author_login><![CDATA[bench]]></wp:author_login><wp:author_email><![CDATA[bench@example.com]]></wp:author_email><wp:author_display_name><![CDATA[Bench]]></wp:author_display_name></wp:author>
 <wp:category><wp:term_id>1</wp:term_id><wp:category_nicename><![CDATA[news]]></wp:category_nicename><wp:category_parent><![CDATA[]]></wp:category_parent><wp:cat_name><![CDATA[News]]></wp:cat_name></wp:category>
 `;
-const wxrItem = (i: number) => `<item><title><![CDATA[Generated post ${i}]]></title><link>http://bench.example/?p=${i}</link><pubDate>Mon, 02 Nov 2026 10:00:00 +0000</pubDate><dc:creator><![CDATA[bench]]></dc:creator><guid isPermaLink="false">http://bench.example/?p=${i}</guid><description></description>
+const wxrItem = (
+  i: number,
+) => `<item><title><![CDATA[Generated post ${i}]]></title><link>http://bench.example/?p=${i}</link><pubDate>Mon, 02 Nov 2026 10:00:00 +0000</pubDate><dc:creator><![CDATA[bench]]></dc:creator><guid isPermaLink="false">http://bench.example/?p=${i}</guid><description></description>
 <content:encoded><![CDATA[<p>Paragraph one of post ${i}. The quick brown fox jumps over the lazy dog.</p><p>Paragraph two with <a href="http://bench.example/">a link</a>.</p>]]></content:encoded><excerpt:encoded><![CDATA[Excerpt ${i}]]></excerpt:encoded>
 <wp:post_id>${i}</wp:post_id><wp:post_date><![CDATA[2026-11-02 10:00:00]]></wp:post_date><wp:post_date_gmt><![CDATA[2026-11-02 10:00:00]]></wp:post_date_gmt><wp:comment_status><![CDATA[open]]></wp:comment_status><wp:post_name><![CDATA[generated-post-${i}]]></wp:post_name><wp:status><![CDATA[publish]]></wp:status><wp:post_parent>0</wp:post_parent><wp:menu_order>0</wp:menu_order><wp:post_type><![CDATA[post]]></wp:post_type><wp:post_password><![CDATA[]]></wp:post_password><wp:is_sticky>0</wp:is_sticky>
 <category domain="category" nicename="news"><![CDATA[News]]></category></item>
 `;
-const csvRow = (i: number) => `${i},Item ${i},"Description of item ${i}, with a comma",${(i % 997) + 0.5},${i % 2 === 0 ? 'true' : 'false'},2026-11-${String((i % 28) + 1).padStart(2, '0')}\n`;
+const csvRow = (i: number) =>
+  `${i},Item ${i},"Description of item ${i}, with a comma",${(i % 997) + 0.5},${i % 2 === 0 ? 'true' : 'false'},2026-11-${String((i % 28) + 1).padStart(2, '0')}\n`;
 
 interface Completed {
   imported: number;
@@ -61,7 +64,12 @@ async function importFile(url: string, cookie: string, path: string, filename: s
   form.append('file', await openAsBlob(path), filename);
   form.append('scaffold', 'true');
   form.append('collection', collection);
-  const res = await fetch(`${url}/api/migration/import`, { method: 'POST', headers: { cookie }, body: form, signal: AbortSignal.timeout(TIMEOUT_MS) });
+  const res = await fetch(`${url}/api/migration/import`, {
+    method: 'POST',
+    headers: { cookie },
+    body: form,
+    signal: AbortSignal.timeout(TIMEOUT_MS),
+  });
   if (!res.ok || !res.body) throw new Error(`import of ${filename} answered ${res.status}: ${(await res.text()).slice(0, 300)}`);
   let buffer = '';
   const decoder = new TextDecoder();
@@ -86,7 +94,16 @@ async function healthP99(url: string, seconds: number): Promise<number> {
   return r.latency.p99;
 }
 
-async function importCase(title: string, url: string, cookie: string, pid: number, path: string, filename: string, collection: string, expected: number): Promise<void> {
+async function importCase(
+  title: string,
+  url: string,
+  cookie: string,
+  pid: number,
+  path: string,
+  filename: string,
+  collection: string,
+  expected: number,
+): Promise<void> {
   console.log(`\n## ${title} (${(statSync(path).size / MiB).toFixed(1)} MiB)`);
   const baseline = await healthP99(url, 3);
   const before = rssOf(pid);
@@ -105,41 +122,61 @@ async function importCase(title: string, url: string, cookie: string, pid: numbe
     clearInterval(poll);
   }
   if (done.imported !== expected) console.log(`WARNING: imported ${done.imported} of ${expected} (failed ${done.failed})`);
-  console.log(`imported ${done.imported}, failed ${done.failed} in ${seconds.toFixed(1)} s: ${Math.round(done.imported / seconds)} entries/s (server-reported ${done.durationMs} ms)`);
-  console.log(`server RSS before ${Math.round(before / MiB)} MiB, peak ${Math.round(peak / MiB)} MiB (+${Math.round((peak - before) / MiB)} MiB)`);
-  console.log(`ratio health p99 during import / idle: ${baseline > 0 ? (during / baseline).toFixed(2) : 'n/a'} (${during} ms / ${baseline} ms)`);
+  console.log(
+    `imported ${done.imported}, failed ${done.failed} in ${seconds.toFixed(1)} s: ${Math.round(done.imported / seconds)} entries/s (server-reported ${done.durationMs} ms)`,
+  );
+  console.log(
+    `server RSS before ${Math.round(before / MiB)} MiB, peak ${Math.round(peak / MiB)} MiB (+${Math.round((peak - before) / MiB)} MiB)`,
+  );
+  console.log(
+    `ratio health p99 during import / idle: ${baseline > 0 ? (during / baseline).toFixed(2) : 'n/a'} (${during} ms / ${baseline} ms)`,
+  );
 }
 
 /** Entries created by `clients` sequential writers until `until` settles: latencies in ms. */
-async function writers(url: string, cookie: string, clients: number, until: Promise<unknown>): Promise<{ latencies: number[]; errors: number }> {
+async function writers(
+  url: string,
+  cookie: string,
+  clients: number,
+  until: Promise<unknown>,
+): Promise<{ latencies: number[]; errors: number }> {
   let done = false;
   void until.finally(() => (done = true)).catch(() => undefined);
   const latencies: number[] = [];
   let errors = 0;
-  await Promise.all(Array.from({ length: clients }, async (_, c) => {
-    for (let i = 0; !done && i < 100_000; i++) {
-      const started = performance.now();
-      const res = await fetch(`${url}/api/collections/benchnotes`, {
-        method: 'POST', headers: { cookie, 'content-type': 'application/json' }, body: JSON.stringify({ title: `note ${c}-${i}` }), signal: AbortSignal.timeout(30000),
-      });
-      await res.arrayBuffer();
-      latencies.push(performance.now() - started);
-      if (res.status !== 201) errors++;
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: clients }, async (_, c) => {
+      for (let i = 0; !done && i < 100_000; i++) {
+        const started = performance.now();
+        const res = await fetch(`${url}/api/collections/benchnotes`, {
+          method: 'POST',
+          headers: { cookie, 'content-type': 'application/json' },
+          body: JSON.stringify({ title: `note ${c}-${i}` }),
+          signal: AbortSignal.timeout(30000),
+        });
+        await res.arrayBuffer();
+        latencies.push(performance.now() - started);
+        if (res.status !== 201) errors++;
+      }
+    }),
+  );
   return { latencies, errors };
 }
 
-const p99 = (values: number[]) => (values.length ? [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * 0.99))]! : 0);
+const p99 = (values: number[]) =>
+  values.length ? [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * 0.99))]! : 0;
 
 async function concurrentWriterCase(url: string, cookie: string, dataDir: string): Promise<void> {
   console.log(`\n## 8. A ${CONCURRENT_ROWS}-row CSV import alone, then with two clients creating entries meanwhile (SQLite)`);
   const created = await fetch(`${url}/api/collections`, {
-    method: 'POST', headers: { cookie, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'benchnotes', fields: [{ name: 'title', type: 'text' }] }),
+    method: 'POST',
+    headers: { cookie, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'benchnotes', fields: [{ name: 'title', type: 'text' }] }),
   });
   if (created.status !== 201) throw new Error(`benchnotes collection: ${created.status}`);
   const files = ['a', 'b'].map((k) => join(dataDir, `bench-concurrent-${k}.csv`));
-  for (const [n, file] of files.entries()) await writeLines(file, 'id,name,description,price,active,published\n', CONCURRENT_ROWS, (i) => csvRow(i + (n + 1) * 10_000_000));
+  for (const [n, file] of files.entries())
+    await writeLines(file, 'id,name,description,price,active,published\n', CONCURRENT_ROWS, (i) => csvRow(i + (n + 1) * 10_000_000));
   const timed = async (file: string, collection: string) => {
     const started = performance.now();
     const done = await importFile(url, cookie, file, `${collection}.csv`, collection);
@@ -152,8 +189,12 @@ async function concurrentWriterCase(url: string, cookie: string, dataDir: string
   const rate = (r: { done: Completed; seconds: number }) => r.done.imported / r.seconds;
   console.log(`import alone: ${alone.done.imported} in ${alone.seconds.toFixed(1)} s: ${Math.round(rate(alone))} entries/s`);
   console.log(`import with writers: ${busy.done.imported} in ${busy.seconds.toFixed(1)} s: ${Math.round(rate(busy))} entries/s`);
-  console.log(`writers: ${load.latencies.length} entries created (${load.errors} errors), p99 ${Math.round(p99(load.latencies))} ms, max ${Math.round(Math.max(0, ...load.latencies))} ms`);
-  console.log(`ratio import rate with writers / alone: ${(rate(busy) / rate(alone)).toFixed(2)} (target >= 0.5); write p99 ${Math.round(p99(load.latencies))} ms (target < 1000)`);
+  console.log(
+    `writers: ${load.latencies.length} entries created (${load.errors} errors), p99 ${Math.round(p99(load.latencies))} ms, max ${Math.round(Math.max(0, ...load.latencies))} ms`,
+  );
+  console.log(
+    `ratio import rate with writers / alone: ${(rate(busy) / rate(alone)).toFixed(2)} (target >= 0.5); write p99 ${Math.round(p99(load.latencies))} ms (target < 1000)`,
+  );
 }
 
 export async function runImportBench(): Promise<void> {
@@ -163,19 +204,49 @@ export async function runImportBench(): Promise<void> {
   await writeLines(wxr, WXR_HEAD, POSTS, wxrItem, '</channel></rss>\n');
   await writeLines(csv, 'id,name,description,price,active,published\n', ROWS, csvRow);
   const kernelEnv = {
-    CMS_DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', CMS_RATE_LIMIT_ENABLED: 'false', REDIS_URL: '', DB_TYPE: 'sqlite',
-    CMS_SETUP_ADMIN_EMAIL: 'bench@example.com', CMS_SETUP_ADMIN_PASSWORD: 'benchmark password',
+    CMS_DATA_DIR: dataDir,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'warn',
+    CMS_RATE_LIMIT_ENABLED: 'false',
+    REDIS_URL: '',
+    DB_TYPE: 'sqlite',
+    CMS_SETUP_ADMIN_EMAIL: 'bench@example.com',
+    CMS_SETUP_ADMIN_PASSWORD: 'benchmark password',
   };
   const kernel = await startChild([join(DIST_ROOT, 'kernel', 'cli.js'), 'start'], kernelEnv, dataDir);
   try {
     const login = await fetch(`${kernel.url}/api/user/login`, {
-      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'bench@example.com', password: 'benchmark password' }),
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'bench@example.com', password: 'benchmark password' }),
     });
-    const cookie = login.headers.getSetCookie().find((c) => c.startsWith('session='))?.split(';')[0];
+    const cookie = login.headers
+      .getSetCookie()
+      .find((c) => c.startsWith('session='))
+      ?.split(';')[0];
     if (!cookie) throw new Error(`bench sign-in failed: ${login.status}`);
     const pid = kernel.child.pid!;
-    await importCase(`6. POST /api/migration/import: generated WXR, ${POSTS} posts`, kernel.url, cookie, pid, wxr, 'bench-20k.xml', 'benchposts', POSTS + 2); // + its author and category
-    await importCase(`7. POST /api/migration/import: generated CSV, ${ROWS} rows`, kernel.url, cookie, pid, csv, 'bench-200k.csv', 'benchrows', ROWS);
+    await importCase(
+      `6. POST /api/migration/import: generated WXR, ${POSTS} posts`,
+      kernel.url,
+      cookie,
+      pid,
+      wxr,
+      'bench-20k.xml',
+      'benchposts',
+      POSTS + 2,
+    ); // + its author and category
+    await importCase(
+      `7. POST /api/migration/import: generated CSV, ${ROWS} rows`,
+      kernel.url,
+      cookie,
+      pid,
+      csv,
+      'bench-200k.csv',
+      'benchrows',
+      ROWS,
+    );
     await concurrentWriterCase(kernel.url, cookie, dataDir);
   } finally {
     await stop(kernel.child);

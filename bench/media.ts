@@ -36,15 +36,25 @@ function textBlock(bytes: number): Buffer {
 /** Streams a multipart upload of `size` bytes from one reused buffer, honouring backpressure. */
 function uploadGenerated(url: string, cookie: string, size: number): Promise<{ status: number; body: string }> {
   const boundary = `----cmsbench${Date.now().toString(16)}`;
-  const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="bench-1gib.txt"\r\nContent-Type: text/plain\r\n\r\n`);
+  const head = Buffer.from(
+    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="bench-1gib.txt"\r\nContent-Type: text/plain\r\n\r\n`,
+  );
   const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
   const block = textBlock(MiB);
   const target = new URL('/api/media/upload', url);
   return new Promise((resolve, reject) => {
     const req = request(
       {
-        host: target.hostname, port: target.port, path: target.pathname, method: 'POST', timeout: 5 * 60 * 1000,
-        headers: { cookie, 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': head.length + size + tail.length },
+        host: target.hostname,
+        port: target.port,
+        path: target.pathname,
+        method: 'POST',
+        timeout: 5 * 60 * 1000,
+        headers: {
+          cookie,
+          'content-type': `multipart/form-data; boundary=${boundary}`,
+          'content-length': head.length + size + tail.length,
+        },
       },
       (res) => {
         let body = '';
@@ -82,9 +92,17 @@ function serveBare(file: string): void {
 export async function runMediaBench(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'cms-bench-media-'));
   const kernelEnv = {
-    CMS_DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', CMS_RATE_LIMIT_ENABLED: 'false', REDIS_URL: '', DB_TYPE: 'sqlite',
-    CMS_SETUP_ADMIN_EMAIL: 'bench@example.com', CMS_SETUP_ADMIN_PASSWORD: 'benchmark password',
-    MEDIA_STORAGE_TYPE: 'local', MEDIA_MAX_UPLOAD_MB: '2048',
+    CMS_DATA_DIR: dataDir,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'warn',
+    CMS_RATE_LIMIT_ENABLED: 'false',
+    REDIS_URL: '',
+    DB_TYPE: 'sqlite',
+    CMS_SETUP_ADMIN_EMAIL: 'bench@example.com',
+    CMS_SETUP_ADMIN_PASSWORD: 'benchmark password',
+    MEDIA_STORAGE_TYPE: 'local',
+    MEDIA_MAX_UPLOAD_MB: '2048',
   };
   const sample = join(dataDir, 'sample-256k.txt');
   writeFileSync(sample, textBlock(FILE_BYTES));
@@ -92,9 +110,14 @@ export async function runMediaBench(): Promise<void> {
   const bare = await startChild([fileURLToPath(import.meta.url), '--bare-files', sample], {}, dataDir);
   try {
     const login = await fetch(`${kernel.url}/api/user/login`, {
-      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'bench@example.com', password: 'benchmark password' }),
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'bench@example.com', password: 'benchmark password' }),
     });
-    const cookie = login.headers.getSetCookie().find((c) => c.startsWith('session='))?.split(';')[0];
+    const cookie = login.headers
+      .getSetCookie()
+      .find((c) => c.startsWith('session='))
+      ?.split(';')[0];
     if (!cookie) throw new Error(`bench sign-in failed: ${login.status}`);
     const form = new FormData();
     form.append('file', new Blob([new Uint8Array(readFileSync(sample))]), 'sample-256k.txt');
@@ -131,8 +154,12 @@ export async function runMediaBench(): Promise<void> {
     const after = memoryOf(pid);
     if (result.status !== 201) throw new Error(`1 GiB upload answered ${result.status}: ${result.body.slice(0, 300)}`);
     const mb = (n: number) => `${Math.round(n / MiB)} MiB`;
-    console.log(`upload: 201 in ${seconds.toFixed(1)} s (${Math.round(UPLOAD_BYTES / MiB / seconds)} MiB/s end to end: receive, SHA-256 in the pool, store)`);
-    console.log(`server RSS before ${mb(before.rss)}, peak during the upload ${mb(peak)} (+${mb(peak - before.rss)}), after ${mb(after.rss)}; VmHWM since start ${mb(after.hwm)}`);
+    console.log(
+      `upload: 201 in ${seconds.toFixed(1)} s (${Math.round(UPLOAD_BYTES / MiB / seconds)} MiB/s end to end: receive, SHA-256 in the pool, store)`,
+    );
+    console.log(
+      `server RSS before ${mb(before.rss)}, peak during the upload ${mb(peak)} (+${mb(peak - before.rss)}), after ${mb(after.rss)}; VmHWM since start ${mb(after.hwm)}`,
+    );
   } finally {
     await Promise.all([stop(kernel.child), stop(bare.child)]);
     rmSync(dataDir, { recursive: true, force: true });

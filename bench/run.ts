@@ -25,12 +25,19 @@ async function seedPosts(url: string): Promise<string> {
     return res;
   };
   const login = await call('/api/user/login', { json: { email: 'bench@example.com', password: 'benchmark password' } });
-  const cookie = login.headers.getSetCookie().find((c) => c.startsWith('session='))!.split(';')[0]!;
+  const cookie = login.headers
+    .getSetCookie()
+    .find((c) => c.startsWith('session='))!
+    .split(';')[0]!;
   // Setup seeds the posts collection (title, excerpt, body, cover, tags, publishedAt).
   for (let batch = 0; batch < 10; batch++) {
     const entries = Array.from({ length: 100 }, (_, i) => ({
-      title: `Post ${batch * 100 + i}`, excerpt: 'A short summary of the post.', body: '<p>'.concat('Lorem ipsum dolor sit amet. '.repeat(20), '</p>'),
-      tags: ['bench', `batch-${batch}`], publishedAt: new Date(Date.UTC(2026, 0, 1) + (batch * 100 + i) * 3600000).toISOString(), status: 'published',
+      title: `Post ${batch * 100 + i}`,
+      excerpt: 'A short summary of the post.',
+      body: '<p>'.concat('Lorem ipsum dolor sit amet. '.repeat(20), '</p>'),
+      tags: ['bench', `batch-${batch}`],
+      publishedAt: new Date(Date.UTC(2026, 0, 1) + (batch * 100 + i) * 3600000).toISOString(),
+      status: 'published',
     }));
     await call('/api/collections/posts/batch', { cookie, json: { entries } });
   }
@@ -40,12 +47,21 @@ async function seedPosts(url: string): Promise<string> {
 
 async function main(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'cms-bench-'));
-  console.log(`# cms benchmark ${new Date().toISOString()}  node ${process.version}  ${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}  ${SECONDS}s per case, ${CONNECTIONS} connections\n`);
+  console.log(
+    `# cms benchmark ${new Date().toISOString()}  node ${process.version}  ${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}  ${SECONDS}s per case, ${CONNECTIONS} connections\n`,
+  );
   const kernelEnv = {
-    CMS_DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', CMS_RATE_LIMIT_ENABLED: 'false',
-    CMS_PLUGINS_PATHS: join(DIST_ROOT, 'bench', 'plugins', 'bench-hash'), REDIS_URL: '', DB_TYPE: 'sqlite',
+    CMS_DATA_DIR: dataDir,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'warn',
+    CMS_RATE_LIMIT_ENABLED: 'false',
+    CMS_PLUGINS_PATHS: join(DIST_ROOT, 'bench', 'plugins', 'bench-hash'),
+    REDIS_URL: '',
+    DB_TYPE: 'sqlite',
     // Headless setup, so the routes are served instead of redirected to /setup.
-    CMS_SETUP_ADMIN_EMAIL: 'bench@example.com', CMS_SETUP_ADMIN_PASSWORD: 'benchmark password',
+    CMS_SETUP_ADMIN_EMAIL: 'bench@example.com',
+    CMS_SETUP_ADMIN_PASSWORD: 'benchmark password',
   };
   const kernel = await startChild([join(DIST_ROOT, 'kernel', 'cli.js'), 'start'], kernelEnv, dataDir);
   const bare = await startChild([join(DIST_ROOT, 'bench', 'bare-koa.js')], {}, dataDir);
@@ -87,7 +103,9 @@ async function main(): Promise<void> {
     line('health + hashing in the worker pool', withPool, `   (hashes ${poolHashes.rps}/s)`);
     line('health + hashing on the event loop (contrast)', withInline, `   (hashes ${inlineHashes.rps}/s)`);
     console.log(`ratio with pool hashing / alone: throughput ${ratio(withPool.rps, alone.rps)}, p99 ${ratio(withPool.p99, alone.p99)}`);
-    console.log(`ratio with event-loop hashing / alone: throughput ${ratio(withInline.rps, alone.rps)}, p99 ${ratio(withInline.p99, alone.p99)}`);
+    console.log(
+      `ratio with event-loop hashing / alone: throughput ${ratio(withInline.rps, alone.rps)}, p99 ${ratio(withInline.p99, alone.p99)}`,
+    );
   } finally {
     await Promise.all([stop(kernel.child), stop(bare.child)]);
     rmSync(dataDir, { recursive: true, force: true });

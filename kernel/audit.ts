@@ -74,10 +74,22 @@ class AuditRow extends Model {
 
 function toEntry(row: AuditRow): AuditEntry {
   return {
-    id: row.id, timestamp: row.timestamp, domain: row.domain, operation: row.operation, planId: row.plan_id, mode: row.mode,
-    actor: JSON.parse(row.actor), outcome: row.outcome, summary: JSON.parse(row.summary), durationMs: row.duration_ms,
-    level: row.level, action: row.action, message: row.message, details: row.details ? JSON.parse(row.details) : null,
-    previousHash: row.previous_hash, currentHash: row.current_hash,
+    id: row.id,
+    timestamp: row.timestamp,
+    domain: row.domain,
+    operation: row.operation,
+    planId: row.plan_id,
+    mode: row.mode,
+    actor: JSON.parse(row.actor),
+    outcome: row.outcome,
+    summary: JSON.parse(row.summary),
+    durationMs: row.duration_ms,
+    level: row.level,
+    action: row.action,
+    message: row.message,
+    details: row.details ? JSON.parse(row.details) : null,
+    previousHash: row.previous_hash,
+    currentHash: row.current_hash,
   };
 }
 
@@ -102,15 +114,30 @@ export interface AuditVerifyResult {
 export class AuditLog {
   private readonly model: typeof AuditRow;
 
-  constructor(sequelize: Sequelize, private readonly lock: DbLock) {
+  constructor(
+    sequelize: Sequelize,
+    private readonly lock: DbLock,
+  ) {
     this.model = class extends AuditRow {};
     this.model.init(
       {
         id: { type: DataTypes.INTEGER, primaryKey: true, autoIncrement: true },
-        timestamp: DataTypes.STRING(32), tenant_id: DataTypes.STRING(64), domain: DataTypes.STRING(64), operation: DataTypes.STRING(64),
-        plan_id: DataTypes.STRING(64), mode: DataTypes.STRING(16), actor: DataTypes.TEXT, outcome: DataTypes.STRING(16),
-        summary: DataTypes.TEXT, duration_ms: DataTypes.INTEGER, level: DataTypes.STRING(16), action: DataTypes.STRING(191),
-        message: DataTypes.TEXT, details: DataTypes.TEXT, previous_hash: DataTypes.STRING(64), current_hash: DataTypes.STRING(64),
+        timestamp: DataTypes.STRING(32),
+        tenant_id: DataTypes.STRING(64),
+        domain: DataTypes.STRING(64),
+        operation: DataTypes.STRING(64),
+        plan_id: DataTypes.STRING(64),
+        mode: DataTypes.STRING(16),
+        actor: DataTypes.TEXT,
+        outcome: DataTypes.STRING(16),
+        summary: DataTypes.TEXT,
+        duration_ms: DataTypes.INTEGER,
+        level: DataTypes.STRING(16),
+        action: DataTypes.STRING(191),
+        message: DataTypes.TEXT,
+        details: DataTypes.TEXT,
+        previous_hash: DataTypes.STRING(64),
+        current_hash: DataTypes.STRING(64),
       },
       { sequelize, tableName: 'cms_audit_log', modelName: 'CmsAuditEntry', timestamps: false },
     );
@@ -119,30 +146,60 @@ export class AuditLog {
   async append(input: AuditInput): Promise<AuditEntry> {
     const parsed = auditInputSchema.safeParse(input);
     if (!parsed.success) {
-      throw new ValidationError('Invalid audit entry', parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })));
+      throw new ValidationError(
+        'Invalid audit entry',
+        parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })),
+      );
     }
     const e = parsed.data;
-    return this.lock.withLock('audit-chain', async () => {
-      const last = await this.model.findOne({ order: [['id', 'DESC']], attributes: ['current_hash'] });
-      const entry: Omit<AuditEntry, 'id' | 'currentHash'> = {
-        timestamp: new Date().toISOString(), domain: e.domain, operation: e.operation, planId: e.planId ?? null, mode: e.mode ?? null,
-        actor: e.actor, outcome: e.outcome, summary: e.summary, durationMs: e.durationMs, level: e.level,
-        action: e.action ?? `${e.domain}.${e.operation}`, message: e.message, details: e.details ?? null,
-        previousHash: last?.current_hash ?? GENESIS_HASH,
-      };
-      const currentHash = hashEntry(entry);
-      const row = await this.model.create({
-        timestamp: entry.timestamp, tenant_id: entry.actor.tenantId, domain: entry.domain, operation: entry.operation,
-        plan_id: entry.planId, mode: entry.mode, actor: JSON.stringify(entry.actor), outcome: entry.outcome,
-        summary: JSON.stringify(entry.summary), duration_ms: entry.durationMs, level: entry.level, action: entry.action,
-        message: entry.message, details: entry.details ? JSON.stringify(entry.details) : null,
-        previous_hash: entry.previousHash, current_hash: currentHash,
-      });
-      return { ...entry, id: row.id, currentHash };
-    }, { ttlMs: 15000, waitMs: 15000 });
+    return this.lock.withLock(
+      'audit-chain',
+      async () => {
+        const last = await this.model.findOne({ order: [['id', 'DESC']], attributes: ['current_hash'] });
+        const entry: Omit<AuditEntry, 'id' | 'currentHash'> = {
+          timestamp: new Date().toISOString(),
+          domain: e.domain,
+          operation: e.operation,
+          planId: e.planId ?? null,
+          mode: e.mode ?? null,
+          actor: e.actor,
+          outcome: e.outcome,
+          summary: e.summary,
+          durationMs: e.durationMs,
+          level: e.level,
+          action: e.action ?? `${e.domain}.${e.operation}`,
+          message: e.message,
+          details: e.details ?? null,
+          previousHash: last?.current_hash ?? GENESIS_HASH,
+        };
+        const currentHash = hashEntry(entry);
+        const row = await this.model.create({
+          timestamp: entry.timestamp,
+          tenant_id: entry.actor.tenantId,
+          domain: entry.domain,
+          operation: entry.operation,
+          plan_id: entry.planId,
+          mode: entry.mode,
+          actor: JSON.stringify(entry.actor),
+          outcome: entry.outcome,
+          summary: JSON.stringify(entry.summary),
+          duration_ms: entry.durationMs,
+          level: entry.level,
+          action: entry.action,
+          message: entry.message,
+          details: entry.details ? JSON.stringify(entry.details) : null,
+          previous_hash: entry.previousHash,
+          current_hash: currentHash,
+        });
+        return { ...entry, id: row.id, currentHash };
+      },
+      { ttlMs: 15000, waitMs: 15000 },
+    );
   }
 
-  async list(filter: { limit?: number; offset?: number; level?: string; search?: string; tenantId?: string } = {}): Promise<{ items: AuditEntry[]; total: number }> {
+  async list(
+    filter: { limit?: number; offset?: number; level?: string; search?: string; tenantId?: string } = {},
+  ): Promise<{ items: AuditEntry[]; total: number }> {
     const where: Record<string | symbol, unknown> = {};
     if (filter.level) where.level = filter.level;
     if (filter.tenantId) where.tenant_id = filter.tenantId;
@@ -151,7 +208,10 @@ export class AuditLog {
       where[Op.or] = [likeContains(db, 'message', filter.search), likeContains(db, 'action', filter.search)];
     }
     const { rows, count } = await this.model.findAndCountAll({
-      where, order: [['id', 'DESC']], limit: Math.min(filter.limit ?? 50, 100), offset: filter.offset ?? 0,
+      where,
+      order: [['id', 'DESC']],
+      limit: Math.min(filter.limit ?? 50, 100),
+      offset: filter.offset ?? 0,
     });
     return { items: rows.map(toEntry), total: count };
   }

@@ -29,19 +29,35 @@ function manifestTree(): Array<Partial<PluginRecord> & { id: string }> {
   const config = loadConfig();
   const discovered = [...discoverFolder(join(DIST_ROOT, 'plugins')), ...discoverConfigured(config.plugins.paths, config.root)];
   assertUniqueIds(discovered);
-  const { ordered, disabled } = orderPlugins({ plugins: discovered, disabled: config.plugins.disabled, enabled: config.plugins.enabled, kernelVersion: KERNEL_VERSION });
+  const { ordered, disabled } = orderPlugins({
+    plugins: discovered,
+    disabled: config.plugins.disabled,
+    enabled: config.plugins.enabled,
+    kernelVersion: KERNEL_VERSION,
+  });
   const row = (p: (typeof discovered)[number], enabled: boolean) => ({
-    id: p.manifest.id, name: p.manifest.name, version: p.manifest.version, description: p.manifest.description, enabled,
-    phase: p.manifest.phase, source: p.source, dir: p.dir, requires: p.manifest.requires,
+    id: p.manifest.id,
+    name: p.manifest.name,
+    version: p.manifest.version,
+    description: p.manifest.description,
+    enabled,
+    phase: p.manifest.phase,
+    source: p.source,
+    dir: p.dir,
+    requires: p.manifest.requires,
     provides: Object.fromEntries(Object.entries(p.manifest.provides).filter(([, v]) => v?.length)) as Record<string, string[]>,
-    permissions: Object.keys(p.manifest.permissions), namespaces: Object.keys(p.manifest.namespaces),
+    permissions: Object.keys(p.manifest.permissions),
+    namespaces: Object.keys(p.manifest.namespaces),
   });
   return [...ordered.map((p) => row(p, true)), ...disabled.map((p) => row(p, false))];
 }
 
 async function bootedTree(): Promise<PluginRecord[]> {
   // Logs go to stderr: stdout carries the report (JSON with --json), which a log line would corrupt.
-  const kernel = createKernel({ configOptions: { overrides: { port: 0, logLevel: 'warn', jobs: { enabled: false } } }, logger: createLogger('warn', process.stderr) });
+  const kernel = createKernel({
+    configOptions: { overrides: { port: 0, logLevel: 'warn', jobs: { enabled: false } } },
+    logger: createLogger('warn', process.stderr),
+  });
   await kernel.start();
   // Copies: close() moves every record to state 'closed'; the report shows the state after boot.
   const records = kernel.loader.describe().map((r) => ({ ...r }));
@@ -50,11 +66,29 @@ async function bootedTree(): Promise<PluginRecord[]> {
 }
 
 function printTable(rows: Array<Partial<PluginRecord> & { id: string }>): void {
-  const provides = (r: Partial<PluginRecord>) => Object.entries(r.provides ?? {}).map(([k, v]) => `${k}: ${v.join(', ')}`).join('; ') || '-';
-  const lines = rows.map((r) => [r.id, r.version ?? '', r.enabled ? 'enabled' : 'disabled', r.phase ?? '', r.state ?? '', r.bootMs === undefined ? '' : `${r.bootMs} ms`, (r.requires ?? []).join(', ') || '-', provides(r)]);
+  const provides = (r: Partial<PluginRecord>) =>
+    Object.entries(r.provides ?? {})
+      .map(([k, v]) => `${k}: ${v.join(', ')}`)
+      .join('; ') || '-';
+  const lines = rows.map((r) => [
+    r.id,
+    r.version ?? '',
+    r.enabled ? 'enabled' : 'disabled',
+    r.phase ?? '',
+    r.state ?? '',
+    r.bootMs === undefined ? '' : `${r.bootMs} ms`,
+    (r.requires ?? []).join(', ') || '-',
+    provides(r),
+  ]);
   const head = ['ID', 'VERSION', 'ENABLED', 'PHASE', 'STATE', 'BOOT', 'REQUIRES', 'PROVIDES'];
   const widths = head.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)));
-  for (const l of [head, ...lines]) process.stdout.write(`${l.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd()}\n`);
+  for (const l of [head, ...lines])
+    process.stdout.write(
+      `${l
+        .map((c, i) => c.padEnd(widths[i]!))
+        .join('  ')
+        .trimEnd()}\n`,
+    );
 }
 
 /** A command contributed by a plugin (provides.cliCommands in its manifest), found without running plugin code. */
@@ -68,7 +102,10 @@ function contributedCommand(name: string): { plugin: string } | null {
 
 /** Boots on a free port (job runner off, logs to stderr), runs the plugin's command, stops. */
 async function runContributed(name: string, json: boolean, args: string[]): Promise<void> {
-  const kernel = createKernel({ configOptions: { overrides: { port: 0, logLevel: 'warn', jobs: { enabled: false } } }, logger: createLogger('warn', process.stderr) });
+  const kernel = createKernel({
+    configOptions: { overrides: { port: 0, logLevel: 'warn', jobs: { enabled: false } } },
+    logger: createLogger('warn', process.stderr),
+  });
   await kernel.start();
   try {
     const command = kernel.registries.cliCommands.get(name);
@@ -83,7 +120,10 @@ async function runContributed(name: string, json: boolean, args: string[]): Prom
 function usage(): string {
   let extra = '';
   try {
-    extra = manifestTree().filter((p) => p.enabled).flatMap((p) => (p.provides?.cliCommands ?? []).map((c) => `  cms ${c.padEnd(31)}(plugin ${p.id})`)).join('\n');
+    extra = manifestTree()
+      .filter((p) => p.enabled)
+      .flatMap((p) => (p.provides?.cliCommands ?? []).map((c) => `  cms ${c.padEnd(31)}(plugin ${p.id})`))
+      .join('\n');
   } catch {
     // a broken configuration: the plain usage
   }
@@ -123,7 +163,10 @@ async function start(): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  const { positionals, values } = parseArgs({ allowPositionals: true, options: { json: { type: 'boolean' }, boot: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });
+  const { positionals, values } = parseArgs({
+    allowPositionals: true,
+    options: { json: { type: 'boolean' }, boot: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+  });
   const [command = 'start', sub, id] = positionals;
   if (values.help) return void process.stdout.write(`${usage()}\n`);
   if (command === 'start') return start();
@@ -132,7 +175,7 @@ async function main(): Promise<void> {
       if (!contributedCommand(command)) fail(usage());
       return await runContributed(command, Boolean(values.json), positionals.slice(1));
     } catch (err) {
-      fail(err instanceof BootError ? err.message : (err as Error).message ?? String(err));
+      fail(err instanceof BootError ? err.message : ((err as Error).message ?? String(err)));
     }
   }
   if (sub !== 'list' && sub !== 'describe') fail(usage());
@@ -140,10 +183,11 @@ async function main(): Promise<void> {
     const rows = values.boot ? await bootedTree() : manifestTree();
     const selected = sub === 'describe' ? rows.filter((r) => r.id === id) : rows;
     if (sub === 'describe' && !selected.length) fail(`No plugin '${id ?? ''}' is installed`);
-    if (values.json || sub === 'describe') process.stdout.write(`${JSON.stringify(sub === 'describe' ? selected[0] : selected, null, 2)}\n`);
+    if (values.json || sub === 'describe')
+      process.stdout.write(`${JSON.stringify(sub === 'describe' ? selected[0] : selected, null, 2)}\n`);
     else printTable(selected);
   } catch (err) {
-    fail(err instanceof BootError ? err.message : (err as Error).stack ?? String(err));
+    fail(err instanceof BootError ? err.message : ((err as Error).stack ?? String(err)));
   }
 }
 

@@ -42,14 +42,23 @@ export const configSchema = z.object({
     .prefault({}),
   redis: z
     .object({
-      url: z.string().regex(/^rediss?:\/\//, 'must start with redis:// or rediss://').optional(),
-      prefix: z.string().regex(/^[A-Za-z0-9_.-]+$/, 'letters, digits, _ . - only').default('cms'),
+      url: z
+        .string()
+        .regex(/^rediss?:\/\//, 'must start with redis:// or rediss://')
+        .optional(),
+      prefix: z
+        .string()
+        .regex(/^[A-Za-z0-9_.-]+$/, 'letters, digits, _ . - only')
+        .default('cms'),
     })
     .prefault({}),
   cache: z.object({ defaultTtlSeconds: z.number().int().min(1).default(300) }).prefault({}),
   http: z
     .object({
-      bodyLimit: z.string().regex(/^\d+(b|kb|mb)$/i, 'a size such as 512kb or 1mb').default('1mb'),
+      bodyLimit: z
+        .string()
+        .regex(/^\d+(b|kb|mb)$/i, 'a size such as 512kb or 1mb')
+        .default('1mb'),
       trustProxy: z.boolean().default(false),
       /** With trustProxy: how many proxies append to X-Forwarded-For; only that many right-most entries are believed. */
       proxyHops: z.number().int().min(1).max(10).default(1),
@@ -107,7 +116,14 @@ export type CmsConfig = z.output<typeof configSchema> & {
 /** Where setup writes the private config (owner-only): database settings and generated secrets. */
 export const privateConfigPath = (dataPath: string) => join(dataPath, 'private', 'config.json');
 
-const PRIVATE_DB_KEYS: Record<string, string> = { DB_TYPE: 'type', DB_HOST: 'host', DB_PORT: 'port', DB_NAME: 'name', DB_USER: 'user', DB_PASSWORD: 'password' };
+const PRIVATE_DB_KEYS: Record<string, string> = {
+  DB_TYPE: 'type',
+  DB_HOST: 'host',
+  DB_PORT: 'port',
+  DB_NAME: 'name',
+  DB_USER: 'user',
+  DB_PASSWORD: 'password',
+};
 
 type EnvKind = 'string' | 'int' | 'bool' | 'list';
 /** Environment variable -> config path and kind. The README lists these. */
@@ -155,7 +171,10 @@ function convert(raw: string, kind: EnvKind): unknown {
       if (/^(0|false|no|off)$/i.test(raw)) return false;
       return raw;
     case 'list':
-      return raw.split(',').map((s) => s.trim()).filter(Boolean);
+      return raw
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
     default:
       return raw;
   }
@@ -205,7 +224,14 @@ export interface LoadConfigOptions {
 function deepMerge(base: Record<string, any>, extra: Record<string, any>): Record<string, any> {
   const out: Record<string, any> = { ...base };
   for (const [key, value] of Object.entries(extra)) {
-    if (value && typeof value === 'object' && !Array.isArray(value) && typeof out[key] === 'object' && out[key] && !Array.isArray(out[key])) {
+    if (
+      value &&
+      typeof value === 'object' &&
+      !Array.isArray(value) &&
+      typeof out[key] === 'object' &&
+      out[key] &&
+      !Array.isArray(out[key])
+    ) {
       out[key] = deepMerge(out[key], value);
     } else if (value !== undefined) {
       out[key] = value;
@@ -281,10 +307,14 @@ export function loadConfig(options: LoadConfigOptions = {}): CmsConfig {
       const db: Record<string, unknown> = { ...config.db };
       for (const [key, field] of Object.entries(PRIVATE_DB_KEYS)) if (saved[key] !== undefined && saved[key] !== '') db[field] = saved[key];
       const checked = configSchema.shape.db.safeParse(db);
-      if (!checked.success) throw new BootError(`Private config ${file} has invalid database settings: ${checked.error.issues.map((i) => i.path.join('.')).join(', ')}`);
+      if (!checked.success)
+        throw new BootError(
+          `Private config ${file} has invalid database settings: ${checked.error.issues.map((i) => i.path.join('.')).join(', ')}`,
+        );
       config.db = checked.data;
     }
-    if (saved.MULTI_TENANT === true && sources.multiTenant === undefined && options.overrides?.multiTenant === undefined) config.multiTenant = true;
+    if (saved.MULTI_TENANT === true && sources.multiTenant === undefined && options.overrides?.multiTenant === undefined)
+      config.multiTenant = true;
     if (typeof saved.JWT_SECRET_KEY === 'string') config.secrets.jwtSecretKey = saved.JWT_SECRET_KEY;
     if (typeof saved.ENCRYPTION_KEY === 'string') config.secrets.encryptionKey = saved.ENCRYPTION_KEY;
     if (typeof saved.RATE_LIMIT_SECRET === 'string') config.secrets.rateLimitSecret = saved.RATE_LIMIT_SECRET;
@@ -294,4 +324,3 @@ export function loadConfig(options: LoadConfigOptions = {}): CmsConfig {
   if (env.RATE_LIMIT_SECRET) config.secrets.rateLimitSecret = env.RATE_LIMIT_SECRET;
   return config;
 }
-

@@ -100,17 +100,30 @@ export interface DefinedErrorClass<A extends unknown[]> {
  * ThemeNotFoundError).
  */
 // (F rather than its parameters as the type argument: a parameter's default, `(message = 'Not found')`, then types it.)
-export function defineError<F extends (...args: never[]) => ErrorBody>(code: string, status: number, description: string, message: F): DefinedErrorClass<Parameters<F>>;
+export function defineError<F extends (...args: never[]) => ErrorBody>(
+  code: string,
+  status: number,
+  description: string,
+  message: F,
+): DefinedErrorClass<Parameters<F>>;
 export function defineError(code: string, status: number, description: string, message: ErrorBody): DefinedErrorClass<[]>;
 export function defineError(code: string, status: number, description: string): DefinedErrorClass<[message: string]>;
-export function defineError(code: string, status: number, description: string, message?: ErrorBody | ((...args: any[]) => ErrorBody)): DefinedErrorClass<any[]> {
+export function defineError(
+  code: string,
+  status: number,
+  description: string,
+  message?: ErrorBody | ((...args: any[]) => ErrorBody),
+): DefinedErrorClass<any[]> {
   defineErrorCode(code, status, description);
   const render: (...args: any[]) => ErrorBody =
-    typeof message === 'function' ? message
-    : message === undefined ? (text: string) => text
-    : typeof message === 'string' ? () => message
-    // A fixed answer: each error gets its own extra and headers objects.
-    : () => ({ ...message, extra: { ...message.extra }, headers: { ...message.headers } });
+    typeof message === 'function'
+      ? message
+      : message === undefined
+        ? (text: string) => text
+        : typeof message === 'string'
+          ? () => message
+          : // A fixed answer: each error gets its own extra and headers objects.
+            () => ({ ...message, extra: { ...message.extra }, headers: { ...message.headers } });
   const Defined = class extends AppError {
     static readonly code = code;
     static readonly status = status;
@@ -141,12 +154,20 @@ export class ValidationError extends defineError(
   'The request body, query or path parameters do not match the route schema, or the JSON is malformed.',
   (message: string, issues: ValidationIssue[] = []) => ({ message, extra: issues.length ? { issues } : {} }),
 ) {
-  constructor(message: string, readonly issues: ValidationIssue[] = []) {
+  constructor(
+    message: string,
+    readonly issues: ValidationIssue[] = [],
+  ) {
     super(message, issues);
   }
 }
 
-export class AuthenticationRequiredError extends defineError('AUTHENTICATION_REQUIRED', 401, 'The route needs an identity and the request has none.', (message = 'Authentication required') => message) {}
+export class AuthenticationRequiredError extends defineError(
+  'AUTHENTICATION_REQUIRED',
+  401,
+  'The route needs an identity and the request has none.',
+  (message = 'Authentication required') => message,
+) {}
 
 export class ForbiddenError extends defineError(
   'FORBIDDEN',
@@ -155,7 +176,12 @@ export class ForbiddenError extends defineError(
   (message = 'You do not have permission to do this') => message,
 ) {}
 
-export class NotFoundError extends defineError('NOT_FOUND', 404, 'No route or resource at this address.', (message = 'Not found') => message) {}
+export class NotFoundError extends defineError(
+  'NOT_FOUND',
+  404,
+  'No route or resource at this address.',
+  (message = 'Not found') => message,
+) {}
 
 export class MethodNotAllowedError extends defineError(
   'METHOD_NOT_ALLOWED',
@@ -187,11 +213,16 @@ export class UnsupportedMediaTypeError extends defineError(
   (message = 'Content-Type must be application/json') => message,
 ) {}
 
-export class RateLimitedError extends defineError('RATE_LIMITED', 429, 'Too many requests for this path from this client; retry after the Retry-After seconds (60).', {
-  message: 'Too many requests; try again in 60 seconds',
-  headers: { 'Retry-After': '60' },
-  extra: { retryAfterSeconds: 60 },
-}) {}
+export class RateLimitedError extends defineError(
+  'RATE_LIMITED',
+  429,
+  'Too many requests for this path from this client; retry after the Retry-After seconds (60).',
+  {
+    message: 'Too many requests; try again in 60 seconds',
+    headers: { 'Retry-After': '60' },
+    extra: { retryAfterSeconds: 60 },
+  },
+) {}
 
 export class InternalError extends defineError(
   'INTERNAL_ERROR',

@@ -80,5 +80,4 @@ export class EventBus {
     this.pub = this.sub = null;
     await Promise.all(clients.map((c) => closeRedis(c)));
   }
-
 }

@@ -109,8 +109,14 @@ export class Kernel {
     this.audit = new AuditLog(this.sequelize, this.lock);
     this.jobs = new JobQueue(this.sequelize, this.registries.jobHandlers, this.logger, this.config.jobs);
     this.loader = new PluginLoader({
-      container: this.container, routes: this.routes, registries: this.registries, namespaces: this.namespaces,
-      migrations: this.migrations, models: this.models, config: this.config, logger: this.logger,
+      container: this.container,
+      routes: this.routes,
+      registries: this.registries,
+      namespaces: this.namespaces,
+      migrations: this.migrations,
+      models: this.models,
+      config: this.config,
+      logger: this.logger,
       env: options.env ?? options.configOptions?.env ?? process.env,
     });
   }
@@ -143,12 +149,30 @@ export class Kernel {
         return value;
       }).singleton();
     const values: Record<string, unknown> = {
-      config: this.config, logger: this.logger, sequelize: this.sequelize, models: this.models.models, lock: this.lock, events: this.events,
-      jobs: this.jobs, audit: this.audit, registries: this.registries, routes: this.routes, namespaces: this.namespaces, kernelState: state,
+      config: this.config,
+      logger: this.logger,
+      sequelize: this.sequelize,
+      models: this.models.models,
+      lock: this.lock,
+      events: this.events,
+      jobs: this.jobs,
+      audit: this.audit,
+      registries: this.registries,
+      routes: this.routes,
+      namespaces: this.namespaces,
+      kernelState: state,
     };
     for (const [key, value] of Object.entries(values)) this.container.register('kernel', key, asValue(value));
-    this.container.register('kernel', 'cache', lazy(() => this.cache, 'cache'));
-    this.container.register('kernel', 'pool', lazy(() => this.pool, 'pool'));
+    this.container.register(
+      'kernel',
+      'cache',
+      lazy(() => this.cache, 'cache'),
+    );
+    this.container.register(
+      'kernel',
+      'pool',
+      lazy(() => this.pool, 'pool'),
+    );
     // The identity of a raw request (WebSocket upgrades): the same resolvers as over HTTP.
     const identify: IdentifyRequest = (req, overrides) => {
       if (!this.identifyRequest) throw new Error('The kernel is not listening yet');
@@ -166,7 +190,10 @@ export class Kernel {
     const discovered = [...discoverFolder(this.builtinDir), ...discoverConfigured(this.config.plugins.paths, this.config.root)];
     assertUniqueIds(discovered);
     const { ordered, disabled, unknownInConfig } = orderPlugins({
-      plugins: discovered, disabled: this.config.plugins.disabled, enabled: this.config.plugins.enabled, kernelVersion: KERNEL_VERSION,
+      plugins: discovered,
+      disabled: this.config.plugins.disabled,
+      enabled: this.config.plugins.enabled,
+      kernelVersion: KERNEL_VERSION,
     });
     if (unknownInConfig.length) this.logger.warn({ plugins: unknownInConfig }, 'config names plugins that are not installed');
     this.loader.noteDisabled(disabled);
@@ -178,7 +205,12 @@ export class Kernel {
     await this.sequelize.authenticate();
     await new MigrationRunner(this.sequelize, this.lock, this.logger).run(this.migrations);
     const { redis } = this.config;
-    this.cache = await CacheService.create({ redisUrl: redis.url, prefix: redis.prefix, defaultTtlSeconds: this.config.cache.defaultTtlSeconds, logger: this.logger });
+    this.cache = await CacheService.create({
+      redisUrl: redis.url,
+      prefix: redis.prefix,
+      defaultTtlSeconds: this.config.cache.defaultTtlSeconds,
+      logger: this.logger,
+    });
     if (redis.url) {
       this.redis = createRedisClient(redis.url);
       this.redis.on('error', (err) => this.logger.error({ err }, 'redis error'));
@@ -192,9 +224,23 @@ export class Kernel {
     // Read when the limiter needs it: Redis connects in the SETUP phase, after the app is built.
     const redisNow = () => this.redis;
     const app = buildApp({
-      logger: this.logger, container: this.container, router: new Router(this.routes), namespaces: this.namespaces,
-      registries: this.registries, bodyLimit: this.config.http.bodyLimit, trustProxy: this.config.http.trustProxy, proxyHops: this.config.http.proxyHops,
-      rateLimit: { ...this.config.rateLimit, prefix: this.config.redis.prefix, logger: this.logger, secrets: this.config.secrets, get redis() { return redisNow(); } },
+      logger: this.logger,
+      container: this.container,
+      router: new Router(this.routes),
+      namespaces: this.namespaces,
+      registries: this.registries,
+      bodyLimit: this.config.http.bodyLimit,
+      trustProxy: this.config.http.trustProxy,
+      proxyHops: this.config.http.proxyHops,
+      rateLimit: {
+        ...this.config.rateLimit,
+        prefix: this.config.redis.prefix,
+        logger: this.logger,
+        secrets: this.config.secrets,
+        get redis() {
+          return redisNow();
+        },
+      },
       isServing: () => this.serving,
       isBooted: (id) => this.loader.isBooted(id),
       metrics: this.httpMetrics,

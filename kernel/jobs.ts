@@ -71,9 +71,19 @@ const iso = (d: Date | string | null) => (d == null ? null : new Date(d).toISOSt
 
 function view(row: JobRow): JobView {
   return {
-    jobId: row.id, type: row.type, status: row.status, tenantId: row.tenant_id, payload: parse(row.payload),
-    progress: parse(row.progress), result: parse(row.result), error: row.error, attempts: row.attempts,
-    claimedBy: row.claimed_by, createdAt: iso(row.created_at)!, updatedAt: iso(row.updated_at)!, completedAt: iso(row.completed_at),
+    jobId: row.id,
+    type: row.type,
+    status: row.status,
+    tenantId: row.tenant_id,
+    payload: parse(row.payload),
+    progress: parse(row.progress),
+    result: parse(row.result),
+    error: row.error,
+    attempts: row.attempts,
+    claimedBy: row.claimed_by,
+    createdAt: iso(row.created_at)!,
+    updatedAt: iso(row.updated_at)!,
+    completedAt: iso(row.completed_at),
   };
 }
 
@@ -102,19 +112,38 @@ export class JobQueue {
     this.model.init(
       {
         id: { type: DataTypes.STRING(36), primaryKey: true },
-        type: DataTypes.STRING(100), status: DataTypes.STRING(20), tenant_id: DataTypes.STRING(64),
-        payload: DataTypes.TEXT, progress: DataTypes.TEXT, result: DataTypes.TEXT, error: DataTypes.TEXT,
-        attempts: DataTypes.INTEGER, max_attempts: DataTypes.INTEGER, run_after: DataTypes.BIGINT,
-        lease_until: DataTypes.BIGINT, claimed_by: DataTypes.STRING(64), completed_at: DataTypes.DATE,
+        type: DataTypes.STRING(100),
+        status: DataTypes.STRING(20),
+        tenant_id: DataTypes.STRING(64),
+        payload: DataTypes.TEXT,
+        progress: DataTypes.TEXT,
+        result: DataTypes.TEXT,
+        error: DataTypes.TEXT,
+        attempts: DataTypes.INTEGER,
+        max_attempts: DataTypes.INTEGER,
+        run_after: DataTypes.BIGINT,
+        lease_until: DataTypes.BIGINT,
+        claimed_by: DataTypes.STRING(64),
+        completed_at: DataTypes.DATE,
       },
       { sequelize, tableName: 'cms_jobs', modelName: 'CmsJob', underscored: true, createdAt: 'created_at', updatedAt: 'updated_at' },
     );
   }
 
-  async enqueue(type: string, payload: unknown, opts: { tenantId?: string; delayMs?: number; maxAttempts?: number } = {}): Promise<JobView> {
+  async enqueue(
+    type: string,
+    payload: unknown,
+    opts: { tenantId?: string; delayMs?: number; maxAttempts?: number } = {},
+  ): Promise<JobView> {
     const row = await this.model.create({
-      id: randomUUID(), type, status: 'queued', tenant_id: opts.tenantId ?? 'default', payload: JSON.stringify(payload ?? null),
-      attempts: 0, max_attempts: opts.maxAttempts ?? this.options.maxAttempts, run_after: Date.now() + (opts.delayMs ?? 0),
+      id: randomUUID(),
+      type,
+      status: 'queued',
+      tenant_id: opts.tenantId ?? 'default',
+      payload: JSON.stringify(payload ?? null),
+      attempts: 0,
+      max_attempts: opts.maxAttempts ?? this.options.maxAttempts,
+      run_after: Date.now() + (opts.delayMs ?? 0),
     });
     this.wake();
     return view(row);
@@ -160,7 +189,9 @@ export class JobQueue {
           // Re-check what made it a candidate: a job failed and re-queued (with a backoff) since the
           // read is 'queued' again, but not due yet.
           where: {
-            id: c.id, status: c.status, attempts: { [Op.lt]: literal('max_attempts') },
+            id: c.id,
+            status: c.status,
+            attempts: { [Op.lt]: literal('max_attempts') },
             ...(c.status === 'running' ? { lease_until: c.lease_until } : { run_after: { [Op.lte]: now } }),
           },
         },
@@ -179,22 +210,36 @@ export class JobQueue {
       logger: this.logger.child({ jobId: job.jobId, jobType: job.type }),
       progress: async (processed, total) => {
         const percent = total > 0 ? Math.min(100, Math.round((processed / total) * 100)) : 0;
-        await this.model.update({ progress: JSON.stringify({ processed, total, percent }), lease_until: Date.now() + this.options.leaseMs }, { where: mine });
+        await this.model.update(
+          { progress: JSON.stringify({ processed, total, percent }), lease_until: Date.now() + this.options.leaseMs },
+          { where: mine },
+        );
       },
     };
     // Renew the lease while the handler runs, so a long job that reports no progress is not taken over.
-    const heartbeat = setInterval(() => {
-      this.model.update({ lease_until: Date.now() + this.options.leaseMs }, { where: { ...mine, status: 'running' } }).catch((err) => helpers.logger.warn({ err }, 'lease renewal failed'));
-    }, Math.max(50, Math.floor(this.options.leaseMs / 3)));
+    const heartbeat = setInterval(
+      () => {
+        this.model
+          .update({ lease_until: Date.now() + this.options.leaseMs }, { where: { ...mine, status: 'running' } })
+          .catch((err) => helpers.logger.warn({ err }, 'lease renewal failed'));
+      },
+      Math.max(50, Math.floor(this.options.leaseMs / 3)),
+    );
     heartbeat.unref();
     try {
       if (!handler) throw new Error(`No handler for job type '${job.type}'`);
       const result = await handler.run(job, helpers);
-      await this.model.update({ status: 'completed', result: JSON.stringify(result ?? null), error: null, completed_at: new Date(), lease_until: null }, { where: mine });
+      await this.model.update(
+        { status: 'completed', result: JSON.stringify(result ?? null), error: null, completed_at: new Date(), lease_until: null },
+        { where: mine },
+      );
     } catch (err) {
       if (err instanceof JobInterruptedError) {
         helpers.logger.info('job interrupted by shutdown; queued again');
-        await this.model.update({ status: 'queued', lease_until: null, claimed_by: null, run_after: Date.now(), attempts: literal('attempts - 1') }, { where: mine });
+        await this.model.update(
+          { status: 'queued', lease_until: null, claimed_by: null, run_after: Date.now(), attempts: literal('attempts - 1') },
+          { where: mine },
+        );
         return;
       }
       const message = (err as Error)?.message ?? String(err);
@@ -218,7 +263,12 @@ export class JobQueue {
    */
   async failAbandoned(): Promise<number> {
     const [changed] = await this.model.update(
-      { status: 'failed', error: 'The instance running this job stopped and no attempts are left', lease_until: null, completed_at: new Date() },
+      {
+        status: 'failed',
+        error: 'The instance running this job stopped and no attempts are left',
+        lease_until: null,
+        completed_at: new Date(),
+      },
       { where: { status: 'running', lease_until: { [Op.lt]: Date.now() }, attempts: { [Op.gte]: literal('max_attempts') } } },
     );
     return changed;

@@ -64,9 +64,12 @@ function bindRegistries(registries: Registries, owner: string): PluginRegistries
   for (const [name, registry] of Object.entries(registries)) {
     const r = registry as any;
     bound[name] = {
-      add: name === 'adminPages'
-        ? () => { throw new BootError(`Plugin '${owner}': admin pages are declared in plugin.json (adminPages), not added from code`); }
-        : (item: unknown) => r.add(item, owner),
+      add:
+        name === 'adminPages'
+          ? () => {
+              throw new BootError(`Plugin '${owner}': admin pages are declared in plugin.json (adminPages), not added from code`);
+            }
+          : (item: unknown) => r.add(item, owner),
       get: (key: string) => r.get(key),
       has: (key: string) => r.has(key),
       list: () => r.list(),
@@ -89,9 +92,12 @@ export function adminPageOf(page: AdminPageManifest, pluginId: string, dir: stri
   const where = `Plugin '${pluginId}': admin page ${page.path}`;
   const reserved = RESERVED_ADMIN_PATHS.find((r) => page.path === r || page.path.startsWith(`${r}/`));
   if (reserved) throw new BootError(`${where}: ${reserved} is reserved by the admin UI`);
-  const nav: AdminPageDefinition['nav'] = page.nav === false || (page.nav === undefined && page.path.includes('/:'))
-    ? false
-    : typeof page.nav === 'object' ? { label: page.nav.label, order: page.nav.order } : { label: page.title, order: 500 };
+  const nav: AdminPageDefinition['nav'] =
+    page.nav === false || (page.nav === undefined && page.path.includes('/:'))
+      ? false
+      : typeof page.nav === 'object'
+        ? { label: page.nav.label, order: page.nav.order }
+        : { label: page.title, order: 500 };
   let module: AdminPageDefinition['module'];
   if (page.module.startsWith('bundled:')) {
     module = { kind: 'bundled', name: page.module.slice('bundled:'.length) };
@@ -106,22 +112,39 @@ export function adminPageOf(page: AdminPageManifest, pluginId: string, dir: stri
     } catch {
       throw new BootError(`${where}: module file ${page.module} does not exist in ${root}`);
     }
-    if (!real.startsWith(realpathSync(root) + sep)) throw new BootError(`${where}: module ${page.module} resolves outside the plugin's folder`);
+    if (!real.startsWith(realpathSync(root) + sep))
+      throw new BootError(`${where}: module ${page.module} resolves outside the plugin's folder`);
     module = { kind: 'file', file: real, relative: page.module, url: `${PLUGIN_PAGE_MODULE_PREFIX}/${pluginId}/${page.module}` };
   }
   return {
-    path: page.path, pluginId, title: page.title, nav, module,
-    ...(page.icon ? { icon: page.icon } : {}), ...(page.permission ? { permission: page.permission } : {}),
+    path: page.path,
+    pluginId,
+    title: page.title,
+    nav,
+    module,
+    ...(page.icon ? { icon: page.icon } : {}),
+    ...(page.permission ? { permission: page.permission } : {}),
   };
 }
 
 function recordOf(p: DiscoveredPlugin, enabled: boolean): PluginRecord {
   const m = p.manifest;
   return {
-    id: m.id, name: m.name, version: m.version, description: m.description, source: p.source, dir: p.dir,
-    phase: m.phase, requires: m.requires, enabled, state: enabled ? 'registered' : 'disabled',
+    id: m.id,
+    name: m.name,
+    version: m.version,
+    description: m.description,
+    source: p.source,
+    dir: p.dir,
+    phase: m.phase,
+    requires: m.requires,
+    enabled,
+    state: enabled ? 'registered' : 'disabled',
     provides: Object.fromEntries(Object.entries(m.provides).filter(([, v]) => v && v.length)) as Record<string, string[]>,
-    permissions: Object.keys(m.permissions), namespaces: Object.keys(m.namespaces), routes: 0, containerKeys: [],
+    permissions: Object.keys(m.permissions),
+    namespaces: Object.keys(m.namespaces),
+    routes: 0,
+    containerKeys: [],
   };
 }
 
@@ -161,13 +184,20 @@ export class PluginLoader {
       for (const page of p.manifest.adminPages) registries.adminPages.add(adminPageOf(page, id, p.dir), id);
       const routesBefore = routes.list().length;
       definition.register?.({
-        id, manifest: p.manifest, config, options, envOptions, envSources, logger: pluginLogger,
+        id,
+        manifest: p.manifest,
+        config,
+        options,
+        envOptions,
+        envSources,
+        logger: pluginLogger,
         container: { register: (key, resolver) => container.register(id, key, resolver) },
         routes: { add: (route) => routes.add(route, id) },
         registries: bindRegistries(registries, id),
         migrations: {
           add: (m) => {
-            if (!m?.name || typeof m.up !== 'function') throw new BootError(`Plugin '${id}' added a migration without a name and an up() function`);
+            if (!m?.name || typeof m.up !== 'function')
+              throw new BootError(`Plugin '${id}' added a migration without a name and an up() function`);
             migrations.push({ ...m, name: `${id}/${m.name}` });
           },
         },
@@ -179,8 +209,17 @@ export class PluginLoader {
       this.checkProvides(p, registries);
       const closers: LoadedPlugin['closers'] = [];
       const bootContext: PluginBootContext = {
-        id, manifest: p.manifest, config, options, envOptions, envSources, logger: pluginLogger,
-        container: { resolve: ((key: string) => container.resolve(key)) as BootContainer['resolve'], cradle: container.awilix.cradle as BootContainer['cradle'] },
+        id,
+        manifest: p.manifest,
+        config,
+        options,
+        envOptions,
+        envSources,
+        logger: pluginLogger,
+        container: {
+          resolve: ((key: string) => container.resolve(key)) as BootContainer['resolve'],
+          cradle: container.awilix.cradle as BootContainer['cradle'],
+        },
         onClose: (fn) => void closers.push(fn),
       };
       this.loaded.push({ discovered: p, definition, record, bootContext, closers });
@@ -200,8 +239,14 @@ export class PluginLoader {
     const exported = mod.default ?? mod;
     // A factory gives each kernel its own definition (state shared by register, boot and close in a closure).
     const definition = typeof exported === 'function' ? exported() : exported;
-    if (!definition || typeof definition !== 'object' || (typeof definition.register !== 'function' && typeof definition.boot !== 'function')) {
-      throw new BootError(`Plugin '${p.manifest.id}': entry ${file} must export default definePlugin({ register, boot?, close? }) or definePlugin(() => ({ ... }))`);
+    if (
+      !definition ||
+      typeof definition !== 'object' ||
+      (typeof definition.register !== 'function' && typeof definition.boot !== 'function')
+    ) {
+      throw new BootError(
+        `Plugin '${p.manifest.id}': entry ${file} must export default definePlugin({ register, boot?, close? }) or definePlugin(() => ({ ... }))`,
+      );
     }
     return definition as PluginDefinition;
   }
@@ -212,7 +257,9 @@ export class PluginLoader {
       const declared = [...(p.manifest.provides[key] ?? [])].sort();
       const actual = registries[key].keysOwnedBy(p.manifest.id).sort();
       if (declared.join(',') !== actual.join(',')) {
-        throw new BootError(`Plugin '${p.manifest.id}': manifest provides.${key} is [${declared.join(', ')}] but its code added [${actual.join(', ')}]`);
+        throw new BootError(
+          `Plugin '${p.manifest.id}': manifest provides.${key} is [${declared.join(', ')}] but its code added [${actual.join(', ')}]`,
+        );
       }
     }
   }
@@ -231,7 +278,8 @@ export class PluginLoader {
     }
     for (const [ns, entry] of this.deps.namespaces.entries()) {
       for (const [method, permission] of Object.entries(entry.methods)) {
-        if (!known(permission)) throw new BootError(`Namespace '${ns}' ${method} (plugin '${entry.owner}') uses unknown permission '${permission}'`);
+        if (!known(permission))
+          throw new BootError(`Namespace '${ns}' ${method} (plugin '${entry.owner}') uses unknown permission '${permission}'`);
       }
     }
   }

@@ -3,7 +3,8 @@ import { pino, type Logger, type DestinationStream } from 'pino';
 export type { Logger };
 
 /** Keys whose values never reach a log line, at any depth. */
-const SECRET_KEY = /pass(word)?|secret|token|authorization|cookie|api[-_]?key|^key$|private|credential|session(id)?$|totp|backup[-_]?codes?/i;
+const SECRET_KEY =
+  /pass(word)?|secret|token|authorization|cookie|api[-_]?key|^key$|private|credential|session(id)?$|totp|backup[-_]?codes?/i;
 const CENSOR = '[redacted]';
 
 /** Returns a copy of `value` with every secret-looking key censored (depth-limited, cycle-safe). */

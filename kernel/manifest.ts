@@ -11,7 +11,9 @@ export const PLUGIN_PHASES = ['setup', 'core', 'full', 'warmed'] as const;
 export type PluginPhase = (typeof PLUGIN_PHASES)[number];
 
 const httpMethod = z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', '*']);
-const permissionName = z.string().regex(/^(public|authenticated|[a-z][a-z0-9-]*:[a-z][a-z0-9-]*)$/, 'public, authenticated, or a name like content:read');
+const permissionName = z
+  .string()
+  .regex(/^(public|authenticated|[a-z][a-z0-9-]*:[a-z][a-z0-9-]*)$/, 'public, authenticated, or a name like content:read');
 
 /** `/admin/<segment>...`: lower-case static segments or `:param` segments. */
 const ADMIN_PAGE_PATH = /^\/admin(\/(:[a-zA-Z][a-zA-Z0-9_]*|[a-z0-9][a-z0-9._~-]*))+$/;
@@ -20,14 +22,25 @@ const ADMIN_PAGE_MODULE = /^(bundled:[a-z][a-z0-9-]*|(?!\/)(?!.*\/\/)(?!.*(^|\/)
 
 /** A page of the admin UI a plugin contributes (see README, "Admin pages"). */
 export const adminPageSchema = z.strictObject({
-  path: z.string().regex(ADMIN_PAGE_PATH, 'a path under /admin/ such as /admin/hello or /admin/hello/:id (lower-case segments, :param allowed)'),
+  path: z
+    .string()
+    .regex(ADMIN_PAGE_PATH, 'a path under /admin/ such as /admin/hello or /admin/hello/:id (lower-case segments, :param allowed)'),
   title: z.string().min(1).max(80),
   /** An icon name of the admin UI; unknown names get a generic icon. */
-  icon: z.string().regex(/^[a-z][a-z0-9-]*$/).max(40).optional(),
+  icon: z
+    .string()
+    .regex(/^[a-z][a-z0-9-]*$/)
+    .max(40)
+    .optional(),
   permission: permissionName.optional(),
   /** Sidebar entry: true (label = title), false, or {label, order}. Default: true unless the path has a :param. */
-  nav: z.union([z.boolean(), z.strictObject({ label: z.string().min(1).max(40), order: z.number().int().min(0).max(10000).default(500) })]).optional(),
-  module: z.string().max(200).regex(ADMIN_PAGE_MODULE, "'bundled:<name>' or a relative path of a .js or .mjs file inside the plugin's folder (no '..')"),
+  nav: z
+    .union([z.boolean(), z.strictObject({ label: z.string().min(1).max(40), order: z.number().int().min(0).max(10000).default(500) })])
+    .optional(),
+  module: z
+    .string()
+    .max(200)
+    .regex(ADMIN_PAGE_MODULE, "'bundled:<name>' or a relative path of a .js or .mjs file inside the plugin's folder (no '..')"),
 });
 export type AdminPageManifest = z.output<typeof adminPageSchema>;
 
@@ -53,7 +66,12 @@ export const manifestSchema = z.strictObject({
   enabledByDefault: z.boolean().default(true),
   entry: z.string().default('index.js'),
   provides: z
-    .strictObject(Object.fromEntries(PROVIDES_KEYS.map((k) => [k, z.array(z.string()).optional()])) as Record<(typeof PROVIDES_KEYS)[number], z.ZodOptional<z.ZodArray<z.ZodString>>>)
+    .strictObject(
+      Object.fromEntries(PROVIDES_KEYS.map((k) => [k, z.array(z.string()).optional()])) as Record<
+        (typeof PROVIDES_KEYS)[number],
+        z.ZodOptional<z.ZodArray<z.ZodString>>
+      >,
+    )
     .default({}),
   /** Permissions this plugin defines (name -> what it allows). */
   permissions: z

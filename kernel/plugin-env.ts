@@ -34,7 +34,10 @@ export function convertEnvValue(raw: string, entry: PluginEnvEntry, name: string
       if (/^\s*(0|false|no|off)\s*$/i.test(raw)) return false;
       return raw;
     case 'list':
-      return raw.split(',').map((s) => s.trim()).filter(Boolean);
+      return raw
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
     case 'json':
       try {
         return JSON.parse(raw);
@@ -69,7 +72,10 @@ function hasPath(target: Record<string, any>, path: string[]): boolean {
 function matcher(pattern: string): (name: string) => string | null {
   if (!pattern.includes('*')) return (name) => (name === pattern ? '' : null);
   const [before, after] = pattern.split('*') as [string, string];
-  return (name) => (name.length > before.length + after.length && name.startsWith(before) && name.endsWith(after) ? name.slice(before.length, name.length - after.length) : null);
+  return (name) =>
+    name.length > before.length + after.length && name.startsWith(before) && name.endsWith(after)
+      ? name.slice(before.length, name.length - after.length)
+      : null;
 }
 
 /**
@@ -101,5 +107,7 @@ export function mapPluginEnv(mapping: Record<string, PluginEnvEntry> | undefined
 
 /** Names of the variables a mapping declares that hold secrets (never logged). */
 export function secretVariables(mapping: Record<string, PluginEnvEntry> | undefined): string[] {
-  return Object.entries(mapping ?? {}).filter(([, e]) => e.secret).map(([n]) => n);
+  return Object.entries(mapping ?? {})
+    .filter(([, e]) => e.secret)
+    .map(([n]) => n);
 }

@@ -43,11 +43,15 @@ export function orderPlugins(input: OrderInput): OrderResult {
       const target = byId.get(dep);
       if (!target) throw new BootError(`Plugin '${p.manifest.id}' requires '${dep}', which is not installed`);
       if (!isEnabled(target)) {
-        const why = disabledSet.has(dep) ? 'disabled in config (plugins.disabled / CMS_PLUGINS_DISABLED)' : 'not enabled (enabledByDefault is false; add it to plugins.enabled)';
+        const why = disabledSet.has(dep)
+          ? 'disabled in config (plugins.disabled / CMS_PLUGINS_DISABLED)'
+          : 'not enabled (enabledByDefault is false; add it to plugins.enabled)';
         throw new BootError(`Plugin '${p.manifest.id}' requires '${dep}', but '${dep}' is ${why}`);
       }
       if (phaseIndex(target) > phaseIndex(p)) {
-        throw new BootError(`Plugin '${p.manifest.id}' (phase ${p.manifest.phase}) requires '${dep}', which boots later (phase ${target.manifest.phase})`);
+        throw new BootError(
+          `Plugin '${p.manifest.id}' (phase ${p.manifest.phase}) requires '${dep}', which boots later (phase ${target.manifest.phase})`,
+        );
       }
     }
   }

@@ -69,7 +69,9 @@ export interface PluginDefinition<State = unknown> {
  * kernel calls once per kernel instance, so register, boot and close can share state in a closure
  * (never in module-level variables: tests run several kernels in one process).
  */
-export function definePlugin<State = unknown>(definition: PluginDefinition<State> | (() => PluginDefinition<State>)): PluginDefinition<State> | (() => PluginDefinition<State>) {
+export function definePlugin<State = unknown>(
+  definition: PluginDefinition<State> | (() => PluginDefinition<State>),
+): PluginDefinition<State> | (() => PluginDefinition<State>) {
   return definition;
 }
 

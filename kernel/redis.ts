@@ -21,7 +21,13 @@ export async function closeRedis(client: RedisClientType | null, timeoutMs = 200
     const timedOut = new Promise<'timeout'>((resolve) => {
       timer = setTimeout(() => resolve('timeout'), timeoutMs);
     });
-    const outcome = await Promise.race([client.close().then(() => 'closed' as const, () => 'failed' as const), timedOut]);
+    const outcome = await Promise.race([
+      client.close().then(
+        () => 'closed' as const,
+        () => 'failed' as const,
+      ),
+      timedOut,
+    ]);
     clearTimeout(timer);
     if (outcome === 'closed') return;
   }

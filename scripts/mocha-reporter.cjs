@@ -26,7 +26,9 @@ class SpecWithSummary extends Mocha.reporters.Spec {
     runner.once(EVENT_RUN_END, () => {
       const { passes, failures, pending } = runner.stats;
       if (idle.length) {
-        process.stdout.write(`\nSlow while this process was mostly idle (a browser, a child process or a lock?):\n${idle.map((l) => `  ${l}`).join('\n')}\n`);
+        process.stdout.write(
+          `\nSlow while this process was mostly idle (a browser, a child process or a lock?):\n${idle.map((l) => `  ${l}`).join('\n')}\n`,
+        );
       }
       process.stdout.write(`\n${passes} passed, ${failures} failed, ${pending} skipped\n`);
     });

@@ -31,21 +31,42 @@ const PAGES = [
 async function startKernel(withAdmin) {
   const dataDir = mkdtempSync(join(tmpdir(), 'cms-shots-'));
   const config = loadConfig({
-    ignoreFile: true, env: {},
+    ignoreFile: true,
+    env: {},
     overrides: {
-      env: 'production', host: '127.0.0.1', port: 0, dataDir, logLevel: 'silent', pool: { maxThreads: 2 },
+      env: 'production',
+      host: '127.0.0.1',
+      port: 0,
+      dataDir,
+      logLevel: 'silent',
+      pool: { maxThreads: 2 },
       plugins: { options: { auth: { bcryptRounds: 4 }, ...(withAdmin ? { setup: { admin: ADMIN } } : {}) } },
     },
   });
   const kernel = createKernel({ config, logger: createLogger('silent') });
   await kernel.start();
-  return { kernel, url: kernel.url, close: async () => { await kernel.close(); rmSync(dataDir, { recursive: true, force: true }); } };
+  return {
+    kernel,
+    url: kernel.url,
+    close: async () => {
+      await kernel.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
 }
 
 mkdirSync(outDir, { recursive: true });
 const browser = await chromium.launch({
   executablePath: process.env.CMS_TEST_CHROMIUM || '/usr/bin/chromium',
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+  args: [
+    '--headless',
+    '--no-sandbox',
+    '--disable-gpu',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+    '--no-first-run',
+  ],
 });
 const shot = async (page, name) => {
   await page.waitForTimeout(300); // let transitions settle for a clean picture
@@ -78,7 +99,11 @@ try {
     await page.waitForURL(/\/admin\/$/);
     for (const [name, path, selector] of PAGES) {
       await page.goto(`${ready.url}${path}`);
-      await page.locator(selector).first().waitFor({ timeout: 15000 }).catch(() => undefined);
+      await page
+        .locator(selector)
+        .first()
+        .waitFor({ timeout: 15000 })
+        .catch(() => undefined);
       await shot(page, name);
     }
     await context.close();

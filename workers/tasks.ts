@@ -21,13 +21,15 @@ const ok = <T>(value: T): TaskResult<T> => ({ ok: true, value });
 const fail = (code: string, message: string): TaskResult<never> => ({ ok: false, issues: [{ code, message }] });
 
 export async function hashPassword(input: { password: string; rounds?: number }): Promise<TaskResult<string>> {
-  if (typeof input?.password !== 'string' || input.password.length === 0) return fail('INVALID_INPUT', 'password must be a non-empty string');
+  if (typeof input?.password !== 'string' || input.password.length === 0)
+    return fail('INVALID_INPUT', 'password must be a non-empty string');
   if (Buffer.byteLength(input.password) > 72) return fail('PASSWORD_TOO_LONG', 'bcrypt uses at most 72 bytes of a password');
   return ok(await bcrypt.hash(input.password, input.rounds ?? 12));
 }
 
 export async function verifyPassword(input: { password: string; hash: string }): Promise<TaskResult<boolean>> {
-  if (typeof input?.password !== 'string' || typeof input?.hash !== 'string') return fail('INVALID_INPUT', 'password and hash must be strings');
+  if (typeof input?.password !== 'string' || typeof input?.hash !== 'string')
+    return fail('INVALID_INPUT', 'password and hash must be strings');
   if (!/^\$2[aby]\$\d{2}\$[./A-Za-z0-9]{53}$/.test(input.hash)) return fail('INVALID_HASH', 'hash is not a bcrypt hash');
   return ok(await bcrypt.compare(input.password, input.hash));
 }
@@ -68,7 +70,12 @@ export function sha256File(input: { path: string }): Promise<TaskResult<{ sha256
         hash.update(chunk);
       })
       .on('error', (err: NodeJS.ErrnoException) =>
-        resolve(fail(err.code === 'ENOENT' ? 'FILE_NOT_FOUND' : err.code === 'EISDIR' ? 'NOT_A_FILE' : 'READ_FAILED', `cannot read ${input.path}: ${err.code ?? err.message}`)),
+        resolve(
+          fail(
+            err.code === 'ENOENT' ? 'FILE_NOT_FOUND' : err.code === 'EISDIR' ? 'NOT_A_FILE' : 'READ_FAILED',
+            `cannot read ${input.path}: ${err.code ?? err.message}`,
+          ),
+        ),
       )
       .on('end', () => resolve(ok({ sha256: hash.digest('hex'), size })));
   });

@@ -8,13 +8,17 @@ export default () => {
   return {
     register({ routes }) {
       routes.add({
-        method: 'GET', path: '/api/hello-page/greeting', permission: 'authenticated',
+        method: 'GET',
+        path: '/api/hello-page/greeting',
+        permission: 'authenticated',
         summary: 'A greeting and the names signed in the guest book',
         request: {},
         handler: ({ identity }) => ({ message: `Hello from the hello-page plugin (your role: ${identity.role})`, visitors: [...visitors] }),
       });
       routes.add({
-        method: 'POST', path: '/api/hello-page/greeting', permission: 'authenticated',
+        method: 'POST',
+        path: '/api/hello-page/greeting',
+        permission: 'authenticated',
         summary: 'Signs the guest book with a name',
         request: { body: z.object({ name: z.string().trim().min(1, 'A name is required').max(60) }) },
         handler: ({ body }) => {

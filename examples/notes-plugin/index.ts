@@ -16,7 +16,10 @@ export default definePlugin<{ timer: NodeJS.Timeout }>(() => {
   return {
     register({ container, routes, migrations, options, envOptions }) {
       const parsed = optionsSchema.safeParse({ ...options, ...envOptions });
-      if (!parsed.success) throw new BootError(`Invalid plugins.options.notes (or NOTES_RETENTION_DAYS): ${parsed.error.issues.map((i) => i.message).join('; ')}`);
+      if (!parsed.success)
+        throw new BootError(
+          `Invalid plugins.options.notes (or NOTES_RETENTION_DAYS): ${parsed.error.issues.map((i) => i.message).join('; ')}`,
+        );
       retentionDays = parsed.data.retentionDays;
       migrations.add({
         name: '0001-notes',
@@ -32,13 +35,20 @@ export default definePlugin<{ timer: NodeJS.Timeout }>(() => {
         },
       });
       container.register('notesStore', asFunction(({ sequelize }) => new NotesStore(sequelize)).singleton());
-      container.register('myNotes', requestScoped(({ notesStore, currentUser }) => new MyNotes(notesStore, currentUser)));
+      container.register(
+        'myNotes',
+        requestScoped(({ notesStore, currentUser }) => new MyNotes(notesStore, currentUser)),
+      );
       for (const route of notesRoutes) routes.add(route);
     },
     // State from boot to close: boot's return value is close's `state`.
     async boot({ container, logger }) {
       const store = container.resolve('notesStore');
-      const prune = () => store.prune(retentionDays).then((n) => n && logger.info({ pruned: n }, 'old notes pruned'), (err) => logger.warn({ err }, 'notes not pruned'));
+      const prune = () =>
+        store.prune(retentionDays).then(
+          (n) => n && logger.info({ pruned: n }, 'old notes pruned'),
+          (err) => logger.warn({ err }, 'notes not pruned'),
+        );
       await prune();
       return { timer: setInterval(prune, 3_600_000).unref() };
     },

@@ -8,7 +8,10 @@ import type { Note, NotesStore } from './notes-store.js';
  * and nobody passes the identity through every call.
  */
 export class MyNotes {
-  constructor(private readonly store: NotesStore, private readonly user: Identity) {}
+  constructor(
+    private readonly store: NotesStore,
+    private readonly user: Identity,
+  ) {}
 
   private get owner(): { tenantId: string; userId: string } {
     if (!this.user.userId) throw new AuthenticationRequiredError('Notes belong to a signed-in user');

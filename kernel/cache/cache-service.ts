@@ -56,7 +56,11 @@ export class CacheService {
       return new CacheService(new Keyv({ store: new Map(), namespace: `${options.prefix}-cache` }), 'memory', options.defaultTtlSeconds);
     }
     const store = new KeyvRedis(
-      { url: options.redisUrl, disableOfflineQueue: true, socket: { connectTimeout: 5000, reconnectStrategy: (n: number) => Math.min(100 * (n + 1), 2000) } },
+      {
+        url: options.redisUrl,
+        disableOfflineQueue: true,
+        socket: { connectTimeout: 5000, reconnectStrategy: (n: number) => Math.min(100 * (n + 1), 2000) },
+      },
       { namespace: `${options.prefix}-cache`, keyPrefixSeparator: ':' },
     );
     const keyv = new Keyv({ store, namespace: `${options.prefix}-cache`, useKeyPrefix: false });
@@ -73,7 +77,10 @@ export class CacheService {
   }
 
   private count(category: string, tenant: string, field: keyof CacheCounters, n = 1): void {
-    for (const [map, name] of [[this.byCategory, category], [this.byTenant, tenant]] as const) {
+    for (const [map, name] of [
+      [this.byCategory, category],
+      [this.byTenant, tenant],
+    ] as const) {
       let c = map.get(name);
       if (!c) map.set(name, (c = zero()));
       c[field] += n;
@@ -138,7 +145,12 @@ export class CacheService {
     }
     const figures = (c: CacheCounters, s: number): CacheFigures => {
       const lookups = c.hits + c.misses;
-      return { ...c, size: s, hitRate: lookups ? Math.round((c.hits / lookups) * 10000) / 10000 : 0, totalOperations: lookups + c.sets + c.deletes };
+      return {
+        ...c,
+        size: s,
+        hitRate: lookups ? Math.round((c.hits / lookups) * 10000) / 10000 : 0,
+        totalOperations: lookups + c.sets + c.deletes,
+      };
     };
     const table = (map: Map<string, CacheCounters>, sizes: Map<string, number>) => {
       const names = new Set([...map.keys(), ...sizes.keys()]);

@@ -20,16 +20,24 @@ export function createSequelize(config: CmsConfig, logger: Logger): Sequelize {
   if (db.type === 'sqlite') {
     const storage = sqliteFile(config);
     const sequelize = new Sequelize({
-      dialect: 'sqlite', storage, dialectModule: sqliteModule(db.busyTimeoutMs), logging,
+      dialect: 'sqlite',
+      storage,
+      dialectModule: sqliteModule(db.busyTimeoutMs),
+      logging,
       transactionType: Transaction.TYPES.IMMEDIATE,
       // Only a lock held by another process is worth another try; anything else (a unique violation) is final.
       retry: { max: 3, match: [/SQLITE_BUSY/] },
     });
-    const { gate, release } = gateFor(storage, () => new WriteGate({
-      waitMs: db.writeWaitMs,
-      longHoldMs: 5000,
-      onLongHold: (label, heldMs) => logger.warn({ holder: label, heldMs }, 'a write has held the SQLite writer for a long time; other writes are waiting'),
-    }));
+    const { gate, release } = gateFor(
+      storage,
+      () =>
+        new WriteGate({
+          waitMs: db.writeWaitMs,
+          longHoldMs: 5000,
+          onLongHold: (label, heldMs) =>
+            logger.warn({ holder: label, heldMs }, 'a write has held the SQLite writer for a long time; other writes are waiting'),
+        }),
+    );
     guardQueries(sequelize, gate, release);
     return sequelize;
   }
@@ -52,5 +60,7 @@ export function createSequelize(config: CmsConfig, logger: Logger): Sequelize {
 /** A short description without credentials, for health and logs. */
 export function describeDatabase(config: CmsConfig): { type: string; target: string } {
   const db = config.db;
-  return db.type === 'sqlite' ? { type: 'sqlite', target: sqliteFile(config) } : { type: 'mariadb', target: `${db.host}:${db.port}/${db.name}` };
+  return db.type === 'sqlite'
+    ? { type: 'sqlite', target: sqliteFile(config) }
+    : { type: 'mariadb', target: `${db.host}:${db.port}/${db.name}` };
 }

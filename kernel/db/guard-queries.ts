@@ -2,13 +2,21 @@ import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import { ValidationError } from '../errors.js';
 import { DatabaseBusyError, type WriteGate } from './write-gate.js';
 
-const WRITE_TYPES = new Set<string>([QueryTypes.INSERT, QueryTypes.UPDATE, QueryTypes.BULKUPDATE, QueryTypes.BULKDELETE, QueryTypes.DELETE, QueryTypes.UPSERT]);
+const WRITE_TYPES = new Set<string>([
+  QueryTypes.INSERT,
+  QueryTypes.UPDATE,
+  QueryTypes.BULKUPDATE,
+  QueryTypes.BULKDELETE,
+  QueryTypes.DELETE,
+  QueryTypes.UPSERT,
+]);
 const READ_SQL = /^\s*(?:SELECT|PRAGMA|EXPLAIN|WITH\s[\s\S]*?\bSELECT\b(?![\s\S]*\b(?:INSERT|UPDATE|DELETE)\b))/i;
 
 /** Whether a statement changes the database (and so needs SQLite's one writer). */
 export function isWrite(sql: string, type: string | undefined): boolean {
   if (type && WRITE_TYPES.has(type)) return true;
-  if (type === QueryTypes.SELECT || type === QueryTypes.SHOWTABLES || type === QueryTypes.DESCRIBE || type === QueryTypes.SHOWINDEXES) return false;
+  if (type === QueryTypes.SELECT || type === QueryTypes.SHOWTABLES || type === QueryTypes.DESCRIBE || type === QueryTypes.SHOWINDEXES)
+    return false;
   return !READ_SQL.test(sql);
 }
 
@@ -36,18 +44,29 @@ interface QueryOptions {
  */
 export function guardQueries(sequelize: Sequelize, gate: WriteGate | null, onClose?: () => void): void {
   const query = sequelize.query.bind(sequelize) as (sql: unknown, options?: QueryOptions) => Promise<unknown>;
-  const transaction = sequelize.transaction.bind(sequelize) as (options?: unknown, run?: (t: Transaction) => Promise<unknown>) => Promise<unknown>;
+  const transaction = sequelize.transaction.bind(sequelize) as (
+    options?: unknown,
+    run?: (t: Transaction) => Promise<unknown>,
+  ) => Promise<unknown>;
   const close = sequelize.close.bind(sequelize);
 
   (sequelize as unknown as { query: typeof query }).query = (sql, options = {}) => {
     const text = typeof sql === 'string' ? sql : String((sql as { query?: string } | null)?.query ?? '');
-    if (text.includes('\u0000') || hasNul(options.replacements) || hasNul(options.bind) || hasNul((sql as { values?: unknown; bind?: unknown } | null)?.values) || hasNul((sql as { bind?: unknown } | null)?.bind)) {
+    if (
+      text.includes('\u0000') ||
+      hasNul(options.replacements) ||
+      hasNul(options.bind) ||
+      hasNul((sql as { values?: unknown; bind?: unknown } | null)?.values) ||
+      hasNul((sql as { bind?: unknown } | null)?.bind)
+    ) {
       return Promise.reject(new ValidationError('Text values must not contain NUL (\\u0000) characters'));
     }
     if (!gate) return query(sql, options);
     // Another process held the file past the busy timeout (and Sequelize's retries): 503, nothing written.
     const busy = (err: unknown) => {
-      throw /SQLITE_BUSY/.test(String((err as { parent?: { code?: string; message?: string } })?.parent?.code ?? (err as Error)?.message)) ? new DatabaseBusyError() : err;
+      throw /SQLITE_BUSY/.test(String((err as { parent?: { code?: string; message?: string } })?.parent?.code ?? (err as Error)?.message))
+        ? new DatabaseBusyError()
+        : err;
     };
     if (options.transaction || !isWrite(text, options.type)) return query(sql, options).catch(busy);
     // The label (logged if the write holds the writer long) never carries values: string literals are blanked.
@@ -55,7 +74,10 @@ export function guardQueries(sequelize: Sequelize, gate: WriteGate | null, onClo
   };
 
   if (gate) {
-    (sequelize as unknown as { transaction: typeof transaction }).transaction = (options?: unknown, run?: (t: Transaction) => Promise<unknown>) => {
+    (sequelize as unknown as { transaction: typeof transaction }).transaction = (
+      options?: unknown,
+      run?: (t: Transaction) => Promise<unknown>,
+    ) => {
       if (typeof options === 'function') {
         run = options as (t: Transaction) => Promise<unknown>;
         options = undefined;
@@ -66,19 +88,28 @@ export function guardQueries(sequelize: Sequelize, gate: WriteGate | null, onClo
       if (run) return gate.run(label, () => transaction(options, run));
       // Unmanaged: the gate is held until its commit or rollback.
       return new Promise<Transaction>((resolve, reject) => {
-        gate.run(label, () => new Promise<void>((held) => {
-          transaction(options).then((t) => {
-            const tx = t as Transaction;
-            for (const method of ['commit', 'rollback'] as const) {
-              const original = tx[method].bind(tx);
-              tx[method] = () => original().finally(held);
-            }
-            resolve(tx);
-          }, (err) => {
-            held();
-            reject(err);
-          });
-        })).catch(reject);
+        gate
+          .run(
+            label,
+            () =>
+              new Promise<void>((held) => {
+                transaction(options).then(
+                  (t) => {
+                    const tx = t as Transaction;
+                    for (const method of ['commit', 'rollback'] as const) {
+                      const original = tx[method].bind(tx);
+                      tx[method] = () => original().finally(held);
+                    }
+                    resolve(tx);
+                  },
+                  (err) => {
+                    held();
+                    reject(err);
+                  },
+                );
+              }),
+          )
+          .catch(reject);
       });
     };
   }

@@ -3,7 +3,6 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { QueryTypes, UniqueConstraintError, type Sequelize } from 'sequelize';
 import { LockedError } from '../errors.js';
 
-
 export interface LockOptions {
   /** How long the lock is held before others may take it over (crash safety). */
   ttlMs?: number;
@@ -34,7 +33,9 @@ export class DbLock {
 
   private ensureTable(): Promise<void> {
     this.ready ??= this.sequelize
-      .query('CREATE TABLE IF NOT EXISTS cms_locks (name VARCHAR(191) NOT NULL PRIMARY KEY, owner VARCHAR(64) NOT NULL, expires_at BIGINT NOT NULL)')
+      .query(
+        'CREATE TABLE IF NOT EXISTS cms_locks (name VARCHAR(191) NOT NULL PRIMARY KEY, owner VARCHAR(64) NOT NULL, expires_at BIGINT NOT NULL)',
+      )
       .then(() => undefined);
     return this.ready;
   }

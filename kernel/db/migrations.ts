@@ -25,7 +25,11 @@ export interface MigrationDefinition {
 
 export function migrationChecksum(m: MigrationDefinition): string {
   if (m.checksum) return m.checksum;
-  return createHash('sha256').update(m.up.toString()).update('\0').update(m.down?.toString() ?? '').digest('hex');
+  return createHash('sha256')
+    .update(m.up.toString())
+    .update('\0')
+    .update(m.down?.toString() ?? '')
+    .digest('hex');
 }
 
 interface LedgerRow {
@@ -53,7 +57,9 @@ export class MigrationRunner {
 
   async ledger(): Promise<LedgerRow[]> {
     await this.ensureLedger();
-    return this.sequelize.query<LedgerRow>('SELECT name, checksum FROM cms_migrations ORDER BY executed_at, name', { type: QueryTypes.SELECT });
+    return this.sequelize.query<LedgerRow>('SELECT name, checksum FROM cms_migrations ORDER BY executed_at, name', {
+      type: QueryTypes.SELECT,
+    });
   }
 
   async run(migrations: MigrationDefinition[]): Promise<string[]> {
@@ -70,7 +76,9 @@ export class MigrationRunner {
     for (const row of await this.ledger()) {
       const now = checksums.get(row.name);
       if (now !== undefined && now !== row.checksum) {
-        throw new BootError(`Migration '${row.name}' was changed after it ran (ledger checksum ${row.checksum.slice(0, 12)}…, code ${now.slice(0, 12)}…); add a new migration instead`);
+        throw new BootError(
+          `Migration '${row.name}' was changed after it ran (ledger checksum ${row.checksum.slice(0, 12)}…, code ${now.slice(0, 12)}…); add a new migration instead`,
+        );
       }
     }
     const sequelize = this.sequelize;

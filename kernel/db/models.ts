@@ -19,7 +19,8 @@ export class ModelRegistry {
   constructor(private readonly sequelize: Sequelize) {}
 
   add(model: PluginModel, owner: string): void {
-    if (typeof model?.initModel !== 'function') throw new BootError(`Plugin '${owner}' added a model without a static initModel(sequelize)`);
+    if (typeof model?.initModel !== 'function')
+      throw new BootError(`Plugin '${owner}' added a model without a static initModel(sequelize)`);
     const first = this.owners.get(model.name);
     if (first) throw new BootError(`Model '${model.name}' added by plugin '${owner}' is already added by plugin '${first}'`);
     model.initModel(this.sequelize);

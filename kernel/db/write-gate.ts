@@ -6,13 +6,19 @@ export class DatabaseBusyError extends defineError(
   'DATABASE_BUSY',
   503,
   'The database did not accept the write in time (SQLite has one writer); nothing was written. Retry after the Retry-After seconds.',
-  (message = 'The database is busy; nothing was written, try again shortly') => ({ message, headers: { 'Retry-After': '2' }, extra: { retryAfterSeconds: 2 } }),
+  (message = 'The database is busy; nothing was written, try again shortly') => ({
+    message,
+    headers: { 'Retry-After': '2' },
+    extra: { retryAfterSeconds: 2 },
+  }),
 ) {}
 
 /** A write started outside its own transaction while that transaction holds the gate: it could never run. */
 export class NestedWriteError extends Error {
   constructor(label: string, holder: string) {
-    super(`A write (${label}) was started without its transaction while that transaction (${holder}) holds the database: pass { transaction } or run it after the commit`);
+    super(
+      `A write (${label}) was started without its transaction while that transaction (${holder}) holds the database: pass { transaction } or run it after the commit`,
+    );
     this.name = 'NestedWriteError';
   }
 }
@@ -47,9 +53,7 @@ export class WriteGate {
   private readonly context = new AsyncLocalStorage<{ label: string }>();
   private stats = { granted: 0, timedOut: 0, longestHoldMs: 0 };
 
-  constructor(
-    private readonly options: { waitMs: number; onLongHold?: (label: string, heldMs: number) => void; longHoldMs?: number },
-  ) {}
+  constructor(private readonly options: { waitMs: number; onLongHold?: (label: string, heldMs: number) => void; longHoldMs?: number }) {}
 
   /** The label of the gated write this async context runs inside, if any. */
   holderHere(): string | null {

@@ -86,7 +86,8 @@ export function buildApp(deps: AppDeps): Koa & { identify: IdentifyRequest } {
   let served = false;
   app.use(async function bootGate(ctx: Context, next: Next) {
     if (deps.isServing()) served = true;
-    else if (!ALWAYS_OPEN.has(ctx.path)) throw new ServiceUnavailableError(served ? 'The service is shutting down; try again shortly' : undefined);
+    else if (!ALWAYS_OPEN.has(ctx.path))
+      throw new ServiceUnavailableError(served ? 'The service is shutting down; try again shortly' : undefined);
     return next();
   });
   app.use(etag);
@@ -101,11 +102,25 @@ export function buildApp(deps: AppDeps): Koa & { identify: IdentifyRequest } {
   });
   app.use(rateLimiter(deps.rateLimit));
   // Registries are complete before the first request, so stages and resolver order are built once then.
-  let built: { before: compose.ComposedMiddleware<Context>; after: compose.ComposedMiddleware<Context>; resolvers: IdentityResolver[] } | null = null;
+  let built: {
+    before: compose.ComposedMiddleware<Context>;
+    after: compose.ComposedMiddleware<Context>;
+    resolvers: IdentityResolver[];
+  } | null = null;
   const pieces = () =>
     (built ??= {
-      before: compose(deps.registries.middleware.list().filter((m) => m.stage === 'beforeIdentity').map((m) => m.handler)),
-      after: compose(deps.registries.middleware.list().filter((m) => m.stage === 'afterIdentity').map((m) => m.handler)),
+      before: compose(
+        deps.registries.middleware
+          .list()
+          .filter((m) => m.stage === 'beforeIdentity')
+          .map((m) => m.handler),
+      ),
+      after: compose(
+        deps.registries.middleware
+          .list()
+          .filter((m) => m.stage === 'afterIdentity')
+          .map((m) => m.handler),
+      ),
       resolvers: deps.registries.identityResolvers.list().sort((a, b) => a.priority - b.priority),
     });
   app.use((ctx, next) => pieces().before(ctx, next));
@@ -146,7 +161,12 @@ export function buildApp(deps: AppDeps): Koa & { identify: IdentifyRequest } {
     const run = async () => {
       if (route.status) ctx.status = route.status;
       const data = await route.handler({
-        ctx, ...input, identity, requestId: ctx.state.requestId, logger: ctx.state.logger, scope: ctx.state.scope.cradle,
+        ctx,
+        ...input,
+        identity,
+        requestId: ctx.state.requestId,
+        logger: ctx.state.logger,
+        scope: ctx.state.scope.cradle,
       });
       if (route.envelope !== false) ctx.body = { success: true, data: data ?? null };
     };
@@ -171,9 +191,15 @@ export function buildApp(deps: AppDeps): Koa & { identify: IdentifyRequest } {
       await begun.abandon().catch((e) => ctx.state.logger.warn({ err: e }, 'idempotency key not released'));
       throw err;
     }
-    const plain = ctx.body !== null && typeof ctx.body === 'object' && !Buffer.isBuffer(ctx.body) && typeof (ctx.body as { pipe?: unknown }).pipe !== 'function';
+    const plain =
+      ctx.body !== null &&
+      typeof ctx.body === 'object' &&
+      !Buffer.isBuffer(ctx.body) &&
+      typeof (ctx.body as { pipe?: unknown }).pipe !== 'function';
     if (ctx.status >= 200 && ctx.status < 300 && plain) {
-      await begun.done({ status: ctx.status, body: ctx.body }).catch((e) => ctx.state.logger.warn({ err: e }, 'idempotent answer not kept'));
+      await begun
+        .done({ status: ctx.status, body: ctx.body })
+        .catch((e) => ctx.state.logger.warn({ err: e }, 'idempotent answer not kept'));
     } else await begun.abandon().catch(() => undefined);
   });
   /**

@@ -43,7 +43,12 @@ export function clientIdOf(ctx: Context, secrets: ClientCookieSecrets): string {
   }
   const fresh = randomBytes(16).toString('base64url');
   ctx.cookies.set(CLIENT_COOKIE, `${fresh}.${signClientId(fresh, key)}`, {
-    httpOnly: true, sameSite: 'lax', path: '/', secure: ctx.secure, expires: new Date(Date.now() + LIFETIME_MS), overwrite: true,
+    httpOnly: true,
+    sameSite: 'lax',
+    path: '/',
+    secure: ctx.secure,
+    expires: new Date(Date.now() + LIFETIME_MS),
+    overwrite: true,
   });
   return fresh;
 }

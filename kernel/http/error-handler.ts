@@ -1,6 +1,13 @@
 import type { Context, Next } from 'koa';
 import {
-  AppError, InternalError, PayloadTooLargeError, ValidationError, AuthenticationRequiredError, ForbiddenError, NotFoundError, ServiceUnavailableError,
+  AppError,
+  InternalError,
+  PayloadTooLargeError,
+  ValidationError,
+  AuthenticationRequiredError,
+  ForbiddenError,
+  NotFoundError,
+  ServiceUnavailableError,
   UnsupportedMediaTypeError,
 } from '../errors.js';
 import type { Logger } from '../logger.js';
@@ -40,9 +47,11 @@ export function errorHandler(logger: Logger, bodyLimit: string) {
     } catch (raw) {
       const err = toAppError(raw, bodyLimit);
       const log = (ctx.state.logger as Logger | undefined) ?? logger;
-      if (err instanceof ServiceUnavailableError) log.info({ code: err.code, status: err.status, reason: err.message }, 'request refused: not serving');
+      if (err instanceof ServiceUnavailableError)
+        log.info({ code: err.code, status: err.status, reason: err.message }, 'request refused: not serving');
       // The database stayed busy (another process, or the SQLite write queue past db.writeWaitMs): nothing was written, the client retries.
-      else if (err.code === 'DATABASE_BUSY') log.warn({ code: err.code, status: err.status, route: ctx.state.route?.path }, 'request refused: database busy');
+      else if (err.code === 'DATABASE_BUSY')
+        log.warn({ code: err.code, status: err.status, route: ctx.state.route?.path }, 'request refused: database busy');
       else if (err.status >= 500) log.error({ err: raw, requestId: ctx.state.requestId }, 'request failed');
       else log.debug({ code: err.code, status: err.status }, 'request refused');
       ctx.status = err.status;

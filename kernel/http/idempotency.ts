@@ -27,7 +27,8 @@ export interface StoredResponse {
   body: unknown;
 }
 
-export type Begin = { kind: 'new'; done(response: StoredResponse): Promise<void>; abandon(): Promise<void> } | { kind: 'replay'; response: StoredResponse };
+export type Begin =
+  { kind: 'new'; done(response: StoredResponse): Promise<void>; abandon(): Promise<void> } | { kind: 'replay'; response: StoredResponse };
 
 /**
  * Idempotency-Key on create routes: the first request with a key runs and its 2xx answer is kept for
@@ -47,7 +48,9 @@ export class IdempotencyStore {
   static parseKey(value: string | undefined): string | undefined {
     if (value === undefined || value === '') return undefined;
     if (!KEY.test(value)) {
-      throw new ValidationError('Idempotency-Key must be 1-255 visible ASCII characters', [{ path: 'headers.idempotency-key', message: 'invalid' }]);
+      throw new ValidationError('Idempotency-Key must be 1-255 visible ASCII characters', [
+        { path: 'headers.idempotency-key', message: 'invalid' },
+      ]);
     }
     return value;
   }
@@ -58,32 +61,47 @@ export class IdempotencyStore {
         'CREATE TABLE IF NOT EXISTS cms_idempotency_keys (id CHAR(64) NOT NULL PRIMARY KEY, fingerprint CHAR(64) NOT NULL, state VARCHAR(8) NOT NULL, ' +
           'response TEXT NULL, created_at BIGINT NOT NULL, expires_at BIGINT NOT NULL)',
       )
-      .then(() => undefined, (err) => {
-        this.ready = null;
-        throw err;
-      });
+      .then(
+        () => undefined,
+        (err) => {
+          this.ready = null;
+          throw err;
+        },
+      );
     return this.ready;
   }
 
-  async begin(scope: { tenantId: string; principal: string; key: string }, request: { method: string; route: string; params: unknown; query: unknown; body: unknown }): Promise<Begin> {
+  async begin(
+    scope: { tenantId: string; principal: string; key: string },
+    request: { method: string; route: string; params: unknown; query: unknown; body: unknown },
+  ): Promise<Begin> {
     await this.ensureTable();
     await this.purge();
-    const id = createHash('sha256').update(stringify({ t: scope.tenantId, p: scope.principal, k: scope.key }) ?? '').digest('hex');
-    const fingerprint = createHash('sha256').update(stringify(request) ?? '').digest('hex');
+    const id = createHash('sha256')
+      .update(stringify({ t: scope.tenantId, p: scope.principal, k: scope.key }) ?? '')
+      .digest('hex');
+    const fingerprint = createHash('sha256')
+      .update(stringify(request) ?? '')
+      .digest('hex');
     const secret = Buffer.from(hkdfSync('sha256', scope.key, id, 'cms idempotent response', 32));
     const now = Date.now();
     for (let attempt = 0; attempt < 3; attempt++) {
       try {
-        await this.sequelize.query('INSERT INTO cms_idempotency_keys (id, fingerprint, state, response, created_at, expires_at) VALUES (?, ?, ?, NULL, ?, ?)', {
-          replacements: [id, fingerprint, 'pending', now, now + PENDING_MS], type: QueryTypes.INSERT,
-        });
+        await this.sequelize.query(
+          'INSERT INTO cms_idempotency_keys (id, fingerprint, state, response, created_at, expires_at) VALUES (?, ?, ?, NULL, ?, ?)',
+          {
+            replacements: [id, fingerprint, 'pending', now, now + PENDING_MS],
+            type: QueryTypes.INSERT,
+          },
+        );
         return {
           kind: 'new',
           done: async (response) => {
             const text = JSON.stringify(response);
             if (Buffer.byteLength(text) > MAX_STORED_BYTES) return this.drop(id);
             await this.sequelize.query('UPDATE cms_idempotency_keys SET state = ?, response = ?, expires_at = ? WHERE id = ?', {
-              replacements: ['done', seal(secret, text), Date.now() + IDEMPOTENCY_TTL_MS, id], type: QueryTypes.UPDATE,
+              replacements: ['done', seal(secret, text), Date.now() + IDEMPOTENCY_TTL_MS, id],
+              type: QueryTypes.UPDATE,
             });
           },
           abandon: () => this.drop(id),
@@ -91,13 +109,21 @@ export class IdempotencyStore {
       } catch (err) {
         if (!(err instanceof UniqueConstraintError)) throw err;
       }
-      const [row] = await this.sequelize.query<{ fingerprint: string; state: string; response: string | null; expires_at: number | string }>(
-        'SELECT fingerprint, state, response, expires_at FROM cms_idempotency_keys WHERE id = ?',
-        { replacements: [id], type: QueryTypes.SELECT },
-      );
+      const [row] = await this.sequelize.query<{
+        fingerprint: string;
+        state: string;
+        response: string | null;
+        expires_at: number | string;
+      }>('SELECT fingerprint, state, response, expires_at FROM cms_idempotency_keys WHERE id = ?', {
+        replacements: [id],
+        type: QueryTypes.SELECT,
+      });
       if (!row) continue; // released meanwhile: take it
       if (Number(row.expires_at) < now) {
-        await this.sequelize.query('DELETE FROM cms_idempotency_keys WHERE id = ? AND expires_at < ?', { replacements: [id, now], type: QueryTypes.DELETE });
+        await this.sequelize.query('DELETE FROM cms_idempotency_keys WHERE id = ? AND expires_at < ?', {
+          replacements: [id, now],
+          type: QueryTypes.DELETE,
+        });
         continue;
       }
       if (row.fingerprint !== fingerprint) throw new IdempotencyKeyReusedError();

@@ -24,7 +24,9 @@ export class NamespaceMap {
       for (const [method, permission] of Object.entries(methods as Record<string, string>)) {
         const before = existing.methods[method];
         if (before !== undefined && before !== permission) {
-          throw new BootError(`Namespace '${ns}' ${method}: plugin '${manifest.id}' maps it to '${permission}' but plugin '${existing.owner}' maps it to '${before}'`);
+          throw new BootError(
+            `Namespace '${ns}' ${method}: plugin '${manifest.id}' maps it to '${permission}' but plugin '${existing.owner}' maps it to '${before}'`,
+          );
         }
         existing.methods[method] = permission;
       }

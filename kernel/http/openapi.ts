@@ -5,14 +5,24 @@ import type { NamespaceMap } from './namespaces.js';
 import type { RegisteredRoute } from './route-table.js';
 
 const errorBody = z
-  .object({ success: z.literal(false), error: z.string().meta({ description: 'Stable error code (see x-error-catalogue)' }), message: z.string() })
+  .object({
+    success: z.literal(false),
+    error: z.string().meta({ description: 'Stable error code (see x-error-catalogue)' }),
+    message: z.string(),
+  })
   .meta({ id: 'Error' });
 
 const idempotencyHeader = z.object({
-  'idempotency-key': z.string().min(1).max(255).optional().meta({
-    description: 'Makes a retry safe: the same key, caller and request within 24 h replays the first 2xx answer (with Idempotent-Replayed: true) ' +
-      'instead of creating again; a key still in flight -> 409 IDEMPOTENCY_KEY_IN_USE; the key used for another request -> 422 IDEMPOTENCY_KEY_REUSED.',
-  }),
+  'idempotency-key': z
+    .string()
+    .min(1)
+    .max(255)
+    .optional()
+    .meta({
+      description:
+        'Makes a retry safe: the same key, caller and request within 24 h replays the first 2xx answer (with Idempotent-Replayed: true) ' +
+        'instead of creating again; a key still in flight -> 409 IDEMPOTENCY_KEY_IN_USE; the key used for another request -> 422 IDEMPOTENCY_KEY_REUSED.',
+    }),
 });
 
 const isObject = (s: z.ZodType | undefined): s is z.ZodObject => s instanceof z.ZodObject;
@@ -20,12 +30,18 @@ const isObject = (s: z.ZodType | undefined): s is z.ZodObject => s instanceof z.
 function operation(route: RegisteredRoute, namespacePermission: string | undefined): ZodOpenApiOperationObject {
   const req = route.request;
   const pathParams = [...route.path.matchAll(/:(\w+)/g)].map((m) => m[1]!);
-  const params = isObject(req.params) ? req.params : pathParams.length ? z.object(Object.fromEntries(pathParams.map((p) => [p, z.string()]))) : undefined;
-  const success = route.envelope === false
-    ? (route.response ?? z.unknown())
-    : z.object({ success: z.literal(true), data: route.response ?? z.unknown() });
+  const params = isObject(req.params)
+    ? req.params
+    : pathParams.length
+      ? z.object(Object.fromEntries(pathParams.map((p) => [p, z.string()])))
+      : undefined;
+  const success =
+    route.envelope === false
+      ? (route.response ?? z.unknown())
+      : z.object({ success: z.literal(true), data: route.response ?? z.unknown() });
   const status = String(route.status ?? 200);
-  const permission = route.permission === 'public' ? 'public' : [namespacePermission, route.permission].filter((p) => p && p !== 'public').join(' + ');
+  const permission =
+    route.permission === 'public' ? 'public' : [namespacePermission, route.permission].filter((p) => p && p !== 'public').join(' + ');
   return {
     operationId: `${route.method.toLowerCase()}${route.path.replace(/[/:{}-]+(\w)/g, (_, c: string) => c.toUpperCase())}`,
     summary: route.summary,
@@ -41,14 +57,25 @@ function operation(route: RegisteredRoute, namespacePermission: string | undefin
     },
     ...(route.idempotent ? { 'x-idempotent': true } : {}),
     ...(req.body
-      ? { requestBody: { required: true, content: { 'application/json': { schema: req.body }, ...(req.form ? { 'application/x-www-form-urlencoded': { schema: req.body } } : {}) } } }
+      ? {
+          requestBody: {
+            required: true,
+            content: {
+              'application/json': { schema: req.body },
+              ...(req.form ? { 'application/x-www-form-urlencoded': { schema: req.body } } : {}),
+            },
+          },
+        }
       : req.multipart
         ? { requestBody: { required: true, content: { 'multipart/form-data': { schema: req.multipart } } } }
         : {}),
     responses: {
       [status]: { description: 'Success', content: { 'application/json': { schema: success } } },
       '4XX': { description: 'Refused: see the error code', content: { 'application/json': { schema: errorBody } } },
-      '500': { description: 'Internal error (generic message; details in the log under X-Request-Id)', content: { 'application/json': { schema: errorBody } } },
+      '500': {
+        description: 'Internal error (generic message; details in the log under X-Request-Id)',
+        content: { 'application/json': { schema: errorBody } },
+      },
     },
   } as ZodOpenApiOperationObject;
 }

@@ -51,7 +51,8 @@ export async function closeAndRemove(out: WriteStream | null, path: string): Pro
  */
 export async function receiveMultipartFile(ctx: Context, target: string, maxBytes: number, limitLabel: string): Promise<ReceivedMultipart> {
   const req = ctx.req;
-  if (!ctx.is('multipart/form-data')) throw new UnsupportedMediaTypeError('Content-Type must be multipart/form-data (the file in the field "file")');
+  if (!ctx.is('multipart/form-data'))
+    throw new UnsupportedMediaTypeError('Content-Type must be multipart/form-data (the file in the field "file")');
   const declared = Number(ctx.get('content-length') || NaN);
   if (Number.isFinite(declared) && declared > maxBytes + ENVELOPE_BYTES) {
     ctx.set('Connection', 'close');
@@ -110,11 +111,14 @@ export async function receiveMultipartFile(ctx: Context, target: string, maxByte
     parser.on('close', () => {
       if (settled) return;
       if (!written) return fail(new ValidationError("No file: send one in the multipart field 'file'"));
-      written.then((size) => {
-        if (settled) return;
-        settled = true;
-        resolve({ filename, size, fields });
-      }, () => undefined);
+      written.then(
+        (size) => {
+          if (settled) return;
+          settled = true;
+          resolve({ filename, size, fields });
+        },
+        () => undefined,
+      );
     });
     req.on('error', (err) => fail(new ValidationError(`Upload interrupted: ${err.message}`)));
     req.on('close', () => {

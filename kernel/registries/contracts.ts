@@ -255,9 +255,13 @@ export interface CliCommand {
   summary: string;
   /** e.g. `[--json]`, shown in the usage. */
   usage?: string;
-  run(context: { kernel: { container: { resolve<T>(key: string): T }; registries: unknown }; json: boolean; args: string[]; out(text: string): void }): Promise<void>;
+  run(context: {
+    kernel: { container: { resolve<T>(key: string): T }; registries: unknown };
+    json: boolean;
+    args: string[];
+    out(text: string): void;
+  }): Promise<void>;
 }
-
 
 /**
  * A page of the admin UI, from the `adminPages` of an enabled plugin's manifest (the loader fills this

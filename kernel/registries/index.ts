@@ -1,7 +1,17 @@
 import { Registry } from './registry.js';
 import type {
-  AdminPageDefinition, CliCommand, DataDomain, GraphqlContribution, HealthCheck, IdentityResolver, ImportFormat, MiddlewareEntry,
-  PermissionDefinition, StorageDriver, WebSocketEndpoint, WidgetDefinition,
+  AdminPageDefinition,
+  CliCommand,
+  DataDomain,
+  GraphqlContribution,
+  HealthCheck,
+  IdentityResolver,
+  ImportFormat,
+  MiddlewareEntry,
+  PermissionDefinition,
+  StorageDriver,
+  WebSocketEndpoint,
+  WidgetDefinition,
 } from './contracts.js';
 import type { JobHandler } from '../jobs.js';
 import type { DataMigrationDeclaration } from './contracts.js';
@@ -13,11 +23,25 @@ export { Registry } from './registry.js';
 export function createRegistries() {
   return {
     storageDrivers: new Registry<StorageDriver>('Storage driver', 'id', {
-      required: { kind: ['local', 'remote'], put: 'function', get: 'function', head: 'function', delete: 'function', publicUrl: 'function' },
+      required: {
+        kind: ['local', 'remote'],
+        put: 'function',
+        get: 'function',
+        head: 'function',
+        delete: 'function',
+        publicUrl: 'function',
+      },
       optional: { listTrash: 'function', restore: 'function', purge: 'function', check: 'function' },
     }),
     importFormats: new Registry<ImportFormat>('Import format', 'format', {
-      required: { label: 'string', extensions: 'string[]', features: 'string[]', detect: 'function', parseTask: 'string', taskFile: 'string' },
+      required: {
+        label: 'string',
+        extensions: 'string[]',
+        features: 'string[]',
+        detect: 'function',
+        parseTask: 'string',
+        taskFile: 'string',
+      },
       optional: { description: 'string' },
     }),
     widgets: new Registry<WidgetDefinition>('Widget', 'id', {
@@ -26,9 +50,15 @@ export function createRegistries() {
     }),
     dataDomains: new Registry<DataDomain>('Data-operation domain', 'id', {
       required: {
-        modes: 'string[]', defaultMode: ['add', 'merge', 'mirror', 'replace'], inlineThreshold: 'number',
+        modes: 'string[]',
+        defaultMode: ['add', 'merge', 'mirror', 'replace'],
+        inlineThreshold: 'number',
         auditDomain: ['config', 'content-package', 'migration', 'importer', 'backup', 'content-sync'],
-        validate: 'function', snapshot: 'function', plan: 'function', apply: 'function', verify: 'function',
+        validate: 'function',
+        snapshot: 'function',
+        plan: 'function',
+        apply: 'function',
+        verify: 'function',
       },
       optional: { transactional: 'boolean' },
     }),
@@ -45,7 +75,10 @@ export function createRegistries() {
     middleware: new Registry<MiddlewareEntry>('Middleware', 'id', {
       required: { stage: ['beforeIdentity', 'afterIdentity'], handler: 'function' },
     }),
-    cliCommands: new Registry<CliCommand>('CLI command', 'name', { required: { summary: 'string', run: 'function' }, optional: { usage: 'string' } }),
+    cliCommands: new Registry<CliCommand>('CLI command', 'name', {
+      required: { summary: 'string', run: 'function' },
+      optional: { usage: 'string' },
+    }),
     /** Data migrations declared by plugins: {id, description, steps}; the data-migrations plugin validates the steps (README "Data migrations"). */
     dataMigrations: new Registry<DataMigrationDeclaration>('Data migration', 'id', { required: { description: 'string' } }),
     /** Filled by the loader from the manifests' `adminPages` (enabled plugins only), keyed by path. */
@@ -60,7 +93,16 @@ export type Registries = ReturnType<typeof createRegistries>;
 export type RegistryName = keyof Registries;
 /** Registries whose contents a manifest declares under `provides` (permissions come from `permissions`). */
 export const PROVIDES_KEYS = [
-  'storageDrivers', 'importFormats', 'widgets', 'dataDomains', 'graphql', 'identityResolvers', 'healthChecks', 'jobHandlers', 'middleware', 'websockets',
+  'storageDrivers',
+  'importFormats',
+  'widgets',
+  'dataDomains',
+  'graphql',
+  'identityResolvers',
+  'healthChecks',
+  'jobHandlers',
+  'middleware',
+  'websockets',
   'cliCommands',
   'dataMigrations',
 ] as const satisfies readonly RegistryName[];

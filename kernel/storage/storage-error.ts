@@ -4,7 +4,8 @@ import { AppError } from '../errors.js';
  * Why a storage operation failed. The HTTP status and code follow the kernel's catalogue, so an error
  * that reaches the error handler unmapped still answers sensibly; the media plugin maps by `reason`.
  */
-export type StorageErrorReason = 'INVALID_PATH' | 'INVALID_RANGE' | 'NOT_FOUND' | 'ALREADY_EXISTS' | 'NOT_CONFIGURED' | 'REMOTE_REFUSED' | 'REMOTE_FAILED';
+export type StorageErrorReason =
+  'INVALID_PATH' | 'INVALID_RANGE' | 'NOT_FOUND' | 'ALREADY_EXISTS' | 'NOT_CONFIGURED' | 'REMOTE_REFUSED' | 'REMOTE_FAILED';
 
 const STATUS: Record<StorageErrorReason, readonly [code: string, status: number]> = {
   INVALID_PATH: ['VALIDATION_ERROR', 400],

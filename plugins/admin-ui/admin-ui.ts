@@ -4,8 +4,15 @@ import type { UiBuild } from './ui-build.js';
 
 /** Headers of every HTML page of the app: only its own scripts, no framing. */
 const CSP = [
-  "default-src 'self'", "script-src 'self'", "style-src 'self' 'unsafe-inline'", "img-src 'self' data: blob:",
-  "connect-src 'self'", "font-src 'self' data:", "frame-ancestors 'none'", "base-uri 'self'", "form-action 'self'",
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data: blob:",
+  "connect-src 'self'",
+  "font-src 'self' data:",
+  "frame-ancestors 'none'",
+  "base-uri 'self'",
+  "form-action 'self'",
 ].join('; ');
 
 const NOT_BUILT = `<!doctype html>

@@ -19,7 +19,10 @@ export default definePlugin(() => {
   return {
     register({ container, routes, options }) {
       const parsed = optionsSchema.safeParse(options ?? {});
-      if (!parsed.success) throw new BootError(`Invalid plugins.options['admin-ui']: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+      if (!parsed.success)
+        throw new BootError(
+          `Invalid plugins.options['admin-ui']: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+        );
       container.register('adminUi', asFunction(() => new AdminUi(() => build)).singleton());
       for (const route of adminUiRoutes) routes.add(route);
     },

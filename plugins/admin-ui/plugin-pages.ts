@@ -6,34 +6,44 @@ import { hasPermission, type Identity } from '../../kernel/http/identity.js';
 import type { AdminPageDefinition, Registries } from '../../kernel/registries/index.js';
 
 /** One page of a plugin as the admin UI receives it (GET /api/admin-ui/pages). */
-export const adminPageView = z.object({
-  pluginId: z.string(),
-  path: z.string(),
-  title: z.string(),
-  icon: z.string().nullable(),
-  nav: z.union([z.literal(false), z.object({ label: z.string(), order: z.number() })]),
-  permission: z.string().nullable(),
-  module: z.discriminatedUnion('kind', [
-    z.object({ kind: z.literal('bundled'), name: z.string() }),
-    z.object({ kind: z.literal('url'), url: z.string() }),
-  ]),
-}).meta({ id: 'AdminPage' });
+export const adminPageView = z
+  .object({
+    pluginId: z.string(),
+    path: z.string(),
+    title: z.string(),
+    icon: z.string().nullable(),
+    nav: z.union([z.literal(false), z.object({ label: z.string(), order: z.number() })]),
+    permission: z.string().nullable(),
+    module: z.discriminatedUnion('kind', [
+      z.object({ kind: z.literal('bundled'), name: z.string() }),
+      z.object({ kind: z.literal('url'), url: z.string() }),
+    ]),
+  })
+  .meta({ id: 'AdminPage' });
 export type AdminPageView = z.infer<typeof adminPageView>;
 
 /** Whether the identity may see the page: any signed-in identity when it names no permission. */
 export function maySee(identity: Identity, page: AdminPageDefinition): boolean {
   if (identity.kind === 'guest') return false;
-  return !page.permission || page.permission === 'authenticated' || page.permission === 'public' || hasPermission(identity, page.permission);
+  return (
+    !page.permission || page.permission === 'authenticated' || page.permission === 'public' || hasPermission(identity, page.permission)
+  );
 }
 
 /** The pages of enabled plugins the identity may see, in sidebar order (then by path). */
 export function visiblePages(registries: Registries, identity: Identity): AdminPageView[] {
   const order = (p: AdminPageDefinition) => (p.nav ? p.nav.order : Number.MAX_SAFE_INTEGER);
-  return registries.adminPages.list()
+  return registries.adminPages
+    .list()
     .filter((p) => maySee(identity, p))
     .sort((a, b) => order(a) - order(b) || a.path.localeCompare(b.path))
     .map((p) => ({
-      pluginId: p.pluginId, path: p.path, title: p.title, icon: p.icon ?? null, nav: p.nav, permission: p.permission ?? null,
+      pluginId: p.pluginId,
+      path: p.path,
+      title: p.title,
+      icon: p.icon ?? null,
+      nav: p.nav,
+      permission: p.permission ?? null,
       module: p.module.kind === 'bundled' ? { kind: 'bundled' as const, name: p.module.name } : { kind: 'url' as const, url: p.module.url },
     }));
 }
@@ -43,10 +53,16 @@ export function visiblePages(registries: Registries, identity: Identity): AdminP
  * entries (plugin id and declared relative path, compared as strings): a path built from the request
  * never reaches the file system, so `..` or an undeclared file is simply not found.
  */
-export async function sendPluginPageModule(ctx: Context, registries: Registries, identity: Identity, pluginId: string, relative: string): Promise<void> {
-  const page = registries.adminPages.list().find(
-    (p) => p.pluginId === pluginId && p.module.kind === 'file' && p.module.relative === relative && maySee(identity, p),
-  );
+export async function sendPluginPageModule(
+  ctx: Context,
+  registries: Registries,
+  identity: Identity,
+  pluginId: string,
+  relative: string,
+): Promise<void> {
+  const page = registries.adminPages
+    .list()
+    .find((p) => p.pluginId === pluginId && p.module.kind === 'file' && p.module.relative === relative && maySee(identity, p));
   if (!page || page.module.kind !== 'file') throw new NotFoundError(`No admin page module '${relative}' of plugin '${pluginId}'`);
   let body: Buffer;
   try {

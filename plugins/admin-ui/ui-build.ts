@@ -4,10 +4,20 @@ import { extname, join, relative, sep } from 'node:path';
 
 /** Content types of the files a Vite build emits. */
 const TYPES: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.mjs': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8', '.json': 'application/json; charset=utf-8', '.map': 'application/json; charset=utf-8',
-  '.svg': 'image/svg+xml', '.png': 'image/png', '.ico': 'image/x-icon', '.webp': 'image/webp', '.jpg': 'image/jpeg',
-  '.woff2': 'font/woff2', '.txt': 'text/plain; charset=utf-8', '.webmanifest': 'application/manifest+json',
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json; charset=utf-8',
+  '.map': 'application/json; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.webp': 'image/webp',
+  '.jpg': 'image/jpeg',
+  '.woff2': 'font/woff2',
+  '.txt': 'text/plain; charset=utf-8',
+  '.webmanifest': 'application/manifest+json',
 };
 
 export interface UiFile {
@@ -37,7 +47,11 @@ export class UiBuild {
         if (statSync(full).isDirectory()) walk(full);
         else {
           const rel = relative(dir, full).split(sep).join('/');
-          this.files.set(rel, { body: readFileSync(full), type: TYPES[extname(name).toLowerCase()] ?? 'application/octet-stream', immutable: rel.startsWith('assets/') });
+          this.files.set(rel, {
+            body: readFileSync(full),
+            type: TYPES[extname(name).toLowerCase()] ?? 'application/octet-stream',
+            immutable: rel.startsWith('assets/'),
+          });
         }
       }
     };

@@ -25,7 +25,10 @@ export class OidcProviderError extends defineError(
   'OIDC_PROVIDER_ERROR',
   400,
   'The identity provider answered with an error (e.g. access_denied); providerError holds its error code.',
-  (displayName: string, providerError: string) => ({ message: `${displayName} did not sign you in (${providerError})`, extra: { providerError } }),
+  (displayName: string, providerError: string) => ({
+    message: `${displayName} did not sign you in (${providerError})`,
+    extra: { providerError },
+  }),
 ) {}
 
 export class OidcCallbackFailedError extends defineError(

@@ -46,19 +46,35 @@ async function unseal<T>(secrets: Pick<AuthSecrets, 'sign'>, purpose: string, se
 }
 
 /** Starts a sign-in: the signed state for the provider, and the signed flow cookie for this browser. */
-export async function startFlow(ctx: Context, secrets: Pick<AuthSecrets, 'sign'>, input: { providerId: string; tenantId: string; returnTo: string }) {
+export async function startFlow(
+  ctx: Context,
+  secrets: Pick<AuthSecrets, 'sign'>,
+  input: { providerId: string; tenantId: string; returnTo: string },
+) {
   const id = randomBytes(16).toString('base64url');
   const expires = Date.now() + LIFETIME_MS;
   const verifier = client.randomPKCECodeVerifier();
   const nonce = client.randomNonce();
   const state = await seal(secrets, 'oidc-state', { p: input.providerId, t: input.tenantId, r: input.returnTo, e: expires, n: id });
   const cookie = await seal(secrets, 'oidc-flow', { n: id, v: verifier, o: nonce, e: expires });
-  ctx.cookies.set(FLOW_COOKIE, cookie, { httpOnly: true, sameSite: 'lax', path: COOKIE_PATH, secure: ctx.secure, expires: new Date(expires), overwrite: true });
+  ctx.cookies.set(FLOW_COOKIE, cookie, {
+    httpOnly: true,
+    sameSite: 'lax',
+    path: COOKIE_PATH,
+    secure: ctx.secure,
+    expires: new Date(expires),
+    overwrite: true,
+  });
   return { state, nonce, verifier };
 }
 
 /** The flow this callback belongs to: state signature, expiry, provider and this browser's cookie all check out. */
-export async function finishFlow(ctx: Context, secrets: Pick<AuthSecrets, 'sign'>, state: string | undefined, providerId: string): Promise<Flow> {
+export async function finishFlow(
+  ctx: Context,
+  secrets: Pick<AuthSecrets, 'sign'>,
+  state: string | undefined,
+  providerId: string,
+): Promise<Flow> {
   if (!state) throw new OidcStateInvalidError();
   const s = await unseal(secrets, 'oidc-state', state, stateSchema);
   const c = await unseal(secrets, 'oidc-flow', ctx.cookies.get(FLOW_COOKIE) ?? '', cookieSchema);

@@ -19,7 +19,10 @@ export class IdentityLinks {
   constructor(private readonly users: UsersService) {}
 
   async userFor(tenantId: string, provider: ProviderSettings, claims: IdTokenClaims): Promise<string> {
-    const email = typeof claims.email === 'string' && /^[^@\s]+@[^@\s]+$/.test(claims.email.trim()) && claims.email.length <= 191 ? claims.email.trim().toLowerCase() : null;
+    const email =
+      typeof claims.email === 'string' && /^[^@\s]+@[^@\s]+$/.test(claims.email.trim()) && claims.email.length <= 191
+        ? claims.email.trim().toLowerCase()
+        : null;
     const verified = claims.email_verified === true || claims.email_verified === 'true';
     const link = await OidcIdentity.findOne({ where: { tenant_id: tenantId, provider: provider.id, subject: claims.sub } });
     if (link) {
@@ -32,11 +35,16 @@ export class IdentityLinks {
     }
     const existing = email ? await this.users.findByEmail(email, tenantId) : null;
     if (existing) {
-      if (!verified) throw new OidcNoAccountError(`An account with this email exists, but ${provider.displayName} has not verified the address; sign in with your password`);
+      if (!verified)
+        throw new OidcNoAccountError(
+          `An account with this email exists, but ${provider.displayName} has not verified the address; sign in with your password`,
+        );
       return this.link(tenantId, provider.id, claims.sub, existing.id, email);
     }
-    if (!provider.allowSignUp) throw new OidcNoAccountError(`No account here belongs to this ${provider.displayName} identity; ask an administrator for one`);
-    if (!email || !verified) throw new OidcNoAccountError(`${provider.displayName} did not share a verified email address, which signing up needs`);
+    if (!provider.allowSignUp)
+      throw new OidcNoAccountError(`No account here belongs to this ${provider.displayName} identity; ask an administrator for one`);
+    if (!email || !verified)
+      throw new OidcNoAccountError(`${provider.displayName} did not share a verified email address, which signing up needs`);
     return this.link(tenantId, provider.id, claims.sub, await this.signUp(email, provider, tenantId), email);
   }
 
@@ -55,7 +63,16 @@ export class IdentityLinks {
   private async link(tenantId: string, provider: string, subject: string, userId: string, email: string | null): Promise<string> {
     const now = Date.now();
     try {
-      await OidcIdentity.create({ id: randomUUID(), tenant_id: tenantId, provider, subject, user_id: userId, email, created_at: now, last_login_at: now });
+      await OidcIdentity.create({
+        id: randomUUID(),
+        tenant_id: tenantId,
+        provider,
+        subject,
+        user_id: userId,
+        email,
+        created_at: now,
+        last_login_at: now,
+      });
       return userId;
     } catch (err) {
       if (!(err instanceof UniqueConstraintError)) throw err;
@@ -67,7 +84,13 @@ export class IdentityLinks {
 
   async list(userId: string) {
     const rows = await OidcIdentity.findAll({ where: { user_id: userId }, order: [['created_at', 'ASC']] });
-    return rows.map((r) => ({ _id: r.id, provider: r.provider, email: r.email, createdAt: iso(r.created_at), lastLoginAt: iso(r.last_login_at) }));
+    return rows.map((r) => ({
+      _id: r.id,
+      provider: r.provider,
+      email: r.email,
+      createdAt: iso(r.created_at),
+      lastLoginAt: iso(r.last_login_at),
+    }));
   }
 
   async unlink(userId: string, id: string): Promise<void> {

@@ -14,7 +14,13 @@ export interface ProviderListing {
  * the auth plugin's GET /api/get-tokens-provided), and the redirect URI each one is registered with.
  */
 /** System Settings that configure the well-known providers (the setup plugin seeds them; admins set them). */
-export const PROVIDER_SETTINGS = ['OAUTH_GOOGLE_CLIENT_ID', 'OAUTH_GOOGLE_CLIENT_SECRET', 'OIDC_ISSUER_URL', 'OIDC_CLIENT_ID', 'OIDC_CLIENT_SECRET'] as const;
+export const PROVIDER_SETTINGS = [
+  'OAUTH_GOOGLE_CLIENT_ID',
+  'OAUTH_GOOGLE_CLIENT_SECRET',
+  'OIDC_ISSUER_URL',
+  'OIDC_CLIENT_ID',
+  'OIDC_CLIENT_SECRET',
+] as const;
 const SETTINGS_TTL_MS = 30_000;
 
 export class IdentityProviders {
@@ -54,7 +60,11 @@ export class IdentityProviders {
 
   async list(): Promise<ProviderListing[]> {
     return (await this.providers()).map((p) => ({
-      id: p.id, displayName: p.displayName, type: 'oidc' as const, active: p.active, startUrl: p.active ? `/api/auth/oidc/${p.id}/start` : null,
+      id: p.id,
+      displayName: p.displayName,
+      type: 'oidc' as const,
+      active: p.active,
+      startUrl: p.active ? `/api/auth/oidc/${p.id}/start` : null,
     }));
   }
 

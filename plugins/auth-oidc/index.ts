@@ -34,7 +34,10 @@ export default definePlugin(() => {
   return {
     register({ container, routes, migrations, models, config, logger, options: raw, envOptions, envSources }) {
       const parsed = optionsSchema.safeParse(raw);
-      if (!parsed.success) throw new BootError(`Invalid plugins.options['auth-oidc']: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+      if (!parsed.success)
+        throw new BootError(
+          `Invalid plugins.options['auth-oidc']: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+        );
       const o = parsed.data;
       // The provider variables (plugin.json `env`), read by the kernel when it started.
       const env = variablesOf(envOptions, envSources);
@@ -46,7 +49,15 @@ export default definePlugin(() => {
       for (const m of OIDC_MIGRATIONS) migrations.add(m);
       container.register(
         'identityProviders',
-        asFunction((cradle: object) => new IdentityProviders((vars) => resolveProviders(o, vars), publicUrl, () => providerSettings(cradle), env)).singleton(),
+        asFunction(
+          (cradle: object) =>
+            new IdentityProviders(
+              (vars) => resolveProviders(o, vars),
+              publicUrl,
+              () => providerSettings(cradle),
+              env,
+            ),
+        ).singleton(),
       );
       container.register('oidcClients', asFunction(() => new OidcClients(logger)).singleton());
       container.register('oidcLinks', asFunction(({ users }: { users: UsersService }) => new IdentityLinks(users)).singleton());
@@ -63,7 +74,9 @@ export default definePlugin(() => {
         }
       }
       if (active.length && !own.publicUrlSet) {
-        logger.warn('identity providers redirect to http://<host>:<port>; set CMS_PUBLIC_URL (or the publicUrl option) to the address browsers use');
+        logger.warn(
+          'identity providers redirect to http://<host>:<port>; set CMS_PUBLIC_URL (or the publicUrl option) to the address browsers use',
+        );
       }
       own = null;
     },

@@ -58,11 +58,18 @@ export class OidcClients {
   }
 
   /** The provider's authorization URL with state, nonce and the PKCE (S256) challenge. */
-  async authorizationUrl(p: ProviderSettings, input: { redirectUri: string; state: string; nonce: string; verifier: string }): Promise<URL> {
+  async authorizationUrl(
+    p: ProviderSettings,
+    input: { redirectUri: string; state: string; nonce: string; verifier: string },
+  ): Promise<URL> {
     const config = await this.configuration(p);
     return client.buildAuthorizationUrl(config, {
-      redirect_uri: input.redirectUri, scope: p.scopes.join(' '), state: input.state, nonce: input.nonce,
-      code_challenge: await client.calculatePKCECodeChallenge(input.verifier), code_challenge_method: 'S256',
+      redirect_uri: input.redirectUri,
+      scope: p.scopes.join(' '),
+      state: input.state,
+      nonce: input.nonce,
+      code_challenge: await client.calculatePKCECodeChallenge(input.verifier),
+      code_challenge_method: 'S256',
     });
   }
 
@@ -70,12 +77,19 @@ export class OidcClients {
    * Exchanges the code (with the PKCE verifier) and validates the ID token (nonce included). The
    * provider's access and refresh tokens are dropped here: only the ID token claims leave.
    */
-  async exchange(p: ProviderSettings, callbackUrl: URL, checks: { state: string; nonce: string; verifier: string }): Promise<IdTokenClaims> {
+  async exchange(
+    p: ProviderSettings,
+    callbackUrl: URL,
+    checks: { state: string; nonce: string; verifier: string },
+  ): Promise<IdTokenClaims> {
     const config = await this.configuration(p);
     let claims: IdTokenClaims | undefined;
     try {
       const tokens = await client.authorizationCodeGrant(config, callbackUrl, {
-        pkceCodeVerifier: checks.verifier, expectedNonce: checks.nonce, expectedState: checks.state, idTokenExpected: true,
+        pkceCodeVerifier: checks.verifier,
+        expectedNonce: checks.nonce,
+        expectedState: checks.state,
+        idTokenExpected: true,
       });
       claims = tokens.claims() as IdTokenClaims | undefined;
     } catch (err) {

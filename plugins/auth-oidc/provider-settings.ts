@@ -28,13 +28,18 @@ const providerSchema = z
     /** Plain-http issuer: for a provider on loopback in tests only. */
     allowInsecureRequests: z.boolean().default(false),
   })
-  .refine((p) => p.allowInsecureRequests || p.issuer.startsWith('https://'), { message: 'issuer must use https:// (allowInsecureRequests is for loopback tests only)', path: ['issuer'] });
+  .refine((p) => p.allowInsecureRequests || p.issuer.startsWith('https://'), {
+    message: 'issuer must use https:// (allowInsecureRequests is for loopback tests only)',
+    path: ['issuer'],
+  });
 
 /** plugins.options['auth-oidc'] */
 export const optionsSchema = z.strictObject({
   /** The address the provider redirects back to (CMS_PUBLIC_URL overrides); never taken from the request. */
   publicUrl: z.string().url().optional(),
-  providers: z.record(z.string().regex(/^[a-z][a-z0-9-]{0,31}$/, 'lower-case letters, digits and dashes (at most 32)'), providerSchema).default({}),
+  providers: z
+    .record(z.string().regex(/^[a-z][a-z0-9-]{0,31}$/, 'lower-case letters, digits and dashes (at most 32)'), providerSchema)
+    .default({}),
 });
 export type OidcOptions = z.output<typeof optionsSchema>;
 
@@ -65,7 +70,9 @@ type Env = Record<string, string | undefined>;
 export function variablesOf(values: Record<string, unknown>, sources: Record<string, string>): Env {
   const out: Env = {};
   for (const [path, name] of Object.entries(sources)) {
-    const value = path.split('.').reduce<unknown>((node, key) => (node && typeof node === 'object' ? (node as Record<string, unknown>)[key] : undefined), values);
+    const value = path
+      .split('.')
+      .reduce<unknown>((node, key) => (node && typeof node === 'object' ? (node as Record<string, unknown>)[key] : undefined), values);
     if (typeof value === 'string') out[name] = value;
   }
   return out;
@@ -74,12 +81,28 @@ export function variablesOf(values: Record<string, unknown>, sources: Record<str
 /** The env variable that holds a configured provider's secret. */
 export const secretVariable = (id: string) => `OIDC_${id.toUpperCase().replace(/[^A-Z0-9]/g, '_')}_CLIENT_SECRET`;
 
-function preset(id: string, displayName: string, issuer: string, clientId: string | undefined, clientSecret: string | undefined, variables: string): ProviderSettings {
+function preset(
+  id: string,
+  displayName: string,
+  issuer: string,
+  clientId: string | undefined,
+  clientSecret: string | undefined,
+  variables: string,
+): ProviderSettings {
   const active = Boolean(clientId && clientSecret && issuer);
   if (active && !/^https:\/\/[^/?#]+/.test(issuer)) throw new BootError(`The ${displayName} issuer '${issuer}' must be an https:// URL`);
   return {
-    id, displayName, active, source: 'preset', issuer, clientId: clientId ?? '', clientSecret: clientSecret ?? '',
-    scopes: DEFAULT_SCOPES, allowSignUp: false, defaultRole: DEFAULT_ROLE, allowInsecureRequests: false,
+    id,
+    displayName,
+    active,
+    source: 'preset',
+    issuer,
+    clientId: clientId ?? '',
+    clientSecret: clientSecret ?? '',
+    scopes: DEFAULT_SCOPES,
+    allowSignUp: false,
+    defaultRole: DEFAULT_ROLE,
+    allowInsecureRequests: false,
     ...(active ? {} : { missing: variables }),
   };
 }
@@ -89,11 +112,39 @@ function presets(env: Env): ProviderSettings[] {
   const tenant = env.MICROSOFT_TENANT || 'common';
   return [
     // OAUTH_GOOGLE_* and OIDC_ISSUER_URL: the names the README's environment table used first.
-    preset('google', 'Google', 'https://accounts.google.com', env.GOOGLE_CLIENT_ID ?? env.OAUTH_GOOGLE_CLIENT_ID, env.GOOGLE_CLIENT_SECRET ?? env.OAUTH_GOOGLE_CLIENT_SECRET, 'GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET'),
+    preset(
+      'google',
+      'Google',
+      'https://accounts.google.com',
+      env.GOOGLE_CLIENT_ID ?? env.OAUTH_GOOGLE_CLIENT_ID,
+      env.GOOGLE_CLIENT_SECRET ?? env.OAUTH_GOOGLE_CLIENT_SECRET,
+      'GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET',
+    ),
     // openid-client resolves the tenant-specific issuer of `common` / `organizations` ID tokens from their tid claim.
-    preset('microsoft', 'Microsoft', `https://login.microsoftonline.com/${encodeURIComponent(tenant)}/v2.0`, env.MICROSOFT_CLIENT_ID, env.MICROSOFT_CLIENT_SECRET, 'MICROSOFT_CLIENT_ID and MICROSOFT_CLIENT_SECRET'),
-    preset('gitlab', 'GitLab', env.GITLAB_ISSUER || 'https://gitlab.com', env.GITLAB_CLIENT_ID, env.GITLAB_CLIENT_SECRET, 'GITLAB_CLIENT_ID and GITLAB_CLIENT_SECRET'),
-    preset('oidc', env.OIDC_DISPLAY_NAME || 'OpenID Connect', env.OIDC_ISSUER ?? env.OIDC_ISSUER_URL ?? '', env.OIDC_CLIENT_ID, env.OIDC_CLIENT_SECRET, 'OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET'),
+    preset(
+      'microsoft',
+      'Microsoft',
+      `https://login.microsoftonline.com/${encodeURIComponent(tenant)}/v2.0`,
+      env.MICROSOFT_CLIENT_ID,
+      env.MICROSOFT_CLIENT_SECRET,
+      'MICROSOFT_CLIENT_ID and MICROSOFT_CLIENT_SECRET',
+    ),
+    preset(
+      'gitlab',
+      'GitLab',
+      env.GITLAB_ISSUER || 'https://gitlab.com',
+      env.GITLAB_CLIENT_ID,
+      env.GITLAB_CLIENT_SECRET,
+      'GITLAB_CLIENT_ID and GITLAB_CLIENT_SECRET',
+    ),
+    preset(
+      'oidc',
+      env.OIDC_DISPLAY_NAME || 'OpenID Connect',
+      env.OIDC_ISSUER ?? env.OIDC_ISSUER_URL ?? '',
+      env.OIDC_CLIENT_ID,
+      env.OIDC_CLIENT_SECRET,
+      'OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET',
+    ),
   ];
 }
 
@@ -102,8 +153,17 @@ export function resolveProviders(options: OidcOptions, env: Env): ProviderSettin
   const configured = Object.entries(options.providers).map(([id, p]): ProviderSettings => {
     const clientSecret = p.clientSecret ?? env[secretVariable(id)] ?? '';
     return {
-      id, displayName: p.displayName ?? id, active: clientSecret !== '', source: 'options', issuer: p.issuer, clientId: p.clientId, clientSecret,
-      scopes: p.scopes, allowSignUp: p.allowSignUp, defaultRole: p.defaultRole, allowInsecureRequests: p.allowInsecureRequests,
+      id,
+      displayName: p.displayName ?? id,
+      active: clientSecret !== '',
+      source: 'options',
+      issuer: p.issuer,
+      clientId: p.clientId,
+      clientSecret,
+      scopes: p.scopes,
+      allowSignUp: p.allowSignUp,
+      defaultRole: p.defaultRole,
+      allowInsecureRequests: p.allowInsecureRequests,
       ...(clientSecret ? {} : { missing: secretVariable(id) }),
     };
   });

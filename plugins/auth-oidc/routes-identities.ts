@@ -5,12 +5,19 @@ import { defineRoute, type RouteDefinition } from '../../kernel/http/route-table
 
 /** A person signed in with a session (API keys and website tokens do not manage sign-in methods). */
 function sessionUser(identity: Identity): string {
-  if (typeof identity.meta?.sessionHash !== 'string') throw new ForbiddenError('This needs a signed-in session; API keys and website tokens cannot manage sign-in methods');
+  if (typeof identity.meta?.sessionHash !== 'string')
+    throw new ForbiddenError('This needs a signed-in session; API keys and website tokens cannot manage sign-in methods');
   if (!identity.userId) throw new AuthenticationRequiredError();
   return identity.userId;
 }
 
-const linkedIdentity = z.object({ _id: z.string(), provider: z.string(), email: z.string().nullable(), createdAt: z.string(), lastLoginAt: z.string() });
+const linkedIdentity = z.object({
+  _id: z.string(),
+  provider: z.string(),
+  email: z.string().nullable(),
+  createdAt: z.string(),
+  lastLoginAt: z.string(),
+});
 
 export const identityRoutes: RouteDefinition[] = [
   defineRoute({

@@ -45,12 +45,16 @@ export const signInRoutes: RouteDefinition[] = [
     tags: ['auth'],
     summary: 'Where the identity provider sends the browser back: signs in and redirects to returnTo',
     description:
-      'Checks the state signature, expiry, provider and this browser\'s sign-in cookie (400 OIDC_STATE_INVALID), exchanges the code with the PKCE verifier and validates the ID token and nonce (400 OIDC_CALLBACK_FAILED). A provider error answers 400 OIDC_PROVIDER_ERROR with providerError. The identity signs in its linked user; otherwise the user with the same email when the provider says it is verified; otherwise, with allowSignUp, a new user with the default role; otherwise 403 OIDC_NO_ACCOUNT. Blocked users: 403 ACCOUNT_BLOCKED. Then 302 to returnTo with the session cookie, or, with 2FA on, 302 to /login?requires2FA=1&userId=...&returnTo=... (the userId the 2FA step names, as a password sign-in answers it) with the 2fa_pending cookie for POST /api/auth/2fa/verify. Provider tokens are never stored.',
+      "Checks the state signature, expiry, provider and this browser's sign-in cookie (400 OIDC_STATE_INVALID), exchanges the code with the PKCE verifier and validates the ID token and nonce (400 OIDC_CALLBACK_FAILED). A provider error answers 400 OIDC_PROVIDER_ERROR with providerError. The identity signs in its linked user; otherwise the user with the same email when the provider says it is verified; otherwise, with allowSignUp, a new user with the default role; otherwise 403 OIDC_NO_ACCOUNT. Blocked users: 403 ACCOUNT_BLOCKED. Then 302 to returnTo with the session cookie, or, with 2FA on, 302 to /login?requires2FA=1&userId=...&returnTo=... (the userId the 2FA step names, as a password sign-in answers it) with the 2fa_pending cookie for POST /api/auth/2fa/verify. Provider tokens are never stored.",
     envelope: false,
     rateLimit: signInLimit,
     request: {
       params: providerParam,
-      query: z.object({ code: z.string().max(4096).optional(), state: z.string().max(4096).optional(), error: z.string().max(256).optional() }),
+      query: z.object({
+        code: z.string().max(4096).optional(),
+        state: z.string().max(4096).optional(),
+        error: z.string().max(256).optional(),
+      }),
     },
     async handler({ ctx, params, query, scope }) {
       const providers = scope.identityProviders!;
@@ -66,7 +70,11 @@ export const signInRoutes: RouteDefinition[] = [
       const claims = await scope.oidcClients.exchange(provider, callbackUrl, flow);
       const userId = await scope.oidcLinks.userFor(flow.tenantId, provider, claims);
       const result = await scope.signIn.complete(ctx, userId);
-      ctx.redirect('requires2FA' in result ? `/login?requires2FA=1&userId=${encodeURIComponent(result.userId)}&returnTo=${encodeURIComponent(flow.returnTo)}` : flow.returnTo);
+      ctx.redirect(
+        'requires2FA' in result
+          ? `/login?requires2FA=1&userId=${encodeURIComponent(result.userId)}&returnTo=${encodeURIComponent(flow.returnTo)}`
+          : flow.returnTo,
+      );
     },
   }),
 ];

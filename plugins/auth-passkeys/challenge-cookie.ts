@@ -6,9 +6,19 @@ export const CHALLENGE_COOKIE = 'passkey_challenge';
 const purpose = (id: string) => `passkey-challenge.${id}`;
 
 /** Binds a sign-in challenge to this browser: its id, signed, in an httpOnly SameSite=Lax cookie. */
-export async function setChallengeCookie(ctx: Context, secrets: Pick<AuthSecrets, 'sign' | 'verifySignature'>, id: string, expiresAt: number): Promise<void> {
+export async function setChallengeCookie(
+  ctx: Context,
+  secrets: Pick<AuthSecrets, 'sign' | 'verifySignature'>,
+  id: string,
+  expiresAt: number,
+): Promise<void> {
   ctx.cookies.set(CHALLENGE_COOKIE, `${id}.${await secrets.sign(purpose(id))}`, {
-    httpOnly: true, sameSite: 'lax', path: '/', secure: ctx.secure, expires: new Date(expiresAt), overwrite: true,
+    httpOnly: true,
+    sameSite: 'lax',
+    path: '/',
+    secure: ctx.secure,
+    expires: new Date(expiresAt),
+    overwrite: true,
   });
 }
 

@@ -12,7 +12,12 @@ export class ChallengesService {
 
   async issue(purpose: ChallengePurpose, input: { challenge: string; tenantId: string; userId: string | null }): Promise<PasskeyChallenge> {
     return PasskeyChallenge.create({
-      id: randomUUID(), purpose, user_id: input.userId, tenant_id: input.tenantId, challenge: input.challenge, expires_at: Date.now() + this.ttlMs,
+      id: randomUUID(),
+      purpose,
+      user_id: input.userId,
+      tenant_id: input.tenantId,
+      challenge: input.challenge,
+      expires_at: Date.now() + this.ttlMs,
     });
   }
 

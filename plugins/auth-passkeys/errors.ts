@@ -16,4 +16,9 @@ export class PasskeyRegistrationFailedError extends defineError(
   (reason: string) => reason,
 ) {}
 
-export class PasskeyNotFoundError extends defineError('PASSKEY_NOT_FOUND', 404, "No passkey with this id among the caller's own passkeys.", 'Passkey not found') {}
+export class PasskeyNotFoundError extends defineError(
+  'PASSKEY_NOT_FOUND',
+  404,
+  "No passkey with this id among the caller's own passkeys.",
+  'Passkey not found',
+) {}

@@ -12,7 +12,6 @@ import { loginRoutes } from './routes-login.js';
 import { manageRoutes } from './routes-manage.js';
 import { registerRoutes } from './routes-register.js';
 
-
 /**
  * Passkeys (WebAuthn), experimental: registration and management for signed-in users, sign-in for
  * everyone. The auth plugin finishes the sign-in (container key `signIn`), so blocked accounts, 2FA
@@ -22,7 +21,9 @@ export default definePlugin({
   register({ container, routes, migrations, models, config, options: raw }) {
     const parsed = optionsSchema.safeParse(raw);
     if (!parsed.success) {
-      throw new BootError(`Invalid plugins.options['auth-passkeys']: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+      throw new BootError(
+        `Invalid plugins.options['auth-passkeys']: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+      );
     }
     const o = parsed.data;
     for (const model of [Passkey, PasskeyChallenge]) models.add(model);
@@ -34,9 +35,12 @@ export default definePlugin({
   },
   boot({ container, logger, onClose }) {
     const challenges = container.resolve<ChallengesService>('passkeyChallenges');
-    const timer = setInterval(() => {
-      challenges.purgeExpired().catch((err) => logger.warn({ err }, 'expired passkey challenge cleanup failed'));
-    }, 5 * 60 * 1000);
+    const timer = setInterval(
+      () => {
+        challenges.purgeExpired().catch((err) => logger.warn({ err }, 'expired passkey challenge cleanup failed'));
+      },
+      5 * 60 * 1000,
+    );
     timer.unref();
     onClose(() => clearInterval(timer));
   },

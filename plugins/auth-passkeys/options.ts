@@ -23,14 +23,23 @@ export const optionsSchema = z
     publicUrl: originUrl.optional(),
     userVerification: z.enum(['required', 'preferred', 'discouraged']).default('preferred'),
     /** How long options (and their challenge) stay valid. */
-    timeoutMs: z.number().int().min(10_000).max(60 * 60_000).default(5 * 60_000),
+    timeoutMs: z
+      .number()
+      .int()
+      .min(10_000)
+      .max(60 * 60_000)
+      .default(5 * 60_000),
   })
   .superRefine((o, issue) => {
     if (!o.rpId || !o.origin) return;
     for (const origin of Array.isArray(o.origin) ? o.origin : [o.origin]) {
       const host = new URL(origin).hostname.toLowerCase();
       if (host !== o.rpId.toLowerCase() && !host.endsWith(`.${o.rpId.toLowerCase()}`)) {
-        issue.addIssue({ code: 'custom', path: ['origin'], message: `${origin} is not on rpId '${o.rpId}' or one of its subdomains (browsers would refuse it)` });
+        issue.addIssue({
+          code: 'custom',
+          path: ['origin'],
+          message: `${origin} is not on rpId '${o.rpId}' or one of its subdomains (browsers would refuse it)`,
+        });
       }
     }
   });

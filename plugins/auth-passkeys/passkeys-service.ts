@@ -15,7 +15,12 @@ export interface PublicPasskey {
 }
 
 export const toPublicPasskey = (p: Passkey): PublicPasskey => ({
-  _id: p.id, name: p.name, createdAt: iso(p.created_at)!, lastUsedAt: iso(p.last_used_at), deviceType: p.device_type, backedUp: Boolean(p.backed_up),
+  _id: p.id,
+  name: p.name,
+  createdAt: iso(p.created_at)!,
+  lastUsedAt: iso(p.last_used_at),
+  deviceType: p.device_type,
+  backedUp: Boolean(p.backed_up),
 });
 
 export const transportsOf = (p: Passkey): string[] => {
@@ -51,9 +56,18 @@ export class PasskeysService {
 
   async add(input: NewPasskey): Promise<Passkey> {
     return Passkey.create({
-      id: randomUUID(), tenant_id: input.tenantId, user_id: input.userId, credential_id: input.credentialId, public_key: input.publicKey,
-      counter: input.counter, transports: JSON.stringify(input.transports), device_type: input.deviceType, backed_up: input.backedUp,
-      name: input.name, created_at: Date.now(), last_used_at: null,
+      id: randomUUID(),
+      tenant_id: input.tenantId,
+      user_id: input.userId,
+      credential_id: input.credentialId,
+      public_key: input.publicKey,
+      counter: input.counter,
+      transports: JSON.stringify(input.transports),
+      device_type: input.deviceType,
+      backed_up: input.backedUp,
+      name: input.name,
+      created_at: Date.now(),
+      last_used_at: null,
     });
   }
 

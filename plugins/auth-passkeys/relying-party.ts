@@ -21,7 +21,10 @@ const LOCAL_HOSTS = new Set(['127.0.0.1', '::1', '0.0.0.0', '::', 'localhost', '
  * http://<host>:<port> of this instance, with the port it really listens on when config says 0).
  * Never from the request's Host header, which the client controls.
  */
-export function relyingPartyResolver(o: PasskeyOptions, config: { host: string; port: number; publicUrl?: string }): (ctx: Context) => RelyingParty {
+export function relyingPartyResolver(
+  o: PasskeyOptions,
+  config: { host: string; port: number; publicUrl?: string },
+): (ctx: Context) => RelyingParty {
   return (ctx) => {
     let base: URL;
     const configured = config.publicUrl || o.publicUrl;
@@ -35,7 +38,8 @@ export function relyingPartyResolver(o: PasskeyOptions, config: { host: string; 
       const host = LOCAL_HOSTS.has(config.host) ? 'localhost' : config.host.includes(':') ? `[${config.host}]` : config.host;
       base = new URL(`http://${host}:${config.port || ctx.socket.localPort}`);
     }
-    const origins = o.origin === undefined ? [base.origin] : (Array.isArray(o.origin) ? o.origin : [o.origin]).map((u) => new URL(u).origin);
+    const origins =
+      o.origin === undefined ? [base.origin] : (Array.isArray(o.origin) ? o.origin : [o.origin]).map((u) => new URL(u).origin);
     return {
       name: o.rpName,
       id: (o.rpId ?? base.hostname.replace(/^\[|\]$/g, '')).toLowerCase(),

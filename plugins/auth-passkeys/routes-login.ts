@@ -38,7 +38,12 @@ export const loginRoutes: RouteDefinition[] = [
           allowCredentials = await decoyCredentials(secrets, tenantId, email);
         }
       }
-      const options = await generateAuthenticationOptions({ rpID: rp.id, allowCredentials, timeout: rp.timeoutMs, userVerification: rp.userVerification });
+      const options = await generateAuthenticationOptions({
+        rpID: rp.id,
+        allowCredentials,
+        timeout: rp.timeoutMs,
+        userVerification: rp.userVerification,
+      });
       const challenge = await scope.passkeyChallenges.issue('login', { challenge: options.challenge, tenantId, userId });
       await setChallengeCookie(ctx, secrets, challenge.id, Number(challenge.expires_at));
       return options;
@@ -52,7 +57,7 @@ export const loginRoutes: RouteDefinition[] = [
     rateLimit: { points: 30, durationSeconds: 60 },
     summary: 'Finishes a passkey sign-in: verifies the assertion and signs in (experimental)',
     description:
-      "Needs the challenge cookie from login/options on this browser; the challenge works once. A user-verified assertion counts as both factors; without user verification a user with 2FA on gets {requires2FA, userId} as after a password. Any failure (unknown passkey, bad signature, wrong origin or RP ID, missing, expired or reused challenge, deleted user) answers the same 401 PASSKEY_VERIFICATION_FAILED.",
+      'Needs the challenge cookie from login/options on this browser; the challenge works once. A user-verified assertion counts as both factors; without user verification a user with 2FA on gets {requires2FA, userId} as after a password. Any failure (unknown passkey, bad signature, wrong origin or RP ID, missing, expired or reused challenge, deleted user) answers the same 401 PASSKEY_VERIFICATION_FAILED.',
     request: { body: z.object({ response: authenticationResponseSchema }) },
     response: z.union([z.object({ user: publicUser }), z.object({ requires2FA: z.literal(true), userId: z.string() })]),
     async handler({ ctx, body, scope, logger }) {
@@ -73,7 +78,8 @@ export const loginRoutes: RouteDefinition[] = [
       if (!key) throw refuse('unknown credential');
       if (claimed.user_id && claimed.user_id !== key.user_id) throw refuse('credential of another user than the email named');
       const handle = body.response.response.userHandle;
-      if (handle && handle !== Buffer.from(key.user_id, 'utf8').toString('base64url')) throw refuse('user handle does not match the credential');
+      if (handle && handle !== Buffer.from(key.user_id, 'utf8').toString('base64url'))
+        throw refuse('user handle does not match the credential');
       const user = await scope.users.findById(key.user_id);
       if (!user || user.tenant_id !== key.tenant_id) {
         await passkeys.removeOrphan(key.id);
@@ -83,8 +89,16 @@ export const loginRoutes: RouteDefinition[] = [
       let result: VerifiedAuthenticationResponse;
       try {
         result = await verifyAuthenticationResponse({
-          response: body.response, expectedChallenge: claimed.challenge, expectedOrigin: rp.origins, expectedRPID: rp.id,
-          credential: { id: key.credential_id, publicKey: new Uint8Array(Buffer.from(key.public_key, 'base64url')), counter: Number(key.counter), transports: transportsOf(key) },
+          response: body.response,
+          expectedChallenge: claimed.challenge,
+          expectedOrigin: rp.origins,
+          expectedRPID: rp.id,
+          credential: {
+            id: key.credential_id,
+            publicKey: new Uint8Array(Buffer.from(key.public_key, 'base64url')),
+            counter: Number(key.counter),
+            transports: transportsOf(key),
+          },
           requireUserVerification: rp.userVerification === 'required',
         });
       } catch (err) {

@@ -9,7 +9,10 @@ const byId = { params: z.object({ id: z.string().uuid() }) };
 /** The caller's own passkeys: list, rename, delete. Another user's passkey is PASSKEY_NOT_FOUND. */
 export const manageRoutes: RouteDefinition[] = [
   defineRoute({
-    method: 'GET', path: '/api/auth/passkeys', permission: 'authenticated', tags: ['auth'],
+    method: 'GET',
+    path: '/api/auth/passkeys',
+    permission: 'authenticated',
+    tags: ['auth'],
     summary: "The caller's passkeys, oldest first (experimental)",
     request: {},
     response: z.object({ passkeys: z.array(passkeySchema) }),
@@ -19,8 +22,11 @@ export const manageRoutes: RouteDefinition[] = [
     },
   }),
   defineRoute({
-    method: 'PATCH', path: '/api/auth/passkeys/:id', permission: 'authenticated', tags: ['auth'],
-    summary: 'Renames one of the caller\'s passkeys (experimental)',
+    method: 'PATCH',
+    path: '/api/auth/passkeys/:id',
+    permission: 'authenticated',
+    tags: ['auth'],
+    summary: "Renames one of the caller's passkeys (experimental)",
     request: { ...byId, body: z.object({ name: z.string().trim().min(1).max(191) }) },
     response: z.object({ passkey: passkeySchema }),
     async handler(route) {
@@ -29,7 +35,10 @@ export const manageRoutes: RouteDefinition[] = [
     },
   }),
   defineRoute({
-    method: 'DELETE', path: '/api/auth/passkeys/:id', permission: 'authenticated', tags: ['auth'],
+    method: 'DELETE',
+    path: '/api/auth/passkeys/:id',
+    permission: 'authenticated',
+    tags: ['auth'],
     summary: "Deletes one of the caller's passkeys; it cannot sign in any more (experimental)",
     request: byId,
     response: z.object({ deleted: z.literal(true) }),

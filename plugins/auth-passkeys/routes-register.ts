@@ -26,8 +26,13 @@ export const registerRoutes: RouteDefinition[] = [
       const rp = route.scope.passkeyRelyingParty(route.ctx);
       const existing = await route.scope.passkeys.listForUser(user.id);
       const options = await generateRegistrationOptions({
-        rpName: rp.name, rpID: rp.id, userName: user.email, userDisplayName: user.username, userID: new TextEncoder().encode(user.id),
-        timeout: rp.timeoutMs, attestationType: 'none',
+        rpName: rp.name,
+        rpID: rp.id,
+        userName: user.email,
+        userDisplayName: user.username,
+        userID: new TextEncoder().encode(user.id),
+        timeout: rp.timeoutMs,
+        attestationType: 'none',
         excludeCredentials: existing.map((p) => ({ id: p.credential_id, transports: transportsOf(p) })),
         authenticatorSelection: { residentKey: 'preferred', userVerification: rp.userVerification },
       });
@@ -56,7 +61,10 @@ export const registerRoutes: RouteDefinition[] = [
       let verification: VerifiedRegistrationResponse;
       try {
         verification = await verifyRegistrationResponse({
-          response: body.response, expectedChallenge: claimed.challenge, expectedOrigin: rp.origins, expectedRPID: rp.id,
+          response: body.response,
+          expectedChallenge: claimed.challenge,
+          expectedOrigin: rp.origins,
+          expectedRPID: rp.id,
           requireUserVerification: rp.userVerification === 'required',
         });
       } catch (err) {
@@ -65,13 +73,20 @@ export const registerRoutes: RouteDefinition[] = [
       }
       if (!verification.verified) throw refuse('The passkey could not be verified');
       const info = verification.registrationInfo;
-      if (info.credential.id.length > MAX_CREDENTIAL_ID) throw refuse(`Credential ids longer than ${MAX_CREDENTIAL_ID} base64url characters are not supported`);
+      if (info.credential.id.length > MAX_CREDENTIAL_ID)
+        throw refuse(`Credential ids longer than ${MAX_CREDENTIAL_ID} base64url characters are not supported`);
       const transports = (body.response.response.transports ?? []).filter((t: string) => TRANSPORTS.has(t));
       const passkeys = scope.passkeys;
       try {
         const row = await passkeys.add({
-          tenantId: user.tenant_id, userId: user.id, credentialId: info.credential.id, publicKey: Buffer.from(info.credential.publicKey).toString('base64url'),
-          counter: info.credential.counter, transports, deviceType: info.credentialDeviceType, backedUp: info.credentialBackedUp,
+          tenantId: user.tenant_id,
+          userId: user.id,
+          credentialId: info.credential.id,
+          publicKey: Buffer.from(info.credential.publicKey).toString('base64url'),
+          counter: info.credential.counter,
+          transports,
+          deviceType: info.credentialDeviceType,
+          backedUp: info.credentialBackedUp,
           name: body.name ?? `Passkey added ${new Date().toISOString().slice(0, 10)}`,
         });
         return { passkey: toPublicPasskey(row) };

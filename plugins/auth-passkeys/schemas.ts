@@ -1,6 +1,11 @@
 import { z } from 'zod';
 
-const base64url = (max: number) => z.string().min(1).max(max).regex(/^[A-Za-z0-9_-]+$/, 'base64url without padding');
+const base64url = (max: number) =>
+  z
+    .string()
+    .min(1)
+    .max(max)
+    .regex(/^[A-Za-z0-9_-]+$/, 'base64url without padding');
 
 /** Credential ids longer than this (384 bytes) are refused; authenticators in use stay far below. */
 export const MAX_CREDENTIAL_ID = 512;
@@ -42,29 +47,40 @@ export const authenticationResponseSchema = z.object({
 });
 
 export const passkeySchema = z
-  .object({ _id: z.string(), name: z.string(), createdAt: z.string(), lastUsedAt: z.string().nullable(), deviceType: z.string(), backedUp: z.boolean() })
+  .object({
+    _id: z.string(),
+    name: z.string(),
+    createdAt: z.string(),
+    lastUsedAt: z.string().nullable(),
+    deviceType: z.string(),
+    backedUp: z.boolean(),
+  })
   .meta({ id: 'Passkey' });
 
 const descriptor = z.object({ id: z.string(), type: z.literal('public-key'), transports: z.array(z.string()).optional() });
 
-export const creationOptionsSchema = z.looseObject({
-  challenge: z.string(),
-  rp: z.object({ name: z.string(), id: z.string() }),
-  user: z.object({ id: z.string(), name: z.string(), displayName: z.string() }),
-  pubKeyCredParams: z.array(z.object({ type: z.literal('public-key'), alg: z.number() })),
-  timeout: z.number(),
-  attestation: z.string(),
-  excludeCredentials: z.array(descriptor),
-  authenticatorSelection: z.record(z.string(), z.unknown()),
-}).meta({ id: 'PasskeyCreationOptions' });
+export const creationOptionsSchema = z
+  .looseObject({
+    challenge: z.string(),
+    rp: z.object({ name: z.string(), id: z.string() }),
+    user: z.object({ id: z.string(), name: z.string(), displayName: z.string() }),
+    pubKeyCredParams: z.array(z.object({ type: z.literal('public-key'), alg: z.number() })),
+    timeout: z.number(),
+    attestation: z.string(),
+    excludeCredentials: z.array(descriptor),
+    authenticatorSelection: z.record(z.string(), z.unknown()),
+  })
+  .meta({ id: 'PasskeyCreationOptions' });
 
-export const requestOptionsSchema = z.looseObject({
-  challenge: z.string(),
-  rpId: z.string(),
-  allowCredentials: z.array(descriptor),
-  timeout: z.number(),
-  userVerification: z.string(),
-}).meta({ id: 'PasskeyRequestOptions' });
+export const requestOptionsSchema = z
+  .looseObject({
+    challenge: z.string(),
+    rpId: z.string(),
+    allowCredentials: z.array(descriptor),
+    timeout: z.number(),
+    userVerification: z.string(),
+  })
+  .meta({ id: 'PasskeyRequestOptions' });
 
 /** The challenge a response's clientDataJSON carries, or null when it is not readable JSON. */
 export function challengeOf(clientDataJSON: string): string | null {

@@ -65,9 +65,20 @@ export class EmailFlows {
     });
   }
 
-  async invite(input: { email: string; role: string; expiresInHours: number; tenantId: string; createdBy: string | null; sendEmail: boolean }) {
+  async invite(input: {
+    email: string;
+    role: string;
+    expiresInHours: number;
+    tenantId: string;
+    createdBy: string | null;
+    sendEmail: boolean;
+  }) {
     const { token, row } = await this.tokens.issue('invite', {
-      email: input.email, role: input.role, tenantId: input.tenantId, createdBy: input.createdBy, ttlMs: input.expiresInHours * HOUR,
+      email: input.email,
+      role: input.role,
+      tenantId: input.tenantId,
+      createdBy: input.createdBy,
+      ttlMs: input.expiresInHours * HOUR,
     });
     if (input.sendEmail) {
       this.background(() =>

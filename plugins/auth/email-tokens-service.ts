@@ -26,8 +26,16 @@ export class EmailTokensService {
     const token = randomBytes(32).toString('base64url');
     const now = Date.now();
     const row = await EmailToken.create({
-      id: randomUUID(), tenant_id: input.tenantId, kind, token_hash: sha256(token), email: input.email.toLowerCase(),
-      user_id: input.userId ?? null, role: input.role ?? null, created_by: input.createdBy ?? null, expires_at: now + input.ttlMs, created_at: now,
+      id: randomUUID(),
+      tenant_id: input.tenantId,
+      kind,
+      token_hash: sha256(token),
+      email: input.email.toLowerCase(),
+      user_id: input.userId ?? null,
+      role: input.role ?? null,
+      created_by: input.createdBy ?? null,
+      expires_at: now + input.ttlMs,
+      created_at: now,
     });
     return { token, row };
   }
@@ -41,7 +49,9 @@ export class EmailTokensService {
 
   /** Reads a token without using it (GET /api/token/:value). */
   async peek(kind: EmailTokenKind, token: string): Promise<EmailToken> {
-    const row = await EmailToken.findOne({ where: { token_hash: sha256(token), kind, consumed_at: null, expires_at: { [Op.gt]: Date.now() } } });
+    const row = await EmailToken.findOne({
+      where: { token_hash: sha256(token), kind, consumed_at: null, expires_at: { [Op.gt]: Date.now() } },
+    });
     return row ?? this.explainFailure(kind, token);
   }
 
@@ -60,7 +70,12 @@ export class EmailTokensService {
   async list(kind: EmailTokenKind, tenantId: string) {
     const rows = await EmailToken.findAll({ where: { kind, tenant_id: tenantId }, order: [['created_at', 'DESC']], limit: 500 });
     return rows.map((r) => ({
-      _id: r.id, email: r.email, role: r.role, expiresAt: iso(r.expires_at)!, consumedAt: iso(r.consumed_at), createdAt: iso(r.created_at)!,
+      _id: r.id,
+      email: r.email,
+      role: r.role,
+      expiresAt: iso(r.expires_at)!,
+      consumedAt: iso(r.consumed_at),
+      createdAt: iso(r.created_at)!,
       status: r.consumed_at !== null ? 'consumed' : Number(r.expires_at) <= Date.now() ? 'expired' : 'active',
     }));
   }

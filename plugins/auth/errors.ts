@@ -1,6 +1,11 @@
 import { defineError } from '../../kernel/errors.js';
 
-export class InvalidCredentialsError extends defineError('INVALID_CREDENTIALS', 401, 'Unknown email or wrong password (one message for both).', 'Invalid email or password') {}
+export class InvalidCredentialsError extends defineError(
+  'INVALID_CREDENTIALS',
+  401,
+  'Unknown email or wrong password (one message for both).',
+  'Invalid email or password',
+) {}
 
 export class AccountLockedError extends defineError(
   'ACCOUNT_LOCKED',
@@ -15,9 +20,19 @@ export class AccountLockedError extends defineError(
   },
 ) {}
 
-export class AccountBlockedError extends defineError('ACCOUNT_BLOCKED', 403, 'The account has been blocked by an administrator.', 'This account is blocked') {}
+export class AccountBlockedError extends defineError(
+  'ACCOUNT_BLOCKED',
+  403,
+  'The account has been blocked by an administrator.',
+  'This account is blocked',
+) {}
 
-export class UserExistsError extends defineError('USER_EXISTS', 409, 'A user with this email already exists in the tenant.', 'A user with this email already exists') {}
+export class UserExistsError extends defineError(
+  'USER_EXISTS',
+  409,
+  'A user with this email already exists in the tenant.',
+  'A user with this email already exists',
+) {}
 
 export class ReauthRequiredError extends defineError(
   'REAUTH_REQUIRED',
@@ -26,8 +41,23 @@ export class ReauthRequiredError extends defineError(
   'Confirm your password first (POST /api/user/sessions/reauth) and send the proof in X-Reauth-Proof',
 ) {}
 
-export class TokenNotFoundError extends defineError('TOKEN_NOT_FOUND', 404, 'The link or token is not valid (unknown, revoked, or for another purpose).', 'This link is not valid') {}
+export class TokenNotFoundError extends defineError(
+  'TOKEN_NOT_FOUND',
+  404,
+  'The link or token is not valid (unknown, revoked, or for another purpose).',
+  'This link is not valid',
+) {}
 
-export class TokenExpiredError extends defineError('TOKEN_EXPIRED', 410, 'The link or token has expired; ask for a new one.', 'This link has expired; ask for a new one') {}
+export class TokenExpiredError extends defineError(
+  'TOKEN_EXPIRED',
+  410,
+  'The link or token has expired; ask for a new one.',
+  'This link has expired; ask for a new one',
+) {}
 
-export class TokenAlreadyConsumedError extends defineError('TOKEN_ALREADY_CONSUMED', 409, 'The single-use link or token has already been used.', 'This link has already been used') {}
+export class TokenAlreadyConsumedError extends defineError(
+  'TOKEN_ALREADY_CONSUMED',
+  409,
+  'The single-use link or token has already been used.',
+  'This link has already been used',
+) {}

@@ -21,5 +21,6 @@ export function assertCanGrant(identity: Identity, role: string, rolePermissions
 }
 
 export function assertCanManage(identity: Identity, targetRole: string): void {
-  if (targetRole === 'admin' && !isAdmin(identity)) throw new ForbiddenError('Only admins can block, delete or change the role of an admin');
+  if (targetRole === 'admin' && !isAdmin(identity))
+    throw new ForbiddenError('Only admins can block, delete or change the role of an admin');
 }

@@ -50,7 +50,11 @@ export function sessionCookieResolver(): IdentityResolver {
         return null;
       }
       return {
-        kind: 'user', userId: snapshot.userId, role: snapshot.role, permissions: snapshot.permissions, tenantId: snapshot.tenantId,
+        kind: 'user',
+        userId: snapshot.userId,
+        role: snapshot.role,
+        permissions: snapshot.permissions,
+        tenantId: snapshot.tenantId,
         meta: { sessionId: snapshot.sessionId, sessionHash: snapshot.idHash },
       };
     },

@@ -42,7 +42,11 @@ const optionsSchema = z.object({
   issuer: z.string().min(1).max(64).default('CMS'),
   /** The address links in mails point to (CMS_PUBLIC_URL overrides); never taken from the request. */
   publicUrl: z.string().url().optional(),
-  sessionTtlHours: z.number().min(0.01).max(24 * 365).default(24),
+  sessionTtlHours: z
+    .number()
+    .min(0.01)
+    .max(24 * 365)
+    .default(24),
   sessionIdleHours: z.number().min(0).default(0),
   sessionMaxPerUser: z.number().int().min(0).default(0),
   sessionDevicePolicy: z.enum(['single-per-device', 'single-per-user', 'allow-multiple']).default('single-per-device'),
@@ -68,7 +72,11 @@ async function sessionSettings(cradle: object): Promise<Partial<SessionOptions>>
   }
   if (!settings) return {};
   const raw = Object.fromEntries(
-    await Promise.all(['SESSION_DEVICE_POLICY', 'SESSION_TTL_HOURS', 'SESSION_IDLE_HOURS', 'SESSION_MAX_PER_USER'].map(async (k) => [k, await settings!.get(k)] as const)),
+    await Promise.all(
+      ['SESSION_DEVICE_POLICY', 'SESSION_TTL_HOURS', 'SESSION_IDLE_HOURS', 'SESSION_MAX_PER_USER'].map(
+        async (k) => [k, await settings!.get(k)] as const,
+      ),
+    ),
   );
   const parsed = sessionSettingsSchema.safeParse(Object.fromEntries(Object.entries(raw).filter(([, v]) => v !== undefined && v !== null)));
   if (!parsed.success) return {};
@@ -81,25 +89,44 @@ async function sessionSettings(cradle: object): Promise<Partial<SessionOptions>>
   };
 }
 
-
 export default definePlugin({
   register({ container, routes, registries, migrations, models, config, options: raw }) {
     const parsed = optionsSchema.safeParse(raw);
-    if (!parsed.success) throw new BootError(`Invalid plugins.options.auth: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+    if (!parsed.success)
+      throw new BootError(
+        `Invalid plugins.options.auth: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+      );
     const o = parsed.data;
     for (const model of [User, Role, Session, ApiKey, WebsiteToken, EmailToken, Tenant]) models.add(model);
     container.register('tenants', asFunction(() => new TenantsService(config.multiTenant)).singleton());
     for (const m of AUTH_MIGRATIONS) migrations.add(m);
-    container.register('authSecrets', asFunction(({ sequelize }: { sequelize: Sequelize }) => new AuthSecrets(sequelize, config.secrets)).singleton());
-    container.register('users', asFunction(({ pool, events }: { pool: WorkerPool; events: EventBus }) => new UsersService(pool, { bcryptRounds: o.bcryptRounds }, events)).singleton());
+    container.register(
+      'authSecrets',
+      asFunction(({ sequelize }: { sequelize: Sequelize }) => new AuthSecrets(sequelize, config.secrets)).singleton(),
+    );
+    container.register(
+      'users',
+      asFunction(
+        ({ pool, events }: { pool: WorkerPool; events: EventBus }) => new UsersService(pool, { bcryptRounds: o.bcryptRounds }, events),
+      ).singleton(),
+    );
     container.register(
       'sessions',
-      asFunction((cradle: { users: UsersService; authSecrets: AuthSecrets; cache: CacheService; logger: Logger }) =>
-        new SessionsService(
-          cradle.users, cradle.authSecrets, cradle.cache, cradle.logger,
-          { ttlHours: o.sessionTtlHours, idleHours: o.sessionIdleHours, maxPerUser: o.sessionMaxPerUser, devicePolicy: o.sessionDevicePolicy },
-          () => sessionSettings(cradle),
-        ),
+      asFunction(
+        (cradle: { users: UsersService; authSecrets: AuthSecrets; cache: CacheService; logger: Logger }) =>
+          new SessionsService(
+            cradle.users,
+            cradle.authSecrets,
+            cradle.cache,
+            cradle.logger,
+            {
+              ttlHours: o.sessionTtlHours,
+              idleHours: o.sessionIdleHours,
+              maxPerUser: o.sessionMaxPerUser,
+              devicePolicy: o.sessionDevicePolicy,
+            },
+            () => sessionSettings(cradle),
+          ),
       ).singleton(),
     );
     // For other plugins: setup's first admin, and sign-in plugins that prove the first factor their own
@@ -135,17 +162,40 @@ export default definePlugin({
     container.register('tokens', asFunction(() => new TokensService()).singleton());
     container.register(
       'twoFactor',
-      asFunction(({ pool, authSecrets }: { pool: WorkerPool; authSecrets: AuthSecrets }) => new TwoFactorService(pool, authSecrets, o.issuer)).singleton(),
+      asFunction(
+        ({ pool, authSecrets }: { pool: WorkerPool; authSecrets: AuthSecrets }) => new TwoFactorService(pool, authSecrets, o.issuer),
+      ).singleton(),
     );
     container.register('emailTokens', asFunction(() => new EmailTokensService()).singleton());
     const publicUrl = (config.publicUrl ?? o.publicUrl ?? `http://${config.host}:${config.port}`).replace(/\/+$/, '');
     container.register(
       'emailFlows',
-      asFunction(({ users, emailTokens, mailer, logger }: { users: UsersService; emailTokens: EmailTokensService; mailer: MailerLike; logger: Logger }) =>
-        new EmailFlows(users, emailTokens, mailer, logger, publicUrl),
+      asFunction(
+        ({
+          users,
+          emailTokens,
+          mailer,
+          logger,
+        }: {
+          users: UsersService;
+          emailTokens: EmailTokensService;
+          mailer: MailerLike;
+          logger: Logger;
+        }) => new EmailFlows(users, emailTokens, mailer, logger, publicUrl),
       ).singleton(),
     );
-    for (const route of [...authRoutes, ...accountRoutes, ...tokenRoutes, ...twoFactorRoutes, ...emailRoutes, ...invitationRoutes, ...userAdminRoutes, ...tenantRoutes, ...providerRoutes]) routes.add(route);
+    for (const route of [
+      ...authRoutes,
+      ...accountRoutes,
+      ...tokenRoutes,
+      ...twoFactorRoutes,
+      ...emailRoutes,
+      ...invitationRoutes,
+      ...userAdminRoutes,
+      ...tenantRoutes,
+      ...providerRoutes,
+    ])
+      routes.add(route);
     registries.identityResolvers.add(bearerResolver());
     registries.identityResolvers.add(sessionCookieResolver());
     registries.identityResolvers.add(guestResolver());
@@ -155,11 +205,14 @@ export default definePlugin({
     const tokens = container.resolve<TokensService>('tokens');
     const emailTokens = container.resolve<EmailTokensService>('emailTokens');
     // The spec's background task: expired sessions (and expired tokens) are purged every 5 minutes.
-    const timer = setInterval(() => {
-      sessions.purgeExpired().catch((err) => logger.warn({ err }, 'expired-session cleanup failed'));
-      tokens.purgeExpired().catch((err) => logger.warn({ err }, 'expired-token cleanup failed'));
-      emailTokens.purgeExpired().catch((err) => logger.warn({ err }, 'expired-link cleanup failed'));
-    }, 5 * 60 * 1000);
+    const timer = setInterval(
+      () => {
+        sessions.purgeExpired().catch((err) => logger.warn({ err }, 'expired-session cleanup failed'));
+        tokens.purgeExpired().catch((err) => logger.warn({ err }, 'expired-token cleanup failed'));
+        emailTokens.purgeExpired().catch((err) => logger.warn({ err }, 'expired-link cleanup failed'));
+      },
+      5 * 60 * 1000,
+    );
     timer.unref();
     onClose(() => clearInterval(timer));
     onClose(sessions.connectEvents(container.resolve<EventBus>('events')));

@@ -14,7 +14,12 @@ export async function issuePendingLogin(ctx: Context, secrets: AuthSecrets, user
   const nonce = randomBytes(12).toString('base64url');
   const signature = await secrets.sign(`2fa.${userId}.${expires}.${nonce}`);
   ctx.cookies.set(PENDING_COOKIE, `${userId}.${expires}.${nonce}.${signature}`, {
-    httpOnly: true, sameSite: 'lax', path: '/', secure: ctx.secure, expires: new Date(expires), overwrite: true,
+    httpOnly: true,
+    sameSite: 'lax',
+    path: '/',
+    secure: ctx.secure,
+    expires: new Date(expires),
+    overwrite: true,
   });
 }
 

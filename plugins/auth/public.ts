@@ -53,7 +53,11 @@ export interface SignInService {
   /** Starts a session for a user and sets the cookie (no second factor asked). */
   startSession(ctx: Context, userId: string): Promise<void>;
   /** Refuses a blocked user; then the 2FA step unless secondFactorDone, otherwise a session cookie. */
-  complete(ctx: Context, userId: string, options?: { secondFactorDone?: boolean }): Promise<{ requires2FA: true; userId: string } | { user: PublicUser }>;
+  complete(
+    ctx: Context,
+    userId: string,
+    options?: { secondFactorDone?: boolean },
+  ): Promise<{ requires2FA: true; userId: string } | { user: PublicUser }>;
 }
 
 declare module '../../kernel/http/route-table.js' {

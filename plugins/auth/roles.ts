@@ -3,8 +3,21 @@ export const BUILT_IN_ROLES: Record<string, { description: string; permissions: 
   admin: { description: 'Administrator: every permission', permissions: [] },
   editor: {
     description: 'Edits content and media',
-    permissions: ['content:read', 'content:write', 'content:export', 'content:import', 'content:sync', 'media:read', 'media:write', 'dashboard:read', 'system:read'],
+    permissions: [
+      'content:read',
+      'content:write',
+      'content:export',
+      'content:import',
+      'content:sync',
+      'media:read',
+      'media:write',
+      'dashboard:read',
+      'system:read',
+    ],
   },
   viewer: { description: 'Reads content and media', permissions: ['content:read', 'media:read', 'dashboard:read'] },
-  guest: { description: 'Read-only public role for callers without a session (no permissions until an admin grants some)', permissions: [] },
+  guest: {
+    description: 'Read-only public role for callers without a session (no permissions until an admin grants some)',
+    permissions: [],
+  },
 };

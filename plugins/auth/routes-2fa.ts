@@ -14,7 +14,10 @@ type Handler<S extends RouteRequestSchemas> = (route: Parameters<TypedRouteDefin
  * `{message}`, and unexpected failures as 500 with the spec's fixed messages.
  */
 function twoFactorRoute<S extends RouteRequestSchemas>(
-  def: Omit<TypedRouteDefinition<S>, 'handler' | 'envelope' | 'errorShape' | 'permission' | 'tags'> & { failure: string; handler: Handler<S> },
+  def: Omit<TypedRouteDefinition<S>, 'handler' | 'envelope' | 'errorShape' | 'permission' | 'tags'> & {
+    failure: string;
+    handler: Handler<S>;
+  },
 ): RouteDefinition {
   const { failure, handler, ...rest } = def;
   return defineRoute<S>({
@@ -39,19 +42,41 @@ function twoFactorRoute<S extends RouteRequestSchemas>(
   });
 }
 
-
 export const twoFactorRoutes: RouteDefinition[] = [
   twoFactorRoute({
-    method: 'POST', path: '/api/auth/2fa/setup', failure: 'Failed to initiate 2FA setup',
+    method: 'POST',
+    path: '/api/auth/2fa/setup',
+    failure: 'Failed to initiate 2FA setup',
     summary: 'Starts 2FA setup: a secret, the otpauth:// URI and 10 backup codes, returned once; nothing is active yet',
     request: {},
-    response: z.object({ success: z.literal(true), data: z.object({ secret: z.string(), qrCodeURL: z.string(), manualEntryDetails: z.record(z.string(), z.unknown()), backupCodes: z.array(z.string()) }), message: z.string() }),
-    handler: async ({ scope }, user) => ({ success: true, data: await scope.twoFactor.setup(user), message: 'Scan the QR code, then confirm with a code from your authenticator' }),
+    response: z.object({
+      success: z.literal(true),
+      data: z.object({
+        secret: z.string(),
+        qrCodeURL: z.string(),
+        manualEntryDetails: z.record(z.string(), z.unknown()),
+        backupCodes: z.array(z.string()),
+      }),
+      message: z.string(),
+    }),
+    handler: async ({ scope }, user) => ({
+      success: true,
+      data: await scope.twoFactor.setup(user),
+      message: 'Scan the QR code, then confirm with a code from your authenticator',
+    }),
   }),
   twoFactorRoute({
-    method: 'POST', path: '/api/auth/2fa/verify-setup', failure: 'Failed to complete 2FA setup',
+    method: 'POST',
+    path: '/api/auth/2fa/verify-setup',
+    failure: 'Failed to complete 2FA setup',
     summary: 'Confirms setup with the issued secret and a valid code; 2FA is active at once',
-    request: { body: z.object({ secret: z.string().min(1).max(128), verificationCode: z.string().min(1).max(16), backupCodes: z.array(z.string().max(16)).max(20) }) },
+    request: {
+      body: z.object({
+        secret: z.string().min(1).max(128),
+        verificationCode: z.string().min(1).max(16),
+        backupCodes: z.array(z.string().max(16)).max(20),
+      }),
+    },
     response: z.object({ success: z.literal(true), message: z.string() }),
     handler: async ({ body, scope }, user) => {
       await scope.twoFactor.verifySetup(user, body);
@@ -59,8 +84,11 @@ export const twoFactorRoutes: RouteDefinition[] = [
     },
   }),
   twoFactorRoute({
-    method: 'POST', path: '/api/auth/2fa/disable', failure: 'Failed to disable 2FA',
-    summary: 'Turns 2FA off; the secret and backup codes are removed', request: {},
+    method: 'POST',
+    path: '/api/auth/2fa/disable',
+    failure: 'Failed to disable 2FA',
+    summary: 'Turns 2FA off; the secret and backup codes are removed',
+    request: {},
     response: z.object({ success: z.literal(true), message: z.string() }),
     handler: async ({ scope }, user) => {
       await scope.twoFactor.disable(user);
@@ -68,17 +96,33 @@ export const twoFactorRoutes: RouteDefinition[] = [
     },
   }),
   twoFactorRoute({
-    method: 'GET', path: '/api/auth/2fa/backup-codes', failure: 'Failed to get 2FA status',
-    summary: '2FA status: enabled, whether backup codes remain and how many, last verification', request: {},
-    response: z.object({ success: z.literal(true), data: z.object({ enabled: z.boolean(), hasBackupCodes: z.boolean(), backupCodesCount: z.number(), lastVerification: z.string().nullable() }) }),
+    method: 'GET',
+    path: '/api/auth/2fa/backup-codes',
+    failure: 'Failed to get 2FA status',
+    summary: '2FA status: enabled, whether backup codes remain and how many, last verification',
+    request: {},
+    response: z.object({
+      success: z.literal(true),
+      data: z.object({
+        enabled: z.boolean(),
+        hasBackupCodes: z.boolean(),
+        backupCodesCount: z.number(),
+        lastVerification: z.string().nullable(),
+      }),
+    }),
     handler: async ({ scope }, user) => ({ success: true, data: scope.twoFactor.status(user) }),
   }),
   twoFactorRoute({
-    method: 'POST', path: '/api/auth/2fa/backup-codes', failure: 'Failed to regenerate backup codes',
-    summary: 'Issues 10 new backup codes; the old ones stop working at once', request: {},
+    method: 'POST',
+    path: '/api/auth/2fa/backup-codes',
+    failure: 'Failed to regenerate backup codes',
+    summary: 'Issues 10 new backup codes; the old ones stop working at once',
+    request: {},
     response: z.object({ success: z.literal(true), data: z.object({ backupCodes: z.array(z.string()) }), message: z.string() }),
     handler: async ({ scope }, user) => ({
-      success: true, data: { backupCodes: await scope.twoFactor.regenerate(user) }, message: 'New backup codes issued; the old ones no longer work',
+      success: true,
+      data: { backupCodes: await scope.twoFactor.regenerate(user) },
+      message: 'New backup codes issued; the old ones no longer work',
     }),
   }),
   defineRoute({
@@ -86,7 +130,8 @@ export const twoFactorRoutes: RouteDefinition[] = [
     path: '/api/auth/2fa/verify',
     permission: 'public',
     summary: 'Second step of sign-in: a TOTP code or a backup code; sets the session cookie on success',
-    description: 'Always 200 for a wrong code ({success:false}); needs the pending sign-in cookie set by POST /api/user/login on this client. Failed codes count toward the account lockout.',
+    description:
+      'Always 200 for a wrong code ({success:false}); needs the pending sign-in cookie set by POST /api/user/login on this client. Failed codes count toward the account lockout.',
     tags: ['two-factor'],
     envelope: false,
     errorShape: 'message',
@@ -98,16 +143,27 @@ export const twoFactorRoutes: RouteDefinition[] = [
       const method = /^\d{6}$/.test(body.code.replace(/\s+/g, '')) ? 'totp' : 'backup';
       // A failed verification is announced on the event bus (the dashboard counts them); never with the code.
       const refuse = async (text: string, failure: TwoFactorFailedEvent) => {
-        await scope.events.publish<TwoFactorFailedEvent>(TWO_FACTOR_FAILED, failure).catch((err) => logger.warn({ err }, 'failed-2FA event not published'));
+        await scope.events
+          .publish<TwoFactorFailedEvent>(TWO_FACTOR_FAILED, failure)
+          .catch((err) => logger.warn({ err }, 'failed-2FA event not published'));
         ctx.body = { success: false, message: text, method, backupCodeUsed: false };
       };
       try {
         const pending = await readPendingLogin(ctx, scope.authSecrets);
         if (pending !== body.userId) {
-          return await refuse('No pending sign-in for this account on this client; sign in with your password first', { reason: 'no-pending-sign-in', method, userId: null });
+          return await refuse('No pending sign-in for this account on this client; sign in with your password first', {
+            reason: 'no-pending-sign-in',
+            method,
+            userId: null,
+          });
         }
         const locked = await users.lockedForSeconds(body.userId);
-        if (locked > 0) return await refuse(`Account locked after too many failed attempts; try again in ${Math.ceil(locked / 60)} minutes`, { reason: 'locked', method, userId: body.userId });
+        if (locked > 0)
+          return await refuse(`Account locked after too many failed attempts; try again in ${Math.ceil(locked / 60)} minutes`, {
+            reason: 'locked',
+            method,
+            userId: body.userId,
+          });
         const check = await scope.twoFactor.checkCode(body.userId, body.code);
         if (!check.ok) {
           await users.recordFailure(body.userId).catch(() => undefined);
@@ -120,7 +176,10 @@ export const twoFactorRoutes: RouteDefinition[] = [
         clearPendingLogin(ctx);
         ctx.body = {
           success: true,
-          message: check.method === 'backup' ? `Backup code accepted; ${check.remaining} backup code${check.remaining === 1 ? '' : 's'} remaining` : 'Verification successful',
+          message:
+            check.method === 'backup'
+              ? `Backup code accepted; ${check.remaining} backup code${check.remaining === 1 ? '' : 's'} remaining`
+              : 'Verification successful',
           method: check.method,
           backupCodeUsed: check.method === 'backup',
         };

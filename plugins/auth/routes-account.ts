@@ -37,11 +37,14 @@ export const accountRoutes: RouteDefinition[] = [
     method: 'POST',
     path: '/api/user/change-password',
     permission: 'authenticated',
-    summary: 'Changes the signed-in user\'s password (the current one confirms it); every other session of theirs ends',
-    description: 'A wrong current password answers 401 INVALID_CREDENTIALS and counts toward the lockout like a sign-in; a new password under 8 characters is 400. This session stays signed in.',
+    summary: "Changes the signed-in user's password (the current one confirms it); every other session of theirs ends",
+    description:
+      'A wrong current password answers 401 INVALID_CREDENTIALS and counts toward the lockout like a sign-in; a new password under 8 characters is 400. This session stays signed in.',
     tags: ['user'],
     rateLimit: { points: 10, durationSeconds: 60 },
-    request: { body: z.object({ currentPassword: z.string().min(1).max(1024), newPassword: z.string().min(8, 'at least 8 characters').max(1024) }) },
+    request: {
+      body: z.object({ currentPassword: z.string().min(1).max(1024), newPassword: z.string().min(8, 'at least 8 characters').max(1024) }),
+    },
     response: z.object({ changed: z.literal(true), revokedSessions: z.number() }),
     async handler({ body, identity, scope }) {
       requireSession(identity);
@@ -61,7 +64,8 @@ export const accountRoutes: RouteDefinition[] = [
     path: '/api/user/sessions/:sessionId',
     permission: 'authenticated',
     summary: 'Revokes one session everywhere',
-    description: 'Ending the current session needs nothing more; another of your sessions needs X-Reauth-Proof (403 REAUTH_REQUIRED otherwise); with ?admin=1 an admin revokes any session of the tenant without proof.',
+    description:
+      'Ending the current session needs nothing more; another of your sessions needs X-Reauth-Proof (403 REAUTH_REQUIRED otherwise); with ?admin=1 an admin revokes any session of the tenant without proof.',
     tags: ['user'],
     request: { params: z.object({ sessionId: z.string().uuid() }), query: z.object({ admin: z.enum(['1']).optional() }) },
     response: z.object({ revoked: z.literal(true) }),
@@ -91,16 +95,19 @@ export const accountRoutes: RouteDefinition[] = [
     summary: "Updates the caller's username and preferences (merged; e.g. preferences.theme)",
     tags: ['user'],
     request: {
-      body: z.object({
-        username: z.string().min(1).max(191).optional(),
-        preferences: z.record(z.string().max(64), z.unknown()).optional(),
-      }).refine((b) => JSON.stringify(b).length <= 64 * 1024, 'at most 64 KiB'),
+      body: z
+        .object({
+          username: z.string().min(1).max(191).optional(),
+          preferences: z.record(z.string().max(64), z.unknown()).optional(),
+        })
+        .refine((b) => JSON.stringify(b).length <= 64 * 1024, 'at most 64 KiB'),
     },
     async handler({ body, identity, scope }) {
       requireSession(identity);
       // preferences.theme is checked by the themes plugin when it is enabled (values, locked settings).
       const themePreferences = optional(scope, 'themePreferences');
-      if (body.preferences?.theme !== undefined && themePreferences) await themePreferences.validate(identity.tenantId, body.preferences.theme);
+      if (body.preferences?.theme !== undefined && themePreferences)
+        await themePreferences.validate(identity.tenantId, body.preferences.theme);
       const user = await scope.users.updateAttributes(identity.userId!, body);
       return { ...toPublicUser(user), preferences: JSON.parse(user.preferences) };
     },

@@ -9,12 +9,18 @@ import { checkPassword, toPublicUser } from './users-service.js';
 const SAME_ANSWER = 'If an account exists for this email, a link is on its way';
 const email = z.string().email().max(191);
 const tokenValue = z.string().min(20).max(128);
-const signInResult = z.union([z.object({ user: z.object({ _id: z.string(), email: z.string(), username: z.string(), role: z.string() }) }), z.object({ requires2FA: z.literal(true), userId: z.string() })]);
+const signInResult = z.union([
+  z.object({ user: z.object({ _id: z.string(), email: z.string(), username: z.string(), role: z.string() }) }),
+  z.object({ requires2FA: z.literal(true), userId: z.string() }),
+]);
 
 /** Password reset, magic links, invitations and sign-up: single-use links sent by mail. */
 export const emailRoutes: RouteDefinition[] = [
   defineRoute({
-    method: 'POST', path: '/api/user/forgot-password', permission: 'public', tags: ['user'],
+    method: 'POST',
+    path: '/api/user/forgot-password',
+    permission: 'public',
+    tags: ['user'],
     summary: 'Mails a password-reset link (1 hour, single use); answers the same whether or not the email exists',
     rateLimit: { points: 5, durationSeconds: 60 },
     request: { body: z.object({ email }) },
@@ -25,9 +31,13 @@ export const emailRoutes: RouteDefinition[] = [
     },
   }),
   defineRoute({
-    method: 'POST', path: '/api/user/reset-password', permission: 'public', tags: ['user'],
+    method: 'POST',
+    path: '/api/user/reset-password',
+    permission: 'public',
+    tags: ['user'],
     summary: 'Sets a new password with a reset token; ends every session of the user',
-    description: 'The token is claimed atomically: of concurrent uses exactly one succeeds. 404 TOKEN_NOT_FOUND, 410 TOKEN_EXPIRED, 409 TOKEN_ALREADY_CONSUMED.',
+    description:
+      'The token is claimed atomically: of concurrent uses exactly one succeeds. 404 TOKEN_NOT_FOUND, 410 TOKEN_EXPIRED, 409 TOKEN_ALREADY_CONSUMED.',
     rateLimit: { points: 10, durationSeconds: 60 },
     request: { body: z.object({ token: tokenValue, password: z.string().min(8, 'at least 8 characters').max(1024) }) },
     response: z.object({ reset: z.literal(true) }),
@@ -40,7 +50,10 @@ export const emailRoutes: RouteDefinition[] = [
     },
   }),
   defineRoute({
-    method: 'POST', path: '/api/user/magic-link', permission: 'public', tags: ['user'],
+    method: 'POST',
+    path: '/api/user/magic-link',
+    permission: 'public',
+    tags: ['user'],
     summary: 'Mails a sign-in link (15 minutes, single use); answers the same whether or not the email exists',
     rateLimit: { points: 5, durationSeconds: 60 },
     request: { body: z.object({ email }) },
@@ -51,7 +64,10 @@ export const emailRoutes: RouteDefinition[] = [
     },
   }),
   defineRoute({
-    method: 'POST', path: '/api/user/magic-link/verify', permission: 'public', tags: ['user'],
+    method: 'POST',
+    path: '/api/user/magic-link/verify',
+    permission: 'public',
+    tags: ['user'],
     summary: 'Signs in with a magic-link token (then the 2FA step if enabled), like POST /api/user/login',
     rateLimit: { points: 10, durationSeconds: 60 },
     request: { body: z.object({ token: tokenValue }) },
@@ -64,10 +80,20 @@ export const emailRoutes: RouteDefinition[] = [
     },
   }),
   defineRoute({
-    method: 'POST', path: '/api/user/register', permission: 'public', tags: ['user'], status: 201,
+    method: 'POST',
+    path: '/api/user/register',
+    permission: 'public',
+    tags: ['user'],
+    status: 201,
     summary: 'Creates an account from an invitation token (its email and role) and signs in',
     rateLimit: { points: 10, durationSeconds: 60 },
-    request: { body: z.object({ token: tokenValue, password: z.string().min(8, 'at least 8 characters').max(1024), username: z.string().min(1).max(191).optional() }) },
+    request: {
+      body: z.object({
+        token: tokenValue,
+        password: z.string().min(8, 'at least 8 characters').max(1024),
+        username: z.string().min(1).max(191).optional(),
+      }),
+    },
     response: z.object({ user: z.object({ _id: z.string(), email: z.string(), username: z.string(), role: z.string() }) }),
     async handler({ ctx, body, scope }) {
       const users = scope.users;
@@ -77,7 +103,13 @@ export const emailRoutes: RouteDefinition[] = [
       const invitation = await tokens.peek('invite', body.token);
       if (await users.findByEmail(invitation.email, invitation.tenant_id)) throw new UserExistsError();
       const row = await tokens.claim('invite', body.token);
-      const created = await users.create({ email: row.email, password: body.password, role: row.role!, username: body.username, tenantId: row.tenant_id });
+      const created = await users.create({
+        email: row.email,
+        password: body.password,
+        role: row.role!,
+        username: body.username,
+        tenantId: row.tenant_id,
+      });
       const user = (await users.findById(created._id))!;
       const { token, session } = await scope.sessions.create(user, { userAgent: ctx.get('user-agent'), ip: clientIp(ctx) });
       setSessionCookie(ctx, token, Number(session.expires_at));
@@ -86,7 +118,16 @@ export const emailRoutes: RouteDefinition[] = [
   }),
 ];
 
-const createInvite = z.object({ email, role: z.string().min(1).max(64), expiresInHours: z.number().min(0.1).max(24 * 90).default(72), sendEmail: z.boolean().default(false) });
+const createInvite = z.object({
+  email,
+  role: z.string().min(1).max(64),
+  expiresInHours: z
+    .number()
+    .min(0.1)
+    .max(24 * 90)
+    .default(72),
+  sendEmail: z.boolean().default(false),
+});
 
 async function invite({ body, identity, scope }: RouteContext<unknown, unknown, z.output<typeof createInvite>>) {
   const users = scope.users;
@@ -98,38 +139,72 @@ async function invite({ body, identity, scope }: RouteContext<unknown, unknown, 
 /** The spec's token endpoints (invitation tokens). */
 export const invitationRoutes: RouteDefinition[] = [
   defineRoute({
-    method: 'POST', idempotent: true, path: '/api/token/create-token', permission: 'user:manage', tags: ['tokens'],
+    method: 'POST',
+    idempotent: true,
+    path: '/api/token/create-token',
+    permission: 'user:manage',
+    tags: ['tokens'],
     summary: 'Creates an invitation token for an email and role; the raw token is returned once (sendEmail mails it)',
     request: { body: createInvite },
     response: z.object({ token: z.string(), expiresAt: z.string() }),
     handler: invite,
   }),
   defineRoute({
-    method: 'POST', idempotent: true, path: '/api/token', permission: 'user:manage', tags: ['tokens'], summary: 'Same as POST /api/token/create-token',
-    request: { body: createInvite }, response: z.object({ token: z.string(), expiresAt: z.string() }), handler: invite,
+    method: 'POST',
+    idempotent: true,
+    path: '/api/token',
+    permission: 'user:manage',
+    tags: ['tokens'],
+    summary: 'Same as POST /api/token/create-token',
+    request: { body: createInvite },
+    response: z.object({ token: z.string(), expiresAt: z.string() }),
+    handler: invite,
   }),
   defineRoute({
-    method: 'GET', path: '/api/token/list', permission: 'user:manage', tags: ['tokens'],
-    summary: 'Invitation tokens of the tenant (without their values) with status active, consumed or expired', request: {},
+    method: 'GET',
+    path: '/api/token/list',
+    permission: 'user:manage',
+    tags: ['tokens'],
+    summary: 'Invitation tokens of the tenant (without their values) with status active, consumed or expired',
+    request: {},
     handler: ({ identity, scope }) => scope.emailTokens.list('invite', identity.tenantId),
   }),
   defineRoute({
-    method: 'GET', path: '/api/token', permission: 'user:manage', tags: ['tokens'], summary: 'Same as GET /api/token/list', request: {},
+    method: 'GET',
+    path: '/api/token',
+    permission: 'user:manage',
+    tags: ['tokens'],
+    summary: 'Same as GET /api/token/list',
+    request: {},
     handler: ({ identity, scope }) => scope.emailTokens.list('invite', identity.tenantId),
   }),
   defineRoute({
-    method: 'POST', path: '/api/token/resolve', permission: 'public', tags: ['tokens'],
+    method: 'POST',
+    path: '/api/token/resolve',
+    permission: 'public',
+    tags: ['tokens'],
     summary: 'Turns a raw invitation token into its metadata and user context, without using it',
     rateLimit: { points: 20, durationSeconds: 60 },
     request: { body: z.object({ token: tokenValue }) },
     async handler({ body, scope }) {
       const row = await scope.emailTokens.peek('invite', body.token);
       const existing = await scope.users.findByEmail(row.email, row.tenant_id);
-      return { email: row.email, role: row.role, tenantId: row.tenant_id, expiresAt: new Date(Number(row.expires_at)).toISOString(), valid: true, userExists: existing !== null };
+      return {
+        email: row.email,
+        role: row.role,
+        tenantId: row.tenant_id,
+        expiresAt: new Date(Number(row.expires_at)).toISOString(),
+        valid: true,
+        userExists: existing !== null,
+      };
     },
   }),
   defineRoute({
-    method: 'DELETE', path: '/api/token/:id', permission: 'user:manage', tags: ['tokens'], summary: 'Revokes an invitation at once',
+    method: 'DELETE',
+    path: '/api/token/:id',
+    permission: 'user:manage',
+    tags: ['tokens'],
+    summary: 'Revokes an invitation at once',
     request: { params: z.object({ id: z.string().uuid() }) },
     handler: async ({ params, identity, scope }) => {
       await scope.emailTokens.revoke('invite', params.id, identity.tenantId);
@@ -137,8 +212,12 @@ export const invitationRoutes: RouteDefinition[] = [
     },
   }),
   defineRoute({
-    method: 'GET', path: '/api/token/:tokenValue', permission: 'public', tags: ['tokens'],
-    summary: 'Validates an invitation token publicly: {email, role, expiresAt, valid: true}; 404 TOKEN_NOT_FOUND, 410 TOKEN_EXPIRED, 409 TOKEN_ALREADY_CONSUMED',
+    method: 'GET',
+    path: '/api/token/:tokenValue',
+    permission: 'public',
+    tags: ['tokens'],
+    summary:
+      'Validates an invitation token publicly: {email, role, expiresAt, valid: true}; 404 TOKEN_NOT_FOUND, 410 TOKEN_EXPIRED, 409 TOKEN_ALREADY_CONSUMED',
     rateLimit: { points: 20, durationSeconds: 60 },
     request: { params: z.object({ tokenValue: z.string().min(1).max(128) }) },
     response: z.object({ email: z.string(), role: z.string().nullable(), expiresAt: z.string(), valid: z.literal(true) }),

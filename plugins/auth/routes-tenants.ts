@@ -12,14 +12,30 @@ function operatorOnly(identity: Identity, tenants: TenantsService): void {
 
 export const tenantRoutes: RouteDefinition[] = [
   defineRoute({
-    method: 'POST', path: '/api/tenants', permission: 'manage:system', tags: ['tenants'], status: 201,
+    method: 'POST',
+    path: '/api/tenants',
+    permission: 'manage:system',
+    tags: ['tenants'],
+    status: 201,
     summary: 'Creates a tenant with its hostnames, its built-in roles and its first admin',
     request: {
       body: z.object({
         id: z.string().regex(/^[a-z0-9][a-z0-9-]{1,62}$/),
         name: z.string().min(1).max(191),
-        hostnames: z.array(z.string().regex(/^[a-z0-9.-]+$/i).max(253)).min(1).max(20),
-        admin: z.object({ email: z.string().email().max(191), password: z.string().min(8).max(1024), username: z.string().min(1).max(191).optional() }),
+        hostnames: z
+          .array(
+            z
+              .string()
+              .regex(/^[a-z0-9.-]+$/i)
+              .max(253),
+          )
+          .min(1)
+          .max(20),
+        admin: z.object({
+          email: z.string().email().max(191),
+          password: z.string().min(8).max(1024),
+          username: z.string().min(1).max(191).optional(),
+        }),
       }),
     },
     async handler({ body, identity, scope }) {
@@ -31,8 +47,12 @@ export const tenantRoutes: RouteDefinition[] = [
     },
   }),
   defineRoute({
-    method: 'GET', path: '/api/tenants', permission: 'manage:system', tags: ['tenants'],
-    summary: 'The tenants and their hostnames', request: {},
+    method: 'GET',
+    path: '/api/tenants',
+    permission: 'manage:system',
+    tags: ['tenants'],
+    summary: 'The tenants and their hostnames',
+    request: {},
     handler: ({ identity, scope }) => {
       operatorOnly(identity, scope.tenants);
       return scope.tenants.list();

@@ -8,26 +8,45 @@ const expiresAt = z.string().datetime({ offset: true }).optional();
 /** API keys and website tokens: the raw value only in the create response. */
 export const tokenRoutes: RouteDefinition[] = [
   defineRoute({
-    method: 'POST', idempotent: true, path: '/api/api-keys', permission: 'authenticated', status: 201, tags: ['tokens'],
+    method: 'POST',
+    idempotent: true,
+    path: '/api/api-keys',
+    permission: 'authenticated',
+    status: 201,
+    tags: ['tokens'],
     summary: 'Creates an API key (sck_…) with permissions you hold; the key is shown only here',
     request: { body: z.object({ name: z.string().min(1).max(191), permissions: z.array(z.string()).min(1).max(50), expiresAt }) },
-    response: z.object({ _id: z.string(), name: z.string(), key: z.string(), permissions: z.array(z.string()), expiresAt: z.string().nullable() }),
+    response: z.object({
+      _id: z.string(),
+      name: z.string(),
+      key: z.string(),
+      permissions: z.array(z.string()),
+      expiresAt: z.string().nullable(),
+    }),
     handler: ({ body, identity, scope }) => {
       requireSession(identity);
       return scope.tokens.createApiKey(identity, body, (p) => scope.registries.permissions.has(p));
     },
   }),
   defineRoute({
-    method: 'GET', path: '/api/api-keys', permission: 'authenticated', tags: ['tokens'],
-    summary: 'Your API keys (admins: the tenant\'s), without secrets', request: {},
+    method: 'GET',
+    path: '/api/api-keys',
+    permission: 'authenticated',
+    tags: ['tokens'],
+    summary: "Your API keys (admins: the tenant's), without secrets",
+    request: {},
     handler: ({ identity, scope }) => {
       requireSession(identity);
       return scope.tokens.listApiKeys(identity);
     },
   }),
   defineRoute({
-    method: 'DELETE', path: '/api/api-keys/:id', permission: 'authenticated', tags: ['tokens'],
-    summary: 'Revokes an API key at once', request: idParam,
+    method: 'DELETE',
+    path: '/api/api-keys/:id',
+    permission: 'authenticated',
+    tags: ['tokens'],
+    summary: 'Revokes an API key at once',
+    request: idParam,
     handler: async ({ params, identity, scope }) => {
       requireSession(identity);
       await scope.tokens.revokeApiKey(identity, params.id);
@@ -35,7 +54,12 @@ export const tokenRoutes: RouteDefinition[] = [
     },
   }),
   defineRoute({
-    method: 'POST', idempotent: true, path: '/api/website-tokens', permission: 'authenticated', status: 201, tags: ['tokens'],
+    method: 'POST',
+    idempotent: true,
+    path: '/api/website-tokens',
+    permission: 'authenticated',
+    status: 201,
+    tags: ['tokens'],
     summary: 'Creates a website token (bearer, acting as you); the token is shown only here',
     request: { body: z.object({ name: z.string().min(1).max(191), expiresAt }) },
     response: z.object({ _id: z.string(), name: z.string(), token: z.string(), expiresAt: z.string().nullable() }),
@@ -45,16 +69,24 @@ export const tokenRoutes: RouteDefinition[] = [
     },
   }),
   defineRoute({
-    method: 'GET', path: '/api/website-tokens', permission: 'authenticated', tags: ['tokens'],
-    summary: 'Your website tokens (admins: the tenant\'s), without secrets', request: {},
+    method: 'GET',
+    path: '/api/website-tokens',
+    permission: 'authenticated',
+    tags: ['tokens'],
+    summary: "Your website tokens (admins: the tenant's), without secrets",
+    request: {},
     handler: ({ identity, scope }) => {
       requireSession(identity);
       return scope.tokens.listWebsiteTokens(identity);
     },
   }),
   defineRoute({
-    method: 'DELETE', path: '/api/website-tokens/:id', permission: 'authenticated', tags: ['tokens'],
-    summary: 'Revokes a website token at once', request: idParam,
+    method: 'DELETE',
+    path: '/api/website-tokens/:id',
+    permission: 'authenticated',
+    tags: ['tokens'],
+    summary: 'Revokes a website token at once',
+    request: idParam,
     handler: async ({ params, identity, scope }) => {
       requireSession(identity);
       await scope.tokens.revokeWebsiteToken(identity, params.id);

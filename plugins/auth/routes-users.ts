@@ -8,22 +8,43 @@ const userId = { params: z.object({ id: z.string().uuid() }) };
 /** User administration (user:manage): list, block and delete; blocking or deleting ends every session at once. */
 export const userAdminRoutes: RouteDefinition[] = [
   defineRoute({
-    method: 'GET', path: '/api/user/list', permission: 'user:manage', tags: ['user'],
+    method: 'GET',
+    path: '/api/user/list',
+    permission: 'user:manage',
+    tags: ['user'],
     summary: 'Users of the tenant, newest first (search matches email and username)',
-    request: { query: z.object({ page: z.coerce.number().int().min(1).default(1), limit: z.coerce.number().int().min(1).default(25).transform((n) => Math.min(n, 100)), search: z.string().max(100).optional() }) },
+    request: {
+      query: z.object({
+        page: z.coerce.number().int().min(1).default(1),
+        limit: z.coerce
+          .number()
+          .int()
+          .min(1)
+          .default(25)
+          .transform((n) => Math.min(n, 100)),
+        search: z.string().max(100).optional(),
+      }),
+    },
     handler: ({ query, identity, scope }) => scope.users.list(identity.tenantId, query),
   }),
   defineRoute({
-    method: 'GET', path: '/api/user/roles', permission: 'user:manage', tags: ['user'],
+    method: 'GET',
+    path: '/api/user/roles',
+    permission: 'user:manage',
+    tags: ['user'],
     summary: "The tenant's roles with their permissions (what create-user, invitations and role changes accept)",
     request: {},
     response: z.array(z.object({ name: z.string(), description: z.string(), permissions: z.array(z.string()) })),
     handler: ({ identity, scope }) => scope.users.roles(identity.tenantId),
   }),
   defineRoute({
-    method: 'PUT', path: '/api/user/:id/role', permission: 'user:manage', tags: ['user'],
+    method: 'PUT',
+    path: '/api/user/:id/role',
+    permission: 'user:manage',
+    tags: ['user'],
     summary: "Changes a user's role; their sessions see it on the next request",
-    description: 'Nobody grants a role with permissions they lack, only admins change an admin, and the last active admin keeps the role (409 CONFLICT). An unknown role is 400.',
+    description:
+      'Nobody grants a role with permissions they lack, only admins change an admin, and the last active admin keeps the role (409 CONFLICT). An unknown role is 400.',
     request: { ...userId, body: z.object({ role: z.string().min(1).max(64) }) },
     response: z.object({ _id: z.string(), role: z.string() }),
     async handler({ params, body, identity, scope }) {
@@ -35,14 +56,18 @@ export const userAdminRoutes: RouteDefinition[] = [
       assertCanManage(identity, user.role);
       assertCanGrant(identity, body.role, known.permissions);
       if (user.role === body.role) return { _id: user.id, role: user.role };
-      if (user.role === 'admin' && !user.blocked && (await users.countActiveAdmins(identity.tenantId)) <= 1) throw new ConflictError('The last active admin keeps the admin role');
+      if (user.role === 'admin' && !user.blocked && (await users.countActiveAdmins(identity.tenantId)) <= 1)
+        throw new ConflictError('The last active admin keeps the admin role');
       await users.setRole(user.id, body.role);
       await scope.sessions.forgetUser(user.id);
       return { _id: user.id, role: body.role };
     },
   }),
   defineRoute({
-    method: 'POST', path: '/api/user/:id/block', permission: 'user:manage', tags: ['user'],
+    method: 'POST',
+    path: '/api/user/:id/block',
+    permission: 'user:manage',
+    tags: ['user'],
     summary: 'Blocks or unblocks a user; blocking ends every session and disables their keys and tokens at once',
     request: { ...userId, body: z.object({ blocked: z.boolean() }) },
     async handler({ params, body, identity, scope }) {
@@ -51,14 +76,18 @@ export const userAdminRoutes: RouteDefinition[] = [
       const user = await users.findById(params.id);
       if (!user || user.tenant_id !== identity.tenantId) throw new NotFoundError('User not found');
       assertCanManage(identity, user.role);
-      if (body.blocked && user.role === 'admin' && (await users.countActiveAdmins(identity.tenantId)) <= 1) throw new ConflictError('The last active admin cannot be blocked');
+      if (body.blocked && user.role === 'admin' && (await users.countActiveAdmins(identity.tenantId)) <= 1)
+        throw new ConflictError('The last active admin cannot be blocked');
       await users.setBlocked(user.id, body.blocked);
       const revokedSessions = body.blocked ? await scope.sessions.revokeAllForUser(user.id) : 0;
       return { _id: user.id, blocked: body.blocked, revokedSessions };
     },
   }),
   defineRoute({
-    method: 'DELETE', path: '/api/user/:id', permission: 'user:manage', tags: ['user'],
+    method: 'DELETE',
+    path: '/api/user/:id',
+    permission: 'user:manage',
+    tags: ['user'],
     summary: 'Deletes a user with their sessions, API keys and website tokens',
     request: userId,
     async handler({ params, identity, scope }) {
@@ -67,7 +96,8 @@ export const userAdminRoutes: RouteDefinition[] = [
       const user = await users.findById(params.id);
       if (!user || user.tenant_id !== identity.tenantId) throw new NotFoundError('User not found');
       assertCanManage(identity, user.role);
-      if (user.role === 'admin' && !user.blocked && (await users.countActiveAdmins(identity.tenantId)) <= 1) throw new ConflictError('The last active admin cannot be deleted');
+      if (user.role === 'admin' && !user.blocked && (await users.countActiveAdmins(identity.tenantId)) <= 1)
+        throw new ConflictError('The last active admin cannot be deleted');
       const revokedSessions = await scope.sessions.revokeAllForUser(user.id);
       await scope.tokens.deleteAllForUser(user.id);
       await users.delete(user.id);

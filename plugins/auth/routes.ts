@@ -21,7 +21,14 @@ export function clientIp(ctx: Context): string {
 }
 
 export function setSessionCookie(ctx: Context, token: string, expiresAt: number): void {
-  ctx.cookies.set(SESSION_COOKIE, token, { httpOnly: true, sameSite: 'lax', path: '/', secure: ctx.secure, expires: new Date(expiresAt), overwrite: true });
+  ctx.cookies.set(SESSION_COOKIE, token, {
+    httpOnly: true,
+    sameSite: 'lax',
+    path: '/',
+    secure: ctx.secure,
+    expires: new Date(expiresAt),
+    overwrite: true,
+  });
 }
 
 export function clearSessionCookie(ctx: Context): void {
@@ -79,13 +86,23 @@ export const authRoutes: RouteDefinition[] = [
     tags: ['user'],
     request: {},
     response: z.object({
-      _id: z.string(), email: z.string(), username: z.string(), role: z.string(), permissions: z.array(z.string()),
-      preferences: z.record(z.string(), z.unknown()), is2FAEnabled: z.boolean(),
+      _id: z.string(),
+      email: z.string(),
+      username: z.string(),
+      role: z.string(),
+      permissions: z.array(z.string()),
+      preferences: z.record(z.string(), z.unknown()),
+      is2FAEnabled: z.boolean(),
     }),
     async handler({ identity, scope }) {
       const user = identity.userId ? await scope.users.findById(identity.userId) : null;
       if (!user) throw new AuthenticationRequiredError();
-      return { ...toPublicUser(user), permissions: identity.permissions, preferences: JSON.parse(user.preferences), is2FAEnabled: user.two_factor_enabled };
+      return {
+        ...toPublicUser(user),
+        permissions: identity.permissions,
+        preferences: JSON.parse(user.preferences),
+        is2FAEnabled: user.two_factor_enabled,
+      };
     },
   }),
   defineRoute({
@@ -118,7 +135,18 @@ export const authRoutes: RouteDefinition[] = [
     tags: ['user'],
     request: { query: z.object({ admin: z.enum(['1']).optional(), userId: z.string().uuid().optional() }) },
     response: z.object({
-      sessions: z.array(z.object({ _id: z.string(), current: z.boolean(), userAgent: z.string(), ip: z.string(), device: z.string(), createdAt: z.string(), lastActiveAt: z.string(), expiresAt: z.string() })),
+      sessions: z.array(
+        z.object({
+          _id: z.string(),
+          current: z.boolean(),
+          userAgent: z.string(),
+          ip: z.string(),
+          device: z.string(),
+          createdAt: z.string(),
+          lastActiveAt: z.string(),
+          expiresAt: z.string(),
+        }),
+      ),
     }),
     async handler({ identity, query, scope }) {
       requireSession(identity);

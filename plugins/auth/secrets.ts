@@ -32,7 +32,9 @@ export class AuthSecrets {
   }
 
   async sign(text: string): Promise<string> {
-    return createHmac('sha256', await this.key('reauth')).update(text).digest('base64url');
+    return createHmac('sha256', await this.key('reauth'))
+      .update(text)
+      .digest('base64url');
   }
 
   /** Compares the text of the signatures (decoding first would let a changed padding character pass). */

@@ -47,8 +47,28 @@ const hashOf = (token: string) => createHash('sha256').update(token).digest('hex
 
 function deviceOf(userAgent: string): string {
   if (!userAgent) return 'unknown';
-  const os = /windows/i.test(userAgent) ? 'Windows' : /iphone|ipad|ios/i.test(userAgent) ? 'iOS' : /android/i.test(userAgent) ? 'Android' : /mac os/i.test(userAgent) ? 'macOS' : /linux/i.test(userAgent) ? 'Linux' : 'other';
-  const app = /edg\//i.test(userAgent) ? 'Edge' : /chrome\//i.test(userAgent) ? 'Chrome' : /firefox\//i.test(userAgent) ? 'Firefox' : /safari\//i.test(userAgent) ? 'Safari' : /curl|node|undici/i.test(userAgent) ? 'API client' : 'browser';
+  const os = /windows/i.test(userAgent)
+    ? 'Windows'
+    : /iphone|ipad|ios/i.test(userAgent)
+      ? 'iOS'
+      : /android/i.test(userAgent)
+        ? 'Android'
+        : /mac os/i.test(userAgent)
+          ? 'macOS'
+          : /linux/i.test(userAgent)
+            ? 'Linux'
+            : 'other';
+  const app = /edg\//i.test(userAgent)
+    ? 'Edge'
+    : /chrome\//i.test(userAgent)
+      ? 'Chrome'
+      : /firefox\//i.test(userAgent)
+        ? 'Firefox'
+        : /safari\//i.test(userAgent)
+          ? 'Safari'
+          : /curl|node|undici/i.test(userAgent)
+            ? 'API client'
+            : 'browser';
   return `${app} on ${os}`;
 }
 
@@ -64,7 +84,10 @@ export class SessionsService {
   private publish: (idHash: string) => Promise<void> = async () => undefined;
 
   /** Wires revocations to the event bus: published on revoke, and applied when any instance publishes one. */
-  connectEvents(events: { publish(name: string, payload: unknown): Promise<void>; subscribe(name: string, handler: (e: { payload: unknown }) => void): () => void }): () => void {
+  connectEvents(events: {
+    publish(name: string, payload: unknown): Promise<void>;
+    subscribe(name: string, handler: (e: { payload: unknown }) => void): () => void;
+  }): () => void {
     this.publish = (idHash) => events.publish(SESSION_REVOKED, { idHash });
     return events.subscribe(SESSION_REVOKED, (event) => {
       const idHash = (event.payload as { idHash?: unknown })?.idHash;
@@ -103,14 +126,23 @@ export class SessionsService {
   async create(user: User, client: { userAgent: string; ip: string }): Promise<{ token: string; session: Session }> {
     const now = Date.now();
     const options = await this.options();
-    await this.evictForPolicy(options.devicePolicy, user.id, client.userAgent).catch((err) => this.logger.warn({ err }, 'session eviction failed'));
+    await this.evictForPolicy(options.devicePolicy, user.id, client.userAgent).catch((err) =>
+      this.logger.warn({ err }, 'session eviction failed'),
+    );
     const token = randomBytes(32).toString('base64url');
     const session = await Session.create({
-      id_hash: hashOf(token), public_id: randomUUID(), user_id: user.id, tenant_id: user.tenant_id,
-      user_agent: client.userAgent.slice(0, 512), ip: client.ip.slice(0, 64), created_at: now, last_active_at: now,
+      id_hash: hashOf(token),
+      public_id: randomUUID(),
+      user_id: user.id,
+      tenant_id: user.tenant_id,
+      user_agent: client.userAgent.slice(0, 512),
+      ip: client.ip.slice(0, 64),
+      created_at: now,
+      last_active_at: now,
       expires_at: now + options.ttlHours * 3600 * 1000,
     });
-    if (options.maxPerUser > 0) await this.enforceMax(user.id, options.maxPerUser).catch((err) => this.logger.warn({ err }, 'session cap failed'));
+    if (options.maxPerUser > 0)
+      await this.enforceMax(user.id, options.maxPerUser).catch((err) => this.logger.warn({ err }, 'session cap failed'));
     return { token, session };
   }
 
@@ -155,11 +187,24 @@ export class SessionsService {
     }
     if (client && (client.ip !== row.ip || client.userAgent.slice(0, 512) !== row.user_agent)) {
       // The spec: a changed IP or user agent is only logged, never acted on.
-      this.logger.info({ sessionId: row.public_id, userId: row.user_id, ipChanged: client.ip !== row.ip, userAgentChanged: client.userAgent.slice(0, 512) !== row.user_agent }, 'session used from a different client');
+      this.logger.info(
+        {
+          sessionId: row.public_id,
+          userId: row.user_id,
+          ipChanged: client.ip !== row.ip,
+          userAgentChanged: client.userAgent.slice(0, 512) !== row.user_agent,
+        },
+        'session used from a different client',
+      );
     }
     const snapshot: SessionSnapshot = {
-      sessionId: row.public_id, idHash, userId: user.id, tenantId: user.tenant_id, role: user.role,
-      permissions: await this.users.permissionsOf(user.role, user.tenant_id), expiresAt: Number(row.expires_at),
+      sessionId: row.public_id,
+      idHash,
+      userId: user.id,
+      tenantId: user.tenant_id,
+      role: user.role,
+      permissions: await this.users.permissionsOf(user.role, user.tenant_id),
+      expiresAt: Number(row.expires_at),
     };
     const ttlSeconds = Math.max(1, Math.min(300, Math.floor((snapshot.expiresAt - now) / 1000)));
     await this.cache.set(CACHE, idHash, snapshot, { ttlSeconds });
@@ -170,7 +215,9 @@ export class SessionsService {
     }
     this.remember(snapshot);
     if (now - Number(row.last_active_at) > 60000) {
-      Session.update({ last_active_at: now }, { where: { id_hash: idHash } }).catch((err) => this.logger.warn({ err }, 'last activity update failed'));
+      Session.update({ last_active_at: now }, { where: { id_hash: idHash } }).catch((err) =>
+        this.logger.warn({ err }, 'last activity update failed'),
+      );
     }
     return snapshot;
   }
@@ -208,10 +255,18 @@ export class SessionsService {
   }
 
   async list(userId: string, currentHash: string | null): Promise<SessionView[]> {
-    const rows = await Session.findAll({ where: { user_id: userId, expires_at: { [Op.gt]: Date.now() } }, order: [['last_active_at', 'DESC']] });
+    const rows = await Session.findAll({
+      where: { user_id: userId, expires_at: { [Op.gt]: Date.now() } },
+      order: [['last_active_at', 'DESC']],
+    });
     return rows.map((s) => ({
-      _id: s.public_id, current: s.id_hash === currentHash, userAgent: s.user_agent, ip: s.ip, device: deviceOf(s.user_agent),
-      createdAt: new Date(Number(s.created_at)).toISOString(), lastActiveAt: new Date(Number(s.last_active_at)).toISOString(),
+      _id: s.public_id,
+      current: s.id_hash === currentHash,
+      userAgent: s.user_agent,
+      ip: s.ip,
+      device: deviceOf(s.user_agent),
+      createdAt: new Date(Number(s.created_at)).toISOString(),
+      lastActiveAt: new Date(Number(s.last_active_at)).toISOString(),
       expiresAt: new Date(Number(s.expires_at)).toISOString(),
     }));
   }
@@ -239,10 +294,16 @@ export class SessionsService {
    * Users of the tenant with an unexpired session (the dashboard's online users): per user the session
    * count, the last activity, and since when, estimated per the spec as expiry minus the session TTL.
    */
-  async online(tenantId: string): Promise<Array<{ userId: string; sessions: number; lastActiveAt: string; since: string; expiresAt: string }>> {
+  async online(
+    tenantId: string,
+  ): Promise<Array<{ userId: string; sessions: number; lastActiveAt: string; since: string; expiresAt: string }>> {
     const now = Date.now();
     const ttlMs = (await this.options()).ttlHours * 3600 * 1000;
-    const rows = await Session.findAll({ where: { tenant_id: tenantId, expires_at: { [Op.gt]: now } }, order: [['last_active_at', 'DESC']], limit: 5000 });
+    const rows = await Session.findAll({
+      where: { tenant_id: tenantId, expires_at: { [Op.gt]: now } },
+      order: [['last_active_at', 'DESC']],
+      limit: 5000,
+    });
     const byUser = new Map<string, { userId: string; sessions: number; lastActive: number; since: number; expires: number }>();
     for (const r of rows) {
       const since = Math.max(Number(r.expires_at) - ttlMs, Number(r.created_at));
@@ -254,7 +315,11 @@ export class SessionsService {
       byUser.set(r.user_id, u);
     }
     return [...byUser.values()].map((u) => ({
-      userId: u.userId, sessions: u.sessions, lastActiveAt: new Date(u.lastActive).toISOString(), since: new Date(u.since).toISOString(), expiresAt: new Date(u.expires).toISOString(),
+      userId: u.userId,
+      sessions: u.sessions,
+      lastActiveAt: new Date(u.lastActive).toISOString(),
+      since: new Date(u.since).toISOString(),
+      expiresAt: new Date(u.expires).toISOString(),
     }));
   }
 

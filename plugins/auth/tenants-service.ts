@@ -31,12 +31,23 @@ export class TenantsService {
       if (taken) throw new ConflictError(`Hostname '${taken}' already belongs to tenant '${t.id}'`);
     }
     await Tenant.create({ id: input.id, name: input.name, hostnames: JSON.stringify(hostnames), created_at: Date.now() });
-    await Role.bulkCreate(Object.entries(BUILT_IN_ROLES).map(([name, r]) => ({ tenant_id: input.id, name, description: r.description, permissions: JSON.stringify(r.permissions) })));
+    await Role.bulkCreate(
+      Object.entries(BUILT_IN_ROLES).map(([name, r]) => ({
+        tenant_id: input.id,
+        name,
+        description: r.description,
+        permissions: JSON.stringify(r.permissions),
+      })),
+    );
     this.byHost = null;
     return { id: input.id, name: input.name, hostnames };
   }
 
   async list() {
-    return (await Tenant.findAll({ order: [['created_at', 'ASC']] })).map((t) => ({ id: t.id, name: t.name, hostnames: JSON.parse(t.hostnames) as string[] }));
+    return (await Tenant.findAll({ order: [['created_at', 'ASC']] })).map((t) => ({
+      id: t.id,
+      name: t.name,
+      hostnames: JSON.parse(t.hostnames) as string[],
+    }));
   }
 }

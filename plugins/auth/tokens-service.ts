@@ -11,7 +11,8 @@ const iso = (ms: number | null) => (ms == null ? null : new Date(Number(ms)).toI
 function expiryOf(expiresAt: string | undefined): number | null {
   if (expiresAt === undefined) return null;
   const ms = Date.parse(expiresAt);
-  if (!Number.isFinite(ms) || ms <= Date.now()) throw new ValidationError('expiresAt must be a date in the future', [{ path: 'body.expiresAt', message: 'a future ISO date' }]);
+  if (!Number.isFinite(ms) || ms <= Date.now())
+    throw new ValidationError('expiresAt must be a date in the future', [{ path: 'body.expiresAt', message: 'a future ISO date' }]);
   return ms;
 }
 
@@ -36,13 +37,20 @@ export class TokensService {
   async createApiKey(owner: Identity, input: { name: string; permissions: string[]; expiresAt?: string }, known: (p: string) => boolean) {
     const permissions = [...new Set(input.permissions)];
     for (const p of permissions) {
-      if (!known(p)) throw new ValidationError(`Unknown permission '${p}'`, [{ path: 'body.permissions', message: `unknown permission ${p}` }]);
+      if (!known(p))
+        throw new ValidationError(`Unknown permission '${p}'`, [{ path: 'body.permissions', message: `unknown permission ${p}` }]);
       if (!hasPermission(owner, p)) throw new ForbiddenError(`You cannot give a key the permission '${p}', which you do not have`);
     }
     const key = `sck_${randomBytes(32).toString('base64url')}`;
     const row = await ApiKey.create({
-      id: randomUUID(), tenant_id: owner.tenantId, user_id: owner.userId, name: input.name, key_hash: sha256(key),
-      permissions: JSON.stringify(permissions), expires_at: expiryOf(input.expiresAt), created_at: Date.now(),
+      id: randomUUID(),
+      tenant_id: owner.tenantId,
+      user_id: owner.userId,
+      name: input.name,
+      key_hash: sha256(key),
+      permissions: JSON.stringify(permissions),
+      expires_at: expiryOf(input.expiresAt),
+      created_at: Date.now(),
     });
     return { _id: row.id, name: row.name, key, permissions, expiresAt: iso(row.expires_at) };
   }
@@ -50,8 +58,12 @@ export class TokensService {
   async listApiKeys(owner: Identity) {
     const rows = await ApiKey.findAll({ where: this.ownedBy(owner), order: [['created_at', 'DESC']] });
     return rows.map((r) => ({
-      _id: r.id, name: r.name, permissions: JSON.parse(r.permissions) as string[], expiresAt: iso(r.expires_at),
-      lastUsedAt: iso(r.last_used_at), createdAt: iso(r.created_at)!,
+      _id: r.id,
+      name: r.name,
+      permissions: JSON.parse(r.permissions) as string[],
+      expiresAt: iso(r.expires_at),
+      lastUsedAt: iso(r.last_used_at),
+      createdAt: iso(r.created_at)!,
     }));
   }
 
@@ -62,19 +74,31 @@ export class TokensService {
   async createWebsiteToken(owner: Identity, input: { name: string; expiresAt?: string }) {
     const token = randomBytes(32).toString('base64url');
     const row = await WebsiteToken.create({
-      id: randomUUID(), tenant_id: owner.tenantId, user_id: owner.userId, name: input.name, token_hash: sha256(token),
-      expires_at: expiryOf(input.expiresAt), created_at: Date.now(),
+      id: randomUUID(),
+      tenant_id: owner.tenantId,
+      user_id: owner.userId,
+      name: input.name,
+      token_hash: sha256(token),
+      expires_at: expiryOf(input.expiresAt),
+      created_at: Date.now(),
     });
     return { _id: row.id, name: row.name, token, expiresAt: iso(row.expires_at) };
   }
 
   async listWebsiteTokens(owner: Identity) {
     const rows = await WebsiteToken.findAll({ where: this.ownedBy(owner), order: [['created_at', 'DESC']] });
-    return rows.map((r) => ({ _id: r.id, name: r.name, expiresAt: iso(r.expires_at), lastUsedAt: iso(r.last_used_at), createdAt: iso(r.created_at)! }));
+    return rows.map((r) => ({
+      _id: r.id,
+      name: r.name,
+      expiresAt: iso(r.expires_at),
+      lastUsedAt: iso(r.last_used_at),
+      createdAt: iso(r.created_at)!,
+    }));
   }
 
   async revokeWebsiteToken(owner: Identity, id: string): Promise<void> {
-    if (!(await WebsiteToken.destroy({ where: { ...this.ownedBy(owner), id } }))) throw new NotFoundError(`Website token '${id}' not found`);
+    if (!(await WebsiteToken.destroy({ where: { ...this.ownedBy(owner), id } })))
+      throw new NotFoundError(`Website token '${id}' not found`);
   }
 
   /** Admins manage every key of their tenant; everyone else their own. */
@@ -88,11 +112,24 @@ export class TokensService {
     const apiKey = raw.startsWith('sck_');
     const row = await this.lookup(apiKey ? 'auth_api_keys' : 'auth_website_tokens', apiKey ? 'key_hash' : 'token_hash', sha256(raw), now);
     if (!row || row.blocked === true || Number(row.blocked) === 1 || row.role === null) return null;
-    const creator: Identity = { kind: 'user', userId: row.user_id, role: row.role, permissions: row.role_permissions ? (JSON.parse(row.role_permissions) as string[]) : [], tenantId: row.tenant_id };
+    const creator: Identity = {
+      kind: 'user',
+      userId: row.user_id,
+      role: row.role,
+      permissions: row.role_permissions ? (JSON.parse(row.role_permissions) as string[]) : [],
+      tenantId: row.tenant_id,
+    };
     this.touch(apiKey ? ApiKey : WebsiteToken, row.id, row.last_used_at, now);
     if (apiKey) {
       const granted = (JSON.parse(row.permissions!) as string[]).filter((p) => hasPermission(creator, p));
-      return { kind: 'apiKey', userId: row.user_id, role: 'api-key', permissions: granted, tenantId: row.tenant_id, meta: { apiKeyId: row.id } };
+      return {
+        kind: 'apiKey',
+        userId: row.user_id,
+        role: 'api-key',
+        permissions: granted,
+        tenantId: row.tenant_id,
+        meta: { apiKeyId: row.id },
+      };
     }
     return { ...creator, kind: 'websiteToken', meta: { websiteTokenId: row.id } };
   }

@@ -54,7 +54,9 @@ export class TwoFactorService {
     const payload = await this.secrets.encrypt(JSON.stringify({ secret, backupCodes }));
     const sequelize = User.sequelize!;
     await sequelize.query('DELETE FROM auth_2fa_pending WHERE user_id = ?', { replacements: [user.id] });
-    await sequelize.query('INSERT INTO auth_2fa_pending (user_id, payload, created_at) VALUES (?, ?, ?)', { replacements: [user.id, payload, Date.now()] });
+    await sequelize.query('INSERT INTO auth_2fa_pending (user_id, payload, created_at) VALUES (?, ?, ?)', {
+      replacements: [user.id, payload, Date.now()],
+    });
     return {
       secret,
       qrCodeURL: generateURI({ issuer: this.issuer, label: user.email, secret }),
@@ -65,21 +67,32 @@ export class TwoFactorService {
 
   async verifySetup(user: User, input: { secret: string; verificationCode: string; backupCodes: string[] }): Promise<void> {
     if (user.two_factor_enabled) throw new ValidationError('2FA is already enabled');
-    const rows = await User.sequelize!.query<{ payload: string; created_at: number }>('SELECT payload, created_at FROM auth_2fa_pending WHERE user_id = ?', {
-      replacements: [user.id], type: QueryTypes.SELECT,
-    });
-    if (!rows[0] || Date.now() - Number(rows[0].created_at) > 30 * 60 * 1000) throw new ValidationError('No 2FA setup is pending; start again');
+    const rows = await User.sequelize!.query<{ payload: string; created_at: number }>(
+      'SELECT payload, created_at FROM auth_2fa_pending WHERE user_id = ?',
+      {
+        replacements: [user.id],
+        type: QueryTypes.SELECT,
+      },
+    );
+    if (!rows[0] || Date.now() - Number(rows[0].created_at) > 30 * 60 * 1000)
+      throw new ValidationError('No 2FA setup is pending; start again');
     const issued = JSON.parse(await this.secrets.decrypt(rows[0].payload)) as { secret: string; backupCodes: string[] };
     if (!sameText(issued.secret, input.secret)) throw new ValidationError('The secret does not match the one issued by setup');
     const given = [...new Set(input.backupCodes.map((c) => c.trim().toUpperCase()))].sort();
-    if (given.join() !== [...issued.backupCodes].sort().join()) throw new ValidationError('The backup codes do not match the ones issued by setup');
-    const result = await verifyTotp({ secret: issued.secret, token: input.verificationCode, epochTolerance: TOLERANCE_SECONDS }).catch(() => ({ valid: false as const }));
+    if (given.join() !== [...issued.backupCodes].sort().join())
+      throw new ValidationError('The backup codes do not match the ones issued by setup');
+    const result = await verifyTotp({ secret: issued.secret, token: input.verificationCode, epochTolerance: TOLERANCE_SECONDS }).catch(
+      () => ({ valid: false as const }),
+    );
     if (!result.valid) throw new ValidationError('Invalid verification code');
     const hashes = await this.hashCodes(issued.backupCodes);
     await User.update(
       {
-        two_factor_enabled: true, totp_secret: await this.secrets.encrypt(issued.secret), backup_codes: JSON.stringify(hashes),
-        last_totp_step: 'timeStep' in result ? result.timeStep : null, last_2fa_verification: Date.now(),
+        two_factor_enabled: true,
+        totp_secret: await this.secrets.encrypt(issued.secret),
+        backup_codes: JSON.stringify(hashes),
+        last_totp_step: 'timeStep' in result ? result.timeStep : null,
+        last_2fa_verification: Date.now(),
       },
       { where: { id: user.id } },
     );
@@ -95,7 +108,9 @@ export class TwoFactorService {
     if (method === 'totp') {
       const secret = await this.secrets.decrypt(user.totp_secret);
       const last = user.last_totp_step === null ? undefined : Number(user.last_totp_step);
-      const result = await verifyTotp({ secret, token: code, epochTolerance: TOLERANCE_SECONDS, afterTimeStep: last }).catch(() => ({ valid: false as const }));
+      const result = await verifyTotp({ secret, token: code, epochTolerance: TOLERANCE_SECONDS, afterTimeStep: last }).catch(() => ({
+        valid: false as const,
+      }));
       if (!result.valid || !('timeStep' in result)) return { ok: false, method };
       // Claim the time step atomically: the same code presented twice (even concurrently) passes once.
       const [claimed] = await User.update(
@@ -128,7 +143,10 @@ export class TwoFactorService {
 
   async disable(user: User): Promise<void> {
     if (!user.two_factor_enabled) throw new ValidationError('2FA is not enabled');
-    await User.update({ two_factor_enabled: false, totp_secret: null, backup_codes: null, last_totp_step: null }, { where: { id: user.id } });
+    await User.update(
+      { two_factor_enabled: false, totp_secret: null, backup_codes: null, last_totp_step: null },
+      { where: { id: user.id } },
+    );
   }
 
   async regenerate(user: User): Promise<string[]> {
@@ -141,7 +159,9 @@ export class TwoFactorService {
   status(user: User) {
     const count = user.backup_codes ? (JSON.parse(user.backup_codes) as string[]).length : 0;
     return {
-      enabled: user.two_factor_enabled, hasBackupCodes: count > 0, backupCodesCount: count,
+      enabled: user.two_factor_enabled,
+      hasBackupCodes: count > 0,
+      backupCodesCount: count,
       lastVerification: user.last_2fa_verification === null ? null : new Date(Number(user.last_2fa_verification)).toISOString(),
     };
   }

@@ -27,8 +27,10 @@ export const toPublicUser = (u: User): PublicUser => ({ _id: u.id, email: u.emai
 
 /** Password policy: at least 8 characters, at most 72 bytes (what bcrypt uses). */
 export function checkPassword(password: string): void {
-  if (password.length < 8) throw new ValidationError('Password must be at least 8 characters', [{ path: 'body.password', message: 'at least 8 characters' }]);
-  if (Buffer.byteLength(password) > 72) throw new ValidationError('Password must be at most 72 bytes', [{ path: 'body.password', message: 'at most 72 bytes' }]);
+  if (password.length < 8)
+    throw new ValidationError('Password must be at least 8 characters', [{ path: 'body.password', message: 'at least 8 characters' }]);
+  if (Buffer.byteLength(password) > 72)
+    throw new ValidationError('Password must be at most 72 bytes', [{ path: 'body.password', message: 'at most 72 bytes' }]);
 }
 
 /**
@@ -72,8 +74,13 @@ export class UsersService {
     }
     try {
       const user = await User.create({
-        id: randomUUID(), tenant_id: tenantId, email, username: input.username?.trim() || email.split('@')[0]!,
-        password_hash: await this.hash(input.password), role: input.role, preferences: '{}',
+        id: randomUUID(),
+        tenant_id: tenantId,
+        email,
+        username: input.username?.trim() || email.split('@')[0]!,
+        password_hash: await this.hash(input.password),
+        role: input.role,
+        preferences: '{}',
       });
       await this.announce('create', user);
       return toPublicUser(user);
@@ -96,7 +103,10 @@ export class UsersService {
     const preferences = { ...(JSON.parse(user.preferences) as Record<string, unknown>) };
     for (const [key, value] of Object.entries(input.preferences ?? {})) {
       const before = preferences[key];
-      preferences[key] = value && typeof value === 'object' && !Array.isArray(value) && before && typeof before === 'object' ? { ...before, ...value } : value;
+      preferences[key] =
+        value && typeof value === 'object' && !Array.isArray(value) && before && typeof before === 'object'
+          ? { ...before, ...value }
+          : value;
     }
     await user.update({ ...(input.username ? { username: input.username.trim() } : {}), preferences: JSON.stringify(preferences) });
     await this.announce('update', user);
@@ -109,10 +119,22 @@ export class UsersService {
       const db = User.sequelize!;
       where[Op.or] = [likeContains(db, 'email', query.search), likeContains(db, 'username', query.search)];
     }
-    const { rows, count } = await User.findAndCountAll({ where, order: [['created_at', 'DESC']], limit: query.limit, offset: (query.page - 1) * query.limit });
+    const { rows, count } = await User.findAndCountAll({
+      where,
+      order: [['created_at', 'DESC']],
+      limit: query.limit,
+      offset: (query.page - 1) * query.limit,
+    });
     return {
-      items: rows.map((u) => ({ ...toPublicUser(u), blocked: Boolean(u.blocked), is2FAEnabled: Boolean(u.two_factor_enabled), createdAt: new Date(u.created_at).toISOString() })),
-      total: count, page: query.page, limit: query.limit,
+      items: rows.map((u) => ({
+        ...toPublicUser(u),
+        blocked: Boolean(u.blocked),
+        is2FAEnabled: Boolean(u.two_factor_enabled),
+        createdAt: new Date(u.created_at).toISOString(),
+      })),
+      total: count,
+      page: query.page,
+      limit: query.limit,
     };
   }
 
@@ -137,10 +159,17 @@ export class UsersService {
 
   /** Figures of the tenant's users for the dashboard (security, provisioning health); no personal data. */
   async summary(tenantId: string) {
-    const users = await User.findAll({ where: { tenant_id: tenantId }, attributes: ['role', 'blocked', 'lockout_until', 'failed_attempts', 'two_factor_enabled', 'created_at'] });
+    const users = await User.findAll({
+      where: { tenant_id: tenantId },
+      attributes: ['role', 'blocked', 'lockout_until', 'failed_attempts', 'two_factor_enabled', 'created_at'],
+    });
     const now = Date.now();
     const byRole: Record<string, number> = {};
-    let blocked = 0, locked = 0, failedAttempts = 0, twoFactor = 0, recent = 0;
+    let blocked = 0,
+      locked = 0,
+      failedAttempts = 0,
+      twoFactor = 0,
+      recent = 0;
     for (const u of users) {
       byRole[u.role] = (byRole[u.role] ?? 0) + 1;
       if (u.blocked) blocked++;
@@ -149,7 +178,16 @@ export class UsersService {
       if (u.two_factor_enabled) twoFactor++;
       if (now - new Date(u.created_at).getTime() < 30 * 24 * 3600 * 1000) recent++;
     }
-    return { total: users.length, active: users.length - blocked, blocked, locked, failedAttempts, twoFactorEnabled: twoFactor, createdLast30Days: recent, byRole };
+    return {
+      total: users.length,
+      active: users.length - blocked,
+      blocked,
+      locked,
+      failedAttempts,
+      twoFactorEnabled: twoFactor,
+      createdLast30Days: recent,
+      byRole,
+    };
   }
 
   countActiveAdmins(tenantId: string): Promise<number> {

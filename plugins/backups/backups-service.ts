@@ -18,8 +18,18 @@ import type { MediaStorage } from '../media/public.js';
 import { keyFor, newKey, type KdfParams } from './crypto.js';
 import { BackupNotFoundError } from './errors.js';
 import {
-  BACKUP_ID, BACKUP_SUFFIX, FORMAT, FORMAT_VERSION, ndjsonRows, ndjsonStream, openBackupFile, poolHash, writeBackupFile,
-  type BackupManifest, type FileEntry, type TableInfo,
+  BACKUP_ID,
+  BACKUP_SUFFIX,
+  FORMAT,
+  FORMAT_VERSION,
+  ndjsonRows,
+  ndjsonStream,
+  openBackupFile,
+  poolHash,
+  writeBackupFile,
+  type BackupManifest,
+  type FileEntry,
+  type TableInfo,
 } from './format.js';
 import type { BackupOptions } from './options.js';
 import { TableChecksum, allRows, countRows, pagesById, tableExists, toJsonRow, type Row } from './tables.js';
@@ -106,7 +116,10 @@ export class BackupsService {
     return n;
   }
 
-  async create(identity: Identity, input: { includeMedia?: boolean; passphrase?: string }): Promise<{ status: 200 | 202; data: Record<string, unknown> }> {
+  async create(
+    identity: Identity,
+    input: { includeMedia?: boolean; passphrase?: string },
+  ): Promise<{ status: 200 | 202; data: Record<string, unknown> }> {
     const includeMedia = input.includeMedia === true;
     const backupId = this.newId();
     const secret = input.passphrase ? await newKey(input.passphrase) : null;
@@ -115,16 +128,26 @@ export class BackupsService {
       return { status: 200, data: { backupId, backup: this.summaryOf(manifest, await this.sizeOf(manifest)) } };
     }
     if (secret) this.keys.put(`create:${backupId}`, secret.key, secret.kdf);
-    const job = await this.d.jobs.enqueue(CREATE_JOB, { backupId, includeMedia, encrypted: Boolean(secret), by: identity.userId }, { tenantId: identity.tenantId, maxAttempts: 1 });
+    const job = await this.d.jobs.enqueue(
+      CREATE_JOB,
+      { backupId, includeMedia, encrypted: Boolean(secret), by: identity.userId },
+      { tenantId: identity.tenantId, maxAttempts: 1 },
+    );
     return { status: 202, data: { backupId, jobId: job.jobId, status: 'queued' } };
   }
 
   /** The job handler's work: the key of an encrypted backup must still be in this instance's memory. */
-  async runJob(payload: { backupId: string; includeMedia: boolean; encrypted: boolean }, progress: (p: number, t: number) => Promise<void>): Promise<BackupSummary> {
+  async runJob(
+    payload: { backupId: string; includeMedia: boolean; encrypted: boolean },
+    progress: (p: number, t: number) => Promise<void>,
+  ): Promise<BackupSummary> {
     let secret: { key: Buffer; kdf: KdfParams } | null = null;
     if (payload.encrypted) {
       const held = this.keys.get(`create:${payload.backupId}`);
-      if (!held?.kdf) throw new Error('The passphrase of this encrypted backup is not held by this instance (restart, or another instance took the job); create the backup again');
+      if (!held?.kdf)
+        throw new Error(
+          'The passphrase of this encrypted backup is not held by this instance (restart, or another instance took the job); create the backup again',
+        );
       secret = { key: held.key, kdf: held.kdf };
     }
     try {
@@ -136,7 +159,12 @@ export class BackupsService {
   }
 
   /** Writes the backup into `<id>.svelty-backup.partial`, then renames it (a listed backup is always complete) and prunes. */
-  async build(backupId: string, includeMedia: boolean, secret: { key: Buffer; kdf: KdfParams } | null, progress?: (p: number, t: number) => Promise<void>): Promise<BackupManifest> {
+  async build(
+    backupId: string,
+    includeMedia: boolean,
+    secret: { key: Buffer; kdf: KdfParams } | null,
+    progress?: (p: number, t: number) => Promise<void>,
+  ): Promise<BackupManifest> {
     const { sequelize, pool, options } = this.d;
     const finalDir = this.dirOf(backupId);
     const dir = finalDir + '.partial';
@@ -172,7 +200,10 @@ export class BackupsService {
       const media: BackupManifest['media'] = { items: null, folders: null, files: 0, missingFiles: [] };
       const storage = includeMedia ? this.d.mediaStorage() : undefined;
       const mediaPaths: string[] = [];
-      for (const [table, rel, kind] of [['media_items', 'media/manifest.ndjson', 'items'], ['media_folders', 'media/folders.ndjson', 'folders']] as const) {
+      for (const [table, rel, kind] of [
+        ['media_items', 'media/manifest.ndjson', 'items'],
+        ['media_folders', 'media/folders.ndjson', 'folders'],
+      ] as const) {
         if (!(await tableExists(sequelize, table))) continue;
         const sum = new TableChecksum();
         const pages = (async function* () {
@@ -208,11 +239,24 @@ export class BackupsService {
       const checksums = files.map((f) => `${f.sha256}  ${f.path}`).join('\n') + '\n';
       await writeFile(join(dir, 'checksums.sha256'), checksums);
       const manifest: BackupManifest = {
-        format: FORMAT, formatVersion: FORMAT_VERSION, backupId, createdAt: new Date().toISOString(),
-        instance: { kernelVersion: KERNEL_VERSION, pluginVersion: this.d.pluginVersion }, db: { dialect: sequelize.getDialect() },
-        includesMedia: includeMedia, encrypted: Boolean(key), kdf: secret?.kdf ?? null,
-        collections, media,
-        config: { file: 'config.json', settings: config.settings.length, roles: config.roles.length, collections: config.collections.length, themes: config.themes.length },
+        format: FORMAT,
+        formatVersion: FORMAT_VERSION,
+        backupId,
+        createdAt: new Date().toISOString(),
+        instance: { kernelVersion: KERNEL_VERSION, pluginVersion: this.d.pluginVersion },
+        db: { dialect: sequelize.getDialect() },
+        includesMedia: includeMedia,
+        encrypted: Boolean(key),
+        kdf: secret?.kdf ?? null,
+        collections,
+        media,
+        config: {
+          file: 'config.json',
+          settings: config.settings.length,
+          roles: config.roles.length,
+          collections: config.collections.length,
+          themes: config.themes.length,
+        },
         entries: collections.reduce((n, c) => n + c.rows, 0),
         files,
         checksumsSha256: (await poolHash(pool, join(dir, 'checksums.sha256'))).sha256,
@@ -228,7 +272,8 @@ export class BackupsService {
   }
 
   async configSnapshot(): Promise<{ settings: Row[]; roles: Row[]; collections: Row[]; themes: Row[] }> {
-    const read = async (table: string) => ((await tableExists(this.d.sequelize, table)) ? (await allRows(this.d.sequelize, table)).map(toJsonRow) : []);
+    const read = async (table: string) =>
+      (await tableExists(this.d.sequelize, table)) ? (await allRows(this.d.sequelize, table)).map(toJsonRow) : [];
     const settings = (await read('cms_settings')).filter((r) => !r.is_private && !SECRET_SETTING.test(String(r.key)));
     return { settings, roles: await read('auth_roles'), collections: await read('content_collections'), themes: await read('themes') };
   }
@@ -267,13 +312,24 @@ export class BackupsService {
   }
 
   summaryOf(m: BackupManifest, size: number): BackupSummary {
-    return { backupId: m.backupId, createdAt: m.createdAt, size, encrypted: m.encrypted, includesMedia: m.includesMedia, collections: m.collections.length, entries: m.entries };
+    return {
+      backupId: m.backupId,
+      createdAt: m.createdAt,
+      size,
+      encrypted: m.encrypted,
+      includesMedia: m.includesMedia,
+      collections: m.collections.length,
+      entries: m.entries,
+    };
   }
 
   /** Completed backups, newest first. */
   async list(): Promise<BackupSummary[]> {
     if (!existsSync(this.root)) return [];
-    const ids = (await readdir(this.root)).filter((n) => n.endsWith(BACKUP_SUFFIX)).map((n) => n.slice(0, -BACKUP_SUFFIX.length)).filter((id) => BACKUP_ID.test(id));
+    const ids = (await readdir(this.root))
+      .filter((n) => n.endsWith(BACKUP_SUFFIX))
+      .map((n) => n.slice(0, -BACKUP_SUFFIX.length))
+      .filter((id) => BACKUP_ID.test(id));
     const out: BackupSummary[] = [];
     for (const id of ids.sort().reverse()) {
       const m = await this.manifest(id).catch(() => null);
@@ -292,14 +348,24 @@ export class BackupsService {
     const dir = this.dirOf(backupId);
     const problems: string[] = [];
     if (m.format !== FORMAT) problems.push(`manifest.json: format '${String(m.format)}' is not '${FORMAT}'`);
-    if (m.formatVersion !== FORMAT_VERSION) problems.push(`manifest.json: format version ${String(m.formatVersion)} is not supported (this instance reads version ${FORMAT_VERSION})`);
+    if (m.formatVersion !== FORMAT_VERSION)
+      problems.push(
+        `manifest.json: format version ${String(m.formatVersion)} is not supported (this instance reads version ${FORMAT_VERSION})`,
+      );
     if (!Array.isArray(m.files)) return { valid: false, problems: [...problems, 'manifest.json: no file list'] };
     // checksums.sha256 must match the manifest's own record of it and list the same hashes.
     try {
       const sums = await poolHash(this.d.pool, join(dir, 'checksums.sha256'));
-      if (sums.sha256 !== m.checksumsSha256) problems.push('checksums.sha256: its SHA-256 does not match manifest.json (the file was changed)');
-      const listed = new Map((await readFile(join(dir, 'checksums.sha256'), 'utf8')).split('\n').filter(Boolean).map((l) => [l.slice(66), l.slice(0, 64)] as const));
-      for (const f of m.files) if (listed.get(f.path) !== f.sha256) problems.push(`checksums.sha256: the entry of ${f.path} does not match manifest.json`);
+      if (sums.sha256 !== m.checksumsSha256)
+        problems.push('checksums.sha256: its SHA-256 does not match manifest.json (the file was changed)');
+      const listed = new Map(
+        (await readFile(join(dir, 'checksums.sha256'), 'utf8'))
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => [l.slice(66), l.slice(0, 64)] as const),
+      );
+      for (const f of m.files)
+        if (listed.get(f.path) !== f.sha256) problems.push(`checksums.sha256: the entry of ${f.path} does not match manifest.json`);
     } catch {
       problems.push('checksums.sha256: missing or unreadable');
     }
@@ -341,9 +407,13 @@ export class BackupsService {
   /** The key of an encrypted backup from its passphrase; ValidationError when missing or wrong. */
   async keyOf(m: BackupManifest, passphrase: string | undefined): Promise<Buffer | null> {
     if (!m.encrypted) return null;
-    if (!passphrase) throw new ValidationError('The backup is encrypted: send its passphrase', [{ path: 'body.passphrase', message: 'required for an encrypted backup' }]);
+    if (!passphrase)
+      throw new ValidationError('The backup is encrypted: send its passphrase', [
+        { path: 'body.passphrase', message: 'required for an encrypted backup' },
+      ]);
     const key = m.kdf ? await keyFor(passphrase, m.kdf).catch(() => null) : null;
-    if (!key) throw new ValidationError('Wrong passphrase for this backup', [{ path: 'body.passphrase', message: 'does not match the backup' }]);
+    if (!key)
+      throw new ValidationError('Wrong passphrase for this backup', [{ path: 'body.passphrase', message: 'does not match the backup' }]);
     return key;
   }
 
@@ -371,21 +441,33 @@ export class BackupsService {
   /** The whole backup folder as a gzip-compressed tar stream (stored bytes: encrypted files stay encrypted). */
   async archive(backupId: string): Promise<Readable> {
     await this.manifest(backupId);
-    return Readable.from(tar.c({ gzip: true, cwd: this.root, portable: true }, [backupId + BACKUP_SUFFIX]) as unknown as AsyncIterable<Buffer>);
+    return Readable.from(
+      tar.c({ gzip: true, cwd: this.root, portable: true }, [backupId + BACKUP_SUFFIX]) as unknown as AsyncIterable<Buffer>,
+    );
   }
 
   async jobs(identity: Identity, jobId?: string) {
     const list: JobView[] = jobId
-      ? await this.d.jobs.get(jobId).then((j) => (j.type === CREATE_JOB && j.tenantId === identity.tenantId ? [j] : []), () => [])
+      ? await this.d.jobs.get(jobId).then(
+          (j) => (j.type === CREATE_JOB && j.tenantId === identity.tenantId ? [j] : []),
+          () => [],
+        )
       : await this.d.jobs.list({ type: CREATE_JOB, tenantId: identity.tenantId, limit: 100 });
     return list.map((j) => {
       const p = j.payload as { backupId?: string };
       return {
-        jobId: j.jobId, domain: 'backup', status: j.status,
+        jobId: j.jobId,
+        domain: 'backup',
+        status: j.status,
         progress: { processed: j.progress?.processed ?? 0, total: j.progress?.total ?? 0 },
-        ...(j.status === 'completed' ? { outcome: 'success' } : j.status === 'failed' ? { outcome: 'failure', error: j.error ?? undefined } : {}),
+        ...(j.status === 'completed'
+          ? { outcome: 'success' }
+          : j.status === 'failed'
+            ? { outcome: 'failure', error: j.error ?? undefined }
+            : {}),
         backupId: p?.backupId ?? null,
-        createdAt: j.createdAt, ...(j.completedAt ? { completedAt: j.completedAt } : {}),
+        createdAt: j.createdAt,
+        ...(j.completedAt ? { completedAt: j.completedAt } : {}),
       };
     });
   }

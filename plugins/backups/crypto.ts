@@ -5,7 +5,16 @@
  * file's entry of manifest.json. A key-check value (HMAC-SHA256 of a fixed label under the key) lets
  * validate tell a wrong passphrase apart from a damaged file. The passphrase itself is never stored.
  */
-import { createCipheriv, createDecipheriv, createHmac, randomBytes, scrypt, timingSafeEqual, type CipherGCM, type DecipherGCM } from 'node:crypto';
+import {
+  createCipheriv,
+  createDecipheriv,
+  createHmac,
+  randomBytes,
+  scrypt,
+  timingSafeEqual,
+  type CipherGCM,
+  type DecipherGCM,
+} from 'node:crypto';
 
 export interface KdfParams {
   algorithm: 'scrypt';
@@ -23,8 +32,12 @@ const DEFAULTS = { N: 1 << 15, r: 8, p: 1 } as const;
 
 export function deriveKey(passphrase: string, params: { salt: string; N: number; r: number; p: number }): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    scrypt(passphrase, Buffer.from(params.salt, 'hex'), 32, { N: params.N, r: params.r, p: params.p, maxmem: 256 * params.N * params.r + 1024 * 1024 }, (err, key) =>
-      err ? reject(err) : resolve(key),
+    scrypt(
+      passphrase,
+      Buffer.from(params.salt, 'hex'),
+      32,
+      { N: params.N, r: params.r, p: params.p, maxmem: 256 * params.N * params.r + 1024 * 1024 },
+      (err, key) => (err ? reject(err) : resolve(key)),
     );
   });
 }

@@ -72,7 +72,10 @@ export function backupDomain(d: DomainDeps): DataDomainDefinition<RestoreInput> 
   const keyOf = (input: RestoreInput): Buffer | null => {
     if (!input.encrypted) return null;
     const held = input.keyRef ? d.service().keys.get(`restore:${input.keyRef}`) : null;
-    if (!held) throw new ValidationError('The passphrase of this encrypted backup is no longer held (it expired, the instance restarted, or another instance made the plan): plan the restore again with the passphrase');
+    if (!held)
+      throw new ValidationError(
+        'The passphrase of this encrypted backup is no longer held (it expired, the instance restarted, or another instance made the plan): plan the restore again with the passphrase',
+      );
     return held.key;
   };
 
@@ -82,17 +85,28 @@ export function backupDomain(d: DomainDeps): DataDomainDefinition<RestoreInput> 
     const out: Array<{ table: string; hasId: boolean }> = [];
     for (const c of m.collections) if (await tableExists(sequelize, c.table)) out.push({ table: c.table, hasId: true });
     for (const t of Object.values(CONFIG_TABLES)) if (await tableExists(sequelize, t)) out.push({ table: t, hasId: t === 'themes' });
-    if (m.includesMedia) for (const t of [m.media.items, m.media.folders]) if (t && (await tableExists(sequelize, t.table))) out.push({ table: t.table, hasId: true });
+    if (m.includesMedia)
+      for (const t of [m.media.items, m.media.folders])
+        if (t && (await tableExists(sequelize, t.table))) out.push({ table: t.table, hasId: true });
     return out;
   };
 
   const distinctTenants = async (table: string, transaction?: Transaction): Promise<string[]> => {
     const sequelize = d.sequelize();
-    const rows = await sequelize.query<{ t: string }>(`SELECT DISTINCT ${quote(sequelize, 'tenant_id')} AS t FROM ${quote(sequelize, table)}`, { type: QueryTypes.SELECT, transaction });
+    const rows = await sequelize.query<{ t: string }>(
+      `SELECT DISTINCT ${quote(sequelize, 'tenant_id')} AS t FROM ${quote(sequelize, table)}`,
+      { type: QueryTypes.SELECT, transaction },
+    );
     return rows.map((r) => r.t);
   };
 
-  const insertRows = async (table: string, rows: AsyncIterable<Row> | Row[], ctx: DomainContext, planId: string, tenantsOf: boolean): Promise<number> => {
+  const insertRows = async (
+    table: string,
+    rows: AsyncIterable<Row> | Row[],
+    ctx: DomainContext,
+    planId: string,
+    tenantsOf: boolean,
+  ): Promise<number> => {
     const sequelize = d.sequelize();
     const columns = new Set(await columnsOf(sequelize, table, ctx.transaction));
     const qi = sequelize.getQueryInterface();
@@ -129,7 +143,10 @@ export function backupDomain(d: DomainDeps): DataDomainDefinition<RestoreInput> 
     async validate(raw: unknown): Promise<RestoreInput> {
       const parsed = inputSchema.safeParse(raw);
       if (!parsed.success) {
-        throw new ValidationError('Invalid restore input', parsed.error.issues.map((i) => ({ path: ['body', ...i.path].join('.'), message: i.message })));
+        throw new ValidationError(
+          'Invalid restore input',
+          parsed.error.issues.map((i) => ({ path: ['body', ...i.path].join('.'), message: i.message })),
+        );
       }
       const { backupId, passphrase, keyRef } = parsed.data;
       const m = await d.service().manifest(backupId);
@@ -172,7 +189,12 @@ export function backupDomain(d: DomainDeps): DataDomainDefinition<RestoreInput> 
       } catch {
         blockedReasons.push('config.json could not be read (damaged, or the key does not decrypt it)');
       }
-      const here = new Map(d.collections().list().map((c) => [c.name, c]));
+      const here = new Map(
+        d
+          .collections()
+          .list()
+          .map((c) => [c.name, c]),
+      );
       for (const c of m.collections) {
         const current = here.get(c.name);
         if (!current) {
@@ -181,32 +203,80 @@ export function backupDomain(d: DomainDeps): DataDomainDefinition<RestoreInput> 
         }
         const saved = schemas.find((s) => s.name === c.name);
         if (saved && typeof saved.fields === 'string' && JSON.stringify(JSON.parse(saved.fields)) !== JSON.stringify(current.fields)) {
-          warnings.push({ message: `Collection '${c.name}' has other fields than in the backup: values of fields missing here are dropped`, item: c.name });
+          warnings.push({
+            message: `Collection '${c.name}' has other fields than in the backup: values of fields missing here are dropped`,
+            item: c.name,
+          });
         }
         const now = await tableChecksum(sequelize, current.table, d.pageSize).then((s) => s.rows);
-        if (now > 0) operations.push({ action: 'delete', type: 'entry', target: c.name, count: now, payload: { kind: 'clear', table: current.table, collection: c.name } satisfies Payload });
-        if (c.rows > 0) operations.push({ action: 'create', type: 'entry', target: c.name, count: c.rows, payload: { kind: 'rows', table: current.table, file: c.file, collection: c.name } satisfies Payload });
+        if (now > 0)
+          operations.push({
+            action: 'delete',
+            type: 'entry',
+            target: c.name,
+            count: now,
+            payload: { kind: 'clear', table: current.table, collection: c.name } satisfies Payload,
+          });
+        if (c.rows > 0)
+          operations.push({
+            action: 'create',
+            type: 'entry',
+            target: c.name,
+            count: c.rows,
+            payload: { kind: 'rows', table: current.table, file: c.file, collection: c.name } satisfies Payload,
+          });
       }
-      for (const name of here.keys()) if (!m.collections.some((c) => c.name === name)) warnings.push({ message: `Collection '${name}' is not in the backup: left as it is`, item: name });
+      for (const name of here.keys())
+        if (!m.collections.some((c) => c.name === name))
+          warnings.push({ message: `Collection '${name}' is not in the backup: left as it is`, item: name });
       for (const [part, table] of Object.entries(CONFIG_TABLES) as Array<[keyof typeof CONFIG_TABLES, string]>) {
         const n = m.config[part];
         if (!n || !(await tableExists(sequelize, table))) continue;
-        operations.push({ action: 'update', type: 'config', target: part, count: n, payload: { kind: 'config', part, table } satisfies Payload });
+        operations.push({
+          action: 'update',
+          type: 'config',
+          target: part,
+          count: n,
+          payload: { kind: 'config', part, table } satisfies Payload,
+        });
       }
       if (m.includesMedia) {
         for (const t of [m.media.folders, m.media.items]) {
           if (!t || !(await tableExists(sequelize, t.table))) continue;
           const now = (await tableChecksum(sequelize, t.table, d.pageSize)).rows;
-          if (now > 0) operations.push({ action: 'delete', type: 'media-record', target: t.table, count: now, payload: { kind: 'clear', table: t.table } satisfies Payload });
-          if (t.rows > 0) operations.push({ action: 'create', type: 'media-record', target: t.table, count: t.rows, payload: { kind: 'rows', table: t.table, file: t.file } satisfies Payload });
+          if (now > 0)
+            operations.push({
+              action: 'delete',
+              type: 'media-record',
+              target: t.table,
+              count: now,
+              payload: { kind: 'clear', table: t.table } satisfies Payload,
+            });
+          if (t.rows > 0)
+            operations.push({
+              action: 'create',
+              type: 'media-record',
+              target: t.table,
+              count: t.rows,
+              payload: { kind: 'rows', table: t.table, file: t.file } satisfies Payload,
+            });
         }
-        if (m.media.files > 0) operations.push({ action: 'create', type: 'media-file', target: 'media files', count: m.media.files, payload: { kind: 'media-files' } satisfies Payload });
-        if (!d.mediaStorage()) blockedReasons.push('Media storage is not available: the backup\'s media files cannot be put back');
-        if (m.media.missingFiles.length) warnings.push({ message: `${m.media.missingFiles.length} media file(s) were missing when the backup was made` });
+        if (m.media.files > 0)
+          operations.push({
+            action: 'create',
+            type: 'media-file',
+            target: 'media files',
+            count: m.media.files,
+            payload: { kind: 'media-files' } satisfies Payload,
+          });
+        if (!d.mediaStorage()) blockedReasons.push("Media storage is not available: the backup's media files cannot be put back");
+        if (m.media.missingFiles.length)
+          warnings.push({ message: `${m.media.missingFiles.length} media file(s) were missing when the backup was made` });
       } else {
         warnings.push({ message: 'The backup holds no media files: media records and files are left as they are' });
       }
-      if (m.db.dialect !== sequelize.getDialect()) warnings.push({ message: `The backup was made on ${m.db.dialect}; this instance runs ${sequelize.getDialect()}` });
+      if (m.db.dialect !== sequelize.getDialect())
+        warnings.push({ message: `The backup was made on ${m.db.dialect}; this instance runs ${sequelize.getDialect()}` });
       ctx.logger.debug({ backupId: m.backupId, operations: operations.length }, 'backup restore planned');
       return { operations, warnings, blockedReasons, targetHash: await this.snapshot(input, ctx), risk: 'destructive' };
     },
@@ -234,9 +304,13 @@ export function backupDomain(d: DomainDeps): DataDomainDefinition<RestoreInput> 
         if (p.part === 'settings') {
           // Upsert the backed-up public settings; private and secret settings stay as they are.
           for (const r of rows) {
-            await sequelize.query(`DELETE FROM ${quote(sequelize, p.table)} WHERE ${quote(sequelize, 'tenant_id')} = :t AND ${quote(sequelize, 'key')} = :k`, {
-              replacements: { t: r.tenant_id, k: r.key }, transaction: t,
-            });
+            await sequelize.query(
+              `DELETE FROM ${quote(sequelize, p.table)} WHERE ${quote(sequelize, 'tenant_id')} = :t AND ${quote(sequelize, 'key')} = :k`,
+              {
+                replacements: { t: r.tenant_id, k: r.key },
+                transaction: t,
+              },
+            );
           }
         } else {
           await sequelize.query(`DELETE FROM ${quote(sequelize, p.table)}`, { transaction: t });
@@ -265,7 +339,10 @@ export function backupDomain(d: DomainDeps): DataDomainDefinition<RestoreInput> 
       const m = await d.service().manifest(input.backupId);
       const sequelize = d.sequelize();
       const discrepancies: string[] = [];
-      const tables: Array<{ label: string; table: string; rows: number; checksum: string }> = m.collections.map((c) => ({ label: `collection '${c.name}'`, ...c }));
+      const tables: Array<{ label: string; table: string; rows: number; checksum: string }> = m.collections.map((c) => ({
+        label: `collection '${c.name}'`,
+        ...c,
+      }));
       if (m.includesMedia) for (const t of [m.media.items, m.media.folders]) if (t) tables.push({ label: `table ${t.table}`, ...t });
       for (const t of tables) {
         if (!(await tableExists(sequelize, t.table))) {
@@ -298,5 +375,3 @@ export function backupDomain(d: DomainDeps): DataDomainDefinition<RestoreInput> 
     },
   };
 }
-
-

@@ -80,7 +80,13 @@ class HashCounter extends Transform {
 }
 
 /** Streams `source` (optionally through AES-256-GCM) to `<dir>/<rel>`; answers the file's entry. */
-export async function writeBackupFile(dir: string, rel: string, source: Readable, key: Buffer | null, pool: WorkerPool): Promise<FileEntry> {
+export async function writeBackupFile(
+  dir: string,
+  rel: string,
+  source: Readable,
+  key: Buffer | null,
+  pool: WorkerPool,
+): Promise<FileEntry> {
   const path = join(dir, rel);
   await mkdir(dirname(path), { recursive: true });
   const counter = new HashCounter();

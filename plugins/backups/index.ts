@@ -39,15 +39,27 @@ export default definePlugin(() => {
       const options = parseBackupOptions(raw, envOptions, envSources);
       container.register(
         'backups',
-        asFunction((c: Cradle & Record<string, any>) => new BackupsService({
-          sequelize: c.sequelize, pool: c.pool, jobs: c.jobs, logger: c.logger, options, dataPath: config.dataPath, pluginVersion: manifest.version,
-          collections: () => c.collections,
-          mediaStorage: () => optional(c, 'mediaStorage'),
-        })).singleton(),
+        asFunction(
+          (c: Cradle & Record<string, any>) =>
+            new BackupsService({
+              sequelize: c.sequelize,
+              pool: c.pool,
+              jobs: c.jobs,
+              logger: c.logger,
+              options,
+              dataPath: config.dataPath,
+              pluginVersion: manifest.version,
+              collections: () => c.collections,
+              mediaStorage: () => optional(c, 'mediaStorage'),
+            }),
+        ).singleton(),
       );
       container.register(
         'backupsMaintenance',
-        asFunction((c: Cradle & Record<string, any>) => new Maintenance(c.events, () => optional(c, 'cache'), c.logger, options.maintenanceTtlSeconds)).singleton(),
+        asFunction(
+          (c: Cradle & Record<string, any>) =>
+            new Maintenance(c.events, () => optional(c, 'cache'), c.logger, options.maintenanceTtlSeconds),
+        ).singleton(),
       );
       const domain = backupDomain({
         service: () => booted().backups as BackupsService,
@@ -63,7 +75,9 @@ export default definePlugin(() => {
         type: CREATE_JOB,
         async run(job, helpers) {
           const service = booted().backups as BackupsService;
-          return service.runJob(job.payload as { backupId: string; includeMedia: boolean; encrypted: boolean }, (p, t) => helpers.progress(p, t));
+          return service.runJob(job.payload as { backupId: string; includeMedia: boolean; encrypted: boolean }, (p, t) =>
+            helpers.progress(p, t),
+          );
         },
       });
       registries.middleware.add({

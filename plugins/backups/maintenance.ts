@@ -50,7 +50,9 @@ export class Maintenance {
     this.unsubscribe = this.events.subscribe(MAINTENANCE_EVENT, (e) => {
       this.state = e.payload as MaintenanceState;
     });
-    const known = await this.cache()?.get<MaintenanceState>(CACHE_CATEGORY, CACHE_KEY).catch(() => undefined);
+    const known = await this.cache()
+      ?.get<MaintenanceState>(CACHE_CATEGORY, CACHE_KEY)
+      .catch(() => undefined);
     if (known && known.until > Date.now()) this.state = known;
   }
 
@@ -59,7 +61,10 @@ export class Maintenance {
     await this.events.publish(MAINTENANCE_EVENT, state);
     const cache = this.cache();
     if (!cache) return;
-    if (state.active) await cache.set(CACHE_CATEGORY, CACHE_KEY, state, { ttlSeconds: this.ttlSeconds }).catch((err) => this.logger.warn({ err }, 'maintenance flag not cached'));
+    if (state.active)
+      await cache
+        .set(CACHE_CATEGORY, CACHE_KEY, state, { ttlSeconds: this.ttlSeconds })
+        .catch((err) => this.logger.warn({ err }, 'maintenance flag not cached'));
     else await cache.delete(CACHE_CATEGORY, CACHE_KEY).catch(() => undefined);
   }
 

@@ -12,7 +12,12 @@ const schema = z.object({
   /** Seconds a maintenance flag lives without a heartbeat (a crashed restore never leaves maintenance on for longer). */
   maintenanceTtlSeconds: z.number().int().min(5).max(3600).default(60),
   /** Minutes a passphrase-derived key is held in memory for a restore plan or a background create. */
-  keyTtlMinutes: z.number().int().min(1).max(24 * 60).default(30),
+  keyTtlMinutes: z
+    .number()
+    .int()
+    .min(1)
+    .max(24 * 60)
+    .default(30),
 });
 export type BackupOptions = z.output<typeof schema>;
 

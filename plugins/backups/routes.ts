@@ -10,8 +10,13 @@ import type { RestoreInput } from './domain.js';
 
 const backupIdSchema = z.string().regex(BACKUP_ID, 'a backup id from GET /api/backups');
 const summary = z.object({
-  backupId: z.string(), createdAt: z.string(), size: z.number().describe('bytes on disk'), encrypted: z.boolean(), includesMedia: z.boolean(),
-  collections: z.number().describe('number of collections in the backup'), entries: z.number().describe('entries over all collections'),
+  backupId: z.string(),
+  createdAt: z.string(),
+  size: z.number().describe('bytes on disk'),
+  encrypted: z.boolean(),
+  includesMedia: z.boolean(),
+  collections: z.number().describe('number of collections in the backup'),
+  entries: z.number().describe('entries over all collections'),
 });
 const passphrase = z.string().min(1).max(1024).describe('AES-256-GCM key material (scrypt); never stored or logged');
 
@@ -23,22 +28,34 @@ const engine = (scope: object) => {
 
 export const backupRoutes: RouteDefinition[] = [
   defineRoute({
-    method: 'GET', path: '/api/backups', permission: 'backup:read', tags: ['backups'],
+    method: 'GET',
+    path: '/api/backups',
+    permission: 'backup:read',
+    tags: ['backups'],
     summary: 'Completed backups, newest first',
     request: {},
     response: z.object({ backups: z.array(summary) }),
     handler: async ({ scope }) => ({ backups: await scope.backups.list() }),
   }),
   defineRoute({
-    method: 'POST', path: '/api/backups/create', permission: 'backup:create', tags: ['backups'],
-    summary: 'Writes a .svelty-backup directory: inline (200 with data.backup) below BACKUP_INLINE_THRESHOLD entities (500), else a background job (202 with data.backupId and jobId)',
+    method: 'POST',
+    path: '/api/backups/create',
+    permission: 'backup:create',
+    tags: ['backups'],
+    summary:
+      'Writes a .svelty-backup directory: inline (200 with data.backup) below BACKUP_INLINE_THRESHOLD entities (500), else a background job (202 with data.backupId and jobId)',
     description:
       'The directory <data>/backups/<backupId>.svelty-backup/ holds manifest.json, content/<collection>.ndjson, config.json, media/manifest.ndjson, ' +
       'media/folders.ndjson, with includeMedia media/files/<storage path>, and checksums.sha256. With a passphrase every file but the manifest and the ' +
       'checksums is AES-256-GCM encrypted (scrypt key, per-backup salt, per-file IV and tag in the manifest). The oldest backups beyond ' +
       'BACKUP_RETENTION_COUNT (10) are deleted afterwards. GET /api/backups/jobs follows a background create.',
     request: { body: z.object({ includeMedia: z.boolean().optional(), passphrase: passphrase.optional() }) },
-    response: z.object({ backupId: z.string(), backup: summary.optional(), jobId: z.string().optional(), status: z.literal('queued').optional() }),
+    response: z.object({
+      backupId: z.string(),
+      backup: summary.optional(),
+      jobId: z.string().optional(),
+      status: z.literal('queued').optional(),
+    }),
     handler: async ({ ctx, body, identity, scope }) => {
       const answer = await scope.backups.create(identity, body);
       ctx.status = answer.status;
@@ -46,48 +63,78 @@ export const backupRoutes: RouteDefinition[] = [
     },
   }),
   defineRoute({
-    method: 'GET', path: '/api/backups/jobs', permission: 'backup:read', tags: ['backups'],
+    method: 'GET',
+    path: '/api/backups/jobs',
+    permission: 'backup:read',
+    tags: ['backups'],
     summary: 'Background backup creations, newest first (?jobId= narrows to one)',
     request: { query: z.object({ jobId: z.string().max(64).optional() }) },
-    response: z.object({ jobs: z.array(z.object({
-      jobId: z.string(), domain: z.literal('backup'), status: z.string(), progress: z.object({ processed: z.number(), total: z.number() }),
-      outcome: z.string().optional(), error: z.string().optional(), backupId: z.string().nullable(), createdAt: z.string(), completedAt: z.string().optional(),
-    })) }),
+    response: z.object({
+      jobs: z.array(
+        z.object({
+          jobId: z.string(),
+          domain: z.literal('backup'),
+          status: z.string(),
+          progress: z.object({ processed: z.number(), total: z.number() }),
+          outcome: z.string().optional(),
+          error: z.string().optional(),
+          backupId: z.string().nullable(),
+          createdAt: z.string(),
+          completedAt: z.string().optional(),
+        }),
+      ),
+    }),
     handler: async ({ query, identity, scope }) => ({ jobs: await scope.backups.jobs(identity, query.jobId) }),
   }),
   defineRoute({
-    method: 'POST', path: '/api/backups/validate', permission: 'backup:create', tags: ['backups'],
+    method: 'POST',
+    path: '/api/backups/validate',
+    permission: 'backup:create',
+    tags: ['backups'],
     summary: 'Re-hashes every file of a backup (worker pool) and, with the passphrase, checks decryption: {valid, problems}',
-    description: 'A damaged file, a wrong passphrase or an unsupported format version answer 200 with valid: false and problems naming the file or the cause.',
+    description:
+      'A damaged file, a wrong passphrase or an unsupported format version answer 200 with valid: false and problems naming the file or the cause.',
     request: { body: z.object({ backupId: backupIdSchema, passphrase: passphrase.optional() }) },
     response: z.object({ valid: z.boolean(), problems: z.array(z.string()) }),
     handler: ({ body, scope }) => scope.backups.validate(body.backupId, body.passphrase),
   }),
   defineRoute({
-    method: 'POST', path: '/api/backups/restore-plan', permission: 'backup:create', tags: ['backups'],
+    method: 'POST',
+    path: '/api/backups/restore-plan',
+    permission: 'backup:create',
+    tags: ['backups'],
     summary: 'Plans restoring a backup (mode replace): per collection delete N / create M, config, media; changes nothing',
     description:
       'The plan is stored by the data-operation engine (30 minutes). For an encrypted backup the passphrase is checked here; the derived key is kept ' +
-      'in this instance\'s memory only, under a reference in the plan (never the passphrase), so the restore must run on the same instance within ' +
-      'the plan\'s life. A damaged backup or a collection missing on this instance gives blockedReasons.',
+      "in this instance's memory only, under a reference in the plan (never the passphrase), so the restore must run on the same instance within " +
+      "the plan's life. A damaged backup or a collection missing on this instance gives blockedReasons.",
     request: { body: z.object({ backupId: backupIdSchema, passphrase: passphrase.optional() }) },
     response: planViewSchema,
     handler: ({ body, identity, scope }) => engine(scope).plan('backup', body, 'replace', identity),
   }),
   defineRoute({
-    method: 'POST', path: '/api/backups/restore', permission: 'backup:create', tags: ['backups'],
-    summary: 'Restores a planned backup (administrators only, always inline); the instance is in maintenance meanwhile (503 MAINTENANCE for everyone else)',
+    method: 'POST',
+    path: '/api/backups/restore',
+    permission: 'backup:create',
+    tags: ['backups'],
+    summary:
+      'Restores a planned backup (administrators only, always inline); the instance is in maintenance meanwhile (503 MAINTENANCE for everyone else)',
     description:
       'Takes {planId, confirmed, planHash?}; the plan is destructive, so confirmed: true is required (409 CONFIRMATION_REQUIRED). Non-administrators -> 403 ' +
-      'even with backup:create. Afterwards every restored collection holds exactly the backup\'s rows (verify compares counts and row checksums).',
+      "even with backup:create. Afterwards every restored collection holds exactly the backup's rows (verify compares counts and row checksums).",
     request: { body: applyBodySchema },
     response: applyAnswerSchema,
     handler: async ({ body, identity, scope }) => {
       if (!isAdmin(identity)) throw new ForbiddenError('Only administrators may restore a backup');
       const dataOps = engine(scope);
       const plan = await dataOps.getPlan(body.planId, identity);
-      const runnable = plan.domain === 'backup' && !plan.appliedAt && !plan.blockedReasons.length && Date.parse(plan.expiresAt) > Date.now()
-        && (!plan.requiresConfirmation || body.confirmed === true) && (body.planHash === undefined || body.planHash === plan.planHash);
+      const runnable =
+        plan.domain === 'backup' &&
+        !plan.appliedAt &&
+        !plan.blockedReasons.length &&
+        Date.parse(plan.expiresAt) > Date.now() &&
+        (!plan.requiresConfirmation || body.confirmed === true) &&
+        (body.planHash === undefined || body.planHash === plan.planHash);
       // Refusals (confirmation, expiry, blocked...) come from the engine without entering maintenance.
       if (!runnable) return (await dataOps.apply('backup', body, identity)).data;
       const input = plan.input as RestoreInput;
@@ -103,7 +150,11 @@ export const backupRoutes: RouteDefinition[] = [
     },
   }),
   defineRoute({
-    method: 'GET', path: '/api/backups/:backupId/download', permission: 'backup:read', tags: ['backups'], envelope: false,
+    method: 'GET',
+    path: '/api/backups/:backupId/download',
+    permission: 'backup:read',
+    tags: ['backups'],
+    envelope: false,
     summary: 'The backup directory as one tar.gz archive, streamed (encrypted files stay encrypted)',
     request: { params: z.object({ backupId: backupIdSchema }) },
     handler: async ({ ctx, params, scope }) => {

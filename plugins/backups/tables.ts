@@ -26,13 +26,16 @@ function normal(v: unknown): string | null {
   if (typeof v === 'bigint' || typeof v === 'number') return String(v);
   if (Buffer.isBuffer(v)) return v.toString('hex');
   if (v instanceof Date) return v.toISOString();
-  if (typeof v === 'object' && v && '$base64' in v) return Buffer.from(String((v as { $base64: string }).$base64), 'base64').toString('hex');
+  if (typeof v === 'object' && v && '$base64' in v)
+    return Buffer.from(String((v as { $base64: string }).$base64), 'base64').toString('hex');
   return String(v);
 }
 
 export function rowHash(row: Row): Buffer {
   const keys = Object.keys(row).sort();
-  return createHash('sha256').update(JSON.stringify(keys.map((k) => [k, normal(row[k])]))).digest();
+  return createHash('sha256')
+    .update(JSON.stringify(keys.map((k) => [k, normal(row[k])])))
+    .digest();
 }
 
 const MOD = 1n << 256n;
@@ -74,7 +77,9 @@ export async function* pagesById(sequelize: Sequelize, table: string, pageSize: 
   let after: string | null = null;
   for (;;) {
     const rows: Row[] = await sequelize.query(
-      after === null ? `SELECT * FROM ${q} ORDER BY ${id} LIMIT ${pageSize}` : `SELECT * FROM ${q} WHERE ${id} > :after ORDER BY ${id} LIMIT ${pageSize}`,
+      after === null
+        ? `SELECT * FROM ${q} ORDER BY ${id} LIMIT ${pageSize}`
+        : `SELECT * FROM ${q} WHERE ${id} > :after ORDER BY ${id} LIMIT ${pageSize}`,
       { type: QueryTypes.SELECT, replacements: after === null ? {} : { after }, transaction },
     );
     if (rows.length === 0) return;
@@ -90,11 +95,20 @@ export async function allRows(sequelize: Sequelize, table: string, transaction?:
 }
 
 export async function countRows(sequelize: Sequelize, table: string, transaction?: Transaction): Promise<number> {
-  const [r] = await sequelize.query<{ n: number | string }>(`SELECT COUNT(*) AS n FROM ${quote(sequelize, table)}`, { type: QueryTypes.SELECT, transaction });
+  const [r] = await sequelize.query<{ n: number | string }>(`SELECT COUNT(*) AS n FROM ${quote(sequelize, table)}`, {
+    type: QueryTypes.SELECT,
+    transaction,
+  });
   return Number(r?.n ?? 0);
 }
 
-export async function tableChecksum(sequelize: Sequelize, table: string, pageSize: number, hasId = true, transaction?: Transaction): Promise<{ rows: number; checksum: string }> {
+export async function tableChecksum(
+  sequelize: Sequelize,
+  table: string,
+  pageSize: number,
+  hasId = true,
+  transaction?: Transaction,
+): Promise<{ rows: number; checksum: string }> {
   const sum = new TableChecksum();
   if (hasId) {
     for await (const page of pagesById(sequelize, table, pageSize, transaction)) for (const row of page) sum.add(row);

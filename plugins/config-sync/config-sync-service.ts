@@ -27,11 +27,16 @@ export interface SyncFile {
   file: string;
 }
 
-export interface FileProblem { file: string; problem: string }
+export interface FileProblem {
+  file: string;
+  problem: string;
+}
 
 export type ItemState = 'same' | 'changed' | 'onlyInDatabase' | 'onlyInFiles';
 
-export interface ConfigInput { types: ResourceType[] }
+export interface ConfigInput {
+  types: ResourceType[];
+}
 
 /** What one operation of a config plan carries (stored with the plan; never a secret: private settings are never read). */
 export interface ConfigPayload {
@@ -45,7 +50,10 @@ export interface ConfigPayload {
   data?: Record<string, unknown>;
 }
 
-interface Pair { file?: SyncFile; db?: DbResource }
+interface Pair {
+  file?: SyncFile;
+  db?: DbResource;
+}
 
 const safeName = (name: string) => encodeURIComponent(name).replace(/\./g, '%2E') + '.json';
 
@@ -85,7 +93,9 @@ export class ConfigSyncService {
     for (const type of types) {
       const dir = join(root, type);
       if (!existsSync(dir)) continue;
-      for (const entry of readdirSync(dir).filter((f) => f.endsWith('.json')).sort()) {
+      for (const entry of readdirSync(dir)
+        .filter((f) => f.endsWith('.json'))
+        .sort()) {
         const file = `${type}/${entry}`;
         let parsed: any;
         try {
@@ -94,8 +104,17 @@ export class ConfigSyncService {
           problems.push({ file, problem: 'is not valid JSON' });
           continue;
         }
-        if (!parsed || typeof parsed !== 'object' || typeof parsed.uuid !== 'string' || typeof parsed.name !== 'string' || !parsed.name
-          || typeof parsed.checksum !== 'string' || typeof parsed.data !== 'object' || parsed.data === null || Array.isArray(parsed.data)) {
+        if (
+          !parsed ||
+          typeof parsed !== 'object' ||
+          typeof parsed.uuid !== 'string' ||
+          typeof parsed.name !== 'string' ||
+          !parsed.name ||
+          typeof parsed.checksum !== 'string' ||
+          typeof parsed.data !== 'object' ||
+          parsed.data === null ||
+          Array.isArray(parsed.data)
+        ) {
           problems.push({ file, problem: 'must be {uuid, type, name, checksum, data}' });
           continue;
         }
@@ -209,9 +228,18 @@ export class ConfigSyncService {
       if (item) item.state = item.state === 'onlyInDatabase' ? 'changed' : item.state;
       else items.push({ type, name, state: 'onlyInFiles' });
     }
-    items.sort((a, b) => RESOURCE_TYPES.indexOf(a.type as ResourceType) - RESOURCE_TYPES.indexOf(b.type as ResourceType) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    items.sort(
+      (a, b) =>
+        RESOURCE_TYPES.indexOf(a.type as ResourceType) - RESOURCE_TYPES.indexOf(b.type as ResourceType) ||
+        (a.name < b.name ? -1 : a.name > b.name ? 1 : 0),
+    );
     const count = (s: ItemState) => items.filter((i) => i.state === s).length;
-    const summary = { same: count('same'), changed: count('changed'), onlyInDatabase: count('onlyInDatabase'), onlyInFiles: count('onlyInFiles') };
+    const summary = {
+      same: count('same'),
+      changed: count('changed'),
+      onlyInDatabase: count('onlyInDatabase'),
+      onlyInFiles: count('onlyInFiles'),
+    };
     return { inSync: summary.changed + summary.onlyInDatabase + summary.onlyInFiles === 0, summary, items };
   }
 
@@ -233,11 +261,18 @@ export class ConfigSyncService {
   /** The hash of the database side of the resources this input touches. */
   async snapshot(tenantId: string, input: ConfigInput): Promise<string> {
     const db = await this.readDatabase(tenantId, input.types);
-    return createHash('sha256').update(canonical(db.map((d) => ({ type: d.type, name: d.name, uuid: d.uuid, data: d.data })))).digest('hex');
+    return createHash('sha256')
+      .update(canonical(db.map((d) => ({ type: d.type, name: d.name, uuid: d.uuid, data: d.data }))))
+      .digest('hex');
   }
 
   /** Diffs the files against the database in a mode; no mutation. */
-  async plan(tenantId: string, input: ConfigInput, mode: SafetyMode, knownPermissions: Set<string>): Promise<Omit<PlanDraft, 'targetHash'>> {
+  async plan(
+    tenantId: string,
+    input: ConfigInput,
+    mode: SafetyMode,
+    knownPermissions: Set<string>,
+  ): Promise<Omit<PlanDraft, 'targetHash'>> {
     const { files, problems } = this.readFiles(tenantId, input.types);
     const db = await this.readDatabase(tenantId, input.types);
     const { pairs, duplicates } = this.match(files, db);
@@ -253,21 +288,32 @@ export class ConfigSyncService {
       warnings.push({ message, item: item(type, name) });
     };
     const fromFile = (f: SyncFile, db?: DbResource): ConfigPayload => ({
-      uuid: f.uuid, name: f.name, checksum: f.checksum, data: f.data, ...(db ? { dbName: db.name, dbUuid: db.uuid } : {}),
+      uuid: f.uuid,
+      name: f.name,
+      checksum: f.checksum,
+      data: f.data,
+      ...(db ? { dbName: db.name, dbUuid: db.uuid } : {}),
     });
     const fromDb = (d: DbResource): ConfigPayload => ({ uuid: d.uuid ?? '', name: d.name, dbName: d.name, dbUuid: d.uuid });
 
     for (const f of files) {
       if (f.type === 'role') {
         const unknown = (f.data.permissions as string[]).filter((p) => !knownPermissions.has(p));
-        if (unknown.length) warnings.push({ message: `Role '${f.name}' names permissions this instance does not know: ${unknown.join(', ')}`, item: item('role', f.name) });
+        if (unknown.length)
+          warnings.push({
+            message: `Role '${f.name}' names permissions this instance does not know: ${unknown.join(', ')}`,
+            item: item('role', f.name),
+          });
       }
     }
     // Names a create or a rename would take from another database resource (e.g. a theme matched by uuid renamed onto another).
     for (const p of pairs) {
       if (p.file && p.db && p.file.name !== p.db.name) {
         const clash = pairs.find((o) => o !== p && o.db && o.db.type === p.file!.type && o.db.name === p.file!.name);
-        if (clash) blockedReasons.push(`config/sync/${p.file.file}: renames the ${p.db.type} '${p.db.name}' to '${p.file.name}', which another ${p.db.type} has; several candidates need a manual resolution`);
+        if (clash)
+          blockedReasons.push(
+            `config/sync/${p.file.file}: renames the ${p.db.type} '${p.db.name}' to '${p.file.name}', which another ${p.db.type} has; several candidates need a manual resolution`,
+          );
       }
     }
 
@@ -284,8 +330,10 @@ export class ConfigSyncService {
       }
       if (adapter.readOnlyReason !== null) {
         if (p.file && !p.db) skip(type, name, `Collection '${name}' exists only in the files: ${adapter.readOnlyReason}`);
-        else if (p.file && p.db && mode !== 'add') skip(type, name, `Collection '${name}' differs from its file: ${adapter.readOnlyReason}`);
-        else if (!p.file && p.db && (mode === 'mirror' || mode === 'replace')) skip(type, name, `Collection '${name}' exists only in the database: ${adapter.readOnlyReason}`);
+        else if (p.file && p.db && mode !== 'add')
+          skip(type, name, `Collection '${name}' differs from its file: ${adapter.readOnlyReason}`);
+        else if (!p.file && p.db && (mode === 'mirror' || mode === 'replace'))
+          skip(type, name, `Collection '${name}' exists only in the database: ${adapter.readOnlyReason}`);
         continue;
       }
       if (p.file && !p.db) {
@@ -297,12 +345,20 @@ export class ConfigSyncService {
           creates.push({ action: 'create', type, target: name, count: 1, payload: fromFile(p.file) });
         } else updates.push({ action: 'update', type, target: name, count: 1, payload: fromFile(p.file, p.db) });
       } else if (p.db && (mode === 'mirror' || mode === 'replace')) {
-        if (p.db.protectedReason) skip(type, p.db.name, `The ${type} '${p.db.name}' is not in the files but is kept: ${p.db.protectedReason}`);
+        if (p.db.protectedReason)
+          skip(type, p.db.name, `The ${type} '${p.db.name}' is not in the files but is kept: ${p.db.protectedReason}`);
         else deletes.push({ action: 'delete', type, target: p.db.name, count: 1, payload: fromDb(p.db) });
       }
     }
-    const order = (ops: DataOperation[]) => ops.sort((a, b) => RESOURCE_TYPES.indexOf(a.type as ResourceType) - RESOURCE_TYPES.indexOf(b.type as ResourceType) || (a.target < b.target ? -1 : a.target > b.target ? 1 : 0));
-    order(creates); order(updates); order(skips);
+    const order = (ops: DataOperation[]) =>
+      ops.sort(
+        (a, b) =>
+          RESOURCE_TYPES.indexOf(a.type as ResourceType) - RESOURCE_TYPES.indexOf(b.type as ResourceType) ||
+          (a.target < b.target ? -1 : a.target > b.target ? 1 : 0),
+      );
+    order(creates);
+    order(updates);
+    order(skips);
     // Deletes in reverse dependency order; first for replace (the existing data is dropped first), last for mirror.
     const dels = order(deletes).reverse();
     const operations = mode === 'replace' ? [...dels, ...creates, ...updates, ...skips] : [...creates, ...updates, ...dels, ...skips];
@@ -336,16 +392,22 @@ export class ConfigSyncService {
     const discrepancies: string[] = [];
     const types = [...new Set(plan.operationsFull.map((o) => o.type as ResourceType))].filter((t) => this.adapters[t]);
     const db = await this.readDatabase(tenantId, types);
-    const created = new Set(plan.operationsFull.filter((o) => o.action === 'create' || o.action === 'update').map((o) => `${o.type}\u0000${(o.payload as ConfigPayload).name}`));
+    const created = new Set(
+      plan.operationsFull
+        .filter((o) => o.action === 'create' || o.action === 'update')
+        .map((o) => `${o.type}\u0000${(o.payload as ConfigPayload).name}`),
+    );
     for (const op of plan.operationsFull) {
       const payload = op.payload as ConfigPayload;
       if (op.action === 'create' || op.action === 'update') {
         const row = db.find((d) => d.type === op.type && d.name === payload.name);
         if (!row) discrepancies.push(`${op.type} '${payload.name}': missing after ${op.action}`);
-        else if (checksumOf(row.data) !== checksumOf(payload.data)) discrepancies.push(`${op.type} '${payload.name}': checksum ${checksumOf(row.data)} differs from the file's ${payload.checksum}`);
+        else if (checksumOf(row.data) !== checksumOf(payload.data))
+          discrepancies.push(`${op.type} '${payload.name}': checksum ${checksumOf(row.data)} differs from the file's ${payload.checksum}`);
       } else if (op.action === 'delete') {
         if (created.has(`${op.type}\u0000${payload.dbName}`)) continue;
-        if (db.some((d) => d.type === op.type && (payload.dbUuid ? d.uuid === payload.dbUuid : d.name === payload.dbName))) discrepancies.push(`${op.type} '${payload.dbName}': still present after delete`);
+        if (db.some((d) => d.type === op.type && (payload.dbUuid ? d.uuid === payload.dbUuid : d.name === payload.dbName)))
+          discrepancies.push(`${op.type} '${payload.dbName}': still present after delete`);
       }
     }
     return { ok: discrepancies.length === 0, discrepancies };

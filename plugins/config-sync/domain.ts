@@ -9,7 +9,11 @@ import type { ConfigInput, ConfigSyncService } from './config-sync-service.js';
 import { RESOURCE_TYPES } from './resources.js';
 
 export const configInputSchema = z.strictObject({
-  types: z.array(z.enum(RESOURCE_TYPES)).min(1).max(RESOURCE_TYPES.length).optional()
+  types: z
+    .array(z.enum(RESOURCE_TYPES))
+    .min(1)
+    .max(RESOURCE_TYPES.length)
+    .optional()
     .meta({ description: 'Resource types to plan (default: every type this instance has)' }),
 });
 
@@ -24,13 +28,19 @@ export function configDomain(service: () => ConfigSyncService, knownPermissions:
     async validate(input) {
       const parsed = configInputSchema.safeParse(input ?? {});
       if (!parsed.success) {
-        throw new ValidationError('Invalid configuration plan input', parsed.error.issues.map((i) => ({ path: ['body', ...i.path].join('.'), message: i.message })));
+        throw new ValidationError(
+          'Invalid configuration plan input',
+          parsed.error.issues.map((i) => ({ path: ['body', ...i.path].join('.'), message: i.message })),
+        );
       }
       const available = service().types();
       const types = parsed.data.types ? available.filter((t) => parsed.data.types!.includes(t)) : available;
       const missing = (parsed.data.types ?? []).filter((t) => !available.includes(t));
       if (missing.length) {
-        throw new ValidationError(`Resource types not available on this instance: ${missing.join(', ')}`, missing.map((t) => ({ path: 'body.types', message: `'${t}' is not available` })));
+        throw new ValidationError(
+          `Resource types not available on this instance: ${missing.join(', ')}`,
+          missing.map((t) => ({ path: 'body.types', message: `'${t}' is not available` })),
+        );
       }
       return { types };
     },

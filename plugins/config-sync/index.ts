@@ -21,13 +21,21 @@ export default definePlugin(() => {
   };
   return {
     register({ container, routes, registries }) {
-      container.register('configSync', asFunction((c: ContainerServices & Record<string, any>) => {
-        cradle ??= c;
-        return (service ??= new ConfigSyncService(c.config.dataPath, buildAdapters(cradleOf)));
-      }).singleton());
+      container.register(
+        'configSync',
+        asFunction((c: ContainerServices & Record<string, any>) => {
+          cradle ??= c;
+          return (service ??= new ConfigSyncService(c.config.dataPath, buildAdapters(cradleOf)));
+        }).singleton(),
+      );
       const domain = configDomain(
         () => cradleOf().configSync,
-        () => new Set(cradleOf().registries.permissions.list().map((p: { name: string }) => p.name)),
+        () =>
+          new Set(
+            cradleOf()
+              .registries.permissions.list()
+              .map((p: { name: string }) => p.name),
+          ),
       );
       registries.dataDomains.add(domain as unknown as DataDomain);
       for (const route of configRoutes) routes.add(route);

@@ -67,23 +67,38 @@ export function buildAdapters(cradle: () => Cradle): Record<ResourceType, Resour
   const settingsAvailable = () => optional(cradle(), 'settings') !== undefined;
 
   const settingsRows = async (tenantId: string) =>
-    sequelize().query<{ key: string; value: string }>('SELECT `key`, value FROM cms_settings WHERE tenant_id = ? AND is_private = ? ORDER BY `key`', {
-      replacements: [tenantId, false], type: QueryTypes.SELECT,
-    });
+    sequelize().query<{ key: string; value: string }>(
+      'SELECT `key`, value FROM cms_settings WHERE tenant_id = ? AND is_private = ? ORDER BY `key`',
+      {
+        replacements: [tenantId, false],
+        type: QueryTypes.SELECT,
+      },
+    );
   const privateKeys = async (tenantId: string) =>
-    new Set((await sequelize().query<{ key: string }>('SELECT `key` FROM cms_settings WHERE tenant_id = ? AND is_private = ?', {
-      replacements: [tenantId, true], type: QueryTypes.SELECT,
-    })).map((r) => r.key));
+    new Set(
+      (
+        await sequelize().query<{ key: string }>('SELECT `key` FROM cms_settings WHERE tenant_id = ? AND is_private = ?', {
+          replacements: [tenantId, true],
+          type: QueryTypes.SELECT,
+        })
+      ).map((r) => r.key),
+    );
   const writeSetting = async (tenantId: string, key: string, value: unknown, t?: Transaction) => {
     if ((await privateKeys(tenantId)).has(key)) throw new Error(`Setting '${key}' is private: configuration promotion never writes it`);
-    const rows = await sequelize().query('SELECT `key` FROM cms_settings WHERE tenant_id = ? AND `key` = ?', { replacements: [tenantId, key], type: QueryTypes.SELECT, transaction: t });
+    const rows = await sequelize().query('SELECT `key` FROM cms_settings WHERE tenant_id = ? AND `key` = ?', {
+      replacements: [tenantId, key],
+      type: QueryTypes.SELECT,
+      transaction: t,
+    });
     if (rows.length) {
       await sequelize().query('UPDATE cms_settings SET value = ?, updated_at = ? WHERE tenant_id = ? AND `key` = ? AND is_private = ?', {
-        replacements: [JSON.stringify(value), Date.now(), tenantId, key, false], transaction: t,
+        replacements: [JSON.stringify(value), Date.now(), tenantId, key, false],
+        transaction: t,
       });
     } else {
       await sequelize().query('INSERT INTO cms_settings (tenant_id, `key`, value, is_private, updated_at) VALUES (?, ?, ?, ?, ?)', {
-        replacements: [tenantId, key, JSON.stringify(value), false, Date.now()], transaction: t,
+        replacements: [tenantId, key, JSON.stringify(value), false, Date.now()],
+        transaction: t,
       });
     }
   };
@@ -96,17 +111,24 @@ export function buildAdapters(cradle: () => Cradle): Record<ResourceType, Resour
   };
 
   const collection: ResourceAdapter = {
-    type: 'collection', label: 'Collection schemas',
-    readOnlyReason: 'collection schemas create, alter or drop tables (migration ledger), which cannot run inside the apply transaction: change them with the collections API',
+    type: 'collection',
+    label: 'Collection schemas',
+    readOnlyReason:
+      'collection schemas create, alter or drop tables (migration ledger), which cannot run inside the apply transaction: change them with the collections API',
     available: () => true,
     async read() {
-      return cradle().collections.list().map((c) => ({
-        type: 'collection' as const, name: c.name, uuid: c.uid,
-        data: { label: c.label, singular: c.singular, fields: c.fields as unknown },
-        protectedReason: null,
-      }));
+      return cradle()
+        .collections.list()
+        .map((c) => ({
+          type: 'collection' as const,
+          name: c.name,
+          uuid: c.uid,
+          data: { label: c.label, singular: c.singular, fields: c.fields as unknown },
+          protectedReason: null,
+        }));
     },
-    check: (data) => (isObject(data) && Array.isArray(data.fields) && typeof data.label === 'string' ? null : 'data must be {label, singular, fields[]}'),
+    check: (data) =>
+      isObject(data) && Array.isArray(data.fields) && typeof data.label === 'string' ? null : 'data must be {label, singular, fields[]}',
     async create() {
       throw new Error('collection schemas are not applied by configuration promotion');
     },
@@ -120,25 +142,42 @@ export function buildAdapters(cradle: () => Cradle): Record<ResourceType, Resour
   };
 
   const role: ResourceAdapter = {
-    type: 'role', label: 'Roles and their permissions', readOnlyReason: null,
+    type: 'role',
+    label: 'Roles and their permissions',
+    readOnlyReason: null,
     available: () => true,
     async read(tenantId) {
       const roles = await cradle().users.roles(tenantId);
       const User = model('User');
-      const held = new Set((await User.findAll({ where: { tenant_id: tenantId }, attributes: ['role'], group: ['role'] })).map((u: any) => String(u.role)));
+      const held = new Set(
+        (await User.findAll({ where: { tenant_id: tenantId }, attributes: ['role'], group: ['role'] })).map((u: any) => String(u.role)),
+      );
       return roles.map((r) => ({
-        type: 'role' as const, name: r.name, uuid: null,
+        type: 'role' as const,
+        name: r.name,
+        uuid: null,
         data: { description: r.description, permissions: [...r.permissions].sort() },
-        protectedReason: r.name === 'admin' ? 'the admin role cannot be deleted' : held.has(r.name) ? `users hold the role '${r.name}'` : null,
+        protectedReason:
+          r.name === 'admin' ? 'the admin role cannot be deleted' : held.has(r.name) ? `users hold the role '${r.name}'` : null,
       }));
     },
     check(data) {
-      if (!isObject(data) || typeof data.description !== 'string' || data.description.length > 255) return 'data must be {description (at most 255 characters), permissions[]}';
-      if (!Array.isArray(data.permissions) || !data.permissions.every((p) => typeof p === 'string')) return 'data.permissions must be an array of permission names';
+      if (!isObject(data) || typeof data.description !== 'string' || data.description.length > 255)
+        return 'data must be {description (at most 255 characters), permissions[]}';
+      if (!Array.isArray(data.permissions) || !data.permissions.every((p) => typeof p === 'string'))
+        return 'data.permissions must be an array of permission names';
       return null;
     },
     async create(tenantId, name, _uuid, data, t) {
-      await model('Role').create({ tenant_id: tenantId, name, description: data.description, permissions: JSON.stringify([...(data.permissions as string[])].sort()) }, { transaction: t });
+      await model('Role').create(
+        {
+          tenant_id: tenantId,
+          name,
+          description: data.description,
+          permissions: JSON.stringify([...(data.permissions as string[])].sort()),
+        },
+        { transaction: t },
+      );
     },
     async update(tenantId, current, name, data, t) {
       await model('Role').update(
@@ -159,19 +198,24 @@ export function buildAdapters(cradle: () => Cradle): Record<ResourceType, Resour
   };
 
   const theme: ResourceAdapter = {
-    type: 'theme', label: 'Themes', readOnlyReason: null,
+    type: 'theme',
+    label: 'Themes',
+    readOnlyReason: null,
     available: () => true,
     async read(tenantId) {
       const rows = await model('ThemeRecord').findAll({ where: { tenant_id: tenantId }, order: [['name', 'ASC']] });
       return rows.map((r: any) => ({
-        type: 'theme' as const, name: String(r.name), uuid: String(r.id),
+        type: 'theme' as const,
+        name: String(r.name),
+        uuid: String(r.id),
         data: { config: parse(String(r.config)), presetSource: r.preset_source ?? null },
         protectedReason: r.is_active ? 'the active theme cannot be deleted' : r.is_default ? 'the default theme cannot be deleted' : null,
       }));
     },
     check(data) {
       if (!isObject(data) || !isObject(data.config)) return 'data must be {config, presetSource}';
-      if (data.presetSource !== null && data.presetSource !== undefined && typeof data.presetSource !== 'string') return 'data.presetSource must be a string or null';
+      if (data.presetSource !== null && data.presetSource !== undefined && typeof data.presetSource !== 'string')
+        return 'data.presetSource must be a string or null';
       const css = isObject(data.config.adminTheme) ? data.config.adminTheme.customCss : undefined;
       if (css !== undefined && typeof css !== 'string') return 'config.adminTheme.customCss must be a string';
       // The themes plugin sanitises customCss on its own routes; files must carry CSS it would keep.
@@ -184,10 +228,20 @@ export function buildAdapters(cradle: () => Cradle): Record<ResourceType, Resour
       const Theme = model('ThemeRecord');
       const taken = await Theme.findByPk(uuid, { transaction: t });
       const now = Date.now();
-      await Theme.create({
-        id: taken ? randomUUID() : uuid, tenant_id: tenantId, name, is_active: false, is_default: false,
-        config: JSON.stringify(data.config), preset_source: (data.presetSource as string | null) ?? null, created_at: now, updated_at: now,
-      }, { transaction: t });
+      await Theme.create(
+        {
+          id: taken ? randomUUID() : uuid,
+          tenant_id: tenantId,
+          name,
+          is_active: false,
+          is_default: false,
+          config: JSON.stringify(data.config),
+          preset_source: (data.presetSource as string | null) ?? null,
+          created_at: now,
+          updated_at: now,
+        },
+        { transaction: t },
+      );
     },
     async update(tenantId, current, name, data, t) {
       await model('ThemeRecord').update(
@@ -196,7 +250,10 @@ export function buildAdapters(cradle: () => Cradle): Record<ResourceType, Resour
       );
     },
     async remove(tenantId, current, t) {
-      await model('ThemeRecord').destroy({ where: { tenant_id: tenantId, id: current.uuid, is_active: false, is_default: false }, transaction: t });
+      await model('ThemeRecord').destroy({
+        where: { tenant_id: tenantId, id: current.uuid, is_active: false, is_default: false },
+        transaction: t,
+      });
     },
     async invalidate(tenantId) {
       await optional(cradle(), 'themes')?.changed(tenantId);
@@ -204,13 +261,20 @@ export function buildAdapters(cradle: () => Cradle): Record<ResourceType, Resour
   };
 
   const setting: ResourceAdapter = {
-    type: 'setting', label: 'Public settings', readOnlyReason: null,
+    type: 'setting',
+    label: 'Public settings',
+    readOnlyReason: null,
     available: settingsAvailable,
     async read(tenantId) {
-      return (await settingsRows(tenantId)).filter((r) => r.key !== DASHBOARD_SETTING).map((r) => ({
-        type: 'setting' as const, name: r.key, uuid: null, data: { value: parse(r.value) },
-        protectedReason: 'settings are never deleted (the setup catalogue seeds them)',
-      }));
+      return (await settingsRows(tenantId))
+        .filter((r) => r.key !== DASHBOARD_SETTING)
+        .map((r) => ({
+          type: 'setting' as const,
+          name: r.key,
+          uuid: null,
+          data: { value: parse(r.value) },
+          protectedReason: 'settings are never deleted (the setup catalogue seeds them)',
+        }));
     },
     check: (data) => (isObject(data) && 'value' in data ? null : 'data must be {value}'),
     create: (tenantId, name, _uuid, data, t) => writeSetting(tenantId, name, data.value, t),
@@ -224,14 +288,27 @@ export function buildAdapters(cradle: () => Cradle): Record<ResourceType, Resour
   };
 
   const dashboard: ResourceAdapter = {
-    type: 'dashboard', label: 'Dashboard widget layout (default widgets of a new dashboard)', readOnlyReason: null,
+    type: 'dashboard',
+    label: 'Dashboard widget layout (default widgets of a new dashboard)',
+    readOnlyReason: null,
     available: settingsAvailable,
     async read(tenantId) {
       const row = (await settingsRows(tenantId)).find((r) => r.key === DASHBOARD_SETTING);
       if (!row) return [];
-      return [{ type: 'dashboard' as const, name: 'default-layout', uuid: null, data: { widgets: parse(row.value) }, protectedReason: 'the dashboard layout is never deleted' }];
+      return [
+        {
+          type: 'dashboard' as const,
+          name: 'default-layout',
+          uuid: null,
+          data: { widgets: parse(row.value) },
+          protectedReason: 'the dashboard layout is never deleted',
+        },
+      ];
     },
-    check: (data) => (isObject(data) && Array.isArray(data.widgets) && data.widgets.every((w) => typeof w === 'string') ? null : 'data must be {widgets: [widget id]}'),
+    check: (data) =>
+      isObject(data) && Array.isArray(data.widgets) && data.widgets.every((w) => typeof w === 'string')
+        ? null
+        : 'data must be {widgets: [widget id]}',
     async create(tenantId, name, _uuid, data, t) {
       if (name !== 'default-layout') throw new Error(`Unknown dashboard resource '${name}'`);
       await writeSetting(tenantId, DASHBOARD_SETTING, data.widgets, t);

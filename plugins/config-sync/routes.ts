@@ -7,36 +7,63 @@ import { RESOURCE_TYPES } from './resources.js';
 const tags = ['config'];
 const mode = z.enum(['add', 'merge', 'mirror', 'replace']);
 const state = z.enum(['same', 'changed', 'onlyInDatabase', 'onlyInFiles']);
-const statusView = z.object({
-  inSync: z.boolean(),
-  summary: z.object({ same: z.number().int(), changed: z.number().int(), onlyInDatabase: z.number().int(), onlyInFiles: z.number().int() }),
-  items: z.array(z.object({ type: z.enum(RESOURCE_TYPES), name: z.string(), state })),
-}).meta({ id: 'ConfigStatus' });
-const statusRoute = (path: string, deprecated: boolean): RouteDefinition => defineRoute({
-  method: 'GET', path, permission: 'config:read', tags, request: {},
-  summary: deprecated
-    ? `Deprecated alias of GET /api/config/status (answers the same with a Deprecation header)`
-    : 'Drift between the sync files and the database: inSync, counts per state and one item per resource',
-  description: 'States: same, changed (the file and the database differ, or the file cannot be read or fails its checksum), onlyInDatabase, onlyInFiles.',
-  response: statusView,
-  async handler({ ctx, scope, identity }) {
-    if (deprecated) {
-      ctx.set('Deprecation', 'true');
-      ctx.set('Link', '</api/config/status>; rel="successor-version"');
-    }
-    return scope.configSync.status(identity.tenantId);
-  },
-});
+const statusView = z
+  .object({
+    inSync: z.boolean(),
+    summary: z.object({
+      same: z.number().int(),
+      changed: z.number().int(),
+      onlyInDatabase: z.number().int(),
+      onlyInFiles: z.number().int(),
+    }),
+    items: z.array(z.object({ type: z.enum(RESOURCE_TYPES), name: z.string(), state })),
+  })
+  .meta({ id: 'ConfigStatus' });
+const statusRoute = (path: string, deprecated: boolean): RouteDefinition =>
+  defineRoute({
+    method: 'GET',
+    path,
+    permission: 'config:read',
+    tags,
+    request: {},
+    summary: deprecated
+      ? `Deprecated alias of GET /api/config/status (answers the same with a Deprecation header)`
+      : 'Drift between the sync files and the database: inSync, counts per state and one item per resource',
+    description:
+      'States: same, changed (the file and the database differ, or the file cannot be read or fails its checksum), onlyInDatabase, onlyInFiles.',
+    response: statusView,
+    async handler({ ctx, scope, identity }) {
+      if (deprecated) {
+        ctx.set('Deprecation', 'true');
+        ctx.set('Link', '</api/config/status>; rel="successor-version"');
+      }
+      return scope.configSync.status(identity.tenantId);
+    },
+  });
 
 /** The routes of /api/config (the spec's data-operation table), and the deprecated status aliases. */
 export const configRoutes: RouteDefinition[] = [
   defineRoute({
-    method: 'GET', path: '/api/config/resources', permission: 'config:read', tags, request: {},
+    method: 'GET',
+    path: '/api/config/resources',
+    permission: 'config:read',
+    tags,
+    request: {},
     summary: 'The resource types of configuration promotion with their counts in the database and in the sync files',
-    description: 'Types: collection (schemas; exported and diffed, never applied: they alter tables), role, theme, setting (public settings only), dashboard (default-layout: the default widgets of a new dashboard).',
+    description:
+      'Types: collection (schemas; exported and diffed, never applied: they alter tables), role, theme, setting (public settings only), dashboard (default-layout: the default widgets of a new dashboard).',
     response: z.object({
       path: z.string(),
-      resources: z.array(z.object({ type: z.enum(RESOURCE_TYPES), label: z.string(), available: z.boolean(), applied: z.boolean(), count: z.number().int(), files: z.number().int() })),
+      resources: z.array(
+        z.object({
+          type: z.enum(RESOURCE_TYPES),
+          label: z.string(),
+          available: z.boolean(),
+          applied: z.boolean(),
+          count: z.number().int(),
+          files: z.number().int(),
+        }),
+      ),
     }),
     async handler({ scope, identity }) {
       return { path: scope.configSync.folder(identity.tenantId), resources: await scope.configSync.resources(identity.tenantId) };
@@ -46,9 +73,15 @@ export const configRoutes: RouteDefinition[] = [
   statusRoute('/api/config_sync', true),
   statusRoute('/api/config-sync', true),
   defineRoute({
-    method: 'POST', path: '/api/config/export', permission: 'config:write', tags, request: { body: configInputSchema.optional() },
-    summary: 'Writes config/sync/<type>/<name>.json under the data folder, one file per resource; removes files of resources no longer in the database',
-    description: 'Each file is {uuid, type, name, checksum, data}: the uuid of an existing file is kept; checksum is the SHA-256 of the canonical JSON of data. Private settings are never exported.',
+    method: 'POST',
+    path: '/api/config/export',
+    permission: 'config:write',
+    tags,
+    request: { body: configInputSchema.optional() },
+    summary:
+      'Writes config/sync/<type>/<name>.json under the data folder, one file per resource; removes files of resources no longer in the database',
+    description:
+      'Each file is {uuid, type, name, checksum, data}: the uuid of an existing file is kept; checksum is the SHA-256 of the canonical JSON of data. Private settings are never exported.',
     response: z.object({ written: z.number().int(), path: z.string() }),
     async handler({ scope, identity, body, logger }) {
       const service = scope.configSync;
@@ -56,18 +89,31 @@ export const configRoutes: RouteDefinition[] = [
       const started = Date.now();
       const { written, path, removed } = await service.export(identity.tenantId, types);
       // The spec's audit entry (operation export); non-blocking like the engine's.
-      await scope.audit.append({
-        domain: 'config', operation: 'export', planId: null, mode: null, actor: { userId: identity.userId, tenantId: identity.tenantId },
-        outcome: 'success', summary: { created: written, updated: 0, deleted: removed, skipped: 0, failed: 0 }, durationMs: Date.now() - started,
-        action: 'config.export', message: `configuration exported: ${written} files written, ${removed} removed`,
-      }).catch((err: unknown) => logger.warn({ err }, 'config export audit entry failed'));
+      await scope.audit
+        .append({
+          domain: 'config',
+          operation: 'export',
+          planId: null,
+          mode: null,
+          actor: { userId: identity.userId, tenantId: identity.tenantId },
+          outcome: 'success',
+          summary: { created: written, updated: 0, deleted: removed, skipped: 0, failed: 0 },
+          durationMs: Date.now() - started,
+          action: 'config.export',
+          message: `configuration exported: ${written} files written, ${removed} removed`,
+        })
+        .catch((err: unknown) => logger.warn({ err }, 'config export audit entry failed'));
       return { written, path };
     },
   }),
   defineRoute({
-    method: 'POST', path: '/api/config/plan', permission: 'config:write', tags,
+    method: 'POST',
+    path: '/api/config/plan',
+    permission: 'config:write',
+    tags,
     request: { body: configInputSchema.extend({ mode: mode.optional() }).optional() },
-    summary: 'Dry run: diffs the sync files against the database in a mode (add, merge default, mirror, replace); stores and answers the plan, changes nothing',
+    summary:
+      'Dry run: diffs the sync files against the database in a mode (add, merge default, mirror, replace); stores and answers the plan, changes nothing',
     response: planViewSchema,
     async handler({ scope, identity, body }) {
       const { mode: m, ...input } = body ?? {};
@@ -75,10 +121,16 @@ export const configRoutes: RouteDefinition[] = [
     },
   }),
   defineRoute({
-    method: 'POST', path: '/api/config/apply', permission: 'config:write', tags,
-    request: { body: z.strictObject({ planId: z.string().min(1).max(100), confirmed: z.boolean(), planHash: z.string().min(1).max(200).optional() }) },
+    method: 'POST',
+    path: '/api/config/apply',
+    permission: 'config:write',
+    tags,
+    request: {
+      body: z.strictObject({ planId: z.string().min(1).max(100), confirmed: z.boolean(), planHash: z.string().min(1).max(200).optional() }),
+    },
     summary: 'Applies a stored plan: 200 with the outcome when inline, 202 with a jobId at or above 100 entities',
-    description: 'Errors: 404 PLAN_NOT_FOUND, 410 PLAN_EXPIRED, 409 CONFIRMATION_REQUIRED (mirror/replace without confirmed: true), 409 PLAN_STALE, 409 LOCK_CONTENTION, 400 PLAN_BLOCKED.',
+    description:
+      'Errors: 404 PLAN_NOT_FOUND, 410 PLAN_EXPIRED, 409 CONFIRMATION_REQUIRED (mirror/replace without confirmed: true), 409 PLAN_STALE, 409 LOCK_CONTENTION, 400 PLAN_BLOCKED.',
     response: applyAnswerSchema,
     async handler({ ctx, scope, identity, body }) {
       const answer = await scope.dataOps.apply('config', body, identity);
@@ -87,7 +139,10 @@ export const configRoutes: RouteDefinition[] = [
     },
   }),
   defineRoute({
-    method: 'GET', path: '/api/config/history', permission: 'config:read', tags,
+    method: 'GET',
+    path: '/api/config/history',
+    permission: 'config:read',
+    tags,
     request: { query: z.object({ jobId: z.string().min(1).max(100).optional() }) },
     summary: "The config domain's apply jobs, newest first; ?jobId= narrows to one",
     response: jobsAnswerSchema,

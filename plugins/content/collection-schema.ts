@@ -12,7 +12,8 @@ const fields = z
     const seen = new Map<string, number>();
     list.forEach((f, i) => {
       const key = f.name.toLowerCase();
-      if (seen.has(key)) ctx.addIssue({ code: 'custom', path: [i, 'name'], message: `'${f.name}' is defined twice (names are compared without case)` });
+      if (seen.has(key))
+        ctx.addIssue({ code: 'custom', path: [i, 'name'], message: `'${f.name}' is defined twice (names are compared without case)` });
       seen.set(key, i);
     });
   });
@@ -20,9 +21,15 @@ const fields = z
 /** POST /api/collections: the decisions' body, plus the field options this CMS adds. */
 export const collectionInput = z
   .object({
-    name: z.string().regex(COLLECTION_NAME, 'lower-case letters, digits and _, starting with a letter, at most 48').refine((n) => !RESERVED_NAMES.has(n), 'this name is reserved'),
+    name: z
+      .string()
+      .regex(COLLECTION_NAME, 'lower-case letters, digits and _, starting with a letter, at most 48')
+      .refine((n) => !RESERVED_NAMES.has(n), 'this name is reserved'),
     label: z.string().min(1).max(191).optional(),
-    singular: z.string().regex(/^[a-z][a-z0-9_]{0,47}$/, 'lower-case letters, digits and _').optional(),
+    singular: z
+      .string()
+      .regex(/^[a-z][a-z0-9_]{0,47}$/, 'lower-case letters, digits and _')
+      .optional(),
     fields,
   })
   .strict();
@@ -32,7 +39,10 @@ export type CollectionInput = z.output<typeof collectionInput>;
 export const collectionPatch = z
   .object({
     label: z.string().min(1).max(191).optional(),
-    singular: z.string().regex(/^[a-z][a-z0-9_]{0,47}$/).optional(),
+    singular: z
+      .string()
+      .regex(/^[a-z][a-z0-9_]{0,47}$/)
+      .optional(),
     fields: fields.optional(),
   })
   .strict();

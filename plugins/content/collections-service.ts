@@ -4,13 +4,24 @@ import type { MigrationDefinition, MigrationRunner } from '../../kernel/db/migra
 import { ConflictError, ValidationError } from '../../kernel/errors.js';
 import type { EventBus } from '../../kernel/events.js';
 import {
-  defaultLabel, defaultSingular, type CollectionDefinition, type CollectionInput, type CollectionPatch,
+  defaultLabel,
+  defaultSingular,
+  type CollectionDefinition,
+  type CollectionInput,
+  type CollectionPatch,
 } from './collection-schema.js';
 import { CollectionExistsError, CollectionNotFoundError } from './errors.js';
 import { columnName, columnOf, type FieldDefinition } from './field-types.js';
 import { CollectionRow } from './models/collection-row.js';
 import { Revision } from './models/revision.js';
-import { SYSTEM_COLUMNS, alterTableMigration, createTableMigration, dropTableMigration, tableNameFor, type TableRef } from './table-migrations.js';
+import {
+  SYSTEM_COLUMNS,
+  alterTableMigration,
+  createTableMigration,
+  dropTableMigration,
+  tableNameFor,
+  type TableRef,
+} from './table-migrations.js';
 import { COLLECTIONS_CHANGED } from './public.js';
 
 export interface LoadedCollection extends CollectionDefinition {
@@ -19,9 +30,14 @@ export interface LoadedCollection extends CollectionDefinition {
   model: ModelStatic<Model>;
 }
 
-
 /** The public shape of a collection (GET /api/collections). */
-export const describeCollection = (c: CollectionDefinition) => ({ name: c.name, label: c.label, singular: c.singular, fields: c.fields, version: c.version });
+export const describeCollection = (c: CollectionDefinition) => ({
+  name: c.name,
+  label: c.label,
+  singular: c.singular,
+  fields: c.fields,
+  version: c.version,
+});
 
 /**
  * Collection schemas: rows in content_collections, each with its own entry table created and altered
@@ -40,10 +56,24 @@ export class CollectionsService {
 
   private define(row: CollectionRow): LoadedCollection {
     const fields = JSON.parse(row.fields) as FieldDefinition[];
-    const model = this.sequelize.define(`content_${row.name}`, { ...SYSTEM_COLUMNS, ...Object.fromEntries(fields.map((f) => [columnName(f), columnOf(f, this.sequelize.getDialect())])) }, {
-      tableName: row.table_name, timestamps: false,
-    });
-    return { name: row.name, label: row.label, singular: row.singular, fields, version: row.version, uid: row.uid, table: row.table_name, model };
+    const model = this.sequelize.define(
+      `content_${row.name}`,
+      { ...SYSTEM_COLUMNS, ...Object.fromEntries(fields.map((f) => [columnName(f), columnOf(f, this.sequelize.getDialect())])) },
+      {
+        tableName: row.table_name,
+        timestamps: false,
+      },
+    );
+    return {
+      name: row.name,
+      label: row.label,
+      singular: row.singular,
+      fields,
+      version: row.version,
+      uid: row.uid,
+      table: row.table_name,
+      model,
+    };
   }
 
   async refresh(): Promise<void> {
@@ -96,7 +126,9 @@ export class CollectionsService {
     for (const [i, f] of fields.entries()) {
       if (f.type !== 'relation' || f.collection === name) continue;
       if (!(await CollectionRow.findByPk(f.collection!))) {
-        throw new ValidationError(`Field '${f.name}' relates to an unknown collection '${f.collection}'`, [{ path: `body.fields.${i}.collection`, message: 'unknown collection' }]);
+        throw new ValidationError(`Field '${f.name}' relates to an unknown collection '${f.collection}'`, [
+          { path: `body.fields.${i}.collection`, message: 'unknown collection' },
+        ]);
       }
     }
   }
@@ -120,11 +152,14 @@ export class CollectionsService {
    */
   private async checkNames(name: string, singular: string): Promise<void> {
     if (singular === name) {
-      throw new ValidationError(`The singular of '${name}' must differ from its name (for example '${name}Item')`, [{ path: 'body.singular', message: 'same as the name' }]);
+      throw new ValidationError(`The singular of '${name}' must differ from its name (for example '${name}Item')`, [
+        { path: 'body.singular', message: 'same as the name' },
+      ]);
     }
     const others = (await CollectionRow.findAll({ attributes: ['name', 'singular'] })).filter((r) => r.name !== name);
     const clash = others.find((r) => [r.name, r.singular].includes(name) || [r.name, r.singular].includes(singular));
-    if (clash) throw new ConflictError(`'${name}' / '${singular}' would clash with the collection '${clash.name}' (singular '${clash.singular}')`);
+    if (clash)
+      throw new ConflictError(`'${name}' / '${singular}' would clash with the collection '${clash.name}' (singular '${clash.singular}')`);
   }
 
   async create(input: CollectionInput): Promise<LoadedCollection> {
@@ -134,8 +169,15 @@ export class CollectionsService {
     const ref: TableRef = { name: input.name, uid: randomUUID(), table: tableNameFor(input.name) };
     try {
       await CollectionRow.create({
-        name: input.name, uid: ref.uid, label: input.label ?? defaultLabel(input.name), singular: input.singular ?? defaultSingular(input.name),
-        fields: JSON.stringify(input.fields), table_name: ref.table, version: 1, created_at: now, updated_at: now,
+        name: input.name,
+        uid: ref.uid,
+        label: input.label ?? defaultLabel(input.name),
+        singular: input.singular ?? defaultSingular(input.name),
+        fields: JSON.stringify(input.fields),
+        table_name: ref.table,
+        version: 1,
+        created_at: now,
+        updated_at: now,
       });
     } catch (err) {
       if (err instanceof UniqueConstraintError) throw new CollectionExistsError(input.name);
@@ -164,14 +206,22 @@ export class CollectionsService {
     after.forEach((f, i) => {
       const was = old.get(f.name);
       if (was && (was.type !== f.type || (was.collection ?? null) !== (f.collection ?? null))) {
-        throw new ValidationError(`Field '${f.name}' cannot change its type or target; add a new field and remove the old one`, [{ path: `body.fields.${i}.type`, message: 'cannot change' }]);
+        throw new ValidationError(`Field '${f.name}' cannot change its type or target; add a new field and remove the old one`, [
+          { path: `body.fields.${i}.type`, message: 'cannot change' },
+        ]);
       }
     });
     if (patch.singular) await this.checkNames(name, patch.singular);
     await this.checkRelations(name, after);
     const version = row.version + 1;
     const [claimed] = await CollectionRow.update(
-      { label: patch.label ?? row.label, singular: patch.singular ?? row.singular, fields: JSON.stringify(after), version, updated_at: Date.now() },
+      {
+        label: patch.label ?? row.label,
+        singular: patch.singular ?? row.singular,
+        fields: JSON.stringify(after),
+        version,
+        updated_at: Date.now(),
+      },
       { where: { name, version: row.version } },
     );
     if (claimed === 0) throw new ConflictError(`Collection '${name}' was changed at the same time; reload it and try again`);
@@ -179,7 +229,10 @@ export class CollectionsService {
       const changedIndexes = after.filter((f) => f.unique && !old.get(f.name)?.unique).map((f) => f.name);
       await this.migrate(alterTableMigration({ name, uid: row.uid, table: row.table_name }, version, before, after), changedIndexes);
     } catch (err) {
-      await CollectionRow.update({ label: row.label, singular: row.singular, fields: row.fields, version: row.version }, { where: { name, version } });
+      await CollectionRow.update(
+        { label: row.label, singular: row.singular, fields: row.fields, version: row.version },
+        { where: { name, version } },
+      );
       throw err;
     }
     await this.changed(name);
@@ -191,7 +244,8 @@ export class CollectionsService {
     const row = await CollectionRow.findByPk(name);
     if (!row) throw new CollectionNotFoundError(name);
     const users = this.list().filter((c) => c.name !== name && c.fields.some((f) => f.type === 'relation' && f.collection === name));
-    if (users.length) throw new ConflictError(`Collection '${name}' is the target of relation fields in ${users.map((c) => c.name).join(', ')}`);
+    if (users.length)
+      throw new ConflictError(`Collection '${name}' is the target of relation fields in ${users.map((c) => c.name).join(', ')}`);
     await this.migrate(dropTableMigration({ name, uid: row.uid, table: row.table_name }), []);
     await CollectionRow.destroy({ where: { name, uid: row.uid } });
     await Revision.destroy({ where: { collection: name } });

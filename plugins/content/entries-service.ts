@@ -14,7 +14,14 @@ import { orderFor, whereFor, type EntryStatus, type ListQuery } from './list-que
 import { Revision } from './models/revision.js';
 import { ENTRY_EVENTS } from './public.js';
 
-export type Entry = Record<string, unknown> & { _id: string; slug: string; status: EntryStatus; version: number; createdAt: string; updatedAt: string };
+export type Entry = Record<string, unknown> & {
+  _id: string;
+  slug: string;
+  status: EntryStatus;
+  version: number;
+  createdAt: string;
+  updatedAt: string;
+};
 
 /** Content events on the event bus (the spec's planned names); GraphQL subscriptions and the audit log listen. */
 export interface ContentEvent {
@@ -84,9 +91,14 @@ export class EntriesService {
     const out: Record<string, unknown> = { _id: r.id };
     for (const f of c.fields) out[f.name] = fromColumn(f, r[columnName(f)]);
     return Object.assign(out, {
-      slug: r.slug, status: r.status, syncId: r.sync_id, version: Number(r.version),
-      createdAt: new Date(Number(r.created_at)).toISOString(), updatedAt: new Date(Number(r.updated_at)).toISOString(),
-      createdBy: r.created_by ?? null, updatedBy: r.updated_by ?? null,
+      slug: r.slug,
+      status: r.status,
+      syncId: r.sync_id,
+      version: Number(r.version),
+      createdAt: new Date(Number(r.created_at)).toISOString(),
+      updatedAt: new Date(Number(r.updated_at)).toISOString(),
+      createdBy: r.created_by ?? null,
+      updatedBy: r.updated_by ?? null,
     }) as unknown as Entry;
   }
 
@@ -95,10 +107,13 @@ export class EntriesService {
   async list(name: string, query: ListQuery, identity: Identity) {
     const c = await this.collections.get(name);
     const status = this.seesAll(identity) ? query.status : 'published';
-    if (!this.seesAll(identity) && query.status && query.status !== 'published') return { value: { items: [], total: 0, page: query.page, limit: query.limit }, cached: false };
+    if (!this.seesAll(identity) && query.status && query.status !== 'published')
+      return { value: { items: [], total: 0, page: query.page, limit: query.limit }, cached: false };
     const where = whereFor(c, identity.tenantId, query, status);
     const order = orderFor(c, query.sort);
-    const key = createHash('sha256').update(stringify({ query, status, schema: c.version }) ?? '').digest('base64url');
+    const key = createHash('sha256')
+      .update(stringify({ query, status, schema: c.version }) ?? '')
+      .digest('base64url');
     return this.lists.getOrLoad(identity.tenantId, name, key, async () => {
       const { rows, count } = await c.model.findAndCountAll({ where, order, limit: query.limit, offset: (query.page - 1) * query.limit });
       return { items: rows.map((r) => this.toEntry(c, r)), total: count, page: query.page, limit: query.limit };
@@ -119,13 +134,20 @@ export class EntriesService {
   }
 
   /** Relation values must name an entry of the target collection in the same tenant. */
-  private async checkRelations(c: LoadedCollection, input: CheckedInput, tenantId: string, prefix: string, transaction?: Transaction): Promise<void> {
+  private async checkRelations(
+    c: LoadedCollection,
+    input: CheckedInput,
+    tenantId: string,
+    prefix: string,
+    transaction?: Transaction,
+  ): Promise<void> {
     const issues: Array<{ path: string; message: string }> = [];
     for (const f of c.fields) {
       const v = input.values[f.name];
       if (f.type !== 'relation' || typeof v !== 'string') continue;
       const target = await this.collections.get(f.collection!);
-      if ((await target.model.count({ where: { id: v, tenant_id: tenantId }, transaction })) === 0) issues.push({ path: `${prefix}.${f.name}`, message: `no entry ${v} in ${f.collection}` });
+      if ((await target.model.count({ where: { id: v, tenant_id: tenantId }, transaction })) === 0)
+        issues.push({ path: `${prefix}.${f.name}`, message: `no entry ${v} in ${f.collection}` });
     }
     if (issues.length) throw new ValidationError(`Invalid relation: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, issues);
   }
@@ -140,7 +162,10 @@ export class EntriesService {
     const names = [
       ...Object.keys(err.fields ?? {}),
       ...(/for key '(?:[^'.]+\.)?([^']+)'/.exec(message)?.slice(1) ?? []),
-      ...(/UNIQUE constraint failed: (.+)$/.exec(message)?.[1]?.split(',').map((s) => s.trim().split('.').pop()!) ?? []),
+      ...(/UNIQUE constraint failed: (.+)$/
+        .exec(message)?.[1]
+        ?.split(',')
+        .map((s) => s.trim().split('.').pop()!) ?? []),
     ];
     const prefix = `ix_${c.uid.slice(0, 8)}_`;
     const columns = names.map((n) => (n.startsWith(prefix) ? n.slice(prefix.length) : n));
@@ -152,7 +177,14 @@ export class EntriesService {
    * Runs a write with a free slug: the base first, then `base-<n>` after the highest numbered one in use,
    * then a random suffix; a unique violation on another field is a 409 naming it.
    */
-  private async insertOrUpdate(c: LoadedCollection, tenantId: string, base: string, write: (slug: string) => Promise<void>, prefix: string, transaction?: Transaction): Promise<void> {
+  private async insertOrUpdate(
+    c: LoadedCollection,
+    tenantId: string,
+    base: string,
+    write: (slug: string) => Promise<void>,
+    prefix: string,
+    transaction?: Transaction,
+  ): Promise<void> {
     let next = 0;
     for (let n = 1; ; n++) {
       let slug = base;
@@ -169,20 +201,43 @@ export class EntriesService {
         const field = this.violated(c, err);
         if (field === 'slug' && n <= MAX_SLUG_TRIES + 3) continue;
         const path = field ? `${prefix}.${field}` : prefix;
-        throw new AppError('CONFLICT', 409, `${field ? `'${field}'` : 'A unique field'} already has this value in ${c.name}`, { extra: { issues: [{ path, message: 'already used' }] } });
+        throw new AppError('CONFLICT', 409, `${field ? `'${field}'` : 'A unique field'} already has this value in ${c.name}`, {
+          extra: { issues: [{ path, message: 'already used' }] },
+        });
       }
     }
   }
 
   private slugBase(c: LoadedCollection, input: CheckedInput, id: string): string {
-    const source = input.slug ?? ['title', 'name'].map((k) => input.values[k]).find((v) => typeof v === 'string') ??
-      c.fields.filter((f) => f.type === 'text').map((f) => input.values[f.name]).find((v) => typeof v === 'string');
+    const source =
+      input.slug ??
+      ['title', 'name'].map((k) => input.values[k]).find((v) => typeof v === 'string') ??
+      c.fields
+        .filter((f) => f.type === 'text')
+        .map((f) => input.values[f.name])
+        .find((v) => typeof v === 'string');
     return slugify(typeof source === 'string' ? source : '') || id.slice(0, 8);
   }
 
-  private async revision(c: LoadedCollection, entry: Entry, tenantId: string, action: string, userId: string | null, transaction?: Transaction) {
+  private async revision(
+    c: LoadedCollection,
+    entry: Entry,
+    tenantId: string,
+    action: string,
+    userId: string | null,
+    transaction?: Transaction,
+  ) {
     await Revision.create(
-      { tenant_id: tenantId, collection: c.name, entry_id: entry._id, version: entry.version, data: JSON.stringify(entry), action, created_by: userId, created_at: Date.now() },
+      {
+        tenant_id: tenantId,
+        collection: c.name,
+        entry_id: entry._id,
+        version: entry.version,
+        data: JSON.stringify(entry),
+        action,
+        created_by: userId,
+        created_at: Date.now(),
+      },
       { transaction },
     );
   }
@@ -193,12 +248,27 @@ export class EntriesService {
     const id = randomUUID();
     const now = Date.now();
     const row = {
-      id, tenant_id: identity.tenantId, sync_id: randomUUID(), status: input.status ?? 'draft', version: 1,
-      created_by: identity.userId, updated_by: identity.userId, created_at: now, updated_at: now, ...input.columns,
+      id,
+      tenant_id: identity.tenantId,
+      sync_id: randomUUID(),
+      status: input.status ?? 'draft',
+      version: 1,
+      created_by: identity.userId,
+      updated_by: identity.userId,
+      created_at: now,
+      updated_at: now,
+      ...input.columns,
     };
-    await this.insertOrUpdate(c, identity.tenantId, this.slugBase(c, input, id), async (slug) => {
-      await c.model.create({ ...row, slug }, { transaction });
-    }, prefix, transaction);
+    await this.insertOrUpdate(
+      c,
+      identity.tenantId,
+      this.slugBase(c, input, id),
+      async (slug) => {
+        await c.model.create({ ...row, slug }, { transaction });
+      },
+      prefix,
+      transaction,
+    );
     const entry = this.toEntry(c, await this.row(c, id, identity.tenantId, transaction));
     await this.revision(c, entry, identity.tenantId, 'create', identity.userId, transaction);
     return entry;
@@ -216,7 +286,10 @@ export class EntriesService {
   /** Revisions follow entries moved to another collection (by a data migration, inside its transaction). */
   async moveRevisions(tenantId: string, from: string, to: string, ids: string[], transaction: Transaction): Promise<void> {
     if (!ids.length) return;
-    await Revision.update({ collection: to }, { where: { collection: from, entry_id: { [Op.in]: ids }, tenant_id: tenantId }, transaction });
+    await Revision.update(
+      { collection: to },
+      { where: { collection: from, entry_id: { [Op.in]: ids }, tenant_id: tenantId }, transaction },
+    );
   }
 
   private async announce(name: string, tenantId: string, events: Array<[string, ContentEvent]>): Promise<void> {
@@ -237,8 +310,12 @@ export class EntriesService {
 
   async create(name: string, body: unknown, identity: Identity): Promise<Entry> {
     // The row and its revision in one transaction: an error means nothing was written.
-    const entry = await this.withSchema(name, (c) => this.sequelize.transaction((transaction) => this.created(c, body, identity, 'body', transaction)));
-    await this.announceSafely(name, identity.tenantId, [[ENTRY_EVENTS.create, { tenantId: identity.tenantId, collection: name, entry, userId: identity.userId }]]);
+    const entry = await this.withSchema(name, (c) =>
+      this.sequelize.transaction((transaction) => this.created(c, body, identity, 'body', transaction)),
+    );
+    await this.announceSafely(name, identity.tenantId, [
+      [ENTRY_EVENTS.create, { tenantId: identity.tenantId, collection: name, entry, userId: identity.userId }],
+    ]);
     return entry;
   }
 
@@ -256,14 +333,29 @@ export class EntriesService {
         const rows = inputs.map((input) => {
           const id = randomUUID();
           return {
-            id, tenant_id: identity.tenantId, sync_id: randomUUID(), status: input.status ?? 'draft', version: 1, slug: this.slugBase(c, input, id),
-            created_by: identity.userId, updated_by: identity.userId, created_at: now, updated_at: now, ...input.columns,
+            id,
+            tenant_id: identity.tenantId,
+            sync_id: randomUUID(),
+            status: input.status ?? 'draft',
+            version: 1,
+            slug: this.slugBase(c, input, id),
+            created_by: identity.userId,
+            updated_by: identity.userId,
+            created_at: now,
+            updated_at: now,
+            ...input.columns,
           };
         });
         // Free slugs for the whole batch: a base once, repeats and taken ones as base-<n> after the highest in use.
-        const taken = new Set((await c.model.findAll({
-          attributes: ['slug'], where: { tenant_id: identity.tenantId, slug: { [Op.in]: [...new Set(rows.map((r) => r.slug))] } }, transaction,
-        })).map((r) => String(r.get('slug'))));
+        const taken = new Set(
+          (
+            await c.model.findAll({
+              attributes: ['slug'],
+              where: { tenant_id: identity.tenantId, slug: { [Op.in]: [...new Set(rows.map((r) => r.slug))] } },
+              transaction,
+            })
+          ).map((r) => String(r.get('slug'))),
+        );
         const suffixes = new Map<string, number>();
         for (const row of rows) {
           if (!taken.has(row.slug)) {
@@ -278,7 +370,12 @@ export class EntriesService {
         const bulk = new Set<number>(rows.map((_, i) => i));
         if (bulk.size) {
           try {
-            await this.sequelize.transaction({ transaction }, (savepoint) => c.model.bulkCreate(rows.filter((_, i) => bulk.has(i)), { transaction: savepoint }));
+            await this.sequelize.transaction({ transaction }, (savepoint) =>
+              c.model.bulkCreate(
+                rows.filter((_, i) => bulk.has(i)),
+                { transaction: savepoint },
+              ),
+            );
             for (const [base, n] of suffixes) this.noteSuffix(c, identity.tenantId, base, n);
           } catch (err) {
             if (!(err instanceof UniqueConstraintError)) throw err;
@@ -287,18 +384,38 @@ export class EntriesService {
         }
         const out: Array<Entry | undefined> = [];
         if (bulk.size) {
-          const made = await c.model.findAll({ where: { tenant_id: identity.tenantId, id: { [Op.in]: rows.filter((_, i) => bulk.has(i)).map((r) => r.id) } }, transaction });
+          const made = await c.model.findAll({
+            where: { tenant_id: identity.tenantId, id: { [Op.in]: rows.filter((_, i) => bulk.has(i)).map((r) => r.id) } },
+            transaction,
+          });
           const byId = new Map(made.map((m) => [String(m.get('id')), this.toEntry(c, m)]));
           for (const i of bulk) out[i] = byId.get(rows[i]!.id);
-          await Revision.bulkCreate([...bulk].map((i) => out[i]!).map((entry) => ({
-            tenant_id: identity.tenantId, collection: c.name, entry_id: entry._id, version: entry.version, data: JSON.stringify(entry), action: 'create', created_by: identity.userId, created_at: now,
-          })), { transaction });
+          await Revision.bulkCreate(
+            [...bulk]
+              .map((i) => out[i]!)
+              .map((entry) => ({
+                tenant_id: identity.tenantId,
+                collection: c.name,
+                entry_id: entry._id,
+                version: entry.version,
+                data: JSON.stringify(entry),
+                action: 'create',
+                created_by: identity.userId,
+                created_at: now,
+              })),
+            { transaction },
+          );
         }
-        for (const [i, body] of bodies.entries()) if (!bulk.has(i)) out[i] = await this.created(c, body, identity, `body.entries.${i}`, transaction);
+        for (const [i, body] of bodies.entries())
+          if (!bulk.has(i)) out[i] = await this.created(c, body, identity, `body.entries.${i}`, transaction);
         return out as Entry[];
       }),
     );
-    await this.announceSafely(name, identity.tenantId, entries.map((entry) => [ENTRY_EVENTS.create, { tenantId: identity.tenantId, collection: name, entry, userId: identity.userId }]));
+    await this.announceSafely(
+      name,
+      identity.tenantId,
+      entries.map((entry) => [ENTRY_EVENTS.create, { tenantId: identity.tenantId, collection: name, entry, userId: identity.userId }]),
+    );
     return entries;
   }
 
@@ -313,22 +430,50 @@ export class EntriesService {
     const before = this.toEntry(c, current);
     const input = checkEntryInput(c, body, 'update');
     await this.checkRelations(c, input, identity.tenantId, 'body');
-    const changes: Record<string, unknown> = { ...input.columns, version: before.version + 1, updated_by: identity.userId, updated_at: Date.now() };
+    const changes: Record<string, unknown> = {
+      ...input.columns,
+      version: before.version + 1,
+      updated_by: identity.userId,
+      updated_at: Date.now(),
+    };
     if (input.status) changes.status = input.status;
     // The row and its revision in one transaction: an error means nothing was written.
     const entry = await this.sequelize.transaction(async (transaction) => {
       const write = async (slug: string) => {
-        const [n] = await c.model.update({ ...changes, slug }, { where: { id, tenant_id: identity.tenantId, version: before.version }, transaction });
+        const [n] = await c.model.update(
+          { ...changes, slug },
+          { where: { id, tenant_id: identity.tenantId, version: before.version }, transaction },
+        );
         if (n === 0) throw new ConflictError(`Entry '${id}' was changed at the same time; reload it and try again`);
       };
-      await this.insertOrUpdate(c, identity.tenantId, input.slug !== undefined ? slugify(input.slug) || before.slug : before.slug, write, 'body', transaction);
+      await this.insertOrUpdate(
+        c,
+        identity.tenantId,
+        input.slug !== undefined ? slugify(input.slug) || before.slug : before.slug,
+        write,
+        'body',
+        transaction,
+      );
       const written = this.toEntry(c, await this.row(c, id, identity.tenantId, transaction));
-      await this.revision(c, written, identity.tenantId, input.status && input.status !== before.status ? 'status' : 'update', identity.userId, transaction);
+      await this.revision(
+        c,
+        written,
+        identity.tenantId,
+        input.status && input.status !== before.status ? 'status' : 'update',
+        identity.userId,
+        transaction,
+      );
       return written;
     });
     const statusChanged = entry.status !== before.status ? { previousStatus: before.status } : {};
-    const events: Array<[string, ContentEvent]> = [[ENTRY_EVENTS.update, { tenantId: identity.tenantId, collection: name, entry, userId: identity.userId, ...statusChanged }]];
-    if (entry.status !== before.status) events.push([ENTRY_EVENTS.statusChange, { tenantId: identity.tenantId, collection: name, entry, userId: identity.userId, previousStatus: before.status }]);
+    const events: Array<[string, ContentEvent]> = [
+      [ENTRY_EVENTS.update, { tenantId: identity.tenantId, collection: name, entry, userId: identity.userId, ...statusChanged }],
+    ];
+    if (entry.status !== before.status)
+      events.push([
+        ENTRY_EVENTS.statusChange,
+        { tenantId: identity.tenantId, collection: name, entry, userId: identity.userId, previousStatus: before.status },
+      ]);
     await this.announceSafely(name, identity.tenantId, events);
     return entry;
   }
@@ -349,7 +494,11 @@ export class EntriesService {
       await c.model.destroy({ where: { id: { [Op.in]: found }, tenant_id: identity.tenantId }, transaction });
       await Revision.destroy({ where: { collection: name, entry_id: { [Op.in]: found }, tenant_id: identity.tenantId }, transaction });
     });
-    await this.announceSafely(name, identity.tenantId, entries.map((entry) => [ENTRY_EVENTS.delete, { tenantId: identity.tenantId, collection: name, entry, userId: identity.userId }]));
+    await this.announceSafely(
+      name,
+      identity.tenantId,
+      entries.map((entry) => [ENTRY_EVENTS.delete, { tenantId: identity.tenantId, collection: name, entry, userId: identity.userId }]),
+    );
     return entries.length;
   }
 
@@ -364,7 +513,16 @@ export class EntriesService {
   async revisions(name: string, id: string, identity: Identity) {
     const c = await this.collections.get(name);
     await this.row(c, id, identity.tenantId);
-    const rows = await Revision.findAll({ where: { collection: name, entry_id: id, tenant_id: identity.tenantId }, order: [['version', 'DESC']] });
-    return rows.map((r) => ({ version: r.version, action: r.action, data: JSON.parse(r.data) as Entry, createdAt: new Date(Number(r.created_at)).toISOString(), createdBy: r.created_by }));
+    const rows = await Revision.findAll({
+      where: { collection: name, entry_id: id, tenant_id: identity.tenantId },
+      order: [['version', 'DESC']],
+    });
+    return rows.map((r) => ({
+      version: r.version,
+      action: r.action,
+      data: JSON.parse(r.data) as Entry,
+      createdAt: new Date(Number(r.created_at)).toISOString(),
+      createdBy: r.created_by,
+    }));
   }
 }

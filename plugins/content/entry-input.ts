@@ -38,13 +38,15 @@ function bodySchema(c: CollectionDefinition): z.ZodType {
  * problem is reported at once, naming its field.
  */
 export function checkEntryInput(c: CollectionDefinition, body: unknown, mode: 'create' | 'update', pathPrefix = 'body'): CheckedInput {
-  if (!body || typeof body !== 'object' || Array.isArray(body)) throw new ValidationError('The entry must be a JSON object', [{ path: pathPrefix, message: 'expected an object' }]);
+  if (!body || typeof body !== 'object' || Array.isArray(body))
+    throw new ValidationError('The entry must be a JSON object', [{ path: pathPrefix, message: 'expected an object' }]);
   const input = Object.fromEntries(Object.entries(body as Record<string, unknown>).filter(([k]) => !READ_ONLY.has(k)));
   const parsed = bodySchema(c).safeParse(input);
   const issues: Array<{ path: string; message: string }> = [];
   if (!parsed.success) {
     for (const i of parsed.error.issues) {
-      if (i.code === 'unrecognized_keys') for (const key of i.keys) issues.push({ path: `${pathPrefix}.${key}`, message: `'${key}' is not a field of ${c.name}` });
+      if (i.code === 'unrecognized_keys')
+        for (const key of i.keys) issues.push({ path: `${pathPrefix}.${key}`, message: `'${key}' is not a field of ${c.name}` });
       else issues.push({ path: [pathPrefix, ...i.path.map(String)].join('.'), message: i.message });
     }
   }
@@ -52,12 +54,15 @@ export function checkEntryInput(c: CollectionDefinition, body: unknown, mode: 'c
   const values: Record<string, unknown> = {};
   for (const f of c.fields) {
     let v = data[f.name];
-    if (mode === 'create' && (v === undefined || v === null) && f.default !== undefined && f.default !== null) v = valueSchema(f).parse(f.default);
+    if (mode === 'create' && (v === undefined || v === null) && f.default !== undefined && f.default !== null)
+      v = valueSchema(f).parse(f.default);
     const missing = v === null || (mode === 'create' && v === undefined);
-    if (f.required && missing && !issues.some((i) => i.path === `${pathPrefix}.${f.name}`)) issues.push({ path: `${pathPrefix}.${f.name}`, message: 'required' });
+    if (f.required && missing && !issues.some((i) => i.path === `${pathPrefix}.${f.name}`))
+      issues.push({ path: `${pathPrefix}.${f.name}`, message: 'required' });
     if (v !== undefined) values[f.name] = v;
   }
-  if (issues.length) throw new ValidationError(`Invalid entry for ${c.name}: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, issues);
+  if (issues.length)
+    throw new ValidationError(`Invalid entry for ${c.name}: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, issues);
   const columns: Record<string, unknown> = {};
   for (const f of c.fields) if (f.name in values) columns[columnName(f)] = toColumn(f, values[f.name]);
   return { columns, values, slug: data.slug as string | undefined, status: data.status as EntryStatus | undefined };

@@ -1,8 +1,18 @@
 import { defineError } from '../../kernel/errors.js';
 
-export class CollectionNotFoundError extends defineError('COLLECTION_NOT_FOUND', 404, 'No collection with this name.', (name: string) => `Collection '${name}' not found`) {}
+export class CollectionNotFoundError extends defineError(
+  'COLLECTION_NOT_FOUND',
+  404,
+  'No collection with this name.',
+  (name: string) => `Collection '${name}' not found`,
+) {}
 
-export class CollectionExistsError extends defineError('COLLECTION_EXISTS', 409, 'A collection with this name already exists.', (name: string) => `Collection '${name}' already exists`) {}
+export class CollectionExistsError extends defineError(
+  'COLLECTION_EXISTS',
+  409,
+  'A collection with this name already exists.',
+  (name: string) => `Collection '${name}' already exists`,
+) {}
 
 export class EntryNotFoundError extends defineError(
   'ENTRY_NOT_FOUND',

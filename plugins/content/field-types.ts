@@ -27,7 +27,20 @@ export const TEXT_MAX = 255;
 const NOT_INDEXABLE: FieldType[] = ['richtext', 'json'];
 
 /** Names the entry itself uses; a field may not take them (compared without case). */
-const RESERVED = new Set(['_id', 'id', 'slug', 'status', 'syncid', 'createdat', 'updatedat', 'createdby', 'updatedby', 'version', 'tenantid', 'tenant_id']);
+const RESERVED = new Set([
+  '_id',
+  'id',
+  'slug',
+  'status',
+  'syncid',
+  'createdat',
+  'updatedat',
+  'createdby',
+  'updatedby',
+  'version',
+  'tenantid',
+  'tenant_id',
+]);
 
 export const fieldSchema = z
   .object({
@@ -51,14 +64,19 @@ export const fieldSchema = z
     if (RESERVED.has(f.name.toLowerCase())) ctx.addIssue({ code: 'custom', path: ['name'], message: `'${f.name}' is reserved` });
     if (f.type === 'select' && !f.options) ctx.addIssue({ code: 'custom', path: ['options'], message: 'a select field lists its options' });
     if (f.type !== 'select' && f.options) ctx.addIssue({ code: 'custom', path: ['options'], message: 'only select fields have options' });
-    if (f.type === 'relation' && !f.collection) ctx.addIssue({ code: 'custom', path: ['collection'], message: 'a relation field names its target collection' });
-    if (f.type !== 'relation' && f.collection) ctx.addIssue({ code: 'custom', path: ['collection'], message: 'only relation fields name a collection' });
-    if (f.widget && !FIELD_WIDGETS[f.type].includes(f.widget)) ctx.addIssue({ code: 'custom', path: ['widget'], message: `a ${f.type} field uses ${FIELD_WIDGETS[f.type].join(' or ')}` });
-    if ((f.unique || f.indexed) && NOT_INDEXABLE.includes(f.type)) ctx.addIssue({ code: 'custom', path: ['indexed'], message: `${f.type} fields cannot be indexed or unique` });
+    if (f.type === 'relation' && !f.collection)
+      ctx.addIssue({ code: 'custom', path: ['collection'], message: 'a relation field names its target collection' });
+    if (f.type !== 'relation' && f.collection)
+      ctx.addIssue({ code: 'custom', path: ['collection'], message: 'only relation fields name a collection' });
+    if (f.widget && !FIELD_WIDGETS[f.type].includes(f.widget))
+      ctx.addIssue({ code: 'custom', path: ['widget'], message: `a ${f.type} field uses ${FIELD_WIDGETS[f.type].join(' or ')}` });
+    if ((f.unique || f.indexed) && NOT_INDEXABLE.includes(f.type))
+      ctx.addIssue({ code: 'custom', path: ['indexed'], message: `${f.type} fields cannot be indexed or unique` });
     // A select without options has no value schema (its issue is reported above).
     if (f.default !== undefined && f.default !== null && !(f.type === 'select' && !f.options)) {
       const checked = valueSchema(f as FieldDefinition).safeParse(f.default);
-      if (!checked.success) ctx.addIssue({ code: 'custom', path: ['default'], message: `not a valid ${f.type}: ${checked.error.issues[0]?.message}` });
+      if (!checked.success)
+        ctx.addIssue({ code: 'custom', path: ['default'], message: `not a valid ${f.type}: ${checked.error.issues[0]?.message}` });
     }
   });
 export type FieldDefinition = z.output<typeof fieldSchema>;

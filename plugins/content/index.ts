@@ -16,7 +16,6 @@ import { Revision } from './models/revision.js';
 import { collectionRoutes } from './routes-collections.js';
 import { entryRoutes } from './routes-entries.js';
 
-
 export default definePlugin({
   register({ container, routes, migrations, models }) {
     models.add(CollectionRow);
@@ -24,24 +23,33 @@ export default definePlugin({
     for (const m of CONTENT_MIGRATIONS) migrations.add(m);
     container.register(
       'collections',
-      asFunction(({ sequelize, migrator, events }: { sequelize: Sequelize; migrator: MigrationRunner; events: EventBus }) => new CollectionsService(sequelize, migrator, events)).singleton(),
+      asFunction(
+        ({ sequelize, migrator, events }: { sequelize: Sequelize; migrator: MigrationRunner; events: EventBus }) =>
+          new CollectionsService(sequelize, migrator, events),
+      ).singleton(),
     );
     container.register(
       'entries',
-      asFunction((c: { sequelize: Sequelize; collections: CollectionsService; cache: CacheService; logger: Logger; events: EventBus }) =>
-        new EntriesService(c.sequelize, c.collections, new ListCache(c.cache, c.logger), c.events, c.logger),
+      asFunction(
+        (c: { sequelize: Sequelize; collections: CollectionsService; cache: CacheService; logger: Logger; events: EventBus }) =>
+          new EntriesService(c.sequelize, c.collections, new ListCache(c.cache, c.logger), c.events, c.logger),
       ).singleton(),
     );
     // The in-process SDK for plugins and server-side page code: contentClient(identity) -> LocalClient.
     container.register(
       'contentClient',
-      asFunction(({ collections, entries }: { collections: CollectionsService; entries: EntriesService }): ContentClientFactory =>
-        (identity = systemIdentity()) => new LocalClient(collections, entries, identity),
+      asFunction(
+        ({ collections, entries }: { collections: CollectionsService; entries: EntriesService }): ContentClientFactory =>
+          (identity = systemIdentity()) =>
+            new LocalClient(collections, entries, identity),
       ).singleton(),
     );
     // Request-scoped: the content client of the caller (scope.content in route handlers), so routes
     // never pass the identity by hand; permissions are checked again by the client itself.
-    container.register('content', requestScoped(({ contentClient, currentUser }) => contentClient(currentUser)));
+    container.register(
+      'content',
+      requestScoped(({ contentClient, currentUser }) => contentClient(currentUser)),
+    );
     for (const route of [...collectionRoutes, ...entryRoutes]) routes.add(route);
   },
   async boot({ container, onClose }) {

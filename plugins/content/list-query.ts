@@ -12,11 +12,20 @@ export type EntryStatus = (typeof STATUSES)[number];
 export const listQuerySchema = z.object({
   page: z.coerce.number().int().min(1).max(100000).default(1),
   // The decisions: limit defaults to 25 and a larger one than 100 is capped, not refused.
-  limit: z.coerce.number().int().min(1).default(25).transform((n) => Math.min(n, 100)),
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(25)
+    .transform((n) => Math.min(n, 100)),
   sort: z.string().max(200).optional(),
   search: z.string().max(200).optional(),
   status: z.enum(STATUSES).optional(),
-  filter: z.string().max(4000).optional().describe('JSON: {"field": value} or {"field": {"eq"|"ne"|"gt"|"gte"|"lt"|"lte"|"in"|"contains": value}}'),
+  filter: z
+    .string()
+    .max(4000)
+    .optional()
+    .describe('JSON: {"field": value} or {"field": {"eq"|"ne"|"gt"|"gte"|"lt"|"lte"|"in"|"contains": value}}'),
 });
 export type ListQuery = z.output<typeof listQuerySchema>;
 
@@ -29,7 +38,11 @@ function invalid(where: string, message: string): never {
 
 /** `title`, `-createdAt`, `price:desc`, comma-separated; the id breaks ties so pages never overlap. */
 export function orderFor(c: CollectionDefinition, sort: string | undefined): Order {
-  const parts = (sort ?? '-createdAt').split(',').map((s) => s.trim()).filter(Boolean).slice(0, 5);
+  const parts = (sort ?? '-createdAt')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .slice(0, 5);
   const order: Array<[string, 'ASC' | 'DESC']> = [];
   for (const part of parts) {
     let name = part;
@@ -63,13 +76,15 @@ function condition(f: FieldDefinition, raw: unknown): unknown {
   const out: Record<symbol, unknown> = {};
   for (const [op, v] of Object.entries(raw)) {
     if (op === 'contains') {
-      if (!['text', 'richtext', 'select'].includes(f.type) || typeof v !== 'string') invalid('filter', `${f.name}.contains needs a text field and a string`);
+      if (!['text', 'richtext', 'select'].includes(f.type) || typeof v !== 'string')
+        invalid('filter', `${f.name}.contains needs a text field and a string`);
       out[Op.like] = `%${v.replace(/[\\%_]/g, '')}%`;
     } else if (op === 'in') {
       if (!Array.isArray(v) || v.length > 100) invalid('filter', `${f.name}.in needs an array of at most 100 values`);
       out[Op.in] = v.map((x) => one(x, 'in'));
     } else if (Object.hasOwn(OPS, op) && OPS[op]) {
-      if ((op === 'gt' || op === 'gte' || op === 'lt' || op === 'lte') && UNSORTABLE.has(f.type)) invalid('filter', `${f.name}.${op} is not defined for ${f.type}`);
+      if ((op === 'gt' || op === 'gte' || op === 'lt' || op === 'lte') && UNSORTABLE.has(f.type))
+        invalid('filter', `${f.name}.${op} is not defined for ${f.type}`);
       out[OPS[op]!] = one(v, op);
     } else {
       invalid('filter', `unknown operator '${op}' (eq, ne, gt, gte, lt, lte, in, contains)`);
@@ -79,7 +94,12 @@ function condition(f: FieldDefinition, raw: unknown): unknown {
 }
 
 /** The WHERE of a list: tenant, status, the JSON filter and the search over text fields and the slug. */
-export function whereFor(c: CollectionDefinition, tenantId: string, query: Pick<ListQuery, 'filter' | 'search'>, status: EntryStatus | undefined): WhereOptions {
+export function whereFor(
+  c: CollectionDefinition,
+  tenantId: string,
+  query: Pick<ListQuery, 'filter' | 'search'>,
+  status: EntryStatus | undefined,
+): WhereOptions {
   const and: WhereOptions[] = [{ tenant_id: tenantId }];
   if (status) and.push({ status });
   if (query.filter) {
@@ -101,7 +121,9 @@ export function whereFor(c: CollectionDefinition, tenantId: string, query: Pick<
   const term = query.search?.trim().toLowerCase();
   if (term) {
     const columns = ['slug', ...c.fields.filter((f) => ['text', 'richtext', 'select'].includes(f.type)).map(columnName)];
-    and.push({ [Op.or]: columns.map((col) => Sequelize.where(Sequelize.fn('INSTR', Sequelize.fn('LOWER', Sequelize.col(col)), term), Op.gt, 0)) });
+    and.push({
+      [Op.or]: columns.map((col) => Sequelize.where(Sequelize.fn('INSTR', Sequelize.fn('LOWER', Sequelize.col(col)), term), Op.gt, 0)),
+    });
   }
   return { [Op.and]: and };
 }

@@ -13,7 +13,14 @@ export interface EntryList {
   page: number;
   limit: number;
 }
-export type ListOptions = Partial<{ page: number; limit: number; sort: string; search: string; status: EntryStatus; filter: Record<string, unknown> | string }>;
+export type ListOptions = Partial<{
+  page: number;
+  limit: number;
+  sort: string;
+  search: string;
+  status: EntryStatus;
+  filter: Record<string, unknown> | string;
+}>;
 
 function parse<T extends z.ZodType>(schema: T, value: unknown, where: string): z.output<T> {
   const result = schema.safeParse(value);

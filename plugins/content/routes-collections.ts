@@ -9,27 +9,47 @@ import { COMMERCE_PRESET } from './presets/commerce.js';
 const nameParam = { params: z.object({ collection: z.string().min(1).max(64) }) };
 
 const field = z.object({
-  name: z.string(), type: z.string(), label: z.string().optional(), required: z.boolean().optional(), unique: z.boolean().optional(),
-  indexed: z.boolean().optional(), default: z.unknown().optional(), options: z.array(z.string()).optional(), collection: z.string().optional(),
+  name: z.string(),
+  type: z.string(),
+  label: z.string().optional(),
+  required: z.boolean().optional(),
+  unique: z.boolean().optional(),
+  indexed: z.boolean().optional(),
+  default: z.unknown().optional(),
+  options: z.array(z.string()).optional(),
+  collection: z.string().optional(),
 });
-const collection = z.object({ name: z.string(), label: z.string(), singular: z.string(), fields: z.array(field), version: z.number() }).meta({ id: 'Collection' });
+const collection = z
+  .object({ name: z.string(), label: z.string(), singular: z.string(), fields: z.array(field), version: z.number() })
+  .meta({ id: 'Collection' });
 
 /** Schemas are shared by every tenant: with tenants on, only the default tenant's admins change them. */
 function assertSchemaTenant(identity: Identity, multiTenant: boolean): void {
-  if (multiTenant && identity.tenantId !== 'default') throw new ForbiddenError('Collection schemas are shared by all tenants; only the default tenant changes them');
+  if (multiTenant && identity.tenantId !== 'default')
+    throw new ForbiddenError('Collection schemas are shared by all tenants; only the default tenant changes them');
 }
 
 export const collectionRoutes: RouteDefinition[] = [
   defineRoute({
-    method: 'GET', path: '/api/collections', permission: 'content:read', tags: ['collections'],
-    summary: 'The collections and their fields', request: {},
+    method: 'GET',
+    path: '/api/collections',
+    permission: 'content:read',
+    tags: ['collections'],
+    summary: 'The collections and their fields',
+    request: {},
     response: z.array(collection),
     handler: ({ scope }) => scope.collections.list().map(describeCollection),
   }),
   defineRoute({
-    method: 'POST', idempotent: true, path: '/api/collections', permission: 'collections:manage', tags: ['collections'], status: 201,
+    method: 'POST',
+    idempotent: true,
+    path: '/api/collections',
+    permission: 'collections:manage',
+    tags: ['collections'],
+    status: 201,
     summary: 'Creates a collection and its table (collections:manage)',
-    description: 'Field types: text (at most 255 characters), richtext, number, boolean, date (ISO 8601), select (options), media (a media id), relation (an entry id of `collection`), json. A field may be required, unique, indexed (not richtext or json) and have a default. singular defaults to the name without a trailing s. 409 COLLECTION_EXISTS.',
+    description:
+      'Field types: text (at most 255 characters), richtext, number, boolean, date (ISO 8601), select (options), media (a media id), relation (an entry id of `collection`), json. A field may be required, unique, indexed (not richtext or json) and have a default. singular defaults to the name without a trailing s. 409 COLLECTION_EXISTS.',
     request: { body: collectionInput },
     response: collection,
     async handler({ body, identity, scope }) {
@@ -38,8 +58,12 @@ export const collectionRoutes: RouteDefinition[] = [
     },
   }),
   defineRoute({
-    method: 'POST', path: '/api/collections/presets/commerce', permission: 'collections:manage', tags: ['collections'], status: 201,
-    summary: 'Installs the bundled commerce preset: the products and orders collections (the dashboard\'s commerce widgets read them)',
+    method: 'POST',
+    path: '/api/collections/presets/commerce',
+    permission: 'collections:manage',
+    tags: ['collections'],
+    status: 201,
+    summary: "Installs the bundled commerce preset: the products and orders collections (the dashboard's commerce widgets read them)",
     description: 'Creates whichever of products and orders does not exist yet; 200 with created: [] when both exist.',
     request: {},
     response: z.object({ created: z.array(z.string()), collections: z.array(collection) }),
@@ -53,18 +77,33 @@ export const collectionRoutes: RouteDefinition[] = [
         created.push(def.name);
       }
       if (!created.length) ctx.status = 200;
-      return { created, collections: service.list().filter((c) => COMMERCE_PRESET.some((p) => p.name === c.name)).map(describeCollection) };
+      return {
+        created,
+        collections: service
+          .list()
+          .filter((c) => COMMERCE_PRESET.some((p) => p.name === c.name))
+          .map(describeCollection),
+      };
     },
   }),
   defineRoute({
-    method: 'GET', path: '/api/collections/:collection/schema', permission: 'content:read', tags: ['collections'],
-    summary: 'One collection\'s schema', request: nameParam, response: collection,
+    method: 'GET',
+    path: '/api/collections/:collection/schema',
+    permission: 'content:read',
+    tags: ['collections'],
+    summary: "One collection's schema",
+    request: nameParam,
+    response: collection,
     handler: async ({ params, scope }) => describeCollection(await scope.collections.get(params.collection)),
   }),
   defineRoute({
-    method: 'PATCH', path: '/api/collections/:collection/schema', permission: 'collections:manage', tags: ['collections'],
-    summary: 'Changes a collection\'s label, singular or fields; the table is altered through the migration ledger (collections:manage)',
-    description: 'fields is the whole new list: fields kept by name keep their data, new ones are added, missing ones are dropped with their data. A field cannot change its type (400). Making a field unique while entries share a value answers 409 CONFLICT; a concurrent schema change answers 409.',
+    method: 'PATCH',
+    path: '/api/collections/:collection/schema',
+    permission: 'collections:manage',
+    tags: ['collections'],
+    summary: "Changes a collection's label, singular or fields; the table is altered through the migration ledger (collections:manage)",
+    description:
+      'fields is the whole new list: fields kept by name keep their data, new ones are added, missing ones are dropped with their data. A field cannot change its type (400). Making a field unique while entries share a value answers 409 CONFLICT; a concurrent schema change answers 409.',
     request: { ...nameParam, body: collectionPatch },
     response: collection,
     async handler({ params, body, identity, scope }) {
@@ -73,7 +112,10 @@ export const collectionRoutes: RouteDefinition[] = [
     },
   }),
   defineRoute({
-    method: 'DELETE', path: '/api/collections/:collection/schema', permission: 'collections:manage', tags: ['collections'],
+    method: 'DELETE',
+    path: '/api/collections/:collection/schema',
+    permission: 'collections:manage',
+    tags: ['collections'],
     summary: 'Drops a collection with its table, entries and revisions (collections:manage); 409 while other collections relate to it',
     request: nameParam,
     response: z.object({ deleted: z.literal(true) }),

@@ -4,12 +4,21 @@ import { STATUSES, listQuerySchema } from './list-query.js';
 
 const collectionParam = z.object({ collection: z.string().min(1).max(64) });
 const entryParams = { params: collectionParam.extend({ entryId: z.string().uuid() }) };
-const entryBody = z.record(z.string(), z.unknown()).describe("The collection's fields, plus optional slug and status (draft, published, archived)");
+const entryBody = z
+  .record(z.string(), z.unknown())
+  .describe("The collection's fields, plus optional slug and status (draft, published, archived)");
 
 const entry = z
   .object({
-    _id: z.string(), slug: z.string(), status: z.enum(STATUSES), syncId: z.string(), version: z.number(),
-    createdAt: z.string(), updatedAt: z.string(), createdBy: z.string().nullable(), updatedBy: z.string().nullable(),
+    _id: z.string(),
+    slug: z.string(),
+    status: z.enum(STATUSES),
+    syncId: z.string(),
+    version: z.number(),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+    createdBy: z.string().nullable(),
+    updatedBy: z.string().nullable(),
   })
   .catchall(z.unknown())
   .meta({ id: 'Entry' });
@@ -17,23 +26,36 @@ const entry = z
 /** Static paths (batch, status, revisions) come before /:entryId: the first declared match wins. */
 export const entryRoutes: RouteDefinition[] = [
   defineRoute({
-    method: 'POST', idempotent: true, path: '/api/collections/:collection/batch', permission: 'content:write', tags: ['entries'], status: 201,
+    method: 'POST',
+    idempotent: true,
+    path: '/api/collections/:collection/batch',
+    permission: 'content:write',
+    tags: ['entries'],
+    status: 201,
     summary: 'Creates up to 100 entries at once, all or nothing; a problem names its entry (body.entries.<i>.<field>)',
     request: { params: collectionParam, body: z.object({ entries: z.array(entryBody).min(1).max(100) }) },
     response: z.object({ items: z.array(entry) }),
     handler: async ({ params, body, scope }) => ({ items: await scope.content.entries(params.collection).createMany(body.entries) }),
   }),
   defineRoute({
-    method: 'POST', path: '/api/collections/:collection/batch-delete', permission: 'content:write', tags: ['entries'],
+    method: 'POST',
+    path: '/api/collections/:collection/batch-delete',
+    permission: 'content:write',
+    tags: ['entries'],
     summary: 'Deletes up to 500 entries by id (ids of other tenants or unknown ids are skipped)',
     request: { params: collectionParam, body: z.object({ ids: z.array(z.string().uuid()).min(1).max(500) }) },
     response: z.object({ deleted: z.number() }),
     handler: async ({ params, body, scope }) => ({ deleted: await scope.content.entries(params.collection).removeMany(body.ids) }),
   }),
   defineRoute({
-    method: 'GET', path: '/api/collections/:collection', permission: 'content:read', tags: ['entries'],
-    summary: 'Lists entries: page, limit (25, at most 100), sort (field, -field, field:asc), search, status, filter (JSON); cached until the next write',
-    description: 'Callers without content:write see published entries only. X-Cache: HIT or MISS tells whether the list came from the cache.',
+    method: 'GET',
+    path: '/api/collections/:collection',
+    permission: 'content:read',
+    tags: ['entries'],
+    summary:
+      'Lists entries: page, limit (25, at most 100), sort (field, -field, field:asc), search, status, filter (JSON); cached until the next write',
+    description:
+      'Callers without content:write see published entries only. X-Cache: HIT or MISS tells whether the list came from the cache.',
     request: { params: collectionParam, query: listQuerySchema },
     response: z.object({ items: z.array(entry), total: z.number(), page: z.number(), limit: z.number() }),
     async handler({ ctx, params, query, identity, scope }) {
@@ -43,41 +65,67 @@ export const entryRoutes: RouteDefinition[] = [
     },
   }),
   defineRoute({
-    method: 'POST', idempotent: true, path: '/api/collections/:collection', permission: 'content:write', tags: ['entries'], status: 201,
-    summary: 'Creates an entry (status draft unless given); the slug comes from slug, title, name or the first text field, made unique with -2, -3…',
+    method: 'POST',
+    idempotent: true,
+    path: '/api/collections/:collection',
+    permission: 'content:write',
+    tags: ['entries'],
+    status: 201,
+    summary:
+      'Creates an entry (status draft unless given); the slug comes from slug, title, name or the first text field, made unique with -2, -3…',
     request: { params: collectionParam, body: entryBody },
     response: entry,
     handler: ({ params, body, scope }) => scope.content.entries(params.collection).create(body),
   }),
   defineRoute({
-    method: 'PATCH', path: '/api/collections/:collection/:entryId/status', permission: 'content:write', tags: ['entries'],
-    summary: 'Sets an entry\'s status: draft, published or archived',
+    method: 'PATCH',
+    path: '/api/collections/:collection/:entryId/status',
+    permission: 'content:write',
+    tags: ['entries'],
+    summary: "Sets an entry's status: draft, published or archived",
     request: { ...entryParams, body: z.object({ status: z.enum(STATUSES) }) },
     response: entry,
     handler: ({ params, body, scope }) => scope.content.entries(params.collection).setStatus(params.entryId, body.status),
   }),
   defineRoute({
-    method: 'GET', path: '/api/collections/:collection/:entryId/revisions', permission: 'content:write', tags: ['entries'],
-    summary: 'The entry\'s revisions, newest first: the state after each write',
+    method: 'GET',
+    path: '/api/collections/:collection/:entryId/revisions',
+    permission: 'content:write',
+    tags: ['entries'],
+    summary: "The entry's revisions, newest first: the state after each write",
     request: entryParams,
-    response: z.array(z.object({ version: z.number(), action: z.string(), data: entry, createdAt: z.string(), createdBy: z.string().nullable() })),
+    response: z.array(
+      z.object({ version: z.number(), action: z.string(), data: entry, createdAt: z.string(), createdBy: z.string().nullable() }),
+    ),
     handler: ({ params, scope }) => scope.content.entries(params.collection).revisions(params.entryId),
   }),
   defineRoute({
-    method: 'GET', path: '/api/collections/:collection/:entryId', permission: 'content:read', tags: ['entries'],
-    summary: 'One entry (callers without content:write: published entries only)', request: entryParams, response: entry,
+    method: 'GET',
+    path: '/api/collections/:collection/:entryId',
+    permission: 'content:read',
+    tags: ['entries'],
+    summary: 'One entry (callers without content:write: published entries only)',
+    request: entryParams,
+    response: entry,
     handler: ({ params, identity, scope }) => scope.entries.get(params.collection, params.entryId, identity),
   }),
   defineRoute({
-    method: 'PATCH', path: '/api/collections/:collection/:entryId', permission: 'content:write', tags: ['entries'],
+    method: 'PATCH',
+    path: '/api/collections/:collection/:entryId',
+    permission: 'content:write',
+    tags: ['entries'],
     summary: 'Updates the given fields (a required field cannot be set to null); 409 when the entry changed at the same time',
     request: { ...entryParams, body: entryBody },
     response: entry,
     handler: ({ params, body, scope }) => scope.content.entries(params.collection).update(params.entryId, body),
   }),
   defineRoute({
-    method: 'DELETE', path: '/api/collections/:collection/:entryId', permission: 'content:write', tags: ['entries'],
-    summary: 'Deletes an entry and its revisions', request: entryParams,
+    method: 'DELETE',
+    path: '/api/collections/:collection/:entryId',
+    permission: 'content:write',
+    tags: ['entries'],
+    summary: 'Deletes an entry and its revisions',
+    request: entryParams,
     response: z.object({ deleted: z.literal(true) }),
     async handler({ params, scope }) {
       await scope.content.entries(params.collection).remove(params.entryId);

@@ -45,7 +45,10 @@ const stepName = (ref: TableRef, what: string) => `content/${ref.name}-${ref.uid
 
 export function createTableMigration(ref: TableRef, fields: FieldDefinition[]): MigrationDefinition {
   return step(stepName(ref, 'v1'), { create: ref.table, fields }, async ({ queryInterface: q, sequelize }) => {
-    await q.createTable(ref.table, { ...SYSTEM_COLUMNS, ...Object.fromEntries(fields.map((f) => [columnName(f), columnOf(f, sequelize.getDialect())])) });
+    await q.createTable(ref.table, {
+      ...SYSTEM_COLUMNS,
+      ...Object.fromEntries(fields.map((f) => [columnName(f), columnOf(f, sequelize.getDialect())])),
+    });
     await q.addIndex(ref.table, ['tenant_id', 'slug'], { unique: true, name: indexName(ref, 'slug') });
     await q.addIndex(ref.table, ['tenant_id', 'status', 'created_at'], { name: indexName(ref, 'status') });
     await q.addIndex(ref.table, ['sync_id'], { name: indexName(ref, 'sync') });
@@ -58,7 +61,12 @@ export function createTableMigration(ref: TableRef, fields: FieldDefinition[]): 
  * indexes added or dropped. A field keeps its column while its name and type stay (the caller refuses
  * type changes); required, default, label and options need no table change.
  */
-export function alterTableMigration(ref: TableRef, version: number, before: FieldDefinition[], after: FieldDefinition[]): MigrationDefinition {
+export function alterTableMigration(
+  ref: TableRef,
+  version: number,
+  before: FieldDefinition[],
+  after: FieldDefinition[],
+): MigrationDefinition {
   const old = new Map(before.map((f) => [f.name, f]));
   const next = new Map(after.map((f) => [f.name, f]));
   return step(stepName(ref, `v${version}`), { alter: ref.table, before, after }, async ({ queryInterface: q, sequelize }) => {

@@ -19,4 +19,3 @@ export function gated(widgetId: string, route: RouteDefinition): RouteDefinition
     },
   };
 }
-

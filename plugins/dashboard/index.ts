@@ -47,7 +47,10 @@ export default definePlugin({
   register({ container, routes, registries, migrations, models, config, options: raw, envOptions }) {
     // CMS_INSTALLED_AT, CMS_LICENSE_KEY, CMS_LICENSE_PUBLIC_KEY, CMS_METRICS_TOKEN (plugin.json `env`, mapped by the kernel) win.
     const parsed = optionsSchema.safeParse({ ...raw, ...envOptions });
-    if (!parsed.success) throw new BootError(`Invalid plugins.options.dashboard (or CMS_* variables): ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+    if (!parsed.success)
+      throw new BootError(
+        `Invalid plugins.options.dashboard (or CMS_* variables): ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+      );
     const o = parsed.data;
     let publicKey;
     try {
@@ -64,29 +67,40 @@ export default definePlugin({
     container.register('dashboardState', asValue(state));
     container.register(
       'dashboardLicense',
-      asFunction((cradle: ContainerServices) => new LicenseService({
-        installedAtOverride: o.installedAt ? Date.parse(o.installedAt) : undefined,
-        configuredKey: o.licenseKey,
-        publicKey,
-        trialDays: o.trialDays,
-        async setting() {
-          const value = await optional(cradle, 'settings')?.get('LICENSE_KEY');
-          return typeof value === 'string' && value.trim() ? value.trim() : undefined;
-        },
-        async setupComplete() {
-          const setup = optional(cradle, 'setup');
-          return setup ? (await setup.status()).complete : true;
-        },
-      }, cradle.logger)).singleton(),
+      asFunction(
+        (cradle: ContainerServices) =>
+          new LicenseService(
+            {
+              installedAtOverride: o.installedAt ? Date.parse(o.installedAt) : undefined,
+              configuredKey: o.licenseKey,
+              publicKey,
+              trialDays: o.trialDays,
+              async setting() {
+                const value = await optional(cradle, 'settings')?.get('LICENSE_KEY');
+                return typeof value === 'string' && value.trim() ? value.trim() : undefined;
+              },
+              async setupComplete() {
+                const setup = optional(cradle, 'setup');
+                return setup ? (await setup.status()).complete : true;
+              },
+            },
+            cradle.logger,
+          ),
+      ).singleton(),
     );
 
     registries.cliCommands.add(licenseCommand);
-    for (const widget of loadWidgetFolders(o.widgetsDir ?? fileURLToPath(new URL('../../widgets/', import.meta.url)))) registries.widgets.add(widget);
+    for (const widget of loadWidgetFolders(o.widgetsDir ?? fileURLToPath(new URL('../../widgets/', import.meta.url))))
+      registries.widgets.add(widget);
     for (const route of [...overviewRoutes, ...logRoutes, ...activityRoutes, ...widgetRoutes]) routes.add(route);
 
     const metrics: MetricsHolder = { registry: null };
     container.register('dashboardMetrics', asValue(metrics));
-    registries.middleware.add({ id: 'dashboard-prometheus', stage: 'beforeIdentity', handler: metricsMiddleware(o.metricsToken, () => metrics.registry) });
+    registries.middleware.add({
+      id: 'dashboard-prometheus',
+      stage: 'beforeIdentity',
+      handler: metricsMiddleware(o.metricsToken, () => metrics.registry),
+    });
   },
 
   boot({ container, logger, onClose }) {
@@ -97,12 +111,16 @@ export default definePlugin({
     const events = container.resolve<EventBus>('events');
     const state = container.resolve<DashboardState>('dashboardState');
     const license = container.resolve<LicenseService>('dashboardLicense');
-    onClose(events.subscribe(TWO_FACTOR_FAILED, () => {
-      state.failedTwoFactor++;
-    }));
-    onClose(events.subscribe(SETUP_COMPLETED, async () => {
-      await license.installationTime().catch((err) => logger.warn({ err }, 'recording the installation time failed'));
-    }));
+    onClose(
+      events.subscribe(TWO_FACTOR_FAILED, () => {
+        state.failedTwoFactor++;
+      }),
+    );
+    onClose(
+      events.subscribe(SETUP_COMPLETED, async () => {
+        await license.installationTime().catch((err) => logger.warn({ err }, 'recording the installation time failed'));
+      }),
+    );
   },
 
   close({ container }) {

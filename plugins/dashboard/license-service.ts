@@ -37,7 +37,10 @@ export class LicenseService {
   private installedAt: number | null = null;
   private readonly checked = new Map<string, LicenseKeyCheck>();
 
-  constructor(private readonly sources: LicenseSources, private readonly logger: Logger) {}
+  constructor(
+    private readonly sources: LicenseSources,
+    private readonly logger: Logger,
+  ) {}
 
   /** The installation time, recording it once setup is complete; null while setup is not complete. */
   async installationTime(): Promise<number | null> {

@@ -21,39 +21,59 @@ export function buildMetricsRegistry(sources: () => MetricSources): Registry {
   collectDefaultMetrics({ register: registry, prefix: 'cms_' });
   const http = () => sources().httpMetrics.snapshot();
   new Counter({
-    name: 'cms_http_requests_total', help: 'HTTP requests by method, route template and status class', labelNames: ['method', 'route', 'status'], registers: [registry],
+    name: 'cms_http_requests_total',
+    help: 'HTTP requests by method, route template and status class',
+    labelNames: ['method', 'route', 'status'],
+    registers: [registry],
     collect() {
       this.reset();
       for (const r of http().routes) {
-        for (const [status, n] of [['2xx', r.status2xx], ['3xx', r.status3xx], ['4xx', r.status4xx], ['5xx', r.status5xx]] as const) {
+        for (const [status, n] of [
+          ['2xx', r.status2xx],
+          ['3xx', r.status3xx],
+          ['4xx', r.status4xx],
+          ['5xx', r.status5xx],
+        ] as const) {
           if (n) this.inc({ method: r.method, route: r.route, status }, n);
         }
       }
     },
   });
   new Counter({
-    name: 'cms_http_rate_limited_total', help: 'Requests answered 429 by route', labelNames: ['method', 'route'], registers: [registry],
+    name: 'cms_http_rate_limited_total',
+    help: 'Requests answered 429 by route',
+    labelNames: ['method', 'route'],
+    registers: [registry],
     collect() {
       this.reset();
       for (const r of http().routes) if (r.rateLimited) this.inc({ method: r.method, route: r.route }, r.rateLimited);
     },
   });
   new Counter({
-    name: 'cms_http_request_duration_seconds_sum', help: 'Total time spent answering requests, by route', labelNames: ['method', 'route'], registers: [registry],
+    name: 'cms_http_request_duration_seconds_sum',
+    help: 'Total time spent answering requests, by route',
+    labelNames: ['method', 'route'],
+    registers: [registry],
     collect() {
       this.reset();
       for (const r of http().routes) if (r.totalMs) this.inc({ method: r.method, route: r.route }, r.totalMs / 1000);
     },
   });
   new Gauge({
-    name: 'cms_http_request_duration_seconds_max', help: 'Slowest request by route since start', labelNames: ['method', 'route'], registers: [registry],
+    name: 'cms_http_request_duration_seconds_max',
+    help: 'Slowest request by route since start',
+    labelNames: ['method', 'route'],
+    registers: [registry],
     collect() {
       this.reset();
       for (const r of http().routes) this.set({ method: r.method, route: r.route }, r.maxMs / 1000);
     },
   });
   new Counter({
-    name: 'cms_cache_operations_total', help: 'Cache operations by category and kind', labelNames: ['category', 'op'], registers: [registry],
+    name: 'cms_cache_operations_total',
+    help: 'Cache operations by category and kind',
+    labelNames: ['category', 'op'],
+    registers: [registry],
     async collect() {
       this.reset();
       const stats = await sources().cache.stats();
@@ -63,24 +83,35 @@ export function buildMetricsRegistry(sources: () => MetricSources): Registry {
     },
   });
   new Gauge({
-    name: 'cms_cache_hit_ratio', help: 'Cache hit rate overall (0..1)', registers: [registry],
+    name: 'cms_cache_hit_ratio',
+    help: 'Cache hit rate overall (0..1)',
+    registers: [registry],
     async collect() {
       const o = (await sources().cache.stats()).overall;
       this.set(o.hits + o.misses ? o.hits / (o.hits + o.misses) : 0);
     },
   });
   new Gauge({
-    name: 'cms_users', help: 'Users of the default tenant by state', labelNames: ['state'], registers: [registry],
+    name: 'cms_users',
+    help: 'Users of the default tenant by state',
+    labelNames: ['state'],
+    registers: [registry],
     async collect() {
       const u = await sources().users.summary('default');
       for (const state of ['total', 'active', 'blocked', 'locked'] as const) this.set({ state }, u[state]);
     },
   });
   new Gauge({
-    name: 'cms_sessions_active', help: 'Active sessions and signed-in users of the default tenant', labelNames: ['kind'], registers: [registry],
+    name: 'cms_sessions_active',
+    help: 'Active sessions and signed-in users of the default tenant',
+    labelNames: ['kind'],
+    registers: [registry],
     async collect() {
       const online = await sources().sessions.online('default');
-      this.set({ kind: 'sessions' }, online.reduce((n, o) => n + o.sessions, 0));
+      this.set(
+        { kind: 'sessions' },
+        online.reduce((n, o) => n + o.sessions, 0),
+      );
       this.set({ kind: 'users' }, online.length);
     },
   });

@@ -8,43 +8,84 @@ const tags = ['dashboard'];
 const LEVELS = ['low', 'medium', 'high', 'critical'] as const;
 
 const logItem = (e: AuditEntry) => ({
-  id: e.id, timestamp: e.timestamp, level: e.level, action: e.action, message: e.message, domain: e.domain, operation: e.operation,
-  outcome: e.outcome, userId: e.actor.userId, tenantId: e.actor.tenantId, durationMs: e.durationMs,
+  id: e.id,
+  timestamp: e.timestamp,
+  level: e.level,
+  action: e.action,
+  message: e.message,
+  domain: e.domain,
+  operation: e.operation,
+  outcome: e.outcome,
+  userId: e.actor.userId,
+  tenantId: e.actor.tenantId,
+  durationMs: e.durationMs,
 });
 
 export const logRoutes: RouteDefinition[] = [
-  gated('logs', defineRoute({
-    method: 'GET', path: '/api/dashboard/logs', permission: 'dashboard:read', tags,
-    request: {
-      query: z.object({
-        limit: cappedLimit(20, 100), page: z.coerce.number().int().min(1).max(100000).default(1),
-        level: z.enum(LEVELS).optional(), search: z.string().max(200).optional(),
+  gated(
+    'logs',
+    defineRoute({
+      method: 'GET',
+      path: '/api/dashboard/logs',
+      permission: 'dashboard:read',
+      tags,
+      request: {
+        query: z.object({
+          limit: cappedLimit(20, 100),
+          page: z.coerce.number().int().min(1).max(100000).default(1),
+          level: z.enum(LEVELS).optional(),
+          search: z.string().max(200).optional(),
+        }),
+      },
+      summary:
+        'The audit log of the tenant, newest first, paginated (page is 1-based), filtered by level and by text in message and action',
+      response: z.object({
+        items: z.array(z.record(z.string(), z.unknown())),
+        total: z.number().int(),
+        page: z.number().int(),
+        limit: z.number().int(),
+        totalPages: z.number().int(),
       }),
-    },
-    summary: 'The audit log of the tenant, newest first, paginated (page is 1-based), filtered by level and by text in message and action',
-    response: z.object({ items: z.array(z.record(z.string(), z.unknown())), total: z.number().int(), page: z.number().int(), limit: z.number().int(), totalPages: z.number().int() }),
-    async handler({ scope, query, identity }) {
-      const { items, total } = await scope.audit.list({
-        limit: query.limit, offset: (query.page - 1) * query.limit, level: query.level, search: query.search || undefined, tenantId: identity.tenantId,
-      });
-      return { items: items.map(logItem), total, page: query.page, limit: query.limit, totalPages: Math.ceil(total / query.limit) };
-    },
-  })),
-  gated('audit-log', defineRoute({
-    method: 'GET', path: '/api/dashboard/audit', permission: 'dashboard:read', tags,
-    request: { query: z.object({ limit: cappedLimit(20, 100) }) },
-    summary: 'Recent audit events of the tenant as a flat array, newest first',
-    response: z.array(z.record(z.string(), z.unknown())),
-    async handler({ scope, query, identity }) {
-      const { items } = await scope.audit.list({ limit: query.limit, tenantId: identity.tenantId });
-      return items.map(logItem);
-    },
-  })),
+      async handler({ scope, query, identity }) {
+        const { items, total } = await scope.audit.list({
+          limit: query.limit,
+          offset: (query.page - 1) * query.limit,
+          level: query.level,
+          search: query.search || undefined,
+          tenantId: identity.tenantId,
+        });
+        return { items: items.map(logItem), total, page: query.page, limit: query.limit, totalPages: Math.ceil(total / query.limit) };
+      },
+    }),
+  ),
+  gated(
+    'audit-log',
+    defineRoute({
+      method: 'GET',
+      path: '/api/dashboard/audit',
+      permission: 'dashboard:read',
+      tags,
+      request: { query: z.object({ limit: cappedLimit(20, 100) }) },
+      summary: 'Recent audit events of the tenant as a flat array, newest first',
+      response: z.array(z.record(z.string(), z.unknown())),
+      async handler({ scope, query, identity }) {
+        const { items } = await scope.audit.list({ limit: query.limit, tenantId: identity.tenantId });
+        return items.map(logItem);
+      },
+    }),
+  ),
   defineRoute({
-    method: 'GET', path: '/api/dashboard/system-messages', permission: 'dashboard:read', tags,
+    method: 'GET',
+    path: '/api/dashboard/system-messages',
+    permission: 'dashboard:read',
+    tags,
     request: { query: z.object({ limit: cappedLimit(10, 100) }) },
     summary: 'Messages derived from the audit log (medium and above first), with counts by severity',
-    response: z.object({ messages: z.array(z.record(z.string(), z.unknown())), bySeverity: z.record(z.string(), z.number()), total: z.number().int() }),
+    response: z.object({
+      messages: z.array(z.record(z.string(), z.unknown())),
+      bySeverity: z.record(z.string(), z.number()),
+      total: z.number().int(),
+    }),
     async handler({ scope, query, identity }) {
       const audit = scope.audit;
       const bySeverity: Record<string, number> = {};
@@ -55,47 +96,99 @@ export const logRoutes: RouteDefinition[] = [
         .sort((a, b) => rank(a.level) - rank(b.level) || b.id - a.id)
         .slice(0, query.limit)
         .map((e) => ({
-          id: e.id, severity: e.level, title: e.action || `${e.domain} ${e.operation}`,
-          message: e.message || `${e.domain} ${e.operation}: ${e.outcome}`, timestamp: e.timestamp,
+          id: e.id,
+          severity: e.level,
+          title: e.action || `${e.domain} ${e.operation}`,
+          message: e.message || `${e.domain} ${e.operation}: ${e.outcome}`,
+          timestamp: e.timestamp,
         }));
       return { messages, bySeverity, total: Object.values(bySeverity).reduce((a, b) => a + b, 0) };
     },
   }),
-  gated('security', defineRoute({
-    method: 'GET', path: '/api/dashboard/security', permission: 'dashboard:read', tags, request: {},
-    summary: 'Security figures: locked accounts, failed sign-ins, rate-limit hits, failed 2FA verifications, high-severity audit events, and the active threats they make',
-    async handler({ scope, identity }) {
-      const users = await scope.users.summary(identity.tenantId);
-      const http = scope.httpMetrics.snapshot();
-      const audit = scope.audit;
-      const high = (await audit.list({ limit: 1, level: 'high', tenantId: identity.tenantId })).total;
-      const critical = (await audit.list({ limit: 1, level: 'critical', tenantId: identity.tenantId })).total;
-      const failedTwoFactor = scope.dashboardState.failedTwoFactor;
-      const threats: Array<{ type: string; severity: string; count: number; description: string }> = [];
-      if (users.locked) threats.push({ type: 'account-lockout', severity: 'medium', count: users.locked, description: 'Accounts locked after repeated failed sign-ins' });
-      if (http.totals.rateLimited) threats.push({ type: 'rate-limit', severity: 'medium', count: http.totals.rateLimited, description: 'Requests refused by the rate limiter (this instance)' });
-      if (failedTwoFactor) threats.push({ type: 'failed-2fa', severity: failedTwoFactor >= 10 ? 'high' : 'low', count: failedTwoFactor, description: 'Failed two-factor verifications (this instance)' });
-      if (critical) threats.push({ type: 'critical-audit-events', severity: 'critical', count: critical, description: 'Critical audit events' });
-      const order = ['low', 'medium', 'high', 'critical'];
-      const threatLevel = threats.reduce((max, t) => (order.indexOf(t.severity) > order.indexOf(max) ? t.severity : max), 'low');
-      return {
-        lockedAccounts: users.locked, blockedAccounts: users.blocked, failedLoginAttempts: users.failedAttempts, rateLimitHits: http.totals.rateLimited,
-        failedTwoFactor, highSeverityEvents: high + critical, twoFactorCoverage: users.total ? users.twoFactorEnabled / users.total : 0,
-        threatLevel, activeThreats: threats, timestamp: new Date().toISOString(),
-      };
-    },
-  })),
-  gated('scim-status', defineRoute({
-    method: 'GET', path: '/api/dashboard/scim', permission: 'dashboard:read', tags, request: {},
-    summary: 'Provisioning health derived from the tenant\'s user records (paid widget scim-status)',
-    async handler({ scope, identity }) {
-      const u = await scope.users.summary(identity.tenantId);
-      const troubled = u.blocked + u.locked;
-      const status = u.total === 0 ? 'empty' : troubled / u.total > 0.1 ? 'degraded' : 'healthy';
-      return {
-        status, tenantId: identity.tenantId, totalUsers: u.total, activeUsers: u.active, blockedUsers: u.blocked, lockedUsers: u.locked,
-        provisionedLast30Days: u.createdLast30Days, twoFactorEnabled: u.twoFactorEnabled, byRole: u.byRole, checkedAt: new Date().toISOString(),
-      };
-    },
-  })),
+  gated(
+    'security',
+    defineRoute({
+      method: 'GET',
+      path: '/api/dashboard/security',
+      permission: 'dashboard:read',
+      tags,
+      request: {},
+      summary:
+        'Security figures: locked accounts, failed sign-ins, rate-limit hits, failed 2FA verifications, high-severity audit events, and the active threats they make',
+      async handler({ scope, identity }) {
+        const users = await scope.users.summary(identity.tenantId);
+        const http = scope.httpMetrics.snapshot();
+        const audit = scope.audit;
+        const high = (await audit.list({ limit: 1, level: 'high', tenantId: identity.tenantId })).total;
+        const critical = (await audit.list({ limit: 1, level: 'critical', tenantId: identity.tenantId })).total;
+        const failedTwoFactor = scope.dashboardState.failedTwoFactor;
+        const threats: Array<{ type: string; severity: string; count: number; description: string }> = [];
+        if (users.locked)
+          threats.push({
+            type: 'account-lockout',
+            severity: 'medium',
+            count: users.locked,
+            description: 'Accounts locked after repeated failed sign-ins',
+          });
+        if (http.totals.rateLimited)
+          threats.push({
+            type: 'rate-limit',
+            severity: 'medium',
+            count: http.totals.rateLimited,
+            description: 'Requests refused by the rate limiter (this instance)',
+          });
+        if (failedTwoFactor)
+          threats.push({
+            type: 'failed-2fa',
+            severity: failedTwoFactor >= 10 ? 'high' : 'low',
+            count: failedTwoFactor,
+            description: 'Failed two-factor verifications (this instance)',
+          });
+        if (critical)
+          threats.push({ type: 'critical-audit-events', severity: 'critical', count: critical, description: 'Critical audit events' });
+        const order = ['low', 'medium', 'high', 'critical'];
+        const threatLevel = threats.reduce((max, t) => (order.indexOf(t.severity) > order.indexOf(max) ? t.severity : max), 'low');
+        return {
+          lockedAccounts: users.locked,
+          blockedAccounts: users.blocked,
+          failedLoginAttempts: users.failedAttempts,
+          rateLimitHits: http.totals.rateLimited,
+          failedTwoFactor,
+          highSeverityEvents: high + critical,
+          twoFactorCoverage: users.total ? users.twoFactorEnabled / users.total : 0,
+          threatLevel,
+          activeThreats: threats,
+          timestamp: new Date().toISOString(),
+        };
+      },
+    }),
+  ),
+  gated(
+    'scim-status',
+    defineRoute({
+      method: 'GET',
+      path: '/api/dashboard/scim',
+      permission: 'dashboard:read',
+      tags,
+      request: {},
+      summary: "Provisioning health derived from the tenant's user records (paid widget scim-status)",
+      async handler({ scope, identity }) {
+        const u = await scope.users.summary(identity.tenantId);
+        const troubled = u.blocked + u.locked;
+        const status = u.total === 0 ? 'empty' : troubled / u.total > 0.1 ? 'degraded' : 'healthy';
+        return {
+          status,
+          tenantId: identity.tenantId,
+          totalUsers: u.total,
+          activeUsers: u.active,
+          blockedUsers: u.blocked,
+          lockedUsers: u.locked,
+          provisionedLast30Days: u.createdLast30Days,
+          twoFactorEnabled: u.twoFactorEnabled,
+          byRole: u.byRole,
+          checkedAt: new Date().toISOString(),
+        };
+      },
+    }),
+  ),
 ];

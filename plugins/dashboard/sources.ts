@@ -1,14 +1,16 @@
 import type { Identity } from '../../kernel/http/identity.js';
 import { optional } from '../../kernel/plugin.js';
 
-
 /** The server-side identity the dashboard reads content with: admin rights in the caller's tenant, no user. */
 export function readerIdentity(tenantId: string): Identity {
   return { kind: 'user', userId: null, role: 'admin', permissions: [], tenantId, meta: { system: true, by: 'dashboard' } };
 }
 
 type Entry = Record<string, unknown> & { _id: string; createdAt: string; updatedAt: string };
-export interface EntryList { items: Entry[]; total: number }
+export interface EntryList {
+  items: Entry[];
+  total: number;
+}
 
 /** What the dashboard uses of the content plugin's LocalClient (container key `contentClient`). */
 export interface ContentReader {
@@ -23,7 +25,16 @@ export interface MediaReader {
 
 /** What the dashboard uses of the auth plugin (container keys `users` and `sessions`). */
 export interface UsersReader {
-  summary(tenantId: string): Promise<{ total: number; active: number; blocked: number; locked: number; failedAttempts: number; twoFactorEnabled: number; createdLast30Days: number; byRole: Record<string, number> }>;
+  summary(tenantId: string): Promise<{
+    total: number;
+    active: number;
+    blocked: number;
+    locked: number;
+    failedAttempts: number;
+    twoFactorEnabled: number;
+    createdLast30Days: number;
+    byRole: Record<string, number>;
+  }>;
   findById(id: string): Promise<{ id: string; email: string; username: string; role: string; preferences: string } | null>;
   updateAttributes(userId: string, input: { preferences?: Record<string, unknown> }): Promise<unknown>;
 }
@@ -55,7 +66,11 @@ export async function contentTotals(content: ContentReader | undefined): Promise
 }
 
 /** Media count and newest items through mediaClient; 0 and [] without the media plugin. */
-export async function mediaFigures(scope: Record<string, unknown>, tenantId: string, limit: number): Promise<{ total: number; items: Array<Record<string, unknown>> }> {
+export async function mediaFigures(
+  scope: Record<string, unknown>,
+  tenantId: string,
+  limit: number,
+): Promise<{ total: number; items: Array<Record<string, unknown>> }> {
   const media = mediaReader(scope, tenantId);
   if (!media) return { total: 0, items: [] };
   try {

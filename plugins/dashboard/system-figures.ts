@@ -51,12 +51,24 @@ export type SystemInfoType = 'cpu' | 'memory' | 'os' | 'disk';
 export async function systemInfo(dataPath: string, type?: SystemInfoType): Promise<Record<string, unknown>> {
   const out: Record<string, unknown> = {};
   if (!type || type === 'os') {
-    out.osInfo = { platform: platform(), arch: arch(), type: osType(), release: release(), hostname: hostname(), uptime: Math.round(osUptime()) };
+    out.osInfo = {
+      platform: platform(),
+      arch: arch(),
+      type: osType(),
+      release: release(),
+      hostname: hostname(),
+      uptime: Math.round(osUptime()),
+    };
   }
   if (!type || type === 'cpu') {
     const list = cpus();
     const [l1, l5, l15] = loadavg();
-    out.cpuInfo = { model: list[0]?.model.trim() ?? 'unknown', cores: list.length, speedMHz: list[0]?.speed ?? 0, loadAverage: [round(l1!), round(l5!), round(l15!)] };
+    out.cpuInfo = {
+      model: list[0]?.model.trim() ?? 'unknown',
+      cores: list.length,
+      speedMHz: list[0]?.speed ?? 0,
+      loadAverage: [round(l1!), round(l5!), round(l15!)],
+    };
   }
   if (!type || type === 'memory') {
     const total = totalmem();
@@ -68,7 +80,15 @@ export async function systemInfo(dataPath: string, type?: SystemInfoType): Promi
       const s = await statfs(dataPath);
       const total = s.blocks * s.bsize;
       const free = s.bavail * s.bsize;
-      out.diskInfo = { root: { path: dataPath, totalGb: round(total / GB), usedGb: round((total - free) / GB), freeGb: round(free / GB), usedPercent: total ? round(((total - free) / total) * 100, 1) : 0 } };
+      out.diskInfo = {
+        root: {
+          path: dataPath,
+          totalGb: round(total / GB),
+          usedGb: round((total - free) / GB),
+          freeGb: round(free / GB),
+          usedPercent: total ? round(((total - free) / total) * 100, 1) : 0,
+        },
+      };
     } catch {
       out.diskInfo = { root: null };
     }

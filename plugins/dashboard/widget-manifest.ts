@@ -39,10 +39,14 @@ export function loadWidgetFolders(dir: string): WidgetDefinition[] {
     }
     const parsed = widgetManifestSchema.safeParse(raw);
     if (!parsed.success) {
-      throw new BootError(`Invalid widget manifest ${file}: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`);
+      throw new BootError(
+        `Invalid widget manifest ${file}: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`,
+      );
     }
-    if (parsed.data.id !== name) throw new BootError(`Invalid widget manifest ${file}: id '${parsed.data.id}' must equal the folder name '${name}'`);
-    if (!existsSync(join(folder, parsed.data.component))) throw new BootError(`Invalid widget manifest ${file}: component ${parsed.data.component} does not exist`);
+    if (parsed.data.id !== name)
+      throw new BootError(`Invalid widget manifest ${file}: id '${parsed.data.id}' must equal the folder name '${name}'`);
+    if (!existsSync(join(folder, parsed.data.component)))
+      throw new BootError(`Invalid widget manifest ${file}: component ${parsed.data.component} does not exist`);
     widgets.push(parsed.data);
   }
   return widgets;

@@ -15,7 +15,14 @@ export const MIGRATION_ID = /^[a-z0-9][a-z0-9._-]{0,127}$/;
 const collectionName = z.string().regex(/^[a-z][a-z0-9_]{0,47}$/, 'a collection name');
 const fieldName = z.string().min(1).max(64);
 /** A JSON value (what an entry field holds over the API). */
-const jsonValue: z.ZodType<unknown> = z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(z.unknown()), z.record(z.string(), z.unknown())]);
+const jsonValue: z.ZodType<unknown> = z.union([
+  z.string(),
+  z.number(),
+  z.boolean(),
+  z.null(),
+  z.array(z.unknown()),
+  z.record(z.string(), z.unknown()),
+]);
 /** Only entries whose fields (or `status` / `slug`) equal these values; omitted: every entry. */
 const where = z.record(fieldName, jsonValue).optional();
 
@@ -25,7 +32,9 @@ export const stepSchema = z.discriminatedUnion('op', [
   /** Value of `from` moves to `to` (overwriting it); `from` becomes null. */
   z.object({ op: z.literal('renameField'), ...base, from: fieldName, to: fieldName }).strict(),
   /** Where `field` is null: set it to `value`, or to the value of `fromField`. */
-  z.object({ op: z.literal('backfill'), ...base, field: fieldName, value: jsonValue.optional(), fromField: fieldName.optional() }).strict()
+  z
+    .object({ op: z.literal('backfill'), ...base, field: fieldName, value: jsonValue.optional(), fromField: fieldName.optional() })
+    .strict()
     .refine((s) => (s.value === undefined) !== (s.fromField === undefined), 'backfill takes exactly one of value and fromField'),
   /** Replaces values: {old: new}; keys compare with the value as a string; a new value null drops it. */
   z.object({ op: z.literal('mapValues'), ...base, field: fieldName, values: z.record(z.string(), jsonValue) }).strict(),
@@ -38,16 +47,24 @@ export const stepSchema = z.discriminatedUnion('op', [
 ]);
 export type MigrationStep = z.infer<typeof stepSchema>;
 
-export const migrationSchema = z.object({
-  id: z.string().regex(MIGRATION_ID, 'lowercase letters, digits, ".", "_" and "-" (e.g. 2026-11-25-rename-title)'),
-  description: z.string().max(1000).default(''),
-  collection: collectionName.optional(),
-  steps: z.array(stepSchema).min(1).max(50),
-}).strict().superRefine((m, ctx) => {
-  m.steps.forEach((s, i) => {
-    if (!s.collection && !m.collection) ctx.addIssue({ code: 'custom', path: ['steps', i, 'collection'], message: 'the step names no collection and the migration has no default collection' });
+export const migrationSchema = z
+  .object({
+    id: z.string().regex(MIGRATION_ID, 'lowercase letters, digits, ".", "_" and "-" (e.g. 2026-11-25-rename-title)'),
+    description: z.string().max(1000).default(''),
+    collection: collectionName.optional(),
+    steps: z.array(stepSchema).min(1).max(50),
+  })
+  .strict()
+  .superRefine((m, ctx) => {
+    m.steps.forEach((s, i) => {
+      if (!s.collection && !m.collection)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['steps', i, 'collection'],
+          message: 'the step names no collection and the migration has no default collection',
+        });
+    });
   });
-});
 export type MigrationDefinition = z.infer<typeof migrationSchema>;
 
 /** A declared migration, checked, with where it came from. */
@@ -64,7 +81,9 @@ export const stepCollection = (m: MigrationDefinition, s: MigrationStep): string
 
 /** Checksum of what the migration does (id, collection, steps; not the description), canonical JSON. */
 export function definitionChecksum(m: MigrationDefinition): string {
-  return createHash('sha256').update(stringify({ id: m.id, collection: m.collection ?? null, steps: m.steps }) ?? '').digest('hex');
+  return createHash('sha256')
+    .update(stringify({ id: m.id, collection: m.collection ?? null, steps: m.steps }) ?? '')
+    .digest('hex');
 }
 
 const RANK: Record<Risk, number> = { safe: 0, warning: 1, destructive: 2 };
@@ -89,17 +108,24 @@ export const migrationRisk = (m: MigrationDefinition): Risk => m.steps.reduce<Ri
 /** A short human name of a step for messages. */
 export function describeStep(m: MigrationDefinition, s: MigrationStep, index: number): string {
   const c = stepCollection(m, s);
-  const what = s.op === 'renameField' ? `${s.from} -> ${s.to}`
-    : s.op === 'move' ? `-> ${s.to}`
-    : s.op === 'cast' ? `${s.field} -> ${s.to}${s.into ? ` into ${s.into}` : ''}`
-    : s.field;
+  const what =
+    s.op === 'renameField'
+      ? `${s.from} -> ${s.to}`
+      : s.op === 'move'
+        ? `-> ${s.to}`
+        : s.op === 'cast'
+          ? `${s.field} -> ${s.to}${s.into ? ` into ${s.into}` : ''}`
+          : s.field;
   return `step ${index + 1} (${s.op} ${c}.${what})`;
 }
 
 export function load(input: unknown, source: string): { ok: true; migration: LoadedMigration } | { ok: false; message: string } {
   const parsed = migrationSchema.safeParse(input);
   if (!parsed.success) {
-    const issues = parsed.error.issues.slice(0, 5).map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
+    const issues = parsed.error.issues
+      .slice(0, 5)
+      .map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`)
+      .join('; ');
     return { ok: false, message: issues };
   }
   const definition = parsed.data;

@@ -12,9 +12,11 @@ import { collectionsOf, loadState, runMigration, touched, writeResult, writtenCo
 export const DOMAIN_ID = 'migration';
 
 /** POST /api/migrations/plan body: the migrations to plan (default: every pending one, in id order). */
-export const planInput = z.object({
-  ids: z.array(z.string().regex(MIGRATION_ID)).min(1).max(200).optional(),
-}).strict();
+export const planInput = z
+  .object({
+    ids: z.array(z.string().regex(MIGRATION_ID)).min(1).max(200).optional(),
+  })
+  .strict();
 export interface MigrationInput {
   ids: string[] | null;
 }
@@ -29,15 +31,23 @@ interface OperationPayload {
  * migration inside the engine's transaction, writes the difference and the ledger row (unique per
  * tenant and migration); verify() checks the ledger and the postconditions.
  */
-export function migrationDomain(deps: { sequelize: () => Sequelize; collections: () => CollectionsService; service: () => DataMigrationsService }): DataDomainDefinition<MigrationInput> {
+export function migrationDomain(deps: {
+  sequelize: () => Sequelize;
+  collections: () => CollectionsService;
+  service: () => DataMigrationsService;
+}): DataDomainDefinition<MigrationInput> {
   const service = () => deps.service();
 
   async function select(input: MigrationInput, tenantId: string, transaction?: Transaction) {
     const { migrations, errors } = await service().declared();
     const ledger = await service().ledger(tenantId, transaction);
     const applied = new Map(ledger.map((r) => [r.id, r]));
-    const wanted = input.ids ? migrations.filter((m) => input.ids!.includes(m.definition.id)) : migrations.filter((m) => !applied.has(m.definition.id));
-    const alreadyApplied = wanted.filter((m) => applied.has(m.definition.id)).map((m) => ({ id: m.definition.id, row: applied.get(m.definition.id)! }));
+    const wanted = input.ids
+      ? migrations.filter((m) => input.ids!.includes(m.definition.id))
+      : migrations.filter((m) => !applied.has(m.definition.id));
+    const alreadyApplied = wanted
+      .filter((m) => applied.has(m.definition.id))
+      .map((m) => ({ id: m.definition.id, row: applied.get(m.definition.id)! }));
     return { selected: wanted.filter((m) => !applied.has(m.definition.id)), alreadyApplied, errors, ledger };
   }
 
@@ -45,7 +55,9 @@ export function migrationDomain(deps: { sequelize: () => Sequelize; collections:
   async function snapshot(input: MigrationInput, ctx: DomainContext): Promise<string> {
     const { selected, ledger } = await select(input, ctx.tenantId);
     const hash = createHash('sha256');
-    hash.update(stringify({ ledger: ledger.map((r) => [r.id, r.checksum]), selected: selected.map((m) => [m.definition.id, m.checksum]) }) ?? '');
+    hash.update(
+      stringify({ ledger: ledger.map((r) => [r.id, r.checksum]), selected: selected.map((m) => [m.definition.id, m.checksum]) }) ?? '',
+    );
     const names = [...new Set(selected.flatMap((m) => collectionsOf(m.definition)))].sort();
     const collections = deps.collections();
     for (const name of names) {
@@ -56,7 +68,12 @@ export function migrationDomain(deps: { sequelize: () => Sequelize; collections:
         hash.update(`\0${name}:missing`);
         continue;
       }
-      const rows = (await c.model.findAll({ attributes: ['id', 'version', 'updated_at'], where: { tenant_id: ctx.tenantId }, order: [['id', 'ASC']], raw: true })) as unknown as Array<Record<string, unknown>>;
+      const rows = (await c.model.findAll({
+        attributes: ['id', 'version', 'updated_at'],
+        where: { tenant_id: ctx.tenantId },
+        order: [['id', 'ASC']],
+        raw: true,
+      })) as unknown as Array<Record<string, unknown>>;
       hash.update(`\0${name}:${c.uid}:${c.version}`);
       for (const r of rows) hash.update(`|${String(r.id)}:${String(r.version)}:${String(r.updated_at)}`);
     }
@@ -74,7 +91,10 @@ export function migrationDomain(deps: { sequelize: () => Sequelize; collections:
     async validate(input) {
       const parsed = planInput.safeParse(input ?? {});
       if (!parsed.success) {
-        throw new ValidationError('Invalid migration plan request', parsed.error.issues.map((i) => ({ path: ['body', ...i.path].join('.'), message: i.message })));
+        throw new ValidationError(
+          'Invalid migration plan request',
+          parsed.error.issues.map((i) => ({ path: ['body', ...i.path].join('.'), message: i.message })),
+        );
       }
       const ids = parsed.data.ids ? [...new Set(parsed.data.ids)].sort() : null;
       if (ids) {
@@ -83,7 +103,10 @@ export function migrationDomain(deps: { sequelize: () => Sequelize; collections:
         const unknown = ids.filter((id) => !known.has(id));
         if (unknown.length) {
           const bad = errors.length ? `; declarations with errors: ${errors.map((e) => e.source).join(', ')}` : '';
-          throw new ValidationError(`Unknown migration ${unknown.join(', ')}${bad}`, unknown.map((id) => ({ path: 'body.ids', message: `no migration '${id}'` })));
+          throw new ValidationError(
+            `Unknown migration ${unknown.join(', ')}${bad}`,
+            unknown.map((id) => ({ path: 'body.ids', message: `no migration '${id}'` })),
+          );
         }
       }
       return { ids };
@@ -95,7 +118,8 @@ export function migrationDomain(deps: { sequelize: () => Sequelize; collections:
       const { selected, alreadyApplied, errors } = await select(input, ctx.tenantId);
       const warnings: PlanDraft['warnings'] = [];
       const blockedReasons: string[] = [];
-      for (const a of alreadyApplied) blockedReasons.push(`${a.id}: already applied (${a.row.appliedAt}, plan ${a.row.planId}); a migration runs once`);
+      for (const a of alreadyApplied)
+        blockedReasons.push(`${a.id}: already applied (${a.row.appliedAt}, plan ${a.row.planId}); a migration runs once`);
       // Planning every pending migration: the declarations that could not be read are named (an explicit ids list does not concern them).
       if (!input.ids) for (const e of errors) warnings.push({ message: `declaration error (not planned): ${e.message}`, item: e.source });
       const names = [...new Set(selected.flatMap((m) => collectionsOf(m.definition)))];
@@ -110,7 +134,13 @@ export function migrationDomain(deps: { sequelize: () => Sequelize; collections:
         blockedReasons.push(...result.problems);
         for (const w of result.warnings) warnings.push({ message: w });
         for (const s of result.samples) samples.push({ message: `sample: ${m.definition.id}`, item: s });
-        operations.push({ action: 'update', type: 'migration', target: m.definition.id, count: touched(result), payload: { id: m.definition.id, checksum: m.checksum } });
+        operations.push({
+          action: 'update',
+          type: 'migration',
+          target: m.definition.id,
+          count: touched(result),
+          payload: { id: m.definition.id, checksum: m.checksum },
+        });
         risk = maxRisk(risk, m.risk);
       }
       // The engine scores any plan with warnings at least 'warning': samples of an additive-only plan
@@ -131,10 +161,21 @@ export function migrationDomain(deps: { sequelize: () => Sequelize; collections:
         const { state, missing } = await loadState(deps.collections(), collectionsOf(m.definition), ctx.tenantId, transaction);
         if (missing.length) throw new ConflictError(`Migration '${payload.id}': no collection ${missing.join(', ')}`);
         const result = runMigration(m.definition, state);
-        if (result.problems.length) throw new ValidationError(`Migration '${payload.id}' failed: ${result.problems.slice(0, 3).join('; ')}`, result.problems.map((p) => ({ path: payload.id, message: p })));
+        if (result.problems.length)
+          throw new ValidationError(
+            `Migration '${payload.id}' failed: ${result.problems.slice(0, 3).join('; ')}`,
+            result.problems.map((p) => ({ path: payload.id, message: p })),
+          );
         await writeResult(deps.sequelize(), state, result, ctx.actor.userId, transaction, service().entries);
         // The unique (tenant, migration) key: a second instance that got this far fails here and rolls back.
-        await service().record(ctx.tenantId, m, ctx.plan, ctx.actor.userId, { updated: result.updated.length, moved: result.moved.length }, transaction);
+        await service().record(
+          ctx.tenantId,
+          m,
+          ctx.plan,
+          ctx.actor.userId,
+          { updated: result.updated.length, moved: result.moved.length },
+          transaction,
+        );
         const written = writtenCollections(result);
         // Nothing leaves the transaction before it commits: the list caches go afterwards.
         transaction.afterCommit(() => void service().invalidateLists(ctx.tenantId, written));
@@ -155,7 +196,8 @@ export function migrationDomain(deps: { sequelize: () => Sequelize; collections:
           discrepancies.push(`${payload.id}: not in the ledger`);
           continue;
         }
-        if (row.planHash !== plan.planHash) discrepancies.push(`${payload.id}: the ledger records plan ${row.planHash.slice(0, 12)}, not this plan`);
+        if (row.planHash !== plan.planHash)
+          discrepancies.push(`${payload.id}: the ledger records plan ${row.planHash.slice(0, 12)}, not this plan`);
         if (row.checksum !== payload.checksum) discrepancies.push(`${payload.id}: the ledger checksum differs from the planned definition`);
         const m = migrations.find((x) => x.definition.id === payload.id);
         if (!m) discrepancies.push(`${payload.id}: no longer declared`);

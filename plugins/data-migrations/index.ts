@@ -23,24 +23,38 @@ export default definePlugin(() => {
       for (const m of DATA_MIGRATION_TABLES) migrations.add(m);
       container.register(
         'dataMigrations',
-        asFunction((c: { collections: CollectionsService; entries: EntriesService; cache: CacheService; logger: Logger; registries: Registries }) => {
-          const registry = c.registries.dataMigrations;
-          return new DataMigrationsService({
-            collections: c.collections, entries: c.entries, cache: c.cache, logger: c.logger, folder: join(config.dataPath, 'migrations'),
-            declarations: () => registry.list().map((item) => ({ item, owner: registry.ownerOf(item.id) ?? 'kernel' })),
-          });
-        }).singleton(),
+        asFunction(
+          (c: {
+            collections: CollectionsService;
+            entries: EntriesService;
+            cache: CacheService;
+            logger: Logger;
+            registries: Registries;
+          }) => {
+            const registry = c.registries.dataMigrations;
+            return new DataMigrationsService({
+              collections: c.collections,
+              entries: c.entries,
+              cache: c.cache,
+              logger: c.logger,
+              folder: join(config.dataPath, 'migrations'),
+              declarations: () => registry.list().map((item) => ({ item, owner: registry.ownerOf(item.id) ?? 'kernel' })),
+            });
+          },
+        ).singleton(),
       );
       // Resolved at boot; the engine calls the domain only once the kernel serves.
       const ready = <T>(value: T | null, what: string): T => {
         if (!value) throw new Error(`The data-migrations plugin is not booted (${what})`);
         return value;
       };
-      registries.dataDomains.add(migrationDomain({
-        sequelize: () => ready(sequelize, 'sequelize'),
-        collections: () => ready(collections, 'collections'),
-        service: () => ready(service, 'service'),
-      }));
+      registries.dataDomains.add(
+        migrationDomain({
+          sequelize: () => ready(sequelize, 'sequelize'),
+          collections: () => ready(collections, 'collections'),
+          service: () => ready(service, 'service'),
+        }),
+      );
       for (const route of migrationRoutes) routes.add(route);
     },
     async boot({ container, logger, onClose }) {

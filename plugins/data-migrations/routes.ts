@@ -8,14 +8,19 @@ const verifyResult = z.object({ ok: z.boolean(), discrepancies: z.array(z.string
 
 export const migrationRoutes: RouteDefinition[] = [
   defineRoute({
-    method: 'GET', path: '/api/migrations/status', permission: 'migration:read', tags: ['migrations'],
+    method: 'GET',
+    path: '/api/migrations/status',
+    permission: 'migration:read',
+    tags: ['migrations'],
     summary: 'Declared data migrations: pending (with their risk) and applied (from the ledger), declaration errors, changed definitions',
     description:
       'Migrations come from plugins (registry dataMigrations) and from <data>/migrations/*.json, read on every call. A file that is not valid JSON or ' +
       'not a valid migration is listed under errors (source, message) and never planned. discrepancies names applied migrations whose definition changed or vanished.',
     request: {},
     response: z.object({
-      pending: z.array(z.object({ id: z.string(), risk: z.enum(['safe', 'warning', 'destructive']), description: z.string(), source: z.string() })),
+      pending: z.array(
+        z.object({ id: z.string(), risk: z.enum(['safe', 'warning', 'destructive']), description: z.string(), source: z.string() }),
+      ),
       applied: z.array(z.object({ id: z.string(), planHash: z.string(), appliedAt: z.string() })),
       errors: z.array(z.object({ source: z.string(), message: z.string() })),
       discrepancies: z.array(z.string()),
@@ -23,19 +28,34 @@ export const migrationRoutes: RouteDefinition[] = [
     handler: ({ identity, scope }) => scope.dataMigrations.status(identity.tenantId),
   }),
   defineRoute({
-    method: 'GET', path: '/api/migrations/history', permission: 'migration:read', tags: ['migrations'],
-    summary: 'The ledger of applied migrations, newest first: id, planId, planHash, checksum of the definition, source, actor, counts, appliedAt',
+    method: 'GET',
+    path: '/api/migrations/history',
+    permission: 'migration:read',
+    tags: ['migrations'],
+    summary:
+      'The ledger of applied migrations, newest first: id, planId, planHash, checksum of the definition, source, actor, counts, appliedAt',
     request: {},
     response: z.object({
-      history: z.array(z.object({
-        id: z.string(), planId: z.string(), planHash: z.string(), checksum: z.string(), source: z.string(), actor: z.string().nullable(),
-        counts: z.object({ updated: z.number(), moved: z.number() }), appliedAt: z.string(),
-      })),
+      history: z.array(
+        z.object({
+          id: z.string(),
+          planId: z.string(),
+          planHash: z.string(),
+          checksum: z.string(),
+          source: z.string(),
+          actor: z.string().nullable(),
+          counts: z.object({ updated: z.number(), moved: z.number() }),
+          appliedAt: z.string(),
+        }),
+      ),
     }),
     handler: ({ identity, scope }) => scope.dataMigrations.history(identity.tenantId),
   }),
   defineRoute({
-    method: 'POST', path: '/api/migrations/plan', permission: 'migration:apply', tags: ['migrations'],
+    method: 'POST',
+    path: '/api/migrations/plan',
+    permission: 'migration:apply',
+    tags: ['migrations'],
     summary: 'Plans the pending migrations (or the given ids) without changing anything: rows touched per migration, risk, samples',
     description:
       'One operation per migration (type migration, count = entries it changes), in id order; each migration sees the ones before it. warnings hold ' +
@@ -46,7 +66,10 @@ export const migrationRoutes: RouteDefinition[] = [
     handler: ({ body, identity, scope }) => scope.dataOps.plan(DOMAIN_ID, body, 'merge', identity),
   }),
   defineRoute({
-    method: 'POST', path: '/api/migrations/apply', permission: 'migration:apply', tags: ['migrations'],
+    method: 'POST',
+    path: '/api/migrations/apply',
+    permission: 'migration:apply',
+    tags: ['migrations'],
     summary: 'Applies a plan (always inline, one transaction): each migration writes its entries and its ledger row, or nothing is written',
     description:
       'A destructive plan (moves, values mapped to null) needs confirmed: true (409 CONFIRMATION_REQUIRED). A migration runs once per tenant: the ledger key ' +
@@ -60,8 +83,12 @@ export const migrationRoutes: RouteDefinition[] = [
     },
   }),
   defineRoute({
-    method: 'POST', path: '/api/migrations/verify', permission: 'migration:apply', tags: ['migrations'],
-    summary: 'Checks applied migrations: ledger checksums against the current definitions, and postconditions on the data (running them again would change nothing)',
+    method: 'POST',
+    path: '/api/migrations/verify',
+    permission: 'migration:apply',
+    tags: ['migrations'],
+    summary:
+      'Checks applied migrations: ledger checksums against the current definitions, and postconditions on the data (running them again would change nothing)',
     request: { body: z.object({ ids: z.array(z.string().regex(MIGRATION_ID)).max(200).optional() }).strict() },
     response: verifyResult,
     handler: ({ body, identity, scope }) => scope.dataMigrations.verify(identity.tenantId, body.ids),

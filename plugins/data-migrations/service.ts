@@ -60,7 +60,8 @@ export class DataMigrationsService {
       if (!loaded.ok) return void errors.push({ source, message: loaded.message });
       const id = loaded.migration.definition.id;
       const other = byId.get(id);
-      if (other) return void errors.push({ source, message: `migration id '${id}' is already declared by ${other.source}; this one is ignored` });
+      if (other)
+        return void errors.push({ source, message: `migration id '${id}' is already declared by ${other.source}; this one is ignored` });
       byId.set(id, loaded.migration);
     };
     for (const { item, owner } of this.deps.declarations()) add(item, `plugin:${owner}`);
@@ -68,7 +69,8 @@ export class DataMigrationsService {
     try {
       files = (await readdir(this.deps.folder)).filter((f) => f.endsWith('.json')).sort();
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') errors.push({ source: 'file:', message: `cannot list ${this.deps.folder}: ${(err as Error).message}` });
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT')
+        errors.push({ source: 'file:', message: `cannot list ${this.deps.folder}: ${(err as Error).message}` });
     }
     for (const file of files) {
       const source = `file:${file}`;
@@ -83,25 +85,55 @@ export class DataMigrationsService {
         errors.push({ source, message: err instanceof SyntaxError ? `not valid JSON: ${err.message}` : (err as Error).message });
       }
     }
-    const migrations = [...byId.values()].sort((a, b) => (a.definition.id < b.definition.id ? -1 : a.definition.id > b.definition.id ? 1 : 0));
+    const migrations = [...byId.values()].sort((a, b) =>
+      a.definition.id < b.definition.id ? -1 : a.definition.id > b.definition.id ? 1 : 0,
+    );
     return { migrations, errors };
   }
 
   async ledger(tenantId: string, transaction?: Transaction): Promise<LedgerEntry[]> {
-    const rows = await DataMigrationLedgerRow.findAll({ where: { tenant_id: tenantId }, order: [['applied_at', 'ASC'], ['migration_id', 'ASC']], transaction });
+    const rows = await DataMigrationLedgerRow.findAll({
+      where: { tenant_id: tenantId },
+      order: [
+        ['applied_at', 'ASC'],
+        ['migration_id', 'ASC'],
+      ],
+      transaction,
+    });
     return rows.map((r) => ({
-      id: r.migration_id, planId: r.plan_id, planHash: r.plan_hash, checksum: r.checksum, source: r.source, actor: r.actor,
-      counts: JSON.parse(r.counts) as LedgerEntry['counts'], appliedAt: new Date(Number(r.applied_at)).toISOString(),
+      id: r.migration_id,
+      planId: r.plan_id,
+      planHash: r.plan_hash,
+      checksum: r.checksum,
+      source: r.source,
+      actor: r.actor,
+      counts: JSON.parse(r.counts) as LedgerEntry['counts'],
+      appliedAt: new Date(Number(r.applied_at)).toISOString(),
     }));
   }
 
   async record(
-    tenantId: string, m: LoadedMigration, plan: { planId: string; planHash: string }, actor: string | null, counts: LedgerEntry['counts'], transaction: Transaction,
+    tenantId: string,
+    m: LoadedMigration,
+    plan: { planId: string; planHash: string },
+    actor: string | null,
+    counts: LedgerEntry['counts'],
+    transaction: Transaction,
   ): Promise<void> {
-    await DataMigrationLedgerRow.create({
-      tenant_id: tenantId, migration_id: m.definition.id, plan_id: plan.planId, plan_hash: plan.planHash, checksum: m.checksum, source: m.source,
-      actor, counts: JSON.stringify(counts), applied_at: Date.now(),
-    }, { transaction });
+    await DataMigrationLedgerRow.create(
+      {
+        tenant_id: tenantId,
+        migration_id: m.definition.id,
+        plan_id: plan.planId,
+        plan_hash: plan.planHash,
+        checksum: m.checksum,
+        source: m.source,
+        actor,
+        counts: JSON.stringify(counts),
+        applied_at: Date.now(),
+      },
+      { transaction },
+    );
   }
 
   /** Definitions of applied migrations that changed (or vanished) since they ran. */
@@ -112,7 +144,9 @@ export class DataMigrationsService {
       const now = byId.get(row.id);
       if (!now) out.push(`${row.id}: applied, but no longer declared`);
       else if (now.checksum !== row.checksum) {
-        out.push(`${row.id}: definition changed since it was applied (ledger checksum ${row.checksum.slice(0, 12)}, now ${now.checksum.slice(0, 12)}); add a new migration instead of editing an applied one`);
+        out.push(
+          `${row.id}: definition changed since it was applied (ledger checksum ${row.checksum.slice(0, 12)}, now ${now.checksum.slice(0, 12)}); add a new migration instead of editing an applied one`,
+        );
       }
     }
     return out;
@@ -123,9 +157,14 @@ export class DataMigrationsService {
     const ledger = await this.ledger(tenantId);
     const applied = new Set(ledger.map((r) => r.id));
     return {
-      pending: migrations.filter((m) => !applied.has(m.definition.id)).map((m) => ({
-        id: m.definition.id, risk: m.risk as Risk, description: m.definition.description, source: m.source,
-      })),
+      pending: migrations
+        .filter((m) => !applied.has(m.definition.id))
+        .map((m) => ({
+          id: m.definition.id,
+          risk: m.risk as Risk,
+          description: m.definition.description,
+          source: m.source,
+        })),
       applied: ledger.map((r) => ({ id: r.id, planHash: r.planHash, appliedAt: r.appliedAt })),
       errors,
       discrepancies: this.changedDefinitions(migrations, ledger),
@@ -150,7 +189,10 @@ export class DataMigrationsService {
       }
       const result = runMigration(m.definition, state);
       const n = touched(result);
-      if (n > 0) out.push(`${m.definition.id}: postcondition failed: ${n} entr${n === 1 ? 'y' : 'ies'} would still change (${result.samples[0] ?? ''})`);
+      if (n > 0)
+        out.push(
+          `${m.definition.id}: postcondition failed: ${n} entr${n === 1 ? 'y' : 'ies'} would still change (${result.samples[0] ?? ''})`,
+        );
     }
     return out;
   }
@@ -163,7 +205,12 @@ export class DataMigrationsService {
     const discrepancies = this.changedDefinitions(migrations, ledger);
     const applied = new Set(ledger.map((r) => r.id));
     const changed = new Set(discrepancies.map((d) => d.slice(0, d.indexOf(':'))));
-    discrepancies.push(...(await this.postconditions(migrations.filter((m) => applied.has(m.definition.id) && !changed.has(m.definition.id)), tenantId)));
+    discrepancies.push(
+      ...(await this.postconditions(
+        migrations.filter((m) => applied.has(m.definition.id) && !changed.has(m.definition.id)),
+        tenantId,
+      )),
+    );
     return { ok: discrepancies.length === 0, discrepancies };
   }
 

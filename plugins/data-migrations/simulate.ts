@@ -1,6 +1,15 @@
 import stringify from 'safe-stable-stringify';
 import { Op, type Sequelize, type Transaction } from 'sequelize';
-import { columnName, fromColumn, toColumn, valueSchema, type CollectionsService, type EntriesService, type FieldDefinition, type LoadedCollection } from '../content/public.js';
+import {
+  columnName,
+  fromColumn,
+  toColumn,
+  valueSchema,
+  type CollectionsService,
+  type EntriesService,
+  type FieldDefinition,
+  type LoadedCollection,
+} from '../content/public.js';
 import { describeStep, stepCollection, type MigrationDefinition, type MigrationStep } from './definition.js';
 
 /**
@@ -55,7 +64,10 @@ export function collectionsOf(m: MigrationDefinition): string[] {
 
 /** Loads the entries of these collections (tenant), or names the missing collections. */
 export async function loadState(
-  collections: CollectionsService, names: string[], tenantId: string, transaction?: Transaction,
+  collections: CollectionsService,
+  names: string[],
+  tenantId: string,
+  transaction?: Transaction,
 ): Promise<{ state: State; missing: string[] }> {
   const state: State = { tenantId, collections: new Map(), rows: new Map() };
   const missing: string[] = [];
@@ -71,7 +83,12 @@ export async function loadState(
     }
     const c = await collections.get(name);
     state.collections.set(name, c);
-    const raw = (await c.model.findAll({ where: { tenant_id: tenantId }, order: [['id', 'ASC']], raw: true, transaction })) as unknown as Array<Record<string, unknown>>;
+    const raw = (await c.model.findAll({
+      where: { tenant_id: tenantId },
+      order: [['id', 'ASC']],
+      raw: true,
+      transaction,
+    })) as unknown as Array<Record<string, unknown>>;
     const rows = new Map<string, Row>();
     for (const r of raw) {
       const values: Record<string, unknown> = {};
@@ -136,14 +153,17 @@ export function runMigration(m: MigrationDefinition, state: State): MigrationRes
       if (!f) problem(`${label}: collection '${name}' has no field '${field}' (add it to the schema first)`);
       return f ?? null;
     };
-    for (const k of Object.keys(step.where ?? {})) if (!SYSTEM_WHERE.has(k) && !fields.has(k)) return problem(`${label}: where names an unknown field '${k}'`);
+    for (const k of Object.keys(step.where ?? {}))
+      if (!SYSTEM_WHERE.has(k) && !fields.has(k)) return problem(`${label}: where names an unknown field '${k}'`);
     /** Sets a field (checked against its type); false when the value is invalid (a problem). */
     const set = (row: Row, f: FieldDefinition, value: unknown): boolean => {
       let next = value;
       if (next !== null && next !== undefined) {
         const checked = valueSchema(f).safeParse(next);
         if (!checked.success) {
-          problem(`${label}: entry ${row.id}: ${show(next)} is not a valid ${f.type} for '${f.name}' (${checked.error.issues[0]?.message})`);
+          problem(
+            `${label}: entry ${row.id}: ${show(next)} is not a valid ${f.type} for '${f.name}' (${checked.error.issues[0]?.message})`,
+          );
           return false;
         }
         next = checked.data;
@@ -198,7 +218,8 @@ export function runMigration(m: MigrationDefinition, state: State): MigrationRes
         before.delete(`${name}\0${row.id}`);
         moved.set(row.id, { from: origin, to: step.to, row: next });
       }
-      if (dropped.size) warnings.push(`${m.id}: ${label}: values of ${[...dropped].sort().join(', ')} are dropped (no such field in '${step.to}')`);
+      if (dropped.size)
+        warnings.push(`${m.id}: ${label}: values of ${[...dropped].sort().join(', ')} are dropped (no such field in '${step.to}')`);
       return;
     }
 
@@ -280,7 +301,11 @@ export function runMigration(m: MigrationDefinition, state: State): MigrationRes
     if (!Object.keys(changes).length) continue;
     updated.push({ collection: was.collection, id, changes });
     if (samples.length < MAX_SAMPLES) {
-      samples.push(`${id}: ${Object.entries(changes).map(([field, v]) => `${field} ${show(was.values[field])} -> ${show(v)}`).join(', ')}`);
+      samples.push(
+        `${id}: ${Object.entries(changes)
+          .map(([field, v]) => `${field} ${show(was.values[field])} -> ${show(v)}`)
+          .join(', ')}`,
+      );
     }
   }
   for (const mv of moved.values()) {
@@ -295,7 +320,11 @@ export const touched = (r: MigrationResult) => r.updated.length + r.moved.length
 
 /** Writes a result inside the transaction: updates, then moves (insert into the target, delete from the source, revisions follow). */
 export async function writeResult(
-  sequelize: Sequelize, state: State, r: MigrationResult, actor: string | null, transaction: Transaction,
+  sequelize: Sequelize,
+  state: State,
+  r: MigrationResult,
+  actor: string | null,
+  transaction: Transaction,
   entries: Pick<EntriesService, 'moveRevisions'>,
 ): Promise<void> {
   const now = Date.now();
@@ -316,7 +345,13 @@ export async function writeResult(
     const source = state.collections.get(from)!;
     const target = state.collections.get(to)!;
     for (const mv of moves) {
-      const row: Record<string, unknown> = { id: mv.row.id, tenant_id: state.tenantId, ...mv.row.system, updated_at: now, updated_by: actor };
+      const row: Record<string, unknown> = {
+        id: mv.row.id,
+        tenant_id: state.tenantId,
+        ...mv.row.system,
+        updated_at: now,
+        updated_by: actor,
+      };
       for (const f of target.fields) row[columnName(f)] = toColumn(f, mv.row.values[f.name] ?? null);
       row.version = Number(mv.row.system.version) + 1;
       await target.model.create(row, { transaction });

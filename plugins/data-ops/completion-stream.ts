@@ -14,7 +14,10 @@ import { DATA_OPERATION_COMPLETED, type DataOperationCompleted } from './public.
 export class CompletionStreams {
   private readonly open = new Set<() => void>();
 
-  constructor(private readonly events: Pick<EventBus, 'subscribe'>, private readonly options: { maxStreams: number; heartbeatMs: number }) {}
+  constructor(
+    private readonly events: Pick<EventBus, 'subscribe'>,
+    private readonly options: { maxStreams: number; heartbeatMs: number },
+  ) {}
 
   get count(): number {
     return this.open.size;

@@ -11,15 +11,39 @@ import { JobInterruptedError, type JobQueue, type JobView } from '../../kernel/j
 import type { Logger } from '../../kernel/logger.js';
 import type { Registries } from '../../kernel/registries/index.js';
 import {
-  ConfirmationRequiredError, DataJobNotFoundError, DomainNotFoundError, LockContentionError, PlanAlreadyAppliedError, PlanBlockedError,
-  PlanExpiredError, PlanHashMismatchError, PlanNotFoundError, PlanStaleError,
+  ConfirmationRequiredError,
+  DataJobNotFoundError,
+  DomainNotFoundError,
+  LockContentionError,
+  PlanAlreadyAppliedError,
+  PlanBlockedError,
+  PlanExpiredError,
+  PlanHashMismatchError,
+  PlanNotFoundError,
+  PlanStaleError,
 } from './errors.js';
 import { viewOf, type PlanStore, type StoredPlanRecord } from './plan-store.js';
 import {
-  DATA_OPERATION_COMPLETED, DATA_OPS_APPLY_JOB, PLAN_TTL_MS,
-  type ApplyAnswer, type ApplyRequest, type DataDomainDefinition, type DataJobView, type DataOperation, type DataOperationCompleted,
-  type DataOpsEngine, type DomainContext, type Outcome, type PlanDraft, type PlanView, type Risk, type SafetyMode, type StoredPlan, type Summary,
-  type Undo, type VerifyResult,
+  DATA_OPERATION_COMPLETED,
+  DATA_OPS_APPLY_JOB,
+  PLAN_TTL_MS,
+  type ApplyAnswer,
+  type ApplyRequest,
+  type DataDomainDefinition,
+  type DataJobView,
+  type DataOperation,
+  type DataOperationCompleted,
+  type DataOpsEngine,
+  type DomainContext,
+  type Outcome,
+  type PlanDraft,
+  type PlanView,
+  type Risk,
+  type SafetyMode,
+  type StoredPlan,
+  type Summary,
+  type Undo,
+  type VerifyResult,
 } from './public.js';
 
 export interface DataOpsOptions {
@@ -84,13 +108,18 @@ function checkDraft(domainId: string, draft: PlanDraft): void {
   const bad = (what: string) => new Error(`Data domain '${domainId}' returned a plan draft with ${what}`);
   if (!draft || !Array.isArray(draft.operations)) throw bad('no operations array');
   for (const op of draft.operations) {
-    if (!op || !ACTIONS.has(op.action) || typeof op.type !== 'string' || typeof op.target !== 'string') throw bad(`an invalid operation ${JSON.stringify(op)?.slice(0, 200)}`);
+    if (!op || !ACTIONS.has(op.action) || typeof op.type !== 'string' || typeof op.target !== 'string')
+      throw bad(`an invalid operation ${JSON.stringify(op)?.slice(0, 200)}`);
   }
   if (!Array.isArray(draft.warnings) || !Array.isArray(draft.blockedReasons)) throw bad('no warnings or blockedReasons array');
 }
 
 const identityForJob = (identity: Identity): ApplyJobPayload['identity'] => ({
-  kind: identity.kind, userId: identity.userId, role: identity.role, permissions: [...identity.permissions], tenantId: identity.tenantId,
+  kind: identity.kind,
+  userId: identity.userId,
+  role: identity.role,
+  permissions: [...identity.permissions],
+  tenantId: identity.tenantId,
 });
 
 /**
@@ -110,7 +139,9 @@ export class DataOpsService implements DataOpsEngine {
 
   private context(identity: Identity, domainId: string): DomainContext {
     return {
-      tenantId: identity.tenantId, actor: { userId: identity.userId, tenantId: identity.tenantId }, identity,
+      tenantId: identity.tenantId,
+      actor: { userId: identity.userId, tenantId: identity.tenantId },
+      identity,
       logger: this.deps.logger.child({ dataDomain: domainId }),
     };
   }
@@ -139,15 +170,29 @@ export class DataOpsService implements DataOpsEngine {
     checkDraft(domainId, draft);
     const operationsFull = draft.operations.map((op) => ({ ...op, count: countOf(op) }));
     const allWarnings = [...draft.warnings, ...warnings];
-    const risk: Risk = DESTRUCTIVE_MODES.includes(chosen) ? 'destructive' : maxRisk(draft.risk ?? 'safe', allWarnings.length ? 'warning' : 'safe');
+    const risk: Risk = DESTRUCTIVE_MODES.includes(chosen)
+      ? 'destructive'
+      : maxRisk(draft.risk ?? 'safe', allWarnings.length ? 'warning' : 'safe');
     const now = Date.now();
     const plan: StoredPlan = {
-      planId: randomUUID(), planHash: planHashOf(domainId, chosen, operationsFull, targetHash), domain: domainId, mode: chosen, risk,
-      requiresConfirmation: risk === 'destructive', summary: summarise(operationsFull),
+      planId: randomUUID(),
+      planHash: planHashOf(domainId, chosen, operationsFull, targetHash),
+      domain: domainId,
+      mode: chosen,
+      risk,
+      requiresConfirmation: risk === 'destructive',
+      summary: summarise(operationsFull),
       operations: operationsFull.map((o) => ({ action: o.action, type: o.type, target: o.target, count: o.count })),
-      warnings: allWarnings, blockedReasons: [...draft.blockedReasons], expiresAt: new Date(now + PLAN_TTL_MS).toISOString(),
-      tenantId: identity.tenantId, actor: { userId: identity.userId, tenantId: identity.tenantId }, input: input ?? null, targetHash,
-      operationsFull, createdAt: new Date(now).toISOString(), appliedAt: null,
+      warnings: allWarnings,
+      blockedReasons: [...draft.blockedReasons],
+      expiresAt: new Date(now + PLAN_TTL_MS).toISOString(),
+      tenantId: identity.tenantId,
+      actor: { userId: identity.userId, tenantId: identity.tenantId },
+      input: input ?? null,
+      targetHash,
+      operationsFull,
+      createdAt: new Date(now).toISOString(),
+      appliedAt: null,
     };
     await this.deps.store.insert(plan);
     return viewOf(plan);
@@ -205,7 +250,10 @@ export class DataOpsService implements DataOpsEngine {
   }
 
   /** The job handler's body: runs a queued plan; a lock held elsewhere is thrown (the queue retries). */
-  async runJob(job: JobView, helpers: { progress(processed: number, total: number): Promise<void>; signal: AbortSignal }): Promise<RunResult & { jobId: string }> {
+  async runJob(
+    job: JobView,
+    helpers: { progress(processed: number, total: number): Promise<void>; signal: AbortSignal },
+  ): Promise<RunResult & { jobId: string }> {
     const payload = job.payload as ApplyJobPayload;
     const identity: Identity = { ...payload.identity };
     const domain = this.domain(payload.domain);
@@ -226,15 +274,25 @@ export class DataOpsService implements DataOpsEngine {
         return { planId: plan.planId, outcome: 'success', summary: plan.summary, durationMs: 0, jobId: job.jobId };
       }
       await this.deps.store.release(plan.planId);
-      const error = err instanceof AppError ? { code: err.code, message: err.message } : { code: 'DATA_OPERATION_FAILED', message: 'The apply failed' };
+      const error =
+        err instanceof AppError ? { code: err.code, message: err.message } : { code: 'DATA_OPERATION_FAILED', message: 'The apply failed' };
       this.deps.logger.warn({ err, planId: plan.planId }, 'background data operation refused or failed');
-      return { planId: plan.planId, outcome: 'failure', summary: { ...emptySummary(), failed: changedEntities(plan.operationsFull) }, durationMs: 0, error, jobId: job.jobId };
+      return {
+        planId: plan.planId,
+        outcome: 'failure',
+        summary: { ...emptySummary(), failed: changedEntities(plan.operationsFull) },
+        durationMs: 0,
+        error,
+        jobId: job.jobId,
+      };
     }
   }
 
   /** Lock -> (re-check) -> Apply -> Audit -> Verify -> Release. */
   private async run(
-    domain: DataDomainDefinition, plan: StoredPlanRecord, identity: Identity,
+    domain: DataDomainDefinition,
+    plan: StoredPlanRecord,
+    identity: Identity,
     extras: { jobId?: string; progress?(processed: number, total: number): Promise<void>; signal?: AbortSignal },
   ): Promise<RunResult> {
     const { lock, sequelize, store, options } = this.deps;
@@ -249,11 +307,17 @@ export class DataOpsService implements DataOpsEngine {
       throw err;
     }
     // Timers made here, outside any transaction: their writes never run inside the apply's write gate.
-    const renewal = setInterval(() => {
-      sequelize.query('UPDATE cms_locks SET expires_at = ? WHERE name = ? AND owner = ?', {
-        replacements: [Date.now() + options.lockTtlMs, lockName, lock.owner], type: QueryTypes.UPDATE,
-      }).catch((err) => ctx.logger.debug({ err }, 'data-operation lock renewal deferred'));
-    }, Math.max(100, Math.floor(options.lockTtlMs / 3)));
+    const renewal = setInterval(
+      () => {
+        sequelize
+          .query('UPDATE cms_locks SET expires_at = ? WHERE name = ? AND owner = ?', {
+            replacements: [Date.now() + options.lockTtlMs, lockName, lock.owner],
+            type: QueryTypes.UPDATE,
+          })
+          .catch((err) => ctx.logger.debug({ err }, 'data-operation lock renewal deferred'));
+      },
+      Math.max(100, Math.floor(options.lockTtlMs / 3)),
+    );
     renewal.unref();
     const total = changedEntities(plan.operationsFull);
     let processed = 0;
@@ -263,7 +327,17 @@ export class DataOpsService implements DataOpsEngine {
       if (!extras.progress || reporting || reported === processed) return;
       const value = processed;
       reporting = true;
-      extras.progress(value, total).then(() => { reported = value; }, (err) => ctx.logger.debug({ err }, 'progress not recorded yet')).finally(() => { reporting = false; });
+      extras
+        .progress(value, total)
+        .then(
+          () => {
+            reported = value;
+          },
+          (err) => ctx.logger.debug({ err }, 'progress not recorded yet'),
+        )
+        .finally(() => {
+          reporting = false;
+        });
     };
     const progressTimer = extras.progress ? setInterval(flush, 500) : null;
     progressTimer?.unref();
@@ -290,9 +364,14 @@ export class DataOpsService implements DataOpsEngine {
           if (extras.signal?.aborted) throw new JobInterruptedError();
           const count = countOf(op);
           const undo = await domain.apply(op, {
-            ...ctx, transaction, plan: viewlessPlan(plan), signal: extras.signal,
+            ...ctx,
+            transaction,
+            plan: viewlessPlan(plan),
+            signal: extras.signal,
             // Progress within this operation (a table of `count` rows): processed of its `count`.
-            progress: (p: number) => { processed = base + Math.max(0, Math.min(count, Math.floor(p))); },
+            progress: (p: number) => {
+              processed = base + Math.max(0, Math.min(count, Math.floor(p)));
+            },
           });
           if (typeof undo === 'function') undos.push(undo);
           base += count;
@@ -307,7 +386,10 @@ export class DataOpsService implements DataOpsEngine {
         else await applyAll();
       } catch (err) {
         outcome = 'rollback';
-        error = err instanceof AppError ? { code: err.code, message: err.expose ? err.message : 'An operation failed' } : { code: 'DATA_OPERATION_FAILED', message: 'An operation failed; completed operations were undone' };
+        error =
+          err instanceof AppError
+            ? { code: err.code, message: err.expose ? err.message : 'An operation failed' }
+            : { code: 'DATA_OPERATION_FAILED', message: 'An operation failed; completed operations were undone' };
         ctx.logger.warn({ err, planId: plan.planId, domain: domain.id }, 'data-operation apply failed; undoing completed operations');
         for (const undo of undos.reverse()) {
           try {
@@ -319,7 +401,8 @@ export class DataOpsService implements DataOpsEngine {
         }
         if (err instanceof PlanAlreadyAppliedError) throw err;
       }
-      const summary: Summary = outcome === 'success' ? { ...plan.summary } : { ...emptySummary(), skipped: plan.summary.skipped, failed: total };
+      const summary: Summary =
+        outcome === 'success' ? { ...plan.summary } : { ...emptySummary(), skipped: plan.summary.skipped, failed: total };
       if (outcome === 'success') processed = total;
       flush();
       const durationMs = Math.max(0, Math.round(Date.now() - started));
@@ -327,7 +410,14 @@ export class DataOpsService implements DataOpsEngine {
       // Audit: non-blocking (a failure is logged, never changes the answer).
       try {
         await this.deps.audit.append({
-          domain: domain.auditDomain, operation: 'apply', planId: plan.planId, mode: plan.mode, actor: { userId: identity.userId, tenantId: identity.tenantId }, outcome, summary, durationMs,
+          domain: domain.auditDomain,
+          operation: 'apply',
+          planId: plan.planId,
+          mode: plan.mode,
+          actor: { userId: identity.userId, tenantId: identity.tenantId },
+          outcome,
+          summary,
+          durationMs,
           level: outcome === 'success' ? (plan.risk === 'destructive' ? 'medium' : 'low') : 'high',
           action: `${domain.id}.apply`,
           message: `${domain.id} plan ${plan.planId} (${plan.mode}) applied: ${outcome}`,
@@ -341,27 +431,41 @@ export class DataOpsService implements DataOpsEngine {
       if (outcome === 'success') {
         try {
           verify = await domain.verify(viewlessPlan({ ...plan, appliedAt: new Date().toISOString() }), ctx);
-          if (!verify.ok) ctx.logger.warn({ planId: plan.planId, discrepancies: verify.discrepancies }, 'data-operation verify found discrepancies');
+          if (!verify.ok)
+            ctx.logger.warn({ planId: plan.planId, discrepancies: verify.discrepancies }, 'data-operation verify found discrepancies');
         } catch (err) {
           ctx.logger.error({ err, planId: plan.planId }, 'data-operation verify failed');
           verify = { ok: false, discrepancies: ['verify failed to run'] };
         }
       }
 
-      const event: DataOperationCompleted = { domain: domain.id, planId: plan.planId, jobId: extras.jobId ?? null, tenantId: plan.tenantId, outcome, summary, durationMs };
-      await this.deps.events.publish(DATA_OPERATION_COMPLETED, event).catch((err) => ctx.logger.warn({ err }, 'data-operation completion not broadcast'));
+      const event: DataOperationCompleted = {
+        domain: domain.id,
+        planId: plan.planId,
+        jobId: extras.jobId ?? null,
+        tenantId: plan.tenantId,
+        outcome,
+        summary,
+        durationMs,
+      };
+      await this.deps.events
+        .publish(DATA_OPERATION_COMPLETED, event)
+        .catch((err) => ctx.logger.warn({ err }, 'data-operation completion not broadcast'));
       return { planId: plan.planId, outcome, summary, durationMs, ...(verify ? { verify } : {}), ...(error ? { error } : {}) };
     } finally {
       clearInterval(renewal);
       if (progressTimer) clearInterval(progressTimer);
       // Release: always.
-      await release().catch((err) => ctx.logger.error({ err, lock: lockName }, 'data-operation lock not released; it expires with its lease'));
+      await release().catch((err) =>
+        ctx.logger.error({ err, lock: lockName }, 'data-operation lock not released; it expires with its lease'),
+      );
     }
   }
 
   async jobs(domainId: string, identity: Identity, jobId?: string): Promise<DataJobView[]> {
     this.domain(domainId);
-    const mine = (job: JobView) => job.type === DATA_OPS_APPLY_JOB && job.tenantId === identity.tenantId && (job.payload as ApplyJobPayload | null)?.domain === domainId;
+    const mine = (job: JobView) =>
+      job.type === DATA_OPS_APPLY_JOB && job.tenantId === identity.tenantId && (job.payload as ApplyJobPayload | null)?.domain === domainId;
     if (jobId !== undefined) {
       const job = await this.deps.jobs.get(jobId).catch(() => null);
       if (!job || !mine(job)) throw new DataJobNotFoundError(jobId);
@@ -387,7 +491,9 @@ function viewlessPlan(plan: StoredPlanRecord | StoredPlan): StoredPlan {
 function jobView(job: JobView): DataJobView {
   const result = (job.result ?? null) as Partial<RunResult> | null;
   return {
-    jobId: job.jobId, domain: (job.payload as ApplyJobPayload).domain, status: job.status,
+    jobId: job.jobId,
+    domain: (job.payload as ApplyJobPayload).domain,
+    status: job.status,
     progress: { processed: job.progress?.processed ?? 0, total: job.progress?.total ?? 0 },
     ...(result?.outcome ? { outcome: result.outcome } : job.status === 'failed' ? { outcome: 'failure' as const } : {}),
     ...(result?.summary ? { summary: result.summary } : {}),

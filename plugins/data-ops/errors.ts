@@ -25,7 +25,10 @@ export class PlanAlreadyAppliedError extends defineError(
   'PLAN_ALREADY_APPLIED',
   409,
   'The plan was applied already, or is queued or running as a background job (`jobId`); a plan applies once: plan again for new work.',
-  (planId: string, jobId: string | null) => ({ message: jobId ? `Plan '${planId}' is applied or running as job ${jobId}` : `Plan '${planId}' was applied already`, extra: jobId ? { jobId } : {} }),
+  (planId: string, jobId: string | null) => ({
+    message: jobId ? `Plan '${planId}' is applied or running as job ${jobId}` : `Plan '${planId}' was applied already`,
+    extra: jobId ? { jobId } : {},
+  }),
 ) {}
 
 export class PlanBlockedError extends defineError(
@@ -45,7 +48,7 @@ export class ConfirmationRequiredError extends defineError(
 export class PlanHashMismatchError extends defineError(
   'PLAN_HASH_MISMATCH',
   409,
-  'The planHash sent with apply is not the stored plan\'s: the client reviewed another plan than the one it applies.',
+  "The planHash sent with apply is not the stored plan's: the client reviewed another plan than the one it applies.",
   (planId: string) => `The planHash does not match plan '${planId}'`,
 ) {}
 
@@ -60,7 +63,10 @@ export class LockContentionError extends defineError(
   'LOCK_CONTENTION',
   409,
   'Another data operation of the same domain and tenant holds the lock (on any instance) and did not release it in time (DATA_OPS_LOCK_WAIT_MS, 10 s); retry later.',
-  (domain: string, waitedMs: number) => ({ message: `Another '${domain}' operation is running; gave up after ${waitedMs} ms`, headers: { 'Retry-After': '5' } }),
+  (domain: string, waitedMs: number) => ({
+    message: `Another '${domain}' operation is running; gave up after ${waitedMs} ms`,
+    headers: { 'Retry-After': '5' },
+  }),
 ) {}
 
 export class DataJobNotFoundError extends defineError(

@@ -14,7 +14,11 @@ interface Context {
 const MAX_QUEUED = 100;
 
 /** An async iterator over the bus events one subscriber may see (bounded queue; return() unsubscribes). */
-function completions(events: Pick<EventBus, 'subscribe'>, ctx: Context, domain: string | null): AsyncIterableIterator<DataOperationCompleted> {
+function completions(
+  events: Pick<EventBus, 'subscribe'>,
+  ctx: Context,
+  domain: string | null,
+): AsyncIterableIterator<DataOperationCompleted> {
   const queue: DataOperationCompleted[] = [];
   let waiting: ((r: IteratorResult<DataOperationCompleted>) => void) | null = null;
   let done = false;
@@ -50,7 +54,9 @@ function completions(events: Pick<EventBus, 'subscribe'>, ctx: Context, domain: 
     next() {
       if (queue.length) return Promise.resolve({ value: queue.shift()!, done: false });
       if (done) return Promise.resolve({ value: undefined, done: true });
-      return new Promise((resolve) => { waiting = resolve; });
+      return new Promise((resolve) => {
+        waiting = resolve;
+      });
     },
     return: finish,
     throw: finish,

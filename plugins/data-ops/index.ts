@@ -22,7 +22,15 @@ const EXPIRED_GRACE_MS = 24 * 3600 * 1000;
 const APPLIED_RETENTION_MS = 30 * 24 * 3600 * 1000;
 const PRUNE_BATCH = 500;
 
-interface Deps { sequelize: Sequelize; registries: Registries; lock: DbLock; jobs: JobQueue; audit: AuditLog; events: EventBus; logger: Logger }
+interface Deps {
+  sequelize: Sequelize;
+  registries: Registries;
+  lock: DbLock;
+  jobs: JobQueue;
+  audit: AuditLog;
+  events: EventBus;
+  logger: Logger;
+}
 
 // A factory: each kernel gets its own closure (the engine the job handler uses, the bus of the subscription).
 export default definePlugin(() => {
@@ -36,10 +44,20 @@ export default definePlugin(() => {
       container.register('dataOpsPlans', asFunction((c: Deps) => new PlanStore(c.sequelize)).singleton());
       container.register(
         'dataOps',
-        asFunction((c: Deps & { dataOpsPlans: PlanStore }) => new DataOpsService({
-          store: c.dataOpsPlans, sequelize: c.sequelize, registries: c.registries, lock: c.lock, jobs: c.jobs, audit: c.audit, events: c.events,
-          logger: c.logger.child({ plugin: 'data-ops' }), options: { lockWaitMs: options.lockWaitMs, lockTtlMs: options.lockTtlMs },
-        })).singleton(),
+        asFunction(
+          (c: Deps & { dataOpsPlans: PlanStore }) =>
+            new DataOpsService({
+              store: c.dataOpsPlans,
+              sequelize: c.sequelize,
+              registries: c.registries,
+              lock: c.lock,
+              jobs: c.jobs,
+              audit: c.audit,
+              events: c.events,
+              logger: c.logger.child({ plugin: 'data-ops' }),
+              options: { lockWaitMs: options.lockWaitMs, lockTtlMs: options.lockTtlMs },
+            }),
+        ).singleton(),
       );
       container.register('dataOpsStreams', asFunction((c: Deps) => new CompletionStreams(c.events, options)).singleton());
       registries.jobHandlers.add({
@@ -49,10 +67,12 @@ export default definePlugin(() => {
           return engine.runJob(job, helpers);
         },
       });
-      registries.graphql.add(dataOpsGraphql(() => {
-        if (!bus) throw new Error('The data-ops plugin is not booted');
-        return bus;
-      }));
+      registries.graphql.add(
+        dataOpsGraphql(() => {
+          if (!bus) throw new Error('The data-ops plugin is not booted');
+          return bus;
+        }),
+      );
       for (const route of dataOpsRoutes) routes.add(route);
       pruneIntervalMs = options.pruneIntervalMs;
     },

@@ -16,15 +16,23 @@ const schema = z.object({
 });
 export type DataOpsPluginOptions = z.output<typeof schema>;
 
-export function parseDataOpsOptions(raw: unknown, env: Record<string, unknown> = {}, sources: Record<string, string> = {}): DataOpsPluginOptions {
+export function parseDataOpsOptions(
+  raw: unknown,
+  env: Record<string, unknown> = {},
+  sources: Record<string, string> = {},
+): DataOpsPluginOptions {
   const parsed = schema.safeParse(raw ?? {});
-  if (!parsed.success) throw new BootError(`Invalid plugins.options.data-ops: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  if (!parsed.success)
+    throw new BootError(
+      `Invalid plugins.options.data-ops: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+    );
   const out = { ...parsed.data };
   for (const key of ['lockWaitMs', 'maxStreams'] as const) {
     const v = env[key];
     if (v === undefined || v === '') continue;
     const n = Number(v);
-    if (!Number.isInteger(n) || n < (key === 'maxStreams' ? 1 : 0)) throw new BootError(`${sources[key] ?? key} must be a whole number (got '${String(v)}')`);
+    if (!Number.isInteger(n) || n < (key === 'maxStreams' ? 1 : 0))
+      throw new BootError(`${sources[key] ?? key} must be a whole number (got '${String(v)}')`);
     out[key] = n;
   }
   return out;

@@ -35,20 +35,43 @@ const iso = (ms: number | string | null) => (ms == null ? null : new Date(Number
 
 export function viewOf(plan: StoredPlan): PlanView {
   return {
-    planId: plan.planId, planHash: plan.planHash, domain: plan.domain, mode: plan.mode, risk: plan.risk, requiresConfirmation: plan.requiresConfirmation,
-    summary: plan.summary, operations: plan.operations, warnings: plan.warnings, blockedReasons: plan.blockedReasons, expiresAt: plan.expiresAt,
+    planId: plan.planId,
+    planHash: plan.planHash,
+    domain: plan.domain,
+    mode: plan.mode,
+    risk: plan.risk,
+    requiresConfirmation: plan.requiresConfirmation,
+    summary: plan.summary,
+    operations: plan.operations,
+    warnings: plan.warnings,
+    blockedReasons: plan.blockedReasons,
+    expiresAt: plan.expiresAt,
   };
 }
 
 function toRecord(row: PlanRow): StoredPlanRecord {
   const operationsFull = JSON.parse(row.operations) as DataOperation[];
   return {
-    planId: row.plan_id, planHash: row.plan_hash, domain: row.domain, mode: row.mode, risk: row.risk, requiresConfirmation: Boolean(row.requires_confirmation),
+    planId: row.plan_id,
+    planHash: row.plan_hash,
+    domain: row.domain,
+    mode: row.mode,
+    risk: row.risk,
+    requiresConfirmation: Boolean(row.requires_confirmation),
     summary: JSON.parse(row.summary) as Summary,
     operations: operationsFull.map((o) => ({ action: o.action, type: o.type, target: o.target, count: o.count ?? 1 })),
-    warnings: JSON.parse(row.warnings), blockedReasons: JSON.parse(row.blocked_reasons), expiresAt: iso(row.expires_at)!,
-    tenantId: row.tenant_id, actor: JSON.parse(row.actor), input: JSON.parse(row.input), targetHash: row.target_hash, operationsFull,
-    createdAt: iso(row.created_at)!, appliedAt: iso(row.applied_at), status: row.status, jobId: row.job_id,
+    warnings: JSON.parse(row.warnings),
+    blockedReasons: JSON.parse(row.blocked_reasons),
+    expiresAt: iso(row.expires_at)!,
+    tenantId: row.tenant_id,
+    actor: JSON.parse(row.actor),
+    input: JSON.parse(row.input),
+    targetHash: row.target_hash,
+    operationsFull,
+    createdAt: iso(row.created_at)!,
+    appliedAt: iso(row.applied_at),
+    status: row.status,
+    jobId: row.job_id,
   };
 }
 
@@ -61,10 +84,24 @@ export class PlanStore {
     this.model.init(
       {
         plan_id: { type: DataTypes.STRING(36), primaryKey: true },
-        tenant_id: DataTypes.STRING(64), actor: DataTypes.TEXT, domain: DataTypes.STRING(64), mode: DataTypes.STRING(16), risk: DataTypes.STRING(16),
-        requires_confirmation: DataTypes.BOOLEAN, plan_hash: DataTypes.STRING(64), summary: DataTypes.TEXT, operations: DataTypes.TEXT,
-        warnings: DataTypes.TEXT, blocked_reasons: DataTypes.TEXT, input: DataTypes.TEXT, target_hash: DataTypes.STRING(191),
-        status: DataTypes.STRING(16), job_id: DataTypes.STRING(36), created_at: DataTypes.BIGINT, expires_at: DataTypes.BIGINT, applied_at: DataTypes.BIGINT,
+        tenant_id: DataTypes.STRING(64),
+        actor: DataTypes.TEXT,
+        domain: DataTypes.STRING(64),
+        mode: DataTypes.STRING(16),
+        risk: DataTypes.STRING(16),
+        requires_confirmation: DataTypes.BOOLEAN,
+        plan_hash: DataTypes.STRING(64),
+        summary: DataTypes.TEXT,
+        operations: DataTypes.TEXT,
+        warnings: DataTypes.TEXT,
+        blocked_reasons: DataTypes.TEXT,
+        input: DataTypes.TEXT,
+        target_hash: DataTypes.STRING(191),
+        status: DataTypes.STRING(16),
+        job_id: DataTypes.STRING(36),
+        created_at: DataTypes.BIGINT,
+        expires_at: DataTypes.BIGINT,
+        applied_at: DataTypes.BIGINT,
       },
       { sequelize, tableName: 'cms_data_plans', modelName: 'CmsDataPlan', timestamps: false },
     );
@@ -72,11 +109,25 @@ export class PlanStore {
 
   async insert(plan: StoredPlan): Promise<void> {
     await this.model.create({
-      plan_id: plan.planId, tenant_id: plan.tenantId, actor: JSON.stringify(plan.actor), domain: plan.domain, mode: plan.mode, risk: plan.risk,
-      requires_confirmation: plan.requiresConfirmation, plan_hash: plan.planHash, summary: JSON.stringify(plan.summary),
-      operations: JSON.stringify(plan.operationsFull), warnings: JSON.stringify(plan.warnings), blocked_reasons: JSON.stringify(plan.blockedReasons),
-      input: JSON.stringify(plan.input ?? null), target_hash: plan.targetHash, status: 'pending', job_id: null,
-      created_at: Date.parse(plan.createdAt), expires_at: Date.parse(plan.expiresAt), applied_at: null,
+      plan_id: plan.planId,
+      tenant_id: plan.tenantId,
+      actor: JSON.stringify(plan.actor),
+      domain: plan.domain,
+      mode: plan.mode,
+      risk: plan.risk,
+      requires_confirmation: plan.requiresConfirmation,
+      plan_hash: plan.planHash,
+      summary: JSON.stringify(plan.summary),
+      operations: JSON.stringify(plan.operationsFull),
+      warnings: JSON.stringify(plan.warnings),
+      blocked_reasons: JSON.stringify(plan.blockedReasons),
+      input: JSON.stringify(plan.input ?? null),
+      target_hash: plan.targetHash,
+      status: 'pending',
+      job_id: null,
+      created_at: Date.parse(plan.createdAt),
+      expires_at: Date.parse(plan.expiresAt),
+      applied_at: null,
     });
   }
 
@@ -102,7 +153,10 @@ export class PlanStore {
 
   /** Marks applied (inside the apply's transaction when there is one): false when it was applied already. */
   async markApplied(planId: string, transaction?: Transaction): Promise<boolean> {
-    const [changed] = await this.model.update({ status: 'applied', applied_at: Date.now() }, { where: { plan_id: planId, status: { [Op.ne]: 'applied' } }, transaction });
+    const [changed] = await this.model.update(
+      { status: 'applied', applied_at: Date.now() },
+      { where: { plan_id: planId, status: { [Op.ne]: 'applied' } }, transaction },
+    );
     return changed === 1;
   }
 

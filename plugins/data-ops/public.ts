@@ -22,7 +22,13 @@ export type Outcome = 'success' | 'partial' | 'failure' | 'rollback';
 /** The spec's audit `domain` values. */
 export type AuditDomain = 'config' | 'content-package' | 'migration' | 'importer' | 'backup' | 'content-sync';
 
-export interface Summary { created: number; updated: number; deleted: number; skipped: number; failed: number }
+export interface Summary {
+  created: number;
+  updated: number;
+  deleted: number;
+  skipped: number;
+  failed: number;
+}
 
 /** One step of a plan, in dependency order. `payload` is what apply needs (stored with the plan: never a secret). */
 export interface DataOperation<P = unknown> {
@@ -64,7 +70,10 @@ export interface DomainContext {
 /** Reverts one applied operation (files, rows outside the transaction); run in reverse order on failure. */
 export type Undo = () => Promise<void> | void;
 
-export interface VerifyResult { ok: boolean; discrepancies: string[] }
+export interface VerifyResult {
+  ok: boolean;
+  discrepancies: string[];
+}
 
 /** The contract a domain implements; its plugin adds it to `registries.dataDomains`. */
 export interface DataDomainDefinition<I = unknown> {
@@ -119,16 +128,24 @@ export interface StoredPlan extends PlanView {
   appliedAt: string | null;
 }
 
-export interface ApplyRequest { planId: string; confirmed?: boolean; planHash?: string }
+export interface ApplyRequest {
+  planId: string;
+  confirmed?: boolean;
+  planHash?: string;
+}
 export type ApplyAnswer =
   | {
-    status: 200;
-    data: {
-      planId: string; outcome: Outcome; summary: Summary; durationMs: number; verify?: VerifyResult;
-      /** Outcome rollback / partial / failure: why (the failing operation's error code and message). */
-      error?: { code: string; message: string };
-    };
-  }
+      status: 200;
+      data: {
+        planId: string;
+        outcome: Outcome;
+        summary: Summary;
+        durationMs: number;
+        verify?: VerifyResult;
+        /** Outcome rollback / partial / failure: why (the failing operation's error code and message). */
+        error?: { code: string; message: string };
+      };
+    }
   | { status: 202; data: { jobId: string; status: 'queued' } };
 
 export interface DataJobView {

@@ -1,27 +1,53 @@
 import { z } from 'zod';
 
 /** Zod schemas of the shared wire shapes, for domain routes (request bodies and OpenAPI answers). */
-export const summarySchema = z.object({ created: z.number(), updated: z.number(), deleted: z.number(), skipped: z.number(), failed: z.number() });
+export const summarySchema = z.object({
+  created: z.number(),
+  updated: z.number(),
+  deleted: z.number(),
+  skipped: z.number(),
+  failed: z.number(),
+});
 export const planViewSchema = z.object({
-  planId: z.string(), planHash: z.string(), domain: z.string(), mode: z.enum(['add', 'merge', 'mirror', 'replace']),
-  risk: z.enum(['safe', 'warning', 'destructive']), requiresConfirmation: z.boolean(), summary: summarySchema,
+  planId: z.string(),
+  planHash: z.string(),
+  domain: z.string(),
+  mode: z.enum(['add', 'merge', 'mirror', 'replace']),
+  risk: z.enum(['safe', 'warning', 'destructive']),
+  requiresConfirmation: z.boolean(),
+  summary: summarySchema,
   operations: z.array(z.object({ action: z.string(), type: z.string(), target: z.string(), count: z.number() })),
-  warnings: z.array(z.object({ message: z.string(), item: z.string().optional() })), blockedReasons: z.array(z.string()), expiresAt: z.string(),
+  warnings: z.array(z.object({ message: z.string(), item: z.string().optional() })),
+  blockedReasons: z.array(z.string()),
+  expiresAt: z.string(),
 });
 export const applyBodySchema = z.object({
-  planId: z.string().min(1).max(64), confirmed: z.boolean().optional(), planHash: z.string().max(128).optional(),
+  planId: z.string().min(1).max(64),
+  confirmed: z.boolean().optional(),
+  planHash: z.string().max(128).optional(),
 });
 export const applyAnswerSchema = z.union([
   z.object({
-    planId: z.string(), outcome: z.enum(['success', 'partial', 'failure', 'rollback']), summary: summarySchema, durationMs: z.number(),
+    planId: z.string(),
+    outcome: z.enum(['success', 'partial', 'failure', 'rollback']),
+    summary: summarySchema,
+    durationMs: z.number(),
     verify: z.object({ ok: z.boolean(), discrepancies: z.array(z.string()) }).optional(),
     error: z.object({ code: z.string(), message: z.string() }).optional(),
   }),
   z.object({ jobId: z.string(), status: z.literal('queued') }),
 ]);
 export const jobsAnswerSchema = z.object({
-  jobs: z.array(z.object({
-    jobId: z.string(), domain: z.string(), status: z.string(), progress: z.object({ processed: z.number(), total: z.number() }),
-    outcome: z.enum(['success', 'partial', 'failure', 'rollback']).optional(), summary: summarySchema.optional(), createdAt: z.string(), completedAt: z.string().optional(),
-  })),
+  jobs: z.array(
+    z.object({
+      jobId: z.string(),
+      domain: z.string(),
+      status: z.string(),
+      progress: z.object({ processed: z.number(), total: z.number() }),
+      outcome: z.enum(['success', 'partial', 'failure', 'rollback']).optional(),
+      summary: summarySchema.optional(),
+      createdAt: z.string(),
+      completedAt: z.string().optional(),
+    }),
+  ),
 });

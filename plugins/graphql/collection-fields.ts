@@ -1,4 +1,12 @@
-import { GraphQLBoolean, GraphQLID, GraphQLInt, GraphQLNonNull, GraphQLString, type GraphQLFieldConfig, type GraphQLFieldConfigMap } from 'graphql';
+import {
+  GraphQLBoolean,
+  GraphQLID,
+  GraphQLInt,
+  GraphQLNonNull,
+  GraphQLString,
+  type GraphQLFieldConfig,
+  type GraphQLFieldConfigMap,
+} from 'graphql';
 import { z } from 'zod';
 import { AppError, ValidationError } from '../../kernel/errors.js';
 import type { BusEvent } from '../../kernel/events.js';
@@ -15,7 +23,12 @@ export type StreamFactory = <T>(ctx: GraphqlContext, names: string[], pick: (eve
 /** The REST list query's rules (plugins/content list-query): limit 25 by default, capped at 100. */
 const listArgs = z.object({
   page: z.number().int().min(1).max(100000).default(1),
-  limit: z.number().int().min(1).default(25).transform((n) => Math.min(n, 100)),
+  limit: z
+    .number()
+    .int()
+    .min(1)
+    .default(25)
+    .transform((n) => Math.min(n, 100)),
   sort: z.string().max(200).optional(),
   search: z.string().max(200).optional(),
   status: z.enum(ENTRY_STATUSES).optional(),
@@ -24,7 +37,8 @@ const listArgs = z.object({
 
 /** The JSON scalar's value as the JSON text the entries service expects (a string is taken as that text). */
 const filterText = (v: unknown) => (v === null || v === undefined ? undefined : typeof v === 'string' ? v : JSON.stringify(v));
-const present = (args: Record<string, unknown>) => Object.fromEntries(Object.entries(args).filter(([, v]) => v !== null && v !== undefined));
+const present = (args: Record<string, unknown>) =>
+  Object.fromEntries(Object.entries(args).filter(([, v]) => v !== null && v !== undefined));
 
 export function listQuery(args: Record<string, unknown>): ListQuery {
   const parsed = listArgs.safeParse(present({ ...args, filter: filterText(args.filter) }));
@@ -50,7 +64,11 @@ export function queryFields(t: CollectionTypes, entries: EntriesPort): GraphQLFi
       page: { type: GraphQLInt, description: '1-based, default 1' },
       limit: { type: GraphQLInt, description: 'default 25; above 100 is capped to 100' },
       sort: { type: GraphQLString, description: 'field, -field or field:asc|desc, comma-separated; default -createdAt' },
-      filter: { type: GraphQLJSON, description: '{"field": value} or {"field": {"eq"|"ne"|"gt"|"gte"|"lt"|"lte"|"in"|"contains": value}}, as an object or its JSON text' },
+      filter: {
+        type: GraphQLJSON,
+        description:
+          '{"field": value} or {"field": {"eq"|"ne"|"gt"|"gte"|"lt"|"lte"|"in"|"contains": value}}, as an object or its JSON text',
+      },
       search: { type: GraphQLString, description: 'case-insensitive, over the slug and the text fields' },
       status: { type: EntryStatusEnum },
     },
@@ -82,27 +100,33 @@ export function mutationFields(t: CollectionTypes, entries: EntriesPort): GraphQ
   };
   return {
     [names.create]: {
-      type: new GraphQLNonNull(t.object), args: { input: { type: new GraphQLNonNull(t.input) } },
+      type: new GraphQLNonNull(t.object),
+      args: { input: { type: new GraphQLNonNull(t.input) } },
       description: `Creates an entry (status draft unless given). As POST /api/collections/${collection.name}.`,
       resolve: (_r, args, ctx) => write(ctx, () => entries.create(collection.name, plain(args.input), ctx.identity)),
     },
     [names.update]: {
-      type: new GraphQLNonNull(t.object), args: { ...id, input: { type: new GraphQLNonNull(t.input) } },
+      type: new GraphQLNonNull(t.object),
+      args: { ...id, input: { type: new GraphQLNonNull(t.input) } },
       description: 'Updates the given fields (null clears a field; a required field cannot be cleared).',
       resolve: (_r, args, ctx) => write(ctx, () => entries.update(collection.name, String(args._id), plain(args.input), ctx.identity)),
     },
     [names.delete]: {
-      type: new GraphQLNonNull(GraphQLBoolean), args: id,
+      type: new GraphQLNonNull(GraphQLBoolean),
+      args: id,
       description: 'Deletes an entry and its revisions; true when done (ENTRY_NOT_FOUND when there is none).',
-      resolve: (_r, args, ctx) => write(ctx, async () => {
-        await entries.remove(collection.name, String(args._id), ctx.identity);
-        return true;
-      }),
+      resolve: (_r, args, ctx) =>
+        write(ctx, async () => {
+          await entries.remove(collection.name, String(args._id), ctx.identity);
+          return true;
+        }),
     },
     [names.setStatus]: {
-      type: new GraphQLNonNull(t.object), args: { ...id, status: { type: new GraphQLNonNull(EntryStatusEnum) } },
+      type: new GraphQLNonNull(t.object),
+      args: { ...id, status: { type: new GraphQLNonNull(EntryStatusEnum) } },
       description: 'Sets the status: draft, published or archived.',
-      resolve: (_r, args, ctx) => write(ctx, () => entries.update(collection.name, String(args._id), { status: args.status }, ctx.identity)),
+      resolve: (_r, args, ctx) =>
+        write(ctx, () => entries.update(collection.name, String(args._id), { status: args.status }, ctx.identity)),
     },
   };
 }

@@ -1,6 +1,17 @@
 import {
-  GraphQLBoolean, GraphQLEnumType, GraphQLFloat, GraphQLID, GraphQLInputObjectType, GraphQLInt, GraphQLList, GraphQLNonNull,
-  GraphQLObjectType, GraphQLString, type GraphQLFieldConfigMap, type GraphQLInputType, type GraphQLOutputType,
+  GraphQLBoolean,
+  GraphQLEnumType,
+  GraphQLFloat,
+  GraphQLID,
+  GraphQLInputObjectType,
+  GraphQLInt,
+  GraphQLList,
+  GraphQLNonNull,
+  GraphQLObjectType,
+  GraphQLString,
+  type GraphQLFieldConfigMap,
+  type GraphQLInputType,
+  type GraphQLOutputType,
 } from 'graphql';
 import { AppError } from '../../kernel/errors.js';
 import type { CollectionField, CollectionLike, EntriesPort, Entry } from './content-ports.js';
@@ -30,7 +41,10 @@ const SYSTEM_FIELDS = ['_id', 'slug', 'status', 'syncId', 'version', 'createdAt'
 function selectEnum(type: string, f: CollectionField, taken: Set<string>): GraphQLEnumType | null {
   const name = `${type}${f.name.charAt(0).toUpperCase()}${f.name.slice(1)}`;
   const options = f.options ?? [];
-  const valid = options.length > 0 && new Set(options).size === options.length && options.every((o) => GRAPHQL_NAME.test(o) && !['true', 'false', 'null'].includes(o));
+  const valid =
+    options.length > 0 &&
+    new Set(options).size === options.length &&
+    options.every((o) => GRAPHQL_NAME.test(o) && !['true', 'false', 'null'].includes(o));
   if (!valid || taken.has(name)) return null;
   taken.add(name);
   return new GraphQLEnumType({ name, values: Object.fromEntries(options.map((o) => [o, { value: o }])) });
@@ -73,7 +87,11 @@ async function related(entries: EntriesPort, target: string, id: unknown, ctx: G
  * The object, list and input types of every included collection. A relation field also gets
  * `<field>Entry` resolving to the related entry when its target collection is in the schema.
  */
-export function buildCollectionTypes(included: Array<{ names: CollectionNames; collection: CollectionLike }>, taken: Set<string>, entries: EntriesPort): Map<string, CollectionTypes> {
+export function buildCollectionTypes(
+  included: Array<{ names: CollectionNames; collection: CollectionLike }>,
+  taken: Set<string>,
+  entries: EntriesPort,
+): Map<string, CollectionTypes> {
   const out = new Map<string, CollectionTypes>();
   for (const { names, collection: c } of included) {
     const enums = new Map<string, GraphQLEnumType>();
@@ -98,10 +116,15 @@ export function buildCollectionTypes(included: Array<{ names: CollectionNames; c
           updatedBy: { type: GraphQLID },
         };
         for (const f of c.fields) {
-          fields[f.name] = { type: scalarFor(f, enums), description: [f.label, f.type === 'date' ? 'ISO 8601' : null].filter(Boolean).join('; ') || undefined };
+          fields[f.name] = {
+            type: scalarFor(f, enums),
+            description: [f.label, f.type === 'date' ? 'ISO 8601' : null].filter(Boolean).join('; ') || undefined,
+          };
           const allowed = enums.has(f.name) ? new Set(f.options) : null;
           // A value no longer among the options (they were changed after it was stored) reads as null, not as an error.
-          if (allowed) fields[f.name]!.resolve = (entry) => (typeof entry[f.name] === 'string' && allowed.has(entry[f.name] as string) ? entry[f.name] : null);
+          if (allowed)
+            fields[f.name]!.resolve = (entry) =>
+              typeof entry[f.name] === 'string' && allowed.has(entry[f.name] as string) ? entry[f.name] : null;
           const target = f.type === 'relation' && f.collection ? out.get(f.collection) : undefined;
           const entryField = `${f.name}Entry`;
           if (target && !fieldNames.has(entryField)) {

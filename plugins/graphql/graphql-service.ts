@@ -1,6 +1,16 @@
 import {
-  GraphQLError, execute, getOperationAST, parse, specifiedRules, validate, visit,
-  type DocumentNode, type ExecutionResult, type FormattedExecutionResult, type GraphQLSchema, type OperationDefinitionNode,
+  GraphQLError,
+  execute,
+  getOperationAST,
+  parse,
+  specifiedRules,
+  validate,
+  visit,
+  type DocumentNode,
+  type ExecutionResult,
+  type FormattedExecutionResult,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
 } from 'graphql';
 import type { BusEvent, EventBus } from '../../kernel/events.js';
 import { hasPermission, type Identity } from '../../kernel/http/identity.js';
@@ -77,7 +87,10 @@ export class GraphqlService {
     const from = this.built?.from;
     if (!this.built || !from || from.length !== list.length || list.some((c, i) => c !== from[i])) {
       const built = buildSchema(list, {
-        collections: this.deps.collections, entries: this.deps.entries, contributions: this.deps.contributions(), logger: this.deps.logger,
+        collections: this.deps.collections,
+        entries: this.deps.entries,
+        contributions: this.deps.contributions(),
+        logger: this.deps.logger,
         stream: (ctx, names, pick) => this.stream(ctx, names, pick),
       });
       this.built = { ...built, from: list };
@@ -111,11 +124,18 @@ export class GraphqlService {
   /** Checks an operation before it runs; every refusal is a GraphQL error with a stable code. */
   prepare(request: GraphqlRequest, identity: Identity, transport: Transport): Preparation {
     const o = this.deps.options;
-    if (typeof request.query !== 'string' || !request.query.trim()) return fail(requestError('GRAPHQL_VALIDATION_FAILED', 'The request needs a query (a GraphQL document)'));
+    if (typeof request.query !== 'string' || !request.query.trim())
+      return fail(requestError('GRAPHQL_VALIDATION_FAILED', 'The request needs a query (a GraphQL document)'));
     if (request.query.length > o.maxQueryLength) {
-      return fail(requestError('GRAPHQL_QUERY_TOO_LARGE', `The query is ${request.query.length} characters long; the limit is ${o.maxQueryLength}`));
+      return fail(
+        requestError('GRAPHQL_QUERY_TOO_LARGE', `The query is ${request.query.length} characters long; the limit is ${o.maxQueryLength}`),
+      );
     }
-    if (request.variables !== undefined && request.variables !== null && (typeof request.variables !== 'object' || Array.isArray(request.variables))) {
+    if (
+      request.variables !== undefined &&
+      request.variables !== null &&
+      (typeof request.variables !== 'object' || Array.isArray(request.variables))
+    ) {
       return fail(requestError('VALIDATION_ERROR', 'variables must be a JSON object'));
     }
     // graphql-js parses recursively: thousands of nested selections would overflow the stack before the depth rule runs.
@@ -136,33 +156,53 @@ export class GraphqlService {
     const operationName = request.operationName ?? undefined;
     const operation = getOperationAST(document, operationName);
     if (!operation) {
-      return fail(requestError('GRAPHQL_VALIDATION_FAILED', operationName ? `No operation named '${operationName}'` : 'The document has several operations: name one in operationName'));
+      return fail(
+        requestError(
+          'GRAPHQL_VALIDATION_FAILED',
+          operationName ? `No operation named '${operationName}'` : 'The document has several operations: name one in operationName',
+        ),
+      );
     }
     if (transport !== 'WS' && operation.operation === 'subscription') {
-      return fail(requestError('GRAPHQL_VALIDATION_FAILED', 'Subscriptions are served over WebSocket at /api/graphql (subprotocol graphql-transport-ws or graphql-ws)'));
+      return fail(
+        requestError(
+          'GRAPHQL_VALIDATION_FAILED',
+          'Subscriptions are served over WebSocket at /api/graphql (subprotocol graphql-transport-ws or graphql-ws)',
+        ),
+      );
     }
     if (transport === 'GET' && operation.operation === 'mutation') return fail(requestError('METHOD_NOT_ALLOWED', 'Mutations need POST'));
     if (usesIntrospection(document)) {
       if (!o.introspection) return fail(requestError('GRAPHQL_VALIDATION_FAILED', 'Introspection is disabled on this server'));
       // The schema describes the collections, which REST shows to content:read only.
       if (!hasPermission(identity, 'content:read')) {
-        return fail(identity.kind === 'guest'
-          ? requestError('AUTHENTICATION_REQUIRED', 'Introspection needs the permission content:read; sign in first')
-          : requestError('FORBIDDEN', 'Introspection needs the permission content:read'));
+        return fail(
+          identity.kind === 'guest'
+            ? requestError('AUTHENTICATION_REQUIRED', 'Introspection needs the permission content:read; sign in first')
+            : requestError('FORBIDDEN', 'Introspection needs the permission content:read'),
+        );
       }
     }
     const depth = depthOf(document, operation);
-    if (depth > o.maxDepth) return fail(requestError('GRAPHQL_DEPTH_LIMIT', `The operation nests fields ${depth} deep; the limit is ${o.maxDepth}`));
+    if (depth > o.maxDepth)
+      return fail(requestError('GRAPHQL_DEPTH_LIMIT', `The operation nests fields ${depth} deep; the limit is ${o.maxDepth}`));
     const variables = request.variables ?? {};
     let cost: number;
     try {
       cost = costOf(schema, document, operationName, variables);
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
-      return fail(requestError(/maximum allowed number of nodes/.test(message) ? 'GRAPHQL_COST_LIMIT' : 'GRAPHQL_VALIDATION_FAILED', message));
+      return fail(
+        requestError(/maximum allowed number of nodes/.test(message) ? 'GRAPHQL_COST_LIMIT' : 'GRAPHQL_VALIDATION_FAILED', message),
+      );
     }
     if (cost > o.maxCost) {
-      return fail(requestError('GRAPHQL_COST_LIMIT', `The operation's estimated cost is ${cost}; the limit is ${o.maxCost} (a list query costs its limit times its items; ask for fewer)`));
+      return fail(
+        requestError(
+          'GRAPHQL_COST_LIMIT',
+          `The operation's estimated cost is ${cost}; the limit is ${o.maxCost} (a list query costs its limit times its items; ask for fewer)`,
+        ),
+      );
     }
     return { ok: true, prepared: { schema, document, operation, operationName, variables } };
   }
@@ -170,13 +210,20 @@ export class GraphqlService {
   /** Runs a prepared query or mutation. */
   async execute(p: PreparedOperation, identity: () => Identity): Promise<ExecutionResult> {
     return execute({
-      schema: p.schema, document: p.document, operationName: p.operationName, variableValues: p.variables,
+      schema: p.schema,
+      document: p.document,
+      operationName: p.operationName,
+      variableValues: p.variables,
       contextValue: contextFor(identity, p.operation.operation),
     });
   }
 
   /** One HTTP request: 4xx with `errors` when refused before execution, else 200 with `data` (and `errors`). */
-  async http(request: GraphqlRequest, identity: Identity, transport: 'GET' | 'POST'): Promise<{ status: number; body: FormattedExecutionResult }> {
+  async http(
+    request: GraphqlRequest,
+    identity: Identity,
+    transport: 'GET' | 'POST',
+  ): Promise<{ status: number; body: FormattedExecutionResult }> {
     const prep = this.prepare(request, identity, transport);
     if (!prep.ok) return { status: statusOf(prep.errors), body: { errors: prep.errors.map((e) => e.toJSON()) } };
     const result = await this.execute(prep.prepared, () => identity);

@@ -43,7 +43,9 @@ const closeReason = (text: string) => Buffer.from(text).subarray(0, 120).toStrin
 function refuse(socket: Duplex, status: number, message: string): void {
   if (socket.destroyed) return;
   const text = `${message}\n`;
-  socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(text)}\r\n\r\n${text}`);
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(text)}\r\n\r\n${text}`,
+  );
 }
 
 /**
@@ -60,7 +62,14 @@ export function withoutForeignCookies(req: IncomingMessage, trustProxy: boolean)
   } catch {
     // not a URL: foreign
   }
-  const own = [req.headers.host, trustProxy ? String(req.headers['x-forwarded-host'] ?? '').split(',')[0]!.trim() : undefined];
+  const own = [
+    req.headers.host,
+    trustProxy
+      ? String(req.headers['x-forwarded-host'] ?? '')
+          .split(',')[0]!
+          .trim()
+      : undefined,
+  ];
   if (host && own.includes(host)) return req;
   const headers = { ...req.headers };
   delete headers.cookie;
@@ -95,12 +104,19 @@ export class GraphqlSockets {
   private closing = false;
 
   constructor(
-    private readonly deps: { service: GraphqlService; identify: IdentifyRequest; logger: Logger; options: GraphqlOptions; trustProxy: boolean },
+    private readonly deps: {
+      service: GraphqlService;
+      identify: IdentifyRequest;
+      logger: Logger;
+      options: GraphqlOptions;
+      trustProxy: boolean;
+    },
   ) {
     const { options } = deps;
     this.modern = new WebSocketServer({ noServer: true, maxPayload: options.maxMessageBytes });
     this.legacyWss = new WebSocketServer({
-      noServer: true, maxPayload: options.maxMessageBytes,
+      noServer: true,
+      maxPayload: options.maxMessageBytes,
       handleProtocols: (protocols) => (protocols.has(LEGACY_PROTOCOL) ? LEGACY_PROTOCOL : false),
     });
     this.disposeModern = this.serveModern();
@@ -118,7 +134,9 @@ export class GraphqlSockets {
   /** The kernel hands over upgrade requests for /api/graphql here. */
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
     if (this.closing) return refuse(socket, 503, 'Shutting down');
-    const offered = String(req.headers['sec-websocket-protocol'] ?? '').split(',').map((p) => p.trim());
+    const offered = String(req.headers['sec-websocket-protocol'] ?? '')
+      .split(',')
+      .map((p) => p.trim());
     const legacyProtocol = !offered.includes(MODERN_PROTOCOL) && offered.includes(LEGACY_PROTOCOL);
     if (!legacyProtocol && !offered.includes(MODERN_PROTOCOL)) {
       return refuse(socket, 400, `Use the WebSocket subprotocol ${MODERN_PROTOCOL} (or the legacy ${LEGACY_PROTOCOL})`);
@@ -133,7 +151,12 @@ export class GraphqlSockets {
           const httpServer = (req.socket as { server?: HttpServerLike }).server ?? null;
           if (httpServer) this.servers.add(httpServer);
           const connection: Connection = {
-            socket: ws, request, identity, legacy: legacyProtocol, alive: true, server: httpServer,
+            socket: ws,
+            request,
+            identity,
+            legacy: legacyProtocol,
+            alive: true,
+            server: httpServer,
             streams: { open: 0, max: this.deps.options.maxSubscriptionsPerConnection },
           };
           this.connections.set(ws, connection);
@@ -189,7 +212,10 @@ export class GraphqlSockets {
           if (!prep.ok) return prep.errors;
           const p = prep.prepared;
           return {
-            schema: p.schema, document: p.document, operationName: p.operationName, variableValues: p.variables,
+            schema: p.schema,
+            document: p.document,
+            operationName: p.operationName,
+            variableValues: p.variables,
             contextValue: contextFor(() => connection.identity, p.operation.operation, connection.streams),
           };
         },
@@ -231,7 +257,11 @@ export class GraphqlSockets {
           if (!prep.ok) throw { errors: prep.errors.map((e: GraphQLError) => e.toJSON()) };
           const p = prep.prepared;
           return {
-            ...params, schema: p.schema, query: p.document, variables: p.variables, operationName: p.operationName,
+            ...params,
+            schema: p.schema,
+            query: p.document,
+            variables: p.variables,
+            operationName: p.operationName,
             context: contextFor(() => connection.identity, p.operation.operation, connection.streams),
             formatResponse: format,
             formatError: (err: unknown) => ({ message: err instanceof AppError && err.expose ? err.message : 'Internal server error' }),

@@ -25,11 +25,16 @@ export default definePlugin(() => {
       const options = parseOptions(raw);
       container.register(
         'graphql',
-        asFunction((c: { collections: CollectionsPort; entries: EntriesPort; events: EventBus; logger: Logger; registries: Registries }) =>
-          new GraphqlService({
-            collections: c.collections, entries: c.entries, events: c.events, logger: c.logger, options,
-            contributions: () => c.registries.graphql.list(),
-          }),
+        asFunction(
+          (c: { collections: CollectionsPort; entries: EntriesPort; events: EventBus; logger: Logger; registries: Registries }) =>
+            new GraphqlService({
+              collections: c.collections,
+              entries: c.entries,
+              events: c.events,
+              logger: c.logger,
+              options,
+              contributions: () => c.registries.graphql.list(),
+            }),
         ).singleton(),
       );
       for (const route of graphqlRoutes) routes.add(route);
@@ -46,8 +51,11 @@ export default definePlugin(() => {
         async check() {
           const built = state.service?.current();
           return {
-            status: 'ok' as const, connections: state.sockets?.connectionCount ?? 0, subscriptions: state.service?.activeSubscriptions ?? 0,
-            collections: built?.included.length ?? 0, collectionsLeftOut: built?.clashes.length ?? 0,
+            status: 'ok' as const,
+            connections: state.sockets?.connectionCount ?? 0,
+            subscriptions: state.service?.activeSubscriptions ?? 0,
+            collections: built?.included.length ?? 0,
+            collectionsLeftOut: built?.clashes.length ?? 0,
           };
         },
       });
@@ -57,11 +65,17 @@ export default definePlugin(() => {
       state.service = service;
       service.current(); // a schema that cannot be built fails the boot, not the first request
       // Rebuild at once when any instance changes a collection (each operation checks again anyway).
-      onClose(container.resolve<EventBus>('events').subscribe(COLLECTIONS_CHANGED, () => {
-        service.current();
-      }));
+      onClose(
+        container.resolve<EventBus>('events').subscribe(COLLECTIONS_CHANGED, () => {
+          service.current();
+        }),
+      );
       state.sockets = new GraphqlSockets({
-        service, identify: container.resolve<IdentifyRequest>('identify'), logger, options: parseOptions(options), trustProxy: config.http.trustProxy,
+        service,
+        identify: container.resolve<IdentifyRequest>('identify'),
+        logger,
+        options: parseOptions(options),
+        trustProxy: config.http.trustProxy,
       });
     },
     async close() {

@@ -1,5 +1,11 @@
 import {
-  Kind, isObjectType, type DocumentNode, type FragmentDefinitionNode, type GraphQLSchema, type OperationDefinitionNode, type SelectionSetNode,
+  Kind,
+  isObjectType,
+  type DocumentNode,
+  type FragmentDefinitionNode,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+  type SelectionSetNode,
 } from 'graphql';
 import { getComplexity, type ComplexityEstimator } from 'graphql-query-complexity';
 
@@ -36,7 +42,8 @@ export function depthOf(document: DocumentNode, operation: OperationDefinitionNo
 
 export const DEFAULT_LIMIT = 25;
 export const MAX_LIMIT = 100;
-const effectiveLimit = (limit: unknown) => (typeof limit === 'number' && Number.isInteger(limit) ? Math.min(Math.max(limit, 1), MAX_LIMIT) : DEFAULT_LIMIT);
+const effectiveLimit = (limit: unknown) =>
+  typeof limit === 'number' && Number.isInteger(limit) ? Math.min(Math.max(limit, 1), MAX_LIMIT) : DEFAULT_LIMIT;
 
 /**
  * The cost model: a list query costs 1 + limit x (1 + what each item selects); a root field (query,
@@ -54,6 +61,11 @@ function estimator(schema: GraphQLSchema): ComplexityEstimator {
 }
 
 /** The estimated cost of the operation (throws a GraphQLError for bad variables or a document over 10,000 nodes). */
-export function costOf(schema: GraphQLSchema, document: DocumentNode, operationName: string | undefined, variables: Record<string, unknown>): number {
+export function costOf(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operationName: string | undefined,
+  variables: Record<string, unknown>,
+): number {
   return getComplexity({ schema, query: document, operationName, variables, estimators: [estimator(schema)] });
 }

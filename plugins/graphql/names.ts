@@ -1,7 +1,12 @@
 import type { CollectionLike } from './content-ports.js';
 
 /** blog_post -> BlogPost */
-export const pascal = (s: string) => s.split('_').filter(Boolean).map((p) => p.charAt(0).toUpperCase() + p.slice(1)).join('');
+export const pascal = (s: string) =>
+  s
+    .split('_')
+    .filter(Boolean)
+    .map((p) => p.charAt(0).toUpperCase() + p.slice(1))
+    .join('');
 /** blog_post -> blogPost */
 export const camel = (s: string) => {
   const p = pascal(s);
@@ -36,14 +41,39 @@ export function namesFor(c: CollectionLike): CollectionNames {
   let list = camel(c.name);
   if (list === one) list = `${one}List`;
   return {
-    collection: c.name, type, listType: `${type}List`, inputType: `${type}Input`, list, one,
-    create: `create${type}`, update: `update${type}`, delete: `delete${type}`, setStatus: `set${type}Status`,
-    added: `${one}Added`, updated: `${one}Updated`, deleted: `${one}Deleted`,
+    collection: c.name,
+    type,
+    listType: `${type}List`,
+    inputType: `${type}Input`,
+    list,
+    one,
+    create: `create${type}`,
+    update: `update${type}`,
+    delete: `delete${type}`,
+    setStatus: `set${type}Status`,
+    added: `${one}Added`,
+    updated: `${one}Updated`,
+    deleted: `${one}Deleted`,
   };
 }
 
 /** Names the fixed part of the schema uses. */
-export const FIXED_TYPES = ['Query', 'Mutation', 'Subscription', 'String', 'Int', 'Float', 'Boolean', 'ID', 'JSON', 'EntryStatus', 'CollectionInfo', 'CollectionFieldInfo', 'Media', 'User'];
+export const FIXED_TYPES = [
+  'Query',
+  'Mutation',
+  'Subscription',
+  'String',
+  'Int',
+  'Float',
+  'Boolean',
+  'ID',
+  'JSON',
+  'EntryStatus',
+  'CollectionInfo',
+  'CollectionFieldInfo',
+  'Media',
+  'User',
+];
 export const FIXED_ROOT_FIELDS = ['collections', 'mediaUploaded', 'userCreated', 'userUpdated', 'userDeleted'];
 
 /**
@@ -51,7 +81,10 @@ export const FIXED_ROOT_FIELDS = ['collections', 'mediaUploaded', 'userCreated',
  * with one taken before (two collections with one singular, `query` as a singular...) is left out
  * of the schema, and reported, rather than breaking it.
  */
-export function planNames(collections: CollectionLike[]): { included: CollectionNames[]; clashes: Array<{ collection: string; name: string }> } {
+export function planNames(collections: CollectionLike[]): {
+  included: CollectionNames[];
+  clashes: Array<{ collection: string; name: string }>;
+} {
   const types = new Set(FIXED_TYPES);
   const fields = new Set(FIXED_ROOT_FIELDS);
   const included: CollectionNames[] = [];
@@ -60,7 +93,10 @@ export function planNames(collections: CollectionLike[]): { included: Collection
     const n = namesFor(c);
     const ownTypes = [n.type, n.listType, n.inputType];
     const ownFields = [n.list, n.one, n.create, n.update, n.delete, n.setStatus, n.added, n.updated, n.deleted];
-    const clash = ownTypes.find((t) => types.has(t)) ?? ownFields.find((f) => fields.has(f)) ?? (new Set(ownFields).size < ownFields.length ? n.list : undefined);
+    const clash =
+      ownTypes.find((t) => types.has(t)) ??
+      ownFields.find((f) => fields.has(f)) ??
+      (new Set(ownFields).size < ownFields.length ? n.list : undefined);
     if (clash) {
       clashes.push({ collection: c.name, name: clash });
       continue;

@@ -16,7 +16,12 @@ export const optionsSchema = z
     /** Whether __schema and __type may be asked (by callers holding content:read). */
     introspection: z.boolean().default(true),
     /** Largest WebSocket message, in bytes. */
-    maxMessageBytes: z.number().int().min(1024).max(10 * 1024 * 1024).default(256 * 1024),
+    maxMessageBytes: z
+      .number()
+      .int()
+      .min(1024)
+      .max(10 * 1024 * 1024)
+      .default(256 * 1024),
     /** How often a WebSocket connection's identity is resolved again (a revoked session ends it); 0: never. */
     recheckSeconds: z.number().min(0).max(3600).default(60),
     /** Ping interval of WebSocket connections; a client that does not answer within it is dropped. */
@@ -32,6 +37,9 @@ export type GraphqlOptions = z.output<typeof optionsSchema>;
 
 export function parseOptions(raw: unknown): GraphqlOptions {
   const parsed = optionsSchema.safeParse(raw ?? {});
-  if (!parsed.success) throw new BootError(`Invalid plugins.options.graphql: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  if (!parsed.success)
+    throw new BootError(
+      `Invalid plugins.options.graphql: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+    );
   return parsed.data;
 }

@@ -14,7 +14,16 @@ const DESCRIPTION = [
 const result = z
   .object({
     data: z.record(z.string(), z.unknown()).nullable().optional(),
-    errors: z.array(z.object({ message: z.string(), locations: z.array(z.object({ line: z.number(), column: z.number() })).optional(), path: z.array(z.union([z.string(), z.number()])).optional(), extensions: z.object({ code: z.string() }).catchall(z.unknown()).optional() })).optional(),
+    errors: z
+      .array(
+        z.object({
+          message: z.string(),
+          locations: z.array(z.object({ line: z.number(), column: z.number() })).optional(),
+          path: z.array(z.union([z.string(), z.number()])).optional(),
+          extensions: z.object({ code: z.string() }).catchall(z.unknown()).optional(),
+        }),
+      )
+      .optional(),
   })
   .meta({ id: 'GraphqlResult' });
 
@@ -26,8 +35,13 @@ function answer(ctx: Context, status: number, body: unknown): void {
 
 export const graphqlRoutes: RouteDefinition[] = [
   defineRoute({
-    method: 'POST', path: '/api/graphql', permission: 'public', envelope: false, tags: ['graphql'],
-    summary: 'Runs a GraphQL query or mutation (GraphQL over HTTP)', description: DESCRIPTION,
+    method: 'POST',
+    path: '/api/graphql',
+    permission: 'public',
+    envelope: false,
+    tags: ['graphql'],
+    summary: 'Runs a GraphQL query or mutation (GraphQL over HTTP)',
+    description: DESCRIPTION,
     request: {
       body: z.object({
         query: z.string().describe('The GraphQL document'),
@@ -42,8 +56,13 @@ export const graphqlRoutes: RouteDefinition[] = [
     },
   }),
   defineRoute({
-    method: 'GET', path: '/api/graphql', permission: 'public', envelope: false, tags: ['graphql'],
-    summary: 'Runs a GraphQL query from the URL (queries only; mutations need POST: 405)', description: DESCRIPTION,
+    method: 'GET',
+    path: '/api/graphql',
+    permission: 'public',
+    envelope: false,
+    tags: ['graphql'],
+    summary: 'Runs a GraphQL query from the URL (queries only; mutations need POST: 405)',
+    description: DESCRIPTION,
     request: {
       query: z.object({
         query: z.string().describe('The GraphQL document'),

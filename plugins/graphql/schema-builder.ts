@@ -33,9 +33,14 @@ const root = (name: string, fields: GraphQLFieldConfigMap<unknown, GraphqlContex
  */
 export function buildSchema(list: CollectionLike[], deps: SchemaDeps): BuiltSchema {
   const { included, clashes } = planNames(list);
-  for (const clash of clashes) deps.logger.warn(clash, 'collection left out of the GraphQL schema: a name clashes with another collection\'s');
+  for (const clash of clashes)
+    deps.logger.warn(clash, "collection left out of the GraphQL schema: a name clashes with another collection's");
   const byName = new Map(list.map((c) => [c.name, c]));
-  const types = buildCollectionTypes(included.map((names) => ({ names, collection: byName.get(names.collection)! })), takenTypes(included), deps.entries);
+  const types = buildCollectionTypes(
+    included.map((names) => ({ names, collection: byName.get(names.collection)! })),
+    takenTypes(included),
+    deps.entries,
+  );
   const query: GraphQLFieldConfigMap<unknown, GraphqlContext> = systemQueryFields(deps.collections, included);
   const mutation: GraphQLFieldConfigMap<unknown, GraphqlContext> = {};
   const subscription: GraphQLFieldConfigMap<unknown, GraphqlContext> = systemSubscriptionFields(deps.stream);
@@ -44,7 +49,11 @@ export function buildSchema(list: CollectionLike[], deps: SchemaDeps): BuiltSche
     Object.assign(mutation, mutationFields(t, deps.entries));
     Object.assign(subscription, subscriptionFields(t, deps.stream));
   }
-  const schema = new GraphQLSchema({ query: root('Query', query), mutation: root('Mutation', mutation), subscription: root('Subscription', subscription) });
+  const schema = new GraphQLSchema({
+    query: root('Query', query),
+    mutation: root('Mutation', mutation),
+    subscription: root('Subscription', subscription),
+  });
   assertValidSchema(schema);
   return { schema: applyContributions(schema, deps.contributions, deps.logger), included, clashes };
 }

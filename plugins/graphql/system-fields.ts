@@ -1,4 +1,13 @@
-import { GraphQLBoolean, GraphQLFloat, GraphQLID, GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLString, type GraphQLFieldConfigMap } from 'graphql';
+import {
+  GraphQLBoolean,
+  GraphQLFloat,
+  GraphQLID,
+  GraphQLList,
+  GraphQLNonNull,
+  GraphQLObjectType,
+  GraphQLString,
+  type GraphQLFieldConfigMap,
+} from 'graphql';
 import type { BusEvent } from '../../kernel/events.js';
 import { hasPermission, type Identity } from '../../kernel/http/identity.js';
 import { USER_EVENTS } from '../auth/public.js';
@@ -14,24 +23,41 @@ const str = { type: new GraphQLNonNull(GraphQLString) };
 const CollectionFieldInfo = new GraphQLObjectType({
   name: 'CollectionFieldInfo',
   fields: {
-    name: str, type: str, label: { type: GraphQLString }, required: { type: GraphQLBoolean }, unique: { type: GraphQLBoolean },
-    options: { type: new GraphQLList(new GraphQLNonNull(GraphQLString)) }, collection: { type: GraphQLString }, default: { type: GraphQLJSON },
+    name: str,
+    type: str,
+    label: { type: GraphQLString },
+    required: { type: GraphQLBoolean },
+    unique: { type: GraphQLBoolean },
+    options: { type: new GraphQLList(new GraphQLNonNull(GraphQLString)) },
+    collection: { type: GraphQLString },
+    default: { type: GraphQLJSON },
   },
 });
 
 const CollectionInfo = new GraphQLObjectType({
   name: 'CollectionInfo',
   fields: {
-    name: str, label: str, singular: str,
+    name: str,
+    label: str,
+    singular: str,
     fields: { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(CollectionFieldInfo))) },
-    typeName: { type: GraphQLString, description: 'The GraphQL type of its entries; null when its names clash with another collection\'s and it is left out of the schema.' },
+    typeName: {
+      type: GraphQLString,
+      description: "The GraphQL type of its entries; null when its names clash with another collection's and it is left out of the schema.",
+    },
     listQuery: { type: GraphQLString, description: 'The query field listing its entries (posts), or null when left out.' },
   },
 });
 
 const Media = new GraphQLObjectType({
   name: 'Media',
-  fields: { _id: { type: new GraphQLNonNull(GraphQLID) }, filename: str, mimeType: str, size: { type: new GraphQLNonNull(GraphQLFloat) }, url: str },
+  fields: {
+    _id: { type: new GraphQLNonNull(GraphQLID) },
+    filename: str,
+    mimeType: str,
+    size: { type: new GraphQLNonNull(GraphQLFloat) },
+    url: str,
+  },
 });
 
 const User = new GraphQLObjectType({
@@ -40,12 +66,17 @@ const User = new GraphQLObjectType({
 });
 
 /** A tenant-scoped event (media and user events) for holders of the permission. */
-const scoped = <K extends string>(key: K, permission: string, identity: Identity) => (event: BusEvent) => {
-  const p = event.payload as { tenantId?: string } & Record<K, unknown>;
-  return p && p.tenantId === identity.tenantId && p[key] && hasPermission(identity, permission) ? p[key] : undefined;
-};
+const scoped =
+  <K extends string>(key: K, permission: string, identity: Identity) =>
+  (event: BusEvent) => {
+    const p = event.payload as { tenantId?: string } & Record<K, unknown>;
+    return p && p.tenantId === identity.tenantId && p[key] && hasPermission(identity, permission) ? p[key] : undefined;
+  };
 
-export function systemQueryFields(collections: CollectionsPort, included: CollectionNames[]): GraphQLFieldConfigMap<unknown, GraphqlContext> {
+export function systemQueryFields(
+  collections: CollectionsPort,
+  included: CollectionNames[],
+): GraphQLFieldConfigMap<unknown, GraphqlContext> {
   return {
     collections: {
       type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(CollectionInfo))),
@@ -53,7 +84,9 @@ export function systemQueryFields(collections: CollectionsPort, included: Collec
       resolve(_root, _args, ctx) {
         requirePermission(ctx.identity, 'content:read');
         const byName = new Map(included.map((n) => [n.collection, n]));
-        return collections.list().map((c) => ({ ...c, typeName: byName.get(c.name)?.type ?? null, listQuery: byName.get(c.name)?.list ?? null }));
+        return collections
+          .list()
+          .map((c) => ({ ...c, typeName: byName.get(c.name)?.type ?? null, listQuery: byName.get(c.name)?.list ?? null }));
       },
     },
   };

@@ -4,7 +4,8 @@ import type { ImportProfile, ImportSample } from '../../kernel/registries/contra
 export type JsonProfile = NonNullable<ImportProfile['json']>;
 
 /** Archive entry paths without a leading `./`. */
-export const archiveEntries = (sample: ImportSample): string[] => (sample.profile.archive?.entries ?? []).map((e) => e.replace(/^\.\//, ''));
+export const archiveEntries = (sample: ImportSample): string[] =>
+  (sample.profile.archive?.entries ?? []).map((e) => e.replace(/^\.\//, ''));
 
 /** The extension may only nudge a structural judgement, never make one. */
 export function nudge(score: number, filename: string, extensions: RegExp): number {

@@ -26,9 +26,22 @@ const DRAFT = new Set(['draft', 'in_review', 'review', 'archived', 'inactive', '
 const SYSTEM_RELATIONS = new Set(['user_created', 'user_updated']);
 
 const SNAPSHOT_KIND: Record<string, ImportFieldKind> = {
-  string: 'text', uuid: 'text', hash: 'text', csv: 'text', text: 'richtext', integer: 'number', bigInteger: 'number',
-  float: 'number', decimal: 'number', boolean: 'boolean', timestamp: 'date', dateTime: 'date', date: 'date',
-  time: 'text', json: 'json', geometry: 'json',
+  string: 'text',
+  uuid: 'text',
+  hash: 'text',
+  csv: 'text',
+  text: 'richtext',
+  integer: 'number',
+  bigInteger: 'number',
+  float: 'number',
+  decimal: 'number',
+  boolean: 'boolean',
+  timestamp: 'date',
+  dateTime: 'date',
+  date: 'date',
+  time: 'text',
+  json: 'json',
+  geometry: 'json',
 };
 
 export function directusCollection(input: ImportParseInput, firstKeys: string[]): string {
@@ -38,7 +51,9 @@ export function directusCollection(input: ImportParseInput, firstKeys: string[])
     const parent = firstKeys.find((k) => k.endsWith('_id') && k !== 'languages_code');
     if (parent) return `${parent.slice(0, -3)}_translations`;
   }
-  const base = baseName(input.filename).split('-').filter((w) => w && !/^\d+$/.test(w));
+  const base = baseName(input.filename)
+    .split('-')
+    .filter((w) => w && !/^\d+$/.test(w));
   return snake(base[base.length - 1] ?? '') || 'items';
 }
 
@@ -52,7 +67,11 @@ function directusKind(name: string, value: unknown): ImportFieldKind | undefined
 }
 
 /** Summary fields typed from a snapshot's collections, fields and relations (collections with a table). */
-function snapshotFields(writer: SpoolWriter, lists: Record<'collections' | 'fields' | 'relations', Obj[]>, directus: string): ImportParseSummary['fields'] {
+function snapshotFields(
+  writer: SpoolWriter,
+  lists: Record<'collections' | 'fields' | 'relations', Obj[]>,
+  directus: string,
+): ImportParseSummary['fields'] {
   const { collections, fields, relations } = lists;
   const tables = collections.filter((c) => isObj(c.schema) && typeof c.collection === 'string').map((c) => c.collection as string);
   const typed: ImportParseSummary['fields'] = {};
@@ -66,7 +85,9 @@ function snapshotFields(writer: SpoolWriter, lists: Record<'collections' | 'fiel
     if (!typed[collection] || typeof name !== 'string') continue;
     let kind: ImportFieldKind | undefined = SNAPSHOT_KIND[String(f.type)];
     const isRelation = relations.some(
-      (r) => (r.collection === collection && r.field === name) || (isObj(r.meta) && r.meta.one_collection === collection && r.meta.one_field === name),
+      (r) =>
+        (r.collection === collection && r.field === name) ||
+        (isObj(r.meta) && r.meta.one_collection === collection && r.meta.one_field === name),
     );
     if (isRelation) kind = isRelationToFiles(relations, collection, name) ? 'media' : 'relation';
     if (kind) typed[collection][name] = kind;
@@ -132,6 +153,11 @@ export async function parseDirectus(input: ImportParseInput, writer: SpoolWriter
   if (walked.error) writer.warn(`not valid JSON (${walked.error}); ${items} item(s) read before the error`);
   const snapshot = walked.rootKind === 'object' && walked.topKeys.includes('directus') && walked.topKeys.includes('collections');
   if (snapshot) return snapshotFields(writer, lists, directus);
-  if (items === 0) writer.block(walked.rootKind === 'array' || walked.topKeys.includes('data') ? 'the Directus export holds no items' : 'not a Directus item export or schema snapshot');
+  if (items === 0)
+    writer.block(
+      walked.rootKind === 'array' || walked.topKeys.includes('data')
+        ? 'the Directus export holds no items'
+        : 'not a Directus item export or schema snapshot',
+    );
   return undefined;
 }

@@ -27,12 +27,27 @@ interface Resource {
 }
 
 /** Attributes that are Drupal bookkeeping, not content. */
-const DROP_ATTRIBUTE = /^(drupal_internal__(?!nid$|tid$|fid$|mid$|uid$).*|revision_.*|default_langcode|content_translation_.*|status|pass|mail|init)$/;
+const DROP_ATTRIBUTE =
+  /^(drupal_internal__(?!nid$|tid$|fid$|mid$|uid$).*|revision_.*|default_langcode|content_translation_.*|status|pass|mail|init)$/;
 /** Relationships that point at Drupal configuration. */
-const DROP_RELATIONSHIP = new Set(['node_type', 'revision_uid', 'revision_user', 'vid', 'bundle', 'media_type', 'comment_type', 'paragraph_type']);
+const DROP_RELATIONSHIP = new Set([
+  'node_type',
+  'revision_uid',
+  'revision_user',
+  'vid',
+  'bundle',
+  'media_type',
+  'comment_type',
+  'paragraph_type',
+]);
 const COLLAPSED: Record<string, string> = {
-  file: 'attachments', media: 'media', user: 'authors', comment: 'comments', paragraph: 'paragraphs',
-  block_content: 'blocks', menu_link_content: 'menu_links',
+  file: 'attachments',
+  media: 'media',
+  user: 'authors',
+  comment: 'comments',
+  paragraph: 'paragraphs',
+  block_content: 'blocks',
+  menu_link_content: 'menu_links',
 };
 
 export function drupalEntity(type: string): { entity: string; bundle: string } | null {
@@ -139,10 +154,21 @@ async function writeResource(res: Resource, ctx: Context, line: number | undefin
     delete data.uri;
     data.url = url;
     const filename = typeof attrs.filename === 'string' ? attrs.filename : (url?.split('/').pop() ?? res.id);
-    file = { filename, ...(url && !url.startsWith('/') ? { url } : {}), ...(typeof attrs.filemime === 'string' ? { mimeType: attrs.filemime } : {}) };
+    file = {
+      filename,
+      ...(url && !url.startsWith('/') ? { url } : {}),
+      ...(typeof attrs.filemime === 'string' ? { mimeType: attrs.filemime } : {}),
+    };
   }
   const written = await writer.write(
-    { entity: mapped.entity, externalId, data, ...(status ? { status } : {}), ...(file ? { file } : {}), ...(line !== undefined ? { line } : {}) },
+    {
+      entity: mapped.entity,
+      externalId,
+      data,
+      ...(status ? { status } : {}),
+      ...(file ? { file } : {}),
+      ...(line !== undefined ? { line } : {}),
+    },
     kinds,
   );
   if (written) ctx.seen.add(key);
@@ -163,7 +189,11 @@ async function parseDocument(path: string, name: string, ctx: Context, encoding?
     maxTokenBytes: maxLineBytesOf(ctx.input),
     encoding,
     select,
-    onTooDeep: (label, p) => writer.warn(`${name}: ${label} record nested deeper than ${ctx.input.maxDepth} levels, skipped`, typeof p[1] === 'number' ? p[1] + 1 : undefined),
+    onTooDeep: (label, p) =>
+      writer.warn(
+        `${name}: ${label} record nested deeper than ${ctx.input.maxDepth} levels, skipped`,
+        typeof p[1] === 'number' ? p[1] + 1 : undefined,
+      ),
     onValue: async (label, value, p) => {
       if (label === 'data' || label === 'included' || label === 'resource') {
         const line = label === 'data' ? (p[1] as number) + 1 : undefined;
@@ -177,7 +207,9 @@ async function parseDocument(path: string, name: string, ctx: Context, encoding?
       } else if (label === 'links' && value && typeof value === 'object') {
         outcome.indexLinks = Object.keys(value).filter((k) => k.includes('--'));
       } else if (label === 'errors' && Array.isArray(value)) {
-        const titles = value.map((e) => (e as { title?: unknown; detail?: unknown })?.detail ?? (e as { title?: unknown })?.title).filter(Boolean);
+        const titles = value
+          .map((e) => (e as { title?: unknown; detail?: unknown })?.detail ?? (e as { title?: unknown })?.title)
+          .filter(Boolean);
         writer.warn(`${name}: the JSON:API response holds errors instead of data: ${titles.slice(0, 3).join('; ') || 'no detail'}`);
       }
     },
@@ -214,7 +246,8 @@ export async function parseDrupal(input: ImportParseInput, writer: SpoolWriter):
     const list = [...ctx.skippedTypes].map(([t, n]) => `${n} ${t}`).join(', ');
     writer.warn(`skipped resources that are Drupal configuration, not content: ${list}`);
   }
-  if (ctx.relativeUrls) writer.warn(`${ctx.relativeUrls} file URL(s) are relative and no site origin is known: their bytes cannot be fetched`);
+  if (ctx.relativeUrls)
+    writer.warn(`${ctx.relativeUrls} file URL(s) are relative and no site origin is known: their bytes cannot be fetched`);
   if (total === 0) {
     if (reasons.length) for (const r of reasons) writer.block(r);
     else writer.block('no importable Drupal resources were found');

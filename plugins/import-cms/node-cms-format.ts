@@ -8,7 +8,8 @@ export function judgeStrapiRest(json: JsonProfile | undefined): number {
   if (json.topKeys.includes('jsonapi') || json.recordTypes.some((t) => t.includes('--'))) return 0;
   const meta = json.topKeys.includes('meta');
   if (json.recordKeys.includes('documentId')) return meta ? 0.9 : 0.75;
-  if (json.recordKeys.includes('attributes') && json.recordKeys.includes('id') && !json.recordKeys.includes('type')) return meta ? 0.9 : 0.7;
+  if (json.recordKeys.includes('attributes') && json.recordKeys.includes('id') && !json.recordKeys.includes('type'))
+    return meta ? 0.9 : 0.7;
   return 0;
 }
 

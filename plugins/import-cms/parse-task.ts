@@ -16,7 +16,8 @@ export function parsePhpCms(input: ImportParseInput): Promise<TaskResult<ImportP
 
 export function parseNodeCms(input: ImportParseInput): Promise<TaskResult<ImportParseSummary>> {
   return runParse(input, async (i, writer) => {
-    if (/\.enc$/i.test(i.filename)) return writer.block('encrypted Strapi export (.enc): not supported; export again with `strapi export --no-encrypt`');
+    if (/\.enc$/i.test(i.filename))
+      return writer.block('encrypted Strapi export (.enc): not supported; export again with `strapi export --no-encrypt`');
     return isArchiveInput(i) ? parseStrapiExport(i, writer) : parseStrapiRest(i, writer);
   });
 }

@@ -8,7 +8,10 @@ const DRUPAL_TYPE = /^[a-z][a-z0-9_]*--[a-z0-9_]+$/;
 export function judgeJsonApi(json: JsonProfile | undefined): number {
   if (!json || json.root !== 'object') return 0;
   const drupalTypes = json.recordTypes.filter((t) => DRUPAL_TYPE.test(t)).length;
-  const resources = json.recordKeys.includes('type') && json.recordKeys.includes('id') && (json.recordKeys.includes('attributes') || json.recordKeys.includes('relationships'));
+  const resources =
+    json.recordKeys.includes('type') &&
+    json.recordKeys.includes('id') &&
+    (json.recordKeys.includes('attributes') || json.recordKeys.includes('relationships'));
   if (json.topKeys.includes('jsonapi')) {
     // The entry point (`data: []`) is JSON:API too: parse explains it holds no content.
     if (drupalTypes > 0 || json.recordCount === 0) return 0.95;

@@ -46,10 +46,27 @@ const FILE_TYPE = 'plugin::upload.file';
 export const isStrapiContentType = (uid: string): boolean => uid.startsWith('api::') || uid === FILE_TYPE;
 
 const KIND_OF: Record<string, ImportFieldKind> = {
-  string: 'text', text: 'text', email: 'text', uid: 'text', enumeration: 'text',
-  richtext: 'richtext', blocks: 'json', integer: 'number', biginteger: 'number', float: 'number',
-  decimal: 'number', boolean: 'boolean', date: 'date', datetime: 'date', time: 'text', timestamp: 'date',
-  json: 'json', component: 'json', dynamiczone: 'json', media: 'media', relation: 'relation',
+  string: 'text',
+  text: 'text',
+  email: 'text',
+  uid: 'text',
+  enumeration: 'text',
+  richtext: 'richtext',
+  blocks: 'json',
+  integer: 'number',
+  biginteger: 'number',
+  float: 'number',
+  decimal: 'number',
+  boolean: 'boolean',
+  date: 'date',
+  datetime: 'date',
+  time: 'text',
+  timestamp: 'date',
+  json: 'json',
+  component: 'json',
+  dynamiczone: 'json',
+  media: 'media',
+  relation: 'relation',
 };
 
 /**
@@ -89,8 +106,13 @@ export async function parseStrapiExport(input: ImportParseInput, writer: SpoolWr
   const files = new Set(archive.files);
   const entityFiles = archive.files.filter((f) => /(^|\/)entities\/[^/]+\.jsonl$/.test(f)).sort();
   if (!entityFiles.length) {
-    if (archive.files.some((f) => f.endsWith('.enc'))) return writer.block('the archive holds an encrypted Strapi export (.enc): not supported; export again with --no-encrypt');
-    return writer.block(archive.error ? `the archive cannot be read: ${archive.error}` : 'not a Strapi data-transfer export: no entities/*.jsonl in the archive');
+    if (archive.files.some((f) => f.endsWith('.enc')))
+      return writer.block('the archive holds an encrypted Strapi export (.enc): not supported; export again with --no-encrypt');
+    return writer.block(
+      archive.error
+        ? `the archive cannot be read: ${archive.error}`
+        : 'not a Strapi data-transfer export: no entities/*.jsonl in the archive',
+    );
   }
   const prefix = entityFiles[0].slice(0, entityFiles[0].lastIndexOf('entities/'));
   const inRoot = (folder: string) => archive.files.filter((f) => f.startsWith(`${prefix}${folder}/`) && f.endsWith('.jsonl')).sort();
@@ -109,36 +131,48 @@ export async function parseStrapiExport(input: ImportParseInput, writer: SpoolWr
 
   const schemas = new Map<string, Schema>();
   for (const f of inRoot('schemas')) {
-    await eachJsonLine(join(dir, f), f, writer, (v) => {
-      const s = v as Schema;
-      if (typeof s?.uid === 'string') schemas.set(s.uid, s);
-    }, maxLine);
+    await eachJsonLine(
+      join(dir, f),
+      f,
+      writer,
+      (v) => {
+        const s = v as Schema;
+        if (typeof s?.uid === 'string') schemas.set(s.uid, s);
+      },
+      maxLine,
+    );
   }
 
   // links: owner row -> field -> targets.
   const links = new Map<string, Map<string, Target[]>>();
   let componentLinks = 0;
   for (const f of inRoot('links')) {
-    await eachJsonLine(join(dir, f), f, writer, (v) => {
-      const l = v as { left?: Target & { field?: string }; right?: Target & { field?: string } };
-      if (!l?.left || !l.right) return;
-      let owner: Target & { field?: string } = l.left;
-      let target: Target = l.right;
-      if (l.left.type === FILE_TYPE && l.left.field === 'related') {
-        owner = l.right;
-        target = l.left;
-      }
-      if (!owner.field || SKIPPED_FIELDS.has(owner.field)) return;
-      if (!owner.type.includes('::')) {
-        componentLinks++;
-        return;
-      }
-      if (!isStrapiContentType(owner.type)) return;
-      const key = `${owner.type}|${owner.ref}`;
-      const fields = links.get(key) ?? new Map<string, Target[]>();
-      links.set(key, fields);
-      fields.set(owner.field, [...(fields.get(owner.field) ?? []), { type: target.type, ref: target.ref }]);
-    }, maxLine);
+    await eachJsonLine(
+      join(dir, f),
+      f,
+      writer,
+      (v) => {
+        const l = v as { left?: Target & { field?: string }; right?: Target & { field?: string } };
+        if (!l?.left || !l.right) return;
+        let owner: Target & { field?: string } = l.left;
+        let target: Target = l.right;
+        if (l.left.type === FILE_TYPE && l.left.field === 'related') {
+          owner = l.right;
+          target = l.left;
+        }
+        if (!owner.field || SKIPPED_FIELDS.has(owner.field)) return;
+        if (!owner.type.includes('::')) {
+          componentLinks++;
+          return;
+        }
+        if (!isStrapiContentType(owner.type)) return;
+        const key = `${owner.type}|${owner.ref}`;
+        const fields = links.get(key) ?? new Map<string, Target[]>();
+        links.set(key, fields);
+        fields.set(owner.field, [...(fields.get(owner.field) ?? []), { type: target.type, ref: target.ref }]);
+      },
+      maxLine,
+    );
   }
 
   // Pass 1: the externalId of every imported row, and which row stands for each document.
@@ -156,74 +190,91 @@ export async function parseStrapiExport(input: ImportParseInput, writer: SpoolWr
     return typeof r?.type === 'string' && (typeof r.id === 'number' || typeof r.id === 'string') && !!r.data && typeof r.data === 'object';
   };
   for (const f of entityFiles) {
-    await eachJsonLine(join(dir, f), f, writer, (v, line) => {
-      if (!isRow(v)) return void writer.warn(`${f} line ${line} is not a Strapi entity ({type, id, data}), skipped`, line);
-      if (!isStrapiContentType(v.type)) return void skipped.set(v.type, (skipped.get(v.type) ?? 0) + 1);
-      const rowKey = `${v.type}|${v.id}`;
-      const ext = externalOf(v);
-      rowExternal.set(rowKey, ext);
-      const published = v.data.publishedAt !== null && v.data.publishedAt !== undefined;
-      const current = chosen.get(ext);
-      if (!current || (published && !current.published)) chosen.set(ext, { rowKey, published });
-    }, maxLine);
+    await eachJsonLine(
+      join(dir, f),
+      f,
+      writer,
+      (v, line) => {
+        if (!isRow(v)) return void writer.warn(`${f} line ${line} is not a Strapi entity ({type, id, data}), skipped`, line);
+        if (!isStrapiContentType(v.type)) return void skipped.set(v.type, (skipped.get(v.type) ?? 0) + 1);
+        const rowKey = `${v.type}|${v.id}`;
+        const ext = externalOf(v);
+        rowExternal.set(rowKey, ext);
+        const published = v.data.publishedAt !== null && v.data.publishedAt !== undefined;
+        const current = chosen.get(ext);
+        if (!current || (published && !current.published)) chosen.set(ext, { rowKey, published });
+      },
+      maxLine,
+    );
   }
 
   // Pass 2: write the chosen rows.
   let missingAssets = 0;
   let collapsed = 0;
   for (const f of entityFiles) {
-    await eachJsonLine(join(dir, f), f, writer, async (v, line) => {
-      if (!isRow(v) || !isStrapiContentType(v.type)) return;
-      const rowKey = `${v.type}|${v.id}`;
-      const ext = rowExternal.get(rowKey)!;
-      if (chosen.get(ext)?.rowKey !== rowKey) {
-        collapsed++;
-        return;
-      }
-      const schema = schemas.get(v.type);
-      const attrs = schema?.attributes ?? {};
-      const { entity } = entityNames(v.type, schema);
-      const data: Record<string, unknown> = {};
-      const kinds: Record<string, ImportFieldKind> = {};
-      for (const [name, value] of Object.entries(v.data)) {
-        if (SKIPPED_FIELDS.has(name) || SECRET_FIELD.test(name) || attrs[name]?.type === 'password') continue;
-        if (name === 'locale' && value === null) continue;
-        if (v.type === FILE_TYPE && FILE_NOISE.has(name)) continue;
-        data[name] = value;
-        const kind = attrs[name]?.type ? KIND_OF[attrs[name].type!] : undefined;
-        if (kind && kind !== 'relation' && kind !== 'media') kinds[name] = kind;
-      }
-      for (const [field, targets] of links.get(rowKey) ?? []) {
-        const ids = [...new Set(targets.map((t) => rowExternal.get(`${t.type}|${t.ref}`)).filter((x): x is string => !!x))];
-        const attr = attrs[field];
-        const single = attr ? (attr.type === 'media' ? attr.multiple !== true : SINGLE_RELATIONS.has(attr.relation ?? '')) : false;
-        if (!ids.length && attr?.type !== 'media' && !targets.some((t) => isStrapiContentType(t.type))) continue;
-        data[field] = single ? (ids[0] ?? null) : ids;
-        kinds[field] = attr?.type === 'media' || targets.every((t) => t.type === FILE_TYPE) ? 'media' : 'relation';
-      }
-      let status: 'draft' | 'published' | undefined;
-      if (schema?.options?.draftAndPublish) status = chosen.get(ext)!.published ? 'published' : 'draft';
-      let file: { path?: string; url?: string; filename: string; mimeType?: string } | undefined;
-      if (v.type === FILE_TYPE) {
-        const stored = typeof v.data.hash === 'string' && typeof v.data.ext === 'string' ? `${prefix}assets/uploads/${v.data.hash}${v.data.ext}` : null;
-        const url = typeof v.data.url === 'string' ? v.data.url : null;
-        const filename = typeof v.data.name === 'string' ? v.data.name : (url?.split('/').pop() ?? `file-${v.id}`);
-        const mimeType = typeof v.data.mime === 'string' ? v.data.mime : undefined;
-        const path = stored && files.has(stored) && existsSync(join(dir, stored)) ? join(dir, stored) : undefined;
-        const remote = url && /^https?:\/\//i.test(url) ? url : undefined;
-        if (!path && !remote) missingAssets++;
-        file = { filename, ...(path ? { path } : {}), ...(!path && remote ? { url: remote } : {}), ...(mimeType ? { mimeType } : {}) };
-      }
-      await writer.write({ entity, externalId: ext, data, ...(status ? { status } : {}), ...(file ? { file } : {}), line }, kinds);
-    }, maxLine);
+    await eachJsonLine(
+      join(dir, f),
+      f,
+      writer,
+      async (v, line) => {
+        if (!isRow(v) || !isStrapiContentType(v.type)) return;
+        const rowKey = `${v.type}|${v.id}`;
+        const ext = rowExternal.get(rowKey)!;
+        if (chosen.get(ext)?.rowKey !== rowKey) {
+          collapsed++;
+          return;
+        }
+        const schema = schemas.get(v.type);
+        const attrs = schema?.attributes ?? {};
+        const { entity } = entityNames(v.type, schema);
+        const data: Record<string, unknown> = {};
+        const kinds: Record<string, ImportFieldKind> = {};
+        for (const [name, value] of Object.entries(v.data)) {
+          if (SKIPPED_FIELDS.has(name) || SECRET_FIELD.test(name) || attrs[name]?.type === 'password') continue;
+          if (name === 'locale' && value === null) continue;
+          if (v.type === FILE_TYPE && FILE_NOISE.has(name)) continue;
+          data[name] = value;
+          const kind = attrs[name]?.type ? KIND_OF[attrs[name].type!] : undefined;
+          if (kind && kind !== 'relation' && kind !== 'media') kinds[name] = kind;
+        }
+        for (const [field, targets] of links.get(rowKey) ?? []) {
+          const ids = [...new Set(targets.map((t) => rowExternal.get(`${t.type}|${t.ref}`)).filter((x): x is string => !!x))];
+          const attr = attrs[field];
+          const single = attr ? (attr.type === 'media' ? attr.multiple !== true : SINGLE_RELATIONS.has(attr.relation ?? '')) : false;
+          if (!ids.length && attr?.type !== 'media' && !targets.some((t) => isStrapiContentType(t.type))) continue;
+          data[field] = single ? (ids[0] ?? null) : ids;
+          kinds[field] = attr?.type === 'media' || targets.every((t) => t.type === FILE_TYPE) ? 'media' : 'relation';
+        }
+        let status: 'draft' | 'published' | undefined;
+        if (schema?.options?.draftAndPublish) status = chosen.get(ext)!.published ? 'published' : 'draft';
+        let file: { path?: string; url?: string; filename: string; mimeType?: string } | undefined;
+        if (v.type === FILE_TYPE) {
+          const stored =
+            typeof v.data.hash === 'string' && typeof v.data.ext === 'string'
+              ? `${prefix}assets/uploads/${v.data.hash}${v.data.ext}`
+              : null;
+          const url = typeof v.data.url === 'string' ? v.data.url : null;
+          const filename = typeof v.data.name === 'string' ? v.data.name : (url?.split('/').pop() ?? `file-${v.id}`);
+          const mimeType = typeof v.data.mime === 'string' ? v.data.mime : undefined;
+          const path = stored && files.has(stored) && existsSync(join(dir, stored)) ? join(dir, stored) : undefined;
+          const remote = url && /^https?:\/\//i.test(url) ? url : undefined;
+          if (!path && !remote) missingAssets++;
+          file = { filename, ...(path ? { path } : {}), ...(!path && remote ? { url: remote } : {}), ...(mimeType ? { mimeType } : {}) };
+        }
+        await writer.write({ entity, externalId: ext, data, ...(status ? { status } : {}), ...(file ? { file } : {}), line }, kinds);
+      },
+      maxLine,
+    );
   }
   if (skipped.size) {
     const list = [...skipped].map(([t, n]) => `${n} ${t}`).join(', ');
     writer.warn(`skipped Strapi internal types (accounts, permissions and credentials are never imported): ${list}`);
   }
   if (collapsed) writer.warn(`${collapsed} draft row(s) of documents that also have a published version were folded into that entry`);
-  if (componentLinks) writer.warn(`${componentLinks} link(s) held by components (media or relations inside dynamic zones) were not attached`);
-  if (missingAssets) writer.warn(`${missingAssets} upload(s) have no file in assets/uploads and no absolute URL: only their metadata is imported`);
+  if (componentLinks)
+    writer.warn(`${componentLinks} link(s) held by components (media or relations inside dynamic zones) were not attached`);
+  if (missingAssets)
+    writer.warn(`${missingAssets} upload(s) have no file in assets/uploads and no absolute URL: only their metadata is imported`);
   if (version && !/^[45]\./.test(version)) writer.warn(`Strapi ${version} export: only Strapi 4 and 5 exports are known, check the result`);
   if (rowExternal.size === 0) writer.block('the export holds no content entries (only Strapi internal types)');
 }

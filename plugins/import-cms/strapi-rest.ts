@@ -32,7 +32,11 @@ function relationOf(value: unknown): { items: Obj[]; many: boolean } | null {
     return isObj(d) ? { items: [flatten(d)], many: false } : null;
   }
   if (isObj(value) && (typeof value.documentId === 'string' || isUpload(value)) && idOf(value)) return { items: [value], many: false };
-  if (Array.isArray(value) && value.length > 0 && value.every((v) => isObj(v) && (typeof v.documentId === 'string' || isUpload(v)) && idOf(v))) {
+  if (
+    Array.isArray(value) &&
+    value.length > 0 &&
+    value.every((v) => isObj(v) && (typeof v.documentId === 'string' || isUpload(v)) && idOf(v))
+  ) {
     return { items: value as Obj[], many: true };
   }
   return null;
@@ -51,12 +55,17 @@ async function writeUpload(upload: Obj, state: State): Promise<string> {
   const absolute = /^https?:\/\//i.test(url);
   if (!absolute) state.relativeUrls++;
   const data: Obj = {};
-  for (const k of ['name', 'alternativeText', 'caption', 'width', 'height', 'mime', 'size', 'url', 'ext', 'hash']) if (k in upload) data[k] = upload[k];
+  for (const k of ['name', 'alternativeText', 'caption', 'width', 'height', 'mime', 'size', 'url', 'ext', 'hash'])
+    if (k in upload) data[k] = upload[k];
   await state.writer.write({
     entity: 'attachments',
     externalId,
     data,
-    file: { filename: typeof upload.name === 'string' ? upload.name : (url.split('/').pop() ?? externalId), ...(absolute ? { url } : {}), mimeType: upload.mime as string },
+    file: {
+      filename: typeof upload.name === 'string' ? upload.name : (url.split('/').pop() ?? externalId),
+      ...(absolute ? { url } : {}),
+      mimeType: upload.mime as string,
+    },
   });
   return externalId;
 }
@@ -108,7 +117,8 @@ export async function parseStrapiRest(input: ImportParseInput, writer: SpoolWrit
       if (p.length === 1 && p[0] === 'error') return 'error';
       return null;
     },
-    onTooDeep: (_label, p) => writer.warn(`item nested deeper than ${input.maxDepth} levels, skipped`, typeof p[1] === 'number' ? p[1] + 1 : undefined),
+    onTooDeep: (_label, p) =>
+      writer.warn(`item nested deeper than ${input.maxDepth} levels, skipped`, typeof p[1] === 'number' ? p[1] + 1 : undefined),
     onValue: async (label, value, p) => {
       if (label === 'item' || label === 'single') {
         items++;
@@ -116,7 +126,9 @@ export async function parseStrapiRest(input: ImportParseInput, writer: SpoolWrit
       } else if (label === 'meta') {
         const pg = (value as { pagination?: { page?: number; pageCount?: number; total?: number } })?.pagination;
         if (pg && typeof pg.pageCount === 'number' && pg.pageCount > 1) {
-          writer.warn(`the response is page ${pg.page ?? '?'} of ${pg.pageCount} (${pg.total ?? '?'} entries in all): only this page's entries are in the file`);
+          writer.warn(
+            `the response is page ${pg.page ?? '?'} of ${pg.pageCount} (${pg.total ?? '?'} entries in all): only this page's entries are in the file`,
+          );
         }
       } else if (label === 'error' && isObj(value)) {
         writer.block(`the file is a Strapi error response: ${String(value.message ?? value.name ?? 'no message')}`);
@@ -124,6 +136,10 @@ export async function parseStrapiRest(input: ImportParseInput, writer: SpoolWrit
     },
   });
   if (walked.error) writer.warn(`not valid JSON (${walked.error}); ${items} item(s) read before the error`);
-  if (state.relativeUrls) writer.warn(`${state.relativeUrls} upload URL(s) are relative to the Strapi server: their bytes cannot be fetched`);
-  if (items === 0) writer.block(walked.topKeys.includes('data') ? 'the Strapi response holds no entries' : 'not a Strapi REST response (no top-level `data`)');
+  if (state.relativeUrls)
+    writer.warn(`${state.relativeUrls} upload URL(s) are relative to the Strapi server: their bytes cannot be fetched`);
+  if (items === 0)
+    writer.block(
+      walked.topKeys.includes('data') ? 'the Strapi response holds no entries' : 'not a Strapi REST response (no top-level `data`)',
+    );
 }

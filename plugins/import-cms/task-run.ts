@@ -16,10 +16,12 @@ export type FormatParser = (input: ImportParseInput, writer: SpoolWriter) => Pro
 
 export async function runParse(input: ImportParseInput, parse: FormatParser): Promise<TaskResult<ImportParseSummary>> {
   for (const key of ['path', 'filename', 'workDir', 'spoolPath'] as const) {
-    if (typeof input?.[key] !== 'string' || !input[key]) return { ok: false, issues: [{ code: 'INVALID_INPUT', message: `${key} must be a non-empty string` }] };
+    if (typeof input?.[key] !== 'string' || !input[key])
+      return { ok: false, issues: [{ code: 'INVALID_INPUT', message: `${key} must be a non-empty string` }] };
   }
   try {
-    if (!(await stat(input.path)).isFile()) return { ok: false, issues: [{ code: 'NOT_A_FILE', message: `${input.filename} is not a file` }] };
+    if (!(await stat(input.path)).isFile())
+      return { ok: false, issues: [{ code: 'NOT_A_FILE', message: `${input.filename} is not a file` }] };
   } catch {
     return { ok: false, issues: [{ code: 'FILE_NOT_FOUND', message: `cannot read ${input.filename}` }] };
   }
@@ -46,7 +48,11 @@ function limitsOf(input: ImportParseInput): ArchiveLimits {
   const o = input.options ?? {};
   const n = (v: unknown) => (typeof v === 'number' && v > 0 ? v : undefined);
   const limits = importLimitsOf(o);
-  return { maxBytes: n(o.archiveMaxBytes) ?? limits.maxDecompressedBytes, maxEntries: n(o.archiveMaxEntries) ?? limits.maxArchiveEntries, maxRatio: limits.maxCompressionRatio };
+  return {
+    maxBytes: n(o.archiveMaxBytes) ?? limits.maxDecompressedBytes,
+    maxEntries: n(o.archiveMaxEntries) ?? limits.maxArchiveEntries,
+    maxRatio: limits.maxCompressionRatio,
+  };
 }
 
 /** The longest line, string, key or number a parse of this input accepts (bytes). */

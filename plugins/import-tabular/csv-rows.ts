@@ -47,7 +47,10 @@ function countOutsideQuotes(line: string, ch: string): number {
 
 /** The delimiter whose count is the same on most of the first lines (ties: the larger count, then the list order). */
 export function sniffDelimiter(head: string, preferTab = false): string {
-  const lines = head.split(/\r\n|\r|\n/).filter((l) => l.trim() !== '' && !l.startsWith('#')).slice(0, 20);
+  const lines = head
+    .split(/\r\n|\r|\n/)
+    .filter((l) => l.trim() !== '' && !l.startsWith('#'))
+    .slice(0, 20);
   if (lines.length > 1 && head.length >= 64 * 1024 - 16) lines.pop(); // the last line may be cut
   let best: string = preferTab ? '\t' : ',';
   let bestScore = -1;
@@ -65,13 +68,24 @@ export function sniffDelimiter(head: string, preferTab = false): string {
   return best;
 }
 
-export async function inspectCsv(path: string, filename: string, options: Record<string, unknown> = {}, profileDelimiter?: string): Promise<CsvSource> {
+export async function inspectCsv(
+  path: string,
+  filename: string,
+  options: Record<string, unknown> = {},
+  profileDelimiter?: string,
+): Promise<CsvSource> {
   const text = await detectTextEncoding(path, options.encoding);
-  const explicit = [options.delimiter, profileDelimiter].find((d): d is string => typeof d === 'string' && (DELIMITERS as readonly string[]).includes(d));
+  const explicit = [options.delimiter, profileDelimiter].find(
+    (d): d is string => typeof d === 'string' && (DELIMITERS as readonly string[]).includes(d),
+  );
   const delimiter = explicit ?? sniffDelimiter(text.head, /\.tsv$/i.test(filename));
   const firstLine = text.head.split(/\r\n|\r|\n/).find((l) => l.trim() !== '') ?? '';
   return {
-    encoding: text.encoding, bom: text.bom, delimiter, comments: firstLine.startsWith('#'), empty: text.empty,
+    encoding: text.encoding,
+    bom: text.bom,
+    delimiter,
+    comments: firstLine.startsWith('#'),
+    empty: text.empty,
     maxRecordBytes: limitsOf(options).maxLineBytes,
   };
 }
@@ -81,7 +95,11 @@ export async function inspectCsv(path: string, filename: string, options: Record
  * counted here (csv-parse's own count takes a CRLF inside quotes for two lines and gives the line a
  * record ends on): each record's byte range is matched to the physical line it starts on.
  */
-export async function* readCsvRows(path: string, source: CsvSource, onSkip: (message: string, line?: number) => void): AsyncGenerator<CsvRow> {
+export async function* readCsvRows(
+  path: string,
+  source: CsvSource,
+  onSkip: (message: string, line?: number) => void,
+): AsyncGenerator<CsvRow> {
   const index = new LineIndex(source.comments);
   let prevEnd = 0;
   let tooLong: ImportLimitError | null = null;
@@ -133,7 +151,10 @@ export function normaliseHeader(cells: string[]): { names: string[]; renamed: st
   const seen = new Map<string, number>();
   const renamed: string[] = [];
   const names = cells.map((raw, i) => {
-    let name = raw.replace(/\u0000/g, '').replace(/\s+/g, ' ').trim();
+    let name = raw
+      .replace(/\u0000/g, '')
+      .replace(/\s+/g, ' ')
+      .trim();
     if (!name) {
       name = `column_${i + 1}`;
       renamed.push(`column ${i + 1} has no name: called "${name}"`);

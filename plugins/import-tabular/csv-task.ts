@@ -44,7 +44,9 @@ function rowIssues(row: CsvRow, header: string[]): { lenient: string[]; strict: 
   if (cells.length > header.length) {
     const fields = `row has ${cells.length} fields, the header ${header.length}`;
     const extra = cells.slice(header.length).filter((c) => c.trim() !== '');
-    lenient.push(extra.length ? `${fields}: extra values ignored (${extra.map(clip).join(', ')})` : `${fields}: extra empty values ignored`);
+    lenient.push(
+      extra.length ? `${fields}: extra values ignored (${extra.map(clip).join(', ')})` : `${fields}: extra empty values ignored`,
+    );
     strict.push(fields);
   } else if (cells.length < header.length) {
     const fields = `row has ${cells.length} fields, the header ${header.length}`;
@@ -73,7 +75,9 @@ async function firstPass(input: ImportParseInput, source: CsvSource, spool: Spoo
       ({ names: header, renamed } = normaliseHeader(row.cells));
       headerLine = row.line;
       const lower = header.map((h) => h.toLowerCase());
-      candidates = ID_COLUMNS.map((name) => ({ index: lower.indexOf(name), seen: new Set<string>(), ok: true })).filter((c) => c.index >= 0);
+      candidates = ID_COLUMNS.map((name) => ({ index: lower.indexOf(name), seen: new Set<string>(), ok: true })).filter(
+        (c) => c.index >= 0,
+      );
       continue;
     }
     records++;
@@ -135,10 +139,14 @@ export async function parseCsvFile(input: ImportParseInput): Promise<TaskResult<
       }
       const data: Record<string, unknown> = {};
       header.forEach((name, i) => (data[name] = pass.types.value(i, cells[i])));
-      const externalId = pass.idColumn >= 0 ? cells[pass.idColumn].trim() : keys.of(Object.fromEntries(header.map((name, i) => [name, cells[i] ?? ''])));
+      const externalId =
+        pass.idColumn >= 0 ? cells[pass.idColumn].trim() : keys.of(Object.fromEntries(header.map((name, i) => [name, cells[i] ?? ''])));
       await spool.write({ entity: 'rows', externalId, data, line: row.line }, kinds);
     }
-    if (refused) spool.warn(`${refused} row${refused === 1 ? '' : 's'} refused in strict mode (not imported); import without strict mode to keep ${refused === 1 ? 'it' : 'them'} with warnings`);
+    if (refused)
+      spool.warn(
+        `${refused} row${refused === 1 ? '' : 's'} refused in strict mode (not imported); import without strict mode to keep ${refused === 1 ? 'it' : 'them'} with warnings`,
+      );
     const summary: CsvParseSummary = await spool.close();
     if (strict) summary.refused = { rows: refused };
     return { ok: true, value: summary };

@@ -19,7 +19,8 @@ export function toPlainNumber(text: string, decimalComma = false): number | null
     if (!COMMA_NUMBER.test(value) || LEADING_ZERO.test(value.replace(/\./g, ''))) return null;
     value = value.replace(/\./g, '').replace(',', '.');
   }
-  if (value === '' || value === '-' || value === '.' || value === '-.' || !PLAIN_NUMBER.test(value) || LEADING_ZERO.test(value)) return null;
+  if (value === '' || value === '-' || value === '.' || value === '-.' || !PLAIN_NUMBER.test(value) || LEADING_ZERO.test(value))
+    return null;
   const digits = value.replace(/[^\d]/g, '').replace(/^0+/, '').length;
   if (digits > 15 || (!value.includes('.') && digits >= 10)) return null;
   return Number(value);

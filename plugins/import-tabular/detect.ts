@@ -9,8 +9,27 @@ const lower = (names: string[] | undefined) => new Set((names ?? []).map((n) => 
 const hasAll = (set: Set<string>, names: string[]) => names.every((n) => set.has(n));
 const countOf = (set: Set<string>, names: string[]) => names.filter((n) => set.has(n)).length;
 
-const HOSTED_CSV = ['handle', 'title', 'body (html)', 'variant sku', 'variant price', 'option1 value', 'image src', 'variant inventory qty'];
-const PLUGIN_CSV = ['type', 'sku', 'name', 'regular price', 'sale price', 'parent', 'in stock?', 'visibility in catalog', 'short description'];
+const HOSTED_CSV = [
+  'handle',
+  'title',
+  'body (html)',
+  'variant sku',
+  'variant price',
+  'option1 value',
+  'image src',
+  'variant inventory qty',
+];
+const PLUGIN_CSV = [
+  'type',
+  'sku',
+  'name',
+  'regular price',
+  'sale price',
+  'parent',
+  'in stock?',
+  'visibility in catalog',
+  'short description',
+];
 const HOSTED_JSON = ['handle', 'body_html', 'variants', 'product_type', 'vendor'];
 
 export function hostedShopScore(profile: ImportProfile): number {

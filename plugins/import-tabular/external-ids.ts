@@ -17,7 +17,9 @@ export class ContentKeys {
   private readonly seen = new Map<string, number>();
 
   of(values: Record<string, unknown>): string {
-    const hex = createHash('sha256').update(stringify(values) ?? '').digest('hex');
+    const hex = createHash('sha256')
+      .update(stringify(values) ?? '')
+      .digest('hex');
     const short = hex.slice(0, 32);
     const n = (this.seen.get(short) ?? 0) + 1;
     this.seen.set(short, n);

@@ -58,15 +58,27 @@ export async function findLayout(path: string, maxTokenBytes = DEFAULT_IMPORT_LI
       if (guard.see(token)) continue;
       const { name } = token;
       if (depth === 0) {
-        if (name === 'startArray') { result = { kind: 'array' }; break; }
-        if (name === 'startObject') { depth = 1; continue; }
+        if (name === 'startArray') {
+          result = { kind: 'array' };
+          break;
+        }
+        if (name === 'startObject') {
+          depth = 1;
+          continue;
+        }
         result = { kind: 'none', reason: 'The JSON document is a single value, not records.' };
         break;
       }
-      if (depth === 1 && name === 'keyValue') { key = String(token.value); continue; }
+      if (depth === 1 && name === 'keyValue') {
+        key = String(token.value);
+        continue;
+      }
       if (depth === 1 && name === 'endObject') break;
       if (depth === 2 && pendingArrayKey !== null) {
-        if (name === 'startObject') { result = { kind: 'path', key: pendingArrayKey }; break; }
+        if (name === 'startObject') {
+          result = { kind: 'path', key: pendingArrayKey };
+          break;
+        }
         pendingArrayKey = null;
       }
       if (name === 'startObject' || name === 'startArray') {
@@ -201,7 +213,8 @@ export async function* readJsonRecords(
         index++;
         const value = builder.result;
         if (builder.refused) yield { value: null, index, key, refused: `nested deeper than ${maxDepth} levels` };
-        else if (value === null || typeof value !== 'object' || Array.isArray(value)) yield { value: null, index, key, refused: 'not an object' };
+        else if (value === null || typeof value !== 'object' || Array.isArray(value))
+          yield { value: null, index, key, refused: 'not an object' };
         else yield { value: value as Record<string, unknown>, index, key };
         builder = null;
         continue;
@@ -216,7 +229,7 @@ export async function* readJsonRecords(
       const isValue = opens || name.endsWith('Value');
       if (isValue && depth === recordLevel && inRecords && (layout.kind !== 'keyed' || name === 'startObject')) {
         builder = new BoundedBuilder(maxDepth);
-        key = layout.kind === 'keyed' ? rootKey ?? undefined : undefined;
+        key = layout.kind === 'keyed' ? (rootKey ?? undefined) : undefined;
         if (builder.push(token)) {
           index++; // a scalar where a record should be
           yield { value: null, index, key, refused: 'not an object' };

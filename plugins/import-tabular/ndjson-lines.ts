@@ -25,7 +25,8 @@ export function textDepth(text: string, limit: number): number {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (inString) {
-      if (c === 92) i++; // backslash escapes the next character
+      if (c === 92)
+        i++; // backslash escapes the next character
       else if (c === 34) inString = false;
     } else if (c === 34) inString = true;
     else if (c === 123 || c === 91) {
@@ -38,7 +39,11 @@ export function textDepth(text: string, limit: number): number {
   return max;
 }
 
-export async function* readNdjsonLines(path: string, maxDepth: number, maxLineBytes = DEFAULT_IMPORT_LIMITS.maxLineBytes): AsyncGenerator<NdjsonLine> {
+export async function* readNdjsonLines(
+  path: string,
+  maxDepth: number,
+  maxLineBytes = DEFAULT_IMPORT_LIMITS.maxLineBytes,
+): AsyncGenerator<NdjsonLine> {
   const { encoding } = await detectTextEncoding(path);
   for await (const { text, line } of readLines(openText(path, encoding), maxLineBytes, 'NDJSON line')) {
     if (text.trim() === '') continue;

@@ -9,8 +9,18 @@ import { toPlainNumber } from './csv-values.js';
 export const CURRENCIES = ['EUR', 'USD', 'GBP', 'CHF', 'JPY'];
 
 export const PRODUCT_KINDS: Record<string, ImportFieldKind> = {
-  title: 'text', sku: 'text', description: 'richtext', price: 'number', currency: 'text', stock: 'number',
-  image: 'media', active: 'boolean', images: 'json', variants: 'json', tags: 'json', categories: 'json',
+  title: 'text',
+  sku: 'text',
+  description: 'richtext',
+  price: 'number',
+  currency: 'text',
+  stock: 'number',
+  image: 'media',
+  active: 'boolean',
+  images: 'json',
+  variants: 'json',
+  tags: 'json',
+  categories: 'json',
 };
 
 export const headerKey = (name: string) => name.replace(/\s+/g, ' ').trim().toLowerCase();
@@ -50,7 +60,11 @@ export const currencyOption = (options?: Record<string, unknown>): string | unde
   return c && CURRENCIES.includes(c) ? c : undefined;
 };
 
-export const listOf = (text: string, separator = ','): string[] => text.split(separator).map((s) => s.trim()).filter(Boolean);
+export const listOf = (text: string, separator = ','): string[] =>
+  text
+    .split(separator)
+    .map((s) => s.trim())
+    .filter(Boolean);
 
 /** A spreadsheet turned a long code into scientific notation (`3.65275E+11`): the digits are lost. */
 export const SCIENTIFIC = /^\d+(?:\.\d+)?E\+\d+$/i;

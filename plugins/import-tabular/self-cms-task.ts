@@ -19,7 +19,8 @@ import { failure } from './task-result.js';
 const META = new Set(['collection', '_id', 'syncId', 'slug', 'status', 'data', 'createdAt', 'updatedAt', '_type']);
 const COLLECTION = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
 
-const text = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() !== '' ? v.trim() : typeof v === 'number' && Number.isFinite(v) ? String(v) : undefined);
+const text = (v: unknown): string | undefined =>
+  typeof v === 'string' && v.trim() !== '' ? v.trim() : typeof v === 'number' && Number.isFinite(v) ? String(v) : undefined;
 
 export async function parseSelfCmsFile(input: ImportParseInput): Promise<TaskResult<ImportParseSummary>> {
   const spool = new SpoolWriter(input.spoolPath, input.maxDepth);

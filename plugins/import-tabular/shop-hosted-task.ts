@@ -49,11 +49,18 @@ function entityOf(draft: Draft, currency: string | undefined, spool: SpoolWriter
   if (!draft.fields.title) spool.warn(`product "${draft.handle}" has no Title: the handle is used`, draft.line);
   if (first?.price === null || first === undefined) spool.warn(`product "${draft.handle}" has no price`, draft.line);
   const data: Record<string, unknown> = {
-    title, sku: draft.variants.find((v) => v.sku)?.sku ?? null, description: draft.fields.description ?? null, price: first?.price ?? null,
+    title,
+    sku: draft.variants.find((v) => v.sku)?.sku ?? null,
+    description: draft.fields.description ?? null,
+    price: first?.price ?? null,
     ...(currency ? { currency } : {}),
-    stock: stocks.length ? stocks.reduce((a, b) => a + b, 0) : null, image, active: draft.active,
-    handle: draft.handle, ...Object.fromEntries(Object.entries(draft.fields).filter(([k]) => k !== 'title' && k !== 'description')),
-    images: imageUrls, variants: draft.variants,
+    stock: stocks.length ? stocks.reduce((a, b) => a + b, 0) : null,
+    image,
+    active: draft.active,
+    handle: draft.handle,
+    ...Object.fromEntries(Object.entries(draft.fields).filter(([k]) => k !== 'title' && k !== 'description')),
+    images: imageUrls,
+    variants: draft.variants,
   };
   return { entity: 'products', externalId: draft.handle, data, status: draft.active ? 'published' : 'draft', line: draft.line };
 }
@@ -92,35 +99,64 @@ async function parseCsv(input: ImportParseInput, spool: SpoolWriter): Promise<vo
       const status = get('Status').toLowerCase();
       const published = bool(get('Published'));
       current = {
-        handle, line: row.line, optionNames: [1, 2, 3].map((n) => get(`Option${n} Name`)), variants: [], images: [],
+        handle,
+        line: row.line,
+        optionNames: [1, 2, 3].map((n) => get(`Option${n} Name`)),
+        variants: [],
+        images: [],
         active: status ? status === 'active' : published !== false,
-        fields: Object.fromEntries(Object.entries({
-          title: get('Title'), description: get('Body (HTML)'), vendor: get('Vendor'), productType: get('Type'),
-          productCategory: get('Product Category'), seoTitle: get('SEO Title'), seoDescription: get('SEO Description'),
-          sourceStatus: status, giftCard: bool(get('Gift Card')),
-          tags: get('Tags') ? get('Tags').split(',').map((t) => t.trim()).filter(Boolean) : undefined,
-          published,
-        }).filter(([, v]) => v !== '' && v !== undefined)),
+        fields: Object.fromEntries(
+          Object.entries({
+            title: get('Title'),
+            description: get('Body (HTML)'),
+            vendor: get('Vendor'),
+            productType: get('Type'),
+            productCategory: get('Product Category'),
+            seoTitle: get('SEO Title'),
+            seoDescription: get('SEO Description'),
+            sourceStatus: status,
+            giftCard: bool(get('Gift Card')),
+            tags: get('Tags')
+              ? get('Tags')
+                  .split(',')
+                  .map((t) => t.trim())
+                  .filter(Boolean)
+              : undefined,
+            published,
+          }).filter(([, v]) => v !== '' && v !== undefined),
+        ),
       };
     }
     const draft = current as unknown as Draft;
     const optionValues = [1, 2, 3].map((n) => get(`Option${n} Value`));
     if (get('Variant SKU') || get('Variant Price') || optionValues.some(Boolean)) {
       const barcode = get('Variant Barcode');
-      if (SCIENTIFIC.test(barcode)) spool.warn(`barcode "${barcode}" of "${handle}" is in scientific notation (changed by a spreadsheet): digits are lost, kept as text`, row.line);
+      if (SCIENTIFIC.test(barcode))
+        spool.warn(
+          `barcode "${barcode}" of "${handle}" is in scientific notation (changed by a spreadsheet): digits are lost, kept as text`,
+          row.line,
+        );
       const options: Record<string, string> = {};
       optionValues.forEach((v, i) => {
         if (v) options[draft.optionNames[i] || `Option${i + 1}`] = v;
       });
       draft.variants.push({
-        sku: get('Variant SKU') || null, price: numberOf(get('Variant Price')), compareAtPrice: numberOf(get('Variant Compare At Price')),
-        stock: numberOf(get('Variant Inventory Qty')), options, barcode: barcode || null, grams: numberOf(get('Variant Grams')),
-        weightUnit: get('Variant Weight Unit') || null, image: get('Variant Image') || null,
-        requiresShipping: bool(get('Variant Requires Shipping')), taxable: bool(get('Variant Taxable')),
+        sku: get('Variant SKU') || null,
+        price: numberOf(get('Variant Price')),
+        compareAtPrice: numberOf(get('Variant Compare At Price')),
+        stock: numberOf(get('Variant Inventory Qty')),
+        options,
+        barcode: barcode || null,
+        grams: numberOf(get('Variant Grams')),
+        weightUnit: get('Variant Weight Unit') || null,
+        image: get('Variant Image') || null,
+        requiresShipping: bool(get('Variant Requires Shipping')),
+        taxable: bool(get('Variant Taxable')),
       });
     }
     const src = get('Image Src');
-    if (src && !draft.images.some((i) => i.src === src)) draft.images.push({ src, position: numberOf(get('Image Position')), alt: get('Image Alt Text') || null });
+    if (src && !draft.images.some((i) => i.src === src))
+      draft.images.push({ src, position: numberOf(get('Image Position')), alt: get('Image Alt Text') || null });
   }
   await flush();
   if (!cols) spool.block('The file has no header row.');
@@ -131,32 +167,65 @@ function fromApi(p: Record<string, unknown>, index: number, currency: string | u
   const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : typeof v === 'number' ? String(v) : null);
   const num = (v: unknown) => (typeof v === 'number' ? v : typeof v === 'string' ? numberOf(v.trim()) : null);
   const optionNames = Array.isArray(p.options) ? (p.options as Array<Record<string, unknown>>).map((o) => str(o?.name) ?? '') : [];
-  const variants: Variant[] = (Array.isArray(p.variants) ? (p.variants as Array<Record<string, unknown>>) : []).filter((v) => v && typeof v === 'object').map((v) => {
-    const options: Record<string, string> = {};
-    [v.option1, v.option2, v.option3].forEach((o, i) => {
-      if (str(o)) options[optionNames[i] || `Option${i + 1}`] = str(o)!;
+  const variants: Variant[] = (Array.isArray(p.variants) ? (p.variants as Array<Record<string, unknown>>) : [])
+    .filter((v) => v && typeof v === 'object')
+    .map((v) => {
+      const options: Record<string, string> = {};
+      [v.option1, v.option2, v.option3].forEach((o, i) => {
+        if (str(o)) options[optionNames[i] || `Option${i + 1}`] = str(o)!;
+      });
+      return {
+        sku: str(v.sku),
+        price: num(v.price),
+        compareAtPrice: num(v.compare_at_price),
+        stock: num(v.inventory_quantity),
+        options,
+        barcode: str(v.barcode),
+        grams: num(v.grams),
+        weightUnit: str(v.weight_unit),
+        image: null,
+        ...(typeof v.requires_shipping === 'boolean' ? { requiresShipping: v.requires_shipping } : {}),
+        ...(typeof v.taxable === 'boolean' ? { taxable: v.taxable } : {}),
+      };
     });
-    return {
-      sku: str(v.sku), price: num(v.price), compareAtPrice: num(v.compare_at_price), stock: num(v.inventory_quantity), options,
-      barcode: str(v.barcode), grams: num(v.grams), weightUnit: str(v.weight_unit), image: null,
-      ...(typeof v.requires_shipping === 'boolean' ? { requiresShipping: v.requires_shipping } : {}),
-      ...(typeof v.taxable === 'boolean' ? { taxable: v.taxable } : {}),
-    };
-  });
-  const images = (Array.isArray(p.images) ? (p.images as Array<Record<string, unknown>>) : []).map((i) => str(i?.src)).filter((s): s is string => !!s);
+  const images = (Array.isArray(p.images) ? (p.images as Array<Record<string, unknown>>) : [])
+    .map((i) => str(i?.src))
+    .filter((s): s is string => !!s);
   const main = p.image && typeof p.image === 'object' ? str((p.image as Record<string, unknown>).src) : null;
   if (main && !images.includes(main)) images.unshift(main);
   const status = str(p.status);
   const active = status ? status === 'active' : p.published_at !== null;
   const handle = str(p.handle) ?? str(p.id) ?? `product-${index}`;
   const stocks = variants.map((v) => v.stock).filter((s): s is number => s !== null);
-  const tags = Array.isArray(p.tags) ? p.tags : typeof p.tags === 'string' ? p.tags.split(',').map((t) => t.trim()).filter(Boolean) : [];
+  const tags = Array.isArray(p.tags)
+    ? p.tags
+    : typeof p.tags === 'string'
+      ? p.tags
+          .split(',')
+          .map((t) => t.trim())
+          .filter(Boolean)
+      : [];
   return {
-    entity: 'products', externalId: str(p.id) ?? handle, status: active ? 'published' : 'draft', line: index,
+    entity: 'products',
+    externalId: str(p.id) ?? handle,
+    status: active ? 'published' : 'draft',
+    line: index,
     data: {
-      title: str(p.title) ?? handle, sku: variants.find((v) => v.sku)?.sku ?? null, description: str(p.body_html), price: variants[0]?.price ?? null,
-      ...(currency ? { currency } : {}), stock: stocks.length ? stocks.reduce((a, b) => a + b, 0) : null, image: images[0] ?? null, active,
-      handle, vendor: str(p.vendor), productType: str(p.product_type), sourceStatus: status, tags, images, variants,
+      title: str(p.title) ?? handle,
+      sku: variants.find((v) => v.sku)?.sku ?? null,
+      description: str(p.body_html),
+      price: variants[0]?.price ?? null,
+      ...(currency ? { currency } : {}),
+      stock: stocks.length ? stocks.reduce((a, b) => a + b, 0) : null,
+      image: images[0] ?? null,
+      active,
+      handle,
+      vendor: str(p.vendor),
+      productType: str(p.product_type),
+      sourceStatus: status,
+      tags,
+      images,
+      variants,
     },
   };
 }

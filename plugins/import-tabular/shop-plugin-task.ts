@@ -12,37 +12,81 @@ import { inspectCsv, normaliseHeader, readCsvRows, type CsvSource } from './csv-
 import { Columns, currencyOption, headerKey, listOf, numberOf, PRODUCT_KINDS } from './product-fields.js';
 import { failure } from './task-result.js';
 
-const flag = (text: string): boolean | null => (text === '1' || /^(yes|true)$/i.test(text) ? true : text === '0' || text === '-1' || /^(no|false)$/i.test(text) ? false : null);
+const flag = (text: string): boolean | null =>
+  text === '1' || /^(yes|true)$/i.test(text) ? true : text === '0' || text === '-1' || /^(no|false)$/i.test(text) ? false : null;
 /** Image cells list several URLs separated by commas. */
-const imagesOf = (text: string) => text.split(/,\s*(?=https?:\/\/|\/)/).map((s) => s.trim()).filter(Boolean);
+const imagesOf = (text: string) =>
+  text
+    .split(/,\s*(?=https?:\/\/|\/)/)
+    .map((s) => s.trim())
+    .filter(Boolean);
 
 function productData(cols: Columns, cells: string[]): Record<string, unknown> {
   const get = (name: string) => cols.get(cells, name);
-  const attributes = cols.matching(/^attribute \d+ name$/).map((nameCol) => {
-    const n = /(\d+)/.exec(nameCol)![1];
-    return {
-      name: get(nameCol), values: listOf(get(`Attribute ${n} value(s)`)), visible: flag(get(`Attribute ${n} visible`)),
-      global: flag(get(`Attribute ${n} global`)), default: get(`Attribute ${n} default`) || null,
-    };
-  }).filter((a) => a.name);
-  const downloads = cols.matching(/^download \d+ name$/).map((nameCol) => {
-    const n = /(\d+)/.exec(nameCol)![1];
-    return { name: get(nameCol), url: get(`Download ${n} URL`) };
-  }).filter((d) => d.name || d.url);
-  const meta = Object.fromEntries(cols.matching(/^meta: /).map((c) => [c.slice(c.indexOf(':') + 1).trim(), get(c)]).filter(([, v]) => v !== ''));
+  const attributes = cols
+    .matching(/^attribute \d+ name$/)
+    .map((nameCol) => {
+      const n = /(\d+)/.exec(nameCol)![1];
+      return {
+        name: get(nameCol),
+        values: listOf(get(`Attribute ${n} value(s)`)),
+        visible: flag(get(`Attribute ${n} visible`)),
+        global: flag(get(`Attribute ${n} global`)),
+        default: get(`Attribute ${n} default`) || null,
+      };
+    })
+    .filter((a) => a.name);
+  const downloads = cols
+    .matching(/^download \d+ name$/)
+    .map((nameCol) => {
+      const n = /(\d+)/.exec(nameCol)![1];
+      return { name: get(nameCol), url: get(`Download ${n} URL`) };
+    })
+    .filter((d) => d.name || d.url);
+  const meta = Object.fromEntries(
+    cols
+      .matching(/^meta: /)
+      .map((c) => [c.slice(c.indexOf(':') + 1).trim(), get(c)])
+      .filter(([, v]) => v !== ''),
+  );
   const images = imagesOf(get('Images'));
   const published = get('Published');
   const data: Record<string, unknown> = {
-    title: get('Name') || null, sku: get('SKU') || null, description: get('Description') || get('Short description') || null,
-    price: numberOf(get('Regular price')), stock: numberOf(get('Stock')), image: images[0] ?? null, active: published === '1',
-    shortDescription: get('Short description') || null, salePrice: numberOf(get('Sale price')),
-    saleStarts: get('Date sale price starts') || null, saleEnds: get('Date sale price ends') || null,
-    productTypes: listOf(get('Type')), sourceId: get('ID') || null, featured: flag(get('Is featured?')), visibility: get('Visibility in catalog') || null,
-    inStock: flag(get('In stock?')), backorders: get('Backorders allowed?') || null, taxStatus: get('Tax status') || null, taxClass: get('Tax class') || null,
-    weight: numberOf(get('Weight (kg)')), length: numberOf(get('Length (cm)')), width: numberOf(get('Width (cm)')), height: numberOf(get('Height (cm)')),
-    categories: listOf(get('Categories')), tags: listOf(get('Tags')), shippingClass: get('Shipping class') || null, images,
-    groupedProducts: listOf(get('Grouped products')), upsells: listOf(get('Upsells')), crossSells: listOf(get('Cross-sells')),
-    externalUrl: get('External URL') || null, buttonText: get('Button text') || null, attributes, downloads, meta,
+    title: get('Name') || null,
+    sku: get('SKU') || null,
+    description: get('Description') || get('Short description') || null,
+    price: numberOf(get('Regular price')),
+    stock: numberOf(get('Stock')),
+    image: images[0] ?? null,
+    active: published === '1',
+    shortDescription: get('Short description') || null,
+    salePrice: numberOf(get('Sale price')),
+    saleStarts: get('Date sale price starts') || null,
+    saleEnds: get('Date sale price ends') || null,
+    productTypes: listOf(get('Type')),
+    sourceId: get('ID') || null,
+    featured: flag(get('Is featured?')),
+    visibility: get('Visibility in catalog') || null,
+    inStock: flag(get('In stock?')),
+    backorders: get('Backorders allowed?') || null,
+    taxStatus: get('Tax status') || null,
+    taxClass: get('Tax class') || null,
+    weight: numberOf(get('Weight (kg)')),
+    length: numberOf(get('Length (cm)')),
+    width: numberOf(get('Width (cm)')),
+    height: numberOf(get('Height (cm)')),
+    categories: listOf(get('Categories')),
+    tags: listOf(get('Tags')),
+    shippingClass: get('Shipping class') || null,
+    images,
+    groupedProducts: listOf(get('Grouped products')),
+    upsells: listOf(get('Upsells')),
+    crossSells: listOf(get('Cross-sells')),
+    externalUrl: get('External URL') || null,
+    buttonText: get('Button text') || null,
+    attributes,
+    downloads,
+    meta,
     parent: get('Parent') || null,
   };
   return data;
@@ -70,7 +114,11 @@ function externalIdOf(cols: Columns, cells: string[], line: number): string {
   return id ? `id:${id}` : sku ? `sku:${sku}` : `line-${line}`;
 }
 
-async function gatherVariations(path: string, source: CsvSource, spool: SpoolWriter): Promise<{ byParent: Map<string, VariantRow[]>; parents: Set<string>; prices: Map<string, number> }> {
+async function gatherVariations(
+  path: string,
+  source: CsvSource,
+  spool: SpoolWriter,
+): Promise<{ byParent: Map<string, VariantRow[]>; parents: Set<string>; prices: Map<string, number> }> {
   const byParent = new Map<string, VariantRow[]>();
   const parents = new Set<string>();
   /** Own prices of the non-variation products, by `id:`/`sku:` key: a grouped product without a price takes its children's lowest. */
@@ -91,9 +139,16 @@ async function gatherVariations(path: string, source: CsvSource, spool: SpoolWri
     }
     const data = productData(cols, row.cells);
     const variant = {
-      sku: data.sku, name: data.title, price: data.price, salePrice: data.salePrice, stock: data.stock, inStock: data.inStock,
-      image: data.image, options: Object.fromEntries((data.attributes as Array<{ name: string; values: string[] }>).map((a) => [a.name, a.values.join(', ')])),
-      sourceId: data.sourceId, active: data.active,
+      sku: data.sku,
+      name: data.title,
+      price: data.price,
+      salePrice: data.salePrice,
+      stock: data.stock,
+      inStock: data.inStock,
+      image: data.image,
+      options: Object.fromEntries((data.attributes as Array<{ name: string; values: string[] }>).map((a) => [a.name, a.values.join(', ')])),
+      sourceId: data.sourceId,
+      active: data.active,
     };
     const ref = parentRef(cols.get(row.cells, 'Parent'));
     const list = byParent.get(ref) ?? byParent.set(ref, []).get(ref)!;
@@ -129,7 +184,9 @@ export async function parseShopPluginFile(input: ImportParseInput): Promise<Task
         if (data.image === null) data.image = variants.find((v) => v.image)?.image ?? null;
       }
       if (data.price === null && Array.isArray(data.groupedProducts) && data.groupedProducts.length) {
-        const childPrices = (data.groupedProducts as string[]).map((ref) => ownPrices.get(parentRef(ref))).filter((p): p is number => p !== undefined);
+        const childPrices = (data.groupedProducts as string[])
+          .map((ref) => ownPrices.get(parentRef(ref)))
+          .filter((p): p is number => p !== undefined);
         if (childPrices.length) data.price = Math.min(...childPrices);
       }
       data.variants = variants;
@@ -141,7 +198,10 @@ export async function parseShopPluginFile(input: ImportParseInput): Promise<Task
       }
       seen.add(externalId);
       if (!data.title) spool.warn(`product ${externalId} has no Name`, row.line);
-      await spool.write({ entity: 'products', externalId, data, status: data.active ? 'published' : 'draft', line: row.line }, PRODUCT_KINDS);
+      await spool.write(
+        { entity: 'products', externalId, data, status: data.active ? 'published' : 'draft', line: row.line },
+        PRODUCT_KINDS,
+      );
     }
     for (const [ref, rows] of byParent) {
       if (parents.has(ref)) continue;
@@ -149,7 +209,16 @@ export async function parseShopPluginFile(input: ImportParseInput): Promise<Task
         spool.warn(`variation's parent "${ref.replace(/^sku:/, '')}" is not in the file: imported as a product of its own`, v.line);
         const externalId = seen.has(v.externalId) ? `line-${v.line}` : v.externalId;
         seen.add(externalId);
-        await spool.write({ entity: 'products', externalId, data: { ...v.data, variants: [] }, status: v.data.active ? 'published' : 'draft', line: v.line }, PRODUCT_KINDS);
+        await spool.write(
+          {
+            entity: 'products',
+            externalId,
+            data: { ...v.data, variants: [] },
+            status: v.data.active ? 'published' : 'draft',
+            line: v.line,
+          },
+          PRODUCT_KINDS,
+        );
       }
     }
     if (!cols) spool.block('The file has no header row.');

@@ -23,9 +23,18 @@ export interface TextEncodingInfo {
 
 /** chardet names that are plain single-byte Latin encodings; ISO-8859-1/9/15 are read as windows-1252 (a superset for text). */
 const SINGLE_BYTE: Record<string, string> = {
-  'ISO-8859-1': 'windows-1252', 'ISO-8859-9': 'windows-1252', 'ISO-8859-15': 'windows-1252', 'windows-1252': 'windows-1252',
-  'ISO-8859-2': 'windows-1250', 'windows-1250': 'windows-1250', 'windows-1257': 'windows-1257', 'ISO-8859-5': 'ISO-8859-5',
-  'windows-1251': 'windows-1251', 'KOI8-R': 'KOI8-R', 'ISO-8859-7': 'ISO-8859-7', 'windows-1253': 'windows-1253',
+  'ISO-8859-1': 'windows-1252',
+  'ISO-8859-9': 'windows-1252',
+  'ISO-8859-15': 'windows-1252',
+  'windows-1252': 'windows-1252',
+  'ISO-8859-2': 'windows-1250',
+  'windows-1250': 'windows-1250',
+  'windows-1257': 'windows-1257',
+  'ISO-8859-5': 'ISO-8859-5',
+  'windows-1251': 'windows-1251',
+  'KOI8-R': 'KOI8-R',
+  'ISO-8859-7': 'ISO-8859-7',
+  'windows-1253': 'windows-1253',
 };
 
 /** Valid UTF-8, allowing a sequence cut at the end of a full head. */
@@ -53,7 +62,8 @@ export function guessEncoding(head: Buffer, truncated: boolean): { encoding: str
   for (const match of chardet.analyse(head)) {
     const mapped = SINGLE_BYTE[match.name];
     if (mapped) return { encoding: mapped, bom: false };
-    if ((match.name === 'UTF-16LE' || match.name === 'UTF-16BE') && match.confidence >= 90) return { encoding: match.name.toLowerCase(), bom: false };
+    if ((match.name === 'UTF-16LE' || match.name === 'UTF-16BE') && match.confidence >= 90)
+      return { encoding: match.name.toLowerCase(), bom: false };
   }
   return { encoding: 'windows-1252', bom: false };
 }

@@ -23,20 +23,61 @@ export interface RecordContext {
 }
 
 const POST_KINDS: Record<string, ImportFieldKind> = {
-  content: 'richtext', excerpt: 'richtext', author: 'relation', parent: 'relation', categories: 'relation', tags: 'relation',
-  featuredImage: 'relation', terms: 'json', meta: 'json', internalMeta: 'json', date: 'date', modified: 'date',
+  content: 'richtext',
+  excerpt: 'richtext',
+  author: 'relation',
+  parent: 'relation',
+  categories: 'relation',
+  tags: 'relation',
+  featuredImage: 'relation',
+  terms: 'json',
+  meta: 'json',
+  internalMeta: 'json',
+  date: 'date',
+  modified: 'date',
 };
-const COMMENT_KINDS: Record<string, ImportFieldKind> = { post: 'relation', parent: 'relation', content: 'richtext', meta: 'json', date: 'date' };
+const COMMENT_KINDS: Record<string, ImportFieldKind> = {
+  post: 'relation',
+  parent: 'relation',
+  content: 'richtext',
+  meta: 'json',
+  date: 'date',
+};
 const TERM_KINDS: Record<string, ImportFieldKind> = { parent: 'relation', meta: 'json' };
 
 const MIME_TYPES: Record<string, string> = {
-  jpg: 'image/jpeg', jpeg: 'image/jpeg', png: 'image/png', gif: 'image/gif', webp: 'image/webp', avif: 'image/avif', svg: 'image/svg+xml',
-  bmp: 'image/bmp', ico: 'image/x-icon', tif: 'image/tiff', tiff: 'image/tiff', heic: 'image/heic', pdf: 'application/pdf',
-  mp3: 'audio/mpeg', m4a: 'audio/mp4', ogg: 'audio/ogg', wav: 'audio/wav', mp4: 'video/mp4', m4v: 'video/mp4', mov: 'video/quicktime',
-  webm: 'video/webm', ogv: 'video/ogg', txt: 'text/plain', csv: 'text/csv', zip: 'application/zip', doc: 'application/msword',
-  docx: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document', xls: 'application/vnd.ms-excel',
-  xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', ppt: 'application/vnd.ms-powerpoint',
-  pptx: 'application/vnd.openxmlformats-officedocument.presentationml.presentation', key: 'application/vnd.apple.keynote',
+  jpg: 'image/jpeg',
+  jpeg: 'image/jpeg',
+  png: 'image/png',
+  gif: 'image/gif',
+  webp: 'image/webp',
+  avif: 'image/avif',
+  svg: 'image/svg+xml',
+  bmp: 'image/bmp',
+  ico: 'image/x-icon',
+  tif: 'image/tiff',
+  tiff: 'image/tiff',
+  heic: 'image/heic',
+  pdf: 'application/pdf',
+  mp3: 'audio/mpeg',
+  m4a: 'audio/mp4',
+  ogg: 'audio/ogg',
+  wav: 'audio/wav',
+  mp4: 'video/mp4',
+  m4v: 'video/mp4',
+  mov: 'video/quicktime',
+  webm: 'video/webm',
+  ogv: 'video/ogg',
+  txt: 'text/plain',
+  csv: 'text/csv',
+  zip: 'application/zip',
+  doc: 'application/msword',
+  docx: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+  xls: 'application/vnd.ms-excel',
+  xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+  ppt: 'application/vnd.ms-powerpoint',
+  pptx: 'application/vnd.openxmlformats-officedocument.presentationml.presentation',
+  key: 'application/vnd.apple.keynote',
 };
 
 /** WXR `YYYY-MM-DD hh:mm:ss`: the GMT value as ISO with Z, else the local value without zone, else the RSS pubDate. */
@@ -100,9 +141,18 @@ export function categoryRecord(node: WxrNode, ctx: RecordContext): EntityOut | n
   const name = textOf(node, 'wp:cat_name');
   const slug = textOf(node, 'wp:category_nicename') || name;
   if (!slug) return null;
-  return termOut('categories', slug, {
-    name: name || slug, slug, parent: ref(textOf(node, 'wp:category_parent')), description: rawTextOf(node, 'wp:category_description')?.trim() ?? '',
-  }, node, ctx);
+  return termOut(
+    'categories',
+    slug,
+    {
+      name: name || slug,
+      slug,
+      parent: ref(textOf(node, 'wp:category_parent')),
+      description: rawTextOf(node, 'wp:category_description')?.trim() ?? '',
+    },
+    node,
+    ctx,
+  );
 }
 
 /** `wp:tag` -> tags. */
@@ -126,7 +176,13 @@ export function termRecord(node: WxrNode, ctx: RecordContext): EntityOut | null 
   const parent = ref(textOf(node, 'wp:term_parent'));
   if (taxonomy === 'category') return termOut('categories', slug, { name: name || slug, slug, parent, description }, node, ctx);
   if (taxonomy === 'post_tag') return termOut('tags', slug, { name: name || slug, slug, description }, node, ctx);
-  return termOut('terms', `${taxonomy}:${slug}`, { name: name || slug, slug, taxonomy, parent: parent ? `${taxonomy}:${parent}` : null, description }, node, ctx);
+  return termOut(
+    'terms',
+    `${taxonomy}:${slug}`,
+    { name: name || slug, slug, taxonomy, parent: parent ? `${taxonomy}:${parent}` : null, description },
+    node,
+    ctx,
+  );
 }
 
 function termOut(entity: string, externalId: string, data: Record<string, unknown>, node: WxrNode, ctx: RecordContext): EntityOut {
@@ -285,7 +341,11 @@ function commentRecord(node: WxrNode, postId: string, ordinal: number, ctx: Reco
   const meta = readMeta(children(node, 'wp:commentmeta'), ctx.metaDepth);
   if (meta.length) data.meta = asObject(meta);
   const entity: ImportedEntity = {
-    entity: 'comments', externalId: id || `${postId}-comment-${ordinal}`, data, status: approved === '1' ? 'published' : 'draft', line: node.line,
+    entity: 'comments',
+    externalId: id || `${postId}-comment-${ordinal}`,
+    data,
+    status: approved === '1' ? 'published' : 'draft',
+    line: node.line,
   };
   return { entity, kinds: COMMENT_KINDS };
 }

@@ -17,11 +17,17 @@ import { authorRecord, categoryRecord, itemRecords, tagRecord, termRecord, type 
 
 type Kind = 'item' | 'author' | 'category' | 'tag' | 'term' | 'version';
 const COLLECTED: Record<string, Kind> = {
-  item: 'item', 'wp:author': 'author', 'wp:category': 'category', 'wp:tag': 'tag', 'wp:term': 'term', 'wp:wxr_version': 'version',
+  item: 'item',
+  'wp:author': 'author',
+  'wp:category': 'category',
+  'wp:tag': 'tag',
+  'wp:term': 'term',
+  'wp:wxr_version': 'version',
 };
 const CORE_ENTITIES = ['posts', 'pages', 'attachments', 'categories', 'tags', 'authors', 'comments'];
 /** Errors after which saxes' recovery is exact (the text is kept as written): warn and go on. */
-const RECOVERABLE = /^(undefined entity|the string "\]\]>" is disallowed|disallowed character\.|malformed character entity|empty entity name|unbound namespace prefix)/;
+const RECOVERABLE =
+  /^(undefined entity|the string "\]\]>" is disallowed|disallowed character\.|malformed character entity|empty entity name|unbound namespace prefix)/;
 /** Entities of items and comments: a repeated id is renamed and kept. */
 const ITEM_DUPLICATES_KEPT = (entity: string): boolean => !['authors', 'categories', 'tags', 'terms'].includes(entity);
 const KNOWN_VERSIONS = ['1.0', '1.1', '1.2'];
@@ -57,7 +63,10 @@ export class WxrStream {
 
   readonly customFields = new Set<string>();
 
-  constructor(private readonly input: ImportParseInput, private readonly spool: SpoolWriter) {
+  constructor(
+    private readonly input: ImportParseInput,
+    private readonly spool: SpoolWriter,
+  ) {
     this.depthLimit = Math.max(16, input.maxDepth || 0);
     this.ctx = { warn: (m, l) => spool.warn(m, l), metaDepth: Math.max(1, (input.maxDepth || 32) - 3), customFields: this.customFields };
     let lastRepair = 0;
@@ -235,7 +244,14 @@ export class WxrStream {
         this.declaredVersion ??= clean(node.text);
         return [];
       default: {
-        const out = kind === 'author' ? authorRecord(node) : kind === 'category' ? categoryRecord(node, this.ctx) : kind === 'tag' ? tagRecord(node, this.ctx) : termRecord(node, this.ctx);
+        const out =
+          kind === 'author'
+            ? authorRecord(node)
+            : kind === 'category'
+              ? categoryRecord(node, this.ctx)
+              : kind === 'tag'
+                ? tagRecord(node, this.ctx)
+                : termRecord(node, this.ctx);
         if (!out) this.spool.warn(`wp:${kind} without a name or slug: skipped`, node.line);
         return out ? [out] : [];
       }
@@ -282,7 +298,11 @@ export class WxrStream {
       const where = `line ${line}, column ${column}`;
       const cut = this.collecting ? ` (the element started on line ${this.collecting.node.line} is incomplete and not imported)` : '';
       if (this.written === 0) this.spool.block(`not well-formed XML at ${where}: ${message}; nothing could be imported${cut}`);
-      else this.spool.warn(`not well-formed XML at ${where}: ${message}; the ${this.written} records before it are imported, the rest of the file is not${cut}`, line);
+      else
+        this.spool.warn(
+          `not well-formed XML at ${where}: ${message}; the ${this.written} records before it are imported, the rest of the file is not${cut}`,
+          line,
+        );
       return;
     }
     if (!this.namespaceVersion && !this.sawWxrElement) {
@@ -291,8 +311,12 @@ export class WxrStream {
     }
     const assumed = this.namespaceVersion ?? '1.2';
     if (this.declaredVersion === null) this.spool.warn(`no <wp:wxr_version>: read as WXR ${assumed}`);
-    else if (!/^\d+\.\d+$/.test(this.declaredVersion)) this.spool.warn(`<wp:wxr_version> "${this.declaredVersion.slice(0, 40)}" is not a version: read as WXR ${assumed}`);
-    else if (!KNOWN_VERSIONS.includes(this.declaredVersion)) this.spool.warn(`WXR ${this.declaredVersion} is newer than the versions known (1.0 to 1.2): read as 1.2, unknown elements are ignored`);
+    else if (!/^\d+\.\d+$/.test(this.declaredVersion))
+      this.spool.warn(`<wp:wxr_version> "${this.declaredVersion.slice(0, 40)}" is not a version: read as WXR ${assumed}`);
+    else if (!KNOWN_VERSIONS.includes(this.declaredVersion))
+      this.spool.warn(
+        `WXR ${this.declaredVersion} is newer than the versions known (1.0 to 1.2): read as 1.2, unknown elements are ignored`,
+      );
     if (this.written === 0) this.spool.block('the export holds nothing to import (no items, authors or terms)');
   }
 }

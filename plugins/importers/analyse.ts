@@ -52,8 +52,12 @@ function resolveLimits(given: Partial<AnalysisLimits> | undefined): AnalysisLimi
   const base = defaultLimits();
   const pick = <K extends keyof AnalysisLimits>(k: K): AnalysisLimits[K] => (given?.[k] ?? base[k]) as AnalysisLimits[K];
   return {
-    maxDecompressedBytes: pick('maxDecompressedBytes'), maxCompressionRatio: pick('maxCompressionRatio'), maxArchiveEntries: pick('maxArchiveEntries'),
-    maxLineBytes: pick('maxLineBytes'), analysisTimeoutMs: pick('analysisTimeoutMs'), csvStrict: pick('csvStrict'),
+    maxDecompressedBytes: pick('maxDecompressedBytes'),
+    maxCompressionRatio: pick('maxCompressionRatio'),
+    maxArchiveEntries: pick('maxArchiveEntries'),
+    maxLineBytes: pick('maxLineBytes'),
+    analysisTimeoutMs: pick('analysisTimeoutMs'),
+    csvStrict: pick('csvStrict'),
   };
 }
 
@@ -98,7 +102,15 @@ const issuesText = (r: { ok: false; issues: Array<{ message: string }> }) => r.i
  */
 export async function analyseUpload(
   deps: { pool: WorkerPool; formats: FormatsView; maxDepth: number; limits?: Partial<AnalysisLimits> },
-  input: { path: string; filename: string; size: number; workDir: string; spoolPath: string; hint?: string; fields?: Record<string, unknown> },
+  input: {
+    path: string;
+    filename: string;
+    size: number;
+    workDir: string;
+    spoolPath: string;
+    hint?: string;
+    fields?: Record<string, unknown>;
+  },
   onStep: (step: 'detecting' | 'parsing') => void = () => undefined,
 ): Promise<Analysis> {
   const { pool, formats, maxDepth } = deps;
@@ -112,7 +124,10 @@ export async function analyseUpload(
   } catch (err) {
     await removeJobFolder(input.workDir, controller.signal.aborted);
     if (controller.signal.aborted && !(err instanceof ImportLimitExceededError)) {
-      throw new ImportLimitExceededError('analysisTimeoutMs', `analysis took longer than ${seconds(limits.analysisTimeoutMs)} ${limitSetting('analysisTimeoutMs')}`);
+      throw new ImportLimitExceededError(
+        'analysisTimeoutMs',
+        `analysis took longer than ${seconds(limits.analysisTimeoutMs)} ${limitSetting('analysisTimeoutMs')}`,
+      );
     }
     throw err;
   } finally {
@@ -121,30 +136,52 @@ export async function analyseUpload(
 
   async function analyse(): Promise<Analysis> {
     const hinted = input.hint ? formats.get(input.hint) : undefined;
-    if (input.hint && !hinted) throw new ImportFormatUnknownError(input.hint, formats.list().map((f) => f.format));
+    if (input.hint && !hinted)
+      throw new ImportFormatUnknownError(
+        input.hint,
+        formats.list().map((f) => f.format),
+      );
     const taskLimits: ImportLimits = {
-      maxDecompressedBytes: limits.maxDecompressedBytes, maxCompressionRatio: limits.maxCompressionRatio,
-      maxArchiveEntries: limits.maxArchiveEntries, maxLineBytes: limits.maxLineBytes,
+      maxDecompressedBytes: limits.maxDecompressedBytes,
+      maxCompressionRatio: limits.maxCompressionRatio,
+      maxArchiveEntries: limits.maxArchiveEntries,
+      maxLineBytes: limits.maxLineBytes,
     };
     onStep('detecting');
-    const profiled = await run<TaskResult<ProfiledUpload>>('importProfile', { path: input.path, filename: input.filename, maxDepth, limits: taskLimits }, PROFILE_TASK_FILE);
+    const profiled = await run<TaskResult<ProfiledUpload>>(
+      'importProfile',
+      { path: input.path, filename: input.filename, maxDepth, limits: taskLimits },
+      PROFILE_TASK_FILE,
+    );
     const warnings: Analysis['warnings'] = [];
     if (!profiled.ok) {
       throwIfLimit(profiled);
-      return { format: null, confidence: 0, profile: null, summary: emptySummary(), warnings, blockedReasons: [`The upload could not be read: ${issuesText(profiled)}`] };
+      return {
+        format: null,
+        confidence: 0,
+        profile: null,
+        summary: emptySummary(),
+        warnings,
+        blockedReasons: [`The upload could not be read: ${issuesText(profiled)}`],
+      };
     }
     const { empty, ...profile } = profiled.value;
     if (empty) return { format: null, confidence: 0, profile, summary: emptySummary(), warnings, blockedReasons: ['The file is empty.'] };
     if (profile.archive?.rejected.length) {
       const shown = profile.archive.rejected.slice(0, 10).join(', ');
-      warnings.push({ message: `${profile.archive.rejected.length} archive entr${profile.archive.rejected.length === 1 ? 'y' : 'ies'} with unsafe paths or links refused (never extracted): ${shown}` });
+      warnings.push({
+        message: `${profile.archive.rejected.length} archive entr${profile.archive.rejected.length === 1 ? 'y' : 'ies'} with unsafe paths or links refused (never extracted): ${shown}`,
+      });
     }
     const sample: ImportSample = { filename: input.filename, size: input.size, head: await readHead(input.path, HEAD_BYTES), profile };
     let format: ImportFormat | undefined;
     let confidence = 0;
     if (hinted) {
       confidence = confidenceOf(hinted, sample);
-      if (confidence === 0) throw new ImportFormatMismatchError(`The upload is not in the format '${hinted.format}' (its detector gives it no confidence); omit format to auto-detect`);
+      if (confidence === 0)
+        throw new ImportFormatMismatchError(
+          `The upload is not in the format '${hinted.format}' (its detector gives it no confidence); omit format to auto-detect`,
+        );
       format = hinted;
     } else {
       for (const candidate of formats.list()) {
@@ -157,20 +194,49 @@ export async function analyseUpload(
     }
     if (!format) {
       const kind = profile.container === 'tar' ? 'archive' : profile.kind;
-      return { format: null, confidence: 0, profile, summary: emptySummary(), warnings, blockedReasons: [`No import format recognises this upload (${kind}); GET /api/importers/sources lists the formats`] };
+      return {
+        format: null,
+        confidence: 0,
+        profile,
+        summary: emptySummary(),
+        warnings,
+        blockedReasons: [`No import format recognises this upload (${kind}); GET /api/importers/sources lists the formats`],
+      };
     }
     onStep('parsing');
     const strict = flag(input.fields?.strict) ?? limits.csvStrict;
     const parsed = await run<TaskResult<ImportParseSummary>>(
       format.parseTask,
-      { path: input.path, filename: input.filename, workDir: input.workDir, spoolPath: input.spoolPath, profile, maxDepth, options: { limits: taskLimits, strict } },
+      {
+        path: input.path,
+        filename: input.filename,
+        workDir: input.workDir,
+        spoolPath: input.spoolPath,
+        profile,
+        maxDepth,
+        options: { limits: taskLimits, strict },
+      },
       format.taskFile,
     );
     if (!parsed.ok) {
       throwIfLimit(parsed);
-      return { format: format.format, confidence, profile, summary: emptySummary(), warnings, blockedReasons: [`The ${format.label} parser refused the upload: ${issuesText(parsed)}`] };
+      return {
+        format: format.format,
+        confidence,
+        profile,
+        summary: emptySummary(),
+        warnings,
+        blockedReasons: [`The ${format.label} parser refused the upload: ${issuesText(parsed)}`],
+      };
     }
     const summary = parsed.value;
-    return { format: format.format, confidence, profile, summary, warnings: [...warnings, ...summary.warnings], blockedReasons: [...summary.blockedReasons] };
+    return {
+      format: format.format,
+      confidence,
+      profile,
+      summary,
+      warnings: [...warnings, ...summary.warnings],
+      blockedReasons: [...summary.blockedReasons],
+    };
   }
 }

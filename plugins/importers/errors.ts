@@ -26,20 +26,42 @@ export class ImportUploadInvalidError extends defineError(
   'The upload did not validate (blocked reasons, or no format detected) or its files are gone (retention); validate the file again.',
 ) {}
 
-export class ImportPlanNotFoundError extends defineError('IMPORT_PLAN_NOT_FOUND', 404, 'No import plan with this id in your tenant.', (id: string) => `No import plan '${id}'`) {}
+export class ImportPlanNotFoundError extends defineError(
+  'IMPORT_PLAN_NOT_FOUND',
+  404,
+  'No import plan with this id in your tenant.',
+  (id: string) => `No import plan '${id}'`,
+) {}
 
-export class ImportNotConfirmedError extends defineError('IMPORT_NOT_CONFIRMED', 400, 'POST /api/importers/run needs confirmed: true.', 'Confirm the import: send confirmed: true') {}
+export class ImportNotConfirmedError extends defineError(
+  'IMPORT_NOT_CONFIRMED',
+  400,
+  'POST /api/importers/run needs confirmed: true.',
+  'Confirm the import: send confirmed: true',
+) {}
 
 export class ImportAlreadyRunError extends defineError(
   'IMPORT_ALREADY_RUN',
   409,
   'This import plan is already running or has run; preview again for a new plan.',
-  (planId: string, jobId: string | null) => ({ message: `Plan '${planId}' already runs or ran${jobId ? ` (job ${jobId})` : ''}`, extra: jobId ? { jobId } : {} }),
+  (planId: string, jobId: string | null) => ({
+    message: `Plan '${planId}' already runs or ran${jobId ? ` (job ${jobId})` : ''}`,
+    extra: jobId ? { jobId } : {},
+  }),
 ) {}
 
-export class ImportJobNotFoundError extends defineError('IMPORT_JOB_NOT_FOUND', 404, 'No import job with this id in your tenant.', (id: string) => `No import job '${id}'`) {}
+export class ImportJobNotFoundError extends defineError(
+  'IMPORT_JOB_NOT_FOUND',
+  404,
+  'No import job with this id in your tenant.',
+  (id: string) => `No import job '${id}'`,
+) {}
 
-defineErrorCode('IMPORT_FAILED', 500, 'An import run failed part-way (sent as the `error` event of the import stream; the job view carries the reason).');
+defineErrorCode(
+  'IMPORT_FAILED',
+  500,
+  'An import run failed part-way (sent as the `error` event of the import stream; the job view carries the reason).',
+);
 
 /** A hostile or oversized upload refused while it was analysed: `limit` is the option's name (maxDecompressedBytes...), a field the import workers read. */
 export class ImportLimitExceededError extends defineError(
@@ -48,9 +70,16 @@ export class ImportLimitExceededError extends defineError(
   'The upload goes past an import limit (decompressed size, compression ratio, archive entries, line length or analysis time); the message and `limit` name the setting (plugins.options.importers, IMPORT_* variables). Nothing of it is kept.',
   (limit: string, message: string) => ({ message: `The upload is refused: ${message}`, extra: { limit } }),
 ) {
-  constructor(readonly limit: string, message: string) {
+  constructor(
+    readonly limit: string,
+    message: string,
+  ) {
     super(limit, message);
   }
 }
 
-defineErrorCode('IMPORT_INTERRUPTED', 503, 'The instance stopped during an import (sent as the `error` event of the import stream); the run resumes as a background job on the next start: follow it at GET /api/importers/jobs/:jobId.');
+defineErrorCode(
+  'IMPORT_INTERRUPTED',
+  503,
+  'The instance stopped during an import (sent as the `error` event of the import stream); the run resumes as a background job on the next start: follow it at GET /api/importers/jobs/:jobId.',
+);

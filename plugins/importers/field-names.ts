@@ -1,7 +1,20 @@
 import type { ImportFieldKind } from '../../kernel/registries/contracts.js';
 
 /** Field names the content plugin gives entries themselves (compared without case). */
-const RESERVED = new Set(['_id', 'id', 'slug', 'status', 'syncid', 'createdat', 'updatedat', 'createdby', 'updatedby', 'version', 'tenantid', 'tenant_id']);
+const RESERVED = new Set([
+  '_id',
+  'id',
+  'slug',
+  'status',
+  'syncid',
+  'createdat',
+  'updatedat',
+  'createdby',
+  'updatedby',
+  'version',
+  'tenantid',
+  'tenant_id',
+]);
 const FIELD_NAME = /^[a-zA-Z][a-zA-Z0-9]{0,47}$/;
 /** The scaffolded origin field (a system field the content plugin allows besides its name rule). */
 export const SOURCE_FIELD = '_source_import';
@@ -69,13 +82,27 @@ export type ContentFieldType = 'text' | 'richtext' | 'number' | 'boolean' | 'dat
  * its own references (URLs, source ids), not ids of this CMS, so they are kept as text.
  */
 export const FIELD_TYPE_OF_KIND: Record<ImportFieldKind, ContentFieldType> = {
-  text: 'text', richtext: 'richtext', number: 'number', boolean: 'boolean', date: 'date', json: 'json', media: 'text', relation: 'text',
+  text: 'text',
+  richtext: 'richtext',
+  number: 'number',
+  boolean: 'boolean',
+  date: 'date',
+  json: 'json',
+  media: 'text',
+  relation: 'text',
 };
 
 /** The admin UI widget a scaffolded field of each type defaults to (documented; the content schema has no widget hint). */
 export const DEFAULT_WIDGETS: Record<ContentFieldType, string> = {
-  text: 'input', richtext: 'rich-text-editor', number: 'number-input', boolean: 'toggle', date: 'date-picker', json: 'code-editor',
-  media: 'media-picker', relation: 'entry-picker', select: 'dropdown',
+  text: 'input',
+  richtext: 'rich-text-editor',
+  number: 'number-input',
+  boolean: 'toggle',
+  date: 'date-picker',
+  json: 'code-editor',
+  media: 'media-picker',
+  relation: 'entry-picker',
+  select: 'dropdown',
 };
 
 const TEXT_MAX = 255;
@@ -95,7 +122,12 @@ export function coerce(value: unknown, type: ContentFieldType): unknown {
     case 'richtext':
       return typeof value === 'string' ? value : typeof value === 'object' ? JSON.stringify(value) : String(value);
     case 'number': {
-      const n = typeof value === 'number' ? value : typeof value === 'string' && value.trim() !== '' ? Number(value.replace(/,(?=\d{3}\b)/g, '')) : NaN;
+      const n =
+        typeof value === 'number'
+          ? value
+          : typeof value === 'string' && value.trim() !== ''
+            ? Number(value.replace(/,(?=\d{3}\b)/g, ''))
+            : NaN;
       return Number.isFinite(n) ? n : undefined;
     }
     case 'boolean': {
@@ -108,7 +140,10 @@ export function coerce(value: unknown, type: ContentFieldType): unknown {
     case 'date': {
       if (typeof value !== 'string' && typeof value !== 'number') return undefined;
       if (typeof value === 'string' && /^0000-00-00/.test(value)) return null;
-      const s = typeof value === 'string' && /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}/.test(value) ? `${value.replace(' ', 'T')}${/(Z|[+-]\d{2}:?\d{2})$/.test(value) ? '' : 'Z'}` : value;
+      const s =
+        typeof value === 'string' && /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}/.test(value)
+          ? `${value.replace(' ', 'T')}${/(Z|[+-]\d{2}:?\d{2})$/.test(value) ? '' : 'Z'}`
+          : value;
       const t = new Date(s).getTime();
       return Number.isFinite(t) ? new Date(t).toISOString() : undefined;
     }

@@ -12,8 +12,13 @@ import type { WorkerPool } from '../../kernel/pool.js';
 import type { ImportParseSummary } from '../../kernel/registries/contracts.js';
 import { analyseUpload, type Analysis, type FormatsView } from './analyse.js';
 import {
-  ImportAlreadyRunError, ImportFormatMismatchError, ImportJobNotFoundError, ImportNotConfirmedError, ImportPlanNotFoundError,
-  ImportUploadInvalidError, ImportUploadNotFoundError,
+  ImportAlreadyRunError,
+  ImportFormatMismatchError,
+  ImportJobNotFoundError,
+  ImportNotConfirmedError,
+  ImportPlanNotFoundError,
+  ImportUploadInvalidError,
+  ImportUploadNotFoundError,
 } from './errors.js';
 import type { ImporterOptions } from './options.js';
 import { buildPlan, type EntityMapping, type ImportPlan, type SafetyMode } from './planner.js';
@@ -50,7 +55,13 @@ interface StoredPlan extends ImportPlan {
 }
 
 /** The parts of an identity a background run acts as (no session or token material). */
-const identitySnapshot = (i: Identity): Identity => ({ kind: i.kind, userId: i.userId, role: i.role, permissions: [...i.permissions], tenantId: i.tenantId });
+const identitySnapshot = (i: Identity): Identity => ({
+  kind: i.kind,
+  userId: i.userId,
+  role: i.role,
+  permissions: [...i.permissions],
+  tenantId: i.tenantId,
+});
 
 /**
  * The importer flow: uploads into a job folder under <data>/imports/<uploadId>/ (the only place an
@@ -63,10 +74,17 @@ export class ImportersService {
 
   constructor(
     private readonly deps: {
-      store: ImportStore; pool: WorkerPool; formats: FormatsView; jobs: JobQueue; logger: Logger; options: ImporterOptions; dataPath: string;
+      store: ImportStore;
+      pool: WorkerPool;
+      formats: FormatsView;
+      jobs: JobQueue;
+      logger: Logger;
+      options: ImporterOptions;
+      dataPath: string;
       /** Aborted when the instance stops (kernelState.stopping). */
       stopping?: AbortSignal;
-      contentClient: () => ContentClientFactory; mediaClient: () => MediaClientFactory;
+      contentClient: () => ContentClientFactory;
+      mediaClient: () => MediaClientFactory;
     },
   ) {
     this.root = join(deps.dataPath, 'imports');
@@ -78,7 +96,13 @@ export class ImportersService {
 
   sources() {
     return {
-      sources: this.deps.formats.list().map((f) => ({ format: f.format, label: f.label, extensions: f.extensions, description: f.description ?? '', features: f.features })),
+      sources: this.deps.formats.list().map((f) => ({
+        format: f.format,
+        label: f.label,
+        extensions: f.extensions,
+        description: f.description ?? '',
+        features: f.features,
+      })),
     };
   }
 
@@ -91,7 +115,15 @@ export class ImportersService {
       const filePath = join(workDir, 'upload.bin');
       const received = await receiveImport(ctx, filePath, this.deps.options.maxBytes);
       const filename = (received.filename || 'upload').replace(/[\\/]/g, '_').slice(0, 255);
-      return { uploadId, workDir, filePath, spoolPath: join(workDir, 'entities.ndjson'), filename, size: received.size, fields: received.fields };
+      return {
+        uploadId,
+        workDir,
+        filePath,
+        spoolPath: join(workDir, 'entities.ndjson'),
+        filename,
+        size: received.size,
+        fields: received.fields,
+      };
     } catch (err) {
       await rm(workDir, { recursive: true, force: true });
       throw err;
@@ -101,7 +133,15 @@ export class ImportersService {
   async analyse(upload: ReceivedUpload, hint: string | undefined, onStep?: (step: 'detecting' | 'parsing') => void): Promise<Analysis> {
     return analyseUpload(
       { pool: this.deps.pool, formats: this.deps.formats, maxDepth: this.deps.options.maxDepth, limits: this.deps.options },
-      { path: upload.filePath, filename: upload.filename, size: upload.size, workDir: upload.workDir, spoolPath: upload.spoolPath, hint: hint || undefined, fields: upload.fields },
+      {
+        path: upload.filePath,
+        filename: upload.filename,
+        size: upload.size,
+        workDir: upload.workDir,
+        spoolPath: upload.spoolPath,
+        hint: hint || undefined,
+        fields: upload.fields,
+      },
       onStep,
     );
   }
@@ -110,14 +150,30 @@ export class ImportersService {
   async record(identity: Identity, upload: ReceivedUpload, analysis: Analysis): Promise<ValidateView> {
     const valid = analysis.format !== null && analysis.blockedReasons.length === 0;
     await this.deps.store.uploads.create({
-      id: upload.uploadId, tenant_id: identity.tenantId, user_id: identity.userId, filename: upload.filename, size: upload.size, valid,
-      format: analysis.format, confidence: analysis.confidence, summary: JSON.stringify(analysis.summary), work_dir: upload.workDir,
-      file_path: upload.filePath, spool_path: upload.spoolPath, created_at: Date.now(),
+      id: upload.uploadId,
+      tenant_id: identity.tenantId,
+      user_id: identity.userId,
+      filename: upload.filename,
+      size: upload.size,
+      valid,
+      format: analysis.format,
+      confidence: analysis.confidence,
+      summary: JSON.stringify(analysis.summary),
+      work_dir: upload.workDir,
+      file_path: upload.filePath,
+      spool_path: upload.spoolPath,
+      created_at: Date.now(),
     });
     if (!valid) await rm(upload.workDir, { recursive: true, force: true });
     return {
-      valid, detectedFormat: analysis.format, confidence: Math.round(analysis.confidence * 1000) / 1000, summary: analysis.summary.counts,
-      acfFields: analysis.summary.acfFields ?? [], warnings: analysis.warnings, blockedReasons: analysis.blockedReasons, uploadId: upload.uploadId,
+      valid,
+      detectedFormat: analysis.format,
+      confidence: Math.round(analysis.confidence * 1000) / 1000,
+      summary: analysis.summary.counts,
+      acfFields: analysis.summary.acfFields ?? [],
+      warnings: analysis.warnings,
+      blockedReasons: analysis.blockedReasons,
+      uploadId: upload.uploadId,
     };
   }
 
@@ -138,34 +194,64 @@ export class ImportersService {
       : await this.deps.store.uploads.findOne({ where: { ...where, valid: true }, order: [['created_at', 'DESC']] });
     if (!row) throw new ImportUploadNotFoundError(uploadId);
     if (!row.valid) throw new ImportUploadInvalidError(`Upload '${row.id}' did not validate; fix the file and validate it again`);
-    if (!existsSync(row.spool_path)) throw new ImportUploadInvalidError(`The files of upload '${row.id}' are gone (imported already or past retention); validate the file again`);
+    if (!existsSync(row.spool_path))
+      throw new ImportUploadInvalidError(
+        `The files of upload '${row.id}' are gone (imported already or past retention); validate the file again`,
+      );
     return row;
   }
 
-  async preview(identity: Identity, body: { format: string; uploadId?: string; mappings?: Record<string, EntityMapping>; scaffold?: boolean; mode?: SafetyMode }) {
+  async preview(
+    identity: Identity,
+    body: { format: string; uploadId?: string; mappings?: Record<string, EntityMapping>; scaffold?: boolean; mode?: SafetyMode },
+  ) {
     const upload = await this.uploadFor(identity, body.uploadId);
     if (upload.format !== body.format) {
-      throw new ImportFormatMismatchError(`Upload '${upload.id}' was validated as '${upload.format}', not '${body.format}'; validate it again with the format hint '${body.format}'`);
+      throw new ImportFormatMismatchError(
+        `Upload '${upload.id}' was validated as '${upload.format}', not '${body.format}'; validate it again with the format hint '${body.format}'`,
+      );
     }
     const scaffold = body.scaffold ?? false;
-    if (scaffold && !hasPermission(identity, 'collections:manage')) throw new ForbiddenError("Scaffold mode creates collections: it needs the permission 'collections:manage'");
+    if (scaffold && !hasPermission(identity, 'collections:manage'))
+      throw new ForbiddenError("Scaffold mode creates collections: it needs the permission 'collections:manage'");
     const summary = JSON.parse(upload.summary) as ImportParseSummary;
     const content = this.deps.contentClient()(identity);
     const collections = await content.collections.list();
     const linked = await this.deps.store.countLinks(identity.tenantId, upload.format!);
     const plan = buildPlan({
-      planId: randomUUID(), uploadId: upload.id, format: upload.format!, filename: upload.filename, summary, collections, scaffold,
-      mode: body.mode ?? 'add', mappings: body.mappings, linked,
+      planId: randomUUID(),
+      uploadId: upload.id,
+      format: upload.format!,
+      filename: upload.filename,
+      summary,
+      collections,
+      scaffold,
+      mode: body.mode ?? 'add',
+      mappings: body.mappings,
+      linked,
     });
     const stored: StoredPlan = { ...plan, identity: identitySnapshot(identity) };
-    await this.deps.store.plans.create({ id: plan.planId, tenant_id: identity.tenantId, upload_id: upload.id, plan: JSON.stringify(stored), job_id: null, created_at: Date.now() });
+    await this.deps.store.plans.create({
+      id: plan.planId,
+      tenant_id: identity.tenantId,
+      upload_id: upload.id,
+      plan: JSON.stringify(stored),
+      job_id: null,
+      created_at: Date.now(),
+    });
     return this.planView(plan);
   }
 
   planView(plan: ImportPlan) {
     return {
-      planId: plan.planId, uploadId: plan.uploadId, format: plan.format, scaffold: plan.scaffold, mode: plan.mode,
-      fieldMappings: plan.fieldMappings, operations: plan.operations, estimatedDurationMs: plan.estimatedDurationMs,
+      planId: plan.planId,
+      uploadId: plan.uploadId,
+      format: plan.format,
+      scaffold: plan.scaffold,
+      mode: plan.mode,
+      fieldMappings: plan.fieldMappings,
+      operations: plan.operations,
+      estimatedDurationMs: plan.estimatedDurationMs,
       collections: plan.scaffoldCollections.map((c) => ({ name: c.name, fields: c.fields, widgets: c.widgets })),
     };
   }
@@ -177,14 +263,27 @@ export class ImportersService {
     if (row.job_id) throw new ImportAlreadyRunError(planId, row.job_id);
     const plan = JSON.parse(row.plan) as StoredPlan;
     const upload = await this.deps.store.uploads.findOne({ where: { id: row.upload_id, tenant_id: identity.tenantId } });
-    if (!upload || !existsSync(upload.spool_path)) throw new ImportUploadInvalidError(`The files of upload '${row.upload_id}' are gone (imported already or past retention); validate the file again`);
+    if (!upload || !existsSync(upload.spool_path))
+      throw new ImportUploadInvalidError(
+        `The files of upload '${row.upload_id}' are gone (imported already or past retention); validate the file again`,
+      );
     const jobId = randomUUID();
     const [changed] = await this.deps.store.plans.update({ job_id: jobId }, { where: { id: planId, job_id: null } });
     if (changed !== 1) throw new ImportAlreadyRunError(planId, null);
     const results = Object.fromEntries(plan.operations.map((o) => [o.sourceType, { imported: 0, failed: 0, skipped: 0, updated: 0 }]));
     const job = await this.deps.store.jobs.create({
-      id: jobId, tenant_id: identity.tenantId, plan_id: planId, format: plan.format, status: 'processing', processed: 0,
-      total: plan.operations.reduce((n, o) => n + o.count, 0), results: JSON.stringify(results), warnings: '[]', error: null, started_at: Date.now(), completed_at: null,
+      id: jobId,
+      tenant_id: identity.tenantId,
+      plan_id: planId,
+      format: plan.format,
+      status: 'processing',
+      processed: 0,
+      total: plan.operations.reduce((n, o) => n + o.count, 0),
+      results: JSON.stringify(results),
+      warnings: '[]',
+      error: null,
+      started_at: Date.now(),
+      completed_at: null,
     });
     return { job, plan, upload };
   }
@@ -194,11 +293,21 @@ export class ImportersService {
     const { job, plan } = await this.claim(identity, body.planId);
     if (plan.total < this.deps.options.inlineThreshold) {
       await this.execute(job.id);
-      return { success: true, jobId: job.id, status: 'processing' as const, message: `Imported inline (${plan.total} entities): GET /api/importers/jobs/${job.id} shows the results` };
+      return {
+        success: true,
+        jobId: job.id,
+        status: 'processing' as const,
+        message: `Imported inline (${plan.total} entities): GET /api/importers/jobs/${job.id} shows the results`,
+      };
     }
     // Attempts cover a crashed instance: the next claim resumes after the entities already written.
     await this.deps.jobs.enqueue(JOB_TYPE, { importJobId: job.id }, { tenantId: identity.tenantId, maxAttempts: 3 });
-    return { success: true, jobId: job.id, status: 'processing' as const, message: `Import of ${plan.total} entities started in the background: poll GET /api/importers/jobs/${job.id}` };
+    return {
+      success: true,
+      jobId: job.id,
+      status: 'processing' as const,
+      message: `Import of ${plan.total} entities started in the background: poll GET /api/importers/jobs/${job.id}`,
+    };
   }
 
   /** Runs a claimed import job to its end (inline, from the background job handler, or for the stream); never throws. */
@@ -230,15 +339,33 @@ export class ImportersService {
       const upload = (await store.uploads.findByPk(plan.uploadId))!;
       identity = plan.identity;
       // A job interrupted by a shutdown resumes after the entities it had written, with its counts so far.
-      const resume = job.processed > 0 && job.completed_at === null
-        ? { processed: job.processed, results: JSON.parse(job.results) as RunOutcome['results'], warnings: JSON.parse(job.warnings) as RunOutcome['warnings'] }
-        : undefined;
+      const resume =
+        job.processed > 0 && job.completed_at === null
+          ? {
+              processed: job.processed,
+              results: JSON.parse(job.results) as RunOutcome['results'],
+              warnings: JSON.parse(job.warnings) as RunOutcome['warnings'],
+            }
+          : undefined;
       const outcome = await runImport({
-        scaffolded, resume,
-        plan, identity: plan.identity, spoolPath: upload.spool_path, workDir: upload.work_dir, store,
-        content: this.deps.contentClient()(plan.identity), media: this.deps.mediaClient()(plan.identity), batchSize: this.deps.options.batchSize,
+        scaffolded,
+        resume,
+        plan,
+        identity: plan.identity,
+        spoolPath: upload.spool_path,
+        workDir: upload.work_dir,
+        store,
+        content: this.deps.contentClient()(plan.identity),
+        media: this.deps.mediaClient()(plan.identity),
+        batchSize: this.deps.options.batchSize,
         ...(this.deps.options.fetchRemote
-          ? { fetchRemote: { maxBytes: this.deps.options.fetchMaxBytes, timeoutMs: this.deps.options.fetchTimeoutMs, allowPrivate: this.deps.options.fetchAllowPrivate } }
+          ? {
+              fetchRemote: {
+                maxBytes: this.deps.options.fetchMaxBytes,
+                timeoutMs: this.deps.options.fetchTimeoutMs,
+                allowPrivate: this.deps.options.fetchAllowPrivate,
+              },
+            }
           : {}),
         shouldStop: () => Boolean(hooks.shouldStop?.() || interrupted()),
         progress: async (processed, total) => {
@@ -247,20 +374,40 @@ export class ImportersService {
         },
       });
       if (interrupted() && outcome.processed < outcome.total) {
-        await store.jobs.update({ processed: outcome.processed, results: JSON.stringify(outcome.results), warnings: JSON.stringify(outcome.warnings.slice(0, 400)) }, { where: { id: jobId } });
+        await store.jobs.update(
+          {
+            processed: outcome.processed,
+            results: JSON.stringify(outcome.results),
+            warnings: JSON.stringify(outcome.warnings.slice(0, 400)),
+          },
+          { where: { id: jobId } },
+        );
         if (handOver) await this.deps.jobs.enqueue(JOB_TYPE, { importJobId: jobId }, { tenantId: job.tenant_id, maxAttempts: 3 });
-        this.deps.logger.info({ jobId, processed: outcome.processed, total: outcome.total }, 'import interrupted by shutdown; it resumes as a background job');
+        this.deps.logger.info(
+          { jobId, processed: outcome.processed, total: outcome.total },
+          'import interrupted by shutdown; it resumes as a background job',
+        );
         return 'interrupted';
       }
       const kept = await this.dropEmptyScaffolds(plan.identity, outcome.scaffolded);
       const summary = JSON.parse(upload.summary) as ImportParseSummary;
       // Records the parser refused (CSV strict mode) count as failed; each has its line-numbered warning.
-      for (const [entity, n] of Object.entries(summary.refused ?? {})) if (outcome.results[entity] && n > 0) outcome.results[entity].failed += n;
+      for (const [entity, n] of Object.entries(summary.refused ?? {}))
+        if (outcome.results[entity] && n > 0) outcome.results[entity].failed += n;
       // The analysis's per-line warnings (malformed rows...) stay with the result, after the run's own.
       const parsed = summary.warnings ?? [];
-      const warnings = [...kept, ...outcome.warnings, ...parsed.map((w) => ({ ...w, message: `while reading: ${w.message}` }))].slice(0, 400);
+      const warnings = [...kept, ...outcome.warnings, ...parsed.map((w) => ({ ...w, message: `while reading: ${w.message}` }))].slice(
+        0,
+        400,
+      );
       await store.jobs.update(
-        { status: 'completed', processed: outcome.processed, results: JSON.stringify(outcome.results), warnings: JSON.stringify(warnings), completed_at: Date.now() },
+        {
+          status: 'completed',
+          processed: outcome.processed,
+          results: JSON.stringify(outcome.results),
+          warnings: JSON.stringify(warnings),
+          completed_at: Date.now(),
+        },
         { where: { id: jobId } },
       );
       await rm(upload.work_dir, { recursive: true, force: true });
@@ -268,8 +415,13 @@ export class ImportersService {
     } catch (err) {
       this.deps.logger.warn({ err, jobId }, 'import failed');
       const dropped = identity && scaffolded.length ? await this.dropEmptyScaffolds(identity, scaffolded).catch(() => []) : [];
-      const message = [err instanceof AppError ? err.message : 'The import failed (see the server log)', ...dropped.map((d) => d.message)].join('; ');
-      await store.jobs.update({ status: 'failed', error: message, completed_at: Date.now() }, { where: { id: jobId } }).catch(() => undefined);
+      const message = [
+        err instanceof AppError ? err.message : 'The import failed (see the server log)',
+        ...dropped.map((d) => d.message),
+      ].join('; ');
+      await store.jobs
+        .update({ status: 'failed', error: message, completed_at: Date.now() }, { where: { id: jobId } })
+        .catch(() => undefined);
       return null;
     } finally {
       this.running.delete(jobId);
@@ -290,7 +442,9 @@ export class ImportersService {
         notes.push({ message: `collection '${name}' was created for this import and removed again: nothing was imported into it` });
       } catch (err) {
         this.deps.logger.warn({ err, collection: name }, 'empty scaffolded collection not removed');
-        notes.push({ message: `collection '${name}' was created for this import and is empty; it could not be removed (see the server log)` });
+        notes.push({
+          message: `collection '${name}' was created for this import and is empty; it could not be removed (see the server log)`,
+        });
       }
     }
     return notes;
@@ -301,10 +455,15 @@ export class ImportersService {
     if (!row) throw new ImportJobNotFoundError(jobId);
     const end = row.completed_at === null ? null : Number(row.completed_at);
     return {
-      jobId: row.id, status: row.status, format: row.format, progress: { processed: row.processed, total: row.total },
+      jobId: row.id,
+      status: row.status,
+      format: row.format,
+      progress: { processed: row.processed, total: row.total },
       results: JSON.parse(row.results) as Record<string, { imported: number; failed: number; skipped: number }>,
-      durationMs: (end ?? Date.now()) - Number(row.started_at), completedAt: end === null ? null : new Date(end).toISOString(),
-      warnings: JSON.parse(row.warnings) as Array<{ message: string; line?: number }>, ...(row.error ? { error: row.error } : {}),
+      durationMs: (end ?? Date.now()) - Number(row.started_at),
+      completedAt: end === null ? null : new Date(end).toISOString(),
+      warnings: JSON.parse(row.warnings) as Array<{ message: string; line?: number }>,
+      ...(row.error ? { error: row.error } : {}),
     };
   }
 

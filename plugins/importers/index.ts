@@ -23,13 +23,30 @@ export default definePlugin(() => {
       for (const m of IMPORTER_MIGRATIONS) migrations.add(m);
       container.register(
         'importers',
-        asFunction((c: { sequelize: Sequelize; pool: WorkerPool; registries: Registries; jobs: JobQueue; logger: Logger; contentClient: ContentClientFactory; mediaClient: MediaClientFactory; kernelState: KernelState }) =>
-          new ImportersService({
-            store: new ImportStore(c.sequelize), pool: c.pool, formats: c.registries.importFormats, jobs: c.jobs, logger: c.logger, options, dataPath: config.dataPath,
-            stopping: c.kernelState.stopping,
-            // Resolved when first used: the content and media SDKs.
-            contentClient: () => c.contentClient, mediaClient: () => c.mediaClient,
-          }),
+        asFunction(
+          (c: {
+            sequelize: Sequelize;
+            pool: WorkerPool;
+            registries: Registries;
+            jobs: JobQueue;
+            logger: Logger;
+            contentClient: ContentClientFactory;
+            mediaClient: MediaClientFactory;
+            kernelState: KernelState;
+          }) =>
+            new ImportersService({
+              store: new ImportStore(c.sequelize),
+              pool: c.pool,
+              formats: c.registries.importFormats,
+              jobs: c.jobs,
+              logger: c.logger,
+              options,
+              dataPath: config.dataPath,
+              stopping: c.kernelState.stopping,
+              // Resolved when first used: the content and media SDKs.
+              contentClient: () => c.contentClient,
+              mediaClient: () => c.mediaClient,
+            }),
         ).singleton(),
       );
       registries.jobHandlers.add({
@@ -37,7 +54,10 @@ export default definePlugin(() => {
         async run(job, helpers) {
           if (!service) throw new Error('The importers plugin is not booted');
           const { importJobId } = job.payload as { importJobId: string };
-          const outcome = await service.execute(importJobId, { progress: (processed, total) => helpers.progress(processed, total), interrupted: () => helpers.signal.aborted });
+          const outcome = await service.execute(importJobId, {
+            progress: (processed, total) => helpers.progress(processed, total),
+            interrupted: () => helpers.signal.aborted,
+          });
           if (outcome === 'interrupted') throw new JobInterruptedError();
           return { importJobId, completed: outcome !== null };
         },

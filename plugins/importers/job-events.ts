@@ -29,7 +29,11 @@ export async function streamJobEvents(ctx: Context, identity: Identity, service:
       if (job.progress.processed !== last) {
         last = job.progress.processed;
         const { processed, total } = job.progress;
-        send('progress', { step: 'importing', message: `Imported ${processed} of ${total}`, percent: total ? Math.round((processed / total) * 100) : 0 });
+        send('progress', {
+          step: 'importing',
+          message: `Imported ${processed} of ${total}`,
+          percent: total ? Math.round((processed / total) * 100) : 0,
+        });
       }
       if (job.status === 'completed') {
         const sum = (k: 'imported' | 'failed' | 'skipped') => Object.values(job.results).reduce((n, r) => n + r[k], 0);
@@ -42,7 +46,11 @@ export async function streamJobEvents(ctx: Context, identity: Identity, service:
       }
       if (stream.closed) return;
       if (Date.now() - started > MAX_MS) {
-        send('error', { success: false, error: 'IMPORT_FAILED', message: 'Stopped following the job; it may still be running: GET /api/importers/jobs/:jobId' });
+        send('error', {
+          success: false,
+          error: 'IMPORT_FAILED',
+          message: 'Stopped following the job; it may still be running: GET /api/importers/jobs/:jobId',
+        });
         return;
       }
       await new Promise((resolve) => setTimeout(resolve, POLL_MS));

@@ -1,7 +1,14 @@
 import { ValidationError } from '../../kernel/errors.js';
 import type { ImportFieldKind, ImportParseSummary } from '../../kernel/registries/contracts.js';
 import {
-  collectionNameFor, DEFAULT_WIDGETS, isCollectionName, FIELD_TYPE_OF_KIND, fieldNameFor, SOURCE_FIELD, uniqueFieldNames, type ContentFieldType,
+  collectionNameFor,
+  DEFAULT_WIDGETS,
+  isCollectionName,
+  FIELD_TYPE_OF_KIND,
+  fieldNameFor,
+  SOURCE_FIELD,
+  uniqueFieldNames,
+  type ContentFieldType,
 } from './field-names.js';
 import type { CollectionInfo } from './ports.js';
 
@@ -57,13 +64,21 @@ const SYNONYMS = [
 ];
 
 /** The best existing field for a source field, with a confidence (1 same name, 0.9 same valid name, 0.75 similar, 0.6 synonym). */
-export function autoMap(source: string, fields: CollectionInfo['fields'], taken: Set<string>): { field: CollectionInfo['fields'][number]; confidence: number } | null {
+export function autoMap(
+  source: string,
+  fields: CollectionInfo['fields'],
+  taken: Set<string>,
+): { field: CollectionInfo['fields'][number]; confidence: number } | null {
   const free = fields.filter((f) => !taken.has(f.name) && f.name !== SOURCE_FIELD);
   const candidates: Array<[number, (f: (typeof free)[number]) => boolean]> = [
     [1, (f) => f.name === source],
     [0.9, (f) => f.name.toLowerCase() === fieldNameFor(source).toLowerCase()],
     [0.75, (f) => stripPrefix(f.name) === stripPrefix(source) && stripPrefix(source) !== ''],
-    [0.6, (f) => SYNONYMS.some((group) => group.includes(norm(f.name)) && (group.includes(norm(source)) || group.includes(stripPrefix(source))))],
+    [
+      0.6,
+      (f) =>
+        SYNONYMS.some((group) => group.includes(norm(f.name)) && (group.includes(norm(source)) || group.includes(stripPrefix(source)))),
+    ],
   ];
   for (const [confidence, test] of candidates) {
     const field = free.find(test);
@@ -72,7 +87,10 @@ export function autoMap(source: string, fields: CollectionInfo['fields'], taken:
   return null;
 }
 
-function entityMapping(mappings: Record<string, EntityMapping> | undefined, entity: string): { skip: boolean; collection?: string; fields: Record<string, string | null> } {
+function entityMapping(
+  mappings: Record<string, EntityMapping> | undefined,
+  entity: string,
+): { skip: boolean; collection?: string; fields: Record<string, string | null> } {
   const m = mappings?.[entity];
   if (m === false || m === null) return { skip: true, fields: {} };
   if (typeof m === 'string') return { skip: false, collection: m, fields: {} };
@@ -87,8 +105,16 @@ function entityMapping(mappings: Record<string, EntityMapping> | undefined, enti
  * or skip with a note when nothing matches and scaffold is off.
  */
 export function buildPlan(input: {
-  planId: string; uploadId: string; format: string; filename: string; summary: ImportParseSummary; collections: CollectionInfo[];
-  scaffold: boolean; mode: SafetyMode; mappings?: Record<string, EntityMapping>; linked: Record<string, Record<string, number>>;
+  planId: string;
+  uploadId: string;
+  format: string;
+  filename: string;
+  summary: ImportParseSummary;
+  collections: CollectionInfo[];
+  scaffold: boolean;
+  mode: SafetyMode;
+  mappings?: Record<string, EntityMapping>;
+  linked: Record<string, Record<string, number>>;
 }): ImportPlan {
   const { summary, collections, scaffold } = input;
   const fieldMappings: FieldMapping[] = [];
@@ -107,7 +133,9 @@ export function buildPlan(input: {
     }
     if (spec.collection !== undefined && !isCollectionName(spec.collection)) {
       const message = 'lower-case letters, digits and _, starting with a letter, at most 48 (not presets, schema or batch)';
-      throw new ValidationError(`'${spec.collection}' is not a valid collection name: ${message}`, [{ path: `body.mappings.${entity}`, message }]);
+      throw new ValidationError(`'${spec.collection}' is not a valid collection name: ${message}`, [
+        { path: `body.mappings.${entity}`, message },
+      ]);
     }
     const name = spec.collection ?? (entity === 'rows' ? collectionNameFor(input.filename) : collectionNameFor(entity));
     const existing = collections.find((c) => c.name === name);
@@ -126,7 +154,8 @@ export function buildPlan(input: {
         fieldMappings.push({ entity, sourceField: source, targetField: field?.name ?? null, confidence, type: field?.type ?? null });
       }
       const media = existing.fields.find((f) => f.type === 'media' && (f.name === spec.fields.file || ['media', 'file'].includes(f.name)));
-      if (media && !taken.has(media.name)) fieldMappings.push({ entity, sourceField: 'file', targetField: media.name, confidence: 0.9, type: 'media' });
+      if (media && !taken.has(media.name))
+        fieldMappings.push({ entity, sourceField: 'file', targetField: media.name, confidence: 0.9, type: 'media' });
       const linked = input.linked[entity]?.[name] ?? 0;
       const note = linked
         ? `${linked} record(s) of earlier ${input.format} imports into '${name}' are known; those in this file are matched by external id and ${input.mode === 'merge' ? 'updated when changed' : 'skipped (mode add; merge updates them)'}`
@@ -134,7 +163,10 @@ export function buildPlan(input: {
       operations.push({ action: 'create', sourceType: entity, targetCollection: name, count, ...(note ? { note } : {}) });
     } else if (scaffold) {
       const target = scaffolds.get(name) ?? { name, fields: [], widgets: {} };
-      const names = uniqueFieldNames(sources.filter((s) => spec.fields[s] !== null), [SOURCE_FIELD, ...target.fields.map((f) => f.name)]);
+      const names = uniqueFieldNames(
+        sources.filter((s) => spec.fields[s] !== null),
+        [SOURCE_FIELD, ...target.fields.map((f) => f.name)],
+      );
       for (const source of sources) {
         const fieldName = spec.fields[source] === null ? null : (spec.fields[source] ?? names.get(source)!);
         const type = FIELD_TYPE_OF_KIND[kinds[source]!];
@@ -142,7 +174,13 @@ export function buildPlan(input: {
           target.fields.push({ name: fieldName, type, label: source.slice(0, 191) || fieldName });
           target.widgets[fieldName] = DEFAULT_WIDGETS[type];
         }
-        fieldMappings.push({ entity, sourceField: source, targetField: fieldName, confidence: fieldName ? 1 : 0, type: fieldName ? type : null });
+        fieldMappings.push({
+          entity,
+          sourceField: source,
+          targetField: fieldName,
+          confidence: fieldName ? 1 : 0,
+          type: fieldName ? type : null,
+        });
       }
       if (entity === 'attachments' && !target.fields.some((f) => f.name === 'media')) {
         target.fields.push({ name: 'media', type: 'media', label: 'Media' });
@@ -150,20 +188,43 @@ export function buildPlan(input: {
         fieldMappings.push({ entity, sourceField: 'file', targetField: 'media', confidence: 1, type: 'media' });
       }
       scaffolds.set(name, target);
-      operations.push({ action: 'scaffold', sourceType: entity, targetCollection: name, count, note: `collection '${name}' is created with ${target.fields.length} field(s) and ${SOURCE_FIELD}` });
+      operations.push({
+        action: 'scaffold',
+        sourceType: entity,
+        targetCollection: name,
+        count,
+        note: `collection '${name}' is created with ${target.fields.length} field(s) and ${SOURCE_FIELD}`,
+      });
     } else {
-      for (const source of sources) fieldMappings.push({ entity, sourceField: source, targetField: null, confidence: 0, type: FIELD_TYPE_OF_KIND[kinds[source]!] });
-      operations.push({ action: 'skip', sourceType: entity, targetCollection: null, count, note: `no collection '${name}': map ${entity} to a collection in mappings, or preview with scaffold: true` });
+      for (const source of sources)
+        fieldMappings.push({ entity, sourceField: source, targetField: null, confidence: 0, type: FIELD_TYPE_OF_KIND[kinds[source]!] });
+      operations.push({
+        action: 'skip',
+        sourceType: entity,
+        targetCollection: null,
+        count,
+        note: `no collection '${name}': map ${entity} to a collection in mappings, or preview with scaffold: true`,
+      });
       continue;
     }
     total += count;
     if (entity === 'attachments') attachments += count;
   }
   const scaffoldCollections = [...scaffolds.values()].map((s) => ({
-    ...s, fields: [...s.fields, { name: SOURCE_FIELD, type: 'json' as const, label: 'Import source' }], widgets: { ...s.widgets, [SOURCE_FIELD]: DEFAULT_WIDGETS.json },
+    ...s,
+    fields: [...s.fields, { name: SOURCE_FIELD, type: 'json' as const, label: 'Import source' }],
+    widgets: { ...s.widgets, [SOURCE_FIELD]: DEFAULT_WIDGETS.json },
   }));
   return {
-    planId: input.planId, uploadId: input.uploadId, format: input.format, scaffold, mode: input.mode, fieldMappings, operations, scaffoldCollections,
-    estimatedDurationMs: Math.max(50, Math.round(total * 4 + attachments * 40)), total,
+    planId: input.planId,
+    uploadId: input.uploadId,
+    format: input.format,
+    scaffold,
+    mode: input.mode,
+    fieldMappings,
+    operations,
+    scaffoldCollections,
+    estimatedDurationMs: Math.max(50, Math.round(total * 4 + attachments * 40)),
+    total,
   };
 }

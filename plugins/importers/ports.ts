@@ -40,6 +40,10 @@ export interface ContentPort {
 export type ContentClientFactory = (identity?: Identity) => ContentPort;
 
 export interface MediaPort {
-  upload(filename: string, body: Readable | Buffer, options?: { folderId?: string | null; private?: boolean }): Promise<{ _id: string; url: string }>;
+  upload(
+    filename: string,
+    body: Readable | Buffer,
+    options?: { folderId?: string | null; private?: boolean },
+  ): Promise<{ _id: string; url: string }>;
 }
 export type MediaClientFactory = (identity?: Identity) => MediaPort;

@@ -18,10 +18,30 @@ export interface RemoteFetchOptions {
 
 /** Addresses an import must not make the server call (SSRF): loopback, private, link-local, CGNAT, multicast, reserved. */
 const INTERNAL = new BlockList();
-for (const [net, prefix] of [['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12], ['192.0.0.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['224.0.0.0', 4], ['240.0.0.0', 4]] as const) {
+for (const [net, prefix] of [
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
+] as const) {
   INTERNAL.addSubnet(net, prefix, 'ipv4');
 }
-for (const [net, prefix] of [['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8], ['64:ff9b::', 96]] as const) INTERNAL.addSubnet(net, prefix, 'ipv6');
+for (const [net, prefix] of [
+  ['::', 128],
+  ['::1', 128],
+  ['fc00::', 7],
+  ['fe80::', 10],
+  ['ff00::', 8],
+  ['64:ff9b::', 96],
+] as const)
+  INTERNAL.addSubnet(net, prefix, 'ipv6');
 
 /** Whether an address is internal (IPv4-mapped IPv6 addresses are judged as their IPv4 address). */
 export function isInternalAddress(address: string): boolean {
@@ -37,7 +57,8 @@ function guardedLookup(allowPrivate: boolean): LookupFunction {
     dnsLookup(hostname, { ...options, all: true }, (err, addresses: LookupAddress[]) => {
       if (err) return (callback as (e: Error) => void)(err);
       const allowed = allowPrivate ? addresses : addresses.filter((a) => !isInternalAddress(a.address));
-      if (!allowed.length) return (callback as (e: Error) => void)(new Error(`${hostname} resolves to an internal address; remote fetches are refused there`));
+      if (!allowed.length)
+        return (callback as (e: Error) => void)(new Error(`${hostname} resolves to an internal address; remote fetches are refused there`));
       if ((options as { all?: boolean }).all) return (callback as (e: null, a: LookupAddress[]) => void)(null, allowed);
       (callback as (e: null, a: string, f: number) => void)(null, allowed[0]!.address, allowed[0]!.family);
     });
@@ -46,10 +67,20 @@ function guardedLookup(allowPrivate: boolean): LookupFunction {
 
 function get(url: URL, options: RemoteFetchOptions): Promise<IncomingMessage> {
   const literal = url.hostname.replace(/^\[|\]$/g, '');
-  if (isIP(literal) && !options.allowPrivate && isInternalAddress(literal)) return Promise.reject(new Error(`${literal} is an internal address; remote fetches are refused there`));
+  if (isIP(literal) && !options.allowPrivate && isInternalAddress(literal))
+    return Promise.reject(new Error(`${literal} is an internal address; remote fetches are refused there`));
   const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise((resolve, reject) => {
-    const req = request(url, { method: 'GET', lookup: guardedLookup(options.allowPrivate), timeout: options.timeoutMs, headers: { 'user-agent': 'cms-importer/1.0', accept: '*/*' } }, resolve);
+    const req = request(
+      url,
+      {
+        method: 'GET',
+        lookup: guardedLookup(options.allowPrivate),
+        timeout: options.timeoutMs,
+        headers: { 'user-agent': 'cms-importer/1.0', accept: '*/*' },
+      },
+      resolve,
+    );
     req.on('timeout', () => req.destroy(new Error(`no answer within ${options.timeoutMs} ms`)));
     req.on('error', reject);
     req.end();
@@ -62,7 +93,11 @@ function get(url: URL, options: RemoteFetchOptions): Promise<IncomingMessage> {
  * status 200 only, at most maxBytes). Throws with a message fit for an import warning; `target` is
  * removed on failure.
  */
-export async function fetchRemoteFile(rawUrl: string, target: string, options: RemoteFetchOptions): Promise<{ size: number; mimeType: string | null }> {
+export async function fetchRemoteFile(
+  rawUrl: string,
+  target: string,
+  options: RemoteFetchOptions,
+): Promise<{ size: number; mimeType: string | null }> {
   let url: URL;
   try {
     url = new URL(rawUrl);
@@ -101,7 +136,9 @@ export async function fetchRemoteFile(rawUrl: string, target: string, options: R
       await rm(target, { force: true });
       throw err;
     }
-    const type = String(res.headers['content-type'] ?? '').split(';')[0]!.trim();
+    const type = String(res.headers['content-type'] ?? '')
+      .split(';')[0]!
+      .trim();
     return { size, mimeType: type || null };
   }
 }

@@ -9,15 +9,46 @@ const entityMapping = z.union([
   z.string().min(1).max(48),
   z.literal(false),
   z.null(),
-  z.object({ collection: z.string().min(1).max(48).optional(), fields: z.record(z.string().max(191), z.string().max(48).nullable()).optional() }).strict(),
+  z
+    .object({
+      collection: z.string().min(1).max(48).optional(),
+      fields: z.record(z.string().max(191), z.string().max(48).nullable()).optional(),
+    })
+    .strict(),
 ]);
 const fieldType = z.enum(['text', 'richtext', 'number', 'boolean', 'date', 'json', 'media', 'relation', 'select']);
 const planSchema = z.object({
-  planId: z.string(), uploadId: z.string(), format: z.string(), scaffold: z.boolean(), mode: z.enum(['add', 'merge']),
-  fieldMappings: z.array(z.object({ entity: z.string(), sourceField: z.string(), targetField: z.string().nullable(), confidence: z.number(), type: fieldType.nullable() })),
-  operations: z.array(z.object({ action: z.enum(['create', 'update', 'skip', 'scaffold']), sourceType: z.string(), targetCollection: z.string().nullable(), count: z.number(), note: z.string().optional() })),
+  planId: z.string(),
+  uploadId: z.string(),
+  format: z.string(),
+  scaffold: z.boolean(),
+  mode: z.enum(['add', 'merge']),
+  fieldMappings: z.array(
+    z.object({
+      entity: z.string(),
+      sourceField: z.string(),
+      targetField: z.string().nullable(),
+      confidence: z.number(),
+      type: fieldType.nullable(),
+    }),
+  ),
+  operations: z.array(
+    z.object({
+      action: z.enum(['create', 'update', 'skip', 'scaffold']),
+      sourceType: z.string(),
+      targetCollection: z.string().nullable(),
+      count: z.number(),
+      note: z.string().optional(),
+    }),
+  ),
   estimatedDurationMs: z.number(),
-  collections: z.array(z.object({ name: z.string(), fields: z.array(z.object({ name: z.string(), type: fieldType, label: z.string() })), widgets: z.record(z.string(), z.string()) })),
+  collections: z.array(
+    z.object({
+      name: z.string(),
+      fields: z.array(z.object({ name: z.string(), type: fieldType, label: z.string() })),
+      widgets: z.record(z.string(), z.string()),
+    }),
+  ),
 });
 const skipReasons = z.object({
   alreadyImported: z.number().optional().describe('imported into this collection before (mode add)'),
@@ -25,19 +56,40 @@ const skipReasons = z.object({
   duplicateInFile: z.number().optional().describe('an external id repeated within the file'),
   notMapped: z.number().optional().describe('the entity is not mapped to a collection'),
 });
-const results = z.record(z.string(), z.object({ imported: z.number(), failed: z.number(), skipped: z.number(), updated: z.number(), skipReasons: skipReasons.optional() }));
+const results = z.record(
+  z.string(),
+  z.object({ imported: z.number(), failed: z.number(), skipped: z.number(), updated: z.number(), skipReasons: skipReasons.optional() }),
+);
 
 export const importerRoutes: RouteDefinition[] = [
   defineRoute({
-    method: 'GET', path: '/api/importers/sources', permission: 'content:read', tags: ['importers'],
+    method: 'GET',
+    path: '/api/importers/sources',
+    permission: 'content:read',
+    tags: ['importers'],
     summary: 'The registered import formats: format, label, extensions, description, features',
     request: {},
-    response: z.object({ sources: z.array(z.object({ format: z.string(), label: z.string(), extensions: z.array(z.string()), description: z.string(), features: z.array(z.string()) })) }),
+    response: z.object({
+      sources: z.array(
+        z.object({
+          format: z.string(),
+          label: z.string(),
+          extensions: z.array(z.string()),
+          description: z.string(),
+          features: z.array(z.string()),
+        }),
+      ),
+    }),
     handler: ({ scope }) => scope.importers.sources(),
   }),
   defineRoute({
-    method: 'POST', idempotent: true, path: '/api/importers/validate', permission: 'content:write', tags: ['importers'],
-    summary: 'Uploads an export (multipart: `file`, optional `format` hint), detects its format from the content and parses it in the worker pool',
+    method: 'POST',
+    idempotent: true,
+    path: '/api/importers/validate',
+    permission: 'content:write',
+    tags: ['importers'],
+    summary:
+      'Uploads an export (multipart: `file`, optional `format` hint), detects its format from the content and parses it in the worker pool',
     description:
       'The upload is streamed into a job folder (<data>/imports/<uploadId>/); the profile and the parse run in the worker pool. valid is false (still 200) when ' +
       'no format recognises the file or the parser reports blocked reasons. A format hint that is not registered -> 400 IMPORT_FORMAT_UNKNOWN; one whose detector ' +
@@ -46,34 +98,59 @@ export const importerRoutes: RouteDefinition[] = [
       '"The file is empty.". Answers uploadId for preview.',
     request: {
       multipart: z.object({
-        file: multipartFile('the export to import'), format: z.string().max(64).optional().describe('format hint (GET /api/importers/sources)'),
-        strict: z.enum(['true', 'false']).optional().describe('CSV: refuse malformed rows (wrong field count, stray quotes) instead of keeping them with warnings; default importers.csvStrict (false)'),
+        file: multipartFile('the export to import'),
+        format: z.string().max(64).optional().describe('format hint (GET /api/importers/sources)'),
+        strict: z
+          .enum(['true', 'false'])
+          .optional()
+          .describe(
+            'CSV: refuse malformed rows (wrong field count, stray quotes) instead of keeping them with warnings; default importers.csvStrict (false)',
+          ),
       }),
     },
     response: z.object({
-      valid: z.boolean(), detectedFormat: z.string().nullable(), confidence: z.number(), summary: z.record(z.string(), z.number()), acfFields: z.array(z.string()),
-      warnings: z.array(warning), blockedReasons: z.array(z.string()), uploadId: z.string(),
+      valid: z.boolean(),
+      detectedFormat: z.string().nullable(),
+      confidence: z.number(),
+      summary: z.record(z.string(), z.number()),
+      acfFields: z.array(z.string()),
+      warnings: z.array(warning),
+      blockedReasons: z.array(z.string()),
+      uploadId: z.string(),
     }),
     handler: ({ ctx, identity, scope }) => scope.importers.validate(ctx, identity),
   }),
   defineRoute({
-    method: 'POST', idempotent: true, path: '/api/importers/preview', permission: 'content:write', tags: ['importers'],
-    summary: 'Plans the import of a validated upload: target collections, field mappings with confidence and type, operations, estimated duration',
+    method: 'POST',
+    idempotent: true,
+    path: '/api/importers/preview',
+    permission: 'content:write',
+    tags: ['importers'],
+    summary:
+      'Plans the import of a validated upload: target collections, field mappings with confidence and type, operations, estimated duration',
     description:
-      'uploadId defaults to the caller\'s latest valid upload. mappings: source entity -> collection name, false to leave it out, or {collection, fields: ' +
+      "uploadId defaults to the caller's latest valid upload. mappings: source entity -> collection name, false to leave it out, or {collection, fields: " +
       '{sourceField: targetField|null}}; omitted entities and fields are mapped automatically by name. scaffold: true creates missing collections (needs ' +
       'collections:manage) with fields inferred from the source and a `_source_import` field. mode: add (default: records imported before are skipped) or merge (updated when changed).',
     request: {
       body: z.object({
-        format: z.string().min(1).max(64), uploadId: z.string().uuid().optional(), mappings: z.record(z.string(), entityMapping).optional(),
-        scaffold: z.boolean().optional(), mode: z.enum(['add', 'merge']).optional(),
+        format: z.string().min(1).max(64),
+        uploadId: z.string().uuid().optional(),
+        mappings: z.record(z.string(), entityMapping).optional(),
+        scaffold: z.boolean().optional(),
+        mode: z.enum(['add', 'merge']).optional(),
       }),
     },
     response: planSchema,
     handler: ({ body, identity, scope }) => scope.importers.preview(identity, body),
   }),
   defineRoute({
-    method: 'POST', idempotent: true, path: '/api/importers/run', permission: 'content:write', tags: ['importers'], envelope: false,
+    method: 'POST',
+    idempotent: true,
+    path: '/api/importers/run',
+    permission: 'content:write',
+    tags: ['importers'],
+    envelope: false,
     summary: 'Runs a plan (confirmed: true): below 100 entities inline (done when this answers), at or above as a background job',
     description:
       'Answers the spec\'s {success, jobId, status: "processing", message} in both cases; GET /api/importers/jobs/:jobId shows progress and results (an inline run ' +
@@ -85,17 +162,32 @@ export const importerRoutes: RouteDefinition[] = [
     },
   }),
   defineRoute({
-    method: 'GET', path: '/api/importers/jobs/:jobId', permission: 'content:read', tags: ['importers'],
-    summary: 'An import job: status, progress {processed, total}, per-entity results {imported, failed, skipped, updated}, duration, warnings',
+    method: 'GET',
+    path: '/api/importers/jobs/:jobId',
+    permission: 'content:read',
+    tags: ['importers'],
+    summary:
+      'An import job: status, progress {processed, total}, per-entity results {imported, failed, skipped, updated}, duration, warnings',
     request: { params: z.object({ jobId: z.string().min(1).max(64) }) },
     response: z.object({
-      jobId: z.string(), status: z.enum(['processing', 'completed', 'failed']), format: z.string(), progress: z.object({ processed: z.number(), total: z.number() }),
-      results, durationMs: z.number(), completedAt: z.string().nullable(), warnings: z.array(warning), error: z.string().optional(),
+      jobId: z.string(),
+      status: z.enum(['processing', 'completed', 'failed']),
+      format: z.string(),
+      progress: z.object({ processed: z.number(), total: z.number() }),
+      results,
+      durationMs: z.number(),
+      completedAt: z.string().nullable(),
+      warnings: z.array(warning),
+      error: z.string().optional(),
     }),
     handler: ({ params, identity, scope }) => scope.importers.job(identity, params.jobId),
   }),
   defineRoute({
-    method: 'GET', path: '/api/importers/jobs/:jobId/events', permission: 'content:read', tags: ['importers'], envelope: false,
+    method: 'GET',
+    path: '/api/importers/jobs/:jobId/events',
+    permission: 'content:read',
+    tags: ['importers'],
+    envelope: false,
     summary: 'Follows an import job as server-sent events: progress, then complete or error (what POST /api/migration/import sends)',
     description:
       '`event: progress` {step: "importing", message, percent} whenever the count moves, then `event: complete` {imported, failed, skipped, durationMs, jobId} or ' +
@@ -104,7 +196,11 @@ export const importerRoutes: RouteDefinition[] = [
     handler: ({ ctx, params, identity, scope }) => streamJobEvents(ctx, identity, scope.importers, params.jobId),
   }),
   defineRoute({
-    method: 'POST', path: '/api/migration/import', permission: 'content:write', tags: ['importers'], envelope: false,
+    method: 'POST',
+    path: '/api/migration/import',
+    permission: 'content:write',
+    tags: ['importers'],
+    envelope: false,
     summary: 'Uploads and imports in one request, answering a server-sent event stream (progress, complete, error)',
     description:
       'Multipart: `file`, optional `format`, `collection` (target of the entity with the most records) and `scaffold` (true/false). Refusals of the upload itself ' +
@@ -112,8 +208,11 @@ export const importerRoutes: RouteDefinition[] = [
       'then `event: complete` {imported, failed, skipped, durationMs}, or `event: error` {success: false, error, message}.',
     request: {
       multipart: z.object({
-        file: multipartFile('the export to import'), format: z.string().max(64).optional(), collection: z.string().max(48).optional(),
-        scaffold: z.enum(['true', 'false']).optional(), strict: z.enum(['true', 'false']).optional().describe('CSV strict mode (see validate)'),
+        file: multipartFile('the export to import'),
+        format: z.string().max(64).optional(),
+        collection: z.string().max(48).optional(),
+        scaffold: z.enum(['true', 'false']).optional(),
+        strict: z.enum(['true', 'false']).optional().describe('CSV strict mode (see validate)'),
       }),
     },
     handler: ({ ctx, identity, scope }) => streamImport(ctx, identity, scope.importers),

@@ -51,7 +51,10 @@ export interface RunInput {
 
 const MAX_WARNINGS = 200;
 const externalKey = (id: string) => (id.length <= 191 ? id : `sha256:${createHash('sha256').update(id).digest('hex')}`);
-const checksumOf = (e: ImportedEntity) => createHash('sha256').update(stringify({ d: e.data, s: e.status ?? null, f: e.file ?? null }) ?? '').digest('hex');
+const checksumOf = (e: ImportedEntity) =>
+  createHash('sha256')
+    .update(stringify({ d: e.data, s: e.status ?? null, f: e.file ?? null }) ?? '')
+    .digest('hex');
 /** A URL for a warning: any user:password part is left out. */
 const withoutCredentials = (url: string) => url.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/@\s]*@/i, '$1');
 const messageOf = (err: unknown) => (err as Error)?.message ?? String(err);
@@ -73,7 +76,9 @@ export async function runImport(input: RunInput): Promise<RunOutcome> {
     if (warnings.length < MAX_WARNINGS) warnings.push(line === undefined ? { message } : { message, line });
     else dropped++;
   };
-  const targets = new Map(plan.operations.filter((o) => o.targetCollection && o.action !== 'skip').map((o) => [o.sourceType, o.targetCollection!]));
+  const targets = new Map(
+    plan.operations.filter((o) => o.targetCollection && o.action !== 'skip').map((o) => [o.sourceType, o.targetCollection!]),
+  );
   for (const o of plan.operations) results[o.sourceType] ??= { imported: 0, failed: 0, skipped: 0, updated: 0 };
   const skip = (r: EntityResult, reason: SkipReason) => {
     r.skipped++;
@@ -86,7 +91,10 @@ export async function runImport(input: RunInput): Promise<RunOutcome> {
   for (const s of plan.scaffoldCollections) {
     if (existing.has(s.name)) continue;
     // Each field carries its default editing widget (the admin UI's entry editor follows it).
-    await content.collections.create({ name: s.name, fields: s.fields.map((f) => (s.widgets[f.name] ? { ...f, widget: s.widgets[f.name] } : f)) });
+    await content.collections.create({
+      name: s.name,
+      fields: s.fields.map((f) => (s.widgets[f.name] ? { ...f, widget: s.widgets[f.name] } : f)),
+    });
     existing.add(s.name);
     scaffolded.push(s.name);
   }
@@ -96,7 +104,8 @@ export async function runImport(input: RunInput): Promise<RunOutcome> {
     fieldTypes.set(name, new Map(c.fields.map((f) => [f.name, f.type])));
   }
   const mappings = new Map<string, Map<string, string>>();
-  for (const m of plan.fieldMappings) if (m.targetField) (mappings.get(m.entity) ?? mappings.set(m.entity, new Map()).get(m.entity)!).set(m.sourceField, m.targetField);
+  for (const m of plan.fieldMappings)
+    if (m.targetField) (mappings.get(m.entity) ?? mappings.set(m.entity, new Map()).get(m.entity)!).set(m.sourceField, m.targetField);
   const workRoot = await realpath(input.workDir);
   const importedAt = new Date().toISOString();
 
@@ -172,13 +181,19 @@ export async function runImport(input: RunInput): Promise<RunOutcome> {
   };
 
   const flushEntity = async (entity: string, group: ImportedEntity[]) => {
-    const r = results[entity] ??= { imported: 0, failed: 0, skipped: 0, updated: 0 };
+    const r = (results[entity] ??= { imported: 0, failed: 0, skipped: 0, updated: 0 });
     const collection = targets.get(entity);
     if (!collection) {
       for (let i = 0; i < group.length; i++) skip(r, 'notMapped');
       return;
     }
-    const links = await store.linksFor(tenantId, plan.format, entity, collection, group.map((e) => externalKey(e.externalId)));
+    const links = await store.linksFor(
+      tenantId,
+      plan.format,
+      entity,
+      collection,
+      group.map((e) => externalKey(e.externalId)),
+    );
     // A record imported before whose entry was deleted since is imported again (the ledger only remembers).
     const alive = await content.entries(collection).existing([...new Set([...links.values()].map((l) => l.entry_id))]);
     const creates: Array<{ e: ImportedEntity; body: Record<string, unknown>; checksum: string }> = [];
@@ -229,11 +244,22 @@ export async function runImport(input: RunInput): Promise<RunOutcome> {
       const fresh = made.flatMap((entry, i) => (links.has(externalKey(creates[i]!.e.externalId)) ? [] : [{ entry, c: creates[i]! }]));
       if (fresh.length) {
         const now = Date.now();
-        await store.links.bulkCreate(fresh.map(({ entry, c }) => ({
-          tenant_id: tenantId, format: plan.format, entity: c.e.entity, external_id: externalKey(c.e.externalId), collection, entry_id: entry._id, checksum: c.checksum, updated_at: now,
-        })), { ignoreDuplicates: true });
+        await store.links.bulkCreate(
+          fresh.map(({ entry, c }) => ({
+            tenant_id: tenantId,
+            format: plan.format,
+            entity: c.e.entity,
+            external_id: externalKey(c.e.externalId),
+            collection,
+            entry_id: entry._id,
+            checksum: c.checksum,
+            updated_at: now,
+          })),
+          { ignoreDuplicates: true },
+        );
       }
-      for (const [i, entry] of made.entries()) if (links.has(externalKey(creates[i]!.e.externalId))) await link(creates[i]!.e, collection, entry._id, creates[i]!.checksum);
+      for (const [i, entry] of made.entries())
+        if (links.has(externalKey(creates[i]!.e.externalId))) await link(creates[i]!.e, collection, entry._id, creates[i]!.checksum);
       r.imported += made.length;
     } catch {
       // One transaction refused: entity by entity, so a bad record fails alone and is named.
@@ -271,7 +297,8 @@ export async function runImport(input: RunInput): Promise<RunOutcome> {
       let e: ImportedEntity;
       try {
         e = JSON.parse(line) as ImportedEntity;
-        if (!e || typeof e.entity !== 'string' || typeof e.externalId !== 'string' || !e.data || typeof e.data !== 'object') throw new Error('not an entity');
+        if (!e || typeof e.entity !== 'string' || typeof e.externalId !== 'string' || !e.data || typeof e.data !== 'object')
+          throw new Error('not an entity');
       } catch {
         warn(`spool line ${n} is not a valid entity, skipped`);
         continue;
@@ -306,7 +333,9 @@ function skipExplanations(results: Record<string, EntityResult>, targets: Map<st
   const out: Array<{ message: string }> = [];
   for (const [entity, r] of Object.entries(results)) {
     if (!r.skipped) continue;
-    const why = Object.entries(r.skipReasons ?? {}).map(([reason, n]) => `${n} ${SKIP_TEXT[reason as SkipReason](targets.get(entity), mode)}`);
+    const why = Object.entries(r.skipReasons ?? {}).map(
+      ([reason, n]) => `${n} ${SKIP_TEXT[reason as SkipReason](targets.get(entity), mode)}`,
+    );
     out.push({ message: `${entity}: ${r.skipped} skipped: ${why.join('; ')}` });
   }
   return out;

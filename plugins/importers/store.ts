@@ -65,47 +65,94 @@ export class ImportStore {
     this.uploads = class extends UploadRow {};
     this.uploads.init(
       {
-        id: { type: S(36), primaryKey: true }, tenant_id: S(64), user_id: S(64), filename: S(255), size: DataTypes.BIGINT, valid: DataTypes.BOOLEAN,
-        format: S(64), confidence: DataTypes.DOUBLE, summary: DataTypes.TEXT, work_dir: S(500), file_path: S(500), spool_path: S(500), created_at: DataTypes.BIGINT,
+        id: { type: S(36), primaryKey: true },
+        tenant_id: S(64),
+        user_id: S(64),
+        filename: S(255),
+        size: DataTypes.BIGINT,
+        valid: DataTypes.BOOLEAN,
+        format: S(64),
+        confidence: DataTypes.DOUBLE,
+        summary: DataTypes.TEXT,
+        work_dir: S(500),
+        file_path: S(500),
+        spool_path: S(500),
+        created_at: DataTypes.BIGINT,
       },
       { ...common, tableName: 'import_uploads', modelName: 'ImportUpload' },
     );
     this.plans = class extends PlanRow {};
     this.plans.init(
-      { id: { type: S(36), primaryKey: true }, tenant_id: S(64), upload_id: S(36), plan: DataTypes.TEXT, job_id: S(36), created_at: DataTypes.BIGINT },
+      {
+        id: { type: S(36), primaryKey: true },
+        tenant_id: S(64),
+        upload_id: S(36),
+        plan: DataTypes.TEXT,
+        job_id: S(36),
+        created_at: DataTypes.BIGINT,
+      },
       { ...common, tableName: 'import_plans', modelName: 'ImportPlan' },
     );
     this.jobs = class extends JobRow {};
     this.jobs.init(
       {
-        id: { type: S(36), primaryKey: true }, tenant_id: S(64), plan_id: S(36), format: S(64), status: S(20), processed: DataTypes.INTEGER, total: DataTypes.INTEGER,
-        results: DataTypes.TEXT, warnings: DataTypes.TEXT, error: DataTypes.TEXT, started_at: DataTypes.BIGINT, completed_at: DataTypes.BIGINT,
+        id: { type: S(36), primaryKey: true },
+        tenant_id: S(64),
+        plan_id: S(36),
+        format: S(64),
+        status: S(20),
+        processed: DataTypes.INTEGER,
+        total: DataTypes.INTEGER,
+        results: DataTypes.TEXT,
+        warnings: DataTypes.TEXT,
+        error: DataTypes.TEXT,
+        started_at: DataTypes.BIGINT,
+        completed_at: DataTypes.BIGINT,
       },
       { ...common, tableName: 'import_jobs', modelName: 'ImportJob' },
     );
     this.links = class extends LinkRow {};
     this.links.init(
       {
-        id: { type: DataTypes.INTEGER, primaryKey: true, autoIncrement: true }, tenant_id: S(64), format: S(64), entity: S(64), external_id: S(191),
-        collection: S(64), entry_id: S(36), checksum: S(64), updated_at: DataTypes.BIGINT,
+        id: { type: DataTypes.INTEGER, primaryKey: true, autoIncrement: true },
+        tenant_id: S(64),
+        format: S(64),
+        entity: S(64),
+        external_id: S(191),
+        collection: S(64),
+        entry_id: S(36),
+        checksum: S(64),
+        updated_at: DataTypes.BIGINT,
       },
       { ...common, tableName: 'import_links', modelName: 'ImportLink' },
     );
   }
 
   /** The links of these source ids into one collection (one query per batch). */
-  async linksFor(tenantId: string, format: string, entity: string, collection: string, externalIds: string[], transaction?: Transaction): Promise<Map<string, LinkRow>> {
+  async linksFor(
+    tenantId: string,
+    format: string,
+    entity: string,
+    collection: string,
+    externalIds: string[],
+    transaction?: Transaction,
+  ): Promise<Map<string, LinkRow>> {
     if (!externalIds.length) return new Map();
-    const rows = await this.links.findAll({ where: { tenant_id: tenantId, collection, format, entity, external_id: { [Op.in]: externalIds } }, transaction });
+    const rows = await this.links.findAll({
+      where: { tenant_id: tenantId, collection, format, entity, external_id: { [Op.in]: externalIds } },
+      transaction,
+    });
     return new Map(rows.map((r) => [r.external_id, r]));
   }
 
   /** How many records of earlier imports of this format each entity has in each collection: entity -> collection -> count. */
   async countLinks(tenantId: string, format: string): Promise<Record<string, Record<string, number>>> {
-    const rows = await this.links.findAll({
+    const rows = (await this.links.findAll({
       attributes: ['entity', 'collection', [this.sequelize.fn('COUNT', this.sequelize.col('id')), 'n']],
-      where: { tenant_id: tenantId, format }, group: ['entity', 'collection'], raw: true,
-    }) as unknown as Array<{ entity: string; collection: string; n: number | string }>;
+      where: { tenant_id: tenantId, format },
+      group: ['entity', 'collection'],
+      raw: true,
+    })) as unknown as Array<{ entity: string; collection: string; n: number | string }>;
     const out: Record<string, Record<string, number>> = {};
     for (const r of rows) (out[r.entity] ??= {})[r.collection] = Number(r.n);
     return out;

@@ -17,7 +17,8 @@ export async function streamImport(ctx: Context, identity: Identity, service: Im
   const upload = await service.receive(ctx);
   const stream = openEventStream(ctx);
   const send = stream.send;
-  const progress = (step: string, message: string, percent: number) => send('progress', { step, message, percent: Math.max(0, Math.min(100, Math.round(percent))) });
+  const progress = (step: string, message: string, percent: number) =>
+    send('progress', { step, message, percent: Math.max(0, Math.min(100, Math.round(percent))) });
 
   const work = async () => {
     const analysis = await service.analyse(upload, upload.fields.format, (step) =>
@@ -25,22 +26,39 @@ export async function streamImport(ctx: Context, identity: Identity, service: Im
     );
     const view = await service.record(identity, upload, analysis);
     if (!view.valid) {
-      send('error', { success: false, error: 'IMPORT_UPLOAD_INVALID', message: view.blockedReasons.join('; ') || 'The upload did not validate' });
+      send('error', {
+        success: false,
+        error: 'IMPORT_UPLOAD_INVALID',
+        message: view.blockedReasons.join('; ') || 'The upload did not validate',
+      });
       return;
     }
-    progress('parsing', `Parsed ${Object.entries(view.summary).map(([e, n]) => `${n} ${e}`).join(', ')} (${view.detectedFormat})`, 35);
+    progress(
+      'parsing',
+      `Parsed ${Object.entries(view.summary)
+        .map(([e, n]) => `${n} ${e}`)
+        .join(', ')} (${view.detectedFormat})`,
+      35,
+    );
     progress('mapping', 'Mapping fields to collections', 40);
     const { job, view: plan } = await service.planAndClaim(identity, upload.uploadId, view.detectedFormat!, {
-      collection: upload.fields.collection || undefined, scaffold: flag(upload.fields.scaffold),
+      collection: upload.fields.collection || undefined,
+      scaffold: flag(upload.fields.scaffold),
     });
     const targets = plan.operations.filter((o) => o.targetCollection).map((o) => `${o.sourceType} -> ${o.targetCollection}`);
     progress('mapping', targets.length ? `Targets: ${targets.join(', ')}` : 'No target collection (pass collection or scaffold=true)', 45);
     const outcome = await service.execute(job.id, {
-      progress: (processed, total) => progress('importing', `Imported ${processed} of ${total}`, 45 + (total ? (processed / total) * 55 : 55)),
+      progress: (processed, total) =>
+        progress('importing', `Imported ${processed} of ${total}`, 45 + (total ? (processed / total) * 55 : 55)),
       shouldStop: () => stream.closed,
     });
     if (outcome === 'interrupted') {
-      send('error', { success: false, error: 'IMPORT_INTERRUPTED', message: `The server is stopping; the import resumes in the background when it is back: GET /api/importers/jobs/${job.id}`, jobId: job.id });
+      send('error', {
+        success: false,
+        error: 'IMPORT_INTERRUPTED',
+        message: `The server is stopping; the import resumes in the background when it is back: GET /api/importers/jobs/${job.id}`,
+        jobId: job.id,
+      });
       return;
     }
     if (!outcome) {
@@ -49,7 +67,13 @@ export async function streamImport(ctx: Context, identity: Identity, service: Im
       return;
     }
     const sum = (k: 'imported' | 'failed' | 'skipped') => Object.values(outcome.results).reduce((n, r) => n + r[k], 0);
-    send('complete', { imported: sum('imported'), failed: sum('failed'), skipped: sum('skipped'), durationMs: Date.now() - started, jobId: job.id });
+    send('complete', {
+      imported: sum('imported'),
+      failed: sum('failed'),
+      skipped: sum('skipped'),
+      durationMs: Date.now() - started,
+      jobId: job.id,
+    });
   };
   work()
     .catch((err: unknown) => {

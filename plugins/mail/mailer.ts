@@ -26,9 +26,12 @@ export class Mailer {
   constructor(private readonly options: MailOptions) {
     this.transport = options.smtp
       ? nodemailer.createTransport({
-          host: options.smtp.host, port: options.smtp.port, secure: options.smtp.secure,
+          host: options.smtp.host,
+          port: options.smtp.port,
+          secure: options.smtp.secure,
           auth: options.smtp.user ? { user: options.smtp.user, pass: options.smtp.password ?? '' } : undefined,
-          connectionTimeout: 15000, greetingTimeout: 15000,
+          connectionTimeout: 15000,
+          greetingTimeout: 15000,
         })
       : nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
   }

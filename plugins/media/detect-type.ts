@@ -15,7 +15,11 @@ export const JSON_VALIDATE_MAX_BYTES = 32 * 1024 * 1024;
 const HEAD_BYTES = 64 * 1024;
 
 /** Legacy Office files are all Compound File Binary: the extension picks among them. */
-const CFB_BY_EXT: Record<string, string> = { doc: 'application/msword', xls: 'application/vnd.ms-excel', ppt: 'application/vnd.ms-powerpoint' };
+const CFB_BY_EXT: Record<string, string> = {
+  doc: 'application/msword',
+  xls: 'application/vnd.ms-excel',
+  ppt: 'application/vnd.ms-powerpoint',
+};
 
 async function readHead(path: string): Promise<{ bytes: Buffer; truncated: boolean }> {
   const handle = await open(path, 'r');
@@ -61,7 +65,11 @@ export function decodeText(bytes: Buffer, truncated: boolean): string | null {
 function markupStart(text: string): string {
   let s = text.slice(0, 8192).trimStart();
   for (;;) {
-    const next = s.replace(/^<\?xml[\s\S]*?\?>/i, '').replace(/^<!--[\s\S]*?-->/, '').replace(/^<!doctype\s+(?!html)[^>]*>/i, '').trimStart();
+    const next = s
+      .replace(/^<\?xml[\s\S]*?\?>/i, '')
+      .replace(/^<!--[\s\S]*?-->/, '')
+      .replace(/^<!doctype\s+(?!html)[^>]*>/i, '')
+      .trimStart();
     if (next === s) return s.toLowerCase();
     s = next;
   }

@@ -1,8 +1,18 @@
 import { AppError, defineError } from '../../kernel/errors.js';
 
-export class MediaNotFoundError extends defineError('MEDIA_NOT_FOUND', 404, 'No media item with this id in your tenant (or it is in the trash).', (id: string) => `No media item '${id}'`) {}
+export class MediaNotFoundError extends defineError(
+  'MEDIA_NOT_FOUND',
+  404,
+  'No media item with this id in your tenant (or it is in the trash).',
+  (id: string) => `No media item '${id}'`,
+) {}
 
-export class EmptyFileError extends defineError('EMPTY_FILE', 400, 'The uploaded file has no content (0 bytes); nothing is stored.', 'The file is empty') {}
+export class EmptyFileError extends defineError(
+  'EMPTY_FILE',
+  400,
+  'The uploaded file has no content (0 bytes); nothing is stored.',
+  'The file is empty',
+) {}
 
 export class MediaTypeMismatchError extends defineError(
   'MEDIA_TYPE_MISMATCH',
@@ -11,7 +21,12 @@ export class MediaTypeMismatchError extends defineError(
   (message: string, extension: string, detectedType: string) => ({ message, extra: { extension, detectedType } }),
 ) {}
 
-export class FolderNotFoundError extends defineError('FOLDER_NOT_FOUND', 404, 'No media folder with this id in your tenant.', (id: string) => `No media folder '${id}'`) {}
+export class FolderNotFoundError extends defineError(
+  'FOLDER_NOT_FOUND',
+  404,
+  'No media folder with this id in your tenant.',
+  (id: string) => `No media folder '${id}'`,
+) {}
 
 export class FolderExistsError extends defineError(
   'FOLDER_EXISTS',
@@ -24,7 +39,8 @@ export class FolderNotEmptyError extends defineError(
   'FOLDER_NOT_EMPTY',
   409,
   'The media folder still holds media or subfolders; move or delete them first.',
-  (items: number, folders: number) => `The folder is not empty (${items} media item(s), ${folders} subfolder(s)); move or delete them first`,
+  (items: number, folders: number) =>
+    `The folder is not empty (${items} media item(s), ${folders} subfolder(s)); move or delete them first`,
 ) {}
 
 export class MediaPathInvalidError extends defineError(

@@ -68,7 +68,9 @@ export async function sendFile(ctx: Context, storage: MediaStorage, file: Served
   const ifModifiedSince = Date.parse(ctx.get('if-modified-since'));
   const notModified = ifNoneMatch
     ? matchesIfNoneMatch(ifNoneMatch, etag)
-    : Number.isFinite(ifModifiedSince) && head.modifiedAt !== undefined && Math.floor(head.modifiedAt.getTime() / 1000) * 1000 <= ifModifiedSince;
+    : Number.isFinite(ifModifiedSince) &&
+      head.modifiedAt !== undefined &&
+      Math.floor(head.modifiedAt.getTime() / 1000) * 1000 <= ifModifiedSince;
   if (notModified) {
     ctx.status = 304;
     return;

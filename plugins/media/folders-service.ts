@@ -14,7 +14,11 @@ export interface FolderView {
 }
 
 const view = (f: MediaFolder, itemCount = 0): FolderView => ({
-  _id: f.id, name: f.name, parentId: f.parent_id, itemCount, createdAt: new Date(Number(f.created_at)).toISOString(),
+  _id: f.id,
+  name: f.name,
+  parentId: f.parent_id,
+  itemCount,
+  createdAt: new Date(Number(f.created_at)).toISOString(),
 });
 
 /** Virtual folders of a tenant's media library: a tree of names; media point at one by folder_id. */
@@ -27,7 +31,8 @@ export class FoldersService {
 
   /** For inputs naming a folder (upload, move): an unknown one is a bad request, not a missing resource. */
   async requireForInput(tenantId: string, id: string | null, field: string): Promise<void> {
-    if (id !== null && !(await this.find(tenantId, id))) throw new ValidationError(`Unknown ${field}: no media folder '${id}'`, [{ path: field, message: 'unknown folder' }]);
+    if (id !== null && !(await this.find(tenantId, id)))
+      throw new ValidationError(`Unknown ${field}: no media folder '${id}'`, [{ path: field, message: 'unknown folder' }]);
   }
 
   private async get(tenantId: string, id: string): Promise<MediaFolder> {
@@ -37,7 +42,13 @@ export class FoldersService {
   }
 
   async list(tenantId: string): Promise<FolderView[]> {
-    const folders = await MediaFolder.findAll({ where: { tenant_id: tenantId }, order: [['name', 'ASC'], ['id', 'ASC']] });
+    const folders = await MediaFolder.findAll({
+      where: { tenant_id: tenantId },
+      order: [
+        ['name', 'ASC'],
+        ['id', 'ASC'],
+      ],
+    });
     const counts = await this.sequelize.query<{ folder_id: string; n: number | string }>(
       'SELECT folder_id, COUNT(*) AS n FROM media_items WHERE tenant_id = ? AND deleted_at IS NULL AND folder_id IS NOT NULL GROUP BY folder_id',
       { replacements: [tenantId], type: QueryTypes.SELECT },
@@ -50,7 +61,14 @@ export class FoldersService {
     const parentId = input.parentId ?? null;
     await this.requireForInput(tenantId, parentId, 'parentId');
     try {
-      const folder = await MediaFolder.create({ id: randomUUID(), tenant_id: tenantId, name: input.name, parent_id: parentId, parent_key: parentId ?? '', created_at: Date.now() });
+      const folder = await MediaFolder.create({
+        id: randomUUID(),
+        tenant_id: tenantId,
+        name: input.name,
+        parent_id: parentId,
+        parent_key: parentId ?? '',
+        created_at: Date.now(),
+      });
       return view(folder);
     } catch (err) {
       if (err instanceof UniqueConstraintError) throw new FolderExistsError(input.name);
@@ -68,7 +86,10 @@ export class FoldersService {
       if (parentId !== null) {
         await this.requireForInput(tenantId, parentId, 'parentId');
         for (let cursor: string | null = parentId, hops = 0; cursor !== null && hops < 1000; hops++) {
-          if (cursor === id) throw new ValidationError('A folder cannot be moved into itself or one of its subfolders', [{ path: 'parentId', message: 'cycle' }]);
+          if (cursor === id)
+            throw new ValidationError('A folder cannot be moved into itself or one of its subfolders', [
+              { path: 'parentId', message: 'cycle' },
+            ]);
           cursor = (await this.find(tenantId, cursor))?.parent_id ?? null;
         }
       }

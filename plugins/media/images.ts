@@ -30,7 +30,13 @@ export async function imageDimensions(path: string): Promise<{ width: number; he
  * go to the temporary folder; the caller stores and removes them. All or nothing: a failure removes
  * the ones already made and answers none.
  */
-export async function makeThumbnails(path: string, imageWidth: number, sizes: Record<string, number>, quality: number, tmpDir: string): Promise<GeneratedThumbnail[]> {
+export async function makeThumbnails(
+  path: string,
+  imageWidth: number,
+  sizes: Record<string, number>,
+  quality: number,
+  tmpDir: string,
+): Promise<GeneratedThumbnail[]> {
   const made: GeneratedThumbnail[] = [];
   try {
     for (const [name, width] of Object.entries(sizes).sort((a, b) => a[1] - b[1])) {

@@ -40,7 +40,8 @@ async function removeStaleUploads(tmpDir: string, logger: Logger): Promise<void>
   for (const name of names.filter((n) => n.startsWith('media-upload-'))) {
     const path = join(tmpDir, name);
     const st = await stat(path).catch(() => null);
-    if (st && Date.now() - st.mtimeMs > STALE_TEMP_MS) await rm(path, { force: true }).catch((err) => logger.warn({ err, path }, 'stale upload not removed'));
+    if (st && Date.now() - st.mtimeMs > STALE_TEMP_MS)
+      await rm(path, { force: true }).catch((err) => logger.warn({ err, path }, 'stale upload not removed'));
   }
 }
 
@@ -59,22 +60,44 @@ export default definePlugin(() => {
       const tmpDir = join(config.dataPath, 'tmp');
 
       container.register('mediaStorage', asValue(storage));
-      container.register('mediaFolders', asFunction(({ sequelize }: { sequelize: Sequelize }) => new FoldersService(sequelize)).singleton());
+      container.register(
+        'mediaFolders',
+        asFunction(({ sequelize }: { sequelize: Sequelize }) => new FoldersService(sequelize)).singleton(),
+      );
       container.register(
         'media',
-        asFunction((cradle: { sequelize: Sequelize; pool: WorkerPool; events: EventBus; logger: Logger; mediaFolders: FoldersService }) =>
-          new MediaService({
-            sequelize: cradle.sequelize, pool: cradle.pool, events: cradle.events, logger: cradle.logger, storage, folders: cradle.mediaFolders,
-            options, env: envOptions, settings: () => settingsOf(cradle), tmpDir, tasksFile: TASKS_FILE,
-          }),
+        asFunction(
+          (cradle: { sequelize: Sequelize; pool: WorkerPool; events: EventBus; logger: Logger; mediaFolders: FoldersService }) =>
+            new MediaService({
+              sequelize: cradle.sequelize,
+              pool: cradle.pool,
+              events: cradle.events,
+              logger: cradle.logger,
+              storage,
+              folders: cradle.mediaFolders,
+              options,
+              env: envOptions,
+              settings: () => settingsOf(cradle),
+              tmpDir,
+              tasksFile: TASKS_FILE,
+            }),
         ).singleton(),
       );
-      container.register('mediaTrash', asFunction(({ mediaFolders, logger: l }: { mediaFolders: FoldersService; logger: Logger }) => new MediaTrash(storage, mediaFolders, l)).singleton());
+      container.register(
+        'mediaTrash',
+        asFunction(
+          ({ mediaFolders, logger: l }: { mediaFolders: FoldersService; logger: Logger }) => new MediaTrash(storage, mediaFolders, l),
+        ).singleton(),
+      );
       container.register('mediaShares', asFunction(() => new SharesService(attempts)).singleton());
       // The in-process SDK for plugins and server-side code: mediaClient(identity?) -> MediaClient.
       container.register(
         'mediaClient',
-        asFunction(({ media }: { media: MediaService }): MediaClientFactory => (identity = systemIdentity()) => new MediaClient(media, identity)).singleton(),
+        asFunction(
+          ({ media }: { media: MediaService }): MediaClientFactory =>
+            (identity = systemIdentity()) =>
+              new MediaClient(media, identity),
+        ).singleton(),
       );
       registries.healthChecks.add({
         id: 'media-storage',
@@ -100,7 +123,9 @@ export default definePlugin(() => {
         const available = drivers.keys().map((k) => `'${k}' (plugin ${drivers.ownerOf(k)})`);
         throw new BootError(
           `MEDIA_STORAGE_TYPE is '${id}' but no plugin provides a storage driver with that id; ` +
-            (available.length ? `available: ${available.join(', ')}` : 'no storage driver plugin is enabled (storage-local provides \'local\')'),
+            (available.length
+              ? `available: ${available.join(', ')}`
+              : "no storage driver plugin is enabled (storage-local provides 'local')"),
         );
       }
       own.storage.attach(driver);
@@ -113,6 +138,5 @@ export default definePlugin(() => {
       }
       logger.info({ driver: driver.id, kind: driver.kind }, 'media storage ready');
     },
-
   };
 });

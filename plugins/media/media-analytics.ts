@@ -18,8 +18,12 @@ export async function mediaAnalytics(sequelize: Sequelize, tenantId: string): Pr
   const q = <T extends object>(sql: string) => sequelize.query<T & Row>(sql, { replacements: [tenantId], type: QueryTypes.SELECT });
   const live = 'm.tenant_id = ? AND m.deleted_at IS NULL';
   const [total] = await q<object>(`SELECT COUNT(*) AS count, SUM(m.size) AS bytes FROM media_items m WHERE ${live}`);
-  const byType = await q<{ type: string }>(`SELECT m.mime_type AS type, COUNT(*) AS count, SUM(m.size) AS bytes FROM media_items m WHERE ${live} GROUP BY m.mime_type ORDER BY bytes DESC, type`);
-  const byMonth = await q<{ month: string }>(`SELECT m.created_month AS month, COUNT(*) AS count, SUM(m.size) AS bytes FROM media_items m WHERE ${live} GROUP BY m.created_month ORDER BY month`);
+  const byType = await q<{ type: string }>(
+    `SELECT m.mime_type AS type, COUNT(*) AS count, SUM(m.size) AS bytes FROM media_items m WHERE ${live} GROUP BY m.mime_type ORDER BY bytes DESC, type`,
+  );
+  const byMonth = await q<{ month: string }>(
+    `SELECT m.created_month AS month, COUNT(*) AS count, SUM(m.size) AS bytes FROM media_items m WHERE ${live} GROUP BY m.created_month ORDER BY month`,
+  );
   const byFolder = await q<{ folderId: string | null; name: string | null }>(
     `SELECT m.folder_id AS folderId, f.name AS name, COUNT(*) AS count, SUM(m.size) AS bytes FROM media_items m
      LEFT JOIN media_folders f ON f.id = m.folder_id AND f.tenant_id = m.tenant_id

@@ -15,7 +15,15 @@ function parse<T extends z.ZodType>(schema: T, value: unknown, where: string): z
   throw new ValidationError(`Invalid ${where}: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, issues);
 }
 
-export type MediaListOptions = Partial<{ page: number; limit: number; folderId: string; type: string; search: string; sort: string; private: 'true' | 'false' }>;
+export type MediaListOptions = Partial<{
+  page: number;
+  limit: number;
+  folderId: string;
+  type: string;
+  search: string;
+  sort: string;
+  private: 'true' | 'false';
+}>;
 
 /**
  * The in-process media SDK (container key `mediaClient`): what the REST API does, called as functions,
@@ -39,13 +47,30 @@ export class MediaClient {
   }
 
   /** Stores bytes under a file name (its type is detected from the content); the size limit applies while reading. */
-  async upload(filename: string, body: Readable | Buffer, options: { folderId?: string | null; private?: boolean } = {}): Promise<MediaView> {
+  async upload(
+    filename: string,
+    body: Readable | Buffer,
+    options: { folderId?: string | null; private?: boolean } = {},
+  ): Promise<MediaView> {
     requirePermission(this.identity, 'media:write');
-    const input = parse(z.object({ filename: z.string().min(1).max(255), folderId: z.string().uuid().nullable().default(null), private: z.boolean().default(false) }), { filename, ...options }, 'upload');
+    const input = parse(
+      z.object({
+        filename: z.string().min(1).max(255),
+        folderId: z.string().uuid().nullable().default(null),
+        private: z.boolean().default(false),
+      }),
+      { filename, ...options },
+      'upload',
+    );
     const limits = await this.media.limits();
     const temp = await writeTempFile(body, this.media.tmpDir, limits.maxBytes);
     try {
-      return await this.media.ingest(this.identity, { tempPath: temp.tempPath, originalName: input.filename, size: temp.size }, { folderId: input.folderId, private: input.private }, limits);
+      return await this.media.ingest(
+        this.identity,
+        { tempPath: temp.tempPath, originalName: input.filename, size: temp.size },
+        { folderId: input.folderId, private: input.private },
+        limits,
+      );
     } finally {
       await rm(temp.tempPath, { force: true });
     }
@@ -58,7 +83,11 @@ export class MediaClient {
 
   async move(ids: string[], folderId: string | null): Promise<{ moved: number; notFound: string[] }> {
     requirePermission(this.identity, 'media:write');
-    return this.media.move(this.identity, parse(z.array(z.string().uuid()).min(1).max(500), ids, 'ids'), parse(z.string().uuid().nullable(), folderId, 'folderId'));
+    return this.media.move(
+      this.identity,
+      parse(z.array(z.string().uuid()).min(1).max(500), ids, 'ids'),
+      parse(z.string().uuid().nullable(), folderId, 'folderId'),
+    );
   }
 }
 

@@ -6,7 +6,11 @@ export const mediaOptionsSchema = z.object({
   /** The storage driver id (MEDIA_STORAGE_TYPE). */
   storageType: z.string().min(1).max(64).optional(),
   /** Largest upload in MiB (MEDIA_MAX_UPLOAD_MB); fractions allowed (tests). */
-  maxUploadMb: z.number().positive().max(1024 * 1024).optional(),
+  maxUploadMb: z
+    .number()
+    .positive()
+    .max(1024 * 1024)
+    .optional(),
   /** Allowed detected types: exact (`application/pdf`) or `type/*` (MEDIA_ALLOWED_TYPES). */
   allowedTypes: z.array(z.string().min(1).max(127)).optional(),
   /** Thumbnail name -> width in pixels; webp, only for raster images wider than the width. */
@@ -15,24 +19,38 @@ export const mediaOptionsSchema = z.object({
   /** Extra types served inline by /files/ (default: only images but SVG, PDF, audio, video and plain text). */
   inlineTypes: z.array(z.string().min(1).max(127)).default([]),
   /** Wrong-password attempts allowed per share link in the window. */
-  shareAttempts: z.object({ points: z.number().int().min(1).max(1000).default(10), durationSeconds: z.number().int().min(1).default(900) }).prefault({}),
+  shareAttempts: z
+    .object({ points: z.number().int().min(1).max(1000).default(10), durationSeconds: z.number().int().min(1).default(900) })
+    .prefault({}),
 });
 export type MediaOptions = z.output<typeof mediaOptionsSchema>;
 
 export function parseMediaOptions(raw: unknown): MediaOptions {
   const parsed = mediaOptionsSchema.safeParse(raw ?? {});
-  if (!parsed.success) throw new BootError(`Invalid plugins.options.media: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  if (!parsed.success)
+    throw new BootError(`Invalid plugins.options.media: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
   return parsed.data;
 }
 
 /** The decisions' default allow list: images, PDF, plain text, CSV, JSON, audio, video, office documents; SVG and HTML (served as attachments). */
 export const DEFAULT_ALLOWED_TYPES = [
-  'image/*', 'application/pdf', 'text/plain', 'text/csv', 'application/json', 'audio/*', 'video/*', 'text/html',
+  'image/*',
+  'application/pdf',
+  'text/plain',
+  'text/csv',
+  'application/json',
+  'audio/*',
+  'video/*',
+  'text/html',
   'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
   'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
   'application/vnd.openxmlformats-officedocument.presentationml.presentation',
-  'application/vnd.oasis.opendocument.text', 'application/vnd.oasis.opendocument.spreadsheet', 'application/vnd.oasis.opendocument.presentation',
-  'application/msword', 'application/vnd.ms-excel', 'application/vnd.ms-powerpoint',
+  'application/vnd.oasis.opendocument.text',
+  'application/vnd.oasis.opendocument.spreadsheet',
+  'application/vnd.oasis.opendocument.presentation',
+  'application/msword',
+  'application/vnd.ms-excel',
+  'application/vnd.ms-powerpoint',
 ];
 export const DEFAULT_MAX_UPLOAD_MB = 100;
 
@@ -82,13 +100,26 @@ export interface UploadLimits {
  * environment (MEDIA_MAX_UPLOAD_MB, MEDIA_ALLOWED_TYPES) > plugins.options.media > System Settings > defaults.
  */
 export async function uploadLimits(options: MediaOptions, settings: SettingsReader | null, env: MediaEnv = {}): Promise<UploadLimits> {
-  const mb = megabytes(env.maxUploadMb) ?? options.maxUploadMb ?? megabytes(await readSetting(settings, 'MEDIA_MAX_UPLOAD_MB')) ?? DEFAULT_MAX_UPLOAD_MB;
-  const allowed = typeList(env.allowedTypes) ?? options.allowedTypes?.map((t) => t.toLowerCase()) ?? typeList(await readSetting(settings, 'MEDIA_ALLOWED_TYPES')) ?? DEFAULT_ALLOWED_TYPES;
+  const mb =
+    megabytes(env.maxUploadMb) ??
+    options.maxUploadMb ??
+    megabytes(await readSetting(settings, 'MEDIA_MAX_UPLOAD_MB')) ??
+    DEFAULT_MAX_UPLOAD_MB;
+  const allowed =
+    typeList(env.allowedTypes) ??
+    options.allowedTypes?.map((t) => t.toLowerCase()) ??
+    typeList(await readSetting(settings, 'MEDIA_ALLOWED_TYPES')) ??
+    DEFAULT_ALLOWED_TYPES;
   return { maxBytes: Math.floor(mb * 1024 * 1024), allowedTypes: allowed };
 }
 
 /** MEDIA_STORAGE_TYPE: environment > plugins.options.media.storageType > System Setting > 'local'. Read at boot. */
 export async function storageType(options: MediaOptions, settings: SettingsReader | null, env: MediaEnv = {}): Promise<string> {
   const fromSetting = await readSetting(settings, 'MEDIA_STORAGE_TYPE');
-  return (typeof env.storageType === 'string' && env.storageType.trim()) || options.storageType || (typeof fromSetting === 'string' && fromSetting.trim()) || 'local';
+  return (
+    (typeof env.storageType === 'string' && env.storageType.trim()) ||
+    options.storageType ||
+    (typeof fromSetting === 'string' && fromSetting.trim()) ||
+    'local'
+  );
 }

@@ -16,13 +16,33 @@ export const mediaSchema = z.object({
   originalName: z.string(),
   ownerId: z.string().nullable(),
   storage: z.string(),
-  sharedLinks: z.array(z.object({ id: z.string(), expiresAt: z.string().nullable(), expired: z.boolean(), hasPassword: z.boolean(), createdAt: z.string(), createdBy: z.string().nullable() })),
+  sharedLinks: z.array(
+    z.object({
+      id: z.string(),
+      expiresAt: z.string().nullable(),
+      expired: z.boolean(),
+      hasPassword: z.boolean(),
+      createdAt: z.string(),
+      createdBy: z.string().nullable(),
+    }),
+  ),
   createdAt: z.string(),
   updatedAt: z.string(),
 });
 
-export const folderSchema = z.object({ _id: z.string(), name: z.string(), parentId: z.string().nullable(), itemCount: z.number(), createdAt: z.string() });
+export const folderSchema = z.object({
+  _id: z.string(),
+  name: z.string(),
+  parentId: z.string().nullable(),
+  itemCount: z.number(),
+  createdAt: z.string(),
+});
 
-export const folderName = z.string().trim().min(1).max(191).refine((n) => !/[/\\\u0000-\u001f\u007f]/.test(n), 'no slashes or control characters');
+export const folderName = z
+  .string()
+  .trim()
+  .min(1)
+  .max(191)
+  .refine((n) => !/[/\\\u0000-\u001f\u007f]/.test(n), 'no slashes or control characters');
 
 export const idParam = z.object({ id: z.string().uuid() });

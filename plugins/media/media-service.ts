@@ -28,11 +28,20 @@ import { RASTER_TYPES, typeAllowed } from './type-policy.js';
 export const listQuerySchema = z.object({
   page: z.coerce.number().int().min(1).max(1_000_000).default(1),
   /** Above 100 is capped, not refused (as collection lists). */
-  limit: z.coerce.number().int().min(1).default(25).transform((n) => Math.min(n, 100)),
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(25)
+    .transform((n) => Math.min(n, 100)),
   /** A folder id, or `root` for media outside any folder. */
   folderId: z.union([z.literal('root'), z.string().uuid()]).optional(),
   /** `image` or `image/` (every image type) or an exact type such as `application/pdf`. */
-  type: z.string().max(127).regex(/^[a-z0-9.+-]+(\/[a-z0-9.+-]*)?$/i, 'a type such as image/ or application/pdf').optional(),
+  type: z
+    .string()
+    .max(127)
+    .regex(/^[a-z0-9.+-]+(\/[a-z0-9.+-]*)?$/i, 'a type such as image/ or application/pdf')
+    .optional(),
   /** Part of the shown or original file name (case-insensitive). */
   search: z.string().max(191).optional(),
   sort: z.enum(['createdAt', '-createdAt', 'filename', '-filename', 'size', '-size']).default('-createdAt'),
@@ -49,7 +58,8 @@ export function uploadFields(fields: Record<string, string>): { folderId: string
     throw new ValidationError('folderId must be a folder id', [{ path: 'folderId', message: 'not a folder id' }]);
   }
   const priv = (fields.private ?? '').trim().toLowerCase();
-  if (!['', 'true', 'false', '1', '0'].includes(priv)) throw new ValidationError("private must be 'true' or 'false'", [{ path: 'private', message: 'not a boolean' }]);
+  if (!['', 'true', 'false', '1', '0'].includes(priv))
+    throw new ValidationError("private must be 'true' or 'false'", [{ path: 'private', message: 'not a boolean' }]);
   return { folderId: folder === '' || folder === 'null' ? null : folder, private: priv === 'true' || priv === '1' };
 }
 
@@ -105,13 +115,19 @@ export class MediaService {
    * name-policy.ts); then checksum in the worker pool, dimensions and thumbnails for raster images,
    * original and thumbnails through the driver, the record, and the on:media_upload event.
    */
-  async ingest(identity: Identity, file: ReceivedFile, input: { folderId: string | null; private: boolean }, limits?: UploadLimits): Promise<MediaView> {
+  async ingest(
+    identity: Identity,
+    file: ReceivedFile,
+    input: { folderId: string | null; private: boolean },
+    limits?: UploadLimits,
+  ): Promise<MediaView> {
     const { storage, folders, pool, options, tmpDir } = this.deps;
     if (file.size === 0) throw new EmptyFileError();
     const { allowedTypes } = limits ?? (await this.limits());
     await folders.requireForInput(identity.tenantId, input.folderId, 'folderId');
     const type = await detectType(file.tempPath, file.originalName, file.size, (p) => this.isJson(p));
-    if (!typeAllowed(type.mimeType, allowedTypes)) throw new UnsupportedMediaTypeError(`Files of type ${type.mimeType} are not allowed here (MEDIA_ALLOWED_TYPES)`);
+    if (!typeAllowed(type.mimeType, allowedTypes))
+      throw new UnsupportedMediaTypeError(`Files of type ${type.mimeType} are not allowed here (MEDIA_ALLOWED_TYPES)`);
     const filename = keptName(file.originalName, type.ext);
     assertNameFitsContent(filename, type.mimeType);
     const sum = await pool.sha256File(file.tempPath);
@@ -145,10 +161,25 @@ export class MediaService {
         metadata.thumbnails[t.name] = { path: target, width: t.width, height: t.height, size: t.size };
       }
       const row = await MediaItem.create({
-        id, tenant_id: identity.tenantId, filename, original_name: file.originalName.replace(/[\u0000-\u001f\u007f]/g, '').slice(0, 255), mime_type: type.mimeType, size: file.size, path,
-        checksum: sum.value.sha256, width: dims?.width ?? null, height: dims?.height ?? null, folder_id: input.folderId, owner_id: identity.userId,
-        private: input.private, metadata: JSON.stringify(metadata), storage: storage.id, created_month: now.toISOString().slice(0, 7),
-        created_at: now.getTime(), updated_at: now.getTime(), deleted_at: null,
+        id,
+        tenant_id: identity.tenantId,
+        filename,
+        original_name: file.originalName.replace(/[\u0000-\u001f\u007f]/g, '').slice(0, 255),
+        mime_type: type.mimeType,
+        size: file.size,
+        path,
+        checksum: sum.value.sha256,
+        width: dims?.width ?? null,
+        height: dims?.height ?? null,
+        folder_id: input.folderId,
+        owner_id: identity.userId,
+        private: input.private,
+        metadata: JSON.stringify(metadata),
+        storage: storage.id,
+        created_month: now.toISOString().slice(0, 7),
+        created_at: now.getTime(),
+        updated_at: now.getTime(),
+        deleted_at: null,
       });
       const view = mediaView(row);
       await this.announce(identity.tenantId, view);
@@ -175,14 +206,19 @@ export class MediaService {
 
   private async announce(tenantId: string, view: MediaView): Promise<void> {
     try {
-      await this.deps.events.publish(MEDIA_UPLOADED, { tenantId, media: { _id: view._id, filename: view.filename, mimeType: view.mimeType, size: view.size, url: view.url } });
+      await this.deps.events.publish(MEDIA_UPLOADED, {
+        tenantId,
+        media: { _id: view._id, filename: view.filename, mimeType: view.mimeType, size: view.size, url: view.url },
+      });
     } catch (err) {
       this.deps.logger.warn({ err }, 'on:media_upload could not be published');
     }
   }
 
   async row(identity: Identity, id: string): Promise<MediaItem> {
-    const row = z.string().uuid().safeParse(id).success ? await MediaItem.findOne({ where: { id, tenant_id: identity.tenantId, deleted_at: null } }) : null;
+    const row = z.string().uuid().safeParse(id).success
+      ? await MediaItem.findOne({ where: { id, tenant_id: identity.tenantId, deleted_at: null } })
+      : null;
     if (!row) throw new MediaNotFoundError(id);
     return row;
   }
@@ -207,7 +243,10 @@ export class MediaService {
     const column = SORT_COLUMNS[query.sort.replace(/^-/, '') as keyof typeof SORT_COLUMNS];
     const { rows, count } = await MediaItem.findAndCountAll({
       where: { [Op.and]: and },
-      order: [[column, desc ? 'DESC' : 'ASC'], ['id', 'ASC']],
+      order: [
+        [column, desc ? 'DESC' : 'ASC'],
+        ['id', 'ASC'],
+      ],
       limit: query.limit,
       offset: (query.page - 1) * query.limit,
     });
@@ -236,10 +275,16 @@ export class MediaService {
   async move(identity: Identity, ids: string[], folderId: string | null): Promise<{ moved: number; notFound: string[] }> {
     await this.deps.folders.requireForInput(identity.tenantId, folderId, 'folderId');
     const unique = [...new Set(ids)];
-    const found = await MediaItem.findAll({ attributes: ['id'], where: { id: { [Op.in]: unique }, tenant_id: identity.tenantId, deleted_at: null } });
+    const found = await MediaItem.findAll({
+      attributes: ['id'],
+      where: { id: { [Op.in]: unique }, tenant_id: identity.tenantId, deleted_at: null },
+    });
     const foundIds = new Set(found.map((r) => r.id));
     if (foundIds.size) {
-      await MediaItem.update({ folder_id: folderId, updated_at: Date.now() }, { where: { id: { [Op.in]: [...foundIds] }, tenant_id: identity.tenantId } });
+      await MediaItem.update(
+        { folder_id: folderId, updated_at: Date.now() },
+        { where: { id: { [Op.in]: [...foundIds] }, tenant_id: identity.tenantId } },
+      );
     }
     return { moved: foundIds.size, notFound: unique.filter((i) => !foundIds.has(i)) };
   }
@@ -283,7 +328,13 @@ export class MediaService {
     for (const item of candidates) {
       const thumb = metadataOf(item).thumbnails[parts.name];
       if (thumb?.path === path) {
-        return { item, path, mimeType: 'image/webp', size: thumb.size, filename: `${item.filename.replace(/\.[^.]*$/, '')}.${parts.name}.webp` };
+        return {
+          item,
+          path,
+          mimeType: 'image/webp',
+          size: thumb.size,
+          filename: `${item.filename.replace(/\.[^.]*$/, '')}.${parts.name}.webp`,
+        };
       }
     }
     return null;

@@ -5,7 +5,9 @@
 import { readFile } from 'node:fs/promises';
 
 /** Whether a file is valid JSON: parsed in the worker, so a large document never blocks the event loop. */
-export async function validateJson(input: { path: string }): Promise<{ ok: true; value: boolean } | { ok: false; issues: Array<{ code: string; message: string }> }> {
+export async function validateJson(input: {
+  path: string;
+}): Promise<{ ok: true; value: boolean } | { ok: false; issues: Array<{ code: string; message: string }> }> {
   if (typeof input?.path !== 'string') return { ok: false, issues: [{ code: 'INVALID_INPUT', message: 'path must be a string' }] };
   try {
     JSON.parse(await readFile(input.path, 'utf8'));

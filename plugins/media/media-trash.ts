@@ -24,12 +24,29 @@ export class MediaTrash {
     if (!this.storage.hasTrash) throw new TrashUnavailableError(this.storage.id);
   }
 
-  async list(identity: Identity): Promise<{ supported: boolean; items: Array<{ _id: string; filename: string; path: string; mimeType: string; size: number; deletedAt: string }> }> {
+  async list(identity: Identity): Promise<{
+    supported: boolean;
+    items: Array<{ _id: string; filename: string; path: string; mimeType: string; size: number; deletedAt: string }>;
+  }> {
     if (!this.storage.hasTrash) return { supported: false, items: [] };
-    const rows = await MediaItem.findAll({ where: { tenant_id: identity.tenantId, deleted_at: { [Op.ne]: null } }, order: [['deleted_at', 'DESC'], ['id', 'ASC']], limit: 1000 });
+    const rows = await MediaItem.findAll({
+      where: { tenant_id: identity.tenantId, deleted_at: { [Op.ne]: null } },
+      order: [
+        ['deleted_at', 'DESC'],
+        ['id', 'ASC'],
+      ],
+      limit: 1000,
+    });
     return {
       supported: true,
-      items: rows.map((r) => ({ _id: r.id, filename: r.filename, path: r.path, mimeType: r.mime_type, size: Number(r.size), deletedAt: new Date(Number(r.deleted_at)).toISOString() })),
+      items: rows.map((r) => ({
+        _id: r.id,
+        filename: r.filename,
+        path: r.path,
+        mimeType: r.mime_type,
+        size: Number(r.size),
+        deletedAt: new Date(Number(r.deleted_at)).toISOString(),
+      })),
     };
   }
 
@@ -56,7 +73,10 @@ export class MediaTrash {
   /** Deletes trashed files for good: one item (by path or id) or all of the tenant's. */
   async purge(identity: Identity, where: { path?: string; id?: string }): Promise<{ purged: number }> {
     this.requireTrash();
-    const rows = where.path || where.id ? [await this.trashed(identity, where)] : await MediaItem.findAll({ where: { tenant_id: identity.tenantId, deleted_at: { [Op.ne]: null } } });
+    const rows =
+      where.path || where.id
+        ? [await this.trashed(identity, where)]
+        : await MediaItem.findAll({ where: { tenant_id: identity.tenantId, deleted_at: { [Op.ne]: null } } });
     for (const row of rows) {
       for (const p of filesOf(row)) await this.storage.purge(p);
       await row.destroy();

@@ -30,7 +30,11 @@ export function metadataOf(row: Pick<MediaItem, 'metadata'>): MediaMetadata {
   } catch {
     // a damaged value reads as empty
   }
-  return { ...parsed, sharedLinks: Array.isArray(parsed.sharedLinks) ? parsed.sharedLinks : [], thumbnails: parsed.thumbnails && typeof parsed.thumbnails === 'object' ? parsed.thumbnails : {} };
+  return {
+    ...parsed,
+    sharedLinks: Array.isArray(parsed.sharedLinks) ? parsed.sharedLinks : [],
+    thumbnails: parsed.thumbnails && typeof parsed.thumbnails === 'object' ? parsed.thumbnails : {},
+  };
 }
 
 /** `/files/<path>`, each segment URL-encoded. */
@@ -51,15 +55,21 @@ export function mediaView(row: MediaItem) {
     url: fileUrl(row.path),
     checksum: row.checksum,
     ...(row.width !== null && row.height !== null ? { width: row.width, height: row.height } : {}),
-    ...(thumbs.length ? { thumbnails: Object.fromEntries(thumbs.map(([name, t]) => [name, { url: fileUrl(t.path), width: t.width, height: t.height }])) } : {}),
+    ...(thumbs.length
+      ? { thumbnails: Object.fromEntries(thumbs.map(([name, t]) => [name, { url: fileUrl(t.path), width: t.width, height: t.height }])) }
+      : {}),
     folderId: row.folder_id,
     private: Boolean(row.private),
     originalName: row.original_name,
     ownerId: row.owner_id,
     storage: row.storage,
     sharedLinks: meta.sharedLinks.map((l) => ({
-      id: l.token, expiresAt: l.expiresAt === null ? null : iso(l.expiresAt), expired: l.expiresAt !== null && l.expiresAt <= now,
-      hasPassword: Boolean(l.passwordHash), createdAt: iso(l.createdAt), createdBy: l.createdBy,
+      id: l.token,
+      expiresAt: l.expiresAt === null ? null : iso(l.expiresAt),
+      expired: l.expiresAt !== null && l.expiresAt <= now,
+      hasPassword: Boolean(l.passwordHash),
+      createdAt: iso(l.createdAt),
+      createdBy: l.createdBy,
     })),
     createdAt: iso(row.created_at),
     updatedAt: iso(row.updated_at),

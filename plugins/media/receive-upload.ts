@@ -36,7 +36,11 @@ export async function receiveUpload(ctx: Context, tmpDir: string, maxBytes: numb
 }
 
 /** For the in-process SDK: a Buffer or stream to a temporary file, with the same size limit (413). */
-export async function writeTempFile(source: Readable | Buffer, tmpDir: string, maxBytes: number): Promise<{ tempPath: string; size: number }> {
+export async function writeTempFile(
+  source: Readable | Buffer,
+  tmpDir: string,
+  maxBytes: number,
+): Promise<{ tempPath: string; size: number }> {
   await mkdir(tmpDir, { recursive: true });
   const tempPath = tempFileName(tmpDir);
   let size = 0;

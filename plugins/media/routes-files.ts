@@ -9,11 +9,15 @@ import { confinePath } from './media-paths.js';
 export function fileRoutes(options: MediaOptions): RouteDefinition[] {
   return [
     defineRoute({
-      method: 'GET', path: '/files/*path', permission: 'public', envelope: false, tags: ['media'],
+      method: 'GET',
+      path: '/files/*path',
+      permission: 'public',
+      envelope: false,
+      tags: ['media'],
       summary: 'Serves a media file or thumbnail by its relative path',
       description:
         'Local storage: streamed with ETag (304 on If-None-Match), one byte range (206; 416 when unsatisfiable), Content-Type from the record, Content-Disposition ' +
-        '(inline only for images but SVG, PDF, audio, video and plain text), X-Content-Type-Options: nosniff and Content-Security-Policy: default-src \'none\'; sandbox. ' +
+        "(inline only for images but SVG, PDF, audio, video and plain text), X-Content-Type-Options: nosniff and Content-Security-Policy: default-src 'none'; sandbox. " +
         'Remote storage: 304 when If-None-Match equals the remote ETag, otherwise 307 to the public URL with the ETag (private media stream through instead). ' +
         'Private media need media:read in their tenant (401 / 403; 404 for another tenant). Traversal attempts answer 400 MEDIA_PATH_INVALID before any lookup.',
       request: {},

@@ -12,7 +12,12 @@ const nullableFolder = z.string().uuid().nullable();
 /** Uploads and the library. Static paths come before /api/media/:id (the router takes the first match). */
 export const mediaRoutes: RouteDefinition[] = [
   defineRoute({
-    method: 'POST', idempotent: true, path: '/api/media/upload', permission: 'media:write', status: 201, tags: ['media'],
+    method: 'POST',
+    idempotent: true,
+    path: '/api/media/upload',
+    permission: 'media:write',
+    status: 201,
+    tags: ['media'],
     summary: 'Uploads one file (multipart/form-data: `file`, optional `folderId` and `private`)',
     description:
       'The body is streamed to a temporary file (never held in memory), then stored through the storage driver. Refusals: not multipart -> 415; no file, ' +
@@ -20,7 +25,13 @@ export const mediaRoutes: RouteDefinition[] = [
       'a type (detected from the content, not the client) outside MEDIA_ALLOWED_TYPES -> 415 UNSUPPORTED_MEDIA_TYPE. The file keeps its own name (never renamed); ' +
       'an extension that contradicts the content dangerously (.html, .svg, .js, .exe, ... not matching the content, or HTML/SVG/XML content named .png, .txt, ...) ' +
       '-> 415 MEDIA_TYPE_MISMATCH naming both. Raster images get width, height and WebP thumbnails. Publishes on:media_upload.',
-    request: { multipart: z.object({ file: multipartFile('the file'), folderId: z.string().uuid().optional(), private: z.enum(['true', 'false']).optional() }) },
+    request: {
+      multipart: z.object({
+        file: multipartFile('the file'),
+        folderId: z.string().uuid().optional(),
+        private: z.enum(['true', 'false']).optional(),
+      }),
+    },
     response: mediaSchema,
     handler: async ({ ctx, identity, scope }) => {
       const media = scope.media;
@@ -34,8 +45,11 @@ export const mediaRoutes: RouteDefinition[] = [
     },
   }),
   defineRoute({
-    method: 'GET', path: '/api/media/analytics', permission: 'media:read', tags: ['media'],
-    summary: 'Counts and bytes of the tenant\'s media: total, by type, by month (UTC), by folder',
+    method: 'GET',
+    path: '/api/media/analytics',
+    permission: 'media:read',
+    tags: ['media'],
+    summary: "Counts and bytes of the tenant's media: total, by type, by month (UTC), by folder",
     request: {},
     response: z.object({
       total: z.object({ count: z.number(), bytes: z.number() }),
@@ -46,35 +60,54 @@ export const mediaRoutes: RouteDefinition[] = [
     handler: ({ identity, scope }) => mediaAnalytics(scope.sequelize, identity.tenantId),
   }),
   defineRoute({
-    method: 'POST', path: '/api/media/move', permission: 'media:write', tags: ['media'],
+    method: 'POST',
+    path: '/api/media/move',
+    permission: 'media:write',
+    tags: ['media'],
     summary: 'Moves media into a virtual folder (null = root); only folderId changes, URLs and share links keep working',
     request: { body: z.object({ ids: z.array(z.string().uuid()).min(1).max(500), folderId: nullableFolder }) },
     response: z.object({ moved: z.number(), notFound: z.array(z.string()) }),
     handler: ({ body, identity, scope }) => scope.media.move(identity, body.ids, body.folderId),
   }),
   defineRoute({
-    method: 'GET', path: '/api/media', permission: 'media:read', tags: ['media'],
-    summary: 'Lists the tenant\'s media: filters folderId (or root), type (image/ or exact), search, private; sort; pages (limit capped at 100)',
+    method: 'GET',
+    path: '/api/media',
+    permission: 'media:read',
+    tags: ['media'],
+    summary:
+      "Lists the tenant's media: filters folderId (or root), type (image/ or exact), search, private; sort; pages (limit capped at 100)",
     request: { query: listQuerySchema },
     response: z.object({ items: z.array(mediaSchema), total: z.number(), page: z.number(), limit: z.number() }),
     handler: ({ query, identity, scope }) => scope.media.list(identity, query),
   }),
   defineRoute({
-    method: 'GET', path: '/api/media/:id', permission: 'media:read', tags: ['media'],
+    method: 'GET',
+    path: '/api/media/:id',
+    permission: 'media:read',
+    tags: ['media'],
     summary: 'One media item (with its share links, by id, never their tokens)',
     request: { params: idParam },
     response: mediaSchema,
     handler: ({ params, identity, scope }) => scope.media.get(identity, params.id),
   }),
   defineRoute({
-    method: 'PATCH', path: '/api/media/:id', permission: 'media:write', tags: ['media'],
+    method: 'PATCH',
+    path: '/api/media/:id',
+    permission: 'media:write',
+    tags: ['media'],
     summary: 'Renames a media item (the shown name, kept as given; 415 MEDIA_TYPE_MISMATCH as for uploads) and/or moves it to a folder',
-    request: { params: idParam, body: z.object({ filename: z.string().trim().min(1).max(191).optional(), folderId: nullableFolder.optional() }) },
+    request: {
+      params: idParam,
+      body: z.object({ filename: z.string().trim().min(1).max(191).optional(), folderId: nullableFolder.optional() }),
+    },
     response: mediaSchema,
     handler: ({ params, body, identity, scope }) => scope.media.update(identity, params.id, body),
   }),
   defineRoute({
-    method: 'DELETE', path: '/api/media/:id', permission: 'media:write', tags: ['media'],
+    method: 'DELETE',
+    path: '/api/media/:id',
+    permission: 'media:write',
+    tags: ['media'],
     summary: 'Deletes a media item and its thumbnails (local storage: to the trash, restorable; remote: for good)',
     request: { params: idParam },
     response: z.object({ deleted: z.literal(true), trashed: z.boolean() }),

@@ -4,16 +4,27 @@ import { defineRoute, type RouteDefinition } from '../../kernel/http/route-table
 import { sendFile, setFileSecurityHeaders } from './file-responder.js';
 import { fileUrl } from './media-view.js';
 
-const shareAnswer = z.object({ token: z.string(), expiresAt: z.string().nullable().meta({ description: 'ISO time; null = the link never expires' }) });
+const shareAnswer = z.object({
+  token: z.string(),
+  expiresAt: z.string().nullable().meta({ description: 'ISO time; null = the link never expires' }),
+});
 const linkParams = z.object({ mediaId: z.string().max(100), token: z.string().min(1).max(200) });
 /** Hours: 1 hour up to 10 years. */
-const hours = z.number().int().min(1).max(24 * 365 * 10);
+const hours = z
+  .number()
+  .int()
+  .min(1)
+  .max(24 * 365 * 10);
 
 /** Share links (the spec's table): create, public access, revoke, extend. */
 export const shareRoutes: RouteDefinition[] = [
   defineRoute({
-    method: 'GET', path: '/api/media/share', permission: 'public', envelope: false, tags: ['media'],
-    summary: 'Opens a share link: the item\'s metadata, or with download=1 the file itself (attachment)',
+    method: 'GET',
+    path: '/api/media/share',
+    permission: 'public',
+    envelope: false,
+    tags: ['media'],
+    summary: "Opens a share link: the item's metadata, or with download=1 the file itself (attachment)",
     description:
       'Checked in this order: id and token present (400 VALIDATION_ERROR), a link for the token on that item (404 SHARE_NOT_FOUND), not expired (410 SHARE_EXPIRED), ' +
       'the password when the link has one (401 SHARE_PASSWORD_REQUIRED / SHARE_PASSWORD_INVALID; after too many wrong ones 429 RATE_LIMITED with Retry-After).',
@@ -25,7 +36,11 @@ export const shareRoutes: RouteDefinition[] = [
         download: z.enum(['1', 'true', '0', 'false']).optional(),
       }),
     },
-    response: z.object({ success: z.literal(true), data: z.object({ filename: z.string(), mimeType: z.string(), size: z.number(), url: z.string() }) })
+    response: z
+      .object({
+        success: z.literal(true),
+        data: z.object({ filename: z.string(), mimeType: z.string(), size: z.number(), url: z.string() }),
+      })
       .meta({ description: 'With download=1: the file (Content-Type of the item, Content-Disposition: attachment) instead of this JSON.' }),
     handler: async ({ ctx, query, scope }) => {
       ctx.set('Cache-Control', 'private, no-store');
@@ -39,14 +54,25 @@ export const shareRoutes: RouteDefinition[] = [
       if (query.download === '1' || query.download === 'true') {
         setFileSecurityHeaders(ctx);
         const file = { item, path: item.path, mimeType: item.mime_type, size: Number(item.size), filename: item.filename };
-        await sendFile(ctx, scope.mediaStorage, file, { disposition: 'attachment', cacheControl: 'private, no-store', inlineTypes: [], redirectRemote: false });
+        await sendFile(ctx, scope.mediaStorage, file, {
+          disposition: 'attachment',
+          cacheControl: 'private, no-store',
+          inlineTypes: [],
+          redirectRemote: false,
+        });
         return;
       }
-      ctx.body = { success: true, data: { filename: item.filename, mimeType: item.mime_type, size: Number(item.size), url: fileUrl(item.path) } };
+      ctx.body = {
+        success: true,
+        data: { filename: item.filename, mimeType: item.mime_type, size: Number(item.size), url: fileUrl(item.path) },
+      };
     },
   }),
   defineRoute({
-    method: 'POST', path: '/api/media/share/:mediaId', permission: 'media:write', tags: ['media'],
+    method: 'POST',
+    path: '/api/media/share/:mediaId',
+    permission: 'media:write',
+    tags: ['media'],
     summary: 'Creates a share link (expiryHours null or omitted = never expires; optional password); the token is shown only here',
     request: {
       params: z.object({ mediaId: z.string().max(100) }),
@@ -56,8 +82,11 @@ export const shareRoutes: RouteDefinition[] = [
     handler: ({ params, body, identity, scope }) => scope.mediaShares.create(identity, params.mediaId, body),
   }),
   defineRoute({
-    method: 'DELETE', path: '/api/media/share/:mediaId/:token', permission: 'media:write', tags: ['media'],
-    summary: 'Revokes a share link (by its token or its id from the item\'s sharedLinks); it answers 404 from then on',
+    method: 'DELETE',
+    path: '/api/media/share/:mediaId/:token',
+    permission: 'media:write',
+    tags: ['media'],
+    summary: "Revokes a share link (by its token or its id from the item's sharedLinks); it answers 404 from then on",
     request: { params: linkParams },
     response: z.object({ revoked: z.literal(true) }),
     handler: async ({ params, identity, scope }) => {
@@ -66,7 +95,10 @@ export const shareRoutes: RouteDefinition[] = [
     },
   }),
   defineRoute({
-    method: 'PATCH', path: '/api/media/share/:mediaId/:token', permission: 'media:write', tags: ['media'],
+    method: 'PATCH',
+    path: '/api/media/share/:mediaId/:token',
+    permission: 'media:write',
+    tags: ['media'],
     summary: 'Extends a share link: expiry = now + expiryHours',
     request: { params: linkParams, body: z.object({ expiryHours: hours }) },
     response: shareAnswer,

@@ -16,13 +16,25 @@ export function keptName(originalName: string, fallbackExt: string): string {
   const chars = [...base]; // code points: a cut never splits a surrogate pair
   if (chars.length <= 191) return base;
   const ext = extname(base);
-  return ext.length > 1 && ext.length <= 11 ? `${chars.slice(0, 191 - ext.length).join('').trimEnd()}${ext}` : chars.slice(0, 191).join('');
+  return ext.length > 1 && ext.length <= 11
+    ? `${chars
+        .slice(0, 191 - ext.length)
+        .join('')
+        .trimEnd()}${ext}`
+    : chars.slice(0, 191).join('');
 }
 
 /** ASCII slug of a name for storage paths: `Mon été (1).PNG` -> `mon-ete-1`. */
 export function slugOf(name: string): string {
   const stem = name.replace(/\.[^.]*$/, '');
-  const slug = stem.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 60).replace(/-+$/, '');
+  const slug = stem
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 60)
+    .replace(/-+$/, '');
   return slug || 'file';
 }
 

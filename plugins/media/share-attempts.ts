@@ -24,7 +24,12 @@ export class ShareAttempts {
 
   /** Counts in Redis from now on (boot, when REDIS_URL is set). */
   useRedis(redis: RedisClientType): void {
-    this.limiter = new RateLimiterRedis({ ...this.common, storeClient: redis, useRedisPackage: true, insuranceLimiter: new RateLimiterMemory(this.common) });
+    this.limiter = new RateLimiterRedis({
+      ...this.common,
+      storeClient: redis,
+      useRedisPackage: true,
+      insuranceLimiter: new RateLimiterMemory(this.common),
+    });
   }
 
   async check(linkId: string): Promise<void> {

@@ -2,7 +2,13 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import { ConflictError } from '../../kernel/errors.js';
 import type { Identity } from '../../kernel/http/identity.js';
-import { MediaNotFoundError, ShareExpiredError, ShareNotFoundError, SharePasswordInvalidError, SharePasswordRequiredError } from './errors.js';
+import {
+  MediaNotFoundError,
+  ShareExpiredError,
+  ShareNotFoundError,
+  SharePasswordInvalidError,
+  SharePasswordRequiredError,
+} from './errors.js';
 import { metadataOf, type MediaMetadata, type SharedLink } from './media-view.js';
 import { MediaItem } from './models/media-item.js';
 import type { ShareAttempts } from './share-attempts.js';
@@ -24,7 +30,9 @@ export class SharesService {
   constructor(private readonly attempts: ShareAttempts) {}
 
   private async item(identity: Identity, mediaId: string): Promise<MediaItem> {
-    const row = z.string().uuid().safeParse(mediaId).success ? await MediaItem.findOne({ where: { id: mediaId, tenant_id: identity.tenantId, deleted_at: null } }) : null;
+    const row = z.string().uuid().safeParse(mediaId).success
+      ? await MediaItem.findOne({ where: { id: mediaId, tenant_id: identity.tenantId, deleted_at: null } })
+      : null;
     if (!row) throw new MediaNotFoundError(mediaId);
     return row;
   }
@@ -46,7 +54,11 @@ export class SharesService {
     throw new ConflictError('The media item was changed at the same time; try again');
   }
 
-  async create(identity: Identity, mediaId: string, input: { expiryHours?: number | null; password?: string }): Promise<{ token: string; expiresAt: string | null }> {
+  async create(
+    identity: Identity,
+    mediaId: string,
+    input: { expiryHours?: number | null; password?: string },
+  ): Promise<{ token: string; expiresAt: string | null }> {
     const row = await this.item(identity, mediaId);
     const token = randomBytes(32).toString('base64url');
     const now = Date.now();
@@ -72,7 +84,12 @@ export class SharesService {
   }
 
   /** Expiry = now + hours (also for a link that had expired or never expired). */
-  async extend(identity: Identity, mediaId: string, tokenOrId: string, hours: number): Promise<{ token: string; expiresAt: string | null }> {
+  async extend(
+    identity: Identity,
+    mediaId: string,
+    tokenOrId: string,
+    hours: number,
+  ): Promise<{ token: string; expiresAt: string | null }> {
     const row = await this.item(identity, mediaId);
     const id = linkIdOf(tokenOrId);
     const link = await this.mutate(row, (meta) => {
@@ -90,7 +107,9 @@ export class SharesService {
    * wrong passwords are counted per link and answered 429 past the limit).
    */
   async access(input: { id: string; token: string; password?: string }): Promise<MediaItem> {
-    const row = z.string().uuid().safeParse(input.id).success ? await MediaItem.findOne({ where: { id: input.id, deleted_at: null } }) : null;
+    const row = z.string().uuid().safeParse(input.id).success
+      ? await MediaItem.findOne({ where: { id: input.id, deleted_at: null } })
+      : null;
     const id = sha256(input.token);
     const link = row ? metadataOf(row).sharedLinks.find((l) => l.token === id) : undefined;
     if (!row || !link) throw new ShareNotFoundError();

@@ -14,7 +14,13 @@ export function servedInline(mimeType: string, extraInline: readonly string[]): 
   const type = mimeType.toLowerCase();
   if (typeAllowed(type, extraInline)) return true;
   if (NEVER_INLINE_BY_DEFAULT.has(type)) return false;
-  return type.startsWith('image/') || type.startsWith('audio/') || type.startsWith('video/') || type === 'application/pdf' || type === 'text/plain';
+  return (
+    type.startsWith('image/') ||
+    type.startsWith('audio/') ||
+    type.startsWith('video/') ||
+    type === 'application/pdf' ||
+    type === 'text/plain'
+  );
 }
 
 /** Raster formats sharp reads here: these get dimensions and thumbnails. */
@@ -22,5 +28,7 @@ export const RASTER_TYPES = new Set(['image/jpeg', 'image/png', 'image/webp', 'i
 
 /** The Content-Type header of a stored type: text is always UTF-8 (detection accepts nothing else). */
 export function contentTypeHeader(mimeType: string): string {
-  return mimeType.startsWith('text/') || mimeType === 'application/json' || mimeType === 'image/svg+xml' ? `${mimeType}; charset=utf-8` : mimeType;
+  return mimeType.startsWith('text/') || mimeType === 'application/json' || mimeType === 'image/svg+xml'
+    ? `${mimeType}; charset=utf-8`
+    : mimeType;
 }

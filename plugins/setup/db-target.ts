@@ -25,7 +25,9 @@ const TIMEOUT_MS = 15000;
 export function sqliteFile(config: CmsConfig, database: string): string {
   const name = normalize(database);
   if (isAbsolute(name) || name.startsWith('..') || name.includes('\0') || !/^[\w.-]+$/.test(name)) {
-    throw new ValidationError('For sqlite, database is a file name under the data folder (letters, digits, . _ -)', [{ path: 'body.database', message: 'a plain file name' }]);
+    throw new ValidationError('For sqlite, database is a file name under the data folder (letters, digits, . _ -)', [
+      { path: 'body.database', message: 'a plain file name' },
+    ]);
   }
   return join(config.dataPath, name);
 }
@@ -34,7 +36,8 @@ export function sqliteFile(config: CmsConfig, database: string): string {
 export function isRunningDatabase(config: CmsConfig, target: DbTarget): boolean {
   const db = config.db;
   if (target.type !== db.type) return false;
-  if (target.type === 'sqlite') return sqliteFile(config, target.database) === (isAbsolute(db.storage) ? db.storage : join(config.dataPath, db.storage));
+  if (target.type === 'sqlite')
+    return sqliteFile(config, target.database) === (isAbsolute(db.storage) ? db.storage : join(config.dataPath, db.storage));
   return target.host === db.host && target.port === db.port && target.database === db.name && target.username === db.user;
 }
 
@@ -63,10 +66,22 @@ export async function testDatabase(config: CmsConfig, target: DbTarget): Promise
   assertDriverInstalled(target.type);
   const sequelize =
     target.type === 'sqlite'
-      ? new Sequelize({ dialect: 'sqlite', storage: sqliteFile(config, target.database), dialectModule: sqliteModule(5000), logging: false })
+      ? new Sequelize({
+          dialect: 'sqlite',
+          storage: sqliteFile(config, target.database),
+          dialectModule: sqliteModule(5000),
+          logging: false,
+        })
       : new Sequelize({
-          dialect: 'mariadb', host: target.host, port: target.port, database: target.database, username: target.username, password: target.password,
-          logging: false, pool: { max: 1, acquire: TIMEOUT_MS }, dialectOptions: { connectTimeout: TIMEOUT_MS },
+          dialect: 'mariadb',
+          host: target.host,
+          port: target.port,
+          database: target.database,
+          username: target.username,
+          password: target.password,
+          logging: false,
+          pool: { max: 1, acquire: TIMEOUT_MS },
+          dialectOptions: { connectTimeout: TIMEOUT_MS },
         });
   let timer: NodeJS.Timeout | undefined;
   try {
@@ -86,8 +101,13 @@ export async function testDatabase(config: CmsConfig, target: DbTarget): Promise
 async function measure(sequelize: Sequelize, config: CmsConfig, target: DbTarget) {
   await sequelize.authenticate();
   if (target.type === 'sqlite') {
-    const tables = await sequelize.query<{ n: number }>("SELECT COUNT(*) AS n FROM sqlite_master WHERE type = 'table'", { type: QueryTypes.SELECT });
-    const size = await stat(sqliteFile(config, target.database)).then((s) => s.size, () => 0);
+    const tables = await sequelize.query<{ n: number }>("SELECT COUNT(*) AS n FROM sqlite_master WHERE type = 'table'", {
+      type: QueryTypes.SELECT,
+    });
+    const size = await stat(sqliteFile(config, target.database)).then(
+      (s) => s.size,
+      () => 0,
+    );
     return { collections: Number(tables[0]?.n ?? 0), dataSize: size };
   }
   const rows = await sequelize.query<{ n: number; size: number | null }>(

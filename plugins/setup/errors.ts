@@ -14,13 +14,19 @@ export class SetupNotSeededError extends defineError(
   'Seed the database first (POST /api/setup/seed-db)',
 ) {}
 
-export class DbConnectionFailedError extends defineError('DB_CONNECTION_FAILED', 400, "The database test failed; the message carries the driver's reason.", (reason: string) => reason) {}
+export class DbConnectionFailedError extends defineError(
+  'DB_CONNECTION_FAILED',
+  400,
+  "The database test failed; the message carries the driver's reason.",
+  (reason: string) => reason,
+) {}
 
 export class DbRestartRequiredError extends defineError(
   'DB_RESTART_REQUIRED',
   409,
   'Seeding a database other than the one this instance runs on needs its DB_* settings and a restart.',
-  (running: string) => `This instance runs on ${running}. To use another database, set its DB_* settings (or DB_URL) and restart, then seed.`,
+  (running: string) =>
+    `This instance runs on ${running}. To use another database, set its DB_* settings (or DB_URL) and restart, then seed.`,
 ) {}
 
 export class DbDriverMissingError extends defineError(

@@ -24,9 +24,15 @@ const adminForm = z.object({
 
 /** Every field either form may carry, for the route's declaration; each action then checks its own form. */
 const formFields = z.object({
-  type: z.string().max(32).optional(), host: z.string().max(255).optional(), port: z.union([z.string().max(8), z.number()]).optional(),
-  name: z.string().max(191).optional(), user: z.string().max(191).optional(), password: z.string().max(1024).optional(),
-  username: z.string().max(191).optional(), email: z.string().max(191).optional(), confirmPassword: z.string().max(1024).optional(),
+  type: z.string().max(32).optional(),
+  host: z.string().max(255).optional(),
+  port: z.union([z.string().max(8), z.number()]).optional(),
+  name: z.string().max(191).optional(),
+  user: z.string().max(191).optional(),
+  password: z.string().max(1024).optional(),
+  username: z.string().max(191).optional(),
+  email: z.string().max(191).optional(),
+  confirmPassword: z.string().max(1024).optional(),
   siteName: z.string().max(191).optional(),
 });
 
@@ -38,7 +44,14 @@ function parse<T extends z.ZodType>(schema: T, body: unknown): z.output<T> {
 }
 
 const toTarget = (form: z.output<typeof databaseForm>) =>
-  dbTargetSchema.parse({ type: form.type, host: form.host || undefined, port: form.port, database: form.name, username: form.user, password: form.password });
+  dbTargetSchema.parse({
+    type: form.type,
+    host: form.host || undefined,
+    port: form.port,
+    database: form.name,
+    username: form.user,
+    password: form.password,
+  });
 
 type Action = (ctx: Context, body: unknown, scope: RouteContext['scope']) => Promise<Record<string, unknown>>;
 
@@ -71,14 +84,25 @@ const ACTIONS: Record<string, Action> = {
  */
 export const formActionRoutes: RouteDefinition[] = [
   defineRoute({
-    method: 'POST', path: '/setup', permission: 'public', tags: ['setup'], envelope: false,
-    summary: 'The setup page\'s form actions: ?/testDatabase, ?/seedDatabase, ?/completeSetup',
+    method: 'POST',
+    path: '/setup',
+    permission: 'public',
+    tags: ['setup'],
+    envelope: false,
+    summary: "The setup page's form actions: ?/testDatabase, ?/seedDatabase, ?/completeSetup",
     description:
       'testDatabase and seedDatabase take {type, host, port, name, user, password}; completeSetup takes {username, email, password, confirmPassword?, siteName?}. ' +
       'Success: 200 {success: true, message, details?, user?}. Failure: the error status with {success: false, error: <reason>, code: <CODE>}, and manualCommand when the database driver is not installed. Unknown action: 404.',
     errorShape: 'form',
     request: { body: formFields.optional(), form: true },
-    response: z.object({ success: z.boolean(), message: z.string().optional(), details: z.unknown().optional(), error: z.string().optional(), code: z.string().optional(), manualCommand: z.string().optional() }),
+    response: z.object({
+      success: z.boolean(),
+      message: z.string().optional(),
+      details: z.unknown().optional(),
+      error: z.string().optional(),
+      code: z.string().optional(),
+      manualCommand: z.string().optional(),
+    }),
     async handler({ ctx, body, scope }) {
       const name = ctx.querystring.replace(/^\//, '');
       const action = Object.hasOwn(ACTIONS, name) ? ACTIONS[name] : undefined;

@@ -48,14 +48,26 @@ export default definePlugin(() => {
   return {
     register({ container, routes, registries, migrations, models, config, options }) {
       const parsed = optionsSchema.safeParse(options);
-      if (!parsed.success) throw new BootError(`Invalid plugins.options.setup: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+      if (!parsed.success)
+        throw new BootError(
+          `Invalid plugins.options.setup: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+        );
       models.add(SetupStateRow);
       for (const m of SETUP_MIGRATIONS) migrations.add(m);
       container.register('settings', asFunction(({ sequelize }: { sequelize: Sequelize }) => new SettingsService(sequelize)).singleton());
       container.register(
         'setup',
-        asFunction((cradle: { sequelize: Sequelize; settings: SettingsService; logger: Logger; events: EventBus }) =>
-          new SetupService(cradle.sequelize, config, cradle.settings, cradle.logger, () => contentClientOf(cradle), () => themesOf(cradle), cradle.events),
+        asFunction(
+          (cradle: { sequelize: Sequelize; settings: SettingsService; logger: Logger; events: EventBus }) =>
+            new SetupService(
+              cradle.sequelize,
+              config,
+              cradle.settings,
+              cradle.logger,
+              () => contentClientOf(cradle),
+              () => themesOf(cradle),
+              cradle.events,
+            ),
         ).singleton(),
       );
       for (const route of [...setupRoutes, ...formActionRoutes]) routes.add(route);
@@ -75,7 +87,14 @@ export default definePlugin(() => {
         async check() {
           if (!service) return { status: 'ok', state: 'incomplete', progress: 0, seeded: false, complete: false };
           const s = await service.status();
-          return { status: s.error ? 'degraded' : 'ok', state: s.state, progress: s.progress, seeded: s.seeded, complete: s.complete, ...(s.error ? { error: s.error } : {}) };
+          return {
+            status: s.error ? 'degraded' : 'ok',
+            state: s.state,
+            progress: s.progress,
+            seeded: s.seeded,
+            complete: s.complete,
+            ...(s.error ? { error: s.error } : {}),
+          };
         },
       });
     },
@@ -84,10 +103,9 @@ export default definePlugin(() => {
       service = booted;
       // CMS_SETUP_ADMIN_* (plugin.json `env`, mapped by the kernel) count only when the options name no admin.
       const env = (envOptions.admin ?? {}) as { email?: string; password?: string; username?: string };
-      const admin = (options as z.infer<typeof optionsSchema>).admin
-        ?? (env.email && env.password
-          ? { email: env.email, password: env.password, username: env.username || undefined }
-          : undefined);
+      const admin =
+        (options as z.infer<typeof optionsSchema>).admin ??
+        (env.email && env.password ? { email: env.email, password: env.password, username: env.username || undefined } : undefined);
       if (!admin || (await booted.isReady())) return;
       await headlessSetup(booted, container.resolve<AdminCreator>('users'), config, admin);
       logger.info({ admin: admin.email }, 'setup completed from configuration (headless)');
@@ -99,8 +117,20 @@ export default definePlugin(() => {
 });
 
 /** What the wizard does, from configuration: seed the running database, then create the admin. */
-async function headlessSetup(service: SetupService, users: AdminCreator, config: CmsConfig, admin: { email: string; password: string; username?: string }) {
+async function headlessSetup(
+  service: SetupService,
+  users: AdminCreator,
+  config: CmsConfig,
+  admin: { email: string; password: string; username?: string },
+) {
   const db = config.db;
-  await service.seed({ type: db.type, host: db.host, port: db.port, database: db.type === 'sqlite' ? db.storage : db.name, username: db.user, password: db.password });
+  await service.seed({
+    type: db.type,
+    host: db.host,
+    port: db.port,
+    database: db.type === 'sqlite' ? db.storage : db.name,
+    username: db.user,
+    password: db.password,
+  });
   await service.complete(users, admin);
 }

@@ -10,24 +10,45 @@ const user = z.object({ _id: z.string(), email: z.string(), username: z.string()
 
 export const setupRoutes: RouteDefinition[] = [
   defineRoute({
-    method: 'GET', path: '/api/setup/status', permission: 'public', tags: ['setup'], rateLimit: false,
-    summary: 'Setup state: incomplete, seeded or ready', request: {},
-    response: z.object({ state: z.enum(['incomplete', 'seeded', 'ready']), dbValidated: z.boolean(), seeded: z.boolean(), complete: z.boolean() }),
+    method: 'GET',
+    path: '/api/setup/status',
+    permission: 'public',
+    tags: ['setup'],
+    rateLimit: false,
+    summary: 'Setup state: incomplete, seeded or ready',
+    request: {},
+    response: z.object({
+      state: z.enum(['incomplete', 'seeded', 'ready']),
+      dbValidated: z.boolean(),
+      seeded: z.boolean(),
+      complete: z.boolean(),
+    }),
     handler: async ({ scope }) => {
       const { state, dbValidated, seeded, complete } = await scope.setup.status();
       return { state, dbValidated, seeded, complete };
     },
   }),
   defineRoute({
-    method: 'POST', path: '/api/setup/test-db', permission: 'public', tags: ['setup'],
-    summary: 'Tests a database connection (15 s limit); 400 DB_CONNECTION_FAILED with the driver\'s reason',
+    method: 'POST',
+    path: '/api/setup/test-db',
+    permission: 'public',
+    tags: ['setup'],
+    summary: "Tests a database connection (15 s limit); 400 DB_CONNECTION_FAILED with the driver's reason",
     request: { body: dbTargetSchema },
-    response: z.object({ authenticated: z.literal(true), dbStats: z.object({ collections: z.number(), dataSize: z.number() }), warnings: z.array(z.string()) }),
+    response: z.object({
+      authenticated: z.literal(true),
+      dbStats: z.object({ collections: z.number(), dataSize: z.number() }),
+      warnings: z.array(z.string()),
+    }),
     handler: ({ body, scope }) => scope.setup.testDb(body),
   }),
   defineRoute({
-    method: 'POST', path: '/api/setup/seed-db', permission: 'public', tags: ['setup'],
-    summary: 'Seeds the database in the background (private config, 53 public and 23 private settings); progress at /api/system/health data.setup.progress',
+    method: 'POST',
+    path: '/api/setup/seed-db',
+    permission: 'public',
+    tags: ['setup'],
+    summary:
+      'Seeds the database in the background (private config, 53 public and 23 private settings); progress at /api/system/health data.setup.progress',
     request: { body: dbTargetSchema },
     response: z.object({ started: z.literal(true) }),
     handler: async ({ body, scope }) => {
@@ -36,9 +57,19 @@ export const setupRoutes: RouteDefinition[] = [
     },
   }),
   defineRoute({
-    method: 'POST', path: '/api/setup/complete', permission: 'public', tags: ['setup'],
+    method: 'POST',
+    path: '/api/setup/complete',
+    permission: 'public',
+    tags: ['setup'],
     summary: 'Creates the first admin, signs them in and marks setup ready; 409 SETUP_NOT_SEEDED before seeding',
-    request: { body: z.object({ username: z.string().min(1).max(191).optional(), email: z.string().email().max(191), password: z.string().min(8, 'at least 8 characters').max(1024), siteName: z.string().min(1).max(191).optional() }) },
+    request: {
+      body: z.object({
+        username: z.string().min(1).max(191).optional(),
+        email: z.string().email().max(191),
+        password: z.string().min(8, 'at least 8 characters').max(1024),
+        siteName: z.string().min(1).max(191).optional(),
+      }),
+    },
     response: z.object({ user }),
     async handler({ ctx, body, scope }) {
       const created = await scope.setup.complete(scope.users, body);
@@ -47,15 +78,24 @@ export const setupRoutes: RouteDefinition[] = [
     },
   }),
   defineRoute({
-    method: 'POST', path: '/api/setup/reinitialize', permission: 'manage:system', tags: ['setup'],
+    method: 'POST',
+    path: '/api/setup/reinitialize',
+    permission: 'manage:system',
+    tags: ['setup'],
     summary: 'After setup (manage:system only): writes any missing default settings again; users and content are untouched',
     request: {},
     response: z.object({ settingsWritten: z.number() }),
     handler: ({ scope }) => scope.setup.reinitialize(),
   }),
   defineRoute({
-    method: 'GET', path: '/setup', permission: 'public', tags: ['setup'], envelope: false, rateLimit: false,
-    summary: 'The setup wizard page while setup is incomplete (HTML: the admin UI\'s wizard when the admin-ui plugin is enabled and built, else a plain page); afterwards a redirect to /',
+    method: 'GET',
+    path: '/setup',
+    permission: 'public',
+    tags: ['setup'],
+    envelope: false,
+    rateLimit: false,
+    summary:
+      "The setup wizard page while setup is incomplete (HTML: the admin UI's wizard when the admin-ui plugin is enabled and built, else a plain page); afterwards a redirect to /",
     request: {},
     async handler({ ctx, scope }) {
       if (await scope.setup.isReady()) return ctx.redirect('/');

@@ -9,7 +9,12 @@ export class SettingsService {
   async seedDefaults(tenantId = 'default', onProgress?: (done: number, total: number) => Promise<void>): Promise<number> {
     const all = [...PUBLIC_SETTINGS.map((s) => ({ ...s, isPrivate: false })), ...PRIVATE_SETTINGS.map((s) => ({ ...s, isPrivate: true }))];
     const existing = new Set(
-      (await this.sequelize.query<{ key: string }>('SELECT `key` FROM cms_settings WHERE tenant_id = ?', { replacements: [tenantId], type: QueryTypes.SELECT })).map((r) => r.key),
+      (
+        await this.sequelize.query<{ key: string }>('SELECT `key` FROM cms_settings WHERE tenant_id = ?', {
+          replacements: [tenantId],
+          type: QueryTypes.SELECT,
+        })
+      ).map((r) => r.key),
     );
     let written = 0;
     for (const [i, setting] of all.entries()) {
@@ -25,7 +30,10 @@ export class SettingsService {
   }
 
   async get<T = unknown>(key: string, tenantId = 'default'): Promise<T | undefined> {
-    const rows = await this.sequelize.query<{ value: string }>('SELECT value FROM cms_settings WHERE tenant_id = ? AND `key` = ?', { replacements: [tenantId, key], type: QueryTypes.SELECT });
+    const rows = await this.sequelize.query<{ value: string }>('SELECT value FROM cms_settings WHERE tenant_id = ? AND `key` = ?', {
+      replacements: [tenantId, key],
+      type: QueryTypes.SELECT,
+    });
     return rows[0] ? (JSON.parse(rows[0].value) as T) : undefined;
   }
 
@@ -36,9 +44,13 @@ export class SettingsService {
   }
 
   async counts(tenantId = 'default'): Promise<{ public: number; private: number }> {
-    const rows = await this.sequelize.query<{ is_private: number | boolean; n: number }>('SELECT is_private, COUNT(*) AS n FROM cms_settings WHERE tenant_id = ? GROUP BY is_private', {
-      replacements: [tenantId], type: QueryTypes.SELECT,
-    });
+    const rows = await this.sequelize.query<{ is_private: number | boolean; n: number }>(
+      'SELECT is_private, COUNT(*) AS n FROM cms_settings WHERE tenant_id = ? GROUP BY is_private',
+      {
+        replacements: [tenantId],
+        type: QueryTypes.SELECT,
+      },
+    );
     const count = (priv: boolean) => Number(rows.find((r) => Boolean(Number(r.is_private)) === priv)?.n ?? 0);
     return { public: count(false), private: count(true) };
   }

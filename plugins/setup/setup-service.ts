@@ -26,9 +26,13 @@ export interface SetupStatus {
 
 /** What setup needs from the auth plugin (met through the container, never by import). */
 export interface AdminCreator {
-  create(input: { email: string; password: string; role: string; username?: string }): Promise<{ _id: string; email: string; username: string; role: string }>;
+  create(input: {
+    email: string;
+    password: string;
+    role: string;
+    username?: string;
+  }): Promise<{ _id: string; email: string; username: string; role: string }>;
 }
-
 
 /**
  * The setup state machine: incomplete -> (database validated) -> seeded -> ready. The state lives in
@@ -58,8 +62,12 @@ export class SetupService {
     // 'completing' shows as seeded; a stale completing claim can be taken over by complete().
     if (state === 'ready') this.readyCached = true;
     return {
-      state, dbValidated: Boolean(Number(row?.db_validated ?? 0)), seeded: Boolean(Number(row?.seeded ?? 0)), complete: state === 'ready',
-      progress: Number(row?.progress ?? 0), error: row?.error ?? null,
+      state,
+      dbValidated: Boolean(Number(row?.db_validated ?? 0)),
+      seeded: Boolean(Number(row?.seeded ?? 0)),
+      complete: state === 'ready',
+      progress: Number(row?.progress ?? 0),
+      error: row?.error ?? null,
     };
   }
 
@@ -123,7 +131,10 @@ export class SetupService {
     await seedDefaultCollections(this.content());
     await this.themes()?.seedDefault('default');
     // Conditional: a seed still running when setup completes must not reopen it.
-    await SetupStateRow.update({ seeded: true, progress: 100, error: null, state: 'seeded' }, { where: { id: 1, state: ['incomplete', 'seeded'] } });
+    await SetupStateRow.update(
+      { seeded: true, progress: 100, error: null, state: 'seeded' },
+      { where: { id: 1, state: ['incomplete', 'seeded'] } },
+    );
   }
 
   /**

@@ -1,8 +1,45 @@
 import { StorageError } from '../../kernel/storage/storage-error.js';
 import { storagePathSegments } from '../../kernel/storage/storage-path.js';
 
-const IMAGE = new Set(['jpg', 'jpeg', 'jpe', 'png', 'gif', 'webp', 'avif', 'bmp', 'tif', 'tiff', 'ico', 'svg', 'heic', 'heif', 'pdf', 'psd', 'jp2', 'jxl']);
-const VIDEO = new Set(['mp4', 'webm', 'mov', 'm4v', 'avi', 'mkv', 'ogv', 'mpeg', 'mpg', 'mp3', 'wav', 'ogg', 'oga', 'm4a', 'aac', 'flac', 'opus']);
+const IMAGE = new Set([
+  'jpg',
+  'jpeg',
+  'jpe',
+  'png',
+  'gif',
+  'webp',
+  'avif',
+  'bmp',
+  'tif',
+  'tiff',
+  'ico',
+  'svg',
+  'heic',
+  'heif',
+  'pdf',
+  'psd',
+  'jp2',
+  'jxl',
+]);
+const VIDEO = new Set([
+  'mp4',
+  'webm',
+  'mov',
+  'm4v',
+  'avi',
+  'mkv',
+  'ogv',
+  'mpeg',
+  'mpg',
+  'mp3',
+  'wav',
+  'ogg',
+  'oga',
+  'm4a',
+  'aac',
+  'flac',
+  'opus',
+]);
 /** Characters the CDN does not allow in public ids. */
 const NOT_IN_PUBLIC_ID = /[?&#<>]/;
 
@@ -21,7 +58,8 @@ export interface CdnAsset {
  */
 export function cdnAsset(prefix: string, path: string): CdnAsset {
   const segments = storagePathSegments(path);
-  if (NOT_IN_PUBLIC_ID.test(path)) throw new StorageError('INVALID_PATH', 'Invalid storage path: the image CDN does not allow ? & # < > in names');
+  if (NOT_IN_PUBLIC_ID.test(path))
+    throw new StorageError('INVALID_PATH', 'Invalid storage path: the image CDN does not allow ? & # < > in names');
   const filename = segments[segments.length - 1]!;
   const dot = filename.lastIndexOf('.');
   const ext = dot > 0 ? filename.slice(dot + 1).toLowerCase() : '';

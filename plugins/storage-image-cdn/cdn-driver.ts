@@ -39,13 +39,20 @@ export class ImageCdnDriver implements StorageDriver {
   private missing(): string[] {
     const c = this.#config;
     if (!c) return ['boot'];
-    return [...(c.cloudName ? [] : ['MEDIA_CDN_CLOUD_NAME']), ...(c.apiKey ? [] : ['MEDIA_CDN_API_KEY']), ...(c.apiSecret ? [] : ['MEDIA_CDN_API_SECRET'])];
+    return [
+      ...(c.cloudName ? [] : ['MEDIA_CDN_CLOUD_NAME']),
+      ...(c.apiKey ? [] : ['MEDIA_CDN_API_KEY']),
+      ...(c.apiSecret ? [] : ['MEDIA_CDN_API_SECRET']),
+    ];
   }
 
   private account(): Account {
     const missing = this.missing();
     if (missing.length) {
-      throw new StorageError('NOT_CONFIGURED', `Media storage 'image_cdn' is not configured: ${missing.includes('boot') ? 'the plugin has not booted' : `set ${missing.join(', ')}`}`);
+      throw new StorageError(
+        'NOT_CONFIGURED',
+        `Media storage 'image_cdn' is not configured: ${missing.includes('boot') ? 'the plugin has not booted' : `set ${missing.join(', ')}`}`,
+      );
     }
     return this.#config as Account;
   }
@@ -67,7 +74,9 @@ export class ImageCdnDriver implements StorageDriver {
     try {
       return await fetch(url, { ...init, signal: controller.signal });
     } catch (err) {
-      const reason = controller.signal.aborted ? `no answer within ${timeoutMs} ms` : ((err as { cause?: { code?: string } }).cause?.code ?? (err as Error).message);
+      const reason = controller.signal.aborted
+        ? `no answer within ${timeoutMs} ms`
+        : ((err as { cause?: { code?: string } }).cause?.code ?? (err as Error).message);
       throw new StorageError('REMOTE_FAILED', `Cannot reach the image CDN at ${new URL(url).host} to ${what} (${reason})`, { cause: err });
     } finally {
       clearTimeout(timer);
@@ -87,7 +96,8 @@ export class ImageCdnDriver implements StorageDriver {
     const a = this.#config;
     for (const secret of [a?.apiSecret, a?.apiKey]) if (secret) detail = detail.split(secret).join('[redacted]');
     const summary = `The image CDN refused to ${what} (HTTP ${res.status}${detail ? `: ${detail.slice(0, 300)}` : ''})`;
-    if (res.status === 401 || res.status === 403) return new StorageError('REMOTE_REFUSED', `${summary}; check MEDIA_CDN_API_KEY and MEDIA_CDN_API_SECRET`);
+    if (res.status === 401 || res.status === 403)
+      return new StorageError('REMOTE_REFUSED', `${summary}; check MEDIA_CDN_API_KEY and MEDIA_CDN_API_SECRET`);
     if (res.status === 404) return new StorageError('NOT_FOUND', 'No such file in storage');
     return new StorageError('REMOTE_FAILED', summary);
   }
@@ -98,7 +108,11 @@ export class ImageCdnDriver implements StorageDriver {
     try {
       return (await res.json()) as Record<string, unknown>;
     } catch (err) {
-      throw new StorageError('REMOTE_FAILED', `The image CDN at ${new URL(a.uploadUrl).host} answered ${what} with something that is not JSON`, { cause: err });
+      throw new StorageError(
+        'REMOTE_FAILED',
+        `The image CDN at ${new URL(a.uploadUrl).host} answered ${what} with something that is not JSON`,
+        { cause: err },
+      );
     }
   }
 
@@ -124,17 +138,29 @@ export class ImageCdnDriver implements StorageDriver {
       const url = this.apiUrl(a, asset.resourceType, 'upload');
       let result: Record<string, unknown> = {};
       if (blob.size <= a.chunkSize) {
-        result = await this.api(a, url, { method: 'POST', body: this.signedForm(a, params, { blob, filename: asset.filename }) }, 'store a file', UPLOAD_TIMEOUT_MS);
+        result = await this.api(
+          a,
+          url,
+          { method: 'POST', body: this.signedForm(a, params, { blob, filename: asset.filename }) },
+          'store a file',
+          UPLOAD_TIMEOUT_MS,
+        );
       } else {
         // The CDN's chunked upload: the same signed parameters with each chunk, one upload id, Content-Range.
         const uploadId = randomBytes(16).toString('hex');
         for (let start = 0; start < blob.size; start += a.chunkSize) {
           const end = Math.min(start + a.chunkSize, blob.size) - 1;
-          result = await this.api(a, url, {
-            method: 'POST',
-            headers: { 'X-Unique-Upload-Id': uploadId, 'Content-Range': `bytes ${start}-${end}/${blob.size}` },
-            body: this.signedForm(a, params, { blob: blob.slice(start, end + 1), filename: asset.filename }),
-          }, 'store a file', UPLOAD_TIMEOUT_MS);
+          result = await this.api(
+            a,
+            url,
+            {
+              method: 'POST',
+              headers: { 'X-Unique-Upload-Id': uploadId, 'Content-Range': `bytes ${start}-${end}/${blob.size}` },
+              body: this.signedForm(a, params, { blob: blob.slice(start, end + 1), filename: asset.filename }),
+            },
+            'store a file',
+            UPLOAD_TIMEOUT_MS,
+          );
         }
       }
       const etag = typeof result.etag === 'string' && result.etag ? `"${result.etag}"` : undefined;
@@ -188,7 +214,13 @@ export class ImageCdnDriver implements StorageDriver {
   private async destroy(a: Account, resourceType: string, publicId: string): Promise<string> {
     const params = { invalidate: 'true', public_id: publicId, timestamp: String(Math.floor(Date.now() / 1000)) };
     try {
-      const result = await this.api(a, this.apiUrl(a, resourceType, 'destroy'), { method: 'POST', body: this.signedForm(a, params) }, 'delete a file', a.requestTimeoutMs);
+      const result = await this.api(
+        a,
+        this.apiUrl(a, resourceType, 'destroy'),
+        { method: 'POST', body: this.signedForm(a, params) },
+        'delete a file',
+        a.requestTimeoutMs,
+      );
       return String(result.result ?? '');
     } catch (err) {
       if (err instanceof StorageError && err.reason === 'NOT_FOUND') return 'not found';
@@ -202,7 +234,11 @@ export class ImageCdnDriver implements StorageDriver {
 
   publicUrl(path: string): string {
     const c = this.#config;
-    if (!c?.publicUrl) throw new StorageError('NOT_CONFIGURED', "Media storage 'image_cdn' is not configured: set MEDIA_CDN_CLOUD_NAME or MEDIA_CLOUD_PUBLIC_URL");
+    if (!c?.publicUrl)
+      throw new StorageError(
+        'NOT_CONFIGURED',
+        "Media storage 'image_cdn' is not configured: set MEDIA_CDN_CLOUD_NAME or MEDIA_CLOUD_PUBLIC_URL",
+      );
     return `${c.publicUrl}/${deliveryPath(cdnAsset(c.prefix, path))}`;
   }
 

@@ -5,7 +5,10 @@ const httpUrl = z.url({ protocol: /^https?$/ });
 
 /** What configures the CDN account, whichever source it comes from. */
 const accountSchema = z.strictObject({
-  cloudName: z.string().regex(/^[A-Za-z0-9_-]{1,128}$/, 'letters, digits, _ and - only').optional(),
+  cloudName: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,128}$/, 'letters, digits, _ and - only')
+    .optional(),
   apiKey: z.string().min(1).optional(),
   apiSecret: z.string().min(1).optional(),
   /** The upload API's base address (default https://api.cloudinary.com). */
@@ -27,13 +30,18 @@ export const cdnOptionsSchema = accountSchema.extend({
 export type CdnOptions = z.output<typeof cdnOptionsSchema>;
 
 const ENV: Record<string, keyof Account> = {
-  MEDIA_CDN_CLOUD_NAME: 'cloudName', MEDIA_CDN_API_KEY: 'apiKey', MEDIA_CDN_API_SECRET: 'apiSecret', MEDIA_CDN_UPLOAD_URL: 'uploadUrl',
-  MEDIA_CLOUD_PUBLIC_URL: 'publicUrl', MEDIA_FOLDER: 'folder',
+  MEDIA_CDN_CLOUD_NAME: 'cloudName',
+  MEDIA_CDN_API_KEY: 'apiKey',
+  MEDIA_CDN_API_SECRET: 'apiSecret',
+  MEDIA_CDN_UPLOAD_URL: 'uploadUrl',
+  MEDIA_CLOUD_PUBLIC_URL: 'publicUrl',
+  MEDIA_FOLDER: 'folder',
 };
 /** System Settings read in boot (only MEDIA_FOLDER and MEDIA_CLOUD_PUBLIC_URL are in the catalogue). */
 export const CDN_SETTING_KEYS = Object.keys(ENV);
 const variable = (field: string) => Object.keys(ENV).find((k) => ENV[k] === field) ?? field;
-const describe = (error: z.ZodError, name: (field: string) => string) => error.issues.map((i) => `${name(String(i.path[0] ?? '(root)'))}: ${i.message}`).join('; ');
+const describe = (error: z.ZodError, name: (field: string) => string) =>
+  error.issues.map((i) => `${name(String(i.path[0] ?? '(root)'))}: ${i.message}`).join('; ');
 
 function fromVariables(source: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
@@ -54,7 +62,8 @@ export function parseCdnOptions(raw: unknown): CdnOptions {
 export function envAccount(values: Record<string, unknown> = {}, sources: Record<string, string> = {}): Account {
   const byVariable = Object.fromEntries(Object.entries(ENV).map(([name, field]) => [name, values[field]]));
   const parsed = accountSchema.safeParse(fromVariables(byVariable));
-  if (!parsed.success) throw new BootError(`Invalid media storage environment: ${describe(parsed.error, (f) => sources[f] ?? variable(f))}`);
+  if (!parsed.success)
+    throw new BootError(`Invalid media storage environment: ${describe(parsed.error, (f) => sources[f] ?? variable(f))}`);
   return parsed.data;
 }
 
@@ -90,10 +99,14 @@ export function cdnConfig(env: Account, options: CdnOptions, settings: Account, 
   const trim = (url?: string) => url?.replace(/\/+$/, '');
   const cloudName = pick('cloudName');
   return {
-    cloudName, apiKey: pick('apiKey'), apiSecret: pick('apiSecret'),
+    cloudName,
+    apiKey: pick('apiKey'),
+    apiSecret: pick('apiSecret'),
     uploadUrl: trim(pick('uploadUrl')) ?? 'https://api.cloudinary.com',
     publicUrl: trim(pick('publicUrl')) ?? (cloudName ? `https://res.cloudinary.com/${cloudName}` : undefined),
     prefix: (pick('folder') ?? 'media').replace(/^\/+|\/+$/g, ''),
-    chunkSize: chunkSizeMb * 1024 * 1024, requestTimeoutMs, tempDir,
+    chunkSize: chunkSizeMb * 1024 * 1024,
+    requestTimeoutMs,
+    tempDir,
   };
 }

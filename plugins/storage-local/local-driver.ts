@@ -102,7 +102,10 @@ export class LocalStorageDriver implements StorageDriver {
     await media.ensureParent(abs);
     const temp = join(dirname(abs), `.${randomBytes(9).toString('base64url')}.part`);
     try {
-      await pipeline(Buffer.isBuffer(body) ? Readable.from([body]) : body, createWriteStream(temp, { flags: 'wx', mode: 0o644, flush: true }));
+      await pipeline(
+        Buffer.isBuffer(body) ? Readable.from([body]) : body,
+        createWriteStream(temp, { flags: 'wx', mode: 0o644, flush: true }),
+      );
       await rename(temp, abs);
     } catch (err) {
       await rm(temp, { force: true });
@@ -188,7 +191,8 @@ export class LocalStorageDriver implements StorageDriver {
     const from = trash.resolve(path);
     if (!(await trash.exists(from))) throw new StorageError('NOT_FOUND', 'No such file in the trash');
     const to = media.resolve(path);
-    if (await media.exists(to)) throw new StorageError('ALREADY_EXISTS', 'A file already exists at the original path; delete or move it first');
+    if (await media.exists(to))
+      throw new StorageError('ALREADY_EXISTS', 'A file already exists at the original path; delete or move it first');
     await media.ensureParent(to);
     try {
       await moveNoClobber(from, to);

@@ -47,9 +47,7 @@ export class S3StorageDriver implements StorageDriver {
   #ready: Ready | null = null;
   #missing: string[] = ['boot'];
 
-  constructor(
-    readonly id: 'object_store' | 'object_store_edge',
-  ) {}
+  constructor(readonly id: 'object_store' | 'object_store_edge') {}
 
   configure(config: S3Config): void {
     this.#ready?.client.destroy();
@@ -93,7 +91,10 @@ export class S3StorageDriver implements StorageDriver {
 
   private ready(): Ready {
     if (!this.#ready) {
-      throw new StorageError('NOT_CONFIGURED', `Media storage '${this.id}' is not configured: ${this.#missing.includes('boot') ? 'the plugin has not booted' : `set ${this.#missing.join(', ')}`}`);
+      throw new StorageError(
+        'NOT_CONFIGURED',
+        `Media storage '${this.id}' is not configured: ${this.#missing.includes('boot') ? 'the plugin has not booted' : `set ${this.#missing.join(', ')}`}`,
+      );
     }
     return this.#ready;
   }
@@ -104,7 +105,11 @@ export class S3StorageDriver implements StorageDriver {
     return prefix ? `${prefix}/${segments.join('/')}` : segments.join('/');
   }
 
-  async put(path: string, body: Readable | Buffer, meta: { mimeType?: string; size?: number } = {}): Promise<{ size: number; etag?: string }> {
+  async put(
+    path: string,
+    body: Readable | Buffer,
+    meta: { mimeType?: string; size?: number } = {},
+  ): Promise<{ size: number; etag?: string }> {
     const key = this.key(path);
     const { client, bucket } = this.ready();
     const mimeType = meta.mimeType ?? 'application/octet-stream';
@@ -127,7 +132,13 @@ export class S3StorageDriver implements StorageDriver {
     }
     const upload = new Upload({
       client,
-      params: { Bucket: bucket, Key: key, Body: source, ContentType: mimeType, ...(ACTIVE_CONTENT.test(mimeType) ? { ContentDisposition: 'attachment' } : {}) },
+      params: {
+        Bucket: bucket,
+        Key: key,
+        Body: source,
+        ContentType: mimeType,
+        ...(ACTIVE_CONTENT.test(mimeType) ? { ContentDisposition: 'attachment' } : {}),
+      },
       partSize: this.#config!.partSize,
       queueSize: this.#config!.queueSize,
       leavePartsOnError: false,
@@ -149,7 +160,9 @@ export class S3StorageDriver implements StorageDriver {
       throw new StorageError('INVALID_RANGE', `Byte range ${range.start}-${range.end} is not valid`);
     }
     try {
-      const out = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key, ...(range ? { Range: `bytes=${range.start}-${range.end}` } : {}) }));
+      const out = await client.send(
+        new GetObjectCommand({ Bucket: bucket, Key: key, ...(range ? { Range: `bytes=${range.start}-${range.end}` } : {}) }),
+      );
       if (!(out.Body instanceof Readable)) throw new StorageError('REMOTE_FAILED', 'The object store answered without a body');
       return range ? exactRange(out.Body, range, out.ContentRange) : out.Body;
     } catch (err) {
@@ -203,7 +216,8 @@ export class S3StorageDriver implements StorageDriver {
       await client.send(new HeadBucketCommand({ Bucket: bucket }));
     } catch (err) {
       const failure = s3Failure(err, 'open the bucket', this.where());
-      if (failure.reason === 'NOT_FOUND') throw new StorageError('REMOTE_FAILED', `The bucket at ${this.where()} does not exist (MEDIA_CLOUD_BUCKET)`, { cause: err });
+      if (failure.reason === 'NOT_FOUND')
+        throw new StorageError('REMOTE_FAILED', `The bucket at ${this.where()} does not exist (MEDIA_CLOUD_BUCKET)`, { cause: err });
       throw failure;
     }
   }

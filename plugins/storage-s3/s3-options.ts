@@ -3,8 +3,14 @@ import { BootError } from '../../kernel/errors.js';
 
 /** What configures the bucket, whichever source it comes from (environment, plugin options, System Settings). */
 const connectionSchema = z.strictObject({
-  bucket: z.string().regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'a bucket name: 3-63 lower-case letters, digits, dots and dashes').optional(),
-  region: z.string().regex(/^[a-z0-9-]{1,40}$/, 'a region such as eu-west-1 or auto').optional(),
+  bucket: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'a bucket name: 3-63 lower-case letters, digits, dots and dashes')
+    .optional(),
+  region: z
+    .string()
+    .regex(/^[a-z0-9-]{1,40}$/, 'a region such as eu-west-1 or auto')
+    .optional(),
   endpoint: z.url({ protocol: /^https?$/ }).optional(),
   publicUrl: z.url({ protocol: /^https?$/ }).optional(),
   accessKeyId: z.string().min(1).optional(),
@@ -25,8 +31,14 @@ export type S3Options = z.output<typeof s3OptionsSchema>;
 
 /** Environment variable -> connection field. */
 const ENV: Record<string, keyof Connection> = {
-  MEDIA_CLOUD_BUCKET: 'bucket', MEDIA_CLOUD_REGION: 'region', MEDIA_CLOUD_ENDPOINT: 'endpoint', MEDIA_CLOUD_PUBLIC_URL: 'publicUrl',
-  MEDIA_ACCESS_KEY_ID: 'accessKeyId', MEDIA_SECRET_ACCESS_KEY: 'secretAccessKey', MEDIA_FOLDER: 'folder', MEDIA_CLOUD_FORCE_PATH_STYLE: 'forcePathStyle',
+  MEDIA_CLOUD_BUCKET: 'bucket',
+  MEDIA_CLOUD_REGION: 'region',
+  MEDIA_CLOUD_ENDPOINT: 'endpoint',
+  MEDIA_CLOUD_PUBLIC_URL: 'publicUrl',
+  MEDIA_ACCESS_KEY_ID: 'accessKeyId',
+  MEDIA_SECRET_ACCESS_KEY: 'secretAccessKey',
+  MEDIA_FOLDER: 'folder',
+  MEDIA_CLOUD_FORCE_PATH_STYLE: 'forcePathStyle',
 };
 /** The System Settings read in boot (MEDIA_CLOUD_BUCKET is not in the catalogue; it is read when someone added it). */
 export const S3_SETTING_KEYS = Object.keys(ENV).filter((k) => k !== 'MEDIA_CLOUD_FORCE_PATH_STYLE');
@@ -95,9 +107,15 @@ export function s3Config(env: Connection, options: S3Options, settings: Connecti
   const pick = <K extends keyof Connection>(key: K): Connection[K] => env[key] ?? fromOptions[key] ?? settings[key];
   const trim = (url?: string) => url?.replace(/\/+$/, '');
   return {
-    bucket: pick('bucket'), region: pick('region'), endpoint: trim(pick('endpoint')), publicUrl: trim(pick('publicUrl')),
-    accessKeyId: pick('accessKeyId'), secretAccessKey: pick('secretAccessKey'), forcePathStyle: pick('forcePathStyle'),
+    bucket: pick('bucket'),
+    region: pick('region'),
+    endpoint: trim(pick('endpoint')),
+    publicUrl: trim(pick('publicUrl')),
+    accessKeyId: pick('accessKeyId'),
+    secretAccessKey: pick('secretAccessKey'),
+    forcePathStyle: pick('forcePathStyle'),
     prefix: (pick('folder') ?? 'media').replace(/^\/+|\/+$/g, ''),
-    partSize: partSizeMb * 1024 * 1024, queueSize,
+    partSize: partSizeMb * 1024 * 1024,
+    queueSize,
   };
 }

@@ -4,12 +4,25 @@ import { hasPermission, isAdmin } from '../../kernel/http/identity.js';
 import { defineRoute, type RouteDefinition } from '../../kernel/http/route-table.js';
 import { QueryTypes } from 'sequelize';
 
-const pluginRecord = z.object({
-  id: z.string(), name: z.string(), version: z.string(), enabled: z.boolean(), state: z.string(), phase: z.string(), source: z.string(),
-  requires: z.array(z.string()), provides: z.record(z.string(), z.array(z.string())), permissions: z.array(z.string()),
-  namespaces: z.array(z.string()), routes: z.number(), containerKeys: z.array(z.string()),
-  registerMs: z.number().optional(), bootMs: z.number().optional(),
-}).meta({ id: 'PluginRecord' });
+const pluginRecord = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    version: z.string(),
+    enabled: z.boolean(),
+    state: z.string(),
+    phase: z.string(),
+    source: z.string(),
+    requires: z.array(z.string()),
+    provides: z.record(z.string(), z.array(z.string())),
+    permissions: z.array(z.string()),
+    namespaces: z.array(z.string()),
+    routes: z.number(),
+    containerKeys: z.array(z.string()),
+    registerMs: z.number().optional(),
+    bootMs: z.number().optional(),
+  })
+  .meta({ id: 'PluginRecord' });
 
 /** Fields of the health answer that a check's `exposeAs` may not replace. */
 const RESERVED = new Set(['status', 'phase', 'phases', 'version', 'instanceId', 'uptimeSeconds', 'checks']);
@@ -29,14 +42,23 @@ export const systemRoutes: RouteDefinition[] = [
     path: '/api/system/health',
     permission: 'public',
     summary: 'Boot phase, phase history and the health of each part',
-    description: 'Public so the setup wizard and probes can poll it. Plugins add checks through the healthChecks registry (e.g. setup progress).',
+    description:
+      'Public so the setup wizard and probes can poll it. Plugins add checks through the healthChecks registry (e.g. setup progress).',
     tags: ['system'],
     rateLimit: false,
     request: {},
-    response: z.object({
-      status: z.enum(['ok', 'degraded', 'starting']), phase: z.string(), phases: z.array(z.object({ phase: z.string(), at: z.string() })),
-      version: z.string(), instanceId: z.string(), uptimeSeconds: z.number(), checks: z.record(z.string(), z.record(z.string(), z.unknown())),
-    }).catchall(z.unknown()).meta({ description: 'Plus one field per health check that sets exposeAs (e.g. setup: {progress, ...}).' }),
+    response: z
+      .object({
+        status: z.enum(['ok', 'degraded', 'starting']),
+        phase: z.string(),
+        phases: z.array(z.object({ phase: z.string(), at: z.string() })),
+        version: z.string(),
+        instanceId: z.string(),
+        uptimeSeconds: z.number(),
+        checks: z.record(z.string(), z.record(z.string(), z.unknown())),
+      })
+      .catchall(z.unknown())
+      .meta({ description: 'Plus one field per health check that sets exposeAs (e.g. setup: {progress, ...}).' }),
     async handler({ scope, identity }) {
       const state = scope.kernelState;
       const registries = scope.registries;
@@ -62,8 +84,13 @@ export const systemRoutes: RouteDefinition[] = [
       const allOk = Object.values(checks).every((c) => c.status === 'ok');
       return {
         ...exposed,
-        status: !serving ? 'starting' : allOk ? 'ok' : 'degraded', phase, phases: state.phaseHistory(), version: state.version,
-        instanceId: state.instanceId, uptimeSeconds: Math.round(process.uptime()), checks,
+        status: !serving ? 'starting' : allOk ? 'ok' : 'degraded',
+        phase,
+        phases: state.phaseHistory(),
+        version: state.version,
+        instanceId: state.instanceId,
+        uptimeSeconds: Math.round(process.uptime()),
+        checks,
       };
     },
   }),
@@ -116,7 +143,7 @@ export const systemRoutes: RouteDefinition[] = [
     permission: 'system:read',
     summary: 'One background job: status, progress, result',
     tags: ['system'],
-    description: 'Only jobs of the caller\'s tenant; the payload is shown to manage:system only.',
+    description: "Only jobs of the caller's tenant; the payload is shown to manage:system only.",
     request: { params: z.object({ jobId: z.string().uuid() }) },
     async handler({ scope, params, identity }) {
       const job = await scope.jobs.get(params.jobId);
@@ -131,7 +158,11 @@ export const systemRoutes: RouteDefinition[] = [
     summary: 'Walks the audit hash chain and names the first entry that does not hold',
     tags: ['system'],
     request: {},
-    response: z.object({ valid: z.boolean(), checked: z.number(), firstInvalid: z.object({ id: z.number(), reason: z.string() }).optional() }),
+    response: z.object({
+      valid: z.boolean(),
+      checked: z.number(),
+      firstInvalid: z.object({ id: z.number(), reason: z.string() }).optional(),
+    }),
     handler: ({ scope }) => scope.audit.verify(),
   }),
 ];

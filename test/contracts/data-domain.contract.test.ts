@@ -35,7 +35,9 @@ describe('data-operation domain contract', function () {
   after(async () => t?.close());
 
   const context = (): DomainContext => ({
-    tenantId: ADMIN.tenantId, actor: { userId: ADMIN.userId, tenantId: ADMIN.tenantId }, identity: ADMIN,
+    tenantId: ADMIN.tenantId,
+    actor: { userId: ADMIN.userId, tenantId: ADMIN.tenantId },
+    identity: ADMIN,
     logger: t.kernel.container.resolve<Logger>('logger'),
   });
 
@@ -64,7 +66,8 @@ describe('data-operation domain contract', function () {
         try {
           input = await d.validate(raw, context());
         } catch (err) {
-          if (!(err instanceof AppError) || err.status < 400 || err.status >= 500) problems.push(`${label}: validate threw ${String(err)} (not a 4xx CmsError)`);
+          if (!(err instanceof AppError) || err.status < 400 || err.status >= 500)
+            problems.push(`${label}: validate threw ${String(err)} (not a 4xx CmsError)`);
           continue;
         }
         for (const mode of d.modes) {
@@ -79,18 +82,27 @@ describe('data-operation domain contract', function () {
           const after = await d.snapshot(input, context()).catch(() => null);
           if (before !== after) problems.push(`${label} ${mode}: the snapshot changed during plan (${before} -> ${after})`);
           if (typeof before !== 'string' && before !== null) problems.push(`${label}: snapshot is not a string`);
-          if (!Array.isArray(draft?.operations) || !Array.isArray(draft.warnings) || !Array.isArray(draft.blockedReasons) || typeof draft.targetHash !== 'string') {
+          if (
+            !Array.isArray(draft?.operations) ||
+            !Array.isArray(draft.warnings) ||
+            !Array.isArray(draft.blockedReasons) ||
+            typeof draft.targetHash !== 'string'
+          ) {
             problems.push(`${label} ${mode}: not a PlanDraft: ${JSON.stringify(draft)?.slice(0, 300)}`);
             continue;
           }
           for (const op of draft.operations) {
-            if (!['create', 'update', 'delete', 'skip'].includes(op.action) || typeof op.type !== 'string' || typeof op.target !== 'string') problems.push(`${label} ${mode}: bad operation ${JSON.stringify(op).slice(0, 200)}`);
-            if (op.count !== undefined && !(Number.isInteger(op.count) && op.count >= 0)) problems.push(`${label} ${mode}: bad count on ${op.target}`);
-            if (mode === 'add' && (op.action === 'update' || op.action === 'delete')) problems.push(`${label}: mode add plans a ${op.action} of ${op.target}`);
+            if (!['create', 'update', 'delete', 'skip'].includes(op.action) || typeof op.type !== 'string' || typeof op.target !== 'string')
+              problems.push(`${label} ${mode}: bad operation ${JSON.stringify(op).slice(0, 200)}`);
+            if (op.count !== undefined && !(Number.isInteger(op.count) && op.count >= 0))
+              problems.push(`${label} ${mode}: bad count on ${op.target}`);
+            if (mode === 'add' && (op.action === 'update' || op.action === 'delete'))
+              problems.push(`${label}: mode add plans a ${op.action} of ${op.target}`);
             if (mode === 'merge' && op.action === 'delete') problems.push(`${label}: mode merge plans a delete of ${op.target}`);
           }
           for (const w of draft.warnings) if (typeof w?.message !== 'string') problems.push(`${label} ${mode}: a warning without message`);
-          if (draft.risk !== undefined && !['safe', 'warning', 'destructive'].includes(draft.risk)) problems.push(`${label} ${mode}: risk ${draft.risk}`);
+          if (draft.risk !== undefined && !['safe', 'warning', 'destructive'].includes(draft.risk))
+            problems.push(`${label} ${mode}: risk ${draft.risk}`);
         }
       }
     }
@@ -118,12 +130,15 @@ describe('data-operation domain contract', function () {
         if (plan.operations.some((op) => op.action !== 'skip') || plan.blockedReasons.length) continue;
         tried++;
         const before = await d.snapshot(input, context()).catch(() => null);
-        const answer = await engine.apply(d.id, { planId: plan.planId, confirmed: true, planHash: plan.planHash }, ADMIN).catch((err) => err as Error);
+        const answer = await engine
+          .apply(d.id, { planId: plan.planId, confirmed: true, planHash: plan.planHash }, ADMIN)
+          .catch((err) => err as Error);
         if (answer instanceof Error) {
           problems.push(`${label}: apply of an empty plan threw ${String(answer)}`);
           continue;
         }
-        if (answer.status !== 200 || answer.data.outcome !== 'success') problems.push(`${label}: apply of an empty plan answered ${JSON.stringify(answer)}`);
+        if (answer.status !== 200 || answer.data.outcome !== 'success')
+          problems.push(`${label}: apply of an empty plan answered ${JSON.stringify(answer)}`);
         const after = await d.snapshot(input, context()).catch(() => null);
         if (before !== after) problems.push(`${label}: apply of an empty plan changed the target`);
       }

@@ -26,11 +26,39 @@ const KINDS = ['guest', 'user', 'apiKey', 'websiteToken'];
 type Headers = Record<string, string>;
 
 const GARBAGE: Headers[] = [
-  ...['Bearer', 'Bearer ', 'Bearer x', `Bearer sck_${'A'.repeat(43)}`, `Bearer ${'a'.repeat(4000)}`, 'Basic dXNlcjpwYXNz', 'bearer \u00ff\u00fe',
-    'Bearer a b', 'Token abc', "Bearer ' OR 1=1 --", 'Bearer sck_../../etc/passwd', 'Bearer %00', 'Bearer {"$ne":null}'].map((authorization) => ({ authorization })),
-  ...['session=', 'session=garbage', `session=${'x'.repeat(4000)}`, 'session=%', 'session=%E0%A4%A', 'session="quoted"', 'session=a; session=b',
-    'session=../../../etc/passwd', "session=' OR '1'='1", 'session=\u00e9\u00ff', 'session', '=; ; ;=', 'pending2fa=garbage'].map((cookie) => ({ cookie })),
-  ...['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'Admin', 'admin\u00a0', 'x'.repeat(1000)].map((role) => ({ 'x-test-identity': role })),
+  ...[
+    'Bearer',
+    'Bearer ',
+    'Bearer x',
+    `Bearer sck_${'A'.repeat(43)}`,
+    `Bearer ${'a'.repeat(4000)}`,
+    'Basic dXNlcjpwYXNz',
+    'bearer \u00ff\u00fe',
+    'Bearer a b',
+    'Token abc',
+    "Bearer ' OR 1=1 --",
+    'Bearer sck_../../etc/passwd',
+    'Bearer %00',
+    'Bearer {"$ne":null}',
+  ].map((authorization) => ({ authorization })),
+  ...[
+    'session=',
+    'session=garbage',
+    `session=${'x'.repeat(4000)}`,
+    'session=%',
+    'session=%E0%A4%A',
+    'session="quoted"',
+    'session=a; session=b',
+    'session=../../../etc/passwd',
+    "session=' OR '1'='1",
+    'session=\u00e9\u00ff',
+    'session',
+    '=; ; ;=',
+    'pending2fa=garbage',
+  ].map((cookie) => ({ cookie })),
+  ...['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'Admin', 'admin\u00a0', 'x'.repeat(1000)].map((role) => ({
+    'x-test-identity': role,
+  })),
   { 'x-test-identity': '__proto__', 'x-test-tenant': '__proto__' },
   ...['x'.repeat(300), '[::1', 'evil.example.com:99999', '..', '\u00ff.example'].map((host) => ({ host })),
   { authorization: 'Bearer nope', cookie: 'session=nope', 'x-test-identity': 'nobody ', host: '[' },
@@ -68,11 +96,14 @@ async function run(t: TestKernel, resolver: IdentityResolver, headers: Headers):
 function malformed(identity: Identity): string[] {
   const problems: string[] = [];
   if (!KINDS.includes(identity.kind)) problems.push(`kind ${String(identity.kind)}`);
-  if (identity.userId !== null && (typeof identity.userId !== 'string' || identity.userId === '')) problems.push(`userId ${String(identity.userId)}`);
+  if (identity.userId !== null && (typeof identity.userId !== 'string' || identity.userId === ''))
+    problems.push(`userId ${String(identity.userId)}`);
   if ((identity.kind === 'guest') !== (identity.userId === null)) problems.push('a guest has no userId, and only a guest');
   if (typeof identity.role !== 'string' || identity.role === '') problems.push(`role ${String(identity.role)}`);
-  if (!Array.isArray(identity.permissions) || !identity.permissions.every((p) => typeof p === 'string')) problems.push('permissions is not an array of strings');
-  if (typeof identity.tenantId !== 'string' || !/^[a-z][a-z0-9-]{0,31}$/.test(identity.tenantId)) problems.push(`tenantId ${String(identity.tenantId)}`);
+  if (!Array.isArray(identity.permissions) || !identity.permissions.every((p) => typeof p === 'string'))
+    problems.push('permissions is not an array of strings');
+  if (typeof identity.tenantId !== 'string' || !/^[a-z][a-z0-9-]{0,31}$/.test(identity.tenantId))
+    problems.push(`tenantId ${String(identity.tenantId)}`);
   return problems;
 }
 
@@ -89,12 +120,24 @@ for (const variant of DB_VARIANTS) {
 
     before(async function () {
       requireVariant(this, variant);
-      t = await startTestKernel({ db: variant.name, plugins: [fixturePlugin('test-identity')], config: { plugins: { options: { auth: { bcryptRounds: 4 } } } } });
+      t = await startTestKernel({
+        db: variant.name,
+        plugins: [fixturePlugin('test-identity')],
+        config: { plugins: { options: { auth: { bcryptRounds: 4 } } } },
+      });
       resolvers = [...t.kernel.registries.identityResolvers.list()].sort((a, b) => a.priority - b.priority);
-      await t.kernel.container.resolve<{ create(i: object): Promise<unknown> }>('users').create({ email: 'resolvers@example.com', password: PASSWORD, role: 'editor' });
-      const cookie = responseCookie(await t.request('/api/user/login', { method: 'POST', json: { email: 'resolvers@example.com', password: PASSWORD } }));
+      await t.kernel.container
+        .resolve<{ create(i: object): Promise<unknown> }>('users')
+        .create({ email: 'resolvers@example.com', password: PASSWORD, role: 'editor' });
+      const cookie = responseCookie(
+        await t.request('/api/user/login', { method: 'POST', json: { email: 'resolvers@example.com', password: PASSWORD } }),
+      );
       expect(cookie, 'session cookie').to.be.a('string');
-      const key = await t.request('/api/api-keys', { method: 'POST', headers: { cookie: cookie! }, json: { name: 'contract', permissions: ['content:read'] } });
+      const key = await t.request('/api/api-keys', {
+        method: 'POST',
+        headers: { cookie: cookie! },
+        json: { name: 'contract', permissions: ['content:read'] },
+      });
       expect(key.status, 'API key created').to.equal(201);
       samples.push(
         { kind: 'session cookie', headers: { cookie: cookie! } },
@@ -148,7 +191,10 @@ for (const variant of DB_VARIANTS) {
         recognised.add(owners[0]!);
       }
       for (const r of resolvers.filter((x) => x !== fallback)) {
-        expect(recognised.has(r.id), `resolver '${r.id}' recognised none of the sample credentials: add a sample of its kind to this suite`).to.equal(true);
+        expect(
+          recognised.has(r.id),
+          `resolver '${r.id}' recognised none of the sample credentials: add a sample of its kind to this suite`,
+        ).to.equal(true);
       }
     });
 
@@ -160,10 +206,12 @@ for (const variant of DB_VARIANTS) {
           const outcome = await run(t, r, headers);
           if ('error' in outcome) {
             const e = outcome.error;
-            if (r === fallback || e.status !== 401 || e.code !== 'AUTHENTICATION_REQUIRED') problems.push(`${r.id} threw on ${show(headers)}: ${e.stack}`);
+            if (r === fallback || e.status !== 401 || e.code !== 'AUTHENTICATION_REQUIRED')
+              problems.push(`${r.id} threw on ${show(headers)}: ${e.stack}`);
             else if (/\n\s+at |sck_|session=/.test(e.message)) problems.push(`${r.id}'s refusal of ${show(headers)} leaks: ${e.message}`);
           } else if (r === fallback) {
-            if (!outcome.identity || outcome.identity.kind !== 'guest') problems.push(`the fallback ${r.id} answered ${JSON.stringify(outcome.identity)} to ${show(headers)}`);
+            if (!outcome.identity || outcome.identity.kind !== 'guest')
+              problems.push(`the fallback ${r.id} answered ${JSON.stringify(outcome.identity)} to ${show(headers)}`);
           } else if (outcome.identity) {
             const bad = malformed(outcome.identity);
             problems.push(`${r.id} answered an identity to garbage ${show(headers)}${bad.length ? ` (malformed: ${bad.join('; ')})` : ''}`);
@@ -189,8 +237,15 @@ for (const variant of DB_VARIANTS) {
           if (res.status >= 500) problems.push(`${what} ${text.slice(0, 200)}`);
           if (path === '/api/dashboard/widgets' && res.status === 200) problems.push(`${what}: garbage reached a protected route`);
           if (res.status >= 400) {
-            const body = (() => { try { return JSON.parse(text); } catch { return null; } })();
-            if (body?.success !== false || typeof body.error !== 'string') problems.push(`${what}: not the error envelope: ${text.slice(0, 200)}`);
+            const body = (() => {
+              try {
+                return JSON.parse(text);
+              } catch {
+                return null;
+              }
+            })();
+            if (body?.success !== false || typeof body.error !== 'string')
+              problems.push(`${what}: not the error envelope: ${text.slice(0, 200)}`);
           }
           if (/\n\s+at .+:\d+:\d+/.test(text)) problems.push(`${what}: stack trace in the body`);
         }

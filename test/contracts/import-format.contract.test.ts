@@ -24,7 +24,9 @@ async function sampleOf(path: string, filename = path.split('/').pop()!): Promis
 function smallestFixture(format: string): string | null {
   const dir = join(FIXTURES, format);
   if (!existsSync(dir)) return null;
-  const files = readdirSync(dir).filter((f) => !f.toLowerCase().endsWith('.md') && !f.startsWith('.')).map((f) => join(dir, f));
+  const files = readdirSync(dir)
+    .filter((f) => !f.toLowerCase().endsWith('.md') && !f.startsWith('.'))
+    .map((f) => join(dir, f));
   files.sort((a, b) => statSync(a).size - statSync(b).size);
   return files[0] ?? null;
 }
@@ -86,7 +88,7 @@ describe('import format contract (every registered format)', function () {
     }
   });
 
-  it('over its smallest fixture: detect > 0 and the spool holds exactly the summary\'s counts', async () => {
+  it("over its smallest fixture: detect > 0 and the spool holds exactly the summary's counts", async () => {
     const pool = t.kernel.container.resolve<WorkerPool>('pool');
     const checked: string[] = [];
     for (const f of formats) {
@@ -99,14 +101,23 @@ describe('import format contract (every registered format)', function () {
       const workDir = mkdtempSync(join(dir, `${f.format}-`));
       const spoolPath = join(workDir, 'entities.ndjson');
       const result = await pool.run<TaskResult<ImportParseSummary>>(
-        f.parseTask, { path: file, filename: file.split('/').pop(), workDir, spoolPath, profile: sample.profile, maxDepth: 32 }, f.taskFile,
+        f.parseTask,
+        { path: file, filename: file.split('/').pop(), workDir, spoolPath, profile: sample.profile, maxDepth: 32 },
+        f.taskFile,
       );
       expect(result.ok, `${f.format} parse of ${file}: ${JSON.stringify(result)}`).to.equal(true);
       if (!result.ok) continue;
-      const lines = existsSync(spoolPath) ? readFileSync(spoolPath, 'utf8').split('\n').filter((l) => l.trim()).length : 0;
+      const lines = existsSync(spoolPath)
+        ? readFileSync(spoolPath, 'utf8')
+            .split('\n')
+            .filter((l) => l.trim()).length
+        : 0;
       const total = Object.values(result.value.counts).reduce((n, v) => n + v, 0);
       expect(lines, `${f.format}: spool lines vs summary counts`).to.equal(total);
-      for (const line of readFileSync(spoolPath, 'utf8').split('\n').filter((l) => l.trim()).slice(0, 20)) {
+      for (const line of readFileSync(spoolPath, 'utf8')
+        .split('\n')
+        .filter((l) => l.trim())
+        .slice(0, 20)) {
         const e = JSON.parse(line);
         expect(e.entity, f.format).to.be.a('string');
         expect(e.externalId, f.format).to.be.a('string');

@@ -32,8 +32,15 @@ for (const plugin of shipped) {
       // The setup plugin is checked on a completed instance (headless setup); before that every route redirects.
       const setup = plugin.id === 'setup';
       const t = await startTestKernel({
-        plugins: paths, setup,
-        config: setup ? { plugins: { options: { auth: { bcryptRounds: 4 }, setup: { admin: { email: 'contract@example.com', password: 'contract password' } } } } } : {},
+        plugins: paths,
+        setup,
+        config: setup
+          ? {
+              plugins: {
+                options: { auth: { bcryptRounds: 4 }, setup: { admin: { email: 'contract@example.com', password: 'contract password' } } },
+              },
+            }
+          : {},
       });
       try {
         const record = t.kernel.loader.describe().find((r) => r.id === plugin.id);

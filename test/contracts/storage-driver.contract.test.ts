@@ -17,9 +17,32 @@ import { randomStream, readAll, sha256Of } from '../helpers/storage-streams.js';
 
 /** Paths no driver may accept: traversal (plain and percent-encoded), absolute, backslashes, NUL, empty and dot segments. */
 const BAD_PATHS = [
-  '../escape.txt', 'a/../../escape.txt', '..', 'default/..', '/etc/passwd', '/tmp/escape.txt', 'C:/Windows/escape.txt',
-  'a\\..\\..\\escape.txt', '..\\escape.txt', '%2e%2e/escape.txt', '%2E%2E%2Fescape.txt', 'a/%2e%2e%2f%2e%2e%2fescape.txt', 'a%2fb.txt', '..%5cescape.txt',
-  'a/b\u0000.txt', 'escape.txt\u0000.png', '\u0000', '', 'a//b.txt', 'a/./b.txt', './a.txt', 'a/b/', '.hidden', 'a/.x.part', '\u202e../escape.txt', 'a/\u202egnp.exe',
+  '../escape.txt',
+  'a/../../escape.txt',
+  '..',
+  'default/..',
+  '/etc/passwd',
+  '/tmp/escape.txt',
+  'C:/Windows/escape.txt',
+  'a\\..\\..\\escape.txt',
+  '..\\escape.txt',
+  '%2e%2e/escape.txt',
+  '%2E%2E%2Fescape.txt',
+  'a/%2e%2e%2f%2e%2e%2fescape.txt',
+  'a%2fb.txt',
+  '..%5cescape.txt',
+  'a/b\u0000.txt',
+  'escape.txt\u0000.png',
+  '\u0000',
+  '',
+  'a//b.txt',
+  'a/./b.txt',
+  './a.txt',
+  'a/b/',
+  '.hidden',
+  'a/.x.part',
+  '\u202e../escape.txt',
+  'a/\u202egnp.exe',
 ];
 
 describe('storage drivers: one contract for every driver', function () {
@@ -54,7 +77,9 @@ describe('storage drivers: one contract for every driver', function () {
         const bytes = randomBytes(1000);
         const put = await d.put(path, bytes, { mimeType: 'text/plain', size: bytes.length });
         expect(put.size).to.equal(1000);
-        expect(put.etag).to.be.a('string').and.match(/^"[^"]+"$/);
+        expect(put.etag)
+          .to.be.a('string')
+          .and.match(/^"[^"]+"$/);
         const head = await d.head(path);
         expect(head).to.include({ size: 1000, etag: put.etag });
         expect((await readAll(await d.get(path))).equals(bytes)).to.equal(true);
@@ -66,7 +91,9 @@ describe('storage drivers: one contract for every driver', function () {
         await expectRefused(() => d.get(path, { start: 10, end: 5 }), 'INVALID_RANGE');
 
         const replacement = randomBytes(300);
-        const again = await d.put(path, Readable.from([replacement.subarray(0, 100), replacement.subarray(100)]), { mimeType: 'text/plain' });
+        const again = await d.put(path, Readable.from([replacement.subarray(0, 100), replacement.subarray(100)]), {
+          mimeType: 'text/plain',
+        });
         expect(again.size).to.equal(300);
         expect(again.etag).to.not.equal(put.etag);
         // Same size, written straight after: the validator still changes (a client's cached copy is stale).
@@ -126,7 +153,10 @@ describe('storage drivers: one contract for every driver', function () {
         if (id === 'image_cdn') expect(cdn.stats.chunks - chunksBefore, 'chunked upload of 8 MiB').to.equal(3);
         if (id === 'local') {
           const folder = join(t.dataDir, 'media', ...path.split('/').slice(0, -1));
-          expect(readdirSync(folder).filter((f) => f.startsWith('.')), 'no temporary file left').to.deep.equal([]);
+          expect(
+            readdirSync(folder).filter((f) => f.startsWith('.')),
+            'no temporary file left',
+          ).to.deep.equal([]);
         }
         await d.delete(path);
       });
@@ -150,16 +180,24 @@ describe('storage drivers: one contract for every driver', function () {
         const uploadsBefore = cdn.stats.uploads + cdn.stats.refused + cdn.stats.destroys;
         for (const path of BAD_PATHS) {
           const what = JSON.stringify(path);
-          for (const op of [() => d.put(path, Buffer.from('x')), () => d.get(path), () => d.head(path), () => d.delete(path), () => d.publicUrl(path)]) {
+          for (const op of [
+            () => d.put(path, Buffer.from('x')),
+            () => d.get(path),
+            () => d.head(path),
+            () => d.delete(path),
+            () => d.publicUrl(path),
+          ]) {
             const err = await expectRefused(op, 'INVALID_PATH', 400);
             expect(err.message, what).to.match(/^Invalid storage path/);
           }
         }
         if (id === 'local') {
-          for (const outside of ['escape.txt', 'media/escape.txt', 'b.txt', 'media-trash/escape.txt']) expect(existsSync(join(t.dataDir, outside)), outside).to.equal(false);
+          for (const outside of ['escape.txt', 'media/escape.txt', 'b.txt', 'media-trash/escape.txt'])
+            expect(existsSync(join(t.dataDir, outside)), outside).to.equal(false);
           expect(existsSync(join(t.dataDir, '..', 'escape.txt'))).to.equal(false);
         }
-        if (id === 'image_cdn') expect(cdn.stats.uploads + cdn.stats.refused + cdn.stats.destroys, 'no request reached the CDN').to.equal(uploadsBefore);
+        if (id === 'image_cdn')
+          expect(cdn.stats.uploads + cdn.stats.refused + cdn.stats.destroys, 'no request reached the CDN').to.equal(uploadsBefore);
         if (id !== 'local' && id !== 'image_cdn') {
           const listed = await admin.send(new ListObjectsV2Command({ Bucket: BUCKET }));
           for (const o of listed.Contents ?? []) expect(o.Key).to.not.match(/escape|\.\.|\u0000/);
@@ -171,14 +209,18 @@ describe('storage drivers: one contract for every driver', function () {
         const root = base();
         const bodies = Array.from({ length: 12 }, () => randomBytes(64 * 1024 + Math.floor(Math.random() * 1024)));
         await Promise.all(bodies.map((b, i) => d.put(`${root}/many-${i}.bin`, Readable.from([b.subarray(0, 1000), b.subarray(1000)]))));
-        for (const [i, b] of bodies.entries()) expect((await readAll(await d.get(`${root}/many-${i}.bin`))).equals(b), `many-${i}`).to.equal(true);
+        for (const [i, b] of bodies.entries())
+          expect((await readAll(await d.get(`${root}/many-${i}.bin`))).equals(b), `many-${i}`).to.equal(true);
         // Replacing one path is atomic where the driver makes it so (local: rename; the CDN: one asset per
         // upload). For object stores it is the store's promise; s3rver writes objects in place, so not here.
         if (id === 'local' || id === 'image_cdn') {
           const contenders = bodies.slice(0, 4);
           await Promise.all(contenders.map((b) => d.put(`${root}/same.bin`, Readable.from([b]))));
           const final = await readAll(await d.get(`${root}/same.bin`));
-          expect(contenders.some((b) => b.equals(final)), 'the file is exactly one of the bodies').to.equal(true);
+          expect(
+            contenders.some((b) => b.equals(final)),
+            'the file is exactly one of the bodies',
+          ).to.equal(true);
         }
         await Promise.all([...bodies.map((_, i) => d.delete(`${root}/many-${i}.bin`)), d.delete(`${root}/same.bin`)]);
       });

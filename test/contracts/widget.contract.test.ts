@@ -76,10 +76,14 @@ for (const variant of DB_VARIANTS) {
           if (parsed.data.id !== w.id) fail(`widget.json id ${parsed.data.id} is not the folder name`);
           if (!existsSync(join(WIDGETS_DIR, w.id, parsed.data.component))) fail(`component ${parsed.data.component} missing`);
           for (const [key, value] of Object.entries(parsed.data)) {
-            if (JSON.stringify((w as unknown as Record<string, unknown>)[key]) !== JSON.stringify(value)) fail(`registered ${key} differs from widget.json`);
+            if (JSON.stringify((w as unknown as Record<string, unknown>)[key]) !== JSON.stringify(value))
+              fail(`registered ${key} differs from widget.json`);
           }
         } else {
-          const parsed = widgetManifestSchema.partial().required({ id: true, license: true, endpoint: true, permission: true, component: true }).safeParse(w);
+          const parsed = widgetManifestSchema
+            .partial()
+            .required({ id: true, license: true, endpoint: true, permission: true, component: true })
+            .safeParse(w);
           if (!parsed.success) return fail(`invalid definition: ${parsed.error.message}`);
         }
 
@@ -93,11 +97,15 @@ for (const variant of DB_VARIANTS) {
 
         // A permitted identity gets the data in the envelope.
         const reader = READER_ROLES.find((role) => listed[role]!.get(w.id)?.canRead);
-        if (!reader) return fail(`no fixture role (${READER_ROLES.join(', ')}) may read it: give one '${w.permission}' in test/fixtures/plugins/test-identity`);
+        if (!reader)
+          return fail(
+            `no fixture role (${READER_ROLES.join(', ')}) may read it: give one '${w.permission}' in test/fixtures/plugins/test-identity`,
+          );
         const ok = await t.request(path, { identity: reader });
         const okBody = await ok.text();
         if (ok.status !== 200) return fail(`GET ${path} as ${reader}: ${ok.status} ${okBody.slice(0, 300)}`);
-        if (!(ok.headers.get('content-type') ?? '').startsWith('application/json')) fail(`GET ${path}: content-type ${ok.headers.get('content-type')}`);
+        if (!(ok.headers.get('content-type') ?? '').startsWith('application/json'))
+          fail(`GET ${path}: content-type ${ok.headers.get('content-type')}`);
         const envelope = JSON.parse(okBody);
         if (envelope?.success !== true || !('data' in envelope) || envelope.data === null || typeof envelope.data !== 'object') {
           fail(`GET ${path} as ${reader}: not the envelope {success: true, data: {...}}: ${okBody.slice(0, 300)}`);
@@ -111,7 +119,8 @@ for (const variant of DB_VARIANTS) {
           if (identity && listed[identity]!.get(w.id)?.canRead) fail(`listed as readable by ${who}`);
           const res = await t.request(path, { identity });
           const body = await res.json().catch(() => null);
-          if (!(statuses as readonly number[]).includes(res.status)) fail(`GET ${path} as ${who}: ${res.status}, expected ${statuses.join(' or ')}`);
+          if (!(statuses as readonly number[]).includes(res.status))
+            fail(`GET ${path} as ${who}: ${res.status}, expected ${statuses.join(' or ')}`);
           else if (body?.success !== false || !(codes as readonly string[]).includes(body.error) || typeof body.message !== 'string') {
             fail(`GET ${path} as ${who}: not the error envelope {success: false, error, message}: ${JSON.stringify(body)}`);
           } else if ('data' in body) fail(`GET ${path} as ${who}: a refusal carries data`);

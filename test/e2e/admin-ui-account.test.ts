@@ -15,7 +15,10 @@ for (const variant of DB_VARIANTS) {
     before(async function () {
       requireVariant(this, variant);
       // Two browsers of the same user on the same kind of device: both sessions stay.
-      t = await startUiKernel({ db: variant.name, config: { plugins: { options: { auth: { bcryptRounds: 4, sessionDevicePolicy: 'allow-multiple' } } } } });
+      t = await startUiKernel({
+        db: variant.name,
+        config: { plugins: { options: { auth: { bcryptRounds: 4, sessionDevicePolicy: 'allow-multiple' } } } },
+      });
       await users().create({ email: 'ada@example.com', password: PASSWORD, role: 'admin', username: 'Ada' });
       await users().create({ email: 'ed@example.com', password: PASSWORD, role: 'editor', username: 'Ed' });
       await users().create({ email: 'kim@example.com', password: PASSWORD, role: 'editor', username: 'Kim' });
@@ -71,10 +74,16 @@ for (const variant of DB_VARIANTS) {
       await section.getByRole('alert').getByText('The current password is not right.').waitFor();
       await section.getByLabel('Current password').fill(PASSWORD);
       await section.getByRole('button', { name: 'Change password' }).click();
-      await section.getByRole('status').getByText(/Password changed/).waitFor();
+      await section
+        .getByRole('status')
+        .getByText(/Password changed/)
+        .waitFor();
       const old = await t.request('/api/user/login', { method: 'POST', json: { email: 'pat@example.com', password: PASSWORD } });
       expect(old.status).to.equal(401);
-      const fresh = await t.request('/api/user/login', { method: 'POST', json: { email: 'pat@example.com', password: 'pats new password' } });
+      const fresh = await t.request('/api/user/login', {
+        method: 'POST',
+        json: { email: 'pat@example.com', password: 'pats new password' },
+      });
       expect(fresh.status).to.equal(200);
     });
 
@@ -92,7 +101,10 @@ for (const variant of DB_VARIANTS) {
       const secret = (await section.getByTestId('totp-secret').textContent())!.trim();
       expect(secret).to.match(/^[A-Z2-7]+=*$/);
       expect(await section.getByTestId('backup-codes').locator('li').count()).to.equal(10);
-      const [download] = await Promise.all([page.waitForEvent('download'), section.getByRole('button', { name: 'Download codes' }).click()]);
+      const [download] = await Promise.all([
+        page.waitForEvent('download'),
+        section.getByRole('button', { name: 'Download codes' }).click(),
+      ]);
       expect(download.suggestedFilename()).to.equal('backup-codes.txt');
       const { readFile } = await import('node:fs/promises');
       const saved = await readFile((await download.path())!, 'utf8');

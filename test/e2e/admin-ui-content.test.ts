@@ -15,14 +15,16 @@ for (const variant of DB_VARIANTS) {
     before(async function () {
       requireVariant(this, variant);
       t = await startUiKernel({ db: variant.name });
-      await t.kernel.container.resolve<{ create(i: object): Promise<unknown> }>('users').create({ email: 'ada@example.com', password: PASSWORD, role: 'admin', username: 'Ada' });
+      await t.kernel.container
+        .resolve<{ create(i: object): Promise<unknown> }>('users')
+        .create({ email: 'ada@example.com', password: PASSWORD, role: 'admin', username: 'Ada' });
       const login = await t.request('/api/user/login', { method: 'POST', json: { email: 'ada@example.com', password: PASSWORD } });
       cookie = responseCookie(login)!;
     });
     after(async () => t?.close());
     const apiGet = async (path: string) => (await (await t.request(path, { headers: { cookie } })).json()).data;
 
-    it('creates a collection in the schema editor and an entry with a cover image (the API\'s field messages shown), publishes it, restores a revision, then archives and deletes in bulk', async function () {
+    it("creates a collection in the schema editor and an entry with a cover image (the API's field messages shown), publishes it, restores a revision, then archives and deletes in bulk", async function () {
       const { page, context } = b;
       const name = `posts${variant.name.replace(/[^a-z]/g, '')}`;
       await signInWithApi(context, t.url, 'ada@example.com', PASSWORD);
@@ -59,7 +61,12 @@ for (const variant of DB_VARIANTS) {
       await page.waitForURL(new RegExp(`/admin/content/${name}(\\?.*)?$`));
       await page.getByRole('heading', { name: 'Blog posts', level: 1 }).waitFor();
       const schema = await apiGet(`/api/collections/${name}/schema`);
-      expect(schema.fields.map((f: { name: string; type: string }) => `${f.name}:${f.type}`)).to.deep.equal(['title:text', 'body:richtext', 'category:select', 'cover:media']);
+      expect(schema.fields.map((f: { name: string; type: string }) => `${f.name}:${f.type}`)).to.deep.equal([
+        'title:text',
+        'body:richtext',
+        'category:select',
+        'cover:media',
+      ]);
       expect(schema.fields[2].options).to.deep.equal(['news', 'guides']);
       expect(schema.fields[2].widget, 'the chosen editing widget is stored with the field').to.equal('radio');
 
@@ -79,7 +86,9 @@ for (const variant of DB_VARIANTS) {
       // The cover image: uploaded from the media field's picker without leaving the entry.
       await page.locator('[data-field="cover"]').getByRole('button', { name: 'Choose file for Cover' }).click();
       const picker = page.getByRole('dialog', { name: 'Choose a file' });
-      const png = await sharp({ create: { width: 400, height: 300, channels: 3, background: { r: 200, g: 60, b: 40 } } }).png().toBuffer();
+      const png = await sharp({ create: { width: 400, height: 300, channels: 3, background: { r: 200, g: 60, b: 40 } } })
+        .png()
+        .toBuffer();
       await picker.locator('input[type="file"]').setInputFiles({ name: 'cover.png', mimeType: 'image/png', buffer: png });
       await picker.waitFor({ state: 'hidden' });
       await page.locator('[data-field="cover"]').getByText('cover.png').waitFor();
@@ -99,7 +108,13 @@ for (const variant of DB_VARIANTS) {
       expect(list.total).to.equal(1);
       const [media] = (await apiGet('/api/media')).items;
       expect(list.items[0].cover).to.equal(media._id);
-      expect(list.items[0]).to.include({ title: 'Hello from the browser', body: 'First words, edited.', category: 'guides', status: 'published', slug: 'hello-from-the-browser' });
+      expect(list.items[0]).to.include({
+        title: 'Hello from the browser',
+        body: 'First words, edited.',
+        category: 'guides',
+        status: 'published',
+        slug: 'hello-from-the-browser',
+      });
 
       // Restore version 1 from the revisions: the old body comes back as a new version.
       await revisions.getByRole('button', { name: 'Version 1' }).click();
@@ -129,7 +144,10 @@ for (const variant of DB_VARIANTS) {
       await table.locator('.badge', { hasText: 'archived' }).waitFor();
       await page.getByLabel('Select all entries on this page').check();
       await bulk.getByRole('button', { name: 'Delete' }).click();
-      await page.getByRole('dialog', { name: /Delete 1 entries/ }).getByRole('button', { name: 'Delete' }).click();
+      await page
+        .getByRole('dialog', { name: /Delete 1 entries/ })
+        .getByRole('button', { name: 'Delete' })
+        .click();
       await page.getByText('No entries yet.').waitFor();
       expect((await apiGet(`/api/collections/${name}`)).total).to.equal(0);
     });

@@ -13,8 +13,12 @@ for (const variant of DB_VARIANTS) {
     before(async function () {
       requireVariant(this, variant);
       t = await startUiKernel({ db: variant.name });
-      await t.kernel.container.resolve<{ create(i: object): Promise<unknown> }>('users').create({ email: 'ada@example.com', password: PASSWORD, role: 'admin', username: 'Ada' });
-      await t.kernel.container.resolve<{ create(i: object): Promise<unknown> }>('users').create({ email: 'vic@example.com', password: PASSWORD, role: 'viewer', username: 'Vic' });
+      await t.kernel.container
+        .resolve<{ create(i: object): Promise<unknown> }>('users')
+        .create({ email: 'ada@example.com', password: PASSWORD, role: 'admin', username: 'Ada' });
+      await t.kernel.container
+        .resolve<{ create(i: object): Promise<unknown> }>('users')
+        .create({ email: 'vic@example.com', password: PASSWORD, role: 'viewer', username: 'Vic' });
     });
     after(async () => t?.close());
 
@@ -33,7 +37,10 @@ for (const variant of DB_VARIANTS) {
       await page.getByRole('button', { name: 'Add widget' }).click();
       const picker = page.getByRole('region', { name: 'Available widgets' });
       // The paid widget shows its trial state instead of breaking.
-      await picker.getByText(/Trial until/).first().waitFor();
+      await picker
+        .getByText(/Trial until/)
+        .first()
+        .waitFor();
       await Promise.all([
         page.waitForResponse((r) => r.url().endsWith('/api/dashboard/layout') && r.request().method() === 'PUT' && r.ok()),
         picker.getByRole('button', { name: 'Add Memory' }).click(),
@@ -96,11 +103,19 @@ for (const variant of DB_VARIANTS) {
       await page.goto(`${t.url}/admin/`);
       await page.getByRole('heading', { name: 'Dashboard', level: 1 }).waitFor();
       const [name, value] = Object.entries(theme.cssVariables as Record<string, string>).find(([k]) => k.startsWith('--color-primary-'))!;
-      await page.waitForFunction(([n, v]) => { const d = (globalThis as any).document; return (globalThis as any).getComputedStyle(d.documentElement).getPropertyValue(n!).trim() === v; }, [name, value]);
+      await page.waitForFunction(
+        ([n, v]) => {
+          const d = (globalThis as any).document;
+          return (globalThis as any).getComputedStyle(d.documentElement).getPropertyValue(n!).trim() === v;
+        },
+        [name, value],
+      );
       const before = await page.evaluate(() => (globalThis as any).document.documentElement.dataset.density as string);
       expect(before).to.equal(theme.settings.density);
       const next = before === 'compact' ? 'spacious' : 'compact';
-      const saved = await context.request.put(`${t.url}/api/user/update-user-attributes`, { data: { preferences: { theme: { density: next } } } });
+      const saved = await context.request.put(`${t.url}/api/user/update-user-attributes`, {
+        data: { preferences: { theme: { density: next } } },
+      });
       expect(saved.ok()).to.equal(true);
       await page.reload();
       await page.waitForFunction((d) => (globalThis as any).document.documentElement.dataset.density === d, next);
@@ -127,15 +142,26 @@ describe('admin UI: a paid widget after its trial', function () {
   const b = useBrowser();
   let t: TestKernel;
   before(async () => {
-    t = await startUiKernel({ config: { plugins: { options: { dashboard: { installedAt: new Date(Date.now() - 30 * 86400_000).toISOString() } } } } });
-    await t.kernel.container.resolve<{ create(i: object): Promise<unknown> }>('users').create({ email: 'ada@example.com', password: PASSWORD, role: 'admin' });
+    t = await startUiKernel({
+      config: { plugins: { options: { dashboard: { installedAt: new Date(Date.now() - 30 * 86400_000).toISOString() } } } },
+    });
+    await t.kernel.container
+      .resolve<{ create(i: object): Promise<unknown> }>('users')
+      .create({ email: 'ada@example.com', password: PASSWORD, role: 'admin' });
   });
   after(async () => t?.close());
 
   it('shows the licence state instead of breaking, and the other widgets keep working', async function () {
     const { page, context } = b;
     await signInWithApi(context, t.url, 'ada@example.com', PASSWORD);
-    await context.request.put(`${t.url}/api/dashboard/layout`, { data: { widgets: [{ id: 'scim-status', x: 0, y: 0, w: 6, h: 3 }, { id: 'memory', x: 6, y: 0, w: 6, h: 3 }] } });
+    await context.request.put(`${t.url}/api/dashboard/layout`, {
+      data: {
+        widgets: [
+          { id: 'scim-status', x: 0, y: 0, w: 6, h: 3 },
+          { id: 'memory', x: 6, y: 0, w: 6, h: 3 },
+        ],
+      },
+    });
     await page.goto(`${t.url}/admin/`);
     const paid = page.locator('[data-widget="scim-status"]');
     await paid.getByText('Licence required.').waitFor();
@@ -145,4 +171,3 @@ describe('admin UI: a paid widget after its trial', function () {
     await page.locator('cms-widget-memory dl').first().waitFor();
   });
 });
-

@@ -16,7 +16,9 @@ for (const variant of DB_VARIANTS) {
     before(async function () {
       requireVariant(this, variant);
       t = await startUiKernel({ db: variant.name });
-      await t.kernel.container.resolve<{ create(i: object): Promise<unknown> }>('users').create({ email: 'ada@example.com', password: PASSWORD, role: 'admin', username: 'Ada' });
+      await t.kernel.container
+        .resolve<{ create(i: object): Promise<unknown> }>('users')
+        .create({ email: 'ada@example.com', password: PASSWORD, role: 'admin', username: 'Ada' });
     });
     after(async () => t?.close());
 
@@ -30,7 +32,12 @@ for (const variant of DB_VARIANTS) {
       await page.getByRole('button', { name: 'Upload and analyse' }).click();
       await page.getByRole('heading', { name: 'Detected format' }).waitFor();
       expect(await page.getByTestId('detected-format').textContent()).to.match(/csv/i);
-      expect(await page.getByTestId('summary').getByRole('row', { name: /rows 250/ }).count()).to.equal(1);
+      expect(
+        await page
+          .getByTestId('summary')
+          .getByRole('row', { name: /rows 250/ })
+          .count(),
+      ).to.equal(1);
 
       await page.getByRole('button', { name: 'Preview mappings' }).click();
       await page.getByRole('heading', { name: 'Mappings' }).waitFor();
@@ -52,11 +59,19 @@ for (const variant of DB_VARIANTS) {
       const streamed = page.waitForResponse((r) => r.url().endsWith('/api/migration/import'));
       await page.getByRole('button', { name: 'Start import' }).click();
       expect((await streamed).headers()['content-type']).to.match(/text\/event-stream/);
-      await page.getByTestId('import-progress').waitFor().catch(() => undefined);
+      await page
+        .getByTestId('import-progress')
+        .waitFor()
+        .catch(() => undefined);
 
       await page.getByRole('heading', { name: 'Import finished' }).waitFor({ timeout: 60000 });
       expect(await page.getByTestId('import-outcome').textContent()).to.match(/250 imported/);
-      expect(await page.getByTestId('results').getByRole('row', { name: /^rows 250/ }).count()).to.equal(1);
+      expect(
+        await page
+          .getByTestId('results')
+          .getByRole('row', { name: /^rows 250/ })
+          .count(),
+      ).to.equal(1);
       await page.getByText('Progress log').click();
       const log = (await page.getByTestId('import-log').locator('li').allTextContents()).join('\n');
       expect(log).to.match(/Detecting the format/);
@@ -77,7 +92,12 @@ for (const variant of DB_VARIANTS) {
         await page.getByLabel('Export file').setInputFiles(`${FIXTURES}/csvkit-realdata-ks_1033_data.csv`);
         await page.getByRole('button', { name: 'Upload and analyse' }).click();
         await page.getByRole('heading', { name: 'Detected format' }).waitFor();
-        expect(await page.getByTestId('summary').getByRole('row', { name: /rows 1575/ }).count()).to.equal(1);
+        expect(
+          await page
+            .getByTestId('summary')
+            .getByRole('row', { name: /rows 1575/ })
+            .count(),
+        ).to.equal(1);
         await page.getByRole('button', { name: 'Preview mappings' }).click();
         await page.getByRole('heading', { name: 'Mappings' }).waitFor();
         if (scaffold) {
@@ -93,8 +113,14 @@ for (const variant of DB_VARIANTS) {
         return page.getByTestId('import-outcome').textContent();
       };
       expect(await importOnce(true)).to.match(/1575 imported/);
-      expect(await page.getByTestId('results').getByRole('row', { name: /^rows 1575 0 0 0/ }).count()).to.equal(1);
-      if (process.env.CMS_TEST_SCREENSHOTS) await page.screenshot({ path: join(process.env.CMS_TEST_SCREENSHOTS, 'importers-results.png'), fullPage: true });
+      expect(
+        await page
+          .getByTestId('results')
+          .getByRole('row', { name: /^rows 1575 0 0 0/ })
+          .count(),
+      ).to.equal(1);
+      if (process.env.CMS_TEST_SCREENSHOTS)
+        await page.screenshot({ path: join(process.env.CMS_TEST_SCREENSHOTS, 'importers-results.png'), fullPage: true });
 
       const again = await importOnce(false);
       expect(again).to.match(/0 imported/);
@@ -102,14 +128,19 @@ for (const variant of DB_VARIANTS) {
       expect(await page.getByTestId('skip-reasons').textContent()).to.match(/1575 imported before/);
       await page.getByTestId('nothing-imported').waitFor();
       expect(await page.getByText(/rows: 1575 skipped: 1575 imported into/).count()).to.equal(1);
-      if (process.env.CMS_TEST_SCREENSHOTS) await page.screenshot({ path: join(process.env.CMS_TEST_SCREENSHOTS, 'importers-skipped.png'), fullPage: true });
+      if (process.env.CMS_TEST_SCREENSHOTS)
+        await page.screenshot({ path: join(process.env.CMS_TEST_SCREENSHOTS, 'importers-skipped.png'), fullPage: true });
     });
 
     it('shows why a file cannot be imported', async function () {
       const { page, context } = b;
       await signInWithApi(context, t.url, 'ada@example.com', PASSWORD);
       await page.goto(`${t.url}/admin/importers`);
-      await page.getByLabel('Export file').setInputFiles({ name: 'notes.bin', mimeType: 'application/octet-stream', buffer: Buffer.from([0, 1, 2, 3, 255, 254, 0, 7, 9, 0]) });
+      await page.getByLabel('Export file').setInputFiles({
+        name: 'notes.bin',
+        mimeType: 'application/octet-stream',
+        buffer: Buffer.from([0, 1, 2, 3, 255, 254, 0, 7, 9, 0]),
+      });
       const [res] = await Promise.all([
         page.waitForResponse((r) => r.url().endsWith('/api/importers/validate')),
         page.getByRole('button', { name: 'Upload and analyse' }).click(),
@@ -117,7 +148,10 @@ for (const variant of DB_VARIANTS) {
       expect(res.status()).to.equal(200);
       await page.getByRole('heading', { name: 'Detected format' }).waitFor();
       await page.getByText('No importer recognised this file.').waitFor();
-      await page.getByRole('alert').getByText(/No import format recognises this upload/).waitFor();
+      await page
+        .getByRole('alert')
+        .getByText(/No import format recognises this upload/)
+        .waitFor();
       expect(await page.getByRole('button', { name: 'Preview mappings' }).isDisabled()).to.equal(true);
     });
 
@@ -135,7 +169,10 @@ for (const variant of DB_VARIANTS) {
       expect(await page.getByRole('button', { name: 'Update preview' }).isDisabled()).to.equal(true);
       await page.getByLabel('Target collection for rows').fill('wix_posts');
       await page.getByLabel(/Create missing collections/).check();
-      await page.getByTestId('operations').getByText(/collection 'wix_posts' is created/).waitFor();
+      await page
+        .getByTestId('operations')
+        .getByText(/collection 'wix_posts' is created/)
+        .waitFor();
       await page.getByText('Fields of rows').click();
       await page.getByLabel('Target field for Title').fill('headline');
       await Promise.all([
@@ -155,7 +192,9 @@ for (const variant of DB_VARIANTS) {
       await page.getByRole('heading', { name: 'Import finished' }).waitFor({ timeout: 60000 });
       expect(await page.getByTestId('import-outcome').textContent()).to.match(/2 imported/);
       const entries = await (await context.request.get(`${t.url}/api/collections/wix_posts?sort=headline`)).json();
-      expect(entries.data.items.map((e: { data?: Record<string, unknown> } & Record<string, unknown>) => (e.data ?? e).headline)).to.deep.equal(['Draft Wix', 'Hello Wix']);
+      expect(
+        entries.data.items.map((e: { data?: Record<string, unknown> } & Record<string, unknown>) => (e.data ?? e).headline),
+      ).to.deep.equal(['Draft Wix', 'Hello Wix']);
     });
   });
 }

@@ -16,10 +16,14 @@ for (const variant of DB_VARIANTS) {
     before(async function () {
       requireVariant(this, variant);
       t = await startUiKernel({ db: variant.name });
-      await t.kernel.container.resolve<{ create(i: object): Promise<unknown> }>('users').create({ email: 'ada@example.com', password: PASSWORD, role: 'admin', username: 'Ada' });
+      await t.kernel.container
+        .resolve<{ create(i: object): Promise<unknown> }>('users')
+        .create({ email: 'ada@example.com', password: PASSWORD, role: 'admin', username: 'Ada' });
       const login = await t.request('/api/user/login', { method: 'POST', json: { email: 'ada@example.com', password: PASSWORD } });
       cookie = responseCookie(login)!;
-      png = await sharp({ create: { width: 640, height: 400, channels: 3, background: { r: 30, g: 120, b: 220 } } }).png().toBuffer();
+      png = await sharp({ create: { width: 640, height: 400, channels: 3, background: { r: 30, g: 120, b: 220 } } })
+        .png()
+        .toBuffer();
     });
     after(async () => t?.close());
     const apiGet = async (path: string) => (await (await t.request(path, { headers: { cookie } })).json()).data;
@@ -110,7 +114,9 @@ for (const variant of DB_VARIANTS) {
       await signInWithApi(context, t.url, 'ada@example.com', PASSWORD);
       await page.goto(`${t.url}/admin/media`);
       await page.getByRole('button', { name: 'Grid' }).click();
-      await page.getByLabel('Upload files').setInputFiles({ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('plain words\n') });
+      await page
+        .getByLabel('Upload files')
+        .setInputFiles({ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('plain words\n') });
       await page.getByRole('button', { name: 'Open notes.txt' }).click();
       const dialog = page.getByRole('dialog', { name: 'notes.txt' });
       await dialog.getByText('text/plain').waitFor();

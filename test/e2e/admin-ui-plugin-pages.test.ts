@@ -22,7 +22,10 @@ describe('admin UI: pages from plugins in the browser', function () {
     // A second third-party plugin whose module does not export mount(): the host shows an error card.
     root = tempDir('cms-e2e-plugin-pages-');
     writeFileSync(join(root, 'package.json'), JSON.stringify({ type: 'module' }));
-    const broken = writePlugin(root, { id: 'broken-page', adminPages: [{ path: '/admin/broken', title: 'Broken page', nav: { label: 'Broken', order: 90 }, module: 'broken.js' }] });
+    const broken = writePlugin(root, {
+      id: 'broken-page',
+      adminPages: [{ path: '/admin/broken', title: 'Broken page', nav: { label: 'Broken', order: 90 }, module: 'broken.js' }],
+    });
     writeFileSync(join(broken, 'broken.js'), 'export const notMount = 1;\n');
     t = await startUiKernel({ plugins: [HELLO_PAGE_PLUGIN, NOTES_PLUGIN, broken] });
     const users = t.kernel.container.resolve<Users>('users');
@@ -42,7 +45,19 @@ describe('admin UI: pages from plugins in the browser', function () {
     await nav.getByRole('link', { name: 'Hello' }).waitFor();
     // Core and plugin links in one order: plugins' bundled pages between the core ones, third-party ones after.
     const labels = (await nav.getByRole('link').allTextContents()).map((s) => s.trim());
-    expect(labels).to.deep.equal(['Dashboard', 'Content', 'Media', 'Importers', 'Themes', 'Users', 'Account', 'System', 'Hello', 'Notes', 'Broken']);
+    expect(labels).to.deep.equal([
+      'Dashboard',
+      'Content',
+      'Media',
+      'Importers',
+      'Themes',
+      'Users',
+      'Account',
+      'System',
+      'Hello',
+      'Notes',
+      'Broken',
+    ]);
     // 'wave' is not an icon the UI draws: the link still has the generic icon.
     expect(await nav.getByRole('link', { name: 'Hello' }).locator('svg path').getAttribute('d')).to.match(/^M10 3h4/);
 
@@ -66,7 +81,7 @@ describe('admin UI: pages from plugins in the browser', function () {
     await page.getByTestId('hello-visitors').getByText('Grace').waitFor();
   });
 
-  it('runs the typed notes plugin\'s page: adds a note through its API, lists it, deletes it', async () => {
+  it("runs the typed notes plugin's page: adds a note through its API, lists it, deletes it", async () => {
     const { page, context } = b;
     await signInWithApi(context, t.url, 'ada@example.com', PASSWORD);
     await page.goto(`${t.url}/admin/`);
@@ -94,7 +109,9 @@ describe('admin UI: pages from plugins in the browser', function () {
     await page.getByRole('heading', { name: 'Broken page', level: 1 }).waitFor();
     const card = page.getByTestId('plugin-page-error');
     await card.getByText('This page could not be loaded.').waitFor();
-    expect(await card.textContent()).to.contain('broken-page').and.contain('does not export mount');
+    expect(await card.textContent())
+      .to.contain('broken-page')
+      .and.contain('does not export mount');
   });
 
   it('leaves out the links a role may not see', async () => {
@@ -108,13 +125,15 @@ describe('admin UI: pages from plugins in the browser', function () {
   });
 });
 
-describe('admin UI: a disabled plugin\'s page in the browser', function () {
+describe("admin UI: a disabled plugin's page in the browser", function () {
   this.timeout(120000);
   const b = useBrowser();
   let t: TestKernel;
   before(async () => {
     t = await startUiKernel({ config: { plugins: { disabled: ['importers'] } } });
-    await t.kernel.container.resolve<Users>('users').create({ email: 'ada@example.com', password: PASSWORD, role: 'admin', username: 'Ada' });
+    await t.kernel.container
+      .resolve<Users>('users')
+      .create({ email: 'ada@example.com', password: PASSWORD, role: 'admin', username: 'Ada' });
   });
   after(async () => t?.close());
 

@@ -12,8 +12,17 @@ describe('admin UI: serving the build', function () {
   });
   after(async () => t?.close());
 
-  it('serves index.html under /admin/ (no-cache, CSP) and for the app\'s own routes (history routing)', async function () {
-    for (const path of ['/admin', '/admin/', '/admin/system', '/admin/content/posts/123', '/login', '/reset-password?token=x', '/magic-link?token=x', '/register?token=x']) {
+  it("serves index.html under /admin/ (no-cache, CSP) and for the app's own routes (history routing)", async function () {
+    for (const path of [
+      '/admin',
+      '/admin/',
+      '/admin/system',
+      '/admin/content/posts/123',
+      '/login',
+      '/reset-password?token=x',
+      '/magic-link?token=x',
+      '/register?token=x',
+    ]) {
       const res = await t.request(path);
       expect(res.status, path).to.equal(200);
       expect(res.headers.get('content-type'), path).to.include('text/html');
@@ -42,7 +51,14 @@ describe('admin UI: serving the build', function () {
   });
 
   it('never reads outside the build, whatever the path', async function () {
-    for (const path of ['/admin/../package.json', '/admin/%2e%2e/%2e%2e/package.json', '/admin/assets/..%2f..%2fpackage.json', '/admin/assets/%2e%2e%2findex.html', '/setup/assets/..%2F..%2Fkernel%2Fversion.js', '/admin/..%5c..%5cpackage.json']) {
+    for (const path of [
+      '/admin/../package.json',
+      '/admin/%2e%2e/%2e%2e/package.json',
+      '/admin/assets/..%2f..%2fpackage.json',
+      '/admin/assets/%2e%2e%2findex.html',
+      '/setup/assets/..%2F..%2Fkernel%2Fversion.js',
+      '/admin/..%5c..%5cpackage.json',
+    ]) {
       const res = await t.request(path);
       const text = await res.text();
       expect(res.status, path).to.be.oneOf([200, 400, 404]);
@@ -58,7 +74,9 @@ describe('admin UI: serving the build', function () {
     try {
       const setup = await bare.request('/setup');
       expect(setup.status).to.equal(200);
-      expect(await setup.text()).to.include('Set up your CMS').and.include('<fieldset>');
+      expect(await setup.text())
+        .to.include('Set up your CMS')
+        .and.include('<fieldset>');
       const status = await bare.request('/api/setup/status');
       expect(status.status).to.equal(200);
     } finally {
@@ -75,7 +93,7 @@ describe('admin UI: serving the build', function () {
     }
   });
 
-  it('/setup serves the app\'s wizard while setup is incomplete, with its assets reachable before setup', async function () {
+  it("/setup serves the app's wizard while setup is incomplete, with its assets reachable before setup", async function () {
     const fresh = await startUiKernel({ setup: true });
     try {
       const page = await fresh.request('/setup');

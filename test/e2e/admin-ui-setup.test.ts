@@ -14,7 +14,7 @@ for (const variant of DB_VARIANTS) {
     });
     after(async () => t?.close());
 
-    it('goes from a fresh data folder to the dashboard: database test (with the driver\'s message on failure), seeding progress, admin account', async function () {
+    it("goes from a fresh data folder to the dashboard: database test (with the driver's message on failure), seeding progress, admin account", async function () {
       const { page } = b;
       await page.goto(`${t.url}/`);
       await page.waitForURL(/\/setup$/);
@@ -28,7 +28,9 @@ for (const variant of DB_VARIANTS) {
       await page.getByRole('button', { name: 'Test connection' }).click();
       const failure = page.getByTestId('db-result');
       await failure.getByText('Connection failed.').waitFor();
-      expect(await failure.textContent()).to.match(/DB_CONNECTION_FAILED/).and.match(/ECONNREFUSED|connect|refused/i);
+      expect(await failure.textContent())
+        .to.match(/DB_CONNECTION_FAILED/)
+        .and.match(/ECONNREFUSED|connect|refused/i);
       expect(await page.getByRole('button', { name: 'Continue' }).isDisabled()).to.equal(true);
 
       // The database this instance runs on.

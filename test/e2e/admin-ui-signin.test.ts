@@ -23,7 +23,9 @@ describe('admin UI: sign-in in the browser', function () {
     const session = responseCookie(login)!;
     const setup = (await (await t.request('/api/auth/2fa/setup', { method: 'POST', headers: { cookie: session } })).json()).data;
     const ok = await t.request('/api/auth/2fa/verify-setup', {
-      method: 'POST', headers: { cookie: session }, json: { secret: setup.secret, verificationCode: await codeAt(setup.secret, -30), backupCodes: setup.backupCodes },
+      method: 'POST',
+      headers: { cookie: session },
+      json: { secret: setup.secret, verificationCode: await codeAt(setup.secret, -30), backupCodes: setup.backupCodes },
     });
     expect(ok.status).to.equal(200);
     await t.request('/api/user/logout', { method: 'POST', headers: { cookie: session } });
@@ -79,7 +81,10 @@ describe('admin UI: sign-in in the browser', function () {
     await page.getByLabel('Email').fill('lou@example.com');
     for (let i = 0; i < 5; i++) {
       await page.getByLabel('Password').fill(`wrong ${i}`);
-      await Promise.all([page.waitForResponse((r) => r.url().endsWith('/api/user/login')), page.getByRole('button', { name: 'Sign in' }).click()]);
+      await Promise.all([
+        page.waitForResponse((r) => r.url().endsWith('/api/user/login')),
+        page.getByRole('button', { name: 'Sign in' }).click(),
+      ]);
       await page.locator('[data-code="INVALID_CREDENTIALS"]').waitFor();
     }
     await page.getByLabel('Password').fill(PASSWORD);
@@ -104,7 +109,10 @@ describe('admin UI: sign-in in the browser', function () {
     await page.getByLabel('Repeat the password').fill('a brand new password');
     await page.getByRole('button', { name: 'Set new password' }).click();
     await page.getByText('Your password has been changed').waitFor();
-    const login = await t.request('/api/user/login', { method: 'POST', json: { email: 'rita@example.com', password: 'a brand new password' } });
+    const login = await t.request('/api/user/login', {
+      method: 'POST',
+      json: { email: 'rita@example.com', password: 'a brand new password' },
+    });
     expect(login.status).to.equal(200);
   });
 
@@ -144,7 +152,10 @@ describe('admin UI: sign-in rate limit in the browser', function () {
     for (let i = 0; i < 15 && !refused; i++) {
       await page.getByLabel('Email').fill(`nobody-${i}@example.com`);
       await page.getByLabel('Password').fill('not the password');
-      const [res] = await Promise.all([page.waitForResponse((r) => r.url().endsWith('/api/user/login')), page.getByRole('button', { name: 'Sign in' }).click()]);
+      const [res] = await Promise.all([
+        page.waitForResponse((r) => r.url().endsWith('/api/user/login')),
+        page.getByRole('button', { name: 'Sign in' }).click(),
+      ]);
       refused = res.status() === 429;
     }
     expect(refused, 'the sign-in route refuses after its per-browser limit').to.equal(true);
@@ -162,9 +173,17 @@ async function waitForMailLink(t: TestKernel, pattern: RegExp): Promise<string> 
   const dir = join(t.dataDir, 'outbox');
   for (let i = 0; i < 100; i++) {
     let names: string[] = [];
-    try { names = readdirSync(dir).filter((n) => n.endsWith('.eml')).sort(); } catch { names = []; }
+    try {
+      names = readdirSync(dir)
+        .filter((n) => n.endsWith('.eml'))
+        .sort();
+    } catch {
+      names = [];
+    }
     for (const name of names.reverse()) {
-      const text = readFileSync(join(dir, name), 'utf8').replace(/=\r?\n/g, '').replace(/=3D/g, '=');
+      const text = readFileSync(join(dir, name), 'utf8')
+        .replace(/=\r?\n/g, '')
+        .replace(/=3D/g, '=');
       const m = pattern.exec(text);
       if (m) return m[0];
     }

@@ -9,7 +9,10 @@ const PASSWORD = 'correct horse battery';
 declare const document: { body: unknown; documentElement: unknown; querySelector(s: string): unknown };
 declare function getComputedStyle(el: unknown): { backgroundColor: string; outlineColor: string; getPropertyValue(p: string): string };
 const style = (page: Page, selector: string, property: string) =>
-  page.locator(selector).first().evaluate((el, p) => getComputedStyle(el).getPropertyValue(p), property);
+  page
+    .locator(selector)
+    .first()
+    .evaluate((el, p) => getComputedStyle(el).getPropertyValue(p), property);
 
 for (const variant of DB_VARIANTS) {
   describe(`admin UI: themes page in the browser (${variant.name})`, function () {
@@ -19,7 +22,9 @@ for (const variant of DB_VARIANTS) {
     before(async function () {
       requireVariant(this, variant);
       t = await startUiKernel({ db: variant.name });
-      await t.kernel.container.resolve<{ create(i: object): Promise<unknown> }>('users').create({ email: 'ada@example.com', password: PASSWORD, role: 'admin', username: 'Ada' });
+      await t.kernel.container
+        .resolve<{ create(i: object): Promise<unknown> }>('users')
+        .create({ email: 'ada@example.com', password: PASSWORD, role: 'admin', username: 'Ada' });
     });
     after(async () => t?.close());
 
@@ -47,7 +52,9 @@ for (const variant of DB_VARIANTS) {
       const before = { bg: await style(page, 'body', 'background-color'), text: await style(page, 'body', 'color') };
 
       let navigations = 0;
-      page.on('framenavigated', (f) => { if (f === page.mainFrame()) navigations++; });
+      page.on('framenavigated', (f) => {
+        if (f === page.mainFrame()) navigations++;
+      });
       await page.getByRole('button', { name: 'Activate Forest' }).click();
       await list.locator('tr[data-theme="Forest"]').getByText('Active').waitFor();
       await page.waitForFunction((old) => getComputedStyle(document.body).backgroundColor !== old, before.bg);
@@ -74,7 +81,11 @@ for (const variant of DB_VARIANTS) {
       expect(await result.locator('li').first().textContent()).to.match(/below WCAG AA/);
 
       const css = page.getByRole('region', { name: 'Custom CSS' });
-      await css.getByLabel(/Custom CSS/).fill('@import "https://evil.example/x.css";\n.card { outline: 3px solid rgb(1, 2, 3); background-image: url(https://evil.example/p.png); }');
+      await css
+        .getByLabel(/Custom CSS/)
+        .fill(
+          '@import "https://evil.example/x.css";\n.card { outline: 3px solid rgb(1, 2, 3); background-image: url(https://evil.example/p.png); }',
+        );
       await css.getByRole('button', { name: 'Save CSS' }).click();
       const removed = css.getByTestId('css-removed');
       await removed.waitFor();

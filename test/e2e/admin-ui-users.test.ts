@@ -10,7 +10,9 @@ describe('admin UI: users page in the browser', function () {
   let t: TestKernel;
   before(async () => {
     t = await startUiKernel();
-    await t.kernel.container.resolve<{ create(i: object): Promise<unknown> }>('users').create({ email: 'ada@example.com', password: PASSWORD, role: 'admin', username: 'Ada' });
+    await t.kernel.container
+      .resolve<{ create(i: object): Promise<unknown> }>('users')
+      .create({ email: 'ada@example.com', password: PASSWORD, role: 'admin', username: 'Ada' });
   });
   after(async () => t?.close());
 
@@ -50,7 +52,9 @@ describe('admin UI: users page in the browser', function () {
     const edCookie2 = responseCookie(login2)!;
     await roleSelect.selectOption('viewer');
     await page.getByText('ed@example.com is now Viewer').waitFor();
-    expect(((await (await t.request('/api/user/me', { headers: { cookie: edCookie2 } })).json()) as { data: { role: string } }).data.role).to.equal('viewer');
+    expect(
+      ((await (await t.request('/api/user/me', { headers: { cookie: edCookie2 } })).json()) as { data: { role: string } }).data.role,
+    ).to.equal('viewer');
     expect(await roleSelect.inputValue()).to.equal('viewer');
 
     // Admins cannot block or delete themselves: no buttons on their own row.

@@ -7,8 +7,13 @@ import { startTestKernel, type TestKernel, type TestKernelOptions } from './kern
 /** Debian's chromium, driven by playwright-core (no browser download). */
 export const CHROMIUM_PATH = process.env.CMS_TEST_CHROMIUM || '/usr/bin/chromium';
 export const CHROMIUM_ARGS = [
-  '--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
-  '--disable-sync', '--no-first-run',
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
 ];
 /** Where `npm run build` puts the admin UI (dist/admin-ui); the admin-ui plugin serves it from there. */
 export const UI_BUILD_DIR = join(DIST_ROOT, 'admin-ui');
@@ -20,7 +25,10 @@ export function launchBrowser(): Promise<Browser> {
 
 /** A file name from a test's full title. */
 export function screenshotName(title: string): string {
-  return `${title.replace(/[^a-zA-Z0-9._-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 150)}.png`;
+  return `${title
+    .replace(/[^a-zA-Z0-9._-]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 150)}.png`;
 }
 
 export interface BrowserSession {
@@ -43,7 +51,8 @@ export function useBrowser(): BrowserSession {
   const extra: BrowserContext[] = [];
   before(async function () {
     this.timeout(60000);
-    if (!existsSync(CHROMIUM_PATH)) throw new Error(`Chromium not found at ${CHROMIUM_PATH} (apt-get install chromium, or set CMS_TEST_CHROMIUM)`);
+    if (!existsSync(CHROMIUM_PATH))
+      throw new Error(`Chromium not found at ${CHROMIUM_PATH} (apt-get install chromium, or set CMS_TEST_CHROMIUM)`);
     browser = await launchBrowser();
   });
   beforeEach(async function () {
@@ -55,7 +64,10 @@ export function useBrowser(): BrowserSession {
     if (this.currentTest?.state === 'failed' && page) {
       mkdirSync(SCREENSHOT_DIR, { recursive: true });
       const file = join(SCREENSHOT_DIR, screenshotName(this.currentTest.fullTitle()));
-      await page.screenshot({ path: file, fullPage: true }).then(() => console.log(`      screenshot: ${file}`), () => undefined);
+      await page.screenshot({ path: file, fullPage: true }).then(
+        () => console.log(`      screenshot: ${file}`),
+        () => undefined,
+      );
     }
     for (const c of extra.splice(0)) await c.close().catch(() => undefined);
     await context?.close().catch(() => undefined);
@@ -66,9 +78,15 @@ export function useBrowser(): BrowserSession {
     await browser?.close();
   });
   return {
-    get browser() { return browser!; },
-    get context() { return context!; },
-    get page() { return page!; },
+    get browser() {
+      return browser!;
+    },
+    get context() {
+      return context!;
+    },
+    get page() {
+      return page!;
+    },
     async newContext() {
       const c = await browser!.newContext({ viewport: { width: 1280, height: 860 } });
       extra.push(c);
@@ -83,11 +101,16 @@ export function useBrowser(): BrowserSession {
  */
 export async function startUiKernel(options: TestKernelOptions = {}): Promise<TestKernel> {
   if (!existsSync(join(UI_BUILD_DIR, 'index.html'))) {
-    throw new Error(`The admin UI is not built at ${UI_BUILD_DIR}: run npm run build (vite build --config admin/vite.config.js --outDir dist/admin-ui)`);
+    throw new Error(
+      `The admin UI is not built at ${UI_BUILD_DIR}: run npm run build (vite build --config admin/vite.config.js --outDir dist/admin-ui)`,
+    );
   }
   return startTestKernel({
     ...options,
-    config: { ...options.config, plugins: { ...options.config?.plugins, options: { auth: { bcryptRounds: 4 }, ...options.config?.plugins?.options } } },
+    config: {
+      ...options.config,
+      plugins: { ...options.config?.plugins, options: { auth: { bcryptRounds: 4 }, ...options.config?.plugins?.options } },
+    },
   });
 }
 

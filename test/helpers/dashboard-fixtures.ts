@@ -15,7 +15,10 @@ export function licenseKeyPair(): { publicKey: string; issue(payload: Record<str
 
 export const daysFromNow = (days: number) => new Date(Date.now() + days * 24 * 3600 * 1000).toISOString();
 
-type Entries = { createMany(data: Array<Record<string, unknown>>): Promise<unknown[]>; create(data: Record<string, unknown>): Promise<unknown> };
+type Entries = {
+  createMany(data: Array<Record<string, unknown>>): Promise<unknown[]>;
+  create(data: Record<string, unknown>): Promise<unknown>;
+};
 interface ContentAdmin {
   collections: { create(definition: Record<string, unknown>): Promise<unknown> };
   entries(name: string): Entries;
@@ -33,15 +36,26 @@ export async function commerceCollections(t: TestKernel): Promise<void> {
   await content.collections.create({
     name: 'products',
     fields: [
-      { name: 'title', type: 'text', required: true }, { name: 'sku', type: 'text' }, { name: 'price', type: 'number', required: true },
-      { name: 'stock', type: 'number', default: 0 }, { name: 'active', type: 'boolean', default: true }, { name: 'lowStockThreshold', type: 'number' },
+      { name: 'title', type: 'text', required: true },
+      { name: 'sku', type: 'text' },
+      { name: 'price', type: 'number', required: true },
+      { name: 'stock', type: 'number', default: 0 },
+      { name: 'active', type: 'boolean', default: true },
+      { name: 'lowStockThreshold', type: 'number' },
     ],
   });
   await content.collections.create({
     name: 'orders',
     fields: [
-      { name: 'orderNumber', type: 'text', required: true }, { name: 'customerEmail', type: 'text' }, { name: 'total', type: 'number', required: true },
-      { name: 'orderStatus', type: 'select', options: ['pending', 'paid', 'shipped', 'completed', 'cancelled', 'refunded'], default: 'pending' },
+      { name: 'orderNumber', type: 'text', required: true },
+      { name: 'customerEmail', type: 'text' },
+      { name: 'total', type: 'number', required: true },
+      {
+        name: 'orderStatus',
+        type: 'select',
+        options: ['pending', 'paid', 'shipped', 'completed', 'cancelled', 'refunded'],
+        default: 'pending',
+      },
       { name: 'placedAt', type: 'date' },
     ],
   });

@@ -14,6 +14,10 @@ const t = await startTestKernel({
 });
 const engine = t.kernel.container.resolve<DataOpsEngine>('dataOps');
 process.stdout.write('applying\n');
-const answer = await engine.apply('fixture', { planId: env.DATA_OPS_PLAN_ID!, confirmed: true }, { kind: 'user', userId: 'user-admin', role: 'admin', permissions: [], tenantId: 'default' });
+const answer = await engine.apply(
+  'fixture',
+  { planId: env.DATA_OPS_PLAN_ID!, confirmed: true },
+  { kind: 'user', userId: 'user-admin', role: 'admin', permissions: [], tenantId: 'default' },
+);
 process.stdout.write(`done ${JSON.stringify(answer)}\n`);
 await t.close();

@@ -8,7 +8,14 @@ import { ValidationError } from '../../kernel/errors.js';
 import { defineRoute } from '../../kernel/http/route-table.js';
 import { definePlugin } from '../../kernel/index.js';
 import type { DataDomain } from '../../kernel/registries/index.js';
-import type { DataDomainDefinition, DataOperation, DomainContext, PlanDraft, SafetyMode, StoredPlan } from '../../plugins/data-ops/public.js';
+import type {
+  DataDomainDefinition,
+  DataOperation,
+  DomainContext,
+  PlanDraft,
+  SafetyMode,
+  StoredPlan,
+} from '../../plugins/data-ops/public.js';
 import { applyBodySchema } from '../../plugins/data-ops/public.js';
 import { tempDir } from './kernel.js';
 
@@ -31,27 +38,51 @@ const inputSchema = z.object({
 });
 export type FixtureInput = z.output<typeof inputSchema>;
 
-interface Row { name: string; value: string }
-interface Payload { name: string; value?: string; previous?: string; index: number }
+interface Row {
+  name: string;
+  value: string;
+}
+interface Payload {
+  name: string;
+  value?: string;
+  previous?: string;
+  index: number;
+}
 
 async function rowsOf(sequelize: Sequelize, tenantId: string, transaction?: Transaction): Promise<Row[]> {
-  return sequelize.query<Row>(`SELECT name, value FROM ${FIXTURE_TABLE} WHERE tenant_id = ? ORDER BY name`, { replacements: [tenantId], type: QueryTypes.SELECT, transaction });
+  return sequelize.query<Row>(`SELECT name, value FROM ${FIXTURE_TABLE} WHERE tenant_id = ? ORDER BY name`, {
+    replacements: [tenantId],
+    type: QueryTypes.SELECT,
+    transaction,
+  });
 }
 
 function fixtureDomain(id: string, transactional: boolean, sequelize: () => Sequelize): DataDomainDefinition<FixtureInput> {
   const write = (sql: string, replacements: unknown[], transaction?: Transaction) => sequelize().query(sql, { replacements, transaction });
   return {
-    id, auditDomain: 'config', modes: ['add', 'merge', 'mirror', 'replace'], defaultMode: 'merge', inlineThreshold: FIXTURE_THRESHOLD, transactional,
+    id,
+    auditDomain: 'config',
+    modes: ['add', 'merge', 'mirror', 'replace'],
+    defaultMode: 'merge',
+    inlineThreshold: FIXTURE_THRESHOLD,
+    transactional,
     async validate(input) {
       const parsed = inputSchema.safeParse(input ?? { rows: [] });
-      if (!parsed.success) throw new ValidationError('Invalid fixture input', parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })));
+      if (!parsed.success)
+        throw new ValidationError(
+          'Invalid fixture input',
+          parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })),
+        );
       const names = parsed.data.rows.map((r) => r.name);
-      if (new Set(names).size !== names.length) throw new ValidationError('Row names repeat', [{ path: 'rows', message: 'names must be unique' }]);
+      if (new Set(names).size !== names.length)
+        throw new ValidationError('Row names repeat', [{ path: 'rows', message: 'names must be unique' }]);
       return parsed.data;
     },
     async snapshot(input, ctx) {
       if (input.snapshotFails) throw new Error('snapshot deliberately failing');
-      return createHash('sha256').update(JSON.stringify(await rowsOf(sequelize(), ctx.tenantId))).digest('hex');
+      return createHash('sha256')
+        .update(JSON.stringify(await rowsOf(sequelize(), ctx.tenantId)))
+        .digest('hex');
     },
     async plan(input, mode: SafetyMode, ctx): Promise<PlanDraft> {
       const existing = new Map((await rowsOf(sequelize(), ctx.tenantId)).map((r) => [r.name, r.value]));
@@ -68,14 +99,19 @@ function fixtureDomain(id: string, transactional: boolean, sequelize: () => Sequ
           else ops.push({ action: 'update', type: 'row', target: name, payload: { name, value, previous: before } });
         }
         if (mode === 'mirror') {
-          for (const [name, previous] of existing) if (!wanted.has(name)) ops.push({ action: 'delete', type: 'row', target: name, payload: { name, previous } });
+          for (const [name, previous] of existing)
+            if (!wanted.has(name)) ops.push({ action: 'delete', type: 'row', target: name, payload: { name, previous } });
         }
       }
       let index = 0;
       const operations = ops.map((op) => (op.action === 'skip' ? op : { ...op, payload: { ...op.payload!, index: ++index } }));
       return {
-        operations, warnings: [], blockedReasons: input.blocked ? [input.blocked] : [],
-        targetHash: createHash('sha256').update(JSON.stringify([...existing])).digest('hex'),
+        operations,
+        warnings: [],
+        blockedReasons: input.blocked ? [input.blocked] : [],
+        targetHash: createHash('sha256')
+          .update(JSON.stringify([...existing]))
+          .digest('hex'),
       };
     },
     async apply(op: DataOperation, ctx: DomainContext & { plan: StoredPlan }) {
@@ -86,14 +122,26 @@ function fixtureDomain(id: string, transactional: boolean, sequelize: () => Sequ
       const t = ctx.transaction;
       if (op.action === 'create') {
         await write(`INSERT INTO ${FIXTURE_TABLE} (tenant_id, name, value) VALUES (?, ?, ?)`, [ctx.tenantId, p.name, p.value], t);
-        return transactional ? undefined : () => write(`DELETE FROM ${FIXTURE_TABLE} WHERE tenant_id = ? AND name = ?`, [ctx.tenantId, p.name]).then(() => undefined);
+        return transactional
+          ? undefined
+          : () => write(`DELETE FROM ${FIXTURE_TABLE} WHERE tenant_id = ? AND name = ?`, [ctx.tenantId, p.name]).then(() => undefined);
       }
       if (op.action === 'update') {
         await write(`UPDATE ${FIXTURE_TABLE} SET value = ? WHERE tenant_id = ? AND name = ?`, [p.value, ctx.tenantId, p.name], t);
-        return transactional ? undefined : () => write(`UPDATE ${FIXTURE_TABLE} SET value = ? WHERE tenant_id = ? AND name = ?`, [p.previous, ctx.tenantId, p.name]).then(() => undefined);
+        return transactional
+          ? undefined
+          : () =>
+              write(`UPDATE ${FIXTURE_TABLE} SET value = ? WHERE tenant_id = ? AND name = ?`, [p.previous, ctx.tenantId, p.name]).then(
+                () => undefined,
+              );
       }
       await write(`DELETE FROM ${FIXTURE_TABLE} WHERE tenant_id = ? AND name = ?`, [ctx.tenantId, p.name], t);
-      return transactional ? undefined : () => write(`INSERT INTO ${FIXTURE_TABLE} (tenant_id, name, value) VALUES (?, ?, ?)`, [ctx.tenantId, p.name, p.previous]).then(() => undefined);
+      return transactional
+        ? undefined
+        : () =>
+            write(`INSERT INTO ${FIXTURE_TABLE} (tenant_id, name, value) VALUES (?, ?, ?)`, [ctx.tenantId, p.name, p.previous]).then(
+              () => undefined,
+            );
     },
     async verify(plan, ctx) {
       const now = new Map((await rowsOf(sequelize(), ctx.tenantId)).map((r) => [r.name, r.value]));
@@ -102,8 +150,14 @@ function fixtureDomain(id: string, transactional: boolean, sequelize: () => Sequ
       for (const op of plan.operationsFull) if (op.action === 'delete') deleted.add(op.target);
       for (const op of plan.operationsFull) {
         const p = op.payload as Payload | undefined;
-        if ((op.action === 'create' || op.action === 'update') && now.get(op.target) !== p?.value) discrepancies.push(`row '${op.target}' is not '${p?.value}'`);
-        if (op.action === 'delete' && now.has(op.target) && !plan.operationsFull.some((o) => o.action === 'create' && o.target === op.target)) discrepancies.push(`row '${op.target}' still exists`);
+        if ((op.action === 'create' || op.action === 'update') && now.get(op.target) !== p?.value)
+          discrepancies.push(`row '${op.target}' is not '${p?.value}'`);
+        if (
+          op.action === 'delete' &&
+          now.has(op.target) &&
+          !plan.operationsFull.some((o) => o.action === 'create' && o.target === op.target)
+        )
+          discrepancies.push(`row '${op.target}' still exists`);
       }
       return { ok: discrepancies.length === 0, discrepancies };
     },
@@ -132,33 +186,66 @@ export default definePlugin(() => {
       });
       for (const d of domains) registries.dataDomains.add(d as unknown as DataDomain);
       const domainParam = z.object({ domain: z.enum(['fixture', 'fixture-undo']) });
-      routes.add(defineRoute({
-        method: 'POST', path: '/api/fixture-data/:domain/plan', permission: 'authenticated', summary: 'fixture: plan', request: { params: domainParam, body: z.object({ mode: z.enum(['add', 'merge', 'mirror', 'replace']).optional() }).passthrough() },
-        handler: ({ params, body, identity, scope }) => {
-          const { mode, ...input } = body as { mode?: SafetyMode } & Record<string, unknown>;
-          return scope.dataOps.plan(params.domain, input, mode, identity);
-        },
-      }));
-      routes.add(defineRoute({
-        method: 'POST', path: '/api/fixture-data/:domain/apply', permission: 'authenticated', summary: 'fixture: apply', request: { params: domainParam, body: applyBodySchema },
-        handler: async ({ ctx, params, body, identity, scope }) => {
-          const answer = await scope.dataOps.apply(params.domain, body, identity);
-          ctx.status = answer.status;
-          return answer.data;
-        },
-      }));
-      routes.add(defineRoute({
-        method: 'GET', path: '/api/fixture-data/:domain/jobs', permission: 'authenticated', summary: 'fixture: jobs', request: { params: domainParam, query: z.object({ jobId: z.string().max(64).optional() }) },
-        handler: async ({ params, query, identity, scope }) => ({ jobs: await scope.dataOps.jobs(params.domain, identity, query.jobId) }),
-      }));
-      routes.add(defineRoute({
-        method: 'POST', path: '/api/fixture-data/:domain/verify', permission: 'authenticated', summary: 'fixture: verify', request: { params: domainParam, body: z.object({ planId: z.string() }) },
-        handler: ({ params, body, identity, scope }) => scope.dataOps.verify(params.domain, body.planId, identity),
-      }));
-      routes.add(defineRoute({
-        method: 'GET', path: '/api/fixture-data/rows', permission: 'authenticated', summary: 'fixture: rows of the caller\'s tenant', request: {},
-        handler: async ({ identity }) => ({ rows: await rowsOf(sequelize(), identity.tenantId) }),
-      }));
+      routes.add(
+        defineRoute({
+          method: 'POST',
+          path: '/api/fixture-data/:domain/plan',
+          permission: 'authenticated',
+          summary: 'fixture: plan',
+          request: {
+            params: domainParam,
+            body: z.object({ mode: z.enum(['add', 'merge', 'mirror', 'replace']).optional() }).passthrough(),
+          },
+          handler: ({ params, body, identity, scope }) => {
+            const { mode, ...input } = body as { mode?: SafetyMode } & Record<string, unknown>;
+            return scope.dataOps.plan(params.domain, input, mode, identity);
+          },
+        }),
+      );
+      routes.add(
+        defineRoute({
+          method: 'POST',
+          path: '/api/fixture-data/:domain/apply',
+          permission: 'authenticated',
+          summary: 'fixture: apply',
+          request: { params: domainParam, body: applyBodySchema },
+          handler: async ({ ctx, params, body, identity, scope }) => {
+            const answer = await scope.dataOps.apply(params.domain, body, identity);
+            ctx.status = answer.status;
+            return answer.data;
+          },
+        }),
+      );
+      routes.add(
+        defineRoute({
+          method: 'GET',
+          path: '/api/fixture-data/:domain/jobs',
+          permission: 'authenticated',
+          summary: 'fixture: jobs',
+          request: { params: domainParam, query: z.object({ jobId: z.string().max(64).optional() }) },
+          handler: async ({ params, query, identity, scope }) => ({ jobs: await scope.dataOps.jobs(params.domain, identity, query.jobId) }),
+        }),
+      );
+      routes.add(
+        defineRoute({
+          method: 'POST',
+          path: '/api/fixture-data/:domain/verify',
+          permission: 'authenticated',
+          summary: 'fixture: verify',
+          request: { params: domainParam, body: z.object({ planId: z.string() }) },
+          handler: ({ params, body, identity, scope }) => scope.dataOps.verify(params.domain, body.planId, identity),
+        }),
+      );
+      routes.add(
+        defineRoute({
+          method: 'GET',
+          path: '/api/fixture-data/rows',
+          permission: 'authenticated',
+          summary: "fixture: rows of the caller's tenant",
+          request: {},
+          handler: async ({ identity }) => ({ rows: await rowsOf(sequelize(), identity.tenantId) }),
+        }),
+      );
     },
     async boot({ container }) {
       db = container.resolve<Sequelize>('sequelize');
@@ -170,11 +257,26 @@ export default definePlugin(() => {
 export function fixtureDomainPluginDir(): string {
   const dir = join(tempDir('data-ops-fixture-'), 'data-ops-fixture');
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'plugin.json'), JSON.stringify({
-    id: 'data-ops-fixture', name: 'Data-ops fixture domain', version: '1.0.0', kernel: '^1.0.0', phase: 'core', requires: ['data-ops'],
-    provides: { dataDomains: ['fixture', 'fixture-undo'] },
-    namespaces: { 'fixture-data': { GET: 'authenticated', POST: 'authenticated' } },
-  }, null, 2));
-  writeFileSync(join(dir, 'index.js'), `export { default } from ${JSON.stringify(pathToFileURL(fileURLToPath(new URL('./data-ops-fixture-domain.js', import.meta.url))).href)};\n`);
+  writeFileSync(
+    join(dir, 'plugin.json'),
+    JSON.stringify(
+      {
+        id: 'data-ops-fixture',
+        name: 'Data-ops fixture domain',
+        version: '1.0.0',
+        kernel: '^1.0.0',
+        phase: 'core',
+        requires: ['data-ops'],
+        provides: { dataDomains: ['fixture', 'fixture-undo'] },
+        namespaces: { 'fixture-data': { GET: 'authenticated', POST: 'authenticated' } },
+      },
+      null,
+      2,
+    ),
+  );
+  writeFileSync(
+    join(dir, 'index.js'),
+    `export { default } from ${JSON.stringify(pathToFileURL(fileURLToPath(new URL('./data-ops-fixture-domain.js', import.meta.url))).href)};\n`,
+  );
   return dir;
 }

@@ -45,7 +45,10 @@ export async function openSse(url: string, headers: Record<string, string>): Pro
     })();
   }
   return {
-    events, comments, status: res.status, contentType: res.headers.get('content-type'),
+    events,
+    comments,
+    status: res.status,
+    contentType: res.headers.get('content-type'),
     async next(match, timeoutMs = 10000) {
       const deadline = Date.now() + timeoutMs;
       for (;;) {
@@ -54,7 +57,10 @@ export async function openSse(url: string, headers: Record<string, string>): Pro
         if (Date.now() > deadline) throw new Error(`no matching server-sent event within ${timeoutMs} ms (got ${JSON.stringify(events)})`);
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, 100);
-          waiters.push(() => { clearTimeout(timer); resolve(); });
+          waiters.push(() => {
+            clearTimeout(timer);
+            resolve();
+          });
         });
       }
     },

@@ -44,7 +44,12 @@ export type TestResponse = Omit<Response, 'json'> & { json(): Promise<any> };
 
 /** The `name=value` part of a Set-Cookie header of the response, or null. */
 export function responseCookie(res: TestResponse, name = 'session'): string | null {
-  return res.headers.getSetCookie().find((c) => c.startsWith(`${name}=`))?.split(';')[0] ?? null;
+  return (
+    res.headers
+      .getSetCookie()
+      .find((c) => c.startsWith(`${name}=`))
+      ?.split(';')[0] ?? null
+  );
 }
 
 /** fetch() for tests: the same, with json() typed as any. */
@@ -78,7 +83,11 @@ export async function startTestKernel(options: TestKernelOptions = {}): Promise<
     dropDb = created.drop;
   }
   const overrides: ConfigInput = {
-    env: 'test', host: '127.0.0.1', port: 0, dataDir, logLevel: 'silent',
+    env: 'test',
+    host: '127.0.0.1',
+    port: 0,
+    dataDir,
+    logLevel: 'silent',
     db: dbUrl ? { url: dbUrl } : { type: 'sqlite', storage: 'cms.sqlite' },
     redis: options.cache === 'redis' ? { url: REDIS_URL, prefix: uniqueName('cmstest') } : {},
     pool: { maxThreads: 2 },
@@ -93,11 +102,18 @@ export async function startTestKernel(options: TestKernelOptions = {}): Promise<
   const config = loadConfig({ ignoreFile: true, env: {}, overrides: merged });
   const logs: string[] = [];
   const sink = { write: (line: string) => void logs.push(line) };
-  const kernel = createKernel({ config, logger: options.captureLogs ? createLogger(config.logLevel, sink) : createLogger(config.logLevel) });
+  const kernel = createKernel({
+    config,
+    logger: options.captureLogs ? createLogger(config.logLevel, sink) : createLogger(config.logLevel),
+  });
   if (!options.noStart) await kernel.start();
   let closed = false;
   return {
-    kernel, config, dataDir, dbUrl, logs,
+    kernel,
+    config,
+    dataDir,
+    dbUrl,
+    logs,
     get url() {
       return kernel.url;
     },
@@ -133,7 +149,10 @@ function deepMerge(base: any, extra: any): any {
 export function writePlugin(root: string, manifest: Record<string, unknown>, code = 'export default { register() {} };\n'): string {
   const dir = join(root, String(manifest.id));
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'plugin.json'), JSON.stringify({ name: String(manifest.id), version: '1.0.0', kernel: '^1.0.0', ...manifest }, null, 2));
+  writeFileSync(
+    join(dir, 'plugin.json'),
+    JSON.stringify({ name: String(manifest.id), version: '1.0.0', kernel: '^1.0.0', ...manifest }, null, 2),
+  );
   writeFileSync(join(dir, 'index.js'), code);
   return dir;
 }

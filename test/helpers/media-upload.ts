@@ -46,9 +46,15 @@ export function uploadFile(t: TestKernel, bytes: Buffer, filename: string, optio
  * A multipart body of `size` bytes of file content, generated chunk by chunk (never held in memory),
  * sent chunked (no Content-Length); `chunk(i)` gives the bytes of the i-th 64 KiB piece.
  */
-export function streamedMultipart(size: number, filename: string, chunk: (offset: number, length: number) => Uint8Array = (_o, n) => Buffer.alloc(n, 0x61)) {
+export function streamedMultipart(
+  size: number,
+  filename: string,
+  chunk: (offset: number, length: number) => Uint8Array = (_o, n) => Buffer.alloc(n, 0x61),
+) {
   const boundary = `----cmstest${Date.now().toString(16)}`;
-  const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${filename}"\r\nContent-Type: application/octet-stream\r\n\r\n`);
+  const head = Buffer.from(
+    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${filename}"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+  );
   const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
   let sent = -1;
   const body = new ReadableStream<Uint8Array>({
@@ -74,6 +80,10 @@ export function streamedMultipart(size: number, filename: string, chunk: (offset
 /** POST a streamed multipart body (chunked) as an identity. */
 export function uploadStream(t: TestKernel, stream: ReturnType<typeof streamedMultipart>, identity = 'editor'): Promise<TestResponse> {
   return t.request('/api/media/upload', {
-    method: 'POST', identity, headers: { 'content-type': stream.contentType }, body: stream.body, duplex: 'half',
+    method: 'POST',
+    identity,
+    headers: { 'content-type': stream.contentType },
+    body: stream.body,
+    duplex: 'half',
   } as RequestInit & { identity?: string });
 }

@@ -11,7 +11,10 @@ export type JsonSchema = Record<string, any>;
 
 /** Text that goes verbatim into a JSON document (1e400, -0, 10k-deep nesting). */
 export class RawJson {
-  constructor(readonly text: string, readonly label: string) {}
+  constructor(
+    readonly text: string,
+    readonly label: string,
+  ) {}
 }
 
 /** An object written with its pairs in order, keys may repeat (duplicate keys, an own `__proto__` key). */
@@ -25,7 +28,9 @@ export function toJsonText(v: unknown): string {
   if (v instanceof DupObject) return `{${v.pairs.map(([k, x]) => `${JSON.stringify(k)}:${toJsonText(x)}`).join(',')}}`;
   if (Array.isArray(v)) return `[${v.map((x) => toJsonText(x)).join(',')}]`;
   if (v !== null && typeof v === 'object') {
-    return `{${Object.keys(v).map((k) => `${JSON.stringify(k)}:${toJsonText((v as Record<string, unknown>)[k])}`).join(',')}}`;
+    return `{${Object.keys(v)
+      .map((k) => `${JSON.stringify(k)}:${toJsonText((v as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
   }
   if (v === undefined) return 'null';
   return JSON.stringify(v); // lone surrogates become \udXXX escapes, which JSON.parse turns back into lone surrogates
@@ -41,11 +46,40 @@ export const LONG = 100_000;
 
 /** Strings for any context (URL-safe once encoded; the long ones are added per context). */
 export const HOSTILE_STRINGS: string[] = [
-  'a\u0000b', '\u0000', '\u0001\u0002\u0003\u0007\u0008\u000b\u000c\u000e\u001b\u001f\u007f', '\u0085\u2028\u2029\ufeff\ufffe\uffff',
-  '\ud800', 'a\udfffb', '\udc00\ud800', '\u202eevil\u202c', 'tab\tnew\nline\r\n',
-  'NaN', 'Infinity', '-Infinity', '1e308', '-1e308', '18446744073709551616', '-0', '0x1F', '9007199254740993',
-  '', ' ', '../../../../etc/passwd', '..\\..\\windows\\win.ini', '%00', "' OR '1'='1' --", '<script>alert(1)</script>',
-  '${7*7}{{7*7}}', '__proto__', 'constructor', 'null', 'true', '[]', '{}', '😀'.repeat(3), 'é\u0301',
+  'a\u0000b',
+  '\u0000',
+  '\u0001\u0002\u0003\u0007\u0008\u000b\u000c\u000e\u001b\u001f\u007f',
+  '\u0085\u2028\u2029\ufeff\ufffe\uffff',
+  '\ud800',
+  'a\udfffb',
+  '\udc00\ud800',
+  '\u202eevil\u202c',
+  'tab\tnew\nline\r\n',
+  'NaN',
+  'Infinity',
+  '-Infinity',
+  '1e308',
+  '-1e308',
+  '18446744073709551616',
+  '-0',
+  '0x1F',
+  '9007199254740993',
+  '',
+  ' ',
+  '../../../../etc/passwd',
+  '..\\..\\windows\\win.ini',
+  '%00',
+  "' OR '1'='1' --",
+  '<script>alert(1)</script>',
+  '${7*7}{{7*7}}',
+  '__proto__',
+  'constructor',
+  'null',
+  'true',
+  '[]',
+  '{}',
+  '😀'.repeat(3),
+  'é\u0301',
 ];
 
 /** Extra strings for JSON bodies only: 100k characters (one and two UTF-16 units per character). */
@@ -56,14 +90,38 @@ export const URL_LONG_STRINGS: string[] = ['x'.repeat(8000), '\u00e9'.repeat(120
 
 /** Values for JSON bodies: wrong types, huge numbers, deep nesting, prototype keys, control characters. */
 export const HOSTILE_JSON_VALUES: unknown[] = [
-  ...HOSTILE_STRINGS, ...LONG_STRINGS,
-  null, true, false, 0, -1, 0.5, 1e308, -1e308, 2 ** 64, -(2 ** 64), Number.MAX_SAFE_INTEGER + 2, 5e-324,
-  new RawJson('-0', '-0'), new RawJson('1e400', '1e400 (Infinity)'), new RawJson('-1e400', '-1e400 (-Infinity)'),
-  new RawJson(`1${'0'.repeat(400)}`, '400-digit integer'), new RawJson(`0.${'0'.repeat(400)}1`, '400-digit fraction'),
-  new RawJson('1E+308', '1E+308'), new RawJson('123456789012345678901234567890', '30-digit integer'),
-  [], {}, [[]], [null], ['x'], { a: 'b' }, Array.from({ length: 1000 }, (_, i) => i),
-  new DupObject([['__proto__', { polluted: true }]]), new DupObject([['constructor', { prototype: { polluted: true } }]]),
-  DEEP_ARRAY, DEEP_OBJECT,
+  ...HOSTILE_STRINGS,
+  ...LONG_STRINGS,
+  null,
+  true,
+  false,
+  0,
+  -1,
+  0.5,
+  1e308,
+  -1e308,
+  2 ** 64,
+  -(2 ** 64),
+  Number.MAX_SAFE_INTEGER + 2,
+  5e-324,
+  new RawJson('-0', '-0'),
+  new RawJson('1e400', '1e400 (Infinity)'),
+  new RawJson('-1e400', '-1e400 (-Infinity)'),
+  new RawJson(`1${'0'.repeat(400)}`, '400-digit integer'),
+  new RawJson(`0.${'0'.repeat(400)}1`, '400-digit fraction'),
+  new RawJson('1E+308', '1E+308'),
+  new RawJson('123456789012345678901234567890', '30-digit integer'),
+  [],
+  {},
+  [[]],
+  [null],
+  ['x'],
+  { a: 'b' },
+  Array.from({ length: 1000 }, (_, i) => i),
+  new DupObject([['__proto__', { polluted: true }]]),
+  new DupObject([['constructor', { prototype: { polluted: true } }]]),
+  DEEP_ARRAY,
+  DEEP_OBJECT,
 ];
 
 // ---------------------------------------------------------------------------------------------------
@@ -81,7 +139,10 @@ export interface SchemaHints {
 export class SchemaArbitraries {
   private readonly cache = new Map<JsonSchema, fc.Arbitrary<unknown>>();
 
-  constructor(private readonly doc: { components?: { schemas?: Record<string, JsonSchema> } }, private readonly hints: SchemaHints = {}) {}
+  constructor(
+    private readonly doc: { components?: { schemas?: Record<string, JsonSchema> } },
+    private readonly hints: SchemaHints = {},
+  ) {}
 
   /** A property's values: its schema's, and (more often) the hint for its name when there is one. */
   property(name: string, schema: JsonSchema | undefined): fc.Arbitrary<unknown> {
@@ -132,7 +193,8 @@ export class SchemaArbitraries {
     }
     if (Array.isArray(s.type)) return fc.oneof(...s.type.map((type: string) => this.of({ ...s, type }, depth + 1)));
     switch (s.type) {
-      case 'string': return stringFor(s);
+      case 'string':
+        return stringFor(s);
       case 'integer': {
         const min = Math.max(Number.isFinite(s.minimum) ? Math.ceil(s.minimum) : -(2 ** 31), -(2 ** 31));
         const max = Math.min(Number.isFinite(s.maximum) ? Math.floor(s.maximum) : 2 ** 31 - 1, 2 ** 31 - 1);
@@ -141,10 +203,15 @@ export class SchemaArbitraries {
       case 'number': {
         const min = Number.isFinite(s.minimum) ? s.minimum : -1e9;
         const max = Number.isFinite(s.maximum) ? s.maximum : 1e9;
-        return fc.oneof(fc.double({ min, max, noNaN: true, noDefaultInfinity: true }), fc.integer({ min: Math.ceil(Math.max(min, -1e9)), max: Math.floor(Math.min(max, 1e9)) }));
+        return fc.oneof(
+          fc.double({ min, max, noNaN: true, noDefaultInfinity: true }),
+          fc.integer({ min: Math.ceil(Math.max(min, -1e9)), max: Math.floor(Math.min(max, 1e9)) }),
+        );
       }
-      case 'boolean': return fc.boolean();
-      case 'null': return fc.constant(null);
+      case 'boolean':
+        return fc.boolean();
+      case 'null':
+        return fc.constant(null);
       case 'array': {
         const minLength = Math.min(s.minItems ?? 0, 4);
         const maxLength = Math.max(minLength, Math.min(s.maxItems ?? 4, 4));
@@ -161,16 +228,21 @@ export class SchemaArbitraries {
     const props = Object.entries((s.properties ?? {}) as Record<string, JsonSchema>);
     const required = new Set<string>(s.required ?? []);
     const record = props.length
-      ? fc.record(Object.fromEntries(props.map(([k, v]) => [k, this.withHint(k, this.of(v, depth + 1))])), { requiredKeys: props.map(([k]) => k).filter((k) => required.has(k)) })
+      ? fc.record(Object.fromEntries(props.map(([k, v]) => [k, this.withHint(k, this.of(v, depth + 1))])), {
+          requiredKeys: props.map(([k]) => k).filter((k) => required.has(k)),
+        })
       : fc.constant({});
     if (s.additionalProperties === false || (props.length && s.additionalProperties === undefined)) return record;
-    const keyArb = s.propertyNames?.pattern ? stringFor(s.propertyNames) as fc.Arbitrary<string> : fc.oneof(
-      fc.constantFrom('title', 'name', 'slug', 'status', 'body', 'views', 'featured', 'meta', 'category', 'publishedOn', 'id', '_id'),
-      fc.string({ minLength: 1, maxLength: 12 }),
-    );
-    const valueArb = s.additionalProperties && typeof s.additionalProperties === 'object' && Object.keys(s.additionalProperties).length
-      ? this.of(s.additionalProperties, depth + 1)
-      : anyJson;
+    const keyArb = s.propertyNames?.pattern
+      ? (stringFor(s.propertyNames) as fc.Arbitrary<string>)
+      : fc.oneof(
+          fc.constantFrom('title', 'name', 'slug', 'status', 'body', 'views', 'featured', 'meta', 'category', 'publishedOn', 'id', '_id'),
+          fc.string({ minLength: 1, maxLength: 12 }),
+        );
+    const valueArb =
+      s.additionalProperties && typeof s.additionalProperties === 'object' && Object.keys(s.additionalProperties).length
+        ? this.of(s.additionalProperties, depth + 1)
+        : anyJson;
     const free = fc.tuple(record, fc.dictionary(keyArb, valueArb, { maxKeys: 5 })).map(([r, extra]) => ({ ...extra, ...(r as object) }));
     const shaped = !props.length ? this.hints.freeObject?.() : undefined;
     return shaped ? fc.oneof({ weight: 3, arbitrary: shaped }, { weight: 1, arbitrary: free }) : free;
@@ -204,12 +276,26 @@ function stringFor(s: JsonSchema): fc.Arbitrary<unknown> {
   const minLength = Math.max(0, s.minLength ?? 0);
   const maxLength = Math.max(minLength, Math.min(s.maxLength ?? 40, 60));
   switch (s.format) {
-    case 'uuid': return fc.uuid({ version: [4, 7] });
-    case 'email': return fc.oneof({ weight: 1, arbitrary: fc.emailAddress().filter((e) => e.length <= (s.maxLength ?? 191)) }, { weight: 3, arbitrary: fc.stringMatching(/^[a-z]{1,10}@example\.com$/) });
-    case 'date-time': return fc.date({ min: new Date('1970-01-01T00:00:00Z'), max: new Date('2100-01-01T00:00:00Z'), noInvalidDate: true }).map((d) => d.toISOString());
-    case 'date': return fc.date({ min: new Date('1970-01-01T00:00:00Z'), max: new Date('2100-01-01T00:00:00Z'), noInvalidDate: true }).map((d) => d.toISOString().slice(0, 10));
-    case 'uri': case 'url': return fc.webUrl();
-    default: break;
+    case 'uuid':
+      return fc.uuid({ version: [4, 7] });
+    case 'email':
+      return fc.oneof(
+        { weight: 1, arbitrary: fc.emailAddress().filter((e) => e.length <= (s.maxLength ?? 191)) },
+        { weight: 3, arbitrary: fc.stringMatching(/^[a-z]{1,10}@example\.com$/) },
+      );
+    case 'date-time':
+      return fc
+        .date({ min: new Date('1970-01-01T00:00:00Z'), max: new Date('2100-01-01T00:00:00Z'), noInvalidDate: true })
+        .map((d) => d.toISOString());
+    case 'date':
+      return fc
+        .date({ min: new Date('1970-01-01T00:00:00Z'), max: new Date('2100-01-01T00:00:00Z'), noInvalidDate: true })
+        .map((d) => d.toISOString().slice(0, 10));
+    case 'uri':
+    case 'url':
+      return fc.webUrl();
+    default:
+      break;
   }
   if (typeof s.pattern === 'string') {
     const arb = matching(s.pattern, Math.max(maxLength, s.maxLength ?? 255));
@@ -218,7 +304,11 @@ function stringFor(s: JsonSchema): fc.Arbitrary<unknown> {
   return fc.oneof(
     fc.string({ minLength, maxLength }),
     fc.string({ minLength, maxLength, unit: 'grapheme' }),
-    fc.string({ minLength: Math.max(minLength, 1), maxLength: Math.max(minLength, 12), unit: fc.constantFrom(...'abcdefghijklmnopqrstuvwxyz0123456789-_') }),
+    fc.string({
+      minLength: Math.max(minLength, 1),
+      maxLength: Math.max(minLength, 12),
+      unit: fc.constantFrom(...'abcdefghijklmnopqrstuvwxyz0123456789-_'),
+    }),
   );
 }
 
@@ -259,7 +349,14 @@ function mapStrings(v: unknown, f: (s: string) => unknown, depth = 0): unknown {
 export const hostileJsonValue: fc.Arbitrary<unknown> = fc.oneof(
   { weight: 4, arbitrary: fc.constantFrom(...HOSTILE_JSON_VALUES) },
   { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength: 30 }) },
-  { weight: 1, arbitrary: fc.string({ unit: fc.constantFrom('\u0000', '\u0001', '\u001f', '\u007f', '\ud800', '\udfff', 'a'), minLength: 1, maxLength: 20 }) },
+  {
+    weight: 1,
+    arbitrary: fc.string({
+      unit: fc.constantFrom('\u0000', '\u0001', '\u001f', '\u007f', '\ud800', '\udfff', 'a'),
+      minLength: 1,
+      maxLength: 20,
+    }),
+  },
   { weight: 1, arbitrary: fc.double() }, // NaN and the infinities become null in JSON text
   { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 3 }) },
 );
@@ -271,11 +368,21 @@ export interface MutatedValue {
 
 /** A valid value with one hostile change: a node replaced, an unknown key added, or every string replaced. */
 export function mutate(valid: fc.Arbitrary<unknown>): fc.Arbitrary<MutatedValue> {
-  return fc.tuple(valid, fc.nat(), hostileJsonValue, fc.constantFrom('replace', 'replace', 'replace', 'extra-key', 'all-strings'), fc.string({ maxLength: 10 }))
+  return fc
+    .tuple(
+      valid,
+      fc.nat(),
+      hostileJsonValue,
+      fc.constantFrom('replace', 'replace', 'replace', 'extra-key', 'all-strings'),
+      fc.string({ maxLength: 10 }),
+    )
     .map(([v, n, bad, kind, key]) => {
       const label = describeValue(bad);
       if (kind === 'extra-key' && v !== null && typeof v === 'object' && !Array.isArray(v)) {
-        return { value: { ...(v as object), [key || 'unknownKey']: bad }, how: `extra key ${JSON.stringify(key || 'unknownKey')} = ${label}` };
+        return {
+          value: { ...(v as object), [key || 'unknownKey']: bad },
+          how: `extra key ${JSON.stringify(key || 'unknownKey')} = ${label}`,
+        };
       }
       if (kind === 'all-strings' && typeof bad === 'string') {
         return { value: mapStrings(v, () => bad), how: `every string = ${label}` };
@@ -318,16 +425,59 @@ export function encodeLoose(s: string, keepSlash = false): string {
 
 /** Path segments already encoded, sent as they are. */
 export const RAW_PATH_SEGMENTS: string[] = [
-  '%00', 'a%00b', '%01%1F%7F', '%ED%A0%80', '%FF%FE', '%C0%AF', '%', '%zz', '%E2%80%AE', '..%2F..%2Fetc%2Fpasswd', '%2e%2e', '%2F',
-  '%5C..%5C', '%20', 'NaN', '1e308', '-1e308', '18446744073709551616', '-1', '0', '00000000-0000-0000-0000-000000000000', 'null', '%7B%7D',
-  'x'.repeat(8000), '%3Cscript%3E', '%27%20OR%201%3D1--',
+  '%00',
+  'a%00b',
+  '%01%1F%7F',
+  '%ED%A0%80',
+  '%FF%FE',
+  '%C0%AF',
+  '%',
+  '%zz',
+  '%E2%80%AE',
+  '..%2F..%2Fetc%2Fpasswd',
+  '%2e%2e',
+  '%2F',
+  '%5C..%5C',
+  '%20',
+  'NaN',
+  '1e308',
+  '-1e308',
+  '18446744073709551616',
+  '-1',
+  '0',
+  '00000000-0000-0000-0000-000000000000',
+  'null',
+  '%7B%7D',
+  'x'.repeat(8000),
+  '%3Cscript%3E',
+  '%27%20OR%201%3D1--',
 ];
 
 /** Query strings sent as they are (`P` is replaced by a parameter name). */
 export const RAW_QUERIES: string[] = [
-  'P[]=1&P[]=2', 'P=1&P=2', 'P[a]=1', 'P=%', 'P=%zz', 'P=%ED%A0%80', 'P=%FF%FE', 'P=%00', 'P=a%00b', 'P=%01%1F',
-  'P=NaN', 'P=Infinity', 'P=1e308', 'P=-1e308', 'P=18446744073709551616', 'P=0x10', 'P=-0', 'P=', 'P', 'P=true&P[]=x&P[k]=y',
-  '__proto__[polluted]=1&constructor[prototype][polluted]=1', '&&&=&=&', `P=${'x'.repeat(8000)}`,
+  'P[]=1&P[]=2',
+  'P=1&P=2',
+  'P[a]=1',
+  'P=%',
+  'P=%zz',
+  'P=%ED%A0%80',
+  'P=%FF%FE',
+  'P=%00',
+  'P=a%00b',
+  'P=%01%1F',
+  'P=NaN',
+  'P=Infinity',
+  'P=1e308',
+  'P=-1e308',
+  'P=18446744073709551616',
+  'P=0x10',
+  'P=-0',
+  'P=',
+  'P',
+  'P=true&P[]=x&P[k]=y',
+  '__proto__[polluted]=1&constructor[prototype][polluted]=1',
+  '&&&=&=&',
+  `P=${'x'.repeat(8000)}`,
 ];
 
 // ---------------------------------------------------------------------------------------------------
@@ -342,7 +492,10 @@ export interface MultipartPart {
   rawDisposition?: Uint8Array;
 }
 
-export function multipartBody(parts: MultipartPart[], options: { boundary?: string; truncate?: boolean } = {}): { contentType: string; body: Uint8Array } {
+export function multipartBody(
+  parts: MultipartPart[],
+  options: { boundary?: string; truncate?: boolean } = {},
+): { contentType: string; body: Uint8Array } {
   const boundary = options.boundary ?? 'cmsfuzzboundary7MA4YWxkTrZu0gW';
   const chunks: Uint8Array[] = [];
   const text = (s: string) => chunks.push(Buffer.from(s, 'utf8'));
@@ -352,7 +505,9 @@ export function multipartBody(parts: MultipartPart[], options: { boundary?: stri
       chunks.push(part.rawDisposition);
       text('\r\n');
     } else {
-      text(`Content-Disposition: form-data${part.name !== undefined ? `; name="${part.name}"` : ''}${part.filename !== undefined ? `; filename="${part.filename}"` : ''}\r\n`);
+      text(
+        `Content-Disposition: form-data${part.name !== undefined ? `; name="${part.name}"` : ''}${part.filename !== undefined ? `; filename="${part.filename}"` : ''}\r\n`,
+      );
     }
     if (part.contentType) text(`Content-Type: ${part.contentType}\r\n`);
     text('\r\n');
@@ -361,11 +516,17 @@ export function multipartBody(parts: MultipartPart[], options: { boundary?: stri
   }
   if (!options.truncate) text(`--${boundary}--\r\n`);
   const body = Buffer.concat(chunks);
-  return { contentType: `multipart/form-data; boundary=${boundary}`, body: options.truncate ? body.subarray(0, Math.max(0, body.length - 7)) : body };
+  return {
+    contentType: `multipart/form-data; boundary=${boundary}`,
+    body: options.truncate ? body.subarray(0, Math.max(0, body.length - 7)) : body,
+  };
 }
 
 /** A 1x1 PNG. */
-export const TINY_PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
+export const TINY_PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==',
+  'base64',
+);
 
 export const fileContents: fc.Arbitrary<{ bytes: Uint8Array; kind: string }> = fc.oneof(
   fc.constant({ bytes: TINY_PNG, kind: 'png' }),
@@ -437,30 +598,100 @@ export const GRAPHQL_INTROSPECTION = `{ __schema {
 
 /** Strings a filter (JSON in a query parameter) may hold, hostile ones included. */
 export const FILTER_STRINGS: string[] = [
-  '{"title":"a"}', '{"title":{"contains":"a"}}', '{"views":{"gt":1}}', '{"views":{"gte":1e308}}', '{"views":{"lt":"x"}}',
-  '{"title":{"in":["a","b"]}}', `{"title":{"in":[${Array.from({ length: 300 }, (_, i) => `"v${i}"`).join(',')}]}}`,
-  '{"title":{"contains":"%_\\\\"}}', '{"title":{"eq":null}}', '{"title":{"ne":{"$gt":""}}}', '{"nope":1}', '{"__proto__":{"polluted":1}}',
-  '{"constructor":{"prototype":{"x":1}}}', '{"title":{"regex":".*"}}', '{"meta":{"eq":{"a":1}}}', '{"featured":{"eq":"true"}}',
-  '{"publishedOn":{"gt":"not a date"}}', '{"category":{"in":"news"}}', '[]', 'null', '1e400', '"x"', '{', DEEP_OBJECT.text.slice(0, 3990),
-  '{"title":"a\\u0000b"}', '{"title":"\\ud800"}', '{"id":{"in":[]}}', '{"_id":{"eq":"00000000-0000-0000-0000-000000000000"}}',
-  '{"title":{"constructor":"a"}}', '{"title":{"toString":1}}', '{"title":{"__proto__":"a"}}', '{"constructor":"a"}', '{"hasOwnProperty":{"eq":1}}',
+  '{"title":"a"}',
+  '{"title":{"contains":"a"}}',
+  '{"views":{"gt":1}}',
+  '{"views":{"gte":1e308}}',
+  '{"views":{"lt":"x"}}',
+  '{"title":{"in":["a","b"]}}',
+  `{"title":{"in":[${Array.from({ length: 300 }, (_, i) => `"v${i}"`).join(',')}]}}`,
+  '{"title":{"contains":"%_\\\\"}}',
+  '{"title":{"eq":null}}',
+  '{"title":{"ne":{"$gt":""}}}',
+  '{"nope":1}',
+  '{"__proto__":{"polluted":1}}',
+  '{"constructor":{"prototype":{"x":1}}}',
+  '{"title":{"regex":".*"}}',
+  '{"meta":{"eq":{"a":1}}}',
+  '{"featured":{"eq":"true"}}',
+  '{"publishedOn":{"gt":"not a date"}}',
+  '{"category":{"in":"news"}}',
+  '[]',
+  'null',
+  '1e400',
+  '"x"',
+  '{',
+  DEEP_OBJECT.text.slice(0, 3990),
+  '{"title":"a\\u0000b"}',
+  '{"title":"\\ud800"}',
+  '{"id":{"in":[]}}',
+  '{"_id":{"eq":"00000000-0000-0000-0000-000000000000"}}',
+  '{"title":{"constructor":"a"}}',
+  '{"title":{"toString":1}}',
+  '{"title":{"__proto__":"a"}}',
+  '{"constructor":"a"}',
+  '{"hasOwnProperty":{"eq":1}}',
 ];
 
 export const SORT_STRINGS: string[] = [
-  'title', '-title', 'title:asc', 'views:desc', '-views', 'createdAt', 'nope', '__proto__', 'title;DROP TABLE x', 'title:sideways',
-  '-', ':', ',', 'title,-views', 'a'.repeat(200), 'title:asc:desc', '"title"', '`title`', 'meta.a', 'title\u0000',
-  'constructor', '-toString', 'hasOwnProperty:desc', 'valueOf,title', '__defineGetter__',
+  'title',
+  '-title',
+  'title:asc',
+  'views:desc',
+  '-views',
+  'createdAt',
+  'nope',
+  '__proto__',
+  'title;DROP TABLE x',
+  'title:sideways',
+  '-',
+  ':',
+  ',',
+  'title,-views',
+  'a'.repeat(200),
+  'title:asc:desc',
+  '"title"',
+  '`title`',
+  'meta.a',
+  'title\u0000',
+  'constructor',
+  '-toString',
+  'hasOwnProperty:desc',
+  'valueOf,title',
+  '__defineGetter__',
 ];
 
 export const CSS_STRINGS: string[] = [
-  'body { color: red; }', '@import url("https://evil.example/x.css");', 'a { background: url(javascript:alert(1)) }',
-  `${'a{'.repeat(5000)}${'}'.repeat(5000)}`, `${'@media screen{'.repeat(3000)}${'}'.repeat(3000)}`, '}}}{{{', '/* unterminated',
-  'a { color: expression(alert(1)) }', '</style><script>alert(1)</script>', `a { ${'color: red; '.repeat(8000)} }`, '\u0000', 'a{b:c\ud800}',
-  `:root { --x: ${'var(--x) '.repeat(1000)} }`, `a { width: calc(${'('.repeat(2000)}1px${')'.repeat(2000)}) }`,
+  'body { color: red; }',
+  '@import url("https://evil.example/x.css");',
+  'a { background: url(javascript:alert(1)) }',
+  `${'a{'.repeat(5000)}${'}'.repeat(5000)}`,
+  `${'@media screen{'.repeat(3000)}${'}'.repeat(3000)}`,
+  '}}}{{{',
+  '/* unterminated',
+  'a { color: expression(alert(1)) }',
+  '</style><script>alert(1)</script>',
+  `a { ${'color: red; '.repeat(8000)} }`,
+  '\u0000',
+  'a{b:c\ud800}',
+  `:root { --x: ${'var(--x) '.repeat(1000)} }`,
+  `a { width: calc(${'('.repeat(2000)}1px${')'.repeat(2000)}) }`,
 ];
 
 export const PRESET_JSON_STRINGS: string[] = [
-  '{}', '{"name":"Fuzz","settings":{}}', '{"name":"Fuzz","version":1,"settings":{"colors":{"primary":"#ff0000"}}}', '[]', 'null', '"x"',
-  DEEP_OBJECT.text, DEEP_ARRAY.text, `{"name":"${'n'.repeat(5000)}"}`, '{"name":"a","name":"b"}', '{"__proto__":{"polluted":true}}',
-  '{"name":"x","settings":{"colors":{"primary":1e400}}}', '{"name":"x\\u0000","settings":{"customCss":"a{b:c}"}}', '{"name":', '\ufeff{}',
+  '{}',
+  '{"name":"Fuzz","settings":{}}',
+  '{"name":"Fuzz","version":1,"settings":{"colors":{"primary":"#ff0000"}}}',
+  '[]',
+  'null',
+  '"x"',
+  DEEP_OBJECT.text,
+  DEEP_ARRAY.text,
+  `{"name":"${'n'.repeat(5000)}"}`,
+  '{"name":"a","name":"b"}',
+  '{"__proto__":{"polluted":true}}',
+  '{"name":"x","settings":{"colors":{"primary":1e400}}}',
+  '{"name":"x\\u0000","settings":{"customCss":"a{b:c}"}}',
+  '{"name":',
+  '\ufeff{}',
 ];

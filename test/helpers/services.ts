@@ -14,7 +14,9 @@ export async function createMariaDbDatabase(): Promise<{ url: string; drop(): Pr
   const base = new URL(MARIADB_URL);
   const name = uniqueName('cms_test');
   const conn = await mariadb.createConnection({
-    host: base.hostname, port: Number(base.port || 3306), user: decodeURIComponent(base.username || 'root'),
+    host: base.hostname,
+    port: Number(base.port || 3306),
+    user: decodeURIComponent(base.username || 'root'),
     password: decodeURIComponent(base.password),
   });
   try {
@@ -28,7 +30,9 @@ export async function createMariaDbDatabase(): Promise<{ url: string; drop(): Pr
     url: url.toString(),
     async drop() {
       const c = await mariadb.createConnection({
-        host: base.hostname, port: Number(base.port || 3306), user: decodeURIComponent(base.username || 'root'),
+        host: base.hostname,
+        port: Number(base.port || 3306),
+        user: decodeURIComponent(base.username || 'root'),
         password: decodeURIComponent(base.password),
       });
       try {

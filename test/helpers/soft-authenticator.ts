@@ -80,7 +80,15 @@ export class SoftAuthenticator {
   /** The public key as a COSE EC2 key: {1: 2 (EC2), 3: -7 (ES256), -1: 1 (P-256), -2: x, -3: y}. */
   private coseKey(): Buffer {
     const jwk = this.publicKey.export({ format: 'jwk' });
-    return cbor(new Map<Cbor, Cbor>([[1, 2], [3, -7], [-1, 1], [-2, Buffer.from(jwk.x!, 'base64url')], [-3, Buffer.from(jwk.y!, 'base64url')]]));
+    return cbor(
+      new Map<Cbor, Cbor>([
+        [1, 2],
+        [3, -7],
+        [-1, 1],
+        [-2, Buffer.from(jwk.x!, 'base64url')],
+        [-3, Buffer.from(jwk.y!, 'base64url')],
+      ]),
+    );
   }
 
   private authData(rpId: string, flags: number, attested?: Buffer): Buffer {
@@ -91,13 +99,16 @@ export class SoftAuthenticator {
 
   /** navigator.credentials.create(): a RegistrationResponseJSON with attestation 'none'. */
   createCredential(options: CreationOptions, origin: string) {
-    if (options.excludeCredentials?.some((c) => c.id === this.id)) throw new Error('InvalidStateError: this authenticator is already registered');
+    if (options.excludeCredentials?.some((c) => c.id === this.id))
+      throw new Error('InvalidStateError: this authenticator is already registered');
     const rpId = options.rp.id ?? new URL(origin).hostname;
     const idLength = Buffer.alloc(2);
     idLength.writeUInt16BE(this.credentialId.length);
     const attested = Buffer.concat([Buffer.alloc(16), idLength, this.credentialId, this.coseKey()]);
     const authData = this.authData(rpId, FLAG_UP | FLAG_UV | FLAG_AT, attested);
-    const clientDataJSON = Buffer.from(JSON.stringify({ type: 'webauthn.create', challenge: options.challenge, origin, crossOrigin: false }));
+    const clientDataJSON = Buffer.from(
+      JSON.stringify({ type: 'webauthn.create', challenge: options.challenge, origin, crossOrigin: false }),
+    );
     this.userHandle = options.user.id;
     return {
       id: this.id,

@@ -44,11 +44,19 @@ function expectedSignature(params: Record<string, string>, secret: string): { to
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .map(([k, v]) => `${k}=${v}`)
     .join('&');
-  return { toSign, signature: createHash('sha1').update(toSign + secret).digest('hex') };
+  return {
+    toSign,
+    signature: createHash('sha1')
+      .update(toSign + secret)
+      .digest('hex'),
+  };
 }
 
 /** Reads a multipart form: fields, and the file part written to `fileTarget` (its md5, size and type). */
-async function readForm(req: IncomingMessage, fileTarget: string): Promise<{ fields: Record<string, string>; file?: { filename: string; mimeType: string; md5: string; bytes: number } }> {
+async function readForm(
+  req: IncomingMessage,
+  fileTarget: string,
+): Promise<{ fields: Record<string, string>; file?: { filename: string; mimeType: string; md5: string; bytes: number } }> {
   const fields: Record<string, string> = {};
   let file: { filename: string; mimeType: string; md5: string; bytes: number } | undefined;
   const writes: Promise<void>[] = [];
@@ -79,7 +87,14 @@ async function readForm(req: IncomingMessage, fileTarget: string): Promise<{ fie
   return { fields, file };
 }
 
-const MIME: Record<string, string> = { png: 'image/png', jpg: 'image/jpeg', txt: 'text/plain', pdf: 'application/pdf', mp4: 'video/mp4', bin: 'application/octet-stream' };
+const MIME: Record<string, string> = {
+  png: 'image/png',
+  jpg: 'image/jpeg',
+  txt: 'text/plain',
+  pdf: 'application/pdf',
+  mp4: 'video/mp4',
+  bin: 'application/octet-stream',
+};
 
 /**
  * A local stand-in for a Cloudinary-style image CDN on 127.0.0.1: the signed upload API (whole and
@@ -143,11 +158,17 @@ export async function startCdnServer(account: { cloudName: string; apiKey: strin
     const bytes = statSync(target).size;
     const old = assets.get(`${type}/${fields.public_id}`);
     if (old) await rm(old.file, { force: true });
-    const mimeType = file.mimeType && file.mimeType !== 'application/octet-stream' ? file.mimeType : (MIME[format] ?? 'application/octet-stream');
+    const mimeType =
+      file.mimeType && file.mimeType !== 'application/octet-stream' ? file.mimeType : (MIME[format] ?? 'application/octet-stream');
     assets.set(`${type}/${fields.public_id}`, { file: target, format, bytes, md5, mimeType, createdAt: new Date() });
     stats.uploads++;
     json(res, 200, {
-      public_id: fields.public_id, version: Math.floor(Date.now() / 1000), resource_type: type, format, bytes, etag: md5,
+      public_id: fields.public_id,
+      version: Math.floor(Date.now() / 1000),
+      resource_type: type,
+      format,
+      bytes,
+      etag: md5,
       secure_url: `/${account.cloudName}/${type}/upload/${fields.public_id}${type === 'raw' ? '' : `.${format}`}`,
     });
   }
@@ -178,7 +199,10 @@ export async function startCdnServer(account: { cloudName: string; apiKey: strin
       return res.end(req.method === 'HEAD' ? undefined : 'Resource not found');
     }
     const headers: Record<string, string | number> = {
-      etag: `"${asset.md5}"`, 'content-type': asset.mimeType, 'last-modified': asset.createdAt.toUTCString(), 'accept-ranges': 'bytes',
+      etag: `"${asset.md5}"`,
+      'content-type': asset.mimeType,
+      'last-modified': asset.createdAt.toUTCString(),
+      'accept-ranges': 'bytes',
     };
     const range = /^bytes=(\d+)-(\d+)?$/.exec(String(req.headers.range ?? ''));
     if (range && state.honourRanges) {
@@ -206,7 +230,8 @@ export async function startCdnServer(account: { cloudName: string; apiKey: strin
         if (api[1] !== account.cloudName) return json(res, 404, { error: { message: 'Invalid cloud_name' } });
         return api[3] === 'upload' ? upload(req, res, api[2]!) : destroy(req, res, api[2]!);
       }
-      if (delivery && (req.method === 'GET' || req.method === 'HEAD') && delivery[1] === account.cloudName) return deliver(req, res, delivery[2]!, delivery[3]!);
+      if (delivery && (req.method === 'GET' || req.method === 'HEAD') && delivery[1] === account.cloudName)
+        return deliver(req, res, delivery[2]!, delivery[3]!);
       json(res, 404, { error: { message: 'Not found' } });
     };
     handle().catch((err) => {

@@ -58,7 +58,12 @@ export function useStorageRig(): StorageRig {
   before(async () => {
     rig.s3 = await startS3rver();
     rig.cdn = await startCdnServer(CDN);
-    rig.admin = new S3Client({ region: 'us-east-1', endpoint: rig.s3.endpoint, forcePathStyle: true, credentials: { ...S3RVER_CREDENTIALS } });
+    rig.admin = new S3Client({
+      region: 'us-east-1',
+      endpoint: rig.s3.endpoint,
+      forcePathStyle: true,
+      credentials: { ...S3RVER_CREDENTIALS },
+    });
     await rig.admin.send(new CreateBucketCommand({ Bucket: BUCKET }));
     rig.t = await startTestKernel({
       config: {

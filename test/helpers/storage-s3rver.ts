@@ -10,7 +10,13 @@ interface S3rverInstance {
   close(): Promise<void>;
   httpServer: Server;
 }
-type S3rverConstructor = new (options: { address: string; port: number; directory: string; silent: boolean; resetOnClose?: boolean }) => S3rverInstance;
+type S3rverConstructor = new (options: {
+  address: string;
+  port: number;
+  directory: string;
+  silent: boolean;
+  resetOnClose?: boolean;
+}) => S3rverInstance;
 
 /** s3rver's built-in account. */
 export const S3RVER_CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };

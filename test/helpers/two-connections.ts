@@ -31,14 +31,16 @@ export async function openTwoConnections(variant: DbVariant, prefix: string): Pr
     drop = created.drop;
   }
   const config = loadConfig({
-    ignoreFile: true, env: {},
+    ignoreFile: true,
+    env: {},
     overrides: { dataDir, logLevel: 'silent', db: url ? { url } : { type: 'sqlite', storage: 'cms.sqlite' } },
   });
   const dbA = createSequelize(config, logger);
   const dbB = createSequelize(config, logger);
   await new MigrationRunner(dbA, new DbLock(dbA), logger).run(KERNEL_MIGRATIONS);
   return {
-    dbA, dbB,
+    dbA,
+    dbB,
     async close() {
       await dbA.close();
       await dbB.close();

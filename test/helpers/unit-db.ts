@@ -39,8 +39,14 @@ export interface UnitPlugin {
 export async function openUnitDb(options: { migrate?: boolean; db?: ConfigInput['db']; plugins?: UnitPlugin[] } = {}): Promise<UnitDb> {
   const dataDir = mkdtempSync(join(tmpdir(), 'cms-unit-'));
   const config = loadConfig({
-    ignoreFile: true, env: {},
-    overrides: { env: 'test', dataDir, logLevel: 'silent', db: { type: 'sqlite', storage: 'unit.sqlite', ...(options.db ?? {}) } } as ConfigInput,
+    ignoreFile: true,
+    env: {},
+    overrides: {
+      env: 'test',
+      dataDir,
+      logLevel: 'silent',
+      db: { type: 'sqlite', storage: 'unit.sqlite', ...(options.db ?? {}) },
+    } as ConfigInput,
   });
   const logger = createLogger('silent');
   const sequelize = createSequelize(config, logger);
@@ -50,11 +56,18 @@ export async function openUnitDb(options: { migrate?: boolean; db?: ConfigInput[
   const registry = new ModelRegistry(sequelize);
   for (const plugin of options.plugins ?? []) for (const model of plugin.models ?? []) registry.add(model, plugin.id);
   registry.associateAll();
-  const pluginMigrations = (options.plugins ?? []).flatMap((p) => (p.migrations ?? []).map((m) => ({ ...m, name: m.name.startsWith(`${p.id}/`) ? m.name : `${p.id}/${m.name}` })));
+  const pluginMigrations = (options.plugins ?? []).flatMap((p) =>
+    (p.migrations ?? []).map((m) => ({ ...m, name: m.name.startsWith(`${p.id}/`) ? m.name : `${p.id}/${m.name}` })),
+  );
   if (pluginMigrations.length) await migrator.run(pluginMigrations);
   let closed = false;
   return {
-    sequelize, lock, migrator, logger, config, dataDir,
+    sequelize,
+    lock,
+    migrator,
+    logger,
+    config,
+    dataDir,
     async close() {
       if (closed) return;
       closed = true;

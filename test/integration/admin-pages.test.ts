@@ -26,8 +26,6 @@ function rawGet(baseUrl: string, path: string, identity: string): Promise<{ stat
 const base = { id: 'pages-test', name: 'Pages test', version: '1.0.0', kernel: '^1.0.0' };
 const page = (extra: Record<string, unknown>) => ({ path: '/admin/x', title: 'X', module: 'bundled:x', ...extra });
 
-
-
 describe('admin pages: manifest validation', function () {
   this.timeout(30000);
   const cleanup: string[] = [];
@@ -36,11 +34,17 @@ describe('admin pages: manifest validation', function () {
   });
 
   it('accepts bundled and file modules, :param segments and the nav forms', () => {
-    const m = parseManifest({ ...base, adminPages: [
-      page({ path: '/admin/hello', module: 'admin/page.js', nav: { label: 'Hi', order: 5 }, icon: 'wave', permission: 'content:read' }),
-      page({ path: '/admin/hello/:id', module: 'page.mjs', nav: false }),
-      page({ path: '/admin/other', nav: true }),
-    ] }, 'test');
+    const m = parseManifest(
+      {
+        ...base,
+        adminPages: [
+          page({ path: '/admin/hello', module: 'admin/page.js', nav: { label: 'Hi', order: 5 }, icon: 'wave', permission: 'content:read' }),
+          page({ path: '/admin/hello/:id', module: 'page.mjs', nav: false }),
+          page({ path: '/admin/other', nav: true }),
+        ],
+      },
+      'test',
+    );
     expect(m.adminPages).to.have.length(3);
     expect(parseManifest(base, 'test').adminPages).to.deep.equal([]);
   });
@@ -103,7 +107,11 @@ describe('admin pages: manifest validation', function () {
     expect((await bootFailure({ plugins: [unknown] })).message).to.contain("unknown permission 'nothing:here'");
     const reserved = writePlugin(root, { id: 'reserved', adminPages: [page({ path: '/admin/plugin-pages/x' })] });
     expect((await bootFailure({ plugins: [reserved] })).message).to.contain('reserved');
-    const coded = writePlugin(root, { id: 'coded' }, "export default { register({ registries }) { registries.adminPages.add({ path: '/admin/c', pluginId: 'coded', title: 'C', nav: false, module: { kind: 'bundled', name: 'c' } }); } };\n");
+    const coded = writePlugin(
+      root,
+      { id: 'coded' },
+      "export default { register({ registries }) { registries.adminPages.add({ path: '/admin/c', pluginId: 'coded', title: 'C', nav: false, module: { kind: 'bundled', name: 'c' } }); } };\n",
+    );
     expect((await bootFailure({ plugins: [coded] })).message).to.contain('plugin.json');
   });
 });
@@ -149,18 +157,29 @@ describe('admin pages: GET /api/admin-ui/pages and the module files', function (
     const pages = body.data.pages as Array<Record<string, any>>;
     expect(pages.map((p) => p.path)).to.deep.equal(['/admin/media', '/admin/themes', '/admin/hello', '/admin/secret', '/admin/secret/:id']);
     expect(pages[0]).to.deep.equal({
-      pluginId: 'media', path: '/admin/media', title: 'Media', icon: 'media', nav: { label: 'Media', order: 20 }, permission: 'media:read',
+      pluginId: 'media',
+      path: '/admin/media',
+      title: 'Media',
+      icon: 'media',
+      nav: { label: 'Media', order: 20 },
+      permission: 'media:read',
       module: { kind: 'bundled', name: 'media' },
     });
     const hello = pages.find((p) => p.path === '/admin/hello')!;
-    expect(hello).to.deep.include({ pluginId: 'hello-page', title: 'Hello page', icon: 'wave', nav: { label: 'Hello', order: 80 }, permission: null });
+    expect(hello).to.deep.include({
+      pluginId: 'hello-page',
+      title: 'Hello page',
+      icon: 'wave',
+      nav: { label: 'Hello', order: 80 },
+      permission: null,
+    });
     expect(hello.module).to.deep.equal({ kind: 'url', url: '/admin/plugin-pages/hello-page/admin/hello-page.js' });
     // nav defaults: true (label = title) without parameters, false with one.
     expect(pages.find((p) => p.path === '/admin/secret')!.nav).to.deep.equal({ label: 'Secret', order: 500 });
     expect(pages.find((p) => p.path === '/admin/secret/:id')!.nav).to.equal(false);
   });
 
-  it('leaves out a disabled plugin\'s page (importers) and the pages the role may not see', async () => {
+  it("leaves out a disabled plugin's page (importers) and the pages the role may not see", async () => {
     const viewer = (await pagesOf('viewer')).body.data.pages.map((p: { path: string }) => p.path);
     expect(viewer).to.deep.equal(['/admin/media', '/admin/hello', '/admin/secret/:id']);
     const editor = (await pagesOf('editor')).body.data.pages.map((p: { path: string }) => p.path);
@@ -176,7 +195,10 @@ describe('admin pages: GET /api/admin-ui/pages and the module files', function (
     const tag = res.headers.get('etag');
     expect(tag).to.be.a('string');
     expect(await res.text()).to.contain('export function mount');
-    const again = await t.request('/admin/plugin-pages/hello-page/admin/hello-page.js', { identity: 'viewer', headers: { 'if-none-match': tag! } });
+    const again = await t.request('/admin/plugin-pages/hello-page/admin/hello-page.js', {
+      identity: 'viewer',
+      headers: { 'if-none-match': tag! },
+    });
     expect(again.status).to.equal(304);
   });
 
@@ -204,7 +226,7 @@ describe('admin pages: GET /api/admin-ui/pages and the module files', function (
     }
   });
 
-  it('the example page\'s API answers a signed-in user', async () => {
+  it("the example page's API answers a signed-in user", async () => {
     const post = await t.request('/api/hello-page/greeting', { method: 'POST', identity: 'viewer', json: { name: 'Grace' } });
     expect(post.status).to.equal(200);
     const got = await (await t.request('/api/hello-page/greeting', { identity: 'viewer' })).json();

@@ -8,16 +8,20 @@ import { requireVariant } from '../helpers/services.js';
 import { rejectionOf } from '../helpers/assertions.js';
 import { openTwoConnections, type TwoConnections } from '../helpers/two-connections.js';
 
-
 function input(n: number, overrides: Partial<AuditInput> = {}): AuditInput {
   return {
-    domain: 'content-package', operation: 'apply', planId: `plan-${n}`, mode: 'merge',
-    actor: { userId: `user-${n % 3}`, tenantId: n % 2 ? 'acme' : 'default' }, outcome: 'success',
-    summary: { created: n, updated: 2 * n, deleted: 0, skipped: 1, failed: 0 }, durationMs: 10 + n,
-    message: `applied package #${n}`, ...overrides,
+    domain: 'content-package',
+    operation: 'apply',
+    planId: `plan-${n}`,
+    mode: 'merge',
+    actor: { userId: `user-${n % 3}`, tenantId: n % 2 ? 'acme' : 'default' },
+    outcome: 'success',
+    summary: { created: n, updated: 2 * n, deleted: 0, skipped: 1, failed: 0 },
+    durationMs: 10 + n,
+    message: `applied package #${n}`,
+    ...overrides,
   };
 }
-
 
 for (const variant of DB_VARIANTS) {
   describe(`audit log (${variant.name})`, function () {
@@ -74,8 +78,16 @@ for (const variant of DB_VARIANTS) {
 
       const third = stored[2]!;
       expect(third).to.include({
-        domain: 'content-package', operation: 'apply', planId: 'plan-3', mode: 'merge', outcome: 'success',
-        durationMs: 13, level: 'low', action: 'content-package.apply', message: 'applied package #3', details: null,
+        domain: 'content-package',
+        operation: 'apply',
+        planId: 'plan-3',
+        mode: 'merge',
+        outcome: 'success',
+        durationMs: 13,
+        level: 'low',
+        action: 'content-package.apply',
+        message: 'applied package #3',
+        details: null,
       });
       expect(third.actor).to.deep.equal({ userId: 'user-0', tenantId: 'acme' });
       expect(third.summary).to.deep.equal({ created: 3, updated: 6, deleted: 0, skipped: 1, failed: 0 });
@@ -86,15 +98,22 @@ for (const variant of DB_VARIANTS) {
     it('names the altered entry when a row is changed behind its back (hash-mismatch)', async function () {
       const entries = await appendSeveral(5);
       const target = entries[2]!;
-      await dbB!.query('UPDATE cms_audit_log SET message = ? WHERE id = ?', { replacements: ['nothing to see here', target.id], type: QueryTypes.UPDATE });
+      await dbB!.query('UPDATE cms_audit_log SET message = ? WHERE id = ?', {
+        replacements: ['nothing to see here', target.id],
+        type: QueryTypes.UPDATE,
+      });
       expect(await auditA.verify()).to.deep.equal({ valid: false, checked: 2, firstInvalid: { id: target.id, reason: 'hash-mismatch' } });
 
       // Summary counts are covered by the hash too.
-      await dbB!.query('UPDATE cms_audit_log SET message = ? WHERE id = ?', { replacements: [target.message, target.id], type: QueryTypes.UPDATE });
+      await dbB!.query('UPDATE cms_audit_log SET message = ? WHERE id = ?', {
+        replacements: [target.message, target.id],
+        type: QueryTypes.UPDATE,
+      });
       expect(await auditA.verify()).to.deep.equal({ valid: true, checked: 5 });
       const first = entries[0]!;
       await dbB!.query('UPDATE cms_audit_log SET summary = ? WHERE id = ?', {
-        replacements: [JSON.stringify({ ...first.summary, deleted: 99 }), first.id], type: QueryTypes.UPDATE,
+        replacements: [JSON.stringify({ ...first.summary, deleted: 99 }), first.id],
+        type: QueryTypes.UPDATE,
       });
       expect(await auditA.verify()).to.deep.equal({ valid: false, checked: 0, firstInvalid: { id: first.id, reason: 'hash-mismatch' } });
     });
@@ -102,7 +121,11 @@ for (const variant of DB_VARIANTS) {
     it('names the entry after a deleted one (chain-broken)', async function () {
       const entries = await appendSeveral(5);
       await dbB!.query('DELETE FROM cms_audit_log WHERE id = ?', { replacements: [entries[2]!.id], type: QueryTypes.DELETE });
-      expect(await auditA.verify()).to.deep.equal({ valid: false, checked: 2, firstInvalid: { id: entries[3]!.id, reason: 'chain-broken' } });
+      expect(await auditA.verify()).to.deep.equal({
+        valid: false,
+        checked: 2,
+        firstInvalid: { id: entries[3]!.id, reason: 'chain-broken' },
+      });
     });
 
     it('rejects invalid input with a ValidationError and appends nothing', async function () {
@@ -143,39 +166,42 @@ for (const variant of DB_VARIANTS) {
     });
 
     // An InnoDB locking behaviour, so MariaDB only.
-    if (variant.name === 'mariadb') it('survives InnoDB choosing one of two waiting appends as a deadlock victim on the lock row', async function () {
-      // Both instances have their lock table ready (so nothing below waits on metadata locks).
-      await auditA.append(input(1));
-      await auditB.append(input(2));
-      // Another instance holds the chain lock and is releasing it: its DELETE is open in a transaction.
-      await dbA!.query('INSERT INTO cms_locks (name, owner, expires_at) VALUES (?, ?, ?)', {
-        replacements: ['audit-chain', 'another-instance', Date.now() + 60000], type: QueryTypes.INSERT,
-      });
-      const release = await dbA!.transaction();
-      let appends: Promise<PromiseSettledResult<AuditEntry>[]> | undefined;
-      try {
-        await dbA!.query('DELETE FROM cms_locks WHERE name = ?', { replacements: ['audit-chain'], transaction: release });
-        // Two appends (one per instance) now block in their INSERT on the row being deleted.
-        appends = Promise.allSettled([auditA.append(input(3)), auditB.append(input(4))]);
-        const deadline = Date.now() + 10000;
-        let waiting = 0;
-        while (waiting < 2 && Date.now() < deadline) {
-          await new Promise((r) => setTimeout(r, 20));
-          const [row] = await dbB!.query<{ n: number | string }>(
-            "SELECT COUNT(*) AS n FROM information_schema.INNODB_TRX WHERE trx_state = 'LOCK WAIT'", { type: QueryTypes.SELECT },
-          );
-          waiting = Number(row!.n);
+    if (variant.name === 'mariadb')
+      it('survives InnoDB choosing one of two waiting appends as a deadlock victim on the lock row', async function () {
+        // Both instances have their lock table ready (so nothing below waits on metadata locks).
+        await auditA.append(input(1));
+        await auditB.append(input(2));
+        // Another instance holds the chain lock and is releasing it: its DELETE is open in a transaction.
+        await dbA!.query('INSERT INTO cms_locks (name, owner, expires_at) VALUES (?, ?, ?)', {
+          replacements: ['audit-chain', 'another-instance', Date.now() + 60000],
+          type: QueryTypes.INSERT,
+        });
+        const release = await dbA!.transaction();
+        let appends: Promise<PromiseSettledResult<AuditEntry>[]> | undefined;
+        try {
+          await dbA!.query('DELETE FROM cms_locks WHERE name = ?', { replacements: ['audit-chain'], transaction: release });
+          // Two appends (one per instance) now block in their INSERT on the row being deleted.
+          appends = Promise.allSettled([auditA.append(input(3)), auditB.append(input(4))]);
+          const deadline = Date.now() + 10000;
+          let waiting = 0;
+          while (waiting < 2 && Date.now() < deadline) {
+            await new Promise((r) => setTimeout(r, 20));
+            const [row] = await dbB!.query<{ n: number | string }>(
+              "SELECT COUNT(*) AS n FROM information_schema.INNODB_TRX WHERE trx_state = 'LOCK WAIT'",
+              { type: QueryTypes.SELECT },
+            );
+            waiting = Number(row!.n);
+          }
+          expect(waiting, 'both appends wait on the lock row').to.equal(2);
+        } finally {
+          // Releasing lets both INSERTs go at once: InnoDB rolls one back as a deadlock victim.
+          await release.commit();
         }
-        expect(waiting, 'both appends wait on the lock row').to.equal(2);
-      } finally {
-        // Releasing lets both INSERTs go at once: InnoDB rolls one back as a deadlock victim.
-        await release.commit();
-      }
-      const results = await appends!;
-      for (const r of results) if (r.status === 'rejected') throw r.reason;
-      expect(await auditA.verify()).to.deep.equal({ valid: true, checked: 4 });
-      const [locks] = await dbB!.query<{ n: number | string }>('SELECT COUNT(*) AS n FROM cms_locks', { type: QueryTypes.SELECT });
-      expect(Number(locks!.n)).to.equal(0);
-    });
+        const results = await appends!;
+        for (const r of results) if (r.status === 'rejected') throw r.reason;
+        expect(await auditA.verify()).to.deep.equal({ valid: true, checked: 4 });
+        const [locks] = await dbB!.query<{ n: number | string }>('SELECT COUNT(*) AS n FROM cms_locks', { type: QueryTypes.SELECT });
+        expect(Number(locks!.n)).to.equal(0);
+      });
   });
 }

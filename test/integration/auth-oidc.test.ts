@@ -34,7 +34,11 @@ async function startProvider(port: number, clients: Array<{ id: string; secret: 
   const key = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ format: 'jwk' });
   const provider = new Provider(`http://127.0.0.1:${port}`, {
     clients: clients.map((c) => ({
-      client_id: c.id, client_secret: c.secret, redirect_uris: [c.redirectUri], grant_types: ['authorization_code'], response_types: ['code'],
+      client_id: c.id,
+      client_secret: c.secret,
+      redirect_uris: [c.redirectUri],
+      grant_types: ['authorization_code'],
+      response_types: ['code'],
       token_endpoint_auth_method: 'client_secret_post',
     })),
     jwks: { keys: [{ ...key, kid: 'test-key', alg: 'RS256', use: 'sig' }] as never },
@@ -47,7 +51,9 @@ async function startProvider(port: number, clients: Array<{ id: string; secret: 
     interactions: { url: (_ctx: KoaContextWithOIDC, interaction: { uid: string }) => `/interaction/${interaction.uid}` },
     async findAccount(_ctx: KoaContextWithOIDC, sub: string) {
       const account = accounts.get(sub);
-      return account ? { accountId: sub, claims: () => ({ sub, email: account.email, email_verified: account.email_verified }) } : undefined;
+      return account
+        ? { accountId: sub, claims: () => ({ sub, email: account.email, email_verified: account.email_verified }) }
+        : undefined;
     },
     // First-party clients: consent is granted without asking.
     async loadExistingGrant(ctx: KoaContextWithOIDC) {
@@ -103,23 +109,51 @@ describe('auth-oidc: provider configuration', function () {
 
   it('enables the well-known providers from their secrets alone; without them they are listed inactive', function () {
     const none = providers({});
-    expect(none.map((p) => [p.id, p.active])).to.deep.equal([['google', false], ['microsoft', false], ['gitlab', false], ['oidc', false]]);
+    expect(none.map((p) => [p.id, p.active])).to.deep.equal([
+      ['google', false],
+      ['microsoft', false],
+      ['gitlab', false],
+      ['oidc', false],
+    ]);
     const env = {
-      GOOGLE_CLIENT_ID: 'g-id', GOOGLE_CLIENT_SECRET: 'g-secret', MICROSOFT_CLIENT_ID: 'm-id', MICROSOFT_CLIENT_SECRET: 'm-secret', MICROSOFT_TENANT: 'contoso.onmicrosoft.com',
-      GITLAB_CLIENT_ID: 'gl-id', GITLAB_CLIENT_SECRET: 'gl-secret', GITLAB_ISSUER: 'https://git.example.com',
-      OIDC_ISSUER: 'https://sso.example.com/realms/staff', OIDC_CLIENT_ID: 'o-id', OIDC_CLIENT_SECRET: 'o-secret', OIDC_DISPLAY_NAME: 'Staff SSO',
+      GOOGLE_CLIENT_ID: 'g-id',
+      GOOGLE_CLIENT_SECRET: 'g-secret',
+      MICROSOFT_CLIENT_ID: 'm-id',
+      MICROSOFT_CLIENT_SECRET: 'm-secret',
+      MICROSOFT_TENANT: 'contoso.onmicrosoft.com',
+      GITLAB_CLIENT_ID: 'gl-id',
+      GITLAB_CLIENT_SECRET: 'gl-secret',
+      GITLAB_ISSUER: 'https://git.example.com',
+      OIDC_ISSUER: 'https://sso.example.com/realms/staff',
+      OIDC_CLIENT_ID: 'o-id',
+      OIDC_CLIENT_SECRET: 'o-secret',
+      OIDC_DISPLAY_NAME: 'Staff SSO',
     };
     const all = providers(env);
-    expect(byId(all, 'google')).to.include({ active: true, issuer: 'https://accounts.google.com', clientId: 'g-id', clientSecret: 'g-secret', allowSignUp: false, defaultRole: 'viewer' });
+    expect(byId(all, 'google')).to.include({
+      active: true,
+      issuer: 'https://accounts.google.com',
+      clientId: 'g-id',
+      clientSecret: 'g-secret',
+      allowSignUp: false,
+      defaultRole: 'viewer',
+    });
     expect(byId(all, 'microsoft')).to.include({ active: true, issuer: 'https://login.microsoftonline.com/contoso.onmicrosoft.com/v2.0' });
-    expect(byId(providers({ MICROSOFT_CLIENT_ID: 'm', MICROSOFT_CLIENT_SECRET: 's' }), 'microsoft').issuer).to.equal('https://login.microsoftonline.com/common/v2.0');
+    expect(byId(providers({ MICROSOFT_CLIENT_ID: 'm', MICROSOFT_CLIENT_SECRET: 's' }), 'microsoft').issuer).to.equal(
+      'https://login.microsoftonline.com/common/v2.0',
+    );
     expect(byId(all, 'gitlab')).to.include({ active: true, issuer: 'https://git.example.com' });
     expect(byId(all, 'oidc')).to.include({ active: true, issuer: 'https://sso.example.com/realms/staff', displayName: 'Staff SSO' });
     expect(byId(providers({ GOOGLE_CLIENT_ID: 'g-id' }), 'google').active, 'an id without its secret').to.equal(false);
   });
 
-  it('takes a configured provider\'s secret from OIDC_<ID>_CLIENT_SECRET, and lets it replace a preset', function () {
-    const options = { providers: { 'staff-sso': { issuer: 'https://sso.example.com', clientId: 'cms' }, google: { issuer: 'https://accounts.google.com', clientId: 'mine', allowSignUp: true } } };
+  it("takes a configured provider's secret from OIDC_<ID>_CLIENT_SECRET, and lets it replace a preset", function () {
+    const options = {
+      providers: {
+        'staff-sso': { issuer: 'https://sso.example.com', clientId: 'cms' },
+        google: { issuer: 'https://accounts.google.com', clientId: 'mine', allowSignUp: true },
+      },
+    };
     expect(byId(providers({}, options), 'staff-sso').active).to.equal(false);
     const list = providers({ OIDC_STAFF_SSO_CLIENT_SECRET: 'from-env', OIDC_GOOGLE_CLIENT_SECRET: 'g' }, options);
     expect(byId(list, 'staff-sso')).to.include({ active: true, clientSecret: 'from-env' });
@@ -128,7 +162,8 @@ describe('auth-oidc: provider configuration', function () {
   });
 
   it('refuses plain-http issuers (unless allowInsecureRequests), an admin default role, scopes without openid and unknown keys', function () {
-    const bad = (provider: object) => optionsSchema.safeParse({ providers: { x: { issuer: 'https://idp.example.com', clientId: 'c', ...provider } } }).success;
+    const bad = (provider: object) =>
+      optionsSchema.safeParse({ providers: { x: { issuer: 'https://idp.example.com', clientId: 'c', ...provider } } }).success;
     expect(bad({})).to.equal(true);
     expect(bad({ issuer: 'http://idp.example.com' })).to.equal(false);
     expect(bad({ issuer: 'http://127.0.0.1:9', allowInsecureRequests: true })).to.equal(true);
@@ -144,7 +179,11 @@ describe('auth-oidc: providers configured in System Settings', function () {
   it('activates the Google and OpenID presets from the settings an admin sets, without a restart', async function () {
     const t = await startTestKernel({
       setup: true,
-      config: { plugins: { options: { auth: { bcryptRounds: 4 }, setup: { admin: { email: 'ops@example.com', password: 'configured password' } } } } },
+      config: {
+        plugins: {
+          options: { auth: { bcryptRounds: 4 }, setup: { admin: { email: 'ops@example.com', password: 'configured password' } } },
+        },
+      },
     });
     try {
       const settings = t.kernel.container.resolve<{ set(key: string, value: unknown): Promise<void> }>('settings');
@@ -201,7 +240,12 @@ for (const variant of DB_VARIANTS) {
                 providers: {
                   test: { issuer, clientId: 'cms', clientSecret: 'cms-secret', displayName: 'Test IdP', allowInsecureRequests: true },
                   open: { issuer, clientId: 'cms-open', displayName: 'Open IdP', allowSignUp: true, allowInsecureRequests: true },
-                  down: { issuer: `http://127.0.0.1:${downPort}`, clientId: 'cms', clientSecret: 'cms-secret', allowInsecureRequests: true },
+                  down: {
+                    issuer: `http://127.0.0.1:${downPort}`,
+                    clientId: 'cms',
+                    clientSecret: 'cms-secret',
+                    allowInsecureRequests: true,
+                  },
                   unset: { issuer: 'https://idp.example.com', clientId: 'cms' },
                 },
               },
@@ -216,11 +260,12 @@ for (const variant of DB_VARIANTS) {
       for (const close of closers) await close();
     });
 
-    const users = () => t.kernel.container.resolve<{
-      create(i: object): Promise<{ _id: string }>;
-      setBlocked(id: string, blocked: boolean): Promise<void>;
-      delete(id: string): Promise<void>;
-    }>('users');
+    const users = () =>
+      t.kernel.container.resolve<{
+        create(i: object): Promise<{ _id: string }>;
+        setBlocked(id: string, blocked: boolean): Promise<void>;
+        delete(id: string): Promise<void>;
+      }>('users');
 
     /** An account at the provider, and (unless cmsUser is false) a user here with the same email. */
     async function person(options: { verified?: boolean; cmsUser?: boolean } = {}) {
@@ -254,7 +299,10 @@ for (const variant of DB_VARIANTS) {
 
     const me = async (session: string | null) => (await t.request('/api/user/me', { headers: session ? { cookie: session } : {} })).json();
     const links = (sub: string) =>
-      t.kernel.sequelize.query<{ user_id: string; email: string | null }>('SELECT user_id, email FROM auth_oidc_identities WHERE subject = ?', { replacements: [sub], type: QueryTypes.SELECT });
+      t.kernel.sequelize.query<{ user_id: string; email: string | null }>(
+        'SELECT user_id, email FROM auth_oidc_identities WHERE subject = ?',
+        { replacements: [sub], type: QueryTypes.SELECT },
+      );
 
     async function expectRefused(res: TestResponse, status: number, code: string) {
       expect(res.status).to.equal(status);
@@ -287,7 +335,9 @@ for (const variant of DB_VARIANTS) {
       expect(to.searchParams.get('code_challenge_method')).to.equal('S256');
       expect(to.searchParams.get('nonce')).to.be.a('string').with.length.above(20);
       expect(to.searchParams.get('state')).to.match(/^[\w-]+\.[\w-]{43}$/);
-      expect(res.headers.getSetCookie().find((c) => c.startsWith('oidc_flow='))).to.match(/httponly/i).and.match(/samesite=lax/i);
+      expect(res.headers.getSetCookie().find((c) => c.startsWith('oidc_flow=')))
+        .to.match(/httponly/i)
+        .and.match(/samesite=lax/i);
     });
 
     it('signs in an existing user whose verified email matches, with a working session, then redirects to returnTo', async function () {
@@ -298,7 +348,10 @@ for (const variant of DB_VARIANTS) {
       const session = responseCookie(res, 'session');
       expect(session).to.be.a('string');
       expect((await me(session)).data).to.include({ _id: alice.userId, email: alice.email, role: 'editor' });
-      expect(res.headers.getSetCookie().find((c) => c.startsWith('oidc_flow=;')), 'the flow cookie is cleared').to.be.a('string');
+      expect(
+        res.headers.getSetCookie().find((c) => c.startsWith('oidc_flow=;')),
+        'the flow cookie is cleared',
+      ).to.be.a('string');
       const [link] = await links(alice.sub);
       expect(link).to.deep.include({ user_id: alice.userId, email: alice.email });
       const columns = Object.keys(await t.kernel.sequelize.getQueryInterface().describeTable('auth_oidc_identities'));
@@ -348,7 +401,7 @@ for (const variant of DB_VARIANTS) {
       expect((await links(dave.sub)).map((l) => l.user_id)).to.deep.equal([second._id]);
     });
 
-    it('refuses a tampered state (any character, the signature\'s last included) and accepts the untouched one', async function () {
+    it("refuses a tampered state (any character, the signature's last included) and accepts the untouched one", async function () {
       const erin = await person();
       const browser = new Browser();
       const callback = await toCallback(browser, 'test', erin.sub);
@@ -379,14 +432,18 @@ for (const variant of DB_VARIANTS) {
       };
       const erin = await person();
       const expired = new Browser();
-      await expectRefused(await expired.get(await resign(await toCallback(expired, 'test', erin.sub), Date.now() - 1000)), 400, 'OIDC_STATE_INVALID');
+      await expectRefused(
+        await expired.get(await resign(await toCallback(expired, 'test', erin.sub), Date.now() - 1000)),
+        400,
+        'OIDC_STATE_INVALID',
+      );
       // The same re-signing with a future expiry is accepted: only the expiry made the difference.
       const fresh = new Browser();
       const res = await fresh.get(await resign(await toCallback(fresh, 'test', erin.sub), Date.now() + 60000));
       expect(res.status).to.equal(302);
     });
 
-    it('refuses a callback from another browser (no cookie, or another sign-in\'s cookie)', async function () {
+    it("refuses a callback from another browser (no cookie, or another sign-in's cookie)", async function () {
       const frank = await person();
       const starter = new Browser();
       const callback = await toCallback(starter, 'test', frank.sub);
@@ -409,7 +466,9 @@ for (const variant of DB_VARIANTS) {
     });
 
     it('reports a provider error with its code, and refuses a returnTo outside this site', async function () {
-      const error = await new Browser().get(`${cmsUrl}/api/auth/oidc/test/callback?error=access_denied&error_description=%3Cb%3Enope%3C%2Fb%3E&state=x`);
+      const error = await new Browser().get(
+        `${cmsUrl}/api/auth/oidc/test/callback?error=access_denied&error_description=%3Cb%3Enope%3C%2Fb%3E&state=x`,
+      );
       expect(error.status).to.equal(400);
       const body = await error.json();
       expect(body).to.include({ error: 'OIDC_PROVIDER_ERROR', providerError: 'access_denied' });
@@ -417,7 +476,10 @@ for (const variant of DB_VARIANTS) {
       for (const returnTo of ['//evil.example', '/\\evil.example', 'https://evil.example/', 'dashboard', '/\t/evil.example']) {
         const res = await t.request(`/api/auth/oidc/test/start?returnTo=${encodeURIComponent(returnTo)}`, { redirect: 'manual' });
         expect(res.status, returnTo).to.equal(400);
-        expect(res.headers.getSetCookie().find((c) => c.startsWith('oidc_flow=')), 'no flow started').to.equal(undefined);
+        expect(
+          res.headers.getSetCookie().find((c) => c.startsWith('oidc_flow=')),
+          'no flow started',
+        ).to.equal(undefined);
       }
     });
 
@@ -442,8 +504,12 @@ for (const variant of DB_VARIANTS) {
       expect(res.status).to.equal(502);
       const body = await res.json();
       expect(body.error).to.equal('OIDC_PROVIDER_UNAVAILABLE');
-      expect(body.message).to.match(/cannot be reached/).and.not.match(/\n\s+at |ECONNREFUSED/);
-      const late = await startProvider(downPort, [{ id: 'cms', secret: 'cms-secret', redirectUri: `${cmsUrl}/api/auth/oidc/down/callback` }]);
+      expect(body.message)
+        .to.match(/cannot be reached/)
+        .and.not.match(/\n\s+at |ECONNREFUSED/);
+      const late = await startProvider(downPort, [
+        { id: 'cms', secret: 'cms-secret', redirectUri: `${cmsUrl}/api/auth/oidc/down/callback` },
+      ]);
       closers.push(late.close);
       expect((await t.request('/api/auth/oidc/down/start', { redirect: 'manual' })).status).to.equal(302);
     });
@@ -453,10 +519,14 @@ for (const variant of DB_VARIANTS) {
       const kim = await person();
       const jackSession = responseCookie((await signIn('test', jack.sub)).res, 'session')!;
       const kimSession = responseCookie((await signIn('test', kim.sub)).res, 'session')!;
-      const list = async (session: string) => (await (await t.request('/api/auth/oidc/identities', { headers: { cookie: session } })).json()).data;
+      const list = async (session: string) =>
+        (await (await t.request('/api/auth/oidc/identities', { headers: { cookie: session } })).json()).data;
       const [identity] = await list(jackSession);
-      expect(identity).to.include({ provider: 'test', email: jack.email }).and.have.keys(['_id', 'provider', 'email', 'createdAt', 'lastLoginAt']);
-      const unlink = (session: string) => t.request(`/api/auth/oidc/identities/${identity._id}`, { method: 'DELETE', headers: { cookie: session } });
+      expect(identity)
+        .to.include({ provider: 'test', email: jack.email })
+        .and.have.keys(['_id', 'provider', 'email', 'createdAt', 'lastLoginAt']);
+      const unlink = (session: string) =>
+        t.request(`/api/auth/oidc/identities/${identity._id}`, { method: 'DELETE', headers: { cookie: session } });
       expect((await unlink(kimSession)).status, "someone else's").to.equal(404);
       const done = await unlink(jackSession);
       expect(done.status).to.equal(200);

@@ -30,13 +30,17 @@ for (const variant of DB_VARIANTS) {
       const port = await freePort();
       origin = `http://localhost:${port}`;
       // No passkey options: the relying party comes from the instance's own address (loopback -> localhost).
-      t = await startTestKernel({ db: variant.name, config: { port, plugins: { options: { auth: { bcryptRounds: 4, sessionDevicePolicy: 'allow-multiple' } } } } });
+      t = await startTestKernel({
+        db: variant.name,
+        config: { port, plugins: { options: { auth: { bcryptRounds: 4, sessionDevicePolicy: 'allow-multiple' } } } },
+      });
       expect(t.url).to.equal(`http://127.0.0.1:${port}`);
     });
     after(async () => t?.close());
 
     const users = () => t.kernel.container.resolve<{ create(i: object): Promise<{ _id: string }> }>('users');
-    const post = (path: string, json: unknown, session?: string) => t.request(path, { method: 'POST', json, headers: session ? { cookie: session } : {} });
+    const post = (path: string, json: unknown, session?: string) =>
+      t.request(path, { method: 'POST', json, headers: session ? { cookie: session } : {} });
 
     async function newUser(role = 'editor'): Promise<{ id: string; email: string; session: string }> {
       const email = `passkey-${++n}@example.com`;
@@ -57,7 +61,11 @@ for (const variant of DB_VARIANTS) {
     }
 
     const verify = (response: unknown, challengeCookie: string | null) =>
-      t.request('/api/auth/passkeys/login/verify', { method: 'POST', json: { response }, headers: challengeCookie ? { cookie: challengeCookie } : {} });
+      t.request('/api/auth/passkeys/login/verify', {
+        method: 'POST',
+        json: { response },
+        headers: challengeCookie ? { cookie: challengeCookie } : {},
+      });
 
     /** A fresh client (no cookies but the challenge cookie it is given): options, then an assertion built by `sign`. */
     async function passkeyLogin(
@@ -92,14 +100,21 @@ for (const variant of DB_VARIANTS) {
       expect(options.excludeCredentials).to.deep.equal([]);
 
       const soft = new SoftAuthenticator();
-      const created = await post('/api/auth/passkeys/register/verify', { response: soft.createCredential(options, origin), name: 'Laptop' }, session);
+      const created = await post(
+        '/api/auth/passkeys/register/verify',
+        { response: soft.createCredential(options, origin), name: 'Laptop' },
+        session,
+      );
       expect(created.status).to.equal(201);
       const { passkey } = (await created.json()).data;
       expect(passkey).to.include({ name: 'Laptop', lastUsedAt: null, deviceType: 'singleDevice', backedUp: false });
       expect(passkey._id).to.be.a('string');
 
       const again = (await (await post('/api/auth/passkeys/register/options', {}, session)).json()).data;
-      expect(again.excludeCredentials.map((c: { id: string }) => c.id), 'existing passkeys are excluded').to.deep.equal([soft.id]);
+      expect(
+        again.excludeCredentials.map((c: { id: string }) => c.id),
+        'existing passkeys are excluded',
+      ).to.deep.equal([soft.id]);
       const list = await t.request('/api/auth/passkeys', { headers: { cookie: session } });
       expect((await list.json()).data.passkeys).to.deep.equal([passkey]);
 
@@ -131,11 +146,17 @@ for (const variant of DB_VARIANTS) {
       expect(await replay.json()).to.deep.include({ error: 'PASSKEY_REGISTRATION_FAILED' });
 
       const options = (await (await post('/api/auth/passkeys/register/options', {}, session)).json()).data;
-      const foreign = await post('/api/auth/passkeys/register/verify', { response: new SoftAuthenticator().createCredential(options, 'http://evil.example') }, session);
+      const foreign = await post(
+        '/api/auth/passkeys/register/verify',
+        { response: new SoftAuthenticator().createCredential(options, 'http://evil.example') },
+        session,
+      );
       expect(foreign.status).to.equal(400);
       const body = await foreign.json();
       expect(body.error).to.equal('PASSKEY_REGISTRATION_FAILED');
-      expect(body.message).to.include('origin').and.not.match(/\n\s+at /);
+      expect(body.message)
+        .to.include('origin')
+        .and.not.match(/\n\s+at /);
       expect((await (await t.request('/api/auth/passkeys', { headers: { cookie: session } })).json()).data.passkeys).to.have.length(1);
     });
 
@@ -156,7 +177,9 @@ for (const variant of DB_VARIANTS) {
       const { soft } = await registerPasskey(session);
       const optionsRes = await post('/api/auth/passkeys/login/options', {});
       const options = (await optionsRes.json()).data;
-      await t.kernel.sequelize.query('UPDATE auth_passkey_challenges SET expires_at = ? WHERE challenge = ?', { replacements: [Date.now() - 1000, options.challenge] });
+      await t.kernel.sequelize.query('UPDATE auth_passkey_challenges SET expires_at = ? WHERE challenge = ?', {
+        replacements: [Date.now() - 1000, options.challenge],
+      });
       await expectRefused(await verify(soft.getAssertion(options, origin), cookie(optionsRes, 'passkey_challenge')), 'expired challenge');
       expect((await passkeyLogin(soft)).res.status, 'a new challenge works').to.equal(200);
     });
@@ -168,9 +191,18 @@ for (const variant of DB_VARIANTS) {
       forger.userHandle = soft.userHandle;
       const messages = new Set<string>();
       forger.counter = soft.counter + 100;
-      messages.add(await expectRefused((await passkeyLogin(soft, { email, sign: (o) => forger.getAssertion(o, origin) })).res, 'another key'));
-      messages.add(await expectRefused((await passkeyLogin(soft, { sign: (o) => soft.getAssertion({ ...o, rpId: 'evil.example' }, origin) })).res, 'another RP ID'));
-      messages.add(await expectRefused((await passkeyLogin(soft, { sign: (o) => soft.getAssertion(o, 'http://evil.example') })).res, 'another origin'));
+      messages.add(
+        await expectRefused((await passkeyLogin(soft, { email, sign: (o) => forger.getAssertion(o, origin) })).res, 'another key'),
+      );
+      messages.add(
+        await expectRefused(
+          (await passkeyLogin(soft, { sign: (o) => soft.getAssertion({ ...o, rpId: 'evil.example' }, origin) })).res,
+          'another RP ID',
+        ),
+      );
+      messages.add(
+        await expectRefused((await passkeyLogin(soft, { sign: (o) => soft.getAssertion(o, 'http://evil.example') })).res, 'another origin'),
+      );
       const tampered = (o: any) => {
         const a = soft.getAssertion(o, origin);
         const data = JSON.parse(Buffer.from(a.response.clientDataJSON, 'base64url').toString());
@@ -180,7 +212,12 @@ for (const variant of DB_VARIANTS) {
       messages.add(await expectRefused((await passkeyLogin(soft, { sign: tampered })).res, 'tampered clientDataJSON'));
       const options = (await (await post('/api/auth/passkeys/login/options', {})).json()).data;
       messages.add(await expectRefused(await verify(soft.getAssertion(options, origin), null), 'no challenge cookie'));
-      messages.add(await expectRefused((await passkeyLogin(soft, { sign: (o) => ({ ...soft.getAssertion(o, origin), id: 'AAAA', rawId: 'AAAA' }) })).res, 'unknown credential'));
+      messages.add(
+        await expectRefused(
+          (await passkeyLogin(soft, { sign: (o) => ({ ...soft.getAssertion(o, origin), id: 'AAAA', rawId: 'AAAA' }) })).res,
+          'unknown credential',
+        ),
+      );
       expect([...messages], 'one message for every failure').to.have.length(1);
       expect((await passkeyLogin(soft)).res.status, 'the genuine passkey still works').to.equal(200);
     });
@@ -195,7 +232,9 @@ for (const variant of DB_VARIANTS) {
       expect((await rename.json()).error).to.equal('PASSKEY_NOT_FOUND');
       const remove = await t.request(path, { method: 'DELETE', headers: { cookie: other.session } });
       expect(remove.status).to.equal(404);
-      expect((await (await t.request('/api/auth/passkeys', { headers: { cookie: other.session } })).json()).data.passkeys).to.deep.equal([]);
+      expect((await (await t.request('/api/auth/passkeys', { headers: { cookie: other.session } })).json()).data.passkeys).to.deep.equal(
+        [],
+      );
       expect((await passkeyLogin(soft)).res.status, 'still works').to.equal(200);
 
       const renamed = await t.request(path, { method: 'PATCH', json: { name: '  Work phone ' }, headers: { cookie: owner.session } });
@@ -210,7 +249,15 @@ for (const variant of DB_VARIANTS) {
       const { id, session } = await newUser();
       const { soft } = await registerPasskey(session);
       const setup = (await (await t.request('/api/auth/2fa/setup', { method: 'POST', headers: { cookie: session } })).json()).data;
-      const enabled = await post('/api/auth/2fa/verify-setup', { secret: setup.secret, verificationCode: await generate({ secret: setup.secret, epoch: Math.floor(Date.now() / 1000) }), backupCodes: setup.backupCodes }, session);
+      const enabled = await post(
+        '/api/auth/2fa/verify-setup',
+        {
+          secret: setup.secret,
+          verificationCode: await generate({ secret: setup.secret, epoch: Math.floor(Date.now() / 1000) }),
+          backupCodes: setup.backupCodes,
+        },
+        session,
+      );
       expect(enabled.status).to.equal(200);
 
       const verified = await passkeyLogin(soft, { userVerified: true });
@@ -240,7 +287,9 @@ for (const variant of DB_VARIANTS) {
       expect(unknown.allowCredentials).to.have.length(real.allowCredentials.length);
       expect(Object.keys(unknown.allowCredentials[0]).sort()).to.deep.equal(Object.keys(real.allowCredentials[0]).sort());
       expect(unknown.allowCredentials[0].id).to.match(/^[A-Za-z0-9_-]{40,}$/);
-      expect((await optionsFor('Nobody-Here@example.com')).allowCredentials, 'stable across requests').to.deep.equal(unknown.allowCredentials);
+      expect((await optionsFor('Nobody-Here@example.com')).allowCredentials, 'stable across requests').to.deep.equal(
+        unknown.allowCredentials,
+      );
       expect(unknown.challenge).to.not.equal(real.challenge);
     });
 
@@ -263,11 +312,21 @@ for (const variant of DB_VARIANTS) {
       const { session } = await newUser();
       const badId = await t.request('/api/auth/passkeys/not-a-uuid', { method: 'DELETE', headers: { cookie: session } });
       expect(badId.status).to.equal(400);
-      const garbage = await post('/api/auth/passkeys/register/verify', { response: { id: 'x', rawId: 'x', type: 'public-key', response: {} } }, session);
+      const garbage = await post(
+        '/api/auth/passkeys/register/verify',
+        { response: { id: 'x', rawId: 'x', type: 'public-key', response: {} } },
+        session,
+      );
       expect(garbage.status).to.equal(400);
       expect((await garbage.json()).error).to.equal('VALIDATION_ERROR');
       const { soft } = await registerPasskey(session);
-      const garbageAssertion = () => ({ id: soft.id, rawId: soft.id, type: 'public-key', clientExtensionResults: {}, response: { clientDataJSON: 'e30', authenticatorData: 'AAAA', signature: 'AAAA' } });
+      const garbageAssertion = () => ({
+        id: soft.id,
+        rawId: soft.id,
+        type: 'public-key',
+        clientExtensionResults: {},
+        response: { clientDataJSON: 'e30', authenticatorData: 'AAAA', signature: 'AAAA' },
+      });
       await expectRefused((await passkeyLogin(soft, { sign: garbageAssertion })).res, 'garbage assertion');
     });
   });
@@ -280,7 +339,10 @@ describe('passkey options', function () {
     const dataDir = tempDir();
     try {
       let error: Error | null = null;
-      await startTestKernel({ dataDir, config: { plugins: { options: { 'auth-passkeys': { userVerification: 'always', rpId: 'https://example.com' } } } } }).catch((err) => {
+      await startTestKernel({
+        dataDir,
+        config: { plugins: { options: { 'auth-passkeys': { userVerification: 'always', rpId: 'https://example.com' } } } },
+      }).catch((err) => {
         error = err;
       });
       expect(String(error)).to.include("plugins.options['auth-passkeys']").and.include('userVerification').and.include('rpId');
@@ -291,20 +353,37 @@ describe('passkey options', function () {
 
   it('rpId and origin from the options bind registration to that site', async function () {
     const t = await startTestKernel({
-      config: { plugins: { options: { auth: { bcryptRounds: 4 }, 'auth-passkeys': { rpName: 'Acme', rpId: 'example.com', origin: 'https://cms.example.com' } } } },
+      config: {
+        plugins: {
+          options: {
+            auth: { bcryptRounds: 4 },
+            'auth-passkeys': { rpName: 'Acme', rpId: 'example.com', origin: 'https://cms.example.com' },
+          },
+        },
+      },
     });
     try {
-      await t.kernel.container.resolve<{ create(i: object): Promise<unknown> }>('users').create({ email: 'rp@example.com', password: PASSWORD, role: 'viewer' });
-      const session = cookie(await t.request('/api/user/login', { method: 'POST', json: { email: 'rp@example.com', password: PASSWORD } }), 'session')!;
-      const optionsOf = async () => (await (await t.request('/api/auth/passkeys/register/options', { method: 'POST', headers: { cookie: session } })).json()).data;
+      await t.kernel.container
+        .resolve<{ create(i: object): Promise<unknown> }>('users')
+        .create({ email: 'rp@example.com', password: PASSWORD, role: 'viewer' });
+      const session = cookie(
+        await t.request('/api/user/login', { method: 'POST', json: { email: 'rp@example.com', password: PASSWORD } }),
+        'session',
+      )!;
+      const optionsOf = async () =>
+        (await (await t.request('/api/auth/passkeys/register/options', { method: 'POST', headers: { cookie: session } })).json()).data;
       const options = await optionsOf();
       expect(options.rp).to.deep.equal({ name: 'Acme', id: 'example.com' });
       const local = await t.request('/api/auth/passkeys/register/verify', {
-        method: 'POST', headers: { cookie: session }, json: { response: new SoftAuthenticator().createCredential(options, t.url) },
+        method: 'POST',
+        headers: { cookie: session },
+        json: { response: new SoftAuthenticator().createCredential(options, t.url) },
       });
       expect(local.status, 'the instance address is not the configured origin').to.equal(400);
       const site = await t.request('/api/auth/passkeys/register/verify', {
-        method: 'POST', headers: { cookie: session }, json: { response: new SoftAuthenticator().createCredential(await optionsOf(), 'https://cms.example.com') },
+        method: 'POST',
+        headers: { cookie: session },
+        json: { response: new SoftAuthenticator().createCredential(await optionsOf(), 'https://cms.example.com') },
       });
       expect(site.status).to.equal(201);
     } finally {

@@ -7,7 +7,11 @@ import { requireVariant } from '../helpers/services.js';
 
 const PASSWORD = 'correct horse battery';
 
-const cookieOf = (res: TestResponse) => res.headers.getSetCookie().find((c) => c.startsWith('session='))!.split(';')[0]!;
+const cookieOf = (res: TestResponse) =>
+  res.headers
+    .getSetCookie()
+    .find((c) => c.startsWith('session='))!
+    .split(';')[0]!;
 
 for (const variant of DB_VARIANTS) {
   describe(`auth: API keys, website tokens, re-authentication (${variant.name})`, function () {
@@ -25,9 +29,16 @@ for (const variant of DB_VARIANTS) {
 
     async function signIn(email: string, role = 'editor', userAgent = 'agent-a'): Promise<{ id: string; cookie: string }> {
       const users = t.kernel.container.resolve<{ create(i: object): Promise<{ _id: string }> }>('users');
-      const existing = await t.kernel.sequelize.query<{ id: string }>('SELECT id FROM auth_users WHERE email = ?', { replacements: [email], type: QueryTypes.SELECT });
+      const existing = await t.kernel.sequelize.query<{ id: string }>('SELECT id FROM auth_users WHERE email = ?', {
+        replacements: [email],
+        type: QueryTypes.SELECT,
+      });
       const id = existing[0]?.id ?? (await users.create({ email, password: PASSWORD, role }))._id;
-      const res = await t.request('/api/user/login', { method: 'POST', json: { email, password: PASSWORD }, headers: { 'user-agent': userAgent } });
+      const res = await t.request('/api/user/login', {
+        method: 'POST',
+        json: { email, password: PASSWORD },
+        headers: { 'user-agent': userAgent },
+      });
       expect(res.status).to.equal(200);
       return { id, cookie: cookieOf(res) };
     }
@@ -35,7 +46,11 @@ for (const variant of DB_VARIANTS) {
 
     it('an API key acts with its own permissions only, within what its creator holds now', async function () {
       const { id, cookie } = await signIn('keys@example.com');
-      const created = await t.request('/api/api-keys', { method: 'POST', headers: { cookie }, json: { name: 'ci', permissions: ['content:read', 'content:write'] } });
+      const created = await t.request('/api/api-keys', {
+        method: 'POST',
+        headers: { cookie },
+        json: { name: 'ci', permissions: ['content:read', 'content:write'] },
+      });
       expect(created.status).to.equal(201);
       const key = (await created.json()).data;
       expect(key.key).to.match(/^sck_[A-Za-z0-9_-]{43}$/);
@@ -52,18 +67,41 @@ for (const variant of DB_VARIANTS) {
 
     it('refuses to give a key a permission the creator lacks, or an unknown one', async function () {
       const { cookie } = await signIn('keys@example.com');
-      const beyond = await t.request('/api/api-keys', { method: 'POST', headers: { cookie }, json: { name: 'x', permissions: ['manage:system'] } });
+      const beyond = await t.request('/api/api-keys', {
+        method: 'POST',
+        headers: { cookie },
+        json: { name: 'x', permissions: ['manage:system'] },
+      });
       expect(beyond.status).to.equal(403);
-      const unknown = await t.request('/api/api-keys', { method: 'POST', headers: { cookie }, json: { name: 'x', permissions: ['rule:world'] } });
+      const unknown = await t.request('/api/api-keys', {
+        method: 'POST',
+        headers: { cookie },
+        json: { name: 'x', permissions: ['rule:world'] },
+      });
       expect(unknown.status).to.equal(400);
-      const past = await t.request('/api/api-keys', { method: 'POST', headers: { cookie }, json: { name: 'x', permissions: ['content:read'], expiresAt: '2020-01-01T00:00:00Z' } });
+      const past = await t.request('/api/api-keys', {
+        method: 'POST',
+        headers: { cookie },
+        json: { name: 'x', permissions: ['content:read'], expiresAt: '2020-01-01T00:00:00Z' },
+      });
       expect(past.status).to.equal(400);
     });
 
     it('stores only hashes, lists without secrets, and revokes at once', async function () {
       const { cookie } = await signIn('keys@example.com');
-      const key = (await (await t.request('/api/api-keys', { method: 'POST', headers: { cookie }, json: { name: 'rotate-me', permissions: ['content:read'] } })).json()).data;
-      const rows = await t.kernel.sequelize.query<{ key_hash: string }>('SELECT key_hash FROM auth_api_keys WHERE id = ?', { replacements: [key._id], type: QueryTypes.SELECT });
+      const key = (
+        await (
+          await t.request('/api/api-keys', {
+            method: 'POST',
+            headers: { cookie },
+            json: { name: 'rotate-me', permissions: ['content:read'] },
+          })
+        ).json()
+      ).data;
+      const rows = await t.kernel.sequelize.query<{ key_hash: string }>('SELECT key_hash FROM auth_api_keys WHERE id = ?', {
+        replacements: [key._id],
+        type: QueryTypes.SELECT,
+      });
       expect(rows[0]!.key_hash).to.equal(createHash('sha256').update(key.key).digest('hex'));
       const list = (await (await t.request('/api/api-keys', { headers: { cookie } })).json()).data;
       const listed = list.find((k: { _id: string }) => k._id === key._id);
@@ -78,7 +116,15 @@ for (const variant of DB_VARIANTS) {
 
     it('an expired key or token stops working', async function () {
       const { cookie } = await signIn('keys@example.com');
-      const key = (await (await t.request('/api/api-keys', { method: 'POST', headers: { cookie }, json: { name: 'short', permissions: ['content:read'], expiresAt: new Date(Date.now() + 60000).toISOString() } })).json()).data;
+      const key = (
+        await (
+          await t.request('/api/api-keys', {
+            method: 'POST',
+            headers: { cookie },
+            json: { name: 'short', permissions: ['content:read'], expiresAt: new Date(Date.now() + 60000).toISOString() },
+          })
+        ).json()
+      ).data;
       expect((await t.request('/api/echo/items/1', { headers: bearer(key.key) })).status).to.equal(200);
       await t.kernel.sequelize.query('UPDATE auth_api_keys SET expires_at = ? WHERE id = ?', { replacements: [Date.now() - 1, key._id] });
       expect((await t.request('/api/echo/items/1', { headers: bearer(key.key) })).status).to.equal(401);
@@ -109,20 +155,56 @@ for (const variant of DB_VARIANTS) {
       const noProof = await t.request(`/api/user/sessions/${idOf('phone')}`, { method: 'DELETE', headers: { cookie: a.cookie } });
       expect(noProof.status).to.equal(403);
       expect((await noProof.json()).error).to.equal('REAUTH_REQUIRED');
-      expect((await t.request('/api/user/sessions/reauth', { method: 'POST', headers: { cookie: a.cookie }, json: { password: 'wrong password' } })).status).to.equal(401);
-      const proofOfC = (await (await t.request('/api/user/sessions/reauth', { method: 'POST', headers: { cookie: c.cookie }, json: { password: PASSWORD } })).json()).data.proof;
-      const foreign = await t.request(`/api/user/sessions/${idOf('phone')}`, { method: 'DELETE', headers: { cookie: a.cookie, 'x-reauth-proof': proofOfC } });
+      expect(
+        (
+          await t.request('/api/user/sessions/reauth', {
+            method: 'POST',
+            headers: { cookie: a.cookie },
+            json: { password: 'wrong password' },
+          })
+        ).status,
+      ).to.equal(401);
+      const proofOfC = (
+        await (
+          await t.request('/api/user/sessions/reauth', { method: 'POST', headers: { cookie: c.cookie }, json: { password: PASSWORD } })
+        ).json()
+      ).data.proof;
+      const foreign = await t.request(`/api/user/sessions/${idOf('phone')}`, {
+        method: 'DELETE',
+        headers: { cookie: a.cookie, 'x-reauth-proof': proofOfC },
+      });
       expect(foreign.status, "another session's proof").to.equal(403);
       const expired = `${Date.now() - 1000}.${proofOfC.split('.')[1]}`;
-      expect((await t.request(`/api/user/sessions/${idOf('phone')}`, { method: 'DELETE', headers: { cookie: c.cookie, 'x-reauth-proof': expired } })).status).to.equal(403);
-      const reauth = await t.request('/api/user/sessions/reauth', { method: 'POST', headers: { cookie: a.cookie }, json: { password: PASSWORD } });
+      expect(
+        (
+          await t.request(`/api/user/sessions/${idOf('phone')}`, {
+            method: 'DELETE',
+            headers: { cookie: c.cookie, 'x-reauth-proof': expired },
+          })
+        ).status,
+      ).to.equal(403);
+      const reauth = await t.request('/api/user/sessions/reauth', {
+        method: 'POST',
+        headers: { cookie: a.cookie },
+        json: { password: PASSWORD },
+      });
       const { proof, expiresAt } = (await reauth.json()).data;
       expect(Date.parse(expiresAt) - Date.now()).to.be.within(4 * 60000, 5 * 60000);
       // A changed last character that only touches base64url padding bits is still a different proof.
       const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
       const paddingFlip = proof.slice(0, -1) + alphabet[alphabet.indexOf(proof.at(-1)) ^ 1];
-      expect((await t.request(`/api/user/sessions/${idOf('phone')}`, { method: 'DELETE', headers: { cookie: a.cookie, 'x-reauth-proof': paddingFlip } })).status).to.equal(403);
-      const ok = await t.request(`/api/user/sessions/${idOf('phone')}`, { method: 'DELETE', headers: { cookie: a.cookie, 'x-reauth-proof': proof } });
+      expect(
+        (
+          await t.request(`/api/user/sessions/${idOf('phone')}`, {
+            method: 'DELETE',
+            headers: { cookie: a.cookie, 'x-reauth-proof': paddingFlip },
+          })
+        ).status,
+      ).to.equal(403);
+      const ok = await t.request(`/api/user/sessions/${idOf('phone')}`, {
+        method: 'DELETE',
+        headers: { cookie: a.cookie, 'x-reauth-proof': proof },
+      });
       expect(ok.status).to.equal(200);
       expect((await t.request('/api/user/me', { headers: { cookie: b.cookie } })).status).to.equal(401);
       const own = await t.request(`/api/user/sessions/${idOf('laptop')}`, { method: 'DELETE', headers: { cookie: a.cookie } });
@@ -132,7 +214,7 @@ for (const variant of DB_VARIANTS) {
       expect((await t.request('/api/user/me', { headers: { cookie: c.cookie } })).status).to.equal(200);
     });
 
-    it('admins list and revoke another user\'s sessions without proof; others may not', async function () {
+    it("admins list and revoke another user's sessions without proof; others may not", async function () {
       const user = await signIn('watched@example.com', 'viewer', 'desk');
       const admin = { cookie: (await signIn('session-admin@example.com', 'admin', 'admin-desk')).cookie };
       const editor = { cookie: (await signIn('session-editor@example.com', 'editor', 'editor-desk')).cookie };
@@ -142,16 +224,27 @@ for (const variant of DB_VARIANTS) {
       expect(session.userAgent).to.equal('desk');
       expect((await t.request(`/api/user/sessions?admin=1&userId=${user.id}`, { headers: editor })).status).to.equal(403);
       expect((await t.request(`/api/user/sessions/${session._id}?admin=1`, { method: 'DELETE', headers: editor })).status).to.equal(403);
-      expect((await t.request(`/api/user/sessions?admin=1&userId=${user.id}`, { identity: 'admin' })).status, 'no session: a key or token may not').to.equal(403);
+      expect(
+        (await t.request(`/api/user/sessions?admin=1&userId=${user.id}`, { identity: 'admin' })).status,
+        'no session: a key or token may not',
+      ).to.equal(403);
       expect((await t.request(`/api/user/sessions/${session._id}?admin=1`, { method: 'DELETE', headers: admin })).status).to.equal(200);
       expect((await t.request('/api/user/me', { headers: { cookie: user.cookie } })).status).to.equal(401);
     });
 
     it('updates the username and merges preferences.theme', async function () {
       const { cookie } = await signIn('prefs@example.com');
-      const first = await t.request('/api/user/update-user-attributes', { method: 'PUT', headers: { cookie }, json: { username: 'Prefs', preferences: { theme: { density: 'compact' } } } });
+      const first = await t.request('/api/user/update-user-attributes', {
+        method: 'PUT',
+        headers: { cookie },
+        json: { username: 'Prefs', preferences: { theme: { density: 'compact' } } },
+      });
       expect(first.status).to.equal(200);
-      await t.request('/api/user/update-user-attributes', { method: 'PUT', headers: { cookie }, json: { preferences: { theme: { reducedMotion: true } } } });
+      await t.request('/api/user/update-user-attributes', {
+        method: 'PUT',
+        headers: { cookie },
+        json: { preferences: { theme: { reducedMotion: true } } },
+      });
       const me = (await (await t.request('/api/user/me', { headers: { cookie } })).json()).data;
       expect(me.username).to.equal('Prefs');
       expect(me.preferences).to.deep.equal({ theme: { density: 'compact', reducedMotion: true } });

@@ -16,8 +16,7 @@ const cookieValue = (setCookie: string) => setCookie.split(';')[0]!.slice('sessi
 
 async function createUser(t: TestKernel, email: string, role = 'editor'): Promise<string> {
   const users = t.kernel.container.resolve<{ create(i: object): Promise<{ _id: string }> }>('users');
-  return (await users.create({ email, password: PASSWORD, role })).
-    _id;
+  return (await users.create({ email, password: PASSWORD, role }))._id;
 }
 
 const login = (t: TestKernel, email: string, password = PASSWORD, userAgent = 'test-agent/1.0') =>
@@ -34,7 +33,12 @@ for (const variant of DB_VARIANTS) {
     after(async () => t?.close());
 
     const userRow = async (id: string) =>
-      (await t.kernel.sequelize.query<{ failed_attempts: number; lockout_until: string | null }>('SELECT failed_attempts, lockout_until FROM auth_users WHERE id = ?', { replacements: [id], type: QueryTypes.SELECT }))[0]!;
+      (
+        await t.kernel.sequelize.query<{ failed_attempts: number; lockout_until: string | null }>(
+          'SELECT failed_attempts, lockout_until FROM auth_users WHERE id = ?',
+          { replacements: [id], type: QueryTypes.SELECT },
+        )
+      )[0]!;
 
     it('signs in, sets an HttpOnly SameSite=Lax session cookie, and the cookie identifies the user', async function () {
       await createUser(t, 'ada@example.com');
@@ -134,14 +138,22 @@ for (const variant of DB_VARIANTS) {
       expect(text).to.not.include(token);
       expect(text).to.not.match(/\$2[aby]\$/);
       const stored = await t.kernel.sequelize.query<{ id_hash: string }>('SELECT id_hash FROM auth_sessions', { type: QueryTypes.SELECT });
-      expect(stored.map((r) => r.id_hash)).to.include(idHash).and.not.include(token);
+      expect(stored.map((r) => r.id_hash))
+        .to.include(idHash)
+        .and.not.include(token);
     });
 
     it('single-per-device: a new sign-in from the same user agent ends the previous one; another device keeps its own', async function () {
       await createUser(t, 'hank@example.com');
-      const first = cookieValue(sessionCookie(await login(t, 'hank@example.com', PASSWORD, 'Mozilla/5.0 (X11; Linux x86_64) Firefox/130.0'))!);
-      const phone = cookieValue(sessionCookie(await login(t, 'hank@example.com', PASSWORD, 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0) Safari/604.1'))!);
-      const second = cookieValue(sessionCookie(await login(t, 'hank@example.com', PASSWORD, 'Mozilla/5.0 (X11; Linux x86_64) Firefox/130.0'))!);
+      const first = cookieValue(
+        sessionCookie(await login(t, 'hank@example.com', PASSWORD, 'Mozilla/5.0 (X11; Linux x86_64) Firefox/130.0'))!,
+      );
+      const phone = cookieValue(
+        sessionCookie(await login(t, 'hank@example.com', PASSWORD, 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0) Safari/604.1'))!,
+      );
+      const second = cookieValue(
+        sessionCookie(await login(t, 'hank@example.com', PASSWORD, 'Mozilla/5.0 (X11; Linux x86_64) Firefox/130.0'))!,
+      );
       expect((await t.request('/api/user/me', { headers: { cookie: `session=${first}` } })).status).to.equal(401);
       expect((await t.request('/api/user/me', { headers: { cookie: `session=${phone}` } })).status).to.equal(200);
       const list = await t.request('/api/user/sessions', { headers: { cookie: `session=${second}` } });
@@ -153,9 +165,14 @@ for (const variant of DB_VARIANTS) {
 
     it('changes the password with the current one: this session stays, the others end, the old password stops working', async function () {
       await createUser(t, 'iris@example.com');
-      const laptop = cookieValue(sessionCookie(await login(t, 'iris@example.com', PASSWORD, 'Mozilla/5.0 (X11; Linux x86_64) Firefox/130.0'))!);
-      const phone = cookieValue(sessionCookie(await login(t, 'iris@example.com', PASSWORD, 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0) Safari/604.1'))!);
-      const change = (json: unknown) => t.request('/api/user/change-password', { method: 'POST', json, headers: { cookie: `session=${laptop}` } });
+      const laptop = cookieValue(
+        sessionCookie(await login(t, 'iris@example.com', PASSWORD, 'Mozilla/5.0 (X11; Linux x86_64) Firefox/130.0'))!,
+      );
+      const phone = cookieValue(
+        sessionCookie(await login(t, 'iris@example.com', PASSWORD, 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0) Safari/604.1'))!,
+      );
+      const change = (json: unknown) =>
+        t.request('/api/user/change-password', { method: 'POST', json, headers: { cookie: `session=${laptop}` } });
       const wrong = await change({ currentPassword: 'not my password', newPassword: 'a brand new password' });
       expect(wrong.status).to.equal(401);
       expect((await wrong.json()).error).to.equal('INVALID_CREDENTIALS');
@@ -168,7 +185,9 @@ for (const variant of DB_VARIANTS) {
       expect((await login(t, 'iris@example.com')).status).to.equal(401);
       expect((await login(t, 'iris@example.com', 'a brand new password')).status).to.equal(200);
       // Guests and API keys cannot use it.
-      expect((await t.request('/api/user/change-password', { method: 'POST', json: { currentPassword: 'x', newPassword: 'yyyyyyyy' } })).status).to.equal(401);
+      expect(
+        (await t.request('/api/user/change-password', { method: 'POST', json: { currentPassword: 'x', newPassword: 'yyyyyyyy' } })).status,
+      ).to.equal(401);
     });
 
     it('a blocked user loses every session at once and cannot sign in', async function () {
@@ -195,7 +214,14 @@ for (const variant of DB_VARIANTS) {
       expect((await short.json()).message).to.include('at least 8 characters');
       expect((await create('admin', { email: 'r@example.com', password: 'longenough', role: 'emperor' })).status).to.equal(400);
       expect((await create('editor', { email: 'e@example.com', password: 'longenough', role: 'viewer' })).status).to.equal(403);
-      expect((await t.request('/api/user/create-user', { method: 'POST', json: { email: 'g@example.com', password: 'longenough', role: 'viewer' } })).status).to.equal(401);
+      expect(
+        (
+          await t.request('/api/user/create-user', {
+            method: 'POST',
+            json: { email: 'g@example.com', password: 'longenough', role: 'viewer' },
+          })
+        ).status,
+      ).to.equal(401);
       expect((await login(t, 'new@example.com', 'longenough')).status).to.equal(200);
     });
 

@@ -44,13 +44,36 @@ for (const variant of DB_VARIANTS) {
 
     before(async function () {
       requireVariant(this, variant);
-      t = await startTestKernel({ db: variant.name, plugins: [fixturePlugin('test-identity'), operatorPlugin(cleanup)], config: { plugins: { options: { backups: { retentionCount: 3 } } } } });
+      t = await startTestKernel({
+        db: variant.name,
+        plugins: [fixturePlugin('test-identity'), operatorPlugin(cleanup)],
+        config: { plugins: { options: { backups: { retentionCount: 3 } } } },
+      });
       for (const name of ['posts', 'notes']) {
-        const res = await post('/api/collections', { name, fields: [{ name: 'title', type: 'text' }, { name: 'views', type: 'number' }, { name: 'flag', type: 'boolean' }, { name: 'meta', type: 'json' }, { name: 'at', type: 'date' }] });
+        const res = await post('/api/collections', {
+          name,
+          fields: [
+            { name: 'title', type: 'text' },
+            { name: 'views', type: 'number' },
+            { name: 'flag', type: 'boolean' },
+            { name: 'meta', type: 'json' },
+            { name: 'at', type: 'date' },
+          ],
+        });
         expect(res.status).to.equal(201);
       }
       for (let i = 0; i < 12; i++) {
-        expect((await post('/api/collections/posts', { title: `Post ${i} ✓ "q"\nline`, views: i * 1.5, flag: i % 2 === 0, meta: { i, tags: ['a', 'b'] }, at: '2026-01-02T03:04:05.000Z' })).status).to.equal(201);
+        expect(
+          (
+            await post('/api/collections/posts', {
+              title: `Post ${i} ✓ "q"\nline`,
+              views: i * 1.5,
+              flag: i % 2 === 0,
+              meta: { i, tags: ['a', 'b'] },
+              at: '2026-01-02T03:04:05.000Z',
+            })
+          ).status,
+        ).to.equal(201);
       }
       for (let i = 0; i < 3; i++) expect((await post('/api/collections/notes', { title: `Note ${i}` })).status).to.equal(201);
     });
@@ -71,11 +94,16 @@ for (const variant of DB_VARIANTS) {
       const dir = join(t.dataDir, 'backups', `${data.backupId}.svelty-backup`);
       const files = readdirSync(dir);
       expect(files).to.include.members(['manifest.json', 'checksums.sha256', 'config.json', 'content', 'media']);
-      const lines = readFileSync(join(dir, 'content', 'posts.ndjson'), 'utf8').trim().split('\n');
+      const lines = readFileSync(join(dir, 'content', 'posts.ndjson'), 'utf8')
+        .trim()
+        .split('\n');
       expect(lines).to.have.length(12);
       const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8'));
       expect(manifest).to.include({ format: 'svelty-backup', formatVersion: 1, encrypted: false });
-      expect((await json(await post('/api/backups/validate', { backupId: data.backupId }))).body.data).to.deep.equal({ valid: true, problems: [] });
+      expect((await json(await post('/api/backups/validate', { backupId: data.backupId }))).body.data).to.deep.equal({
+        valid: true,
+        problems: [],
+      });
     });
 
     it('create -> wipe -> restore-plan -> restore gives identical rows (and verify ok)', async () => {
@@ -83,7 +111,10 @@ for (const variant of DB_VARIANTS) {
       const { backupId } = await create();
       // Wipe: delete every post, change a note, add one.
       const posts = (await json(await t.request('/api/collections/posts?limit=100', { identity: 'admin' }))).body.data.items;
-      for (const p of posts) expect((await t.request(`/api/collections/posts/${p._id}`, { method: 'DELETE', identity: 'admin' })).status).to.be.oneOf([200, 204]);
+      for (const p of posts)
+        expect((await t.request(`/api/collections/posts/${p._id}`, { method: 'DELETE', identity: 'admin' })).status).to.be.oneOf([
+          200, 204,
+        ]);
       await post('/api/collections/notes', { title: 'after the backup' });
       expect(await tableRows(['posts', 'notes'])).to.not.deep.equal(before);
 
@@ -98,7 +129,9 @@ for (const variant of DB_VARIANTS) {
       expect(refused.status).to.equal(409);
       expect(refused.body.error).to.equal('CONFIRMATION_REQUIRED');
 
-      const done = await json(await post('/api/backups/restore', { planId: plan.body.data.planId, confirmed: true, planHash: plan.body.data.planHash }));
+      const done = await json(
+        await post('/api/backups/restore', { planId: plan.body.data.planId, confirmed: true, planHash: plan.body.data.planHash }),
+      );
       expect(done.status, JSON.stringify(done.body)).to.equal(200);
       expect(done.body.data.outcome).to.equal('success');
       if (done.body.data.verify) expect(done.body.data.verify).to.deep.equal({ ok: true, discrepancies: [] });
@@ -115,7 +148,9 @@ for (const variant of DB_VARIANTS) {
       expect(readFileSync(join(dir, 'content', 'posts.ndjson'), 'utf8')).to.not.include('Post 1');
       const manifestText = readFileSync(join(dir, 'manifest.json'), 'utf8');
       expect(manifestText).to.not.include('correct horse');
-      expect((await json(await post('/api/backups/validate', { backupId, passphrase: 'correct horse battery staple' }))).body.data).to.deep.equal({ valid: true, problems: [] });
+      expect(
+        (await json(await post('/api/backups/validate', { backupId, passphrase: 'correct horse battery staple' }))).body.data,
+      ).to.deep.equal({ valid: true, problems: [] });
       const wrong = await json(await post('/api/backups/validate', { backupId, passphrase: 'wrong' }));
       expect(wrong.status).to.equal(200);
       expect(wrong.body.data.valid).to.equal(false);
@@ -197,7 +232,10 @@ for (const variant of DB_VARIANTS) {
       const manifest = JSON.parse(readFileSync(join(t.dataDir, 'backups', `${backupId}.svelty-backup`, 'manifest.json'), 'utf8'));
       expect(manifest.media.files).to.equal(1);
       expect(manifest.files.some((f: any) => f.path.startsWith('media/files/') && f.iv && f.tag)).to.equal(true);
-      expect((await json(await post('/api/backups/validate', { backupId, passphrase: 'media-pass' }))).body.data).to.deep.equal({ valid: true, problems: [] });
+      expect((await json(await post('/api/backups/validate', { backupId, passphrase: 'media-pass' }))).body.data).to.deep.equal({
+        valid: true,
+        problems: [],
+      });
       expect((await t.request(`/api/media/${_id}`, { method: 'DELETE', identity: 'admin' })).status).to.be.oneOf([200, 204]);
       expect((await t.request(url, { identity: 'admin' })).status).to.equal(404);
       const plan = await json(await post('/api/backups/restore-plan', { backupId, passphrase: 'media-pass' }));
@@ -234,8 +272,15 @@ describe('backups: background create at the threshold (sqlite)', function () {
   this.timeout(60000);
   let t: TestKernel;
   before(async () => {
-    t = await startTestKernel({ plugins: [fixturePlugin('test-identity')], config: { plugins: { options: { backups: { inlineThreshold: 5 } } } } });
-    await t.request('/api/collections', { method: 'POST', identity: 'admin', json: { name: 'posts', fields: [{ name: 'title', type: 'text' }] } });
+    t = await startTestKernel({
+      plugins: [fixturePlugin('test-identity')],
+      config: { plugins: { options: { backups: { inlineThreshold: 5 } } } },
+    });
+    await t.request('/api/collections', {
+      method: 'POST',
+      identity: 'admin',
+      json: { name: 'posts', fields: [{ name: 'title', type: 'text' }] },
+    });
     for (let i = 0; i < 6; i++) await t.request('/api/collections/posts', { method: 'POST', identity: 'admin', json: { title: `P${i}` } });
   });
   after(() => t?.close());

@@ -20,10 +20,18 @@ function kernelWithLog(plugins: string[], options: Record<string, Record<string,
   const lines: string[] = [];
   const dataDir = tempDir();
   const config = loadConfig({
-    ignoreFile: true, env: {},
+    ignoreFile: true,
+    env: {},
     overrides: {
-      env: 'test', host: '127.0.0.1', port: 0, dataDir, logLevel: 'debug', db: { type: 'sqlite', storage: 'cms.sqlite' },
-      pool: { maxThreads: 1 }, jobs: { enabled: false }, rateLimit: { enabled: false },
+      env: 'test',
+      host: '127.0.0.1',
+      port: 0,
+      dataDir,
+      logLevel: 'debug',
+      db: { type: 'sqlite', storage: 'cms.sqlite' },
+      pool: { maxThreads: 1 },
+      jobs: { enabled: false },
+      rateLimit: { enabled: false },
       plugins: { paths: plugins, disabled: ['setup'], options },
     },
   });
@@ -36,7 +44,10 @@ function kernelWithLog(plugins: string[], options: Record<string, Record<string,
 
 /** An expected 503 shows at info, with its code and reason, and nothing at warn or above, no stack. */
 function expectQuiet503(lines: LogRecord[], what: string): void {
-  expect(lines.filter((r) => r.level === 'error' || r.level === 'warn' || r.level === 'fatal'), `${what}: warn/error lines`).to.deep.equal([]);
+  expect(
+    lines.filter((r) => r.level === 'error' || r.level === 'warn' || r.level === 'fatal'),
+    `${what}: warn/error lines`,
+  ).to.deep.equal([]);
   expect(JSON.stringify(lines), `${what}: a stack trace in the log`).not.to.match(/"stack"|\n\s+at /);
   const refused = lines.filter((r) => r.code === 'SERVICE_UNAVAILABLE');
   expect(refused, `${what}: one info line for the refusal`).to.have.length(1);
@@ -49,12 +60,21 @@ describe('logging of expected 503s (boot and shutdown) and of real failures', fu
 
   it('a request before READY and one to a plugin still booting are logged at info without a stack; a real 500 at error with its stack', async function () {
     const root = tempDir();
-    const slow = writePlugin(root, { id: 'slow-core', phase: 'core' }, 'export default { register() {}, async boot() { await new Promise((r) => setTimeout(r, 1200)); } };\n');
-    const { kernel, ofRequest, records } = kernelWithLog([fixturePlugin('test-echo'), fixturePlugin('test-lifecycle'), slow], { 'test-lifecycle': { bootDelayMs: 1500 } });
+    const slow = writePlugin(
+      root,
+      { id: 'slow-core', phase: 'core' },
+      'export default { register() {}, async boot() { await new Promise((r) => setTimeout(r, 1200)); } };\n',
+    );
+    const { kernel, ofRequest, records } = kernelWithLog([fixturePlugin('test-echo'), fixturePlugin('test-lifecycle'), slow], {
+      'test-lifecycle': { bootDelayMs: 1500 },
+    });
     const starting = kernel.start();
     try {
       // Before READY: the boot gate.
-      await until(async () => ((await get(`${kernel.url}/api/system/health`)).json().then((b: any) => (b.data.phase === 'CORE' ? true : undefined))), 'phase CORE');
+      await until(
+        async () => (await get(`${kernel.url}/api/system/health`)).json().then((b: any) => (b.data.phase === 'CORE' ? true : undefined)),
+        'phase CORE',
+      );
       const early = await get(`${kernel.url}/api/open/stable`);
       expect(early.status).to.equal(503);
       expect((await early.json()).error).to.equal('SERVICE_UNAVAILABLE');
@@ -113,6 +133,9 @@ describe('logging of expected 503s (boot and shutdown) and of real failures', fu
     expect(statuses, received).to.deep.equal([200, 503]);
     expect(received).to.contain('SERVICE_UNAVAILABLE');
     expectQuiet503(ofRequest('during-shutdown-1'), 'during shutdown');
-    expect(records().filter((r) => r.level === 'error'), 'error lines during a clean shutdown').to.deep.equal([]);
+    expect(
+      records().filter((r) => r.level === 'error'),
+      'error lines during a clean shutdown',
+    ).to.deep.equal([]);
   });
 });

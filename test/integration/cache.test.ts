@@ -9,7 +9,6 @@ import { rejectionOf } from '../helpers/assertions.js';
 
 const logger = createLogger('silent');
 
-
 for (const variant of CACHE_VARIANTS) {
   describe(`cache (${variant.name})`, function () {
     this.timeout(20000);
@@ -19,7 +18,10 @@ for (const variant of CACHE_VARIANTS) {
     async function open(prefix = uniqueName('cachetest')): Promise<CacheService> {
       prefixes.add(prefix);
       const cache = await CacheService.create({
-        redisUrl: variant.name === 'redis' ? REDIS_URL : undefined, prefix, defaultTtlSeconds: 60, logger,
+        redisUrl: variant.name === 'redis' ? REDIS_URL : undefined,
+        prefix,
+        defaultTtlSeconds: 60,
+        logger,
       });
       opened.push(cache);
       return cache;
@@ -134,7 +136,9 @@ for (const variant of CACHE_VARIANTS) {
       expect(await cache.invalidatePrefix('collections', 'posts:')).to.equal(3);
       for (const key of doomed) expect(await cache.get('collections', key), key).to.equal(undefined);
       for (const [category, key, tenant] of keep) {
-        expect(await cache.get(category, key, { tenant }), `${category} ${tenant} ${key}`).to.equal(`${category}/${tenant ?? 'default'}/${key}`);
+        expect(await cache.get(category, key, { tenant }), `${category} ${tenant} ${key}`).to.equal(
+          `${category}/${tenant ?? 'default'}/${key}`,
+        );
       }
       const stats = await cache.stats();
       expect(stats.overall.size).to.equal(keep.length);

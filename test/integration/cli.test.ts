@@ -203,7 +203,12 @@ describe('cli: cms start', function () {
     const child = spawn(process.execPath, [CLI, 'start'], {
       cwd,
       // A fresh instance redirects to /setup until set up: complete it headlessly, as an operator would.
-      env: childEnv(join(cwd, 'data'), { PORT: '0', CMS_SETUP_ADMIN_EMAIL: 'admin@example.com', CMS_SETUP_ADMIN_PASSWORD: 'a long enough password', ...extraEnv }),
+      env: childEnv(join(cwd, 'data'), {
+        PORT: '0',
+        CMS_SETUP_ADMIN_EMAIL: 'admin@example.com',
+        CMS_SETUP_ADMIN_PASSWORD: 'a long enough password',
+        ...extraEnv,
+      }),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     children.push(child);
@@ -316,17 +321,21 @@ describe('cli: commands contributed by plugins (the cliCommands registry)', func
   function greeterPlugin(): string {
     const root = tempDir('cms-cli-plugins-');
     cleanup.push(root);
-    return writePlugin(root, { id: 'greeter', provides: { cliCommands: ['greet'] } }, `export default {
+    return writePlugin(
+      root,
+      { id: 'greeter', provides: { cliCommands: ['greet'] } },
+      `export default {
   register({ registries }) {
     registries.cliCommands.add({ name: 'greet', usage: '[name]', summary: 'greets', async run({ json, args, out }) {
       out(json ? JSON.stringify({ hello: args[0] ?? 'world' }) + '\\n' : 'Hello, ' + (args[0] ?? 'world') + '!\\n');
     } });
   },
 };
-`);
+`,
+    );
   }
 
-  it('runs a third-party plugin\'s command (found in its manifest), lists it in the usage, and refuses it when the plugin is disabled', async () => {
+  it("runs a third-party plugin's command (found in its manifest), lists it in the usage, and refuses it when the plugin is disabled", async () => {
     const dir = greeterPlugin();
     const on = project({ plugins: { paths: [dir], disabled: ['setup'] } }, cleanup);
     const plain = await runCli(['greet', 'Ada'], on.cwd, on.env);

@@ -11,7 +11,7 @@ const PASSWORD = 'correct horse battery';
 const sha = (data: unknown) => createHash('sha256').update(stringify(data)!).digest('hex');
 
 async function errorOf(res: Response, status: number): Promise<string> {
-  const body = await res.json() as { success: boolean; error: string };
+  const body = (await res.json()) as { success: boolean; error: string };
   expect(res.status, JSON.stringify(body)).to.equal(status);
   expect(body.success).to.equal(false);
   return body.error;
@@ -27,8 +27,12 @@ for (const variant of DB_VARIANTS) {
     const fileOf = (type: string, name: string) => join(folder(), type, `${encodeURIComponent(name)}.json`);
     const readSync = (type: string, name: string) => JSON.parse(readFileSync(fileOf(type, name), 'utf8'));
     /** Writes a sync file with a correct checksum (as an export from another environment would). */
-    const writeSync = (type: string, name: string, data: Record<string, unknown>, uuid = `00000000-0000-4000-8000-${String(Math.floor(Math.random() * 1e12)).padStart(12, '0')}`) =>
-      writeFileSync(fileOf(type, name), JSON.stringify({ uuid, type, name, checksum: sha(data), data }, null, 2));
+    const writeSync = (
+      type: string,
+      name: string,
+      data: Record<string, unknown>,
+      uuid = `00000000-0000-4000-8000-${String(Math.floor(Math.random() * 1e12)).padStart(12, '0')}`,
+    ) => writeFileSync(fileOf(type, name), JSON.stringify({ uuid, type, name, checksum: sha(data), data }, null, 2));
     const Role = () => t.kernel.container.resolve<Record<string, any>>('models').Role;
     const plan = async (body: Record<string, unknown>) => dataOf(await admin().post('/api/config/plan', body));
     const status = async () => dataOf(await admin().get('/api/config/status'));
@@ -37,8 +41,13 @@ for (const variant of DB_VARIANTS) {
     before(async function () {
       requireVariant(this, variant);
       t = await startTestKernel({
-        db: variant.name, cache, setup: true, plugins: [fixturePlugin('test-identity')],
-        config: { plugins: { options: { auth: { bcryptRounds: 4 }, setup: { admin: { email: 'seed@example.com', password: PASSWORD } } } } },
+        db: variant.name,
+        cache,
+        setup: true,
+        plugins: [fixturePlugin('test-identity')],
+        config: {
+          plugins: { options: { auth: { bcryptRounds: 4 }, setup: { admin: { email: 'seed@example.com', password: PASSWORD } } } },
+        },
       });
     });
     after(async () => t?.close());
@@ -102,7 +111,13 @@ for (const variant of DB_VARIANTS) {
       expect(st.inSync).to.equal(false);
       expect(st.summary).to.include({ changed: 2, onlyInDatabase: 1, onlyInFiles: 1 });
       const state = (name: string) => st.items.find((i: any) => i.type === 'role' && i.name === name)?.state;
-      expect([state('viewer'), state('editor'), state('temp'), state('reviewer'), state('admin')]).to.deep.equal(['changed', 'changed', 'onlyInDatabase', 'onlyInFiles', 'same']);
+      expect([state('viewer'), state('editor'), state('temp'), state('reviewer'), state('admin')]).to.deep.equal([
+        'changed',
+        'changed',
+        'onlyInDatabase',
+        'onlyInFiles',
+        'same',
+      ]);
       for (const alias of ['/api/config_sync', '/api/config-sync']) {
         const res = await admin().get(alias);
         expect(res.headers.get('deprecation'), alias).to.equal('true');
@@ -123,7 +138,10 @@ for (const variant of DB_VARIANTS) {
       const merge = await plan({});
       expect(merge.mode).to.equal('merge');
       expect(merge.summary).to.deep.equal({ created: 1, updated: 1, deleted: 0, skipped: 0, failed: 0 });
-      expect(merge.operations.map((o: any) => `${o.action}:${o.type}:${o.target}`)).to.deep.equal(['create:role:reviewer', 'update:role:editor']);
+      expect(merge.operations.map((o: any) => `${o.action}:${o.type}:${o.target}`)).to.deep.equal([
+        'create:role:reviewer',
+        'update:role:editor',
+      ]);
       const mirror = await plan({ mode: 'mirror', types: ['role'] });
       expect(mirror).to.include({ risk: 'destructive', requiresConfirmation: true });
       expect(mirror.summary).to.deep.equal({ created: 1, updated: 1, deleted: 1, skipped: 0, failed: 0 });
@@ -150,14 +168,18 @@ for (const variant of DB_VARIANTS) {
         expect(await errorOf(await as(t, 'editor').get(path), 403), path).to.equal('FORBIDDEN');
         expect(await errorOf(await t.request(path), 401), path).to.equal('AUTHENTICATION_REQUIRED');
       }
-      expect(await errorOf(await admin().post('/api/config/apply', { planId: '00000000-0000-4000-8000-000000000000', confirmed: true }), 404)).to.equal('PLAN_NOT_FOUND');
+      expect(
+        await errorOf(await admin().post('/api/config/apply', { planId: '00000000-0000-4000-8000-000000000000', confirmed: true }), 404),
+      ).to.equal('PLAN_NOT_FOUND');
     });
 
     it('refuses a stale plan after a database change between plan and apply', async function () {
       const p = await plan({ mode: 'merge' });
       await Role().update({ description: 'Changed meanwhile' }, { where: { tenant_id: 'default', name: 'temp' } });
-      expect(await errorOf(await admin().post('/api/config/apply', { planId: p.planId, confirmed: true, planHash: p.planHash }), 409)).to.equal('PLAN_STALE');
-      expect((await Role().findOne({ where: { tenant_id: 'default', name: 'reviewer' } }))).to.equal(null);
+      expect(
+        await errorOf(await admin().post('/api/config/apply', { planId: p.planId, confirmed: true, planHash: p.planHash }), 409),
+      ).to.equal('PLAN_STALE');
+      expect(await Role().findOne({ where: { tenant_id: 'default', name: 'reviewer' } })).to.equal(null);
     });
 
     it('applies a merge plan: creates and updates, deletes nothing, and verify finds the database equal to the files', async function () {
@@ -167,7 +189,9 @@ for (const variant of DB_VARIANTS) {
       expect(done.summary).to.deep.equal({ created: 1, updated: 1, deleted: 0, skipped: 0, failed: 0 });
       expect(done.verify).to.deep.equal({ ok: true, discrepancies: [] });
       expect((await Role().findOne({ where: { tenant_id: 'default', name: 'editor' } })).description).to.equal('Changed in the file');
-      expect(JSON.parse((await Role().findOne({ where: { tenant_id: 'default', name: 'reviewer' } })).permissions)).to.deep.equal(['content:read']);
+      expect(JSON.parse((await Role().findOne({ where: { tenant_id: 'default', name: 'reviewer' } })).permissions)).to.deep.equal([
+        'content:read',
+      ]);
       expect(await Role().findOne({ where: { tenant_id: 'default', name: 'temp' } })).to.not.equal(null);
       const st = await status();
       expect(st.summary).to.include({ changed: 0, onlyInDatabase: 1, onlyInFiles: 0 });
@@ -178,7 +202,9 @@ for (const variant of DB_VARIANTS) {
     it('a mirror plan needs confirmation (409 CONFIRMATION_REQUIRED), then deletes what is only in the database', async function () {
       const p = await plan({ mode: 'mirror' });
       expect(p.summary).to.deep.equal({ created: 0, updated: 0, deleted: 1, skipped: 0, failed: 0 });
-      expect(await errorOf(await admin().post('/api/config/apply', { planId: p.planId, confirmed: false }), 409)).to.equal('CONFIRMATION_REQUIRED');
+      expect(await errorOf(await admin().post('/api/config/apply', { planId: p.planId, confirmed: false }), 409)).to.equal(
+        'CONFIRMATION_REQUIRED',
+      );
       const done = await dataOf(await admin().post('/api/config/apply', { planId: p.planId, confirmed: true, planHash: p.planHash }));
       expect(done.outcome).to.equal('success');
       expect(await Role().findOne({ where: { tenant_id: 'default', name: 'temp' } })).to.equal(null);
@@ -212,7 +238,9 @@ for (const variant of DB_VARIANTS) {
         expect(p.blockedReasons[0]).to.contain('role/viewer.json').and.contain('checksum');
         expect(await errorOf(await admin().post('/api/config/apply', { planId: p.planId, confirmed: true }), 400)).to.equal('PLAN_BLOCKED');
         expect((await status()).summary.changed).to.equal(1);
-        expect(JSON.parse((await Role().findOne({ where: { tenant_id: 'default', name: 'viewer' } })).permissions)).to.not.include('config:write');
+        expect(JSON.parse((await Role().findOne({ where: { tenant_id: 'default', name: 'viewer' } })).permissions)).to.not.include(
+          'config:write',
+        );
       } finally {
         writeFileSync(fileOf('role', 'viewer'), original);
       }
@@ -246,7 +274,8 @@ for (const variant of DB_VARIANTS) {
     });
 
     it('runs an apply of 100 or more entities as a job (202), tracked by GET /api/config/history?jobId=', async function () {
-      for (let i = 0; i < 100; i++) writeSync('role', `bulk-${String(i).padStart(3, '0')}`, { description: `Bulk ${i}`, permissions: ['content:read'] });
+      for (let i = 0; i < 100; i++)
+        writeSync('role', `bulk-${String(i).padStart(3, '0')}`, { description: `Bulk ${i}`, permissions: ['content:read'] });
       const p = await plan({ types: ['role'] });
       expect(p.summary).to.deep.equal({ created: 100, updated: 0, deleted: 0, skipped: 0, failed: 0 });
       const queued = await dataOf(await admin().post('/api/config/apply', { planId: p.planId, confirmed: false }), 202);

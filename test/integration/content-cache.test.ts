@@ -3,7 +3,13 @@ import { as, dataOf } from '../helpers/content.js';
 import { fixturePlugin, startTestKernel, tempDir, type TestKernel } from '../helpers/kernel.js';
 import { MARIADB_URL, REDIS_URL, createMariaDbDatabase, uniqueName } from '../helpers/services.js';
 
-const NOTES = { name: 'notes', fields: [{ name: 'title', type: 'text', required: true }, { name: 'rank', type: 'number', indexed: true }] };
+const NOTES = {
+  name: 'notes',
+  fields: [
+    { name: 'title', type: 'text', required: true },
+    { name: 'rank', type: 'number', indexed: true },
+  ],
+};
 
 describe('content: the collection list cache', function () {
   this.timeout(60000);
@@ -28,19 +34,32 @@ describe('content: the collection list cache', function () {
   });
 
   it('after a write, every cached variant (sorted, searched, filtered) is fresh', async () => {
-    const variants = ['?sort=rank', '?sort=-rank', '?search=note', `?filter=${encodeURIComponent('{"rank":{"gte":0}}')}`, '?limit=5&page=1'];
+    const variants = [
+      '?sort=rank',
+      '?sort=-rank',
+      '?search=note',
+      `?filter=${encodeURIComponent('{"rank":{"gte":0}}')}`,
+      '?limit=5&page=1',
+    ];
     for (const v of variants) await editor().get(`/api/collections/notes${v}`);
     for (const v of variants) expect((await editor().get(`/api/collections/notes${v}`)).headers.get('x-cache'), v).to.equal('HIT');
     const added = await dataOf(await editor().post('/api/collections/notes', { title: 'Second note', rank: 2 }), 201);
     for (const v of variants) {
       const res = await editor().get(`/api/collections/notes${v}`);
       expect(res.headers.get('x-cache'), v).to.equal('MISS');
-      expect((await res.json()).data.items.map((e: { _id: string }) => e._id), v).to.include(added._id);
+      expect(
+        (await res.json()).data.items.map((e: { _id: string }) => e._id),
+        v,
+      ).to.include(added._id);
     }
     await dataOf(await editor().patch(`/api/collections/notes/${added._id}`, { title: 'Renamed note' }));
-    expect((await dataOf(await editor().get('/api/collections/notes?sort=rank'))).items.map((e: { title: string }) => e.title)).to.include('Renamed note');
+    expect((await dataOf(await editor().get('/api/collections/notes?sort=rank'))).items.map((e: { title: string }) => e.title)).to.include(
+      'Renamed note',
+    );
     await dataOf(await editor().delete(`/api/collections/notes/${added._id}`));
-    expect((await dataOf(await editor().get('/api/collections/notes?sort=rank'))).items.map((e: { _id: string }) => e._id)).to.not.include(added._id);
+    expect((await dataOf(await editor().get('/api/collections/notes?sort=rank'))).items.map((e: { _id: string }) => e._id)).to.not.include(
+      added._id,
+    );
   });
 
   it('never serves a list older than a completed write, with reads racing the writes', async () => {
@@ -53,7 +72,9 @@ describe('content: the collection list cache', function () {
       while (!stop) {
         const startedAt = performance.now();
         const must = done.filter((d) => d.at < startedAt).map((d) => d.id);
-        const items = (await dataOf(await editor().get('/api/collections/notes?limit=100&sort=-createdAt'))).items.map((e: { _id: string }) => e._id);
+        const items = (await dataOf(await editor().get('/api/collections/notes?limit=100&sort=-createdAt'))).items.map(
+          (e: { _id: string }) => e._id,
+        );
         for (const id of must) if (!items.includes(id)) stale.push(id);
       }
     };
@@ -103,7 +124,9 @@ describe('content: the list cache across two instances sharing Redis', function 
       const items = (await dataOf(await as(reader, 'editor').get('/api/collections/notes'))).items.map((x: { _id: string }) => x._id);
       expect(items, `write ${i}`).to.include(e._id);
     }
-    const schema = await dataOf(await as(b!, 'admin').patch('/api/collections/notes/schema', { fields: [...NOTES.fields, { name: 'pinned', type: 'boolean' }] }));
+    const schema = await dataOf(
+      await as(b!, 'admin').patch('/api/collections/notes/schema', { fields: [...NOTES.fields, { name: 'pinned', type: 'boolean' }] }),
+    );
     expect(schema.version).to.equal(2);
     const pinned = await dataOf(await as(a!, 'editor').post('/api/collections/notes', { title: 'Pinned on A', pinned: true }), 201);
     expect(pinned.pinned, 'instance A knows the field B added').to.equal(true);

@@ -20,8 +20,19 @@ for (const variant of DB_VARIANTS) {
       const created = await dataOf(await admin().post('/api/collections', POSTS), 201);
       expect(created).to.include({ name: 'posts', label: 'Posts', singular: 'post', version: 1 });
       expect(created.fields.map((f: { name: string }) => f.name)).to.deep.equal(POSTS.fields.map((f) => f.name));
-      expect(await columns('cms_c_posts')).to.include.members(['id', 'tenant_id', 'slug', 'status', 'sync_id', 'f_title', 'f_views', 'f_meta']);
-      const ledger = await t.kernel.sequelize.query<{ name: string }>("SELECT name FROM cms_migrations WHERE name LIKE 'content/posts-%'", { type: QueryTypes.SELECT });
+      expect(await columns('cms_c_posts')).to.include.members([
+        'id',
+        'tenant_id',
+        'slug',
+        'status',
+        'sync_id',
+        'f_title',
+        'f_views',
+        'f_meta',
+      ]);
+      const ledger = await t.kernel.sequelize.query<{ name: string }>("SELECT name FROM cms_migrations WHERE name LIKE 'content/posts-%'", {
+        type: QueryTypes.SELECT,
+      });
       expect(ledger.map((r) => r.name)).to.have.length(1);
       expect(ledger[0]!.name).to.match(/^content\/posts-[0-9a-f-]{36}\/v1$/);
       const list = await dataOf(await as(t, 'viewer').get('/api/collections'));
@@ -33,18 +44,42 @@ for (const variant of DB_VARIANTS) {
       const bad = await admin().post('/api/collections', {
         name: 'things',
         fields: [
-          { name: 'a', type: 'colour' }, { name: 'b', type: 'select' }, { name: 'status', type: 'text' }, { name: 'c', type: 'json', unique: true },
-          { name: 'd', type: 'text', widget: 'toggle' }, { name: 'e', type: 'text', widget: 'crayon' },
+          { name: 'a', type: 'colour' },
+          { name: 'b', type: 'select' },
+          { name: 'status', type: 'text' },
+          { name: 'c', type: 'json', unique: true },
+          { name: 'd', type: 'text', widget: 'toggle' },
+          { name: 'e', type: 'text', widget: 'crayon' },
         ],
       });
       expect(bad.status).to.equal(400);
       const paths = (await bad.json()).issues.map((i: { path: string }) => i.path);
-      expect(paths).to.include.members(['body.fields.0.type', 'body.fields.1.options', 'body.fields.2.name', 'body.fields.3.indexed', 'body.fields.4.widget', 'body.fields.5.widget']);
+      expect(paths).to.include.members([
+        'body.fields.0.type',
+        'body.fields.1.options',
+        'body.fields.2.name',
+        'body.fields.3.indexed',
+        'body.fields.4.widget',
+        'body.fields.5.widget',
+      ]);
       // A widget that fits the type is kept with the field (the admin UI's entry editor follows it).
-      const withWidget = await dataOf(await admin().post('/api/collections', { name: 'memos', fields: [{ name: 'note', type: 'text', widget: 'textarea' }] }), 201);
+      const withWidget = await dataOf(
+        await admin().post('/api/collections', { name: 'memos', fields: [{ name: 'note', type: 'text', widget: 'textarea' }] }),
+        201,
+      );
       expect(withWidget.fields[0]).to.include({ name: 'note', widget: 'textarea' });
       expect((await admin().post('/api/collections', { name: 'Bad Name', fields: [] })).status).to.equal(400);
-      expect((await admin().post('/api/collections', { name: 'twice', fields: [{ name: 'x', type: 'text' }, { name: 'X', type: 'number' }] })).status).to.equal(400);
+      expect(
+        (
+          await admin().post('/api/collections', {
+            name: 'twice',
+            fields: [
+              { name: 'x', type: 'text' },
+              { name: 'X', type: 'number' },
+            ],
+          })
+        ).status,
+      ).to.equal(400);
       const dup = await admin().post('/api/collections', POSTS);
       expect(dup.status).to.equal(409);
       expect((await dup.json()).error).to.equal('COLLECTION_EXISTS');
@@ -71,10 +106,15 @@ for (const variant of DB_VARIANTS) {
       const read = await dataOf(await admin().get(`/api/collections/posts/${entry._id}`));
       expect(read).to.include({ title: 'Before the change', subtitle: null });
       expect(read).to.not.have.property('meta');
-      const retyped = await admin().patch('/api/collections/posts/schema', { fields: fields.map((f) => (f.name === 'featured' ? { ...f, type: 'text' } : f)) });
+      const retyped = await admin().patch('/api/collections/posts/schema', {
+        fields: fields.map((f) => (f.name === 'featured' ? { ...f, type: 'text' } : f)),
+      });
       expect(retyped.status).to.equal(400);
       expect((await retyped.json()).issues[0].path).to.match(/^body\.fields\.\d+\.type$/);
-      const ledger = await t.kernel.sequelize.query<{ name: string }>("SELECT name FROM cms_migrations WHERE name LIKE 'content/posts-%' ORDER BY name", { type: QueryTypes.SELECT });
+      const ledger = await t.kernel.sequelize.query<{ name: string }>(
+        "SELECT name FROM cms_migrations WHERE name LIKE 'content/posts-%' ORDER BY name",
+        { type: QueryTypes.SELECT },
+      );
       expect(ledger.map((r) => r.name.split('/').pop())).to.deep.equal(['v1', 'v2']);
     });
 
@@ -88,14 +128,28 @@ for (const variant of DB_VARIANTS) {
       expect((await res.json()).error).to.equal('CONFLICT');
       expect(await dataOf(await admin().get('/api/collections/posts/schema'))).to.deep.equal(before);
       // The schema still works: a new field can still be added.
-      const added = await dataOf(await admin().patch('/api/collections/posts/schema', { fields: [...before.fields, { name: 'rating', type: 'number' }] }));
+      const added = await dataOf(
+        await admin().patch('/api/collections/posts/schema', { fields: [...before.fields, { name: 'rating', type: 'number' }] }),
+      );
       expect(added.version).to.equal(before.version + 1);
     });
 
     it('relations name an existing collection; a collection others relate to cannot be dropped', async function () {
-      const unknown = await admin().post('/api/collections', { name: 'comments', fields: [{ name: 'post', type: 'relation', collection: 'nowhere' }] });
+      const unknown = await admin().post('/api/collections', {
+        name: 'comments',
+        fields: [{ name: 'post', type: 'relation', collection: 'nowhere' }],
+      });
       expect(unknown.status).to.equal(400);
-      await dataOf(await admin().post('/api/collections', { name: 'comments', fields: [{ name: 'text', type: 'text', required: true }, { name: 'post', type: 'relation', collection: 'posts' }] }), 201);
+      await dataOf(
+        await admin().post('/api/collections', {
+          name: 'comments',
+          fields: [
+            { name: 'text', type: 'text', required: true },
+            { name: 'post', type: 'relation', collection: 'posts' },
+          ],
+        }),
+        201,
+      );
       const blocked = await admin().delete('/api/collections/posts/schema');
       expect(blocked.status).to.equal(409);
       expect(await dataOf(await admin().delete('/api/collections/comments/schema'))).to.deep.equal({ deleted: true });
@@ -109,8 +163,22 @@ for (const variant of DB_VARIANTS) {
       expect(first.created).to.deep.equal(['products', 'orders']);
       const again = await dataOf(await admin().post('/api/collections/presets/commerce'));
       expect(again.created).to.deep.equal([]);
-      const order = await dataOf(await admin().post('/api/collections/orders', { orderNumber: 'A-1', total: 12.5, placedAt: '2026-11-01T10:00:00Z', items: [{ sku: 'X', qty: 2 }] }), 201);
-      expect(order).to.include({ orderNumber: 'A-1', total: 12.5, currency: 'EUR', orderStatus: 'pending', placedAt: '2026-11-01T10:00:00.000Z' });
+      const order = await dataOf(
+        await admin().post('/api/collections/orders', {
+          orderNumber: 'A-1',
+          total: 12.5,
+          placedAt: '2026-11-01T10:00:00Z',
+          items: [{ sku: 'X', qty: 2 }],
+        }),
+        201,
+      );
+      expect(order).to.include({
+        orderNumber: 'A-1',
+        total: 12.5,
+        currency: 'EUR',
+        orderStatus: 'pending',
+        placedAt: '2026-11-01T10:00:00.000Z',
+      });
       expect(order.items).to.deep.equal([{ sku: 'X', qty: 2 }]);
     });
   });

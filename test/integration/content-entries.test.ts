@@ -21,11 +21,29 @@ for (const variant of DB_VARIANTS) {
     const editor = () => as(t, 'editor');
 
     it('creates, reads, updates and deletes an entry, with defaults, a slug and timestamps', async function () {
-      const created = await dataOf(await editor().post('/api/collections/posts', { title: 'Hello, Wörld!', body: '<p>Hi</p>', publishedOn: '2026-11-20', meta: { a: [1, 2] } }), 201);
-      expect(created).to.include({ title: 'Hello, Wörld!', slug: 'hello-world', status: 'draft', views: 0, featured: null, publishedOn: '2026-11-20T00:00:00.000Z', version: 1 });
+      const created = await dataOf(
+        await editor().post('/api/collections/posts', {
+          title: 'Hello, Wörld!',
+          body: '<p>Hi</p>',
+          publishedOn: '2026-11-20',
+          meta: { a: [1, 2] },
+        }),
+        201,
+      );
+      expect(created).to.include({
+        title: 'Hello, Wörld!',
+        slug: 'hello-world',
+        status: 'draft',
+        views: 0,
+        featured: null,
+        publishedOn: '2026-11-20T00:00:00.000Z',
+        version: 1,
+      });
       expect(created.meta).to.deep.equal({ a: [1, 2] });
       expect(created._id).to.match(/^[0-9a-f-]{36}$/);
-      expect(created.syncId).to.match(/^[0-9a-f-]{36}$/).and.not.equal(created._id);
+      expect(created.syncId)
+        .to.match(/^[0-9a-f-]{36}$/)
+        .and.not.equal(created._id);
       expect(Date.parse(created.createdAt)).to.be.closeTo(Date.now(), 60000);
       expect(await dataOf(await editor().get(`/api/collections/posts/${created._id}`))).to.deep.equal(created);
       const updated = await dataOf(await editor().patch(`/api/collections/posts/${created._id}`, { ...created, views: 5, featured: true }));
@@ -42,7 +60,13 @@ for (const variant of DB_VARIANTS) {
     });
 
     it('refuses invalid entries naming every field, and unknown fields', async function () {
-      const res = await editor().post('/api/collections/posts', { body: 42, views: 'many', category: 'gossip', publishedOn: 'yesterday', colour: 'red' });
+      const res = await editor().post('/api/collections/posts', {
+        body: 42,
+        views: 'many',
+        category: 'gossip',
+        publishedOn: 'yesterday',
+        colour: 'red',
+      });
       expect(res.status).to.equal(400);
       const body = await res.json();
       expect(body.error).to.equal('VALIDATION_ERROR');
@@ -89,28 +113,50 @@ for (const variant of DB_VARIANTS) {
       await dataOf(await editor().patch(`/api/collections/posts/${e._id}/status`, { status: 'archived' }));
       const revisions = await dataOf(await editor().get(`/api/collections/posts/${e._id}/revisions`));
       expect(revisions.map((r: any) => [r.version, r.action, r.data.title, r.data.status])).to.deep.equal([
-        [3, 'status', 'Rev 2', 'archived'], [2, 'update', 'Rev 2', 'draft'], [1, 'create', 'Rev 1', 'draft'],
+        [3, 'status', 'Rev 2', 'archived'],
+        [2, 'update', 'Rev 2', 'draft'],
+        [1, 'create', 'Rev 1', 'draft'],
       ]);
       expect((await as(t, 'viewer').get(`/api/collections/posts/${e._id}/revisions`)).status).to.equal(403);
     });
 
     it('lists with pagination, sort, search, status and filters, in the database', async function () {
-      await dataOf(await as(t, 'admin').post('/api/collections', { name: 'books', fields: [
-        { name: 'title', type: 'text', required: true }, { name: 'pages', type: 'number', indexed: true }, { name: 'genre', type: 'select', options: ['sf', 'crime'] },
-      ] }), 201);
-      const books = Array.from({ length: 30 }, (_, i) => ({ title: `Book ${String(i + 1).padStart(2, '0')}${i % 10 === 0 ? ' Dragon' : ''}`, pages: 100 + i * 10, genre: i % 2 ? 'sf' : 'crime', status: i < 20 ? 'published' : 'draft' }));
+      await dataOf(
+        await as(t, 'admin').post('/api/collections', {
+          name: 'books',
+          fields: [
+            { name: 'title', type: 'text', required: true },
+            { name: 'pages', type: 'number', indexed: true },
+            { name: 'genre', type: 'select', options: ['sf', 'crime'] },
+          ],
+        }),
+        201,
+      );
+      const books = Array.from({ length: 30 }, (_, i) => ({
+        title: `Book ${String(i + 1).padStart(2, '0')}${i % 10 === 0 ? ' Dragon' : ''}`,
+        pages: 100 + i * 10,
+        genre: i % 2 ? 'sf' : 'crime',
+        status: i < 20 ? 'published' : 'draft',
+      }));
       await dataOf(await editor().post('/api/collections/books/batch', { entries: books }), 201);
       const page2 = await dataOf(await editor().get('/api/collections/books?sort=-pages&limit=10&page=2'));
       expect(page2).to.include({ total: 30, page: 2, limit: 10 });
       expect(page2.items.map((b: any) => b.pages)).to.deep.equal([290, 280, 270, 260, 250, 240, 230, 220, 210, 200]);
-      expect((await dataOf(await editor().get('/api/collections/books?search=dragon&sort=title'))).items.map((b: any) => b.title)).to.deep.equal(['Book 01 Dragon', 'Book 11 Dragon', 'Book 21 Dragon']);
+      expect(
+        (await dataOf(await editor().get('/api/collections/books?search=dragon&sort=title'))).items.map((b: any) => b.title),
+      ).to.deep.equal(['Book 01 Dragon', 'Book 11 Dragon', 'Book 21 Dragon']);
       expect((await dataOf(await editor().get('/api/collections/books?status=draft'))).total).to.equal(10);
       const filter = encodeURIComponent(JSON.stringify({ genre: 'sf', pages: { gte: 300 } }));
       const filtered = await dataOf(await editor().get(`/api/collections/books?filter=${filter}&sort=pages:asc`));
       expect(filtered.items.map((b: any) => b.pages)).to.deep.equal([310, 330, 350, 370, 390]);
       expect((await dataOf(await editor().get('/api/collections/books?limit=1000'))).limit).to.equal(100);
       expect((await dataOf(await editor().get('/api/collections/books'))).limit).to.equal(25);
-      for (const bad of ['sort=colour', `filter=${encodeURIComponent('{"pages":{"near":1}}')}`, 'filter=not-json', `filter=${encodeURIComponent('{"nope":1}')}`]) {
+      for (const bad of [
+        'sort=colour',
+        `filter=${encodeURIComponent('{"pages":{"near":1}}')}`,
+        'filter=not-json',
+        `filter=${encodeURIComponent('{"nope":1}')}`,
+      ]) {
         const res = await editor().get(`/api/collections/books?${bad}`);
         expect(res.status, bad).to.equal(400);
       }
@@ -118,19 +164,44 @@ for (const variant of DB_VARIANTS) {
 
     it('batch create is all or nothing and names the failing entry; batch delete removes by id', async function () {
       const before = (await dataOf(await editor().get('/api/collections/books?limit=1'))).total;
-      const res = await editor().post('/api/collections/books/batch', { entries: [{ title: 'Fine' }, { title: 'Fine too' }, { pages: 'many' }] });
+      const res = await editor().post('/api/collections/books/batch', {
+        entries: [{ title: 'Fine' }, { title: 'Fine too' }, { pages: 'many' }],
+      });
       expect(res.status).to.equal(400);
       expect((await res.json()).issues.map((i: any) => i.path)).to.include.members(['body.entries.2.title', 'body.entries.2.pages']);
       expect((await dataOf(await editor().get('/api/collections/books?limit=1'))).total).to.equal(before);
-      const made = await dataOf(await editor().post('/api/collections/books/batch', { entries: [{ title: 'Gone 1' }, { title: 'Gone 2' }] }), 201);
+      const made = await dataOf(
+        await editor().post('/api/collections/books/batch', { entries: [{ title: 'Gone 1' }, { title: 'Gone 2' }] }),
+        201,
+      );
       const ids = made.items.map((b: any) => b._id);
-      expect(await dataOf(await editor().post('/api/collections/books/batch-delete', { ids: [...ids, '00000000-0000-4000-8000-000000000000'] }))).to.deep.equal({ deleted: 2 });
+      expect(
+        await dataOf(await editor().post('/api/collections/books/batch-delete', { ids: [...ids, '00000000-0000-4000-8000-000000000000'] })),
+      ).to.deep.equal({ deleted: 2 });
       expect((await dataOf(await editor().get('/api/collections/books?limit=1'))).total).to.equal(before);
     });
 
     it('unique fields answer 409 naming the field; relations must point at an entry of the tenant', async function () {
-      await dataOf(await as(t, 'admin').post('/api/collections', { name: 'authors', fields: [{ name: 'name', type: 'text', required: true }, { name: 'email', type: 'text', unique: true }] }), 201);
-      await dataOf(await as(t, 'admin').post('/api/collections', { name: 'quotes', fields: [{ name: 'text', type: 'text' }, { name: 'author', type: 'relation', collection: 'authors' }] }), 201);
+      await dataOf(
+        await as(t, 'admin').post('/api/collections', {
+          name: 'authors',
+          fields: [
+            { name: 'name', type: 'text', required: true },
+            { name: 'email', type: 'text', unique: true },
+          ],
+        }),
+        201,
+      );
+      await dataOf(
+        await as(t, 'admin').post('/api/collections', {
+          name: 'quotes',
+          fields: [
+            { name: 'text', type: 'text' },
+            { name: 'author', type: 'relation', collection: 'authors' },
+          ],
+        }),
+        201,
+      );
       const ada = await dataOf(await editor().post('/api/collections/authors', { name: 'Ada', email: 'ada@example.com' }), 201);
       const dup = await editor().post('/api/collections/authors', { name: 'Ada 2', email: 'ada@example.com' });
       expect(dup.status).to.equal(409);

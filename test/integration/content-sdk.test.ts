@@ -7,7 +7,13 @@ import { rejectionOf } from '../helpers/assertions.js';
 import { as, dataOf, POSTS } from '../helpers/content.js';
 import { fixturePlugin, startTestKernel, type TestKernel } from '../helpers/kernel.js';
 
-const editor: Identity = { kind: 'user', userId: null, role: 'editor', permissions: ['content:read', 'content:write'], tenantId: 'default' };
+const editor: Identity = {
+  kind: 'user',
+  userId: null,
+  role: 'editor',
+  permissions: ['content:read', 'content:write'],
+  tenantId: 'default',
+};
 const viewer: Identity = { kind: 'user', userId: null, role: 'viewer', permissions: ['content:read'], tenantId: 'default' };
 
 describe('content: the in-process SDK (createLocalClient)', function () {
@@ -46,15 +52,26 @@ describe('content: the in-process SDK (createLocalClient)', function () {
     const invalid = await rejectionOf(createLocalClient(t.kernel, editor).entries('posts').create({ views: 'many' }));
     expect(invalid).to.be.instanceOf(AppError);
     expect((invalid as AppError).code).to.equal('VALIDATION_ERROR');
-    expect(((invalid as AppError).extra.issues as Array<{ path: string }>).map((i) => i.path)).to.include.members(['body.title', 'body.views']);
+    expect(((invalid as AppError).extra.issues as Array<{ path: string }>).map((i) => i.path)).to.include.members([
+      'body.title',
+      'body.views',
+    ]);
     const denied = await rejectionOf(createLocalClient(t.kernel, viewer).entries('posts').create({ title: 'No' }));
     expect((denied as AppError).code).to.equal('FORBIDDEN');
-    expect(((await rejectionOf(createLocalClient(t.kernel, GUEST).entries('posts').list())) as AppError).code).to.equal('AUTHENTICATION_REQUIRED');
-    expect(((await rejectionOf(createLocalClient(t.kernel, editor).collections.create({ name: 'x', fields: [] }))) as AppError).code).to.equal('FORBIDDEN');
+    expect(((await rejectionOf(createLocalClient(t.kernel, GUEST).entries('posts').list())) as AppError).code).to.equal(
+      'AUTHENTICATION_REQUIRED',
+    );
+    expect(
+      ((await rejectionOf(createLocalClient(t.kernel, editor).collections.create({ name: 'x', fields: [] }))) as AppError).code,
+    ).to.equal('FORBIDDEN');
     const readerList = await createLocalClient(t.kernel, viewer).entries('posts').list();
     expect(readerList.items.every((e) => e.status === 'published')).to.equal(true);
-    expect(((await rejectionOf(createLocalClient(t.kernel, editor).entries('nothing').list())) as AppError).code).to.equal('COLLECTION_NOT_FOUND');
-    const otherTenant = await createLocalClient(t.kernel, { ...editor, tenantId: 'acme' }).entries('posts').list();
+    expect(((await rejectionOf(createLocalClient(t.kernel, editor).entries('nothing').list())) as AppError).code).to.equal(
+      'COLLECTION_NOT_FOUND',
+    );
+    const otherTenant = await createLocalClient(t.kernel, { ...editor, tenantId: 'acme' })
+      .entries('posts')
+      .list();
     expect(otherTenant.total).to.equal(0);
   });
 });

@@ -25,7 +25,8 @@ for (const variant of DB_VARIANTS) {
     /** A kernel whose installation date (and optionally licence key) the test chooses. */
     async function boot(dashboard: Record<string, unknown>): Promise<TestKernel> {
       const t = await startTestKernel({
-        db: variant.name, plugins: [fixturePlugin('test-identity')],
+        db: variant.name,
+        plugins: [fixturePlugin('test-identity')],
         config: { plugins: { options: { dashboard: { licensePublicKey: keys.publicKey, ...dashboard } } } },
       });
       kernels.push(t);
@@ -98,7 +99,10 @@ for (const variant of DB_VARIANTS) {
       expect(state).to.include({ allowed: true, reason: 'trial' });
       expect(Date.parse(state.trialEndsAt)).to.be.closeTo(Date.parse(daysFromNow(14)), 60000);
       const second = await startTestKernel({
-        db: variant.name, plugins: [fixturePlugin('test-identity')], dataDir: t.dataDir, dbUrl: t.dbUrl,
+        db: variant.name,
+        plugins: [fixturePlugin('test-identity')],
+        dataDir: t.dataDir,
+        dbUrl: t.dbUrl,
         config: { plugins: { options: { dashboard: { licensePublicKey: keys.publicKey } } } },
       });
       try {
@@ -110,22 +114,28 @@ for (const variant of DB_VARIANTS) {
 
     it('with the setup plugin the trial starts when setup completes; the LICENSE_KEY setting is a key source', async function () {
       const t = await startTestKernel({
-        db: variant.name, setup: true, plugins: [fixturePlugin('test-identity')],
+        db: variant.name,
+        setup: true,
+        plugins: [fixturePlugin('test-identity')],
         config: { plugins: { options: { auth: { bcryptRounds: 4 }, dashboard: { licensePublicKey: keys.publicKey } } } },
       });
       kernels.push(t);
       const license = t.kernel.container.resolve<{ installationTime(): Promise<number | null> }>('dashboardLicense');
       expect(await license.installationTime(), 'no trial before setup completes').to.equal(null);
       const db = t.config.db;
-      const target = db.type === 'sqlite'
-        ? { type: 'sqlite', database: db.storage }
-        : { type: 'mariadb', host: db.host, port: db.port, database: db.name, username: db.user, password: db.password };
+      const target =
+        db.type === 'sqlite'
+          ? { type: 'sqlite', database: db.storage }
+          : { type: 'mariadb', host: db.host, port: db.port, database: db.name, username: db.user, password: db.password };
       expect((await t.request('/api/setup/seed-db', { method: 'POST', json: target })).status).to.equal(200);
       for (const deadline = Date.now() + 20000; Date.now() < deadline;) {
         if ((await (await t.request('/api/system/health')).json()).data.setup?.seeded) break;
         await new Promise((r) => setTimeout(r, 25));
       }
-      const done = await t.request('/api/setup/complete', { method: 'POST', json: { email: 'admin@example.com', password: 'a long enough password' } });
+      const done = await t.request('/api/setup/complete', {
+        method: 'POST',
+        json: { email: 'admin@example.com', password: 'a long enough password' },
+      });
       expect(done.status).to.equal(200);
       const completedAt = Date.now();
       await new Promise((r) => setTimeout(r, 1500));
@@ -160,12 +170,20 @@ describe('cms license (CLI)', function () {
   function run(env: Record<string, string>): Promise<{ code: number; stdout: string }> {
     const cwd = tempDir('cms-license-');
     cleanup.push(cwd);
-    writeFileSync(join(cwd, 'cms.config.json'), JSON.stringify({ db: { type: 'sqlite', storage: 'cms.sqlite' }, dataDir: 'data', logLevel: 'warn' }));
+    writeFileSync(
+      join(cwd, 'cms.config.json'),
+      JSON.stringify({ db: { type: 'sqlite', storage: 'cms.sqlite' }, dataDir: 'data', logLevel: 'warn' }),
+    );
     return new Promise((resolve, reject) => {
-      execFile(process.execPath, [join(DIST_ROOT, 'kernel', 'cli.js'), 'license', '--json'], { cwd, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env }, timeout: 60000 }, (err, stdout) => {
-        if (err && typeof err.code !== 'number') return reject(err);
-        resolve({ code: err ? Number(err.code) : 0, stdout });
-      });
+      execFile(
+        process.execPath,
+        [join(DIST_ROOT, 'kernel', 'cli.js'), 'license', '--json'],
+        { cwd, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env }, timeout: 60000 },
+        (err, stdout) => {
+          if (err && typeof err.code !== 'number') return reject(err);
+          resolve({ code: err ? Number(err.code) : 0, stdout });
+        },
+      );
     });
   }
 

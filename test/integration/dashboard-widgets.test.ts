@@ -9,9 +9,25 @@ import { DB_VARIANTS, requireVariant } from '../helpers/services.js';
 
 const PASSWORD = 'correct horse battery';
 const WIDGET_IDS = [
-  'audit-log', 'cache-monitor', 'commerce-inventory', 'commerce-orders', 'cpu', 'database-pool-diagnostics', 'disk', 'last5-content',
-  'last5-media', 'logs', 'media-storage-analytics', 'memory', 'scim-status', 'security', 'system-health', 'system-messages',
-  'tenant-analytics', 'unified-metrics', 'user-online',
+  'audit-log',
+  'cache-monitor',
+  'commerce-inventory',
+  'commerce-orders',
+  'cpu',
+  'database-pool-diagnostics',
+  'disk',
+  'last5-content',
+  'last5-media',
+  'logs',
+  'media-storage-analytics',
+  'memory',
+  'scim-status',
+  'security',
+  'system-health',
+  'system-messages',
+  'tenant-analytics',
+  'unified-metrics',
+  'user-online',
 ];
 const METRICS_TOKEN = 'metrics-token-0123456789abcdef';
 
@@ -38,12 +54,25 @@ describe('widget folders', function () {
       const root = tempDir('widgets-');
       mkdirSync(join(root, folder));
       const manifest = {
-        id: folder, name: 'W', description: 'd', icon: 'i', version: '1.0.0', license: 'freemium', component: 'component.js',
-        defaultSize: { w: 2, h: 2 }, category: 'static', endpoint: '/api/dashboard/health', permission: 'dashboard:read', ...change,
+        id: folder,
+        name: 'W',
+        description: 'd',
+        icon: 'i',
+        version: '1.0.0',
+        license: 'freemium',
+        component: 'component.js',
+        defaultSize: { w: 2, h: 2 },
+        category: 'static',
+        endpoint: '/api/dashboard/health',
+        permission: 'dashboard:read',
+        ...change,
       };
       writeFileSync(join(root, folder, 'widget.json'), JSON.stringify(manifest));
       writeFileSync(join(root, folder, 'component.js'), '');
-      expect(() => loadWidgetFolders(root), folder).to.throw(join(root, folder, 'widget.json')).with.property('message').that.includes(message);
+      expect(() => loadWidgetFolders(root), folder)
+        .to.throw(join(root, folder, 'widget.json'))
+        .with.property('message')
+        .that.includes(message);
     }
     const missing = tempDir('widgets-');
     mkdirSync(join(missing, 'x'));
@@ -60,11 +89,16 @@ for (const variant of DB_VARIANTS) {
     before(async function () {
       requireVariant(this, variant);
       t = await startTestKernel({
-        db: variant.name, plugins: [fixturePlugin('test-identity')],
+        db: variant.name,
+        plugins: [fixturePlugin('test-identity')],
         config: { plugins: { options: { auth: { bcryptRounds: 4 }, dashboard: { metricsToken: METRICS_TOKEN } } } },
       });
-      await t.kernel.container.resolve<{ create(i: object): Promise<unknown> }>('users').create({ email: 'layout@example.com', password: PASSWORD, role: 'viewer' });
-      session = responseCookie(await t.request('/api/user/login', { method: 'POST', json: { email: 'layout@example.com', password: PASSWORD } }))!;
+      await t.kernel.container
+        .resolve<{ create(i: object): Promise<unknown> }>('users')
+        .create({ email: 'layout@example.com', password: PASSWORD, role: 'viewer' });
+      session = responseCookie(
+        await t.request('/api/user/login', { method: 'POST', json: { email: 'layout@example.com', password: PASSWORD } }),
+      )!;
       expect(session).to.be.a('string');
     });
     after(async () => t?.close());
@@ -73,7 +107,14 @@ for (const variant of DB_VARIANTS) {
       const list = await dataOf(await t.request('/api/dashboard/widgets', { identity: 'viewer' }));
       expect(list.map((w: any) => w.id)).to.deep.equal(WIDGET_IDS);
       const cpu = list.find((w: any) => w.id === 'cpu');
-      expect(cpu).to.include({ license: 'freemium', category: 'monitoring', endpoint: '/api/dashboard/system-info?type=cpu', icon: 'cpu', version: '1.0.0', canRead: true });
+      expect(cpu).to.include({
+        license: 'freemium',
+        category: 'monitoring',
+        endpoint: '/api/dashboard/system-info?type=cpu',
+        icon: 'cpu',
+        version: '1.0.0',
+        canRead: true,
+      });
       expect(cpu.defaultSize).to.deep.equal({ w: 3, h: 2 });
       expect(cpu.licenseState).to.include({ allowed: true, reason: 'freemium' });
       expect(list.find((w: any) => w.id === 'scim-status').licenseState).to.include({ license: 'paid', reason: 'trial' });
@@ -81,17 +122,24 @@ for (const variant of DB_VARIANTS) {
       expect(list.find((w: any) => w.id === 'media-storage-analytics')).to.include({ permission: 'media:read', canRead: true });
     });
 
-    it('a user\'s layout is empty at first, saved in their preferences and read back', async function () {
+    it("a user's layout is empty at first, saved in their preferences and read back", async function () {
       const headers = { cookie: session };
       expect(await dataOf(await t.request('/api/dashboard/layout', { headers }))).to.deep.equal({ widgets: [], updatedAt: null });
-      const layout = { widgets: [{ id: 'cpu', x: 0, y: 0, w: 3, h: 2 }, { id: 'logs', x: 3, y: 0, w: 8, h: 4 }] };
+      const layout = {
+        widgets: [
+          { id: 'cpu', x: 0, y: 0, w: 3, h: 2 },
+          { id: 'logs', x: 3, y: 0, w: 8, h: 4 },
+        ],
+      };
       const saved = await dataOf(await t.request('/api/dashboard/layout', { method: 'PUT', headers, json: layout }));
       expect(saved.widgets).to.deep.equal(layout.widgets);
       const read = await dataOf(await t.request('/api/dashboard/layout', { headers }));
       expect(read.widgets).to.deep.equal(layout.widgets);
       expect(read.updatedAt).to.equal(saved.updatedAt);
       const users = t.kernel.container.resolve<{ findByEmail(e: string, t: string): Promise<{ preferences: string }> }>('users');
-      expect(JSON.parse((await users.findByEmail('layout@example.com', 'default')).preferences).dashboard.widgets).to.deep.equal(layout.widgets);
+      expect(JSON.parse((await users.findByEmail('layout@example.com', 'default')).preferences).dashboard.widgets).to.deep.equal(
+        layout.widgets,
+      );
     });
 
     it('a layout with unknown or repeated widgets, or bad sizes, is refused with 400 and leaves the saved one', async function () {
@@ -99,7 +147,10 @@ for (const variant of DB_VARIANTS) {
       const before = await dataOf(await t.request('/api/dashboard/layout', { headers }));
       for (const widgets of [
         [{ id: 'no-such-widget', x: 0, y: 0, w: 2, h: 2 }],
-        [{ id: 'cpu', x: 0, y: 0, w: 2, h: 2 }, { id: 'cpu', x: 2, y: 0, w: 2, h: 2 }],
+        [
+          { id: 'cpu', x: 0, y: 0, w: 2, h: 2 },
+          { id: 'cpu', x: 2, y: 0, w: 2, h: 2 },
+        ],
         [{ id: 'cpu', x: 0, y: 0, w: 0, h: 2 }],
         [{ id: 'cpu', x: -1, y: 0, w: 2, h: 2 }],
       ]) {

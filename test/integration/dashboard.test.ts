@@ -9,10 +9,24 @@ import { DB_VARIANTS, requireVariant } from '../helpers/services.js';
 
 const PASSWORD = 'correct horse battery';
 const ENDPOINTS = [
-  '/api/dashboard/stats', '/api/dashboard/health', '/api/dashboard/metrics', '/api/dashboard/system-info', '/api/dashboard/cache-metrics',
-  '/api/dashboard/logs', '/api/dashboard/audit', '/api/dashboard/security', '/api/dashboard/scim', '/api/dashboard/system-messages',
-  '/api/dashboard/last5-content', '/api/dashboard/last5media', '/api/dashboard/online-user', '/api/dashboard/commerce-orders',
-  '/api/dashboard/commerce-inventory', '/api/dashboard/tenant-analytics', '/api/database/pool-diagnostics', '/api/dashboard/widgets',
+  '/api/dashboard/stats',
+  '/api/dashboard/health',
+  '/api/dashboard/metrics',
+  '/api/dashboard/system-info',
+  '/api/dashboard/cache-metrics',
+  '/api/dashboard/logs',
+  '/api/dashboard/audit',
+  '/api/dashboard/security',
+  '/api/dashboard/scim',
+  '/api/dashboard/system-messages',
+  '/api/dashboard/last5-content',
+  '/api/dashboard/last5media',
+  '/api/dashboard/online-user',
+  '/api/dashboard/commerce-orders',
+  '/api/dashboard/commerce-inventory',
+  '/api/dashboard/tenant-analytics',
+  '/api/database/pool-diagnostics',
+  '/api/dashboard/widgets',
   '/api/dashboard/layout',
 ];
 
@@ -27,7 +41,8 @@ for (const variant of DB_VARIANTS) {
     before(async function () {
       requireVariant(this, variant);
       t = await startTestKernel({
-        db: variant.name, plugins: [fixturePlugin('test-identity')],
+        db: variant.name,
+        plugins: [fixturePlugin('test-identity')],
         config: { plugins: { options: { auth: { bcryptRounds: 4, sessionDevicePolicy: 'allow-multiple' } } } },
       });
       // Storage is measured (and then cached 30 s) on the first stats call: 3 MB of it is this file.
@@ -36,8 +51,13 @@ for (const variant of DB_VARIANTS) {
       const levels = [...Array(60).fill('low'), ...Array(30).fill('medium'), ...Array(10).fill('high'), ...Array(5).fill('critical')];
       for (const [i, level] of levels.entries()) {
         await audit().append({
-          domain: 'config', operation: 'apply', actor: { userId: null, tenantId: 'default' }, outcome: 'success', level,
-          action: i % 7 === 0 ? 'backup.create' : 'config.apply', message: `entry ${i}`,
+          domain: 'config',
+          operation: 'apply',
+          actor: { userId: null, tenantId: 'default' },
+          outcome: 'success',
+          level,
+          action: i % 7 === 0 ? 'backup.create' : 'config.apply',
+          message: `entry ${i}`,
         });
       }
     });
@@ -58,7 +78,16 @@ for (const variant of DB_VARIANTS) {
 
     it('stats counts real entries and users and measures the storage', async function () {
       const before = await dataOf(await get('/api/dashboard/stats'));
-      expect(before).to.include.keys('contentCount', 'userCount', 'mediaCount', 'storageUsed', 'storageUsedBytes', 'healthStatus', 'uptime', 'timestamp');
+      expect(before).to.include.keys(
+        'contentCount',
+        'userCount',
+        'mediaCount',
+        'storageUsed',
+        'storageUsedBytes',
+        'healthStatus',
+        'uptime',
+        'timestamp',
+      );
       const content = contentAdmin(t);
       await content.collections.create({ name: 'notes', fields: [{ name: 'title', type: 'text', required: true }] });
       await content.entries('notes').createMany([{ title: 'a' }, { title: 'b' }, { title: 'c' }]);
@@ -154,7 +183,8 @@ for (const variant of DB_VARIANTS) {
     it('security summarises lockouts, failed sign-ins and failed 2FA verifications', async function () {
       const before = await dataOf(await get('/api/dashboard/security'));
       await users().create({ email: 'locked@example.com', password: PASSWORD, role: 'editor' });
-      for (let i = 0; i < 5; i++) await t.request('/api/user/login', { method: 'POST', json: { email: 'locked@example.com', password: 'wrong password!' } });
+      for (let i = 0; i < 5; i++)
+        await t.request('/api/user/login', { method: 'POST', json: { email: 'locked@example.com', password: 'wrong password!' } });
       const twoFactor = await t.request('/api/auth/2fa/verify', { method: 'POST', json: { userId: 'someone', code: '123456' } });
       expect((await twoFactor.json()).success).to.equal(false);
       const after = await dataOf(await get('/api/dashboard/security'));
@@ -166,7 +196,7 @@ for (const variant of DB_VARIANTS) {
       expect(after.threatLevel).to.equal('critical');
     });
 
-    it('scim derives provisioning health from the tenant\'s users', async function () {
+    it("scim derives provisioning health from the tenant's users", async function () {
       const body = await dataOf(await get('/api/dashboard/scim'));
       expect(body.totalUsers).to.be.at.least(2);
       expect(body.lockedUsers).to.be.at.least(1);
@@ -203,13 +233,15 @@ for (const variant of DB_VARIANTS) {
       expect(body.count).to.equal(body.users.length);
     });
 
-    it('tenant-analytics gives the tenant\'s users, entries per collection and online users', async function () {
+    it("tenant-analytics gives the tenant's users, entries per collection and online users", async function () {
       const body = await dataOf(await get('/api/dashboard/tenant-analytics'));
       expect(body.tenantId).to.equal('default');
       expect(body.content.byCollection).to.include({ notes: 4, pages: 60 });
       expect(body.users.total).to.be.at.least(3);
       expect(body.online.users).to.be.at.least(1);
-      const other = await dataOf(await t.request('/api/dashboard/tenant-analytics', { identity: 'viewer', headers: { 'x-test-tenant': 'other' } }));
+      const other = await dataOf(
+        await t.request('/api/dashboard/tenant-analytics', { identity: 'viewer', headers: { 'x-test-tenant': 'other' } }),
+      );
       expect(other.content.entries).to.equal(0);
       expect(other.users.total).to.equal(0);
     });
@@ -222,7 +254,12 @@ for (const variant of DB_VARIANTS) {
       const statuses = ['paid', 'paid', 'shipped', 'pending'];
       // 25 orders, oldest first: the 20 newest are orders 5..24.
       for (let i = 0; i < 25; i++) {
-        await content.entries('orders').create({ orderNumber: `A-${i}`, customerEmail: `c${i}@example.com`, total: 10 + i, orderStatus: i < 5 ? 'cancelled' : statuses[i % 4] });
+        await content.entries('orders').create({
+          orderNumber: `A-${i}`,
+          customerEmail: `c${i}@example.com`,
+          total: 10 + i,
+          orderStatus: i < 5 ? 'cancelled' : statuses[i % 4],
+        });
       }
       const orders = await dataOf(await get('/api/dashboard/commerce-orders'));
       expect(orders.available).to.equal(true);
@@ -243,7 +280,11 @@ for (const variant of DB_VARIANTS) {
       ]);
       const stock = await dataOf(await get('/api/dashboard/commerce-inventory'));
       expect(stock).to.include({ available: true, tracked: 4, outOfStock: 1 });
-      expect(stock.lowStock.map((p: any) => [p.title, p.qty, p.threshold])).to.deep.equal([['Empty', 0, 5], ['Two left', 2, 5], ['Own threshold', 15, 20]]);
+      expect(stock.lowStock.map((p: any) => [p.title, p.qty, p.threshold])).to.deep.equal([
+        ['Empty', 0, 5],
+        ['Two left', 2, 5],
+        ['Own threshold', 15, 20],
+      ]);
       expect((await dataOf(await get('/api/dashboard/commerce-inventory?limit=1'))).lowStock).to.have.length(1);
     });
 

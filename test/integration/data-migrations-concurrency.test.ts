@@ -18,7 +18,8 @@ for (const variant of DB_VARIANTS) {
       const dirB = variant.name === 'sqlite' ? dirA : tempDir();
       dirs.push(...new Set([dirA, dirB]));
       const migration = {
-        id: '2026-11-25-bump-labels', collection: 'items',
+        id: '2026-11-25-bump-labels',
+        collection: 'items',
         // Not idempotent if it ran twice: x -> x-1 -> x-2.
         steps: [{ op: 'mapValues', field: 'label', values: { x: 'x-1', 'x-1': 'x-2' } }],
       };

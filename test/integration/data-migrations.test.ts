@@ -10,7 +10,10 @@ import { DB_VARIANTS, requireVariant } from '../helpers/services.js';
 
 /** A plugin that declares a data migration through the registry, and an identity with migration:read only. */
 function declaringPlugin(root: string): string {
-  return writePlugin(root, { id: 'test-mig-declarer', provides: { dataMigrations: ['2026-01-01-plugin-backfill'], identityResolvers: ['mig-reader'] } }, `
+  return writePlugin(
+    root,
+    { id: 'test-mig-declarer', provides: { dataMigrations: ['2026-01-01-plugin-backfill'], identityResolvers: ['mig-reader'] } },
+    `
 export default {
   register({ registries }) {
     registries.dataMigrations.add({
@@ -26,7 +29,8 @@ export default {
     });
   },
 };
-`);
+`,
+  );
 }
 
 const ARTICLES = {
@@ -41,7 +45,13 @@ const ARTICLES = {
     { name: 'kind', type: 'text' },
   ],
 };
-const PAGES = { name: 'pages', fields: [{ name: 'headline', type: 'text' }, { name: 'body', type: 'text' }] };
+const PAGES = {
+  name: 'pages',
+  fields: [
+    { name: 'headline', type: 'text' },
+    { name: 'body', type: 'text' },
+  ],
+};
 
 for (const variant of DB_VARIANTS) {
   describe(`data migrations (${variant.name})`, function () {
@@ -52,22 +62,37 @@ for (const variant of DB_VARIANTS) {
     const ids: Record<string, string> = {};
     const admin = () => as(t, 'admin');
     const folder = () => join(dataDir, 'migrations');
-    const writeMigration = (name: string, body: unknown) => writeFileSync(join(folder(), `${name}.json`), typeof body === 'string' ? body : JSON.stringify(body, null, 2));
+    const writeMigration = (name: string, body: unknown) =>
+      writeFileSync(join(folder(), `${name}.json`), typeof body === 'string' ? body : JSON.stringify(body, null, 2));
     const reader = (path: string) => t.request(path, { headers: { 'x-mig-identity': 'reader' } });
     const entry = async (collection: string, id: string) => dataOf(await admin().get(`/api/collections/${collection}/${id}`));
     const planAndApply = async (body: unknown, confirmed = false) => {
       const plan = await dataOf(await admin().post('/api/migrations/plan', body));
-      const res = await admin().post('/api/migrations/apply', { planId: plan.planId, planHash: plan.planHash, ...(confirmed ? { confirmed: true } : {}) });
+      const res = await admin().post('/api/migrations/apply', {
+        planId: plan.planId,
+        planHash: plan.planHash,
+        ...(confirmed ? { confirmed: true } : {}),
+      });
       return { plan, res, body: await res.json() };
     };
 
     const RENAME = {
-      id: '2026-11-25-a-rename-title', description: 'title becomes headline; categories lowercase', collection: 'articles',
-      steps: [{ op: 'renameField', from: 'title', to: 'headline' }, { op: 'lowercase', field: 'category' }, { op: 'trim', field: 'category' }],
+      id: '2026-11-25-a-rename-title',
+      description: 'title becomes headline; categories lowercase',
+      collection: 'articles',
+      steps: [
+        { op: 'renameField', from: 'title', to: 'headline' },
+        { op: 'lowercase', field: 'category' },
+        { op: 'trim', field: 'category' },
+      ],
     };
     const CAST = {
-      id: '2026-11-25-b-cast-price', collection: 'articles',
-      steps: [{ op: 'cast', field: 'priceText', to: 'number', into: 'price' }, { op: 'mapValues', field: 'category', values: { news: 'updates' } }],
+      id: '2026-11-25-b-cast-price',
+      collection: 'articles',
+      steps: [
+        { op: 'cast', field: 'priceText', to: 'number', into: 'price' },
+        { op: 'mapValues', field: 'category', values: { news: 'updates' } },
+      ],
     };
 
     before(async function () {
@@ -111,7 +136,9 @@ for (const variant of DB_VARIANTS) {
       expect((await as(t, 'editor').get('/api/migrations/status')).status).to.equal(403);
       expect((await as(t, 'editor').post('/api/migrations/plan', {})).status).to.equal(403);
       expect((await as(t, 'editor').post('/api/migrations/verify', {})).status).to.equal(403);
-      expect((await t.request('/api/migrations/plan', { method: 'POST', headers: { 'x-mig-identity': 'reader' }, json: {} })).status).to.equal(403);
+      expect(
+        (await t.request('/api/migrations/plan', { method: 'POST', headers: { 'x-mig-identity': 'reader' }, json: {} })).status,
+      ).to.equal(403);
       for (const body of [{ ids: 'x' }, { ids: [] }, { other: 1 }, { ids: ['Bad Id'] }]) {
         const res = await admin().post('/api/migrations/plan', body);
         expect(res.status, JSON.stringify(body)).to.equal(400);
@@ -132,7 +159,9 @@ for (const variant of DB_VARIANTS) {
         { action: 'update', type: 'migration', target: '2026-11-25-a-rename-title', count: 2 },
       ]);
       expect(all.blockedReasons).to.deep.equal([]);
-      const samples = all.warnings.filter((w: { message: string }) => w.message === 'sample: 2026-11-25-a-rename-title').map((w: { item: string }) => w.item);
+      const samples = all.warnings
+        .filter((w: { message: string }) => w.message === 'sample: 2026-11-25-a-rename-title')
+        .map((w: { item: string }) => w.item);
       expect(samples).to.have.length(2);
       expect(samples).to.include(`${ids.one}: title "First" -> null, headline null -> "First", category " News " -> "news"`);
       const safe = await dataOf(await admin().post('/api/migrations/plan', { ids: ['2026-01-01-plugin-backfill'] }));
@@ -143,7 +172,9 @@ for (const variant of DB_VARIANTS) {
 
     it('applies: renames and transforms the data once, records the ledger, and a second apply is refused or a no-op', async function () {
       // A cached list from before the apply must not survive it.
-      expect((await dataOf(await admin().get('/api/collections/articles?limit=10'))).items.find((e: { _id: string }) => e._id === ids.one)).to.include({ headline: null });
+      expect(
+        (await dataOf(await admin().get('/api/collections/articles?limit=10'))).items.find((e: { _id: string }) => e._id === ids.one),
+      ).to.include({ headline: null });
       const { plan, res, body } = await planAndApply({});
       expect(res.status, JSON.stringify(body)).to.equal(200);
       expect(body.data).to.include({ planId: plan.planId, outcome: 'success' });
@@ -157,7 +188,8 @@ for (const variant of DB_VARIANTS) {
       const status = await dataOf(await reader('/api/migrations/status'));
       expect(status.pending).to.deep.equal([]);
       expect(status.applied.map((a: { id: string; planHash: string }) => [a.id, a.planHash])).to.deep.equal([
-        ['2026-01-01-plugin-backfill', plan.planHash], ['2026-11-25-a-rename-title', plan.planHash],
+        ['2026-01-01-plugin-backfill', plan.planHash],
+        ['2026-11-25-a-rename-title', plan.planHash],
       ]);
       const history = await dataOf(await reader('/api/migrations/history'));
       const rename = history.history.find((h: { id: string }) => h.id === '2026-11-25-a-rename-title');
@@ -188,19 +220,40 @@ for (const variant of DB_VARIANTS) {
       const domain = t.kernel.container.resolve<Registries>('registries').dataDomains.get('migration') as unknown as DataDomainDefinition;
       const identity = { kind: 'user' as const, userId: 'user-admin', role: 'admin', permissions: [], tenantId: 'default' };
       const sequelize = t.kernel.container.resolve<Sequelize>('sequelize');
-      const run = () => sequelize.transaction((transaction) => Promise.resolve(domain.apply(
-        { action: 'update', type: 'migration', target: RENAME.id, payload: { id: RENAME.id, checksum: rename.checksum } },
-        { tenantId: 'default', actor: { userId: 'user-admin', tenantId: 'default' }, identity, logger: t.kernel.logger, transaction, plan: { planId: 'direct', planHash: 'direct' } as never },
-      )));
-      const refused = await run().then(() => null, (err: Error & { code?: string }) => err);
+      const run = () =>
+        sequelize.transaction((transaction) =>
+          Promise.resolve(
+            domain.apply(
+              { action: 'update', type: 'migration', target: RENAME.id, payload: { id: RENAME.id, checksum: rename.checksum } },
+              {
+                tenantId: 'default',
+                actor: { userId: 'user-admin', tenantId: 'default' },
+                identity,
+                logger: t.kernel.logger,
+                transaction,
+                plan: { planId: 'direct', planHash: 'direct' } as never,
+              },
+            ),
+          ),
+        );
+      const refused = await run().then(
+        () => null,
+        (err: Error & { code?: string }) => err,
+      );
       expect(refused?.code).to.equal('CONFLICT');
       expect(refused?.message).to.match(/already applied/);
       // The unique key on (tenant, migration id) holds even without that check.
-      const insert = () => sequelize.query(
-        'INSERT INTO cms_data_migrations_ledger (tenant_id, migration_id, plan_id, plan_hash, checksum, source, actor, counts, applied_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
-        { replacements: ['default', RENAME.id, 'p', 'h', rename.checksum, 'test', null, '{}', Date.now()] },
-      );
-      expect(await insert().then(() => null, (err: Error) => err.name)).to.equal('SequelizeUniqueConstraintError');
+      const insert = () =>
+        sequelize.query(
+          'INSERT INTO cms_data_migrations_ledger (tenant_id, migration_id, plan_id, plan_hash, checksum, source, actor, counts, applied_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+          { replacements: ['default', RENAME.id, 'p', 'h', rename.checksum, 'test', null, '{}', Date.now()] },
+        );
+      expect(
+        await insert().then(
+          () => null,
+          (err: Error) => err.name,
+        ),
+      ).to.equal('SequelizeUniqueConstraintError');
     });
 
     it('verify passes, then detects an edited definition and a broken postcondition', async function () {
@@ -231,15 +284,31 @@ for (const variant of DB_VARIANTS) {
 
     it('rolls back every row of every migration when a step fails during apply (a unique clash), and records nothing', async function () {
       // The first migration succeeds inside the transaction; the second clashes on the unique code field.
-      writeMigration('c1-categories', { id: '2026-11-26-c1-categories', collection: 'articles', steps: [{ op: 'mapValues', field: 'category', values: { news: 'updates', guide: 'howto' } }] });
-      writeMigration('c2-failing', { id: '2026-11-26-c2-failing', collection: 'articles', steps: [{ op: 'mapValues', field: 'code', values: { A1: 'A2' } }] });
-      const before = (await dataOf(await admin().get('/api/collections/articles?limit=50'))).items.map((e: Record<string, unknown>) => [e._id, e.category, e.code]);
+      writeMigration('c1-categories', {
+        id: '2026-11-26-c1-categories',
+        collection: 'articles',
+        steps: [{ op: 'mapValues', field: 'category', values: { news: 'updates', guide: 'howto' } }],
+      });
+      writeMigration('c2-failing', {
+        id: '2026-11-26-c2-failing',
+        collection: 'articles',
+        steps: [{ op: 'mapValues', field: 'code', values: { A1: 'A2' } }],
+      });
+      const before = (await dataOf(await admin().get('/api/collections/articles?limit=50'))).items.map((e: Record<string, unknown>) => [
+        e._id,
+        e.category,
+        e.code,
+      ]);
       const { plan, res, body } = await planAndApply({ ids: ['2026-11-26-c1-categories', '2026-11-26-c2-failing'] });
       expect(plan.blockedReasons).to.deep.equal([]);
       expect(plan.operations.map((o: { count: number }) => o.count)).to.deep.equal([3, 1]);
       if (res.status === 200) expect(body.data.outcome).to.equal('rollback');
       else expect(res.status).to.be.within(400, 599);
-      const after = (await dataOf(await admin().get('/api/collections/articles?limit=50'))).items.map((e: Record<string, unknown>) => [e._id, e.category, e.code]);
+      const after = (await dataOf(await admin().get('/api/collections/articles?limit=50'))).items.map((e: Record<string, unknown>) => [
+        e._id,
+        e.category,
+        e.code,
+      ]);
       expect(after).to.deep.equal(before);
       const status = await dataOf(await admin().get('/api/migrations/status'));
       expect(status.pending.map((p: { id: string }) => p.id)).to.include.members(['2026-11-26-c1-categories', '2026-11-26-c2-failing']);
@@ -250,7 +319,8 @@ for (const variant of DB_VARIANTS) {
 
     it('moves entries between collections: destructive, needs confirmation, keeps ids and slugs', async function () {
       writeMigration('d-move', {
-        id: '2026-11-27-d-move-pages', description: 'Articles of kind page become pages',
+        id: '2026-11-27-d-move-pages',
+        description: 'Articles of kind page become pages',
         steps: [{ op: 'move', collection: 'articles', where: { kind: 'page' }, to: 'pages', fields: { category: 'body' } }],
       });
       const moved = await entry('articles', ids.three);
@@ -265,7 +335,10 @@ for (const variant of DB_VARIANTS) {
       expect((await res.json()).data.outcome).to.equal('success');
       expect((await admin().get(`/api/collections/articles/${ids.three}`)).status).to.equal(404);
       expect(await entry('pages', ids.three)).to.include({ headline: 'Kept', body: 'news', slug: moved.slug });
-      expect(await dataOf(await admin().post('/api/migrations/verify', { ids: ['2026-11-27-d-move-pages'] }))).to.deep.equal({ ok: true, discrepancies: [] });
+      expect(await dataOf(await admin().post('/api/migrations/verify', { ids: ['2026-11-27-d-move-pages'] }))).to.deep.equal({
+        ok: true,
+        discrepancies: [],
+      });
     });
   });
 }

@@ -25,7 +25,11 @@ for (const variant of DB_VARIANTS) {
     before(async function () {
       requireVariant(this, variant);
       pluginDir = fixtureDomainPluginDir();
-      t = await startTestKernel({ db: variant.name, plugins: [fixturePlugin('test-identity'), pluginDir], config: { plugins: { options: { 'data-ops': { lockWaitMs: 8000 } } } } });
+      t = await startTestKernel({
+        db: variant.name,
+        plugins: [fixturePlugin('test-identity'), pluginDir],
+        config: { plugins: { options: { 'data-ops': { lockWaitMs: 8000 } } } },
+      });
     });
     after(async () => t?.close());
 
@@ -34,10 +38,19 @@ for (const variant of DB_VARIANTS) {
       for (const [name, value] of Object.entries(SEED)) {
         await db.query(`INSERT INTO ${FIXTURE_TABLE} (tenant_id, name, value) VALUES ('default', ?, ?)`, { replacements: [name, value] });
       }
-      const input = [{ name: 'a', value: '1' }, { name: 'b', value: '3' }, { name: 'c', value: '4' }];
+      const input = [
+        { name: 'a', value: '1' },
+        { name: 'b', value: '3' },
+        { name: 'c', value: '4' },
+      ];
       const plan = await dataOf(await as(t, 'admin').post('/api/fixture-data/fixture/plan', { rows: input, mode: 'mirror', delayMs: 400 }));
       const child = spawn(process.execPath, [CHILD], {
-        env: { ...process.env, DATA_OPS_PLAN_ID: plan.planId, DATA_OPS_PLUGIN_DIR: pluginDir, ...(t.dbUrl ? { DATA_OPS_DB_URL: t.dbUrl } : { DATA_OPS_DATA_DIR: t.dataDir }) },
+        env: {
+          ...process.env,
+          DATA_OPS_PLAN_ID: plan.planId,
+          DATA_OPS_PLUGIN_DIR: pluginDir,
+          ...(t.dbUrl ? { DATA_OPS_DB_URL: t.dbUrl } : { DATA_OPS_DATA_DIR: t.dataDir }),
+        },
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       let out = '';
@@ -56,7 +69,13 @@ for (const variant of DB_VARIANTS) {
       expect(await exited).to.equal('SIGKILL');
       expect(out).to.not.include('done');
 
-      const rows = async () => Object.fromEntries((await dataOf(await as(t, 'viewer').get('/api/fixture-data/rows'))).rows.map((r: { name: string; value: string }) => [r.name, r.value]));
+      const rows = async () =>
+        Object.fromEntries(
+          (await dataOf(await as(t, 'viewer').get('/api/fixture-data/rows'))).rows.map((r: { name: string; value: string }) => [
+            r.name,
+            r.value,
+          ]),
+        );
       expect(await rows()).to.deep.equal(SEED);
       expect((await t.kernel.container.resolve<AuditLog>('audit').verify()).valid).to.equal(true);
       // The dead process's lock expires (lease 1.5 s); the plan was never marked applied.

@@ -20,7 +20,11 @@ const withHeaders = (headers: Record<string, string>) =>
     }
   };
 const SEED: Rows = { a: '1', b: '2', x: '9' };
-const INPUT = [{ name: 'a', value: '1' }, { name: 'b', value: '3' }, { name: 'c', value: '4' }];
+const INPUT = [
+  { name: 'a', value: '1' },
+  { name: 'b', value: '3' },
+  { name: 'c', value: '4' },
+];
 
 for (const variant of DB_VARIANTS) {
   describe(`data-operation engine through HTTP (${variant.name})`, function () {
@@ -32,7 +36,12 @@ for (const variant of DB_VARIANTS) {
     before(async function () {
       requireVariant(this, variant);
       pluginDir = fixtureDomainPluginDir();
-      t = await startTestKernel({ db: variant.name, plugins: [fixturePlugin('test-identity'), pluginDir], config: options, captureLogs: 'warn' });
+      t = await startTestKernel({
+        db: variant.name,
+        plugins: [fixturePlugin('test-identity'), pluginDir],
+        config: options,
+        captureLogs: 'warn',
+      });
     });
     after(async () => t?.close());
 
@@ -47,8 +56,10 @@ for (const variant of DB_VARIANTS) {
       const data = await dataOf(await as(t, 'viewer', tenant).get('/api/fixture-data/rows'));
       return Object.fromEntries(data.rows.map((r: { name: string; value: string }) => [r.name, r.value]));
     }
-    const plan = async (body: object, domain = 'fixture', tenant?: string) => dataOf(await as(t, 'admin', tenant).post(`/api/fixture-data/${domain}/plan`, body));
-    const apply = (body: object, domain = 'fixture', tenant?: string) => as(t, 'admin', tenant).post(`/api/fixture-data/${domain}/apply`, body);
+    const plan = async (body: object, domain = 'fixture', tenant?: string) =>
+      dataOf(await as(t, 'admin', tenant).post(`/api/fixture-data/${domain}/plan`, body));
+    const apply = (body: object, domain = 'fixture', tenant?: string) =>
+      as(t, 'admin', tenant).post(`/api/fixture-data/${domain}/apply`, body);
     async function refused(res: TestResponse, status: number, code: string): Promise<any> {
       const body = await res.json();
       expect(res.status, JSON.stringify(body)).to.equal(status);
@@ -60,7 +71,19 @@ for (const variant of DB_VARIANTS) {
       await seed(SEED);
       const before = Date.now();
       const p = await plan({ rows: INPUT });
-      expect(Object.keys(p).sort()).to.deep.equal(['blockedReasons', 'domain', 'expiresAt', 'mode', 'operations', 'planHash', 'planId', 'requiresConfirmation', 'risk', 'summary', 'warnings']);
+      expect(Object.keys(p).sort()).to.deep.equal([
+        'blockedReasons',
+        'domain',
+        'expiresAt',
+        'mode',
+        'operations',
+        'planHash',
+        'planId',
+        'requiresConfirmation',
+        'risk',
+        'summary',
+        'warnings',
+      ]);
       expect(p).to.include({ domain: 'fixture', mode: 'merge', risk: 'safe', requiresConfirmation: false });
       expect(p.planHash).to.match(/^[0-9a-f]{64}$/);
       expect(p.summary).to.deep.equal({ created: 1, updated: 1, deleted: 0, skipped: 1, failed: 0 });
@@ -73,10 +96,26 @@ for (const variant of DB_VARIANTS) {
     });
 
     const expected: Record<string, { summary: object; after: Rows; destructive: boolean }> = {
-      add: { summary: { created: 1, updated: 0, deleted: 0, skipped: 2, failed: 0 }, after: { a: '1', b: '2', c: '4', x: '9' }, destructive: false },
-      merge: { summary: { created: 1, updated: 1, deleted: 0, skipped: 1, failed: 0 }, after: { a: '1', b: '3', c: '4', x: '9' }, destructive: false },
-      mirror: { summary: { created: 1, updated: 1, deleted: 1, skipped: 1, failed: 0 }, after: { a: '1', b: '3', c: '4' }, destructive: true },
-      replace: { summary: { created: 3, updated: 0, deleted: 3, skipped: 0, failed: 0 }, after: { a: '1', b: '3', c: '4' }, destructive: true },
+      add: {
+        summary: { created: 1, updated: 0, deleted: 0, skipped: 2, failed: 0 },
+        after: { a: '1', b: '2', c: '4', x: '9' },
+        destructive: false,
+      },
+      merge: {
+        summary: { created: 1, updated: 1, deleted: 0, skipped: 1, failed: 0 },
+        after: { a: '1', b: '3', c: '4', x: '9' },
+        destructive: false,
+      },
+      mirror: {
+        summary: { created: 1, updated: 1, deleted: 1, skipped: 1, failed: 0 },
+        after: { a: '1', b: '3', c: '4' },
+        destructive: true,
+      },
+      replace: {
+        summary: { created: 3, updated: 0, deleted: 3, skipped: 0, failed: 0 },
+        after: { a: '1', b: '3', c: '4' },
+        destructive: true,
+      },
     };
     for (const [mode, want] of Object.entries(expected)) {
       it(`mode ${mode}: ${want.destructive ? 'destructive, refused without confirmation, then ' : ''}applied inline with the spec's create/update/delete semantics`, async () => {
@@ -100,7 +139,7 @@ for (const variant of DB_VARIANTS) {
       });
     }
 
-    it('refuses a wrong planHash (409 PLAN_HASH_MISMATCH), an unknown plan and another tenant\'s plan (404 PLAN_NOT_FOUND)', async () => {
+    it("refuses a wrong planHash (409 PLAN_HASH_MISMATCH), an unknown plan and another tenant's plan (404 PLAN_NOT_FOUND)", async () => {
       await seed(SEED);
       const p = await plan({ rows: INPUT });
       await refused(await apply({ planId: p.planId, planHash: 'f'.repeat(64) }), 409, 'PLAN_HASH_MISMATCH');
@@ -110,8 +149,13 @@ for (const variant of DB_VARIANTS) {
       expect(await rows()).to.deep.equal(SEED);
     });
 
-    it('validation errors propagate (400), an unknown domain is 404 DOMAIN_NOT_FOUND, a mode outside the domain\'s modes is 400 naming mode', async () => {
-      const res = await as(t, 'admin').post('/api/fixture-data/fixture/plan', { rows: [{ name: 'a', value: '1' }, { name: 'a', value: '2' }] });
+    it("validation errors propagate (400), an unknown domain is 404 DOMAIN_NOT_FOUND, a mode outside the domain's modes is 400 naming mode", async () => {
+      const res = await as(t, 'admin').post('/api/fixture-data/fixture/plan', {
+        rows: [
+          { name: 'a', value: '1' },
+          { name: 'a', value: '2' },
+        ],
+      });
       await refused(res, 400, 'VALIDATION_ERROR');
       const engine = t.kernel.container.resolve<DataOpsEngine>('dataOps');
       const admin = { kind: 'user' as const, userId: 'user-admin', role: 'admin', permissions: [], tenantId: 'default' };
@@ -147,9 +191,15 @@ for (const variant of DB_VARIANTS) {
       const old = await plan({ rows: INPUT });
       const fresh = await plan({ rows: INPUT });
       const recentlyExpired = await plan({ rows: INPUT });
-      await db().query('UPDATE cms_data_plans SET expires_at = ? WHERE plan_id = ?', { replacements: [Date.now() - 25 * 3600 * 1000, old.planId] });
-      await db().query('UPDATE cms_data_plans SET expires_at = ? WHERE plan_id = ?', { replacements: [Date.now() - 3600 * 1000, recentlyExpired.planId] });
-      const store = t.kernel.container.resolve<{ prune(now: number, graceMs: number, appliedMs: number, batch: number): Promise<number> }>('dataOpsPlans');
+      await db().query('UPDATE cms_data_plans SET expires_at = ? WHERE plan_id = ?', {
+        replacements: [Date.now() - 25 * 3600 * 1000, old.planId],
+      });
+      await db().query('UPDATE cms_data_plans SET expires_at = ? WHERE plan_id = ?', {
+        replacements: [Date.now() - 3600 * 1000, recentlyExpired.planId],
+      });
+      const store = t.kernel.container.resolve<{ prune(now: number, graceMs: number, appliedMs: number, batch: number): Promise<number> }>(
+        'dataOpsPlans',
+      );
       expect(await store.prune(Date.now(), 24 * 3600 * 1000, 30 * 24 * 3600 * 1000, 500)).to.equal(1);
       await refused(await apply({ planId: old.planId }), 404, 'PLAN_NOT_FOUND');
       await refused(await apply({ planId: recentlyExpired.planId }), 410, 'PLAN_EXPIRED');
@@ -177,13 +227,15 @@ for (const variant of DB_VARIANTS) {
         // Not marked applied: applying again runs again (and fails again at the same operation).
         const again = await dataOf(await apply({ planId: p.planId, confirmed: true }, domain));
         expect(again.outcome).to.equal('rollback');
-        const stored = await t.kernel.container.resolve<DataOpsEngine>('dataOps').getPlan(p.planId, { kind: 'user', userId: 'user-admin', role: 'admin', permissions: [], tenantId: 'default' });
+        const stored = await t.kernel.container
+          .resolve<DataOpsEngine>('dataOps')
+          .getPlan(p.planId, { kind: 'user', userId: 'user-admin', role: 'admin', permissions: [], tenantId: 'default' });
         expect(stored.appliedAt).to.equal(null);
         expect(await rows()).to.deep.equal(SEED);
       });
     }
 
-    it('answers 409 LOCK_CONTENTION while the domain\'s lock is held (waits lockWaitMs), and applies once it is released', async () => {
+    it("answers 409 LOCK_CONTENTION while the domain's lock is held (waits lockWaitMs), and applies once it is released", async () => {
       await seed(SEED);
       const p = await plan({ rows: INPUT });
       const release = await t.kernel.container.resolve<DbLock>('lock').acquire('data-ops:fixture:default', { ttlMs: 30000 });
@@ -203,16 +255,24 @@ for (const variant of DB_VARIANTS) {
 
     it('two kernels on one database: an apply on one makes the other answer 409 LOCK_CONTENTION', async () => {
       const second = await startTestKernel({
-        db: variant.name, plugins: [fixturePlugin('test-identity'), pluginDir], config: options,
+        db: variant.name,
+        plugins: [fixturePlugin('test-identity'), pluginDir],
+        config: options,
         ...(variant.name === 'mariadb' ? { dbUrl: t.dbUrl } : { dataDir: t.dataDir }),
       });
       try {
         await seed(SEED);
         const slow = await plan({ rows: INPUT, mode: 'mirror', delayMs: 500 }, 'fixture-undo');
-        const quick = await dataOf(await as(second, 'admin').post('/api/fixture-data/fixture-undo/plan', { rows: [{ name: 'q', value: '1' }], mode: 'add' }));
+        const quick = await dataOf(
+          await as(second, 'admin').post('/api/fixture-data/fixture-undo/plan', { rows: [{ name: 'q', value: '1' }], mode: 'add' }),
+        );
         const running = apply({ planId: slow.planId, confirmed: true }, 'fixture-undo');
         await new Promise((r) => setTimeout(r, 200));
-        await refused(await as(second, 'admin').post('/api/fixture-data/fixture-undo/apply', { planId: quick.planId }), 409, 'LOCK_CONTENTION');
+        await refused(
+          await as(second, 'admin').post('/api/fixture-data/fixture-undo/apply', { planId: quick.planId }),
+          409,
+          'LOCK_CONTENTION',
+        );
         expect(await dataOf(await running)).to.include({ outcome: 'success' });
         expect(await rows()).to.deep.equal({ a: '1', b: '3', c: '4' });
       } finally {
@@ -232,10 +292,14 @@ for (const variant of DB_VARIANTS) {
         expect(queued).to.have.keys(['jobId', 'status']);
         expect(queued.status).to.equal('queued');
         await refused(await apply({ planId: p.planId }), 409, 'PLAN_ALREADY_APPLIED');
-        const job = await until(async () => {
-          const { jobs } = await dataOf(await as(t, 'admin').get(`/api/fixture-data/fixture/jobs?jobId=${queued.jobId}`));
-          return jobs[0].status === 'completed' ? jobs[0] : undefined;
-        }, 'the apply job to complete', 20000);
+        const job = await until(
+          async () => {
+            const { jobs } = await dataOf(await as(t, 'admin').get(`/api/fixture-data/fixture/jobs?jobId=${queued.jobId}`));
+            return jobs[0].status === 'completed' ? jobs[0] : undefined;
+          },
+          'the apply job to complete',
+          20000,
+        );
         expect(job).to.include({ jobId: queued.jobId, domain: 'fixture', outcome: 'success' });
         expect(job.summary).to.deep.equal({ created: FIXTURE_THRESHOLD, updated: 0, deleted: 0, skipped: 0, failed: 0 });
         expect(job.progress).to.deep.equal({ processed: FIXTURE_THRESHOLD, total: FIXTURE_THRESHOLD });
@@ -246,7 +310,15 @@ for (const variant of DB_VARIANTS) {
         await refused(await as(t, 'admin').get('/api/fixture-data/fixture-undo/jobs?jobId=' + queued.jobId), 404, 'DATA_JOB_NOT_FOUND');
         const event = await stream.next((e) => e.data?.planId === p.planId);
         expect(event.event).to.equal('completed');
-        expect(event.data).to.deep.equal({ domain: 'fixture', planId: p.planId, jobId: queued.jobId, tenantId: 'default', outcome: 'success', summary: job.summary, durationMs: event.data.durationMs });
+        expect(event.data).to.deep.equal({
+          domain: 'fixture',
+          planId: p.planId,
+          jobId: queued.jobId,
+          tenantId: 'default',
+          outcome: 'success',
+          summary: job.summary,
+          durationMs: event.data.durationMs,
+        });
         expect(otherTenant.events).to.deep.equal([]);
       } finally {
         stream.close();
@@ -254,7 +326,7 @@ for (const variant of DB_VARIANTS) {
       }
     });
 
-    it('the completion stream: text/event-stream, heartbeats, inline completions of the caller\'s tenant only; guests 401', async () => {
+    it("the completion stream: text/event-stream, heartbeats, inline completions of the caller's tenant only; guests 401", async () => {
       expect((await t.request('/api/data-ops/events', { headers: { accept: 'text/event-stream' } })).status).to.equal(401);
       const stream = await openSse(`${t.url}/api/data-ops/events`, { 'x-test-identity': 'viewer' });
       try {
@@ -264,7 +336,15 @@ for (const variant of DB_VARIANTS) {
         const p = await plan({ rows: INPUT });
         const done = await dataOf(await apply({ planId: p.planId }));
         const event = await stream.next((e) => e.data?.planId === p.planId);
-        expect(event.data).to.deep.equal({ domain: 'fixture', planId: p.planId, jobId: null, tenantId: 'default', outcome: 'success', summary: done.summary, durationMs: done.durationMs });
+        expect(event.data).to.deep.equal({
+          domain: 'fixture',
+          planId: p.planId,
+          jobId: null,
+          tenantId: 'default',
+          outcome: 'success',
+          summary: done.summary,
+          durationMs: done.durationMs,
+        });
         await until(async () => (stream.comments.includes('heartbeat') ? true : undefined), 'a heartbeat comment', 3000);
         // ?domain= keeps one domain's completions.
         const undoOnly = await openSse(`${t.url}/api/data-ops/events?domain=fixture-undo`, { 'x-test-identity': 'viewer' });
@@ -280,7 +360,9 @@ for (const variant of DB_VARIANTS) {
         } finally {
           undoOnly.close();
         }
-        expect((await t.request('/api/data-ops/events?limit=1', { identity: 'viewer', headers: { accept: 'text/event-stream' } })).status).to.equal(400);
+        expect(
+          (await t.request('/api/data-ops/events?limit=1', { identity: 'viewer', headers: { accept: 'text/event-stream' } })).status,
+        ).to.equal(400);
         const notAccepted = await as(t, 'viewer').get('/api/data-ops/events');
         expect(notAccepted.status).to.equal(406);
         expect((await notAccepted.json()).error).to.equal('EVENT_STREAM_NOT_ACCEPTED');
@@ -289,7 +371,7 @@ for (const variant of DB_VARIANTS) {
       }
     });
 
-    it('every apply writes one audit entry with the spec\'s fields, and the chain verifies', async () => {
+    it("every apply writes one audit entry with the spec's fields, and the chain verifies", async () => {
       await seed(SEED);
       const p = await plan({ rows: INPUT, mode: 'replace' });
       const done = await dataOf(await apply({ planId: p.planId, confirmed: true }));
@@ -298,7 +380,14 @@ for (const variant of DB_VARIANTS) {
       const entries = items.filter((e) => e.planId === p.planId);
       expect(entries).to.have.length(1);
       const e = entries[0]!;
-      expect(e).to.include({ domain: 'config', operation: 'apply', planId: p.planId, mode: 'replace', outcome: 'success', durationMs: done.durationMs });
+      expect(e).to.include({
+        domain: 'config',
+        operation: 'apply',
+        planId: p.planId,
+        mode: 'replace',
+        outcome: 'success',
+        durationMs: done.durationMs,
+      });
       expect(e.actor).to.deep.equal({ userId: 'user-admin', tenantId: 'default' });
       expect(e.summary).to.deep.equal(done.summary);
       expect(Number.isInteger(e.durationMs)).to.equal(true);
@@ -308,27 +397,38 @@ for (const variant of DB_VARIANTS) {
       expect((await audit.verify()).valid).to.equal(true);
     });
 
-    it('verify runs the domain\'s verify against a stored plan and reports discrepancies', async () => {
+    it("verify runs the domain's verify against a stored plan and reports discrepancies", async () => {
       await seed(SEED);
       const p = await plan({ rows: INPUT });
       await dataOf(await apply({ planId: p.planId }));
-      expect(await dataOf(await as(t, 'admin').post('/api/fixture-data/fixture/verify', { planId: p.planId }))).to.deep.equal({ ok: true, discrepancies: [] });
+      expect(await dataOf(await as(t, 'admin').post('/api/fixture-data/fixture/verify', { planId: p.planId }))).to.deep.equal({
+        ok: true,
+        discrepancies: [],
+      });
       await db().query(`DELETE FROM ${FIXTURE_TABLE} WHERE tenant_id = 'default' AND name = 'c'`);
       const v = await dataOf(await as(t, 'admin').post('/api/fixture-data/fixture/verify', { planId: p.planId }));
       expect(v.ok).to.equal(false);
       expect(v.discrepancies).to.deep.equal(["row 'c' is not '4'"]);
     });
 
-    it('the GraphQL subscription dataOperationCompleted delivers completions of the subscriber\'s tenant', async () => {
+    it("the GraphQL subscription dataOperationCompleted delivers completions of the subscriber's tenant", async () => {
       const res = await as(t, 'admin').post('/api/graphql', { query: '{ __type(name: "Subscription") { fields { name } } }' });
       const body = await res.json();
       expect(body.data.__type.fields.map((f: { name: string }) => f.name)).to.include('dataOperationCompleted');
-      const client = createClient({ url: `${t.url.replace(/^http/, 'ws')}/api/graphql`, webSocketImpl: withHeaders({ 'x-test-identity': 'viewer' }), retryAttempts: 0, lazy: true });
+      const client = createClient({
+        url: `${t.url.replace(/^http/, 'ws')}/api/graphql`,
+        webSocketImpl: withHeaders({ 'x-test-identity': 'viewer' }),
+        retryAttempts: 0,
+        lazy: true,
+      });
       const received: any[] = [];
       const errors: unknown[] = [];
       try {
         client.subscribe(
-          { query: 'subscription { dataOperationCompleted(domain: "fixture") { domain planId jobId tenantId outcome durationMs summary { created updated deleted skipped failed } } }' },
+          {
+            query:
+              'subscription { dataOperationCompleted(domain: "fixture") { domain planId jobId tenantId outcome durationMs summary { created updated deleted skipped failed } } }',
+          },
           { next: (v) => void received.push(v), error: (e) => void errors.push(e), complete: () => undefined },
         );
         await new Promise((r) => setTimeout(r, 300));
@@ -337,7 +437,15 @@ for (const variant of DB_VARIANTS) {
         const done = await dataOf(await apply({ planId: p.planId }));
         await until(async () => (received.length || errors.length ? true : undefined), 'a subscription value', 5000);
         expect(errors).to.deep.equal([]);
-        expect(received[0].data.dataOperationCompleted).to.deep.equal({ domain: 'fixture', planId: p.planId, jobId: null, tenantId: 'default', outcome: 'success', durationMs: done.durationMs, summary: done.summary });
+        expect(received[0].data.dataOperationCompleted).to.deep.equal({
+          domain: 'fixture',
+          planId: p.planId,
+          jobId: null,
+          tenantId: 'default',
+          outcome: 'success',
+          durationMs: done.durationMs,
+          summary: done.summary,
+        });
       } finally {
         await client.dispose();
       }

@@ -26,7 +26,14 @@ describe('permission dispatcher', function () {
   });
 
   it('closes the upper-case and /api/v1 spellings of an unmapped namespace too', async function () {
-    for (const path of ['/API/secret/data', '/api/v1/secret/data', '/Api/Secret/data/', '/api//secret/data', '//api/secret//data', '/api/v1//secret/data']) {
+    for (const path of [
+      '/API/secret/data',
+      '/api/v1/secret/data',
+      '/Api/Secret/data/',
+      '/api//secret/data',
+      '//api/secret//data',
+      '/api/v1//secret/data',
+    ]) {
       expect((await t.request(path, { identity: 'viewer' })).status, path).to.equal(403);
       expect((await t.request(path, { identity: 'admin' })).status, path).to.equal(200);
     }

@@ -28,7 +28,11 @@ async function startSmtp(): Promise<{ port: number; inbox: Received[]; close(): 
     onData(stream, _session, callback) {
       simpleParser(stream).then(
         (mail) => {
-          inbox.push({ to: (Array.isArray(mail.to) ? mail.to[0] : mail.to)?.text ?? '', subject: mail.subject ?? '', text: mail.text ?? '' });
+          inbox.push({
+            to: (Array.isArray(mail.to) ? mail.to[0] : mail.to)?.text ?? '',
+            subject: mail.subject ?? '',
+            text: mail.text ?? '',
+          });
           callback();
         },
         (err) => callback(err),
@@ -79,11 +83,16 @@ for (const variant of DB_VARIANTS) {
     });
 
     const users = () => t.kernel.container.resolve<{ create(i: object): Promise<{ _id: string }> }>('users');
-    const mailTo = (to: string, subject: string) => waitFor(() => smtp.inbox.find((m) => m.to.includes(to) && m.subject === subject), `mail to ${to}`);
+    const mailTo = (to: string, subject: string) =>
+      waitFor(() => smtp.inbox.find((m) => m.to.includes(to) && m.subject === subject), `mail to ${to}`);
 
     it('mails a reset link built from the configured public URL and answers unknown emails the same', async function () {
       await users().create({ email: 'reset@example.com', password: PASSWORD, role: 'editor' });
-      const known = await t.request('/api/user/forgot-password', { method: 'POST', json: { email: 'reset@example.com' }, headers: { host: 'evil.example.net' } });
+      const known = await t.request('/api/user/forgot-password', {
+        method: 'POST',
+        json: { email: 'reset@example.com' },
+        headers: { host: 'evil.example.net' },
+      });
       const unknown = await t.request('/api/user/forgot-password', { method: 'POST', json: { email: 'nobody@example.com' } });
       expect(known.status).to.equal(200);
       expect(await known.json()).to.deep.equal(await unknown.json());
@@ -95,35 +104,60 @@ for (const variant of DB_VARIANTS) {
 
     it('resets the password once, ends every session, and explains a used, unknown or expired link', async function () {
       await users().create({ email: 'reset2@example.com', password: PASSWORD, role: 'editor' });
-      const oldSession = cookie(await t.request('/api/user/login', { method: 'POST', json: { email: 'reset2@example.com', password: PASSWORD } }), 'session')!;
+      const oldSession = cookie(
+        await t.request('/api/user/login', { method: 'POST', json: { email: 'reset2@example.com', password: PASSWORD } }),
+        'session',
+      )!;
       await t.request('/api/user/forgot-password', { method: 'POST', json: { email: 'reset2@example.com' } });
       const token = tokenIn((await mailTo('reset2@example.com', 'Reset your password')).text)!;
       const ok = await t.request('/api/user/reset-password', { method: 'POST', json: { token, password: 'a brand new password' } });
       expect(ok.status).to.equal(200);
       expect((await t.request('/api/user/me', { headers: { cookie: oldSession } })).status).to.equal(401);
-      expect((await t.request('/api/user/login', { method: 'POST', json: { email: 'reset2@example.com', password: PASSWORD } })).status).to.equal(401);
-      expect((await t.request('/api/user/login', { method: 'POST', json: { email: 'reset2@example.com', password: 'a brand new password' } })).status).to.equal(200);
+      expect(
+        (await t.request('/api/user/login', { method: 'POST', json: { email: 'reset2@example.com', password: PASSWORD } })).status,
+      ).to.equal(401);
+      expect(
+        (await t.request('/api/user/login', { method: 'POST', json: { email: 'reset2@example.com', password: 'a brand new password' } }))
+          .status,
+      ).to.equal(200);
       const reused = await t.request('/api/user/reset-password', { method: 'POST', json: { token, password: 'another new password' } });
       expect(reused.status).to.equal(409);
       expect((await reused.json()).error).to.equal('TOKEN_ALREADY_CONSUMED');
-      const unknown = await t.request('/api/user/reset-password', { method: 'POST', json: { token: 'x'.repeat(43), password: 'another new password' } });
+      const unknown = await t.request('/api/user/reset-password', {
+        method: 'POST',
+        json: { token: 'x'.repeat(43), password: 'another new password' },
+      });
       expect(unknown.status).to.equal(404);
       expect((await unknown.json()).error).to.equal('TOKEN_NOT_FOUND');
       await t.request('/api/user/forgot-password', { method: 'POST', json: { email: 'reset2@example.com' } });
       const second = await waitFor(() => smtp.inbox.filter((m) => m.to.includes('reset2@example.com')).at(1), 'a second reset mail');
       const stale = tokenIn(second.text)!;
-      await t.kernel.sequelize.query('UPDATE auth_tokens SET expires_at = ? WHERE kind = ? AND consumed_at IS NULL', { replacements: [Date.now() - 1, 'reset'] });
-      const expired = await t.request('/api/user/reset-password', { method: 'POST', json: { token: stale, password: 'another new password' } });
+      await t.kernel.sequelize.query('UPDATE auth_tokens SET expires_at = ? WHERE kind = ? AND consumed_at IS NULL', {
+        replacements: [Date.now() - 1, 'reset'],
+      });
+      const expired = await t.request('/api/user/reset-password', {
+        method: 'POST',
+        json: { token: stale, password: 'another new password' },
+      });
       expect(expired.status).to.equal(410);
       expect((await expired.json()).error).to.equal('TOKEN_EXPIRED');
     });
 
     it('of 50 concurrent claims of one reset token exactly one succeeds', async function () {
       const { _id } = await users().create({ email: 'race@example.com', password: PASSWORD, role: 'editor' });
-      const { token } = await t.kernel.container.resolve<{ issue(k: string, i: object): Promise<{ token: string }> }>('emailTokens').issue('reset', {
-        email: 'race@example.com', userId: _id, tenantId: 'default', ttlMs: 60000,
-      });
-      const results = await Promise.all(Array.from({ length: 50 }, (_, i) => t.request('/api/user/reset-password', { method: 'POST', json: { token, password: `new password ${i}` } })));
+      const { token } = await t.kernel.container
+        .resolve<{ issue(k: string, i: object): Promise<{ token: string }> }>('emailTokens')
+        .issue('reset', {
+          email: 'race@example.com',
+          userId: _id,
+          tenantId: 'default',
+          ttlMs: 60000,
+        });
+      const results = await Promise.all(
+        Array.from({ length: 50 }, (_, i) =>
+          t.request('/api/user/reset-password', { method: 'POST', json: { token, password: `new password ${i}` } }),
+        ),
+      );
       const statuses = results.map((r) => r.status);
       expect(statuses.filter((s) => s === 200)).to.have.length(1);
       expect(statuses.filter((s) => s === 409)).to.have.length(49);
@@ -141,7 +175,9 @@ for (const variant of DB_VARIANTS) {
       expect((await signedIn.json()).data.user.email).to.equal('magic@example.com');
       expect((await t.request('/api/user/me', { headers: { cookie: cookie(signedIn, 'session')! } })).status).to.equal(200);
       expect((await t.request('/api/user/magic-link/verify', { method: 'POST', json: { token } })).status).to.equal(409);
-      await t.kernel.sequelize.query('UPDATE auth_users SET two_factor_enabled = ?, totp_secret = ? WHERE email = ?', { replacements: [true, 'v1.placeholder', 'magic@example.com'] });
+      await t.kernel.sequelize.query('UPDATE auth_users SET two_factor_enabled = ?, totp_secret = ? WHERE email = ?', {
+        replacements: [true, 'v1.placeholder', 'magic@example.com'],
+      });
       await t.request('/api/user/magic-link', { method: 'POST', json: { email: 'magic@example.com' } });
       const again = await waitFor(() => smtp.inbox.filter((m) => m.to.includes('magic@example.com')).at(1), 'a second magic link');
       const twoStep = await t.request('/api/user/magic-link/verify', { method: 'POST', json: { token: tokenIn(again.text)! } });
@@ -151,8 +187,20 @@ for (const variant of DB_VARIANTS) {
     });
 
     it('invitations: created by user:manage, validated publicly, used once to sign up with their role', async function () {
-      expect((await t.request('/api/token/create-token', { method: 'POST', identity: 'editor', json: { email: 'invitee@example.com', role: 'viewer' } })).status).to.equal(403);
-      const created = await t.request('/api/token/create-token', { method: 'POST', identity: 'admin', json: { email: 'Invitee@example.com', role: 'viewer', sendEmail: true } });
+      expect(
+        (
+          await t.request('/api/token/create-token', {
+            method: 'POST',
+            identity: 'editor',
+            json: { email: 'invitee@example.com', role: 'viewer' },
+          })
+        ).status,
+      ).to.equal(403);
+      const created = await t.request('/api/token/create-token', {
+        method: 'POST',
+        identity: 'admin',
+        json: { email: 'Invitee@example.com', role: 'viewer', sendEmail: true },
+      });
       expect(created.status).to.equal(200);
       const { token, expiresAt } = (await created.json()).data;
       expect(Date.parse(expiresAt) - Date.now()).to.be.within(71 * 3600e3, 72 * 3600e3);
@@ -178,11 +226,20 @@ for (const variant of DB_VARIANTS) {
     });
 
     it('a revoked invitation stops working at once', async function () {
-      const { token } = (await (await t.request('/api/token', { method: 'POST', identity: 'admin', json: { email: 'late@example.com', role: 'editor' } })).json()).data;
-      const [row] = await t.kernel.sequelize.query<{ id: string }>('SELECT id FROM auth_tokens WHERE email = ?', { replacements: ['late@example.com'], type: QueryTypes.SELECT });
+      const { token } = (
+        await (
+          await t.request('/api/token', { method: 'POST', identity: 'admin', json: { email: 'late@example.com', role: 'editor' } })
+        ).json()
+      ).data;
+      const [row] = await t.kernel.sequelize.query<{ id: string }>('SELECT id FROM auth_tokens WHERE email = ?', {
+        replacements: ['late@example.com'],
+        type: QueryTypes.SELECT,
+      });
       expect((await t.request(`/api/token/${row!.id}`, { method: 'DELETE', identity: 'admin' })).status).to.equal(200);
       expect((await t.request(`/api/token/${token}`)).status).to.equal(404);
-      expect((await t.request('/api/user/register', { method: 'POST', json: { token, password: 'whatever password' } })).status).to.equal(404);
+      expect((await t.request('/api/user/register', { method: 'POST', json: { token, password: 'whatever password' } })).status).to.equal(
+        404,
+      );
     });
   });
 }
@@ -192,7 +249,9 @@ describe('mail without SMTP: the outbox folder', function () {
   it('writes the reset mail as an .eml file under <data>/outbox', async function () {
     const t = await startTestKernel({ config: { plugins: { options: { auth: { bcryptRounds: 4 } } } } });
     try {
-      await t.kernel.container.resolve<{ create(i: object): Promise<unknown> }>('users').create({ email: 'outbox@example.com', password: PASSWORD, role: 'editor' });
+      await t.kernel.container
+        .resolve<{ create(i: object): Promise<unknown> }>('users')
+        .create({ email: 'outbox@example.com', password: PASSWORD, role: 'editor' });
       await t.request('/api/user/forgot-password', { method: 'POST', json: { email: 'outbox@example.com' } });
       await t.kernel.container.resolve<{ settled(): Promise<void> }>('emailFlows').settled();
       const dir = join(t.dataDir, 'outbox');

@@ -19,12 +19,14 @@ for (const variant of DB_VARIANTS) {
     });
     after(() => t?.close());
 
-    it('keeps each caller\'s notes apart through its request-scoped service', async () => {
+    it("keeps each caller's notes apart through its request-scoped service", async () => {
       const created = await t.request('/api/notes', { method: 'POST', identity: 'editor', json: { text: '  Buy milk ' } });
       expect(created.status).to.equal(201);
       const note = (await created.json()).data;
       expect(note.text).to.equal('Buy milk');
-      expect((await (await t.request('/api/notes', { identity: 'editor' })).json()).data.notes.map((n: { id: string }) => n.id)).to.deep.equal([note.id]);
+      expect(
+        (await (await t.request('/api/notes', { identity: 'editor' })).json()).data.notes.map((n: { id: string }) => n.id),
+      ).to.deep.equal([note.id]);
       // Another user (another currentUser in the request scope) sees none of them and cannot delete them.
       expect((await (await t.request('/api/notes', { identity: 'viewer' })).json()).data.notes).to.deep.equal([]);
       const foreign = await t.request(`/api/notes/${note.id}`, { method: 'DELETE', identity: 'viewer' });
@@ -61,15 +63,23 @@ describe('examples/notes-plugin: options and state from boot to close', function
       let t = await startTestKernel({ dataDir, plugins: [fixturePlugin('test-identity'), NOTES_PLUGIN] });
       await t.request('/api/notes', { method: 'POST', identity: 'editor', json: { text: 'old' } });
       await t.request('/api/notes', { method: 'POST', identity: 'editor', json: { text: 'new' } });
-      await t.kernel.container.resolve<{ query(sql: string): Promise<unknown> }>('sequelize').query(`UPDATE notes_items SET created_at = ${Date.now() - 40 * 86_400_000} WHERE text = 'old'`);
+      await t.kernel.container
+        .resolve<{ query(sql: string): Promise<unknown> }>('sequelize')
+        .query(`UPDATE notes_items SET created_at = ${Date.now() - 40 * 86_400_000} WHERE text = 'old'`);
       await t.close();
-      t = await startTestKernel({ dataDir, plugins: [fixturePlugin('test-identity'), NOTES_PLUGIN], config: { plugins: { options: { notes: { retentionDays: 30 } } } } });
+      t = await startTestKernel({
+        dataDir,
+        plugins: [fixturePlugin('test-identity'), NOTES_PLUGIN],
+        config: { plugins: { options: { notes: { retentionDays: 30 } } } },
+      });
       const texts = (await (await t.request('/api/notes', { identity: 'editor' })).json()).data.notes.map((n: { text: string }) => n.text);
       await t.close();
       expect(texts).to.deep.equal(['new']);
       let failure: unknown;
       try {
-        await (await startTestKernel({ dataDir, plugins: [NOTES_PLUGIN], config: { plugins: { options: { notes: { retentionDays: 0 } } } } })).close();
+        await (
+          await startTestKernel({ dataDir, plugins: [NOTES_PLUGIN], config: { plugins: { options: { notes: { retentionDays: 0 } } } } })
+        ).close();
       } catch (err) {
         failure = err;
       }

@@ -8,7 +8,14 @@ import { fixturePlugin, responseCookie, startTestKernel, type TestKernel } from 
 import { DB_VARIANTS, REDIS_URL, requireVariant, uniqueName } from '../helpers/services.js';
 
 const PASSWORD = 'correct horse battery';
-const OPTIONS = { plugins: { options: { auth: { bcryptRounds: 4, sessionDevicePolicy: 'allow-multiple' }, graphql: { recheckSeconds: 0.3, maxSubscriptionsPerConnection: 3 } } } };
+const OPTIONS = {
+  plugins: {
+    options: {
+      auth: { bcryptRounds: 4, sessionDevicePolicy: 'allow-multiple' },
+      graphql: { recheckSeconds: 0.3, maxSubscriptionsPerConnection: 3 },
+    },
+  },
+};
 const POST_ADDED = 'subscription { postAdded { _id title createdAt updatedAt } }';
 
 /** Values a subscription delivers, awaited one by one with a time limit. */
@@ -73,7 +80,10 @@ const withHeaders = (headers: Record<string, string>) =>
 function modernClient(t: TestKernel, options: { headers?: Record<string, string>; connectionParams?: Record<string, unknown> } = {}) {
   const closes: Array<{ code: number; reason: string }> = [];
   const client: Client = createClient({
-    url: wsUrl(t), webSocketImpl: withHeaders(options.headers ?? {}), retryAttempts: 0, lazy: true,
+    url: wsUrl(t),
+    webSocketImpl: withHeaders(options.headers ?? {}),
+    retryAttempts: 0,
+    lazy: true,
     connectionParams: options.connectionParams,
     on: { closed: (e) => void closes.push({ code: (e as { code: number }).code, reason: String((e as { reason: string }).reason) }) },
   });
@@ -90,7 +100,12 @@ function legacyClient(t: TestKernel, options: { headers?: Record<string, string>
   const connectionErrors: unknown[] = [];
   const client = new legacy.SubscriptionClient(
     wsUrl(t),
-    { reconnect: false, connectionParams: options.connectionParams, wsOptionArguments: [{ headers: options.headers ?? {} }], connectionCallback: (error: unknown) => void (error && connectionErrors.push(error)) },
+    {
+      reconnect: false,
+      connectionParams: options.connectionParams,
+      wsOptionArguments: [{ headers: options.headers ?? {} }],
+      connectionCallback: (error: unknown) => void (error && connectionErrors.push(error)),
+    },
     WebSocket,
   );
   const subscribe = (query: string): Inbox => {
@@ -101,7 +116,10 @@ function legacyClient(t: TestKernel, options: { headers?: Record<string, string>
   return { client, subscribe, connectionErrors, dispose: () => client.close() };
 }
 
-const testHeaders = (identity: string, tenant?: string) => ({ 'x-test-identity': identity, ...(tenant ? { 'x-test-tenant': tenant } : {}) });
+const testHeaders = (identity: string, tenant?: string) => ({
+  'x-test-identity': identity,
+  ...(tenant ? { 'x-test-tenant': tenant } : {}),
+});
 const subscriptions = (t: TestKernel) => t.kernel.container.resolve<{ activeSubscriptions: number }>('graphql').activeSubscriptions;
 
 for (const variant of DB_VARIANTS) {
@@ -141,16 +159,25 @@ for (const variant of DB_VARIANTS) {
       await awaitSubscribed(1);
       const created = await dataOf(await as(t, 'editor').post('/api/collections/posts', { title: 'Over the modern protocol' }), 201);
       const event = await inbox.next();
-      expect(event).to.deep.equal({ data: { postAdded: { _id: created._id, title: created.title, createdAt: created.createdAt, updatedAt: created.updatedAt } } });
+      expect(event).to.deep.equal({
+        data: { postAdded: { _id: created._id, title: created.title, createdAt: created.createdAt, updatedAt: created.updatedAt } },
+      });
     });
 
     it('graphql-ws (legacy): postAdded after a REST create, with a website token in the connection parameters', async function () {
-      const token = (await dataOf(await t.request('/api/website-tokens', { method: 'POST', headers: { cookie: await session() }, json: { name: 'site' } }), 201)).token;
+      const token = (
+        await dataOf(
+          await t.request('/api/website-tokens', { method: 'POST', headers: { cookie: await session() }, json: { name: 'site' } }),
+          201,
+        )
+      ).token;
       const ws = track(legacyClient(t, { connectionParams: { authorization: `Bearer ${token}` } }));
       const inbox = ws.subscribe(POST_ADDED);
       await awaitSubscribed(1);
       const created = await dataOf(await as(t, 'editor').post('/api/collections/posts', { title: 'Over the legacy protocol' }), 201);
-      expect(await inbox.next()).to.deep.equal({ data: { postAdded: { _id: created._id, title: created.title, createdAt: created.createdAt, updatedAt: created.updatedAt } } });
+      expect(await inbox.next()).to.deep.equal({
+        data: { postAdded: { _id: created._id, title: created.title, createdAt: created.createdAt, updatedAt: created.updatedAt } },
+      });
       expect(ws.connectionErrors).to.deep.equal([]);
     });
 
@@ -188,13 +215,17 @@ for (const variant of DB_VARIANTS) {
       const nobody = track(modernClient(t, { headers: testHeaders('nobody') })).subscribe(POST_ADDED);
       expect((await nobody.next()).errors.map((e: { extensions: { code: string } }) => e.extensions.code)).to.deep.equal(['FORBIDDEN']);
       const guest = track(legacyClient(t)).subscribe(POST_ADDED);
-      expect((await guest.next()).errors.map((e: { extensions: { code: string } }) => e.extensions.code)).to.deep.equal(['AUTHENTICATION_REQUIRED']);
+      expect((await guest.next()).errors.map((e: { extensions: { code: string } }) => e.extensions.code)).to.deep.equal([
+        'AUTHENTICATION_REQUIRED',
+      ]);
     });
 
     it('counts the session cookie only for upgrades from this origin (no cross-site WebSocket hijacking)', async function () {
       const cookie = await session();
       const foreign = track(modernClient(t, { headers: { cookie, origin: 'http://evil.example' } })).subscribe(POST_ADDED);
-      expect((await foreign.next()).errors.map((e: { extensions: { code: string } }) => e.extensions.code)).to.deep.equal(['AUTHENTICATION_REQUIRED']);
+      expect((await foreign.next()).errors.map((e: { extensions: { code: string } }) => e.extensions.code)).to.deep.equal([
+        'AUTHENTICATION_REQUIRED',
+      ]);
       const own = track(modernClient(t, { headers: { cookie, origin: t.url } })).subscribe(POST_ADDED);
       await awaitSubscribed(1);
       const created = await dataOf(await as(t, 'editor').post('/api/collections/posts', { title: 'Same origin' }), 201);
@@ -255,7 +286,9 @@ for (const variant of DB_VARIANTS) {
       const held = ['postAdded', 'postUpdated', 'postDeleted'].map((f) => ws.subscribe(`subscription { ${f} { _id } }`));
       await awaitSubscribed(3);
       const fourth = ws.subscribe('subscription { postAdded { title } }');
-      expect((await fourth.next()).errors.map((e: { extensions: { code: string } }) => e.extensions.code)).to.deep.equal(['GRAPHQL_SUBSCRIPTION_LIMIT']);
+      expect((await fourth.next()).errors.map((e: { extensions: { code: string } }) => e.extensions.code)).to.deep.equal([
+        'GRAPHQL_SUBSCRIPTION_LIMIT',
+      ]);
       // Another connection has its own budget.
       track(legacyClient(t, { headers: testHeaders('editor') })).subscribe(POST_ADDED);
       await awaitSubscribed(4);
@@ -276,8 +309,14 @@ for (const variant of DB_VARIANTS) {
       expect(await users.next()).to.deep.equal({ data: { userCreated: { email: 'new-writer@example.com', role: 'editor' } } });
 
       const events = t.kernel.container.resolve<EventBus>('events');
-      await events.publish('on:media_upload', { tenantId: 'acme', media: { _id: 'm-acme', filename: 'acme.png', mimeType: 'image/png', size: 10, url: '/files/acme.png' } });
-      await events.publish('on:media_upload', { tenantId: 'default', media: { _id: 'm-1', filename: 'cat.png', mimeType: 'image/png', size: 10, url: '/files/cat.png' } });
+      await events.publish('on:media_upload', {
+        tenantId: 'acme',
+        media: { _id: 'm-acme', filename: 'acme.png', mimeType: 'image/png', size: 10, url: '/files/acme.png' },
+      });
+      await events.publish('on:media_upload', {
+        tenantId: 'default',
+        media: { _id: 'm-1', filename: 'cat.png', mimeType: 'image/png', size: 10, url: '/files/cat.png' },
+      });
       expect(await media.next()).to.deep.equal({ data: { mediaUploaded: { _id: 'm-1', filename: 'cat.png', url: '/files/cat.png' } } });
     });
 
@@ -320,11 +359,17 @@ describe('graphql subscriptions across two instances sharing Redis', function ()
   it('an entry created on one instance reaches a subscriber on the other', async function () {
     await dataOf(await as(a!, 'admin').post('/api/collections', POSTS), 201);
     // B learns of the new collection through the event bus (Redis) and regenerates its schema.
-    await waitFor('instance B to serve the posts schema', async () => (await b!.request('/api/graphql', { method: 'POST', identity: 'editor', json: { query: '{ posts { total } }' } })).status === 200);
+    await waitFor(
+      'instance B to serve the posts schema',
+      async () =>
+        (await b!.request('/api/graphql', { method: 'POST', identity: 'editor', json: { query: '{ posts { total } }' } })).status === 200,
+    );
     ws = modernClient(b!, { headers: testHeaders('editor') });
     const inbox = ws.subscribe(POST_ADDED);
     await waitFor('the subscription on B', () => subscriptions(b!) === 1);
     const created = await dataOf(await as(a!, 'editor').post('/api/collections/posts', { title: 'Made on A' }), 201);
-    expect(await inbox.next(5000)).to.deep.equal({ data: { postAdded: { _id: created._id, title: 'Made on A', createdAt: created.createdAt, updatedAt: created.updatedAt } } });
+    expect(await inbox.next(5000)).to.deep.equal({
+      data: { postAdded: { _id: created._id, title: 'Made on A', createdAt: created.createdAt, updatedAt: created.updatedAt } },
+    });
   });
 });

@@ -5,20 +5,42 @@ import { DB_VARIANTS, requireVariant } from '../helpers/services.js';
 
 const AUTHORS = { name: 'authors', fields: [{ name: 'name', type: 'text', required: true }] };
 const POSTS_WITH_AUTHOR = { ...POSTS, fields: [...POSTS.fields, { name: 'author', type: 'relation', collection: 'authors' }] };
-const PAGES = { name: 'pages', fields: [{ name: 'title', type: 'text', required: true }, { name: 'parent', type: 'relation', collection: 'pages' }] };
+const PAGES = {
+  name: 'pages',
+  fields: [
+    { name: 'title', type: 'text', required: true },
+    { name: 'parent', type: 'relation', collection: 'pages' },
+  ],
+};
 /** Every field of a post, so a GraphQL item can be compared with the REST item. */
-const POST_FIELDS = '_id slug status syncId version createdAt updatedAt createdBy updatedBy title body views featured publishedOn category meta author';
+const POST_FIELDS =
+  '_id slug status syncId version createdAt updatedAt createdBy updatedBy title body views featured publishedOn category meta author';
 
 interface Gql {
   status: number;
-  body: { data?: any; errors?: Array<{ message: string; locations?: unknown[]; path?: string[]; extensions: { code: string; issues?: Array<{ path: string; message: string }> } }> };
+  body: {
+    data?: any;
+    errors?: Array<{
+      message: string;
+      locations?: unknown[];
+      path?: string[];
+      extensions: { code: string; issues?: Array<{ path: string; message: string }> };
+    }>;
+  };
   headers: Headers;
 }
 
-async function gql(t: TestKernel, query: string, options: { identity?: string; tenant?: string; variables?: Record<string, unknown>; headers?: Record<string, string> } = {}): Promise<Gql> {
+async function gql(
+  t: TestKernel,
+  query: string,
+  options: { identity?: string; tenant?: string; variables?: Record<string, unknown>; headers?: Record<string, string> } = {},
+): Promise<Gql> {
   const { identity = 'editor', tenant, variables, headers = {} } = options;
   const res = await t.request('/api/graphql', {
-    method: 'POST', identity: identity || undefined, json: { query, variables }, headers: { ...(tenant ? { 'x-test-tenant': tenant } : {}), ...headers },
+    method: 'POST',
+    identity: identity || undefined,
+    json: { query, variables },
+    headers: { ...(tenant ? { 'x-test-tenant': tenant } : {}), ...headers },
   });
   return { status: res.status, body: await res.json(), headers: res.headers };
 }
@@ -44,14 +66,24 @@ for (const variant of DB_VARIANTS) {
     after(async () => t?.close());
 
     it('serves a valid schema: the collections query answers an empty list and there are no mutations', async function () {
-      const data = await dataOfGql(gql(t, '{ collections { name } __schema { queryType { fields { name } } mutationType { name } subscriptionType { fields { name } } } }'));
+      const data = await dataOfGql(
+        gql(
+          t,
+          '{ collections { name } __schema { queryType { fields { name } } mutationType { name } subscriptionType { fields { name } } } }',
+        ),
+      );
       expect(data.collections).to.deep.equal([]);
       expect(data.__schema.queryType.fields.map((f: { name: string }) => f.name)).to.deep.equal(['collections']);
       expect(data.__schema.mutationType).to.equal(null);
-      expect(data.__schema.subscriptionType.fields.map((f: { name: string }) => f.name)).to.have.members(['mediaUploaded', 'userCreated', 'userUpdated', 'userDeleted']);
+      expect(data.__schema.subscriptionType.fields.map((f: { name: string }) => f.name)).to.have.members([
+        'mediaUploaded',
+        'userCreated',
+        'userUpdated',
+        'userDeleted',
+      ]);
     });
 
-    it('a collection whose GraphQL names would clash with another\'s is refused, and the schema stays valid', async function () {
+    it("a collection whose GraphQL names would clash with another's is refused, and the schema stays valid", async function () {
       await dataOf(await as(t, 'admin').post('/api/collections', { name: 'notes', fields: [{ name: 'text', type: 'text' }] }), 201);
       const clash = await as(t, 'admin').post('/api/collections', { name: 'note', fields: [{ name: 'text', type: 'text' }] });
       expect(clash.status).to.equal(409);
@@ -75,35 +107,76 @@ for (const variant of DB_VARIANTS) {
     const editor = () => as(t, 'editor');
 
     it('generates the types, queries, mutations and subscriptions of each collection', async function () {
-      const data = await dataOfGql(gql(t, `{
+      const data = await dataOfGql(
+        gql(
+          t,
+          `{
         post: __type(name: "Post") { fields { name type { kind name ofType { name } } } }
         category: __type(name: "PostCategory") { kind enumValues { name } }
         list: __type(name: "PostList") { fields { name } }
         input: __type(name: "PostInput") { inputFields { name type { kind name } } }
         __schema { queryType { fields { name } } mutationType { fields { name } } subscriptionType { fields { name } } }
-      }`));
-      const type = Object.fromEntries(data.post.fields.map((f: any) => [f.name, f.type.kind === 'NON_NULL' ? `${f.type.ofType.name}!` : f.type.name]));
+      }`,
+        ),
+      );
+      const type = Object.fromEntries(
+        data.post.fields.map((f: any) => [f.name, f.type.kind === 'NON_NULL' ? `${f.type.ofType.name}!` : f.type.name]),
+      );
       expect(type).to.deep.equal({
-        _id: 'ID!', slug: 'String!', status: 'EntryStatus!', syncId: 'ID', version: 'Int!', createdAt: 'String!', updatedAt: 'String!',
-        createdBy: 'ID', updatedBy: 'ID', title: 'String', body: 'String', views: 'Float', featured: 'Boolean', publishedOn: 'String',
-        category: 'PostCategory', meta: 'JSON', author: 'ID', authorEntry: 'Author',
+        _id: 'ID!',
+        slug: 'String!',
+        status: 'EntryStatus!',
+        syncId: 'ID',
+        version: 'Int!',
+        createdAt: 'String!',
+        updatedAt: 'String!',
+        createdBy: 'ID',
+        updatedBy: 'ID',
+        title: 'String',
+        body: 'String',
+        views: 'Float',
+        featured: 'Boolean',
+        publishedOn: 'String',
+        category: 'PostCategory',
+        meta: 'JSON',
+        author: 'ID',
+        authorEntry: 'Author',
       });
       expect(data.category).to.deep.equal({ kind: 'ENUM', enumValues: [{ name: 'news' }, { name: 'guide' }, { name: 'opinion' }] });
       expect(data.list.fields.map((f: any) => f.name)).to.deep.equal(['items', 'total', 'page', 'limit']);
       expect(data.input.inputFields.map((f: any) => f.name)).to.include.members(['title', 'category', 'meta', 'author', 'slug', 'status']);
       const names = (t: { fields: Array<{ name: string }> }) => t.fields.map((f) => f.name);
       expect(names(data.__schema.queryType)).to.include.members(['collections', 'posts', 'post', 'authors', 'author', 'pages', 'page']);
-      expect(names(data.__schema.mutationType)).to.include.members(['createPost', 'updatePost', 'deletePost', 'setPostStatus', 'createAuthor']);
-      expect(names(data.__schema.subscriptionType)).to.include.members(['postAdded', 'postUpdated', 'postDeleted', 'authorAdded', 'mediaUploaded', 'userCreated']);
+      expect(names(data.__schema.mutationType)).to.include.members([
+        'createPost',
+        'updatePost',
+        'deletePost',
+        'setPostStatus',
+        'createAuthor',
+      ]);
+      expect(names(data.__schema.subscriptionType)).to.include.members([
+        'postAdded',
+        'postUpdated',
+        'postDeleted',
+        'authorAdded',
+        'mediaUploaded',
+        'userCreated',
+      ]);
       const collections = await dataOfGql(gql(t, '{ collections { name singular typeName listQuery fields { name type } } }'));
-      expect(collections.collections.find((c: any) => c.name === 'posts')).to.deep.include({ singular: 'post', typeName: 'Post', listQuery: 'posts' });
+      expect(collections.collections.find((c: any) => c.name === 'posts')).to.deep.include({
+        singular: 'post',
+        typeName: 'Post',
+        listQuery: 'posts',
+      });
     });
 
     it('regenerates the schema when a field or a collection is added, without a restart', async function () {
       const before = await gql(t, '{ authors { items { name country } } }');
       expect(before.status).to.equal(400);
       expect(codes(before)).to.deep.equal(['GRAPHQL_VALIDATION_FAILED']);
-      await dataOf(await as(t, 'admin').patch('/api/collections/authors/schema', { fields: [...AUTHORS.fields, { name: 'country', type: 'text' }] }));
+      await dataOf(
+        await as(t, 'admin').patch('/api/collections/authors/schema', { fields: [...AUTHORS.fields, { name: 'country', type: 'text' }] }),
+      );
       await dataOf(await editor().post('/api/collections/authors', { name: 'Ada', country: 'UK' }), 201);
       const after = await dataOfGql(gql(t, '{ authors(filter: {country: "UK"}) { items { name country } } }'));
       expect(after.authors.items).to.deep.equal([{ name: 'Ada', country: 'UK' }]);
@@ -119,35 +192,64 @@ for (const variant of DB_VARIANTS) {
       const categories = ['news', 'guide', 'opinion'];
       const statuses = ['published', 'draft', 'published', 'archived'];
       const entries = Array.from({ length: 30 }, (_, i) => ({
-        title: `${i % 5 === 0 ? 'Alpha' : 'Beta'} post ${String(i).padStart(2, '0')}`, views: (i * 7) % 23, featured: i % 2 === 0,
-        category: categories[i % 3], status: statuses[i % 4], publishedOn: `2026-01-${String((i % 28) + 1).padStart(2, '0')}`,
-        meta: { n: i }, author: i % 4 === 0 ? author._id : null,
+        title: `${i % 5 === 0 ? 'Alpha' : 'Beta'} post ${String(i).padStart(2, '0')}`,
+        views: (i * 7) % 23,
+        featured: i % 2 === 0,
+        category: categories[i % 3],
+        status: statuses[i % 4],
+        publishedOn: `2026-01-${String((i % 28) + 1).padStart(2, '0')}`,
+        meta: { n: i },
+        author: i % 4 === 0 ? author._id : null,
       }));
       await dataOf(await editor().post('/api/collections/posts/batch', { entries }), 201);
       const cases: Array<Record<string, unknown>> = [
-        {}, { page: 2, limit: 7 }, { limit: 500 }, { sort: '-views' }, { sort: 'title:asc', limit: 5, page: 3 }, { sort: 'category,-views' },
-        { filter: { category: 'guide' } }, { filter: { views: { gte: 10 } }, sort: 'views' }, { filter: { category: { in: ['news', 'opinion'] } }, search: 'alpha' },
-        { search: 'ALPHA' }, { status: 'draft' }, { status: 'published', limit: 3 }, { filter: { author: author._id } },
+        {},
+        { page: 2, limit: 7 },
+        { limit: 500 },
+        { sort: '-views' },
+        { sort: 'title:asc', limit: 5, page: 3 },
+        { sort: 'category,-views' },
+        { filter: { category: 'guide' } },
+        { filter: { views: { gte: 10 } }, sort: 'views' },
+        { filter: { category: { in: ['news', 'opinion'] } }, search: 'alpha' },
+        { search: 'ALPHA' },
+        { status: 'draft' },
+        { status: 'published', limit: 3 },
+        { filter: { author: author._id } },
       ];
       for (const identity of ['editor', 'viewer']) {
         for (const c of cases) {
-          const query = new URLSearchParams(Object.entries(c).map(([k, v]): [string, string] => [k, typeof v === 'object' ? JSON.stringify(v) : String(v)]));
+          const query = new URLSearchParams(
+            Object.entries(c).map(([k, v]): [string, string] => [k, typeof v === 'object' ? JSON.stringify(v) : String(v)]),
+          );
           const rest = await dataOf(await as(t, identity).get(`/api/collections/posts?${query}`));
-          const answer = await dataOfGql(gql(t, `query($page: Int, $limit: Int, $sort: String, $filter: JSON, $search: String, $status: EntryStatus) {
+          const answer = await dataOfGql(
+            gql(
+              t,
+              `query($page: Int, $limit: Int, $sort: String, $filter: JSON, $search: String, $status: EntryStatus) {
             posts(page: $page, limit: $limit, sort: $sort, filter: $filter, search: $search, status: $status) { total page limit items { ${POST_FIELDS} } }
-          }`, { identity, variables: c }));
+          }`,
+              { identity, variables: c },
+            ),
+          );
           expect(answer.posts, `${identity} ${JSON.stringify(c)}`).to.deep.equal(rest);
         }
       }
       // The filter may also come as the JSON text REST takes.
       const asText = await dataOfGql(gql(t, '{ posts(filter: "{\\"category\\":\\"guide\\"}", limit: 100) { total } }'));
-      expect(asText.posts.total).to.equal((await dataOf(await editor().get('/api/collections/posts?limit=100&filter={"category":"guide"}'))).total);
+      expect(asText.posts.total).to.equal(
+        (await dataOf(await editor().get('/api/collections/posts?limit=100&filter={"category":"guide"}'))).total,
+      );
       // Readers see published entries only.
       const viewer = await dataOfGql(gql(t, '{ posts(limit: 100) { items { status } } }', { identity: 'viewer' }));
       expect(viewer.posts.items.length).to.be.greaterThan(0);
       expect(new Set(viewer.posts.items.map((i: { status: string }) => i.status))).to.deep.equal(new Set(['published']));
       // The same refusals for bad list arguments.
-      for (const [args, rest] of [['limit: 0', 'limit=0'], ['sort: "meta"', 'sort=meta'], ['filter: {colour: "red"}', 'filter={"colour":"red"}']]) {
+      for (const [args, rest] of [
+        ['limit: 0', 'limit=0'],
+        ['sort: "meta"', 'sort=meta'],
+        ['filter: {colour: "red"}', 'filter={"colour":"red"}'],
+      ]) {
         const refused = await gql(t, `{ posts(${args}) { total } }`);
         const restRefused = await editor().get(`/api/collections/posts?${rest}`);
         expect(restRefused.status).to.equal(400);
@@ -160,7 +262,8 @@ for (const variant of DB_VARIANTS) {
 
     it('post(_id) answers what REST answers; null when unknown or hidden from a reader', async function () {
       const draft = await dataOf(await editor().post('/api/collections/posts', { title: 'Secret draft' }), 201);
-      const one = (identity: string, id: string) => dataOfGql(gql(t, `query($id: ID!) { post(_id: $id) { ${POST_FIELDS} } }`, { identity, variables: { id } }));
+      const one = (identity: string, id: string) =>
+        dataOfGql(gql(t, `query($id: ID!) { post(_id: $id) { ${POST_FIELDS} } }`, { identity, variables: { id } }));
       expect((await one('editor', draft._id)).post).to.deep.equal(await dataOf(await editor().get(`/api/collections/posts/${draft._id}`)));
       expect((await one('viewer', draft._id)).post).to.equal(null);
       expect((await one('editor', '00000000-0000-4000-8000-000000000000')).post).to.equal(null);
@@ -195,17 +298,33 @@ for (const variant of DB_VARIANTS) {
       expect(codes(guest)).to.deep.equal(['AUTHENTICATION_REQUIRED']);
       expect(await count()).to.equal(0);
 
-      const created = (await dataOfGql(gql(t, 'mutation { createPost(input: {title: "Via GraphQL", category: guide, meta: {tags: ["a"]}}) { _id title status category meta version } }'))).createPost;
+      const created = (
+        await dataOfGql(
+          gql(
+            t,
+            'mutation { createPost(input: {title: "Via GraphQL", category: guide, meta: {tags: ["a"]}}) { _id title status category meta version } }',
+          ),
+        )
+      ).createPost;
       expect(created).to.deep.include({ title: 'Via GraphQL', status: 'draft', category: 'guide', version: 1 });
       expect(created.meta).to.deep.equal({ tags: ['a'] });
-      const updated = (await dataOfGql(gql(t, `mutation { updatePost(_id: "${created._id}", input: {views: 3, category: null}) { views category version } }`))).updatePost;
+      const updated = (
+        await dataOfGql(
+          gql(t, `mutation { updatePost(_id: "${created._id}", input: {views: 3, category: null}) { views category version } }`),
+        )
+      ).updatePost;
       expect(updated).to.deep.equal({ views: 3, category: null, version: 2 });
       const cleared = await gql(t, `mutation { updatePost(_id: "${created._id}", input: {title: null}) { title } }`);
       expect(codes(cleared)).to.deep.equal(['VALIDATION_ERROR']);
       expect(cleared.body.errors![0]!.extensions.issues).to.deep.equal([{ path: 'body.title', message: 'required' }]);
-      const published = (await dataOfGql(gql(t, `mutation { setPostStatus(_id: "${created._id}", status: published) { status } }`))).setPostStatus;
+      const published = (await dataOfGql(gql(t, `mutation { setPostStatus(_id: "${created._id}", status: published) { status } }`)))
+        .setPostStatus;
       expect(published.status).to.equal('published');
-      expect(await dataOf(await as(t, 'viewer').get(`/api/collections/posts/${created._id}`))).to.deep.include({ title: 'Via GraphQL', views: 3, status: 'published' });
+      expect(await dataOf(await as(t, 'viewer').get(`/api/collections/posts/${created._id}`))).to.deep.include({
+        title: 'Via GraphQL',
+        views: 3,
+        status: 'published',
+      });
       expect((await dataOfGql(gql(t, `mutation { deletePost(_id: "${created._id}") }`))).deletePost).to.equal(true);
       expect((await editor().get(`/api/collections/posts/${created._id}`)).status).to.equal(404);
       const again = await gql(t, `mutation { deletePost(_id: "${created._id}") }`);
@@ -214,7 +333,10 @@ for (const variant of DB_VARIANTS) {
 
     it('a relation field also resolves to the related entry', async function () {
       const author = await dataOf(await editor().post('/api/collections/authors', { name: 'Linus' }), 201);
-      const post = await dataOf(await editor().post('/api/collections/posts', { title: 'Related', author: author._id, status: 'published' }), 201);
+      const post = await dataOf(
+        await editor().post('/api/collections/posts', { title: 'Related', author: author._id, status: 'published' }),
+        201,
+      );
       const data = await dataOfGql(gql(t, `{ post(_id: "${post._id}") { author authorEntry { _id name } } }`));
       expect(data.post).to.deep.equal({ author: author._id, authorEntry: { _id: author._id, name: 'Linus' } });
       // The author is a draft: a reader sees the id but not the entry.
@@ -224,9 +346,12 @@ for (const variant of DB_VARIANTS) {
 
     it('keeps tenants apart: another tenant sees none of these entries and writes its own', async function () {
       const mine = await dataOf(await editor().post('/api/collections/posts', { title: 'Default tenant only' }), 201);
-      const other = await dataOfGql(gql(t, `{ posts(search: "default tenant only") { total } post(_id: "${mine._id}") { _id } }`, { tenant: 'acme' }));
+      const other = await dataOfGql(
+        gql(t, `{ posts(search: "default tenant only") { total } post(_id: "${mine._id}") { _id } }`, { tenant: 'acme' }),
+      );
       expect(other).to.deep.equal({ posts: { total: 0 }, post: null });
-      const theirs = (await dataOfGql(gql(t, 'mutation { createPost(input: {title: "Acme tenant only"}) { _id } }', { tenant: 'acme' }))).createPost;
+      const theirs = (await dataOfGql(gql(t, 'mutation { createPost(input: {title: "Acme tenant only"}) { _id } }', { tenant: 'acme' })))
+        .createPost;
       expect((await dataOfGql(gql(t, '{ posts(search: "acme tenant only") { total } }'))).posts.total).to.equal(0);
       expect((await dataOfGql(gql(t, `{ post(_id: "${theirs._id}") { _id } }`))).post).to.equal(null);
       expect(codes(await gql(t, `mutation { deletePost(_id: "${theirs._id}") }`))).to.deep.equal(['ENTRY_NOT_FOUND']);
@@ -240,20 +365,28 @@ for (const variant of DB_VARIANTS) {
       expect(codes(deep)).to.deep.equal(['GRAPHQL_DEPTH_LIMIT']);
       expect(deep.body.errors![0]!.message).to.match(/11 deep; the limit is 10/);
       expect(deep.body).to.not.have.property('data');
-      expect((await dataOf(await editor().get('/api/collections/pages?search=too%20deep'))).total, 'the refused mutation did not run').to.equal(0);
+      expect(
+        (await dataOf(await editor().get('/api/collections/pages?search=too%20deep'))).total,
+        'the refused mutation did not run',
+      ).to.equal(0);
       // Through fragments too.
-      const viaFragments = await gql(t, `query { page(_id: "x") { ...A } } fragment A on Page { parentEntry { ...B } } fragment B on Page { ${nest(8)} }`);
+      const viaFragments = await gql(
+        t,
+        `query { page(_id: "x") { ...A } } fragment A on Page { parentEntry { ...B } } fragment B on Page { ${nest(8)} }`,
+      );
       expect(codes(viaFragments)).to.deep.equal(['GRAPHQL_DEPTH_LIMIT']);
       expect((await gql(t, `mutation { createPage(input: {title: "deep enough"}) { ${nest(8)} } }`)).status).to.equal(200);
 
-      const lists = (n: number, limit: string) => `query($limit: Int) { ${Array.from({ length: n }, (_, i) => `a${i}: posts(limit: ${limit}) { items { _id } }`).join(' ')} }`;
+      const lists = (n: number, limit: string) =>
+        `query($limit: Int) { ${Array.from({ length: n }, (_, i) => `a${i}: posts(limit: ${limit}) { items { _id } }`).join(' ')} }`;
       const costly = await gql(t, lists(10, '$limit'), { variables: { limit: 100 } });
       expect(costly.status).to.equal(400);
       expect(codes(costly)).to.deep.equal(['GRAPHQL_COST_LIMIT']);
       expect(costly.body.errors![0]!.message).to.match(/cost is 1010; the limit is 1000/);
       expect((await gql(t, lists(10, '$limit'), { variables: { limit: 90 } })).status).to.equal(200);
       // A relation per item costs one more load per item: 5 x (1 + 100 x 2) = 1005.
-      const fiveLists = (selection: string) => `{ ${['a', 'b', 'c', 'd', 'e'].map((a) => `${a}: posts(limit: 100) { items { ${selection} } }`).join(' ')} }`;
+      const fiveLists = (selection: string) =>
+        `{ ${['a', 'b', 'c', 'd', 'e'].map((a) => `${a}: posts(limit: 100) { items { ${selection} } }`).join(' ')} }`;
       expect(codes(await gql(t, fiveLists('authorEntry { name }')))).to.deep.equal(['GRAPHQL_COST_LIMIT']);
       expect((await gql(t, fiveLists('_id title author'))).status).to.equal(200);
 
@@ -265,7 +398,10 @@ for (const variant of DB_VARIANTS) {
     it('answers in the GraphQL shape: request errors 4xx, execution errors 200 with data; GET runs queries only', async function () {
       const syntax = await gql(t, '{ posts { total }');
       expect(syntax.status).to.equal(400);
-      expect(syntax.body.errors![0]).to.deep.include({ locations: [{ line: 1, column: 18 }], extensions: { code: 'GRAPHQL_PARSE_FAILED' } });
+      expect(syntax.body.errors![0]).to.deep.include({
+        locations: [{ line: 1, column: 18 }],
+        extensions: { code: 'GRAPHQL_PARSE_FAILED' },
+      });
       const variables = await gql(t, 'query($limit: Int) { posts(limit: $limit) { total } }', { variables: { limit: 'ten' } });
       expect(variables.status).to.equal(400);
       expect(codes(variables)).to.deep.equal(['GRAPHQL_VALIDATION_FAILED']);
@@ -277,7 +413,10 @@ for (const variant of DB_VARIANTS) {
       const viaGet = await t.request(`/api/graphql?query=${encodeURIComponent(query)}`, { identity: 'editor' });
       expect(viaGet.status).to.equal(200);
       expect(await viaGet.json()).to.deep.equal((await gql(t, query)).body);
-      const mutationViaGet = await t.request(`/api/graphql?query=${encodeURIComponent('mutation { createTag(input: {label: "via get"}) { label } }')}`, { identity: 'editor' });
+      const mutationViaGet = await t.request(
+        `/api/graphql?query=${encodeURIComponent('mutation { createTag(input: {label: "via get"}) { label } }')}`,
+        { identity: 'editor' },
+      );
       expect(mutationViaGet.status).to.equal(405);
       expect(mutationViaGet.headers.get('allow')).to.equal('POST');
       expect((await mutationViaGet.json()).errors[0].extensions.code).to.equal('METHOD_NOT_ALLOWED');
@@ -300,16 +439,27 @@ describe('graphql: slices contributed by other plugins', function () {
   before(async function () {
     const root = tempDir('cms-graphql-plugins-');
     const contribute = (id: string, typeDefs: string, resolvers: string) =>
-      writePlugin(root, { id, requires: ['graphql'], provides: { graphql: [id] } }, `export default { register({ registries }) {
+      writePlugin(
+        root,
+        { id, requires: ['graphql'], provides: { graphql: [id] } },
+        `export default { register({ registries }) {
         registries.graphql.add({ id: ${JSON.stringify(id)}, typeDefs: ${JSON.stringify(typeDefs)}, resolvers: ${resolvers} });
-      } };\n`);
-    const good = contribute('greeter', 'extend type Query { greeting(name: String!): String! }', `{ Query: { greeting: (_r, args, ctx) => 'Hello ' + args.name + ' from ' + ctx.identity.role } }`);
+      } };\n`,
+      );
+    const good = contribute(
+      'greeter',
+      'extend type Query { greeting(name: String!): String! }',
+      `{ Query: { greeting: (_r, args, ctx) => 'Hello ' + args.name + ' from ' + ctx.identity.role } }`,
+    );
     const broken = contribute('clasher', 'extend type Query { collections: String }', '{}');
     t = await startTestKernel({ plugins: [fixturePlugin('test-identity'), good, broken] });
   });
   after(async () => t?.close());
 
   it('adds a contributed field with its resolver, and leaves out a slice that clashes', async function () {
-    expect(await dataOfGql(gql(t, '{ greeting(name: "Ada") collections { name } }', { identity: 'viewer' }))).to.deep.equal({ greeting: 'Hello Ada from viewer', collections: [] });
+    expect(await dataOfGql(gql(t, '{ greeting(name: "Ada") collections { name } }', { identity: 'viewer' }))).to.deep.equal({
+      greeting: 'Hello Ada from viewer',
+      collections: [],
+    });
   });
 });

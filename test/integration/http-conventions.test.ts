@@ -12,7 +12,12 @@ describe('HTTP conventions', function () {
   after(async () => t?.close());
 
   it('puts X-API-Version: 1 on successes, client errors, unknown paths and server errors', async function () {
-    for (const [path, status] of [['/api/health', 200], ['/api/echo/items/x', 401], ['/nope', 404], ['/api/open/boom', 500]] as const) {
+    for (const [path, status] of [
+      ['/api/health', 200],
+      ['/api/echo/items/x', 401],
+      ['/nope', 404],
+      ['/api/open/boom', 500],
+    ] as const) {
       const res = await t.request(path);
       expect(res.status, path).to.equal(status);
       expect(res.headers.get('x-api-version'), path).to.equal('1');
@@ -75,14 +80,24 @@ describe('HTTP conventions', function () {
 
   it('answers malformed JSON with 400 VALIDATION_ERROR, never 500', async function () {
     for (const raw of ['{"name":', 'not json', '{"name": "a",}', '[1,2', '"\\u12"']) {
-      const res = await t.request('/api/echo', { method: 'POST', identity: 'editor', headers: { 'content-type': 'application/json' }, body: raw });
+      const res = await t.request('/api/echo', {
+        method: 'POST',
+        identity: 'editor',
+        headers: { 'content-type': 'application/json' },
+        body: raw,
+      });
       expect(res.status, raw).to.equal(400);
       expect(await res.json(), raw).to.deep.include({ error: 'VALIDATION_ERROR', message: 'Malformed JSON in request body' });
     }
   });
 
   it('answers a non-JSON body on a JSON route with 415 and a missing body with 400', async function () {
-    const text = await t.request('/api/echo', { method: 'POST', identity: 'editor', headers: { 'content-type': 'text/plain' }, body: 'hello' });
+    const text = await t.request('/api/echo', {
+      method: 'POST',
+      identity: 'editor',
+      headers: { 'content-type': 'text/plain' },
+      body: 'hello',
+    });
     expect(text.status).to.equal(415);
     expect((await text.json()).error).to.equal('UNSUPPORTED_MEDIA_TYPE');
     const none = await t.request('/api/echo', { method: 'POST', identity: 'editor' });
@@ -92,14 +107,29 @@ describe('HTTP conventions', function () {
   it('answers a body that does not match its Content-Encoding with 400, an unknown encoding with 415', async function () {
     const json = JSON.stringify({ name: 'a' });
     for (const encoding of ['gzip', 'deflate', 'br']) {
-      const res = await t.request('/api/echo', { method: 'POST', identity: 'editor', headers: { 'content-type': 'application/json', 'content-encoding': encoding }, body: json });
+      const res = await t.request('/api/echo', {
+        method: 'POST',
+        identity: 'editor',
+        headers: { 'content-type': 'application/json', 'content-encoding': encoding },
+        body: json,
+      });
       expect(res.status, encoding).to.equal(400);
       expect((await res.json()).error, encoding).to.equal('VALIDATION_ERROR');
     }
-    const unknown = await t.request('/api/echo', { method: 'POST', identity: 'editor', headers: { 'content-type': 'application/json', 'content-encoding': 'zstd-nope' }, body: json });
+    const unknown = await t.request('/api/echo', {
+      method: 'POST',
+      identity: 'editor',
+      headers: { 'content-type': 'application/json', 'content-encoding': 'zstd-nope' },
+      body: json,
+    });
     expect(unknown.status).to.equal(415);
     const { gzipSync } = await import('node:zlib');
-    const ok = await t.request('/api/echo', { method: 'POST', identity: 'editor', headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' }, body: gzipSync(json) });
+    const ok = await t.request('/api/echo', {
+      method: 'POST',
+      identity: 'editor',
+      headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+      body: gzipSync(json),
+    });
     expect(ok.status).to.equal(201);
   });
 
@@ -163,7 +193,14 @@ describe('HTTP rate limiting', function () {
 
   it('keys on the normalised path: case, trailing slash and /api/v1 share one counter', async function () {
     const statuses: number[] = [];
-    for (const path of ['/api/open/stable', '/API/OPEN/STABLE', '/api/open/stable/', '/api/v1/open/stable', '/Api/V1/open/stable/', '/api/open/stable']) {
+    for (const path of [
+      '/api/open/stable',
+      '/API/OPEN/STABLE',
+      '/api/open/stable/',
+      '/api/v1/open/stable',
+      '/Api/V1/open/stable/',
+      '/api/open/stable',
+    ]) {
       statuses.push((await t.request(path)).status);
     }
     expect(statuses).to.deep.equal([200, 200, 200, 200, 200, 429]);
@@ -171,7 +208,8 @@ describe('HTTP rate limiting', function () {
 
   it('keys a matched route on its template: parameter spellings share one counter', async function () {
     const statuses: number[] = [];
-    for (const id of ['1', '01', '%31', '+1', '2', '3']) statuses.push((await t.request(`/api/echo/items/${id}`, { identity: 'viewer' })).status);
+    for (const id of ['1', '01', '%31', '+1', '2', '3'])
+      statuses.push((await t.request(`/api/echo/items/${id}`, { identity: 'viewer' })).status);
     expect(statuses).to.deep.equal([200, 200, 200, 200, 200, 429]);
   });
 

@@ -12,7 +12,11 @@ describe('identity hardening', function () {
   before(async () => {
     t = await startTestKernel({
       plugins: [fixturePlugin('test-identity'), fixturePlugin('test-echo')],
-      config: { http: { trustProxy: true }, rateLimit: { enabled: true }, plugins: { options: { auth: { bcryptRounds: 4, sessionDevicePolicy: 'allow-multiple' } } } },
+      config: {
+        http: { trustProxy: true },
+        rateLimit: { enabled: true },
+        plugins: { options: { auth: { bcryptRounds: 4, sessionDevicePolicy: 'allow-multiple' } } },
+      },
     });
   });
   after(async () => t?.close());
@@ -23,19 +27,36 @@ describe('identity hardening', function () {
     return cookie(await t.request('/api/user/login', { method: 'POST', json: { email, password: PASSWORD } }))!;
   }
 
-  it('an API key or website token cannot mint credentials or read the account\'s sessions', async function () {
+  it("an API key or website token cannot mint credentials or read the account's sessions", async function () {
     const session = await signIn('owner@example.com', 'admin');
-    const key = (await (await t.request('/api/api-keys', { method: 'POST', headers: { cookie: session }, json: { name: 'narrow', permissions: ['content:read'] } })).json()).data.key;
-    const token = (await (await t.request('/api/website-tokens', { method: 'POST', headers: { cookie: session }, json: { name: 'site' } })).json()).data.token;
+    const key = (
+      await (
+        await t.request('/api/api-keys', {
+          method: 'POST',
+          headers: { cookie: session },
+          json: { name: 'narrow', permissions: ['content:read'] },
+        })
+      ).json()
+    ).data.key;
+    const token = (
+      await (await t.request('/api/website-tokens', { method: 'POST', headers: { cookie: session }, json: { name: 'site' } })).json()
+    ).data.token;
     for (const bearer of [key, token]) {
       const h = { authorization: `Bearer ${bearer}` };
       expect((await t.request('/api/website-tokens', { method: 'POST', headers: h, json: { name: 'escalate' } })).status).to.equal(403);
-      expect((await t.request('/api/api-keys', { method: 'POST', headers: h, json: { name: 'x', permissions: ['content:read'] } })).status).to.equal(403);
+      expect(
+        (await t.request('/api/api-keys', { method: 'POST', headers: h, json: { name: 'x', permissions: ['content:read'] } })).status,
+      ).to.equal(403);
       expect((await t.request('/api/api-keys', { headers: h })).status).to.equal(403);
       expect((await t.request('/api/user/sessions', { headers: h })).status).to.equal(403);
-      expect((await t.request('/api/user/sessions/reauth', { method: 'POST', headers: h, json: { password: PASSWORD } })).status).to.equal(403);
+      expect((await t.request('/api/user/sessions/reauth', { method: 'POST', headers: h, json: { password: PASSWORD } })).status).to.equal(
+        403,
+      );
     }
-    expect((await t.request('/api/echo/items/1', { headers: { authorization: `Bearer ${key}` } })).status, 'the key still does its job').to.equal(200);
+    expect(
+      (await t.request('/api/echo/items/1', { headers: { authorization: `Bearer ${key}` } })).status,
+      'the key still does its job',
+    ).to.equal(200);
   });
 
   it('user:manage does not grant more than the caller holds; only admins touch admin accounts', async function () {
@@ -44,18 +65,45 @@ describe('identity hardening', function () {
     });
     try {
       const manager = await signIn('manager@example.com', 'editor');
-      const create = (role: string, email: string) => t.request('/api/user/create-user', { method: 'POST', headers: { cookie: manager }, json: { email, password: 'long enough pw', role } });
+      const create = (role: string, email: string) =>
+        t.request('/api/user/create-user', {
+          method: 'POST',
+          headers: { cookie: manager },
+          json: { email, password: 'long enough pw', role },
+        });
       expect((await create('admin', 'want-admin@example.com')).status).to.equal(403);
       expect((await create('viewer', 'fine@example.com')).status, 'viewer has media:read the manager lacks').to.equal(403);
       expect((await create('editor', 'peer@example.com')).status).to.equal(201);
-      expect((await t.request('/api/token/create-token', { method: 'POST', headers: { cookie: manager }, json: { email: 'inv@example.com', role: 'admin' } })).status).to.equal(403);
+      expect(
+        (
+          await t.request('/api/token/create-token', {
+            method: 'POST',
+            headers: { cookie: manager },
+            json: { email: 'inv@example.com', role: 'admin' },
+          })
+        ).status,
+      ).to.equal(403);
       const { _id: adminId } = await users().create({ email: 'protected-admin@example.com', password: PASSWORD, role: 'admin' });
       await users().create({ email: 'second-admin@example.com', password: PASSWORD, role: 'admin' });
-      expect((await t.request(`/api/user/${adminId}/block`, { method: 'POST', headers: { cookie: manager }, json: { blocked: true } })).status).to.equal(403);
+      expect(
+        (await t.request(`/api/user/${adminId}/block`, { method: 'POST', headers: { cookie: manager }, json: { blocked: true } })).status,
+      ).to.equal(403);
       expect((await t.request(`/api/user/${adminId}`, { method: 'DELETE', headers: { cookie: manager } })).status).to.equal(403);
     } finally {
       await t.kernel.sequelize.query("UPDATE auth_roles SET permissions = ? WHERE name = 'editor' AND tenant_id = 'default'", {
-        replacements: [JSON.stringify(['content:read', 'content:write', 'content:export', 'content:import', 'content:sync', 'media:read', 'media:write', 'dashboard:read', 'system:read'])],
+        replacements: [
+          JSON.stringify([
+            'content:read',
+            'content:write',
+            'content:export',
+            'content:import',
+            'content:sync',
+            'media:read',
+            'media:write',
+            'dashboard:read',
+            'system:read',
+          ]),
+        ],
       });
     }
   });
@@ -74,8 +122,18 @@ describe('identity hardening', function () {
     const { token } = await tokens.issue('reset', { email: 'keeps-link@example.com', userId: _id, tenantId: 'default', ttlMs: 60000 });
     const tooLong = await t.request('/api/user/reset-password', { method: 'POST', json: { token, password: 'é'.repeat(40) } });
     expect(tooLong.status).to.equal(400);
-    expect((await t.request('/api/user/reset-password', { method: 'POST', json: { token, password: 'a fine new password' } })).status).to.equal(200);
-    const invite = (await (await t.request('/api/token/create-token', { method: 'POST', identity: 'admin', json: { email: 'keeps-link@example.com', role: 'viewer' } })).json()).data.token;
+    expect(
+      (await t.request('/api/user/reset-password', { method: 'POST', json: { token, password: 'a fine new password' } })).status,
+    ).to.equal(200);
+    const invite = (
+      await (
+        await t.request('/api/token/create-token', {
+          method: 'POST',
+          identity: 'admin',
+          json: { email: 'keeps-link@example.com', role: 'viewer' },
+        })
+      ).json()
+    ).data.token;
     const taken = await t.request('/api/user/register', { method: 'POST', json: { token: invite, password: 'long enough pw' } });
     expect(taken.status).to.equal(409);
     expect((await t.request(`/api/token/${invite}`)).status, 'the invitation is still valid').to.equal(200);
@@ -85,14 +143,19 @@ describe('identity hardening', function () {
     const session = await signIn('codes@example.com', 'viewer');
     const setup = (await (await t.request('/api/auth/2fa/setup', { method: 'POST', headers: { cookie: session } })).json()).data;
     await t.request('/api/auth/2fa/verify-setup', {
-      method: 'POST', headers: { cookie: session },
+      method: 'POST',
+      headers: { cookie: session },
       json: { secret: setup.secret, verificationCode: await generate({ secret: setup.secret }), backupCodes: setup.backupCodes },
     });
     const attempts = await Promise.all(
       setup.backupCodes.slice(0, 3).map(async (code: string) => {
         const first = await t.request('/api/user/login', { method: 'POST', json: { email: 'codes@example.com', password: PASSWORD } });
         const { userId } = (await first.json()).data;
-        return t.request('/api/auth/2fa/verify', { method: 'POST', headers: { cookie: cookie(first, '2fa_pending')! }, json: { userId, code } });
+        return t.request('/api/auth/2fa/verify', {
+          method: 'POST',
+          headers: { cookie: cookie(first, '2fa_pending')! },
+          json: { userId, code },
+        });
       }),
     );
     const bodies = await Promise.all(attempts.map((r) => r.json()));
@@ -112,10 +175,16 @@ describe('setup hardening', function () {
       const target = { type: 'sqlite', database: 'cms.sqlite' };
       await t.request('/api/setup/seed-db', { method: 'POST', json: target });
       await setup.seeded();
-      expect((await t.request('/api/setup/complete', { method: 'POST', json: { email: 'first@example.com', password: 'long enough pw' } })).status).to.equal(200);
+      expect(
+        (await t.request('/api/setup/complete', { method: 'POST', json: { email: 'first@example.com', password: 'long enough pw' } }))
+          .status,
+      ).to.equal(200);
       await setup.seed({ ...target, host: '', port: 3306, username: '', password: '' });
       expect((await (await t.request('/api/setup/status')).json()).data.state).to.equal('ready');
-      const second = await t.request('/api/setup/complete', { method: 'POST', json: { email: 'second@example.com', password: 'long enough pw' } });
+      const second = await t.request('/api/setup/complete', {
+        method: 'POST',
+        json: { email: 'second@example.com', password: 'long enough pw' },
+      });
       expect(second.status).to.equal(403);
     } finally {
       await t.close();

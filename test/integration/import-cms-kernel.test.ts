@@ -46,7 +46,11 @@ describe('import-cms: the plugin in a kernel', function () {
 
         it('registers php_cms, node_cms and data_cms with their worker task file', () => {
           const registry = k.kernel.registries.importFormats;
-          for (const [format, task] of [['php_cms', 'parsePhpCms'], ['node_cms', 'parseNodeCms'], ['data_cms', 'parseDataCms']]) {
+          for (const [format, task] of [
+            ['php_cms', 'parsePhpCms'],
+            ['node_cms', 'parseNodeCms'],
+            ['data_cms', 'parseDataCms'],
+          ]) {
             const f = registry.get(format)!;
             expect(f, format).to.not.equal(undefined);
             expect(f.parseTask).to.equal(task);
@@ -62,7 +66,14 @@ describe('import-cms: the plugin in a kernel', function () {
           const f = k.kernel.registries.importFormats.get('node_cms')!;
           const path = fixture('node_cms', 'strapi4-dashboard-export.tar.gz');
           const pool = k.kernel.container.resolve('pool') as { run(name: string, input: unknown, filename?: string): Promise<unknown> };
-          const input = { path, filename: 'strapi4-dashboard-export.tar.gz', workDir: work, spoolPath: join(work, 'spool.ndjson'), profile: (await sampleOf(path)).profile, maxDepth: 32 };
+          const input = {
+            path,
+            filename: 'strapi4-dashboard-export.tar.gz',
+            workDir: work,
+            spoolPath: join(work, 'spool.ndjson'),
+            profile: (await sampleOf(path)).profile,
+            maxDepth: 32,
+          };
           const result = (await pool.run(f.parseTask, input, f.taskFile)) as { ok: boolean; value: ImportParseSummary };
           expect(result.ok).to.equal(true);
           expect(result.value.counts).to.deep.equal({ attachments: 13, customers: 11, invoices: 12, revenues: 13 });
@@ -92,7 +103,9 @@ describe('import-cms: through the importers HTTP flow', function () {
     describe(db.name, () => {
       let k: TestKernel;
       const post = (path: string, body: FormData | unknown, identity = 'admin') =>
-        body instanceof FormData ? k.request(path, { method: 'POST', body, identity }) : k.request(path, { method: 'POST', json: body, identity });
+        body instanceof FormData
+          ? k.request(path, { method: 'POST', body, identity })
+          : k.request(path, { method: 'POST', json: body, identity });
       const validate = async (folder: string, file: string) => {
         const fd = new FormData();
         fd.append('file', new Blob([readFileSync(fixture(folder, file))]), file);
@@ -115,7 +128,8 @@ describe('import-cms: through the importers HTTP flow', function () {
         }
         return { plan, job };
       };
-      const entries = async (collection: string) => (await (await k.request(`/api/collections/${collection}?limit=100`, { identity: 'admin' })).json()).data;
+      const entries = async (collection: string) =>
+        (await (await k.request(`/api/collections/${collection}?limit=100`, { identity: 'admin' })).json()).data;
 
       before(async function () {
         requireVariant(this, db);
@@ -156,7 +170,11 @@ describe('import-cms: through the importers HTTP flow', function () {
         expect(v.body.data.summary).to.deep.equal({ attachments: 13, customers: 11, invoices: 12, revenues: 13 });
         const { job } = await importAll(v.body.data.uploadId, 'node_cms');
         expect(job.status, JSON.stringify(job)).to.equal('completed');
-        for (const [entity, n] of [['customers', 11], ['invoices', 12], ['revenues', 13]] as const) {
+        for (const [entity, n] of [
+          ['customers', 11],
+          ['invoices', 12],
+          ['revenues', 13],
+        ] as const) {
           expect(job.results[entity], entity).to.include({ imported: n, failed: 0 });
           expect((await entries(entity)).total, entity).to.equal(n);
         }

@@ -32,11 +32,24 @@ async function parse(task: Task, path: string, extra: Record<string, unknown> = 
   dirs.push(workDir);
   const spoolPath = join(workDir, 'spool.ndjson');
   const filename = path.split('/').pop()!;
-  const profile: ImportProfile = { container: /\.tar(\.gz)?$/.test(filename) ? 'tar' : 'plain', encoding: 'utf-8', bom: false, kind: 'json' };
+  const profile: ImportProfile = {
+    container: /\.tar(\.gz)?$/.test(filename) ? 'tar' : 'plain',
+    encoding: 'utf-8',
+    bom: false,
+    kind: 'json',
+  };
   const result = await task({ path, filename, workDir, spoolPath, profile, maxDepth: 32, ...extra });
   if (!result.ok) throw new Error(`task failed: ${JSON.stringify(result.issues)}`);
   const spool = existsSync(spoolPath) ? readFileSync(spoolPath, 'utf8') : '';
-  return { summary: result.value, entities: spool.split('\n').filter(Boolean).map((l) => JSON.parse(l)), workDir, spool };
+  return {
+    summary: result.value,
+    entities: spool
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l)),
+    workDir,
+    spool,
+  };
 }
 const of = (p: Parsed, entity: string) => p.entities.filter((e) => e.entity === entity);
 const messages = (p: Parsed) => p.summary.warnings.map((w) => w.message);
@@ -59,11 +72,19 @@ describe('import-cms parse tasks over the real fixtures', function () {
       expect(first.status).to.equal('published');
       expect(first.data.title).to.equal('Give it a go and grow your own herbs');
       expect(first.data.path).to.equal('/articles/give-it-a-go-and-grow-your-own-herbs');
-      expect(first.data.body).to.be.a('string').and.match(/^<p>There's nothing like/);
+      expect(first.data.body)
+        .to.be.a('string')
+        .and.match(/^<p>There's nothing like/);
       expect(first.data.field_tags).to.be.an('array').with.length(3);
       expect(first.data.field_media_image).to.equal('1757fe59-89fc-4804-8441-265fd0089608');
       expect(first.data).to.not.have.any.keys('node_type', 'revision_uid', 'drupal_internal__vid', 'default_langcode');
-      expect(p.summary.fields.articles).to.include({ body: 'richtext', field_tags: 'relation', field_media_image: 'media', uid: 'relation', created: 'date' });
+      expect(p.summary.fields.articles).to.include({
+        body: 'richtext',
+        field_tags: 'relation',
+        field_media_image: 'media',
+        uid: 'relation',
+        created: 'date',
+      });
       expect(messages(p).some((m) => /left out 1 resource\(s\).*meta\.omitted/.test(m))).to.equal(true);
       expect(p.entities.every((e) => e.line !== undefined)).to.equal(true);
     });
@@ -95,7 +116,12 @@ describe('import-cms parse tasks over the real fixtures', function () {
       expect(quiche.data.field_cooking_time).to.equal(30);
       expect(quiche.data.field_number_of_servings).to.equal(8);
       expect(quiche.data.field_recipe_category).to.satisfy((v: unknown) => Array.isArray(v) || typeof v === 'string');
-      expect(p.summary.fields.recipes).to.include({ field_recipe_instruction: 'richtext', field_summary: 'richtext', field_cooking_time: 'number', field_recipe_category: 'relation' });
+      expect(p.summary.fields.recipes).to.include({
+        field_recipe_instruction: 'richtext',
+        field_summary: 'richtext',
+        field_cooking_time: 'number',
+        field_recipe_category: 'relation',
+      });
     });
 
     it('standard profile: 1 article, empty field_tags, no meta member', async () => {
@@ -129,10 +155,32 @@ describe('import-cms parse tasks over the real fixtures', function () {
       dirs.push(dir);
       const compound = JSON.stringify({
         jsonapi: { version: '1.0' },
-        data: [{ type: 'taxonomy_term--tags', id: 't-1', attributes: { name: 'Baking', langcode: 'en', default_langcode: true, description: null }, relationships: {}, links: {} }],
+        data: [
+          {
+            type: 'taxonomy_term--tags',
+            id: 't-1',
+            attributes: { name: 'Baking', langcode: 'en', default_langcode: true, description: null },
+            relationships: {},
+            links: {},
+          },
+        ],
         included: [
-          { type: 'file--file', id: 'f-1', attributes: { filename: 'quiche.jpg', filemime: 'image/jpeg', uri: { value: 'public://quiche.jpg', url: '/sites/default/files/quiche.jpg' } }, links: { self: { href: 'https://umami.example/jsonapi/file/file/f-1' } } },
-          { type: 'media--image', id: 'm-1', attributes: { name: 'Quiche' }, relationships: { field_media_image: { data: { type: 'file--file', id: 'f-1' } } } },
+          {
+            type: 'file--file',
+            id: 'f-1',
+            attributes: {
+              filename: 'quiche.jpg',
+              filemime: 'image/jpeg',
+              uri: { value: 'public://quiche.jpg', url: '/sites/default/files/quiche.jpg' },
+            },
+            links: { self: { href: 'https://umami.example/jsonapi/file/file/f-1' } },
+          },
+          {
+            type: 'media--image',
+            id: 'm-1',
+            attributes: { name: 'Quiche' },
+            relationships: { field_media_image: { data: { type: 'file--file', id: 'f-1' } } },
+          },
           { type: 'node_type--node_type', id: 'nt-1', attributes: {} },
         ],
       });
@@ -150,7 +198,11 @@ describe('import-cms parse tasks over the real fixtures', function () {
       expect(p.summary.counts).to.deep.equal({ articles: 16, recipes: 9, tags: 1, attachments: 1, media: 1 });
       expect(p.summary.blockedReasons).to.deep.equal([]);
       const file = of(p, 'attachments')[0];
-      expect(file.file).to.deep.equal({ filename: 'quiche.jpg', url: 'https://umami.example/sites/default/files/quiche.jpg', mimeType: 'image/jpeg' });
+      expect(file.file).to.deep.equal({
+        filename: 'quiche.jpg',
+        url: 'https://umami.example/sites/default/files/quiche.jpg',
+        mimeType: 'image/jpeg',
+      });
       expect(of(p, 'media')[0].data).to.include({ bundle: 'image', field_media_image: 'f-1', name: 'Quiche' });
       expect(p.summary.fields.media.field_media_image).to.equal('media');
       const warnings = messages(p).join('\n');
@@ -168,8 +220,11 @@ describe('import-cms parse tasks over the real fixtures', function () {
       expect(p.summary.blockedReasons).to.deep.equal([]);
       // 88 entities in the README: 49 content rows + 39 internal rows (35 permissions, 2 roles, 1 user, 1 locale).
       const skipped = messages(p).find((m) => m.startsWith('skipped Strapi internal types'))!;
-      expect(skipped).to.contain('35 plugin::users-permissions.permission').and.contain('2 plugin::users-permissions.role')
-        .and.contain('1 plugin::users-permissions.user').and.contain('1 plugin::i18n.locale');
+      expect(skipped)
+        .to.contain('35 plugin::users-permissions.permission')
+        .and.contain('2 plugin::users-permissions.role')
+        .and.contain('1 plugin::users-permissions.user')
+        .and.contain('1 plugin::i18n.locale');
       expect(p.spool).to.not.match(/\$2[aby]\$/);
       expect(p.spool).to.not.contain('testuser@email.com');
       for (const f of of(p, 'attachments')) {
@@ -211,7 +266,13 @@ describe('import-cms parse tasks over the real fixtures', function () {
       expect(js.data.contentTags).to.deep.equal(['tag:ynz9y1i6fgnony4pevrta8vw']);
       expect(js.data.featuredImage).to.match(/^file:/);
       expect(js.data.content).to.match(/^## Introduction/);
-      expect(p.summary.fields.articles).to.include({ content: 'richtext', author: 'relation', contentTags: 'relation', featuredImage: 'media', blocks: 'json' });
+      expect(p.summary.fields.articles).to.include({
+        content: 'richtext',
+        author: 'relation',
+        contentTags: 'relation',
+        featuredImage: 'media',
+        blocks: 'json',
+      });
       const landing = of(p, 'landing_pages')[0];
       const blocks = landing.data.blocks as Array<{ __component: string }>;
       expect(blocks.map((b) => b.__component)).to.include('blocks.hero');
@@ -223,7 +284,15 @@ describe('import-cms parse tasks over the real fixtures', function () {
 
     it('macOS-repacked Strapi 4 export: AppleDouble junk skipped with warnings; no metadata, links or assets reported; 62 entities -> 42 content rows', async () => {
       const p = await parse(parseNodeCms, fixture('node_cms', 'strapi4-macos-repacked-export.tar.gz'));
-      expect(p.summary.counts).to.deep.equal({ attachments: 22, articles: 7, authors: 2, categories: 3, globals: 1, pages: 2, product_features: 5 });
+      expect(p.summary.counts).to.deep.equal({
+        attachments: 22,
+        articles: 7,
+        authors: 2,
+        categories: 3,
+        globals: 1,
+        pages: 2,
+        product_features: 5,
+      });
       const w = messages(p).join('\n');
       for (const f of ['configuration/._configuration_00001.jsonl', 'entities/._entities_00001.jsonl', 'schemas/._schemas_00001.jsonl']) {
         expect(w).to.contain(`archive entry ${f} skipped: macOS metadata`);
@@ -246,13 +315,36 @@ describe('import-cms parse tasks over the real fixtures', function () {
       const dir = mkdtempSync(join(tmpdir(), 'cms-strapi-rest-'));
       dirs.push(dir);
       const path = join(dir, 'articles.json');
-      writeFileSync(path, JSON.stringify({
-        data: [
-          { id: 1, attributes: { title: 'Hello', body: 'Text', publishedAt: '2024-01-01T00:00:00.000Z', cover: { data: { id: 7, attributes: { name: 'c.png', url: 'https://cdn.example/c.png', mime: 'image/png' } } }, category: { data: { id: 3, attributes: { name: 'News' } } }, tags: { data: [] } } },
-          { id: 2, attributes: { title: 'Draft one', body: null, publishedAt: null, cover: { data: null }, category: { data: null }, tags: { data: [{ id: 4, attributes: { name: 'x' } }] } } },
-        ],
-        meta: { pagination: { page: 1, pageSize: 2, pageCount: 3, total: 6 } },
-      }));
+      writeFileSync(
+        path,
+        JSON.stringify({
+          data: [
+            {
+              id: 1,
+              attributes: {
+                title: 'Hello',
+                body: 'Text',
+                publishedAt: '2024-01-01T00:00:00.000Z',
+                cover: { data: { id: 7, attributes: { name: 'c.png', url: 'https://cdn.example/c.png', mime: 'image/png' } } },
+                category: { data: { id: 3, attributes: { name: 'News' } } },
+                tags: { data: [] },
+              },
+            },
+            {
+              id: 2,
+              attributes: {
+                title: 'Draft one',
+                body: null,
+                publishedAt: null,
+                cover: { data: null },
+                category: { data: null },
+                tags: { data: [{ id: 4, attributes: { name: 'x' } }] },
+              },
+            },
+          ],
+          meta: { pagination: { page: 1, pageSize: 2, pageCount: 3, total: 6 } },
+        }),
+      );
       const p = await parse(parseNodeCms, path);
       expect(p.summary.counts).to.deep.equal({ attachments: 1, articles: 2 });
       const [a, b] = of(p, 'articles');
@@ -268,9 +360,17 @@ describe('import-cms parse tasks over the real fixtures', function () {
       const dir = mkdtempSync(join(tmpdir(), 'cms-strapi-rest5-'));
       dirs.push(dir);
       const path = join(dir, 'pages.json');
-      writeFileSync(path, JSON.stringify({ data: [{ id: 4, documentId: 'abc123', title: 'About', author: { id: 1, documentId: 'auth1', name: 'Ada' }, publishedAt: null }], meta: { pagination: { page: 1, pageCount: 1 } } }));
+      writeFileSync(
+        path,
+        JSON.stringify({
+          data: [{ id: 4, documentId: 'abc123', title: 'About', author: { id: 1, documentId: 'auth1', name: 'Ada' }, publishedAt: null }],
+          meta: { pagination: { page: 1, pageCount: 1 } },
+        }),
+      );
       const p = await parse(parseNodeCms, path);
-      expect(p.entities).to.deep.equal([{ entity: 'pages', externalId: 'abc123', data: { title: 'About', author: 'auth1', publishedAt: null }, status: 'draft', line: 1 }]);
+      expect(p.entities).to.deep.equal([
+        { entity: 'pages', externalId: 'abc123', data: { title: 'About', author: 'auth1', publishedAt: null }, status: 'draft', line: 1 },
+      ]);
       const enc = join(dir, 'backup.tar.gz.enc');
       writeFileSync(enc, Buffer.from([0x53, 0x61, 0x6c, 0x74, 1, 2, 3, 4]));
       const e = await parse(parseNodeCms, enc);
@@ -292,7 +392,14 @@ describe('import-cms parse tasks over the real fixtures', function () {
       expect(posts.filter((x) => x.data.published_at === null)).to.have.length(3);
       expect(posts[0].externalId).to.equal('c96b64b4-9567-46f6-8eb5-ac2f37c4918d');
       expect(posts[0].data.seo).to.be.an('object');
-      expect(p.summary.fields.posts).to.include({ content: 'richtext', author: 'relation', image: 'media', user_created: 'relation', seo: 'json', date_created: 'date' });
+      expect(p.summary.fields.posts).to.include({
+        content: 'richtext',
+        author: 'relation',
+        image: 'media',
+        user_created: 'relation',
+        seo: 'json',
+        date_created: 'date',
+      });
     });
 
     it('e-commerce products: 2 products; O2M arrays of UUIDs as relations, images as media, colour array as JSON', async () => {
@@ -303,7 +410,14 @@ describe('import-cms parse tasks over the real fixtures', function () {
       expect(tumbler.data.size).to.equal(null);
       expect(tumbler.data.sort).to.equal(null);
       expect(tumbler.status).to.equal('published');
-      expect(p.summary.fields.products).to.include({ variants: 'relation', images: 'media', thumbnail: 'media', category: 'relation', color: 'json', description: 'richtext' });
+      expect(p.summary.fields.products).to.include({
+        variants: 'relation',
+        images: 'media',
+        thumbnail: 'media',
+        category: 'relation',
+        color: 'json',
+        description: 'richtext',
+      });
     });
 
     it('help-center translations: 6 rows of the junction `help_articles_translations` (en-US and fr-FR)', async () => {
@@ -313,7 +427,9 @@ describe('import-cms parse tasks over the real fixtures', function () {
       expect(new Set(langs)).to.deep.equal(new Set(['en-US', 'fr-FR']));
       expect(p.spool).to.match(/Apprenez à personnaliser/);
       expect(p.summary.fields.help_articles_translations).to.include({ help_articles_id: 'relation' });
-      const named = await parse(parseDataCms, fixture('data_cms', 'directus-help-center-articles-translations.json'), { options: { collection: 'article_translations' } });
+      const named = await parse(parseDataCms, fixture('data_cms', 'directus-help-center-articles-translations.json'), {
+        options: { collection: 'article_translations' },
+      });
       expect(named.summary.counts).to.deep.equal({ article_translations: 6 });
     });
 
@@ -323,19 +439,37 @@ describe('import-cms parse tasks over the real fixtures', function () {
       expect(p.summary.blockedReasons).to.deep.equal([]);
       // README: 9 collections, one of them the folder `help` with no table.
       expect(Object.keys(p.summary.counts).sort()).to.deep.equal([
-        'help_articles', 'help_articles_translations', 'help_collections', 'help_collections_translations',
-        'help_feedback', 'help_settings', 'help_settings_translations', 'languages',
+        'help_articles',
+        'help_articles_translations',
+        'help_collections',
+        'help_collections_translations',
+        'help_feedback',
+        'help_settings',
+        'help_settings_translations',
+        'languages',
       ]);
       expect(Object.values(p.summary.counts).every((n) => n === 0)).to.equal(true);
       expect(p.summary.fields.help_articles).to.include({ date_created: 'date', help_collection: 'relation' });
-      expect(messages(p)[0]).to.match(/Directus 11\.1\.0 schema snapshot \(8 collections with tables, 56 fields, 15 relations\), not content/);
+      expect(messages(p)[0]).to.match(
+        /Directus 11\.1\.0 schema snapshot \(8 collections with tables, 56 fields, 15 relations\), not content/,
+      );
     });
 
     it('a `{data: [...]}` response and a file with a bad item', async () => {
       const dir = mkdtempSync(join(tmpdir(), 'cms-directus-'));
       dirs.push(dir);
       const path = join(dir, 'pages.json');
-      writeFileSync(path, JSON.stringify({ data: [{ id: 1, status: 'archived', title: 'Old', date_created: '2024-01-01T00:00:00Z' }, 'oops', { title: 'no id' }, { id: 1, title: 'dup' }] }));
+      writeFileSync(
+        path,
+        JSON.stringify({
+          data: [
+            { id: 1, status: 'archived', title: 'Old', date_created: '2024-01-01T00:00:00Z' },
+            'oops',
+            { title: 'no id' },
+            { id: 1, title: 'dup' },
+          ],
+        }),
+      );
       const p = await parse(parseDataCms, path);
       expect(p.entities).to.have.length(1);
       expect(p.entities[0]).to.deep.include({ entity: 'pages', externalId: '1', status: 'draft' });
@@ -376,7 +510,9 @@ describe('import-cms parse tasks over the real fixtures', function () {
       const bom = await parse(parseDataCms, write('bom.json', Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(text)])));
       expect(bom.summary.counts).to.deep.equal({ help_articles_translations: 6 });
       const utf16 = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')]);
-      const p = await parse(parseDataCms, write('utf16.json', utf16), { profile: { container: 'plain', encoding: 'utf-16le', bom: true, kind: 'json' } });
+      const p = await parse(parseDataCms, write('utf16.json', utf16), {
+        profile: { container: 'plain', encoding: 'utf-16le', bom: true, kind: 'json' },
+      });
       expect(p.summary.counts).to.deep.equal({ help_articles_translations: 6 });
       expect(p.spool).to.match(/Apprenez à personnaliser/);
     });
@@ -384,7 +520,13 @@ describe('import-cms parse tasks over the real fixtures', function () {
     it('records nested past maxDepth are skipped with a warning before they are built', async () => {
       let deep: unknown = 'bottom';
       for (let i = 0; i < 50; i++) deep = { d: deep };
-      const path = write('deep.json', JSON.stringify([{ id: 1, date_created: '2024-01-01', v: 1 }, { id: 2, date_created: '2024-01-01', v: deep }]));
+      const path = write(
+        'deep.json',
+        JSON.stringify([
+          { id: 1, date_created: '2024-01-01', v: 1 },
+          { id: 2, date_created: '2024-01-01', v: deep },
+        ]),
+      );
       const p = await parse(parseDataCms, path);
       expect(p.entities.map((e) => e.externalId)).to.deep.equal(['1']);
       expect(p.summary.warnings).to.deep.equal([{ message: 'record nested deeper than 32 levels, skipped', line: 2 }]);
@@ -394,20 +536,35 @@ describe('import-cms parse tasks over the real fixtures', function () {
       const entities = [
         JSON.stringify({ type: 'api::post.post', id: 1, data: { title: 'One', publishedAt: null } }),
         '{"type": "api::post.post", "id": 2, "data": {',
-        JSON.stringify({ type: 'admin::user', id: 1, data: { email: 'a@b.c', password: '$2a$10$abcdefghijklmnopqrstuuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0' } }),
+        JSON.stringify({
+          type: 'admin::user',
+          id: 1,
+          data: { email: 'a@b.c', password: '$2a$10$abcdefghijklmnopqrstuuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0' },
+        }),
         JSON.stringify({ type: 'api::post.post', id: 3, data: { title: 'Three', publishedAt: '2024-01-01T00:00:00Z' } }),
       ].join('\n');
-      const schema = JSON.stringify({ uid: 'api::post.post', info: { singularName: 'post', pluralName: 'posts' }, options: { draftAndPublish: true }, attributes: { title: { type: 'string' } } });
-      const path = write('broken-export.tar.gz', tarOf([
-        { path: 'metadata.json', body: '{"strapi":{"version":"4.20.0"}}' },
-        { path: 'schemas/schemas_00001.jsonl', body: schema },
-        { path: 'entities/entities_00001.jsonl', body: entities },
-        { path: '../../evil.jsonl', body: 'x' },
-        { path: 'assets/uploads/link.png', type: 'SymbolicLink', linkpath: '/etc/passwd' },
-      ]));
+      const schema = JSON.stringify({
+        uid: 'api::post.post',
+        info: { singularName: 'post', pluralName: 'posts' },
+        options: { draftAndPublish: true },
+        attributes: { title: { type: 'string' } },
+      });
+      const path = write(
+        'broken-export.tar.gz',
+        tarOf([
+          { path: 'metadata.json', body: '{"strapi":{"version":"4.20.0"}}' },
+          { path: 'schemas/schemas_00001.jsonl', body: schema },
+          { path: 'entities/entities_00001.jsonl', body: entities },
+          { path: '../../evil.jsonl', body: 'x' },
+          { path: 'assets/uploads/link.png', type: 'SymbolicLink', linkpath: '/etc/passwd' },
+        ]),
+      );
       const p = await parse(parseNodeCms, path);
       expect(p.summary.counts).to.deep.equal({ posts: 2 });
-      expect(of(p, 'posts').map((e) => [e.externalId, e.status])).to.deep.equal([['post:1', 'draft'], ['post:3', 'published']]);
+      expect(of(p, 'posts').map((e) => [e.externalId, e.status])).to.deep.equal([
+        ['post:1', 'draft'],
+        ['post:3', 'published'],
+      ]);
       const w = p.summary.warnings;
       expect(w).to.deep.include({ message: 'entities/entities_00001.jsonl line 2 is not valid JSON, skipped', line: 2 });
       expect(w.map((x) => x.message)).to.include.members([
@@ -430,7 +587,14 @@ describe('import-cms parse tasks over the real fixtures', function () {
     it('bad task input is refused as data', async () => {
       const r = await parseDataCms({ path: 5 } as any);
       expect(r).to.deep.equal({ ok: false, issues: [{ code: 'INVALID_INPUT', message: 'path must be a non-empty string' }] });
-      const missing = await parseDataCms({ path: join(dir, 'nope.json'), filename: 'nope.json', workDir: dir, spoolPath: join(dir, 'nope.ndjson'), maxDepth: 32, profile: {} as any });
+      const missing = await parseDataCms({
+        path: join(dir, 'nope.json'),
+        filename: 'nope.json',
+        workDir: dir,
+        spoolPath: join(dir, 'nope.ndjson'),
+        maxDepth: 32,
+        profile: {} as any,
+      });
       expect(missing).to.deep.equal({ ok: false, issues: [{ code: 'FILE_NOT_FOUND', message: 'cannot read nope.json' }] });
     });
   });
@@ -449,7 +613,14 @@ function tarOf(members: Member[]): Buffer {
     const body = typeof m.body === 'string' ? Buffer.from(m.body) : (m.body ?? Buffer.alloc(0));
     const type = m.type ?? 'File';
     const block = Buffer.alloc(512);
-    new Header({ path: m.path, type, size: type === 'File' ? body.length : 0, mode: 0o644, mtime: new Date(0), linkpath: m.linkpath }).encode(block, 0);
+    new Header({
+      path: m.path,
+      type,
+      size: type === 'File' ? body.length : 0,
+      mode: 0o644,
+      mtime: new Date(0),
+      linkpath: m.linkpath,
+    }).encode(block, 0);
     blocks.push(block);
     if (type === 'File' && body.length) blocks.push(body, Buffer.alloc((512 - (body.length % 512)) % 512));
   }

@@ -38,12 +38,22 @@ for (const variant of DB_VARIANTS) {
     };
     /** validate -> preview (into `collection`, scaffolded when missing) -> run; the job's results for `rows`. */
     async function importInto(content: string, filename: string, format: 'csv' | 'json', collection: string) {
-      const v = (await (await k.request('/api/importers/validate', { method: 'POST', body: form(content, filename), identity: 'admin' })).json()).data;
+      const v = (
+        await (await k.request('/api/importers/validate', { method: 'POST', body: form(content, filename), identity: 'admin' })).json()
+      ).data;
       expect(v, JSON.stringify(v)).to.include({ valid: true, detectedFormat: format });
-      const plan = (await (await k.request('/api/importers/preview', {
-        method: 'POST', identity: 'admin', json: { format, uploadId: v.uploadId, scaffold: true, mappings: { rows: collection } },
-      })).json()).data;
-      const run = await (await k.request('/api/importers/run', { method: 'POST', identity: 'admin', json: { planId: plan.planId, confirmed: true } })).json();
+      const plan = (
+        await (
+          await k.request('/api/importers/preview', {
+            method: 'POST',
+            identity: 'admin',
+            json: { format, uploadId: v.uploadId, scaffold: true, mappings: { rows: collection } },
+          })
+        ).json()
+      ).data;
+      const run = await (
+        await k.request('/api/importers/run', { method: 'POST', identity: 'admin', json: { planId: plan.planId, confirmed: true } })
+      ).json();
       let job: any;
       for (let i = 0; i < 400; i++) {
         job = (await (await k.request(`/api/importers/jobs/${run.jobId}`, { identity: 'admin' })).json()).data;
@@ -54,7 +64,9 @@ for (const variant of DB_VARIANTS) {
       return job.results.rows as { imported: number; skipped: number; failed: number };
     }
     const titles = async (collection: string) =>
-      (await (await k.request(`/api/collections/${collection}?limit=100`, { identity: 'admin' })).json()).data.items.map((i: Record<string, unknown>) => i.title).sort();
+      (await (await k.request(`/api/collections/${collection}?limit=100`, { identity: 'admin' })).json()).data.items
+        .map((i: Record<string, unknown>) => i.title)
+        .sort();
 
     before(async function () {
       requireVariant(this, variant);

@@ -36,7 +36,10 @@ async function parseCsv(path: string, options: Record<string, unknown> = {}): Pr
   const input: ImportParseInput = { path, filename, workDir: work, spoolPath, maxDepth: 32, profile: profiled.value, options };
   const result = await tasks.parseCsv(input);
   if (!result.ok) throw new Error(JSON.stringify(result.issues));
-  const entities = readFileSync(spoolPath, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as ImportedEntity);
+  const entities = readFileSync(spoolPath, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as ImportedEntity);
   return { summary: result.value, entities };
 }
 
@@ -46,7 +49,10 @@ const lineWarnings = (s: Summary) => s.warnings.filter((w) => w.line !== undefin
 describe('csv: every malformed record of the fixtures is warned at the line it starts on', () => {
   /** file -> [line, what the warning says] for each malformed record (the rest of the folder has none). */
   const MALFORMED_RECORDS: Record<string, Array<[number, RegExp]>> = {
-    'csvkit-bad.csv': [[2, /row has 4 fields, the header 3: extra values ignored \("I'm too long!"\)/], [3, /row has 2 fields, the header 3: missing values left empty/]],
+    'csvkit-bad.csv': [
+      [2, /row has 4 fields, the header 3: extra values ignored \("I'm too long!"\)/],
+      [3, /row has 2 fields, the header 3: missing values left empty/],
+    ],
     'csvparser-bad-data.csv': [[1, /column 1 has no name/]],
     'ghost-fsutils-malformed.csv': [[2, /row has 3 fields, the header 2: extra values ignored \("extrafield"\)/]],
     'csvparser-strict-extra-column.csv': [[4, /row has 4 fields, the header 3: extra values ignored \("10"\)/]],
@@ -54,13 +60,18 @@ describe('csv: every malformed record of the fixtures is warned at the line it s
     'spectrum-location_coordinates.csv': [[2, /stray quote in column 2 \("Location Coordinates"\): kept as text/]],
   };
 
-  for (const file of readdirSync(join(IMPORT_FIXTURES, 'csv')).filter((f) => f !== 'README.md').sort()) {
+  for (const file of readdirSync(join(IMPORT_FIXTURES, 'csv'))
+    .filter((f) => f !== 'README.md')
+    .sort()) {
     const expected = MALFORMED_RECORDS[file] ?? [];
     it(`${file}: ${expected.length ? expected.map(([l]) => `line ${l}`).join(', ') : 'no malformed record'}`, async () => {
       const { summary } = await parseCsv(fixture(file));
       expect(lineWarnings(summary), JSON.stringify(summary.warnings)).to.deep.equal(expected.map(([line]) => line));
       for (const [line, pattern] of expected) {
-        expect(summary.warnings.some((w) => w.line === line && pattern.test(w.message)), `${file} line ${line}: ${JSON.stringify(summary.warnings)}`).to.equal(true);
+        expect(
+          summary.warnings.some((w) => w.line === line && pattern.test(w.message)),
+          `${file} line ${line}: ${JSON.stringify(summary.warnings)}`,
+        ).to.equal(true);
       }
     });
   }
@@ -92,9 +103,14 @@ describe('csv strict mode: malformed rows are refused, each with its line, and c
   it('stray quotes and extra fields in the other fixtures are refused the same way', async () => {
     const coords = await parseCsv(fixture('spectrum-location_coordinates.csv'), { strict: true });
     expect(coords.summary.counts).to.deep.equal({ rows: 0 });
-    expect(coords.summary.warnings.some((w) => w.line === 2 && /refused \(strict mode\): stray quote in column 2/.test(w.message))).to.equal(true);
+    expect(
+      coords.summary.warnings.some((w) => w.line === 2 && /refused \(strict mode\): stray quote in column 2/.test(w.message)),
+    ).to.equal(true);
     const extra = await parseCsv(fixture('csvparser-strict-extra-column.csv'), { strict: true });
-    expect(extra.entities.map((e) => e.data)).to.deep.equal([{ a: 1, b: 2, c: 3 }, { a: 4, b: 5, c: 6 }]);
+    expect(extra.entities.map((e) => e.data)).to.deep.equal([
+      { a: 1, b: 2, c: 3 },
+      { a: 4, b: 5, c: 6 },
+    ]);
     expect(extra.summary.refused).to.deep.equal({ rows: 1 });
     const clean = await parseCsv(fixture('spectrum-newlines_crlf.csv'), { strict: true });
     expect(clean.summary.refused).to.deep.equal({ rows: 0 });
@@ -136,7 +152,11 @@ describe('csv line numbers: the physical line a record starts on, to the end of 
     return { text: lines.join(eol) + eol, starts, bad, lastLine: line - 1 };
   }
 
-  for (const [name, eol] of [['CRLF', '\r\n'], ['LF', '\n'], ['CR', '\r']] as const) {
+  for (const [name, eol] of [
+    ['CRLF', '\r\n'],
+    ['LF', '\n'],
+    ['CR', '\r'],
+  ] as const) {
     it(`${name} line ends, quoted newlines and blank lines: rows and warnings carry their first line`, async () => {
       const { text, starts, bad, lastLine } = generate(3000, eol);
       const file = join(work, `lines-${name}.csv`);
@@ -151,7 +171,11 @@ describe('csv line numbers: the physical line a record starts on, to the end of 
         { message: 'stray quote in column 2 ("notes"): kept as text', line: bad.quote },
       ]);
       const strict = await parseCsv(file, { strict: true });
-      expect(strict.summary.warnings.filter((w) => w.line !== undefined).map((w) => w.line)).to.deep.equal([bad.extra, bad.short, bad.quote]);
+      expect(strict.summary.warnings.filter((w) => w.line !== undefined).map((w) => w.line)).to.deep.equal([
+        bad.extra,
+        bad.short,
+        bad.quote,
+      ]);
       expect(strict.summary.counts).to.deep.equal({ rows: 2997 });
     });
   }
@@ -161,7 +185,10 @@ describe('csv line numbers: the physical line a record starts on, to the end of 
     writeFileSync(file, 'a,b\r\n1,"two\r\nlines"\r\n3,"never closed\r\n4,5\r\n');
     const { summary, entities } = await parseCsv(file);
     expect(entities.map((e) => e.line)).to.deep.equal([2]);
-    expect(summary.warnings.some((w) => w.line === 4 && /unreadable record skipped/.test(w.message)), JSON.stringify(summary.warnings)).to.equal(true);
+    expect(
+      summary.warnings.some((w) => w.line === 4 && /unreadable record skipped/.test(w.message)),
+      JSON.stringify(summary.warnings),
+    ).to.equal(true);
   });
 });
 
@@ -170,7 +197,9 @@ for (const variant of DB_VARIANTS) {
     this.timeout(120000);
     const csv = 'title,score\nFirst,1\nSecond,2,surplus\nThird\nFourth,4\n';
     const post = (k: TestKernel, path: string, body: FormData | unknown) =>
-      body instanceof FormData ? k.request(path, { method: 'POST', body, identity: 'admin' }) : k.request(path, { method: 'POST', json: body, identity: 'admin' });
+      body instanceof FormData
+        ? k.request(path, { method: 'POST', body, identity: 'admin' })
+        : k.request(path, { method: 'POST', json: body, identity: 'admin' });
     const form = (content: string, filename: string) => {
       const fd = new FormData();
       fd.append('file', new Blob([content]), filename);
@@ -202,7 +231,10 @@ for (const variant of DB_VARIANTS) {
       it('ragged rows import with a warning on their line', async () => {
         const r = await importCsv(k, 'lenient.csv');
         expect(r.validate.summary).to.deep.equal({ rows: 4 });
-        expect(r.validate.warnings).to.deep.include({ message: 'row has 3 fields, the header 2: extra values ignored ("surplus")', line: 3 });
+        expect(r.validate.warnings).to.deep.include({
+          message: 'row has 3 fields, the header 2: extra values ignored ("surplus")',
+          line: 3,
+        });
         expect(r.validate.warnings).to.deep.include({ message: 'row has 1 fields, the header 2: missing values left empty', line: 4 });
         expect(r.titles).to.deep.equal(['First', 'Fourth', 'Second', 'Third']);
       });
@@ -215,7 +247,11 @@ for (const variant of DB_VARIANTS) {
         requireVariant(this, variant);
         saved = process.env.IMPORT_CSV_STRICT;
         process.env.IMPORT_CSV_STRICT = 'true';
-        k = await startTestKernel({ db: variant.name, plugins: [fixturePlugin('test-identity')], config: { plugins: { options: { importers: { csvStrict: true } } } } as never });
+        k = await startTestKernel({
+          db: variant.name,
+          plugins: [fixturePlugin('test-identity')],
+          config: { plugins: { options: { importers: { csvStrict: true } } } } as never,
+        });
       });
       after(async () => {
         await k?.close();
@@ -231,7 +267,10 @@ for (const variant of DB_VARIANTS) {
         expect(r.validate.warnings).to.deep.include({ message: 'row refused (strict mode): row has 1 fields, the header 2', line: 4 });
         // Refused rows count as failed in the run's results; their reasons are in the warnings.
         expect(r.job.results.rows).to.include({ imported: 2, failed: 2 });
-        expect(r.job.warnings).to.deep.include({ message: 'while reading: row refused (strict mode): row has 3 fields, the header 2', line: 3 });
+        expect(r.job.warnings).to.deep.include({
+          message: 'while reading: row refused (strict mode): row has 3 fields, the header 2',
+          line: 3,
+        });
         expect(r.titles).to.deep.equal(['First', 'Fourth']);
       });
     });
@@ -248,7 +287,12 @@ for (const variant of DB_VARIANTS) {
         const dir = mkdtempSync(join(work, 'analyse-'));
         const path = join(dir, 'upload.bin');
         writeFileSync(path, csv);
-        const deps = { pool: k.kernel.container.resolve('pool') as never, formats: k.kernel.registries.importFormats, maxDepth: 32, limits: { csvStrict: false } };
+        const deps = {
+          pool: k.kernel.container.resolve('pool') as never,
+          formats: k.kernel.registries.importFormats,
+          maxDepth: 32,
+          limits: { csvStrict: false },
+        };
         const input = { path, filename: 'fields.csv', size: csv.length, workDir: dir, spoolPath: join(dir, 'entities.ndjson') };
         const strict = await analyseUpload(deps, { ...input, fields: { strict: 'true' } });
         expect(strict.summary.counts).to.deep.equal({ rows: 2 });

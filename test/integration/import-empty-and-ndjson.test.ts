@@ -81,12 +81,27 @@ for (const variant of DB_VARIANTS) {
     after(async () => k?.close());
 
     const EMPTY: Array<[string, string | Buffer]> = [
-      ['export.xml', ''], ['export.wxr', ''], ['data.json', ''], ['lines.ndjson', ''], ['export.tar.gz', ''], ['rows.csv', ''], ['rows.tsv', ''],
-      ['export.xml', '  \n\n\t \r\n'], ['data.json', '\n\n   \n'], ['lines.ndjson', ' \n \n'], ['rows.csv', '\r\n\r\n'],
-      ['export.tar.gz', gzipSync(Buffer.alloc(1024))], ['export.tar.gz', gzipSync(Buffer.alloc(0))],
+      ['export.xml', ''],
+      ['export.wxr', ''],
+      ['data.json', ''],
+      ['lines.ndjson', ''],
+      ['export.tar.gz', ''],
+      ['rows.csv', ''],
+      ['rows.tsv', ''],
+      ['export.xml', '  \n\n\t \r\n'],
+      ['data.json', '\n\n   \n'],
+      ['lines.ndjson', ' \n \n'],
+      ['rows.csv', '\r\n\r\n'],
+      ['export.tar.gz', gzipSync(Buffer.alloc(1024))],
+      ['export.tar.gz', gzipSync(Buffer.alloc(0))],
     ];
     for (const [filename, content] of EMPTY) {
-      const what = content.length === 0 ? '0 bytes' : Buffer.isBuffer(content) ? `a gzip without entries (${content.length} bytes)` : 'only whitespace';
+      const what =
+        content.length === 0
+          ? '0 bytes'
+          : Buffer.isBuffer(content)
+            ? `a gzip without entries (${content.length} bytes)`
+            : 'only whitespace';
       it(`${filename}, ${what}: "The file is empty."`, async () => {
         const { status, body } = await validate(content, filename);
         expect(status).to.equal(200);
@@ -112,15 +127,25 @@ for (const variant of DB_VARIANTS) {
         expect(body.data.warnings[0].message).to.match(/^line 1: not valid JSON/);
         expect(body.data.warnings[2].message).to.match(/^line 8: not a JSON object/);
         const collection = `ndjson_${filename.endsWith('.json') ? 'json' : 'lines'}`;
-        const plan = (await (await k.request('/api/importers/preview', {
-          method: 'POST', identity: 'admin', json: { format: 'json', uploadId: body.data.uploadId, scaffold: true, mappings: { rows: collection } },
-        })).json()).data;
-        const run = await (await k.request('/api/importers/run', { method: 'POST', identity: 'admin', json: { planId: plan.planId, confirmed: true } })).json();
+        const plan = (
+          await (
+            await k.request('/api/importers/preview', {
+              method: 'POST',
+              identity: 'admin',
+              json: { format: 'json', uploadId: body.data.uploadId, scaffold: true, mappings: { rows: collection } },
+            })
+          ).json()
+        ).data;
+        const run = await (
+          await k.request('/api/importers/run', { method: 'POST', identity: 'admin', json: { planId: plan.planId, confirmed: true } })
+        ).json();
         const job = (await (await k.request(`/api/importers/jobs/${run.jobId}`, { identity: 'admin' })).json()).data;
         expect(job.results.rows).to.include({ imported: 7, failed: 0 });
         const list = (await (await k.request(`/api/collections/${collection}?limit=100`, { identity: 'admin' })).json()).data;
         expect(list.items.map((i: Record<string, unknown>) => i.title).sort()).to.deep.equal(GOOD_TITLES);
-        expect(list.items.map((i: Record<string, unknown>) => i.n).sort((a: number, b: number) => a - b)).to.deep.equal([2, 3, 5, 6, 7, 9, 10]);
+        expect(list.items.map((i: Record<string, unknown>) => i.n).sort((a: number, b: number) => a - b)).to.deep.equal([
+          2, 3, 5, 6, 7, 9, 10,
+        ]);
       });
     }
   });

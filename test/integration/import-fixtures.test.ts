@@ -23,7 +23,11 @@ for (const variant of DB_VARIANTS) {
     this.timeout(180000);
     let t: TestKernel;
 
-    async function importFile(folder: string, file: string, fields: Record<string, string> = {}): Promise<{ steps: string[]; complete: Complete }> {
+    async function importFile(
+      folder: string,
+      file: string,
+      fields: Record<string, string> = {},
+    ): Promise<{ steps: string[]; complete: Complete }> {
       const form = new FormData();
       form.append('scaffold', 'true');
       for (const [k, v] of Object.entries(fields)) form.append(k, v);
@@ -31,12 +35,19 @@ for (const variant of DB_VARIANTS) {
       const res = await t.request('/api/migration/import', { method: 'POST', body: form, identity: 'admin' });
       expect(res.status, file).to.equal(200);
       expect(res.headers.get('content-type')).to.match(/^text\/event-stream/);
-      const events = (await res.text()).split('\n\n').filter((b) => b.trim()).map((b) => ({
-        event: /^event: (.+)$/m.exec(b)?.[1], data: JSON.parse(/^data: (.+)$/m.exec(b)?.[1] ?? 'null'),
-      }));
+      const events = (await res.text())
+        .split('\n\n')
+        .filter((b) => b.trim())
+        .map((b) => ({
+          event: /^event: (.+)$/m.exec(b)?.[1],
+          data: JSON.parse(/^data: (.+)$/m.exec(b)?.[1] ?? 'null'),
+        }));
       const last = events.at(-1)!;
       expect(last.event, `${file}: ${JSON.stringify(last.data)}`).to.equal('complete');
-      return { steps: [...new Set(events.filter((e) => e.event === 'progress').map((e) => e.data.step as string))], complete: last.data as Complete };
+      return {
+        steps: [...new Set(events.filter((e) => e.event === 'progress').map((e) => e.data.step as string))],
+        complete: last.data as Complete,
+      };
     }
 
     const total = async (collection: string) => {
@@ -67,7 +78,11 @@ for (const variant of DB_VARIANTS) {
       const shop = await importFile('shop_products', 'shopify-product_template.csv');
       expect(shop.complete).to.include({ imported: 3, failed: 0 });
       expect(await total('products')).to.equal(3);
-      const list = ((await (await t.request('/api/collections/products?limit=10&sort=title', { identity: 'admin' })).json()) as { data: { items: Array<Record<string, unknown>> } }).data.items;
+      const list = (
+        (await (await t.request('/api/collections/products?limit=10&sort=title', { identity: 'admin' })).json()) as {
+          data: { items: Array<Record<string, unknown>> };
+        }
+      ).data.items;
       for (const p of list) expect(p.price, String(p.title)).to.be.a('number');
       const woo = await importFile('shop_products', 'woocommerce-importer-test-sample.csv');
       expect(woo.complete).to.include({ imported: 5, failed: 0 });
@@ -83,11 +98,13 @@ for (const variant of DB_VARIANTS) {
       expect(directus.complete).to.include({ imported: 2, failed: 0 });
       expect(await total('shopitems')).to.equal(2);
 
-      const mediaBefore = ((await (await t.request('/api/media?limit=1', { identity: 'admin' })).json()) as { data: { total: number } }).data.total;
+      const mediaBefore = ((await (await t.request('/api/media?limit=1', { identity: 'admin' })).json()) as { data: { total: number } })
+        .data.total;
       const strapi = await importFile('node_cms', 'strapi4-dashboard-export.tar.gz');
       expect(strapi.complete.failed).to.equal(0);
       expect(strapi.complete.imported).to.be.greaterThan(13);
-      const mediaAfter = ((await (await t.request('/api/media?limit=1', { identity: 'admin' })).json()) as { data: { total: number } }).data.total;
+      const mediaAfter = ((await (await t.request('/api/media?limit=1', { identity: 'admin' })).json()) as { data: { total: number } }).data
+        .total;
       expect(mediaAfter - mediaBefore, 'Strapi uploads stored as media').to.equal(13);
     });
 

@@ -56,8 +56,11 @@ function form(content: string | Buffer, filename: string, fields: Record<string,
  */
 function limitsEnv(limits: Record<string, number>): Record<string, string> {
   const names: Record<string, string> = {
-    maxDecompressedBytes: 'IMPORT_MAX_DECOMPRESSED_BYTES', maxCompressionRatio: 'IMPORT_MAX_COMPRESSION_RATIO', maxArchiveEntries: 'IMPORT_MAX_ARCHIVE_ENTRIES',
-    maxLineBytes: 'IMPORT_MAX_LINE_BYTES', analysisTimeoutMs: 'IMPORT_ANALYSIS_TIMEOUT_MS',
+    maxDecompressedBytes: 'IMPORT_MAX_DECOMPRESSED_BYTES',
+    maxCompressionRatio: 'IMPORT_MAX_COMPRESSION_RATIO',
+    maxArchiveEntries: 'IMPORT_MAX_ARCHIVE_ENTRIES',
+    maxLineBytes: 'IMPORT_MAX_LINE_BYTES',
+    analysisTimeoutMs: 'IMPORT_ANALYSIS_TIMEOUT_MS',
   };
   return Object.fromEntries(Object.entries(limits).map(([k, v]) => [names[k], String(v)]));
 }
@@ -75,7 +78,11 @@ for (const variant of DB_VARIANTS) {
           state.saved[name] = process.env[name];
           process.env[name] = value;
         }
-        state.k = await startTestKernel({ db: variant.name, plugins: [fixturePlugin('test-identity')], config: { plugins: { options: { importers: limits } } } as never });
+        state.k = await startTestKernel({
+          db: variant.name,
+          plugins: [fixturePlugin('test-identity')],
+          config: { plugins: { options: { importers: limits } } } as never,
+        });
       });
       after(async () => {
         await state.k?.close();
@@ -112,7 +119,11 @@ for (const variant of DB_VARIANTS) {
       });
 
       it('the one-request import stream reports the same refusal as its error event, and keeps no job folder', async () => {
-        const res = await s.k!.request('/api/migration/import', { method: 'POST', body: form(zeroBomb(64 * MiB), 'export.tar.gz'), identity: 'admin' });
+        const res = await s.k!.request('/api/migration/import', {
+          method: 'POST',
+          body: form(zeroBomb(64 * MiB), 'export.tar.gz'),
+          identity: 'admin',
+        });
         const text = await res.text();
         const error = text.split('\n\n').find((b) => b.startsWith('event: error'));
         expect(error, text).to.not.equal(undefined);
@@ -123,13 +134,22 @@ for (const variant of DB_VARIANTS) {
       });
 
       it('an ordinary CSV still validates', async () => {
-        const res = await s.k!.request('/api/importers/validate', { method: 'POST', body: form('a,b\n1,2\n', 'ok.csv'), identity: 'admin' });
+        const res = await s.k!.request('/api/importers/validate', {
+          method: 'POST',
+          body: form('a,b\n1,2\n', 'ok.csv'),
+          identity: 'admin',
+        });
         expect((await res.json()).data).to.include({ valid: true, detectedFormat: 'csv' });
       });
     });
 
     describe('with small size limits (4 MiB decompressed, 10 entries, 64 KiB lines; ratio off)', () => {
-      const s = kernelWith({ maxDecompressedBytes: 4 * MiB, maxCompressionRatio: 1_000_000, maxArchiveEntries: 10, maxLineBytes: 64 * 1024 });
+      const s = kernelWith({
+        maxDecompressedBytes: 4 * MiB,
+        maxCompressionRatio: 1_000_000,
+        maxArchiveEntries: 10,
+        maxLineBytes: 64 * 1024,
+      });
 
       it('an archive expanding past the decompressed size is refused', async () => {
         await expectRefused(s.k!, zeroBomb(32 * MiB), 'export.tar.gz', 'maxDecompressedBytes', /decompressed size over 4 MiB/);
@@ -141,13 +161,35 @@ for (const variant of DB_VARIANTS) {
 
       it('a CSV record, an NDJSON line and a JSON string past the line limit are refused, naming the line', async () => {
         const long = 'x'.repeat(100 * 1024);
-        await expectRefused(s.k!, `id,text\n1,short\n2,"${long}"\n3,after\n`, 'long.csv', 'maxLineBytes', /CSV record over 64 KiB at line 3/);
-        await expectRefused(s.k!, `{"id":1}\n{"id":2}\n{"id":3,"text":"${long}"}\n`, 'long.ndjson', 'maxLineBytes', /NDJSON line over 64 KiB at line 3/);
-        await expectRefused(s.k!, JSON.stringify([{ id: 1 }, { id: 2, text: long }]), 'long.json', 'maxLineBytes', /JSON value .*over 64 KiB/);
+        await expectRefused(
+          s.k!,
+          `id,text\n1,short\n2,"${long}"\n3,after\n`,
+          'long.csv',
+          'maxLineBytes',
+          /CSV record over 64 KiB at line 3/,
+        );
+        await expectRefused(
+          s.k!,
+          `{"id":1}\n{"id":2}\n{"id":3,"text":"${long}"}\n`,
+          'long.ndjson',
+          'maxLineBytes',
+          /NDJSON line over 64 KiB at line 3/,
+        );
+        await expectRefused(
+          s.k!,
+          JSON.stringify([{ id: 1 }, { id: 2, text: long }]),
+          'long.json',
+          'maxLineBytes',
+          /JSON value .*over 64 KiB/,
+        );
       });
 
       it('an upload within the limits validates', async () => {
-        const res = await s.k!.request('/api/importers/validate', { method: 'POST', body: form(manyEntries(5), 'items.tar.gz'), identity: 'admin' });
+        const res = await s.k!.request('/api/importers/validate', {
+          method: 'POST',
+          body: form(manyEntries(5), 'items.tar.gz'),
+          identity: 'admin',
+        });
         expect(res.status).to.equal(200);
         expect(importsOf(s.k!).length).to.be.at.most(1);
       });

@@ -11,7 +11,10 @@ import { isInternalAddress } from '../../plugins/importers/remote-fetch.js';
 import { fixturePlugin, startTestKernel, type TestKernel } from '../helpers/kernel.js';
 
 function wxr(base: string, idBase = 0): string {
-  const item = (id: number, url: string) => `<item><title>Picture ${id}</title><wp:post_id>${id}</wp:post_id><wp:post_type><![CDATA[attachment]]></wp:post_type>
+  const item = (
+    id: number,
+    url: string,
+  ) => `<item><title>Picture ${id}</title><wp:post_id>${id}</wp:post_id><wp:post_type><![CDATA[attachment]]></wp:post_type>
 <wp:status><![CDATA[inherit]]></wp:status><wp:post_name><![CDATA[picture-${id}]]></wp:post_name><wp:attachment_url><![CDATA[${url}]]></wp:attachment_url></item>`;
   return `<?xml version="1.0" encoding="UTF-8"?>
 <rss version="2.0" xmlns:wp="http://wordpress.org/export/1.2/" xmlns:content="http://purl.org/rss/1.0/modules/content/">
@@ -32,7 +35,9 @@ describe('importers: attachments known only by URL', function () {
   let png: Buffer;
 
   before(async () => {
-    png = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#0369a1' } }).png().toBuffer();
+    png = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#0369a1' } })
+      .png()
+      .toBuffer();
     server = createServer((req, res) => {
       hits.push(req.url ?? '');
       if (req.url === '/pic.png') res.writeHead(200, { 'content-type': 'image/png' }).end(png);
@@ -45,7 +50,8 @@ describe('importers: attachments known only by URL', function () {
   after(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
   async function importInto(t: TestKernel, from = base): Promise<{ job: any; mediaAdded: number }> {
-    const mediaTotal = async () => ((await (await t.request('/api/media?limit=1', { identity: 'admin' })).json()) as { data: { total: number } }).data.total;
+    const mediaTotal = async () =>
+      ((await (await t.request('/api/media?limit=1', { identity: 'admin' })).json()) as { data: { total: number } }).data.total;
     const before = await mediaTotal();
     const form = new FormData();
     form.append('scaffold', 'true');
@@ -54,7 +60,8 @@ describe('importers: attachments known only by URL', function () {
     const text = await res.text();
     const complete = JSON.parse(/event: complete\ndata: (.+)/.exec(text)?.[1] ?? 'null');
     expect(complete, text.slice(0, 500)).to.be.an('object');
-    const job = ((await (await t.request(`/api/importers/jobs/${complete.jobId}`, { identity: 'admin' })).json()) as { data: unknown }).data;
+    const job = ((await (await t.request(`/api/importers/jobs/${complete.jobId}`, { identity: 'admin' })).json()) as { data: unknown })
+      .data;
     return { job, mediaAdded: (await mediaTotal()) - before };
   }
 
@@ -66,7 +73,11 @@ describe('importers: attachments known only by URL', function () {
       expect(job.results.attachments).to.include({ imported: 4, failed: 0 });
       expect(mediaAdded).to.equal(0);
       expect(hits).to.deep.equal([]);
-      const items = ((await (await t.request('/api/collections/attachments?limit=10&sort=title', { identity: 'admin' })).json()) as { data: { items: Array<{ url: string }> } }).data.items;
+      const items = (
+        (await (await t.request('/api/collections/attachments?limit=10&sort=title', { identity: 'admin' })).json()) as {
+          data: { items: Array<{ url: string }> };
+        }
+      ).data.items;
       expect(items.map((i) => i.url)).to.include(`${base}/pic.png`);
     } finally {
       await t.close();
@@ -74,7 +85,10 @@ describe('importers: attachments known only by URL', function () {
   });
 
   it('on, with private addresses allowed: fetched (following a redirect) into the media library; a 404 is a warning', async () => {
-    const t = await startTestKernel({ plugins: [fixturePlugin('test-identity')], config: { plugins: { options: { importers: { fetchRemote: true, fetchAllowPrivate: true } } } } });
+    const t = await startTestKernel({
+      plugins: [fixturePlugin('test-identity')],
+      config: { plugins: { options: { importers: { fetchRemote: true, fetchAllowPrivate: true } } } },
+    });
     try {
       hits.length = 0;
       const { job, mediaAdded } = await importInto(t);
@@ -86,7 +100,9 @@ describe('importers: attachments known only by URL', function () {
       // A URL with credentials is not fetched, and its password never reaches the job's warnings.
       expect(text).to.match(/secret\.png not fetched: URLs with credentials are not fetched/);
       expect(text).to.not.include('hunter2');
-      const media = ((await (await t.request('/api/media?limit=10', { identity: 'admin' })).json()) as { data: { items: Array<{ mimeType: string }> } }).data.items;
+      const media = (
+        (await (await t.request('/api/media?limit=10', { identity: 'admin' })).json()) as { data: { items: Array<{ mimeType: string }> } }
+      ).data.items;
       expect(media.every((m) => m.mimeType === 'image/png')).to.equal(true);
     } finally {
       await t.close();
@@ -94,7 +110,10 @@ describe('importers: attachments known only by URL', function () {
   });
 
   it('on, with the SSRF guard: loopback is refused before any request, by IP literal and by name', async () => {
-    const t = await startTestKernel({ plugins: [fixturePlugin('test-identity')], config: { plugins: { options: { importers: { fetchRemote: true } } } } });
+    const t = await startTestKernel({
+      plugins: [fixturePlugin('test-identity')],
+      config: { plugins: { options: { importers: { fetchRemote: true } } } },
+    });
     try {
       hits.length = 0;
       const { job, mediaAdded } = await importInto(t);
@@ -105,11 +124,26 @@ describe('importers: attachments known only by URL', function () {
       const byName = await importInto(t, base.replace('127.0.0.1', 'localhost'));
       expect(byName.mediaAdded).to.equal(0);
       expect(hits, 'still no request').to.deep.equal([]);
-      expect(byName.job.warnings.map((w: { message: string }) => w.message).join('\n')).to.match(/localhost resolves to an internal address/);
+      expect(byName.job.warnings.map((w: { message: string }) => w.message).join('\n')).to.match(
+        /localhost resolves to an internal address/,
+      );
     } finally {
       await t.close();
     }
-    for (const a of ['127.0.0.1', '10.1.2.3', '172.20.0.1', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '::1', 'fe80::1', 'fd00::1', '::ffff:127.0.0.1', 'not-an-ip']) {
+    for (const a of [
+      '127.0.0.1',
+      '10.1.2.3',
+      '172.20.0.1',
+      '192.168.1.1',
+      '169.254.169.254',
+      '100.64.0.1',
+      '0.0.0.0',
+      '::1',
+      'fe80::1',
+      'fd00::1',
+      '::ffff:127.0.0.1',
+      'not-an-ip',
+    ]) {
       expect(isInternalAddress(a), a).to.equal(true);
     }
     for (const a of ['93.184.216.34', '8.8.8.8', '2606:4700::1111', '::ffff:8.8.8.8']) expect(isInternalAddress(a), a).to.equal(false);

@@ -31,12 +31,20 @@ for (const variant of DB_VARIANTS) {
     it('stops between batches on SIGTERM-like close, and the next instance finishes the rest: 3,000 rows, each once', async () => {
       let dbUrl: string | undefined;
       if (variant.name === 'mariadb') ({ url: dbUrl, drop } = await createMariaDbDatabase());
-      const options: TestKernelOptions = { db: variant.name, dataDir, dbUrl, plugins: [fixturePlugin('test-identity')], config: { plugins: { options: { importers: { batchSize: 20 } } } } };
+      const options: TestKernelOptions = {
+        db: variant.name,
+        dataDir,
+        dbUrl,
+        plugins: [fixturePlugin('test-identity')],
+        config: { plugins: { options: { importers: { batchSize: 20 } } } },
+      };
       first = await startTestKernel(options);
       const fd = new FormData();
       fd.append('file', new Blob([csv()]), 'items.csv');
       const validated = await dataOf(await first.request('/api/importers/validate', { method: 'POST', body: fd, identity: 'admin' }));
-      const plan = await dataOf(await as(first, 'admin').post('/api/importers/preview', { format: 'csv', uploadId: validated.uploadId, scaffold: true }));
+      const plan = await dataOf(
+        await as(first, 'admin').post('/api/importers/preview', { format: 'csv', uploadId: validated.uploadId, scaffold: true }),
+      );
       const run = await (await as(first, 'admin').post('/api/importers/run', { planId: plan.planId, confirmed: true })).json();
       let job: any;
       for (let i = 0; i < 400; i++) {

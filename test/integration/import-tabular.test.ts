@@ -34,16 +34,28 @@ async function profileOf(path: string, filename: string): Promise<ImportProfile>
   return r.value;
 }
 
-async function parse(task: TaskName, path: string, options: { filename?: string; maxDepth?: number; profile?: ImportProfile; options?: Record<string, unknown> } = {}): Promise<Parsed> {
+async function parse(
+  task: TaskName,
+  path: string,
+  options: { filename?: string; maxDepth?: number; profile?: ImportProfile; options?: Record<string, unknown> } = {},
+): Promise<Parsed> {
   const filename = options.filename ?? path.split('/').pop()!;
   const spoolPath = join(work, `spool-${++runs}.ndjson`);
   const input: ImportParseInput = {
-    path, filename, workDir: work, spoolPath, maxDepth: options.maxDepth ?? 32, options: options.options,
+    path,
+    filename,
+    workDir: work,
+    spoolPath,
+    maxDepth: options.maxDepth ?? 32,
+    options: options.options,
     profile: options.profile ?? (await profileOf(path, filename)),
   };
   const result = await tasks[task](input);
   if (!result.ok) throw new Error(`task failed: ${JSON.stringify(result.issues)}`);
-  const entities = readFileSync(spoolPath, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as ImportedEntity);
+  const entities = readFileSync(spoolPath, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as ImportedEntity);
   return { summary: result.value, entities };
 }
 
@@ -63,20 +75,47 @@ describe('import-tabular: csv fixtures', () => {
    * the file holds 1,575 records after the header: 1,575 line feeds and no final one).
    */
   const ROWS: Record<string, number> = {
-    'spectrum-comma_in_quotes.csv': 1, 'spectrum-escaped_quotes.csv': 2, 'spectrum-newlines.csv': 3, 'spectrum-newlines_crlf.csv': 3,
-    'spectrum-quotes_and_newlines.csv': 2, 'spectrum-empty_crlf.csv': 2, 'spectrum-json.csv': 1, 'spectrum-utf8.csv': 2,
-    'spectrum-location_coordinates.csv': 1, 'csvparser-quotes+newlines.csv': 3, 'csvkit-mac_newlines.csv': 2,
-    'csvkit-test_header_newline.csv': 1, 'csvkit-optional_quote_characters.csv': 1, 'rcsv-noeof.csv': 2,
-    'csvkit-sniff_limit-semicolon.csv': 1, 'csvkit-test_locale.csv': 1, 'rcsv-bom-crlf.csv': 1, 'csvkit-test_utf8_bom.csv': 2,
-    'csvparser-utf16le-bom.csv': 2, 'csvkit-test_latin1.csv': 2, 'rcsv-encoding-windows1250.csv': 1, 'csvkit-null_byte.csv': 1,
-    'csvkit-dummy.tsv': 1, 'maximal-countries.tsv': 250, 'csvkit-bad.csv': 3, 'csvparser-strict-extra-column.csv': 3,
-    'ghost-fsutils-malformed.csv': 1, 'csvparser-bad-data.csv': 3, 'csvparser-comment.csv': 1, 'csvkit-test_skip_lines.csv': 1,
-    'ghost-wix-header-only.csv': 0, 'ghost-wix-posts.csv': 2, 'ghost-mailchimp-subscribed.csv': 5,
-    'csvkit-realdata-ks_1033_data.csv': 1575, 'csvparser-large-dataset-usgs.csv': 7268,
+    'spectrum-comma_in_quotes.csv': 1,
+    'spectrum-escaped_quotes.csv': 2,
+    'spectrum-newlines.csv': 3,
+    'spectrum-newlines_crlf.csv': 3,
+    'spectrum-quotes_and_newlines.csv': 2,
+    'spectrum-empty_crlf.csv': 2,
+    'spectrum-json.csv': 1,
+    'spectrum-utf8.csv': 2,
+    'spectrum-location_coordinates.csv': 1,
+    'csvparser-quotes+newlines.csv': 3,
+    'csvkit-mac_newlines.csv': 2,
+    'csvkit-test_header_newline.csv': 1,
+    'csvkit-optional_quote_characters.csv': 1,
+    'rcsv-noeof.csv': 2,
+    'csvkit-sniff_limit-semicolon.csv': 1,
+    'csvkit-test_locale.csv': 1,
+    'rcsv-bom-crlf.csv': 1,
+    'csvkit-test_utf8_bom.csv': 2,
+    'csvparser-utf16le-bom.csv': 2,
+    'csvkit-test_latin1.csv': 2,
+    'rcsv-encoding-windows1250.csv': 1,
+    'csvkit-null_byte.csv': 1,
+    'csvkit-dummy.tsv': 1,
+    'maximal-countries.tsv': 250,
+    'csvkit-bad.csv': 3,
+    'csvparser-strict-extra-column.csv': 3,
+    'ghost-fsutils-malformed.csv': 1,
+    'csvparser-bad-data.csv': 3,
+    'csvparser-comment.csv': 1,
+    'csvkit-test_skip_lines.csv': 1,
+    'ghost-wix-header-only.csv': 0,
+    'ghost-wix-posts.csv': 2,
+    'ghost-mailchimp-subscribed.csv': 5,
+    'csvkit-realdata-ks_1033_data.csv': 1575,
+    'csvparser-large-dataset-usgs.csv': 7268,
   };
 
   it('covers every file of the folder', () => {
-    const files = readdirSync(join(FIXTURES, 'csv')).filter((f) => f !== 'README.md').sort();
+    const files = readdirSync(join(FIXTURES, 'csv'))
+      .filter((f) => f !== 'README.md')
+      .sort();
     expect(files).to.deep.equal(Object.keys(ROWS).sort());
   });
 
@@ -118,14 +157,25 @@ describe('import-tabular: csv fixtures', () => {
 
   it('detects encodings: UTF-8 with and without BOM, UTF-16LE, latin1, windows-1250', async () => {
     expect((await parse('parseCsv', fixture('csv', 'spectrum-utf8.csv'))).entities[1].data.c).to.equal('ʤ');
-    expect((await parse('parseCsv', fixture('csv', 'csvkit-test_utf8_bom.csv'))).entities[1].data).to.deep.equal({ foo: 4, bar: 5, baz: 'ʤ' });
+    expect((await parse('parseCsv', fixture('csv', 'csvkit-test_utf8_bom.csv'))).entities[1].data).to.deep.equal({
+      foo: 4,
+      bar: 5,
+      baz: 'ʤ',
+    });
     expect((await parse('parseCsv', fixture('csv', 'csvparser-utf16le-bom.csv'))).entities[1].data).to.deep.equal({ a: 4, b: 5, c: 'ʤ' });
     expect((await parse('parseCsv', fixture('csv', 'csvkit-test_latin1.csv'))).entities[1].data.c).to.equal('©');
-    expect((await parse('parseCsv', fixture('csv', 'rcsv-encoding-windows1250.csv'))).entities[0].data).to.deep.equal({ value1: 'Montréal', value2: 'Köppen' });
+    expect((await parse('parseCsv', fixture('csv', 'rcsv-encoding-windows1250.csv'))).entities[0].data).to.deep.equal({
+      value1: 'Montréal',
+      value2: 'Köppen',
+    });
   });
 
   it('detects delimiters and reads CR-only, CRLF and quoted newlines', async () => {
-    expect((await parse('parseCsv', fixture('csv', 'csvkit-sniff_limit-semicolon.csv'))).entities[0].data).to.deep.equal({ a: 1, b: 2, c: 3 });
+    expect((await parse('parseCsv', fixture('csv', 'csvkit-sniff_limit-semicolon.csv'))).entities[0].data).to.deep.equal({
+      a: 1,
+      b: 2,
+      c: 3,
+    });
     expect((await parse('parseCsv', fixture('csv', 'csvkit-dummy.tsv'))).entities[0].data).to.deep.equal({ a: 1, b: 2, c: 3 });
     const mac = await parse('parseCsv', fixture('csv', 'csvkit-mac_newlines.csv'));
     expect(mac.entities[1].data.a).to.equal('Once upon\ra time');
@@ -175,14 +225,22 @@ describe('import-tabular: csv fixtures', () => {
     expect(usgs.summary.fields.rows).to.deep.include({ time: 'date', latitude: 'number', nst: 'number', id: 'text' });
     const ks = await parse('parseCsv', fixture('csv', 'csvkit-realdata-ks_1033_data.csv'));
     expect(ks.entities[0].externalId).to.match(/^sha256:[0-9a-f]{64}$/); // no id column: keyed by the row's content
-    expect(ks.entities[0].data).to.deep.include({ nsn: '1005-00-073-9421', item_name: 'RIFLE,5.56 MILLIMETER', ship_date: '5/19/2006 0:00:00', fips: 20001 });
+    expect(ks.entities[0].data).to.deep.include({
+      nsn: '1005-00-073-9421',
+      item_name: 'RIFLE,5.56 MILLIMETER',
+      ship_date: '5/19/2006 0:00:00',
+      fips: 20001,
+    });
   });
 
   it('a pipe-delimited file and an unterminated quote: rows read, the broken record warned', async () => {
     const pipe = join(work, 'pipe.csv');
     writeFileSync(pipe, 'id|name|price\nA1|Tea|3.5\nA2|Coffee|4\n');
     const p = await parse('parseCsv', pipe);
-    expect(p.entities.map((e) => [e.externalId, e.data.name, e.data.price])).to.deep.equal([['A1', 'Tea', 3.5], ['A2', 'Coffee', 4]]);
+    expect(p.entities.map((e) => [e.externalId, e.data.name, e.data.price])).to.deep.equal([
+      ['A1', 'Tea', 3.5],
+      ['A2', 'Coffee', 4],
+    ]);
     const broken = join(work, 'broken.csv');
     writeFileSync(broken, 'a,b\n1,2\n3,"never closed\n4,5\n');
     const b = await parse('parseCsv', broken);
@@ -213,7 +271,10 @@ describe('import-tabular: json fixtures', () => {
   it('csvkit-testjson_multiline-ndjson.json: NDJSON under a .json name, read line by line', async () => {
     const p = await parse('parseJson', fixture('json', 'csvkit-testjson_multiline-ndjson.json'));
     expect(p.summary.counts).to.deep.equal({ rows: 2 });
-    expect(p.entities.map((e) => e.data)).to.deep.equal([{ a: 2, b: 3 }, { b: 2, d: 4 }]);
+    expect(p.entities.map((e) => e.data)).to.deep.equal([
+      { a: 2, b: 3 },
+      { b: 2, d: 4 },
+    ]);
     expect(Object.keys(p.summary.fields.rows).sort()).to.deep.equal(['a', 'b', 'd']);
   });
 
@@ -229,7 +290,10 @@ describe('import-tabular: json fixtures', () => {
     const keyed = join(work, 'keyed.json');
     writeFileSync(keyed, JSON.stringify({ alpha: { title: 'A' }, beta: { title: 'B' }, version: 3 }));
     const k = await parse('parseJson', keyed);
-    expect(k.entities.map((e) => [e.externalId, e.data.title])).to.deep.equal([['alpha', 'A'], ['beta', 'B']]);
+    expect(k.entities.map((e) => [e.externalId, e.data.title])).to.deep.equal([
+      ['alpha', 'A'],
+      ['beta', 'B'],
+    ]);
     expect(k.summary.warnings.some((w) => /root keys beside the records ignored: version/.test(w.message))).to.equal(true);
     const single = join(work, 'single.json');
     writeFileSync(single, JSON.stringify({ id: 'only', title: 'One' }));
@@ -261,7 +325,11 @@ describe('import-tabular: json fixtures', () => {
     expect(p.summary.warnings.some((w) => w.line === 2 && /nested deeper than 8 levels/.test(w.message))).to.equal(true);
     const deepLines = join(work, 'deep.ndjson');
     writeFileSync(deepLines, `{"a":1}\n{"b":${nest(50000)}}\nnot json\n{"c":3}\n`);
-    const n = await parse('parseJson', deepLines, { filename: 'deep.json', maxDepth: 8, profile: { container: 'plain', encoding: 'utf-8', bom: false, kind: 'ndjson' } });
+    const n = await parse('parseJson', deepLines, {
+      filename: 'deep.json',
+      maxDepth: 8,
+      profile: { container: 'plain', encoding: 'utf-8', bom: false, kind: 'ndjson' },
+    });
     expect(n.entities.map((e) => e.data)).to.deep.equal([{ a: 1 }, { c: 3 }]);
     expect(warningAt(n, 2, /nested deeper than 8/)).to.equal(true);
     expect(warningAt(n, 3, /not valid JSON/)).to.equal(true);
@@ -296,7 +364,9 @@ describe('import-tabular: self_cms (content-package entry NDJSON, generated here
     expect(warningAt(p, 8, /appears twice/)).to.equal(true);
     const again = await parse('parseSelfCms', file, { profile });
     expect(again.entities.map((e) => e.externalId)).to.deep.equal(p.entities.map((e) => e.externalId));
-    const scores = Object.fromEntries(TABULAR_FORMATS.map((f) => [f.format, f.detect({ filename: 'export.ndjson', size: 0, head: Buffer.alloc(0), profile })]));
+    const scores = Object.fromEntries(
+      TABULAR_FORMATS.map((f) => [f.format, f.detect({ filename: 'export.ndjson', size: 0, head: Buffer.alloc(0), profile })]),
+    );
     expect(scores.self_cms).to.be.at.least(0.9);
     expect(scores.json).to.be.below(scores.self_cms);
   });
@@ -326,7 +396,14 @@ describe('import-tabular: shop_products fixtures', () => {
     expect(hat).to.deep.include({ price: 17.99, stock: 50, sku: 'HAT_GRY_275' });
     expect((shirt.variants as Array<Record<string, unknown>>)[0]).to.deep.include({ barcode: '3.65275E+11' });
     expect(p.summary.warnings.filter((w) => /scientific notation/.test(w.message))).to.have.length(16);
-    expect(p.summary.fields.products).to.deep.include({ price: 'number', stock: 'number', image: 'media', active: 'boolean', variants: 'json', description: 'richtext' });
+    expect(p.summary.fields.products).to.deep.include({
+      price: 'number',
+      stock: 'number',
+      image: 'media',
+      active: 'boolean',
+      variants: 'json',
+      description: 'richtext',
+    });
   });
 
   it('shopify-product_template-legacy-2019.csv: 1 product with 3 variants, escaped quotes kept', async () => {
@@ -360,7 +437,12 @@ describe('import-tabular: shop_products fixtures', () => {
     const idea = p.entities.find((e) => e.externalId === 'sku:WOOIDEA')!;
     expect((idea.data.variants as unknown[]).length).to.equal(2);
     expect(idea.data).to.deep.include({ price: 20, stock: 16 });
-    expect(p.entities.find((e) => e.externalId === 'sku:WOOLOGO')!.data).to.deep.include({ price: 20, salePrice: 18, stock: 5, backorders: 'notify' });
+    expect(p.entities.find((e) => e.externalId === 'sku:WOOLOGO')!.data).to.deep.include({
+      price: 20,
+      salePrice: 18,
+      stock: 5,
+      backorders: 'notify',
+    });
     expect(p.entities.map((e) => e.data.buttonText).filter(Boolean)).to.have.length.greaterThan(0);
     const again = await parse('parseShopPlugin', fixture('shop_products', 'woocommerce-importer-test-sample.csv'));
     expect(again.entities.map((e) => e.externalId)).to.deep.equal(p.entities.map((e) => e.externalId));
@@ -368,22 +450,57 @@ describe('import-tabular: shop_products fixtures', () => {
 
   it('admin-API products JSON (generated): products with variants, images and status', async () => {
     const file = join(work, 'products.json');
-    writeFileSync(file, JSON.stringify({
-      products: [
-        { id: 632910392, title: 'IPod Nano - 8GB', handle: 'ipod-nano', body_html: '<p>It\'s the small iPod</p>', vendor: 'Apple', product_type: 'Cult Products', status: 'active', tags: 'Emotive, Flash Memory',
-          options: [{ name: 'Color' }], variants: [{ id: 1, sku: 'IPOD2008PINK', price: '199.00', inventory_quantity: 10, option1: 'Pink' }, { id: 2, sku: 'IPOD2008RED', price: '199.00', inventory_quantity: 20, option1: 'Red' }],
-          images: [{ src: 'https://cdn.example/ipod-nano.png' }], image: { src: 'https://cdn.example/ipod-nano.png' } },
-        { id: 921728736, title: 'IPod Touch 8GB', handle: 'ipod-touch', body_html: '<p>Touch</p>', status: 'draft', variants: [{ sku: 'IPOD2009BLACK', price: '199.00', inventory_quantity: 13 }], images: [] },
-      ],
-    }));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        products: [
+          {
+            id: 632910392,
+            title: 'IPod Nano - 8GB',
+            handle: 'ipod-nano',
+            body_html: "<p>It's the small iPod</p>",
+            vendor: 'Apple',
+            product_type: 'Cult Products',
+            status: 'active',
+            tags: 'Emotive, Flash Memory',
+            options: [{ name: 'Color' }],
+            variants: [
+              { id: 1, sku: 'IPOD2008PINK', price: '199.00', inventory_quantity: 10, option1: 'Pink' },
+              { id: 2, sku: 'IPOD2008RED', price: '199.00', inventory_quantity: 20, option1: 'Red' },
+            ],
+            images: [{ src: 'https://cdn.example/ipod-nano.png' }],
+            image: { src: 'https://cdn.example/ipod-nano.png' },
+          },
+          {
+            id: 921728736,
+            title: 'IPod Touch 8GB',
+            handle: 'ipod-touch',
+            body_html: '<p>Touch</p>',
+            status: 'draft',
+            variants: [{ sku: 'IPOD2009BLACK', price: '199.00', inventory_quantity: 13 }],
+            images: [],
+          },
+        ],
+      }),
+    );
     const profile = await profileOf(file, 'products.json');
-    const scores = Object.fromEntries(TABULAR_FORMATS.map((f) => [f.format, f.detect({ filename: 'products.json', size: 0, head: Buffer.alloc(0), profile })]));
+    const scores = Object.fromEntries(
+      TABULAR_FORMATS.map((f) => [f.format, f.detect({ filename: 'products.json', size: 0, head: Buffer.alloc(0), profile })]),
+    );
     expect(scores.shop_products_hosted).to.be.at.least(0.9);
     expect(scores.json).to.be.below(scores.shop_products_hosted);
     const p = await parse('parseShopHosted', file, { profile, options: { currency: 'usd' } });
     expect(p.summary.counts).to.deep.equal({ products: 2 });
     expect(p.entities[0]).to.deep.include({ externalId: '632910392', status: 'published' });
-    expect(p.entities[0].data).to.deep.include({ title: 'IPod Nano - 8GB', sku: 'IPOD2008PINK', price: 199, stock: 30, currency: 'USD', image: 'https://cdn.example/ipod-nano.png', active: true });
+    expect(p.entities[0].data).to.deep.include({
+      title: 'IPod Nano - 8GB',
+      sku: 'IPOD2008PINK',
+      price: 199,
+      stock: 30,
+      currency: 'USD',
+      image: 'https://cdn.example/ipod-nano.png',
+      active: true,
+    });
     expect(p.entities[0].data.tags).to.deep.equal(['Emotive', 'Flash Memory']);
     expect(p.entities[1]).to.deep.include({ status: 'draft' });
     expect(p.entities[1].data).to.deep.include({ image: null, active: false, stock: 13 });
@@ -393,13 +510,15 @@ describe('import-tabular: shop_products fixtures', () => {
 describe('import-tabular: detection from real profiles', () => {
   const OWN: Record<string, string> = { csv: 'csv', json: 'json', shop_products: '' };
   const folders = readdirSync(FIXTURES).filter((d) => statSync(join(FIXTURES, d)).isDirectory());
-  const score = (format: string, filename: string, profile: ImportProfile) => TABULAR_FORMATS.find((f) => f.format === format)!.detect({ filename, size: 0, head: Buffer.alloc(0), profile });
+  const score = (format: string, filename: string, profile: ImportProfile) =>
+    TABULAR_FORMATS.find((f) => f.format === format)!.detect({ filename, size: 0, head: Buffer.alloc(0), profile });
 
   it('every csv fixture: csv at 0.9; every shop fixture: its shop format at 0.95, above csv', async () => {
     for (const file of readdirSync(join(FIXTURES, 'csv')).filter((f) => f !== 'README.md')) {
       const profile = await profileOf(fixture('csv', file), file);
       expect(score('csv', file, profile), file).to.be.at.least(0.8);
-      for (const other of ['json', 'self_cms', 'shop_products_hosted', 'shop_products_plugin']) expect(score(other, file, profile), `${file} ${other}`).to.be.below(0.5);
+      for (const other of ['json', 'self_cms', 'shop_products_hosted', 'shop_products_plugin'])
+        expect(score(other, file, profile), `${file} ${other}`).to.be.below(0.5);
     }
     for (const file of readdirSync(join(FIXTURES, 'shop_products')).filter((f) => f !== 'README.md')) {
       const profile = await profileOf(fixture('shop_products', file), file);
@@ -416,7 +535,8 @@ describe('import-tabular: detection from real profiles', () => {
       const profile = await profileOf(fixture('json', file), file);
       const s = score('json', file, profile);
       expect(s, file).to.be.within(0.5, 0.6);
-      for (const other of ['csv', 'self_cms', 'shop_products_hosted', 'shop_products_plugin']) expect(score(other, file, profile), `${file} ${other}`).to.be.below(s);
+      for (const other of ['csv', 'self_cms', 'shop_products_hosted', 'shop_products_plugin'])
+        expect(score(other, file, profile), `${file} ${other}`).to.be.below(s);
     }
   });
 
@@ -424,7 +544,8 @@ describe('import-tabular: detection from real profiles', () => {
     for (const folder of folders.filter((d) => !(d in OWN))) {
       for (const file of readdirSync(join(FIXTURES, folder)).filter((f) => f !== 'README.md')) {
         const profile = await profileOf(fixture(folder, file), file);
-        for (const other of ['csv', 'self_cms', 'shop_products_hosted', 'shop_products_plugin']) expect(score(other, file, profile), `${folder}/${file} ${other}`).to.equal(0);
+        for (const other of ['csv', 'self_cms', 'shop_products_hosted', 'shop_products_plugin'])
+          expect(score(other, file, profile), `${folder}/${file} ${other}`).to.equal(0);
         expect(score('json', file, profile), `${folder}/${file}`).to.be.at.most(0.6);
       }
     }
@@ -457,7 +578,11 @@ describe('import-tabular: the plugin in a kernel', () => {
           const path = fixture('csv', 'spectrum-utf8.csv');
           const profile = await profileOf(path, 'spectrum-utf8.csv');
           const pool = k.kernel.container.resolve('pool') as { run(name: string, input: unknown, filename?: string): Promise<unknown> };
-          const result = (await pool.run(csv.parseTask, { path, filename: 'spectrum-utf8.csv', workDir: work, spoolPath, profile, maxDepth: 32 }, csv.taskFile)) as { ok: boolean; value: ImportParseSummary };
+          const result = (await pool.run(
+            csv.parseTask,
+            { path, filename: 'spectrum-utf8.csv', workDir: work, spoolPath, profile, maxDepth: 32 },
+            csv.taskFile,
+          )) as { ok: boolean; value: ImportParseSummary };
           expect(result.ok).to.equal(true);
           expect(result.value.counts).to.deep.equal({ rows: 2 });
         });
@@ -472,7 +597,9 @@ describe('import-tabular: through the importers HTTP flow', function () {
     describe(db.name, () => {
       let k: TestKernel;
       const post = (path: string, body: FormData | unknown, identity = 'admin') =>
-        body instanceof FormData ? k.request(path, { method: 'POST', body, identity }) : k.request(path, { method: 'POST', json: body, identity });
+        body instanceof FormData
+          ? k.request(path, { method: 'POST', body, identity })
+          : k.request(path, { method: 'POST', json: body, identity });
       const upload = async (content: Buffer | string, filename: string) => {
         const fd = new FormData();
         fd.append('file', new Blob([content]), filename);
@@ -518,7 +645,12 @@ describe('import-tabular: through the importers HTTP flow', function () {
         expect(shop.body.data).to.include({ valid: true, detectedFormat: 'shop_products_hosted' });
         expect(shop.body.data.summary).to.deep.equal({ products: 3 });
         expect(shop.body.data.warnings.length).to.be.greaterThan(0);
-        const ndjson = [{ collection: 'posts', _id: 'p1', data: { title: 'One' } }, { collection: 'pages', _id: 'g1', data: { title: 'About' } }].map((l) => JSON.stringify(l)).join('\n');
+        const ndjson = [
+          { collection: 'posts', _id: 'p1', data: { title: 'One' } },
+          { collection: 'pages', _id: 'g1', data: { title: 'About' } },
+        ]
+          .map((l) => JSON.stringify(l))
+          .join('\n');
         const self = await upload(ndjson, 'package.ndjson');
         expect(self.body.data).to.include({ valid: true, detectedFormat: 'self_cms' });
         expect(self.body.data.summary).to.deep.equal({ posts: 1, pages: 1 });

@@ -22,7 +22,10 @@ for (const variant of DB_VARIANTS) {
     before(async function () {
       requireVariant(this, variant);
       t = await startTestKernel({ db: variant.name, plugins: [fixturePlugin('test-identity')], captureLogs: 'warn' });
-      await dataOf(await as(t, 'admin').post('/api/collections', { name: 'notes', fields: [{ name: 'title', type: 'text', required: true }] }), 201);
+      await dataOf(
+        await as(t, 'admin').post('/api/collections', { name: 'notes', fields: [{ name: 'title', type: 'text', required: true }] }),
+        201,
+      );
     });
     after(async () => t?.close());
 
@@ -31,7 +34,9 @@ for (const variant of DB_VARIANTS) {
       fd.append('file', new Blob([readFileSync(FIXTURE)]), 'csvkit-realdata-ks_1033_data.csv');
       const validated = await dataOf(await t.request('/api/importers/validate', { method: 'POST', body: fd, identity: 'admin' }));
       expect(validated.summary).to.deep.equal({ rows: 1575 });
-      const plan = await dataOf(await as(t, 'admin').post('/api/importers/preview', { format: 'csv', uploadId: validated.uploadId, scaffold: true }));
+      const plan = await dataOf(
+        await as(t, 'admin').post('/api/importers/preview', { format: 'csv', uploadId: validated.uploadId, scaffold: true }),
+      );
       const run = await (await as(t, 'admin').post('/api/importers/run', { planId: plan.planId, confirmed: true })).json();
       expect(run.message).to.match(/background/);
 

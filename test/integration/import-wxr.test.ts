@@ -26,12 +26,24 @@ let runs = 0;
 
 async function parse(path: string, profile: Partial<ImportProfile> = { encoding: 'utf-8' }): Promise<Parsed> {
   const spoolPath = join(work, `spool-${++runs}.ndjson`);
-  const result = await parseWxr({ path, filename: basename(path), workDir: work, spoolPath, profile: profile as ImportProfile, maxDepth: 32 });
+  const result = await parseWxr({
+    path,
+    filename: basename(path),
+    workDir: work,
+    spoolPath,
+    profile: profile as ImportProfile,
+    maxDepth: 32,
+  });
   if (!result.ok) throw new Error(JSON.stringify(result.issues));
-  const entities = readFileSync(spoolPath, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as ImportedEntity);
+  const entities = readFileSync(spoolPath, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as ImportedEntity);
   const of = (entity: string) => entities.filter((e) => e.entity === entity);
   return {
-    summary: result.value, entities, of,
+    summary: result.value,
+    entities,
+    of,
     one(entity, externalId) {
       const found = entities.find((e) => e.entity === entity && e.externalId === externalId);
       if (!found) throw new Error(`no ${entity} ${externalId}`);
@@ -60,8 +72,28 @@ const wxr = (body: string, head = '') =>
  * namespace URIs that are not WXR's).
  */
 const EXPECTED: Record<string, Record<string, number>> = {
-  'wp-theme-unit-test-data.xml': { posts: 58, pages: 21, attachments: 37, nav_menu_items: 70, categories: 68, tags: 110, terms: 6, authors: 2, comments: 33 },
-  'wp-block-test-data-64.xml': { posts: 61, pages: 1, attachments: 9, wp_navigations: 1, categories: 7, tags: 4, terms: 2, comments: 2, authors: 2 },
+  'wp-theme-unit-test-data.xml': {
+    posts: 58,
+    pages: 21,
+    attachments: 37,
+    nav_menu_items: 70,
+    categories: 68,
+    tags: 110,
+    terms: 6,
+    authors: 2,
+    comments: 33,
+  },
+  'wp-block-test-data-64.xml': {
+    posts: 61,
+    pages: 1,
+    attachments: 9,
+    wp_navigations: 1,
+    categories: 7,
+    tags: 4,
+    terms: 2,
+    comments: 2,
+    authors: 2,
+  },
   'wpimporter-valid-wxr-1.0.xml': { posts: 3, pages: 3, categories: 5, tags: 4, comments: 1 },
   'wpimporter-valid-wxr-1.1.xml': { posts: 1, pages: 1, categories: 1, tags: 1, terms: 1, authors: 1, comments: 1 },
   'wpimporter-small-export.xml': { posts: 6, pages: 5, categories: 30, tags: 3, authors: 3, comments: 1 },
@@ -99,9 +131,16 @@ const EXPECTED: Record<string, Record<string, number>> = {
 };
 /** README postmeta counts per fixture (no key repeats within an item in these). */
 const POSTMETA: Record<string, number> = {
-  'wpimporter-valid-wxr-1.0.xml': 13, 'wpimporter-small-export.xml': 17, 'ghost-wpxml-has-meta.xml': 6, 'ghost-wpxml-has-yoast-meta.xml': 2,
-  'wpimporter-wxr-utf-8-challenges.xml': 5, 'wpimporter-crazy-cdata-escaped.xml': 3, 'wpimporter-slashes.xml': 1, 'wp-block-test-data-64.xml': 14,
-  'wpimporter-test-serialized-postmeta-with-cdata.xml': 7, 'wpimporter-test-serialized-postmeta-no-cdata.xml': 1,
+  'wpimporter-valid-wxr-1.0.xml': 13,
+  'wpimporter-small-export.xml': 17,
+  'ghost-wpxml-has-meta.xml': 6,
+  'ghost-wpxml-has-yoast-meta.xml': 2,
+  'wpimporter-wxr-utf-8-challenges.xml': 5,
+  'wpimporter-crazy-cdata-escaped.xml': 3,
+  'wpimporter-slashes.xml': 1,
+  'wp-block-test-data-64.xml': 14,
+  'wpimporter-test-serialized-postmeta-with-cdata.xml': 7,
+  'wpimporter-test-serialized-postmeta-no-cdata.xml': 1,
 };
 
 describe('import format xml_blog (WordPress WXR)', function () {
@@ -145,7 +184,10 @@ describe('import format xml_blog (WordPress WXR)', function () {
       expect(p.of('comments').filter((c) => c.data.type === 'pingback')).to.have.length(2);
       // 737 postmeta: 735 keys, `enclosure` repeated in two posts (kept as an array of both values).
       expect(postmetaKeys(p)).to.equal(735);
-      for (const id of ['21', '1730']) expect((p.one('posts', id).data.internalMeta as any).enclosure).to.be.an('array').with.length(2);
+      for (const id of ['21', '1730'])
+        expect((p.one('posts', id).data.internalMeta as any).enclosure)
+          .to.be.an('array')
+          .with.length(2);
       // The 7 wp:term: one repeats a declared category (merged), 6 nav menus.
       expect(p.of('terms').every((t) => t.data.taxonomy === 'nav_menu')).to.equal(true);
       // 18 menu items are listed in two menus: both kept, the second under `<id>~2`, with a warning each.
@@ -160,7 +202,12 @@ describe('import format xml_blog (WordPress WXR)', function () {
     it('block editor data: a wp:term list repeating the categories and tags is merged, wp_navigation is its own entity', async () => {
       const p = await parse(WXR('wp-block-test-data-64.xml'));
       // README: 7 categories, 4 tags, 13 terms: 11 of the terms are those same categories and tags.
-      expect(p.of('terms').map((t) => t.data.taxonomy).sort()).to.deep.equal(['wp_template_part_area', 'wp_theme']);
+      expect(
+        p
+          .of('terms')
+          .map((t) => t.data.taxonomy)
+          .sort(),
+      ).to.deep.equal(['wp_template_part_area', 'wp_theme']);
       expect(p.of('wp_navigations')[0]!.data.postType).to.equal('wp_navigation');
       expect(String(p.of('posts')[0]!.data.content)).to.match(/<!-- wp:/);
       expect(p.summary.warnings).to.deep.equal([]);
@@ -178,7 +225,14 @@ describe('import format xml_blog (WordPress WXR)', function () {
       const p = await parse(WXR('wpimporter-valid-wxr-1.1.xml'));
       const post = p.one('posts', '1');
       expect(post.status).to.equal('published');
-      expect(post.data).to.include({ title: 'Hello world!', slug: 'hello-world', date: '2010-10-16T20:53:18Z', author: 'john', wpId: 1, parent: null });
+      expect(post.data).to.include({
+        title: 'Hello world!',
+        slug: 'hello-world',
+        date: '2010-10-16T20:53:18Z',
+        author: 'john',
+        wpId: 1,
+        parent: null,
+      });
       expect(post.data.categories).to.deep.equal(['alpha']);
       expect(post.data.tags).to.deep.equal(['clippable']);
       expect(post.data.terms).to.deep.equal([{ taxonomy: 'post_tax', slug: 'bieup', name: 'bieup' }]);
@@ -216,7 +270,12 @@ describe('import format xml_blog (WordPress WXR)', function () {
     });
 
     it('only http(s) attachment URLs become files; others are warned about', async () => {
-      const path = writeFile('file-url.xml', wxr(`<item><title>x</title><wp:post_id>7</wp:post_id><wp:post_type>attachment</wp:post_type><wp:attachment_url>file:///etc/passwd</wp:attachment_url></item>`));
+      const path = writeFile(
+        'file-url.xml',
+        wxr(
+          `<item><title>x</title><wp:post_id>7</wp:post_id><wp:post_type>attachment</wp:post_type><wp:attachment_url>file:///etc/passwd</wp:attachment_url></item>`,
+        ),
+      );
       const p = await parse(path);
       expect(p.one('attachments', '7').file).to.equal(undefined);
       expect(p.summary.warnings.map((w) => w.message).join()).to.include('only http and https');
@@ -227,7 +286,9 @@ describe('import format xml_blog (WordPress WXR)', function () {
       const escaped = (await parse(WXR('wpimporter-crazy-cdata-escaped.xml'))).of('posts')[0]!;
       expect(escaped.data.content).to.equal('Content with nested <![CDATA[ tags ]]> :)');
       expect(escaped.data.meta).to.deep.equal({
-        'Plain string': 'Foo', 'Closing CDATA': ']]>', 'Alot of CDATA': 'This has <![CDATA[ opening and ]]> closing <![CDATA[ tags like this: ]]>',
+        'Plain string': 'Foo',
+        'Closing CDATA': ']]>',
+        'Alot of CDATA': 'This has <![CDATA[ opening and ]]> closing <![CDATA[ tags like this: ]]>',
       });
       expect(String((await parse(WXR('wpimporter-cdata-edge.xml'))).of('posts')[0]!.data.content)).to.match(/\]\] >$/);
       expect(String((await parse(WXR('wpimporter-post-content-blank-lines.xml'))).of('posts')[0]!.data.content)).to.match(/\n\n/);
@@ -239,7 +300,10 @@ describe('import format xml_blog (WordPress WXR)', function () {
 
     it('multi-line ids and logins are trimmed; UTF-8 oddities (zero-width characters in a meta key, bidi, astral) are kept', async () => {
       const authors = (await parse(WXR('wpimporter-authors-multiline.xml'))).of('authors');
-      for (const a of authors) expect(a.externalId).to.equal(String(a.data.login)).and.not.match(/^\s|\s$/);
+      for (const a of authors)
+        expect(a.externalId)
+          .to.equal(String(a.data.login))
+          .and.not.match(/^\s|\s$/);
       const utf = await parse(WXR('wpimporter-wxr-utf-8-challenges.xml'));
       const post = utf.of('posts')[0]!;
       expect(String(post.data.title)).to.include('\u202e');
@@ -259,13 +323,22 @@ describe('import format xml_blog (WordPress WXR)', function () {
       const terms = (await parse(WXR('wpimporter-test-serialized-term-meta.xml'))).entities.filter((e) => e.data.meta);
       expect(terms.reduce((n, e) => n + Object.keys(e.data.meta as object).length, 0)).to.equal(6);
       const value = 'O:8:"stdClass":1:{s:1:"a";i:1;}';
-      const object = await parse(writeFile('object.xml', wxr(`<item><wp:post_id>3</wp:post_id><wp:postmeta><wp:meta_key>obj</wp:meta_key><wp:meta_value><![CDATA[${value}]]></wp:meta_value></wp:postmeta></item>`)));
+      const object = await parse(
+        writeFile(
+          'object.xml',
+          wxr(
+            `<item><wp:post_id>3</wp:post_id><wp:postmeta><wp:meta_key>obj</wp:meta_key><wp:meta_value><![CDATA[${value}]]></wp:meta_value></wp:postmeta></item>`,
+          ),
+        ),
+      );
       expect((object.one('posts', '3').data.meta as any).obj).to.equal(value);
     });
 
     it('co-authors as author-taxonomy terms; custom post types; items without ids get a stable ordinal id', async () => {
       const cap = await parse(WXR('ghost-wpxml-co-authors-plus.xml'));
-      expect(cap.of('posts').some((p) => ((p.data.terms as any[] | undefined) ?? []).filter((t) => t.taxonomy === 'author').length > 1)).to.equal(true);
+      expect(
+        cap.of('posts').some((p) => ((p.data.terms as any[] | undefined) ?? []).filter((t) => t.taxonomy === 'author').length > 1),
+      ).to.equal(true);
       const split = await parse(WXR('ghost-wpxml-split-posts-only.xml'));
       expect(split.of('customcpts')[0]!.data.postType).to.equal('customcpt');
       const post = (await parse(WXR('wpimporter-missing-tags.xml'))).of('posts')[0]!;
@@ -276,8 +349,18 @@ describe('import format xml_blog (WordPress WXR)', function () {
 
     it('namespaces are followed by URI, not prefix (WXR 1.0 and 1.1 URIs accepted, fake wp URIs ignored)', async () => {
       const p = await parse(WXR('wpimporter-namespace-edge-cases.xml'));
-      expect(p.of('authors').map((a) => a.externalId).sort()).to.deep.equal(['real_user', 'version_conflict']);
-      expect(p.of('categories').map((c) => c.externalId).sort()).to.deep.equal(['new-version', 'old-version']);
+      expect(
+        p
+          .of('authors')
+          .map((a) => a.externalId)
+          .sort(),
+      ).to.deep.equal(['real_user', 'version_conflict']);
+      expect(
+        p
+          .of('categories')
+          .map((c) => c.externalId)
+          .sort(),
+      ).to.deep.equal(['new-version', 'old-version']);
       expect(p.one('posts', '1').data.meta).to.deep.equal({ normal_key: 'normal_value' });
       expect(p.one('posts', '2').data.title).to.equal('No Prefix');
       // The item whose wp prefix was hijacked has no WXR fields: a post with an ordinal id, its fake meta ignored.
@@ -305,7 +388,10 @@ describe('import format xml_blog (WordPress WXR)', function () {
     });
 
     it('an item cut by a wrong close tag is not imported half', async () => {
-      const path = writeFile('cut.xml', wxr(`<item><wp:post_id>1</wp:post_id><title>ok</title></item>\n<item><wp:post_id>2</wp:post_id><title>cut</title>\n</channel>`));
+      const path = writeFile(
+        'cut.xml',
+        wxr(`<item><wp:post_id>1</wp:post_id><title>ok</title></item>\n<item><wp:post_id>2</wp:post_id><title>cut</title>\n</channel>`),
+      );
       const p = await parse(path);
       expect(p.of('posts').map((e) => e.externalId)).to.deep.equal(['1']);
       expect(p.summary.warnings.find((w) => w.message.includes('not well-formed'))!.line).to.equal(7);
@@ -319,7 +405,9 @@ describe('import format xml_blog (WordPress WXR)', function () {
     });
 
     it('missing or invalid wxr_version: imported, with a warning', async () => {
-      expect((await parse(WXR('wpimporter-missing-version-tag.xml'))).summary.warnings.map((w) => w.message)).to.deep.equal(['no <wp:wxr_version>: read as WXR 1.1']);
+      expect((await parse(WXR('wpimporter-missing-version-tag.xml'))).summary.warnings.map((w) => w.message)).to.deep.equal([
+        'no <wp:wxr_version>: read as WXR 1.1',
+      ]);
       expect((await parse(WXR('wpimporter-invalid-version-tag.xml'))).summary.warnings[0]!.message).to.include('"abc" is not a version');
     });
 
@@ -333,10 +421,13 @@ describe('import format xml_blog (WordPress WXR)', function () {
     });
 
     it('an external entity (XXE) is never resolved: /etc/passwd is not read into the output', async () => {
-      const path = writeFile('xxe.xml', wxr(
-        '<item><title>&xxe;</title><wp:post_id>1</wp:post_id><content:encoded>before &xxe; after</content:encoded></item>',
-        '<!DOCTYPE rss [ <!ENTITY xxe SYSTEM "file:///etc/passwd"> ]>\n',
-      ));
+      const path = writeFile(
+        'xxe.xml',
+        wxr(
+          '<item><title>&xxe;</title><wp:post_id>1</wp:post_id><content:encoded>before &xxe; after</content:encoded></item>',
+          '<!DOCTYPE rss [ <!ENTITY xxe SYSTEM "file:///etc/passwd"> ]>\n',
+        ),
+      );
       const p = await parse(path);
       expect(readFileSync(join(work, `spool-${runs}.ndjson`), 'utf8')).not.to.include('root:');
       expect(p.one('posts', '1').data).to.include({ title: '&xxe;', content: 'before &xxe; after' });
@@ -347,7 +438,10 @@ describe('import format xml_blog (WordPress WXR)', function () {
     it('a billion-laughs file does not expand', async () => {
       const entities = ['<!ENTITY lol "lol">'];
       for (let i = 1; i <= 9; i++) entities.push(`<!ENTITY lol${i} "${`&lol${i === 1 ? '' : i - 1};`.repeat(10)}">`);
-      const path = writeFile('laughs.xml', wxr('<item><title>&lol9;</title><wp:post_id>1</wp:post_id></item>', `<!DOCTYPE rss [ ${entities.join(' ')} ]>\n`));
+      const path = writeFile(
+        'laughs.xml',
+        wxr('<item><title>&lol9;</title><wp:post_id>1</wp:post_id></item>', `<!DOCTYPE rss [ ${entities.join(' ')} ]>\n`),
+      );
       const p = await parse(path);
       expect(p.one('posts', '1').data.title).to.equal('&lol9;');
       expect(JSON.stringify(p.entities).length).to.be.lessThan(2000);
@@ -356,21 +450,32 @@ describe('import format xml_blog (WordPress WXR)', function () {
     it('empty, not XML, not WordPress, another root, nothing inside: blocked with a clear reason', async () => {
       expect((await parse(writeFile('empty.xml', ''))).summary.blockedReasons).to.deep.equal(['the file is empty']);
       expect((await parse(writeFile('text.xml', 'just some text'))).summary.blockedReasons[0]).to.match(/not well-formed XML at line 1/);
-      const rss = await parse(writeFile('rss.xml', '<?xml version="1.0"?><rss version="2.0"><channel><item><title>x</title></item></channel></rss>'));
+      const rss = await parse(
+        writeFile('rss.xml', '<?xml version="1.0"?><rss version="2.0"><channel><item><title>x</title></item></channel></rss>'),
+      );
       expect(rss.summary.blockedReasons[0]).to.include('no WXR namespace');
-      expect((await parse(writeFile('feed.xml', '<feed xmlns="http://www.w3.org/2005/Atom"><entry/></feed>'))).summary.blockedReasons[0]).to.include('root element is <feed>');
+      expect(
+        (await parse(writeFile('feed.xml', '<feed xmlns="http://www.w3.org/2005/Atom"><entry/></feed>'))).summary.blockedReasons[0],
+      ).to.include('root element is <feed>');
       expect((await parse(writeFile('nothing.xml', wxr('')))).summary.blockedReasons[0]).to.include('nothing to import');
     });
 
     it('wp: elements without the namespace declared: read as WXR 1.2, with a warning', async () => {
-      const p = await parse(writeFile('undeclared.xml', '<rss><channel><item><title>x</title><wp:post_id>4</wp:post_id><wp:post_type>page</wp:post_type></item></channel></rss>'));
+      const p = await parse(
+        writeFile(
+          'undeclared.xml',
+          '<rss><channel><item><title>x</title><wp:post_id>4</wp:post_id><wp:post_type>page</wp:post_type></item></channel></rss>',
+        ),
+      );
       expect(p.of('pages').map((e) => e.externalId)).to.deep.equal(['4']);
       expect(p.summary.warnings[0]!.message).to.include('"wp" is used but never declared');
     });
 
     it('nesting deeper than the limit stops the parse before anything deep is written', async () => {
       const deep = `${'<x>'.repeat(5000)}${'</x>'.repeat(5000)}`;
-      const p = await parse(writeFile('deep.xml', wxr(`<item><wp:post_id>1</wp:post_id></item><item><wp:post_id>2</wp:post_id>${deep}</item>`)));
+      const p = await parse(
+        writeFile('deep.xml', wxr(`<item><wp:post_id>1</wp:post_id></item><item><wp:post_id>2</wp:post_id>${deep}</item>`)),
+      );
       expect(p.of('posts').map((e) => e.externalId)).to.deep.equal(['1']);
       expect(p.summary.warnings.find((w) => w.message.includes('nested deeper than'))).to.not.equal(undefined);
     });
@@ -413,7 +518,9 @@ describe('import format xml_blog (WordPress WXR)', function () {
     });
 
     it('plain RSS scores 0; rss with wp: elements but no namespace scores lower than real WXR', async () => {
-      const rss = await profileOf(writeFile('plain-rss.xml', '<?xml version="1.0"?><rss version="2.0"><channel><item><title>x</title></item></channel></rss>'));
+      const rss = await profileOf(
+        writeFile('plain-rss.xml', '<?xml version="1.0"?><rss version="2.0"><channel><item><title>x</title></item></channel></rss>'),
+      );
       expect(detectWxr(sample(rss, 'plain-rss.xml'))).to.equal(0);
       const undeclared: ImportProfile = { ...rss, xml: { ...rss.xml!, elements: ['rss', 'channel', 'wp:wxr_version', 'item'] } };
       const real = detectWxr(sample(await profileOf(WXR('wpimporter-small-export.xml')), 'x.xml'));
@@ -437,9 +544,18 @@ describe('import format xml_blog (WordPress WXR)', function () {
       expect(existsSync(format.taskFile)).to.equal(true);
       const pool = t.kernel.container.resolve<{ run(name: string, input: unknown, filename?: string): Promise<any> }>('pool');
       const spoolPath = join(work, 'pool.ndjson');
-      const result = await pool.run(format.parseTask, {
-        path: WXR('wpimporter-small-export.xml'), filename: 'wpimporter-small-export.xml', workDir: work, spoolPath, profile: { encoding: 'utf-8' }, maxDepth: 32,
-      }, format.taskFile);
+      const result = await pool.run(
+        format.parseTask,
+        {
+          path: WXR('wpimporter-small-export.xml'),
+          filename: 'wpimporter-small-export.xml',
+          workDir: work,
+          spoolPath,
+          profile: { encoding: 'utf-8' },
+          maxDepth: 32,
+        },
+        format.taskFile,
+      );
       expect(result.ok).to.equal(true);
       expect(result.value.counts).to.include({ posts: 6, pages: 5, categories: 30 });
       expect(readFileSync(spoolPath, 'utf8').trim().split('\n')).to.have.length(6 + 5 + 30 + 3 + 3 + 1);
@@ -453,7 +569,9 @@ describe('import format xml_blog: through the importers HTTP flow', function () 
     describe(db.name, () => {
       let k: TestKernel;
       const post = (path: string, body: FormData | unknown) =>
-        body instanceof FormData ? k.request(path, { method: 'POST', body, identity: 'admin' }) : k.request(path, { method: 'POST', json: body, identity: 'admin' });
+        body instanceof FormData
+          ? k.request(path, { method: 'POST', body, identity: 'admin' })
+          : k.request(path, { method: 'POST', json: body, identity: 'admin' });
       const upload = async (file: string) => {
         const fd = new FormData();
         fd.append('file', new Blob([readFileSync(WXR(file))]), file);
@@ -463,7 +581,11 @@ describe('import format xml_blog: through the importers HTTP flow', function () 
       before(async function () {
         requireVariant(this, db);
         if (!existsSync(join(FIXTURES, 'xml_blog'))) this.skip();
-        k = await startTestKernel({ db: db.name, cache: db.name === 'mariadb' ? 'redis' : 'memory', plugins: [fixturePlugin('test-identity')] });
+        k = await startTestKernel({
+          db: db.name,
+          cache: db.name === 'mariadb' ? 'redis' : 'memory',
+          plugins: [fixturePlugin('test-identity')],
+        });
       });
       after(async () => k?.close());
 

@@ -11,7 +11,17 @@ const PLUGINS = [fixturePlugin('test-identity'), fixturePlugin('import-example')
 function kvPosts(n: number, opts: { authors?: boolean; suffix?: string; prefix?: string } = {}): string {
   const blocks: string[] = [];
   for (let i = 1; i <= n; i++) {
-    blocks.push([`entity=posts`, `id=${opts.prefix ?? 'p'}${i}`, `title=Post ${i}${opts.suffix ?? ''}`, `body=Body of post ${i}`, `views=${i * 10}`, `post_date_gmt=2024-01-0${(i % 9) + 1} 10:00:00`, 'status=published'].join('\n'));
+    blocks.push(
+      [
+        `entity=posts`,
+        `id=${opts.prefix ?? 'p'}${i}`,
+        `title=Post ${i}${opts.suffix ?? ''}`,
+        `body=Body of post ${i}`,
+        `views=${i * 10}`,
+        `post_date_gmt=2024-01-0${(i % 9) + 1} 10:00:00`,
+        'status=published',
+      ].join('\n'),
+    );
   }
   if (opts.authors) blocks.push(['entity=authors', 'id=a1', 'display_name=Ada', 'Variant SKU=X-1'].join('\n'));
   return blocks.join('\n\n') + '\n';
@@ -41,12 +51,15 @@ for (const variant of DB_VARIANTS) {
     this.timeout(120000);
     let t: TestKernel;
     const post = (path: string, body: FormData | unknown, identity = 'editor') =>
-      body instanceof FormData ? t.request(path, { method: 'POST', body, identity }) : t.request(path, { method: 'POST', json: body, identity });
+      body instanceof FormData
+        ? t.request(path, { method: 'POST', body, identity })
+        : t.request(path, { method: 'POST', json: body, identity });
     const validate = async (content: string | Buffer, filename: string, fields: Record<string, string> = {}, identity = 'editor') => {
       const res = await post('/api/importers/validate', form(content, filename, fields), identity);
       return { status: res.status, body: await res.json() };
     };
-    const entries = async (collection: string) => (await (await t.request(`/api/collections/${collection}?limit=100`, { identity: 'admin' })).json()).data;
+    const entries = async (collection: string) =>
+      (await (await t.request(`/api/collections/${collection}?limit=100`, { identity: 'admin' })).json()).data;
     const waitForJob = async (jobId: string) => {
       for (let i = 0; i < 600; i++) {
         const job = (await (await t.request(`/api/importers/jobs/${jobId}`, { identity: 'editor' })).json()).data;
@@ -59,10 +72,19 @@ for (const variant of DB_VARIANTS) {
     before(async function () {
       requireVariant(this, variant);
       t = await startTestKernel({ db: variant.name, plugins: PLUGINS });
-      const res = await post('/api/collections', {
-        name: 'posts',
-        fields: [{ name: 'title', type: 'text' }, { name: 'body', type: 'richtext' }, { name: 'views', type: 'number' }, { name: 'publishedAt', type: 'date' }],
-      }, 'admin');
+      const res = await post(
+        '/api/collections',
+        {
+          name: 'posts',
+          fields: [
+            { name: 'title', type: 'text' },
+            { name: 'body', type: 'richtext' },
+            { name: 'views', type: 'number' },
+            { name: 'publishedAt', type: 'date' },
+          ],
+        },
+        'admin',
+      );
       expect(res.status).to.equal(201);
     });
     after(() => t?.close());
@@ -73,7 +95,10 @@ for (const variant of DB_VARIANTS) {
       const { sources } = (await res.json()).data;
       const kv = sources.find((s: any) => s.format === 'kv_blocks');
       expect(kv).to.deep.equal({
-        format: 'kv_blocks', label: 'Key=value blocks', extensions: ['.kv'], features: ['entities', 'delta-import'],
+        format: 'kv_blocks',
+        label: 'Key=value blocks',
+        extensions: ['.kv'],
+        features: ['entities', 'delta-import'],
         description: 'Records as key=value lines, one blank line between records; `entity=` and `id=` are special.',
       });
     });
@@ -139,7 +164,11 @@ for (const variant of DB_VARIANTS) {
       expect(plan.estimatedDurationMs).to.be.a('number');
       // A target the content plugin would refuse is refused here, naming the mapping, not at run time.
       for (const bad of ['wixPosts', 'batch', '9lives']) {
-        const refused = await post('/api/importers/preview', { format: 'kv_blocks', uploadId: body.data.uploadId, mappings: { posts: bad } });
+        const refused = await post('/api/importers/preview', {
+          format: 'kv_blocks',
+          uploadId: body.data.uploadId,
+          mappings: { posts: bad },
+        });
         expect(refused.status, bad).to.equal(400);
         const err = await refused.json();
         expect(err.error).to.equal('VALIDATION_ERROR');
@@ -147,7 +176,7 @@ for (const variant of DB_VARIANTS) {
       }
     });
 
-    it('preview defaults to the caller\'s latest valid upload; an unknown upload is 404', async () => {
+    it("preview defaults to the caller's latest valid upload; an unknown upload is 404", async () => {
       await validate(kvPosts(2), 'latest.kv');
       const res = await post('/api/importers/preview', { format: 'kv_blocks' });
       expect(res.status).to.equal(200);
@@ -163,7 +192,13 @@ for (const variant of DB_VARIANTS) {
       const answer = await res.json();
       expect(res.status, JSON.stringify(answer)).to.equal(200);
       const plan = answer.data;
-      expect(plan.operations).to.deep.include({ action: 'scaffold', sourceType: 'authors', targetCollection: 'authors', count: 1, note: plan.operations.find((o: any) => o.sourceType === 'authors').note });
+      expect(plan.operations).to.deep.include({
+        action: 'scaffold',
+        sourceType: 'authors',
+        targetCollection: 'authors',
+        count: 1,
+        note: plan.operations.find((o: any) => o.sourceType === 'authors').note,
+      });
       const authors = plan.collections.find((c: any) => c.name === 'authors');
       expect(authors.fields.map((f: any) => f.name)).to.include.members(['displayName', 'variantSku', '_source_import']);
       expect(authors.widgets.displayName).to.equal('input');
@@ -229,7 +264,9 @@ for (const variant of DB_VARIANTS) {
         expect(j1.results.posts).to.include({ imported: 0, skipped: 3 });
         expect((await entries('posts')).total).to.equal(before);
         const v2 = await validate(kvPosts(3, { suffix: ' (edited)', prefix: 'run' }), 'run.kv');
-        const p2 = (await (await post('/api/importers/preview', { format: 'kv_blocks', uploadId: v2.body.data.uploadId, mode: 'merge' })).json()).data;
+        const p2 = (
+          await (await post('/api/importers/preview', { format: 'kv_blocks', uploadId: v2.body.data.uploadId, mode: 'merge' })).json()
+        ).data;
         const j2 = await waitForJob((await (await post('/api/importers/run', { planId: p2.planId, confirmed: true })).json()).jobId);
         expect(j2.results.posts).to.include({ imported: 3, updated: 3 });
         const after = await entries('posts');
@@ -239,7 +276,11 @@ for (const variant of DB_VARIANTS) {
 
       it('at or above 100 entities runs as a background job, polled to completion', async () => {
         const { body } = await validate(kvPosts(150).replace(/id=p/g, 'id=bg'), 'big.kv');
-        const plan = (await (await post('/api/importers/preview', { format: 'kv_blocks', uploadId: body.data.uploadId, mappings: { posts: 'posts' } })).json()).data;
+        const plan = (
+          await (
+            await post('/api/importers/preview', { format: 'kv_blocks', uploadId: body.data.uploadId, mappings: { posts: 'posts' } })
+          ).json()
+        ).data;
         const res = await post('/api/importers/run', { planId: plan.planId, confirmed: true });
         expect(res.status).to.equal(200);
         const run = await res.json();
@@ -253,7 +294,11 @@ for (const variant of DB_VARIANTS) {
 
       it('a run is followed as server-sent events on GET /api/importers/jobs/:jobId/events (progress, then complete)', async () => {
         const { body } = await validate(kvPosts(120).replace(/id=p/g, 'id=ev'), 'events.kv');
-        const plan = (await (await post('/api/importers/preview', { format: 'kv_blocks', uploadId: body.data.uploadId, mappings: { posts: 'posts' } })).json()).data;
+        const plan = (
+          await (
+            await post('/api/importers/preview', { format: 'kv_blocks', uploadId: body.data.uploadId, mappings: { posts: 'posts' } })
+          ).json()
+        ).data;
         const run = await (await post('/api/importers/run', { planId: plan.planId, confirmed: true })).json();
         const res = await t.request(`/api/importers/jobs/${run.jobId}/events`, { identity: 'viewer' });
         expect(res.status).to.equal(200);
@@ -262,7 +307,11 @@ for (const variant of DB_VARIANTS) {
         const last = events.at(-1)!;
         expect(last.event).to.equal('complete');
         expect(last.data).to.include({ imported: 120, failed: 0, jobId: run.jobId });
-        expect(events.filter((e) => e.event === 'progress').every((e) => e.data.step === 'importing' && e.data.percent >= 0 && e.data.percent <= 100)).to.equal(true);
+        expect(
+          events
+            .filter((e) => e.event === 'progress')
+            .every((e) => e.data.step === 'importing' && e.data.percent >= 0 && e.data.percent <= 100),
+        ).to.equal(true);
         // A finished job answers its final event at once; an unknown one is a JSON 404.
         const again = parseSse(await (await t.request(`/api/importers/jobs/${run.jobId}/events`, { identity: 'viewer' })).text());
         expect(again.at(-1)!.event).to.equal('complete');
@@ -271,7 +320,7 @@ for (const variant of DB_VARIANTS) {
         expect((await missing.json()).error).to.equal('IMPORT_JOB_NOT_FOUND');
       });
 
-      it('an unknown job, or another tenant\'s, is 404', async () => {
+      it("an unknown job, or another tenant's, is 404", async () => {
         const res = await t.request('/api/importers/jobs/nope', { identity: 'editor' });
         expect(res.status).to.equal(404);
         expect((await res.json()).error).to.equal('IMPORT_JOB_NOT_FOUND');
@@ -279,7 +328,13 @@ for (const variant of DB_VARIANTS) {
     });
 
     it('POST /api/migration/import streams progress events and a final complete', async () => {
-      const fd = form(kvPosts(4).replace(/id=p/g, 'id=sse').replace(/entity=posts/g, 'entity=notes'), 'notes.kv', { scaffold: 'true', collection: 'stream_notes' });
+      const fd = form(
+        kvPosts(4)
+          .replace(/id=p/g, 'id=sse')
+          .replace(/entity=posts/g, 'entity=notes'),
+        'notes.kv',
+        { scaffold: 'true', collection: 'stream_notes' },
+      );
       const res = await t.request('/api/migration/import', { method: 'POST', body: fd, identity: 'admin' });
       expect(res.status).to.equal(200);
       expect(res.headers.get('content-type')).to.match(/^text\/event-stream/);

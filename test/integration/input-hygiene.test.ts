@@ -28,18 +28,43 @@ for (const variant of DB_VARIANTS) {
     after(async () => t?.close());
 
     it('a NUL in the login email, a search, a filter value or a path is 400 VALIDATION_ERROR naming the field', async () => {
-      await refused(await t.request('/api/user/login', { method: 'POST', json: { email: 'ada\u0000@example.com', password: 'whatever-123' } }), /body\.email/);
+      await refused(
+        await t.request('/api/user/login', { method: 'POST', json: { email: 'ada\u0000@example.com', password: 'whatever-123' } }),
+        /body\.email/,
+      );
       await refused(await as(t, 'viewer').get('/api/collections/pages?search=a%00b'), /query\.search/);
-      await refused(await as(t, 'viewer').get(`/api/collections/pages?filter=${encodeURIComponent(JSON.stringify({ title: 'a\u0000b' }))}`), /query\.filter/);
+      await refused(
+        await as(t, 'viewer').get(`/api/collections/pages?filter=${encodeURIComponent(JSON.stringify({ title: 'a\u0000b' }))}`),
+        /query\.filter/,
+      );
       await refused(await as(t, 'viewer').get('/api/collections/pages/a%00b'), /params\.entryId/);
     });
 
     it('other control characters, lone surrogates and very deep JSON are refused; tabs and new lines are kept', async () => {
       await refused(await as(t, 'editor').post('/api/collections/pages', { title: 'bell\u0007' }), /body\.title/);
-      await refused(await t.request('/api/collections/pages', { method: 'POST', identity: 'editor', headers: { 'content-type': 'application/json' }, body: '{"title":"half \\ud800 a pair"}' }), /body\.title/);
+      await refused(
+        await t.request('/api/collections/pages', {
+          method: 'POST',
+          identity: 'editor',
+          headers: { 'content-type': 'application/json' },
+          body: '{"title":"half \\ud800 a pair"}',
+        }),
+        /body\.title/,
+      );
       const deep = `{"title":"deep","meta":${'{"a":'.repeat(10000)}"x"${'}'.repeat(10000)}}`;
-      await refused(await t.request('/api/collections/pages', { method: 'POST', identity: 'editor', headers: { 'content-type': 'application/json' }, body: deep }), /nested deeper/);
-      const kept = await dataOf(await as(t, 'editor').post('/api/collections/pages', { title: 'Tab\tand\nlines\r\n', body: '<p>é 😀</p>' }), 201);
+      await refused(
+        await t.request('/api/collections/pages', {
+          method: 'POST',
+          identity: 'editor',
+          headers: { 'content-type': 'application/json' },
+          body: deep,
+        }),
+        /nested deeper/,
+      );
+      const kept = await dataOf(
+        await as(t, 'editor').post('/api/collections/pages', { title: 'Tab\tand\nlines\r\n', body: '<p>é 😀</p>' }),
+        201,
+      );
       expect(kept.title).to.equal('Tab\tand\nlines\r\n');
       expect(kept.body).to.equal('<p>é 😀</p>');
     });
@@ -48,8 +73,14 @@ for (const variant of DB_VARIANTS) {
       for (const sort of ['constructor', '__proto__', '-hasOwnProperty', 'valueOf:desc']) {
         await refused(await as(t, 'viewer').get(`/api/collections/pages?sort=${encodeURIComponent(sort)}`), /query\.sort/);
       }
-      await refused(await as(t, 'viewer').get(`/api/collections/pages?filter=${encodeURIComponent(JSON.stringify({ title: { constructor: 'a' } }))}`), /query\.filter/);
-      await refused(await as(t, 'admin').post('/api/collections', { name: 'selects', fields: [{ name: 'kind', type: 'select', default: 'x' }] }), /options/);
+      await refused(
+        await as(t, 'viewer').get(`/api/collections/pages?filter=${encodeURIComponent(JSON.stringify({ title: { constructor: 'a' } }))}`),
+        /query\.filter/,
+      );
+      await refused(
+        await as(t, 'admin').post('/api/collections', { name: 'selects', fields: [{ name: 'kind', type: 'select', default: 'x' }] }),
+        /options/,
+      );
       const graphql = await t.request('/api/graphql', { method: 'POST', json: { query: `{ ${'a{'.repeat(3000)}b${'}'.repeat(3000)} }` } });
       expect(graphql.status).to.be.within(400, 499);
       expect(JSON.stringify(await graphql.json())).to.match(/GRAPHQL_DEPTH_LIMIT/);
@@ -58,7 +89,13 @@ for (const variant of DB_VARIANTS) {
     it('code that bypasses HTTP (the in-process SDK) cannot send a NUL to SQL either: 400 VALIDATION_ERROR, nothing written', async () => {
       const client = createLocalClient(t.kernel, systemIdentity());
       const before = (await client.entries('pages').list({ limit: 1 })).total;
-      const err = await client.entries('pages').create({ title: 'nul\u0000inside' }).then(() => null, (e) => e);
+      const err = await client
+        .entries('pages')
+        .create({ title: 'nul\u0000inside' })
+        .then(
+          () => null,
+          (e) => e,
+        );
       expect(err?.code).to.equal('VALIDATION_ERROR');
       expect(err?.status).to.equal(400);
       expect((await client.entries('pages').list({ limit: 1 })).total).to.equal(before);

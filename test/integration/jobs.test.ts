@@ -259,7 +259,12 @@ for (const variant of DB_VARIANTS) {
     });
 
     it('claims nothing for a job type the instance has no handler for', async function () {
-      const noop: JobHandler = { type: 'known', async run() { return 'ok'; } };
+      const noop: JobHandler = {
+        type: 'known',
+        async run() {
+          return 'ok';
+        },
+      };
       const queueA = new JobQueue(dbA!, handlers(noop), logger, OPTIONS);
       const empty = new JobQueue(dbB!, handlers(), logger, OPTIONS);
       const { jobId } = await queueA.enqueue('unknown-type', { a: 1 });
@@ -273,7 +278,17 @@ for (const variant of DB_VARIANTS) {
       expect(still.claimedBy).to.equal(null);
 
       // An instance that does have the handler claims it.
-      const able = new JobQueue(dbB!, handlers({ type: 'unknown-type', async run() { return 'handled'; } }), logger, OPTIONS);
+      const able = new JobQueue(
+        dbB!,
+        handlers({
+          type: 'unknown-type',
+          async run() {
+            return 'handled';
+          },
+        }),
+        logger,
+        OPTIONS,
+      );
       const claimed = await able.claimNext();
       expect(claimed!.jobId).to.equal(jobId);
       await able.execute(claimed!);
@@ -282,7 +297,13 @@ for (const variant of DB_VARIANTS) {
 
     it('runs jobs through the polling loop of two started instances', async function () {
       const ran: string[] = [];
-      const h = (): JobHandler => ({ type: 'tick', async run(job) { ran.push(job.jobId); return (job.payload as number) + 1; } });
+      const h = (): JobHandler => ({
+        type: 'tick',
+        async run(job) {
+          ran.push(job.jobId);
+          return (job.payload as number) + 1;
+        },
+      });
       const queueA = new JobQueue(dbA!, handlers(h()), logger, OPTIONS);
       const queueB = new JobQueue(dbB!, handlers(h()), logger, OPTIONS);
       queueA.start();

@@ -20,7 +20,11 @@ describe('boot phases and shutdown', function () {
 
   it('answers 503 before READY (health shows the phase) and serves from READY on', async function () {
     const root = tempDir();
-    const slow = writePlugin(root, { id: 'slow-core', phase: 'core' }, 'export default { register() {}, async boot() { await new Promise((r) => setTimeout(r, 1500)); } };\n');
+    const slow = writePlugin(
+      root,
+      { id: 'slow-core', phase: 'core' },
+      'export default { register() {}, async boot() { await new Promise((r) => setTimeout(r, 1500)); } };\n',
+    );
     const t = await startTestKernel({ plugins: [fixturePlugin('test-echo'), slow], noStart: true });
     const starting = t.kernel.start();
     try {
@@ -86,7 +90,11 @@ describe('boot phases and shutdown', function () {
 
   it('a plugin whose boot throws stops the boot with an error naming it, and closes what was opened', async function () {
     const root = tempDir();
-    const broken = writePlugin(root, { id: 'broken-boot', phase: 'core' }, "export default { register() {}, async boot() { throw new Error('cannot reach the widget service'); } };\n");
+    const broken = writePlugin(
+      root,
+      { id: 'broken-boot', phase: 'core' },
+      "export default { register() {}, async boot() { throw new Error('cannot reach the widget service'); } };\n",
+    );
     const t = await startTestKernel({ plugins: [broken], noStart: true });
     let message = '';
     await t.kernel.start().catch((err: Error) => {

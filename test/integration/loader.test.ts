@@ -18,7 +18,6 @@ const g = globalThis as typeof globalThis & { __cmsLoaderTest?: Order };
 
 /** A temporary folder for plugin folders; `package.json` makes its .js files ES modules. */
 
-
 describe('loader: plugins that stop the boot', function () {
   this.timeout(30000);
   const cleanup: string[] = [];
@@ -147,7 +146,14 @@ describe('loader: plugins that stop the boot', function () {
     const config = loadConfig({
       ignoreFile: true,
       env: { CMS_PLUGINS_DISABLED: 'base-lib' },
-      overrides: { port: 0, dataDir, logLevel: 'silent', jobs: { enabled: false }, pool: { maxThreads: 1 }, plugins: { paths: [base, user] } },
+      overrides: {
+        port: 0,
+        dataDir,
+        logLevel: 'silent',
+        jobs: { enabled: false },
+        pool: { maxThreads: 1 },
+        plugins: { paths: [base, user] },
+      },
     });
     expect(config.plugins.disabled).to.deep.equal(['base-lib']);
     const kernel = createKernel({ config, logger: createLogger('silent') });
@@ -229,12 +235,21 @@ export default {
       await k.close();
     }
     expect(order).to.deep.equal([
-      'register:order-base', 'register:order-lib', 'register:order-app', 'register:order-late',
-      'boot:order-base@SETUP', 'boot:order-lib@CORE', 'boot:order-app@CORE', 'boot:order-late@FULL',
+      'register:order-base',
+      'register:order-lib',
+      'register:order-app',
+      'register:order-late',
+      'boot:order-base@SETUP',
+      'boot:order-lib@CORE',
+      'boot:order-app@CORE',
+      'boot:order-late@FULL',
     ]);
     // close runs in reverse boot order
     expect(g.__cmsLoaderTest.filter((e) => e.startsWith('close:'))).to.deep.equal([
-      'close:order-late', 'close:order-app', 'close:order-lib', 'close:order-base',
+      'close:order-late',
+      'close:order-app',
+      'close:order-lib',
+      'close:order-base',
     ]);
   });
 });
@@ -255,7 +270,10 @@ describe('loader: GET /api/system/plugins', function () {
 `,
     );
     const sleeper = writePlugin(root, { id: 'sleeper', version: '0.0.1' });
-    k = await startTestKernel({ plugins: [fixturePlugin('test-identity'), provider, sleeper], config: { plugins: { disabled: ['sleeper'] } } });
+    k = await startTestKernel({
+      plugins: [fixturePlugin('test-identity'), provider, sleeper],
+      config: { plugins: { disabled: ['sleeper'] } },
+    });
   });
   after(async () => {
     await k?.close();
@@ -359,7 +377,10 @@ describe('loader: a plugin installed as an npm package', function () {
     dataDir = tempDir('cms-npm-data-');
     const pkg = join(project, 'node_modules', 'cms-plugin-greeter');
     mkdirSync(pkg, { recursive: true });
-    writeFileSync(join(pkg, 'package.json'), JSON.stringify({ name: 'cms-plugin-greeter', version: '3.1.0', type: 'module', main: 'index.js' }));
+    writeFileSync(
+      join(pkg, 'package.json'),
+      JSON.stringify({ name: 'cms-plugin-greeter', version: '3.1.0', type: 'module', main: 'index.js' }),
+    );
     writeFileSync(
       join(pkg, 'plugin.json'),
       JSON.stringify({ id: 'greeter', name: 'Greeter', version: '3.1.0', kernel: '^1.0.0', namespaces: { greeter: { GET: 'public' } } }),
@@ -376,7 +397,10 @@ describe('loader: a plugin installed as an npm package', function () {
 };
 `,
     );
-    writeFileSync(join(project, 'cms.config.json'), JSON.stringify({ plugins: { paths: ['cms-plugin-greeter'], options: { greeter: { word: 'Howdy' } } } }));
+    writeFileSync(
+      join(project, 'cms.config.json'),
+      JSON.stringify({ plugins: { paths: ['cms-plugin-greeter'], options: { greeter: { word: 'Howdy' } } } }),
+    );
   });
   after(async () => {
     await kernel?.close();
@@ -387,7 +411,15 @@ describe('loader: a plugin installed as an npm package', function () {
   it('is found by package name from the config folder and its route answers', async () => {
     const loaded = loadConfig({ cwd: project, env: {} });
     expect(loaded.plugins.paths).to.deep.equal(['cms-plugin-greeter']);
-    const config = { ...loaded, port: 0, dataDir, dataPath: dataDir, logLevel: 'silent' as const, jobs: { ...loaded.jobs, enabled: false }, plugins: { ...loaded.plugins, disabled: ['setup'] } };
+    const config = {
+      ...loaded,
+      port: 0,
+      dataDir,
+      dataPath: dataDir,
+      logLevel: 'silent' as const,
+      jobs: { ...loaded.jobs, enabled: false },
+      plugins: { ...loaded.plugins, disabled: ['setup'] },
+    };
     kernel = createKernel({ config, logger: createLogger('silent') });
     await kernel.start();
     const res = await fetch(`${kernel.url}/api/greeter/ada`);
@@ -399,7 +431,11 @@ describe('loader: a plugin installed as an npm package', function () {
   });
 
   it('an npm package that is not installed stops the boot naming it', async () => {
-    const config = loadConfig({ cwd: project, env: {}, overrides: { port: 0, dataDir, logLevel: 'silent', plugins: { paths: ['cms-plugin-missing'] } } });
+    const config = loadConfig({
+      cwd: project,
+      env: {},
+      overrides: { port: 0, dataDir, logLevel: 'silent', plugins: { paths: ['cms-plugin-missing'] } },
+    });
     const k = createKernel({ config, logger: createLogger('silent') });
     let failure: unknown;
     try {
@@ -421,9 +457,12 @@ describe('loader: plugin state from register to boot to close', function () {
     for (const dir of cleanup) rmSync(dir, { recursive: true, force: true });
   });
 
-  it('a factory gives each kernel its own closure; boot()\'s return value reaches close(); onClose callbacks run first, last added first', async () => {
+  it("a factory gives each kernel its own closure; boot()'s return value reaches close(); onClose callbacks run first, last added first", async () => {
     const root = pluginRoot(cleanup);
-    const dir = writePlugin(root, { id: 'stateful' }, `
+    const dir = writePlugin(
+      root,
+      { id: 'stateful' },
+      `
 const log = (globalThis.__cmsStateLog ??= []);
 export default () => {
   let registered = 0;
@@ -437,7 +476,8 @@ export default () => {
     close({ state }) { log.push('close ' + state.registered + ' ' + typeof state.token); },
   };
 };
-`);
+`,
+    );
     const log: string[] = ((globalThis as { __cmsStateLog?: string[] }).__cmsStateLog = []);
     const a = await startTestKernel({ plugins: [dir] });
     const b = await startTestKernel({ plugins: [dir] });

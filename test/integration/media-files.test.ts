@@ -37,13 +37,15 @@ for (const variant of DB_VARIANTS) {
     });
     after(async () => t?.close());
 
-    it('serves the bytes with the record\'s type, length, a safe inline disposition and protective headers', async function () {
+    it("serves the bytes with the record's type, length, a safe inline disposition and protective headers", async function () {
       const res = await t.request(text.url);
       expect(res.status).to.equal(200);
       expect(Buffer.from(await res.arrayBuffer()).equals(TEXT)).to.equal(true);
       expect(res.headers.get('content-type')).to.equal('text/plain; charset=utf-8');
       expect(res.headers.get('content-length')).to.equal(String(TEXT.length));
-      expect(res.headers.get('content-disposition')).to.equal(`inline; filename="R_sum_ _t_.txt"; filename*=UTF-8''R%C3%A9sum%C3%A9%20%C3%A9t%C3%A9.txt`);
+      expect(res.headers.get('content-disposition')).to.equal(
+        `inline; filename="R_sum_ _t_.txt"; filename*=UTF-8''R%C3%A9sum%C3%A9%20%C3%A9t%C3%A9.txt`,
+      );
       expect(res.headers.get('x-content-type-options')).to.equal('nosniff');
       expect(res.headers.get('content-security-policy')).to.equal("default-src 'none'; sandbox");
       expect(res.headers.get('accept-ranges')).to.equal('bytes');
@@ -68,7 +70,8 @@ for (const variant of DB_VARIANTS) {
 
     it('serves one byte range with 206 and Content-Range; 416 when unsatisfiable; several ranges or a stale If-Range give the whole file', async function () {
       const size = TEXT.length;
-      const range = async (value: string, extra: Record<string, string> = {}) => t.request(text.url, { headers: { range: value, ...extra } });
+      const range = async (value: string, extra: Record<string, string> = {}) =>
+        t.request(text.url, { headers: { range: value, ...extra } });
       const first = await range('bytes=0-9');
       expect(first.status).to.equal(206);
       expect(first.headers.get('content-range')).to.equal(`bytes 0-9/${size}`);
@@ -96,7 +99,10 @@ for (const variant of DB_VARIANTS) {
     });
 
     it('never renders SVG, HTML or other markup inline: they are attachments; images, PDF and text are inline', async function () {
-      const svg = await dataOf(await uploadFile(t, Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"></svg>'), 'x.svg'), 201);
+      const svg = await dataOf(
+        await uploadFile(t, Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"></svg>'), 'x.svg'),
+        201,
+      );
       const html = await dataOf(await uploadFile(t, Buffer.from('<html><script>alert(1)</script></html>'), 'x.html'), 201);
       const json = await dataOf(await uploadFile(t, Buffer.from('{"a":1}'), 'x.json'), 201);
       const png = await dataOf(await uploadFile(t, await imageBytes(20, 20), 'x.png'), 201);

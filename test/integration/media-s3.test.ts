@@ -25,12 +25,20 @@ for (const variant of DB_VARIANTS) {
       client = new S3Client({ endpoint: s3.endpoint, region: 'us-east-1', forcePathStyle: true, credentials: { ...S3RVER_CREDENTIALS } }); // a copy: the SDK marks the object it is given
       await client.send(new CreateBucketCommand({ Bucket: BUCKET }));
       t = await startTestKernel({
-        db: variant.name, plugins: [fixturePlugin('test-identity')],
+        db: variant.name,
+        plugins: [fixturePlugin('test-identity')],
         config: {
           plugins: {
             options: {
               media: { storageType: 'object_store' },
-              'storage-s3': { bucket: BUCKET, endpoint: s3.endpoint, region: 'us-east-1', forcePathStyle: true, folder: 'assets', ...S3RVER_CREDENTIALS },
+              'storage-s3': {
+                bucket: BUCKET,
+                endpoint: s3.endpoint,
+                region: 'us-east-1',
+                forcePathStyle: true,
+                folder: 'assets',
+                ...S3RVER_CREDENTIALS,
+              },
             },
           },
         },
@@ -103,7 +111,14 @@ describe('media on S3-compatible storage: the store is down', function () {
   before(async () => {
     t = await startTestKernel({
       plugins: [fixturePlugin('test-identity')],
-      config: { plugins: { options: { media: { storageType: 'object_store' }, 'storage-s3': { bucket: BUCKET, endpoint: 'http://127.0.0.1:9', forcePathStyle: true, ...S3RVER_CREDENTIALS } } } },
+      config: {
+        plugins: {
+          options: {
+            media: { storageType: 'object_store' },
+            'storage-s3': { bucket: BUCKET, endpoint: 'http://127.0.0.1:9', forcePathStyle: true, ...S3RVER_CREDENTIALS },
+          },
+        },
+      },
     });
   });
   after(async () => t?.close());
@@ -112,7 +127,11 @@ describe('media on S3-compatible storage: the store is down', function () {
     const res = await uploadFile(t, Buffer.from('nowhere to go'), 'n.txt');
     const body = await res.json();
     expect(res.status).to.equal(503);
-    expect(body).to.deep.equal({ success: false, error: 'MEDIA_STORAGE_UNAVAILABLE', message: 'Media storage is unavailable; try again later' });
+    expect(body).to.deep.equal({
+      success: false,
+      error: 'MEDIA_STORAGE_UNAVAILABLE',
+      message: 'Media storage is unavailable; try again later',
+    });
     expect((await dataOf(await t.request('/api/media', { identity: 'editor' }))).total).to.equal(0);
   });
 });

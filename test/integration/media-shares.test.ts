@@ -18,7 +18,8 @@ for (const variant of DB_VARIANTS) {
     before(async function () {
       requireVariant(this, variant);
       t = await startTestKernel({
-        db: variant.name, plugins: [fixturePlugin('test-identity')],
+        db: variant.name,
+        plugins: [fixturePlugin('test-identity')],
         config: { plugins: { options: { media: { shareAttempts: { points: 3, durationSeconds: 60 } } } } },
       });
       png = await imageBytes(300, 200);
@@ -35,7 +36,10 @@ for (const variant of DB_VARIANTS) {
       expect(body).to.include({ success: false, error: code });
     };
     const storedMetadata = async (id = item._id) => {
-      const [row] = await t.kernel.sequelize.query<{ metadata: string }>('SELECT metadata FROM media_items WHERE id = ?', { replacements: [id], type: QueryTypes.SELECT });
+      const [row] = await t.kernel.sequelize.query<{ metadata: string }>('SELECT metadata FROM media_items WHERE id = ?', {
+        replacements: [id],
+        type: QueryTypes.SELECT,
+      });
       return JSON.parse(row!.metadata);
     };
     const storedLinks = async (id = item._id) => (await storedMetadata(id)).sharedLinks as any[];
@@ -46,7 +50,7 @@ for (const variant of DB_VARIANTS) {
       await t.kernel.sequelize.query('UPDATE media_items SET metadata = ? WHERE id = ?', { replacements: [JSON.stringify(meta), id] });
     };
 
-    it('creates an unguessable token shown once; the database keeps only its hash (and the password\'s SHA-256)', async function () {
+    it("creates an unguessable token shown once; the database keeps only its hash (and the password's SHA-256)", async function () {
       const never = await share();
       expect(never.token).to.match(/^[A-Za-z0-9_-]{43}$/);
       expect(never.expiresAt).to.equal(null);
@@ -66,7 +70,7 @@ for (const variant of DB_VARIANTS) {
       expect(JSON.stringify(view)).to.not.include(never.token);
     });
 
-    it('needs media:write, an item of the caller\'s tenant (404 otherwise) and a sane body', async function () {
+    it("needs media:write, an item of the caller's tenant (404 otherwise) and a sane body", async function () {
       expect((await as(t, 'viewer').post(`/api/media/share/${item._id}`, {})).status).to.equal(403);
       expect((await t.request(`/api/media/share/${item._id}`, { method: 'POST', json: {} })).status).to.equal(401);
       await expectError(await editor().post('/api/media/share/6f1c8a2e-4b7d-4c9e-8f10-2a3b4c5d6e7f', {}), 404, 'MEDIA_NOT_FOUND');
@@ -77,7 +81,7 @@ for (const variant of DB_VARIANTS) {
       }
     });
 
-    it('public access follows the spec\'s order: 400 (id or token missing), 404 (no such link), 410 (expired), 401 (password)', async function () {
+    it("public access follows the spec's order: 400 (id or token missing), 404 (no such link), 410 (expired), 401 (password)", async function () {
       const plain = await share();
       await expectError(await open({ token: plain.token }), 400, 'VALIDATION_ERROR');
       await expectError(await open({ id: item._id }), 400, 'VALIDATION_ERROR');
@@ -142,7 +146,8 @@ for (const variant of DB_VARIANTS) {
     it('wrong passwords are limited per link: past the limit even the right one answers 429 with Retry-After; other links are not affected', async function () {
       const target = await share({ password: 'right' });
       const bystander = await share({ password: 'right' });
-      for (let i = 0; i < 3; i++) await expectError(await open({ id: item._id, token: target.token, password: `wrong-${i}` }), 401, 'SHARE_PASSWORD_INVALID');
+      for (let i = 0; i < 3; i++)
+        await expectError(await open({ id: item._id, token: target.token, password: `wrong-${i}` }), 401, 'SHARE_PASSWORD_INVALID');
       for (const password of ['wrong-again', 'right']) {
         const limited = await open({ id: item._id, token: target.token, password });
         await expectError(limited, 429, 'RATE_LIMITED');

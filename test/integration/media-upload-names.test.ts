@@ -18,10 +18,12 @@ const TEXT = Buffer.from('just some notes\nsecond line\n');
 /** Every file under a folder (recursive), relative names. */
 function filesUnder(dir: string, prefix = ''): string[] {
   if (!existsSync(dir)) return [];
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? filesUnder(join(dir, e.name), `${prefix}${e.name}/`) : [`${prefix}${e.name}`]));
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? filesUnder(join(dir, e.name), `${prefix}${e.name}/`) : [`${prefix}${e.name}`],
+  );
 }
 
-describe('media uploads: empty files and the file\'s own name (SQLite)', function () {
+describe("media uploads: empty files and the file's own name (SQLite)", function () {
   this.timeout(60000);
   let t: TestKernel;
   before(async () => {
@@ -65,7 +67,10 @@ describe('media uploads: empty files and the file\'s own name (SQLite)', functio
         await refused(await uploadFile(t, Buffer.alloc(0), 'no-extension'), 400, 'EMPTY_FILE');
         await refused(await uploadFile(t, Buffer.alloc(0), 'empty.png', { fields: { folderId: folder._id } }), 400, 'EMPTY_FILE');
         const client = t.kernel.container.resolve<(identity?: any) => any>('mediaClient')();
-        const err = await client.upload('empty.png', Buffer.alloc(0)).then(() => null, (e: any) => e);
+        const err = await client.upload('empty.png', Buffer.alloc(0)).then(
+          () => null,
+          (e: any) => e,
+        );
         expect(err).to.include({ code: 'EMPTY_FILE', status: 400, message: 'The file is empty' });
       });
     });
@@ -100,7 +105,7 @@ describe('media uploads: empty files and the file\'s own name (SQLite)', functio
       const png = await imageBytes(8, 8);
       expect((await dataOf(await uploadFile(t, png, 'Photo.PNG'), 201)).filename).to.equal('Photo.PNG');
       expect((await dataOf(await uploadFile(t, png, 'holiday.final.v2.jpeg'), 201)).filename).to.equal('holiday.final.v2.jpeg');
-      expect((await dataOf(await uploadFile(t, TEXT, 'README'), 201))).to.include({ filename: 'README', mimeType: 'text/plain' });
+      expect(await dataOf(await uploadFile(t, TEXT, 'README'), 201)).to.include({ filename: 'README', mimeType: 'text/plain' });
     });
 
     it('active content under its own extension is stored as such: logo.svg, page.html', async function () {
@@ -134,7 +139,11 @@ describe('media uploads: empty files and the file\'s own name (SQLite)', functio
 
     it('a type outside the allow list stays 415 UNSUPPORTED_MEDIA_TYPE, whatever the name', async function () {
       await nothingStoredBy(async () => {
-        await refused(await uploadFile(t, Buffer.from([0x00, 0x01, 0x02, 0xff, 0xfe, 0x00, 0x10, 0x80]), 'photo.png'), 415, 'UNSUPPORTED_MEDIA_TYPE');
+        await refused(
+          await uploadFile(t, Buffer.from([0x00, 0x01, 0x02, 0xff, 0xfe, 0x00, 0x10, 0x80]), 'photo.png'),
+          415,
+          'UNSUPPORTED_MEDIA_TYPE',
+        );
       });
     });
   });
@@ -144,7 +153,11 @@ describe('media uploads: empty files and the file\'s own name (SQLite)', functio
       const item = await dataOf(await uploadFile(t, TEXT, 'report.txt'), 201);
       const renamed = await dataOf(await as(t, 'editor').patch(`/api/media/${item._id}`, { filename: 'Quarterly report.md' }));
       expect(renamed).to.include({ filename: 'Quarterly report.md', mimeType: 'text/plain', url: item.url });
-      const refusal = await refused(await as(t, 'editor').patch(`/api/media/${item._id}`, { filename: 'report.html' }), 415, 'MEDIA_TYPE_MISMATCH');
+      const refusal = await refused(
+        await as(t, 'editor').patch(`/api/media/${item._id}`, { filename: 'report.html' }),
+        415,
+        'MEDIA_TYPE_MISMATCH',
+      );
       expect(refusal.message).to.include('text/html');
       expect(refusal.message).to.include('text/plain');
       expect((await dataOf(await t.request(`/api/media/${item._id}`, { identity: 'editor' }))).filename).to.equal('Quarterly report.md');

@@ -30,7 +30,11 @@ for (const variant of DB_VARIANTS) {
     let t: TestKernel;
     before(async function () {
       requireVariant(this, variant);
-      t = await startTestKernel({ db: variant.name, plugins: [IDENTITY], config: { plugins: { options: { media: { maxUploadMb: 40 } } } } });
+      t = await startTestKernel({
+        db: variant.name,
+        plugins: [IDENTITY],
+        config: { plugins: { options: { media: { maxUploadMb: 40 } } } },
+      });
     });
     after(async () => t?.close());
 
@@ -44,7 +48,16 @@ for (const variant of DB_VARIANTS) {
         const unsubscribe = t.kernel.events.subscribe('on:media_upload', (e) => void events.push(e.payload));
         const item = await upload(png, 'Holiday Photo.png');
         unsubscribe();
-        expect(item).to.include({ filename: 'Holiday Photo.png', mimeType: 'image/png', size: png.length, checksum: sha256(png), width: 1000, height: 400, folderId: null, private: false });
+        expect(item).to.include({
+          filename: 'Holiday Photo.png',
+          mimeType: 'image/png',
+          size: png.length,
+          checksum: sha256(png),
+          width: 1000,
+          height: 400,
+          folderId: null,
+          private: false,
+        });
         expect(item.url).to.match(/^\/files\/default\/\d{4}\/\d{2}\/[0-9a-f-]{36}-holiday-photo\.png$/);
         expect(Object.keys(item)).to.include.members(['_id', 'filename', 'mimeType', 'size', 'url', 'checksum']);
         // sm (320) and md (768) are narrower than 1000 px; lg (1536) is not made.
@@ -58,11 +71,16 @@ for (const variant of DB_VARIANTS) {
         const file = await t.request(item.url);
         expect(Buffer.from(await file.arrayBuffer()).equals(png)).to.equal(true);
         await new Promise((r) => setTimeout(r, 20));
-        expect(events).to.deep.equal([{ tenantId: 'default', media: { _id: item._id, filename: item.filename, mimeType: 'image/png', size: png.length, url: item.url } }]);
+        expect(events).to.deep.equal([
+          {
+            tenantId: 'default',
+            media: { _id: item._id, filename: item.filename, mimeType: 'image/png', size: png.length, url: item.url },
+          },
+        ]);
         expect(tempUploads(t), 'temporary files left').to.deep.equal([]);
       });
 
-      it('detects a JPEG from its bytes whatever the client calls it; the name stays the client\'s, the stored path takes the detected extension', async function () {
+      it("detects a JPEG from its bytes whatever the client calls it; the name stays the client's, the stored path takes the detected extension", async function () {
         const jpeg = await imageBytes(200, 300, 'jpeg');
         const item = await upload(jpeg, 'scan.pdf');
         expect(item).to.include({ mimeType: 'image/jpeg', filename: 'scan.pdf', width: 200, height: 300 });
@@ -77,7 +95,14 @@ for (const variant of DB_VARIANTS) {
         expect((await upload(Buffer.from('{"a": [1, 2, {"b": null}]}'), 'data.json')).mimeType).to.equal('application/json');
         expect((await upload(Buffer.from('{"a": [1, 2,'), 'broken.json')).mimeType).to.equal('text/plain');
         expect((await upload(Buffer.from('name,qty\napple,3\n'), 'list.csv')).mimeType).to.equal('text/csv');
-        expect((await upload(Buffer.from('<?xml version="1.0"?>\n<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>'), 'logo.svg')).mimeType).to.equal('image/svg+xml');
+        expect(
+          (
+            await upload(
+              Buffer.from('<?xml version="1.0"?>\n<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>'),
+              'logo.svg',
+            )
+          ).mimeType,
+        ).to.equal('image/svg+xml');
         expect((await upload(Buffer.from('<!DOCTYPE html><html><body>hi</body></html>'), 'page.htm')).mimeType).to.equal('text/html');
       });
 
@@ -97,12 +122,33 @@ for (const variant of DB_VARIANTS) {
         };
         await expectError(await uploadFile(t, ok, 'a.txt', { noFile: true, fields: { folderId: '' } }), 400, 'VALIDATION_ERROR');
         await expectError(await uploadFile(t, ok, 'a.txt', { extraFiles: [['file', 'b.txt', ok]] }), 400, 'VALIDATION_ERROR');
-        await expectError(await uploadFile(t, ok, 'a.txt', { noFile: true, extraFiles: [['other', 'b.txt', ok]] }), 400, 'VALIDATION_ERROR');
+        await expectError(
+          await uploadFile(t, ok, 'a.txt', { noFile: true, extraFiles: [['other', 'b.txt', ok]] }),
+          400,
+          'VALIDATION_ERROR',
+        );
         await expectError(await uploadFile(t, ok, 'a.txt', { fields: { folderId: 'not-a-folder' } }), 400, 'VALIDATION_ERROR');
-        await expectError(await uploadFile(t, ok, 'a.txt', { fields: { folderId: '7d9c2a8e-1f7b-4e3c-9a55-0b6c1d2e3f40' } }), 400, 'VALIDATION_ERROR');
+        await expectError(
+          await uploadFile(t, ok, 'a.txt', { fields: { folderId: '7d9c2a8e-1f7b-4e3c-9a55-0b6c1d2e3f40' } }),
+          400,
+          'VALIDATION_ERROR',
+        );
         await expectError(await uploadFile(t, ok, 'a.txt', { fields: { private: 'maybe' } }), 400, 'VALIDATION_ERROR');
-        await expectError(await t.request('/api/media/upload', { method: 'POST', identity: 'editor', json: { file: 'x' } }), 415, 'UNSUPPORTED_MEDIA_TYPE');
-        await expectError(await t.request('/api/media/upload', { method: 'POST', identity: 'editor', headers: { 'content-type': 'multipart/form-data; boundary=zzz' }, body: 'garbage' }), 400, 'VALIDATION_ERROR');
+        await expectError(
+          await t.request('/api/media/upload', { method: 'POST', identity: 'editor', json: { file: 'x' } }),
+          415,
+          'UNSUPPORTED_MEDIA_TYPE',
+        );
+        await expectError(
+          await t.request('/api/media/upload', {
+            method: 'POST',
+            identity: 'editor',
+            headers: { 'content-type': 'multipart/form-data; boundary=zzz' },
+            body: 'garbage',
+          }),
+          400,
+          'VALIDATION_ERROR',
+        );
         expect(tempUploads(t)).to.deep.equal([]);
       });
 
@@ -151,16 +197,23 @@ for (const variant of DB_VARIANTS) {
       });
       const lib = () => as(t, 'editor', 'lib');
 
-      it('lists the tenant\'s media with filters, search, sort and pages (limit capped at 100)', async function () {
+      it("lists the tenant's media with filters, search, sort and pages (limit capped at 100)", async function () {
         const all = await dataOf(await lib().get('/api/media'));
         expect(all.total).to.equal(4);
         expect(all).to.include({ page: 1, limit: 25 });
         expect(all.items.map((i: any) => i._id)).to.deep.equal([...ids].reverse());
         const images = await dataOf(await lib().get('/api/media?type=image/'));
         expect(images.items.map((i: any) => i.filename).sort()).to.deep.equal(['alpha.png', 'delta.jpg']);
-        expect((await dataOf(await lib().get('/api/media?type=application/json'))).items.map((i: any) => i.filename)).to.deep.equal(['gamma.json']);
-        expect((await dataOf(await lib().get(`/api/media?folderId=${folder._id}&sort=filename`))).items.map((i: any) => i.filename)).to.deep.equal(['beta.txt', 'gamma.json']);
-        expect((await dataOf(await lib().get('/api/media?folderId=root&sort=filename'))).items.map((i: any) => i.filename)).to.deep.equal(['alpha.png', 'delta.jpg']);
+        expect((await dataOf(await lib().get('/api/media?type=application/json'))).items.map((i: any) => i.filename)).to.deep.equal([
+          'gamma.json',
+        ]);
+        expect(
+          (await dataOf(await lib().get(`/api/media?folderId=${folder._id}&sort=filename`))).items.map((i: any) => i.filename),
+        ).to.deep.equal(['beta.txt', 'gamma.json']);
+        expect((await dataOf(await lib().get('/api/media?folderId=root&sort=filename'))).items.map((i: any) => i.filename)).to.deep.equal([
+          'alpha.png',
+          'delta.jpg',
+        ]);
         expect((await dataOf(await lib().get('/api/media?search=ALP'))).items.map((i: any) => i.filename)).to.deep.equal(['alpha.png']);
         expect((await dataOf(await lib().get('/api/media?search=%25'))).total, 'a % in search is a literal').to.equal(0);
         expect((await dataOf(await lib().get('/api/media?private=true'))).items.map((i: any) => i.filename)).to.deep.equal(['delta.jpg']);
@@ -175,14 +228,20 @@ for (const variant of DB_VARIANTS) {
       it('is scoped to the tenant: another tenant sees, gets, changes and deletes nothing', async function () {
         const other = as(t, 'editor', 'other');
         expect((await dataOf(await other.get('/api/media'))).total).to.equal(0);
-        for (const res of [await other.get(`/api/media/${ids[0]}`), await other.patch(`/api/media/${ids[0]}`, { filename: 'x.png' }), await other.delete(`/api/media/${ids[0]}`)]) {
+        for (const res of [
+          await other.get(`/api/media/${ids[0]}`),
+          await other.patch(`/api/media/${ids[0]}`, { filename: 'x.png' }),
+          await other.delete(`/api/media/${ids[0]}`),
+        ]) {
           expect(res.status).to.equal(404);
           expect((await res.json()).error).to.equal('MEDIA_NOT_FOUND');
         }
         const moved = await dataOf(await other.post('/api/media/move', { ids: [ids[0]], folderId: null }));
         expect(moved).to.deep.equal({ moved: 0, notFound: [ids[0]] });
-        expect((await other.post('/api/media/move', { ids: [ids[0]], folderId: folder._id })).status, 'another tenant\'s folder').to.equal(400);
-        expect((await dataOf(await other.get('/api/media/folders')))).to.deep.equal([]);
+        expect((await other.post('/api/media/move', { ids: [ids[0]], folderId: folder._id })).status, "another tenant's folder").to.equal(
+          400,
+        );
+        expect(await dataOf(await other.get('/api/media/folders'))).to.deep.equal([]);
         expect((await dataOf(await other.get('/api/media/analytics'))).total).to.deep.equal({ count: 0, bytes: 0 });
       });
 
@@ -192,7 +251,9 @@ for (const variant of DB_VARIANTS) {
         expect((await t.request(item.url)).headers.get('content-disposition')).to.include('filename="beta.txt"');
         const renamed = await dataOf(await lib().patch(`/api/media/${ids[1]}`, { filename: 'Renamed report.pdf' }));
         expect(renamed).to.include({ filename: 'Renamed report.pdf', mimeType: 'text/plain', url: item.url });
-        expect((await t.request(item.url)).headers.get('content-disposition'), 'the new name at once').to.include('filename="Renamed report.pdf"');
+        expect((await t.request(item.url)).headers.get('content-disposition'), 'the new name at once').to.include(
+          'filename="Renamed report.pdf"',
+        );
         expect((await as(t, 'viewer', 'lib').patch(`/api/media/${ids[1]}`, { filename: 'x' })).status).to.equal(403);
         expect((await lib().get('/api/media/not-a-uuid')).status).to.equal(400);
       });
@@ -205,7 +266,9 @@ for (const variant of DB_VARIANTS) {
         expect((await dup.json()).error).to.equal('FOLDER_EXISTS');
         expect((await lib().post('/api/media/folders', { name: 'Q1' })).status, 'same name under another parent').to.equal(201);
         expect((await lib().post('/api/media/folders', { name: 'a/b' })).status).to.equal(400);
-        expect((await lib().patch(`/api/media/folders/${folder._id}`, { parentId: sub._id })).status, 'into its own subfolder').to.equal(400);
+        expect((await lib().patch(`/api/media/folders/${folder._id}`, { parentId: sub._id })).status, 'into its own subfolder').to.equal(
+          400,
+        );
         const renamed = await dataOf(await lib().patch(`/api/media/folders/${sub._id}`, { name: 'Quarter 1' }));
         expect(renamed).to.include({ name: 'Quarter 1' });
         const list = await dataOf(await lib().get('/api/media/folders'));
@@ -241,7 +304,12 @@ for (const variant of DB_VARIANTS) {
         expect(a.byMonth).to.deep.equal([{ month: new Date().toISOString().slice(0, 7), count: 4, bytes: bytes(items) }]);
         const inFolder = items.filter((i) => i.folderId === folder._id);
         expect(a.byFolder).to.deep.include({ folderId: folder._id, name: 'Reports', count: inFolder.length, bytes: bytes(inFolder) });
-        expect(a.byFolder).to.deep.include({ folderId: null, name: null, count: 4 - inFolder.length, bytes: bytes(items) - bytes(inFolder) });
+        expect(a.byFolder).to.deep.include({
+          folderId: null,
+          name: null,
+          count: 4 - inFolder.length,
+          bytes: bytes(items) - bytes(inFolder),
+        });
       });
 
       it('delete moves the files to the local trash; restore brings the item back; purge removes it for good', async function () {
@@ -274,7 +342,13 @@ for (const variant of DB_VARIANTS) {
 
       it('the mediaClient SDK applies the same checks, limits and detection', async function () {
         const factory = t.kernel.container.resolve<(identity?: any) => any>('mediaClient');
-        const editor = factory({ kind: 'user', userId: 'sdk-user', role: 'editor', permissions: ['media:read', 'media:write'], tenantId: 'sdk' });
+        const editor = factory({
+          kind: 'user',
+          userId: 'sdk-user',
+          role: 'editor',
+          permissions: ['media:read', 'media:write'],
+          tenantId: 'sdk',
+        });
         const item = await editor.upload('from-sdk.bin', Buffer.from('plain words'), { private: true });
         expect(item).to.include({ mimeType: 'text/plain', filename: 'from-sdk.bin', private: true, ownerId: 'sdk-user' });
         expect((await editor.list()).items.map((i: any) => i._id)).to.deep.equal([item._id]);
@@ -295,7 +369,10 @@ describe('media upload limits (configured)', function () {
   this.timeout(60000);
   let t: TestKernel;
   before(async () => {
-    t = await startTestKernel({ plugins: [IDENTITY], config: { plugins: { options: { media: { maxUploadMb: 1, allowedTypes: ['image/*', 'application/pdf'] } } } } });
+    t = await startTestKernel({
+      plugins: [IDENTITY],
+      config: { plugins: { options: { media: { maxUploadMb: 1, allowedTypes: ['image/*', 'application/pdf'] } } } },
+    });
   });
   after(async () => t?.close());
 
@@ -333,9 +410,19 @@ describe('media upload limits (configured)', function () {
       if (offset > 200 * 1024) controller.abort();
       return Buffer.alloc(n, 0x62);
     });
-    const outcome = await t.request('/api/media/upload', {
-      method: 'POST', identity: 'editor', headers: { 'content-type': stream.contentType }, body: stream.body, duplex: 'half', signal: controller.signal,
-    } as RequestInit & { identity?: string }).then(() => 'answered', (e: Error) => e.name);
+    const outcome = await t
+      .request('/api/media/upload', {
+        method: 'POST',
+        identity: 'editor',
+        headers: { 'content-type': stream.contentType },
+        body: stream.body,
+        duplex: 'half',
+        signal: controller.signal,
+      } as RequestInit & { identity?: string })
+      .then(
+        () => 'answered',
+        (e: Error) => e.name,
+      );
     expect(outcome).to.equal('AbortError');
     for (let i = 0; i < 50 && tempUploads(t).length; i++) await new Promise((r) => setTimeout(r, 20));
     expect(tempUploads(t)).to.deep.equal([]);
@@ -343,7 +430,10 @@ describe('media upload limits (configured)', function () {
 
   it('a missing storage driver stops the boot naming MEDIA_STORAGE_TYPE and the drivers there are', async function () {
     let err: Error | undefined;
-    await startTestKernel({ config: { plugins: { options: { media: { storageType: 'floppy' } } } } }).then((k) => k.close(), (e: Error) => (err = e));
+    await startTestKernel({ config: { plugins: { options: { media: { storageType: 'floppy' } } } } }).then(
+      (k) => k.close(),
+      (e: Error) => (err = e),
+    );
     expect(err?.message).to.include('MEDIA_STORAGE_TYPE').and.include("'floppy'").and.include("'local' (plugin storage-local)");
   });
 });

@@ -34,7 +34,8 @@ async function createTarget(variant: DbVariant): Promise<Target> {
     drop = created.drop;
   }
   const config = loadConfig({
-    ignoreFile: true, env: {},
+    ignoreFile: true,
+    env: {},
     overrides: { dataDir, logLevel: 'silent', db: dbUrl ? { url: dbUrl } : { type: 'sqlite', storage: 'cms.sqlite' } },
   });
   return {
@@ -46,7 +47,6 @@ async function createTarget(variant: DbVariant): Promise<Target> {
     },
   };
 }
-
 
 async function ledger(sequelize: Sequelize): Promise<Array<{ name: string; checksum: string; executed_at: string }>> {
   return sequelize.query('SELECT name, checksum, executed_at FROM cms_migrations ORDER BY name', { type: QueryTypes.SELECT });
@@ -97,7 +97,11 @@ for (const variant of DB_VARIANTS) {
         // Every migration the kernel declares (its own, the built-in plugins', the fixture's), once each.
         const declared = kernels[0]!.kernel.migrations.map((m) => m.name);
         expect(declared).to.include.members([...KERNEL_NAMES, 'test-echo/0001-runs']);
-        for (const name of declared) expect(names.filter((n) => n === name), name).to.have.length(1);
+        for (const name of declared)
+          expect(
+            names.filter((n) => n === name),
+            name,
+          ).to.have.length(1);
         expect([...names].sort()).to.deep.equal([...declared].sort());
         // Both instances released the migrations lock.
         expect(await countRows(db!, 'cms_locks')).to.equal(0);
@@ -170,7 +174,9 @@ for (const variant of DB_VARIANTS) {
         expect(await tableExists(db!, 'mig_gadgets')).to.equal(false);
         expect((await ledger(db!)).map((r) => r.name)).to.not.include(later.name);
         // The lock was released: the unchanged list still runs (only the new migration).
-        expect(await new MigrationRunner(db!, new DbLock(db!), logger).run([...KERNEL_MIGRATIONS, original, later])).to.deep.equal([later.name]);
+        expect(await new MigrationRunner(db!, new DbLock(db!), logger).run([...KERNEL_MIGRATIONS, original, later])).to.deep.equal([
+          later.name,
+        ]);
       });
 
       it('stops the next kernel boot with a BootError naming the plugin migration', async function () {

@@ -75,16 +75,24 @@ describe('npm start: signals to npm stop the server', function () {
     const npm = spawn('npm', ['start'], {
       cwd: PROJECT_ROOT,
       env: {
-        PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '',
-        CMS_DATA_DIR: dataDir, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', CMS_POOL_MAX_THREADS: '1',
-        CMS_SETUP_ADMIN_EMAIL: 'admin@example.com', CMS_SETUP_ADMIN_PASSWORD: 'a long enough password',
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? '',
+        CMS_DATA_DIR: dataDir,
+        HOST: '127.0.0.1',
+        PORT: '0',
+        LOG_LEVEL: 'info',
+        CMS_POOL_MAX_THREADS: '1',
+        CMS_SETUP_ADMIN_EMAIL: 'admin@example.com',
+        CMS_SETUP_ADMIN_PASSWORD: 'a long enough password',
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
     npm.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
     npm.stderr!.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => npm.once('exit', (code, signal) => resolve({ code, signal })));
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+      npm.once('exit', (code, signal) => resolve({ code, signal })),
+    );
     const deadline = Date.now() + 45000;
     let url: string | undefined;
     let serverPid: number | undefined;
@@ -120,7 +128,9 @@ describe('npm start: signals to npm stop the server', function () {
       expect(npmExit, `npm did not exit within 30 s after ${signal}; output:\n${s.output()}`).not.to.equal('timeout');
       const deadline = Date.now() + 30000;
       while (Date.now() < deadline && (alive(s.serverPid) || (await accepting(s.port)))) await sleep(100);
-      expect(alive(s.serverPid), `the node server (pid ${s.serverPid}) still runs after ${signal} to npm; output:\n${s.output()}`).to.equal(false);
+      expect(alive(s.serverPid), `the node server (pid ${s.serverPid}) still runs after ${signal} to npm; output:\n${s.output()}`).to.equal(
+        false,
+      );
       expect(await accepting(s.port), `port ${s.port} still accepts connections`).to.equal(false);
       // It shut down cleanly (not killed): the kernel logged its shutdown.
       expect(s.output()).to.contain(`"signal":"${signal}"`);

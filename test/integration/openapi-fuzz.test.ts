@@ -6,10 +6,37 @@ import { PROJECT_ROOT } from '../../kernel/version.js';
 import { POSTS } from '../helpers/content.js';
 import { fixturePlugin, startTestKernel, type TestKernel } from '../helpers/kernel.js';
 import {
-  CSS_STRINGS, DEEP_ARRAY, DEEP_OBJECT, DupObject, FILTER_STRINGS, GRAPHQL_HOSTILE_DOCUMENTS, GRAPHQL_INTROSPECTION, HOSTILE_STRINGS, LONG,
-  PRESET_JSON_STRINGS, RAW_PATH_SEGMENTS, RAW_QUERIES, RawJson, SORT_STRINGS, SchemaArbitraries, TINY_PNG, URL_LONG_STRINGS, describeValue,
-  encodeLoose, fileContents, filenames, graphqlDocumentFor, graphqlTypeName, hostileJsonValue, multipartBody, mutate, toJsonText,
-  type GraphqlField, type JsonSchema, type MultipartPart, type SchemaHints,
+  CSS_STRINGS,
+  DEEP_ARRAY,
+  DEEP_OBJECT,
+  DupObject,
+  FILTER_STRINGS,
+  GRAPHQL_HOSTILE_DOCUMENTS,
+  GRAPHQL_INTROSPECTION,
+  HOSTILE_STRINGS,
+  LONG,
+  PRESET_JSON_STRINGS,
+  RAW_PATH_SEGMENTS,
+  RAW_QUERIES,
+  RawJson,
+  SORT_STRINGS,
+  SchemaArbitraries,
+  TINY_PNG,
+  URL_LONG_STRINGS,
+  describeValue,
+  encodeLoose,
+  fileContents,
+  filenames,
+  graphqlDocumentFor,
+  graphqlTypeName,
+  hostileJsonValue,
+  multipartBody,
+  mutate,
+  toJsonText,
+  type GraphqlField,
+  type JsonSchema,
+  type MultipartPart,
+  type SchemaHints,
 } from '../helpers/openapi-fuzz.js';
 import { DB_VARIANTS, requireVariant } from '../helpers/services.js';
 
@@ -32,7 +59,12 @@ import { DB_VARIANTS, requireVariant } from '../helpers/services.js';
 const DEFAULT_SEED = 20261125;
 const RUNS = Math.max(0, Number(process.env.CMS_FUZZ_RUNS ?? 3) || 0);
 const LONG_MODE = process.env.CMS_FUZZ_RUNS !== undefined && RUNS > 3;
-const SEED = process.env.CMS_FUZZ_SEED !== undefined ? Number(process.env.CMS_FUZZ_SEED) >>> 0 : LONG_MODE ? (Date.now() ^ (process.pid << 16)) >>> 0 : DEFAULT_SEED;
+const SEED =
+  process.env.CMS_FUZZ_SEED !== undefined
+    ? Number(process.env.CMS_FUZZ_SEED) >>> 0
+    : LONG_MODE
+      ? (Date.now() ^ (process.pid << 16)) >>> 0
+      : DEFAULT_SEED;
 const ONLY = process.env.CMS_FUZZ_ONLY ?? '';
 const TIMEOUT_MS = Number(process.env.CMS_FUZZ_TIMEOUT_MS ?? 10_000);
 const IDENTITIES = [undefined, 'viewer', 'admin'] as const;
@@ -74,17 +106,29 @@ function operationsOf(doc: any, t: TestKernel): Operation[] {
     for (const [method, op] of Object.entries<any>(item)) {
       const params = (op.parameters ?? []) as Array<{ in: string; name: string; schema: JsonSchema; required?: boolean }>;
       const declared = params.filter((p) => p.in === 'path').map((p) => ({ name: p.name, schema: p.schema ?? {}, required: true }));
-      const wildcards = [...template.matchAll(/\*(\w+)/g)].map((m) => ({ name: m[1]!, schema: { type: 'string' }, required: true, wildcard: true }));
+      const wildcards = [...template.matchAll(/\*(\w+)/g)].map((m) => ({
+        name: m[1]!,
+        schema: { type: 'string' },
+        required: true,
+        wildcard: true,
+      }));
       const routePath = template.replace(/\{(\w+)\}/g, ':$1');
       const route = routes.find((r) => r.method === method.toUpperCase() && r.path === routePath);
       const content = op.requestBody?.content ?? {};
       ops.push({
-        id: op.operationId ?? `${method}${template}`, method: method.toUpperCase(), template, title: `${method.toUpperCase()} ${template}`,
+        id: op.operationId ?? `${method}${template}`,
+        method: method.toUpperCase(),
+        template,
+        title: `${method.toUpperCase()} ${template}`,
         plugin: op['x-plugin'] ?? route?.owner ?? '?',
         pathParams: [...declared, ...wildcards],
         query: params.filter((p) => p.in === 'query').map((p) => ({ name: p.name, schema: p.schema ?? {}, required: Boolean(p.required) })),
-        headers: params.filter((p) => p.in === 'header').map((p) => ({ name: p.name, schema: p.schema ?? {}, required: Boolean(p.required) })),
-        json: content['application/json']?.schema, urlencoded: content['application/x-www-form-urlencoded']?.schema, multipart: content['multipart/form-data']?.schema,
+        headers: params
+          .filter((p) => p.in === 'header')
+          .map((p) => ({ name: p.name, schema: p.schema ?? {}, required: Boolean(p.required) })),
+        json: content['application/json']?.schema,
+        urlencoded: content['application/x-www-form-urlencoded']?.schema,
+        multipart: content['multipart/form-data']?.schema,
         errorShape: route?.errorShape ?? 'envelope',
       });
     }
@@ -112,13 +156,24 @@ interface FuzzCase {
 }
 
 const short = (s: string, max = 160) => (s.length > max ? `${s.slice(0, max)}…(${s.length} chars)` : s);
-const showText = (data: string | Uint8Array) => short(typeof data === 'string' ? JSON.stringify(data).slice(1, -1) : `<${data.length} bytes> ${JSON.stringify(Buffer.from(data.subarray(0, 400)).toString('latin1')).slice(1, -1)}`, 800);
+const showText = (data: string | Uint8Array) =>
+  short(
+    typeof data === 'string'
+      ? JSON.stringify(data).slice(1, -1)
+      : `<${data.length} bytes> ${JSON.stringify(Buffer.from(data.subarray(0, 400)).toString('latin1')).slice(1, -1)}`,
+    800,
+  );
 
 function jsonBody(value: unknown, contentType = 'application/json'): Body {
   const data = toJsonText(value);
   return { contentType, data, show: showText(data) };
 }
-const rawBody = (data: string | Uint8Array, contentType?: string, extraHeaders?: Record<string, string>): Body => ({ contentType, data, extraHeaders, show: showText(data) });
+const rawBody = (data: string | Uint8Array, contentType?: string, extraHeaders?: Record<string, string>): Body => ({
+  contentType,
+  data,
+  extraHeaders,
+  show: showText(data),
+});
 
 function stringify(v: unknown): string {
   if (typeof v === 'string') return v;
@@ -140,7 +195,10 @@ function hostileJsonBodies(valid: unknown): Array<[string, Body | undefined]> {
   const first = keys[0] ?? 'title';
   const withFirst = (v: unknown) => (isObj ? { ...(valid as object), [first]: v } : { [first]: v });
   const invalidUtf8 = Buffer.concat([Buffer.from(`{"${first}":"`), Buffer.from([0xed, 0xa0, 0x80, 0xff, 0xc0, 0xaf]), Buffer.from('"}')]);
-  const mp = multipartBody([{ name: first, data: 'x' }, { name: 'file', filename: 'a.txt', data: 'hello' }]);
+  const mp = multipartBody([
+    { name: first, data: 'x' },
+    { name: 'file', filename: 'a.txt', data: 'hello' },
+  ]);
   return [
     ['no body, no content type', undefined],
     ['empty JSON body', rawBody('', 'application/json')],
@@ -157,8 +215,20 @@ function hostileJsonBodies(valid: unknown): Array<[string, Body | undefined]> {
     ['10k-deep object (raw text)', rawBody(DEEP_OBJECT.text, 'application/json')],
     [`10k-deep object in "${first}"`, jsonBody(withFirst(DEEP_OBJECT))],
     [`10k-deep array in "${first}"`, jsonBody(withFirst(DEEP_ARRAY))],
-    [`duplicate key "${first}" (second a wrong type)`, jsonBody(new DupObject([...Object.entries(isObj ? (valid as object) : {}), [first, { nested: [1e308] }], [first, null]]))],
-    ['own __proto__ and constructor keys', jsonBody(new DupObject([...Object.entries(isObj ? (valid as object) : {}), ['__proto__', { isAdmin: true, role: 'admin' }], ['constructor', { prototype: { polluted: true } }]]))],
+    [
+      `duplicate key "${first}" (second a wrong type)`,
+      jsonBody(new DupObject([...Object.entries(isObj ? (valid as object) : {}), [first, { nested: [1e308] }], [first, null]])),
+    ],
+    [
+      'own __proto__ and constructor keys',
+      jsonBody(
+        new DupObject([
+          ...Object.entries(isObj ? (valid as object) : {}),
+          ['__proto__', { isAdmin: true, role: 'admin' }],
+          ['constructor', { prototype: { polluted: true } }],
+        ]),
+      ),
+    ],
     ['top-level null', rawBody('null', 'application/json')],
     ['top-level array', rawBody(`[${validText}]`, 'application/json')],
     ['top-level string', rawBody('"x"', 'application/json')],
@@ -189,8 +259,14 @@ function hostileMultipartBodies(fields: Array<[string, string]>): Array<[string,
     const { body, contentType } = multipartBody(parts, options);
     return [label, rawBody(body, contentType)];
   };
-  const dispo = (bytes: number[]) => Buffer.concat([Buffer.from('Content-Disposition: form-data; name="file"; filename="a'), Buffer.from(bytes), Buffer.from('.png"')]);
-  const file = (filename: string, data: string | Uint8Array = TINY_PNG, contentType = 'image/png'): MultipartPart => ({ name: 'file', filename, contentType, data });
+  const dispo = (bytes: number[]) =>
+    Buffer.concat([Buffer.from('Content-Disposition: form-data; name="file"; filename="a'), Buffer.from(bytes), Buffer.from('.png"')]);
+  const file = (filename: string, data: string | Uint8Array = TINY_PNG, contentType = 'image/png'): MultipartPart => ({
+    name: 'file',
+    filename,
+    contentType,
+    data,
+  });
   const valid = multipartBody([...base, file('fuzz.png')]);
   return [
     m('empty file', [...base, file('empty.png', new Uint8Array(0))]),
@@ -252,7 +328,13 @@ class Fixtures {
 
   private async call(method: string, path: string, json?: unknown, init: RequestInit = {}): Promise<{ status: number; body: any }> {
     try {
-      const res = await this.t.request(path, { method, identity: 'admin', ...(json !== undefined ? { json } : {}), ...init, signal: AbortSignal.timeout(TIMEOUT_MS) });
+      const res = await this.t.request(path, {
+        method,
+        identity: 'admin',
+        ...(json !== undefined ? { json } : {}),
+        ...init,
+        signal: AbortSignal.timeout(TIMEOUT_MS),
+      });
       const text = await res.text();
       let body: any = null;
       try {
@@ -282,7 +364,9 @@ class Fixtures {
     form.append('format', 'csv');
     const validated = await this.call('POST', '/api/importers/validate', undefined, { body: form });
     this.uploadId = validated.body?.data?.uploadId;
-    const plan = async () => (await this.call('POST', '/api/importers/preview', { uploadId: this.uploadId, format: 'csv' })).body?.data?.planId as string | undefined;
+    const plan = async () =>
+      (await this.call('POST', '/api/importers/preview', { uploadId: this.uploadId, format: 'csv' })).body?.data?.planId as
+        string | undefined;
     const ran = await this.call('POST', '/api/importers/run', { planId: await plan(), confirmed: true });
     this.jobId = ran.body?.jobId ?? ran.body?.data?.jobId;
     this.planId = await plan();
@@ -306,7 +390,12 @@ class Fixtures {
       this.entryId = undefined;
     }
     if (!(this.entryId && (await this.call('GET', `/api/collections/${this.collection}/${this.entryId}`)).status === 200)) {
-      const { body } = await this.call('POST', `/api/collections/${this.collection}`, { title: `fuzz entry ${n}`, status: 'published', views: n, category: 'news' });
+      const { body } = await this.call('POST', `/api/collections/${this.collection}`, {
+        title: `fuzz entry ${n}`,
+        status: 'published',
+        views: n,
+        category: 'news',
+      });
       this.entryId = body?.data?._id;
     }
     if (!(this.mediaId && (await this.call('GET', `/api/media/${this.mediaId}`)).status === 200)) {
@@ -326,7 +415,12 @@ class Fixtures {
     }
     if (!(await this.listed('/api/user/list?limit=100', this.userId))) {
       this.userEmail = `fuzz-${n}-${Date.now()}@example.com`;
-      const created = await this.call('POST', '/api/user/create-user', { email: this.userEmail, password: USER_PASSWORD, role: 'editor', username: `fuzz${n}` });
+      const created = await this.call('POST', '/api/user/create-user', {
+        email: this.userEmail,
+        password: USER_PASSWORD,
+        role: 'editor',
+        username: `fuzz${n}`,
+      });
       this.userId = created.body?.data?._id ?? created.body?.data?.id;
     }
     if (!(await this.listed('/api/token/list', this.tokenId))) {
@@ -372,38 +466,78 @@ class Fixtures {
     const media = op.template.startsWith('/api/media');
     const gqlDocs = this.graphql.length
       ? fc.oneof(
-        { weight: 3, arbitrary: fc.tuple(fc.constantFrom(...this.graphql), fc.constantFrom('__typename', '', '_id', 'total', 'items { _id title }')).map(([f, sel]) => graphqlDocumentFor(f, sel)) },
-        { weight: 1, arbitrary: fc.constantFrom(...GRAPHQL_HOSTILE_DOCUMENTS) },
-      )
+          {
+            weight: 3,
+            arbitrary: fc
+              .tuple(fc.constantFrom(...this.graphql), fc.constantFrom('__typename', '', '_id', 'total', 'items { _id title }'))
+              .map(([f, sel]) => graphqlDocumentFor(f, sel)),
+          },
+          { weight: 1, arbitrary: fc.constantFrom(...GRAPHQL_HOSTILE_DOCUMENTS) },
+        )
       : fc.constantFrom(...GRAPHQL_HOSTILE_DOCUMENTS);
     const argNames = [...new Set(this.graphql.flatMap((f) => f.args.map((a) => a.name)))];
-    const entryLike = fc.record({
-      title: fc.string({ maxLength: 40 }), body: fc.string({ maxLength: 200 }), views: fc.oneof(fc.integer(), fc.double()), featured: fc.boolean(),
-      publishedOn: fc.date({ noInvalidDate: true }).map((d) => d.toISOString()), category: fc.constantFrom('news', 'guide', 'opinion', 'other'),
-      meta: fc.jsonValue({ maxDepth: 3 }), cover: fc.constantFrom(this.mediaId ?? null, null), related: fc.constantFrom(this.entryId ?? null, null),
-      slug: fc.string({ maxLength: 20 }), status: fc.constantFrom('draft', 'published', 'archived'),
-    }, { requiredKeys: ['title'] });
+    const entryLike = fc.record(
+      {
+        title: fc.string({ maxLength: 40 }),
+        body: fc.string({ maxLength: 200 }),
+        views: fc.oneof(fc.integer(), fc.double()),
+        featured: fc.boolean(),
+        publishedOn: fc.date({ noInvalidDate: true }).map((d) => d.toISOString()),
+        category: fc.constantFrom('news', 'guide', 'opinion', 'other'),
+        meta: fc.jsonValue({ maxDepth: 3 }),
+        cover: fc.constantFrom(this.mediaId ?? null, null),
+        related: fc.constantFrom(this.entryId ?? null, null),
+        slug: fc.string({ maxLength: 20 }),
+        status: fc.constantFrom('draft', 'published', 'archived'),
+      },
+      { requiredKeys: ['title'] },
+    );
     const byName: Record<string, fc.Arbitrary<unknown> | undefined> = {
-      themeId: one(...this.themeIds), sourceId: one(...this.themeIds),
-      folderId: one(this.folderId), parentId: one(this.folderId),
-      mediaId: one(this.mediaId), entryId: one(this.entryId), _id: one(this.entryId, this.mediaId),
+      themeId: one(...this.themeIds),
+      sourceId: one(...this.themeIds),
+      folderId: one(this.folderId),
+      parentId: one(this.folderId),
+      mediaId: one(this.mediaId),
+      entryId: one(this.entryId),
+      _id: one(this.entryId, this.mediaId),
       ids: (media ? one(this.mediaId) : one(this.entryId))?.map((x) => [x]),
-      id: op.template === '/api/media/trash/restore' ? one(this.mediaId) : op.template.startsWith('/api/theme') ? one(...this.themeIds) : undefined,
-      uploadId: one(this.uploadId), planId: one(this.planId), jobId: one(this.jobId), userId: one(this.userId),
-      email: one(ADMIN.email, this.userEmail), password: one(ADMIN.password, USER_PASSWORD), currentPassword: one(ADMIN.password, USER_PASSWORD),
-      role: one('admin', 'editor', 'viewer', 'guest'), token: one(this.tokenValue), collection: one(this.collection, 'posts', 'pages'),
-      format: one(...this.formats), type: op.template === '/api/system/license-status' ? one('dashboard') : undefined,
+      id:
+        op.template === '/api/media/trash/restore'
+          ? one(this.mediaId)
+          : op.template.startsWith('/api/theme')
+            ? one(...this.themeIds)
+            : undefined,
+      uploadId: one(this.uploadId),
+      planId: one(this.planId),
+      jobId: one(this.jobId),
+      userId: one(this.userId),
+      email: one(ADMIN.email, this.userEmail),
+      password: one(ADMIN.password, USER_PASSWORD),
+      currentPassword: one(ADMIN.password, USER_PASSWORD),
+      role: one('admin', 'editor', 'viewer', 'guest'),
+      token: one(this.tokenValue),
+      collection: one(this.collection, 'posts', 'pages'),
+      format: one(...this.formats),
+      type: op.template === '/api/system/license-status' ? one('dashboard') : undefined,
       query: op.plugin === 'graphql' ? gqlDocs : undefined,
-      filter: fc.constantFrom(...FILTER_STRINGS), sort: fc.constantFrom(...SORT_STRINGS),
-      customCss: fc.constantFrom(...CSS_STRINGS), presetJson: fc.constantFrom(...PRESET_JSON_STRINGS),
+      filter: fc.constantFrom(...FILTER_STRINGS),
+      sort: fc.constantFrom(...SORT_STRINGS),
+      customCss: fc.constantFrom(...CSS_STRINGS),
+      presetJson: fc.constantFrom(...PRESET_JSON_STRINGS),
     };
     // GraphQL variables: each argument's value from its name's hint (sort, filter, _id...) or hostile.
     if (op.plugin === 'graphql' && argNames.length) {
-      const variable = fc.constantFrom(...argNames).chain((name) => fc.oneof(
-        ...(byName[name] ? [{ weight: 2, arbitrary: byName[name]! }] : []),
-        { weight: 1, arbitrary: fc.constantFrom<unknown>(this.entryId ?? 'x', 1, 100000, -1, 'published') },
-        { weight: 1, arbitrary: hostileJsonValue },
-      ).map((v) => [name, v] as const));
+      const variable = fc
+        .constantFrom(...argNames)
+        .chain((name) =>
+          fc
+            .oneof(
+              ...(byName[name] ? [{ weight: 2, arbitrary: byName[name]! }] : []),
+              { weight: 1, arbitrary: fc.constantFrom<unknown>(this.entryId ?? 'x', 1, 100000, -1, 'published') },
+              { weight: 1, arbitrary: hostileJsonValue },
+            )
+            .map((v) => [name, v] as const),
+        );
       byName.variables = fc.array(variable, { maxLength: 4 }).map((pairs) => Object.fromEntries(pairs));
     }
     return {
@@ -433,40 +567,81 @@ function generatorFor(op: Operation, schemas: SchemaArbitraries, hints: SchemaHi
     const enc = (s: string) => encodeLoose(s, p.wildcard);
     const options: Array<fc.WeightedArbitrary<Seg>> = [
       { weight: 3, arbitrary: schemas.of(p.schema).map((x) => ({ seg: enc(stringify(x)) || 'x' })) },
-      { weight: 2, arbitrary: fc.constantFrom(...HOSTILE_STRINGS, ...URL_LONG_STRINGS).map((s) => ({ seg: enc(s), what: `${p.name} = ${describeValue(s)}` })) },
+      {
+        weight: 2,
+        arbitrary: fc
+          .constantFrom(...HOSTILE_STRINGS, ...URL_LONG_STRINGS)
+          .map((s) => ({ seg: enc(s), what: `${p.name} = ${describeValue(s)}` })),
+      },
       { weight: 2, arbitrary: fc.constantFrom(...RAW_PATH_SEGMENTS).map((s) => ({ seg: s, what: `${p.name} = raw ${short(s, 40)}` })) },
     ];
     if (real.length) options.push({ weight: 4, arbitrary: fc.constantFrom(...real).map((s) => ({ seg: encodeLoose(s, p.wildcard) })) });
-    if (p.wildcard) options.push({ weight: 1, arbitrary: fc.constantFrom('assets/missing.js', 'a/../../../etc/passwd', '%2e%2e/%2e%2e/etc/passwd', 'a//b', '..%5c..%5cwin.ini', 'a/%00/b', 'thumbs/../x').map((s) => ({ seg: s, what: `${p.name} = raw ${s}` })) });
+    if (p.wildcard)
+      options.push({
+        weight: 1,
+        arbitrary: fc
+          .constantFrom(
+            'assets/missing.js',
+            'a/../../../etc/passwd',
+            '%2e%2e/%2e%2e/etc/passwd',
+            'a//b',
+            '..%5c..%5cwin.ini',
+            'a/%00/b',
+            'thumbs/../x',
+          )
+          .map((s) => ({ seg: s, what: `${p.name} = raw ${s}` })),
+      });
     return fc.oneof(...options);
   };
-  const pathArb: fc.Arbitrary<{ path: string; what: string[] }> = fc.tuple(...op.pathParams.map(segArb))
-    .map((segs) => ({
-      path: buildPath(op, new Map(op.pathParams.map((p, i) => [p.name, segs[i]!.seg]))),
-      what: segs.flatMap((s) => (s.what ? [s.what] : [])),
-    }));
+  const pathArb: fc.Arbitrary<{ path: string; what: string[] }> = fc.tuple(...op.pathParams.map(segArb)).map((segs) => ({
+    path: buildPath(op, new Map(op.pathParams.map((p, i) => [p.name, segs[i]!.seg]))),
+    what: segs.flatMap((s) => (s.what ? [s.what] : [])),
+  }));
 
   // Query: each parameter absent, from its schema, or hostile; sometimes a raw hostile query.
   const names = op.query.map((q) => q.name);
-  const queryValue = (q: Param): fc.Arbitrary<{ v: string; what?: string }> => fc.oneof(
-    { weight: 4, arbitrary: schemas.property(q.name, q.schema).map((x) => ({ v: stringify(x) })) },
-    { weight: 2, arbitrary: fc.constantFrom(...HOSTILE_STRINGS, ...URL_LONG_STRINGS).map((s) => ({ v: s, what: `?${q.name} = ${describeValue(s)}` })) },
-  );
-  const pairsArb = fc.tuple(...op.query.map((q) => (q.required ? queryValue(q).map((x) => x as { v: string; what?: string } | null) : fc.option(queryValue(q), { freq: 2 }))))
+  const queryValue = (q: Param): fc.Arbitrary<{ v: string; what?: string }> =>
+    fc.oneof(
+      { weight: 4, arbitrary: schemas.property(q.name, q.schema).map((x) => ({ v: stringify(x) })) },
+      {
+        weight: 2,
+        arbitrary: fc
+          .constantFrom(...HOSTILE_STRINGS, ...URL_LONG_STRINGS)
+          .map((s) => ({ v: s, what: `?${q.name} = ${describeValue(s)}` })),
+      },
+    );
+  const pairsArb = fc
+    .tuple(
+      ...op.query.map((q) =>
+        q.required ? queryValue(q).map((x) => x as { v: string; what?: string } | null) : fc.option(queryValue(q), { freq: 2 }),
+      ),
+    )
     .map((vals) => ({
       query: vals.flatMap((x, i) => (x ? [`${encodeLoose(names[i]!)}=${encodeLoose(x.v)}`] : [])).join('&'),
       what: vals.flatMap((x) => (x?.what ? [x.what] : [])),
     }));
-  const rawQueryArb = fc.tuple(fc.constantFrom(...RAW_QUERIES), fc.constantFrom(...(names.length ? names : ['q'])))
+  const rawQueryArb = fc
+    .tuple(fc.constantFrom(...RAW_QUERIES), fc.constantFrom(...(names.length ? names : ['q'])))
     .map(([q, name]) => ({ query: q.replaceAll('P', name), what: [`query raw ${short(q.replaceAll('P', name), 60)}`] }));
-  const queryArb = names.length ? fc.oneof({ weight: 4, arbitrary: pairsArb }, { weight: 1, arbitrary: rawQueryArb }) : fc.oneof({ weight: 5, arbitrary: fc.constant({ query: '', what: [] as string[] }) }, { weight: 1, arbitrary: rawQueryArb });
+  const queryArb = names.length
+    ? fc.oneof({ weight: 4, arbitrary: pairsArb }, { weight: 1, arbitrary: rawQueryArb })
+    : fc.oneof({ weight: 5, arbitrary: fc.constant({ query: '', what: [] as string[] }) }, { weight: 1, arbitrary: rawQueryArb });
 
   // Headers: the idempotency key, from its schema (header-safe) or overlong.
   const headersArb = op.headers.some((h) => h.name === 'idempotency-key')
-    ? fc.option(fc.oneof(
-      fc.string({ minLength: 1, maxLength: 40, unit: fc.constantFrom(...'abcdefghijklmnopqrstuvwxyz0123456789-_.:') }).map((k) => ({ h: { 'idempotency-key': k }, what: [] as string[] })),
-      fc.constantFrom('x'.repeat(300), '\u00e9\u00ff', ' ').map((k) => ({ h: { 'idempotency-key': k }, what: [`idempotency-key ${describeValue(k, 20)}`] })),
-    ), { freq: 2 }).map((x) => x ?? { h: {}, what: [] as string[] })
+    ? fc
+        .option(
+          fc.oneof(
+            fc
+              .string({ minLength: 1, maxLength: 40, unit: fc.constantFrom(...'abcdefghijklmnopqrstuvwxyz0123456789-_.:') })
+              .map((k) => ({ h: { 'idempotency-key': k }, what: [] as string[] })),
+            fc
+              .constantFrom('x'.repeat(300), '\u00e9\u00ff', ' ')
+              .map((k) => ({ h: { 'idempotency-key': k }, what: [`idempotency-key ${describeValue(k, 20)}`] })),
+          ),
+          { freq: 2 },
+        )
+        .map((x) => x ?? { h: {}, what: [] as string[] })
     : fc.constant({ h: {} as Record<string, string>, what: [] as string[] });
 
   // Body.
@@ -487,8 +662,13 @@ function generatorFor(op: Operation, schemas: SchemaArbitraries, hints: SchemaHi
       options.push({
         weight: 1,
         arbitrary: fc.tuple(valid, fc.option(fc.constantFrom(...HOSTILE_STRINGS))).map(([v, bad]) => {
-          const pairs = Object.entries((v ?? {}) as Record<string, unknown>).map(([k, x]) => `${encodeLoose(k)}=${encodeLoose(bad ?? stringify(x))}`);
-          return { body: rawBody(pairs.join('&'), 'application/x-www-form-urlencoded'), what: [bad === null ? 'urlencoded' : `urlencoded, every value ${describeValue(bad)}`] };
+          const pairs = Object.entries((v ?? {}) as Record<string, unknown>).map(
+            ([k, x]) => `${encodeLoose(k)}=${encodeLoose(bad ?? stringify(x))}`,
+          );
+          return {
+            body: rawBody(pairs.join('&'), 'application/x-www-form-urlencoded'),
+            what: [bad === null ? 'urlencoded' : `urlencoded, every value ${describeValue(bad)}`],
+          };
         }),
       });
     }
@@ -496,11 +676,31 @@ function generatorFor(op: Operation, schemas: SchemaArbitraries, hints: SchemaHi
   } else if (op.multipart) {
     const props = Object.entries<JsonSchema>(op.multipart.properties ?? {});
     const fileFields = props.filter(([, s]) => s.format === 'binary').map(([k]) => k);
-    const fieldArbs = props.filter(([, s]) => s.format !== 'binary')
-      .map(([k, s]) => fc.option(fc.oneof({ weight: 4, arbitrary: schemas.property(k, s).map(stringify) }, { weight: 1, arbitrary: fc.constantFrom(...HOSTILE_STRINGS) }), { freq: 2 }).map((v) => [k, v] as const));
-    const fieldsSample = props.filter(([, s]) => s.format !== 'binary').map(([k, s]) => [k, stringify(preferred(k, s))] as [string, string]);
+    const fieldArbs = props
+      .filter(([, s]) => s.format !== 'binary')
+      .map(([k, s]) =>
+        fc
+          .option(
+            fc.oneof(
+              { weight: 4, arbitrary: schemas.property(k, s).map(stringify) },
+              { weight: 1, arbitrary: fc.constantFrom(...HOSTILE_STRINGS) },
+            ),
+            { freq: 2 },
+          )
+          .map((v) => [k, v] as const),
+      );
+    const fieldsSample = props
+      .filter(([, s]) => s.format !== 'binary')
+      .map(([k, s]) => [k, stringify(preferred(k, s))] as [string, string]);
     hostileBodies = hostileMultipartBodies(fieldsSample);
-    const generated = fc.tuple(fc.tuple(...fieldArbs), fc.array(fc.tuple(fc.constantFrom(...(fileFields.length ? fileFields : ['file'])), filenames, fileContents), { minLength: 0, maxLength: 2 }))
+    const generated = fc
+      .tuple(
+        fc.tuple(...fieldArbs),
+        fc.array(fc.tuple(fc.constantFrom(...(fileFields.length ? fileFields : ['file'])), filenames, fileContents), {
+          minLength: 0,
+          maxLength: 2,
+        }),
+      )
       .map(([fields, files]) => {
         const parts: MultipartPart[] = [
           ...fields.flatMap(([k, v]) => (v === null ? [] : [{ name: k, data: v }])),
@@ -510,9 +710,20 @@ function generatorFor(op: Operation, schemas: SchemaArbitraries, hints: SchemaHi
         const what = files.length ? files.map(([, f, c]) => `file ${describeValue(f, 40)} (${c.kind})`) : ['no file'];
         return { body: rawBody(body, contentType), what };
       });
-    const vb = multipartBody([...fieldsSample.map(([name, data]) => ({ name, data })), ...(fileFields.length ? fileFields : ['file']).map((name) => ({ name, filename: 'fuzz.png', contentType: 'image/png', data: TINY_PNG }))]);
+    const vb = multipartBody([
+      ...fieldsSample.map(([name, data]) => ({ name, data })),
+      ...(fileFields.length ? fileFields : ['file']).map((name) => ({
+        name,
+        filename: 'fuzz.png',
+        contentType: 'image/png',
+        data: TINY_PNG,
+      })),
+    ]);
     validBody = rawBody(vb.body, vb.contentType);
-    bodyArb = fc.oneof({ weight: 3, arbitrary: generated }, { weight: 1, arbitrary: fc.constantFrom(...hostileBodies).map(([what, body]) => ({ body, what: [what] })) });
+    bodyArb = fc.oneof(
+      { weight: 3, arbitrary: generated },
+      { weight: 1, arbitrary: fc.constantFrom(...hostileBodies).map(([what, body]) => ({ body, what: [what] })) },
+    );
   } else if (op.method !== 'GET') {
     // No body declared: a stray one must not matter.
     hostileBodies = [
@@ -520,13 +731,21 @@ function generatorFor(op: Operation, schemas: SchemaArbitraries, hints: SchemaHi
       ['stray 10k-deep JSON body', rawBody(DEEP_ARRAY.text, 'application/json')],
       ['stray text body', rawBody('hello', 'text/plain')],
     ];
-    bodyArb = fc.oneof({ weight: 4, arbitrary: fc.constant({ what: [] as string[] }) }, { weight: 1, arbitrary: fc.constantFrom(...hostileBodies).map(([what, body]) => ({ body, what: [what] })) });
+    bodyArb = fc.oneof(
+      { weight: 4, arbitrary: fc.constant({ what: [] as string[] }) },
+      { weight: 1, arbitrary: fc.constantFrom(...hostileBodies).map(([what, body]) => ({ body, what: [what] })) },
+    );
   } else {
     bodyArb = fc.constant({ what: [] as string[] });
   }
 
-  const arbitrary = fc.record({ p: pathArb, q: queryArb, h: headersArb, b: bodyArb })
-    .map(({ p, q, h, b }): FuzzCase => ({ what: ['generated', ...p.what, ...q.what, ...h.what, ...b.what], path: p.path, query: q.query, headers: h.h, body: b.body }));
+  const arbitrary = fc.record({ p: pathArb, q: queryArb, h: headersArb, b: bodyArb }).map(({ p, q, h, b }): FuzzCase => ({
+    what: ['generated', ...p.what, ...q.what, ...h.what, ...b.what],
+    path: p.path,
+    query: q.query,
+    headers: h.h,
+    body: b.body,
+  }));
 
   // The fixed cases, run first whatever CMS_FUZZ_RUNS says.
   const realOr = (p: Param, i: number) => {
@@ -534,16 +753,39 @@ function generatorFor(op: Operation, schemas: SchemaArbitraries, hints: SchemaHi
     return real.length ? encodeLoose(real[0]!, p.wildcard) : encodeLoose(stringify(sample(schemas.of(p.schema), i)), p.wildcard) || 'x';
   };
   const basePath = buildPath(op, new Map(op.pathParams.map((p, i) => [p.name, realOr(p, i)])));
-  const baseQuery = op.query.filter((q) => q.required).map((q) => `${encodeLoose(q.name)}=${encodeLoose(stringify(preferred(q.name, q.schema)))}`).join('&');
-  const examples: FuzzCase[] = [{ what: ['valid sample (real ids where known)'], path: basePath, query: baseQuery, headers: {}, body: validBody }];
-  const hostileSegs = ['%00', '%ED%A0%80', '%FF%FE', '%', encodeLoose('a\u0001\u001b\u007f'), '..%2F..%2Fetc%2Fpasswd', 'x'.repeat(8000), '18446744073709551616'];
+  const baseQuery = op.query
+    .filter((q) => q.required)
+    .map((q) => `${encodeLoose(q.name)}=${encodeLoose(stringify(preferred(q.name, q.schema)))}`)
+    .join('&');
+  const examples: FuzzCase[] = [
+    { what: ['valid sample (real ids where known)'], path: basePath, query: baseQuery, headers: {}, body: validBody },
+  ];
+  const hostileSegs = [
+    '%00',
+    '%ED%A0%80',
+    '%FF%FE',
+    '%',
+    encodeLoose('a\u0001\u001b\u007f'),
+    '..%2F..%2Fetc%2Fpasswd',
+    'x'.repeat(8000),
+    '18446744073709551616',
+  ];
   if (op.pathParams.length) {
     for (const seg of hostileSegs) {
-      examples.push({ what: [`every path param = raw ${short(seg, 30)}`], path: buildPath(op, new Map(op.pathParams.map((p) => [p.name, seg]))), query: baseQuery, headers: {}, body: validBody });
+      examples.push({
+        what: [`every path param = raw ${short(seg, 30)}`],
+        path: buildPath(op, new Map(op.pathParams.map((p) => [p.name, seg]))),
+        query: baseQuery,
+        headers: {},
+        body: validBody,
+      });
       if (op.pathParams.length > 1) {
         const last = op.pathParams[op.pathParams.length - 1]!;
         examples.push({
-          what: [`${last.name} = raw ${short(seg, 30)} (others real)`], query: baseQuery, headers: {}, body: validBody,
+          what: [`${last.name} = raw ${short(seg, 30)} (others real)`],
+          query: baseQuery,
+          headers: {},
+          body: validBody,
           path: buildPath(op, new Map(op.pathParams.map((p, i) => [p.name, p === last ? seg : realOr(p, i)]))),
         });
       }
@@ -551,14 +793,35 @@ function generatorFor(op: Operation, schemas: SchemaArbitraries, hints: SchemaHi
   }
   if (op.pathParams.some((p) => p.wildcard)) {
     for (const rest of ['assets/missing.js', 'a/%2e%2e/%2e%2e/etc/passwd', 'a//b', 'thumbs/%00.png', `${'d/'.repeat(500)}f`]) {
-      examples.push({ what: [`wildcard = raw ${short(rest, 40)}`], path: buildPath(op, new Map(op.pathParams.map((p) => [p.name, p.wildcard ? rest : 'x']))), query: baseQuery, headers: {}, body: validBody });
+      examples.push({
+        what: [`wildcard = raw ${short(rest, 40)}`],
+        path: buildPath(op, new Map(op.pathParams.map((p) => [p.name, p.wildcard ? rest : 'x']))),
+        query: baseQuery,
+        headers: {},
+        body: validBody,
+      });
     }
   }
   if (op.query.length) {
-    const rawQs = ['P[]=1&P[]=2', 'P=%ED%A0%80', 'P=a%00b', 'P=1e308', 'P=NaN', 'P=18446744073709551616', 'P[a]=1', `P=${'x'.repeat(8000)}`];
+    const rawQs = [
+      'P[]=1&P[]=2',
+      'P=%ED%A0%80',
+      'P=a%00b',
+      'P=1e308',
+      'P=NaN',
+      'P=18446744073709551616',
+      'P[a]=1',
+      `P=${'x'.repeat(8000)}`,
+    ];
     rawQs.forEach((q, i) => {
       const name = names[i % names.length]!;
-      examples.push({ what: [`query raw ${short(q.replaceAll('P', name), 40)}`], path: basePath, query: q.replaceAll('P', name), headers: {}, body: validBody });
+      examples.push({
+        what: [`query raw ${short(q.replaceAll('P', name), 40)}`],
+        path: basePath,
+        query: q.replaceAll('P', name),
+        headers: {},
+        body: validBody,
+      });
     });
   }
   for (const [what, body] of hostileBodies) examples.push({ what: [what], path: basePath, query: baseQuery, headers: {}, body });
@@ -589,8 +852,12 @@ const INTERNAL_IN_BODY = /"(code|error)"\s*:\s*"INTERNAL_ERROR"/;
 
 function describeCase(op: Operation, c: FuzzCase): string {
   const url = short(`${c.path}${c.query ? `?${c.query}` : ''}`, 200);
-  const headers = Object.entries(c.headers).map(([k, v]) => `${k}: ${short(v, 30)}`).join(', ');
-  const body = c.body ? ` [${c.body.contentType ?? 'no content-type'}${c.body.extraHeaders ? `, ${JSON.stringify(c.body.extraHeaders)}` : ''}] ${c.body.show}` : '';
+  const headers = Object.entries(c.headers)
+    .map(([k, v]) => `${k}: ${short(v, 30)}`)
+    .join(', ');
+  const body = c.body
+    ? ` [${c.body.contentType ?? 'no content-type'}${c.body.extraHeaders ? `, ${JSON.stringify(c.body.extraHeaders)}` : ''}] ${c.body.show}`
+    : '';
   return `${op.method} ${url}${headers ? ` {${headers}}` : ''}${body} — ${c.what.join('; ')}`;
 }
 
@@ -601,7 +868,11 @@ class Judge {
   readonly trace: string[] = [];
   private readonly catalogue: Map<string, number>;
 
-  constructor(private readonly t: TestKernel, private readonly db: string, doc: any) {
+  constructor(
+    private readonly t: TestKernel,
+    private readonly db: string,
+    doc: any,
+  ) {
     this.catalogue = new Map((doc['x-error-catalogue'] ?? []).map((e: { code: string; status: number }) => [e.code, e.status]));
   }
 
@@ -610,15 +881,24 @@ class Judge {
     const named = requestId ? this.t.logs.filter((l) => l.includes(requestId)) : [];
     const lines = named.length ? named : this.t.logs.slice(since);
     if (!lines.length) return undefined;
-    return lines.map((l) => {
-      try {
-        const o = JSON.parse(l);
-        const err = o.err ?? o.error ?? {};
-        return short(`${o.msg ?? ''}: ${err.type ?? ''} ${err.message ?? ''} ${String(err.stack ?? '').split('\n').slice(1, 5).map((s) => s.trim()).join(' | ')}`, 900);
-      } catch {
-        return short(l, 600);
-      }
-    }).join(' || ');
+    return lines
+      .map((l) => {
+        try {
+          const o = JSON.parse(l);
+          const err = o.err ?? o.error ?? {};
+          return short(
+            `${o.msg ?? ''}: ${err.type ?? ''} ${err.message ?? ''} ${String(err.stack ?? '')
+              .split('\n')
+              .slice(1, 5)
+              .map((s) => s.trim())
+              .join(' | ')}`,
+            900,
+          );
+        } catch {
+          return short(l, 600);
+        }
+      })
+      .join(' || ');
   }
 
   async send(op: Operation, c: FuzzCase, identity: Identity): Promise<void> {
@@ -635,25 +915,60 @@ class Judge {
     const started = performance.now();
     const logsBefore = this.t.logs.length;
     try {
-      res = await fetch(url, { method: op.method, headers, body: c.body?.data as RequestInit['body'], redirect: 'manual', signal: AbortSignal.timeout(TIMEOUT_MS) });
+      res = await fetch(url, {
+        method: op.method,
+        headers,
+        body: c.body?.data as RequestInit['body'],
+        redirect: 'manual',
+        signal: AbortSignal.timeout(TIMEOUT_MS),
+      });
       status = res.status;
       text = await res.text();
     } catch (err) {
       const e = err as Error & { cause?: Error & { code?: string } };
       if (e.name === 'TimeoutError' || e.name === 'AbortError') {
-        this.problems.push({ ...base, kind: 'hang', detail: `no complete answer within ${TIMEOUT_MS} ms${status ? ` (status ${status} came, the body did not end)` : ''}`, status, response: '' });
+        this.problems.push({
+          ...base,
+          kind: 'hang',
+          detail: `no complete answer within ${TIMEOUT_MS} ms${status ? ` (status ${status} came, the body did not end)` : ''}`,
+          status,
+          response: '',
+        });
         return;
       }
       if (e instanceof TypeError && !e.cause) throw err; // a bad request built by this test, not the server's fault
-      this.problems.push({ ...base, kind: 'connection', detail: `${e.message}: ${e.cause?.code ?? ''} ${e.cause?.message ?? ''} after ${Math.round(performance.now() - started)} ms`, status, response: '' });
+      this.problems.push({
+        ...base,
+        kind: 'connection',
+        detail: `${e.message}: ${e.cause?.code ?? ''} ${e.cause?.message ?? ''} after ${Math.round(performance.now() - started)} ms`,
+        status,
+        response: '',
+      });
       return;
     }
     this.statuses.set(status, (this.statuses.get(status) ?? 0) + 1);
-    if (TRACE) this.trace.push(JSON.stringify({ op: op.title, identity: who, status, ms: Math.round(performance.now() - started), what: c.what.join('; '), answer: short(text, 200) }));
+    if (TRACE)
+      this.trace.push(
+        JSON.stringify({
+          op: op.title,
+          identity: who,
+          status,
+          ms: Math.round(performance.now() - started),
+          what: c.what.join('; '),
+          answer: short(text, 200),
+        }),
+      );
     const requestId = res.headers.get('x-request-id') ?? undefined;
-    const problem = (kind: Problem['kind'], detail: string) => this.problems.push({
-      ...base, kind, detail, status, response: short(text.replace(/\s+/g, ' '), 300), requestId, serverLog: kind === 'server error' ? this.serverLog(requestId, logsBefore) : undefined,
-    });
+    const problem = (kind: Problem['kind'], detail: string) =>
+      this.problems.push({
+        ...base,
+        kind,
+        detail,
+        status,
+        response: short(text.replace(/\s+/g, ' '), 300),
+        requestId,
+        serverLog: kind === 'server error' ? this.serverLog(requestId, logsBefore) : undefined,
+      });
     let json: any;
     try {
       json = JSON.parse(text);
@@ -668,10 +983,15 @@ class Judge {
       // A 500 in disguise: a GraphQL execution error or a stream event carrying INTERNAL_ERROR.
       const graphqlInternal = Array.isArray(json?.errors) && json.errors.some((e: any) => e?.extensions?.code === 'INTERNAL_ERROR');
       const streamInternal = /event-stream/.test(res.headers.get('content-type') ?? '') && INTERNAL_IN_BODY.test(text);
-      if (graphqlInternal || streamInternal) problem('server error', `${status} carrying INTERNAL_ERROR (${graphqlInternal ? 'a GraphQL error' : 'a stream event'})`);
+      if (graphqlInternal || streamInternal)
+        problem('server error', `${status} carrying INTERNAL_ERROR (${graphqlInternal ? 'a GraphQL error' : 'a stream event'})`);
     }
     if (STACK_FRAME.test(text)) problem('stack trace', `stack frame in the body: ${short(STACK_FRAME.exec(text)![0], 120)}`);
-    else if (status >= 300 && FILE_PATH.test(text)) problem('file path', `file path in a ${status} body: ${short(text.slice(Math.max(0, text.search(FILE_PATH) - 40), text.search(FILE_PATH) + 60), 120)}`);
+    else if (status >= 300 && FILE_PATH.test(text))
+      problem(
+        'file path',
+        `file path in a ${status} body: ${short(text.slice(Math.max(0, text.search(FILE_PATH) - 40), text.search(FILE_PATH) + 60), 120)}`,
+      );
 
     // Node's HTTP parser answers an over-long request head (16 KiB) with a bare 431 before Koa sees it.
     const nodeRefusal = status === 431 && url.length > 15 * 1024;
@@ -682,16 +1002,20 @@ class Judge {
   }
 
   private shapeProblem(op: Operation, status: number, body: any): string | null {
-    if (body === undefined || body === null || typeof body !== 'object' || Array.isArray(body)) return `${status} body is not a JSON object`;
+    if (body === undefined || body === null || typeof body !== 'object' || Array.isArray(body))
+      return `${status} body is not a JSON object`;
     // GraphQL documents its refusals before execution as `{errors}` (GraphQL over HTTP).
     if (op.plugin === 'graphql' && Array.isArray(body.errors) && body.errors.every((e: any) => typeof e?.message === 'string')) return null;
     if (op.errorShape === 'message') {
       return typeof body.message === 'string' && body.message ? null : `${status} without the {message} shape this route declares`;
     }
     if (op.errorShape === 'form') {
-      return body.success === false && typeof body.error === 'string' && typeof body.code === 'string' ? null : `${status} without the form shape {success:false, error, code}`;
+      return body.success === false && typeof body.error === 'string' && typeof body.code === 'string'
+        ? null
+        : `${status} without the form shape {success:false, error, code}`;
     }
-    if (body.success !== false || typeof body.error !== 'string' || typeof body.message !== 'string') return `${status} without {success:false, error, message}`;
+    if (body.success !== false || typeof body.error !== 'string' || typeof body.message !== 'string')
+      return `${status} without {success:false, error, message}`;
     if (!CODE.test(body.error)) return `${status} error "${short(body.error, 60)}" is not a CODE`;
     const documented = this.catalogue.get(body.error);
     if (documented === undefined) return `${status} ${body.error} is not in the error catalogue`;
@@ -713,11 +1037,13 @@ function groupReport(problems: Problem[]): string {
     const key = `${p.kind} | ${p.operation} | ${p.detail.replace(/\d+ ms/, '').slice(0, 80)}`;
     groups.set(key, [...(groups.get(key) ?? []), p]);
   }
-  return [...groups.entries()].map(([key, list]) => {
-    const first = list[0]!;
-    const who = [...new Set(list.map((p) => p.identity))].join('/');
-    return `- ${key} (${list.length}x, as ${who})\n    input: ${short(first.input, 700)}\n    answer: ${first.status} ${first.response}${first.serverLog ? `\n    server log: ${first.serverLog}` : ''}`;
-  }).join('\n');
+  return [...groups.entries()]
+    .map(([key, list]) => {
+      const first = list[0]!;
+      const who = [...new Set(list.map((p) => p.identity))].join('/');
+      return `- ${key} (${list.length}x, as ${who})\n    input: ${short(first.input, 700)}\n    answer: ${first.status} ${first.response}${first.serverLog ? `\n    server log: ${first.serverLog}` : ''}`;
+    })
+    .join('\n');
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -732,9 +1058,15 @@ for (const variant of DB_VARIANTS) {
       this.timeout(180_000);
       requireVariant(this, variant);
       t = await startTestKernel({
-        db: variant.name, setup: true, captureLogs: 'error',
+        db: variant.name,
+        setup: true,
+        captureLogs: 'error',
         plugins: [fixturePlugin('test-identity')],
-        config: { plugins: { options: { auth: { bcryptRounds: 4 }, setup: { admin: { email: 'fuzz-admin@example.com', password: 'fuzz admin password' } } } } },
+        config: {
+          plugins: {
+            options: { auth: { bcryptRounds: 4 }, setup: { admin: { email: 'fuzz-admin@example.com', password: 'fuzz admin password' } } },
+          },
+        },
       });
       doc = await (await t.request('/api/openapi.json')).json();
     });
@@ -756,18 +1088,33 @@ for (const variant of DB_VARIANTS) {
         const seed = (SEED ^ hash32(op.id)) >>> 0;
         const hints = fixtures.hints(op);
         const { arbitrary, examples } = generatorFor(op, new SchemaArbitraries(doc, hints), hints, fixtures, seed);
-        await fc.check(fc.asyncProperty(arbitrary, async (c) => {
-          for (const identity of IDENTITIES) await judge.send(op, c, identity);
-          return true;
-        }), { seed, numRuns: examples.length + RUNS, examples: examples.map((e) => [e]) });
+        await fc.check(
+          fc.asyncProperty(arbitrary, async (c) => {
+            for (const identity of IDENTITIES) await judge.send(op, c, identity);
+            return true;
+          }),
+          { seed, numRuns: examples.length + RUNS, examples: examples.map((e) => [e]) },
+        );
         dirty = op.method !== 'GET';
         timings.push([op.title, performance.now() - opStarted]);
-        if (LONG_MODE) console.log(`      ${op.title}: ${examples.length + RUNS} cases, ${Math.round(performance.now() - opStarted)} ms, ${judge.problems.length} problems so far`);
+        if (LONG_MODE)
+          console.log(
+            `      ${op.title}: ${examples.length + RUNS} cases, ${Math.round(performance.now() - opStarted)} ms, ${judge.problems.length} problems so far`,
+          );
       }
       const seconds = ((performance.now() - started) / 1000).toFixed(1);
-      const statuses = [...judge.statuses.entries()].sort((a, b) => a[0] - b[0]).map(([s, n]) => `${s}:${n}`).join(' ');
-      const slowest = timings.sort((a, b) => b[1] - a[1]).slice(0, 3).map(([o, ms]) => `${o} ${Math.round(ms)} ms`).join(', ');
-      console.log(`      ${ops.length} operations, ${judge.requests} requests in ${seconds} s (seed ${SEED}); statuses ${statuses}; slowest: ${slowest}`);
+      const statuses = [...judge.statuses.entries()]
+        .sort((a, b) => a[0] - b[0])
+        .map(([s, n]) => `${s}:${n}`)
+        .join(' ');
+      const slowest = timings
+        .sort((a, b) => b[1] - a[1])
+        .slice(0, 3)
+        .map(([o, ms]) => `${o} ${Math.round(ms)} ms`)
+        .join(', ');
+      console.log(
+        `      ${ops.length} operations, ${judge.requests} requests in ${seconds} s (seed ${SEED}); statuses ${statuses}; slowest: ${slowest}`,
+      );
       const dir = join(PROJECT_ROOT, 'test-output');
       if (TRACE) {
         mkdirSync(dir, { recursive: true });
@@ -777,7 +1124,9 @@ for (const variant of DB_VARIANTS) {
         mkdirSync(dir, { recursive: true });
         const file = join(dir, `openapi-fuzz-${variant.name}.json`);
         writeFileSync(file, JSON.stringify({ seed: SEED, runs: RUNS, db: variant.name, problems: judge.problems }, null, 2));
-        expect.fail(`${judge.problems.length} problems (seed ${SEED}: reproduce with CMS_FUZZ_SEED=${SEED} CMS_FUZZ_RUNS=${RUNS}${ONLY ? ` CMS_FUZZ_ONLY=${ONLY}` : ''}; all of them in ${file}):\n${groupReport(judge.problems)}`);
+        expect.fail(
+          `${judge.problems.length} problems (seed ${SEED}: reproduce with CMS_FUZZ_SEED=${SEED} CMS_FUZZ_RUNS=${RUNS}${ONLY ? ` CMS_FUZZ_ONLY=${ONLY}` : ''}; all of them in ${file}):\n${groupReport(judge.problems)}`,
+        );
       }
     });
   });

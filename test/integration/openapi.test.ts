@@ -9,7 +9,9 @@ describe('OpenAPI document', function () {
   let t: TestKernel;
   let doc: any;
   before(async function () {
-    t = await startTestKernel({ plugins: [fixturePlugin('test-identity'), fixturePlugin('test-echo'), join(PROJECT_ROOT, 'examples', 'hello-plugin')] });
+    t = await startTestKernel({
+      plugins: [fixturePlugin('test-identity'), fixturePlugin('test-echo'), join(PROJECT_ROOT, 'examples', 'hello-plugin')],
+    });
     const res = await t.request('/api/openapi.json');
     expect(res.status).to.equal(200);
     doc = await res.json();

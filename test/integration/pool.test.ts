@@ -56,7 +56,8 @@ describe('worker pool', function () {
     const emptyFile = join(dir, 'empty.bin');
     writeFileSync(emptyFile, '');
     expect(await pool.sha256File(emptyFile)).to.deep.equal({
-      ok: true, value: { sha256: 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855', size: 0 },
+      ok: true,
+      value: { sha256: 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855', size: 0 },
     });
   });
 

@@ -29,7 +29,11 @@ describe('rate limiter client cookie (RATE_LIMIT_SECRET)', function () {
   /** One wrong sign-in from a browser holding `cookie` (none: a new browser). */
   const attempt = (cookie?: string) => {
     ipCount++;
-    return t.request('/api/user/login', { method: 'POST', headers: cookie ? { cookie } : {}, json: { email: 'nobody@example.com', password: 'wrong password' } });
+    return t.request('/api/user/login', {
+      method: 'POST',
+      headers: cookie ? { cookie } : {},
+      json: { email: 'nobody@example.com', password: 'wrong password' },
+    });
   };
 
   it('gives a new browser a cookie signed with RATE_LIMIT_SECRET, not with the session secret', async () => {
@@ -38,7 +42,9 @@ describe('rate limiter client cookie (RATE_LIMIT_SECRET)', function () {
     const [id, signature] = clientCookie(res)!;
     expect(signature).to.equal(signWith('the-rate-limit-secret', id));
     expect(signature).to.not.equal(signWith('the-session-signing-secret', id));
-    expect(res.headers.getSetCookie().find((c) => c.startsWith('rl_client='))).to.match(/HttpOnly/i).and.match(/SameSite=Lax/i);
+    expect(res.headers.getSetCookie().find((c) => c.startsWith('rl_client=')))
+      .to.match(/HttpOnly/i)
+      .and.match(/SameSite=Lax/i);
   });
 
   it('falls back to the JWT key plus a suffix when RATE_LIMIT_SECRET is unset', async () => {
@@ -78,7 +84,13 @@ describe('rate limiter client cookie (RATE_LIMIT_SECRET)', function () {
     const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
     const paddingFlip = signature.slice(0, -1) + alphabet[alphabet.indexOf(signature.at(-1)!) ^ 1];
     expect(Buffer.from(paddingFlip, 'base64url')).to.deep.equal(Buffer.from(signature, 'base64url'));
-    for (const forged of [`${id}.${signWith('the-session-signing-secret', id)}`, `${id}.${paddingFlip}`, `${id}.AAAA`, `${id}`, 'garbage']) {
+    for (const forged of [
+      `${id}.${signWith('the-session-signing-secret', id)}`,
+      `${id}.${paddingFlip}`,
+      `${id}.AAAA`,
+      `${id}`,
+      'garbage',
+    ]) {
       const res = await attempt(`rl_client=${forged}`);
       expect(res.status, forged).to.equal(401);
       const fresh = clientCookie(res);

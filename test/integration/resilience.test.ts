@@ -24,7 +24,13 @@ async function within<T>(promise: Promise<T>, ms: number): Promise<'settled' | '
   const timeout = new Promise<'timeout'>((resolve) => {
     timer = setTimeout(() => resolve('timeout'), ms);
   });
-  const outcome = await Promise.race([promise.then(() => 'settled' as const, () => 'settled' as const), timeout]);
+  const outcome = await Promise.race([
+    promise.then(
+      () => 'settled' as const,
+      () => 'settled' as const,
+    ),
+    timeout,
+  ]);
   clearTimeout(timer);
   return outcome;
 }
@@ -45,7 +51,15 @@ describe('resilience', function () {
       const logger = createLogger('silent');
       const client = createRedisClient(REDIS_URL);
       await client.connect();
-      const optionsA = { enabled: true, points: 600, durationSeconds: 60, prefix, logger, redis: null as RedisClientType | null, secrets: {} };
+      const optionsA = {
+        enabled: true,
+        points: 600,
+        durationSeconds: 60,
+        prefix,
+        logger,
+        redis: null as RedisClientType | null,
+        secrets: {},
+      };
       const optionsB = { ...optionsA };
       const [a, b] = [rateLimiter(optionsA), rateLimiter(optionsB)];
       const route = { path: '/api/open/limited', rateLimit: { points: 2, durationSeconds: 60 } };
@@ -73,12 +87,19 @@ describe('resilience', function () {
 
     it('keeps answering while Redis is down, reports it, and still shuts down', async function () {
       const port = await freePort();
-      const redis: ChildProcess = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+      const redis: ChildProcess = spawn(
+        'redis-server',
+        ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+        { stdio: 'ignore' },
+      );
       try {
         const url = `redis://127.0.0.1:${port}`;
         for (let i = 0; i < 100; i++) {
           const probe = createRedisClient(url);
-          const up = await probe.connect().then(() => true, () => false);
+          const up = await probe.connect().then(
+            () => true,
+            () => false,
+          );
           await closeRedis(probe);
           if (up) break;
           await sleep(50);
@@ -134,6 +155,11 @@ describe('resilience', function () {
     expect(t.kernel.phase).to.equal('IDLE');
     const history = t.kernel.loader.describe().map((r) => `${r.id}:${r.state}`);
     expect(history).to.include.members(['test-echo:closed', 'test-lifecycle:closed']);
-    expect(await get(`${url}/api/health`).then(() => 'answered', () => 'refused')).to.equal('refused');
+    expect(
+      await get(`${url}/api/health`).then(
+        () => 'answered',
+        () => 'refused',
+      ),
+    ).to.equal('refused');
   });
 });

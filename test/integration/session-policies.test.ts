@@ -20,10 +20,19 @@ describe('session policies', function () {
   async function setUp(auth: Record<string, unknown>, extra: Record<string, unknown> = {}) {
     const t = await kernelWith(auth, extra);
     kernels.push(t);
-    await t.kernel.container.resolve<{ create(i: object): Promise<unknown> }>('users').create({ email: 'p@example.com', password: PASSWORD, role: 'viewer' });
+    await t.kernel.container
+      .resolve<{ create(i: object): Promise<unknown> }>('users')
+      .create({ email: 'p@example.com', password: PASSWORD, role: 'viewer' });
     const login = async (userAgent: string, headers: Record<string, string> = {}) =>
-      cookie(await t.request('/api/user/login', { method: 'POST', json: { email: 'p@example.com', password: PASSWORD }, headers: { 'user-agent': userAgent, ...headers } }))!;
-    const alive = async (c: string) => (await t.request('/api/user/me', { headers: { cookie: c, 'user-agent': 'probe' }, method: 'GET' })).status === 200;
+      cookie(
+        await t.request('/api/user/login', {
+          method: 'POST',
+          json: { email: 'p@example.com', password: PASSWORD },
+          headers: { 'user-agent': userAgent, ...headers },
+        }),
+      )!;
+    const alive = async (c: string) =>
+      (await t.request('/api/user/me', { headers: { cookie: c, 'user-agent': 'probe' }, method: 'GET' })).status === 200;
     return { t, login, alive };
   }
 
@@ -40,7 +49,9 @@ describe('session policies', function () {
     const a = await login('a');
     const b = await login('b');
     // Make a the most recently active one, then a third sign-in must evict b.
-    await t.kernel.sequelize.query('UPDATE auth_sessions SET last_active_at = last_active_at + 5000 WHERE user_agent = ?', { replacements: ['a'] });
+    await t.kernel.sequelize.query('UPDATE auth_sessions SET last_active_at = last_active_at + 5000 WHERE user_agent = ?', {
+      replacements: ['a'],
+    });
     const c = await login('c');
     expect(await alive(b)).to.equal(false);
     expect(await alive(a)).to.equal(true);
@@ -51,7 +62,9 @@ describe('session policies', function () {
     const { t, login } = await setUp({ sessionDevicePolicy: 'allow-multiple', sessionIdleHours: 1 });
     const idle = await login('idle');
     const active = await login('active');
-    await t.kernel.sequelize.query('UPDATE auth_sessions SET last_active_at = ? WHERE user_agent = ?', { replacements: [Date.now() - 2 * 3600e3, 'idle'] });
+    await t.kernel.sequelize.query('UPDATE auth_sessions SET last_active_at = ? WHERE user_agent = ?', {
+      replacements: [Date.now() - 2 * 3600e3, 'idle'],
+    });
     // A write request skips the in-process layer, so the database's idle time decides at once.
     const post = (c: string) => t.request('/api/user/logout', { method: 'POST', headers: { cookie: c } });
     expect((await post(idle)).status).to.equal(401);
@@ -62,10 +75,14 @@ describe('session policies', function () {
     const { t, login } = await setUp({ sessionDevicePolicy: 'allow-multiple' });
     await login('old');
     await login('new');
-    await t.kernel.sequelize.query('UPDATE auth_sessions SET expires_at = ? WHERE user_agent = ?', { replacements: [Date.now() - 1000, 'old'] });
+    await t.kernel.sequelize.query('UPDATE auth_sessions SET expires_at = ? WHERE user_agent = ?', {
+      replacements: [Date.now() - 1000, 'old'],
+    });
     const purged = await t.kernel.container.resolve<{ purgeExpired(): Promise<number> }>('sessions').purgeExpired();
     expect(purged).to.equal(1);
-    const rows = await t.kernel.sequelize.query<{ user_agent: string }>('SELECT user_agent FROM auth_sessions', { type: QueryTypes.SELECT });
+    const rows = await t.kernel.sequelize.query<{ user_agent: string }>('SELECT user_agent FROM auth_sessions', {
+      type: QueryTypes.SELECT,
+    });
     expect(rows.map((r) => r.user_agent)).to.deep.equal(['new']);
   });
 

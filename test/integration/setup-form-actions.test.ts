@@ -17,7 +17,8 @@ function runningForm(t: TestKernel): Record<string, string> {
 }
 
 /** Posts an HTML form (application/x-www-form-urlencoded) to a form action. */
-const submit = (t: TestKernel, action: string, fields: Record<string, string>) => t.request(`/setup?/${action}`, { method: 'POST', body: new URLSearchParams(fields) });
+const submit = (t: TestKernel, action: string, fields: Record<string, string>) =>
+  t.request(`/setup?/${action}`, { method: 'POST', body: new URLSearchParams(fields) });
 
 for (const variant of DB_VARIANTS) {
   describe(`setup form actions (${variant.name})`, function () {
@@ -55,7 +56,11 @@ for (const variant of DB_VARIANTS) {
       const unknown = await submit(t, 'dropEverything', {});
       expect(unknown.status).to.equal(404);
       expect(await unknown.json()).to.include({ success: false, code: 'NOT_FOUND' });
-      const text = await t.request('/setup?/testDatabase', { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'type=sqlite' });
+      const text = await t.request('/setup?/testDatabase', {
+        method: 'POST',
+        headers: { 'content-type': 'text/plain' },
+        body: 'type=sqlite',
+      });
       expect(text.status).to.equal(415);
       expect((await text.json()).success).to.equal(false);
     });
@@ -72,14 +77,24 @@ for (const variant of DB_VARIANTS) {
       }
       expect(setup).to.include({ seeded: true, progress: 100 });
 
-      const mismatch = await submit(t, 'completeSetup', { email: 'admin@example.com', password: 'a long enough password', confirmPassword: 'something else' });
+      const mismatch = await submit(t, 'completeSetup', {
+        email: 'admin@example.com',
+        password: 'a long enough password',
+        confirmPassword: 'something else',
+      });
       expect(mismatch.status).to.equal(400);
       expect(await mismatch.json()).to.include({ success: false, code: 'VALIDATION_ERROR' });
       const weak = await submit(t, 'completeSetup', { email: 'admin@example.com', password: 'short' });
       expect(weak.status).to.equal(400);
       expect((await weak.json()).error).to.match(/8 characters/);
 
-      const done = await submit(t, 'completeSetup', { username: 'chief', email: 'admin@example.com', password: 'a long enough password', confirmPassword: 'a long enough password', siteName: 'Acme' });
+      const done = await submit(t, 'completeSetup', {
+        username: 'chief',
+        email: 'admin@example.com',
+        password: 'a long enough password',
+        confirmPassword: 'a long enough password',
+        siteName: 'Acme',
+      });
       expect(done.status).to.equal(200);
       const body = await done.json();
       expect(body).to.include({ success: true, message: 'Setup complete' });
@@ -118,19 +133,32 @@ describe('setup with a database driver that is not installed', function () {
     root = tempDir('cms-nodriver-');
     mkdirSync(join(root, 'node_modules'));
     for (const entry of readdirSync(join(PROJECT_ROOT, 'node_modules'))) {
-      if (entry !== 'mariadb' && entry !== '.bin') symlinkSync(join(PROJECT_ROOT, 'node_modules', entry), join(root, 'node_modules', entry));
+      if (entry !== 'mariadb' && entry !== '.bin')
+        symlinkSync(join(PROJECT_ROOT, 'node_modules', entry), join(root, 'node_modules', entry));
     }
     symlinkSync(join(PROJECT_ROOT, 'package.json'), join(root, 'package.json'));
     symlinkSync(DIST_ROOT, join(root, 'dist'));
     const port = await freePort();
     url = `http://127.0.0.1:${port}`;
     child = spawn(process.execPath, ['--preserve-symlinks', '--preserve-symlinks-main', join(root, 'dist', 'kernel', 'cli.js'), 'start'], {
-      cwd: root, stdio: 'ignore',
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', CMS_DATA_DIR: join(root, 'data'), PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'silent', CMS_POOL_MAX_THREADS: '1' },
+      cwd: root,
+      stdio: 'ignore',
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? '',
+        CMS_DATA_DIR: join(root, 'data'),
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        LOG_LEVEL: 'silent',
+        CMS_POOL_MAX_THREADS: '1',
+      },
     });
     const deadline = Date.now() + 30000;
     for (;;) {
-      const up = await fetch(`${url}/api/health`).then((r) => r.ok, () => false);
+      const up = await fetch(`${url}/api/health`).then(
+        (r) => r.ok,
+        () => false,
+      );
       if (up) break;
       if (Date.now() > deadline || child.exitCode !== null) throw new Error('the instance without mariadb did not start');
       await sleep(100);
@@ -144,7 +172,8 @@ describe('setup with a database driver that is not installed', function () {
 
   it('test-db answers 400 DB_DRIVER_MISSING with the manualCommand; the form action {success: false, manualCommand}', async () => {
     const api = await fetch(`${url}/api/setup/test-db`, {
-      method: 'POST', headers: { 'content-type': 'application/json' },
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ type: 'mariadb', host: '127.0.0.1', port: 3306, database: 'test', username: 'root', password: '' }),
     });
     expect(api.status).to.equal(400);
@@ -152,11 +181,18 @@ describe('setup with a database driver that is not installed', function () {
     expect(body).to.include({ success: false, error: 'DB_DRIVER_MISSING', manualCommand: 'npm install mariadb@3' });
     expect(body.message).to.include('npm install mariadb@3');
 
-    const form = await fetch(`${url}/setup?/testDatabase`, { method: 'POST', body: new URLSearchParams({ type: 'mariadb', host: '127.0.0.1', port: '3306', name: 'test', user: 'root' }) });
+    const form = await fetch(`${url}/setup?/testDatabase`, {
+      method: 'POST',
+      body: new URLSearchParams({ type: 'mariadb', host: '127.0.0.1', port: '3306', name: 'test', user: 'root' }),
+    });
     expect(form.status).to.equal(400);
     expect(await form.json()).to.include({ success: false, manualCommand: 'npm install mariadb@3', code: 'DB_DRIVER_MISSING' });
 
-    const sqlite = await fetch(`${url}/api/setup/test-db`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ type: 'sqlite', database: 'cms.sqlite' }) });
+    const sqlite = await fetch(`${url}/api/setup/test-db`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ type: 'sqlite', database: 'cms.sqlite' }),
+    });
     expect(sqlite.status, 'the installed driver still works').to.equal(200);
   });
 });

@@ -41,7 +41,12 @@ for (const variant of DB_VARIANTS) {
     after(async () => t?.close());
 
     it('while incomplete: every other path redirects to /setup, which serves the wizard page', async function () {
-      expect((await (await t.request('/api/setup/status')).json()).data).to.deep.equal({ state: 'incomplete', dbValidated: false, seeded: false, complete: false });
+      expect((await (await t.request('/api/setup/status')).json()).data).to.deep.equal({
+        state: 'incomplete',
+        dbValidated: false,
+        seeded: false,
+        complete: false,
+      });
       for (const path of ['/api/user/me', '/api/system/plugins', '/', '/anything']) {
         const res = await t.request(path, { redirect: 'manual' });
         expect(res.status, path).to.equal(302);
@@ -66,7 +71,10 @@ for (const variant of DB_VARIANTS) {
       expect((await (await t.request('/api/setup/status')).json()).data.dbValidated).to.equal(true);
       const traversal = await t.request('/api/setup/test-db', { method: 'POST', json: { type: 'sqlite', database: '../../etc/passwd' } });
       expect(traversal.status).to.equal(400);
-      const refused = await t.request('/api/setup/test-db', { method: 'POST', json: { type: 'mariadb', host: '127.0.0.1', port: 1, database: 'x', username: 'root' } });
+      const refused = await t.request('/api/setup/test-db', {
+        method: 'POST',
+        json: { type: 'mariadb', host: '127.0.0.1', port: 1, database: 'x', username: 'root' },
+      });
       expect(refused.status).to.equal(400);
       const body = await refused.json();
       expect(body.error).to.equal('DB_CONNECTION_FAILED');
@@ -77,7 +85,10 @@ for (const variant of DB_VARIANTS) {
     });
 
     it('refuses to complete before seeding, and to seed a database it does not run on', async function () {
-      const early = await t.request('/api/setup/complete', { method: 'POST', json: { email: 'admin@example.com', password: 'long enough pw' } });
+      const early = await t.request('/api/setup/complete', {
+        method: 'POST',
+        json: { email: 'admin@example.com', password: 'long enough pw' },
+      });
       expect(early.status).to.equal(409);
       expect((await early.json()).error).to.equal('SETUP_NOT_SEEDED');
       const elsewhere = await t.request('/api/setup/seed-db', { method: 'POST', json: { type: 'sqlite', database: 'elsewhere.sqlite' } });
@@ -104,20 +115,39 @@ for (const variant of DB_VARIANTS) {
       expect(setup).to.not.have.property('error');
       const counts = await t.kernel.container.resolve<{ counts(): Promise<object> }>('settings').counts();
       expect(counts).to.deep.equal({ public: 53, private: 23 });
-      const collections = () => t.kernel.container.resolve<{ list(): Array<{ name: string }> }>('collections').list().map((c) => c.name);
+      const collections = () =>
+        t.kernel.container
+          .resolve<{ list(): Array<{ name: string }> }>('collections')
+          .list()
+          .map((c) => c.name);
       expect(collections(), 'the default collection models').to.include.members(['posts', 'pages']);
       const file = privateConfigPath(t.config.dataPath);
       expect(statSync(file).mode & 0o777).to.equal(0o600);
       expect(statSync(join(t.config.dataPath, 'private')).mode & 0o777).to.equal(0o700);
       const saved = JSON.parse(readFileSync(file, 'utf8'));
-      expect(Object.keys(saved).sort()).to.deep.equal(['DB_HOST', 'DB_NAME', 'DB_PASSWORD', 'DB_PORT', 'DB_TYPE', 'DB_USER', 'ENCRYPTION_KEY', 'JWT_SECRET_KEY', 'MULTI_TENANT']);
+      expect(Object.keys(saved).sort()).to.deep.equal([
+        'DB_HOST',
+        'DB_NAME',
+        'DB_PASSWORD',
+        'DB_PORT',
+        'DB_TYPE',
+        'DB_USER',
+        'ENCRYPTION_KEY',
+        'JWT_SECRET_KEY',
+        'MULTI_TENANT',
+      ]);
       expect(saved.DB_TYPE).to.equal(variant.name);
       expect(saved.JWT_SECRET_KEY).to.match(/^[0-9a-f]{64}$/);
-      expect(saved.ENCRYPTION_KEY).to.match(/^[0-9a-f]{64}$/).and.not.equal(saved.JWT_SECRET_KEY);
+      expect(saved.ENCRYPTION_KEY)
+        .to.match(/^[0-9a-f]{64}$/)
+        .and.not.equal(saved.JWT_SECRET_KEY);
       // Seeding again changes nothing: same secrets, no duplicate settings.
       await seedAndWait(t, runningTarget(t));
       expect(JSON.parse(readFileSync(file, 'utf8'))).to.deep.equal(saved);
-      expect(await t.kernel.container.resolve<{ counts(): Promise<object> }>('settings').counts()).to.deep.equal({ public: 53, private: 23 });
+      expect(await t.kernel.container.resolve<{ counts(): Promise<object> }>('settings').counts()).to.deep.equal({
+        public: 53,
+        private: 23,
+      });
       expect(collections().filter((n) => n === 'posts' || n === 'pages')).to.have.length(2);
       // The next start reads the secrets (and, when not configured otherwise, the database) from it.
       const next = loadConfig({ cwd: tempDir(), env: { CMS_DATA_DIR: t.config.dataPath } });
@@ -128,7 +158,10 @@ for (const variant of DB_VARIANTS) {
     it('complete creates the first admin, signs them in and closes setup', async function () {
       const weak = await t.request('/api/setup/complete', { method: 'POST', json: { email: 'admin@example.com', password: 'short' } });
       expect(weak.status).to.equal(400);
-      const done = await t.request('/api/setup/complete', { method: 'POST', json: { email: 'Admin@Example.com', password: 'a long enough password', siteName: 'Acme' } });
+      const done = await t.request('/api/setup/complete', {
+        method: 'POST',
+        json: { email: 'Admin@Example.com', password: 'a long enough password', siteName: 'Acme' },
+      });
       expect(done.status).to.equal(200);
       const { user } = (await done.json()).data;
       expect(user).to.include({ email: 'admin@example.com', username: 'admin', role: 'admin' });
@@ -137,7 +170,12 @@ for (const variant of DB_VARIANTS) {
       expect(me.status).to.equal(200);
       expect((await me.json()).data.role).to.equal('admin');
       expect(await t.kernel.container.resolve<{ get(k: string): Promise<unknown> }>('settings').get('SITE_NAME')).to.equal('Acme');
-      expect((await (await t.request('/api/setup/status')).json()).data).to.deep.equal({ state: 'ready', dbValidated: true, seeded: true, complete: true });
+      expect((await (await t.request('/api/setup/status')).json()).data).to.deep.equal({
+        state: 'ready',
+        dbValidated: true,
+        seeded: true,
+        complete: true,
+      });
       expect((await t.request('/api/system/plugins', { headers: { cookie: session } })).status).to.equal(200);
       const page = await t.request('/setup', { redirect: 'manual' });
       expect(page.status).to.equal(302);
@@ -155,7 +193,9 @@ for (const variant of DB_VARIANTS) {
         expect((await res.json()).error, path).to.equal('SETUP_ALREADY_COMPLETE');
       }
       expect((await t.request('/api/setup/reinitialize', { method: 'POST' })).status).to.equal(401);
-      const admin = cookie(await t.request('/api/user/login', { method: 'POST', json: { email: 'admin@example.com', password: 'a long enough password' } }))!;
+      const admin = cookie(
+        await t.request('/api/user/login', { method: 'POST', json: { email: 'admin@example.com', password: 'a long enough password' } }),
+      )!;
       const again = await t.request('/api/setup/reinitialize', { method: 'POST', headers: { cookie: admin } });
       expect(again.status).to.equal(200);
       expect((await again.json()).data).to.deep.equal({ settingsWritten: 0 });
@@ -168,11 +208,21 @@ describe('headless setup', function () {
   it('seeds and creates the admin from configuration at first start', async function () {
     const t = await startTestKernel({
       setup: true,
-      config: { plugins: { options: { auth: { bcryptRounds: 4 }, setup: { admin: { email: 'ops@example.com', password: 'configured password', username: 'ops' } } } } },
+      config: {
+        plugins: {
+          options: {
+            auth: { bcryptRounds: 4 },
+            setup: { admin: { email: 'ops@example.com', password: 'configured password', username: 'ops' } },
+          },
+        },
+      },
     });
     try {
       expect((await (await t.request('/api/setup/status')).json()).data.state).to.equal('ready');
-      const login = await t.request('/api/user/login', { method: 'POST', json: { email: 'ops@example.com', password: 'configured password' } });
+      const login = await t.request('/api/user/login', {
+        method: 'POST',
+        json: { email: 'ops@example.com', password: 'configured password' },
+      });
       expect(login.status).to.equal(200);
       expect((await login.json()).data.user).to.include({ username: 'ops', role: 'admin' });
       expect((await t.request('/api/health', { redirect: 'manual' })).status).to.equal(200);
@@ -181,7 +231,7 @@ describe('headless setup', function () {
     }
   });
 
-  it('names a wrong MariaDB password in the driver\'s words', async function () {
+  it("names a wrong MariaDB password in the driver's words", async function () {
     if (!MARIADB_URL) {
       console.log('      CMS_TEST_MARIADB_URL is not set: MariaDB variant skipped');
       this.skip();
@@ -190,7 +240,15 @@ describe('headless setup', function () {
     try {
       const url = new URL(MARIADB_URL);
       const res = await t.request('/api/setup/test-db', {
-        method: 'POST', json: { type: 'mariadb', host: url.hostname, port: Number(url.port || 3306), database: 'test', username: 'nobody_here', password: 'wrong' },
+        method: 'POST',
+        json: {
+          type: 'mariadb',
+          host: url.hostname,
+          port: Number(url.port || 3306),
+          database: 'test',
+          username: 'nobody_here',
+          password: 'wrong',
+        },
       });
       expect(res.status).to.equal(400);
       const body = await res.json();

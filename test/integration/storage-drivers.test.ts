@@ -86,9 +86,20 @@ describe('storage drivers: beyond the contract', function () {
         symlinkSync(join(outside, 'secret.txt'), media(dir, 'out-file.txt'));
         symlinkSync(media(dir, 'real.txt'), media(dir, 'in-file.txt'));
         symlinkSync(media(dir), media(`${dir}-alias`));
-        const attempts = [`${dir}/out-dir/secret.txt`, `${dir}/out-dir/new/planted.txt`, `${dir}/out-file.txt`, `${dir}/in-file.txt`, `${dir}-alias/real.txt`];
+        const attempts = [
+          `${dir}/out-dir/secret.txt`,
+          `${dir}/out-dir/new/planted.txt`,
+          `${dir}/out-file.txt`,
+          `${dir}/in-file.txt`,
+          `${dir}-alias/real.txt`,
+        ];
         for (const path of attempts) {
-          for (const op of [() => local().get(path), () => local().head(path), () => local().delete(path), () => local().put(path, Buffer.from('planted'))]) {
+          for (const op of [
+            () => local().get(path),
+            () => local().head(path),
+            () => local().delete(path),
+            () => local().put(path, Buffer.from('planted')),
+          ]) {
             await expectRefused(op, 'INVALID_PATH', 400);
           }
         }
@@ -130,13 +141,14 @@ describe('storage drivers: beyond the contract', function () {
   describe('remote driver specifics', function () {
     it('object stores mark active content (SVG, HTML) as an attachment', async function () {
       const path = `attach-${randomUUID().slice(0, 8)}/drawing.svg`;
-      await driver('object_store').put(path, Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>'), { mimeType: 'image/svg+xml' });
+      await driver('object_store').put(path, Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>'), {
+        mimeType: 'image/svg+xml',
+      });
       const res = await fetch(driver('object_store').publicUrl(path));
       expect(res.headers.get('content-type')).to.equal('image/svg+xml');
       expect(res.headers.get('content-disposition')).to.equal('attachment');
       expect((await driver('object_store').head(path))?.mimeType).to.equal('image/svg+xml');
     });
-
 
     it('the CDN driver cuts the range itself when the CDN sends the whole file', async function () {
       const path = `range-${randomUUID().slice(0, 8)}/clip.mp4`;
@@ -144,7 +156,9 @@ describe('storage drivers: beyond the contract', function () {
       await driver('image_cdn').put(path, bytes, { mimeType: 'video/mp4' });
       cdn.honourRanges = false;
       try {
-        expect((await readAll(await driver('image_cdn').get(path, { start: 70000, end: 200000 }))).equals(bytes.subarray(70000, 200001))).to.equal(true);
+        expect(
+          (await readAll(await driver('image_cdn').get(path, { start: 70000, end: 200000 }))).equals(bytes.subarray(70000, 200001)),
+        ).to.equal(true);
       } finally {
         cdn.honourRanges = true;
       }
@@ -157,8 +171,19 @@ describe('storage drivers: beyond the contract', function () {
         config: {
           plugins: {
             options: {
-              'storage-s3': { bucket: BUCKET, endpoint: s3.endpoint, forcePathStyle: true, accessKeyId: 'NOT-A-KEY', secretAccessKey: 'not-the-s3-secret' },
-              'storage-image-cdn': { ...CDN, apiSecret: 'not-the-cdn-secret', uploadUrl: cdn.url, publicUrl: `${cdn.url}/${CDN.cloudName}` },
+              'storage-s3': {
+                bucket: BUCKET,
+                endpoint: s3.endpoint,
+                forcePathStyle: true,
+                accessKeyId: 'NOT-A-KEY',
+                secretAccessKey: 'not-the-s3-secret',
+              },
+              'storage-image-cdn': {
+                ...CDN,
+                apiSecret: 'not-the-cdn-secret',
+                uploadUrl: cdn.url,
+                publicUrl: `${cdn.url}/${CDN.cloudName}`,
+              },
             },
           },
         },
@@ -174,7 +199,10 @@ describe('storage drivers: beyond the contract', function () {
         const refusedBefore = cdn.stats.refused;
         const d = drivers.get('image_cdn')!;
         const err = await expectRefused(() => d.put('refused/a.png', Buffer.from('x')), 'REMOTE_REFUSED');
-        expect(err.message).to.match(/HTTP 401: Invalid Signature/).and.include('MEDIA_CDN_API_SECRET').and.not.include('not-the-cdn-secret');
+        expect(err.message)
+          .to.match(/HTTP 401: Invalid Signature/)
+          .and.include('MEDIA_CDN_API_SECRET')
+          .and.not.include('not-the-cdn-secret');
         await expectRefused(() => d.delete('refused/a.png'), 'REMOTE_REFUSED');
         await expectRefused(() => d.check!(), 'REMOTE_REFUSED');
         expect(cdn.stats.refused - refusedBefore, 'the CDN checked and refused the signatures').to.equal(3);
@@ -185,7 +213,11 @@ describe('storage drivers: beyond the contract', function () {
 
     it('a missing bucket, an unreachable store and missing settings give clear errors; addressing follows the driver', async function () {
       const other = await startTestKernel({
-        config: { plugins: { options: { 'storage-s3': { bucket: 'missing-bucket', endpoint: s3.endpoint, folder: '/assets/', ...S3RVER_CREDENTIALS } } } },
+        config: {
+          plugins: {
+            options: { 'storage-s3': { bucket: 'missing-bucket', endpoint: s3.endpoint, folder: '/assets/', ...S3RVER_CREDENTIALS } },
+          },
+        },
       });
       try {
         const drivers = other.kernel.registries.storageDrivers;
@@ -203,10 +235,17 @@ describe('storage drivers: beyond the contract', function () {
         await other.close();
       }
       const unreachable = await startTestKernel({
-        config: { plugins: { options: { 'storage-s3': { bucket: BUCKET, endpoint: 'http://127.0.0.1:9', forcePathStyle: true, ...S3RVER_CREDENTIALS } } } },
+        config: {
+          plugins: {
+            options: { 'storage-s3': { bucket: BUCKET, endpoint: 'http://127.0.0.1:9', forcePathStyle: true, ...S3RVER_CREDENTIALS } },
+          },
+        },
       });
       try {
-        const err = await expectRefused(() => unreachable.kernel.registries.storageDrivers.get('object_store')!.head('a/b.txt'), 'REMOTE_FAILED');
+        const err = await expectRefused(
+          () => unreachable.kernel.registries.storageDrivers.get('object_store')!.head('a/b.txt'),
+          'REMOTE_FAILED',
+        );
         expect(err.message).to.match(/Cannot reach the object store at 127\.0\.0\.1:9/);
       } finally {
         await unreachable.close();
@@ -224,7 +263,9 @@ describe('storage drivers: configuration', function () {
       const drivers = t.kernel.registries.storageDrivers;
       for (const id of ['object_store', 'object_store_edge']) {
         const err = await expectRefused(() => drivers.get(id)!.head('a/b.txt'), 'NOT_CONFIGURED', 503);
-        expect(err.message).to.equal(`Media storage '${id}' is not configured: set MEDIA_CLOUD_BUCKET, MEDIA_ACCESS_KEY_ID, MEDIA_SECRET_ACCESS_KEY`);
+        expect(err.message).to.equal(
+          `Media storage '${id}' is not configured: set MEDIA_CLOUD_BUCKET, MEDIA_ACCESS_KEY_ID, MEDIA_SECRET_ACCESS_KEY`,
+        );
         await expectRefused(() => drivers.get(id)!.check!(), 'NOT_CONFIGURED');
       }
       await expectRefused(() => drivers.get('image_cdn')!.head('a/b.png'), 'NOT_CONFIGURED', 503);
@@ -237,7 +278,8 @@ describe('storage drivers: configuration', function () {
 
   it('invalid options or environment stop the boot, naming the key', async function () {
     const dataDir = tempDir();
-    const boot = (options: Record<string, Record<string, unknown>> = {}) => refusal(() => startTestKernel({ dataDir, config: { plugins: { options } } }));
+    const boot = (options: Record<string, Record<string, unknown>> = {}) =>
+      refusal(() => startTestKernel({ dataDir, config: { plugins: { options } } }));
     try {
       const bad = await boot({ 'storage-s3': { bucket: 'Not_A_Bucket' } });
       expect(bad.message).to.include("plugins.options['storage-s3']").and.include('bucket');
@@ -268,7 +310,10 @@ describe('storage drivers: configuration', function () {
         if (variant.name === 'mariadb') ({ url: dbUrl, drop } = await createMariaDbDatabase());
         const first = await boot();
         try {
-          const settings = first.kernel.container.resolve<{ seedDefaults(): Promise<number>; set(key: string, value: unknown): Promise<void> }>('settings');
+          const settings = first.kernel.container.resolve<{
+            seedDefaults(): Promise<number>;
+            set(key: string, value: unknown): Promise<void>;
+          }>('settings');
           await settings.seedDefaults();
           await settings.set('MEDIA_FOLDER', 'library');
           await settings.set('MEDIA_CLOUD_PUBLIC_URL', 'https://cdn.example.com/assets/');
@@ -289,7 +334,9 @@ describe('storage drivers: configuration', function () {
           await drivers.get('local')!.put('default/x.txt', Buffer.from('from settings'));
           expect(readFileSync(join(dataDir, 'library', 'default', 'x.txt'), 'utf8')).to.equal('from settings');
           expect(drivers.get('object_store')!.publicUrl('default/x.png')).to.equal('https://cdn.example.com/assets/library/default/x.png');
-          expect(drivers.get('image_cdn')!.publicUrl('default/x.png')).to.equal('https://cdn.example.com/assets/image/upload/library/default/x.png');
+          expect(drivers.get('image_cdn')!.publicUrl('default/x.png')).to.equal(
+            'https://cdn.example.com/assets/image/upload/library/default/x.png',
+          );
           // The access key came from the settings; the bucket and the secret are still missing.
           const err = await expectRefused(() => drivers.get('object_store')!.head('default/x.png'), 'NOT_CONFIGURED');
           expect(err.message).to.equal("Media storage 'object_store' is not configured: set MEDIA_CLOUD_BUCKET, MEDIA_SECRET_ACCESS_KEY");
@@ -299,23 +346,33 @@ describe('storage drivers: configuration', function () {
       });
 
       it('plugin options win over System Settings, and the environment over both', async function () {
-        const t = await boot({ 'storage-local': { folder: 'from-options' }, 'storage-s3': { folder: 'opt', publicUrl: 'https://options.example.com' } });
+        const t = await boot({
+          'storage-local': { folder: 'from-options' },
+          'storage-s3': { folder: 'opt', publicUrl: 'https://options.example.com' },
+        });
         try {
           await t.kernel.registries.storageDrivers.get('local')!.put('default/y.txt', Buffer.from('from options'));
           expect(readFileSync(join(dataDir, 'from-options', 'default', 'y.txt'), 'utf8')).to.equal('from options');
-          expect(t.kernel.registries.storageDrivers.get('object_store')!.publicUrl('y.png')).to.equal('https://options.example.com/opt/y.png');
+          expect(t.kernel.registries.storageDrivers.get('object_store')!.publicUrl('y.png')).to.equal(
+            'https://options.example.com/opt/y.png',
+          );
         } finally {
           await t.close();
         }
         process.env.MEDIA_FOLDER = 'from-env';
         process.env.MEDIA_CLOUD_PUBLIC_URL = 'https://env.example.com';
         try {
-          const e = await boot({ 'storage-local': { folder: 'from-options' }, 'storage-s3': { folder: 'opt', publicUrl: 'https://options.example.com' } });
+          const e = await boot({
+            'storage-local': { folder: 'from-options' },
+            'storage-s3': { folder: 'opt', publicUrl: 'https://options.example.com' },
+          });
           try {
             await e.kernel.registries.storageDrivers.get('local')!.put('default/z.txt', Buffer.from('from env'));
             expect(readFileSync(join(dataDir, 'from-env', 'default', 'z.txt'), 'utf8')).to.equal('from env');
             expect(existsSync(join(dataDir, 'from-env-trash'))).to.equal(true);
-            expect(e.kernel.registries.storageDrivers.get('object_store')!.publicUrl('z.png')).to.equal('https://env.example.com/from-env/z.png');
+            expect(e.kernel.registries.storageDrivers.get('object_store')!.publicUrl('z.png')).to.equal(
+              'https://env.example.com/from-env/z.png',
+            );
           } finally {
             await e.close();
           }

@@ -11,7 +11,11 @@ describe('multi-tenant mode', function () {
   before(async () => {
     t = await startTestKernel({
       plugins: [fixturePlugin('test-identity')],
-      config: { multiTenant: true, http: { trustProxy: true }, plugins: { options: { auth: { bcryptRounds: 4, sessionDevicePolicy: 'allow-multiple' } } } },
+      config: {
+        multiTenant: true,
+        http: { trustProxy: true },
+        plugins: { options: { auth: { bcryptRounds: 4, sessionDevicePolicy: 'allow-multiple' } } },
+      },
     });
   });
   after(async () => t?.close());
@@ -21,14 +25,19 @@ describe('multi-tenant mode', function () {
 
   it('admins of the default tenant create tenants with hostnames, roles and a first admin', async function () {
     const res = await t.request('/api/tenants', {
-      method: 'POST', identity: 'admin',
+      method: 'POST',
+      identity: 'admin',
       json: { id: 'acme', name: 'Acme', hostnames: ['ACME.test'], admin: { email: 'boss@acme.test', password: 'acme admin password' } },
     });
     expect(res.status).to.equal(201);
     const data = (await res.json()).data;
     expect(data).to.deep.include({ id: 'acme', name: 'Acme', hostnames: ['acme.test'] });
     expect(data.admin).to.include({ email: 'boss@acme.test', role: 'admin' });
-    const dup = await t.request('/api/tenants', { method: 'POST', identity: 'admin', json: { id: 'other', name: 'O', hostnames: ['acme.test'], admin: { email: 'x@other.test', password: 'long enough pw' } } });
+    const dup = await t.request('/api/tenants', {
+      method: 'POST',
+      identity: 'admin',
+      json: { id: 'other', name: 'O', hostnames: ['acme.test'], admin: { email: 'x@other.test', password: 'long enough pw' } },
+    });
     expect(dup.status).to.equal(409);
     expect((await t.request('/api/tenants', { identity: 'editor' })).status).to.equal(403);
     const list = (await (await t.request('/api/tenants', { identity: 'admin' })).json()).data;
@@ -47,26 +56,42 @@ describe('multi-tenant mode', function () {
     expect((await def.json()).data.user.role).to.equal('editor');
   });
 
-  it('two tenants never see each other\'s users, sessions, keys or invitations', async function () {
+  it("two tenants never see each other's users, sessions, keys or invitations", async function () {
     const boss = cookie(await login('boss@acme.test', 'acme admin password', ACME))!;
-    const acmeUsers = (await (await t.request('/api/user/list', { headers: { cookie: boss } })).json()).data.items.map((u: { email: string }) => u.email).sort();
+    const acmeUsers = (await (await t.request('/api/user/list', { headers: { cookie: boss } })).json()).data.items
+      .map((u: { email: string }) => u.email)
+      .sort();
     expect(acmeUsers).to.deep.equal(['boss@acme.test', 'same@example.com']);
-    const defaultUsers = (await (await t.request('/api/user/list', { identity: 'admin' })).json()).data.items.map((u: { email: string }) => u.email);
+    const defaultUsers = (await (await t.request('/api/user/list', { identity: 'admin' })).json()).data.items.map(
+      (u: { email: string }) => u.email,
+    );
     expect(defaultUsers).to.not.include('boss@acme.test');
 
     const defaultSession = cookie(await login('same@example.com', 'default tenant pw'))!;
     const own = (await (await t.request('/api/user/sessions', { headers: { cookie: defaultSession } })).json()).data.sessions;
     const defaultUserId = (await (await t.request('/api/user/me', { headers: { cookie: defaultSession } })).json()).data._id;
     expect((await t.request(`/api/user/sessions?admin=1&userId=${defaultUserId}`, { headers: { cookie: boss } })).status).to.equal(404);
-    expect((await t.request(`/api/user/sessions/${own[0]._id}?admin=1`, { method: 'DELETE', headers: { cookie: boss } })).status).to.equal(404);
-    expect((await t.request(`/api/user/${defaultUserId}/block`, { method: 'POST', headers: { cookie: boss }, json: { blocked: true } })).status).to.equal(404);
+    expect((await t.request(`/api/user/sessions/${own[0]._id}?admin=1`, { method: 'DELETE', headers: { cookie: boss } })).status).to.equal(
+      404,
+    );
+    expect(
+      (await t.request(`/api/user/${defaultUserId}/block`, { method: 'POST', headers: { cookie: boss }, json: { blocked: true } })).status,
+    ).to.equal(404);
     expect((await t.request('/api/user/me', { headers: { cookie: defaultSession } })).status).to.equal(200);
 
-    await t.request('/api/api-keys', { method: 'POST', headers: { cookie: defaultSession }, json: { name: 'default-key', permissions: ['content:read'] } });
+    await t.request('/api/api-keys', {
+      method: 'POST',
+      headers: { cookie: defaultSession },
+      json: { name: 'default-key', permissions: ['content:read'] },
+    });
     const acmeKeys = (await (await t.request('/api/api-keys', { headers: { cookie: boss } })).json()).data;
     expect(acmeKeys.map((k: { name: string }) => k.name)).to.not.include('default-key');
 
-    await t.request('/api/token/create-token', { method: 'POST', headers: { cookie: boss }, json: { email: 'new@acme.test', role: 'viewer' } });
+    await t.request('/api/token/create-token', {
+      method: 'POST',
+      headers: { cookie: boss },
+      json: { email: 'new@acme.test', role: 'viewer' },
+    });
     const defaultInvites = (await (await t.request('/api/token/list', { identity: 'admin' })).json()).data;
     expect(defaultInvites.map((i: { email: string }) => i.email)).to.not.include('new@acme.test');
     const acmeInvites = (await (await t.request('/api/token/list', { headers: { cookie: boss } })).json()).data;

@@ -6,7 +6,18 @@ import { DB_VARIANTS, REDIS_URL, requireVariant } from '../helpers/services.js';
 const PASSWORD = 'correct horse battery';
 const SHADES = ['50', '100', '200', '300', '400', '500', '600', '700', '800', '900', '950'];
 const SUMMARY_KEYS = ['id', 'name', 'isActive', 'isDefault', 'density', 'variant', 'updatedAt'];
-const ADMIN_THEME_KEYS = ['density', 'variant', 'features', 'customCss', 'layoutState', 'lockedSettings', 'reducedMotion', 'highContrast', 'presetSource', 'updatedAt'];
+const ADMIN_THEME_KEYS = [
+  'density',
+  'variant',
+  'features',
+  'customCss',
+  'layoutState',
+  'lockedSettings',
+  'reducedMotion',
+  'highContrast',
+  'presetSource',
+  'updatedAt',
+];
 const UUID = '00000000-0000-4000-8000-000000000000';
 
 const GETS = ['/api/theme/admin-theme', '/api/theme/list', '/api/theme/get-current-theme', '/api/theme/presets'];
@@ -22,7 +33,7 @@ const POSTS: Array<[string, unknown]> = [
 ];
 
 async function errorOf(res: Response, status: number): Promise<string> {
-  const body = await res.json() as { success: boolean; error: string };
+  const body = (await res.json()) as { success: boolean; error: string };
   expect(res.status, JSON.stringify(body)).to.equal(status);
   expect(body.success).to.equal(false);
   return body.error;
@@ -39,7 +50,9 @@ for (const variant of DB_VARIANTS) {
     before(async function () {
       requireVariant(this, variant);
       t = await startTestKernel({
-        db: variant.name, cache, plugins: [fixturePlugin('test-identity')],
+        db: variant.name,
+        cache,
+        plugins: [fixturePlugin('test-identity')],
         config: { multiTenant: true, plugins: { options: { auth: { bcryptRounds: 4, sessionDevicePolicy: 'allow-multiple' } } } },
       });
     });
@@ -67,7 +80,12 @@ for (const variant of DB_VARIANTS) {
       const a = adminOf('empty');
       expect(await errorOf(await a.get('/api/theme/get-current-theme'), 404)).to.equal('THEME_NOT_FOUND');
       expect(await dataOf(await a.get('/api/theme/admin-theme'))).to.deep.equal({});
-      expect(await errorOf(await t.request('/api/theme/admin-theme', { method: 'DELETE', identity: 'admin', headers: { 'x-test-tenant': 'empty' } }), 404)).to.equal('THEME_NOT_FOUND');
+      expect(
+        await errorOf(
+          await t.request('/api/theme/admin-theme', { method: 'DELETE', identity: 'admin', headers: { 'x-test-tenant': 'empty' } }),
+          404,
+        ),
+      ).to.equal('THEME_NOT_FOUND');
       expect(await dataOf(await a.get('/api/theme/list'))).to.deep.equal([]);
       // Reading never creates a theme.
       expect(await errorOf(await a.get('/api/theme/get-current-theme'), 404)).to.equal('THEME_NOT_FOUND');
@@ -75,8 +93,21 @@ for (const variant of DB_VARIANTS) {
 
     it('create answers 201; the first theme is active and default; list has the ThemeSummary shape; names are unique', async function () {
       const a = adminOf('lifecycle');
-      const first = await dataOf(await a.post('/api/theme/create', { name: 'Corporate', settings: { adminTheme: { density: 'compact', variant: 'flat' }, palette: { primary: '#7c3aed' } } }), 201);
-      expect(first).to.include({ name: 'Corporate', isActive: true, isDefault: true, density: 'compact', variant: 'flat', presetSource: null });
+      const first = await dataOf(
+        await a.post('/api/theme/create', {
+          name: 'Corporate',
+          settings: { adminTheme: { density: 'compact', variant: 'flat' }, palette: { primary: '#7c3aed' } },
+        }),
+        201,
+      );
+      expect(first).to.include({
+        name: 'Corporate',
+        isActive: true,
+        isDefault: true,
+        density: 'compact',
+        variant: 'flat',
+        presetSource: null,
+      });
       expect(first.config.palette.primary).to.have.all.keys(...SHADES);
       expect(first.config.palette.primary['500']).to.equal('#7c3aed');
       expect(first.config.adminTheme).to.have.all.keys(...ADMIN_THEME_KEYS);
@@ -96,16 +127,26 @@ for (const variant of DB_VARIANTS) {
     it('validates density, variant, feature and lock keys and the request shapes (400 VALIDATION_ERROR)', async function () {
       const a = adminOf('validation');
       const bad: unknown[] = [
-        { density: 'wide' }, { variant: 'glass' }, { features: { darkMode: true } }, { features: { stickyActionBar: 'yes' } },
-        { lockedSettings: { colors: true } }, { layoutState: { sidebar: 'open' } }, { unknown: 1 }, { customCss: 42 },
+        { density: 'wide' },
+        { variant: 'glass' },
+        { features: { darkMode: true } },
+        { features: { stickyActionBar: 'yes' } },
+        { lockedSettings: { colors: true } },
+        { layoutState: { sidebar: 'open' } },
+        { unknown: 1 },
+        { customCss: 42 },
       ];
       for (const body of bad) {
         const res = await a.post('/api/theme/admin-theme', body);
         expect(await errorOf(res, 400), JSON.stringify(body)).to.equal('VALIDATION_ERROR');
       }
       expect(await errorOf(await a.post('/api/theme/create', {}), 400)).to.equal('VALIDATION_ERROR');
-      expect(await errorOf(await a.post('/api/theme/create', { name: 'X', settings: { adminTheme: { density: 'huge' } } }), 400)).to.equal('VALIDATION_ERROR');
-      expect(await errorOf(await a.post('/api/theme/create', { name: 'X', settings: { palette: { primary: 'blue' } } }), 400)).to.equal('VALIDATION_ERROR');
+      expect(await errorOf(await a.post('/api/theme/create', { name: 'X', settings: { adminTheme: { density: 'huge' } } }), 400)).to.equal(
+        'VALIDATION_ERROR',
+      );
+      expect(await errorOf(await a.post('/api/theme/create', { name: 'X', settings: { palette: { primary: 'blue' } } }), 400)).to.equal(
+        'VALIDATION_ERROR',
+      );
       expect(await errorOf(await a.post('/api/theme/activate', { themeId: 'not-a-uuid' }), 400)).to.equal('VALIDATION_ERROR');
       expect(await errorOf(await a.post('/api/theme/activate', { themeId: UUID }), 404)).to.equal('THEME_NOT_FOUND');
       // Nothing was created by the refused requests.
@@ -119,10 +160,14 @@ for (const variant of DB_VARIANTS) {
       expect(created.removed).to.deep.equal([]);
       const theme = await dataOf(await a.get('/api/theme/get-current-theme'));
       expect(theme).to.include({ name: 'Default', isActive: true });
-      const saved = await dataOf(await a.post('/api/theme/admin-theme', {
-        variant: 'elevated', features: { brandedLogin: true }, layoutState: { sidebar: false, footer: true },
-        customCss: '@import url(evil.css); .brand{color:#0ea5e9} .x{background:url(javascript:alert(1))}',
-      }));
+      const saved = await dataOf(
+        await a.post('/api/theme/admin-theme', {
+          variant: 'elevated',
+          features: { brandedLogin: true },
+          layoutState: { sidebar: false, footer: true },
+          customCss: '@import url(evil.css); .brand{color:#0ea5e9} .x{background:url(javascript:alert(1))}',
+        }),
+      );
       expect(saved).to.include({ density: 'spacious', variant: 'elevated' });
       expect(saved.features).to.include({ brandedLogin: true, stickyActionBar: true });
       expect(saved.layoutState).to.deep.equal({ sidebar: false, footer: true });
@@ -132,7 +177,9 @@ for (const variant of DB_VARIANTS) {
       const read = await dataOf(await a.get('/api/theme/admin-theme'));
       expect(read).to.have.all.keys(...ADMIN_THEME_KEYS);
       expect(read.customCss).to.equal(saved.customCss);
-      const reset = await dataOf(await t.request('/api/theme/admin-theme', { method: 'DELETE', identity: 'admin', headers: { 'x-test-tenant': 'admintheme' } }));
+      const reset = await dataOf(
+        await t.request('/api/theme/admin-theme', { method: 'DELETE', identity: 'admin', headers: { 'x-test-tenant': 'admintheme' } }),
+      );
       expect(reset).to.include({ density: 'cozy', variant: 'bordered', customCss: '' });
       expect(reset.layoutState).to.deep.equal({});
       expect((await dataOf(await a.get('/api/theme/get-current-theme'))).id).to.equal(theme.id);
@@ -140,7 +187,10 @@ for (const variant of DB_VARIANTS) {
 
     it('clone (201), activate, set-default; the active and the default theme cannot be deleted (409 CONFLICT)', async function () {
       const a = adminOf('flows');
-      const base = await dataOf(await a.post('/api/theme/create', { name: 'Base', settings: { adminTheme: { density: 'compact', customCss: '.a{color:red}' } } }), 201);
+      const base = await dataOf(
+        await a.post('/api/theme/create', { name: 'Base', settings: { adminTheme: { density: 'compact', customCss: '.a{color:red}' } } }),
+        201,
+      );
       const copy = await dataOf(await a.post('/api/theme/clone', { sourceId: base.id, name: 'Copy' }), 201);
       expect(copy).to.include({ name: 'Copy', isActive: false, isDefault: false, density: 'compact' });
       expect(copy.id).to.not.equal(base.id);
@@ -169,17 +219,28 @@ for (const variant of DB_VARIANTS) {
 
     it('update-theme changes customCss only, sanitised, and lists what it removed', async function () {
       const a = adminOf('css');
-      const theme = await dataOf(await a.post('/api/theme/create', { name: 'Css', settings: { adminTheme: { density: 'spacious' }, palette: { primary: '#be123c' } } }), 201);
-      const updated = await dataOf(await a.post('/api/theme/update-theme', {
-        themeId: theme.id, customCss: '.ok{margin:0} .bad{width:expression(alert(1));behavior:url(x.htc)}</style><script>alert(1)</script>',
-      }));
+      const theme = await dataOf(
+        await a.post('/api/theme/create', {
+          name: 'Css',
+          settings: { adminTheme: { density: 'spacious' }, palette: { primary: '#be123c' } },
+        }),
+        201,
+      );
+      const updated = await dataOf(
+        await a.post('/api/theme/update-theme', {
+          themeId: theme.id,
+          customCss: '.ok{margin:0} .bad{width:expression(alert(1));behavior:url(x.htc)}</style><script>alert(1)</script>',
+        }),
+      );
       expect(updated.config.adminTheme.customCss).to.equal('.ok{margin:0}.bad{}');
       expect(updated.removed).to.include.members(['expression()', 'behavior:', '<script>']);
       expect(updated.density).to.equal('spacious');
       expect(updated.config.palette).to.deep.equal(theme.config.palette);
       expect(Date.parse(updated.updatedAt)).to.be.greaterThan(Date.parse(theme.updatedAt));
       // Only customCss: other keys in the body change nothing.
-      const again = await dataOf(await a.post('/api/theme/update-theme', { themeId: theme.id, customCss: '.b{color:blue}', density: 'compact' }));
+      const again = await dataOf(
+        await a.post('/api/theme/update-theme', { themeId: theme.id, customCss: '.b{color:blue}', density: 'compact' }),
+      );
       expect(again.density).to.equal('spacious');
       expect(again.config.adminTheme.customCss).to.equal('.b{color:blue}');
       expect(again.removed).to.deep.equal([]);
@@ -209,7 +270,9 @@ for (const variant of DB_VARIANTS) {
 
     it('a shorthand palette expands its seeds to 50..950; low contrast comes back as warnings and still imports', async function () {
       const a = adminOf('shorthand');
-      const res = await a.post('/api/theme/import-preset', { presetJson: JSON.stringify({ name: 'Sunny', primary: '#fde047', surface: '#9ca3af' }) });
+      const res = await a.post('/api/theme/import-preset', {
+        presetJson: JSON.stringify({ name: 'Sunny', primary: '#fde047', surface: '#9ca3af' }),
+      });
       const body = await res.json();
       expect(res.status).to.equal(200);
       expect(body.success).to.equal(true);
@@ -223,18 +286,33 @@ for (const variant of DB_VARIANTS) {
       }
       expect(body.warnings.map((w: any) => w.pair)).to.include('primary-700/surface');
       // The same name again is imported under a free name.
-      const again = await (await a.post('/api/theme/import-preset', { presetJson: JSON.stringify({ name: 'Sunny', primary: '#0ea5e9' }) })).json();
+      const again = await (
+        await a.post('/api/theme/import-preset', { presetJson: JSON.stringify({ name: 'Sunny', primary: '#0ea5e9' }) })
+      ).json();
       expect(again.data.name).to.equal('Sunny (2)');
       expect(again.warnings).to.deep.equal([]);
       // A full theme JSON with unsafe CSS: imported, with the removal as a warning.
-      const full = await (await a.post('/api/theme/import-preset', {
-        presetJson: JSON.stringify({ name: 'Full', palette: { primary: '#0369a1' }, adminTheme: { customCss: '@import "x.css"; .a{color:red}' }, branding: { siteName: 'Full site' } }),
-      })).json();
+      const full = await (
+        await a.post('/api/theme/import-preset', {
+          presetJson: JSON.stringify({
+            name: 'Full',
+            palette: { primary: '#0369a1' },
+            adminTheme: { customCss: '@import "x.css"; .a{color:red}' },
+            branding: { siteName: 'Full site' },
+          }),
+        })
+      ).json();
       expect(full.success).to.equal(true);
       expect(full.data.presetSource).to.equal('theme-json');
       expect(full.data.config.adminTheme.customCss).to.equal('.a{color:red}');
       expect(full.warnings).to.deep.include({ code: 'CSS_REMOVED', removed: ['@import'], message: 'Removed from customCss: @import' });
-      for (const presetJson of ['not json', '[1,2]', JSON.stringify({ primary: 'red' }), JSON.stringify({ primary: '#fff', accent: '#000' }), JSON.stringify({ palette: {} })]) {
+      for (const presetJson of [
+        'not json',
+        '[1,2]',
+        JSON.stringify({ primary: 'red' }),
+        JSON.stringify({ primary: '#fff', accent: '#000' }),
+        JSON.stringify({ palette: {} }),
+      ]) {
         expect(await errorOf(await a.post('/api/theme/import-preset', { presetJson }), 400), presetJson).to.equal('VALIDATION_ERROR');
       }
     });
@@ -252,39 +330,80 @@ for (const variant of DB_VARIANTS) {
       await admin().post('/api/theme/create', { name: 'Main', settings: { branding: { siteName: 'Main site' } } });
       expect(await pub('?tenantId=default')).to.deep.equal(nulls);
 
-      const tenant = await t.request('/api/tenants', { method: 'POST', identity: 'admin', json: { id: 'acme', name: 'Acme', hostnames: ['acme.example'], admin: { email: 'boss@acme.example', password: PASSWORD } } });
+      const tenant = await t.request('/api/tenants', {
+        method: 'POST',
+        identity: 'admin',
+        json: { id: 'acme', name: 'Acme', hostnames: ['acme.example'], admin: { email: 'boss@acme.example', password: PASSWORD } },
+      });
       expect(tenant.status).to.equal(201);
       const acme = adminOf('acme');
-      const first = await (await acme.post('/api/theme/import-preset', {
-        presetJson: JSON.stringify({ name: 'Acme', palette: { primary: '#0369a1' }, branding: { siteName: 'Acme Inc', logoUrl: 'https://acme.example/logo.svg', accentColor: '#f97316' } }),
-      })).json();
-      expect(await pub('?tenantId=acme')).to.deep.equal({ siteName: 'Acme Inc', logoUrl: 'https://acme.example/logo.svg', accentColor: '#f97316' });
-      expect(await pub('?hostname=ACME.example')).to.deep.equal({ siteName: 'Acme Inc', logoUrl: 'https://acme.example/logo.svg', accentColor: '#f97316' });
+      const first = await (
+        await acme.post('/api/theme/import-preset', {
+          presetJson: JSON.stringify({
+            name: 'Acme',
+            palette: { primary: '#0369a1' },
+            branding: { siteName: 'Acme Inc', logoUrl: 'https://acme.example/logo.svg', accentColor: '#f97316' },
+          }),
+        })
+      ).json();
+      expect(await pub('?tenantId=acme')).to.deep.equal({
+        siteName: 'Acme Inc',
+        logoUrl: 'https://acme.example/logo.svg',
+        accentColor: '#f97316',
+      });
+      expect(await pub('?hostname=ACME.example')).to.deep.equal({
+        siteName: 'Acme Inc',
+        logoUrl: 'https://acme.example/logo.svg',
+        accentColor: '#f97316',
+      });
       // tenantId wins over hostname.
       expect(await pub('?hostname=acme.example&tenantId=default')).to.deep.equal(nulls);
 
       // Cached: a change behind the API's back is not seen...
       const db = t.kernel.container.resolve<any>('sequelize');
-      const config = JSON.parse((await db.query('SELECT config FROM themes WHERE id = ?', { replacements: [first.data.id], type: 'SELECT' }))[0].config);
+      const config = JSON.parse(
+        (await db.query('SELECT config FROM themes WHERE id = ?', { replacements: [first.data.id], type: 'SELECT' }))[0].config,
+      );
       config.branding.siteName = 'Changed behind the API';
       await db.query('UPDATE themes SET config = ? WHERE id = ?', { replacements: [JSON.stringify(config), first.data.id] });
       expect((await pub('?tenantId=acme')).siteName).to.equal('Acme Inc');
       // ...while any theme change through the API drops the cached branding at once.
-      const second = await (await acme.post('/api/theme/import-preset', {
-        presetJson: JSON.stringify({ name: 'Acme 2', palette: { primary: '#15803d' }, branding: { siteName: 'Acme Two' } }),
-      })).json();
+      const second = await (
+        await acme.post('/api/theme/import-preset', {
+          presetJson: JSON.stringify({ name: 'Acme 2', palette: { primary: '#15803d' }, branding: { siteName: 'Acme Two' } }),
+        })
+      ).json();
       expect((await pub('?tenantId=acme')).siteName).to.equal('Changed behind the API');
       await acme.post('/api/theme/activate', { themeId: second.data.id });
       // No accentColor in the branding: the primary 500 stands in.
-      expect(await pub('?tenantId=acme')).to.deep.equal({ siteName: 'Acme Two', logoUrl: null, accentColor: second.data.config.palette.primary['500'] });
+      expect(await pub('?tenantId=acme')).to.deep.equal({
+        siteName: 'Acme Two',
+        logoUrl: null,
+        accentColor: second.data.config.palette.primary['500'],
+      });
       // Branding edited on the theme itself: the public answer follows at once; null clears a field; bad values 400.
-      const edited = await acme.post('/api/theme/update-branding', { themeId: second.data.id, logoUrl: '/files/acme/logo.png', accentColor: '#ABC' });
+      const edited = await acme.post('/api/theme/update-branding', {
+        themeId: second.data.id,
+        logoUrl: '/files/acme/logo.png',
+        accentColor: '#ABC',
+      });
       expect(edited.status).to.equal(200);
       expect(await pub('?tenantId=acme')).to.deep.equal({ siteName: 'Acme Two', logoUrl: '/files/acme/logo.png', accentColor: '#aabbcc' });
       await acme.post('/api/theme/update-branding', { themeId: second.data.id, siteName: null });
       expect((await pub('?tenantId=acme')).siteName).to.equal(null);
-      expect(await errorOf(await acme.post('/api/theme/update-branding', { themeId: second.data.id, logoUrl: 'javascript:alert(1)' }), 400)).to.equal('VALIDATION_ERROR');
-      expect(await errorOf(await acme.post('/api/theme/update-branding', { themeId: first.data.id.replace(/.$/, '0') === first.data.id ? first.data.id.replace(/.$/, '1') : first.data.id.replace(/.$/, '0'), siteName: 'x' }), 404)).to.equal('THEME_NOT_FOUND');
+      expect(
+        await errorOf(await acme.post('/api/theme/update-branding', { themeId: second.data.id, logoUrl: 'javascript:alert(1)' }), 400),
+      ).to.equal('VALIDATION_ERROR');
+      expect(
+        await errorOf(
+          await acme.post('/api/theme/update-branding', {
+            themeId:
+              first.data.id.replace(/.$/, '0') === first.data.id ? first.data.id.replace(/.$/, '1') : first.data.id.replace(/.$/, '0'),
+            siteName: 'x',
+          }),
+          404,
+        ),
+      ).to.equal('THEME_NOT_FOUND');
     });
 
     it('per-user preferences: validated, locked settings refused (409) and ignored on read; the effective theme as CSS variables', async function () {
@@ -293,14 +412,26 @@ for (const variant of DB_VARIANTS) {
       const login = await t.request('/api/user/login', { method: 'POST', json: { email: 'prefs@example.com', password: PASSWORD } });
       const cookie = responseCookie(login)!;
       expect(cookie).to.be.a('string');
-      const put = (theme: unknown) => t.request('/api/user/update-user-attributes', { method: 'PUT', headers: { cookie }, json: { preferences: { theme } } });
+      const put = (theme: unknown) =>
+        t.request('/api/user/update-user-attributes', { method: 'PUT', headers: { cookie }, json: { preferences: { theme } } });
       const effective = async () => dataOf(await t.request('/api/theme/effective', { headers: { cookie } }));
 
       // The default tenant's active theme is 'Main' (created in the branding test, or here).
       if (!(await admin().get('/api/theme/get-current-theme')).ok) await admin().post('/api/theme/create', { name: 'Main' });
-      await admin().post('/api/theme/admin-theme', { density: 'cozy', variant: 'bordered', lockedSettings: { density: false, variant: false }, layoutState: { sidebar: true, footer: true } });
+      await admin().post('/api/theme/admin-theme', {
+        density: 'cozy',
+        variant: 'bordered',
+        lockedSettings: { density: false, variant: false },
+        layoutState: { sidebar: true, footer: true },
+      });
 
-      const saved = await put({ density: 'compact', cardStyle: 'elevated', reducedMotion: true, highContrast: false, layoutRegions: { footer: false } });
+      const saved = await put({
+        density: 'compact',
+        cardStyle: 'elevated',
+        reducedMotion: true,
+        highContrast: false,
+        layoutRegions: { footer: false },
+      });
       expect(saved.status, await saved.clone().text()).to.equal(200);
       expect((await saved.json()).data.preferences.theme).to.include({ density: 'compact', cardStyle: 'elevated' });
       let eff = await effective();
@@ -311,7 +442,14 @@ for (const variant of DB_VARIANTS) {
       for (const shade of SHADES) expect(eff.cssVariables).to.have.property(`--color-neutral-${shade}`);
       expect(eff.locked).to.deep.equal([]);
 
-      for (const bad of [{ density: 'tiny' }, { cardStyle: 'glass' }, { reducedMotion: 'yes' }, { layoutRegions: { footer: 'no' } }, { colour: 'red' }, 'compact']) {
+      for (const bad of [
+        { density: 'tiny' },
+        { cardStyle: 'glass' },
+        { reducedMotion: 'yes' },
+        { layoutRegions: { footer: 'no' } },
+        { colour: 'red' },
+        'compact',
+      ]) {
         expect(await errorOf(await put(bad), 400), JSON.stringify(bad)).to.equal('VALIDATION_ERROR');
       }
 
@@ -332,7 +470,15 @@ for (const variant of DB_VARIANTS) {
       expect(eff.locked).to.have.members(['density', 'layoutState']);
       expect((await put({ density: null })).status).to.equal(200);
       // Other preferences still save without the themes plugin's say.
-      expect((await t.request('/api/user/update-user-attributes', { method: 'PUT', headers: { cookie }, json: { preferences: { dashboard: { widgets: [] } } } })).status).to.equal(200);
+      expect(
+        (
+          await t.request('/api/user/update-user-attributes', {
+            method: 'PUT',
+            headers: { cookie },
+            json: { preferences: { dashboard: { widgets: [] } } },
+          })
+        ).status,
+      ).to.equal(200);
     });
   });
 }
@@ -342,7 +488,8 @@ describe('themes: setup seeding writes the default theme', function () {
   let t: TestKernel;
   before(async () => {
     t = await startTestKernel({
-      setup: true, plugins: [fixturePlugin('test-identity')],
+      setup: true,
+      plugins: [fixturePlugin('test-identity')],
       config: { plugins: { options: { auth: { bcryptRounds: 4 }, setup: { admin: { email: 'seed@example.com', password: PASSWORD } } } } },
     });
   });
@@ -357,8 +504,14 @@ describe('themes: setup seeding writes the default theme', function () {
     // The admin UI names the site after the SITE_NAME setting while the theme's branding has no name.
     const settings = t.kernel.container.resolve<{ set(key: string, value: unknown): Promise<unknown> }>('settings');
     await settings.set('SITE_NAME', 'Harbour News');
-    expect((await dataOf(await t.request('/api/theme/effective', { identity: 'admin' }))).branding).to.include({ siteName: 'Harbour News' });
-    await t.request('/api/theme/update-branding', { method: 'POST', identity: 'admin', json: { themeId: current.id, siteName: 'Harbour' } });
+    expect((await dataOf(await t.request('/api/theme/effective', { identity: 'admin' }))).branding).to.include({
+      siteName: 'Harbour News',
+    });
+    await t.request('/api/theme/update-branding', {
+      method: 'POST',
+      identity: 'admin',
+      json: { themeId: current.id, siteName: 'Harbour' },
+    });
     expect((await dataOf(await t.request('/api/theme/effective', { identity: 'admin' }))).branding).to.include({ siteName: 'Harbour' });
   });
 });

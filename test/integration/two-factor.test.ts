@@ -17,20 +17,27 @@ for (const variant of DB_VARIANTS) {
     let n = 0;
     before(async function () {
       requireVariant(this, variant);
-      t = await startTestKernel({ db: variant.name, config: { plugins: { options: { auth: { bcryptRounds: 4, issuer: 'Acme CMS', sessionDevicePolicy: 'allow-multiple' } } } } });
+      t = await startTestKernel({
+        db: variant.name,
+        config: { plugins: { options: { auth: { bcryptRounds: 4, issuer: 'Acme CMS', sessionDevicePolicy: 'allow-multiple' } } } },
+      });
     });
     after(async () => t?.close());
 
     const login = (email: string) => t.request('/api/user/login', { method: 'POST', json: { email, password: PASSWORD } });
     async function newUser(): Promise<{ email: string; session: string }> {
       const email = `twofa-${++n}@example.com`;
-      await t.kernel.container.resolve<{ create(i: object): Promise<unknown> }>('users').create({ email, password: PASSWORD, role: 'editor' });
+      await t.kernel.container
+        .resolve<{ create(i: object): Promise<unknown> }>('users')
+        .create({ email, password: PASSWORD, role: 'editor' });
       return { email, session: cookie(await login(email), 'session')! };
     }
     async function enable(session: string): Promise<{ secret: string; backupCodes: string[] }> {
       const setup = (await (await t.request('/api/auth/2fa/setup', { method: 'POST', headers: { cookie: session } })).json()).data;
       const res = await t.request('/api/auth/2fa/verify-setup', {
-        method: 'POST', headers: { cookie: session }, json: { secret: setup.secret, verificationCode: await codeAt(setup.secret), backupCodes: setup.backupCodes },
+        method: 'POST',
+        headers: { cookie: session },
+        json: { secret: setup.secret, verificationCode: await codeAt(setup.secret), backupCodes: setup.backupCodes },
       });
       expect(res.status).to.equal(200);
       return setup;
@@ -42,7 +49,11 @@ for (const variant of DB_VARIANTS) {
       expect(body).to.deep.include({ requires2FA: true });
       expect(cookie(first, 'session'), 'no session before the second step').to.equal(null);
       const pending = cookie(first, '2fa_pending')!;
-      return t.request('/api/auth/2fa/verify', { method: 'POST', headers: sendPending ? { cookie: pending } : {}, json: { userId: body.userId, code } });
+      return t.request('/api/auth/2fa/verify', {
+        method: 'POST',
+        headers: sendPending ? { cookie: pending } : {},
+        json: { userId: body.userId, code },
+      });
     }
 
     it('setup returns the spec bundle once and activates nothing', async function () {
@@ -54,12 +65,18 @@ for (const variant of DB_VARIANTS) {
       expect(body.success).to.equal(true);
       const { secret, qrCodeURL, manualEntryDetails, backupCodes } = body.data;
       expect(secret).to.match(/^[A-Z2-7]{16,}$/);
-      expect(qrCodeURL).to.match(/^otpauth:\/\/totp\//).and.include(`secret=${secret}`).and.include('issuer=Acme');
+      expect(qrCodeURL)
+        .to.match(/^otpauth:\/\/totp\//)
+        .and.include(`secret=${secret}`)
+        .and.include('issuer=Acme');
       expect(manualEntryDetails).to.deep.equal({ issuer: 'Acme CMS', account: email, secret, algorithm: 'SHA1', digits: 6, period: 30 });
       expect(backupCodes).to.have.length(10);
       for (const c of backupCodes) expect(c).to.match(/^[A-Z0-9]{8}$/);
       const status = await (await t.request('/api/auth/2fa/backup-codes', { headers: { cookie: session } })).json();
-      expect(status).to.deep.equal({ success: true, data: { enabled: false, hasBackupCodes: false, backupCodesCount: 0, lastVerification: null } });
+      expect(status).to.deep.equal({
+        success: true,
+        data: { enabled: false, hasBackupCodes: false, backupCodesCount: 0, lastVerification: null },
+      });
     });
 
     it('verify-setup needs the issued secret and a valid code; then the secret is stored encrypted and the codes hashed', async function () {
@@ -69,12 +86,19 @@ for (const variant of DB_VARIANTS) {
       const wrongCode = await attempt({ secret: setup.secret, verificationCode: '000000', backupCodes: setup.backupCodes });
       expect(wrongCode.status).to.equal(400);
       expect(await wrongCode.json()).to.deep.equal({ message: 'Invalid verification code' });
-      const wrongSecret = await attempt({ secret: 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP', verificationCode: await codeAt(setup.secret), backupCodes: setup.backupCodes });
+      const wrongSecret = await attempt({
+        secret: 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP',
+        verificationCode: await codeAt(setup.secret),
+        backupCodes: setup.backupCodes,
+      });
       expect(wrongSecret.status).to.equal(400);
       const ok = await attempt({ secret: setup.secret, verificationCode: await codeAt(setup.secret), backupCodes: setup.backupCodes });
       expect(ok.status).to.equal(200);
       expect(await ok.json()).to.deep.equal({ success: true, message: 'Two-factor authentication is enabled' });
-      const [row] = await t.kernel.sequelize.query<{ totp_secret: string; backup_codes: string }>('SELECT totp_secret, backup_codes FROM auth_users WHERE email = ?', { replacements: [email], type: QueryTypes.SELECT });
+      const [row] = await t.kernel.sequelize.query<{ totp_secret: string; backup_codes: string }>(
+        'SELECT totp_secret, backup_codes FROM auth_users WHERE email = ?',
+        { replacements: [email], type: QueryTypes.SELECT },
+      );
       expect(row!.totp_secret).to.match(/^v1\./).and.not.include(setup.secret);
       const hashes = JSON.parse(row!.backup_codes) as string[];
       expect(hashes).to.have.length(10);
@@ -83,16 +107,23 @@ for (const variant of DB_VARIANTS) {
       const again = await t.request('/api/auth/2fa/setup', { method: 'POST', headers: { cookie: session } });
       expect(again.status).to.equal(400);
       expect(await again.json()).to.deep.equal({ message: '2FA is already enabled' });
-      expect((await attempt({ secret: setup.secret, verificationCode: await codeAt(setup.secret), backupCodes: setup.backupCodes })).status).to.equal(400);
+      expect(
+        (await attempt({ secret: setup.secret, verificationCode: await codeAt(setup.secret), backupCodes: setup.backupCodes })).status,
+      ).to.equal(400);
       expect((await (await t.request('/api/user/me', { headers: { cookie: session } })).json()).data.is2FAEnabled).to.equal(true);
     });
 
-    it('signs in in two steps bound to the client; a TOTP code works once, the next period\'s too', async function () {
+    it("signs in in two steps bound to the client; a TOTP code works once, the next period's too", async function () {
       const { email, session } = await newUser();
       const { secret } = await enable(session);
       const wrong = await twoStep(email, '123456');
       expect(wrong.status).to.equal(200);
-      expect(await wrong.json()).to.deep.equal({ success: false, message: 'Invalid verification code', method: 'totp', backupCodeUsed: false });
+      expect(await wrong.json()).to.deep.equal({
+        success: false,
+        message: 'Invalid verification code',
+        method: 'totp',
+        backupCodeUsed: false,
+      });
       const code = await codeAt(secret, 30);
       const otherClient = await twoStep(email, code, false);
       expect((await otherClient.json()).success, 'without the pending cookie').to.equal(false);
@@ -110,7 +141,12 @@ for (const variant of DB_VARIANTS) {
       const { email, session } = await newUser();
       const { backupCodes } = await enable(session);
       const used = await twoStep(email, backupCodes[3]!.toLowerCase());
-      expect(await used.json()).to.deep.equal({ success: true, message: 'Backup code accepted; 9 backup codes remaining', method: 'backup', backupCodeUsed: true });
+      expect(await used.json()).to.deep.equal({
+        success: true,
+        message: 'Backup code accepted; 9 backup codes remaining',
+        method: 'backup',
+        backupCodeUsed: true,
+      });
       expect((await (await twoStep(email, backupCodes[3]!)).json()).success).to.equal(false);
       const status = (await (await t.request('/api/auth/2fa/backup-codes', { headers: { cookie: session } })).json()).data;
       expect(status).to.include({ enabled: true, hasBackupCodes: true, backupCodesCount: 9 });

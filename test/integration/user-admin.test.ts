@@ -14,19 +14,33 @@ for (const variant of DB_VARIANTS) {
     let t: TestKernel;
     before(async function () {
       requireVariant(this, variant);
-      t = await startTestKernel({ db: variant.name, plugins: [fixturePlugin('test-identity'), fixturePlugin('test-echo')], config: { plugins: { options: { auth: { bcryptRounds: 4, sessionDevicePolicy: 'allow-multiple' } } } } });
+      t = await startTestKernel({
+        db: variant.name,
+        plugins: [fixturePlugin('test-identity'), fixturePlugin('test-echo')],
+        config: { plugins: { options: { auth: { bcryptRounds: 4, sessionDevicePolicy: 'allow-multiple' } } } },
+      });
     });
     after(async () => t?.close());
 
     async function userWithSessionAndKey(email: string, role = 'editor') {
-      const { _id } = await t.kernel.container.resolve<{ create(i: object): Promise<{ _id: string }> }>('users').create({ email, password: PASSWORD, role });
+      const { _id } = await t.kernel.container
+        .resolve<{ create(i: object): Promise<{ _id: string }> }>('users')
+        .create({ email, password: PASSWORD, role });
       const session = cookie(await t.request('/api/user/login', { method: 'POST', json: { email, password: PASSWORD } }))!;
-      const key = (await (await t.request('/api/api-keys', { method: 'POST', headers: { cookie: session }, json: { name: 'k', permissions: ['content:read'] } })).json()).data.key as string;
+      const key = (
+        await (
+          await t.request('/api/api-keys', {
+            method: 'POST',
+            headers: { cookie: session },
+            json: { name: 'k', permissions: ['content:read'] },
+          })
+        ).json()
+      ).data.key as string;
       return { id: _id, session, key };
     }
     const works = async (headers: Record<string, string>) => (await t.request('/api/echo/items/1', { headers })).status;
 
-    it('lists the tenant\'s users with search and paging, for user:manage only', async function () {
+    it("lists the tenant's users with search and paging, for user:manage only", async function () {
       await userWithSessionAndKey('alpha@example.com');
       await userWithSessionAndKey('beta@example.com', 'viewer');
       const res = await t.request('/api/user/list?search=alpha&limit=500', { identity: 'admin' });
@@ -51,7 +65,9 @@ for (const variant of DB_VARIANTS) {
       const refused = await t.request('/api/user/login', { method: 'POST', json: { email: 'gamma@example.com', password: PASSWORD } });
       expect((await refused.json()).error).to.equal('ACCOUNT_BLOCKED');
       await t.request(`/api/user/${u.id}/block`, { method: 'POST', identity: 'admin', json: { blocked: false } });
-      expect((await t.request('/api/user/login', { method: 'POST', json: { email: 'gamma@example.com', password: PASSWORD } })).status).to.equal(200);
+      expect(
+        (await t.request('/api/user/login', { method: 'POST', json: { email: 'gamma@example.com', password: PASSWORD } })).status,
+      ).to.equal(200);
       expect(await works({ authorization: `Bearer ${u.key}` }), 'the key works again with its creator').to.equal(200);
     });
 
@@ -74,12 +90,19 @@ for (const variant of DB_VARIANTS) {
       });
       try {
         const u = await userWithSessionAndKey('events@example.com', 'viewer');
-        await t.request('/api/user/update-user-attributes', { method: 'PUT', headers: { cookie: u.session }, json: { username: 'renamed' } });
+        await t.request('/api/user/update-user-attributes', {
+          method: 'PUT',
+          headers: { cookie: u.session },
+          json: { username: 'renamed' },
+        });
         await t.request(`/api/user/${u.id}/block`, { method: 'POST', identity: 'admin', json: { blocked: true } });
         await t.request(`/api/user/${u.id}`, { method: 'DELETE', identity: 'admin' });
         const mine = seen.filter((e) => e.payload.user._id === u.id);
         expect(mine.map((e) => e.name)).to.deep.equal(['on:user_create', 'on:user_update', 'on:user_update', 'on:user_delete']);
-        expect(mine[0]!.payload).to.deep.equal({ tenantId: 'default', user: { _id: u.id, email: 'events@example.com', username: 'events', role: 'viewer' } });
+        expect(mine[0]!.payload).to.deep.equal({
+          tenantId: 'default',
+          user: { _id: u.id, email: 'events@example.com', username: 'events', role: 'viewer' },
+        });
         expect(mine[1]!.payload.user.username).to.equal('renamed');
         expect(mine[2]!.payload.blocked).to.equal(true);
         expect(JSON.stringify(seen)).to.not.match(/password|hash|secret/i);
@@ -88,11 +111,12 @@ for (const variant of DB_VARIANTS) {
       }
     });
 
-    it('summarises the tenant\'s users and who is online, for the dashboard', async function () {
+    it("summarises the tenant's users and who is online, for the dashboard", async function () {
       const users = t.kernel.container.resolve<{ summary(tenant: string): Promise<any> }>('users');
       const before = await users.summary('default');
       const u = await userWithSessionAndKey('online@example.com', 'viewer');
-      for (let i = 0; i < 2; i++) await t.request('/api/user/login', { method: 'POST', json: { email: 'online@example.com', password: 'wrong password' } });
+      for (let i = 0; i < 2; i++)
+        await t.request('/api/user/login', { method: 'POST', json: { email: 'online@example.com', password: 'wrong password' } });
       const after = await users.summary('default');
       expect(after.total).to.equal(before.total + 1);
       expect(after.byRole.viewer).to.equal((before.byRole.viewer ?? 0) + 1);
@@ -106,7 +130,7 @@ for (const variant of DB_VARIANTS) {
       expect((await users.summary('another-tenant')).total).to.equal(0);
     });
 
-    it('lists the roles and changes a user\'s role: the signed-in session sees it at once; unknown roles 400', async function () {
+    it("lists the roles and changes a user's role: the signed-in session sees it at once; unknown roles 400", async function () {
       const roles = await t.request('/api/user/roles', { identity: 'admin' });
       expect(roles.status).to.equal(200);
       const names = ((await roles.json()).data as Array<{ name: string; permissions: string[] }>).map((r) => r.name);
@@ -114,7 +138,11 @@ for (const variant of DB_VARIANTS) {
       expect((await t.request('/api/user/roles', { identity: 'editor' })).status).to.equal(403);
 
       const u = await userWithSessionAndKey('role-change@example.com', 'viewer');
-      const me = async () => (await (await t.request('/api/user/me', { headers: { cookie: u.session } })).json()).data as { role: string; permissions: string[] };
+      const me = async () =>
+        (await (await t.request('/api/user/me', { headers: { cookie: u.session } })).json()).data as {
+          role: string;
+          permissions: string[];
+        };
       expect((await me()).role).to.equal('viewer');
       expect((await me()).permissions).to.not.include('content:write');
       const changed = await t.request(`/api/user/${u.id}/role`, { method: 'PUT', identity: 'admin', json: { role: 'editor' } });
@@ -128,7 +156,9 @@ for (const variant of DB_VARIANTS) {
       const unknown = await t.request(`/api/user/${u.id}/role`, { method: 'PUT', identity: 'admin', json: { role: 'overlord' } });
       expect(unknown.status).to.equal(400);
       expect((await unknown.json()).error).to.equal('VALIDATION_ERROR');
-      expect((await t.request(`/api/user/${u.id}/role`, { method: 'PUT', identity: 'editor', json: { role: 'viewer' } })).status).to.equal(403);
+      expect((await t.request(`/api/user/${u.id}/role`, { method: 'PUT', identity: 'editor', json: { role: 'viewer' } })).status).to.equal(
+        403,
+      );
     });
 
     it('keeps the last active admin (no block, delete or demotion), and nobody blocks or deletes themselves', async function () {
@@ -146,7 +176,9 @@ for (const variant of DB_VARIANTS) {
 
     it('a session used from another client is only logged, never acted on', async function () {
       const u = await userWithSessionAndKey('roaming@example.com');
-      const elsewhere = await t.request('/api/user/me', { headers: { cookie: u.session, 'user-agent': 'A completely different browser/9.9' } });
+      const elsewhere = await t.request('/api/user/me', {
+        headers: { cookie: u.session, 'user-agent': 'A completely different browser/9.9' },
+      });
       expect(elsewhere.status).to.equal(200);
     });
   });
@@ -157,18 +189,22 @@ describe('session settings from System Settings', function () {
   it('SESSION_DEVICE_POLICY and SESSION_TTL_HOURS in the settings store take effect', async function () {
     const t = await startTestKernel({
       setup: true,
-      config: { plugins: { options: { auth: { bcryptRounds: 4 }, setup: { admin: { email: 'owner@example.com', password: 'owner password' } } } } },
+      config: {
+        plugins: { options: { auth: { bcryptRounds: 4 }, setup: { admin: { email: 'owner@example.com', password: 'owner password' } } } },
+      },
     });
     try {
       const settings = t.kernel.container.resolve<{ set(k: string, v: unknown): Promise<void> }>('settings');
       await settings.set('SESSION_DEVICE_POLICY', 'allow-multiple');
       await settings.set('SESSION_TTL_HOURS', 2);
-      const login = () => t.request('/api/user/login', { method: 'POST', json: { email: 'owner@example.com', password: 'owner password' } });
+      const login = () =>
+        t.request('/api/user/login', { method: 'POST', json: { email: 'owner@example.com', password: 'owner password' } });
       const first = await login();
       const second = await login();
       const expires = /expires=([^;]+)/i.exec(first.headers.getSetCookie().find((c) => c.startsWith('session='))!)![1]!;
       expect(Date.parse(expires) - Date.now()).to.be.within(2 * 3600e3 - 120e3, 2 * 3600e3 + 1e3);
-      for (const res of [first, second]) expect((await t.request('/api/user/me', { headers: { cookie: cookie(res)! } })).status).to.equal(200);
+      for (const res of [first, second])
+        expect((await t.request('/api/user/me', { headers: { cookie: cookie(res)! } })).status).to.equal(200);
     } finally {
       await t.close();
     }

@@ -34,7 +34,11 @@ describe('kernel: WebSocket endpoints', function () {
   const ws = (path: string) => t.url.replace(/^http/, 'ws') + path;
 
   it('hands an upgrade to the endpoint of its path (normalised), with the identity the HTTP resolvers give', async () => {
-    expect((await firstMessage(ws('/api/whoami'), { 'x-test-identity': 'editor' })).message).to.deep.equal({ kind: 'user', role: 'editor', tenantId: 'default' });
+    expect((await firstMessage(ws('/api/whoami'), { 'x-test-identity': 'editor' })).message).to.deep.equal({
+      kind: 'user',
+      role: 'editor',
+      tenantId: 'default',
+    });
     expect((await firstMessage(ws('/API/v1/whoami/'))).message).to.deep.equal({ kind: 'guest', role: 'guest', tenantId: 'default' });
   });
 

@@ -27,9 +27,10 @@ for (const variant of DB_VARIANTS) {
     after(async () => t?.close());
 
     it('an entry whose revision cannot be written answers 5xx and leaves no entry behind; the retry with the same key creates it once', async () => {
-      const trigger = variant.name === 'sqlite'
-        ? "CREATE TRIGGER refuse_revisions BEFORE INSERT ON content_revisions BEGIN SELECT RAISE(ABORT, 'revision refused'); END"
-        : "CREATE TRIGGER refuse_revisions BEFORE INSERT ON content_revisions FOR EACH ROW SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'revision refused'";
+      const trigger =
+        variant.name === 'sqlite'
+          ? "CREATE TRIGGER refuse_revisions BEFORE INSERT ON content_revisions BEGIN SELECT RAISE(ABORT, 'revision refused'); END"
+          : "CREATE TRIGGER refuse_revisions BEFORE INSERT ON content_revisions FOR EACH ROW SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'revision refused'";
       await t.kernel.sequelize.query(trigger);
       const before = await count();
       const failed = await create({ title: 'Only once' }, 'retry-key-1');
@@ -73,7 +74,7 @@ for (const variant of DB_VARIANTS) {
       expect(fixed.status).to.equal(201);
     });
 
-    it('a media upload and an API key retried with the same key are created once; the stored answer does not reveal the key\'s secret', async () => {
+    it("a media upload and an API key retried with the same key are created once; the stored answer does not reveal the key's secret", async () => {
       const upload = () => {
         const fd = new FormData();
         fd.append('file', new Blob(['hello, idempotent world\n'], { type: 'text/plain' }), 'hello.txt');
@@ -89,16 +90,30 @@ for (const variant of DB_VARIANTS) {
       // API keys need a signed-in session (not the test identity).
       const users = t.kernel.container.resolve<{ create(i: object): Promise<{ _id: string }> }>('users');
       await users.create({ email: 'keys@example.com', password: 'correct horse battery', role: 'editor' });
-      const login = await t.request('/api/user/login', { method: 'POST', json: { email: 'keys@example.com', password: 'correct horse battery' } });
-      const cookie = login.headers.getSetCookie().find((c) => c.startsWith('session='))!.split(';')[0]!;
-      const createKey = () => t.request('/api/api-keys', { method: 'POST', headers: { cookie, 'Idempotency-Key': 'key-1' }, json: { name: 'ci', permissions: ['content:read'] } });
+      const login = await t.request('/api/user/login', {
+        method: 'POST',
+        json: { email: 'keys@example.com', password: 'correct horse battery' },
+      });
+      const cookie = login.headers
+        .getSetCookie()
+        .find((c) => c.startsWith('session='))!
+        .split(';')[0]!;
+      const createKey = () =>
+        t.request('/api/api-keys', {
+          method: 'POST',
+          headers: { cookie, 'Idempotency-Key': 'key-1' },
+          json: { name: 'ci', permissions: ['content:read'] },
+        });
       const key = await dataOf(await createKey(), 201);
       const replay = await createKey();
       expect(replay.headers.get('idempotent-replayed')).to.equal('true');
       expect((await replay.json()).data).to.deep.equal(key);
       const keys = await dataOf(await t.request('/api/api-keys', { headers: { cookie } }));
       expect(keys.filter((k: { name: string }) => k.name === 'ci')).to.have.length(1);
-      const stored = await t.kernel.sequelize.query<{ response: string }>('SELECT response FROM cms_idempotency_keys WHERE response IS NOT NULL', { type: 'SELECT' as never });
+      const stored = await t.kernel.sequelize.query<{ response: string }>(
+        'SELECT response FROM cms_idempotency_keys WHERE response IS NOT NULL',
+        { type: 'SELECT' as never },
+      );
       expect(stored.length).to.be.greaterThan(0);
       for (const row of stored) expect(Buffer.from(row.response, 'base64').toString('latin1')).not.to.include(key.key);
       expect(JSON.stringify(stored)).not.to.include(key.key);
@@ -107,10 +122,19 @@ for (const variant of DB_VARIANTS) {
     it('while the first request with a key is still running, the same key is 409 IDEMPOTENCY_KEY_IN_USE', async () => {
       const store = new IdempotencyStore(t.kernel.sequelize);
       const scope = { tenantId: 'default', principal: 'user:someone', key: 'in-flight-1' };
-      const request = { method: 'POST', route: '/api/collections/:collection', params: { collection: 'posts' }, query: {}, body: { title: 'x' } };
+      const request = {
+        method: 'POST',
+        route: '/api/collections/:collection',
+        params: { collection: 'posts' },
+        query: {},
+        body: { title: 'x' },
+      };
       const first = await store.begin(scope, request);
       expect(first.kind).to.equal('new');
-      const second = await store.begin(scope, request).then(() => null, (e) => e);
+      const second = await store.begin(scope, request).then(
+        () => null,
+        (e) => e,
+      );
       expect(second?.code).to.equal('IDEMPOTENCY_KEY_IN_USE');
       expect(second?.status).to.equal(409);
       if (first.kind === 'new') await first.done({ status: 201, body: { success: true, data: { ok: 1 } } });

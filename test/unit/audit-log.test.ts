@@ -36,7 +36,8 @@ describe('unit: audit log (hash chain)', () => {
 
   it('verify() names the first entry whose content was altered (hash-mismatch)', async () => {
     const entries = [];
-    for (let i = 0; i < 3; i++) entries.push(await audit.append({ domain: 'd', operation: 'op', actor, outcome: 'success', message: `m${i}` }));
+    for (let i = 0; i < 3; i++)
+      entries.push(await audit.append({ domain: 'd', operation: 'op', actor, outcome: 'success', message: `m${i}` }));
     await db.sequelize.query('UPDATE cms_audit_log SET message = ? WHERE id = ?', { replacements: ['rewritten', entries[1]!.id] });
     const result = await audit.verify();
     assert.equal(result.valid, false);
@@ -46,7 +47,8 @@ describe('unit: audit log (hash chain)', () => {
 
   it('verify() detects a deleted entry in the middle of the chain (chain-broken)', async () => {
     const entries = [];
-    for (let i = 0; i < 3; i++) entries.push(await audit.append({ domain: 'd', operation: 'op', actor, outcome: 'success', message: `m${i}` }));
+    for (let i = 0; i < 3; i++)
+      entries.push(await audit.append({ domain: 'd', operation: 'op', actor, outcome: 'success', message: `m${i}` }));
     await db.sequelize.query('DELETE FROM cms_audit_log WHERE id = ?', { replacements: [entries[1]!.id] });
     const result = await audit.verify();
     assert.equal(result.valid, false);
@@ -74,21 +76,46 @@ describe('unit: audit log (hash chain)', () => {
   });
 
   it('keeps the chain linear under concurrent appends', async () => {
-    await Promise.all(Array.from({ length: 4 }, (_, i) => audit.append({ domain: 'd', operation: 'op', actor, outcome: 'success', message: `c${i}` })));
+    await Promise.all(
+      Array.from({ length: 4 }, (_, i) => audit.append({ domain: 'd', operation: 'op', actor, outcome: 'success', message: `c${i}` })),
+    );
     assert.deepEqual(await audit.verify(), { valid: true, checked: 4 });
   });
 
   it('lists newest first, filtered by level, tenant and search text', async () => {
     await audit.append({ domain: 'auth', operation: 'login', actor, outcome: 'success', level: 'low', message: 'signed in' });
-    await audit.append({ domain: 'auth', operation: 'lockout', actor: { userId: 'u2', tenantId: 'acme' }, outcome: 'failure', level: 'high', message: 'account locked' });
+    await audit.append({
+      domain: 'auth',
+      operation: 'lockout',
+      actor: { userId: 'u2', tenantId: 'acme' },
+      outcome: 'failure',
+      level: 'high',
+      message: 'account locked',
+    });
     await audit.append({ domain: 'content', operation: 'delete', actor, outcome: 'success', level: 'high', message: 'entries removed' });
     const all = await audit.list();
     assert.equal(all.total, 3);
-    assert.deepEqual(all.items.map((e) => e.operation), ['delete', 'lockout', 'login']);
-    assert.deepEqual((await audit.list({ level: 'high' })).items.map((e) => e.operation), ['delete', 'lockout']);
-    assert.deepEqual((await audit.list({ tenantId: 'acme' })).items.map((e) => e.operation), ['lockout']);
-    assert.deepEqual((await audit.list({ search: 'locked' })).items.map((e) => e.operation), ['lockout']);
-    assert.deepEqual((await audit.list({ search: 'auth.log' })).items.map((e) => e.operation), ['login'], 'search also matches the action');
+    assert.deepEqual(
+      all.items.map((e) => e.operation),
+      ['delete', 'lockout', 'login'],
+    );
+    assert.deepEqual(
+      (await audit.list({ level: 'high' })).items.map((e) => e.operation),
+      ['delete', 'lockout'],
+    );
+    assert.deepEqual(
+      (await audit.list({ tenantId: 'acme' })).items.map((e) => e.operation),
+      ['lockout'],
+    );
+    assert.deepEqual(
+      (await audit.list({ search: 'locked' })).items.map((e) => e.operation),
+      ['lockout'],
+    );
+    assert.deepEqual(
+      (await audit.list({ search: 'auth.log' })).items.map((e) => e.operation),
+      ['login'],
+      'search also matches the action',
+    );
     assert.equal((await audit.list({ limit: 1 })).items.length, 1);
   });
 
@@ -97,7 +124,13 @@ describe('unit: audit log (hash chain)', () => {
     await audit.append({ domain: 'd', operation: 'pct', actor, outcome: 'success', message: 'progress 50% done' });
     await audit.append({ domain: 'd', operation: 'under', actor, outcome: 'success', message: 'file my_file.txt' });
     await audit.append({ domain: 'd', operation: 'other', actor, outcome: 'success', message: 'file myXfile.txt' });
-    assert.deepEqual((await audit.list({ search: '50%' })).items.map((e) => e.operation), ['pct']);
-    assert.deepEqual((await audit.list({ search: 'my_file' })).items.map((e) => e.operation), ['under']);
+    assert.deepEqual(
+      (await audit.list({ search: '50%' })).items.map((e) => e.operation),
+      ['pct'],
+    );
+    assert.deepEqual(
+      (await audit.list({ search: 'my_file' })).items.map((e) => e.operation),
+      ['under'],
+    );
   });
 });

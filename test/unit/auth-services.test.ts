@@ -42,7 +42,9 @@ describe('unit: auth services (users, lockout, sessions, tokens)', function () {
 
   before(async function () {
     this.timeout(10000);
-    db = await openUnitDb({ plugins: [{ id: 'auth', models: [User, Role, Session, ApiKey, WebsiteToken, EmailToken, Tenant], migrations: AUTH_MIGRATIONS }] });
+    db = await openUnitDb({
+      plugins: [{ id: 'auth', models: [User, Role, Session, ApiKey, WebsiteToken, EmailToken, Tenant], migrations: AUTH_MIGRATIONS }],
+    });
     pool = new WorkerPool({ maxThreads: 1, idleTimeoutMs: 60000 });
     cache = await CacheService.create({ prefix: 'unit', defaultTtlSeconds: 60, logger: db.logger });
     users = new UsersService(pool, { bcryptRounds: 4 });
@@ -58,7 +60,10 @@ describe('unit: auth services (users, lockout, sessions, tokens)', function () {
   describe('users and passwords', () => {
     it('creates a user with a lower-cased email and a derived username, never storing the password', async () => {
       const u = await users.create({ email: '  Alice@Example.COM ', password: 'long enough pw', role: 'viewer' });
-      assert.deepEqual({ email: u.email, username: u.username, role: u.role }, { email: 'alice@example.com', username: 'alice', role: 'viewer' });
+      assert.deepEqual(
+        { email: u.email, username: u.username, role: u.role },
+        { email: 'alice@example.com', username: 'alice', role: 'viewer' },
+      );
       const row = (await users.findById(u._id))!;
       assert.notEqual(row.password_hash, 'long enough pw');
       assert.match(row.password_hash, /^\$2[aby]\$/);
@@ -66,11 +71,15 @@ describe('unit: auth services (users, lockout, sessions, tokens)', function () {
 
     it('refuses a duplicate email (409), a short password and an unknown role, naming the field', async () => {
       await assert.rejects(users.create({ email: 'ALICE@example.com', password: 'another pw 1', role: 'viewer' }), UserExistsError);
-      await assert.rejects(users.create({ email: 'b@example.com', password: 'short', role: 'viewer' }), (err: unknown) =>
-        err instanceof ValidationError && err.issues[0]?.path === 'body.password');
+      await assert.rejects(
+        users.create({ email: 'b@example.com', password: 'short', role: 'viewer' }),
+        (err: unknown) => err instanceof ValidationError && err.issues[0]?.path === 'body.password',
+      );
       await assert.rejects(users.create({ email: 'b@example.com', password: 'x'.repeat(73), role: 'viewer' }), ValidationError);
-      await assert.rejects(users.create({ email: 'b@example.com', password: 'long enough pw', role: 'wizard' }), (err: unknown) =>
-        err instanceof ValidationError && err.issues[0]?.path === 'body.role');
+      await assert.rejects(
+        users.create({ email: 'b@example.com', password: 'long enough pw', role: 'wizard' }),
+        (err: unknown) => err instanceof ValidationError && err.issues[0]?.path === 'body.role',
+      );
     });
 
     it('authenticates the right password (any email case) and refuses a wrong one or an unknown email alike', async () => {
@@ -82,7 +91,8 @@ describe('unit: auth services (users, lockout, sessions, tokens)', function () {
 
     it(`locks the account after ${MAX_FAILED_ATTEMPTS} failures; even the right password is then refused with the time left`, async () => {
       const u = await newUser();
-      for (let i = 0; i < MAX_FAILED_ATTEMPTS; i++) await assert.rejects(users.authenticate(u.email, `wrong ${i}`), InvalidCredentialsError);
+      for (let i = 0; i < MAX_FAILED_ATTEMPTS; i++)
+        await assert.rejects(users.authenticate(u.email, `wrong ${i}`), InvalidCredentialsError);
       await assert.rejects(users.authenticate(u.email, 'correct horse 1'), (err: unknown) => {
         assert.ok(err instanceof AccountLockedError);
         const retry = (err as AccountLockedError).extra.retryAfterSeconds as number;
@@ -96,7 +106,8 @@ describe('unit: auth services (users, lockout, sessions, tokens)', function () {
 
     it('fewer failures than the limit do not lock, and a success resets the count', async () => {
       const u = await newUser();
-      for (let i = 0; i < MAX_FAILED_ATTEMPTS - 1; i++) await assert.rejects(users.authenticate(u.email, 'nope nope'), InvalidCredentialsError);
+      for (let i = 0; i < MAX_FAILED_ATTEMPTS - 1; i++)
+        await assert.rejects(users.authenticate(u.email, 'nope nope'), InvalidCredentialsError);
       await users.authenticate(u.email, 'correct horse 1');
       assert.equal(Number((await users.findById(u.id))!.failed_attempts), 0);
       await assert.rejects(users.authenticate(u.email, 'nope nope'), InvalidCredentialsError);
@@ -130,17 +141,31 @@ describe('unit: auth services (users, lockout, sessions, tokens)', function () {
 
   describe('user list', () => {
     it('lists the tenant users newest first, searchable by email or username', async () => {
-      const u = await users.create({ email: 'searchable.person@example.com', password: 'long enough pw', role: 'viewer', username: 'findme' });
+      const u = await users.create({
+        email: 'searchable.person@example.com',
+        password: 'long enough pw',
+        role: 'viewer',
+        username: 'findme',
+      });
       const byEmail = await users.list('default', { page: 1, limit: 10, search: 'searchable.person' });
-      assert.deepEqual(byEmail.items.map((x) => x._id), [u._id]);
-      assert.deepEqual((await users.list('default', { page: 1, limit: 10, search: 'FINDME' })).items.map((x) => x._id), [u._id]);
+      assert.deepEqual(
+        byEmail.items.map((x) => x._id),
+        [u._id],
+      );
+      assert.deepEqual(
+        (await users.list('default', { page: 1, limit: 10, search: 'FINDME' })).items.map((x) => x._id),
+        [u._id],
+      );
       assert.equal((await users.list('other-tenant', { page: 1, limit: 10 })).total, 0);
     });
 
     // Regression: SQLite's LIKE has no default escape character (kernel/text/like-contains.ts).
     it('a search containing _ finds the user whose email contains it (SQLite)', async () => {
       const u = await users.create({ email: 'first_last@example.com', password: 'long enough pw', role: 'viewer' });
-      assert.deepEqual((await users.list('default', { page: 1, limit: 10, search: 'first_last' })).items.map((x) => x._id), [u._id]);
+      assert.deepEqual(
+        (await users.list('default', { page: 1, limit: 10, search: 'first_last' })).items.map((x) => x._id),
+        [u._id],
+      );
     });
   });
 
@@ -201,7 +226,7 @@ describe('unit: auth services (users, lockout, sessions, tokens)', function () {
       assert.ok(await sessions.resolve(c.token));
     });
 
-    it('a blocked user\'s uncached session does not resolve', async () => {
+    it("a blocked user's uncached session does not resolve", async () => {
       const sessions = sessionsWith();
       const u = await newUser();
       const { token } = await sessions.create(u, client);
@@ -281,12 +306,19 @@ describe('unit: auth services (users, lockout, sessions, tokens)', function () {
       const owner = { ...asIdentity(await newUser('editor')), permissions: ['content:read'] };
       await assert.rejects(tokens.createApiKey(owner, { name: 'x', permissions: ['made:up'] }, known), ValidationError);
       await assert.rejects(tokens.createApiKey(owner, { name: 'x', permissions: ['system:write'] }, known), ForbiddenError);
-      await assert.rejects(tokens.createApiKey(owner, { name: 'x', permissions: [], expiresAt: '2001-01-01T00:00:00Z' }, known), ValidationError);
+      await assert.rejects(
+        tokens.createApiKey(owner, { name: 'x', permissions: [], expiresAt: '2001-01-01T00:00:00Z' }, known),
+        ValidationError,
+      );
     });
 
     it('a key never acts with more than its creator has now: a demoted creator narrows it', async () => {
       const u = await newUser('editor');
-      const created = await tokens.createApiKey({ ...asIdentity(u), permissions: ['content:read', 'content:write'] }, { name: 'k', permissions: ['content:read', 'content:write'] }, known);
+      const created = await tokens.createApiKey(
+        { ...asIdentity(u), permissions: ['content:read', 'content:write'] },
+        { name: 'k', permissions: ['content:read', 'content:write'] },
+        known,
+      );
       assert.deepEqual((await tokens.resolveBearer(created.key))?.permissions, ['content:read', 'content:write']);
       await users.setRole(u.id, 'viewer');
       assert.deepEqual((await tokens.resolveBearer(created.key))?.permissions, ['content:read']);
@@ -300,7 +332,11 @@ describe('unit: auth services (users, lockout, sessions, tokens)', function () {
       assert.equal(await tokens.resolveBearer(revoked.key), null);
       await assert.rejects(tokens.revokeApiKey(owner, revoked._id), NotFoundError);
 
-      const expiring = await tokens.createApiKey(owner, { name: 'e', permissions: ['content:read'], expiresAt: new Date(Date.now() + 60000).toISOString() }, known);
+      const expiring = await tokens.createApiKey(
+        owner,
+        { name: 'e', permissions: ['content:read'], expiresAt: new Date(Date.now() + 60000).toISOString() },
+        known,
+      );
       assert.ok(await tokens.resolveBearer(expiring.key));
       await ApiKey.update({ expires_at: Date.now() - 1 }, { where: { id: expiring._id } });
       assert.equal(await tokens.resolveBearer(expiring.key), null);
@@ -319,7 +355,10 @@ describe('unit: auth services (users, lockout, sessions, tokens)', function () {
       const ownerA = { ...asIdentity(a), permissions: ['content:read'] };
       const ownerB = { ...asIdentity(b), permissions: ['content:read'] };
       const key = await tokens.createApiKey(ownerA, { name: 'mine', permissions: ['content:read'] }, known);
-      assert.deepEqual((await tokens.listApiKeys(ownerA)).map((k) => k.name), ['mine']);
+      assert.deepEqual(
+        (await tokens.listApiKeys(ownerA)).map((k) => k.name),
+        ['mine'],
+      );
       assert.deepEqual(await tokens.listApiKeys(ownerB), []);
       await assert.rejects(tokens.revokeApiKey(ownerB, key._id), NotFoundError);
       assert.ok(await tokens.resolveBearer(key.key));

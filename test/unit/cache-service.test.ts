@@ -84,7 +84,13 @@ describe('unit: cache service (memory)', () => {
     const stats = await cache.stats();
     assert.equal(stats.backend, 'memory');
     assert.deepEqual(
-      { hits: stats.overall.hits, misses: stats.overall.misses, sets: stats.overall.sets, deletes: stats.overall.deletes, size: stats.overall.size },
+      {
+        hits: stats.overall.hits,
+        misses: stats.overall.misses,
+        sets: stats.overall.sets,
+        deletes: stats.overall.deletes,
+        size: stats.overall.size,
+      },
       { hits: 2, misses: 1, sets: 2, deletes: 1, size: 1 },
     );
     assert.equal(stats.overall.hitRate, 0.6667);

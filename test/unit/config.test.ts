@@ -86,7 +86,7 @@ describe('config: loadConfig', () => {
     expect(err.message).to.contain('abc');
   });
 
-  it('CMS_PUBLIC_URL is the kernel\'s publicUrl (one place for mails, OIDC and passkeys); a bad value stops the boot naming it', () => {
+  it("CMS_PUBLIC_URL is the kernel's publicUrl (one place for mails, OIDC and passkeys); a bad value stops the boot naming it", () => {
     expect(loadConfig({ cwd, env: { CMS_PUBLIC_URL: 'https://cms.example.com' } }).publicUrl).to.equal('https://cms.example.com');
     expect(loadConfig({ cwd, env: {} }).publicUrl).to.equal(undefined);
     const err = configError({ cwd, env: { CMS_PUBLIC_URL: 'ftp://nope' } });
@@ -227,8 +227,15 @@ describe('config: loadConfig', () => {
   it('reads the secrets from the private config, the environment winning, RATE_LIMIT_SECRET included', () => {
     const file = privateConfigPath(join(cwd, 'data'));
     mkdirSync(join(file, '..'), { recursive: true });
-    writeFileSync(file, JSON.stringify({ JWT_SECRET_KEY: 'jwt-from-file', ENCRYPTION_KEY: 'enc-from-file', RATE_LIMIT_SECRET: 'rl-from-file' }));
-    expect(loadConfig({ cwd, env: {} }).secrets).to.deep.equal({ jwtSecretKey: 'jwt-from-file', encryptionKey: 'enc-from-file', rateLimitSecret: 'rl-from-file' });
+    writeFileSync(
+      file,
+      JSON.stringify({ JWT_SECRET_KEY: 'jwt-from-file', ENCRYPTION_KEY: 'enc-from-file', RATE_LIMIT_SECRET: 'rl-from-file' }),
+    );
+    expect(loadConfig({ cwd, env: {} }).secrets).to.deep.equal({
+      jwtSecretKey: 'jwt-from-file',
+      encryptionKey: 'enc-from-file',
+      rateLimitSecret: 'rl-from-file',
+    });
     expect(loadConfig({ cwd, env: { RATE_LIMIT_SECRET: 'rl-from-env' } }).secrets.rateLimitSecret).to.equal('rl-from-env');
     expect(loadConfig({ cwd, env: {}, ignoreFile: true }).secrets).to.deep.equal({});
   });

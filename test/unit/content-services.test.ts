@@ -25,7 +25,13 @@ describe('unit: content collections and entries services', function () {
   const published: string[] = [];
   let collections: CollectionsService;
   let entries: EntriesService;
-  const editor: Identity = { kind: 'user', userId: 'editor-1', role: 'editor', permissions: ['content:read', 'content:write'], tenantId: 'default' };
+  const editor: Identity = {
+    kind: 'user',
+    userId: 'editor-1',
+    role: 'editor',
+    permissions: ['content:read', 'content:write'],
+    tenantId: 'default',
+  };
   const reader: Identity = { kind: 'user', userId: 'reader-1', role: 'viewer', permissions: ['content:read'], tenantId: 'default' };
   const otherTenant: Identity = { ...editor, tenantId: 'acme' };
   const q = (over: Record<string, unknown> = {}) => listQuerySchema.parse(over);
@@ -75,16 +81,25 @@ describe('unit: content collections and entries services', function () {
     it('refuses a relation to an unknown collection, naming the field', async () => {
       await assert.rejects(
         collections.create({ name: 'comments', fields: [{ name: 'post', type: 'relation', collection: 'nope' }] }),
-        (err: unknown) => err instanceof ValidationError && /'post'/.test(err.message) && err.issues[0]?.path === 'body.fields.0.collection',
+        (err: unknown) =>
+          err instanceof ValidationError && /'post'/.test(err.message) && err.issues[0]?.path === 'body.fields.0.collection',
       );
       await assert.rejects(collections.get('comments'), CollectionNotFoundError, 'nothing was left behind');
     });
 
     it('update adds a field (new version) but refuses changing a field type', async () => {
       await collections.create({ name: 'notes', fields: [{ name: 'body', type: 'text' }] });
-      const updated = await collections.update('notes', { fields: [{ name: 'body', type: 'text' }, { name: 'pinned', type: 'boolean' }] });
+      const updated = await collections.update('notes', {
+        fields: [
+          { name: 'body', type: 'text' },
+          { name: 'pinned', type: 'boolean' },
+        ],
+      });
       assert.equal(updated.version, 2);
-      assert.deepEqual(updated.fields.map((f) => f.name), ['body', 'pinned']);
+      assert.deepEqual(
+        updated.fields.map((f) => f.name),
+        ['body', 'pinned'],
+      );
       await assert.rejects(
         collections.update('notes', { fields: [{ name: 'body', type: 'number' }] }),
         (err: unknown) => err instanceof ValidationError && err.issues[0]?.path === 'body.fields.0.type',
@@ -118,22 +133,33 @@ describe('unit: content collections and entries services', function () {
 
     it('createMany deduplicates slugs within the batch too', async () => {
       const made = await entries.createMany('posts', [{ title: 'Batch' }, { title: 'Batch' }, { title: 'Batch' }], editor);
-      assert.deepEqual(made.map((e) => e.slug), ['batch', 'batch-2', 'batch-3']);
+      assert.deepEqual(
+        made.map((e) => e.slug),
+        ['batch', 'batch-2', 'batch-3'],
+      );
     });
 
     it('validation errors name the field: missing required, wrong type, unknown key', async () => {
-      await assert.rejects(entries.create('posts', { views: 3 }, editor), (err: unknown) =>
-        err instanceof ValidationError && err.issues.some((i) => i.path === 'body.title' && i.message === 'required'));
-      await assert.rejects(entries.create('posts', { title: 'x', views: 'many' }, editor), (err: unknown) =>
-        err instanceof ValidationError && err.issues.some((i) => i.path === 'body.views'));
-      await assert.rejects(entries.create('posts', { title: 'x', colour: 'red' }, editor), (err: unknown) =>
-        err instanceof ValidationError && err.issues.some((i) => i.path === 'body.colour'));
+      await assert.rejects(
+        entries.create('posts', { views: 3 }, editor),
+        (err: unknown) => err instanceof ValidationError && err.issues.some((i) => i.path === 'body.title' && i.message === 'required'),
+      );
+      await assert.rejects(
+        entries.create('posts', { title: 'x', views: 'many' }, editor),
+        (err: unknown) => err instanceof ValidationError && err.issues.some((i) => i.path === 'body.views'),
+      );
+      await assert.rejects(
+        entries.create('posts', { title: 'x', colour: 'red' }, editor),
+        (err: unknown) => err instanceof ValidationError && err.issues.some((i) => i.path === 'body.colour'),
+      );
     });
 
     it('a duplicate value in a unique field is a 409 naming the field', async () => {
       await entries.create('posts', { title: 'U1', code: 'X-1' }, editor);
-      await assert.rejects(entries.create('posts', { title: 'U2', code: 'X-1' }, editor), (err: unknown) =>
-        (err as { status?: number }).status === 409 && /'code'/.test((err as Error).message));
+      await assert.rejects(
+        entries.create('posts', { title: 'U2', code: 'X-1' }, editor),
+        (err: unknown) => (err as { status?: number }).status === 409 && /'code'/.test((err as Error).message),
+      );
     });
 
     it('update bumps the version and keeps a revision of every write', async () => {
@@ -147,7 +173,14 @@ describe('unit: content collections and entries services', function () {
       assert.equal(u2.slug, 'draft-one', 'the slug stays unless asked to change');
       assert.deepEqual(published, ['on:update', 'on:update', 'on:status_change'], 'events on the bus');
       const revs = await entries.revisions('posts', e._id, editor);
-      assert.deepEqual(revs.map((r) => [r.version, r.action]), [[3, 'status'], [2, 'update'], [1, 'create']]);
+      assert.deepEqual(
+        revs.map((r) => [r.version, r.action]),
+        [
+          [3, 'status'],
+          [2, 'update'],
+          [1, 'create'],
+        ],
+      );
       assert.equal(revs[2]!.data.title, 'Draft one');
     });
 

@@ -30,7 +30,11 @@ const CORPUS: Array<{ name: string; css: string; removed: string[]; closed?: boo
   { name: 'script in a string', css: '.x::after{content:"</style><script>alert(1)</script>"}', removed: ['<script>'] },
   { name: 'escaped script in a string \\3c script\\3e', css: '.x::after{content:"\\3c script\\3e"}', removed: ['<script>'] },
   { name: 'markup in an attribute selector', css: 'a[title="</style><b>"]{color:red}', removed: ['html'] },
-  { name: 'nested @media/@supports with url()', css: '@media screen{@supports (display:grid){.x{background:url(x.png)}.nested-keep{color:green}}}', removed: ['url()'] },
+  {
+    name: 'nested @media/@supports with url()',
+    css: '@media screen{@supports (display:grid){.x{background:url(x.png)}.nested-keep{color:green}}}',
+    removed: ['url()'],
+  },
   { name: 'url() in a @supports condition', css: '@supports (background:url(x.png)){.x{color:red}}', removed: ['url()'] },
   { name: '@font-face src:url()', css: '@font-face{font-family:Evil;src:url(evil.woff2)}', removed: ['url()'] },
   { name: 'image-set()', css: '.x{background-image:image-set("x.png" 1x,"y.png" 2x)}', removed: ['image-set()'] },
@@ -48,8 +52,26 @@ const CORPUS: Array<{ name: string; css: string; removed: string[]; closed?: boo
 ];
 
 const BLOCKED_FUNCTIONS = new Set(['url', 'src', 'expression', 'image', 'image-set', 'element', 'cross-fade']);
-const ALLOWED_AT_RULES = new Set(['media', 'supports', 'container', 'layer', 'keyframes', 'font-face', 'page', 'property', 'counter-style', 'font-feature-values', 'font-palette-values', 'scope', 'starting-style']);
-const name = (raw: string) => csstree.ident.decode(raw).toLowerCase().replace(/^-[a-z]+-/, '');
+const ALLOWED_AT_RULES = new Set([
+  'media',
+  'supports',
+  'container',
+  'layer',
+  'keyframes',
+  'font-face',
+  'page',
+  'property',
+  'counter-style',
+  'font-feature-values',
+  'font-palette-values',
+  'scope',
+  'starting-style',
+]);
+const name = (raw: string) =>
+  csstree.ident
+    .decode(raw)
+    .toLowerCase()
+    .replace(/^-[a-z]+-/, '');
 
 /** The test's own check: re-parse, then walk; independent of the sanitiser's code. */
 function assertSafe(css: string, what: string): void {
@@ -91,7 +113,8 @@ describe('css sanitiser (css-tree)', function () {
     const { css, removed } = sanitiseCss(input);
     expect(removed).to.deep.equal([]);
     assertSafe(css.replace('"a < b"', '""'), 'safe css');
-    for (const part of ['--accent:#0ea5e9', 'content:"a < b"', '!important', '@keyframes pulse', '@layer base', '(width<600px)']) expect(css).to.contain(part);
+    for (const part of ['--accent:#0ea5e9', 'content:"a < b"', '!important', '@keyframes pulse', '@layer base', '(width<600px)'])
+      expect(css).to.contain(part);
   });
 
   it('answers empty CSS for empty input and removes unparseable declarations', function () {
@@ -103,7 +126,10 @@ describe('css sanitiser (css-tree)', function () {
   });
 
   it('refuses CSS nested thousands of levels deep instead of overflowing the stack (found by the fuzz suite)', () => {
-    expect(sanitiseCss(`a { width: calc(${'('.repeat(2000)}1px${')'.repeat(2000)}) }`)).to.deep.equal({ css: '', removed: ['css nested deeper than 64 levels'] });
+    expect(sanitiseCss(`a { width: calc(${'('.repeat(2000)}1px${')'.repeat(2000)}) }`)).to.deep.equal({
+      css: '',
+      removed: ['css nested deeper than 64 levels'],
+    });
     expect(sanitiseCss(`${'@media screen{'.repeat(3000)}${'}'.repeat(3000)}`).css).to.equal('');
     expect(sanitiseCss('a { width: calc((1px + 2px) * 2) }').css).to.match(/calc/);
   });

@@ -47,8 +47,16 @@ describe('unit: database lock, migrations and query guard', () => {
 
     it('withLock releases after a failure', async () => {
       const lock = new DbLock(db.sequelize);
-      await assert.rejects(lock.withLock('unit-fail', async () => { throw new Error('inside'); }), /inside/);
-      const rows = await db.sequelize.query('SELECT name FROM cms_locks WHERE name = ?', { replacements: ['unit-fail'], type: QueryTypes.SELECT });
+      await assert.rejects(
+        lock.withLock('unit-fail', async () => {
+          throw new Error('inside');
+        }),
+        /inside/,
+      );
+      const rows = await db.sequelize.query('SELECT name FROM cms_locks WHERE name = ?', {
+        replacements: ['unit-fail'],
+        type: QueryTypes.SELECT,
+      });
       assert.equal(rows.length, 0);
     });
   });
@@ -74,20 +82,33 @@ describe('unit: database lock, migrations and query guard', () => {
       const edited: MigrationDefinition = {
         name: 'unit/unit_changed',
         async up({ queryInterface, DataTypes }) {
-          await queryInterface.createTable('unit_changed', { id: { type: DataTypes.INTEGER, primaryKey: true }, extra: { type: DataTypes.TEXT } });
+          await queryInterface.createTable('unit_changed', {
+            id: { type: DataTypes.INTEGER, primaryKey: true },
+            extra: { type: DataTypes.TEXT },
+          });
         },
       };
-      await assert.rejects(db.migrator.run([edited]), (err: unknown) => err instanceof BootError && /unit\/unit_changed/.test((err as Error).message) && /changed after it ran/.test((err as Error).message));
+      await assert.rejects(
+        db.migrator.run([edited]),
+        (err: unknown) =>
+          err instanceof BootError &&
+          /unit\/unit_changed/.test((err as Error).message) &&
+          /changed after it ran/.test((err as Error).message),
+      );
     });
 
     it('refuses a list naming one migration twice', async () => {
-      await assert.rejects(db.migrator.run([table('unit_twice'), table('unit_twice')]), (err: unknown) => err instanceof BootError && /declared twice/.test((err as Error).message));
+      await assert.rejects(
+        db.migrator.run([table('unit_twice'), table('unit_twice')]),
+        (err: unknown) => err instanceof BootError && /declared twice/.test((err as Error).message),
+      );
     });
 
     it('a failing migration is not recorded, so it runs again next time', async () => {
       let attempts = 0;
       const flaky: MigrationDefinition = {
-        name: 'unit/flaky', checksum: 'fixed',
+        name: 'unit/flaky',
+        checksum: 'fixed',
         async up() {
           if (++attempts === 1) throw new Error('first try fails');
         },
@@ -100,7 +121,13 @@ describe('unit: database lock, migrations and query guard', () => {
 
     it('two runners racing on one database apply a migration once', async () => {
       let runs = 0;
-      const m: MigrationDefinition = { name: 'unit/race', checksum: 'race', async up() { runs++; } };
+      const m: MigrationDefinition = {
+        name: 'unit/race',
+        checksum: 'race',
+        async up() {
+          runs++;
+        },
+      };
       const other = new MigrationRunner(db.sequelize, new DbLock(db.sequelize), db.logger);
       const [a, b] = await Promise.all([db.migrator.run([m]), other.run([m])]);
       assert.equal(runs, 1);
@@ -118,10 +145,13 @@ describe('unit: database lock, migrations and query guard', () => {
 
     it('a transaction that fails writes nothing (rolled back)', async () => {
       await db.sequelize.query('CREATE TABLE IF NOT EXISTS unit_tx (v TEXT)');
-      await assert.rejects(db.sequelize.transaction(async (transaction) => {
-        await db.sequelize.query("INSERT INTO unit_tx (v) VALUES ('x')", { transaction });
-        throw new Error('abort');
-      }), /abort/);
+      await assert.rejects(
+        db.sequelize.transaction(async (transaction) => {
+          await db.sequelize.query("INSERT INTO unit_tx (v) VALUES ('x')", { transaction });
+          throw new Error('abort');
+        }),
+        /abort/,
+      );
       const rows = await db.sequelize.query('SELECT v FROM unit_tx', { type: QueryTypes.SELECT });
       assert.equal(rows.length, 0);
     });

@@ -10,7 +10,11 @@ import { DIST_ROOT, PROJECT_ROOT } from '../../kernel/version.js';
 describe('error catalogue', function () {
   const readme = readFileSync(join(PROJECT_ROOT, 'README.md'), 'utf8');
   const section = readme.split('## Error catalogue')[1]?.split('\n## ')[0] ?? '';
-  const rows = [...section.matchAll(/^\| `([A-Z_]+)` \| (\d{3}) \| (.+?) \|$/gm)].map((m) => ({ code: m[1]!, status: Number(m[2]), description: m[3]! }));
+  const rows = [...section.matchAll(/^\| `([A-Z_]+)` \| (\d{3}) \| (.+?) \|$/gm)].map((m) => ({
+    code: m[1]!,
+    status: Number(m[2]),
+    description: m[3]!,
+  }));
   const byCode = (a: { code: string }, b: { code: string }) => a.code.localeCompare(b.code);
 
   // Built-in plugins define their codes next to their error classes: load them all first.

@@ -33,7 +33,10 @@ interface Source {
 const isPublic = (file: string) => file.split(sep).length === 2 && file.endsWith(`${sep}public.ts`);
 
 describe('event names are defined once', function () {
-  const sources: Source[] = tsFiles(PLUGINS).map((path) => ({ file: relative(PLUGINS, path), lines: readFileSync(path, 'utf8').split('\n') }));
+  const sources: Source[] = tsFiles(PLUGINS).map((path) => ({
+    file: relative(PLUGINS, path),
+    lines: readFileSync(path, 'utf8').split('\n'),
+  }));
   /** name -> where it is defined (plugin public.ts, line number). */
   const definitions = new Map<string, Array<{ file: string; line: number }>>();
   for (const { file, lines } of sources.filter((s) => isPublic(s.file))) {
@@ -45,14 +48,24 @@ describe('event names are defined once', function () {
       if (text.trimEnd().endsWith(';')) inConst = false;
     });
   }
-  const isDefinition = (name: string, file: string, line: number) => (definitions.get(name) ?? []).some((d) => d.file === file && d.line === line);
+  const isDefinition = (name: string, file: string, line: number) =>
+    (definitions.get(name) ?? []).some((d) => d.file === file && d.line === line);
 
-  it('finds the event names in the plugins\' public.ts files', function () {
-    expect([...definitions.keys()]).to.include.members(['on:create', 'content:collections-changed', 'on:user_create', 'auth:two-factor-failed', 'setup:completed', 'on:media_upload']);
+  it("finds the event names in the plugins' public.ts files", function () {
+    expect([...definitions.keys()]).to.include.members([
+      'on:create',
+      'content:collections-changed',
+      'on:user_create',
+      'auth:two-factor-failed',
+      'setup:completed',
+      'on:media_upload',
+    ]);
   });
 
   it('each event name has one definition', function () {
-    const twice = [...definitions].filter(([, defs]) => defs.length > 1).map(([name, defs]) => `'${name}' in ${defs.map((d) => `${d.file}:${d.line}`).join(', ')}`);
+    const twice = [...definitions]
+      .filter(([, defs]) => defs.length > 1)
+      .map(([name, defs]) => `'${name}' in ${defs.map((d) => `${d.file}:${d.line}`).join(', ')}`);
     expect(twice, `defined more than once:\n${twice.join('\n')}`).to.deep.equal([]);
   });
 
@@ -75,6 +88,9 @@ describe('event names are defined once', function () {
         for (const m of text.matchAll(CALL_WITH_LITERAL)) offenders.push(`${file}:${i + 1}: '${m[2]}'`);
       });
     }
-    expect(offenders, `event names passed as literals (define them in the owning plugin's public.ts):\n${offenders.join('\n')}`).to.deep.equal([]);
+    expect(
+      offenders,
+      `event names passed as literals (define them in the owning plugin's public.ts):\n${offenders.join('\n')}`,
+    ).to.deep.equal([]);
   });
 });

@@ -32,7 +32,10 @@ describe('unit: idempotency store', () => {
     await first.done({ status: 201, body: { success: true, data: { _id: 'e1', secret: 'tok_123' } } });
     const again = await store.begin(scope('k-replay'), request());
     assert.equal(again.kind, 'replay');
-    assert.deepEqual(again.kind === 'replay' && again.response, { status: 201, body: { success: true, data: { _id: 'e1', secret: 'tok_123' } } });
+    assert.deepEqual(again.kind === 'replay' && again.response, {
+      status: 201,
+      body: { success: true, data: { _id: 'e1', secret: 'tok_123' } },
+    });
   });
 
   it('stores the answer encrypted: the secret does not appear in the table', async () => {
@@ -47,8 +50,14 @@ describe('unit: idempotency store', () => {
   it('the same key with another body is refused (422), and while the first is in flight a retry gets 409', async () => {
     const b = await store.begin(scope('k-busy'), request({ title: 'A' }));
     assert.equal(b.kind, 'new');
-    await assert.rejects(store.begin(scope('k-busy'), request({ title: 'A' })), (err: unknown) => err instanceof IdempotencyKeyInUseError && err.status === 409);
-    await assert.rejects(store.begin(scope('k-busy'), request({ title: 'B' })), (err: unknown) => err instanceof IdempotencyKeyReusedError && err.status === 422);
+    await assert.rejects(
+      store.begin(scope('k-busy'), request({ title: 'A' })),
+      (err: unknown) => err instanceof IdempotencyKeyInUseError && err.status === 409,
+    );
+    await assert.rejects(
+      store.begin(scope('k-busy'), request({ title: 'B' })),
+      (err: unknown) => err instanceof IdempotencyKeyReusedError && err.status === 422,
+    );
   });
 
   it('an abandoned (failed) request keeps nothing, so the key can be used again', async () => {

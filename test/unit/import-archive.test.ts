@@ -23,8 +23,14 @@ function tarOf(members: Member[], gzip = true): Buffer {
     const body = typeof m.body === 'string' ? Buffer.from(m.body) : (m.body ?? Buffer.alloc(0));
     const type = m.type ?? 'File';
     const header = new Header({
-      path: m.path, type, size: type === 'File' ? body.length : 0, mode: type === 'Directory' ? 0o755 : 0o644,
-      mtime: new Date(0), linkpath: m.linkpath, uid: 0, gid: 0,
+      path: m.path,
+      type,
+      size: type === 'File' ? body.length : 0,
+      mode: type === 'Directory' ? 0o755 : 0o644,
+      mtime: new Date(0),
+      linkpath: m.linkpath,
+      uid: 0,
+      gid: 0,
     });
     const block = Buffer.alloc(512);
     header.encode(block, 0);
@@ -54,11 +60,19 @@ describe('import archive extraction (workers/import/archive)', () => {
   it('extracts files and folders of a gzip or plain tar into the destination', async () => {
     for (const gzip of [true, false]) {
       const dest = join(root, `out-${gzip}`);
-      const result = await extractArchive(write(tarOf([
-        { path: 'export/', type: 'Directory' },
-        { path: 'export/metadata.json', body: '{"strapi":{"version":"4.15.0"}}' },
-        { path: './export/entities/entities_00001.jsonl', body: '{"type":"api::a.a","id":1,"data":{}}\n' },
-      ], gzip)), dest);
+      const result = await extractArchive(
+        write(
+          tarOf(
+            [
+              { path: 'export/', type: 'Directory' },
+              { path: 'export/metadata.json', body: '{"strapi":{"version":"4.15.0"}}' },
+              { path: './export/entities/entities_00001.jsonl', body: '{"type":"api::a.a","id":1,"data":{}}\n' },
+            ],
+            gzip,
+          ),
+        ),
+        dest,
+      );
       expect(result.error).to.equal(undefined);
       expect(result.rejected).to.deep.equal([]);
       expect(result.files).to.have.members(['export/metadata.json', 'export/entities/entities_00001.jsonl']);
@@ -69,20 +83,33 @@ describe('import archive extraction (workers/import/archive)', () => {
 
   it('refuses `..`, absolute paths, links and devices, and writes nothing outside the destination', async () => {
     const dest = join(root, 'jail', 'out');
-    const result = await extractArchive(write(tarOf([
-      { path: 'ok.txt', body: 'fine' },
-      { path: '../escaped.txt', body: 'evil' },
-      { path: 'a/../../escaped2.txt', body: 'evil' },
-      { path: '/tmp/absolute-escape.txt', body: 'evil' },
-      { path: 'link-out', type: 'SymbolicLink', linkpath: '/etc/passwd' },
-      { path: 'hard-out', type: 'Link', linkpath: '../../escaped.txt' },
-      { path: 'dev-null', type: 'CharacterDevice' },
-      { path: 'pipe', type: 'FIFO' },
-      { path: 'also-ok.txt', body: 'fine too' },
-    ])), dest);
+    const result = await extractArchive(
+      write(
+        tarOf([
+          { path: 'ok.txt', body: 'fine' },
+          { path: '../escaped.txt', body: 'evil' },
+          { path: 'a/../../escaped2.txt', body: 'evil' },
+          { path: '/tmp/absolute-escape.txt', body: 'evil' },
+          { path: 'link-out', type: 'SymbolicLink', linkpath: '/etc/passwd' },
+          { path: 'hard-out', type: 'Link', linkpath: '../../escaped.txt' },
+          { path: 'dev-null', type: 'CharacterDevice' },
+          { path: 'pipe', type: 'FIFO' },
+          { path: 'also-ok.txt', body: 'fine too' },
+        ]),
+      ),
+      dest,
+    );
     expect(result.files).to.have.members(['ok.txt', 'also-ok.txt']);
     const refused = Object.fromEntries(result.rejected.map((r) => [r.path, r.reason]));
-    expect(refused).to.have.keys('../escaped.txt', 'a/../../escaped2.txt', '/tmp/absolute-escape.txt', 'link-out', 'hard-out', 'dev-null', 'pipe');
+    expect(refused).to.have.keys(
+      '../escaped.txt',
+      'a/../../escaped2.txt',
+      '/tmp/absolute-escape.txt',
+      'link-out',
+      'hard-out',
+      'dev-null',
+      'pipe',
+    );
     expect(refused['../escaped.txt']).to.match(/\.\./);
     expect(refused['/tmp/absolute-escape.txt']).to.match(/absolute/);
     expect(refused['link-out']).to.match(/symbolic link/);
@@ -96,12 +123,17 @@ describe('import archive extraction (workers/import/archive)', () => {
 
   it('skips macOS AppleDouble files, __MACOSX and .DS_Store with a reason', async () => {
     const dest = join(root, 'out');
-    const result = await extractArchive(write(tarOf([
-      { path: 'entities/._entities_00001.jsonl', body: Buffer.from([0, 5, 22, 7, 0, 2, 0, 0]) },
-      { path: 'entities/entities_00001.jsonl', body: '{}\n' },
-      { path: '__MACOSX/entities/x', body: 'junk' },
-      { path: '.DS_Store', body: 'junk' },
-    ])), dest);
+    const result = await extractArchive(
+      write(
+        tarOf([
+          { path: 'entities/._entities_00001.jsonl', body: Buffer.from([0, 5, 22, 7, 0, 2, 0, 0]) },
+          { path: 'entities/entities_00001.jsonl', body: '{}\n' },
+          { path: '__MACOSX/entities/x', body: 'junk' },
+          { path: '.DS_Store', body: 'junk' },
+        ]),
+      ),
+      dest,
+    );
     expect(result.files).to.deep.equal(['entities/entities_00001.jsonl']);
     expect(result.skipped.map((s) => s.path)).to.deep.equal(['entities/._entities_00001.jsonl', '__MACOSX/entities/x', '.DS_Store']);
     expect(result.skipped[0].reason).to.match(/AppleDouble/);
@@ -113,7 +145,11 @@ describe('import archive extraction (workers/import/archive)', () => {
     expect(byCount.error).to.match(/more than 5 entries/);
     expect(byCount.files.length).to.be.at.most(5);
 
-    const big = tarOf([{ path: 'small.txt', body: 'tiny' }, { path: 'big.bin', body: Buffer.alloc(64 * 1024, 1) }, { path: 'after.txt', body: 'x' }]);
+    const big = tarOf([
+      { path: 'small.txt', body: 'tiny' },
+      { path: 'big.bin', body: Buffer.alloc(64 * 1024, 1) },
+      { path: 'after.txt', body: 'x' },
+    ]);
     const byBytes = await extractArchive(write(big), join(root, 'bytes'), { maxBytes: 10 * 1024 });
     expect(byBytes.error).to.match(/more than 10240 bytes/);
     expect(byBytes.files).to.deep.equal(['small.txt']);
@@ -144,7 +180,15 @@ describe('import archive extraction (workers/import/archive)', () => {
     const result = await extractArchive(path, join(root, 'mac'));
     expect(result.error).to.equal(undefined);
     expect(result.rejected).to.deep.equal([]);
-    expect(result.files.sort()).to.deep.equal(['configuration/configuration_00001.jsonl', 'entities/entities_00001.jsonl', 'schemas/schemas_00001.jsonl']);
-    expect(result.skipped.map((s) => s.path).sort()).to.deep.equal(['configuration/._configuration_00001.jsonl', 'entities/._entities_00001.jsonl', 'schemas/._schemas_00001.jsonl']);
+    expect(result.files.sort()).to.deep.equal([
+      'configuration/configuration_00001.jsonl',
+      'entities/entities_00001.jsonl',
+      'schemas/schemas_00001.jsonl',
+    ]);
+    expect(result.skipped.map((s) => s.path).sort()).to.deep.equal([
+      'configuration/._configuration_00001.jsonl',
+      'entities/._entities_00001.jsonl',
+      'schemas/._schemas_00001.jsonl',
+    ]);
   });
 });

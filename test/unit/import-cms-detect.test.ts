@@ -57,25 +57,46 @@ describe('import-cms detection from real profiles', function () {
   it('structure decides, not the name: a Drupal document named .txt still scores; a generic array named drupal.json does not', async () => {
     const drupal = await sampleOf(join(FIXTURES, 'php_cms', 'drupal-standard-article.jsonapi.json'));
     expect(detectPhpCms({ ...drupal, filename: 'export.txt' })).to.be.at.least(0.9);
-    const generic = { ...drupal, filename: 'drupal.json', profile: { ...drupal.profile, json: { ...drupal.profile.json!, topKeys: ['items'], recordsPath: 'items', recordKeys: ['id', 'name'], recordTypes: [] } } };
+    const generic = {
+      ...drupal,
+      filename: 'drupal.json',
+      profile: {
+        ...drupal.profile,
+        json: { ...drupal.profile.json!, topKeys: ['items'], recordsPath: 'items', recordKeys: ['id', 'name'], recordTypes: [] },
+      },
+    };
     expect(detectPhpCms(generic)).to.equal(0);
   });
 
   it('profiles made by hand: Strapi REST v4/v5, an encrypted export, a Directus {data} response, a plain array', () => {
     const json = (j: Partial<NonNullable<ImportProfile['json']>>): ImportProfile['json'] => ({
-      root: 'object', topKeys: [], recordsPath: 'data', recordCount: 2, recordKeys: [], recordTypes: [], maxDepth: 4, ...j,
+      root: 'object',
+      topKeys: [],
+      recordsPath: 'data',
+      recordCount: 2,
+      recordKeys: [],
+      recordTypes: [],
+      maxDepth: 4,
+      ...j,
     });
     const sample = (filename: string, profile: Partial<ImportProfile>): ImportSample => ({
-      filename, size: 100, head: Buffer.alloc(0), profile: { container: 'plain', encoding: 'utf-8', bom: false, kind: 'json', ...profile },
+      filename,
+      size: 100,
+      head: Buffer.alloc(0),
+      profile: { container: 'plain', encoding: 'utf-8', bom: false, kind: 'json', ...profile },
     });
     const v4 = sample('articles.json', { json: json({ topKeys: ['data', 'meta'], recordKeys: ['id', 'attributes'] }) });
     expect(detectNodeCms(v4)).to.be.at.least(0.9);
     expect(detectPhpCms(v4)).to.equal(0);
     expect(detectDataCms(v4)).to.equal(0);
-    const v5 = sample('articles.json', { json: json({ topKeys: ['data', 'meta'], recordKeys: ['id', 'documentId', 'title', 'publishedAt'] }) });
+    const v5 = sample('articles.json', {
+      json: json({ topKeys: ['data', 'meta'], recordKeys: ['id', 'documentId', 'title', 'publishedAt'] }),
+    });
     expect(detectNodeCms(v5)).to.be.at.least(0.9);
     expect(detectNodeCms(sample('backup.tar.gz.enc', { kind: 'binary' }))).to.equal(0.6);
-    const directusData = sample('posts.json', { json: json({ topKeys: ['data'], recordKeys: ['id', 'status', 'user_created', 'date_created'] }) });
+    const directusData = sample('posts.json', {
+      json: json({ topKeys: ['data'], recordKeys: ['id', 'status', 'user_created', 'date_created'] }),
+    });
     expect(detectDataCms(directusData)).to.be.at.least(0.9);
     expect(detectNodeCms(directusData)).to.equal(0);
     const plain = sample('rows.json', { json: json({ root: 'array', topKeys: [], recordsPath: '', recordKeys: ['id', 'name', 'price'] }) });

@@ -47,15 +47,33 @@ describe('import limits in the workers', () => {
     expect(r.ok, JSON.stringify(r)).to.equal(false);
     return (r as { issues: Array<{ code: string; message: string; limit: string }> }).issues[0];
   };
-  const parseInput = (path: string, kind: ImportProfile['kind'], limits: Record<string, number>, extra: Partial<ImportParseInput> = {}): ImportParseInput => ({
-    path, filename: path.split('/').pop()!, workDir: dir, spoolPath: join(dir, `spool-${n++}.ndjson`), maxDepth: 32,
-    profile: { container: 'plain', encoding: 'utf-8', bom: false, kind }, options: { limits }, ...extra,
+  const parseInput = (
+    path: string,
+    kind: ImportProfile['kind'],
+    limits: Record<string, number>,
+    extra: Partial<ImportParseInput> = {},
+  ): ImportParseInput => ({
+    path,
+    filename: path.split('/').pop()!,
+    workDir: dir,
+    spoolPath: join(dir, `spool-${n++}.ndjson`),
+    maxDepth: 32,
+    profile: { container: 'plain', encoding: 'utf-8', bom: false, kind },
+    options: { limits },
+    ...extra,
   });
 
   it('readLines: LF, CRLF and lone CR lines with their numbers; a line past the limit is refused with its number', async () => {
     const lines: Array<[number, string]> = [];
     for await (const l of readLines(Readable.from(['a\r\nb', '\r', '\nc\rd\n\ne']), 100, 'line')) lines.push([l.line, l.text]);
-    expect(lines).to.deep.equal([[1, 'a'], [2, 'b'], [3, 'c'], [4, 'd'], [5, ''], [6, 'e']]);
+    expect(lines).to.deep.equal([
+      [1, 'a'],
+      [2, 'b'],
+      [3, 'c'],
+      [4, 'd'],
+      [5, ''],
+      [6, 'e'],
+    ]);
     const long = Readable.from(['ok\n', 'x'.repeat(60), 'x'.repeat(60), '\nafter\n']);
     let error: unknown;
     try {
@@ -64,7 +82,9 @@ describe('import limits in the workers', () => {
       error = err;
     }
     expect(error).to.be.instanceOf(ImportLimitError);
-    expect((error as ImportLimitError).message).to.equal('NDJSON line over 100 bytes at line 2 (importers.maxLineBytes, IMPORT_MAX_LINE_BYTES)');
+    expect((error as ImportLimitError).message).to.equal(
+      'NDJSON line over 100 bytes at line 2 (importers.maxLineBytes, IMPORT_MAX_LINE_BYTES)',
+    );
   });
 
   it('JsonTokenGuard refuses a string, key or number arriving in chunks past the limit', () => {
@@ -80,16 +100,25 @@ describe('import limits in the workers', () => {
   it('the profile task: a long CSV record, NDJSON line or JSON string, and too many archive entries', async () => {
     const long = 'y'.repeat(20 * KiB);
     const limits = { maxLineBytes: 8 * KiB, maxArchiveEntries: 3 };
-    const csv = limitIssue(await importProfile({ path: write('a.csv', `a,b\n1,2\r\n3,"x\r\ny"\r\n4,${long}\n`), filename: 'a.csv', limits }));
+    const csv = limitIssue(
+      await importProfile({ path: write('a.csv', `a,b\n1,2\r\n3,"x\r\ny"\r\n4,${long}\n`), filename: 'a.csv', limits }),
+    );
     expect(csv).to.deep.include({ code: 'IMPORT_LIMIT_EXCEEDED', limit: 'maxLineBytes' });
     expect(csv.message).to.match(/^CSV record over 8 KiB at line 5 /);
-    const ndjson = limitIssue(await importProfile({ path: write('a.ndjson', `{"a":1}\n{"a":2}\n{"a":"${long}"}\n`), filename: 'a.ndjson', limits }));
+    const ndjson = limitIssue(
+      await importProfile({ path: write('a.ndjson', `{"a":1}\n{"a":2}\n{"a":"${long}"}\n`), filename: 'a.ndjson', limits }),
+    );
     expect(ndjson.message).to.match(/^NDJSON line over 8 KiB at line 3 /);
-    const json = limitIssue(await importProfile({ path: write('a.json', JSON.stringify({ items: [{ a: 1 }, { a: long }] })), filename: 'a.json', limits }));
+    const json = limitIssue(
+      await importProfile({ path: write('a.json', JSON.stringify({ items: [{ a: 1 }, { a: long }] })), filename: 'a.json', limits }),
+    );
     expect(json).to.deep.include({ limit: 'maxLineBytes' });
     const archive = tarOf(Array.from({ length: 5 }, (_, i) => ({ path: `f${i}.txt`, body: Buffer.from('x') })));
     const entries = limitIssue(await importProfile({ path: write('a.tar.gz', archive), filename: 'a.tar.gz', limits }));
-    expect(entries).to.deep.include({ limit: 'maxArchiveEntries', message: 'archive has more than 3 entries (importers.maxArchiveEntries, IMPORT_MAX_ARCHIVE_ENTRIES)' });
+    expect(entries).to.deep.include({
+      limit: 'maxArchiveEntries',
+      message: 'archive has more than 3 entries (importers.maxArchiveEntries, IMPORT_MAX_ARCHIVE_ENTRIES)',
+    });
     // Within the limits the same kinds of file profile normally.
     const fine = await importProfile({ path: write('b.csv', 'a,b\n1,2\n'), filename: 'b.csv', limits });
     expect(fine.ok).to.equal(true);
@@ -110,21 +139,52 @@ describe('import limits in the workers', () => {
     expect(ndjson.message).to.match(/^NDJSON line over 8 KiB at line 2/);
     const json = limitIssue(await tabular.parseJson(parseInput(write('d.json', JSON.stringify([{ a: 1 }, { a: long }])), 'json', limits)));
     expect(json.limit).to.equal('maxLineBytes');
-    const self = limitIssue(await tabular.parseSelfCms(parseInput(write('e.ndjson', `{"collection":"posts","_id":"1","data":{"t":"${long}"}}\n`), 'ndjson', limits)));
+    const self = limitIssue(
+      await tabular.parseSelfCms(
+        parseInput(write('e.ndjson', `{"collection":"posts","_id":"1","data":{"t":"${long}"}}\n`), 'ndjson', limits),
+      ),
+    );
     expect(self.limit).to.equal('maxLineBytes');
-    const shop = limitIssue(await tabular.parseShopHosted(parseInput(write('p.json', JSON.stringify({ products: [{ id: 1, title: long, variants: [] }] })), 'json', limits)));
+    const shop = limitIssue(
+      await tabular.parseShopHosted(
+        parseInput(write('p.json', JSON.stringify({ products: [{ id: 1, title: long, variants: [] }] })), 'json', limits),
+      ),
+    );
     expect(shop.limit).to.equal('maxLineBytes');
   });
 
   it('the CMS parse tasks: an archive past the decompressed size, a JSON string past the line limit', async () => {
-    const big = tarOf([{ path: 'export/metadata.json', body: Buffer.from('{}') }, { path: 'export/entities/entities_00001.jsonl', body: Buffer.alloc(2 * MiB, 0x20) }]);
+    const big = tarOf([
+      { path: 'export/metadata.json', body: Buffer.from('{}') },
+      { path: 'export/entities/entities_00001.jsonl', body: Buffer.alloc(2 * MiB, 0x20) },
+    ]);
     const archivePath = write('s.tar.gz', big);
-    const strapi = limitIssue(await cms.parseNodeCms(parseInput(archivePath, 'unknown', { maxDecompressedBytes: MiB, maxCompressionRatio: 1e9 }, {
-      profile: { container: 'tar', encoding: 'binary', bom: false, kind: 'unknown' },
-    })));
+    const strapi = limitIssue(
+      await cms.parseNodeCms(
+        parseInput(
+          archivePath,
+          'unknown',
+          { maxDecompressedBytes: MiB, maxCompressionRatio: 1e9 },
+          {
+            profile: { container: 'tar', encoding: 'binary', bom: false, kind: 'unknown' },
+          },
+        ),
+      ),
+    );
     expect(strapi).to.deep.include({ code: 'IMPORT_LIMIT_EXCEEDED', limit: 'maxDecompressedBytes' });
     expect(strapi.message).to.match(/^decompressed size over 1 MiB \(importers\.maxDecompressedBytes/);
-    const drupal = limitIssue(await cms.parsePhpCms(parseInput(write('d.json', JSON.stringify({ jsonapi: {}, data: [{ type: 'node--article', id: 'x', attributes: { body: 'b'.repeat(20 * KiB) } }] })), 'json', { maxLineBytes: 8 * KiB })));
+    const drupal = limitIssue(
+      await cms.parsePhpCms(
+        parseInput(
+          write(
+            'd.json',
+            JSON.stringify({ jsonapi: {}, data: [{ type: 'node--article', id: 'x', attributes: { body: 'b'.repeat(20 * KiB) } }] }),
+          ),
+          'json',
+          { maxLineBytes: 8 * KiB },
+        ),
+      ),
+    );
     expect(drupal.limit).to.equal('maxLineBytes');
   });
 

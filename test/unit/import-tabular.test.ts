@@ -8,13 +8,17 @@ import { looksLikeNdjson, textDepth } from '../../plugins/import-tabular/ndjson-
 import { guessEncoding } from '../../plugins/import-tabular/text-source.js';
 
 const sample = (filename: string, profile: Partial<ImportProfile>) => ({
-  filename, size: 0, head: Buffer.alloc(0), profile: { container: 'plain', encoding: 'utf-8', bom: false, kind: 'unknown', ...profile } as ImportProfile,
+  filename,
+  size: 0,
+  head: Buffer.alloc(0),
+  profile: { container: 'plain', encoding: 'utf-8', bom: false, kind: 'unknown', ...profile } as ImportProfile,
 });
 
 describe('import-tabular helpers', () => {
   it('numbers are recognised conservatively', () => {
     expect(['12', '-3.5', '.5', '0', '0.25', '123456789'].map((v) => toPlainNumber(v))).to.deep.equal([12, -3.5, 0.5, 0, 0.25, 123456789]);
-    for (const text of ['004', '08123', '1,234.5', '1,7', '3.65275E+11', '+5', '2095257564', '1 000', '12abc', '-', '.']) expect(toPlainNumber(text), text).to.equal(null);
+    for (const text of ['004', '08123', '1,234.5', '1,7', '3.65275E+11', '+5', '2095257564', '1 000', '12abc', '-', '.'])
+      expect(toPlainNumber(text), text).to.equal(null);
     expect(toPlainNumber('1,7', true)).to.equal(1.7);
     expect(toPlainNumber('200.000.000', true)).to.equal(200000000);
   });
@@ -59,13 +63,28 @@ describe('import-tabular helpers', () => {
     const plugin = delimited(['ID', 'Type', 'SKU', 'Name', 'Regular price', 'Sale price', 'Parent']);
     expect(detectShopPlugin(sample('p.csv', plugin))).to.equal(0.95);
     expect(detectShopHosted(sample('p.csv', plugin))).to.equal(0);
-    const json = (j: Partial<NonNullable<ImportProfile['json']>>) => ({ kind: 'json' as const, json: { root: 'array' as const, topKeys: [], recordsPath: '', recordCount: 2, recordKeys: ['a'], recordTypes: [], maxDepth: 2, ...j } });
+    const json = (j: Partial<NonNullable<ImportProfile['json']>>) => ({
+      kind: 'json' as const,
+      json: { root: 'array' as const, topKeys: [], recordsPath: '', recordCount: 2, recordKeys: ['a'], recordTypes: [], maxDepth: 2, ...j },
+    });
     expect(detectJson(sample('x.json', json({})))).to.equal(0.6);
     expect(detectJson(sample('x.json', json({ root: 'scalar', recordsPath: null })))).to.equal(0);
     const ndjson = (keys: string[]) => ({ kind: 'ndjson' as const, ndjson: { lines: 2, recordKeys: keys, recordTypes: [] } });
     expect(detectSelfCms(sample('x.ndjson', ndjson(['collection', '_id', 'data'])))).to.equal(0.95);
     expect(detectSelfCms(sample('x.ndjson', ndjson(['a', 'b'])))).to.equal(0.3);
     expect(detectJson(sample('x.json', ndjson(['a', 'b'])))).to.equal(0.55);
-    expect(detectShopHosted(sample('p.json', json({ root: 'object', topKeys: ['products'], recordsPath: 'products', recordKeys: ['id', 'title', 'handle', 'body_html', 'variants'] })))).to.equal(0.95);
+    expect(
+      detectShopHosted(
+        sample(
+          'p.json',
+          json({
+            root: 'object',
+            topKeys: ['products'],
+            recordsPath: 'products',
+            recordKeys: ['id', 'title', 'handle', 'body_html', 'variants'],
+          }),
+        ),
+      ),
+    ).to.equal(0.95);
   });
 });

@@ -5,9 +5,21 @@ import { detectWxr } from '../../plugins/import-wxr/detect-wxr.js';
 import { phpUnserialize } from '../../plugins/import-wxr/php-unserialize.js';
 import { elementKey, postTypeEntity, wxrNamespaceVersion } from '../../plugins/import-wxr/wxr-names.js';
 
-const xmlSample = (xml: Partial<NonNullable<ImportProfile['xml']>>, filename = 'export.xml', kind: ImportProfile['kind'] = 'xml'): ImportSample => ({
-  filename, size: 1, head: Buffer.alloc(0),
-  profile: { container: 'plain', encoding: 'utf-8', bom: false, kind, xml: { root: 'rss', namespaces: {}, elements: [], doctype: false, wellFormed: true, ...xml } },
+const xmlSample = (
+  xml: Partial<NonNullable<ImportProfile['xml']>>,
+  filename = 'export.xml',
+  kind: ImportProfile['kind'] = 'xml',
+): ImportSample => ({
+  filename,
+  size: 1,
+  head: Buffer.alloc(0),
+  profile: {
+    container: 'plain',
+    encoding: 'utf-8',
+    bom: false,
+    kind,
+    xml: { root: 'rss', namespaces: {}, elements: [], doctype: false, wellFormed: true, ...xml },
+  },
 });
 
 describe('import-wxr pieces', () => {
@@ -82,9 +94,9 @@ describe('import-wxr pieces', () => {
     });
 
     it('pluralises custom post types into their own entity, never onto a taxonomy entity', () => {
-      expect(['post', 'page', 'attachment', 'nav_menu_item', 'wp_navigation', 'story', 'box', 'category'].map(postTypeEntity)).to.deep.equal([
-        'posts', 'pages', 'attachments', 'nav_menu_items', 'wp_navigations', 'stories', 'boxes', 'category_items',
-      ]);
+      expect(
+        ['post', 'page', 'attachment', 'nav_menu_item', 'wp_navigation', 'story', 'box', 'category'].map(postTypeEntity),
+      ).to.deep.equal(['posts', 'pages', 'attachments', 'nav_menu_items', 'wp_navigations', 'stories', 'boxes', 'category_items']);
     });
   });
 

@@ -27,7 +27,10 @@ describe('unit: importer options and analysis', () => {
     });
 
     it('environment values win over plugins.options, numbers floored, flags read as yes/no', () => {
-      const o = parseImporterOptions({ maxBytes: 1000, csvStrict: true }, { maxBytes: '2048.7', csvStrict: 'off', fetchRemote: 'YES', retentionHours: '0.5' });
+      const o = parseImporterOptions(
+        { maxBytes: 1000, csvStrict: true },
+        { maxBytes: '2048.7', csvStrict: 'off', fetchRemote: 'YES', retentionHours: '0.5' },
+      );
       assert.equal(o.maxBytes, 2048);
       assert.equal(o.csvStrict, false);
       assert.equal(o.fetchRemote, true);
@@ -36,10 +39,15 @@ describe('unit: importer options and analysis', () => {
     });
 
     it('refuses a bad variable naming the variable, and bad options naming the option', () => {
-      assert.throws(() => parseImporterOptions({}, { maxBytes: 'lots' }, { maxBytes: 'IMPORT_MAX_BYTES' }), (err: unknown) =>
-        err instanceof BootError && /IMPORT_MAX_BYTES/.test(err.message) && /'lots'/.test(err.message));
+      assert.throws(
+        () => parseImporterOptions({}, { maxBytes: 'lots' }, { maxBytes: 'IMPORT_MAX_BYTES' }),
+        (err: unknown) => err instanceof BootError && /IMPORT_MAX_BYTES/.test(err.message) && /'lots'/.test(err.message),
+      );
       assert.throws(() => parseImporterOptions({}, { maxLineBytes: '-5' }), BootError);
-      assert.throws(() => parseImporterOptions({ batchSize: 1000 }), (err: unknown) => err instanceof BootError && /batchSize/.test(err.message));
+      assert.throws(
+        () => parseImporterOptions({ batchSize: 1000 }),
+        (err: unknown) => err instanceof BootError && /batchSize/.test(err.message),
+      );
     });
   });
 
@@ -47,11 +55,43 @@ describe('unit: importer options and analysis', () => {
     const sample = { filename: 'x.csv', size: 1, head: Buffer.from('a'), profile: {} } as unknown as ImportSample;
     const fmt = (detect: ImportFormat['detect']) => ({ ...TABULAR_FORMATS[0]!, detect });
     it('clamps to 0..1 and counts a throwing or non-numeric detector as 0', () => {
-      assert.equal(confidenceOf(fmt(() => 7), sample), 1);
-      assert.equal(confidenceOf(fmt(() => -1), sample), 0);
-      assert.equal(confidenceOf(fmt(() => 0.4), sample), 0.4);
-      assert.equal(confidenceOf(fmt(() => { throw new Error('bad detector'); }), sample), 0);
-      assert.equal(confidenceOf(fmt(() => Number.NaN), sample), 0);
+      assert.equal(
+        confidenceOf(
+          fmt(() => 7),
+          sample,
+        ),
+        1,
+      );
+      assert.equal(
+        confidenceOf(
+          fmt(() => -1),
+          sample,
+        ),
+        0,
+      );
+      assert.equal(
+        confidenceOf(
+          fmt(() => 0.4),
+          sample,
+        ),
+        0.4,
+      );
+      assert.equal(
+        confidenceOf(
+          fmt(() => {
+            throw new Error('bad detector');
+          }),
+          sample,
+        ),
+        0,
+      );
+      assert.equal(
+        confidenceOf(
+          fmt(() => Number.NaN),
+          sample,
+        ),
+        0,
+      );
       assert.equal(confidenceOf(fmt((() => 'high') as never), sample), 0);
     });
   });
@@ -93,7 +133,16 @@ describe('unit: importer options and analysis', () => {
     });
 
     it('detects a JSON array of records', async () => {
-      const a = await analyseUpload(deps(), upload('items.json', JSON.stringify([{ id: 1, t: 'a' }, { id: 2, t: 'b' }])));
+      const a = await analyseUpload(
+        deps(),
+        upload(
+          'items.json',
+          JSON.stringify([
+            { id: 1, t: 'a' },
+            { id: 2, t: 'b' },
+          ]),
+        ),
+      );
       assert.equal(a.format, 'json');
       assert.equal(a.summary.counts.rows, 2);
     });
@@ -105,15 +154,20 @@ describe('unit: importer options and analysis', () => {
     });
 
     it('an unknown format hint is a 400 naming the known formats; a hint the content contradicts is a mismatch', async () => {
-      await assert.rejects(analyseUpload(deps(), { ...upload('a.csv', 'a,b\n1,2\n'), hint: 'xlsx' }), (err: unknown) =>
-        err instanceof ImportFormatUnknownError && /xlsx/.test((err as Error).message) && /csv/.test((err as Error).message));
+      await assert.rejects(
+        analyseUpload(deps(), { ...upload('a.csv', 'a,b\n1,2\n'), hint: 'xlsx' }),
+        (err: unknown) =>
+          err instanceof ImportFormatUnknownError && /xlsx/.test((err as Error).message) && /csv/.test((err as Error).message),
+      );
       await assert.rejects(analyseUpload(deps(), { ...upload('a.json', '{"products": [}'), hint: 'self_cms' }), ImportFormatMismatchError);
     });
 
     it('a line past maxLineBytes is refused with 413 naming the limit, and the job folder is removed', async () => {
       const u = upload('wide.csv', `a,b\n${'x'.repeat(5000)},1\n`);
-      await assert.rejects(analyseUpload(deps({ maxLineBytes: 1024 }), u), (err: unknown) =>
-        err instanceof ImportLimitExceededError && err.status === 413 && err.extra.limit === 'maxLineBytes');
+      await assert.rejects(
+        analyseUpload(deps({ maxLineBytes: 1024 }), u),
+        (err: unknown) => err instanceof ImportLimitExceededError && err.status === 413 && err.extra.limit === 'maxLineBytes',
+      );
       assert.equal(existsSync(u.workDir), false);
     });
   });

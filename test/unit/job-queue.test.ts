@@ -78,7 +78,12 @@ describe('unit: job queue', () => {
 
   it('a failed job is queued again with a backoff, and fails for good after its last attempt', async () => {
     const q = queue();
-    handlers.set('flaky', { type: 'flaky', run: async () => { throw new Error('smtp down'); } });
+    handlers.set('flaky', {
+      type: 'flaky',
+      run: async () => {
+        throw new Error('smtp down');
+      },
+    });
     const { jobId } = await q.enqueue('flaky', {}, { maxAttempts: 2 });
     await q.execute((await q.claimNext())!);
     let job = await q.get(jobId);
@@ -122,7 +127,12 @@ describe('unit: job queue', () => {
 
   it('an interrupted job is queued again without using up an attempt', async () => {
     const q = queue();
-    handlers.set('long', { type: 'long', run: async () => { throw new JobInterruptedError(); } });
+    handlers.set('long', {
+      type: 'long',
+      run: async () => {
+        throw new JobInterruptedError();
+      },
+    });
     const { jobId } = await q.enqueue('long', {});
     await q.execute((await q.claimNext())!);
     const job = await q.get(jobId);
@@ -135,8 +145,14 @@ describe('unit: job queue', () => {
     const q = queue();
     await q.enqueue('a', {});
     await q.enqueue('b', {}, { tenantId: 'acme' });
-    assert.deepEqual((await q.list({ type: 'a' })).map((j) => j.type), ['a']);
-    assert.deepEqual((await q.list({ tenantId: 'acme' })).map((j) => j.type), ['b']);
+    assert.deepEqual(
+      (await q.list({ type: 'a' })).map((j) => j.type),
+      ['a'],
+    );
+    assert.deepEqual(
+      (await q.list({ tenantId: 'acme' })).map((j) => j.type),
+      ['b'],
+    );
     assert.equal((await q.list({ status: 'completed' })).length, 0);
     assert.equal((await q.list()).length, 2);
   });

@@ -20,8 +20,10 @@ describe('logger: secrets never reach a log line', () => {
     const { logger, text, records } = collectingLogger();
     logger.info(
       {
-        user: 'ada', count: 3,
-        password: 'pw-hunter2', token: 'tok-abc123',
+        user: 'ada',
+        count: 3,
+        password: 'pw-hunter2',
+        token: 'tok-abc123',
         nested: { apiKey: 'ak-999', cookie: 'sid=cookie42', keep: 'visible' },
         headers: { authorization: 'Basic dXNlcjpwYXNz', accept: 'application/json' },
       },

@@ -5,7 +5,13 @@ import { join } from 'node:path';
 import { ValidationError } from '../../kernel/errors.js';
 import { decodeText, detectType } from '../../plugins/media/detect-type.js';
 import { MediaPathInvalidError, MediaTypeMismatchError } from '../../plugins/media/errors.js';
-import { DEFAULT_ALLOWED_TYPES, DEFAULT_MAX_UPLOAD_MB, parseMediaOptions, storageType, uploadLimits } from '../../plugins/media/media-options.js';
+import {
+  DEFAULT_ALLOWED_TYPES,
+  DEFAULT_MAX_UPLOAD_MB,
+  parseMediaOptions,
+  storageType,
+  uploadLimits,
+} from '../../plugins/media/media-options.js';
 import { confinePath, storagePath, thumbnailParts, thumbnailPath } from '../../plugins/media/media-paths.js';
 import { uploadFields } from '../../plugins/media/media-service.js';
 import { assertNameFitsContent, nameConflict } from '../../plugins/media/name-policy.js';
@@ -45,7 +51,10 @@ describe('unit: media upload validation and metadata', () => {
     });
 
     it('tells SVG and HTML apart from plain text, past an XML prolog and comments', async () => {
-      assert.equal((await detect('a.txt', '<?xml version="1.0"?>\n<!-- c -->\n<svg xmlns="http://www.w3.org/2000/svg"></svg>')).mimeType, 'image/svg+xml');
+      assert.equal(
+        (await detect('a.txt', '<?xml version="1.0"?>\n<!-- c -->\n<svg xmlns="http://www.w3.org/2000/svg"></svg>')).mimeType,
+        'image/svg+xml',
+      );
       assert.equal((await detect('a.txt', '<!DOCTYPE html><html><body>hi</body></html>')).mimeType, 'text/html');
       assert.equal((await detect('a.txt', '  <script>alert(1)</script>')).mimeType, 'text/html');
       assert.equal((await detect('a.txt', 'just words < and > here')).mimeType, 'text/plain');
@@ -58,7 +67,10 @@ describe('unit: media upload validation and metadata', () => {
     });
 
     it('binary without a signature is octet-stream; an empty file is plain text', async () => {
-      assert.deepEqual(await detect('blob.dat', Buffer.from([0x00, 0x01, 0x02, 0xff, 0x00])), { mimeType: 'application/octet-stream', ext: 'bin' });
+      assert.deepEqual(await detect('blob.dat', Buffer.from([0x00, 0x01, 0x02, 0xff, 0x00])), {
+        mimeType: 'application/octet-stream',
+        ext: 'bin',
+      });
       assert.deepEqual(await detect('empty.txt', ''), { mimeType: 'text/plain', ext: 'txt' });
     });
 
@@ -75,8 +87,14 @@ describe('unit: media upload validation and metadata', () => {
       assert.match(nameConflict('notes.html', 'text/plain')!, /text\/html.*text\/plain/);
       assert.ok(nameConflict('invoice.exe', 'application/pdf'));
       assert.ok(nameConflict('run.sh', 'text/plain'), 'scripts are refused whatever they hold');
-      assert.throws(() => assertNameFitsContent('Page.HTML', 'text/plain'), (err: unknown) =>
-        err instanceof MediaTypeMismatchError && err.status === 415 && err.extra.extension === 'html' && err.extra.detectedType === 'text/plain');
+      assert.throws(
+        () => assertNameFitsContent('Page.HTML', 'text/plain'),
+        (err: unknown) =>
+          err instanceof MediaTypeMismatchError &&
+          err.status === 415 &&
+          err.extra.extension === 'html' &&
+          err.extra.detectedType === 'text/plain',
+      );
     });
 
     it('refuses script-capable content under an inert extension', () => {
@@ -114,14 +132,26 @@ describe('unit: media upload validation and metadata', () => {
     });
 
     it('upload limits: environment > options > System Settings > defaults', async () => {
-      const settings = { get: async (k: string) => ({ MEDIA_MAX_UPLOAD_MB: '2', MEDIA_ALLOWED_TYPES: 'image/png, text/plain' } as Record<string, unknown>)[k] };
+      const settings = {
+        get: async (k: string) =>
+          (({ MEDIA_MAX_UPLOAD_MB: '2', MEDIA_ALLOWED_TYPES: 'image/png, text/plain' }) as Record<string, unknown>)[k],
+      };
       const none = parseMediaOptions({});
-      assert.deepEqual(await uploadLimits(none, null), { maxBytes: DEFAULT_MAX_UPLOAD_MB * 1024 * 1024, allowedTypes: DEFAULT_ALLOWED_TYPES });
+      assert.deepEqual(await uploadLimits(none, null), {
+        maxBytes: DEFAULT_MAX_UPLOAD_MB * 1024 * 1024,
+        allowedTypes: DEFAULT_ALLOWED_TYPES,
+      });
       assert.deepEqual(await uploadLimits(none, settings), { maxBytes: 2 * 1024 * 1024, allowedTypes: ['image/png', 'text/plain'] });
       assert.equal((await uploadLimits(parseMediaOptions({ maxUploadMb: 0.5 }), settings)).maxBytes, 512 * 1024);
       assert.equal((await uploadLimits(parseMediaOptions({ maxUploadMb: 0.5 }), settings, { maxUploadMb: '3' })).maxBytes, 3 * 1024 * 1024);
-      assert.deepEqual((await uploadLimits(none, settings, { allowedTypes: 'not a type,, application/PDF' })).allowedTypes, ['application/pdf']);
-      const broken = { get: async () => { throw new Error('no settings table'); } };
+      assert.deepEqual((await uploadLimits(none, settings, { allowedTypes: 'not a type,, application/PDF' })).allowedTypes, [
+        'application/pdf',
+      ]);
+      const broken = {
+        get: async () => {
+          throw new Error('no settings table');
+        },
+      };
       assert.equal((await uploadLimits(none, broken)).maxBytes, DEFAULT_MAX_UPLOAD_MB * 1024 * 1024, 'unreadable settings fall back');
       assert.equal(await storageType(none, null), 'local');
       assert.equal(await storageType(parseMediaOptions({ storageType: 'object_store' }), null, { storageType: ' ' }), 'object_store');
@@ -135,8 +165,14 @@ describe('unit: media upload validation and metadata', () => {
     it('uploadFields reads folderId and private, refusing malformed values with the field named', () => {
       assert.deepEqual(uploadFields({}), { folderId: null, private: false });
       assert.deepEqual(uploadFields({ folderId: 'null', private: '1' }), { folderId: null, private: true });
-      assert.throws(() => uploadFields({ folderId: 'abc' }), (err: unknown) => err instanceof ValidationError && err.issues[0]?.path === 'folderId');
-      assert.throws(() => uploadFields({ private: 'yes' }), (err: unknown) => err instanceof ValidationError && err.issues[0]?.path === 'private');
+      assert.throws(
+        () => uploadFields({ folderId: 'abc' }),
+        (err: unknown) => err instanceof ValidationError && err.issues[0]?.path === 'folderId',
+      );
+      assert.throws(
+        () => uploadFields({ private: 'yes' }),
+        (err: unknown) => err instanceof ValidationError && err.issues[0]?.path === 'private',
+      );
     });
   });
 
@@ -155,13 +191,19 @@ describe('unit: media upload validation and metadata', () => {
     });
 
     it('Content-Disposition carries an ASCII fallback and the UTF-8 name', () => {
-      assert.equal(contentDisposition('attachment', 'résumé "v2".pdf'), `attachment; filename="r_sum_ _v2_.pdf"; filename*=UTF-8''r%C3%A9sum%C3%A9%20%22v2%22.pdf`);
+      assert.equal(
+        contentDisposition('attachment', 'résumé "v2".pdf'),
+        `attachment; filename="r_sum_ _v2_.pdf"; filename*=UTF-8''r%C3%A9sum%C3%A9%20%22v2%22.pdf`,
+      );
     });
 
     it('storage paths are tenant/year/month, under private/ for private media; thumbnails sit beside', () => {
       const at = new Date(Date.UTC(2026, 0, 5));
       assert.equal(storagePath({ tenantId: 'acme', private: false, id: 'id1', slug: 'cat', ext: 'png', at }), 'acme/2026/01/id1-cat.png');
-      assert.equal(storagePath({ tenantId: '../x', private: true, id: 'id1', slug: 'cat', ext: 'png', at }), 'private/___x/2026/01/id1-cat.png');
+      assert.equal(
+        storagePath({ tenantId: '../x', private: true, id: 'id1', slug: 'cat', ext: 'png', at }),
+        'private/___x/2026/01/id1-cat.png',
+      );
       const thumb = thumbnailPath('acme/2026/01/id1-cat.png', 'sm');
       assert.equal(thumb, 'acme/2026/01/id1-cat.sm.webp');
       assert.deepEqual(thumbnailParts(thumb), { stem: 'acme/2026/01/id1-cat', name: 'sm' });
@@ -171,7 +213,17 @@ describe('unit: media upload validation and metadata', () => {
     it('confinePath refuses traversal, encoded traversal, NUL, backslashes and absolute paths', () => {
       assert.equal(confinePath('acme/2026/01/id1-cat.png', false), 'acme/2026/01/id1-cat.png');
       assert.equal(confinePath('acme%2F2026%2Fa.png', true), 'acme/2026/a.png');
-      for (const [raw, encoded] of [['../etc/passwd', false], ['acme/%2e%2e/x', true], ['a%2F..%2Fb', true], ['a\\b', false], ['/abs', false], ['a//b', false], ['a/b\u0000', false], ['%E0%A4%A', true], ['a b', false]] as const) {
+      for (const [raw, encoded] of [
+        ['../etc/passwd', false],
+        ['acme/%2e%2e/x', true],
+        ['a%2F..%2Fb', true],
+        ['a\\b', false],
+        ['/abs', false],
+        ['a//b', false],
+        ['a/b\u0000', false],
+        ['%E0%A4%A', true],
+        ['a b', false],
+      ] as const) {
         assert.throws(() => confinePath(raw, encoded), MediaPathInvalidError, `${raw} should be refused`);
       }
     });

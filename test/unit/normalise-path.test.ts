@@ -4,7 +4,14 @@ import { matchesIfNoneMatch } from '../../kernel/http/etag.js';
 
 describe('rate-limit key path', function () {
   it('folds case, trailing slashes, doubled slashes and the /api/v1 alias', function () {
-    for (const p of ['/api/echo/items', '/API/Echo/Items', '/api/echo/items/', '/api/v1/echo/items', '/api//echo///items//', '/API/V1/echo/items/']) {
+    for (const p of [
+      '/api/echo/items',
+      '/API/Echo/Items',
+      '/api/echo/items/',
+      '/api/v1/echo/items',
+      '/api//echo///items//',
+      '/API/V1/echo/items/',
+    ]) {
       expect(normalisePath(p), p).to.equal('/api/echo/items');
     }
     expect(normalisePath('/api/v1')).to.equal('/api');

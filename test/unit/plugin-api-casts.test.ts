@@ -23,6 +23,13 @@ describe('plugin API: casts of the request scope (ratchet)', function () {
   it(`plugins cast scope services at most ${CEILING} times (the count only goes down)`, function () {
     const counts = tsFiles(join(PROJECT_ROOT, 'plugins')).map((f) => ({ f, n: readFileSync(f, 'utf8').match(CAST)?.length ?? 0 }));
     const total = counts.reduce((n, c) => n + c.n, 0);
-    expect(total, `scope casts: ${total}; the most in ${counts.sort((a, b) => b.n - a.n).slice(0, 3).map((c) => `${c.f.slice(PROJECT_ROOT.length + 1)} (${c.n})`).join(', ')}`).to.be.at.most(CEILING);
+    expect(
+      total,
+      `scope casts: ${total}; the most in ${counts
+        .sort((a, b) => b.n - a.n)
+        .slice(0, 3)
+        .map((c) => `${c.f.slice(PROJECT_ROOT.length + 1)} (${c.n})`)
+        .join(', ')}`,
+    ).to.be.at.most(CEILING);
   });
 });

@@ -24,7 +24,11 @@ const manifests = () =>
 describe('plugin settings from the environment', function () {
   it('no plugin source reads process.env (settings come through plugins.options and the manifest env mapping)', function () {
     const offenders = sources(PLUGINS).flatMap((file) =>
-      readFileSync(file, 'utf8').split('\n').flatMap((line, i) => (/process\s*\.\s*env|process\s*\[\s*['"]env['"]\s*\]/.test(line) ? [`${relative(PROJECT_ROOT, file)}:${i + 1}`] : [])),
+      readFileSync(file, 'utf8')
+        .split('\n')
+        .flatMap((line, i) =>
+          /process\s*\.\s*env|process\s*\[\s*['"]env['"]\s*\]/.test(line) ? [`${relative(PROJECT_ROOT, file)}:${i + 1}`] : [],
+        ),
     );
     expect(offenders, 'read the variable through the manifest `env` field and ctx.envOptions').to.deep.equal([]);
   });
@@ -34,8 +38,17 @@ describe('plugin settings from the environment', function () {
     const start = readme.indexOf('### Plugin settings from the environment');
     expect(start, 'README section "Plugin settings from the environment" not found').to.be.greaterThan(-1);
     const rows = new Set(
-      readme.slice(start).split('\n').filter((l) => l.startsWith('| `'))
-        .map((l) => l.split('|').slice(1, 5).map((c) => c.trim().replace(/^`|`$/g, '')).join(' ')),
+      readme
+        .slice(start)
+        .split('\n')
+        .filter((l) => l.startsWith('| `'))
+        .map((l) =>
+          l
+            .split('|')
+            .slice(1, 5)
+            .map((c) => c.trim().replace(/^`|`$/g, ''))
+            .join(' '),
+        ),
     );
     const missing: string[] = [];
     let count = 0;
@@ -52,20 +65,45 @@ describe('plugin settings from the environment', function () {
   });
 
   it('maps variables to nested option paths with their types; blank counts as unset', function () {
-    const mapping = parseManifest({
-      id: 'x', name: 'X', version: '1.0.0', kernel: '^1.0.0',
-      env: {
-        SMTP_HOST: { option: 'smtp.host' }, SMTP_PORT: { option: 'smtp.port', type: 'int' }, SMTP_SECURE: { option: 'smtp.secure', type: 'bool' },
-        X_RATIO: { option: 'ratio', type: 'number' }, X_TYPES: { option: 'types', type: 'list' }, X_JSON: { option: 'obj', type: 'json' }, X_BLANK: { option: 'blank' },
+    const mapping = parseManifest(
+      {
+        id: 'x',
+        name: 'X',
+        version: '1.0.0',
+        kernel: '^1.0.0',
+        env: {
+          SMTP_HOST: { option: 'smtp.host' },
+          SMTP_PORT: { option: 'smtp.port', type: 'int' },
+          SMTP_SECURE: { option: 'smtp.secure', type: 'bool' },
+          X_RATIO: { option: 'ratio', type: 'number' },
+          X_TYPES: { option: 'types', type: 'list' },
+          X_JSON: { option: 'obj', type: 'json' },
+          X_BLANK: { option: 'blank' },
+        },
       },
-    }, 'test').env;
+      'test',
+    ).env;
     const { values, sources } = mapPluginEnv(mapping, {
-      SMTP_HOST: 'mail.example.com', SMTP_PORT: '2525', SMTP_SECURE: 'yes', X_RATIO: '1.5', X_TYPES: 'image/*, text/plain,', X_JSON: '{"a":1}', X_BLANK: '  ', OTHER: 'ignored',
+      SMTP_HOST: 'mail.example.com',
+      SMTP_PORT: '2525',
+      SMTP_SECURE: 'yes',
+      X_RATIO: '1.5',
+      X_TYPES: 'image/*, text/plain,',
+      X_JSON: '{"a":1}',
+      X_BLANK: '  ',
+      OTHER: 'ignored',
     });
-    expect(values).to.deep.equal({ smtp: { host: 'mail.example.com', port: 2525, secure: true }, ratio: 1.5, types: ['image/*', 'text/plain'], obj: { a: 1 } });
+    expect(values).to.deep.equal({
+      smtp: { host: 'mail.example.com', port: 2525, secure: true },
+      ratio: 1.5,
+      types: ['image/*', 'text/plain'],
+      obj: { a: 1 },
+    });
     expect(sources).to.deep.include({ 'smtp.port': 'SMTP_PORT', ratio: 'X_RATIO' });
     // Text that does not fit its type is handed on, so the plugin's own check names the variable.
-    expect(mapPluginEnv(mapping, { SMTP_PORT: 'abc', SMTP_SECURE: 'maybe' }).values).to.deep.equal({ smtp: { port: 'abc', secure: 'maybe' } });
+    expect(mapPluginEnv(mapping, { SMTP_PORT: 'abc', SMTP_SECURE: 'maybe' }).values).to.deep.equal({
+      smtp: { port: 'abc', secure: 'maybe' },
+    });
   });
 
   it('aliases (first listed wins) and one * in a name; a bad json secret is refused without its value', function () {
@@ -77,10 +115,20 @@ describe('plugin settings from the environment', function () {
     };
     expect(mapPluginEnv(env, { LEGACY_ID: 'old', A_ID: 'new' }).values).to.deep.equal({ google: { clientId: 'new' } });
     expect(mapPluginEnv(env, { LEGACY_ID: 'old' }).values).to.deep.equal({ google: { clientId: 'old' } });
-    const star = mapPluginEnv(env, { OIDC_OPEN_CLIENT_SECRET: 's1', OIDC_STAFF_SSO_CLIENT_SECRET: 's2', OIDC_CLIENT_SECRET: 'not matched' });
+    const star = mapPluginEnv(env, {
+      OIDC_OPEN_CLIENT_SECRET: 's1',
+      OIDC_STAFF_SSO_CLIENT_SECRET: 's2',
+      OIDC_CLIENT_SECRET: 'not matched',
+    });
     expect(star.values).to.deep.equal({ clientSecrets: { OPEN: 's1', STAFF_SSO: 's2' } });
-    expect(star.sources).to.deep.equal({ 'clientSecrets.OPEN': 'OIDC_OPEN_CLIENT_SECRET', 'clientSecrets.STAFF_SSO': 'OIDC_STAFF_SSO_CLIENT_SECRET' });
-    expect(() => mapPluginEnv(env, { KEYS: '{"secret-value' })).to.throw(BootError, 'KEYS').with.property('message').that.does.not.include('secret-value');
+    expect(star.sources).to.deep.equal({
+      'clientSecrets.OPEN': 'OIDC_OPEN_CLIENT_SECRET',
+      'clientSecrets.STAFF_SSO': 'OIDC_STAFF_SSO_CLIENT_SECRET',
+    });
+    expect(() => mapPluginEnv(env, { KEYS: '{"secret-value' }))
+      .to.throw(BootError, 'KEYS')
+      .with.property('message')
+      .that.does.not.include('secret-value');
   });
 
   it('the manifest schema refuses a malformed env field', function () {

@@ -30,11 +30,7 @@ const ids = (list: DiscoveredPlugin[]) => list.map((p) => p.manifest.id);
 
 describe('plugin order: orderPlugins', () => {
   it('puts dependencies before the plugins that require them, whatever the discovery order', () => {
-    const result = order([
-      plugin('app', { requires: ['lib', 'util'] }),
-      plugin('lib', { requires: ['util'] }),
-      plugin('util'),
-    ]);
+    const result = order([plugin('app', { requires: ['lib', 'util'] }), plugin('lib', { requires: ['util'] }), plugin('util')]);
     expect(ids(result.ordered)).to.deep.equal(['util', 'lib', 'app']);
     expect(result.disabled).to.deep.equal([]);
     expect(result.unknownInConfig).to.deep.equal([]);
@@ -71,20 +67,12 @@ describe('plugin order: orderPlugins', () => {
   });
 
   it('a three-plugin cycle prints the whole path', () => {
-    const err = orderError([
-      plugin('x', { requires: ['y'] }),
-      plugin('y', { requires: ['z'] }),
-      plugin('z', { requires: ['x'] }),
-    ]);
+    const err = orderError([plugin('x', { requires: ['y'] }), plugin('y', { requires: ['z'] }), plugin('z', { requires: ['x'] })]);
     expect(err.message).to.contain('x -> y -> z -> x');
   });
 
   it('a cycle below an acyclic plugin prints only the cycle', () => {
-    const err = orderError([
-      plugin('top', { requires: ['p'] }),
-      plugin('p', { requires: ['q'] }),
-      plugin('q', { requires: ['p'] }),
-    ]);
+    const err = orderError([plugin('top', { requires: ['p'] }), plugin('p', { requires: ['q'] }), plugin('q', { requires: ['p'] })]);
     expect(err.message).to.match(/: p -> q -> p$/);
   });
 

@@ -15,10 +15,23 @@ function contractError(fn: () => unknown): string {
 
 const noop = () => undefined;
 const storageDriver = (extra: Record<string, unknown> = {}) => ({
-  id: 'object_store', kind: 'remote', put: noop, get: noop, head: noop, delete: noop, publicUrl: noop, ...extra,
+  id: 'object_store',
+  kind: 'remote',
+  put: noop,
+  get: noop,
+  head: noop,
+  delete: noop,
+  publicUrl: noop,
+  ...extra,
 });
 const widget = (extra: Record<string, unknown> = {}) => ({
-  id: 'visits', name: 'Visits', license: 'freemium', endpoint: '/api/widgets/visits', permission: 'dashboard:read', component: 'VisitsChart', ...extra,
+  id: 'visits',
+  name: 'Visits',
+  license: 'freemium',
+  endpoint: '/api/widgets/visits',
+  permission: 'dashboard:read',
+  component: 'VisitsChart',
+  ...extra,
 });
 
 describe('registry: contracts', () => {
@@ -34,7 +47,7 @@ describe('registry: contracts', () => {
     expect(storageDrivers.ownerOf('object_store')).to.equal('media');
   });
 
-  it("a storage driver without delete: \"Storage driver 'object_store' does not implement delete()\"", () => {
+  it('a storage driver without delete: "Storage driver \'object_store\' does not implement delete()"', () => {
     const { storageDrivers } = createRegistries();
     const message = contractError(() => storageDrivers.add(storageDriver({ delete: undefined }) as any, 'media'));
     expect(message).to.equal("Storage driver 'object_store' does not implement delete()");
@@ -56,7 +69,9 @@ describe('registry: contracts', () => {
   it('a member of the wrong type names the entry, the member and what is expected', () => {
     const { importFormats, identityResolvers, graphql } = createRegistries();
     const format = { format: 'csv', label: 'CSV', extensions: ['.csv', 3], features: [], detect: noop, parseTask: 'parseCsv' };
-    expect(contractError(() => importFormats.add(format as any))).to.equal("Import format 'csv' has an invalid extensions: expected string[]");
+    expect(contractError(() => importFormats.add(format as any))).to.equal(
+      "Import format 'csv' has an invalid extensions: expected string[]",
+    );
     expect(contractError(() => identityResolvers.add({ id: 'hdr', priority: '10', resolve: noop } as any))).to.equal(
       "Identity resolver 'hdr' has an invalid priority: expected number",
     );
@@ -80,7 +95,9 @@ describe('registry: contracts', () => {
     expect(contractError(() => storageDrivers.add(storageDriver({ id: '' }) as any, 'media'))).to.equal(
       "Storage driver added by plugin 'media' has no id (string)",
     );
-    expect(contractError(() => jobHandlers.add({ run: noop } as any, 'jobs'))).to.equal("Job handler added by plugin 'jobs' has no type (string)");
+    expect(contractError(() => jobHandlers.add({ run: noop } as any, 'jobs'))).to.equal(
+      "Job handler added by plugin 'jobs' has no type (string)",
+    );
   });
 
   it('a duplicate key names both owners', () => {
@@ -100,7 +117,9 @@ describe('registry: contracts', () => {
       "Storage driver 'object_store' has an invalid restore: expected function",
     );
     expect(contractError(() => storageDrivers.add(storageDriver({ kind: 'cloud' }) as any))).to.match(/kind/);
-    expect(contractError(() => widgets.add(widget({ category: 42 }) as any))).to.equal("Widget 'visits' has an invalid category: expected string");
+    expect(contractError(() => widgets.add(widget({ category: 42 }) as any))).to.equal(
+      "Widget 'visits' has an invalid category: expected string",
+    );
     expect(() => storageDrivers.add(storageDriver({ restore: noop }) as any)).not.to.throw();
     expect(() => widgets.add(widget() as any)).not.to.throw();
   });
@@ -127,7 +146,9 @@ describe('registry: contracts', () => {
     const registry = new Registry<{ key: string; mode: string; size: number }>('Thing', 'key', {
       required: { mode: ['a', 'b'] as const, size: 'number' },
     });
-    expect(contractError(() => registry.add({ key: 't', mode: 'c', size: 1 }))).to.equal("Thing 't' has an invalid mode: expected one of 'a', 'b'");
+    expect(contractError(() => registry.add({ key: 't', mode: 'c', size: 1 }))).to.equal(
+      "Thing 't' has an invalid mode: expected one of 'a', 'b'",
+    );
     expect(contractError(() => registry.add({ key: 't', mode: 'a' } as any))).to.equal("Thing 't' is missing size (number)");
     registry.add({ key: 't', mode: 'b', size: 2 });
     expect(registry.get('t')?.size).to.equal(2);

@@ -24,7 +24,13 @@ describe('unit: themes service', () => {
     db = await openUnitDb({ plugins: [{ id: 'themes', models: [ThemeRecord], migrations: THEME_MIGRATIONS }] });
     cache = await CacheService.create({ prefix: 'unit', defaultTtlSeconds: 60, logger: db.logger });
     const presets = loadBundledPresets();
-    themes = new ThemesService(db.sequelize, () => cache, db.logger, () => ({ fromHostname: async (h) => hosts.get(h) ?? 'default' }), () => presets);
+    themes = new ThemesService(
+      db.sequelize,
+      () => cache,
+      db.logger,
+      () => ({ fromHostname: async (h) => hosts.get(h) ?? 'default' }),
+      () => presets,
+    );
   });
   after(async () => {
     await cache?.close();
@@ -53,7 +59,10 @@ describe('unit: themes service', () => {
     const b = (await themes.create(t, 'B')).theme;
     await themes.activate(t, b.id);
     const list = await themes.list(t);
-    assert.deepEqual(list.filter((x) => x.isActive).map((x) => x.id), [b.id]);
+    assert.deepEqual(
+      list.filter((x) => x.isActive).map((x) => x.id),
+      [b.id],
+    );
     assert.equal(list.find((x) => x.id === a.id)?.isDefault, true, 'the default stays');
   });
 
@@ -78,7 +87,11 @@ describe('unit: themes service', () => {
   it('custom CSS is sanitised and what was removed is reported', async () => {
     const t = tenant();
     const a = (await themes.create(t, 'A')).theme;
-    const { theme, removed } = await themes.updateCss(t, a.id, '.x { color: red; } .y { background: url(javascript:alert(1)); } @import url(http://evil.example/x.css);');
+    const { theme, removed } = await themes.updateCss(
+      t,
+      a.id,
+      '.x { color: red; } .y { background: url(javascript:alert(1)); } @import url(http://evil.example/x.css);',
+    );
     assert.ok(removed.length >= 1, `removed: ${JSON.stringify(removed)}`);
     assert.match(theme.config.adminTheme.customCss, /color:\s*red/);
     assert.doesNotMatch(theme.config.adminTheme.customCss, /javascript:|@import/i);
@@ -95,7 +108,10 @@ describe('unit: themes service', () => {
     const shorthand = await themes.importPreset(t, JSON.stringify({ name: 'Mint', primary: '#10b981' }));
     assert.equal(shorthand.theme.presetSource, 'shorthand');
     assert.equal(shorthand.theme.config.palette.primary['500']?.toLowerCase(), '#10b981', 'the seed colour sits at 500');
-    await assert.rejects(themes.importPreset(t, '{not json'), (err: unknown) => err instanceof ValidationError && err.issues[0]?.path === 'body.presetJson');
+    await assert.rejects(
+      themes.importPreset(t, '{not json'),
+      (err: unknown) => err instanceof ValidationError && err.issues[0]?.path === 'body.presetJson',
+    );
   });
 
   it('seedDefault() seeds the bundled default once, active and default', async () => {

@@ -9,15 +9,16 @@ describe('unit: write gate', () => {
     const order: string[] = [];
     let inside = 0;
     let maxInside = 0;
-    const write = (label: string, ms: number) => gate.run(label, async () => {
-      inside++;
-      maxInside = Math.max(maxInside, inside);
-      order.push(`start ${label}`);
-      await sleep(ms);
-      order.push(`end ${label}`);
-      inside--;
-      return label;
-    });
+    const write = (label: string, ms: number) =>
+      gate.run(label, async () => {
+        inside++;
+        maxInside = Math.max(maxInside, inside);
+        order.push(`start ${label}`);
+        await sleep(ms);
+        order.push(`end ${label}`);
+        inside--;
+        return label;
+      });
     const results = await Promise.all([write('a', 20), write('b', 1), write('c', 1)]);
     assert.deepEqual(results, ['a', 'b', 'c']);
     assert.equal(maxInside, 1);
@@ -32,7 +33,10 @@ describe('unit: write gate', () => {
     const gate = new WriteGate({ waitMs: 30 });
     let release!: () => void;
     const holding = gate.run('long', () => new Promise<void>((r) => (release = r)));
-    await assert.rejects(gate.run('late', async () => 'never'), (err: unknown) => err instanceof DatabaseBusyError && err.status === 503);
+    await assert.rejects(
+      gate.run('late', async () => 'never'),
+      (err: unknown) => err instanceof DatabaseBusyError && err.status === 503,
+    );
     assert.equal(gate.snapshot().timedOut, 1);
     assert.equal(gate.snapshot().holder?.label, 'long');
     release();
@@ -42,9 +46,12 @@ describe('unit: write gate', () => {
 
   it('a failing write releases the gate', async () => {
     const gate = new WriteGate({ waitMs: 200 });
-    await assert.rejects(gate.run('boom', async () => {
-      throw new Error('boom');
-    }), /boom/);
+    await assert.rejects(
+      gate.run('boom', async () => {
+        throw new Error('boom');
+      }),
+      /boom/,
+    );
     assert.equal(await gate.run('next', async () => 1), 1);
   });
 
@@ -52,7 +59,10 @@ describe('unit: write gate', () => {
     const gate = new WriteGate({ waitMs: 200 });
     await gate.run('outer', async () => {
       assert.equal(gate.holderHere(), 'outer');
-      await assert.rejects(gate.run('inner', async () => 1), (err: unknown) => err instanceof NestedWriteError && /inner/.test(err.message) && /outer/.test(err.message));
+      await assert.rejects(
+        gate.run('inner', async () => 1),
+        (err: unknown) => err instanceof NestedWriteError && /inner/.test(err.message) && /outer/.test(err.message),
+      );
     });
     assert.equal(gate.holderHere(), null);
   });

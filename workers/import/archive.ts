@@ -45,7 +45,9 @@ export interface ArchiveResult {
 }
 
 export const DEFAULT_ARCHIVE_LIMITS = {
-  maxBytes: DEFAULT_IMPORT_LIMITS.maxDecompressedBytes, maxEntries: DEFAULT_IMPORT_LIMITS.maxArchiveEntries, maxRatio: DEFAULT_IMPORT_LIMITS.maxCompressionRatio,
+  maxBytes: DEFAULT_IMPORT_LIMITS.maxDecompressedBytes,
+  maxEntries: DEFAULT_IMPORT_LIMITS.maxArchiveEntries,
+  maxRatio: DEFAULT_IMPORT_LIMITS.maxCompressionRatio,
 } as const;
 
 const FILE_TYPES = new Set(['File', 'OldFile', 'ContiguousFile']);
@@ -94,12 +96,18 @@ export async function extractArchive(archivePath: string, destDir: string, limit
   return new Promise<ArchiveResult>((done) => {
     let settled = false;
     // Decompressed here, counted against the size and ratio limits (skipped entries' bytes too).
-    const source = tarBytes(archivePath, gzip, { maxDecompressedBytes: maxBytes, maxCompressionRatio: maxRatio, maxArchiveEntries: maxEntries, maxLineBytes: DEFAULT_IMPORT_LIMITS.maxLineBytes });
+    const source = tarBytes(archivePath, gzip, {
+      maxDecompressedBytes: maxBytes,
+      maxCompressionRatio: maxRatio,
+      maxArchiveEntries: maxEntries,
+      maxLineBytes: DEFAULT_IMPORT_LIMITS.maxLineBytes,
+    });
     const parser = new Parser({
       strict: false,
       // Unknown pax keywords (LIBARCHIVE.xattr.*) and similar are harmless: not worth a warning each.
       onwarn: (code, message) => {
-        if (code === 'TAR_ENTRY_INVALID' || code === 'TAR_BAD_ARCHIVE' || code === 'TAR_ABORT') result.error ??= `archive is damaged: ${message}`;
+        if (code === 'TAR_ENTRY_INVALID' || code === 'TAR_BAD_ARCHIVE' || code === 'TAR_ABORT')
+          result.error ??= `archive is damaged: ${message}`;
       },
     });
 
@@ -204,7 +212,8 @@ export async function extractArchive(archivePath: string, destDir: string, limit
     parser.on('error', (err: Error) => stop(`archive is not a readable tar file: ${err.message}`));
     parser.on('end', () => finish());
     source.on('error', (err: NodeJS.ErrnoException) => {
-      if (isLimitError(err)) stop(err.limit === 'maxDecompressedBytes' ? `archive expands to more than ${maxBytes} bytes` : err.message, err);
+      if (isLimitError(err))
+        stop(err.limit === 'maxDecompressedBytes' ? `archive expands to more than ${maxBytes} bytes` : err.message, err);
       else stop(`cannot read the archive: ${err.code ?? err.message}`);
     });
     source.pipe(parser);

@@ -46,7 +46,11 @@ export const LIMIT_ISSUE_CODE = 'IMPORT_LIMIT_EXCEEDED';
 
 /** `2 GiB`, `1.5 MiB`, `64 KiB`, `100 bytes`. */
 export function formatBytes(bytes: number): string {
-  const units: Array<[number, string]> = [[1024 ** 3, 'GiB'], [1024 ** 2, 'MiB'], [1024, 'KiB']];
+  const units: Array<[number, string]> = [
+    [1024 ** 3, 'GiB'],
+    [1024 ** 2, 'MiB'],
+    [1024, 'KiB'],
+  ];
   for (const [size, unit] of units) if (bytes >= size) return `${+(bytes / size).toFixed(2)} ${unit}`;
   return `${bytes} bytes`;
 }
@@ -57,7 +61,10 @@ export const limitSetting = (limit: LimitName): string => `(importers.${limit}, 
 /** A limit reached: `what` says what went past it ("decompressed size over 2 GiB"). */
 export class ImportLimitError extends Error {
   readonly code = LIMIT_ISSUE_CODE;
-  constructor(readonly limit: LimitName, what: string) {
+  constructor(
+    readonly limit: LimitName,
+    what: string,
+  ) {
     super(`${what} ${limitSetting(limit)}`);
     this.name = 'ImportLimitError';
   }
@@ -70,7 +77,8 @@ export interface LimitIssue {
 }
 
 export const isLimitError = (err: unknown): err is ImportLimitError =>
-  err instanceof ImportLimitError || ((err as { code?: unknown })?.code === LIMIT_ISSUE_CODE && typeof (err as { limit?: unknown }).limit === 'string');
+  err instanceof ImportLimitError ||
+  ((err as { code?: unknown })?.code === LIMIT_ISSUE_CODE && typeof (err as { limit?: unknown }).limit === 'string');
 
 /** The limit error as TaskResult data (error classes do not cross the thread boundary). */
 export const limitFailure = (err: ImportLimitError): { ok: false; issues: LimitIssue[] } => ({
@@ -150,7 +158,10 @@ const CHUNK_ENDS = new Set(['endString', 'endKey', 'endNumber']);
  */
 export class JsonTokenGuard {
   private length = 0;
-  constructor(private readonly maxBytes: number, private readonly what = 'a JSON value') {}
+  constructor(
+    private readonly maxBytes: number,
+    private readonly what = 'a JSON value',
+  ) {}
 
   see(token: { name: string; value?: unknown }): boolean {
     const { name } = token;
@@ -160,7 +171,8 @@ export class JsonTokenGuard {
     }
     if (CHUNKS.has(name)) {
       this.length += byteLength(String(token.value ?? ''), this.maxBytes - this.length);
-      if (this.length > this.maxBytes) throw new ImportLimitError('maxLineBytes', `${this.what} (a string, key or number) over ${formatBytes(this.maxBytes)}`);
+      if (this.length > this.maxBytes)
+        throw new ImportLimitError('maxLineBytes', `${this.what} (a string, key or number) over ${formatBytes(this.maxBytes)}`);
       return true;
     }
     return CHUNK_ENDS.has(name);
@@ -213,6 +225,7 @@ export class EntryCounter {
   count = 0;
   constructor(private readonly max: number) {}
   next(): void {
-    if (++this.count > this.max) throw new ImportLimitError('maxArchiveEntries', `archive has more than ${this.max.toLocaleString('en-US')} entries`);
+    if (++this.count > this.max)
+      throw new ImportLimitError('maxArchiveEntries', `archive has more than ${this.max.toLocaleString('en-US')} entries`);
   }
 }

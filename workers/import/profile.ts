@@ -17,7 +17,16 @@ import { Parser as TarParser, type ReadEntry } from 'tar';
 import type { ImportProfile } from '../../kernel/registries/contracts.js';
 import type { TaskResult } from '../tasks.js';
 import {
-  EntryCounter, formatBytes, ImportLimitError, isLimitError, JsonTokenGuard, limitFailure, limitsOf, readLines, tarBytes, type ImportLimits,
+  EntryCounter,
+  formatBytes,
+  ImportLimitError,
+  isLimitError,
+  JsonTokenGuard,
+  limitFailure,
+  limitsOf,
+  readLines,
+  tarBytes,
+  type ImportLimits,
 } from './limits.js';
 import { LineIndex } from './csv-lines.js';
 import { looksLikeNdjson, looksLikeNdjsonLines } from './ndjson-sniff.js';
@@ -73,7 +82,7 @@ function looksBinary(text: string): boolean {
   let control = 0;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    if ((c < 9 || (c > 13 && c < 32)) || c === 0xfffd) control++;
+    if (c < 9 || (c > 13 && c < 32) || c === 0xfffd) control++;
   }
   return control / text.length > 0.1;
 }
@@ -90,7 +99,12 @@ interface Frame {
 }
 
 /** Profiles a JSON document from a byte or text stream with stream-json: structure, records, bounded depth. */
-export function profileJson(source: Readable, maxDepth: number, destroySource = true, maxTokenBytes = limitsOf().maxLineBytes): Promise<JsonProfile> {
+export function profileJson(
+  source: Readable,
+  maxDepth: number,
+  destroySource = true,
+  maxTokenBytes = limitsOf().maxLineBytes,
+): Promise<JsonProfile> {
   const out: JsonProfile = { root: 'scalar', topKeys: [], recordsPath: null, recordCount: 0, recordKeys: [], recordTypes: [], maxDepth: 0 };
   const keys = new Set<string>();
   const types = new Set<string>();
@@ -329,7 +343,12 @@ export function sniffDelimiter(text: string, filename: string): string | null {
   return best?.d ?? null;
 }
 
-async function profileDelimited(path: string, encoding: string, delimiter: string, maxLineBytes: number): Promise<NonNullable<ImportProfile['delimited']>> {
+async function profileDelimited(
+  path: string,
+  encoding: string,
+  delimiter: string,
+  maxLineBytes: number,
+): Promise<NonNullable<ImportProfile['delimited']>> {
   let header: string[] = [];
   let records = 0;
   let tooLong: ImportLimitError | null = null;
@@ -337,7 +356,12 @@ async function profileDelimited(path: string, encoding: string, delimiter: strin
   const index = new LineIndex(false);
   let prevEnd = 0;
   const parser = csvParse({
-    delimiter, relax_column_count: true, relax_quotes: true, skip_empty_lines: true, skip_records_with_error: true, max_record_size: maxLineBytes,
+    delimiter,
+    relax_column_count: true,
+    relax_quotes: true,
+    skip_empty_lines: true,
+    skip_records_with_error: true,
+    max_record_size: maxLineBytes,
     on_record: (record: string[], context: { bytes: number }) => {
       prevEnd = context.bytes;
       index.forget(prevEnd);
@@ -345,7 +369,10 @@ async function profileDelimited(path: string, encoding: string, delimiter: strin
     },
     on_skip: (err: { code?: string } | undefined) => {
       if (err?.code === 'CSV_MAX_RECORD_SIZE') {
-        tooLong ??= new ImportLimitError('maxLineBytes', `CSV record over ${formatBytes(maxLineBytes)} at line ${index.startLine(prevEnd, Infinity)}`);
+        tooLong ??= new ImportLimitError(
+          'maxLineBytes',
+          `CSV record over ${formatBytes(maxLineBytes)} at line ${index.startLine(prevEnd, Infinity)}`,
+        );
         parser.destroy();
       }
     },
@@ -374,7 +401,12 @@ export function unsafeEntryPath(path: string): boolean {
 
 const SAFE_TYPES = new Set(['File', 'OldFile', 'ContiguousFile', 'Directory']);
 
-async function profileArchive(path: string, gzip: boolean, maxDepth: number, limits: ImportLimits): Promise<Pick<ImportProfile, 'archive' | 'kind' | 'json'> & { ok: boolean; entries: number }> {
+async function profileArchive(
+  path: string,
+  gzip: boolean,
+  maxDepth: number,
+  limits: ImportLimits,
+): Promise<Pick<ImportProfile, 'archive' | 'kind' | 'json'> & { ok: boolean; entries: number }> {
   const archive: NonNullable<ImportProfile['archive']> = { entries: [], rejected: [], jsonEntries: {} };
   const pending: Array<Promise<void>> = [];
   const counter = new EntryCounter(limits.maxArchiveEntries);
@@ -400,16 +432,18 @@ async function profileArchive(path: string, gzip: boolean, maxDepth: number, lim
         }
         if (archive.entries.length < MAX_ARCHIVE_ENTRIES && entry.type !== 'Directory') archive.entries.push(name);
         if (entry.type !== 'Directory' && /\.json$/i.test(name) && entry.size <= MAX_JSON_MEMBER && !/(^|\/)\._/.test(name)) {
-          pending.push(profileJson(entry as unknown as Readable, maxDepth, false, limits.maxLineBytes).then(
-            (p) => {
-              archive.jsonEntries[name] = p;
-              entry.resume();
-            },
-            (err: unknown) => {
-              entry.resume();
-              input.destroy(err as Error);
-            },
-          ));
+          pending.push(
+            profileJson(entry as unknown as Readable, maxDepth, false, limits.maxLineBytes).then(
+              (p) => {
+                archive.jsonEntries[name] = p;
+                entry.resume();
+              },
+              (err: unknown) => {
+                entry.resume();
+                input.destroy(err as Error);
+              },
+            ),
+          );
         } else entry.resume();
       },
     });
@@ -431,7 +465,13 @@ async function profileArchive(path: string, gzip: boolean, maxDepth: number, lim
   if (limit) throw limit;
   await Promise.allSettled(pending);
   const main = Object.values(archive.jsonEntries).find((j) => j && j.recordsPath !== null);
-  return { ok: counter.count > 0, entries: failed ? -1 : counter.count, archive, kind: main ? 'json' : 'unknown', ...(main ? { json: main } : {}) };
+  return {
+    ok: counter.count > 0,
+    entries: failed ? -1 : counter.count,
+    archive,
+    kind: main ? 'json' : 'unknown',
+    ...(main ? { json: main } : {}),
+  };
 }
 
 /** Whether the whole decoded file is whitespace (its head was). */
@@ -443,7 +483,8 @@ async function onlyWhitespace(path: string, encoding: string): Promise<boolean> 
 // ---------------------------------------------------------------- the task
 
 export async function importProfile(input: ImportProfileInput): Promise<TaskResult<ProfiledUpload>> {
-  if (typeof input?.path !== 'string' || typeof input?.filename !== 'string') return fail('INVALID_INPUT', 'path and filename must be strings');
+  if (typeof input?.path !== 'string' || typeof input?.filename !== 'string')
+    return fail('INVALID_INPUT', 'path and filename must be strings');
   const maxDepth = Math.max(1, Math.min(input.maxDepth ?? 32, 256));
   const limits = limitsOf({ limits: input.limits });
   let head: Buffer;
@@ -470,7 +511,13 @@ async function profileOf(input: ImportProfileInput, head: Buffer, maxDepth: numb
       return { container: 'tar', encoding: 'binary', bom: false, ...rest };
     }
     // A well-formed archive without a single entry is an empty upload.
-    return { container: 'plain', encoding: 'binary', bom: false, kind: 'binary', ...(archive.entries === 0 && isGzip(head) ? { empty: await emptyTar(input.path) } : {}) };
+    return {
+      container: 'plain',
+      encoding: 'binary',
+      bom: false,
+      kind: 'binary',
+      ...(archive.entries === 0 && isGzip(head) ? { empty: await emptyTar(input.path) } : {}),
+    };
   }
   const { encoding, bom } = sniffEncoding(head);
   const text = iconv.decode(head, encoding, { stripBOM: true });
@@ -486,7 +533,8 @@ async function profileOf(input: ImportProfileInput, head: Buffer, maxDepth: numb
     return { ...base, kind: 'json', json: await profileJson(decoded(input.path, encoding), maxDepth, true, limits.maxLineBytes) };
   }
   const delimiter = sniffDelimiter(text, input.filename);
-  if (delimiter) return { ...base, kind: 'delimited', delimited: await profileDelimited(input.path, encoding, delimiter, limits.maxLineBytes) };
+  if (delimiter)
+    return { ...base, kind: 'delimited', delimited: await profileDelimited(input.path, encoding, delimiter, limits.maxLineBytes) };
   return base;
 }
 

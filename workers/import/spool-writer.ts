@@ -53,7 +53,10 @@ export class SpoolWriter {
   private readonly blocked: string[] = [];
   private dropped = 0;
 
-  constructor(spoolPath: string, private readonly maxDepth = 32) {
+  constructor(
+    spoolPath: string,
+    private readonly maxDepth = 32,
+  ) {
     this.out = createWriteStream(spoolPath, { encoding: 'utf8' });
   }
 
@@ -92,7 +95,13 @@ export class SpoolWriter {
     this.out.end();
     await once(this.out, 'finish');
     const warnings = this.dropped ? [...this.warnings, { message: `${this.dropped} more warnings not shown` }] : this.warnings;
-    return { counts: this.counts, fields: this.fields, warnings, blockedReasons: this.blocked, ...(extra.acfFields ? { acfFields: extra.acfFields } : {}) };
+    return {
+      counts: this.counts,
+      fields: this.fields,
+      warnings,
+      blockedReasons: this.blocked,
+      ...(extra.acfFields ? { acfFields: extra.acfFields } : {}),
+    };
   }
 
   /** Closes the file after a failure (the summary is discarded). */

@@ -1,8 +1,18 @@
 // The dashboard layout: an ordered list of widgets with their size, stored as {id, x, y, w, h} in the
 // user's preferences (PUT /api/dashboard/layout). Positions are computed by flowing the list into
 // 12 columns, so the order the user chose is the order stored.
-export interface LayoutItem { id: string; x: number; y: number; w: number; h: number }
-export interface Cell { id: string; w: number; h: number }
+export interface LayoutItem {
+  id: string;
+  x: number;
+  y: number;
+  w: number;
+  h: number;
+}
+export interface Cell {
+  id: string;
+  w: number;
+  h: number;
+}
 
 export const COLUMNS = 12;
 export const DEFAULT_WIDGETS = ['system-health', 'last5-content', 'last5-media', 'cache-monitor'];
@@ -15,10 +25,16 @@ export function toCells(items: LayoutItem[]): Cell[] {
 /** Display order into positions: each row fills up to 12 columns; a row is as tall as its tallest cell. */
 export function toLayout(cells: Cell[]): LayoutItem[] {
   const out: LayoutItem[] = [];
-  let x = 0, y = 0, rowHeight = 0;
+  let x = 0,
+    y = 0,
+    rowHeight = 0;
   for (const c of cells) {
     const w = Math.min(COLUMNS, Math.max(1, c.w));
-    if (x + w > COLUMNS) { y += rowHeight; x = 0; rowHeight = 0; }
+    if (x + w > COLUMNS) {
+      y += rowHeight;
+      x = 0;
+      rowHeight = 0;
+    }
     out.push({ id: c.id, x, y, w, h: Math.min(12, Math.max(1, c.h)) });
     x += w;
     rowHeight = Math.max(rowHeight, c.h);

@@ -2,7 +2,10 @@
 // Success bodies are `{success: true, data}` and resolve to `data`; errors throw ApiError with the
 // API's `error` code, `message`, HTTP status and extras (retryAfterSeconds, issues, manualCommand).
 
-export interface ApiIssue { path: string; message: string }
+export interface ApiIssue {
+  path: string;
+  message: string;
+}
 
 export class ApiError extends Error {
   readonly status: number;
@@ -12,14 +15,23 @@ export class ApiError extends Error {
   readonly body: Record<string, unknown>;
 
   constructor(status: number, body: Record<string, unknown>, retryAfterHeader?: string | null) {
-    const message = typeof body.message === 'string' ? body.message
-      : typeof body.error === 'string' && body.code ? body.error // setup form actions' shape
-      : `Request failed (HTTP ${status})`;
+    const message =
+      typeof body.message === 'string'
+        ? body.message
+        : typeof body.error === 'string' && body.code
+          ? body.error // setup form actions' shape
+          : `Request failed (HTTP ${status})`;
     super(message);
     this.name = 'ApiError';
     this.status = status;
-    this.code = typeof body.error === 'string' && /^[A-Z0-9_]+$/.test(body.error) ? body.error
-      : typeof body.code === 'string' ? body.code : status === 0 ? 'NETWORK_ERROR' : `HTTP_${status}`;
+    this.code =
+      typeof body.error === 'string' && /^[A-Z0-9_]+$/.test(body.error)
+        ? body.error
+        : typeof body.code === 'string'
+          ? body.code
+          : status === 0
+            ? 'NETWORK_ERROR'
+            : `HTTP_${status}`;
     const retry = typeof body.retryAfterSeconds === 'number' ? body.retryAfterSeconds : Number(retryAfterHeader);
     if (Number.isFinite(retry) && retry > 0) this.retryAfterSeconds = retry;
     this.issues = Array.isArray(body.issues) ? (body.issues as ApiIssue[]) : [];
@@ -66,7 +78,14 @@ export async function request<T = any>(path: string, options: RequestOptions = {
   }
   let res: Response;
   try {
-    res = await fetch(url(path, options.query), { method: options.method ?? 'GET', headers, body, credentials: 'same-origin', signal: options.signal, redirect: 'manual' });
+    res = await fetch(url(path, options.query), {
+      method: options.method ?? 'GET',
+      headers,
+      body,
+      credentials: 'same-origin',
+      signal: options.signal,
+      redirect: 'manual',
+    });
   } catch (err) {
     if ((err as Error).name === 'AbortError') throw err;
     throw new ApiError(0, { message: 'The server cannot be reached. Check that the CMS is running.' });
@@ -109,11 +128,17 @@ export function upload<T = any>(path: string, form: FormData, onProgress?: (frac
     const xhr = new XMLHttpRequest();
     xhr.open('POST', path);
     xhr.setRequestHeader('accept', 'application/json');
-    xhr.upload.onprogress = (e) => { if (e.lengthComputable) onProgress?.(e.loaded / e.total); };
+    xhr.upload.onprogress = (e) => {
+      if (e.lengthComputable) onProgress?.(e.loaded / e.total);
+    };
     xhr.onerror = () => reject(new ApiError(0, { message: 'The upload was interrupted: the server cannot be reached.' }));
     xhr.onload = () => {
       let json: Record<string, any> = {};
-      try { json = JSON.parse(xhr.responseText || '{}'); } catch { json = { message: `Upload failed (HTTP ${xhr.status})` }; }
+      try {
+        json = JSON.parse(xhr.responseText || '{}');
+      } catch {
+        json = { message: `Upload failed (HTTP ${xhr.status})` };
+      }
       if (xhr.status >= 200 && xhr.status < 300) resolve(('data' in json ? json.data : json) as T);
       else reject(new ApiError(xhr.status, json, xhr.getResponseHeader('retry-after')));
     };
@@ -132,8 +157,12 @@ export function formatDuration(seconds: number): string {
 export function formatBytes(bytes: number): string {
   if (!Number.isFinite(bytes)) return '-';
   const units = ['B', 'KB', 'MB', 'GB', 'TB'];
-  let v = bytes, i = 0;
-  while (v >= 1024 && i < units.length - 1) { v /= 1024; i++; }
+  let v = bytes,
+    i = 0;
+  while (v >= 1024 && i < units.length - 1) {
+    v /= 1024;
+    i++;
+  }
   return `${v.toFixed(v < 10 && i ? 1 : 0)} ${units[i]}`;
 }
 

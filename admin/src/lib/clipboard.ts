@@ -13,7 +13,11 @@ export async function copyText(text: string): Promise<boolean> {
     document.body.append(area);
     area.select();
     let ok = false;
-    try { ok = document.execCommand('copy'); } catch { ok = false; }
+    try {
+      ok = document.execCommand('copy');
+    } catch {
+      ok = false;
+    }
     area.remove();
     return ok;
   }

@@ -2,8 +2,13 @@
 import { api, ApiError } from './api';
 
 export interface Me {
-  _id: string; email: string; username: string; role: string; permissions: string[];
-  preferences: Record<string, unknown>; is2FAEnabled: boolean;
+  _id: string;
+  email: string;
+  username: string;
+  role: string;
+  permissions: string[];
+  preferences: Record<string, unknown>;
+  is2FAEnabled: boolean;
 }
 
 class Session {

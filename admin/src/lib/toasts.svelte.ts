@@ -1,7 +1,12 @@
 // Toasts: short messages in the corner. Errors show the API's message and its error code.
 import { ApiError } from './api';
 
-export interface Toast { id: number; kind: 'error' | 'success' | 'info'; message: string; code?: string }
+export interface Toast {
+  id: number;
+  kind: 'error' | 'success' | 'info';
+  message: string;
+  code?: string;
+}
 
 let next = 1;
 export const toasts = $state<Toast[]>([]);

@@ -35,7 +35,8 @@ export interface PageDef {
 export const ICON_NAMES = ['dashboard', 'content', 'media', 'import', 'theme', 'users', 'account', 'system', 'plugin'] as const;
 export type IconName = (typeof ICON_NAMES)[number];
 /** A plugin's icon name, or the generic `plugin` icon for a name the UI does not draw. */
-export const iconName = (name: string | null | undefined): IconName => (ICON_NAMES as readonly string[]).includes(name ?? '') ? (name as IconName) : 'plugin';
+export const iconName = (name: string | null | undefined): IconName =>
+  (ICON_NAMES as readonly string[]).includes(name ?? '') ? (name as IconName) : 'plugin';
 
 /** The components a plugin may name as `bundled:<name>` in its manifest's adminPages. */
 export const bundledPages: Record<string, Component<any>> = { importers: Importers, media: MediaLibrary, themes: Themes };
@@ -43,8 +44,20 @@ export const bundledPages: Record<string, Component<any>> = { importers: Importe
 const soon = (what: string) => ({ component: Placeholder, what });
 
 export const pages: Array<PageDef & { what?: string }> = [
-  { path: '/admin', title: 'Dashboard', component: Dashboard, nav: { label: 'Dashboard', icon: 'dashboard', order: 0 }, permission: 'dashboard:read' },
-  { path: '/admin/content', title: 'Content', component: Collections, nav: { label: 'Content', icon: 'content', order: 10 }, permission: 'content:read' },
+  {
+    path: '/admin',
+    title: 'Dashboard',
+    component: Dashboard,
+    nav: { label: 'Dashboard', icon: 'dashboard', order: 0 },
+    permission: 'dashboard:read',
+  },
+  {
+    path: '/admin/content',
+    title: 'Content',
+    component: Collections,
+    nav: { label: 'Content', icon: 'content', order: 10 },
+    permission: 'content:read',
+  },
   // Static segments before parameters (the first match wins); collection names cannot contain '-'.
   { path: '/admin/content/new-collection', title: 'New collection', component: CollectionSchema, permission: 'collections:manage' },
   { path: '/admin/content/:collection/schema', title: 'Collection schema', component: CollectionSchema, permission: 'collections:manage' },
@@ -54,5 +67,11 @@ export const pages: Array<PageDef & { what?: string }> = [
   // Media (20), Importers (30) and Themes (40) come from their plugins' manifests.
   { path: '/admin/users', title: 'Users', component: Users, nav: { label: 'Users', icon: 'users', order: 50 }, permission: 'user:manage' },
   { path: '/admin/account', title: 'Account', component: Account, nav: { label: 'Account', icon: 'account', order: 60 } },
-  { path: '/admin/system', title: 'System', component: System, nav: { label: 'System', icon: 'system', order: 70 }, permission: 'system:read' },
+  {
+    path: '/admin/system',
+    title: 'System',
+    component: System,
+    nav: { label: 'System', icon: 'system', order: 70 },
+    permission: 'system:read',
+  },
 ];

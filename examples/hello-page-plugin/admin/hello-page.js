@@ -18,19 +18,35 @@ export function mount(element, ctx) {
   const list = el('ul', { 'data-testid': 'hello-visitors' });
   const input = el('input', { id: 'hello-name', name: 'name', maxlength: '60', autocomplete: 'off' });
   const status = el('p', { role: 'status', 'aria-live': 'polite', class: 'muted' });
-  const form = el('form', {},
-    el('label', { for: 'hello-name' }, 'Your name'), ' ', input, ' ',
-    el('button', { type: 'submit', class: 'btn' }, 'Sign the guest book'));
+  const form = el(
+    'form',
+    {},
+    el('label', { for: 'hello-name' }, 'Your name'),
+    ' ',
+    input,
+    ' ',
+    el('button', { type: 'submit', class: 'btn' }, 'Sign the guest book'),
+  );
   element.append(
-    el('div', { class: 'card' }, el('p', { class: 'muted' }, `Signed in as ${ctx.user?.username ?? 'someone'}.`), message, form, status,
-      el('h2', {}, 'Guest book'), list),
+    el(
+      'div',
+      { class: 'card' },
+      el('p', { class: 'muted' }, `Signed in as ${ctx.user?.username ?? 'someone'}.`),
+      message,
+      form,
+      status,
+      el('h2', {}, 'Guest book'),
+      list,
+    ),
   );
 
   let alive = true;
   const show = (data) => {
     if (!alive) return;
     message.textContent = data.message;
-    list.replaceChildren(...(data.visitors.length ? data.visitors.map((v) => el('li', {}, v)) : [el('li', { class: 'muted' }, 'Nobody yet')]));
+    list.replaceChildren(
+      ...(data.visitors.length ? data.visitors.map((v) => el('li', {}, v)) : [el('li', { class: 'muted' }, 'Nobody yet')]),
+    );
   };
 
   ctx.api.get('/api/hello-page/greeting').then(show, (err) => {

@@ -4,34 +4,97 @@ import { ApiError } from '../../lib/api';
 export const FIELD_TYPES = ['text', 'richtext', 'number', 'boolean', 'date', 'select', 'media', 'relation', 'json'] as const;
 export type FieldType = (typeof FIELD_TYPES)[number];
 export const TYPE_LABELS: Record<FieldType, string> = {
-  text: 'Text (one line)', richtext: 'Rich text', number: 'Number', boolean: 'Yes / no', date: 'Date and time',
-  select: 'Choice (select)', media: 'Media (file or image)', relation: 'Relation (another entry)', json: 'JSON',
+  text: 'Text (one line)',
+  richtext: 'Rich text',
+  number: 'Number',
+  boolean: 'Yes / no',
+  date: 'Date and time',
+  select: 'Choice (select)',
+  media: 'Media (file or image)',
+  relation: 'Relation (another entry)',
+  json: 'JSON',
 };
 export const STATUSES = ['draft', 'published', 'archived'] as const;
 
 export interface Field {
-  name: string; type: FieldType; label?: string; required?: boolean; unique?: boolean; indexed?: boolean;
-  default?: unknown; options?: string[]; collection?: string; widget?: string;
+  name: string;
+  type: FieldType;
+  label?: string;
+  required?: boolean;
+  unique?: boolean;
+  indexed?: boolean;
+  default?: unknown;
+  options?: string[];
+  collection?: string;
+  widget?: string;
 }
 
 /** The editing widgets that fit each field type (the content plugin's list; the first is the default). */
 export const FIELD_WIDGETS: Record<FieldType, readonly string[]> = {
-  text: ['input', 'textarea'], richtext: ['rich-text-editor', 'textarea'], number: ['number-input'], boolean: ['toggle', 'checkbox'],
-  date: ['date-picker'], select: ['dropdown', 'radio'], media: ['media-picker'], relation: ['entry-picker'], json: ['code-editor'],
+  text: ['input', 'textarea'],
+  richtext: ['rich-text-editor', 'textarea'],
+  number: ['number-input'],
+  boolean: ['toggle', 'checkbox'],
+  date: ['date-picker'],
+  select: ['dropdown', 'radio'],
+  media: ['media-picker'],
+  relation: ['entry-picker'],
+  json: ['code-editor'],
 };
 export const WIDGET_LABELS: Record<string, string> = {
-  input: 'One line', textarea: 'Plain text area', 'rich-text-editor': 'Rich text', 'number-input': 'Number', toggle: 'Switch', checkbox: 'Checkbox',
-  'date-picker': 'Date picker', dropdown: 'Dropdown', radio: 'Radio buttons', 'media-picker': 'Media picker', 'entry-picker': 'Entry picker', 'code-editor': 'Code editor',
+  input: 'One line',
+  textarea: 'Plain text area',
+  'rich-text-editor': 'Rich text',
+  'number-input': 'Number',
+  toggle: 'Switch',
+  checkbox: 'Checkbox',
+  'date-picker': 'Date picker',
+  dropdown: 'Dropdown',
+  radio: 'Radio buttons',
+  'media-picker': 'Media picker',
+  'entry-picker': 'Entry picker',
+  'code-editor': 'Code editor',
 };
-export interface Collection { name: string; label: string; singular: string; fields: Field[]; version: number }
-export interface Entry {
-  _id: string; slug: string; status: string; syncId: string; version: number; createdAt: string; updatedAt: string;
-  createdBy: string | null; updatedBy: string | null; [field: string]: unknown;
+export interface Collection {
+  name: string;
+  label: string;
+  singular: string;
+  fields: Field[];
+  version: number;
 }
-export interface EntryList { items: Entry[]; total: number; page: number; limit: number }
-export interface Revision { version: number; action: string; data: Entry; createdAt: string; createdBy: string | null }
+export interface Entry {
+  _id: string;
+  slug: string;
+  status: string;
+  syncId: string;
+  version: number;
+  createdAt: string;
+  updatedAt: string;
+  createdBy: string | null;
+  updatedBy: string | null;
+  [field: string]: unknown;
+}
+export interface EntryList {
+  items: Entry[];
+  total: number;
+  page: number;
+  limit: number;
+}
+export interface Revision {
+  version: number;
+  action: string;
+  data: Entry;
+  createdAt: string;
+  createdBy: string | null;
+}
 
-export const fieldLabel = (f: Field) => f.label || f.name.charAt(0).toUpperCase() + f.name.slice(1).replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase();
+export const fieldLabel = (f: Field) =>
+  f.label ||
+  f.name.charAt(0).toUpperCase() +
+    f.name
+      .slice(1)
+      .replace(/([a-z])([A-Z])/g, '$1 $2')
+      .toLowerCase();
 
 /** A readable title for an entry: title, name, the first text field, else the slug. */
 export function entryTitle(entry: Entry, fields: Field[] = []): string {
@@ -45,7 +108,10 @@ export function cellText(value: unknown, field?: Field): string {
   if (value === null || value === undefined || value === '') return '–';
   if (field?.type === 'boolean') return value ? 'Yes' : 'No';
   if (field?.type === 'date') return new Date(String(value)).toLocaleString();
-  if (field?.type === 'richtext') return String(value).replace(/<[^>]*>/g, ' ').slice(0, 80);
+  if (field?.type === 'richtext')
+    return String(value)
+      .replace(/<[^>]*>/g, ' ')
+      .slice(0, 80);
   if (typeof value === 'object') return JSON.stringify(value).slice(0, 80);
   return String(value).slice(0, 120);
 }

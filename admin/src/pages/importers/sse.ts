@@ -3,7 +3,10 @@
 // ordinary JSON error and throws ApiError.
 import { ApiError } from '../../lib/api';
 
-export interface StreamEvent { event: string; data: any }
+export interface StreamEvent {
+  event: string;
+  data: any;
+}
 
 export function postEventStream(path: string, body: FormData, onEvent: (e: StreamEvent) => void, signal?: AbortSignal): Promise<void> {
   return readEventStream(path, { method: 'POST', body }, onEvent, signal);
@@ -14,7 +17,12 @@ export function getEventStream(path: string, onEvent: (e: StreamEvent) => void, 
   return readEventStream(path, { method: 'GET' }, onEvent, signal);
 }
 
-async function readEventStream(path: string, init: { method: 'GET' | 'POST'; body?: FormData }, onEvent: (e: StreamEvent) => void, signal?: AbortSignal): Promise<void> {
+async function readEventStream(
+  path: string,
+  init: { method: 'GET' | 'POST'; body?: FormData },
+  onEvent: (e: StreamEvent) => void,
+  signal?: AbortSignal,
+): Promise<void> {
   let res: Response;
   try {
     res = await fetch(path, { ...init, credentials: 'same-origin', headers: { accept: 'text/event-stream' }, signal });
@@ -24,7 +32,11 @@ async function readEventStream(path: string, init: { method: 'GET' | 'POST'; bod
   }
   if (!res.ok || !res.body || !(res.headers.get('content-type') ?? '').includes('text/event-stream')) {
     let json: Record<string, unknown> = {};
-    try { json = await res.json(); } catch { json = { message: `Request failed (HTTP ${res.status})` }; }
+    try {
+      json = await res.json();
+    } catch {
+      json = { message: `Request failed (HTTP ${res.status})` };
+    }
     throw new ApiError(res.ok ? 502 : res.status, json, res.headers.get('retry-after'));
   }
   const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
@@ -43,7 +55,11 @@ async function readEventStream(path: string, init: { method: 'GET' | 'POST'; bod
     if (!data.length) return;
     const text = data.join('\n');
     let parsed: unknown = text;
-    try { parsed = JSON.parse(text); } catch { parsed = text; }
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      parsed = text;
+    }
     onEvent({ event, data: parsed });
   };
   for (;;) {

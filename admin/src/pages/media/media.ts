@@ -1,13 +1,45 @@
 // Shapes of the media API (GET /api/media, folders, share links) and helpers for the media pages.
 
-export interface SharedLinkInfo { id: string; expiresAt: string | null; expired: boolean; hasPassword: boolean; createdAt: string; createdBy: string | null }
-export interface MediaItem {
-  _id: string; filename: string; mimeType: string; size: number; url: string; checksum: string; width?: number; height?: number;
-  thumbnails?: Record<string, { url: string; width: number; height: number }>; folderId: string | null; private: boolean;
-  originalName: string; ownerId: string | null; storage: string; sharedLinks: SharedLinkInfo[]; createdAt: string; updatedAt: string;
+export interface SharedLinkInfo {
+  id: string;
+  expiresAt: string | null;
+  expired: boolean;
+  hasPassword: boolean;
+  createdAt: string;
+  createdBy: string | null;
 }
-export interface Folder { _id: string; name: string; parentId: string | null; itemCount: number; createdAt: string }
-export interface MediaList { items: MediaItem[]; total: number; page: number; limit: number }
+export interface MediaItem {
+  _id: string;
+  filename: string;
+  mimeType: string;
+  size: number;
+  url: string;
+  checksum: string;
+  width?: number;
+  height?: number;
+  thumbnails?: Record<string, { url: string; width: number; height: number }>;
+  folderId: string | null;
+  private: boolean;
+  originalName: string;
+  ownerId: string | null;
+  storage: string;
+  sharedLinks: SharedLinkInfo[];
+  createdAt: string;
+  updatedAt: string;
+}
+export interface Folder {
+  _id: string;
+  name: string;
+  parentId: string | null;
+  itemCount: number;
+  createdAt: string;
+}
+export interface MediaList {
+  items: MediaItem[];
+  total: number;
+  page: number;
+  limit: number;
+}
 
 /** The smallest thumbnail of an image, or the image itself (raster types only; SVG is served as an attachment). */
 export function thumbOf(m: MediaItem, size: 'sm' | 'md' = 'sm'): string | null {
@@ -17,11 +49,19 @@ export function thumbOf(m: MediaItem, size: 'sm' | 'md' = 'sm'): string | null {
 }
 
 /** A short label for a file type: "PDF", "PNG", "MP4". */
-export const typeLabel = (mime: string) => (mime.split('/')[1] ?? mime).replace(/^vnd\.|^x-/, '').split(/[.+-]/)[0]!.toUpperCase().slice(0, 6);
+export const typeLabel = (mime: string) =>
+  (mime.split('/')[1] ?? mime)
+    .replace(/^vnd\.|^x-/, '')
+    .split(/[.+-]/)[0]!
+    .toUpperCase()
+    .slice(0, 6);
 
 /** The expiry choices of the share dialog (hours; null = never). */
 export const EXPIRY_CHOICES: Array<{ label: string; hours: number | null }> = [
-  { label: '1 hour', hours: 1 }, { label: '24 hours', hours: 24 }, { label: '7 days', hours: 24 * 7 }, { label: 'Never', hours: null },
+  { label: '1 hour', hours: 1 },
+  { label: '24 hours', hours: 24 },
+  { label: '7 days', hours: 24 * 7 },
+  { label: 'Never', hours: null },
 ];
 
 /** Folders as an indented list in tree order (children under their parent). */
@@ -40,4 +80,5 @@ export function folderTree(folders: Folder[]): Array<Folder & { depth: number; p
 }
 
 /** The public page of a share link (the token is only known right after creating it). */
-export const shareUrl = (mediaId: string, token: string) => `${location.origin}/admin/share?id=${encodeURIComponent(mediaId)}&token=${encodeURIComponent(token)}`;
+export const shareUrl = (mediaId: string, token: string) =>
+  `${location.origin}/admin/share?id=${encodeURIComponent(mediaId)}&token=${encodeURIComponent(token)}`;
