@@ -3,7 +3,8 @@
  * bare Koa server returning the same JSON, (2) a cached collection list read with a website token,
  * with and without If-None-Match, against the same baseline, and (3) health throughput alone, while
  * passwords are hashed through the worker pool, and while they are hashed on the event loop; then the
- * media cases (bench/media.ts) and the import cases (bench/import.ts).
+ * media cases (bench/media.ts), the import cases (bench/import.ts) and the data-operation cases
+ * (bench/data-ops.ts: backup create/restore of 100,000 entries, config plans over 1,000 roles).
  * Every load is bounded (BENCH_SECONDS, default 8 s per case; 50 connections on 127.0.0.1).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -11,6 +12,7 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CONNECTIONS, SECONDS, line, load, ratio, startChild, stop } from './harness.js';
 import { DIST_ROOT } from '../kernel/version.js';
+import { runDataOpsBench } from './data-ops.js';
 import { runImportBench } from './import.js';
 import { runMediaBench } from './media.js';
 
@@ -112,6 +114,7 @@ async function main(): Promise<void> {
   }
   await runMediaBench();
   await runImportBench();
+  await runDataOpsBench();
 }
 
 await main();

@@ -183,14 +183,10 @@ export class PluginLoader {
       }
       for (const page of p.manifest.adminPages) registries.adminPages.add(adminPageOf(page, id, p.dir), id);
       const routesBefore = routes.list().length;
+      // What register and boot both receive.
+      const common = { id, manifest: p.manifest, config, options, envOptions, envSources, logger: pluginLogger };
       definition.register?.({
-        id,
-        manifest: p.manifest,
-        config,
-        options,
-        envOptions,
-        envSources,
-        logger: pluginLogger,
+        ...common,
         container: { register: (key, resolver) => container.register(id, key, resolver) },
         routes: { add: (route) => routes.add(route, id) },
         registries: bindRegistries(registries, id),
@@ -209,13 +205,7 @@ export class PluginLoader {
       this.checkProvides(p, registries);
       const closers: LoadedPlugin['closers'] = [];
       const bootContext: PluginBootContext = {
-        id,
-        manifest: p.manifest,
-        config,
-        options,
-        envOptions,
-        envSources,
-        logger: pluginLogger,
+        ...common,
         container: {
           resolve: ((key: string) => container.resolve(key)) as BootContainer['resolve'],
           cradle: container.awilix.cradle as BootContainer['cradle'],

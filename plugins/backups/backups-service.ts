@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { Writable } from 'node:stream';
+import type { Context } from 'koa';
 import type { Sequelize } from 'sequelize';
 import * as tar from 'tar';
 import { ValidationError } from '../../kernel/errors.js';
@@ -32,6 +33,7 @@ import {
   type TableInfo,
 } from './format.js';
 import type { BackupOptions } from './options.js';
+import { receiveBackupUpload } from './upload.js';
 import { TableChecksum, allRows, countRows, pagesById, tableExists, toJsonRow, type Row } from './tables.js';
 
 export const CREATE_JOB = 'backups.create';
@@ -444,6 +446,17 @@ export class BackupsService {
     return Readable.from(
       tar.c({ gzip: true, cwd: this.root, portable: true }, [backupId + BACKUP_SUFFIX]) as unknown as AsyncIterable<Buffer>,
     );
+  }
+
+  /**
+   * Receives an archive of GET /api/backups/:backupId/download (streamed to disk, extracted with every
+   * entry checked, the manifest checked) and lists it under its own backupId. Not pruned here: the next
+   * create applies retention to it by its creation time like to any other backup.
+   */
+  async upload(ctx: Context, identity: Identity): Promise<BackupSummary> {
+    const { backupId, manifest } = await receiveBackupUpload(ctx, this.root, this.d.options);
+    this.d.logger.info({ backupId, userId: identity.userId, entries: manifest.entries }, 'backup uploaded');
+    return this.summaryOf(manifest, await this.sizeOf(manifest));
   }
 
   async jobs(identity: Identity, jobId?: string) {

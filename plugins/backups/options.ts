@@ -18,6 +18,20 @@ const schema = z.object({
     .min(1)
     .max(24 * 60)
     .default(30),
+  /** Largest backup archive POST /api/backups/upload accepts, in bytes (BACKUP_UPLOAD_MAX_BYTES; 413 PAYLOAD_TOO_LARGE). */
+  uploadMaxBytes: z
+    .number()
+    .int()
+    .min(1024)
+    .default(2 * 1024 ** 3),
+  /** Sum of the decompressed bytes of an uploaded archive (BACKUP_UPLOAD_MAX_EXTRACTED_BYTES; 413 BACKUP_ARCHIVE_LIMIT). */
+  uploadMaxExtractedBytes: z
+    .number()
+    .int()
+    .min(1024)
+    .default(8 * 1024 ** 3),
+  /** Entries (files and folders) of an uploaded archive (BACKUP_UPLOAD_MAX_ENTRIES; 413 BACKUP_ARCHIVE_LIMIT). */
+  uploadMaxEntries: z.number().int().min(4).max(10_000_000).default(200_000),
 });
 export type BackupOptions = z.output<typeof schema>;
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ForbiddenError } from '../../kernel/errors.js';
 import { isAdmin } from '../../kernel/http/identity.js';
+import { multipartFile } from '../../kernel/http/multipart-file.js';
 import { defineRoute, type RouteDefinition } from '../../kernel/http/route-table.js';
 import { optional } from '../../kernel/plugin.js';
 import { ServiceUnavailableError } from '../../kernel/errors.js';
@@ -147,6 +148,27 @@ export const backupRoutes: RouteDefinition[] = [
         scope.backupsDomain.forget(input);
         await scope.backupsMaintenance.end();
       }
+    },
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/api/backups/upload',
+    permission: 'backup:create',
+    tags: ['backups'],
+    status: 201,
+    summary:
+      'Uploads a backup archive (the tar.gz of GET /api/backups/:backupId/download, multipart field `file`; administrators only): streamed to disk, extracted safely, listed under its backupId',
+    description:
+      'The body is streamed to a file (never held in memory; over BACKUP_UPLOAD_MAX_BYTES -> 413 PAYLOAD_TOO_LARGE), then extracted entry by entry: an absolute path or `..` -> ' +
+      '400 BACKUP_ARCHIVE_UNSAFE_PATH, a symbolic or hard link -> 400 BACKUP_ARCHIVE_LINK, a device file or FIFO -> 400 BACKUP_ARCHIVE_SPECIAL_FILE, more entries than ' +
+      'BACKUP_UPLOAD_MAX_ENTRIES or more decompressed bytes than BACKUP_UPLOAD_MAX_EXTRACTED_BYTES -> 413 BACKUP_ARCHIVE_LIMIT; not a gzip tar of one ' +
+      '<backupId>.svelty-backup folder whose manifest.json is valid and lists exactly the files present -> 400 BACKUP_ARCHIVE_INVALID. A backup with the same id ' +
+      'already on this instance -> 409 BACKUP_EXISTS. Every refusal leaves nothing on disk. Checksums and decryption are checked by POST /api/backups/validate; restore as usual.',
+    request: { multipart: z.object({ file: multipartFile('the .svelty-backup.tar.gz archive') }) },
+    response: z.object({ backup: summary }),
+    handler: async ({ ctx, identity, scope }) => {
+      if (!isAdmin(identity)) throw new ForbiddenError('Only administrators may upload a backup');
+      return { backup: await scope.backups.upload(ctx, identity) };
     },
   }),
   defineRoute({

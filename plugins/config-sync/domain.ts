@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { ValidationError } from '../../kernel/errors.js';
 import type { DataDomainDefinition } from '../data-ops/public.js';
-import type { ConfigInput, ConfigSyncService } from './config-sync-service.js';
+import { MappingError, UploadNotFound, type ConfigInput, type ConfigSyncService } from './config-sync-service.js';
 import { RESOURCE_TYPES } from './resources.js';
 
 export const configInputSchema = z.strictObject({
@@ -17,6 +17,24 @@ export const configInputSchema = z.strictObject({
     .meta({ description: 'Resource types to plan (default: every type this instance has)' }),
 });
 
+/** The plan body's members besides mode: types, plus a bundle upload and manual identity mappings. */
+export const configPlanInputSchema = configInputSchema.extend({
+  uploadId: z
+    .string()
+    .min(1)
+    .max(64)
+    .optional()
+    .meta({ description: 'Plan against a bundle uploaded with POST /api/config/bundle instead of the sync files on disk' }),
+  mappings: z
+    .record(z.string().min(1).max(300), z.string().min(1).max(191).nullable())
+    .optional()
+    .refine((m) => !m || Object.keys(m).length <= 1000, 'at most 1000 mappings')
+    .meta({
+      description:
+        'Manual identity mappings: "<type>/<file name>" (as in the plan\'s warnings, e.g. "role/author.json") or "<type>/<name>" -> the name of a database resource of that type, or null to create the file\'s resource as new',
+    }),
+});
+
 export function configDomain(service: () => ConfigSyncService, knownPermissions: () => Set<string>): DataDomainDefinition<ConfigInput> {
   return {
     id: 'config',
@@ -25,8 +43,8 @@ export function configDomain(service: () => ConfigSyncService, knownPermissions:
     defaultMode: 'merge',
     inlineThreshold: 100,
     transactional: true,
-    async validate(input) {
-      const parsed = configInputSchema.safeParse(input ?? {});
+    async validate(input, ctx) {
+      const parsed = configPlanInputSchema.safeParse(input ?? {});
       if (!parsed.success) {
         throw new ValidationError(
           'Invalid configuration plan input',
@@ -42,7 +60,20 @@ export function configDomain(service: () => ConfigSyncService, knownPermissions:
           missing.map((t) => ({ path: 'body.types', message: `'${t}' is not available` })),
         );
       }
-      return { types };
+      const normalised: ConfigInput = {
+        types,
+        ...(parsed.data.uploadId ? { uploadId: parsed.data.uploadId } : {}),
+        ...(parsed.data.mappings && Object.keys(parsed.data.mappings).length ? { mappings: parsed.data.mappings } : {}),
+      };
+      try {
+        if (normalised.uploadId) await service().readUpload(ctx.tenantId, normalised.uploadId, types);
+        await service().checkMappings(ctx.tenantId, normalised);
+      } catch (err) {
+        if (err instanceof UploadNotFound) throw new ValidationError(err.message, [{ path: 'body.uploadId', message: err.message }]);
+        if (err instanceof MappingError) throw new ValidationError(`Invalid mappings: ${err.message}`, err.issues);
+        throw err;
+      }
+      return normalised;
     },
     snapshot: (input, ctx) => service().snapshot(ctx.tenantId, input),
     async plan(input, mode, ctx) {

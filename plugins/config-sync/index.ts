@@ -4,6 +4,7 @@ import type { ContainerServices } from '../../kernel/http/route-table.js';
 import type { DataDomain } from '../../kernel/registries/contracts.js';
 import { ConfigSyncService } from './config-sync-service.js';
 import { configDomain } from './domain.js';
+import { CONFIG_SYNC_MIGRATIONS } from './migrations.js';
 import { buildAdapters } from './resources.js';
 import { configRoutes } from './routes.js';
 import './public.js';
@@ -20,12 +21,13 @@ export default definePlugin(() => {
     return cradle;
   };
   return {
-    register({ container, routes, registries }) {
+    register({ container, routes, registries, migrations }) {
+      for (const m of CONFIG_SYNC_MIGRATIONS) migrations.add(m);
       container.register(
         'configSync',
         asFunction((c: ContainerServices & Record<string, any>) => {
           cradle ??= c;
-          return (service ??= new ConfigSyncService(c.config.dataPath, buildAdapters(cradleOf)));
+          return (service ??= new ConfigSyncService(c.config.dataPath, buildAdapters(cradleOf), () => c.sequelize));
         }).singleton(),
       );
       const domain = configDomain(

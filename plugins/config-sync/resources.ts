@@ -29,6 +29,11 @@ export interface DbResource {
   name: string;
   /** The database's own stable id where it has one (theme id, collection uid): matched against a file's uuid first. */
   uuid: string | null;
+  /**
+   * The resource's own id in this database, exported as a file's `externalId` and used as `local_id` of
+   * its identity link: collection uid, role name, theme id, setting key, `default-layout`.
+   */
+  id: string;
   data: Record<string, unknown>;
   /** Why this resource may not be deleted, or null. */
   protectedReason: string | null;
@@ -44,8 +49,10 @@ export interface ResourceAdapter {
   read(tenantId: string): Promise<DbResource[]>;
   /** A problem with a file's data (blocks the plan), or null. */
   check(data: unknown): string | null;
-  create(tenantId: string, name: string, uuid: string, data: Record<string, unknown>, t?: Transaction): Promise<void>;
-  update(tenantId: string, current: DbResource, name: string, data: Record<string, unknown>, t?: Transaction): Promise<void>;
+  /** Creates the resource; answers its own id (DbResource.id). */
+  create(tenantId: string, name: string, uuid: string, data: Record<string, unknown>, t?: Transaction): Promise<string>;
+  /** Updates (and may rename) the resource; answers its own id afterwards. */
+  update(tenantId: string, current: DbResource, name: string, data: Record<string, unknown>, t?: Transaction): Promise<string>;
   remove(tenantId: string, current: DbResource, t?: Transaction): Promise<void>;
   /** Drops the owning plugin's caches (after commit). */
   invalidate(tenantId: string, names: string[]): Promise<void>;
@@ -123,6 +130,7 @@ export function buildAdapters(cradle: () => Cradle): Record<ResourceType, Resour
           type: 'collection' as const,
           name: c.name,
           uuid: c.uid,
+          id: c.uid,
           data: { label: c.label, singular: c.singular, fields: c.fields as unknown },
           protectedReason: null,
         }));
@@ -156,6 +164,7 @@ export function buildAdapters(cradle: () => Cradle): Record<ResourceType, Resour
         type: 'role' as const,
         name: r.name,
         uuid: null,
+        id: r.name,
         data: { description: r.description, permissions: [...r.permissions].sort() },
         protectedReason:
           r.name === 'admin' ? 'the admin role cannot be deleted' : held.has(r.name) ? `users hold the role '${r.name}'` : null,
@@ -178,12 +187,17 @@ export function buildAdapters(cradle: () => Cradle): Record<ResourceType, Resour
         },
         { transaction: t },
       );
+      return name;
     },
     async update(tenantId, current, name, data, t) {
       await model('Role').update(
         { name, description: data.description, permissions: JSON.stringify([...(data.permissions as string[])].sort()) },
         { where: { tenant_id: tenantId, name: current.name }, transaction: t },
       );
+      // A promoted rename (matched by syncId or external id) carries the users holding the role along.
+      if (name !== current.name)
+        await model('User').update({ role: name }, { where: { tenant_id: tenantId, role: current.name }, transaction: t });
+      return name;
     },
     async remove(tenantId, current, t) {
       await model('Role').destroy({ where: { tenant_id: tenantId, name: current.name }, transaction: t });
@@ -208,6 +222,7 @@ export function buildAdapters(cradle: () => Cradle): Record<ResourceType, Resour
         type: 'theme' as const,
         name: String(r.name),
         uuid: String(r.id),
+        id: String(r.id),
         data: { config: parse(String(r.config)), presetSource: r.preset_source ?? null },
         protectedReason: r.is_active ? 'the active theme cannot be deleted' : r.is_default ? 'the default theme cannot be deleted' : null,
       }));
@@ -228,9 +243,10 @@ export function buildAdapters(cradle: () => Cradle): Record<ResourceType, Resour
       const Theme = model('ThemeRecord');
       const taken = await Theme.findByPk(uuid, { transaction: t });
       const now = Date.now();
+      const id = taken ? randomUUID() : uuid;
       await Theme.create(
         {
-          id: taken ? randomUUID() : uuid,
+          id,
           tenant_id: tenantId,
           name,
           is_active: false,
@@ -242,12 +258,14 @@ export function buildAdapters(cradle: () => Cradle): Record<ResourceType, Resour
         },
         { transaction: t },
       );
+      return id;
     },
     async update(tenantId, current, name, data, t) {
       await model('ThemeRecord').update(
         { name, config: JSON.stringify(data.config), preset_source: (data.presetSource as string | null) ?? null, updated_at: Date.now() },
         { where: { tenant_id: tenantId, id: current.uuid }, transaction: t },
       );
+      return current.id;
     },
     async remove(tenantId, current, t) {
       await model('ThemeRecord').destroy({
@@ -272,13 +290,14 @@ export function buildAdapters(cradle: () => Cradle): Record<ResourceType, Resour
           type: 'setting' as const,
           name: r.key,
           uuid: null,
+          id: r.key,
           data: { value: parse(r.value) },
           protectedReason: 'settings are never deleted (the setup catalogue seeds them)',
         }));
     },
     check: (data) => (isObject(data) && 'value' in data ? null : 'data must be {value}'),
-    create: (tenantId, name, _uuid, data, t) => writeSetting(tenantId, name, data.value, t),
-    update: (tenantId, _current, name, data, t) => writeSetting(tenantId, name, data.value, t),
+    create: (tenantId, name, _uuid, data, t) => writeSetting(tenantId, name, data.value, t).then(() => name),
+    update: (tenantId, _current, name, data, t) => writeSetting(tenantId, name, data.value, t).then(() => name),
     async remove() {
       throw new Error('settings are never deleted');
     },
@@ -300,6 +319,7 @@ export function buildAdapters(cradle: () => Cradle): Record<ResourceType, Resour
           type: 'dashboard' as const,
           name: 'default-layout',
           uuid: null,
+          id: 'default-layout',
           data: { widgets: parse(row.value) },
           protectedReason: 'the dashboard layout is never deleted',
         },
@@ -312,10 +332,12 @@ export function buildAdapters(cradle: () => Cradle): Record<ResourceType, Resour
     async create(tenantId, name, _uuid, data, t) {
       if (name !== 'default-layout') throw new Error(`Unknown dashboard resource '${name}'`);
       await writeSetting(tenantId, DASHBOARD_SETTING, data.widgets, t);
+      return name;
     },
     async update(tenantId, _current, name, data, t) {
       if (name !== 'default-layout') throw new Error(`Unknown dashboard resource '${name}'`);
       await writeSetting(tenantId, DASHBOARD_SETTING, data.widgets, t);
+      return name;
     },
     async remove() {
       throw new Error('the dashboard layout is never deleted');

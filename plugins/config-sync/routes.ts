@@ -1,7 +1,14 @@
+import { randomUUID } from 'node:crypto';
+import { mkdir, readFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import { z } from 'zod';
+import { ValidationError } from '../../kernel/errors.js';
+import { multipartFile } from '../../kernel/http/multipart-file.js';
+import { receiveMultipartFile } from '../../kernel/http/receive-multipart.js';
 import { defineRoute, type RouteDefinition } from '../../kernel/http/route-table.js';
 import { applyAnswerSchema, jobsAnswerSchema, planViewSchema } from '../data-ops/public.js';
-import { configInputSchema } from './domain.js';
+import { BUNDLE_MAX_BYTES, BundleError, UploadNotFound } from './config-sync-service.js';
+import { configInputSchema, configPlanInputSchema } from './domain.js';
 import { RESOURCE_TYPES } from './resources.js';
 
 const tags = ['config'];
@@ -25,19 +32,28 @@ const statusRoute = (path: string, deprecated: boolean): RouteDefinition =>
     path,
     permission: 'config:read',
     tags,
-    request: {},
+    request: {
+      query: z.object({
+        uploadId: z.string().min(1).max(64).optional().describe('compare the database with an uploaded bundle instead of the sync files'),
+      }),
+    },
     summary: deprecated
       ? `Deprecated alias of GET /api/config/status (answers the same with a Deprecation header)`
       : 'Drift between the sync files and the database: inSync, counts per state and one item per resource',
     description:
       'States: same, changed (the file and the database differ, or the file cannot be read or fails its checksum), onlyInDatabase, onlyInFiles.',
     response: statusView,
-    async handler({ ctx, scope, identity }) {
+    async handler({ ctx, scope, identity, query }) {
       if (deprecated) {
         ctx.set('Deprecation', 'true');
         ctx.set('Link', '</api/config/status>; rel="successor-version"');
       }
-      return scope.configSync.status(identity.tenantId);
+      try {
+        return await scope.configSync.status(identity.tenantId, undefined, query.uploadId);
+      } catch (err) {
+        if (err instanceof UploadNotFound) throw new ValidationError(err.message, [{ path: 'query.uploadId', message: err.message }]);
+        throw err;
+      }
     },
   });
 
@@ -111,13 +127,73 @@ export const configRoutes: RouteDefinition[] = [
     path: '/api/config/plan',
     permission: 'config:write',
     tags,
-    request: { body: configInputSchema.extend({ mode: mode.optional() }).optional() },
+    request: { body: configPlanInputSchema.extend({ mode: mode.optional() }).optional() },
     summary:
-      'Dry run: diffs the sync files against the database in a mode (add, merge default, mirror, replace); stores and answers the plan, changes nothing',
+      'Dry run: diffs the sync files (or an uploaded bundle) against the database in a mode (add, merge default, mirror, replace); stores and answers the plan, changes nothing',
+    description:
+      'Files are matched to database resources by syncId (uuid), then external id, then type + name; `mappings` overrides the match ("<type>/<file name>" -> a database name, or null = new). ' +
+      'A file with several candidates is a warning and a blocked reason until mapped. 400 VALIDATION_ERROR for an unknown or expired uploadId, or a mapping naming no file or a missing resource.',
     response: planViewSchema,
     async handler({ scope, identity, body }) {
       const { mode: m, ...input } = body ?? {};
       return scope.dataOps.plan('config', input, m, identity);
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/api/config/bundle',
+    permission: 'config:read',
+    tags,
+    request: {},
+    envelope: false,
+    summary: 'Downloads the database state as a configuration bundle (JSON attachment) to upload on another instance',
+    description:
+      'The body is {format: "cms-config-bundle", version: 1, files: [{uuid, type, name, checksum, externalId, data}]}: the entries export would write (uuid = syncId, externalId = the id in this database). Private settings are never included.',
+    async handler({ ctx, scope, identity }) {
+      const bundle = await scope.configSync.bundle(identity.tenantId);
+      ctx.set('Content-Disposition', 'attachment; filename="config-bundle.json"');
+      ctx.type = 'application/json';
+      ctx.body = bundle;
+    },
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/api/config/bundle',
+    permission: 'config:write',
+    tags,
+    request: { multipart: z.object({ file: multipartFile('the bundle (JSON) from GET /api/config/bundle of another instance') }) },
+    summary: 'Uploads a configuration bundle to plan against (POST /api/config/plan {uploadId}); kept for one hour',
+    description:
+      'Multipart field `file`, at most 16 MiB (413 above). Not JSON or not {files: [...]} -> 400 VALIDATION_ERROR. Each entry is checked like a sync file (shape, type, checksum of its data, data): ' +
+      'failing entries are listed in `problems` (valid: false) and block a plan made from the upload.',
+    response: z.object({
+      uploadId: z.string(),
+      valid: z.boolean(),
+      files: z.number().int(),
+      problems: z.array(z.object({ file: z.string(), problem: z.string() })),
+      expiresAt: z.string(),
+    }),
+    async handler({ ctx, scope, identity }) {
+      const dir = join(scope.config.dataPath as string, 'config', 'uploads');
+      await mkdir(dir, { recursive: true });
+      const target = join(dir, `${randomUUID()}.json`);
+      try {
+        const received = await receiveMultipartFile(ctx, target, BUNDLE_MAX_BYTES, '16 MiB (configuration bundle)');
+        let value: unknown;
+        try {
+          value = JSON.parse(await readFile(target, 'utf8'));
+        } catch {
+          throw new ValidationError('The bundle is not valid JSON', [{ path: 'file', message: 'not valid JSON' }]);
+        }
+        try {
+          return await scope.configSync.storeUpload(identity.tenantId, identity.userId, value, received.size);
+        } catch (err) {
+          if (err instanceof BundleError) throw new ValidationError(err.message, [{ path: 'file', message: err.message }]);
+          throw err;
+        }
+      } finally {
+        await rm(target, { force: true });
+      }
     },
   }),
   defineRoute({

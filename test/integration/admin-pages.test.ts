@@ -155,7 +155,16 @@ describe('admin pages: GET /api/admin-ui/pages and the module files', function (
     const { status, body } = await pagesOf('admin');
     expect(status).to.equal(200);
     const pages = body.data.pages as Array<Record<string, any>>;
-    expect(pages.map((p) => p.path)).to.deep.equal(['/admin/media', '/admin/themes', '/admin/hello', '/admin/secret', '/admin/secret/:id']);
+    expect(pages.map((p) => p.path)).to.deep.equal([
+      '/admin/media',
+      '/admin/themes',
+      '/admin/data/config',
+      '/admin/data/migrations',
+      '/admin/data/backups',
+      '/admin/hello',
+      '/admin/secret',
+      '/admin/secret/:id',
+    ]);
     expect(pages[0]).to.deep.equal({
       pluginId: 'media',
       path: '/admin/media',

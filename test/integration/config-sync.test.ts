@@ -32,7 +32,12 @@ for (const variant of DB_VARIANTS) {
       name: string,
       data: Record<string, unknown>,
       uuid = `00000000-0000-4000-8000-${String(Math.floor(Math.random() * 1e12)).padStart(12, '0')}`,
-    ) => writeFileSync(fileOf(type, name), JSON.stringify({ uuid, type, name, checksum: sha(data), data }, null, 2));
+      externalId?: string,
+    ) =>
+      writeFileSync(
+        fileOf(type, name),
+        JSON.stringify({ uuid, type, name, checksum: sha(data), data, ...(externalId ? { externalId } : {}) }, null, 2),
+      );
     const Role = () => t.kernel.container.resolve<Record<string, any>>('models').Role;
     const plan = async (body: Record<string, unknown>) => dataOf(await admin().post('/api/config/plan', body));
     const status = async () => dataOf(await admin().get('/api/config/status'));
@@ -70,8 +75,8 @@ for (const variant of DB_VARIANTS) {
       const resources = (await dataOf(await admin().get('/api/config/resources'))).resources as Array<{ count: number }>;
       expect(first.written).to.equal(resources.reduce((n, r) => n + r.count, 0));
       const editor = readSync('role', 'editor');
-      expect(editor).to.have.keys('uuid', 'type', 'name', 'checksum', 'data');
-      expect(editor).to.include({ type: 'role', name: 'editor' });
+      expect(editor).to.have.keys('uuid', 'type', 'name', 'externalId', 'checksum', 'data');
+      expect(editor).to.include({ type: 'role', name: 'editor', externalId: 'editor' });
       expect(editor.checksum).to.equal(sha(editor.data));
       expect(editor.data.permissions).to.include('content:read');
       expect(readSync('dashboard', 'default-layout').data.widgets).to.be.an('array');
@@ -246,6 +251,28 @@ for (const variant of DB_VARIANTS) {
       }
     });
 
+    it('accepts a file edited by hand when its checksum is removed, with a warning', async function () {
+      const viewer = readSync('role', 'viewer');
+      const original = readFileSync(fileOf('role', 'viewer'), 'utf8');
+      writeFileSync(
+        fileOf('role', 'viewer'),
+        JSON.stringify({ ...viewer, checksum: null, data: { ...viewer.data, description: 'Reads, edited by hand' } }),
+      );
+      try {
+        const p = await plan({ mode: 'merge' });
+        expect(p.blockedReasons).to.deep.equal([]);
+        expect(p.risk).to.equal('warning');
+        expect(p.warnings.map((w: { message: string }) => w.message).join('\n')).to.contain('role/viewer.json was edited by hand');
+        expect(p.summary.updated).to.equal(1);
+        expect((await dataOf(await admin().post('/api/config/apply', { planId: p.planId, confirmed: false }))).outcome).to.equal('success');
+        expect((await Role().findOne({ where: { tenant_id: 'default', name: 'viewer' } })).description).to.equal('Reads, edited by hand');
+      } finally {
+        writeFileSync(fileOf('role', 'viewer'), original);
+        const back = await plan({ mode: 'merge', types: ['role'] });
+        await dataOf(await admin().post('/api/config/apply', { planId: back.planId, confirmed: false }));
+      }
+    });
+
     it('applies settings, the dashboard layout and themes from files (replace of themes keeps the active one)', async function () {
       const site = readSync('setting', 'SITE_NAME');
       writeSync('setting', 'SITE_NAME', { value: 'Promoted' }, site.uuid);
@@ -311,6 +338,144 @@ for (const variant of DB_VARIANTS) {
       const mirror = await plan({ mode: 'mirror', types: ['role'] });
       expect(mirror.summary).to.deep.equal({ created: 0, updated: 0, deleted: 0, skipped: 1, failed: 0 });
       expect(mirror.warnings.map((w: any) => w.item)).to.include('role:reviewer');
+    });
+
+    it('matches a renamed resource by syncId, then by external id, and updates it in place', async function () {
+      const uuid = '11111111-1111-4111-8111-111111111111';
+      writeSync('role', 'writers', { description: 'Writers', permissions: ['content:read'] }, uuid, 'src-writers');
+      const created = await plan({ types: ['role'] });
+      expect(created.operations.map((o: any) => `${o.action}:${o.target}`)).to.deep.equal(['create:writers']);
+      expect((await dataOf(await admin().post('/api/config/apply', { planId: created.planId, confirmed: false }))).outcome).to.equal(
+        'success',
+      );
+      // The source renamed writers to authors: same syncId, new name.
+      rmSync(fileOf('role', 'writers'));
+      writeSync('role', 'authors', { description: 'Writers', permissions: ['content:read'] }, uuid, 'src-writers');
+      const renamed = await plan({ types: ['role'] });
+      expect(renamed.blockedReasons).to.deep.equal([]);
+      expect(renamed.operations.map((o: any) => `${o.action}:${o.target}`)).to.deep.equal(['update:authors']);
+      expect((await dataOf(await admin().post('/api/config/apply', { planId: renamed.planId, confirmed: false }))).outcome).to.equal(
+        'success',
+      );
+      expect(await Role().findOne({ where: { tenant_id: 'default', name: 'writers' } })).to.equal(null);
+      expect(await Role().findOne({ where: { tenant_id: 'default', name: 'authors' } })).to.not.equal(null);
+      // Another export of the source gave a new uuid: the external id still finds the resource.
+      rmSync(fileOf('role', 'authors'));
+      writeSync('role', 'authors', { description: 'Authors', permissions: ['content:read'] }, undefined, 'src-writers');
+      const byExternal = await plan({ types: ['role'] });
+      expect(byExternal.operations.map((o: any) => `${o.action}:${o.target}`)).to.deep.equal(['update:authors']);
+      expect((await dataOf(await admin().post('/api/config/apply', { planId: byExternal.planId, confirmed: false }))).outcome).to.equal(
+        'success',
+      );
+    });
+
+    it('a file with several candidates is a warning and blocks until a mapping resolves it; a mapping to a missing resource is 400', async function () {
+      // The source renamed its writers (here: authors) to curators, but this database has another curators role.
+      await Role().create({ tenant_id: 'default', name: 'curators', description: 'Local curators', permissions: '[]' });
+      const authors = readSync('role', 'authors');
+      rmSync(fileOf('role', 'authors'));
+      writeSync('role', 'curators', { description: 'Curators', permissions: ['content:read'] }, undefined, authors.externalId);
+      const blocked = await plan({ types: ['role'] });
+      expect(blocked.blockedReasons.join('\n')).to.contain('role/curators.json').and.contain('needs a mapping');
+      const warning = blocked.warnings.find((w: any) => w.item === 'role:curators');
+      expect(warning.message).to.contain("'authors' (by externalId)").and.contain("'curators' (by name)");
+      expect(await errorOf(await admin().post('/api/config/apply', { planId: blocked.planId, confirmed: true }), 400)).to.equal(
+        'PLAN_BLOCKED',
+      );
+      const missing = await admin().post('/api/config/plan', { types: ['role'], mappings: { 'role/curators.json': 'nope' } });
+      const body = (await missing.json()) as { error: string; message: string };
+      expect(missing.status).to.equal(400);
+      expect(body.error).to.equal('VALIDATION_ERROR');
+      expect(body.message).to.contain('role/curators.json');
+      expect(
+        await errorOf(await admin().post('/api/config/plan', { types: ['role'], mappings: { 'role/none.json': null } }), 400),
+      ).to.equal('VALIDATION_ERROR');
+      // Resolved: the file is the local curators role; authors stays as it is.
+      const resolved = await plan({ types: ['role'], mappings: { 'role/curators.json': 'curators' } });
+      expect(resolved.blockedReasons).to.deep.equal([]);
+      expect(resolved.operations.map((o: any) => `${o.action}:${o.target}`)).to.deep.equal(['update:curators']);
+      const done = await dataOf(await admin().post('/api/config/apply', { planId: resolved.planId, confirmed: false }));
+      expect(done.outcome).to.equal('success');
+      expect((await Role().findOne({ where: { tenant_id: 'default', name: 'curators' } })).description).to.equal('Curators');
+      expect(await Role().findOne({ where: { tenant_id: 'default', name: 'authors' } })).to.not.equal(null);
+    });
+
+    it('a mapping to null creates the file as a new resource instead of the match', async function () {
+      const curators = readSync('role', 'curators');
+      // A file carrying the curators' syncId under a new name would rename curators; null makes it new.
+      writeSync('role', 'stewards', { description: 'Stewards', permissions: [] }, curators.uuid);
+      rmSync(fileOf('role', 'curators'));
+      const rename = await plan({ types: ['role'] });
+      expect(rename.operations.map((o: any) => `${o.action}:${o.target}`)).to.deep.equal(['update:stewards']);
+      const p = await plan({ types: ['role'], mappings: { 'role/stewards.json': null } });
+      expect(p.operations.map((o: any) => `${o.action}:${o.target}`)).to.deep.equal(['create:stewards']);
+      expect((await dataOf(await admin().post('/api/config/apply', { planId: p.planId, confirmed: false }))).outcome).to.equal('success');
+      expect(await Role().findOne({ where: { tenant_id: 'default', name: 'stewards' } })).to.not.equal(null);
+      expect(await Role().findOne({ where: { tenant_id: 'default', name: 'curators' } })).to.not.equal(null);
+      // From now on the stewards role carries that syncId: the same files plan nothing for it.
+      const again = await plan({ types: ['role'] });
+      expect(again.operations.map((o: any) => o.target)).to.not.include('stewards');
+    });
+
+    it('promotes between two instances through a bundle: download on A, upload + plan + apply on B, B in sync with it', async function () {
+      await Role().create({ tenant_id: 'default', name: 'bundled', description: 'From A', permissions: '["content:read"]' });
+      const download = await admin().get('/api/config/bundle');
+      expect(download.status).to.equal(200);
+      expect(download.headers.get('content-disposition')).to.contain('attachment');
+      const bundle = (await download.json()) as { format: string; files: any[] };
+      expect(bundle.format).to.equal('cms-config-bundle');
+      const bundled = bundle.files.find((f) => f.type === 'role' && f.name === 'bundled');
+      expect(bundled).to.include({ externalId: 'bundled', checksum: sha(bundled.data) });
+      expect(bundle.files.some((f) => f.type === 'setting' && f.name === 'SMTP_PASSWORD')).to.equal(false);
+      const b = await startTestKernel({
+        db: variant.name,
+        cache,
+        setup: true,
+        plugins: [fixturePlugin('test-identity')],
+        config: {
+          plugins: { options: { auth: { bcryptRounds: 4 }, setup: { admin: { email: 'seed@example.com', password: PASSWORD } } } },
+        },
+      });
+      try {
+        const upload = async (body: string) => {
+          const form = new FormData();
+          form.append('file', new Blob([body], { type: 'application/json' }), 'config-bundle.json');
+          return b.request('/api/config/bundle', { method: 'POST', identity: 'admin', body: form });
+        };
+        expect(await errorOf(await upload('{not json'), 400)).to.equal('VALIDATION_ERROR');
+        expect(await errorOf(await upload('{"files": 3}'), 400)).to.equal('VALIDATION_ERROR');
+        const tampered = structuredClone(bundle);
+        tampered.files.find((f) => f.name === 'bundled').data.permissions = ['config:write'];
+        const bad = await dataOf(await upload(JSON.stringify(tampered)));
+        expect(bad.valid).to.equal(false);
+        expect(bad.problems[0].problem).to.contain('checksum');
+        const badPlan = await dataOf(await as(b, 'admin').post('/api/config/plan', { uploadId: bad.uploadId }));
+        expect(badPlan.blockedReasons.join()).to.contain('bundle:role/bundled.json');
+        const up = await dataOf(await upload(JSON.stringify(bundle)));
+        expect(up).to.include({ valid: true, files: bundle.files.length });
+        expect(await errorOf(await as(b, 'admin').post('/api/config/plan', { uploadId: 'nope' }), 400)).to.equal('VALIDATION_ERROR');
+        const before = await dataOf(await as(b, 'admin').get(`/api/config/status?uploadId=${up.uploadId}`));
+        expect(before.inSync).to.equal(false);
+        const p = await dataOf(await as(b, 'admin').post('/api/config/plan', { uploadId: up.uploadId, mode: 'mirror' }));
+        expect(p.blockedReasons).to.deep.equal([]);
+        expect(p.operations.map((o: any) => `${o.action}:${o.type}:${o.target}`)).to.include('create:role:bundled');
+        // A holds the 100 bulk roles: the apply runs as a job.
+        const queued = await dataOf(await as(b, 'admin').post('/api/config/apply', { planId: p.planId, confirmed: true }), 202);
+        let job: any;
+        for (let i = 0; i < 300 && !job?.completedAt; i++) {
+          job = (await dataOf(await as(b, 'admin').get(`/api/config/history?jobId=${queued.jobId}`))).jobs[0];
+          if (!job?.completedAt) await new Promise((r) => setTimeout(r, 100));
+        }
+        expect(job).to.include({ status: 'completed', outcome: 'success' });
+        const after = await dataOf(await as(b, 'admin').get(`/api/config/status?uploadId=${up.uploadId}`));
+        expect(after.items.filter((i: any) => i.state !== 'same')).to.deep.equal([]);
+        expect(after.inSync).to.equal(true);
+        // B's own bundle now carries A's syncIds, and the external ids of A.
+        const fromB = (await (await b.request('/api/config/bundle', { identity: 'admin' })).json()) as { files: any[] };
+        expect(fromB.files.find((f) => f.name === 'bundled').uuid).to.equal(bundled.uuid);
+      } finally {
+        await b.close();
+      }
     });
   });
 }

@@ -17,6 +17,9 @@ import Users from './users/Users.svelte';
 import Account from './account/Account.svelte';
 import Themes from './themes/Themes.svelte';
 import Importers from './importers/Importers.svelte';
+import ConfigData from './data/ConfigData.svelte';
+import MigrationsData from './data/MigrationsData.svelte';
+import BackupsData from './data/BackupsData.svelte';
 
 export interface PageDef {
   /** Path pattern under the app, `:name` for a parameter: `/admin/content/:collection`. */
@@ -32,14 +35,21 @@ export interface PageDef {
   moduleUrl?: string;
 }
 
-export const ICON_NAMES = ['dashboard', 'content', 'media', 'import', 'theme', 'users', 'account', 'system', 'plugin'] as const;
+export const ICON_NAMES = ['dashboard', 'content', 'media', 'import', 'theme', 'users', 'account', 'system', 'data', 'plugin'] as const;
 export type IconName = (typeof ICON_NAMES)[number];
 /** A plugin's icon name, or the generic `plugin` icon for a name the UI does not draw. */
 export const iconName = (name: string | null | undefined): IconName =>
   (ICON_NAMES as readonly string[]).includes(name ?? '') ? (name as IconName) : 'plugin';
 
 /** The components a plugin may name as `bundled:<name>` in its manifest's adminPages. */
-export const bundledPages: Record<string, Component<any>> = { importers: Importers, media: MediaLibrary, themes: Themes };
+export const bundledPages: Record<string, Component<any>> = {
+  importers: Importers,
+  media: MediaLibrary,
+  themes: Themes,
+  'data-config': ConfigData,
+  'data-migrations': MigrationsData,
+  'data-backups': BackupsData,
+};
 
 const soon = (what: string) => ({ component: Placeholder, what });
 

@@ -1,0 +1,315 @@
+/**
+ * POST /api/backups/upload: a tar.gz made by GET /api/backups/:backupId/download, streamed to disk, then
+ * extracted by hand from the `tar` parser's entries (never `tar.x`, which strips what it dislikes
+ * silently): every entry is checked before a byte of it is written, and any refusal removes everything.
+ *
+ *   <root>/.upload-<hex>.partial/archive.tar.gz          the received body (kernel multipart rules)
+ *   <root>/.upload-<hex>.partial/x/<id>.svelty-backup/   the extraction
+ *   -> renamed to <root>/<id>.svelty-backup/ once the manifest checks out (409 BACKUP_EXISTS if taken)
+ *
+ * The `.partial` folder is removed in every outcome; one left by a crash is pruned after a day.
+ */
+import { randomBytes } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdir, open, readFile, readdir, rename, rm, stat } from 'node:fs/promises';
+import { join, resolve, sep } from 'node:path';
+import { once } from 'node:events';
+import { createGunzip } from 'node:zlib';
+import type { Context } from 'koa';
+import { Parser, type ReadEntry } from 'tar';
+import { z } from 'zod';
+import { receiveMultipartFile } from '../../kernel/http/receive-multipart.js';
+import {
+  BackupArchiveInvalidError,
+  BackupArchiveLimitError,
+  BackupArchiveLinkError,
+  BackupArchiveSpecialFileError,
+  BackupArchiveUnsafePathError,
+  BackupExistsError,
+} from './errors.js';
+import { BACKUP_ID, BACKUP_SUFFIX, FORMAT, FORMAT_VERSION, type BackupManifest } from './format.js';
+import type { BackupOptions } from './options.js';
+
+const MANIFEST_MAX_BYTES = 256 * 1024 * 1024;
+const FILE_TYPES = new Set(['File', 'OldFile', 'ContiguousFile']);
+const LINK_TYPES = new Set(['SymbolicLink', 'Link']);
+const SPECIAL_NAMES: Record<string, string> = {
+  CharacterDevice: 'character device',
+  BlockDevice: 'block device',
+  FIFO: 'FIFO',
+};
+
+const uploadLimitLabel = (maxBytes: number) => `${+(maxBytes / 1048576).toFixed(2)} MiB (BACKUP_UPLOAD_MAX_BYTES)`;
+
+/** A path inside the backup folder: relative, forward slashes, no `..`, no backslash or NUL. */
+export function safeRelativePath(p: unknown): p is string {
+  if (typeof p !== 'string' || !p || p.length > 4096) return false;
+  if (p.startsWith('/') || /^[A-Za-z]:/.test(p) || p.includes('\\') || p.includes('\0')) return false;
+  return !p.split('/').some((s) => s === '..' || s === '.' || s === '');
+}
+
+const hex64 = z.string().regex(/^[0-9a-f]{64}$/);
+const tableInfo = z.object({ table: z.string(), rows: z.number().int().min(0), checksum: z.string(), file: z.string() }).passthrough();
+/** What restore reads from a manifest; anything else is passed through untouched. */
+const manifestSchema = z
+  .object({
+    format: z.literal(FORMAT),
+    formatVersion: z.literal(FORMAT_VERSION),
+    backupId: z.string().regex(BACKUP_ID),
+    createdAt: z.string(),
+    db: z.object({ dialect: z.string() }).passthrough(),
+    includesMedia: z.boolean(),
+    encrypted: z.boolean(),
+    kdf: z.unknown(),
+    collections: z.array(tableInfo.extend({ name: z.string().min(1).max(200) })),
+    media: z
+      .object({
+        items: tableInfo.extend({ table: z.literal('media_items') }).nullable(),
+        folders: tableInfo.extend({ table: z.literal('media_folders') }).nullable(),
+        files: z.number().int().min(0),
+        missingFiles: z.array(z.string()),
+      })
+      .passthrough(),
+    config: z
+      .object({
+        file: z.string(),
+        settings: z.number().int().min(0),
+        roles: z.number().int().min(0),
+        collections: z.number().int().min(0),
+        themes: z.number().int().min(0),
+      })
+      .passthrough(),
+    entries: z.number().int().min(0),
+    files: z.array(
+      z
+        .object({ path: z.string(), size: z.number().int().min(0), sha256: hex64, iv: z.string().optional(), tag: z.string().optional() })
+        .passthrough(),
+    ),
+    checksumsSha256: hex64,
+  })
+  .passthrough();
+
+export interface UploadResult {
+  backupId: string;
+  manifest: BackupManifest;
+}
+
+/**
+ * Receives, extracts and checks one uploaded archive; answers the new backup's id. Every refusal
+ * (kernel multipart 4xx, the BACKUP_ARCHIVE_* errors, 409 BACKUP_EXISTS) leaves nothing on disk.
+ */
+export async function receiveBackupUpload(ctx: Context, root: string, options: BackupOptions): Promise<UploadResult> {
+  await mkdir(root, { recursive: true });
+  const work = join(root, `.upload-${randomBytes(8).toString('hex')}.partial`);
+  await mkdir(work, { mode: 0o700 });
+  try {
+    const archive = join(work, 'archive.tar.gz');
+    await receiveMultipartFile(ctx, archive, options.uploadMaxBytes, uploadLimitLabel(options.uploadMaxBytes));
+    const extractRoot = join(work, 'x');
+    await mkdir(extractRoot);
+    const folder = await extract(archive, extractRoot, options);
+    await rm(archive, { force: true });
+    const backupId = folder.slice(0, -BACKUP_SUFFIX.length);
+    const manifest = await checkFolder(join(extractRoot, folder), backupId);
+    const target = join(root, folder);
+    if (await stat(target).catch(() => null)) throw new BackupExistsError(backupId);
+    try {
+      await rename(join(extractRoot, folder), target);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'ENOTEMPTY' || code === 'EEXIST') throw new BackupExistsError(backupId);
+      throw err;
+    }
+    return { backupId, manifest };
+  } finally {
+    await rm(work, { recursive: true, force: true }).catch(() => undefined);
+  }
+}
+
+/**
+ * Streams the gzip through a byte counter into the tar parser and writes each entry below `dest`
+ * after checking it. Answers the one top folder (`<backupId>.svelty-backup`).
+ */
+async function extract(archive: string, dest: string, options: BackupOptions): Promise<string> {
+  const head = Buffer.alloc(2);
+  const fh = await open(archive, 'r');
+  try {
+    await fh.read(head, 0, 2, 0);
+  } finally {
+    await fh.close();
+  }
+  if (head[0] !== 0x1f || head[1] !== 0x8b) throw new BackupArchiveInvalidError('not gzip-compressed (send the .tar.gz of a download)');
+
+  let failure: Error | null = null;
+  const fail = (err: Error) => {
+    failure ??= err;
+  };
+  let entries = 0;
+  let declaredBytes = 0;
+  let top: string | null = null;
+  const writes: Array<Promise<void>> = [];
+  const destRoot = resolve(dest);
+
+  const parser = new Parser({ strict: true, brotli: false, zstd: false } as never);
+  parser.on('warn', (_code: string, message: string | Error) =>
+    fail(new BackupArchiveInvalidError(`damaged tar (${String((message as Error)?.message ?? message)})`)),
+  );
+  parser.on('error', (err: Error) => fail(new BackupArchiveInvalidError(`damaged tar (${err.message})`)));
+  parser.on('entry', (entry: ReadEntry) => {
+    if (failure) return void entry.resume();
+    const refusal = checkEntry(entry);
+    if (refusal) {
+      fail(refusal);
+      return void entry.resume();
+    }
+    const rel = entry.path.replace(/^\.\//, '').replace(/\/+$/, '');
+    const full = resolve(destRoot, rel);
+    if (!full.startsWith(destRoot + sep)) {
+      fail(new BackupArchiveUnsafePathError(entry.path));
+      return void entry.resume();
+    }
+    if (entry.type === 'Directory') {
+      writes.push(
+        mkdir(full, { recursive: true, mode: 0o700 }).then(
+          () => undefined,
+          (err: Error) => fail(new BackupArchiveInvalidError(`cannot create ${rel}: ${err.message}`)),
+        ),
+      );
+      return void entry.resume();
+    }
+    entry.pause();
+    const parent = full.slice(0, full.lastIndexOf(sep));
+    writes.push(
+      mkdir(parent, { recursive: true, mode: 0o700 })
+        .then(async () => {
+          if (failure) return void entry.resume();
+          // `wx`: a second entry for the same path is refused, never overwrites the first.
+          const out = createWriteStream(full, { flags: 'wx', mode: 0o600 });
+          entry.pipe(out);
+          await once(out, 'close');
+          if (out.errored) throw out.errored;
+        })
+        .catch((err: Error) => {
+          fail(new BackupArchiveInvalidError(`cannot write ${rel}: ${err.message}`));
+          entry.resume();
+        }),
+    );
+  });
+
+  /** Refusal for one entry (path, type, counts), or null. */
+  const checkEntry = (entry: ReadEntry): Error | null => {
+    entries++;
+    if (entries > options.uploadMaxEntries)
+      return new BackupArchiveLimitError('uploadMaxEntries', 'BACKUP_UPLOAD_MAX_ENTRIES', options.uploadMaxEntries);
+    const raw = entry.path;
+    if (typeof raw !== 'string' || raw.startsWith('/') || /^[A-Za-z]:/.test(raw) || raw.includes('\\') || raw.includes('\0'))
+      return new BackupArchiveUnsafePathError(String(raw));
+    const segments = raw.replace(/^\.\//, '').replace(/\/+$/, '').split('/');
+    if (segments.includes('..')) return new BackupArchiveUnsafePathError(raw);
+    if (LINK_TYPES.has(entry.type)) return new BackupArchiveLinkError(raw);
+    if (entry.type !== 'Directory' && !FILE_TYPES.has(entry.type))
+      return new BackupArchiveSpecialFileError(raw, SPECIAL_NAMES[entry.type] ?? `${entry.type} entry`);
+    if (segments.some((s) => s === '' || s === '.'))
+      return new BackupArchiveInvalidError(`the entry '${raw.slice(0, 200)}' has an empty or '.' path segment`);
+    const first = segments[0]!;
+    if (!first.endsWith(BACKUP_SUFFIX) || !BACKUP_ID.test(first.slice(0, -BACKUP_SUFFIX.length)))
+      return new BackupArchiveInvalidError(`the entry '${raw.slice(0, 200)}' is not inside a <backupId>${BACKUP_SUFFIX} folder`);
+    if (top !== null && top !== first) return new BackupArchiveInvalidError('the archive holds more than one backup folder');
+    top = first;
+    if (segments.length === 1 && entry.type !== 'Directory') return new BackupArchiveInvalidError(`'${first}' is not a folder`);
+    declaredBytes += entry.size;
+    if (declaredBytes > options.uploadMaxExtractedBytes)
+      return new BackupArchiveLimitError('uploadMaxExtractedBytes', 'BACKUP_UPLOAD_MAX_EXTRACTED_BYTES', options.uploadMaxExtractedBytes);
+    return null;
+  };
+
+  // Every decompressed byte counts (padding and trailing garbage too), so a bomb stops at the limit.
+  const gunzip = createGunzip();
+  const source = createReadStream(archive).pipe(gunzip);
+  let inflated = 0;
+  let first = true;
+  try {
+    for await (const chunk of source as AsyncIterable<Buffer>) {
+      inflated += chunk.length;
+      if (inflated > options.uploadMaxExtractedBytes) {
+        fail(new BackupArchiveLimitError('uploadMaxExtractedBytes', 'BACKUP_UPLOAD_MAX_EXTRACTED_BYTES', options.uploadMaxExtractedBytes));
+      }
+      if (first) {
+        first = false;
+        // A plain ustar header, never a nested compressed stream for the parser to inflate again.
+        if (chunk.length < 512 || chunk.subarray(257, 262).toString('latin1') !== 'ustar')
+          fail(new BackupArchiveInvalidError('the gzip does not hold a tar archive'));
+      }
+      if (failure) break;
+      if (!parser.write(chunk)) await Promise.race([once(parser, 'drain'), once(parser, 'error')]);
+      if (failure) break;
+    }
+  } catch (err) {
+    fail(new BackupArchiveInvalidError(`damaged gzip (${(err as Error).message})`));
+  } finally {
+    source.destroy();
+  }
+  if (!failure) {
+    const ended = once(parser, 'end').catch(() => undefined);
+    parser.end();
+    await ended;
+  } else {
+    parser.abort?.(failure);
+  }
+  await Promise.allSettled(writes);
+  if (failure) throw failure;
+  if (!top) throw new BackupArchiveInvalidError('the archive is empty');
+  return top;
+}
+
+/** The extracted folder has a manifest restore can trust: shape, id, and exactly the listed files with their sizes. */
+async function checkFolder(dir: string, backupId: string): Promise<BackupManifest> {
+  const mstat = await stat(join(dir, 'manifest.json')).catch(() => null);
+  if (!mstat?.isFile()) throw new BackupArchiveInvalidError('no manifest.json in the backup folder');
+  if (mstat.size > MANIFEST_MAX_BYTES) throw new BackupArchiveInvalidError('manifest.json is too large');
+  let raw: unknown;
+  try {
+    raw = JSON.parse(await readFile(join(dir, 'manifest.json'), 'utf8'));
+  } catch {
+    throw new BackupArchiveInvalidError('manifest.json is not valid JSON');
+  }
+  const parsed = manifestSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new BackupArchiveInvalidError(`manifest.json: ${issue.path.join('.') || '(root)'}: ${issue.message}`);
+  }
+  const m = parsed.data as unknown as BackupManifest;
+  if (m.backupId !== backupId) throw new BackupArchiveInvalidError(`manifest.json names backup '${m.backupId}', the folder '${backupId}'`);
+  const listed = new Set<string>();
+  for (const f of m.files) {
+    if (!safeRelativePath(f.path) || f.path === 'manifest.json' || f.path === 'checksums.sha256')
+      throw new BackupArchiveInvalidError(`manifest.json lists an unusable path '${String(f.path).slice(0, 200)}'`);
+    if (listed.has(f.path)) throw new BackupArchiveInvalidError(`manifest.json lists '${f.path}' twice`);
+    listed.add(f.path);
+  }
+  for (const c of m.collections)
+    if (!listed.has(c.file)) throw new BackupArchiveInvalidError(`collection '${c.name}': its file '${c.file}' is not listed`);
+  for (const t of [m.media.items, m.media.folders])
+    if (t && !listed.has(t.file)) throw new BackupArchiveInvalidError(`${t.table}: its file '${t.file}' is not listed`);
+  // Exactly the listed files (plus manifest.json and checksums.sha256), each of its listed size.
+  const present = new Map<string, number>();
+  const walk = async (sub: string): Promise<void> => {
+    for (const d of await readdir(join(dir, sub), { withFileTypes: true })) {
+      const rel = sub ? `${sub}/${d.name}` : d.name;
+      if (d.isDirectory()) await walk(rel);
+      else if (d.isFile()) present.set(rel, (await stat(join(dir, rel))).size);
+      else throw new BackupArchiveInvalidError(`'${rel}' is not a regular file`);
+    }
+  };
+  await walk('');
+  if (!present.has('checksums.sha256')) throw new BackupArchiveInvalidError('no checksums.sha256 in the backup folder');
+  for (const f of m.files) {
+    const size = present.get(f.path);
+    if (size === undefined) throw new BackupArchiveInvalidError(`'${f.path}' is listed in manifest.json but missing`);
+    if (size !== f.size) throw new BackupArchiveInvalidError(`'${f.path}' has ${size} bytes, manifest.json says ${f.size}`);
+  }
+  for (const rel of present.keys())
+    if (rel !== 'manifest.json' && rel !== 'checksums.sha256' && !listed.has(rel))
+      throw new BackupArchiveInvalidError(`'${rel.slice(0, 200)}' is not listed in manifest.json`);
+  return m;
+}
