@@ -42,6 +42,13 @@ interface QueryOptions {
  * - SQLite (`gate` given): a write outside a transaction and every top-level transaction go through
  *   the process's write gate (see WriteGate), so this process never races itself for the lock.
  */
+const DEADLOCK_ATTEMPTS = 4;
+/** MariaDB/MySQL ER_LOCK_DEADLOCK (1213): the transaction was rolled back and may simply be run again. */
+function isDeadlock(err: unknown): boolean {
+  const parent = (err as { parent?: { errno?: number; code?: string } } | null)?.parent;
+  return parent?.errno === 1213 || parent?.code === 'ER_LOCK_DEADLOCK';
+}
+
 export function guardQueries(sequelize: Sequelize, gate: WriteGate | null, onClose?: () => void): void {
   const query = sequelize.query.bind(sequelize) as (sql: unknown, options?: QueryOptions) => Promise<unknown>;
   const transaction = sequelize.transaction.bind(sequelize) as (
@@ -111,6 +118,31 @@ export function guardQueries(sequelize: Sequelize, gate: WriteGate | null, onClo
           )
           .catch(reject);
       });
+    };
+  }
+
+  if (!gate) {
+    // MariaDB: InnoDB may pick a transaction as a deadlock victim (concurrent inserts of one unique value)
+    // and roll it back whole; a managed top-level transaction is run again (up to 3 times, with jitter)
+    // instead of answering 500. Its callback only writes through the transaction; what follows the
+    // commit (events, caches) runs once, after the attempt that committed.
+    (sequelize as unknown as { transaction: typeof transaction }).transaction = async (
+      options?: unknown,
+      run?: (t: Transaction) => Promise<unknown>,
+    ) => {
+      if (typeof options === 'function') {
+        run = options as (t: Transaction) => Promise<unknown>;
+        options = undefined;
+      }
+      if (!run || (options as { transaction?: unknown } | undefined)?.transaction) return transaction(options, run);
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await transaction(options, run);
+        } catch (err) {
+          if (attempt >= DEADLOCK_ATTEMPTS || !isDeadlock(err)) throw err;
+          await new Promise((r) => setTimeout(r, 5 + Math.random() * 20 * attempt));
+        }
+      }
     };
   }
 

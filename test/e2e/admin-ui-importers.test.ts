@@ -31,7 +31,7 @@ for (const variant of DB_VARIANTS) {
       await page.getByLabel('Export file').setInputFiles(`${FIXTURES}/maximal-countries.tsv`);
       await page.getByRole('button', { name: 'Upload and analyse' }).click();
       await page.getByRole('heading', { name: 'Detected format' }).waitFor();
-      expect(await page.getByTestId('detected-format').textContent()).to.match(/csv/i);
+      expect(await page.getByTestId('detected-format').innerText()).to.match(/csv/i);
       expect(
         await page
           .getByTestId('summary')
@@ -65,7 +65,7 @@ for (const variant of DB_VARIANTS) {
         .catch(() => undefined);
 
       await page.getByRole('heading', { name: 'Import finished' }).waitFor({ timeout: 60000 });
-      expect(await page.getByTestId('import-outcome').textContent()).to.match(/250 imported/);
+      expect(await page.getByTestId('import-outcome').innerText()).to.match(/250 imported/);
       expect(
         await page
           .getByTestId('results')
@@ -125,7 +125,7 @@ for (const variant of DB_VARIANTS) {
       const again = await importOnce(false);
       expect(again).to.match(/0 imported/);
       expect(again).to.match(/1575 skipped/);
-      expect(await page.getByTestId('skip-reasons').textContent()).to.match(/1575 imported before/);
+      expect(await page.getByTestId('skip-reasons').innerText()).to.match(/1575 imported before/);
       await page.getByTestId('nothing-imported').waitFor();
       expect(await page.getByText(/rows: 1575 skipped: 1575 imported into/).count()).to.equal(1);
       if (process.env.CMS_TEST_SCREENSHOTS)
@@ -190,7 +190,7 @@ for (const variant of DB_VARIANTS) {
       // The reviewed plan's progress comes live from the job's event stream, not from polling.
       expect(events.headers()['content-type']).to.match(/text\/event-stream/);
       await page.getByRole('heading', { name: 'Import finished' }).waitFor({ timeout: 60000 });
-      expect(await page.getByTestId('import-outcome').textContent()).to.match(/2 imported/);
+      expect(await page.getByTestId('import-outcome').innerText()).to.match(/2 imported/);
       const entries = await (await context.request.get(`${t.url}/api/collections/wix_posts?sort=headline`)).json();
       expect(
         entries.data.items.map((e: { data?: Record<string, unknown> } & Record<string, unknown>) => (e.data ?? e).headline),

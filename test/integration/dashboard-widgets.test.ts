@@ -37,7 +37,7 @@ describe('widget folders', function () {
     const widgets = loadWidgetFolders(dir);
     expect(widgets.map((w) => w.id)).to.deep.equal(WIDGET_IDS);
     for (const w of widgets) {
-      expect(readFileSync(join(dir, w.id, w.component), 'utf8')).to.include(`defineWidget({ tag: 'cms-widget-${w.id}'`);
+      expect(readFileSync(join(dir, w.id, w.component), 'utf8')).to.match(new RegExp(`defineWidget\\(\\{\\s*tag: 'cms-widget-${w.id}'`));
       expect(existsSync(join(process.cwd(), 'widgets', w.id, 'README.md')), `${w.id} README`).to.equal(true);
     }
     expect(widgets.filter((w) => w.license === 'paid').map((w) => w.id)).to.deep.equal(['scim-status']);

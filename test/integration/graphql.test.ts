@@ -80,6 +80,7 @@ for (const variant of DB_VARIANTS) {
         'userCreated',
         'userUpdated',
         'userDeleted',
+        'dataOperationCompleted',
       ]);
     });
 
