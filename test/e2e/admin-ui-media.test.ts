@@ -77,7 +77,7 @@ for (const variant of DB_VARIANTS) {
       expect(link).to.match(new RegExp(`^${t.url}/admin/share\\?id=${item._id}&token=`));
       const links = share.getByRole('table', { name: 'Share links' });
       await links.locator('tbody tr').first().waitFor();
-    expect(await links.locator('tbody tr').count()).to.equal(1);
+      expect(await links.locator('tbody tr').count()).to.equal(1);
       expect(await links.locator('tbody tr td').nth(2).textContent()).to.equal('Yes');
       const saved = await apiGet(`/api/media/${item._id}`);
       const days = (Date.parse(saved.sharedLinks[0].expiresAt) - Date.now()) / 86400000;
