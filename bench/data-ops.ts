@@ -8,16 +8,24 @@
  * (10) a config plan over BENCH_CONFIG_ROLES (1,000) roles exported to files (100 changed and 100 extra
  *     in the database), in merge and mirror mode: ms per plan against reading, parsing and hashing the
  *     exported files.
+ * (11) backup create with includeMedia over a BENCH_MEDIA_FILES (64) x 16 MiB (1 GiB) local media library
+ *     uploaded through POST /api/media/upload (own kernel and data folder): MiB/s and the server's peak RSS
+ *     increase, against the same files streamed through SHA-256 into copies on disk in this process; then
+ *     POST /api/backups/validate of that backup, timed.
+ * BENCH_DATAOPS_CASES (default `9,10,11`) picks the cases, e.g. `BENCH_DATAOPS_CASES=11 node dist/bench/data-ops.js`.
  * Bounded: each request and the job wait give up after 3 minutes; the plan loop runs at most
- * BENCH_PLAN_SECONDS (10) or 50 plans per mode.
+ * BENCH_PLAN_SECONDS (10) or 50 plans per mode. Every file is written under the OS temp dir and removed.
  */
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { once } from 'node:events';
-import { createReadStream, createWriteStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { readdir, readFile } from 'node:fs/promises';
+import { createReadStream, createWriteStream, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { readdir, readFile, rm } from 'node:fs/promises';
+import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
 import { QueryTypes, Sequelize } from 'sequelize';
 import { startChild, stop } from './harness.js';
@@ -27,6 +35,11 @@ import { DIST_ROOT } from '../kernel/version.js';
 const ENTRIES = Number(process.env.BENCH_BACKUP_ENTRIES ?? 100_000);
 const ROLES = Number(process.env.BENCH_CONFIG_ROLES ?? 1_000);
 const PLAN_SECONDS = Number(process.env.BENCH_PLAN_SECONDS ?? 10);
+const MEDIA_FILES = Number(process.env.BENCH_MEDIA_FILES ?? 64);
+const MEDIA_FILE_MIB = 16;
+const UPLOAD_CONCURRENCY = 4;
+const RSS_LIMIT_MIB = 64;
+const CASES = new Set((process.env.BENCH_DATAOPS_CASES ?? '9,10,11').split(',').map((c) => c.trim()));
 const PAGE = 500;
 const TIMEOUT_MS = 3 * 60 * 1000;
 const MiB = 1024 * 1024;
@@ -35,6 +48,11 @@ const mb = (n: number) => `${Math.round(n / MiB)} MiB`;
 function rssOf(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   return Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1] ?? 0) * 1024;
+}
+
+function hwmOf(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/^VmHWM:\s+(\d+) kB/m.exec(status)?.[1] ?? 0) * 1024;
 }
 
 /** Samples a process's RSS every 50 ms while `work` runs: its result, seconds, RSS before and peak. */
@@ -283,45 +301,235 @@ async function configCase(call: Call, db: Sequelize, dataDir: string): Promise<v
   console.log(`ratio plan/baseline: merge ${(merge.ms / base.ms).toFixed(2)}, mirror ${(mirror.ms / base.ms).toFixed(2)}`);
 }
 
-export async function runDataOpsBench(): Promise<void> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'cms-bench-dataops-'));
-  const kernelEnv = {
-    CMS_DATA_DIR: dataDir,
-    PORT: '0',
-    HOST: '127.0.0.1',
-    LOG_LEVEL: 'warn',
-    CMS_RATE_LIMIT_ENABLED: 'false',
-    REDIS_URL: '',
-    DB_TYPE: 'sqlite',
-    CMS_SETUP_ADMIN_EMAIL: 'bench@example.com',
-    CMS_SETUP_ADMIN_PASSWORD: 'benchmark password',
-  };
-  const kernel = await startChild([join(DIST_ROOT, 'kernel', 'cli.js'), 'start'], kernelEnv, dataDir);
-  const db = new Sequelize({
-    dialect: 'sqlite',
-    storage: join(dataDir, 'cms.sqlite'),
-    dialectModule: sqliteModule(30_000),
-    logging: false,
+/** Sign-in of the headless-setup admin: the session cookie. */
+async function signIn(url: string): Promise<string> {
+  const login = await fetch(`${url}/api/user/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email: 'bench@example.com', password: 'benchmark password' }),
   });
+  const cookie = login.headers
+    .getSetCookie()
+    .find((c) => c.startsWith('session='))
+    ?.split(';')[0];
+  if (!cookie) throw new Error(`bench sign-in failed: ${login.status}`);
+  return cookie;
+}
+
+const kernelEnvOf = (dataDir: string): NodeJS.ProcessEnv => ({
+  CMS_DATA_DIR: dataDir,
+  PORT: '0',
+  HOST: '127.0.0.1',
+  LOG_LEVEL: 'warn',
+  CMS_RATE_LIMIT_ENABLED: 'false',
+  REDIS_URL: '',
+  DB_TYPE: 'sqlite',
+  CMS_SETUP_ADMIN_EMAIL: 'bench@example.com',
+  CMS_SETUP_ADMIN_PASSWORD: 'benchmark password',
+});
+
+/**
+ * `count` text files of `mib` MiB each (random base64 text, so they pass the default allow list as
+ * text/plain and do not compress): one random 1 MiB block written repeatedly, the first bytes of each
+ * file made unique so no two files are the same.
+ */
+async function generateFiles(dir: string, count: number, mib: number): Promise<string[]> {
+  const block = Buffer.from(randomBytes((MiB / 4) * 3).toString('base64'));
+  const files: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const file = join(dir, `bench-media-${String(i).padStart(3, '0')}.txt`);
+    const out = createWriteStream(file);
+    const first = Buffer.from(block);
+    first.write(`bench media file ${i} ${randomUUID()}\n`);
+    for (let b = 0; b < mib; b++) if (!out.write(b === 0 ? first : block)) await once(out, 'drain');
+    out.end();
+    await once(out, 'finish');
+    files.push(file);
+  }
+  return files;
+}
+
+/** Streams one file from disk as a multipart POST /api/media/upload (never held in memory). */
+function uploadFile(url: string, cookie: string, file: string): Promise<void> {
+  const boundary = `----cmsbench${randomUUID()}`;
+  const name = file.slice(file.lastIndexOf('/') + 1);
+  const head = Buffer.from(
+    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${name}"\r\nContent-Type: text/plain\r\n\r\n`,
+  );
+  const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
+  const size = statSync(file).size;
+  const target = new URL('/api/media/upload', url);
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        host: target.hostname,
+        port: target.port,
+        path: target.pathname,
+        method: 'POST',
+        timeout: TIMEOUT_MS,
+        headers: {
+          cookie,
+          'content-type': `multipart/form-data; boundary=${boundary}`,
+          'content-length': head.length + size + tail.length,
+        },
+      },
+      (res) => {
+        let body = '';
+        res.on('data', (c: Buffer) => (body += c.toString()));
+        res.on('end', () =>
+          res.statusCode === 201 ? resolve() : reject(new Error(`upload of ${name}: ${res.statusCode} ${body.slice(0, 300)}`)),
+        );
+      },
+    );
+    req.on('timeout', () => req.destroy(new Error(`upload of ${name} did not finish in 3 minutes`)));
+    req.on('error', reject);
+    req.write(head);
+    const body = createReadStream(file);
+    body.on('error', (err) => req.destroy(err));
+    body.on('end', () => req.end(tail));
+    body.pipe(req, { end: false });
+  });
+}
+
+/** Baseline: each file streamed through SHA-256 into a copy on disk, one after another (like the backup). */
+async function baselineCopy(files: string[], dir: string): Promise<number> {
+  let bytes = 0;
+  for (const file of files) {
+    const hash = createHash('sha256');
+    await pipeline(
+      createReadStream(file),
+      new Transform({
+        transform(chunk: Buffer, _enc, cb) {
+          hash.update(chunk);
+          bytes += chunk.length;
+          cb(null, chunk);
+        },
+      }),
+      createWriteStream(join(dir, file.slice(file.lastIndexOf('/') + 1))),
+    );
+    hash.digest('hex');
+  }
+  return bytes;
+}
+
+/** Samples this process's RSS every 50 ms while `work` runs. */
+async function measuredSelf<T>(work: () => Promise<T>): Promise<{ value: T; seconds: number; before: number; peak: number }> {
+  const before = process.memoryUsage().rss;
+  let peak = before;
+  const poll = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 50);
+  const started = performance.now();
   try {
-    const login = await fetch(`${kernel.url}/api/user/login`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ email: 'bench@example.com', password: 'benchmark password' }),
-    });
-    const cookie = login.headers
-      .getSetCookie()
-      .find((c) => c.startsWith('session='))
-      ?.split(';')[0];
-    if (!cookie) throw new Error(`bench sign-in failed: ${login.status}`);
-    const call = client(kernel.url, cookie);
-    await backupCase(call, db, kernel.child.pid!, dataDir);
-    await configCase(call, db, dataDir);
+    const value = await work();
+    peak = Math.max(peak, process.memoryUsage().rss);
+    return { value, seconds: (performance.now() - started) / 1000, before, peak };
   } finally {
-    await db.close().catch(() => undefined);
+    clearInterval(poll);
+  }
+}
+
+async function mediaBackupCase(): Promise<void> {
+  const totalMiB = MEDIA_FILES * MEDIA_FILE_MIB;
+  console.log(
+    `\n## 11. Backup create with media: ${MEDIA_FILES} x ${MEDIA_FILE_MIB} MiB (${totalMiB} MiB) local media (SQLite), against read -> SHA-256 -> copy on disk`,
+  );
+  const dataDir = mkdtempSync(join(tmpdir(), 'cms-bench-backup-media-'));
+  const source = join(dataDir, 'bench-source');
+  const copies = join(dataDir, 'bench-copies');
+  mkdirSync(source);
+  mkdirSync(copies);
+  const env = { ...kernelEnvOf(dataDir), MEDIA_STORAGE_TYPE: 'local', MEDIA_MAX_UPLOAD_MB: String(MEDIA_FILE_MIB * 4) };
+  let kernel: Awaited<ReturnType<typeof startChild>> | undefined;
+  try {
+    kernel = await startChild([join(DIST_ROOT, 'kernel', 'cli.js'), 'start'], env, dataDir);
+    const genStart = performance.now();
+    const files = await generateFiles(source, MEDIA_FILES, MEDIA_FILE_MIB);
+    const genSeconds = (performance.now() - genStart) / 1000;
+    const uploadUrl = kernel.url;
+    const uploadCookie = await signIn(uploadUrl);
+    const upStart = performance.now();
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: UPLOAD_CONCURRENCY }, async () => {
+        while (next < files.length) await uploadFile(uploadUrl, uploadCookie, files[next++]!);
+      }),
+    );
+    const upSeconds = (performance.now() - upStart) / 1000;
+    console.log(
+      `generated ${MEDIA_FILES} files in ${genSeconds.toFixed(1)} s; uploaded through POST /api/media/upload (${UPLOAD_CONCURRENCY} at a time) in ${upSeconds.toFixed(1)} s: ${Math.round(totalMiB / upSeconds)} MiB/s`,
+    );
+    // A fresh server for the backup, so its RSS is not the uploads' already-grown heap and buffers.
     await stop(kernel.child);
+    kernel = undefined;
+    kernel = await startChild([join(DIST_ROOT, 'kernel', 'cli.js'), 'start'], env, dataDir);
+    const url = kernel.url;
+    const call = client(url, await signIn(url));
+    const pid = kernel.child.pid!;
+    await call('/api/backups');
+
+    const base = await measuredSelf(() => baselineCopy(files, copies));
+    await rm(copies, { recursive: true, force: true });
+    if (base.value !== totalMiB * MiB) throw new Error(`the baseline copied ${base.value} bytes`);
+
+    const create = await measured(pid, async () => {
+      const answer = await call('/api/backups/create', { json: { includeMedia: true } });
+      if (answer.jobId) await waitForJob(call, answer.jobId);
+      return { backupId: answer.backupId as string, status: answer.jobId ? '202 -> completed' : '200' };
+    });
+    const hwmAfterCreate = hwmOf(pid);
+    const { backupId } = create.value;
+    const listed = (await call('/api/backups')).backups.find((b: any) => b.backupId === backupId);
+    if (!listed?.includesMedia || listed.size < totalMiB * MiB) throw new Error(`the backup is not complete: ${JSON.stringify(listed)}`);
+
+    const validate = await measured(pid, () => call('/api/backups/validate', { json: { backupId } }));
+    if (!validate.value.valid) throw new Error(`validate: ${JSON.stringify(validate.value.problems).slice(0, 300)}`);
+
+    const baseRate = totalMiB / base.seconds;
+    const createRate = totalMiB / create.seconds;
+    const baseUp = base.peak - base.before;
+    const createUp = create.peak - create.before;
+    console.log(
+      `baseline read -> SHA-256 -> copy: ${totalMiB} MiB in ${base.seconds.toFixed(1)} s: ${Math.round(baseRate)} MiB/s; bench process RSS before ${mb(base.before)}, peak ${mb(base.peak)} (+${mb(baseUp)})`,
+    );
+    console.log(
+      `backup create includeMedia (${create.value.status}, ${(listed.size / MiB).toFixed(0)} MiB written): ${create.seconds.toFixed(1)} s: ${Math.round(createRate)} MiB/s; ${plus(create)}`,
+    );
+    console.log(
+      `ratio create/baseline: throughput ${(createRate / baseRate).toFixed(2)}, RSS increase ${baseUp > 0 ? (createUp / baseUp).toFixed(2) : 'n/a'}`,
+    );
+    console.log(
+      `RSS increase <= ${RSS_LIMIT_MIB} MiB: ${createUp <= RSS_LIMIT_MIB * MiB ? 'yes' : 'no'} (+${(createUp / MiB).toFixed(1)} MiB)`,
+    );
+    console.log(`(server restarted after the uploads; its VmHWM, peak RSS since that start, after the backup: ${mb(hwmAfterCreate)})`);
+    console.log(
+      `backup validate (valid, every file re-hashed in the pool): ${validate.seconds.toFixed(1)} s: ${Math.round(totalMiB / validate.seconds)} MiB/s; ${plus(validate)}`,
+    );
+  } finally {
+    if (kernel) await stop(kernel.child);
     rmSync(dataDir, { recursive: true, force: true });
   }
+}
+
+export async function runDataOpsBench(): Promise<void> {
+  if (CASES.has('9') || CASES.has('10')) {
+    const dataDir = mkdtempSync(join(tmpdir(), 'cms-bench-dataops-'));
+    const kernel = await startChild([join(DIST_ROOT, 'kernel', 'cli.js'), 'start'], kernelEnvOf(dataDir), dataDir);
+    const db = new Sequelize({
+      dialect: 'sqlite',
+      storage: join(dataDir, 'cms.sqlite'),
+      dialectModule: sqliteModule(30_000),
+      logging: false,
+    });
+    try {
+      const call = client(kernel.url, await signIn(kernel.url));
+      if (CASES.has('9')) await backupCase(call, db, kernel.child.pid!, dataDir);
+      if (CASES.has('10')) await configCase(call, db, dataDir);
+    } finally {
+      await db.close().catch(() => undefined);
+      await stop(kernel.child);
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }
+  if (CASES.has('11')) await mediaBackupCase();
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) await runDataOpsBench();

@@ -4,7 +4,7 @@
  * with and without If-None-Match, against the same baseline, and (3) health throughput alone, while
  * passwords are hashed through the worker pool, and while they are hashed on the event loop; then the
  * media cases (bench/media.ts), the import cases (bench/import.ts) and the data-operation cases
- * (bench/data-ops.ts: backup create/restore of 100,000 entries, config plans over 1,000 roles).
+ * (bench/data-ops.ts: backup create/restore of 100,000 entries, config plans over 1,000 roles, backup create with 1 GiB of media; `BENCH_DATAOPS_CASES` picks).
  * Every load is bounded (BENCH_SECONDS, default 8 s per case; 50 connections on 127.0.0.1).
  */
 import { mkdtempSync, rmSync } from 'node:fs';

@@ -4,7 +4,7 @@
  * Each export is a task; the pool picks one by name.
  */
 import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
+import { open, type FileHandle } from 'node:fs/promises';
 import bcrypt from 'bcryptjs';
 
 /** argon2 is a native addon: loaded on first use, so starting (and stopping) a worker never loads it. */
@@ -59,24 +59,39 @@ export function sha256Buffer(input: { data: Uint8Array | ArrayBuffer }): TaskRes
 }
 
 /** Streams the file inside the worker, so a large file never passes through the event loop. */
-export function sha256File(input: { path: string }): Promise<TaskResult<{ sha256: string; size: number }>> {
-  if (typeof input?.path !== 'string') return Promise.resolve(fail('INVALID_INPUT', 'path must be a string'));
-  return new Promise((resolve) => {
-    const hash = createHash('sha256');
-    let size = 0;
-    createReadStream(input.path)
-      .on('data', (chunk) => {
-        size += chunk.length;
-        hash.update(chunk);
-      })
-      .on('error', (err: NodeJS.ErrnoException) =>
-        resolve(
-          fail(
-            err.code === 'ENOENT' ? 'FILE_NOT_FOUND' : err.code === 'EISDIR' ? 'NOT_A_FILE' : 'READ_FAILED',
-            `cannot read ${input.path}: ${err.code ?? err.message}`,
-          ),
-        ),
-      )
-      .on('end', () => resolve(ok({ sha256: hash.digest('hex'), size })));
-  });
+/**
+ * One read buffer per worker thread, reused for every file, so hashing a 1 GiB library leaves no garbage
+ * behind (a read stream allocates a new buffer per chunk). A task that finds it taken (several tasks on
+ * one thread) reads into its own.
+ */
+const HASH_CHUNK = 1024 * 1024;
+let spareHashBuffer: Buffer | null = Buffer.allocUnsafe(HASH_CHUNK);
+
+export async function sha256File(input: { path: string }): Promise<TaskResult<{ sha256: string; size: number }>> {
+  if (typeof input?.path !== 'string') return fail('INVALID_INPUT', 'path must be a string');
+  const hash = createHash('sha256');
+  let size = 0;
+  let file: FileHandle | undefined;
+  let buffer: Buffer | undefined;
+  try {
+    file = await open(input.path, 'r');
+    buffer = spareHashBuffer ?? Buffer.allocUnsafe(HASH_CHUNK);
+    if (buffer === spareHashBuffer) spareHashBuffer = null;
+    for (;;) {
+      const { bytesRead } = await file.read(buffer, 0, HASH_CHUNK, null);
+      if (bytesRead === 0) break;
+      size += bytesRead;
+      hash.update(buffer.subarray(0, bytesRead));
+    }
+    return ok({ sha256: hash.digest('hex'), size });
+  } catch (e) {
+    const err = e as NodeJS.ErrnoException;
+    return fail(
+      err.code === 'ENOENT' ? 'FILE_NOT_FOUND' : err.code === 'EISDIR' ? 'NOT_A_FILE' : 'READ_FAILED',
+      `cannot read ${input.path}: ${err.code ?? err.message}`,
+    );
+  } finally {
+    await file?.close().catch(() => undefined);
+    if (buffer && !spareHashBuffer) spareHashBuffer = buffer;
+  }
 }

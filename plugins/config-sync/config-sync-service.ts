@@ -14,7 +14,7 @@ import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync
 import { join } from 'node:path';
 import { stringify } from 'safe-stable-stringify';
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
-import type { DataOperation, PlanDraft, SafetyMode, StoredPlan, VerifyResult } from '../data-ops/public.js';
+import type { DataOperation, PlanDraft, SafetyMode, StoredPlan, Undo, VerifyResult } from '../data-ops/public.js';
 import { RESOURCE_TYPES, type DbResource, type ResourceAdapter, type ResourceType } from './resources.js';
 
 export const canonical = (value: unknown): string => stringify(value) ?? 'null';
@@ -683,25 +683,28 @@ export class ConfigSyncService {
       const adapter = this.adapters[type];
       const name = (p.file ?? p.db)!.name;
       if (p.file && p.db && ConfigSyncService.same(p)) {
-        if (mode === 'replace' && !p.db.protectedReason && adapter.readOnlyReason === null) {
+        // Schemas outside the transaction (collections) are never dropped and created again: replace keeps them.
+        if (mode === 'replace' && !p.db.protectedReason && adapter.readOnlyReason === null && !adapter.outsideTransaction) {
           deletes.push({ action: 'delete', type, target: p.db.name, count: 1, payload: fromDb(p.db) });
           creates.push({ action: 'create', type, target: name, count: 1, payload: fromFile(p.file) });
         }
         continue;
       }
       if (adapter.readOnlyReason !== null) {
-        if (p.file && !p.db) skip(type, name, `Collection '${name}' exists only in the files: ${adapter.readOnlyReason}`);
+        if (p.file && !p.db) skip(type, name, `The ${type} '${name}' exists only in the files: ${adapter.readOnlyReason}`);
         else if (p.file && p.db && mode !== 'add')
-          skip(type, name, `Collection '${name}' differs from its file: ${adapter.readOnlyReason}`);
+          skip(type, name, `The ${type} '${name}' differs from its file: ${adapter.readOnlyReason}`);
         else if (!p.file && p.db && (mode === 'mirror' || mode === 'replace'))
-          skip(type, name, `Collection '${name}' exists only in the database: ${adapter.readOnlyReason}`);
+          skip(type, name, `The ${type} '${name}' exists only in the database: ${adapter.readOnlyReason}`);
         continue;
       }
       if (p.file && !p.db) {
         creates.push({ action: 'create', type, target: name, count: 1, payload: fromFile(p.file) });
       } else if (p.file && p.db) {
+        const issue = mode === 'add' ? null : (adapter.updateIssue?.(p.db, p.file.name, p.file.data) ?? null);
         if (mode === 'add') skip(type, name, `The ${type} '${p.db.name}' differs from its file; mode add never updates`);
-        else if (mode === 'replace' && !p.db.protectedReason) {
+        else if (issue) blockedReasons.push(`${label}${p.file.file}: ${issue}`);
+        else if (mode === 'replace' && !p.db.protectedReason && !adapter.outsideTransaction) {
           deletes.push({ action: 'delete', type, target: p.db.name, count: 1, payload: fromDb(p.db) });
           creates.push({ action: 'create', type, target: name, count: 1, payload: fromFile(p.file) });
         } else updates.push({ action: 'update', type, target: name, count: 1, payload: fromFile(p.file, p.db) });
@@ -720,18 +723,51 @@ export class ConfigSyncService {
     order(creates);
     order(updates);
     order(skips);
+    ConfigSyncService.relationOrder(creates);
+    // DDL operations run before the engine's transaction (and are undone by the opposite change on failure).
+    for (const op of [...creates, ...updates, ...deletes])
+      if (this.adapters[op.type as ResourceType]?.outsideTransaction) op.outsideTransaction = true;
     // Deletes in reverse dependency order; first for replace (the existing data is dropped first), last for mirror.
     const dels = order(deletes).reverse();
     const operations = mode === 'replace' ? [...dels, ...creates, ...updates, ...skips] : [...creates, ...updates, ...dels, ...skips];
     return { operations, warnings, blockedReasons };
   }
 
-  /** Applies one operation inside the engine's transaction; caches are dropped after commit. */
-  async apply(tenantId: string, op: DataOperation, t?: Transaction): Promise<void> {
+  /**
+   * Collections created in one plan: a collection whose relation field targets another created one comes
+   * after it (the collections service checks relation targets exist). Stable otherwise.
+   */
+  private static relationOrder(creates: DataOperation<ConfigPayload>[]): void {
+    const pending = creates.filter((o) => o.type === 'collection');
+    if (pending.length < 2) return;
+    const names = new Set(pending.map((o) => o.payload!.name));
+    const targets = (o: DataOperation<ConfigPayload>) =>
+      ((o.payload!.data?.fields as Array<{ type?: string; collection?: string }>) ?? [])
+        .filter((f) => f.type === 'relation' && f.collection && f.collection !== o.payload!.name && names.has(f.collection))
+        .map((f) => f.collection!);
+    const sorted: DataOperation<ConfigPayload>[] = [];
+    const placed = new Set<string>();
+    while (pending.length) {
+      const i = pending.findIndex((o) => targets(o).every((n) => placed.has(n)));
+      const next = pending.splice(i === -1 ? 0 : i, 1)[0]!;
+      sorted.push(next);
+      placed.add(next.payload!.name);
+    }
+    const start = creates.findIndex((o) => o.type === 'collection');
+    creates.splice(start, sorted.length, ...sorted);
+  }
+
+  /**
+   * Applies one operation inside the engine's transaction; caches are dropped after commit. An operation
+   * of a type whose changes cannot run in the transaction (collections: DDL) is called without one
+   * (outsideTransaction) and answers its undo: the opposite schema change plus the identity links as before.
+   */
+  async apply(tenantId: string, op: DataOperation, t?: Transaction): Promise<Undo | void> {
     if (op.action === 'skip') return;
     const type = op.type as ResourceType;
     const adapter = this.adapters[type];
     if (!adapter) throw new Error(`Unknown resource type '${op.type}'`);
+    if (adapter.outsideTransaction) return this.applyOutside(tenantId, op, adapter);
     const payload = op.payload as ConfigPayload;
     const current = async () => {
       const db = await adapter.read(tenantId);
@@ -763,6 +799,72 @@ export class ConfigSyncService {
     const drop = () => adapter.invalidate(tenantId, names).catch(() => undefined);
     if (t) t.afterCommit(() => void drop());
     else await drop();
+  }
+
+  /** One operation of a type applied outside the transaction (collections), answering its undo. */
+  private async applyOutside(tenantId: string, op: DataOperation, adapter: ResourceAdapter): Promise<Undo> {
+    const type = adapter.type;
+    const payload = op.payload as ConfigPayload;
+    const linksBefore = await this.links(tenantId, [type]);
+    /** Puts the identity links of this type back as they were (`moved`: a resource created again under a new own id). */
+    const restoreLinks = async (moved?: { from: string; to: string }) => {
+      await this.sequelize().query('DELETE FROM cms_config_sync_links WHERE tenant_id = ? AND type = ?', {
+        replacements: [tenantId, type],
+      });
+      for (const l of linksBefore) await this.link(tenantId, { ...l, localId: l.localId === moved?.from ? moved.to : l.localId });
+    };
+    const current = async () => {
+      const found = (await adapter.read(tenantId)).find((d) => (payload.dbUuid ? d.uuid === payload.dbUuid : d.name === payload.dbName));
+      if (!found) throw new Error(`The ${type} '${payload.dbName}' is no longer in the database`);
+      return found;
+    };
+    const link = (localId: string) => this.link(tenantId, { type, localId, syncId: payload.uuid, externalId: payload.externalId ?? null });
+    let undo: Undo;
+    if (op.action === 'create') {
+      const others = (await adapter.read(tenantId)).filter((d) => d.uuid === payload.uuid);
+      const id = await adapter.create(tenantId, payload.name, payload.uuid, payload.data!);
+      const created: DbResource = { type, name: payload.name, uuid: id, id, data: payload.data!, protectedReason: null };
+      undo = async () => {
+        await adapter.remove(tenantId, created);
+        await restoreLinks();
+      };
+      try {
+        for (const o of others) if (o.id !== id) await this.link(tenantId, { type, localId: o.id, syncId: randomUUID(), externalId: null });
+        await link(id);
+      } catch (err) {
+        await undo();
+        throw err;
+      }
+    } else if (op.action === 'update') {
+      const found = await current();
+      const id = await adapter.update(tenantId, found, payload.name, payload.data!);
+      undo = async () => {
+        await adapter.update(tenantId, { ...found, id }, found.name, found.data);
+        await restoreLinks();
+      };
+      try {
+        if (id !== found.id) await this.unlink(tenantId, type, found.id);
+        await link(id);
+      } catch (err) {
+        await undo();
+        throw err;
+      }
+    } else {
+      const found = await current();
+      await adapter.remove(tenantId, found);
+      undo = async () => {
+        const id = await adapter.create(tenantId, found.name, found.uuid ?? '', found.data);
+        await restoreLinks({ from: found.id, to: id });
+      };
+      try {
+        await this.unlink(tenantId, type, found.id);
+      } catch (err) {
+        await undo();
+        throw err;
+      }
+    }
+    await adapter.invalidate(tenantId, [...new Set([payload.name, payload.dbName].filter((n): n is string => !!n))]).catch(() => undefined);
+    return undo;
   }
 
   /** After apply: every created or updated resource equals its file's data; every deleted one is gone. */

@@ -80,9 +80,8 @@ export function configDomain(service: () => ConfigSyncService, knownPermissions:
       const draft = await service().plan(ctx.tenantId, input, mode, knownPermissions());
       return { ...draft, targetHash: await service().snapshot(ctx.tenantId, input) };
     },
-    async apply(operation, ctx) {
-      await service().apply(ctx.plan.tenantId ?? ctx.tenantId, operation, ctx.transaction);
-    },
+    // Collection schema operations carry outsideTransaction (DDL): they run before the transaction and answer an undo.
+    apply: (operation, ctx) => service().apply(ctx.plan.tenantId ?? ctx.tenantId, operation, ctx.transaction),
     verify: (plan, ctx) => service().verify(plan.tenantId ?? ctx.tenantId, plan),
   };
 }

@@ -5,9 +5,11 @@
  * plugin's models or its table, always with `transaction`), plus which caches to drop after commit.
  *
  * Types, in dependency order: collection, role, theme, setting, dashboard.
- * - collection: collection schemas (name, label, singular, fields). Read-only for apply: changing one
- *   creates, alters or drops a real table through the migration ledger, which cannot run inside the
- *   apply transaction, so plans list them as `skip` with a warning (use the collections API).
+ * - collection: collection schemas (name, label, singular, fields). Changing one creates, alters or drops a
+ *   real table through the content plugin's migration ledger (DDL: it commits implicitly on MariaDB and
+ *   cannot run under the SQLite write gate of the apply transaction), so its operations are planned with
+ *   `outsideTransaction: true` and undone by the opposite schema change (see ConfigSyncService.apply).
+ *   Never renamed; never deleted while it has entries or is the target of another collection's relation.
  * - role: a role and its permissions. `admin` is never deleted; a role some user holds is never deleted.
  * - theme: a named theme (config, presetSource); active/default flags stay per environment; the active
  *   and the default theme are never deleted.
@@ -20,6 +22,7 @@ import { randomUUID } from 'node:crypto';
 import { Op, QueryTypes, type Model, type ModelStatic, type Sequelize, type Transaction } from 'sequelize';
 import { optional } from '../../kernel/plugin.js';
 import type { ContainerServices } from '../../kernel/http/route-table.js';
+import type { CollectionsService, FieldDefinition } from '../content/public.js';
 
 export const RESOURCE_TYPES = ['collection', 'role', 'theme', 'setting', 'dashboard'] as const;
 export type ResourceType = (typeof RESOURCE_TYPES)[number];
@@ -37,6 +40,8 @@ export interface DbResource {
   data: Record<string, unknown>;
   /** Why this resource may not be deleted, or null. */
   protectedReason: string | null;
+  /** collection: how many entries it holds (not part of the snapshot: data never is). */
+  entries?: number;
 }
 
 export interface ResourceAdapter {
@@ -44,6 +49,13 @@ export interface ResourceAdapter {
   label: string;
   /** Null when the type can be applied; otherwise why it is planned as skip. */
   readOnlyReason: string | null;
+  /**
+   * True when create/update/remove cannot run inside the apply transaction (DDL): they are called without
+   * one, planned with `outsideTransaction: true`, and the service returns an undo for each.
+   */
+  outsideTransaction?: boolean;
+  /** Why updating `current` to a file's data is refused (blocks the plan), or null. */
+  updateIssue?(current: DbResource, name: string, data: Record<string, unknown>): string | null;
   /** False when the owning plugin is absent (settings without the setup plugin). */
   available(): boolean;
   read(tenantId: string): Promise<DbResource[]>;
@@ -117,36 +129,81 @@ export function buildAdapters(cradle: () => Cradle): Record<ResourceType, Resour
     }
   };
 
+  const collections = (): CollectionsService => cradle().collections as CollectionsService;
+  const schemaOf = (data: Record<string, unknown>) => ({
+    label: data.label as string,
+    singular: data.singular as string,
+    fields: data.fields as FieldDefinition[],
+  });
   const collection: ResourceAdapter = {
     type: 'collection',
     label: 'Collection schemas',
-    readOnlyReason:
-      'collection schemas create, alter or drop tables (migration ledger), which cannot run inside the apply transaction: change them with the collections API',
+    readOnlyReason: null,
+    outsideTransaction: true,
     available: () => true,
     async read() {
-      return cradle()
-        .collections.list()
-        .map((c) => ({
+      await collections().refresh();
+      const list = collections().list();
+      const out: DbResource[] = [];
+      for (const c of list) {
+        const entries = await c.model.count();
+        const users = list.filter((o) => o.name !== c.name && o.fields.some((f) => f.type === 'relation' && f.collection === c.name));
+        out.push({
           type: 'collection' as const,
           name: c.name,
           uuid: c.uid,
           id: c.uid,
           data: { label: c.label, singular: c.singular, fields: c.fields as unknown },
-          protectedReason: null,
-        }));
+          protectedReason: entries
+            ? `it has ${entries} ${entries === 1 ? 'entry' : 'entries'} (configuration promotion never drops data: delete it with the collections API)`
+            : users.length
+              ? `it is the target of relation fields in ${users.map((o) => o.name).join(', ')}`
+              : null,
+          entries,
+        });
+      }
+      return out;
     },
-    check: (data) =>
-      isObject(data) && Array.isArray(data.fields) && typeof data.label === 'string' ? null : 'data must be {label, singular, fields[]}',
-    async create() {
-      throw new Error('collection schemas are not applied by configuration promotion');
+    check(data) {
+      if (!isObject(data) || typeof data.label !== 'string' || typeof data.singular !== 'string' || !Array.isArray(data.fields))
+        return 'data must be {label, singular, fields[]}';
+      if (!data.fields.every((f) => isObject(f) && typeof f.name === 'string' && typeof f.type === 'string'))
+        return 'data.fields must be field definitions {name, type, ...}';
+      return null;
     },
-    async update() {
-      throw new Error('collection schemas are not applied by configuration promotion');
+    updateIssue(current, name, data) {
+      const prefix = `Collection '${current.name}'`;
+      if (name !== current.name)
+        return `${prefix} would be renamed to '${name}': collections are never renamed (create the new one with the collections API)`;
+      const before = new Map(((current.data.fields as FieldDefinition[]) ?? []).map((f) => [f.name, f]));
+      const after = data.fields as FieldDefinition[];
+      for (const f of after) {
+        const was = before.get(f.name);
+        if (was && was.type !== f.type)
+          return `${prefix}: field '${f.name}' would change its type (${was.type} -> ${f.type}), which the collections service refuses: add a new field and remove the old one with the collections API`;
+        if (was && (was.collection ?? null) !== (f.collection ?? null))
+          return `${prefix}: field '${f.name}' would change its relation target (${String(was.collection)} -> ${String(f.collection)}), which the collections service refuses: add a new field and remove the old one with the collections API`;
+      }
+      const removed = [...before.keys()].filter((n) => !after.some((f) => f.name === n));
+      if (removed.length && current.entries)
+        return `${prefix}: the file removes the field(s) ${removed.join(', ')} of a collection with ${current.entries} entries, which would drop their data: remove fields with the collections API`;
+      return null;
     },
-    async remove() {
-      throw new Error('collection schemas are not applied by configuration promotion');
+    async create(_tenantId, name, _uuid, data) {
+      return (await collections().create({ name, ...schemaOf(data) })).uid;
     },
-    async invalidate() {},
+    async update(_tenantId, current, _name, data) {
+      return (await collections().update(current.name, schemaOf(data))).uid;
+    },
+    async remove(_tenantId, current) {
+      const found = (await collection.read('')).find((d) => d.uuid === current.uuid);
+      if (!found) return;
+      if (found.entries) throw new Error(`Collection '${current.name}' has entries now: configuration promotion never drops data`);
+      await collections().remove(current.name);
+    },
+    async invalidate() {
+      // The collections service reloads its definitions and announces the change itself.
+    },
   };
 
   const role: ResourceAdapter = {

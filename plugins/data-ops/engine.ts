@@ -358,9 +358,13 @@ export class DataOpsService implements DataOpsEngine {
       const transactional = domain.transactional !== false;
       const undos: Undo[] = [];
       const operations = plan.operationsFull.filter((op) => op.action !== 'skip');
-      const applyAll = async (transaction?: Transaction) => {
-        let base = 0;
-        for (const op of operations) {
+      // Transactional domains: operations flagged outsideTransaction run first (in plan order), before the
+      // transaction opens; the rest inside it. Their undos join the list, so a later failure reverts them.
+      const outside = transactional ? operations.filter((op) => op.outsideTransaction === true) : [];
+      const inside = transactional ? operations.filter((op) => op.outsideTransaction !== true) : operations;
+      let base = 0;
+      const applyEach = async (list: DataOperation[], transaction?: Transaction, needsUndo = false) => {
+        for (const op of list) {
           if (extras.signal?.aborted) throw new JobInterruptedError();
           const count = countOf(op);
           const undo = await domain.apply(op, {
@@ -374,14 +378,23 @@ export class DataOpsService implements DataOpsEngine {
             },
           });
           if (typeof undo === 'function') undos.push(undo);
+          else if (needsUndo)
+            ctx.logger.error(
+              { planId: plan.planId, domain: domain.id, type: op.type, target: op.target },
+              'an operation applied outside the transaction returned no undo: a later failure cannot revert it',
+            );
           base += count;
           processed = base;
         }
+      };
+      const applyAll = async (transaction?: Transaction) => {
+        await applyEach(inside, transaction);
         if (!(await store.markApplied(plan.planId, transaction))) throw new PlanAlreadyAppliedError(plan.planId, null);
       };
       let outcome: Outcome = 'success';
       let error: RunResult['error'];
       try {
+        if (outside.length) await applyEach(outside, undefined, true);
         if (transactional) await sequelize.transaction(async (t) => applyAll(t));
         else await applyAll();
       } catch (err) {

@@ -40,6 +40,15 @@ export interface DataOperation<P = unknown> {
   /** Entities this operation touches (default 1); counts toward the inline threshold and the summary. */
   count?: number;
   payload?: P;
+  /**
+   * Transactional domains only: this operation cannot run inside the apply transaction (DDL through a
+   * migration ledger, which commits implicitly on MariaDB and would be refused by the SQLite write gate).
+   * The engine runs such operations first, in plan order, before it opens the transaction (no
+   * `ctx.transaction`), and each must return an Undo: if one of them or anything in the transaction
+   * fails, the transaction rolls back and their undos run in reverse (outcome `rollback`, or `partial`
+   * if an undo fails). Ignored by non-transactional domains (everything already runs outside).
+   */
+  outsideTransaction?: true;
 }
 
 /** What a domain's plan() returns; the engine adds planId, planHash, risk, expiry and stores it. */

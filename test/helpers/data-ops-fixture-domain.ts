@@ -22,7 +22,9 @@ import { tempDir } from './kernel.js';
 /**
  * A tiny real data domain for the engine's tests: rows {name, value} of the table data_ops_fixture_rows,
  * per tenant. Input `{rows: [{name, value}], failAt?, delayMs?}`: `failAt` (1-based) makes the failAt-th
- * applied operation throw (after the ones before it wrote), `delayMs` makes each operation wait (lock tests).
+ * applied operation throw (after the ones before it wrote), `delayMs` makes each operation wait (lock tests),
+ * `outside` names rows whose operations are planned with `outsideTransaction: true` (written without the
+ * transaction, each returning an Undo).
  * Two domains: `fixture` (transactional, inline below 50 entities) and `fixture-undo` (transactional:
  * false, every apply returns an Undo). Routes under /api/fixture-data/<domain>/{plan,apply,jobs,verify,rows}.
  */
@@ -35,6 +37,7 @@ const inputSchema = z.object({
   delayMs: z.number().int().min(0).max(10_000).optional(),
   snapshotFails: z.boolean().optional(),
   blocked: z.string().optional(),
+  outside: z.array(z.string()).max(100).optional(),
 });
 export type FixtureInput = z.output<typeof inputSchema>;
 
@@ -104,7 +107,16 @@ function fixtureDomain(id: string, transactional: boolean, sequelize: () => Sequ
         }
       }
       let index = 0;
-      const operations = ops.map((op) => (op.action === 'skip' ? op : { ...op, payload: { ...op.payload!, index: ++index } }));
+      const outside = new Set(input.outside ?? []);
+      const operations = ops.map((op) =>
+        op.action === 'skip'
+          ? op
+          : {
+              ...op,
+              payload: { ...op.payload!, index: ++index },
+              ...(outside.has(op.target) ? { outsideTransaction: true as const } : {}),
+            },
+      );
       return {
         operations,
         warnings: [],
@@ -120,15 +132,18 @@ function fixtureDomain(id: string, transactional: boolean, sequelize: () => Sequ
       if (input.delayMs) await new Promise((r) => setTimeout(r, input.delayMs));
       if (input.failAt === p.index) throw new Error(`injected failure at operation ${p.index}`);
       const t = ctx.transaction;
+      // An operation run outside the transaction must undo itself like a non-transactional domain's.
+      const undoable = !transactional || op.outsideTransaction === true;
+      if (op.outsideTransaction && t) throw new Error('an outsideTransaction operation was given the transaction');
       if (op.action === 'create') {
         await write(`INSERT INTO ${FIXTURE_TABLE} (tenant_id, name, value) VALUES (?, ?, ?)`, [ctx.tenantId, p.name, p.value], t);
-        return transactional
+        return !undoable
           ? undefined
           : () => write(`DELETE FROM ${FIXTURE_TABLE} WHERE tenant_id = ? AND name = ?`, [ctx.tenantId, p.name]).then(() => undefined);
       }
       if (op.action === 'update') {
         await write(`UPDATE ${FIXTURE_TABLE} SET value = ? WHERE tenant_id = ? AND name = ?`, [p.value, ctx.tenantId, p.name], t);
-        return transactional
+        return !undoable
           ? undefined
           : () =>
               write(`UPDATE ${FIXTURE_TABLE} SET value = ? WHERE tenant_id = ? AND name = ?`, [p.previous, ctx.tenantId, p.name]).then(
@@ -136,7 +151,7 @@ function fixtureDomain(id: string, transactional: boolean, sequelize: () => Sequ
               );
       }
       await write(`DELETE FROM ${FIXTURE_TABLE} WHERE tenant_id = ? AND name = ?`, [ctx.tenantId, p.name], t);
-      return transactional
+      return !undoable
         ? undefined
         : () =>
             write(`INSERT INTO ${FIXTURE_TABLE} (tenant_id, name, value) VALUES (?, ?, ?)`, [ctx.tenantId, p.name, p.previous]).then(

@@ -65,7 +65,7 @@ for (const variant of DB_VARIANTS) {
       expect(byType.theme.count).to.equal(1);
       expect(byType.dashboard.count).to.equal(1);
       expect(byType.setting.count).to.be.greaterThan(40);
-      expect(byType.collection.applied).to.equal(false);
+      expect(byType.collection.applied).to.equal(true);
       expect(data.path).to.equal(folder());
     });
 
@@ -415,6 +415,98 @@ for (const variant of DB_VARIANTS) {
       // From now on the stewards role carries that syncId: the same files plan nothing for it.
       const again = await plan({ types: ['role'] });
       expect(again.operations.map((o: any) => o.target)).to.not.include('stewards');
+    });
+
+    const schemaOf = async (name: string) => {
+      const res = await admin().get(`/api/collections/${name}/schema`);
+      return res.status === 200 ? dataOf(res) : null;
+    };
+    const ops = (p: any) => p.operations.map((o: any) => `${o.action}:${o.type}:${o.target}`);
+    const apply = async (p: any, confirmed = false) =>
+      dataOf(await admin().post('/api/config/apply', { planId: p.planId, confirmed, planHash: p.planHash }));
+
+    it('applies collection schemas outside the transaction: a new file creates the collection, an added field updates it; both accept entries', async function () {
+      writeSync('collection', 'promos', { label: 'Promos', singular: 'promo', fields: [{ name: 'title', type: 'text', required: true }] });
+      const created = await plan({ types: ['collection'] });
+      expect(ops(created)).to.deep.equal(['create:collection:promos']);
+      expect(created.blockedReasons).to.deep.equal([]);
+      const done = await apply(created);
+      expect(done).to.include({ outcome: 'success' });
+      expect(done.summary).to.deep.equal({ created: 1, updated: 0, deleted: 0, skipped: 0, failed: 0 });
+      expect(done.verify).to.deep.equal({ ok: true, discrepancies: [] });
+      const schema = await schemaOf('promos');
+      expect(schema.fields.map((f: any) => f.name)).to.deep.equal(['title']);
+      expect((await admin().post('/api/collections/promos', { title: 'First' })).status).to.equal(201);
+      expect((await status()).items.find((i: any) => i.type === 'collection' && i.name === 'promos').state).to.equal('same');
+
+      // An added field and a new label: an update the collections service allows.
+      const file = readSync('collection', 'promos');
+      const fields = [...file.data.fields, { name: 'body', type: 'richtext' }];
+      writeSync('collection', 'promos', { ...file.data, label: 'Promotions', fields }, file.uuid);
+      const updated = await plan({ types: ['collection'] });
+      expect(ops(updated)).to.deep.equal(['update:collection:promos']);
+      const again = await apply(updated);
+      expect(again).to.include({ outcome: 'success' });
+      expect(again.verify).to.deep.equal({ ok: true, discrepancies: [] });
+      expect((await schemaOf('promos')).label).to.equal('Promotions');
+      expect((await admin().post('/api/collections/promos', { title: 'Second', body: '<p>Hi</p>' })).status).to.equal(201);
+
+      // A field type change is refused by the collections service: the plan is blocked with a clear reason.
+      const changed = readSync('collection', 'promos');
+      writeSync(
+        'collection',
+        'promos',
+        { ...changed.data, fields: [{ name: 'title', type: 'number' }, changed.data.fields[1]] },
+        changed.uuid,
+      );
+      const blocked = await plan({ types: ['collection'] });
+      expect(blocked.blockedReasons.join('\n')).to.contain("field 'title' would change its type (text -> number)");
+      expect(await errorOf(await admin().post('/api/config/apply', { planId: blocked.planId, confirmed: false }), 400)).to.equal(
+        'PLAN_BLOCKED',
+      );
+      writeSync('collection', 'promos', changed.data, changed.uuid);
+    });
+
+    it('a failure later in the plan (in the transaction) removes the collection the outside step created: outcome rollback', async function () {
+      writeSync('collection', 'flyers', { label: 'Flyers', singular: 'flyer', fields: [{ name: 'headline', type: 'text' }] });
+      writeSync('role', 'flyer-editor', { description: 'Edits flyers', permissions: ['content:read'] });
+      // Fault injection: the role step fails inside the apply transaction, after the collection was created outside it.
+      const roleAdapter = t.kernel.container.resolve<any>('configSync').adapter('role');
+      const create = roleAdapter.create;
+      roleAdapter.create = async () => {
+        throw new Error('injected failure in the transaction');
+      };
+      try {
+        const p = await plan({ types: ['collection', 'role'] });
+        expect(ops(p)).to.include.members(['create:collection:flyers', 'create:role:flyer-editor']);
+        const done = await apply(p);
+        expect(done.outcome).to.equal('rollback');
+        expect(done.error.code).to.equal('DATA_OPERATION_FAILED');
+      } finally {
+        roleAdapter.create = create;
+      }
+      expect(await schemaOf('flyers')).to.equal(null);
+      expect((await admin().post('/api/collections/flyers', { headline: 'x' })).status).to.equal(404);
+      expect(await Role().findOne({ where: { tenant_id: 'default', name: 'flyer-editor' } })).to.equal(null);
+      // The same files apply once nothing fails.
+      const p = await plan({ types: ['collection', 'role'] });
+      expect((await apply(p)).outcome).to.equal('success');
+      expect((await schemaOf('flyers')).fields.map((f: any) => f.name)).to.deep.equal(['headline']);
+      rmSync(fileOf('role', 'flyer-editor'));
+    });
+
+    it('mirror deletes an empty collection only in the database and keeps one with entries (warning + skip)', async function () {
+      rmSync(fileOf('collection', 'promos'));
+      rmSync(fileOf('collection', 'flyers'));
+      const p = await plan({ types: ['collection'], mode: 'mirror' });
+      expect(ops(p)).to.deep.equal(['delete:collection:flyers', 'skip:collection:promos']);
+      const kept = p.warnings.find((w: any) => w.item === 'collection:promos');
+      expect(kept.message).to.contain('2 entries');
+      const done = await apply(p, true);
+      expect(done.outcome).to.equal('success');
+      expect(done.verify).to.deep.equal({ ok: true, discrepancies: [] });
+      expect(await schemaOf('flyers')).to.equal(null);
+      expect((await schemaOf('promos')).fields.map((f: any) => f.name)).to.deep.equal(['title', 'body']);
     });
 
     it('promotes between two instances through a bundle: download on A, upload + plan + apply on B, B in sync with it', async function () {

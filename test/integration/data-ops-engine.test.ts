@@ -235,6 +235,25 @@ for (const variant of DB_VARIANTS) {
       });
     }
 
+    it('outsideTransaction operations run first without the transaction; a failure in the transaction runs their undos (outcome rollback)', async () => {
+      // Mirror of INPUT: 1 update b, 2 create c, 3 delete x; x is flagged outsideTransaction (the fixture
+      // refuses to be given the transaction for it) and runs before the others although it is last in the plan.
+      await seed(SEED);
+      const failing = await plan({ rows: INPUT, mode: 'mirror', outside: ['x'], failAt: 1 });
+      expect(failing.operations.map((o: { target: string }) => o.target)).to.deep.equal(['a', 'b', 'c', 'x']);
+      const done = await dataOf(await apply({ planId: failing.planId, confirmed: true }));
+      expect(done.outcome).to.equal('rollback');
+      expect(done.summary).to.deep.equal({ created: 0, updated: 0, deleted: 0, skipped: 1, failed: 3 });
+      // x was deleted outside the transaction, then re-inserted by its undo; b and c rolled back with the transaction.
+      expect(await rows()).to.deep.equal(SEED);
+
+      const ok = await plan({ rows: INPUT, mode: 'mirror', outside: ['x', 'c'] });
+      const applied = await dataOf(await apply({ planId: ok.planId, confirmed: true }));
+      expect(applied.outcome).to.equal('success');
+      expect(applied.verify).to.deep.equal({ ok: true, discrepancies: [] });
+      expect(await rows()).to.deep.equal(expected.mirror!.after);
+    });
+
     it("answers 409 LOCK_CONTENTION while the domain's lock is held (waits lockWaitMs), and applies once it is released", async () => {
       await seed(SEED);
       const p = await plan({ rows: INPUT });
