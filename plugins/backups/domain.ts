@@ -9,22 +9,28 @@
  *   restore replaces.
  * - plan: per collection `delete N` (the current rows) then `create M` (the backup's rows); the config
  *   tables (roles, themes replaced; public settings upserted); media records and missing media files
- *   when the backup has media. A damaged backup (checksums) or a collection missing here blocks the plan.
- * - apply: deletes and inserts in batches inside the engine's transaction (on SQLite this holds the
- *   write gate for the whole restore: acceptable, restore is maintenance). Media files are written
- *   through the storage driver outside the transaction, with an Undo that removes the files it added.
+ *   when the backup has media. A collection of the backup missing here is planned as `create collection`
+ *   (outsideTransaction, schema from the backup's config.json, relation targets first) followed by its
+ *   rows. A damaged backup (checksums) blocks the plan.
+ * - apply: missing collections are created through the content plugin's CollectionsService before the
+ *   transaction opens (DDL), each with an Undo that drops it again. Deletes and inserts run in batches
+ *   inside the engine's transaction (on SQLite this holds the write gate for the whole restore:
+ *   acceptable, restore is maintenance). Media files are written through the storage driver outside the
+ *   transaction, with an Undo that removes the files it added. After the commit, the cached sessions of
+ *   users holding a role the restore changed are dropped (sessions.forgetUser) and the themes' cache of
+ *   every tenant with themes (themes.changed); settings are not cached (SettingsService reads the table).
  * - verify: each restored table's row count and checksum equal the backup's.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import { z } from 'zod';
 import { ValidationError } from '../../kernel/errors.js';
-import type { CollectionsService, EntriesService } from '../content/public.js';
+import type { CollectionsService, EntriesService, FieldDefinition } from '../content/public.js';
 import type { MediaStorage } from '../media/public.js';
 import type { DataDomainDefinition, DataOperation, DomainContext, PlanDraft, StoredPlan, Undo, VerifyResult } from '../data-ops/public.js';
 import type { BackupsService } from './backups-service.js';
 import { BACKUP_ID, type BackupManifest } from './format.js';
-import { columnsOf, fromJsonRow, quote, tableChecksum, tableExists, type Row } from './tables.js';
+import { allRows, columnsOf, fromJsonRow, quote, tableChecksum, tableExists, type Row } from './tables.js';
 
 export interface RestoreInput {
   backupId: string;
@@ -36,7 +42,14 @@ type Payload =
   | { kind: 'clear'; table: string; collection?: string }
   | { kind: 'rows'; table: string; file: string; collection?: string }
   | { kind: 'config'; part: 'roles' | 'themes' | 'settings'; table: string }
-  | { kind: 'media-files' };
+  | { kind: 'media-files' }
+  | { kind: 'collection'; name: string; label?: string; singular?: string; fields: FieldDefinition[] };
+
+/** Caches dropped after the commit: sessions of users holding a changed role, the themes' branding per tenant. */
+interface Pending {
+  roles: Map<string, Set<string>>;
+  themes: Set<string>;
+}
 
 const CONFIG_TABLES = { roles: 'auth_roles', themes: 'themes', settings: 'cms_settings' } as const;
 
@@ -53,7 +66,28 @@ export interface DomainDeps {
   collections: () => CollectionsService;
   mediaStorage: () => MediaStorage | undefined;
   entries: () => EntriesService | undefined;
+  /** The auth plugin's sessions (their cached role permissions are dropped for users of a restored role). */
+  sessions: () => { forgetUser(userId: string): Promise<void> } | undefined;
+  /** The themes plugin (its cached public branding is dropped per tenant after themes are restored). */
+  themes: () => { changed(tenantId: string): Promise<void> } | undefined;
+  logger: () => { warn(obj: object, msg: string): void } | undefined;
   pageSize: number;
+}
+
+/** The collections of `wanted` (name -> relation targets) in an order where each comes after the ones it relates to. */
+function creationOrder(wanted: Map<string, string[]>): string[] {
+  const out: string[] = [];
+  const seen = new Set<string>();
+  const visit = (name: string, path: Set<string>) => {
+    if (seen.has(name) || path.has(name)) return;
+    path.add(name);
+    for (const target of wanted.get(name) ?? []) if (wanted.has(target)) visit(target, path);
+    path.delete(name);
+    seen.add(name);
+    out.push(name);
+  };
+  for (const name of wanted.keys()) visit(name, new Set());
+  return out;
 }
 
 export function backupDomain(d: DomainDeps): DataDomainDefinition<RestoreInput> & {
@@ -67,6 +101,78 @@ export function backupDomain(d: DomainDeps): DataDomainDefinition<RestoreInput> 
     let set = touched.get(planId);
     if (!set) touched.set(planId, (set = new Set()));
     for (const t of tenants) set.add(t);
+  };
+
+  /** A collection's entry table here (a collection created by the restore gets the content plugin's name). */
+  const tableOf = (collection: string, fallback: string): string =>
+    d
+      .collections()
+      .list()
+      .find((c) => c.name === collection)?.table ?? fallback;
+
+  /** Caches to drop once the restore's transaction commits, per plan. */
+  const pending = new Map<string, Pending>();
+  const pendingOf = (planId: string, t: Transaction | undefined): Pending => {
+    let p = pending.get(planId);
+    if (!p) {
+      pending.set(planId, (p = { roles: new Map(), themes: new Set() }));
+      if (t) t.afterCommit(() => dropCaches(planId));
+    }
+    return p;
+  };
+  /** After commit: every user holding a changed role re-reads it on the next request; the themes' branding is read again. Never throws. */
+  const dropCaches = async (planId: string): Promise<void> => {
+    const p = pending.get(planId);
+    pending.delete(planId);
+    if (!p) return;
+    const sequelize = d.sequelize();
+    const sessions = d.sessions();
+    try {
+      if (sessions && p.roles.size && (await tableExists(sequelize, 'auth_users'))) {
+        for (const [tenant, names] of p.roles) {
+          if (!names.size) continue;
+          const users = await sequelize.query<{ id: unknown }>(
+            `SELECT ${quote(sequelize, 'id')} AS id FROM ${quote(sequelize, 'auth_users')} WHERE ${quote(sequelize, 'tenant_id')} = :t AND ${quote(sequelize, 'role')} IN (:names)`,
+            { type: QueryTypes.SELECT, replacements: { t: tenant, names: [...names] } },
+          );
+          for (const u of users) await sessions.forgetUser(String(u.id));
+        }
+      }
+    } catch (err) {
+      d.logger()?.warn({ err, planId }, 'backup restore: dropping the cached sessions of changed roles failed');
+    }
+    const themes = d.themes();
+    for (const tenant of p.themes) {
+      try {
+        await themes?.changed(tenant);
+      } catch (err) {
+        d.logger()?.warn({ err, planId, tenantId: tenant }, 'backup restore: dropping the themes cache failed');
+      }
+    }
+  };
+  const sig = (r: Row) => JSON.stringify([r.description ?? null, r.permissions == null ? null : String(r.permissions)]);
+  /** Roles whose row the restore adds, removes or changes (per tenant): their users' cached sessions are dropped after commit. */
+  const noteChangedRoles = async (planId: string, table: string, restored: Row[], t: Transaction | undefined) => {
+    const key = (r: Row) => `${String(r.tenant_id)}\u0000${String(r.name)}`;
+    const before = new Map((await allRows(d.sequelize(), table, t)).map((r) => [key(r), r]));
+    const after = new Map(restored.map((r) => [key(r), r]));
+    const p = pendingOf(planId, t);
+    for (const k of new Set([...before.keys(), ...after.keys()])) {
+      const a = before.get(k);
+      const b = after.get(k);
+      if (a && b && sig(a) === sig(b)) continue;
+      const r = (a ?? b)!;
+      const tenant = String(r.tenant_id);
+      let names = p.roles.get(tenant);
+      if (!names) p.roles.set(tenant, (names = new Set()));
+      names.add(String(r.name));
+    }
+  };
+  /** Every tenant with themes before or after the restore: its cached branding is dropped after commit. */
+  const noteThemeTenants = async (planId: string, table: string, restored: Row[], t: Transaction | undefined) => {
+    const p = pendingOf(planId, t);
+    for (const r of [...(await allRows(d.sequelize(), table, t)), ...restored])
+      if (typeof r.tenant_id === 'string') p.themes.add(r.tenant_id);
   };
 
   const keyOf = (input: RestoreInput): Buffer | null => {
@@ -195,10 +301,63 @@ export function backupDomain(d: DomainDeps): DataDomainDefinition<RestoreInput> 
           .list()
           .map((c) => [c.name, c]),
       );
+      // Collections of the backup missing here are created first (DDL: outside the transaction, with an undo
+      // that drops them again), from the schema in the backup's config snapshot, relation targets first.
+      const missing = new Map<string, { saved: Row; fields: FieldDefinition[] }>();
+      for (const c of m.collections) {
+        if (here.has(c.name)) continue;
+        const saved = schemas.find((s) => s.name === c.name);
+        let fields: FieldDefinition[] | null = null;
+        try {
+          const raw: unknown = typeof saved?.fields === 'string' ? JSON.parse(saved.fields) : saved?.fields;
+          if (Array.isArray(raw)) fields = raw as FieldDefinition[];
+        } catch {
+          fields = null;
+        }
+        if (!saved || !fields) {
+          blockedReasons.push(
+            `Collection '${c.name}' of the backup does not exist on this instance and its schema is not in the backup's config.json: create it (same fields) first`,
+          );
+          continue;
+        }
+        missing.set(c.name, { saved, fields });
+      }
+      const targetsOf = (fields: FieldDefinition[]) =>
+        fields.filter((f) => f.type === 'relation' && typeof f.collection === 'string').map((f) => f.collection as string);
+      for (const [name, { fields }] of missing)
+        for (const target of targetsOf(fields))
+          if (target !== name && !here.has(target) && !missing.has(target))
+            blockedReasons.push(
+              `Collection '${name}' of the backup relates to '${target}', which exists neither on this instance nor in the backup`,
+            );
+      for (const name of creationOrder(new Map([...missing].map(([n, x]) => [n, targetsOf(x.fields)])))) {
+        const { saved, fields } = missing.get(name)!;
+        operations.push({
+          action: 'create',
+          type: 'collection',
+          target: name,
+          count: 1,
+          outsideTransaction: true,
+          payload: {
+            kind: 'collection',
+            name,
+            ...(typeof saved.label === 'string' ? { label: saved.label } : {}),
+            ...(typeof saved.singular === 'string' ? { singular: saved.singular } : {}),
+            fields,
+          } satisfies Payload,
+        });
+      }
       for (const c of m.collections) {
         const current = here.get(c.name);
         if (!current) {
-          blockedReasons.push(`Collection '${c.name}' of the backup does not exist on this instance: create it (same fields) first`);
+          if (missing.has(c.name) && c.rows > 0)
+            operations.push({
+              action: 'create',
+              type: 'entry',
+              target: c.name,
+              count: c.rows,
+              payload: { kind: 'rows', table: c.table, file: c.file, collection: c.name } satisfies Payload,
+            });
           continue;
         }
         const saved = schemas.find((s) => s.name === c.name);
@@ -294,13 +453,27 @@ export function backupDomain(d: DomainDeps): DataDomainDefinition<RestoreInput> 
         await sequelize.query(`DELETE FROM ${quote(sequelize, p.table)}`, { transaction: t });
         return;
       }
+      if (p.kind === 'collection') {
+        // Outside the transaction (DDL): through the content plugin's collections service; the undo drops it.
+        const collections = d.collections();
+        await collections.create({ name: p.name, label: p.label, singular: p.singular, fields: p.fields } as Parameters<
+          CollectionsService['create']
+        >[0]);
+        return async () => {
+          await collections.remove(p.name);
+        };
+      }
       if (p.kind === 'rows') {
-        await insertRows(p.table, service.rows(m, p.file, key), ctx, ctx.plan.planId, Boolean(p.collection));
+        // A collection created by this restore may have another table name than the backup's.
+        const table = p.collection ? tableOf(p.collection, p.table) : p.table;
+        await insertRows(table, service.rows(m, p.file, key), ctx, ctx.plan.planId, Boolean(p.collection));
         return;
       }
       if (p.kind === 'config') {
         const config = await service.readConfig(m, key);
         const rows = config[p.part] ?? [];
+        if (p.part === 'roles') await noteChangedRoles(ctx.plan.planId, p.table, rows, t);
+        if (p.part === 'themes') await noteThemeTenants(ctx.plan.planId, p.table, rows, t);
         if (p.part === 'settings') {
           // Upsert the backed-up public settings; private and secret settings stay as they are.
           for (const r of rows) {
@@ -342,6 +515,7 @@ export function backupDomain(d: DomainDeps): DataDomainDefinition<RestoreInput> 
       const tables: Array<{ label: string; table: string; rows: number; checksum: string }> = m.collections.map((c) => ({
         label: `collection '${c.name}'`,
         ...c,
+        table: tableOf(c.name, c.table),
       }));
       if (m.includesMedia) for (const t of [m.media.items, m.media.folders]) if (t) tables.push({ label: `table ${t.table}`, ...t });
       for (const t of tables) {
@@ -363,6 +537,7 @@ export function backupDomain(d: DomainDeps): DataDomainDefinition<RestoreInput> 
 
     /** Clears the collection list caches (every filtered/sorted variant, by prefix) of every tenant the restore touched. */
     async invalidateLists(planId: string, backupId: string): Promise<void> {
+      pending.delete(planId);
       const entries = d.entries();
       const tenants = touched.get(planId) ?? new Set<string>();
       touched.delete(planId);

@@ -67,6 +67,9 @@ export default definePlugin(() => {
         collections: () => booted().collections,
         mediaStorage: () => optional(booted(), 'mediaStorage'),
         entries: () => optional(booted(), 'entries'),
+        sessions: () => optional(booted(), 'sessions'),
+        themes: () => optional(booted(), 'themes'),
+        logger: () => optional(booted(), 'logger'),
         pageSize: options.pageSize,
       });
       container.register('backupsDomain', asValue(domain));

@@ -108,7 +108,8 @@ export const backupRoutes: RouteDefinition[] = [
     description:
       'The plan is stored by the data-operation engine (30 minutes). For an encrypted backup the passphrase is checked here; the derived key is kept ' +
       "in this instance's memory only, under a reference in the plan (never the passphrase), so the restore must run on the same instance within " +
-      "the plan's life. A damaged backup or a collection missing on this instance gives blockedReasons.",
+      "the plan's life. A collection of the backup missing on this instance is created first (operation create collection, from the backup's " +
+      'schema, outside the transaction, dropped again if the restore fails). A damaged backup gives blockedReasons.',
     request: { body: z.object({ backupId: backupIdSchema, passphrase: passphrase.optional() }) },
     response: planViewSchema,
     handler: ({ body, identity, scope }) => engine(scope).plan('backup', body, 'replace', identity),

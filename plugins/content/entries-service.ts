@@ -32,6 +32,33 @@ export interface ContentEvent {
   previousStatus?: EntryStatus;
 }
 
+/** One change of an entry made outside this service (a data migration), announced after its commit. */
+export interface EntryChange {
+  event: 'create' | 'update' | 'delete';
+  collection: string;
+  /** The entry as written (for a delete: as it was before). */
+  entry: Entry;
+}
+
+/** The row of a revision: the entry as toEntry returns it, after the write. */
+function revisionRow(collection: string, entry: Entry, tenantId: string, action: string, userId: string | null, now: number) {
+  return {
+    tenant_id: tenantId,
+    collection,
+    entry_id: entry._id,
+    version: entry.version,
+    data: JSON.stringify(entry),
+    action,
+    created_by: userId,
+    created_at: now,
+  };
+}
+
+/** Ids per query (IN list) and revisions per insert, for writers of many entries. */
+const BULK_CHUNK = 500;
+/** Events published between two yields to the event loop, so a large announcement does not hog the process. */
+const ANNOUNCE_CHUNK = 100;
+
 const MAX_SLUG_TRIES = 3;
 /** Highest numeric slug suffix handed out per collection, tenant and base (a hint, checked by the insert). */
 const SUFFIX_HINTS_MAX = 1000;
@@ -227,19 +254,7 @@ export class EntriesService {
     userId: string | null,
     transaction?: Transaction,
   ) {
-    await Revision.create(
-      {
-        tenant_id: tenantId,
-        collection: c.name,
-        entry_id: entry._id,
-        version: entry.version,
-        data: JSON.stringify(entry),
-        action,
-        created_by: userId,
-        created_at: Date.now(),
-      },
-      { transaction },
-    );
+    await Revision.create(revisionRow(c.name, entry, tenantId, action, userId, Date.now()), { transaction });
   }
 
   private async created(c: LoadedCollection, body: unknown, identity: Identity, prefix: string, transaction?: Transaction): Promise<Entry> {
@@ -290,6 +305,69 @@ export class EntriesService {
       { collection: to },
       { where: { collection: from, entry_id: { [Op.in]: ids }, tenant_id: tenantId }, transaction },
     );
+  }
+
+  /**
+   * The entries of these ids (tenant) as stored, read inside the caller's transaction (BULK_CHUNK ids a
+   * query): for writers that change rows directly (data migrations), to record and announce them.
+   */
+  async readEntries(c: LoadedCollection, ids: string[], tenantId: string, transaction?: Transaction): Promise<Entry[]> {
+    const out: Entry[] = [];
+    for (let i = 0; i < ids.length; i += BULK_CHUNK) {
+      const rows = await c.model.findAll({
+        where: { tenant_id: tenantId, id: { [Op.in]: ids.slice(i, i + BULK_CHUNK) } },
+        order: [['id', 'ASC']],
+        transaction,
+      });
+      out.push(...rows.map((r) => this.toEntry(c, r)));
+    }
+    return out;
+  }
+
+  /**
+   * One revision per entry (the entry as written, see readEntries; its version), bulk inserted inside
+   * the writer's transaction: for writers that change rows outside this service (data migrations,
+   * action 'migrate'). A rollback takes the revisions with it.
+   */
+  async recordRevisions(
+    collection: string,
+    entries: Entry[],
+    tenantId: string,
+    userId: string | null,
+    action: string,
+    transaction: Transaction,
+  ): Promise<void> {
+    const now = Date.now();
+    for (let i = 0; i < entries.length; i += BULK_CHUNK)
+      await Revision.bulkCreate(
+        entries.slice(i, i + BULK_CHUNK).map((entry) => revisionRow(collection, entry, tenantId, action, userId, now)),
+        { transaction },
+      );
+  }
+
+  /**
+   * After the writer's commit: publishes one entry event per change (on:create, on:update, on:delete,
+   * payload ContentEvent as for writes through this service), ANNOUNCE_CHUNK events at a time with a
+   * yield to the event loop in between. N changes publish N events. The list caches are the writer's
+   * (invalidateLists). A failed publish is logged and the others still go out; nothing is thrown.
+   */
+  async announceChanges(tenantId: string, userId: string | null, changes: EntryChange[]): Promise<void> {
+    let failed = 0;
+    let lastError: unknown = null;
+    for (let i = 0; i < changes.length; i += ANNOUNCE_CHUNK) {
+      if (i > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+      for (const { event, collection, entry } of changes.slice(i, i + ANNOUNCE_CHUNK)) {
+        const payload: ContentEvent = { tenantId, collection, entry, userId };
+        try {
+          await this.events.publish(ENTRY_EVENTS[event], payload);
+        } catch (err) {
+          failed++;
+          lastError = err;
+        }
+      }
+    }
+    if (failed)
+      this.logger?.warn({ err: lastError, failed, total: changes.length }, 'entries written, but some entry events could not be published');
   }
 
   private async announce(name: string, tenantId: string, events: Array<[string, ContentEvent]>): Promise<void> {

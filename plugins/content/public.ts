@@ -7,7 +7,7 @@ import type { CollectionsService } from './collections-service.js';
 import type { EntriesService } from './entries-service.js';
 import type { ContentClientFactory, LocalClient } from './local-client.js';
 
-export type { ContentEvent, EntriesService } from './entries-service.js';
+export type { ContentEvent, EntriesService, Entry, EntryChange } from './entries-service.js';
 export type { CollectionsService, LoadedCollection } from './collections-service.js';
 export type { FieldDefinition } from './field-types.js';
 /**

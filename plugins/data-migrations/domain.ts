@@ -166,7 +166,7 @@ export function migrationDomain(deps: {
             `Migration '${payload.id}' failed: ${result.problems.slice(0, 3).join('; ')}`,
             result.problems.map((p) => ({ path: payload.id, message: p })),
           );
-        await writeResult(deps.sequelize(), state, result, ctx.actor.userId, transaction, service().entries);
+        const changes = await writeResult(deps.sequelize(), state, result, ctx.actor.userId, transaction, service().entries);
         // The unique (tenant, migration) key: a second instance that got this far fails here and rolls back.
         await service().record(
           ctx.tenantId,
@@ -177,8 +177,8 @@ export function migrationDomain(deps: {
           transaction,
         );
         const written = writtenCollections(result);
-        // Nothing leaves the transaction before it commits: the list caches go afterwards.
-        transaction.afterCommit(() => void service().invalidateLists(ctx.tenantId, written));
+        // Nothing leaves the transaction before it commits: the list caches go and the entry events are published afterwards.
+        transaction.afterCommit(() => void service().afterApply(ctx.tenantId, written, ctx.actor.userId, changes));
       };
       if (ctx.transaction) await run(ctx.transaction);
       else await deps.sequelize().transaction(run);

@@ -5,7 +5,7 @@ import type { CacheService } from '../../kernel/cache/cache-service.js';
 import type { Logger } from '../../kernel/logger.js';
 import type { DataMigrationDeclaration } from '../../kernel/registries/contracts.js';
 import type { Risk } from '../data-ops/public.js';
-import type { CollectionsService, EntriesService } from '../content/public.js';
+import type { CollectionsService, EntriesService, EntryChange } from '../content/public.js';
 import { load, type LoadedMigration } from './definition.js';
 import { DataMigrationLedgerRow } from './models/ledger-row.js';
 import { collectionsOf, loadState, runMigration, touched } from './simulate.js';
@@ -47,7 +47,7 @@ export interface DataMigrationsDeps {
 export class DataMigrationsService {
   constructor(private readonly deps: DataMigrationsDeps) {}
 
-  /** The content plugin's entries service (list caches, revisions of moved entries). */
+  /** The content plugin's entries service (list caches, revisions and events of migrated entries). */
   get entries(): EntriesService {
     return this.deps.entries;
   }
@@ -212,6 +212,20 @@ export class DataMigrationsService {
       )),
     );
     return { ok: discrepancies.length === 0, discrepancies };
+  }
+
+  /**
+   * After a committed apply: the collections' cached lists go, then the entry events of the changed and
+   * moved entries are published (content's announceChanges: in chunks, N entries publish N events; a
+   * failure is logged, the apply stands).
+   */
+  async afterApply(tenantId: string, collections: string[], actor: string | null, changes: EntryChange[]): Promise<void> {
+    await this.invalidateLists(tenantId, collections);
+    try {
+      await this.deps.entries.announceChanges(tenantId, actor, changes);
+    } catch (err) {
+      this.deps.logger.warn({ err }, 'data migration applied, but its entry events could not be published');
+    }
   }
 
   /** After a committed apply: the collections' cached lists go (content's list cache, by prefix, every instance). */

@@ -7,6 +7,7 @@ import {
   valueSchema,
   type CollectionsService,
   type EntriesService,
+  type EntryChange,
   type FieldDefinition,
   type LoadedCollection,
 } from '../content/public.js';
@@ -318,22 +319,38 @@ export function runMigration(m: MigrationDefinition, state: State): MigrationRes
 /** Entries a result touches: updated plus moved. */
 export const touched = (r: MigrationResult) => r.updated.length + r.moved.length;
 
-/** Writes a result inside the transaction: updates, then moves (insert into the target, delete from the source, revisions follow). */
+/** The revision action of entries a migration changed or moved. */
+export const REVISION_ACTION = 'migrate';
+
+/**
+ * Writes a result inside the transaction: updates, then moves (insert into the target, delete from the
+ * source, revisions follow), and one revision per changed or moved entry (action 'migrate', the entry
+ * as written). Returns the entry events to publish once the transaction committed: on:update per
+ * changed entry; per moved entry on:delete in the source (the entry as it was) and on:create in the target.
+ */
 export async function writeResult(
   sequelize: Sequelize,
   state: State,
   r: MigrationResult,
   actor: string | null,
   transaction: Transaction,
-  entries: Pick<EntriesService, 'moveRevisions'>,
-): Promise<void> {
+  entries: Pick<EntriesService, 'moveRevisions' | 'readEntries' | 'recordRevisions'>,
+): Promise<EntryChange[]> {
   const now = Date.now();
+  const changes: EntryChange[] = [];
+  const updatedIds = new Map<string, string[]>();
   for (const u of r.updated) {
     const c = state.collections.get(u.collection)!;
     const byName = new Map(c.fields.map((f) => [f.name, f]));
     const values: Record<string, unknown> = { updated_at: now, updated_by: actor, version: sequelize.literal('version + 1') };
     for (const [field, value] of Object.entries(u.changes)) values[columnName(byName.get(field)!)] = toColumn(byName.get(field)!, value);
     await c.model.update(values, { where: { id: u.id, tenant_id: state.tenantId }, transaction });
+    updatedIds.set(u.collection, [...(updatedIds.get(u.collection) ?? []), u.id]);
+  }
+  for (const [name, ids] of updatedIds) {
+    const written = await entries.readEntries(state.collections.get(name)!, ids, state.tenantId, transaction);
+    await entries.recordRevisions(name, written, state.tenantId, actor, REVISION_ACTION, transaction);
+    for (const entry of written) changes.push({ event: 'update', collection: name, entry });
   }
   const byRoute = new Map<string, Array<MigrationResult['moved'][number]>>();
   for (const mv of r.moved) {
@@ -344,6 +361,8 @@ export async function writeResult(
     const { from, to } = moves[0]!;
     const source = state.collections.get(from)!;
     const target = state.collections.get(to)!;
+    const ids = moves.map((mv) => mv.row.id);
+    const leaving = await entries.readEntries(source, ids, state.tenantId, transaction);
     for (const mv of moves) {
       const row: Record<string, unknown> = {
         id: mv.row.id,
@@ -356,10 +375,14 @@ export async function writeResult(
       row.version = Number(mv.row.system.version) + 1;
       await target.model.create(row, { transaction });
     }
-    const ids = moves.map((mv) => mv.row.id);
     await source.model.destroy({ where: { id: { [Op.in]: ids }, tenant_id: state.tenantId }, transaction });
     await entries.moveRevisions(state.tenantId, from, to, ids, transaction);
+    const arrived = await entries.readEntries(target, ids, state.tenantId, transaction);
+    await entries.recordRevisions(to, arrived, state.tenantId, actor, REVISION_ACTION, transaction);
+    for (const entry of leaving) changes.push({ event: 'delete', collection: from, entry });
+    for (const entry of arrived) changes.push({ event: 'create', collection: to, entry });
   }
+  return changes;
 }
 
 /** Collections a result writes (for the list cache after commit). */

@@ -1,7 +1,9 @@
+import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { fixturePlugin, startTestKernel, tempDir, writePlugin, type TestKernel } from '../helpers/kernel.js';
+import { stringify } from 'safe-stable-stringify';
+import { fixturePlugin, responseCookie, startTestKernel, tempDir, writePlugin, type TestKernel } from '../helpers/kernel.js';
 import { imageBytes, sha256, uploadFile } from '../helpers/media-upload.js';
 import { DB_VARIANTS, REDIS_URL, requireVariant, uniqueName } from '../helpers/services.js';
 
@@ -47,7 +49,7 @@ for (const variant of DB_VARIANTS) {
       t = await startTestKernel({
         db: variant.name,
         plugins: [fixturePlugin('test-identity'), operatorPlugin(cleanup)],
-        config: { plugins: { options: { backups: { retentionCount: 3 } } } },
+        config: { plugins: { options: { backups: { retentionCount: 3 }, auth: { bcryptRounds: 4 } } } },
       });
       for (const name of ['posts', 'notes']) {
         const res = await post('/api/collections', {
@@ -248,6 +250,70 @@ for (const variant of DB_VARIANTS) {
       const file = await t.request(url, { identity: 'admin' });
       expect(file.status).to.equal(200);
       expect(sha256(Buffer.from(await file.arrayBuffer()))).to.equal(sha256(bytes));
+    });
+
+    it('a collection deleted since the backup: the plan creates it (outside the transaction), the restore brings it and its entries back', async () => {
+      const before = await tableRows(['posts', 'notes']);
+      const notes = (await json(await t.request('/api/collections/notes?limit=100', { identity: 'admin' }))).body.data.total;
+      const { backupId } = await create();
+      const dropped = await t.request('/api/collections/notes/schema', { method: 'DELETE', identity: 'admin' });
+      expect(dropped.status, await dropped.text()).to.equal(200);
+      expect((await t.request('/api/collections/notes', { identity: 'admin' })).status).to.equal(404);
+      const plan = await json(await post('/api/backups/restore-plan', { backupId }));
+      expect(plan.status, JSON.stringify(plan.body)).to.equal(200);
+      expect(plan.body.data.blockedReasons).to.deep.equal([]);
+      const ops = plan.body.data.operations.map((o: any) => `${o.action} ${o.type} ${o.target} ${o.count}`);
+      expect(ops).to.include.members(['create collection notes 1', `create entry notes ${notes}`]);
+      expect(ops).to.not.include(`delete entry notes ${notes}`);
+      const done = await json(await post('/api/backups/restore', { planId: plan.body.data.planId, confirmed: true }));
+      expect(done.status, JSON.stringify(done.body)).to.equal(200);
+      expect(done.body.data.outcome, JSON.stringify(done.body)).to.equal('success');
+      if (done.body.data.verify) expect(done.body.data.verify).to.deep.equal({ ok: true, discrepancies: [] });
+      expect(await tableRows(['posts', 'notes'])).to.deep.equal(before);
+      const list = await json(await t.request('/api/collections/notes?limit=100', { identity: 'admin' }));
+      expect(list.status).to.equal(200);
+      expect(list.body.data.total).to.equal(notes);
+      expect((await post('/api/collections/notes', { title: 'after the restore' })).status).to.equal(201);
+    });
+
+    it('a role changed since the backup: the restore reaches a signed-in user of that role at once (cached session dropped)', async () => {
+      const Role = t.kernel.container.resolve<Record<string, any>>('models').Role;
+      await Role.create({
+        tenant_id: 'default',
+        name: 'reviewer',
+        description: 'Reviews',
+        permissions: JSON.stringify(['backup:read', 'content:read']),
+      });
+      const users = t.kernel.container.resolve<{ create(i: object): Promise<{ _id: string }> }>('users');
+      const password = 'correct horse battery';
+      await users.create({ email: 'reviewer@example.com', password, role: 'reviewer' });
+      const { backupId } = await create();
+      const login = await t.request('/api/user/login', { method: 'POST', json: { email: 'reviewer@example.com', password } });
+      const cookie = responseCookie(login)!;
+      expect(cookie, await login.text()).to.be.a('string');
+      const listAsReviewer = async () => (await t.request('/api/backups', { headers: { cookie } })).status;
+      expect(await listAsReviewer()).to.equal(200);
+      // Change the role through the API (configuration promotion): backup:read is taken away.
+      expect((await post('/api/config/export', { types: ['role'] })).status).to.equal(200);
+      const file = join(t.dataDir, 'config', 'sync', 'role', 'reviewer.json');
+      const synced = JSON.parse(readFileSync(file, 'utf8'));
+      const data = { ...synced.data, permissions: ['content:read'] };
+      const sha = createHash('sha256').update(stringify(data)!).digest('hex');
+      writeFileSync(file, JSON.stringify({ ...synced, checksum: sha, data }));
+      const change = await json(await post('/api/config/plan', { types: ['role'] }));
+      expect(change.status, JSON.stringify(change.body)).to.equal(200);
+      expect(change.body.data.blockedReasons).to.deep.equal([]);
+      const changed = await json(await post('/api/config/apply', { planId: change.body.data.planId, confirmed: true }));
+      expect(changed.body.data.outcome, JSON.stringify(changed.body)).to.equal('success');
+      expect(await listAsReviewer()).to.equal(403);
+      // The restore puts the backed-up role back: the signed-in reviewer has backup:read again at once.
+      const plan = await json(await post('/api/backups/restore-plan', { backupId }));
+      expect(plan.status, JSON.stringify(plan.body)).to.equal(200);
+      expect(plan.body.data.operations.map((o: any) => `${o.action} ${o.type} ${o.target}`)).to.include('update config roles');
+      const done = await json(await post('/api/backups/restore', { planId: plan.body.data.planId, confirmed: true }));
+      expect(done.body.data.outcome, JSON.stringify(done.body)).to.equal('success');
+      expect(JSON.parse((await Role.findOne({ where: { tenant_id: 'default', name: 'reviewer' } })).permissions)).to.include('backup:read');
+      expect(await listAsReviewer()).to.equal(200);
     });
 
     it('download streams the backup as one tar.gz', async () => {

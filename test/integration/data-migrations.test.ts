@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Sequelize } from 'sequelize';
+import type { BusEvent, EventBus } from '../../kernel/events.js';
 import type { Registries } from '../../kernel/registries/index.js';
 import type { DataDomainDefinition } from '../../plugins/data-ops/public.js';
 import { as, dataOf } from '../helpers/content.js';
@@ -76,6 +77,19 @@ for (const variant of DB_VARIANTS) {
       return { plan, res, body: await res.json() };
     };
 
+    /** Entry events (on:*) published on the kernel's event bus since the last clear. */
+    const events: BusEvent[] = [];
+    const entryEvents = (name: string) =>
+      events
+        .filter((e) => e.name === name)
+        .map((e) => e.payload as { tenantId: string; collection: string; entry: Record<string, any>; userId: string });
+    /** Events are published after the commit: waits until `done` holds (or times out). */
+    const eventually = async (done: () => boolean) => {
+      for (let i = 0; i < 100 && !done(); i++) await new Promise((resolve) => setTimeout(resolve, 20));
+    };
+    const revisionsOf = async (collection: string, id: string) =>
+      dataOf(await admin().get(`/api/collections/${collection}/${id}/revisions`));
+
     const RENAME = {
       id: '2026-11-25-a-rename-title',
       description: 'title becomes headline; categories lowercase',
@@ -112,6 +126,9 @@ for (const variant of DB_VARIANTS) {
         ['three', { code: 'A3', category: 'news', kind: 'page', headline: 'Kept' }],
       ] as const;
       for (const [key, body] of rows) ids[key] = (await dataOf(await admin().post('/api/collections/articles', body), 201))._id;
+      t.kernel.container.resolve<EventBus>('events').subscribe('*', (e) => {
+        if (e.name.startsWith('on:')) events.push(e);
+      });
     });
     after(async () => {
       await t?.close();
@@ -175,9 +192,30 @@ for (const variant of DB_VARIANTS) {
       expect(
         (await dataOf(await admin().get('/api/collections/articles?limit=10'))).items.find((e: { _id: string }) => e._id === ids.one),
       ).to.include({ headline: null });
+      events.length = 0;
       const { plan, res, body } = await planAndApply({});
       expect(res.status, JSON.stringify(body)).to.equal(200);
       expect(body.data).to.include({ planId: plan.planId, outcome: 'success' });
+      // Entry events after the commit: on:update per changed entry and migration (backfill: one and two;
+      // rename: one and two), with the content plugin's payload; three is unchanged.
+      await eventually(() => entryEvents('on:update').length >= 4);
+      const updates = entryEvents('on:update');
+      expect(updates).to.have.length(4);
+      expect(updates.map((u) => u.entry._id).sort()).to.deep.equal([ids.one, ids.one, ids.two, ids.two].sort());
+      for (const u of updates) expect(u).to.include({ tenantId: 'default', collection: 'articles', userId: 'user-admin' });
+      const lastOne = updates.filter((u) => u.entry._id === ids.one).at(-1)!;
+      expect(lastOne.entry).to.include({ title: null, headline: 'First', category: 'news', kind: 'article' });
+      expect(events.filter((e) => e.name !== 'on:update')).to.deep.equal([]);
+      // One 'migrate' revision per migration that changed the entry, the newest with the new values and version.
+      const current = await entry('articles', ids.one);
+      const revisions = await revisionsOf('articles', ids.one);
+      expect(revisions.map((r: { action: string }) => r.action)).to.deep.equal(['migrate', 'migrate', 'create']);
+      expect(revisions[0]).to.include({ version: current.version, createdBy: 'user-admin' });
+      expect(revisions[0].data).to.include({ _id: ids.one, title: null, headline: 'First', category: 'news', kind: 'article' });
+      expect(revisions[0].data.version).to.equal(current.version);
+      expect(revisions[1].data).to.include({ title: 'First', headline: null, kind: 'article' });
+      expect(lastOne.entry.version).to.equal(current.version);
+      expect((await revisionsOf('articles', ids.three)).map((r: { action: string }) => r.action)).to.deep.equal(['create']);
       expect(await entry('articles', ids.one)).to.include({ title: null, headline: 'First', category: 'news', kind: 'article' });
       expect(await entry('articles', ids.two)).to.include({ title: null, headline: 'Second', category: 'guide' });
       expect(await entry('articles', ids.three)).to.include({ headline: 'Kept', category: 'news', kind: 'page' });
@@ -299,6 +337,8 @@ for (const variant of DB_VARIANTS) {
         e.category,
         e.code,
       ]);
+      const revisionsBefore = await revisionsOf('articles', ids.one);
+      events.length = 0;
       const { plan, res, body } = await planAndApply({ ids: ['2026-11-26-c1-categories', '2026-11-26-c2-failing'] });
       expect(plan.blockedReasons).to.deep.equal([]);
       expect(plan.operations.map((o: { count: number }) => o.count)).to.deep.equal([3, 1]);
@@ -310,6 +350,10 @@ for (const variant of DB_VARIANTS) {
         e.code,
       ]);
       expect(after).to.deep.equal(before);
+      // The rolled-back apply wrote no revision and published no entry event.
+      expect(await revisionsOf('articles', ids.one)).to.deep.equal(revisionsBefore);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(events).to.deep.equal([]);
       const status = await dataOf(await admin().get('/api/migrations/status'));
       expect(status.pending.map((p: { id: string }) => p.id)).to.include.members(['2026-11-26-c1-categories', '2026-11-26-c2-failing']);
       expect(status.applied.map((p: { id: string }) => p.id)).to.not.include.members(['2026-11-26-c1-categories']);
@@ -331,8 +375,21 @@ for (const variant of DB_VARIANTS) {
       const unconfirmed = await admin().post('/api/migrations/apply', { planId: plan.planId });
       expect(unconfirmed.status).to.equal(409);
       expect((await unconfirmed.json()).error).to.equal('CONFIRMATION_REQUIRED');
+      events.length = 0;
       const res = await admin().post('/api/migrations/apply', { planId: plan.planId, confirmed: true });
       expect((await res.json()).data.outcome).to.equal('success');
+      // A move: on:delete in the source (the entry as it was), on:create in the target, and a 'migrate'
+      // revision in the target on top of the revisions that followed the entry.
+      await eventually(() => events.length >= 2);
+      expect(events.map((e) => e.name).sort()).to.deep.equal(['on:create', 'on:delete']);
+      expect(entryEvents('on:delete')[0]).to.deep.include({ collection: 'articles', userId: 'user-admin' });
+      expect(entryEvents('on:delete')[0]!.entry).to.include({ _id: ids.three, code: 'A3', kind: 'page', version: moved.version });
+      expect(entryEvents('on:create')[0]).to.deep.include({ collection: 'pages', userId: 'user-admin' });
+      expect(entryEvents('on:create')[0]!.entry).to.include({ _id: ids.three, headline: 'Kept', body: 'news', version: moved.version + 1 });
+      const movedRevisions = await revisionsOf('pages', ids.three);
+      expect(movedRevisions.map((r: { action: string }) => r.action)).to.deep.equal(['migrate', 'create']);
+      expect(movedRevisions[0]).to.include({ version: moved.version + 1, createdBy: 'user-admin' });
+      expect(movedRevisions[0].data).to.include({ _id: ids.three, headline: 'Kept', body: 'news' });
       expect((await admin().get(`/api/collections/articles/${ids.three}`)).status).to.equal(404);
       expect(await entry('pages', ids.three)).to.include({ headline: 'Kept', body: 'news', slug: moved.slug });
       expect(await dataOf(await admin().post('/api/migrations/verify', { ids: ['2026-11-27-d-move-pages'] }))).to.deep.equal({
