@@ -34,7 +34,8 @@ import {
 } from './format.js';
 import type { BackupOptions } from './options.js';
 import { receiveBackupUpload } from './upload.js';
-import { TableChecksum, allRows, countRows, pagesById, tableExists, toJsonRow, type Row } from './tables.js';
+import { openSnapshot, snapshotAll, snapshotCount, snapshotPages, type Snapshot } from './snapshot.js';
+import { TableChecksum, countRows, tableExists, toJsonRow, type Row } from './tables.js';
 
 export const CREATE_JOB = 'backups.create';
 const SECRET_SETTING = /pass(word)?|secret|token|api[-_]?key|private|credential|license/i;
@@ -173,20 +174,26 @@ export class BackupsService {
     await rm(dir, { recursive: true, force: true });
     const key = secret?.key ?? null;
     const files: FileEntry[] = [];
-    const total = await this.entityCount();
+    // Every read below goes through one snapshot: the backup is the database at one instant.
+    const collectionList = this.d.collections().list();
+    const hasMediaItems = await tableExists(sequelize, 'media_items');
+    const snap = await openSnapshot(sequelize, collectionList[0]?.table ?? (hasMediaItems ? 'media_items' : null));
     let processed = 0;
+    let total = 0;
     const tick = async (n: number) => {
       processed += n;
       await progress?.(processed, total);
     };
     try {
+      for (const c of collectionList) total += await snapshotCount(snap, sequelize, c.table);
+      if (hasMediaItems) total += await snapshotCount(snap, sequelize, 'media_items');
       // Content: one NDJSON file per collection, read page by page, checksummed as it goes.
       const collections: BackupManifest['collections'] = [];
-      for (const c of this.d.collections().list()) {
+      for (const c of collectionList) {
         const sum = new TableChecksum();
         const rel = `content/${c.name}.ndjson`;
         const pages = (async function* () {
-          for await (const page of pagesById(sequelize, c.table, options.pageSize)) {
+          for await (const page of snapshotPages(snap, sequelize, c.table, options.pageSize)) {
             for (const row of page) sum.add(row);
             yield page.map(toJsonRow);
             await tick(page.length);
@@ -196,7 +203,7 @@ export class BackupsService {
         collections.push({ name: c.name, table: c.table, rows: sum.rows, checksum: sum.hex, file: rel });
       }
       // Config snapshot: small tables, read whole.
-      const config = await this.configSnapshot();
+      const config = await this.configSnapshot(snap);
       files.push(await writeBackupFile(dir, 'config.json', Readable.from([Buffer.from(JSON.stringify(config))]), key, pool));
       // Media: the records always, the files when asked.
       const media: BackupManifest['media'] = { items: null, folders: null, files: 0, missingFiles: [] };
@@ -206,10 +213,10 @@ export class BackupsService {
         ['media_items', 'media/manifest.ndjson', 'items'],
         ['media_folders', 'media/folders.ndjson', 'folders'],
       ] as const) {
-        if (!(await tableExists(sequelize, table))) continue;
+        if (!(table === 'media_items' ? hasMediaItems : await tableExists(sequelize, table))) continue;
         const sum = new TableChecksum();
         const pages = (async function* () {
-          for await (const page of pagesById(sequelize, table, options.pageSize)) {
+          for await (const page of snapshotPages(snap, sequelize, table, options.pageSize)) {
             for (const row of page) {
               sum.add(row);
               if (kind === 'items' && storage) mediaPaths.push(String(row.path));
@@ -221,6 +228,8 @@ export class BackupsService {
         files.push(await writeBackupFile(dir, rel, ndjsonStream(pages), key, pool));
         media[kind] = { table, rows: sum.rows, checksum: sum.hex, file: rel };
       }
+      // The rows are read: the snapshot ends before the (slow) media files are streamed.
+      await snap.close();
       if (storage) {
         for (const p of mediaPaths) {
           if (!safeMediaPath(p)) {
@@ -270,12 +279,14 @@ export class BackupsService {
     } catch (err) {
       await rm(dir, { recursive: true, force: true }).catch(() => undefined);
       throw err;
+    } finally {
+      await snap.close();
     }
   }
 
-  async configSnapshot(): Promise<{ settings: Row[]; roles: Row[]; collections: Row[]; themes: Row[] }> {
+  async configSnapshot(snap: Snapshot): Promise<{ settings: Row[]; roles: Row[]; collections: Row[]; themes: Row[] }> {
     const read = async (table: string) =>
-      (await tableExists(this.d.sequelize, table)) ? (await allRows(this.d.sequelize, table)).map(toJsonRow) : [];
+      (await tableExists(this.d.sequelize, table)) ? (await snapshotAll(snap, this.d.sequelize, table)).map(toJsonRow) : [];
     const settings = (await read('cms_settings')).filter((r) => !r.is_private && !SECRET_SETTING.test(String(r.key)));
     return { settings, roles: await read('auth_roles'), collections: await read('content_collections'), themes: await read('themes') };
   }

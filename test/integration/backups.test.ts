@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';
@@ -330,6 +330,126 @@ for (const variant of DB_VARIANTS) {
       for (let i = 0; i < 4; i++) ids.push((await create()).backupId);
       const listed = (await json(await t.request('/api/backups', { identity: 'admin' }))).body.data.backups.map((b: any) => b.backupId);
       expect(listed).to.deep.equal([...ids].reverse().slice(0, 3));
+    });
+  });
+}
+
+for (const variant of DB_VARIANTS) {
+  describe(`backups: create reads one consistent snapshot while writers keep going (${variant.name})`, function () {
+    this.timeout(120000);
+    let t: TestKernel;
+    const SEED = 1500;
+    let sequelize: any;
+    /** One row of a collection table (system columns only; the field columns are nullable). */
+    const row = (i: number) => {
+      const now = Date.now();
+      return {
+        id: randomUUID(),
+        tenant_id: 'default',
+        sync_id: randomUUID(),
+        slug: `s-${i}-${randomUUID()}`,
+        status: 'published',
+        version: 1,
+        created_at: now,
+        updated_at: now,
+      };
+    };
+    const insert = async (table: string, rows: Record<string, unknown>[], transaction?: unknown) => {
+      const cols = Object.keys(rows[0]!);
+      const q = (n: string) => sequelize.getQueryInterface().quoteIdentifier(n);
+      await sequelize.query(
+        `INSERT INTO ${q(table)} (${cols.map(q).join(', ')}) VALUES ${rows.map(() => `(${cols.map(() => '?').join(', ')})`).join(', ')}`,
+        {
+          replacements: rows.flatMap((r) => cols.map((c) => r[c])),
+          transaction,
+        },
+      );
+    };
+    const count = async (table: string) => Number((await sequelize.query(`SELECT COUNT(*) AS n FROM ${table}`, { type: 'SELECT' }))[0].n);
+
+    before(async function () {
+      requireVariant(this, variant);
+      t = await startTestKernel({
+        db: variant.name,
+        plugins: [fixturePlugin('test-identity')],
+        // Pages of 10: reading the seeded rows takes hundreds of queries, time for many concurrent writes.
+        config: { plugins: { options: { backups: { pageSize: 10, inlineThreshold: 1_000_000 }, auth: { bcryptRounds: 4 } } } },
+      });
+      sequelize = t.kernel.container.resolve<any>('sequelize');
+      for (const name of ['alpha', 'beta']) {
+        const res = await t.request('/api/collections', {
+          method: 'POST',
+          identity: 'admin',
+          json: { name, fields: [{ name: 'title', type: 'text' }] },
+        });
+        expect(res.status).to.equal(201);
+      }
+      for (const table of ['cms_c_alpha', 'cms_c_beta'])
+        for (let i = 0; i < SEED; i += 250)
+          await insert(
+            table,
+            Array.from({ length: 250 }, (_, k) => row(i + k)),
+          );
+    });
+    after(() => t?.close());
+
+    it('the manifest counts are of one instant (every write adds one row to each collection); writers are not blocked', async () => {
+      let stop = false;
+      let pairs = 0;
+      const errors: unknown[] = [];
+      // Each write adds one entry to alpha and one to beta in one transaction: at any instant the counts are equal.
+      const writer = (async () => {
+        while (!stop) {
+          try {
+            await sequelize.transaction(async (transaction: unknown) => {
+              await insert('cms_c_alpha', [row(-1)], transaction);
+              await insert('cms_c_beta', [row(-1)], transaction);
+            });
+            pairs++;
+          } catch (err) {
+            errors.push(err);
+          }
+          await new Promise((r) => setTimeout(r, 2));
+        }
+      })();
+      // An HTTP writer too: never a 503 DATABASE_BUSY while the backup runs.
+      const statuses: number[] = [];
+      const httpWriter = (async () => {
+        for (let i = 0; !stop; i++)
+          statuses.push(
+            (await t.request('/api/collections/alpha', { method: 'POST', identity: 'admin', json: { title: `w${i}` } })).status,
+          );
+      })();
+      await new Promise((r) => setTimeout(r, 50));
+      const started = Date.now();
+      const pairsAtStart = pairs;
+      const httpAtStart = statuses.length;
+      const res = await t.request('/api/backups/create', { method: 'POST', identity: 'admin', json: {} });
+      const body = await res.json();
+      const ms = Date.now() - started;
+      const pairsDuring = pairs - pairsAtStart;
+      const httpDuring = statuses.length - httpAtStart;
+      stop = true;
+      await writer;
+      await httpWriter;
+      expect(res.status, JSON.stringify(body)).to.equal(200);
+      expect(errors.map(String)).to.deep.equal([]);
+      expect(statuses.filter((s) => s !== 201)).to.deep.equal([]);
+      const dir = join(t.dataDir, 'backups', `${body.data.backupId}.svelty-backup`);
+      const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8'));
+      const rows = Object.fromEntries(manifest.collections.map((c: any) => [c.name, c.rows]));
+      const httpInBackup = (readFileSync(join(dir, 'content', 'alpha.ndjson'), 'utf8').match(/"f_title":"w\d+"/g) ?? []).length;
+      // beta only gets the pair writes; alpha gets the pairs plus the HTTP entries (titled w<i>).
+      expect(rows.alpha - httpInBackup, `alpha ${rows.alpha} (${httpInBackup} by HTTP), beta ${rows.beta}`).to.equal(rows.beta);
+      expect(rows.beta).to.be.at.least(SEED);
+      const finalBeta = await count('cms_c_beta');
+      // Writes committed while the backup ran, after its snapshot: not in the backup, and they were not blocked.
+      expect(finalBeta, 'pairs written after the snapshot').to.be.greaterThan(rows.beta);
+      expect(pairsDuring, 'pairs written during the backup').to.be.greaterThan(0);
+      expect(httpDuring, 'HTTP entries written during the backup').to.be.greaterThan(0);
+      console.log(
+        `      backup of ${rows.alpha + rows.beta} rows in ${ms} ms; meanwhile ${pairsDuring} pair writes (${Math.round((pairsDuring * 1000) / ms)}/s) and ${httpDuring} HTTP entries (${Math.round((httpDuring * 1000) / ms)}/s)`,
+      );
     });
   });
 }
