@@ -28,7 +28,7 @@ import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
 import { QueryTypes, Sequelize } from 'sequelize';
-import { startChild, stop } from './harness.js';
+import { signIn, startChild, stop } from './harness.js';
 import { sqliteModule } from '../kernel/db/sqlite-module.js';
 import { DIST_ROOT } from '../kernel/version.js';
 
@@ -299,21 +299,6 @@ async function configCase(call: Call, db: Sequelize, dataDir: string): Promise<v
     `POST /api/config/plan mirror: ${mirror.ms.toFixed(1)} ms per plan, ${(1000 / mirror.ms).toFixed(1)} plans/s (${mirror.n} plans) ${summaries.mirror}`,
   );
   console.log(`ratio plan/baseline: merge ${(merge.ms / base.ms).toFixed(2)}, mirror ${(mirror.ms / base.ms).toFixed(2)}`);
-}
-
-/** Sign-in of the headless-setup admin: the session cookie. */
-async function signIn(url: string): Promise<string> {
-  const login = await fetch(`${url}/api/user/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ email: 'bench@example.com', password: 'benchmark password' }),
-  });
-  const cookie = login.headers
-    .getSetCookie()
-    .find((c) => c.startsWith('session='))
-    ?.split(';')[0];
-  if (!cookie) throw new Error(`bench sign-in failed: ${login.status}`);
-  return cookie;
 }
 
 const kernelEnvOf = (dataDir: string): NodeJS.ProcessEnv => ({

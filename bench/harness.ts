@@ -62,3 +62,18 @@ export async function load(
 export const line = (label: string, f: Figures, extra = '') =>
   console.log(`${label.padEnd(44)} ${String(f.rps).padStart(7)} req/s   p99 ${String(f.p99).padStart(4)} ms   errors ${f.errors}${extra}`);
 export const ratio = (a: number, b: number) => (b > 0 ? (a / b).toFixed(2) : 'n/a');
+
+/** Sign-in of the headless-setup admin the bench kernels are started with: the session cookie. */
+export async function signIn(url: string): Promise<string> {
+  const login = await fetch(`${url}/api/user/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email: 'bench@example.com', password: 'benchmark password' }),
+  });
+  const cookie = login.headers
+    .getSetCookie()
+    .find((c) => c.startsWith('session='))
+    ?.split(';')[0];
+  if (!cookie) throw new Error(`bench sign-in failed: ${login.status}`);
+  return cookie;
+}

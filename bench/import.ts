@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import { startChild, stop } from './harness.js';
+import { signIn, startChild, stop } from './harness.js';
 import { DIST_ROOT } from '../kernel/version.js';
 
 const POSTS = Number(process.env.BENCH_WXR_POSTS ?? 20_000);
@@ -216,16 +216,7 @@ export async function runImportBench(): Promise<void> {
   };
   const kernel = await startChild([join(DIST_ROOT, 'kernel', 'cli.js'), 'start'], kernelEnv, dataDir);
   try {
-    const login = await fetch(`${kernel.url}/api/user/login`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ email: 'bench@example.com', password: 'benchmark password' }),
-    });
-    const cookie = login.headers
-      .getSetCookie()
-      .find((c) => c.startsWith('session='))
-      ?.split(';')[0];
-    if (!cookie) throw new Error(`bench sign-in failed: ${login.status}`);
+    const cookie = await signIn(kernel.url);
     const pid = kernel.child.pid!;
     await importCase(
       `6. POST /api/migration/import: generated WXR, ${POSTS} posts`,

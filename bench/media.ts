@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { line, load, ratio, startChild, stop, type Figures } from './harness.js';
+import { line, load, ratio, signIn, startChild, stop, type Figures } from './harness.js';
 import { DIST_ROOT } from '../kernel/version.js';
 
 const FILE_BYTES = 256 * 1024;
@@ -109,16 +109,7 @@ export async function runMediaBench(): Promise<void> {
   const kernel = await startChild([join(DIST_ROOT, 'kernel', 'cli.js'), 'start'], kernelEnv, dataDir);
   const bare = await startChild([fileURLToPath(import.meta.url), '--bare-files', sample], {}, dataDir);
   try {
-    const login = await fetch(`${kernel.url}/api/user/login`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ email: 'bench@example.com', password: 'benchmark password' }),
-    });
-    const cookie = login.headers
-      .getSetCookie()
-      .find((c) => c.startsWith('session='))
-      ?.split(';')[0];
-    if (!cookie) throw new Error(`bench sign-in failed: ${login.status}`);
+    const cookie = await signIn(kernel.url);
     const form = new FormData();
     form.append('file', new Blob([new Uint8Array(readFileSync(sample))]), 'sample-256k.txt');
     const uploaded = await fetch(`${kernel.url}/api/media/upload`, { method: 'POST', headers: { cookie }, body: form });

@@ -27,7 +27,7 @@ export const TEXT_MAX = 255;
 const NOT_INDEXABLE: FieldType[] = ['richtext', 'json'];
 
 /** Names the entry itself uses; a field may not take them (compared without case). */
-const RESERVED = new Set([
+export const RESERVED_FIELD_NAMES: ReadonlySet<string> = new Set([
   '_id',
   'id',
   'slug',
@@ -61,7 +61,8 @@ export const fieldSchema = z
   })
   .strict()
   .superRefine((f, ctx) => {
-    if (RESERVED.has(f.name.toLowerCase())) ctx.addIssue({ code: 'custom', path: ['name'], message: `'${f.name}' is reserved` });
+    if (RESERVED_FIELD_NAMES.has(f.name.toLowerCase()))
+      ctx.addIssue({ code: 'custom', path: ['name'], message: `'${f.name}' is reserved` });
     if (f.type === 'select' && !f.options) ctx.addIssue({ code: 'custom', path: ['options'], message: 'a select field lists its options' });
     if (f.type !== 'select' && f.options) ctx.addIssue({ code: 'custom', path: ['options'], message: 'only select fields have options' });
     if (f.type === 'relation' && !f.collection)

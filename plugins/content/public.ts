@@ -14,7 +14,7 @@ export type { FieldDefinition } from './field-types.js';
  * How field values are stored in a collection's table (column names and conversions), for plugins that
  * read or write rows directly inside a data-operation transaction (data migrations, backups).
  */
-export { columnName, fromColumn, toColumn, valueSchema } from './field-types.js';
+export { columnName, fromColumn, toColumn, valueSchema, RESERVED_FIELD_NAMES } from './field-types.js';
 
 /** Published on the event bus (every instance) when any collection's schema changes. */
 export const COLLECTIONS_CHANGED = 'content:collections-changed';

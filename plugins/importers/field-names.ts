@@ -1,20 +1,8 @@
 import type { ImportFieldKind } from '../../kernel/registries/contracts.js';
+import { RESERVED_FIELD_NAMES } from '../content/public.js';
 
 /** Field names the content plugin gives entries themselves (compared without case). */
-const RESERVED = new Set([
-  '_id',
-  'id',
-  'slug',
-  'status',
-  'syncid',
-  'createdat',
-  'updatedat',
-  'createdby',
-  'updatedby',
-  'version',
-  'tenantid',
-  'tenant_id',
-]);
+const RESERVED = RESERVED_FIELD_NAMES;
 const FIELD_NAME = /^[a-zA-Z][a-zA-Z0-9]{0,47}$/;
 /** The scaffolded origin field (a system field the content plugin allows besides its name rule). */
 export const SOURCE_FIELD = '_source_import';
