@@ -20,6 +20,9 @@ import Importers from './importers/Importers.svelte';
 import ConfigData from './data/ConfigData.svelte';
 import MigrationsData from './data/MigrationsData.svelte';
 import BackupsData from './data/BackupsData.svelte';
+import ExportData from './data/ExportData.svelte';
+import ImportData from './data/ImportData.svelte';
+import SyncData from './data/SyncData.svelte';
 
 export interface PageDef {
   /** Path pattern under the app, `:name` for a parameter: `/admin/content/:collection`. */
@@ -49,6 +52,9 @@ export const bundledPages: Record<string, Component<any>> = {
   'data-config': ConfigData,
   'data-migrations': MigrationsData,
   'data-backups': BackupsData,
+  'data-export': ExportData,
+  'data-import': ImportData,
+  'data-sync': SyncData,
 };
 
 const soon = (what: string) => ({ component: Placeholder, what });
