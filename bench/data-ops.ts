@@ -43,7 +43,7 @@ const CASES = new Set((process.env.BENCH_DATAOPS_CASES ?? '9,10,11').split(',').
 const PAGE = 500;
 const TIMEOUT_MS = 3 * 60 * 1000;
 const MiB = 1024 * 1024;
-const mb = (n: number) => `${Math.round(n / MiB)} MiB`;
+export const mb = (n: number) => `${Math.round(n / MiB)} MiB`;
 
 function rssOf(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -56,7 +56,10 @@ function hwmOf(pid: number): number {
 }
 
 /** Samples a process's RSS every 50 ms while `work` runs: its result, seconds, RSS before and peak. */
-async function measured<T>(pid: number, work: () => Promise<T>): Promise<{ value: T; seconds: number; before: number; peak: number }> {
+export async function measured<T>(
+  pid: number,
+  work: () => Promise<T>,
+): Promise<{ value: T; seconds: number; before: number; peak: number }> {
   const before = rssOf(pid);
   let peak = before;
   const poll = setInterval(() => (peak = Math.max(peak, rssOf(pid))), 50);
@@ -70,9 +73,9 @@ async function measured<T>(pid: number, work: () => Promise<T>): Promise<{ value
   }
 }
 
-type Call = (path: string, init?: { method?: string; json?: unknown }) => Promise<any>;
+export type Call = (path: string, init?: { method?: string; json?: unknown }) => Promise<any>;
 
-function client(url: string, cookie: string): Call {
+export function client(url: string, cookie: string): Call {
   return async (path, init = {}) => {
     const res = await fetch(`${url}${path}`, {
       method: init.method ?? (init.json === undefined ? 'GET' : 'POST'),
@@ -87,7 +90,7 @@ function client(url: string, cookie: string): Call {
 }
 
 /** 100,000 entry rows in one transaction, 1,000 per multi-row insert (the content plugin's columns). */
-async function seedEntries(db: Sequelize, table: string, count: number): Promise<void> {
+export async function seedEntries(db: Sequelize, table: string, count: number): Promise<void> {
   const now = Date.now();
   await db.transaction(async (transaction) => {
     for (let start = 0; start < count; start += 1000) {
@@ -115,7 +118,7 @@ async function seedEntries(db: Sequelize, table: string, count: number): Promise
 }
 
 /** Baseline for create: keyset pages of SELECT *, one JSON line per row, hashed as written. */
-async function baselineDump(db: Sequelize, table: string, file: string): Promise<{ rows: number; sha256: string }> {
+export async function baselineDump(db: Sequelize, table: string, file: string): Promise<{ rows: number; sha256: string }> {
   const out = createWriteStream(file);
   const hash = createHash('sha256');
   let last = '';
@@ -138,7 +141,7 @@ async function baselineDump(db: Sequelize, table: string, file: string): Promise
 }
 
 /** Baseline for restore: the NDJSON read back and inserted into an empty copy of the table, in one transaction. */
-async function baselineLoad(db: Sequelize, table: string, file: string): Promise<number> {
+export async function baselineLoad(db: Sequelize, table: string, file: string): Promise<number> {
   const copy = `${table}_bench_copy`;
   await db.query(`DROP TABLE IF EXISTS "${copy}"`);
   await db.query(`CREATE TABLE "${copy}" AS SELECT * FROM "${table}" WHERE 0`);
@@ -172,8 +175,9 @@ async function waitForJob(call: Call, jobId: string): Promise<any> {
   throw new Error('backup job did not finish in 3 minutes');
 }
 
-const rate = (n: number, s: number) => Math.round(n / s);
-const plus = (m: { before: number; peak: number }) => `server RSS before ${mb(m.before)}, peak ${mb(m.peak)} (+${mb(m.peak - m.before)})`;
+export const rate = (n: number, s: number) => Math.round(n / s);
+export const plus = (m: { before: number; peak: number }) =>
+  `server RSS before ${mb(m.before)}, peak ${mb(m.peak)} (+${mb(m.peak - m.before)})`;
 
 async function backupCase(call: Call, db: Sequelize, pid: number, dataDir: string): Promise<void> {
   console.log(
@@ -301,7 +305,7 @@ async function configCase(call: Call, db: Sequelize, dataDir: string): Promise<v
   console.log(`ratio plan/baseline: merge ${(merge.ms / base.ms).toFixed(2)}, mirror ${(mirror.ms / base.ms).toFixed(2)}`);
 }
 
-const kernelEnvOf = (dataDir: string): NodeJS.ProcessEnv => ({
+export const kernelEnvOf = (dataDir: string): NodeJS.ProcessEnv => ({
   CMS_DATA_DIR: dataDir,
   PORT: '0',
   HOST: '127.0.0.1',
