@@ -12,6 +12,7 @@ import { seedDefaultCollections, type ContentSeeder } from './default-collection
 import { DbRestartRequiredError, SetupAlreadyCompleteError, SetupNotSeededError } from './errors.js';
 import { SETUP_COMPLETED, type SetupCompletedEvent } from './public.js';
 import type { SettingsService } from './settings-service.js';
+import { ensureSigningKey } from '../update-check/public.js';
 
 export type SetupState = 'incomplete' | 'seeded' | 'ready';
 
@@ -163,6 +164,9 @@ export class SetupService {
     await rename(temp, file);
     this.config.secrets.jwtSecretKey ??= privateConfig.JWT_SECRET_KEY;
     this.config.secrets.encryptionKey ??= privateConfig.ENCRYPTION_KEY;
+    // The private signing key (the update check's installation id is derived from it), generated once
+    // beside the private config in <data>/private/signing-key.json and kept on later runs.
+    ensureSigningKey(this.config.dataPath);
   }
 
   /** Creates the first admin and marks setup ready (exactly once, even if two requests race). */

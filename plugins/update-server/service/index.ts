@@ -1,0 +1,59 @@
+import type { Sequelize } from 'sequelize';
+import { definePlugin } from '../../../kernel/index.js';
+import { KERNEL_VERSION } from '../../../kernel/version.js';
+import { loadServerKeys } from '../keys.js';
+import { UPDATE_SERVER_MIGRATIONS } from '../migrations.js';
+import { parseUpdateServerOptions, type UpdateServerOptions } from '../options.js';
+import { updateServerRoutes, type UpdateServerRuntime } from '../routes.js';
+import { UpdateServerStore } from '../store.js';
+import { VersionSource } from '../versions.js';
+
+const PRUNE_EVERY_MS = 60 * 60 * 1000;
+
+/**
+ * The update server (README, "Update server"): loaded only by `npm run update-server`
+ * (plugins/update-server/launch.ts), never by an instance.
+ */
+export default definePlugin(() => {
+  let options: UpdateServerOptions;
+  let runtime: UpdateServerRuntime | null = null;
+  return {
+    register({ options: raw, envOptions, envSources, routes, migrations }) {
+      options = parseUpdateServerOptions(raw, envOptions, envSources);
+      for (const m of UPDATE_SERVER_MIGRATIONS) migrations.add(m);
+      for (const route of updateServerRoutes(options, () => runtime)) routes.add(route);
+    },
+    async boot({ config, container, logger, onClose }) {
+      const keys = loadServerKeys(config.dataPath, { secretKey: options.secretKey, ipSalt: options.ipSalt });
+      const versions = new VersionSource({
+        file: options.versionsFile,
+        root: config.root,
+        fallback: { latest: options.latestVersion ?? KERNEL_VERSION, advisories: [] },
+        cacheSeconds: options.versionCacheSeconds,
+        logger,
+      });
+      await versions.prime();
+      const store = new UpdateServerStore(container.resolve<Sequelize>('sequelize'), keys, options);
+      const prune = () =>
+        store.prune(Date.now()).catch((err: unknown) => logger.warn({ err }, 'update server: pruning old rows failed; tried again later'));
+      await prune();
+      const timer = setInterval(() => void prune(), PRUNE_EVERY_MS);
+      timer.unref();
+      onClose(() => clearInterval(timer));
+      runtime = { store, versions, keys, now: () => Date.now() };
+      // Settings only, never a secret's value.
+      logger.info(
+        {
+          versionsFile: options.versionsFile ?? null,
+          latestVersion: options.versionsFile ? undefined : (options.latestVersion ?? KERNEL_VERSION),
+          checkIntervalSeconds: options.checkIntervalSeconds,
+          statsOpen: Boolean(options.operatorToken),
+        },
+        'update server ready',
+      );
+    },
+    close() {
+      runtime = null;
+    },
+  };
+});
