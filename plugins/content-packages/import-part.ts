@@ -1,15 +1,53 @@
-// STUB: replaced by the import side (content-import domain, /api/content-import routes, identity matching).
+/**
+ * The import side of the plugin: the `content-import` domain, /api/content-import routes, the upload
+ * store (pruned after 24 hours) and its share of the `contentPackages` service (receive, importDomain).
+ */
 import type { DataDomainDefinition } from '../data-ops/public.js';
-import type { ImportSideService, PackagesPart } from './parts.js';
+import { optional } from '../../kernel/plugin.js';
+import { importDomain } from './import-domain.js';
+import { parseImportOptions, type ImportOptions } from './import-options.js';
+import { importRoutes } from './import-routes.js';
+import { ImportUploads } from './import-uploads.js';
+import type { ImportSideService, PackagesPart, PartShared } from './parts.js';
+
+const PRUNE_INTERVAL_MS = 60 * 60 * 1000;
 
 export function importPart(): PackagesPart<ImportSideService> {
+  let uploads: ImportUploads | null = null;
+  let domain: DataDomainDefinition<unknown> | null = null;
+  let options: ImportOptions | null = null;
+  const uploadsOf = (shared: PartShared) => (uploads ??= new ImportUploads(shared.root, options!, () => shared.cradle().collections));
   return {
-    register() {},
-    service: () => ({
-      receive: async () => {
-        throw new Error('not built yet');
+    register(ctx, shared) {
+      options = parseImportOptions(ctx.options, ctx.envOptions, ctx.envSources);
+      const store = uploadsOf(shared);
+      domain = importDomain({
+        uploads: store,
+        sequelize: () => shared.cradle().sequelize,
+        collections: () => shared.cradle().collections,
+        entries: () => shared.cradle().entries,
+        ledger: () => shared.ledger(),
+        media: () => optional(shared.cradle(), 'media'),
+        mediaStorage: () => optional(shared.cradle(), 'mediaStorage'),
+        maxEntries: options.importMaxPackageEntries,
+      }) as DataDomainDefinition<unknown>;
+      ctx.registries.dataDomains.add(domain as never);
+      for (const route of importRoutes(() => store)) ctx.routes.add(route);
+    },
+    boot(ctx, shared) {
+      const store = uploadsOf(shared);
+      const prune = () => store.prune().catch((err: unknown) => ctx.logger.warn({ err }, 'content import upload pruning failed'));
+      void prune();
+      const timer = setInterval(() => void prune(), PRUNE_INTERVAL_MS);
+      timer.unref();
+      ctx.onClose(() => clearInterval(timer));
+    },
+    service: (shared) => ({
+      receive: (archivePath, identity) => uploadsOf(shared).receiveFile(archivePath, identity),
+      get importDomain() {
+        if (!domain) throw new Error('content-packages: the import domain is not registered yet');
+        return domain;
       },
-      importDomain: null as unknown as DataDomainDefinition<unknown>,
     }),
   };
 }

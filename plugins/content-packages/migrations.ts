@@ -26,4 +26,39 @@ export const CONTENT_PACKAGE_MIGRATIONS: MigrationDefinition[] = [
       });
     },
   },
+  {
+    // Export side: one row per built package archive: its tenant, the plan that built it (download by planId, or
+    // by the jobId whose payload names the plan; null for content-sync builds), size and SHA-256 of the archive.
+    name: '0002-content-export-packages',
+    async up({ queryInterface, DataTypes }) {
+      await queryInterface.createTable('cms_content_exports', {
+        package_id: { type: DataTypes.STRING(64), primaryKey: true },
+        tenant_id: { type: DataTypes.STRING(64), allowNull: false },
+        plan_id: { type: DataTypes.STRING(64), allowNull: true },
+        peer: { type: DataTypes.STRING(64), allowNull: true },
+        file_name: { type: DataTypes.STRING(191), allowNull: false },
+        size: { type: DataTypes.BIGINT, allowNull: false },
+        sha256: { type: DataTypes.STRING(64), allowNull: false },
+        entries: { type: DataTypes.INTEGER, allowNull: false },
+        created_by: { type: DataTypes.STRING(64), allowNull: true },
+        created_at: { type: DataTypes.BIGINT, allowNull: false },
+      });
+      await queryInterface.addIndex('cms_content_exports', ['tenant_id', 'plan_id'], { name: 'cms_content_exports_plan' });
+      await queryInterface.addIndex('cms_content_exports', ['created_at'], { name: 'cms_content_exports_created' });
+    },
+  },
+  {
+    // The import side: which target entry each source entry (source installation, collection, source id) went to (identity rule 2).
+    name: '0003-content-import-sources',
+    async up({ queryInterface, DataTypes }) {
+      await queryInterface.createTable('cms_content_import_sources', {
+        tenant_id: { type: DataTypes.STRING(64), primaryKey: true },
+        source: { type: DataTypes.STRING(64), primaryKey: true },
+        collection: { type: DataTypes.STRING(64), primaryKey: true },
+        source_id: { type: DataTypes.STRING(64), primaryKey: true },
+        entry_id: { type: DataTypes.STRING(36), allowNull: false },
+        updated_at: { type: DataTypes.BIGINT, allowNull: false },
+      });
+    },
+  },
 ];

@@ -28,6 +28,7 @@ import {
   DATA_OPS_APPLY_JOB,
   PLAN_TTL_MS,
   type ApplyAnswer,
+  type ApplyOptions,
   type ApplyRequest,
   type DataDomainDefinition,
   type DataJobView,
@@ -223,7 +224,7 @@ export class DataOpsService implements DataOpsEngine {
     return true;
   }
 
-  async apply(domainId: string, request: ApplyRequest, identity: Identity): Promise<ApplyAnswer> {
+  async apply(domainId: string, request: ApplyRequest, identity: Identity, options: ApplyOptions = {}): Promise<ApplyAnswer> {
     const domain = this.domain(domainId);
     const plan = await this.load(domainId, request.planId, identity);
     // Confirm: the checks, in this order.
@@ -233,7 +234,7 @@ export class DataOpsService implements DataOpsEngine {
     if (request.planHash !== undefined && request.planHash !== plan.planHash) throw new PlanHashMismatchError(plan.planId);
     if (plan.requiresConfirmation && request.confirmed !== true) throw new ConfirmationRequiredError(plan.planId);
 
-    if (changedEntities(plan.operationsFull) >= domain.inlineThreshold) {
+    if (options.inline !== true && changedEntities(plan.operationsFull) >= domain.inlineThreshold) {
       if (!(await this.deps.store.markQueued(plan.planId))) throw new PlanAlreadyAppliedError(plan.planId, null);
       let job: JobView;
       try {
@@ -363,6 +364,10 @@ export class DataOpsService implements DataOpsEngine {
       const outside = transactional ? operations.filter((op) => op.outsideTransaction === true) : [];
       const inside = transactional ? operations.filter((op) => op.outsideTransaction !== true) : operations;
       let base = 0;
+      let domainReport: { summary: Summary; outcome?: 'success' | 'partial' } | undefined;
+      const report = (result: { summary: Summary; outcome?: 'success' | 'partial' }) => {
+        domainReport = { summary: { ...emptySummary(), ...result.summary }, outcome: result.outcome };
+      };
       const applyEach = async (list: DataOperation[], transaction?: Transaction, needsUndo = false) => {
         for (const op of list) {
           if (extras.signal?.aborted) throw new JobInterruptedError();
@@ -372,6 +377,7 @@ export class DataOpsService implements DataOpsEngine {
             transaction,
             plan: viewlessPlan(plan),
             signal: extras.signal,
+            report,
             // Progress within this operation (a table of `count` rows): processed of its `count`.
             progress: (p: number) => {
               processed = base + Math.max(0, Math.min(count, Math.floor(p)));
@@ -398,6 +404,8 @@ export class DataOpsService implements DataOpsEngine {
         if (transactional) await sequelize.transaction(async (t) => applyAll(t));
         else await applyAll();
       } catch (err) {
+        // A resumable domain interrupted by a stopping instance continues later: nothing is undone or audited.
+        if (domain.resumable === true && !transactional && err instanceof JobInterruptedError) throw err;
         outcome = 'rollback';
         error =
           err instanceof AppError
@@ -414,9 +422,12 @@ export class DataOpsService implements DataOpsEngine {
         }
         if (err instanceof PlanAlreadyAppliedError) throw err;
       }
-      const summary: Summary =
-        outcome === 'success' ? { ...plan.summary } : { ...emptySummary(), skipped: plan.summary.skipped, failed: total };
-      if (outcome === 'success') processed = total;
+      const applied = outcome === 'success';
+      const summary: Summary = applied
+        ? { ...(domainReport?.summary ?? plan.summary) }
+        : { ...emptySummary(), skipped: plan.summary.skipped, failed: total };
+      if (applied) processed = total;
+      if (applied && domainReport?.outcome === 'partial') outcome = 'partial';
       flush();
       const durationMs = Math.max(0, Math.round(Date.now() - started));
 
@@ -431,7 +442,7 @@ export class DataOpsService implements DataOpsEngine {
           outcome,
           summary,
           durationMs,
-          level: outcome === 'success' ? (plan.risk === 'destructive' ? 'medium' : 'low') : 'high',
+          level: applied ? (outcome === 'success' ? (plan.risk === 'destructive' ? 'medium' : 'low') : 'medium') : 'high',
           action: `${domain.id}.apply`,
           message: `${domain.id} plan ${plan.planId} (${plan.mode}) applied: ${outcome}`,
         });
@@ -441,7 +452,7 @@ export class DataOpsService implements DataOpsEngine {
 
       // Verify (after a successful apply).
       let verify: VerifyResult | undefined;
-      if (outcome === 'success') {
+      if (applied) {
         try {
           verify = await domain.verify(viewlessPlan({ ...plan, appliedAt: new Date().toISOString() }), ctx);
           if (!verify.ok)

@@ -74,6 +74,13 @@ export interface DomainContext {
   signal?: AbortSignal;
   /** Apply only: progress for the jobs route and the completion stream. */
   progress?(processed: number, total: number): void;
+  /**
+   * Apply only: the domain's actual counts when they differ from the plan's (records skipped or failed one
+   * by one while the apply as a whole succeeded). The last report replaces the plan's summary in the
+   * answer, the audit entry, the job result and the completion event; outcome `partial` when some
+   * records failed. Ignored when the apply fails (the engine's rollback summary stands).
+   */
+  report?(result: { summary: Summary; outcome?: 'success' | 'partial' }): void;
 }
 
 /** Reverts one applied operation (files, rows outside the transaction); run in reverse order on failure. */
@@ -99,6 +106,15 @@ export interface DataDomainDefinition<I = unknown> {
    * false and must return an Undo from every apply() that changes anything.
    */
   transactional?: boolean;
+  /**
+   * Non-transactional domains only: the domain keeps its own progress and an interrupted apply continues
+   * where it stopped (it never writes an entity twice). A JobInterruptedError thrown by apply (the
+   * instance is stopping) then runs no undo, writes no audit entry and sends no completion event: the
+   * error goes to the caller (a background job is queued again and resumes; an inline apply's plan stays
+   * unapplied). The domain's snapshot must then answer the plan's targetHash for a plan it has begun
+   * (its own writes changed the target), or a resumed job would be refused as stale.
+   */
+  resumable?: boolean;
   /** Throws a 4xx CmsError (ValidationError...) on bad input; returns the normalised input. */
   validate(input: unknown, ctx: DomainContext): Promise<I>;
   /** A deterministic hash of the target state this input touches (best effort: the engine warns on failure). */
@@ -141,6 +157,11 @@ export interface ApplyRequest {
   planId: string;
   confirmed?: boolean;
   planHash?: string;
+}
+/** Server-side options of apply (never from a request body). */
+export interface ApplyOptions {
+  /** Runs inline whatever the plan's size (a caller that is itself the progress channel, e.g. a server-sent event stream). */
+  inline?: boolean;
 }
 export type ApplyAnswer =
   | {
@@ -192,7 +213,7 @@ export interface DataOpsEngine {
   /** Validate -> Snapshot -> Plan; stores the plan; changes nothing else. */
   plan(domainId: string, input: unknown, mode: SafetyMode | undefined, identity: Identity): Promise<PlanView>;
   /** Confirm -> Lock -> Apply -> Audit -> Verify -> Release, inline (200) or as a job (202). */
-  apply(domainId: string, request: ApplyRequest, identity: Identity): Promise<ApplyAnswer>;
+  apply(domainId: string, request: ApplyRequest, identity: Identity, options?: ApplyOptions): Promise<ApplyAnswer>;
   /** The domain's jobs, newest first; one job with `jobId`. */
   jobs(domainId: string, identity: Identity, jobId?: string): Promise<DataJobView[]>;
   /** Runs the domain's verify against a stored plan. */

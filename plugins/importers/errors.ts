@@ -57,11 +57,12 @@ export class ImportJobNotFoundError extends defineError(
   (id: string) => `No import job '${id}'`,
 ) {}
 
-defineErrorCode(
+/** A run that failed as a whole (what it created is removed again): the engine's outcome rollback carries this code. */
+export class ImportFailedError extends defineError(
   'IMPORT_FAILED',
   500,
   'An import run failed part-way (sent as the `error` event of the import stream; the job view carries the reason).',
-);
+) {}
 
 /** A hostile or oversized upload refused while it was analysed: `limit` is the option's name (maxDecompressedBytes...), a field the import workers read. */
 export class ImportLimitExceededError extends defineError(

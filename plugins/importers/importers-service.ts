@@ -1,18 +1,31 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Context } from 'koa';
+import stringify from 'safe-stable-stringify';
 import { Op } from 'sequelize';
-import { AppError, ForbiddenError } from '../../kernel/errors.js';
+import { AppError, ForbiddenError, ServiceUnavailableError, ValidationError } from '../../kernel/errors.js';
 import { hasPermission, type Identity } from '../../kernel/http/identity.js';
-import type { JobQueue } from '../../kernel/jobs.js';
+import { JobInterruptedError, type JobQueue } from '../../kernel/jobs.js';
 import type { Logger } from '../../kernel/logger.js';
 import type { WorkerPool } from '../../kernel/pool.js';
 import type { ImportParseSummary } from '../../kernel/registries/contracts.js';
+import type {
+  ApplyAnswer,
+  DataJobView,
+  DataOperation,
+  DataOpsEngine,
+  DomainContext,
+  PlanDraft,
+  StoredPlan as DataPlan,
+  Summary,
+  VerifyResult,
+} from '../data-ops/public.js';
 import { analyseUpload, type Analysis, type FormatsView } from './analyse.js';
 import {
   ImportAlreadyRunError,
+  ImportFailedError,
   ImportFormatMismatchError,
   ImportJobNotFoundError,
   ImportNotConfirmedError,
@@ -21,6 +34,7 @@ import {
   ImportUploadNotFoundError,
 } from './errors.js';
 import type { ImporterOptions } from './options.js';
+import { isCollectionName } from './field-names.js';
 import { buildPlan, type EntityMapping, type ImportPlan, type SafetyMode } from './planner.js';
 import type { ContentClientFactory, MediaClientFactory } from './ports.js';
 import { receiveImport } from './receive-upload.js';
@@ -28,6 +42,24 @@ import { runImport, type RunOutcome } from './runner.js';
 import type { ImportStore, JobRow, UploadRow } from './store.js';
 
 export const JOB_TYPE = 'importers.run';
+/** The importers' data domain (the engine's domain id and the audit entries' `domain`). */
+export const IMPORTER_DOMAIN = 'importer';
+
+/** The normalised input of an importer plan (stored with the engine's plan). */
+export interface ImportInput {
+  format: string;
+  uploadId: string;
+  mappings?: Record<string, EntityMapping>;
+  scaffold: boolean;
+  /** The import job this plan's run gets (assigned when it is planned: one run per plan). */
+  jobId: string;
+}
+
+/** What a stream (POST /api/migration/import) follows an inline run with. */
+export interface RunHooks {
+  progress?: (processed: number, total: number) => Promise<void> | void;
+  shouldStop?: () => boolean;
+}
 
 export interface ValidateView {
   valid: boolean;
@@ -52,6 +84,27 @@ export interface ReceivedUpload {
 
 interface StoredPlan extends ImportPlan {
   identity: Identity;
+  /** The engine plan's target hash (a resumed run answers it as its snapshot). */
+  targetHash?: string;
+  /** The import job id assigned when planned. */
+  jobId?: string;
+}
+
+/** The plan's own first operation: the run itself (count 0); it carries the importer's plan. */
+interface RunPayload {
+  plan: Omit<ImportPlan, 'planId'>;
+}
+
+/** Engine summary of a run's per-entity results: created = imported - updated. */
+function summaryOf(results: RunOutcome['results']): Summary {
+  const summary: Summary = { created: 0, updated: 0, deleted: 0, skipped: 0, failed: 0 };
+  for (const r of Object.values(results)) {
+    summary.created += Math.max(0, r.imported - r.updated);
+    summary.updated += r.updated;
+    summary.skipped += r.skipped;
+    summary.failed += r.failed;
+  }
+  return summary;
 }
 
 /** The parts of an identity a background run acts as (no session or token material). */
@@ -71,6 +124,8 @@ const identitySnapshot = (i: Identity): Identity => ({
 export class ImportersService {
   readonly root: string;
   private readonly running = new Set<string>();
+  /** The hooks of streamed inline runs, by import job id (the domain's apply runs on this instance). */
+  private readonly hooks = new Map<string, RunHooks>();
 
   constructor(
     private readonly deps: {
@@ -85,6 +140,8 @@ export class ImportersService {
       stopping?: AbortSignal;
       contentClient: () => ContentClientFactory;
       mediaClient: () => MediaClientFactory;
+      /** The data-operation engine (plugin data-ops). */
+      dataOps: () => DataOpsEngine | undefined;
     },
   ) {
     this.root = join(deps.dataPath, 'imports');
@@ -92,6 +149,12 @@ export class ImportersService {
 
   get options(): ImporterOptions {
     return this.deps.options;
+  }
+
+  private engine(): DataOpsEngine {
+    const engine = this.deps.dataOps();
+    if (!engine) throw new ServiceUnavailableError('The data-operation engine (plugin data-ops) is not available');
+    return engine;
   }
 
   sources() {
@@ -201,10 +264,11 @@ export class ImportersService {
     return row;
   }
 
-  async preview(
+  /** The domain's validate: the upload (the caller's, valid, files present), its format, scaffold permission, mapping names. */
+  async validateInput(
     identity: Identity,
-    body: { format: string; uploadId?: string; mappings?: Record<string, EntityMapping>; scaffold?: boolean; mode?: SafetyMode },
-  ) {
+    body: { format: string; uploadId?: string; mappings?: Record<string, EntityMapping>; scaffold?: boolean },
+  ): Promise<ImportInput> {
     const upload = await this.uploadFor(identity, body.uploadId);
     if (upload.format !== body.format) {
       throw new ImportFormatMismatchError(
@@ -214,32 +278,122 @@ export class ImportersService {
     const scaffold = body.scaffold ?? false;
     if (scaffold && !hasPermission(identity, 'collections:manage'))
       throw new ForbiddenError("Scaffold mode creates collections: it needs the permission 'collections:manage'");
-    const summary = JSON.parse(upload.summary) as ImportParseSummary;
-    const content = this.deps.contentClient()(identity);
-    const collections = await content.collections.list();
-    const linked = await this.deps.store.countLinks(identity.tenantId, upload.format!);
-    const plan = buildPlan({
-      planId: randomUUID(),
+    for (const [entity, m] of Object.entries(body.mappings ?? {})) {
+      const name = typeof m === 'string' ? m : m && typeof m === 'object' ? m.collection : undefined;
+      if (name !== undefined && !isCollectionName(name)) {
+        const message = 'lower-case letters, digits and _, starting with a letter, at most 48 (not presets, schema or batch)';
+        throw new ValidationError(`'${name}' is not a valid collection name: ${message}`, [{ path: `body.mappings.${entity}`, message }]);
+      }
+    }
+    return {
+      format: body.format,
       uploadId: upload.id,
-      format: upload.format!,
+      ...(body.mappings ? { mappings: body.mappings } : {}),
+      scaffold,
+      jobId: randomUUID(),
+    };
+  }
+
+  /** The importer's plan of an input against the current collections and ledger (no mutation). */
+  private async importPlanOf(input: ImportInput, mode: SafetyMode, identity: Identity) {
+    const upload = await this.deps.store.uploads.findOne({ where: { id: input.uploadId, tenant_id: identity.tenantId } });
+    if (!upload) throw new ImportUploadNotFoundError(input.uploadId);
+    const summary = JSON.parse(upload.summary) as ImportParseSummary;
+    const collections = await this.deps.contentClient()(identity).collections.list();
+    const linked = await this.deps.store.countLinks(identity.tenantId, input.format);
+    const plan = buildPlan({
+      planId: '',
+      uploadId: upload.id,
+      format: input.format,
       filename: upload.filename,
       summary,
       collections,
-      scaffold,
-      mode: body.mode ?? 'add',
-      mappings: body.mappings,
+      scaffold: input.scaffold,
+      mode,
+      mappings: input.mappings,
       linked,
     });
-    const stored: StoredPlan = { ...plan, identity: identitySnapshot(identity) };
+    return { plan, collections, linked };
+  }
+
+  /**
+   * The domain's snapshot: a hash of what the plan depends on: the target collections' fields (or their
+   * absence) and the ledger's record counts of this format in them. A run that has begun answers its
+   * plan's hash (its own writes changed the target; a resumed background run must not be refused as stale).
+   */
+  async snapshotOf(input: ImportInput, identity: Identity): Promise<string> {
+    const job = await this.deps.store.jobs.findByPk(input.jobId);
+    if (job && job.begun_at !== null && job.begun_at !== undefined) {
+      const row = await this.deps.store.plans.findByPk(job.plan_id);
+      const stored = row ? (JSON.parse(row.plan) as StoredPlan) : null;
+      if (stored?.targetHash) return stored.targetHash;
+    }
+    const { plan, collections, linked } = await this.importPlanOf(input, 'add', identity);
+    const targets: Record<string, string[] | null> = {};
+    const links: Record<string, number> = {};
+    for (const o of plan.operations) {
+      if (!o.targetCollection) continue;
+      const c = collections.find((x) => x.name === o.targetCollection);
+      targets[o.targetCollection] = c ? c.fields.map((f) => `${f.name}:${f.type}`).sort() : null;
+      links[`${o.sourceType}>${o.targetCollection}`] = linked[o.sourceType]?.[o.targetCollection] ?? 0;
+    }
+    return createHash('sha256')
+      .update(stringify({ format: input.format, targets, links }) ?? '')
+      .digest('hex');
+  }
+
+  /**
+   * The domain's plan: first the run itself (`create import <format>`, count 0, carrying the importer's
+   * plan), then each collection scaffolded (`create collection`, count 0), then per source entity its
+   * records (`create entry`, or `skip entry` when unmapped) with today's counts. Unmapped entities are
+   * warnings, not blocked reasons (the run imports the rest, as before).
+   */
+  async draftFor(input: ImportInput, mode: SafetyMode, identity: Identity): Promise<PlanDraft> {
+    const { plan } = await this.importPlanOf(input, mode, identity);
+    const { planId: _planId, ...carried } = plan;
+    const payload: RunPayload = { plan: carried };
+    const operations: DataOperation[] = [{ action: 'create', type: 'import', target: input.format, count: 0, payload }];
+    for (const c of plan.scaffoldCollections) operations.push({ action: 'create', type: 'collection', target: c.name, count: 0 });
+    const warnings: PlanDraft['warnings'] = [];
+    for (const o of plan.operations) {
+      const action = o.action === 'scaffold' ? 'create' : o.action;
+      operations.push({ action, type: 'entry', target: `${o.sourceType} -> ${o.targetCollection ?? '-'}`, count: o.count });
+      if (o.action === 'skip' && o.note !== 'left out by mappings')
+        warnings.push({ message: `${o.sourceType}: ${o.count} record(s) not imported: ${o.note ?? 'not mapped'}`, item: o.sourceType });
+    }
+    return { operations, warnings, blockedReasons: [], targetHash: '' };
+  }
+
+  async preview(
+    identity: Identity,
+    body: { format: string; uploadId?: string; mappings?: Record<string, EntityMapping>; scaffold?: boolean; mode?: SafetyMode },
+  ) {
+    const engine = this.engine();
+    const { mode, ...request } = body;
+    const view = await engine.plan(IMPORTER_DOMAIN, request, mode ?? 'add', identity);
+    const stored = await engine.getPlan(view.planId, identity);
+    const input = stored.input as ImportInput;
+    const carried = (stored.operationsFull.find((o) => o.type === 'import')?.payload as RunPayload).plan;
+    const plan: ImportPlan = { ...carried, planId: view.planId };
+    const record: StoredPlan = { ...plan, identity: identitySnapshot(identity), targetHash: stored.targetHash, jobId: input.jobId };
     await this.deps.store.plans.create({
       id: plan.planId,
       tenant_id: identity.tenantId,
-      upload_id: upload.id,
-      plan: JSON.stringify(stored),
+      upload_id: plan.uploadId,
+      plan: JSON.stringify(record),
       job_id: null,
       created_at: Date.now(),
     });
-    return this.planView(plan);
+    return {
+      ...this.planView(plan),
+      planHash: view.planHash,
+      risk: view.risk,
+      requiresConfirmation: view.requiresConfirmation,
+      summary: view.summary,
+      warnings: view.warnings,
+      blockedReasons: view.blockedReasons,
+      expiresAt: view.expiresAt,
+    };
   }
 
   planView(plan: ImportPlan) {
@@ -267,7 +421,7 @@ export class ImportersService {
       throw new ImportUploadInvalidError(
         `The files of upload '${row.upload_id}' are gone (imported already or past retention); validate the file again`,
       );
-    const jobId = randomUUID();
+    const jobId = plan.jobId ?? randomUUID();
     const [changed] = await this.deps.store.plans.update({ job_id: jobId }, { where: { id: planId, job_id: null } });
     if (changed !== 1) throw new ImportAlreadyRunError(planId, null);
     const results = Object.fromEntries(plan.operations.map((o) => [o.sourceType, { imported: 0, failed: 0, skipped: 0, updated: 0 }]));
@@ -291,8 +445,8 @@ export class ImportersService {
   async run(identity: Identity, body: { planId: string; confirmed: boolean }) {
     if (body.confirmed !== true) throw new ImportNotConfirmedError();
     const { job, plan } = await this.claim(identity, body.planId);
-    if (plan.total < this.deps.options.inlineThreshold) {
-      await this.execute(job.id);
+    const answer = await this.applyClaimed(identity, body.planId, job.id);
+    if (answer === 'interrupted' || answer.status === 200) {
       return {
         success: true,
         jobId: job.id,
@@ -300,14 +454,123 @@ export class ImportersService {
         message: `Imported inline (${plan.total} entities): GET /api/importers/jobs/${job.id} shows the results`,
       };
     }
-    // Attempts cover a crashed instance: the next claim resumes after the entities already written.
-    await this.deps.jobs.enqueue(JOB_TYPE, { importJobId: job.id }, { tenantId: identity.tenantId, maxAttempts: 3 });
     return {
       success: true,
       jobId: job.id,
       status: 'processing' as const,
       message: `Import of ${plan.total} entities started in the background: poll GET /api/importers/jobs/${job.id}`,
     };
+  }
+
+  /**
+   * Applies a claimed plan through the data-operation engine (confirmation, lock, apply, audit, verify,
+   * completion event; a background job at or above the threshold unless `inline`). A refusal before the
+   * run began (lock contention, stale, expired...) gives the plan back (the job row is removed), so it can
+   * be run again. 'interrupted': the instance is stopping and the run resumes as a background job.
+   */
+  async applyClaimed(
+    identity: Identity,
+    planId: string,
+    jobId: string,
+    options: { inline?: boolean; hooks?: RunHooks } = {},
+  ): Promise<ApplyAnswer | 'interrupted'> {
+    const engine = this.engine();
+    if (options.hooks) this.hooks.set(jobId, options.hooks);
+    try {
+      const answer = await engine.apply(IMPORTER_DOMAIN, { planId, confirmed: true }, identity, { inline: options.inline === true });
+      if (answer.status === 202)
+        await this.deps.store.jobs.update({ data_job_id: answer.data.jobId }, { where: { id: jobId } }).catch(() => undefined);
+      return answer;
+    } catch (err) {
+      if (err instanceof JobInterruptedError) return 'interrupted';
+      await this.unclaim(planId, jobId).catch((e) => this.deps.logger.warn({ err: e, planId }, 'import plan not released'));
+      throw err;
+    } finally {
+      this.hooks.delete(jobId);
+    }
+  }
+
+  /** Gives a claimed plan back when its run never began. */
+  private async unclaim(planId: string, jobId: string): Promise<void> {
+    const job = await this.deps.store.jobs.findByPk(jobId);
+    if (!job || (job.begun_at !== null && job.begun_at !== undefined)) return;
+    await this.deps.store.jobs.destroy({ where: { id: jobId, begun_at: null } });
+    await this.deps.store.plans.update({ job_id: null }, { where: { id: planId, job_id: jobId } });
+  }
+
+  /**
+   * The domain's apply. Only the plan's first operation (`create import`) does the work: it runs the import
+   * job (resuming after the records an interrupted run wrote); the other operations describe it. Per-record
+   * skips and failures are reported to the engine (outcome partial when records failed); a run that fails
+   * as a whole has already undone what it created (see execute) and throws IMPORT_FAILED (outcome rollback).
+   */
+  async applyOperation(op: DataOperation, ctx: DomainContext & { plan: DataPlan }): Promise<void> {
+    if (op.type !== 'import') return;
+    const input = ctx.plan.input as ImportInput;
+    const { store } = this.deps;
+    const job = await store.jobs.findByPk(input.jobId);
+    if (!job) throw new ImportJobNotFoundError(input.jobId);
+    if (job.status === 'completed') {
+      // The run finished before (an instance stopped between its end and the plan being marked applied).
+      const summary = summaryOf(JSON.parse(job.results) as RunOutcome['results']);
+      ctx.report?.({ summary, outcome: summary.failed > 0 ? 'partial' : 'success' });
+      return;
+    }
+    if (job.status === 'failed') throw new ImportFailedError(job.error ?? 'The import failed');
+    if (job.begun_at === null || job.begun_at === undefined) await store.jobs.update({ begun_at: Date.now() }, { where: { id: job.id } });
+    const hooks = this.hooks.get(job.id) ?? {};
+    const signal = ctx.signal;
+    const outcome = await this.execute(job.id, {
+      progress: hooks.progress,
+      shouldStop: hooks.shouldStop,
+      ...(signal ? { interrupted: () => signal.aborted } : {}),
+    });
+    if (outcome === 'interrupted') throw new JobInterruptedError();
+    if (outcome === null) {
+      const failed = await store.jobs.findByPk(job.id);
+      throw new ImportFailedError(failed?.error ?? 'The import failed');
+    }
+    const summary = summaryOf(outcome.results);
+    ctx.report?.({ summary, outcome: summary.failed > 0 ? 'partial' : 'success' });
+  }
+
+  /** The domain's verify: the run's job completed and went through every record. */
+  async verifyRun(plan: DataPlan): Promise<VerifyResult> {
+    const input = plan.input as ImportInput;
+    const job = await this.deps.store.jobs.findByPk(input.jobId);
+    const discrepancies: string[] = [];
+    if (!job) discrepancies.push(`import job ${input.jobId} not found`);
+    else {
+      if (job.status !== 'completed') discrepancies.push(`import job ${job.id} is ${job.status}`);
+      if (job.processed !== job.total) discrepancies.push(`${job.processed} of ${job.total} records processed (the run was stopped)`);
+    }
+    return { ok: discrepancies.length === 0, discrepancies };
+  }
+
+  /**
+   * GET /api/importers/jobs: the engine's background importer jobs (the shared data-ops jobs shape), each with
+   * `importJobId` (the id of GET /api/importers/jobs/:jobId) and, while it runs, the import's own progress.
+   * `jobId` may be an engine job id or an import job id.
+   */
+  async jobsList(identity: Identity, jobId?: string): Promise<Array<DataJobView & { importJobId?: string }>> {
+    const engine = this.engine();
+    let dataJobId = jobId;
+    if (jobId !== undefined) {
+      const row = await this.deps.store.jobs.findOne({ where: { id: jobId, tenant_id: identity.tenantId } });
+      if (row?.data_job_id) dataJobId = row.data_job_id;
+    }
+    const jobs = await engine.jobs(IMPORTER_DOMAIN, identity, dataJobId);
+    if (!jobs.length) return [];
+    const rows = await this.deps.store.jobs.findAll({
+      where: { tenant_id: identity.tenantId, data_job_id: { [Op.in]: jobs.map((j) => j.jobId) } },
+    });
+    const byData = new Map(rows.map((r) => [r.data_job_id, r]));
+    return jobs.map((j) => {
+      const row = byData.get(j.jobId);
+      if (!row) return j;
+      const active = j.status === 'queued' || j.status === 'running';
+      return { ...j, importJobId: row.id, ...(active ? { progress: { processed: row.processed, total: row.total } } : {}) };
+    });
   }
 
   /** Runs a claimed import job to its end (inline, from the background job handler, or for the stream); never throws. */
@@ -332,6 +595,7 @@ export class ImportersService {
     if (!job || this.running.has(jobId)) return null;
     this.running.add(jobId);
     const scaffolded: string[] = [];
+    const created: Array<{ collection: string; id: string }> = [];
     let identity: Identity | null = null;
     try {
       const planRow = await store.plans.findByPk(job.plan_id);
@@ -349,6 +613,7 @@ export class ImportersService {
           : undefined;
       const outcome = await runImport({
         scaffolded,
+        created,
         resume,
         plan,
         identity: plan.identity,
@@ -414,9 +679,13 @@ export class ImportersService {
       return outcome;
     } catch (err) {
       this.deps.logger.warn({ err, jobId }, 'import failed');
+      // Rollback: the entries this execution created are removed again (with their ledger rows), then the
+      // collections it scaffolded that are empty now. Updates (merge) and media records stay.
+      const undone = identity && created.length ? await this.removeCreated(identity, created) : [];
       const dropped = identity && scaffolded.length ? await this.dropEmptyScaffolds(identity, scaffolded).catch(() => []) : [];
       const message = [
         err instanceof AppError ? err.message : 'The import failed (see the server log)',
+        ...undone.map((d) => d.message),
         ...dropped.map((d) => d.message),
       ].join('; ');
       await store.jobs
@@ -426,6 +695,33 @@ export class ImportersService {
     } finally {
       this.running.delete(jobId);
     }
+  }
+
+  /** Removes entries a failed run created (by collection, 500 at a time) and their ledger rows; never throws. */
+  private async removeCreated(identity: Identity, created: Array<{ collection: string; id: string }>): Promise<Array<{ message: string }>> {
+    const content = this.deps.contentClient()(identity);
+    const byCollection = new Map<string, string[]>();
+    for (const c of created) (byCollection.get(c.collection) ?? byCollection.set(c.collection, []).get(c.collection)!).push(c.id);
+    const notes: Array<{ message: string }> = [];
+    for (const [collection, ids] of byCollection) {
+      let removed = 0;
+      try {
+        for (let i = 0; i < ids.length; i += 500) {
+          const chunk = ids.slice(i, i + 500);
+          removed += await content.entries(collection).removeMany(chunk);
+          await this.deps.store.links.destroy({
+            where: { tenant_id: identity.tenantId, collection, entry_id: { [Op.in]: chunk } },
+          });
+        }
+        notes.push({ message: `the ${removed} entries this run created in '${collection}' were removed again` });
+      } catch (err) {
+        this.deps.logger.warn({ err, collection }, 'entries of a failed import not removed');
+        notes.push({
+          message: `${ids.length - removed} entries this run created in '${collection}' could not be removed (see the server log)`,
+        });
+      }
+    }
+    return notes;
   }
 
   /**
@@ -451,8 +747,10 @@ export class ImportersService {
   }
 
   async job(identity: Identity, jobId: string) {
-    const row = await this.deps.store.jobs.findOne({ where: { id: jobId, tenant_id: identity.tenantId } });
+    let row = await this.deps.store.jobs.findOne({ where: { id: jobId, tenant_id: identity.tenantId } });
     if (!row) throw new ImportJobNotFoundError(jobId);
+    if (row.status === 'processing' && (row.begun_at === null || row.begun_at === undefined) && row.data_job_id)
+      row = await this.checkNeverBegun(identity, row);
     const end = row.completed_at === null ? null : Number(row.completed_at);
     return {
       jobId: row.id,
@@ -465,6 +763,24 @@ export class ImportersService {
       warnings: JSON.parse(row.warnings) as Array<{ message: string; line?: number }>,
       ...(row.error ? { error: row.error } : {}),
     };
+  }
+
+  /**
+   * A background run whose engine job ended without beginning the import (the lock stayed taken through
+   * every attempt, or the plan went stale or expired) is marked failed, so its view does not stay processing.
+   */
+  private async checkNeverBegun(identity: Identity, row: JobRow): Promise<JobRow> {
+    const engine = this.deps.dataOps();
+    const [dataJob] = engine ? await engine.jobs(IMPORTER_DOMAIN, identity, row.data_job_id!).catch(() => []) : [];
+    const over = dataJob && (dataJob.status === 'failed' || (dataJob.status === 'completed' && dataJob.outcome === 'failure'));
+    if (!over) return row;
+    const error =
+      'The background run never began: another data operation of this tenant held the importer lock through every attempt, or the target changed since the preview (PLAN_STALE); preview again';
+    await this.deps.store.jobs.update(
+      { status: 'failed', error, completed_at: Date.now() },
+      { where: { id: row.id, status: 'processing', begun_at: null } },
+    );
+    return (await this.deps.store.jobs.findByPk(row.id)) ?? row;
   }
 
   /** Creates a plan and its claimed job for the stream (no separate preview/run). */

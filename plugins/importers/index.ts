@@ -5,6 +5,9 @@ import { JobInterruptedError, type JobQueue } from '../../kernel/jobs.js';
 import type { Logger } from '../../kernel/logger.js';
 import type { WorkerPool } from '../../kernel/pool.js';
 import type { Registries } from '../../kernel/registries/index.js';
+import { optional } from '../../kernel/plugin.js';
+import type { DataOpsEngine } from '../data-ops/public.js';
+import { importerDomain } from './domain.js';
 import { ImportersService, JOB_TYPE } from './importers-service.js';
 import { IMPORTER_MIGRATIONS } from './migrations.js';
 import { parseImporterOptions } from './options.js';
@@ -46,9 +49,18 @@ export default definePlugin(() => {
               // Resolved when first used: the content and media SDKs.
               contentClient: () => c.contentClient,
               mediaClient: () => c.mediaClient,
+              dataOps: () => optional(c as never, 'dataOps') as DataOpsEngine | undefined,
             }),
         ).singleton(),
       );
+      // The importer data domain: runs go through the engine's plan, lock, audit, completion event and jobs.
+      registries.dataDomains.add(
+        importerDomain(() => {
+          if (!service) throw new Error('The importers plugin is not booted');
+          return service;
+        }, options.inlineThreshold) as never,
+      );
+      // Runs handed over by an inline run or stream whose instance stopped (and jobs queued before the engine ran imports).
       registries.jobHandlers.add({
         type: JOB_TYPE,
         async run(job, helpers) {

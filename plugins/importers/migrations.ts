@@ -70,4 +70,13 @@ export const IMPORTER_MIGRATIONS: MigrationDefinition[] = [
       await queryInterface.addIndex('import_links', ['tenant_id', 'collection', 'format', 'entity', 'external_id'], { unique: true, name: 'import_links_target' });
     },
   },
+  {
+    // The data-operation lifecycle: when the engine's apply began running the job (a resumed run keeps its plan's
+    // target hash), and the engine's background job that runs it (the jobs list, a job that never got the lock).
+    name: '0003-import-jobs-lifecycle',
+    async up({ queryInterface, DataTypes }) {
+      await queryInterface.addColumn('import_jobs', 'begun_at', { type: DataTypes.BIGINT, allowNull: true });
+      await queryInterface.addColumn('import_jobs', 'data_job_id', { type: DataTypes.STRING(64), allowNull: true });
+    },
+  },
 ];

@@ -27,6 +27,8 @@ export interface EntriesPort {
   /** Which of these entry ids still exist (at most 1,000). */
   existing(ids: string[]): Promise<Set<string>>;
   list(options: { limit: number }): Promise<{ total: number }>;
+  /** Deletes these entries (at most 500); answers how many were removed. */
+  removeMany(ids: string[]): Promise<number>;
 }
 export interface ContentPort {
   collections: {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { multipartFile } from '../../kernel/http/multipart-file.js';
 import { defineRoute, type RouteDefinition } from '../../kernel/http/route-table.js';
+import { jobsAnswerSchema, summarySchema } from '../data-ops/public.js';
 import { streamJobEvents } from './job-events.js';
 import { streamImport } from './stream.js';
 
@@ -49,6 +50,15 @@ const planSchema = z.object({
       widgets: z.record(z.string(), z.string()),
     }),
   ),
+  planHash: z.string().describe("the engine plan's hash (data-operation lifecycle)"),
+  risk: z.enum(['safe', 'warning', 'destructive']),
+  requiresConfirmation: z.boolean(),
+  summary: summarySchema.describe(
+    'records per action as planned (the run reports the actual counts in its audit entry and completion event)',
+  ),
+  warnings: z.array(z.object({ message: z.string(), item: z.string().optional() })),
+  blockedReasons: z.array(z.string()),
+  expiresAt: z.string().describe('the plan may be run until then (30 minutes), then 410 PLAN_EXPIRED'),
 });
 const skipReasons = z.object({
   alreadyImported: z.number().optional().describe('imported into this collection before (mode add)'),
@@ -131,7 +141,8 @@ export const importerRoutes: RouteDefinition[] = [
     description:
       "uploadId defaults to the caller's latest valid upload. mappings: source entity -> collection name, false to leave it out, or {collection, fields: " +
       '{sourceField: targetField|null}}; omitted entities and fields are mapped automatically by name. scaffold: true creates missing collections (needs ' +
-      'collections:manage) with fields inferred from the source and a `_source_import` field. mode: add (default: records imported before are skipped) or merge (updated when changed).',
+      'collections:manage) with fields inferred from the source and a `_source_import` field. mode: add (default: records imported before are skipped) or merge (updated when changed). ' +
+      "The plan is stored by the data-operation engine (domain importer): planId, planHash, risk, summary, warnings (entities not imported), blockedReasons and expiresAt (30 minutes) beside the importer's fields.",
     request: {
       body: z.object({
         format: z.string().min(1).max(64),
@@ -154,12 +165,31 @@ export const importerRoutes: RouteDefinition[] = [
     summary: 'Runs a plan (confirmed: true): below 100 entities inline (done when this answers), at or above as a background job',
     description:
       'Answers the spec\'s {success, jobId, status: "processing", message} in both cases; GET /api/importers/jobs/:jobId shows progress and results (an inline run ' +
-      'is already completed there). confirmed other than true -> 400 IMPORT_NOT_CONFIRMED; a plan run twice -> 409 IMPORT_ALREADY_RUN.',
+      'is already completed there). confirmed other than true -> 400 IMPORT_NOT_CONFIRMED; a plan run twice -> 409 IMPORT_ALREADY_RUN. The run goes through the ' +
+      'data-operation engine (domain importer): its lock per tenant (another importer run of the tenant holding it past DATA_OPS_LOCK_WAIT_MS -> 409 LOCK_CONTENTION, the plan may be run again), ' +
+      'the staleness check (target collections or ledger changed since the preview -> 409 PLAN_STALE), 410 PLAN_EXPIRED after 30 minutes, one audit entry (domain importer) and ' +
+      'a completion event on GET /api/data-ops/events; at or above 100 entities the engine job (GET /api/importers/jobs) runs it.',
     request: { body: z.object({ planId: z.string().uuid(), confirmed: z.boolean() }) },
     response: z.object({ success: z.literal(true), jobId: z.string(), status: z.literal('processing'), message: z.string() }),
     handler: async ({ ctx, body, identity, scope }) => {
       ctx.body = await scope.importers.run(identity, body);
     },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/api/importers/jobs',
+    permission: 'content:read',
+    tags: ['importers'],
+    summary: "The importer's background runs in the shared data-operation jobs shape, newest first",
+    description:
+      'data: {jobs: [{jobId, domain: "importer", status, progress, outcome?, summary?, createdAt, completedAt?, importJobId?}]}: the engine jobs of runs at or above the ' +
+      "threshold (inline runs have none). importJobId is the id of GET /api/importers/jobs/:jobId; while a job runs its progress is the import's. ?jobId= narrows to one " +
+      '(an engine job id or an import job id); unknown -> 404 DATA_JOB_NOT_FOUND.',
+    request: { query: z.object({ jobId: z.string().min(1).max(64).optional() }) },
+    response: z.object({
+      jobs: z.array(jobsAnswerSchema.shape.jobs.element.extend({ importJobId: z.string().optional() })),
+    }),
+    handler: async ({ query, identity, scope }) => ({ jobs: await scope.importers.jobsList(identity, query.jobId) }),
   }),
   defineRoute({
     method: 'GET',

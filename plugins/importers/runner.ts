@@ -45,6 +45,8 @@ export interface RunInput {
   shouldStop?(): boolean;
   /** Filled with the collections this run creates (scaffold), also when the run then fails. */
   scaffolded?: string[];
+  /** Filled with the entries this run creates (not those it updates), also when the run then fails: a failed run removes them again. */
+  created?: Array<{ collection: string; id: string }>;
   /** Resuming an interrupted run: the spool's first `processed` entities are done, with these results and warnings. */
   resume?: { processed: number; results: Record<string, EntityResult>; warnings: RunOutcome['warnings'] };
 }
@@ -240,6 +242,7 @@ export async function runImport(input: RunInput): Promise<RunOutcome> {
     const entries = content.entries(collection);
     try {
       const made = await entries.createMany(creates.map((c) => c.body));
+      for (const entry of made) input.created?.push({ collection, id: entry._id });
       // New source ids: one multi-row insert per batch (a statement per row would commit, and on SQLite sync, per row).
       const fresh = made.flatMap((entry, i) => (links.has(externalKey(creates[i]!.e.externalId)) ? [] : [{ entry, c: creates[i]! }]));
       if (fresh.length) {
@@ -266,6 +269,7 @@ export async function runImport(input: RunInput): Promise<RunOutcome> {
       for (const c of creates) {
         try {
           const entry = await entries.create(c.body);
+          input.created?.push({ collection, id: entry._id });
           await link(c.e, collection, entry._id, c.checksum);
           r.imported++;
         } catch (err) {

@@ -36,6 +36,8 @@ export class JobRow extends Model {
   declare error: string | null;
   declare started_at: number;
   declare completed_at: number | null;
+  declare begun_at: number | null;
+  declare data_job_id: string | null;
 }
 export class LinkRow extends Model {
   declare id: number;
@@ -108,6 +110,8 @@ export class ImportStore {
         error: DataTypes.TEXT,
         started_at: DataTypes.BIGINT,
         completed_at: DataTypes.BIGINT,
+        begun_at: DataTypes.BIGINT,
+        data_job_id: S(64),
       },
       { ...common, tableName: 'import_jobs', modelName: 'ImportJob' },
     );

@@ -47,12 +47,16 @@ export async function streamImport(ctx: Context, identity: Identity, service: Im
     });
     const targets = plan.operations.filter((o) => o.targetCollection).map((o) => `${o.sourceType} -> ${o.targetCollection}`);
     progress('mapping', targets.length ? `Targets: ${targets.join(', ')}` : 'No target collection (pass collection or scaffold=true)', 45);
-    const outcome = await service.execute(job.id, {
-      progress: (processed, total) =>
-        progress('importing', `Imported ${processed} of ${total}`, 45 + (total ? (processed / total) * 55 : 55)),
-      shouldStop: () => stream.closed,
+    // Inline whatever the size (the stream is its progress channel), through the data-operation engine.
+    const applied = await service.applyClaimed(identity, plan.planId, job.id, {
+      inline: true,
+      hooks: {
+        progress: (processed, total) =>
+          progress('importing', `Imported ${processed} of ${total}`, 45 + (total ? (processed / total) * 55 : 55)),
+        shouldStop: () => stream.closed,
+      },
     });
-    if (outcome === 'interrupted') {
+    if (applied === 'interrupted') {
       send('error', {
         success: false,
         error: 'IMPORT_INTERRUPTED',
@@ -61,12 +65,12 @@ export async function streamImport(ctx: Context, identity: Identity, service: Im
       });
       return;
     }
-    if (!outcome) {
-      const failed = await service.job(identity, job.id);
-      send('error', { success: false, error: 'IMPORT_FAILED', message: failed.error ?? 'The import failed' });
+    const done = await service.job(identity, job.id);
+    if (done.status !== 'completed') {
+      send('error', { success: false, error: 'IMPORT_FAILED', message: done.error ?? 'The import failed' });
       return;
     }
-    const sum = (k: 'imported' | 'failed' | 'skipped') => Object.values(outcome.results).reduce((n, r) => n + r[k], 0);
+    const sum = (k: 'imported' | 'failed' | 'skipped') => Object.values(done.results).reduce((n, r) => n + r[k], 0);
     send('complete', {
       imported: sum('imported'),
       failed: sum('failed'),

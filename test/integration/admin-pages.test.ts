@@ -161,6 +161,9 @@ describe('admin pages: GET /api/admin-ui/pages and the module files', function (
       '/admin/data/config',
       '/admin/data/migrations',
       '/admin/data/backups',
+      '/admin/data/export',
+      '/admin/data/import',
+      '/admin/data/sync',
       '/admin/hello',
       '/admin/secret',
       '/admin/secret/:id',
@@ -192,7 +195,16 @@ describe('admin pages: GET /api/admin-ui/pages and the module files', function (
     const viewer = (await pagesOf('viewer')).body.data.pages.map((p: { path: string }) => p.path);
     expect(viewer).to.deep.equal(['/admin/media', '/admin/hello', '/admin/secret/:id']);
     const editor = (await pagesOf('editor')).body.data.pages.map((p: { path: string }) => p.path);
-    expect(editor).to.deep.equal(['/admin/media', '/admin/themes', '/admin/hello', '/admin/secret/:id']);
+    // Editors move content between instances (content:export, content:import, content:sync); viewers do not.
+    expect(editor).to.deep.equal([
+      '/admin/media',
+      '/admin/themes',
+      '/admin/data/export',
+      '/admin/data/import',
+      '/admin/data/sync',
+      '/admin/hello',
+      '/admin/secret/:id',
+    ]);
     expect(t.kernel.registries.adminPages.has('/admin/importers')).to.equal(false);
   });
 

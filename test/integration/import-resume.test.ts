@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import type { AuditLog } from '../../kernel/audit.js';
 import { as, dataOf } from '../helpers/content.js';
 import { fixturePlugin, startTestKernel, tempDir, type TestKernel, type TestKernelOptions } from '../helpers/kernel.js';
 import { createMariaDbDatabase, DB_VARIANTS, requireVariant } from '../helpers/services.js';
@@ -68,6 +69,15 @@ for (const variant of DB_VARIANTS) {
       expect(job.progress).to.deep.equal({ processed: ROWS, total: ROWS });
       const entries = await dataOf(await as(second, 'admin').get(`/api/collections/${plan.collections[0].name}?limit=1`));
       expect(entries.total).to.equal(ROWS);
+      // The run went through the data-operation engine: one audit entry for the plan (the interruption wrote none).
+      const audit = second.kernel.container.resolve<AuditLog>('audit');
+      let mine: Awaited<ReturnType<AuditLog['list']>>['items'] = [];
+      for (let i = 0; i < 100 && !mine.length; i++) {
+        mine = (await audit.list({ tenantId: 'default', limit: 100 })).items.filter((e) => e.planId === plan.planId);
+        if (!mine.length) await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(mine.map((e) => [e.domain, e.operation, e.outcome])).to.deep.equal([['importer', 'apply', 'success']]);
+      expect(mine[0]!.summary).to.deep.include({ created: ROWS, failed: 0 });
     });
   });
 }

@@ -145,8 +145,11 @@ describe('resilience', function () {
       (err: Error) => err,
     );
     const deadline = Date.now() + 10000;
-    while (t.kernel.phase !== 'FULL' && Date.now() < deadline) await sleep(10);
+    // Close while test-lifecycle boots (its 800 ms delay), whatever other FULL-phase plugins boot before it.
+    const lifecycleState = () => t.kernel.loader.describe().find((r) => r.id === 'test-lifecycle')?.state;
+    while (lifecycleState() !== 'booting' && Date.now() < deadline) await sleep(10);
     expect(t.kernel.phase).to.equal('FULL');
+    expect(lifecycleState()).to.equal('booting');
     const url = t.url;
     await t.close();
     const error = await starting;

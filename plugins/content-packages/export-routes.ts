@@ -1,0 +1,179 @@
+/** /api/content-export: validate, plan, run (through the data-operation engine), download, jobs. */
+import { z } from 'zod';
+import { ServiceUnavailableError, ValidationError } from '../../kernel/errors.js';
+import type { Identity } from '../../kernel/http/identity.js';
+import { defineRoute, type RouteDefinition } from '../../kernel/http/route-table.js';
+import { optional } from '../../kernel/plugin.js';
+import {
+  DATA_OPS_APPLY_JOB,
+  applyAnswerSchema,
+  applyBodySchema,
+  jobsAnswerSchema,
+  planViewSchema,
+  type DataOpsEngine,
+  type StoredPlan,
+} from '../data-ops/public.js';
+import { PackageNotFoundError, PackageNotReadyError } from './export-errors.js';
+import type { ExportPackages, PackageRow } from './export-packages.js';
+import { checkSelection, selectionSchema } from './export-selection.js';
+import { sendArchive } from './package-archive.js';
+import { EXPORT_DOMAIN } from './public.js';
+
+export interface ExportRouteDeps {
+  packages: () => ExportPackages;
+  estimateOf: (plan: StoredPlan) => number;
+}
+
+const engine = (scope: object): DataOpsEngine => {
+  const e = optional(scope as never, 'dataOps');
+  if (!e) throw new ServiceUnavailableError('The data-operation engine (plugin data-ops) is not available');
+  return e;
+};
+
+const downloadUrl = (key: 'planId' | 'jobId', value: string) => `/api/content-export/download?${key}=${encodeURIComponent(value)}`;
+
+const selectionAnswer = z.object({
+  collections: z.array(z.string()),
+  includeMedia: z.boolean().optional(),
+  status: z.string().optional(),
+  updatedFrom: z.string().optional(),
+  updatedTo: z.string().optional(),
+  filters: z.record(z.string(), z.record(z.string(), z.unknown())).optional(),
+});
+
+const id = z.string().min(1).max(64);
+
+/** The package of a plan, or of the plan a finished export job ran (409 while the job is queued or running). */
+async function packageFor(
+  deps: ExportRouteDeps,
+  scope: Record<string, any>,
+  identity: Identity,
+  query: { jobId?: string; planId?: string },
+): Promise<PackageRow> {
+  if (query.planId !== undefined) {
+    const row = await deps.packages().byPlan(identity.tenantId, query.planId);
+    if (!row) throw new PackageNotFoundError(`plan '${query.planId}'`);
+    return row;
+  }
+  const jobId = query.jobId!;
+  const job = await scope.jobs.get(jobId).catch(() => null);
+  const payload = (job?.payload ?? null) as { planId?: string; domain?: string } | null;
+  if (!job || job.type !== DATA_OPS_APPLY_JOB || job.tenantId !== identity.tenantId || payload?.domain !== EXPORT_DOMAIN || !payload.planId)
+    throw new PackageNotFoundError(`job '${jobId}'`);
+  if (job.status === 'queued' || job.status === 'running') throw new PackageNotReadyError(jobId, job.status);
+  const row = await deps.packages().byPlan(identity.tenantId, payload.planId);
+  if (!row) throw new PackageNotFoundError(`job '${jobId}' (the export did not complete)`);
+  return row;
+}
+
+export function exportRoutes(deps: ExportRouteDeps): RouteDefinition[] {
+  return [
+    defineRoute({
+      method: 'POST',
+      path: '/api/content-export/validate',
+      permission: 'content:export',
+      tags: ['content-export'],
+      summary:
+        'Checks an export selection: {valid: true, selection} (normalised), 400 VALIDATION_ERROR or 404 COLLECTION_NOT_FOUND naming every problem',
+      request: { body: selectionSchema },
+      response: z.object({ valid: z.literal(true), selection: selectionAnswer }),
+      handler: async ({ body, scope }) => ({ valid: true as const, selection: await checkSelection(body, scope.collections) }),
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/api/content-export/plan',
+      permission: 'content:export',
+      tags: ['content-export'],
+      summary:
+        'Plans a content package of the selection (mode add): one create collection-file per collection, media-manifest, package; changes nothing',
+      description:
+        'The plan of the data-operation engine (30 minutes) plus `estimatedBytes` (uncompressed size estimate of the package). Warnings name relation ' +
+        'fields whose targets are outside the selection (references leaving the selection, with their count) and media fields in use while ' +
+        'includeMedia is off. Counts are those at planning time; run exports the entries as they are then.',
+      request: { body: selectionSchema },
+      response: planViewSchema.extend({ estimatedBytes: z.number().describe('estimated package size before compression, in bytes') }),
+      handler: async ({ body, identity, scope }) => {
+        const dataOps = engine(scope);
+        const view = await dataOps.plan(EXPORT_DOMAIN, body, undefined, identity);
+        const stored = await dataOps.getPlan(view.planId, identity);
+        return { ...view, estimatedBytes: deps.estimateOf(stored) };
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/api/content-export/run',
+      permission: 'content:export',
+      tags: ['content-export'],
+      summary:
+        'Builds the package of a plan: 200 with the outcome (and packageId, downloadUrl) below 500 entries + media records, else 202 {jobId, status: queued, downloadUrl}',
+      description:
+        'Takes {planId, confirmed?, planHash?}. Refusals as every apply route (404 PLAN_NOT_FOUND, 410 PLAN_EXPIRED, 409 PLAN_ALREADY_APPLIED, ' +
+        '409 PLAN_STALE when a selected collection schema changed since planning, 409 LOCK_CONTENTION).',
+      request: { body: applyBodySchema },
+      response: z.union([
+        (applyAnswerSchema.options[0] as z.ZodObject).extend({
+          packageId: z.string().optional(),
+          size: z.number().optional().describe('bytes of the archive'),
+          sha256: z.string().optional().describe('SHA-256 of the archive'),
+          downloadUrl: z.string().optional(),
+        }),
+        (applyAnswerSchema.options[1] as z.ZodObject).extend({ downloadUrl: z.string() }),
+      ]),
+      handler: async ({ ctx, body, identity, scope }) => {
+        const answer = await engine(scope).apply(EXPORT_DOMAIN, body, identity);
+        ctx.status = answer.status;
+        if (answer.status === 202) return { ...answer.data, downloadUrl: downloadUrl('jobId', answer.data.jobId) };
+        if (answer.data.outcome !== 'success') return answer.data;
+        const row = await deps.packages().byPlan(identity.tenantId, answer.data.planId);
+        return row
+          ? {
+              ...answer.data,
+              packageId: row.packageId,
+              size: row.size,
+              sha256: row.sha256,
+              downloadUrl: downloadUrl('planId', answer.data.planId),
+            }
+          : answer.data;
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api/content-export/download',
+      // content:export, not the namespace's GET default content:read: a package holds drafts, which a
+      // reader without content:write never sees through the entries API.
+      permission: 'content:export',
+      tags: ['content-export'],
+      envelope: false,
+      summary:
+        'The package archive (application/gzip, attachment <packageId>.svelty-package) of an export job (?jobId=) or inline run (?planId=), streamed',
+      description:
+        'Accept-Ranges: bytes; one `Range: bytes=a-b` answers 206 with Content-Range (If-Range honoured), an unsatisfiable one 416 RANGE_NOT_SATISFIABLE; ' +
+        'ETag is the archive SHA-256 (304 on If-None-Match). A job still queued or running: 409 PACKAGE_NOT_READY; unknown, failed, pruned or ' +
+        "another tenant's: 404 PACKAGE_NOT_FOUND. Exactly one of jobId and planId.",
+      request: {
+        query: z
+          .object({ jobId: id.optional().describe('the jobId of a 202 run'), planId: id.optional().describe('the planId of a 200 run') })
+          .strict(),
+      },
+      handler: async ({ ctx, query, identity, scope }) => {
+        if ((query.jobId === undefined) === (query.planId === undefined)) {
+          const message = 'give exactly one of jobId and planId';
+          throw new ValidationError(`Invalid query: ${message}`, [{ path: 'query.jobId', message }]);
+        }
+        const row = await packageFor(deps, scope, identity, query);
+        if (!(await sendArchive(ctx, deps.packages().archivePath(row.packageId), row.fileName, row.sha256)))
+          throw new PackageNotFoundError(`package '${row.packageId}' (its archive is not on this instance)`);
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api/content-export/jobs',
+      permission: 'content:read',
+      tags: ['content-export'],
+      summary: 'Background content exports of your tenant, newest first (?jobId= narrows to one; unknown: 404 DATA_JOB_NOT_FOUND)',
+      request: { query: z.object({ jobId: id.optional() }) },
+      response: jobsAnswerSchema,
+      handler: async ({ query, identity, scope }) => ({ jobs: await engine(scope).jobs(EXPORT_DOMAIN, identity, query.jobId) }),
+    }),
+  ];
+}

@@ -1,0 +1,386 @@
+/**
+ * Reading a received `.svelty-package` archive: safe extraction (entry by entry from the `tar` parser,
+ * never `tar.x`: every entry is checked before a byte of it is written, and any refusal removes
+ * everything), then the checks of validate (manifest format and version, every file's size and SHA-256
+ * against manifest.files and checksums.sha256, files present but not listed), and a bounded NDJSON
+ * line reader for the plan.
+ */
+import { createHash } from 'node:crypto';
+import { once } from 'node:events';
+import { createReadStream, createWriteStream, type WriteStream } from 'node:fs';
+import { mkdir, open, readFile, readdir, stat } from 'node:fs/promises';
+import { join, resolve, sep } from 'node:path';
+import { createInterface } from 'node:readline';
+import { createGunzip } from 'node:zlib';
+import { Parser, type ReadEntry } from 'tar';
+import { z } from 'zod';
+import {
+  ContentImportArchiveInvalidError,
+  ContentImportLimitError,
+  ContentImportLinkError,
+  ContentImportSpecialFileError,
+  ContentImportUnsafePathError,
+} from './import-errors.js';
+import type { ImportOptions } from './import-options.js';
+import { PACKAGE_FORMAT, PACKAGE_FORMAT_VERSION, type PackageManifest } from './public.js';
+
+const FILE_TYPES = new Set(['File', 'OldFile', 'ContiguousFile']);
+const LINK_TYPES = new Set(['SymbolicLink', 'Link']);
+const SPECIAL_NAMES: Record<string, string> = { CharacterDevice: 'character device', BlockDevice: 'block device', FIFO: 'FIFO' };
+const MANIFEST_MAX_BYTES = 64 * 1024 * 1024;
+const CHECKSUMS_MAX_BYTES = 64 * 1024 * 1024;
+/** Problems listed at most (the rest is counted). */
+const MAX_PROBLEMS = 50;
+/** Longest NDJSON line (one entry: a JSON or rich-text field holds up to 1 MB each). */
+export const MAX_LINE_BYTES = 32 * 1024 * 1024;
+export const COLLECTION_NAME = /^[a-z][a-z0-9_]{0,47}$/;
+
+/** A path inside the package folder: relative, forward slashes, no `..`, `.`, empty segment, backslash or NUL. */
+export function safeRelativePath(p: unknown): p is string {
+  if (typeof p !== 'string' || !p || p.length > 1024) return false;
+  if (p.startsWith('/') || /^[A-Za-z]:/.test(p) || p.includes('\\') || p.includes('\0')) return false;
+  return !p.split('/').some((s) => s === '..' || s === '.' || s === '');
+}
+
+const limit = (options: ImportOptions, which: 'importMaxEntries' | 'importMaxExtractedBytes' | 'importMaxRatio') =>
+  new ContentImportLimitError(
+    which,
+    {
+      importMaxEntries: 'CONTENT_IMPORT_MAX_ENTRIES',
+      importMaxExtractedBytes: 'CONTENT_IMPORT_MAX_EXTRACTED_BYTES',
+      importMaxRatio: 'CONTENT_IMPORT_MAX_RATIO',
+    }[which],
+    options[which],
+  );
+
+/**
+ * Extracts the gzip tar `archive` below `dest` (which must exist and be empty) and answers the package
+ * root: `dest` when manifest.json is at the top, else the one folder holding it. Throws the
+ * CONTENT_IMPORT_* refusals; the caller removes `dest` then.
+ */
+export async function extractPackage(archive: string, dest: string, options: ImportOptions): Promise<string> {
+  const head = Buffer.alloc(2);
+  const fh = await open(archive, 'r');
+  let compressed = 0;
+  try {
+    await fh.read(head, 0, 2, 0);
+    compressed = (await fh.stat()).size;
+  } finally {
+    await fh.close();
+  }
+  if (head[0] !== 0x1f || head[1] !== 0x8b)
+    throw new ContentImportArchiveInvalidError('not gzip-compressed (send the .svelty-package archive)');
+
+  let failure: Error | null = null;
+  const fail = (err: Error) => {
+    failure ??= err;
+  };
+  let entries = 0;
+  let declaredBytes = 0;
+  const writes: Array<Promise<void>> = [];
+  /** Files being written: closed at once when the extraction stops half-way (their entry never ends). */
+  const openFiles = new Set<WriteStream>();
+  const destRoot = resolve(dest);
+
+  const checkEntry = (entry: ReadEntry): Error | null => {
+    entries++;
+    if (entries > options.importMaxEntries) return limit(options, 'importMaxEntries');
+    const raw = entry.path;
+    if (typeof raw !== 'string' || raw.startsWith('/') || /^[A-Za-z]:/.test(raw) || raw.includes('\\') || raw.includes('\0'))
+      return new ContentImportUnsafePathError(String(raw));
+    const segments = raw.replace(/^\.\//, '').replace(/\/+$/, '').split('/');
+    if (segments.includes('..')) return new ContentImportUnsafePathError(raw);
+    if (LINK_TYPES.has(entry.type)) return new ContentImportLinkError(raw);
+    if (entry.type !== 'Directory' && !FILE_TYPES.has(entry.type))
+      return new ContentImportSpecialFileError(raw, SPECIAL_NAMES[entry.type] ?? `${entry.type} entry`);
+    if (segments.some((s) => s === '' || s === '.'))
+      return new ContentImportArchiveInvalidError(`the entry '${raw.slice(0, 200)}' has an empty or '.' path segment`);
+    declaredBytes += entry.size;
+    if (declaredBytes > options.importMaxExtractedBytes) return limit(options, 'importMaxExtractedBytes');
+    return null;
+  };
+
+  const parser = new Parser({ strict: true, brotli: false, zstd: false } as never);
+  parser.on('warn', (_code: string, message: string | Error) =>
+    fail(new ContentImportArchiveInvalidError(`damaged tar (${String((message as Error)?.message ?? message)})`)),
+  );
+  parser.on('error', (err: Error) => fail(new ContentImportArchiveInvalidError(`damaged tar (${err.message})`)));
+  parser.on('entry', (entry: ReadEntry) => {
+    if (failure) return void entry.resume();
+    const refusal = checkEntry(entry);
+    if (refusal) {
+      fail(refusal);
+      return void entry.resume();
+    }
+    const rel = entry.path.replace(/^\.\//, '').replace(/\/+$/, '');
+    const full = resolve(destRoot, rel);
+    if (!full.startsWith(destRoot + sep)) {
+      fail(new ContentImportUnsafePathError(entry.path));
+      return void entry.resume();
+    }
+    if (entry.type === 'Directory') {
+      writes.push(
+        mkdir(full, { recursive: true, mode: 0o700 }).then(
+          () => undefined,
+          (err: Error) => fail(new ContentImportArchiveInvalidError(`cannot create ${rel}: ${err.message}`)),
+        ),
+      );
+      return void entry.resume();
+    }
+    entry.pause();
+    const parent = full.slice(0, full.lastIndexOf(sep));
+    writes.push(
+      mkdir(parent, { recursive: true, mode: 0o700 })
+        .then(async () => {
+          if (failure) return void entry.resume();
+          // `wx`: a second entry for the same path is refused, never overwrites the first.
+          const out = createWriteStream(full, { flags: 'wx', mode: 0o600 });
+          openFiles.add(out);
+          entry.pipe(out);
+          await once(out, 'close');
+          openFiles.delete(out);
+          if (out.errored) throw out.errored;
+        })
+        .catch((err: Error) => {
+          fail(new ContentImportArchiveInvalidError(`cannot write ${rel}: ${err.message}`));
+          entry.resume();
+        }),
+    );
+  });
+
+  // Every decompressed byte counts (padding and trailing garbage too), so a bomb stops at the limit.
+  const source = createReadStream(archive).pipe(createGunzip());
+  let inflated = 0;
+  let first = true;
+  try {
+    for await (const chunk of source as AsyncIterable<Buffer>) {
+      inflated += chunk.length;
+      if (inflated > options.importMaxExtractedBytes) fail(limit(options, 'importMaxExtractedBytes'));
+      else if (inflated > 1024 * 1024 && inflated > options.importMaxRatio * compressed) fail(limit(options, 'importMaxRatio'));
+      if (first) {
+        first = false;
+        if (chunk.length < 512 || chunk.subarray(257, 262).toString('latin1') !== 'ustar')
+          fail(new ContentImportArchiveInvalidError('the gzip does not hold a tar archive'));
+      }
+      if (failure) break;
+      if (!parser.write(chunk)) {
+        // Both waits are dropped once one fires (no listener piles up on the parser).
+        const ac = new AbortController();
+        const wait = (event: string) => once(parser, event, { signal: ac.signal }).catch(() => undefined);
+        await Promise.race([wait('drain'), wait('error')]);
+        ac.abort();
+      }
+      if (failure) break;
+    }
+  } catch (err) {
+    fail(new ContentImportArchiveInvalidError(`damaged gzip (${(err as Error).message})`));
+  } finally {
+    source.destroy();
+  }
+  if (!failure) {
+    const ended = once(parser, 'end').catch(() => undefined);
+    parser.end();
+    await ended;
+  } else {
+    parser.abort?.(failure);
+    for (const out of openFiles) out.destroy();
+  }
+  await Promise.allSettled(writes);
+  if (failure) throw failure;
+  if (entries === 0) throw new ContentImportArchiveInvalidError('the archive is empty');
+  if (await isFile(join(dest, 'manifest.json'))) return dest;
+  const top = await readdir(dest, { withFileTypes: true });
+  if (top.length === 1 && top[0]!.isDirectory() && (await isFile(join(dest, top[0]!.name, 'manifest.json'))))
+    return join(dest, top[0]!.name);
+  throw new ContentImportArchiveInvalidError('no manifest.json at the top of the archive (or in its one top folder)');
+}
+
+const isFile = async (p: string) => (await stat(p).catch(() => null))?.isFile() ?? false;
+
+const hex64 = z.string().regex(/^[0-9a-f]{64}$/);
+const manifestSchema = z
+  .object({
+    format: z.literal(PACKAGE_FORMAT),
+    version: z.number(),
+    createdAt: z.string().max(64),
+    source: z
+      .object({
+        installationId: z.string().min(1).max(64),
+        kernelVersion: z.string().max(64).optional(),
+        dialect: z.string().max(32).optional(),
+        peer: z.string().max(64).optional(),
+      })
+      .passthrough(),
+    selection: z.object({}).passthrough().optional(),
+    collections: z
+      .array(
+        z
+          .object({
+            name: z.string().regex(COLLECTION_NAME),
+            entries: z.number().int().min(0),
+            file: z.string().max(1024),
+            schemaFile: z.string().max(1024),
+          })
+          .passthrough(),
+      )
+      .max(1000),
+    media: z
+      .object({ records: z.number().int().min(0), file: z.string().max(1024), includesFiles: z.boolean(), bytes: z.number().min(0) })
+      .passthrough(),
+    files: z.array(z.object({ path: z.string().max(1024), size: z.number().int().min(0), sha256: hex64 }).passthrough()).max(10_000_000),
+  })
+  .passthrough();
+
+async function sha256Of(path: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(path) as AsyncIterable<Buffer>) hash.update(chunk);
+  return hash.digest('hex');
+}
+
+/** Every file below `dir` (relative paths) with its size; anything but files and folders is reported. */
+async function listFiles(dir: string, problems: string[]): Promise<Map<string, number>> {
+  const present = new Map<string, number>();
+  const walk = async (sub: string): Promise<void> => {
+    for (const d of await readdir(join(dir, sub), { withFileTypes: true })) {
+      const rel = sub ? `${sub}/${d.name}` : d.name;
+      if (d.isDirectory()) await walk(rel);
+      else if (d.isFile()) present.set(rel, (await stat(join(dir, rel))).size);
+      else problems.push(`'${rel}' is not a regular file`);
+    }
+  };
+  await walk('');
+  return present;
+}
+
+/**
+ * The checks of validate on an extracted package: the manifest (shape, format, version), each listed
+ * file present with its size and SHA-256, checksums.sha256 agreeing, no unlisted file, the collections'
+ * files listed. Problems are sentences naming the file; the manifest is null when it cannot be read.
+ */
+export async function checkPackage(root: string): Promise<{ problems: string[]; manifest: PackageManifest | null }> {
+  const problems: string[] = [];
+  const add = (p: string) => void problems.push(p);
+  const mstat = await stat(join(root, 'manifest.json')).catch(() => null);
+  if (!mstat?.isFile()) return { problems: ['no manifest.json in the package'], manifest: null };
+  if (mstat.size > MANIFEST_MAX_BYTES) return { problems: ['manifest.json is too large'], manifest: null };
+  let raw: unknown;
+  try {
+    raw = JSON.parse(await readFile(join(root, 'manifest.json'), 'utf8'));
+  } catch {
+    return { problems: ['manifest.json is not valid JSON'], manifest: null };
+  }
+  const rawObj = (raw && typeof raw === 'object' ? raw : {}) as Record<string, unknown>;
+  if (rawObj.format !== PACKAGE_FORMAT)
+    return { problems: [`manifest.json: format is not '${PACKAGE_FORMAT}' (${JSON.stringify(rawObj.format ?? null)})`], manifest: null };
+  if (rawObj.version !== PACKAGE_FORMAT_VERSION)
+    return {
+      problems: [
+        `manifest.json: unsupported package format version ${JSON.stringify(rawObj.version ?? null)} (this instance reads version ${PACKAGE_FORMAT_VERSION})`,
+      ],
+      manifest: null,
+    };
+  const parsed = manifestSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    return { problems: [`manifest.json: ${issue.path.join('.') || '(root)'}: ${issue.message}`], manifest: null };
+  }
+  const m = parsed.data as unknown as PackageManifest;
+  const listed = new Map<string, { size: number; sha256: string }>();
+  for (const f of m.files) {
+    if (!safeRelativePath(f.path) || f.path === 'manifest.json' || f.path === 'checksums.sha256') {
+      add(`manifest.json lists an unusable path '${String(f.path).slice(0, 200)}'`);
+      continue;
+    }
+    if (listed.has(f.path)) add(`manifest.json lists '${f.path}' twice`);
+    listed.set(f.path, { size: f.size, sha256: f.sha256 });
+  }
+  const names = new Set<string>();
+  for (const c of m.collections) {
+    if (names.has(c.name)) add(`manifest.json lists collection '${c.name}' twice`);
+    names.add(c.name);
+    if (!listed.has(c.file)) add(`collection '${c.name}': its file '${c.file.slice(0, 200)}' is not listed in manifest.files`);
+    if (!listed.has(c.schemaFile))
+      add(`collection '${c.name}': its schema '${c.schemaFile.slice(0, 200)}' is not listed in manifest.files`);
+  }
+  if (m.media.records > 0 && !listed.has(m.media.file))
+    add(`the media manifest '${m.media.file.slice(0, 200)}' is not listed in manifest.files`);
+  const present = await listFiles(root, problems);
+  for (const [path, f] of listed) {
+    const size = present.get(path);
+    if (size === undefined) {
+      add(`'${path}' is listed in manifest.json but missing`);
+      continue;
+    }
+    if (size !== f.size) {
+      add(`'${path}' has ${size} bytes, manifest.json says ${f.size}`);
+      continue;
+    }
+    const sum = await sha256Of(join(root, path));
+    if (sum !== f.sha256) add(`'${path}': SHA-256 differs from manifest.json (damaged or changed)`);
+  }
+  for (const rel of present.keys())
+    if (rel !== 'manifest.json' && rel !== 'checksums.sha256' && !listed.has(rel))
+      add(`'${rel.slice(0, 200)}' is not listed in manifest.json`);
+  // checksums.sha256: sha256sum format, every file but itself.
+  const cstat = present.get('checksums.sha256');
+  if (cstat === undefined) add('no checksums.sha256 in the package');
+  else if (cstat > CHECKSUMS_MAX_BYTES) add('checksums.sha256 is too large');
+  else {
+    const text = await readFile(join(root, 'checksums.sha256'), 'utf8');
+    const seen = new Set<string>();
+    for (const line of text.split('\n')) {
+      if (!line.trim()) continue;
+      const match = /^([0-9a-f]{64}) [ *](.+)$/.exec(line.replace(/\r$/, ''));
+      if (!match || !safeRelativePath(match[2])) {
+        add(`checksums.sha256: unreadable line '${line.slice(0, 120)}'`);
+        continue;
+      }
+      const [, sum, path] = match as unknown as [string, string, string];
+      seen.add(path);
+      if (path === 'checksums.sha256') continue;
+      if (!present.has(path)) add(`checksums.sha256 names '${path}', which is missing`);
+      else if (listed.get(path)?.sha256 !== undefined && listed.get(path)!.sha256 !== sum)
+        add(`'${path}': checksums.sha256 and manifest.json disagree`);
+      else if (!listed.has(path) && (await sha256Of(join(root, path))) !== sum) add(`'${path}': SHA-256 differs from checksums.sha256`);
+      if (problems.length > MAX_PROBLEMS) break;
+    }
+    for (const path of listed.keys()) if (!seen.has(path)) add(`'${path}' is missing from checksums.sha256`);
+  }
+  if (problems.length > MAX_PROBLEMS) {
+    const more = problems.length - MAX_PROBLEMS;
+    problems.length = MAX_PROBLEMS;
+    problems.push(`... and ${more} more`);
+  }
+  return { problems, manifest: m };
+}
+
+/**
+ * The lines of an NDJSON file, parsed (a line past MAX_LINE_BYTES or not JSON is reported through
+ * `bad` with its 1-based number and skipped). Empty lines are skipped.
+ */
+export async function* readNdjson(
+  path: string,
+  bad: (line: number, problem: string) => void,
+): AsyncGenerator<{ line: number; value: unknown }> {
+  const stream = createReadStream(path, { encoding: 'utf8' });
+  const lines = createInterface({ input: stream, crlfDelay: Infinity });
+  let n = 0;
+  try {
+    for await (const text of lines) {
+      n++;
+      if (!text.trim()) continue;
+      if (text.length > MAX_LINE_BYTES) {
+        bad(n, 'longer than the line limit');
+        continue;
+      }
+      try {
+        yield { line: n, value: JSON.parse(text) as unknown };
+      } catch {
+        bad(n, 'not valid JSON');
+      }
+    }
+  } finally {
+    lines.close();
+    stream.destroy();
+  }
+}

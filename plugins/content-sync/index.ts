@@ -1,0 +1,86 @@
+import { join } from 'node:path';
+import { readdir, rm, stat } from 'node:fs/promises';
+import { definePlugin } from '../../kernel/index.js';
+import type { ContainerServices } from '../../kernel/http/route-table.js';
+import type { DataDomain } from '../../kernel/registries/contracts.js';
+import { ChannelSecrets } from './channel-secrets.js';
+import { ChannelStore } from './channel-store.js';
+import { CONTENT_SYNC_MIGRATIONS } from './migrations.js';
+import { parseContentSyncOptions } from './options.js';
+import { pullDomain } from './pull-domain.js';
+import { pushDomain } from './push-domain.js';
+import { RemoteClient } from './remote-client.js';
+import { remoteRoutes } from './routes-remote.js';
+import { syncRoutes } from './routes.js';
+import type { SyncDeps } from './sync-deps.js';
+import { TransferStore } from './transfer-store.js';
+import '../content-packages/public.js';
+import '../data-ops/public.js';
+import './public.js';
+
+/** Kept packages of plans (incoming/, pushed/) older than this are removed by the pruning. */
+const KEPT_MS = 24 * 3600 * 1000;
+
+/**
+ * Content sync: channels to remote instances, the `content-sync` (pull) and `content-sync-push`
+ * data-operation domains (audit domain content-sync), /api/content-sync, and the remote-facing
+ * endpoints a peer calls (/api/content-sync/remote/...).
+ */
+export default definePlugin(() => {
+  let cradle: (ContainerServices & Record<string, any>) | null = null;
+  let channels: ChannelStore | null = null;
+  let transfers: TransferStore | null = null;
+  let timer: NodeJS.Timeout | null = null;
+  let prune: (() => Promise<void>) | null = null;
+  let pruneIntervalMs = 3600 * 1000;
+  return {
+    register(ctx) {
+      const options = parseContentSyncOptions(ctx.options, ctx.envOptions, ctx.envSources);
+      pruneIntervalMs = options.pruneIntervalMs;
+      const root = join(ctx.config.dataPath, 'content-sync');
+      const booted = () => {
+        if (!cradle) throw new Error('content-sync is used before its plugin booted');
+        return cradle;
+      };
+      const sequelize = () => booted().sequelize;
+      const deps: SyncDeps = {
+        cradle: booted,
+        channels: () => (channels ??= new ChannelStore(sequelize, new ChannelSecrets(sequelize, ctx.config.secrets?.encryptionKey))),
+        transfers: () => (transfers ??= new TransferStore(sequelize, root, options)),
+        options,
+        root,
+        client: (channel, signal) => new RemoteClient(channel.url, channel.apiKey, options, signal),
+      };
+      for (const m of CONTENT_SYNC_MIGRATIONS) ctx.migrations.add(m);
+      ctx.registries.dataDomains.add(pullDomain(deps) as unknown as DataDomain);
+      ctx.registries.dataDomains.add(pushDomain(deps) as unknown as DataDomain);
+      for (const route of [...syncRoutes(deps), ...remoteRoutes(deps)]) ctx.routes.add(route);
+      prune = async () => {
+        await deps.transfers().prune();
+        // Packages kept by plans for after their apply (incoming/: pulls, pushed/: pushes).
+        for (const dir of ['incoming', 'pushed']) {
+          const names = await readdir(join(root, dir)).catch(() => [] as string[]);
+          for (const name of names) {
+            const file = join(root, dir, name);
+            const s = await stat(file).catch(() => null);
+            if (s && Date.now() - s.mtimeMs > KEPT_MS) await rm(file, { force: true });
+          }
+        }
+      };
+    },
+    async boot({ container, logger, onClose }) {
+      cradle = container.cradle;
+      const run = () => prune?.().catch((err) => logger.warn({ err }, 'content-sync: pruning transfers failed'));
+      void run(); // in the background: pruning old transfers never delays boot
+      timer = setInterval(() => void run(), pruneIntervalMs);
+      timer.unref();
+      onClose(() => {
+        if (timer) clearInterval(timer);
+        timer = null;
+        cradle = null;
+        channels = null;
+        transfers = null;
+      });
+    },
+  };
+});

@@ -1,0 +1,251 @@
+/**
+ * The remote-facing endpoints every instance serves to its peers (/api/content-sync/remote/...). A peer
+ * calls them with `Authorization: Bearer sck_...`, an API key of this instance holding content:read and
+ * content:sync; everything happens in the key's tenant and as its identity.
+ */
+import { createReadStream } from 'node:fs';
+import { z } from 'zod';
+import { ForbiddenError, ValidationError } from '../../kernel/errors.js';
+import { defineRoute, type RouteDefinition } from '../../kernel/http/route-table.js';
+import { KERNEL_VERSION } from '../../kernel/version.js';
+import { IMPORT_DOMAIN } from '../content-packages/public.js';
+import { applyAnswerSchema, planViewSchema } from '../data-ops/public.js';
+import { SyncRangeError } from './errors.js';
+import { parseContentRange } from './transfer-store.js';
+import type { SyncDeps } from './sync-deps.js';
+
+const tags = ['content-sync'];
+const uuid = z.string().uuid();
+const transferState = z.object({ received: z.number().int(), total: z.number().int() }).meta({ id: 'ContentSyncTransferState' });
+
+/** `bytes=<start>-[<end>]` of a download (one range; anything else answers the whole file). */
+function parseRange(header: string, size: number): { start: number; end: number } | null {
+  const m = /^bytes=(\d{1,16})-(\d{0,16})$/.exec(header.trim());
+  if (!m) return null;
+  const start = Number(m[1]);
+  const end = m[2] ? Math.min(Number(m[2]), size - 1) : size - 1;
+  if (start >= size || end < start) throw new SyncRangeError(size);
+  return { start, end };
+}
+
+export function remoteRoutes(deps: SyncDeps): RouteDefinition[] {
+  return [
+    defineRoute({
+      method: 'GET',
+      path: '/api/content-sync/remote/hello',
+      permission: 'content:sync',
+      tags,
+      request: {},
+      summary: "Peer endpoint: this installation's id, the CMS version and the collections (a channel's connection test)",
+      response: z.object({ installationId: z.string(), version: z.string(), collections: z.array(z.string()) }),
+      async handler({ scope }) {
+        return {
+          installationId: await scope.contentPackages.installationId(),
+          version: KERNEL_VERSION,
+          collections: (scope.collections.list() as Array<{ name: string }>).map((c) => c.name),
+        };
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/api/content-sync/remote/packages',
+      permission: 'content:sync',
+      tags,
+      request: {
+        body: z.strictObject({
+          collections: z.array(z.string().min(1).max(64)).min(1).max(500).optional(),
+          peer: z.string().min(1).max(64).meta({ description: "The caller's installation id: entries carry the checksums agreed with it" }),
+          includeMedia: z.boolean().optional(),
+        }),
+      },
+      summary: 'Peer endpoint: builds a content package for the calling peer (a pull) to download with GET .../packages/:packageId',
+      description: 'Default collections: all of this instance. Kept 24 hours; counts toward the open transfers.',
+      response: z.object({ packageId: z.string(), size: z.number().int(), sha256: z.string() }),
+      async handler({ scope, identity, body }) {
+        const all = (scope.collections.list() as Array<{ name: string }>).map((c) => c.name);
+        const missing = (body.collections ?? []).filter((c) => !all.includes(c));
+        if (missing.length)
+          throw new ValidationError(
+            `Unknown collections: ${missing.join(', ')}`,
+            missing.map((c) => ({ path: 'body.collections', message: `'${c}' does not exist` })),
+          );
+        const built = await scope.contentPackages.build(
+          { collections: body.collections ?? all, ...(body.includeMedia ? { includeMedia: true } : {}) },
+          identity,
+          { peer: body.peer },
+        );
+        return deps.transfers().offerPackage(identity.tenantId, identity.userId, built.archivePath, built.size, built.sha256);
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api/content-sync/remote/packages/:packageId',
+      permission: 'content:sync',
+      tags,
+      request: { params: z.object({ packageId: uuid }) },
+      envelope: false,
+      summary: 'Peer endpoint: downloads a package built for the peer (application/gzip; one byte range with Range: 206, for resuming)',
+      async handler({ ctx, identity, params }) {
+        const file = await deps.transfers().packageFile(identity.tenantId, params.packageId);
+        const range = ctx.get('range') ? parseRange(ctx.get('range'), file.size) : null;
+        ctx.set('Accept-Ranges', 'bytes');
+        ctx.set('X-Content-SHA256', file.sha256);
+        ctx.type = 'application/gzip';
+        if (range) {
+          ctx.status = 206;
+          ctx.set('Content-Range', `bytes ${range.start}-${range.end}/${file.size}`);
+          ctx.length = range.end - range.start + 1;
+          ctx.body = createReadStream(file.path, { start: range.start, end: range.end });
+        } else {
+          ctx.status = 200;
+          ctx.length = file.size;
+          ctx.body = createReadStream(file.path);
+        }
+      },
+    }),
+    defineRoute({
+      method: 'DELETE',
+      path: '/api/content-sync/remote/packages/:packageId',
+      permission: 'content:sync',
+      tags,
+      request: { params: z.object({ packageId: uuid }) },
+      summary: 'Peer endpoint: the peer has its package: removes it (it no longer counts toward the open transfers)',
+      response: z.object({ deleted: z.boolean() }),
+      async handler({ identity, params }) {
+        const transfers = deps.transfers();
+        await transfers.packageFile(identity.tenantId, params.packageId);
+        await transfers.finish(identity.tenantId, params.packageId);
+        return { deleted: true };
+      },
+    }),
+    defineRoute({
+      method: 'PUT',
+      path: '/api/content-sync/remote/uploads/:transferId',
+      permission: 'content:sync',
+      tags,
+      request: { params: z.object({ transferId: uuid }) },
+      summary: 'Peer endpoint: one chunk of a package upload (a push), raw bytes with Content-Range: bytes <start>-<end>/<total>',
+      description:
+        'The transfer id is chosen by the peer (a UUID); the chunk at offset 0 opens the transfer. A chunk at or before the bytes received is written there (a repeated chunk is harmless); one beyond them is 409 SYNC_TRANSFER_OFFSET with `received`. Too large or too many open transfers: 413 SYNC_TRANSFER_LIMIT.',
+      response: transferState,
+      async handler({ ctx, identity, params }) {
+        const range = parseContentRange(ctx.get('content-range'));
+        return deps.transfers().writeChunk(identity.tenantId, identity.userId, params.transferId, range, ctx.req);
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api/content-sync/remote/uploads/:transferId',
+      permission: 'content:sync',
+      tags,
+      request: { params: z.object({ transferId: uuid }) },
+      summary: 'Peer endpoint: the bytes received of an upload (to resume after a dropped connection)',
+      response: transferState,
+      handler: ({ identity, params }) => deps.transfers().uploadState(identity.tenantId, params.transferId),
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/api/content-sync/remote/uploads/:transferId/plan',
+      permission: 'content:sync',
+      tags,
+      request: {
+        params: z.object({ transferId: uuid }),
+        body: z.strictObject({
+          sha256: z.string().regex(/^[0-9a-fA-F]{64}$/),
+          mode: z.enum(['merge', 'mirror']).optional(),
+          conflictStrategy: z.enum(['skip', 'source']).optional(),
+        }),
+      },
+      summary:
+        'Peer endpoint: validates a complete upload as a content import and plans it here (duplicate strategy update); answers the plan',
+      description:
+        'The upload must be complete and match `sha256` (409 SYNC_TRANSFER_INCOMPLETE); an invalid package is 400 VALIDATION_ERROR with its problems.',
+      response: planViewSchema,
+      async handler({ scope, identity, params, body }) {
+        const transfers = deps.transfers();
+        const path = await transfers.completeUpload(identity.tenantId, params.transferId, body.sha256);
+        let received;
+        try {
+          received = await scope.contentPackages.receive(path, identity);
+        } finally {
+          await transfers.finish(identity.tenantId, params.transferId);
+        }
+        if (!received.valid)
+          throw new ValidationError(
+            `The package is not valid: ${received.problems.slice(0, 5).join('; ')}`,
+            received.problems.slice(0, 20).map((p) => ({ path: 'package', message: p })),
+          );
+        const mode = body.mode ?? 'merge';
+        return scope.dataOps.plan(
+          IMPORT_DOMAIN,
+          {
+            uploadId: received.uploadId,
+            duplicateStrategy: 'update',
+            ...(body.conflictStrategy === 'source' ? { conflictStrategy: 'source' } : {}),
+          },
+          mode,
+          identity,
+        );
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/api/content-sync/remote/apply',
+      permission: 'content:sync',
+      tags,
+      request: {
+        body: z.strictObject({ planId: z.string().min(1).max(100), planHash: z.string().min(1).max(200), confirmed: z.boolean() }),
+      },
+      summary:
+        'Peer endpoint: applies a content-import plan this key made with POST .../uploads/:transferId/plan (200 inline, 202 with a jobId at or above 500)',
+      description:
+        "Only plans of the content-import domain made by the key's own user; the engine's errors (PLAN_STALE, CONFIRMATION_REQUIRED, ...).",
+      response: applyAnswerSchema,
+      async handler({ ctx, scope, identity, body }) {
+        const plan = await scope.dataOps.getPlan(body.planId, identity);
+        if (plan.domain !== IMPORT_DOMAIN || plan.actor.userId !== identity.userId)
+          throw new ForbiddenError('Only content-import plans made through content sync by this key can be applied here');
+        const answer = await scope.dataOps.apply(IMPORT_DOMAIN, body, identity);
+        ctx.status = answer.status;
+        return answer.data;
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api/content-sync/remote/jobs/:jobId',
+      permission: 'content:sync',
+      tags,
+      request: { params: z.object({ jobId: z.string().min(1).max(100) }) },
+      summary: 'Peer endpoint: a content-import apply job of this tenant (a push at or above 500 entities)',
+      async handler({ scope, identity, params }) {
+        return (await scope.dataOps.jobs(IMPORT_DOMAIN, identity, params.jobId))[0];
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/api/content-sync/remote/bases',
+      permission: 'content:sync',
+      tags,
+      request: {
+        body: z.strictObject({
+          peer: z.string().min(1).max(64),
+          items: z
+            .array(
+              z.strictObject({
+                collection: z.string().min(1).max(64),
+                syncId: z.string().min(1).max(36),
+                checksum: z.string().regex(/^[0-9a-f]{64}$/),
+              }),
+            )
+            .max(1000),
+        }),
+      },
+      summary: "Peer endpoint: records the checksums both sides agree on after the peer's pull (the base of conflict detection)",
+      response: z.object({ recorded: z.number().int() }),
+      async handler({ scope, identity, body }) {
+        await scope.contentPackages.recordBases(identity.tenantId, body.peer, body.items);
+        return { recorded: body.items.length };
+      },
+    }),
+  ];
+}

@@ -1,0 +1,64 @@
+/**
+ * The `importer` data domain: external imports on the data-operation lifecycle (plugin data-ops).
+ *
+ * - validate: the upload (the caller's, valid, its files present), the format, scaffold permission and
+ *   mapping names; assigns the import job id the plan's one run gets.
+ * - snapshot: a hash of the target collections' fields (or absence) and the ledger's record counts of the
+ *   format in them; a run that has begun answers the plan's own hash (a resumed job is not stale).
+ * - plan: `create import <format>` (count 0, the run itself, carrying the importer's plan), `create
+ *   collection` per scaffolded collection (count 0), then per source entity `create entry` / `skip entry`
+ *   with its record count (the inline threshold counts these). Unmapped entities are warnings.
+ * - apply: runs the import job in batches (not transactional: one transaction per batch, never one for the
+ *   whole import), resumable after an interruption; per-record outcomes are reported (partial when records
+ *   failed). A run that fails as a whole removes the entries it created and its empty scaffolded collections.
+ * - verify: the job completed and went through every record.
+ */
+import { z } from 'zod';
+import { ValidationError } from '../../kernel/errors.js';
+import type { DataDomainDefinition } from '../data-ops/public.js';
+import type { ImportersService, ImportInput } from './importers-service.js';
+import { IMPORTER_DOMAIN } from './importers-service.js';
+import type { SafetyMode } from './planner.js';
+
+const entityMapping = z.union([
+  z.string().min(1).max(48),
+  z.literal(false),
+  z.null(),
+  z
+    .object({
+      collection: z.string().min(1).max(48).optional(),
+      fields: z.record(z.string().max(191), z.string().max(48).nullable()).optional(),
+    })
+    .strict(),
+]);
+
+const inputSchema = z.object({
+  format: z.string().min(1).max(64),
+  uploadId: z.string().uuid().optional(),
+  mappings: z.record(z.string(), entityMapping).optional(),
+  scaffold: z.boolean().optional(),
+});
+
+export function importerDomain(service: () => ImportersService, inlineThreshold: number): DataDomainDefinition<ImportInput> {
+  return {
+    id: IMPORTER_DOMAIN,
+    auditDomain: 'importer',
+    modes: ['add', 'merge'],
+    defaultMode: 'add',
+    inlineThreshold,
+    transactional: false,
+    resumable: true,
+    async validate(raw, ctx) {
+      const parsed = inputSchema.safeParse(raw);
+      if (!parsed.success) {
+        const issues = parsed.error.issues.map((i) => ({ path: ['body', ...i.path.map(String)].join('.'), message: i.message }));
+        throw new ValidationError(`Invalid import plan input: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, issues);
+      }
+      return service().validateInput(ctx.identity, parsed.data);
+    },
+    snapshot: (input, ctx) => service().snapshotOf(input, ctx.identity),
+    plan: (input, mode, ctx) => service().draftFor(input, mode as SafetyMode, ctx.identity),
+    apply: (operation, ctx) => service().applyOperation(operation, ctx),
+    verify: (plan) => service().verifyRun(plan),
+  };
+}
