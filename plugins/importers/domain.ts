@@ -20,7 +20,8 @@ import type { ImportersService, ImportInput } from './importers-service.js';
 import { IMPORTER_DOMAIN } from './importers-service.js';
 import type { SafetyMode } from './planner.js';
 
-const entityMapping = z.union([
+/** One entity's mapping in a preview body (also the preview route's request schema). */
+export const entityMapping = z.union([
   z.string().min(1).max(48),
   z.literal(false),
   z.null(),

@@ -4,19 +4,9 @@ import { defineRoute, type RouteDefinition } from '../../kernel/http/route-table
 import { jobsAnswerSchema, summarySchema } from '../data-ops/public.js';
 import { streamJobEvents } from './job-events.js';
 import { streamImport } from './stream.js';
+import { entityMapping } from './domain.js';
 
 const warning = z.object({ message: z.string(), line: z.number().optional() });
-const entityMapping = z.union([
-  z.string().min(1).max(48),
-  z.literal(false),
-  z.null(),
-  z
-    .object({
-      collection: z.string().min(1).max(48).optional(),
-      fields: z.record(z.string().max(191), z.string().max(48).nullable()).optional(),
-    })
-    .strict(),
-]);
 const fieldType = z.enum(['text', 'richtext', 'number', 'boolean', 'date', 'json', 'media', 'relation', 'select']);
 const planSchema = z.object({
   planId: z.string(),
