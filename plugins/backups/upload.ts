@@ -1,7 +1,7 @@
 /**
  * POST /api/backups/upload: a tar.gz made by GET /api/backups/:backupId/download, streamed to disk, then
- * extracted by hand from the `tar` parser's entries (never `tar.x`, which strips what it dislikes
- * silently): every entry is checked before a byte of it is written, and any refusal removes everything.
+ * extracted by kernel/storage/safe-tar-extract (entry by entry, never `tar.x`): every entry is checked
+ * before a byte of it is written, and any refusal removes everything.
  *
  *   <root>/.upload-<hex>.partial/archive.tar.gz          the received body (kernel multipart rules)
  *   <root>/.upload-<hex>.partial/x/<id>.svelty-backup/   the extraction
@@ -10,15 +10,12 @@
  * The `.partial` folder is removed in every outcome; one left by a crash is pruned after a day.
  */
 import { randomBytes } from 'node:crypto';
-import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, open, readFile, readdir, rename, rm, stat } from 'node:fs/promises';
-import { join, resolve, sep } from 'node:path';
-import { once } from 'node:events';
-import { createGunzip } from 'node:zlib';
+import { mkdir, readFile, readdir, rename, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { Context } from 'koa';
-import { Parser, type ReadEntry } from 'tar';
 import { z } from 'zod';
 import { receiveMultipartFile } from '../../kernel/http/receive-multipart.js';
+import { safeTarExtract } from '../../kernel/storage/safe-tar-extract.js';
 import {
   BackupArchiveInvalidError,
   BackupArchiveLimitError,
@@ -31,13 +28,6 @@ import { BACKUP_ID, BACKUP_SUFFIX, FORMAT, FORMAT_VERSION, type BackupManifest }
 import type { BackupOptions } from './options.js';
 
 const MANIFEST_MAX_BYTES = 256 * 1024 * 1024;
-const FILE_TYPES = new Set(['File', 'OldFile', 'ContiguousFile']);
-const LINK_TYPES = new Set(['SymbolicLink', 'Link']);
-const SPECIAL_NAMES: Record<string, string> = {
-  CharacterDevice: 'character device',
-  BlockDevice: 'block device',
-  FIFO: 'FIFO',
-};
 
 const uploadLimitLabel = (maxBytes: number) => `${+(maxBytes / 1048576).toFixed(2)} MiB (BACKUP_UPLOAD_MAX_BYTES)`;
 
@@ -127,137 +117,37 @@ export async function receiveBackupUpload(ctx: Context, root: string, options: B
 }
 
 /**
- * Streams the gzip through a byte counter into the tar parser and writes each entry below `dest`
- * after checking it. Answers the one top folder (`<backupId>.svelty-backup`).
+ * Extracts the archive below `dest` (kernel/storage/safe-tar-extract), every entry inside one
+ * `<backupId>.svelty-backup` folder. Answers that folder's name.
  */
 async function extract(archive: string, dest: string, options: BackupOptions): Promise<string> {
-  const head = Buffer.alloc(2);
-  const fh = await open(archive, 'r');
-  try {
-    await fh.read(head, 0, 2, 0);
-  } finally {
-    await fh.close();
-  }
-  if (head[0] !== 0x1f || head[1] !== 0x8b) throw new BackupArchiveInvalidError('not gzip-compressed (send the .tar.gz of a download)');
-
-  let failure: Error | null = null;
-  const fail = (err: Error) => {
-    failure ??= err;
-  };
-  let entries = 0;
-  let declaredBytes = 0;
-  let top: string | null = null;
-  const writes: Array<Promise<void>> = [];
-  const destRoot = resolve(dest);
-
-  const parser = new Parser({ strict: true, brotli: false, zstd: false } as never);
-  parser.on('warn', (_code: string, message: string | Error) =>
-    fail(new BackupArchiveInvalidError(`damaged tar (${String((message as Error)?.message ?? message)})`)),
-  );
-  parser.on('error', (err: Error) => fail(new BackupArchiveInvalidError(`damaged tar (${err.message})`)));
-  parser.on('entry', (entry: ReadEntry) => {
-    if (failure) return void entry.resume();
-    const refusal = checkEntry(entry);
-    if (refusal) {
-      fail(refusal);
-      return void entry.resume();
-    }
-    const rel = entry.path.replace(/^\.\//, '').replace(/\/+$/, '');
-    const full = resolve(destRoot, rel);
-    if (!full.startsWith(destRoot + sep)) {
-      fail(new BackupArchiveUnsafePathError(entry.path));
-      return void entry.resume();
-    }
-    if (entry.type === 'Directory') {
-      writes.push(
-        mkdir(full, { recursive: true, mode: 0o700 }).then(
-          () => undefined,
-          (err: Error) => fail(new BackupArchiveInvalidError(`cannot create ${rel}: ${err.message}`)),
-        ),
-      );
-      return void entry.resume();
-    }
-    entry.pause();
-    const parent = full.slice(0, full.lastIndexOf(sep));
-    writes.push(
-      mkdir(parent, { recursive: true, mode: 0o700 })
-        .then(async () => {
-          if (failure) return void entry.resume();
-          // `wx`: a second entry for the same path is refused, never overwrites the first.
-          const out = createWriteStream(full, { flags: 'wx', mode: 0o600 });
-          entry.pipe(out);
-          await once(out, 'close');
-          if (out.errored) throw out.errored;
-        })
-        .catch((err: Error) => {
-          fail(new BackupArchiveInvalidError(`cannot write ${rel}: ${err.message}`));
-          entry.resume();
-        }),
-    );
-  });
-
-  /** Refusal for one entry (path, type, counts), or null. */
-  const checkEntry = (entry: ReadEntry): Error | null => {
-    entries++;
-    if (entries > options.uploadMaxEntries)
-      return new BackupArchiveLimitError('uploadMaxEntries', 'BACKUP_UPLOAD_MAX_ENTRIES', options.uploadMaxEntries);
-    const raw = entry.path;
-    if (typeof raw !== 'string' || raw.startsWith('/') || /^[A-Za-z]:/.test(raw) || raw.includes('\\') || raw.includes('\0'))
-      return new BackupArchiveUnsafePathError(String(raw));
-    const segments = raw.replace(/^\.\//, '').replace(/\/+$/, '').split('/');
-    if (segments.includes('..')) return new BackupArchiveUnsafePathError(raw);
-    if (LINK_TYPES.has(entry.type)) return new BackupArchiveLinkError(raw);
-    if (entry.type !== 'Directory' && !FILE_TYPES.has(entry.type))
-      return new BackupArchiveSpecialFileError(raw, SPECIAL_NAMES[entry.type] ?? `${entry.type} entry`);
-    if (segments.some((s) => s === '' || s === '.'))
-      return new BackupArchiveInvalidError(`the entry '${raw.slice(0, 200)}' has an empty or '.' path segment`);
+  let top = null as string | null;
+  const checkEntry = (raw: string, segments: string[], type: string): Error | null => {
     const first = segments[0]!;
     if (!first.endsWith(BACKUP_SUFFIX) || !BACKUP_ID.test(first.slice(0, -BACKUP_SUFFIX.length)))
       return new BackupArchiveInvalidError(`the entry '${raw.slice(0, 200)}' is not inside a <backupId>${BACKUP_SUFFIX} folder`);
     if (top !== null && top !== first) return new BackupArchiveInvalidError('the archive holds more than one backup folder');
     top = first;
-    if (segments.length === 1 && entry.type !== 'Directory') return new BackupArchiveInvalidError(`'${first}' is not a folder`);
-    declaredBytes += entry.size;
-    if (declaredBytes > options.uploadMaxExtractedBytes)
-      return new BackupArchiveLimitError('uploadMaxExtractedBytes', 'BACKUP_UPLOAD_MAX_EXTRACTED_BYTES', options.uploadMaxExtractedBytes);
+    if (segments.length === 1 && type !== 'Directory') return new BackupArchiveInvalidError(`'${first}' is not a folder`);
     return null;
   };
-
-  // Every decompressed byte counts (padding and trailing garbage too), so a bomb stops at the limit.
-  const gunzip = createGunzip();
-  const source = createReadStream(archive).pipe(gunzip);
-  let inflated = 0;
-  let first = true;
-  try {
-    for await (const chunk of source as AsyncIterable<Buffer>) {
-      inflated += chunk.length;
-      if (inflated > options.uploadMaxExtractedBytes) {
-        fail(new BackupArchiveLimitError('uploadMaxExtractedBytes', 'BACKUP_UPLOAD_MAX_EXTRACTED_BYTES', options.uploadMaxExtractedBytes));
-      }
-      if (first) {
-        first = false;
-        // A plain ustar header, never a nested compressed stream for the parser to inflate again.
-        if (chunk.length < 512 || chunk.subarray(257, 262).toString('latin1') !== 'ustar')
-          fail(new BackupArchiveInvalidError('the gzip does not hold a tar archive'));
-      }
-      if (failure) break;
-      if (!parser.write(chunk)) await Promise.race([once(parser, 'drain'), once(parser, 'error')]);
-      if (failure) break;
-    }
-  } catch (err) {
-    fail(new BackupArchiveInvalidError(`damaged gzip (${(err as Error).message})`));
-  } finally {
-    source.destroy();
-  }
-  if (!failure) {
-    const ended = once(parser, 'end').catch(() => undefined);
-    parser.end();
-    await ended;
-  } else {
-    parser.abort?.(failure);
-  }
-  await Promise.allSettled(writes);
-  if (failure) throw failure;
+  await safeTarExtract(
+    archive,
+    dest,
+    { maxEntries: options.uploadMaxEntries, maxExtractedBytes: options.uploadMaxExtractedBytes },
+    {
+      invalid: (message) => new BackupArchiveInvalidError(message),
+      unsafePath: (path) => new BackupArchiveUnsafePathError(path),
+      link: (path) => new BackupArchiveLinkError(path),
+      special: (path, kind) => new BackupArchiveSpecialFileError(path, kind),
+      // No ratio limit is passed, so only these two fire.
+      limit: (name) =>
+        name === 'maxEntries'
+          ? new BackupArchiveLimitError('uploadMaxEntries', 'BACKUP_UPLOAD_MAX_ENTRIES', options.uploadMaxEntries)
+          : new BackupArchiveLimitError('uploadMaxExtractedBytes', 'BACKUP_UPLOAD_MAX_EXTRACTED_BYTES', options.uploadMaxExtractedBytes),
+    },
+    { notGzip: 'not gzip-compressed (send the .tar.gz of a download)', checkEntry },
+  );
   if (!top) throw new BackupArchiveInvalidError('the archive is empty');
   return top;
 }

@@ -1,19 +1,16 @@
 /**
- * Reading a received `.svelty-package` archive: safe extraction (entry by entry from the `tar` parser,
- * never `tar.x`: every entry is checked before a byte of it is written, and any refusal removes
- * everything), then the checks of validate (manifest format and version, every file's size and SHA-256
- * against manifest.files and checksums.sha256, files present but not listed), and a bounded NDJSON
- * line reader for the plan.
+ * Reading a received `.svelty-package` archive: safe extraction (kernel/storage/safe-tar-extract: every
+ * entry is checked before a byte of it is written, and any refusal removes everything), then the checks
+ * of validate (manifest format and version, every file's size and SHA-256 against manifest.files and
+ * checksums.sha256, files present but not listed), and a bounded NDJSON line reader for the plan.
  */
 import { createHash } from 'node:crypto';
-import { once } from 'node:events';
-import { createReadStream, createWriteStream, type WriteStream } from 'node:fs';
-import { mkdir, open, readFile, readdir, stat } from 'node:fs/promises';
-import { join, resolve, sep } from 'node:path';
+import { createReadStream } from 'node:fs';
+import { readFile, readdir, stat } from 'node:fs/promises';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { createGunzip } from 'node:zlib';
-import { Parser, type ReadEntry } from 'tar';
 import { z } from 'zod';
+import { safeTarExtract, type SafeTarLimitName } from '../../kernel/storage/safe-tar-extract.js';
 import {
   ContentImportArchiveInvalidError,
   ContentImportLimitError,
@@ -24,9 +21,6 @@ import {
 import type { ImportOptions } from './import-options.js';
 import { PACKAGE_FORMAT, PACKAGE_FORMAT_VERSION, type PackageManifest } from './public.js';
 
-const FILE_TYPES = new Set(['File', 'OldFile', 'ContiguousFile']);
-const LINK_TYPES = new Set(['SymbolicLink', 'Link']);
-const SPECIAL_NAMES: Record<string, string> = { CharacterDevice: 'character device', BlockDevice: 'block device', FIFO: 'FIFO' };
 const MANIFEST_MAX_BYTES = 64 * 1024 * 1024;
 const CHECKSUMS_MAX_BYTES = 64 * 1024 * 1024;
 /** Problems listed at most (the rest is counted). */
@@ -42,16 +36,12 @@ export function safeRelativePath(p: unknown): p is string {
   return !p.split('/').some((s) => s === '..' || s === '.' || s === '');
 }
 
-const limit = (options: ImportOptions, which: 'importMaxEntries' | 'importMaxExtractedBytes' | 'importMaxRatio') =>
-  new ContentImportLimitError(
-    which,
-    {
-      importMaxEntries: 'CONTENT_IMPORT_MAX_ENTRIES',
-      importMaxExtractedBytes: 'CONTENT_IMPORT_MAX_EXTRACTED_BYTES',
-      importMaxRatio: 'CONTENT_IMPORT_MAX_RATIO',
-    }[which],
-    options[which],
-  );
+/** Each limit of the shared extraction: its option and environment variable. */
+const LIMITS = {
+  maxEntries: ['importMaxEntries', 'CONTENT_IMPORT_MAX_ENTRIES'],
+  maxExtractedBytes: ['importMaxExtractedBytes', 'CONTENT_IMPORT_MAX_EXTRACTED_BYTES'],
+  maxRatio: ['importMaxRatio', 'CONTENT_IMPORT_MAX_RATIO'],
+} as const satisfies Record<SafeTarLimitName, readonly [keyof ImportOptions, string]>;
 
 /**
  * Extracts the gzip tar `archive` below `dest` (which must exist and be empty) and answers the package
@@ -59,135 +49,19 @@ const limit = (options: ImportOptions, which: 'importMaxEntries' | 'importMaxExt
  * CONTENT_IMPORT_* refusals; the caller removes `dest` then.
  */
 export async function extractPackage(archive: string, dest: string, options: ImportOptions): Promise<string> {
-  const head = Buffer.alloc(2);
-  const fh = await open(archive, 'r');
-  let compressed = 0;
-  try {
-    await fh.read(head, 0, 2, 0);
-    compressed = (await fh.stat()).size;
-  } finally {
-    await fh.close();
-  }
-  if (head[0] !== 0x1f || head[1] !== 0x8b)
-    throw new ContentImportArchiveInvalidError('not gzip-compressed (send the .svelty-package archive)');
-
-  let failure: Error | null = null;
-  const fail = (err: Error) => {
-    failure ??= err;
-  };
-  let entries = 0;
-  let declaredBytes = 0;
-  const writes: Array<Promise<void>> = [];
-  /** Files being written: closed at once when the extraction stops half-way (their entry never ends). */
-  const openFiles = new Set<WriteStream>();
-  const destRoot = resolve(dest);
-
-  const checkEntry = (entry: ReadEntry): Error | null => {
-    entries++;
-    if (entries > options.importMaxEntries) return limit(options, 'importMaxEntries');
-    const raw = entry.path;
-    if (typeof raw !== 'string' || raw.startsWith('/') || /^[A-Za-z]:/.test(raw) || raw.includes('\\') || raw.includes('\0'))
-      return new ContentImportUnsafePathError(String(raw));
-    const segments = raw.replace(/^\.\//, '').replace(/\/+$/, '').split('/');
-    if (segments.includes('..')) return new ContentImportUnsafePathError(raw);
-    if (LINK_TYPES.has(entry.type)) return new ContentImportLinkError(raw);
-    if (entry.type !== 'Directory' && !FILE_TYPES.has(entry.type))
-      return new ContentImportSpecialFileError(raw, SPECIAL_NAMES[entry.type] ?? `${entry.type} entry`);
-    if (segments.some((s) => s === '' || s === '.'))
-      return new ContentImportArchiveInvalidError(`the entry '${raw.slice(0, 200)}' has an empty or '.' path segment`);
-    declaredBytes += entry.size;
-    if (declaredBytes > options.importMaxExtractedBytes) return limit(options, 'importMaxExtractedBytes');
-    return null;
-  };
-
-  const parser = new Parser({ strict: true, brotli: false, zstd: false } as never);
-  parser.on('warn', (_code: string, message: string | Error) =>
-    fail(new ContentImportArchiveInvalidError(`damaged tar (${String((message as Error)?.message ?? message)})`)),
+  await safeTarExtract(
+    archive,
+    dest,
+    { maxEntries: options.importMaxEntries, maxExtractedBytes: options.importMaxExtractedBytes, maxRatio: options.importMaxRatio },
+    {
+      invalid: (message) => new ContentImportArchiveInvalidError(message),
+      unsafePath: (path) => new ContentImportUnsafePathError(path),
+      link: (path) => new ContentImportLinkError(path),
+      special: (path, kind) => new ContentImportSpecialFileError(path, kind),
+      limit: (name) => new ContentImportLimitError(LIMITS[name][0], LIMITS[name][1], options[LIMITS[name][0]]),
+    },
+    { notGzip: 'not gzip-compressed (send the .svelty-package archive)' },
   );
-  parser.on('error', (err: Error) => fail(new ContentImportArchiveInvalidError(`damaged tar (${err.message})`)));
-  parser.on('entry', (entry: ReadEntry) => {
-    if (failure) return void entry.resume();
-    const refusal = checkEntry(entry);
-    if (refusal) {
-      fail(refusal);
-      return void entry.resume();
-    }
-    const rel = entry.path.replace(/^\.\//, '').replace(/\/+$/, '');
-    const full = resolve(destRoot, rel);
-    if (!full.startsWith(destRoot + sep)) {
-      fail(new ContentImportUnsafePathError(entry.path));
-      return void entry.resume();
-    }
-    if (entry.type === 'Directory') {
-      writes.push(
-        mkdir(full, { recursive: true, mode: 0o700 }).then(
-          () => undefined,
-          (err: Error) => fail(new ContentImportArchiveInvalidError(`cannot create ${rel}: ${err.message}`)),
-        ),
-      );
-      return void entry.resume();
-    }
-    entry.pause();
-    const parent = full.slice(0, full.lastIndexOf(sep));
-    writes.push(
-      mkdir(parent, { recursive: true, mode: 0o700 })
-        .then(async () => {
-          if (failure) return void entry.resume();
-          // `wx`: a second entry for the same path is refused, never overwrites the first.
-          const out = createWriteStream(full, { flags: 'wx', mode: 0o600 });
-          openFiles.add(out);
-          entry.pipe(out);
-          await once(out, 'close');
-          openFiles.delete(out);
-          if (out.errored) throw out.errored;
-        })
-        .catch((err: Error) => {
-          fail(new ContentImportArchiveInvalidError(`cannot write ${rel}: ${err.message}`));
-          entry.resume();
-        }),
-    );
-  });
-
-  // Every decompressed byte counts (padding and trailing garbage too), so a bomb stops at the limit.
-  const source = createReadStream(archive).pipe(createGunzip());
-  let inflated = 0;
-  let first = true;
-  try {
-    for await (const chunk of source as AsyncIterable<Buffer>) {
-      inflated += chunk.length;
-      if (inflated > options.importMaxExtractedBytes) fail(limit(options, 'importMaxExtractedBytes'));
-      else if (inflated > 1024 * 1024 && inflated > options.importMaxRatio * compressed) fail(limit(options, 'importMaxRatio'));
-      if (first) {
-        first = false;
-        if (chunk.length < 512 || chunk.subarray(257, 262).toString('latin1') !== 'ustar')
-          fail(new ContentImportArchiveInvalidError('the gzip does not hold a tar archive'));
-      }
-      if (failure) break;
-      if (!parser.write(chunk)) {
-        // Both waits are dropped once one fires (no listener piles up on the parser).
-        const ac = new AbortController();
-        const wait = (event: string) => once(parser, event, { signal: ac.signal }).catch(() => undefined);
-        await Promise.race([wait('drain'), wait('error')]);
-        ac.abort();
-      }
-      if (failure) break;
-    }
-  } catch (err) {
-    fail(new ContentImportArchiveInvalidError(`damaged gzip (${(err as Error).message})`));
-  } finally {
-    source.destroy();
-  }
-  if (!failure) {
-    const ended = once(parser, 'end').catch(() => undefined);
-    parser.end();
-    await ended;
-  } else {
-    parser.abort?.(failure);
-    for (const out of openFiles) out.destroy();
-  }
-  await Promise.allSettled(writes);
-  if (failure) throw failure;
-  if (entries === 0) throw new ContentImportArchiveInvalidError('the archive is empty');
   if (await isFile(join(dest, 'manifest.json'))) return dest;
   const top = await readdir(dest, { withFileTypes: true });
   if (top.length === 1 && top[0]!.isDirectory() && (await isFile(join(dest, top[0]!.name, 'manifest.json'))))
