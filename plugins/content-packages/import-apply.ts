@@ -184,6 +184,7 @@ export function importApply(d: ApplyDeps) {
     const ledger = d.ledger();
     const c = await d.collections().get(p.collection);
     const changes: EntryChange[] = [];
+    const announceIds: string[] = [];
     const now = Date.now();
     if (p.action === 'delete') {
       const lines = await readStaged<StagedRef>(dir, p.staging, p.file);
@@ -282,12 +283,22 @@ export function importApply(d: ApplyDeps) {
         recorded.map((l) => ({ sourceId: l.sourceId, id: l.id })),
         t,
       );
-      for (const entry of written) changes.push({ event: p.action, collection: p.collection, entry });
+      // Only the ids wait for the commit: the entries are read again then, so a large import does not hold
+      // every written entry in memory until its transaction ends (deletes keep theirs: the rows are gone).
+      announceIds.push(...written.map((entry) => entry._id));
     }
+    const event = p.action === 'update' ? 'update' : 'create';
     // Nothing leaves the transaction before it commits.
     t.afterCommit(async () => {
       await entries.invalidateLists(tenantId, p.collection).catch(() => undefined);
       await entries.announceChanges(tenantId, userId, changes);
+      if (!announceIds.length) return;
+      const again = await entries.readEntries(c, announceIds, tenantId).catch(() => []);
+      await entries.announceChanges(
+        tenantId,
+        userId,
+        again.map((entry) => ({ event, collection: p.collection, entry })),
+      );
     });
   }
 
