@@ -1,33 +1,9 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { gzipSync } from 'node:zlib';
 import { expect } from 'chai';
 import { fixturePlugin, startTestKernel, type TestKernel } from '../helpers/kernel.js';
 import { MARIADB_URL } from '../helpers/services.js';
-
-/** One ustar entry: a 512-byte header (type flag, optional link name) and the body padded to 512. */
-function tarEntry(name: string, body: Buffer | string = '', type = '0', linkname = ''): Buffer {
-  const data = typeof body === 'string' ? Buffer.from(body) : body;
-  const h = Buffer.alloc(512);
-  const put = (s: string, off: number, len: number) => h.write(s.slice(0, len), off, len, 'latin1');
-  const octal = (n: number, len: number) => n.toString(8).padStart(len - 1, '0');
-  put(name, 0, 100);
-  put(octal(0o644, 8), 100, 7);
-  put(octal(0, 8), 108, 7);
-  put(octal(0, 8), 116, 7);
-  put(octal(type === '0' ? data.length : 0, 12), 124, 11);
-  put(octal(1700000000, 12), 136, 11);
-  h.fill(' ', 148, 156);
-  put(type, 156, 1);
-  put(linkname, 157, 100);
-  put('ustar\u000000', 257, 8);
-  let sum = 0;
-  for (const b of h) sum += b;
-  put(sum.toString(8).padStart(6, '0') + '\0 ', 148, 8);
-  const body512 = type === '0' ? Buffer.concat([data, Buffer.alloc((512 - (data.length % 512)) % 512)]) : Buffer.alloc(0);
-  return Buffer.concat([h, body512]);
-}
-const tarGz = (...entries: Buffer[]) => gzipSync(Buffer.concat([...entries, Buffer.alloc(1024)]));
+import { tarEntry, tarGz } from '../helpers/content-package.js';
 
 describe(`backups: upload an archive of instance A (SQLite) to instance B (${MARIADB_URL ? 'MariaDB' : 'SQLite'})`, function () {
   this.timeout(120000);
