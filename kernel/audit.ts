@@ -52,6 +52,23 @@ export interface AuditEntry {
 
 export const GENESIS_HASH = '0'.repeat(64);
 
+type ParsedInput = z.output<typeof auditInputSchema>;
+/** record(): entries per write, how long an entry may wait for its batch, and the queue's bound. */
+const BATCH = 200;
+const FLUSH_DELAY_MS = 50;
+const MAX_QUEUE = 10000;
+
+function parseInput(input: AuditInput): ParsedInput {
+  const parsed = auditInputSchema.safeParse(input);
+  if (!parsed.success) {
+    throw new ValidationError(
+      'Invalid audit entry',
+      parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })),
+    );
+  }
+  return parsed.data;
+}
+
 class AuditRow extends Model {
   declare id: number;
   declare timestamp: string;
@@ -143,55 +160,110 @@ export class AuditLog {
     );
   }
 
+  /** Appends one entry now and returns it (chained). For request paths that must not wait, use record(). */
   async append(input: AuditInput): Promise<AuditEntry> {
-    const parsed = auditInputSchema.safeParse(input);
-    if (!parsed.success) {
-      throw new ValidationError(
-        'Invalid audit entry',
-        parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })),
-      );
+    const [entry] = await this.appendParsed([parseInput(input)]);
+    return entry!;
+  }
+
+  /**
+   * Queues an entry without waiting: entries are written in batches (one lock, one multi-row insert)
+   * shortly after, so a sign-in never waits on the chain. Invalid input throws at once; a full queue
+   * (MAX_QUEUE) drops the entry and counts it in `dropped`. flush() writes what is queued.
+   */
+  record(input: AuditInput): void {
+    const parsed = parseInput(input);
+    if (this.queue.length >= MAX_QUEUE) {
+      this.dropped++;
+      return;
     }
-    const e = parsed.data;
+    this.queue.push({ ...parsed, timestamp: new Date().toISOString() });
+    this.flushTimer ??= setTimeout(() => void this.flush().catch(() => undefined), FLUSH_DELAY_MS);
+  }
+
+  /** Entries dropped because the queue was full (a database that stopped answering). */
+  dropped = 0;
+
+  /** Writes every queued entry; resolves when they are in the chain. Called at shutdown too. */
+  async flush(): Promise<void> {
+    if (this.flushTimer) clearTimeout(this.flushTimer);
+    this.flushTimer = undefined;
+    this.flushing = this.flushing.then(async () => {
+      while (this.queue.length) {
+        const batch = this.queue.splice(0, BATCH);
+        try {
+          await this.appendParsed(batch);
+        } catch (err) {
+          this.queue.unshift(...batch.slice(0, MAX_QUEUE - this.queue.length));
+          throw err;
+        }
+      }
+    });
+    const done = this.flushing;
+    this.flushing = done.catch(() => undefined);
+    return done;
+  }
+
+  private queue: Array<ParsedInput & { timestamp: string }> = [];
+  private flushTimer: NodeJS.Timeout | undefined;
+  private flushing: Promise<void> = Promise.resolve();
+
+  private appendParsed(batch: Array<ParsedInput & { timestamp?: string }>): Promise<AuditEntry[]> {
     return this.lock.withLock(
       'audit-chain',
       async () => {
         const last = await this.model.findOne({ order: [['id', 'DESC']], attributes: ['current_hash'] });
-        const entry: Omit<AuditEntry, 'id' | 'currentHash'> = {
-          timestamp: new Date().toISOString(),
-          domain: e.domain,
-          operation: e.operation,
-          planId: e.planId ?? null,
-          mode: e.mode ?? null,
-          actor: e.actor,
-          outcome: e.outcome,
-          summary: e.summary,
-          durationMs: e.durationMs,
-          level: e.level,
-          action: e.action ?? `${e.domain}.${e.operation}`,
-          message: e.message,
-          details: e.details ?? null,
-          previousHash: last?.current_hash ?? GENESIS_HASH,
-        };
-        const currentHash = hashEntry(entry);
-        const row = await this.model.create({
-          timestamp: entry.timestamp,
-          tenant_id: entry.actor.tenantId,
-          domain: entry.domain,
-          operation: entry.operation,
-          plan_id: entry.planId,
-          mode: entry.mode,
-          actor: JSON.stringify(entry.actor),
-          outcome: entry.outcome,
-          summary: JSON.stringify(entry.summary),
-          duration_ms: entry.durationMs,
-          level: entry.level,
-          action: entry.action,
-          message: entry.message,
-          details: entry.details ? JSON.stringify(entry.details) : null,
-          previous_hash: entry.previousHash,
-          current_hash: currentHash,
+        let previousHash = last?.current_hash ?? GENESIS_HASH;
+        const entries = batch.map((e) => {
+          const entry: Omit<AuditEntry, 'id' | 'currentHash'> = {
+            timestamp: e.timestamp ?? new Date().toISOString(),
+            domain: e.domain,
+            operation: e.operation,
+            planId: e.planId ?? null,
+            mode: e.mode ?? null,
+            actor: e.actor,
+            outcome: e.outcome,
+            summary: e.summary,
+            durationMs: e.durationMs,
+            level: e.level,
+            action: e.action ?? `${e.domain}.${e.operation}`,
+            message: e.message,
+            details: e.details ?? null,
+            previousHash,
+          };
+          const currentHash = hashEntry(entry);
+          previousHash = currentHash;
+          return { ...entry, currentHash };
         });
-        return { ...entry, id: row.id, currentHash };
+        const rows = await this.model.sequelize!.transaction(async (transaction) => {
+          const created: AuditRow[] = [];
+          for (const entry of entries)
+            created.push(
+              await this.model.create(
+                {
+                  timestamp: entry.timestamp,
+                  tenant_id: entry.actor.tenantId,
+                  domain: entry.domain,
+                  operation: entry.operation,
+                  plan_id: entry.planId,
+                  mode: entry.mode,
+                  actor: JSON.stringify(entry.actor),
+                  outcome: entry.outcome,
+                  summary: JSON.stringify(entry.summary),
+                  duration_ms: entry.durationMs,
+                  level: entry.level,
+                  action: entry.action,
+                  message: entry.message,
+                  details: entry.details ? JSON.stringify(entry.details) : null,
+                  previous_hash: entry.previousHash,
+                  current_hash: entry.currentHash,
+                },
+                { transaction },
+              ),
+            );
+          return created;
+        });
+        return entries.map((entry, i) => ({ ...entry, id: rows[i]!.id }));
       },
       { ttlMs: 15000, waitMs: 15000 },
     );

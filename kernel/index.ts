@@ -369,6 +369,7 @@ export class Kernel {
     await step('boot', () => this.booting?.catch(() => undefined));
     await step('jobs', () => this.jobs.stop());
     await step('plugins', () => this.loader.closeAll());
+    await step('audit', () => this.audit.flush());
     await step('pool', () => this.pool?.close());
     await step('events', () => this.events.close());
     await step('cache', () => this.cache?.close());

@@ -29,6 +29,19 @@ describe('unit: audit log (hash chain)', () => {
     assert.deepEqual(second.summary, { created: 2, updated: 0, deleted: 0, skipped: 0, failed: 0 });
   });
 
+  it('record() queues without waiting and writes the queue as one chained batch; flush() waits for it', async () => {
+    const before = await audit.append({ domain: 'auth', operation: 'sign-in', actor, outcome: 'success' });
+    for (let i = 0; i < 250; i++) audit.record({ domain: 'auth', operation: 'sign-in', actor, outcome: 'failure', message: `try ${i}` });
+    assert.equal((await audit.list({ limit: 1 })).total, 1, 'nothing written yet: record() did not wait on the database');
+    assert.throws(() => audit.record({ domain: '', operation: 'x', actor, outcome: 'success' }), ValidationError);
+    await audit.flush();
+    const { items, total } = await audit.list({ limit: 2 });
+    assert.equal(total, 251);
+    assert.equal(items[0]!.message, 'try 249', 'entries keep their order');
+    assert.deepEqual(await audit.verify(), { valid: true, checked: 251 });
+    assert.notEqual(items[0]!.previousHash, before.currentHash, 'the batch is chained entry by entry');
+  });
+
   it('verify() accepts an untouched chain and counts its entries', async () => {
     for (let i = 0; i < 4; i++) await audit.append({ domain: 'd', operation: `op${i}`, actor, outcome: 'success', message: `m${i}` });
     assert.deepEqual(await audit.verify(), { valid: true, checked: 4 });
