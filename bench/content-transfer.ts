@@ -141,20 +141,43 @@ async function packageCase(a: Instance, b: Instance, scratch: string): Promise<v
   });
   const size = statSync(archive).size;
 
+  const phases: string[] = [];
+  /** One phase of the import, with its time and B's peak RSS (where the memory goes). */
+  const phase = async <T>(name: string, work: () => Promise<T>): Promise<T> => {
+    // B's JavaScript heap next to its RSS (from the dashboard's detailed metrics), to tell live objects from the rest.
+    let heapPeak = 0;
+    const sample = () =>
+      b
+        .call('/api/dashboard/metrics?detailed=true')
+        .then((r: { memory?: { heapUsed: number } }) => (heapPeak = Math.max(heapPeak, r.memory?.heapUsed ?? 0)))
+        .catch(() => undefined);
+    const poll = setInterval(() => void sample(), 500);
+    try {
+      const m = await measured(b.pid, work);
+      await sample();
+      phases.push(`${name} ${m.seconds.toFixed(1)} s, peak RSS ${mb(m.peak)} (JS heap ${mb(heapPeak)})`);
+      return m.value;
+    } finally {
+      clearInterval(poll);
+    }
+  };
   const imported = await measured(b.pid, async () => {
     const form = new FormData();
     form.append('file', await openAsBlob(archive), 'items.svelty-package');
-    const res = await fetch(`${b.url}/api/content-import/validate`, {
-      method: 'POST',
-      headers: { cookie: b.cookie },
-      body: form,
-      signal: AbortSignal.timeout(TIMEOUT_MS),
+    const body = await phase('upload + validate', async () => {
+      const res = await fetch(`${b.url}/api/content-import/validate`, {
+        method: 'POST',
+        headers: { cookie: b.cookie },
+        body: form,
+        signal: AbortSignal.timeout(TIMEOUT_MS),
+      });
+      const answer = (await res.json()) as { data: { uploadId: string; valid: boolean; problems: string[] } };
+      if (!res.ok || !answer.data.valid) throw new Error(`validate: ${res.status} ${JSON.stringify(answer).slice(0, 300)}`);
+      return answer;
     });
-    const body = (await res.json()) as { data: { uploadId: string; valid: boolean; problems: string[] } };
-    if (!res.ok || !body.data.valid) throw new Error(`validate: ${res.status} ${JSON.stringify(body).slice(0, 300)}`);
-    const plan = await b.call('/api/content-import/plan', { json: { uploadId: body.data.uploadId } });
+    const plan = await phase('plan', () => b.call('/api/content-import/plan', { json: { uploadId: body.data.uploadId } }));
     if (plan.blockedReasons?.length) throw new Error(`import plan blocked: ${plan.blockedReasons.join('; ')}`);
-    await applied(b.call, '/api/content-import/apply', '/api/content-import/jobs', plan);
+    await phase('apply', () => applied(b.call, '/api/content-import/apply', '/api/content-import/jobs', plan));
   });
   const landed = await count(b.db);
   if (landed !== PACKAGE_ENTRIES) throw new Error(`instance B holds ${landed} entries after the import, not ${PACKAGE_ENTRIES}`);
@@ -168,6 +191,7 @@ async function packageCase(a: Instance, b: Instance, scratch: string): Promise<v
     `export (plan + run + download, ${mb(size)} package): ${exported.seconds.toFixed(1)} s: ${exportRate} entries/s; A ${plus(exported)}`,
   );
   console.log(`import (upload + validate + plan + apply): ${imported.seconds.toFixed(1)} s: ${importRate} entries/s; B ${plus(imported)}`);
+  console.log(`import phases on B: ${phases.join('; ')}`);
   console.log(`ratio export/dump: ${(exportRate / baseDump).toFixed(2)}; import/load: ${(importRate / baseLoad).toFixed(2)}`);
   console.log(
     `peak RSS under 300 MB: export ${exported.peak < RSS_GOAL ? 'yes' : 'no'} (${mb(exported.peak)}), import ${imported.peak < RSS_GOAL ? 'yes' : 'no'} (${mb(imported.peak)})`,

@@ -1,3 +1,4 @@
+import { createWriteStream } from 'node:fs';
 /** What every bench file shares: child servers, bounded autocannon loads, and the printed figures. */
 import { spawn, type ChildProcess } from 'node:child_process';
 import autocannon from 'autocannon';
@@ -17,13 +18,24 @@ export interface Figures {
 /** Starts `node <args>` and resolves once it prints "listening on http://...". */
 export function startChild(args: string[], env: NodeJS.ProcessEnv, cwd: string): Promise<{ child: ChildProcess; url: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, cwd, stdio: ['ignore', 'pipe', 'inherit'] });
+    // BENCH_CHILD_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") profiles the servers, not the bench.
+    const nodeArgs = (process.env.BENCH_CHILD_NODE_ARGS ?? '').split(' ').filter(Boolean);
+    const child = spawn(process.execPath, [...nodeArgs, ...args], {
+      env: { ...process.env, ...env },
+      cwd,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     const timer = setTimeout(() => reject(new Error(`${args[0]} did not start in 30 s`)), 30000);
-    let out = '';
+    let out: string | null = '';
+    // BENCH_CHILD_LOG=<file>: the servers' log lines are appended there (with CMS_LOG_SLOW_SQL_MS, the slow statements).
+    const log = process.env.BENCH_CHILD_LOG ? createWriteStream(process.env.BENCH_CHILD_LOG, { flags: 'a' }) : null;
     child.stdout!.on('data', (chunk: Buffer) => {
+      log?.write(chunk);
+      if (out === null) return;
       out += chunk.toString();
       const m = /listening on (http:\/\/[\d.:]+)/i.exec(out);
       if (m) {
+        out = null;
         clearTimeout(timer);
         resolve({ child, url: m[1]! });
       }

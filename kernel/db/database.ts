@@ -15,7 +15,14 @@ const sqliteFile = (config: CmsConfig) => (isAbsolute(config.db.storage) ? confi
  */
 export function createSequelize(config: CmsConfig, logger: Logger): Sequelize {
   // Values are inlined into logged SQL (session ids, token hashes): string literals are blanked.
-  const logging = (sql: string) => logger.trace({ sql: sql.replace(/'(?:[^'\\]|\\.|'')*'/g, "'…'") }, 'sql');
+  // CMS_LOG_SLOW_SQL_MS: statements slower than that are logged at warn with their time (the slow-query log).
+  const slowMs = Number(process.env.CMS_LOG_SLOW_SQL_MS ?? '');
+  const blank = (sql: string) => sql.replace(/'(?:[^'\\]|\\.|'')*'/g, "'…'").slice(0, 2000);
+  const logging = (sql: string, ms?: number) => {
+    if (slowMs > 0 && typeof ms === 'number' && ms >= slowMs) logger.warn({ sql: blank(sql), ms }, 'slow SQL statement');
+    else logger.trace({ sql: blank(sql) }, 'sql');
+  };
+  const benchmark = slowMs > 0;
   const db = config.db;
   if (db.type === 'sqlite') {
     const storage = sqliteFile(config);
@@ -24,6 +31,7 @@ export function createSequelize(config: CmsConfig, logger: Logger): Sequelize {
       storage,
       dialectModule: sqliteModule(db.busyTimeoutMs),
       logging,
+      benchmark,
       transactionType: Transaction.TYPES.IMMEDIATE,
       // Only a lock held by another process is worth another try; anything else (a unique violation) is final.
       retry: { max: 3, match: [/SQLITE_BUSY/] },
@@ -49,6 +57,7 @@ export function createSequelize(config: CmsConfig, logger: Logger): Sequelize {
     username: db.user,
     password: db.password,
     logging,
+    benchmark,
     timezone: '+00:00',
     pool: { max: db.poolMax, min: 0, idle: 10000, acquire: db.connectTimeoutMs },
     dialectOptions: { connectTimeout: db.connectTimeoutMs },

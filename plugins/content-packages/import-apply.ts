@@ -227,7 +227,9 @@ export function importApply(d: ApplyDeps) {
       const lines = await readStaged<StagedEntry>(dir, p.staging, p.file);
       const map = await mediaMap(dir, p.staging);
       if (p.action === 'create') {
-        await c.model.bulkCreate(
+        // Plain multi-row INSERTs (the values are already in column form): no model instance per entry.
+        await sequelize.getQueryInterface().bulkInsert(
+          c.table,
           lines.map((l) => ({
             id: l.id,
             tenant_id: tenantId,

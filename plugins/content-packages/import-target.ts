@@ -62,13 +62,14 @@ export async function syncIdsOf(
 ): Promise<Map<string, string>> {
   const out = new Map<string, string>();
   for (let i = 0; i < ids.length; i += PAGE) {
+    // By primary key alone, the tenant checked on the rows (as EntriesService.readEntries: SQLite would scan the tenant's index).
     const rows = (await c.model.findAll({
-      attributes: ['id', 'sync_id'],
-      where: { tenant_id: tenantId, id: { [Op.in]: ids.slice(i, i + PAGE) } },
+      attributes: ['id', 'sync_id', 'tenant_id'],
+      where: { id: { [Op.in]: ids.slice(i, i + PAGE) } },
       raw: true,
       transaction,
-    })) as unknown as Array<{ id: string; sync_id: string }>;
-    for (const r of rows) out.set(r.id, r.sync_id);
+    })) as unknown as Array<{ id: string; sync_id: string; tenant_id: string }>;
+    for (const r of rows) if (r.tenant_id === tenantId) out.set(r.id, r.sync_id);
   }
   return out;
 }

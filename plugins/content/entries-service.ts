@@ -1,6 +1,6 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import stringify from 'safe-stable-stringify';
-import { Op, UniqueConstraintError, type Model, type Sequelize, type Transaction } from 'sequelize';
+import { Op, UniqueConstraintError, Model, type Sequelize, type Transaction } from 'sequelize';
 import { AppError, ConflictError, ValidationError } from '../../kernel/errors.js';
 import type { EventBus } from '../../kernel/events.js';
 import type { Logger } from '../../kernel/logger.js';
@@ -113,8 +113,8 @@ export class EntriesService {
     }
   }
 
-  toEntry(c: LoadedCollection, row: Model): Entry {
-    const r = row.get({ plain: true }) as Record<string, unknown>;
+  toEntry(c: LoadedCollection, row: Model | Record<string, unknown>): Entry {
+    const r = (row instanceof Model ? row.get({ plain: true }) : row) as Record<string, unknown>;
     const out: Record<string, unknown> = { _id: r.id };
     for (const f of c.fields) out[f.name] = fromColumn(f, r[columnName(f)]);
     return Object.assign(out, {
@@ -314,12 +314,16 @@ export class EntriesService {
   async readEntries(c: LoadedCollection, ids: string[], tenantId: string, transaction?: Transaction): Promise<Entry[]> {
     const out: Entry[] = [];
     for (let i = 0; i < ids.length; i += BULK_CHUNK) {
-      const rows = await c.model.findAll({
-        where: { tenant_id: tenantId, id: { [Op.in]: ids.slice(i, i + BULK_CHUNK) } },
+      // Plain rows, not model instances: large writers (imports, migrations) read thousands of entries here.
+      // By primary key alone, the tenant checked on the rows: with `tenant_id = ?` in the WHERE, SQLite
+      // (without statistics) walks the tenant's index instead, one full scan per call.
+      const rows = (await c.model.findAll({
+        where: { id: { [Op.in]: ids.slice(i, i + BULK_CHUNK) } },
         order: [['id', 'ASC']],
         transaction,
-      });
-      out.push(...rows.map((r) => this.toEntry(c, r)));
+        raw: true,
+      })) as unknown as Array<Record<string, unknown>>;
+      for (const r of rows) if (r.tenant_id === tenantId) out.push(this.toEntry(c, r));
     }
     return out;
   }
@@ -338,8 +342,11 @@ export class EntriesService {
     transaction: Transaction,
   ): Promise<void> {
     const now = Date.now();
+    // One multi-row INSERT per chunk of plain rows (no model instances: this runs for every imported entry).
+    const qi = this.sequelize.getQueryInterface();
     for (let i = 0; i < entries.length; i += BULK_CHUNK)
-      await Revision.bulkCreate(
+      await qi.bulkInsert(
+        Revision.getTableName() as string,
         entries.slice(i, i + BULK_CHUNK).map((entry) => revisionRow(collection, entry, tenantId, action, userId, now)),
         { transaction },
       );
