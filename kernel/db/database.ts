@@ -17,10 +17,11 @@ export function createSequelize(config: CmsConfig, logger: Logger): Sequelize {
   // Values are inlined into logged SQL (session ids, token hashes): string literals are blanked.
   // CMS_LOG_SLOW_SQL_MS: statements slower than that are logged at warn with their time (the slow-query log).
   const slowMs = Number(process.env.CMS_LOG_SLOW_SQL_MS ?? '');
-  const blank = (sql: string) => sql.replace(/'(?:[^'\\]|\\.|'')*'/g, "'…'").slice(0, 2000);
+  // Cut first (a multi-row INSERT is hundreds of KB), then blank every literal, also one the cut left open.
+  const blank = (sql: string) => sql.slice(0, 2000).replace(/'(?:[^'\\]|\\.|'')*(?:'|$)/g, "'…'");
   const logging = (sql: string, ms?: number) => {
     if (slowMs > 0 && typeof ms === 'number' && ms >= slowMs) logger.warn({ sql: blank(sql), ms }, 'slow SQL statement');
-    else logger.trace({ sql: blank(sql) }, 'sql');
+    else if (logger.isLevelEnabled('trace')) logger.trace({ sql: blank(sql) }, 'sql');
   };
   const benchmark = slowMs > 0;
   const db = config.db;

@@ -99,6 +99,14 @@ interface Incoming extends IncomingIdentity {
   slug: string;
 }
 
+/** The candidate list most entries have (none): shared, replaced by an own array on the first candidate. */
+const NONE: string[] = [];
+function addExternal(it: Incoming, ids: string[]): void {
+  if (!ids.length) return;
+  if (it.byExternal === NONE) it.byExternal = [];
+  it.byExternal.push(...ids);
+}
+
 export async function planImport(
   d: PlanDeps,
   input: ImportInput,
@@ -170,20 +178,22 @@ export async function planImport(
     if (here.has(c.name)) indexes.set(c.name, await loadTargetIndex(here.get(c.name)!, tenantId, commonFields(c.name), d.entries, loaded));
 
   // Pass 1: identities.
+  // Per entry only its identity (a 100,000-entry package is planned in bounded memory): shared empty
+  // candidate lists, one key per source id unless several entries share it.
   const incoming: Incoming[] = [];
-  const keys = new Set<string>();
   const byKey = new Map<string, Incoming>();
   const external = new Map<
     string,
-    { entryKeys: Array<{ key: string; format: string; entity: string; id: string }>; sourceIds: Map<string, string[]> }
+    { entryKeys: Array<{ key: string; format: string; entity: string; id: string }>; sourceIds: Map<string, string | string[]> }
   >();
+  const keysOf = (v: string | string[] | undefined): string[] => (v === undefined ? NONE : typeof v === 'string' ? [v] : v);
   let total = 0;
   for (const c of m.collections) {
     const index = indexes.get(c.name);
     const uniques = index ? commonFields(c.name).filter((f) => f.unique) : [];
     const ext = {
       entryKeys: [] as Array<{ key: string; format: string; entity: string; id: string }>,
-      sourceIds: new Map<string, string[]>(),
+      sourceIds: new Map<string, string | string[]>(),
     };
     external.set(c.name, ext);
     if (!safeRelativePath(c.file)) continue;
@@ -200,22 +210,21 @@ export async function planImport(
       }
       const e = parsed.data;
       const key = `${c.name}/${e.syncId}`;
-      if (keys.has(key)) {
+      if (byKey.has(key)) {
         notes.block(`${c.file} line ${line}: syncId ${e.syncId} appears twice`);
         continue;
       }
-      keys.add(key);
       if (entryChecksum(e.slug, e.status, e.fields) !== e.checksum) {
         notes.block(`${c.file} line ${line}: the entry's checksum does not match its content (${key})`);
         continue;
       }
-      const natural: string[] = [];
+      let natural = NONE;
       const bySlug = index?.bySlug.get(e.slug);
-      if (bySlug) natural.push(bySlug);
+      if (bySlug) natural = [bySlug];
       for (const f of uniques) {
         const k = valueKey(f, e.fields[f.name]);
         const id = k === null ? undefined : index!.byUnique.get(f.name)?.get(k);
-        if (id) natural.push(id);
+        if (id) natural = [...natural, id];
       }
       const it: Incoming = {
         key,
@@ -223,13 +232,14 @@ export async function planImport(
         syncId: e.syncId,
         slug: e.slug,
         bySyncId: index?.bySyncId.get(e.syncId) ?? null,
-        byExternal: [],
+        byExternal: NONE,
         byNatural: natural,
       };
       incoming.push(it);
       byKey.set(key, it);
       for (const x of e.externalIds ?? []) ext.entryKeys.push({ key, format: x.format, entity: x.entity, id: x.id });
-      ext.sourceIds.set(e.sourceId, [...(ext.sourceIds.get(e.sourceId) ?? []), key]);
+      const had = ext.sourceIds.get(e.sourceId);
+      ext.sourceIds.set(e.sourceId, had === undefined ? key : [...keysOf(had), key]);
     }
   }
   // External ids: importer links of the target, and earlier imports from the same source installation.
@@ -247,16 +257,17 @@ export async function planImport(
       byLink.set(k, [...(byLink.get(k) ?? []), l.entry_id]);
       byExternalId.set(l.external_id, [...(byExternalId.get(l.external_id) ?? []), l.entry_id]);
     }
-    for (const x of ext.entryKeys) byKey.get(x.key)!.byExternal.push(...(byLink.get(`${x.format}\0${x.entity}\0${x.id}`) ?? []));
+    for (const x of ext.entryKeys) addExternal(byKey.get(x.key)!, byLink.get(`${x.format}\0${x.entity}\0${x.id}`) ?? NONE);
     for (const [sourceId, keys] of ext.sourceIds)
-      for (const id of byExternalId.get(sourceId) ?? []) for (const key of keys) byKey.get(key)!.byExternal.push(id);
+      for (const id of byExternalId.get(sourceId) ?? NONE) for (const key of keysOf(keys)) addExternal(byKey.get(key)!, [id]);
     for (let i = 0; i < sourceIds.length; i += 500) {
       const rows = await d.sequelize.query<{ source_id: string; entry_id: string }>(
         'SELECT source_id, entry_id FROM cms_content_import_sources WHERE tenant_id = :tenantId AND source = :peer AND collection = :name AND source_id IN (:ids)',
         { type: QueryTypes.SELECT, replacements: { tenantId, peer, name, ids: sourceIds.slice(i, i + 500) } },
       );
       for (const r of rows)
-        if (index.rows.has(r.entry_id)) for (const key of ext.sourceIds.get(r.source_id) ?? []) byKey.get(key)!.byExternal.push(r.entry_id);
+        if (index.rows.has(r.entry_id))
+          for (const key of keysOf(ext.sourceIds.get(r.source_id))) addExternal(byKey.get(key)!, [r.entry_id]);
     }
   }
 

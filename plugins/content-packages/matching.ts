@@ -23,6 +23,11 @@ export type MatchDecision =
   | { kind: 'skip' }
   | { kind: 'ambiguous'; candidates: string[] };
 
+/** Shared decisions without data (a 100,000-entry plan holds one per entry: not one object each). */
+const NONE: string[] = [];
+const NEW: MatchDecision = Object.freeze({ kind: 'new' });
+const SKIP: MatchDecision = Object.freeze({ kind: 'skip' });
+
 /** `mappings` values: a target entry id, "new" or "skip" (checked by the caller). */
 export function matchIdentities(incoming: IncomingIdentity[], mappings: Map<string, string>): Map<string, MatchDecision> {
   const out = new Map<string, MatchDecision>();
@@ -31,15 +36,15 @@ export function matchIdentities(incoming: IncomingIdentity[], mappings: Map<stri
   for (const it of incoming) {
     const mapped = mappings.get(it.key);
     if (mapped === undefined) continue;
-    if (mapped === 'new') out.set(it.key, { kind: 'new' });
-    else if (mapped === 'skip') out.set(it.key, { kind: 'skip' });
+    if (mapped === 'new') out.set(it.key, NEW);
+    else if (mapped === 'skip') out.set(it.key, SKIP);
     else {
       out.set(it.key, { kind: 'matched', targetId: mapped, how: 'mapping' });
       claimed.add(claimKey(it.collection, mapped));
     }
   }
   const tiers: Array<{ how: 'syncId' | 'external' | 'natural'; candidates: (it: IncomingIdentity) => string[] }> = [
-    { how: 'syncId', candidates: (it) => (it.bySyncId ? [it.bySyncId] : []) },
+    { how: 'syncId', candidates: (it) => (it.bySyncId ? [it.bySyncId] : NONE) },
     { how: 'external', candidates: (it) => it.byExternal },
     { how: 'natural', candidates: (it) => it.byNatural },
   ];
@@ -47,7 +52,9 @@ export function matchIdentities(incoming: IncomingIdentity[], mappings: Map<stri
     const tentative = new Map<string, IncomingIdentity[]>();
     for (const it of incoming) {
       if (out.has(it.key)) continue;
-      const candidates = [...new Set(tier.candidates(it))].filter((id) => !claimed.has(claimKey(it.collection, id)));
+      const offered = tier.candidates(it);
+      if (!offered.length) continue;
+      const candidates = [...new Set(offered)].filter((id) => !claimed.has(claimKey(it.collection, id)));
       if (candidates.length > 1) out.set(it.key, { kind: 'ambiguous', candidates: candidates.sort() });
       else if (candidates.length === 1) {
         const k = claimKey(it.collection, candidates[0]!);
@@ -63,6 +70,6 @@ export function matchIdentities(incoming: IncomingIdentity[], mappings: Map<stri
       }
     }
   }
-  for (const it of incoming) if (!out.has(it.key)) out.set(it.key, { kind: 'new' });
+  for (const it of incoming) if (!out.has(it.key)) out.set(it.key, NEW);
   return out;
 }
