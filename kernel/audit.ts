@@ -121,12 +121,28 @@ export interface AuditVerifyResult {
   checked: number;
   /** The first entry whose hash or link does not hold, and why. */
   firstInvalid?: { id: number; reason: 'hash-mismatch' | 'chain-broken' };
+  /** After a prune: the anchor the walk started from instead of the genesis hash. */
+  anchor?: { id: number; hash: string };
 }
+
+export interface AuditPruneResult {
+  /** Entries removed (an earlier anchor replaced by the new one is not counted). */
+  deleted: number;
+  /** The new anchor: the newest pruned entry's row, whose currentHash the first kept entry links to. */
+  anchor: { id: number; hash: string } | null;
+}
+
+/**
+ * Marks the anchor row. No appended entry can carry it: input levels are low..critical. Only the
+ * first row of the table may be an anchor; an anchor row anywhere else fails verify() (hash-mismatch).
+ */
+const ANCHOR_LEVEL = 'anchor';
 
 /**
  * The audit log: append-only, every entry chained to the previous one by SHA-256
  * (previousHash/currentHash). Appends from all instances are serialised by a database lock so the
- * chain stays linear; verify() walks the chain and names the first entry that was altered.
+ * chain stays linear; verify() walks the chain and names the first entry that was altered. prune()
+ * removes old entries and leaves an anchor the walk starts from, so the rest still verifies.
  */
 export class AuditLog {
   private readonly model: typeof AuditRow;
@@ -209,63 +225,141 @@ export class AuditLog {
   private flushing: Promise<void> = Promise.resolve();
 
   private appendParsed(batch: Array<ParsedInput & { timestamp?: string }>): Promise<AuditEntry[]> {
+    return this.lock.withLock('audit-chain', () => this.appendLocked(batch), { ttlMs: 15000, waitMs: 15000 });
+  }
+
+  /** Writes a batch chained to the last row; the caller holds the 'audit-chain' lock. */
+  private async appendLocked(batch: Array<ParsedInput & { timestamp?: string }>): Promise<AuditEntry[]> {
+    const last = await this.model.findOne({ order: [['id', 'DESC']], attributes: ['current_hash'] });
+    let previousHash = last?.current_hash ?? GENESIS_HASH;
+    const entries = batch.map((e) => {
+      const entry: Omit<AuditEntry, 'id' | 'currentHash'> = {
+        timestamp: e.timestamp ?? new Date().toISOString(),
+        domain: e.domain,
+        operation: e.operation,
+        planId: e.planId ?? null,
+        mode: e.mode ?? null,
+        actor: e.actor,
+        outcome: e.outcome,
+        summary: e.summary,
+        durationMs: e.durationMs,
+        level: e.level,
+        action: e.action ?? `${e.domain}.${e.operation}`,
+        message: e.message,
+        details: e.details ?? null,
+        previousHash,
+      };
+      const currentHash = hashEntry(entry);
+      previousHash = currentHash;
+      return { ...entry, currentHash };
+    });
+    const rows = await this.model.sequelize!.transaction(async (transaction) => {
+      const created: AuditRow[] = [];
+      for (const entry of entries)
+        created.push(
+          await this.model.create(
+            {
+              timestamp: entry.timestamp,
+              tenant_id: entry.actor.tenantId,
+              domain: entry.domain,
+              operation: entry.operation,
+              plan_id: entry.planId,
+              mode: entry.mode,
+              actor: JSON.stringify(entry.actor),
+              outcome: entry.outcome,
+              summary: JSON.stringify(entry.summary),
+              duration_ms: entry.durationMs,
+              level: entry.level,
+              action: entry.action,
+              message: entry.message,
+              details: entry.details ? JSON.stringify(entry.details) : null,
+              previous_hash: entry.previousHash,
+              current_hash: entry.currentHash,
+            },
+            { transaction },
+          ),
+        );
+      return created;
+    });
+    return entries.map((entry, i) => ({ ...entry, id: rows[i]!.id }));
+  }
+
+  /**
+   * Audit retention: deletes the entries older than `before` and keeps verify() valid. The entries go as
+   * a prefix of the chain (up to the first entry at or after the cutoff: an older entry written late,
+   * after a newer one, stays until a later prune).
+   *
+   * How the chain survives: the newest pruned entry is not deleted but rewritten into the anchor row
+   * (level 'anchor', which no appended entry can have), keeping its id and its currentHash. The first
+   * kept entry already links to that hash (its previousHash), so verify() starts the walk from the
+   * anchor's hash instead of the genesis hash and checks every entry after it as before: an entry
+   * altered, removed or inserted after the anchor still fails (and an anchor row anywhere but first is
+   * a hash-mismatch). What came before the anchor can no longer be checked; the prune itself is the next
+   * entry of the chain (`audit.prune`: cutoff, count, anchor id and hash, who), so removing that record
+   * breaks the chain or takes another prune, which records itself. A later prune replaces the anchor. Runs under the 'audit-chain' lock
+   * that appends take, in one transaction: no append sees half a prune, and entries still queued by
+   * record() are written after it, chained to the last row.
+   */
+  async prune(options: { before: Date; actor?: { userId: string | null; tenantId?: string } }): Promise<AuditPruneResult> {
+    const cutoff = options.before;
+    if (!(cutoff instanceof Date) || Number.isNaN(cutoff.getTime())) {
+      throw new ValidationError('Invalid audit prune cutoff', [{ path: 'before', message: 'a valid date' }]);
+    }
+    const actor = { userId: options.actor?.userId ?? null, tenantId: options.actor?.tenantId ?? 'default' };
     return this.lock.withLock(
       'audit-chain',
       async () => {
-        const last = await this.model.findOne({ order: [['id', 'DESC']], attributes: ['current_hash'] });
-        let previousHash = last?.current_hash ?? GENESIS_HASH;
-        const entries = batch.map((e) => {
-          const entry: Omit<AuditEntry, 'id' | 'currentHash'> = {
-            timestamp: e.timestamp ?? new Date().toISOString(),
-            domain: e.domain,
-            operation: e.operation,
-            planId: e.planId ?? null,
-            mode: e.mode ?? null,
-            actor: e.actor,
-            outcome: e.outcome,
-            summary: e.summary,
-            durationMs: e.durationMs,
-            level: e.level,
-            action: e.action ?? `${e.domain}.${e.operation}`,
-            message: e.message,
-            details: e.details ?? null,
-            previousHash,
-          };
-          const currentHash = hashEntry(entry);
-          previousHash = currentHash;
-          return { ...entry, currentHash };
+        const notAnchor = { level: { [Op.ne]: ANCHOR_LEVEL } };
+        const firstKept = await this.model.findOne({
+          where: { ...notAnchor, timestamp: { [Op.gte]: cutoff.toISOString() } },
+          order: [['id', 'ASC']],
+          attributes: ['id'],
         });
-        const rows = await this.model.sequelize!.transaction(async (transaction) => {
-          const created: AuditRow[] = [];
-          for (const entry of entries)
-            created.push(
-              await this.model.create(
-                {
-                  timestamp: entry.timestamp,
-                  tenant_id: entry.actor.tenantId,
-                  domain: entry.domain,
-                  operation: entry.operation,
-                  plan_id: entry.planId,
-                  mode: entry.mode,
-                  actor: JSON.stringify(entry.actor),
-                  outcome: entry.outcome,
-                  summary: JSON.stringify(entry.summary),
-                  duration_ms: entry.durationMs,
-                  level: entry.level,
-                  action: entry.action,
-                  message: entry.message,
-                  details: entry.details ? JSON.stringify(entry.details) : null,
-                  previous_hash: entry.previousHash,
-                  current_hash: entry.currentHash,
-                },
-                { transaction },
-              ),
-            );
-          return created;
+        const newest = await this.model.findOne({
+          where: { ...notAnchor, ...(firstKept ? { id: { [Op.lt]: firstKept.id } } : {}) },
+          order: [['id', 'DESC']],
+          attributes: ['id', 'timestamp', 'current_hash'],
         });
-        return entries.map((entry, i) => ({ ...entry, id: rows[i]!.id }));
+        if (!newest) return { deleted: 0, anchor: null };
+        const anchor = { id: newest.id, hash: newest.current_hash };
+        const deleted = await this.model.count({ where: { ...notAnchor, id: { [Op.lte]: newest.id } } });
+        await this.model.sequelize!.transaction(async (transaction) => {
+          await this.model.destroy({ where: { id: { [Op.lt]: newest.id } }, transaction });
+          await this.model.update(
+            {
+              tenant_id: 'default',
+              domain: 'audit',
+              operation: 'anchor',
+              plan_id: null,
+              mode: null,
+              actor: JSON.stringify({ userId: null, tenantId: 'default' }),
+              outcome: 'success',
+              summary: JSON.stringify(counts.parse({})),
+              duration_ms: 0,
+              level: ANCHOR_LEVEL,
+              action: 'audit.anchor',
+              message: 'Chain anchor: older entries were pruned; verification starts from this hash',
+              details: JSON.stringify({ prunedBefore: cutoff.toISOString(), prunedAt: new Date().toISOString() }),
+              previous_hash: GENESIS_HASH,
+            },
+            { where: { id: newest.id }, transaction },
+          );
+        });
+        await this.appendLocked([
+          parseInput({
+            domain: 'audit',
+            operation: 'prune',
+            actor,
+            outcome: 'success',
+            summary: { deleted },
+            level: 'medium',
+            message: `Pruned ${deleted} audit entries older than ${cutoff.toISOString()}; the chain is anchored at entry ${anchor.id}`,
+            details: { before: cutoff.toISOString(), anchorId: anchor.id, anchorHash: anchor.hash },
+          }),
+        ]);
+        return { deleted, anchor };
       },
-      { ttlMs: 15000, waitMs: 15000 },
+      { ttlMs: 60000, waitMs: 30000 },
     );
   }
 
@@ -273,7 +367,8 @@ export class AuditLog {
     filter: { limit?: number; offset?: number; level?: string; search?: string; tenantId?: string } = {},
   ): Promise<{ items: AuditEntry[]; total: number }> {
     const where: Record<string | symbol, unknown> = {};
-    if (filter.level) where.level = filter.level;
+    // The anchor row left by prune() is not an event: listed only when asked for by its level.
+    where.level = filter.level ? filter.level : { [Op.ne]: ANCHOR_LEVEL };
     if (filter.tenantId) where.tenant_id = filter.tenantId;
     if (filter.search) {
       const db = this.model.sequelize!;
@@ -288,18 +383,29 @@ export class AuditLog {
     return { items: rows.map(toEntry), total: count };
   }
 
+  /** Walks the chain from the genesis hash, or from the anchor a prune left (see prune()). */
   async verify(): Promise<AuditVerifyResult> {
     let previous = GENESIS_HASH;
     let checked = 0;
     let lastId = 0;
+    let anchor: AuditVerifyResult['anchor'];
+    const first = await this.model.findOne({ order: [['id', 'ASC']], attributes: ['id', 'level', 'current_hash'] });
+    if (first?.level === ANCHOR_LEVEL) {
+      anchor = { id: first.id, hash: first.current_hash };
+      previous = first.current_hash;
+      lastId = first.id;
+    }
+    const result = (r: AuditVerifyResult): AuditVerifyResult => (anchor ? { ...r, anchor } : r);
     for (;;) {
       const rows = await this.model.findAll({ where: { id: { [Op.gt]: lastId } }, order: [['id', 'ASC']], limit: 500 });
-      if (!rows.length) return { valid: true, checked };
+      if (!rows.length) return result({ valid: true, checked });
       for (const row of rows) {
         const entry = toEntry(row);
-        if (entry.previousHash !== previous) return { valid: false, checked, firstInvalid: { id: entry.id, reason: 'chain-broken' } };
+        if (entry.previousHash !== previous)
+          return result({ valid: false, checked, firstInvalid: { id: entry.id, reason: 'chain-broken' } });
         const { id: _id, currentHash, ...rest } = entry;
-        if (hashEntry(rest) !== currentHash) return { valid: false, checked, firstInvalid: { id: entry.id, reason: 'hash-mismatch' } };
+        if (hashEntry(rest) !== currentHash)
+          return result({ valid: false, checked, firstInvalid: { id: entry.id, reason: 'hash-mismatch' } });
         previous = currentHash;
         checked++;
         lastId = entry.id;

@@ -2,7 +2,9 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Context } from 'koa';
 import type { Readable } from 'node:stream';
+import type { ZodType } from 'zod';
 import type { Identity } from '../http/identity.js';
+import type { Logger } from '../logger.js';
 
 /**
  * Storage driver: chosen by MEDIA_STORAGE_TYPE (its id). Paths are relative (`<tenant>/2026/11/x.png`,
@@ -278,4 +280,33 @@ export interface AdminPageDefinition {
   /** The sidebar entry, or false for a page reached by links only. */
   nav: false | { label: string; order: number };
   module: { kind: 'bundled'; name: string } | { kind: 'file'; file: string; relative: string; url: string };
+}
+
+/** What a system job's handler is given (registry `systemJobs`). */
+export interface SystemJobContext {
+  /** The request's `params`, validated by the job's `params` schema when it has one. */
+  params: Record<string, unknown>;
+  /** The tenant and user id of the administrator who started the job. */
+  tenantId: string;
+  startedBy: string | null;
+  /** The kernel container (kernel services and every plugin's keys); `optional()` for keys that may be absent. */
+  container: { resolve<T = unknown>(key: string): T; cradle: Record<string, any> };
+  logger: Logger;
+  /** Aborted when the instance stops (see JobHelpers.signal). */
+  signal: AbortSignal;
+  progress(processed: number, total: number): Promise<void>;
+}
+
+/**
+ * A named maintenance job an administrator can start with POST /api/system-jobs (plugins/system runs
+ * it as a background job of type `system-job`). The result is plain JSON data saying what it did
+ * (`{deleted: 3}`); a thrown error fails the run with its message.
+ */
+export interface SystemJob {
+  /** `purge-expired-tokens`: lower-case words joined by dashes. */
+  name: string;
+  description: string;
+  /** A zod schema of `params` (checked before the job is queued: 400 VALIDATION_ERROR); none = any object. */
+  params?: ZodType<Record<string, unknown>>;
+  handler(context: SystemJobContext): Promise<object>;
 }

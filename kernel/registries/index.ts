@@ -10,6 +10,7 @@ import type {
   MiddlewareEntry,
   PermissionDefinition,
   StorageDriver,
+  SystemJob,
   WebSocketEndpoint,
   WidgetDefinition,
 } from './contracts.js';
@@ -78,6 +79,14 @@ export function createRegistries() {
     cliCommands: new Registry<CliCommand>('CLI command', 'name', {
       required: { summary: 'string', run: 'function' },
       optional: { usage: 'string' },
+    }),
+    /**
+     * Named maintenance jobs (POST /api/system-jobs, plugins/system). Not a manifest `provides` key: the
+     * running instance lists them (GET /api/system-jobs), and a plugin adds them without a manifest change.
+     */
+    systemJobs: new Registry<SystemJob>('System job', 'name', {
+      required: { description: 'string', handler: 'function' },
+      optional: { params: 'object' },
     }),
     /** Data migrations declared by plugins: {id, description, steps}; the data-migrations plugin validates the steps (README "Data migrations"). */
     dataMigrations: new Registry<DataMigrationDeclaration>('Data migration', 'id', { required: { description: 'string' } }),

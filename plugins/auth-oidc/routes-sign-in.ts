@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineRoute, type RouteDefinition } from '../../kernel/http/route-table.js';
+import { recordRequestAudit } from '../../kernel/audit-request.js';
 import { OidcProviderError } from './errors.js';
 import { clearFlow, finishFlow, startFlow } from './flow-state.js';
 
@@ -69,7 +70,33 @@ export const signInRoutes: RouteDefinition[] = [
       callbackUrl.search = ctx.querystring;
       const claims = await scope.oidcClients.exchange(provider, callbackUrl, flow);
       const userId = await scope.oidcLinks.userFor(flow.tenantId, provider, claims);
-      const result = await scope.signIn.complete(ctx, userId);
+      const user = await scope.users.findById(userId);
+      const audit = (action: string, level: 'low' | 'medium', message: string, extra: Record<string, unknown> = {}) =>
+        recordRequestAudit(ctx, {
+          domain: 'auth',
+          operation: action.slice('auth.'.length),
+          action,
+          level,
+          outcome: action === 'auth.sign-in.failed' ? 'failure' : 'success',
+          message,
+          actor: { userId, tenantId: user?.tenant_id ?? flow.tenantId },
+          target: { type: 'user', id: userId },
+          details: { method: 'oidc', provider: provider.id, ...extra },
+        });
+      const name = user?.email ?? userId;
+      let result;
+      try {
+        result = await scope.signIn.complete(ctx, userId);
+      } catch (err) {
+        if ((err as { code?: string }).code === 'ACCOUNT_BLOCKED')
+          await audit('auth.sign-in.failed', 'medium', `Sign-in failed for ${name} (${provider.displayName}): the account is blocked`, {
+            reason: 'blocked',
+          });
+        throw err;
+      }
+      if ('requires2FA' in result)
+        await audit('auth.sign-in.second-factor-required', 'low', `Sign-in of ${name} by ${provider.displayName}: second factor required`);
+      else await audit('auth.sign-in.succeeded', 'low', `${name} signed in (${provider.displayName})`);
       ctx.redirect(
         'requires2FA' in result
           ? `/login?requires2FA=1&userId=${encodeURIComponent(result.userId)}&returnTo=${encodeURIComponent(flow.returnTo)}`

@@ -1,6 +1,7 @@
 import { generateAuthenticationOptions, verifyAuthenticationResponse, type VerifiedAuthenticationResponse } from '@simplewebauthn/server';
 import { z } from 'zod';
 import { defineRoute, type RouteDefinition } from '../../kernel/http/route-table.js';
+import { recordRequestAudit } from '../../kernel/audit-request.js';
 import { clearChallengeCookie, readChallengeCookie, setChallengeCookie } from './challenge-cookie.js';
 import { decoyCredentials } from './decoy-credentials.js';
 import { signInFailed } from './errors.js';
@@ -61,8 +62,20 @@ export const loginRoutes: RouteDefinition[] = [
     request: { body: z.object({ response: authenticationResponseSchema }) },
     response: z.union([z.object({ user: publicUser }), z.object({ requires2FA: z.literal(true), userId: z.string() })]),
     async handler({ ctx, body, scope, logger }) {
+      let userId: string | null = null;
       const refuse = (reason: string) => {
         logger.info({ reason }, 'passkey sign-in refused');
+        void recordRequestAudit(ctx, {
+          domain: 'auth',
+          operation: 'sign-in.failed',
+          action: 'auth.sign-in.failed',
+          level: 'medium',
+          outcome: 'failure',
+          message: `Passkey sign-in refused: ${reason}`,
+          actor: { userId },
+          ...(userId ? { target: { type: 'user', id: userId } } : {}),
+          details: { method: 'passkey', reason: 'passkey-refused' },
+        });
         return signInFailed();
       };
       const secrets = scope.authSecrets;
@@ -76,6 +89,7 @@ export const loginRoutes: RouteDefinition[] = [
       const passkeys = scope.passkeys;
       const key = await passkeys.findByCredentialId(body.response.id, tenantId);
       if (!key) throw refuse('unknown credential');
+      userId = key.user_id;
       if (claimed.user_id && claimed.user_id !== key.user_id) throw refuse('credential of another user than the email named');
       const handle = body.response.response.userHandle;
       if (handle && handle !== Buffer.from(key.user_id, 'utf8').toString('base64url'))
@@ -106,7 +120,20 @@ export const loginRoutes: RouteDefinition[] = [
       }
       if (!result.verified) throw refuse('signature does not verify');
       await passkeys.recordUse(key, result.authenticationInfo.newCounter, result.authenticationInfo.credentialBackedUp);
-      return scope.signIn.complete(ctx, user.id, { secondFactorDone: result.authenticationInfo.userVerified });
+      const signedIn = await scope.signIn.complete(ctx, user.id, { secondFactorDone: result.authenticationInfo.userVerified });
+      const pending = 'requires2FA' in signedIn;
+      await recordRequestAudit(ctx, {
+        domain: 'auth',
+        operation: pending ? 'sign-in.second-factor-required' : 'sign-in.succeeded',
+        action: pending ? 'auth.sign-in.second-factor-required' : 'auth.sign-in.succeeded',
+        level: 'low',
+        outcome: 'success',
+        message: pending ? `Sign-in of ${user.email} by passkey: second factor required` : `${user.email} signed in (passkey)`,
+        actor: { userId: user.id, tenantId: user.tenant_id },
+        target: { type: 'user', id: user.id },
+        details: { method: 'passkey', userVerified: result.authenticationInfo.userVerified },
+      });
+      return signedIn;
     },
   }),
 ];

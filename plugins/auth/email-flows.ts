@@ -1,6 +1,7 @@
 import type { Logger } from '../../kernel/logger.js';
 import type { EmailTokensService } from './email-tokens-service.js';
 import type { UsersService } from './users-service.js';
+import type { User } from './models/user.js';
 
 export interface MailerLike {
   send(mail: { to: string; subject: string; text: string }): Promise<unknown>;
@@ -39,11 +40,13 @@ export class EmailFlows {
     await Promise.all([...this.inFlight]);
   }
 
-  requestPasswordReset(email: string, tenantId: string): void {
+  /** `onIssued` hears of the link once it exists (the audit trail); never with its token. */
+  requestPasswordReset(email: string, tenantId: string, onIssued?: (user: User) => void): void {
     this.background(async () => {
       const user = await this.users.findByEmail(email, tenantId);
       if (!user || user.blocked) return;
       const { token } = await this.tokens.issue('reset', { email: user.email, userId: user.id, tenantId, ttlMs: RESET_TTL_MS });
+      onIssued?.(user);
       await this.mailer.send({
         to: user.email,
         subject: 'Reset your password',
@@ -52,11 +55,12 @@ export class EmailFlows {
     });
   }
 
-  requestMagicLink(email: string, tenantId: string): void {
+  requestMagicLink(email: string, tenantId: string, onIssued?: (user: User) => void): void {
     this.background(async () => {
       const user = await this.users.findByEmail(email, tenantId);
       if (!user || user.blocked) return;
       const { token } = await this.tokens.issue('magic', { email: user.email, userId: user.id, tenantId, ttlMs: MAGIC_TTL_MS });
+      onIssued?.(user);
       await this.mailer.send({
         to: user.email,
         subject: 'Your sign-in link',

@@ -5,6 +5,38 @@ import type { Logger } from '../../kernel/logger.js';
 import type { ContainerServices } from '../../kernel/http/route-table.js';
 import type { IdentityResolver } from '../../kernel/registries/index.js';
 import { clearSessionCookie, clientIp, SESSION_COOKIE } from './routes.js';
+import { auditAuth } from './audit-events.js';
+
+/** Revoked values already recorded in the last minute (bounded): a client retrying in a loop makes one entry a minute. */
+const recentRevokedUses = new Map<string, number>();
+
+/**
+ * A refused bearer value that was a revoked key or token (its hash is kept as a tombstone) is recorded as
+ * a high-severity entry: the value is still in someone's hands. Made-up values are not recorded.
+ */
+async function auditRevokedUse(ctx: Context, raw: string): Promise<void> {
+  try {
+    const revoked = await cradle(ctx).tokens.revokedBearer(raw);
+    if (!revoked) return;
+    const key = `${revoked.kind}:${revoked.id}`;
+    const now = Date.now();
+    if (now - (recentRevokedUses.get(key) ?? 0) < 60_000) return;
+    if (recentRevokedUses.size >= 1000) recentRevokedUses.delete(recentRevokedUses.keys().next().value!);
+    recentRevokedUses.set(key, now);
+    const what = revoked.kind === 'api-key' ? 'API key' : 'Website token';
+    await auditAuth(ctx, {
+      action: 'auth.revoked-token.used',
+      level: 'high',
+      outcome: 'failure',
+      message: `${what} "${revoked.name}" was presented after it was ${revoked.reason === 'revoked' ? 'revoked' : 'deleted with its user'}; refused`,
+      actor: { userId: revoked.userId, tenantId: revoked.tenantId },
+      target: { type: revoked.kind, id: revoked.id },
+      details: { reason: revoked.reason, method: ctx.method },
+    });
+  } catch (err) {
+    (ctx.state.logger as Logger).warn({ err }, 'revoked-token check failed');
+  }
+}
 
 /** Services come from the request scope (identity resolution runs inside it). */
 const cradle = (ctx: Context): ContainerServices => ctx.state.scope.cradle;
@@ -21,7 +53,10 @@ export function bearerResolver(): IdentityResolver {
       const match = /^Bearer\s+(\S+)\s*$/i.exec(ctx.get('authorization'));
       if (!match) return null;
       const identity = await cradle(ctx).tokens.resolveBearer(match[1]!);
-      if (!identity) throw new AuthenticationRequiredError('Invalid, revoked or expired bearer token');
+      if (!identity) {
+        await auditRevokedUse(ctx, match[1]!);
+        throw new AuthenticationRequiredError('Invalid, revoked or expired bearer token');
+      }
       return identity;
     },
   };

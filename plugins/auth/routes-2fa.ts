@@ -5,6 +5,14 @@ import type { User } from './models/user.js';
 import { clearPendingLogin, readPendingLogin } from './pending-login.js';
 import { TWO_FACTOR_FAILED, type TwoFactorFailedEvent } from './public.js';
 import { clientIp, setSessionCookie } from './routes.js';
+import { auditAuth, auditLockout, auditSignIn, userTarget, who } from './audit-events.js';
+
+/** Why a second-factor verification failed, as audit entries say it. */
+const TWO_FACTOR_REASONS: Record<TwoFactorFailedEvent['reason'], string> = {
+  'invalid-code': 'wrong code',
+  locked: 'the account is locked',
+  'no-pending-sign-in': 'no pending sign-in on this client',
+};
 
 /** A two-factor handler: the route context (typed from the request schemas) and the signed-in user. */
 type Handler<S extends RouteRequestSchemas> = (route: Parameters<TypedRouteDefinition<S>['handler']>[0], user: User) => Promise<unknown>;
@@ -78,8 +86,14 @@ export const twoFactorRoutes: RouteDefinition[] = [
       }),
     },
     response: z.object({ success: z.literal(true), message: z.string() }),
-    handler: async ({ body, scope }, user) => {
+    handler: async ({ ctx, body, scope }, user) => {
       await scope.twoFactor.verifySetup(user, body);
+      await auditAuth(ctx, {
+        action: 'auth.2fa.enabled',
+        level: 'medium',
+        message: `Two-factor authentication enabled for ${who(user)}`,
+        target: userTarget(user),
+      });
       return { success: true, message: 'Two-factor authentication is enabled' };
     },
   }),
@@ -90,8 +104,14 @@ export const twoFactorRoutes: RouteDefinition[] = [
     summary: 'Turns 2FA off; the secret and backup codes are removed',
     request: {},
     response: z.object({ success: z.literal(true), message: z.string() }),
-    handler: async ({ scope }, user) => {
+    handler: async ({ ctx, scope }, user) => {
       await scope.twoFactor.disable(user);
+      await auditAuth(ctx, {
+        action: 'auth.2fa.disabled',
+        level: 'high',
+        message: `Two-factor authentication disabled for ${who(user)}`,
+        target: userTarget(user),
+      });
       return { success: true, message: 'Two-factor authentication is disabled' };
     },
   }),
@@ -119,11 +139,17 @@ export const twoFactorRoutes: RouteDefinition[] = [
     summary: 'Issues 10 new backup codes; the old ones stop working at once',
     request: {},
     response: z.object({ success: z.literal(true), data: z.object({ backupCodes: z.array(z.string()) }), message: z.string() }),
-    handler: async ({ scope }, user) => ({
-      success: true,
-      data: { backupCodes: await scope.twoFactor.regenerate(user) },
-      message: 'New backup codes issued; the old ones no longer work',
-    }),
+    handler: async ({ ctx, scope }, user) => {
+      const backupCodes = await scope.twoFactor.regenerate(user);
+      await auditAuth(ctx, {
+        action: 'auth.2fa.backup-codes-regenerated',
+        level: 'medium',
+        message: `New backup codes issued for ${who(user)}; the old ones no longer work`,
+        target: userTarget(user),
+        details: { count: backupCodes.length },
+      });
+      return { success: true, data: { backupCodes }, message: 'New backup codes issued; the old ones no longer work' };
+    },
   }),
   defineRoute({
     method: 'POST',
@@ -146,6 +172,16 @@ export const twoFactorRoutes: RouteDefinition[] = [
         await scope.events
           .publish<TwoFactorFailedEvent>(TWO_FACTOR_FAILED, failure)
           .catch((err) => logger.warn({ err }, 'failed-2FA event not published'));
+        const tenantId = await scope.tenants.fromHostname(ctx.hostname);
+        await auditAuth(ctx, {
+          action: 'auth.2fa.failed',
+          level: 'medium',
+          outcome: 'failure',
+          message: `Second-factor verification failed: ${TWO_FACTOR_REASONS[failure.reason]} (${method === 'totp' ? 'authenticator code' : 'backup code'})`,
+          actor: { userId: failure.userId, tenantId },
+          ...(failure.userId ? { target: userTarget(failure.userId) } : {}),
+          details: { reason: failure.reason, method },
+        });
         ctx.body = { success: false, message: text, method, backupCodeUsed: false };
       };
       try {
@@ -166,14 +202,27 @@ export const twoFactorRoutes: RouteDefinition[] = [
           });
         const check = await scope.twoFactor.checkCode(body.userId, body.code);
         if (!check.ok) {
-          await users.recordFailure(body.userId).catch(() => undefined);
-          return await refuse('Invalid verification code', { reason: 'invalid-code', method, userId: body.userId });
+          const lockedNow = await users.recordFailure(body.userId).catch(() => false);
+          await refuse('Invalid verification code', { reason: 'invalid-code', method, userId: body.userId });
+          const locked = lockedNow ? await users.findById(body.userId) : null;
+          if (locked) await auditLockout(ctx, locked, 'second factor');
+          return;
         }
         const user = (await users.findById(body.userId))!;
         await users.resetFailures(user.id);
         const { token, session } = await scope.sessions.create(user, { userAgent: ctx.get('user-agent'), ip: clientIp(ctx) });
         setSessionCookie(ctx, token, Number(session.expires_at));
         clearPendingLogin(ctx);
+        await auditSignIn(ctx, user, check.method === 'backup' ? 'backup-code' : 'totp');
+        if (check.method === 'backup')
+          await auditAuth(ctx, {
+            action: 'auth.2fa.backup-code-used',
+            level: 'medium',
+            message: `${who(user)} signed in with a backup code; ${check.remaining} remaining`,
+            actor: { userId: user.id, tenantId: user.tenant_id },
+            target: userTarget(user),
+            details: { remaining: check.remaining },
+          });
         ctx.body = {
           success: true,
           message:

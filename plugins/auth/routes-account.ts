@@ -6,7 +6,27 @@ import { optional } from '../../kernel/plugin.js';
 import { InvalidCredentialsError, ReauthRequiredError } from './errors.js';
 import { requireSession } from './guards.js';
 import { clearSessionCookie } from './routes.js';
-import { checkPassword, toPublicUser } from './users-service.js';
+import { checkPassword, toPublicUser, type UsersService } from './users-service.js';
+import { auditAuth, auditLockout, userTarget, who } from './audit-events.js';
+import type { Context } from 'koa';
+
+/** A wrong current password counts toward the lockout: recorded, and the lock when it is this one that locks. */
+async function wrongPassword(ctx: Context, users: UsersService, userId: string, via: string): Promise<never> {
+  const lockedNow = await users.recordFailure(userId).catch(() => false);
+  const user = await users.findById(userId);
+  if (user) {
+    await auditAuth(ctx, {
+      action: 'auth.password.confirm-failed',
+      level: 'medium',
+      outcome: 'failure',
+      message: `Wrong current password given by ${who(user)} (${via})`,
+      target: userTarget(user),
+      details: { via },
+    });
+    if (lockedNow) await auditLockout(ctx, user, via);
+  }
+  throw new InvalidCredentialsError();
+}
 
 const sessionHashOf = (meta: Record<string, unknown> | undefined) => (typeof meta?.sessionHash === 'string' ? meta.sessionHash : null);
 
@@ -21,15 +41,13 @@ export const accountRoutes: RouteDefinition[] = [
     rateLimit: { points: 10, durationSeconds: 60 },
     request: { body: z.object({ password: z.string().min(1).max(1024) }) },
     response: z.object({ proof: z.string(), expiresAt: z.string() }),
-    async handler({ body, identity, scope }) {
+    async handler({ ctx, body, identity, scope }) {
       requireSession(identity);
       const hash = sessionHashOf(identity.meta)!;
       const users = scope.users;
-      if (!(await users.confirmPassword(identity.userId!, body.password))) {
-        // Guessing the password through re-authentication counts toward the lockout like a sign-in.
-        await users.recordFailure(identity.userId!).catch(() => undefined);
-        throw new InvalidCredentialsError();
-      }
+      // Guessing the password through re-authentication counts toward the lockout like a sign-in.
+      if (!(await users.confirmPassword(identity.userId!, body.password)))
+        await wrongPassword(ctx, users, identity.userId!, 're-authentication');
       return scope.sessions.reauthProof(hash);
     },
   }),
@@ -46,16 +64,22 @@ export const accountRoutes: RouteDefinition[] = [
       body: z.object({ currentPassword: z.string().min(1).max(1024), newPassword: z.string().min(8, 'at least 8 characters').max(1024) }),
     },
     response: z.object({ changed: z.literal(true), revokedSessions: z.number() }),
-    async handler({ body, identity, scope }) {
+    async handler({ ctx, body, identity, scope }) {
       requireSession(identity);
       const users = scope.users;
-      if (!(await users.confirmPassword(identity.userId!, body.currentPassword))) {
-        await users.recordFailure(identity.userId!).catch(() => undefined);
-        throw new InvalidCredentialsError();
-      }
+      if (!(await users.confirmPassword(identity.userId!, body.currentPassword)))
+        await wrongPassword(ctx, users, identity.userId!, 'password change');
       checkPassword(body.newPassword);
       await users.setPassword(identity.userId!, body.newPassword);
       const revokedSessions = await scope.sessions.revokeAllForUser(identity.userId!, sessionHashOf(identity.meta) ?? undefined);
+      const user = await users.findById(identity.userId!);
+      await auditAuth(ctx, {
+        action: 'auth.password.changed',
+        level: 'medium',
+        message: `${user ? who(user) : 'A user'} changed their password; ${revokedSessions} other session(s) ended`,
+        target: userTarget(identity.userId!),
+        details: { revokedSessions },
+      });
       return { changed: true, revokedSessions };
     },
   }),
@@ -85,6 +109,18 @@ export const accountRoutes: RouteDefinition[] = [
         if (target.id_hash === current) clearSessionCookie(ctx);
       }
       await sessions.revokeByHash(target.id_hash);
+      const byOther = target.user_id !== identity.userId;
+      const owner = await scope.users.findById(target.user_id);
+      const revoker = byOther ? await scope.users.findById(identity.userId!) : owner;
+      await auditAuth(ctx, {
+        action: 'auth.session.revoked',
+        level: byOther ? 'medium' : 'low',
+        message: byOther
+          ? `Session of ${owner ? who(owner) : target.user_id} revoked by ${revoker ? who(revoker) : identity.userId}`
+          : `${owner ? who(owner) : target.user_id} revoked one of their sessions`,
+        target: { type: 'session', id: params.sessionId },
+        details: { sessionUserId: target.user_id, revokedBy: identity.userId, admin: Boolean(query.admin) },
+      });
       return { revoked: true };
     },
   }),

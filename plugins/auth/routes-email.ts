@@ -3,8 +3,10 @@ import { ValidationError } from '../../kernel/errors.js';
 import { defineRoute, type RouteContext, type RouteDefinition } from '../../kernel/http/route-table.js';
 import { assertCanGrant } from './guards.js';
 import { UserExistsError } from './errors.js';
+import { assertDemoRoom } from './demo-limit.js';
 import { completeSignIn, setSessionCookie, clientIp } from './routes.js';
 import { checkPassword, toPublicUser } from './users-service.js';
+import { auditAuth, auditRegistration, auditSignIn, auditUnlock, deferredAuthAudit, userTarget, who } from './audit-events.js';
 
 const SAME_ANSWER = 'If an account exists for this email, a link is on its way';
 const email = z.string().email().max(191);
@@ -26,7 +28,15 @@ export const emailRoutes: RouteDefinition[] = [
     request: { body: z.object({ email }) },
     response: z.object({ message: z.string() }),
     handler: async ({ ctx, body, scope }) => {
-      scope.emailFlows.requestPasswordReset(body.email, await scope.tenants.fromHostname(ctx.hostname));
+      const audit = await deferredAuthAudit(ctx);
+      scope.emailFlows.requestPasswordReset(body.email, await scope.tenants.fromHostname(ctx.hostname), (user) =>
+        audit({
+          action: 'auth.password-reset.issued',
+          level: 'low',
+          message: `Password-reset link mailed to ${who(user)}`,
+          target: userTarget(user),
+        }),
+      );
       return { message: SAME_ANSWER };
     },
   }),
@@ -41,11 +51,24 @@ export const emailRoutes: RouteDefinition[] = [
     rateLimit: { points: 10, durationSeconds: 60 },
     request: { body: z.object({ token: tokenValue, password: z.string().min(8, 'at least 8 characters').max(1024) }) },
     response: z.object({ reset: z.literal(true) }),
-    async handler({ body, scope }) {
+    async handler({ ctx, body, scope }) {
       checkPassword(body.password); // a rejected password must not use up the link
       const row = await scope.emailTokens.claim('reset', body.token);
+      const before = await scope.users.findById(row.user_id!);
       await scope.users.setPassword(row.user_id!, body.password);
-      await scope.sessions.revokeAllForUser(row.user_id!);
+      const revokedSessions = await scope.sessions.revokeAllForUser(row.user_id!);
+      if (before) {
+        const actor = { userId: before.id, tenantId: before.tenant_id };
+        await auditAuth(ctx, {
+          action: 'auth.password.reset',
+          level: 'medium',
+          message: `Password of ${who(before)} reset with a mailed link; ${revokedSessions} session(s) ended`,
+          actor,
+          target: userTarget(before),
+          details: { revokedSessions, linkId: row.id },
+        });
+        if (before.lockout_until !== null && Number(before.lockout_until) > Date.now()) await auditUnlock(ctx, before, 'password-reset');
+      }
       return { reset: true };
     },
   }),
@@ -59,7 +82,15 @@ export const emailRoutes: RouteDefinition[] = [
     request: { body: z.object({ email }) },
     response: z.object({ message: z.string() }),
     handler: async ({ ctx, body, scope }) => {
-      scope.emailFlows.requestMagicLink(body.email, await scope.tenants.fromHostname(ctx.hostname));
+      const audit = await deferredAuthAudit(ctx);
+      scope.emailFlows.requestMagicLink(body.email, await scope.tenants.fromHostname(ctx.hostname), (user) =>
+        audit({
+          action: 'auth.magic-link.issued',
+          level: 'low',
+          message: `Sign-in link mailed to ${who(user)}`,
+          target: userTarget(user),
+        }),
+      );
       return { message: SAME_ANSWER };
     },
   }),
@@ -75,8 +106,19 @@ export const emailRoutes: RouteDefinition[] = [
     async handler({ ctx, body, scope }) {
       const row = await scope.emailTokens.claim('magic', body.token);
       const user = await scope.users.findById(row.user_id!);
+      if (user)
+        await auditAuth(ctx, {
+          action: 'auth.magic-link.consumed',
+          level: 'low',
+          message: `Sign-in link of ${who(user)} used${user.blocked ? ' (account blocked: refused)' : ''}`,
+          actor: { userId: user.id, tenantId: user.tenant_id },
+          target: userTarget(user),
+          details: { linkId: row.id },
+        });
       if (!user || user.blocked) throw new ValidationError('This account cannot sign in');
-      return completeSignIn(ctx, scope, user);
+      const result = await completeSignIn(ctx, scope, user);
+      await auditSignIn(ctx, user, 'magic-link', result);
+      return result;
     },
   }),
   defineRoute({
@@ -102,6 +144,7 @@ export const emailRoutes: RouteDefinition[] = [
       checkPassword(body.password);
       const invitation = await tokens.peek('invite', body.token);
       if (await users.findByEmail(invitation.email, invitation.tenant_id)) throw new UserExistsError();
+      await assertDemoRoom(scope, invitation.tenant_id);
       const row = await tokens.claim('invite', body.token);
       const created = await users.create({
         email: row.email,
@@ -129,11 +172,19 @@ const createInvite = z.object({
   sendEmail: z.boolean().default(false),
 });
 
-async function invite({ body, identity, scope }: RouteContext<unknown, unknown, z.output<typeof createInvite>>) {
+async function invite({ ctx, body, identity, scope }: RouteContext<unknown, unknown, z.output<typeof createInvite>>) {
   const users = scope.users;
   if (!(await users.roleExists(body.role, identity.tenantId))) throw new ValidationError(`Unknown role '${body.role}'`);
   assertCanGrant(identity, body.role, await users.permissionsOf(body.role, identity.tenantId));
-  return scope.emailFlows.invite({ ...body, tenantId: identity.tenantId, createdBy: identity.userId });
+  const issued = await scope.emailFlows.invite({ ...body, tenantId: identity.tenantId, createdBy: identity.userId });
+  await auditAuth(ctx, {
+    action: 'auth.invitation.issued',
+    level: 'medium',
+    message: `Invitation issued for ${body.email.trim().toLowerCase()} as ${body.role}${body.sendEmail ? ' (mailed)' : ''}`,
+    target: { type: 'invitation', id: null },
+    details: { role: body.role, expiresAt: issued.expiresAt, mailed: body.sendEmail },
+  });
+  return issued;
 }
 
 /** The spec's token endpoints (invitation tokens). */
@@ -206,8 +257,14 @@ export const invitationRoutes: RouteDefinition[] = [
     tags: ['tokens'],
     summary: 'Revokes an invitation at once',
     request: { params: z.object({ id: z.string().uuid() }) },
-    handler: async ({ params, identity, scope }) => {
+    handler: async ({ ctx, params, identity, scope }) => {
       await scope.emailTokens.revoke('invite', params.id, identity.tenantId);
+      await auditAuth(ctx, {
+        action: 'auth.invitation.revoked',
+        level: 'medium',
+        message: 'Invitation revoked',
+        target: { type: 'invitation', id: params.id },
+      });
       return { revoked: true };
     },
   }),
@@ -227,3 +284,6 @@ export const invitationRoutes: RouteDefinition[] = [
     },
   }),
 ];
+
+// The sign-up's audit entries (invitation used, user created, signed in) wrap its handler.
+for (const route of emailRoutes) if (route.path === '/api/user/register') auditRegistration(route);

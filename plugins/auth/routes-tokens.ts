@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineRoute, type RouteDefinition } from '../../kernel/http/route-table.js';
 import { requireSession } from './guards.js';
+import { auditAuth } from './audit-events.js';
 
 const idParam = { params: z.object({ id: z.string().uuid() }) };
 const expiresAt = z.string().datetime({ offset: true }).optional();
@@ -23,9 +24,17 @@ export const tokenRoutes: RouteDefinition[] = [
       permissions: z.array(z.string()),
       expiresAt: z.string().nullable(),
     }),
-    handler: ({ body, identity, scope }) => {
+    handler: async ({ ctx, body, identity, scope }) => {
       requireSession(identity);
-      return scope.tokens.createApiKey(identity, body, (p) => scope.registries.permissions.has(p));
+      const created = await scope.tokens.createApiKey(identity, body, (p) => scope.registries.permissions.has(p));
+      await auditAuth(ctx, {
+        action: 'auth.api-key.created',
+        level: 'medium',
+        message: `API key "${created.name}" created with ${created.permissions.join(', ')}`,
+        target: { type: 'api-key', id: created._id },
+        details: { name: created.name, permissions: created.permissions, expiresAt: created.expiresAt },
+      });
+      return created;
     },
   }),
   defineRoute({
@@ -47,9 +56,16 @@ export const tokenRoutes: RouteDefinition[] = [
     tags: ['tokens'],
     summary: 'Revokes an API key at once',
     request: idParam,
-    handler: async ({ params, identity, scope }) => {
+    handler: async ({ ctx, params, identity, scope }) => {
       requireSession(identity);
-      await scope.tokens.revokeApiKey(identity, params.id);
+      const revoked = await scope.tokens.revokeApiKey(identity, params.id);
+      await auditAuth(ctx, {
+        action: 'auth.api-key.revoked',
+        level: 'medium',
+        message: `API key "${revoked.name}" revoked`,
+        target: { type: 'api-key', id: revoked.id },
+        details: { name: revoked.name, ownerId: revoked.userId },
+      });
       return { revoked: true };
     },
   }),
@@ -63,9 +79,17 @@ export const tokenRoutes: RouteDefinition[] = [
     summary: 'Creates a website token (bearer, acting as you); the token is shown only here',
     request: { body: z.object({ name: z.string().min(1).max(191), expiresAt }) },
     response: z.object({ _id: z.string(), name: z.string(), token: z.string(), expiresAt: z.string().nullable() }),
-    handler: ({ body, identity, scope }) => {
+    handler: async ({ ctx, body, identity, scope }) => {
       requireSession(identity);
-      return scope.tokens.createWebsiteToken(identity, body);
+      const created = await scope.tokens.createWebsiteToken(identity, body);
+      await auditAuth(ctx, {
+        action: 'auth.website-token.created',
+        level: 'medium',
+        message: `Website token "${created.name}" created`,
+        target: { type: 'website-token', id: created._id },
+        details: { name: created.name, expiresAt: created.expiresAt },
+      });
+      return created;
     },
   }),
   defineRoute({
@@ -87,9 +111,16 @@ export const tokenRoutes: RouteDefinition[] = [
     tags: ['tokens'],
     summary: 'Revokes a website token at once',
     request: idParam,
-    handler: async ({ params, identity, scope }) => {
+    handler: async ({ ctx, params, identity, scope }) => {
       requireSession(identity);
-      await scope.tokens.revokeWebsiteToken(identity, params.id);
+      const revoked = await scope.tokens.revokeWebsiteToken(identity, params.id);
+      await auditAuth(ctx, {
+        action: 'auth.website-token.revoked',
+        level: 'medium',
+        message: `Website token "${revoked.name}" revoked`,
+        target: { type: 'website-token', id: revoked.id },
+        details: { name: revoked.name, ownerId: revoked.userId },
+      });
       return { revoked: true };
     },
   }),

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ConflictError, NotFoundError, ValidationError } from '../../kernel/errors.js';
 import { defineRoute, type RouteDefinition } from '../../kernel/http/route-table.js';
 import { assertCanGrant, assertCanManage } from './guards.js';
+import { auditAuth, userTarget, who } from './audit-events.js';
 
 const userId = { params: z.object({ id: z.string().uuid() }) };
 
@@ -47,7 +48,7 @@ export const userAdminRoutes: RouteDefinition[] = [
       'Nobody grants a role with permissions they lack, only admins change an admin, and the last active admin keeps the role (409 CONFLICT). An unknown role is 400.',
     request: { ...userId, body: z.object({ role: z.string().min(1).max(64) }) },
     response: z.object({ _id: z.string(), role: z.string() }),
-    async handler({ params, body, identity, scope }) {
+    async handler({ ctx, params, body, identity, scope }) {
       const users = scope.users;
       const user = await users.findById(params.id);
       if (!user || user.tenant_id !== identity.tenantId) throw new NotFoundError('User not found');
@@ -60,6 +61,13 @@ export const userAdminRoutes: RouteDefinition[] = [
         throw new ConflictError('The last active admin keeps the admin role');
       await users.setRole(user.id, body.role);
       await scope.sessions.forgetUser(user.id);
+      await auditAuth(ctx, {
+        action: 'auth.user.role-changed',
+        level: body.role === 'admin' || user.role === 'admin' ? 'high' : 'medium',
+        message: `Role of ${who(user)} changed from ${user.role} to ${body.role}`,
+        target: userTarget(user),
+        details: { from: user.role, to: body.role },
+      });
       return { _id: user.id, role: body.role };
     },
   }),
@@ -70,7 +78,7 @@ export const userAdminRoutes: RouteDefinition[] = [
     tags: ['user'],
     summary: 'Blocks or unblocks a user; blocking ends every session and disables their keys and tokens at once',
     request: { ...userId, body: z.object({ blocked: z.boolean() }) },
-    async handler({ params, body, identity, scope }) {
+    async handler({ ctx, params, body, identity, scope }) {
       if (params.id === identity.userId && body.blocked) throw new ValidationError('You cannot block yourself');
       const users = scope.users;
       const user = await users.findById(params.id);
@@ -80,6 +88,15 @@ export const userAdminRoutes: RouteDefinition[] = [
         throw new ConflictError('The last active admin cannot be blocked');
       await users.setBlocked(user.id, body.blocked);
       const revokedSessions = body.blocked ? await scope.sessions.revokeAllForUser(user.id) : 0;
+      await auditAuth(ctx, {
+        action: body.blocked ? 'auth.user.blocked' : 'auth.user.unblocked',
+        level: body.blocked ? 'high' : 'medium',
+        message: body.blocked
+          ? `${who(user)} blocked; ${revokedSessions} session(s) ended, keys and tokens disabled`
+          : `${who(user)} unblocked`,
+        target: userTarget(user),
+        details: { revokedSessions },
+      });
       return { _id: user.id, blocked: body.blocked, revokedSessions };
     },
   }),
@@ -90,7 +107,7 @@ export const userAdminRoutes: RouteDefinition[] = [
     tags: ['user'],
     summary: 'Deletes a user with their sessions, API keys and website tokens',
     request: userId,
-    async handler({ params, identity, scope }) {
+    async handler({ ctx, params, identity, scope }) {
       if (params.id === identity.userId) throw new ValidationError('You cannot delete yourself');
       const users = scope.users;
       const user = await users.findById(params.id);
@@ -101,6 +118,13 @@ export const userAdminRoutes: RouteDefinition[] = [
       const revokedSessions = await scope.sessions.revokeAllForUser(user.id);
       await scope.tokens.deleteAllForUser(user.id);
       await users.delete(user.id);
+      await auditAuth(ctx, {
+        action: 'auth.user.deleted',
+        level: 'high',
+        message: `User ${who(user)} (${user.role}) deleted with their sessions, keys and tokens`,
+        target: userTarget(user),
+        details: { role: user.role, revokedSessions },
+      });
       return { deleted: true, revokedSessions };
     },
   }),

@@ -8,7 +8,8 @@ import { issuePendingLogin } from './pending-login.js';
 import type { AuthSecrets } from './secrets.js';
 import type { SessionsService } from './sessions-service.js';
 import type { User } from './models/user.js';
-import { toPublicUser } from './users-service.js';
+import { toPublicUser, type SignInNotes } from './users-service.js';
+import { auditAuth, auditSignIn, auditSignInFailure, auditUnlock, userTarget } from './audit-events.js';
 
 export const SESSION_COOKIE = 'session';
 
@@ -60,7 +61,19 @@ export const authRoutes: RouteDefinition[] = [
     response: z.union([z.object({ user: publicUser }), z.object({ requires2FA: z.literal(true), userId: z.string() })]),
     async handler({ ctx, body, scope }) {
       const tenantId = await scope.tenants.fromHostname(ctx.hostname);
-      return completeSignIn(ctx, scope, await scope.users.authenticate(body.email, body.password, tenantId));
+      const notes: SignInNotes = {};
+      let user: User;
+      try {
+        user = await scope.users.authenticate(body.email, body.password, tenantId, notes);
+      } catch (err) {
+        await auditSignInFailure(ctx, err, notes, tenantId);
+        throw err;
+      } finally {
+        if (notes.lockExpired && notes.user) await auditUnlock(ctx, notes.user, 'expired');
+      }
+      const result = await completeSignIn(ctx, scope, user);
+      await auditSignIn(ctx, user, 'password', result);
+      return result;
     },
   }),
   defineRoute({
@@ -75,6 +88,13 @@ export const authRoutes: RouteDefinition[] = [
       const hash = identity.meta?.sessionHash;
       if (typeof hash === 'string') await scope.sessions.revokeByHash(hash);
       clearSessionCookie(ctx);
+      await auditAuth(ctx, {
+        action: 'auth.sign-out',
+        level: 'low',
+        message: 'Signed out (the session ended)',
+        ...(identity.userId ? { target: userTarget(identity.userId) } : {}),
+        details: { sessionId: typeof identity.meta?.sessionId === 'string' ? identity.meta.sessionId : null },
+      });
       return { loggedOut: true };
     },
   }),
@@ -121,10 +141,18 @@ export const authRoutes: RouteDefinition[] = [
       }),
     },
     response: publicUser,
-    async handler({ body, identity, scope }) {
+    async handler({ ctx, body, identity, scope }) {
       const users = scope.users;
       assertCanGrant(identity, body.role, await users.permissionsOf(body.role, identity.tenantId));
-      return users.create({ ...body, tenantId: identity.tenantId });
+      const created = await users.create({ ...body, tenantId: identity.tenantId });
+      await auditAuth(ctx, {
+        action: 'auth.user.created',
+        level: 'medium',
+        message: `User ${created.email} created with role ${created.role}`,
+        target: userTarget(created),
+        details: { role: created.role },
+      });
+      return created;
     },
   }),
   defineRoute({

@@ -3,6 +3,7 @@ import { Op } from 'sequelize';
 import type { CacheService } from '../../kernel/cache/cache-service.js';
 import type { Logger } from '../../kernel/logger.js';
 import { Session } from './models/session.js';
+import { SETTING_CHANGED } from '../setup/public.js';
 import { SESSION_REVOKED } from './public.js';
 import type { User } from './models/user.js';
 import type { AuthSecrets } from './secrets.js';
@@ -83,16 +84,28 @@ export class SessionsService {
   private readonly local = new Map<string, { snapshot: SessionSnapshot; verifiedAt: number }>();
   private publish: (idHash: string) => Promise<void> = async () => undefined;
 
-  /** Wires revocations to the event bus: published on revoke, and applied when any instance publishes one. */
+  /**
+   * Wires revocations to the event bus (published on revoke, applied when any instance publishes one),
+   * and drops the session settings in force when a SESSION_* System Setting changes.
+   */
   connectEvents(events: {
     publish(name: string, payload: unknown): Promise<void>;
     subscribe(name: string, handler: (e: { payload: unknown }) => void): () => void;
   }): () => void {
     this.publish = (idHash) => events.publish(SESSION_REVOKED, { idHash });
-    return events.subscribe(SESSION_REVOKED, (event) => {
+    const offRevoked = events.subscribe(SESSION_REVOKED, (event) => {
       const idHash = (event.payload as { idHash?: unknown })?.idHash;
       if (typeof idHash === 'string') this.local.delete(idHash);
     });
+    // A changed SESSION_* setting (on any instance) counts from the next sign-in, not after the 30 s re-read.
+    const offSettings = events.subscribe(SETTING_CHANGED, (event) => {
+      const key = (event.payload as { key?: unknown })?.key;
+      if (typeof key === 'string' && key.startsWith('SESSION_')) this.current = null;
+    });
+    return () => {
+      offRevoked();
+      offSettings();
+    };
   }
 
   private remember(snapshot: SessionSnapshot): void {
@@ -111,7 +124,11 @@ export class SessionsService {
     private readonly fromSettings: () => Promise<Partial<SessionOptions>> = async () => ({}),
   ) {}
 
-  /** The session settings in force: System Settings over the plugin options. */
+  /**
+   * The session settings in force: System Settings over the plugin options, re-read after 30 s or at
+   * once when a SESSION_* setting changes. create() applies them, so SESSION_TTL_HOURS sets the expiry
+   * of every new session: sign-in, the 2FA step, sign-up, and a new session after re-authentication.
+   */
   async options(): Promise<SessionOptions> {
     if (!this.current || Date.now() - this.current.at > 30000) {
       const overrides = await this.fromSettings().catch((err) => {

@@ -22,6 +22,18 @@ function expiryOf(expiresAt: string | undefined): number | null {
  * (tenant, role and current permissions). Both stop working when revoked, expired, or their creator is
  * blocked or deleted.
  */
+/** How long the hash of a revoked key or token is kept to recognise its use. */
+export const TOMBSTONE_DAYS = 90;
+
+export interface RevokedBearer {
+  kind: 'api-key' | 'website-token';
+  id: string;
+  tenantId: string;
+  userId: string;
+  name: string;
+  reason: 'revoked' | 'user-deleted';
+}
+
 interface BearerRow {
   id: string;
   user_id: string;
@@ -67,8 +79,11 @@ export class TokensService {
     }));
   }
 
-  async revokeApiKey(owner: Identity, id: string): Promise<void> {
-    if (!(await ApiKey.destroy({ where: { ...this.ownedBy(owner), id } }))) throw new NotFoundError(`API key '${id}' not found`);
+  /** Revokes at once; what is left is a tombstone of its hash (see revokedBearer). Resolves the key's name and owner. */
+  async revokeApiKey(owner: Identity, id: string): Promise<RevokedBearer> {
+    const row = await ApiKey.findOne({ where: { ...this.ownedBy(owner), id } });
+    if (!row || !(await ApiKey.destroy({ where: { id: row.id } }))) throw new NotFoundError(`API key '${id}' not found`);
+    return this.bury('api-key', row.key_hash, row, 'revoked');
   }
 
   async createWebsiteToken(owner: Identity, input: { name: string; expiresAt?: string }) {
@@ -96,9 +111,51 @@ export class TokensService {
     }));
   }
 
-  async revokeWebsiteToken(owner: Identity, id: string): Promise<void> {
-    if (!(await WebsiteToken.destroy({ where: { ...this.ownedBy(owner), id } })))
-      throw new NotFoundError(`Website token '${id}' not found`);
+  async revokeWebsiteToken(owner: Identity, id: string): Promise<RevokedBearer> {
+    const row = await WebsiteToken.findOne({ where: { ...this.ownedBy(owner), id } });
+    if (!row || !(await WebsiteToken.destroy({ where: { id: row.id } }))) throw new NotFoundError(`Website token '${id}' not found`);
+    return this.bury('website-token', row.token_hash, row, 'revoked');
+  }
+
+  /** Keeps the hash of a revoked value (not the value): a later use of it is recognised as such. */
+  private async bury(
+    kind: RevokedBearer['kind'],
+    hash: string,
+    row: { id: string; tenant_id: string; user_id: string; name: string },
+    reason: RevokedBearer['reason'],
+  ): Promise<RevokedBearer> {
+    const revoked: RevokedBearer = { kind, id: row.id, tenantId: row.tenant_id, userId: row.user_id, name: row.name, reason };
+    await ApiKey.sequelize!.query(
+      'INSERT INTO auth_revoked_bearers (token_hash, kind, token_id, tenant_id, user_id, name, reason, revoked_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+      { replacements: [hash, kind, row.id, row.tenant_id, row.user_id, row.name.slice(0, 191), reason, Date.now()] },
+    );
+    return revoked;
+  }
+
+  /** The revoked key or token a bearer value was, or null (never issued, or revoked over 90 days ago). */
+  async revokedBearer(raw: string): Promise<RevokedBearer | null> {
+    const rows = await ApiKey.sequelize!.query<{
+      kind: string;
+      token_id: string;
+      tenant_id: string;
+      user_id: string;
+      name: string;
+      reason: string;
+    }>('SELECT kind, token_id, tenant_id, user_id, name, reason FROM auth_revoked_bearers WHERE token_hash = ?', {
+      replacements: [sha256(raw)],
+      type: QueryTypes.SELECT,
+    });
+    const row = rows[0];
+    return row
+      ? {
+          kind: row.kind as RevokedBearer['kind'],
+          id: row.token_id,
+          tenantId: row.tenant_id,
+          userId: row.user_id,
+          name: row.name,
+          reason: row.reason as RevokedBearer['reason'],
+        }
+      : null;
   }
 
   /** Admins manage every key of their tenant; everyone else their own. */
@@ -160,13 +217,21 @@ export class TokensService {
 
   /** A deleted user's keys and tokens go with them. */
   async deleteAllForUser(userId: string): Promise<void> {
-    await ApiKey.destroy({ where: { user_id: userId } });
-    await WebsiteToken.destroy({ where: { user_id: userId } });
+    for (const key of await ApiKey.findAll({ where: { user_id: userId } })) {
+      if (await ApiKey.destroy({ where: { id: key.id } })) await this.bury('api-key', key.key_hash, key, 'user-deleted');
+    }
+    for (const token of await WebsiteToken.findAll({ where: { user_id: userId } })) {
+      if (await WebsiteToken.destroy({ where: { id: token.id } }))
+        await this.bury('website-token', token.token_hash, token, 'user-deleted');
+    }
   }
 
   /** The spec's background purge of expired tokens. */
   async purgeExpired(): Promise<number> {
     const where = { expires_at: { [Op.lte]: Date.now() } };
+    await ApiKey.sequelize!.query('DELETE FROM auth_revoked_bearers WHERE revoked_at < ?', {
+      replacements: [Date.now() - TOMBSTONE_DAYS * 24 * 3600 * 1000],
+    });
     return (await ApiKey.destroy({ where })) + (await WebsiteToken.destroy({ where }));
   }
 }

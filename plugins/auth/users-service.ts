@@ -19,6 +19,16 @@ export interface PublicUser {
   role: string;
 }
 
+/** What authenticate() found out, for the audit trail (filled as it goes, also when it throws). */
+export interface SignInNotes {
+  /** The account the email named (null: none in this tenant). */
+  user?: User | null;
+  /** An expired lock was cleared by this attempt. */
+  lockExpired?: boolean;
+  /** This failure was the one that locked the account. */
+  lockedNow?: boolean;
+}
+
 export interface AuthOptions {
   bcryptRounds: number;
 }
@@ -222,10 +232,15 @@ export class UsersService {
     return row ? (JSON.parse(row.permissions) as string[]) : [];
   }
 
-  /** Checks email and password under the lockout rule; returns the user or throws the right error. */
-  async authenticate(emailInput: string, password: string, tenantId = 'default'): Promise<User> {
+  /**
+   * Checks email and password under the lockout rule; returns the user or throws the right error.
+   * `notes` tells the caller (for the audit trail) which account was tried, whether an expired lock was
+   * cleared, and whether this failure locked the account.
+   */
+  async authenticate(emailInput: string, password: string, tenantId = 'default', notes: SignInNotes = {}): Promise<User> {
     const email = emailInput.trim().toLowerCase();
     const user = await User.findOne({ where: { tenant_id: tenantId, email } });
+    notes.user = user;
     if (!user) {
       this.dummyHash ??= this.hash(randomBytes(16).toString('hex'));
       await this.verify(password.slice(0, 72), await this.dummyHash);
@@ -237,10 +252,14 @@ export class UsersService {
     }
     if (user.lockout_until !== null) {
       // The lock has expired: its count starts again.
-      await User.update({ failed_attempts: 0, lockout_until: null }, { where: { id: user.id, lockout_until: { [Op.lte]: now } } });
+      const [cleared] = await User.update(
+        { failed_attempts: 0, lockout_until: null },
+        { where: { id: user.id, lockout_until: { [Op.lte]: now } } },
+      );
+      if (cleared) notes.lockExpired = true;
     }
     if (!(await this.verify(password, user.password_hash))) {
-      await this.recordFailure(user.id);
+      notes.lockedNow = await this.recordFailure(user.id);
       throw new InvalidCredentialsError();
     }
     if (user.blocked) throw new AccountBlockedError();
@@ -266,8 +285,9 @@ export class UsersService {
    * One atomic step: count the failure and, on the fifth, set the lock. Only an unlocked row is
    * updated, so once locked nothing counts further; a failure that loses that race answers 403.
    * (lockout_until is assigned first: MariaDB evaluates SET left to right with updated values.)
+   * Resolves true when this failure locked the account.
    */
-  async recordFailure(userId: string): Promise<void> {
+  async recordFailure(userId: string): Promise<boolean> {
     const [changed] = await User.update(
       {
         lockout_until: literal(`CASE WHEN failed_attempts + 1 >= ${MAX_FAILED_ATTEMPTS} THEN ${Date.now() + LOCKOUT_MS} ELSE NULL END`),
@@ -279,6 +299,8 @@ export class UsersService {
       const locked = await User.findByPk(userId);
       const until = Number(locked?.lockout_until ?? 0);
       if (until > Date.now()) throw new AccountLockedError(Math.ceil((until - Date.now()) / 1000));
+      return false;
     }
+    return (await this.lockedForSeconds(userId)) > 0;
   }
 }

@@ -60,6 +60,10 @@ export interface Deps {
   options: BackupOptions;
   dataPath: string;
   pluginVersion: string;
+  /** A System Setting (the settings store, when the setup plugin is enabled). */
+  setting?: (key: string) => Promise<unknown>;
+  /** Whether retentionCount was configured (BACKUP_RETENTION_COUNT or plugins.options.backups.retentionCount): then it wins over the setting. */
+  retentionConfigured?: boolean;
 }
 
 /**
@@ -291,13 +295,25 @@ export class BackupsService {
     return { settings, roles: await read('auth_roles'), collections: await read('content_collections'), themes: await read('themes') };
   }
 
-  /** Deletes the oldest completed backups beyond retentionCount, and partial ones older than a day. */
+  /**
+   * Completed backups kept: the configured option (BACKUP_RETENTION_COUNT in the environment,
+   * plugins.options.backups.retentionCount), else the BACKUP_RETENTION_COUNT System Setting (a whole
+   * number >= 1), else 10. Read at each prune, so a changed setting applies to the next backup.
+   */
+  async retentionCount(): Promise<number> {
+    if (this.d.retentionConfigured || !this.d.setting) return this.d.options.retentionCount;
+    const value = await this.d.setting('BACKUP_RETENTION_COUNT').catch(() => undefined);
+    return typeof value === 'number' && Number.isInteger(value) && value >= 1 ? value : this.d.options.retentionCount;
+  }
+
+  /** Deletes the oldest completed backups beyond retentionCount(), and partial ones older than a day. */
   async prune(): Promise<string[]> {
     if (!existsSync(this.root)) return [];
     const names = (await readdir(this.root)).sort();
     const done = names.filter((n) => n.endsWith(BACKUP_SUFFIX) && BACKUP_ID.test(n.slice(0, -BACKUP_SUFFIX.length)));
     const removed: string[] = [];
-    for (const n of done.slice(0, Math.max(0, done.length - this.d.options.retentionCount))) {
+    const keep = await this.retentionCount();
+    for (const n of done.slice(0, Math.max(0, done.length - keep))) {
       await rm(join(this.root, n), { recursive: true, force: true });
       removed.push(n.slice(0, -BACKUP_SUFFIX.length));
     }

@@ -51,6 +51,9 @@ export default definePlugin(() => {
               pluginVersion: manifest.version,
               collections: () => c.collections,
               mediaStorage: () => optional(c, 'mediaStorage'),
+              setting: async (key) => optional(c, 'settings')?.get(key),
+              retentionConfigured:
+                (raw as { retentionCount?: unknown } | undefined)?.retentionCount !== undefined || envOptions.retentionCount !== undefined,
             }),
         ).singleton(),
       );

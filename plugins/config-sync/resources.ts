@@ -358,8 +358,10 @@ export function buildAdapters(cradle: () => Cradle): Record<ResourceType, Resour
     async remove() {
       throw new Error('settings are never deleted');
     },
-    async invalidate() {
-      // SettingsService reads the table on every call: nothing is cached.
+    async invalidate(tenantId, names) {
+      // SettingsService reads the table on every call; plugins that keep a setting in memory (maintenance
+      // mode, session settings) follow SETTING_CHANGED, announced here after the commit.
+      await optional(cradle(), 'settings')?.changed(tenantId, names);
     },
   };
 

@@ -1,10 +1,76 @@
 import { z } from 'zod';
-import type { AuditEntry } from '../../kernel/audit.js';
+import type { AuditEntry, AuditLog } from '../../kernel/audit.js';
 import { defineRoute, type RouteDefinition } from '../../kernel/http/route-table.js';
 import { cappedLimit } from './capped-limit.js';
 import { gated } from './gated.js';
 
 const tags = ['dashboard'];
+/** Failed sign-ins from one address (its hash) within BURST_WINDOW_MS that make an incident. */
+const BURST_THRESHOLD = 5;
+const BURST_WINDOW_MS = 15 * 60 * 1000;
+/** How far back lockouts and uses of revoked keys count as recent. */
+const RECENT_MS = 24 * 3600 * 1000;
+/** At most this many entries of one action are read per answer (pages of 100). */
+const MAX_SCANNED = 2000;
+
+/**
+ * The tenant's entries of one action since a time, newest first: pages of the audit log matched on the
+ * action (search), stopping at the first entry older than `since` or after MAX_SCANNED.
+ */
+async function entriesSince(audit: AuditLog, tenantId: string, action: string, since: number): Promise<AuditEntry[]> {
+  const found: AuditEntry[] = [];
+  for (let offset = 0; offset < MAX_SCANNED; offset += 100) {
+    const { items } = await audit.list({ limit: 100, offset, search: action, tenantId });
+    for (const e of items) {
+      if (Date.parse(e.timestamp) < since) return found;
+      if (e.action === action) found.push(e);
+    }
+    if (items.length < 100) break;
+  }
+  return found;
+}
+
+/** The address an entry came from as AUDIT_IP_MODE kept it: the hash, the address, or null (mode none). */
+const sourceOf = (e: AuditEntry): string | null => {
+  const d = e.details ?? {};
+  return typeof d.ipHash === 'string' ? `hash:${d.ipHash}` : typeof d.ip === 'string' ? d.ip : null;
+};
+
+/**
+ * Incidents derived from the audit trail: lockouts and uses of revoked keys or tokens in the last 24
+ * hours, and bursts of failed sign-ins from one address within 15 minutes.
+ */
+async function auditIncidents(audit: AuditLog, tenantId: string, now = Date.now()) {
+  const [lockouts, failures, revokedUses] = await Promise.all([
+    entriesSince(audit, tenantId, 'auth.lockout.started', now - RECENT_MS),
+    entriesSince(audit, tenantId, 'auth.sign-in.failed', now - BURST_WINDOW_MS),
+    entriesSince(audit, tenantId, 'auth.revoked-token.used', now - RECENT_MS),
+  ]);
+  const bySource = new Map<string, { source: string; count: number; accounts: Set<string>; lastAt: string }>();
+  for (const e of failures) {
+    const source = sourceOf(e);
+    if (!source) continue;
+    const entry = bySource.get(source) ?? { source, count: 0, accounts: new Set<string>(), lastAt: e.timestamp };
+    entry.count++;
+    if (e.actor.userId) entry.accounts.add(e.actor.userId);
+    if (e.timestamp > entry.lastAt) entry.lastAt = e.timestamp;
+    bySource.set(source, entry);
+  }
+  const bursts = [...bySource.values()]
+    .filter((b) => b.count >= BURST_THRESHOLD)
+    .sort((a, b) => b.count - a.count)
+    .slice(0, 20)
+    .map((b) => ({ source: b.source, failedSignIns: b.count, accounts: b.accounts.size, lastAt: b.lastAt }));
+  const brief = (e: AuditEntry) => ({ id: e.id, timestamp: e.timestamp, message: e.message, userId: e.actor.userId });
+  return {
+    failedSignInsLast15Minutes: failures.length,
+    failedSignInBursts: bursts,
+    recentLockouts: lockouts.slice(0, 20).map(brief),
+    recentLockoutCount: lockouts.length,
+    revokedTokenUses: revokedUses.slice(0, 20).map(brief),
+    revokedTokenUseCount: revokedUses.length,
+  };
+}
 const LEVELS = ['low', 'medium', 'high', 'critical'] as const;
 
 const logItem = (e: AuditEntry) => ({
@@ -115,6 +181,8 @@ export const logRoutes: RouteDefinition[] = [
       request: {},
       summary:
         'Security figures: locked accounts, failed sign-ins, rate-limit hits, failed 2FA verifications, high-severity audit events, and the active threats they make',
+      description:
+        'Incidents come from the audit trail too: lockouts in the last 24 hours (recentLockouts), bursts of 5 or more failed sign-ins from one address within 15 minutes (failedSignInBursts; the address as AUDIT_IP_MODE keeps it: hash:<hmac> by default), and uses of revoked API keys or website tokens in the last 24 hours (revokedTokenUses).',
       async handler({ scope, identity }) {
         const users = await scope.users.summary(identity.tenantId);
         const http = scope.httpMetrics.snapshot();
@@ -122,6 +190,7 @@ export const logRoutes: RouteDefinition[] = [
         const high = (await audit.list({ limit: 1, level: 'high', tenantId: identity.tenantId })).total;
         const critical = (await audit.list({ limit: 1, level: 'critical', tenantId: identity.tenantId })).total;
         const failedTwoFactor = scope.dashboardState.failedTwoFactor;
+        const incidents = await auditIncidents(audit, identity.tenantId);
         const threats: Array<{ type: string; severity: string; count: number; description: string }> = [];
         if (users.locked)
           threats.push({
@@ -144,6 +213,30 @@ export const logRoutes: RouteDefinition[] = [
             count: failedTwoFactor,
             description: 'Failed two-factor verifications (this instance)',
           });
+        if (incidents.recentLockoutCount)
+          threats.push({
+            type: 'recent-lockouts',
+            severity: incidents.recentLockoutCount >= 3 ? 'high' : 'medium',
+            count: incidents.recentLockoutCount,
+            description: `Account lockouts in the last 24 hours: ${incidents.recentLockouts
+              .slice(0, 3)
+              .map((l) => l.message)
+              .join('; ')}`,
+          });
+        for (const burst of incidents.failedSignInBursts)
+          threats.push({
+            type: 'failed-sign-in-burst',
+            severity: burst.failedSignIns >= 20 ? 'critical' : 'high',
+            count: burst.failedSignIns,
+            description: `${burst.failedSignIns} failed sign-ins from one address (${burst.source}) within 15 minutes, on ${burst.accounts} known account(s)`,
+          });
+        if (incidents.revokedTokenUseCount)
+          threats.push({
+            type: 'revoked-token-use',
+            severity: 'high',
+            count: incidents.revokedTokenUseCount,
+            description: 'Revoked API keys or website tokens presented in the last 24 hours (the value is still in circulation)',
+          });
         if (critical)
           threats.push({ type: 'critical-audit-events', severity: 'critical', count: critical, description: 'Critical audit events' });
         const order = ['low', 'medium', 'high', 'critical'];
@@ -158,6 +251,7 @@ export const logRoutes: RouteDefinition[] = [
           twoFactorCoverage: users.total ? users.twoFactorEnabled / users.total : 0,
           threatLevel,
           activeThreats: threats,
+          ...incidents,
           timestamp: new Date().toISOString(),
         };
       },

@@ -22,6 +22,7 @@ import { EventStream } from './event-stream.js';
 import { formatErrors } from './format-error.js';
 import { contextFor, type GraphqlContext } from './graphql-context.js';
 import { costOf, depthOf } from './limits.js';
+import type { GraphqlLimits } from './graphql-settings.js';
 import type { GraphqlOptions } from './options.js';
 import { buildSchema, type BuiltSchema } from './schema-builder.js';
 import { bracketDepth } from '../../kernel/text/bracket-depth.js';
@@ -78,6 +79,8 @@ export class GraphqlService {
       logger: Logger;
       contributions: () => GraphqlContribution[];
       options: GraphqlOptions;
+      /** The depth and cost limits of a tenant (the GRAPHQL_MAX_* System Settings); default: the options. */
+      limits?: (tenantId: string) => GraphqlLimits;
     },
   ) {}
 
@@ -183,9 +186,10 @@ export class GraphqlService {
         );
       }
     }
+    const limits = this.deps.limits?.(identity.tenantId) ?? o;
     const depth = depthOf(document, operation);
-    if (depth > o.maxDepth)
-      return fail(requestError('GRAPHQL_DEPTH_LIMIT', `The operation nests fields ${depth} deep; the limit is ${o.maxDepth}`));
+    if (depth > limits.maxDepth)
+      return fail(requestError('GRAPHQL_DEPTH_LIMIT', `The operation nests fields ${depth} deep; the limit is ${limits.maxDepth}`));
     const variables = request.variables ?? {};
     let cost: number;
     try {
@@ -196,11 +200,11 @@ export class GraphqlService {
         requestError(/maximum allowed number of nodes/.test(message) ? 'GRAPHQL_COST_LIMIT' : 'GRAPHQL_VALIDATION_FAILED', message),
       );
     }
-    if (cost > o.maxCost) {
+    if (cost > limits.maxCost) {
       return fail(
         requestError(
           'GRAPHQL_COST_LIMIT',
-          `The operation's estimated cost is ${cost}; the limit is ${o.maxCost} (a list query costs its limit times its items; ask for fewer)`,
+          `The operation's estimated cost is ${cost}; the limit is ${limits.maxCost} (a list query costs its limit times its items; ask for fewer)`,
         ),
       );
     }

@@ -5,9 +5,11 @@ import type { EventBus } from '../../kernel/events.js';
 import type { IdentifyRequest } from '../../kernel/http/app.js';
 import { definePlugin } from '../../kernel/index.js';
 import type { Logger } from '../../kernel/logger.js';
+import { optional } from '../../kernel/plugin.js';
 import type { Registries } from '../../kernel/registries/index.js';
 import { COLLECTIONS_CHANGED, type CollectionsPort, type EntriesPort } from './content-ports.js';
 import { GraphqlService } from './graphql-service.js';
+import { GraphqlSettings } from './graphql-settings.js';
 import { GraphqlSockets } from './graphql-sockets.js';
 import { parseOptions } from './options.js';
 import { graphqlRoutes } from './routes.js';
@@ -16,13 +18,15 @@ import { graphqlRoutes } from './routes.js';
 interface State {
   sockets: GraphqlSockets | null;
   service: GraphqlService | null;
+  settings: GraphqlSettings | null;
 }
 
 export default definePlugin(() => {
-  const state: State = { sockets: null, service: null };
+  const state: State = { sockets: null, service: null, settings: null };
   return {
     register({ container, routes, registries, options: raw }) {
       const options = parseOptions(raw);
+      const limits = (tenantId: string) => state.settings?.limits(tenantId) ?? options;
       container.register(
         'graphql',
         asFunction(
@@ -33,6 +37,7 @@ export default definePlugin(() => {
               events: c.events,
               logger: c.logger,
               options,
+              limits,
               contributions: () => c.registries.graphql.list(),
             }),
         ).singleton(),
@@ -60,7 +65,16 @@ export default definePlugin(() => {
         },
       });
     },
-    boot({ container, config, logger, options, onClose }) {
+    async boot({ container, config, logger, options, onClose }) {
+      // GRAPHQL_MAX_DEPTH / GRAPHQL_MAX_COST (System Settings of the setup plugin, when it is enabled); a configured option wins.
+      const configured = new Set(Object.entries(options ?? {}).flatMap(([k, v]) => (v === undefined ? [] : [k])));
+      const settings = new GraphqlSettings(parseOptions(options), configured, () => optional(container.cradle, 'settings'), logger);
+      await settings.connect(container.resolve<EventBus>('events'));
+      state.settings = settings;
+      onClose(() => {
+        settings.close();
+        state.settings = null;
+      });
       const service = container.resolve<GraphqlService>('graphql');
       state.service = service;
       service.current(); // a schema that cannot be built fails the boot, not the first request

@@ -6,6 +6,7 @@ import { mediaAnalytics } from './media-analytics.js';
 import { idParam, mediaSchema } from './media-schemas.js';
 import { listQuerySchema, uploadFields } from './media-service.js';
 import { receiveUpload } from './receive-upload.js';
+import { auditMediaChanges } from './media-audit.js';
 
 const nullableFolder = z.string().uuid().nullable();
 
@@ -114,3 +115,6 @@ export const mediaRoutes: RouteDefinition[] = [
     handler: ({ params, identity, scope }) => scope.media.remove(identity, params.id),
   }),
 ];
+
+// Deletions and share links are recorded in the audit trail.
+auditMediaChanges(mediaRoutes);

@@ -3,6 +3,7 @@ import { ValidationError } from '../../kernel/errors.js';
 import { defineRoute, type RouteDefinition } from '../../kernel/http/route-table.js';
 import { sendFile, setFileSecurityHeaders } from './file-responder.js';
 import { fileUrl } from './media-view.js';
+import { auditMediaChanges } from './media-audit.js';
 
 const shareAnswer = z.object({
   token: z.string(),
@@ -105,3 +106,6 @@ export const shareRoutes: RouteDefinition[] = [
     handler: ({ params, body, identity, scope }) => scope.mediaShares.extend(identity, params.mediaId, params.token, body.expiryHours),
   }),
 ];
+
+// Deletions and share links are recorded in the audit trail.
+auditMediaChanges(shareRoutes);

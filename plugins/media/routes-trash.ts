@@ -3,6 +3,7 @@ import { ValidationError } from '../../kernel/errors.js';
 import { defineRoute, type RouteDefinition } from '../../kernel/http/route-table.js';
 import { confinePath } from './media-paths.js';
 import { mediaSchema } from './media-schemas.js';
+import { auditMediaChanges } from './media-audit.js';
 
 const target = z
   .object({ path: z.string().min(1).max(400).optional(), id: z.string().uuid().optional() })
@@ -57,3 +58,6 @@ export const trashRoutes: RouteDefinition[] = [
     },
   }),
 ];
+
+// Deletions and share links are recorded in the audit trail.
+auditMediaChanges(trashRoutes);

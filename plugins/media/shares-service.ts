@@ -18,7 +18,7 @@ const HOUR = 3600 * 1000;
 const LINK_ID = /^[0-9a-f]{64}$/;
 
 /** A link is named by its raw token (what the creator got) or by its id (the token's hash, shown in the item). */
-const linkIdOf = (tokenOrId: string) => (LINK_ID.test(tokenOrId) ? tokenOrId : sha256(tokenOrId));
+export const linkIdOf = (tokenOrId: string) => (LINK_ID.test(tokenOrId) ? tokenOrId : sha256(tokenOrId));
 const expiry = (link: SharedLink) => (link.expiresAt === null ? null : new Date(link.expiresAt).toISOString());
 
 /**

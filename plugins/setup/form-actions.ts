@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { NotFoundError, ValidationError } from '../../kernel/errors.js';
 import { defineRoute, type RouteContext, type RouteDefinition } from '../../kernel/http/route-table.js';
 import { dbTargetSchema } from './db-target.js';
+import { auditedDbTest, auditSeeding, auditSetupComplete } from './setup-audit.js';
 
 /** The page's database form: the spec's field names (name, user) for the API's (database, username). */
 const databaseForm = z.object({
@@ -56,12 +57,15 @@ const toTarget = (form: z.output<typeof databaseForm>) =>
 type Action = (ctx: Context, body: unknown, scope: RouteContext['scope']) => Promise<Record<string, unknown>>;
 
 const ACTIONS: Record<string, Action> = {
-  async testDatabase(_ctx, body, scope) {
-    const details = await scope.setup.testDb(toTarget(parse(databaseForm, body)));
+  async testDatabase(ctx, body, scope) {
+    const target = toTarget(parse(databaseForm, body));
+    const details = await auditedDbTest(ctx, target, () => scope.setup.testDb(target));
     return { success: true, message: 'Connection successful', details };
   },
-  async seedDatabase(_ctx, body, scope) {
-    await scope.setup.startSeeding(toTarget(parse(databaseForm, body)));
+  async seedDatabase(ctx, body, scope) {
+    const target = toTarget(parse(databaseForm, body));
+    await scope.setup.startSeeding(target);
+    await auditSeeding(ctx, target, scope.setup);
     return { success: true, message: 'Seeding started; progress at /api/system/health (data.setup.progress)' };
   },
   async completeSetup(ctx, body, scope) {
@@ -71,6 +75,7 @@ const ACTIONS: Record<string, Action> = {
     }
     const { confirmPassword: _, ...input } = form;
     const user = await scope.setup.complete(scope.users, input);
+    await auditSetupComplete(ctx, user, input.siteName);
     await scope.signIn.startSession(ctx, user._id);
     return { success: true, message: 'Setup complete', user };
   },

@@ -54,7 +54,12 @@ export default definePlugin(() => {
         );
       models.add(SetupStateRow);
       for (const m of SETUP_MIGRATIONS) migrations.add(m);
-      container.register('settings', asFunction(({ sequelize }: { sequelize: Sequelize }) => new SettingsService(sequelize)).singleton());
+      container.register(
+        'settings',
+        asFunction(
+          ({ sequelize, events }: { sequelize: Sequelize; events: EventBus }) => new SettingsService(sequelize, events),
+        ).singleton(),
+      );
       container.register(
         'setup',
         asFunction(

@@ -3,6 +3,7 @@ import { defineRoute, type RouteDefinition } from '../../kernel/http/route-table
 import { optional } from '../../kernel/plugin.js';
 import { dbTargetSchema } from './db-target.js';
 import { setupPage } from './page.js';
+import { auditedDbTest, auditSeeding, auditSetupComplete, auditSetupStep } from './setup-audit.js';
 
 /** The admin UI's wizard (the optional container key `adminUi`), or null. */
 const adminUiSetupPage = (scope: object): string | null => optional(scope, 'adminUi')?.setupPage() ?? null;
@@ -40,7 +41,7 @@ export const setupRoutes: RouteDefinition[] = [
       dbStats: z.object({ collections: z.number(), dataSize: z.number() }),
       warnings: z.array(z.string()),
     }),
-    handler: ({ body, scope }) => scope.setup.testDb(body),
+    handler: ({ ctx, body, scope }) => auditedDbTest(ctx, body, () => scope.setup.testDb(body)),
   }),
   defineRoute({
     method: 'POST',
@@ -51,8 +52,9 @@ export const setupRoutes: RouteDefinition[] = [
       'Seeds the database in the background (private config, 53 public and 23 private settings); progress at /api/system/health data.setup.progress',
     request: { body: dbTargetSchema },
     response: z.object({ started: z.literal(true) }),
-    handler: async ({ body, scope }) => {
+    handler: async ({ ctx, body, scope }) => {
       await scope.setup.startSeeding(body);
+      await auditSeeding(ctx, body, scope.setup);
       return { started: true };
     },
   }),
@@ -73,6 +75,7 @@ export const setupRoutes: RouteDefinition[] = [
     response: z.object({ user }),
     async handler({ ctx, body, scope }) {
       const created = await scope.setup.complete(scope.users, body);
+      await auditSetupComplete(ctx, created, body.siteName);
       await scope.signIn.startSession(ctx, created._id);
       return { user: created };
     },
@@ -85,7 +88,16 @@ export const setupRoutes: RouteDefinition[] = [
     summary: 'After setup (manage:system only): writes any missing default settings again; users and content are untouched',
     request: {},
     response: z.object({ settingsWritten: z.number() }),
-    handler: ({ scope }) => scope.setup.reinitialize(),
+    handler: async ({ ctx, scope }) => {
+      const result = await scope.setup.reinitialize();
+      await auditSetupStep(ctx, {
+        operation: 'reinitialized',
+        level: 'medium',
+        message: `Setup reinitialised: ${result.settingsWritten} missing default setting(s) written`,
+        details: result,
+      });
+      return result;
+    },
   }),
   defineRoute({
     method: 'GET',

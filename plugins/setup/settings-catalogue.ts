@@ -1,6 +1,8 @@
 /**
- * The default settings seeding writes: 53 public settings (readable by the admin UI and, later, the
- * settings API) and 23 private ones (credentials and keys, never sent to clients). The README lists them.
+ * The default settings seeding writes: 23 public settings (readable by the admin UI and, later, the
+ * settings API) and 12 private ones (credentials and keys, never sent to clients). The README lists them.
+ * Every key here is read by the code it names (test/unit/settings-read.test.ts): a setting nothing reads
+ * is not seeded. Changes made through the settings service are published as SETTING_CHANGED.
  */
 export interface SettingDefault {
   key: string;
@@ -11,20 +13,8 @@ export interface SettingDefault {
 const s = (key: string, value: unknown, description: string): SettingDefault => ({ key, value, description });
 
 export const PUBLIC_SETTINGS: SettingDefault[] = [
-  s('SITE_NAME', 'My CMS', 'Site name shown in the admin UI and public branding'),
-  s('SITE_URL', '', 'Public address of the site'),
-  s('SITE_DESCRIPTION', '', 'Short description of the site'),
-  s('SITE_LOGO_URL', null, 'Logo shown in branding'),
-  s('SITE_FAVICON_URL', null, 'Favicon'),
-  s('DEFAULT_LANGUAGE', 'en', 'Default content and UI language'),
-  s('AVAILABLE_LANGUAGES', ['en'], 'Languages content may be written in'),
-  s('DEFAULT_TIMEZONE', 'UTC', 'Timezone for dates shown to admins'),
-  s('DATE_FORMAT', 'YYYY-MM-DD', 'Date format in the admin UI'),
-  s('TIME_FORMAT', 'HH:mm', 'Time format in the admin UI'),
+  s('SITE_NAME', 'My CMS', 'Site name shown in the admin UI, public branding and the maintenance page'),
   s('ADMIN_EMAIL', '', 'Address of the first administrator'),
-  s('CONTACT_EMAIL', '', 'Public contact address'),
-  s('DEFAULT_THEME', 'default', 'Theme applied to the admin UI'),
-  s('ACCENT_COLOR', '#2563eb', 'Accent colour of public branding'),
   s('MEDIA_STORAGE_TYPE', 'local', 'local, object_store, object_store_edge or image_cdn'),
   s('MEDIA_FOLDER', 'media', 'Local folder or key prefix of media files'),
   s('MEDIA_CLOUD_REGION', null, 'Region of remote media storage'),
@@ -54,62 +44,41 @@ export const PUBLIC_SETTINGS: SettingDefault[] = [
     ],
     'Allowed upload types (the decisions: images, PDF, text, CSV, JSON, audio, video, office documents; SVG and HTML are served as attachments)',
   ),
-  s('IMAGE_THUMBNAIL_SIZES', [160, 480, 1200], 'Thumbnail widths in pixels'),
-  s('IMAGE_QUALITY', 82, 'Quality of generated images'),
   s('SESSION_DEVICE_POLICY', 'single-per-device', 'single-per-device, single-per-user or allow-multiple'),
-  s('SESSION_TTL_HOURS', 24, 'Absolute session lifetime'),
+  s('SESSION_TTL_HOURS', 24, 'Absolute session lifetime, applied to every new session (sign-in, 2FA step, sign-up)'),
   s('SESSION_IDLE_HOURS', 0, 'Sign-out after this many idle hours (0 = off)'),
   s('SESSION_MAX_PER_USER', 0, 'Sessions per user (0 = unlimited)'),
-  s('PASSWORD_MIN_LENGTH', 8, 'Minimum password length'),
-  s('LOGIN_MAX_ATTEMPTS', 5, 'Consecutive failures before lockout'),
-  s('LOCKOUT_MINUTES', 15, 'Lockout duration'),
-  s('TWO_FACTOR_REQUIRED_FOR_ADMINS', false, 'Whether admins must use two-factor authentication'),
-  s('ALLOW_REGISTRATION', false, 'Whether people may sign up without an invitation'),
-  s('DEFAULT_USER_ROLE', 'viewer', 'Role of users who sign up'),
-  s('MAGIC_LINK_ENABLED', true, 'Whether passwordless links may be requested'),
-  s('CONTENT_DEFAULT_STATUS', 'draft', 'Status of new entries'),
-  s('CONTENT_PAGE_SIZE', 25, 'Default page size of lists'),
-  s('CONTENT_REVISIONS_KEPT', 50, 'Revisions kept per entry'),
-  s('SLUG_SEPARATOR', '-', 'Separator in generated slugs'),
-  s('SEARCH_ENABLED', true, 'Whether full-text search is offered'),
-  s('CACHE_TTL_SECONDS', 300, 'Default cache lifetime'),
-  s('API_RATE_LIMIT_PER_MINUTE', 600, 'Requests per client and path per minute'),
-  s('GRAPHQL_ENABLED', true, 'Whether /api/graphql is served'),
-  s('GRAPHQL_MAX_DEPTH', 10, 'Deepest GraphQL query accepted'),
-  s('GRAPHQL_MAX_COST', 1000, 'Most expensive GraphQL query accepted'),
+  s('GRAPHQL_MAX_DEPTH', 10, 'Deepest GraphQL operation accepted (2-50; plugins.options.graphql.maxDepth wins)'),
+  s('GRAPHQL_MAX_COST', 1000, 'Most expensive GraphQL operation accepted (10-1000000; plugins.options.graphql.maxCost wins)'),
   s('DASHBOARD_DEFAULT_WIDGETS', ['system-health', 'last5-content', 'last5-media', 'cache-monitor'], 'Widgets of a new admin dashboard'),
   s('AUDIT_RETENTION_DAYS', 365, 'How long audit entries are kept'),
-  s('LOG_LEVEL', 'info', 'Log level'),
-  s('MAINTENANCE_MODE', false, 'Whether public routes answer 503'),
+  s('AUDIT_IP_MODE', 'hash', "How audit entries keep the client's address: hash (keyed hash), full or none"),
+  s(
+    'MAINTENANCE_MODE',
+    false,
+    'Whether the instance answers 503 to everyone but administrators (health, sign-in, admin UI files and setup stay open)',
+  ),
   s('UPDATE_CHECK_ENABLED', true, 'Whether the instance checks for updates'),
-  s('DEMO_MODE', false, 'Demo installs limit sign-ups'),
+  s('DEMO_MODE', false, 'Demo installs limit sign-ups to DEMO_MAX_USERS users per tenant'),
   s('DEMO_MAX_USERS', 100, 'Users per tenant in demo mode'),
-  s('IMPORT_MAX_FILE_MB', 200, 'Largest import file'),
-  s('BACKUP_RETENTION_COUNT', 10, 'Backups kept'),
+  s(
+    'BACKUP_RETENTION_COUNT',
+    10,
+    'Backups kept (BACKUP_RETENTION_COUNT in the environment or plugins.options.backups.retentionCount wins)',
+  ),
 ];
 
 export const PRIVATE_SETTINGS: SettingDefault[] = [
-  s('SMTP_HOST', null, 'Mail server'),
-  s('SMTP_PORT', 587, 'Mail server port'),
-  s('SMTP_SECURE', false, 'TLS from the start'),
-  s('SMTP_USER', null, 'Mail server user'),
-  s('SMTP_PASSWORD', null, 'Mail server password'),
-  s('MAIL_FROM', 'CMS <no-reply@localhost>', 'Sender of outgoing mail'),
   s('MEDIA_ACCESS_KEY_ID', null, 'Object-store access key id'),
   s('MEDIA_SECRET_ACCESS_KEY', null, 'Object-store secret key'),
-  s('IMAGE_CDN_CLOUD_NAME', null, 'Image CDN cloud name'),
-  s('IMAGE_CDN_API_KEY', null, 'Image CDN key'),
-  s('IMAGE_CDN_API_SECRET', null, 'Image CDN secret'),
+  s('MEDIA_CDN_CLOUD_NAME', null, 'Image CDN cloud name'),
+  s('MEDIA_CDN_API_KEY', null, 'Image CDN key'),
+  s('MEDIA_CDN_API_SECRET', null, 'Image CDN secret'),
   s('OAUTH_GOOGLE_CLIENT_ID', null, 'Google sign-in client id'),
   s('OAUTH_GOOGLE_CLIENT_SECRET', null, 'Google sign-in client secret'),
-  s('OAUTH_GITHUB_CLIENT_ID', null, 'GitHub sign-in client id'),
-  s('OAUTH_GITHUB_CLIENT_SECRET', null, 'GitHub sign-in client secret'),
   s('OIDC_ISSUER_URL', null, 'OpenID Connect issuer'),
   s('OIDC_CLIENT_ID', null, 'OpenID Connect client id'),
   s('OIDC_CLIENT_SECRET', null, 'OpenID Connect client secret'),
   s('LICENSE_KEY', null, 'Licence key of premium widgets'),
   s('TELEMETRY_URL', null, 'Update-check server'),
-  s('RATE_LIMIT_SECRET', null, 'Key of the rate-limiter cookie (fallback: JWT key + suffix)'),
-  s('BACKUP_ENCRYPTION_KEY', null, 'Key of encrypted backups'),
-  s('AI_TRANSLATE_API_KEY', null, 'Key of the translation service'),
 ];

@@ -1,9 +1,19 @@
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { PRIVATE_SETTINGS, PUBLIC_SETTINGS } from './settings-catalogue.js';
+import { SETTING_CHANGED, type SettingChangedEvent } from './setting-changed.js';
 
-/** System settings (cms_settings): JSON values per tenant; private ones never leave the server. */
+const PUBLIC_KEYS = new Set(PUBLIC_SETTINGS.map((s) => s.key));
+
+/**
+ * System settings (cms_settings): JSON values per tenant; private ones never leave the server.
+ * Every set() publishes SETTING_CHANGED on the event bus (every instance when Redis is configured),
+ * with the new value for public settings only, so plugins can keep a setting in memory.
+ */
 export class SettingsService {
-  constructor(private readonly sequelize: Sequelize) {}
+  constructor(
+    private readonly sequelize: Sequelize,
+    private readonly events?: { publish(name: string, payload: unknown): Promise<void> },
+  ) {}
 
   /** Writes every default that is missing; existing values are kept (seeding twice changes nothing). */
   async seedDefaults(tenantId = 'default', onProgress?: (done: number, total: number) => Promise<void>): Promise<number> {
@@ -41,6 +51,30 @@ export class SettingsService {
     await this.sequelize.query('UPDATE cms_settings SET value = ?, updated_at = ? WHERE tenant_id = ? AND `key` = ?', {
       replacements: [JSON.stringify(value), Date.now(), tenantId, key],
     });
+    const event: SettingChangedEvent = { tenantId, key, ...(PUBLIC_KEYS.has(key) ? { value } : {}) };
+    await this.events?.publish(SETTING_CHANGED, event);
+  }
+
+  /**
+   * Announces settings written around this service (configuration sync, restore) as SETTING_CHANGED,
+   * after their transaction committed: the value is read again and sent for public settings only.
+   */
+  async changed(tenantId: string, keys: string[]): Promise<void> {
+    if (!this.events) return;
+    for (const key of keys) {
+      const value = PUBLIC_KEYS.has(key) ? await this.get(key, tenantId) : undefined;
+      const event: SettingChangedEvent = { tenantId, key, ...(value !== undefined ? { value } : {}) };
+      await this.events.publish(SETTING_CHANGED, event);
+    }
+  }
+
+  /** One setting's value in every tenant that has it (tenant id -> value): for plugins that keep it in memory. */
+  async valuesOf<T = unknown>(key: string): Promise<Map<string, T>> {
+    const rows = await this.sequelize.query<{ tenant_id: string; value: string }>(
+      'SELECT tenant_id, value FROM cms_settings WHERE `key` = ?',
+      { replacements: [key], type: QueryTypes.SELECT },
+    );
+    return new Map(rows.map((r) => [r.tenant_id, JSON.parse(r.value) as T]));
   }
 
   async counts(tenantId = 'default'): Promise<{ public: number; private: number }> {

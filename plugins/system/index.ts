@@ -1,8 +1,45 @@
+import { z } from 'zod';
+import { BootError } from '../../kernel/errors.js';
 import { definePlugin } from '../../kernel/index.js';
+import type { SystemJobContext } from '../../kernel/registries/index.js';
+import { pruneAuditJob, scheduleAuditRetention } from './audit-retention.js';
+import { rebuildListCachesJob, reindexSearchJob } from './content-jobs.js';
 import { systemRoutes } from './routes.js';
+import { systemJobRoutes } from './routes-system-jobs.js';
+import { systemJobHandler } from './system-job-runner.js';
 
-export default definePlugin({
-  register({ routes }) {
-    for (const route of systemRoutes) routes.add(route);
-  },
+/** plugins.options.system */
+const optionsSchema = z.strictObject({
+  /** How often the audit retention prune runs (AUDIT_RETENTION_DAYS); a day by default. */
+  auditPruneIntervalMs: z
+    .number()
+    .int()
+    .min(10)
+    .max(2 ** 31 - 1)
+    .default(24 * 3600 * 1000),
+  /** Days audit entries are kept when there is no AUDIT_RETENTION_DAYS setting (the setup plugin's store); 0 keeps them all. */
+  auditRetentionDays: z.number().min(0).max(36500).default(365),
+});
+
+export default definePlugin(() => {
+  // The kernel container, for the jobs' context once the plugin has booted (one per kernel).
+  let container: SystemJobContext['container'] | undefined;
+  let retention = { intervalMs: 0, fallbackDays: 365 };
+  return {
+    register({ routes, registries, options: raw }) {
+      const parsed = optionsSchema.safeParse(raw);
+      if (!parsed.success)
+        throw new BootError(
+          `Invalid plugins.options.system: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+        );
+      retention = { intervalMs: parsed.data.auditPruneIntervalMs, fallbackDays: parsed.data.auditRetentionDays };
+      for (const route of [...systemRoutes, ...systemJobRoutes]) routes.add(route);
+      registries.jobHandlers.add(systemJobHandler(registries.systemJobs, () => container));
+      for (const job of [pruneAuditJob(retention.fallbackDays), rebuildListCachesJob, reindexSearchJob]) registries.systemJobs.add(job);
+    },
+    boot({ container: kernel, logger, onClose }) {
+      container = kernel;
+      onClose(scheduleAuditRetention(kernel.cradle, logger, retention));
+    },
+  };
 });

@@ -3,6 +3,7 @@ import { AuthenticationRequiredError } from '../../kernel/errors.js';
 import { defineRoute, type RouteDefinition } from '../../kernel/http/route-table.js';
 import { adminThemeInput, brandingInput, storedAdminThemeSchema, themeName, themeSettingsInput } from './theme-schemas.js';
 import { optional } from '../../kernel/plugin.js';
+import { auditThemeChanges } from './theme-audit.js';
 
 const tags = ['theme'];
 const themeId = z.string().uuid();
@@ -177,3 +178,6 @@ export const themeRoutes: RouteDefinition[] = [
     handler: ({ scope }) => scope.themePresets().map((p) => ({ id: p.id, name: p.name, presetJson: p.json })),
   }),
 ];
+
+// Every changing route records what it did in the audit trail.
+auditThemeChanges(themeRoutes);

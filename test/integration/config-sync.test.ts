@@ -64,7 +64,7 @@ for (const variant of DB_VARIANTS) {
       expect(byType.role.count).to.equal(4);
       expect(byType.theme.count).to.equal(1);
       expect(byType.dashboard.count).to.equal(1);
-      expect(byType.setting.count).to.be.greaterThan(40);
+      expect(byType.setting.count).to.be.greaterThan(15);
       expect(byType.collection.applied).to.equal(true);
       expect(data.path).to.equal(folder());
     });

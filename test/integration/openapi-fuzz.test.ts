@@ -47,7 +47,7 @@ import { DB_VARIANTS, requireVariant } from '../helpers/services.js';
  * duplicate keys, empty and malformed bodies, wrong content types, hostile multipart), each sent as
  * anonymous, viewer and admin, on SQLite and on MariaDB.
  *
- * Every answer must be: below 500 (503 DATABASE_BUSY with Retry-After excepted), free of stack frames
+ * Every answer must be: below 500 (503 DATABASE_BUSY with Retry-After and 503 TRANSLATION_UNAVAILABLE excepted), free of stack frames
  * (and of file paths in refusals), a 4xx in the route's error shape with a catalogued code, and in time
  * (each request has its own AbortSignal.timeout; a hang names the operation).
  *
@@ -978,7 +978,9 @@ class Judge {
 
     if (status >= 500) {
       const busy = status === 503 && json?.error === 'DATABASE_BUSY' && res.headers.get('retry-after');
-      if (!busy) problem('server error', `${status} ${json?.error ?? ''}`.trim());
+      // No translation provider is configured here: the documented 503 of the translation route.
+      const unavailable = status === 503 && json?.error === 'TRANSLATION_UNAVAILABLE';
+      if (!busy && !unavailable) problem('server error', `${status} ${json?.error ?? ''}`.trim());
     } else if (status < 300) {
       // A 500 in disguise: a GraphQL execution error or a stream event carrying INTERNAL_ERROR.
       const graphqlInternal = Array.isArray(json?.errors) && json.errors.some((e: any) => e?.extensions?.code === 'INTERNAL_ERROR');

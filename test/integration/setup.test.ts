@@ -109,12 +109,12 @@ for (const variant of DB_VARIANTS) {
       }
     });
 
-    it('seeds in the background with progress: private config (owner-only), 53 public and 23 private settings', async function () {
+    it('seeds in the background with progress: private config (owner-only), 23 public and 12 private settings', async function () {
       const setup = await seedAndWait(t, runningTarget(t));
       expect(setup).to.include({ seeded: true, progress: 100, state: 'seeded' });
       expect(setup).to.not.have.property('error');
       const counts = await t.kernel.container.resolve<{ counts(): Promise<object> }>('settings').counts();
-      expect(counts).to.deep.equal({ public: 53, private: 23 });
+      expect(counts).to.deep.equal({ public: 23, private: 12 });
       const collections = () =>
         t.kernel.container
           .resolve<{ list(): Array<{ name: string }> }>('collections')
@@ -145,8 +145,8 @@ for (const variant of DB_VARIANTS) {
       await seedAndWait(t, runningTarget(t));
       expect(JSON.parse(readFileSync(file, 'utf8'))).to.deep.equal(saved);
       expect(await t.kernel.container.resolve<{ counts(): Promise<object> }>('settings').counts()).to.deep.equal({
-        public: 53,
-        private: 23,
+        public: 23,
+        private: 12,
       });
       expect(collections().filter((n) => n === 'posts' || n === 'pages')).to.have.length(2);
       // The next start reads the secrets (and, when not configured otherwise, the database) from it.

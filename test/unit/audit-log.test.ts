@@ -146,4 +146,126 @@ describe('unit: audit log (hash chain)', () => {
       ['under'],
     );
   });
+  describe('prune (retention)', () => {
+    /** Appends n entries and returns them. */
+    async function appendMany(n: number, prefix = 'e') {
+      const out = [];
+      for (let i = 0; i < n; i++)
+        out.push(await audit.append({ domain: 'd', operation: 'op', actor, outcome: 'success', message: `${prefix}${i}` }));
+      return out;
+    }
+    /** The cutoff that keeps `newer` and what follows it. */
+    const between = (newer: { timestamp: string }) => new Date(newer.timestamp);
+    /** Waits for the clock to pass the entry's millisecond, so the next entry is strictly newer. */
+    const pastTimestampOf = async (entry: { timestamp: string }) => {
+      while (Date.now() <= Date.parse(entry.timestamp)) await new Promise((r) => setTimeout(r, 1));
+    };
+
+    it('deletes the entries older than the cutoff, keeps the rest, and verify() still holds from the anchor', async () => {
+      const old = await appendMany(3, 'old');
+      await pastTimestampOf(old[2]!);
+      const kept = await appendMany(2, 'kept');
+      const result = await audit.prune({ before: between(kept[0]!), actor });
+      assert.equal(result.deleted, 3);
+      assert.deepEqual(result.anchor, { id: old[2]!.id, hash: old[2]!.currentHash }, 'the newest pruned entry anchors the chain');
+      const { items, total } = await audit.list({ limit: 10 });
+      assert.deepEqual(
+        items.map((e) => e.message).slice(1),
+        ['kept1', 'kept0'],
+        'the old entries are gone and the anchor row is not listed',
+      );
+      assert.equal(total, 3);
+      assert.equal(items[0]!.action, 'audit.prune', 'the prune is itself the newest entry of the chain');
+      assert.equal(items[0]!.summary.deleted, 3);
+      assert.deepEqual(items[0]!.details, {
+        before: between(kept[0]!).toISOString(),
+        anchorId: old[2]!.id,
+        anchorHash: old[2]!.currentHash,
+      });
+      assert.deepEqual(await audit.verify(), { valid: true, checked: 3, anchor: { id: old[2]!.id, hash: old[2]!.currentHash } });
+      // Appends after the prune chain on as before.
+      await audit.append({ domain: 'd', operation: 'op', actor, outcome: 'success', message: 'after' });
+      assert.equal((await audit.verify()).valid, true);
+    });
+
+    it('detects tampering after the anchor: an altered, a removed entry, or a rewritten anchor hash', async () => {
+      const old = await appendMany(3, 'old');
+      await pastTimestampOf(old[2]!);
+      const kept = await appendMany(3, 'kept');
+      const { anchor } = await audit.prune({ before: between(kept[0]!) });
+
+      await db.sequelize.query('UPDATE cms_audit_log SET message = ? WHERE id = ?', { replacements: ['rewritten', kept[1]!.id] });
+      const altered = await audit.verify();
+      assert.equal(altered.valid, false);
+      assert.deepEqual(altered.firstInvalid, { id: kept[1]!.id, reason: 'hash-mismatch' });
+      await db.sequelize.query('UPDATE cms_audit_log SET message = ? WHERE id = ?', { replacements: ['kept1', kept[1]!.id] });
+      assert.equal((await audit.verify()).valid, true, 'restored');
+
+      await db.sequelize.query('UPDATE cms_audit_log SET current_hash = ? WHERE id = ?', { replacements: ['f'.repeat(64), anchor!.id] });
+      assert.deepEqual(
+        (await audit.verify()).firstInvalid,
+        { id: kept[0]!.id, reason: 'chain-broken' },
+        'the anchor hash is bound to the first kept entry',
+      );
+      await db.sequelize.query('UPDATE cms_audit_log SET current_hash = ? WHERE id = ?', { replacements: [anchor!.hash, anchor!.id] });
+
+      await db.sequelize.query('DELETE FROM cms_audit_log WHERE id = ?', { replacements: [kept[0]!.id] });
+      assert.deepEqual(
+        (await audit.verify()).firstInvalid,
+        { id: kept[1]!.id, reason: 'chain-broken' },
+        'removing the first kept entry shows',
+      );
+    });
+
+    it('an anchor row anywhere but first does not pass as an anchor', async () => {
+      const entries = await appendMany(4);
+      await db.sequelize.query("UPDATE cms_audit_log SET level = 'anchor' WHERE id = ?", { replacements: [entries[2]!.id] });
+      const result = await audit.verify();
+      assert.equal(result.valid, false);
+      assert.deepEqual(result.firstInvalid, { id: entries[2]!.id, reason: 'hash-mismatch' });
+    });
+
+    it('prunes everything: only the anchor and the prune entry are left, the chain verifies and goes on', async () => {
+      const all = await appendMany(5);
+      const result = await audit.prune({ before: new Date(Date.now() + 1000) });
+      assert.equal(result.deleted, 5);
+      assert.equal(result.anchor!.hash, all[4]!.currentHash);
+      const { items, total } = await audit.list();
+      assert.equal(total, 1);
+      assert.equal(items[0]!.action, 'audit.prune');
+      assert.equal(items[0]!.previousHash, all[4]!.currentHash, 'the prune entry links to the anchor');
+      assert.deepEqual(await audit.verify(), { valid: true, checked: 1, anchor: result.anchor! });
+
+      // Pruning again replaces the anchor (the first prune entry is pruned in its turn).
+      const again = await audit.prune({ before: new Date(Date.now() + 1000) });
+      assert.equal(again.deleted, 1);
+      assert.equal((await audit.verify()).valid, true);
+      const [[{ anchors }]] = (await db.sequelize.query("SELECT COUNT(*) AS anchors FROM cms_audit_log WHERE level = 'anchor'")) as any;
+      assert.equal(Number(anchors), 1, 'one anchor at a time');
+    });
+
+    it('with nothing older than the cutoff, deletes nothing and writes nothing', async () => {
+      const entries = await appendMany(2);
+      assert.deepEqual(await audit.prune({ before: new Date(Date.parse(entries[0]!.timestamp) - 1000) }), { deleted: 0, anchor: null });
+      assert.deepEqual(await audit.verify(), { valid: true, checked: 2 });
+      assert.deepEqual(await audit.prune({ before: new Date(0) }), { deleted: 0, anchor: null });
+      await assert.rejects(audit.prune({ before: new Date('nope') }), ValidationError);
+    });
+
+    it('prunes while record() batches are queued and flushing: the chain stays linear and valid', async () => {
+      await appendMany(50, 'old');
+      for (let i = 0; i < 450; i++) audit.record({ domain: 'auth', operation: 'sign-in', actor, outcome: 'success', message: `q${i}` });
+      const flushing = audit.flush();
+      const pruning = audit.prune({ before: new Date(Date.now() + 1000) });
+      for (let i = 0; i < 100; i++) audit.record({ domain: 'auth', operation: 'sign-in', actor, outcome: 'success', message: `late${i}` });
+      const [, pruned] = await Promise.all([flushing, pruning]);
+      await audit.flush();
+      const verified = await audit.verify();
+      assert.equal(verified.valid, true, JSON.stringify(verified));
+      const { total } = await audit.list();
+      assert.ok(pruned.deleted >= 50, 'at least the appended entries were pruned');
+      assert.equal(total + pruned.deleted, 50 + 450 + 100 + 1, 'every entry was either pruned or kept, once (plus the prune entry)');
+      assert.equal(verified.checked, total);
+    });
+  });
 });

@@ -10,9 +10,9 @@ describe('default settings catalogue', function () {
   const [publicPart = '', privatePart = ''] = section.split('\nPrivate:\n');
   const keys = (text: string) => [...text.matchAll(/^\| `([A-Z0-9_]+)` \|/gm)].map((m) => m[1]);
 
-  it('has 53 public and 23 private settings with unique keys', function () {
-    expect(PUBLIC_SETTINGS).to.have.length(53);
-    expect(PRIVATE_SETTINGS).to.have.length(23);
+  it('has 23 public and 12 private settings with unique keys', function () {
+    expect(PUBLIC_SETTINGS).to.have.length(23);
+    expect(PRIVATE_SETTINGS).to.have.length(12);
     const all = [...PUBLIC_SETTINGS, ...PRIVATE_SETTINGS].map((s) => s.key);
     expect(new Set(all).size).to.equal(all.length);
   });

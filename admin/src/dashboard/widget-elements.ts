@@ -1,7 +1,7 @@
 // The widgets' entry components live in their folders (widgets/<id>/component.js) and are bundled from
 // there: importing each module defines its custom element <cms-widget-<id>>. A widget added by a plugin
 // without a component in this build gets the generic element (same fetch-and-render behaviour).
-// @ts-expect-error plain JavaScript module shared with the widget folders
+// A plain JavaScript module shared with the widget folders (typed from its source: allowJs in admin/tsconfig.json).
 import { defineWidget } from '../../../widgets/widget-element.js';
 
 const modules = import.meta.glob('../../../widgets/*/component.js', { eager: true });

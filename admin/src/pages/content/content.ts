@@ -1,5 +1,6 @@
 // Shapes of the content API (GET /api/collections, entries) and small helpers shared by the content pages.
 import { ApiError } from '../../lib/api';
+import type { ApiSchemas, RouteBody } from '../../lib/remote';
 
 export const FIELD_TYPES = ['text', 'richtext', 'number', 'boolean', 'date', 'select', 'media', 'relation', 'json'] as const;
 export type FieldType = (typeof FIELD_TYPES)[number];
@@ -26,11 +27,20 @@ export interface Field {
   default?: unknown;
   options?: string[];
   collection?: string;
-  widget?: string;
+  widget?: Widget;
 }
+/** An editing widget as the collection routes take it. */
+export type Widget = NonNullable<RouteBody<'POST /api/collections'>['fields'][number]['widget']>;
+
+/**
+ * A collection as the pages read it. The content plugin's response schema (Collection in
+ * plugins/content/routes-collections.ts) declares fields[].type as any string and leaves out `widget`,
+ * while the server sends a known type and the widget: the answer is read as this shape here, in one place.
+ */
+export const asCollection = (c: ApiSchemas['Collection']): Collection => c as Collection;
 
 /** The editing widgets that fit each field type (the content plugin's list; the first is the default). */
-export const FIELD_WIDGETS: Record<FieldType, readonly string[]> = {
+export const FIELD_WIDGETS: Record<FieldType, readonly Widget[]> = {
   text: ['input', 'textarea'],
   richtext: ['rich-text-editor', 'textarea'],
   number: ['number-input'],

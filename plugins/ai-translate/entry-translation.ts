@@ -1,0 +1,87 @@
+import { ConflictError, ForbiddenError, ValidationError } from '../../kernel/errors.js';
+import { hasPermission } from '../../kernel/http/identity.js';
+import type { ContainerServices } from '../../kernel/http/route-table.js';
+import type { TranslateService } from './translate-service.js';
+
+/** The content plugin's request-scoped client (its public contract), acting as the caller. */
+type ContentClient = ContainerServices['content'];
+
+/** The field types whose values are translated: text as plain text, richtext as HTML. */
+const TEXT_TYPES: Record<string, 'text' | 'html'> = { text: 'text', richtext: 'html' };
+
+export interface EntryTranslationRequest {
+  collection: string;
+  entryId: string;
+  fields?: string[];
+  source: string | null;
+  target: string;
+  save: boolean;
+}
+
+export interface EntryTranslation {
+  provider: string;
+  source: string | null;
+  target: string;
+  collection: string;
+  entryId: string;
+  /** Field name -> translated value (fields that are empty are left out). */
+  fields: Record<string, string>;
+  saved: boolean;
+  /** The entry's version after the save (saved), else the version that was read. */
+  version: number;
+}
+
+/**
+ * Translates the text and rich-text fields of one entry (or the listed ones), read through the content
+ * plugin's client as the caller (content:read). With `save`, writes them into the entry as a partial
+ * update (content:write; a new revision keeps the previous text); an entry changed meanwhile answers
+ * 409 CONFLICT and nothing is written.
+ */
+export async function translateEntry(
+  service: TranslateService,
+  content: ContentClient,
+  req: EntryTranslationRequest,
+): Promise<EntryTranslation> {
+  const active = service.active();
+  // Refused before anything is sent to the provider.
+  if (req.save && !hasPermission(content.identity, 'content:write'))
+    throw new ForbiddenError("Saving the translation into the entry needs the permission 'content:write'");
+  const collection = await content.collections.get(req.collection);
+  const formats = new Map<string, 'text' | 'html'>();
+  for (const f of collection.fields) if (TEXT_TYPES[f.type]) formats.set(f.name, TEXT_TYPES[f.type]!);
+  if (req.fields) {
+    const issues = req.fields.flatMap((name, i) =>
+      formats.has(name) ? [] : [{ path: `fields.${i}`, message: `'${name}' is not a text or richtext field of '${req.collection}'` }],
+    );
+    if (issues.length) throw new ValidationError(`Invalid fields: ${issues.map((i) => i.message).join('; ')}`, issues);
+  }
+  const entries = content.entries(req.collection);
+  const entry = await entries.get(req.entryId);
+  const names = [...new Set(req.fields ?? [...formats.keys()])].filter((n) => typeof entry[n] === 'string' && entry[n].trim() !== '');
+  service.checkLimits(names.map((n) => entry[n] as string));
+
+  const fields: Record<string, string> = {};
+  for (const format of ['text', 'html'] as const) {
+    const group = names.filter((n) => formats.get(n) === format);
+    if (group.length === 0) continue;
+    const result = await service.translate(
+      { strings: group.map((n) => entry[n] as string), source: req.source, target: req.target, format },
+      active,
+    );
+    group.forEach((n, i) => (fields[n] = result.translations[i]!));
+  }
+  const answer = {
+    provider: active.provider.id,
+    source: req.source,
+    target: req.target,
+    collection: req.collection,
+    entryId: req.entryId,
+    fields,
+  };
+  if (!req.save || Object.keys(fields).length === 0) return { ...answer, saved: false, version: entry.version };
+  const current = await entries.get(req.entryId);
+  if (current.version !== entry.version)
+    throw new ConflictError(`Entry '${req.entryId}' was changed while it was being translated; nothing was saved, translate it again`);
+  const saved = await entries.update(req.entryId, fields);
+  return { ...answer, saved: true, version: saved.version };
+}

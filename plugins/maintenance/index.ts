@@ -1,0 +1,47 @@
+import { z } from 'zod';
+import { BootError } from '../../kernel/errors.js';
+import type { EventBus } from '../../kernel/events.js';
+import { definePlugin } from '../../kernel/index.js';
+import { optional } from '../../kernel/plugin.js';
+import { MaintenanceFlags } from './maintenance-flags.js';
+import { maintenanceMiddleware } from './maintenance-middleware.js';
+
+/** plugins.options.maintenance */
+const optionsSchema = z.strictObject({
+  /** The Retry-After header (and `retryAfterSeconds`) of the 503 answers. */
+  retryAfterSeconds: z.number().int().min(1).max(86400).default(300),
+  /** Backstop re-read of the setting (for writes that bypass the settings service: config sync, restore); 0 = never. */
+  refreshSeconds: z.number().int().min(0).max(3600).default(30),
+});
+
+/** A factory: each kernel has its own flags (tests run several kernels in one process). */
+export default definePlugin(() => {
+  let flags: MaintenanceFlags | null = null;
+  let o: z.infer<typeof optionsSchema>;
+  return {
+    register({ registries, options }) {
+      const parsed = optionsSchema.safeParse(options);
+      if (!parsed.success)
+        throw new BootError(
+          `Invalid plugins.options.maintenance: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+        );
+      o = parsed.data;
+      registries.middleware.add({
+        id: 'maintenance-mode',
+        // After identity: administrators pass; the tenant of the caller decides which flag counts.
+        stage: 'afterIdentity',
+        handler: maintenanceMiddleware(() => flags, o.retryAfterSeconds),
+      });
+    },
+    async boot({ container, logger, onClose }) {
+      // The settings store belongs to the setup plugin; without it there is no setting and maintenance stays off.
+      const booted = new MaintenanceFlags(() => optional(container.cradle, 'settings'), logger);
+      await booted.connect(container.resolve<EventBus>('events'), o.refreshSeconds);
+      flags = booted;
+      onClose(() => {
+        booted.close();
+        flags = null;
+      });
+    },
+  };
+});

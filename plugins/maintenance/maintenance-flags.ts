@@ -1,0 +1,80 @@
+import type { Logger } from '../../kernel/logger.js';
+import { SETTING_CHANGED, type SettingChangedEvent, type SettingsService } from '../setup/public.js';
+
+export const MAINTENANCE_SETTING = 'MAINTENANCE_MODE';
+const SITE_NAME_SETTING = 'SITE_NAME';
+
+type Settings = Pick<SettingsService, 'get' | 'valuesOf'>;
+interface Bus {
+  subscribe(name: string, handler: (event: { payload: unknown }) => void | Promise<void>): () => void;
+}
+
+/**
+ * MAINTENANCE_MODE (and SITE_NAME, for the page) per tenant, in memory: loaded at boot, updated by the
+ * SETTING_CHANGED events of every instance (Redis pub/sub when configured), and re-read every
+ * `refreshSeconds` as a backstop for writes that bypass the settings service (config sync, restore).
+ * Requests never read the database for it.
+ */
+export class MaintenanceFlags {
+  private on = new Set<string>();
+  private siteNames = new Map<string, string>();
+  private timer: NodeJS.Timeout | null = null;
+  private unsubscribe: (() => void) | null = null;
+
+  constructor(
+    private readonly settings: () => Settings | undefined,
+    private readonly logger: Logger,
+  ) {}
+
+  isOn(tenantId: string): boolean {
+    return this.on.has(tenantId);
+  }
+
+  siteName(tenantId: string): string | undefined {
+    return this.siteNames.get(tenantId);
+  }
+
+  private apply(tenantId: string, key: string, value: unknown): void {
+    if (key === MAINTENANCE_SETTING) {
+      if (value === true) this.on.add(tenantId);
+      else this.on.delete(tenantId);
+    } else if (key === SITE_NAME_SETTING) {
+      if (typeof value === 'string' && value.trim()) this.siteNames.set(tenantId, value.trim());
+      else this.siteNames.delete(tenantId);
+    }
+  }
+
+  /** Reads both settings of every tenant (one query each). */
+  async load(): Promise<void> {
+    const settings = this.settings();
+    if (!settings) return;
+    const [modes, names] = await Promise.all([settings.valuesOf(MAINTENANCE_SETTING), settings.valuesOf(SITE_NAME_SETTING)]);
+    this.on = new Set([...modes].filter(([, v]) => v === true).map(([tenant]) => tenant));
+    this.siteNames = new Map([...names].filter(([, v]) => typeof v === 'string' && v.trim()).map(([t, v]) => [t, String(v).trim()]));
+  }
+
+  async connect(events: Bus, refreshSeconds: number): Promise<void> {
+    this.unsubscribe = events.subscribe(SETTING_CHANGED, async (event) => {
+      const e = event.payload as SettingChangedEvent;
+      if (!e || typeof e.tenantId !== 'string' || (e.key !== MAINTENANCE_SETTING && e.key !== SITE_NAME_SETTING)) return;
+      const value = 'value' in e ? e.value : await this.settings()?.get(e.key, e.tenantId);
+      this.apply(e.tenantId, e.key, value);
+      if (e.key === MAINTENANCE_SETTING) this.logger.info({ tenantId: e.tenantId, on: this.isOn(e.tenantId) }, 'maintenance mode switched');
+    });
+    await this.load().catch((err) => this.logger.warn({ err }, 'maintenance mode setting unreadable; assuming off'));
+    if (refreshSeconds > 0) {
+      this.timer = setInterval(
+        () => void this.load().catch((err) => this.logger.warn({ err }, 'maintenance mode refresh failed')),
+        refreshSeconds * 1000,
+      );
+      this.timer.unref();
+    }
+  }
+
+  close(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    this.unsubscribe?.();
+    this.unsubscribe = null;
+  }
+}

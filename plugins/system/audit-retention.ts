@@ -1,0 +1,82 @@
+import { z } from 'zod';
+import type { AuditLog, AuditPruneResult } from '../../kernel/audit.js';
+import type { Logger } from '../../kernel/logger.js';
+import { optional } from '../../kernel/plugin.js';
+import type { SystemJob } from '../../kernel/registries/index.js';
+
+/** The System Setting that says how long audit entries are kept (days; 0 keeps every entry). */
+export const AUDIT_RETENTION_SETTING = 'AUDIT_RETENTION_DAYS';
+const DAY_MS = 24 * 3600 * 1000;
+
+type Cradle = Record<string, any>;
+
+/**
+ * AUDIT_RETENTION_DAYS from the settings store (tenant default) when the setup plugin is there and the
+ * value is a number of days (a numeric string too); otherwise `fallback` (plugins.options.system.auditRetentionDays, 365).
+ */
+export async function retentionDays(cradle: Cradle, fallback: number): Promise<number> {
+  const settings = optional(cradle, 'settings');
+  const value = settings ? await settings.get(AUDIT_RETENTION_SETTING) : undefined;
+  const days = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+  return typeof days === 'number' && Number.isFinite(days) && days >= 0 ? days : fallback;
+}
+
+/** Prunes the audit entries older than `days` days (0: all before now); null keeps every entry. */
+export async function pruneAudit(
+  cradle: Cradle,
+  days: number | null,
+  actor?: { userId: string | null; tenantId: string },
+): Promise<AuditPruneResult & { retentionDays: number | null; before: string | null }> {
+  if (days === null) return { deleted: 0, anchor: null, retentionDays: null, before: null };
+  const before = new Date(Date.now() - days * DAY_MS);
+  const audit: AuditLog = cradle.audit; // the kernel's service (kernel/container-services.ts)
+  const result = await audit.prune({ before, actor });
+  return { ...result, retentionDays: days, before: before.toISOString() };
+}
+
+export const pruneAuditJob = (fallbackDays: number): SystemJob => ({
+  name: 'prune-audit',
+  description:
+    'Deletes the audit entries older than AUDIT_RETENTION_DAYS (or params.olderThanDays); the chain stays verifiable from an anchor.',
+  params: z.strictObject({ olderThanDays: z.number().min(0).max(36500).optional() }),
+  async handler({ params, container, tenantId, startedBy }) {
+    // olderThanDays 0 in a request means "everything before now"; the setting's 0 means "keep forever".
+    const days = typeof params.olderThanDays === 'number' ? params.olderThanDays : await retentionDays(container.cradle, fallbackDays);
+    const keepForever = typeof params.olderThanDays !== 'number' && days === 0;
+    return pruneAudit(container.cradle, keepForever ? null : days, { userId: startedBy, tenantId });
+  },
+});
+
+/**
+ * The retention schedule: every `intervalMs` (a day by default; plugins.options.system.auditPruneIntervalMs),
+ * first soon after boot so instances that restart more often than daily still prune. Each instance
+ * runs it; the prune takes the audit chain's lock and a second run finds nothing left to delete.
+ */
+export function scheduleAuditRetention(
+  cradle: Cradle,
+  logger: Logger,
+  options: { intervalMs: number; fallbackDays: number },
+): () => Promise<void> {
+  const { intervalMs, fallbackDays } = options;
+  let running: Promise<void> | null = null;
+  const run = () => {
+    running ??= retentionDays(cradle, fallbackDays)
+      .then((days) => pruneAudit(cradle, days === 0 ? null : days))
+      .then((r) => {
+        if (r.deleted) logger.info({ deleted: r.deleted, before: r.before }, 'audit retention: old entries pruned');
+      })
+      .catch((err) => logger.warn({ err }, 'audit retention prune failed'))
+      .finally(() => {
+        running = null;
+      });
+  };
+  const first = setTimeout(run, Math.min(intervalMs, 60000));
+  const timer = setInterval(run, intervalMs);
+  first.unref();
+  timer.unref();
+  return async () => {
+    clearTimeout(first);
+    clearInterval(timer);
+    await running;
+  };
+}

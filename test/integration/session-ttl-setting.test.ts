@@ -1,0 +1,80 @@
+import { expect } from 'chai';
+import { fixturePlugin, responseCookie, startTestKernel, type TestKernel } from '../helpers/kernel.js';
+
+const EMAIL = 'owner@example.com';
+const PASSWORD = 'correct horse battery';
+const HOUR = 3600 * 1000;
+
+interface Settings {
+  set(key: string, value: unknown, tenantId?: string): Promise<void>;
+}
+
+describe('SESSION_TTL_HOURS (System Setting): the lifetime of new sessions', function () {
+  this.timeout(60000);
+  let t: TestKernel;
+  const settings = () => t.kernel.container.resolve<Settings>('settings');
+  /** Signs in and returns the new session's lifetime in hours (expiresAt - createdAt, from GET /api/user/sessions). */
+  const signInLifetimeHours = async (userAgent: string): Promise<number> => {
+    const login = await t.request('/api/user/login', {
+      method: 'POST',
+      json: { email: EMAIL, password: PASSWORD },
+      headers: { 'user-agent': userAgent },
+    });
+    expect(login.status).to.equal(200);
+    const cookie = responseCookie(login)!;
+    const res = await t.request('/api/user/sessions', { headers: { cookie, 'user-agent': userAgent } });
+    expect(res.status).to.equal(200);
+    const current = (await res.json()).data.sessions.find((s: { current: boolean }) => s.current);
+    return (Date.parse(current.expiresAt) - Date.parse(current.createdAt)) / HOUR;
+  };
+
+  before(async () => {
+    t = await startTestKernel({
+      setup: true,
+      plugins: [fixturePlugin('test-identity')],
+      config: { plugins: { options: { auth: { bcryptRounds: 4 }, setup: { admin: { email: EMAIL, password: PASSWORD } } } } },
+    });
+  });
+  after(async () => t?.close());
+
+  it('the seeded 24 hours apply at sign-in', async () => {
+    expect(await signInLifetimeHours('first')).to.be.closeTo(24, 0.01);
+  });
+
+  it('a changed value applies to the next sign-in at once; existing sessions keep their expiry', async () => {
+    const before = await t.request('/api/user/login', {
+      method: 'POST',
+      json: { email: EMAIL, password: PASSWORD },
+      headers: { 'user-agent': 'kept' },
+    });
+    const keptCookie = responseCookie(before)!;
+    await settings().set('SESSION_TTL_HOURS', 2);
+    expect(await signInLifetimeHours('second')).to.be.closeTo(2, 0.01);
+    await settings().set('SESSION_TTL_HOURS', 5);
+    expect(await signInLifetimeHours('third')).to.be.closeTo(5, 0.01);
+    const kept = (
+      await (await t.request('/api/user/sessions', { headers: { cookie: keptCookie, 'user-agent': 'kept' } })).json()
+    ).data.sessions.find((s: { current: boolean }) => s.current);
+    expect((Date.parse(kept.expiresAt) - Date.parse(kept.createdAt)) / HOUR).to.be.closeTo(24, 0.01);
+  });
+
+  it('applies to the session a sign-up opens', async () => {
+    await settings().set('SESSION_TTL_HOURS', 3);
+    const invite = await t.request('/api/token/create-token', {
+      method: 'POST',
+      identity: 'admin',
+      json: { email: 'new@example.com', role: 'viewer' },
+    });
+    const token = (await invite.json()).data.token;
+    const signup = await t.request('/api/user/register', {
+      method: 'POST',
+      json: { token, password: PASSWORD },
+      headers: { 'user-agent': 'signup' },
+    });
+    expect(signup.status).to.equal(201);
+    const cookie = responseCookie(signup)!;
+    const sessions = (await (await t.request('/api/user/sessions', { headers: { cookie, 'user-agent': 'signup' } })).json()).data.sessions;
+    const current = sessions.find((s: { current: boolean }) => s.current);
+    expect((Date.parse(current.expiresAt) - Date.parse(current.createdAt)) / HOUR).to.be.closeTo(3, 0.01);
+  });
+});
