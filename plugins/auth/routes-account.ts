@@ -5,7 +5,7 @@ import { defineRoute, type RouteDefinition } from '../../kernel/http/route-table
 import { optional } from '../../kernel/plugin.js';
 import { InvalidCredentialsError, ReauthRequiredError } from './errors.js';
 import { requireSession } from './guards.js';
-import { clearSessionCookie } from './routes.js';
+import { clearSessionCookie, setSessionCookie } from './routes.js';
 import { checkPassword, toPublicUser, type UsersService } from './users-service.js';
 import { auditAuth, auditLockout, userTarget, who } from './audit-events.js';
 import type { Context } from 'koa';
@@ -57,7 +57,7 @@ export const accountRoutes: RouteDefinition[] = [
     permission: 'authenticated',
     summary: "Changes the signed-in user's password (the current one confirms it); every other session of theirs ends",
     description:
-      'A wrong current password answers 401 INVALID_CREDENTIALS and counts toward the lockout like a sign-in; a new password under 8 characters is 400. This session stays signed in.',
+      'A wrong current password answers 401 INVALID_CREDENTIALS and counts toward the lockout like a sign-in; a new password under 8 characters is 400. This session stays signed in but is rotated: the answer sets a new session cookie (a new lifetime of SESSION_TTL_HOURS) and the previous cookie value stops working everywhere.',
     tags: ['user'],
     rateLimit: { points: 10, durationSeconds: 60 },
     request: {
@@ -71,7 +71,11 @@ export const accountRoutes: RouteDefinition[] = [
         await wrongPassword(ctx, users, identity.userId!, 'password change');
       checkPassword(body.newPassword);
       await users.setPassword(identity.userId!, body.newPassword);
-      const revokedSessions = await scope.sessions.revokeAllForUser(identity.userId!, sessionHashOf(identity.meta) ?? undefined);
+      const currentHash = sessionHashOf(identity.meta);
+      const revokedSessions = await scope.sessions.revokeAllForUser(identity.userId!, currentHash ?? undefined);
+      // Rotation: a cookie copied before the change is worth nothing after it.
+      const rotated = currentHash ? await scope.sessions.rotate(currentHash) : null;
+      if (rotated) setSessionCookie(ctx, rotated.token, Number(rotated.session.expires_at));
       const user = await users.findById(identity.userId!);
       await auditAuth(ctx, {
         action: 'auth.password.changed',

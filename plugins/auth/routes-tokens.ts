@@ -5,6 +5,14 @@ import { auditAuth } from './audit-events.js';
 
 const idParam = { params: z.object({ id: z.string().uuid() }) };
 const expiresAt = z.string().datetime({ offset: true }).optional();
+/** One listed API key or website token: never its secret. */
+const listed = {
+  _id: z.string(),
+  name: z.string(),
+  expiresAt: z.string().nullable(),
+  lastUsedAt: z.string().nullable(),
+  createdAt: z.string(),
+};
 
 /** API keys and website tokens: the raw value only in the create response. */
 export const tokenRoutes: RouteDefinition[] = [
@@ -44,6 +52,7 @@ export const tokenRoutes: RouteDefinition[] = [
     tags: ['tokens'],
     summary: "Your API keys (admins: the tenant's), without secrets",
     request: {},
+    response: z.array(z.object({ ...listed, permissions: z.array(z.string()) })),
     handler: ({ identity, scope }) => {
       requireSession(identity);
       return scope.tokens.listApiKeys(identity);
@@ -99,6 +108,7 @@ export const tokenRoutes: RouteDefinition[] = [
     tags: ['tokens'],
     summary: "Your website tokens (admins: the tenant's), without secrets",
     request: {},
+    response: z.array(z.object(listed)),
     handler: ({ identity, scope }) => {
       requireSession(identity);
       return scope.tokens.listWebsiteTokens(identity);

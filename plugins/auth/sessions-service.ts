@@ -41,9 +41,22 @@ export interface SessionView {
 }
 
 const CACHE = 'sessions';
-/** The in-process layer: at most this many snapshots, each trusted this long after it was verified. */
-const LOCAL_MAX = 10000;
-const LOCAL_TRUST_MS = 60000;
+/**
+ * The spec's in-process layers (Authentication rule 7), both kept in one bounded map per instance:
+ * - the auth context: a snapshot verified less than 60 s ago answers read-only requests (GET, HEAD,
+ *   OPTIONS) with no further check;
+ * - the session cache: at most 10,000 snapshots, each trusted 24 hours after it was verified, for every
+ *   method; expiry and SESSION_IDLE_HOURS are still checked and the last activity is recorded.
+ * Trusting a snapshot that long is safe because everything that can make one wrong (sign-out,
+ * revocation, expiry purge, block, delete, role or permission change, rotation) deletes it on every
+ * instance through the event bus (SESSION_REVOKED). Several instances therefore need the Redis event
+ * bus, as for every other cache (README, "Deployment").
+ */
+export const CONTEXT_TRUST_MS = 60_000;
+export const LOCAL_MAX = 10_000;
+export const LOCAL_TRUST_MS = 24 * 3600 * 1000;
+/** Last activity is written to the database at most this often per session. */
+const ACTIVITY_WRITE_MS = 60_000;
 const hashOf = (token: string) => createHash('sha256').update(token).digest('hex');
 
 function deviceOf(userAgent: string): string {
@@ -80,8 +93,8 @@ function deviceOf(userAgent: string): string {
  */
 export class SessionsService {
   private current: { options: SessionOptions; at: number } | null = null;
-  /** In-process layer (insertion-ordered map used as an LRU): idHash -> snapshot and when it was verified. */
-  private readonly local = new Map<string, { snapshot: SessionSnapshot; verifiedAt: number }>();
+  /** In-process layers (insertion-ordered map used as an LRU): idHash -> snapshot, when it was verified, last activity. */
+  private readonly local = new Map<string, { snapshot: SessionSnapshot; verifiedAt: number; lastActiveAt: number }>();
   private publish: (idHash: string) => Promise<void> = async () => undefined;
 
   /**
@@ -108,10 +121,23 @@ export class SessionsService {
     };
   }
 
-  private remember(snapshot: SessionSnapshot): void {
+  private remember(snapshot: SessionSnapshot, lastActiveAt: number): void {
     this.local.delete(snapshot.idHash);
-    this.local.set(snapshot.idHash, { snapshot, verifiedAt: Date.now() });
-    if (this.local.size > LOCAL_MAX) this.local.delete(this.local.keys().next().value!);
+    this.local.set(snapshot.idHash, { snapshot, verifiedAt: Date.now(), lastActiveAt });
+    if (this.local.size > this.localMax) this.local.delete(this.local.keys().next().value!);
+  }
+
+  /** How many snapshots this instance holds in memory (bounded by LOCAL_MAX). */
+  get localSize(): number {
+    return this.local.size;
+  }
+
+  /** Records the session's last activity (throttled; never blocks the request). */
+  private touch(idHash: string, entry: { lastActiveAt: number } | null, now: number): void {
+    if (entry) entry.lastActiveAt = now;
+    Session.update({ last_active_at: now }, { where: { id_hash: idHash } }).catch((err) =>
+      this.logger.warn({ err }, 'last activity update failed'),
+    );
   }
 
   constructor(
@@ -122,6 +148,8 @@ export class SessionsService {
     private readonly defaults: SessionOptions,
     /** System Settings (SESSION_*) when the settings store exists; read at most every 30 s. */
     private readonly fromSettings: () => Promise<Partial<SessionOptions>> = async () => ({}),
+    /** The bound of the in-memory layers (the spec's 10,000; tests pass a small one). */
+    private readonly localMax = LOCAL_MAX,
   ) {}
 
   /**
@@ -163,6 +191,33 @@ export class SessionsService {
     return { token, session };
   }
 
+  /**
+   * Session rotation: the session behind `idHash` is replaced by a new one for the same user and
+   * client (a new cookie value; the old one stops working on every instance at once). The new session's
+   * absolute lifetime starts now from SESSION_TTL_HOURS, as at sign-in. Used after a password change,
+   * so a cookie copied before the change is worth nothing after it. Null when the session is gone.
+   */
+  async rotate(idHash: string): Promise<{ token: string; session: Session } | null> {
+    const old = await Session.findByPk(idHash);
+    if (!old || Number(old.expires_at) <= Date.now()) return null;
+    const now = Date.now();
+    const { ttlHours } = await this.options();
+    const token = randomBytes(32).toString('base64url');
+    const session = await Session.create({
+      id_hash: hashOf(token),
+      public_id: randomUUID(),
+      user_id: old.user_id,
+      tenant_id: old.tenant_id,
+      user_agent: old.user_agent,
+      ip: old.ip,
+      created_at: now,
+      last_active_at: now,
+      expires_at: now + ttlHours * 3600 * 1000,
+    });
+    await this.revokeByHash(idHash);
+    return { token, session };
+  }
+
   /** Best effort, never blocks a login: the device policy's evictions. */
   private async evictForPolicy(policy: DevicePolicy, userId: string, userAgent: string): Promise<void> {
     if (policy === 'allow-multiple') return;
@@ -181,18 +236,28 @@ export class SessionsService {
     const idHash = hashOf(token);
     const now = Date.now();
     const local = this.local.get(idHash);
-    // The in-process layer is the spec's read-only fast path: GET, HEAD and OPTIONS only.
     const readOnly = !client?.method || ['GET', 'HEAD', 'OPTIONS'].includes(client.method);
-    if (readOnly && local && now - local.verifiedAt < LOCAL_TRUST_MS && local.snapshot.expiresAt > now) return local.snapshot;
+    const { idleHours } = await this.options();
+    const idleMs = idleHours > 0 ? idleHours * 3600 * 1000 : Infinity;
+    if (local && local.snapshot.expiresAt > now) {
+      const age = now - local.verifiedAt;
+      // Layer 1, the auth context: read-only requests within 60 s of the last verification.
+      if (readOnly && age < CONTEXT_TRUST_MS) return local.snapshot;
+      // Layer 2, the session cache (24 hours). Looking idle here only sends the lookup on to the
+      // database, which knows activity on other instances and decides.
+      if (age < LOCAL_TRUST_MS && local.lastActiveAt + idleMs > now) {
+        if (now - local.lastActiveAt > ACTIVITY_WRITE_MS) this.touch(idHash, local, now);
+        return local.snapshot;
+      }
+    }
     const cached = await this.cache.get<SessionSnapshot>(CACHE, idHash);
-    if (cached && cached.expiresAt > now) {
-      this.remember(cached);
+    if (cached && cached.expiresAt > now && (!local || local.lastActiveAt + idleMs > now)) {
+      this.remember(cached, local?.lastActiveAt ?? now);
       return cached;
     }
     const row = await Session.findByPk(idHash);
     if (!row) return null;
-    const { idleHours } = await this.options();
-    const idleLimit = idleHours > 0 ? Number(row.last_active_at) + idleHours * 3600 * 1000 : Infinity;
+    const idleLimit = Number(row.last_active_at) + idleMs;
     if (Number(row.expires_at) <= now || idleLimit <= now) {
       await this.revokeRow(row);
       return null;
@@ -230,12 +295,9 @@ export class SessionsService {
       await this.cache.delete(CACHE, idHash);
       return null;
     }
-    this.remember(snapshot);
-    if (now - Number(row.last_active_at) > 60000) {
-      Session.update({ last_active_at: now }, { where: { id_hash: idHash } }).catch((err) =>
-        this.logger.warn({ err }, 'last activity update failed'),
-      );
-    }
+    const recent = now - Number(row.last_active_at) <= ACTIVITY_WRITE_MS;
+    this.remember(snapshot, recent ? Number(row.last_active_at) : now);
+    if (!recent) this.touch(idHash, null, now);
     return snapshot;
   }
 

@@ -49,7 +49,7 @@ export const setupRoutes: RouteDefinition[] = [
     permission: 'public',
     tags: ['setup'],
     summary:
-      'Seeds the database in the background (private config, 53 public and 23 private settings); progress at /api/system/health data.setup.progress',
+      'Seeds the database in the background (private config and the settings catalogue: 23 public and 12 private settings); progress at /api/system/health data.setup.progress',
     request: { body: dbTargetSchema },
     response: z.object({ started: z.literal(true) }),
     handler: async ({ ctx, body, scope }) => {

@@ -50,9 +50,9 @@ function unwrap(body: unknown): unknown {
   return body;
 }
 
-function reason(err: unknown): string {
+function reason(err: unknown, timeoutMs: number): string {
   const e = err as Error & { cause?: { code?: string; message?: string } };
-  if (e.name === 'TimeoutError') return `no answer within ${HEARTBEAT_TIMEOUT_MS / 1000} s`;
+  if (e.name === 'TimeoutError') return `no answer within ${timeoutMs / 1000} s`;
   if (e.name === 'AbortError') return 'stopped';
   const cause = e.cause?.code ?? e.cause?.message;
   return cause ? `${e.message} (${cause})` : e.message;
@@ -64,10 +64,14 @@ function reason(err: unknown): string {
  * 10 s heartbeat timeout and stops when the instance stops.
  */
 export class UpdateServerClient {
-  constructor(private readonly baseUrl: string) {}
+  /** `timeoutMs` is the spec's 10 s heartbeat timeout; only tests pass a shorter one. */
+  constructor(
+    private readonly baseUrl: string,
+    private readonly timeoutMs = HEARTBEAT_TIMEOUT_MS,
+  ) {}
 
   private async post(path: string, body: unknown, signal?: AbortSignal): Promise<{ status: number; body: unknown }> {
-    const timeout = AbortSignal.timeout(HEARTBEAT_TIMEOUT_MS);
+    const timeout = AbortSignal.timeout(this.timeoutMs);
     let res: Response;
     try {
       res = await fetch(new URL(path, this.baseUrl.endsWith('/') ? this.baseUrl : `${this.baseUrl}/`), {
@@ -78,7 +82,7 @@ export class UpdateServerClient {
         redirect: 'error',
       });
     } catch (err) {
-      throw new UpdateServerError(`update server not reachable: ${reason(err)}`);
+      throw new UpdateServerError(`update server not reachable: ${reason(err, this.timeoutMs)}`);
     }
     let parsed: unknown = null;
     try {

@@ -163,7 +163,7 @@ for (const variant of DB_VARIANTS) {
       expect(sessions.map((s: { device: string }) => s.device).sort()).to.deep.equal(['Firefox on Linux', 'Safari on iOS']);
     });
 
-    it('changes the password with the current one: this session stays, the others end, the old password stops working', async function () {
+    it('changes the password with the current one: this session stays (rotated to a new cookie), the others end, the old password stops working', async function () {
       await createUser(t, 'iris@example.com');
       const laptop = cookieValue(
         sessionCookie(await login(t, 'iris@example.com', PASSWORD, 'Mozilla/5.0 (X11; Linux x86_64) Firefox/130.0'))!,
@@ -180,7 +180,13 @@ for (const variant of DB_VARIANTS) {
       const ok = await change({ currentPassword: PASSWORD, newPassword: 'a brand new password' });
       expect(ok.status).to.equal(200);
       expect((await ok.json()).data).to.deep.equal({ changed: true, revokedSessions: 1 });
-      expect((await t.request('/api/user/me', { headers: { cookie: `session=${laptop}` } })).status).to.equal(200);
+      // Rotation: the answer carries a new session cookie; the value from before the change is dead.
+      const rotated = cookieValue(sessionCookie(ok)!);
+      expect(rotated).to.be.a('string').and.not.equal(laptop);
+      expect((await t.request('/api/user/me', { headers: { cookie: `session=${rotated}` } })).status).to.equal(200);
+      expect((await t.request('/api/user/me', { headers: { cookie: `session=${laptop}` } })).status).to.equal(401);
+      const mine = (await (await t.request('/api/user/sessions', { headers: { cookie: `session=${rotated}` } })).json()).data.sessions;
+      expect(mine.map((s: { device: string; current: boolean }) => [s.device, s.current])).to.deep.equal([['Firefox on Linux', true]]);
       expect((await t.request('/api/user/me', { headers: { cookie: `session=${phone}` } })).status).to.equal(401);
       expect((await login(t, 'iris@example.com')).status).to.equal(401);
       expect((await login(t, 'iris@example.com', 'a brand new password')).status).to.equal(200);
@@ -271,5 +277,47 @@ describe('auth across two instances sharing the database and Redis', function ()
       if (status !== 401) await new Promise((r) => setTimeout(r, 10));
     }
     expect(status).to.equal(401);
+  });
+
+  /** Polls B until `check` holds or 2 s pass; returns whether it held. */
+  async function within2s(check: () => Promise<boolean>): Promise<boolean> {
+    const deadline = Date.now() + 2000;
+    for (;;) {
+      if (await check()) return true;
+      if (Date.now() > deadline) return false;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  }
+
+  it("the session cache (24-hour trust) serves B's writes from memory, and a role change or a block through A applies on B at once", async function () {
+    await createUser(a!, 'boss@example.com', 'admin');
+    const bossCookie = `session=${cookieValue(sessionCookie(await login(a!, 'boss@example.com'))!)}`;
+    const userId = await createUser(a!, 'wes@example.com', 'editor');
+    const headers = { cookie: `session=${cookieValue(sessionCookie(await login(a!, 'wes@example.com'))!)}` };
+    const me = async () => (await b!.request('/api/user/me', { headers })).json();
+    expect((await me()).data.role).to.equal('editor');
+    // A write through B after the first verification: answered from B's memory, Redis is not asked.
+    const before = (await b!.kernel.cache!.stats()).byCategory.sessions!;
+    const write = await b!.request('/api/user/update-user-attributes', { method: 'PUT', headers, json: { username: 'Wes' } });
+    expect(write.status).to.equal(200);
+    const after = (await b!.kernel.cache!.stats()).byCategory.sessions!;
+    expect(after.hits + after.misses).to.equal(before.hits + before.misses);
+
+    const role = await a!.request(`/api/user/${userId}/role`, { method: 'PUT', headers: { cookie: bossCookie }, json: { role: 'viewer' } });
+    expect(role.status).to.equal(200);
+    expect(await within2s(async () => (await me()).data?.role === 'viewer'), 'the new role on B').to.equal(true);
+    const block = await a!.request(`/api/user/${userId}/block`, {
+      method: 'POST',
+      headers: { cookie: bossCookie },
+      json: { blocked: true },
+    });
+    expect(block.status).to.equal(200);
+    expect(
+      await within2s(
+        async () =>
+          (await b!.request('/api/user/update-user-attributes', { method: 'PUT', headers, json: { username: 'W' } })).status === 401,
+      ),
+      'the blocked user refused by B',
+    ).to.equal(true);
   });
 });

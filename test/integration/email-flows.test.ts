@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -186,6 +187,54 @@ for (const variant of DB_VARIANTS) {
       expect(cookie(twoStep, '2fa_pending')).to.not.equal(null);
     });
 
+    it('a magic link lives 15 minutes: its row expires 15 minutes after issue, and past that it is 410 TOKEN_EXPIRED', async function () {
+      await users().create({ email: 'late@example.com', password: PASSWORD, role: 'viewer' });
+      await t.request('/api/user/magic-link', { method: 'POST', json: { email: 'late@example.com' } });
+      const token = tokenIn((await mailTo('late@example.com', 'Your sign-in link')).text)!;
+      const [row] = await t.kernel.sequelize.query<{ id: string; created_at: number; expires_at: number }>(
+        'SELECT id, created_at, expires_at FROM auth_tokens WHERE kind = ? AND consumed_at IS NULL ORDER BY created_at DESC',
+        { replacements: ['magic'], type: QueryTypes.SELECT },
+      );
+      expect(Number(row!.expires_at) - Number(row!.created_at)).to.equal(15 * 60 * 1000);
+      // Issued 15 minutes and a second ago:
+      await t.kernel.sequelize.query('UPDATE auth_tokens SET created_at = ?, expires_at = ? WHERE id = ?', {
+        replacements: [Date.now() - 15 * 60 * 1000 - 1000, Date.now() - 1000, row!.id],
+      });
+      const late = await t.request('/api/user/magic-link/verify', { method: 'POST', json: { token } });
+      expect(late.status).to.equal(410);
+      expect((await late.json()).error).to.equal('TOKEN_EXPIRED');
+      expect(responseCookie(late)).to.equal(null);
+    });
+
+    it('keeps only the SHA-256 of reset, magic-link and invitation tokens: no row holds a raw token', async function () {
+      await users().create({ email: 'hashes@example.com', password: PASSWORD, role: 'viewer' });
+      await t.request('/api/user/forgot-password', { method: 'POST', json: { email: 'hashes@example.com' } });
+      await t.request('/api/user/magic-link', { method: 'POST', json: { email: 'hashes@example.com' } });
+      const reset = tokenIn((await mailTo('hashes@example.com', 'Reset your password')).text)!;
+      const magic = tokenIn((await mailTo('hashes@example.com', 'Your sign-in link')).text)!;
+      const invite = await t.request('/api/token/create-token', {
+        method: 'POST',
+        identity: 'admin',
+        json: { email: 'hash-invitee@example.com', role: 'viewer' },
+      });
+      const invitation = (await invite.json()).data.token as string;
+      const rows = await t.kernel.sequelize.query<Record<string, unknown>>('SELECT * FROM auth_tokens', { type: QueryTypes.SELECT });
+      const table = JSON.stringify(rows);
+      for (const [kind, token] of [
+        ['reset', reset],
+        ['magic', magic],
+        ['invite', invitation],
+      ] as const) {
+        expect(token, kind).to.be.a('string').with.length.greaterThan(20);
+        expect(table, `${kind}: the raw token`).to.not.include(token);
+        const hash = createHash('sha256').update(token).digest('hex');
+        expect(
+          rows.filter((r) => r.token_hash === hash).map((r) => r.kind),
+          `${kind}: its hash`,
+        ).to.deep.equal([kind]);
+      }
+    });
+
     it('invitations: created by user:manage, validated publicly, used once to sign up with their role', async function () {
       expect(
         (
@@ -215,6 +264,11 @@ for (const variant of DB_VARIANTS) {
       const entry = list.find((i: { email: string }) => i.email === 'invitee@example.com');
       expect(entry).to.include({ role: 'viewer', status: 'active' });
       expect(JSON.stringify(list)).to.not.include(token);
+      // GET /api/token is the spec's name for the same list.
+      const alias = await t.request('/api/token', { identity: 'admin' });
+      expect(alias.status).to.equal(200);
+      expect((await alias.json()).data).to.deep.equal(list);
+      expect((await t.request('/api/token', { identity: 'editor' })).status).to.equal(403);
       const signup = await t.request('/api/user/register', { method: 'POST', json: { token, password: 'invitee password' } });
       expect(signup.status).to.equal(201);
       expect((await signup.json()).data.user).to.include({ email: 'invitee@example.com', role: 'viewer' });

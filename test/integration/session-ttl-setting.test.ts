@@ -58,6 +58,30 @@ describe('SESSION_TTL_HOURS (System Setting): the lifetime of new sessions', fun
     expect((Date.parse(kept.expiresAt) - Date.parse(kept.createdAt)) / HOUR).to.be.closeTo(24, 0.01);
   });
 
+  it('a password change rotates the session: a new cookie whose lifetime is the setting at the change', async () => {
+    const login = await t.request('/api/user/login', {
+      method: 'POST',
+      json: { email: EMAIL, password: PASSWORD },
+      headers: { 'user-agent': 'rotating' },
+    });
+    const oldCookie = responseCookie(login)!;
+    await settings().set('SESSION_TTL_HOURS', 4);
+    const change = await t.request('/api/user/change-password', {
+      method: 'POST',
+      headers: { cookie: oldCookie, 'user-agent': 'rotating' },
+      json: { currentPassword: PASSWORD, newPassword: PASSWORD },
+    });
+    expect(change.status).to.equal(200);
+    const newCookie = responseCookie(change)!;
+    expect(newCookie).to.not.equal(oldCookie);
+    expect((await t.request('/api/user/me', { headers: { cookie: oldCookie, 'user-agent': 'rotating' } })).status).to.equal(401);
+    const current = (
+      await (await t.request('/api/user/sessions', { headers: { cookie: newCookie, 'user-agent': 'rotating' } })).json()
+    ).data.sessions.find((s: { current: boolean }) => s.current);
+    expect((Date.parse(current.expiresAt) - Date.parse(current.createdAt)) / HOUR).to.be.closeTo(4, 0.01);
+    expect(Date.parse(current.expiresAt) - Date.now()).to.be.greaterThan(3.9 * HOUR);
+  });
+
   it('applies to the session a sign-up opens', async () => {
     await settings().set('SESSION_TTL_HOURS', 3);
     const invite = await t.request('/api/token/create-token', {

@@ -137,6 +137,26 @@ for (const variant of DB_VARIANTS) {
       expect((await older.json()).success, 'a code from before the accepted step').to.equal(false);
     });
 
+    it('accepts a code of the previous period (window -1), never one of two periods back', async function () {
+      const { email, session } = await newUser();
+      const setup = (await (await t.request('/api/auth/2fa/setup', { method: 'POST', headers: { cookie: session } })).json()).data;
+      const verifySetup = (code: string) =>
+        t.request('/api/auth/2fa/verify-setup', {
+          method: 'POST',
+          headers: { cookie: session },
+          json: { secret: setup.secret, verificationCode: code, backupCodes: setup.backupCodes },
+        });
+      // 60 s back is always two periods back; 30 s back always the previous period.
+      expect((await verifySetup(await codeAt(setup.secret, -60))).status, 'two periods back').to.equal(400);
+      expect((await verifySetup(await codeAt(setup.secret, -30))).status, 'the previous period').to.equal(200);
+      // As if 2FA had been set up long ago, so no accepted step is recorded yet:
+      await t.kernel.sequelize.query('UPDATE auth_users SET last_totp_step = NULL WHERE email = ?', { replacements: [email] });
+      expect((await (await twoStep(email, await codeAt(setup.secret, -60))).json()).success, 'two periods back').to.equal(false);
+      const previous = await twoStep(email, await codeAt(setup.secret, -30));
+      expect((await previous.json()).success, 'the previous period at sign-in').to.equal(true);
+      expect(cookie(previous, 'session')).to.not.equal(null);
+    });
+
     it('accepts each backup code once, says how many remain, and regenerating invalidates the old set', async function () {
       const { email, session } = await newUser();
       const { backupCodes } = await enable(session);

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
@@ -124,5 +124,22 @@ describe('admin UI API types (scripts/gen-admin-api-types.mjs)', function () {
     expect(text).to.include('"GET /api/raw": {params: never;query: never;body: never;response: { n: number; };errors: ApiErrorCode;};');
     expect(text).not.to.include('/admin"');
     expect(text).to.include('new Set<keyof ApiRoutes>(["GET /api/raw"])');
+  });
+
+  it('the built-in pages call the API only through the typed remote functions (named exceptions only)', function () {
+    // Untyped by nature, each for a stated reason: a widget's endpoint comes from the widgets registry
+    // (any plugin's route); the importer's progress is a server-sent event stream, not a JSON answer.
+    const allowed = new Map([
+      ['dashboard/WidgetChart.svelte', 'the endpoint is a widget definition from the registry'],
+      ['pages/importers/sse.ts', 'reads a text/event-stream'],
+    ]);
+    const src = join(PROJECT_ROOT, 'admin', 'src');
+    const files = (readdirSync(src, { recursive: true }) as string[]).filter(
+      (f) => /\.(svelte|ts)$/.test(f) && f !== 'lib/api.ts' && f !== 'lib/remote.ts',
+    );
+    expect(files.length).to.be.greaterThan(50);
+    const untyped = /\bapi\s*\.\s*(get|post|put|patch|del)\b|\b(request|upload)(<|\()|\bfetch\(/;
+    const offenders = files.filter((f) => untyped.test(readFileSync(join(src, f), 'utf8')) && !allowed.has(f.split('\\').join('/')));
+    expect(offenders, 'pages calling the untyped client: use remote() from admin/src/lib/remote.ts').to.deep.equal([]);
   });
 });

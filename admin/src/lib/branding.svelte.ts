@@ -1,6 +1,6 @@
 // Public branding of this site (GET /api/theme/public from the themes plugin): the name shown in the
 // sidebar and on the sign-in pages. Falls back to "CMS" when the plugin is missing or no name is set.
-import { api } from './api';
+import { remote } from './remote';
 
 class Branding {
   siteName = $state('CMS');
@@ -8,7 +8,7 @@ class Branding {
 
   async load(): Promise<void> {
     try {
-      const b = await api.get<{ siteName: string | null; logoUrl: string | null }>('/api/theme/public', { hostname: location.hostname });
+      const b = await remote('GET /api/theme/public', { query: { hostname: location.hostname } });
       if (b?.siteName) this.siteName = b.siteName;
       this.logoUrl = b?.logoUrl ?? null;
     } catch {

@@ -1,19 +1,11 @@
 // The pages plugins contribute (their manifests' `adminPages`), loaded from GET /api/admin-ui/pages once
 // the user is signed in, merged with the core pages of pages/registry.ts for routing and the sidebar.
-import { api } from './api';
+import { remote, type ApiSchemas } from './remote';
 import { bundledPages, iconName, pages as corePages, type PageDef } from '../pages/registry';
 import PluginPage from '../pages/PluginPage.svelte';
 
 /** One entry of GET /api/admin-ui/pages. */
-export interface PluginPageInfo {
-  pluginId: string;
-  path: string;
-  title: string;
-  icon: string | null;
-  nav: false | { label: string; order: number };
-  permission: string | null;
-  module: { kind: 'bundled'; name: string } | { kind: 'url'; url: string };
-}
+export type PluginPageInfo = ApiSchemas['AdminPage'];
 
 export type AppPage = PageDef & { what?: string };
 
@@ -43,7 +35,7 @@ class PluginPages {
     if (this.loading) return;
     this.loading = true;
     try {
-      const data = await api.get<{ pages: PluginPageInfo[] }>('/api/admin-ui/pages');
+      const data = await remote('GET /api/admin-ui/pages');
       this.list = data.pages;
       this.error = null;
     } catch (err) {

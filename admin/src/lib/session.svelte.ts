@@ -1,15 +1,8 @@
 // The signed-in user (GET /api/user/me), shared by the shell and the pages.
-import { api, ApiError } from './api';
+import { ApiError } from './api';
+import { remote, type RouteResponse } from './remote';
 
-export interface Me {
-  _id: string;
-  email: string;
-  username: string;
-  role: string;
-  permissions: string[];
-  preferences: Record<string, unknown>;
-  is2FAEnabled: boolean;
-}
+export type Me = RouteResponse<'GET /api/user/me'>;
 
 class Session {
   user = $state<Me | null>(null);
@@ -17,7 +10,7 @@ class Session {
 
   async load(): Promise<Me | null> {
     try {
-      this.user = await api.get<Me>('/api/user/me');
+      this.user = await remote('GET /api/user/me');
     } catch (err) {
       if (!(err instanceof ApiError) || (err.status !== 401 && err.status !== 503)) throw err;
       this.user = null;
@@ -36,7 +29,7 @@ class Session {
 
   async signOut(): Promise<void> {
     try {
-      await api.post('/api/user/logout');
+      await remote('POST /api/user/logout');
     } finally {
       this.user = null;
     }

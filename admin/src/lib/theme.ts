@@ -3,7 +3,7 @@
 // features}, preferences, locked, cssVariables: {"--color-primary-600": "#…", …}, customCss}.
 // styles/base.css maps the theme's variables (palette shades, --density-scale, --card-shadow, …) onto
 // the app's own; when the endpoint is missing (404, plugin disabled) or fails, its defaults apply.
-import { api } from './api';
+import { remote } from './remote';
 import { branding } from './branding.svelte';
 
 export interface ThemeState {
@@ -60,7 +60,7 @@ export function applyTheme(effective: Record<string, any> | null): ThemeState {
 /** Loads and applies the effective theme; never throws (defaults on any failure). */
 export async function loadTheme(): Promise<ThemeState> {
   try {
-    const effective = await api.get<Record<string, any>>('/api/theme/effective');
+    const effective = await remote('GET /api/theme/effective');
     // Signed in: the site's name (theme branding, else the SITE_NAME setting from the setup wizard).
     const b = effective?.branding;
     if (b?.siteName) branding.siteName = b.siteName;

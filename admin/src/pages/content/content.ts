@@ -1,6 +1,6 @@
 // Shapes of the content API (GET /api/collections, entries) and small helpers shared by the content pages.
 import { ApiError } from '../../lib/api';
-import type { ApiSchemas, RouteBody } from '../../lib/remote';
+import type { ApiSchemas, RouteBody, RouteResponse } from '../../lib/remote';
 
 export const FIELD_TYPES = ['text', 'richtext', 'number', 'boolean', 'date', 'select', 'media', 'relation', 'json'] as const;
 export type FieldType = (typeof FIELD_TYPES)[number];
@@ -90,13 +90,7 @@ export interface EntryList {
   page: number;
   limit: number;
 }
-export interface Revision {
-  version: number;
-  action: string;
-  data: Entry;
-  createdAt: string;
-  createdBy: string | null;
-}
+export type Revision = RouteResponse<'GET /api/collections/:collection/:entryId/revisions'>[number];
 
 export const fieldLabel = (f: Field) =>
   f.label ||

@@ -1,4 +1,7 @@
-// Shapes of the importers plugin's answers (plugins/importers/routes.ts).
+// Shapes of the importers plugin's answers (plugins/importers/routes.ts): the ones the routes declare
+// come from the generated route types, so a changed route breaks the type check here.
+import type { RouteResponse } from '../../lib/remote';
+
 export interface Source {
   format: string;
   label: string;
@@ -6,16 +9,7 @@ export interface Source {
   description: string;
   features: string[];
 }
-export interface Validation {
-  valid: boolean;
-  detectedFormat: string | null;
-  confidence: number;
-  summary: Record<string, number>;
-  acfFields: string[];
-  warnings: Array<{ message: string; line?: number }>;
-  blockedReasons: string[];
-  uploadId: string;
-}
+export type Validation = RouteResponse<'POST /api/importers/validate'>;
 export interface FieldMapping {
   entity: string;
   sourceField: string;
@@ -30,17 +24,7 @@ export interface Operation {
   count: number;
   note?: string;
 }
-export interface Plan {
-  planId: string;
-  uploadId: string;
-  format: string;
-  scaffold: boolean;
-  mode: 'add' | 'merge';
-  fieldMappings: FieldMapping[];
-  operations: Operation[];
-  estimatedDurationMs: number;
-  collections: Array<{ name: string; fields: Array<{ name: string; type: string; label: string }>; widgets: Record<string, string> }>;
-}
+export type Plan = RouteResponse<'POST /api/importers/preview'>;
 export type SkipReason = 'alreadyImported' | 'unchanged' | 'duplicateInFile' | 'notMapped';
 export interface EntityResult {
   imported: number;
@@ -56,16 +40,6 @@ export const SKIP_REASONS: Record<SkipReason, string> = {
   duplicateInFile: 'repeated id in this file',
   notMapped: 'not mapped to a collection',
 };
-export interface Job {
-  jobId: string;
-  status: 'processing' | 'completed' | 'failed';
-  format: string;
-  progress: { processed: number; total: number };
-  results: Record<string, EntityResult>;
-  durationMs: number;
-  completedAt: string | null;
-  warnings: Array<{ message: string; line?: number }>;
-  error?: string;
-}
+export type Job = RouteResponse<'GET /api/importers/jobs/:jobId'>;
 /** Per entity: the target collection ('' = automatic), or false to leave it out. */
 export type Targets = Record<string, string | false>;
