@@ -601,7 +601,20 @@ export interface ApiRoutes {
     errors: ApiErrorCode;
   };
   /** Your API keys (admins: the tenant's), without secrets (permission: authenticated) */
-  'GET /api/api-keys': { params: never; query: never; body: never; response: unknown; errors: ApiErrorCode };
+  'GET /api/api-keys': {
+    params: never;
+    query: never;
+    body: never;
+    response: {
+      _id: string;
+      name: string;
+      expiresAt: string | null;
+      lastUsedAt: string | null;
+      createdAt: string;
+      permissions: string[];
+    }[];
+    errors: ApiErrorCode;
+  };
   /** 2FA status: enabled, whether backup codes remain and how many, last verification (permission: authenticated) */
   'GET /api/auth/2fa/backup-codes': {
     params: never;
@@ -1565,7 +1578,13 @@ export interface ApiRoutes {
     errors: ApiErrorCode;
   };
   /** Your website tokens (admins: the tenant's), without secrets (permission: authenticated) */
-  'GET /api/website-tokens': { params: never; query: never; body: never; response: unknown; errors: ApiErrorCode };
+  'GET /api/website-tokens': {
+    params: never;
+    query: never;
+    body: never;
+    response: { _id: string; name: string; expiresAt: string | null; lastUsedAt: string | null; createdAt: string }[];
+    errors: ApiErrorCode;
+  };
   /** Renames one of the caller's passkeys (experimental) (permission: authenticated) */
   'PATCH /api/auth/passkeys/:id': {
     params: { id: string };
@@ -2584,7 +2603,7 @@ export interface ApiRoutes {
   };
   /** After setup (manage:system only): writes any missing default settings again; users and content are untouched (permission: manage:system) */
   'POST /api/setup/reinitialize': { params: never; query: never; body: never; response: { settingsWritten: number }; errors: ApiErrorCode };
-  /** Seeds the database in the background (private config, 53 public and 23 private settings); progress at /api/system/health data.setup.progress (permission: public) */
+  /** Seeds the database in the background (private config and the settings catalogue: 23 public and 12 private settings); progress at /api/system/health data.setup.progress (permission: public) */
   'POST /api/setup/seed-db': {
     params: never;
     query: never;
