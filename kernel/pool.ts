@@ -26,6 +26,9 @@ const round = (n: number) => Math.round((Number.isFinite(n) ? n : 0) * 100) / 10
  */
 export class WorkerPool {
   private readonly piscina: Piscina;
+  /** Tasks handed to piscina and not settled yet (queued or running): close() waits for them. */
+  private inFlight = 0;
+  private readonly settled = new Set<() => void>();
 
   constructor(options: { maxThreads: number; idleTimeoutMs: number; filename?: string }) {
     this.piscina = new Piscina({
@@ -48,7 +51,16 @@ export class WorkerPool {
   run<K extends TaskName>(name: K, input: Input<K>): Promise<Output<K>>;
   run<T = unknown>(name: string, input: unknown, filename?: string, options?: { signal?: AbortSignal }): Promise<T>;
   run(name: string, input: unknown, filename?: string, options: { signal?: AbortSignal } = {}): Promise<unknown> {
-    return this.piscina.run(input, { name, ...(filename ? { filename } : {}), ...(options.signal ? { signal: options.signal } : {}) });
+    this.inFlight++;
+    const task = this.piscina.run(input, {
+      name,
+      ...(filename ? { filename } : {}),
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+    return task.finally(() => {
+      this.inFlight--;
+      for (const wake of this.settled) wake();
+    });
   }
 
   hashPassword(password: string, rounds?: number) {
@@ -83,9 +95,27 @@ export class WorkerPool {
     };
   }
 
-  /** Lets running tasks finish (bounded), then terminates the threads. */
+  /**
+   * Lets every submitted task finish, queued ones included (bounded by `timeoutMs`), then terminates the
+   * threads. piscina.close() alone counts a worker as done in the gap between two tasks, and destroy()
+   * then terminates it in the middle of the next queued one: a native addon (argon2) whose work completes
+   * on a terminated thread aborts the whole process ("terminate called after throwing Napi::Error").
+   */
   async close(timeoutMs = 10000): Promise<void> {
-    const timer = new Promise<void>((resolve) => setTimeout(resolve, timeoutMs).unref());
+    const deadline = Date.now() + timeoutMs;
+    while (this.inFlight > 0 && Date.now() < deadline) {
+      await new Promise<void>((resolve) => {
+        const wake = () => {
+          this.settled.delete(wake);
+          clearTimeout(timer);
+          resolve();
+        };
+        const timer = setTimeout(wake, Math.max(1, deadline - Date.now()));
+        timer.unref();
+        this.settled.add(wake);
+      });
+    }
+    const timer = new Promise<void>((resolve) => setTimeout(resolve, Math.max(1, deadline - Date.now())).unref());
     await Promise.race([this.piscina.close(), timer]);
     await this.piscina.destroy();
   }

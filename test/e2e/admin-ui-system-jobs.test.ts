@@ -35,6 +35,7 @@ describe('admin UI: maintenance jobs on the System page', function () {
     await page.goto(`${t.url}/admin/system`);
     const card = page.getByTestId('system-jobs');
     await card.getByRole('heading', { name: 'Maintenance jobs' }).waitFor();
+    await card.locator('li[data-job="purge-expired-sessions"]').waitFor();
     for (const name of ['purge-expired-tokens', 'purge-expired-sessions', 'prune-audit', 'rebuild-list-caches', 'reindex-search'])
       expect(await card.locator(`li[data-job="${name}"]`).count(), name).to.equal(1);
     expect(await card.locator('li[data-job="purge-expired-sessions"]').innerText()).to.include('Revokes and deletes expired sessions');

@@ -98,4 +98,15 @@ describe('worker pool', function () {
       await t.close();
     }
   });
+
+  it('close() lets queued tasks finish before it stops the threads (argon2 work is never cut off)', async function () {
+    const own = new WorkerPool({ maxThreads: 2, idleTimeoutMs: 1000 });
+    // Four times as many argon2 hashes as threads: most are still queued when close() starts.
+    const tasks = Array.from({ length: 8 }, (_, i) => own.argon2Hash(`code-${i}`));
+    const settled = Promise.allSettled(tasks);
+    await own.close();
+    const results = await settled;
+    expect(results.map((r) => r.status)).to.deep.equal(Array(8).fill('fulfilled'));
+    expect(results.every((r) => r.status === 'fulfilled' && r.value.ok && r.value.value.startsWith('$argon2id$'))).to.equal(true);
+  });
 });
