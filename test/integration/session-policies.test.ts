@@ -44,6 +44,23 @@ describe('session policies', function () {
     expect(await alive(phone)).to.equal(true);
   });
 
+  it('single-per-device: a sign-in without a User-Agent ends no other session (it cannot tell devices apart)', async function () {
+    const { login, alive, t } = await setUp({ sessionDevicePolicy: 'single-per-device' });
+    const first = await login('');
+    const second = await login('');
+    expect(await alive(first)).to.equal(true);
+    expect(await alive(second)).to.equal(true);
+    // With the same User-Agent, the policy does end the earlier one.
+    const phone = await login('phone');
+    const again = await login('phone');
+    expect(await alive(phone)).to.equal(false);
+    expect(await alive(again)).to.equal(true);
+    const rows = await t.kernel.sequelize.query<{ n: number }>("SELECT COUNT(*) AS n FROM auth_sessions WHERE user_agent = ''", {
+      type: QueryTypes.SELECT,
+    });
+    expect(Number(rows[0]!.n)).to.equal(2);
+  });
+
   it('SESSION_MAX_PER_USER evicts the least recently active session', async function () {
     const { t, login, alive } = await setUp({ sessionDevicePolicy: 'allow-multiple', sessionMaxPerUser: 2 });
     const a = await login('a');
