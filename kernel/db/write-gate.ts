@@ -23,6 +23,26 @@ export class NestedWriteError extends Error {
   }
 }
 
+/** The gated writes an async context runs inside: this gate's and, further out, other gates' (other files). */
+interface GateScope {
+  gate: WriteGate;
+  label: string;
+  outer: GateScope | undefined;
+}
+
+/**
+ * One AsyncLocalStorage for every gate of the process. Each enabled AsyncLocalStorage adds work to every
+ * promise and async operation of the process (Node 20 runs each storage's hook per async resource), so a
+ * storage per gate, i.e. per SQLite file opened, made a process that opened many databases (the test suite:
+ * one per test kernel) slower with every one: 300 storages made an async loop 270 times slower.
+ */
+const gateScopes = new AsyncLocalStorage<GateScope>();
+
+function scopeOf(gate: WriteGate): GateScope | undefined {
+  for (let s = gateScopes.getStore(); s; s = s.outer) if (s.gate === gate) return s;
+  return undefined;
+}
+
 interface Waiter {
   label: string;
   start(): void;
@@ -50,18 +70,17 @@ export interface WriteGateStats {
 export class WriteGate {
   private held: { label: string; since: number } | null = null;
   private readonly queue: Waiter[] = [];
-  private readonly context = new AsyncLocalStorage<{ label: string }>();
   private stats = { granted: 0, timedOut: 0, longestHoldMs: 0 };
 
   constructor(private readonly options: { waitMs: number; onLongHold?: (label: string, heldMs: number) => void; longHoldMs?: number }) {}
 
   /** The label of the gated write this async context runs inside, if any. */
   holderHere(): string | null {
-    return this.context.getStore()?.label ?? null;
+    return scopeOf(this)?.label ?? null;
   }
 
   async run<T>(label: string, fn: () => Promise<T>): Promise<T> {
-    const outer = this.context.getStore();
+    const outer = scopeOf(this);
     if (outer) throw new NestedWriteError(label, outer.label);
     await this.acquire(label);
     const since = Date.now();
@@ -70,7 +89,7 @@ export class WriteGate {
       : null;
     watchdog?.unref();
     try {
-      return await this.context.run({ label }, fn);
+      return await gateScopes.run({ gate: this, label, outer: gateScopes.getStore() }, fn);
     } finally {
       if (watchdog) clearTimeout(watchdog);
       this.release();

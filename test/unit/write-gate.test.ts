@@ -67,6 +67,26 @@ describe('unit: write gate', () => {
     assert.equal(gate.holderHere(), null);
   });
 
+  it("a write on another file's gate inside a gated write runs; the outer gate is still refused further in", async () => {
+    const a = new WriteGate({ waitMs: 200 });
+    const b = new WriteGate({ waitMs: 200 });
+    await a.run('on a', async () => {
+      assert.equal(b.holderHere(), null);
+      const inner = await b.run('on b', async () => {
+        assert.equal(a.holderHere(), 'on a');
+        assert.equal(b.holderHere(), 'on b');
+        await assert.rejects(
+          a.run('a again', async () => 1),
+          (err: unknown) => err instanceof NestedWriteError && /a again/.test(err.message) && /on a/.test(err.message),
+        );
+        return 'b done';
+      });
+      assert.equal(inner, 'b done');
+      assert.equal(b.holderHere(), null);
+    });
+    assert.equal(a.holderHere(), null);
+  });
+
   it('reports a write that holds the gate longer than longHoldMs', async () => {
     const held: Array<[string, number]> = [];
     const gate = new WriteGate({ waitMs: 500, longHoldMs: 20, onLongHold: (label, ms) => held.push([label, ms]) });
