@@ -169,23 +169,11 @@ export class SessionsService {
   }
 
   async create(user: User, client: { userAgent: string; ip: string }): Promise<{ token: string; session: Session }> {
-    const now = Date.now();
     const options = await this.options();
     await this.evictForPolicy(options.devicePolicy, user.id, client.userAgent).catch((err) =>
       this.logger.warn({ err }, 'session eviction failed'),
     );
-    const token = randomBytes(32).toString('base64url');
-    const session = await Session.create({
-      id_hash: hashOf(token),
-      public_id: randomUUID(),
-      user_id: user.id,
-      tenant_id: user.tenant_id,
-      user_agent: client.userAgent.slice(0, 512),
-      ip: client.ip.slice(0, 64),
-      created_at: now,
-      last_active_at: now,
-      expires_at: now + options.ttlHours * 3600 * 1000,
-    });
+    const { token, session } = await this.insert(user.id, user.tenant_id, client, options.ttlHours);
     if (options.maxPerUser > 0)
       await this.enforceMax(user.id, options.maxPerUser).catch((err) => this.logger.warn({ err }, 'session cap failed'));
     return { token, session };
@@ -200,21 +188,32 @@ export class SessionsService {
   async rotate(idHash: string): Promise<{ token: string; session: Session } | null> {
     const old = await Session.findByPk(idHash);
     if (!old || Number(old.expires_at) <= Date.now()) return null;
-    const now = Date.now();
     const { ttlHours } = await this.options();
+    const fresh = await this.insert(old.user_id, old.tenant_id, { userAgent: old.user_agent, ip: old.ip }, ttlHours);
+    await this.revokeByHash(idHash);
+    return fresh;
+  }
+
+  /** A new session row (its lifetime `ttlHours` from now) and the cookie value whose SHA-256 keys it. */
+  private async insert(
+    userId: string,
+    tenantId: string,
+    client: { userAgent: string; ip: string },
+    ttlHours: number,
+  ): Promise<{ token: string; session: Session }> {
+    const now = Date.now();
     const token = randomBytes(32).toString('base64url');
     const session = await Session.create({
       id_hash: hashOf(token),
       public_id: randomUUID(),
-      user_id: old.user_id,
-      tenant_id: old.tenant_id,
-      user_agent: old.user_agent,
-      ip: old.ip,
+      user_id: userId,
+      tenant_id: tenantId,
+      user_agent: client.userAgent.slice(0, 512),
+      ip: client.ip.slice(0, 64),
       created_at: now,
       last_active_at: now,
       expires_at: now + ttlHours * 3600 * 1000,
     });
-    await this.revokeByHash(idHash);
     return { token, session };
   }
 
