@@ -78,6 +78,16 @@ export const configSchema = z.object({
       idleTimeoutMs: z.number().int().min(0).default(30000),
     })
     .prefault({}),
+  runtime: z
+    .object({
+      /**
+       * V8's old-space growth after a full collection, in percent of what survived it, while a data
+       * operation plans or applies (kernel/heap-growth.ts); 0 leaves V8's adaptive factor always. See
+       * README, "Memory during data operations".
+       */
+      bulkHeapGrowthPercent: z.number().int().min(0).max(300).default(20),
+    })
+    .prefault({}),
   jobs: z
     .object({
       enabled: z.boolean().default(true),
@@ -155,6 +165,7 @@ export const ENV_VARS: Record<string, [string, EnvKind]> = {
   CMS_RATE_LIMIT_ENABLED: ['rateLimit.enabled', 'bool'],
   CMS_RATE_LIMIT_POINTS: ['rateLimit.points', 'int'],
   CMS_POOL_MAX_THREADS: ['pool.maxThreads', 'int'],
+  CMS_BULK_HEAP_GROWTH_PERCENT: ['runtime.bulkHeapGrowthPercent', 'int'],
   CMS_JOBS_ENABLED: ['jobs.enabled', 'bool'],
   CMS_JOBS_POLL_MS: ['jobs.pollIntervalMs', 'int'],
   CMS_PLUGINS_DISABLED: ['plugins.disabled', 'list'],

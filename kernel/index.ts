@@ -1,3 +1,4 @@
+import { setBulkHeapGrowth } from './heap-growth.js';
 import { mkdirSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -100,6 +101,7 @@ export class Kernel {
 
   constructor(options: KernelOptions = {}) {
     this.config = options.config ?? loadConfig(options.configOptions);
+    setBulkHeapGrowth(this.config.runtime.bulkHeapGrowthPercent);
     this.logger = options.logger ?? createLogger(this.config.logLevel);
     this.builtinDir = options.builtinPluginsDir ?? join(DIST_ROOT, 'plugins');
     this.sequelize = createSequelize(this.config, this.logger);

@@ -21,6 +21,7 @@ import {
 import type { DataOperation, DomainContext, PlanDraft } from '../data-ops/public.js';
 import { entryChecksum, isMedia, isRef } from './entry-codec.js';
 import { readSchema, incompatibilities, type PackageSchema } from './import-schemas.js';
+import { newIdsOfPlan } from './new-ids.js';
 import { StagingWriter, type ImportPayload, type StagedMedia } from './import-staging.js';
 import { formHash, importerLinks, loadTargetIndex, valueKey, type TargetIndex } from './import-target.js';
 import type { ImportUploads } from './import-uploads.js';
@@ -94,10 +95,8 @@ function creationOrder(wanted: Map<string, string[]>): string[] {
   return out;
 }
 
-interface Incoming extends IncomingIdentity {
-  syncId: string;
-  slug: string;
-}
+type Incoming = IncomingIdentity;
+const syncIdOf = (it: Incoming): string => it.key.slice(it.collection.length + 1);
 
 /** The candidate list most entries have (none): shared, replaced by an own array on the first candidate. */
 const NONE: string[] = [];
@@ -229,14 +228,14 @@ export async function planImport(
       const it: Incoming = {
         key,
         collection: c.name,
-        syncId: e.syncId,
-        slug: e.slug,
         bySyncId: index?.bySyncId.get(e.syncId) ?? null,
         byExternal: NONE,
         byNatural: natural,
       };
       incoming.push(it);
       byKey.set(key, it);
+      // External ids can only match entries that exist here: none to collect for an empty target.
+      if (!index?.rows.size) continue;
       for (const x of e.externalIds ?? []) ext.entryKeys.push({ key, format: x.format, entity: x.entity, id: x.id });
       const had = ext.sourceIds.get(e.sourceId);
       ext.sourceIds.set(e.sourceId, had === undefined ? key : [...keysOf(had), key]);
@@ -301,15 +300,15 @@ export async function planImport(
     return { operations, warnings: notes.warnings, blockedReasons: notes.blocked };
   }
 
-  // New entries get their ids now, so references to them resolve in the plan.
-  const newIds = new Map<string, string>();
-  for (const [key, dcs] of decisions) if (dcs.kind === 'new') newIds.set(key, randomUUID());
+  // New entries get their ids now, so references to them resolve in the plan: derived from the entry's
+  // key and a secret of this plan (as unique as random ids, and no map of 100,000 ids to hold).
+  const newId = newIdsOfPlan();
   const foreign = new Map<string, Map<string, string>>();
   const refTarget = async (collection: string, syncId: string): Promise<string | null> => {
     const key = `${collection}/${syncId}`;
     const dcs = decisions.get(key);
     if (dcs?.kind === 'matched') return dcs.targetId;
-    if (dcs?.kind === 'new') return newIds.get(key)!;
+    if (dcs?.kind === 'new') return newId(key);
     const index = indexes.get(collection);
     if (index) return index.bySyncId.get(syncId) ?? null;
     let map = foreign.get(collection);
@@ -382,7 +381,8 @@ export async function planImport(
       tenantId,
       peer,
       c.name,
-      incoming.filter((x) => x.collection === c.name).map((x) => x.syncId),
+      // Only matched entries compare with a base (the last version both sides agreed on).
+      incoming.filter((x) => x.collection === c.name && decisions.get(x.key)!.kind === 'matched').map(syncIdOf),
     );
     for await (const { value } of readNdjson(join(root, c.file), () => undefined)) {
       const parsed = entrySchema.safeParse(value);
@@ -454,7 +454,7 @@ export async function planImport(
       };
       if (dcs.kind === 'new') {
         const syncId = index?.bySyncId.has(e.syncId) ? randomUUID() : e.syncId;
-        await create(newIds.get(key)!, syncId, true);
+        await create(newId(key), syncId, true);
         continue;
       }
       const row = index!.rows.get(dcs.targetId)!;

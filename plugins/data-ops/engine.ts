@@ -1,3 +1,4 @@
+import { withBulkHeapGrowth } from '../../kernel/heap-growth.js';
 import { createHash } from 'node:crypto';
 import { randomUUID } from 'node:crypto';
 import { stringify } from 'safe-stable-stringify';
@@ -129,6 +130,8 @@ const identityForJob = (identity: Identity): ApplyJobPayload['identity'] => ({
  * cms_data_plans, background applies in the kernel's job queue, locks in cms_locks, so any instance
  * may plan, another apply, a third run the job.
  */
+type RunExtras = { jobId?: string; progress?(processed: number, total: number): Promise<void>; signal?: AbortSignal };
+
 export class DataOpsService implements DataOpsEngine {
   constructor(private readonly deps: EngineDeps) {}
 
@@ -148,6 +151,10 @@ export class DataOpsService implements DataOpsEngine {
   }
 
   async plan(domainId: string, rawInput: unknown, mode: SafetyMode | undefined, identity: Identity): Promise<PlanView> {
+    return withBulkHeapGrowth(() => this.planNow(domainId, rawInput, mode, identity));
+  }
+
+  private async planNow(domainId: string, rawInput: unknown, mode: SafetyMode | undefined, identity: Identity): Promise<PlanView> {
     const domain = this.domain(domainId);
     const chosen = mode ?? domain.defaultMode;
     if (!domain.modes.includes(chosen)) {
@@ -290,12 +297,11 @@ export class DataOpsService implements DataOpsEngine {
   }
 
   /** Lock -> (re-check) -> Apply -> Audit -> Verify -> Release. */
-  private async run(
-    domain: DataDomainDefinition,
-    plan: StoredPlanRecord,
-    identity: Identity,
-    extras: { jobId?: string; progress?(processed: number, total: number): Promise<void>; signal?: AbortSignal },
-  ): Promise<RunResult> {
+  private run(domain: DataDomainDefinition, plan: StoredPlanRecord, identity: Identity, extras: RunExtras): Promise<RunResult> {
+    return withBulkHeapGrowth(() => this.runNow(domain, plan, identity, extras));
+  }
+
+  private async runNow(domain: DataDomainDefinition, plan: StoredPlanRecord, identity: Identity, extras: RunExtras): Promise<RunResult> {
     const { lock, sequelize, store, options } = this.deps;
     const started = Date.now();
     const ctx = this.context(identity, domain.id);
