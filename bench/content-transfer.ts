@@ -204,7 +204,11 @@ async function syncCase(a: Instance, b: Instance, scratch: string): Promise<void
     // Case 12 left the collection on both: start from empty tables (the rows only; the schema stays).
     await a.db.query(`DELETE FROM "${TABLE}"`);
     await b.db.query(`DELETE FROM "${TABLE}"`);
-  } else await itemsCollection(a.call);
+  } else {
+    // The channel's key may write entries, not create collections: B has the collection, as after case 12.
+    await itemsCollection(a.call);
+    await itemsCollection(b.call);
+  }
   await seedEntries(a.db, TABLE, SYNC_ENTRIES);
   const base = await baselines(a.db, scratch);
 
