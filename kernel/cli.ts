@@ -130,6 +130,23 @@ function usage(): string {
   return extra ? `${USAGE}\n\nCommands of plugins:\n${extra}` : USAGE;
 }
 
+/**
+ * What a person starting the service opens next: the setup wizard while setup is incomplete (the
+ * admin UI answers 302 to /setup then), else the admin UI. Asked over HTTP, so the CLI knows no plugin.
+ */
+async function whereToGo(url: string): Promise<string> {
+  const open = url.replace('//0.0.0.0:', '//localhost:').replace('//[::]:', '//localhost:');
+  try {
+    const res = await fetch(`${url}/admin/`, { redirect: 'manual', signal: AbortSignal.timeout(5000) });
+    await res.body?.cancel();
+    if (res.status === 302 && (res.headers.get('location') ?? '').endsWith('/setup'))
+      return `Open ${open}/setup in a browser to finish setup.`;
+  } catch {
+    // not answering yet: the admin UI address is still right
+  }
+  return `Admin UI: ${open}/admin/`;
+}
+
 async function start(): Promise<void> {
   let kernel: Kernel;
   try {
@@ -156,6 +173,7 @@ async function start(): Promise<void> {
   try {
     await kernel.start();
     process.stdout.write(`CMS listening on ${kernel.url}\n`);
+    process.stdout.write(`${await whereToGo(kernel.url)}\n`);
   } catch (err) {
     if (stopping) return; // a signal during boot: the kernel stopped booting and closed; not a failure
     fail(err instanceof BootError ? `Boot failed: ${err.message}` : `Boot failed: ${(err as Error).stack}`);

@@ -266,6 +266,32 @@ describe('cli: cms start', function () {
     });
   }
 
+  /** Waits (bounded) until the output holds `pattern`. */
+  async function printed(started: Started, pattern: RegExp): Promise<RegExpExecArray> {
+    for (let i = 0; i < 100; i++) {
+      const m = pattern.exec(started.output());
+      if (m) return m;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    return expect.fail(`no line matching ${String(pattern)} within 5 s; output:\n${started.output()}`);
+  }
+
+  it('tells a new user where to go: the setup wizard on a fresh data folder, the admin UI once set up', async () => {
+    const fresh = await startCli({ CMS_SETUP_ADMIN_EMAIL: '', CMS_SETUP_ADMIN_PASSWORD: '' });
+    const setupLine = await printed(fresh, /Open (http:\/\/127\.0\.0\.1:\d+)\/setup in a browser to finish setup\./);
+    expect(setupLine[1]).to.equal(fresh.url);
+    expect((await fetch(`${fresh.url}/setup`)).status).to.equal(200);
+    fresh.child.kill('SIGTERM');
+    await exitWithin(fresh, 20000);
+
+    const ready = await startCli();
+    const adminLine = await printed(ready, /Admin UI: (http:\/\/127\.0\.0\.1:\d+)\/admin\//);
+    expect(adminLine[1]).to.equal(ready.url);
+    expect(ready.output()).to.not.contain('finish setup');
+    ready.child.kill('SIGTERM');
+    await exitWithin(ready, 20000);
+  });
+
   it('exits 0 on SIGTERM while a client holds a keep-alive connection open', async () => {
     const started = await startCli();
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
