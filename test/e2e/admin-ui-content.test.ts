@@ -96,11 +96,15 @@ for (const variant of DB_VARIANTS) {
       await page.getByRole('heading', { name: 'Hello from the browser', level: 1 }).waitFor();
       expect(await page.getByTestId('entry-version').textContent()).to.equal('version 1');
 
-      // Publish through the editor's status and save: a second revision.
-      await page.getByLabel('Status').selectOption('published');
+      // A draft offers Publish: the edited form saved as published, one request, a second revision.
+      expect(await page.getByRole('button', { name: 'Save draft' }).isVisible()).to.equal(true);
       await page.getByLabel(/^Body/).fill('First words, edited.');
-      await page.getByRole('button', { name: 'Save', exact: true }).click();
+      await page.getByRole('button', { name: 'Publish', exact: true }).click();
       await page.getByTestId('entry-version').filter({ hasText: 'version 2' }).waitFor();
+      await page.getByRole('status').getByText('Published', { exact: true }).waitFor();
+      // Published: Save keeps it published, Unpublish is offered instead of Publish.
+      await page.getByRole('button', { name: 'Unpublish' }).waitFor();
+      expect(await page.getByRole('button', { name: 'Publish', exact: true }).count()).to.equal(0);
       const revisions = page.getByRole('region', { name: 'Revisions' });
       await revisions.getByRole('button', { name: 'Version 1' }).waitFor();
 
