@@ -39,8 +39,8 @@ import { toPublicUser, UsersService } from './users-service.js';
 /** plugins.options.auth (later issues move the session settings into the seeded System Settings). */
 const optionsSchema = z.object({
   bcryptRounds: z.number().int().min(4).max(15).default(12),
-  /** The issuer shown in authenticator apps. */
-  issuer: z.string().min(1).max(64).default('CMS'),
+  /** The issuer shown in authenticator apps; unset: the tenant's site name (SITE_NAME), else "CMS". */
+  issuer: z.string().min(1).max(64).optional(),
   /** The address links in mails point to (CMS_PUBLIC_URL overrides); never taken from the request. */
   publicUrl: z.string().url().optional(),
   sessionTtlHours: z
@@ -119,6 +119,17 @@ async function sessionSettings(cradle: object): Promise<Partial<SessionOptions>>
   };
 }
 
+/** The tenant's site name (SITE_NAME, from the setup plugin's settings when it is there). */
+async function siteName(cradle: object, tenantId: string): Promise<string | null> {
+  try {
+    const settings = (cradle as { settings?: { get(key: string, tenantId?: string): Promise<unknown> } }).settings;
+    const name = await settings?.get('SITE_NAME', tenantId);
+    return typeof name === 'string' && name.trim() ? name.trim().slice(0, 64) : null;
+  } catch {
+    return null;
+  }
+}
+
 export default definePlugin({
   register({ container, routes, registries, migrations, models, config, options: raw }) {
     const parsed = optionsSchema.safeParse(raw);
@@ -193,7 +204,12 @@ export default definePlugin({
     container.register(
       'twoFactor',
       asFunction(
-        ({ pool, authSecrets }: { pool: WorkerPool; authSecrets: AuthSecrets }) => new TwoFactorService(pool, authSecrets, o.issuer),
+        (cradle: { pool: WorkerPool; authSecrets: AuthSecrets }) =>
+          new TwoFactorService(
+            cradle.pool,
+            cradle.authSecrets,
+            async (tenantId) => o.issuer ?? (await siteName(cradle, tenantId)) ?? 'CMS',
+          ),
       ).singleton(),
     );
     container.register('emailTokens', asFunction(() => new EmailTokensService()).singleton());

@@ -35,7 +35,8 @@ export class TwoFactorService {
   constructor(
     private readonly pool: WorkerPool,
     private readonly secrets: AuthSecrets,
-    private readonly issuer: string,
+    /** The issuer authenticator apps show for a tenant's accounts (its site name by default). */
+    private readonly issuerOf: (tenantId: string) => Promise<string>,
   ) {}
 
   private async hashCodes(codes: string[]): Promise<string[]> {
@@ -57,10 +58,11 @@ export class TwoFactorService {
     await sequelize.query('INSERT INTO auth_2fa_pending (user_id, payload, created_at) VALUES (?, ?, ?)', {
       replacements: [user.id, payload, Date.now()],
     });
+    const issuer = await this.issuerOf(user.tenant_id ?? 'default');
     return {
       secret,
-      qrCodeURL: generateURI({ issuer: this.issuer, label: user.email, secret }),
-      manualEntryDetails: { issuer: this.issuer, account: user.email, secret, algorithm: 'SHA1', digits: 6, period: 30 },
+      qrCodeURL: generateURI({ issuer, label: user.email, secret }),
+      manualEntryDetails: { issuer, account: user.email, secret, algorithm: 'SHA1', digits: 6, period: 30 },
       backupCodes,
     };
   }

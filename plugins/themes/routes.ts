@@ -140,8 +140,15 @@ export const themeRoutes: RouteDefinition[] = [
       }),
     },
     summary: 'Public branding {siteName, logoUrl, accentColor} of a tenant; always 200, all null when no tenant resolves, the tenant is default, or anything fails; cached 10 minutes per tenant',
+    description: "siteName falls back to the tenant's SITE_NAME setting (the setup wizard's site name; the default tenant's when none resolves), so the sign-in and share pages show the site's name.",
     response: branding,
-    handler: ({ scope, query }) => scope.themes.publicBranding(query),
+    async handler({ scope, query }) {
+      const answer = await scope.themes.publicBranding(query);
+      if (answer.siteName) return answer;
+      const tenantId = (await scope.themes.publicTenant(query).catch(() => null)) ?? 'default';
+      const name = await optional(scope, 'settings')?.get('SITE_NAME', tenantId).catch(() => null);
+      return typeof name === 'string' && name.trim() ? { ...answer, siteName: name.trim() } : answer;
+    },
   }),
   defineRoute({
     method: 'GET', path: '/api/theme/effective', permission: 'public', tags, request: {},

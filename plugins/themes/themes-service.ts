@@ -216,16 +216,22 @@ export class ThemesService {
    * of its active theme (accentColor falls back to primary 500). All null when no tenant resolves, the
    * tenant is `default`, it has no active theme, or anything fails. Cached 10 minutes per tenant.
    */
+  /** The tenant a public request names (tenantId, else its hostname); null for none or the default tenant. */
+  async publicTenant(query: { tenantId?: string; hostname?: string }): Promise<string | null> {
+    let tenantId = query.tenantId?.trim() || null;
+    if (!tenantId) {
+      const hostname = query.hostname?.trim().toLowerCase();
+      const tenants = this.tenants();
+      if (!hostname || !tenants) return null;
+      tenantId = await tenants.fromHostname(hostname);
+    }
+    return !tenantId || tenantId === 'default' || !TENANT_ID.test(tenantId) ? null : tenantId;
+  }
+
   async publicBranding(query: { tenantId?: string; hostname?: string }): Promise<Branding> {
     try {
-      let tenantId = query.tenantId?.trim() || null;
-      if (!tenantId) {
-        const hostname = query.hostname?.trim().toLowerCase();
-        const tenants = this.tenants();
-        if (!hostname || !tenants) return { ...NULL_BRANDING };
-        tenantId = await tenants.fromHostname(hostname);
-      }
-      if (!tenantId || tenantId === 'default' || !TENANT_ID.test(tenantId)) return { ...NULL_BRANDING };
+      const tenantId = await this.publicTenant(query);
+      if (!tenantId) return { ...NULL_BRANDING };
       const cache = this.cache();
       const hit = await cache?.get<Branding>(CACHE_CATEGORY, BRANDING_KEY, { tenant: tenantId }).catch(() => undefined);
       if (hit) return hit;

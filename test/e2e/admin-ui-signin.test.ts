@@ -229,3 +229,44 @@ describe('admin UI: sign-in page offers the configured identity providers', func
     expect(await page.getByRole('link', { name: /Not configured/ }).count(), 'a provider without its secret is not offered').to.equal(0);
   });
 });
+
+// An instance set up as an operator would (the setup plugin, off in the other tests, holds SITE_NAME).
+describe("admin UI: the site's name before sign-in", function () {
+  this.timeout(90000);
+  const b = useBrowser();
+  let site: TestKernel;
+  before(async () => {
+    site = await startUiKernel({
+      setup: true,
+      config: { plugins: { options: { setup: { admin: { email: 'owner@example.com', password: PASSWORD } } } } },
+    });
+  });
+  after(async () => site?.close());
+
+  it("uses the site's name on the sign-in page and as the authenticator app's issuer, and asks a guest for nothing that needs a session", async function () {
+    try {
+      await site.kernel.container.resolve<{ set(k: string, v: unknown): Promise<void> }>('settings').set('SITE_NAME', 'Harbour Notes');
+      const { page } = b;
+      const refused: string[] = [];
+      page.on('response', (r) => void (r.status() === 401 && refused.push(new URL(r.url()).pathname)));
+      await page.goto(`${site.url}/login`);
+      await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+      await page.locator('.brand', { hasText: 'Harbour Notes' }).waitFor();
+      await page.waitForLoadState('networkidle');
+      // The page asks whether a session exists (GET /api/user/me); nothing else is refused for want of one.
+      expect(
+        refused.filter((p) => p !== '/api/user/me'),
+        'requests answered 401 while signed out',
+      ).to.deep.equal([]);
+
+      const login = await site.request('/api/user/login', { method: 'POST', json: { email: 'owner@example.com', password: PASSWORD } });
+      const setup = (
+        await (await site.request('/api/auth/2fa/setup', { method: 'POST', headers: { cookie: responseCookie(login)! } })).json()
+      ).data;
+      expect(setup.manualEntryDetails.issuer).to.equal('Harbour Notes');
+      expect(new URL(setup.qrCodeURL).searchParams.get('issuer')).to.equal('Harbour Notes');
+    } finally {
+      await site.kernel.container.resolve<{ set(k: string, v: unknown): Promise<void> }>('settings').set('SITE_NAME', 'My CMS');
+    }
+  });
+});
