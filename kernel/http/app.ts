@@ -155,7 +155,7 @@ export function buildApp(deps: AppDeps): Koa & { identify: IdentifyRequest } {
     if (outcome.kind === 'method') throw new MethodNotAllowedError(outcome.allowed);
     if (outcome.kind === 'none') throw new NotFoundError(`No route for ${ctx.method} ${ctx.state.originalPath}`);
     const { route, params } = outcome.match;
-    checkRoute(identity, route.permission, namespacePermission);
+    checkRoute(identity, route.permission, namespacePermission, route.permissionScope ? params[route.permissionScope] : undefined);
     if (!deps.isBooted(route.owner)) throw new ServiceUnavailableError(`Plugin '${route.owner}' is still booting; try again shortly`);
     const input = await readInput(ctx, route.request, params, deps.bodyLimit);
     const run = async () => {

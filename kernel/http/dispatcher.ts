@@ -1,10 +1,10 @@
 import { AuthenticationRequiredError, ForbiddenError } from '../errors.js';
-import { hasPermission, isAdmin, type Identity } from './identity.js';
+import { hasScopedPermission, isAdmin, type Identity } from './identity.js';
 import type { NamespaceMap } from './namespaces.js';
 
-function require(identity: Identity, permission: string): void {
+function require(identity: Identity, permission: string, scope?: string): void {
   if (permission === 'public') return;
-  if (permission !== 'authenticated' && hasPermission(identity, permission)) return;
+  if (permission !== 'authenticated' && hasScopedPermission(identity, permission, scope)) return;
   if (identity.kind === 'guest') throw new AuthenticationRequiredError();
   if (permission === 'authenticated') return;
   throw new ForbiddenError(`This needs the permission '${permission}'`);
@@ -25,10 +25,11 @@ export function checkNamespace(namespaces: NamespaceMap, identity: Identity, nam
 
 /**
  * After routing: a route declared public is open; otherwise the identity needs the namespace's
- * permission for the method and the route's own permission. Admins pass every check.
+ * permission for the method and the route's own permission. Admins pass every check. `scope` (the
+ * value of the route's permissionScope parameter) lets `<permission>:<scope>` stand for either.
  */
-export function checkRoute(identity: Identity, routePermission: string, namespacePermission: string | undefined): void {
+export function checkRoute(identity: Identity, routePermission: string, namespacePermission: string | undefined, scope?: string): void {
   if (routePermission === 'public') return;
-  if (namespacePermission) require(identity, namespacePermission);
-  require(identity, routePermission);
+  if (namespacePermission) require(identity, namespacePermission, scope);
+  require(identity, routePermission, scope);
 }

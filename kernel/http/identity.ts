@@ -25,3 +25,11 @@ export function isAdmin(identity: Identity): boolean {
 export function hasPermission(identity: Identity, permission: string): boolean {
   return isAdmin(identity) || identity.permissions.includes(permission);
 }
+
+/**
+ * `permission` itself, or its grant for one resource: `<permission>:<scope>` (e.g. content:read:posts,
+ * the guest role's public read of one collection). Routes opt in with `permissionScope`.
+ */
+export function hasScopedPermission(identity: Identity, permission: string, scope: string | undefined): boolean {
+  return hasPermission(identity, permission) || (scope !== undefined && identity.permissions.includes(`${permission}:${scope}`));
+}

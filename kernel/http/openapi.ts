@@ -45,9 +45,15 @@ function operation(route: RegisteredRoute, namespacePermission: string | undefin
   return {
     operationId: `${route.method.toLowerCase()}${route.path.replace(/[/:{}-]+(\w)/g, (_, c: string) => c.toUpperCase())}`,
     summary: route.summary,
-    description: [route.description, `Permission: ${permission}. Plugin: ${route.owner}.`].filter(Boolean).join('\n\n'),
+    description: [
+      route.description,
+      `Permission: ${permission}${route.permissionScope ? ` (or ${route.permission}:<${route.permissionScope}>)` : ''}. Plugin: ${route.owner}.`,
+    ]
+      .filter(Boolean)
+      .join('\n\n'),
     tags: route.tags ?? [route.namespace ?? route.owner],
     'x-permission': route.permission,
+    ...(route.permissionScope ? { 'x-permission-scope': route.permissionScope } : {}),
     'x-plugin': route.owner,
     ...(route.permission === 'public' ? { security: [] } : {}),
     requestParams: {

@@ -47,6 +47,11 @@ export interface RouteDefinition {
    * permission name such as `system:read`. The namespace's permission applies as well unless public.
    */
   permission: string;
+  /**
+   * A path parameter (e.g. `collection`) whose value scopes the permission: an identity holding
+   * `<permission>:<value>` passes as if it held the permission (the namespace's too), for this route.
+   */
+  permissionScope?: string;
   summary: string;
   description?: string;
   tags?: string[];
@@ -119,6 +124,8 @@ export class RouteTable {
     if (typeof route.permission !== 'string' || !PERMISSION.test(route.permission)) {
       throw new BootError(`Route ${where} must declare a permission: public, authenticated, or a name like system:read`);
     }
+    if (route.permissionScope !== undefined && !route.path.split('/').includes(`:${route.permissionScope}`))
+      throw new BootError(`Route ${where}: permissionScope '${route.permissionScope}' is not one of its path parameters`);
     if (typeof route.handler !== 'function') throw new BootError(`Route ${where} has no handler`);
     if (!route.summary) throw new BootError(`Route ${where} needs a summary (it documents the OpenAPI operation)`);
     if (!route.request || typeof route.request !== 'object') {

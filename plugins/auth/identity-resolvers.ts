@@ -96,10 +96,14 @@ export function sessionCookieResolver(): IdentityResolver {
   };
 }
 
-/** Everyone else: the guest identity with the guest role's permissions (none until an admin grants some). */
-export function guestResolver(): IdentityResolver {
+/**
+ * Everyone else: the guest identity with the guest role's permissions (none until an admin grants some),
+ * kept a minute per tenant; `forget` drops a tenant's copy (GUEST_GRANTS_CHANGED, from any instance).
+ */
+export function guestResolver(): IdentityResolver & { forget(tenantId: string): void } {
   const cached = new Map<string, { permissions: string[]; at: number }>();
   return {
+    forget: (tenantId) => void cached.delete(tenantId),
     id: 'guest-role',
     priority: 1000,
     async resolve(ctx: Context): Promise<Identity | null> {

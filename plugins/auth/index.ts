@@ -1,4 +1,4 @@
-import { asFunction } from 'awilix';
+import { asFunction, asValue } from 'awilix';
 import { z } from 'zod';
 import type { CacheService } from '../../kernel/cache/cache-service.js';
 import { BootError } from '../../kernel/errors.js';
@@ -8,6 +8,7 @@ import type { Logger } from '../../kernel/logger.js';
 import type { SystemJob } from '../../kernel/registries/index.js';
 import type { WorkerPool } from '../../kernel/pool.js';
 import { bearerResolver, guestResolver, sessionCookieResolver } from './identity-resolvers.js';
+import { GUEST_GRANTS_CHANGED } from './public.js';
 import { ApiKey } from './models/api-key.js';
 import { WebsiteToken } from './models/website-token.js';
 import { accountRoutes } from './routes-account.js';
@@ -244,7 +245,9 @@ export default definePlugin({
       routes.add(route);
     registries.identityResolvers.add(bearerResolver());
     registries.identityResolvers.add(sessionCookieResolver());
-    registries.identityResolvers.add(guestResolver());
+    const guest = guestResolver();
+    container.register('guestResolver', asValue(guest));
+    registries.identityResolvers.add(guest);
     for (const job of purgeJobs) registries.systemJobs.add(job);
   },
   boot({ container, logger, onClose, options }) {
@@ -271,5 +274,13 @@ export default definePlugin({
       await running;
     });
     onClose(sessions.connectEvents(container.resolve<EventBus>('events')));
+    // Public access granted or withdrawn on any instance applies to the next guest request here.
+    const guest = container.resolve<ReturnType<typeof guestResolver>>('guestResolver');
+    onClose(
+      container.resolve<EventBus>('events').subscribe(GUEST_GRANTS_CHANGED, (event) => {
+        const tenantId = (event.payload as { tenantId?: unknown })?.tenantId;
+        if (typeof tenantId === 'string') guest.forget(tenantId);
+      }),
+    );
   },
 });

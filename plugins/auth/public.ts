@@ -29,6 +29,8 @@ export type { User as UserRecord } from './models/user.js';
 export const SESSION_REVOKED = 'auth:session-revoked';
 /** User-management events (payload UserEvent), also GraphQL subscriptions. */
 export const USER_EVENTS = { create: 'on:user_create', update: 'on:user_update', delete: 'on:user_delete' } as const;
+/** The guest role's permissions of a tenant changed (payload `{ tenantId }`): every instance drops its copy. */
+export const GUEST_GRANTS_CHANGED = 'auth:guest-grants-changed';
 /** A second-factor verification at sign-in failed (payload TwoFactorFailedEvent). */
 export const TWO_FACTOR_FAILED = 'auth:two-factor-failed';
 

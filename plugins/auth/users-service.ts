@@ -7,7 +7,8 @@ import { AccountBlockedError, AccountLockedError, InvalidCredentialsError, UserE
 import { Role } from './models/role.js';
 import { likeContains } from '../../kernel/text/like-contains.js';
 import { User } from './models/user.js';
-import { USER_EVENTS, type UserEvent } from './public.js';
+import { GUEST_GRANTS_CHANGED, USER_EVENTS, type UserEvent } from './public.js';
+import { BUILT_IN_ROLES } from './roles.js';
 
 export const MAX_FAILED_ATTEMPTS = 5;
 export const LOCKOUT_MS = 15 * 60 * 1000;
@@ -152,6 +153,31 @@ export class UsersService {
   async roles(tenantId: string): Promise<Array<{ name: string; description: string; permissions: string[] }>> {
     const rows = await Role.findAll({ where: { tenant_id: tenantId }, order: [['name', 'ASC']] });
     return rows.map((r) => ({ name: r.name, description: r.description, permissions: JSON.parse(r.permissions) as string[] }));
+  }
+
+  /**
+   * Grants or withdraws one permission of the tenant's guest role (public access: `content:read:<collection>`
+   * lets callers without a session read that collection's published entries). Read and written in one
+   * transaction, so two grants at once both land; every instance re-reads the guest's permissions at once
+   * (GUEST_GRANTS_CHANGED). Returns the guest role's permissions.
+   */
+  async setGuestGrant(tenantId: string, permission: string, granted: boolean): Promise<string[]> {
+    const sequelize = Role.sequelize!;
+    const permissions = await sequelize.transaction(async (transaction) => {
+      const row = await Role.findOne({ where: { tenant_id: tenantId, name: 'guest' }, transaction, lock: transaction.LOCK.UPDATE });
+      const current = row ? (JSON.parse(row.permissions) as string[]) : [];
+      const next = granted ? [...new Set([...current, permission])] : current.filter((p) => p !== permission);
+      if (next.length === current.length && next.every((p, i) => p === current[i])) return current;
+      if (row) await Role.update({ permissions: JSON.stringify(next) }, { where: { tenant_id: tenantId, name: 'guest' }, transaction });
+      else
+        await Role.create(
+          { tenant_id: tenantId, name: 'guest', description: BUILT_IN_ROLES.guest!.description, permissions: JSON.stringify(next) },
+          { transaction },
+        );
+      return next;
+    });
+    await this.events?.publish(GUEST_GRANTS_CHANGED, { tenantId });
+    return permissions;
   }
 
   /** Gives the user another role (the caller checked that it exists and may be granted). */

@@ -15,6 +15,7 @@ import { CollectionRow } from './models/collection-row.js';
 import { Revision } from './models/revision.js';
 import { collectionRoutes } from './routes-collections.js';
 import { entryRoutes } from './routes-entries.js';
+import { publicAccessRoutes } from './routes-public-access.js';
 
 export default definePlugin({
   register({ container, routes, migrations, models }) {
@@ -50,7 +51,7 @@ export default definePlugin({
       'content',
       requestScoped(({ contentClient, currentUser }) => contentClient(currentUser)),
     );
-    for (const route of [...collectionRoutes, ...entryRoutes]) routes.add(route);
+    for (const route of [...collectionRoutes, ...publicAccessRoutes, ...entryRoutes]) routes.add(route);
   },
   async boot({ container, onClose }) {
     const collections = container.resolve<CollectionsService>('collections');

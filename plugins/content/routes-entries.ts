@@ -51,11 +51,12 @@ export const entryRoutes: RouteDefinition[] = [
     method: 'GET',
     path: '/api/collections/:collection',
     permission: 'content:read',
+    permissionScope: 'collection',
     tags: ['entries'],
     summary:
       'Lists entries: page, limit (25, at most 100), sort (field, -field, field:asc), search, status, filter (JSON); cached until the next write',
     description:
-      'Callers without content:write see published entries only. X-Cache: HIT or MISS tells whether the list came from the cache.',
+      'Callers without content:write see published entries only. X-Cache: HIT or MISS tells whether the list came from the cache. Callers without a session read it when the collection is public (PUT /api/collections/{collection}/public-access).',
     request: { params: collectionParam, query: listQuerySchema },
     response: z.object({ items: z.array(entry), total: z.number(), page: z.number(), limit: z.number() }),
     async handler({ ctx, params, query, identity, scope }) {
@@ -103,8 +104,9 @@ export const entryRoutes: RouteDefinition[] = [
     method: 'GET',
     path: '/api/collections/:collection/:entryId',
     permission: 'content:read',
+    permissionScope: 'collection',
     tags: ['entries'],
-    summary: 'One entry (callers without content:write: published entries only)',
+    summary: 'One entry (callers without content:write: published entries only; guests too when the collection is public)',
     request: entryParams,
     response: entry,
     handler: ({ params, identity, scope }) => scope.entries.get(params.collection, params.entryId, identity),

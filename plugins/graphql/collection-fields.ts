@@ -74,7 +74,7 @@ export function queryFields(t: CollectionTypes, entries: EntriesPort): GraphQLFi
     },
     extensions: { cost: 'list' },
     async resolve(_root, args, ctx) {
-      requirePermission(ctx.identity, 'content:read');
+      requirePermission(ctx.identity, 'content:read', collection.name);
       return (await entries.list(collection.name, listQuery(args), ctx.identity)).value;
     },
   };
@@ -83,7 +83,7 @@ export function queryFields(t: CollectionTypes, entries: EntriesPort): GraphQLFi
     description: `One entry of '${collection.name}' by id; null when there is none (or it is not published and you lack content:write).`,
     args: { _id: { type: new GraphQLNonNull(GraphQLID) } },
     async resolve(_root, args, ctx) {
-      requirePermission(ctx.identity, 'content:read');
+      requirePermission(ctx.identity, 'content:read', collection.name);
       return entries.get(collection.name, String(args._id), ctx.identity).catch(notFoundAsNull);
     },
   };

@@ -71,7 +71,7 @@ function scalarFor(f: CollectionField, enums: Map<string, GraphQLEnumType>): Gra
 /** A related entry, or null when it is gone or hidden from the caller (a draft for a reader). */
 async function related(entries: EntriesPort, target: string, id: unknown, ctx: GraphqlContext): Promise<Entry | null> {
   if (typeof id !== 'string') return null;
-  requirePermission(ctx.identity, 'content:read');
+  requirePermission(ctx.identity, 'content:read', target);
   const key = `${target}/${id}`;
   const load = () =>
     entries.get(target, id, ctx.identity).catch((err: unknown) => {

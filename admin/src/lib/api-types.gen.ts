@@ -172,6 +172,15 @@ export interface ApiSchemas {
     }[];
     version: number;
   };
+  CollectionPublicAccess: {
+    collection: string;
+    /** Guests read the published entries of this collection */
+    public: boolean;
+    /** The guest role holds content:read itself: every collection is public */
+    guestReadsAll: boolean;
+    /** Where guests read the list, e.g. /api/collections/posts */
+    listPath: string;
+  };
   ConfigStatus: {
     inSync: boolean;
     summary: { same: number; changed: number; onlyInDatabase: number; onlyInFiles: number };
@@ -726,7 +735,7 @@ export interface ApiRoutes {
     response: { items: ApiSchemas['Entry'][]; total: number; page: number; limit: number };
     errors: ApiErrorCode;
   };
-  /** One entry (callers without content:write: published entries only) (permission: content:read) */
+  /** One entry (callers without content:write: published entries only; guests too when the collection is public) (permission: content:read) */
   'GET /api/collections/:collection/:entryId': {
     params: { collection: string; entryId: string };
     query: never;
@@ -740,6 +749,14 @@ export interface ApiRoutes {
     query: never;
     body: never;
     response: { version: number; action: string; data: ApiSchemas['Entry']; createdAt: string; createdBy: string | null }[];
+    errors: ApiErrorCode;
+  };
+  /** Whether callers without a session may read the published entries of this collection (permission: content:read) */
+  'GET /api/collections/:collection/public-access': {
+    params: { collection: string };
+    query: never;
+    body: never;
+    response: ApiSchemas['CollectionPublicAccess'];
     errors: ApiErrorCode;
   };
   /** One collection's schema (permission: content:read) */
@@ -2897,6 +2914,14 @@ export interface ApiRoutes {
     query: never;
     body: { name: string; expiresAt?: string; [key: string]: unknown };
     response: { _id: string; name: string; token: string; expiresAt: string | null };
+    errors: ApiErrorCode;
+  };
+  /** Lets callers without a session read the published entries of this collection (REST and GraphQL), or stops it (permission: collections:manage) */
+  'PUT /api/collections/:collection/public-access': {
+    params: { collection: string };
+    query: never;
+    body: { public: boolean; [key: string]: unknown };
+    response: ApiSchemas['CollectionPublicAccess'];
     errors: ApiErrorCode;
   };
   /** Peer endpoint: one chunk of a package upload (a push), raw bytes with Content-Range: bytes <start>-<end>/<total> (permission: content:sync) */
