@@ -24,6 +24,50 @@ for (const variant of DB_VARIANTS) {
     after(async () => t?.close());
     const apiGet = async (path: string) => (await (await t.request(path, { headers: { cookie } })).json()).data;
 
+    it('makes a collection public in its settings: a guest then reads the published entry, not the draft, and the entry links to its API view', async function () {
+      const { page, context } = b;
+      const name = `notes${variant.name.replace(/[^a-z]/g, '')}`;
+      const call = async (method: string, path: string, json: unknown) => {
+        const res = await t.request(path, { method, headers: { cookie }, json });
+        expect(res.status, await res.clone().text()).to.be.oneOf([200, 201]);
+        return (await res.json()).data;
+      };
+      await call('POST', '/api/collections', { name, fields: [{ name: 'title', type: 'text', required: true }] });
+      const open = await call('POST', `/api/collections/${name}`, { title: 'Opening hours', status: 'published' });
+      await call('POST', `/api/collections/${name}`, { title: 'Unfinished thoughts' });
+      // A visitor without a session (no cookie at all) is asked to sign in.
+      expect((await fetch(`${t.url}/api/collections/${name}`)).status).to.equal(401);
+
+      await signInWithApi(context, t.url, 'ada@example.com', PASSWORD);
+      await page.goto(`${t.url}/admin/content/${name}/schema`);
+      const card = page.getByRole('region', { name: 'Public access' });
+      await card.getByText('Private: readers need a session').waitFor();
+      await card.getByRole('checkbox', { name: /Anyone can read the published entries/ }).check();
+      await page.getByRole('status').getByText('Published entries are now public').waitFor();
+      expect(await card.getByTestId('public-list-url').textContent()).to.equal(`${t.url}/api/collections/${name}`);
+
+      const list = (await (await fetch(`${t.url}/api/collections/${name}`)).json()) as { data: { items: Array<{ title: string }> } };
+      expect(list.data.items.map((e) => e.title)).to.deep.equal(['Opening hours']);
+      const viaGraphql = (await (
+        await fetch(`${t.url}/api/graphql`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ query: `{ ${name} { total } }` }),
+        })
+      ).json()) as { data?: Record<string, { total: number }> };
+      expect(viaGraphql.data?.[name]?.total, JSON.stringify(viaGraphql)).to.equal(1);
+
+      // The entry's page links to the entry as the API serves it.
+      await page.goto(`${t.url}/admin/content/${name}/${open._id}`);
+      expect(await page.getByRole('link', { name: 'View in API' }).getAttribute('href')).to.equal(`/api/collections/${name}/${open._id}`);
+
+      // Private again: the visitor is refused at once.
+      await page.goto(`${t.url}/admin/content/${name}/schema`);
+      await page.getByRole('region', { name: 'Public access' }).getByRole('checkbox').uncheck();
+      await page.getByRole('status').getByText('Entries are private again').waitFor();
+      expect((await fetch(`${t.url}/api/collections/${name}`)).status).to.equal(401);
+    });
+
     it("creates a collection in the schema editor and an entry with a cover image (the API's field messages shown), publishes it, restores a revision, then archives and deletes in bulk", async function () {
       const { page, context } = b;
       const name = `posts${variant.name.replace(/[^a-z]/g, '')}`;
