@@ -56,6 +56,7 @@ export const emailRoutes: RouteDefinition[] = [
       checkPassword(body.password); // a rejected password must not use up the link
       const row = await scope.emailTokens.claim('reset', body.token);
       const before = await scope.users.findById(row.user_id!);
+      const clientLocks = await scope.users.clientLockCount(row.user_id!);
       await scope.users.setPassword(row.user_id!, body.password);
       const revokedSessions = await scope.sessions.revokeAllForUser(row.user_id!);
       if (before) {
@@ -68,7 +69,9 @@ export const emailRoutes: RouteDefinition[] = [
           target: userTarget(before),
           details: { revokedSessions, linkId: row.id },
         });
+        // A reset clears every lock of the account: the account-wide one and those of single clients.
         if (before.lockout_until !== null && Number(before.lockout_until) > Date.now()) await auditUnlock(ctx, before, 'password-reset');
+        else if (clientLocks > 0) await auditUnlock(ctx, before, 'password-reset', 'client');
       }
       return { reset: true };
     },

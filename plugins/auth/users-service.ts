@@ -332,6 +332,15 @@ export class UsersService {
     return until > Date.now() ? Math.ceil((until - Date.now()) / 1000) : 0;
   }
 
+  /** How many clients the account is locked for right now (per-client locks only). */
+  async clientLockCount(userId: string): Promise<number> {
+    const [row] = await this.db().query<{ n: number | string }>(
+      'SELECT COUNT(*) AS n FROM auth_login_failures WHERE user_id = ? AND lockout_until > ?',
+      { replacements: [userId, Date.now()], type: QueryTypes.SELECT },
+    );
+    return Number(row?.n ?? 0);
+  }
+
   /**
    * Counts a failure for this client and for the account; resolves the locks this failure set (empty:
    * none). A failure that finds a lock already set (it lost a race) throws AccountLockedError (403).

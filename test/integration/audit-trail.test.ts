@@ -138,19 +138,24 @@ for (const variant of DB_VARIANTS) {
       }
       const lock = await entry('auth.lockout.started', (r) => r.actor.userId === u.id);
       expect(lock).to.include({ level: 'high', outcome: 'failure' });
-      expect(lock.message).to.equal(`Account ${u.email} locked for 15 minutes after 5 failed attempts (password)`);
+      // Five failures from one client lock the account for that client (the scope is in the entry).
+      expect(lock.message).to.equal(`Account ${u.email} locked for 15 minutes for one client after 5 failed attempts from it (password)`);
       expect(lock.details?.target).to.deep.equal({ type: 'user', id: u.id });
+      expect(lock.details).to.deep.include({ scope: 'client', attempts: 5, via: 'password' });
       const refused = await login(u.email);
       expect(refused.status).to.equal(403);
       const lockedTry = await entry('auth.sign-in.failed', (r) => r.actor.userId === u.id && r.details?.reason === 'locked');
+      expect(lockedTry.details).to.deep.include({ scope: 'client', client: 'ip' });
       fromRequest(lockedTry, refused);
 
       // The lock runs out: the next sign-in records the unlock.
-      await t.kernel.sequelize.query('UPDATE auth_users SET lockout_until = ? WHERE id = ?', { replacements: [Date.now() - 1000, u.id] });
+      await t.kernel.sequelize.query('UPDATE auth_login_failures SET lockout_until = ? WHERE user_id = ?', {
+        replacements: [Date.now() - 1000, u.id],
+      });
       const after = await login(u.email);
       expect(after.status).to.equal(200);
       const expired = await entry('auth.lockout.ended', (r) => r.actor.userId === u.id);
-      expect(expired.details).to.deep.include({ how: 'expired' });
+      expect(expired.details).to.deep.include({ how: 'expired', scope: 'client' });
       fromRequest(expired, after);
 
       // Locked again, then a password reset by mail clears it.
@@ -167,7 +172,10 @@ for (const variant of DB_VARIANTS) {
       const done = await entry('auth.password.reset', (r) => r.actor.userId === u.id);
       expect(done).to.include({ level: 'medium' });
       fromRequest(done, reset);
-      expect((await entry('auth.lockout.ended', (r) => r.actor.userId === u.id)).details).to.deep.include({ how: 'password-reset' });
+      expect((await entry('auth.lockout.ended', (r) => r.actor.userId === u.id)).details).to.deep.include({
+        how: 'password-reset',
+        scope: 'client',
+      });
     });
 
     it('2FA enabled, sign-in with a code, backup codes regenerated and used, 2FA disabled', async function () {
