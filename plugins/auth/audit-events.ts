@@ -117,7 +117,7 @@ export async function auditSignInFailure(
   const text = {
     'unknown-account': 'no account has the e-mail address given',
     'wrong-password': 'wrong password',
-    locked: 'the account is locked',
+    locked: notes.lockedScope === 'client' ? 'the account is locked for this client' : 'the account is locked',
     blocked: 'the account is blocked',
   }[reason];
   await auditAuth(ctx, {

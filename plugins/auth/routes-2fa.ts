@@ -159,7 +159,7 @@ export const twoFactorRoutes: RouteDefinition[] = [
     permission: 'public',
     summary: 'Second step of sign-in: a TOTP code or a backup code; sets the session cookie on success',
     description:
-      'Always 200 for a wrong code ({success:false}); needs the pending sign-in cookie set by POST /api/user/login on this client. Failed codes count toward the account lockout.',
+      'Always 200 for a wrong code ({success:false}); needs the pending sign-in cookie set by POST /api/user/login on this client. Failed codes count toward the lockout like wrong passwords (per client and for the account); a client or account under a lock gets {success:false}.',
     tags: ['two-factor'],
     envelope: false,
     errorShape: 'message',
