@@ -403,6 +403,18 @@ describe('auth across two instances sharing the database and Redis', function ()
     await a?.close();
   });
 
+  it("per-client and account-wide lockout counts are shared: a client locked through one instance is locked on the other, the owner's client is not", async function () {
+    await createUser(a!, 'shared-lock@example.com');
+    const attacker = clientCookie(a!, 'shared-attacker');
+    for (let i = 0; i < 5; i++) {
+      const via = i % 2 === 0 ? a! : b!;
+      expect((await login(via, 'shared-lock@example.com', `guess-${i}`, 'evil/1.0', attacker)).status).to.equal(401);
+    }
+    expect((await login(b!, 'shared-lock@example.com', PASSWORD, 'evil/1.0', attacker)).status).to.equal(403);
+    expect((await login(a!, 'shared-lock@example.com', PASSWORD, 'evil/1.0', attacker)).status).to.equal(403);
+    expect((await login(b!, 'shared-lock@example.com', PASSWORD, 'owner/1.0', clientCookie(b!, 'shared-owner'))).status).to.equal(200);
+  });
+
   it('a session made on one instance works on the other, and logging out on one ends it on both at once', async function () {
     await createUser(a!, 'multi@example.com');
     const token = cookieValue(sessionCookie(await login(a!, 'multi@example.com'))!);
