@@ -293,11 +293,11 @@ export class UsersService {
       );
       if (cleared) (notes.lockExpired ??= []).push('account');
     }
-    const row = await this.clientRow(user.id, client);
-    if (row?.lockout_until !== null && row?.lockout_until !== undefined) {
-      if (Number(row.lockout_until) > now) {
+    const clientUntil = (await this.clientRow(user.id, client))?.lockout_until ?? null;
+    if (clientUntil !== null) {
+      if (Number(clientUntil) > now) {
         notes.lockedScope = 'client';
-        throw new AccountLockedError(Math.ceil((Number(row.lockout_until) - now) / 1000));
+        throw new AccountLockedError(Math.ceil((Number(clientUntil) - now) / 1000));
       }
       // This client's lock has expired: its count starts again.
       if (await this.clearExpiredClientLock(user.id, client, now)) (notes.lockExpired ??= []).push('client');
