@@ -27,13 +27,10 @@ export function signClientId(id: string, key: Buffer): string {
 }
 
 /**
- * The rate limiter's client cookie: a random id and its HMAC-SHA256 signature. Routes that declare a
- * per-client limit count each browser under its id as well as under its IP, so clients behind one NAT
- * do not use up one another's tries; a cookie that is missing, forged or signed with another key is
- * replaced by a fresh one (dropping it gains nothing: the IP limit still counts).
+ * The id of the request's client cookie when it is present and its signature is valid, otherwise null;
+ * never sets a cookie (the account lockout reads it this way: a missing or forged cookie falls back to the IP).
  */
-export function clientIdOf(ctx: Context, secrets: ClientCookieSecrets): string {
-  const key = clientCookieKey(secrets);
+export function verifiedClientId(ctx: Context, secrets: ClientCookieSecrets, key = clientCookieKey(secrets)): string | null {
   const [id, signature] = (ctx.cookies.get(CLIENT_COOKIE) ?? '').split('.');
   if (id && signature && /^[A-Za-z0-9_-]{22}$/.test(id)) {
     // The text is compared, not the decoded bytes: a changed padding character must not pass.
@@ -41,6 +38,19 @@ export function clientIdOf(ctx: Context, secrets: ClientCookieSecrets): string {
     const given = Buffer.from(signature, 'utf8');
     if (given.length === expected.length && timingSafeEqual(given, expected)) return id;
   }
+  return null;
+}
+
+/**
+ * The rate limiter's client cookie: a random id and its HMAC-SHA256 signature. Routes that declare a
+ * per-client limit count each browser under its id as well as under its IP, so clients behind one NAT
+ * do not use up one another's tries; a cookie that is missing, forged or signed with another key is
+ * replaced by a fresh one (dropping it gains nothing: the IP limit still counts).
+ */
+export function clientIdOf(ctx: Context, secrets: ClientCookieSecrets): string {
+  const key = clientCookieKey(secrets);
+  const valid = verifiedClientId(ctx, secrets, key);
+  if (valid) return valid;
   const fresh = randomBytes(16).toString('base64url');
   ctx.cookies.set(CLIENT_COOKIE, `${fresh}.${signClientId(fresh, key)}`, {
     httpOnly: true,

@@ -5,8 +5,8 @@ import type { Logger } from '../../kernel/logger.js';
 import type { RouteContext, RouteDefinition } from '../../kernel/http/route-table.js';
 import { AccountBlockedError, AccountLockedError, InvalidCredentialsError } from './errors.js';
 import type { User } from './models/user.js';
-import type { SignInNotes } from './users-service.js';
-import { LOCKOUT_MS, MAX_FAILED_ATTEMPTS } from './users-service.js';
+import type { LockScope, SignInNotes } from './users-service.js';
+import { ACCOUNT_MAX_FAILED_ATTEMPTS, LOCKOUT_MS, MAX_FAILED_ATTEMPTS } from './users-service.js';
 
 /**
  * The auth plugin's audit entries. Rules: never a secret (no password, token, key, code or cookie: only
@@ -61,28 +61,39 @@ export function auditSignIn(
   });
 }
 
-/** The account was locked by the failure just recorded (five in a row). */
-export function auditLockout(ctx: Context, user: User, via: string): Promise<void> {
+/**
+ * The account was locked by the failure just recorded: for the client it came from (five in a row from
+ * it) or for everyone (twenty in a row from all clients). `details.scope` says which.
+ */
+export function auditLockout(ctx: Context, user: User, via: string, scope: LockScope = 'account'): Promise<void> {
+  const attempts = scope === 'client' ? MAX_FAILED_ATTEMPTS : ACCOUNT_MAX_FAILED_ATTEMPTS;
+  const forWhom = scope === 'client' ? 'for one client' : 'for every client';
   return auditAuth(ctx, {
     action: 'auth.lockout.started',
     level: 'high',
     outcome: 'failure',
-    message: `Account ${who(user)} locked for ${LOCKOUT_MS / 60000} minutes after ${MAX_FAILED_ATTEMPTS} failed attempts (${via})`,
+    message: `Account ${who(user)} locked for ${LOCKOUT_MS / 60000} minutes ${forWhom} after ${attempts} failed attempts${scope === 'client' ? ' from it' : ''} (${via})`,
     actor: { userId: user.id, tenantId: user.tenant_id },
     target: userTarget(user),
-    details: { via, lockoutMinutes: LOCKOUT_MS / 60000 },
+    details: { via, scope, attempts, lockoutMinutes: LOCKOUT_MS / 60000 },
   });
 }
 
-/** A lock ended: it expired (seen at the next sign-in) or a password reset cleared it. */
-export function auditUnlock(ctx: Context, user: User, how: 'expired' | 'password-reset'): Promise<void> {
+/** A lock ended: it expired (seen at the next sign-in), a password reset or a magic-link sign-in cleared it. */
+export function auditUnlock(
+  ctx: Context,
+  user: User,
+  how: 'expired' | 'password-reset' | 'magic-link',
+  scope: LockScope = 'account',
+): Promise<void> {
+  const text = { expired: 'the lock expired', 'password-reset': 'password reset', 'magic-link': 'signed in with a magic link' }[how];
   return auditAuth(ctx, {
     action: 'auth.lockout.ended',
     level: 'low',
-    message: `Account ${who(user)} unlocked (${how === 'expired' ? 'the lock expired' : 'password reset'})`,
+    message: `Account ${who(user)} unlocked ${scope === 'client' ? 'for one client' : 'for every client'} (${text})`,
     actor: { userId: user.id, tenantId: user.tenant_id },
     target: userTarget(user),
-    details: { how },
+    details: { how, scope },
   });
 }
 
@@ -90,7 +101,13 @@ export function auditUnlock(ctx: Context, user: User, how: 'expired' | 'password
  * A refused password sign-in: wrong password, unknown account, locked or blocked account. Other errors
  * (a database failure) are not the client's doing and are not recorded as failed sign-ins.
  */
-export async function auditSignInFailure(ctx: Context, err: unknown, notes: SignInNotes, tenantId: string): Promise<void> {
+export async function auditSignInFailure(
+  ctx: Context,
+  err: unknown,
+  notes: SignInNotes,
+  tenantId: string,
+  clientKind?: 'cookie' | 'ip',
+): Promise<void> {
   const user = notes.user ?? null;
   let reason: 'unknown-account' | 'wrong-password' | 'locked' | 'blocked';
   if (err instanceof InvalidCredentialsError) reason = user ? 'wrong-password' : 'unknown-account';
@@ -100,7 +117,7 @@ export async function auditSignInFailure(ctx: Context, err: unknown, notes: Sign
   const text = {
     'unknown-account': 'no account has the e-mail address given',
     'wrong-password': 'wrong password',
-    locked: 'the account is locked',
+    locked: notes.lockedScope === 'client' ? 'the account is locked for this client' : 'the account is locked',
     blocked: 'the account is blocked',
   }[reason];
   await auditAuth(ctx, {
@@ -110,9 +127,14 @@ export async function auditSignInFailure(ctx: Context, err: unknown, notes: Sign
     message: user ? `Sign-in failed for ${who(user)}: ${text}` : `Sign-in failed: ${text}`,
     actor: { userId: user?.id ?? null, tenantId },
     ...(user ? { target: userTarget(user) } : {}),
-    details: { method: 'password', reason },
+    details: {
+      method: 'password',
+      reason,
+      ...(reason === 'locked' ? { scope: notes.lockedScope ?? 'account' } : {}),
+      ...(clientKind ? { client: clientKind } : {}),
+    },
   });
-  if (user && notes.lockedNow) await auditLockout(ctx, user, 'password');
+  for (const scope of notes.lockedNow ?? []) if (user) await auditLockout(ctx, user, 'password', scope);
 }
 
 /**

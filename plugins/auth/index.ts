@@ -256,7 +256,8 @@ export default definePlugin({
     const sessions = container.resolve<SessionsService>('sessions');
     const tokens = container.resolve<TokensService>('tokens');
     const emailTokens = container.resolve<EmailTokensService>('emailTokens');
-    // The spec's background task: expired sessions (and expired tokens) are purged every 5 minutes
+    const users = container.resolve<UsersService>('users');
+    // The spec's background task: expired sessions (and expired tokens, and stale per-client lockout counts) are purged every 5 minutes
     // (plugins.options.auth.purgeIntervalMs). A round still running when the next is due is not doubled.
     let running: Promise<unknown> | null = null;
     const timer = setInterval(() => {
@@ -264,6 +265,7 @@ export default definePlugin({
         sessions.purgeExpired().catch((err) => logger.warn({ err }, 'expired-session cleanup failed')),
         tokens.purgeExpired().catch((err) => logger.warn({ err }, 'expired-token cleanup failed')),
         emailTokens.purgeExpired().catch((err) => logger.warn({ err }, 'expired-link cleanup failed')),
+        users.purgeClientFailures().catch((err) => logger.warn({ err }, 'per-client lockout cleanup failed')),
       ]).finally(() => {
         running = null;
       });

@@ -140,4 +140,21 @@ export const AUTH_MIGRATIONS: MigrationDefinition[] = [
       await queryInterface.addIndex('auth_revoked_bearers', ['revoked_at'], { name: 'auth_revoked_bearers_revoked_at' });
     },
   },
+  {
+    // The per-client lockout: consecutive failed sign-ins of one account from one client (the signed
+    // rl_client cookie, else the IP), the client stored only as a keyed hash (lockout.ts). The
+    // account-wide count stays in auth_users.failed_attempts / lockout_until. Rows without a failure
+    // for 24 hours and no lock running are pruned with the other purges.
+    name: '0007-login-failures',
+    async up({ queryInterface, DataTypes }) {
+      await queryInterface.createTable('auth_login_failures', {
+        user_id: { type: DataTypes.STRING(36), primaryKey: true },
+        client_hash: { type: DataTypes.STRING(64), primaryKey: true },
+        failures: { type: DataTypes.INTEGER, allowNull: false, defaultValue: 0 },
+        lockout_until: { type: DataTypes.BIGINT, allowNull: true },
+        updated_at: { type: DataTypes.BIGINT, allowNull: false },
+      });
+      await queryInterface.addIndex('auth_login_failures', ['updated_at'], { name: 'auth_login_failures_updated_at' });
+    },
+  },
 ];

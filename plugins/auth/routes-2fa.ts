@@ -5,6 +5,8 @@ import type { User } from './models/user.js';
 import { clearPendingLogin, readPendingLogin } from './pending-login.js';
 import { TWO_FACTOR_FAILED, type TwoFactorFailedEvent } from './public.js';
 import { clientIp, setSessionCookie } from './routes.js';
+import { lockoutClient } from './lockout.js';
+import type { LockScope } from './users-service.js';
 import { auditAuth, auditLockout, auditSignIn, userTarget, who } from './audit-events.js';
 
 /** Why a second-factor verification failed, as audit entries say it. */
@@ -157,7 +159,7 @@ export const twoFactorRoutes: RouteDefinition[] = [
     permission: 'public',
     summary: 'Second step of sign-in: a TOTP code or a backup code; sets the session cookie on success',
     description:
-      'Always 200 for a wrong code ({success:false}); needs the pending sign-in cookie set by POST /api/user/login on this client. Failed codes count toward the account lockout.',
+      'Always 200 for a wrong code ({success:false}); needs the pending sign-in cookie set by POST /api/user/login on this client. Failed codes count toward the lockout like wrong passwords (per client and for the account); a client or account under a lock gets {success:false}.',
     tags: ['two-factor'],
     envelope: false,
     errorShape: 'message',
@@ -193,7 +195,8 @@ export const twoFactorRoutes: RouteDefinition[] = [
             userId: null,
           });
         }
-        const locked = await users.lockedForSeconds(body.userId);
+        const client = await lockoutClient(ctx, scope);
+        const locked = await users.lockedForSeconds(body.userId, client.hash);
         if (locked > 0)
           return await refuse(`Account locked after too many failed attempts; try again in ${Math.ceil(locked / 60)} minutes`, {
             reason: 'locked',
@@ -202,14 +205,14 @@ export const twoFactorRoutes: RouteDefinition[] = [
           });
         const check = await scope.twoFactor.checkCode(body.userId, body.code);
         if (!check.ok) {
-          const lockedNow = await users.recordFailure(body.userId).catch(() => false);
+          const lockedNow = await users.recordFailure(body.userId, client.hash).catch((): LockScope[] => []);
           await refuse('Invalid verification code', { reason: 'invalid-code', method, userId: body.userId });
-          const locked = lockedNow ? await users.findById(body.userId) : null;
-          if (locked) await auditLockout(ctx, locked, 'second factor');
+          const locked = lockedNow.length > 0 ? await users.findById(body.userId) : null;
+          for (const lockScope of lockedNow) if (locked) await auditLockout(ctx, locked, 'second factor', lockScope);
           return;
         }
         const user = (await users.findById(body.userId))!;
-        await users.resetFailures(user.id);
+        await users.resetFailures(user.id, client.hash);
         const { token, session } = await scope.sessions.create(user, { userAgent: ctx.get('user-agent'), ip: clientIp(ctx) });
         setSessionCookie(ctx, token, Number(session.expires_at));
         clearPendingLogin(ctx);

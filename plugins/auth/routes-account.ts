@@ -6,13 +6,19 @@ import { optional } from '../../kernel/plugin.js';
 import { InvalidCredentialsError, ReauthRequiredError } from './errors.js';
 import { requireSession } from './guards.js';
 import { clearSessionCookie, setSessionCookie } from './routes.js';
-import { checkPassword, toPublicUser, type UsersService } from './users-service.js';
+import { checkPassword, toPublicUser, type LockScope, type UsersService } from './users-service.js';
+import { lockoutClient } from './lockout.js';
+import type { AuthSecrets } from './secrets.js';
+
+type LockoutScope = { users: UsersService; authSecrets: AuthSecrets; config?: { secrets: Record<string, string | undefined> } };
 import { auditAuth, auditLockout, userTarget, who } from './audit-events.js';
 import type { Context } from 'koa';
 
 /** A wrong current password counts toward the lockout: recorded, and the lock when it is this one that locks. */
-async function wrongPassword(ctx: Context, users: UsersService, userId: string, via: string): Promise<never> {
-  const lockedNow = await users.recordFailure(userId).catch(() => false);
+async function wrongPassword(ctx: Context, scope: LockoutScope, userId: string, via: string): Promise<never> {
+  const users = scope.users;
+  const client = await lockoutClient(ctx, scope);
+  const lockedNow = await users.recordFailure(userId, client.hash).catch((): LockScope[] => []);
   const user = await users.findById(userId);
   if (user) {
     await auditAuth(ctx, {
@@ -23,7 +29,7 @@ async function wrongPassword(ctx: Context, users: UsersService, userId: string, 
       target: userTarget(user),
       details: { via },
     });
-    if (lockedNow) await auditLockout(ctx, user, via);
+    for (const lockScope of lockedNow) await auditLockout(ctx, user, via, lockScope);
   }
   throw new InvalidCredentialsError();
 }
@@ -47,7 +53,7 @@ export const accountRoutes: RouteDefinition[] = [
       const users = scope.users;
       // Guessing the password through re-authentication counts toward the lockout like a sign-in.
       if (!(await users.confirmPassword(identity.userId!, body.password)))
-        await wrongPassword(ctx, users, identity.userId!, 're-authentication');
+        await wrongPassword(ctx, scope, identity.userId!, 're-authentication');
       return scope.sessions.reauthProof(hash);
     },
   }),
@@ -68,7 +74,7 @@ export const accountRoutes: RouteDefinition[] = [
       requireSession(identity);
       const users = scope.users;
       if (!(await users.confirmPassword(identity.userId!, body.currentPassword)))
-        await wrongPassword(ctx, users, identity.userId!, 'password change');
+        await wrongPassword(ctx, scope, identity.userId!, 'password change');
       checkPassword(body.newPassword);
       await users.setPassword(identity.userId!, body.newPassword);
       const currentHash = sessionHashOf(identity.meta);

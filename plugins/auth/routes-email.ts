@@ -6,6 +6,7 @@ import { UserExistsError } from './errors.js';
 import { assertDemoRoom } from './demo-limit.js';
 import { completeSignIn, setSessionCookie, clientIp } from './routes.js';
 import { checkPassword, toPublicUser } from './users-service.js';
+import { lockoutClient } from './lockout.js';
 import { auditAuth, auditRegistration, auditSignIn, auditUnlock, deferredAuthAudit, userTarget, who } from './audit-events.js';
 
 const SAME_ANSWER = 'If an account exists for this email, a link is on its way';
@@ -55,6 +56,7 @@ export const emailRoutes: RouteDefinition[] = [
       checkPassword(body.password); // a rejected password must not use up the link
       const row = await scope.emailTokens.claim('reset', body.token);
       const before = await scope.users.findById(row.user_id!);
+      const clientLocks = await scope.users.clientLockCount(row.user_id!);
       await scope.users.setPassword(row.user_id!, body.password);
       const revokedSessions = await scope.sessions.revokeAllForUser(row.user_id!);
       if (before) {
@@ -67,7 +69,9 @@ export const emailRoutes: RouteDefinition[] = [
           target: userTarget(before),
           details: { revokedSessions, linkId: row.id },
         });
+        // A reset clears every lock of the account: the account-wide one and those of single clients.
         if (before.lockout_until !== null && Number(before.lockout_until) > Date.now()) await auditUnlock(ctx, before, 'password-reset');
+        else if (clientLocks > 0) await auditUnlock(ctx, before, 'password-reset', 'client');
       }
       return { reset: true };
     },
@@ -116,7 +120,18 @@ export const emailRoutes: RouteDefinition[] = [
           details: { linkId: row.id },
         });
       if (!user || user.blocked) throw new ValidationError('This account cannot sign in');
+      // A lockout (for this client or account-wide) does not refuse a magic link: the link proves control
+      // of the mailbox, which is what a locked-out owner still has. A completed sign-in (no 2FA step due)
+      // clears this client's count and the account's, like a password sign-in.
       const result = await completeSignIn(ctx, scope, user);
+      if (!('requires2FA' in result)) {
+        const client = await lockoutClient(ctx, scope);
+        const accountLocked = user.lockout_until !== null && Number(user.lockout_until) > Date.now();
+        const clientLocked = (await scope.users.lockedForSeconds(user.id, client.hash)) > 0 && !accountLocked;
+        await scope.users.resetFailures(user.id, client.hash);
+        if (accountLocked) await auditUnlock(ctx, user, 'magic-link', 'account');
+        if (clientLocked) await auditUnlock(ctx, user, 'magic-link', 'client');
+      }
       await auditSignIn(ctx, user, 'magic-link', result);
       return result;
     },

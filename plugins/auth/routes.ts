@@ -5,6 +5,7 @@ import { isAdmin } from '../../kernel/http/identity.js';
 import { defineRoute, type RouteDefinition } from '../../kernel/http/route-table.js';
 import { assertCanGrant, requireSession } from './guards.js';
 import { issuePendingLogin } from './pending-login.js';
+import { clientIp, lockoutClient } from './lockout.js';
 import type { AuthSecrets } from './secrets.js';
 import type { SessionsService } from './sessions-service.js';
 import type { User } from './models/user.js';
@@ -15,11 +16,7 @@ export const SESSION_COOKIE = 'session';
 
 const publicUser = z.object({ _id: z.string(), email: z.string(), username: z.string(), role: z.string() }).meta({ id: 'User' });
 
-/** The client's address: the socket's, or X-Forwarded-For / X-Real-IP only behind a trusted proxy (http.trustProxy). */
-export function clientIp(ctx: Context): string {
-  if (ctx.app.proxy && !ctx.get('x-forwarded-for') && ctx.get('x-real-ip')) return ctx.get('x-real-ip');
-  return ctx.ip;
-}
+export { clientIp };
 
 export function setSessionCookie(ctx: Context, token: string, expiresAt: number): void {
   ctx.cookies.set(SESSION_COOKIE, token, {
@@ -54,7 +51,7 @@ export const authRoutes: RouteDefinition[] = [
     permission: 'public',
     summary: 'Sign in with email and password; sets the session cookie',
     description:
-      'Unknown email and wrong password answer the same 401 INVALID_CREDENTIALS. The 5th consecutive failure answers 401 and locks the account for 15 minutes; later attempts answer 403 ACCOUNT_LOCKED with retryAfterSeconds, before the password is checked. With 2FA on, the answer is {requires2FA: true, userId} with no session cookie, and a short-lived cookie binds the pending sign-in to this client for POST /api/auth/2fa/verify.',
+      'Unknown email and wrong password answer the same 401 INVALID_CREDENTIALS. The 5th consecutive failure from one client (the signed rl_client cookie, else the IP) answers 401 and locks the account for that client for 15 minutes; 20 consecutive failures from all clients together lock it for everyone for 15 minutes. While locked, attempts answer 403 ACCOUNT_LOCKED with retryAfterSeconds, before the password is checked; a magic link still signs in. With 2FA on, the answer is {requires2FA: true, userId} with no session cookie, and a short-lived cookie binds the pending sign-in to this client for POST /api/auth/2fa/verify.',
     tags: ['user'],
     rateLimit: { points: 30, durationSeconds: 60, clientPoints: 10 },
     request: { body: z.object({ email: z.string().min(1).max(320), password: z.string().min(1).max(1024) }) },
@@ -62,14 +59,15 @@ export const authRoutes: RouteDefinition[] = [
     async handler({ ctx, body, scope }) {
       const tenantId = await scope.tenants.fromHostname(ctx.hostname);
       const notes: SignInNotes = {};
+      const client = await lockoutClient(ctx, scope);
       let user: User;
       try {
-        user = await scope.users.authenticate(body.email, body.password, tenantId, notes);
+        user = await scope.users.authenticate(body.email, body.password, tenantId, notes, client.hash);
       } catch (err) {
-        await auditSignInFailure(ctx, err, notes, tenantId);
+        await auditSignInFailure(ctx, err, notes, tenantId, client.kind);
         throw err;
       } finally {
-        if (notes.lockExpired && notes.user) await auditUnlock(ctx, notes.user, 'expired');
+        for (const lockScope of notes.lockExpired ?? []) if (notes.user) await auditUnlock(ctx, notes.user, 'expired', lockScope);
       }
       const result = await completeSignIn(ctx, scope, user);
       await auditSignIn(ctx, user, 'password', result);

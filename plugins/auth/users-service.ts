@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { Op, UniqueConstraintError, literal } from 'sequelize';
+import { Op, QueryTypes, UniqueConstraintError, literal } from 'sequelize';
 import { InternalError, ValidationError } from '../../kernel/errors.js';
 import type { EventBus } from '../../kernel/events.js';
 import type { WorkerPool } from '../../kernel/pool.js';
@@ -10,8 +10,18 @@ import { User } from './models/user.js';
 import { GUEST_GRANTS_CHANGED, USER_EVENTS, type UserEvent } from './public.js';
 import { BUILT_IN_ROLES } from './roles.js';
 
+/** The spec's rule, applied per (account, client): 5 consecutive failures from one client lock the account for that client. */
 export const MAX_FAILED_ATTEMPTS = 5;
+/** The account-wide lock: consecutive failures from all clients together (no success between) that lock it for everyone. */
+export const ACCOUNT_MAX_FAILED_ATTEMPTS = 20;
 export const LOCKOUT_MS = 15 * 60 * 1000;
+/** A per-client count with no failure for this long (and no lock running) is forgotten (its row pruned). */
+export const CLIENT_FAILURE_TTL_MS = 24 * 60 * 60 * 1000;
+/** The client of callers that name none (direct service calls): one shared per-client counter. */
+export const UNIDENTIFIED_CLIENT = 'unidentified';
+
+/** Which lock: the one of a single client (account, client), or the account-wide one. */
+export type LockScope = 'client' | 'account';
 
 export interface PublicUser {
   _id: string;
@@ -24,10 +34,12 @@ export interface PublicUser {
 export interface SignInNotes {
   /** The account the email named (null: none in this tenant). */
   user?: User | null;
-  /** An expired lock was cleared by this attempt. */
-  lockExpired?: boolean;
-  /** This failure was the one that locked the account. */
-  lockedNow?: boolean;
+  /** An expired lock was cleared by this attempt: which one(s). */
+  lockExpired?: LockScope[];
+  /** This failure was the one that locked the account: for this client, for everyone, or both. */
+  lockedNow?: LockScope[];
+  /** The attempt was refused (403) because of this lock. */
+  lockedScope?: LockScope;
 }
 
 export interface AuthOptions {
@@ -47,8 +59,13 @@ export function checkPassword(password: string): void {
 /**
  * Users, passwords and the lockout rule. Hashing and verification run in the worker pool. An unknown
  * email costs the same work as a wrong password (a dummy hash is verified), so timing does not tell
- * them apart. Failed attempts are counted with one conditional UPDATE, so concurrent failures lock
- * the account once and never count past five.
+ * them apart.
+ *
+ * Lockout, in two scopes (README "Sign-in"): failures count per (account, client) in
+ * auth_login_failures (MAX_FAILED_ATTEMPTS from one client lock the account for that client only), and
+ * per account in auth_users.failed_attempts / lockout_until (ACCOUNT_MAX_FAILED_ATTEMPTS from all
+ * clients together lock it for everyone). Each count is one conditional UPDATE of an unlocked row, so
+ * concurrent failures lock once and never count past the threshold.
  */
 export class UsersService {
   private dummyHash: Promise<string> | null = null;
@@ -214,6 +231,13 @@ export class UsersService {
       if (u.two_factor_enabled) twoFactor++;
       if (now - new Date(u.created_at).getTime() < 30 * 24 * 3600 * 1000) recent++;
     }
+    // An account locked for some clients only (auth_login_failures) counts as locked too.
+    const [clientLocked] = await this.db().query<{ n: number | string }>(
+      `SELECT COUNT(DISTINCT f.user_id) AS n FROM auth_login_failures f JOIN auth_users u ON u.id = f.user_id
+        WHERE u.tenant_id = ? AND f.lockout_until > ? AND (u.lockout_until IS NULL OR u.lockout_until <= ?)`,
+      { replacements: [tenantId, now, now], type: QueryTypes.SELECT },
+    );
+    locked += Number(clientLocked?.n ?? 0);
     return {
       total: users.length,
       active: users.length - blocked,
@@ -233,6 +257,7 @@ export class UsersService {
   async delete(userId: string): Promise<void> {
     const user = await User.findByPk(userId);
     if ((await User.destroy({ where: { id: userId } })) && user) await this.announce('delete', user);
+    await this.clearClientFailures(userId);
   }
 
   async roleExists(role: string, tenantId: string): Promise<boolean> {
@@ -247,6 +272,7 @@ export class UsersService {
   async setPassword(userId: string, password: string): Promise<void> {
     checkPassword(password);
     await User.update({ password_hash: await this.hash(password), failed_attempts: 0, lockout_until: null }, { where: { id: userId } });
+    await this.clearClientFailures(userId);
   }
 
   findById(id: string): Promise<User | null> {
@@ -260,10 +286,18 @@ export class UsersService {
 
   /**
    * Checks email and password under the lockout rule; returns the user or throws the right error.
-   * `notes` tells the caller (for the audit trail) which account was tried, whether an expired lock was
-   * cleared, and whether this failure locked the account.
+   * `client` is the keyed hash of the client (lockout.ts). Both locks are checked before the password:
+   * the account-wide one, then this client's. `notes` tells the caller (for the audit trail) which
+   * account was tried, which expired locks were cleared, which lock refused it, and which locks this
+   * failure set.
    */
-  async authenticate(emailInput: string, password: string, tenantId = 'default', notes: SignInNotes = {}): Promise<User> {
+  async authenticate(
+    emailInput: string,
+    password: string,
+    tenantId = 'default',
+    notes: SignInNotes = {},
+    client: string = UNIDENTIFIED_CLIENT,
+  ): Promise<User> {
     const email = emailInput.trim().toLowerCase();
     const user = await User.findOne({ where: { tenant_id: tenantId, email } });
     notes.user = user;
@@ -274,49 +308,158 @@ export class UsersService {
     }
     const now = Date.now();
     if (user.lockout_until !== null && Number(user.lockout_until) > now) {
+      notes.lockedScope = 'account';
       throw new AccountLockedError(Math.ceil((Number(user.lockout_until) - now) / 1000));
     }
     if (user.lockout_until !== null) {
-      // The lock has expired: its count starts again.
+      // The account-wide lock has expired: its count starts again.
       const [cleared] = await User.update(
         { failed_attempts: 0, lockout_until: null },
         { where: { id: user.id, lockout_until: { [Op.lte]: now } } },
       );
-      if (cleared) notes.lockExpired = true;
+      if (cleared) (notes.lockExpired ??= []).push('account');
+    }
+    const clientUntil = (await this.clientRow(user.id, client))?.lockout_until ?? null;
+    if (clientUntil !== null) {
+      if (Number(clientUntil) > now) {
+        notes.lockedScope = 'client';
+        throw new AccountLockedError(Math.ceil((Number(clientUntil) - now) / 1000));
+      }
+      // This client's lock has expired: its count starts again.
+      if (await this.clearExpiredClientLock(user.id, client, now)) (notes.lockExpired ??= []).push('client');
     }
     if (!(await this.verify(password, user.password_hash))) {
-      notes.lockedNow = await this.recordFailure(user.id);
+      try {
+        notes.lockedNow = await this.recordFailure(user.id, client);
+      } catch (err) {
+        if (err instanceof AccountLockedError) notes.lockedScope = (err as AccountLockedError & { scope?: LockScope }).scope ?? 'account';
+        throw err;
+      }
       throw new InvalidCredentialsError();
     }
     if (user.blocked) throw new AccountBlockedError();
     // With 2FA the sign-in is not complete yet: the count resets only after the second step, so
     // signing in again with the password cannot wipe failed codes and allow endless code guessing.
-    if (!user.two_factor_enabled) await this.resetFailures(user.id);
+    if (!user.two_factor_enabled) await this.resetFailures(user.id, client);
     return user;
   }
 
-  /** Clears the failure count after a completed sign-in. */
-  async resetFailures(userId: string): Promise<void> {
+  /** Clears the failure counts after a completed sign-in: this client's and the account's. */
+  async resetFailures(userId: string, client: string = UNIDENTIFIED_CLIENT): Promise<void> {
     await User.update({ failed_attempts: 0, lockout_until: null }, { where: { id: userId } });
+    await this.db().query('DELETE FROM auth_login_failures WHERE user_id = ? AND client_hash = ?', { replacements: [userId, client] });
   }
 
-  /** Seconds left on a lock, or 0. */
-  async lockedForSeconds(userId: string): Promise<number> {
+  /** Seconds left on the lock that applies to this client (the account-wide one or its own), or 0. */
+  async lockedForSeconds(userId: string, client: string = UNIDENTIFIED_CLIENT): Promise<number> {
     const user = await User.findByPk(userId);
-    const until = Number(user?.lockout_until ?? 0);
+    const row = await this.clientRow(userId, client);
+    const until = Math.max(Number(user?.lockout_until ?? 0), Number(row?.lockout_until ?? 0));
     return until > Date.now() ? Math.ceil((until - Date.now()) / 1000) : 0;
   }
 
+  /** How many clients the account is locked for right now (per-client locks only). */
+  async clientLockCount(userId: string): Promise<number> {
+    const [row] = await this.db().query<{ n: number | string }>(
+      'SELECT COUNT(*) AS n FROM auth_login_failures WHERE user_id = ? AND lockout_until > ?',
+      { replacements: [userId, Date.now()], type: QueryTypes.SELECT },
+    );
+    return Number(row?.n ?? 0);
+  }
+
   /**
-   * One atomic step: count the failure and, on the fifth, set the lock. Only an unlocked row is
-   * updated, so once locked nothing counts further; a failure that loses that race answers 403.
-   * (lockout_until is assigned first: MariaDB evaluates SET left to right with updated values.)
-   * Resolves true when this failure locked the account.
+   * Counts a failure for this client and for the account; resolves the locks this failure set (empty:
+   * none). A failure that finds a lock already set (it lost a race) throws AccountLockedError (403).
    */
-  async recordFailure(userId: string): Promise<boolean> {
+  async recordFailure(userId: string, client: string = UNIDENTIFIED_CLIENT): Promise<LockScope[]> {
+    const locked: LockScope[] = [];
+    if (await this.recordClientFailure(userId, client)) locked.push('client');
+    if (await this.recordAccountFailure(userId)) locked.push('account');
+    return locked;
+  }
+
+  /**
+   * Deletes per-client counts nobody needs any more: no failure for CLIENT_FAILURE_TTL_MS and no lock
+   * running. Resolves the number of rows deleted. (Run with the other purges, every 5 minutes.)
+   */
+  async purgeClientFailures(now = Date.now()): Promise<number> {
+    const [, meta] = await this.db().query(
+      'DELETE FROM auth_login_failures WHERE updated_at < ? AND (lockout_until IS NULL OR lockout_until < ?)',
+      { replacements: [now - CLIENT_FAILURE_TTL_MS, now], type: QueryTypes.UPDATE },
+    );
+    return affectedRows(meta);
+  }
+
+  private db() {
+    return User.sequelize!;
+  }
+
+  private async clientRow(userId: string, client: string): Promise<{ failures: number; lockout_until: number | string | null } | null> {
+    const rows = await this.db().query<{ failures: number; lockout_until: number | string | null }>(
+      'SELECT failures, lockout_until FROM auth_login_failures WHERE user_id = ? AND client_hash = ?',
+      { replacements: [userId, client], type: QueryTypes.SELECT },
+    );
+    return rows[0] ?? null;
+  }
+
+  private async clearExpiredClientLock(userId: string, client: string, now: number): Promise<boolean> {
+    const [, meta] = await this.db().query(
+      'UPDATE auth_login_failures SET failures = 0, lockout_until = NULL, updated_at = ? WHERE user_id = ? AND client_hash = ? AND lockout_until <= ?',
+      { replacements: [now, userId, client, now], type: QueryTypes.UPDATE },
+    );
+    return affectedRows(meta) > 0;
+  }
+
+  private async clearClientFailures(userId: string): Promise<void> {
+    await this.db().query('DELETE FROM auth_login_failures WHERE user_id = ?', { replacements: [userId] });
+  }
+
+  /**
+   * The per-client count: one conditional UPDATE of an unlocked row (lockout_until first: MariaDB
+   * evaluates SET left to right with updated values), or the row's INSERT for a first failure (a
+   * concurrent INSERT that wins makes this one retry the UPDATE; at most 3 rounds). An expired lock is
+   * cleared and counted again. Resolves true when this failure locked the account for this client.
+   */
+  private async recordClientFailure(userId: string, client: string): Promise<boolean> {
+    for (let round = 0; round < 3; round++) {
+      const now = Date.now();
+      const [, meta] = await this.db().query(
+        `UPDATE auth_login_failures SET lockout_until = CASE WHEN failures + 1 >= ${MAX_FAILED_ATTEMPTS} THEN ? ELSE NULL END,
+           failures = failures + 1, updated_at = ? WHERE user_id = ? AND client_hash = ? AND lockout_until IS NULL`,
+        { replacements: [now + LOCKOUT_MS, now, userId, client], type: QueryTypes.UPDATE },
+      );
+      if (affectedRows(meta) > 0) return Number((await this.clientRow(userId, client))?.lockout_until ?? 0) > now;
+      const row = await this.clientRow(userId, client);
+      if (!row) {
+        try {
+          await this.db().query(
+            'INSERT INTO auth_login_failures (user_id, client_hash, failures, lockout_until, updated_at) VALUES (?, ?, ?, ?, ?)',
+            { replacements: [userId, client, 1, MAX_FAILED_ATTEMPTS <= 1 ? now + LOCKOUT_MS : null, now], type: QueryTypes.INSERT },
+          );
+          return MAX_FAILED_ATTEMPTS <= 1;
+        } catch (err) {
+          if (err instanceof UniqueConstraintError) continue;
+          throw err;
+        }
+      }
+      const until = Number(row.lockout_until ?? 0);
+      if (until > now) throw Object.assign(new AccountLockedError(Math.ceil((until - now) / 1000)), { scope: 'client' as LockScope });
+      await this.clearExpiredClientLock(userId, client, now);
+    }
+    return false;
+  }
+
+  /**
+   * The account-wide count: one atomic step counts the failure and, at ACCOUNT_MAX_FAILED_ATTEMPTS,
+   * sets the lock. Only an unlocked row is updated, so once locked nothing counts further; a failure
+   * that loses that race answers 403. (lockout_until is assigned first: MariaDB evaluates SET left to
+   * right with updated values.) Resolves true when this failure locked the account.
+   */
+  private async recordAccountFailure(userId: string): Promise<boolean> {
+    const now = Date.now();
     const [changed] = await User.update(
       {
-        lockout_until: literal(`CASE WHEN failed_attempts + 1 >= ${MAX_FAILED_ATTEMPTS} THEN ${Date.now() + LOCKOUT_MS} ELSE NULL END`),
+        lockout_until: literal(`CASE WHEN failed_attempts + 1 >= ${ACCOUNT_MAX_FAILED_ATTEMPTS} THEN ${now + LOCKOUT_MS} ELSE NULL END`),
         failed_attempts: literal('failed_attempts + 1'),
       },
       { where: { id: userId, lockout_until: null } },
@@ -324,9 +467,18 @@ export class UsersService {
     if (changed === 0) {
       const locked = await User.findByPk(userId);
       const until = Number(locked?.lockout_until ?? 0);
-      if (until > Date.now()) throw new AccountLockedError(Math.ceil((until - Date.now()) / 1000));
+      if (until > Date.now())
+        throw Object.assign(new AccountLockedError(Math.ceil((until - Date.now()) / 1000)), { scope: 'account' as LockScope });
       return false;
     }
-    return (await this.lockedForSeconds(userId)) > 0;
+    const user = await User.findByPk(userId);
+    return Number(user?.lockout_until ?? 0) > Date.now();
   }
+}
+
+/** Rows changed by a raw UPDATE or DELETE run as QueryTypes.UPDATE: the second item of the result on both dialects. */
+function affectedRows(meta: unknown): number {
+  if (typeof meta === 'number') return meta;
+  const m = meta as { changes?: number; affectedRows?: number } | null | undefined;
+  return Number(m?.changes ?? m?.affectedRows ?? 0);
 }

@@ -4,6 +4,7 @@ import { QueryTypes } from 'sequelize';
 import { fixturePlugin, startTestKernel, type TestKernel, type TestResponse } from '../helpers/kernel.js';
 import { DB_VARIANTS, REDIS_URL, uniqueName } from '../helpers/services.js';
 import { requireVariant } from '../helpers/services.js';
+import { CLIENT_COOKIE, clientCookieKey, signClientId } from '../../kernel/http/client-cookie.js';
 
 const AUTH_OPTIONS = { plugins: { options: { auth: { bcryptRounds: 4 } } } };
 const PASSWORD = 'correct horse battery';
@@ -19,8 +20,18 @@ async function createUser(t: TestKernel, email: string, role = 'editor'): Promis
   return (await users.create({ email, password: PASSWORD, role }))._id;
 }
 
-const login = (t: TestKernel, email: string, password = PASSWORD, userAgent = 'test-agent/1.0') =>
-  t.request('/api/user/login', { method: 'POST', json: { email, password }, headers: { 'user-agent': userAgent } });
+const login = (t: TestKernel, email: string, password = PASSWORD, userAgent = 'test-agent/1.0', cookie?: string) =>
+  t.request('/api/user/login', {
+    method: 'POST',
+    json: { email, password },
+    headers: { 'user-agent': userAgent, ...(cookie ? { cookie } : {}) },
+  });
+
+/** A browser's signed rate-limit cookie (rl_client), as the rate limiter hands it out: one per simulated client. */
+function clientCookie(t: TestKernel, seed: string): string {
+  const id = createHash('sha256').update(seed).digest('base64url').slice(0, 22);
+  return `${CLIENT_COOKIE}=${id}.${signClientId(id, clientCookieKey(t.config.secrets))}`;
+}
 
 for (const variant of DB_VARIANTS) {
   describe(`auth: sign-in, lockout and sessions (${variant.name})`, function () {
@@ -39,6 +50,18 @@ for (const variant of DB_VARIANTS) {
           { replacements: [id], type: QueryTypes.SELECT },
         )
       )[0]!;
+    /** The per-client counts of an account (auth_login_failures), most failures first. */
+    const clientRows = async (id: string) =>
+      t.kernel.sequelize.query<{ client_hash: string; failures: number; lockout_until: string | null }>(
+        'SELECT client_hash, failures, lockout_until FROM auth_login_failures WHERE user_id = ? ORDER BY failures DESC',
+        { replacements: [id], type: QueryTypes.SELECT },
+      );
+    const magicLink = async (id: string, email: string) =>
+      (
+        await t.kernel.container
+          .resolve<{ issue(kind: string, i: object): Promise<{ token: string }> }>('emailTokens')
+          .issue('magic', { tenantId: 'default', email, userId: id, ttlMs: 15 * 60 * 1000 })
+      ).token;
 
     it('signs in, sets an HttpOnly SameSite=Lax session cookie, and the cookie identifies the user', async function () {
       await createUser(t, 'ada@example.com');
@@ -76,7 +99,7 @@ for (const variant of DB_VARIANTS) {
       expect(sessionCookie(wrong)).to.equal(null);
     });
 
-    it('locks after 5 consecutive failures (the 5th answers 401), refuses even the right password, then unlocks on expiry', async function () {
+    it('locks after 5 consecutive failures from one client (the 5th answers 401), refuses even the right password from it, then unlocks on expiry', async function () {
       const id = await createUser(t, 'carol@example.com');
       const statuses: number[] = [];
       for (let i = 0; i < 5; i++) statuses.push((await login(t, 'carol@example.com', `wrong-${i}`)).status);
@@ -88,13 +111,22 @@ for (const variant of DB_VARIANTS) {
       expect(body.retryAfterSeconds).to.be.within(890, 900);
       expect(body.message).to.match(/15 minutes/);
       expect(Number((await userRow(id)).failed_attempts)).to.equal(5);
-      await t.kernel.sequelize.query('UPDATE auth_users SET lockout_until = ? WHERE id = ?', { replacements: [Date.now() - 1000, id] });
+      // The lock is this client's (no rl_client cookie: its IP); the account-wide lock is not set.
+      expect(await userRow(id)).to.deep.include({ lockout_until: null });
+      const [row] = await clientRows(id);
+      expect(Number(row!.failures)).to.equal(5);
+      expect(Number(row!.lockout_until)).to.be.greaterThan(Date.now());
+      expect(row!.client_hash).to.not.include('127.0.0.1');
+      await t.kernel.sequelize.query('UPDATE auth_login_failures SET lockout_until = ? WHERE user_id = ?', {
+        replacements: [Date.now() - 1000, id],
+      });
       expect((await login(t, 'carol@example.com')).status).to.equal(200);
       expect(await userRow(id)).to.deep.include({ lockout_until: null });
       expect(Number((await userRow(id)).failed_attempts)).to.equal(0);
+      expect(await clientRows(id)).to.deep.equal([]);
     });
 
-    it('counts 20 concurrent wrong passwords atomically: one lock, never more than 5 failures', async function () {
+    it('counts 20 concurrent wrong passwords from one client atomically: one lock, never more than 5 failures', async function () {
       const id = await createUser(t, 'dave@example.com');
       const results = await Promise.all(Array.from({ length: 20 }, (_, i) => login(t, 'dave@example.com', `wrong-password-${i}`)));
       const statuses = results.map((r) => r.status);
@@ -102,7 +134,121 @@ for (const variant of DB_VARIANTS) {
       expect(statuses.filter((s) => s === 403)).to.have.length(15);
       const row = await userRow(id);
       expect(Number(row.failed_attempts)).to.equal(5);
+      expect(row.lockout_until).to.equal(null);
+      const clients = await clientRows(id);
+      expect(clients).to.have.length(1);
+      expect(Number(clients[0]!.failures)).to.equal(5);
+      expect(Number(clients[0]!.lockout_until)).to.be.greaterThan(Date.now());
+    });
+
+    it("an attacker's 5 wrong passwords lock the account for the attacker's client only: the owner signs in from another client", async function () {
+      const id = await createUser(t, 'admin-target@example.com', 'admin');
+      const attacker = clientCookie(t, 'attacker-browser');
+      const owner = clientCookie(t, 'owner-browser');
+      const statuses: number[] = [];
+      for (let i = 0; i < 5; i++) statuses.push((await login(t, 'admin-target@example.com', `guess-${i}`, 'evil/1.0', attacker)).status);
+      expect(statuses).to.deep.equal([401, 401, 401, 401, 401]);
+      const locked = await login(t, 'admin-target@example.com', PASSWORD, 'evil/1.0', attacker);
+      expect(locked.status).to.equal(403);
+      const body = await locked.json();
+      expect(body).to.include({ success: false, error: 'ACCOUNT_LOCKED' });
+      expect(body.retryAfterSeconds).to.be.within(890, 900);
+      expect(body.message).to.match(/15 minutes/);
+      // The real admin, from a browser with its own rl_client cookie, signs in with the right password.
+      const signedIn = await login(t, 'admin-target@example.com', PASSWORD, 'owner/1.0', owner);
+      expect(signedIn.status).to.equal(200);
+      expect(sessionCookie(signedIn)).to.not.equal(null);
+      // That success cleared the owner's count and the account's; the attacker's client stays locked.
+      expect(Number((await userRow(id)).failed_attempts)).to.equal(0);
+      expect((await login(t, 'admin-target@example.com', PASSWORD, 'evil/1.0', attacker)).status).to.equal(403);
+      // A forged cookie is no client of its own: it counts under the IP (unlocked, so a wrong password is 401).
+      const forged = `${CLIENT_COOKIE}=${'A'.repeat(22)}.not-a-valid-signature`;
+      expect((await login(t, 'admin-target@example.com', 'guess-x', 'evil/1.0', forged)).status).to.equal(401);
+      const clients = await clientRows(id);
+      expect(clients.map((c) => Number(c.failures))).to.deep.equal([5, 1]);
+      // Stored as keyed hashes only: neither the cookie id nor the IP appears.
+      for (const c of clients) expect(c.client_hash).to.match(/^[A-Za-z0-9_-]{43}$/);
+      // The unknown address and the wrong password still answer the same.
+      const unknown = await login(t, 'nobody-here@example.com', 'guess-y', 'evil/1.0', attacker);
+      expect(unknown.status).to.equal(401);
+      expect((await unknown.json()).message).to.equal('Invalid email or password');
+    });
+
+    it('after 20 consecutive failures across clients the account is locked for everyone; a magic link still signs in and clears every count', async function () {
+      const id = await createUser(t, 'spread@example.com');
+      const statuses: number[] = [];
+      for (let c = 0; c < 4; c++)
+        for (let i = 0; i < 5; i++)
+          statuses.push((await login(t, 'spread@example.com', `guess-${c}-${i}`, 'bot/1.0', clientCookie(t, `bot-${c}`))).status);
+      // Each client's 5th failure locks it; the 20th failure in all (still 401) locks the account.
+      expect(statuses).to.deep.equal(Array(20).fill(401));
+      const row = await userRow(id);
+      expect(Number(row.failed_attempts)).to.equal(20);
       expect(Number(row.lockout_until)).to.be.greaterThan(Date.now());
+      // A fresh client with the right password is refused too, before the password check.
+      const owner = clientCookie(t, 'spread-owner');
+      const refused = await login(t, 'spread@example.com', PASSWORD, 'owner/1.0', owner);
+      expect(refused.status).to.equal(403);
+      const body = await refused.json();
+      expect(body.error).to.equal('ACCOUNT_LOCKED');
+      expect(body.retryAfterSeconds).to.be.within(890, 900);
+      // The magic link proves control of the mailbox: it signs in through the account-wide lock.
+      const viaLink = await t.request('/api/user/magic-link/verify', {
+        method: 'POST',
+        json: { token: await magicLink(id, 'spread@example.com') },
+        headers: { cookie: owner },
+      });
+      expect(viaLink.status).to.equal(200);
+      expect((await viaLink.json()).data.user.email).to.equal('spread@example.com');
+      expect(await userRow(id)).to.deep.include({ lockout_until: null });
+      expect(Number((await userRow(id)).failed_attempts)).to.equal(0);
+      expect((await login(t, 'spread@example.com', PASSWORD, 'owner/1.0', owner)).status).to.equal(200);
+      // The bots' own per-client locks remain (they never proved anything).
+      expect((await login(t, 'spread@example.com', PASSWORD, 'bot/1.0', clientCookie(t, 'bot-0'))).status).to.equal(403);
+    });
+
+    it("a magic link signs in a client whose own lock is running, and clears that client's count", async function () {
+      const id = await createUser(t, 'forgetful@example.com');
+      const me = clientCookie(t, 'forgetful-browser');
+      for (let i = 0; i < 5; i++) await login(t, 'forgetful@example.com', `typo-${i}`, 'me/1.0', me);
+      expect((await login(t, 'forgetful@example.com', PASSWORD, 'me/1.0', me)).status).to.equal(403);
+      const viaLink = await t.request('/api/user/magic-link/verify', {
+        method: 'POST',
+        json: { token: await magicLink(id, 'forgetful@example.com') },
+        headers: { cookie: me },
+      });
+      expect(viaLink.status).to.equal(200);
+      expect(await clientRows(id)).to.deep.equal([]);
+      expect((await login(t, 'forgetful@example.com', PASSWORD, 'me/1.0', me)).status).to.equal(200);
+    });
+
+    it("a success clears that client's count and the account's, not other clients' counts", async function () {
+      const id = await createUser(t, 'two-browsers@example.com');
+      const a = clientCookie(t, 'browser-a');
+      const b = clientCookie(t, 'browser-b');
+      for (let i = 0; i < 4; i++) expect((await login(t, 'two-browsers@example.com', 'nope-nope', 'a/1.0', a)).status).to.equal(401);
+      for (let i = 0; i < 3; i++) expect((await login(t, 'two-browsers@example.com', 'nope-nope', 'b/1.0', b)).status).to.equal(401);
+      expect(Number((await userRow(id)).failed_attempts)).to.equal(7);
+      expect((await login(t, 'two-browsers@example.com', PASSWORD, 'a/1.0', a)).status).to.equal(200);
+      expect(Number((await userRow(id)).failed_attempts)).to.equal(0);
+      expect((await clientRows(id)).map((c) => Number(c.failures))).to.deep.equal([3]);
+      // A's count starts again: four more failures do not lock it; B's 5th consecutive failure does.
+      for (let i = 0; i < 4; i++) expect((await login(t, 'two-browsers@example.com', 'nope-nope', 'a/1.0', a)).status).to.equal(401);
+      for (let i = 0; i < 2; i++) expect((await login(t, 'two-browsers@example.com', 'nope-nope', 'b/1.0', b)).status).to.equal(401);
+      expect((await login(t, 'two-browsers@example.com', PASSWORD, 'b/1.0', b)).status).to.equal(403);
+      expect((await login(t, 'two-browsers@example.com', PASSWORD, 'a/1.0', a)).status).to.equal(200);
+    });
+
+    it('prunes per-client counts without a failure for 24 hours, but never a running lock', async function () {
+      const id = await createUser(t, 'stale@example.com');
+      await login(t, 'stale@example.com', 'nope-nope', 'x/1.0', clientCookie(t, 'stale-1'));
+      for (let i = 0; i < 5; i++) await login(t, 'stale@example.com', 'nope-nope', 'x/1.0', clientCookie(t, 'stale-2'));
+      await t.kernel.sequelize.query('UPDATE auth_login_failures SET updated_at = ? WHERE user_id = ?', {
+        replacements: [Date.now() - 25 * 3600 * 1000, id],
+      });
+      const users = t.kernel.container.resolve<{ purgeClientFailures(): Promise<number> }>('users');
+      expect(await users.purgeClientFailures()).to.be.at.least(1);
+      expect((await clientRows(id)).map((c) => Number(c.failures))).to.deep.equal([5]);
     });
 
     it('a success resets the count of failures', async function () {
@@ -255,6 +401,18 @@ describe('auth across two instances sharing the database and Redis', function ()
   after(async () => {
     await b?.close();
     await a?.close();
+  });
+
+  it("per-client and account-wide lockout counts are shared: a client locked through one instance is locked on the other, the owner's client is not", async function () {
+    await createUser(a!, 'shared-lock@example.com');
+    const attacker = clientCookie(a!, 'shared-attacker');
+    for (let i = 0; i < 5; i++) {
+      const via = i % 2 === 0 ? a! : b!;
+      expect((await login(via, 'shared-lock@example.com', `guess-${i}`, 'evil/1.0', attacker)).status).to.equal(401);
+    }
+    expect((await login(b!, 'shared-lock@example.com', PASSWORD, 'evil/1.0', attacker)).status).to.equal(403);
+    expect((await login(a!, 'shared-lock@example.com', PASSWORD, 'evil/1.0', attacker)).status).to.equal(403);
+    expect((await login(b!, 'shared-lock@example.com', PASSWORD, 'owner/1.0', clientCookie(b!, 'shared-owner'))).status).to.equal(200);
   });
 
   it('a session made on one instance works on the other, and logging out on one ends it on both at once', async function () {
