@@ -104,10 +104,14 @@ async function measure(sequelize: Sequelize, config: CmsConfig, target: DbTarget
     const tables = await sequelize.query<{ n: number }>("SELECT COUNT(*) AS n FROM sqlite_master WHERE type = 'table'", {
       type: QueryTypes.SELECT,
     });
-    const size = await stat(sqliteFile(config, target.database)).then(
-      (s) => s.size,
-      () => 0,
-    );
+    // The file and its write-ahead log: recent writes live in the -wal file until a checkpoint.
+    const file = sqliteFile(config, target.database);
+    const sizeOf = (path: string) =>
+      stat(path).then(
+        (s) => s.size,
+        () => 0,
+      );
+    const size = (await sizeOf(file)) + (await sizeOf(`${file}-wal`));
     return { collections: Number(tables[0]?.n ?? 0), dataSize: size };
   }
   const rows = await sequelize.query<{ n: number; size: number | null }>(
