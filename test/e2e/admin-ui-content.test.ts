@@ -78,6 +78,16 @@ for (const variant of DB_VARIANTS) {
       await page.getByRole('link', { name: 'New collection' }).first().click();
       await page.getByRole('heading', { name: 'New collection', level: 1 }).waitFor();
 
+      // The label follows the name until edited, the singular shows its default; the rules are shown while typing.
+      await page.getByLabel(/^Name/).fill('team_notes');
+      expect(await page.locator('input[name="label"]').inputValue()).to.equal('Team notes');
+      expect(await page.locator('input[name="singular"]').getAttribute('placeholder')).to.equal('team_note');
+      const firstField = page.getByRole('listitem', { name: /^Field 1/ });
+      await firstField.getByLabel('Field name').fill('published_at');
+      expect(await firstField.locator('.error').textContent()).to.match(/letters and digits only/);
+      await firstField.getByLabel('Field name').fill('title');
+      expect(await firstField.locator('.error').count()).to.equal(0);
+
       // A name the API refuses: its message appears next to the field.
       await page.getByLabel(/^Name/).fill('Bad Name');
       await page.locator('input[name="label"]').fill('Blog posts');
