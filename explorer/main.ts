@@ -1,5 +1,6 @@
 // The GraphQL explorer served at GET /api/graphql to signed-in browsers: GraphiQL (React), built by
 // explorer/vite.config.js into dist/graphql-explorer, separate from the admin UI's bundle.
+import { setNonce } from 'get-nonce';
 import { GraphiQL } from 'graphiql';
 import 'graphiql/style.css';
 import { createElement } from 'react';
@@ -15,6 +16,10 @@ const DEFAULT_QUERY = `# Runs against POST /api/graphql as you (the session cook
   }
 }
 `;
+
+// GraphiQL's dialogs lock scrolling with a <style> element (react-remove-scroll): it carries the CSP nonce of this response.
+const nonce = document.querySelector('meta[name="csp-nonce"]')?.getAttribute('content');
+if (nonce) setNonce(nonce);
 
 // GET /api/graphql?query=... in a browser opens the explorer with that query.
 const linked = new URLSearchParams(location.search);
