@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { startUiKernel, useBrowser } from '../helpers/browser.js';
+import { signInWithApi, startUiKernel, useBrowser } from '../helpers/browser.js';
 import type { TestKernel } from '../helpers/kernel.js';
 
 const ADMIN = 'owner@example.com';
@@ -67,5 +67,15 @@ describe('GraphQL explorer in the browser', function () {
     const violations: string[] = await page.evaluate(() => (globalThis as any).__cspViolations);
     expect(violations, violations.join('\n')).to.deep.equal([]);
     expect(external, external.join('\n')).to.deep.equal([]);
+  });
+
+  it("the System page's GraphQL explorer button opens the explorer", async () => {
+    const { page, context } = b;
+    await signInWithApi(context, t.url, ADMIN, PASSWORD);
+    await page.goto(`${t.url}/admin/system`);
+    await page.getByRole('heading', { name: 'System', level: 1 }).waitFor();
+    await page.getByRole('link', { name: 'GraphQL explorer' }).click();
+    await page.waitForURL(`${t.url}/api/graphql`);
+    await page.locator('.graphiql-query-editor .CodeMirror').waitFor();
   });
 });

@@ -164,4 +164,39 @@ describe('GraphQL explorer at GET /api/graphql (GRAPHQL_EXPLORER)', function () 
       expect(await page.text()).to.contain('<div id="explorer"></div>');
     });
   });
+
+  describe('GRAPHQL_EXPLORER', () => {
+    const kernels: TestKernel[] = [];
+    after(async () => {
+      for (const k of kernels) await k.close();
+    });
+    const start = async (env: NodeJS.ProcessEnv, nodeEnv: 'production' | 'test', option?: string) => {
+      const t = await startTestKernel({
+        env,
+        config: {
+          env: nodeEnv,
+          plugins: { disabled: ['admin-ui'], options: { auth: { bcryptRounds: 4 }, ...(option ? { graphql: { explorer: option } } : {}) } },
+        },
+      });
+      kernels.push(t);
+      return t;
+    };
+
+    it('on turns it on in production, off turns it off elsewhere, and the variable wins over plugins.options', async () => {
+      expect((await browserGet(await start({ GRAPHQL_EXPLORER: 'on' }, 'production'), '/api/graphql')).status).to.equal(401);
+      await expectMissingQuery(await browserGet(await start({ GRAPHQL_EXPLORER: 'off' }, 'test', 'on'), '/api/graphql'));
+      expect((await browserGet(await start({}, 'production', 'on'), '/api/graphql')).status).to.equal(401);
+    });
+
+    it('another value stops the boot with a message naming the option', async () => {
+      const err = await startTestKernel({ env: { GRAPHQL_EXPLORER: 'maybe' } }).then(
+        (t) => {
+          kernels.push(t);
+          return null;
+        },
+        (e: Error) => e,
+      );
+      expect(err?.message).to.match(/explorer/);
+    });
+  });
 });
