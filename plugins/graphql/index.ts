@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
 import { asFunction, asValue } from 'awilix';
+import { BootError } from '../../kernel/errors.js';
 import type { EventBus } from '../../kernel/events.js';
 import type { IdentifyRequest } from '../../kernel/http/app.js';
 import { definePlugin } from '../../kernel/index.js';
@@ -30,7 +31,10 @@ export default definePlugin(() => {
   return {
     register({ container, routes, registries, config, options: raw, envOptions }) {
       // GRAPHQL_EXPLORER (plugin.json `env`) wins over plugins.options.graphql.explorer.
-      const options = parseOptions({ ...(raw as object), ...(envOptions.explorer !== undefined ? { explorer: envOptions.explorer } : {}) });
+      const explorerEnv = envOptions.explorer as unknown;
+      if (explorerEnv !== undefined && !['auto', 'on', 'off'].includes(String(explorerEnv)))
+        throw new BootError(`GRAPHQL_EXPLORER must be auto, on or off (got ${JSON.stringify(explorerEnv)})`);
+      const options = parseOptions({ ...(raw as object), ...(explorerEnv !== undefined ? { explorer: explorerEnv } : {}) });
       const limits = (tenantId: string) => state.settings?.limits(tenantId) ?? options;
       container.register(
         'graphql',
