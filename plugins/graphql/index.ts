@@ -1,13 +1,18 @@
 import type { IncomingMessage } from 'node:http';
+import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
-import { asFunction } from 'awilix';
+import { asFunction, asValue } from 'awilix';
+import { BootError } from '../../kernel/errors.js';
 import type { EventBus } from '../../kernel/events.js';
 import type { IdentifyRequest } from '../../kernel/http/app.js';
 import { definePlugin } from '../../kernel/index.js';
 import type { Logger } from '../../kernel/logger.js';
 import { optional } from '../../kernel/plugin.js';
 import type { Registries } from '../../kernel/registries/index.js';
+import { DIST_ROOT } from '../../kernel/version.js';
 import { COLLECTIONS_CHANGED, type CollectionsPort, type EntriesPort } from './content-ports.js';
+import { ExplorerBuild } from './explorer-build.js';
+import { GraphqlExplorer } from './graphql-explorer.js';
 import { GraphqlService } from './graphql-service.js';
 import { GraphqlSettings } from './graphql-settings.js';
 import { GraphqlSockets } from './graphql-sockets.js';
@@ -24,8 +29,12 @@ interface State {
 export default definePlugin(() => {
   const state: State = { sockets: null, service: null, settings: null };
   return {
-    register({ container, routes, registries, options: raw }) {
-      const options = parseOptions(raw);
+    register({ container, routes, registries, config, options: raw, envOptions }) {
+      // GRAPHQL_EXPLORER (plugin.json `env`) wins over plugins.options.graphql.explorer.
+      const explorerEnv = envOptions.explorer as unknown;
+      if (explorerEnv !== undefined && !['auto', 'on', 'off'].includes(String(explorerEnv)))
+        throw new BootError(`GRAPHQL_EXPLORER must be auto, on or off (got ${JSON.stringify(explorerEnv)})`);
+      const options = parseOptions({ ...(raw as object), ...(explorerEnv !== undefined ? { explorer: explorerEnv } : {}) });
       const limits = (tenantId: string) => state.settings?.limits(tenantId) ?? options;
       container.register(
         'graphql',
@@ -42,6 +51,8 @@ export default definePlugin(() => {
             }),
         ).singleton(),
       );
+      const explorer = new GraphqlExplorer(options.explorer, config.env, new ExplorerBuild(join(DIST_ROOT, 'graphql-explorer')));
+      container.register('graphqlExplorer', asValue(explorer));
       for (const route of graphqlRoutes) routes.add(route);
       registries.websockets.add({
         id: 'graphql',
@@ -61,6 +72,8 @@ export default definePlugin(() => {
             subscriptions: state.service?.activeSubscriptions ?? 0,
             collections: built?.included.length ?? 0,
             collectionsLeftOut: built?.clashes.length ?? 0,
+            // Whether GET /api/graphql serves the explorer to browsers (the admin UI's System page links to it then).
+            explorer: explorer.enabled,
           };
         },
       });

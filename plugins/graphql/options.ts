@@ -30,6 +30,8 @@ export const optionsSchema = z
     maxSubscriptionsPerConnection: z.number().int().min(1).max(10_000).default(100),
     /** Events a slow subscriber may have waiting before the oldest are dropped. */
     maxQueuedEvents: z.number().int().min(1).max(100_000).default(1000),
+    /** GRAPHQL_EXPLORER: GraphiQL at GET /api/graphql for signed-in browsers; `auto` is on unless NODE_ENV=production. */
+    explorer: z.enum(['auto', 'on', 'off']).default('auto'),
   })
   .strict();
 

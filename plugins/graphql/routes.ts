@@ -1,6 +1,8 @@
 import type { Context } from 'koa';
 import { z } from 'zod';
+import { checkInput } from '../../kernel/http/request-input.js';
 import { defineRoute, type RouteDefinition } from '../../kernel/http/route-table.js';
+import { optional } from '../../kernel/plugin.js';
 import { requestError } from './errors.js';
 
 const DESCRIPTION = [
@@ -33,6 +35,18 @@ function answer(ctx: Context, status: number, body: unknown): void {
   ctx.type = /application\/graphql-response\+json/i.test(ctx.get('accept')) ? 'application/graphql-response+json' : 'application/json';
 }
 
+/** The query string of GET /api/graphql as an API call: `query` is required (400 VALIDATION_ERROR without it). */
+const getQuery = z.object({
+  query: z.string().describe('The GraphQL document'),
+  variables: z.string().optional().describe('JSON object'),
+  operationName: z.string().optional(),
+});
+
+const EXPLORER =
+  'A browser that prefers HTML (`Accept: text/html`) gets the GraphQL explorer (GraphiQL) instead while it is on (GRAPHQL_EXPLORER: ' +
+  '`auto` = on unless NODE_ENV=production, `on`, `off`): a signed-in user (session cookie) the page, with `query` optional (it fills the editor), ' +
+  'anyone else a redirect to /login?returnTo=… (401 HTML without the admin UI). Every other caller gets the API answer.';
+
 export const graphqlRoutes: RouteDefinition[] = [
   defineRoute({
     method: 'POST',
@@ -61,17 +75,18 @@ export const graphqlRoutes: RouteDefinition[] = [
     permission: 'public',
     envelope: false,
     tags: ['graphql'],
-    summary: 'Runs a GraphQL query from the URL (queries only; mutations need POST: 405)',
-    description: DESCRIPTION,
+    summary: 'Runs a GraphQL query from the URL (queries only; mutations need POST: 405); browsers get the explorer',
+    description: `${DESCRIPTION} ${EXPLORER}`,
     request: {
-      query: z.object({
-        query: z.string().describe('The GraphQL document'),
-        variables: z.string().optional().describe('JSON object'),
-        operationName: z.string().optional(),
-      }),
+      // Checked in the handler: the explorer page takes the query string without `query`.
+      query: getQuery.partial({ query: true }),
     },
     response: result,
-    async handler({ ctx, query, identity, scope }) {
+    async handler({ ctx, query: raw, identity, scope }) {
+      const explorer = scope.graphqlExplorer;
+      if (explorer.enabled) ctx.vary('Accept');
+      if (explorer.wantsPage(ctx)) return explorer.sendPage(ctx, identity, optional(scope, 'adminUi') !== undefined);
+      const query = checkInput<z.output<typeof getQuery>>(getQuery, raw, 'query');
       let variables: Record<string, unknown> | undefined;
       if (query.variables) {
         try {
@@ -84,5 +99,16 @@ export const graphqlRoutes: RouteDefinition[] = [
       if (status === 405) ctx.set('Allow', 'POST');
       answer(ctx, status, out);
     },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/api/graphql/explorer/assets/:file',
+    permission: 'public',
+    envelope: false,
+    rateLimit: false,
+    tags: ['graphql'],
+    summary: "A file of the GraphQL explorer's build (hashed names, cached for a year); 404 while the explorer is off",
+    request: { params: z.object({ file: z.string().regex(/^[A-Za-z0-9_.-]+$/) }) },
+    handler: ({ ctx, params, scope }) => scope.graphqlExplorer.sendAsset(ctx, params.file),
   }),
 ];

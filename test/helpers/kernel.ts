@@ -37,6 +37,8 @@ export interface TestKernelOptions {
   setup?: boolean;
   /** Keep the log lines (JSON text) of this level and above in `logs` instead of silencing them. */
   captureLogs?: 'trace' | 'debug' | 'info' | 'warn' | 'error';
+  /** The environment plugins read their declared variables from (default: process.env). */
+  env?: NodeJS.ProcessEnv;
 }
 
 /** A fetch Response whose json() is typed for assertions. */
@@ -104,6 +106,7 @@ export async function startTestKernel(options: TestKernelOptions = {}): Promise<
   const sink = { write: (line: string) => void logs.push(line) };
   const kernel = createKernel({
     config,
+    env: options.env,
     logger: options.captureLogs ? createLogger(config.logLevel, sink) : createLogger(config.logLevel),
   });
   if (!options.noStart) await kernel.start();

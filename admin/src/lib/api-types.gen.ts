@@ -1161,18 +1161,25 @@ export interface ApiRoutes {
     response: Record<string, { displayName: string; type: string; active: boolean; startUrl: string | null }>;
     errors: ApiErrorCode;
   };
-  /** Runs a GraphQL query from the URL (queries only; mutations need POST: 405) (permission: public) */
+  /** Runs a GraphQL query from the URL (queries only; mutations need POST: 405); browsers get the explorer (permission: public) */
   'GET /api/graphql': {
     params: never;
     query: {
       operationName?: string;
-      /** The GraphQL document */
-      query: string;
+      query?: string;
       /** JSON object */
       variables?: string;
     };
     body: never;
     response: ApiSchemas['GraphqlResult'];
+    errors: ApiErrorCode;
+  };
+  /** A file of the GraphQL explorer's build (hashed names, cached for a year); 404 while the explorer is off (permission: public) */
+  'GET /api/graphql/explorer/assets/:file': {
+    params: { file: string };
+    query: never;
+    body: never;
+    response: unknown;
     errors: ApiErrorCode;
   };
   /** Liveness and readiness probe for load balancers (permission: public) */
@@ -2968,6 +2975,7 @@ export const UNENVELOPED_ROUTES: ReadonlySet<keyof ApiRoutes> = new Set<keyof Ap
   'GET /api/content-sync/remote/packages/:packageId',
   'GET /api/data-ops/events',
   'GET /api/graphql',
+  'GET /api/graphql/explorer/assets/:file',
   'GET /api/importers/jobs/:jobId/events',
   'GET /api/openapi.json',
   'POST /api/auth/2fa/disable',

@@ -12,8 +12,10 @@ class Router {
 
   navigate(to: string, options: { replace?: boolean } = {}): void {
     const target = new URL(to, location.href);
-    if (target.origin !== location.origin) {
-      location.assign(to);
+    // Another origin, or a page the server serves itself (a sign-in's returnTo=/api/graphql): load it.
+    if (target.origin !== location.origin || !APP_PATH.test(target.pathname)) {
+      if (options.replace) location.replace(to);
+      else location.assign(to);
       return;
     }
     if (options.replace) history.replaceState(null, '', target.pathname + target.search + target.hash);
