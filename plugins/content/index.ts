@@ -16,9 +16,25 @@ import { Revision } from './models/revision.js';
 import { collectionRoutes } from './routes-collections.js';
 import { entryRoutes } from './routes-entries.js';
 import { publicAccessRoutes } from './routes-public-access.js';
+import { scheduleRoutes } from './routes-schedule.js';
+import { PublishSchedules } from './publish-schedules.js';
+import { z } from 'zod';
+import { BootError } from '../../kernel/errors.js';
+import { ENTRY_EVENTS, type ContentEvent } from './public.js';
+
+/** plugins.options.content */
+const optionsSchema = z.object({
+  /** How often each instance looks for entries whose scheduled publish time has come. */
+  scheduleIntervalMs: z.number().int().min(50).max(3_600_000).default(30_000),
+});
 
 export default definePlugin({
-  register({ container, routes, migrations, models }) {
+  register({ container, routes, migrations, models, options }) {
+    const parsed = optionsSchema.safeParse(options);
+    if (!parsed.success)
+      throw new BootError(
+        `Invalid plugins.options.content: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+      );
     models.add(CollectionRow);
     models.add(Revision);
     for (const m of CONTENT_MIGRATIONS) migrations.add(m);
@@ -51,11 +67,40 @@ export default definePlugin({
       'content',
       requestScoped(({ contentClient, currentUser }) => contentClient(currentUser)),
     );
-    for (const route of [...collectionRoutes, ...publicAccessRoutes, ...entryRoutes]) routes.add(route);
+    container.register(
+      'publishSchedules',
+      asFunction(
+        (c: { sequelize: Sequelize; logger: Logger; contentClient: ContentClientFactory }) =>
+          new PublishSchedules(c.sequelize, () => c.contentClient, c.logger),
+      ).singleton(),
+    );
+    for (const route of [...collectionRoutes, ...publicAccessRoutes, ...scheduleRoutes, ...entryRoutes]) routes.add(route);
   },
-  async boot({ container, onClose }) {
+  async boot({ container, onClose, options, logger }) {
     const collections = container.resolve<CollectionsService>('collections');
     await collections.refresh();
     onClose(collections.connectEvents());
+    // Scheduled publishing: every instance looks for due entries (a round still running is not doubled);
+    // a deleted entry takes its schedule with it.
+    const schedules = container.resolve<PublishSchedules>('publishSchedules');
+    const { scheduleIntervalMs } = optionsSchema.parse(options);
+    let running: Promise<unknown> | null = null;
+    const timer = setInterval(() => {
+      running ??= schedules
+        .runDue()
+        .catch((err) => logger.warn({ err }, 'scheduled publishing round failed'))
+        .finally(() => (running = null));
+    }, scheduleIntervalMs);
+    timer.unref();
+    onClose(async () => {
+      clearInterval(timer);
+      await running;
+    });
+    onClose(
+      container.resolve<EventBus>('events').subscribe(ENTRY_EVENTS.delete, (event) => {
+        const p = event.payload as ContentEvent | undefined;
+        if (p?.entry?._id) void schedules.forget(p.tenantId, p.collection, [String(p.entry._id)]).catch(() => undefined);
+      }),
+    );
   },
 });

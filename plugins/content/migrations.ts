@@ -30,4 +30,20 @@ export const CONTENT_MIGRATIONS: MigrationDefinition[] = [
       await queryInterface.addIndex('content_revisions', ['collection', 'entry_id', 'version'], { unique: true, name: 'content_revisions_entry' });
     },
   },
+  {
+    name: '0002-publish-schedules',
+    async up({ queryInterface, DataTypes }) {
+      await queryInterface.createTable('content_schedules', {
+        id: { type: DataTypes.INTEGER, primaryKey: true, autoIncrement: true },
+        tenant_id: { type: DataTypes.STRING(64), allowNull: false },
+        collection: { type: DataTypes.STRING(48), allowNull: false },
+        entry_id: { type: DataTypes.STRING(36), allowNull: false },
+        publish_at: { type: DataTypes.BIGINT, allowNull: false },
+        created_by: { type: DataTypes.STRING(64), allowNull: true },
+        created_at: { type: DataTypes.BIGINT, allowNull: false },
+      });
+      await queryInterface.addIndex('content_schedules', ['tenant_id', 'collection', 'entry_id'], { unique: true, name: 'content_schedules_entry' });
+      await queryInterface.addIndex('content_schedules', ['publish_at'], { name: 'content_schedules_due' });
+    },
+  },
 ];

@@ -3,6 +3,7 @@
  * of their payloads), its container keys for typed `scope.<key>` in route handlers, and the storage
  * codec of field values. Services are exported as types only.
  */
+import type { PublishSchedules } from './publish-schedules.js';
 import type { CollectionsService } from './collections-service.js';
 import type { EntriesService } from './entries-service.js';
 import type { ContentClientFactory, LocalClient } from './local-client.js';
@@ -29,5 +30,7 @@ declare module '../../kernel/http/route-table.js' {
     contentClient: ContentClientFactory;
     /** Request-scoped: the content client acting as the request's caller (currentUser). */
     content: LocalClient;
+    /** Scheduled publishing (publish-schedules.ts). */
+    publishSchedules: PublishSchedules;
   }
 }

@@ -24,7 +24,7 @@ export function detectDataCms(sample: ImportSample): number {
 
 export const dataCmsFormat: Omit<ImportFormat, 'taskFile'> = {
   format: 'data_cms',
-  label: 'Data CMS (Directus)',
+  label: 'Directus export (JSON)',
   description:
     'Directus item exports (a JSON array of items as /utils/export writes it, or the {data: [...]} response) and schema snapshots: items keyed by id, status mapped to draft/published, UUID foreign keys as relations; a snapshot imports no items but types the collections for scaffolding.',
   extensions: ['.json'],

@@ -31,7 +31,7 @@ export function detectNodeCms(sample: ImportSample): number {
 
 export const nodeCmsFormat: Omit<ImportFormat, 'taskFile'> = {
   format: 'node_cms',
-  label: 'Node.js CMS (Strapi)',
+  label: 'Strapi export (JSON)',
   description:
     'Strapi 4 and 5 data-transfer exports (`strapi export --no-encrypt`, .tar.gz) and saved Strapi REST responses (.json): content types by plural name, uploads as attachments with their files, links as relations; Strapi 5 draft/published rows fold into one entry; accounts, permissions and password hashes are never imported.',
   extensions: ['.tar.gz', '.json'],

@@ -35,7 +35,7 @@ export function detectPhpCms(sample: ImportSample): number {
 
 export const phpCmsFormat: Omit<ImportFormat, 'taskFile'> = {
   format: 'php_cms',
-  label: 'PHP CMS (Drupal JSON:API)',
+  label: 'Drupal export (JSON:API)',
   description:
     'Drupal JSON:API documents (collections, single resources, compound documents with `included`) as a .json file or a .tar.gz of several: nodes by bundle (articles, recipes, pages), taxonomy terms (tags), files (attachments), media, users (names only); relationships as relation values; translations kept apart.',
   extensions: ['.json', '.tar.gz'],

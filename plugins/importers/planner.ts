@@ -203,7 +203,7 @@ export function buildPlan(input: {
         sourceType: entity,
         targetCollection: null,
         count,
-        note: `no collection '${name}': map ${entity} to a collection in mappings, or preview with scaffold: true`,
+        note: `There is no collection '${name}' yet: choose a collection for the ${entity}, or let the import create it (Create missing collections; scaffold: true in the API)`,
       });
       continue;
     }

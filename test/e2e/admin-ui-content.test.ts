@@ -68,6 +68,34 @@ for (const variant of DB_VARIANTS) {
       expect((await fetch(`${t.url}/api/collections/${name}`)).status).to.equal(401);
     });
 
+    it('schedules a draft for publishing from its page and cancels it again', async function () {
+      const { page, context } = b;
+      const name = `drafts${variant.name.replace(/[^a-z]/g, '')}`;
+      const res = await t.request('/api/collections', {
+        method: 'POST',
+        headers: { cookie },
+        json: { name, fields: [{ name: 'title', type: 'text' }] },
+      });
+      expect(res.status).to.equal(201);
+      const draft = (
+        await (await t.request(`/api/collections/${name}`, { method: 'POST', headers: { cookie }, json: { title: 'Spring sale' } })).json()
+      ).data;
+      await signInWithApi(context, t.url, 'ada@example.com', PASSWORD);
+      await page.goto(`${t.url}/admin/content/${name}/${draft._id}`);
+      const card = page.getByRole('region', { name: 'Schedule' });
+      // An hour ahead, in the browser's local time as the input takes it.
+      const inAnHour = new Date(Date.now() + 3600_000);
+      const local = new Date(inAnHour.getTime() - inAnHour.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
+      await card.getByLabel('Publish at').fill(local);
+      await card.getByRole('button', { name: 'Schedule publishing' }).click();
+      await card.getByTestId('scheduled-at').waitFor();
+      const scheduled = await apiGet(`/api/collections/${name}/${draft._id}/schedule`);
+      expect(Math.abs(new Date(scheduled.publishAt).getTime() - inAnHour.getTime())).to.be.below(60_000);
+      await card.getByRole('button', { name: 'Cancel schedule' }).click();
+      await card.getByRole('button', { name: 'Schedule publishing' }).waitFor();
+      expect((await apiGet(`/api/collections/${name}/${draft._id}/schedule`)).publishAt).to.equal(null);
+    });
+
     it("creates a collection in the schema editor and an entry with a cover image (the API's field messages shown), publishes it, restores a revision, then archives and deletes in bulk", async function () {
       const { page, context } = b;
       const name = `posts${variant.name.replace(/[^a-z]/g, '')}`;

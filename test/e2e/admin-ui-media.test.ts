@@ -110,6 +110,30 @@ for (const variant of DB_VARIANTS) {
       await visitor.getByText('This link does not exist or was revoked.').waitFor();
     });
 
+    it('says in words why a file was refused, inside its card: no full progress bar, no configuration key, no sideways scrolling', async function () {
+      const { page, context } = b;
+      await signInWithApi(context, t.url, 'ada@example.com', PASSWORD);
+      await page.goto(`${t.url}/admin/media`);
+      await page.getByRole('heading', { name: 'Media', level: 1 }).waitFor();
+      // A Windows program (MZ header): its detected type is outside the allowed list.
+      const exe = Buffer.concat([Buffer.from('MZ'), Buffer.alloc(4096, 0x90)]);
+      const longName = `${'installer-for-the-quarterly-reporting-toolkit-'.repeat(3)}setup.exe`;
+      await page.getByLabel('Upload files').setInputFiles({ name: longName, mimeType: 'application/octet-stream', buffer: exe });
+      const uploads = page.getByRole('list', { name: 'Uploads' });
+      await uploads.getByText('Not uploaded').waitFor();
+      expect(await uploads.getByRole('progressbar', { name: `Upload of ${longName}` }).count()).to.equal(0);
+      const problem = (await uploads.locator('.uerror').textContent()) ?? '';
+      expect(problem)
+        .to.match(/not allowed/)
+        .and.match(/An administrator can allow more file types/);
+      expect(problem).to.not.match(/MEDIA_ALLOWED_TYPES|UNSUPPORTED_MEDIA_TYPE/);
+      const overflow = await page.evaluate(() => {
+        const root = (globalThis as any).document.documentElement;
+        return root.scrollWidth - root.clientWidth;
+      });
+      expect(overflow, 'the page scrolls sideways').to.be.at.most(0);
+    });
+
     it('deletes a file from its details dialog', async function () {
       const { page, context } = b;
       await signInWithApi(context, t.url, 'ada@example.com', PASSWORD);

@@ -94,7 +94,9 @@ for (const variant of DB_VARIANTS) {
       const other = await preview(await validate(csv(2, { prefix: 'nc' }), 'nowhere.csv'));
       expect(other.risk).to.equal('warning');
       expect(other.blockedReasons).to.deep.equal([]);
-      expect(other.warnings[0].message).to.match(/rows: 2 record\(s\) not imported: no collection 'nowhere'/);
+      expect(other.warnings[0].message).to.match(
+        /rows: 2 record\(s\) not imported: There is no collection 'nowhere' yet: choose a collection for the rows, or let the import create it/,
+      );
     });
 
     it('an inline run writes one audit entry (domain importer) and a completion event on /api/data-ops/events', async () => {

@@ -293,6 +293,10 @@ export interface ApiSchemas {
     registerMs?: number;
     bootMs?: number;
   };
+  PublishSchedule: {
+    /** When the entry is published (ISO 8601); null: not scheduled */
+    publishAt: string | null;
+  };
   StoredAdminTheme: {
     density: 'compact' | 'cozy' | 'spacious';
     variant: 'flat' | 'bordered' | 'elevated';
@@ -749,6 +753,14 @@ export interface ApiRoutes {
     query: never;
     body: never;
     response: { version: number; action: string; data: ApiSchemas['Entry']; createdAt: string; createdBy: string | null }[];
+    errors: ApiErrorCode;
+  };
+  /** The entry's scheduled publish time, if any (permission: content:write) */
+  'GET /api/collections/:collection/:entryId/schedule': {
+    params: { collection: string; entryId: string };
+    query: never;
+    body: never;
+    response: ApiSchemas['PublishSchedule'];
     errors: ApiErrorCode;
   };
   /** Whether callers without a session may read the published entries of this collection (permission: content:read) */
@@ -2921,6 +2933,14 @@ export interface ApiRoutes {
     query: never;
     body: { name: string; expiresAt?: string; [key: string]: unknown };
     response: { _id: string; name: string; token: string; expiresAt: string | null };
+    errors: ApiErrorCode;
+  };
+  /** Schedules the entry to be published at publishAt (ISO 8601, in the future), or cancels with null (permission: content:write) */
+  'PUT /api/collections/:collection/:entryId/schedule': {
+    params: { collection: string; entryId: string };
+    query: never;
+    body: { publishAt: string | null; [key: string]: unknown };
+    response: ApiSchemas['PublishSchedule'];
     errors: ApiErrorCode;
   };
   /** Lets callers without a session read the published entries of this collection (REST and GraphQL), or stops it (permission: collections:manage) */

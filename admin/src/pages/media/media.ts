@@ -82,3 +82,17 @@ export function folderTree(folders: Folder[]): Array<Folder & { depth: number; p
 /** The public page of a share link (the token is only known right after creating it). */
 export const shareUrl = (mediaId: string, token: string) =>
   `${location.origin}/admin/share?id=${encodeURIComponent(mediaId)}&token=${encodeURIComponent(token)}`;
+
+/**
+ * What a person reads when an upload is refused: the API's message without the configuration keys it
+ * names for operators (e.g. "(MEDIA_ALLOWED_TYPES)"), with what to do next; the error code stays in the
+ * API answer and the logs, not on the page.
+ */
+export function uploadProblem(err: unknown): string {
+  const code = (err as { code?: unknown })?.code;
+  const message = err instanceof Error ? err.message.replace(/\s*\([A-Z][A-Z0-9_]{2,}\)/g, '').trim() : 'The upload failed';
+  if (code === 'UNSUPPORTED_MEDIA_TYPE') return `${message}. An administrator can allow more file types in the settings.`;
+  if (code === 'PAYLOAD_TOO_LARGE') return `${message}. An administrator can raise the upload limit in the settings.`;
+  if (code === 'EMPTY_FILE') return 'The file is empty.';
+  return message;
+}

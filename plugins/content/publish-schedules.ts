@@ -1,0 +1,86 @@
+/**
+ * Scheduled publishing: an entry may carry one publish time (content_schedules). A runner on every
+ * instance looks for due schedules every SCHEDULE_INTERVAL_MS (at most BATCH a round); an instance
+ * claims one by deleting its row (only the one whose DELETE removed it publishes), then publishes the
+ * entry as the scheduling user's tenant's system identity, so revisions, events, caches and webhooks
+ * follow as for any status change. A schedule whose entry is gone or already published is dropped.
+ */
+import { Op, QueryTypes, type Sequelize } from 'sequelize';
+import type { Logger } from '../../kernel/logger.js';
+import type { ContentClientFactory } from './local-client.js';
+import { systemIdentity } from './local-client.js';
+
+const BATCH = 100;
+
+export interface Schedule {
+  publishAt: string | null;
+}
+
+export class PublishSchedules {
+  constructor(
+    private readonly sequelize: Sequelize,
+    private readonly content: () => ContentClientFactory,
+    private readonly logger: Logger,
+  ) {}
+
+  async get(tenantId: string, collection: string, entryId: string): Promise<Schedule> {
+    const rows = await this.sequelize.query<{ publish_at: number | string }>(
+      'SELECT publish_at FROM content_schedules WHERE tenant_id = ? AND collection = ? AND entry_id = ?',
+      { replacements: [tenantId, collection, entryId], type: QueryTypes.SELECT },
+    );
+    return { publishAt: rows[0] ? new Date(Number(rows[0].publish_at)).toISOString() : null };
+  }
+
+  /** Sets (or with null, cancels) the entry's publish time; the caller checked the entry and the time. */
+  async set(tenantId: string, collection: string, entryId: string, publishAt: Date | null, userId: string | null): Promise<Schedule> {
+    await this.sequelize.transaction(async (transaction) => {
+      await this.sequelize.query('DELETE FROM content_schedules WHERE tenant_id = ? AND collection = ? AND entry_id = ?', {
+        replacements: [tenantId, collection, entryId],
+        transaction,
+      });
+      if (publishAt)
+        await this.sequelize.query(
+          'INSERT INTO content_schedules (tenant_id, collection, entry_id, publish_at, created_by, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+          { replacements: [tenantId, collection, entryId, publishAt.getTime(), userId, Date.now()], transaction },
+        );
+    });
+    return { publishAt: publishAt ? publishAt.toISOString() : null };
+  }
+
+  /** Publishes what is due (one round); returns how many entries this instance published. */
+  async runDue(now = Date.now()): Promise<number> {
+    const due = await this.sequelize.query<{ id: number; tenant_id: string; collection: string; entry_id: string }>(
+      'SELECT id, tenant_id, collection, entry_id FROM content_schedules WHERE publish_at <= ? ORDER BY publish_at LIMIT ?',
+      { replacements: [now, BATCH], type: QueryTypes.SELECT },
+    );
+    let published = 0;
+    for (const row of due) {
+      const removed = await this.sequelize.query('DELETE FROM content_schedules WHERE id = ?', {
+        replacements: [row.id],
+        type: QueryTypes.BULKDELETE,
+      });
+      if (Number(removed) !== 1) continue; // another instance claimed it
+      try {
+        const entries = this.content()(systemIdentity(row.tenant_id)).entries(row.collection);
+        const entry = await entries.get(row.entry_id);
+        if (entry.status === 'published') continue;
+        await entries.setStatus(row.entry_id, 'published');
+        published++;
+      } catch (err) {
+        this.logger.warn(
+          { err, collection: row.collection, entryId: row.entry_id },
+          'scheduled publishing failed; the schedule is dropped',
+        );
+      }
+    }
+    return published;
+  }
+
+  /** Drops the schedules of entries that no longer exist in a collection (after deletes). */
+  async forget(tenantId: string, collection: string, entryIds: string[]): Promise<void> {
+    if (!entryIds.length) return;
+    await this.sequelize
+      .getQueryInterface()
+      .bulkDelete('content_schedules', { tenant_id: tenantId, collection, entry_id: { [Op.in]: entryIds } }, {});
+  }
+}
