@@ -20,11 +20,46 @@ function render(value, depth = 0) {
   return list;
 }
 
+/** "3 min ago", "2 h ago", "yesterday", else the date: how people read a time in a list. */
+export function relativeTime(iso, now = Date.now()) {
+  const t = Date.parse(iso);
+  if (Number.isNaN(t)) return '';
+  const s = Math.round((now - t) / 1000);
+  if (s < 45) return 'just now';
+  if (s < 3600) return `${Math.max(1, Math.round(s / 60))} min ago`;
+  if (s < 86400) return `${Math.round(s / 3600)} h ago`;
+  if (s < 2 * 86400) return 'yesterday';
+  if (s < 7 * 86400) return `${Math.round(s / 86400)} days ago`;
+  return new Date(t).toLocaleDateString();
+}
+
+/** "2 h 11 min", "3 days 4 h", "45 s": an uptime in seconds, in words. */
+export function duration(seconds) {
+  const s = Math.max(0, Math.floor(Number(seconds) || 0));
+  const d = Math.floor(s / 86400);
+  const h = Math.floor((s % 86400) / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  if (d) return `${d} ${d === 1 ? 'day' : 'days'}${h ? ` ${h} h` : ''}`;
+  if (h) return `${h} h${m ? ` ${m} min` : ''}`;
+  if (m) return `${m} min`;
+  return `${s} s`;
+}
+
+/** A small element: el('a', { href, className }, 'text', child, ...). */
+export function el(name, props = {}, ...children) {
+  const node = document.createElement(name);
+  for (const [k, v] of Object.entries(props)) if (v !== undefined && v !== null) node[k] = v;
+  node.append(...children.filter((c) => c !== null && c !== undefined && c !== false));
+  return node;
+}
+
 /**
  * Defines the custom element `tag` that fetches `endpoint` (same-origin, the caller's session) and shows
- * its data as nested lists under `title`; `refresh="<seconds>"` reloads it. Every widget uses it.
+ * its data under `title`: through `view(data)` when the widget has one (a readable layout), else as nested
+ * lists of its figures; `refresh="<seconds>"` reloads it. Every widget uses it.
+ * @param {{ tag: string, endpoint: string, title: string, view?: (data: any) => Node }} widget
  */
-export function defineWidget({ tag, endpoint, title }) {
+export function defineWidget({ tag, endpoint, title, view = undefined }) {
   class CmsWidget extends HTMLElement {
     connectedCallback() {
       this.load();
@@ -44,7 +79,7 @@ export function defineWidget({ tag, endpoint, title }) {
         const res = await fetch(endpoint, { credentials: 'same-origin', headers: { accept: 'application/json' } });
         const json = await res.json();
         if (!res.ok || json.success === false) throw new Error(json.message || `HTTP ${res.status}`);
-        body = render(json.data);
+        body = view ? view(json.data) : render(json.data);
       } catch (err) {
         body = document.createElement('p');
         body.className = 'cms-widget-error';

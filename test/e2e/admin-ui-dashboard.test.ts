@@ -24,13 +24,35 @@ for (const variant of DB_VARIANTS) {
 
     it('shows the default widgets, adds one, and keeps it after a reload (saved in the preferences)', async function () {
       const { page, context } = b;
+      const session = responseCookie(
+        await t.request('/api/user/login', { method: 'POST', json: { email: 'ada@example.com', password: PASSWORD } }),
+      )!;
+      await t.request('/api/collections', {
+        method: 'POST',
+        headers: { cookie: session },
+        json: { name: 'dashnews', fields: [{ name: 'title', type: 'text' }] },
+      });
+      const entry = (
+        await (
+          await t.request('/api/collections/dashnews', { method: 'POST', headers: { cookie: session }, json: { title: 'Harbour reopens' } })
+        ).json()
+      ).data;
       await signInWithApi(context, t.url, 'ada@example.com', PASSWORD);
       await page.goto(`${t.url}/admin/`);
       await page.getByRole('heading', { name: 'Dashboard', level: 1 }).waitFor();
       const grid = page.getByRole('list', { name: 'Widgets' });
       await grid.locator('[data-widget="system-health"]').waitFor();
-      // The custom element bundled from widgets/system-health/component.js rendered its figures.
-      await grid.locator('cms-widget-system-health dl').first().waitFor();
+      // The custom elements bundled from widgets/*/component.js speak in words, not raw records.
+      const health = grid.locator('cms-widget-system-health .cms-health-status');
+      await health.waitFor();
+      expect(await health.textContent()).to.match(/^Healthy, up \d+ (s|min)/);
+      expect(await grid.locator('cms-widget-system-health').textContent()).to.match(/Database \(sqlite|mariadb\): reachable, \d+ ms/);
+      // Latest content: the entry's title links to its editor, with its collection and a relative time.
+      const latest = grid.locator('cms-widget-last5-content');
+      const link = latest.getByRole('link', { name: 'Harbour reopens' });
+      await link.waitFor();
+      expect(await link.getAttribute('href')).to.equal(`/admin/content/dashnews/${entry._id}`);
+      expect(await latest.textContent()).to.contain('dashnews · draft · just now');
       // A chart where it reads better: the cache monitor's donut.
       await grid.locator('[data-widget="cache-monitor"] svg[role="img"]').waitFor();
 

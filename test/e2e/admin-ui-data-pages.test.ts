@@ -46,7 +46,12 @@ describe('admin UI: data pages in the browser (sqlite)', function () {
 
     // A change through the API: a theme only in the database.
     await api('POST', '/api/theme/create', { name: 'Staging look' });
-    await page.getByRole('button', { name: 'Refresh' }).click();
+    // The refresh's own answer (not one the export started earlier) is what the page then shows.
+    const [refreshed] = await Promise.all([
+      page.waitForResponse((r) => new URL(r.url()).pathname === '/api/config/status' && r.request().method() === 'GET'),
+      page.getByRole('button', { name: 'Refresh' }).click(),
+    ]);
+    expect(((await refreshed.json()) as { data: { inSync: boolean } }).data.inSync).to.equal(false);
     await page.getByTestId('config-status').getByText('Drift').waitFor();
     expect(await page.getByTestId('config-status').textContent()).to.match(/1 only in the database/);
     await page.getByTestId('status-type-theme').getByText('only in database').waitFor();
