@@ -79,7 +79,7 @@ function bindRegistries(registries: Registries, owner: string): PluginRegistries
 }
 
 /** Paths the admin-ui plugin serves itself: a plugin page cannot take them. */
-const RESERVED_ADMIN_PATHS = ['/admin/plugin-pages', '/admin/assets', '/admin/share'];
+const RESERVED_ADMIN_PATHS = ['/admin/plugin-pages', '/admin/assets', '/admin/share', '/admin/preview'];
 
 /** URL prefix under which the admin-ui plugin serves the declared page modules of plugins. */
 export const PLUGIN_PAGE_MODULE_PREFIX = '/admin/plugin-pages';

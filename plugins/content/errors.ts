@@ -20,3 +20,17 @@ export class EntryNotFoundError extends defineError(
   'No entry with this id in the collection (for this tenant).',
   (collection: string, id: string) => `Entry '${id}' not found in '${collection}'`,
 ) {}
+
+export class PreviewNotFoundError extends defineError(
+  'PREVIEW_NOT_FOUND',
+  404,
+  'No preview link with this token (never made, revoked, or its entry deleted).',
+  () => 'This preview link does not exist or was revoked',
+) {}
+
+export class PreviewExpiredError extends defineError(
+  'PREVIEW_EXPIRED',
+  410,
+  'The preview link has expired; make a new one.',
+  () => 'This preview link has expired',
+) {}

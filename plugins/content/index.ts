@@ -4,7 +4,7 @@ import type { CacheService } from '../../kernel/cache/cache-service.js';
 import type { MigrationRunner } from '../../kernel/db/migrations.js';
 import type { EventBus } from '../../kernel/events.js';
 import { definePlugin } from '../../kernel/index.js';
-import { requestScoped } from '../../kernel/plugin.js';
+import { optional, requestScoped } from '../../kernel/plugin.js';
 import type { Logger } from '../../kernel/logger.js';
 import { CollectionsService } from './collections-service.js';
 import { EntriesService } from './entries-service.js';
@@ -18,6 +18,8 @@ import { entryRoutes } from './routes-entries.js';
 import { publicAccessRoutes } from './routes-public-access.js';
 import { scheduleRoutes } from './routes-schedule.js';
 import { PublishSchedules } from './publish-schedules.js';
+import { PreviewLinks } from './preview-links.js';
+import { previewRoutes } from './routes-preview.js';
 import { z } from 'zod';
 import { BootError } from '../../kernel/errors.js';
 import { ENTRY_EVENTS, type ContentEvent } from './public.js';
@@ -74,7 +76,20 @@ export default definePlugin({
           new PublishSchedules(c.sequelize, () => c.contentClient, c.logger),
       ).singleton(),
     );
-    for (const route of [...collectionRoutes, ...publicAccessRoutes, ...scheduleRoutes, ...entryRoutes]) routes.add(route);
+    container.register(
+      'previewLinks',
+      asFunction(
+        (c: { sequelize: Sequelize; collections: CollectionsService; contentClient: ContentClientFactory }) =>
+          new PreviewLinks(
+            c.sequelize,
+            c.collections,
+            () => c.contentClient,
+            () => optional(c, 'mediaClient'),
+          ),
+      ).singleton(),
+    );
+    for (const route of [...collectionRoutes, ...publicAccessRoutes, ...scheduleRoutes, ...previewRoutes, ...entryRoutes])
+      routes.add(route);
   },
   async boot({ container, onClose, options, logger }) {
     const collections = container.resolve<CollectionsService>('collections');
@@ -83,6 +98,7 @@ export default definePlugin({
     // Scheduled publishing: every instance looks for due entries (a round still running is not doubled);
     // a deleted entry takes its schedule with it.
     const schedules = container.resolve<PublishSchedules>('publishSchedules');
+    const previews = container.resolve<PreviewLinks>('previewLinks');
     const { scheduleIntervalMs } = optionsSchema.parse(options);
     let running: Promise<unknown> | null = null;
     const timer = setInterval(() => {
@@ -100,6 +116,7 @@ export default definePlugin({
       container.resolve<EventBus>('events').subscribe(ENTRY_EVENTS.delete, (event) => {
         const p = event.payload as ContentEvent | undefined;
         if (p?.entry?._id) void schedules.forget(p.tenantId, p.collection, [String(p.entry._id)]).catch(() => undefined);
+        if (p?.entry?._id) void previews.revokeAll(p.tenantId, p.collection, [String(p.entry._id)]).catch(() => undefined);
       }),
     );
   },

@@ -46,4 +46,20 @@ export const CONTENT_MIGRATIONS: MigrationDefinition[] = [
       await queryInterface.addIndex('content_schedules', ['publish_at'], { name: 'content_schedules_due' });
     },
   },
+  {
+    name: '0003-preview-links',
+    async up({ queryInterface, DataTypes }) {
+      await queryInterface.createTable('content_preview_links', {
+        token_hash: { type: DataTypes.STRING(64), primaryKey: true },
+        tenant_id: { type: DataTypes.STRING(64), allowNull: false },
+        collection: { type: DataTypes.STRING(48), allowNull: false },
+        entry_id: { type: DataTypes.STRING(36), allowNull: false },
+        expires_at: { type: DataTypes.BIGINT, allowNull: false },
+        created_by: { type: DataTypes.STRING(64), allowNull: true },
+        created_at: { type: DataTypes.BIGINT, allowNull: false },
+      });
+      await queryInterface.addIndex('content_preview_links', ['tenant_id', 'collection', 'entry_id'], { name: 'content_preview_links_entry' });
+      await queryInterface.addIndex('content_preview_links', ['expires_at'], { name: 'content_preview_links_expiry' });
+    },
+  },
 ];

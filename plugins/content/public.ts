@@ -3,6 +3,7 @@
  * of their payloads), its container keys for typed `scope.<key>` in route handlers, and the storage
  * codec of field values. Services are exported as types only.
  */
+import type { PreviewLinks } from './preview-links.js';
 import type { PublishSchedules } from './publish-schedules.js';
 import type { CollectionsService } from './collections-service.js';
 import type { EntriesService } from './entries-service.js';
@@ -32,5 +33,6 @@ declare module '../../kernel/http/route-table.js' {
     content: LocalClient;
     /** Scheduled publishing (publish-schedules.ts). */
     publishSchedules: PublishSchedules;
+    previewLinks: PreviewLinks;
   }
 }

@@ -26,6 +26,26 @@ export const publicReadOf = (collection: string) => `content:read:${collection}`
 export const publicAccessRoutes: RouteDefinition[] = [
   defineRoute({
     method: 'GET',
+    path: '/api/content/public-access',
+    permission: 'content:read',
+    tags: ['collections'],
+    summary: 'Which collections callers without a session may read (their published entries)',
+    request: {},
+    response: z
+      .object({
+        guestReadsAll: z.boolean().meta({ description: 'The guest role holds content:read itself: every collection is public' }),
+        collections: z.array(z.string()).meta({ description: 'Existing collections granted to guests one by one' }),
+      })
+      .meta({ id: 'PublicAccessOverview' }),
+    async handler({ identity, scope }) {
+      const users = optional(scope, 'users');
+      const granted = new Set(users ? await users.permissionsOf('guest', identity.tenantId) : []);
+      const names = (await scope.content.collections.list()).map((c) => c.name);
+      return { guestReadsAll: granted.has('content:read'), collections: names.filter((n) => granted.has(publicReadOf(n))) };
+    },
+  }),
+  defineRoute({
+    method: 'GET',
     path: '/api/collections/:collection/public-access',
     permission: 'content:read',
     tags: ['collections'],

@@ -93,6 +93,8 @@ export type ApiErrorCode =
   | 'PLAN_HASH_MISMATCH'
   | 'PLAN_NOT_FOUND'
   | 'PLAN_STALE'
+  | 'PREVIEW_EXPIRED'
+  | 'PREVIEW_NOT_FOUND'
   | 'RANGE_NOT_SATISFIABLE'
   | 'RATE_LIMITED'
   | 'REAUTH_REQUIRED'
@@ -232,6 +234,20 @@ export interface ApiSchemas {
     updatedBy: string | null;
     [key: string]: unknown;
   };
+  EntryPreview: {
+    collection: { name: string; label: string; singular: string };
+    entry: { id: string; slug: string; status: string; version: number; updatedAt: string; title: string };
+    fields: {
+      name: string;
+      label: string;
+      type: string;
+      value?: unknown;
+      /** Rich text and Markdown fields: sanitised HTML */
+      html?: string;
+      media?: { url: string; filename: string; mimeType: string; width?: number; height?: number } | null;
+    }[];
+    expiresAt: string;
+  };
   Error: {
     success: false;
     /** Stable error code (see x-error-catalogue) */
@@ -292,6 +308,24 @@ export interface ApiSchemas {
     containerKeys: string[];
     registerMs?: number;
     bootMs?: number;
+  };
+  PreviewLink: {
+    token: string;
+    /** The admin UI page that shows the preview, e.g. /admin/preview?token=… */
+    url: string;
+    expiresAt: string;
+  };
+  PreviewLinkState: {
+    /** Live (unexpired, unrevoked) preview links of the entry */
+    active: number;
+    /** When the last live link expires (ISO 8601) */
+    expiresAt: string | null;
+  };
+  PublicAccessOverview: {
+    /** The guest role holds content:read itself: every collection is public */
+    guestReadsAll: boolean;
+    /** Existing collections granted to guests one by one */
+    collections: string[];
   };
   PublishSchedule: {
     /** When the entry is published (ISO 8601); null: not scheduled */
@@ -525,6 +559,14 @@ export interface ApiRoutes {
     response: { deleted: true };
     errors: ApiErrorCode;
   };
+  /** Revokes every preview link of the entry (they answer 404 from then on) (permission: content:write) */
+  'DELETE /api/collections/:collection/:entryId/preview-links': {
+    params: { collection: string; entryId: string };
+    query: never;
+    body: never;
+    response: { revoked: number };
+    errors: ApiErrorCode;
+  };
   /** Drops a collection with its table, entries and revisions (collections:manage); 409 while other collections relate to it (permission: collections:manage) */
   'DELETE /api/collections/:collection/schema': {
     params: { collection: string };
@@ -747,6 +789,14 @@ export interface ApiRoutes {
     response: ApiSchemas['Entry'];
     errors: ApiErrorCode;
   };
+  /** How many live preview links the entry has (permission: content:write) */
+  'GET /api/collections/:collection/:entryId/preview-links': {
+    params: { collection: string; entryId: string };
+    query: never;
+    body: never;
+    response: ApiSchemas['PreviewLinkState'];
+    errors: ApiErrorCode;
+  };
   /** The entry's revisions, newest first: the state after each write (permission: content:write) */
   'GET /api/collections/:collection/:entryId/revisions': {
     params: { collection: string; entryId: string };
@@ -959,6 +1009,14 @@ export interface ApiRoutes {
     query: never;
     body: never;
     response: ApiSchemas['ContentSyncTransferState'];
+    errors: ApiErrorCode;
+  };
+  /** Which collections callers without a session may read (their published entries) (permission: content:read) */
+  'GET /api/content/public-access': {
+    params: never;
+    query: never;
+    body: never;
+    response: ApiSchemas['PublicAccessOverview'];
     errors: ApiErrorCode;
   };
   /** Recent audit events of the tenant as a flat array, newest first (permission: dashboard:read) */
@@ -1432,6 +1490,14 @@ export interface ApiRoutes {
   };
   /** This OpenAPI 3.1 document (permission: public) */
   'GET /api/openapi.json': { params: never; query: never; body: never; response: unknown; errors: ApiErrorCode };
+  /** A preview link's entry, ready to show: fields in schema order, rich text and Markdown as sanitised HTML (permission: public) */
+  'GET /api/preview/:token': {
+    params: { token: string };
+    query: never;
+    body: never;
+    response: ApiSchemas['EntryPreview'];
+    errors: ApiErrorCode;
+  };
   /** Setup state: incomplete, seeded or ready (permission: public) */
   'GET /api/setup/status': {
     params: never;
@@ -2009,6 +2075,14 @@ export interface ApiRoutes {
     query: never;
     body: Record<string, unknown>;
     response: ApiSchemas['Entry'];
+    errors: ApiErrorCode;
+  };
+  /** Makes a preview link: anyone holding it sees the entry as it is now, drafts included, until it expires (permission: content:write) */
+  'POST /api/collections/:collection/:entryId/preview-links': {
+    params: { collection: string; entryId: string };
+    query: never;
+    body: { expiresInHours?: number; [key: string]: unknown };
+    response: ApiSchemas['PreviewLink'];
     errors: ApiErrorCode;
   };
   /** Creates up to 100 entries at once, all or nothing; a problem names its entry (body.entries.<i>.<field>) (permission: content:write) */

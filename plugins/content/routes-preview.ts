@@ -1,0 +1,133 @@
+/** Preview links of one entry (preview-links.ts): make, read the state, revoke; and the public page's data. */
+import { z } from 'zod';
+import { defineRoute, type RouteDefinition } from '../../kernel/http/route-table.js';
+import { DEFAULT_HOURS, MAX_HOURS, MAX_PER_ENTRY } from './preview-links.js';
+
+const entryParams = { params: z.object({ collection: z.string().min(1).max(64), entryId: z.string().min(1).max(64) }) };
+const PATH = '/api/collections/:collection/:entryId/preview-links';
+const linkState = z
+  .object({
+    active: z.number().int().meta({ description: 'Live (unexpired, unrevoked) preview links of the entry' }),
+    expiresAt: z.string().nullable().meta({ description: 'When the last live link expires (ISO 8601)' }),
+  })
+  .meta({ id: 'PreviewLinkState' });
+
+const previewField = z.object({
+  name: z.string(),
+  label: z.string(),
+  type: z.string(),
+  value: z.unknown().optional(),
+  html: z.string().optional().meta({ description: 'Rich text and Markdown fields: sanitised HTML' }),
+  media: z
+    .object({ url: z.string(), filename: z.string(), mimeType: z.string(), width: z.number().optional(), height: z.number().optional() })
+    .nullable()
+    .optional(),
+});
+
+export const previewRoutes: RouteDefinition[] = [
+  defineRoute({
+    method: 'POST',
+    path: PATH,
+    permission: 'content:write',
+    status: 201,
+    tags: ['entries'],
+    summary: 'Makes a preview link: anyone holding it sees the entry as it is now, drafts included, until it expires',
+    description: `expiresInHours 1-${MAX_HOURS} (default ${DEFAULT_HOURS}). The token is shown only in this answer (the server keeps a hash). An entry keeps at most ${MAX_PER_ENTRY} live links; a newer one drops the oldest. Deleting the entry or DELETE on this path revokes them.`,
+    request: { ...entryParams, body: z.object({ expiresInHours: z.number().int().min(1).max(MAX_HOURS).optional() }) },
+    response: z
+      .object({
+        token: z.string(),
+        url: z.string().meta({ description: 'The admin UI page that shows the preview, e.g. /admin/preview?token=…' }),
+        expiresAt: z.string(),
+      })
+      .meta({ id: 'PreviewLink' }),
+    async handler({ params, body, identity, scope }) {
+      await scope.content.entries(params.collection).get(params.entryId);
+      const link = await scope.previewLinks.create(
+        identity.tenantId,
+        params.collection,
+        params.entryId,
+        body.expiresInHours ?? DEFAULT_HOURS,
+        identity.userId ?? null,
+      );
+      scope.audit.record({
+        domain: 'content',
+        operation: 'preview-link',
+        actor: { userId: identity.userId ?? null, tenantId: identity.tenantId },
+        outcome: 'success',
+        level: 'low',
+        action: 'entry.preview-link.created',
+        message: `Preview link made for '${params.collection}/${params.entryId}', valid until ${link.expiresAt}`,
+        details: { collection: params.collection, entryId: params.entryId, expiresAt: link.expiresAt },
+      });
+      return link;
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: PATH,
+    permission: 'content:write',
+    tags: ['entries'],
+    summary: 'How many live preview links the entry has',
+    request: entryParams,
+    response: linkState,
+    async handler({ params, identity, scope }) {
+      await scope.content.entries(params.collection).get(params.entryId);
+      return scope.previewLinks.status(identity.tenantId, params.collection, params.entryId);
+    },
+  }),
+  defineRoute({
+    method: 'DELETE',
+    path: PATH,
+    permission: 'content:write',
+    tags: ['entries'],
+    summary: 'Revokes every preview link of the entry (they answer 404 from then on)',
+    request: entryParams,
+    response: z.object({ revoked: z.number().int() }),
+    async handler({ params, identity, scope }) {
+      await scope.content.entries(params.collection).get(params.entryId);
+      const revoked = await scope.previewLinks.revokeAll(identity.tenantId, params.collection, [params.entryId]);
+      scope.audit.record({
+        domain: 'content',
+        operation: 'preview-link',
+        actor: { userId: identity.userId ?? null, tenantId: identity.tenantId },
+        outcome: 'success',
+        level: 'low',
+        action: 'entry.preview-link.revoked',
+        message: `Preview links of '${params.collection}/${params.entryId}' revoked (${revoked})`,
+        details: { collection: params.collection, entryId: params.entryId, revoked },
+      });
+      return { revoked };
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/api/preview/:token',
+    permission: 'public',
+    tags: ['entries'],
+    summary: "A preview link's entry, ready to show: fields in schema order, rich text and Markdown as sanitised HTML",
+    description:
+      'No session needed: the token is the permission. 404 PREVIEW_NOT_FOUND (unknown, revoked, or the entry deleted), 410 PREVIEW_EXPIRED. Never cached, never indexed.',
+    request: { params: z.object({ token: z.string().min(1).max(200) }) },
+    response: z
+      .object({
+        collection: z.object({ name: z.string(), label: z.string(), singular: z.string() }),
+        entry: z.object({
+          id: z.string(),
+          slug: z.string(),
+          status: z.string(),
+          version: z.number(),
+          updatedAt: z.string(),
+          title: z.string(),
+        }),
+        fields: z.array(previewField),
+        expiresAt: z.string(),
+      })
+      .meta({ id: 'EntryPreview' }),
+    async handler({ ctx, params, scope }) {
+      ctx.set('Cache-Control', 'private, no-store');
+      ctx.set('X-Robots-Tag', 'noindex, nofollow');
+      return scope.previewLinks.open(params.token);
+    },
+  }),
+];
