@@ -45,6 +45,10 @@ for (const variant of DB_VARIANTS) {
       await card.getByRole('checkbox', { name: /Anyone can read the published entries/ }).check();
       await page.getByRole('status').getByText('Published entries are now public').waitFor();
       expect(await card.getByTestId('public-list-url').textContent()).to.equal(`${t.url}/api/collections/${name}`);
+      // The collection list says which collections are public.
+      await page.goto(`${t.url}/admin/content`);
+      const tile = page.getByRole('listitem').filter({ has: page.locator('code', { hasText: new RegExp(`^${name}$`) }) });
+      await tile.getByTestId('public-badge').waitFor();
 
       const list = (await (await fetch(`${t.url}/api/collections/${name}`)).json()) as { data: { items: Array<{ title: string }> } };
       expect(list.data.items.map((e) => e.title)).to.deep.equal(['Opening hours']);
@@ -66,6 +70,59 @@ for (const variant of DB_VARIANTS) {
       await page.getByRole('region', { name: 'Public access' }).getByRole('checkbox').uncheck();
       await page.getByRole('status').getByText('Entries are private again').waitFor();
       expect((await fetch(`${t.url}/api/collections/${name}`)).status).to.equal(401);
+    });
+
+    it('makes a preview link of a draft: someone without an account sees it as it is now, until it is revoked', async function () {
+      const { page, context } = b;
+      const name = `letters${variant.name.replace(/[^a-z]/g, '')}`;
+      const call = async (method: string, path: string, json: unknown) => {
+        const res = await t.request(path, { method, headers: { cookie }, json });
+        expect(res.status, await res.clone().text()).to.be.oneOf([200, 201]);
+        return (await res.json()).data;
+      };
+      await call('POST', '/api/collections', {
+        name,
+        fields: [
+          { name: 'title', type: 'text' },
+          { name: 'body', type: 'richtext' },
+          { name: 'pages', type: 'number' },
+        ],
+      });
+      const draft = await call('POST', `/api/collections/${name}`, {
+        title: 'Letter to the board',
+        body: '<h2>Summary</h2><p>We <strong>grew</strong>.</p><ul><li>one</li><li>two</li></ul>',
+        pages: 4,
+      });
+      await signInWithApi(context, t.url, 'ada@example.com', PASSWORD);
+      await page.goto(`${t.url}/admin/content/${name}/${draft._id}`);
+      const card = page.getByRole('region', { name: 'Preview' });
+      await card.getByLabel('Valid for').selectOption('24');
+      await card.getByRole('button', { name: 'Make preview link' }).click();
+      const url = await card.getByLabel('Preview link').inputValue();
+      expect(url).to.match(new RegExp(`^${t.url}/admin/preview\\?token=pv_`));
+      await card.getByTestId('preview-active').getByText('1 live link').waitFor();
+
+      // A visitor with no session opens it: the draft as it is, formatted, marked as not published.
+      const visitor = await (await b.newContext()).newPage();
+      await visitor.goto(url);
+      const article = visitor.getByTestId('preview-article');
+      await article.getByRole('heading', { level: 1, name: 'Letter to the board' }).waitFor();
+      expect(await visitor.getByTestId('preview-status').textContent()).to.contain('is a draft: it is not published');
+      expect(await article.getByRole('heading', { level: 2, name: 'Summary' }).count()).to.equal(1);
+      expect(await article.locator('strong').textContent()).to.equal('grew');
+      expect(await article.getByRole('listitem').allTextContents()).to.deep.equal(['one', 'two']);
+      expect(await article.locator('[data-field="pages"]').textContent()).to.contain('4');
+      expect(await visitor.title()).to.contain('Letter to the board (preview)');
+
+      // An edit shows on reload; revoking closes the link.
+      await call('PATCH', `/api/collections/${name}/${draft._id}`, { title: 'Letter to the board, final' });
+      await visitor.reload();
+      await article.getByRole('heading', { level: 1, name: 'Letter to the board, final' }).waitFor();
+      await page.reload();
+      await card.getByRole('button', { name: 'Revoke it' }).click();
+      await page.getByRole('status').getByText('Preview link revoked').waitFor();
+      await visitor.reload();
+      await visitor.getByRole('alert').getByText('This preview link does not exist or was revoked.').waitFor();
     });
 
     it('schedules a draft for publishing from its page and cancels it again', async function () {
