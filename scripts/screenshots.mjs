@@ -19,7 +19,7 @@ const { createLogger } = await import(pathToFileURL(join(dist, 'kernel/logger.js
 const ADMIN = { email: 'admin@example.com', password: 'screenshots only', username: 'Ada' };
 /** [file name, path, what to wait for] — add a line here when a page is added to the app. */
 const PAGES = [
-  ['dashboard', '/admin/', '[data-widget] dl, [data-widget] svg'],
+  ['dashboard', '/admin/', '[data-widget="security"] .cms-facts'],
   ['system', '/admin/system', '[data-testid="plugins"]'],
   ['content', '/admin/content', 'h1'],
   ['media', '/admin/media', 'h1'],
@@ -53,6 +53,26 @@ async function startKernel(withAdmin) {
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** A dashboard with some content and a mix of widgets (the default one shows only four). */
+async function fillDashboard(request, url) {
+  await request.post(`${url}/api/collections`, { data: { name: 'articles', fields: [{ name: 'title', type: 'text' }] } });
+  for (const title of ['Harbour reopens after the storm', 'Summer opening hours', 'New ferry timetable'])
+    await request.post(`${url}/api/collections/articles`, { data: { title } });
+  const widgets = [
+    ['system-health', 4, 2],
+    ['cpu', 4, 2],
+    ['memory', 4, 2],
+    ['last5-content', 6, 3],
+    ['cache-monitor', 6, 3],
+    ['disk', 4, 3],
+    ['user-online', 4, 3],
+    ['security', 4, 3],
+  ];
+  await request.put(`${url}/api/dashboard/layout`, {
+    data: { widgets: widgets.map(([id, w, h], i) => ({ id, x: 0, y: i, w, h })) },
+  });
 }
 
 mkdirSync(outDir, { recursive: true });
@@ -98,6 +118,7 @@ try {
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.waitForURL(/\/admin\/$/);
     for (const [name, path, selector] of PAGES) {
+      if (name === 'dashboard') await fillDashboard(page.request, ready.url);
       await page.goto(`${ready.url}${path}`);
       await page
         .locator(selector)

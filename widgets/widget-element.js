@@ -1,8 +1,26 @@
-// The element every dashboard widget's component.js defines: plain DOM, no framework (the admin UI hosts it).
+// The element every dashboard widget's component.js defines: plain DOM, no framework (the admin UI hosts it),
+// and the helpers widgets lay their data out with: formatting (number, bytes, percent, plural, relativeTime,
+// duration) and small builders (el, when, badge, facts, table, clip, meter, empty). The formatting helpers are
+// pure (no DOM), so they are unit-tested in Node (test/unit/widget-format.test.ts).
+const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/;
+
+/** "failedLoginAttempts" -> "Failed login attempts": a record key as a label. */
+export function label(key) {
+  const words = String(key)
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .replace(/[_-]+/g, ' ')
+    .trim()
+    .toLowerCase();
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+// The fallback of a widget without view(data) (e.g. one a plugin adds): its figures as nested lists,
+// keys as labels and times in words.
 function render(value, depth = 0) {
   if (value === null || value === undefined) return document.createTextNode('-');
-  if (typeof value !== 'object') return document.createTextNode(String(value));
-  if (depth > 2) return document.createTextNode(Array.isArray(value) ? `${value.length} items` : '...');
+  if (typeof value === 'string' && ISO_TIME.test(value)) return when(value);
+  if (typeof value !== 'object') return document.createTextNode(typeof value === 'number' ? number(value) : String(value));
+  if (depth > 2) return document.createTextNode(Array.isArray(value) ? plural(value.length, 'item') : '...');
   const list = document.createElement(Array.isArray(value) ? 'ol' : 'dl');
   for (const [key, item] of Object.entries(value).slice(0, 50)) {
     if (Array.isArray(value)) {
@@ -11,7 +29,7 @@ function render(value, depth = 0) {
       list.append(li);
     } else {
       const dt = document.createElement('dt');
-      dt.textContent = key;
+      dt.textContent = label(key);
       const dd = document.createElement('dd');
       dd.append(render(item, depth + 1));
       list.append(dt, dd);
@@ -51,6 +69,109 @@ export function el(name, props = {}, ...children) {
   for (const [k, v] of Object.entries(props)) if (v !== undefined && v !== null) node[k] = v;
   node.append(...children.filter((c) => c !== null && c !== undefined && c !== false));
   return node;
+}
+
+/** 1234567 -> "1,234,567" (the reader's locale); at most `digits` decimals. */
+export function number(value, digits = 1) {
+  const n = Number(value);
+  if (!Number.isFinite(n)) return '-';
+  return n.toLocaleString(undefined, { maximumFractionDigits: digits });
+}
+
+/** "1 user", "3 users": a count with its noun (`many` when the plural is not noun + s). */
+export function plural(count, one, many = `${one}s`) {
+  return `${number(count, 0)} ${Number(count) === 1 ? one : many}`;
+}
+
+/** 3435973837 -> "3.2 GB" (binary units, as the operating system counts them). */
+export function bytes(value) {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < 0) return '-';
+  const units = ['B', 'KB', 'MB', 'GB', 'TB', 'PB'];
+  let v = n;
+  let i = 0;
+  while (v >= 1024 && i < units.length - 1) {
+    v /= 1024;
+    i++;
+  }
+  const shown = i === 0 ? String(Math.round(v)) : number(v >= 100 ? Math.round(v) : Math.round(v * 10) / 10, 1);
+  return `${shown} ${units[i]}`;
+}
+
+/** A ratio 0..1 -> "21 %", "3.4 %", "0 %" (one decimal below 10 %). */
+export function percent(ratio) {
+  const p = Number(ratio) * 100;
+  if (!Number.isFinite(p)) return '-';
+  const rounded = Math.abs(p) < 10 ? Math.round(p * 10) / 10 : Math.round(p);
+  return `${number(rounded, 1)} %`;
+}
+
+/** A time for people: "3 min ago" in a <time> whose title is the exact date and time. */
+export function when(iso, now = Date.now()) {
+  const t = Date.parse(iso);
+  if (Number.isNaN(t)) return document.createTextNode('-');
+  return el('time', { dateTime: new Date(t).toISOString(), title: new Date(t).toLocaleString() }, relativeTime(iso, now));
+}
+
+/** Badge tones by severity or state: ok (green), warn (amber), bad (red), or neutral. */
+const TONES = {
+  low: '',
+  medium: 'warn',
+  high: 'bad',
+  critical: 'bad',
+  ok: 'ok',
+  healthy: 'ok',
+  degraded: 'bad',
+  down: 'bad',
+  saturated: 'warn',
+};
+
+/** A small pill: badge('High', 'bad'); the tone defaults from the text (low, medium, high, critical, ok, ...). */
+export function badge(text, tone = TONES[String(text).toLowerCase()] ?? '') {
+  const s = String(text);
+  return el('span', { className: `badge cms-badge${tone ? ` ${tone}` : ''}` }, s.charAt(0).toUpperCase() + s.slice(1));
+}
+
+/** Text cut with an ellipsis at the card's edge; the whole text is its title. */
+export function clip(text, className = '') {
+  const s = String(text ?? '');
+  return el('span', { className: `cms-clip${className ? ` ${className}` : ''}`, title: s }, s);
+}
+
+/** A definition list of [label, value] pairs (value: text or a node); pairs with a null value are left out. */
+export function facts(pairs) {
+  const list = el('dl', { className: 'cms-facts' });
+  for (const [term, value] of pairs) {
+    if (value === null || value === undefined || value === false) continue;
+    list.append(el('dt', {}, term), el('dd', {}, value));
+  }
+  return list;
+}
+
+/**
+ * A small table: table(['Route', 'Hits'], [['GET /x', '3'], ...], { numeric: [1] }): cells are text or
+ * nodes; the columns named in `numeric` are right-aligned.
+ */
+export function table(headers, rows, { numeric = [], caption = undefined } = {}) {
+  const right = (i) => (numeric.includes(i) ? 'cms-num' : undefined);
+  return el(
+    'table',
+    { className: 'cms-table' },
+    caption ? el('caption', {}, caption) : null,
+    el('thead', {}, el('tr', {}, ...headers.map((h, i) => el('th', { scope: 'col', className: right(i) }, h)))),
+    el('tbody', {}, ...rows.map((r) => el('tr', {}, ...r.map((c, i) => el('td', { className: right(i) }, c ?? '-'))))),
+  );
+}
+
+/** A bar for a share of a whole (disk, memory): amber above 75 %, red above 90 %. */
+export function meter(ratio, labelText) {
+  const v = Math.min(1, Math.max(0, Number(ratio) || 0));
+  return el('meter', { className: 'cms-meter', min: 0, max: 1, low: 0.75, high: 0.9, optimum: 0, value: v, title: labelText }, percent(v));
+}
+
+/** The empty state of a widget, in words: empty('No sign-ins yet.'). */
+export function empty(text, ...more) {
+  return el('p', { className: 'cms-empty cms-muted' }, text, ...more);
 }
 
 /**

@@ -132,6 +132,12 @@ export class CacheService {
     return doomed.length;
   }
 
+  /** Starts the hit, miss, set and delete counters of this instance afresh (the stored keys stay). */
+  resetCounters(): void {
+    this.byCategory.clear();
+    this.byTenant.clear();
+  }
+
   async stats(): Promise<CacheStats> {
     const sizeByCategory = new Map<string, number>();
     const sizeByTenant = new Map<string, number>();

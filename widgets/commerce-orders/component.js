@@ -1,4 +1,38 @@
-// <cms-widget-commerce-orders>: Orders. Fetches /api/dashboard/commerce-orders and renders the figures with plain DOM.
-import { defineWidget } from '../widget-element.js';
+// <cms-widget-commerce-orders>: Orders in words: how many, then the newest, each with its number linked to its
+// entry, a status badge, the total, the customer and when; says what it needs when the commerce preset's
+// orders collection is absent. Fetches /api/dashboard/commerce-orders.
+import { badge, clip, defineWidget, el, empty, number, plural, when } from '../widget-element.js';
 
-export const CmsWidget = defineWidget({ tag: 'cms-widget-commerce-orders', endpoint: '/api/dashboard/commerce-orders', title: 'Orders' });
+const TONE = { paid: 'ok', completed: 'ok', shipped: 'ok', pending: 'warn', cancelled: '', refunded: 'bad' };
+const money = (n) => Number(n).toLocaleString(undefined, { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+
+export const CmsWidget = defineWidget({
+  tag: 'cms-widget-commerce-orders',
+  endpoint: '/api/dashboard/commerce-orders',
+  title: 'Orders',
+  view: (o) => {
+    if (!o.available) return empty('Not available: needs the orders collection of the commerce preset.');
+    if (!o.total) return empty('No orders yet.');
+    return el(
+      'div',
+      { className: 'cms-stack' },
+      el('p', { className: 'cms-lead' }, el('a', { href: '/admin/content/orders' }, plural(o.total, 'order')), ' in total'),
+      el(
+        'ul',
+        { className: 'cms-plain cms-rows' },
+        ...o.recent.map((r) =>
+          el(
+            'li',
+            { className: 'cms-order' },
+            el('a', { href: `/admin/content/orders/${encodeURIComponent(r.id)}`, className: 'cms-title' }, r.orderNumber || 'Order'),
+            ' ',
+            badge(r.status, TONE[r.status] ?? ''),
+            el('span', { className: 'cms-num cms-amount' }, money(r.total)),
+            el('span', { className: 'cms-muted cms-line' }, r.customerEmail ? clip(r.customerEmail) : null, when(r.createdAt)),
+          ),
+        ),
+      ),
+      o.total > o.recent.length ? el('p', { className: 'cms-muted' }, `The newest ${number(o.recent.length, 0)} shown.`) : null,
+    );
+  },
+});

@@ -1,4 +1,36 @@
-// <cms-widget-logs>: Logs. Fetches /api/dashboard/logs and renders the figures with plain DOM.
-import { defineWidget } from '../widget-element.js';
+// <cms-widget-logs>: Logs in words: how many events the audit log holds, then the newest with a severity
+// badge, the message and when. Fetches /api/dashboard/logs.
+import { badge, defineWidget, el, empty, number, plural, when } from '../widget-element.js';
 
-export const CmsWidget = defineWidget({ tag: 'cms-widget-logs', endpoint: '/api/dashboard/logs', title: 'Logs' });
+export const CmsWidget = defineWidget({
+  tag: 'cms-widget-logs',
+  endpoint: '/api/dashboard/logs',
+  title: 'Logs',
+  view: (log) =>
+    log.items.length
+      ? el(
+          'div',
+          { className: 'cms-stack' },
+          el(
+            'p',
+            { className: 'cms-muted' },
+            log.total > log.items.length
+              ? `The newest ${number(log.items.length, 0)} of ${plural(log.total, 'event')}`
+              : plural(log.total, 'event'),
+          ),
+          el(
+            'ul',
+            { className: 'cms-plain cms-rows' },
+            ...log.items.map((e) =>
+              el(
+                'li',
+                { className: 'cms-log-row' },
+                el('span', { className: 'cms-muted cms-when' }, when(e.timestamp)),
+                badge(e.level || 'low'),
+                el('span', { className: 'cms-message' }, e.message || e.action),
+              ),
+            ),
+          ),
+        )
+      : empty('No log entries yet.'),
+});

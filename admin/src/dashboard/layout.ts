@@ -48,3 +48,23 @@ export function move<T>(list: T[], from: number, to: number): T[] {
   copy.splice(Math.max(0, Math.min(copy.length, to)), 0, item!);
   return copy;
 }
+
+/**
+ * Where each cell is drawn: the positions of toLayout, with the last cell of every row widened to the
+ * 12th column and every cell as tall as its row, so no row ends in an empty column or leaves a hole under
+ * a shorter widget. Display only: the stored layout keeps the widths and heights the user chose.
+ */
+export function fillRows(cells: Cell[]): LayoutItem[] {
+  const rows = new Map<number, LayoutItem[]>();
+  for (const item of toLayout(cells)) {
+    const row = rows.get(item.y) ?? [];
+    row.push(item);
+    rows.set(item.y, row);
+  }
+  const out: LayoutItem[] = [];
+  for (const row of rows.values()) {
+    const height = Math.max(...row.map((r) => r.h));
+    row.forEach((item, i) => out.push({ ...item, w: i === row.length - 1 ? COLUMNS - item.x : item.w, h: height }));
+  }
+  return out;
+}
