@@ -57,12 +57,13 @@ export function bucketWords(seconds: number): string {
   return seconds === 60 ? 'minute' : `${Math.round(seconds / 60)} minutes`;
 }
 
-/** The y-axis label: "requests per minute", or "bytes" for levels. */
+/** The y-axis label: "requests per minute", "per day" when the series count different things, "bytes" for levels. */
 export function axisLabel(series: SeriesData[]): string {
   if (!series.length) return '';
-  if (series.every((s) => s.kind === 'gauge')) return [...new Set(series.map((s) => s.unit))].join(', ');
   const units = [...new Set(series.map((s) => s.unit))];
-  return `${units.length > 2 ? 'count' : units.join(', ')} per ${bucketWords(series[0]!.bucketSeconds)}`;
+  if (series.every((s) => s.kind === 'gauge')) return units.join(', ');
+  const per = `per ${bucketWords(series[0]!.bucketSeconds)}`;
+  return units.length === 1 ? `${units[0]} ${per}` : per;
 }
 
 export const formatValue = (s: Pick<SeriesData, 'unit'>, v: number | null | undefined): string =>
