@@ -50,6 +50,9 @@ export interface AuditEntry {
   currentHash: string;
 }
 
+/** What an observer of the audit log hears about each entry given to append() or record(). */
+export type AuditObserver = (entry: { action: string; outcome: string; tenantId: string }) => void;
+
 export const GENESIS_HASH = '0'.repeat(64);
 
 type ParsedInput = z.output<typeof auditInputSchema>;
@@ -176,9 +179,36 @@ export class AuditLog {
     );
   }
 
+  private readonly observers = new Set<AuditObserver>();
+
+  /**
+   * Calls `observer` for every entry this instance is given (append or record), as it is given, before
+   * it is written; synchronous, so it must be cheap. Returns the unsubscribe function.
+   */
+  observe(observer: AuditObserver): () => void {
+    this.observers.add(observer);
+    return () => this.observers.delete(observer);
+  }
+
+  private notify(parsed: ParsedInput): void {
+    for (const observer of this.observers) {
+      try {
+        observer({
+          action: parsed.action ?? `${parsed.domain}.${parsed.operation}`,
+          outcome: parsed.outcome,
+          tenantId: parsed.actor.tenantId,
+        });
+      } catch {
+        // An observer's failure never loses an entry.
+      }
+    }
+  }
+
   /** Appends one entry now and returns it (chained). For request paths that must not wait, use record(). */
   async append(input: AuditInput): Promise<AuditEntry> {
-    const [entry] = await this.appendParsed([parseInput(input)]);
+    const parsed = parseInput(input);
+    this.notify(parsed);
+    const [entry] = await this.appendParsed([parsed]);
     return entry!;
   }
 
@@ -189,6 +219,7 @@ export class AuditLog {
    */
   record(input: AuditInput): void {
     const parsed = parseInput(input);
+    this.notify(parsed);
     if (this.queue.length >= MAX_QUEUE) {
       this.dropped++;
       return;

@@ -12,6 +12,9 @@ export interface RouteFigures {
   maxMs: number;
 }
 
+/** What an observer of HttpMetrics hears about each answered request. */
+export type RequestObserver = (method: string, route: string, status: number) => void;
+
 export interface HttpMetricsSnapshot {
   since: string;
   totals: Omit<RouteFigures, 'method' | 'route' | 'maxMs'> & { errorRate: number };
@@ -26,6 +29,13 @@ export interface HttpMetricsSnapshot {
 export class HttpMetrics {
   private readonly since = new Date().toISOString();
   private readonly byRoute = new Map<string, RouteFigures>();
+  private readonly observers = new Set<RequestObserver>();
+
+  /** Calls `observer` after each recorded request (synchronously: it must be cheap); returns the unsubscribe function. */
+  observe(observer: RequestObserver): () => void {
+    this.observers.add(observer);
+    return () => this.observers.delete(observer);
+  }
 
   record(method: string, route: string, status: number, ms: number): void {
     const key = `${method} ${route}`;
@@ -42,6 +52,13 @@ export class HttpMetrics {
     if (status === 429) f.rateLimited++;
     f.totalMs += ms;
     if (ms > f.maxMs) f.maxMs = ms;
+    for (const observer of this.observers) {
+      try {
+        observer(method, route, status);
+      } catch {
+        // An observer's failure never fails a request.
+      }
+    }
   }
 
   snapshot(): HttpMetricsSnapshot {

@@ -19,6 +19,12 @@ import { activityRoutes } from './routes-activity.js';
 import { logRoutes } from './routes-logs.js';
 import { overviewRoutes } from './routes-overview.js';
 import { widgetRoutes } from './routes-widgets.js';
+import { timeSeriesRoutes } from './routes-timeseries.js';
+import { MetricPointStore } from './metric-point-store.js';
+import { TimeSeriesRecorder } from './time-series-recorder.js';
+import { storageSampler, watchActivity } from './time-series-sources.js';
+import type { AuditLog } from '../../kernel/audit.js';
+import type { HttpMetrics } from '../../kernel/http/http-metrics.js';
 import { optional } from '../../kernel/plugin.js';
 import { loadWidgetFolders } from './widget-manifest.js';
 
@@ -37,6 +43,8 @@ const optionsSchema = z.strictObject({
   lowStockThreshold: z.number().min(0).default(5),
   /** Folder of widget folders (default: widgets/ beside plugins/). */
   widgetsDir: z.string().optional(),
+  /** How often each instance writes its counted figures over time to the database (seconds). */
+  timeSeriesFlushSeconds: z.number().int().min(1).max(3600).default(60),
 });
 
 interface MetricsHolder {
@@ -92,7 +100,16 @@ export default definePlugin({
     registries.cliCommands.add(licenseCommand);
     for (const widget of loadWidgetFolders(o.widgetsDir ?? fileURLToPath(new URL('../../widgets/', import.meta.url))))
       registries.widgets.add(widget);
-    for (const route of [...overviewRoutes, ...logRoutes, ...activityRoutes, ...widgetRoutes]) routes.add(route);
+    for (const route of [...overviewRoutes, ...logRoutes, ...activityRoutes, ...widgetRoutes, ...timeSeriesRoutes]) routes.add(route);
+    container.register(
+      'dashboardTimeSeries',
+      asFunction(
+        (cradle: ContainerServices) =>
+          new TimeSeriesRecorder(new MetricPointStore(cradle.sequelize), storageSampler(cradle, cradle.sequelize), cradle.logger, {
+            flushMs: o.timeSeriesFlushSeconds * 1000,
+          }),
+      ).singleton(),
+    );
 
     const metrics: MetricsHolder = { registry: null };
     container.register('dashboardMetrics', asValue(metrics));
@@ -116,6 +133,16 @@ export default definePlugin({
         state.failedTwoFactor++;
       }),
     );
+    // Figures over time: counted from the request counters, the audit log and the bus; flushed every
+    // timeSeriesFlushSeconds and at shutdown (close() below, after these subscriptions are gone).
+    const timeSeries = container.resolve<TimeSeriesRecorder>('dashboardTimeSeries');
+    for (const stop of watchActivity(timeSeries, {
+      httpMetrics: container.resolve<HttpMetrics>('httpMetrics'),
+      audit: container.resolve<AuditLog>('audit'),
+      events,
+    }))
+      onClose(stop);
+    timeSeries.start();
     onClose(
       events.subscribe(SETUP_COMPLETED, async () => {
         await license.installationTime().catch((err) => logger.warn({ err }, 'recording the installation time failed'));
@@ -123,7 +150,8 @@ export default definePlugin({
     );
   },
 
-  close({ container }) {
+  async close({ container }) {
+    await container.resolve<TimeSeriesRecorder>('dashboardTimeSeries').close();
     const holder = container.resolve<MetricsHolder>('dashboardMetrics');
     holder.registry?.clear();
     holder.registry = null;

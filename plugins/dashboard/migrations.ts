@@ -11,4 +11,17 @@ export const DASHBOARD_MIGRATIONS: MigrationDefinition[] = [
       });
     },
   },
+  {
+    name: '0002-dashboard-metric-points',
+    async up({ queryInterface, DataTypes }) {
+      // Figures over time (time-series.ts): one row per series, tenant ('' = instance-wide), bucket size in seconds and bucket start (epoch seconds).
+      await queryInterface.createTable('dashboard_metric_points', {
+        resolution: { type: DataTypes.INTEGER, allowNull: false, primaryKey: true },
+        series: { type: DataTypes.STRING(64), allowNull: false, primaryKey: true },
+        tenant_id: { type: DataTypes.STRING(64), allowNull: false, primaryKey: true },
+        bucket_start: { type: DataTypes.BIGINT, allowNull: false, primaryKey: true },
+        amount: { type: DataTypes.BIGINT, allowNull: false, defaultValue: 0 },
+      });
+    },
+  },
 ];

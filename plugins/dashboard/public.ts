@@ -5,6 +5,7 @@
 import type { Registry as PromRegistry } from 'prom-client';
 import type { DashboardState } from './dashboard-state.js';
 import type { LicenseService } from './license-service.js';
+import type { TimeSeriesRecorder } from './time-series-recorder.js';
 
 declare module '../../kernel/http/route-table.js' {
   interface ContainerServices {
@@ -13,5 +14,7 @@ declare module '../../kernel/http/route-table.js' {
     dashboardLicense: LicenseService;
     /** The Prometheus registry, set once the dashboard boots. */
     dashboardMetrics: { registry: PromRegistry | null };
+    /** The figures over time (time-series-recorder.ts): counted in memory, flushed to dashboard_metric_points. */
+    dashboardTimeSeries: TimeSeriesRecorder;
   }
 }

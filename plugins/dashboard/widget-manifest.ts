@@ -15,7 +15,7 @@ export const widgetManifestSchema = z.strictObject({
   component: z.string().regex(/^[a-zA-Z0-9_-]+\.js$/),
   defaultSize: z.strictObject({ w: z.number().int().min(1).max(12), h: z.number().int().min(1).max(12) }),
   category: z.enum(['monitoring', 'logs', 'content', 'static']),
-  endpoint: z.string().regex(/^\/api\/[a-zA-Z0-9/_?=&.-]+$/),
+  endpoint: z.string().regex(/^\/api\/[a-zA-Z0-9/_?=&.,-]+$/),
   permission: z.string().regex(/^[a-z][a-z0-9-]*:[a-z][a-z0-9-]*$/),
 });
 

@@ -253,6 +253,15 @@ export class MediaService {
     return { items: rows.map(mediaView), total: count, page: query.page, limit: query.limit };
   }
 
+  /**
+   * Files and bytes of every tenant's media rows, trash included (its files are still stored; thumbnails
+   * not counted): what the installation's media storage holds, for the dashboard's storage figures.
+   */
+  async storedBytes(): Promise<{ count: number; bytes: number }> {
+    const [count, bytes] = await Promise.all([MediaItem.count(), MediaItem.sum('size')]);
+    return { count, bytes: Number(bytes ?? 0) || 0 };
+  }
+
   /** The shown name (kept as given, with the upload's name policy against the stored type) and/or the folder. */
   async update(identity: Identity, id: string, input: { filename?: string; folderId?: string | null }): Promise<MediaView> {
     const row = await this.row(identity, id);

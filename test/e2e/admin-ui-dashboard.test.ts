@@ -78,11 +78,11 @@ for (const variant of DB_VARIANTS) {
       await page.reload();
       await page.getByRole('list', { name: 'Widgets' }).locator('[data-widget="memory"]').waitFor();
       const ids = await page.locator('[data-widget]').evaluateAll((els) => els.map((e) => e.getAttribute('data-widget')));
-      expect(ids).to.deep.equal(['system-health', 'last5-content', 'last5-media', 'cache-monitor', 'memory']);
+      expect(ids).to.deep.equal(['activity', 'system-health', 'last5-content', 'last5-media', 'cache-monitor', 'memory']);
 
       // Customise: move the new widget first, make it full width, remove the media widget; all saved.
       await page.getByRole('button', { name: 'Customise' }).click();
-      for (let i = 0; i < 4; i++) {
+      for (let i = 0; i < 5; i++) {
         await Promise.all([
           page.waitForResponse((r) => r.url().endsWith('/api/dashboard/layout') && r.request().method() === 'PUT'),
           page.getByRole('button', { name: 'Move Memory earlier' }).click(),
@@ -99,7 +99,7 @@ for (const variant of DB_VARIANTS) {
       await page.reload();
       await page.locator('[data-widget="memory"]').waitFor();
       const after = await page.locator('[data-widget]').evaluateAll((els) => els.map((e) => e.getAttribute('data-widget')));
-      expect(after).to.deep.equal(['memory', 'system-health', 'last5-content', 'cache-monitor']);
+      expect(after).to.deep.equal(['memory', 'activity', 'system-health', 'last5-content', 'cache-monitor']);
       const login = await t.request('/api/user/login', { method: 'POST', json: { email: 'ada@example.com', password: PASSWORD } });
       const layout = (await (await t.request('/api/dashboard/layout', { headers: { cookie: responseCookie(login)! } })).json()).data;
       expect(layout.widgets[0]).to.deep.include({ id: 'memory', x: 0, y: 0, w: 12 });

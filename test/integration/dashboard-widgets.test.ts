@@ -9,10 +9,12 @@ import { DB_VARIANTS, requireVariant } from '../helpers/services.js';
 
 const PASSWORD = 'correct horse battery';
 const WIDGET_IDS = [
+  'activity',
   'audit-log',
   'cache-monitor',
   'commerce-inventory',
   'commerce-orders',
+  'content-media-activity',
   'cpu',
   'database-pool-diagnostics',
   'disk',
@@ -23,6 +25,7 @@ const WIDGET_IDS = [
   'memory',
   'scim-status',
   'security',
+  'storage-usage',
   'system-health',
   'system-messages',
   'tenant-analytics',

@@ -15,7 +15,7 @@ export interface Cell {
 }
 
 export const COLUMNS = 12;
-export const DEFAULT_WIDGETS = ['system-health', 'last5-content', 'last5-media', 'cache-monitor'];
+export const DEFAULT_WIDGETS = ['activity', 'system-health', 'last5-content', 'last5-media', 'cache-monitor'];
 
 /** Stored items back into display order (row by row, left to right). */
 export function toCells(items: LayoutItem[]): Cell[] {

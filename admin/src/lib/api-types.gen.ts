@@ -205,6 +205,18 @@ export interface ApiSchemas {
     uptime: number;
     timestamp: string;
   };
+  DashboardTimeSeries: {
+    range: string;
+    series: {
+      name: string;
+      label: string;
+      unit: string;
+      kind: 'counter' | 'gauge';
+      bucketSeconds: number;
+      points: [number, number | null][];
+    }[];
+    retention: { minuteBucketsSeconds: number; hourBucketsSeconds: number; dayBucketsSeconds: number };
+  };
   EffectiveTheme: {
     themeId: string | null;
     name: string | null;
@@ -1188,6 +1200,18 @@ export interface ApiRoutes {
   };
   /** The caller's tenant in figures: users by role and state, entries per collection, media, online users (permission: dashboard:read) */
   'GET /api/dashboard/tenant-analytics': { params: never; query: never; body: never; response: unknown; errors: ApiErrorCode };
+  /** Figures over time: API requests and errors, sign-ins, entries and media created, storage; [epochSeconds, value] per bucket (permission: dashboard:read) */
+  'GET /api/dashboard/timeseries': {
+    params: never;
+    query: {
+      range?: '1h' | '24h' | '7d' | '30d' | '1y';
+      /** Comma-separated series names: api-requests, api-errors, api-client-errors, sign-ins, sign-in-failures, entries-created, media-uploaded, media-bytes, database-bytes */
+      series: string;
+    };
+    body: never;
+    response: ApiSchemas['DashboardTimeSeries'];
+    errors: ApiErrorCode;
+  };
   /** The registered widgets (widget folders and plugin contributions) with their licence state and whether the caller may read their data (permission: dashboard:read) */
   'GET /api/dashboard/widgets': {
     params: never;
