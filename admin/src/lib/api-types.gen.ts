@@ -1654,7 +1654,7 @@ export interface ApiRoutes {
       singular?: string;
       fields?: {
         name: string;
-        type: 'text' | 'richtext' | 'number' | 'boolean' | 'date' | 'select' | 'media' | 'relation' | 'json';
+        type: 'text' | 'richtext' | 'markdown' | 'number' | 'boolean' | 'date' | 'select' | 'media' | 'relation' | 'json';
         label?: string;
         required?: boolean;
         unique?: boolean;
@@ -1666,6 +1666,7 @@ export interface ApiRoutes {
           | 'input'
           | 'textarea'
           | 'rich-text-editor'
+          | 'markdown-editor'
           | 'number-input'
           | 'toggle'
           | 'checkbox'
@@ -1977,7 +1978,7 @@ export interface ApiRoutes {
       singular?: string;
       fields: {
         name: string;
-        type: 'text' | 'richtext' | 'number' | 'boolean' | 'date' | 'select' | 'media' | 'relation' | 'json';
+        type: 'text' | 'richtext' | 'markdown' | 'number' | 'boolean' | 'date' | 'select' | 'media' | 'relation' | 'json';
         label?: string;
         required?: boolean;
         unique?: boolean;
@@ -1989,6 +1990,7 @@ export interface ApiRoutes {
           | 'input'
           | 'textarea'
           | 'rich-text-editor'
+          | 'markdown-editor'
           | 'number-input'
           | 'toggle'
           | 'checkbox'
@@ -2427,7 +2429,7 @@ export interface ApiRoutes {
         sourceField: string;
         targetField: string | null;
         confidence: number;
-        type: 'text' | 'richtext' | 'number' | 'boolean' | 'date' | 'json' | 'media' | 'relation' | 'select' | null;
+        type: 'text' | 'richtext' | 'markdown' | 'number' | 'boolean' | 'date' | 'json' | 'media' | 'relation' | 'select' | null;
       }[];
       operations: {
         action: 'create' | 'update' | 'skip' | 'scaffold';
@@ -2441,7 +2443,7 @@ export interface ApiRoutes {
         name: string;
         fields: {
           name: string;
-          type: 'text' | 'richtext' | 'number' | 'boolean' | 'date' | 'json' | 'media' | 'relation' | 'select';
+          type: 'text' | 'richtext' | 'markdown' | 'number' | 'boolean' | 'date' | 'json' | 'media' | 'relation' | 'select';
           label: string;
         }[];
         widgets: Record<string, string>;
