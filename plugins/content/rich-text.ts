@@ -13,7 +13,7 @@ import sanitizeHtml from 'sanitize-html';
 /** Tags a rich-text value may contain. */
 // prettier-ignore
 export const RICH_TEXT_TAGS: readonly string[] = [
-  'p', 'br', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'strong', 'b', 'em', 'i', 'u', 's', 'code', 'pre', 'blockquote',
+  'p', 'br', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'strong', 'b', 'em', 'i', 'u', 's', 'del', 'code', 'pre', 'blockquote',
   'ul', 'ol', 'li', 'a', 'img', 'hr', 'figure', 'figcaption', 'table', 'thead', 'tbody', 'tr', 'th', 'td', 'span',
 ];
 
