@@ -24,7 +24,10 @@ export function poolSanitizer(getPool: () => WorkerPool): RichTextSanitizer {
     const tasks: string[][] = [];
     let chars = TASK_CHARS;
     for (const h of html) {
-      if (chars >= TASK_CHARS) (tasks.push([]), (chars = 0));
+      if (chars >= TASK_CHARS) {
+        tasks.push([]);
+        chars = 0;
+      }
       tasks[tasks.length - 1]!.push(h);
       chars += h.length;
     }

@@ -140,7 +140,7 @@ describe('admin UI: the rich-text and markdown editors in the browser', function
     await editor.click();
     const paste = (html: string) =>
       editor.evaluate((el, data) => {
-        // eslint-disable-next-line @typescript-eslint/no-explicit-any -- browser globals (the tests compile without the DOM library)
+        // Browser globals (the tests compile without the DOM library).
         const w = globalThis as any;
         const dt = new w.DataTransfer();
         dt.setData('text/html', data);
