@@ -6,8 +6,8 @@ import type { TranslateService } from './translate-service.js';
 /** The content plugin's request-scoped client (its public contract), acting as the caller. */
 type ContentClient = ContainerServices['content'];
 
-/** The field types whose values are translated: text as plain text, richtext as HTML. */
-const TEXT_TYPES: Record<string, 'text' | 'html'> = { text: 'text', richtext: 'html' };
+/** The field types whose values are translated: text and markdown (its source) as plain text, richtext as HTML. */
+const TEXT_TYPES: Record<string, 'text' | 'html'> = { text: 'text', richtext: 'html', markdown: 'text' };
 
 export interface EntryTranslationRequest {
   collection: string;
@@ -51,7 +51,9 @@ export async function translateEntry(
   for (const f of collection.fields) if (TEXT_TYPES[f.type]) formats.set(f.name, TEXT_TYPES[f.type]!);
   if (req.fields) {
     const issues = req.fields.flatMap((name, i) =>
-      formats.has(name) ? [] : [{ path: `fields.${i}`, message: `'${name}' is not a text or richtext field of '${req.collection}'` }],
+      formats.has(name)
+        ? []
+        : [{ path: `fields.${i}`, message: `'${name}' is not a text, markdown or richtext field of '${req.collection}'` }],
     );
     if (issues.length) throw new ValidationError(`Invalid fields: ${issues.map((i) => i.message).join('; ')}`, issues);
   }

@@ -25,7 +25,7 @@ const entryBody = z.strictObject({
   entryId: z.string().min(1).max(64),
   target: language,
   source: language.optional(),
-  /** Text or richtext fields to translate; default: all of them. */
+  /** Text, markdown or richtext fields to translate; default: all of them. */
   fields: z.array(z.string().min(1).max(64)).min(1).max(100).optional(),
   save: z.boolean().default(false),
 });
@@ -65,7 +65,7 @@ export function translateRoutes(options: TranslateOptions): RouteDefinition[] {
       summary: 'Translates strings, or the text fields of an entry, with the configured translation provider',
       description:
         'Body `{strings, target, source?, format?}` answers `{provider, source, target, translations}` (one per string, in order; blank strings come back unchanged). ' +
-        "Body `{collection, entryId, target, source?, fields?, save?}` translates the entry's text and richtext fields (richtext as HTML), read as the caller (content:read), " +
+        "Body `{collection, entryId, target, source?, fields?, save?}` translates the entry's text, markdown and richtext fields (markdown as text, richtext as HTML), read as the caller (content:read), " +
         'and answers `{provider, source, target, collection, entryId, fields, saved, version}`; `save: true` writes them into the entry (content:write, a new revision). ' +
         `Limits: ${options.maxStrings} strings (400 TRANSLATION_TOO_MANY_STRINGS), ${options.maxCharacters} characters (413 TRANSLATION_TOO_LARGE). ` +
         '503 TRANSLATION_UNAVAILABLE without a provider; 502 TRANSLATION_PROVIDER_ERROR or TRANSLATION_BAD_RESPONSE, 504 TRANSLATION_TIMEOUT when the provider fails.',

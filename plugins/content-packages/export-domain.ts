@@ -86,7 +86,7 @@ export function exportDomain(d: ExportDomainDeps): DataDomainDefinition<ExportSe
       let entries = 0;
       for (const [i, c] of loaded.entries()) {
         const where = selectionWhere(sequelize, c, ctx.tenantId, selection);
-        const texts = c.fields.filter((f) => ['text', 'richtext', 'json', 'select'].includes(f.type));
+        const texts = c.fields.filter((f) => ['text', 'richtext', 'markdown', 'json', 'select'].includes(f.type));
         const sum = texts.length ? texts.map((f) => `COALESCE(LENGTH(${quote(sequelize, columnName(f))}), 0)`).join(' + ') : '0';
         const [row] = await sequelize.query<{ n: number | string; b: number | string | null }>(
           `SELECT COUNT(*) AS n, SUM(${sum}) AS b FROM ${quote(sequelize, c.table)} WHERE ${where.sql}`,

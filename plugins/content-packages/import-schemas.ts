@@ -8,7 +8,7 @@ import type { FieldDefinition } from '../content/public.js';
 import { safeRelativePath } from './package-reader.js';
 
 const SCHEMA_MAX_BYTES = 4 * 1024 * 1024;
-const FIELD_TYPES = new Set(['text', 'richtext', 'number', 'boolean', 'date', 'select', 'media', 'relation', 'json']);
+const FIELD_TYPES = new Set(['text', 'richtext', 'markdown', 'number', 'boolean', 'date', 'select', 'media', 'relation', 'json']);
 const FIELD_NAME = /^([a-zA-Z][a-zA-Z0-9]{0,47}|_source_import)$/;
 
 export interface PackageSchema {

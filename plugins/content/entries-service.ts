@@ -12,6 +12,7 @@ import { columnName, fromColumn } from './field-types.js';
 import type { ListCache } from './list-cache.js';
 import { orderFor, whereFor, type EntryStatus, type ListQuery } from './list-query.js';
 import { Revision } from './models/revision.js';
+import { presanitize, type RichTextSanitizer } from './rich-text-pool.js';
 import { ENTRY_EVENTS } from './public.js';
 
 export type Entry = Record<string, unknown> & {
@@ -76,6 +77,8 @@ export class EntriesService {
     private readonly lists: ListCache,
     private readonly events: EventBus,
     private readonly logger?: Logger,
+    /** Sanitises the rich text of large writes in the worker pool (else toColumn does it inline). */
+    private readonly richText?: RichTextSanitizer,
   ) {}
 
   private readonly suffixHints = new Map<string, number>();
@@ -395,9 +398,10 @@ export class EntriesService {
 
   async create(name: string, body: unknown, identity: Identity): Promise<Entry> {
     // The row and its revision in one transaction: an error means nothing was written.
-    const entry = await this.withSchema(name, (c) =>
-      this.sequelize.transaction((transaction) => this.created(c, body, identity, 'body', transaction)),
-    );
+    const entry = await this.withSchema(name, async (c) => {
+      const [clean] = await presanitize(c, [body], this.richText);
+      return this.sequelize.transaction((transaction) => this.created(c, clean, identity, 'body', transaction));
+    });
     await this.announceSafely(name, identity.tenantId, [
       [ENTRY_EVENTS.create, { tenantId: identity.tenantId, collection: name, entry, userId: identity.userId }],
     ]);
@@ -409,9 +413,10 @@ export class EntriesService {
    * is free go in with one multi-row insert (inside a savepoint); the rest, and the whole batch when that
    * insert meets a unique violation, take the one-by-one path that finds free slugs and names the field.
    */
-  async createMany(name: string, bodies: unknown[], identity: Identity): Promise<Entry[]> {
-    const entries = await this.withSchema(name, (c) =>
-      this.sequelize.transaction(async (transaction) => {
+  async createMany(name: string, raw: unknown[], identity: Identity): Promise<Entry[]> {
+    const entries = await this.withSchema(name, async (c) => {
+      const bodies = await presanitize(c, raw, this.richText);
+      return this.sequelize.transaction(async (transaction) => {
         const inputs = bodies.map((body, i) => checkEntryInput(c, body, 'create', `body.entries.${i}`));
         for (const [i, input] of inputs.entries()) await this.checkRelations(c, input, identity.tenantId, `body.entries.${i}`, transaction);
         const now = Date.now();
@@ -494,8 +499,8 @@ export class EntriesService {
         for (const [i, body] of bodies.entries())
           if (!bulk.has(i)) out[i] = await this.created(c, body, identity, `body.entries.${i}`, transaction);
         return out as Entry[];
-      }),
-    );
+      });
+    });
     await this.announceSafely(
       name,
       identity.tenantId,
@@ -513,7 +518,8 @@ export class EntriesService {
     const name = c.name;
     const current = await this.row(c, id, identity.tenantId);
     const before = this.toEntry(c, current);
-    const input = checkEntryInput(c, body, 'update');
+    const [clean] = await presanitize(c, [body], this.richText);
+    const input = checkEntryInput(c, clean, 'update');
     await this.checkRelations(c, input, identity.tenantId, 'body');
     const changes: Record<string, unknown> = {
       ...input.columns,

@@ -1,8 +1,9 @@
 import { DataTypes, type ModelAttributeColumnOptions } from 'sequelize';
 import { z } from 'zod';
+import { sanitizeRichText } from './rich-text.js';
 
-/** The field types of the API decisions. */
-export const FIELD_TYPES = ['text', 'richtext', 'number', 'boolean', 'date', 'select', 'media', 'relation', 'json'] as const;
+/** The field types of the API decisions, and `markdown` (Markdown source; rendered by rich-text.ts renderMarkdown). */
+export const FIELD_TYPES = ['text', 'richtext', 'markdown', 'number', 'boolean', 'date', 'select', 'media', 'relation', 'json'] as const;
 export type FieldType = (typeof FIELD_TYPES)[number];
 
 /**
@@ -12,6 +13,7 @@ export type FieldType = (typeof FIELD_TYPES)[number];
 export const FIELD_WIDGETS: Record<FieldType, readonly string[]> = {
   text: ['input', 'textarea'],
   richtext: ['rich-text-editor', 'textarea'],
+  markdown: ['markdown-editor', 'textarea'],
   number: ['number-input'],
   boolean: ['toggle', 'checkbox'],
   date: ['date-picker'],
@@ -24,7 +26,9 @@ const ALL_WIDGETS = [...new Set(Object.values(FIELD_WIDGETS).flat())] as [string
 
 /** Longest value of a text or select field: it fits an index on MariaDB (utf8mb4) next to the tenant. */
 export const TEXT_MAX = 255;
-const NOT_INDEXABLE: FieldType[] = ['richtext', 'json'];
+/** Long values (a MEDIUMTEXT column): no index, no unique, no sort. */
+export const LONG_TEXT_TYPES: readonly FieldType[] = ['richtext', 'markdown', 'json'];
+const NOT_INDEXABLE = LONG_TEXT_TYPES;
 
 /** Names the entry itself uses; a field may not take them (compared without case). */
 export const RESERVED_FIELD_NAMES: ReadonlySet<string> = new Set([
@@ -90,6 +94,7 @@ export function valueSchema(field: FieldDefinition): z.ZodType {
     case 'text':
       return z.string().max(TEXT_MAX);
     case 'richtext':
+    case 'markdown':
       return z.string().max(1_000_000);
     case 'number':
       return z.number().finite();
@@ -115,6 +120,7 @@ export function columnOf(field: FieldDefinition, dialect: string): ModelAttribut
   const type = {
     text: DataTypes.STRING(TEXT_MAX),
     richtext: longText(dialect),
+    markdown: longText(dialect),
     number: DataTypes.DOUBLE,
     boolean: DataTypes.BOOLEAN,
     date: DataTypes.BIGINT,
@@ -128,9 +134,10 @@ export function columnOf(field: FieldDefinition, dialect: string): ModelAttribut
 
 export const columnName = (field: { name: string }) => `f_${field.name}`;
 
-/** API value -> stored value. */
+/** API value -> stored value: every writer of entry rows goes through here, so richtext is sanitised here (rich-text.ts). */
 export function toColumn(field: FieldDefinition, value: unknown): unknown {
   if (value === null || value === undefined) return null;
+  if (field.type === 'richtext' && typeof value === 'string') return sanitizeRichText(value);
   if (field.type === 'date') return new Date(value as string).getTime();
   if (field.type === 'json') return JSON.stringify(value);
   return value;

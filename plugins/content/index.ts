@@ -6,6 +6,8 @@ import type { EventBus } from '../../kernel/events.js';
 import { definePlugin } from '../../kernel/index.js';
 import { optional, requestScoped } from '../../kernel/plugin.js';
 import type { Logger } from '../../kernel/logger.js';
+import type { WorkerPool } from '../../kernel/pool.js';
+import { poolSanitizer } from './rich-text-pool.js';
 import { CollectionsService } from './collections-service.js';
 import { EntriesService } from './entries-service.js';
 import { ListCache } from './list-cache.js';
@@ -50,8 +52,22 @@ export default definePlugin({
     container.register(
       'entries',
       asFunction(
-        (c: { sequelize: Sequelize; collections: CollectionsService; cache: CacheService; logger: Logger; events: EventBus }) =>
-          new EntriesService(c.sequelize, c.collections, new ListCache(c.cache, c.logger), c.events, c.logger),
+        (c: {
+          sequelize: Sequelize;
+          collections: CollectionsService;
+          cache: CacheService;
+          logger: Logger;
+          events: EventBus;
+          pool: WorkerPool;
+        }) =>
+          new EntriesService(
+            c.sequelize,
+            c.collections,
+            new ListCache(c.cache, c.logger),
+            c.events,
+            c.logger,
+            poolSanitizer(() => c.pool),
+          ),
       ).singleton(),
     );
     // The in-process SDK for plugins and server-side page code: contentClient(identity) -> LocalClient.

@@ -30,7 +30,7 @@ export const listQuerySchema = z.object({
 export type ListQuery = z.output<typeof listQuerySchema>;
 
 const SYSTEM_SORT: Record<string, string> = { createdAt: 'created_at', updatedAt: 'updated_at', slug: 'slug', status: 'status', _id: 'id' };
-const UNSORTABLE = new Set(['richtext', 'json']);
+const UNSORTABLE = new Set(['richtext', 'markdown', 'json']);
 
 function invalid(where: string, message: string): never {
   throw new ValidationError(`Invalid ${where}: ${message}`, [{ path: `query.${where}`, message }]);
@@ -63,6 +63,9 @@ export function orderFor(c: CollectionDefinition, sort: string | undefined): Ord
   return order;
 }
 
+/** Field types `search` looks in and `contains` applies to. */
+const SEARCHED: string[] = ['text', 'richtext', 'markdown', 'select'];
+
 const OPS: Record<string, symbol> = { eq: Op.eq, ne: Op.ne, gt: Op.gt, gte: Op.gte, lt: Op.lt, lte: Op.lte, in: Op.in };
 
 function condition(f: FieldDefinition, raw: unknown): unknown {
@@ -76,8 +79,7 @@ function condition(f: FieldDefinition, raw: unknown): unknown {
   const out: Record<symbol, unknown> = {};
   for (const [op, v] of Object.entries(raw)) {
     if (op === 'contains') {
-      if (!['text', 'richtext', 'select'].includes(f.type) || typeof v !== 'string')
-        invalid('filter', `${f.name}.contains needs a text field and a string`);
+      if (!SEARCHED.includes(f.type) || typeof v !== 'string') invalid('filter', `${f.name}.contains needs a text field and a string`);
       out[Op.like] = `%${v.replace(/[\\%_]/g, '')}%`;
     } else if (op === 'in') {
       if (!Array.isArray(v) || v.length > 100) invalid('filter', `${f.name}.in needs an array of at most 100 values`);
@@ -120,7 +122,7 @@ export function whereFor(
   }
   const term = query.search?.trim().toLowerCase();
   if (term) {
-    const columns = ['slug', ...c.fields.filter((f) => ['text', 'richtext', 'select'].includes(f.type)).map(columnName)];
+    const columns = ['slug', ...c.fields.filter((f) => SEARCHED.includes(f.type)).map(columnName)];
     and.push({
       [Op.or]: columns.map((col) => Sequelize.where(Sequelize.fn('INSTR', Sequelize.fn('LOWER', Sequelize.col(col)), term), Op.gt, 0)),
     });

@@ -49,7 +49,7 @@ export const collectionRoutes: RouteDefinition[] = [
     status: 201,
     summary: 'Creates a collection and its table (collections:manage)',
     description:
-      'Field types: text (at most 255 characters), richtext, number, boolean, date (ISO 8601), select (options), media (a media id), relation (an entry id of `collection`), json. A field may be required, unique, indexed (not richtext or json) and have a default. singular defaults to the name without a trailing s. 409 COLLECTION_EXISTS.',
+      'Field types: text (at most 255 characters), richtext (HTML, sanitised on every write: see the README), markdown (Markdown source, stored as sent), number, boolean, date (ISO 8601), select (options), media (a media id), relation (an entry id of `collection`), json. A field may be required, unique, indexed (not richtext, markdown or json) and have a default. singular defaults to the name without a trailing s. 409 COLLECTION_EXISTS.',
     request: { body: collectionInput },
     response: collection,
     async handler({ body, identity, scope }) {

@@ -64,7 +64,7 @@ function scalarFor(f: CollectionField, enums: Map<string, GraphQLEnumType>): Gra
     case 'select':
       return enums.get(f.name) ?? GraphQLString;
     default:
-      return GraphQLString; // text, richtext, date (ISO 8601)
+      return GraphQLString; // text, richtext (HTML), markdown (Markdown source), date (ISO 8601)
   }
 }
 

@@ -4,7 +4,7 @@
  */
 import type { Identity } from '../../kernel/http/identity.js';
 
-export type FieldType = 'text' | 'richtext' | 'number' | 'boolean' | 'date' | 'select' | 'media' | 'relation' | 'json';
+export type FieldType = 'text' | 'richtext' | 'markdown' | 'number' | 'boolean' | 'date' | 'select' | 'media' | 'relation' | 'json';
 export const ENTRY_STATUSES = ['draft', 'published', 'archived'] as const;
 export type EntryStatus = (typeof ENTRY_STATUSES)[number];
 

@@ -63,7 +63,7 @@ export function collectionNameFor(source: string): string {
   return name.slice(0, 48).replace(/_+$/, '') || 'imported';
 }
 
-export type ContentFieldType = 'text' | 'richtext' | 'number' | 'boolean' | 'date' | 'json' | 'media' | 'relation' | 'select';
+export type ContentFieldType = 'text' | 'richtext' | 'markdown' | 'number' | 'boolean' | 'date' | 'json' | 'media' | 'relation' | 'select';
 
 /**
  * Scaffold: the content field type of an imported field kind. Media and relation values of a source are
@@ -84,6 +84,7 @@ export const FIELD_TYPE_OF_KIND: Record<ImportFieldKind, ContentFieldType> = {
 export const DEFAULT_WIDGETS: Record<ContentFieldType, string> = {
   text: 'input',
   richtext: 'rich-text-editor',
+  markdown: 'markdown-editor',
   number: 'number-input',
   boolean: 'toggle',
   date: 'date-picker',
@@ -108,6 +109,7 @@ export function coerce(value: unknown, type: ContentFieldType): unknown {
       return s.length > TEXT_MAX ? s.slice(0, TEXT_MAX) : s;
     }
     case 'richtext':
+    case 'markdown':
       return typeof value === 'string' ? value : typeof value === 'object' ? JSON.stringify(value) : String(value);
     case 'number': {
       const n =

@@ -7,7 +7,7 @@ import { streamImport } from './stream.js';
 import { entityMapping } from './domain.js';
 
 const warning = z.object({ message: z.string(), line: z.number().optional() });
-const fieldType = z.enum(['text', 'richtext', 'number', 'boolean', 'date', 'json', 'media', 'relation', 'select']);
+const fieldType = z.enum(['text', 'richtext', 'markdown', 'number', 'boolean', 'date', 'json', 'media', 'relation', 'select']);
 const planSchema = z.object({
   planId: z.string(),
   uploadId: z.string(),

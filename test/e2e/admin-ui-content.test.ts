@@ -253,7 +253,7 @@ for (const variant of DB_VARIANTS) {
       expect(list.items[0].cover).to.equal(media._id);
       expect(list.items[0]).to.include({
         title: 'Hello from the browser',
-        body: 'First words, edited.',
+        body: '<p>First words, edited.</p>',
         category: 'guides',
         status: 'published',
         slug: 'hello-from-the-browser',
@@ -262,7 +262,7 @@ for (const variant of DB_VARIANTS) {
       // Restore version 1 from the revisions: the old body comes back as a new version.
       await revisions.getByRole('button', { name: 'Version 1' }).click();
       await page.getByRole('dialog', { name: 'Version 1' }).getByRole('button', { name: 'Restore this version' }).click();
-      await page.waitForFunction((sel) => (globalThis as any).document.querySelector(sel)?.value === 'First words.', '#f-body');
+      await page.waitForFunction((sel) => (globalThis as any).document.querySelector(sel)?.textContent === 'First words.', '#f-body');
 
       // The entries table: search, status filter, sort.
       await page.getByRole('link', { name: 'Blog posts' }).click();

@@ -371,7 +371,9 @@ describe('ai-translate: POST /api/ai/translate', function () {
         const bad = await read(await admin({ collection: 'posts', entryId, target: 'fr', fields: ['title', 'views'] }));
         expect(bad.status).to.equal(400);
         expect(bad.body.error).to.equal('VALIDATION_ERROR');
-        expect(bad.body.issues).to.deep.equal([{ path: 'fields.1', message: "'views' is not a text or richtext field of 'posts'" }]);
+        expect(bad.body.issues).to.deep.equal([
+          { path: 'fields.1', message: "'views' is not a text, markdown or richtext field of 'posts'" },
+        ]);
       });
 
       it('saves the translation into the entry with save: true (a new version)', async function () {

@@ -1744,7 +1744,7 @@ export interface ApiRoutes {
       singular?: string;
       fields?: {
         name: string;
-        type: 'text' | 'richtext' | 'number' | 'boolean' | 'date' | 'select' | 'media' | 'relation' | 'json';
+        type: 'text' | 'richtext' | 'markdown' | 'number' | 'boolean' | 'date' | 'select' | 'media' | 'relation' | 'json';
         label?: string;
         required?: boolean;
         unique?: boolean;
@@ -1756,6 +1756,7 @@ export interface ApiRoutes {
           | 'input'
           | 'textarea'
           | 'rich-text-editor'
+          | 'markdown-editor'
           | 'number-input'
           | 'toggle'
           | 'checkbox'
@@ -2067,7 +2068,7 @@ export interface ApiRoutes {
       singular?: string;
       fields: {
         name: string;
-        type: 'text' | 'richtext' | 'number' | 'boolean' | 'date' | 'select' | 'media' | 'relation' | 'json';
+        type: 'text' | 'richtext' | 'markdown' | 'number' | 'boolean' | 'date' | 'select' | 'media' | 'relation' | 'json';
         label?: string;
         required?: boolean;
         unique?: boolean;
@@ -2079,6 +2080,7 @@ export interface ApiRoutes {
           | 'input'
           | 'textarea'
           | 'rich-text-editor'
+          | 'markdown-editor'
           | 'number-input'
           | 'toggle'
           | 'checkbox'
@@ -2525,7 +2527,7 @@ export interface ApiRoutes {
         sourceField: string;
         targetField: string | null;
         confidence: number;
-        type: 'text' | 'richtext' | 'number' | 'boolean' | 'date' | 'json' | 'media' | 'relation' | 'select' | null;
+        type: 'text' | 'richtext' | 'markdown' | 'number' | 'boolean' | 'date' | 'json' | 'media' | 'relation' | 'select' | null;
       }[];
       operations: {
         action: 'create' | 'update' | 'skip' | 'scaffold';
@@ -2539,7 +2541,7 @@ export interface ApiRoutes {
         name: string;
         fields: {
           name: string;
-          type: 'text' | 'richtext' | 'number' | 'boolean' | 'date' | 'json' | 'media' | 'relation' | 'select';
+          type: 'text' | 'richtext' | 'markdown' | 'number' | 'boolean' | 'date' | 'json' | 'media' | 'relation' | 'select';
           label: string;
         }[];
         widgets: Record<string, string>;

@@ -2,11 +2,12 @@
 import { ApiError } from '../../lib/api';
 import type { ApiSchemas, RouteBody, RouteResponse } from '../../lib/remote';
 
-export const FIELD_TYPES = ['text', 'richtext', 'number', 'boolean', 'date', 'select', 'media', 'relation', 'json'] as const;
+export const FIELD_TYPES = ['text', 'richtext', 'markdown', 'number', 'boolean', 'date', 'select', 'media', 'relation', 'json'] as const;
 export type FieldType = (typeof FIELD_TYPES)[number];
 export const TYPE_LABELS: Record<FieldType, string> = {
   text: 'Text (one line)',
   richtext: 'Rich text',
+  markdown: 'Markdown',
   number: 'Number',
   boolean: 'Yes / no',
   date: 'Date and time',
@@ -43,6 +44,7 @@ export const asCollection = (c: ApiSchemas['Collection']): Collection => c as Co
 export const FIELD_WIDGETS: Record<FieldType, readonly Widget[]> = {
   text: ['input', 'textarea'],
   richtext: ['rich-text-editor', 'textarea'],
+  markdown: ['markdown-editor', 'textarea'],
   number: ['number-input'],
   boolean: ['toggle', 'checkbox'],
   date: ['date-picker'],
@@ -55,6 +57,7 @@ export const WIDGET_LABELS: Record<string, string> = {
   input: 'One line',
   textarea: 'Plain text area',
   'rich-text-editor': 'Rich text',
+  'markdown-editor': 'Markdown with preview',
   'number-input': 'Number',
   toggle: 'Switch',
   checkbox: 'Checkbox',
@@ -115,6 +118,12 @@ export function cellText(value: unknown, field?: Field): string {
   if (field?.type === 'richtext')
     return String(value)
       .replace(/<[^>]*>/g, ' ')
+      .slice(0, 80);
+  if (field?.type === 'markdown')
+    return String(value)
+      .replace(/[#*_`>[\]()!-]+/g, ' ')
+      .replace(/\s+/g, ' ')
+      .trim()
       .slice(0, 80);
   if (typeof value === 'object') return JSON.stringify(value).slice(0, 80);
   return String(value).slice(0, 120);
