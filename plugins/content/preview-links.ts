@@ -146,7 +146,7 @@ export class PreviewLinks {
   private async field(f: FieldDefinition, value: unknown, identity: ReturnType<typeof systemIdentity>): Promise<PreviewField> {
     const base = { name: f.name, label: f.label ?? f.name, type: f.type };
     if (f.type === 'richtext') return { ...base, html: typeof value === 'string' ? sanitizeRichText(value) : '' };
-    if ((f.type as string) === 'markdown') return { ...base, html: typeof value === 'string' ? renderMarkdown(value) : '' };
+    if (f.type === 'markdown') return { ...base, html: typeof value === 'string' ? renderMarkdown(value) : '' };
     if (f.type === 'media') {
       const factory = this.media();
       if (typeof value !== 'string' || !value || !factory) return { ...base, media: null };
