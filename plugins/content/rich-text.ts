@@ -88,7 +88,16 @@ export function rememberClean(values: Iterable<string>): void {
 /** The HTML as the policy allows it (see RICH_TEXT_POLICY). Idempotent. */
 export function sanitizeRichText(html: string): string {
   if (known.has(html)) return html;
-  return sanitizeHtml(html, RICH_TEXT_POLICY);
+  // Removing a tag keeps its children, which can leave markup the parser reads differently the next time
+  // (`<p><A<script><p>` -> `<p><p></p></p>`, an unclosed cell inside the next one): the stored value must be a
+  // fixpoint, so a value the policy changed gets passes until it no longer changes. Clean input takes one pass.
+  let input = html;
+  let out = sanitizeHtml(input, RICH_TEXT_POLICY);
+  for (let pass = 0; pass < 4 && out !== input; pass++) {
+    input = out;
+    out = sanitizeHtml(input, RICH_TEXT_POLICY);
+  }
+  return out;
 }
 
 const markdown = new Marked({ gfm: true, breaks: false, async: false });

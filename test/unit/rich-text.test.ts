@@ -50,6 +50,9 @@ describe('rich text: the sanitising policy (sanitize-html)', function () {
       '<b style="font-weight:normal" id="docs-internal-guid-1"><p>x</p></b>',
       '<table><tr><td>no tbody</td></tr></table>',
       '<a href="https://e.com" target="_blank" rel="x">l</a><img src="/f.png"><br><hr>',
+      // Found by the property below: a removed tag's children re-read differently on the next pass.
+      '<table><td><A<table><td>',
+      '<p><A<script><p>',
     ];
     for (const s of samples) {
       const once = sanitizeRichText(s);
