@@ -19,7 +19,7 @@ const { createLogger } = await import(pathToFileURL(join(dist, 'kernel/logger.js
 const ADMIN = { email: 'admin@example.com', password: 'screenshots only', username: 'Ada' };
 /** [file name, path, what to wait for] — add a line here when a page is added to the app. */
 const PAGES = [
-  ['dashboard', '/admin/', '[data-widget="security"] .cms-facts'],
+  ['dashboard', '/admin/', '[data-widget="activity"] canvas'],
   ['system', '/admin/system', '[data-testid="plugins"]'],
   ['content', '/admin/content', 'h1'],
   ['media', '/admin/media', 'h1'],
@@ -55,25 +55,40 @@ async function startKernel(withAdmin) {
   };
 }
 
-/** A dashboard with some content and a mix of widgets (the default one shows only four). */
+/** A dashboard with some content, some API traffic and a mix of widgets (the default one shows only four). */
 async function fillDashboard(request, url) {
-  await request.post(`${url}/api/collections`, { data: { name: 'articles', fields: [{ name: 'title', type: 'text' }] } });
+  await request.post(`${url}/api/collections`, {
+    data: {
+      name: 'articles',
+      fields: [
+        { name: 'title', type: 'text' },
+        { name: 'body', type: 'richtext' },
+      ],
+    },
+  });
   for (const title of ['Harbour reopens after the storm', 'Summer opening hours', 'New ferry timetable'])
-    await request.post(`${url}/api/collections/articles`, { data: { title } });
+    await request.post(`${url}/api/collections/articles`, { data: { title, body: ARTICLE_BODY } });
+  for (let i = 0; i < 40; i++) await request.get(`${url}/api/collections/articles?limit=${1 + (i % 5)}`);
+  await request.get(`${url}/api/collections/nothing-here`);
   const widgets = [
-    ['system-health', 4, 2],
-    ['cpu', 4, 2],
-    ['memory', 4, 2],
+    ['activity', 8, 3],
+    ['system-health', 4, 3],
     ['last5-content', 6, 3],
     ['cache-monitor', 6, 3],
-    ['disk', 4, 3],
-    ['user-online', 4, 3],
+    ['cpu', 4, 2],
+    ['memory', 4, 2],
     ['security', 4, 3],
   ];
   await request.put(`${url}/api/dashboard/layout`, {
     data: { widgets: widgets.map(([id, w, h], i) => ({ id, x: 0, y: i, w, h })) },
   });
 }
+
+const ARTICLE_BODY =
+  '<h2>What changes</h2><p>The harbour opens again on <strong>Monday at 6:00</strong>, with the ' +
+  '<a href="https://example.com/timetable">new timetable</a> for every line.</p>' +
+  '<ul><li>Morning boats leave every 30 minutes</li><li>The night boat runs on Fridays and Saturdays</li></ul>' +
+  '<blockquote><p>We thank everyone for their patience during the repairs.</p></blockquote>';
 
 mkdirSync(outDir, { recursive: true });
 const browser = await chromium.launch({
@@ -127,6 +142,18 @@ try {
         .catch(() => undefined);
       await shot(page, name);
     }
+    // The rich-text editor on an entry, and the preview link's public page of the same entry.
+    const list = await (await page.request.get(`${ready.url}/api/collections/articles?limit=1&sort=createdAt`)).json();
+    const entryId = list.data.items[0]._id;
+    await page.goto(`${ready.url}/admin/content/articles/${entryId}`);
+    await page.locator('.ProseMirror h2').first().waitFor({ timeout: 15000 });
+    await shot(page, 'editor');
+    const link = await (await page.request.post(`${ready.url}/api/collections/articles/${entryId}/preview-links`, { data: {} })).json();
+    const visitor = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    await visitor.goto(`${ready.url}${link.data.url}`);
+    await visitor.getByTestId('preview-article').waitFor({ timeout: 15000 });
+    await shot(visitor, 'preview');
+    await visitor.close();
     await context.close();
   } finally {
     await ready.close();
