@@ -1,6 +1,7 @@
 /** Preview links of one entry (preview-links.ts): make, read the state, revoke; and the public page's data. */
 import { z } from 'zod';
-import { defineRoute, type RouteDefinition } from '../../kernel/http/route-table.js';
+import type { Identity } from '../../kernel/http/identity.js';
+import { defineRoute, type RouteContext, type RouteDefinition } from '../../kernel/http/route-table.js';
 import { DEFAULT_HOURS, MAX_HOURS, MAX_PER_ENTRY } from './preview-links.js';
 
 const entryParams = { params: z.object({ collection: z.string().min(1).max(64), entryId: z.string().min(1).max(64) }) };
@@ -23,6 +24,26 @@ const previewField = z.object({
     .nullable()
     .optional(),
 });
+
+/** Making and revoking links is recorded in the audit trail (entry.preview-link.created|revoked). */
+function audited(
+  scope: RouteContext['scope'],
+  identity: Identity,
+  what: 'created' | 'revoked',
+  message: string,
+  details: Record<string, unknown>,
+): void {
+  scope.audit.record({
+    domain: 'content',
+    operation: 'preview-link',
+    actor: { userId: identity.userId ?? null, tenantId: identity.tenantId },
+    outcome: 'success',
+    level: 'low',
+    action: `entry.preview-link.${what}`,
+    message,
+    details,
+  });
+}
 
 export const previewRoutes: RouteDefinition[] = [
   defineRoute({
@@ -50,15 +71,9 @@ export const previewRoutes: RouteDefinition[] = [
         body.expiresInHours ?? DEFAULT_HOURS,
         identity.userId ?? null,
       );
-      scope.audit.record({
-        domain: 'content',
-        operation: 'preview-link',
-        actor: { userId: identity.userId ?? null, tenantId: identity.tenantId },
-        outcome: 'success',
-        level: 'low',
-        action: 'entry.preview-link.created',
-        message: `Preview link made for '${params.collection}/${params.entryId}', valid until ${link.expiresAt}`,
-        details: { collection: params.collection, entryId: params.entryId, expiresAt: link.expiresAt },
+      audited(scope, identity, 'created', `Preview link made for '${params.collection}/${params.entryId}', valid until ${link.expiresAt}`, {
+        ...params,
+        expiresAt: link.expiresAt,
       });
       return link;
     },
@@ -87,15 +102,9 @@ export const previewRoutes: RouteDefinition[] = [
     async handler({ params, identity, scope }) {
       await scope.content.entries(params.collection).get(params.entryId);
       const revoked = await scope.previewLinks.revokeAll(identity.tenantId, params.collection, [params.entryId]);
-      scope.audit.record({
-        domain: 'content',
-        operation: 'preview-link',
-        actor: { userId: identity.userId ?? null, tenantId: identity.tenantId },
-        outcome: 'success',
-        level: 'low',
-        action: 'entry.preview-link.revoked',
-        message: `Preview links of '${params.collection}/${params.entryId}' revoked (${revoked})`,
-        details: { collection: params.collection, entryId: params.entryId, revoked },
+      audited(scope, identity, 'revoked', `Preview links of '${params.collection}/${params.entryId}' revoked (${revoked})`, {
+        ...params,
+        revoked,
       });
       return { revoked };
     },
