@@ -19,56 +19,14 @@ import { runContentTransferBench } from './content-transfer.js';
 import { runDataOpsBench } from './data-ops.js';
 import { runImportBench } from './import.js';
 import { runMediaBench } from './media.js';
-
-async function seedPosts(url: string): Promise<string> {
-  const call = async (path: string, init: { method?: string; cookie?: string; json?: unknown }) => {
-    const res = await fetch(`${url}${path}`, {
-      method: init.method ?? 'POST',
-      headers: { 'content-type': 'application/json', ...(init.cookie ? { cookie: init.cookie } : {}) },
-      body: init.json === undefined ? undefined : JSON.stringify(init.json),
-    });
-    if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
-    return res;
-  };
-  const login = await call('/api/user/login', { json: { email: 'bench@example.com', password: 'benchmark password' } });
-  const cookie = login.headers
-    .getSetCookie()
-    .find((c) => c.startsWith('session='))!
-    .split(';')[0]!;
-  // Setup seeds the posts collection (title, excerpt, body, cover, tags, publishedAt).
-  for (let batch = 0; batch < 10; batch++) {
-    const entries = Array.from({ length: 100 }, (_, i) => ({
-      title: `Post ${batch * 100 + i}`,
-      excerpt: 'A short summary of the post.',
-      body: '<p>'.concat('Lorem ipsum dolor sit amet. '.repeat(20), '</p>'),
-      tags: ['bench', `batch-${batch}`],
-      publishedAt: new Date(Date.UTC(2026, 0, 1) + (batch * 100 + i) * 3600000).toISOString(),
-      status: 'published',
-    }));
-    await call('/api/collections/posts/batch', { cookie, json: { entries } });
-  }
-  const token = await call('/api/website-tokens', { cookie, json: { name: 'bench' } });
-  return ((await token.json()) as { data: { token: string } }).data.token;
-}
+import { benchKernelEnv, seedPosts } from './seed-posts.js';
 
 async function main(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'cms-bench-'));
   console.log(
     `# cms benchmark ${new Date().toISOString()}  node ${process.version}  ${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}  ${SECONDS}s per case, ${CONNECTIONS} connections\n`,
   );
-  const kernelEnv = {
-    CMS_DATA_DIR: dataDir,
-    PORT: '0',
-    HOST: '127.0.0.1',
-    LOG_LEVEL: 'warn',
-    CMS_RATE_LIMIT_ENABLED: 'false',
-    CMS_PLUGINS_PATHS: join(DIST_ROOT, 'bench', 'plugins', 'bench-hash'),
-    REDIS_URL: '',
-    DB_TYPE: 'sqlite',
-    // Headless setup, so the routes are served instead of redirected to /setup.
-    CMS_SETUP_ADMIN_EMAIL: 'bench@example.com',
-    CMS_SETUP_ADMIN_PASSWORD: 'benchmark password',
-  };
+  const kernelEnv = benchKernelEnv(dataDir);
   const kernel = await startChild([join(DIST_ROOT, 'kernel', 'cli.js'), 'start'], kernelEnv, dataDir);
   const bare = await startChild([join(DIST_ROOT, 'bench', 'bare-koa.js')], {}, dataDir);
   try {
@@ -81,7 +39,7 @@ async function main(): Promise<void> {
     console.log(`ratio kernel/bare: throughput ${ratio(kernelFig.rps, bareFig.rps)}, p99 ${ratio(kernelFig.p99, bareFig.p99)}\n`);
 
     console.log('## 2. GET /api/collections/posts?limit=20 (1,000 entries, website token), against the same bare Koa');
-    const token = await seedPosts(kernel.url);
+    const { token } = await seedPosts(kernel.url);
     const listUrl = `${kernel.url}/api/collections/posts?limit=20`;
     const auth = { authorization: `Bearer ${token}` };
     const first = await fetch(listUrl, { headers: auth });

@@ -201,7 +201,10 @@ export default definePlugin({
         },
       })).singleton(),
     );
-    container.register('tokens', asFunction(() => new TokensService()).singleton());
+    container.register(
+      'tokens',
+      asFunction(({ cache, logger }: { cache: CacheService; logger: Logger }) => new TokensService({ cache, logger })).singleton(),
+    );
     container.register(
       'twoFactor',
       asFunction(
@@ -276,6 +279,9 @@ export default definePlugin({
       await running;
     });
     onClose(sessions.connectEvents(container.resolve<EventBus>('events')));
+    // API keys and website tokens: invalidations to and from every instance; user and role changes reach them.
+    onClose(tokens.connectEvents(container.resolve<EventBus>('events')));
+    users.onIdentityChange(tokens);
     // Public access granted or withdrawn on any instance applies to the next guest request here.
     const guest = container.resolve<ReturnType<typeof guestResolver>>('guestResolver');
     onClose(

@@ -27,6 +27,12 @@ export type { User as UserRecord } from './models/user.js';
 
 /** Event telling every instance to drop a session from its in-process layer; payload `{ idHash }`. */
 export const SESSION_REVOKED = 'auth:session-revoked';
+/**
+ * Event telling every instance to drop cached API keys and website tokens (bearer-cache.ts); payload
+ * `{ hashes?, userId?, tenantId?, role? }` (SHA-256 of the values, never the values): entries matching every
+ * field given go.
+ */
+export const BEARER_CHANGED = 'auth:bearer-changed';
 /** User-management events (payload UserEvent), also GraphQL subscriptions. */
 export const USER_EVENTS = { create: 'on:user_create', update: 'on:user_update', delete: 'on:user_delete' } as const;
 /** The guest role's permissions of a tenant changed (payload `{ tenantId }`): every instance drops its copy. */

@@ -1,9 +1,13 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { Op, QueryTypes } from 'sequelize';
 import { ForbiddenError, NotFoundError, ValidationError } from '../../kernel/errors.js';
+import type { CacheService } from '../../kernel/cache/cache-service.js';
 import { hasPermission, isAdmin, type Identity } from '../../kernel/http/identity.js';
+import type { Logger } from '../../kernel/logger.js';
+import { BearerCache, type BearerKind, type BearerSnapshot } from './bearer-cache.js';
 import { ApiKey } from './models/api-key.js';
 import { WebsiteToken } from './models/website-token.js';
+import type { IdentityChangeListener } from './users-service.js';
 
 const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
 const iso = (ms: number | null) => (ms == null ? null : new Date(Number(ms)).toISOString());
@@ -20,7 +24,9 @@ function expiryOf(expiresAt: string | undefined): number | null {
  * API keys (`sck_…`) and website tokens: random values returned once, stored as SHA-256. A key acts
  * with its own permissions, never more than its creator has now; a website token acts as its creator
  * (tenant, role and current permissions). Both stop working when revoked, expired, or their creator is
- * blocked or deleted.
+ * blocked or deleted. Resolution goes through a layered cache (bearer-cache.ts); everything here that changes
+ * what a key or token may do, and the user and role changes UsersService reports (IdentityChangeListener),
+ * drops the cached copies on every instance.
  */
 /** How long the hash of a revoked key or token is kept to recognise its use. */
 export const TOMBSTONE_DAYS = 90;
@@ -38,14 +44,35 @@ interface BearerRow {
   id: string;
   user_id: string;
   tenant_id: string;
-  last_used_at: number | null;
+  expires_at: number | string | null;
+  last_used_at: number | string | null;
   permissions: string | null;
   role: string | null;
   blocked: boolean | number;
   role_permissions: string | null;
 }
 
-export class TokensService {
+export class TokensService implements IdentityChangeListener {
+  private readonly bearers: BearerCache;
+
+  constructor(deps: { cache?: CacheService | null; logger?: Pick<Logger, 'warn'>; localMax?: number } = {}) {
+    this.bearers = new BearerCache({
+      ...deps,
+      load: (hash, kind) => this.lookup(hash, kind),
+      touch: (kind, id, now) => this.touch(kind, id, now),
+    });
+  }
+
+  /** Invalidations from and to the other instances (the event bus); returns the unsubscribe function. */
+  connectEvents(events: Parameters<BearerCache['connectEvents']>[0]): () => void {
+    return this.bearers.connectEvents(events);
+  }
+
+  /** How many keys and tokens this instance holds in memory (bounded). */
+  get localSize(): number {
+    return this.bearers.localSize;
+  }
+
   async createApiKey(owner: Identity, input: { name: string; permissions: string[]; expiresAt?: string }, known: (p: string) => boolean) {
     const permissions = [...new Set(input.permissions)];
     for (const p of permissions) {
@@ -83,7 +110,9 @@ export class TokensService {
   async revokeApiKey(owner: Identity, id: string): Promise<RevokedBearer> {
     const row = await ApiKey.findOne({ where: { ...this.ownedBy(owner), id } });
     if (!row || !(await ApiKey.destroy({ where: { id: row.id } }))) throw new NotFoundError(`API key '${id}' not found`);
-    return this.bury('api-key', row.key_hash, row, 'revoked');
+    const revoked = await this.bury('api-key', row.key_hash, row, 'revoked');
+    await this.bearers.forget({ hashes: [row.key_hash] }, [row.key_hash]);
+    return revoked;
   }
 
   async createWebsiteToken(owner: Identity, input: { name: string; expiresAt?: string }) {
@@ -114,7 +143,9 @@ export class TokensService {
   async revokeWebsiteToken(owner: Identity, id: string): Promise<RevokedBearer> {
     const row = await WebsiteToken.findOne({ where: { ...this.ownedBy(owner), id } });
     if (!row || !(await WebsiteToken.destroy({ where: { id: row.id } }))) throw new NotFoundError(`Website token '${id}' not found`);
-    return this.bury('website-token', row.token_hash, row, 'revoked');
+    const revoked = await this.bury('website-token', row.token_hash, row, 'revoked');
+    await this.bearers.forget({ hashes: [row.token_hash] }, [row.token_hash]);
+    return revoked;
   }
 
   /** Keeps the hash of a revoked value (not the value): a later use of it is recognised as such. */
@@ -164,66 +195,80 @@ export class TokensService {
   }
 
   /** The identity behind a bearer value, or null when it is unknown, expired or its creator cannot act. */
-  async resolveBearer(raw: string): Promise<Identity | null> {
-    const now = Date.now();
-    const apiKey = raw.startsWith('sck_');
-    const row = await this.lookup(apiKey ? 'auth_api_keys' : 'auth_website_tokens', apiKey ? 'key_hash' : 'token_hash', sha256(raw), now);
-    if (!row || row.blocked === true || Number(row.blocked) === 1 || row.role === null) return null;
-    const creator: Identity = {
-      kind: 'user',
-      userId: row.user_id,
-      role: row.role,
-      permissions: row.role_permissions ? (JSON.parse(row.role_permissions) as string[]) : [],
-      tenantId: row.tenant_id,
-    };
-    this.touch(apiKey ? ApiKey : WebsiteToken, row.id, row.last_used_at, now);
-    if (apiKey) {
-      const granted = (JSON.parse(row.permissions!) as string[]).filter((p) => hasPermission(creator, p));
-      return {
-        kind: 'apiKey',
-        userId: row.user_id,
-        role: 'api-key',
-        permissions: granted,
-        tenantId: row.tenant_id,
-        meta: { apiKeyId: row.id },
-      };
-    }
-    return { ...creator, kind: 'websiteToken', meta: { websiteTokenId: row.id } };
+  resolveBearer(raw: string): Promise<Identity | null> {
+    return this.bearers.identity(sha256(raw), raw.startsWith('sck_') ? 'api-key' : 'website-token');
   }
 
   /**
-   * One query per bearer request: the key or token (unexpired) with its creator's role, blocked flag and
-   * the role's permissions, all read now, so a revoked key, a blocked creator or a changed role count at once.
+   * The database layer of resolveBearer: one query for the key or token (unexpired) with its creator's
+   * role, blocked flag and the role's permissions; null when the creator is blocked or has no role.
    */
-  private async lookup(table: 'auth_api_keys' | 'auth_website_tokens', hashColumn: 'key_hash' | 'token_hash', hash: string, now: number) {
-    const sequelize = ApiKey.sequelize!;
-    const rows = await sequelize.query<BearerRow>(
-      `SELECT t.id, t.user_id, t.tenant_id, t.last_used_at, ${table === 'auth_api_keys' ? 't.permissions' : 'NULL AS permissions'},
+  private async lookup(hash: string, kind: BearerKind): Promise<BearerSnapshot | null> {
+    const apiKey = kind === 'api-key';
+    const table = apiKey ? 'auth_api_keys' : 'auth_website_tokens';
+    const rows = await ApiKey.sequelize!.query<BearerRow>(
+      `SELECT t.id, t.user_id, t.tenant_id, t.expires_at, t.last_used_at, ${apiKey ? 't.permissions' : 'NULL AS permissions'},
               u.role, u.blocked, r.permissions AS role_permissions
          FROM ${table} t
          JOIN auth_users u ON u.id = t.user_id AND u.tenant_id = t.tenant_id
          LEFT JOIN auth_roles r ON r.tenant_id = u.tenant_id AND r.name = u.role
-        WHERE t.${hashColumn} = ? AND (t.expires_at IS NULL OR t.expires_at > ?)`,
-      { replacements: [hash, now], type: QueryTypes.SELECT },
+        WHERE t.${apiKey ? 'key_hash' : 'token_hash'} = ? AND (t.expires_at IS NULL OR t.expires_at > ?)`,
+      { replacements: [hash, Date.now()], type: QueryTypes.SELECT },
     );
-    return rows[0] ?? null;
+    const row = rows[0];
+    if (!row || row.blocked === true || Number(row.blocked) === 1 || row.role === null) return null;
+    return {
+      kind,
+      id: row.id,
+      userId: row.user_id,
+      tenantId: row.tenant_id,
+      role: row.role,
+      rolePermissions: row.role_permissions ? (JSON.parse(row.role_permissions) as string[]) : [],
+      keyPermissions: apiKey ? (JSON.parse(row.permissions!) as string[]) : null,
+      expiresAt: row.expires_at === null ? null : Number(row.expires_at),
+      lastUsedAt: row.last_used_at === null ? null : Number(row.last_used_at),
+    };
   }
 
-  /** Records last use at most once a minute. */
-  private touch(model: typeof ApiKey | typeof WebsiteToken, id: string, last: number | null, now: number): void {
-    if (last !== null && now - Number(last) < 60000) return;
-    void (model as typeof ApiKey).update({ last_used_at: now }, { where: { id } }).catch(() => undefined);
+  /** Records last use (the cache calls it at most once a minute per key or token and instance); never blocks a request. */
+  private touch(kind: BearerKind, id: string, now: number): void {
+    const model = (kind === 'api-key' ? ApiKey : WebsiteToken) as typeof ApiKey;
+    void model.update({ last_used_at: now }, { where: { id } }).catch(() => undefined);
+  }
+
+  /** The hashes of the user's keys and tokens (their shared cache keys). */
+  private async hashesOf(where: string, replacements: string[]): Promise<string[]> {
+    const rows = await ApiKey.sequelize!.query<{ h: string }>(
+      `SELECT t.key_hash AS h FROM auth_api_keys t JOIN auth_users u ON u.id = t.user_id WHERE ${where}
+       UNION ALL SELECT t.token_hash AS h FROM auth_website_tokens t JOIN auth_users u ON u.id = t.user_id WHERE ${where}`,
+      { replacements: [...replacements, ...replacements], type: QueryTypes.SELECT },
+    );
+    return rows.map((r) => r.h);
+  }
+
+  /** The user's role, block or existence changed: their keys and tokens are read again everywhere. */
+  async userChanged(userId: string): Promise<void> {
+    await this.bearers.forget({ userId }, await this.hashesOf('u.id = ?', [userId]));
+  }
+
+  /** A role's permissions changed: the keys and tokens of every user holding it are read again everywhere. */
+  async roleChanged(tenantId: string, role: string): Promise<void> {
+    await this.bearers.forget({ tenantId, role }, await this.hashesOf('u.tenant_id = ? AND u.role = ?', [tenantId, role]));
   }
 
   /** A deleted user's keys and tokens go with them. */
   async deleteAllForUser(userId: string): Promise<void> {
+    const hashes: string[] = [];
     for (const key of await ApiKey.findAll({ where: { user_id: userId } })) {
+      hashes.push(key.key_hash);
       if (await ApiKey.destroy({ where: { id: key.id } })) await this.bury('api-key', key.key_hash, key, 'user-deleted');
     }
     for (const token of await WebsiteToken.findAll({ where: { user_id: userId } })) {
+      hashes.push(token.token_hash);
       if (await WebsiteToken.destroy({ where: { id: token.id } }))
         await this.bury('website-token', token.token_hash, token, 'user-deleted');
     }
+    await this.bearers.forget({ userId }, hashes);
   }
 
   /** The spec's background purge of expired tokens. */

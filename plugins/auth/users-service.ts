@@ -42,6 +42,16 @@ export interface SignInNotes {
   lockedScope?: LockScope;
 }
 
+/**
+ * Told (and awaited) when what a user may do changes: role, block, deletion (`userChanged`), or a role's
+ * permissions (`roleChanged`, the guest grants). The auth plugin registers its cache of API keys and
+ * website tokens (TokensService), so the change applies to them on every instance before the call returns.
+ */
+export interface IdentityChangeListener {
+  userChanged(userId: string): Promise<void>;
+  roleChanged(tenantId: string, role: string): Promise<void>;
+}
+
 export interface AuthOptions {
   bcryptRounds: number;
 }
@@ -69,6 +79,7 @@ export function checkPassword(password: string): void {
  */
 export class UsersService {
   private dummyHash: Promise<string> | null = null;
+  private readonly listeners: IdentityChangeListener[] = [];
 
   constructor(
     private readonly pool: WorkerPool,
@@ -76,6 +87,15 @@ export class UsersService {
     /** User-management events (USER_EVENTS in public.ts) go out on the event bus. */
     private readonly events?: Pick<EventBus, 'publish'>,
   ) {}
+
+  /** Registers a listener of identity changes (see IdentityChangeListener). */
+  onIdentityChange(listener: IdentityChangeListener): void {
+    this.listeners.push(listener);
+  }
+
+  private async userChanged(userId: string): Promise<void> {
+    for (const l of this.listeners) await l.userChanged(userId);
+  }
 
   private async announce(kind: keyof typeof USER_EVENTS, user: User, extra: { role?: string; blocked?: boolean } = {}): Promise<void> {
     await this.events?.publish<UserEvent>(USER_EVENTS[kind], { tenantId: user.tenant_id, user: toPublicUser(user), ...extra });
@@ -193,6 +213,7 @@ export class UsersService {
         );
       return next;
     });
+    for (const l of this.listeners) await l.roleChanged(tenantId, 'guest');
     await this.events?.publish(GUEST_GRANTS_CHANGED, { tenantId });
     return permissions;
   }
@@ -200,12 +221,14 @@ export class UsersService {
   /** Gives the user another role (the caller checked that it exists and may be granted). */
   async setRole(userId: string, role: string): Promise<void> {
     await User.update({ role }, { where: { id: userId } });
+    await this.userChanged(userId);
     const user = await User.findByPk(userId);
     if (user) await this.announce('update', user, { role });
   }
 
   async setBlocked(userId: string, blocked: boolean): Promise<void> {
     await User.update({ blocked }, { where: { id: userId } });
+    await this.userChanged(userId);
     const user = await User.findByPk(userId);
     if (user) await this.announce('update', user, { blocked });
   }
@@ -257,6 +280,7 @@ export class UsersService {
   async delete(userId: string): Promise<void> {
     const user = await User.findByPk(userId);
     if ((await User.destroy({ where: { id: userId } })) && user) await this.announce('delete', user);
+    await this.userChanged(userId);
     await this.clearClientFailures(userId);
   }
 

@@ -68,6 +68,8 @@ export interface DomainDeps {
   entries: () => EntriesService | undefined;
   /** The auth plugin's sessions (their cached role permissions are dropped for users of a restored role). */
   sessions: () => { forgetUser(userId: string): Promise<void> } | undefined;
+  /** The auth plugin's API keys and website tokens (cached with their creator's role permissions, dropped the same way). */
+  tokens: () => { userChanged(userId: string): Promise<void> } | undefined;
   /** The themes plugin (its cached public branding is dropped per tenant after themes are restored). */
   themes: () => { changed(tenantId: string): Promise<void> } | undefined;
   logger: () => { warn(obj: object, msg: string): void } | undefined;
@@ -127,15 +129,19 @@ export function backupDomain(d: DomainDeps): DataDomainDefinition<RestoreInput> 
     if (!p) return;
     const sequelize = d.sequelize();
     const sessions = d.sessions();
+    const tokens = d.tokens();
     try {
-      if (sessions && p.roles.size && (await tableExists(sequelize, 'auth_users'))) {
+      if ((sessions || tokens) && p.roles.size && (await tableExists(sequelize, 'auth_users'))) {
         for (const [tenant, names] of p.roles) {
           if (!names.size) continue;
           const users = await sequelize.query<{ id: unknown }>(
             `SELECT ${quote(sequelize, 'id')} AS id FROM ${quote(sequelize, 'auth_users')} WHERE ${quote(sequelize, 'tenant_id')} = :t AND ${quote(sequelize, 'role')} IN (:names)`,
             { type: QueryTypes.SELECT, replacements: { t: tenant, names: [...names] } },
           );
-          for (const u of users) await sessions.forgetUser(String(u.id));
+          for (const u of users) {
+            await sessions?.forgetUser(String(u.id));
+            await tokens?.userChanged(String(u.id));
+          }
         }
       }
     } catch (err) {

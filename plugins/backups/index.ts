@@ -71,6 +71,7 @@ export default definePlugin(() => {
         mediaStorage: () => optional(booted(), 'mediaStorage'),
         entries: () => optional(booted(), 'entries'),
         sessions: () => optional(booted(), 'sessions'),
+        tokens: () => optional(booted(), 'tokens'),
         themes: () => optional(booted(), 'themes'),
         logger: () => optional(booted(), 'logger'),
         pageSize: options.pageSize,

@@ -260,11 +260,16 @@ export function buildAdapters(cradle: () => Cradle): Record<ResourceType, Resour
       await model('Role').destroy({ where: { tenant_id: tenantId, name: current.name }, transaction: t });
     },
     async invalidate(tenantId, names) {
-      // Sessions cache their role's permissions: drop the snapshots of every user holding a changed role.
+      // Sessions and API keys / website tokens cache their role's permissions: drop the cached copies of
+      // every user holding a changed role.
       const sessions = optional(cradle(), 'sessions');
-      if (!sessions || !names.length) return;
+      const tokens = optional(cradle(), 'tokens');
+      if ((!sessions && !tokens) || !names.length) return;
       const users = await model('User').findAll({ where: { tenant_id: tenantId, role: { [Op.in]: names } }, attributes: ['id'] });
-      for (const u of users) await sessions.forgetUser(String((u as any).id));
+      for (const u of users) {
+        await sessions?.forgetUser(String((u as any).id));
+        await tokens?.userChanged(String((u as any).id));
+      }
     },
   };
 

@@ -58,11 +58,15 @@ for (const variant of DB_VARIANTS) {
       expect((await t.request('/api/echo/items/4', { headers: bearer(key.key) })).status).to.equal(200);
       expect((await t.request('/api/echo', { method: 'POST', headers: bearer(key.key), json: { name: 'x' } })).status).to.equal(201);
       expect((await t.request('/api/system/pool', { headers: bearer(key.key) })).status, 'system:read is not on the key').to.equal(403);
-      // The creator is demoted: the key loses what the creator no longer has, at once.
-      await t.kernel.sequelize.query('UPDATE auth_users SET role = ? WHERE id = ?', { replacements: ['viewer', id] });
+      // The creator is demoted: the key (held in the token cache by now) loses what the creator no longer has, at once.
+      const admin = await signIn('keys-admin@example.com', 'admin');
+      const demote = (role: string) =>
+        t.request(`/api/user/${id}/role`, { method: 'PUT', headers: { cookie: admin.cookie }, json: { role } });
+      expect((await demote('viewer')).status).to.equal(200);
       expect((await t.request('/api/echo', { method: 'POST', headers: bearer(key.key), json: { name: 'x' } })).status).to.equal(403);
       expect((await t.request('/api/echo/items/4', { headers: bearer(key.key) })).status).to.equal(200);
-      await t.kernel.sequelize.query('UPDATE auth_users SET role = ? WHERE id = ?', { replacements: ['editor', id] });
+      expect((await demote('editor')).status).to.equal(200);
+      expect((await t.request('/api/echo', { method: 'POST', headers: bearer(key.key), json: { name: 'x' } })).status).to.equal(201);
     });
 
     it('refuses to give a key a permission the creator lacks, or an unknown one', async function () {
@@ -116,17 +120,19 @@ for (const variant of DB_VARIANTS) {
 
     it('an expired key or token stops working', async function () {
       const { cookie } = await signIn('keys@example.com');
+      const expiresAt = Date.now() + 1500;
       const key = (
         await (
           await t.request('/api/api-keys', {
             method: 'POST',
             headers: { cookie },
-            json: { name: 'short', permissions: ['content:read'], expiresAt: new Date(Date.now() + 60000).toISOString() },
+            json: { name: 'short', permissions: ['content:read'], expiresAt: new Date(expiresAt).toISOString() },
           })
         ).json()
       ).data;
       expect((await t.request('/api/echo/items/1', { headers: bearer(key.key) })).status).to.equal(200);
-      await t.kernel.sequelize.query('UPDATE auth_api_keys SET expires_at = ? WHERE id = ?', { replacements: [Date.now() - 1, key._id] });
+      // The key is cached now; once its expiry passes, the cached copy is refused too.
+      await new Promise((r) => setTimeout(r, Math.max(0, expiresAt - Date.now()) + 50));
       expect((await t.request('/api/echo/items/1', { headers: bearer(key.key) })).status).to.equal(401);
     });
 
@@ -142,7 +148,13 @@ for (const variant of DB_VARIANTS) {
       const list = (await (await t.request('/api/website-tokens', { headers: { cookie } })).json()).data;
       expect(list).to.have.length(1);
       expect(list[0]).to.not.have.property('token');
-      await t.kernel.sequelize.query('UPDATE auth_users SET blocked = ? WHERE id = ?', { replacements: [true, id] });
+      const admin = await signIn('site-admin@example.com', 'admin');
+      const block = await t.request(`/api/user/${id}/block`, {
+        method: 'POST',
+        headers: { cookie: admin.cookie },
+        json: { blocked: true },
+      });
+      expect(block.status).to.equal(200);
       expect((await t.request('/api/user/me', { headers: bearer(token) })).status).to.equal(401);
     });
 
