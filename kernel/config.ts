@@ -62,6 +62,8 @@ export const configSchema = z.object({
       tenantSharePercent: z.number().int().min(1).max(100).default(25),
       /** In-process layers in front of the store (serialised list bodies), per layer, with either backend. */
       localMaxMb: z.number().int().min(1).max(65536).default(16),
+      /** Redis backend: most MiB of list bodies one instance writes to Redis for one tenant per list lifetime (5 min); 0: no cap. */
+      redisTenantListMb: z.number().int().min(0).max(65536).default(32),
     })
     .prefault({}),
   http: z
@@ -174,6 +176,7 @@ export const ENV_VARS: Record<string, [string, EnvKind]> = {
   CMS_CACHE_MAX_ENTRIES: ['cache.memoryMaxEntries', 'int'],
   CMS_CACHE_TENANT_SHARE_PERCENT: ['cache.tenantSharePercent', 'int'],
   CMS_CACHE_LOCAL_MAX_MB: ['cache.localMaxMb', 'int'],
+  CMS_CACHE_REDIS_TENANT_LIST_MB: ['cache.redisTenantListMb', 'int'],
   CMS_BODY_LIMIT: ['http.bodyLimit', 'string'],
   CMS_TRUST_PROXY: ['http.trustProxy', 'bool'],
   CMS_PROXY_HOPS: ['http.proxyHops', 'int'],

@@ -54,22 +54,35 @@ export interface CacheLimits {
   tenantShare: number;
   /** Per in-process layer (localStore). */
   localMaxBytes: number;
+  /**
+   * Redis backend: bytes of list bodies one instance may write for one tenant per list lifetime (0: no
+   * cap), so one tenant's unique queries cannot fill Redis (see ListCache).
+   */
+  redisTenantListBytes: number;
 }
 
 const MiB = 1024 * 1024;
-export const DEFAULT_CACHE_LIMITS: CacheLimits = { maxBytes: 64 * MiB, maxEntries: 100_000, tenantShare: 0.25, localMaxBytes: 16 * MiB };
+export const DEFAULT_CACHE_LIMITS: CacheLimits = {
+  maxBytes: 64 * MiB,
+  maxEntries: 100_000,
+  tenantShare: 0.25,
+  localMaxBytes: 16 * MiB,
+  redisTenantListBytes: 32 * MiB,
+};
 
 export function limitsFromConfig(c: {
   memoryMaxMb: number;
   memoryMaxEntries: number;
   tenantSharePercent: number;
   localMaxMb: number;
+  redisTenantListMb: number;
 }): CacheLimits {
   return {
     maxBytes: c.memoryMaxMb * MiB,
     maxEntries: c.memoryMaxEntries,
     tenantShare: c.tenantSharePercent / 100,
     localMaxBytes: c.localMaxMb * MiB,
+    redisTenantListBytes: c.redisTenantListMb * MiB,
   };
 }
 

@@ -9,6 +9,8 @@ import type { Logger } from '../../kernel/logger.js';
 const CATEGORY = 'collections';
 const LIST_TTL_SECONDS = 300;
 const TOKEN_TTL_SECONDS = 7 * 24 * 3600;
+/** Tenants whose Redis write budget this instance tracks (the oldest window is forgotten beyond). */
+const BUDGET_TENANTS = 10_000;
 
 /** A list answer: 304 (the caller's If-None-Match is current), or the serialised envelope to send as is. */
 export type ListAnswer =
@@ -41,12 +43,36 @@ export class ListCache {
    * a round trip to the shared store and its parsing on every hit.
    */
   private readonly local: BoundedMemoryStore<string>;
+  /** Redis: bytes of list bodies this instance wrote per tenant in the current list lifetime. */
+  private readonly written = new Map<string, { since: number; bytes: number }>();
 
   constructor(
     private readonly cache: CacheService,
     private readonly logger: Logger,
   ) {
     this.local = cache.localStore<string>((key, body) => stringBytes(key, body), 5000);
+  }
+
+  /**
+   * With Redis, whether a list of this size may still be written for the tenant: each instance writes at
+   * most `redisTenantListBytes` of list bodies per tenant per list lifetime (5 min), and lists expire after
+   * that, so one tenant's unique queries hold at most about twice that per instance in Redis. (The memory
+   * store bounds itself, per tenant too.) Beyond the budget lists are still served and kept in this
+   * instance's bounded layer, not in Redis.
+   */
+  private withinSharedBudget(tenant: string, bytes: number): boolean {
+    const cap = this.cache.limits.redisTenantListBytes;
+    if (this.cache.backend !== 'redis' || !cap) return true;
+    const now = Date.now();
+    let w = this.written.get(tenant);
+    if (!w || now - w.since >= LIST_TTL_SECONDS * 1000) {
+      this.written.delete(tenant);
+      this.written.set(tenant, (w = { since: now, bytes: 0 }));
+      if (this.written.size > BUDGET_TENANTS) this.written.delete(this.written.keys().next().value!);
+    }
+    if (w.bytes + bytes > cap) return false;
+    w.bytes += bytes;
+    return true;
   }
 
   private async token(tenant: string, collection: string): Promise<string> {
@@ -93,7 +119,8 @@ export class ListCache {
     const body = serialiseEnvelope(await load());
     try {
       if ((await this.cache.get<string>(CATEGORY, `version:${collection}`, { tenant })) === token) {
-        await this.cache.set(CATEGORY, shared(token), body, { tenant, ttlSeconds: LIST_TTL_SECONDS });
+        if (this.withinSharedBudget(tenant, body.length))
+          await this.cache.set(CATEGORY, shared(token), body, { tenant, ttlSeconds: LIST_TTL_SECONDS });
         this.local.set(`${tenant}|${shared(token)}`, body, LIST_TTL_SECONDS * 1000);
       }
     } catch (err) {

@@ -112,7 +112,7 @@ describe('unit: bounded memory store', () => {
     const cache = await CacheService.create({
       prefix: 'unit',
       defaultTtlSeconds: 60,
-      limits: { maxBytes: 64 * 1024, maxEntries: 1000, tenantShare: 0.25, localMaxBytes: 1024 },
+      limits: { maxBytes: 64 * 1024, maxEntries: 1000, tenantShare: 0.25, localMaxBytes: 1024, redisTenantListBytes: 0 },
       logger: createLogger('silent'),
     });
     try {

@@ -2,6 +2,7 @@ import { strict as assert } from 'node:assert';
 import { CacheService } from '../../kernel/cache/cache-service.js';
 import { createLogger } from '../../kernel/logger.js';
 import { ListCache, type ListAnswer } from '../../plugins/content/list-cache.js';
+import { REDIS_URL, uniqueName } from '../helpers/services.js';
 
 /** The collection list cache on the real memory cache: stored bodies and tags, 304 before loading, invalidation. */
 describe('unit: collection list cache', () => {
@@ -17,7 +18,7 @@ describe('unit: collection list cache', () => {
     cache = await CacheService.create({
       prefix: 'unit',
       defaultTtlSeconds: 60,
-      limits: { maxBytes: 1024 * 1024, maxEntries: 1000, tenantShare: 0.5, localMaxBytes: 64 * 1024 },
+      limits: { maxBytes: 1024 * 1024, maxEntries: 1000, tenantShare: 0.5, localMaxBytes: 64 * 1024, redisTenantListBytes: 0 },
       logger: createLogger('silent'),
     });
     lists = new ListCache(cache, createLogger('silent'));
@@ -76,5 +77,39 @@ describe('unit: collection list cache', () => {
     assert.equal(local.maxBytes, 64 * 1024);
     assert.ok(local.bytes <= 64 * 1024, `${local.bytes} bytes`);
     assert.ok(local.evictions > 0);
+  });
+
+  it('with Redis, one instance writes at most the per-tenant budget of list bodies; beyond it lists stay in its own layer', async function () {
+    if (!REDIS_URL) this.skip();
+    const limits = { maxBytes: 1024 * 1024, maxEntries: 1000, tenantShare: 0.5, localMaxBytes: 64 * 1024, redisTenantListBytes: 3000 };
+    const prefix = uniqueName('unitlists');
+    const shared = await CacheService.create({
+      redisUrl: REDIS_URL,
+      prefix,
+      defaultTtlSeconds: 60,
+      limits,
+      logger: createLogger('silent'),
+    });
+    try {
+      const writer = new ListCache(shared, createLogger('silent'));
+      const page = { text: 'x'.repeat(1000) }; // ~1 KiB of JSON a list
+      for (let i = 0; i < 5; i++) await writer.answer('flood', 'posts', `q${i}`, '', load(page));
+      await writer.answer('quiet', 'posts', 'q0', '', load(page));
+      assert.equal(loads, 6);
+      // Another instance (its own empty layer) finds in Redis what fitted the budget, per tenant.
+      const reader = new ListCache(shared, createLogger('silent'));
+      const found: boolean[] = [];
+      for (let i = 0; i < 5; i++) found.push((await reader.answer('flood', 'posts', `q${i}`, '', load(page))).cached);
+      assert.deepEqual(found, [true, true, false, false, false]);
+      assert.equal(
+        (await reader.answer('quiet', 'posts', 'q0', '', load(page))).cached,
+        true,
+        "the flood did not use the other tenant's budget",
+      );
+      // The writer still serves its own lists from its layer.
+      assert.equal((await writer.answer('flood', 'posts', 'q4', '', load(page))).cached, true);
+    } finally {
+      await shared.close();
+    }
   });
 });
