@@ -6,7 +6,8 @@
  * media cases (bench/media.ts), the import cases (bench/import.ts) and the data-operation cases
  * (bench/data-ops.ts: backup create/restore of 100,000 entries, config plans over 1,000 roles, backup create with 1 GiB of media; `BENCH_DATAOPS_CASES` picks)
  * and the content-transfer cases (bench/content-transfer.ts: a 100,000-entry package exported and imported, a 10,000-entry sync; `BENCH_TRANSFER_CASES` picks)
- * and the audit case (bench/audit-signin.ts: sign-ins with the audit trail on against record() as a no-op).
+ * and the audit case (bench/audit-signin.ts: sign-ins with the audit trail on against record() as a no-op)
+ * and the cache-flood case (bench/cache-flood.ts: unique list queries, the server's RSS against the cache bound).
  * Every load is bounded (BENCH_SECONDS, default 8 s per case; 50 connections on 127.0.0.1).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -15,6 +16,7 @@ import { join } from 'node:path';
 import { CONNECTIONS, SECONDS, line, load, ratio, startChild, stop } from './harness.js';
 import { DIST_ROOT } from '../kernel/version.js';
 import { runAuditSignInBench } from './audit-signin.js';
+import { runCacheFloodBench } from './cache-flood.js';
 import { runContentTransferBench } from './content-transfer.js';
 import { runDataOpsBench } from './data-ops.js';
 import { runImportBench } from './import.js';
@@ -79,6 +81,7 @@ async function main(): Promise<void> {
   await runDataOpsBench();
   await runContentTransferBench();
   await runAuditSignInBench();
+  await runCacheFloodBench();
 }
 
 await main();

@@ -52,7 +52,20 @@ export const configSchema = z.object({
         .default('cms'),
     })
     .prefault({}),
-  cache: z.object({ defaultTtlSeconds: z.number().int().min(1).default(300) }).prefault({}),
+  cache: z
+    .object({
+      defaultTtlSeconds: z.number().int().min(1).default(300),
+      /** Memory backend (no Redis): the store's bound in MiB (values counted as UTF-16, an upper bound) and in entries. */
+      memoryMaxMb: z.number().int().min(1).max(65536).default(64),
+      memoryMaxEntries: z.number().int().min(100).max(10_000_000).default(100_000),
+      /** Share of a full store (and of each in-process layer) one tenant may hold before it evicts its own entries first. */
+      tenantSharePercent: z.number().int().min(1).max(100).default(25),
+      /** In-process layers in front of the store (serialised list bodies), per layer, with either backend. */
+      localMaxMb: z.number().int().min(1).max(65536).default(16),
+      /** Redis backend: most MiB of list bodies one instance writes to Redis for one tenant per list lifetime (5 min); 0: no cap. */
+      redisTenantListMb: z.number().int().min(0).max(65536).default(32),
+    })
+    .prefault({}),
   http: z
     .object({
       bodyLimit: z
@@ -159,6 +172,11 @@ export const ENV_VARS: Record<string, [string, EnvKind]> = {
   REDIS_URL: ['redis.url', 'string'],
   CMS_REDIS_PREFIX: ['redis.prefix', 'string'],
   CMS_CACHE_TTL_SECONDS: ['cache.defaultTtlSeconds', 'int'],
+  CMS_CACHE_MAX_MB: ['cache.memoryMaxMb', 'int'],
+  CMS_CACHE_MAX_ENTRIES: ['cache.memoryMaxEntries', 'int'],
+  CMS_CACHE_TENANT_SHARE_PERCENT: ['cache.tenantSharePercent', 'int'],
+  CMS_CACHE_LOCAL_MAX_MB: ['cache.localMaxMb', 'int'],
+  CMS_CACHE_REDIS_TENANT_LIST_MB: ['cache.redisTenantListMb', 'int'],
   CMS_BODY_LIMIT: ['http.bodyLimit', 'string'],
   CMS_TRUST_PROXY: ['http.trustProxy', 'bool'],
   CMS_PROXY_HOPS: ['http.proxyHops', 'int'],

@@ -8,7 +8,7 @@ import { asFunction, asValue } from 'awilix';
 import type { RedisClientType } from 'redis';
 import type { Sequelize } from 'sequelize';
 import { AuditLog } from './audit.js';
-import { CacheService } from './cache/cache-service.js';
+import { CacheService, limitsFromConfig } from './cache/cache-service.js';
 import { loadConfig, type CmsConfig, type LoadConfigOptions } from './config.js';
 import { KernelContainer } from './container.js';
 import { createSequelize, describeDatabase } from './db/database.js';
@@ -211,6 +211,7 @@ export class Kernel {
       redisUrl: redis.url,
       prefix: redis.prefix,
       defaultTtlSeconds: this.config.cache.defaultTtlSeconds,
+      limits: limitsFromConfig(this.config.cache),
       logger: this.logger,
     });
     if (redis.url) {

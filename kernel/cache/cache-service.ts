@@ -3,6 +3,7 @@ import KeyvRedis from '@keyv/redis';
 import type { RedisClientType } from 'redis';
 import type { Logger } from '../logger.js';
 import { closeRedis } from '../redis.js';
+import { BoundedMemoryStore, stringBytes } from './bounded-memory-store.js';
 
 export interface CacheCounters {
   hits: number;
@@ -17,8 +18,23 @@ export interface CacheFigures extends CacheCounters {
   totalOperations: number;
 }
 
+/** Bytes and entries of a bounded in-memory store against its bounds. */
+export interface MemoryFigures {
+  bytes: number;
+  maxBytes: number;
+  entries: number;
+  maxEntries: number;
+  tenantSharePercent: number;
+  /** Entries evicted to make room since the start. */
+  evictions: number;
+}
+
 export interface CacheStats {
   backend: 'memory' | 'redis';
+  /** The memory backend's store (absent with Redis, whose bound is its own maxmemory). */
+  memory?: MemoryFigures;
+  /** The in-process layers in front of the store (e.g. serialised list bodies), summed. */
+  local: MemoryFigures;
   overall: CacheFigures;
   byCategory: Record<string, CacheFigures>;
   byTenant: Record<string, CacheFigures>;
@@ -28,6 +44,54 @@ export interface CacheStats {
 export interface CacheOptions {
   tenant?: string;
   ttlSeconds?: number;
+}
+
+/** Bounds of the in-memory store (memory backend) and of the in-process layers (either backend). */
+export interface CacheLimits {
+  maxBytes: number;
+  maxEntries: number;
+  /** (0, 1]: see BoundedStoreOptions.tenantShare. */
+  tenantShare: number;
+  /** Per in-process layer (localStore). */
+  localMaxBytes: number;
+  /**
+   * Redis backend: bytes of list bodies one instance may write for one tenant per list lifetime (0: no
+   * cap), so one tenant's unique queries cannot fill Redis (see ListCache).
+   */
+  redisTenantListBytes: number;
+}
+
+const MiB = 1024 * 1024;
+export const DEFAULT_CACHE_LIMITS: CacheLimits = {
+  maxBytes: 64 * MiB,
+  maxEntries: 100_000,
+  tenantShare: 0.25,
+  localMaxBytes: 16 * MiB,
+  redisTenantListBytes: 32 * MiB,
+};
+
+export function limitsFromConfig(c: {
+  memoryMaxMb: number;
+  memoryMaxEntries: number;
+  tenantSharePercent: number;
+  localMaxMb: number;
+  redisTenantListMb: number;
+}): CacheLimits {
+  return {
+    maxBytes: c.memoryMaxMb * MiB,
+    maxEntries: c.memoryMaxEntries,
+    tenantShare: c.tenantSharePercent / 100,
+    localMaxBytes: c.localMaxMb * MiB,
+    redisTenantListBytes: c.redisTenantListMb * MiB,
+  };
+}
+
+/** The tenant segment of a store key `<namespace>:<category>:<tenant>:<key>`. */
+function tenantOfStoreKey(key: string): string {
+  const a = key.indexOf(':');
+  const b = key.indexOf(':', a + 1);
+  const c = key.indexOf(':', b + 1);
+  return a < 0 || b < 0 || c < 0 ? '' : key.slice(b + 1, c);
 }
 
 const SEGMENT = /^[A-Za-z0-9_.-]+$/;
@@ -43,17 +107,42 @@ const zero = (): CacheCounters => ({ hits: 0, misses: 0, sets: 0, deletes: 0 });
 export class CacheService {
   private readonly byCategory = new Map<string, CacheCounters>();
   private readonly byTenant = new Map<string, CacheCounters>();
+  private readonly localStores: Array<BoundedMemoryStore<any>> = [];
 
   private constructor(
     private readonly keyv: Keyv,
     readonly backend: 'memory' | 'redis',
     private readonly defaultTtlSeconds: number,
+    readonly limits: CacheLimits,
     private readonly redisClient: RedisClientType | null = null,
+    private readonly memoryStore: BoundedMemoryStore | null = null,
   ) {}
 
-  static async create(options: { redisUrl?: string; prefix: string; defaultTtlSeconds: number; logger: Logger }): Promise<CacheService> {
+  static async create(options: {
+    redisUrl?: string;
+    prefix: string;
+    defaultTtlSeconds: number;
+    limits?: CacheLimits;
+    logger: Logger;
+  }): Promise<CacheService> {
+    const limits = options.limits ?? DEFAULT_CACHE_LIMITS;
     if (!options.redisUrl) {
-      return new CacheService(new Keyv({ store: new Map(), namespace: `${options.prefix}-cache` }), 'memory', options.defaultTtlSeconds);
+      // Keyv hands the store serialised strings and a TTL; the store bounds bytes and entries, per tenant too.
+      const store = new BoundedMemoryStore({
+        maxBytes: limits.maxBytes,
+        maxEntries: limits.maxEntries,
+        tenantShare: limits.tenantShare,
+        tenantOf: tenantOfStoreKey,
+        sizeOf: (key, value: string) => stringBytes(key, typeof value === 'string' ? value : ''),
+      });
+      return new CacheService(
+        new Keyv({ store, namespace: `${options.prefix}-cache` }),
+        'memory',
+        options.defaultTtlSeconds,
+        limits,
+        null,
+        store,
+      );
     }
     const store = new KeyvRedis(
       {
@@ -65,9 +154,26 @@ export class CacheService {
     );
     const keyv = new Keyv({ store, namespace: `${options.prefix}-cache`, useKeyPrefix: false });
     keyv.on('error', (err) => options.logger.error({ err }, 'cache error'));
-    const service = new CacheService(keyv, 'redis', options.defaultTtlSeconds, store.client as RedisClientType);
+    const service = new CacheService(keyv, 'redis', options.defaultTtlSeconds, limits, store.client as RedisClientType);
     await keyv.get('__connect__');
     return service;
+  }
+
+  /**
+   * A bounded in-process LRU layer for a cache user (e.g. serialised list bodies in front of the shared
+   * store): localMaxBytes and the tenant share of the limits, keys `<tenant>|<rest>`. Its figures are
+   * part of stats().local. The caller keeps it valid (e.g. keys that carry a version token).
+   */
+  localStore<V>(sizeOf: (key: string, value: V) => number, maxEntries = 10_000): BoundedMemoryStore<V> {
+    const store = new BoundedMemoryStore<V>({
+      maxBytes: this.limits.localMaxBytes,
+      maxEntries,
+      tenantShare: this.limits.tenantShare,
+      tenantOf: (key) => key.slice(0, Math.max(0, key.indexOf('|'))),
+      sizeOf,
+    });
+    this.localStores.push(store);
+    return store;
   }
 
   private fullKey(category: string, tenant: string, key: string): string {
@@ -164,8 +270,31 @@ export class CacheService {
     };
     const total = zero();
     for (const c of this.byCategory.values()) for (const f of Object.keys(total) as Array<keyof CacheCounters>) total[f] += c[f];
+    const share = Math.round(this.limits.tenantShare * 100);
+    const local: MemoryFigures = { bytes: 0, maxBytes: 0, entries: 0, maxEntries: 0, tenantSharePercent: share, evictions: 0 };
+    for (const l of this.localStores) {
+      local.bytes += l.bytes;
+      local.maxBytes += l.maxBytes;
+      local.entries += l.size;
+      local.maxEntries += l.maxEntries;
+      local.evictions += l.evictions;
+    }
+    const m = this.memoryStore;
     return {
       backend: this.backend,
+      ...(m
+        ? {
+            memory: {
+              bytes: m.bytes,
+              maxBytes: this.limits.maxBytes,
+              entries: m.size,
+              maxEntries: this.limits.maxEntries,
+              tenantSharePercent: share,
+              evictions: m.evictions,
+            },
+          }
+        : {}),
+      local,
       overall: figures(total, size),
       byCategory: table(this.byCategory, sizeByCategory),
       byTenant: table(this.byTenant, sizeByTenant),

@@ -9,6 +9,7 @@ import type { Logger } from '../logger.js';
 import type { IdentityResolver, Registries } from '../registries/index.js';
 import { checkNamespace, checkRoute } from './dispatcher.js';
 import { errorHandler } from './error-handler.js';
+import { SerialisedEnvelope } from './envelope.js';
 import { etag } from './etag.js';
 import type { HttpMetrics } from './http-metrics.js';
 import { IdempotencyStore } from './idempotency.js';
@@ -168,7 +169,13 @@ export function buildApp(deps: AppDeps): Koa & { identify: IdentifyRequest } {
         logger: ctx.state.logger,
         scope: ctx.state.scope.cradle,
       });
-      if (route.envelope !== false) ctx.body = { success: true, data: data ?? null };
+      if (route.envelope === false) return;
+      // A handler that answered 304 (its own validator matched If-None-Match) sends no body.
+      if (ctx.status === 304) ctx.body = null;
+      else if (data instanceof SerialisedEnvelope) {
+        ctx.type = 'application/json';
+        ctx.body = data.json;
+      } else ctx.body = { success: true, data: data ?? null };
     };
     const key = route.idempotent && deps.idempotency ? IdempotencyStore.parseKey(ctx.get('idempotency-key')) : undefined;
     if (!key) return run();

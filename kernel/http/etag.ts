@@ -3,6 +3,9 @@ import xxhash from 'xxhash-wasm';
 
 const hasher = await xxhash();
 
+/** A strong entity tag from text, the same form as the middleware's: xxHash64 in hex, quoted. */
+export const tagOf = (text: string): string => `"${hasher.h64ToString(text)}"`;
+
 /**
  * RFC 9110 weak comparison of If-None-Match with the response's ETag. (Koa's ctx.fresh also refuses
  * when the request says Cache-Control: no-cache, which fetch() adds to every conditional request; an
@@ -17,7 +20,9 @@ export function matchesIfNoneMatch(header: string, tag: string): boolean {
 
 /**
  * Every GET 200 gets an ETag from a fast non-cryptographic hash (xxHash64) of the body; a matching
- * If-None-Match answers 304 with no body. Streams are left alone (their drivers set ETags).
+ * If-None-Match answers 304 with no body. Streams are left alone (their drivers set ETags). A route
+ * that set its own ETag (e.g. a cached list with its stored tag) is not hashed again; the comparison
+ * still applies.
  */
 export async function etag(ctx: Context, next: Next): Promise<void> {
   await next();
@@ -31,8 +36,7 @@ export async function etag(ctx: Context, next: Next): Promise<void> {
     ctx.body = bytes;
   }
   if (!ctx.response.get('ETag')) {
-    const digest = typeof bytes === 'string' ? hasher.h64ToString(bytes) : hasher.h64Raw(bytes).toString(16).padStart(16, '0');
-    ctx.set('ETag', `"${digest}"`);
+    ctx.set('ETag', typeof bytes === 'string' ? tagOf(bytes) : `"${hasher.h64Raw(bytes).toString(16).padStart(16, '0')}"`);
   }
   if (matchesIfNoneMatch(ctx.get('if-none-match'), ctx.response.get('ETag'))) {
     ctx.status = 304;

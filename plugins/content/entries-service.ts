@@ -4,12 +4,13 @@ import { Op, UniqueConstraintError, Model, type Sequelize, type Transaction } fr
 import { AppError, ConflictError, ValidationError } from '../../kernel/errors.js';
 import type { EventBus } from '../../kernel/events.js';
 import type { Logger } from '../../kernel/logger.js';
+import { serialiseEnvelope } from '../../kernel/http/envelope.js';
 import { hasPermission, type Identity } from '../../kernel/http/identity.js';
 import type { CollectionsService, LoadedCollection } from './collections-service.js';
 import { checkEntryInput, slugify, type CheckedInput } from './entry-input.js';
 import { EntryNotFoundError } from './errors.js';
 import { columnName, fromColumn } from './field-types.js';
-import type { ListCache } from './list-cache.js';
+import type { ListAnswer, ListCache } from './list-cache.js';
 import { orderFor, whereFor, type EntryStatus, type ListQuery } from './list-query.js';
 import { Revision } from './models/revision.js';
 import { presanitize, type RichTextSanitizer } from './rich-text-pool.js';
@@ -23,6 +24,14 @@ export type Entry = Record<string, unknown> & {
   createdAt: string;
   updatedAt: string;
 };
+
+/** A page of a list, as the list route's `data`. */
+export interface EntryList {
+  items: Entry[];
+  total: number;
+  page: number;
+  limit: number;
+}
 
 /** Content events on the event bus (the spec's planned names); GraphQL subscriptions and the audit log listen. */
 export interface ContentEvent {
@@ -134,20 +143,31 @@ export class EntriesService {
 
   private seesAll = (identity: Identity) => hasPermission(identity, 'content:write');
 
-  async list(name: string, query: ListQuery, identity: Identity) {
+  /**
+   * A list for the HTTP route: 304 when If-None-Match names the list's current tag (checked before any
+   * loading), else the serialised envelope, cached or loaded (see ListCache). `cached` feeds X-Cache.
+   */
+  async answerList(name: string, query: ListQuery, identity: Identity, ifNoneMatch = ''): Promise<ListAnswer> {
     const c = await this.collections.get(name);
     const status = this.seesAll(identity) ? query.status : 'published';
     if (!this.seesAll(identity) && query.status && query.status !== 'published')
-      return { value: { items: [], total: 0, page: query.page, limit: query.limit }, cached: false };
-    const where = whereFor(c, identity.tenantId, query, status);
-    const order = orderFor(c, query.sort);
+      return { notModified: false, body: serialiseEnvelope({ items: [], total: 0, page: query.page, limit: query.limit }), cached: false };
     const key = createHash('sha256')
       .update(stringify({ query, status, schema: c.version }) ?? '')
       .digest('base64url');
-    return this.lists.getOrLoad(identity.tenantId, name, key, async () => {
+    return this.lists.answer(identity.tenantId, name, key, ifNoneMatch, async () => {
+      const where = whereFor(c, identity.tenantId, query, status);
+      const order = orderFor(c, query.sort);
       const { rows, count } = await c.model.findAndCountAll({ where, order, limit: query.limit, offset: (query.page - 1) * query.limit });
       return { items: rows.map((r) => this.toEntry(c, r)), total: count, page: query.page, limit: query.limit };
     });
+  }
+
+  /** A list as data (GraphQL, the in-process client), through the same cache. */
+  async list(name: string, query: ListQuery, identity: Identity): Promise<{ value: EntryList; cached: boolean }> {
+    const answer = await this.answerList(name, query, identity);
+    if (answer.notModified) throw new Error('unreachable: no If-None-Match was given');
+    return { value: (JSON.parse(answer.body) as { data: EntryList }).data, cached: answer.cached };
   }
 
   private async row(c: LoadedCollection, id: string, tenantId: string, transaction?: Transaction): Promise<Model> {

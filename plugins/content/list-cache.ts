@@ -1,34 +1,78 @@
 import { randomUUID } from 'node:crypto';
+import type { BoundedMemoryStore } from '../../kernel/cache/bounded-memory-store.js';
+import { stringBytes } from '../../kernel/cache/bounded-memory-store.js';
 import type { CacheService } from '../../kernel/cache/cache-service.js';
+import { serialiseEnvelope } from '../../kernel/http/envelope.js';
+import { matchesIfNoneMatch, tagOf } from '../../kernel/http/etag.js';
 import type { Logger } from '../../kernel/logger.js';
 
 const CATEGORY = 'collections';
 const LIST_TTL_SECONDS = 300;
 const TOKEN_TTL_SECONDS = 7 * 24 * 3600;
+/** Tenants whose Redis write budget this instance tracks (the oldest window is forgotten beyond). */
+const BUDGET_TENANTS = 10_000;
+
+/** A list answer: 304 (the caller's If-None-Match is current), or the serialised envelope to send as is. */
+export type ListAnswer =
+  | { notModified: true; etag: string; cached: true }
+  | {
+      notModified: false;
+      /** The `{"success":true,"data":...}` JSON text. */
+      body: string;
+      /** Absent when the cache was unavailable (the ETag middleware then hashes the body). */
+      etag?: string;
+      cached: boolean;
+    };
 
 /**
- * The collection list cache. Each collection has a version token in the shared cache; a list is stored
- * under `list:<collection>:<token>:<query hash>`. A write replaces the token (so no later read can reach
- * a list made before it, even one a slow reader stores after the write) and then deletes every
- * `list:<collection>:` key by prefix, on every instance when the cache is Redis. A reader stores its
- * result only if the token did not change while it queried. Cache failures fall back to the database.
+ * The collection list cache. Each collection has a version token in the shared cache; a list is stored,
+ * as the serialised envelope the route sends, under `list:<collection>:<token>:<query hash>`. A write
+ * replaces the token (so no later read can reach a list made before it, even one a slow reader stores
+ * after the write) and then deletes every `list:<collection>:` key by prefix, on every instance when the
+ * cache is Redis. A reader stores its result only if the token did not change while it queried.
+ *
+ * The ETag of a list is a hash of the tenant, the token and the query hash (which carries the query,
+ * the caller's visibility and the schema version): known before anything is loaded, so a matching
+ * If-None-Match is answered 304 without reading the list, cached or not, and a list's tag changes with
+ * every write to its collection. Cache failures fall back to the database (and to the body's hash).
  */
 export class ListCache {
   /**
-   * Parsed lists of this instance, under the same keys as the shared cache (the version token is part of
-   * the key, so an entry here can never outlive a write); saves parsing the list JSON on every hit.
+   * Serialised lists of this instance, under the same keys as the shared cache (the version token is part
+   * of the key, so an entry here can never outlive a write); bounded in bytes, per tenant too, and saves
+   * a round trip to the shared store and its parsing on every hit.
    */
-  private readonly local = new Map<string, { value: unknown; expires: number }>();
+  private readonly local: BoundedMemoryStore<string>;
+  /** Redis: bytes of list bodies this instance wrote per tenant in the current list lifetime. */
+  private readonly written = new Map<string, { since: number; bytes: number }>();
 
   constructor(
     private readonly cache: CacheService,
     private readonly logger: Logger,
-    private readonly localEntries = 500,
-  ) {}
+  ) {
+    this.local = cache.localStore<string>((key, body) => stringBytes(key, body), 5000);
+  }
 
-  private remember(key: string, value: unknown): void {
-    if (this.local.size >= this.localEntries) this.local.delete(this.local.keys().next().value!);
-    this.local.set(key, { value, expires: Date.now() + LIST_TTL_SECONDS * 1000 });
+  /**
+   * With Redis, whether a list of this size may still be written for the tenant: each instance writes at
+   * most `redisTenantListBytes` of list bodies per tenant per list lifetime (5 min), and lists expire after
+   * that, so one tenant's unique queries hold at most about twice that per instance in Redis. (The memory
+   * store bounds itself, per tenant too.) Beyond the budget lists are still served and kept in this
+   * instance's bounded layer, not in Redis.
+   */
+  private withinSharedBudget(tenant: string, bytes: number): boolean {
+    const cap = this.cache.limits.redisTenantListBytes;
+    if (this.cache.backend !== 'redis' || !cap) return true;
+    const now = Date.now();
+    let w = this.written.get(tenant);
+    if (!w || now - w.since >= LIST_TTL_SECONDS * 1000) {
+      this.written.delete(tenant);
+      this.written.set(tenant, (w = { since: now, bytes: 0 }));
+      if (this.written.size > BUDGET_TENANTS) this.written.delete(this.written.keys().next().value!);
+    }
+    if (w.bytes + bytes > cap) return false;
+    w.bytes += bytes;
+    return true;
   }
 
   private async token(tenant: string, collection: string): Promise<string> {
@@ -40,32 +84,49 @@ export class ListCache {
     return fresh;
   }
 
-  async getOrLoad<T>(tenant: string, collection: string, queryKey: string, load: () => Promise<T>): Promise<{ value: T; cached: boolean }> {
+  /**
+   * The list of a query (`queryKey`: a hash of everything the answer depends on but the rows): 304 when
+   * `ifNoneMatch` names its current tag, else the stored body, else `load()`'s data serialised (and
+   * stored).
+   */
+  async answer(
+    tenant: string,
+    collection: string,
+    queryKey: string,
+    ifNoneMatch: string,
+    load: () => Promise<unknown>,
+  ): Promise<ListAnswer> {
     let token: string;
+    let etag: string;
+    const shared = (t: string) => `list:${collection}:${t}:${queryKey}`;
     try {
       token = await this.token(tenant, collection);
-      const key = `${tenant}|list:${collection}:${token}:${queryKey}`;
-      const near = this.local.get(key);
-      if (near && near.expires > Date.now()) return { value: near.value as T, cached: true };
-      const hit = await this.cache.get<T>(CATEGORY, `list:${collection}:${token}:${queryKey}`, { tenant });
-      if (hit !== undefined) {
-        this.remember(key, hit);
-        return { value: hit, cached: true };
+      etag = tagOf(`${tenant}\n${token}\n${queryKey}`);
+      // `*` matches any list, even that of a query the load would refuse: it takes the ordinary path.
+      if (ifNoneMatch && ifNoneMatch.trim() !== '*' && matchesIfNoneMatch(ifNoneMatch, etag))
+        return { notModified: true, etag, cached: true };
+      const near = this.local.get(`${tenant}|${shared(token)}`);
+      if (near !== undefined) return { notModified: false, body: near, etag, cached: true };
+      const hit = await this.cache.get<string>(CATEGORY, shared(token), { tenant });
+      if (typeof hit === 'string') {
+        this.local.set(`${tenant}|${shared(token)}`, hit, LIST_TTL_SECONDS * 1000);
+        return { notModified: false, body: hit, etag, cached: true };
       }
     } catch (err) {
       this.logger.warn({ err }, 'collection list cache unavailable; reading the database');
-      return { value: await load(), cached: false };
+      return { notModified: false, body: serialiseEnvelope(await load()), cached: false };
     }
-    const value = await load();
+    const body = serialiseEnvelope(await load());
     try {
       if ((await this.cache.get<string>(CATEGORY, `version:${collection}`, { tenant })) === token) {
-        await this.cache.set(CATEGORY, `list:${collection}:${token}:${queryKey}`, value, { tenant, ttlSeconds: LIST_TTL_SECONDS });
-        this.remember(`${tenant}|list:${collection}:${token}:${queryKey}`, value);
+        if (this.withinSharedBudget(tenant, body.length))
+          await this.cache.set(CATEGORY, shared(token), body, { tenant, ttlSeconds: LIST_TTL_SECONDS });
+        this.local.set(`${tenant}|${shared(token)}`, body, LIST_TTL_SECONDS * 1000);
       }
     } catch (err) {
       this.logger.warn({ err }, 'collection list cache unavailable; list not stored');
     }
-    return { value, cached: false };
+    return { notModified: false, body, etag, cached: false };
   }
 
   /** After a committed write: a new token, then every cached variant of the collection's lists goes. */

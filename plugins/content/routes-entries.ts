@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { SerialisedEnvelope } from '../../kernel/http/envelope.js';
 import { defineRoute, type RouteDefinition } from '../../kernel/http/route-table.js';
 import { STATUSES, listQuerySchema } from './list-query.js';
 
@@ -56,13 +57,20 @@ export const entryRoutes: RouteDefinition[] = [
     summary:
       'Lists entries: page, limit (25, at most 100), sort (field, -field, field:asc), search, status, filter (JSON); cached until the next write',
     description:
-      'Callers without content:write see published entries only. X-Cache: HIT or MISS tells whether the list came from the cache. Callers without a session read it when the collection is public (PUT /api/collections/{collection}/public-access).',
+      "Callers without content:write see published entries only. X-Cache: HIT or MISS tells whether the list came from the cache (a 304 counts as HIT: it was answered from the collection's version token without reading the list). The ETag changes with every write to the collection. Callers without a session read it when the collection is public (PUT /api/collections/{collection}/public-access).",
     request: { params: collectionParam, query: listQuerySchema },
     response: z.object({ items: z.array(entry), total: z.number(), page: z.number(), limit: z.number() }),
     async handler({ ctx, params, query, identity, scope }) {
-      const { value, cached } = await scope.entries.list(params.collection, query, identity);
-      ctx.set('X-Cache', cached ? 'HIT' : 'MISS');
-      return value;
+      // The list's tag is known before it is loaded: a matching If-None-Match is answered 304 at once,
+      // and a 200 sends the stored serialised body with its stored tag (nothing parsed or hashed again).
+      const answer = await scope.entries.answerList(params.collection, query, identity, ctx.get('if-none-match'));
+      ctx.set('X-Cache', answer.cached ? 'HIT' : 'MISS');
+      if (answer.etag) ctx.set('ETag', answer.etag);
+      if (answer.notModified) {
+        ctx.status = 304;
+        return null;
+      }
+      return new SerialisedEnvelope(answer.body);
     },
   }),
   defineRoute({

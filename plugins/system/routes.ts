@@ -132,7 +132,8 @@ export const systemRoutes: RouteDefinition[] = [
     method: 'GET',
     path: '/api/system/cache',
     permission: 'system:read',
-    summary: 'Cache figures overall, by category and by tenant (hits, misses, sets, deletes, size, hit rate)',
+    summary:
+      'Cache figures overall, by category and by tenant (hits, misses, sets, deletes, size, hit rate), and the memory store and in-process layers against their bounds',
     tags: ['system'],
     request: {},
     handler: ({ scope }) => scope.cache.stats(),

@@ -62,6 +62,51 @@ describe('content: the collection list cache', function () {
     );
   });
 
+  it('answers If-None-Match with 304 from the stored tag; the tag and bytes of a hit are those of the miss; a write changes the tag', async () => {
+    const path = '/api/collections/notes?sort=rank&limit=7';
+    const get = (headers: Record<string, string> = {}) => t.request(path, { identity: 'editor', headers });
+    const miss = await get();
+    expect(miss.headers.get('x-cache')).to.equal('MISS');
+    const tag = miss.headers.get('etag')!;
+    expect(tag).to.match(/^"[0-9a-f]{16}"$/);
+    const missText = await miss.text();
+    expect(JSON.parse(missText)).to.have.property('success', true);
+    const hit = await get();
+    expect(hit.headers.get('x-cache')).to.equal('HIT');
+    expect(hit.headers.get('etag')).to.equal(tag);
+    expect(hit.headers.get('content-type')).to.equal('application/json; charset=utf-8');
+    expect(await hit.text()).to.equal(missText);
+    const conditional = await get({ 'if-none-match': `W/${tag}` });
+    expect(conditional.status).to.equal(304);
+    expect(conditional.headers.get('etag')).to.equal(tag);
+    expect(conditional.headers.get('x-cache')).to.equal('HIT');
+    expect(await conditional.text()).to.equal('');
+    // Readers without content:write see another list (published only): another tag.
+    const viewer = await t.request(path, { identity: 'viewer', headers: { 'if-none-match': tag } });
+    expect(viewer.status).to.equal(200);
+    expect(viewer.headers.get('etag')).to.not.equal(tag);
+    const added = await dataOf(await editor().post('/api/collections/notes', { title: 'Tagged', rank: -1 }), 201);
+    const after = await get({ 'if-none-match': tag });
+    expect(after.status).to.equal(200);
+    expect(after.headers.get('x-cache')).to.equal('MISS');
+    expect(after.headers.get('etag')).to.not.equal(tag);
+    expect((await after.json()).data.items.map((e: { _id: string }) => e._id)).to.include(added._id);
+    // A status change and a schema change are writes too.
+    const newer = (await get()).headers.get('etag')!;
+    await dataOf(await editor().patch(`/api/collections/notes/${added._id}/status`, { status: 'published' }));
+    expect((await get({ 'if-none-match': newer })).status).to.equal(200);
+    const newest = (await get()).headers.get('etag')!;
+    await dataOf(
+      await as(t, 'admin').patch('/api/collections/notes/schema', { fields: [...NOTES.fields, { name: 'extra', type: 'text' }] }),
+    );
+    expect((await get({ 'if-none-match': newest })).status).to.equal(200);
+  });
+
+  it('an invalid list query is still a 400, with or without If-None-Match', async () => {
+    const bad = await t.request('/api/collections/notes?sort=nope', { identity: 'editor', headers: { 'if-none-match': '*' } });
+    expect(bad.status).to.equal(400);
+  });
+
   it('never serves a list older than a completed write, with reads racing the writes', async () => {
     const stale: string[] = [];
     let stop = false;
@@ -124,6 +169,14 @@ describe('content: the list cache across two instances sharing Redis', function 
       const items = (await dataOf(await as(reader, 'editor').get('/api/collections/notes'))).items.map((x: { _id: string }) => x._id);
       expect(items, `write ${i}`).to.include(e._id);
     }
+    // A tag from one instance is answered 304 by the other, until a write on either changes it.
+    const tag = (await as(a!, 'editor').get('/api/collections/notes')).headers.get('etag')!;
+    const onB = await b!.request('/api/collections/notes', { identity: 'editor', headers: { 'if-none-match': tag } });
+    expect(onB.status).to.equal(304);
+    await dataOf(await as(a!, 'editor').post('/api/collections/notes', { title: 'Changes the tag', rank: 99 }), 201);
+    const staleOnB = await b!.request('/api/collections/notes', { identity: 'editor', headers: { 'if-none-match': tag } });
+    expect(staleOnB.status).to.equal(200);
+    expect(staleOnB.headers.get('etag')).to.not.equal(tag);
     const schema = await dataOf(
       await as(b!, 'admin').patch('/api/collections/notes/schema', { fields: [...NOTES.fields, { name: 'pinned', type: 'boolean' }] }),
     );

@@ -1,8 +1,10 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import { expect } from 'chai';
-import { loadConfig, privateConfigPath, type LoadConfigOptions } from '../../kernel/config.js';
+import { ENV_VARS, loadConfig, privateConfigPath, type LoadConfigOptions } from '../../kernel/config.js';
+import { limitsFromConfig } from '../../kernel/cache/cache-service.js';
+import { PROJECT_ROOT } from '../../kernel/version.js';
 import { BootError } from '../../kernel/errors.js';
 
 /** Runs loadConfig and returns the BootError it throws (fails the test when it does not throw). */
@@ -238,5 +240,36 @@ describe('config: loadConfig', () => {
     });
     expect(loadConfig({ cwd, env: { RATE_LIMIT_SECRET: 'rl-from-env' } }).secrets.rateLimitSecret).to.equal('rl-from-env');
     expect(loadConfig({ cwd, env: {}, ignoreFile: true }).secrets).to.deep.equal({});
+  });
+
+  it('the cache bounds: defaults 64 MiB, 100,000 entries, 25 % per tenant, 16 MiB layers; set from the environment, checked', () => {
+    const limits = limitsFromConfig(loadConfig({ cwd, env: {} }).cache);
+    expect(limits).to.deep.equal({
+      maxBytes: 64 * 1024 * 1024,
+      maxEntries: 100_000,
+      tenantShare: 0.25,
+      localMaxBytes: 16 * 1024 * 1024,
+      redisTenantListBytes: 32 * 1024 * 1024,
+    });
+    const set = loadConfig({
+      cwd,
+      env: { CMS_CACHE_MAX_MB: '8', CMS_CACHE_MAX_ENTRIES: '500', CMS_CACHE_TENANT_SHARE_PERCENT: '50', CMS_CACHE_LOCAL_MAX_MB: '2' },
+    }).cache;
+    expect(limitsFromConfig(set)).to.include({
+      maxBytes: 8 * 1024 * 1024,
+      maxEntries: 500,
+      tenantShare: 0.5,
+      localMaxBytes: 2 * 1024 * 1024,
+    });
+    expect(configError({ cwd, env: { CMS_CACHE_TENANT_SHARE_PERCENT: '0' } }).message).to.include('CMS_CACHE_TENANT_SHARE_PERCENT');
+  });
+
+  it('the README configuration table names every environment variable the kernel reads, and no other', () => {
+    const section = readFileSync(join(PROJECT_ROOT, 'README.md'), 'utf8').split('\n## Configuration')[1]!.split('\n### ')[0]!;
+    const named = section
+      .split('\n')
+      .filter((line) => line.startsWith('| '))
+      .flatMap((line) => [...line.split('|')[1]!.matchAll(/`([A-Z0-9_]+)`/g)].map((m) => m[1]!));
+    expect([...new Set(named)].sort()).to.deep.equal(Object.keys(ENV_VARS).sort());
   });
 });

@@ -1546,7 +1546,7 @@ export interface ApiRoutes {
     response: { valid: boolean; checked: number; firstInvalid?: { id: number; reason: string } };
     errors: ApiErrorCode;
   };
-  /** Cache figures overall, by category and by tenant (hits, misses, sets, deletes, size, hit rate) (permission: system:read) */
+  /** Cache figures overall, by category and by tenant (hits, misses, sets, deletes, size, hit rate), and the memory store and in-process layers against their bounds (permission: system:read) */
   'GET /api/system/cache': { params: never; query: never; body: never; response: unknown; errors: ApiErrorCode };
   /** Boot phase, phase history and the health of each part (permission: public) */
   'GET /api/system/health': {
