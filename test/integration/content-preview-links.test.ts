@@ -86,7 +86,9 @@ for (const variant of DB_VARIANTS) {
       const link = await dataOf(await make(draft._id, { expiresInHours: 1 }), 201);
       const sequelize = t.kernel.container.resolve<Sequelize>('sequelize');
       const count = async () =>
-        Number((await sequelize.query<{ n: number }>('SELECT COUNT(*) AS n FROM content_preview_links', { type: QueryTypes.SELECT }))[0]!.n);
+        Number(
+          (await sequelize.query<{ n: number }>('SELECT COUNT(*) AS n FROM content_preview_links', { type: QueryTypes.SELECT }))[0]!.n,
+        );
       const rows = await sequelize.query('SELECT token_hash FROM content_preview_links', { type: QueryTypes.SELECT });
       expect(JSON.stringify(rows)).to.not.include(link.token);
       expect((await guest('/api/preview/pv_madeup')).status).to.equal(404);
