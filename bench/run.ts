@@ -1,5 +1,6 @@
 /**
- * npm run bench: measures, in one run on this machine, (1) GET /api/health on the kernel against a
+ * npm run bench: measures, in one run on this machine, (0) cold start and idle memory against a bare
+ * Koa server started the same way (bench/startup.ts), (1) GET /api/health on the kernel against a
  * bare Koa server returning the same JSON, (2) a cached collection list read with a website token,
  * with and without If-None-Match, against the same baseline, and (3) health throughput alone, while
  * passwords are hashed through the worker pool, and while they are hashed on the event loop; then the
@@ -19,6 +20,7 @@ import { runContentTransferBench } from './content-transfer.js';
 import { runDataOpsBench } from './data-ops.js';
 import { runImportBench } from './import.js';
 import { runMediaBench } from './media.js';
+import { runStartupBench } from './startup.js';
 
 async function seedPosts(url: string): Promise<string> {
   const call = async (path: string, init: { method?: string; cookie?: string; json?: unknown }) => {
@@ -56,6 +58,8 @@ async function main(): Promise<void> {
   console.log(
     `# cms benchmark ${new Date().toISOString()}  node ${process.version}  ${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}  ${SECONDS}s per case, ${CONNECTIONS} connections\n`,
   );
+  await runStartupBench();
+  console.log();
   const kernelEnv = {
     CMS_DATA_DIR: dataDir,
     PORT: '0',

@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { constants, createWriteStream, type BigIntStats } from 'node:fs';
+import { close as closeFd, constants, createReadStream, createWriteStream, fstat, open as openFd, type BigIntStats } from 'node:fs';
 import { copyFile, link, mkdir, open, readdir, realpath, rename, rm, stat, unlink, utimes } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { StorageDriver } from '../../kernel/registries/index.js';
+import type { OpenedFile, StorageDriver } from '../../kernel/registries/index.js';
 import { ConfinedFolder } from './confined-folder.js';
 import { StorageError } from '../../kernel/storage/storage-error.js';
 import { storagePathSegments } from '../../kernel/storage/storage-path.js';
@@ -149,6 +149,49 @@ export class LocalStorageDriver implements StorageDriver {
     const st = await stat(abs, { bigint: true });
     if (!st.isFile()) return null;
     return { size: Number(st.size), etag: etagOf(st), modifiedAt: new Date(Number(st.mtimeMs)) };
+  }
+
+  /**
+   * For /files/: the same checks as get() (confinement, no symlink on the way, O_NOFOLLOW), but one
+   * open and one fstat give both the validators and the bytes, and the stream is a plain
+   * fs.createReadStream on the descriptor (callback I/O, no FileHandle).
+   */
+  async openRead(path: string): Promise<OpenedFile | null> {
+    const { media } = await this.folders();
+    const abs = media.resolve(path);
+    if (!(await media.exists(abs))) return null;
+    const fd = await new Promise<number>((resolve, reject) =>
+      openFd(abs, constants.O_RDONLY | NOFOLLOW, (err, fd) => (err ? reject(mapFsError(err)) : resolve(fd))),
+    );
+    let st: BigIntStats;
+    try {
+      st = await new Promise<BigIntStats>((resolve, reject) =>
+        fstat(fd, { bigint: true }, (err, stats) => (err ? reject(mapFsError(err)) : resolve(stats))),
+      );
+    } catch (err) {
+      closeFd(fd, () => undefined);
+      throw err;
+    }
+    if (!st.isFile()) {
+      closeFd(fd, () => undefined);
+      return null;
+    }
+    let owned = false;
+    return {
+      size: Number(st.size),
+      etag: etagOf(st),
+      modifiedAt: new Date(Number(st.mtimeMs)),
+      stream(range) {
+        if (owned) throw new Error('openRead: the stream was already taken or the file closed');
+        owned = true;
+        return createReadStream('', { fd, autoClose: true, ...(range ? { start: range.start, end: range.end } : {}) });
+      },
+      close() {
+        if (owned) return;
+        owned = true;
+        closeFd(fd, () => undefined);
+      },
+    };
   }
 
   /** Moves the file to the trash; deleting a path with no file is a no-op. */
