@@ -26,7 +26,11 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 async function startOnce(args: string[], env: NodeJS.ProcessEnv, cwd: string): Promise<{ ms: number; rss: number }> {
   const nodeArgs = (process.env.BENCH_CHILD_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const started = performance.now();
-  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, ...args], { env: { ...process.env, ...env }, cwd, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, ...args], {
+    env: { ...process.env, ...env },
+    cwd,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   try {
     const url = await new Promise<string>((resolve, reject) => {
       let out = '';

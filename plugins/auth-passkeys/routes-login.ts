@@ -40,7 +40,9 @@ export const loginRoutes: RouteDefinition[] = [
           allowCredentials = await decoyCredentials(secrets, tenantId, email);
         }
       }
-      const options = await (await webauthn()).generateAuthenticationOptions({
+      const options = await (
+        await webauthn()
+      ).generateAuthenticationOptions({
         rpID: rp.id,
         allowCredentials,
         timeout: rp.timeoutMs,
@@ -103,7 +105,9 @@ export const loginRoutes: RouteDefinition[] = [
       const rp = scope.passkeyRelyingParty(ctx);
       let result: VerifiedAuthenticationResponse;
       try {
-        result = await (await webauthn()).verifyAuthenticationResponse({
+        result = await (
+          await webauthn()
+        ).verifyAuthenticationResponse({
           response: body.response,
           expectedChallenge: claimed.challenge,
           expectedOrigin: rp.origins,

@@ -26,7 +26,9 @@ export const registerRoutes: RouteDefinition[] = [
       const user = await sessionUser(route);
       const rp = route.scope.passkeyRelyingParty(route.ctx);
       const existing = await route.scope.passkeys.listForUser(user.id);
-      const options = await (await webauthn()).generateRegistrationOptions({
+      const options = await (
+        await webauthn()
+      ).generateRegistrationOptions({
         rpName: rp.name,
         rpID: rp.id,
         userName: user.email,
@@ -61,7 +63,9 @@ export const registerRoutes: RouteDefinition[] = [
       if (!claimed) throw refuse('The registration challenge is unknown, expired or already used; ask for new options');
       let verification: VerifiedRegistrationResponse;
       try {
-        verification = await (await webauthn()).verifyRegistrationResponse({
+        verification = await (
+          await webauthn()
+        ).verifyRegistrationResponse({
           response: body.response,
           expectedChallenge: claimed.challenge,
           expectedOrigin: rp.origins,

@@ -61,7 +61,13 @@ export async function sendFile(ctx: Context, storage: MediaStorage, file: Served
   }
 }
 
-async function answer(ctx: Context, storage: MediaStorage, file: ServedFile, options: SendOptions, opened: OpenedFile | undefined): Promise<void> {
+async function answer(
+  ctx: Context,
+  storage: MediaStorage,
+  file: ServedFile,
+  options: SendOptions,
+  opened: OpenedFile | undefined,
+): Promise<void> {
   const head = opened ?? (await storage.head(file.path));
   if (!head) throw new NotFoundError('No file at this address');
   const etag = head.etag ?? `W/"${head.size.toString(16)}-${(head.modifiedAt?.getTime() ?? 0).toString(16)}"`;

@@ -1,5 +1,15 @@
 import { randomBytes } from 'node:crypto';
-import { close as closeFd, constants, createReadStream, createWriteStream, existsSync, fstat, open as openFd, readlinkSync, type BigIntStats } from 'node:fs';
+import {
+  close as closeFd,
+  constants,
+  createReadStream,
+  createWriteStream,
+  existsSync,
+  fstat,
+  open as openFd,
+  readlinkSync,
+  type BigIntStats,
+} from 'node:fs';
 import { copyFile, link, mkdir, open, readdir, realpath, rename, rm, stat, unlink, utimes } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import { Readable } from 'node:stream';
@@ -172,7 +182,9 @@ export class LocalStorageDriver implements StorageDriver {
     const abs = media.resolve(path);
     let fd: number;
     try {
-      fd = await new Promise<number>((resolve, reject) => openFd(abs, constants.O_RDONLY | NOFOLLOW, (err, n) => (err ? reject(err) : resolve(n))));
+      fd = await new Promise<number>((resolve, reject) =>
+        openFd(abs, constants.O_RDONLY | NOFOLLOW, (err, n) => (err ? reject(err) : resolve(n))),
+      );
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       // Missing: the same answer as head() (a symlinked folder on the way is still refused, 400 not 404).
