@@ -1,5 +1,6 @@
 /**
- * npm run bench: measures, in one run on this machine, (1) GET /api/health on the kernel against a
+ * npm run bench: measures, in one run on this machine, (0) cold start and idle memory against a bare
+ * Koa server started the same way (bench/startup.ts), (1) GET /api/health on the kernel against a
  * bare Koa server returning the same JSON, (2) a cached collection list read with a website token,
  * with and without If-None-Match, against the same baseline, and (3) health throughput alone, while
  * passwords are hashed through the worker pool, and while they are hashed on the event loop; then the
@@ -22,12 +23,15 @@ import { runDataOpsBench } from './data-ops.js';
 import { runImportBench } from './import.js';
 import { runMediaBench } from './media.js';
 import { benchKernelEnv, seedPosts } from './seed-posts.js';
+import { runStartupBench } from './startup.js';
 
 async function main(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'cms-bench-'));
   console.log(
     `# cms benchmark ${new Date().toISOString()}  node ${process.version}  ${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}  ${SECONDS}s per case, ${CONNECTIONS} connections\n`,
   );
+  await runStartupBench();
+  console.log();
   const kernelEnv = benchKernelEnv(dataDir);
   const kernel = await startChild([join(DIST_ROOT, 'kernel', 'cli.js'), 'start'], kernelEnv, dataDir);
   const bare = await startChild([join(DIST_ROOT, 'bench', 'bare-koa.js')], {}, dataDir);

@@ -34,7 +34,8 @@ export class WorkerPool {
     this.piscina = new Piscina({
       filename: options.filename ?? join(DIST_ROOT, 'workers', 'tasks.js'),
       maxThreads: options.maxThreads,
-      minThreads: Math.min(1, options.maxThreads),
+      // No thread at idle: the first task starts one (measured: see README "Benchmarks"), idleTimeout ends it again.
+      minThreads: 0,
       idleTimeout: options.idleTimeoutMs,
       // Piscina loads a task file with require() first; on Node 20.19+ that is require(esm), which has crashed
       // the whole process (a V8 fatal error in a worker) when racing a worker's start or end. Without it,

@@ -1,4 +1,9 @@
-import { createClient, type RedisClientType } from 'redis';
+import { createRequire } from 'node:module';
+import type { RedisClientType } from 'redis';
+
+const require = createRequire(import.meta.url);
+/** node-redis (about 10 MB resident) is loaded only when a client is made, i.e. when REDIS_URL is set. */
+const redisModule = (): typeof import('redis') => require('redis') as typeof import('redis');
 
 /**
  * A node-redis client that fails fast while Redis is unreachable: no offline queue (a command during
@@ -6,7 +11,7 @@ import { createClient, type RedisClientType } from 'redis';
  * back-off. Callers decide how to degrade (the rate limiter falls back to memory, the cache misses).
  */
 export function createRedisClient(url: string): RedisClientType {
-  return createClient({
+  return redisModule().createClient({
     url,
     disableOfflineQueue: true,
     socket: { connectTimeout: 5000, reconnectStrategy: (retries: number) => Math.min(100 * (retries + 1), 2000) },

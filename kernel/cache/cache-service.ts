@@ -1,5 +1,4 @@
 import Keyv from 'keyv';
-import KeyvRedis from '@keyv/redis';
 import type { RedisClientType } from 'redis';
 import type { Logger } from '../logger.js';
 import { closeRedis } from '../redis.js';
@@ -144,6 +143,8 @@ export class CacheService {
         store,
       );
     }
+    // @keyv/redis (and node-redis under it) only loads with REDIS_URL set.
+    const { default: KeyvRedis } = await import('@keyv/redis');
     const store = new KeyvRedis(
       {
         url: options.redisUrl,

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { DataTypes, QueryTypes, type QueryInterface, type Sequelize } from 'sequelize';
-import { Umzug, type UmzugStorage } from 'umzug';
+import type { UmzugStorage } from 'umzug';
 import { BootError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { DbLock } from './lock.js';
@@ -73,7 +73,8 @@ export class MigrationRunner {
 
   private async runLocked(migrations: MigrationDefinition[]): Promise<string[]> {
     const checksums = new Map(migrations.map((m) => [m.name, migrationChecksum(m)]));
-    for (const row of await this.ledger()) {
+    const ledger = await this.ledger();
+    for (const row of ledger) {
       const now = checksums.get(row.name);
       if (now !== undefined && now !== row.checksum) {
         throw new BootError(
@@ -81,6 +82,10 @@ export class MigrationRunner {
         );
       }
     }
+    // The usual restart: everything ran already, so umzug (a few MB resident) is never loaded.
+    const applied = new Set(ledger.map((r) => r.name));
+    if (migrations.every((m) => applied.has(m.name))) return [];
+    const { Umzug } = await import('umzug');
     const sequelize = this.sequelize;
     const storage: UmzugStorage = {
       async executed() {

@@ -29,6 +29,22 @@ export interface StorageDriver {
   purge?(path?: string): Promise<number>;
   /** A quick reachability check for the health endpoint. */
   check?(): Promise<void>;
+  /**
+   * Local drivers may offer this for serving: the file opened once (one open and one fstat instead of
+   * head() then get()), null when there is none. The caller takes stream() once, or calls close().
+   */
+  openRead?(path: string): Promise<OpenedFile | null>;
+}
+
+/** A file opened for serving (StorageDriver.openRead): what head() answers, and its bytes. */
+export interface OpenedFile {
+  size: number;
+  etag: string;
+  modifiedAt: Date;
+  /** The bytes, or the inclusive range [start, end] (within size); the stream owns the descriptor from then on. */
+  stream(range?: { start: number; end: number }): Readable;
+  /** Releases the descriptor when no stream was taken (a 304, a HEAD, an empty file); a no-op after stream(). */
+  close(): void;
 }
 
 /**

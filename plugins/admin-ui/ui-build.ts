@@ -28,35 +28,35 @@ export interface UiFile {
 }
 
 /**
- * The built admin UI, read into memory once at boot (a few hundred KiB). Requests are looked up by
- * their relative path in this map, so no request path ever reaches the file system: traversal is
- * impossible by construction.
+ * The built admin UI. At boot only index.html is read; the list of the build's files is made on the
+ * first asset request, and each file is read into memory on its first request and kept (so idle memory
+ * does not hold bundles and source maps nobody asked for). Requests are looked up by their relative
+ * path in that list, so no request path ever reaches the file system: traversal is impossible by
+ * construction.
  */
 export class UiBuild {
+  /** Relative path -> absolute path of every file of the build; made on first use. */
+  private paths: Map<string, string> | null = null;
   private readonly files = new Map<string, UiFile>();
   private readonly index: string | null;
 
   constructor(readonly dir: string) {
-    if (!existsSync(join(dir, 'index.html'))) {
-      this.index = null;
-      return;
-    }
+    const indexFile = join(dir, 'index.html');
+    this.index = existsSync(indexFile) ? readFileSync(indexFile, 'utf8') : null;
+  }
+
+  private list(): Map<string, string> {
+    if (this.paths) return this.paths;
+    const paths = new Map<string, string>();
     const walk = (d: string) => {
       for (const name of readdirSync(d)) {
         const full = join(d, name);
         if (statSync(full).isDirectory()) walk(full);
-        else {
-          const rel = relative(dir, full).split(sep).join('/');
-          this.files.set(rel, {
-            body: readFileSync(full),
-            type: TYPES[extname(name).toLowerCase()] ?? 'application/octet-stream',
-            immutable: rel.startsWith('assets/'),
-          });
-        }
+        else paths.set(relative(this.dir, full).split(sep).join('/'), full);
       }
     };
-    walk(dir);
-    this.index = this.files.get('index.html')!.body.toString('utf8');
+    if (this.index !== null) walk(this.dir);
+    return (this.paths = paths);
   }
 
   get available(): boolean {
@@ -65,7 +65,17 @@ export class UiBuild {
 
   /** A file of the build by its path relative to the build folder (`assets/index-abc.js`), or null. */
   file(path: string): UiFile | null {
-    return this.files.get(path) ?? null;
+    const cached = this.files.get(path);
+    if (cached) return cached;
+    const full = this.list().get(path);
+    if (full === undefined) return null;
+    const file: UiFile = {
+      body: readFileSync(full),
+      type: TYPES[extname(path).toLowerCase()] ?? 'application/octet-stream',
+      immutable: path.startsWith('assets/'),
+    };
+    this.files.set(path, file);
+    return file;
   }
 
   /**

@@ -1,4 +1,4 @@
-import { generateAuthenticationOptions, verifyAuthenticationResponse, type VerifiedAuthenticationResponse } from '@simplewebauthn/server';
+import type { VerifiedAuthenticationResponse } from '@simplewebauthn/server';
 import { z } from 'zod';
 import { defineRoute, type RouteDefinition } from '../../kernel/http/route-table.js';
 import { recordRequestAudit } from '../../kernel/audit-request.js';
@@ -7,6 +7,7 @@ import { decoyCredentials } from './decoy-credentials.js';
 import { signInFailed } from './errors.js';
 import { transportsOf } from './passkeys-service.js';
 import { authenticationResponseSchema, requestOptionsSchema } from './schemas.js';
+import { webauthn } from './webauthn.js';
 
 const publicUser = z.object({ _id: z.string(), email: z.string(), username: z.string(), role: z.string() });
 
@@ -39,7 +40,9 @@ export const loginRoutes: RouteDefinition[] = [
           allowCredentials = await decoyCredentials(secrets, tenantId, email);
         }
       }
-      const options = await generateAuthenticationOptions({
+      const options = await (
+        await webauthn()
+      ).generateAuthenticationOptions({
         rpID: rp.id,
         allowCredentials,
         timeout: rp.timeoutMs,
@@ -102,7 +105,9 @@ export const loginRoutes: RouteDefinition[] = [
       const rp = scope.passkeyRelyingParty(ctx);
       let result: VerifiedAuthenticationResponse;
       try {
-        result = await verifyAuthenticationResponse({
+        result = await (
+          await webauthn()
+        ).verifyAuthenticationResponse({
           response: body.response,
           expectedChallenge: claimed.challenge,
           expectedOrigin: rp.origins,

@@ -1,4 +1,4 @@
-import { generateRegistrationOptions, verifyRegistrationResponse, type VerifiedRegistrationResponse } from '@simplewebauthn/server';
+import type { VerifiedRegistrationResponse } from '@simplewebauthn/server';
 import { UniqueConstraintError } from 'sequelize';
 import { z } from 'zod';
 import { defineRoute, type RouteDefinition } from '../../kernel/http/route-table.js';
@@ -6,6 +6,7 @@ import { PasskeyRegistrationFailedError } from './errors.js';
 import { toPublicPasskey, transportsOf } from './passkeys-service.js';
 import { challengeOf, creationOptionsSchema, MAX_CREDENTIAL_ID, passkeySchema, registrationResponseSchema } from './schemas.js';
 import { sessionUser } from './session-user.js';
+import { webauthn } from './webauthn.js';
 
 const TRANSPORTS = new Set(['ble', 'cable', 'hybrid', 'internal', 'nfc', 'smart-card', 'usb']);
 const refuse = (reason: string) => new PasskeyRegistrationFailedError(reason);
@@ -25,7 +26,9 @@ export const registerRoutes: RouteDefinition[] = [
       const user = await sessionUser(route);
       const rp = route.scope.passkeyRelyingParty(route.ctx);
       const existing = await route.scope.passkeys.listForUser(user.id);
-      const options = await generateRegistrationOptions({
+      const options = await (
+        await webauthn()
+      ).generateRegistrationOptions({
         rpName: rp.name,
         rpID: rp.id,
         userName: user.email,
@@ -60,7 +63,9 @@ export const registerRoutes: RouteDefinition[] = [
       if (!claimed) throw refuse('The registration challenge is unknown, expired or already used; ask for new options');
       let verification: VerifiedRegistrationResponse;
       try {
-        verification = await verifyRegistrationResponse({
+        verification = await (
+          await webauthn()
+        ).verifyRegistrationResponse({
           response: body.response,
           expectedChallenge: claimed.challenge,
           expectedOrigin: rp.origins,

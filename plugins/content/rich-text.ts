@@ -7,8 +7,15 @@
  *
  * No kernel imports: the worker pool's task file (rich-text-task.ts) loads this module too.
  */
+import { createRequire } from 'node:module';
 import { Marked } from 'marked';
-import sanitizeHtml from 'sanitize-html';
+import type sanitizeHtmlFn from 'sanitize-html';
+
+const require = createRequire(import.meta.url);
+let loaded: typeof sanitizeHtmlFn | undefined;
+/** sanitize-html (htmlparser2 and friends) loads on the first rich-text value sanitised, not at start. */
+const sanitizeHtml = (input: string, options: sanitizeHtmlFn.IOptions): string =>
+  (loaded ??= require('sanitize-html') as typeof sanitizeHtmlFn)(input, options);
 
 /** Tags a rich-text value may contain. */
 // prettier-ignore
@@ -25,7 +32,7 @@ export const RICH_TEXT_SCHEMES: readonly string[] = ['http', 'https', 'mailto'];
 const BLANK_REL = ['noopener', 'noreferrer'];
 
 /** The sanitize-html options of the policy (exported for readers and tests; do not mutate). */
-export const RICH_TEXT_POLICY: Readonly<sanitizeHtml.IOptions> = {
+export const RICH_TEXT_POLICY: Readonly<sanitizeHtmlFn.IOptions> = {
   allowedTags: [...RICH_TEXT_TAGS],
   allowedAttributes: {
     a: ['href', 'title', 'target', 'rel'],

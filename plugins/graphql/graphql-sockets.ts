@@ -1,9 +1,10 @@
 import { STATUS_CODES, type IncomingMessage } from 'node:http';
+import { createRequire } from 'node:module';
 import type { Duplex } from 'node:stream';
 import type { GraphQLError } from 'graphql';
 import { execute, subscribe, type ExecutionResult } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
-import legacy from 'subscriptions-transport-ws';
+import type legacy from 'subscriptions-transport-ws';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { AppError } from '../../kernel/errors.js';
 import type { IdentifyRequest } from '../../kernel/http/app.js';
@@ -13,6 +14,10 @@ import { formatErrors } from './format-error.js';
 import { contextFor, type StreamBudget } from './graphql-context.js';
 import type { GraphqlService } from './graphql-service.js';
 import type { GraphqlOptions } from './options.js';
+
+const require = createRequire(import.meta.url);
+/** subscriptions-transport-ws (a few MB resident) loads on the first upgrade asking for its protocol, not at start. */
+const legacyModule = (): typeof legacy => require('subscriptions-transport-ws') as typeof legacy;
 
 export const MODERN_PROTOCOL = 'graphql-transport-ws';
 export const LEGACY_PROTOCOL = 'graphql-ws';
@@ -97,7 +102,8 @@ export class GraphqlSockets {
   private readonly connections = new Map<WebSocket, Connection>();
   private readonly modern: WebSocketServer;
   private readonly legacyWss: WebSocketServer;
-  private readonly legacyServer: legacy.SubscriptionServer;
+  /** Made on the first legacy-protocol upgrade. */
+  private legacyServer: legacy.SubscriptionServer | null = null;
   private readonly disposeModern: () => Promise<void>;
   private readonly timers: NodeJS.Timeout[] = [];
   private readonly servers = new Set<HttpServerLike>();
@@ -120,7 +126,6 @@ export class GraphqlSockets {
       handleProtocols: (protocols) => (protocols.has(LEGACY_PROTOCOL) ? LEGACY_PROTOCOL : false),
     });
     this.disposeModern = this.serveModern();
-    this.legacyServer = this.serveLegacy();
     this.timers.push(setInterval(() => this.heartbeat(), options.keepAliveSeconds * 1000));
     if (options.recheckSeconds > 0) this.timers.push(setInterval(() => void this.recheck(), options.recheckSeconds * 1000));
     this.timers.push(setInterval(() => this.watchServers(), 200));
@@ -145,6 +150,7 @@ export class GraphqlSockets {
     this.deps.identify(request).then(
       (identity) => {
         if (socket.destroyed || this.closing) return refuse(socket, 503, 'Shutting down');
+        if (legacyProtocol) this.legacyServer ??= this.serveLegacy();
         const server = legacyProtocol ? this.legacyWss : this.modern;
         server.handleUpgrade(req, socket, head, (ws) => {
           // net.Server sets socket.server on the sockets it accepts.
@@ -234,7 +240,7 @@ export class GraphqlSockets {
   private serveLegacy(): legacy.SubscriptionServer {
     const { service, logger } = this.deps;
     const format = (value: ExecutionResult) => ({ ...value, errors: formatErrors(value.errors, logger) });
-    return legacy.SubscriptionServer.create(
+    return legacyModule().SubscriptionServer.create(
       {
         execute: execute as legacy.ExecuteFunction,
         subscribe: subscribe as legacy.SubscribeFunction,
@@ -333,7 +339,7 @@ export class GraphqlSockets {
     this.closing = true;
     for (const t of this.timers) clearInterval(t);
     await this.closeConnections(() => true);
-    this.legacyServer.close();
+    this.legacyServer?.close();
     await this.disposeModern();
   }
 }

@@ -1,7 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import nodemailer, { type Transporter } from 'nodemailer';
+import { createRequire } from 'node:module';
+import type { Transporter } from 'nodemailer';
+
+const require = createRequire(import.meta.url);
 
 export interface MailOptions {
   from: string;
@@ -21,10 +24,16 @@ export interface Mail {
  * still complete password resets and invitations.
  */
 export class Mailer {
-  private readonly transport: Transporter;
+  /** Made by the first message: nodemailer (several MB resident) is not loaded while no mail is sent. */
+  private made: Transporter | null = null;
 
-  constructor(private readonly options: MailOptions) {
-    this.transport = options.smtp
+  constructor(private readonly options: MailOptions) {}
+
+  private get transport(): Transporter {
+    if (this.made) return this.made;
+    const nodemailer = require('nodemailer') as typeof import('nodemailer');
+    const { options } = this;
+    return (this.made = options.smtp
       ? nodemailer.createTransport({
           host: options.smtp.host,
           port: options.smtp.port,
@@ -33,7 +42,7 @@ export class Mailer {
           connectionTimeout: 15000,
           greetingTimeout: 15000,
         })
-      : nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
+      : nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' }));
   }
 
   get mode(): 'smtp' | 'outbox' {
@@ -50,6 +59,7 @@ export class Mailer {
   }
 
   close(): void {
-    this.transport.close();
+    this.made?.close();
+    this.made = null;
   }
 }

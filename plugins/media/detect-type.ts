@@ -1,6 +1,5 @@
 import { open } from 'node:fs/promises';
 import { extname } from 'node:path';
-import { fileTypeFromFile } from 'file-type';
 
 export interface DetectedType {
   mimeType: string;
@@ -93,7 +92,8 @@ export function textType(text: string, ext: string): { mimeType: string; ext: st
  */
 export async function detectType(path: string, originalName: string, size: number, isJson: JsonCheck): Promise<DetectedType> {
   const clientExt = extname(originalName).slice(1).toLowerCase();
-  const found = size > 0 ? await fileTypeFromFile(path) : undefined;
+  // file-type (and its tokenizers) loads with the first upload, not at start.
+  const found = size > 0 ? await (await import('file-type')).fileTypeFromFile(path) : undefined;
   if (found) {
     if (found.mime === 'application/x-cfb' && CFB_BY_EXT[clientExt]) return { mimeType: CFB_BY_EXT[clientExt]!, ext: clientExt };
     if (found.mime === 'application/xml' || found.mime === 'text/xml') {

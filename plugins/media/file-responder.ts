@@ -1,4 +1,5 @@
 import type { Context } from 'koa';
+import type { OpenedFile } from '../../kernel/registries/index.js';
 import { NotFoundError } from '../../kernel/errors.js';
 import { matchesIfNoneMatch } from '../../kernel/http/etag.js';
 import { RangeNotSatisfiableError } from './errors.js';
@@ -49,7 +50,25 @@ export function parseRange(header: string, size: number): { start: number; end: 
  * Content-Disposition with a safe name (attachment unless inline-safe), Accept-Ranges.
  */
 export async function sendFile(ctx: Context, storage: MediaStorage, file: ServedFile, options: SendOptions): Promise<void> {
-  const head = await storage.head(file.path);
+  const redirect = storage.driver.kind === 'remote' && options.redirectRemote;
+  // Local drivers open the file once (validators and bytes from one descriptor); others answer head() then get().
+  const opened = redirect ? undefined : await storage.openRead(file.path);
+  if (opened === null) throw new NotFoundError('No file at this address');
+  try {
+    await answer(ctx, storage, file, options, opened);
+  } finally {
+    opened?.close(); // a no-op once the body stream owns the descriptor
+  }
+}
+
+async function answer(
+  ctx: Context,
+  storage: MediaStorage,
+  file: ServedFile,
+  options: SendOptions,
+  opened: OpenedFile | undefined,
+): Promise<void> {
+  const head = opened ?? (await storage.head(file.path));
   if (!head) throw new NotFoundError('No file at this address');
   const etag = head.etag ?? `W/"${head.size.toString(16)}-${(head.modifiedAt?.getTime() ?? 0).toString(16)}"`;
   ctx.set('Cache-Control', options.cacheControl);
@@ -88,6 +107,8 @@ export async function sendFile(ctx: Context, storage: MediaStorage, file: Served
   const length = range ? range.end - range.start + 1 : size;
   if (ctx.method === 'HEAD' || length === 0) {
     ctx.body = Buffer.alloc(0);
+  } else if (opened) {
+    ctx.body = opened.stream(range ?? undefined);
   } else {
     try {
       ctx.body = await storage.get(file.path, range ?? undefined);

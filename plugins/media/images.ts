@@ -1,6 +1,10 @@
 import { rm } from 'node:fs/promises';
-import sharp from 'sharp';
+import type { default as Sharp } from 'sharp';
 import { tempFileName } from './receive-upload.js';
+
+let loaded: Promise<typeof Sharp> | undefined;
+/** sharp (libvips, several MB resident) is loaded on the first image processed, not at start. */
+const sharp = () => (loaded ??= import('sharp').then((m) => m.default));
 
 export interface GeneratedThumbnail {
   name: string;
@@ -17,7 +21,7 @@ export interface GeneratedThumbnail {
  */
 export async function imageDimensions(path: string): Promise<{ width: number; height: number } | null> {
   try {
-    const m = await sharp(path).metadata();
+    const m = await (await sharp())(path).metadata();
     if (!m.width || !m.height) return null;
     return (m.orientation ?? 1) >= 5 ? { width: m.height, height: m.width } : { width: m.width, height: m.height };
   } catch {
@@ -43,7 +47,7 @@ export async function makeThumbnails(
       if (width >= imageWidth) continue;
       const tempPath = `${tempFileName(tmpDir)}.${name}.webp`;
       made.push({ name, tempPath, width: 0, height: 0, size: 0 });
-      const info = await sharp(path).rotate().resize({ width, withoutEnlargement: true }).webp({ quality }).toFile(tempPath);
+      const info = await (await sharp())(path).rotate().resize({ width, withoutEnlargement: true }).webp({ quality }).toFile(tempPath);
       Object.assign(made[made.length - 1]!, { width: info.width, height: info.height, size: info.size });
     }
     return made;

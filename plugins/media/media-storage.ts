@@ -62,6 +62,11 @@ export class MediaStorage {
   head(path: string) {
     return this.call('head', (d) => d.head(path));
   }
+  /** The driver's openRead (local drivers), or undefined when it has none (then head() and get()). */
+  openRead(path: string) {
+    const d = this.driver;
+    return d.openRead ? this.call('openRead', (x) => x.openRead!(path)) : undefined;
+  }
   delete(path: string) {
     return this.call('delete', (d) => d.delete(path));
   }

@@ -1,10 +1,20 @@
 import { randomBytes } from 'node:crypto';
-import { constants, createWriteStream, type BigIntStats } from 'node:fs';
+import {
+  close as closeFd,
+  constants,
+  createReadStream,
+  createWriteStream,
+  existsSync,
+  fstat,
+  open as openFd,
+  readlinkSync,
+  type BigIntStats,
+} from 'node:fs';
 import { copyFile, link, mkdir, open, readdir, realpath, rename, rm, stat, unlink, utimes } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { StorageDriver } from '../../kernel/registries/index.js';
+import type { OpenedFile, StorageDriver } from '../../kernel/registries/index.js';
 import { ConfinedFolder } from './confined-folder.js';
 import { StorageError } from '../../kernel/storage/storage-error.js';
 import { storagePathSegments } from '../../kernel/storage/storage-path.js';
@@ -16,6 +26,17 @@ const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
  * new file renamed into place (a new inode), so two versions differ even when written in the same clock tick.
  */
 export const etagOf = (st: BigIntStats) => `"${st.size.toString(16)}-${st.mtimeNs.toString(16)}-${st.ino.toString(16)}"`;
+
+const PROC_FD = process.platform === 'linux' && existsSync('/proc/self/fd');
+/** The path an open descriptor refers to (Linux /proc), or null where that cannot be read. */
+function fdPath(fd: number): string | null {
+  if (!PROC_FD) return null;
+  try {
+    return readlinkSync(`/proc/self/fd/${fd}`);
+  } catch {
+    return null;
+  }
+}
 
 function mapFsError(err: unknown): unknown {
   switch ((err as NodeJS.ErrnoException).code) {
@@ -149,6 +170,77 @@ export class LocalStorageDriver implements StorageDriver {
     const st = await stat(abs, { bigint: true });
     if (!st.isFile()) return null;
     return { size: Number(st.size), etag: etagOf(st), modifiedAt: new Date(Number(st.mtimeMs)) };
+  }
+
+  /**
+   * For /files/: the same checks as get() (confinement, no symlink on the way, O_NOFOLLOW), but one
+   * open and one fstat give both the validators and the bytes, and the stream is a plain
+   * fs.createReadStream on the descriptor (callback I/O, no FileHandle).
+   */
+  async openRead(path: string): Promise<OpenedFile | null> {
+    const { media } = await this.folders();
+    const abs = media.resolve(path);
+    let fd: number;
+    try {
+      fd = await new Promise<number>((resolve, reject) =>
+        openFd(abs, constants.O_RDONLY | NOFOLLOW, (err, n) => (err ? reject(err) : resolve(n))),
+      );
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      // Missing: the same answer as head() (a symlinked folder on the way is still refused, 400 not 404).
+      if (code === 'ENOENT' || code === 'ENOTDIR') {
+        await media.exists(abs);
+        return null;
+      }
+      throw mapFsError(err);
+    }
+    // The path the descriptor really has (Linux: one readlink of /proc/self/fd, memory only) must be the
+    // one asked for, so no folder on the way is a symlink; elsewhere the realpath walk of exists().
+    let confined: boolean;
+    try {
+      const real = fdPath(fd);
+      confined = real === null ? await media.exists(abs) : real === abs;
+      if (real !== null && !confined && real.endsWith(' (deleted)')) {
+        closeFd(fd, () => undefined);
+        return null;
+      }
+    } catch (err) {
+      closeFd(fd, () => undefined);
+      throw err;
+    }
+    if (!confined) {
+      closeFd(fd, () => undefined);
+      throw new StorageError('INVALID_PATH', 'Invalid storage path: it goes through a symbolic link');
+    }
+    let st: BigIntStats;
+    try {
+      st = await new Promise<BigIntStats>((resolve, reject) =>
+        fstat(fd, { bigint: true }, (err, stats) => (err ? reject(mapFsError(err)) : resolve(stats))),
+      );
+    } catch (err) {
+      closeFd(fd, () => undefined);
+      throw err;
+    }
+    if (!st.isFile()) {
+      closeFd(fd, () => undefined);
+      return null;
+    }
+    let owned = false;
+    return {
+      size: Number(st.size),
+      etag: etagOf(st),
+      modifiedAt: new Date(Number(st.mtimeMs)),
+      stream(range) {
+        if (owned) throw new Error('openRead: the stream was already taken or the file closed');
+        owned = true;
+        return createReadStream('', { fd, autoClose: true, ...(range ? { start: range.start, end: range.end } : {}) });
+      },
+      close() {
+        if (owned) return;
+        owned = true;
+        closeFd(fd, () => undefined);
+      },
+    };
   }
 
   /** Moves the file to the trash; deleting a path with no file is a no-op. */

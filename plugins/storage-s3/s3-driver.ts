@@ -1,5 +1,5 @@
-import { DeleteObjectCommand, GetObjectCommand, HeadBucketCommand, HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { Upload } from '@aws-sdk/lib-storage';
+import { createRequire } from 'node:module';
+import type { S3Client } from '@aws-sdk/client-s3';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { StorageDriver } from '../../kernel/registries/index.js';
@@ -8,6 +8,14 @@ import { rangeSlice } from '../../kernel/storage/range-slice.js';
 import { s3Failure } from './s3-failure.js';
 import { StorageError } from '../../kernel/storage/storage-error.js';
 import { storagePathSegments } from '../../kernel/storage/storage-path.js';
+
+const require = createRequire(import.meta.url);
+/**
+ * The AWS SDK (about 10 MB resident) loads when a driver is first configured with a bucket and
+ * credentials, not at start: without S3 settings it never loads. Their CommonJS builds, synchronously.
+ */
+const sdk = (): typeof import('@aws-sdk/client-s3') => require('@aws-sdk/client-s3') as typeof import('@aws-sdk/client-s3');
+const libStorage = (): typeof import('@aws-sdk/lib-storage') => require('@aws-sdk/lib-storage') as typeof import('@aws-sdk/lib-storage');
 
 /** Types a browser must not render from the bucket's origin: served as attachments. */
 const ACTIVE_CONTENT = /html|svg|xml|javascript|ecmascript/i;
@@ -60,7 +68,7 @@ export class S3StorageDriver implements StorageDriver {
     ];
     if (this.#missing.length) return;
     const edge = this.id === 'object_store_edge';
-    const client = new S3Client({
+    const client = new (sdk().S3Client)({
       region: edge ? 'auto' : (config.region ?? 'us-east-1'),
       ...(config.endpoint ? { endpoint: config.endpoint } : {}),
       forcePathStyle: edge ? Boolean(config.endpoint) : Boolean(config.forcePathStyle),
@@ -130,7 +138,7 @@ export class S3StorageDriver implements StorageDriver {
       piping.catch(() => undefined);
       source = counter;
     }
-    const upload = new Upload({
+    const upload = new (libStorage().Upload)({
       client,
       params: {
         Bucket: bucket,
@@ -161,7 +169,7 @@ export class S3StorageDriver implements StorageDriver {
     }
     try {
       const out = await client.send(
-        new GetObjectCommand({ Bucket: bucket, Key: key, ...(range ? { Range: `bytes=${range.start}-${range.end}` } : {}) }),
+        new (sdk().GetObjectCommand)({ Bucket: bucket, Key: key, ...(range ? { Range: `bytes=${range.start}-${range.end}` } : {}) }),
       );
       if (!(out.Body instanceof Readable)) throw new StorageError('REMOTE_FAILED', 'The object store answered without a body');
       return range ? exactRange(out.Body, range, out.ContentRange) : out.Body;
@@ -174,7 +182,7 @@ export class S3StorageDriver implements StorageDriver {
     const key = this.key(path);
     const { client, bucket } = this.ready();
     try {
-      const out = await client.send(new HeadObjectCommand({ Bucket: bucket, Key: key }));
+      const out = await client.send(new (sdk().HeadObjectCommand)({ Bucket: bucket, Key: key }));
       return { size: out.ContentLength ?? 0, etag: out.ETag, mimeType: out.ContentType, modifiedAt: out.LastModified };
     } catch (err) {
       const failure = s3Failure(err, 'look up a file', this.where());
@@ -188,7 +196,7 @@ export class S3StorageDriver implements StorageDriver {
     const key = this.key(path);
     const { client, bucket } = this.ready();
     try {
-      await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }));
+      await client.send(new (sdk().DeleteObjectCommand)({ Bucket: bucket, Key: key }));
     } catch (err) {
       throw s3Failure(err, 'delete a file', this.where());
     }
@@ -213,7 +221,7 @@ export class S3StorageDriver implements StorageDriver {
   async check(): Promise<void> {
     const { client, bucket } = this.ready();
     try {
-      await client.send(new HeadBucketCommand({ Bucket: bucket }));
+      await client.send(new (sdk().HeadBucketCommand)({ Bucket: bucket }));
     } catch (err) {
       const failure = s3Failure(err, 'open the bucket', this.where());
       if (failure.reason === 'NOT_FOUND')

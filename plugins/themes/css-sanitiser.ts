@@ -1,4 +1,5 @@
-import * as csstree from 'css-tree';
+import { createRequire } from 'node:module';
+import type * as CssTree from 'css-tree';
 import type { Atrule, CssNode, Declaration, List, ListItem, Rule } from 'css-tree';
 import { bracketDepth } from '../../kernel/text/bracket-depth.js';
 
@@ -32,7 +33,12 @@ const TEXT_DANGERS: Array<[string, string]> = [
   ['expression(', 'expression()'], ['url(', 'url()'], ['behavior:', 'behavior:'], ['binding:', '-moz-binding'], ['@import', '@import'],
 ];
 
-const decode = (name: string): string => csstree.ident.decode(name).toLowerCase();
+const require = createRequire(import.meta.url);
+let loaded: typeof CssTree | undefined;
+/** css-tree (a few MB resident) is loaded when a theme's CSS is first checked, not at start; its CommonJS build, synchronously. */
+const tree = (): typeof CssTree => (loaded ??= require('css-tree') as typeof CssTree);
+
+const decode = (name: string): string => tree().ident.decode(name).toLowerCase();
 const unprefixed = (name: string): string => name.replace(/^-[a-z]+-/, '');
 
 /** Markup: `<` followed by a tag name, `/`, `!` or `?` (a `<` in a range media query is not). */
@@ -52,7 +58,7 @@ function decodeText(text: string): string {
     out += text[i];
     i++;
   }
-  return csstree.ident.decode(out).toLowerCase();
+  return tree().ident.decode(out).toLowerCase();
 }
 
 /** Whether text holds markup, checked as decoded text (`\3c script\3e` is `<script>`). */
@@ -73,7 +79,7 @@ function textDangers(text: string): string[] {
 /** Every dangerous construct inside a node (a value, a prelude, a declaration), found by walking its tree. */
 function dangersIn(node: CssNode): string[] {
   const found = new Set<string>();
-  csstree.walk(node, (n) => {
+  tree().walk(node, (n) => {
     switch (n.type) {
       case 'Url':
         found.add('url()');
@@ -110,7 +116,7 @@ function dangersIn(node: CssNode): string[] {
     }
   });
   // The generated text of the node, decoded: the backstop for what the node types do not show.
-  for (const d of textDangers(csstree.generate(node))) found.add(d);
+  for (const d of textDangers(tree().generate(node))) found.add(d);
   return [...found];
 }
 
@@ -199,7 +205,7 @@ const MAX_CSS_NESTING = 64;
 
 function parseStylesheet(css: string): { ast: CssNode; errors: number } {
   let errors = 0;
-  const ast = csstree.parse(css, {
+  const ast = tree().parse(css, {
     parseCustomProperty: true,
     positions: false,
     onParseError: () => {
@@ -236,7 +242,7 @@ function sanitiseParsed(input: string): SanitisedCss {
   const { ast } = parseStylesheet(input);
   if (ast.type !== 'StyleSheet') return { css: '', removed: ['invalid css'] };
   cleanList(ast.children, removed);
-  const css = csstree.generate(ast);
+  const css = tree().generate(ast);
   if (!css) return { css, removed: [...removed] };
   const check = parseStylesheet(css);
   if (check.errors || holdsMarkup(css) || findDangerousConstructs(css).length) {
@@ -252,7 +258,7 @@ function sanitiseParsed(input: string): SanitisedCss {
 export function findDangerousConstructs(css: string): string[] {
   const { ast } = parseStylesheet(css);
   const found = new Set(dangersIn(ast));
-  csstree.walk(ast, (n) => {
+  tree().walk(ast, (n) => {
     if (n.type === 'Declaration' && n.value.type === 'Raw') for (const d of textDangers(n.value.value)) found.add(d);
   });
   return [...found];

@@ -97,6 +97,7 @@ describe('storage drivers: beyond the contract', function () {
           for (const op of [
             () => local().get(path),
             () => local().head(path),
+            () => local().openRead!(path),
             () => local().delete(path),
             () => local().put(path, Buffer.from('planted')),
           ]) {
@@ -106,9 +107,29 @@ describe('storage drivers: beyond the contract', function () {
         expect(readFileSync(join(outside, 'secret.txt'), 'utf8'), 'the outside file is untouched').to.equal('outside secret');
         expect(readdirSync(outside), 'nothing planted outside').to.deep.equal(['secret.txt']);
         expect((await readAll(await local().get(`${dir}/real.txt`))).toString()).to.equal('inside');
+        expect((await readAll((await local().openRead!(`${dir}/real.txt`))!.stream())).toString()).to.equal('inside');
       } finally {
         rmSync(outside, { recursive: true, force: true });
       }
+    });
+
+    it('opens a file for serving once: the validators of head(), the bytes or a range, null when missing', async function () {
+      const path = `open-${randomUUID().slice(0, 8)}/doc.txt`;
+      await local().put(path, Buffer.from('0123456789'));
+      const head = (await local().head(path))!;
+      const opened = (await local().openRead!(path))!;
+      expect({ size: opened.size, etag: opened.etag, modifiedAt: opened.modifiedAt.getTime() }).to.deep.equal({
+        size: head.size,
+        etag: head.etag,
+        modifiedAt: head.modifiedAt?.getTime(),
+      });
+      expect((await readAll(opened.stream({ start: 2, end: 4 }))).toString()).to.equal('234');
+      opened.close(); // a no-op once the stream owns the descriptor
+      const unused = (await local().openRead!(path))!;
+      unused.close();
+      expect(() => unused.stream(), 'a closed file gives no stream').to.throw();
+      expect(await local().openRead!(`${path}.missing`)).to.equal(null);
+      expect(await local().openRead!(path.split('/')[0]!), 'a folder is no file').to.equal(null);
     });
 
     it('replaces files atomically: readers see the old file until the new one is complete, and a failed write leaves it', async function () {
