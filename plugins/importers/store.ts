@@ -1,4 +1,4 @@
-import { DataTypes, Model, Op, type Sequelize, type Transaction } from 'sequelize';
+import { DataTypes, Model, Op, type QueryOptions, type Sequelize, type Transaction } from 'sequelize';
 
 export class UploadRow extends Model {
   declare id: string;
@@ -147,6 +147,19 @@ export class ImportStore {
       transaction,
     });
     return new Map(rows.map((r) => [r.external_id, r]));
+  }
+
+  /**
+   * New ledger rows, one multi-row INSERT per 500 (plain rows, no model instances), inside the caller's
+   * transaction; a row whose source id is recorded already is left as it is.
+   */
+  async insertLinks(
+    rows: Array<Pick<LinkRow, 'tenant_id' | 'format' | 'entity' | 'external_id' | 'collection' | 'entry_id' | 'checksum' | 'updated_at'>>,
+    transaction?: Transaction,
+  ): Promise<void> {
+    const qi = this.sequelize.getQueryInterface();
+    for (let i = 0; i < rows.length; i += 500)
+      await qi.bulkInsert('import_links', rows.slice(i, i + 500), { transaction, ignoreDuplicates: true } as QueryOptions);
   }
 
   /** How many records of earlier imports of this format each entity has in each collection: entity -> collection -> count. */
