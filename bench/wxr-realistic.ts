@@ -125,23 +125,11 @@ export async function writeRealisticWxr(path: string, r: RealisticWxr = REALISTI
       () => ['_edit_lock', `${1600000000 + i}:${(i % r.authors) + 1}`],
       () => ['_thumbnail_id', String(50000 + i)],
       () => ['_yoast_wpseo_metadesc', sentence()],
-      () => [
-        '_wp_old_slug',
-        `${slug}-old`,
-      ],
-      () => [
-        'enclosure',
-        `https://example.org/audio/episode-${i}.mp3\n${1000000 + i}\naudio/mpeg`,
-      ],
-      () => [
-        '_wp_page_template',
-        'default',
-      ],
+      () => ['_wp_old_slug', `${slug}-old`],
+      () => ['enclosure', `https://example.org/audio/episode-${i}.mp3\n${1000000 + i}\naudio/mpeg`],
+      () => ['_wp_page_template', 'default'],
       () => ['subtitle', sentence()],
-      () => [
-        '_links_to_settings',
-        `a:3:{s:6:"target";s:6:"_blank";s:5:"views";i:${i};s:4:"tags";a:2:{i:0;s:3:"one";i:1;s:3:"two";}}`,
-      ],
+      () => ['_links_to_settings', `a:3:{s:6:"target";s:6:"_blank";s:5:"views";i:${i};s:4:"tags";a:2:{i:0;s:3:"one";i:1;s:3:"two";}}`],
     ];
     for (let m = 0; m < metaCount; m++) metas.push(pool[(i + m) % pool.length]!());
     const cats = [`category-${(i % r.categories) + 1}`, `category-${((i * 7) % r.categories) + 1}`];
@@ -170,7 +158,8 @@ export async function writeRealisticWxr(path: string, r: RealisticWxr = REALISTI
 \t\t<wp:post_password>${cdata('')}</wp:post_password>
 \t\t<wp:is_sticky>${i % 500 === 0 ? 1 : 0}</wp:is_sticky>
 `;
-    for (const c of cats) item += `\t\t<category domain="category" nicename="${c}">${cdata(c.replace('category-', 'Category '))}</category>\n`;
+    for (const c of cats)
+      item += `\t\t<category domain="category" nicename="${c}">${cdata(c.replace('category-', 'Category '))}</category>\n`;
     for (const t of tags) item += `\t\t<category domain="post_tag" nicename="${t}">${cdata(t.replace('tag-', 'Tag '))}</category>\n`;
     for (const [key, value] of metas)
       item += `\t\t<wp:postmeta>\n\t\t\t<wp:meta_key>${cdata(key)}</wp:meta_key>\n\t\t\t<wp:meta_value>${cdata(value)}</wp:meta_value>\n\t\t</wp:postmeta>\n`;

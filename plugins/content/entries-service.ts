@@ -12,7 +12,7 @@ import { columnName, fromColumn } from './field-types.js';
 import type { ListCache } from './list-cache.js';
 import type { PreparedRow } from './prepared-row.js';
 import { orderFor, whereFor, type EntryStatus, type ListQuery } from './list-query.js';
-import { insertRows } from './insert-rows.js';
+import { insertRows } from '../../kernel/db/insert-rows.js';
 import { Revision } from './models/revision.js';
 import { presanitize, type RichTextSanitizer } from './rich-text-pool.js';
 import { ENTRY_EVENTS } from './public.js';
@@ -537,9 +537,18 @@ export class EntriesService {
     const at = new Date(now).toISOString();
     const qi = this.sequelize.getQueryInterface();
     const table = qi.quoteIdentifier(c.table);
-    const columns = ['id', 'tenant_id', 'sync_id', 'status', 'version', 'slug', 'created_by', 'updated_by', 'created_at', 'updated_at'].concat(
-      c.fields.map(columnName),
-    );
+    const columns = [
+      'id',
+      'tenant_id',
+      'sync_id',
+      'status',
+      'version',
+      'slug',
+      'created_by',
+      'updated_by',
+      'created_at',
+      'updated_at',
+    ].concat(c.fields.map(columnName));
     const rows = batch.rows.map((r) => ({ ...r, slug: r.slug || r.id.slice(0, 8) }));
     const suffixes = new Map<string, number>();
     const entries = await this.sequelize.transaction(async (transaction) => {
@@ -696,8 +705,17 @@ export class EntriesService {
   async existingIds(name: string, ids: string[], identity: Identity): Promise<Set<string>> {
     if (!ids.length) return new Set();
     const c = await this.collections.get(name);
-    const rows = await c.model.findAll({ attributes: ['id'], where: { id: { [Op.in]: ids }, tenant_id: identity.tenantId } });
-    return new Set(rows.map((r) => String(r.get('id'))));
+    // By primary key alone, the tenant checked on the rows (see readEntries: with `tenant_id = ?` in the
+    // WHERE, SQLite walks the tenant's index instead, a full scan per call); plain rows.
+    const rows = (await c.model.findAll({
+      attributes: ['id', 'tenant_id'],
+      where: { id: { [Op.in]: ids } },
+      raw: true,
+    })) as unknown as Array<{
+      id: string;
+      tenant_id: string;
+    }>;
+    return new Set(rows.filter((r) => r.tenant_id === identity.tenantId).map((r) => String(r.id)));
   }
 
   async revisions(name: string, id: string, identity: Identity) {

@@ -76,8 +76,7 @@ export function readEntryInput(
       issues.push({ path: `${pathPrefix}.${f.name}`, message: 'required' });
     if (v !== undefined) values[f.name] = v;
   }
-  if (issues.length)
-    return { issues, message: `Invalid entry for ${c.name}: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}` };
+  if (issues.length) return { issues, message: `Invalid entry for ${c.name}: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}` };
   const columns: Record<string, unknown> = {};
   for (const f of c.fields) if (f.name in values) columns[columnName(f)] = toColumn(f, values[f.name]);
   return { input: { columns, values, slug: data.slug as string | undefined, status: data.status as EntryStatus | undefined }, issues };

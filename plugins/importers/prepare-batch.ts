@@ -104,7 +104,8 @@ function prepare(e: ImportedEntity, input: PrepareInput): PreparedItem {
     if (v === undefined) notes.push(`'${source}' is not a valid ${type}, left empty`);
     else body[target] = v;
   }
-  if (t.source) body[input.sourceField] = { format: input.format, importedAt: input.importedAt, externalId: e.externalId, entity: e.entity };
+  if (t.source)
+    body[input.sourceField] = { format: input.format, importedAt: input.importedAt, externalId: e.externalId, entity: e.entity };
   if (e.status) body.status = e.status;
   if (notes.length) item.notes = notes;
   if (e.file?.path || (e.file?.url && input.fetchRemote)) {

@@ -193,7 +193,8 @@ export async function runImport(input: RunInput): Promise<RunOutcome> {
     const where = { tenant_id: tenantId, collection, format: plan.format, entity: e.entity, external_id: e.key };
     const t = transaction ? { transaction: transaction as never } : {};
     const [n] = await store.links.update({ entry_id: entryId, checksum: e.checksum, updated_at: Date.now() }, { where, ...t });
-    if (n === 0) await store.links.create({ ...where, entry_id: entryId, checksum: e.checksum, updated_at: Date.now() }, t).catch(() => undefined);
+    if (n === 0)
+      await store.links.create({ ...where, entry_id: entryId, checksum: e.checksum, updated_at: Date.now() }, t).catch(() => undefined);
   };
 
   const flushEntity = async (entity: string, group: PreparedItem[]) => {
@@ -292,7 +293,8 @@ export async function runImport(input: RunInput): Promise<RunOutcome> {
               })),
               transaction as Transaction,
             );
-            for (const [i, entry] of rows.entries()) if (links.has(creates[i]!.key)) await link(creates[i]!, collection, entry._id, transaction);
+            for (const [i, entry] of rows.entries())
+              if (links.has(creates[i]!.key)) await link(creates[i]!, collection, entry._id, transaction);
           },
         },
       );

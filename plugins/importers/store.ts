@@ -1,4 +1,5 @@
-import { DataTypes, Model, Op, type QueryOptions, type Sequelize, type Transaction } from 'sequelize';
+import { DataTypes, Model, Op, type Sequelize, type Transaction } from 'sequelize';
+import { insertRows } from '../../kernel/db/insert-rows.js';
 
 export class UploadRow extends Model {
   declare id: string;
@@ -150,16 +151,22 @@ export class ImportStore {
   }
 
   /**
-   * New ledger rows, one multi-row INSERT per 500 (plain rows, no model instances), inside the caller's
-   * transaction; a row whose source id is recorded already is left as it is.
+   * New ledger rows in multi-row INSERTs (plain rows, no model instances: kernel/db/insert-rows.ts),
+   * inside the caller's transaction (the entries' own).
    */
   async insertLinks(
     rows: Array<Pick<LinkRow, 'tenant_id' | 'format' | 'entity' | 'external_id' | 'collection' | 'entry_id' | 'checksum' | 'updated_at'>>,
-    transaction?: Transaction,
+    transaction: Transaction,
   ): Promise<void> {
-    const qi = this.sequelize.getQueryInterface();
-    for (let i = 0; i < rows.length; i += 500)
-      await qi.bulkInsert('import_links', rows.slice(i, i + 500), { transaction, ignoreDuplicates: true } as QueryOptions);
+    if (!rows.length) return;
+    const columns = ['tenant_id', 'format', 'entity', 'external_id', 'collection', 'entry_id', 'checksum', 'updated_at'] as const;
+    await insertRows(
+      this.sequelize,
+      this.sequelize.getQueryInterface().quoteIdentifier('import_links'),
+      [...columns],
+      rows.map((r) => columns.map((c) => r[c])),
+      transaction,
+    );
   }
 
   /** How many records of earlier imports of this format each entity has in each collection: entity -> collection -> count. */
