@@ -19,7 +19,16 @@ export interface RealisticWxr {
   tags: number;
 }
 
-export const REALISTIC_WXR: RealisticWxr = { posts: 20_000, comments: 15_000, postmeta: 100_000, authors: 40, categories: 60, tags: 400 };
+/** BENCH_REALISTIC_POSTS scales posts, comments and postmeta alike (e.g. 2000: a tenth). */
+const SCALE = Number(process.env.BENCH_REALISTIC_POSTS ?? 20_000) / 20_000;
+export const REALISTIC_WXR: RealisticWxr = {
+  posts: Math.round(20_000 * SCALE),
+  comments: Math.round(15_000 * SCALE),
+  postmeta: Math.round(100_000 * SCALE),
+  authors: 40,
+  categories: 60,
+  tags: 400,
+};
 
 /** Entities the importer creates from it: posts, comments, authors, categories and tags. */
 export const realisticEntities = (r: RealisticWxr) => r.posts + r.comments + r.authors + r.categories + r.tags;

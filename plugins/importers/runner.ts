@@ -213,7 +213,7 @@ export async function runImport(input: RunInput): Promise<RunOutcome> {
       group.map((e) => e.key),
     );
     // A record imported before whose entry was deleted since is imported again (the ledger only remembers).
-    const alive = links.size ? await entries.existing([...new Set([...links.values()].map((l) => l.entry_id))]) : new Set<string>();
+    const alive = await entries.existing([...new Set([...links.values()].map((l) => l.entry_id))]);
     const creates: PreparedItem[] = [];
     const seen = new Set<string>();
     const fail = (e: PreparedItem, err: unknown) => {
