@@ -6,7 +6,10 @@
  * against the same load before it (the baseline measured in the same run).
  * (8) the same kind of CSV imported alone, then again while two clients keep creating entries: the
  * import's entries/s with the writers against alone, and the writers' p99 (SQLite has one writer).
+ * (6b) a realistic WordPress export (bench/wxr-realistic.ts: 20,000 posts with block-editor HTML, 15,000
+ * comments, 100,000 postmeta; ~85 MB) the same way.
  * Bounded: each import gives up after 10 minutes; files are generated on disk (streamed, never held).
+ * BENCH_IMPORT_CASES (e.g. "6,6b") runs only those cases.
  */
 import { createWriteStream, mkdtempSync, openAsBlob, readFileSync, rmSync, statSync } from 'node:fs';
 import { once } from 'node:events';
@@ -16,12 +19,15 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { signIn, startChild, stop } from './harness.js';
 import { DIST_ROOT } from '../kernel/version.js';
+import { REALISTIC_WXR, realisticEntities, writeRealisticWxr } from './wxr-realistic.js';
 
 const POSTS = Number(process.env.BENCH_WXR_POSTS ?? 20_000);
 const ROWS = Number(process.env.BENCH_CSV_ROWS ?? 200_000);
 const CONCURRENT_ROWS = Number(process.env.BENCH_CONCURRENT_ROWS ?? 50_000);
 const MiB = 1024 * 1024;
 const TIMEOUT_MS = 10 * 60 * 1000;
+const STEPS = process.env.BENCH_IMPORT_STEPS === '1';
+const CASES = new Set((process.env.BENCH_IMPORT_CASES ?? '6,6b,7,8').split(',').map((c) => c.trim()));
 
 function rssOf(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -60,6 +66,7 @@ interface Completed {
 
 /** Uploads the file (streamed from disk) and reads the event stream to its `complete` event. */
 async function importFile(url: string, cookie: string, path: string, filename: string, collection: string): Promise<Completed> {
+  const started = performance.now();
   const form = new FormData();
   form.append('file', await openAsBlob(path), filename);
   form.append('scaffold', 'true');
@@ -72,6 +79,7 @@ async function importFile(url: string, cookie: string, path: string, filename: s
   });
   if (!res.ok || !res.body) throw new Error(`import of ${filename} answered ${res.status}: ${(await res.text()).slice(0, 300)}`);
   let buffer = '';
+  let lastStep = '';
   const decoder = new TextDecoder();
   for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
     buffer += decoder.decode(chunk, { stream: true });
@@ -81,6 +89,11 @@ async function importFile(url: string, cookie: string, path: string, filename: s
       buffer = buffer.slice(end + 2);
       const event = /^event: (.+)$/m.exec(block)?.[1];
       const data = /^data: (.+)$/m.exec(block)?.[1];
+      // BENCH_IMPORT_STEPS=1: when each step began (seconds since the upload started).
+      if (STEPS && event === 'progress') {
+        const step = (JSON.parse(data!) as { step: string }).step;
+        if (step !== lastStep) console.log(`  ${((performance.now() - started) / 1000).toFixed(1)} s: ${(lastStep = step)}`);
+      }
       if (event === 'complete') return JSON.parse(data!) as Completed;
       if (event === 'error') throw new Error(`import of ${filename} failed: ${data}`);
     }
@@ -201,8 +214,10 @@ export async function runImportBench(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'cms-bench-import-'));
   const wxr = join(dataDir, 'bench-20k.xml');
   const csv = join(dataDir, 'bench-200k.csv');
-  await writeLines(wxr, WXR_HEAD, POSTS, wxrItem, '</channel></rss>\n');
-  await writeLines(csv, 'id,name,description,price,active,published\n', ROWS, csvRow);
+  const realistic = join(dataDir, 'bench-realistic.xml');
+  if (CASES.has('6')) await writeLines(wxr, WXR_HEAD, POSTS, wxrItem, '</channel></rss>\n');
+  if (CASES.has('6b')) await writeRealisticWxr(realistic);
+  if (CASES.has('7')) await writeLines(csv, 'id,name,description,price,active,published\n', ROWS, csvRow);
   const kernelEnv = {
     CMS_DATA_DIR: dataDir,
     PORT: '0',
@@ -218,27 +233,40 @@ export async function runImportBench(): Promise<void> {
   try {
     const cookie = await signIn(kernel.url);
     const pid = kernel.child.pid!;
-    await importCase(
-      `6. POST /api/migration/import: generated WXR, ${POSTS} posts`,
-      kernel.url,
-      cookie,
-      pid,
-      wxr,
-      'bench-20k.xml',
-      'benchposts',
-      POSTS + 2,
-    ); // + its author and category
-    await importCase(
-      `7. POST /api/migration/import: generated CSV, ${ROWS} rows`,
-      kernel.url,
-      cookie,
-      pid,
-      csv,
-      'bench-200k.csv',
-      'benchrows',
-      ROWS,
-    );
-    await concurrentWriterCase(kernel.url, cookie, dataDir);
+    if (CASES.has('6'))
+      await importCase(
+        `6. POST /api/migration/import: generated WXR, ${POSTS} posts`,
+        kernel.url,
+        cookie,
+        pid,
+        wxr,
+        'bench-20k.xml',
+        'benchposts',
+        POSTS + 2,
+      ); // + its author and category
+    if (CASES.has('6b'))
+      await importCase(
+        `6b. POST /api/migration/import: realistic WordPress export (${REALISTIC_WXR.posts} posts, ${REALISTIC_WXR.comments} comments, ${REALISTIC_WXR.postmeta} postmeta)`,
+        kernel.url,
+        cookie,
+        pid,
+        realistic,
+        'bench-realistic.xml',
+        'benchreal',
+        realisticEntities(REALISTIC_WXR),
+      );
+    if (CASES.has('7'))
+      await importCase(
+        `7. POST /api/migration/import: generated CSV, ${ROWS} rows`,
+        kernel.url,
+        cookie,
+        pid,
+        csv,
+        'bench-200k.csv',
+        'benchrows',
+        ROWS,
+      );
+    if (CASES.has('8')) await concurrentWriterCase(kernel.url, cookie, dataDir);
   } finally {
     await stop(kernel.child);
     rmSync(dataDir, { recursive: true, force: true });

@@ -1,81 +1,16 @@
-import { z } from 'zod';
 import { ValidationError } from '../../kernel/errors.js';
 import type { CollectionDefinition } from './collection-schema.js';
-import { columnName, toColumn, valueSchema } from './field-types.js';
-import { STATUSES, type EntryStatus } from './list-query.js';
+import { readEntryInput, type CheckedInput } from './entry-values.js';
 
-/** Keys an entry carries that clients may send back unchanged; they are ignored on writes. */
-const READ_ONLY = new Set(['_id', 'syncId', 'createdAt', 'updatedAt', 'createdBy', 'updatedBy', 'version']);
-
-export interface CheckedInput {
-  /** Column -> stored value, for the fields present (on create: with defaults). */
-  columns: Record<string, unknown>;
-  /** Field name -> API value, for the fields present. */
-  values: Record<string, unknown>;
-  slug?: string;
-  status?: EntryStatus;
-}
-
-/** The body schema of a collection, built once per field list (a schema change brings a new list). */
-const bodySchemas = new WeakMap<object, z.ZodType>();
-function bodySchema(c: CollectionDefinition): z.ZodType {
-  let schema = bodySchemas.get(c.fields);
-  if (!schema) {
-    const shape: Record<string, z.ZodType> = {
-      slug: z.string().min(1).max(180).optional(),
-      status: z.enum(STATUSES).optional(),
-    };
-    for (const f of c.fields) shape[f.name] = valueSchema(f).nullable().optional();
-    schema = z.object(shape).strict();
-    bodySchemas.set(c.fields, schema);
-  }
-  return schema;
-}
+export { slugify, type CheckedInput } from './entry-values.js';
 
 /**
  * Checks an entry body against the collection's schema: unknown keys, each field's type, required
  * fields (on create after defaults; on update only when a required field is set to null). Every
- * problem is reported at once, naming its field.
+ * problem is reported at once, naming its field (entry-values.ts reads it; this throws the 400).
  */
 export function checkEntryInput(c: CollectionDefinition, body: unknown, mode: 'create' | 'update', pathPrefix = 'body'): CheckedInput {
-  if (!body || typeof body !== 'object' || Array.isArray(body))
-    throw new ValidationError('The entry must be a JSON object', [{ path: pathPrefix, message: 'expected an object' }]);
-  const input = Object.fromEntries(Object.entries(body as Record<string, unknown>).filter(([k]) => !READ_ONLY.has(k)));
-  const parsed = bodySchema(c).safeParse(input);
-  const issues: Array<{ path: string; message: string }> = [];
-  if (!parsed.success) {
-    for (const i of parsed.error.issues) {
-      if (i.code === 'unrecognized_keys')
-        for (const key of i.keys) issues.push({ path: `${pathPrefix}.${key}`, message: `'${key}' is not a field of ${c.name}` });
-      else issues.push({ path: [pathPrefix, ...i.path.map(String)].join('.'), message: i.message });
-    }
-  }
-  const data = (parsed.success ? parsed.data : {}) as Record<string, unknown>;
-  const values: Record<string, unknown> = {};
-  for (const f of c.fields) {
-    let v = data[f.name];
-    if (mode === 'create' && (v === undefined || v === null) && f.default !== undefined && f.default !== null)
-      v = valueSchema(f).parse(f.default);
-    const missing = v === null || (mode === 'create' && v === undefined);
-    if (f.required && missing && !issues.some((i) => i.path === `${pathPrefix}.${f.name}`))
-      issues.push({ path: `${pathPrefix}.${f.name}`, message: 'required' });
-    if (v !== undefined) values[f.name] = v;
-  }
-  if (issues.length)
-    throw new ValidationError(`Invalid entry for ${c.name}: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, issues);
-  const columns: Record<string, unknown> = {};
-  for (const f of c.fields) if (f.name in values) columns[columnName(f)] = toColumn(f, values[f.name]);
-  return { columns, values, slug: data.slug as string | undefined, status: data.status as EntryStatus | undefined };
-}
-
-/** A URL-safe slug: lower case, ASCII letters and digits joined by '-'. */
-export function slugify(text: string): string {
-  return text
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, 180)
-    .replace(/-+$/, '');
+  const { input, issues, message } = readEntryInput(c, body, mode, pathPrefix);
+  if (!input) throw new ValidationError(message ?? 'Invalid entry', issues);
+  return input;
 }

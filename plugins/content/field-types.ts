@@ -1,6 +1,9 @@
 import { DataTypes, type ModelAttributeColumnOptions } from 'sequelize';
 import { z } from 'zod';
-import { sanitizeRichText } from './rich-text.js';
+import { TEXT_MAX, valueSchema } from './field-values.js';
+
+/** The value codec (no database): field-values.ts, loaded by worker tasks too. */
+export { TEXT_MAX, valueSchema, columnName, toColumn, fromColumn } from './field-values.js';
 
 /** The field types of the API decisions, and `markdown` (Markdown source; rendered by rich-text.ts renderMarkdown). */
 export const FIELD_TYPES = ['text', 'richtext', 'markdown', 'number', 'boolean', 'date', 'select', 'media', 'relation', 'json'] as const;
@@ -24,8 +27,6 @@ export const FIELD_WIDGETS: Record<FieldType, readonly string[]> = {
 };
 const ALL_WIDGETS = [...new Set(Object.values(FIELD_WIDGETS).flat())] as [string, ...string[]];
 
-/** Longest value of a text or select field: it fits an index on MariaDB (utf8mb4) next to the tenant. */
-export const TEXT_MAX = 255;
 /** Long values (a MEDIUMTEXT column): no index, no unique, no sort. */
 export const LONG_TEXT_TYPES: readonly FieldType[] = ['richtext', 'markdown', 'json'];
 const NOT_INDEXABLE = LONG_TEXT_TYPES;
@@ -86,32 +87,6 @@ export const fieldSchema = z
   });
 export type FieldDefinition = z.output<typeof fieldSchema>;
 
-const ID = z.string().uuid();
-
-/** The zod schema of one field's value in an entry (null allowed: required is checked separately). */
-export function valueSchema(field: FieldDefinition): z.ZodType {
-  switch (field.type) {
-    case 'text':
-      return z.string().max(TEXT_MAX);
-    case 'richtext':
-    case 'markdown':
-      return z.string().max(1_000_000);
-    case 'number':
-      return z.number().finite();
-    case 'boolean':
-      return z.boolean();
-    case 'date':
-      return z.union([z.string().datetime({ offset: true }), z.string().date()]).transform((s) => new Date(s).toISOString());
-    case 'select':
-      return z.enum(field.options as [string, ...string[]]);
-    case 'media':
-    case 'relation':
-      return ID;
-    case 'json':
-      return z.unknown().refine((v) => v !== undefined && JSON.stringify(v).length <= 1_000_000, 'JSON of at most 1 MB');
-  }
-}
-
 /** MEDIUMTEXT (16 MB) on MariaDB; SQLite has one TEXT type. */
 export const longText = (dialect: string) => (dialect === 'sqlite' ? DataTypes.TEXT : DataTypes.TEXT('medium'));
 
@@ -130,25 +105,4 @@ export function columnOf(field: FieldDefinition, dialect: string): ModelAttribut
     json: longText(dialect),
   }[field.type];
   return { type, allowNull: true };
-}
-
-export const columnName = (field: { name: string }) => `f_${field.name}`;
-
-/** API value -> stored value: every writer of entry rows goes through here, so richtext is sanitised here (rich-text.ts). */
-export function toColumn(field: FieldDefinition, value: unknown): unknown {
-  if (value === null || value === undefined) return null;
-  if (field.type === 'richtext' && typeof value === 'string') return sanitizeRichText(value);
-  if (field.type === 'date') return new Date(value as string).getTime();
-  if (field.type === 'json') return JSON.stringify(value);
-  return value;
-}
-
-/** Stored value -> API value. */
-export function fromColumn(field: FieldDefinition, value: unknown): unknown {
-  if (value === null || value === undefined) return null;
-  if (field.type === 'date') return new Date(Number(value)).toISOString();
-  if (field.type === 'json') return JSON.parse(value as string);
-  if (field.type === 'boolean') return value === true || value === 1 || value === '1';
-  if (field.type === 'number') return Number(value);
-  return value;
 }

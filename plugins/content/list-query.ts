@@ -4,9 +4,9 @@ import { ValidationError } from '../../kernel/errors.js';
 import { refuseControlCharacters } from '../../kernel/http/refuse-control-characters.js';
 import type { CollectionDefinition } from './collection-schema.js';
 import { columnName, toColumn, valueSchema, type FieldDefinition } from './field-types.js';
+import { STATUSES, type EntryStatus } from './entry-values.js';
 
-export const STATUSES = ['draft', 'published', 'archived'] as const;
-export type EntryStatus = (typeof STATUSES)[number];
+export { STATUSES, type EntryStatus } from './entry-values.js';
 
 /** The list query of the decisions (page, limit, sort, search, status) plus a JSON filter. */
 export const listQuerySchema = z.object({

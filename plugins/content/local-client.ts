@@ -1,3 +1,4 @@
+import type { Transaction } from 'sequelize';
 import { z } from 'zod';
 import { ForbiddenError, AuthenticationRequiredError, ValidationError } from '../../kernel/errors.js';
 import { hasPermission, type Identity } from '../../kernel/http/identity.js';
@@ -5,6 +6,7 @@ import { collectionInput, collectionPatch, type CollectionInput, type Collection
 import { describeCollection, type CollectionsService } from './collections-service.js';
 import type { EntriesService, Entry } from './entries-service.js';
 import { listQuerySchema, STATUSES, type EntryStatus } from './list-query.js';
+import type { PreparedRow } from './prepared-row.js';
 
 export type CollectionInfo = ReturnType<typeof describeCollection>;
 export interface EntryList {
@@ -94,6 +96,19 @@ export class LocalClient {
       createMany: async (data: Array<Record<string, unknown>>): Promise<Entry[]> => {
         this.require('content:write');
         return service.createMany(collection, parse(z.array(z.record(z.string(), z.unknown())).min(1).max(100), data, 'entries'), identity);
+      },
+      /**
+       * Bulk creation of rows prepared off the event loop (the importers' worker task; see
+       * EntriesService.insertPrepared): one short transaction, at most 1,000 rows.
+       */
+      insertPrepared: async (
+        batch: { version: number; fields: string[]; rows: PreparedRow[] },
+        hooks?: { inTransaction?: (transaction: Transaction, entries: Entry[]) => Promise<void> },
+      ): Promise<Entry[]> => {
+        this.require('content:write');
+        if (!Array.isArray(batch?.rows) || batch.rows.length > 1000)
+          throw new ValidationError('At most 1,000 prepared rows per call', [{ path: 'rows', message: 'at most 1000' }]);
+        return service.insertPrepared(collection, batch, identity, hooks);
       },
       /** Which of these entry ids still exist. */
       existing: async (ids: string[]): Promise<Set<string>> => {

@@ -10,6 +10,7 @@ import { hasPermission, type Identity } from '../../kernel/http/identity.js';
 import { JobInterruptedError, type JobQueue } from '../../kernel/jobs.js';
 import type { Logger } from '../../kernel/logger.js';
 import type { WorkerPool } from '../../kernel/pool.js';
+import { DIST_ROOT } from '../../kernel/version.js';
 import type { ImportParseSummary } from '../../kernel/registries/contracts.js';
 import type {
   ApplyAnswer,
@@ -38,10 +39,13 @@ import { isCollectionName } from './field-names.js';
 import { buildPlan, type EntityMapping, type ImportPlan, type SafetyMode } from './planner.js';
 import type { ContentClientFactory, MediaClientFactory } from './ports.js';
 import { receiveImport } from './receive-upload.js';
+import type { PrepareResult } from './prepare-batch.js';
 import { runImport, type RunOutcome } from './runner.js';
 import type { ImportStore, JobRow, UploadRow } from './store.js';
 
 export const JOB_TYPE = 'importers.run';
+/** The pool task file that prepares spool records for writing (prepare-task.ts). */
+const PREPARE_TASK_FILE = join(DIST_ROOT, 'plugins', 'importers', 'prepare-task.js');
 /** The importers' data domain (the engine's domain id and the audit entries' `domain`). */
 export const IMPORTER_DOMAIN = 'importer';
 
@@ -623,6 +627,8 @@ export class ImportersService {
         content: this.deps.contentClient()(plan.identity),
         media: this.deps.mediaClient()(plan.identity),
         batchSize: this.deps.options.batchSize,
+        prepare: (task) => this.deps.pool.run<PrepareResult>('prepareImportBatch', task, PREPARE_TASK_FILE),
+        prepareAhead: Math.max(1, this.deps.pool.stats().maxThreads),
         ...(this.deps.options.fetchRemote
           ? {
               fetchRemote: {

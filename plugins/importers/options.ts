@@ -13,8 +13,8 @@ const schema = z.object({
   maxDepth: z.number().int().min(2).max(256).default(32),
   /** Hours an upload's job folder is kept when no run consumed it (IMPORT_RETENTION_HOURS). */
   retentionHours: z.number().positive().default(24),
-  /** Entities written per transaction. */
-  batchSize: z.number().int().min(1).max(100).default(100),
+  /** Records prepared per pool task and written per transaction (multi-row INSERTs). */
+  batchSize: z.number().int().min(1).max(1000).default(500),
   /** Entity count at or above which a run is a background job (the spec's 100). */
   inlineThreshold: z.number().int().min(1).default(100),
   /** Fetch attachments that only have a remote URL into the media library (IMPORT_FETCH_REMOTE); off: the URL is recorded. */

@@ -3,6 +3,8 @@
  * the container as `contentClient` and `mediaClient`; never imported from those plugins).
  */
 import type { Readable } from 'node:stream';
+import type { Transaction } from 'sequelize';
+import type { PreparedRow } from './prepare-batch.js';
 import type { Identity } from '../../kernel/http/identity.js';
 import type { ContentFieldType } from './field-names.js';
 
@@ -15,6 +17,8 @@ export interface FieldInfo {
 export interface CollectionInfo {
   name: string;
   fields: FieldInfo[];
+  /** The schema version (bumped by every change of the fields). */
+  version: number;
 }
 export interface EntryRef {
   _id: string;
@@ -24,6 +28,15 @@ export interface EntriesPort {
   /** One transaction, all or nothing (at most 100). */
   createMany(data: Array<Record<string, unknown>>): Promise<EntryRef[]>;
   update(id: string, data: Record<string, unknown>): Promise<EntryRef>;
+  /**
+   * Rows prepared by the importers' worker task (prepare-task.ts), created in one short transaction with
+   * their revisions (at most 1,000); `inTransaction` writes the ledger in the same transaction. Throws
+   * (nothing written) on a changed schema or a unique violation.
+   */
+  insertPrepared(
+    batch: { version: number; fields: string[]; rows: PreparedRow[] },
+    hooks?: { inTransaction?: (transaction: Transaction, entries: EntryRef[]) => Promise<void> },
+  ): Promise<EntryRef[]>;
   /** Which of these entry ids still exist (at most 1,000). */
   existing(ids: string[]): Promise<Set<string>>;
   list(options: { limit: number }): Promise<{ total: number }>;

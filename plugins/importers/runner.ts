@@ -1,16 +1,19 @@
-import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { realpath, rm } from 'node:fs/promises';
 import { basename, join, sep } from 'node:path';
 import { createInterface } from 'node:readline';
-import stringify from 'safe-stable-stringify';
+import type { Transaction } from 'sequelize';
 import type { Identity } from '../../kernel/http/identity.js';
 import type { ImportedEntity } from '../../kernel/registries/contracts.js';
-import { coerce, SOURCE_FIELD, type ContentFieldType } from './field-names.js';
+import { SOURCE_FIELD } from './field-names.js';
 import type { ImportPlan } from './planner.js';
-import type { ContentPort, MediaPort } from './ports.js';
+import type { CollectionInfo, ContentPort, MediaPort } from './ports.js';
+import { parseEntity, type PrepareInput, type PrepareResult, type PreparedItem, type PrepareTarget } from './prepare-batch.js';
 import { fetchRemoteFile, type RemoteFetchOptions } from './remote-fetch.js';
 import type { ImportStore } from './store.js';
+
+/** What mediaFor needs of a record. */
+type MediaRecord = Pick<ImportedEntity, 'entity' | 'externalId' | 'file' | 'line'>;
 
 /** Why records were skipped: counted per entity, and explained in the warnings. */
 export type SkipReason = 'alreadyImported' | 'unchanged' | 'duplicateInFile' | 'notMapped';
@@ -37,7 +40,12 @@ export interface RunInput {
   content: ContentPort;
   media: MediaPort;
   store: ImportStore;
+  /** Spool records per prepared batch and per write transaction (at most 1,000). */
   batchSize: number;
+  /** Prepares a batch of spool lines in the worker pool (prepare-task.ts). */
+  prepare(input: PrepareInput): Promise<PrepareResult>;
+  /** Batches prepared ahead of the one being written (the pool's threads). */
+  prepareAhead?: number;
   /** Set when attachments known only by URL are fetched into the media library (else the URL is recorded). */
   fetchRemote?: RemoteFetchOptions;
   /** After each batch; a rejection stops the run (the stream's client went away). */
@@ -52,20 +60,19 @@ export interface RunInput {
 }
 
 const MAX_WARNINGS = 200;
-const externalKey = (id: string) => (id.length <= 191 ? id : `sha256:${createHash('sha256').update(id).digest('hex')}`);
-const checksumOf = (e: ImportedEntity) =>
-  createHash('sha256')
-    .update(stringify({ d: e.data, s: e.status ?? null, f: e.file ?? null }) ?? '')
-    .digest('hex');
 /** A URL for a warning: any user:password part is left out. */
 const withoutCredentials = (url: string) => url.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/@\s]*@/i, '$1');
 const messageOf = (err: unknown) => (err as Error)?.message ?? String(err);
 
 /**
- * Writes the spool file's entities into their target collections: read line by line (readline), in
- * batches (one transaction per batch through the content SDK's createMany; a refused batch is retried
- * entity by entity so one bad record fails alone), with the delta ledger (import_links): a record
- * imported before is skipped (add) or updated when its data changed (merge).
+ * Writes the spool file's entities into their target collections. The spool is read line by line
+ * (readline, paused while the writes catch up); each batch of lines is prepared in the worker pool
+ * (prepare-task.ts: mapped, coerced, checked against the schema, rich text sanitised, checksummed), a
+ * few batches ahead of the one being written, so the event loop only writes: per batch and entity one
+ * ledger query, then one short transaction (the content SDK's insertPrepared: multi-row INSERTs of the
+ * entries, their revisions and their ledger rows). A refused batch is retried entity by entity so one
+ * bad record fails alone. The delta ledger (import_links): a record imported before is skipped (add)
+ * or updated when its data changed (merge).
  */
 export async function runImport(input: RunInput): Promise<RunOutcome> {
   const { plan, identity, store, content } = input;
@@ -100,21 +107,32 @@ export async function runImport(input: RunInput): Promise<RunOutcome> {
     existing.add(s.name);
     scaffolded.push(s.name);
   }
-  const fieldTypes = new Map<string, Map<string, ContentFieldType>>();
-  for (const name of new Set(targets.values())) {
-    const c = await content.collections.get(name);
-    fieldTypes.set(name, new Map(c.fields.map((f) => [f.name, f.type])));
-  }
+  const infos = new Map<string, CollectionInfo>();
+  for (const name of new Set(targets.values())) infos.set(name, await content.collections.get(name));
   const mappings = new Map<string, Map<string, string>>();
   for (const m of plan.fieldMappings)
     if (m.targetField) (mappings.get(m.entity) ?? mappings.set(m.entity, new Map()).get(m.entity)!).set(m.sourceField, m.targetField);
+  const prepareTargets: Record<string, PrepareTarget> = {};
+  for (const [entity, collection] of targets) {
+    const info = infos.get(collection)!;
+    const map = Object.fromEntries(mappings.get(entity) ?? []);
+    const media = map.file && info.fields.find((f) => f.name === map.file)?.type === 'media' ? map.file : undefined;
+    prepareTargets[entity] = {
+      collection,
+      version: info.version,
+      fields: info.fields as PrepareTarget['fields'],
+      map,
+      ...(media ? { mediaField: media } : {}),
+      source: info.fields.some((f) => f.name === SOURCE_FIELD),
+    };
+  }
   const workRoot = await realpath(input.workDir);
   const importedAt = new Date().toISOString();
 
   /** Remote attachments fetched in this run, by URL (one media record per URL). */
   const fetched = new Map<string, string | null>();
   let fetchCount = 0;
-  const remoteMedia = async (e: ImportedEntity, url: string): Promise<string | null> => {
+  const remoteMedia = async (e: MediaRecord, url: string): Promise<string | null> => {
     if (fetched.has(url)) return fetched.get(url)!;
     const target = join(workRoot, `remote-${++fetchCount}`);
     let id: string | null = null;
@@ -131,7 +149,7 @@ export async function runImport(input: RunInput): Promise<RunOutcome> {
     return id;
   };
 
-  const mediaFor = async (e: ImportedEntity): Promise<string | null> => {
+  const mediaFor = async (e: MediaRecord): Promise<string | null> => {
     if (!e.file?.path && e.file?.url && input.fetchRemote) return remoteMedia(e, e.file.url);
     if (!e.file?.path) return null;
     let real: string;
@@ -153,78 +171,90 @@ export async function runImport(input: RunInput): Promise<RunOutcome> {
     }
   };
 
-  const bodyOf = async (e: ImportedEntity, collection: string): Promise<Record<string, unknown>> => {
-    const types = fieldTypes.get(collection)!;
-    const map = mappings.get(e.entity) ?? new Map<string, string>();
-    const body: Record<string, unknown> = {};
-    const data = e.file?.url && e.data.url === undefined ? { ...e.data, url: e.file.url } : e.data;
-    for (const [source, value] of Object.entries(data)) {
-      const target = map.get(source);
-      const type = target ? types.get(target) : undefined;
-      if (!target || !type) continue;
-      const v = coerce(value, type);
-      if (v === undefined) warn(`${e.entity} ${e.externalId}: '${source}' is not a valid ${type}, left empty`, e.line);
-      else body[target] = v;
-    }
-    const mediaField = map.get('file');
-    if (mediaField && types.get(mediaField) === 'media') {
-      const id = await mediaFor(e);
-      if (id) body[mediaField] = id;
-    } else if (e.file?.path || (e.file?.url && input.fetchRemote)) await mediaFor(e);
-    if (types.has(SOURCE_FIELD)) body[SOURCE_FIELD] = { format: plan.format, importedAt, externalId: e.externalId, entity: e.entity };
-    if (e.status) body.status = e.status;
+  /** An attachment's record: its media first (as before the bulk path), then its body. */
+  const attachmentBody = async (item: PreparedItem): Promise<Record<string, unknown>> => {
+    const body = { ...item.body };
+    const media = prepareTargets[item.entity]?.mediaField;
+    if (media) {
+      const id = await mediaFor(item);
+      if (id) body[media] = id;
+    } else await mediaFor(item);
+    return body;
+  };
+  /** The body of a prepared row for the one-by-one path (the API checks and sanitises it again). */
+  const bodyOf = (item: PreparedItem): Record<string, unknown> => {
+    if (item.body) return item.body;
+    const body: Record<string, unknown> = { status: item.row!.status };
+    for (const [k, v] of Object.entries(item.row!.entry)) if (v !== null) body[k] = v;
     return body;
   };
 
-  const link = async (e: ImportedEntity, collection: string, entryId: string, checksum: string) => {
-    const where = { tenant_id: tenantId, collection, format: plan.format, entity: e.entity, external_id: externalKey(e.externalId) };
-    const [n] = await store.links.update({ entry_id: entryId, checksum, updated_at: Date.now() }, { where });
-    if (n === 0) await store.links.create({ ...where, entry_id: entryId, checksum, updated_at: Date.now() }).catch(() => undefined);
+  const link = async (e: PreparedItem, collection: string, entryId: string, transaction?: unknown) => {
+    const where = { tenant_id: tenantId, collection, format: plan.format, entity: e.entity, external_id: e.key };
+    const t = transaction ? { transaction: transaction as never } : {};
+    const [n] = await store.links.update({ entry_id: entryId, checksum: e.checksum, updated_at: Date.now() }, { where, ...t });
+    if (n === 0)
+      await store.links.create({ ...where, entry_id: entryId, checksum: e.checksum, updated_at: Date.now() }, t).catch(() => undefined);
   };
 
-  const flushEntity = async (entity: string, group: ImportedEntity[]) => {
+  const flushEntity = async (entity: string, group: PreparedItem[]) => {
     const r = (results[entity] ??= { imported: 0, failed: 0, skipped: 0, updated: 0 });
     const collection = targets.get(entity);
     if (!collection) {
       for (let i = 0; i < group.length; i++) skip(r, 'notMapped');
       return;
     }
+    const entries = content.entries(collection);
     const links = await store.linksFor(
       tenantId,
       plan.format,
       entity,
       collection,
-      group.map((e) => externalKey(e.externalId)),
+      group.map((e) => e.key),
     );
     // A record imported before whose entry was deleted since is imported again (the ledger only remembers).
-    const alive = await content.entries(collection).existing([...new Set([...links.values()].map((l) => l.entry_id))]);
-    const creates: Array<{ e: ImportedEntity; body: Record<string, unknown>; checksum: string }> = [];
+    const alive = await entries.existing([...new Set([...links.values()].map((l) => l.entry_id))]);
+    const creates: PreparedItem[] = [];
     const seen = new Set<string>();
+    const fail = (e: PreparedItem, err: unknown) => {
+      r.failed++;
+      warn(`${entity} ${e.externalId}: ${messageOf(err)}`, e.line);
+    };
+    const createOne = async (e: PreparedItem, body: Record<string, unknown>) => {
+      try {
+        const entry = await entries.create(body);
+        input.created?.push({ collection, id: entry._id });
+        await link(e, collection, entry._id);
+        r.imported++;
+      } catch (err) {
+        fail(e, err);
+      }
+    };
     for (const e of group) {
-      const key = externalKey(e.externalId);
-      const checksum = checksumOf(e);
-      const prior = links.get(key);
+      const prior = links.get(e.key);
       const known = prior && alive.has(prior.entry_id) ? prior : undefined;
-      if (seen.has(key)) {
+      if (seen.has(e.key)) {
         warn(`${entity} ${e.externalId}: the same external id appears twice, later one skipped`, e.line);
         skip(r, 'duplicateInFile');
         continue;
       }
-      seen.add(key);
+      seen.add(e.key);
       if (known && plan.mode === 'add') {
         skip(r, 'alreadyImported');
         continue;
       }
-      if (known && known.checksum === checksum) {
+      if (known && known.checksum === e.checksum) {
         skip(r, 'unchanged');
         continue;
       }
+      for (const note of e.notes ?? []) warn(`${e.entity} ${e.externalId}: ${note}`, e.line);
+      let body: Record<string, unknown> | undefined;
       try {
-        const body = await bodyOf(e, collection);
+        if (e.file) body = await attachmentBody(e);
         if (known) {
           try {
-            await content.entries(collection).update(known.entry_id, body);
-            await link(e, collection, known.entry_id, checksum);
+            await entries.update(known.entry_id, body ?? bodyOf(e));
+            await link(e, collection, known.entry_id);
             r.updated++;
             r.imported++;
             continue;
@@ -232,92 +262,107 @@ export async function runImport(input: RunInput): Promise<RunOutcome> {
             if ((err as { code?: string }).code !== 'ENTRY_NOT_FOUND') throw err;
           }
         }
-        creates.push({ e, body, checksum });
       } catch (err) {
-        r.failed++;
-        warn(`${entity} ${e.externalId}: ${messageOf(err)}`, e.line);
+        fail(e, err);
+        continue;
       }
+      if (body) await createOne(e, body);
+      else if (e.invalid) fail(e, { message: e.invalid });
+      else creates.push(e);
     }
     if (!creates.length) return;
-    const entries = content.entries(collection);
+    const info = infos.get(collection)!;
     try {
-      const made = await entries.createMany(creates.map((c) => c.body));
+      const made = await entries.insertPrepared(
+        { version: info.version, fields: info.fields.map((f) => f.name), rows: creates.map((c) => c.row!) },
+        {
+          // The ledger rows in the entries' own transaction: an entry is never left without its source id.
+          inTransaction: async (transaction, rows) => {
+            const now = Date.now();
+            const fresh = rows.flatMap((entry, i) => (links.has(creates[i]!.key) ? [] : [{ entry, c: creates[i]! }]));
+            await store.insertLinks(
+              fresh.map(({ entry, c }) => ({
+                tenant_id: tenantId,
+                format: plan.format,
+                entity: c.entity,
+                external_id: c.key,
+                collection,
+                entry_id: entry._id,
+                checksum: c.checksum,
+                updated_at: now,
+              })),
+              transaction as Transaction,
+            );
+            for (const [i, entry] of rows.entries())
+              if (links.has(creates[i]!.key)) await link(creates[i]!, collection, entry._id, transaction);
+          },
+        },
+      );
       for (const entry of made) input.created?.push({ collection, id: entry._id });
-      // New source ids: one multi-row insert per batch (a statement per row would commit, and on SQLite sync, per row).
-      const fresh = made.flatMap((entry, i) => (links.has(externalKey(creates[i]!.e.externalId)) ? [] : [{ entry, c: creates[i]! }]));
-      if (fresh.length) {
-        const now = Date.now();
-        await store.links.bulkCreate(
-          fresh.map(({ entry, c }) => ({
-            tenant_id: tenantId,
-            format: plan.format,
-            entity: c.e.entity,
-            external_id: externalKey(c.e.externalId),
-            collection,
-            entry_id: entry._id,
-            checksum: c.checksum,
-            updated_at: now,
-          })),
-          { ignoreDuplicates: true },
-        );
-      }
-      for (const [i, entry] of made.entries())
-        if (links.has(externalKey(creates[i]!.e.externalId))) await link(creates[i]!.e, collection, entry._id, creates[i]!.checksum);
       r.imported += made.length;
     } catch {
-      // One transaction refused: entity by entity, so a bad record fails alone and is named.
-      for (const c of creates) {
-        try {
-          const entry = await entries.create(c.body);
-          input.created?.push({ collection, id: entry._id });
-          await link(c.e, collection, entry._id, c.checksum);
-          r.imported++;
-        } catch (err) {
-          r.failed++;
-          warn(`${entity} ${c.e.externalId}: ${messageOf(err)}`, c.e.line);
-        }
-      }
+      // The transaction was refused (a unique field, a changed schema): entity by entity, so a bad record fails alone and is named.
+      for (const c of creates) await createOne(c, bodyOf(c));
     }
   };
 
   const total = plan.operations.reduce((n, o) => n + o.count, 0);
   let processed = input.resume?.processed ?? 0;
   let toSkip = processed;
-  let batch: ImportedEntity[] = [];
-  const flush = async () => {
-    const groups = new Map<string, ImportedEntity[]>();
-    for (const e of batch) (groups.get(e.entity) ?? groups.set(e.entity, []).get(e.entity)!).push(e);
+  let stopped = false;
+  const write = async (batch: { items: PreparedItem[]; warnings: RunOutcome['warnings'] }) => {
+    for (const w of batch.warnings) warn(w.message, w.line);
+    const groups = new Map<string, PreparedItem[]>();
+    for (const e of batch.items) (groups.get(e.entity) ?? groups.set(e.entity, []).get(e.entity)!).push(e);
     for (const [entity, group] of groups) await flushEntity(entity, group);
-    processed += batch.length;
-    batch = [];
+    processed += batch.items.length;
     await input.progress(processed, total);
+    if (input.shouldStop?.()) stopped = true;
   };
+  const common = {
+    format: plan.format,
+    importedAt,
+    mode: plan.mode,
+    fetchRemote: Boolean(input.fetchRemote),
+    targets: prepareTargets,
+    sourceField: SOURCE_FIELD,
+  };
+  // Batches being prepared in the pool, in spool order; their results are written one after the other.
+  const ahead: Array<Promise<{ items: PreparedItem[]; warnings: RunOutcome['warnings'] }>> = [];
+  const submit = (lines: string[], firstLine: number) => {
+    const task = input.prepare({ ...common, lines, firstLine }).then((res) => {
+      if (!res.ok) throw new Error(`the import's records could not be prepared: ${res.issues.map((i) => i.message).join('; ')}`);
+      return res.value;
+    });
+    task.catch(() => undefined); // awaited in order below; a run that stops first leaves it
+    ahead.push(task);
+  };
+  const depth = Math.max(1, input.prepareAhead ?? 2);
+  const batchSize = Math.max(1, Math.min(1000, input.batchSize));
   const lines = createInterface({ input: createReadStream(input.spoolPath, { encoding: 'utf8' }), crlfDelay: Infinity });
   let n = 0;
+  let chunk: string[] = [];
+  let first = 1;
   try {
     for await (const line of lines) {
       n++;
-      if (!line.trim()) continue;
-      let e: ImportedEntity;
-      try {
-        e = JSON.parse(line) as ImportedEntity;
-        if (!e || typeof e.entity !== 'string' || typeof e.externalId !== 'string' || !e.data || typeof e.data !== 'object')
-          throw new Error('not an entity');
-      } catch {
-        warn(`spool line ${n} is not a valid entity, skipped`);
-        continue;
-      }
       if (toSkip > 0) {
-        toSkip--; // written before the interruption
+        // Written before the interruption: passed over (counting valid records, as they were counted).
+        if (!line.trim()) continue;
+        if (parseEntity(line)) toSkip--;
+        else warn(`spool line ${n} is not a valid entity, skipped`);
         continue;
       }
-      batch.push(e);
-      if (batch.length >= input.batchSize) {
-        await flush();
-        if (input.shouldStop?.()) break;
-      }
+      if (!chunk.length) first = n;
+      chunk.push(line);
+      if (chunk.length < batchSize) continue;
+      submit(chunk, first);
+      chunk = [];
+      if (ahead.length > depth) await write(await ahead.shift()!);
+      if (stopped) break;
     }
-    if (batch.length) await flush();
+    if (!stopped && chunk.length) submit(chunk, first);
+    while (!stopped && ahead.length) await write(await ahead.shift()!);
   } finally {
     lines.close();
   }

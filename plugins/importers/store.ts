@@ -1,4 +1,5 @@
 import { DataTypes, Model, Op, type Sequelize, type Transaction } from 'sequelize';
+import { insertRows } from '../../kernel/db/insert-rows.js';
 
 export class UploadRow extends Model {
   declare id: string;
@@ -147,6 +148,25 @@ export class ImportStore {
       transaction,
     });
     return new Map(rows.map((r) => [r.external_id, r]));
+  }
+
+  /**
+   * New ledger rows in multi-row INSERTs (plain rows, no model instances: kernel/db/insert-rows.ts),
+   * inside the caller's transaction (the entries' own).
+   */
+  async insertLinks(
+    rows: Array<Pick<LinkRow, 'tenant_id' | 'format' | 'entity' | 'external_id' | 'collection' | 'entry_id' | 'checksum' | 'updated_at'>>,
+    transaction: Transaction,
+  ): Promise<void> {
+    if (!rows.length) return;
+    const columns = ['tenant_id', 'format', 'entity', 'external_id', 'collection', 'entry_id', 'checksum', 'updated_at'] as const;
+    await insertRows(
+      this.sequelize,
+      this.sequelize.getQueryInterface().quoteIdentifier('import_links'),
+      [...columns],
+      rows.map((r) => columns.map((c) => r[c])),
+      transaction,
+    );
   }
 
   /** How many records of earlier imports of this format each entity has in each collection: entity -> collection -> count. */

@@ -45,7 +45,7 @@ describe('unit: importer options and analysis', () => {
       );
       assert.throws(() => parseImporterOptions({}, { maxLineBytes: '-5' }), BootError);
       assert.throws(
-        () => parseImporterOptions({ batchSize: 1000 }),
+        () => parseImporterOptions({ batchSize: 1001 }),
         (err: unknown) => err instanceof BootError && /batchSize/.test(err.message),
       );
     });
