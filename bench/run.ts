@@ -2,8 +2,8 @@
  * npm run bench: measures, in one run on this machine, (0) cold start and idle memory against a bare
  * Koa server started the same way (bench/startup.ts), (1) GET /api/health on the kernel against a
  * bare Koa server returning the same JSON, (2) a cached collection list read with a website token,
- * with and without If-None-Match, against the same baseline, and (3) health throughput alone, while
- * passwords are hashed through the worker pool, and while they are hashed on the event loop; then the
+ * with and without If-None-Match, against the same baseline, and (3) health throughput alone and during a
+ * storm of real sign-ins (bench/login-storm.ts); then the
  * media cases (bench/media.ts), the import cases (bench/import.ts) and the data-operation cases
  * (bench/data-ops.ts: backup create/restore of 100,000 entries, config plans over 1,000 roles, backup create with 1 GiB of media; `BENCH_DATAOPS_CASES` picks)
  * and the content-transfer cases (bench/content-transfer.ts: a 100,000-entry package exported and imported, a 10,000-entry sync; `BENCH_TRANSFER_CASES` picks)
@@ -21,6 +21,7 @@ import { runCacheFloodBench } from './cache-flood.js';
 import { runContentTransferBench } from './content-transfer.js';
 import { runDataOpsBench } from './data-ops.js';
 import { runImportBench } from './import.js';
+import { runLoginStormBench } from './login-storm.js';
 import { runMediaBench } from './media.js';
 import { benchKernelEnv, seedPosts } from './seed-posts.js';
 import { runStartupBench } from './startup.js';
@@ -58,28 +59,12 @@ async function main(): Promise<void> {
     line('list with If-None-Match (304)', conditional);
     console.log(`ratio list/bare: throughput ${ratio(list.rps, bareFig.rps)}, p99 ${ratio(list.p99, bareFig.p99)}`);
     console.log(`ratio list 304/bare: throughput ${ratio(conditional.rps, bareFig.rps)}, p99 ${ratio(conditional.p99, bareFig.p99)}\n`);
-
-    console.log('## 3. GET /api/health while passwords are hashed (bcrypt, 10 rounds, 4 connections)');
-    const alone = await load(`${kernel.url}/api/health`);
-    const [withPool, poolHashes] = await Promise.all([
-      load(`${kernel.url}/api/health`),
-      load(`${kernel.url}/api/bench/hash`, { method: 'POST', connections: 4 }),
-    ]);
-    const [withInline, inlineHashes] = await Promise.all([
-      load(`${kernel.url}/api/health`),
-      load(`${kernel.url}/api/bench/hash-inline`, { method: 'POST', connections: 4 }),
-    ]);
-    line('health alone', alone);
-    line('health + hashing in the worker pool', withPool, `   (hashes ${poolHashes.rps}/s)`);
-    line('health + hashing on the event loop (contrast)', withInline, `   (hashes ${inlineHashes.rps}/s)`);
-    console.log(`ratio with pool hashing / alone: throughput ${ratio(withPool.rps, alone.rps)}, p99 ${ratio(withPool.p99, alone.p99)}`);
-    console.log(
-      `ratio with event-loop hashing / alone: throughput ${ratio(withInline.rps, alone.rps)}, p99 ${ratio(withInline.p99, alone.p99)}`,
-    );
   } finally {
     await Promise.all([stop(kernel.child), stop(bare.child)]);
     rmSync(dataDir, { recursive: true, force: true });
   }
+  await runLoginStormBench();
+  console.log();
   await runMediaBench();
   await runImportBench();
   await runDataOpsBench();

@@ -89,6 +89,11 @@ export const configSchema = z.object({
     .object({
       maxThreads: z.number().int().min(1).max(64).default(Math.max(1, availableParallelism())),
       idleTimeoutMs: z.number().int().min(0).default(30000),
+      /**
+       * Added to the nice value of each worker thread (Linux: per thread), so the event loop wins the CPU
+       * from password hashing, parsing and checksums when both want it; 0 keeps the process's priority.
+       */
+      niceIncrement: z.number().int().min(0).max(19).default(10),
     })
     .prefault({}),
   runtime: z
@@ -183,6 +188,7 @@ export const ENV_VARS: Record<string, [string, EnvKind]> = {
   CMS_RATE_LIMIT_ENABLED: ['rateLimit.enabled', 'bool'],
   CMS_RATE_LIMIT_POINTS: ['rateLimit.points', 'int'],
   CMS_POOL_MAX_THREADS: ['pool.maxThreads', 'int'],
+  CMS_POOL_NICE_INCREMENT: ['pool.niceIncrement', 'int'],
   CMS_BULK_HEAP_GROWTH_PERCENT: ['runtime.bulkHeapGrowthPercent', 'int'],
   CMS_JOBS_ENABLED: ['jobs.enabled', 'bool'],
   CMS_JOBS_POLL_MS: ['jobs.pollIntervalMs', 'int'],

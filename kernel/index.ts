@@ -220,7 +220,11 @@ export class Kernel {
       await this.redis.connect();
       await this.events.connectRedis(redis.url, redis.prefix);
     }
-    this.pool = new WorkerPool({ maxThreads: this.config.pool.maxThreads, idleTimeoutMs: this.config.pool.idleTimeoutMs });
+    this.pool = new WorkerPool({
+      maxThreads: this.config.pool.maxThreads,
+      idleTimeoutMs: this.config.pool.idleTimeoutMs,
+      niceIncrement: this.config.pool.niceIncrement,
+    });
   }
 
   private listen(): Promise<void> {

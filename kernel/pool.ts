@@ -30,13 +30,16 @@ export class WorkerPool {
   private inFlight = 0;
   private readonly settled = new Set<() => void>();
 
-  constructor(options: { maxThreads: number; idleTimeoutMs: number; filename?: string }) {
+  constructor(options: { maxThreads: number; idleTimeoutMs: number; niceIncrement?: number; filename?: string }) {
     this.piscina = new Piscina({
       filename: options.filename ?? join(DIST_ROOT, 'workers', 'tasks.js'),
       maxThreads: options.maxThreads,
       // No thread at idle: the first task starts one (measured: see README "Benchmarks"), idleTimeout ends it again.
       minThreads: 0,
       idleTimeout: options.idleTimeoutMs,
+      // A lower priority for the worker threads (piscina applies it with the optional @napi-rs/nice, per thread
+      // on Linux): when hashing and requests want the same core, the event loop gets it (README "Benchmarks", 3).
+      niceIncrement: options.niceIncrement ?? 0,
       // Piscina loads a task file with require() first; on Node 20.19+ that is require(esm), which has crashed
       // the whole process (a V8 fatal error in a worker) when racing a worker's start or end. Without it,
       // piscina falls back to import(), the ordinary ESM loader.

@@ -1,8 +1,10 @@
 import { expect } from 'chai';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { getPriority } from 'node:os';
 import { join } from 'node:path';
 import { WorkerPool } from '../../kernel/pool.js';
+import { DIST_ROOT } from '../../kernel/version.js';
 import { fixturePlugin, startTestKernel, tempDir } from '../helpers/kernel.js';
 
 describe('worker pool', function () {
@@ -96,6 +98,22 @@ describe('worker pool', function () {
       expect((await t.request('/api/system/pool', { identity: 'viewer' })).status).to.equal(403);
     } finally {
       await t.close();
+    }
+  });
+
+  it('runs its threads at a lower priority than the event loop (niceIncrement), so requests win the CPU', async function () {
+    if (process.platform !== 'linux') this.skip(); // the nice value is per thread only on Linux
+    const file = join(DIST_ROOT, 'test', 'helpers', 'thread-priority-task.js');
+    const base = getPriority(0);
+    const lowered = new WorkerPool({ maxThreads: 1, idleTimeoutMs: 1000, niceIncrement: 7 });
+    const level = new WorkerPool({ maxThreads: 1, idleTimeoutMs: 1000, niceIncrement: 0 });
+    try {
+      expect(await lowered.run<number>('threadPriority', {}, file)).to.equal(Math.min(19, base + 7));
+      expect(await level.run<number>('threadPriority', {}, file)).to.equal(base);
+      // The event loop's own thread keeps its priority.
+      expect(getPriority(0)).to.equal(base);
+    } finally {
+      await Promise.all([lowered.close(), level.close()]);
     }
   });
 
