@@ -17,12 +17,14 @@ import type {
   StoredPlan,
 } from '../../plugins/data-ops/public.js';
 import { applyBodySchema } from '../../plugins/data-ops/public.js';
+import { existsSync } from 'node:fs';
 import { tempDir } from './kernel.js';
 
 /**
  * A tiny real data domain for the engine's tests: rows {name, value} of the table data_ops_fixture_rows,
  * per tenant. Input `{rows: [{name, value}], failAt?, delayMs?}`: `failAt` (1-based) makes the failAt-th
  * applied operation throw (after the ones before it wrote), `delayMs` makes each operation wait (lock tests),
+ * `releaseFile` makes the first operation wait (inside the apply, lock held; at most 60 s) until that file exists,
  * `outside` names rows whose operations are planned with `outsideTransaction: true` (written without the
  * transaction, each returning an Undo).
  * Two domains: `fixture` (transactional, inline below 50 entities) and `fixture-undo` (transactional:
@@ -35,6 +37,7 @@ const inputSchema = z.object({
   rows: z.array(z.object({ name: z.string().min(1).max(64), value: z.string().max(200) })).max(10_000),
   failAt: z.number().int().min(1).optional(),
   delayMs: z.number().int().min(0).max(10_000).optional(),
+  releaseFile: z.string().max(4096).optional(),
   snapshotFails: z.boolean().optional(),
   blocked: z.string().optional(),
   outside: z.array(z.string()).max(100).optional(),
@@ -130,6 +133,10 @@ function fixtureDomain(id: string, transactional: boolean, sequelize: () => Sequ
       const input = ctx.plan.input as FixtureInput;
       const p = op.payload as Payload;
       if (input.delayMs) await new Promise((r) => setTimeout(r, input.delayMs));
+      if (input.releaseFile && p.index === 1) {
+        const deadline = Date.now() + 60_000;
+        while (!existsSync(input.releaseFile) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      }
       if (input.failAt === p.index) throw new Error(`injected failure at operation ${p.index}`);
       const t = ctx.transaction;
       // An operation run outside the transaction must undo itself like a non-transactional domain's.
