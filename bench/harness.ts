@@ -2,6 +2,7 @@ import { createWriteStream } from 'node:fs';
 /** What every bench file shares: child servers, bounded autocannon loads, and the printed figures. */
 import { spawn, type ChildProcess } from 'node:child_process';
 import autocannon from 'autocannon';
+import { childNodeArgs } from './node-args.js';
 
 export const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 export const CONNECTIONS = 50;
@@ -18,8 +19,7 @@ export interface Figures {
 /** Starts `node <args>` and resolves once it prints "listening on http://...". */
 export function startChild(args: string[], env: NodeJS.ProcessEnv, cwd: string): Promise<{ child: ChildProcess; url: string }> {
   return new Promise((resolve, reject) => {
-    // BENCH_CHILD_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") profiles the servers, not the bench.
-    const nodeArgs = (process.env.BENCH_CHILD_NODE_ARGS ?? '').split(' ').filter(Boolean);
+    const nodeArgs = childNodeArgs(args[0]!);
     const child = spawn(process.execPath, [...nodeArgs, ...args], {
       env: { ...process.env, ...env },
       cwd,

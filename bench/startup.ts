@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ratio, stop } from './harness.js';
+import { childNodeArgs } from './node-args.js';
 import { DIST_ROOT } from '../kernel/version.js';
 
 const RUNS = Number(process.env.STARTUP_RUNS ?? 3);
@@ -24,7 +25,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Spawns `node <args>`, polls /api/health on the port it prints until a 200; ms to that 200 and the RSS after the idle wait. */
 async function startOnce(args: string[], env: NodeJS.ProcessEnv, cwd: string): Promise<{ ms: number; rss: number }> {
-  const nodeArgs = (process.env.BENCH_CHILD_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const nodeArgs = childNodeArgs(args[0]!);
   const started = performance.now();
   const child: ChildProcess = spawn(process.execPath, [...nodeArgs, ...args], {
     env: { ...process.env, ...env },
