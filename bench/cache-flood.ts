@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { DIST_ROOT } from '../kernel/version.js';
 import { CONNECTIONS, SECONDS, signIn, startChild, stop } from './harness.js';
+import { benchKernelEnv } from './seed-posts.js';
 
 const MiB = 1024 * 1024;
 /** The flood kernel's cache bounds (small, so an 8 s flood on a slow machine passes them): store and list layer. */
@@ -68,15 +69,7 @@ async function cacheFigures(url: string, cookie: string): Promise<string> {
 export async function runCacheFloodBench(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'cms-bench-flood-'));
   const env = {
-    CMS_DATA_DIR: dataDir,
-    PORT: '0',
-    HOST: '127.0.0.1',
-    LOG_LEVEL: 'warn',
-    CMS_RATE_LIMIT_ENABLED: 'false',
-    REDIS_URL: '',
-    DB_TYPE: 'sqlite',
-    CMS_SETUP_ADMIN_EMAIL: 'bench@example.com',
-    CMS_SETUP_ADMIN_PASSWORD: 'benchmark password',
+    ...benchKernelEnv(dataDir),
     CMS_CACHE_MAX_MB: String(STORE_MB),
     CMS_CACHE_LOCAL_MAX_MB: String(LOCAL_MB),
   };

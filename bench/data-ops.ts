@@ -31,6 +31,7 @@ import { QueryTypes, Sequelize } from 'sequelize';
 import { signIn, startChild, stop } from './harness.js';
 import { sqliteModule } from '../kernel/db/sqlite-module.js';
 import { DIST_ROOT } from '../kernel/version.js';
+import { benchKernelEnv } from './seed-posts.js';
 
 const ENTRIES = Number(process.env.BENCH_BACKUP_ENTRIES ?? 100_000);
 const ROLES = Number(process.env.BENCH_CONFIG_ROLES ?? 1_000);
@@ -306,15 +307,7 @@ async function configCase(call: Call, db: Sequelize, dataDir: string): Promise<v
 }
 
 export const kernelEnvOf = (dataDir: string): NodeJS.ProcessEnv => ({
-  CMS_DATA_DIR: dataDir,
-  PORT: '0',
-  HOST: '127.0.0.1',
-  LOG_LEVEL: 'warn',
-  CMS_RATE_LIMIT_ENABLED: 'false',
-  REDIS_URL: '',
-  DB_TYPE: 'sqlite',
-  CMS_SETUP_ADMIN_EMAIL: 'bench@example.com',
-  CMS_SETUP_ADMIN_PASSWORD: 'benchmark password',
+  ...benchKernelEnv(dataDir),
 });
 
 /**

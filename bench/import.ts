@@ -20,6 +20,7 @@ import autocannon from 'autocannon';
 import { signIn, startChild, stop } from './harness.js';
 import { DIST_ROOT } from '../kernel/version.js';
 import { REALISTIC_WXR, realisticEntities, writeRealisticWxr } from './wxr-realistic.js';
+import { benchKernelEnv } from './seed-posts.js';
 
 const POSTS = Number(process.env.BENCH_WXR_POSTS ?? 20_000);
 const ROWS = Number(process.env.BENCH_CSV_ROWS ?? 200_000);
@@ -219,15 +220,7 @@ export async function runImportBench(): Promise<void> {
   if (CASES.has('6b')) await writeRealisticWxr(realistic);
   if (CASES.has('7')) await writeLines(csv, 'id,name,description,price,active,published\n', ROWS, csvRow);
   const kernelEnv = {
-    CMS_DATA_DIR: dataDir,
-    PORT: '0',
-    HOST: '127.0.0.1',
-    LOG_LEVEL: 'warn',
-    CMS_RATE_LIMIT_ENABLED: 'false',
-    REDIS_URL: '',
-    DB_TYPE: 'sqlite',
-    CMS_SETUP_ADMIN_EMAIL: 'bench@example.com',
-    CMS_SETUP_ADMIN_PASSWORD: 'benchmark password',
+    ...benchKernelEnv(dataDir),
   };
   const kernel = await startChild([join(DIST_ROOT, 'kernel', 'cli.js'), 'start'], kernelEnv, dataDir);
   try {

@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { line, load, ratio, signIn, startChild, stop, type Figures } from './harness.js';
 import { DIST_ROOT } from '../kernel/version.js';
+import { benchKernelEnv } from './seed-posts.js';
 
 const FILE_BYTES = 256 * 1024;
 const UPLOAD_BYTES = 1024 * 1024 * 1024;
@@ -92,15 +93,7 @@ function serveBare(file: string): void {
 export async function runMediaBench(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'cms-bench-media-'));
   const kernelEnv = {
-    CMS_DATA_DIR: dataDir,
-    PORT: '0',
-    HOST: '127.0.0.1',
-    LOG_LEVEL: 'warn',
-    CMS_RATE_LIMIT_ENABLED: 'false',
-    REDIS_URL: '',
-    DB_TYPE: 'sqlite',
-    CMS_SETUP_ADMIN_EMAIL: 'bench@example.com',
-    CMS_SETUP_ADMIN_PASSWORD: 'benchmark password',
+    ...benchKernelEnv(dataDir),
     MEDIA_STORAGE_TYPE: 'local',
     MEDIA_MAX_UPLOAD_MB: '2048',
   };

@@ -1,7 +1,4 @@
 /** What the list cases share (bench/run.ts case 2, bench/list-auth.ts): the kernel's env and 1,000 seeded posts. */
-import { join } from 'node:path';
-import { DIST_ROOT } from '../kernel/version.js';
-
 /** The env of a bench kernel on SQLite with headless setup (so routes are served, not redirected to /setup). */
 export function benchKernelEnv(dataDir: string): Record<string, string> {
   return {
@@ -10,7 +7,6 @@ export function benchKernelEnv(dataDir: string): Record<string, string> {
     HOST: '127.0.0.1',
     LOG_LEVEL: 'warn',
     CMS_RATE_LIMIT_ENABLED: 'false',
-    CMS_PLUGINS_PATHS: join(DIST_ROOT, 'bench', 'plugins', 'bench-hash'),
     REDIS_URL: '',
     DB_TYPE: 'sqlite',
     CMS_SETUP_ADMIN_EMAIL: 'bench@example.com',
