@@ -1,4 +1,5 @@
 /** What the list cases share (bench/run.ts case 2, bench/list-auth.ts): the kernel's env and 1,000 seeded posts. */
+
 /** The env of a bench kernel on SQLite with headless setup (so routes are served, not redirected to /setup). */
 export function benchKernelEnv(dataDir: string): Record<string, string> {
   return {
