@@ -239,7 +239,8 @@ export class GraphqlSockets {
           if (!prep.ok) return prep.errors;
           const p = prep.prepared;
           const contextValue = contextFor(() => connection.identity, p.operation.operation, connection.streams);
-          if (p.operation.operation === 'subscription') this.sinks.set(contextValue, nextMessageSink(ctx.extra.socket, id, options.maxQueuedEvents));
+          if (p.operation.operation === 'subscription')
+            this.sinks.set(contextValue, nextMessageSink(ctx.extra.socket, id, options.maxQueuedEvents));
           return { schema: p.schema, document: p.document, operationName: p.operationName, variableValues: p.variables, contextValue };
         },
         // Shared execution (subscription-fanout.ts): results of shared subscriptions go out through the sink, not onNext.

@@ -1,13 +1,4 @@
-import {
-  BREAK,
-  TypeInfo,
-  isObjectType,
-  visit,
-  visitWithTypeInfo,
-  type DocumentNode,
-  type GraphQLField,
-  type GraphQLSchema,
-} from 'graphql';
+import { BREAK, TypeInfo, isObjectType, visit, visitWithTypeInfo, type DocumentNode, type GraphQLField, type GraphQLSchema } from 'graphql';
 import type { Identity } from '../../kernel/http/identity.js';
 
 /**

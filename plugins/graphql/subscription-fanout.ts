@@ -267,7 +267,7 @@ export class SubscriptionFanout {
   private async send(group: Group, result: SharedResult): Promise<void> {
     const members = [...group.members];
     const moved: Member[] = [];
-    for (let i = 0; i < members.length; ) {
+    for (let i = 0; i < members.length;) {
       const end = Math.min(members.length, i + SLICE);
       for (; i < end; i++) {
         const m = members[i]!;
