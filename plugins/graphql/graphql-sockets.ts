@@ -24,6 +24,8 @@ export const LEGACY_PROTOCOL = 'graphql-ws';
 /** Close codes: the identity behind the connection ended or changed (re-check), or a bad token at connection init. */
 const CLOSE_IDENTITY_ENDED = 4401;
 const CLOSE_FORBIDDEN = 4403;
+/** Connections whose identity one step of the periodic re-check resolves at once. */
+const RECHECK_SLICE = 200;
 
 interface Connection {
   socket: WebSocket;
@@ -129,6 +131,7 @@ export class GraphqlSockets {
   private readonly timers: NodeJS.Timeout[] = [];
   private readonly servers = new Set<HttpServerLike>();
   private closing = false;
+  private rechecking = false;
 
   constructor(
     private readonly deps: {
@@ -314,26 +317,41 @@ export class GraphqlSockets {
     }
   }
 
-  /** Resolves each connection's identity again: a changed or ended one closes the connection; permissions are refreshed. */
+  /**
+   * Resolves each connection's identity again: a changed or ended one closes the connection; permissions are
+   * refreshed. In slices of RECHECK_SLICE connections with the event loop free between them, so that with
+   * thousands of connections the round does not hold up deliveries; a round still running skips the next.
+   */
   private async recheck(): Promise<void> {
-    await Promise.all(
-      [...this.connections.values()].map(async (c) => {
-        let now: Identity;
-        try {
-          now = await this.deps.identify(c.request, c.authorization ? { authorization: c.authorization } : {});
-        } catch (err) {
-          if (err instanceof AppError && err.expose) c.socket.close(CLOSE_IDENTITY_ENDED, 'Your session or token has ended; connect again');
-          else this.deps.logger.warn({ err }, 'graphql websocket: identity re-check failed; connection kept');
-          return;
-        }
-        const before = c.identity;
-        if (now.kind !== before.kind || now.userId !== before.userId || now.tenantId !== before.tenantId) {
-          c.socket.close(CLOSE_IDENTITY_ENDED, 'Your session or token has ended; connect again');
-          return;
-        }
-        c.identity = now;
-      }),
-    );
+    if (this.rechecking) return;
+    this.rechecking = true;
+    try {
+      const all = [...this.connections.values()];
+      for (let i = 0; i < all.length; i += RECHECK_SLICE) {
+        await Promise.all(all.slice(i, i + RECHECK_SLICE).map((c) => this.recheckOne(c)));
+        if (i + RECHECK_SLICE < all.length) await new Promise<void>((resolve) => setImmediate(resolve));
+      }
+    } finally {
+      this.rechecking = false;
+    }
+  }
+
+  private async recheckOne(c: Connection): Promise<void> {
+    if (!this.connections.has(c.socket)) return;
+    let now: Identity;
+    try {
+      now = await this.deps.identify(c.request, c.authorization ? { authorization: c.authorization } : {});
+    } catch (err) {
+      if (err instanceof AppError && err.expose) c.socket.close(CLOSE_IDENTITY_ENDED, 'Your session or token has ended; connect again');
+      else this.deps.logger.warn({ err }, 'graphql websocket: identity re-check failed; connection kept');
+      return;
+    }
+    const before = c.identity;
+    if (now.kind !== before.kind || now.userId !== before.userId || now.tenantId !== before.tenantId) {
+      c.socket.close(CLOSE_IDENTITY_ENDED, 'Your session or token has ended; connect again');
+      return;
+    }
+    c.identity = now;
   }
 
   /**
