@@ -162,9 +162,15 @@ export class SubscriptionFanout {
     this.members++;
     this.deps.count(1);
     if (budget) budget.open++;
-    const refused = await this.attach(member, args);
+    let refused: ExecutionResult | null;
+    try {
+      refused = await this.attach(member, args);
+    } catch (err) {
+      void member.return(); // uncounted again
+      throw err;
+    }
     if (refused) {
-      member.return();
+      void member.return();
       return refused;
     }
     return member;
