@@ -2,7 +2,9 @@
  * Prints the top self-time functions of a V8 CPU profile (`node --cpu-prof`):
  * `node dist/bench/cpu-top.js <file.cpuprofile> [count=15] [pattern]`. Self time is summed per function
  * (name + file + line) over all samples; with a pattern (a regular expression on "name file:line"), the
- * inclusive time (self + callees) of the matching functions is printed too.
+ * inclusive time (self + callees) of the matching functions is printed too. With CPU_TOP_WINDOWS="a-b,c-d"
+ * (seconds since the profile started, as bench/graphql-subscribers.ts prints them), only the samples in
+ * those windows count.
  */
 import { readFileSync } from 'node:fs';
 
@@ -12,6 +14,7 @@ interface ProfileNode {
   children?: number[];
 }
 interface Profile {
+  startTime: number;
   nodes: ProfileNode[];
   samples: number[];
   timeDeltas: number[];
@@ -40,9 +43,16 @@ const keyOf = (n: ProfileNode) => {
 const self = new Map<string, number>();
 const inclusive = new Map<string, number>();
 const match = pattern ? new RegExp(pattern) : null;
+const windows = (process.env.CPU_TOP_WINDOWS ?? '')
+  .split(',')
+  .filter(Boolean)
+  .map((w) => w.split('-').map((s) => Number(s) * 1e6) as [number, number]);
 let total = 0;
+let at = 0;
 profile.samples.forEach((id, i) => {
   const us = profile.timeDeltas[i] ?? 0;
+  at += us;
+  if (windows.length && !windows.some(([from, to]) => at >= from && at <= to)) return;
   total += us;
   const key = keyOf(byId.get(id)!);
   self.set(key, (self.get(key) ?? 0) + us);

@@ -8,7 +8,8 @@
  * (bench/data-ops.ts: backup create/restore of 100,000 entries, config plans over 1,000 roles, backup create with 1 GiB of media; `BENCH_DATAOPS_CASES` picks)
  * and the content-transfer cases (bench/content-transfer.ts: a 100,000-entry package exported and imported, a 10,000-entry sync; `BENCH_TRANSFER_CASES` picks)
  * and the audit case (bench/audit-signin.ts: sign-ins with the audit trail on against record() as a no-op)
- * and the cache-flood case (bench/cache-flood.ts: unique list queries, the server's RSS against the cache bound).
+ * and the cache-flood case (bench/cache-flood.ts: unique list queries, the server's RSS against the cache bound)
+ * and the GraphQL subscribers case (bench/graphql-subscribers.ts: BENCH_SUBSCRIBERS, default 10,000, against 1,000: delivery delays).
  * Every load is bounded (BENCH_SECONDS, default 8 s per case; 50 connections on 127.0.0.1).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -20,6 +21,7 @@ import { runAuditSignInBench } from './audit-signin.js';
 import { runCacheFloodBench } from './cache-flood.js';
 import { runContentTransferBench } from './content-transfer.js';
 import { runDataOpsBench } from './data-ops.js';
+import { runGraphqlSubscribersBench } from './graphql-subscribers.js';
 import { runImportBench } from './import.js';
 import { runLoginStormBench } from './login-storm.js';
 import { runMediaBench } from './media.js';
@@ -71,6 +73,7 @@ async function main(): Promise<void> {
   await runContentTransferBench();
   await runAuditSignInBench();
   await runCacheFloodBench();
+  await runGraphqlSubscribersBench();
 }
 
 await main();

@@ -1,6 +1,7 @@
 import { extendSchema, isObjectType, parse, validateSchema, type GraphQLSchema } from 'graphql';
 import type { Logger } from '../../kernel/logger.js';
 import type { GraphqlContribution } from '../../kernel/registries/index.js';
+import { setShared } from './shared-fields.js';
 
 type FieldResolvers = { resolve?: unknown; subscribe?: unknown } | ((...args: unknown[]) => unknown);
 
@@ -13,6 +14,8 @@ function attach(schema: GraphQLSchema, resolvers: Record<string, unknown>): void
     for (const [fieldName, r] of Object.entries((fields ?? {}) as Record<string, FieldResolvers>)) {
       const field = own[fieldName];
       if (!field) throw new Error(`resolvers name '${typeName}.${fieldName}', which the typeDefs do not declare`);
+      // A contributed resolver may read more of the caller than the permission context: never shared.
+      setShared(field as Parameters<typeof setShared>[0], false);
       if (typeof r === 'function') field.resolve = r as typeof field.resolve;
       else {
         if (typeof r?.resolve === 'function') field.resolve = r.resolve as typeof field.resolve;

@@ -11,6 +11,8 @@ export interface GraphqlContext {
   memo: Map<string, Promise<unknown>> | null;
   /** Over WebSocket: the connection's subscriptions, open and allowed. */
   streams: StreamBudget | null;
+  /** The source stream of a group of subscribers (subscription-fanout.ts): its members are counted, not it. */
+  readonly sharedSource: boolean;
 }
 
 export interface StreamBudget {
@@ -18,13 +20,19 @@ export interface StreamBudget {
   readonly max: number;
 }
 
-export function contextFor(identity: () => Identity, operation: string, streams: StreamBudget | null = null): GraphqlContext {
+export function contextFor(
+  identity: () => Identity,
+  operation: string,
+  streams: StreamBudget | null = null,
+  sharedSource = false,
+): GraphqlContext {
   return {
     get identity() {
       return identity();
     },
     memo: operation === 'subscription' ? null : new Map(),
     streams,
+    sharedSource,
   };
 }
 

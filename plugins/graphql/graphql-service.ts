@@ -1,12 +1,14 @@
 import {
   GraphQLError,
   execute,
+  subscribe,
   getOperationAST,
   parse,
   specifiedRules,
   validate,
   visit,
   type DocumentNode,
+  type ExecutionArgs,
   type ExecutionResult,
   type FormattedExecutionResult,
   type GraphQLSchema,
@@ -25,7 +27,12 @@ import { costOf, depthOf } from './limits.js';
 import type { GraphqlLimits } from './graphql-settings.js';
 import type { GraphqlOptions } from './options.js';
 import { buildSchema, type BuiltSchema } from './schema-builder.js';
+import { selectsSharedOnly } from './shared-fields.js';
+import { SubscriptionFanout, type Sink } from './subscription-fanout.js';
 import { bracketDepth } from '../../kernel/text/bracket-depth.js';
+
+/** Documents remembered as shareable or not (subscription-fanout.ts), per schema and text; cleared when full. */
+const SHAREABLE_MEMO = 500;
 
 /** Deepest bracket nesting a GraphQL document may have before it is parsed (the depth rule then applies its own, lower limit). */
 const MAX_DOCUMENT_NESTING = 200;
@@ -70,6 +77,8 @@ function usesIntrospection(document: DocumentNode): boolean {
 export class GraphqlService {
   private built: (BuiltSchema & { from: CollectionLike[] }) | null = null;
   private openStreams = 0;
+  private readonly shareable = new WeakMap<GraphQLSchema, Map<string, boolean>>();
+  readonly fanout: SubscriptionFanout;
 
   constructor(
     private readonly deps: {
@@ -82,7 +91,15 @@ export class GraphqlService {
       /** The depth and cost limits of a tenant (the GRAPHQL_MAX_* System Settings); default: the options. */
       limits?: (tenantId: string) => GraphqlLimits;
     },
-  ) {}
+  ) {
+    this.fanout = new SubscriptionFanout({
+      logger: deps.logger,
+      maxQueued: deps.options.maxQueuedEvents,
+      count: (delta) => {
+        this.openStreams += delta;
+      },
+    });
+  }
 
   /** The current schema; rebuilt when the collections (their loaded definitions) differ from the last build. */
   current(): BuiltSchema {
@@ -113,11 +130,42 @@ export class GraphqlService {
       if (budget.open >= budget.max) throw new SubscriptionLimitError(budget.max);
       budget.open++;
     }
-    this.openStreams++;
+    // A group's source (subscription-fanout.ts) is not a subscriber: its members are counted.
+    const counted = !ctx.sharedSource;
+    if (counted) this.openStreams++;
     return new EventStream<T>(this.deps.events, names, pick, this.deps.options.maxQueuedEvents, () => {
-      this.openStreams--;
+      if (counted) this.openStreams--;
       if (budget) budget.open--;
     });
+  }
+
+  /**
+   * Starts a prepared subscription (both WebSocket protocols). Operations that select only shared
+   * fields join a group that executes once per event for every subscriber with the same document,
+   * variables and permission context; `sink` sends a result straight to the subscriber (else the
+   * returned iterator yields it). Others, and a connection at its subscription limit (whose refusal
+   * then comes from the resolver, as always), run per subscriber through graphql-js.
+   */
+  async subscribe(args: ExecutionArgs, sink: Sink | null = null): Promise<AsyncIterable<ExecutionResult> | ExecutionResult> {
+    const ctx = args.contextValue as GraphqlContext;
+    const budget = ctx.streams;
+    if ((budget && budget.open >= budget.max) || !this.isShareable(args)) return subscribe(args);
+    // Members yield formatted results (errors as plain objects), which both protocol servers send as they are.
+    return (await this.fanout.join(args, () => ctx.identity, budget, sink)) as AsyncIterable<ExecutionResult> | ExecutionResult;
+  }
+
+  private isShareable(args: ExecutionArgs): boolean {
+    const text = args.document.loc?.source.body;
+    if (text === undefined) return selectsSharedOnly(args.schema, args.document);
+    let memo = this.shareable.get(args.schema);
+    if (!memo) this.shareable.set(args.schema, (memo = new Map()));
+    let shared = memo.get(text);
+    if (shared === undefined) {
+      shared = selectsSharedOnly(args.schema, args.document);
+      if (memo.size >= SHAREABLE_MEMO) memo.clear();
+      memo.set(text, shared);
+    }
+    return shared;
   }
 
   get activeSubscriptions(): number {

@@ -1,8 +1,7 @@
 import { STATUS_CODES, type IncomingMessage } from 'node:http';
 import { createRequire } from 'node:module';
 import type { Duplex } from 'node:stream';
-import type { GraphQLError } from 'graphql';
-import { execute, subscribe, type ExecutionResult } from 'graphql';
+import { GraphQLError, execute, type ExecutionArgs, type ExecutionResult } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import type legacy from 'subscriptions-transport-ws';
 import { WebSocketServer, type WebSocket } from 'ws';
@@ -14,6 +13,7 @@ import { formatErrors } from './format-error.js';
 import { contextFor, type StreamBudget } from './graphql-context.js';
 import type { GraphqlService } from './graphql-service.js';
 import type { GraphqlOptions } from './options.js';
+import type { SharedResult, Sink } from './subscription-fanout.js';
 
 const require = createRequire(import.meta.url);
 /** subscriptions-transport-ws (a few MB resident) loads on the first upgrade asking for its protocol, not at start. */
@@ -24,6 +24,8 @@ export const LEGACY_PROTOCOL = 'graphql-ws';
 /** Close codes: the identity behind the connection ended or changed (re-check), or a bad token at connection init. */
 const CLOSE_IDENTITY_ENDED = 4401;
 const CLOSE_FORBIDDEN = 4403;
+/** Connections whose identity one step of the periodic re-check resolves at once. */
+const RECHECK_SLICE = 200;
 
 interface Connection {
   socket: WebSocket;
@@ -40,6 +42,25 @@ interface Connection {
 
 interface HttpServerLike {
   readonly listening: boolean;
+}
+
+const CLOSE_BRACE = Buffer.from('}');
+
+/**
+ * A graphql-transport-ws subscriber's sink: the `next` message graphql-ws would send, built from the
+ * group's one JSON text with this subscriber's id, through the same socket (so it stays in order with
+ * the library's own messages). A client that stops reading misses events once its socket holds
+ * `maxQueued` of them unsent, as a slow subscriber's queue drops them.
+ */
+export function nextMessageSink(socket: WebSocket, id: string, maxQueued: number): Sink {
+  const prefix = Buffer.from(`{"id":${JSON.stringify(id)},"type":"next","payload":`);
+  return (result: SharedResult) => {
+    if (socket.readyState !== socket.OPEN) return;
+    const json = result.json;
+    const size = prefix.length + json.length + 1;
+    if (socket.bufferedAmount > maxQueued * size) return;
+    socket.send(Buffer.concat([prefix, json, CLOSE_BRACE], size), { binary: false });
+  };
 }
 
 /** A WebSocket close reason is at most 123 bytes. */
@@ -100,6 +121,8 @@ export function authorizationFrom(params: unknown): string | undefined {
  */
 export class GraphqlSockets {
   private readonly connections = new Map<WebSocket, Connection>();
+  /** The sink of each graphql-transport-ws subscription, by its context (what graphql-ws hands to `subscribe`). */
+  private readonly sinks = new WeakMap<object, Sink>();
   private readonly modern: WebSocketServer;
   private readonly legacyWss: WebSocketServer;
   /** Made on the first legacy-protocol upgrade. */
@@ -108,6 +131,7 @@ export class GraphqlSockets {
   private readonly timers: NodeJS.Timeout[] = [];
   private readonly servers = new Set<HttpServerLike>();
   private closing = false;
+  private rechecking = false;
 
   constructor(
     private readonly deps: {
@@ -212,19 +236,18 @@ export class GraphqlSockets {
             return false;
           }
         },
-        onSubscribe: (ctx, _id, payload) => {
+        onSubscribe: (ctx, id, payload) => {
           const connection = this.connection(ctx.extra.socket);
           const prep = service.prepare(payload, connection.identity, 'WS');
           if (!prep.ok) return prep.errors;
           const p = prep.prepared;
-          return {
-            schema: p.schema,
-            document: p.document,
-            operationName: p.operationName,
-            variableValues: p.variables,
-            contextValue: contextFor(() => connection.identity, p.operation.operation, connection.streams),
-          };
+          const contextValue = contextFor(() => connection.identity, p.operation.operation, connection.streams);
+          if (p.operation.operation === 'subscription')
+            this.sinks.set(contextValue, nextMessageSink(ctx.extra.socket, id, options.maxQueuedEvents));
+          return { schema: p.schema, document: p.document, operationName: p.operationName, variableValues: p.variables, contextValue };
         },
+        // Shared execution (subscription-fanout.ts): results of shared subscriptions go out through the sink, not onNext.
+        subscribe: (args: ExecutionArgs) => service.subscribe(args, this.sinks.get(args.contextValue as object) ?? null),
         onNext: (_ctx, _id, _payload, _args, result) => {
           const errors = formatErrors(result.errors, logger);
           return { ...result, errors };
@@ -239,11 +262,13 @@ export class GraphqlSockets {
 
   private serveLegacy(): legacy.SubscriptionServer {
     const { service, logger } = this.deps;
-    const format = (value: ExecutionResult) => ({ ...value, errors: formatErrors(value.errors, logger) });
+    // A shared subscription's results come formatted already (subscription-fanout.ts).
+    const format = (value: ExecutionResult) =>
+      value.errors?.some((e) => e instanceof GraphQLError) ? { ...value, errors: formatErrors(value.errors, logger) } : value;
     return legacyModule().SubscriptionServer.create(
       {
         execute: execute as legacy.ExecuteFunction,
-        subscribe: subscribe as legacy.SubscribeFunction,
+        subscribe: ((args: ExecutionArgs) => service.subscribe(args)) as unknown as legacy.SubscribeFunction,
         // prepare() below has run the validation (and the limits) already.
         validationRules: [],
         onConnect: async (params: unknown, socket: WebSocket) => {
@@ -292,26 +317,41 @@ export class GraphqlSockets {
     }
   }
 
-  /** Resolves each connection's identity again: a changed or ended one closes the connection; permissions are refreshed. */
+  /**
+   * Resolves each connection's identity again: a changed or ended one closes the connection; permissions are
+   * refreshed. In slices of RECHECK_SLICE connections with the event loop free between them, so that with
+   * thousands of connections the round does not hold up deliveries; a round still running skips the next.
+   */
   private async recheck(): Promise<void> {
-    await Promise.all(
-      [...this.connections.values()].map(async (c) => {
-        let now: Identity;
-        try {
-          now = await this.deps.identify(c.request, c.authorization ? { authorization: c.authorization } : {});
-        } catch (err) {
-          if (err instanceof AppError && err.expose) c.socket.close(CLOSE_IDENTITY_ENDED, 'Your session or token has ended; connect again');
-          else this.deps.logger.warn({ err }, 'graphql websocket: identity re-check failed; connection kept');
-          return;
-        }
-        const before = c.identity;
-        if (now.kind !== before.kind || now.userId !== before.userId || now.tenantId !== before.tenantId) {
-          c.socket.close(CLOSE_IDENTITY_ENDED, 'Your session or token has ended; connect again');
-          return;
-        }
-        c.identity = now;
-      }),
-    );
+    if (this.rechecking) return;
+    this.rechecking = true;
+    try {
+      const all = [...this.connections.values()];
+      for (let i = 0; i < all.length; i += RECHECK_SLICE) {
+        await Promise.all(all.slice(i, i + RECHECK_SLICE).map((c) => this.recheckOne(c)));
+        if (i + RECHECK_SLICE < all.length) await new Promise<void>((resolve) => setImmediate(resolve));
+      }
+    } finally {
+      this.rechecking = false;
+    }
+  }
+
+  private async recheckOne(c: Connection): Promise<void> {
+    if (!this.connections.has(c.socket)) return;
+    let now: Identity;
+    try {
+      now = await this.deps.identify(c.request, c.authorization ? { authorization: c.authorization } : {});
+    } catch (err) {
+      if (err instanceof AppError && err.expose) c.socket.close(CLOSE_IDENTITY_ENDED, 'Your session or token has ended; connect again');
+      else this.deps.logger.warn({ err }, 'graphql websocket: identity re-check failed; connection kept');
+      return;
+    }
+    const before = c.identity;
+    if (now.kind !== before.kind || now.userId !== before.userId || now.tenantId !== before.tenantId) {
+      c.socket.close(CLOSE_IDENTITY_ENDED, 'Your session or token has ended; connect again');
+      return;
+    }
+    c.identity = now;
   }
 
   /**

@@ -7,6 +7,7 @@ import type { CollectionLike, CollectionsPort, EntriesPort } from './content-por
 import { applyContributions } from './contributions.js';
 import type { GraphqlContext } from './graphql-context.js';
 import { planNames, takenTypes, type CollectionNames } from './names.js';
+import { markShared } from './shared-fields.js';
 import { systemQueryFields, systemSubscriptionFields } from './system-fields.js';
 
 export interface SchemaDeps {
@@ -55,5 +56,7 @@ export function buildSchema(list: CollectionLike[], deps: SchemaDeps): BuiltSche
     subscription: root('Subscription', subscription),
   });
   assertValidSchema(schema);
+  // Every built resolver reads the caller's permission context only: subscriptions of these fields may share execution.
+  markShared(schema);
   return { schema: applyContributions(schema, deps.contributions, deps.logger), included, clashes };
 }

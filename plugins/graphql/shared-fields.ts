@@ -1,0 +1,59 @@
+import { BREAK, TypeInfo, isObjectType, visit, visitWithTypeInfo, type DocumentNode, type GraphQLField, type GraphQLSchema } from 'graphql';
+import type { Identity } from '../../kernel/http/identity.js';
+
+/**
+ * Field extension set on every field this plugin builds: its result depends on the caller only through
+ * the permission context (tenant, kind, role when admin, permissions), never on who the caller is. A
+ * subscription selecting such fields only runs once per event for all subscribers sharing the same
+ * document, variables and permission context (subscription-fanout.ts). Fields contributed by other
+ * plugins lack it (their resolvers may read the user), and so do built fields a contribution overrides.
+ */
+export const SHARED_FIELD = 'cmsSharedByPermissionContext';
+
+type MutableField = { extensions: Record<string, unknown> };
+
+export function setShared(field: GraphQLField<unknown, unknown>, shared: boolean): void {
+  (field as unknown as MutableField).extensions = { ...field.extensions, [SHARED_FIELD]: shared };
+}
+
+/** Marks every field of the schema's object types (called on the built schema, before contributions). */
+export function markShared(schema: GraphQLSchema): void {
+  for (const type of Object.values(schema.getTypeMap())) {
+    if (!isObjectType(type) || type.name.startsWith('__')) continue;
+    for (const field of Object.values(type.getFields())) setShared(field as GraphQLField<unknown, unknown>, true);
+  }
+}
+
+/** Whether every field the document selects (meta fields aside) is marked shared. */
+export function selectsSharedOnly(schema: GraphQLSchema, document: DocumentNode): boolean {
+  const info = new TypeInfo(schema);
+  let shared = true;
+  visit(
+    document,
+    visitWithTypeInfo(info, {
+      Field(node) {
+        if (node.name.value.startsWith('__')) return undefined;
+        if (info.getFieldDef()?.extensions?.[SHARED_FIELD] === true) return undefined;
+        shared = false;
+        return BREAK;
+      },
+    }),
+  );
+  return shared;
+}
+
+const keys = new WeakMap<Identity, string>();
+
+/**
+ * What the built resolvers read of an identity: tenant, kind (a guest is asked to sign in, others are
+ * refused), whether it is an admin (who bypasses permission checks), and its permissions.
+ */
+export function permissionKey(identity: Identity): string {
+  let key = keys.get(identity);
+  if (key === undefined) {
+    const grants = identity.role === 'admin' ? '*admin' : [...identity.permissions].sort().join(',');
+    key = JSON.stringify([identity.tenantId, identity.kind, grants]);
+    keys.set(identity, key);
+  }
+  return key;
+}
