@@ -12,6 +12,8 @@ export interface InstanceProcess {
   pid: number | null;
   /** Where the instance's stdout and stderr go (appended across restarts). */
   logFile: string;
+  /** Its own data folder (CMS_DATA_DIR: private config, mail outbox without SMTP); nothing shared lives there. */
+  dataDir: string;
   /** Sends the signal and resolves when the process has exited (its exit code or signal). */
   kill(signal?: NodeJS.Signals): Promise<string>;
   /** Stops the process (SIGTERM, unless it has already exited) and starts it again on the same port; resolves when it is ready. */
@@ -79,6 +81,7 @@ export async function startInstance(spec: InstanceSpec): Promise<InstanceProcess
       return running() ? (child!.pid ?? null) : null;
     },
     logFile: spec.logFile,
+    dataDir: spec.env.CMS_DATA_DIR ?? '',
     running,
     async kill(signal: NodeJS.Signals = 'SIGTERM') {
       const proc = child;

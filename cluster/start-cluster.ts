@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import mariadb from 'mariadb';
@@ -19,6 +19,8 @@ export interface ClusterOptions {
   port?: number;
   /** First admin, created headlessly by whichever instance gets there first. */
   admin?: { email: string; password: string };
+  /** cms.config.json content for every instance (written to the log folder, named by CMS_CONFIG), e.g. plugin options. */
+  config?: Record<string, unknown>;
   /** Extra environment for every instance (e.g. CMS_RATE_LIMIT_ENABLED=false, plugin options). */
   env?: Record<string, string>;
   /** LOG_LEVEL of the instances (their output goes to files under logDir). Default info. */
@@ -52,6 +54,12 @@ export interface Cluster {
   faults: { db?: TcpForwarder; redis?: TcpForwarder };
   /** Stops the instances (SIGTERM), the proxy, the S3 server and the forwarders; drops the database. */
   stop(): Promise<void>;
+}
+
+function writeConfig(dir: string, config: Record<string, unknown>): string {
+  const file = join(dir, 'cms.config.json');
+  writeFileSync(file, `${JSON.stringify(config, null, 2)}\n`);
+  return file;
 }
 
 const name = (prefix: string) => `${prefix}_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
@@ -145,6 +153,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       MEDIA_SECRET_ACCESS_KEY: S3RVER_ACCOUNT.secretAccessKey,
       CMS_SETUP_ADMIN_EMAIL: admin.email,
       CMS_SETUP_ADMIN_PASSWORD: admin.password,
+      ...(options.config ? { CMS_CONFIG: writeConfig(logDir, options.config) } : {}),
       ...options.env,
     };
     const instances: InstanceProcess[] = [];
