@@ -127,6 +127,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     const proxy = await startRoundRobinProxy({ upstreams: [], port: options.port ?? 0 });
     cleanups.push(() => proxy.close());
     const logDir = mkdtempSync(join(tmpdir(), 'cms-cluster-logs-'));
+    if (!options.keepLogs) cleanups.push(() => rmSync(logDir, { recursive: true, force: true }));
     const redisPrefix = name('cmscluster');
     const admin = options.admin ?? { email: 'admin@cluster.test', password: `cluster-${randomBytes(6).toString('hex')}` };
     // What every instance must share: database, Redis (and prefix), media store, secrets, public URL.
@@ -186,7 +187,6 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     progress(`proxy ${proxy.url} -> ${instances.length} instances, round robin`);
     const stop = async () => {
       await cleanup();
-      if (!options.keepLogs) rmSync(logDir, { recursive: true, force: true });
     };
     return { url: proxy.url, instances, proxy, database, redisPrefix, s3, logDir, admin, faults, stop };
   } catch (err) {

@@ -17,7 +17,7 @@ import { SettingsService } from './settings-service.js';
 import { SetupService, type AdminCreator } from './setup-service.js';
 
 /** Paths that stay reachable while setup is incomplete; everything else answers 302 to /setup. */
-const OPEN_WHILE_INCOMPLETE = /^\/(setup(\/.*)?|api\/setup(\/.*)?|api\/health|api\/system\/health)$/;
+const OPEN_WHILE_INCOMPLETE = /^\/(setup(\/.*)?|api\/setup(\/.*)?|api\/health(\/ready)?|api\/system\/health)$/;
 
 const optionsSchema = z.object({
   /** Headless setup (also CMS_SETUP_ADMIN_EMAIL / _PASSWORD / _USERNAME): seed and create this admin at first start. */
