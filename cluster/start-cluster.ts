@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import mariadb from 'mariadb';
+import { closeRedis, createRedisClient } from '../kernel/redis.js';
 import { startInstance, type InstanceProcess } from './instance-process.js';
 import { startRoundRobinProxy, type RoundRobinProxy } from './round-robin-proxy.js';
 import { S3RVER_ACCOUNT, startS3Server, type S3Server } from './s3-server.js';
@@ -60,6 +61,21 @@ function writeConfig(dir: string, config: Record<string, unknown>): string {
   const file = join(dir, 'cms.config.json');
   writeFileSync(file, `${JSON.stringify(config, null, 2)}\n`);
   return file;
+}
+
+/** Removes the run's keys (everything under its prefix: cache, rate-limit and share-attempt counters). */
+async function dropRedisKeys(url: string, prefix: string): Promise<void> {
+  const client = createRedisClient(url);
+  client.on('error', () => undefined);
+  await client.connect();
+  try {
+    for await (const keys of client.scanIterator({ MATCH: `${prefix}*`, COUNT: 500 })) {
+      const batch = ([] as string[]).concat(keys);
+      if (batch.length) await client.unlink(batch);
+    }
+  } finally {
+    await closeRedis(client);
+  }
 }
 
 const name = (prefix: string) => `${prefix}_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
@@ -129,6 +145,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     const logDir = mkdtempSync(join(tmpdir(), 'cms-cluster-logs-'));
     if (!options.keepLogs) cleanups.push(() => rmSync(logDir, { recursive: true, force: true }));
     const redisPrefix = name('cmscluster');
+    cleanups.push(() => dropRedisKeys(options.redisUrl, redisPrefix));
     const admin = options.admin ?? { email: 'admin@cluster.test', password: `cluster-${randomBytes(6).toString('hex')}` };
     // What every instance must share: database, Redis (and prefix), media store, secrets, public URL.
     const shared: Record<string, string> = {
