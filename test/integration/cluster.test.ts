@@ -395,7 +395,19 @@ describe('cluster: 3 instances behind a round-robin proxy (MariaDB, Redis, S3)',
         }
       }
     };
-    const load = Promise.all(Array.from({ length: 4 }, (_, w) => worker(w)));
+    const written: string[] = [];
+    const writer = async () => {
+      for (let n = 0; running && n < 2000; n++) {
+        try {
+          const a = await call(c.url, '/api/collections/notes', { cookie: admin, json: { title: `rolling ${n}` } });
+          if (a.status === 201) written.push(a.body.data._id);
+          else results.failed.push(`POST: ${a.status} ${JSON.stringify(a.body)}`);
+        } catch (err) {
+          results.failed.push(`POST: ${(err as Error).message}`);
+        }
+      }
+    };
+    const load = Promise.all([...Array.from({ length: 4 }, (_, w) => worker(w)), writer()]);
     try {
       for (const instance of c.instances) {
         const before = instance.pid;
@@ -407,8 +419,15 @@ describe('cluster: 3 instances behind a round-robin proxy (MariaDB, Redis, S3)',
       running = false;
       await load;
     }
-    console.log(`      ${results.ok} requests answered during the restarts, ${c.proxy.stats.retries} retried by the proxy`);
+    console.log(
+      `      ${results.ok} reads and ${written.length} writes answered during the restarts, ${c.proxy.stats.retries} retried by the proxy`,
+    );
     expect(results.failed.slice(0, 10)).to.deep.equal([]);
     expect(results.ok).to.be.greaterThan(0);
+    // Every acknowledged write is there, once.
+    const listed = ok(await call(c.url, '/api/collections/notes?limit=100&search=rolling', { cookie: admin }));
+    expect(written.length).to.be.greaterThan(0);
+    for (const id of written.slice(-20)) ok(await call(c.url, `/api/collections/notes/${id}`, { cookie: admin }));
+    expect(listed.total, 'each acknowledged write once, nothing unacknowledged').to.equal(written.length);
   });
 });
