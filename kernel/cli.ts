@@ -159,10 +159,13 @@ async function start(): Promise<void> {
     if (stopping) return;
     stopping = true;
     kernel.logger.info({ signal }, 'signal received');
-    const force = setTimeout(() => {
-      process.stderr.write('Shutdown did not finish in time; exiting\n');
-      process.exit(1);
-    }, kernel.config.http.shutdownTimeoutMs + 15000);
+    const force = setTimeout(
+      () => {
+        process.stderr.write('Shutdown did not finish in time; exiting\n');
+        process.exit(1);
+      },
+      kernel.config.http.shutdownDrainMs + kernel.config.http.shutdownTimeoutMs + 15000,
+    );
     force.unref();
     kernel.close().then(() => {
       process.exitCode = 0;

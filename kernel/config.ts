@@ -76,6 +76,11 @@ export const configSchema = z.object({
       /** With trustProxy: how many proxies append to X-Forwarded-For; only that many right-most entries are believed. */
       proxyHops: z.number().int().min(1).max(10).default(1),
       shutdownTimeoutMs: z.number().int().min(0).max(120000).default(10000),
+      /**
+       * On shutdown, how long the instance keeps serving (in-flight and new requests) after its readiness
+       * probe turned 503, so a load balancer stops sending traffic before the listener closes.
+       */
+      shutdownDrainMs: z.number().int().min(0).max(120000).default(0),
     })
     .prefault({}),
   rateLimit: z
@@ -185,6 +190,8 @@ export const ENV_VARS: Record<string, [string, EnvKind]> = {
   CMS_BODY_LIMIT: ['http.bodyLimit', 'string'],
   CMS_TRUST_PROXY: ['http.trustProxy', 'bool'],
   CMS_PROXY_HOPS: ['http.proxyHops', 'int'],
+  CMS_SHUTDOWN_TIMEOUT_MS: ['http.shutdownTimeoutMs', 'int'],
+  CMS_SHUTDOWN_DRAIN_MS: ['http.shutdownDrainMs', 'int'],
   CMS_RATE_LIMIT_ENABLED: ['rateLimit.enabled', 'bool'],
   CMS_RATE_LIMIT_POINTS: ['rateLimit.points', 'int'],
   CMS_POOL_MAX_THREADS: ['pool.maxThreads', 'int'],

@@ -238,6 +238,13 @@ export class ServiceUnavailableError extends defineError(
   (message = 'The service is starting; try again shortly') => ({ message, headers: { 'Retry-After': '5' }, expose: true }),
 ) {}
 
+export class NotReadyError extends defineError(
+  'NOT_READY',
+  503,
+  'Readiness probe (GET /api/health/ready): the instance should get no new traffic: it is booting (before READY), draining for shutdown, or cannot reach its database.',
+  (message = 'The instance is not ready') => ({ message, headers: { 'Retry-After': '1' }, expose: true }),
+) {}
+
 /**
  * Raised while booting: bad config, bad manifests, dependency problems. Never reaches HTTP (not an
  * AppError: one that escapes into a request answers 500 INTERNAL_ERROR); the CLI prints its message.

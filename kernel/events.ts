@@ -52,6 +52,11 @@ export class EventBus {
     return this.pub ? 'redis' : 'memory';
   }
 
+  /** With Redis: whether both the publishing and the subscribed connection are up (events from other instances arrive). */
+  get connected(): boolean {
+    return !this.pub || (this.pub.isReady && Boolean(this.sub?.isReady));
+  }
+
   async publish<T>(name: string, payload: T): Promise<void> {
     const event: BusEvent<T> = { name, payload, at: new Date().toISOString(), origin: this.instanceId };
     this.deliver(event);

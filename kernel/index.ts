@@ -52,6 +52,11 @@ export interface KernelState {
   database(): { type: string; target: string };
   /** Aborted when the instance starts to stop: long work in a request checks it between steps and hands over. */
   stopping: AbortSignal;
+  /**
+   * True from the moment shutdown starts: during the drain (http.shutdownDrainMs) requests are still
+   * served, but the readiness probe answers 503 so a load balancer sends no new traffic here.
+   */
+  draining(): boolean;
 }
 
 export interface KernelOptions {
@@ -94,6 +99,7 @@ export class Kernel {
   private phaseNow: Phase = 'IDLE';
   private readonly history: Array<{ phase: Phase; at: string }> = [{ phase: 'IDLE', at: new Date().toISOString() }];
   private serving = false;
+  private drainingNow = false;
   private closing: Promise<void> | null = null;
   private readonly stopping = new AbortController();
   private booting: Promise<void> | null = null;
@@ -143,6 +149,7 @@ export class Kernel {
       plugins: () => this.loader.describe(),
       database: () => describeDatabase(this.config),
       stopping: this.stopping.signal,
+      draining: () => this.drainingNow,
     };
     const lazy = <T>(get: () => T | null, name: string) =>
       asFunction(() => {
@@ -352,6 +359,13 @@ export class Kernel {
   }
 
   private async closeOnce(): Promise<void> {
+    this.drainingNow = true;
+    const drainMs = this.config.http.shutdownDrainMs;
+    if (drainMs > 0 && this.serving) {
+      // Readiness answers 503 from now on; requests are still served until the load balancer has noticed.
+      this.logger.info({ ms: drainMs }, 'draining: not ready, still serving');
+      await new Promise((resolve) => setTimeout(resolve, drainMs));
+    }
     this.serving = false;
     this.stopping.abort();
     this.logger.info('shutting down');

@@ -4,7 +4,7 @@ import { asValue } from 'awilix';
 import Koa, { type Context, type Next } from 'koa';
 import compose from 'koa-compose';
 import type { KernelContainer } from '../container.js';
-import { MethodNotAllowedError, NotFoundError, ServiceUnavailableError } from '../errors.js';
+import { MethodNotAllowedError, NotFoundError, NotReadyError, ServiceUnavailableError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { IdentityResolver, Registries } from '../registries/index.js';
 import { checkNamespace, checkRoute } from './dispatcher.js';
@@ -41,6 +41,8 @@ export interface AppDeps {
   idempotency?: IdempotencyStore;
 }
 
+/** The readiness probe: answered NOT_READY here while not serving, by the health plugin's route otherwise. */
+export const READINESS_PATH = '/api/health/ready';
 const ALWAYS_OPEN = new Set(['/api/health', '/api/system/health']);
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/;
 
@@ -87,6 +89,8 @@ export function buildApp(deps: AppDeps): Koa & { identify: IdentifyRequest } {
   let served = false;
   app.use(async function bootGate(ctx: Context, next: Next) {
     if (deps.isServing()) served = true;
+    else if (ctx.path === READINESS_PATH)
+      throw new NotReadyError(served ? 'The instance is shutting down' : 'The instance is booting (before READY)');
     else if (!ALWAYS_OPEN.has(ctx.path))
       throw new ServiceUnavailableError(served ? 'The service is shutting down; try again shortly' : undefined);
     return next();

@@ -7,6 +7,7 @@ import {
   AuthenticationRequiredError,
   ForbiddenError,
   NotFoundError,
+  NotReadyError,
   ServiceUnavailableError,
   UnsupportedMediaTypeError,
 } from '../errors.js';
@@ -47,7 +48,7 @@ export function errorHandler(logger: Logger, bodyLimit: string) {
     } catch (raw) {
       const err = toAppError(raw, bodyLimit);
       const log = (ctx.state.logger as Logger | undefined) ?? logger;
-      if (err instanceof ServiceUnavailableError)
+      if (err instanceof ServiceUnavailableError || err instanceof NotReadyError)
         log.info({ code: err.code, status: err.status, reason: err.message }, 'request refused: not serving');
       // The database stayed busy (another process, or the SQLite write queue past db.writeWaitMs): nothing was written, the client retries.
       else if (err.code === 'DATABASE_BUSY')

@@ -1,20 +1,22 @@
 import { z } from 'zod';
 import { definePlugin } from '../../kernel/index.js';
-import { ServiceUnavailableError } from '../../kernel/errors.js';
+import { NotReadyError, ServiceUnavailableError } from '../../kernel/errors.js';
 import { defineRoute } from '../../kernel/http/route-table.js';
+import { DatabaseProbe } from './database-probe.js';
 
 const SERVING = new Set(['READY', 'FULL', 'WARMED']);
 
 export default definePlugin({
   register({ routes }) {
+    let probe: DatabaseProbe | null = null;
     routes.add(
       defineRoute({
         method: 'GET',
         path: '/api/health',
         permission: 'public',
-        summary: 'Liveness and readiness probe for load balancers',
+        summary: 'Liveness probe for load balancers and process supervisors',
         description:
-          '200 once the instance serves requests (phase READY or later); 503 SERVICE_UNAVAILABLE before that and while shutting down.',
+          '200 once the instance serves requests (phase READY or later); 503 SERVICE_UNAVAILABLE before that and while shutting down. Touches no database: a failing dependency does not make the process look dead (see /api/health/ready).',
         tags: ['system'],
         rateLimit: false,
         request: {},
@@ -24,6 +26,30 @@ export default definePlugin({
           const phase = state.phase();
           if (!SERVING.has(phase)) throw new ServiceUnavailableError(`The instance is in phase ${phase}; not serving yet`);
           return { status: 'ok', phase, uptimeSeconds: Math.round(process.uptime()), version: state.version };
+        },
+      }),
+    );
+    routes.add(
+      defineRoute({
+        method: 'GET',
+        path: '/api/health/ready',
+        permission: 'public',
+        summary: 'Readiness probe for load balancers',
+        description:
+          '200 while the instance should get traffic; 503 NOT_READY before READY, from the moment shutdown starts (during the http.shutdownDrainMs drain requests are still served) and while the database does not answer a cheap query (checked at most once a second).',
+        tags: ['system'],
+        rateLimit: false,
+        request: {},
+        response: z.object({ status: z.literal('ready'), phase: z.string(), instanceId: z.string() }),
+        async handler({ scope }) {
+          const state = scope.kernelState;
+          const phase = state.phase();
+          if (state.draining()) throw new NotReadyError('The instance is shutting down');
+          if (!SERVING.has(phase)) throw new NotReadyError(`The instance is in phase ${phase}; not serving yet`);
+          probe ??= new DatabaseProbe(scope.sequelize);
+          const db = await probe.check();
+          if (!db.ok) throw new NotReadyError(`The database is unreachable (${db.reason})`);
+          return { status: 'ready', phase, instanceId: state.instanceId };
         },
       }),
     );

@@ -13,7 +13,7 @@ import { maintenancePage } from './maintenance-page.js';
  * caller is an administrator.
  */
 export const MAINTENANCE_EXEMPT =
-  /^\/(?:api\/(?:health|system\/health|user\/(?:login|logout|me|magic-link|magic-link\/verify)|auth\/2fa\/verify|auth\/passkeys\/login\/(?:options|verify)|auth\/oidc\/[^/]+\/(?:start|callback)|theme\/public|setup(?:\/.*)?)|admin(?:\/.*)?|login|magic-link|setup(?:\/.*)?)\/?$/i;
+  /^\/(?:api\/(?:health(?:\/ready)?|system\/health|user\/(?:login|logout|me|magic-link|magic-link\/verify)|auth\/2fa\/verify|auth\/passkeys\/login\/(?:options|verify)|auth\/oidc\/[^/]+\/(?:start|callback)|theme\/public|setup(?:\/.*)?)|admin(?:\/.*)?|login|magic-link|setup(?:\/.*)?)\/?$/i;
 
 /** afterIdentity middleware: 503 MAINTENANCE_MODE (JSON) or the maintenance page (browsers) for non-administrators. */
 export function maintenanceMiddleware(flags: () => MaintenanceFlags | null, retryAfterSeconds: number) {

@@ -1,3 +1,4 @@
+import type { DbLock } from '../../kernel/db/lock.js';
 import { asFunction } from 'awilix';
 import type { Context, Next } from 'koa';
 import type { Sequelize } from 'sequelize';
@@ -16,7 +17,7 @@ import { SettingsService } from './settings-service.js';
 import { SetupService, type AdminCreator } from './setup-service.js';
 
 /** Paths that stay reachable while setup is incomplete; everything else answers 302 to /setup. */
-const OPEN_WHILE_INCOMPLETE = /^\/(setup(\/.*)?|api\/setup(\/.*)?|api\/health|api\/system\/health)$/;
+const OPEN_WHILE_INCOMPLETE = /^\/(setup(\/.*)?|api\/setup(\/.*)?|api\/health(\/ready)?|api\/system\/health)$/;
 
 const optionsSchema = z.object({
   /** Headless setup (also CMS_SETUP_ADMIN_EMAIL / _PASSWORD / _USERNAME): seed and create this admin at first start. */
@@ -112,7 +113,15 @@ export default definePlugin(() => {
         (options as z.infer<typeof optionsSchema>).admin ??
         (env.email && env.password ? { email: env.email, password: env.password, username: env.username || undefined } : undefined);
       if (!admin || (await booted.isReady())) return;
-      await headlessSetup(booted, container.resolve<AdminCreator>('users'), config, admin);
+      // Several instances started together on an empty database: one sets up, the others wait for the
+      // lock (shared through the database) and then find setup complete.
+      const release = await container.resolve<DbLock>('lock').acquire('setup:headless', { ttlMs: 120000, waitMs: 120000 });
+      try {
+        if (await booted.isReady()) return;
+        await headlessSetup(booted, container.resolve<AdminCreator>('users'), config, admin);
+      } finally {
+        await release();
+      }
       logger.info({ admin: admin.email }, 'setup completed from configuration (headless)');
     },
     close() {

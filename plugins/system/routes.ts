@@ -69,7 +69,9 @@ export const systemRoutes: RouteDefinition[] = [
           return { type: state.database().type };
         }),
         cache: await timed(() => scope.cache.check()),
-        events: { status: 'ok', transport: scope.events.transport },
+        events: scope.events.connected
+          ? { status: 'ok', transport: scope.events.transport }
+          : { status: 'down', transport: scope.events.transport, error: 'the Redis pub/sub connection is down (reconnecting)' },
       };
       const exposed: Record<string, unknown> = {};
       for (const hc of registries.healthChecks.list()) {

@@ -75,6 +75,7 @@ export type ApiErrorCode =
   | 'MEDIA_TYPE_MISMATCH'
   | 'METHOD_NOT_ALLOWED'
   | 'NOT_FOUND'
+  | 'NOT_READY'
   | 'OIDC_CALLBACK_FAILED'
   | 'OIDC_NO_ACCOUNT'
   | 'OIDC_PROVIDER_ERROR'
@@ -1276,12 +1277,20 @@ export interface ApiRoutes {
     response: unknown;
     errors: ApiErrorCode;
   };
-  /** Liveness and readiness probe for load balancers (permission: public) */
+  /** Liveness probe for load balancers and process supervisors (permission: public) */
   'GET /api/health': {
     params: never;
     query: never;
     body: never;
     response: { status: 'ok'; phase: string; uptimeSeconds: number; version: string };
+    errors: ApiErrorCode;
+  };
+  /** Readiness probe for load balancers (permission: public) */
+  'GET /api/health/ready': {
+    params: never;
+    query: never;
+    body: never;
+    response: { status: 'ready'; phase: string; instanceId: string };
     errors: ApiErrorCode;
   };
   /** The importer's background runs in the shared data-operation jobs shape, newest first (permission: content:read) */
