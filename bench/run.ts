@@ -1,8 +1,10 @@
 /**
  * npm run bench: measures, in one run on this machine, (0) cold start and idle memory against a bare
  * Koa server started the same way (bench/startup.ts), (1) GET /api/health on the kernel against a
- * bare Koa server returning the same JSON, (2) a cached collection list read with a website token,
- * with and without If-None-Match, against the same baseline, and (3) health throughput alone, while
+ * bare Koa server returning the same JSON, (2) a collection list of 20 against the "Koa stack list"
+ * (bench/koa-stack-list.ts: koa, a router, request id, error handler, bearer check, 20 posts from memory
+ * serialised and tagged per request): cached with a website token and with a session cookie, 304 (also
+ * against bare Koa hello), and page 7 not cached (bench/uncached-list.ts: a unique filter per request), and (3) health throughput alone, while
  * passwords are hashed through the worker pool, and while they are hashed on the event loop; then the
  * media cases (bench/media.ts), the import cases (bench/import.ts) and the data-operation cases
  * (bench/data-ops.ts: backup create/restore of 100,000 entries, config plans over 1,000 roles, backup create with 1 GiB of media; `BENCH_DATAOPS_CASES` picks)
@@ -24,6 +26,7 @@ import { runImportBench } from './import.js';
 import { runMediaBench } from './media.js';
 import { benchKernelEnv, seedPosts } from './seed-posts.js';
 import { runStartupBench } from './startup.js';
+import { loadUncachedList } from './uncached-list.js';
 
 async function main(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'cms-bench-'));
@@ -35,6 +38,8 @@ async function main(): Promise<void> {
   const kernelEnv = benchKernelEnv(dataDir);
   const kernel = await startChild([join(DIST_ROOT, 'kernel', 'cli.js'), 'start'], kernelEnv, dataDir);
   const bare = await startChild([join(DIST_ROOT, 'bench', 'bare-koa.js')], {}, dataDir);
+  const stack = await startChild([join(DIST_ROOT, 'bench', 'koa-stack-list.js')], { BENCH_KOA_TOKEN: 'bench-token' }, dataDir);
+  const stackAuth = { authorization: 'Bearer bench-token' };
   try {
     await load(`${kernel.url}/api/health`, { connections: 10 }); // warm-up, not reported
     console.log('## 1. GET /api/health: kernel against a bare Koa server with the same JSON');
@@ -44,20 +49,41 @@ async function main(): Promise<void> {
     line('kernel (full middleware chain)', kernelFig);
     console.log(`ratio kernel/bare: throughput ${ratio(kernelFig.rps, bareFig.rps)}, p99 ${ratio(kernelFig.p99, bareFig.p99)}\n`);
 
-    console.log('## 2. GET /api/collections/posts?limit=20 (1,000 entries, website token), against the same bare Koa');
-    const { token } = await seedPosts(kernel.url);
+    console.log('## 2. GET /api/collections/posts?limit=20 (1,000 entries): kernel against the Koa stack list (bench/koa-stack-list.ts)');
+    const { token, cookie } = await seedPosts(kernel.url);
     const listUrl = `${kernel.url}/api/collections/posts?limit=20`;
     const auth = { authorization: `Bearer ${token}` };
     const first = await fetch(listUrl, { headers: auth });
     const etag = first.headers.get('etag') ?? '';
     await load(listUrl, { connections: 10, headers: auth }); // warm-up (fills the list cache), not reported
+    await load(`${stack.url}/api/collections/posts?limit=20`, { connections: 10, headers: stackAuth }); // warm-up
+    const stackFig = await load(`${stack.url}/api/collections/posts?limit=20`, { headers: stackAuth });
     const list = await load(listUrl, { headers: auth });
+    const listCookie = await load(listUrl, { headers: { cookie } });
     const conditional = await load(listUrl, { headers: { ...auth, 'if-none-match': etag } });
-    line('bare Koa (health JSON, as above)', bareFig);
-    line('list, cached', list);
-    line('list with If-None-Match (304)', conditional);
-    console.log(`ratio list/bare: throughput ${ratio(list.rps, bareFig.rps)}, p99 ${ratio(list.p99, bareFig.p99)}`);
-    console.log(`ratio list 304/bare: throughput ${ratio(conditional.rps, bareFig.rps)}, p99 ${ratio(conditional.p99, bareFig.p99)}\n`);
+    await loadUncachedList(kernel.url, auth, 10); // warm-up of the uncached path, not reported
+    const uncached = await loadUncachedList(kernel.url, auth);
+    line('bare Koa hello (health JSON, as above)', bareFig);
+    line('Koa stack list (token, 20 posts from memory)', stackFig);
+    line('list (website token, cached)', list);
+    line('list (session cookie, cached)', listCookie);
+    line('list 304 (website token, If-None-Match)', conditional);
+    line('list page 7, not cached (SQLite, token)', uncached);
+    console.log(
+      `ratio list (website token, cached)/Koa stack list: throughput ${ratio(list.rps, stackFig.rps)}, p99 ${ratio(list.p99, stackFig.p99)}`,
+    );
+    console.log(
+      `ratio list (session cookie, cached)/Koa stack list: throughput ${ratio(listCookie.rps, stackFig.rps)}, p99 ${ratio(listCookie.p99, stackFig.p99)}`,
+    );
+    console.log(
+      `ratio list 304/Koa stack list: throughput ${ratio(conditional.rps, stackFig.rps)}, p99 ${ratio(conditional.p99, stackFig.p99)}`,
+    );
+    console.log(
+      `ratio list 304/bare Koa hello: throughput ${ratio(conditional.rps, bareFig.rps)}, p99 ${ratio(conditional.p99, bareFig.p99)}`,
+    );
+    console.log(
+      `ratio list page 7 not cached/Koa stack list: throughput ${ratio(uncached.rps, stackFig.rps)}, p99 ${ratio(uncached.p99, stackFig.p99)}\n`,
+    );
 
     console.log('## 3. GET /api/health while passwords are hashed (bcrypt, 10 rounds, 4 connections)');
     const alone = await load(`${kernel.url}/api/health`);
@@ -77,7 +103,7 @@ async function main(): Promise<void> {
       `ratio with event-loop hashing / alone: throughput ${ratio(withInline.rps, alone.rps)}, p99 ${ratio(withInline.p99, alone.p99)}`,
     );
   } finally {
-    await Promise.all([stop(kernel.child), stop(bare.child)]);
+    await Promise.all([stop(kernel.child), stop(bare.child), stop(stack.child)]);
     rmSync(dataDir, { recursive: true, force: true });
   }
   await runMediaBench();
