@@ -4,7 +4,7 @@
  * bare Koa server returning the same JSON, (2) a collection list of 20 against the "Koa stack list"
  * (bench/koa-stack-list.ts: koa, a router, request id, error handler, bearer check, 20 posts from memory
  * serialised and tagged per request): cached with a website token and with a session cookie, 304 (also
- * against bare Koa hello), and page 7 not cached (bench/uncached-list.ts: a unique filter per request), and (3) health throughput alone, while
+ * against bare Koa hello), and page 7 not cached (a second kernel on the same data with CMS_CONTENT_LIST_CACHE=false), and (3) health throughput alone, while
  * passwords are hashed through the worker pool, and while they are hashed on the event loop; then the
  * media cases (bench/media.ts), the import cases (bench/import.ts) and the data-operation cases
  * (bench/data-ops.ts: backup create/restore of 100,000 entries, config plans over 1,000 roles, backup create with 1 GiB of media; `BENCH_DATAOPS_CASES` picks)
@@ -16,7 +16,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CONNECTIONS, SECONDS, line, load, ratio, startChild, stop } from './harness.js';
+import { CONNECTIONS, SECONDS, line, load, ratio, startChild, stop, type Figures } from './harness.js';
 import { DIST_ROOT } from '../kernel/version.js';
 import { runAuditSignInBench } from './audit-signin.js';
 import { runCacheFloodBench } from './cache-flood.js';
@@ -26,7 +26,6 @@ import { runImportBench } from './import.js';
 import { runMediaBench } from './media.js';
 import { benchKernelEnv, seedPosts } from './seed-posts.js';
 import { runStartupBench } from './startup.js';
-import { loadUncachedList } from './uncached-list.js';
 
 async function main(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'cms-bench-'));
@@ -61,8 +60,20 @@ async function main(): Promise<void> {
     const list = await load(listUrl, { headers: auth });
     const listCookie = await load(listUrl, { headers: { cookie } });
     const conditional = await load(listUrl, { headers: { ...auth, 'if-none-match': etag } });
-    await loadUncachedList(kernel.url, auth, 10); // warm-up of the uncached path, not reported
-    const uncached = await loadUncachedList(kernel.url, auth);
+    // Page 7 not cached: a second kernel on the same SQLite file with the list cache off reads every list.
+    const nocache = await startChild(
+      [join(DIST_ROOT, 'kernel', 'cli.js'), 'start'],
+      { ...kernelEnv, CMS_CONTENT_LIST_CACHE: 'false' },
+      dataDir,
+    );
+    const page7 = `${nocache.url}/api/collections/posts?limit=20&page=7`;
+    let uncached: Figures;
+    try {
+      await load(page7, { connections: 10, headers: auth }); // warm-up, not reported
+      uncached = await load(page7, { headers: auth });
+    } finally {
+      await stop(nocache.child);
+    }
     line('bare Koa hello (health JSON, as above)', bareFig);
     line('Koa stack list (token, 20 posts from memory)', stackFig);
     line('list (website token, cached)', list);
