@@ -1,3 +1,4 @@
+import { QueryTypes } from 'sequelize';
 import type { MigrationDefinition } from '../../kernel/db/migrations.js';
 
 /** The content plugin's own tables; each collection's table comes from table-migrations.ts at run time. */
@@ -68,8 +69,8 @@ export const CONTENT_MIGRATIONS: MigrationDefinition[] = [
     // Tables created later get the same indexes from table-migrations.ts.
     name: '0004-list-order-indexes',
     async up({ queryInterface, sequelize }) {
-      const [rows] = await sequelize.query('SELECT uid, table_name FROM content_collections');
-      for (const row of rows as Array<{ uid: string; table_name: string }>) {
+      const rows = await sequelize.query<{ uid: string; table_name: string }>('SELECT uid, table_name FROM content_collections', { type: QueryTypes.SELECT });
+      for (const row of rows) {
         const prefix = `ix_${row.uid.slice(0, 8)}_`;
         await queryInterface.addIndex(row.table_name, { name: `${prefix}list_status`, fields: ['tenant_id', 'status', { name: 'created_at', order: 'DESC' }, 'id'] });
         await queryInterface.addIndex(row.table_name, { name: `${prefix}list`, fields: ['tenant_id', { name: 'created_at', order: 'DESC' }, 'id'] });
