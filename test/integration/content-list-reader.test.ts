@@ -159,7 +159,7 @@ for (const variant of DB_VARIANTS) {
       expect(byTitle).to.have.length(13);
     });
 
-    it('refuses a NUL in a search term with 400 and answers 304 through the ETag middleware', async function () {
+    it('refuses a NUL in a search term with 400, answers 304 through the ETag middleware, and sees writes at once', async function () {
       const bad = await as(t, 'editor').get(`/api/collections/kinds?search=${encodeURIComponent('a\u0000b')}`);
       expect(bad.status).to.equal(400);
       const first = await as(t, 'editor').get('/api/collections/kinds?limit=3');
@@ -168,6 +168,15 @@ for (const variant of DB_VARIANTS) {
       expect(etag).to.match(/^"[0-9a-f]+"$/);
       const again = await t.request('/api/collections/kinds?limit=3', { identity: 'editor', headers: { 'if-none-match': etag } });
       expect(again.status).to.equal(304);
+      // The kept statements read the current rows: a write shows in the next list (and changes its tag).
+      const made = await dataOf(await as(t, 'editor').post('/api/collections/kinds', { title: 'Newest', status: 'published' }), 201);
+      const after = await t.request('/api/collections/kinds?limit=3', { identity: 'editor', headers: { 'if-none-match': etag } });
+      expect(after.status).to.equal(200);
+      const data = (await after.json()).data;
+      expect(data.items[0]._id).to.equal(made._id);
+      expect(data.total).to.equal(14);
+      await dataOf(await as(t, 'editor').delete(`/api/collections/kinds/${made._id}`));
+      expect((await list(t, 'editor', 'limit=3')).total).to.equal(13);
     });
   });
 }
