@@ -1,9 +1,12 @@
 /**
  * npm run bench: measures, in one run on this machine, (0) cold start and idle memory against a bare
  * Koa server started the same way (bench/startup.ts), (1) GET /api/health on the kernel against a
- * bare Koa server returning the same JSON, (2) a cached collection list read with a website token,
- * with and without If-None-Match, against the same baseline, and (3) health throughput alone and during a
- * storm of real sign-ins (bench/login-storm.ts); then the
+ * bare Koa server returning the same JSON, (2) a collection list of 20 against the "Koa stack list"
+ * (bench/koa-stack-list.ts: koa, a router, request id, error handler, bearer check, 20 posts from memory
+ * serialised and tagged per request) and Directus 11 when installed (bench/directus.ts): cached with a website
+ * token and with a session cookie, 304 (also against bare Koa hello), and page 7 not cached (a second kernel on the
+ * same data with CMS_CONTENT_LIST_CACHE=false), (3) health alone and during a storm of real sign-ins
+ * (bench/login-storm.ts); then the
  * media cases (bench/media.ts), the import cases (bench/import.ts) and the data-operation cases
  * (bench/data-ops.ts: backup create/restore of 100,000 entries, config plans over 1,000 roles, backup create with 1 GiB of media; `BENCH_DATAOPS_CASES` picks)
  * and the content-transfer cases (bench/content-transfer.ts: a 100,000-entry package exported and imported, a 10,000-entry sync; `BENCH_TRANSFER_CASES` picks)
@@ -11,16 +14,19 @@
  * and the cache-flood case (bench/cache-flood.ts: unique list queries, the server's RSS against the cache bound)
  * and the GraphQL subscribers case (bench/graphql-subscribers.ts: BENCH_SUBSCRIBERS, default 10,000, against 1,000: delivery delays).
  * Every load is bounded (BENCH_SECONDS, default 8 s per case; 50 connections on 127.0.0.1).
+ * BENCH_CASES picks groups (comma list; default all): startup, http (cases 1, 2 and Directus), storm, media, import,
+ * dataops, transfer, audit, flood, subscribers.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CONNECTIONS, SECONDS, line, load, ratio, startChild, stop } from './harness.js';
+import { CONNECTIONS, SECONDS, line, load, ratio, startChild, stop, type Figures } from './harness.js';
 import { DIST_ROOT } from '../kernel/version.js';
 import { runAuditSignInBench } from './audit-signin.js';
 import { runCacheFloodBench } from './cache-flood.js';
 import { runContentTransferBench } from './content-transfer.js';
 import { runDataOpsBench } from './data-ops.js';
+import { runDirectusBench } from './directus.js';
 import { runGraphqlSubscribersBench } from './graphql-subscribers.js';
 import { runImportBench } from './import.js';
 import { runLoginStormBench } from './login-storm.js';
@@ -28,16 +34,39 @@ import { runMediaBench } from './media.js';
 import { benchKernelEnv, seedPosts } from './seed-posts.js';
 import { runStartupBench } from './startup.js';
 
+const GROUPS = new Set((process.env.BENCH_CASES ?? 'startup,http,storm,media,import,dataops,transfer,audit,flood,subscribers').split(','));
+
 async function main(): Promise<void> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'cms-bench-'));
   console.log(
     `# cms benchmark ${new Date().toISOString()}  node ${process.version}  ${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}  ${SECONDS}s per case, ${CONNECTIONS} connections\n`,
   );
-  await runStartupBench();
-  console.log();
+  if (GROUPS.has('startup')) {
+    await runStartupBench();
+    console.log();
+  }
+  if (GROUPS.has('http')) await runHttpCases();
+  if (GROUPS.has('storm')) {
+    await runLoginStormBench();
+    console.log();
+  }
+  if (GROUPS.has('media')) await runMediaBench();
+  if (GROUPS.has('import')) await runImportBench();
+  if (GROUPS.has('dataops')) await runDataOpsBench();
+  if (GROUPS.has('transfer')) await runContentTransferBench();
+  if (GROUPS.has('audit')) await runAuditSignInBench();
+  if (GROUPS.has('flood')) await runCacheFloodBench();
+  if (GROUPS.has('subscribers')) await runGraphqlSubscribersBench();
+}
+
+/** Cases 1 and 2, with Directus (when installed) measured first, while none of the other servers runs. */
+async function runHttpCases(): Promise<void> {
+  const directus = await runDirectusBench();
+  const dataDir = mkdtempSync(join(tmpdir(), 'cms-bench-'));
   const kernelEnv = benchKernelEnv(dataDir);
   const kernel = await startChild([join(DIST_ROOT, 'kernel', 'cli.js'), 'start'], kernelEnv, dataDir);
   const bare = await startChild([join(DIST_ROOT, 'bench', 'bare-koa.js')], {}, dataDir);
+  const stack = await startChild([join(DIST_ROOT, 'bench', 'koa-stack-list.js')], { BENCH_KOA_TOKEN: 'bench-token' }, dataDir);
+  const stackAuth = { authorization: 'Bearer bench-token' };
   try {
     await load(`${kernel.url}/api/health`, { connections: 10 }); // warm-up, not reported
     console.log('## 1. GET /api/health: kernel against a bare Koa server with the same JSON');
@@ -47,33 +76,63 @@ async function main(): Promise<void> {
     line('kernel (full middleware chain)', kernelFig);
     console.log(`ratio kernel/bare: throughput ${ratio(kernelFig.rps, bareFig.rps)}, p99 ${ratio(kernelFig.p99, bareFig.p99)}\n`);
 
-    console.log('## 2. GET /api/collections/posts?limit=20 (1,000 entries, website token), against the same bare Koa');
-    const { token } = await seedPosts(kernel.url);
+    console.log('## 2. GET /api/collections/posts?limit=20 (1,000 entries): kernel against the Koa stack list (bench/koa-stack-list.ts)');
+    const { token, cookie } = await seedPosts(kernel.url);
     const listUrl = `${kernel.url}/api/collections/posts?limit=20`;
     const auth = { authorization: `Bearer ${token}` };
     const first = await fetch(listUrl, { headers: auth });
     const etag = first.headers.get('etag') ?? '';
     await load(listUrl, { connections: 10, headers: auth }); // warm-up (fills the list cache), not reported
+    await load(`${stack.url}/api/collections/posts?limit=20`, { connections: 10, headers: stackAuth }); // warm-up
+    const stackFig = await load(`${stack.url}/api/collections/posts?limit=20`, { headers: stackAuth });
     const list = await load(listUrl, { headers: auth });
+    const listCookie = await load(listUrl, { headers: { cookie } });
     const conditional = await load(listUrl, { headers: { ...auth, 'if-none-match': etag } });
-    line('bare Koa (health JSON, as above)', bareFig);
-    line('list, cached', list);
-    line('list with If-None-Match (304)', conditional);
-    console.log(`ratio list/bare: throughput ${ratio(list.rps, bareFig.rps)}, p99 ${ratio(list.p99, bareFig.p99)}`);
-    console.log(`ratio list 304/bare: throughput ${ratio(conditional.rps, bareFig.rps)}, p99 ${ratio(conditional.p99, bareFig.p99)}\n`);
+    // Page 7 not cached: a second kernel on the same SQLite file with the list cache off reads every list.
+    const nocache = await startChild(
+      [join(DIST_ROOT, 'kernel', 'cli.js'), 'start'],
+      { ...kernelEnv, CMS_CONTENT_LIST_CACHE: 'false' },
+      dataDir,
+    );
+    const page7 = `${nocache.url}/api/collections/posts?limit=20&page=7`;
+    let uncached: Figures;
+    try {
+      await load(page7, { connections: 10, headers: auth }); // warm-up, not reported
+      uncached = await load(page7, { headers: auth });
+    } finally {
+      await stop(nocache.child);
+    }
+    line('bare Koa hello (health JSON, as above)', bareFig);
+    line('Koa stack list (token, 20 posts from memory)', stackFig);
+    line('list (website token, cached)', list);
+    line('list (session cookie, cached)', listCookie);
+    line('list 304 (website token, If-None-Match)', conditional);
+    line('list page 7, not cached (SQLite, token)', uncached);
+    console.log(
+      `ratio list (website token, cached)/Koa stack list: throughput ${ratio(list.rps, stackFig.rps)}, p99 ${ratio(list.p99, stackFig.p99)}`,
+    );
+    console.log(
+      `ratio list (session cookie, cached)/Koa stack list: throughput ${ratio(listCookie.rps, stackFig.rps)}, p99 ${ratio(listCookie.p99, stackFig.p99)}`,
+    );
+    console.log(
+      `ratio list 304/Koa stack list: throughput ${ratio(conditional.rps, stackFig.rps)}, p99 ${ratio(conditional.p99, stackFig.p99)}`,
+    );
+    console.log(
+      `ratio list 304/bare Koa hello: throughput ${ratio(conditional.rps, bareFig.rps)}, p99 ${ratio(conditional.p99, bareFig.p99)}`,
+    );
+    console.log(
+      `ratio list page 7 not cached/Koa stack list: throughput ${ratio(uncached.rps, stackFig.rps)}, p99 ${ratio(uncached.p99, stackFig.p99)}`,
+    );
+    if (directus) {
+      const d = directus;
+      console.log(`ratio list (website token, cached)/Directus cached: throughput ${ratio(list.rps, d.cachedList.rps)}`);
+      console.log(`ratio list page 7 not cached/Directus page 7 not cached: throughput ${ratio(uncached.rps, d.uncachedPage7.rps)}`);
+    }
+    console.log();
   } finally {
-    await Promise.all([stop(kernel.child), stop(bare.child)]);
+    await Promise.all([stop(kernel.child), stop(bare.child), stop(stack.child)]);
     rmSync(dataDir, { recursive: true, force: true });
   }
-  await runLoginStormBench();
-  console.log();
-  await runMediaBench();
-  await runImportBench();
-  await runDataOpsBench();
-  await runContentTransferBench();
-  await runAuditSignInBench();
-  await runCacheFloodBench();
-  await runGraphqlSubscribersBench();
 }
 
 await main();

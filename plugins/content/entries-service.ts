@@ -11,6 +11,7 @@ import { checkEntryInput, slugify, type CheckedInput } from './entry-input.js';
 import { EntryNotFoundError } from './errors.js';
 import { columnName, fromColumn } from './field-types.js';
 import type { ListAnswer, ListCache } from './list-cache.js';
+import { ListReader } from './list-reader.js';
 import type { PreparedRow } from './prepared-row.js';
 import { orderFor, whereFor, type EntryStatus, type ListQuery } from './list-query.js';
 import { insertRows } from '../../kernel/db/insert-rows.js';
@@ -90,9 +91,12 @@ export class EntriesService {
     private readonly logger?: Logger,
     /** Sanitises the rich text of large writes in the worker pool (else toColumn does it inline). */
     private readonly richText?: RichTextSanitizer,
-  ) {}
+  ) {
+    this.reader = new ListReader(sequelize);
+  }
 
   private readonly suffixHints = new Map<string, number>();
+  private readonly reader: ListReader;
 
   /**
    * The highest numeric suffix in use for a slug base (`base-<n>`), from a bounded in-memory hint or one
@@ -160,8 +164,11 @@ export class EntriesService {
     return this.lists.answer(identity.tenantId, name, key, ifNoneMatch, async () => {
       const where = whereFor(c, identity.tenantId, query, status);
       const order = orderFor(c, query.sort);
-      const { rows, count } = await c.model.findAndCountAll({ where, order, limit: query.limit, offset: (query.page - 1) * query.limit });
-      return { items: rows.map((r) => this.toEntry(c, r)), total: count, page: query.page, limit: query.limit };
+      // Plain rows (no model instances): the page and the total at once (see ListReader).
+      const { rows, total } = await this.reader.page(c, where, order, query.limit, (query.page - 1) * query.limit);
+      const items = new Array<Entry>(rows.length);
+      for (let i = 0; i < rows.length; i++) items[i] = this.toEntry(c, rows[i]!);
+      return { items, total, page: query.page, limit: query.limit };
     });
   }
 

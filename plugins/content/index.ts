@@ -30,15 +30,23 @@ import { ENTRY_EVENTS, type ContentEvent } from './public.js';
 const optionsSchema = z.object({
   /** How often each instance looks for entries whose scheduled publish time has come. */
   scheduleIntervalMs: z.number().int().min(50).max(3_600_000).default(30_000),
+  /** Whether collection lists are cached (CMS_CONTENT_LIST_CACHE); off, every list is read from the database. */
+  listCache: z.boolean().default(true),
 });
 
+function parseOptions(raw: unknown, env: Record<string, unknown>, sources: Record<string, string>): z.output<typeof optionsSchema> {
+  const parsed = optionsSchema.safeParse({ ...((raw && typeof raw === 'object' ? raw : {}) as Record<string, unknown>), ...env });
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  const key = String(issue.path[0] ?? '');
+  throw new BootError(
+    `Invalid ${sources[key] ? `environment variable ${sources[key]}` : `plugins.options.content.${key}`}: ${issue.message}`,
+  );
+}
+
 export default definePlugin({
-  register({ container, routes, migrations, models, options }) {
-    const parsed = optionsSchema.safeParse(options);
-    if (!parsed.success)
-      throw new BootError(
-        `Invalid plugins.options.content: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
-      );
+  register({ container, routes, migrations, models, options, envOptions, envSources }) {
+    const { listCache } = parseOptions(options, envOptions, envSources);
     models.add(CollectionRow);
     models.add(Revision);
     for (const m of CONTENT_MIGRATIONS) migrations.add(m);
@@ -63,7 +71,7 @@ export default definePlugin({
           new EntriesService(
             c.sequelize,
             c.collections,
-            new ListCache(c.cache, c.logger),
+            new ListCache(c.cache, c.logger, listCache),
             c.events,
             c.logger,
             poolSanitizer(() => c.pool),
@@ -107,7 +115,7 @@ export default definePlugin({
     for (const route of [...collectionRoutes, ...publicAccessRoutes, ...scheduleRoutes, ...previewRoutes, ...entryRoutes])
       routes.add(route);
   },
-  async boot({ container, onClose, options, logger }) {
+  async boot({ container, onClose, options, envOptions, envSources, logger }) {
     const collections = container.resolve<CollectionsService>('collections');
     await collections.refresh();
     onClose(collections.connectEvents());
@@ -115,7 +123,7 @@ export default definePlugin({
     // a deleted entry takes its schedule with it.
     const schedules = container.resolve<PublishSchedules>('publishSchedules');
     const previews = container.resolve<PreviewLinks>('previewLinks');
-    const { scheduleIntervalMs } = optionsSchema.parse(options);
+    const { scheduleIntervalMs } = parseOptions(options, envOptions, envSources);
     let running: Promise<unknown> | null = null;
     const timer = setInterval(() => {
       running ??= schedules

@@ -49,6 +49,8 @@ export class ListCache {
   constructor(
     private readonly cache: CacheService,
     private readonly logger: Logger,
+    /** false (CMS_CONTENT_LIST_CACHE=false): every list is loaded and serialised; the ETag middleware hashes it. */
+    private readonly enabled = true,
   ) {
     this.local = cache.localStore<string>((key, body) => stringBytes(key, body), 5000);
   }
@@ -99,6 +101,7 @@ export class ListCache {
     let token: string;
     let etag: string;
     const shared = (t: string) => `list:${collection}:${t}:${queryKey}`;
+    if (!this.enabled) return { notModified: false, body: serialiseEnvelope(await load()), cached: false };
     try {
       token = await this.token(tenant, collection);
       etag = tagOf(`${tenant}\n${token}\n${queryKey}`);

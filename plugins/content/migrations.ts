@@ -1,3 +1,4 @@
+import { QueryTypes } from 'sequelize';
 import type { MigrationDefinition } from '../../kernel/db/migrations.js';
 
 /** The content plugin's own tables; each collection's table comes from table-migrations.ts at run time. */
@@ -60,6 +61,21 @@ export const CONTENT_MIGRATIONS: MigrationDefinition[] = [
       });
       await queryInterface.addIndex('content_preview_links', ['tenant_id', 'collection', 'entry_id'], { name: 'content_preview_links_entry' });
       await queryInterface.addIndex('content_preview_links', ['expires_at'], { name: 'content_preview_links_expiry' });
+    },
+  },
+  {
+    // The lists' default order (newest first, the id breaking ties) read from an index, with the status
+    // filter (readers without content:write) and without it; the first replaces (tenant_id, status, created_at).
+    // Tables created later get the same indexes from table-migrations.ts.
+    name: '0004-list-order-indexes',
+    async up({ queryInterface, sequelize }) {
+      const rows = await sequelize.query<{ uid: string; table_name: string }>('SELECT uid, table_name FROM content_collections', { type: QueryTypes.SELECT });
+      for (const row of rows) {
+        const prefix = `ix_${row.uid.slice(0, 8)}_`;
+        await queryInterface.addIndex(row.table_name, { name: `${prefix}list_status`, fields: ['tenant_id', 'status', { name: 'created_at', order: 'DESC' }, 'id'] });
+        await queryInterface.addIndex(row.table_name, { name: `${prefix}list`, fields: ['tenant_id', { name: 'created_at', order: 'DESC' }, 'id'] });
+        await queryInterface.removeIndex(row.table_name, `${prefix}status`);
+      }
     },
   },
 ];

@@ -50,7 +50,13 @@ export function createTableMigration(ref: TableRef, fields: FieldDefinition[]): 
       ...Object.fromEntries(fields.map((f) => [columnName(f), columnOf(f, sequelize.getDialect())])),
     });
     await q.addIndex(ref.table, ['tenant_id', 'slug'], { unique: true, name: indexName(ref, 'slug') });
-    await q.addIndex(ref.table, ['tenant_id', 'status', 'created_at'], { name: indexName(ref, 'status') });
+    // The lists' default order (-createdAt, then the id) from an index, with and without the status filter
+    // (content migration 0004 gives tables created before it the same two).
+    await q.addIndex(ref.table, {
+      name: indexName(ref, 'list_status'),
+      fields: ['tenant_id', 'status', { name: 'created_at', order: 'DESC' }, 'id'],
+    });
+    await q.addIndex(ref.table, { name: indexName(ref, 'list'), fields: ['tenant_id', { name: 'created_at', order: 'DESC' }, 'id'] });
     await q.addIndex(ref.table, ['sync_id'], { name: indexName(ref, 'sync') });
     for (const f of fields.filter(wantsIndex)) await addFieldIndex(q, ref, f);
   });

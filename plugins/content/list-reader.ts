@@ -1,0 +1,140 @@
+import { QueryTypes, type Order, type Sequelize, type WhereOptions } from 'sequelize';
+import { ValidationError } from '../../kernel/errors.js';
+import type { LoadedCollection } from './collections-service.js';
+
+/** A page of plain rows (column -> stored value) and the number of rows the WHERE matches. */
+export interface RowPage {
+  rows: Array<Record<string, unknown>>;
+  total: number;
+}
+
+/** The parts of a node-sqlite3 Database and Statement used here. */
+interface SqliteStatement {
+  all(params: unknown[], callback: (err: Error | null, rows: Array<Record<string, unknown>>) => void): unknown;
+  finalize(callback?: () => void): unknown;
+}
+interface SqliteDatabase {
+  prepare(sql: string, callback: (err: Error | null) => void): SqliteStatement;
+}
+
+/** Prepared statements kept per connection (the least recently used one is finalized beyond). */
+const STATEMENTS_MAX = 64;
+
+/**
+ * The list's read path without model instances: the page and the count as plain rows, both queries at
+ * once. The WHERE comes from Sequelize's query generator (the same conditions findAll would send, values
+ * bound as parameters); on SQLite the two statements run as prepared statements kept per SQL text on the
+ * default read connection (Sequelize's own SELECT path first reads `PRAGMA table_info` of the table and
+ * prepares and finalizes the statement on every call, and a finalize waits on the connection's mutex
+ * while another statement runs); on MariaDB they go through `sequelize.query` as plain SELECTs on two
+ * pooled connections.
+ */
+export class ListReader {
+  private readonly statements = new WeakMap<object, Map<string, Promise<SqliteStatement>>>();
+  private readonly connections = new Set<SqliteDatabase>();
+  private closed = false;
+
+  constructor(private readonly sequelize: Sequelize) {
+    // SQLite refuses to close a connection with live statements: they are finalized first.
+    const target = sequelize as unknown as { close(): Promise<void> };
+    const close = target.close.bind(sequelize);
+    target.close = async () => {
+      await this.close();
+      return close();
+    };
+  }
+
+  private sql(c: LoadedCollection, where: WhereOptions, order: Order, limit: number, offset: number) {
+    const qi = this.sequelize.getQueryInterface();
+    const qg = (qi as unknown as { queryGenerator: { whereQuery(where: unknown, options: unknown): string } }).queryGenerator;
+    const params: unknown[] = [];
+    // Positional `?` parameters (node-sqlite3 looks a `$n` name up linearly per bind; replacements on MariaDB).
+    const whereSql = qg.whereQuery(where, {
+      model: c.model,
+      bindParam: (value: unknown) => {
+        params.push(value);
+        return '?';
+      },
+    });
+    const table = qi.quoteIdentifier(c.table);
+    const orderSql = (order as Array<[string, string]>).map(
+      ([col, dir]) => `${qi.quoteIdentifier(col)} ${dir === 'DESC' ? 'DESC' : 'ASC'}`,
+    );
+    const page = `SELECT * FROM ${table} ${whereSql} ORDER BY ${orderSql.join(', ')} LIMIT ${Number(limit)} OFFSET ${Number(offset)}`;
+    const count = `SELECT COUNT(*) AS n FROM ${table} ${whereSql}`;
+    return { page, count, params };
+  }
+
+  async page(c: LoadedCollection, where: WhereOptions, order: Order, limit: number, offset: number): Promise<RowPage> {
+    const { page, count, params } = this.sql(c, where, order, limit, offset);
+    if (page.includes('\u0000') || params.some((p) => typeof p === 'string' && p.includes('\u0000')))
+      throw new ValidationError('Text values must not contain NUL (\\u0000) characters');
+    if (this.sequelize.getDialect() !== 'sqlite') {
+      const [rows, counted] = await Promise.all([
+        this.sequelize.query<Record<string, unknown>>(page, { replacements: params, type: QueryTypes.SELECT }),
+        this.sequelize.query<{ n: number | string }>(count, { replacements: params, type: QueryTypes.SELECT }),
+      ]);
+      return { rows, total: Number(counted[0]?.n ?? 0) };
+    }
+    const db = await this.connection();
+    const [rows, counted] = await Promise.all([this.run(db, page, params), this.run(db, count, params)]);
+    return { rows, total: Number(counted[0]?.n ?? 0) };
+  }
+
+  private async connection(): Promise<SqliteDatabase> {
+    const manager = (this.sequelize as unknown as { connectionManager: { getConnection(o: object): Promise<SqliteDatabase> } })
+      .connectionManager;
+    const db = await manager.getConnection({});
+    this.connections.add(db);
+    return db;
+  }
+
+  private statement(db: SqliteDatabase, sql: string): Promise<SqliteStatement> {
+    let byText = this.statements.get(db);
+    if (!byText) this.statements.set(db, (byText = new Map()));
+    let prepared = byText.get(sql);
+    if (prepared) {
+      byText.delete(sql); // most recently used last
+      byText.set(sql, prepared);
+      return prepared;
+    }
+    prepared = new Promise<SqliteStatement>((resolve, reject) => {
+      const stmt = db.prepare(sql, (err) => (err ? reject(err) : resolve(stmt)));
+    });
+    prepared.catch(() => byText.delete(sql));
+    byText.set(sql, prepared);
+    if (byText.size > STATEMENTS_MAX) {
+      const [oldest, old] = byText.entries().next().value!;
+      byText.delete(oldest);
+      void old.then((s) => s.finalize()).catch(() => undefined);
+    }
+    return prepared;
+  }
+
+  private async run(db: SqliteDatabase, sql: string, params: unknown[]): Promise<Array<Record<string, unknown>>> {
+    if (this.closed) throw new Error('The list reader is closed');
+    const stmt = await this.statement(db, sql);
+    return new Promise((resolve, reject) => {
+      stmt.all(params, (err, rows) => {
+        if (!err) return resolve(rows);
+        // A statement that failed (the table changed or went) is prepared again next time.
+        this.statements.get(db)?.delete(sql);
+        void Promise.resolve(stmt.finalize()).catch(() => undefined);
+        reject(err);
+      });
+    });
+  }
+
+  /** Finalizes the kept statements (before the connection closes: SQLite refuses to close with live statements). */
+  async close(): Promise<void> {
+    this.closed = true;
+    const all: Array<Promise<SqliteStatement>> = [];
+    for (const db of this.connections) {
+      const byText = this.statements.get(db);
+      if (byText) all.push(...byText.values());
+      this.statements.delete(db);
+    }
+    this.connections.clear();
+    await Promise.all(all.map((p) => p.then((s) => new Promise<void>((resolve) => s.finalize(() => resolve()))).catch(() => undefined)));
+  }
+}
