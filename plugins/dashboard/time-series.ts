@@ -76,6 +76,11 @@ const pointKey = (p: Omit<MetricPoint, 'value'>) => `${p.series}\u0000${p.tenant
  */
 export class PendingBuckets {
   private readonly points = new Map<string, MetricPoint>();
+  /**
+   * The pending point each series, tenant and bucket size last added to (per request counters hit the same
+   * bucket until it ends): found without building its key. Emptied with the points.
+   */
+  private readonly hot = new Map<SeriesDefinition, Map<string, Array<MetricPoint | undefined>>>();
   dropped = 0;
 
   constructor(private readonly maxKeys = 10_000) {}
@@ -86,24 +91,40 @@ export class PendingBuckets {
 
   /** Adds `amount` to a counter (or sets a gauge) in each of its bucket sizes at `atSeconds`. */
   record(def: SeriesDefinition, tenantId: string, atSeconds: number, amount: number): void {
-    for (const resolution of def.resolutions) {
-      const p = { series: def.name, tenantId: tenantKey(def, tenantId), resolution, bucketStart: bucketStart(atSeconds, resolution) };
-      this.put(def.kind, { ...p, value: amount });
+    const tenant = tenantKey(def, tenantId);
+    let byTenant = this.hot.get(def);
+    if (!byTenant) this.hot.set(def, (byTenant = new Map()));
+    let last = byTenant.get(tenant);
+    if (!last) {
+      if (byTenant.size >= 1000) byTenant.clear();
+      byTenant.set(tenant, (last = []));
     }
+    def.resolutions.forEach((resolution, i) => {
+      const start = bucketStart(atSeconds, resolution);
+      const hit = last[i];
+      if (hit && hit.bucketStart === start) {
+        hit.value = def.kind === 'gauge' ? amount : hit.value + amount;
+        return;
+      }
+      last[i] = this.put(def.kind, { series: def.name, tenantId: tenant, resolution, bucketStart: start, value: amount });
+    });
   }
 
-  private put(kind: SeriesDefinition['kind'], point: MetricPoint): void {
+  /** Adds the point (or its value to the pending one); the pending point, or undefined when dropped. */
+  private put(kind: SeriesDefinition['kind'], point: MetricPoint): MetricPoint | undefined {
     const key = pointKey(point);
     const existing = this.points.get(key);
     if (existing) existing.value = kind === 'gauge' ? point.value : existing.value + point.value;
     else if (this.points.size >= this.maxKeys) this.dropped++;
     else this.points.set(key, { ...point });
+    return this.points.get(key);
   }
 
   /** Everything pending, emptied (to be written). */
   take(): MetricPoint[] {
     const all = [...this.points.values()];
     this.points.clear();
+    this.hot.clear();
     return all;
   }
 
