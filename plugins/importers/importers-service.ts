@@ -375,7 +375,6 @@ export class ImportersService {
     body: { format: string; uploadId?: string; mappings?: Record<string, EntityMapping>; scaffold?: boolean; mode?: SafetyMode },
   ) {
     const engine = this.engine();
-    this.warmPrepare();
     const { mode, ...request } = body;
     const view = await engine.plan(IMPORTER_DOMAIN, request, mode ?? 'add', identity);
     const stored = await engine.getPlan(view.planId, identity);
@@ -801,16 +800,6 @@ export class ImportersService {
     if (options.collection && entities[0]) mappings[entities[0][0]] = options.collection;
     const view = await this.preview(identity, { format, uploadId, scaffold: options.scaffold, mappings });
     return { view, ...(await this.claim(identity, view.planId)) };
-  }
-
-  /**
-   * Loads the prepare task in the pool's threads while the run is planned (one empty batch per thread), so
-   * the first batch of the run does not also pay for loading it (sanitize-html and the content schema code).
-   */
-  warmPrepare(): void {
-    const empty = { lines: [], firstLine: 1, targets: {} };
-    for (let i = 0; i < this.deps.pool.stats().maxThreads; i++)
-      void this.deps.pool.run('prepareImportBatch', empty, PREPARE_TASK_FILE).catch(() => undefined);
   }
 
   /** Removes job folders and upload records past the retention time (and crash leftovers). */
