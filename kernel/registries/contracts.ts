@@ -59,6 +59,11 @@ export interface ImportProfile {
   bom: boolean;
   /** What a plain file (or the archive's main document) is. */
   kind: 'json' | 'ndjson' | 'xml' | 'delimited' | 'binary' | 'unknown';
+  /**
+   * Only the start of the file was profiled (XML, NDJSON or delimited text over 256 KiB): counts (rows,
+   * lines) are of that part and `xml.wellFormed` says "so far"; the parse task reads the whole file.
+   */
+  partial?: boolean;
   json?: {
     root: 'array' | 'object' | 'scalar';
     /** Keys of the root object (first 200). */
@@ -129,6 +134,11 @@ export interface ImportParseSummary {
   acfFields?: string[];
   /** Records the parser refused and did not write (CSV strict mode), per entity: the run counts them as failed. */
   refused?: Record<string, number>;
+  /**
+   * XML formats: false when the whole document was not well-formed (repaired or not). A partial profile
+   * (see ImportProfile.partial) only saw the start; this corrects its `xml.wellFormed` before scoring.
+   */
+  wellFormed?: boolean;
 }
 
 /** Input of a parse task (a named export of the format's worker file). */

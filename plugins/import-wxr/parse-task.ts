@@ -15,7 +15,11 @@ export async function parseWxr(input: ImportParseInput): Promise<TaskResult<Impo
   try {
     const stream = new WxrStream(input, spool);
     await stream.run();
-    return { ok: true, value: await spool.close({ acfFields: [...stream.customFields].sort() }) };
+    const wellFormed = stream.wellFormed;
+    return {
+      ok: true,
+      value: await spool.close({ acfFields: [...stream.customFields].sort(), ...(wellFormed === undefined ? {} : { wellFormed }) }),
+    };
   } catch (err) {
     spool.abort();
     return { ok: false, issues: [{ code: 'PARSE_FAILED', message: `the WXR file could not be parsed: ${(err as Error).message}` }] };

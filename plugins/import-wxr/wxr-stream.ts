@@ -60,6 +60,9 @@ export class WxrStream {
   private items = 0;
   private sawText = false;
   private written = 0;
+  /** The XML was not well-formed somewhere (a repaired bare "&", a recovered or fatal error); namespaces aside. */
+  private illFormed = false;
+  private sawRoot = false;
 
   readonly customFields = new Set<string>();
 
@@ -71,6 +74,7 @@ export class WxrStream {
     this.ctx = { warn: (m, l) => spool.warn(m, l), metaDepth: Math.max(1, (input.maxDepth || 32) - 3), customFields: this.customFields };
     let lastRepair = 0;
     this.repair = new BareAmpersandRepair((line) => {
+      this.illFormed = true;
       if (line !== lastRepair) spool.warn('bare "&" escaped as "&amp;" (not well-formed XML, repaired)', line);
       lastRepair = line;
     });
@@ -148,6 +152,7 @@ export class WxrStream {
     if (this.namespaceVersion === null) {
       for (const uri of Object.values(tag.ns ?? {})) this.namespaceVersion ??= wxrNamespaceVersion(uri);
     }
+    if (this.depth === 1) this.sawRoot = true;
     if (this.depth === 1 && (tag.local !== 'rss' || tag.uri)) {
       this.notWxrRoot = tag.name;
       return;
@@ -214,6 +219,8 @@ export class WxrStream {
   private error(err: Error): void {
     if (this.fatal || this.notWxrRoot) return;
     const message = err.message.replace(/^(?:.*?:)?\d+:\d+: /, '');
+    // A prefix without a declaration is no well-formedness error (the profile reads without namespaces).
+    if (!message.startsWith('unbound namespace prefix')) this.illFormed = true;
     if (RECOVERABLE.test(message)) {
       this.spool.warn(describeError(message), this.parser.line);
       return;
@@ -225,6 +232,15 @@ export class WxrStream {
 
   private stop(message: string): void {
     this.fatal = { message, line: this.parser.line, column: this.parser.column };
+  }
+
+  /**
+   * Whether the document was well-formed XML (a root element, no error, nothing repaired); undefined
+   * when the read stopped early for another reason (nesting past the depth limit) before an error.
+   */
+  get wellFormed(): boolean | undefined {
+    if (this.illFormed || !this.sawRoot) return false;
+    return this.fatal ? undefined : true;
   }
 
   private async flush(): Promise<void> {

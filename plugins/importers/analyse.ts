@@ -89,7 +89,8 @@ const emptySummary = (): ImportParseSummary => ({ counts: {}, fields: {}, warnin
 const issuesText = (r: { ok: false; issues: Array<{ message: string }> }) => r.issues.map((i) => i.message).join('; ');
 
 /**
- * Detection then parsing, both off the event loop: the profile task reads the whole upload in the pool,
+ * Detection then parsing, both off the event loop: the profile task reads the upload in the pool (the
+ * first 256 KiB of XML, NDJSON and delimited text; JSON and archives whole),
  * each registered format's detect(sample) scores it here (the request's hint wins when it scores above
  * 0), and the chosen format's parse task writes the spool file and returns the summary.
  *
@@ -230,6 +231,12 @@ export async function analyseUpload(
       };
     }
     const summary = parsed.value;
+    // A partial profile saw only the start of the document: the parse, which read all of it, corrects
+    // its well-formedness, and the format scores the upload again (the same confidence as a whole profile).
+    if (profile.partial && profile.xml?.wellFormed && summary.wellFormed === false) {
+      profile.xml.wellFormed = false;
+      confidence = confidenceOf(format, sample) || confidence;
+    }
     return {
       format: format.format,
       confidence,

@@ -23,7 +23,7 @@ import type {
   Summary,
   VerifyResult,
 } from '../data-ops/public.js';
-import { analyseUpload, type Analysis, type FormatsView } from './analyse.js';
+import { analyseUpload, PROFILE_TASK_FILE, type Analysis, type FormatsView } from './analyse.js';
 import {
   ImportAlreadyRunError,
   ImportFailedError,
@@ -175,6 +175,8 @@ export class ImportersService {
 
   /** Streams a multipart upload into a new job folder. */
   async receive(ctx: Context): Promise<ReceivedUpload> {
+    // While the upload streams in, a pool thread loads the profile task (an empty input is refused at once).
+    void this.deps.pool.run('importProfile', {}, PROFILE_TASK_FILE).catch(() => undefined);
     const uploadId = randomUUID();
     const workDir = join(this.root, uploadId);
     await mkdir(workDir, { recursive: true, mode: 0o700 });

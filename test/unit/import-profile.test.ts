@@ -76,8 +76,11 @@ describe('import profile task (workers/import/profile)', function () {
     expect(p).to.include({ kind: 'delimited', encoding: 'utf-8', bom: true });
     expect(p.delimited!.delimiter).to.equal(',');
     expect(p.delimited!.header[0]).to.equal('Date');
+    // Over PROFILE_BYTES: only its start is profiled (the parse counts all 7268 rows).
     const big = await profile(fixture('csv/csvparser-large-dataset-usgs.csv'));
-    expect(big.delimited).to.include({ delimiter: ',', rows: 7268 });
+    expect(big).to.include({ partial: true });
+    expect(big.delimited).to.include({ delimiter: ',' });
+    expect(big.delimited!.rows).to.be.above(1000).and.below(7268);
   });
 
   it('CSV in UTF-16 LE with a BOM, semicolons, tabs', async () => {

@@ -1,9 +1,15 @@
 /**
- * Piscina task `importProfile`: what an upload is, from its whole content, read as a stream (flat
- * memory): the container (plain or tar, gzip by magic bytes), the text encoding and BOM, and the kind
- * (JSON by structure with a bounded depth, NDJSON line by line, XML root and namespaces with the
- * DOCTYPE never resolved, delimited text with its delimiter, header and row count). Formats decide
- * from this profile on the main thread (ImportFormat.detect). Worker-side only: no kernel imports.
+ * Piscina task `importProfile`: what an upload is, read as a stream (flat memory): the container (plain
+ * or tar, gzip by magic bytes), the text encoding and BOM, and the kind (JSON by structure with a bounded
+ * depth, NDJSON line by line, XML root and namespaces with the DOCTYPE never resolved, delimited text
+ * with its delimiter, header and row count). Formats decide from this profile on the main thread
+ * (ImportFormat.detect). Worker-side only: no kernel imports.
+ *
+ * XML, NDJSON and delimited text are profiled from their first PROFILE_BYTES only (`partial` when the
+ * file is longer): their detectors use the head (root, namespaces, the first elements, the header, the
+ * first lines' keys), and the format's parse task reads the whole file anyway, refusing a line past the
+ * limit with the same error and reporting a document that is not well-formed further on. JSON documents
+ * and archives are still read whole (root keys after the records, member profiles).
  */
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
@@ -54,6 +60,8 @@ const MAX_ARCHIVE_ENTRIES = 2000;
 /** Archive members up to this size that end in .json are profiled as JSON. */
 const MAX_JSON_MEMBER = 16 * 1024 * 1024;
 const DELIMITERS = [',', ';', '\t', '|'];
+/** How much of a plain XML, NDJSON or delimited file the profile reads (the parse task reads it all). */
+export const PROFILE_BYTES = 256 * 1024;
 
 const ok = <T>(value: T): TaskResult<T> => ({ ok: true, value });
 const fail = (code: string, message: string): TaskResult<never> => ({ ok: false, issues: [{ code, message }] });
@@ -87,9 +95,11 @@ function looksBinary(text: string): boolean {
   return control / text.length > 0.1;
 }
 
-/** The decoded text of a file, BOM removed. */
-const decoded = (path: string, encoding: string): Readable =>
-  createReadStream(path).pipe(iconv.decodeStream(encoding, { stripBOM: true }) as unknown as NodeJS.WritableStream) as unknown as Readable;
+/** The decoded text of a file (its first `bytes` when given), BOM removed. */
+const decoded = (path: string, encoding: string, bytes?: number): Readable =>
+  createReadStream(path, bytes === undefined ? {} : { end: bytes - 1 }).pipe(
+    iconv.decodeStream(encoding, { stripBOM: true }) as unknown as NodeJS.WritableStream,
+  ) as unknown as Readable;
 
 // ---------------------------------------------------------------- JSON
 
@@ -221,11 +231,17 @@ export function profileJson(
 
 // ---------------------------------------------------------------- NDJSON
 
-async function profileNdjson(path: string, encoding: string, maxLineBytes: number): Promise<NonNullable<ImportProfile['ndjson']>> {
+/** The first `bytes` (all when undefined) of an NDJSON file: line count, keys and types of the first 50 lines. */
+async function profileNdjson(
+  path: string,
+  encoding: string,
+  maxLineBytes: number,
+  bytes?: number,
+): Promise<NonNullable<ImportProfile['ndjson']>> {
   const keys = new Set<string>();
   const types = new Set<string>();
   let lines = 0;
-  for await (const { text: line } of readLines(decoded(path, encoding), maxLineBytes, 'NDJSON line')) {
+  for await (const { text: line } of readLines(decoded(path, encoding, bytes), maxLineBytes, 'NDJSON line')) {
     if (!line.trim()) continue;
     lines++;
     if (lines > MAX_RECORD_SAMPLES) continue;
@@ -266,7 +282,12 @@ async function isNdjson(path: string, encoding: string, text: string, truncated:
 
 // ---------------------------------------------------------------- XML
 
-async function profileXml(path: string, encoding: string): Promise<NonNullable<ImportProfile['xml']>> {
+/**
+ * The first `bytes` of an XML document (all when undefined): the root, the namespaces and names of the
+ * first MAX_ELEMENTS elements, a DOCTYPE, and whether it is well-formed so far (a document cut at `bytes`
+ * is not closed, so the cut is no error).
+ */
+async function profileXml(path: string, encoding: string, bytes?: number): Promise<NonNullable<ImportProfile['xml']>> {
   const out: NonNullable<ImportProfile['xml']> = { root: '', namespaces: {}, elements: [], doctype: false, wellFormed: true };
   const names = new Set<string>();
   let seen = 0;
@@ -288,12 +309,12 @@ async function profileXml(path: string, encoding: string): Promise<NonNullable<I
       else if (name.startsWith('xmlns:')) out.namespaces[name.slice(6)] ??= v;
     }
   });
-  const stream = decoded(path, encoding);
+  const stream = decoded(path, encoding, bytes);
   try {
     for await (const chunk of stream) {
       parser.write(String(chunk));
     }
-    parser.close();
+    if (bytes === undefined) parser.close();
   } catch {
     out.wellFormed = false;
   }
@@ -343,11 +364,13 @@ export function sniffDelimiter(text: string, filename: string): string | null {
   return best?.d ?? null;
 }
 
+/** The first `bytes` of delimited text (all when undefined): the header and the rows after it. */
 async function profileDelimited(
   path: string,
   encoding: string,
   delimiter: string,
   maxLineBytes: number,
+  bytes?: number,
 ): Promise<NonNullable<ImportProfile['delimited']>> {
   let header: string[] = [];
   let records = 0;
@@ -377,7 +400,7 @@ async function profileDelimited(
       }
     },
   } as unknown as CsvOptions);
-  decoded(path, encoding).pipe(index).pipe(parser);
+  decoded(path, encoding, bytes).pipe(index).pipe(parser);
   try {
     for await (const record of parser as AsyncIterable<string[]>) {
       if (records === 0) header = record.map((h) => String(h).trim());
@@ -488,21 +511,30 @@ export async function importProfile(input: ImportProfileInput): Promise<TaskResu
   const maxDepth = Math.max(1, Math.min(input.maxDepth ?? 32, 256));
   const limits = limitsOf({ limits: input.limits });
   let head: Buffer;
+  let size: number;
   try {
-    if (!(await stat(input.path)).isFile()) return fail('NOT_A_FILE', `${input.path} is not a file`);
+    const st = await stat(input.path);
+    if (!st.isFile()) return fail('NOT_A_FILE', `${input.path} is not a file`);
+    size = st.size;
     head = await readHead(input.path, HEAD_BYTES);
   } catch (err) {
     return fail('READ_FAILED', `cannot read the upload: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
   }
   try {
-    return ok(await profileOf(input, head, maxDepth, limits));
+    return ok(await profileOf(input, head, size, maxDepth, limits));
   } catch (err) {
     if (isLimitError(err)) return limitFailure(err);
     return fail('READ_FAILED', `cannot read the upload: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
   }
 }
 
-async function profileOf(input: ImportProfileInput, head: Buffer, maxDepth: number, limits: ImportLimits): Promise<ProfiledUpload> {
+async function profileOf(
+  input: ImportProfileInput,
+  head: Buffer,
+  size: number,
+  maxDepth: number,
+  limits: ImportLimits,
+): Promise<ProfiledUpload> {
   if (head.length === 0) return { container: 'plain', encoding: 'utf-8', bom: false, kind: 'unknown', empty: true };
   if (isGzip(head) || isTar(head)) {
     const archive = await profileArchive(input.path, isGzip(head), maxDepth, limits);
@@ -525,16 +557,24 @@ async function profileOf(input: ImportProfileInput, head: Buffer, maxDepth: numb
   if (!text.trim()) return (await onlyWhitespace(input.path, encoding)) ? { ...base, empty: true } : base;
   if (looksBinary(text)) return { ...base, kind: 'binary' };
   const first = text.trimStart()[0];
-  if (first === '<') return { ...base, kind: 'xml', xml: await profileXml(input.path, encoding) };
+  // XML, NDJSON and delimited text: their first PROFILE_BYTES (the parse task reads the rest).
+  const bytes = size > PROFILE_BYTES ? PROFILE_BYTES : undefined;
+  const partial = bytes !== undefined ? { partial: true } : {};
+  if (first === '<') return { ...base, ...partial, kind: 'xml', xml: await profileXml(input.path, encoding, bytes) };
   if (first === '{' || first === '[') {
     if (first === '{' && (await isNdjson(input.path, encoding, text, head.length === HEAD_BYTES, limits.maxLineBytes))) {
-      return { ...base, kind: 'ndjson', ndjson: await profileNdjson(input.path, encoding, limits.maxLineBytes) };
+      return { ...base, ...partial, kind: 'ndjson', ndjson: await profileNdjson(input.path, encoding, limits.maxLineBytes, bytes) };
     }
     return { ...base, kind: 'json', json: await profileJson(decoded(input.path, encoding), maxDepth, true, limits.maxLineBytes) };
   }
   const delimiter = sniffDelimiter(text, input.filename);
   if (delimiter)
-    return { ...base, kind: 'delimited', delimited: await profileDelimited(input.path, encoding, delimiter, limits.maxLineBytes) };
+    return {
+      ...base,
+      ...partial,
+      kind: 'delimited',
+      delimited: await profileDelimited(input.path, encoding, delimiter, limits.maxLineBytes, bytes),
+    };
   return base;
 }
 

@@ -91,7 +91,7 @@ export class SpoolWriter {
     this.blocked.push(reason);
   }
 
-  async close(extra: { acfFields?: string[] } = {}): Promise<ImportParseSummary> {
+  async close(extra: { acfFields?: string[]; wellFormed?: boolean } = {}): Promise<ImportParseSummary> {
     this.out.end();
     await once(this.out, 'finish');
     const warnings = this.dropped ? [...this.warnings, { message: `${this.dropped} more warnings not shown` }] : this.warnings;
@@ -101,6 +101,7 @@ export class SpoolWriter {
       warnings,
       blockedReasons: this.blocked,
       ...(extra.acfFields ? { acfFields: extra.acfFields } : {}),
+      ...(extra.wellFormed === undefined ? {} : { wellFormed: extra.wellFormed }),
     };
   }
 
