@@ -1,5 +1,5 @@
 import type { Context, Next } from 'koa';
-import { ConnectionError } from 'sequelize';
+import { BaseError, ConnectionError } from 'sequelize';
 import {
   DatabaseUnavailableError,
   AppError,
@@ -15,12 +15,8 @@ import {
 } from '../errors.js';
 import type { Logger } from '../logger.js';
 
-/** Driver codes of a connection that was refused, dropped or timed out (mariadb, node net). */
-const CONNECTION_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'EPIPE',
-  'ETIMEDOUT',
+/** MariaDB driver codes of a connection that was refused, dropped or timed out. */
+const DRIVER_CONNECTION_CODES = new Set([
   'ER_SOCKET_UNEXPECTED_CLOSE',
   'ER_CMD_CONNECTION_CLOSED',
   'ER_CONNECTION_TIMEOUT',
@@ -29,17 +25,23 @@ const CONNECTION_CODES = new Set([
   'ER_SOCKET_TIMEOUT',
   'ER_SOCKET',
 ]);
+/** Socket codes: they mean the database only when a Sequelize error carries them (an S3 or HTTP call has them too). */
+const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT']);
 
 /**
  * True when the database could not be reached: a Sequelize ConnectionError (refused, acquire timeout),
  * or a query whose connection dropped (the driver marks it fatal), also when wrapped (parent/original/cause).
  */
 export function isDatabaseUnreachable(err: unknown): boolean {
-  let e = err as { parent?: unknown; original?: unknown; cause?: unknown; code?: string; fatal?: boolean } | undefined;
+  type Link = { parent?: unknown; original?: unknown; cause?: unknown; code?: string; fatal?: boolean };
+  let e = err as Link | undefined;
+  let fromSequelize = false;
   for (let depth = 0; e && typeof e === 'object' && depth < 5; depth++) {
     if (e instanceof ConnectionError) return true;
-    if (typeof e.code === 'string' && CONNECTION_CODES.has(e.code)) return true;
-    if (e.fatal === true && typeof e.code === 'string' && e.code.startsWith('ER_')) return true;
+    if ((e as unknown) instanceof BaseError) fromSequelize = true;
+    const code = typeof e.code === 'string' ? e.code : '';
+    if (DRIVER_CONNECTION_CODES.has(code) || (e.fatal === true && code.startsWith('ER_'))) return true;
+    if (fromSequelize && SOCKET_CODES.has(code)) return true;
     e = (e.parent ?? e.original ?? e.cause) as typeof e;
   }
   return false;

@@ -26,5 +26,10 @@ describe('database unreachable -> 503 DATABASE_UNAVAILABLE', function () {
     expect(toAppError(syntax, '1mb').status).to.equal(500);
     expect(isDatabaseUnreachable(new UniqueConstraintError({}))).to.equal(false);
     expect(isDatabaseUnreachable(new Error('plain'))).to.equal(false);
+    // A refused connection to anything else (an object store, a webhook) is not the database.
+    expect(isDatabaseUnreachable(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }))).to.equal(false);
+    expect(isDatabaseUnreachable(new DatabaseError(Object.assign(new Error('reset'), { code: 'ECONNRESET', sql: '' }) as never))).to.equal(
+      true,
+    );
   });
 });
