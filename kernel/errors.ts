@@ -246,6 +246,22 @@ export class NotReadyError extends defineError(
 ) {}
 
 /**
+ * The database could not be reached (connection refused, dropped or timed out): the request did not
+ * get its answer, the client retries. A write answered with this may or may not have been committed
+ * (the connection can drop after the commit), so a retried write should be idempotent.
+ */
+export class DatabaseUnavailableError extends defineError(
+  'DATABASE_UNAVAILABLE',
+  503,
+  'The database could not be reached (connection refused, dropped or timed out); retry after the Retry-After seconds. A write answered with this may or may not have been committed.',
+  (message = 'The database is unreachable; try again shortly') => ({
+    message,
+    headers: { 'Retry-After': '2' },
+    extra: { retryAfterSeconds: 2 },
+  }),
+) {}
+
+/**
  * Raised while booting: bad config, bad manifests, dependency problems. Never reaches HTTP (not an
  * AppError: one that escapes into a request answers 500 INTERNAL_ERROR); the CLI prints its message.
  */

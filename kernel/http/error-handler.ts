@@ -1,5 +1,7 @@
 import type { Context, Next } from 'koa';
+import { BaseError, ConnectionError } from 'sequelize';
 import {
+  DatabaseUnavailableError,
   AppError,
   InternalError,
   PayloadTooLargeError,
@@ -13,9 +15,42 @@ import {
 } from '../errors.js';
 import type { Logger } from '../logger.js';
 
-/** Maps errors thrown by libraries (body parser, http-errors) to our classes. */
+/** MariaDB driver codes of a connection that was refused, dropped or timed out. */
+const DRIVER_CONNECTION_CODES = new Set([
+  'ER_SOCKET_UNEXPECTED_CLOSE',
+  'ER_CMD_CONNECTION_CLOSED',
+  'ER_CONNECTION_TIMEOUT',
+  'ER_GET_CONNECTION_TIMEOUT',
+  'ER_POOL_ALREADY_CLOSED',
+  'ER_SOCKET_TIMEOUT',
+  'ER_SOCKET',
+]);
+/** Socket codes: they mean the database only when a Sequelize error carries them (an S3 or HTTP call has them too). */
+const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT']);
+
+/**
+ * True when the database could not be reached: a Sequelize ConnectionError (refused, acquire timeout),
+ * or a query whose connection dropped (the driver marks it fatal), also when wrapped (parent/original/cause).
+ */
+export function isDatabaseUnreachable(err: unknown): boolean {
+  type Link = { parent?: unknown; original?: unknown; cause?: unknown; code?: string; fatal?: boolean };
+  let e = err as Link | undefined;
+  let fromSequelize = false;
+  for (let depth = 0; e && typeof e === 'object' && depth < 5; depth++) {
+    if (e instanceof ConnectionError) return true;
+    if ((e as unknown) instanceof BaseError) fromSequelize = true;
+    const code = typeof e.code === 'string' ? e.code : '';
+    if (DRIVER_CONNECTION_CODES.has(code) || (e.fatal === true && code.startsWith('ER_'))) return true;
+    if (fromSequelize && SOCKET_CODES.has(code)) return true;
+    e = (e.parent ?? e.original ?? e.cause) as typeof e;
+  }
+  return false;
+}
+
+/** Maps errors thrown by libraries (body parser, http-errors, the database driver) to our classes. */
 export function toAppError(err: unknown, bodyLimit: string): AppError {
   if (err instanceof AppError) return err;
+  if (isDatabaseUnreachable(err)) return new DatabaseUnavailableError();
   const e = err as { status?: number; statusCode?: number; type?: string; expose?: boolean; message?: string };
   const status = e?.status ?? e?.statusCode;
   if (e?.type === 'entity.too.large' || status === 413) return new PayloadTooLargeError(bodyLimit);
@@ -51,6 +86,8 @@ export function errorHandler(logger: Logger, bodyLimit: string) {
       if (err instanceof ServiceUnavailableError || err instanceof NotReadyError)
         log.info({ code: err.code, status: err.status, reason: err.message }, 'request refused: not serving');
       // The database stayed busy (another process, or the SQLite write queue past db.writeWaitMs): nothing was written, the client retries.
+      else if (err.code === 'DATABASE_UNAVAILABLE')
+        log.warn({ code: err.code, status: err.status, route: ctx.state.route?.path, err: raw }, 'request refused: database unreachable');
       else if (err.code === 'DATABASE_BUSY')
         log.warn({ code: err.code, status: err.status, route: ctx.state.route?.path }, 'request refused: database busy');
       else if (err.status >= 500) log.error({ err: raw, requestId: ctx.state.requestId }, 'request failed');
