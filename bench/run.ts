@@ -15,7 +15,7 @@
  * and the GraphQL subscribers case (bench/graphql-subscribers.ts: BENCH_SUBSCRIBERS, default 10,000, against 1,000: delivery delays).
  * Every load is bounded (BENCH_SECONDS, default 8 s per case; 50 connections on 127.0.0.1).
  * BENCH_CASES picks groups (comma list; default all): startup, http (cases 1, 2 and Directus), storm, media, import,
- * dataops, transfer, audit, flood, subscribers.
+ * dataops, transfer, audit, flood, subscribers, cluster (bench/cluster.ts: the list through the cluster harness's proxy).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
@@ -24,6 +24,7 @@ import { CONNECTIONS, SECONDS, line, load, ratio, startChild, stop, type Figures
 import { DIST_ROOT } from '../kernel/version.js';
 import { runAuditSignInBench } from './audit-signin.js';
 import { runCacheFloodBench } from './cache-flood.js';
+import { runClusterBench } from './cluster.js';
 import { runContentTransferBench } from './content-transfer.js';
 import { runDataOpsBench } from './data-ops.js';
 import { runDirectusBench } from './directus.js';
@@ -34,7 +35,9 @@ import { runMediaBench } from './media.js';
 import { benchKernelEnv, seedPosts } from './seed-posts.js';
 import { runStartupBench } from './startup.js';
 
-const GROUPS = new Set((process.env.BENCH_CASES ?? 'startup,http,storm,media,import,dataops,transfer,audit,flood,subscribers').split(','));
+const GROUPS = new Set(
+  (process.env.BENCH_CASES ?? 'startup,http,storm,media,import,dataops,transfer,audit,flood,subscribers,cluster').split(','),
+);
 
 async function main(): Promise<void> {
   console.log(
@@ -56,6 +59,7 @@ async function main(): Promise<void> {
   if (GROUPS.has('audit')) await runAuditSignInBench();
   if (GROUPS.has('flood')) await runCacheFloodBench();
   if (GROUPS.has('subscribers')) await runGraphqlSubscribersBench();
+  if (GROUPS.has('cluster')) await runClusterBench();
 }
 
 /** Cases 1 and 2, with Directus (when installed) measured first, while none of the other servers runs. */
