@@ -51,7 +51,11 @@ export class Router {
         }
       }
       const buckets = new Map<string, Compiled[]>();
-      for (const [key, members] of keyed) buckets.set(key, all.filter((c) => members.has(c) || dynamic.includes(c)));
+      for (const [key, members] of keyed)
+        buckets.set(
+          key,
+          all.filter((c) => members.has(c) || dynamic.includes(c)),
+        );
       this.compiled = { buckets, dynamic, all };
     }
     const key = keyOf(path);

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { setTimeout as sleep } from 'node:timers/promises';
 import mariadb from 'mariadb';
 import { startCluster, type Cluster } from '../../cluster/start-cluster.js';
+import { call, everyInstance as everyInstanceOf, login, ok, type Answer } from '../helpers/cluster-client.js';
 import { POSTS } from '../helpers/content.js';
 import { fixturePlugin } from '../helpers/kernel.js';
 import { MARIADB_URL, REDIS_URL } from '../helpers/services.js';
@@ -12,62 +13,9 @@ import { MARIADB_URL, REDIS_URL } from '../helpers/services.js';
  * degrade (health), answer 503 rather than 500 where they cannot serve, recover by themselves, lose no
  * acknowledged write, and that jobs run exactly once each, also when an instance is killed -9.
  */
-interface Answer {
-  status: number;
-  body: any;
-}
-
-async function call(base: string, path: string, init: { method?: string; cookie?: string; json?: unknown } = {}): Promise<Answer> {
-  const headers: Record<string, string> = {};
-  if (init.cookie) headers.cookie = init.cookie;
-  if (init.json !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(`${base}${path}`, {
-    method: init.method ?? (init.json !== undefined ? 'POST' : 'GET'),
-    headers,
-    body: init.json !== undefined ? JSON.stringify(init.json) : undefined,
-    signal: AbortSignal.timeout(30000),
-  });
-  const text = await res.text();
-  let body: any = text;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    // not JSON
-  }
-  return { status: res.status, body };
-}
-
-const ok = (a: Answer, status = 200) => {
-  expect(a.status, JSON.stringify(a.body)).to.equal(status);
-  return a.body.data;
-};
-
-async function login(base: string, email: string, password: string): Promise<string> {
-  const res = await fetch(`${base}/api/user/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ email, password }),
-  });
-  const cookie = res.headers
-    .getSetCookie()
-    .find((c) => c.startsWith('session='))
-    ?.split(';')[0];
-  if (!cookie) throw new Error(`sign-in of ${email} failed: ${res.status} ${await res.text()}`);
-  return cookie;
-}
-
-/** Polls every running instance until `done` holds for each (bounded by `ms`). */
-async function everyInstance(cluster: Cluster, what: string, done: (base: string) => Promise<boolean>, ms = 20000): Promise<number> {
-  const started = Date.now();
-  const pending = new Set(cluster.instances.filter((i) => i.running()).map((i) => i.url));
-  while (pending.size) {
-    for (const url of [...pending]) if (await done(url).catch(() => false)) pending.delete(url);
-    if (!pending.size) break;
-    if (Date.now() - started > ms) throw new Error(`${what}: not seen by ${[...pending].join(', ')} within ${ms} ms`);
-    await sleep(50);
-  }
-  return Date.now() - started;
-}
+/** Polls every running instance (every 50 ms, at most 20 s by default: recoveries take seconds). */
+const everyInstance = (cluster: Cluster, what: string, done: (base: string) => Promise<boolean>, ms = 20000) =>
+  everyInstanceOf(cluster, what, done, ms, 50);
 
 /** Writes through the proxy one after the other until stopped (bounded), recording what each got. */
 function writer(c: Cluster, cookie: string, collection: string, prefix: string, max = 80) {

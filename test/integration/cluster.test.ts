@@ -7,6 +7,7 @@ import { simpleParser } from 'mailparser';
 import mariadb from 'mariadb';
 import WebSocket from 'ws';
 import { startCluster, type Cluster } from '../../cluster/start-cluster.js';
+import { call, everyInstance, login, ok } from '../helpers/cluster-client.js';
 import { POSTS } from '../helpers/content.js';
 import { imageBytes } from '../helpers/media-upload.js';
 import { MARIADB_URL, REDIS_URL } from '../helpers/services.js';
@@ -16,67 +17,6 @@ import { MARIADB_URL, REDIS_URL } from '../helpers/services.js';
  * an S3 protocol server (cluster/start-cluster.ts). One cluster for the whole file; requests go through
  * the proxy, or to one instance directly where the test must know which one answers.
  */
-interface Answer {
-  status: number;
-  body: any;
-  headers: Headers;
-}
-
-async function call(
-  base: string,
-  path: string,
-  init: { method?: string; cookie?: string; json?: unknown; body?: RequestInit['body'] } = {},
-) {
-  const headers: Record<string, string> = {};
-  if (init.cookie) headers.cookie = init.cookie;
-  if (init.json !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(`${base}${path}`, {
-    method: init.method ?? (init.json !== undefined || init.body ? 'POST' : 'GET'),
-    headers,
-    body: init.json !== undefined ? JSON.stringify(init.json) : init.body,
-  });
-  const text = await res.text();
-  let body: any = text;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    // not JSON
-  }
-  return { status: res.status, body, headers: res.headers } as Answer;
-}
-
-const ok = (a: Answer, status = 200) => {
-  expect(a.status, JSON.stringify(a.body)).to.equal(status);
-  return a.body.data;
-};
-
-async function login(base: string, email: string, password: string): Promise<string> {
-  const res = await fetch(`${base}/api/user/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ email, password }),
-  });
-  const cookie = res.headers
-    .getSetCookie()
-    .find((c) => c.startsWith('session='))
-    ?.split(';')[0];
-  if (!cookie) throw new Error(`sign-in of ${email} failed: ${res.status} ${await res.text()}`);
-  return cookie;
-}
-
-/** Polls every instance until `done` holds for each; returns the ms it took (bounded by `ms`). */
-async function everyInstance(cluster: Cluster, what: string, done: (base: string) => Promise<boolean>, ms = 5000): Promise<number> {
-  const started = Date.now();
-  const pending = new Set(cluster.instances.map((i) => i.url));
-  while (pending.size) {
-    for (const url of [...pending]) if (await done(url).catch(() => false)) pending.delete(url);
-    if (!pending.size) break;
-    if (Date.now() - started > ms) throw new Error(`${what}: not seen by ${[...pending].join(', ')} within ${ms} ms`);
-    await sleep(20);
-  }
-  return Date.now() - started;
-}
-
 const PASSWORD = 'cluster member password';
 
 describe('cluster: 3 instances behind a round-robin proxy (MariaDB, Redis, S3)', function () {

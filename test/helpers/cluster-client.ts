@@ -1,0 +1,75 @@
+/** What the cluster tests share: JSON calls with a session cookie, sign-in, and polling every instance. */
+import { expect } from 'chai';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Cluster } from '../../cluster/start-cluster.js';
+
+export interface Answer {
+  status: number;
+  body: any;
+  headers: Headers;
+}
+
+/** A request to `base` (the proxy or one instance): JSON in and out (text when the answer is not JSON), bounded at 30 s. */
+export async function call(
+  base: string,
+  path: string,
+  init: { method?: string; cookie?: string; json?: unknown; body?: RequestInit['body'] } = {},
+): Promise<Answer> {
+  const headers: Record<string, string> = {};
+  if (init.cookie) headers.cookie = init.cookie;
+  if (init.json !== undefined) headers['content-type'] = 'application/json';
+  const res = await fetch(`${base}${path}`, {
+    method: init.method ?? (init.json !== undefined || init.body ? 'POST' : 'GET'),
+    headers,
+    body: init.json !== undefined ? JSON.stringify(init.json) : init.body,
+    signal: AbortSignal.timeout(30000),
+  });
+  const text = await res.text();
+  let body: any = text;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    // not JSON
+  }
+  return { status: res.status, body, headers: res.headers };
+}
+
+/** The answer's data, after checking its status. */
+export const ok = (a: Answer, status = 200) => {
+  expect(a.status, JSON.stringify(a.body)).to.equal(status);
+  return a.body.data;
+};
+
+/** Signs in through `base`: the session cookie. */
+export async function login(base: string, email: string, password: string): Promise<string> {
+  const res = await fetch(`${base}/api/user/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email, password }),
+  });
+  const cookie = res.headers
+    .getSetCookie()
+    .find((c) => c.startsWith('session='))
+    ?.split(';')[0];
+  if (!cookie) throw new Error(`sign-in of ${email} failed: ${res.status} ${await res.text()}`);
+  return cookie;
+}
+
+/** Polls every running instance until `done` holds for each; returns the ms it took (bounded by `ms`). */
+export async function everyInstance(
+  cluster: Cluster,
+  what: string,
+  done: (base: string) => Promise<boolean>,
+  ms = 5000,
+  pollMs = 20,
+): Promise<number> {
+  const started = Date.now();
+  const pending = new Set(cluster.instances.filter((i) => i.running()).map((i) => i.url));
+  while (pending.size) {
+    for (const url of [...pending]) if (await done(url).catch(() => false)) pending.delete(url);
+    if (!pending.size) break;
+    if (Date.now() - started > ms) throw new Error(`${what}: not seen by ${[...pending].join(', ')} within ${ms} ms`);
+    await sleep(pollMs);
+  }
+  return Date.now() - started;
+}
