@@ -37,8 +37,14 @@ export class IdentityProviders {
     private readonly env: Record<string, string | undefined> = {},
   ) {}
 
+  /** Drops the providers read from the System Settings: a provider setting changed (on any instance, SETTING_CHANGED). */
+  forget(): void {
+    this.cached = null;
+  }
+
   /**
-   * The providers now: environment variables win over System Settings, which are re-read every 30 s,
+   * The providers now: environment variables win over System Settings, which are re-read every 30 s
+   * (and at once when one changes on any instance),
    * so a provider an admin configures in the settings becomes active without a restart.
    */
   private providers(): Promise<ProviderSettings[]> {

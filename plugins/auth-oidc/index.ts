@@ -1,7 +1,9 @@
 import { asFunction } from 'awilix';
 import { BootError } from '../../kernel/errors.js';
 import { definePlugin } from '../../kernel/index.js';
+import type { EventBus } from '../../kernel/events.js';
 import type { UsersService } from '../auth/public.js';
+import { SETTING_CHANGED } from '../setup/public.js';
 import { IdentityLinks } from './identity-links.js';
 import { IdentityProviders, PROVIDER_SETTINGS } from './identity-providers.js';
 import { OIDC_MIGRATIONS } from './migrations.js';
@@ -63,7 +65,15 @@ export default definePlugin(() => {
       container.register('oidcLinks', asFunction(({ users }: { users: UsersService }) => new IdentityLinks(users)).singleton());
       for (const route of [...signInRoutes, ...identityRoutes]) routes.add(route);
     },
-    boot({ logger }) {
+    boot({ container, logger, onClose }) {
+      // A provider configured in the System Settings on any instance counts from the next sign-in here.
+      const providers = container.resolve<IdentityProviders>('identityProviders');
+      onClose(
+        container.resolve<EventBus>('events').subscribe(SETTING_CHANGED, (event) => {
+          const key = (event.payload as { key?: unknown })?.key;
+          if (typeof key === 'string' && (PROVIDER_SETTINGS as readonly string[]).includes(key)) providers.forget();
+        }),
+      );
       if (!own) return;
       const active = own.providers.filter((p) => p.active);
       if (active.length) logger.info({ providers: active.map((p) => p.id) }, 'identity providers active');

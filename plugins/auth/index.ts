@@ -279,6 +279,8 @@ export default definePlugin({
       await running;
     });
     onClose(sessions.connectEvents(container.resolve<EventBus>('events')));
+    // A tenant created on any instance: its hostname resolves here on the next request.
+    onClose(container.resolve<TenantsService>('tenants').connectEvents(container.resolve<EventBus>('events')));
     // API keys and website tokens: invalidations to and from every instance; user and role changes reach them.
     onClose(tokens.connectEvents(container.resolve<EventBus>('events')));
     users.onIdentityChange(tokens);

@@ -3,6 +3,9 @@ import { Role } from './models/role.js';
 import { Tenant } from './models/tenant.js';
 import { BUILT_IN_ROLES } from './roles.js';
 
+/** Published when a tenant is created (its hostnames with it). */
+export const TENANTS_CHANGED = 'auth:tenants-changed';
+
 /**
  * Tenants. With MULTI_TENANT off everything is in tenant `default`. With it on, a signed-in caller's
  * tenant comes from their identity; public routes (sign-in, reset, guest reads) take it from the
@@ -10,8 +13,24 @@ import { BUILT_IN_ROLES } from './roles.js';
  */
 export class TenantsService {
   private byHost: { map: Map<string, string>; at: number } | null = null;
+  private publish: () => Promise<void> = async () => undefined;
 
   constructor(readonly multiTenant: boolean) {}
+
+  /**
+   * Hostname changes to and from every instance: a tenant created here is announced as TENANTS_CHANGED
+   * (Redis pub/sub when configured), and any instance's announcement drops this instance's hostname map,
+   * so a new tenant's hostname resolves everywhere at once rather than after the 30 s re-read.
+   */
+  connectEvents(events: {
+    publish(name: string, payload: unknown): Promise<void>;
+    subscribe(name: string, handler: (e: { payload: unknown }) => void): () => void;
+  }): () => void {
+    this.publish = () => events.publish(TENANTS_CHANGED, {});
+    return events.subscribe(TENANTS_CHANGED, () => {
+      this.byHost = null;
+    });
+  }
 
   async fromHostname(hostname: string): Promise<string> {
     if (!this.multiTenant) return 'default';
@@ -40,6 +59,8 @@ export class TenantsService {
       })),
     );
     this.byHost = null;
+    // The tenant exists either way; without the announcement (Redis down) the others re-read within 30 s.
+    await this.publish().catch(() => undefined);
     return { id: input.id, name: input.name, hostnames };
   }
 

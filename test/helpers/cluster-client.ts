@@ -13,9 +13,9 @@ export interface Answer {
 export async function call(
   base: string,
   path: string,
-  init: { method?: string; cookie?: string; json?: unknown; body?: RequestInit['body'] } = {},
+  init: { method?: string; cookie?: string; json?: unknown; body?: RequestInit['body']; headers?: Record<string, string> } = {},
 ): Promise<Answer> {
-  const headers: Record<string, string> = {};
+  const headers: Record<string, string> = { ...init.headers };
   if (init.cookie) headers.cookie = init.cookie;
   if (init.json !== undefined) headers['content-type'] = 'application/json';
   const res = await fetch(`${base}${path}`, {
@@ -40,11 +40,11 @@ export const ok = (a: Answer, status = 200) => {
   return a.body.data;
 };
 
-/** Signs in through `base`: the session cookie. */
-export async function login(base: string, email: string, password: string): Promise<string> {
+/** Signs in through `base` (at `host` when given, as a proxy names it in X-Forwarded-Host; fetch cannot set Host): the session cookie. */
+export async function login(base: string, email: string, password: string, host?: string): Promise<string> {
   const res = await fetch(`${base}/api/user/login`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
+    headers: { 'content-type': 'application/json', ...(host ? { 'x-forwarded-host': host } : {}) },
     body: JSON.stringify({ email, password }),
   });
   const cookie = res.headers

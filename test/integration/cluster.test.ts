@@ -1,10 +1,12 @@
 import { expect } from 'chai';
+import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createClient } from 'graphql-ws';
 import { simpleParser } from 'mailparser';
 import mariadb from 'mariadb';
+import { stringify } from 'safe-stable-stringify';
 import WebSocket from 'ws';
 import { startCluster, type Cluster } from '../../cluster/start-cluster.js';
 import { call, everyInstance, login, ok } from '../helpers/cluster-client.js';
@@ -38,6 +40,7 @@ describe('cluster: 3 instances behind a round-robin proxy (MariaDB, Redis, S3)',
       drainMs: 1000,
       env: { CMS_RATE_LIMIT_ENABLED: 'false', CMS_POOL_MAX_THREADS: '1', CMS_JOBS_POLL_MS: '500' },
       config: {
+        multiTenant: true,
         plugins: {
           options: {
             auth: { bcryptRounds: 4, sessionDevicePolicy: 'allow-multiple' },
@@ -159,6 +162,76 @@ describe('cluster: 3 instances behind a round-robin proxy (MariaDB, Redis, S3)',
     for (const i of c.instances) expect(await siteName(i.url), `instance ${i.index}`).to.equal('First');
     ok(await call(c.instances[1]!.url, '/api/theme/update-branding', { cookie: admin, json: { themeId, siteName: 'Second' } }));
     for (const i of c.instances) expect(await siteName(i.url), `instance ${i.index} after the branding change`).to.equal('Second');
+  });
+
+  it('settings and public branding written through one instance are what every instance answers a guest next', async function () {
+    // Public branding of a tenant (cached 10 minutes per tenant in the shared cache) after a change through another instance.
+    // The tenant is created through instance 1; its hostname resolves on every instance (announced, not after the 30 s re-read).
+    ok(
+      await call(c.instances[0]!.url, '/api/tenants', {
+        cookie: admin,
+        json: { id: 'acme', name: 'Acme', hostnames: ['acme.example'], admin: { email: 'boss@acme.example', password: PASSWORD } },
+      }),
+      201,
+    );
+    const boss = await login(c.instances[0]!.url, 'boss@acme.example', PASSWORD, 'acme.example');
+    const theme = ok(
+      await call(c.instances[0]!.url, '/api/theme/create', {
+        cookie: boss,
+        json: { name: 'Acme', settings: { branding: { siteName: 'Acme One', accentColor: '#f97316' } } },
+      }),
+      201,
+    );
+    const branding = async (base: string, query: string) => ok(await call(base, `/api/theme/public${query}`));
+    const ms = await everyInstance(
+      c,
+      'the new tenant by its hostname',
+      async (base) => (await branding(base, '?hostname=acme.example')).siteName === 'Acme One',
+      1000,
+      5,
+    );
+    console.log(`      the new tenant's hostname resolved everywhere after ${ms} ms`);
+    for (const i of c.instances)
+      expect(await branding(i.url, '?tenantId=acme'), `instance ${i.index}`).to.include({ siteName: 'Acme One' });
+    ok(
+      await call(c.instances[1]!.url, '/api/theme/update-branding', {
+        cookie: boss,
+        json: { themeId: theme.id, siteName: 'Acme Two', accentColor: '#0369a1' },
+      }),
+    );
+    for (const i of c.instances) {
+      expect(await branding(i.url, '?tenantId=acme'), `instance ${i.index} after the change on 2`).to.deep.equal({
+        siteName: 'Acme Two',
+        logoUrl: null,
+        accentColor: '#0369a1',
+      });
+      expect(await branding(i.url, '?hostname=acme.example'), `instance ${i.index} by hostname`).to.include({ siteName: 'Acme Two' });
+    }
+
+    // A setting (SITE_NAME, which the default tenant's public branding shows) changed by configuration sync:
+    // the bundle is downloaded from instance 1, edited, uploaded to instance 2, planned and applied on instance 3.
+    const download = await fetch(`${c.instances[0]!.url}/api/config/bundle`, { headers: { cookie: admin } });
+    expect(download.status).to.equal(200);
+    const bundle = (await download.json()) as { files: Array<Record<string, any>> };
+    const canonical = (data: unknown) => createHash('sha256').update(stringify(data)!).digest('hex');
+    const data = { value: 'Renamed through sync' };
+    const existing = bundle.files.find((f) => f.type === 'setting' && f.name === 'SITE_NAME');
+    const file = { type: 'setting', name: 'SITE_NAME', uuid: existing?.uuid ?? null, data, checksum: canonical(data) };
+    bundle.files = [...bundle.files.filter((f) => f !== existing), existing ? { ...existing, ...file } : file];
+    for (const i of c.instances) expect((await branding(i.url, '')).siteName, `instance ${i.index}`).to.not.equal(data.value);
+    const form = new FormData();
+    form.append('file', new Blob([JSON.stringify(bundle)], { type: 'application/json' }), 'config-bundle.json');
+    const upload = ok(await call(c.instances[1]!.url, '/api/config/bundle', { cookie: admin, body: form }));
+    expect(upload.valid, JSON.stringify(upload.problems)).to.equal(true);
+    const plan = ok(
+      await call(c.instances[1]!.url, '/api/config/plan', { cookie: admin, json: { uploadId: upload.uploadId, types: ['setting'] } }),
+    );
+    expect(plan.blockedReasons ?? []).to.deep.equal([]);
+    const applied = ok(
+      await call(c.instances[2]!.url, '/api/config/apply', { cookie: admin, json: { planId: plan.planId, confirmed: true } }),
+    );
+    expect(applied.outcome).to.equal('success');
+    for (const i of c.instances) expect((await branding(i.url, '')).siteName, `instance ${i.index} after the apply`).to.equal(data.value);
   });
 
   it('a GraphQL subscriber on instance B receives an entry created through instance A', async function () {
