@@ -1,8 +1,6 @@
 import { expect } from 'chai';
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Page } from 'playwright-core';
-import { SCREENSHOT_DIR, signInWithApi, startUiKernel, useBrowser } from '../helpers/browser.js';
+import { shot, signInWithApi, startUiKernel, useBrowser } from '../helpers/browser.js';
 import { CLI_ADMIN, startCliInstance, type CliInstance } from '../helpers/cli-instance.js';
 import { tempDir, type TestKernel } from '../helpers/kernel.js';
 
@@ -11,11 +9,6 @@ import { tempDir, type TestKernel } from '../helpers/kernel.js';
 // separate process with its own SQLite database) through the Import content page; B then holds the
 // same entries (same sync ids, the relation re-pointed to B's ids), and a second import changes nothing.
 const PASSWORD = 'correct horse battery';
-
-async function shot(page: Page, name: string): Promise<void> {
-  mkdirSync(SCREENSHOT_DIR, { recursive: true });
-  await page.screenshot({ path: join(SCREENSHOT_DIR, `${name}.png`), fullPage: true });
-}
 
 describe('admin UI: content export on one instance, import on another (sqlite, two processes)', function () {
   this.timeout(180000);

@@ -1,18 +1,12 @@
 import { expect } from 'chai';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Page } from 'playwright-core';
-import { SCREENSHOT_DIR, signInWithApi, startUiKernel, useBrowser } from '../helpers/browser.js';
+import { shot, signInWithApi, startUiKernel, useBrowser } from '../helpers/browser.js';
 import { checksumOf } from '../../plugins/config-sync/config-sync-service.js';
 import type { TestKernel } from '../helpers/kernel.js';
 
 // The Data pages (config, migrations, backups): the plan -> review -> confirm -> apply path of each, on SQLite.
 const PASSWORD = 'correct horse battery';
-
-async function shot(page: Page, name: string): Promise<void> {
-  mkdirSync(SCREENSHOT_DIR, { recursive: true });
-  await page.screenshot({ path: join(SCREENSHOT_DIR, `${name}.png`), fullPage: true });
-}
 
 describe('admin UI: data pages in the browser (sqlite)', function () {
   this.timeout(120000);
@@ -46,11 +40,13 @@ describe('admin UI: data pages in the browser (sqlite)', function () {
 
     // A change through the API: a theme only in the database.
     await api('POST', '/api/theme/create', { name: 'Staging look' });
-    // The refresh's own answer (not one the export started earlier) is what the page then shows.
-    const [refreshed] = await Promise.all([
-      page.waitForResponse((r) => new URL(r.url()).pathname === '/api/config/status' && r.request().method() === 'GET'),
+    // The answer to a status request issued after the change (not one the export started earlier and that is
+    // still in flight: waitForResponse would take that one) is what the page then shows.
+    const [asked] = await Promise.all([
+      page.waitForRequest((r) => new URL(r.url()).pathname === '/api/config/status' && r.method() === 'GET'),
       page.getByRole('button', { name: 'Refresh' }).click(),
     ]);
+    const refreshed = (await asked.response())!;
     expect(((await refreshed.json()) as { data: { inSync: boolean } }).data.inSync).to.equal(false);
     await page.getByTestId('config-status').getByText('Drift').waitFor();
     expect(await page.getByTestId('config-status').textContent()).to.match(/1 only in the database/);

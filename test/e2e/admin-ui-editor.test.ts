@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { signInWithApi, startUiKernel, useBrowser } from '../helpers/browser.js';
+import { shot, signInWithApi, startUiKernel, useBrowser } from '../helpers/browser.js';
 import { responseCookie, type TestKernel } from '../helpers/kernel.js';
 import { imageBytes, uploadFile } from '../helpers/media-upload.js';
 
@@ -170,6 +170,12 @@ describe('admin UI: the rich-text and markdown editors in the browser', function
     const source = '## Plan\n\n- **one**\n- [two](https://example.com/two)\n\n<img src="x" onerror="window.__pwned = 1">';
     await page.getByLabel(/^Notes/).fill(source);
     const field = page.locator('[data-field="notes"]');
+    // Both editors sit in the same bordered frame (one class in base.css).
+    const frames = await page
+      .locator('.editor-frame')
+      .evaluateAll((els) => els.map((e) => (globalThis as any).getComputedStyle(e).borderTopWidth));
+    expect(frames).to.deep.equal(['1px', '1px']);
+    await shot(page, 'content-editors');
     await field.getByRole('tab', { name: 'Preview' }).click();
     expect(await field.getByRole('tab', { name: 'Preview' }).getAttribute('aria-selected')).to.equal('true');
     const preview = field.getByRole('tabpanel', { name: 'Preview' });

@@ -23,6 +23,12 @@ export function launchBrowser(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS, headless: true });
 }
 
+/** A full-page screenshot kept as test-output/screenshots/<name>.png, for a person to look at. */
+export async function shot(page: Page, name: string): Promise<void> {
+  mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  await page.screenshot({ path: join(SCREENSHOT_DIR, `${name}.png`), fullPage: true });
+}
+
 /** A file name from a test's full title. */
 export function screenshotName(title: string): string {
   return `${title
