@@ -102,8 +102,13 @@ export function sessionCookieResolver(): IdentityResolver {
  */
 export function guestResolver(): IdentityResolver & { forget(tenantId: string): void } {
   const cached = new Map<string, { permissions: string[]; at: number }>();
+  // Counts the forgets: permissions read across one may predate the change and are not kept.
+  let generation = 0;
   return {
-    forget: (tenantId) => void cached.delete(tenantId),
+    forget(tenantId) {
+      generation++;
+      cached.delete(tenantId);
+    },
     id: 'guest-role',
     priority: 1000,
     async resolve(ctx: Context): Promise<Identity | null> {
@@ -113,8 +118,9 @@ export function guestResolver(): IdentityResolver & { forget(tenantId: string): 
         tenantId = await cradle(ctx).tenants.fromHostname(ctx.hostname);
         entry = cached.get(tenantId);
         if (!entry || Date.now() - entry.at > 60000) {
+          const before = generation;
           entry = { permissions: await cradle(ctx).users.permissionsOf('guest', tenantId), at: Date.now() };
-          cached.set(tenantId, entry);
+          if (before === generation) cached.set(tenantId, entry);
         }
       } catch {
         return null; // still booting: the kernel's permissionless guest applies

@@ -93,6 +93,8 @@ function deviceOf(userAgent: string): string {
  */
 export class SessionsService {
   private current: { options: SessionOptions; at: number } | null = null;
+  /** Counts SESSION_* changes; session settings read across one are not kept. */
+  private settingsGeneration = 0;
   /** In-process layers (insertion-ordered map used as an LRU): idHash -> snapshot, when it was verified, last activity. */
   private readonly local = new Map<string, { snapshot: SessionSnapshot; verifiedAt: number; lastActiveAt: number }>();
   private publish: (idHash: string) => Promise<void> = async () => undefined;
@@ -113,7 +115,10 @@ export class SessionsService {
     // A changed SESSION_* setting (on any instance) counts from the next sign-in, not after the 30 s re-read.
     const offSettings = events.subscribe(SETTING_CHANGED, (event) => {
       const key = (event.payload as { key?: unknown })?.key;
-      if (typeof key === 'string' && key.startsWith('SESSION_')) this.current = null;
+      if (typeof key === 'string' && key.startsWith('SESSION_')) {
+        this.settingsGeneration++;
+        this.current = null;
+      }
     });
     return () => {
       offRevoked();
@@ -158,14 +163,18 @@ export class SessionsService {
    * of every new session: sign-in, the 2FA step, sign-up, and a new session after re-authentication.
    */
   async options(): Promise<SessionOptions> {
-    if (!this.current || Date.now() - this.current.at > 30000) {
+    let current = this.current;
+    if (!current || Date.now() - current.at > 30000) {
+      const generation = this.settingsGeneration;
       const overrides = await this.fromSettings().catch((err) => {
         this.logger.warn({ err }, 'session settings unreadable; using defaults');
         return {};
       });
-      this.current = { options: { ...this.defaults, ...overrides }, at: Date.now() };
+      current = { options: { ...this.defaults, ...overrides }, at: Date.now() };
+      // A SESSION_* change announced while this read ran may not be in it: used now, not kept.
+      if (generation === this.settingsGeneration) this.current = current;
     }
-    return this.current.options;
+    return current.options;
   }
 
   async create(user: User, client: { userAgent: string; ip: string }): Promise<{ token: string; session: Session }> {

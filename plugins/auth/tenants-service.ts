@@ -14,6 +14,8 @@ export const TENANTS_CHANGED = 'auth:tenants-changed';
 export class TenantsService {
   private byHost: { map: Map<string, string>; at: number } | null = null;
   private publish: () => Promise<void> = async () => undefined;
+  /** Counts the changes; a hostname map read across one is not kept. */
+  private generation = 0;
 
   constructor(readonly multiTenant: boolean) {}
 
@@ -27,19 +29,26 @@ export class TenantsService {
     subscribe(name: string, handler: (e: { payload: unknown }) => void): () => void;
   }): () => void {
     this.publish = () => events.publish(TENANTS_CHANGED, {});
-    return events.subscribe(TENANTS_CHANGED, () => {
-      this.byHost = null;
-    });
+    return events.subscribe(TENANTS_CHANGED, () => this.forget());
+  }
+
+  private forget(): void {
+    this.generation++;
+    this.byHost = null;
   }
 
   async fromHostname(hostname: string): Promise<string> {
     if (!this.multiTenant) return 'default';
-    if (!this.byHost || Date.now() - this.byHost.at > 30000) {
+    let byHost = this.byHost;
+    if (!byHost || Date.now() - byHost.at > 30000) {
+      const generation = this.generation;
       const map = new Map<string, string>();
       for (const t of await Tenant.findAll()) for (const h of JSON.parse(t.hostnames) as string[]) map.set(h.toLowerCase(), t.id);
-      this.byHost = { map, at: Date.now() };
+      byHost = { map, at: Date.now() };
+      // A change announced while this read ran may not be in it: answer with it, but do not keep it.
+      if (generation === this.generation) this.byHost = byHost;
     }
-    return this.byHost.map.get(hostname.toLowerCase()) ?? 'default';
+    return byHost.map.get(hostname.toLowerCase()) ?? 'default';
   }
 
   async create(input: { id: string; name: string; hostnames: string[] }) {
@@ -58,7 +67,7 @@ export class TenantsService {
         permissions: JSON.stringify(r.permissions),
       })),
     );
-    this.byHost = null;
+    this.forget();
     // The tenant exists either way; without the announcement (Redis down) the others re-read within 30 s.
     await this.publish().catch(() => undefined);
     return { id: input.id, name: input.name, hostnames };

@@ -20,6 +20,8 @@ export class MaintenanceFlags {
   private siteNames = new Map<string, string>();
   private timer: NodeJS.Timeout | null = null;
   private unsubscribe: (() => void) | null = null;
+  /** Counts the changes applied from events; a re-read that ran across one is dropped. */
+  private generation = 0;
 
   constructor(
     private readonly settings: () => Settings | undefined,
@@ -35,6 +37,7 @@ export class MaintenanceFlags {
   }
 
   private apply(tenantId: string, key: string, value: unknown): void {
+    this.generation++;
     if (key === MAINTENANCE_SETTING) {
       if (value === true) this.on.add(tenantId);
       else this.on.delete(tenantId);
@@ -48,7 +51,10 @@ export class MaintenanceFlags {
   async load(): Promise<void> {
     const settings = this.settings();
     if (!settings) return;
+    const generation = this.generation;
     const [modes, names] = await Promise.all([settings.valuesOf(MAINTENANCE_SETTING), settings.valuesOf(SITE_NAME_SETTING)]);
+    // A change announced while this read ran is already applied and may be newer than the read: keep it.
+    if (generation !== this.generation) return;
     this.on = new Set([...modes].filter(([, v]) => v === true).map(([tenant]) => tenant));
     this.siteNames = new Map([...names].filter(([, v]) => typeof v === 'string' && v.trim()).map(([t, v]) => [t, String(v).trim()]));
   }
