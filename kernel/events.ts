@@ -15,6 +15,13 @@ export interface BusEvent<T = unknown> {
 export type EventHandler = (event: BusEvent) => void | Promise<void>;
 
 /**
+ * Delivered on this instance only (payload `{}`), when its connection to the other instances' events
+ * (Redis pub/sub) is back after a loss: events published meanwhile are lost, so whatever follows
+ * change events to keep a copy in memory drops or re-reads that copy.
+ */
+export const EVENTS_RESYNC = 'events:resync';
+
+/**
  * The in-process event bus. With Redis configured, every publish also goes out on a pub/sub
  * channel and events from other instances are delivered here, so a subscriber sees events from
  * the whole cluster exactly once (its own are delivered locally, never echoed back).
@@ -36,6 +43,16 @@ export class EventBus {
     this.sub = this.pub.duplicate();
     this.pub.on('error', (err) => this.logger.error({ err }, 'event bus redis error'));
     this.sub.on('error', (err) => this.logger.error({ err }, 'event bus redis error'));
+    // node-redis reconnects and re-subscribes by itself; 'ready' after a loss means events may have been missed.
+    let lost = false;
+    this.sub.on('reconnecting', () => (lost = true));
+    this.sub.on('end', () => (lost = true));
+    this.sub.on('ready', () => {
+      if (!lost) return;
+      lost = false;
+      this.logger.info('event bus reconnected: in-memory copies are re-read (events published meanwhile were missed)');
+      this.deliver({ name: EVENTS_RESYNC, payload: {}, at: new Date().toISOString(), origin: this.instanceId });
+    });
     await Promise.all([this.pub.connect(), this.sub.connect()]);
     await this.sub.subscribe(this.channel, (message) => {
       let event: BusEvent;

@@ -155,7 +155,21 @@ export class CacheService {
     );
     const keyv = new Keyv({ store, namespace: `${options.prefix}-cache`, useKeyPrefix: false });
     keyv.on('error', (err) => options.logger.error({ err }, 'cache error'));
-    const service = new CacheService(keyv, 'redis', options.defaultTtlSeconds, limits, store.client as RedisClientType);
+    const client = store.client as RedisClientType;
+    const service = new CacheService(keyv, 'redis', options.defaultTtlSeconds, limits, client);
+    // Writes and deletes during an outage failed (Keyv reports them as errors and the caller goes on), so
+    // entries they should have replaced or dropped may still be in Redis: once it answers again, the
+    // cache starts empty rather than serving them.
+    let lost = false;
+    client.on('reconnecting', () => (lost = true));
+    client.on('ready', () => {
+      if (!lost) return;
+      lost = false;
+      service.dropAll().then(
+        (n) => options.logger.info({ dropped: n }, 'cache reconnected: entries from before the outage dropped'),
+        (err) => options.logger.warn({ err }, 'cache reconnected, but dropping entries from before the outage failed'),
+      );
+    });
     await keyv.get('__connect__');
     return service;
   }
@@ -237,6 +251,26 @@ export class CacheService {
     if (doomed.length) await this.keyv.deleteMany(doomed);
     this.count(category, tenant, 'deletes', doomed.length);
     return doomed.length;
+  }
+
+  /**
+   * Drops every entry of this cache (its namespace only, in batches) and every in-process layer: after
+   * an outage of the shared store, when writes that should have replaced entries may have failed.
+   */
+  async dropAll(): Promise<number> {
+    for (const l of this.localStores) l.clear();
+    let batch: string[] = [];
+    let dropped = 0;
+    for await (const key of this.keys()) {
+      batch.push(key);
+      if (batch.length >= 500) {
+        await this.keyv.deleteMany(batch);
+        dropped += batch.length;
+        batch = [];
+      }
+    }
+    if (batch.length) await this.keyv.deleteMany(batch);
+    return dropped + batch.length;
   }
 
   /** Starts the hit, miss, set and delete counters of this instance afresh (the stored keys stay). */

@@ -1,7 +1,7 @@
 import { asFunction } from 'awilix';
 import { BootError } from '../../kernel/errors.js';
 import { definePlugin } from '../../kernel/index.js';
-import type { EventBus } from '../../kernel/events.js';
+import { EVENTS_RESYNC, type EventBus } from '../../kernel/events.js';
 import type { UsersService } from '../auth/public.js';
 import { SETTING_CHANGED } from '../setup/public.js';
 import { IdentityLinks } from './identity-links.js';
@@ -68,12 +68,14 @@ export default definePlugin(() => {
     boot({ container, logger, onClose }) {
       // A provider configured in the System Settings on any instance counts from the next sign-in here.
       const providers = container.resolve<IdentityProviders>('identityProviders');
+      const events = container.resolve<EventBus>('events');
       onClose(
-        container.resolve<EventBus>('events').subscribe(SETTING_CHANGED, (event) => {
+        events.subscribe(SETTING_CHANGED, (event) => {
           const key = (event.payload as { key?: unknown })?.key;
           if (typeof key === 'string' && (PROVIDER_SETTINGS as readonly string[]).includes(key)) providers.forget();
         }),
       );
+      onClose(events.subscribe(EVENTS_RESYNC, () => providers.forget()));
       if (!own) return;
       const active = own.providers.filter((p) => p.active);
       if (active.length) logger.info({ providers: active.map((p) => p.id) }, 'identity providers active');

@@ -1,4 +1,5 @@
 import type { CacheService } from '../../kernel/cache/cache-service.js';
+import { EVENTS_RESYNC } from '../../kernel/events.js';
 import { hasPermission, type Identity } from '../../kernel/http/identity.js';
 import type { Logger } from '../../kernel/logger.js';
 import { BEARER_CHANGED } from './public.js';
@@ -112,12 +113,18 @@ export class BearerCache {
     subscribe(name: string, handler: (e: { payload: unknown }) => void): () => void;
   }): () => void {
     this.publish = (match) => events.publish(BEARER_CHANGED, match);
-    return events.subscribe(BEARER_CHANGED, (event) => {
+    const offChanged = events.subscribe(BEARER_CHANGED, (event) => {
       const p = (event.payload ?? {}) as Record<string, unknown>;
       const text = (v: unknown) => (typeof v === 'string' ? v : undefined);
       const hashes = Array.isArray(p.hashes) ? p.hashes.filter((h): h is string => typeof h === 'string') : undefined;
       this.dropLocal({ hashes, userId: text(p.userId), tenantId: text(p.tenantId), role: text(p.role) });
     });
+    // Back after a loss of the other instances' events: invalidations published meanwhile were missed.
+    const offResync = events.subscribe(EVENTS_RESYNC, () => this.local.clear());
+    return () => {
+      offChanged();
+      offResync();
+    };
   }
 
   /** The identity behind a value's hash, or null (unknown, revoked, expired, creator blocked or gone). */

@@ -100,14 +100,16 @@ export function sessionCookieResolver(): IdentityResolver {
  * Everyone else: the guest identity with the guest role's permissions (none until an admin grants some),
  * kept a minute per tenant; `forget` drops a tenant's copy (GUEST_GRANTS_CHANGED, from any instance).
  */
-export function guestResolver(): IdentityResolver & { forget(tenantId: string): void } {
+export function guestResolver(): IdentityResolver & { forget(tenantId?: string): void } {
   const cached = new Map<string, { permissions: string[]; at: number }>();
   // Counts the forgets: permissions read across one may predate the change and are not kept.
   let generation = 0;
   return {
+    /** Drops a tenant's copy, or every tenant's without one. */
     forget(tenantId) {
       generation++;
-      cached.delete(tenantId);
+      if (tenantId === undefined) cached.clear();
+      else cached.delete(tenantId);
     },
     id: 'guest-role',
     priority: 1000,

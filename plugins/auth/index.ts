@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { CacheService } from '../../kernel/cache/cache-service.js';
 import { BootError } from '../../kernel/errors.js';
 import { definePlugin } from '../../kernel/index.js';
-import type { EventBus } from '../../kernel/events.js';
+import { EVENTS_RESYNC, type EventBus } from '../../kernel/events.js';
 import type { Logger } from '../../kernel/logger.js';
 import type { SystemJob } from '../../kernel/registries/index.js';
 import type { WorkerPool } from '../../kernel/pool.js';
@@ -292,5 +292,7 @@ export default definePlugin({
         if (typeof tenantId === 'string') guest.forget(tenantId);
       }),
     );
+    // Back after a loss of the other instances' events: every tenant's guest grants are read again.
+    onClose(container.resolve<EventBus>('events').subscribe(EVENTS_RESYNC, () => guest.forget()));
   },
 });

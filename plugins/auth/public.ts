@@ -37,6 +37,8 @@ export const BEARER_CHANGED = 'auth:bearer-changed';
 export const USER_EVENTS = { create: 'on:user_create', update: 'on:user_update', delete: 'on:user_delete' } as const;
 /** The guest role's permissions of a tenant changed (payload `{ tenantId }`): every instance drops its copy. */
 export const GUEST_GRANTS_CHANGED = 'auth:guest-grants-changed';
+/** A tenant was created (payload `{}`): every instance drops its hostname -> tenant map. */
+export const TENANTS_CHANGED = 'auth:tenants-changed';
 /** A second-factor verification at sign-in failed (payload TwoFactorFailedEvent). */
 export const TWO_FACTOR_FAILED = 'auth:two-factor-failed';
 

@@ -1,6 +1,7 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { Op } from 'sequelize';
 import type { CacheService } from '../../kernel/cache/cache-service.js';
+import { EVENTS_RESYNC } from '../../kernel/events.js';
 import type { Logger } from '../../kernel/logger.js';
 import { Session } from './models/session.js';
 import { SETTING_CHANGED } from '../setup/public.js';
@@ -98,6 +99,7 @@ export class SessionsService {
   /** In-process layers (insertion-ordered map used as an LRU): idHash -> snapshot, when it was verified, last activity. */
   private readonly local = new Map<string, { snapshot: SessionSnapshot; verifiedAt: number; lastActiveAt: number }>();
   private publish: (idHash: string) => Promise<void> = async () => undefined;
+  private eventsLive: () => boolean = () => true;
 
   /**
    * Wires revocations to the event bus (published on revoke, applied when any instance publishes one),
@@ -106,8 +108,19 @@ export class SessionsService {
   connectEvents(events: {
     publish(name: string, payload: unknown): Promise<void>;
     subscribe(name: string, handler: (e: { payload: unknown }) => void): () => void;
+    /** false while the events of other instances cannot arrive (Redis down). */
+    readonly connected?: boolean;
   }): () => void {
     this.publish = (idHash) => events.publish(SESSION_REVOKED, { idHash });
+    // While revocations from other instances cannot arrive, the copies in memory are not trusted (the
+    // database decides), and once they can again, the copies made before are dropped: revocations
+    // published meanwhile were missed.
+    this.eventsLive = () => events.connected !== false;
+    const offResync = events.subscribe(EVENTS_RESYNC, () => {
+      this.local.clear();
+      this.settingsGeneration++;
+      this.current = null;
+    });
     const offRevoked = events.subscribe(SESSION_REVOKED, (event) => {
       const idHash = (event.payload as { idHash?: unknown })?.idHash;
       if (typeof idHash === 'string') this.local.delete(idHash);
@@ -123,6 +136,7 @@ export class SessionsService {
     return () => {
       offRevoked();
       offSettings();
+      offResync();
     };
   }
 
@@ -243,7 +257,7 @@ export class SessionsService {
   async resolve(token: string, client?: { ip: string; userAgent: string; method?: string }): Promise<SessionSnapshot | null> {
     const idHash = hashOf(token);
     const now = Date.now();
-    const local = this.local.get(idHash);
+    const local = this.eventsLive() ? this.local.get(idHash) : undefined;
     const readOnly = !client?.method || ['GET', 'HEAD', 'OPTIONS'].includes(client.method);
     const { idleHours } = await this.options();
     const idleMs = idleHours > 0 ? idleHours * 3600 * 1000 : Infinity;

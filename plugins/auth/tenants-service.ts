@@ -1,10 +1,9 @@
 import { ConflictError } from '../../kernel/errors.js';
+import { EVENTS_RESYNC } from '../../kernel/events.js';
 import { Role } from './models/role.js';
 import { Tenant } from './models/tenant.js';
+import { TENANTS_CHANGED } from './public.js';
 import { BUILT_IN_ROLES } from './roles.js';
-
-/** Published when a tenant is created (its hostnames with it). */
-export const TENANTS_CHANGED = 'auth:tenants-changed';
 
 /**
  * Tenants. With MULTI_TENANT off everything is in tenant `default`. With it on, a signed-in caller's
@@ -29,7 +28,12 @@ export class TenantsService {
     subscribe(name: string, handler: (e: { payload: unknown }) => void): () => void;
   }): () => void {
     this.publish = () => events.publish(TENANTS_CHANGED, {});
-    return events.subscribe(TENANTS_CHANGED, () => this.forget());
+    const offChanged = events.subscribe(TENANTS_CHANGED, () => this.forget());
+    const offResync = events.subscribe(EVENTS_RESYNC, () => this.forget());
+    return () => {
+      offChanged();
+      offResync();
+    };
   }
 
   private forget(): void {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { UniqueConstraintError, type Model, type ModelStatic, type Sequelize } from 'sequelize';
 import type { MigrationDefinition, MigrationRunner } from '../../kernel/db/migrations.js';
 import { ConflictError, ValidationError } from '../../kernel/errors.js';
-import type { EventBus } from '../../kernel/events.js';
+import { EVENTS_RESYNC, type EventBus } from '../../kernel/events.js';
 import {
   defaultLabel,
   defaultSingular,
@@ -86,9 +86,14 @@ export class CollectionsService {
     this.loaded = next;
   }
 
-  /** Reload when another instance (or this one) changes a schema. */
+  /** Reload when another instance (or this one) changes a schema, and after the events of the others were lost a while. */
   connectEvents(): () => void {
-    return this.events.subscribe(COLLECTIONS_CHANGED, () => this.refresh());
+    const offChanged = this.events.subscribe(COLLECTIONS_CHANGED, () => this.refresh());
+    const offResync = this.events.subscribe(EVENTS_RESYNC, () => this.refresh());
+    return () => {
+      offChanged();
+      offResync();
+    };
   }
 
   private async changed(name: string): Promise<void> {

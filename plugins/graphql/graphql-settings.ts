@@ -1,3 +1,4 @@
+import { EVENTS_RESYNC } from '../../kernel/events.js';
 import type { Logger } from '../../kernel/logger.js';
 import { SETTING_CHANGED, type SettingChangedEvent, type SettingsService } from '../setup/public.js';
 import type { GraphqlOptions } from './options.js';
@@ -25,6 +26,7 @@ const valid = (key: LimitSetting, value: unknown): value is number =>
 export class GraphqlSettings {
   private readonly values = new Map<LimitSetting, Map<string, number>>();
   private unsubscribe: (() => void) | null = null;
+  private offResync: (() => void) | null = null;
 
   constructor(
     private readonly options: GraphqlOptions,
@@ -57,13 +59,23 @@ export class GraphqlSettings {
       const key = e.key as LimitSetting;
       this.apply(key, e.tenantId, 'value' in e ? e.value : await this.settings()?.get(key, e.tenantId));
     });
+    // Back after a loss of the other instances' events: changes announced meanwhile were missed.
+    this.offResync = events.subscribe(EVENTS_RESYNC, () => this.load());
+    await this.load();
+  }
+
+  /** Reads both limits of every tenant (one query each). */
+  private async load(): Promise<void> {
     const settings = this.settings();
     if (!settings) return;
     for (const key of Object.keys(LIMIT_SETTINGS) as LimitSetting[]) {
       const all = await settings.valuesOf(key).catch((err) => {
         this.logger.warn({ err, setting: key }, 'GraphQL limit setting unreadable; using the option');
-        return new Map<string, unknown>();
+        return null;
       });
+      if (!all) continue;
+      const byTenant = new Map<string, number>();
+      this.values.set(key, byTenant);
       for (const [tenantId, value] of all) this.apply(key, tenantId, value);
     }
   }
@@ -71,5 +83,7 @@ export class GraphqlSettings {
   close(): void {
     this.unsubscribe?.();
     this.unsubscribe = null;
+    this.offResync?.();
+    this.offResync = null;
   }
 }

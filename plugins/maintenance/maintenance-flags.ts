@@ -1,3 +1,4 @@
+import { EVENTS_RESYNC } from '../../kernel/events.js';
 import type { Logger } from '../../kernel/logger.js';
 import { SETTING_CHANGED, type SettingChangedEvent, type SettingsService } from '../setup/public.js';
 
@@ -20,6 +21,7 @@ export class MaintenanceFlags {
   private siteNames = new Map<string, string>();
   private timer: NodeJS.Timeout | null = null;
   private unsubscribe: (() => void) | null = null;
+  private offResync: (() => void) | null = null;
   /** Counts the changes applied from events; a re-read that ran across one is dropped. */
   private generation = 0;
 
@@ -67,6 +69,10 @@ export class MaintenanceFlags {
       this.apply(e.tenantId, e.key, value);
       if (e.key === MAINTENANCE_SETTING) this.logger.info({ tenantId: e.tenantId, on: this.isOn(e.tenantId) }, 'maintenance mode switched');
     });
+    // Back after a loss of the other instances' events: changes announced meanwhile were missed.
+    this.offResync = events.subscribe(EVENTS_RESYNC, () =>
+      this.load().catch((err) => this.logger.warn({ err }, 'maintenance mode re-read after the event bus reconnected failed')),
+    );
     await this.load().catch((err) => this.logger.warn({ err }, 'maintenance mode setting unreadable; assuming off'));
     if (refreshSeconds > 0) {
       this.timer = setInterval(
@@ -82,5 +88,7 @@ export class MaintenanceFlags {
     this.timer = null;
     this.unsubscribe?.();
     this.unsubscribe = null;
+    this.offResync?.();
+    this.offResync = null;
   }
 }

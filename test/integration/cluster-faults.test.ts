@@ -166,6 +166,63 @@ describe('cluster faults: Redis and MariaDB cut and restored, jobs through a kil
     );
   });
 
+  it('Redis cut: a write and a session revocation made during the outage hold on every instance, during it and once Redis is back', async function () {
+    ok(await call(c.url, '/api/collections', { cookie: admin, json: { ...POSTS, name: 'quietnotes' } }), 201);
+    ok(await call(c.instances[0]!.url, '/api/collections/quietnotes', { cookie: admin, json: { title: 'before the outage' } }), 201);
+    const titles = async (base: string) =>
+      (ok(await call(base, '/api/collections/quietnotes?limit=20', { cookie: admin })).items as any[]).map((e) => e.title ?? e.data?.title);
+    await call(c.url, '/api/user/create-user', {
+      cookie: admin,
+      json: { email: 'revoked@faults.test', password: PASSWORD, role: 'editor' },
+    });
+    const cookie = await login(c.url, 'revoked@faults.test', PASSWORD);
+    // Every instance has the list cached (shared and in its own memory) and the session in its memory.
+    for (const i of c.instances) {
+      for (let n = 0; n < 2; n++) expect(await titles(i.url)).to.deep.equal(['before the outage']);
+      expect((await call(i.url, '/api/user/me', { cookie })).status).to.equal(200);
+    }
+    const me = ok(await call(c.url, '/api/user/me', { cookie }));
+    const { sessions } = ok(await call(c.url, `/api/user/sessions?admin=1&userId=${me._id ?? me.id}`, { cookie: admin }));
+
+    c.faults.redis!.cut();
+    try {
+      await everyInstance(c, 'events disconnected with Redis cut', async (base) => {
+        const h = await call(base, '/api/system/health');
+        return h.body.data?.checks?.events?.status === 'down';
+      });
+      // Both writes reach the database; their invalidations and announcements cannot reach Redis.
+      ok(await call(c.instances[0]!.url, '/api/collections/quietnotes', { cookie: admin, json: { title: 'during the outage' } }), 201);
+      ok(await call(c.instances[0]!.url, `/api/user/sessions/${sessions[0]._id}?admin=1`, { method: 'DELETE', cookie: admin }));
+      for (const i of c.instances) {
+        expect(await titles(i.url), `instance ${i.index} during the outage`).to.include('during the outage');
+        // The revocation could not be announced: instances do not trust their copies while they cannot hear of one.
+        expect((await call(i.url, '/api/user/me', { cookie })).status, `instance ${i.index} during the outage`).to.equal(401);
+      }
+    } finally {
+      c.faults.redis!.restore();
+    }
+    await everyInstance(
+      c,
+      'health ok after Redis is back',
+      async (base) => (await call(base, '/api/system/health')).body.data?.status === 'ok',
+      30000,
+    );
+    // Redis still holds the list cached before the outage under the old version token, and the session
+    // snapshot: what the instances drop when Redis answers again (bounded by their reconnection).
+    const ms = await everyInstance(
+      c,
+      'the write made during the outage listed after it',
+      async (base) => (await titles(base)).includes('during the outage'),
+      5000,
+    );
+    for (const i of c.instances) {
+      for (let n = 0; n < 3; n++)
+        expect(await titles(i.url), `instance ${i.index} after the outage`).to.have.members(['before the outage', 'during the outage']);
+      expect((await call(i.url, '/api/user/me', { cookie })).status, `instance ${i.index} after the outage`).to.equal(401);
+    }
+    console.log(`      the outage's write listed everywhere ${ms} ms after health was ok again`);
+  });
+
   it('MariaDB cut: readiness turns 503, requests that need the database answer 503 DATABASE_UNAVAILABLE (never 500), instances recover, no acknowledged write lost', async function () {
     const w = writer(c, admin, 'faultnotes', 'db-outage', 120);
     const direct: Answer[] = [];
