@@ -44,6 +44,10 @@ function writer(c: Cluster, cookie: string, collection: string, prefix: string, 
   };
 }
 
+/** Waits (at most 30 s) until every instance's /api/system/health says ok. */
+const healthOkAgain = (c: Cluster, when: string) =>
+  everyInstance(c, `health ok ${when}`, async (base) => (await call(base, '/api/system/health')).body.data?.status === 'ok', 30000);
+
 const PASSWORD = 'cluster fault password';
 
 describe('cluster faults: Redis and MariaDB cut and restored, jobs through a kill -9 (3 instances)', function () {
@@ -129,12 +133,7 @@ describe('cluster faults: Redis and MariaDB cut and restored, jobs through a kil
     } finally {
       c.faults.redis!.restore();
     }
-    await everyInstance(
-      c,
-      'health ok after Redis is back',
-      async (base) => (await call(base, '/api/system/health')).body.data?.status === 'ok',
-      30000,
-    );
+    await healthOkAgain(c, 'after Redis is back');
     await w.stop();
     const bad = w.statuses.filter((s) => s.status !== 201 && s.status !== 503);
     expect(bad, 'writes during the Redis outage answer 201 or 503').to.deep.equal([]);
@@ -201,12 +200,7 @@ describe('cluster faults: Redis and MariaDB cut and restored, jobs through a kil
     } finally {
       c.faults.redis!.restore();
     }
-    await everyInstance(
-      c,
-      'health ok after Redis is back',
-      async (base) => (await call(base, '/api/system/health')).body.data?.status === 'ok',
-      30000,
-    );
+    await healthOkAgain(c, 'after Redis is back');
     // Redis still holds the list cached before the outage under the old version token, and the session
     // snapshot: what the instances drop when Redis answers again (bounded by their reconnection).
     const ms = await everyInstance(
