@@ -2,6 +2,7 @@
 import { expect } from 'chai';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Cluster } from '../../cluster/start-cluster.js';
+import { MARIADB_URL, REDIS_URL } from './services.js';
 
 export interface Answer {
   status: number;
@@ -72,4 +73,13 @@ export async function everyInstance(
     await sleep(pollMs);
   }
   return Date.now() - started;
+}
+
+/** In a `before` hook: skips the suite, saying so, unless MariaDB and Redis are configured; returns their URLs. */
+export function requireClusterServices(ctx: Mocha.Context, what: string): { mariadbUrl: string; redisUrl: string } {
+  if (!MARIADB_URL || !REDIS_URL) {
+    console.log(`      CMS_TEST_MARIADB_URL or CMS_TEST_REDIS_URL is not set: ${what} skipped`);
+    ctx.skip();
+  }
+  return { mariadbUrl: MARIADB_URL!, redisUrl: REDIS_URL! };
 }

@@ -2,10 +2,9 @@ import { expect } from 'chai';
 import { setTimeout as sleep } from 'node:timers/promises';
 import mariadb from 'mariadb';
 import { startCluster, type Cluster } from '../../cluster/start-cluster.js';
-import { call, everyInstance as everyInstanceOf, login, ok, type Answer } from '../helpers/cluster-client.js';
+import { call, everyInstance as everyInstanceOf, login, ok, type Answer, requireClusterServices } from '../helpers/cluster-client.js';
 import { POSTS } from '../helpers/content.js';
 import { fixturePlugin } from '../helpers/kernel.js';
-import { MARIADB_URL, REDIS_URL } from '../helpers/services.js';
 
 /**
  * Issue 23, the fault part: three instances behind the round-robin proxy reach MariaDB and Redis
@@ -57,15 +56,11 @@ describe('cluster faults: Redis and MariaDB cut and restored, jobs through a kil
   let sql: Awaited<ReturnType<typeof mariadb.createConnection>>;
 
   before(async function () {
-    if (!MARIADB_URL || !REDIS_URL) {
-      console.log('      CMS_TEST_MARIADB_URL or CMS_TEST_REDIS_URL is not set: cluster fault tests skipped');
-      this.skip();
-    }
+    const services = requireClusterServices(this, 'cluster fault tests');
     this.timeout(180000);
     c = await startCluster({
       instances: 3,
-      mariadbUrl: MARIADB_URL,
-      redisUrl: REDIS_URL,
+      ...services,
       forwarders: true,
       drainMs: 500,
       env: {
@@ -82,7 +77,7 @@ describe('cluster faults: Redis and MariaDB cut and restored, jobs through a kil
     });
     admin = await login(c.url, c.admin.email, c.admin.password);
     ok(await call(c.url, '/api/collections', { cookie: admin, json: { ...POSTS, name: 'faultnotes' } }), 201);
-    const server = new URL(MARIADB_URL);
+    const server = new URL(services.mariadbUrl);
     sql = await mariadb.createConnection({
       host: server.hostname,
       port: Number(server.port || 3306),

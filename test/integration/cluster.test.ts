@@ -9,10 +9,10 @@ import mariadb from 'mariadb';
 import { stringify } from 'safe-stable-stringify';
 import WebSocket from 'ws';
 import { startCluster, type Cluster } from '../../cluster/start-cluster.js';
-import { call, everyInstance, login, ok } from '../helpers/cluster-client.js';
+import { call, everyInstance, login, ok, requireClusterServices } from '../helpers/cluster-client.js';
 import { POSTS } from '../helpers/content.js';
 import { imageBytes } from '../helpers/media-upload.js';
-import { MARIADB_URL, REDIS_URL } from '../helpers/services.js';
+import { MARIADB_URL } from '../helpers/services.js';
 
 /**
  * Issue 23: three kernel processes behind the round-robin proxy on one MariaDB database, one Redis and
@@ -27,15 +27,11 @@ describe('cluster: 3 instances behind a round-robin proxy (MariaDB, Redis, S3)',
   let admin: string;
 
   before(async function () {
-    if (!MARIADB_URL || !REDIS_URL) {
-      console.log('      CMS_TEST_MARIADB_URL or CMS_TEST_REDIS_URL is not set: cluster tests skipped');
-      this.skip();
-    }
+    const services = requireClusterServices(this, 'cluster tests');
     this.timeout(180000);
     c = await startCluster({
       instances: 3,
-      mariadbUrl: MARIADB_URL,
-      redisUrl: REDIS_URL,
+      ...services,
       logLevel: 'info',
       drainMs: 1000,
       env: { CMS_RATE_LIMIT_ENABLED: 'false', CMS_POOL_MAX_THREADS: '1', CMS_JOBS_POLL_MS: '500' },
@@ -69,7 +65,7 @@ describe('cluster: 3 instances behind a round-robin proxy (MariaDB, Redis, S3)',
       [...counts].filter(([, n]) => n !== 1),
       'migrations applied more than once',
     ).to.deep.equal([]);
-    const server = new URL(MARIADB_URL);
+    const server = new URL(MARIADB_URL!);
     const conn = await mariadb.createConnection({
       host: server.hostname,
       port: Number(server.port || 3306),
