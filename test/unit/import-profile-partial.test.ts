@@ -1,6 +1,7 @@
-import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { uploadWriter } from '../helpers/import-fixtures.js';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import { WorkerPool } from '../../kernel/pool.js';
@@ -50,15 +51,8 @@ describe('unit: partial profile (first PROFILE_BYTES) and what the parse still r
   this.timeout(60000);
   let pool: WorkerPool;
   let dir: string;
-  let n = 0;
   const formats: FormatsView = { list: () => ALL, get: (f) => ALL.find((x) => x.format === f) };
-  const upload = (filename: string, content: string) => {
-    const workDir = join(dir, `job${++n}`);
-    mkdirSync(workDir);
-    const path = join(workDir, 'upload');
-    writeFileSync(path, content);
-    return { path, filename, size: statSync(path).size, workDir, spoolPath: join(workDir, 'spool.ndjson') };
-  };
+  const upload = uploadWriter(() => dir);
   const deps = (limits = {}) => ({ pool, formats, maxDepth: 32, limits });
 
   before(() => {

@@ -1,7 +1,8 @@
 import { strict as assert } from 'node:assert';
-import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdtempSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { uploadWriter } from '../helpers/import-fixtures.js';
 import { BootError } from '../../kernel/errors.js';
 import { WorkerPool } from '../../kernel/pool.js';
 import type { ImportFormat, ImportSample } from '../../kernel/registries/contracts.js';
@@ -99,15 +100,8 @@ describe('unit: importer options and analysis', () => {
   describe('analyseUpload', function () {
     let pool: WorkerPool;
     let dir: string;
-    let n = 0;
     const formats: FormatsView = { list: () => TABULAR_FORMATS, get: (f) => TABULAR_FORMATS.find((x) => x.format === f) };
-    const upload = (filename: string, content: string) => {
-      const workDir = join(dir, `job${++n}`);
-      mkdirSync(workDir);
-      const path = join(workDir, 'upload');
-      writeFileSync(path, content);
-      return { path, filename, size: statSync(path).size, workDir, spoolPath: join(workDir, 'spool.ndjson') };
-    };
+    const upload = uploadWriter(() => dir);
     const deps = (limits = {}) => ({ pool, formats, maxDepth: 32, limits });
 
     before(async function () {
