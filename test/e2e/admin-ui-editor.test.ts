@@ -76,6 +76,10 @@ describe('admin UI: the rich-text and markdown editors in the browser', function
     await page.keyboard.type(' words.');
     await page.keyboard.press('Enter');
     await toolbar.getByRole('button', { name: 'Bullet list' }).click();
+    // Typing starts once the editor shows the new list item with the caret in it (under load the click's
+    // transaction can land after the first key presses, which then went into the paragraph before it).
+    await editor.locator('ul > li').waitFor();
+    await toolbar.getByRole('button', { name: 'Bullet list', pressed: true }).waitFor();
     await page.keyboard.type('First');
     await page.keyboard.press('Enter');
     await page.keyboard.type('Second');
