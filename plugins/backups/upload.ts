@@ -112,13 +112,13 @@ export async function receiveBackupUpload(
     await rm(archive, { force: true });
     const backupId = folder.slice(0, -BACKUP_SUFFIX.length);
     let manifest = await checkFolder(join(extractRoot, folder), backupId);
+    const target = join(root, folder);
+    if (await stat(target).catch(() => null)) throw new BackupExistsError(backupId);
     const vouched = await trust(manifest);
     if (vouched) {
       await writeFile(join(extractRoot, folder, 'manifest.json'), JSON.stringify(vouched, null, 2), { mode: 0o600 });
       manifest = vouched;
     }
-    const target = join(root, folder);
-    if (await stat(target).catch(() => null)) throw new BackupExistsError(backupId);
     try {
       await rename(join(extractRoot, folder), target);
     } catch (err) {

@@ -85,7 +85,8 @@ for (const variant of DB_VARIANTS) {
     });
 
     it('create -> list shows the backup with its counts; the directory has the format files', async () => {
-      const data = await create();
+      // encrypt: false (the default encrypts with the installation key): the files are read as text below.
+      const data = await create({ encrypt: false });
       expect(data.backupId).to.match(/^\d{8}T\d{9}Z-[0-9a-f]{8}$/);
       expect(data.backup).to.include({ backupId: data.backupId, encrypted: false, includesMedia: false, collections: 2, entries: 15 });
       const list = await json(await t.request('/api/backups', { identity: 'admin' }));
@@ -181,7 +182,7 @@ for (const variant of DB_VARIANTS) {
     });
 
     it('a tampered NDJSON file: validate valid false naming the file; restore-plan is blocked', async () => {
-      const { backupId } = await create();
+      const { backupId } = await create({ encrypt: false });
       const file = join(t.dataDir, 'backups', `${backupId}.svelty-backup`, 'content', 'notes.ndjson');
       writeFileSync(file, readFileSync(file, 'utf8').replace('Note 1', 'Note X'));
       const r = await json(await post('/api/backups/validate', { backupId }));
@@ -424,7 +425,7 @@ for (const variant of DB_VARIANTS) {
       const started = Date.now();
       const pairsAtStart = pairs;
       const httpAtStart = statuses.length;
-      const res = await t.request('/api/backups/create', { method: 'POST', identity: 'admin', json: {} });
+      const res = await t.request('/api/backups/create', { method: 'POST', identity: 'admin', json: { encrypt: false } });
       const body = await res.json();
       const ms = Date.now() - started;
       const pairsDuring = pairs - pairsAtStart;
