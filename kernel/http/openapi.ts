@@ -49,7 +49,7 @@ function operation(route: RegisteredRoute, namespacePermission: string | undefin
       route.description,
       `Permission: ${permission}${route.permissionScope ? ` (or ${route.permission}:<${route.permissionScope}>)` : ''}${
         route.installation === 'admin'
-          ? "; installation administrators only (admins of the default tenant)"
+          ? '; installation administrators only (admins of the default tenant)'
           : route.installation === 'tenant'
             ? "; the installation's own tenant only (the default one)"
             : ''

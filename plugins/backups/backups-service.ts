@@ -148,7 +148,11 @@ export class BackupsService {
     const backupId = this.newId();
     const encryption: Encryption = input.passphrase ? 'passphrase' : input.encrypt === false ? 'none' : 'installation';
     const secret =
-      encryption === 'passphrase' ? await newKey(input.passphrase!) : encryption === 'installation' ? await this.installationSecret() : null;
+      encryption === 'passphrase'
+        ? await newKey(input.passphrase!)
+        : encryption === 'installation'
+          ? await this.installationSecret()
+          : null;
     if ((await this.entityCount()) < this.d.options.inlineThreshold) {
       const manifest = await this.build(backupId, includeMedia, secret);
       return { status: 200, data: { backupId, backup: this.summaryOf(manifest, await this.sizeOf(manifest)) } };

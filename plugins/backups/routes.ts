@@ -214,7 +214,7 @@ export const backupRoutes: RouteDefinition[] = [
       '400 BACKUP_ARCHIVE_UNSAFE_PATH, a symbolic or hard link -> 400 BACKUP_ARCHIVE_LINK, a device file or FIFO -> 400 BACKUP_ARCHIVE_SPECIAL_FILE, more entries than ' +
       'BACKUP_UPLOAD_MAX_ENTRIES or more decompressed bytes than BACKUP_UPLOAD_MAX_EXTRACTED_BYTES -> 413 BACKUP_ARCHIVE_LIMIT; not a gzip tar of one ' +
       '<backupId>.svelty-backup folder whose manifest.json is valid and lists exactly the files present -> 400 BACKUP_ARCHIVE_INVALID. A backup with the same id ' +
-      'already on this instance -> 409 BACKUP_EXISTS. A manifest not authenticated by this installation\'s key (its MAC) -> 400 BACKUP_UNTRUSTED unless ' +
+      "already on this instance -> 409 BACKUP_EXISTS. A manifest not authenticated by this installation's key (its MAC) -> 400 BACKUP_UNTRUSTED unless " +
       '?foreign=true: then it is kept as a foreign backup (audited; its manifest is marked importedAsForeign and authenticated by this installation ' +
       'from then on). Every refusal leaves nothing on disk. Checksums and decryption are checked by POST /api/backups/validate; restore as usual.',
     request: {

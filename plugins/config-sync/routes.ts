@@ -17,7 +17,11 @@ import { RESOURCE_TYPES } from './resources.js';
  * administrators, relative to the data folder (`config/sync/tenants/<id>`) for everyone else.
  */
 const shownPath = (scope: Record<string, any>, identity: Identity, path: string): string =>
-  isInstallationAdmin(identity) ? path : relative(scope.config.dataPath as string, path).split('\\').join('/');
+  isInstallationAdmin(identity)
+    ? path
+    : relative(scope.config.dataPath as string, path)
+        .split('\\')
+        .join('/');
 
 const tags = ['config'];
 const mode = z.enum(['add', 'merge', 'mirror', 'replace']);

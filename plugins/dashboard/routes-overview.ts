@@ -178,7 +178,8 @@ export const overviewRoutes: RouteDefinition[] = [
         const s = await scope.cache.stats();
         if (!inInstallationTenant(identity)) {
           // Another tenant's figures are the installation's business: this tenant sees its own.
-          const own = s.byTenant[identity.tenantId] ?? (Object.fromEntries(Object.keys(s.overall).map((k) => [k, 0])) as unknown as typeof s.overall);
+          const own =
+            s.byTenant[identity.tenantId] ?? (Object.fromEntries(Object.keys(s.overall).map((k) => [k, 0])) as unknown as typeof s.overall);
           return { backend: s.backend, overall: own, byCategory: {}, byTenant: { [identity.tenantId]: own }, timestamp: s.timestamp };
         }
         return { backend: s.backend, overall: s.overall, byCategory: s.byCategory, byTenant: s.byTenant, timestamp: s.timestamp };

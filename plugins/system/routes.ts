@@ -148,7 +148,8 @@ export const systemRoutes: RouteDefinition[] = [
     permission: 'system:read',
     summary: 'One background job: status, progress, result',
     tags: ['system'],
-    description: "Only jobs of the caller's tenant (the installation's administrators see every job); the payload is shown to manage:system only.",
+    description:
+      "Only jobs of the caller's tenant (the installation's administrators see every job); the payload is shown to manage:system only.",
     request: { params: z.object({ jobId: z.string().uuid() }) },
     async handler({ scope, params, identity }) {
       const job = await scope.jobs.get(params.jobId);

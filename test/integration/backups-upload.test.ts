@@ -114,7 +114,11 @@ describe(`backups: upload an archive of instance A (SQLite) to instance B (${MAR
     expect(backupsFolderOfB()).to.deep.equal([FOLDER()]);
     const list = (await (await b.request('/api/backups', { identity: 'admin' })).json()).data.backups;
     expect(list.map((x: any) => x.backupId)).to.deep.equal([backupId]);
-    const valid = await b.request('/api/backups/validate', { method: 'POST', identity: 'admin', json: { backupId, passphrase: PASSPHRASE } });
+    const valid = await b.request('/api/backups/validate', {
+      method: 'POST',
+      identity: 'admin',
+      json: { backupId, passphrase: PASSPHRASE },
+    });
     expect((await valid.json()).data).to.deep.equal({ valid: true, problems: [] });
     const plan = await b.request('/api/backups/restore-plan', {
       method: 'POST',

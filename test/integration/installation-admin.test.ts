@@ -91,7 +91,7 @@ for (const variant of DB_VARIANTS) {
       expect(own.body.data.overall).to.deep.equal(own.body.data.byTenant.t2);
     });
 
-    it('another tenant\'s job is 404 for t2; server paths (config export, system-info) are answered to the installation\'s admins only', async () => {
+    it("another tenant's job is 404 for t2; server paths (config export, system-info) are answered to the installation's admins only", async () => {
       const started = await json(await asAdmin('/api/system-jobs', { name: 'rebuild-list-caches' }));
       expect(started.status, JSON.stringify(started.body)).to.be.oneOf([200, 201, 202]);
       const jobId = started.body.data.jobId as string;
