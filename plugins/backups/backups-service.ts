@@ -46,6 +46,8 @@ export interface BackupSummary {
   createdAt: string;
   size: number;
   encrypted: boolean;
+  /** With what: the installation's key (the default; restores on this installation without a passphrase), a passphrase, or none. */
+  encryption: Encryption;
   includesMedia: boolean;
   collections: number;
   entries: number;
@@ -392,6 +394,7 @@ export class BackupsService {
       createdAt: m.createdAt,
       size,
       encrypted: m.encrypted,
+      encryption: !m.encrypted ? 'none' : isInstallationKdf(m.kdf) ? 'installation' : 'passphrase',
       includesMedia: m.includesMedia,
       collections: m.collections.length,
       entries: m.entries,
