@@ -17,7 +17,9 @@ const summary = z.object({
   encrypted: z.boolean(),
   encryption: z
     .enum(['installation', 'passphrase', 'none'])
-    .describe("the installation's key (the default: restores here without a passphrase), a passphrase (needed to validate and restore), or none"),
+    .describe(
+      "the installation's key (the default: restores here without a passphrase), a passphrase (needed to validate and restore), or none",
+    ),
   includesMedia: z.boolean(),
   collections: z.number().describe('number of collections in the backup'),
   entries: z.number().describe('entries over all collections'),

@@ -484,7 +484,24 @@ describe('backups: background create at the threshold (sqlite)', function () {
     }
     expect(job).to.include({ status: 'completed', backupId, domain: 'backup' });
     const list = (await (await t.request('/api/backups', { identity: 'admin' })).json()).data.backups;
-    expect(list[0]).to.include({ backupId, entries: 6, encrypted: true });
+    expect(list[0]).to.include({ backupId, entries: 6, encrypted: true, encryption: 'passphrase' });
+  });
+
+  it('without a passphrase the background job encrypts with the installation key; it validates without one', async () => {
+    const r = await t.request('/api/backups/create', { method: 'POST', identity: 'admin', json: {} });
+    expect(r.status).to.equal(202);
+    const { backupId, jobId } = (await r.json()).data;
+    let job: any;
+    for (let i = 0; i < 200; i++) {
+      job = (await (await t.request(`/api/backups/jobs?jobId=${jobId}`, { identity: 'admin' })).json()).data.jobs[0];
+      if (job && (job.status === 'completed' || job.status === 'failed')) break;
+      await new Promise((res) => setTimeout(res, 50));
+    }
+    expect(job, JSON.stringify(job)).to.include({ status: 'completed', backupId });
+    const list = (await (await t.request('/api/backups', { identity: 'admin' })).json()).data.backups;
+    expect(list.find((b: any) => b.backupId === backupId)).to.include({ entries: 6, encrypted: true, encryption: 'installation' });
+    const valid = await t.request('/api/backups/validate', { method: 'POST', identity: 'admin', json: { backupId } });
+    expect((await valid.json()).data).to.deep.equal({ valid: true, problems: [] });
   });
 });
 
