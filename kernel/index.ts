@@ -11,7 +11,7 @@ import { AuditLog } from './audit.js';
 import { CacheService, limitsFromConfig } from './cache/cache-service.js';
 import { loadConfig, type CmsConfig, type LoadConfigOptions } from './config.js';
 import { KernelContainer } from './container.js';
-import { createSequelize, describeDatabase } from './db/database.js';
+import { createSequelize, describeDatabase, secureSqliteFile } from './db/database.js';
 import { KERNEL_MIGRATIONS } from './db/kernel-migrations.js';
 import { DbLock } from './db/lock.js';
 import { MigrationRunner, type MigrationDefinition } from './db/migrations.js';
@@ -210,7 +210,11 @@ export class Kernel {
   }
 
   private async openInfrastructure(): Promise<void> {
-    if (this.config.db.type === 'sqlite') mkdirSync(this.config.dataPath, { recursive: true });
+    if (this.config.db.type === 'sqlite') {
+      // A data folder the kernel creates is owner-only; the SQLite file is 0600 (secureSqliteFile).
+      mkdirSync(this.config.dataPath, { recursive: true, mode: 0o700 });
+      secureSqliteFile(this.config);
+    }
     await this.sequelize.authenticate();
     await new MigrationRunner(this.sequelize, this.lock, this.logger).run(this.migrations);
     const { redis } = this.config;

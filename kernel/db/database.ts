@@ -1,4 +1,5 @@
-import { isAbsolute, join } from 'node:path';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
+import { dirname, isAbsolute, join } from 'node:path';
 import { Sequelize, Transaction } from 'sequelize';
 import type { CmsConfig } from '../config.js';
 import type { Logger } from '../logger.js';
@@ -7,6 +8,26 @@ import { sqliteModule } from './sqlite-module.js';
 import { gateFor, WriteGate } from './write-gate.js';
 
 const sqliteFile = (config: CmsConfig) => (isAbsolute(config.db.storage) ? config.db.storage : join(config.dataPath, config.db.storage));
+
+/**
+ * The SQLite file holds every tenant's data, password hashes and encrypted secrets: owner-only (0600),
+ * created so before SQLite opens it (its -wal and -shm files take the database file's mode), and
+ * tightened when an older version left it world-readable. A folder created for it is 0700.
+ */
+export function secureSqliteFile(config: CmsConfig): void {
+  if (config.db.type !== 'sqlite') return;
+  const file = sqliteFile(config);
+  if (file === ':memory:' || file.startsWith('file:')) return;
+  if (!existsSync(dirname(file))) mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  if (!existsSync(file)) closeSync(openSync(file, 'a', 0o600));
+  for (const f of [file, `${file}-wal`, `${file}-shm`]) {
+    try {
+      if (existsSync(f)) chmodSync(f, 0o600);
+    } catch {
+      // Not the owner (a file shared on purpose): left as the operator set it.
+    }
+  }
+}
 
 /**
  * Opens the configured database: SQLite under the data folder (default) or MariaDB. Every query goes

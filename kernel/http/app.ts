@@ -7,7 +7,7 @@ import type { KernelContainer } from '../container.js';
 import { MethodNotAllowedError, NotFoundError, NotReadyError, ServiceUnavailableError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { IdentityResolver, Registries } from '../registries/index.js';
-import { checkNamespace, checkRoute } from './dispatcher.js';
+import { checkInstallation, checkNamespace, checkRoute } from './dispatcher.js';
 import { errorHandler } from './error-handler.js';
 import { SerialisedEnvelope } from './envelope.js';
 import { etag } from './etag.js';
@@ -161,6 +161,7 @@ export function buildApp(deps: AppDeps): Koa & { identify: IdentifyRequest } {
     if (outcome.kind === 'none') throw new NotFoundError(`No route for ${ctx.method} ${ctx.state.originalPath}`);
     const { route, params } = outcome.match;
     checkRoute(identity, route.permission, namespacePermission, route.permissionScope ? params[route.permissionScope] : undefined);
+    checkInstallation(identity, route.installation);
     if (!deps.isBooted(route.owner)) throw new ServiceUnavailableError(`Plugin '${route.owner}' is still booting; try again shortly`);
     const input = await readInput(ctx, route.request, params, deps.bodyLimit);
     const run = async () => {

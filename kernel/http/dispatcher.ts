@@ -1,5 +1,5 @@
 import { AuthenticationRequiredError, ForbiddenError } from '../errors.js';
-import { hasScopedPermission, isAdmin, type Identity } from './identity.js';
+import { hasScopedPermission, inInstallationTenant, isAdmin, isInstallationAdmin, type Identity } from './identity.js';
 import type { NamespaceMap } from './namespaces.js';
 
 function require(identity: Identity, permission: string, scope?: string): void {
@@ -32,4 +32,19 @@ export function checkRoute(identity: Identity, routePermission: string, namespac
   if (routePermission === 'public') return;
   if (namespacePermission) require(identity, namespacePermission, scope);
   require(identity, routePermission, scope);
+}
+
+/**
+ * After checkRoute, for a route declared `installation` (an operation on the whole installation): the
+ * identity must belong to the installation's tenant ('tenant') or be an installation administrator
+ * ('admin'); another tenant's admin is refused like anyone else.
+ */
+export function checkInstallation(identity: Identity, installation: 'tenant' | 'admin' | undefined): void {
+  if (!installation) return;
+  if (installation === 'admin' ? isInstallationAdmin(identity) : inInstallationTenant(identity)) return;
+  throw new ForbiddenError(
+    installation === 'admin'
+      ? "Only the installation's administrators (admins of the default tenant) may do this"
+      : "This acts on the whole installation: only the installation's own tenant (the default one) may use it",
+  );
 }

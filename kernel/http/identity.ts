@@ -21,6 +21,26 @@ export function isAdmin(identity: Identity): boolean {
   return identity.role === 'admin';
 }
 
+/**
+ * The installation's own tenant: with MULTI_TENANT=true every other tenant is a customer of the
+ * installation; without it every identity belongs to this one.
+ */
+export const INSTALLATION_TENANT = 'default';
+
+/** Whether the identity belongs to the installation's tenant (the default one), not to another tenant. */
+export function inInstallationTenant(identity: Identity): boolean {
+  return identity.tenantId === INSTALLATION_TENANT;
+}
+
+/**
+ * An installation administrator: the admin role in the installation's tenant (the default one). The
+ * only identities that may run operations on the whole installation (backups, restores, system jobs):
+ * the admin of another tenant is not one.
+ */
+export function isInstallationAdmin(identity: Identity): boolean {
+  return isAdmin(identity) && inInstallationTenant(identity);
+}
+
 /** Admins bypass permission checks; everyone else needs the named permission. */
 export function hasPermission(identity: Identity, permission: string): boolean {
   return isAdmin(identity) || identity.permissions.includes(permission);

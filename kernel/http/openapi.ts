@@ -47,13 +47,20 @@ function operation(route: RegisteredRoute, namespacePermission: string | undefin
     summary: route.summary,
     description: [
       route.description,
-      `Permission: ${permission}${route.permissionScope ? ` (or ${route.permission}:<${route.permissionScope}>)` : ''}. Plugin: ${route.owner}.`,
+      `Permission: ${permission}${route.permissionScope ? ` (or ${route.permission}:<${route.permissionScope}>)` : ''}${
+        route.installation === 'admin'
+          ? '; installation administrators only (admins of the default tenant)'
+          : route.installation === 'tenant'
+            ? "; the installation's own tenant only (the default one)"
+            : ''
+      }. Plugin: ${route.owner}.`,
     ]
       .filter(Boolean)
       .join('\n\n'),
     tags: route.tags ?? [route.namespace ?? route.owner],
     'x-permission': route.permission,
     ...(route.permissionScope ? { 'x-permission-scope': route.permissionScope } : {}),
+    ...(route.installation ? { 'x-installation': route.installation } : {}),
     'x-plugin': route.owner,
     ...(route.permission === 'public' ? { security: [] } : {}),
     requestParams: {

@@ -52,6 +52,13 @@ export interface RouteDefinition {
    * `<permission>:<value>` passes as if it held the permission (the namespace's too), for this route.
    */
   permissionScope?: string;
+  /**
+   * The route acts on the whole installation (every tenant's rows, server files): `'tenant'` lets only
+   * identities of the installation's tenant (the default one) through, with the route's permissions;
+   * `'admin'` only the installation's administrators (admins of the default tenant). Anyone else, a
+   * tenant's own admin included, gets 403 FORBIDDEN. See isInstallationAdmin (kernel/http/identity.ts).
+   */
+  installation?: 'tenant' | 'admin';
   summary: string;
   description?: string;
   tags?: string[];

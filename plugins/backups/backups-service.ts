@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -16,8 +16,9 @@ import type { WorkerPool } from '../../kernel/pool.js';
 import { KERNEL_VERSION } from '../../kernel/version.js';
 import type { CollectionsService } from '../content/public.js';
 import type { MediaStorage } from '../media/public.js';
-import { keyFor, newKey, type KdfParams } from './crypto.js';
-import { BackupNotFoundError } from './errors.js';
+import { isInstallationKdf, keyCheckOf, keyFor, keyMatches, newKey, type BackupKdf, type KdfParams } from './crypto.js';
+import { BackupNotFoundError, BackupUntrustedError } from './errors.js';
+import type { InstallationKey } from './installation-key.js';
 import {
   BACKUP_ID,
   BACKUP_SUFFIX,
@@ -45,6 +46,8 @@ export interface BackupSummary {
   createdAt: string;
   size: number;
   encrypted: boolean;
+  /** With what: the installation's key (the default; restores on this installation without a passphrase), a passphrase, or none. */
+  encryption: Encryption;
   includesMedia: boolean;
   collections: number;
   entries: number;
@@ -64,7 +67,13 @@ export interface Deps {
   setting?: (key: string) => Promise<unknown>;
   /** Whether retentionCount was configured (BACKUP_RETENTION_COUNT or plugins.options.backups.retentionCount): then it wins over the setting. */
   retentionConfigured?: boolean;
+  /** The installation's backup key: manifest MACs and the default encryption. */
+  installationKey: InstallationKey;
 }
+
+/** How a backup's files are encrypted: the installation's key (the default), a passphrase, or not at all (encrypt: false). */
+export type Encryption = 'installation' | 'passphrase' | 'none';
+type Secret = { key: Buffer; kdf: BackupKdf };
 
 /**
  * Passphrase-derived keys held in memory only (never in the database, a job payload or a plan), with an
@@ -123,33 +132,50 @@ export class BackupsService {
     return n;
   }
 
+  /** The installation key's secret for a backup made without a passphrase. */
+  private async installationSecret(): Promise<Secret> {
+    const key = await this.d.installationKey.encryptionKey();
+    return { key, kdf: { algorithm: 'installation-key', keyId: await this.d.installationKey.keyId(), keyCheck: keyCheckOf(key) } };
+  }
+
   async create(
     identity: Identity,
-    input: { includeMedia?: boolean; passphrase?: string },
+    input: { includeMedia?: boolean; passphrase?: string; encrypt?: boolean },
   ): Promise<{ status: 200 | 202; data: Record<string, unknown> }> {
     const includeMedia = input.includeMedia === true;
+    if (input.passphrase && input.encrypt === false)
+      throw new ValidationError('A passphrase encrypts the backup: do not send encrypt: false with it', [
+        { path: 'body.encrypt', message: 'false contradicts the passphrase' },
+      ]);
     const backupId = this.newId();
-    const secret = input.passphrase ? await newKey(input.passphrase) : null;
+    const encryption: Encryption = input.passphrase ? 'passphrase' : input.encrypt === false ? 'none' : 'installation';
+    const secret =
+      encryption === 'passphrase'
+        ? await newKey(input.passphrase!)
+        : encryption === 'installation'
+          ? await this.installationSecret()
+          : null;
     if ((await this.entityCount()) < this.d.options.inlineThreshold) {
       const manifest = await this.build(backupId, includeMedia, secret);
       return { status: 200, data: { backupId, backup: this.summaryOf(manifest, await this.sizeOf(manifest)) } };
     }
-    if (secret) this.keys.put(`create:${backupId}`, secret.key, secret.kdf);
+    if (encryption === 'passphrase') this.keys.put(`create:${backupId}`, secret!.key, secret!.kdf as KdfParams);
     const job = await this.d.jobs.enqueue(
       CREATE_JOB,
-      { backupId, includeMedia, encrypted: Boolean(secret), by: identity.userId },
+      { backupId, includeMedia, encrypted: Boolean(secret), encryption, by: identity.userId },
       { tenantId: identity.tenantId, maxAttempts: 1 },
     );
     return { status: 202, data: { backupId, jobId: job.jobId, status: 'queued' } };
   }
 
-  /** The job handler's work: the key of an encrypted backup must still be in this instance's memory. */
+  /** The job handler's work: the key of a passphrase-encrypted backup must still be in this instance's memory. */
   async runJob(
-    payload: { backupId: string; includeMedia: boolean; encrypted: boolean },
+    payload: { backupId: string; includeMedia: boolean; encrypted: boolean; encryption?: Encryption },
     progress: (p: number, t: number) => Promise<void>,
   ): Promise<BackupSummary> {
-    let secret: { key: Buffer; kdf: KdfParams } | null = null;
-    if (payload.encrypted) {
+    let secret: Secret | null = null;
+    if (payload.encryption === 'installation') secret = await this.installationSecret();
+    else if (payload.encrypted) {
       const held = this.keys.get(`create:${payload.backupId}`);
       if (!held?.kdf)
         throw new Error(
@@ -169,13 +195,15 @@ export class BackupsService {
   async build(
     backupId: string,
     includeMedia: boolean,
-    secret: { key: Buffer; kdf: KdfParams } | null,
+    secret: Secret | null,
     progress?: (p: number, t: number) => Promise<void>,
   ): Promise<BackupManifest> {
     const { sequelize, pool, options } = this.d;
     const finalDir = this.dirOf(backupId);
     const dir = finalDir + '.partial';
+    await this.ensureRoot();
     await rm(dir, { recursive: true, force: true });
+    await mkdir(dir, { mode: 0o700 });
     const key = secret?.key ?? null;
     const files: FileEntry[] = [];
     // Every read below goes through one snapshot: the backup is the database at one instant.
@@ -252,7 +280,7 @@ export class BackupsService {
         }
       }
       const checksums = files.map((f) => `${f.sha256}  ${f.path}`).join('\n') + '\n';
-      await writeFile(join(dir, 'checksums.sha256'), checksums);
+      await writeFile(join(dir, 'checksums.sha256'), checksums, { mode: 0o600 });
       const manifest: BackupManifest = {
         format: FORMAT,
         formatVersion: FORMAT_VERSION,
@@ -276,7 +304,9 @@ export class BackupsService {
         files,
         checksumsSha256: (await poolHash(pool, join(dir, 'checksums.sha256'))).sha256,
       };
-      await writeFile(join(dir, 'manifest.json'), JSON.stringify(manifest, null, 2));
+      // The MAC over the manifest (which lists every file's SHA-256) authenticates the whole backup.
+      manifest.mac = await this.d.installationKey.sign(manifest);
+      await writeFile(join(dir, 'manifest.json'), JSON.stringify(manifest, null, 2), { mode: 0o600 });
       await rename(dir, finalDir);
       await this.prune().catch((err) => this.d.logger.warn({ err }, 'backup retention failed'));
       return manifest;
@@ -286,6 +316,24 @@ export class BackupsService {
     } finally {
       await snap.close();
     }
+  }
+
+  /** The backups folder, owner-only (0700): it holds every tenant's content. Also tightens one made before. */
+  async ensureRoot(): Promise<void> {
+    await mkdir(this.root, { recursive: true, mode: 0o700 });
+    await chmod(this.root, 0o700);
+  }
+
+  /** 'ok' when the manifest carries this installation's MAC and it matches (installation-key.ts). */
+  trustOf(m: BackupManifest): Promise<'ok' | 'missing' | 'foreign' | 'altered'> {
+    return this.d.installationKey.check(m);
+  }
+
+  /** Throws 400 BACKUP_UNTRUSTED unless the manifest is this installation's (or `foreign` takes it anyway). */
+  async requireTrusted(m: BackupManifest, foreign: boolean): Promise<'ok' | 'missing' | 'foreign' | 'altered'> {
+    const state = await this.trustOf(m);
+    if (state !== 'ok' && !foreign) throw new BackupUntrustedError(m.backupId, state);
+    return state;
   }
 
   async configSnapshot(snap: Snapshot): Promise<{ settings: Row[]; roles: Row[]; collections: Row[]; themes: Row[] }> {
@@ -346,6 +394,7 @@ export class BackupsService {
       createdAt: m.createdAt,
       size,
       encrypted: m.encrypted,
+      encryption: !m.encrypted ? 'none' : isInstallationKdf(m.kdf) ? 'installation' : 'passphrase',
       includesMedia: m.includesMedia,
       collections: m.collections.length,
       entries: m.entries,
@@ -372,10 +421,23 @@ export class BackupsService {
    * format version and, for an encrypted backup, the passphrase and every file's auth tag. Problems
    * are data (valid: false), never a 500.
    */
-  async validate(backupId: string, passphrase?: string): Promise<{ valid: boolean; problems: string[] }> {
+  async validate(
+    backupId: string,
+    passphrase?: string,
+    opts: { trustForeign?: boolean; decrypt?: boolean } = {},
+  ): Promise<{ valid: boolean; problems: string[] }> {
     const m = await this.manifest(backupId);
     const dir = this.dirOf(backupId);
     const problems: string[] = [];
+    const trust = await this.trustOf(m);
+    if (trust !== 'ok' && !opts.trustForeign)
+      problems.push(
+        trust === 'altered'
+          ? "manifest.json: its MAC does not match this installation's key (the backup was changed after it was made)"
+          : trust === 'foreign'
+            ? 'manifest.json: made by another installation (its MAC is of another key); restore-plan needs foreign: true'
+            : 'manifest.json: no MAC of this installation (an older version made it, or the MAC was removed); restore-plan needs foreign: true',
+      );
     if (m.format !== FORMAT) problems.push(`manifest.json: format '${String(m.format)}' is not '${FORMAT}'`);
     if (m.formatVersion !== FORMAT_VERSION)
       problems.push(
@@ -413,19 +475,24 @@ export class BackupsService {
       }
     }
     if (m.encrypted) {
-      if (!passphrase) problems.push('The backup is encrypted: give its passphrase to check decryption');
+      let key: Buffer | null = null;
+      if (isInstallationKdf(m.kdf)) {
+        key = await this.installationKeyFor(m.kdf);
+        if (!key) problems.push("The backup is encrypted with another installation's key: it cannot be decrypted here");
+        else if (opts.decrypt === false) key = null;
+      } else if (!passphrase) problems.push('The backup is encrypted: give its passphrase to check decryption');
       else if (!m.kdf) problems.push('manifest.json: encrypted but no key derivation parameters');
       else {
-        const key = await keyFor(passphrase, m.kdf).catch(() => null);
+        key = await keyFor(passphrase, m.kdf).catch(() => null);
         if (!key) problems.push('Wrong passphrase: the key derived from it does not match this backup (nothing could be decrypted)');
-        else {
-          for (const f of m.files) {
-            if (!intact.has(f.path)) continue;
-            try {
-              await pipeline(openBackupFile(dir, f, key), new Writable({ write: (_c, _e, cb) => cb() }));
-            } catch {
-              problems.push(`${f.path}: decryption failed (authentication tag mismatch)`);
-            }
+      }
+      if (key) {
+        for (const f of m.files) {
+          if (!intact.has(f.path)) continue;
+          try {
+            await pipeline(openBackupFile(dir, f, key), new Writable({ write: (_c, _e, cb) => cb() }));
+          } catch {
+            problems.push(`${f.path}: decryption failed (authentication tag mismatch)`);
           }
         }
       }
@@ -433,9 +500,24 @@ export class BackupsService {
     return { valid: problems.length === 0, problems };
   }
 
-  /** The key of an encrypted backup from its passphrase; ValidationError when missing or wrong. */
+  /** The installation key when it is the one the backup was encrypted with, else null. */
+  private async installationKeyFor(kdf: { keyCheck: string }): Promise<Buffer | null> {
+    const key = await this.d.installationKey.encryptionKey();
+    return keyMatches(key, kdf.keyCheck) ? key : null;
+  }
+
+  /** The key of an encrypted backup (the installation's, or from its passphrase); ValidationError when missing or wrong. */
   async keyOf(m: BackupManifest, passphrase: string | undefined): Promise<Buffer | null> {
     if (!m.encrypted) return null;
+    if (isInstallationKdf(m.kdf)) {
+      const key = await this.installationKeyFor(m.kdf);
+      if (!key)
+        throw new ValidationError(
+          "The backup is encrypted with another installation's backup key (made without a passphrase there): it cannot be decrypted here",
+          [{ path: 'body.backupId', message: "encrypted with another installation's key" }],
+        );
+      return key;
+    }
     if (!passphrase)
       throw new ValidationError('The backup is encrypted: send its passphrase', [
         { path: 'body.passphrase', message: 'required for an encrypted backup' },
@@ -480,10 +562,27 @@ export class BackupsService {
    * entry checked, the manifest checked) and lists it under its own backupId. Not pruned here: the next
    * create applies retention to it by its creation time like to any other backup.
    */
-  async upload(ctx: Context, identity: Identity): Promise<BackupSummary> {
-    const { backupId, manifest } = await receiveBackupUpload(ctx, this.root, this.d.options);
-    this.d.logger.info({ backupId, userId: identity.userId, entries: manifest.entries }, 'backup uploaded');
-    return this.summaryOf(manifest, await this.sizeOf(manifest));
+  async upload(
+    ctx: Context,
+    identity: Identity,
+    foreign: boolean,
+  ): Promise<BackupSummary & { importedAsForeign: boolean; mac: 'ok' | 'missing' | 'foreign' | 'altered' }> {
+    await this.ensureRoot();
+    let mac: 'ok' | 'missing' | 'foreign' | 'altered' = 'ok';
+    const { backupId, manifest } = await receiveBackupUpload(ctx, this.root, this.d.options, async (m) => {
+      mac = await this.requireTrusted(m, foreign);
+      if (mac === 'ok') return null;
+      // Taken as foreign by an installation administrator: vouched for with this installation's MAC, marked as such.
+      const vouched: BackupManifest = {
+        ...m,
+        importedAsForeign: { at: new Date().toISOString(), by: identity.userId, reason: `mac ${mac}` },
+      };
+      delete vouched.mac;
+      vouched.mac = await this.d.installationKey.sign(vouched);
+      return vouched;
+    });
+    this.d.logger.info({ backupId, userId: identity.userId, entries: manifest.entries, mac }, 'backup uploaded');
+    return { ...this.summaryOf(manifest, await this.sizeOf(manifest)), importedAsForeign: mac !== 'ok', mac };
   }
 
   async jobs(identity: Identity, jobId?: string) {

@@ -27,6 +27,28 @@ export interface KdfParams {
   keyCheck: string;
 }
 
+/**
+ * A backup encrypted without a passphrase: with the installation's backup key (installation-key.ts);
+ * `keyId` names that key, `keyCheck` is HMAC-SHA256(key, KEY_CHECK_LABEL) as for a passphrase.
+ */
+export interface InstallationKdf {
+  algorithm: 'installation-key';
+  keyId: string;
+  keyCheck: string;
+}
+
+export type BackupKdf = KdfParams | InstallationKdf;
+
+export const isInstallationKdf = (kdf: unknown): kdf is InstallationKdf =>
+  Boolean(kdf) && typeof kdf === 'object' && (kdf as { algorithm?: unknown }).algorithm === 'installation-key';
+
+/** Whether `key` is the one a key-check value was made with. */
+export function keyMatches(key: Buffer, keyCheck: string): boolean {
+  const a = Buffer.from(keyCheckOf(key), 'hex');
+  const b = Buffer.from(String(keyCheck), 'hex');
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
 const KEY_CHECK_LABEL = 'svelty-backup key check v1';
 const DEFAULTS = { N: 1 << 15, r: 8, p: 1 } as const;
 
@@ -53,9 +75,7 @@ export async function newKey(passphrase: string): Promise<{ key: Buffer; kdf: Kd
 /** The key for a backup's KDF params, or null when the passphrase is wrong. */
 export async function keyFor(passphrase: string, kdf: KdfParams): Promise<Buffer | null> {
   const key = await deriveKey(passphrase, kdf);
-  const a = Buffer.from(keyCheckOf(key), 'hex');
-  const b = Buffer.from(kdf.keyCheck, 'hex');
-  return a.length === b.length && timingSafeEqual(a, b) ? key : null;
+  return keyMatches(key, kdf.keyCheck) ? key : null;
 }
 
 export function encryptor(key: Buffer): { cipher: CipherGCM; iv: string } {

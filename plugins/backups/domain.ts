@@ -36,6 +36,8 @@ export interface RestoreInput {
   backupId: string;
   keyRef: string | null;
   encrypted: boolean;
+  /** An installation administrator took a backup whose manifest MAC is not this installation's (restore-plan foreign: true). */
+  foreign?: boolean;
 }
 
 type Payload =
@@ -58,6 +60,7 @@ const inputSchema = z.object({
   passphrase: z.string().min(1).max(1024).optional(),
   keyRef: z.string().uuid().nullable().optional(),
   encrypted: z.boolean().optional(),
+  foreign: z.boolean().optional(),
 });
 
 export interface DomainDeps {
@@ -74,6 +77,28 @@ export interface DomainDeps {
   themes: () => { changed(tenantId: string): Promise<void> } | undefined;
   logger: () => { warn(obj: object, msg: string): void } | undefined;
   pageSize: number;
+}
+
+/** Bound parameters per INSERT statement, under SQLite's limit (32766) and MariaDB's (65535). */
+const MAX_BOUND = 30_000;
+
+/**
+ * Inserts rows with bound parameters: values reach the database as the driver's typed values, never as
+ * SQL text. A double written as a literal is parsed again by the database, and SQLite's parser can land
+ * one unit in the last place off (0.1886462 came back as 0.18864619999999999); bound, it is stored
+ * bit for bit.
+ */
+async function insertBound(sequelize: Sequelize, table: string, rows: Row[], transaction: Transaction | undefined): Promise<void> {
+  const columns = [...new Set(rows.flatMap((r) => Object.keys(r)))];
+  if (!columns.length) return;
+  const perStatement = Math.max(1, Math.floor(MAX_BOUND / columns.length));
+  const head = `INSERT INTO ${quote(sequelize, table)} (${columns.map((c) => quote(sequelize, c)).join(', ')}) VALUES `;
+  for (let i = 0; i < rows.length; i += perStatement) {
+    const chunk = rows.slice(i, i + perStatement);
+    const bind: unknown[] = [];
+    const tuples = chunk.map((r) => `(${columns.map((c) => `$${bind.push(r[c] === undefined ? null : r[c])}`).join(', ')})`);
+    await sequelize.query(head + tuples.join(', '), { bind, transaction });
+  }
 }
 
 /** The collections of `wanted` (name -> relation targets) in an order where each comes after the ones it relates to. */
@@ -221,13 +246,12 @@ export function backupDomain(d: DomainDeps): DataDomainDefinition<RestoreInput> 
   ): Promise<number> => {
     const sequelize = d.sequelize();
     const columns = new Set(await columnsOf(sequelize, table, ctx.transaction));
-    const qi = sequelize.getQueryInterface();
     let batch: Row[] = [];
     let n = 0;
     const tenants = new Set<string>();
     const flush = async () => {
       if (!batch.length) return;
-      await qi.bulkInsert(table, batch, { transaction: ctx.transaction });
+      await insertBound(sequelize, table, batch, ctx.transaction);
       n += batch.length;
       batch = [];
       ctx.progress?.(n, n);
@@ -261,18 +285,22 @@ export function backupDomain(d: DomainDeps): DataDomainDefinition<RestoreInput> 
         );
       }
       const { backupId, passphrase, keyRef } = parsed.data;
+      const foreign = parsed.data.foreign === true;
       const m = await d.service().manifest(backupId);
+      // The manifest must carry this installation's MAC (nobody changed it), unless taken as foreign.
+      await d.service().requireTrusted(m, foreign);
+      const extra = foreign ? { foreign: true } : {};
       // Already normalised (the engine validating a stored plan's input again): the key must still be held.
       if (keyRef !== undefined && passphrase === undefined) {
-        const input = { backupId, keyRef: keyRef ?? null, encrypted: m.encrypted };
+        const input = { backupId, keyRef: keyRef ?? null, encrypted: m.encrypted, ...extra };
         keyOf(input);
         return input;
       }
       const key = await d.service().keyOf(m, passphrase);
-      if (!key) return { backupId, keyRef: null, encrypted: false };
+      if (!key) return { backupId, keyRef: null, encrypted: false, ...extra };
       const ref = randomUUID();
       d.service().keys.put(`restore:${ref}`, key);
-      return { backupId, keyRef: ref, encrypted: true };
+      return { backupId, keyRef: ref, encrypted: true, ...extra };
     },
 
     async snapshot(input: RestoreInput): Promise<string> {
@@ -292,7 +320,8 @@ export function backupDomain(d: DomainDeps): DataDomainDefinition<RestoreInput> 
       const operations: DataOperation[] = [];
       const warnings: PlanDraft['warnings'] = [];
       const blockedReasons: string[] = [];
-      const check = await service.validate(input.backupId);
+      // Integrity only (the key was checked in validate): every file against the manifest, the MAC unless foreign.
+      const check = await service.validate(input.backupId, undefined, { trustForeign: input.foreign === true, decrypt: false });
       for (const p of check.problems) if (!/give its passphrase/.test(p)) blockedReasons.push(`Backup damaged: ${p}`);
       const key = keyOf(input);
       let schemas: Row[] = [];

@@ -65,3 +65,18 @@ export class BackupExistsError extends defineError(
   'A backup with the backupId of the uploaded archive already exists on this instance (the same backup was uploaded or created here): the listed one is kept as it is.',
   (backupId: string) => ({ message: `A backup '${backupId}' already exists on this instance`, extra: { backupId } }),
 ) {}
+
+export class BackupUntrustedError extends defineError(
+  'BACKUP_UNTRUSTED',
+  400,
+  "The backup's manifest.json is not authenticated by this installation's backup key (its HMAC-SHA256 `mac` is missing, wrong after a change, or made by another installation): restore-plan and upload refuse it unless an installation administrator sends `foreign: true` (audited) to take it as a foreign backup; nothing is kept or planned.",
+  (backupId: string, state: 'missing' | 'foreign' | 'altered') => ({
+    message:
+      state === 'altered'
+        ? `Backup '${backupId}' was changed after this installation made it (its manifest's MAC does not match): refused unless an installation administrator takes it as foreign (foreign: true)`
+        : state === 'foreign'
+          ? `Backup '${backupId}' was made by another installation (its manifest is signed with another key): send foreign: true to import it as foreign`
+          : `Backup '${backupId}' carries no MAC of this installation (made by an older version, or the MAC was removed): send foreign: true to take it as foreign`,
+    extra: { backupId, mac: state },
+  }),
+) {}

@@ -8,6 +8,11 @@
  *   media/files/<path>     when includesMedia: each file as the storage driver holds it
  *   checksums.sha256       `<sha256>  <path>` per file (sha256sum format) of the bytes as stored
  *
+ * Folders are 0700 and files 0600 (owner only). manifest.json carries `mac`, an HMAC-SHA256 under the
+ * installation's key (installation-key.ts): the manifest lists every file's SHA-256, so it
+ * authenticates the whole backup. Without a passphrase the files are encrypted with the installation's
+ * key (the default; `encrypt: false` opts out).
+ *
  * When encrypted, every file but manifest.json and checksums.sha256 is AES-256-GCM ciphertext; its
  * IV and auth tag are in its `files` entry. Checksums are of the stored bytes, so a damaged file is
  * found without the passphrase.
@@ -20,7 +25,8 @@ import { Readable, Transform, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { StringDecoder } from 'node:string_decoder';
 import type { WorkerPool } from '../../kernel/pool.js';
-import { decryptor, encryptor, type KdfParams } from './crypto.js';
+import { decryptor, encryptor, type BackupKdf } from './crypto.js';
+import type { ManifestMac } from './installation-key.js';
 
 export const FORMAT = 'svelty-backup';
 export const FORMAT_VERSION = 1;
@@ -54,7 +60,8 @@ export interface BackupManifest {
   db: { dialect: string };
   includesMedia: boolean;
   encrypted: boolean;
-  kdf: KdfParams | null;
+  /** scrypt parameters (passphrase), the installation key's id (no passphrase: the default), or null (not encrypted). */
+  kdf: BackupKdf | null;
   collections: Array<TableInfo & { name: string }>;
   media: { items: TableInfo | null; folders: TableInfo | null; files: number; missingFiles: string[] };
   config: { file: string; settings: number; roles: number; collections: number; themes: number };
@@ -62,6 +69,10 @@ export interface BackupManifest {
   files: FileEntry[];
   /** SHA-256 of checksums.sha256. */
   checksumsSha256: string;
+  /** HMAC-SHA256 of this manifest under the installation's key (installation-key.ts); absent in backups of older versions. */
+  mac?: ManifestMac;
+  /** Set when an administrator imported the backup as foreign (its own `mac` did not check out here). */
+  importedAsForeign?: { at: string; by: string | null; reason: string };
 }
 
 /** Counts bytes and hashes them while they pass, up to INLINE_HASH_LIMIT (then the pool hashes the file). */
@@ -88,11 +99,12 @@ export async function writeBackupFile(
   pool: WorkerPool,
 ): Promise<FileEntry> {
   const path = join(dir, rel);
-  await mkdir(dirname(path), { recursive: true });
+  await mkdir(dirname(path), { recursive: true, mode: 0o700 });
   const counter = new HashCounter();
   const enc = key ? encryptor(key) : null;
-  if (enc) await pipeline(source, enc.cipher, counter, createWriteStream(path));
-  else await pipeline(source, counter, createWriteStream(path));
+  // Owner-only: a backup holds every tenant's content.
+  if (enc) await pipeline(source, enc.cipher, counter, createWriteStream(path, { mode: 0o600 }));
+  else await pipeline(source, counter, createWriteStream(path, { mode: 0o600 }));
   const sha256 = counter.digest() ?? (await poolHash(pool, path)).sha256;
   return { path: rel, size: counter.size, sha256, ...(enc ? { iv: enc.iv, tag: enc.cipher.getAuthTag().toString('hex') } : {}) };
 }

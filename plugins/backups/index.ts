@@ -11,6 +11,7 @@ import type { CollectionsService } from '../content/public.js';
 import type { MediaStorage } from '../media/public.js';
 import { BackupsService, CREATE_JOB } from './backups-service.js';
 import { backupDomain } from './domain.js';
+import { InstallationKey } from './installation-key.js';
 import { Maintenance } from './maintenance.js';
 import { parseBackupOptions } from './options.js';
 import { backupRoutes } from './routes.js';
@@ -37,6 +38,7 @@ export default definePlugin(() => {
   return {
     register({ container, routes, registries, config, manifest, options: raw, envOptions, envSources }) {
       const options = parseBackupOptions(raw, envOptions, envSources);
+      const installationKey = new InstallationKey(config.dataPath);
       container.register(
         'backups',
         asFunction(
@@ -52,6 +54,7 @@ export default definePlugin(() => {
               collections: () => c.collections,
               mediaStorage: () => optional(c, 'mediaStorage'),
               setting: async (key) => optional(c, 'settings')?.get(key),
+              installationKey,
               retentionConfigured:
                 (raw as { retentionCount?: unknown } | undefined)?.retentionCount !== undefined || envOptions.retentionCount !== undefined,
             }),
@@ -82,9 +85,7 @@ export default definePlugin(() => {
         type: CREATE_JOB,
         async run(job, helpers) {
           const service = booted().backups as BackupsService;
-          return service.runJob(job.payload as { backupId: string; includeMedia: boolean; encrypted: boolean }, (p, t) =>
-            helpers.progress(p, t),
-          );
+          return service.runJob(job.payload as Parameters<BackupsService['runJob']>[0], (p, t) => helpers.progress(p, t));
         },
       });
       registries.middleware.add({
@@ -100,6 +101,8 @@ export default definePlugin(() => {
       maintenance = container.resolve<Maintenance>('backupsMaintenance');
       await maintenance.connect();
       const service = container.resolve<BackupsService>('backups');
+      // Owner-only backups folder (also for one an older version made world-readable).
+      await service.ensureRoot().catch((err) => logger.warn({ err }, 'could not make the backups folder owner-only'));
       await service.prune().catch((err) => logger.warn({ err }, 'backup retention failed'));
       onClose(() => {
         maintenance?.close();

@@ -8,7 +8,7 @@
 import type { Context, Next } from 'koa';
 import type { CacheService } from '../../kernel/cache/cache-service.js';
 import type { EventBus } from '../../kernel/events.js';
-import { isAdmin, type Identity } from '../../kernel/http/identity.js';
+import { isInstallationAdmin, type Identity } from '../../kernel/http/identity.js';
 import type { Logger } from '../../kernel/logger.js';
 import { MaintenanceError } from './errors.js';
 
@@ -87,12 +87,12 @@ export class Maintenance {
     this.unsubscribe?.();
   }
 
-  /** afterIdentity middleware: 503 MAINTENANCE with Retry-After for everyone but administrators. */
+  /** afterIdentity middleware: 503 MAINTENANCE with Retry-After for everyone but the installation's administrators. */
   middleware() {
     return async (ctx: Context, next: Next) => {
       if (!this.active || OPEN.test(ctx.path)) return next();
       const identity = ctx.state.identity as Identity | undefined;
-      if (identity && isAdmin(identity)) return next();
+      if (identity && isInstallationAdmin(identity)) return next();
       throw new MaintenanceError(this.retryAfterSeconds);
     };
   }

@@ -7,10 +7,12 @@
  *   <root>/.upload-<hex>.partial/x/<id>.svelty-backup/   the extraction
  *   -> renamed to <root>/<id>.svelty-backup/ once the manifest checks out (409 BACKUP_EXISTS if taken)
  *
+ * Before the rename the manifest's MAC is checked (installation-key.ts): one that is not this
+ * installation's is refused (400 BACKUP_UNTRUSTED) unless the upload says foreign=true.
  * The `.partial` folder is removed in every outcome; one left by a crash is pruned after a day.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, readdir, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Context } from 'koa';
 import { z } from 'zod';
@@ -88,8 +90,17 @@ export interface UploadResult {
  * Receives, extracts and checks one uploaded archive; answers the new backup's id. Every refusal
  * (kernel multipart 4xx, the BACKUP_ARCHIVE_* errors, 409 BACKUP_EXISTS) leaves nothing on disk.
  */
-export async function receiveBackupUpload(ctx: Context, root: string, options: BackupOptions): Promise<UploadResult> {
-  await mkdir(root, { recursive: true });
+export async function receiveBackupUpload(
+  ctx: Context,
+  root: string,
+  options: BackupOptions,
+  /**
+   * Checks the manifest's MAC before anything is listed: throws (400 BACKUP_UNTRUSTED) to refuse, answers
+   * a manifest to write instead (a foreign backup an administrator vouched for) or null to keep it as it is.
+   */
+  trust: (manifest: BackupManifest) => Promise<BackupManifest | null>,
+): Promise<UploadResult> {
+  await mkdir(root, { recursive: true, mode: 0o700 });
   const work = join(root, `.upload-${randomBytes(8).toString('hex')}.partial`);
   await mkdir(work, { mode: 0o700 });
   try {
@@ -100,9 +111,14 @@ export async function receiveBackupUpload(ctx: Context, root: string, options: B
     const folder = await extract(archive, extractRoot, options);
     await rm(archive, { force: true });
     const backupId = folder.slice(0, -BACKUP_SUFFIX.length);
-    const manifest = await checkFolder(join(extractRoot, folder), backupId);
+    let manifest = await checkFolder(join(extractRoot, folder), backupId);
     const target = join(root, folder);
     if (await stat(target).catch(() => null)) throw new BackupExistsError(backupId);
+    const vouched = await trust(manifest);
+    if (vouched) {
+      await writeFile(join(extractRoot, folder, 'manifest.json'), JSON.stringify(vouched, null, 2), { mode: 0o600 });
+      manifest = vouched;
+    }
     try {
       await rename(join(extractRoot, folder), target);
     } catch (err) {

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, readFile, rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { z } from 'zod';
 import { ValidationError } from '../../kernel/errors.js';
+import { isInstallationAdmin, type Identity } from '../../kernel/http/identity.js';
 import { multipartFile } from '../../kernel/http/multipart-file.js';
 import { receiveMultipartFile } from '../../kernel/http/receive-multipart.js';
 import { defineRoute, type RouteDefinition } from '../../kernel/http/route-table.js';
@@ -10,6 +11,17 @@ import { applyAnswerSchema, jobsAnswerSchema, planViewSchema } from '../data-ops
 import { BUNDLE_MAX_BYTES, BundleError, UploadNotFound } from './config-sync-service.js';
 import { configInputSchema, configPlanInputSchema } from './domain.js';
 import { RESOURCE_TYPES } from './resources.js';
+
+/**
+ * A folder of the data folder as answered: the absolute server path for the installation's
+ * administrators, relative to the data folder (`config/sync/tenants/<id>`) for everyone else.
+ */
+const shownPath = (scope: Record<string, any>, identity: Identity, path: string): string =>
+  isInstallationAdmin(identity)
+    ? path
+    : relative(scope.config.dataPath as string, path)
+        .split('\\')
+        .join('/');
 
 const tags = ['config'];
 const mode = z.enum(['add', 'merge', 'mirror', 'replace']);
@@ -82,7 +94,10 @@ export const configRoutes: RouteDefinition[] = [
       ),
     }),
     async handler({ scope, identity }) {
-      return { path: scope.configSync.folder(identity.tenantId), resources: await scope.configSync.resources(identity.tenantId) };
+      return {
+        path: shownPath(scope, identity, scope.configSync.folder(identity.tenantId)),
+        resources: await scope.configSync.resources(identity.tenantId),
+      };
     },
   }),
   statusRoute('/api/config/status', false),
@@ -97,7 +112,8 @@ export const configRoutes: RouteDefinition[] = [
     summary:
       'Writes config/sync/<type>/<name>.json under the data folder, one file per resource; removes files of resources no longer in the database',
     description:
-      'Each file is {uuid, type, name, checksum, data}: the uuid of an existing file is kept; checksum is the SHA-256 of the canonical JSON of data. Private settings are never exported.',
+      'Each file is {uuid, type, name, checksum, data}: the uuid of an existing file is kept; checksum is the SHA-256 of the canonical JSON of data. Private settings are never exported. ' +
+      "path is the folder's absolute server path for the installation's administrators (admins of the default tenant), relative to the data folder for everyone else.",
     response: z.object({ written: z.number().int(), path: z.string() }),
     async handler({ scope, identity, body, logger }) {
       const service = scope.configSync;
@@ -119,7 +135,7 @@ export const configRoutes: RouteDefinition[] = [
           message: `configuration exported: ${written} files written, ${removed} removed`,
         })
         .catch((err: unknown) => logger.warn({ err }, 'config export audit entry failed'));
-      return { written, path };
+      return { written, path: shownPath(scope, identity, path) };
     },
   }),
   defineRoute({

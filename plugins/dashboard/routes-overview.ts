@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { inInstallationTenant, isInstallationAdmin } from '../../kernel/http/identity.js';
 import { defineRoute, type RouteContext, type RouteDefinition } from '../../kernel/http/route-table.js';
 import { QueryTypes } from 'sequelize';
 import { gated } from './gated.js';
@@ -152,7 +153,8 @@ export const overviewRoutes: RouteDefinition[] = [
       memoryInfo: z.record(z.string(), z.unknown()).optional(),
       diskInfo: z.record(z.string(), z.unknown()).optional(),
     }),
-    handler: ({ scope, query }) => systemInfo(scope.config.dataPath, query.type),
+    // The data folder's path is a server path: the installation's administrators only.
+    handler: ({ scope, query, identity }) => systemInfo(scope.config.dataPath, query.type, isInstallationAdmin(identity)),
   }),
   gated(
     'cache-monitor',
@@ -163,14 +165,23 @@ export const overviewRoutes: RouteDefinition[] = [
       tags,
       request: {},
       summary: 'The kernel cache counters overall, by category and by tenant',
+      description:
+        "The installation's own tenant (the default one) sees every tenant's figures; another tenant sees its own only: byTenant holds just it, " +
+        'overall is its figures and byCategory is empty (categories sum every tenant).',
       response: z.object({
         overall: z.record(z.string(), z.unknown()),
         byCategory: z.record(z.string(), z.unknown()),
         byTenant: z.record(z.string(), z.unknown()),
         timestamp: z.number(),
       }),
-      async handler({ scope }) {
+      async handler({ scope, identity }) {
         const s = await scope.cache.stats();
+        if (!inInstallationTenant(identity)) {
+          // Another tenant's figures are the installation's business: this tenant sees its own.
+          const own =
+            s.byTenant[identity.tenantId] ?? (Object.fromEntries(Object.keys(s.overall).map((k) => [k, 0])) as unknown as typeof s.overall);
+          return { backend: s.backend, overall: own, byCategory: {}, byTenant: { [identity.tenantId]: own }, timestamp: s.timestamp };
+        }
         return { backend: s.backend, overall: s.overall, byCategory: s.byCategory, byTenant: s.byTenant, timestamp: s.timestamp };
       },
     }),

@@ -48,7 +48,8 @@ export async function folderBytes(dir: string, maxEntries = 200_000): Promise<nu
 export type SystemInfoType = 'cpu' | 'memory' | 'os' | 'disk';
 
 /** The spec's system-info body, read from the operating system; `type` keeps one part. */
-export async function systemInfo(dataPath: string, type?: SystemInfoType): Promise<Record<string, unknown>> {
+/** `showPath`: the data folder's path in diskInfo (installation administrators only; otherwise null). */
+export async function systemInfo(dataPath: string, type?: SystemInfoType, showPath = true): Promise<Record<string, unknown>> {
   const out: Record<string, unknown> = {};
   if (!type || type === 'os') {
     out.osInfo = {
@@ -82,7 +83,7 @@ export async function systemInfo(dataPath: string, type?: SystemInfoType): Promi
       const free = s.bavail * s.bsize;
       out.diskInfo = {
         root: {
-          path: dataPath,
+          path: showPath ? dataPath : null,
           totalGb: round(total / GB),
           usedGb: round((total - free) / GB),
           freeGb: round(free / GB),

@@ -11,6 +11,7 @@ export const migrationRoutes: RouteDefinition[] = [
     method: 'GET',
     path: '/api/migrations/status',
     permission: 'migration:read',
+    installation: 'tenant',
     tags: ['migrations'],
     summary: 'Declared data migrations: pending (with their risk) and applied (from the ledger), declaration errors, changed definitions',
     description:
@@ -31,6 +32,7 @@ export const migrationRoutes: RouteDefinition[] = [
     method: 'GET',
     path: '/api/migrations/history',
     permission: 'migration:read',
+    installation: 'tenant',
     tags: ['migrations'],
     summary:
       'The ledger of applied migrations, newest first: id, planId, planHash, checksum of the definition, source, actor, counts, appliedAt',
@@ -55,6 +57,7 @@ export const migrationRoutes: RouteDefinition[] = [
     method: 'POST',
     path: '/api/migrations/plan',
     permission: 'migration:apply',
+    installation: 'tenant',
     tags: ['migrations'],
     summary: 'Plans the pending migrations (or the given ids) without changing anything: rows touched per migration, risk, samples',
     description:
@@ -69,6 +72,7 @@ export const migrationRoutes: RouteDefinition[] = [
     method: 'POST',
     path: '/api/migrations/apply',
     permission: 'migration:apply',
+    installation: 'tenant',
     tags: ['migrations'],
     summary: 'Applies a plan (always inline, one transaction): each migration writes its entries and its ledger row, or nothing is written',
     description:
@@ -86,6 +90,7 @@ export const migrationRoutes: RouteDefinition[] = [
     method: 'POST',
     path: '/api/migrations/verify',
     permission: 'migration:apply',
+    installation: 'tenant',
     tags: ['migrations'],
     summary:
       'Checks applied migrations: ledger checksums against the current definitions, and postconditions on the data (running them again would change nothing)',

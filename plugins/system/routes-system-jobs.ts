@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ForbiddenError, ValidationError } from '../../kernel/errors.js';
-import { isAdmin, type Identity } from '../../kernel/http/identity.js';
+import { isInstallationAdmin, type Identity } from '../../kernel/http/identity.js';
 import { defineRoute, type RouteDefinition } from '../../kernel/http/route-table.js';
 import { SystemJobUnknownError } from './errors.js';
 import { SYSTEM_JOB_TYPE, type SystemJobPayload } from './system-job-runner.js';
@@ -28,7 +28,7 @@ const runSchema = z
  * role holding manage:system is refused.
  */
 function operatorOnly(identity: Identity): void {
-  if (!isAdmin(identity) || identity.tenantId !== 'default') throw new ForbiddenError('Only admins of the default tenant run system jobs');
+  if (!isInstallationAdmin(identity)) throw new ForbiddenError('Only admins of the default tenant run system jobs');
 }
 
 export const systemJobRoutes: RouteDefinition[] = [
@@ -36,6 +36,7 @@ export const systemJobRoutes: RouteDefinition[] = [
     method: 'GET',
     path: '/api/system-jobs',
     permission: 'manage:system',
+    installation: 'admin',
     summary: 'The maintenance jobs an administrator can start, and their recent runs with status and result',
     description: 'Admins of the default tenant only (403 FORBIDDEN otherwise).',
     tags: ['system'],
@@ -71,6 +72,7 @@ export const systemJobRoutes: RouteDefinition[] = [
     method: 'POST',
     path: '/api/system-jobs',
     permission: 'manage:system',
+    installation: 'admin',
     status: 202,
     summary: 'Starts a maintenance job by name in the background; poll GET /api/system/jobs/:jobId for its result',
     description:

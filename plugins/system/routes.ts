@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { NotFoundError } from '../../kernel/errors.js';
-import { hasPermission, isAdmin } from '../../kernel/http/identity.js';
+import { hasPermission, isInstallationAdmin } from '../../kernel/http/identity.js';
 import { defineRoute, type RouteDefinition } from '../../kernel/http/route-table.js';
 import { QueryTypes } from 'sequelize';
 
@@ -134,8 +134,10 @@ export const systemRoutes: RouteDefinition[] = [
     method: 'GET',
     path: '/api/system/cache',
     permission: 'system:read',
+    installation: 'tenant',
     summary:
       'Cache figures overall, by category and by tenant (hits, misses, sets, deletes, size, hit rate), and the memory store and in-process layers against their bounds',
+    description: "Every tenant's figures: the installation's own tenant (the default one) only; other tenants -> 403 FORBIDDEN.",
     tags: ['system'],
     request: {},
     handler: ({ scope }) => scope.cache.stats(),
@@ -146,11 +148,13 @@ export const systemRoutes: RouteDefinition[] = [
     permission: 'system:read',
     summary: 'One background job: status, progress, result',
     tags: ['system'],
-    description: "Only jobs of the caller's tenant; the payload is shown to manage:system only.",
+    description:
+      "Only jobs of the caller's tenant (the installation's administrators see every job); the payload is shown to manage:system only.",
     request: { params: z.object({ jobId: z.string().uuid() }) },
     async handler({ scope, params, identity }) {
       const job = await scope.jobs.get(params.jobId);
-      if (job.tenantId !== identity.tenantId && !isAdmin(identity)) throw new NotFoundError(`Job '${params.jobId}' not found`);
+      // Another tenant's job is only the installation's administrators' to see (a tenant's admin gets 404).
+      if (job.tenantId !== identity.tenantId && !isInstallationAdmin(identity)) throw new NotFoundError(`Job '${params.jobId}' not found`);
       return hasPermission(identity, 'manage:system') ? job : { ...job, payload: undefined };
     },
   }),

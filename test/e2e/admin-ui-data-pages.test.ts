@@ -217,7 +217,7 @@ describe('admin UI: data pages in the browser (sqlite)', function () {
     await page.getByRole('heading', { name: 'Backups', level: 1 }).waitFor();
     await page.getByTestId('create-passphrase').fill('a long secret phrase');
     await page.getByRole('button', { name: 'Create backup' }).click();
-    const encrypted = page.getByTestId('backups-list').locator('tr[data-backup-id]', { hasText: 'encrypted' });
+    const encrypted = page.getByTestId('backups-list').locator('tr[data-backup-id]', { hasText: 'encrypted (passphrase)' });
     await encrypted.waitFor();
     expect(await page.getByTestId('create-passphrase').inputValue()).to.equal('');
     await encrypted.getByRole('button', { name: 'Validate' }).click();

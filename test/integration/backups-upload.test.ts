@@ -14,11 +14,13 @@ describe(`backups: upload an archive of instance A (SQLite) to instance B (${MAR
   const entriesOfA: Record<string, Array<Record<string, unknown>>> = {};
   let backupId = '';
   const FOLDER = () => `${backupId}.svelty-backup`;
-  const upload = (t: TestKernel, bytes: Buffer, identity = 'admin') => {
+  const upload = (t: TestKernel, bytes: Buffer, identity = 'admin', query = '') => {
     const form = new FormData();
     form.append('file', new Blob([new Uint8Array(bytes)]), 'backup.svelty-backup.tar.gz');
-    return t.request('/api/backups/upload', { method: 'POST', body: form, identity });
+    return t.request(`/api/backups/upload${query}`, { method: 'POST', body: form, identity });
   };
+  /** A backup that moves to another installation carries its passphrase (the default key is A's own). */
+  const PASSPHRASE = 'moving between installations';
   const entries = async (t: TestKernel, name: string) => {
     const r = await t.request(`/api/collections/${name}?limit=100`, { identity: 'admin' });
     expect(r.status).to.equal(200);
@@ -62,7 +64,7 @@ describe(`backups: upload an archive of instance A (SQLite) to instance B (${MAR
       expect(
         (await a.request('/api/collections/unotes', { method: 'POST', identity: 'admin', json: { title: `Note ${i}` } })).status,
       ).to.equal(201);
-    const created = await a.request('/api/backups/create', { method: 'POST', identity: 'admin', json: {} });
+    const created = await a.request('/api/backups/create', { method: 'POST', identity: 'admin', json: { passphrase: PASSPHRASE } });
     expect(created.status).to.equal(200);
     backupId = (await created.json()).data.backupId;
     const dl = await a.request(`/api/backups/${backupId}/download`, { identity: 'admin' });
@@ -98,16 +100,31 @@ describe(`backups: upload an archive of instance A (SQLite) to instance B (${MAR
   });
 
   it('upload -> listed -> validate -> restore-plan -> restore: B holds exactly A’s entries', async () => {
-    const r = await upload(b, archive);
+    // A's manifest is authenticated with A's key: B refuses it unless its administrator takes it as foreign.
+    const refused = await upload(b, archive);
+    const refusal = await refused.json();
+    expect(refused.status, JSON.stringify(refusal)).to.equal(400);
+    expect(refusal).to.include({ error: 'BACKUP_UNTRUSTED', mac: 'foreign' });
+    expect(existsSync(join(b.dataDir, 'backups')) ? backupsFolderOfB() : []).to.deep.equal([]);
+    const r = await upload(b, archive, 'admin', '?foreign=true');
     const body = await r.json();
     expect(r.status, JSON.stringify(body)).to.equal(201);
-    expect(body.data.backup).to.include({ backupId, collections: 2, entries: 28, encrypted: false });
+    expect(body.data.backup).to.include({ backupId, collections: 2, entries: 28, encrypted: true });
+    expect(body.data.importedAsForeign).to.equal(true);
     expect(backupsFolderOfB()).to.deep.equal([FOLDER()]);
     const list = (await (await b.request('/api/backups', { identity: 'admin' })).json()).data.backups;
     expect(list.map((x: any) => x.backupId)).to.deep.equal([backupId]);
-    const valid = await b.request('/api/backups/validate', { method: 'POST', identity: 'admin', json: { backupId } });
+    const valid = await b.request('/api/backups/validate', {
+      method: 'POST',
+      identity: 'admin',
+      json: { backupId, passphrase: PASSPHRASE },
+    });
     expect((await valid.json()).data).to.deep.equal({ valid: true, problems: [] });
-    const plan = await b.request('/api/backups/restore-plan', { method: 'POST', identity: 'admin', json: { backupId } });
+    const plan = await b.request('/api/backups/restore-plan', {
+      method: 'POST',
+      identity: 'admin',
+      json: { backupId, passphrase: PASSPHRASE },
+    });
     const planBody = (await plan.json()).data;
     expect(plan.status, JSON.stringify(planBody)).to.equal(200);
     expect(planBody.blockedReasons).to.deep.equal([]);

@@ -85,7 +85,8 @@ for (const variant of DB_VARIANTS) {
     });
 
     it('create -> list shows the backup with its counts; the directory has the format files', async () => {
-      const data = await create();
+      // encrypt: false (the default encrypts with the installation key): the files are read as text below.
+      const data = await create({ encrypt: false });
       expect(data.backupId).to.match(/^\d{8}T\d{9}Z-[0-9a-f]{8}$/);
       expect(data.backup).to.include({ backupId: data.backupId, encrypted: false, includesMedia: false, collections: 2, entries: 15 });
       const list = await json(await t.request('/api/backups', { identity: 'admin' }));
@@ -181,7 +182,7 @@ for (const variant of DB_VARIANTS) {
     });
 
     it('a tampered NDJSON file: validate valid false naming the file; restore-plan is blocked', async () => {
-      const { backupId } = await create();
+      const { backupId } = await create({ encrypt: false });
       const file = join(t.dataDir, 'backups', `${backupId}.svelty-backup`, 'content', 'notes.ndjson');
       writeFileSync(file, readFileSync(file, 'utf8').replace('Note 1', 'Note X'));
       const r = await json(await post('/api/backups/validate', { backupId }));
@@ -424,7 +425,7 @@ for (const variant of DB_VARIANTS) {
       const started = Date.now();
       const pairsAtStart = pairs;
       const httpAtStart = statuses.length;
-      const res = await t.request('/api/backups/create', { method: 'POST', identity: 'admin', json: {} });
+      const res = await t.request('/api/backups/create', { method: 'POST', identity: 'admin', json: { encrypt: false } });
       const body = await res.json();
       const ms = Date.now() - started;
       const pairsDuring = pairs - pairsAtStart;
@@ -483,7 +484,24 @@ describe('backups: background create at the threshold (sqlite)', function () {
     }
     expect(job).to.include({ status: 'completed', backupId, domain: 'backup' });
     const list = (await (await t.request('/api/backups', { identity: 'admin' })).json()).data.backups;
-    expect(list[0]).to.include({ backupId, entries: 6, encrypted: true });
+    expect(list[0]).to.include({ backupId, entries: 6, encrypted: true, encryption: 'passphrase' });
+  });
+
+  it('without a passphrase the background job encrypts with the installation key; it validates without one', async () => {
+    const r = await t.request('/api/backups/create', { method: 'POST', identity: 'admin', json: {} });
+    expect(r.status).to.equal(202);
+    const { backupId, jobId } = (await r.json()).data;
+    let job: any;
+    for (let i = 0; i < 200; i++) {
+      job = (await (await t.request(`/api/backups/jobs?jobId=${jobId}`, { identity: 'admin' })).json()).data.jobs[0];
+      if (job && (job.status === 'completed' || job.status === 'failed')) break;
+      await new Promise((res) => setTimeout(res, 50));
+    }
+    expect(job, JSON.stringify(job)).to.include({ status: 'completed', backupId });
+    const list = (await (await t.request('/api/backups', { identity: 'admin' })).json()).data.backups;
+    expect(list.find((b: any) => b.backupId === backupId)).to.include({ entries: 6, encrypted: true, encryption: 'installation' });
+    const valid = await t.request('/api/backups/validate', { method: 'POST', identity: 'admin', json: { backupId } });
+    expect((await valid.json()).data).to.deep.equal({ valid: true, problems: [] });
   });
 });
 

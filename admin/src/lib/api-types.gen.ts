@@ -15,6 +15,7 @@ export type ApiErrorCode =
   | 'BACKUP_ARCHIVE_UNSAFE_PATH'
   | 'BACKUP_EXISTS'
   | 'BACKUP_NOT_FOUND'
+  | 'BACKUP_UNTRUSTED'
   | 'COLLECTION_EXISTS'
   | 'COLLECTION_NOT_FOUND'
   | 'CONFIRMATION_REQUIRED'
@@ -740,6 +741,8 @@ export interface ApiRoutes {
         /** bytes on disk */
         size: number;
         encrypted: boolean;
+        /** the installation's key (the default: restores here without a passphrase), a passphrase (needed to validate and restore), or none */
+        encryption: 'installation' | 'passphrase' | 'none';
         includesMedia: boolean;
         /** number of collections in the backup */
         collections: number;
@@ -1971,6 +1974,8 @@ export interface ApiRoutes {
       includeMedia?: boolean;
       /** AES-256-GCM key material (scrypt); never stored or logged */
       passphrase?: string;
+      /** false: no encryption (default true: the installation's key, or the passphrase's); not with a passphrase */
+      encrypt?: boolean;
       [key: string]: unknown;
     };
     response: {
@@ -1981,6 +1986,8 @@ export interface ApiRoutes {
         /** bytes on disk */
         size: number;
         encrypted: boolean;
+        /** the installation's key (the default: restores here without a passphrase), a passphrase (needed to validate and restore), or none */
+        encryption: 'installation' | 'passphrase' | 'none';
         includesMedia: boolean;
         /** number of collections in the backup */
         collections: number;
@@ -1992,7 +1999,7 @@ export interface ApiRoutes {
     };
     errors: ApiErrorCode;
   };
-  /** Restores a planned backup (administrators only, always inline); the instance is in maintenance meanwhile (503 MAINTENANCE for everyone else) (permission: backup:create) */
+  /** Restores a planned backup (the installation's administrators only, always inline); the instance is in maintenance meanwhile (503 MAINTENANCE for everyone else) (permission: backup:create) */
   'POST /api/backups/restore': {
     params: never;
     query: never;
@@ -2017,6 +2024,8 @@ export interface ApiRoutes {
       backupId: string;
       /** AES-256-GCM key material (scrypt); never stored or logged */
       passphrase?: string;
+      /** true: take a backup whose manifest.json is not authenticated by this installation's key (made elsewhere, by an older version, or changed) as foreign; installation administrators only, audited */
+      foreign?: boolean;
       [key: string]: unknown;
     };
     response: {
@@ -2034,10 +2043,13 @@ export interface ApiRoutes {
     };
     errors: ApiErrorCode;
   };
-  /** Uploads a backup archive (the tar.gz of GET /api/backups/:backupId/download, multipart field `file`; administrators only): streamed to disk, extracted safely, listed under its backupId (permission: backup:create) */
+  /** Uploads a backup archive (the tar.gz of GET /api/backups/:backupId/download, multipart field `file`; the installation's administrators only): streamed to disk, extracted safely, listed under its backupId (permission: backup:create) */
   'POST /api/backups/upload': {
     params: never;
-    query: never;
+    query: {
+      /** true: take a backup whose manifest.json is not authenticated by this installation's key (made elsewhere, by an older version, or changed) as foreign; installation administrators only, audited */
+      foreign?: 'true' | 'false';
+    };
     body: FormData;
     response: {
       backup: {
@@ -2046,12 +2058,15 @@ export interface ApiRoutes {
         /** bytes on disk */
         size: number;
         encrypted: boolean;
+        /** the installation's key (the default: restores here without a passphrase), a passphrase (needed to validate and restore), or none */
+        encryption: 'installation' | 'passphrase' | 'none';
         includesMedia: boolean;
         /** number of collections in the backup */
         collections: number;
         /** entries over all collections */
         entries: number;
       };
+      importedAsForeign: boolean;
     };
     errors: ApiErrorCode;
   };
