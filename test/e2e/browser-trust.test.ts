@@ -81,7 +81,11 @@ describe('browser: forged requests from another origin, and returnTo', function 
     // Then opens the attacker's page in another tab: both forged requests reach the instance with the cookie, and are refused.
     const evil = await context.newPage();
     const answered = (path: string) => evil.waitForResponse((r: Response) => r.url() === `${t.url}${path}`);
-    const [disable, logout] = await Promise.all([answered('/api/auth/2fa/disable'), answered('/api/user/logout'), evil.goto(attacker!.url)]);
+    const [disable, logout] = await Promise.all([
+      answered('/api/auth/2fa/disable'),
+      answered('/api/user/logout'),
+      evil.goto(attacker!.url),
+    ]);
     expect(disable.status()).to.equal(403);
     // The 2FA endpoints answer {message}: the refusal shows in the attacker's hidden frame.
     expect(JSON.parse(await evil.frameLocator('iframe[name=sink]').locator('body').innerText())).to.have.all.keys('message');
@@ -99,7 +103,9 @@ describe('browser: forged requests from another origin, and returnTo', function 
     const tokens = page.getByRole('region', { name: 'Website tokens' });
     await tokens.getByLabel('Name').fill('After the attack');
     await tokens.getByRole('button', { name: 'Create website token' }).click();
-    expect(await tokens.getByLabel('New website token').inputValue()).to.be.a('string').with.length.greaterThan(10);
+    expect(await tokens.getByLabel('New website token').inputValue())
+      .to.be.a('string')
+      .with.length.greaterThan(10);
     await tokens.getByRole('button', { name: 'Done' }).click();
     await tokens.getByRole('cell', { name: 'After the attack', exact: true }).waitFor();
   });
@@ -110,7 +116,7 @@ describe('browser: forged requests from another origin, and returnTo', function 
     await page.context().route(
       (url) => url.hostname.endsWith('evil.example'),
       (route) => {
-      hits.push(route.request().url());
+        hits.push(route.request().url());
         return route.fulfill({ status: 200, contentType: 'text/html', body: '<h1>Evil</h1>' });
       },
     );

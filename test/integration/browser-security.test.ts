@@ -59,7 +59,9 @@ for (const variant of DB_VARIANTS) {
         expect(res.status, JSON.stringify(headers)).to.equal(403);
         const body = await res.json();
         expect(body).to.include({ success: false, error: 'CSRF_REJECTED' });
-        expect(body.message).to.be.a('string').and.match(/another/);
+        expect(body.message)
+          .to.be.a('string')
+          .and.match(/another/);
       }
       expect((await tokenNames(t, session)).filter((n) => n.startsWith('forged'))).to.deep.equal([]);
     });
@@ -148,7 +150,9 @@ describe('cross-site request forgery behind a trusted proxy, with CMS_PUBLIC_URL
       createToken(t, `proxy ${origin}`, { cookie: session, origin, ...extra });
     expect((await as('https://cms.example', proxied)).status, 'the public URL').to.equal(201);
     expect((await as('https://cms.example')).status, 'the public URL, without proxy headers').to.equal(201);
-    expect((await as('https://admin.internal', { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'admin.internal' })).status).to.equal(201);
+    expect((await as('https://admin.internal', { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'admin.internal' })).status).to.equal(
+      201,
+    );
     expect((await as('http://cms.example', proxied)).status, 'another scheme is another origin').to.equal(403);
     expect((await as('https://cms.example:8443', proxied)).status, 'another port').to.equal(403);
     expect((await as('https://evil.example', proxied)).status).to.equal(403);
@@ -207,7 +211,11 @@ describe('security headers of every answer', function () {
     const setup = await t.request('/api/auth/2fa/setup', { method: 'POST', headers: { cookie } });
     expect(setup.status).to.equal(200);
     expect(setup.headers.get('cache-control')).to.equal('no-store');
-    const key = await t.request('/api/api-keys', { method: 'POST', headers: { cookie }, json: { name: 'k', permissions: ['content:read'] } });
+    const key = await t.request('/api/api-keys', {
+      method: 'POST',
+      headers: { cookie },
+      json: { name: 'k', permissions: ['content:read'] },
+    });
     expect(key.status, await key.clone().text()).to.equal(201);
     expect(key.headers.get('cache-control')).to.equal('no-store');
     const me = await t.request('/api/user/me', { headers: { cookie } });
@@ -224,9 +232,9 @@ describe('security headers of every answer', function () {
 
   it('HSTS only over HTTPS: as a trusted proxy reports it, never from an untrusted header or plain HTTP', async function () {
     expect((await t.request('/api/health')).headers.get('strict-transport-security')).to.equal(null);
-    expect((await t.request('/api/health', { headers: { 'x-forwarded-proto': 'https' } })).headers.get('strict-transport-security')).to.equal(
-      null,
-    );
+    expect(
+      (await t.request('/api/health', { headers: { 'x-forwarded-proto': 'https' } })).headers.get('strict-transport-security'),
+    ).to.equal(null);
     expect((await proxied.request('/api/health')).headers.get('strict-transport-security')).to.equal(null);
     expect(
       (await proxied.request('/api/health', { headers: { 'x-forwarded-proto': 'https' } })).headers.get('strict-transport-security'),
