@@ -81,6 +81,19 @@ export const configSchema = z.object({
        * probe turned 503, so a load balancer stops sending traffic before the listener closes.
        */
       shutdownDrainMs: z.number().int().min(0).max(120000).default(0),
+      /** Strict-Transport-Security max-age (seconds) on answers over HTTPS (or with an https publicUrl); 0 sends none. */
+      hstsMaxAgeSeconds: z.number().int().min(0).max(63072000).default(31536000),
+      /**
+       * Most open connections from one client address (loopback not counted unless connectionCapLoopback);
+       * 0: no cap. Unset: 64, or no cap with trustProxy (every connection then comes from the proxy).
+       */
+      maxConnectionsPerIp: z.number().int().min(0).max(100000).optional(),
+      /** Count loopback clients (127.0.0.0/8, ::1) against maxConnectionsPerIp too. */
+      connectionCapLoopback: z.boolean().default(false),
+      /** How long a client may take to send the request's headers; the connection is then closed (408). */
+      headersTimeoutMs: z.number().int().min(1000).max(600000).default(15000),
+      /** How long a client may take to send the whole request, body included (uploads: raise it for slow links); 0: no limit. */
+      requestTimeoutMs: z.number().int().min(0).max(3600000).default(300000),
     })
     .prefault({}),
   rateLimit: z
@@ -192,6 +205,11 @@ export const ENV_VARS: Record<string, [string, EnvKind]> = {
   CMS_PROXY_HOPS: ['http.proxyHops', 'int'],
   CMS_SHUTDOWN_TIMEOUT_MS: ['http.shutdownTimeoutMs', 'int'],
   CMS_SHUTDOWN_DRAIN_MS: ['http.shutdownDrainMs', 'int'],
+  CMS_HSTS_MAX_AGE_SECONDS: ['http.hstsMaxAgeSeconds', 'int'],
+  CMS_MAX_CONNECTIONS_PER_IP: ['http.maxConnectionsPerIp', 'int'],
+  CMS_CONNECTION_CAP_LOOPBACK: ['http.connectionCapLoopback', 'bool'],
+  CMS_HEADERS_TIMEOUT_MS: ['http.headersTimeoutMs', 'int'],
+  CMS_REQUEST_TIMEOUT_MS: ['http.requestTimeoutMs', 'int'],
   CMS_RATE_LIMIT_ENABLED: ['rateLimit.enabled', 'bool'],
   CMS_RATE_LIMIT_POINTS: ['rateLimit.points', 'int'],
   CMS_POOL_MAX_THREADS: ['pool.maxThreads', 'int'],

@@ -190,6 +190,14 @@ export class MethodNotAllowedError extends defineError(
   (allowed: string[]) => ({ message: `Method not allowed; use ${allowed.join(', ')}`, headers: { Allow: allowed.join(', ') } }),
 ) {}
 
+export class CsrfRejectedError extends defineError(
+  'CSRF_REJECTED',
+  403,
+  'An unsafe request (POST, PUT, PATCH, DELETE) signed in by the session cookie came from a page of another origin (Sec-Fetch-Site, else Origin); nothing was done. Bearer tokens and API keys are not affected.',
+  (why: string) =>
+    `Refused: ${why}, signed in by this browser's session cookie. Use the admin UI on this site, or a bearer token or API key.`,
+) {}
+
 export class ConflictError extends defineError('CONFLICT', 409, 'The request conflicts with the current state of the resource.') {}
 
 export class LockedError extends defineError(

@@ -20,6 +20,7 @@ import { assertUniqueIds, discoverConfigured, discoverFolder } from './discovery
 import { BootError, ServiceUnavailableError } from './errors.js';
 import { EventBus } from './events.js';
 import { buildApp, type IdentifyRequest } from './http/app.js';
+import { capConnectionsPerIp } from './http/connection-cap.js';
 import { normalisePath } from './http/rate-limit.js';
 import { HttpMetrics } from './http/http-metrics.js';
 import { IdempotencyStore } from './http/idempotency.js';
@@ -263,10 +264,23 @@ export class Kernel {
       isBooted: (id) => this.loader.isBooted(id),
       metrics: this.httpMetrics,
       idempotency: new IdempotencyStore(this.sequelize),
+      publicUrl: this.config.publicUrl,
+      hstsMaxAgeSeconds: this.config.http.hstsMaxAgeSeconds,
     });
     this.identifyRequest = app.identify;
-    this.server = createServer(app.callback());
+    const { headersTimeoutMs, requestTimeoutMs } = this.config.http;
+    // Half-sent requests: headers within headersTimeoutMs, the whole request within requestTimeoutMs
+    // (Node checks both every connectionsCheckingInterval; its default of 30 s would let them run over).
+    this.server = createServer(
+      {
+        headersTimeout: requestTimeoutMs > 0 ? Math.min(headersTimeoutMs, requestTimeoutMs) : headersTimeoutMs,
+        requestTimeout: requestTimeoutMs,
+        connectionsCheckingInterval: 1000,
+      },
+      app.callback(),
+    );
     this.server.keepAliveTimeout = 5000;
+    this.capConnections(this.server);
     this.server.on('upgrade', (req, socket, head) => this.upgrade(req, socket, head));
     return new Promise((resolve, reject) => {
       this.server!.once('error', reject);
@@ -274,6 +288,25 @@ export class Kernel {
         this.server!.off('error', reject);
         resolve();
       });
+    });
+  }
+
+  /** The per-address connection cap (http.maxConnectionsPerIp; unset: 64, or none behind a trusted proxy). */
+  private capConnections(server: Server): void {
+    const { maxConnectionsPerIp, trustProxy, connectionCapLoopback } = this.config.http;
+    const maxPerIp = maxConnectionsPerIp ?? (trustProxy ? 0 : 64);
+    const warned = new Map<string, number>();
+    capConnectionsPerIp(server, {
+      maxPerIp,
+      includeLoopback: connectionCapLoopback,
+      onRefused: (address) => {
+        // One line per address a minute: a flood does not flood the log too.
+        const now = Date.now();
+        if (now - (warned.get(address) ?? 0) < 60_000) return;
+        if (warned.size >= 1000) warned.clear();
+        warned.set(address, now);
+        this.logger.warn({ address, maxPerIp }, 'connection refused: too many open connections from this address');
+      },
     });
   }
 

@@ -9,6 +9,7 @@ import type { Logger } from '../logger.js';
 import type { IdentityResolver, Registries } from '../registries/index.js';
 import { checkInstallation, checkNamespace, checkRoute } from './dispatcher.js';
 import { errorHandler } from './error-handler.js';
+import { assertSameOrigin, browserSecurity, originOf } from './browser-security.js';
 import { SerialisedEnvelope } from './envelope.js';
 import { etag } from './etag.js';
 import type { HttpMetrics } from './http-metrics.js';
@@ -39,6 +40,10 @@ export interface AppDeps {
   metrics?: HttpMetrics;
   /** Answers kept for routes declared `idempotent` (the Idempotency-Key header). */
   idempotency?: IdempotencyStore;
+  /** CMS_PUBLIC_URL: its origin is accepted as a request's Origin; https makes every cookie Secure and sends HSTS. */
+  publicUrl?: string;
+  /** Strict-Transport-Security max-age on HTTPS answers (0: none). */
+  hstsMaxAgeSeconds?: number;
 }
 
 /** The readiness probe: answered NOT_READY here while not serving, by the health plugin's route otherwise. */
@@ -48,8 +53,10 @@ const REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/;
 
 /**
  * Builds the Koa app with the spec's HTTP conventions, in this order: request id, version header
- * and /api/v1 rewrite -> error handler -> boot gate -> ETag -> route match -> rate limit ->
- * plugin middleware -> request scope + identity -> plugin middleware -> dispatcher -> handler.
+ * and /api/v1 rewrite -> browser security headers (nosniff, HSTS, Cache-Control, Secure cookies) ->
+ * error handler -> boot gate -> ETag -> route match -> rate limit -> plugin middleware -> request
+ * scope + identity (+ the cross-origin check of cookie sign-ins) -> plugin middleware -> dispatcher ->
+ * handler.
  */
 /** Resolves the identity of a raw request (the container key `identify`). */
 export type IdentifyRequest = (req: IncomingMessage, overrides?: { authorization?: string }) => Promise<Identity>;
@@ -85,6 +92,7 @@ export function buildApp(deps: AppDeps): Koa & { identify: IdentifyRequest } {
       }
     }
   });
+  app.use(browserSecurity({ publicUrl: deps.publicUrl, hstsMaxAgeSeconds: deps.hstsMaxAgeSeconds ?? 0 }));
   app.use(errorHandler(deps.logger, deps.bodyLimit));
   let served = false;
   app.use(async function bootGate(ctx: Context, next: Next) {
@@ -129,18 +137,23 @@ export function buildApp(deps: AppDeps): Koa & { identify: IdentifyRequest } {
       resolvers: deps.registries.identityResolvers.list().sort((a, b) => a.priority - b.priority),
     });
   app.use((ctx, next) => pieces().before(ctx, next));
-  const resolveIdentity = async (ctx: Context): Promise<Identity> => {
+  /** The identity, and whether its credential was one the browser sends by itself (a cookie). */
+  const resolveWith = async (ctx: Context): Promise<{ identity: Identity; ambient: boolean }> => {
     for (const resolver of pieces().resolvers) {
       const found = await resolver.resolve(ctx);
-      if (found) return found;
+      if (found) return { identity: found, ambient: resolver.ambient === true };
     }
-    return GUEST;
+    return { identity: GUEST, ambient: false };
   };
+  const resolveIdentity = async (ctx: Context): Promise<Identity> => (await resolveWith(ctx)).identity;
+  const publicOrigin = originOf(deps.publicUrl);
   app.use(async function requestScope(ctx: Context, next: Next) {
     const scope = deps.container.createScope();
     ctx.state.scope = scope;
     try {
-      const identity = await resolveIdentity(ctx);
+      const { identity, ambient } = await resolveWith(ctx);
+      // Cross-site request forgery: a cookie sign-in's unsafe request from a page of another origin is refused.
+      if (ambient) assertSameOrigin(ctx, publicOrigin);
       ctx.state.identity = identity;
       scope.register({
         currentUser: asValue(identity),

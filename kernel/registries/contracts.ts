@@ -252,6 +252,12 @@ export interface PermissionDefinition {
 export interface IdentityResolver {
   id: string;
   priority: number;
+  /**
+   * True when the browser sends the credential by itself (a cookie): the kernel then refuses unsafe
+   * requests that the browser marks as coming from another origin (403 CSRF_REJECTED). Credentials a
+   * page must add itself (Authorization: Bearer, API keys) leave it unset.
+   */
+  ambient?: boolean;
   resolve(ctx: Context): Promise<Identity | null>;
 }
 

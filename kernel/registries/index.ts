@@ -69,6 +69,7 @@ export function createRegistries() {
     permissions: new Registry<PermissionDefinition>('Permission', 'name', { required: { description: 'string' } }),
     identityResolvers: new Registry<IdentityResolver>('Identity resolver', 'id', {
       required: { priority: 'number', resolve: 'function' },
+      optional: { ambient: 'boolean' },
     }),
     healthChecks: new Registry<HealthCheck>('Health check', 'id', { required: { check: 'function' }, optional: { exposeAs: 'string' } }),
     jobHandlers: new Registry<JobHandler>('Job handler', 'type', { required: { run: 'function' } }),

@@ -1,14 +1,12 @@
 import { z } from 'zod';
 import { defineRoute, type RouteDefinition } from '../../kernel/http/route-table.js';
 import { recordRequestAudit } from '../../kernel/audit-request.js';
+import { isLocalPath, localPathOr } from '../../kernel/http/local-path.js';
 import { OidcProviderError } from './errors.js';
 import { clearFlow, finishFlow, startFlow } from './flow-state.js';
 
-/** A path on this site: one leading slash (not `//` or `/\`), no backslash or control characters. */
-export function isLocalPath(value: string): boolean {
-  if (!value.startsWith('/') || value.startsWith('//') || /[\\\x00-\x1f\x7f]/.test(value)) return false;
-  return new URL(value, 'http://local.invalid').origin === 'http://local.invalid';
-}
+/** A path on this site: the kernel's one rule (kernel/http/local-path.ts), shared with the admin UI's sign-in page. */
+export { isLocalPath };
 
 const providerParam = z.object({ provider: z.string().min(1).max(64) });
 const signInLimit = { points: 30, durationSeconds: 60 };
@@ -97,10 +95,12 @@ export const signInRoutes: RouteDefinition[] = [
       if ('requires2FA' in result)
         await audit('auth.sign-in.second-factor-required', 'low', `Sign-in of ${name} by ${provider.displayName}: second factor required`);
       else await audit('auth.sign-in.succeeded', 'low', `${name} signed in (${provider.displayName})`);
+      // Checked when the flow started and sealed since; checked again by the same rule before it is followed.
+      const returnTo = localPathOr(flow.returnTo, '/');
       ctx.redirect(
         'requires2FA' in result
-          ? `/login?requires2FA=1&userId=${encodeURIComponent(result.userId)}&returnTo=${encodeURIComponent(flow.returnTo)}`
-          : flow.returnTo,
+          ? `/login?requires2FA=1&userId=${encodeURIComponent(result.userId)}&returnTo=${encodeURIComponent(returnTo)}`
+          : returnTo,
       );
     },
   }),

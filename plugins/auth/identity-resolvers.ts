@@ -70,6 +70,8 @@ export function sessionCookieResolver(): IdentityResolver {
   return {
     id: 'session-cookie',
     priority: 10,
+    // Sent by the browser on its own: the kernel refuses cross-origin unsafe requests (CSRF_REJECTED).
+    ambient: true,
     async resolve(ctx: Context): Promise<Identity | null> {
       const token = ctx.cookies.get(SESSION_COOKIE);
       if (!token) return null;

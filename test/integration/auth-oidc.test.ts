@@ -476,7 +476,15 @@ for (const variant of DB_VARIANTS) {
       const body = await error.json();
       expect(body).to.include({ error: 'OIDC_PROVIDER_ERROR', providerError: 'access_denied' });
       expect(body.message).to.not.include('nope');
-      for (const returnTo of ['//evil.example', '/\\evil.example', 'https://evil.example/', 'dashboard', '/\t/evil.example']) {
+      for (const returnTo of [
+        '//evil.example',
+        '/\\evil.example',
+        'https://evil.example/',
+        'dashboard',
+        '/\t/evil.example',
+        '/%5Cevil.example',
+        '/%09/evil.example',
+      ]) {
         const res = await t.request(`/api/auth/oidc/test/start?returnTo=${encodeURIComponent(returnTo)}`, { redirect: 'manual' });
         expect(res.status, returnTo).to.equal(400);
         expect(
