@@ -14,7 +14,7 @@ export const activityRoutes: RouteDefinition[] = [
     permission: 'dashboard:read',
     tags,
     request: { query: z.object({ limit: cappedLimit(5, 50) }) },
-    summary: 'The most recently updated entries across all collections of the tenant',
+    summary: 'The most recently updated entries of the tenant that the caller may read (drafts only with content:write)',
     response: z.array(
       z.object({
         id: z.string(),
