@@ -1,6 +1,6 @@
 import { PassThrough } from 'node:stream';
 import type { Context } from 'koa';
-import { AppError } from '../../kernel/errors.js';
+import { AppError, AuthenticationRequiredError } from '../../kernel/errors.js';
 import type { BusEvent, EventBus } from '../../kernel/events.js';
 import type { IdentifyRequest } from '../../kernel/http/app.js';
 import { hasPermission, type Identity } from '../../kernel/http/identity.js';
@@ -30,6 +30,8 @@ interface OpenStream {
   request: Context['req'];
   end: (reason?: string) => void;
   checking: boolean;
+  /** Another re-check was asked for while one ran (it may have read the identity before the change): run again. */
+  again: boolean;
 }
 
 /**
@@ -72,6 +74,8 @@ export class CompletionStreams {
 
   serve(ctx: Context, identity: Identity, domain: string | null = null): void {
     if (!/\btext\/event-stream\b/i.test(ctx.get('accept'))) throw new EventStreamNotAcceptedError();
+    // Signed in only, even where the guest role was granted the permission (as the GraphQL subscription).
+    if (identity.kind === 'guest') throw new AuthenticationRequiredError();
     if (this.countOf(identity) >= this.options.maxStreamsPerIdentity) throw new TooManyStreamsError(this.options.maxStreamsPerIdentity);
     if (this.open.size >= this.options.maxStreams) throw new EventStreamLimitError();
     const out = new PassThrough();
@@ -85,6 +89,7 @@ export class CompletionStreams {
       request: ctx.req,
       end: () => undefined,
       checking: false,
+      again: false,
     };
     const unsubscribe = this.events.subscribe(DATA_OPERATION_COMPLETED, (event: BusEvent) => {
       const payload = event.payload as DataOperationCompleted;
@@ -121,7 +126,11 @@ export class CompletionStreams {
    * A transient failure (database or cache down) keeps it, as a session cookie is kept then.
    */
   private async recheck(stream: OpenStream): Promise<void> {
-    if (stream.checking || !this.open.has(stream)) return;
+    if (!this.open.has(stream)) return;
+    if (stream.checking) {
+      stream.again = true;
+      return;
+    }
     stream.checking = true;
     try {
       let now: Identity;
@@ -138,6 +147,10 @@ export class CompletionStreams {
       stream.identity = now;
     } finally {
       stream.checking = false;
+      if (stream.again) {
+        stream.again = false;
+        void this.recheck(stream);
+      }
     }
   }
 

@@ -162,8 +162,10 @@ export class GraphqlSockets {
     this.timers.push(setInterval(() => this.watchServers(), 200));
     for (const t of this.timers) t.unref();
     this.offIdentityChange = onIdentityChange(deps.events, (concerns) => {
-      for (const c of this.connections.values())
-        if (concerns(c.identity, bearerHash(c.authorization ?? c.request.headers.authorization))) void this.recheckOne(c);
+      const concerned = [...this.connections.values()].filter((c) =>
+        concerns(c.identity, bearerHash(c.authorization ?? c.request.headers.authorization)),
+      );
+      if (concerned.length) void this.recheckSliced(concerned);
     });
   }
 
@@ -337,13 +339,17 @@ export class GraphqlSockets {
     if (this.rechecking) return;
     this.rechecking = true;
     try {
-      const all = [...this.connections.values()];
-      for (let i = 0; i < all.length; i += RECHECK_SLICE) {
-        await Promise.all(all.slice(i, i + RECHECK_SLICE).map((c) => this.recheckOne(c)));
-        if (i + RECHECK_SLICE < all.length) await new Promise<void>((resolve) => setImmediate(resolve));
-      }
+      await this.recheckSliced([...this.connections.values()]);
     } finally {
       this.rechecking = false;
+    }
+  }
+
+  /** Re-checks these connections, RECHECK_SLICE at once, the event loop free between slices (also after a revocation event). */
+  private async recheckSliced(connections: Connection[]): Promise<void> {
+    for (let i = 0; i < connections.length; i += RECHECK_SLICE) {
+      await Promise.all(connections.slice(i, i + RECHECK_SLICE).map((c) => this.recheckOne(c)));
+      if (i + RECHECK_SLICE < connections.length) await new Promise<void>((resolve) => setImmediate(resolve));
     }
   }
 

@@ -252,6 +252,11 @@ for (const variant of DB_VARIANTS) {
         const analytics = await dataOf(await t.request('/api/dashboard/tenant-analytics', init));
         expect(analytics.content.byCollection.memos, who).to.equal(1);
       }
+      // Another tenant's admin sees none of this tenant's entries.
+      const foreign = await dataOf(
+        await t.request('/api/dashboard/last5-content?limit=50', { identity: 'admin', headers: { 'x-test-tenant': 'other' } }),
+      );
+      expect(JSON.stringify(foreign)).to.not.include('memo');
       // Callers who may write see the draft (they read it through the content API too).
       const editor = await dataOf(await get('/api/dashboard/last5-content', 'editor'));
       expect(editor[0]).to.include({ id: draft._id, title: 'Secret draft memo', status: 'draft' });
