@@ -94,6 +94,29 @@ for (const variant of DB_VARIANTS) {
       expect(ws.closes[0]!.code).to.equal(4401);
     });
 
+    it('revoking an API key (REST) ends the WebSocket opened with it in the upgrade request and its completion stream', async function () {
+      const { cookie } = await signIn(t);
+      const key = await dataOf(
+        await t.request('/api/api-keys', {
+          method: 'POST',
+          json: { name: 'stream', permissions: ['content:read', 'dashboard:read'] },
+          headers: { cookie },
+        }),
+        201,
+      );
+      const authorization = `Bearer ${key.key}`;
+      const ws = modernClient(t, { headers: { authorization } });
+      cleanup.push(() => ws.dispose());
+      ws.subscribe(POST_ADDED);
+      await waitFor('the subscription', () => socketsOf(t).activeSubscriptions === 1);
+      const stream = await sse({ authorization });
+      expect(stream.status).to.equal(200);
+      expect((await t.request(`/api/api-keys/${key._id}`, { method: 'DELETE', headers: { cookie } })).status).to.equal(200);
+      await waitFor('the connection to close', () => ws.closes.length > 0, WAIT_MS);
+      expect(ws.closes[0]!.code).to.equal(4401);
+      await stream.whenEnded(WAIT_MS);
+    });
+
     it('graphql-ws (legacy): blocking the user (REST) closes its session-cookie connection (4401)', async function () {
       const { cookie, userId } = await signIn(t);
       const ws = legacyClient(t, { headers: { cookie } });
