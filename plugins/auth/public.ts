@@ -4,7 +4,10 @@
  * classes, imported as types only) for the plugins that take them as dependencies (auth-oidc,
  * auth-passkeys, ...). Other plugins import these types from here, never from the auth plugin's files.
  */
+import { createHash } from 'node:crypto';
 import type { Context } from 'koa';
+import { EVENTS_RESYNC } from '../../kernel/events.js';
+import type { Identity } from '../../kernel/http/identity.js';
 import type { EmailFlows } from './email-flows.js';
 import type { EmailTokensService } from './email-tokens-service.js';
 import type { AuthSecrets } from './secrets.js';
@@ -35,6 +38,75 @@ export const SESSION_REVOKED = 'auth:session-revoked';
 export const BEARER_CHANGED = 'auth:bearer-changed';
 /** User-management events (payload UserEvent), also GraphQL subscriptions. */
 export const USER_EVENTS = { create: 'on:user_create', update: 'on:user_update', delete: 'on:user_delete' } as const;
+
+/**
+ * The events after which an identity may have ended or changed: a session revoked, signed out, rotated or
+ * its user's role, block or existence changed (SESSION_REVOKED), an API key or website token revoked or its
+ * creator changed (BEARER_CHANGED), a user updated or deleted, or events of other instances missed
+ * (EVENTS_RESYNC). Long-lived streams (GraphQL WebSockets, server-sent events) resolve their identity
+ * again after one that concerns them (`onIdentityChange`).
+ */
+export const IDENTITY_CHANGE_EVENTS = [SESSION_REVOKED, BEARER_CHANGED, USER_EVENTS.update, USER_EVENTS.delete, EVENTS_RESYNC] as const;
+
+/** The SHA-256 of a bearer value as BEARER_CHANGED names it (`Authorization: Bearer <value>`, or the bare value). */
+export function bearerHash(authorization: string | undefined): string | undefined {
+  const value = authorization
+    ?.trim()
+    .replace(/^Bearer\s+/i, '')
+    .trim();
+  return value ? createHash('sha256').update(value).digest('hex') : undefined;
+}
+
+/**
+ * Whether one of IDENTITY_CHANGE_EVENTS concerns an identity (`bearer`: the SHA-256 of the stream's bearer
+ * value, when it has one). Errs on the side of yes: a field it cannot compare counts as a match, since the
+ * answer only decides which identities are resolved again.
+ */
+export function identityConcerned(name: string, payload: unknown, identity: Identity, bearer?: string): boolean {
+  const p = (payload ?? {}) as Record<string, unknown>;
+  const given = (v: unknown): v is string => typeof v === 'string';
+  switch (name) {
+    case SESSION_REVOKED:
+      return given(p.idHash) && identity.meta?.sessionHash === p.idHash;
+    case BEARER_CHANGED: {
+      if (identity.kind !== 'apiKey' && identity.kind !== 'websiteToken') return false;
+      if (Array.isArray(p.hashes) && bearer !== undefined && !p.hashes.includes(bearer)) return false;
+      if (given(p.userId) && p.userId !== identity.userId) return false;
+      if (given(p.tenantId) && p.tenantId !== identity.tenantId) return false;
+      // An API key acts as role 'api-key': its creator's role is not known here.
+      if (given(p.role) && identity.kind === 'websiteToken' && p.role !== identity.role) return false;
+      return true;
+    }
+    case USER_EVENTS.update:
+    case USER_EVENTS.delete: {
+      const user = (p.user ?? {}) as { _id?: unknown };
+      return identity.userId !== null && user._id === identity.userId;
+    }
+    case EVENTS_RESYNC:
+      return true;
+    default:
+      return false;
+  }
+}
+
+/**
+ * Calls `handler` after every IDENTITY_CHANGE_EVENTS event, with a test of which identities it concerns.
+ * The call comes after the event's other handlers have run (the auth plugin's in-memory layers have dropped
+ * their copies by then), so an identity resolved in it is read afresh. Returns the unsubscribe function.
+ */
+export function onIdentityChange(
+  events: { subscribe(name: string, handler: (event: { name: string; payload: unknown }) => void): () => void },
+  handler: (concerns: (identity: Identity, bearer?: string) => boolean) => void,
+): () => void {
+  const offs = IDENTITY_CHANGE_EVENTS.map((name) =>
+    events.subscribe(name, (event) => {
+      setImmediate(() => handler((identity, bearer) => identityConcerned(name, event.payload, identity, bearer)));
+    }),
+  );
+  return () => {
+    for (const off of offs) off();
+  };
+}
 /** The guest role's permissions of a tenant changed (payload `{ tenantId }`): every instance drops its copy. */
 export const GUEST_GRANTS_CHANGED = 'auth:guest-grants-changed';
 /** A tenant was created (payload `{}`): every instance drops its hostname -> tenant map. */

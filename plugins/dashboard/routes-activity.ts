@@ -14,7 +14,7 @@ export const activityRoutes: RouteDefinition[] = [
     permission: 'dashboard:read',
     tags,
     request: { query: z.object({ limit: cappedLimit(5, 50) }) },
-    summary: 'The most recently updated entries across all collections of the tenant',
+    summary: 'The most recently updated entries of the tenant that the caller may read (drafts only with content:write)',
     response: z.array(
       z.object({
         id: z.string(),
@@ -26,7 +26,7 @@ export const activityRoutes: RouteDefinition[] = [
       }),
     ),
     async handler({ scope, query, identity }) {
-      const content = contentReader(scope, identity.tenantId);
+      const content = contentReader(scope, identity);
       if (!content) return [];
       const all = [];
       for (const c of await content.collections.list()) {
@@ -52,7 +52,7 @@ export const activityRoutes: RouteDefinition[] = [
     request: {},
     summary: 'The five most recently uploaded media files of the tenant ([] without the media plugin)',
     response: z.array(z.record(z.string(), z.unknown())),
-    handler: async ({ scope, identity }) => (await mediaFigures(scope, identity.tenantId, 5)).items,
+    handler: async ({ scope, identity }) => (await mediaFigures(scope, identity, 5)).items,
   }),
   gated(
     'user-online',
@@ -112,8 +112,8 @@ export const activityRoutes: RouteDefinition[] = [
     async handler({ scope, identity }) {
       const [users, content, media, online] = await Promise.all([
         scope.users.summary(identity.tenantId),
-        contentTotals(contentReader(scope, identity.tenantId)),
-        mediaFigures(scope, identity.tenantId, 0),
+        contentTotals(contentReader(scope, identity)),
+        mediaFigures(scope, identity, 0),
         scope.sessions.online(identity.tenantId),
       ]);
       return {
@@ -154,7 +154,7 @@ export const activityRoutes: RouteDefinition[] = [
           .optional(),
       }),
       async handler({ scope, query, identity }) {
-        const content = contentReader(scope, identity.tenantId);
+        const content = contentReader(scope, identity);
         if (!content || !(await content.collections.list()).some((c) => c.name === 'orders')) return { available: false };
         const list = await content.entries('orders').list({ limit: Math.max(20, query.limit), sort: '-createdAt' });
         const byStatus: Record<string, number> = {};
@@ -195,7 +195,7 @@ export const activityRoutes: RouteDefinition[] = [
           .optional(),
       }),
       async handler({ scope, query, identity }) {
-        const content = contentReader(scope, identity.tenantId);
+        const content = contentReader(scope, identity);
         if (!content || !(await content.collections.list()).some((c) => c.name === 'products')) return { available: false };
         const defaultThreshold = scope.dashboardOptions.lowStockThreshold;
         let tracked = 0,

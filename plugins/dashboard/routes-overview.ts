@@ -64,9 +64,9 @@ export const overviewRoutes: RouteDefinition[] = [
     description: 'storageUsed is measured on disk (the data folder, which holds local media); storageUsedBytes gives the bytes.',
     async handler({ scope, identity }) {
       const [content, users, media, storage, health] = await Promise.all([
-        contentTotals(contentReader(scope, identity.tenantId)),
+        contentTotals(contentReader(scope, identity)),
         scope.users.summary(identity.tenantId),
-        mediaFigures(scope, identity.tenantId, 0),
+        mediaFigures(scope, identity, 0),
         scope.dashboardState.storageBytes(),
         healthReport(scope),
       ]);

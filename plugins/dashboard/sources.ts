@@ -1,10 +1,5 @@
-import type { Identity } from '../../kernel/http/identity.js';
+import { hasPermission, type Identity } from '../../kernel/http/identity.js';
 import { optional } from '../../kernel/plugin.js';
-
-/** The server-side identity the dashboard reads content with: admin rights in the caller's tenant, no user. */
-export function readerIdentity(tenantId: string): Identity {
-  return { kind: 'user', userId: null, role: 'admin', permissions: [], tenantId, meta: { system: true, by: 'dashboard' } };
-}
 
 type Entry = Record<string, unknown> & { _id: string; createdAt: string; updatedAt: string };
 export interface EntryList {
@@ -42,14 +37,21 @@ export interface SessionsReader {
   online(tenantId: string): Promise<Array<{ userId: string; sessions: number; lastActiveAt: string; since: string; expiresAt: string }>>;
 }
 
-export function contentReader(scope: Record<string, unknown>, tenantId: string): ContentReader | undefined {
+/**
+ * The content client acting as the caller (never as the system): what a widget lists or counts is what the
+ * caller may read through the content API, so readers of published entries only (viewers, their website
+ * tokens, guests) never see a draft's title, id or count. undefined without the content plugin or without
+ * `content:read` (the widget then shows no content).
+ */
+export function contentReader(scope: Record<string, unknown>, identity: Identity): ContentReader | undefined {
   const factory = optional(scope, 'contentClient');
-  return factory ? factory(readerIdentity(tenantId)) : undefined;
+  return factory && hasPermission(identity, 'content:read') ? factory(identity) : undefined;
 }
 
-export function mediaReader(scope: Record<string, unknown>, tenantId: string): MediaReader | undefined {
+/** The media client acting as the caller; undefined without the media plugin or without `media:read`. */
+export function mediaReader(scope: Record<string, unknown>, identity: Identity): MediaReader | undefined {
   const factory = optional(scope, 'mediaClient');
-  return typeof factory === 'function' ? factory(readerIdentity(tenantId)) : undefined;
+  return typeof factory === 'function' && hasPermission(identity, 'media:read') ? factory(identity) : undefined;
 }
 
 /** Entries of every collection of the tenant: total and per collection. */
@@ -68,10 +70,10 @@ export async function contentTotals(content: ContentReader | undefined): Promise
 /** Media count and newest items through mediaClient; 0 and [] without the media plugin. */
 export async function mediaFigures(
   scope: Record<string, unknown>,
-  tenantId: string,
+  identity: Identity,
   limit: number,
 ): Promise<{ total: number; items: Array<Record<string, unknown>> }> {
-  const media = mediaReader(scope, tenantId);
+  const media = mediaReader(scope, identity);
   if (!media) return { total: 0, items: [] };
   try {
     const list = await media.list({ page: 1, limit: Math.max(limit, 1), sort: '-createdAt' });

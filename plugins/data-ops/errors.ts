@@ -83,6 +83,17 @@ export class EventStreamLimitError extends defineError(
   () => ({ message: 'Too many open event streams on this instance; try again shortly', headers: { 'Retry-After': '10' }, expose: true }),
 ) {}
 
+export class TooManyStreamsError extends defineError(
+  'TOO_MANY_STREAMS',
+  429,
+  'This identity (a user with its sessions, API keys and website tokens) already has the most completion streams open it may (DATA_OPS_MAX_STREAMS_PER_IDENTITY, default 5); close one first.',
+  (max: number) => ({
+    message: `You already have ${max} completion streams open; close one first`,
+    headers: { 'Retry-After': '60' },
+    expose: true,
+  }),
+) {}
+
 export class EventStreamNotAcceptedError extends defineError(
   'EVENT_STREAM_NOT_ACCEPTED',
   406,

@@ -1,7 +1,8 @@
-import { AuthenticationRequiredError } from '../../kernel/errors.js';
+import { AuthenticationRequiredError, ForbiddenError } from '../../kernel/errors.js';
 import { EventStreamLimitError } from './errors.js';
 import type { BusEvent, EventBus } from '../../kernel/events.js';
-import type { Identity } from '../../kernel/http/identity.js';
+import { hasPermission, type Identity } from '../../kernel/http/identity.js';
+import { STREAM_PERMISSION } from './completion-stream.js';
 import type { GraphqlContribution } from '../../kernel/registries/index.js';
 import { DATA_OPERATION_COMPLETED, type DataOperationCompleted } from './public.js';
 
@@ -68,7 +69,7 @@ function completions(
 
 /**
  * `subscription { dataOperationCompleted(domain: String) { domain planId jobId outcome summary {...} durationMs } }`:
- * what GET /api/data-ops/events sends, over the GraphQL WebSocket (any signed-in identity; its tenant only).
+ * what GET /api/data-ops/events sends, over the GraphQL WebSocket (dashboard:read; its tenant only).
  */
 export function dataOpsGraphql(events: () => Pick<EventBus, 'subscribe'>): GraphqlContribution {
   return {
@@ -85,7 +86,7 @@ export function dataOpsGraphql(events: () => Pick<EventBus, 'subscribe'>): Graph
         durationMs: Int!
       }
       extend type Subscription {
-        "A data operation (config, migration, backup... apply) finished, on any instance (signed in; your tenant only)."
+        "A data operation (config, migration, backup... apply) finished, on any instance (dashboard:read; your tenant only)."
         dataOperationCompleted(domain: String): DataOperationCompleted!
       }
     `,
@@ -94,6 +95,8 @@ export function dataOpsGraphql(events: () => Pick<EventBus, 'subscribe'>): Graph
         dataOperationCompleted: {
           subscribe(_root: unknown, args: { domain?: string | null }, ctx: Context) {
             if (ctx.identity.kind === 'guest') throw new AuthenticationRequiredError();
+            if (!hasPermission(ctx.identity, STREAM_PERMISSION))
+              throw new ForbiddenError(`This needs the permission '${STREAM_PERMISSION}'`);
             return completions(events(), ctx, args.domain ?? null);
           },
           resolve: (value: unknown) => value,

@@ -3,6 +3,7 @@ import type { Sequelize } from 'sequelize';
 import type { AuditLog } from '../../kernel/audit.js';
 import type { DbLock } from '../../kernel/db/lock.js';
 import type { EventBus } from '../../kernel/events.js';
+import type { IdentifyRequest } from '../../kernel/http/app.js';
 import { definePlugin } from '../../kernel/index.js';
 import type { JobQueue } from '../../kernel/jobs.js';
 import type { Logger } from '../../kernel/logger.js';
@@ -30,6 +31,7 @@ interface Deps {
   audit: AuditLog;
   events: EventBus;
   logger: Logger;
+  identify: IdentifyRequest;
 }
 
 // A factory: each kernel gets its own closure (the engine the job handler uses, the bus of the subscription).
@@ -59,7 +61,12 @@ export default definePlugin(() => {
             }),
         ).singleton(),
       );
-      container.register('dataOpsStreams', asFunction((c: Deps) => new CompletionStreams(c.events, options)).singleton());
+      container.register(
+        'dataOpsStreams',
+        asFunction(
+          (c: Deps) => new CompletionStreams(c.events, options, () => c.identify, c.logger.child({ plugin: 'data-ops' })),
+        ).singleton(),
+      );
       registries.jobHandlers.add({
         type: DATA_OPS_APPLY_JOB,
         async run(job, helpers) {

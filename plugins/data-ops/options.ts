@@ -9,6 +9,11 @@ const schema = z.object({
   lockTtlMs: z.number().int().min(1000).max(3_600_000).default(120_000),
   /** Open completion streams (GET /api/data-ops/events) per instance (DATA_OPS_MAX_STREAMS), default 200. */
   maxStreams: z.number().int().min(1).max(100_000).default(200),
+  /**
+   * Open completion streams per identity (a user with its sessions, API keys and website tokens) per
+   * instance (DATA_OPS_MAX_STREAMS_PER_IDENTITY), default 5: one caller cannot take every slot.
+   */
+  maxStreamsPerIdentity: z.number().int().min(1).max(10_000).default(5),
   /** A comment line on every completion stream this often, default 15 s. */
   heartbeatMs: z.number().int().min(50).default(15_000),
   /** How often expired and old plans are pruned, default 10 minutes. */
@@ -27,11 +32,11 @@ export function parseDataOpsOptions(
       `Invalid plugins.options.data-ops: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
     );
   const out = { ...parsed.data };
-  for (const key of ['lockWaitMs', 'maxStreams'] as const) {
+  for (const key of ['lockWaitMs', 'maxStreams', 'maxStreamsPerIdentity'] as const) {
     const v = env[key];
     if (v === undefined || v === '') continue;
     const n = Number(v);
-    if (!Number.isInteger(n) || n < (key === 'maxStreams' ? 1 : 0))
+    if (!Number.isInteger(n) || n < (key === 'lockWaitMs' ? 0 : 1))
       throw new BootError(`${sources[key] ?? key} must be a whole number (got '${String(v)}')`);
     out[key] = n;
   }

@@ -6,9 +6,11 @@ import { useServer } from 'graphql-ws/use/ws';
 import type legacy from 'subscriptions-transport-ws';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { AppError } from '../../kernel/errors.js';
+import type { EventBus } from '../../kernel/events.js';
 import type { IdentifyRequest } from '../../kernel/http/app.js';
 import type { Identity } from '../../kernel/http/identity.js';
 import type { Logger } from '../../kernel/logger.js';
+import { bearerHash, onIdentityChange } from '../auth/public.js';
 import { formatErrors } from './format-error.js';
 import { contextFor, type StreamBudget } from './graphql-context.js';
 import type { GraphqlService } from './graphql-service.js';
@@ -116,8 +118,11 @@ export function authorizationFrom(params: unknown): string | undefined {
  * graphql-ws package) or the legacy `graphql-ws` (subscriptions-transport-ws); both run over ws 8 in
  * noServer mode. A connection is authenticated at upgrade (session cookie from this origin, or an Authorization header)
  * and again at connection init when the parameters carry a token; a bad token refuses the init.
- * Every operation passes the same checks as over HTTP. The identity is resolved again every
- * `recheckSeconds`: a connection whose session ended or whose user changed is closed (4401).
+ * Every operation passes the same checks as over HTTP. The identity is resolved again at once after an
+ * event that concerns it (sign-out, session or token revocation, a user blocked, deleted or given another
+ * role: the auth plugin's IDENTITY_CHANGE_EVENTS, from any instance through the event bus), and every
+ * `recheckSeconds` (expiry): a connection whose session or token ended or whose user changed is closed
+ * (4401); one whose permissions changed goes on with the new ones.
  */
 export class GraphqlSockets {
   private readonly connections = new Map<WebSocket, Connection>();
@@ -132,6 +137,7 @@ export class GraphqlSockets {
   private readonly servers = new Set<HttpServerLike>();
   private closing = false;
   private rechecking = false;
+  private readonly offIdentityChange: () => void;
 
   constructor(
     private readonly deps: {
@@ -140,6 +146,7 @@ export class GraphqlSockets {
       logger: Logger;
       options: GraphqlOptions;
       trustProxy: boolean;
+      events: Pick<EventBus, 'subscribe'>;
     },
   ) {
     const { options } = deps;
@@ -154,6 +161,12 @@ export class GraphqlSockets {
     if (options.recheckSeconds > 0) this.timers.push(setInterval(() => void this.recheck(), options.recheckSeconds * 1000));
     this.timers.push(setInterval(() => this.watchServers(), 200));
     for (const t of this.timers) t.unref();
+    this.offIdentityChange = onIdentityChange(deps.events, (concerns) => {
+      const concerned = [...this.connections.values()].filter((c) =>
+        concerns(c.identity, bearerHash(c.authorization ?? c.request.headers.authorization)),
+      );
+      if (concerned.length) void this.recheckSliced(concerned);
+    });
   }
 
   get connectionCount(): number {
@@ -326,13 +339,17 @@ export class GraphqlSockets {
     if (this.rechecking) return;
     this.rechecking = true;
     try {
-      const all = [...this.connections.values()];
-      for (let i = 0; i < all.length; i += RECHECK_SLICE) {
-        await Promise.all(all.slice(i, i + RECHECK_SLICE).map((c) => this.recheckOne(c)));
-        if (i + RECHECK_SLICE < all.length) await new Promise<void>((resolve) => setImmediate(resolve));
-      }
+      await this.recheckSliced([...this.connections.values()]);
     } finally {
       this.rechecking = false;
+    }
+  }
+
+  /** Re-checks these connections, RECHECK_SLICE at once, the event loop free between slices (also after a revocation event). */
+  private async recheckSliced(connections: Connection[]): Promise<void> {
+    for (let i = 0; i < connections.length; i += RECHECK_SLICE) {
+      await Promise.all(connections.slice(i, i + RECHECK_SLICE).map((c) => this.recheckOne(c)));
+      if (i + RECHECK_SLICE < connections.length) await new Promise<void>((resolve) => setImmediate(resolve));
     }
   }
 
@@ -377,6 +394,7 @@ export class GraphqlSockets {
 
   async close(): Promise<void> {
     this.closing = true;
+    this.offIdentityChange();
     for (const t of this.timers) clearInterval(t);
     await this.closeConnections(() => true);
     this.legacyServer?.close();

@@ -103,6 +103,7 @@ export default definePlugin(() => {
         logger,
         options: parseOptions(options),
         trustProxy: config.http.trustProxy,
+        events: container.resolve<EventBus>('events'),
       });
     },
     async close() {

@@ -7,6 +7,10 @@ export interface SseClient {
   next(match: (e: { event: string; data: any }) => boolean, timeoutMs?: number): Promise<{ event: string; data: any }>;
   status: number;
   contentType: string | null;
+  /** Whether the server ended the stream (the body finished; a close() of ours does not count). */
+  readonly ended: boolean;
+  /** Resolves once the server has ended the stream, or rejects after timeoutMs. */
+  whenEnded(timeoutMs?: number): Promise<void>;
   close(): void;
 }
 
@@ -16,6 +20,9 @@ export async function openSse(url: string, headers: Record<string, string>): Pro
   const events: SseClient['events'] = [];
   const comments: string[] = [];
   const waiters: Array<() => void> = [];
+  let ended = false;
+  let markEnded: () => void = () => undefined;
+  const endedPromise = new Promise<void>((resolve) => (markEnded = resolve));
   if (res.ok && res.body) {
     const reader = res.body.getReader();
     const decoder = new TextDecoder();
@@ -24,7 +31,12 @@ export async function openSse(url: string, headers: Record<string, string>): Pro
       try {
         for (;;) {
           const { value, done } = await reader.read();
-          if (done) return;
+          if (done) {
+            ended = true;
+            markEnded();
+            for (const w of waiters.splice(0)) w();
+            return;
+          }
           buffer += decoder.decode(value, { stream: true });
           let cut: number;
           while ((cut = buffer.indexOf('\n\n')) >= 0) {
@@ -63,6 +75,16 @@ export async function openSse(url: string, headers: Record<string, string>): Pro
           });
         });
       }
+    },
+    get ended() {
+      return ended;
+    },
+    whenEnded(timeoutMs = 10000) {
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`the server did not end the stream within ${timeoutMs} ms`)), timeoutMs);
+      });
+      return Promise.race([endedPromise, timeout]).finally(() => clearTimeout(timer));
     },
     close: () => abort.abort(),
   };

@@ -77,7 +77,7 @@ for (const variant of DB_VARIANTS) {
     });
 
     it('stats counts real entries and users and measures the storage', async function () {
-      const before = await dataOf(await get('/api/dashboard/stats'));
+      const before = await dataOf(await get('/api/dashboard/stats', 'editor'));
       expect(before).to.include.keys(
         'contentCount',
         'userCount',
@@ -92,7 +92,7 @@ for (const variant of DB_VARIANTS) {
       await content.collections.create({ name: 'notes', fields: [{ name: 'title', type: 'text', required: true }] });
       await content.entries('notes').createMany([{ title: 'a' }, { title: 'b' }, { title: 'c' }]);
       await users().create({ email: 'stats-1@example.com', password: PASSWORD, role: 'editor' });
-      const after = await dataOf(await get('/api/dashboard/stats'));
+      const after = await dataOf(await get('/api/dashboard/stats', 'editor'));
       expect(after.contentCount).to.equal(before.contentCount + 3);
       expect(after.userCount).to.equal(before.userCount + 1);
       expect(after.mediaCount).to.be.a('number');
@@ -210,12 +210,57 @@ for (const variant of DB_VARIANTS) {
       await content.entries('pages').createMany(Array.from({ length: 60 }, (_, i) => ({ title: `page ${i}` })));
       await new Promise((r) => setTimeout(r, 20));
       await content.entries('notes').create({ title: 'newest note' });
-      const five = await dataOf(await get('/api/dashboard/last5-content'));
+      const five = await dataOf(await get('/api/dashboard/last5-content', 'editor'));
       expect(five).to.have.length(5);
       expect(five[0]).to.include({ collection: 'notes', title: 'newest note' });
       expect(five[0]).to.include.keys('id', 'status', 'createdAt', 'updatedAt');
       for (let i = 1; i < five.length; i++) expect(Date.parse(five[i - 1].updatedAt)).to.be.at.least(Date.parse(five[i].updatedAt));
-      expect(await dataOf(await get('/api/dashboard/last5-content?limit=200'))).to.have.length(50);
+      expect(await dataOf(await get('/api/dashboard/last5-content?limit=200', 'editor'))).to.have.length(50);
+    });
+
+    it('viewers and their website tokens see no draft through the dashboard: no title, no id, no count', async function () {
+      const content = contentAdmin(t);
+      await content.collections.create({ name: 'memos', fields: [{ name: 'title', type: 'text', required: true }] });
+      const published = (await content.entries('memos').create({ title: 'Public memo', status: 'published' })) as { _id: string };
+      await new Promise((r) => setTimeout(r, 20));
+      const draft = (await content.entries('memos').create({ title: 'Secret draft memo' })) as { _id: string };
+      await users().create({ email: 'dash-viewer@example.com', password: PASSWORD, role: 'viewer' });
+      const login = await t.request('/api/user/login', { method: 'POST', json: { email: 'dash-viewer@example.com', password: PASSWORD } });
+      const cookie = responseCookie(login)!;
+      expect(cookie).to.be.a('string');
+      const token = (
+        await dataOf(await t.request('/api/website-tokens', { method: 'POST', json: { name: 'site' }, headers: { cookie } }), 201)
+      ).token;
+      const callers: Array<[string, RequestInit & { identity?: string }]> = [
+        ['viewer (header identity)', { identity: 'viewer' }],
+        ['viewer (session)', { headers: { cookie } }],
+        ["the viewer's website token", { headers: { authorization: `Bearer ${token}` } }],
+      ];
+      for (const [who, init] of callers) {
+        const latest = await dataOf(await t.request('/api/dashboard/last5-content?limit=50', init));
+        const text = JSON.stringify(latest);
+        expect(text, who).to.not.include('Secret draft memo');
+        expect(text, who).to.not.include(draft._id);
+        expect(
+          latest.map((e: { id: string }) => e.id),
+          who,
+        ).to.include(published._id);
+        expect(
+          latest.every((e: { status: string }) => e.status === 'published'),
+          who,
+        ).to.equal(true);
+        const analytics = await dataOf(await t.request('/api/dashboard/tenant-analytics', init));
+        expect(analytics.content.byCollection.memos, who).to.equal(1);
+      }
+      // Another tenant's admin sees none of this tenant's entries.
+      const foreign = await dataOf(
+        await t.request('/api/dashboard/last5-content?limit=50', { identity: 'admin', headers: { 'x-test-tenant': 'other' } }),
+      );
+      expect(JSON.stringify(foreign)).to.not.include('memo');
+      // Callers who may write see the draft (they read it through the content API too).
+      const editor = await dataOf(await get('/api/dashboard/last5-content', 'editor'));
+      expect(editor[0]).to.include({ id: draft._id, title: 'Secret draft memo', status: 'draft' });
+      expect((await dataOf(await get('/api/dashboard/tenant-analytics', 'editor'))).content.byCollection.memos).to.equal(2);
     });
 
     it('last5media answers an array (empty without media)', async function () {
@@ -234,7 +279,7 @@ for (const variant of DB_VARIANTS) {
     });
 
     it("tenant-analytics gives the tenant's users, entries per collection and online users", async function () {
-      const body = await dataOf(await get('/api/dashboard/tenant-analytics'));
+      const body = await dataOf(await get('/api/dashboard/tenant-analytics', 'editor'));
       expect(body.tenantId).to.equal('default');
       expect(body.content.byCollection).to.include({ notes: 4, pages: 60 });
       expect(body.users.total).to.be.at.least(3);
@@ -261,7 +306,7 @@ for (const variant of DB_VARIANTS) {
           orderStatus: i < 5 ? 'cancelled' : statuses[i % 4],
         });
       }
-      const orders = await dataOf(await get('/api/dashboard/commerce-orders'));
+      const orders = await dataOf(await get('/api/dashboard/commerce-orders', 'editor'));
       expect(orders.available).to.equal(true);
       expect(orders.total).to.equal(25);
       expect(Object.values(orders.byStatus).reduce((a: number, b) => a + (b as number), 0)).to.equal(20);
@@ -269,7 +314,7 @@ for (const variant of DB_VARIANTS) {
       expect(orders.recent).to.have.length(5);
       expect(orders.recent[0]).to.include({ orderNumber: 'A-24', total: 34, customerEmail: 'c24@example.com' });
       expect(orders.recent[0]).to.include.keys('id', 'status', 'createdAt');
-      expect((await dataOf(await get('/api/dashboard/commerce-orders?limit=500'))).recent).to.have.length(25);
+      expect((await dataOf(await get('/api/dashboard/commerce-orders?limit=500', 'editor'))).recent).to.have.length(25);
 
       await content.entries('products').createMany([
         { title: 'Empty', sku: 'E', price: 1, stock: 0 },
@@ -278,14 +323,14 @@ for (const variant of DB_VARIANTS) {
         { title: 'Own threshold', sku: 'O', price: 1, stock: 15, lowStockThreshold: 20 },
         { title: 'Inactive', sku: 'I', price: 1, stock: 0, active: false },
       ]);
-      const stock = await dataOf(await get('/api/dashboard/commerce-inventory'));
+      const stock = await dataOf(await get('/api/dashboard/commerce-inventory', 'editor'));
       expect(stock).to.include({ available: true, tracked: 4, outOfStock: 1 });
       expect(stock.lowStock.map((p: any) => [p.title, p.qty, p.threshold])).to.deep.equal([
         ['Empty', 0, 5],
         ['Two left', 2, 5],
         ['Own threshold', 15, 20],
       ]);
-      expect((await dataOf(await get('/api/dashboard/commerce-inventory?limit=1'))).lowStock).to.have.length(1);
+      expect((await dataOf(await get('/api/dashboard/commerce-inventory?limit=1', 'editor'))).lowStock).to.have.length(1);
     });
 
     it('pool-diagnostics reports the dialect, the pool figures it has and a latency', async function () {

@@ -129,6 +129,7 @@ export type ApiErrorCode =
   | 'TOKEN_ALREADY_CONSUMED'
   | 'TOKEN_EXPIRED'
   | 'TOKEN_NOT_FOUND'
+  | 'TOO_MANY_STREAMS'
   | 'TRANSLATION_BAD_RESPONSE'
   | 'TRANSLATION_PROVIDER_ERROR'
   | 'TRANSLATION_TIMEOUT'
@@ -1110,7 +1111,7 @@ export interface ApiRoutes {
     };
     errors: ApiErrorCode;
   };
-  /** The most recently updated entries across all collections of the tenant (permission: dashboard:read) */
+  /** The most recently updated entries of the tenant that the caller may read (drafts only with content:write) (permission: dashboard:read) */
   'GET /api/dashboard/last5-content': {
     params: never;
     query: {
@@ -1240,7 +1241,7 @@ export interface ApiRoutes {
     }[];
     errors: ApiErrorCode;
   };
-  /** The completion of every data operation of your tenant, on any instance, as server-sent events (permission: authenticated) */
+  /** The completion of every data operation of your tenant, on any instance, as server-sent events (permission: dashboard:read) */
   'GET /api/data-ops/events': {
     params: never;
     query: {
