@@ -120,7 +120,8 @@ export interface ImportedEntity {
 }
 
 /** Value kinds a parse task reports per field; scaffold mode maps them to collection field types. */
-export type ImportFieldKind = 'text' | 'richtext' | 'number' | 'boolean' | 'date' | 'json' | 'media' | 'relation';
+/** `longtext`: plain text too long or multi-line for a text field (never sanitised: not rich text). */
+export type ImportFieldKind = 'text' | 'longtext' | 'richtext' | 'number' | 'boolean' | 'date' | 'json' | 'media' | 'relation';
 
 /** What a parse task returns (as TaskResult data) after writing the spool file. */
 export interface ImportParseSummary {

@@ -7,31 +7,44 @@ import { once } from 'node:events';
 import type { ImportedEntity, ImportFieldKind, ImportParseSummary } from '../../kernel/registries/contracts.js';
 
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
-const HTML = /<\/?[a-z][\s\S]*>/i;
+/** Longest value a `text` field holds; a longer or multi-line string is `longtext`. */
+const TEXT_MAX = 255;
 /** Warnings kept in the summary; the rest are counted in one closing warning. */
 const MAX_WARNINGS = 200;
 
-/** The kind a value suggests: scaffold mode turns these into collection field types. */
+/**
+ * The kind a value suggests: scaffold mode turns these into collection field types. A string is never
+ * rich text by its looks (a title such as `Tom & <Special>` is text, stored exactly as sent): only a
+ * format that knows a field holds markup declares `richtext` (WXR content and excerpts, product
+ * descriptions, a CMS schema's rich-text fields). A string too long or multi-line for a text field is
+ * `longtext` (a plain long-text field, also stored exactly).
+ */
 export function inferKind(value: unknown): ImportFieldKind | null {
   if (value === null || value === undefined || value === '') return null;
   if (typeof value === 'boolean') return 'boolean';
   if (typeof value === 'number') return Number.isFinite(value) ? 'number' : null;
   if (typeof value === 'string') {
     if (ISO_DATE.test(value) && !Number.isNaN(Date.parse(value.replace(' ', 'T')))) return 'date';
-    if (value.length > 255 || value.includes('\n') || HTML.test(value)) return 'richtext';
-    return 'text';
+    return value.length > TEXT_MAX || value.includes('\n') ? 'longtext' : 'text';
   }
   return 'json';
 }
 
-/** Two kinds seen for one field: the one that holds both. */
+const TEXTUAL = new Set<ImportFieldKind>(['text', 'longtext', 'richtext']);
+
+/** Two kinds seen for one field: the one that holds both (plain text never widens to rich text). */
 export function widenKind(a: ImportFieldKind | undefined, b: ImportFieldKind): ImportFieldKind {
   if (!a || a === b) return b;
-  if ((a === 'text' && b === 'richtext') || (a === 'richtext' && b === 'text')) return 'richtext';
+  if (TEXTUAL.has(a) && TEXTUAL.has(b)) {
+    // richtext only meets plain text when a format declared it for some records: the declaration holds.
+    if (a === 'richtext' || b === 'richtext') return 'richtext';
+    return 'longtext';
+  }
   if (a === 'json' || b === 'json') return 'json';
   if (a === 'media' || a === 'relation') return a;
   if (b === 'media' || b === 'relation') return b;
-  return a === 'richtext' || b === 'richtext' ? 'richtext' : 'text';
+  if (a === 'richtext' || b === 'richtext') return 'richtext';
+  return a === 'longtext' || b === 'longtext' ? 'longtext' : 'text';
 }
 
 /** Nesting depth of a plain value (a scalar is 0), stopping once past `limit`. */
