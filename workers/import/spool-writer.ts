@@ -30,6 +30,17 @@ export function inferKind(value: unknown): ImportFieldKind | null {
   return 'json';
 }
 
+const HTML = /<\/?[a-z][\s\S]*>/i;
+
+/**
+ * For CMS formats that have no schema to ask (Directus items without a snapshot): a value long or
+ * multi-line enough for a body and holding markup is a rich-text body. Short values (titles, names)
+ * never are, whatever they hold. Tabular formats (CSV, JSON rows) never call this.
+ */
+export function looksLikeRichText(value: unknown): boolean {
+  return typeof value === 'string' && (value.length > TEXT_MAX || value.includes('\n')) && HTML.test(value);
+}
+
 const TEXTUAL = new Set<ImportFieldKind>(['text', 'longtext', 'richtext']);
 
 /** Two kinds seen for one field: the one that holds both (plain text never widens to rich text). */
