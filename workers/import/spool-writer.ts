@@ -76,6 +76,7 @@ export class SpoolWriter {
   private readonly warnings: Array<{ message: string; line?: number }> = [];
   private readonly blocked: string[] = [];
   private dropped = 0;
+  private readonly refused: Record<string, number> = {};
 
   constructor(
     spoolPath: string,
@@ -87,7 +88,7 @@ export class SpoolWriter {
   /** Writes one entity (waiting when the file is behind); a record nested past maxDepth is refused with a warning. */
   async write(entity: ImportedEntity, fieldKinds?: Record<string, ImportFieldKind>): Promise<boolean> {
     if (depthOf(entity.data, this.maxDepth) > this.maxDepth) {
-      this.warn(`${entity.entity} ${entity.externalId}: nested deeper than ${this.maxDepth} levels, skipped`, entity.line);
+      this.refuse(entity.entity, `${entity.entity} ${entity.externalId}: nested deeper than ${this.maxDepth} levels, skipped`, entity.line);
       return false;
     }
     this.counts[entity.entity] = (this.counts[entity.entity] ?? 0) + 1;
@@ -111,6 +112,12 @@ export class SpoolWriter {
     else this.dropped++;
   }
 
+  /** A record that could not be read or used: warned, not written, and counted (the run reports it as failed). */
+  refuse(entity: string, message: string, line?: number): void {
+    this.refused[entity] = (this.refused[entity] ?? 0) + 1;
+    this.warn(message, line);
+  }
+
   block(reason: string): void {
     this.blocked.push(reason);
   }
@@ -125,6 +132,7 @@ export class SpoolWriter {
       warnings,
       blockedReasons: this.blocked,
       ...(extra.acfFields ? { acfFields: extra.acfFields } : {}),
+      ...(Object.keys(this.refused).length ? { refused: { ...this.refused } } : {}),
       ...(extra.wellFormed === undefined ? {} : { wellFormed: extra.wellFormed }),
     };
   }
