@@ -395,12 +395,13 @@ export class AuditLog {
   }
 
   async list(
-    filter: { limit?: number; offset?: number; level?: string; search?: string; tenantId?: string } = {},
+    filter: { limit?: number; offset?: number; level?: string; search?: string; tenantId?: string; action?: string } = {},
   ): Promise<{ items: AuditEntry[]; total: number }> {
     const where: Record<string | symbol, unknown> = {};
     // The anchor row left by prune() is not an event: listed only when asked for by its level.
     where.level = filter.level ? filter.level : { [Op.ne]: ANCHOR_LEVEL };
     if (filter.tenantId) where.tenant_id = filter.tenantId;
+    if (filter.action) where.action = filter.action;
     if (filter.search) {
       const db = this.model.sequelize!;
       where[Op.or] = [likeContains(db, 'message', filter.search), likeContains(db, 'action', filter.search)];

@@ -7,7 +7,8 @@ export const MAX_INPUT_DEPTH = 64;
 
 const wellFormed = (s: string) => (s as unknown as { isWellFormed(): boolean }).isWellFormed();
 
-function problem(s: string): string | null {
+/** Why a string is refused at the edge (control characters, lone surrogates), or null when it is fine. */
+export function problem(s: string): string | null {
   if (CONTROL.test(s)) return 'control characters (such as NUL) are not allowed';
   if (!wellFormed(s)) return 'not valid Unicode (a lone surrogate)';
   return null;
@@ -46,4 +47,12 @@ export function refuseControlCharacters(value: unknown, where: string): void {
     }
   }
   if (issues.length) throw new ValidationError(`Invalid request: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, issues);
+}
+
+/** A query without the parameters refuseControlCharacters would refuse (name or any value unreadable). */
+export function dropUnreadableQuery(query: Record<string, unknown>): Record<string, unknown> {
+  const readable = (v: unknown) => typeof v !== 'string' || problem(v) === null;
+  return Object.fromEntries(
+    Object.entries(query).filter(([k, v]) => problem(k) === null && (Array.isArray(v) ? v.every(readable) : readable(v))),
+  );
 }

@@ -2,7 +2,7 @@ import coBody from 'co-body';
 import type { Context } from 'koa';
 import type { z } from 'zod';
 import { UnsupportedMediaTypeError, ValidationError } from '../errors.js';
-import { refuseControlCharacters } from './refuse-control-characters.js';
+import { dropUnreadableQuery, refuseControlCharacters } from './refuse-control-characters.js';
 import type { RouteRequestSchemas } from './route-table.js';
 
 /** Validates one part of a request (`where`: params, query, body) as the router does: a ValidationError naming each path. */
@@ -22,9 +22,10 @@ function hasBody(ctx: Context): boolean {
 /** Reads and validates params, query and the body (JSON, or a form where the route allows) against the route's schemas. */
 export async function readInput(ctx: Context, schemas: RouteRequestSchemas, params: Record<string, string>, bodyLimit: string) {
   refuseControlCharacters(params, 'params');
-  refuseControlCharacters({ ...ctx.query }, 'query');
+  const rawQuery = schemas.tolerantQuery ? dropUnreadableQuery({ ...ctx.query }) : { ...ctx.query };
+  refuseControlCharacters(rawQuery, 'query');
   const parsedParams = checkInput<Record<string, unknown>>(schemas.params, params, 'params');
-  const query = checkInput<Record<string, unknown>>(schemas.query, { ...ctx.query }, 'query');
+  const query = checkInput<Record<string, unknown>>(schemas.query, rawQuery, 'query');
   let body: unknown;
   if (schemas.body) {
     if (hasBody(ctx)) {

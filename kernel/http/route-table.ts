@@ -17,6 +17,12 @@ export interface RouteRequestSchemas {
    * (the kernel does not read or validate it; files are `multipartFile`).
    */
   multipart?: z.ZodType;
+  /**
+   * The query is never refused for its characters: a parameter whose name or value holds control
+   * characters or a lone surrogate is dropped (as if absent) instead of answering 400. For public
+   * routes the spec says always answer 200 (GET /api/theme/public); the schema must tolerate absence.
+   */
+  tolerantQuery?: boolean;
 }
 
 /**

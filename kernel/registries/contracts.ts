@@ -120,7 +120,8 @@ export interface ImportedEntity {
 }
 
 /** Value kinds a parse task reports per field; scaffold mode maps them to collection field types. */
-export type ImportFieldKind = 'text' | 'richtext' | 'number' | 'boolean' | 'date' | 'json' | 'media' | 'relation';
+/** `longtext`: plain text too long or multi-line for a text field (never sanitised: not rich text). */
+export type ImportFieldKind = 'text' | 'longtext' | 'richtext' | 'number' | 'boolean' | 'date' | 'json' | 'media' | 'relation';
 
 /** What a parse task returns (as TaskResult data) after writing the spool file. */
 export interface ImportParseSummary {
@@ -132,7 +133,7 @@ export interface ImportParseSummary {
   blockedReasons: string[];
   /** WXR: the custom field (postmeta) keys that are not WordPress internals. */
   acfFields?: string[];
-  /** Records the parser refused and did not write (CSV strict mode), per entity: the run counts them as failed. */
+  /** Records the parser could not read or refused and did not write (bad NDJSON lines, unreadable CSV records, CSV strict mode, too deep), per entity: the run counts them as failed. */
   refused?: Record<string, number>;
   /**
    * XML formats: false when the whole document was not well-formed (repaired or not). A partial profile

@@ -7,7 +7,7 @@ import { isInstallationAdmin, type Identity } from '../../kernel/http/identity.j
 import { multipartFile } from '../../kernel/http/multipart-file.js';
 import { receiveMultipartFile } from '../../kernel/http/receive-multipart.js';
 import { defineRoute, type RouteDefinition } from '../../kernel/http/route-table.js';
-import { applyAnswerSchema, jobsAnswerSchema, planViewSchema } from '../data-ops/public.js';
+import { applyAnswerSchema, historyAnswerSchema, planViewSchema } from '../data-ops/public.js';
 import { BUNDLE_MAX_BYTES, BundleError, UploadNotFound } from './config-sync-service.js';
 import { configInputSchema, configPlanInputSchema } from './domain.js';
 import { RESOURCE_TYPES } from './resources.js';
@@ -236,10 +236,11 @@ export const configRoutes: RouteDefinition[] = [
     permission: 'config:read',
     tags,
     request: { query: z.object({ jobId: z.string().min(1).max(100).optional() }) },
-    summary: "The config domain's apply jobs, newest first; ?jobId= narrows to one",
-    response: jobsAnswerSchema,
+    summary:
+      "The config domain's applies, newest first: background jobs and inline applies (jobId null, inline true); ?jobId= narrows to one job",
+    response: historyAnswerSchema,
     async handler({ scope, identity, query }) {
-      return { jobs: await scope.dataOps.jobs('config', identity, query.jobId) };
+      return { jobs: await scope.dataOps.history('config', identity, query.jobId) };
     },
   }),
 ];

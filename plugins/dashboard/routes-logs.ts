@@ -85,6 +85,13 @@ const logItem = (e: AuditEntry) => ({
   userId: e.actor.userId,
   tenantId: e.actor.tenantId,
   durationMs: e.durationMs,
+  // The spec's audit-entry fields (data operations): the plan, its mode, who, the counts and the hash chain.
+  planId: e.planId,
+  mode: e.mode,
+  actor: e.actor,
+  summary: e.summary,
+  previousHash: e.previousHash,
+  currentHash: e.currentHash,
 });
 
 export const logRoutes: RouteDefinition[] = [

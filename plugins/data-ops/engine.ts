@@ -32,6 +32,7 @@ import {
   type ApplyOptions,
   type ApplyRequest,
   type DataDomainDefinition,
+  type DataHistoryItem,
   type DataJobView,
   type DataOperation,
   type DataOperationCompleted,
@@ -503,6 +504,41 @@ export class DataOpsService implements DataOpsEngine {
     }
     const jobs = await this.deps.jobs.list({ type: DATA_OPS_APPLY_JOB, tenantId: identity.tenantId, limit: 500 });
     return jobs.filter(mine).slice(0, 100).map(jobView);
+  }
+
+  async history(domainId: string, identity: Identity, jobId?: string): Promise<DataHistoryItem[]> {
+    const domain = this.domain(domainId);
+    const fromJob = async (view: DataJobView): Promise<DataHistoryItem> => {
+      const job = await this.deps.jobs.get(view.jobId).catch(() => null);
+      const planId = (job?.payload as ApplyJobPayload | null)?.planId ?? null;
+      const plan = planId ? await this.deps.store.get(planId, identity.tenantId).catch(() => null) : null;
+      return { ...view, planId, mode: plan?.mode ?? null, inline: false };
+    };
+    if (jobId !== undefined) return Promise.all((await this.jobs(domainId, identity, jobId)).map(fromJob));
+    const jobs = await Promise.all((await this.jobs(domainId, identity)).map(fromJob));
+    const queuedPlans = new Set(jobs.map((j) => j.planId).filter(Boolean));
+    // Inline applies have no job: the audit entry the apply wrote (after it ran) stands for them. A
+    // background apply writes one too; its job is listed already.
+    const { items } = await this.deps.audit.list({ tenantId: identity.tenantId, action: `${domain.id}.apply`, limit: 100 });
+    const inline: DataHistoryItem[] = items
+      .filter((e) => e.operation === 'apply' && !(e.planId && queuedPlans.has(e.planId)))
+      .map((e) => {
+        const done = e.summary.created + e.summary.updated + e.summary.deleted;
+        return {
+          jobId: null,
+          planId: e.planId,
+          mode: (e.mode as SafetyMode | null) ?? null,
+          inline: true,
+          domain: domainId,
+          status: 'completed',
+          progress: { processed: done, total: done + e.summary.failed },
+          outcome: e.outcome as Outcome,
+          summary: e.summary,
+          createdAt: new Date(Date.parse(e.timestamp) - e.durationMs).toISOString(),
+          completedAt: e.timestamp,
+        };
+      });
+    return [...jobs, ...inline].sort((a, b) => b.createdAt.localeCompare(a.createdAt)).slice(0, 100);
   }
 
   async verify(domainId: string, planId: string, identity: Identity): Promise<VerifyResult> {

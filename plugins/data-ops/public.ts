@@ -14,7 +14,14 @@ import type { CompletionStreams } from './completion-stream.js';
 import type { PlanStore } from './plan-store.js';
 
 /** Zod schemas of the wire shapes above, for domain routes' request bodies and OpenAPI answers. */
-export { applyAnswerSchema, applyBodySchema, jobsAnswerSchema, planViewSchema, summarySchema } from './wire-schemas.js';
+export {
+  applyAnswerSchema,
+  applyBodySchema,
+  historyAnswerSchema,
+  jobsAnswerSchema,
+  planViewSchema,
+  summarySchema,
+} from './wire-schemas.js';
 
 export type { SafetyMode } from '../../kernel/registries/contracts.js';
 export type Risk = 'safe' | 'warning' | 'destructive';
@@ -189,6 +196,17 @@ export interface DataJobView {
   completedAt?: string;
 }
 
+/**
+ * One apply of a domain's history: a background job (jobId), or an apply done inline (jobId null, status
+ * completed, read from the audit trail's entry of that apply).
+ */
+export interface DataHistoryItem extends Omit<DataJobView, 'jobId'> {
+  jobId: string | null;
+  planId: string | null;
+  mode: SafetyMode | null;
+  inline: boolean;
+}
+
 /** How long a stored plan may be applied: 30 minutes after it was made (then 410 PLAN_EXPIRED). */
 export const PLAN_TTL_MS = 30 * 60 * 1000;
 /** The job type of a background apply (kernel job queue). */
@@ -216,6 +234,11 @@ export interface DataOpsEngine {
   apply(domainId: string, request: ApplyRequest, identity: Identity, options?: ApplyOptions): Promise<ApplyAnswer>;
   /** The domain's jobs, newest first; one job with `jobId`. */
   jobs(domainId: string, identity: Identity, jobId?: string): Promise<DataJobView[]>;
+  /**
+   * The domain's applies, newest first (at most 100): background jobs and inline applies (these from the
+   * audit trail); one job with `jobId`.
+   */
+  history(domainId: string, identity: Identity, jobId?: string): Promise<DataHistoryItem[]>;
   /** Runs the domain's verify against a stored plan. */
   verify(domainId: string, planId: string, identity: Identity): Promise<VerifyResult>;
   /** A stored plan of this tenant (PLAN_NOT_FOUND otherwise). */

@@ -51,3 +51,14 @@ export const jobsAnswerSchema = z.object({
     }),
   ),
 });
+/** A history route's answer: the jobs shape, plus applies done inline (jobId null, inline true) and each apply's plan. */
+export const historyAnswerSchema = z.object({
+  jobs: z.array(
+    jobsAnswerSchema.shape.jobs.element.extend({
+      jobId: z.string().nullable(),
+      planId: z.string().nullable(),
+      mode: z.enum(['add', 'merge', 'mirror', 'replace']).nullable(),
+      inline: z.boolean(),
+    }),
+  ),
+});

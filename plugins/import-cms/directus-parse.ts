@@ -13,7 +13,7 @@
  * entries and its fields typed from the snapshot (for scaffolding), plus a warning.
  */
 import type { ImportFieldKind, ImportParseInput, ImportParseSummary } from '../../kernel/registries/contracts.js';
-import type { SpoolWriter } from '../../workers/import/spool-writer.js';
+import { looksLikeRichText, type SpoolWriter } from '../../workers/import/spool-writer.js';
 import { walkJson } from './json-walk.js';
 import { plainEncoding, maxLineBytesOf } from './task-run.js';
 import { baseName, isUuid, MEDIA_NAME, snake } from './names.js';
@@ -141,6 +141,8 @@ export async function parseDirectus(input: ImportParseInput, writer: SpoolWriter
         if (kind) {
           kinds[name] = kind;
           relationFields.add(name);
+        } else if (looksLikeRichText(v)) {
+          kinds[name] = 'richtext';
         } else if (relationFields.has(name) && (v === null || (Array.isArray(v) && v.length === 0))) {
           kinds[name] = MEDIA_NAME.test(name) ? 'media' : 'relation';
         }

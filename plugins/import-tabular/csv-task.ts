@@ -70,7 +70,8 @@ async function firstPass(input: ImportParseInput, source: CsvSource, spool: Spoo
   let records = 0;
   let rows = 0;
   let candidates: Array<{ index: number; seen: Set<string>; ok: boolean }> = [];
-  for await (const row of readCsvRows(input.path, source, (message, line) => spool.warn(message, line))) {
+  // A record the parser cannot read (an unterminated quote...) is refused: counted as failed by the run.
+  for await (const row of readCsvRows(input.path, source, (message, line) => spool.refuse('rows', message, line))) {
     if (!header) {
       ({ names: header, renamed } = normaliseHeader(row.cells));
       headerLine = row.line;
@@ -128,7 +129,7 @@ export async function parseCsvFile(input: ImportParseInput): Promise<TaskResult<
       const issues = rowIssues(row, header);
       if (strict && issues.strict.length) {
         refused++;
-        spool.warn(`row refused (strict mode): ${issues.strict.join('; ')}`, row.line);
+        spool.refuse('rows', `row refused (strict mode): ${issues.strict.join('; ')}`, row.line);
         continue;
       }
       for (const message of issues.lenient) spool.warn(message, row.line);
@@ -148,7 +149,7 @@ export async function parseCsvFile(input: ImportParseInput): Promise<TaskResult<
         `${refused} row${refused === 1 ? '' : 's'} refused in strict mode (not imported); import without strict mode to keep ${refused === 1 ? 'it' : 'them'} with warnings`,
       );
     const summary: CsvParseSummary = await spool.close();
-    if (strict) summary.refused = { rows: refused };
+    if (strict) summary.refused = { ...summary.refused, rows: summary.refused?.rows ?? 0 };
     return { ok: true, value: summary };
   } catch (err) {
     spool.abort();

@@ -35,7 +35,7 @@ export async function parseJsonFile(input: ImportParseInput): Promise<TaskResult
     if (await isNdjson(input)) {
       for await (const item of readNdjsonLines(input.path, input.maxDepth, limits.maxLineBytes)) {
         if (!item.value) {
-          spool.warn(`line ${item.line}: ${item.problem}`, item.line);
+          spool.refuse('rows', `line ${item.line}: ${item.problem}`, item.line);
           continue;
         }
         const { id, duplicate } = ids.of(item.value);
@@ -55,7 +55,7 @@ export async function parseJsonFile(input: ImportParseInput): Promise<TaskResult
         spool.warn(`root keys beside the records ignored: ${keys.slice(0, 20).join(', ')}`),
       )) {
         if (!record.value) {
-          spool.warn(`record ${record.index}${record.key ? ` ("${record.key}")` : ''}: ${record.refused}, skipped`, record.index);
+          spool.refuse('rows', `record ${record.index}${record.key ? ` ("${record.key}")` : ''}: ${record.refused}, skipped`, record.index);
           continue;
         }
         const { id, duplicate } = ids.of(record.value, record.key);

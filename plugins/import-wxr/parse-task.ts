@@ -18,7 +18,7 @@ export async function parseWxr(input: ImportParseInput): Promise<TaskResult<Impo
     const wellFormed = stream.wellFormed;
     return {
       ok: true,
-      value: await spool.close({ acfFields: [...stream.customFields].sort(), ...(wellFormed === undefined ? {} : { wellFormed }) }),
+      value: await spool.close({ acfFields: [...stream.acfFields].sort(), ...(wellFormed === undefined ? {} : { wellFormed }) }),
     };
   } catch (err) {
     spool.abort();

@@ -20,7 +20,14 @@ export interface RecordContext {
   metaDepth: number;
   /** Custom-field (non-internal postmeta) keys seen. */
   customFields: Set<string>;
+  /**
+   * Advanced Custom Fields keys seen: a custom field whose companion `_<key>` meta names its ACF field
+   * definition (`field_<id>`), as ACF stores every value it manages.
+   */
+  acfFields: Set<string>;
 }
+
+const ACF_FIELD_KEY = /^field_[0-9a-z]+$/i;
 
 const POST_KINDS: Record<string, ImportFieldKind> = {
   content: 'richtext',
@@ -292,6 +299,10 @@ export function itemRecords(node: WxrNode, ordinal: number, ctx: RecordContext):
     }
   }
   const internalMeta = asObject(internal);
+  for (const [key] of custom) {
+    const reference = internalMeta[`_${key}`];
+    if (typeof reference === 'string' && ACF_FIELD_KEY.test(reference.trim())) ctx.acfFields.add(key);
+  }
   const thumbnail = internalMeta._thumbnail_id;
   if (typeof thumbnail === 'string' && ref(thumbnail.trim())) data.featuredImage = thumbnail.trim();
   const template = internalMeta._wp_page_template;

@@ -65,13 +65,19 @@ export class WxrStream {
   private sawRoot = false;
 
   readonly customFields = new Set<string>();
+  readonly acfFields = new Set<string>();
 
   constructor(
     private readonly input: ImportParseInput,
     private readonly spool: SpoolWriter,
   ) {
     this.depthLimit = Math.max(16, input.maxDepth || 0);
-    this.ctx = { warn: (m, l) => spool.warn(m, l), metaDepth: Math.max(1, (input.maxDepth || 32) - 3), customFields: this.customFields };
+    this.ctx = {
+      warn: (m, l) => spool.warn(m, l),
+      metaDepth: Math.max(1, (input.maxDepth || 32) - 3),
+      customFields: this.customFields,
+      acfFields: this.acfFields,
+    };
     let lastRepair = 0;
     this.repair = new BareAmpersandRepair((line) => {
       this.illFormed = true;

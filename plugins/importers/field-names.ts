@@ -73,6 +73,8 @@ export { coerce } from './coerce.js';
  */
 export const FIELD_TYPE_OF_KIND: Record<ImportFieldKind, ContentFieldType> = {
   text: 'text',
+  // A plain long text: markdown is the content type that keeps any string of up to 1 MB exactly (unsanitised).
+  longtext: 'markdown',
   richtext: 'richtext',
   number: 'number',
   boolean: 'boolean',

@@ -138,13 +138,16 @@ async function headlessSetup(
   admin: { email: string; password: string; username?: string },
 ) {
   const db = config.db;
-  await service.seed({
+  const target = {
     type: db.type,
     host: db.host,
     port: db.port,
     database: db.type === 'sqlite' ? db.storage : db.name,
     username: db.user,
     password: db.password,
-  });
+  };
+  // The wizard's first step: the database this instance runs on answers, so it is validated.
+  await service.validateRunningDatabase();
+  await service.seed(target);
   await service.complete(users, admin);
 }

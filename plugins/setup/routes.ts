@@ -16,17 +16,26 @@ export const setupRoutes: RouteDefinition[] = [
     permission: 'public',
     tags: ['setup'],
     rateLimit: false,
-    summary: 'Setup state: incomplete, seeded or ready',
+    summary: 'Setup state: incomplete, seeded or ready; and the site name the sign-in page shows',
+    description:
+      "siteName: the SITE_NAME setting of the tenant the request's hostname resolves to (the setup wizard's site name), null before seeding or when unset. The sign-in page reads it here; GET /api/theme/public gives theme branding only.",
     request: {},
     response: z.object({
       state: z.enum(['incomplete', 'seeded', 'ready']),
       dbValidated: z.boolean(),
       seeded: z.boolean(),
       complete: z.boolean(),
+      siteName: z.string().nullable(),
     }),
-    handler: async ({ scope }) => {
+    handler: async ({ scope, identity }) => {
       const { state, dbValidated, seeded, complete } = await scope.setup.status();
-      return { state, dbValidated, seeded, complete };
+      // Public: only the public SITE_NAME setting of the caller's own tenant (never another tenant's).
+      const name = seeded
+        ? await optional(scope, 'settings')
+            ?.get('SITE_NAME', identity.tenantId)
+            .catch(() => null)
+        : null;
+      return { state, dbValidated, seeded, complete, siteName: typeof name === 'string' && name.trim() ? name.trim() : null };
     },
   }),
   defineRoute({

@@ -97,6 +97,13 @@ export class SetupService {
     return { authenticated: true, dbStats, warnings };
   }
 
+  /** Headless setup's database test: the running connection answers, so the database is validated. */
+  async validateRunningDatabase(): Promise<void> {
+    await this.assertOpen();
+    await this.sequelize.authenticate();
+    await this.update({ db_validated: true });
+  }
+
   private describeRunning(): string {
     const db = this.config.db;
     return db.type === 'sqlite' ? `sqlite (${db.storage})` : `mariadb (${db.host}:${db.port}/${db.name})`;

@@ -138,17 +138,14 @@ export const themeRoutes: RouteDefinition[] = [
         hostname: z.string().max(253).optional().catch(undefined).meta({ description: "Resolves the tenant by its hostnames (POST /api/tenants)" }),
         tenantId: z.string().max(64).optional().catch(undefined).meta({ description: 'Names the tenant directly (wins over hostname)' }),
       }),
+      // The spec: always 200. A value with control characters is dropped (no tenant), not refused.
+      tolerantQuery: true,
     },
     summary: 'Public branding {siteName, logoUrl, accentColor} of a tenant; always 200, all null when no tenant resolves, the tenant is default, or anything fails; cached 10 minutes per tenant',
-    description: "siteName falls back to the tenant's SITE_NAME setting (the setup wizard's site name; the default tenant's when none resolves), so the sign-in and share pages show the site's name.",
+    description:
+      "The tenant's theme branding only, as the spec gives it (never the SITE_NAME setting: the sign-in page reads the site's name from GET /api/setup/status). A query that cannot be read (control characters, repeated or over-long values) counts as no tenant: still 200 with nulls.",
     response: branding,
-    async handler({ scope, query }) {
-      const answer = await scope.themes.publicBranding(query);
-      if (answer.siteName) return answer;
-      const tenantId = (await scope.themes.publicTenant(query).catch(() => null)) ?? 'default';
-      const name = await optional(scope, 'settings')?.get('SITE_NAME', tenantId).catch(() => null);
-      return typeof name === 'string' && name.trim() ? { ...answer, siteName: name.trim() } : answer;
-    },
+    handler: ({ scope, query }) => scope.themes.publicBranding(query),
   }),
   defineRoute({
     method: 'GET', path: '/api/theme/effective', permission: 'public', tags, request: {},

@@ -204,7 +204,7 @@ describe('cluster: 3 instances behind a round-robin proxy (MariaDB, Redis, S3)',
       expect(await branding(i.url, '?hostname=acme.example'), `instance ${i.index} by hostname`).to.include({ siteName: 'Acme Two' });
     }
 
-    // A setting (SITE_NAME, which the default tenant's public branding shows) changed by configuration sync:
+    // A setting (SITE_NAME, the site name the sign-in page reads from the setup status) changed by configuration sync:
     // the bundle is downloaded from instance 1, edited, uploaded to instance 2, planned and applied on instance 3.
     const download = await fetch(`${c.instances[0]!.url}/api/config/bundle`, { headers: { cookie: admin } });
     expect(download.status).to.equal(200);
@@ -214,7 +214,8 @@ describe('cluster: 3 instances behind a round-robin proxy (MariaDB, Redis, S3)',
     const existing = bundle.files.find((f) => f.type === 'setting' && f.name === 'SITE_NAME');
     const file = { type: 'setting', name: 'SITE_NAME', uuid: existing?.uuid ?? null, data, checksum: canonical(data) };
     bundle.files = [...bundle.files.filter((f) => f !== existing), existing ? { ...existing, ...file } : file];
-    for (const i of c.instances) expect((await branding(i.url, '')).siteName, `instance ${i.index}`).to.not.equal(data.value);
+    const siteName = async (base: string) => ok(await call(base, '/api/setup/status')).siteName;
+    for (const i of c.instances) expect(await siteName(i.url), `instance ${i.index}`).to.not.equal(data.value);
     const form = new FormData();
     form.append('file', new Blob([JSON.stringify(bundle)], { type: 'application/json' }), 'config-bundle.json');
     const upload = ok(await call(c.instances[1]!.url, '/api/config/bundle', { cookie: admin, body: form }));
@@ -227,7 +228,10 @@ describe('cluster: 3 instances behind a round-robin proxy (MariaDB, Redis, S3)',
       await call(c.instances[2]!.url, '/api/config/apply', { cookie: admin, json: { planId: plan.planId, confirmed: true } }),
     );
     expect(applied.outcome).to.equal('success');
-    for (const i of c.instances) expect((await branding(i.url, '')).siteName, `instance ${i.index} after the apply`).to.equal(data.value);
+    for (const i of c.instances) expect(await siteName(i.url), `instance ${i.index} after the apply`).to.equal(data.value);
+    // The default tenant's public theme branding stays null, as the spec says.
+    for (const i of c.instances)
+      expect(await branding(i.url, ''), `instance ${i.index}`).to.deep.equal({ siteName: null, logoUrl: null, accentColor: null });
   });
 
   it('a GraphQL subscriber on instance B receives an entry created through instance A', async function () {

@@ -200,8 +200,45 @@ for (const variant of DB_VARIANTS) {
       expect(await Role().findOne({ where: { tenant_id: 'default', name: 'temp' } })).to.not.equal(null);
       const st = await status();
       expect(st.summary).to.include({ changed: 0, onlyInDatabase: 1, onlyInFiles: 0 });
+      // The inline apply is in the history (before issue 32 only background jobs were listed: empty here).
       const history = await dataOf(await admin().get('/api/config/history'));
-      expect(history.jobs).to.be.an('array');
+      const listed = history.jobs.filter((j: any) => j.planId === p.planId);
+      expect(listed).to.have.length(1);
+      expect(listed[0]).to.deep.include({
+        jobId: null,
+        inline: true,
+        planId: p.planId,
+        mode: 'merge',
+        domain: 'config',
+        status: 'completed',
+        outcome: 'success',
+        summary: { created: 1, updated: 1, deleted: 0, skipped: 0, failed: 0 },
+        progress: { processed: 2, total: 2 },
+      });
+      expect(Date.parse(listed[0].completedAt)).to.be.at.least(Date.parse(listed[0].createdAt));
+      // The audit route shows the spec's audit-entry fields of that apply.
+      const audit = await dataOf(await admin().get('/api/dashboard/audit?limit=100'));
+      const entry = audit.find((e: any) => e.planId === p.planId && e.operation === 'apply');
+      expect(entry, JSON.stringify(audit.slice(0, 3))).to.not.equal(undefined);
+      expect(entry).to.deep.include({
+        domain: 'config',
+        operation: 'apply',
+        planId: p.planId,
+        mode: 'merge',
+        outcome: 'success',
+        summary: { created: 1, updated: 1, deleted: 0, skipped: 0, failed: 0 },
+        actor: { userId: entry.userId, tenantId: 'default' },
+      });
+      expect(entry.previousHash).to.match(/^[0-9a-f]{64}$/);
+      expect(entry.currentHash).to.match(/^[0-9a-f]{64}$/);
+      expect(entry.currentHash).to.not.equal(entry.previousHash);
+      // The chain shows: each entry links to the one before it (newest first).
+      const index = audit.indexOf(entry);
+      if (audit[index + 1]) expect(entry.previousHash).to.equal(audit[index + 1].currentHash);
+      // Another tenant's admin sees neither the apply nor its audit entry.
+      expect((await dataOf(await as(t, 'admin', 'other').get('/api/config/history'))).jobs).to.deep.equal([]);
+      const otherAudit = await dataOf(await as(t, 'admin', 'other').get('/api/dashboard/audit?limit=100'));
+      expect(otherAudit.filter((e: any) => e.planId === p.planId)).to.deep.equal([]);
     });
 
     it('a mirror plan needs confirmation (409 CONFIRMATION_REQUIRED), then deletes what is only in the database', async function () {
@@ -314,7 +351,13 @@ for (const variant of DB_VARIANTS) {
         await new Promise((r) => setTimeout(r, 100));
       }
       expect(job).to.include({ jobId: queued.jobId, domain: 'config', status: 'completed', outcome: 'success' });
+      expect(job).to.include({ planId: p.planId, inline: false });
       expect(job.summary.created).to.equal(100);
+      // The whole history lists the background apply once (its audit entry does not repeat it) beside the inline ones.
+      const all = (await dataOf(await admin().get('/api/config/history'))).jobs;
+      expect(all.filter((j: any) => j.planId === p.planId).map((j: any) => j.jobId)).to.deep.equal([queued.jobId]);
+      expect(all[0].planId, 'newest first').to.equal(p.planId);
+      expect(all.filter((j: any) => j.inline).length).to.be.at.least(2);
       expect(await Role().count({ where: { tenant_id: 'default' } })).to.equal(105);
       expect((await status()).inSync).to.equal(true);
     });

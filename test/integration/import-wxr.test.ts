@@ -246,9 +246,52 @@ describe('import format xml_blog (WordPress WXR)', function () {
       expect(p.summary.fields.comments).to.include({ post: 'relation' });
     });
 
-    it('custom fields: acfFields lists the postmeta keys that are not WordPress internals; serialized arrays decoded', async () => {
+    it('custom fields: acfFields lists only the ACF-managed keys (7 custom fields, 4 ACF), not every custom field', async () => {
+      const meta = (key: string, value: string) =>
+        `<wp:postmeta><wp:meta_key><![CDATA[${key}]]></wp:meta_key><wp:meta_value><![CDATA[${value}]]></wp:meta_value></wp:postmeta>`;
+      const item = (id: number, metas: string) =>
+        `<item><title>Post ${id}</title><wp:post_id>${id}</wp:post_id><wp:status>publish</wp:status><wp:post_type>post</wp:post_type>${metas}</item>`;
+      const path = writeFile(
+        'acf.xml',
+        wxr(
+          item(
+            1,
+            meta('subtitle', 'A subtitle') +
+              meta('_subtitle', 'field_5f1a2b3c4d5e6') +
+              meta('hero_image', '42') +
+              meta('_hero_image', 'field_5f1a2b3c4d5e7') +
+              meta('views', '17') +
+              meta('plugin_setting', 'on'),
+          ) +
+            item(
+              2,
+              meta('price', '9.50') +
+                meta('_price', 'field_60aa11bb22cc3') +
+                meta('rating', '4') +
+                meta('_rating', 'field_60aa11bb22cc4') +
+                meta('views', '3') +
+                meta('another_plugin', 'x') +
+                meta('_another_plugin', 'not an acf key'),
+            ),
+        ),
+      );
+      const p = await parse(path);
+      const customKeys = new Set(p.of('posts').flatMap((e) => Object.keys((e.data.meta as object) ?? {})));
+      expect([...customKeys].sort()).to.deep.equal([
+        'another_plugin',
+        'hero_image',
+        'plugin_setting',
+        'price',
+        'rating',
+        'subtitle',
+        'views',
+      ]);
+      expect(p.summary.acfFields).to.deep.equal(['hero_image', 'price', 'rating', 'subtitle']);
+    });
+
+    it('custom fields: plugin meta is no ACF field; serialized arrays decoded', async () => {
       const p = await parse(WXR('ghost-wpxml-has-meta.xml'));
-      expect(p.summary.acfFields).to.deep.equal(['ab_view_count', 'amazonS3_cache', 'lorem1234']);
+      expect(p.summary.acfFields).to.deep.equal([]);
       const item = p.of('enmse_messages')[0]!;
       expect(item.data.postType).to.equal('enmse_message');
       expect(item.data.meta).to.include({ lorem1234: '433', ab_view_count: '394' });

@@ -46,6 +46,7 @@ for (const variant of DB_VARIANTS) {
         dbValidated: false,
         seeded: false,
         complete: false,
+        siteName: null,
       });
       for (const path of ['/api/user/me', '/api/system/plugins', '/', '/anything']) {
         const res = await t.request(path, { redirect: 'manual' });
@@ -175,6 +176,7 @@ for (const variant of DB_VARIANTS) {
         dbValidated: true,
         seeded: true,
         complete: true,
+        siteName: 'Acme',
       });
       expect((await t.request('/api/system/plugins', { headers: { cookie: session } })).status).to.equal(200);
       const page = await t.request('/setup', { redirect: 'manual' });
@@ -230,6 +232,30 @@ describe('headless setup', function () {
       await t.close();
     }
   });
+
+  for (const variant of DB_VARIANTS) {
+    it(`reports the database validated after setup from CMS_SETUP_ADMIN_* (${variant.name})`, async function () {
+      requireVariant(this, variant);
+      const t = await startTestKernel({
+        db: variant.name,
+        setup: true,
+        config: { plugins: { options: { auth: { bcryptRounds: 4 } } } },
+        env: { ...process.env, CMS_SETUP_ADMIN_EMAIL: 'env-ops@example.com', CMS_SETUP_ADMIN_PASSWORD: 'env configured password' },
+      });
+      try {
+        const status = await t.request('/api/setup/status');
+        expect(status.status).to.equal(200);
+        expect((await status.json()).data).to.deep.include({ state: 'ready', dbValidated: true, seeded: true, complete: true });
+        const login = await t.request('/api/user/login', {
+          method: 'POST',
+          json: { email: 'env-ops@example.com', password: 'env configured password' },
+        });
+        expect(login.status).to.equal(200);
+      } finally {
+        await t.close();
+      }
+    });
+  }
 
   it("names a wrong MariaDB password in the driver's words", async function () {
     if (!MARIADB_URL) {

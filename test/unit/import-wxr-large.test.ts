@@ -31,7 +31,8 @@ async function writeLargeWxr(path: string): Promise<void> {
     await put(
       `<item>\n<title>Post ${i}</title>\n<dc:creator><![CDATA[admin]]></dc:creator>\n<content:encoded><![CDATA[${PARAGRAPH.repeat(20)}]]></content:encoded>\n` +
         `<wp:post_id>${i}</wp:post_id>\n<wp:post_date_gmt>2024-01-01 10:00:00</wp:post_date_gmt>\n<wp:status>publish</wp:status>\n<wp:post_type>${page ? 'page' : 'post'}</wp:post_type>\n` +
-        `<category domain="category" nicename="news"><![CDATA[News]]></category>\n<wp:postmeta><wp:meta_key>views</wp:meta_key><wp:meta_value>${i}</wp:meta_value></wp:postmeta>\n${comment}</item>\n`,
+        `<category domain="category" nicename="news"><![CDATA[News]]></category>\n<wp:postmeta><wp:meta_key>views</wp:meta_key><wp:meta_value>${i}</wp:meta_value></wp:postmeta>\n` +
+        `<wp:postmeta><wp:meta_key>_views</wp:meta_key><wp:meta_value>field_64f0a1b2c3d4e</wp:meta_value></wp:postmeta>\n${comment}</item>\n`,
     );
   }
   await put('</channel>\n</rss>\n');

@@ -7,31 +7,55 @@ import { once } from 'node:events';
 import type { ImportedEntity, ImportFieldKind, ImportParseSummary } from '../../kernel/registries/contracts.js';
 
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
-const HTML = /<\/?[a-z][\s\S]*>/i;
+/** Longest value a `text` field holds; a longer or multi-line string is `longtext`. */
+const TEXT_MAX = 255;
 /** Warnings kept in the summary; the rest are counted in one closing warning. */
 const MAX_WARNINGS = 200;
 
-/** The kind a value suggests: scaffold mode turns these into collection field types. */
+/**
+ * The kind a value suggests: scaffold mode turns these into collection field types. A string is never
+ * rich text by its looks (a title such as `Tom & <Special>` is text, stored exactly as sent): only a
+ * format that knows a field holds markup declares `richtext` (WXR content and excerpts, product
+ * descriptions, a CMS schema's rich-text fields). A string too long or multi-line for a text field is
+ * `longtext` (a plain long-text field, also stored exactly).
+ */
 export function inferKind(value: unknown): ImportFieldKind | null {
   if (value === null || value === undefined || value === '') return null;
   if (typeof value === 'boolean') return 'boolean';
   if (typeof value === 'number') return Number.isFinite(value) ? 'number' : null;
   if (typeof value === 'string') {
     if (ISO_DATE.test(value) && !Number.isNaN(Date.parse(value.replace(' ', 'T')))) return 'date';
-    if (value.length > 255 || value.includes('\n') || HTML.test(value)) return 'richtext';
-    return 'text';
+    return value.length > TEXT_MAX || value.includes('\n') ? 'longtext' : 'text';
   }
   return 'json';
 }
 
-/** Two kinds seen for one field: the one that holds both. */
+const HTML = /<\/?[a-z][\s\S]*>/i;
+
+/**
+ * For CMS formats that have no schema to ask (Directus items without a snapshot): a value long or
+ * multi-line enough for a body and holding markup is a rich-text body. Short values (titles, names)
+ * never are, whatever they hold. Tabular formats (CSV, JSON rows) never call this.
+ */
+export function looksLikeRichText(value: unknown): boolean {
+  return typeof value === 'string' && (value.length > TEXT_MAX || value.includes('\n')) && HTML.test(value);
+}
+
+const TEXTUAL = new Set<ImportFieldKind>(['text', 'longtext', 'richtext']);
+
+/** Two kinds seen for one field: the one that holds both (plain text never widens to rich text). */
 export function widenKind(a: ImportFieldKind | undefined, b: ImportFieldKind): ImportFieldKind {
   if (!a || a === b) return b;
-  if ((a === 'text' && b === 'richtext') || (a === 'richtext' && b === 'text')) return 'richtext';
+  if (TEXTUAL.has(a) && TEXTUAL.has(b)) {
+    // richtext only meets plain text when a format declared it for some records: the declaration holds.
+    if (a === 'richtext' || b === 'richtext') return 'richtext';
+    return 'longtext';
+  }
   if (a === 'json' || b === 'json') return 'json';
   if (a === 'media' || a === 'relation') return a;
   if (b === 'media' || b === 'relation') return b;
-  return a === 'richtext' || b === 'richtext' ? 'richtext' : 'text';
+  if (a === 'richtext' || b === 'richtext') return 'richtext';
+  return a === 'longtext' || b === 'longtext' ? 'longtext' : 'text';
 }
 
 /** Nesting depth of a plain value (a scalar is 0), stopping once past `limit`. */
@@ -52,6 +76,7 @@ export class SpoolWriter {
   private readonly warnings: Array<{ message: string; line?: number }> = [];
   private readonly blocked: string[] = [];
   private dropped = 0;
+  private readonly refused: Record<string, number> = {};
 
   constructor(
     spoolPath: string,
@@ -63,7 +88,7 @@ export class SpoolWriter {
   /** Writes one entity (waiting when the file is behind); a record nested past maxDepth is refused with a warning. */
   async write(entity: ImportedEntity, fieldKinds?: Record<string, ImportFieldKind>): Promise<boolean> {
     if (depthOf(entity.data, this.maxDepth) > this.maxDepth) {
-      this.warn(`${entity.entity} ${entity.externalId}: nested deeper than ${this.maxDepth} levels, skipped`, entity.line);
+      this.refuse(entity.entity, `${entity.entity} ${entity.externalId}: nested deeper than ${this.maxDepth} levels, skipped`, entity.line);
       return false;
     }
     this.counts[entity.entity] = (this.counts[entity.entity] ?? 0) + 1;
@@ -87,6 +112,12 @@ export class SpoolWriter {
     else this.dropped++;
   }
 
+  /** A record that could not be read or used: warned, not written, and counted (the run reports it as failed). */
+  refuse(entity: string, message: string, line?: number): void {
+    this.refused[entity] = (this.refused[entity] ?? 0) + 1;
+    this.warn(message, line);
+  }
+
   block(reason: string): void {
     this.blocked.push(reason);
   }
@@ -101,6 +132,7 @@ export class SpoolWriter {
       warnings,
       blockedReasons: this.blocked,
       ...(extra.acfFields ? { acfFields: extra.acfFields } : {}),
+      ...(Object.keys(this.refused).length ? { refused: { ...this.refused } } : {}),
       ...(extra.wellFormed === undefined ? {} : { wellFormed: extra.wellFormed }),
     };
   }

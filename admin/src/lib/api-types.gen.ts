@@ -861,14 +861,14 @@ export interface ApiRoutes {
   };
   /** Downloads the database state as a configuration bundle (JSON attachment) to upload on another instance (permission: config:read) */
   'GET /api/config/bundle': { params: never; query: never; body: never; response: unknown; errors: ApiErrorCode };
-  /** The config domain's apply jobs, newest first; ?jobId= narrows to one (permission: config:read) */
+  /** The config domain's applies, newest first: background jobs and inline applies (jobId null, inline true); ?jobId= narrows to one job (permission: config:read) */
   'GET /api/config/history': {
     params: never;
     query: { jobId?: string };
     body: never;
     response: {
       jobs: {
-        jobId: string;
+        jobId: string | null;
         domain: string;
         status: string;
         progress: { processed: number; total: number };
@@ -876,6 +876,9 @@ export interface ApiRoutes {
         summary?: { created: number; updated: number; deleted: number; skipped: number; failed: number };
         createdAt: string;
         completedAt?: string;
+        planId: string | null;
+        mode: 'add' | 'merge' | 'mirror' | 'replace' | null;
+        inline: boolean;
       }[];
     };
     errors: ApiErrorCode;
@@ -1537,12 +1540,18 @@ export interface ApiRoutes {
     response: ApiSchemas['EntryPreview'];
     errors: ApiErrorCode;
   };
-  /** Setup state: incomplete, seeded or ready (permission: public) */
+  /** Setup state: incomplete, seeded or ready; and the site name the sign-in page shows (permission: public) */
   'GET /api/setup/status': {
     params: never;
     query: never;
     body: never;
-    response: { state: 'incomplete' | 'seeded' | 'ready'; dbValidated: boolean; seeded: boolean; complete: boolean };
+    response: {
+      state: 'incomplete' | 'seeded' | 'ready';
+      dbValidated: boolean;
+      seeded: boolean;
+      complete: boolean;
+      siteName: string | null;
+    };
     errors: ApiErrorCode;
   };
   /** The maintenance jobs an administrator can start, and their recent runs with status and result (permission: manage:system) */

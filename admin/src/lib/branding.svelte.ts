@@ -1,5 +1,7 @@
-// Public branding of this site (GET /api/theme/public from the themes plugin): the name shown in the
-// sidebar and on the sign-in pages. Falls back to "CMS" when the plugin is missing or no name is set.
+// Public branding of this site: the name shown in the sidebar and on the sign-in pages. The site's name
+// comes from the setup status (the SITE_NAME setting, public); the tenant's theme branding
+// (GET /api/theme/public from the themes plugin, null for the default tenant) may name it otherwise and
+// adds a logo. Falls back to "CMS" when neither says anything.
 import { remote } from './remote';
 
 class Branding {
@@ -7,13 +9,13 @@ class Branding {
   logoUrl = $state<string | null>(null);
 
   async load(): Promise<void> {
-    try {
-      const b = await remote('GET /api/theme/public', { query: { hostname: location.hostname } });
-      if (b?.siteName) this.siteName = b.siteName;
-      this.logoUrl = b?.logoUrl ?? null;
-    } catch {
-      // keep the defaults
-    }
+    const [status, theme] = await Promise.all([
+      remote('GET /api/setup/status').catch(() => null),
+      remote('GET /api/theme/public', { query: { hostname: location.hostname } }).catch(() => null),
+    ]);
+    const name = theme?.siteName ?? status?.siteName;
+    if (name) this.siteName = name;
+    this.logoUrl = theme?.logoUrl ?? null;
   }
 }
 

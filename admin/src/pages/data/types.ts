@@ -61,6 +61,14 @@ export interface DataJob {
   completedAt?: string;
 }
 
+/** One apply of GET /api/config/history: a background job, or an inline apply (jobId null). */
+export interface HistoryItem extends Omit<DataJob, 'jobId'> {
+  jobId: string | null;
+  planId: string | null;
+  mode: string | null;
+  inline: boolean;
+}
+
 /** One `event: completed` of GET /api/data-ops/events. */
 export interface CompletedEvent {
   domain: string;
