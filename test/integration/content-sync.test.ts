@@ -77,7 +77,8 @@ for (const variant of variants()) {
         startTestKernel({
           ...variant.a,
           plugins: [fixturePlugin('test-identity')],
-          config: { plugins: { options: { 'content-sync': options } } } as never,
+          // Both instances are on loopback: the operator switch lets the channel reach them.
+          config: { outbound: { allowPrivate: true }, plugins: { options: { 'content-sync': options } } } as never,
           captureLogs: 'debug',
         }),
         startChildInstance(),
