@@ -280,6 +280,8 @@ for (const variant of DB_VARIANTS) {
           mimeType: 'image/png',
           size: png.length,
           sha256: sha256(png),
+          // Its storage path on the source: what rich-text /files/ URLs name (matched on import).
+          path: String(media.url).slice('/files/'.length).split('/').map(decodeURIComponent).join('/'),
           folder: null,
           meta: { originalName: 'cover.png', width: 64, height: 48, private: false },
           file: `media/files/${sha256(png)}`,
