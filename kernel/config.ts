@@ -124,6 +124,16 @@ export const configSchema = z.object({
       bulkHeapGrowthPercent: z.number().int().min(0).max(300).default(20),
     })
     .prefault({}),
+  outbound: z
+    .object({
+      /**
+       * CMS_OUTBOUND_ALLOW_PRIVATE: requests the server makes on a user's behalf (importer downloads,
+       * content-sync channels, webhooks) may reach loopback, private, link-local and unique-local
+       * addresses (kernel/outbound.ts). Off by default (SSRF); tests and intranets turn it on.
+       */
+      allowPrivate: z.boolean().default(false),
+    })
+    .prefault({}),
   jobs: z
     .object({
       enabled: z.boolean().default(true),
@@ -215,6 +225,7 @@ export const ENV_VARS: Record<string, [string, EnvKind]> = {
   CMS_POOL_MAX_THREADS: ['pool.maxThreads', 'int'],
   CMS_POOL_NICE_INCREMENT: ['pool.niceIncrement', 'int'],
   CMS_BULK_HEAP_GROWTH_PERCENT: ['runtime.bulkHeapGrowthPercent', 'int'],
+  CMS_OUTBOUND_ALLOW_PRIVATE: ['outbound.allowPrivate', 'bool'],
   CMS_JOBS_ENABLED: ['jobs.enabled', 'bool'],
   CMS_JOBS_POLL_MS: ['jobs.pollIntervalMs', 'int'],
   CMS_PLUGINS_DISABLED: ['plugins.disabled', 'list'],

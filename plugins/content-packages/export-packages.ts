@@ -90,6 +90,16 @@ export class ExportPackages {
     return rows[0] ? fromRow(rows[0]) : null;
   }
 
+  /** The package of an inline run by its id (the `jobId` an inline run answers), in the tenant. */
+  async byPackage(tenantId: string, packageId: string): Promise<PackageRow | null> {
+    if (!PACKAGE_ID.test(packageId)) return null;
+    const rows = await this.sequelize().query<Record<string, unknown>>(`SELECT * FROM ${TABLE} WHERE tenant_id = ? AND package_id = ?`, {
+      type: QueryTypes.SELECT,
+      replacements: [tenantId, packageId],
+    });
+    return rows[0] ? fromRow(rows[0]) : null;
+  }
+
   /** Deletes a package (row and file); used by undo and retention. */
   async remove(packageId: string): Promise<void> {
     await this.sequelize().getQueryInterface().bulkDelete(TABLE, { package_id: packageId });

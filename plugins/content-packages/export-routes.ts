@@ -1,7 +1,7 @@
 /** /api/content-export: validate, plan, run (through the data-operation engine), download, jobs. */
 import { z } from 'zod';
-import { ServiceUnavailableError, ValidationError } from '../../kernel/errors.js';
-import type { Identity } from '../../kernel/http/identity.js';
+import { ForbiddenError, ServiceUnavailableError, ValidationError } from '../../kernel/errors.js';
+import { hasPermission, type Identity } from '../../kernel/http/identity.js';
 import { defineRoute, type RouteDefinition } from '../../kernel/http/route-table.js';
 import { optional } from '../../kernel/plugin.js';
 import {
@@ -14,7 +14,7 @@ import {
   type StoredPlan,
 } from '../data-ops/public.js';
 import { PackageNotFoundError, PackageNotReadyError } from './export-errors.js';
-import type { ExportPackages, PackageRow } from './export-packages.js';
+import { PACKAGE_ID, type ExportPackages, type PackageRow } from './export-packages.js';
 import { checkSelection, selectionSchema } from './export-selection.js';
 import { sendArchive } from './package-archive.js';
 import { EXPORT_DOMAIN } from './public.js';
@@ -43,7 +43,11 @@ const selectionAnswer = z.object({
 
 const id = z.string().min(1).max(64);
 
-/** The package of a plan, or of the plan a finished export job ran (409 while the job is queued or running). */
+/**
+ * The package of a plan, of the plan a finished export job ran (409 while the job is queued or running),
+ * or, for a jobId that is a package id, the package an inline run built (an inline 200 answers its
+ * packageId as `jobId`, so `?jobId=` fetches what either kind of run made).
+ */
 async function packageFor(
   deps: ExportRouteDeps,
   scope: Record<string, any>,
@@ -56,6 +60,11 @@ async function packageFor(
     return row;
   }
   const jobId = query.jobId!;
+  if (PACKAGE_ID.test(jobId)) {
+    const row = await deps.packages().byPackage(identity.tenantId, jobId);
+    if (!row) throw new PackageNotFoundError(`job '${jobId}'`);
+    return row;
+  }
   const job = await scope.jobs.get(jobId).catch(() => null);
   const payload = (job?.payload ?? null) as { planId?: string; domain?: string } | null;
   if (!job || job.type !== DATA_OPS_APPLY_JOB || job.tenantId !== identity.tenantId || payload?.domain !== EXPORT_DOMAIN || !payload.planId)
@@ -64,6 +73,15 @@ async function packageFor(
   const row = await deps.packages().byPlan(identity.tenantId, payload.planId);
   if (!row) throw new PackageNotFoundError(`job '${jobId}' (the export did not complete)`);
   return row;
+}
+
+/** Whether the package's export selection was published entries only (its plan gone: not known, so no). */
+async function onlyPublished(scope: object, row: PackageRow, identity: Identity): Promise<boolean> {
+  if (!row.planId) return false;
+  const plan = await engine(scope)
+    .getPlan(row.planId, identity)
+    .catch(() => null);
+  return (plan?.input as { status?: unknown } | undefined)?.status === 'published';
 }
 
 export function exportRoutes(deps: ExportRouteDeps): RouteDefinition[] {
@@ -105,13 +123,15 @@ export function exportRoutes(deps: ExportRouteDeps): RouteDefinition[] {
       permission: 'content:export',
       tags: ['content-export'],
       summary:
-        'Builds the package of a plan: 200 with the outcome (and packageId, downloadUrl) below 500 entries + media records, else 202 {jobId, status: queued, downloadUrl}',
+        'Builds the package of a plan: 200 with the outcome (and jobId, packageId, downloadUrl) below 500 entries + media records, else 202 {jobId, status: queued, downloadUrl}',
       description:
         'Takes {planId, confirmed?, planHash?}. Refusals as every apply route (404 PLAN_NOT_FOUND, 410 PLAN_EXPIRED, 409 PLAN_ALREADY_APPLIED, ' +
-        '409 PLAN_STALE when a selected collection schema changed since planning, 409 LOCK_CONTENTION).',
+        '409 PLAN_STALE when a selected collection schema changed since planning, 409 LOCK_CONTENTION). An inline run (200) answers `jobId` too: ' +
+        'the packageId, which GET /api/content-export/download?jobId= accepts like the jobId of a background run (it is not a job: the jobs route does not list it).',
       request: { body: applyBodySchema },
       response: z.union([
         (applyAnswerSchema.options[0] as z.ZodObject).extend({
+          jobId: z.string().optional().describe('the packageId: GET /api/content-export/download?jobId= fetches the package'),
           packageId: z.string().optional(),
           size: z.number().optional().describe('bytes of the archive'),
           sha256: z.string().optional().describe('SHA-256 of the archive'),
@@ -128,6 +148,7 @@ export function exportRoutes(deps: ExportRouteDeps): RouteDefinition[] {
         return row
           ? {
               ...answer.data,
+              jobId: row.packageId,
               packageId: row.packageId,
               size: row.size,
               sha256: row.sha256,
@@ -139,9 +160,10 @@ export function exportRoutes(deps: ExportRouteDeps): RouteDefinition[] {
     defineRoute({
       method: 'GET',
       path: '/api/content-export/download',
-      // content:export, not the namespace's GET default content:read: a package holds drafts, which a
-      // reader without content:write never sees through the entries API.
-      permission: 'content:export',
+      // The spec's table: content:read for the namespace's GETs. A package may hold drafts, which a reader
+      // without content:write never sees through the entries API: the handler lets such a reader have only
+      // a package of published entries (selection status: published); anything else needs content:export.
+      permission: 'content:read',
       tags: ['content-export'],
       envelope: false,
       summary:
@@ -149,7 +171,8 @@ export function exportRoutes(deps: ExportRouteDeps): RouteDefinition[] {
       description:
         'Accept-Ranges: bytes; one `Range: bytes=a-b` answers 206 with Content-Range (If-Range honoured), an unsatisfiable one 416 RANGE_NOT_SATISFIABLE; ' +
         'ETag is the archive SHA-256 (304 on If-None-Match). A job still queued or running: 409 PACKAGE_NOT_READY; unknown, failed, pruned or ' +
-        "another tenant's: 404 PACKAGE_NOT_FOUND. Exactly one of jobId and planId.",
+        "another tenant's: 404 PACKAGE_NOT_FOUND. Exactly one of jobId (a background run's jobId, or the jobId an inline run answered) and planId. " +
+        'Needs content:read (the spec); a package that may hold drafts (its selection was not status: published) also needs content:export or content:write (403 FORBIDDEN).',
       request: {
         query: z
           .object({ jobId: id.optional().describe('the jobId of a 202 run'), planId: id.optional().describe('the planId of a 200 run') })
@@ -161,6 +184,14 @@ export function exportRoutes(deps: ExportRouteDeps): RouteDefinition[] {
           throw new ValidationError(`Invalid query: ${message}`, [{ path: 'query.jobId', message }]);
         }
         const row = await packageFor(deps, scope, identity, query);
+        if (
+          !hasPermission(identity, 'content:export') &&
+          !hasPermission(identity, 'content:write') &&
+          !(await onlyPublished(scope, row, identity))
+        )
+          throw new ForbiddenError(
+            'This package may hold drafts: downloading it needs the content:export permission (a package of published entries only needs content:read)',
+          );
         if (!(await sendArchive(ctx, deps.packages().archivePath(row.packageId), row.fileName, row.sha256)))
           throw new PackageNotFoundError(`package '${row.packageId}' (its archive is not on this instance)`);
       },

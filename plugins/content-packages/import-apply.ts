@@ -23,10 +23,13 @@ import type { DataOperation, DomainContext, StoredPlan, Undo, VerifyResult } fro
 import type { ImportInput } from './import-plan.js';
 import { readStaged, stagingDir, type ImportPayload, type StagedEntry, type StagedMedia, type StagedRef } from './import-staging.js';
 import { formHash, valuesOf } from './import-target.js';
+import { rewriteRichTextFiles } from './rich-text-files.js';
 import type { ImportUploads } from './import-uploads.js';
 import type { ContentLedger } from './ledger.js';
 
 const MEDIA_MAP = 'media-map.json';
+/** Source media id -> the `/files/` URL of its copy made by this apply (rich-text references). */
+const MEDIA_URLS = 'media-urls.json';
 const MAX_DISCREPANCIES = 50;
 
 /** The media plugin's MediaService, as far as the import uses it. */
@@ -35,7 +38,7 @@ interface MediaIngest {
     identity: Identity,
     file: { tempPath: string; originalName: string; size: number },
     input: { folderId: string | null; private: boolean },
-  ): Promise<{ _id: string }>;
+  ): Promise<{ _id: string; url?: string }>;
 }
 
 export interface ApplyDeps {
@@ -74,22 +77,37 @@ async function recordSources(
   );
 }
 
-async function mediaMap(dir: string, staging: string): Promise<Record<string, string>> {
-  try {
-    return JSON.parse(await readFile(join(stagingDir(dir, staging), MEDIA_MAP), 'utf8')) as Record<string, string>;
-  } catch {
-    return {};
-  }
+/** What this apply's media step made: source media id -> new id, and -> the new `/files/` URL. */
+interface MediaMap {
+  ids: Record<string, string>;
+  urls: Record<string, string>;
 }
 
-/** Staged values with media carried over by this apply resolved to their new ids. */
-function resolved(values: Record<string, unknown>, map: Record<string, string>): Record<string, unknown> {
+async function mediaMap(dir: string, staging: string): Promise<MediaMap> {
+  const read = async (name: string) => {
+    try {
+      return JSON.parse(await readFile(join(stagingDir(dir, staging), name), 'utf8')) as Record<string, string>;
+    } catch {
+      return {};
+    }
+  };
+  return { ids: await read(MEDIA_MAP), urls: await read(MEDIA_URLS) };
+}
+
+/**
+ * Staged values with media carried over by this apply resolved: `{$media}` to the new id, a rich text
+ * staged as `{$richtext, $files: {path: sourceId}}` to its HTML with those `/files/` URLs pointing at the copies.
+ */
+function resolved(values: Record<string, unknown>, map: MediaMap): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(values))
-    out[k] =
-      v && typeof v === 'object' && typeof (v as { $media?: unknown }).$media === 'string'
-        ? (map[(v as { $media: string }).$media] ?? null)
-        : v;
+  for (const [k, v] of Object.entries(values)) {
+    const o = v && typeof v === 'object' ? (v as { $media?: unknown; $richtext?: unknown; $files?: Record<string, string> }) : null;
+    if (o && typeof o.$media === 'string') out[k] = map.ids[o.$media] ?? null;
+    else if (o && typeof o.$richtext === 'string') {
+      const files = o.$files ?? {};
+      out[k] = rewriteRichTextFiles(o.$richtext, (path) => (Object.hasOwn(files, path) ? (map.urls[files[path]!] ?? null) : null));
+    } else out[k] = v;
+  }
   return out;
 }
 
@@ -152,6 +170,7 @@ export function importApply(d: ApplyDeps) {
     const list = await readStaged<StagedMedia>(dir, p.staging, p.file);
     const created: string[] = [];
     const map: Record<string, string> = {};
+    const urls: Record<string, string> = {};
     try {
       for (const [i, m] of list.entries()) {
         const view = await media.ingest(
@@ -161,9 +180,11 @@ export function importApply(d: ApplyDeps) {
         );
         created.push(view._id);
         map[m.sourceId] = view._id;
+        if (typeof view.url === 'string') urls[m.sourceId] = view.url;
         ctx.progress?.(i + 1, list.length);
       }
       await writeFile(join(stagingDir(dir, p.staging), MEDIA_MAP), JSON.stringify(map));
+      await writeFile(join(stagingDir(dir, p.staging), MEDIA_URLS), JSON.stringify(urls));
     } catch (err) {
       await dropMedia(created).catch(() => undefined);
       throw err;
@@ -323,7 +344,7 @@ export function importApply(d: ApplyDeps) {
       } catch {
         return { ok: false, discrepancies: ['the upload of this plan is gone (expired): nothing to compare with'] };
       }
-      const maps = new Map<string, Record<string, string>>();
+      const maps = new Map<string, MediaMap>();
       for (const op of plan.operationsFull) {
         const p = op.payload as ImportPayload | undefined;
         if (!p || p.kind !== 'entries' || p.action === 'record') continue;

@@ -19,6 +19,7 @@ const mediaSchema = z
     size: z.number().int().min(0),
     sha256: hex64,
     file: z.string().max(1024).optional(),
+    path: z.string().max(2048).optional(),
   })
   .passthrough();
 
@@ -26,6 +27,10 @@ export interface MediaPlan {
   /** Target media id, 'pending' (carried over by the plan), or null (neither here nor in the package). */
   resolve(sourceId: string): string | 'pending' | null;
   staged(sourceId: string): StagedMedia | null;
+  /** The package's media record whose source path (what `/files/<path>` named there) this is, or null. */
+  sourceOfPath(path: string): string | null;
+  /** The storage path here of a media record `resolve` found by SHA-256, or null. */
+  targetPath(targetId: string): string | null;
 }
 
 export async function mediaPlan(
@@ -49,15 +54,22 @@ export async function mediaPlan(
       records.set(parsed.data.id, parsed.data as PackageMedia);
     }
   }
+  const byPath = new Map<string, string>();
+  for (const r of records.values()) if (typeof r.path === 'string' && !byPath.has(r.path)) byPath.set(r.path, r.id);
   const bySum = new Map<string, string>();
+  const pathOf = new Map<string, string>();
   const sums = [...new Set([...records.values()].map((r) => r.sha256))];
   for (let i = 0; i < sums.length; i += 500) {
     try {
-      const rows = await sequelize.query<{ id: string; checksum: string }>(
-        'SELECT id, checksum FROM media_items WHERE tenant_id = :tenantId AND deleted_at IS NULL AND checksum IN (:sums) ORDER BY created_at ASC',
+      const rows = await sequelize.query<{ id: string; checksum: string; path: string }>(
+        'SELECT id, checksum, path FROM media_items WHERE tenant_id = :tenantId AND deleted_at IS NULL AND checksum IN (:sums) ORDER BY created_at ASC',
         { type: QueryTypes.SELECT, replacements: { tenantId, sums: sums.slice(i, i + 500) } },
       );
-      for (const r of rows) if (!bySum.has(r.checksum)) bySum.set(r.checksum, r.id);
+      for (const r of rows)
+        if (!bySum.has(r.checksum)) {
+          bySum.set(r.checksum, String(r.id));
+          pathOf.set(String(r.id), String(r.path));
+        }
     } catch {
       break; // no media plugin tables
     }
@@ -71,6 +83,8 @@ export async function mediaPlan(
       if (found) return found;
       return fileOf(r) ? 'pending' : null;
     },
+    sourceOfPath: (path) => byPath.get(path) ?? null,
+    targetPath: (targetId) => pathOf.get(targetId) ?? null,
     staged(sourceId) {
       const r = records.get(sourceId);
       const file = r && fileOf(r);

@@ -28,6 +28,7 @@ import type { ImportUploads } from './import-uploads.js';
 import type { ContentLedger } from './ledger.js';
 import { matchIdentities, type IncomingIdentity, type MatchDecision } from './matching.js';
 import { mediaPlan } from './import-media.js';
+import { filesUrl, richTextFilePaths, rewriteRichTextFiles } from './rich-text-files.js';
 import { readNdjson, safeRelativePath } from './package-reader.js';
 import { Notes } from './plan-notes.js';
 
@@ -429,7 +430,33 @@ export async function planImport(
         } else {
           const checked = valueSchema(f).safeParse(v);
           if (!checked.success) notes.block(`${key}: field '${f.name}': ${checked.error.issues[0]?.message ?? 'invalid value'}`);
-          else values[f.name] = checked.data;
+          else if (f.type === 'richtext' && typeof checked.data === 'string') {
+            // Images (and links) of the rich text that name a media record of the package by its `/files/` URL
+            // point at that record's copy here: found by SHA-256 now, or carried over by this apply (then the
+            // staged value is {$richtext, $files} and the apply writes the new URLs).
+            const html = checked.data;
+            const now = new Map<string, string>();
+            const later: Record<string, string> = {};
+            for (const path of richTextFilePaths(html)) {
+              const sourceId = media.sourceOfPath(path);
+              if (!sourceId) continue;
+              const r = media.resolve(sourceId);
+              if (r === 'pending') {
+                later[path] = sourceId;
+                pending.push(sourceId);
+              } else if (r === null)
+                notes.warn(
+                  `field '${f.name}': ${filesUrl(path)} is neither here nor in the package (export with includeMedia): kept as it is`,
+                  key,
+                );
+              else {
+                const target = media.targetPath(r);
+                if (target) now.set(path, filesUrl(target));
+              }
+            }
+            const rewritten = now.size ? rewriteRichTextFiles(html, (path) => now.get(path) ?? null) : html;
+            values[f.name] = Object.keys(later).length ? { $richtext: rewritten, $files: later } : rewritten;
+          } else values[f.name] = checked.data;
         }
       }
       const createdAt = e.createdAt && !Number.isNaN(Date.parse(e.createdAt)) ? Date.parse(e.createdAt) : Date.now();

@@ -34,6 +34,7 @@ import type { MediaStorage } from '../media/public.js';
 import { encodeFields, entryChecksum, referencedIds } from './entry-codec.js';
 import { newPackageId, type ExportPackages } from './export-packages.js';
 import { quote, referencedMediaWhere, selectionWhere, type Where } from './export-selection.js';
+import { richTextFilePaths } from './rich-text-files.js';
 import type { ContentLedger } from './ledger.js';
 import { sha256OfFile, writeArchive } from './package-archive.js';
 import {
@@ -387,6 +388,7 @@ export class PackageWriter {
           mimeType: String(r.mime_type),
           size: Number(r.size),
           sha256: String(r.checksum),
+          path: String(r.path),
           folder: await this.folderPath(r.folder_id == null ? null : String(r.folder_id)),
           meta: {
             originalName: r.original_name == null ? null : String(r.original_name),
@@ -413,11 +415,41 @@ export class PackageWriter {
     }
   }
 
+  /** The storage paths the selected entries' rich-text fields refer to through `/files/` URLs (each once). */
+  private async richTextPaths(collections: LoadedCollection[]): Promise<string[]> {
+    const { sequelize } = this.d;
+    const out = new Set<string>();
+    for (const c of collections) {
+      const cols = c.fields.filter((f) => f.type === 'richtext').map((f) => quote(sequelize, columnName(f)));
+      if (!cols.length) continue;
+      const where = selectionWhere(sequelize, c, this.o.tenantId, this.selection);
+      const mentions = {
+        sql: `${where.sql} AND (${cols.map((col) => `${col} LIKE ?`).join(' OR ')})`,
+        values: [...where.values, ...cols.map(() => '%/files/%')],
+      };
+      for await (const rows of this.pages(c.table, mentions, [quote(sequelize, 'id'), ...cols].join(', ')))
+        for (const r of rows)
+          for (const f of c.fields) if (f.type === 'richtext') for (const p of richTextFilePaths(r[columnName(f)])) out.add(p);
+    }
+    return [...out];
+  }
+
   /** Writes media/manifest.ndjson (and with includeMedia the files); answers the number of records. */
   async media(onProgress?: (written: number) => void): Promise<number> {
     const loaded: LoadedCollection[] = [];
     for (const name of this.selection.collections) loaded.push(await this.d.collections.get(name));
-    const where = referencedMediaWhere(this.d.sequelize, loaded, this.o.tenantId, this.selection);
+    const byField = referencedMediaWhere(this.d.sequelize, loaded, this.o.tenantId, this.selection);
+    // Media the selected entries' rich text refers to (`/files/<path>` URLs: the editor's Image button).
+    const paths = await this.richTextPaths(loaded);
+    const { sequelize } = this.d;
+    const byPath = paths.length ? `(${quote(sequelize, 'path')} IN (?) AND ${quote(sequelize, 'deleted_at')} IS NULL)` : null;
+    const where: Where | null = byField
+      ? byPath
+        ? { sql: byField.sql.replace(/\)$/, ` OR ${byPath})`), values: [...byField.values, paths] }
+        : byField
+      : byPath
+        ? { sql: `${quote(sequelize, 'tenant_id')} = ? AND (${byPath})`, values: [this.o.tenantId, paths] }
+        : null;
     const tally = { records: 0, bytes: 0 };
     await this.writeStream(MEDIA_MANIFEST, this.ndjson(where ? this.mediaPages(where, tally, onProgress) : []));
     this.mediaInfo = {

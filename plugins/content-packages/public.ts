@@ -87,6 +87,8 @@ export interface PackageMedia {
   sha256: string;
   /** `media/files/<sha256>` when the file is in the package. */
   file?: string;
+  /** The storage path on the source (`/files/<path>` there): what rich-text URLs of the entries name. */
+  path?: string;
   folder?: string | null;
   meta?: Record<string, unknown>;
 }

@@ -1,4 +1,10 @@
+import { STATUS_CODES } from 'node:http';
 import { defineError } from '../../kernel/errors.js';
+
+/** `401 Unauthorized`: a remote's status in words (a remote's body is never repeated). */
+export const statusInWords = (status: number) => `${status} ${STATUS_CODES[status] ?? 'Unknown status'}`;
+/** A remote's error code when it looks like one (A-Z, 0-9, _), else null: free text of a remote is never repeated. */
+export const remoteCode = (code: unknown): string | null => (typeof code === 'string' && /^[A-Z][A-Z0-9_]{1,63}$/.test(code) ? code : null);
 
 // Channels.
 
@@ -16,7 +22,16 @@ export class SyncChannelExistsError extends defineError(
   (name: string) => `A channel named '${name}' already exists`,
 ) {}
 
-// Calls to the remote instance (never with the key in the message).
+export class SyncUrlForbiddenError extends defineError(
+  'SYNC_URL_FORBIDDEN',
+  400,
+  "A content-sync channel's URL is or resolves to a loopback, link-local, private or unique-local address (checked when the channel is created and again at each connection); allowed only when the operator sets CMS_OUTBOUND_ALLOW_PRIVATE=true.",
+  (host: string) => ({
+    message: `The channel URL's host ${host.slice(0, 300)} is or resolves to an internal address (loopback, link-local, private or unique-local); content sync does not connect there unless the operator sets CMS_OUTBOUND_ALLOW_PRIVATE=true`,
+  }),
+) {}
+
+// Calls to the remote instance (never with the key, and never with the remote's body, in the message).
 
 export class SyncRemoteUnreachableError extends defineError(
   'SYNC_REMOTE_UNREACHABLE',
@@ -34,22 +49,24 @@ export class SyncRemoteTimeoutError extends defineError(
 
 export class SyncRemoteAuthError extends defineError(
   'SYNC_REMOTE_AUTH_FAILED',
-  502,
-  "The remote instance refused the channel's API key: unknown, revoked or expired (401), or without the content:sync permission (403).",
-  (url: string, status: number, code: string, message: string) => ({
-    message: `The remote ${url} refused the channel's API key (${status} ${code}: ${message.slice(0, 300)})`,
-    expose: true,
+  400,
+  "The remote instance refused the channel's API key: unknown, revoked or expired (401), or without the content:sync permission (403). A client error: give the channel a valid key of the remote instance.",
+  (url: string, status: number) => ({
+    message:
+      status === 403
+        ? `The remote ${url} refused the channel's API key (${statusInWords(status)}): the key lacks the content:sync (and content:read) permission there`
+        : `The remote ${url} refused the channel's API key (${statusInWords(status)}): the key is unknown, revoked or expired there`,
   }),
 ) {}
 
 export class SyncRemoteRefusedError extends defineError(
   'SYNC_REMOTE_REFUSED',
   502,
-  "The remote instance answered a content-sync request with an error; the message names the remote's status and error code (e.g. PLAN_STALE, LOCK_CONTENTION, VALIDATION_ERROR).",
-  (url: string, status: number, code: string, message: string) => ({
-    message: `The remote ${url} answered ${status} ${code}: ${message.slice(0, 500)}`,
+  "The remote instance answered a content-sync request with an error; the message names the remote's status in words and its error code (e.g. PLAN_STALE, LOCK_CONTENTION, VALIDATION_ERROR), never the remote's text.",
+  (url: string, status: number, code: string | null) => ({
+    message: `The remote ${url} answered ${statusInWords(status)}${code ? ` (${code})` : ''}`,
     expose: true,
-    extra: { remoteStatus: status, remoteError: code },
+    extra: { remoteStatus: status, remoteError: code ?? 'UNKNOWN' },
   }),
 ) {}
 
@@ -64,8 +81,8 @@ export class SyncRemoteApplyFailedError extends defineError(
   'SYNC_REMOTE_APPLY_FAILED',
   502,
   'The remote instance applied the pushed plan without success (outcome rollback, partial or failure); the message names its outcome and error code. Nothing is recorded as agreed.',
-  (outcome: string, code: string, message: string) => ({
-    message: `The remote apply ended with outcome '${outcome}' (${code}: ${message.slice(0, 500)})`,
+  (outcome: string, code: string | null) => ({
+    message: `The remote apply ended with outcome '${remoteCode(outcome.toUpperCase()) ? outcome : 'unknown'}'${code ? ` (${code})` : ''}; the remote instance's audit log has the details`,
     expose: true,
   }),
 ) {}

@@ -48,8 +48,10 @@ export default definePlugin(() => {
         channels: () => (channels ??= new ChannelStore(sequelize, new ChannelSecrets(sequelize, ctx.config.secrets?.encryptionKey))),
         transfers: () => (transfers ??= new TransferStore(sequelize, root, options)),
         options,
+        allowPrivate: ctx.config.outbound.allowPrivate,
         root,
-        client: (channel, signal) => new RemoteClient(channel.url, channel.apiKey, options, signal),
+        client: (channel, signal) =>
+          new RemoteClient(channel.url, channel.apiKey, { ...options, allowPrivate: ctx.config.outbound.allowPrivate }, signal),
       };
       for (const m of CONTENT_SYNC_MIGRATIONS) ctx.migrations.add(m);
       ctx.registries.dataDomains.add(pullDomain(deps) as unknown as DataDomain);

@@ -16,7 +16,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { join } from 'node:path';
 import { JobInterruptedError } from '../../kernel/jobs.js';
 import type { DataDomainDefinition, DataJobView, DataOperation, PlanView, VerifyResult } from '../data-ops/public.js';
-import { SyncRemoteApplyFailedError, SyncRemoteProtocolError, SyncRemoteTimeoutError } from './errors.js';
+import { remoteCode, SyncRemoteApplyFailedError, SyncRemoteProtocolError, SyncRemoteTimeoutError } from './errors.js';
 import { readPackageEntries } from './package-entries.js';
 import { PUSH_DOMAIN, REMOTE_APPLY_OPERATION } from './public.js';
 import { REMOTE_BASE } from './remote-client.js';
@@ -146,11 +146,7 @@ export function pushDomain(deps: SyncDeps): DataDomainDefinition<PushInput> {
         }
       }
       if (answer.outcome !== 'success')
-        throw new SyncRemoteApplyFailedError(
-          String(answer.outcome ?? 'unknown'),
-          answer.error?.code ?? 'REMOTE_JOB',
-          answer.error?.message ?? 'see the remote instance',
-        );
+        throw new SyncRemoteApplyFailedError(String(answer.outcome ?? 'unknown'), remoteCode(answer.error?.code));
       if (answer.verify) {
         if (remoteVerify.size >= 100) remoteVerify.delete(remoteVerify.keys().next().value!);
         remoteVerify.set(ctx.plan.planId, answer.verify);

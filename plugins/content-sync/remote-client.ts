@@ -2,8 +2,11 @@
  * Calls to a channel's remote instance (Node's fetch, undici): the API key as a bearer token, a timeout
  * per request (AbortSignal.timeout; streamed bodies: an idle timeout), bounded retries with a doubling
  * pause for what is safe to repeat, and every failure mapped to a coded error that names the remote's
- * URL (never its key): SYNC_REMOTE_UNREACHABLE, SYNC_REMOTE_TIMEOUT, SYNC_REMOTE_AUTH_FAILED,
- * SYNC_REMOTE_REFUSED (with the remote's status and code), SYNC_REMOTE_PROTOCOL.
+ * URL (never its key, never the remote's body: its status in words and its error code only):
+ * SYNC_REMOTE_UNREACHABLE, SYNC_REMOTE_TIMEOUT, SYNC_REMOTE_AUTH_FAILED, SYNC_REMOTE_REFUSED,
+ * SYNC_REMOTE_PROTOCOL. Every request goes through the kernel's outbound guard (kernel/outbound.ts):
+ * an internal address, literal or resolved when connecting, is SYNC_URL_FORBIDDEN unless
+ * CMS_OUTBOUND_ALLOW_PRIVATE=true.
  * Transfers resume: a download continues with `Range: bytes=<bytes on disk>-`, an upload asks the
  * remote for the bytes it has (GET .../uploads/:id) and continues from there.
  */
@@ -12,19 +15,26 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { JobInterruptedError } from '../../kernel/jobs.js';
+import { guardedFetch, OutboundAddressError } from '../../kernel/outbound.js';
 import {
+  remoteCode,
+  statusInWords,
   SyncRemoteAuthError,
   SyncRemoteProtocolError,
   SyncRemoteRefusedError,
   SyncRemoteTimeoutError,
   SyncRemoteUnreachableError,
+  SyncUrlForbiddenError,
 } from './errors.js';
 import type { ContentSyncOptions } from './options.js';
 import type { RemoteHello } from './public.js';
 
 export const REMOTE_BASE = '/api/content-sync/remote';
 
-type ClientOptions = Pick<ContentSyncOptions, 'requestTimeoutMs' | 'retries' | 'retryDelayMs'>;
+type ClientOptions = Pick<ContentSyncOptions, 'requestTimeoutMs' | 'retries' | 'retryDelayMs'> & {
+  /** CMS_OUTBOUND_ALLOW_PRIVATE: the remote may be an internal address. */
+  allowPrivate: boolean;
+};
 
 /** An error answer of the remote, kept for callers that handle one status themselves (409 of an upload). */
 interface Answer {
@@ -37,6 +47,8 @@ export function displayUrl(url: string): string {
   const u = new URL(url);
   return `${u.protocol}//${u.host}${u.pathname.replace(/\/+$/, '')}`;
 }
+
+type FetchInit = { method?: string; headers?: Record<string, string>; body?: string | Uint8Array; signal?: AbortSignal };
 
 const isNetworkError = (err: unknown) => err instanceof SyncRemoteUnreachableError || err instanceof SyncRemoteTimeoutError;
 const retryableStatus = (status: number) => status === 502 || status === 503 || status === 504;
@@ -62,21 +74,29 @@ export class RemoteClient {
   }
 
   /** fetch with the request timeout; a network failure or timeout becomes the coded error. */
-  private async fetchOnce(path: string, init: RequestInit, timeoutMs = this.options.requestTimeoutMs): Promise<Response> {
+  private async fetchOnce(path: string, init: FetchInit, timeoutMs = this.options.requestTimeoutMs): Promise<Response> {
     this.checkAborted();
     const signals = [AbortSignal.timeout(timeoutMs), ...(this.signal ? [this.signal] : [])];
     try {
-      return await fetch(`${this.url}${path}`, { ...init, redirect: 'error', signal: AbortSignal.any(signals) });
+      return await this.fetch(`${this.url}${path}`, { ...init, signal: AbortSignal.any(signals) });
     } catch (err) {
       throw this.networkError(err, timeoutMs);
     }
   }
 
+  /** Through the outbound guard; redirects are not followed (a 3xx is not a content-sync answer). */
+  private fetch(url: string, init: FetchInit): Promise<Response> {
+    return guardedFetch(url, init, this.options.allowPrivate);
+  }
+
   private networkError(err: unknown, timeoutMs: number): Error {
     this.checkAborted();
-    const e = err as { name?: string; message?: string; cause?: { code?: string; message?: string } };
+    if (err instanceof OutboundAddressError) return new SyncUrlForbiddenError(err.host);
+    const e = err as { name?: string; code?: string; cause?: { code?: string } };
     if (e?.name === 'TimeoutError') return new SyncRemoteTimeoutError(this.url, timeoutMs);
-    const reason = e?.cause?.code ?? e?.cause?.message ?? e?.message ?? 'network error';
+    // Node's error code (ECONNREFUSED, ENOTFOUND, CERT_HAS_EXPIRED...), never a message that could carry remote text.
+    const code = e?.code ?? e?.cause?.code;
+    const reason = typeof code === 'string' && /^[A-Z0-9_]{2,64}$/.test(code) ? code : 'network error';
     return new SyncRemoteUnreachableError(this.url, String(reason).slice(0, 200));
   }
 
@@ -92,17 +112,18 @@ export class RemoteClient {
     try {
       body = JSON.parse(text);
     } catch {
-      throw new SyncRemoteProtocolError(this.url, `${res.status} with a body that is not JSON (is this the CMS's base URL?)`);
+      throw new SyncRemoteProtocolError(
+        this.url,
+        `${statusInWords(res.status)} with a body that is not JSON (is this the CMS's base URL?)`,
+      );
     }
     if (res.ok) {
       if (!body || body.success !== true) throw new SyncRemoteProtocolError(this.url, 'no success envelope');
       return { status: res.status, body: body.data };
     }
     if (pass(res.status)) return { status: res.status, body };
-    const code = typeof body?.error === 'string' ? body.error : 'UNKNOWN';
-    const message = typeof body?.message === 'string' ? body.message : '';
-    if (res.status === 401 || res.status === 403) throw new SyncRemoteAuthError(this.url, res.status, code, message);
-    throw new SyncRemoteRefusedError(this.url, res.status, code, message);
+    if (res.status === 401 || res.status === 403) throw new SyncRemoteAuthError(this.url, res.status);
+    throw new SyncRemoteRefusedError(this.url, res.status, remoteCode(body?.error));
   }
 
   /**
@@ -130,12 +151,7 @@ export class RemoteClient {
         );
         const answer = await this.read(res, (s) => (options.retry === true && retryableStatus(s)) || (options.pass?.(s) ?? false));
         if (options.retry && retryableStatus(answer.status) && !options.pass?.(answer.status)) {
-          last = new SyncRemoteRefusedError(
-            this.url,
-            answer.status,
-            String(answer.body?.error ?? 'UNKNOWN'),
-            String(answer.body?.message ?? ''),
-          );
+          last = new SyncRemoteRefusedError(this.url, answer.status, remoteCode(answer.body?.error));
           continue;
         }
         return { status: answer.status, data: answer.body as T };
@@ -207,9 +223,8 @@ export class RemoteClient {
     const signals = [idle.signal, ...(this.signal ? [this.signal] : [])];
     let res: Response;
     try {
-      res = await fetch(`${this.url}${path}`, {
+      res = await this.fetch(`${this.url}${path}`, {
         headers: this.headers(offset > 0 ? { range: `bytes=${offset}-` } : {}),
-        redirect: 'error',
         signal: AbortSignal.any(signals),
       });
     } catch (err) {
@@ -219,7 +234,7 @@ export class RemoteClient {
     try {
       if (res.status !== 200 && res.status !== 206) {
         await this.read(res);
-        throw new SyncRemoteProtocolError(this.url, `the package download answered ${res.status}`);
+        throw new SyncRemoteProtocolError(this.url, `the package download answered ${statusInWords(res.status)}`);
       }
       if (offset > 0 && res.status !== 206)
         throw new SyncRemoteProtocolError(this.url, 'the remote ignored the Range of a resumed download');
@@ -233,7 +248,13 @@ export class RemoteClient {
         await new Promise<void>((resolve, reject) => out.end((err?: Error | null) => (err ? reject(err) : resolve())));
       }
     } catch (err) {
-      if (err instanceof SyncRemoteProtocolError || err instanceof SyncRemoteRefusedError || err instanceof SyncRemoteAuthError) throw err;
+      if (
+        err instanceof SyncRemoteProtocolError ||
+        err instanceof SyncRemoteRefusedError ||
+        err instanceof SyncRemoteAuthError ||
+        err instanceof SyncUrlForbiddenError
+      )
+        throw err;
       throw this.networkError(err, this.options.requestTimeoutMs);
     } finally {
       clearTimeout(timer);
@@ -288,7 +309,7 @@ export class RemoteClient {
         }
         if (answer.status === 409 || retryableStatus(answer.status)) {
           if (answer.status === 409 && answer.body?.error !== 'SYNC_TRANSFER_OFFSET')
-            throw new SyncRemoteRefusedError(this.url, 409, String(answer.body?.error), String(answer.body?.message ?? ''));
+            throw new SyncRemoteRefusedError(this.url, 409, remoteCode(answer.body?.error));
           failures++;
           continue;
         }

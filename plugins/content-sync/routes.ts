@@ -6,7 +6,8 @@ import { z } from 'zod';
 import { AppError, ValidationError } from '../../kernel/errors.js';
 import { defineRoute, type RouteDefinition } from '../../kernel/http/route-table.js';
 import { applyAnswerSchema, jobsAnswerSchema, planViewSchema, type DataJobView } from '../data-ops/public.js';
-import { SyncChannelExistsError } from './errors.js';
+import { checkOutboundUrl, OutboundAddressError } from '../../kernel/outbound.js';
+import { SyncChannelExistsError, SyncUrlForbiddenError } from './errors.js';
 import { PULL_DOMAIN, PUSH_DOMAIN } from './public.js';
 import { syncInputSchema } from './sync-common.js';
 import type { SyncDeps } from './sync-deps.js';
@@ -120,11 +121,16 @@ export function syncRoutes(deps: SyncDeps): RouteDefinition[] {
       },
       summary: 'Creates a channel to a remote instance; tests the connection first (remote hello) unless ?test=false',
       description:
-        'A remote that cannot be reached is 502 SYNC_REMOTE_UNREACHABLE (504 SYNC_REMOTE_TIMEOUT), a key it refuses 502 SYNC_REMOTE_AUTH_FAILED; nothing is stored then. 409 SYNC_CHANNEL_EXISTS for a name in use.',
+        'A URL whose host is or resolves to a loopback, link-local, private or unique-local address is 400 SYNC_URL_FORBIDDEN (checked again at each connection) unless the operator set CMS_OUTBOUND_ALLOW_PRIVATE=true. ' +
+        "A remote that cannot be reached is 502 SYNC_REMOTE_UNREACHABLE (504 SYNC_REMOTE_TIMEOUT), a key it refuses 400 SYNC_REMOTE_AUTH_FAILED (the reason in words, never the remote's text); nothing is stored then. 409 SYNC_CHANNEL_EXISTS for a name in use.",
       response: channelView,
       async handler({ scope, logger, identity, query, body }) {
         const channels = deps.channels();
         if (await channels.nameTaken(identity.tenantId, body.name)) throw new SyncChannelExistsError(body.name);
+        // Before anything is sent (also with ?test=false): an internal address is refused here and again at each connection.
+        await checkOutboundUrl(body.url, deps.allowPrivate).catch((err: unknown) => {
+          throw err instanceof OutboundAddressError ? new SyncUrlForbiddenError(err.host) : err;
+        });
         let remoteInstallationId: string | null = null;
         if (query.test !== 'false') {
           const hello = await deps
@@ -193,7 +199,7 @@ export function syncRoutes(deps: SyncDeps): RouteDefinition[] {
         "Dry run of a push (this instance -> the channel's remote) or a pull (remote -> here) in mode merge (default) or mirror; stores and answers the plan",
       description:
         "Push: builds a package of the collections, uploads it (resumable chunks) and has the remote plan it; the plan mirrors the remote plan, followed by one `remote-apply` operation (count 0). Pull: downloads the remote's package (resumable) and plans it as a content import here. " +
-        'Conflicts (an entry changed on both sides since the last sync) are warnings and skipped unless conflictStrategy is source. Default collections: those both instances have. Remote failures: 502/504 SYNC_REMOTE_*.',
+        'Conflicts (an entry changed on both sides since the last sync) are warnings and skipped unless conflictStrategy is source. Default collections: those both instances have. Remote failures: 502/504 SYNC_REMOTE_*, a refused key 400 SYNC_REMOTE_AUTH_FAILED, an internal address 400 SYNC_URL_FORBIDDEN.',
       response: planViewSchema,
       async handler({ scope, identity, body }) {
         const { direction, ...input } = body;

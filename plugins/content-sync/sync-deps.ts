@@ -11,6 +11,8 @@ export interface SyncDeps {
   channels(): ChannelStore;
   transfers(): TransferStore;
   options: ContentSyncOptions;
+  /** CMS_OUTBOUND_ALLOW_PRIVATE (kernel config outbound.allowPrivate). */
+  allowPrivate: boolean;
   /** `<dataPath>/content-sync`. */
   root: string;
   client(channel: ChannelWithKey, signal?: AbortSignal): RemoteClient;

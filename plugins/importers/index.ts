@@ -23,6 +23,8 @@ export default definePlugin(() => {
   return {
     register({ container, routes, registries, migrations, config, options: raw, envOptions, envSources }) {
       const options = parseImporterOptions(raw, envOptions, envSources);
+      // The installation's one switch (CMS_OUTBOUND_ALLOW_PRIVATE); the older IMPORT_FETCH_ALLOW_PRIVATE still works here.
+      if (config.outbound.allowPrivate) options.fetchAllowPrivate = true;
       for (const m of IMPORTER_MIGRATIONS) migrations.add(m);
       container.register(
         'importers',

@@ -1,11 +1,11 @@
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { createWriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { BlockList, isIP, type LookupFunction } from 'node:net';
+import { isIP } from 'node:net';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { guardedLookup, isInternalAddress } from '../../kernel/outbound.js';
 
 export interface RemoteFetchOptions {
   /** Largest file fetched (bytes); a longer body is cut off and refused. */
@@ -16,54 +16,8 @@ export interface RemoteFetchOptions {
   maxRedirects?: number;
 }
 
-/** Addresses an import must not make the server call (SSRF): loopback, private, link-local, CGNAT, multicast, reserved. */
-const INTERNAL = new BlockList();
-for (const [net, prefix] of [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16],
-  ['172.16.0.0', 12],
-  ['192.0.0.0', 24],
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15],
-  ['224.0.0.0', 4],
-  ['240.0.0.0', 4],
-] as const) {
-  INTERNAL.addSubnet(net, prefix, 'ipv4');
-}
-for (const [net, prefix] of [
-  ['::', 128],
-  ['::1', 128],
-  ['fc00::', 7],
-  ['fe80::', 10],
-  ['ff00::', 8],
-  ['64:ff9b::', 96],
-] as const)
-  INTERNAL.addSubnet(net, prefix, 'ipv6');
-
-/** Whether an address is internal (IPv4-mapped IPv6 addresses are judged as their IPv4 address). */
-export function isInternalAddress(address: string): boolean {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)?.[1];
-  if (mapped) return INTERNAL.check(mapped, 'ipv4');
-  const family = isIP(address);
-  return family === 0 ? true : INTERNAL.check(address, family === 6 ? 'ipv6' : 'ipv4');
-}
-
-/** A DNS lookup that refuses internal addresses, so a name cannot point the fetch inside (checked at connect time). */
-function guardedLookup(allowPrivate: boolean): LookupFunction {
-  return (hostname, options, callback) => {
-    dnsLookup(hostname, { ...options, all: true }, (err, addresses: LookupAddress[]) => {
-      if (err) return (callback as (e: Error) => void)(err);
-      const allowed = allowPrivate ? addresses : addresses.filter((a) => !isInternalAddress(a.address));
-      if (!allowed.length)
-        return (callback as (e: Error) => void)(new Error(`${hostname} resolves to an internal address; remote fetches are refused there`));
-      if ((options as { all?: boolean }).all) return (callback as (e: null, a: LookupAddress[]) => void)(null, allowed);
-      (callback as (e: null, a: string, f: number) => void)(null, allowed[0]!.address, allowed[0]!.family);
-    });
-  };
-}
+/** The kernel's one outbound guard (kernel/outbound.ts); re-exported for the importer's tests. */
+export { isInternalAddress };
 
 function get(url: URL, options: RemoteFetchOptions): Promise<IncomingMessage> {
   const literal = url.hostname.replace(/^\[|\]$/g, '');

@@ -12,6 +12,8 @@ const t = await startTestKernel({
   ...(env.CS_CACHE === 'redis' ? { cache: 'redis' as const } : {}),
   plugins: [fixturePlugin('test-identity')],
   config: {
+    // The instances of these tests are on loopback (CMS_OUTBOUND_ALLOW_PRIVATE).
+    outbound: { allowPrivate: true },
     plugins: {
       options: {
         auth: { bcryptRounds: 4 },

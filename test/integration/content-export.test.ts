@@ -205,6 +205,16 @@ for (const variant of DB_VARIANTS) {
       expect(bytes.length).to.equal(run.data.size);
       expect(sha256(bytes)).to.equal(run.data.sha256);
       expect(res.headers.get('etag')).to.equal(`"${run.data.sha256}"`);
+      // The API decisions: an inline run (200) carries a jobId too, which the download accepts (issue 32, item 13).
+      expect(run.data.jobId).to.equal(run.data.packageId);
+      const byJob = await t.request(`/api/content-export/download?jobId=${encodeURIComponent(run.data.jobId)}`, { identity: 'editor' });
+      expect(byJob.status).to.equal(200);
+      expect(sha256(Buffer.from(await byJob.arrayBuffer()))).to.equal(run.data.sha256);
+      const otherTenant = await t.request(`/api/content-export/download?jobId=${encodeURIComponent(run.data.jobId)}`, {
+        identity: 'editor',
+        headers: { 'x-test-tenant': 'other' },
+      });
+      expect(otherTenant.status, "another tenant's inline package").to.equal(404);
 
       const { files } = await unpack(bytes, cleanup);
       const manifest = JSON.parse(files.get('manifest.json')!.toString('utf8'));
@@ -270,6 +280,8 @@ for (const variant of DB_VARIANTS) {
           mimeType: 'image/png',
           size: png.length,
           sha256: sha256(png),
+          // Its storage path on the source: what rich-text /files/ URLs name (matched on import).
+          path: String(media.url).slice('/files/'.length).split('/').map(decodeURIComponent).join('/'),
           folder: null,
           meta: { originalName: 'cover.png', width: 64, height: 48, private: false },
           file: `media/files/${sha256(png)}`,
@@ -377,14 +389,27 @@ for (const variant of DB_VARIANTS) {
       expect((await download(`planId=${doomed.planId}`)).status).to.equal(404);
     });
 
-    it('permissions: without content:export no validate, plan, run or download (403); content:read may list jobs; no identity 401/403', async () => {
+    it('permissions: without content:export no validate, plan or run (403); content:read may list jobs and download a package of published entries only; no identity 401/403', async () => {
       for (const path of ['/api/content-export/validate', '/api/content-export/plan', '/api/content-export/run']) {
         const r = await as(t, 'viewer').post(path, { collections: ['articles'], planId: 'x' });
         expect(r.status, path).to.equal(403);
       }
       expect((await as(t, 'viewer').get('/api/content-export/jobs')).status).to.equal(200);
-      // A package holds drafts: a reader (published entries only through the API) may not download one.
-      expect((await as(t, 'viewer').get('/api/content-export/download?planId=x')).status).to.equal(403);
+      // The spec's table gives content:read for the download (issue 32, item 13): a reader downloads a package
+      // of published entries; one that may hold drafts (a reader never sees them through the API) stays refused.
+      const published = await planAndRun({ collections: ['articles'], status: 'published' });
+      expect(published.run.status).to.equal(200);
+      for (const query of [`planId=${published.plan.planId}`, `jobId=${published.run.data.jobId}`]) {
+        const r = await as(t, 'viewer').get(`/api/content-export/download?${query}`);
+        expect(r.status, query).to.equal(200);
+        expect(sha256(Buffer.from(await r.arrayBuffer()))).to.equal(published.run.data.sha256);
+      }
+      const withDrafts = await planAndRun({ collections: ['articles'] });
+      const refused = await as(t, 'viewer').get(`/api/content-export/download?jobId=${withDrafts.run.data.jobId}`);
+      expect(refused.status).to.equal(403);
+      expect(((await refused.json()) as { error: string }).error).to.equal('FORBIDDEN');
+      expect((await as(t, 'viewer').get(`/api/content-export/download?planId=${withDrafts.plan.planId}`)).status).to.equal(403);
+      expect((await as(t, 'nobody').get(`/api/content-export/download?planId=${published.plan.planId}`)).status).to.equal(403);
       expect((await as(t, 'nobody').get('/api/content-export/jobs')).status).to.equal(403);
       expect((await t.request('/api/content-export/download?planId=x')).status).to.be.oneOf([401, 403]);
     });

@@ -27,7 +27,8 @@ describe('content sync: channels and transfers (two processes)', function () {
     [a, b] = await Promise.all([
       startTestKernel({
         plugins: [fixturePlugin('test-identity')],
-        config: { plugins: { options: { 'content-sync': options } } } as never,
+        // Both instances are on loopback: the operator switch lets the channel reach them.
+        config: { outbound: { allowPrivate: true }, plugins: { options: { 'content-sync': options } } } as never,
       }),
       startChildInstance({ CS_SYNC_OPTIONS: JSON.stringify({ maxOpenTransfers: 50 }) }),
     ]);
@@ -43,9 +44,10 @@ describe('content sync: channels and transfers (two processes)', function () {
     const { key } = await b.apiKey(['content:read', 'content:sync']);
     const wrong = await post('/api/content-sync/channels', { name: 'wrong', url: b.url, apiKey: 'sck_' + 'x'.repeat(43) });
     const wrongBody = await wrong.json();
-    expect(wrong.status, JSON.stringify(wrongBody)).to.equal(502);
+    // A wrong key is the client's mistake: 400 with the reason in words (issue 32, item 15; it was 502).
+    expect(wrong.status, JSON.stringify(wrongBody)).to.equal(400);
     expect(wrongBody.error).to.equal('SYNC_REMOTE_AUTH_FAILED');
-    expect(wrongBody.message).to.contain('401').and.not.contain('sck_');
+    expect(wrongBody.message).to.contain('401 Unauthorized').and.contain('unknown, revoked or expired').and.not.contain('sck_');
 
     const closed = await post('/api/content-sync/channels', { name: 'down', url: 'http://127.0.0.1:9', apiKey: key });
     const closedBody = await closed.json();
@@ -61,9 +63,9 @@ describe('content sync: channels and transfers (two processes)', function () {
     const readOnly = await b.apiKey(['content:read'], 'read only');
     const forbidden = await post('/api/content-sync/channels', { name: 'ro', url: b.url, apiKey: readOnly.key });
     const forbiddenBody = await forbidden.json();
-    expect(forbidden.status).to.equal(502);
+    expect(forbidden.status).to.equal(400);
     expect(forbiddenBody.error).to.equal('SYNC_REMOTE_AUTH_FAILED');
-    expect(forbiddenBody.message).to.contain('403');
+    expect(forbiddenBody.message).to.contain('403 Forbidden').and.contain('content:sync');
 
     const created = await post('/api/content-sync/channels', { name: 'B', url: `${b.url}/`, apiKey: key });
     const channel = (await created.json()).data;
@@ -97,6 +99,41 @@ describe('content sync: channels and transfers (two processes)', function () {
     expect((await post('/api/content-sync/channels', { name: 'v', url: b.url, apiKey: key }, 'viewer')).status).to.equal(403);
   });
 
+  it("never repeats a remote's body in an error: the status in words (and an error code) only", async function () {
+    const SECRET = 'remote-text-5521';
+    const answers: Record<string, [number, string, string]> = {
+      '/unauth': [401, 'application/json', JSON.stringify({ success: false, error: 'UNAUTHORIZED', message: SECRET })],
+      '/html': [500, 'text/html', `<html><body>${SECRET} stack trace</body></html>`],
+      '/teapot': [418, 'application/json', JSON.stringify({ success: false, error: `no code ${SECRET}`, message: SECRET })],
+      '/busy': [409, 'application/json', JSON.stringify({ success: false, error: 'SOME_CODE', message: SECRET })],
+    };
+    const remote = createServer((req, res) => {
+      const [status, type, body] = answers[`/${(req.url ?? '').split('/')[1]}`] ?? [404, 'text/plain', SECRET];
+      res.writeHead(status, { 'content-type': type });
+      res.end(body);
+    });
+    await new Promise<void>((resolve) => remote.listen(0, '127.0.0.1', resolve));
+    const base = `http://127.0.0.1:${(remote.address() as AddressInfo).port}`;
+    try {
+      const expected: Record<string, [number, string, string]> = {
+        '/unauth': [400, 'SYNC_REMOTE_AUTH_FAILED', '401 Unauthorized'],
+        '/html': [502, 'SYNC_REMOTE_PROTOCOL', '500 Internal Server Error'],
+        '/teapot': [502, 'SYNC_REMOTE_REFUSED', "418 I'm a Teapot"],
+        '/busy': [502, 'SYNC_REMOTE_REFUSED', '409 Conflict (SOME_CODE)'],
+      };
+      for (const [path, [status, code, words]] of Object.entries(expected)) {
+        const res = await post('/api/content-sync/channels', { name: `echo${path.slice(1)}`, url: `${base}${path}`, apiKey: 'sck_echo' });
+        const text = await res.text();
+        expect(res.status, `${path}: ${text}`).to.equal(status);
+        expect(JSON.parse(text).error, path).to.equal(code);
+        expect(JSON.parse(text).message, path).to.contain(words);
+        expect(text, path).to.not.contain(SECRET).and.not.contain('sck_echo');
+      }
+    } finally {
+      await new Promise<void>((resolve) => remote.close(() => resolve()));
+    }
+  });
+
   it('tests a channel; a revoked key is refused with a clear code when testing and when planning', async function () {
     const { id, key } = await b.apiKey(['content:read', 'content:sync'], 'to revoke');
     const created = await post('/api/content-sync/channels', { name: 'revocable', url: b.url, apiKey: key });
@@ -118,7 +155,7 @@ describe('content sync: channels and transfers (two processes)', function () {
     for (const direction of ['push', 'pull']) {
       const plan = await post('/api/content-sync/plan', { channelId: channel.channelId, direction });
       const body = await plan.json();
-      expect(plan.status, JSON.stringify(body)).to.equal(502);
+      expect(plan.status, JSON.stringify(body)).to.equal(400);
       expect(body.error).to.equal('SYNC_REMOTE_AUTH_FAILED');
       expect(JSON.stringify(body)).to.not.contain(key);
     }
@@ -129,7 +166,7 @@ describe('content sync: channels and transfers (two processes)', function () {
     expect(untested.status).to.equal(201);
     expect(untestedChannel.remoteInstallationId).to.equal(null);
     const wrongPlan = await post('/api/content-sync/plan', { channelId: untestedChannel.channelId, direction: 'pull' });
-    expect(wrongPlan.status).to.equal(502);
+    expect(wrongPlan.status).to.equal(400);
     expect(((await wrongPlan.json()) as any).error).to.equal('SYNC_REMOTE_AUTH_FAILED');
 
     const unknown = await post('/api/content-sync/plan', { channelId: randomUUID(), direction: 'push' });
@@ -218,7 +255,7 @@ describe('content sync: channels and transfers (two processes)', function () {
       const file = join(dir, 'payload.bin');
       const data = randomBytes(5000);
       writeFileSync(file, data);
-      const client = new RemoteClient(proxy.url, key, { requestTimeoutMs: 5000, retries: 3, retryDelayMs: 5 });
+      const client = new RemoteClient(proxy.url, key, { requestTimeoutMs: 5000, retries: 3, retryDelayMs: 5, allowPrivate: true });
       // Three chunks go through, the fourth is cut on the wire, and so is the retry of the status query... once.
       proxy.cutNext('PUT', /\/remote\/uploads\//, { at: 'request' }, 3);
       proxy.cutNext('GET', /\/remote\/uploads\//, { at: 'request' });
@@ -297,7 +334,7 @@ describe('content sync: channels and transfers (two processes)', function () {
       proxy.cutNext('GET', /\/file/, { at: 'response', afterBytes: 7000 });
       const dir = tempDir('cms-sync-download-');
       cleanup.push(dir);
-      const client = new RemoteClient(proxy.url, 'sck_test', { requestTimeoutMs: 5000, retries: 3, retryDelayMs: 5 });
+      const client = new RemoteClient(proxy.url, 'sck_test', { requestTimeoutMs: 5000, retries: 3, retryDelayMs: 5, allowPrivate: true });
       await client.download('/file', join(dir, 'a.bin'), data.length, sha);
       expect(readFileSync(join(dir, 'a.bin')).equals(data)).to.equal(true);
       expect(proxy.cuts).to.equal(1);

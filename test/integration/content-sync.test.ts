@@ -77,7 +77,8 @@ for (const variant of variants()) {
         startTestKernel({
           ...variant.a,
           plugins: [fixturePlugin('test-identity')],
-          config: { plugins: { options: { 'content-sync': options } } } as never,
+          // Both instances are on loopback: the operator switch lets the channel reach them.
+          config: { outbound: { allowPrivate: true }, plugins: { options: { 'content-sync': options } } } as never,
           captureLogs: 'debug',
         }),
         startChildInstance(),
@@ -318,6 +319,45 @@ for (const variant of variants()) {
       const photo = (await entries(B, 'photos')).find((e) => e.title === 'A picture');
       expect(photo?.image, JSON.stringify(photo)).to.be.a('string');
       expect((await B.call('GET', `/api/media/${photo.image}`)).status).to.equal(200);
+    });
+
+    it("an image inserted in rich text (the editor's Image button) travels with its entry: it answers 200 on B, a repeated push changes nothing", async function () {
+      const NOTES = {
+        name: 'notes',
+        fields: [
+          { name: 'title', type: 'text', required: true },
+          { name: 'body', type: 'richtext' },
+        ],
+      };
+      await Promise.all([ok(A, 'POST', '/api/collections', NOTES), ok(B, 'POST', '/api/collections', NOTES)]);
+      const png = await imageBytes(36, 20);
+      const uploaded = await uploadFile(a, png, 'inline picture.png', { identity: 'admin' });
+      const media = ((await uploaded.json()) as any).data;
+      expect(uploaded.status, JSON.stringify(media)).to.be.oneOf([200, 201]);
+      // What the editor's Image button stores: an <img> whose src is the media item's url, with its alt text.
+      const html = `<p>Before</p><img src="${media.url}" alt="A small picture"><p>After <a href="${media.url}">the file</a></p>`;
+      await ok(A, 'POST', '/api/collections/notes', { title: 'With a picture', body: html, status: 'published' });
+      expect((await fetch(`${b.url}${media.url}`)).status, 'not on B before the push').to.equal(404);
+
+      const p = await plan('push', { collections: ['notes'], includeMedia: true });
+      expect(p.operations.find((o: { type: string }) => o.type === 'media')?.count, JSON.stringify(p.operations)).to.equal(1);
+      const done = await apply('push', { planId: p.planId, confirmed: false });
+      expect(done.body.data.outcome, JSON.stringify(done.body)).to.equal('success');
+
+      const note = (await entries(B, 'notes')).find((e) => e.title === 'With a picture');
+      const srcs = [...String(note?.body).matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]!);
+      expect(srcs, String(note?.body)).to.have.length(2);
+      expect(srcs[0]).to.equal(srcs[1]);
+      expect(srcs[0]).to.match(/^\/files\//);
+      const image = await fetch(`${b.url}${srcs[0]}`);
+      expect(image.status, `${srcs[0]} on B`).to.equal(200);
+      expect(Buffer.from(await image.arrayBuffer()).equals(png)).to.equal(true);
+      // Only the URL changed: the text and the alt text are as stored on A.
+      const onA = (await entries(A, 'notes')).find((e) => e.title === 'With a picture');
+      expect(String(note?.body).replaceAll(srcs[0]!, media.url)).to.equal(onA?.body);
+
+      const again = await plan('push', { collections: ['notes'], includeMedia: true });
+      expect(again.summary, JSON.stringify(again)).to.include({ created: 0, updated: 0 });
     });
 
     it("the channel's key is nowhere in clear: not in A's tables (channels, plans, audit entries), nor in its logs", async function () {

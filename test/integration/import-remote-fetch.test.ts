@@ -84,30 +84,31 @@ describe('importers: attachments known only by URL', function () {
     }
   });
 
-  it('on, with private addresses allowed: fetched (following a redirect) into the media library; a 404 is a warning', async () => {
-    const t = await startTestKernel({
-      plugins: [fixturePlugin('test-identity')],
-      config: { plugins: { options: { importers: { fetchRemote: true, fetchAllowPrivate: true } } } },
+  for (const [how, config] of [
+    ['CMS_OUTBOUND_ALLOW_PRIVATE', { outbound: { allowPrivate: true }, plugins: { options: { importers: { fetchRemote: true } } } }],
+    ['the deprecated IMPORT_FETCH_ALLOW_PRIVATE', { plugins: { options: { importers: { fetchRemote: true, fetchAllowPrivate: true } } } }],
+  ] as const)
+    it(`on, with private addresses allowed (${how}): fetched (following a redirect) into the media library; a 404 is a warning`, async () => {
+      const t = await startTestKernel({ plugins: [fixturePlugin('test-identity')], config: config as never });
+      try {
+        hits.length = 0;
+        const { job, mediaAdded } = await importInto(t);
+        expect(job.results.attachments).to.include({ imported: 4, failed: 0 });
+        expect(mediaAdded, 'pic.png and the redirect to it: two attachments, two media records').to.equal(2);
+        expect(hits).to.include.members(['/pic.png', '/moved', '/missing.png']);
+        const text = job.warnings.map((w: { message: string }) => w.message).join('\n');
+        expect(text).to.match(/missing\.png not fetched: the server answered 404/);
+        // A URL with credentials is not fetched, and its password never reaches the job's warnings.
+        expect(text).to.match(/secret\.png not fetched: URLs with credentials are not fetched/);
+        expect(text).to.not.include('hunter2');
+        const media = (
+          (await (await t.request('/api/media?limit=10', { identity: 'admin' })).json()) as { data: { items: Array<{ mimeType: string }> } }
+        ).data.items;
+        expect(media.every((m) => m.mimeType === 'image/png')).to.equal(true);
+      } finally {
+        await t.close();
+      }
     });
-    try {
-      hits.length = 0;
-      const { job, mediaAdded } = await importInto(t);
-      expect(job.results.attachments).to.include({ imported: 4, failed: 0 });
-      expect(mediaAdded, 'pic.png and the redirect to it: two attachments, two media records').to.equal(2);
-      expect(hits).to.include.members(['/pic.png', '/moved', '/missing.png']);
-      const text = job.warnings.map((w: { message: string }) => w.message).join('\n');
-      expect(text).to.match(/missing\.png not fetched: the server answered 404/);
-      // A URL with credentials is not fetched, and its password never reaches the job's warnings.
-      expect(text).to.match(/secret\.png not fetched: URLs with credentials are not fetched/);
-      expect(text).to.not.include('hunter2');
-      const media = (
-        (await (await t.request('/api/media?limit=10', { identity: 'admin' })).json()) as { data: { items: Array<{ mimeType: string }> } }
-      ).data.items;
-      expect(media.every((m) => m.mimeType === 'image/png')).to.equal(true);
-    } finally {
-      await t.close();
-    }
-  });
 
   it('on, with the SSRF guard: loopback is refused before any request, by IP literal and by name', async () => {
     const t = await startTestKernel({

@@ -264,6 +264,12 @@ describe('config: loadConfig', () => {
     expect(configError({ cwd, env: { CMS_CACHE_TENANT_SHARE_PERCENT: '0' } }).message).to.include('CMS_CACHE_TENANT_SHARE_PERCENT');
   });
 
+  it('CMS_OUTBOUND_ALLOW_PRIVATE is the one outbound switch, off by default', () => {
+    expect(loadConfig({ cwd, env: {} }).outbound.allowPrivate).to.equal(false);
+    expect(loadConfig({ cwd, env: { CMS_OUTBOUND_ALLOW_PRIVATE: 'true' } }).outbound.allowPrivate).to.equal(true);
+    expect(loadConfig({ cwd, env: { CMS_OUTBOUND_ALLOW_PRIVATE: 'false' } }).outbound.allowPrivate).to.equal(false);
+  });
+
   it('the README configuration table names every environment variable the kernel reads, and no other', () => {
     const section = readFileSync(join(PROJECT_ROOT, 'README.md'), 'utf8').split('\n## Configuration')[1]!.split('\n### ')[0]!;
     const named = section

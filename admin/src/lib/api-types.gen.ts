@@ -123,6 +123,7 @@ export type ApiErrorCode =
   | 'SYNC_TRANSFER_LIMIT'
   | 'SYNC_TRANSFER_NOT_FOUND'
   | 'SYNC_TRANSFER_OFFSET'
+  | 'SYNC_URL_FORBIDDEN'
   | 'SYSTEM_JOB_UNKNOWN'
   | 'THEME_NOT_FOUND'
   | 'THEME_SETTING_LOCKED'
@@ -923,7 +924,7 @@ export interface ApiRoutes {
     response: ApiSchemas['ConfigStatus'];
     errors: ApiErrorCode;
   };
-  /** The package archive (application/gzip, attachment <packageId>.svelty-package) of an export job (?jobId=) or inline run (?planId=), streamed (permission: content:export) */
+  /** The package archive (application/gzip, attachment <packageId>.svelty-package) of an export job (?jobId=) or inline run (?planId=), streamed (permission: content:read) */
   'GET /api/content-export/download': {
     params: never;
     query: {
@@ -2270,7 +2271,7 @@ export interface ApiRoutes {
     };
     errors: ApiErrorCode;
   };
-  /** Builds the package of a plan: 200 with the outcome (and packageId, downloadUrl) below 500 entries + media records, else 202 {jobId, status: queued, downloadUrl} (permission: content:export) */
+  /** Builds the package of a plan: 200 with the outcome (and jobId, packageId, downloadUrl) below 500 entries + media records, else 202 {jobId, status: queued, downloadUrl} (permission: content:export) */
   'POST /api/content-export/run': {
     params: never;
     query: never;
@@ -2283,6 +2284,8 @@ export interface ApiRoutes {
           durationMs: number;
           verify?: { ok: boolean; discrepancies: string[] };
           error?: { code: string; message: string };
+          /** the packageId: GET /api/content-export/download?jobId= fetches the package */
+          jobId?: string;
           packageId?: string;
           /** bytes of the archive */
           size?: number;

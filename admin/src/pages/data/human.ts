@@ -30,6 +30,8 @@ export function humanError(err: unknown): HumanError {
     const known = MESSAGES[err.code];
     if (known) return { code: err.code, message: known };
     if (err.status === 403) return { code: err.code, message: MESSAGES.FORBIDDEN };
+    // A remote instance's failure (content sync) is said in words by the server (never the remote's text): show it.
+    if (err.status >= 500 && err.code.startsWith('SYNC_') && err.message) return { code: err.code, message: err.message };
     if (err.status >= 500) return { code: err.code, message: 'The server could not do this. The server log has the details.' };
     const issues = err.issues.map((i) => i.message).filter(Boolean);
     return { code: err.code, message: issues.length ? `${err.message}: ${issues.join('; ')}` : err.message };
