@@ -52,6 +52,16 @@ const optionsSchema = z.object({
   sessionIdleHours: z.number().min(0).default(0),
   sessionMaxPerUser: z.number().int().min(0).default(0),
   sessionDevicePolicy: z.enum(['single-per-device', 'single-per-user', 'allow-multiple']).default('single-per-device'),
+  /**
+   * Sudo mode: how long after signing in with the password a session may mint credentials without a
+   * fresh X-Reauth-Proof (CMS_REAUTH_WINDOW_SECONDS overrides; 0: the proof every time).
+   */
+  reauthWindowSeconds: z
+    .number()
+    .int()
+    .min(0)
+    .max(7 * 24 * 3600)
+    .default(900),
   /** How often expired sessions, API keys, website tokens and email links are purged (the spec's 5 minutes). */
   purgeIntervalMs: z
     .number()
@@ -132,8 +142,9 @@ async function siteName(cradle: object, tenantId: string): Promise<string | null
 }
 
 export default definePlugin({
-  register({ container, routes, registries, migrations, models, config, options: raw }) {
-    const parsed = optionsSchema.safeParse(raw);
+  register({ container, routes, registries, migrations, models, config, options: raw, envOptions }) {
+    // CMS_REAUTH_WINDOW_SECONDS (plugin.json `env`) over plugins.options.auth.
+    const parsed = optionsSchema.safeParse({ ...(raw as object), ...(envOptions as object) });
     if (!parsed.success)
       throw new BootError(
         `Invalid plugins.options.auth: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
@@ -154,8 +165,8 @@ export default definePlugin({
     );
     container.register(
       'sessions',
-      asFunction(
-        (cradle: { users: UsersService; authSecrets: AuthSecrets; cache: CacheService; logger: Logger }) =>
+      asFunction((cradle: { users: UsersService; authSecrets: AuthSecrets; cache: CacheService; logger: Logger }) =>
+        Object.assign(
           new SessionsService(
             cradle.users,
             cradle.authSecrets,
@@ -169,13 +180,15 @@ export default definePlugin({
             },
             () => sessionSettings(cradle),
           ),
+          { reauthWindowSeconds: o.reauthWindowSeconds },
+        ),
       ).singleton(),
     );
     // For other plugins: setup's first admin, and sign-in plugins that prove the first factor their own
     // way (identity providers, passkeys). They meet the auth plugin only through this container key.
     container.register(
       'signIn',
-      asFunction((cradle: { users: UsersService; sessions: SessionsService; authSecrets: AuthSecrets }) => ({
+      asFunction((cradle: { users: UsersService; sessions: SessionsService; authSecrets: AuthSecrets; emailTokens: EmailTokensService }) => ({
         /** Starts a session for a user and sets the cookie (no second factor asked). */
         async startSession(ctx: Context, userId: string) {
           const user = await cradle.users.findById(userId);
@@ -253,9 +266,9 @@ export default definePlugin({
     registries.identityResolvers.add(guest);
     for (const job of purgeJobs) registries.systemJobs.add(job);
   },
-  boot({ container, logger, onClose, options }) {
+  boot({ container, logger, onClose, options, envOptions }) {
     // Checked by register() already.
-    const { purgeIntervalMs } = optionsSchema.parse(options);
+    const { purgeIntervalMs } = optionsSchema.parse({ ...(options as object), ...(envOptions as object) });
     const sessions = container.resolve<SessionsService>('sessions');
     const tokens = container.resolve<TokensService>('tokens');
     const emailTokens = container.resolve<EmailTokensService>('emailTokens');

@@ -7,6 +7,7 @@ import { assertCanGrant, requireSession } from './guards.js';
 import { issuePendingLogin } from './pending-login.js';
 import { clientIp, lockoutClient } from './lockout.js';
 import type { AuthSecrets } from './secrets.js';
+import type { EmailTokensService } from './email-tokens-service.js';
 import type { SessionsService } from './sessions-service.js';
 import type { User } from './models/user.js';
 import { toPublicUser, type SignInNotes } from './users-service.js';
@@ -33,13 +34,21 @@ export function clearSessionCookie(ctx: Context): void {
   ctx.cookies.set(SESSION_COOKIE, null, { httpOnly: true, sameSite: 'lax', path: '/', overwrite: true });
 }
 
-/** After the first factor: the 2FA step when enabled (pending cookie), otherwise a session cookie. */
-export async function completeSignIn(ctx: Context, scope: { authSecrets: AuthSecrets; sessions: SessionsService }, user: User) {
+/**
+ * After the first factor: the 2FA step when enabled (pending cookie), otherwise a session cookie.
+ * `passwordProven`: the first factor was the password (the session opens the sudo-mode window).
+ */
+export async function completeSignIn(
+  ctx: Context,
+  scope: { authSecrets: AuthSecrets; sessions: SessionsService; emailTokens: EmailTokensService },
+  user: User,
+  passwordProven = false,
+) {
   if (user.two_factor_enabled) {
-    await issuePendingLogin(ctx, scope.authSecrets, user.id);
+    await issuePendingLogin(ctx, scope, user, passwordProven);
     return { requires2FA: true as const, userId: user.id };
   }
-  const { token, session } = await scope.sessions.create(user, { userAgent: ctx.get('user-agent'), ip: clientIp(ctx) });
+  const { token, session } = await scope.sessions.create(user, { userAgent: ctx.get('user-agent'), ip: clientIp(ctx) }, { passwordProven });
   setSessionCookie(ctx, token, Number(session.expires_at));
   return { user: toPublicUser(user) };
 }
@@ -69,7 +78,7 @@ export const authRoutes: RouteDefinition[] = [
       } finally {
         for (const lockScope of notes.lockExpired ?? []) if (notes.user) await auditUnlock(ctx, notes.user, 'expired', lockScope);
       }
-      const result = await completeSignIn(ctx, scope, user);
+      const result = await completeSignIn(ctx, scope, user, true);
       await auditSignIn(ctx, user, 'password', result);
       return result;
     },
