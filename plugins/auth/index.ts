@@ -31,6 +31,7 @@ import { Session } from './models/session.js';
 import { User } from './models/user.js';
 import { authRoutes, clientIp, completeSignIn, setSessionCookie } from './routes.js';
 import { AccountBlockedError } from './errors.js';
+import { issueDeviceCookie } from './lockout.js';
 import type { Context } from 'koa';
 import { AuthSecrets } from './secrets.js';
 import { SessionsService, type SessionOptions } from './sessions-service.js';
@@ -160,7 +161,8 @@ export default definePlugin({
     container.register(
       'users',
       asFunction(
-        ({ pool, events }: { pool: WorkerPool; events: EventBus }) => new UsersService(pool, { bcryptRounds: o.bcryptRounds }, events),
+        ({ pool, events, authSecrets }: { pool: WorkerPool; events: EventBus; authSecrets: AuthSecrets }) =>
+          new UsersService(pool, { bcryptRounds: o.bcryptRounds }, events, (text) => authSecrets.sign(text)),
       ).singleton(),
     );
     container.register(
@@ -208,6 +210,7 @@ export default definePlugin({
           if (options.secondFactorDone && user.two_factor_enabled) {
             const { token, session } = await cradle.sessions.create(user, { userAgent: ctx.get('user-agent'), ip: clientIp(ctx) });
             setSessionCookie(ctx, token, Number(session.expires_at));
+            await issueDeviceCookie(ctx, cradle.authSecrets, user.id);
             return { user: toPublicUser(user) };
           }
           return completeSignIn(ctx, cradle, user);

@@ -5,7 +5,7 @@ import type { User } from './models/user.js';
 import { clearPendingLogin, consumePendingLogin, readPendingLogin } from './pending-login.js';
 import { TWO_FACTOR_FAILED, type TwoFactorFailedEvent } from './public.js';
 import { clientIp, setSessionCookie } from './routes.js';
-import { lockoutClient } from './lockout.js';
+import { issueDeviceCookie, lockoutClient } from './lockout.js';
 import type { LockScope } from './users-service.js';
 import { auditAuth, auditLockout, auditSignIn, userTarget, who } from './audit-events.js';
 import { requireSudo } from './guards.js';
@@ -168,7 +168,7 @@ export const twoFactorRoutes: RouteDefinition[] = [
     permission: 'public',
     summary: 'Second step of sign-in: a TOTP code or a backup code; sets the session cookie on success',
     description:
-      'Always 200 for a wrong code ({success:false}); needs the pending sign-in cookie set by POST /api/user/login on this client. Failed codes count toward the lockout like wrong passwords (per client and for the account); a client or account under a lock gets {success:false}.',
+      'Always 200 for a wrong code ({success:false}); needs the pending sign-in cookie set by POST /api/user/login on this client. Failed codes count toward the lockout like wrong passwords (a known device on its own, unknown clients together); a client under a lock gets {success:false}.',
     tags: ['two-factor'],
     envelope: false,
     errorShape: 'message',
@@ -204,7 +204,7 @@ export const twoFactorRoutes: RouteDefinition[] = [
             userId: null,
           });
         }
-        const client = await lockoutClient(ctx, scope);
+        const client = await lockoutClient(ctx, scope, body.userId);
         const locked = await users.lockedForSeconds(body.userId, client.hash);
         if (locked > 0)
           return await refuse(`Account locked after too many failed attempts; try again in ${Math.ceil(locked / 60)} minutes`, {
@@ -239,6 +239,7 @@ export const twoFactorRoutes: RouteDefinition[] = [
           { passwordProven: pending.passwordProven },
         );
         setSessionCookie(ctx, token, Number(session.expires_at));
+        await issueDeviceCookie(ctx, scope.authSecrets, user.id);
         await auditSignIn(ctx, user, check.method === 'backup' ? 'backup-code' : 'totp');
         if (check.method === 'backup')
           await auditAuth(ctx, {

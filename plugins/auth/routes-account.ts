@@ -17,7 +17,7 @@ import type { Context } from 'koa';
 /** A wrong current password counts toward the lockout: recorded, and the lock when it is this one that locks. */
 async function wrongPassword(ctx: Context, scope: LockoutScope, userId: string, via: string): Promise<never> {
   const users = scope.users;
-  const client = await lockoutClient(ctx, scope);
+  const client = await lockoutClient(ctx, scope, userId);
   const lockedNow = await users.recordFailure(userId, client.hash).catch((): LockScope[] => []);
   const user = await users.findById(userId);
   if (user) {

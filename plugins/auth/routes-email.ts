@@ -127,7 +127,7 @@ export const emailRoutes: RouteDefinition[] = [
       // clears this client's count and the account's, like a password sign-in.
       const result = await completeSignIn(ctx, scope, user);
       if (!('requires2FA' in result)) {
-        const client = await lockoutClient(ctx, scope);
+        const client = await lockoutClient(ctx, scope, user.id);
         const accountLocked = user.lockout_until !== null && Number(user.lockout_until) > Date.now();
         const clientLocked = (await scope.users.lockedForSeconds(user.id, client.hash)) > 0 && !accountLocked;
         await scope.users.resetFailures(user.id, client.hash);
