@@ -90,7 +90,7 @@ export function auditUnlock(
   return auditAuth(ctx, {
     action: 'auth.lockout.ended',
     level: 'low',
-    message: `Account ${who(user)} unlocked ${scope === 'client' ? 'for one client' : 'for every client'} (${text})`,
+    message: `Account ${who(user)} unlocked ${scope === 'client' ? 'for one known device' : 'for unknown clients'} (${text})`,
     actor: { userId: user.id, tenantId: user.tenant_id },
     target: userTarget(user),
     details: { how, scope },

@@ -190,32 +190,34 @@ export default definePlugin({
     // way (identity providers, passkeys). They meet the auth plugin only through this container key.
     container.register(
       'signIn',
-      asFunction((cradle: { users: UsersService; sessions: SessionsService; authSecrets: AuthSecrets; emailTokens: EmailTokensService }) => ({
-        /** Starts a session for a user and sets the cookie (no second factor asked). */
-        async startSession(ctx: Context, userId: string) {
-          const user = await cradle.users.findById(userId);
-          if (!user) throw new Error(`No user ${userId}`);
-          const { token, session } = await cradle.sessions.create(user, { userAgent: ctx.get('user-agent'), ip: clientIp(ctx) });
-          setSessionCookie(ctx, token, Number(session.expires_at));
-        },
-        /**
-         * Completes a sign-in whose first factor another plugin has proven: refuses a blocked user, then the
-         * 2FA step when the user has it on (the pending cookie, as after a password) unless the proof already
-         * was multi-factor (secondFactorDone: a user-verified passkey), otherwise a session cookie.
-         */
-        async complete(ctx: Context, userId: string, options: { secondFactorDone?: boolean } = {}) {
-          const user = await cradle.users.findById(userId);
-          if (!user) throw new Error(`No user ${userId}`);
-          if (user.blocked) throw new AccountBlockedError();
-          if (options.secondFactorDone && user.two_factor_enabled) {
+      asFunction(
+        (cradle: { users: UsersService; sessions: SessionsService; authSecrets: AuthSecrets; emailTokens: EmailTokensService }) => ({
+          /** Starts a session for a user and sets the cookie (no second factor asked). */
+          async startSession(ctx: Context, userId: string) {
+            const user = await cradle.users.findById(userId);
+            if (!user) throw new Error(`No user ${userId}`);
             const { token, session } = await cradle.sessions.create(user, { userAgent: ctx.get('user-agent'), ip: clientIp(ctx) });
             setSessionCookie(ctx, token, Number(session.expires_at));
-            await issueDeviceCookie(ctx, cradle.authSecrets, user.id);
-            return { user: toPublicUser(user) };
-          }
-          return completeSignIn(ctx, cradle, user);
-        },
-      })).singleton(),
+          },
+          /**
+           * Completes a sign-in whose first factor another plugin has proven: refuses a blocked user, then the
+           * 2FA step when the user has it on (the pending cookie, as after a password) unless the proof already
+           * was multi-factor (secondFactorDone: a user-verified passkey), otherwise a session cookie.
+           */
+          async complete(ctx: Context, userId: string, options: { secondFactorDone?: boolean } = {}) {
+            const user = await cradle.users.findById(userId);
+            if (!user) throw new Error(`No user ${userId}`);
+            if (user.blocked) throw new AccountBlockedError();
+            if (options.secondFactorDone && user.two_factor_enabled) {
+              const { token, session } = await cradle.sessions.create(user, { userAgent: ctx.get('user-agent'), ip: clientIp(ctx) });
+              setSessionCookie(ctx, token, Number(session.expires_at));
+              await issueDeviceCookie(ctx, cradle.authSecrets, user.id);
+              return { user: toPublicUser(user) };
+            }
+            return completeSignIn(ctx, cradle, user);
+          },
+        }),
+      ).singleton(),
     );
     container.register(
       'tokens',

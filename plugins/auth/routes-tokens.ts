@@ -91,7 +91,9 @@ export const tokenRoutes: RouteDefinition[] = [
     summary: 'Creates a website token (bearer, acting as you, narrowed to `permissions` when given); the token is shown only here',
     description:
       'Sudo mode: needs a session that signed in with its password less than CMS_REAUTH_WINDOW_SECONDS ago, or X-Reauth-Proof (403 REAUTH_REQUIRED). `permissions` narrows the token to a subset of yours (one you lack or an unknown one: 400 VALIDATION_ERROR); without it the token carries all of your permissions.',
-    request: { body: z.object({ name: z.string().min(1).max(191), expiresAt, permissions: z.array(z.string().max(128)).min(1).max(50).optional() }) },
+    request: {
+      body: z.object({ name: z.string().min(1).max(191), expiresAt, permissions: z.array(z.string().max(128)).min(1).max(50).optional() }),
+    },
     response: z.object({
       _id: z.string(),
       name: z.string(),

@@ -210,7 +210,13 @@ export class SessionsService {
     await this.evictForPolicy(options.devicePolicy, user.id, client.userAgent).catch((err) =>
       this.logger.warn({ err }, 'session eviction failed'),
     );
-    const { token, session } = await this.insert(user.id, user.tenant_id, client, options.ttlHours, proof.passwordProven ? Date.now() : null);
+    const { token, session } = await this.insert(
+      user.id,
+      user.tenant_id,
+      client,
+      options.ttlHours,
+      proof.passwordProven ? Date.now() : null,
+    );
     if (options.maxPerUser > 0)
       await this.enforceMax(user.id, options.maxPerUser).catch((err) => this.logger.warn({ err }, 'session cap failed'));
     return { token, session };

@@ -165,7 +165,8 @@ for (const variant of DB_VARIANTS) {
       expect(signedIn.status).to.equal(200);
       expect(sessionCookie(signedIn)).to.not.equal(null);
       // The device counts on its own: its 5th failure locks the device, stored as a keyed hash only.
-      for (let i = 0; i < 5; i++) expect((await login(t, 'admin-target@example.com', `typo-${i}`, 'owner/1.0', device)).status).to.equal(401);
+      for (let i = 0; i < 5; i++)
+        expect((await login(t, 'admin-target@example.com', `typo-${i}`, 'owner/1.0', device)).status).to.equal(401);
       expect((await login(t, 'admin-target@example.com', PASSWORD, 'owner/1.0', device)).status).to.equal(403);
       const clients = await clientRows(id);
       expect(clients.map((c) => Number(c.failures))).to.deep.equal([5]);
@@ -192,7 +193,9 @@ for (const variant of DB_VARIANTS) {
       }
       expect(ghost[5]!.body).to.include({ error: 'ACCOUNT_LOCKED' });
       // Nothing stores the email itself.
-      const rows = await t.kernel.sequelize.query<{ user_id: string }>('SELECT user_id FROM auth_login_failures', { type: QueryTypes.SELECT });
+      const rows = await t.kernel.sequelize.query<{ user_id: string }>('SELECT user_id FROM auth_login_failures', {
+        type: QueryTypes.SELECT,
+      });
       for (const r of rows) expect(r.user_id).to.not.include('no-such-person');
     });
 

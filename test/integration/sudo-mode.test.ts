@@ -210,7 +210,10 @@ for (const variant of DB_VARIANTS) {
       const ok = await post('/api/auth/2fa/verify', pending, { userId: user.id, code: backupCodes[0] });
       expect((await ok.json()).success).to.equal(true);
       expect(responseCookie(ok)).to.not.equal(null);
-      expect(ok.headers.getSetCookie().some((c) => /^2fa_pending=;/.test(c)), 'the cookie is cleared').to.equal(true);
+      expect(
+        ok.headers.getSetCookie().some((c) => /^2fa_pending=;/.test(c)),
+        'the cookie is cleared',
+      ).to.equal(true);
       // The same cookie again, with another valid backup code: nothing pending any more.
       const replay = await post('/api/auth/2fa/verify', pending, { userId: user.id, code: backupCodes[1] });
       const body = await replay.json();
@@ -238,7 +241,11 @@ describe('sudo mode window setting (CMS_REAUTH_WINDOW_SECONDS=0)', function () {
       .create({ email: 'zero@example.com', password: PASSWORD, role: 'editor' });
     const res = await t.request('/api/user/login', { method: 'POST', json: { email: 'zero@example.com', password: PASSWORD } });
     const cookie = responseCookie(res)!;
-    const refused = await t.request('/api/api-keys', { method: 'POST', headers: { cookie }, json: { name: 'k', permissions: ['content:read'] } });
+    const refused = await t.request('/api/api-keys', {
+      method: 'POST',
+      headers: { cookie },
+      json: { name: 'k', permissions: ['content:read'] },
+    });
     expect(refused.status).to.equal(403);
     expect((await refused.json()).error).to.equal('REAUTH_REQUIRED');
     const proof = (

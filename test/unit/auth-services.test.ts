@@ -15,13 +15,7 @@ import { WebsiteToken } from '../../plugins/auth/models/website-token.js';
 import { AuthSecrets } from '../../plugins/auth/secrets.js';
 import { SessionsService, type SessionOptions } from '../../plugins/auth/sessions-service.js';
 import { TokensService } from '../../plugins/auth/tokens-service.js';
-import {
-  LOCKOUT_MS,
-  MAX_FAILED_ATTEMPTS,
-  UsersService,
-  type LockScope,
-  type SignInNotes,
-} from '../../plugins/auth/users-service.js';
+import { LOCKOUT_MS, MAX_FAILED_ATTEMPTS, UsersService, type LockScope, type SignInNotes } from '../../plugins/auth/users-service.js';
 import { openUnitDb, type UnitDb } from '../helpers/unit-db.js';
 
 /**
