@@ -193,10 +193,14 @@ export default definePlugin({
       asFunction(
         (cradle: { users: UsersService; sessions: SessionsService; authSecrets: AuthSecrets; emailTokens: EmailTokensService }) => ({
           /** Starts a session for a user and sets the cookie (no second factor asked). */
-          async startSession(ctx: Context, userId: string) {
+          async startSession(ctx: Context, userId: string, options: { passwordProven?: boolean } = {}) {
             const user = await cradle.users.findById(userId);
             if (!user) throw new Error(`No user ${userId}`);
-            const { token, session } = await cradle.sessions.create(user, { userAgent: ctx.get('user-agent'), ip: clientIp(ctx) });
+            const { token, session } = await cradle.sessions.create(
+              user,
+              { userAgent: ctx.get('user-agent'), ip: clientIp(ctx) },
+              { passwordProven: options.passwordProven === true },
+            );
             setSessionCookie(ctx, token, Number(session.expires_at));
           },
           /**
