@@ -19,11 +19,14 @@ export const registerRoutes: RouteDefinition[] = [
     tags: ['auth'],
     summary: 'Starts adding a passkey: options for navigator.credentials.create() (experimental)',
     description:
-      "Needs a signed-in session. excludeCredentials lists the caller's passkeys; resident key preferred; attestation none. The challenge is valid for the configured timeout and once.",
+      "Needs a signed-in session in sudo mode: signed in with its password less than CMS_REAUTH_WINDOW_SECONDS ago, or X-Reauth-Proof (403 REAUTH_REQUIRED). excludeCredentials lists the caller's passkeys; resident key preferred; attestation none. The challenge is valid for the configured timeout and once.",
     request: {},
     response: creationOptionsSchema,
     async handler(route) {
       const user = await sessionUser(route);
+      // Sudo mode (the auth plugin's one guard): a passkey signs in without the password, so adding one
+      // needs a recent proof of it. The challenge is issued only here, and verify needs that challenge.
+      await route.scope.sessions.requireRecentPassword(route.identity, route.ctx.get('x-reauth-proof') || undefined);
       const rp = route.scope.passkeyRelyingParty(route.ctx);
       const existing = await route.scope.passkeys.listForUser(user.id);
       const options = await (

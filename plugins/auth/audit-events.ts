@@ -62,12 +62,12 @@ export function auditSignIn(
 }
 
 /**
- * The account was locked by the failure just recorded: for the client it came from (five in a row from
- * it) or for everyone (twenty in a row from all clients). `details.scope` says which.
+ * The account was locked by the failure just recorded: for the known device it came from (five in a
+ * row from it, `client`) or for every unknown client (five in a row from them, `account`). `details.scope` says which.
  */
 export function auditLockout(ctx: Context, user: User, via: string, scope: LockScope = 'account'): Promise<void> {
   const attempts = scope === 'client' ? MAX_FAILED_ATTEMPTS : ACCOUNT_MAX_FAILED_ATTEMPTS;
-  const forWhom = scope === 'client' ? 'for one client' : 'for every client';
+  const forWhom = scope === 'client' ? 'for one known device' : 'for unknown clients';
   return auditAuth(ctx, {
     action: 'auth.lockout.started',
     level: 'high',
@@ -90,7 +90,7 @@ export function auditUnlock(
   return auditAuth(ctx, {
     action: 'auth.lockout.ended',
     level: 'low',
-    message: `Account ${who(user)} unlocked ${scope === 'client' ? 'for one client' : 'for every client'} (${text})`,
+    message: `Account ${who(user)} unlocked ${scope === 'client' ? 'for one known device' : 'for unknown clients'} (${text})`,
     actor: { userId: user.id, tenantId: user.tenant_id },
     target: userTarget(user),
     details: { how, scope },
@@ -106,7 +106,7 @@ export async function auditSignInFailure(
   err: unknown,
   notes: SignInNotes,
   tenantId: string,
-  clientKind?: 'cookie' | 'ip',
+  clientKind?: 'device' | 'unknown',
 ): Promise<void> {
   const user = notes.user ?? null;
   let reason: 'unknown-account' | 'wrong-password' | 'locked' | 'blocked';
@@ -117,7 +117,7 @@ export async function auditSignInFailure(
   const text = {
     'unknown-account': 'no account has the e-mail address given',
     'wrong-password': 'wrong password',
-    locked: notes.lockedScope === 'client' ? 'the account is locked for this client' : 'the account is locked',
+    locked: notes.lockedScope === 'client' ? 'the account is locked for this device' : 'the account is locked',
     blocked: 'the account is blocked',
   }[reason];
   await auditAuth(ctx, {

@@ -18,7 +18,10 @@ export interface BearerSnapshot {
   /** The creator's role and that role's permissions (a website token acts as its creator). */
   role: string;
   rolePermissions: string[];
-  /** An API key's own permissions (it acts with those its creator also holds); null for a website token. */
+  /**
+   * An API key's own permissions, or a narrowed website token's (either acts with those its creator also
+   * holds); null for a website token that carries all of its creator's.
+   */
   keyPermissions: string[] | null;
   expiresAt: number | null;
   lastUsedAt: number | null;
@@ -56,7 +59,18 @@ interface LocalEntry {
 /** The identity a snapshot acts as. */
 export function identityOf(s: BearerSnapshot): Identity {
   const creator: Identity = { kind: 'user', userId: s.userId, role: s.role, permissions: s.rolePermissions, tenantId: s.tenantId };
-  if (s.kind === 'website-token') return { ...creator, kind: 'websiteToken', meta: { websiteTokenId: s.id } };
+  if (s.kind === 'website-token') {
+    if (!s.keyPermissions) return { ...creator, kind: 'websiteToken', meta: { websiteTokenId: s.id } };
+    // Narrowed: the creator's role (its rules) with only the token's permissions; an admin's narrowed
+    // token is no admin (the admin role bypasses permission checks).
+    return {
+      ...creator,
+      role: s.role === 'admin' ? 'website-token' : s.role,
+      permissions: s.keyPermissions.filter((p) => hasPermission(creator, p)),
+      kind: 'websiteToken',
+      meta: { websiteTokenId: s.id },
+    };
+  }
   return {
     kind: 'apiKey',
     userId: s.userId,

@@ -37,8 +37,11 @@ export class UserExistsError extends defineError(
 export class ReauthRequiredError extends defineError(
   'REAUTH_REQUIRED',
   403,
-  'Revoking another session needs a fresh re-authentication proof (X-Reauth-Proof from POST /api/user/sessions/reauth).',
-  'Confirm your password first (POST /api/user/sessions/reauth) and send the proof in X-Reauth-Proof',
+  'Sudo mode: revoking another session, creating API keys, website tokens and invitation tokens, registering a passkey, disabling 2FA and regenerating backup codes need a recent proof of the password: a session signed in with its password less than CMS_REAUTH_WINDOW_SECONDS ago, or a fresh X-Reauth-Proof from POST /api/user/sessions/reauth. Also sent as the X-Reauth-Required response header (the 2FA endpoints answer {message} only).',
+  {
+    message: 'Confirm your password first (POST /api/user/sessions/reauth) and send the proof in X-Reauth-Proof',
+    headers: { 'X-Reauth-Required': '1' },
+  },
 ) {}
 
 export class TokenNotFoundError extends defineError(

@@ -1,5 +1,7 @@
 import { ForbiddenError } from '../../kernel/errors.js';
+import type { Context } from 'koa';
 import { isAdmin, type Identity } from '../../kernel/http/identity.js';
+import type { SessionsService } from './sessions-service.js';
 
 /**
  * Personal account and credential management (sessions, re-authentication, keys, tokens, attributes)
@@ -23,4 +25,18 @@ export function assertCanGrant(identity: Identity, role: string, rolePermissions
 export function assertCanManage(identity: Identity, targetRole: string): void {
   if (targetRole === 'admin' && !isAdmin(identity))
     throw new ForbiddenError('Only admins can block, delete or change the role of an admin');
+}
+
+/**
+ * Sudo mode for a route (README "Re-authentication"): the caller's session proved its password within
+ * CMS_REAUTH_WINDOW_SECONDS, or the request carries a fresh X-Reauth-Proof; else 403 REAUTH_REQUIRED.
+ * Without a session (API key, website token) 403 FORBIDDEN unless `bearers: 'pass'` (invitations, which
+ * an API key holding user:manage may issue: the key itself was created in sudo mode).
+ */
+export async function requireSudo(
+  route: { ctx: Context; identity: Identity; scope: { sessions: SessionsService } },
+  options: { bearers?: 'refuse' | 'pass' } = {},
+): Promise<void> {
+  if (options.bearers === 'pass' && typeof route.identity.meta?.sessionHash !== 'string') return;
+  await route.scope.sessions.requireRecentPassword(route.identity, route.ctx.get('x-reauth-proof') || undefined);
 }

@@ -28,7 +28,7 @@ async function auditRevokedUse(ctx: Context, raw: string): Promise<void> {
       action: 'auth.revoked-token.used',
       level: 'high',
       outcome: 'failure',
-      message: `${what} "${revoked.name}" was presented after it was ${revoked.reason === 'revoked' ? 'revoked' : 'deleted with its user'}; refused`,
+      message: `${what} "${revoked.name}" was presented after it was ${revoked.reason === 'revoked' ? 'revoked' : revoked.reason === 'password-changed' ? 'revoked with a password change or reset' : 'deleted with its user'}; refused`,
       actor: { userId: revoked.userId, tenantId: revoked.tenantId },
       target: { type: revoked.kind, id: revoked.id },
       details: { reason: revoked.reason, method: ctx.method },

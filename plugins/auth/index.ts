@@ -31,6 +31,7 @@ import { Session } from './models/session.js';
 import { User } from './models/user.js';
 import { authRoutes, clientIp, completeSignIn, setSessionCookie } from './routes.js';
 import { AccountBlockedError } from './errors.js';
+import { issueDeviceCookie } from './lockout.js';
 import type { Context } from 'koa';
 import { AuthSecrets } from './secrets.js';
 import { SessionsService, type SessionOptions } from './sessions-service.js';
@@ -52,6 +53,16 @@ const optionsSchema = z.object({
   sessionIdleHours: z.number().min(0).default(0),
   sessionMaxPerUser: z.number().int().min(0).default(0),
   sessionDevicePolicy: z.enum(['single-per-device', 'single-per-user', 'allow-multiple']).default('single-per-device'),
+  /**
+   * Sudo mode: how long after signing in with the password a session may mint credentials without a
+   * fresh X-Reauth-Proof (CMS_REAUTH_WINDOW_SECONDS overrides; 0: the proof every time).
+   */
+  reauthWindowSeconds: z
+    .number()
+    .int()
+    .min(0)
+    .max(7 * 24 * 3600)
+    .default(900),
   /** How often expired sessions, API keys, website tokens and email links are purged (the spec's 5 minutes). */
   purgeIntervalMs: z
     .number()
@@ -132,8 +143,9 @@ async function siteName(cradle: object, tenantId: string): Promise<string | null
 }
 
 export default definePlugin({
-  register({ container, routes, registries, migrations, models, config, options: raw }) {
-    const parsed = optionsSchema.safeParse(raw);
+  register({ container, routes, registries, migrations, models, config, options: raw, envOptions }) {
+    // CMS_REAUTH_WINDOW_SECONDS (plugin.json `env`) over plugins.options.auth.
+    const parsed = optionsSchema.safeParse({ ...(raw as object), ...(envOptions as object) });
     if (!parsed.success)
       throw new BootError(
         `Invalid plugins.options.auth: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
@@ -149,13 +161,14 @@ export default definePlugin({
     container.register(
       'users',
       asFunction(
-        ({ pool, events }: { pool: WorkerPool; events: EventBus }) => new UsersService(pool, { bcryptRounds: o.bcryptRounds }, events),
+        ({ pool, events, authSecrets }: { pool: WorkerPool; events: EventBus; authSecrets: AuthSecrets }) =>
+          new UsersService(pool, { bcryptRounds: o.bcryptRounds }, events, (text) => authSecrets.sign(text)),
       ).singleton(),
     );
     container.register(
       'sessions',
-      asFunction(
-        (cradle: { users: UsersService; authSecrets: AuthSecrets; cache: CacheService; logger: Logger }) =>
+      asFunction((cradle: { users: UsersService; authSecrets: AuthSecrets; cache: CacheService; logger: Logger }) =>
+        Object.assign(
           new SessionsService(
             cradle.users,
             cradle.authSecrets,
@@ -169,37 +182,46 @@ export default definePlugin({
             },
             () => sessionSettings(cradle),
           ),
+          { reauthWindowSeconds: o.reauthWindowSeconds },
+        ),
       ).singleton(),
     );
     // For other plugins: setup's first admin, and sign-in plugins that prove the first factor their own
     // way (identity providers, passkeys). They meet the auth plugin only through this container key.
     container.register(
       'signIn',
-      asFunction((cradle: { users: UsersService; sessions: SessionsService; authSecrets: AuthSecrets }) => ({
-        /** Starts a session for a user and sets the cookie (no second factor asked). */
-        async startSession(ctx: Context, userId: string) {
-          const user = await cradle.users.findById(userId);
-          if (!user) throw new Error(`No user ${userId}`);
-          const { token, session } = await cradle.sessions.create(user, { userAgent: ctx.get('user-agent'), ip: clientIp(ctx) });
-          setSessionCookie(ctx, token, Number(session.expires_at));
-        },
-        /**
-         * Completes a sign-in whose first factor another plugin has proven: refuses a blocked user, then the
-         * 2FA step when the user has it on (the pending cookie, as after a password) unless the proof already
-         * was multi-factor (secondFactorDone: a user-verified passkey), otherwise a session cookie.
-         */
-        async complete(ctx: Context, userId: string, options: { secondFactorDone?: boolean } = {}) {
-          const user = await cradle.users.findById(userId);
-          if (!user) throw new Error(`No user ${userId}`);
-          if (user.blocked) throw new AccountBlockedError();
-          if (options.secondFactorDone && user.two_factor_enabled) {
-            const { token, session } = await cradle.sessions.create(user, { userAgent: ctx.get('user-agent'), ip: clientIp(ctx) });
+      asFunction(
+        (cradle: { users: UsersService; sessions: SessionsService; authSecrets: AuthSecrets; emailTokens: EmailTokensService }) => ({
+          /** Starts a session for a user and sets the cookie (no second factor asked). */
+          async startSession(ctx: Context, userId: string, options: { passwordProven?: boolean } = {}) {
+            const user = await cradle.users.findById(userId);
+            if (!user) throw new Error(`No user ${userId}`);
+            const { token, session } = await cradle.sessions.create(
+              user,
+              { userAgent: ctx.get('user-agent'), ip: clientIp(ctx) },
+              { passwordProven: options.passwordProven === true },
+            );
             setSessionCookie(ctx, token, Number(session.expires_at));
-            return { user: toPublicUser(user) };
-          }
-          return completeSignIn(ctx, cradle, user);
-        },
-      })).singleton(),
+          },
+          /**
+           * Completes a sign-in whose first factor another plugin has proven: refuses a blocked user, then the
+           * 2FA step when the user has it on (the pending cookie, as after a password) unless the proof already
+           * was multi-factor (secondFactorDone: a user-verified passkey), otherwise a session cookie.
+           */
+          async complete(ctx: Context, userId: string, options: { secondFactorDone?: boolean } = {}) {
+            const user = await cradle.users.findById(userId);
+            if (!user) throw new Error(`No user ${userId}`);
+            if (user.blocked) throw new AccountBlockedError();
+            if (options.secondFactorDone && user.two_factor_enabled) {
+              const { token, session } = await cradle.sessions.create(user, { userAgent: ctx.get('user-agent'), ip: clientIp(ctx) });
+              setSessionCookie(ctx, token, Number(session.expires_at));
+              await issueDeviceCookie(ctx, cradle.authSecrets, user.id);
+              return { user: toPublicUser(user) };
+            }
+            return completeSignIn(ctx, cradle, user);
+          },
+        }),
+      ).singleton(),
     );
     container.register(
       'tokens',
@@ -253,9 +275,9 @@ export default definePlugin({
     registries.identityResolvers.add(guest);
     for (const job of purgeJobs) registries.systemJobs.add(job);
   },
-  boot({ container, logger, onClose, options }) {
+  boot({ container, logger, onClose, options, envOptions }) {
     // Checked by register() already.
-    const { purgeIntervalMs } = optionsSchema.parse(options);
+    const { purgeIntervalMs } = optionsSchema.parse({ ...(options as object), ...(envOptions as object) });
     const sessions = container.resolve<SessionsService>('sessions');
     const tokens = container.resolve<TokensService>('tokens');
     const emailTokens = container.resolve<EmailTokensService>('emailTokens');

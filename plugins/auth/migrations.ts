@@ -157,4 +157,14 @@ export const AUTH_MIGRATIONS: MigrationDefinition[] = [
       await queryInterface.addIndex('auth_login_failures', ['updated_at'], { name: 'auth_login_failures_updated_at' });
     },
   },
+  {
+    // Sudo mode (README "Re-authentication"): when the session last proved the password (sign-in with
+    // the password, and the second factor when on; null: never, e.g. a magic link, passkey or identity
+    // provider), and a website token's own permissions (null: all of its creator's).
+    name: '0008-sudo-mode',
+    async up({ queryInterface, DataTypes }) {
+      await queryInterface.addColumn('auth_sessions', 'password_at', { type: DataTypes.BIGINT, allowNull: true });
+      await queryInterface.addColumn('auth_website_tokens', 'permissions', { type: DataTypes.TEXT, allowNull: true });
+    },
+  },
 ];

@@ -132,8 +132,11 @@ export interface TwoFactorFailedEvent {
 
 /** The container key `signIn`: sessions for sign-in plugins that prove the first factor their own way (see index.ts). */
 export interface SignInService {
-  /** Starts a session for a user and sets the cookie (no second factor asked). */
-  startSession(ctx: Context, userId: string): Promise<void>;
+  /**
+   * Starts a session for a user and sets the cookie (no second factor asked). `passwordProven`: the
+   * caller has just checked (or set) the user's password, so the session opens the sudo-mode window.
+   */
+  startSession(ctx: Context, userId: string, options?: { passwordProven?: boolean }): Promise<void>;
   /** Refuses a blocked user; then the 2FA step unless secondFactorDone, otherwise a session cookie. */
   complete(
     ctx: Context,

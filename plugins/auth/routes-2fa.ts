@@ -2,12 +2,13 @@ import { z } from 'zod';
 import { AppError, AuthenticationRequiredError } from '../../kernel/errors.js';
 import { defineRoute, type RouteDefinition, type RouteRequestSchemas, type TypedRouteDefinition } from '../../kernel/http/route-table.js';
 import type { User } from './models/user.js';
-import { clearPendingLogin, readPendingLogin } from './pending-login.js';
+import { clearPendingLogin, consumePendingLogin, readPendingLogin } from './pending-login.js';
 import { TWO_FACTOR_FAILED, type TwoFactorFailedEvent } from './public.js';
 import { clientIp, setSessionCookie } from './routes.js';
-import { lockoutClient } from './lockout.js';
+import { issueDeviceCookie, lockoutClient } from './lockout.js';
 import type { LockScope } from './users-service.js';
 import { auditAuth, auditLockout, auditSignIn, userTarget, who } from './audit-events.js';
+import { requireSudo } from './guards.js';
 
 /** Why a second-factor verification failed, as audit entries say it. */
 const TWO_FACTOR_REASONS: Record<TwoFactorFailedEvent['reason'], string> = {
@@ -104,9 +105,13 @@ export const twoFactorRoutes: RouteDefinition[] = [
     path: '/api/auth/2fa/disable',
     failure: 'Failed to disable 2FA',
     summary: 'Turns 2FA off; the secret and backup codes are removed',
+    description:
+      'Sudo mode: a session that signed in with its password (and second factor) less than CMS_REAUTH_WINDOW_SECONDS ago, or X-Reauth-Proof; otherwise 403 {message} with the header X-Reauth-Required: 1.',
     request: {},
     response: z.object({ success: z.literal(true), message: z.string() }),
-    handler: async ({ ctx, scope }, user) => {
+    handler: async (route, user) => {
+      const { ctx, scope } = route;
+      await requireSudo(route);
       await scope.twoFactor.disable(user);
       await auditAuth(ctx, {
         action: 'auth.2fa.disabled',
@@ -139,9 +144,13 @@ export const twoFactorRoutes: RouteDefinition[] = [
     path: '/api/auth/2fa/backup-codes',
     failure: 'Failed to regenerate backup codes',
     summary: 'Issues 10 new backup codes; the old ones stop working at once',
+    description:
+      'Sudo mode: a session that signed in with its password (and second factor) less than CMS_REAUTH_WINDOW_SECONDS ago, or X-Reauth-Proof; otherwise 403 {message} with the header X-Reauth-Required: 1.',
     request: {},
     response: z.object({ success: z.literal(true), data: z.object({ backupCodes: z.array(z.string()) }), message: z.string() }),
-    handler: async ({ ctx, scope }, user) => {
+    handler: async (route, user) => {
+      const { ctx, scope } = route;
+      await requireSudo(route);
       const backupCodes = await scope.twoFactor.regenerate(user);
       await auditAuth(ctx, {
         action: 'auth.2fa.backup-codes-regenerated',
@@ -159,7 +168,7 @@ export const twoFactorRoutes: RouteDefinition[] = [
     permission: 'public',
     summary: 'Second step of sign-in: a TOTP code or a backup code; sets the session cookie on success',
     description:
-      'Always 200 for a wrong code ({success:false}); needs the pending sign-in cookie set by POST /api/user/login on this client. Failed codes count toward the lockout like wrong passwords (per client and for the account); a client or account under a lock gets {success:false}.',
+      'Always 200 for a wrong code ({success:false}); needs the pending sign-in cookie set by POST /api/user/login on this client. Failed codes count toward the lockout like wrong passwords (a known device on its own, unknown clients together); a client under a lock gets {success:false}.',
     tags: ['two-factor'],
     envelope: false,
     errorShape: 'message',
@@ -187,15 +196,15 @@ export const twoFactorRoutes: RouteDefinition[] = [
         ctx.body = { success: false, message: text, method, backupCodeUsed: false };
       };
       try {
-        const pending = await readPendingLogin(ctx, scope.authSecrets);
-        if (pending !== body.userId) {
+        const pending = await readPendingLogin(ctx, scope);
+        if (pending?.userId !== body.userId) {
           return await refuse('No pending sign-in for this account on this client; sign in with your password first', {
             reason: 'no-pending-sign-in',
             method,
             userId: null,
           });
         }
-        const client = await lockoutClient(ctx, scope);
+        const client = await lockoutClient(ctx, scope, body.userId);
         const locked = await users.lockedForSeconds(body.userId, client.hash);
         if (locked > 0)
           return await refuse(`Account locked after too many failed attempts; try again in ${Math.ceil(locked / 60)} minutes`, {
@@ -211,11 +220,26 @@ export const twoFactorRoutes: RouteDefinition[] = [
           for (const lockScope of lockedNow) if (locked) await auditLockout(ctx, locked, 'second factor', lockScope);
           return;
         }
+        // Single use: the pending sign-in is consumed before the session exists, so a second request
+        // with the same cookie (a copy, or a replay) finds nothing pending, on every instance.
+        if (!(await consumePendingLogin(scope, pending))) {
+          clearPendingLogin(ctx);
+          return await refuse('No pending sign-in for this account on this client; sign in with your password first', {
+            reason: 'no-pending-sign-in',
+            method,
+            userId: null,
+          });
+        }
+        clearPendingLogin(ctx);
         const user = (await users.findById(body.userId))!;
         await users.resetFailures(user.id, client.hash);
-        const { token, session } = await scope.sessions.create(user, { userAgent: ctx.get('user-agent'), ip: clientIp(ctx) });
+        const { token, session } = await scope.sessions.create(
+          user,
+          { userAgent: ctx.get('user-agent'), ip: clientIp(ctx) },
+          { passwordProven: pending.passwordProven },
+        );
         setSessionCookie(ctx, token, Number(session.expires_at));
-        clearPendingLogin(ctx);
+        await issueDeviceCookie(ctx, scope.authSecrets, user.id);
         await auditSignIn(ctx, user, check.method === 'backup' ? 'backup-code' : 'totp');
         if (check.method === 'backup')
           await auditAuth(ctx, {

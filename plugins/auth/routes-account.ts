@@ -17,7 +17,7 @@ import type { Context } from 'koa';
 /** A wrong current password counts toward the lockout: recorded, and the lock when it is this one that locks. */
 async function wrongPassword(ctx: Context, scope: LockoutScope, userId: string, via: string): Promise<never> {
   const users = scope.users;
-  const client = await lockoutClient(ctx, scope);
+  const client = await lockoutClient(ctx, scope, userId);
   const lockedNow = await users.recordFailure(userId, client.hash).catch((): LockScope[] => []);
   const user = await users.findById(userId);
   if (user) {
@@ -63,13 +63,22 @@ export const accountRoutes: RouteDefinition[] = [
     permission: 'authenticated',
     summary: "Changes the signed-in user's password (the current one confirms it); every other session of theirs ends",
     description:
-      'A wrong current password answers 401 INVALID_CREDENTIALS and counts toward the lockout like a sign-in; a new password under 8 characters is 400. This session stays signed in but is rotated: the answer sets a new session cookie (a new lifetime of SESSION_TTL_HOURS) and the previous cookie value stops working everywhere.',
+      'A wrong current password answers 401 INVALID_CREDENTIALS and counts toward the lockout like a sign-in; a new password under 8 characters is 400. This session stays signed in but is rotated: the answer sets a new session cookie (a new lifetime of SESSION_TTL_HOURS) and the previous cookie value stops working everywhere. With revokeTokens: true, every API key and website token of the user is revoked too (a password reset always does that).',
     tags: ['user'],
     rateLimit: { points: 10, durationSeconds: 60 },
     request: {
-      body: z.object({ currentPassword: z.string().min(1).max(1024), newPassword: z.string().min(8, 'at least 8 characters').max(1024) }),
+      body: z.object({
+        currentPassword: z.string().min(1).max(1024),
+        newPassword: z.string().min(8, 'at least 8 characters').max(1024),
+        revokeTokens: z.boolean().optional(),
+      }),
     },
-    response: z.object({ changed: z.literal(true), revokedSessions: z.number() }),
+    response: z.object({
+      changed: z.literal(true),
+      revokedSessions: z.number(),
+      revokedApiKeys: z.number(),
+      revokedWebsiteTokens: z.number(),
+    }),
     async handler({ ctx, body, identity, scope }) {
       requireSession(identity);
       const users = scope.users;
@@ -80,17 +89,21 @@ export const accountRoutes: RouteDefinition[] = [
       const currentHash = sessionHashOf(identity.meta);
       const revokedSessions = await scope.sessions.revokeAllForUser(identity.userId!, currentHash ?? undefined);
       // Rotation: a cookie copied before the change is worth nothing after it.
-      const rotated = currentHash ? await scope.sessions.rotate(currentHash) : null;
+      const rotated = currentHash ? await scope.sessions.rotate(currentHash, { passwordProven: true }) : null;
       if (rotated) setSessionCookie(ctx, rotated.token, Number(rotated.session.expires_at));
+      // revokeTokens: the API keys and website tokens minted with the old password go too.
+      const revoked = body.revokeTokens
+        ? await scope.tokens.revokeAllForUser(identity.userId!, 'password-changed')
+        : { apiKeys: 0, websiteTokens: 0 };
       const user = await users.findById(identity.userId!);
       await auditAuth(ctx, {
         action: 'auth.password.changed',
         level: 'medium',
-        message: `${user ? who(user) : 'A user'} changed their password; ${revokedSessions} other session(s) ended`,
+        message: `${user ? who(user) : 'A user'} changed their password; ${revokedSessions} other session(s) ended${body.revokeTokens ? `, ${revoked.apiKeys} API key(s) and ${revoked.websiteTokens} website token(s) revoked` : ''}`,
         target: userTarget(identity.userId!),
-        details: { revokedSessions },
+        details: { revokedSessions, revokedApiKeys: revoked.apiKeys, revokedWebsiteTokens: revoked.websiteTokens },
       });
-      return { changed: true, revokedSessions };
+      return { changed: true, revokedSessions, revokedApiKeys: revoked.apiKeys, revokedWebsiteTokens: revoked.websiteTokens };
     },
   }),
   defineRoute({

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ValidationError } from '../../kernel/errors.js';
 import { defineRoute, type RouteContext, type RouteDefinition } from '../../kernel/http/route-table.js';
-import { assertCanGrant } from './guards.js';
+import { assertCanGrant, requireSudo } from './guards.js';
 import { UserExistsError } from './errors.js';
 import { assertDemoRoom } from './demo-limit.js';
 import { completeSignIn, setSessionCookie, clientIp } from './routes.js';
@@ -46,7 +46,7 @@ export const emailRoutes: RouteDefinition[] = [
     path: '/api/user/reset-password',
     permission: 'public',
     tags: ['user'],
-    summary: 'Sets a new password with a reset token; ends every session of the user',
+    summary: 'Sets a new password with a reset token; ends every session of the user and revokes their API keys and website tokens',
     description:
       'The token is claimed atomically: of concurrent uses exactly one succeeds. 404 TOKEN_NOT_FOUND, 410 TOKEN_EXPIRED, 409 TOKEN_ALREADY_CONSUMED.',
     rateLimit: { points: 10, durationSeconds: 60 },
@@ -59,15 +59,17 @@ export const emailRoutes: RouteDefinition[] = [
       const clientLocks = await scope.users.clientLockCount(row.user_id!);
       await scope.users.setPassword(row.user_id!, body.password);
       const revokedSessions = await scope.sessions.revokeAllForUser(row.user_id!);
+      // Whoever had the old password may have minted keys and tokens with it: they all go.
+      const revokedBearers = await scope.tokens.revokeAllForUser(row.user_id!, 'password-changed');
       if (before) {
         const actor = { userId: before.id, tenantId: before.tenant_id };
         await auditAuth(ctx, {
           action: 'auth.password.reset',
           level: 'medium',
-          message: `Password of ${who(before)} reset with a mailed link; ${revokedSessions} session(s) ended`,
+          message: `Password of ${who(before)} reset with a mailed link; ${revokedSessions} session(s) ended, ${revokedBearers.apiKeys} API key(s) and ${revokedBearers.websiteTokens} website token(s) revoked`,
           actor,
           target: userTarget(before),
-          details: { revokedSessions, linkId: row.id },
+          details: { revokedSessions, ...revokedBearers, linkId: row.id },
         });
         // A reset clears every lock of the account: the account-wide one and those of single clients.
         if (before.lockout_until !== null && Number(before.lockout_until) > Date.now()) await auditUnlock(ctx, before, 'password-reset');
@@ -125,7 +127,7 @@ export const emailRoutes: RouteDefinition[] = [
       // clears this client's count and the account's, like a password sign-in.
       const result = await completeSignIn(ctx, scope, user);
       if (!('requires2FA' in result)) {
-        const client = await lockoutClient(ctx, scope);
+        const client = await lockoutClient(ctx, scope, user.id);
         const accountLocked = user.lockout_until !== null && Number(user.lockout_until) > Date.now();
         const clientLocked = (await scope.users.lockedForSeconds(user.id, client.hash)) > 0 && !accountLocked;
         await scope.users.resetFailures(user.id, client.hash);
@@ -187,7 +189,10 @@ const createInvite = z.object({
   sendEmail: z.boolean().default(false),
 });
 
-async function invite({ ctx, body, identity, scope }: RouteContext<unknown, unknown, z.output<typeof createInvite>>) {
+async function invite(route: RouteContext<unknown, unknown, z.output<typeof createInvite>>) {
+  const { ctx, body, identity, scope } = route;
+  // An invitation mints an account with a role: a session needs sudo mode (API keys with user:manage pass).
+  await requireSudo(route, { bearers: 'pass' });
   const users = scope.users;
   if (!(await users.roleExists(body.role, identity.tenantId))) throw new ValidationError(`Unknown role '${body.role}'`);
   assertCanGrant(identity, body.role, await users.permissionsOf(body.role, identity.tenantId));

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineRoute, type RouteDefinition } from '../../kernel/http/route-table.js';
-import { requireSession } from './guards.js';
+import { requireSession, requireSudo } from './guards.js';
 import { auditAuth } from './audit-events.js';
 
 const idParam = { params: z.object({ id: z.string().uuid() }) };
@@ -24,6 +24,8 @@ export const tokenRoutes: RouteDefinition[] = [
     status: 201,
     tags: ['tokens'],
     summary: 'Creates an API key (sck_…) with permissions you hold; the key is shown only here',
+    description:
+      'Sudo mode: needs a session that signed in with its password less than CMS_REAUTH_WINDOW_SECONDS ago, or X-Reauth-Proof (403 REAUTH_REQUIRED); API keys and website tokens cannot create keys (403 FORBIDDEN).',
     request: { body: z.object({ name: z.string().min(1).max(191), permissions: z.array(z.string()).min(1).max(50), expiresAt }) },
     response: z.object({
       _id: z.string(),
@@ -32,8 +34,9 @@ export const tokenRoutes: RouteDefinition[] = [
       permissions: z.array(z.string()),
       expiresAt: z.string().nullable(),
     }),
-    handler: async ({ ctx, body, identity, scope }) => {
-      requireSession(identity);
+    handler: async (route) => {
+      const { ctx, body, identity, scope } = route;
+      await requireSudo(route);
       const created = await scope.tokens.createApiKey(identity, body, (p) => scope.registries.permissions.has(p));
       await auditAuth(ctx, {
         action: 'auth.api-key.created',
@@ -85,18 +88,29 @@ export const tokenRoutes: RouteDefinition[] = [
     permission: 'authenticated',
     status: 201,
     tags: ['tokens'],
-    summary: 'Creates a website token (bearer, acting as you); the token is shown only here',
-    request: { body: z.object({ name: z.string().min(1).max(191), expiresAt }) },
-    response: z.object({ _id: z.string(), name: z.string(), token: z.string(), expiresAt: z.string().nullable() }),
-    handler: async ({ ctx, body, identity, scope }) => {
-      requireSession(identity);
-      const created = await scope.tokens.createWebsiteToken(identity, body);
+    summary: 'Creates a website token (bearer, acting as you, narrowed to `permissions` when given); the token is shown only here',
+    description:
+      'Sudo mode: needs a session that signed in with its password less than CMS_REAUTH_WINDOW_SECONDS ago, or X-Reauth-Proof (403 REAUTH_REQUIRED). `permissions` narrows the token to a subset of yours (one you lack or an unknown one: 400 VALIDATION_ERROR); without it the token carries all of your permissions.',
+    request: {
+      body: z.object({ name: z.string().min(1).max(191), expiresAt, permissions: z.array(z.string().max(128)).min(1).max(50).optional() }),
+    },
+    response: z.object({
+      _id: z.string(),
+      name: z.string(),
+      token: z.string(),
+      expiresAt: z.string().nullable(),
+      permissions: z.array(z.string()).nullable(),
+    }),
+    handler: async (route) => {
+      const { ctx, body, identity, scope } = route;
+      await requireSudo(route);
+      const created = await scope.tokens.createWebsiteToken(identity, body, (p) => scope.registries.permissions.has(p));
       await auditAuth(ctx, {
         action: 'auth.website-token.created',
         level: 'medium',
         message: `Website token "${created.name}" created`,
         target: { type: 'website-token', id: created._id },
-        details: { name: created.name, expiresAt: created.expiresAt },
+        details: { name: created.name, expiresAt: created.expiresAt, permissions: created.permissions },
       });
       return created;
     },
@@ -108,7 +122,7 @@ export const tokenRoutes: RouteDefinition[] = [
     tags: ['tokens'],
     summary: "Your website tokens (admins: the tenant's), without secrets",
     request: {},
-    response: z.array(z.object(listed)),
+    response: z.array(z.object({ ...listed, permissions: z.array(z.string()).nullable() })),
     handler: ({ identity, scope }) => {
       requireSession(identity);
       return scope.tokens.listWebsiteTokens(identity);

@@ -5,8 +5,9 @@ import { isAdmin } from '../../kernel/http/identity.js';
 import { defineRoute, type RouteDefinition } from '../../kernel/http/route-table.js';
 import { assertCanGrant, requireSession } from './guards.js';
 import { issuePendingLogin } from './pending-login.js';
-import { clientIp, lockoutClient } from './lockout.js';
+import { clientIp, issueDeviceCookie, lockoutClient } from './lockout.js';
 import type { AuthSecrets } from './secrets.js';
+import type { EmailTokensService } from './email-tokens-service.js';
 import type { SessionsService } from './sessions-service.js';
 import type { User } from './models/user.js';
 import { toPublicUser, type SignInNotes } from './users-service.js';
@@ -33,14 +34,23 @@ export function clearSessionCookie(ctx: Context): void {
   ctx.cookies.set(SESSION_COOKIE, null, { httpOnly: true, sameSite: 'lax', path: '/', overwrite: true });
 }
 
-/** After the first factor: the 2FA step when enabled (pending cookie), otherwise a session cookie. */
-export async function completeSignIn(ctx: Context, scope: { authSecrets: AuthSecrets; sessions: SessionsService }, user: User) {
+/**
+ * After the first factor: the 2FA step when enabled (pending cookie), otherwise a session cookie.
+ * `passwordProven`: the first factor was the password (the session opens the sudo-mode window).
+ */
+export async function completeSignIn(
+  ctx: Context,
+  scope: { authSecrets: AuthSecrets; sessions: SessionsService; emailTokens: EmailTokensService },
+  user: User,
+  passwordProven = false,
+) {
   if (user.two_factor_enabled) {
-    await issuePendingLogin(ctx, scope.authSecrets, user.id);
+    await issuePendingLogin(ctx, scope, user, passwordProven);
     return { requires2FA: true as const, userId: user.id };
   }
-  const { token, session } = await scope.sessions.create(user, { userAgent: ctx.get('user-agent'), ip: clientIp(ctx) });
+  const { token, session } = await scope.sessions.create(user, { userAgent: ctx.get('user-agent'), ip: clientIp(ctx) }, { passwordProven });
   setSessionCookie(ctx, token, Number(session.expires_at));
+  await issueDeviceCookie(ctx, scope.authSecrets, user.id);
   return { user: toPublicUser(user) };
 }
 
@@ -51,7 +61,7 @@ export const authRoutes: RouteDefinition[] = [
     permission: 'public',
     summary: 'Sign in with email and password; sets the session cookie',
     description:
-      'Unknown email and wrong password answer the same 401 INVALID_CREDENTIALS. The 5th consecutive failure from one client (the signed rl_client cookie, else the IP) answers 401 and locks the account for that client for 15 minutes; 20 consecutive failures from all clients together lock it for everyone for 15 minutes. While locked, attempts answer 403 ACCOUNT_LOCKED with retryAfterSeconds, before the password is checked; a magic link still signs in. With 2FA on, the answer is {requires2FA: true, userId} with no session cookie, and a short-lived cookie binds the pending sign-in to this client for POST /api/auth/2fa/verify.',
+      'Unknown email and wrong password answer the same 401 INVALID_CREDENTIALS. Clients without a device cookie of the account (set by a completed sign-in on that browser) share one count: their 5th consecutive failure answers 401 and locks the account for unknown clients for 15 minutes; a known device counts on its own (5 failures lock that device only), so nobody without the cookie locks the owner out of their device. An email with no account is counted and locked the same way (same answers). While locked, attempts answer 403 ACCOUNT_LOCKED with retryAfterSeconds, before the password is checked; a magic link still signs in. With 2FA on, the answer is {requires2FA: true, userId} with no session cookie, and a short-lived cookie binds the pending sign-in to this client for POST /api/auth/2fa/verify.',
     tags: ['user'],
     rateLimit: { points: 30, durationSeconds: 60, clientPoints: 10 },
     request: { body: z.object({ email: z.string().min(1).max(320), password: z.string().min(1).max(1024) }) },
@@ -59,7 +69,8 @@ export const authRoutes: RouteDefinition[] = [
     async handler({ ctx, body, scope }) {
       const tenantId = await scope.tenants.fromHostname(ctx.hostname);
       const notes: SignInNotes = {};
-      const client = await lockoutClient(ctx, scope);
+      // A device cookie of this account makes the client a known one (its own count); else unknown.
+      const client = await lockoutClient(ctx, scope, (await scope.users.findByEmail(body.email, tenantId))?.id ?? null);
       let user: User;
       try {
         user = await scope.users.authenticate(body.email, body.password, tenantId, notes, client.hash);
@@ -69,7 +80,7 @@ export const authRoutes: RouteDefinition[] = [
       } finally {
         for (const lockScope of notes.lockExpired ?? []) if (notes.user) await auditUnlock(ctx, notes.user, 'expired', lockScope);
       }
-      const result = await completeSignIn(ctx, scope, user);
+      const result = await completeSignIn(ctx, scope, user, true);
       await auditSignIn(ctx, user, 'password', result);
       return result;
     },

@@ -2,7 +2,10 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { Op } from 'sequelize';
 import type { CacheService } from '../../kernel/cache/cache-service.js';
 import { EVENTS_RESYNC } from '../../kernel/events.js';
+import { ForbiddenError } from '../../kernel/errors.js';
+import type { Identity } from '../../kernel/http/identity.js';
 import type { Logger } from '../../kernel/logger.js';
+import { ReauthRequiredError } from './errors.js';
 import { Session } from './models/session.js';
 import { SETTING_CHANGED } from '../setup/public.js';
 import { SESSION_REVOKED } from './public.js';
@@ -99,6 +102,8 @@ export class SessionsService {
   /** In-process layers (insertion-ordered map used as an LRU): idHash -> snapshot, when it was verified, last activity. */
   private readonly local = new Map<string, { snapshot: SessionSnapshot; verifiedAt: number; lastActiveAt: number }>();
   private publish: (idHash: string) => Promise<void> = async () => undefined;
+  /** The sudo-mode window (CMS_REAUTH_WINDOW_SECONDS, default 900; 0: a proof every time), see requireRecentPassword. */
+  reauthWindowSeconds = 900;
   private eventsLive: () => boolean = () => true;
 
   /**
@@ -191,12 +196,27 @@ export class SessionsService {
     return current.options;
   }
 
-  async create(user: User, client: { userAgent: string; ip: string }): Promise<{ token: string; session: Session }> {
+  /**
+   * `passwordProven`: the sign-in proved the password (with the second factor when the user has it on),
+   * which opens the sudo-mode window (requireRecentPassword); magic links, passkeys and identity
+   * providers do not.
+   */
+  async create(
+    user: User,
+    client: { userAgent: string; ip: string },
+    proof: { passwordProven?: boolean } = {},
+  ): Promise<{ token: string; session: Session }> {
     const options = await this.options();
     await this.evictForPolicy(options.devicePolicy, user.id, client.userAgent).catch((err) =>
       this.logger.warn({ err }, 'session eviction failed'),
     );
-    const { token, session } = await this.insert(user.id, user.tenant_id, client, options.ttlHours);
+    const { token, session } = await this.insert(
+      user.id,
+      user.tenant_id,
+      client,
+      options.ttlHours,
+      proof.passwordProven ? Date.now() : null,
+    );
     if (options.maxPerUser > 0)
       await this.enforceMax(user.id, options.maxPerUser).catch((err) => this.logger.warn({ err }, 'session cap failed'));
     return { token, session };
@@ -208,11 +228,12 @@ export class SessionsService {
    * absolute lifetime starts now from SESSION_TTL_HOURS, as at sign-in. Used after a password change,
    * so a cookie copied before the change is worth nothing after it. Null when the session is gone.
    */
-  async rotate(idHash: string): Promise<{ token: string; session: Session } | null> {
+  async rotate(idHash: string, proof: { passwordProven?: boolean } = {}): Promise<{ token: string; session: Session } | null> {
     const old = await Session.findByPk(idHash);
     if (!old || Number(old.expires_at) <= Date.now()) return null;
     const { ttlHours } = await this.options();
-    const fresh = await this.insert(old.user_id, old.tenant_id, { userAgent: old.user_agent, ip: old.ip }, ttlHours);
+    const passwordAt = proof.passwordProven ? Date.now() : old.password_at === null ? null : Number(old.password_at);
+    const fresh = await this.insert(old.user_id, old.tenant_id, { userAgent: old.user_agent, ip: old.ip }, ttlHours, passwordAt);
     await this.revokeByHash(idHash);
     return fresh;
   }
@@ -223,6 +244,7 @@ export class SessionsService {
     tenantId: string,
     client: { userAgent: string; ip: string },
     ttlHours: number,
+    passwordAt: number | null = null,
   ): Promise<{ token: string; session: Session }> {
     const now = Date.now();
     const token = randomBytes(32).toString('base64url');
@@ -236,6 +258,7 @@ export class SessionsService {
       created_at: now,
       last_active_at: now,
       expires_at: now + ttlHours * 3600 * 1000,
+      password_at: passwordAt,
     });
     return { token, session };
   }
@@ -383,6 +406,27 @@ export class SessionsService {
     const expires = Number(expiresText);
     if (!signature || !Number.isFinite(expires) || expires <= Date.now()) return false;
     return this.secrets.verifySignature(`reauth.${idHash}.${expires}`, signature);
+  }
+
+  /**
+   * The sudo-mode guard (README "Re-authentication"), the one check every credential-minting route
+   * runs: creating API keys, website tokens and invitation tokens, registering a passkey, disabling 2FA,
+   * regenerating backup codes. Passes for a session that proved its password (sign-in with it, plus the
+   * second factor when on) less than `reauthWindowSeconds` ago, or that sends a valid X-Reauth-Proof
+   * (`proof`); otherwise 403 REAUTH_REQUIRED. Callers without a session (API keys, website tokens) get
+   * 403 FORBIDDEN: a bearer is no proof of the password, so it never mints credentials.
+   */
+  async requireRecentPassword(identity: Identity, proof: string | undefined): Promise<void> {
+    const idHash = identity.meta?.sessionHash;
+    if (typeof idHash !== 'string')
+      throw new ForbiddenError('This needs a signed-in session; API keys and website tokens cannot manage accounts or credentials');
+    if (proof && (await this.verifyReauthProof(idHash, proof))) return;
+    if (this.reauthWindowSeconds > 0) {
+      const row = await Session.findByPk(idHash, { attributes: ['password_at'] });
+      const at = row?.password_at == null ? null : Number(row.password_at);
+      if (at !== null && Date.now() - at < this.reauthWindowSeconds * 1000) return;
+    }
+    throw new ReauthRequiredError();
   }
 
   /** One session by its public id, if it belongs to the tenant. */

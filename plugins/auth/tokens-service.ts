@@ -37,7 +37,7 @@ export interface RevokedBearer {
   tenantId: string;
   userId: string;
   name: string;
-  reason: 'revoked' | 'user-deleted';
+  reason: 'revoked' | 'user-deleted' | 'password-changed';
 }
 
 interface BearerRow {
@@ -115,7 +115,24 @@ export class TokensService implements IdentityChangeListener {
     return revoked;
   }
 
-  async createWebsiteToken(owner: Identity, input: { name: string; expiresAt?: string }) {
+  /**
+   * A website token acts as its creator; `permissions` narrows it to a subset of the creator's (API
+   * decisions, "Roles and rules"): an unknown permission or one the creator lacks is 400 VALIDATION_ERROR.
+   */
+  async createWebsiteToken(
+    owner: Identity,
+    input: { name: string; expiresAt?: string; permissions?: string[] },
+    known: (p: string) => boolean = () => true,
+  ) {
+    const permissions = input.permissions ? [...new Set(input.permissions)] : null;
+    for (const p of permissions ?? []) {
+      if (!known(p))
+        throw new ValidationError(`Unknown permission '${p}'`, [{ path: 'body.permissions', message: `unknown permission ${p}` }]);
+      if (!hasPermission(owner, p))
+        throw new ValidationError(`You cannot give a token the permission '${p}', which you do not have`, [
+          { path: 'body.permissions', message: `not yours: ${p}` },
+        ]);
+    }
     const token = randomBytes(32).toString('base64url');
     const row = await WebsiteToken.create({
       id: randomUUID(),
@@ -124,9 +141,10 @@ export class TokensService implements IdentityChangeListener {
       name: input.name,
       token_hash: sha256(token),
       expires_at: expiryOf(input.expiresAt),
+      permissions: permissions ? JSON.stringify(permissions) : null,
       created_at: Date.now(),
     });
-    return { _id: row.id, name: row.name, token, expiresAt: iso(row.expires_at) };
+    return { _id: row.id, name: row.name, token, expiresAt: iso(row.expires_at), permissions };
   }
 
   async listWebsiteTokens(owner: Identity) {
@@ -134,6 +152,7 @@ export class TokensService implements IdentityChangeListener {
     return rows.map((r) => ({
       _id: r.id,
       name: r.name,
+      permissions: r.permissions ? (JSON.parse(r.permissions) as string[]) : null,
       expiresAt: iso(r.expires_at),
       lastUsedAt: iso(r.last_used_at),
       createdAt: iso(r.created_at)!,
@@ -207,7 +226,7 @@ export class TokensService implements IdentityChangeListener {
     const apiKey = kind === 'api-key';
     const table = apiKey ? 'auth_api_keys' : 'auth_website_tokens';
     const rows = await ApiKey.sequelize!.query<BearerRow>(
-      `SELECT t.id, t.user_id, t.tenant_id, t.expires_at, t.last_used_at, ${apiKey ? 't.permissions' : 'NULL AS permissions'},
+      `SELECT t.id, t.user_id, t.tenant_id, t.expires_at, t.last_used_at, t.permissions,
               u.role, u.blocked, r.permissions AS role_permissions
          FROM ${table} t
          JOIN auth_users u ON u.id = t.user_id AND u.tenant_id = t.tenant_id
@@ -224,7 +243,7 @@ export class TokensService implements IdentityChangeListener {
       tenantId: row.tenant_id,
       role: row.role,
       rolePermissions: row.role_permissions ? (JSON.parse(row.role_permissions) as string[]) : [],
-      keyPermissions: apiKey ? (JSON.parse(row.permissions!) as string[]) : null,
+      keyPermissions: row.permissions ? (JSON.parse(row.permissions) as string[]) : null,
       expiresAt: row.expires_at === null ? null : Number(row.expires_at),
       lastUsedAt: row.last_used_at === null ? null : Number(row.last_used_at),
     };
@@ -258,17 +277,32 @@ export class TokensService implements IdentityChangeListener {
 
   /** A deleted user's keys and tokens go with them. */
   async deleteAllForUser(userId: string): Promise<void> {
+    await this.revokeAllForUser(userId, 'user-deleted');
+  }
+
+  /**
+   * Revokes every API key and website token of the user at once, on every instance (a deleted user, a
+   * password reset, or a password change that asks for it). Resolves how many of each went.
+   */
+  async revokeAllForUser(userId: string, reason: RevokedBearer['reason']): Promise<{ apiKeys: number; websiteTokens: number }> {
     const hashes: string[] = [];
+    const counts = { apiKeys: 0, websiteTokens: 0 };
     for (const key of await ApiKey.findAll({ where: { user_id: userId } })) {
       hashes.push(key.key_hash);
-      if (await ApiKey.destroy({ where: { id: key.id } })) await this.bury('api-key', key.key_hash, key, 'user-deleted');
+      if (await ApiKey.destroy({ where: { id: key.id } })) {
+        await this.bury('api-key', key.key_hash, key, reason);
+        counts.apiKeys++;
+      }
     }
     for (const token of await WebsiteToken.findAll({ where: { user_id: userId } })) {
       hashes.push(token.token_hash);
-      if (await WebsiteToken.destroy({ where: { id: token.id } }))
-        await this.bury('website-token', token.token_hash, token, 'user-deleted');
+      if (await WebsiteToken.destroy({ where: { id: token.id } })) {
+        await this.bury('website-token', token.token_hash, token, reason);
+        counts.websiteTokens++;
+      }
     }
     await this.bearers.forget({ userId }, hashes);
+    return counts;
   }
 
   /** The spec's background purge of expired tokens. */

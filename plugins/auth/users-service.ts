@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { Op, QueryTypes, UniqueConstraintError, literal } from 'sequelize';
 import { InternalError, ValidationError } from '../../kernel/errors.js';
 import type { EventBus } from '../../kernel/events.js';
@@ -10,17 +10,23 @@ import { User } from './models/user.js';
 import { GUEST_GRANTS_CHANGED, USER_EVENTS, type UserEvent } from './public.js';
 import { BUILT_IN_ROLES } from './roles.js';
 
-/** The spec's rule, applied per (account, client): 5 consecutive failures from one client lock the account for that client. */
+/** The spec's rule: 5 consecutive failures lock 15 minutes (for unknown clients, and for each known device on its own). */
 export const MAX_FAILED_ATTEMPTS = 5;
-/** The account-wide lock: consecutive failures from all clients together (no success between) that lock it for everyone. */
-export const ACCOUNT_MAX_FAILED_ATTEMPTS = 20;
+/** Kept for the audit trail's wording: unknown clients share the spec's count, so the same number. */
+export const ACCOUNT_MAX_FAILED_ATTEMPTS = MAX_FAILED_ATTEMPTS;
 export const LOCKOUT_MS = 15 * 60 * 1000;
-/** A per-client count with no failure for this long (and no lock running) is forgotten (its row pruned). */
+/** A known device's count with no failure for this long (and no lock running) is forgotten (its row pruned). */
 export const CLIENT_FAILURE_TTL_MS = 24 * 60 * 60 * 1000;
-/** The client of callers that name none (direct service calls): one shared per-client counter. */
-export const UNIDENTIFIED_CLIENT = 'unidentified';
+/**
+ * Every client without a device cookie of the account (lockout.ts): they share one count, the spec's
+ * failedAttempts / lockoutUntil of the user row (or, for an email with no account, a row of
+ * auth_login_failures keyed by a keyed hash of tenant and email, so a lock answers the same).
+ */
+export const UNKNOWN_CLIENTS = 'unknown-clients';
+/** @deprecated the old name of UNKNOWN_CLIENTS (callers that name no client are unknown clients). */
+export const UNIDENTIFIED_CLIENT = UNKNOWN_CLIENTS;
 
-/** Which lock: the one of a single client (account, client), or the account-wide one. */
+/** Which lock: a known device's own (`client`), or the one of all unknown clients (`account`, the spec's). */
 export type LockScope = 'client' | 'account';
 
 export interface PublicUser {
@@ -71,11 +77,14 @@ export function checkPassword(password: string): void {
  * email costs the same work as a wrong password (a dummy hash is verified), so timing does not tell
  * them apart.
  *
- * Lockout, in two scopes (README "Sign-in"): failures count per (account, client) in
- * auth_login_failures (MAX_FAILED_ATTEMPTS from one client lock the account for that client only), and
- * per account in auth_users.failed_attempts / lockout_until (ACCOUNT_MAX_FAILED_ATTEMPTS from all
- * clients together lock it for everyone). Each count is one conditional UPDATE of an unlocked row, so
- * concurrent failures lock once and never count past the threshold.
+ * Lockout (README "Sign-in"), the spec's rule kept for unknown clients and a device cookie (OWASP) for
+ * known ones: a client that signed in to the account before holds a signed device cookie bound to the
+ * account (lockout.ts) and has its own count in auth_login_failures (MAX_FAILED_ATTEMPTS lock that
+ * device only); every other client shares the account's count (auth_users.failed_attempts /
+ * lockout_until): MAX_FAILED_ATTEMPTS from any mix of them lock the account for unknown clients, never
+ * for the owner's devices. An email with no account keeps the same count (a pseudo account id in
+ * auth_login_failures), so its lock answers exactly as a real one. Each count is one conditional UPDATE
+ * of an unlocked row, so concurrent failures lock once and never count past the threshold.
  */
 export class UsersService {
   private dummyHash: Promise<string> | null = null;
@@ -86,6 +95,9 @@ export class UsersService {
     private readonly options: AuthOptions,
     /** User-management events (USER_EVENTS in public.ts) go out on the event bus. */
     private readonly events?: Pick<EventBus, 'publish'>,
+    /** A keyed hash (HMAC under the installation's key) for the counts of emails with no account. */
+    private readonly keyed: (text: string) => Promise<string> = async (text) =>
+      createHash('sha256').update(`unknown-email.${text}`).digest('base64url'),
   ) {}
 
   /** Registers a listener of identity changes (see IdentityChangeListener). */
@@ -310,47 +322,64 @@ export class UsersService {
 
   /**
    * Checks email and password under the lockout rule; returns the user or throws the right error.
-   * `client` is the keyed hash of the client (lockout.ts). Both locks are checked before the password:
-   * the account-wide one, then this client's. `notes` tells the caller (for the audit trail) which
-   * account was tried, which expired locks were cleared, which lock refused it, and which locks this
-   * failure set.
+   * `client` is UNKNOWN_CLIENTS or the keyed hash of a known device of this account (lockout.ts). The
+   * lock that applies to the client is checked before the password. `notes` tells the caller (for the
+   * audit trail) which account was tried, which expired locks were cleared, which lock refused it, and
+   * which lock this failure set.
    */
   async authenticate(
     emailInput: string,
     password: string,
     tenantId = 'default',
     notes: SignInNotes = {},
-    client: string = UNIDENTIFIED_CLIENT,
+    client: string = UNKNOWN_CLIENTS,
   ): Promise<User> {
     const email = emailInput.trim().toLowerCase();
     const user = await User.findOne({ where: { tenant_id: tenantId, email } });
     notes.user = user;
+    const now = Date.now();
     if (!user) {
+      // No such account: the same count, lock and answers as an account's, for every client.
+      const pseudo = await this.unknownEmailId(tenantId, email);
+      const until = Number((await this.clientRow(pseudo, UNKNOWN_CLIENTS))?.lockout_until ?? 0);
+      if (until > now) {
+        notes.lockedScope = 'account';
+        throw new AccountLockedError(Math.ceil((until - now) / 1000));
+      }
+      if (until) await this.clearExpiredClientLock(pseudo, UNKNOWN_CLIENTS, now);
       this.dummyHash ??= this.hash(randomBytes(16).toString('hex'));
       await this.verify(password.slice(0, 72), await this.dummyHash);
+      try {
+        await this.recordClientFailure(pseudo, UNKNOWN_CLIENTS);
+      } catch (err) {
+        if (err instanceof AccountLockedError) notes.lockedScope = 'account';
+        throw err;
+      }
       throw new InvalidCredentialsError();
     }
-    const now = Date.now();
-    if (user.lockout_until !== null && Number(user.lockout_until) > now) {
-      notes.lockedScope = 'account';
-      throw new AccountLockedError(Math.ceil((Number(user.lockout_until) - now) / 1000));
-    }
-    if (user.lockout_until !== null) {
-      // The account-wide lock has expired: its count starts again.
-      const [cleared] = await User.update(
-        { failed_attempts: 0, lockout_until: null },
-        { where: { id: user.id, lockout_until: { [Op.lte]: now } } },
-      );
-      if (cleared) (notes.lockExpired ??= []).push('account');
-    }
-    const clientUntil = (await this.clientRow(user.id, client))?.lockout_until ?? null;
-    if (clientUntil !== null) {
-      if (Number(clientUntil) > now) {
-        notes.lockedScope = 'client';
-        throw new AccountLockedError(Math.ceil((Number(clientUntil) - now) / 1000));
+    if (client === UNKNOWN_CLIENTS) {
+      if (user.lockout_until !== null && Number(user.lockout_until) > now) {
+        notes.lockedScope = 'account';
+        throw new AccountLockedError(Math.ceil((Number(user.lockout_until) - now) / 1000));
       }
-      // This client's lock has expired: its count starts again.
-      if (await this.clearExpiredClientLock(user.id, client, now)) (notes.lockExpired ??= []).push('client');
+      if (user.lockout_until !== null) {
+        // The lock has expired: its count starts again.
+        const [cleared] = await User.update(
+          { failed_attempts: 0, lockout_until: null },
+          { where: { id: user.id, lockout_until: { [Op.lte]: now } } },
+        );
+        if (cleared) (notes.lockExpired ??= []).push('account');
+      }
+    } else {
+      // A known device: only its own lock applies (unknown clients cannot lock the owner out of it).
+      const clientUntil = (await this.clientRow(user.id, client))?.lockout_until ?? null;
+      if (clientUntil !== null) {
+        if (Number(clientUntil) > now) {
+          notes.lockedScope = 'client';
+          throw new AccountLockedError(Math.ceil((Number(clientUntil) - now) / 1000));
+        }
+        if (await this.clearExpiredClientLock(user.id, client, now)) (notes.lockExpired ??= []).push('client');
+      }
     }
     if (!(await this.verify(password, user.password_hash))) {
       try {
@@ -368,21 +397,28 @@ export class UsersService {
     return user;
   }
 
-  /** Clears the failure counts after a completed sign-in: this client's and the account's. */
-  async resetFailures(userId: string, client: string = UNIDENTIFIED_CLIENT): Promise<void> {
-    await User.update({ failed_attempts: 0, lockout_until: null }, { where: { id: userId } });
-    await this.db().query('DELETE FROM auth_login_failures WHERE user_id = ? AND client_hash = ?', { replacements: [userId, client] });
+  /** The pseudo account id under which an email with no account is counted (never a UUID: it starts with `~`). */
+  private async unknownEmailId(tenantId: string, email: string): Promise<string> {
+    return `~${(await this.keyed(`unknown-email.${tenantId}.${email}`)).slice(0, 35)}`;
   }
 
-  /** Seconds left on the lock that applies to this client (the account-wide one or its own), or 0. */
-  async lockedForSeconds(userId: string, client: string = UNIDENTIFIED_CLIENT): Promise<number> {
-    const user = await User.findByPk(userId);
-    const row = await this.clientRow(userId, client);
-    const until = Math.max(Number(user?.lockout_until ?? 0), Number(row?.lockout_until ?? 0));
+  /** Clears the failure counts after a completed sign-in: the account's (the spec's rule) and this device's. */
+  async resetFailures(userId: string, client: string = UNKNOWN_CLIENTS): Promise<void> {
+    await User.update({ failed_attempts: 0, lockout_until: null }, { where: { id: userId } });
+    if (client !== UNKNOWN_CLIENTS)
+      await this.db().query('DELETE FROM auth_login_failures WHERE user_id = ? AND client_hash = ?', { replacements: [userId, client] });
+  }
+
+  /** Seconds left on the lock that applies to this client (unknown clients': the account's; a device: its own), or 0. */
+  async lockedForSeconds(userId: string, client: string = UNKNOWN_CLIENTS): Promise<number> {
+    const until =
+      client === UNKNOWN_CLIENTS
+        ? Number((await User.findByPk(userId))?.lockout_until ?? 0)
+        : Number((await this.clientRow(userId, client))?.lockout_until ?? 0);
     return until > Date.now() ? Math.ceil((until - Date.now()) / 1000) : 0;
   }
 
-  /** How many clients the account is locked for right now (per-client locks only). */
+  /** How many known devices the account is locked for right now. */
   async clientLockCount(userId: string): Promise<number> {
     const [row] = await this.db().query<{ n: number | string }>(
       'SELECT COUNT(*) AS n FROM auth_login_failures WHERE user_id = ? AND lockout_until > ?',
@@ -392,14 +428,13 @@ export class UsersService {
   }
 
   /**
-   * Counts a failure for this client and for the account; resolves the locks this failure set (empty:
-   * none). A failure that finds a lock already set (it lost a race) throws AccountLockedError (403).
+   * Counts a failure for the client (unknown clients: the account's count; a device: its own); resolves
+   * the lock this failure set (empty: none). A failure that finds the lock already set (it lost a race)
+   * throws AccountLockedError (403).
    */
-  async recordFailure(userId: string, client: string = UNIDENTIFIED_CLIENT): Promise<LockScope[]> {
-    const locked: LockScope[] = [];
-    if (await this.recordClientFailure(userId, client)) locked.push('client');
-    if (await this.recordAccountFailure(userId)) locked.push('account');
-    return locked;
+  async recordFailure(userId: string, client: string = UNKNOWN_CLIENTS): Promise<LockScope[]> {
+    if (client === UNKNOWN_CLIENTS) return (await this.recordAccountFailure(userId)) ? ['account'] : [];
+    return (await this.recordClientFailure(userId, client)) ? ['client'] : [];
   }
 
   /**
@@ -474,8 +509,8 @@ export class UsersService {
   }
 
   /**
-   * The account-wide count: one atomic step counts the failure and, at ACCOUNT_MAX_FAILED_ATTEMPTS,
-   * sets the lock. Only an unlocked row is updated, so once locked nothing counts further; a failure
+   * The count of unknown clients (the spec's failedAttempts): one atomic step counts the failure and,
+   * at MAX_FAILED_ATTEMPTS, sets the lock. Only an unlocked row is updated, so once locked nothing counts further; a failure
    * that loses that race answers 403. (lockout_until is assigned first: MariaDB evaluates SET left to
    * right with updated values.) Resolves true when this failure locked the account.
    */
@@ -483,7 +518,7 @@ export class UsersService {
     const now = Date.now();
     const [changed] = await User.update(
       {
-        lockout_until: literal(`CASE WHEN failed_attempts + 1 >= ${ACCOUNT_MAX_FAILED_ATTEMPTS} THEN ${now + LOCKOUT_MS} ELSE NULL END`),
+        lockout_until: literal(`CASE WHEN failed_attempts + 1 >= ${MAX_FAILED_ATTEMPTS} THEN ${now + LOCKOUT_MS} ELSE NULL END`),
         failed_attempts: literal('failed_attempts + 1'),
       },
       { where: { id: userId, lockout_until: null } },

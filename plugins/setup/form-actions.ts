@@ -76,7 +76,8 @@ const ACTIONS: Record<string, Action> = {
     const { confirmPassword: _, ...input } = form;
     const user = await scope.setup.complete(scope.users, input);
     await auditSetupComplete(ctx, user, input.siteName);
-    await scope.signIn.startSession(ctx, user._id);
+    // The admin just chose the password: the session opens the sudo-mode window.
+    await scope.signIn.startSession(ctx, user._id, { passwordProven: true });
     return { success: true, message: 'Setup complete', user };
   },
 };

@@ -85,7 +85,8 @@ export const setupRoutes: RouteDefinition[] = [
     async handler({ ctx, body, scope }) {
       const created = await scope.setup.complete(scope.users, body);
       await auditSetupComplete(ctx, created, body.siteName);
-      await scope.signIn.startSession(ctx, created._id);
+      // The admin just chose the password: the session opens the sudo-mode window.
+      await scope.signIn.startSession(ctx, created._id, { passwordProven: true });
       return { user: created };
     },
   }),

@@ -52,7 +52,7 @@ describe('admin UI: failed sign-ins in the browser reach the security and audit 
     const grid = page.getByRole('list', { name: 'Widgets' });
     const security = grid.locator('[data-widget="security"]');
     await security
-      .getByText('Account mallory@example.com locked for 15 minutes for one client after 5 failed attempts from it (password)')
+      .getByText('Account mallory@example.com locked for 15 minutes for unknown clients after 5 failed attempts (password)')
       .first()
       .waitFor();
     await security.getByText(/^6 failed sign-ins from one address \(hash:[0-9a-f]{16}\) within 15 minutes/).waitFor();

@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { expect } from 'chai';
 import sharp from 'sharp';
 import { signInWithApi, startUiKernel, useBrowser } from '../helpers/browser.js';
@@ -86,6 +87,9 @@ for (const variant of DB_VARIANTS) {
       // Another browser (no session): the password is asked, a wrong one refused, the right one opens the file.
       const other = await b.newContext();
       const visitor = await other.newPage();
+      // The password never travels in a URL (logs, history): every request of the visitor is recorded.
+      const requested: string[] = [];
+      visitor.on('request', (r) => requested.push(r.url()));
       await visitor.goto(link);
       await visitor.getByRole('heading', { name: 'Shared file' }).waitFor();
       await visitor.getByText('This file is protected with a password.').waitFor();
@@ -97,11 +101,10 @@ for (const variant of DB_VARIANTS) {
       const shown = visitor.getByTestId('shared-file');
       await shown.getByText('harbour.png').waitFor();
       await shown.getByRole('img', { name: 'Preview of harbour.png' }).waitFor();
-      const href = await shown.getByRole('link', { name: 'Download' }).getAttribute('href');
-      const file = await other.request.get(`${t.url}${href}`);
-      expect(file.status()).to.equal(200);
-      expect(file.headers()['content-disposition']).to.match(/^attachment/);
-      expect(Buffer.compare(await file.body(), png)).to.equal(0);
+      const [download] = await Promise.all([visitor.waitForEvent('download'), shown.getByRole('button', { name: 'Download' }).click()]);
+      expect(download.suggestedFilename()).to.equal('harbour.png');
+      expect(Buffer.compare(await readFile((await download.path())!), png)).to.equal(0);
+      expect(requested.filter((u) => u.includes('sesame') || u.includes('password='))).to.deep.equal([]);
 
       // Revoked in the dialog: the visitor's link stops working.
       await share.getByRole('button', { name: 'Revoke' }).click();

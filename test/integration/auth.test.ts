@@ -27,6 +27,14 @@ const login = (t: TestKernel, email: string, password = PASSWORD, userAgent = 't
     headers: { 'user-agent': userAgent, ...(cookie ? { cookie } : {}) },
   });
 
+/** The account's device cookie a completed sign-in set on this client (`name=value`). */
+function deviceCookie(res: TestResponse, userId: string): string {
+  const name = `device_${createHash('sha256').update(userId).digest('hex').slice(0, 12)}=`;
+  const set = res.headers.getSetCookie().find((c) => c.startsWith(name));
+  expect(set, 'a device cookie').to.not.equal(undefined);
+  return set!.split(';')[0]!;
+}
+
 /** A browser's signed rate-limit cookie (rl_client), as the rate limiter hands it out: one per simulated client. */
 function clientCookie(t: TestKernel, seed: string): string {
   const id = createHash('sha256').update(seed).digest('base64url').slice(0, 22);
@@ -99,7 +107,7 @@ for (const variant of DB_VARIANTS) {
       expect(sessionCookie(wrong)).to.equal(null);
     });
 
-    it('locks after 5 consecutive failures from one client (the 5th answers 401), refuses even the right password from it, then unlocks on expiry', async function () {
+    it('locks after 5 consecutive failures from unknown clients (the 5th answers 401), refuses even the right password, then unlocks on expiry', async function () {
       const id = await createUser(t, 'carol@example.com');
       const statuses: number[] = [];
       for (let i = 0; i < 5; i++) statuses.push((await login(t, 'carol@example.com', `wrong-${i}`)).status);
@@ -110,23 +118,17 @@ for (const variant of DB_VARIANTS) {
       expect(body.error).to.equal('ACCOUNT_LOCKED');
       expect(body.retryAfterSeconds).to.be.within(890, 900);
       expect(body.message).to.match(/15 minutes/);
-      expect(Number((await userRow(id)).failed_attempts)).to.equal(5);
-      // The lock is this client's (no rl_client cookie: its IP); the account-wide lock is not set.
-      expect(await userRow(id)).to.deep.include({ lockout_until: null });
-      const [row] = await clientRows(id);
-      expect(Number(row!.failures)).to.equal(5);
-      expect(Number(row!.lockout_until)).to.be.greaterThan(Date.now());
-      expect(row!.client_hash).to.not.include('127.0.0.1');
-      await t.kernel.sequelize.query('UPDATE auth_login_failures SET lockout_until = ? WHERE user_id = ?', {
-        replacements: [Date.now() - 1000, id],
-      });
+      // The spec's fields: failedAttempts and lockoutUntil of the user.
+      const row = await userRow(id);
+      expect(Number(row.failed_attempts)).to.equal(5);
+      expect(Number(row.lockout_until)).to.be.greaterThan(Date.now());
+      await t.kernel.sequelize.query('UPDATE auth_users SET lockout_until = ? WHERE id = ?', { replacements: [Date.now() - 1000, id] });
       expect((await login(t, 'carol@example.com')).status).to.equal(200);
       expect(await userRow(id)).to.deep.include({ lockout_until: null });
       expect(Number((await userRow(id)).failed_attempts)).to.equal(0);
-      expect(await clientRows(id)).to.deep.equal([]);
     });
 
-    it('counts 20 concurrent wrong passwords from one client atomically: one lock, never more than 5 failures', async function () {
+    it('counts 20 concurrent wrong passwords atomically: one lock, never more than 5 failures', async function () {
       const id = await createUser(t, 'dave@example.com');
       const results = await Promise.all(Array.from({ length: 20 }, (_, i) => login(t, 'dave@example.com', `wrong-password-${i}`)));
       const statuses = results.map((r) => r.status);
@@ -134,82 +136,87 @@ for (const variant of DB_VARIANTS) {
       expect(statuses.filter((s) => s === 403)).to.have.length(15);
       const row = await userRow(id);
       expect(Number(row.failed_attempts)).to.equal(5);
-      expect(row.lockout_until).to.equal(null);
-      const clients = await clientRows(id);
-      expect(clients).to.have.length(1);
-      expect(Number(clients[0]!.failures)).to.equal(5);
-      expect(Number(clients[0]!.lockout_until)).to.be.greaterThan(Date.now());
+      expect(Number(row.lockout_until)).to.be.greaterThan(Date.now());
     });
 
-    it("an attacker's 5 wrong passwords lock the account for the attacker's client only: the owner signs in from another client", async function () {
+    it('an attacker rotating rate-limit cookies (4 x 5 failures) locks unknown clients only: the owner signs in on their device, which keeps its own count', async function () {
       const id = await createUser(t, 'admin-target@example.com', 'admin');
-      const attacker = clientCookie(t, 'attacker-browser');
-      const owner = clientCookie(t, 'owner-browser');
+      // The owner signed in on this browser before: it holds the account's device cookie.
+      const device = deviceCookie(await login(t, 'admin-target@example.com', PASSWORD, 'owner/1.0'), id);
+      expect(device).to.match(/^device_[0-9a-f]{12}=[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}$/);
       const statuses: number[] = [];
-      for (let i = 0; i < 5; i++) statuses.push((await login(t, 'admin-target@example.com', `guess-${i}`, 'evil/1.0', attacker)).status);
-      expect(statuses).to.deep.equal([401, 401, 401, 401, 401]);
-      const locked = await login(t, 'admin-target@example.com', PASSWORD, 'evil/1.0', attacker);
+      for (let c = 0; c < 4; c++)
+        for (let i = 0; i < 5; i++)
+          statuses.push((await login(t, 'admin-target@example.com', `guess-${c}-${i}`, 'evil/1.0', clientCookie(t, `bot-${c}`))).status);
+      expect(statuses).to.deep.equal([...Array(5).fill(401), ...Array(15).fill(403)]);
+      const locked = await login(t, 'admin-target@example.com', PASSWORD, 'evil/1.0', clientCookie(t, 'bot-fresh'));
       expect(locked.status).to.equal(403);
       const body = await locked.json();
       expect(body).to.include({ success: false, error: 'ACCOUNT_LOCKED' });
       expect(body.retryAfterSeconds).to.be.within(890, 900);
-      expect(body.message).to.match(/15 minutes/);
-      // The real admin, from a browser with its own rl_client cookie, signs in with the right password.
-      const signedIn = await login(t, 'admin-target@example.com', PASSWORD, 'owner/1.0', owner);
+      // A forged device cookie, or one of another account, is an unknown client.
+      const forged = `${device.split('=')[0]}=${'A'.repeat(22)}.${'B'.repeat(43)}`;
+      expect((await login(t, 'admin-target@example.com', PASSWORD, 'evil/1.0', forged)).status).to.equal(403);
+      const otherId = await createUser(t, 'attacker-own@example.com');
+      const othersDevice = deviceCookie(await login(t, 'attacker-own@example.com'), otherId);
+      expect((await login(t, 'admin-target@example.com', PASSWORD, 'evil/1.0', othersDevice)).status).to.equal(403);
+      // The real admin, on their device, signs in with the right password.
+      const signedIn = await login(t, 'admin-target@example.com', PASSWORD, 'owner/1.0', device);
       expect(signedIn.status).to.equal(200);
       expect(sessionCookie(signedIn)).to.not.equal(null);
-      // That success cleared the owner's count and the account's; the attacker's client stays locked.
-      expect(Number((await userRow(id)).failed_attempts)).to.equal(0);
-      expect((await login(t, 'admin-target@example.com', PASSWORD, 'evil/1.0', attacker)).status).to.equal(403);
-      // A forged cookie is no client of its own: it counts under the IP (unlocked, so a wrong password is 401).
-      const forged = `${CLIENT_COOKIE}=${'A'.repeat(22)}.not-a-valid-signature`;
-      expect((await login(t, 'admin-target@example.com', 'guess-x', 'evil/1.0', forged)).status).to.equal(401);
+      // The device counts on its own: its 5th failure locks the device, stored as a keyed hash only.
+      for (let i = 0; i < 5; i++)
+        expect((await login(t, 'admin-target@example.com', `typo-${i}`, 'owner/1.0', device)).status).to.equal(401);
+      expect((await login(t, 'admin-target@example.com', PASSWORD, 'owner/1.0', device)).status).to.equal(403);
       const clients = await clientRows(id);
-      expect(clients.map((c) => Number(c.failures))).to.deep.equal([5, 1]);
-      // Stored as keyed hashes only: neither the cookie id nor the IP appears.
-      for (const c of clients) expect(c.client_hash).to.match(/^[A-Za-z0-9_-]{43}$/);
-      // The unknown address and the wrong password still answer the same.
-      const unknown = await login(t, 'nobody-here@example.com', 'guess-y', 'evil/1.0', attacker);
-      expect(unknown.status).to.equal(401);
-      expect((await unknown.json()).message).to.equal('Invalid email or password');
+      expect(clients.map((c) => Number(c.failures))).to.deep.equal([5]);
+      expect(clients[0]!.client_hash).to.match(/^[A-Za-z0-9_-]{43}$/);
     });
 
-    it('after 20 consecutive failures across clients the account is locked for everyone; a magic link still signs in and clears every count', async function () {
+    it('an email with no account is counted and locked like an account: the same 401s, then the same 403 ACCOUNT_LOCKED', async function () {
+      await createUser(t, 'real-person@example.com');
+      const answers = async (email: string) => {
+        const out: Array<{ status: number; body: Record<string, unknown> }> = [];
+        for (let i = 0; i < 6; i++) {
+          const res = await login(t, email, `guess-${i}`, 'evil/1.0');
+          out.push({ status: res.status, body: await res.json() });
+        }
+        return out;
+      };
+      const real = await answers('real-person@example.com');
+      const ghost = await answers('no-such-person@example.com');
+      expect(ghost.map((a) => a.status)).to.deep.equal([401, 401, 401, 401, 401, 403]);
+      expect(ghost.map((a) => a.status)).to.deep.equal(real.map((a) => a.status));
+      for (let i = 0; i < 6; i++) {
+        expect(Object.keys(ghost[i]!.body).sort()).to.deep.equal(Object.keys(real[i]!.body).sort());
+        expect({ ...ghost[i]!.body, retryAfterSeconds: 0 }).to.deep.equal({ ...real[i]!.body, retryAfterSeconds: 0 });
+      }
+      expect(ghost[5]!.body).to.include({ error: 'ACCOUNT_LOCKED' });
+      // Nothing stores the email itself.
+      const rows = await t.kernel.sequelize.query<{ user_id: string }>('SELECT user_id FROM auth_login_failures', {
+        type: QueryTypes.SELECT,
+      });
+      for (const r of rows) expect(r.user_id).to.not.include('no-such-person');
+    });
+
+    it('a magic link signs in through the lock of unknown clients and clears the count', async function () {
       const id = await createUser(t, 'spread@example.com');
-      const statuses: number[] = [];
-      for (let c = 0; c < 4; c++)
-        for (let i = 0; i < 5; i++)
-          statuses.push((await login(t, 'spread@example.com', `guess-${c}-${i}`, 'bot/1.0', clientCookie(t, `bot-${c}`))).status);
-      // Each client's 5th failure locks it; the 20th failure in all (still 401) locks the account.
-      expect(statuses).to.deep.equal(Array(20).fill(401));
-      const row = await userRow(id);
-      expect(Number(row.failed_attempts)).to.equal(20);
-      expect(Number(row.lockout_until)).to.be.greaterThan(Date.now());
-      // A fresh client with the right password is refused too, before the password check.
-      const owner = clientCookie(t, 'spread-owner');
-      const refused = await login(t, 'spread@example.com', PASSWORD, 'owner/1.0', owner);
-      expect(refused.status).to.equal(403);
-      const body = await refused.json();
-      expect(body.error).to.equal('ACCOUNT_LOCKED');
-      expect(body.retryAfterSeconds).to.be.within(890, 900);
-      // The magic link proves control of the mailbox: it signs in through the account-wide lock.
+      for (let i = 0; i < 5; i++) await login(t, 'spread@example.com', `guess-${i}`, 'bot/1.0', clientCookie(t, `bot-${i}`));
+      expect((await login(t, 'spread@example.com', PASSWORD, 'owner/1.0')).status).to.equal(403);
       const viaLink = await t.request('/api/user/magic-link/verify', {
         method: 'POST',
         json: { token: await magicLink(id, 'spread@example.com') },
-        headers: { cookie: owner },
       });
       expect(viaLink.status).to.equal(200);
       expect((await viaLink.json()).data.user.email).to.equal('spread@example.com');
       expect(await userRow(id)).to.deep.include({ lockout_until: null });
       expect(Number((await userRow(id)).failed_attempts)).to.equal(0);
-      expect((await login(t, 'spread@example.com', PASSWORD, 'owner/1.0', owner)).status).to.equal(200);
-      // The bots' own per-client locks remain (they never proved anything).
-      expect((await login(t, 'spread@example.com', PASSWORD, 'bot/1.0', clientCookie(t, 'bot-0'))).status).to.equal(403);
+      expect((await login(t, 'spread@example.com', PASSWORD, 'owner/1.0')).status).to.equal(200);
     });
 
-    it("a magic link signs in a client whose own lock is running, and clears that client's count", async function () {
+    it("a magic link signs in a device whose own lock is running, and clears that device's count", async function () {
       const id = await createUser(t, 'forgetful@example.com');
-      const me = clientCookie(t, 'forgetful-browser');
+      const me = deviceCookie(await login(t, 'forgetful@example.com', PASSWORD, 'me/1.0'), id);
       for (let i = 0; i < 5; i++) await login(t, 'forgetful@example.com', `typo-${i}`, 'me/1.0', me);
       expect((await login(t, 'forgetful@example.com', PASSWORD, 'me/1.0', me)).status).to.equal(403);
       const viaLink = await t.request('/api/user/magic-link/verify', {
@@ -222,27 +229,30 @@ for (const variant of DB_VARIANTS) {
       expect((await login(t, 'forgetful@example.com', PASSWORD, 'me/1.0', me)).status).to.equal(200);
     });
 
-    it("a success clears that client's count and the account's, not other clients' counts", async function () {
+    it("a success on a device clears its count and the account's, not another device's", async function () {
       const id = await createUser(t, 'two-browsers@example.com');
-      const a = clientCookie(t, 'browser-a');
-      const b = clientCookie(t, 'browser-b');
+      const a = deviceCookie(await login(t, 'two-browsers@example.com', PASSWORD, 'a/1.0'), id);
+      const b = deviceCookie(await login(t, 'two-browsers@example.com', PASSWORD, 'b/1.0'), id);
+      expect(a).to.not.equal(b);
       for (let i = 0; i < 4; i++) expect((await login(t, 'two-browsers@example.com', 'nope-nope', 'a/1.0', a)).status).to.equal(401);
       for (let i = 0; i < 3; i++) expect((await login(t, 'two-browsers@example.com', 'nope-nope', 'b/1.0', b)).status).to.equal(401);
-      expect(Number((await userRow(id)).failed_attempts)).to.equal(7);
+      for (let i = 0; i < 2; i++) expect((await login(t, 'two-browsers@example.com', 'nope-nope', 'x/1.0')).status).to.equal(401);
+      expect(Number((await userRow(id)).failed_attempts), 'unknown clients only').to.equal(2);
       expect((await login(t, 'two-browsers@example.com', PASSWORD, 'a/1.0', a)).status).to.equal(200);
       expect(Number((await userRow(id)).failed_attempts)).to.equal(0);
       expect((await clientRows(id)).map((c) => Number(c.failures))).to.deep.equal([3]);
-      // A's count starts again: four more failures do not lock it; B's 5th consecutive failure does.
       for (let i = 0; i < 4; i++) expect((await login(t, 'two-browsers@example.com', 'nope-nope', 'a/1.0', a)).status).to.equal(401);
       for (let i = 0; i < 2; i++) expect((await login(t, 'two-browsers@example.com', 'nope-nope', 'b/1.0', b)).status).to.equal(401);
       expect((await login(t, 'two-browsers@example.com', PASSWORD, 'b/1.0', b)).status).to.equal(403);
       expect((await login(t, 'two-browsers@example.com', PASSWORD, 'a/1.0', a)).status).to.equal(200);
     });
 
-    it('prunes per-client counts without a failure for 24 hours, but never a running lock', async function () {
+    it('prunes device counts without a failure for 24 hours, but never a running lock', async function () {
       const id = await createUser(t, 'stale@example.com');
-      await login(t, 'stale@example.com', 'nope-nope', 'x/1.0', clientCookie(t, 'stale-1'));
-      for (let i = 0; i < 5; i++) await login(t, 'stale@example.com', 'nope-nope', 'x/1.0', clientCookie(t, 'stale-2'));
+      const one = deviceCookie(await login(t, 'stale@example.com', PASSWORD, 'x/1.0'), id);
+      const two = deviceCookie(await login(t, 'stale@example.com', PASSWORD, 'y/1.0'), id);
+      await login(t, 'stale@example.com', 'nope-nope', 'x/1.0', one);
+      for (let i = 0; i < 5; i++) await login(t, 'stale@example.com', 'nope-nope', 'y/1.0', two);
       await t.kernel.sequelize.query('UPDATE auth_login_failures SET updated_at = ? WHERE user_id = ?', {
         replacements: [Date.now() - 25 * 3600 * 1000, id],
       });
@@ -325,7 +335,7 @@ for (const variant of DB_VARIANTS) {
       expect((await change({ currentPassword: PASSWORD, newPassword: 'short' })).status).to.equal(400);
       const ok = await change({ currentPassword: PASSWORD, newPassword: 'a brand new password' });
       expect(ok.status).to.equal(200);
-      expect((await ok.json()).data).to.deep.equal({ changed: true, revokedSessions: 1 });
+      expect((await ok.json()).data).to.deep.equal({ changed: true, revokedSessions: 1, revokedApiKeys: 0, revokedWebsiteTokens: 0 });
       // Rotation: the answer carries a new session cookie; the value from before the change is dead.
       const rotated = cookieValue(sessionCookie(ok)!);
       expect(rotated).to.be.a('string').and.not.equal(laptop);
@@ -403,16 +413,16 @@ describe('auth across two instances sharing the database and Redis', function ()
     await a?.close();
   });
 
-  it("per-client and account-wide lockout counts are shared: a client locked through one instance is locked on the other, the owner's client is not", async function () {
-    await createUser(a!, 'shared-lock@example.com');
-    const attacker = clientCookie(a!, 'shared-attacker');
+  it("lockout counts are shared: unknown clients locked through one instance are locked on the other, the owner's device is not", async function () {
+    const id = await createUser(a!, 'shared-lock@example.com');
+    const device = deviceCookie(await login(b!, 'shared-lock@example.com', PASSWORD, 'owner/1.0'), id);
     for (let i = 0; i < 5; i++) {
       const via = i % 2 === 0 ? a! : b!;
-      expect((await login(via, 'shared-lock@example.com', `guess-${i}`, 'evil/1.0', attacker)).status).to.equal(401);
+      expect((await login(via, 'shared-lock@example.com', `guess-${i}`, 'evil/1.0', clientCookie(a!, `shared-${i}`))).status).to.equal(401);
     }
-    expect((await login(b!, 'shared-lock@example.com', PASSWORD, 'evil/1.0', attacker)).status).to.equal(403);
-    expect((await login(a!, 'shared-lock@example.com', PASSWORD, 'evil/1.0', attacker)).status).to.equal(403);
-    expect((await login(b!, 'shared-lock@example.com', PASSWORD, 'owner/1.0', clientCookie(b!, 'shared-owner'))).status).to.equal(200);
+    expect((await login(b!, 'shared-lock@example.com', PASSWORD, 'evil/1.0')).status).to.equal(403);
+    expect((await login(a!, 'shared-lock@example.com', PASSWORD, 'evil/1.0')).status).to.equal(403);
+    expect((await login(a!, 'shared-lock@example.com', PASSWORD, 'owner/1.0', device)).status).to.equal(200);
   });
 
   it('a session made on one instance works on the other, and logging out on one ends it on both at once', async function () {

@@ -120,6 +120,33 @@ for (const variant of DB_VARIANTS) {
       expect((await t.request(item.url)).status).to.equal(401);
     });
 
+    it('the password travels outside the URL too: the X-Share-Password header, or a POST body (JSON or a form), for the metadata and the download', async function () {
+      const { token } = await share({ password: 'header horse' });
+      const viaHeader = (password: string, extra: Record<string, string> = {}) =>
+        t.request(`/api/media/share?${new URLSearchParams({ id: item._id, token, ...extra })}`, {
+          headers: { 'x-share-password': password },
+        });
+      await expectError(await viaHeader('wrong horse'), 401, 'SHARE_PASSWORD_INVALID');
+      expect(await dataOf(await viaHeader('header horse'))).to.include({ filename: 'shared.png' });
+      const file = await viaHeader('header horse', { download: '1' });
+      expect(file.headers.get('content-disposition')).to.match(/^attachment; filename="shared\.png"/);
+      expect(Buffer.from(await file.arrayBuffer()).equals(png)).to.equal(true);
+      const post = (body: object) => t.request('/api/media/share', { method: 'POST', json: body });
+      await expectError(await post({ id: item._id, token }), 401, 'SHARE_PASSWORD_REQUIRED');
+      await expectError(await post({ id: item._id, token, password: 'wrong horse' }), 401, 'SHARE_PASSWORD_INVALID');
+      await expectError(await post({ token, password: 'header horse' }), 400, 'VALIDATION_ERROR');
+      expect(await dataOf(await post({ id: item._id, token, password: 'header horse' }))).to.include({ filename: 'shared.png' });
+      // An HTML form (what the share page submits for the download): the file as an attachment.
+      const form = await t.request('/api/media/share', {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ id: item._id, token, password: 'header horse', download: '1' }).toString(),
+      });
+      expect(form.status).to.equal(200);
+      expect(form.headers.get('content-disposition')).to.match(/^attachment; filename="shared\.png"/);
+      expect(Buffer.from(await form.arrayBuffer()).equals(png)).to.equal(true);
+    });
+
     it('revoke (by token or by link id) makes the link 404; extend sets expiry to now + hours and revives an expired link', async function () {
       const a = await share();
       expect(await dataOf(await editor().delete(`/api/media/share/${item._id}/${a.token}`))).to.deep.equal({ revoked: true });

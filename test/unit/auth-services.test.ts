@@ -15,14 +15,7 @@ import { WebsiteToken } from '../../plugins/auth/models/website-token.js';
 import { AuthSecrets } from '../../plugins/auth/secrets.js';
 import { SessionsService, type SessionOptions } from '../../plugins/auth/sessions-service.js';
 import { TokensService } from '../../plugins/auth/tokens-service.js';
-import {
-  ACCOUNT_MAX_FAILED_ATTEMPTS,
-  LOCKOUT_MS,
-  MAX_FAILED_ATTEMPTS,
-  UsersService,
-  type LockScope,
-  type SignInNotes,
-} from '../../plugins/auth/users-service.js';
+import { LOCKOUT_MS, MAX_FAILED_ATTEMPTS, UsersService, type LockScope, type SignInNotes } from '../../plugins/auth/users-service.js';
 import { openUnitDb, type UnitDb } from '../helpers/unit-db.js';
 
 /**
@@ -125,45 +118,46 @@ describe('unit: auth services (users, lockout, sessions, tokens)', function () {
     it('an expired lock lets the user in again with a fresh count', async () => {
       const u = await newUser();
       for (let i = 0; i < MAX_FAILED_ATTEMPTS; i++) await assert.rejects(users.authenticate(u.email, 'wrong pw!'));
-      // The lock is the client's (callers naming none share one client), not the account-wide one.
-      assert.equal((await users.findById(u.id))!.lockout_until, null);
-      await User.sequelize!.query('UPDATE auth_login_failures SET lockout_until = ? WHERE user_id = ?', {
-        replacements: [Date.now() - 1000, u.id],
-      });
+      // Callers naming no client are unknown clients: the spec's count and lock of the user row.
+      assert.ok(Number((await users.findById(u.id))!.lockout_until) > Date.now());
+      await User.update({ lockout_until: Date.now() - 1000 }, { where: { id: u.id } });
       assert.equal((await users.authenticate(u.email, 'correct horse 1')).id, u.id);
       const row = (await users.findById(u.id))!;
       assert.equal(Number(row.failed_attempts), 0);
       assert.equal(row.lockout_until, null);
     });
 
-    it(`counts per client: ${MAX_FAILED_ATTEMPTS} failures lock one client, ${ACCOUNT_MAX_FAILED_ATTEMPTS} across clients lock the account for all`, async () => {
+    it(`a known device counts on its own: ${MAX_FAILED_ATTEMPTS} failures of unknown clients do not lock it, and its own ${MAX_FAILED_ATTEMPTS} lock only it`, async () => {
       const u = await newUser();
-      for (let i = 0; i < MAX_FAILED_ATTEMPTS; i++)
-        await assert.rejects(users.authenticate(u.email, 'wrong pw!', 'default', {}, 'client-a'));
-      await assert.rejects(users.authenticate(u.email, 'correct horse 1', 'default', {}, 'client-a'), AccountLockedError);
-      assert.ok((await users.lockedForSeconds(u.id, 'client-a')) > 0);
-      assert.equal(await users.lockedForSeconds(u.id, 'client-b'), 0);
-      // Another client's failures count on their own (and toward the account).
       let locked: LockScope[] = [];
-      for (let i = MAX_FAILED_ATTEMPTS; i < ACCOUNT_MAX_FAILED_ATTEMPTS; i++) {
+      for (let i = 0; i < MAX_FAILED_ATTEMPTS; i++) {
         const notes: SignInNotes = {};
-        await assert.rejects(
-          users.authenticate(u.email, 'wrong pw!', 'default', notes, `client-${Math.floor(i / MAX_FAILED_ATTEMPTS)}`),
-          InvalidCredentialsError,
-        );
+        await assert.rejects(users.authenticate(u.email, 'wrong pw!', 'default', notes), InvalidCredentialsError);
         locked = notes.lockedNow ?? [];
       }
-      assert.deepEqual(locked, ['client', 'account'], 'the last failure locks its client and the account');
+      assert.deepEqual(locked, ['account'], 'the last failure locks the account for unknown clients');
       const notes: SignInNotes = {};
-      await assert.rejects(users.authenticate(u.email, 'correct horse 1', 'default', notes, 'client-new'), AccountLockedError);
+      await assert.rejects(users.authenticate(u.email, 'correct horse 1', 'default', notes), AccountLockedError);
       assert.equal(notes.lockedScope, 'account');
-      assert.equal(Number((await users.findById(u.id))!.failed_attempts), ACCOUNT_MAX_FAILED_ATTEMPTS);
+      assert.equal((await users.authenticate(u.email, 'correct horse 1', 'default', {}, 'device-a')).id, u.id, 'the device is not locked');
+      for (let i = 0; i < MAX_FAILED_ATTEMPTS; i++)
+        await assert.rejects(users.authenticate(u.email, 'wrong pw!', 'default', {}, 'device-a'), InvalidCredentialsError);
+      await assert.rejects(users.authenticate(u.email, 'correct horse 1', 'default', {}, 'device-a'), AccountLockedError);
+      assert.ok((await users.lockedForSeconds(u.id, 'device-a')) > 0);
+      assert.equal(await users.lockedForSeconds(u.id, 'device-b'), 0);
       await users.setPassword(u.id, 'brand new password');
       assert.equal(
-        (await users.authenticate(u.email, 'brand new password', 'default', {}, 'client-a')).id,
+        (await users.authenticate(u.email, 'brand new password', 'default', {}, 'device-a')).id,
         u.id,
         'a reset clears every lock',
       );
+      assert.equal((await users.authenticate(u.email, 'brand new password')).id, u.id);
+    });
+
+    it('an email with no account locks like an account after the same failures', async () => {
+      for (let i = 0; i < MAX_FAILED_ATTEMPTS; i++)
+        await assert.rejects(users.authenticate('ghost@example.com', 'wrong pw!'), InvalidCredentialsError);
+      await assert.rejects(users.authenticate('ghost@example.com', 'wrong pw!'), AccountLockedError);
     });
 
     it('setPassword() (reset) replaces the password and clears a lockout', async () => {

@@ -1733,7 +1733,14 @@ export interface ApiRoutes {
     params: never;
     query: never;
     body: never;
-    response: { _id: string; name: string; expiresAt: string | null; lastUsedAt: string | null; createdAt: string }[];
+    response: {
+      _id: string;
+      name: string;
+      expiresAt: string | null;
+      lastUsedAt: string | null;
+      createdAt: string;
+      permissions: string[] | null;
+    }[];
     errors: ApiErrorCode;
   };
   /** Renames one of the caller's passkeys (experimental) (permission: authenticated) */
@@ -2639,6 +2646,15 @@ export interface ApiRoutes {
     response: { moved: number; notFound: string[] };
     errors: ApiErrorCode;
   };
+  /** Opens a share link with its password in the body (JSON or an HTML form): the metadata, or with download=1 the file (permission: public) */
+  'POST /api/media/share': {
+    params: never;
+    query: never;
+    body: { id?: string; token?: string; password?: string; download?: '0' | '1' | 'true' | 'false'; [key: string]: unknown };
+    response: { filename: string; mimeType: string; size: number; url: string };
+    answer: { success: true; data: { filename: string; mimeType: string; size: number; url: string } };
+    errors: ApiErrorCode;
+  };
   /** Creates a share link (expiryHours null or omitted = never expires; optional password); the token is shown only here (permission: media:write) */
   'POST /api/media/share/:mediaId': {
     params: { mediaId: string };
@@ -2996,8 +3012,8 @@ export interface ApiRoutes {
   'POST /api/user/change-password': {
     params: never;
     query: never;
-    body: { currentPassword: string; newPassword: string; [key: string]: unknown };
-    response: { changed: true; revokedSessions: number };
+    body: { currentPassword: string; newPassword: string; revokeTokens?: boolean; [key: string]: unknown };
+    response: { changed: true; revokedSessions: number; revokedApiKeys: number; revokedWebsiteTokens: number };
     errors: ApiErrorCode;
   };
   /** Creates a user (admins, or user:manage) (permission: user:manage) */
@@ -3050,7 +3066,7 @@ export interface ApiRoutes {
     response: { user: { _id: string; email: string; username: string; role: string } };
     errors: ApiErrorCode;
   };
-  /** Sets a new password with a reset token; ends every session of the user (permission: public) */
+  /** Sets a new password with a reset token; ends every session of the user and revokes their API keys and website tokens (permission: public) */
   'POST /api/user/reset-password': {
     params: never;
     query: never;
@@ -3066,12 +3082,12 @@ export interface ApiRoutes {
     response: { proof: string; expiresAt: string };
     errors: ApiErrorCode;
   };
-  /** Creates a website token (bearer, acting as you); the token is shown only here (permission: authenticated) */
+  /** Creates a website token (bearer, acting as you, narrowed to `permissions` when given); the token is shown only here (permission: authenticated) */
   'POST /api/website-tokens': {
     params: never;
     query: never;
-    body: { name: string; expiresAt?: string; [key: string]: unknown };
-    response: { _id: string; name: string; token: string; expiresAt: string | null };
+    body: { name: string; expiresAt?: string; permissions?: string[]; [key: string]: unknown };
+    response: { _id: string; name: string; token: string; expiresAt: string | null; permissions: string[] | null };
     errors: ApiErrorCode;
   };
   /** Schedules the entry to be published at publishAt (ISO 8601, in the future), or cancels with null (permission: content:write) */

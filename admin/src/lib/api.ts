@@ -53,12 +53,27 @@ export interface RequestOptions {
   /** Resolve to the whole JSON body instead of `data` (the 2FA endpoints' own shapes). */
   raw?: boolean;
   signal?: AbortSignal;
+  /** Internal: this is the retry with a re-authentication proof (never asks twice). */
+  reauthRetry?: boolean;
 }
 
 /** Called on a 401 from a signed-in page (session ended elsewhere): the shell sends the user to sign in. */
 let onUnauthenticated: (() => void) | null = null;
 export function setUnauthenticatedHandler(handler: (() => void) | null): void {
   onUnauthenticated = handler;
+}
+
+/**
+ * Sudo mode: a route that needs a recent proof of the password answers 403 REAUTH_REQUIRED (the 2FA
+ * routes: the X-Reauth-Required header). The handler (the ReauthDialog in App.svelte) asks for the
+ * password, gets a proof from POST /api/user/sessions/reauth and resolves it (null: the user cancelled);
+ * request() then repeats the call once with X-Reauth-Proof. `rejected` is the proof the refused call
+ * carried (a cached one that no longer fits: ask again).
+ */
+type ReauthHandler = (rejected: string | null) => Promise<string | null>;
+let onReauthRequired: ReauthHandler | null = null;
+export function setReauthHandler(handler: ReauthHandler | null): void {
+  onReauthRequired = handler;
 }
 
 export function url(path: string, query?: RequestOptions['query']): string {
@@ -104,6 +119,11 @@ export async function request<T = any>(path: string, options: RequestOptions = {
   }
   if (!res.ok) {
     const error = new ApiError(res.status, json, res.headers.get('retry-after'));
+    const needsReauth = res.status === 403 && (error.code === 'REAUTH_REQUIRED' || res.headers.get('x-reauth-required') === '1');
+    if (needsReauth && onReauthRequired && !options.reauthRetry) {
+      const proof = await onReauthRequired(headers['x-reauth-proof'] ?? null);
+      if (proof) return request<T>(path, { ...options, headers: { ...options.headers, 'x-reauth-proof': proof }, reauthRetry: true });
+    }
     if (res.status === 401 && error.code === 'AUTHENTICATION_REQUIRED' && onUnauthenticated) onUnauthenticated();
     throw error;
   }

@@ -1,6 +1,6 @@
 import { DataTypes, Model, type Sequelize } from 'sequelize';
 
-export type EmailTokenKind = 'reset' | 'magic' | 'invite';
+export type EmailTokenKind = 'reset' | 'magic' | 'invite' | '2fa-pending';
 
 /** A single-use token sent by email: password reset, magic sign-in link, or invitation. Only its SHA-256 is stored. */
 export class EmailToken extends Model {

@@ -11,6 +11,8 @@ export class Session extends Model {
   declare created_at: number;
   declare last_active_at: number;
   declare expires_at: number;
+  /** When this session last proved the password (sign-in with it, plus the second factor when on); null: never. */
+  declare password_at: number | null;
 
   static initModel(sequelize: Sequelize): void {
     Session.init(
@@ -24,6 +26,7 @@ export class Session extends Model {
         created_at: { type: DataTypes.BIGINT, allowNull: false },
         last_active_at: { type: DataTypes.BIGINT, allowNull: false },
         expires_at: { type: DataTypes.BIGINT, allowNull: false },
+        password_at: { type: DataTypes.BIGINT, allowNull: true },
       },
       { sequelize, tableName: 'auth_sessions', timestamps: false },
     );

@@ -8,6 +8,8 @@ export class WebsiteToken extends Model {
   declare name: string;
   declare token_hash: string;
   declare expires_at: number | null;
+  /** JSON array narrowing the creator's permissions; null: all of them. */
+  declare permissions: string | null;
   declare last_used_at: number | null;
   declare created_at: number;
 
@@ -20,6 +22,7 @@ export class WebsiteToken extends Model {
         name: { type: DataTypes.STRING(191), allowNull: false },
         token_hash: { type: DataTypes.STRING(64), allowNull: false, unique: true },
         expires_at: { type: DataTypes.BIGINT, allowNull: true },
+        permissions: { type: DataTypes.TEXT, allowNull: true },
         last_used_at: { type: DataTypes.BIGINT, allowNull: true },
         created_at: { type: DataTypes.BIGINT, allowNull: false },
       },
