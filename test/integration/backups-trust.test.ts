@@ -8,10 +8,10 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { fixturePlugin, responseCookie, startTestKernel, type TestKernel } from '../helpers/kernel.js';
+import type { TestKernel } from '../helpers/kernel.js';
 import { DB_VARIANTS, requireVariant } from '../helpers/services.js';
+import { startTwoTenantKernel, T2_HOST } from '../helpers/two-tenants.js';
 
-const T2_HOST = { 'x-forwarded-host': 't2.test' };
 const DECIMALS = [0.1886462, 0.1, 1 / 3, 123456.789, 5e-324, 1.7976931348623157e308, 0.30000000000000004, -2.5e-8, 0.0001886462];
 const sha256 = (b: Buffer | string) => createHash('sha256').update(b).digest('hex');
 const mode = (path: string) => statSync(path).mode & 0o777;
@@ -55,30 +55,7 @@ for (const variant of DB_VARIANTS) {
 
     before(async function () {
       requireVariant(this, variant);
-      t = await startTestKernel({
-        db: variant.name,
-        plugins: [fixturePlugin('test-identity')],
-        config: {
-          multiTenant: true,
-          http: { trustProxy: true },
-          plugins: { options: { auth: { bcryptRounds: 4, sessionDevicePolicy: 'allow-multiple' } } },
-        },
-      });
-      const tenant = await asAdmin('/api/tenants', {
-        id: 't2',
-        name: 'Tenant two',
-        hostnames: ['t2.test'],
-        admin: { email: 'boss@t2.test', password: 'tenant two admin password' },
-      });
-      expect(tenant.status, await tenant.text()).to.equal(201);
-      const login = await t.request('/api/user/login', {
-        method: 'POST',
-        json: { email: 'boss@t2.test', password: 'tenant two admin password' },
-        headers: T2_HOST,
-      });
-      expect(login.status, await login.clone().text()).to.equal(200);
-      t2Cookie = responseCookie(login)!;
-      expect((await json(await asT2('/api/user/me'))).body.data).to.include({ role: 'admin' });
+      ({ t, t2Cookie } = await startTwoTenantKernel(variant.name));
       const col = await asAdmin('/api/collections', {
         name: 'items',
         fields: [

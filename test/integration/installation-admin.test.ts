@@ -6,10 +6,9 @@
  */
 import { isAbsolute } from 'node:path';
 import { expect } from 'chai';
-import { fixturePlugin, responseCookie, startTestKernel, type TestKernel } from '../helpers/kernel.js';
+import type { TestKernel } from '../helpers/kernel.js';
 import { DB_VARIANTS, requireVariant } from '../helpers/services.js';
-
-const T2_HOST = { 'x-forwarded-host': 't2.test' };
+import { startTwoTenantKernel, T2_HOST } from '../helpers/two-tenants.js';
 
 for (const variant of DB_VARIANTS) {
   describe(`installation-wide routes as another tenant's admin (${variant.name})`, function () {
@@ -27,30 +26,7 @@ for (const variant of DB_VARIANTS) {
 
     before(async function () {
       requireVariant(this, variant);
-      t = await startTestKernel({
-        db: variant.name,
-        plugins: [fixturePlugin('test-identity')],
-        config: {
-          multiTenant: true,
-          http: { trustProxy: true },
-          plugins: { options: { auth: { bcryptRounds: 4, sessionDevicePolicy: 'allow-multiple' } } },
-        },
-      });
-      const tenant = await asAdmin('/api/tenants', {
-        id: 't2',
-        name: 'Tenant two',
-        hostnames: ['t2.test'],
-        admin: { email: 'boss@t2.test', password: 'tenant two admin password' },
-      });
-      expect(tenant.status, await tenant.text()).to.equal(201);
-      const login = await t.request('/api/user/login', {
-        method: 'POST',
-        json: { email: 'boss@t2.test', password: 'tenant two admin password' },
-        headers: T2_HOST,
-      });
-      expect(login.status).to.equal(200);
-      t2Cookie = responseCookie(login)!;
-      expect((await json(await asT2('/api/user/me'))).body.data).to.include({ role: 'admin' });
+      ({ t, t2Cookie } = await startTwoTenantKernel(variant.name));
       expect((await asAdmin('/api/collections', { name: 'notes', fields: [{ name: 'title', type: 'text' }] })).status).to.equal(201);
       expect((await asAdmin('/api/collections/notes', { title: 'default note' })).status).to.equal(201);
       // Cache traffic of the default tenant (list reads), so its figures exist.
