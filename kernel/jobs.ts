@@ -124,7 +124,7 @@ export class JobQueue {
         run_after: DataTypes.BIGINT,
         lease_until: DataTypes.BIGINT,
         claimed_by: DataTypes.STRING(64),
-        completed_at: DataTypes.DATE,
+        completed_at: DataTypes.DATE(3),
       },
       { sequelize, tableName: 'cms_jobs', modelName: 'CmsJob', underscored: true, createdAt: 'created_at', updatedAt: 'updated_at' },
     );

@@ -57,4 +57,16 @@ export const KERNEL_MIGRATIONS: MigrationDefinition[] = [
       await queryInterface.dropTable('cms_audit_log');
     },
   },
+  {
+    // Jobs are listed newest first, and beside the audit entries of inline applies (ms precision):
+    // MariaDB's DATETIME kept whole seconds, so a job could sort behind an apply made before it.
+    // SQLite stores the milliseconds already.
+    name: 'kernel/0003-jobs-milliseconds',
+    async up({ sequelize, queryInterface, DataTypes }) {
+      if (sequelize.getDialect() === 'sqlite') return;
+      await queryInterface.changeColumn('cms_jobs', 'created_at', { type: DataTypes.DATE(3), allowNull: false });
+      await queryInterface.changeColumn('cms_jobs', 'updated_at', { type: DataTypes.DATE(3), allowNull: false });
+      await queryInterface.changeColumn('cms_jobs', 'completed_at', { type: DataTypes.DATE(3), allowNull: true });
+    },
+  },
 ];

@@ -132,6 +132,7 @@ describe('admin UI API types (scripts/gen-admin-api-types.mjs)', function () {
     const allowed = new Map([
       ['dashboard/WidgetChart.svelte', 'the endpoint is a widget definition from the registry'],
       ['pages/importers/sse.ts', 'reads a text/event-stream'],
+      ['pages/media/SharePage.svelte', "reads a password-protected shared file's bytes (its preview) as a blob"],
     ]);
     const src = join(PROJECT_ROOT, 'admin', 'src');
     const files = (readdirSync(src, { recursive: true }) as string[]).filter(
