@@ -16,6 +16,7 @@ import { contextFor, type StreamBudget } from './graphql-context.js';
 import type { GraphqlService } from './graphql-service.js';
 import type { GraphqlOptions } from './options.js';
 import type { SharedResult, Sink } from './subscription-fanout.js';
+import type { MaintenanceGate } from '../maintenance/public.js';
 
 const require = createRequire(import.meta.url);
 /** subscriptions-transport-ws (a few MB resident) loads on the first upgrade asking for its protocol, not at start. */
@@ -68,12 +69,26 @@ export function nextMessageSink(socket: WebSocket, id: string, maxQueued: number
 /** A WebSocket close reason is at most 123 bytes. */
 const closeReason = (text: string) => Buffer.from(text).subarray(0, 120).toString();
 
-function refuse(socket: Duplex, status: number, message: string): void {
+function refuse(socket: Duplex, status: number, message: string, headers: Record<string, string> = {}): void {
   if (socket.destroyed) return;
   const text = `${message}\n`;
+  const extra = Object.entries(headers)
+    .map(([k, v]) => `${k}: ${v}\r\n`)
+    .join('');
   socket.end(
-    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(text)}\r\n\r\n${text}`,
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\n${extra}Content-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(text)}\r\n\r\n${text}`,
   );
+}
+
+/** Maintenance mode refuses upgrades as it refuses HTTP requests (the maintenance plugin's gate, when enabled). */
+function maintenanceRefusal(gate: MaintenanceGate | undefined, identity: Identity): AppError | null {
+  try {
+    gate?.assertOpen(identity, 'graphql websocket');
+    return null;
+  } catch (err) {
+    if (err instanceof AppError) return err;
+    throw err;
+  }
 }
 
 /**
@@ -147,6 +162,8 @@ export class GraphqlSockets {
       options: GraphqlOptions;
       trustProxy: boolean;
       events: Pick<EventBus, 'subscribe'>;
+      /** The maintenance plugin's gate (container key `maintenance`), when that plugin is enabled. */
+      maintenance?: () => MaintenanceGate | undefined;
     },
   ) {
     const { options } = deps;
@@ -187,6 +204,8 @@ export class GraphqlSockets {
     this.deps.identify(request).then(
       (identity) => {
         if (socket.destroyed || this.closing) return refuse(socket, 503, 'Shutting down');
+        const closed = maintenanceRefusal(this.deps.maintenance?.(), identity);
+        if (closed) return refuse(socket, closed.status, closed.message, closed.headers);
         if (legacyProtocol) this.legacyServer ??= this.serveLegacy();
         const server = legacyProtocol ? this.legacyWss : this.modern;
         server.handleUpgrade(req, socket, head, (ws) => {
@@ -228,7 +247,10 @@ export class GraphqlSockets {
   private async connect(connection: Connection, params: unknown): Promise<void> {
     const authorization = authorizationFrom(params);
     if (!authorization) return;
-    connection.identity = await this.deps.identify(connection.request, { authorization });
+    const identity = await this.deps.identify(connection.request, { authorization });
+    const closed = maintenanceRefusal(this.deps.maintenance?.(), identity);
+    if (closed) throw closed;
+    connection.identity = identity;
     connection.authorization = authorization;
   }
 

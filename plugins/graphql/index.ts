@@ -104,6 +104,7 @@ export default definePlugin(() => {
         options: parseOptions(options),
         trustProxy: config.http.trustProxy,
         events: container.resolve<EventBus>('events'),
+        maintenance: () => optional(container.cradle, 'maintenance'),
       });
     },
     async close() {

@@ -3,8 +3,11 @@ import { BootError } from '../../kernel/errors.js';
 import type { EventBus } from '../../kernel/events.js';
 import { definePlugin } from '../../kernel/index.js';
 import { optional } from '../../kernel/plugin.js';
-import { MaintenanceFlags } from './maintenance-flags.js';
-import { maintenanceMiddleware } from './maintenance-middleware.js';
+import { asValue } from 'awilix';
+import type { Logger } from '../../kernel/logger.js';
+import { MaintenanceFlags, MESSAGE_SETTING } from './maintenance-flags.js';
+import { maintenanceGate, maintenanceMiddleware } from './maintenance-middleware.js';
+import './public.js';
 
 /** plugins.options.maintenance */
 const optionsSchema = z.strictObject({
@@ -17,9 +20,10 @@ const optionsSchema = z.strictObject({
 /** A factory: each kernel has its own flags (tests run several kernels in one process). */
 export default definePlugin(() => {
   let flags: MaintenanceFlags | null = null;
+  let log: Logger | null = null;
   let o: z.infer<typeof optionsSchema>;
   return {
-    register({ registries, options }) {
+    register({ registries, options, container, logger }) {
       const parsed = optionsSchema.safeParse(options);
       if (!parsed.success)
         throw new BootError(
@@ -30,10 +34,24 @@ export default definePlugin(() => {
         id: 'maintenance-mode',
         // After identity: administrators pass; the tenant of the caller decides which flag counts.
         stage: 'afterIdentity',
-        handler: maintenanceMiddleware(() => flags, o.retryAfterSeconds),
+        handler: maintenanceMiddleware(() => flags, o.retryAfterSeconds, logger),
       });
+      log = logger;
+      // WebSocket upgrades (the GraphQL plugin) ask the same question through the container.
+      container.register('maintenance', asValue(maintenanceGate(() => flags, o.retryAfterSeconds, () => log)));
     },
     async boot({ container, logger, onClose }) {
+      // This plugin's own setting (the settings registry of the setup plugin, when it is enabled).
+      optional(container.cradle, 'settingsCatalogue')?.declare('maintenance', {
+        key: MESSAGE_SETTING,
+        type: 'text',
+        default: null,
+        nullable: true,
+        maxLength: 500,
+        group: 'maintenance',
+        label: 'Message for visitors',
+        description: 'Shown on the maintenance page instead of the standard sentence while maintenance mode is on (empty: the standard sentence)',
+      });
       // The settings store belongs to the setup plugin; without it there is no setting and maintenance stays off.
       const booted = new MaintenanceFlags(() => optional(container.cradle, 'settings'), logger);
       await booted.connect(container.resolve<EventBus>('events'), o.refreshSeconds);

@@ -4,6 +4,9 @@ import { SETTING_CHANGED, type SettingChangedEvent, type SettingsService } from 
 
 export const MAINTENANCE_SETTING = 'MAINTENANCE_MODE';
 const SITE_NAME_SETTING = 'SITE_NAME';
+/** Declared by this plugin (the settings registry): a note for visitors on the maintenance page. */
+export const MESSAGE_SETTING = 'MAINTENANCE_MESSAGE';
+const KEYS = new Set([MAINTENANCE_SETTING, SITE_NAME_SETTING, MESSAGE_SETTING]);
 
 type Settings = Pick<SettingsService, 'get' | 'valuesOf'>;
 interface Bus {
@@ -19,6 +22,7 @@ interface Bus {
 export class MaintenanceFlags {
   private on = new Set<string>();
   private siteNames = new Map<string, string>();
+  private messages = new Map<string, string>();
   private timer: NodeJS.Timeout | null = null;
   private unsubscribe: (() => void) | null = null;
   private offResync: (() => void) | null = null;
@@ -38,33 +42,45 @@ export class MaintenanceFlags {
     return this.siteNames.get(tenantId);
   }
 
+  message(tenantId: string): string | undefined {
+    return this.messages.get(tenantId);
+  }
+
   private apply(tenantId: string, key: string, value: unknown): void {
     this.generation++;
     if (key === MAINTENANCE_SETTING) {
       if (value === true) this.on.add(tenantId);
       else this.on.delete(tenantId);
-    } else if (key === SITE_NAME_SETTING) {
-      if (typeof value === 'string' && value.trim()) this.siteNames.set(tenantId, value.trim());
-      else this.siteNames.delete(tenantId);
+    } else {
+      const map = key === SITE_NAME_SETTING ? this.siteNames : this.messages;
+      if (typeof value === 'string' && value.trim()) map.set(tenantId, value.trim());
+      else map.delete(tenantId);
     }
   }
 
-  /** Reads both settings of every tenant (one query each). */
+  /** Reads the three settings of every tenant (one query each). */
   async load(): Promise<void> {
     const settings = this.settings();
     if (!settings) return;
     const generation = this.generation;
-    const [modes, names] = await Promise.all([settings.valuesOf(MAINTENANCE_SETTING), settings.valuesOf(SITE_NAME_SETTING)]);
+    const [modes, names, messages] = await Promise.all([
+      settings.valuesOf(MAINTENANCE_SETTING),
+      settings.valuesOf(SITE_NAME_SETTING),
+      settings.valuesOf(MESSAGE_SETTING),
+    ]);
     // A change announced while this read ran is already applied and may be newer than the read: keep it.
     if (generation !== this.generation) return;
     this.on = new Set([...modes].filter(([, v]) => v === true).map(([tenant]) => tenant));
-    this.siteNames = new Map([...names].filter(([, v]) => typeof v === 'string' && v.trim()).map(([t, v]) => [t, String(v).trim()]));
+    const texts = (values: Map<string, unknown>) =>
+      new Map([...values].filter(([, v]) => typeof v === 'string' && v.trim()).map(([t, v]) => [t, String(v).trim()]));
+    this.siteNames = texts(names);
+    this.messages = texts(messages);
   }
 
   async connect(events: Bus, refreshSeconds: number): Promise<void> {
     this.unsubscribe = events.subscribe(SETTING_CHANGED, async (event) => {
       const e = event.payload as SettingChangedEvent;
-      if (!e || typeof e.tenantId !== 'string' || (e.key !== MAINTENANCE_SETTING && e.key !== SITE_NAME_SETTING)) return;
+      if (!e || typeof e.tenantId !== 'string' || !KEYS.has(e.key)) return;
       const value = 'value' in e ? e.value : await this.settings()?.get(e.key, e.tenantId);
       this.apply(e.tenantId, e.key, value);
       if (e.key === MAINTENANCE_SETTING) this.logger.info({ tenantId: e.tenantId, on: this.isOn(e.tenantId) }, 'maintenance mode switched');

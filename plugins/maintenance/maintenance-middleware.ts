@@ -1,32 +1,79 @@
 import type { Context, Next } from 'koa';
-import { isAdmin, type Identity } from '../../kernel/http/identity.js';
+import { INSTALLATION_TENANT, isAdmin, isInstallationAdmin, type Identity } from '../../kernel/http/identity.js';
+import type { Logger } from '../../kernel/logger.js';
 import { MaintenanceModeError } from './errors.js';
 import type { MaintenanceFlags } from './maintenance-flags.js';
 import { maintenancePage } from './maintenance-page.js';
+import type { MaintenanceGate } from './public.js';
 
 /**
- * What stays reachable for everyone while maintenance mode is on (paths after the kernel's /api/v1
- * rewrite): health probes; signing in and out (password, 2FA step, passkeys, OpenID, magic link) and
- * `GET /api/user/me`, so an administrator can sign in through the admin UI; the public theme (sign-in
- * page branding); the admin UI's files and the sign-in pages it serves (/admin, /admin/..., /login,
- * /magic-link); setup (/setup, /setup/..., /api/setup/...). Everything else answers 503 unless the
- * caller is an administrator.
+ * What stays reachable for everyone while maintenance mode is on (API-DECISIONS "System settings";
+ * paths after the kernel's /api/v1 rewrite): `/api/health`, `/api/health/ready`, `/api/system/health`,
+ * `GET /api/setup/status`, sign-in (`POST /api/user/login`, `POST /api/auth/2fa/verify`, and the other
+ * ways to sign in: passkeys, OpenID Connect, magic link), `POST /api/user/logout` and `GET /api/user/me`.
+ * Outside the API, the admin UI's files and its sign-in pages (/admin, /admin/..., /login,
+ * /magic-link): an administrator has to reach the sign-in form. Everything else answers 503, WebSocket
+ * upgrades included, unless the caller is an administrator.
  */
-export const MAINTENANCE_EXEMPT =
-  /^\/(?:api\/(?:health(?:\/ready)?|system\/health|user\/(?:login|logout|me|magic-link|magic-link\/verify)|auth\/2fa\/verify|auth\/passkeys\/login\/(?:options|verify)|auth\/oidc\/[^/]+\/(?:start|callback)|theme\/public|setup(?:\/.*)?)|admin(?:\/.*)?|login|magic-link|setup(?:\/.*)?)\/?$/i;
+const OPEN_ANY_METHOD = /^\/(?:api\/(?:health(?:\/ready)?|system\/health)|admin(?:\/.*)?|login|magic-link)\/?$/i;
+const OPEN_BY_METHOD: Record<string, RegExp> = {
+  GET: /^\/api\/(?:setup\/status|user\/me|auth\/oidc\/[^/]+\/(?:start|callback))\/?$/i,
+  POST: /^\/api\/(?:user\/(?:login|logout|magic-link|magic-link\/verify)|auth\/2fa\/verify|auth\/passkeys\/login\/(?:options|verify))\/?$/i,
+};
 
-/** afterIdentity middleware: 503 MAINTENANCE_MODE (JSON) or the maintenance page (browsers) for non-administrators. */
-export function maintenanceMiddleware(flags: () => MaintenanceFlags | null, retryAfterSeconds: number) {
+export function maintenanceExempt(method: string, path: string): boolean {
+  const m = method === 'HEAD' ? 'GET' : method.toUpperCase();
+  return OPEN_ANY_METHOD.test(path) || (OPEN_BY_METHOD[m]?.test(path) ?? false);
+}
+
+/**
+ * Whether maintenance refuses the identity: the installation tenant's switch covers every tenant (only
+ * the installation's administrators pass), a tenant's own switch covers that tenant (its admins pass).
+ */
+export function refusedBy(flags: MaintenanceFlags, identity: Identity): boolean {
+  if (flags.isOn(INSTALLATION_TENANT) && !isInstallationAdmin(identity)) return true;
+  return flags.isOn(identity.tenantId) && !isAdmin(identity);
+}
+
+/** The container key `maintenance` (public.ts): the same decision for WebSocket upgrades. */
+export function maintenanceGate(flags: () => MaintenanceFlags | null, retryAfterSeconds: number, logger: () => Logger | null): MaintenanceGate {
+  const gate: MaintenanceGate = {
+    refuses(identity) {
+      const current = flags();
+      return current !== null && refusedBy(current, identity);
+    },
+    assertOpen(identity, via) {
+      if (!gate.refuses(identity)) return;
+      logger()?.info({ code: 'MAINTENANCE_MODE', status: 503, via, tenantId: identity.tenantId }, 'request refused: maintenance mode');
+      throw new MaintenanceModeError(retryAfterSeconds);
+    },
+  };
+  return gate;
+}
+
+/**
+ * afterIdentity middleware: 503 MAINTENANCE_MODE (the error envelope, JSON) or the maintenance page
+ * (browsers) for those maintenance refuses. The answer is written here, not thrown: a refusal is the
+ * switch working, logged at info in one line without a stack (an error thrown as 503 is logged as a failure).
+ */
+export function maintenanceMiddleware(flags: () => MaintenanceFlags | null, retryAfterSeconds: number, logger: Logger) {
   return async function maintenanceMode(ctx: Context, next: Next): Promise<void> {
     const identity = ctx.state.identity as Identity | undefined;
     const current = flags();
-    if (!current || !identity || !current.isOn(identity.tenantId) || isAdmin(identity) || MAINTENANCE_EXEMPT.test(ctx.path)) return next();
-    // A browser navigating here asks for HTML first; API clients (JSON, */* or no Accept) get the error body.
-    if (ctx.accepts('json', 'html') !== 'html') throw new MaintenanceModeError(retryAfterSeconds);
+    if (!current || !identity || !refusedBy(current, identity) || maintenanceExempt(ctx.method, ctx.path)) return next();
+    const log = (ctx.state.logger as Logger | undefined) ?? logger;
+    log.info({ code: 'MAINTENANCE_MODE', status: 503, method: ctx.method, path: ctx.path, tenantId: identity.tenantId }, 'request refused: maintenance mode');
     ctx.status = 503;
     ctx.set('Retry-After', String(retryAfterSeconds));
     ctx.set('Cache-Control', 'no-store');
+    // A browser navigating here asks for HTML first; API clients (JSON, */* or no Accept) get the error body.
+    if (ctx.accepts('json', 'html') !== 'html') {
+      const err = new MaintenanceModeError(retryAfterSeconds);
+      ctx.body = { success: false, error: err.code, message: err.message, ...err.extra };
+      return;
+    }
     ctx.type = 'text/html; charset=utf-8';
-    ctx.body = maintenancePage(current.siteName(identity.tenantId), retryAfterSeconds);
+    const tenant = current.isOn(identity.tenantId) ? identity.tenantId : INSTALLATION_TENANT;
+    ctx.body = maintenancePage(current.siteName(identity.tenantId), retryAfterSeconds, current.message(tenant));
   };
 }

@@ -2,7 +2,7 @@ const escapeHtml = (text: string) =>
   text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 /** The page browsers see while maintenance mode is on: self-contained (inline style, no scripts, images or fonts). */
-export function maintenancePage(siteName: string | undefined, retryAfterSeconds: number): string {
+export function maintenancePage(siteName: string | undefined, retryAfterSeconds: number, message?: string): string {
   const name = escapeHtml(siteName ?? 'This site');
   const minutes = Math.max(1, Math.round(retryAfterSeconds / 60));
   return `<!doctype html>
@@ -23,7 +23,7 @@ p{line-height:1.5;margin:0 0 .5rem;color:#52606d}
 <body>
 <main>
 <h1>${name} is down for maintenance</h1>
-<p>We are doing some work on the site and will be back shortly.</p>
+<p>${message ? escapeHtml(message) : 'We are doing some work on the site and will be back shortly.'}</p>
 <p>Please try again in about ${minutes} minute${minutes === 1 ? '' : 's'}.</p>
 </main>
 </body>

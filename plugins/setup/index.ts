@@ -1,5 +1,5 @@
 import type { DbLock } from '../../kernel/db/lock.js';
-import { asFunction } from 'awilix';
+import { asFunction, asValue } from 'awilix';
 import type { Context, Next } from 'koa';
 import type { Sequelize } from 'sequelize';
 import { z } from 'zod';
@@ -14,6 +14,8 @@ import { setupRoutes } from './routes.js';
 import { formActionRoutes } from './form-actions.js';
 import type { ContentSeeder } from './default-collections.js';
 import { SettingsService } from './settings-service.js';
+import { SettingsRegistry } from './settings-registry.js';
+import { settingsRoutes } from './routes-settings.js';
 import { SetupService, type AdminCreator } from './setup-service.js';
 
 /** Paths that stay reachable while setup is incomplete; everything else answers 302 to /setup. */
@@ -55,10 +57,13 @@ export default definePlugin(() => {
         );
       models.add(SetupStateRow);
       for (const m of SETUP_MIGRATIONS) migrations.add(m);
+      // Every setting the installation knows (the catalogue; plugins declare theirs here: public.ts).
+      const catalogue = new SettingsRegistry();
+      container.register('settingsCatalogue', asValue(catalogue));
       container.register(
         'settings',
         asFunction(
-          ({ sequelize, events }: { sequelize: Sequelize; events: EventBus }) => new SettingsService(sequelize, events),
+          ({ sequelize, events }: { sequelize: Sequelize; events: EventBus }) => new SettingsService(sequelize, events, catalogue),
         ).singleton(),
       );
       container.register(
@@ -76,7 +81,7 @@ export default definePlugin(() => {
             ),
         ).singleton(),
       );
-      for (const route of [...setupRoutes, ...formActionRoutes]) routes.add(route);
+      for (const route of [...setupRoutes, ...formActionRoutes, ...settingsRoutes]) routes.add(route);
       registries.middleware.add({
         id: 'setup-redirect',
         // Before identity: while incomplete, even a request with bad credentials is simply sent to /setup.

@@ -4,9 +4,12 @@
  */
 import type { SettingsService } from './settings-service.js';
 import type { SetupService } from './setup-service.js';
+import type { SettingsRegistry } from './settings-registry.js';
 
 export type { SettingsService } from './settings-service.js';
 export type { SetupService } from './setup-service.js';
+export type { SettingsRegistry, SettingDeclaration, SettingDefinition } from './settings-registry.js';
+export type { SettingGroup, SettingMeta, SettingType } from './settings-catalogue.js';
 export { SETTING_CHANGED, type SettingChangedEvent } from './setting-changed.js';
 
 /** Setup completed (the first admin exists; the instance is ready), however it was completed: the API, the setup page or headless. */
@@ -24,5 +27,11 @@ declare module '../../kernel/http/route-table.js' {
     setup: SetupService;
     /** Optional for other plugins: absent when the setup plugin is disabled (the auth plugin reads session settings from it when present). */
     settings?: SettingsService;
+    /**
+     * Every setting GET/PATCH /api/settings knows. A plugin declares its own in register() or boot():
+     * `optional(container.cradle, 'settingsCatalogue')?.declare('<plugin id>', {key, type, default, group, label, description, ...})`;
+     * it is then listed, validated and stored like the seeded ones (a row only once someone sets it).
+     */
+    settingsCatalogue?: SettingsRegistry;
   }
 }

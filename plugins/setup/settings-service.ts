@@ -4,6 +4,11 @@ import { SETTING_CHANGED, type SettingChangedEvent } from './setting-changed.js'
 
 const PUBLIC_KEYS = new Set(PUBLIC_SETTINGS.map((s) => s.key));
 
+/** What the service needs of the registry: whether a key's value may travel on the event bus. */
+interface KnownSettings {
+  get(key: string): { isPrivate: boolean } | undefined;
+}
+
 /**
  * System settings (cms_settings): JSON values per tenant; private ones never leave the server.
  * Every set() publishes SETTING_CHANGED on the event bus (every instance when Redis is configured),
@@ -13,7 +18,15 @@ export class SettingsService {
   constructor(
     private readonly sequelize: Sequelize,
     private readonly events?: { publish(name: string, payload: unknown): Promise<void> },
+    private readonly registry?: KnownSettings,
   ) {}
+
+  /** Seeded public settings and declared settings that are not private: their new value travels with SETTING_CHANGED. */
+  private isPublic(key: string): boolean {
+    if (PUBLIC_KEYS.has(key)) return true;
+    const def = this.registry?.get(key);
+    return def !== undefined && !def.isPrivate;
+  }
 
   /** Writes every default that is missing; existing values are kept (seeding twice changes nothing). */
   async seedDefaults(tenantId = 'default', onProgress?: (done: number, total: number) => Promise<void>): Promise<number> {
@@ -48,11 +61,55 @@ export class SettingsService {
   }
 
   async set(key: string, value: unknown, tenantId = 'default'): Promise<void> {
-    await this.sequelize.query('UPDATE cms_settings SET value = ?, updated_at = ? WHERE tenant_id = ? AND `key` = ?', {
-      replacements: [JSON.stringify(value), Date.now(), tenantId, key],
+    await this.setMany({ [key]: value }, tenantId);
+  }
+
+  /** Every stored value of a tenant (key -> value); keys without a row are absent. */
+  async valuesFor(tenantId: string): Promise<Map<string, unknown>> {
+    const rows = await this.sequelize.query<{ key: string; value: string }>('SELECT `key`, value FROM cms_settings WHERE tenant_id = ?', {
+      replacements: [tenantId],
+      type: QueryTypes.SELECT,
     });
-    const event: SettingChangedEvent = { tenantId, key, ...(PUBLIC_KEYS.has(key) ? { value } : {}) };
-    await this.events?.publish(SETTING_CHANGED, event);
+    return new Map(rows.map((r) => [r.key, JSON.parse(r.value) as unknown]));
+  }
+
+  /**
+   * Writes several settings of one tenant in one transaction (a row is added where the tenant has none:
+   * declared settings, another tenant's first change), then announces each as SETTING_CHANGED once
+   * committed. The caller has validated the values; nothing is written when any write fails.
+   */
+  async setMany(values: Record<string, unknown>, tenantId = 'default'): Promise<void> {
+    const entries = Object.entries(values);
+    if (!entries.length) return;
+    const now = Date.now();
+    await this.sequelize.transaction(async (transaction) => {
+      const existing = new Set(
+        (
+          await this.sequelize.query<{ key: string }>('SELECT `key` FROM cms_settings WHERE tenant_id = ? AND `key` IN (?)', {
+            replacements: [tenantId, entries.map(([k]) => k)],
+            type: QueryTypes.SELECT,
+            transaction,
+          })
+        ).map((r) => r.key),
+      );
+      for (const [key, value] of entries) {
+        if (existing.has(key)) {
+          await this.sequelize.query('UPDATE cms_settings SET value = ?, updated_at = ? WHERE tenant_id = ? AND `key` = ?', {
+            replacements: [JSON.stringify(value), now, tenantId, key],
+            transaction,
+          });
+        } else {
+          await this.sequelize.query('INSERT INTO cms_settings (tenant_id, `key`, value, is_private, updated_at) VALUES (?, ?, ?, ?, ?)', {
+            replacements: [tenantId, key, JSON.stringify(value), !this.isPublic(key), now],
+            transaction,
+          });
+        }
+      }
+    });
+    for (const [key, value] of entries) {
+      const event: SettingChangedEvent = { tenantId, key, ...(this.isPublic(key) ? { value } : {}) };
+      await this.events?.publish(SETTING_CHANGED, event);
+    }
   }
 
   /**
@@ -62,7 +119,7 @@ export class SettingsService {
   async changed(tenantId: string, keys: string[]): Promise<void> {
     if (!this.events) return;
     for (const key of keys) {
-      const value = PUBLIC_KEYS.has(key) ? await this.get(key, tenantId) : undefined;
+      const value = this.isPublic(key) ? await this.get(key, tenantId) : undefined;
       const event: SettingChangedEvent = { tenantId, key, ...(value !== undefined ? { value } : {}) };
       await this.events.publish(SETTING_CHANGED, event);
     }
