@@ -7,16 +7,26 @@ export const T2_HOST = { 'x-forwarded-host': 't2.test' };
 /**
  * A kernel with MULTI_TENANT on, the test-identity plugin (identity: 'admin' is the default tenant's
  * admin) and a second tenant `t2` whose own admin has signed in for real on t2's hostname.
- * Returns the kernel and that admin's session cookie.
+ * Returns the kernel and that admin's session cookie. `setupAdmin`: with the setup plugin (settings),
+ * set up headlessly with this default-tenant admin.
  */
-export async function startTwoTenantKernel(db: 'sqlite' | 'mariadb'): Promise<{ t: TestKernel; t2Cookie: string }> {
+export async function startTwoTenantKernel(
+  db: 'sqlite' | 'mariadb',
+  extra: { setupAdmin?: { email: string; password: string } } = {},
+): Promise<{ t: TestKernel; t2Cookie: string }> {
   const t = await startTestKernel({
     db,
+    setup: extra.setupAdmin !== undefined,
     plugins: [fixturePlugin('test-identity')],
     config: {
       multiTenant: true,
       http: { trustProxy: true },
-      plugins: { options: { auth: { bcryptRounds: 4, sessionDevicePolicy: 'allow-multiple' } } },
+      plugins: {
+        options: {
+          auth: { bcryptRounds: 4, sessionDevicePolicy: 'allow-multiple' },
+          ...(extra.setupAdmin ? { setup: { admin: extra.setupAdmin } } : {}),
+        },
+      },
     },
   });
   const tenant = await t.request('/api/tenants', {

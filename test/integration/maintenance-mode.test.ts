@@ -108,11 +108,13 @@ describe('maintenance mode (the MAINTENANCE_MODE setting)', function () {
     expect((await t.request('/api/theme/list', { headers: { cookie, accept: BROWSER_ACCEPT } })).status).to.equal(200);
   });
 
-  it('health, the sign-in page, the admin UI files and setup stay reachable for everyone', async () => {
+  it('health, the setup status, sign-in and the admin UI files stay reachable for everyone; the public theme does not', async () => {
     await on();
-    for (const path of ['/api/health', '/api/v1/health', '/api/system/health', '/api/setup/status', '/api/theme/public']) {
+    for (const path of ['/api/health', '/api/v1/health', '/api/system/health', '/api/setup/status']) {
       expect((await t.request(path)).status, path).to.equal(200);
     }
+    // Not in the decision's list (the sign-in page falls back to the default look).
+    expect((await t.request('/api/theme/public')).status).to.equal(503);
     for (const path of ['/login', '/admin/', '/admin/login']) {
       const res = await t.request(path, { headers: { accept: BROWSER_ACCEPT } });
       expect(res.status, path).to.equal(200);
@@ -130,10 +132,18 @@ describe('maintenance mode (the MAINTENANCE_MODE setting)', function () {
     expect((await t.request('/', { headers: { accept: BROWSER_ACCEPT }, redirect: 'manual' })).status).to.equal(302);
   });
 
-  it('applies per tenant: another tenant keeps being served', async () => {
+  it("a tenant's own switch applies to that tenant only; the installation's applies to every tenant", async () => {
+    const other = () => t.request('/api/collections', { identity: 'editor', headers: { 'x-test-tenant': 'other' } });
+    await settingsOf(t).set('MAINTENANCE_MODE', true, 'other');
+    try {
+      expect((await other()).status).to.equal(503);
+      expect((await t.request('/api/collections', { identity: 'editor' })).status).to.equal(200);
+    } finally {
+      await settingsOf(t).set('MAINTENANCE_MODE', false, 'other');
+    }
     await on();
-    expect((await t.request('/api/collections', { identity: 'editor', headers: { 'x-test-tenant': 'other' } })).status).to.equal(200);
     expect((await t.request('/api/collections', { identity: 'editor' })).status).to.equal(503);
+    expect((await other()).status).to.equal(503);
   });
 
   it('a configuration import (config sync) that sets MAINTENANCE_MODE takes effect at once', async () => {

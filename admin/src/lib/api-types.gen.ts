@@ -1541,6 +1541,43 @@ export interface ApiRoutes {
     response: ApiSchemas['EntryPreview'];
     errors: ApiErrorCode;
   };
+  /** Every System Setting with its type, group, label, help and bounds; secrets are write-only (value null, isSet) (permission: system:read) */
+  'GET /api/settings': {
+    params: never;
+    query: never;
+    body: never;
+    response: {
+      key: string;
+      /** The value in force; null for a secret (see isSet) */
+      value: unknown;
+      type: 'string' | 'text' | 'email' | 'url' | 'integer' | 'number' | 'boolean' | 'enum' | 'string-list';
+      group: string;
+      groupLabel: string;
+      label: string;
+      description: string;
+      /** Seeded as a public setting (not one of the private credentials and keys) */
+      public: boolean;
+      /** Write-only: value is always null */
+      secret: boolean;
+      /** Secrets only: whether a value is stored */
+      isSet?: boolean;
+      scope: 'tenant' | 'installation';
+      /** Whether the caller may change it (system:settings; installation settings: installation administrators only) */
+      editable: boolean;
+      /** Changing it needs sudo mode (403 REAUTH_REQUIRED otherwise) */
+      requiresReauth: boolean;
+      nullable: boolean;
+      /** The value while none is stored (never given for secrets) */
+      default?: unknown;
+      options?: string[];
+      min?: number;
+      max?: number;
+      maxLength?: number;
+      maxItems?: number;
+      itemPattern?: string;
+    }[];
+    errors: ApiErrorCode;
+  };
   /** Setup state: incomplete, seeded or ready; and the site name the sign-in page shows (permission: public) */
   'GET /api/setup/status': {
     params: never;
@@ -1856,6 +1893,43 @@ export interface ApiRoutes {
       /** ISO time; null = the link never expires */
       expiresAt: string | null;
     };
+    errors: ApiErrorCode;
+  };
+  /** Changes System Settings {KEY: value, ...} all or nothing; answers the changed settings in the shape of GET (permission: system:settings) */
+  'PATCH /api/settings': {
+    params: never;
+    query: never;
+    body: Record<string, unknown>;
+    response: {
+      key: string;
+      /** The value in force; null for a secret (see isSet) */
+      value: unknown;
+      type: 'string' | 'text' | 'email' | 'url' | 'integer' | 'number' | 'boolean' | 'enum' | 'string-list';
+      group: string;
+      groupLabel: string;
+      label: string;
+      description: string;
+      /** Seeded as a public setting (not one of the private credentials and keys) */
+      public: boolean;
+      /** Write-only: value is always null */
+      secret: boolean;
+      /** Secrets only: whether a value is stored */
+      isSet?: boolean;
+      scope: 'tenant' | 'installation';
+      /** Whether the caller may change it (system:settings; installation settings: installation administrators only) */
+      editable: boolean;
+      /** Changing it needs sudo mode (403 REAUTH_REQUIRED otherwise) */
+      requiresReauth: boolean;
+      nullable: boolean;
+      /** The value while none is stored (never given for secrets) */
+      default?: unknown;
+      options?: string[];
+      min?: number;
+      max?: number;
+      maxLength?: number;
+      maxItems?: number;
+      itemPattern?: string;
+    }[];
     errors: ApiErrorCode;
   };
   /** Translates strings, or the text fields of an entry, with the configured translation provider (permission: ai:translate) */
