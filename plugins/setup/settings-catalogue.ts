@@ -76,7 +76,7 @@ export const PUBLIC_SETTINGS: SettingDefault[] = [
     maxLength: 64,
   }),
   s('ADMIN_EMAIL', '', 'Address of the first administrator', { type: 'email', group: 'email', label: 'Administrator email', maxLength: 191 }),
-  s('MEDIA_STORAGE_TYPE', 'local', 'local, object_store, object_store_edge or image_cdn', {
+  s('MEDIA_STORAGE_TYPE', 'local', 'Where media files are stored: on this server (local), an object store, an object store at the edge, or an image CDN', {
     type: 'enum',
     group: 'media',
     label: 'Media storage',
@@ -140,7 +140,7 @@ export const PUBLIC_SETTINGS: SettingDefault[] = [
       'application/vnd.oasis.opendocument.spreadsheet',
       'application/vnd.oasis.opendocument.presentation',
     ],
-    'Allowed upload types (the decisions: images, PDF, text, CSV, JSON, audio, video, office documents; SVG and HTML are served as attachments)',
+    'File types people may upload, such as image/* or application/pdf (SVG and HTML files are offered as downloads, never shown in the page)',
     {
       type: 'string-list',
       group: 'media',
@@ -151,7 +151,7 @@ export const PUBLIC_SETTINGS: SettingDefault[] = [
       ...inst,
     },
   ),
-  s('SESSION_DEVICE_POLICY', 'single-per-device', 'single-per-device, single-per-user or allow-multiple', {
+  s('SESSION_DEVICE_POLICY', 'single-per-device', 'One session per device, one per person, or several at once', {
     type: 'enum',
     group: 'security',
     label: 'Sessions per device',
@@ -159,7 +159,7 @@ export const PUBLIC_SETTINGS: SettingDefault[] = [
     sensitive: true,
     ...inst,
   }),
-  s('SESSION_TTL_HOURS', 24, 'Absolute session lifetime, applied to every new session (sign-in, 2FA step, sign-up)', {
+  s('SESSION_TTL_HOURS', 24, 'How long a sign-in lasts, in hours, counted from signing in (applies to new sign-ins)', {
     type: 'number',
     group: 'security',
     label: 'Session lifetime (hours)',
@@ -168,7 +168,7 @@ export const PUBLIC_SETTINGS: SettingDefault[] = [
     sensitive: true,
     ...inst,
   }),
-  s('SESSION_IDLE_HOURS', 0, 'Sign-out after this many idle hours (0 = off)', {
+  s('SESSION_IDLE_HOURS', 0, 'Sign people out after this many hours without activity (0 = never)', {
     type: 'number',
     group: 'security',
     label: 'Sign out after idle hours',
@@ -177,7 +177,7 @@ export const PUBLIC_SETTINGS: SettingDefault[] = [
     sensitive: true,
     ...inst,
   }),
-  s('SESSION_MAX_PER_USER', 0, 'Sessions per user (0 = unlimited)', {
+  s('SESSION_MAX_PER_USER', 0, 'How many sessions one person may have at once (0 = no limit); the least recently used one is signed out', {
     type: 'integer',
     group: 'security',
     label: 'Sessions per user',
@@ -186,7 +186,7 @@ export const PUBLIC_SETTINGS: SettingDefault[] = [
     sensitive: true,
     ...inst,
   }),
-  s('GRAPHQL_MAX_DEPTH', 10, 'Deepest GraphQL operation accepted (2-50; plugins.options.graphql.maxDepth wins)', {
+  s('GRAPHQL_MAX_DEPTH', 10, 'How deeply nested one GraphQL query may be (a limit in the server configuration wins)', {
     type: 'integer',
     group: 'api',
     label: 'Deepest GraphQL query',
@@ -194,7 +194,7 @@ export const PUBLIC_SETTINGS: SettingDefault[] = [
     max: 50,
     ...inst,
   }),
-  s('GRAPHQL_MAX_COST', 1000, 'Most expensive GraphQL operation accepted (10-1000000; plugins.options.graphql.maxCost wins)', {
+  s('GRAPHQL_MAX_COST', 1000, 'How much work one GraphQL query may ask for (a limit in the server configuration wins)', {
     type: 'integer',
     group: 'api',
     label: 'Most expensive GraphQL query',
@@ -220,7 +220,7 @@ export const PUBLIC_SETTINGS: SettingDefault[] = [
     sensitive: true,
     ...inst,
   }),
-  s('AUDIT_IP_MODE', 'hash', "How audit entries keep the client's address: hash (keyed hash), full or none", {
+  s('AUDIT_IP_MODE', 'hash', "How the audit log keeps visitors' addresses: hash (a keyed fingerprint), full or none", {
     type: 'enum',
     group: 'audit',
     label: 'Client addresses in the audit log',
@@ -230,7 +230,7 @@ export const PUBLIC_SETTINGS: SettingDefault[] = [
   s(
     'MAINTENANCE_MODE',
     false,
-    'Whether the instance answers 503 to everyone but administrators (health, sign-in, admin UI files and setup stay open)',
+    'Whether the site serves only administrators: everyone else gets a "down for maintenance" page (health checks and sign-in stay open)',
     { type: 'boolean', group: 'maintenance', label: 'Maintenance mode' },
   ),
   s('UPDATE_CHECK_ENABLED', true, 'Whether the instance checks for updates', {
@@ -239,7 +239,7 @@ export const PUBLIC_SETTINGS: SettingDefault[] = [
     label: 'Check for updates',
     ...inst,
   }),
-  s('DEMO_MODE', false, 'Demo installs limit sign-ups to DEMO_MAX_USERS users per tenant', {
+  s('DEMO_MODE', false, 'Demo sites limit how many people can sign up (the number below)', {
     type: 'boolean',
     group: 'site',
     label: 'Demo mode',
@@ -248,7 +248,7 @@ export const PUBLIC_SETTINGS: SettingDefault[] = [
   s(
     'BACKUP_RETENTION_COUNT',
     10,
-    'Backups kept (BACKUP_RETENTION_COUNT in the environment or plugins.options.backups.retentionCount wins)',
+    'How many backups are kept; older ones are deleted (a number in the server configuration wins)',
     { type: 'integer', group: 'backups', label: 'Backups kept', min: 1, max: 1000, ...inst },
   ),
 ];

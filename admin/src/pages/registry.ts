@@ -23,6 +23,7 @@ import BackupsData from './data/BackupsData.svelte';
 import ExportData from './data/ExportData.svelte';
 import ImportData from './data/ImportData.svelte';
 import SyncData from './data/SyncData.svelte';
+import Settings from './settings/Settings.svelte';
 
 export interface PageDef {
   /** Path pattern under the app, `:name` for a parameter: `/admin/content/:collection`. */
@@ -90,4 +91,5 @@ export const pages: Array<PageDef & { what?: string }> = [
     nav: { label: 'System', icon: 'system', order: 70 },
     permission: 'system:read',
   },
+  { path: '/admin/settings', title: 'Settings', component: Settings, nav: { label: 'Settings', icon: 'system', order: 75 }, permission: 'system:read' },
 ];
