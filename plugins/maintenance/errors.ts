@@ -3,7 +3,7 @@ import { defineError } from '../../kernel/errors.js';
 export class MaintenanceModeError extends defineError(
   'MAINTENANCE_MODE',
   503,
-  'The MAINTENANCE_MODE setting is on: the instance answers only administrators (and health, sign-in, the admin UI files and setup) until it is switched off; retry after Retry-After seconds.',
+  'The MAINTENANCE_MODE setting is on: the instance answers only administrators (and health, the setup status, sign-in and sign-out, and the admin UI files), WebSocket upgrades included, until it is switched off; retry after Retry-After seconds.',
   (retryAfterSeconds: number) => ({
     message: 'The site is down for maintenance; try again later',
     headers: { 'Retry-After': String(retryAfterSeconds) },

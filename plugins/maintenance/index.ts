@@ -38,7 +38,16 @@ export default definePlugin(() => {
       });
       log = logger;
       // WebSocket upgrades (the GraphQL plugin) ask the same question through the container.
-      container.register('maintenance', asValue(maintenanceGate(() => flags, o.retryAfterSeconds, () => log)));
+      container.register(
+        'maintenance',
+        asValue(
+          maintenanceGate(
+            () => flags,
+            o.retryAfterSeconds,
+            () => log,
+          ),
+        ),
+      );
     },
     async boot({ container, logger, onClose }) {
       // This plugin's own setting (the settings registry of the setup plugin, when it is enabled).
@@ -50,7 +59,8 @@ export default definePlugin(() => {
         maxLength: 500,
         group: 'maintenance',
         label: 'Message for visitors',
-        description: 'Shown on the maintenance page instead of the standard sentence while maintenance mode is on (empty: the standard sentence)',
+        description:
+          'Shown on the maintenance page instead of the standard sentence while maintenance mode is on (empty: the standard sentence)',
       });
       // The settings store belongs to the setup plugin; without it there is no setting and maintenance stays off.
       const booted = new MaintenanceFlags(() => optional(container.cradle, 'settings'), logger);

@@ -36,7 +36,11 @@ export function refusedBy(flags: MaintenanceFlags, identity: Identity): boolean 
 }
 
 /** The container key `maintenance` (public.ts): the same decision for WebSocket upgrades. */
-export function maintenanceGate(flags: () => MaintenanceFlags | null, retryAfterSeconds: number, logger: () => Logger | null): MaintenanceGate {
+export function maintenanceGate(
+  flags: () => MaintenanceFlags | null,
+  retryAfterSeconds: number,
+  logger: () => Logger | null,
+): MaintenanceGate {
   const gate: MaintenanceGate = {
     refuses(identity) {
       const current = flags();
@@ -62,7 +66,10 @@ export function maintenanceMiddleware(flags: () => MaintenanceFlags | null, retr
     const current = flags();
     if (!current || !identity || !refusedBy(current, identity) || maintenanceExempt(ctx.method, ctx.path)) return next();
     const log = (ctx.state.logger as Logger | undefined) ?? logger;
-    log.info({ code: 'MAINTENANCE_MODE', status: 503, method: ctx.method, path: ctx.path, tenantId: identity.tenantId }, 'request refused: maintenance mode');
+    log.info(
+      { code: 'MAINTENANCE_MODE', status: 503, method: ctx.method, path: ctx.path, tenantId: identity.tenantId },
+      'request refused: maintenance mode',
+    );
     ctx.status = 503;
     ctx.set('Retry-After', String(retryAfterSeconds));
     ctx.set('Cache-Control', 'no-store');

@@ -24,8 +24,15 @@ export const settingShape = z.object({
   secret: z.boolean().describe('Write-only: value is always null'),
   isSet: z.boolean().optional().describe('Secrets only: whether a value is stored'),
   scope: z.enum(['tenant', 'installation']),
-  editable: z.boolean().describe('Whether the caller may change it (system:settings; installation settings: installation administrators only)'),
+  editable: z
+    .boolean()
+    .describe('Whether the caller may change it (system:settings; installation settings: installation administrators only)'),
   requiresReauth: z.boolean().describe('Changing it needs sudo mode (403 REAUTH_REQUIRED otherwise)'),
+  appliesAfterRestart: z
+    .boolean()
+    .describe(
+      'Read when the instance starts (media storage): a change takes effect after a restart; every other setting applies at once on every instance',
+    ),
   nullable: z.boolean(),
   default: z.unknown().optional().describe('The value while none is stored (never given for secrets)'),
   options: z.array(z.string()).optional(),
@@ -46,7 +53,8 @@ interface Scope {
 const groupLabel = (id: string) => SETTING_GROUPS.find((g) => g.id === id)?.label ?? id;
 const scopeOf = (def: SettingDefinition) => def.scope ?? 'tenant';
 /** The tenant whose row holds the setting for this caller. */
-const ownerTenant = (def: SettingDefinition, identity: Identity) => (scopeOf(def) === 'installation' ? INSTALLATION_TENANT : identity.tenantId);
+const ownerTenant = (def: SettingDefinition, identity: Identity) =>
+  scopeOf(def) === 'installation' ? INSTALLATION_TENANT : identity.tenantId;
 const canChange = (def: SettingDefinition, identity: Identity) =>
   hasPermission(identity, 'system:settings') && (scopeOf(def) === 'tenant' || isInstallationAdmin(identity));
 /**
@@ -78,13 +86,17 @@ function view(def: SettingDefinition, stored: Map<string, unknown>, identity: Id
     scope: scopeOf(def),
     editable: canChange(def, identity),
     requiresReauth: def.secret === true || def.sensitive === true,
+    appliesAfterRestart: def.restart === true,
     nullable: def.nullable === true,
     ...bounds,
   };
 }
 
 /** The stored values the caller's view reads: its tenant's, and the installation's for installation settings. */
-async function storedFor(settings: SettingsService, identity: Identity): Promise<{ own: Map<string, unknown>; installation: Map<string, unknown> }> {
+async function storedFor(
+  settings: SettingsService,
+  identity: Identity,
+): Promise<{ own: Map<string, unknown>; installation: Map<string, unknown> }> {
   const installation = await settings.valuesFor(INSTALLATION_TENANT);
   const own = identity.tenantId === INSTALLATION_TENANT ? installation : await settings.valuesFor(identity.tenantId);
   return { own, installation };
@@ -151,16 +163,24 @@ export const settingsRoutes: RouteDefinition[] = [
           continue;
         }
         const checked = valueSchema(def).safeParse(raw);
-        if (!checked.success) issues.push({ path: key, message: `${def.label}: ${checked.error.issues[0]?.message ?? 'not a valid value'}` });
+        if (!checked.success)
+          issues.push({ path: key, message: `${def.label}: ${checked.error.issues[0]?.message ?? 'not a valid value'}` });
         else parsed.push({ def, value: checked.data });
       }
       if (issues.length) {
         const first = issues[0]!;
-        throw new ValidationError(issues.length === 1 ? `${first.path}: ${first.message}` : `${issues.length} settings are not valid: ${issues.map((i) => i.path).join(', ')}`, issues);
+        throw new ValidationError(
+          issues.length === 1
+            ? `${first.path}: ${first.message}`
+            : `${issues.length} settings are not valid: ${issues.map((i) => i.path).join(', ')}`,
+          issues,
+        );
       }
       const refused = parsed.filter(({ def }) => !canChange(def, identity)).map(({ def }) => def.key);
       if (refused.length)
-        throw new ForbiddenError(`Only the installation's administrators change ${refused.join(', ')} (settings of the whole installation)`);
+        throw new ForbiddenError(
+          `Only the installation's administrators change ${refused.join(', ')} (settings of the whole installation)`,
+        );
       if (parsed.some(({ def }) => def.secret || def.sensitive))
         await s.sessions.requireRecentPassword(identity, ctx.get('x-reauth-proof') || undefined);
 
@@ -190,7 +210,10 @@ export const settingsRoutes: RouteDefinition[] = [
         details: {
           keys: changed.map(({ def }) => def.key),
           changes: Object.fromEntries(
-            changed.map(({ def, value }) => [def.key, { from: def.secret ? undefined : current(def), to: auditValue(def, value), tenantId: ownerTenant(def, identity) }]),
+            changed.map(({ def, value }) => [
+              def.key,
+              { from: def.secret ? undefined : current(def), to: auditValue(def, value), tenantId: ownerTenant(def, identity) },
+            ]),
           ),
         },
       });

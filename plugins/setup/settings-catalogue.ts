@@ -55,6 +55,8 @@ export interface SettingMeta {
   scope?: 'tenant' | 'installation';
   /** Changing it needs sudo mode (recent re-authentication), like other security-sensitive operations. Secrets always do. */
   sensitive?: boolean;
+  /** Read when the instance starts (the media storage drivers): a change takes effect after a restart. */
+  restart?: boolean;
 }
 
 export interface SettingDefault extends SettingMeta {
@@ -67,6 +69,8 @@ const s = (key: string, value: unknown, description: string, meta: SettingMeta):
 
 const MIME_PATTERN = '^[a-z0-9.+-]+/(\\*|[a-z0-9.+-]+)$';
 const inst = { scope: 'installation' } as const;
+/** Media storage: the drivers read these at boot. */
+const storage = { scope: 'installation', restart: true } as const;
 
 export const PUBLIC_SETTINGS: SettingDefault[] = [
   s('SITE_NAME', 'My CMS', 'Site name shown in the admin UI, public branding and the maintenance page', {
@@ -75,22 +79,32 @@ export const PUBLIC_SETTINGS: SettingDefault[] = [
     label: 'Site name',
     maxLength: 64,
   }),
-  s('ADMIN_EMAIL', '', 'Address of the first administrator', { type: 'email', group: 'email', label: 'Administrator email', maxLength: 191 }),
-  s('MEDIA_STORAGE_TYPE', 'local', 'Where media files are stored: on this server (local), an object store, an object store at the edge, or an image CDN', {
-    type: 'enum',
-    group: 'media',
-    label: 'Media storage',
-    options: ['local', 'object_store', 'object_store_edge', 'image_cdn'],
-    sensitive: true,
-    ...inst,
+  s('ADMIN_EMAIL', '', 'Address of the first administrator', {
+    type: 'email',
+    group: 'email',
+    label: 'Administrator email',
+    maxLength: 191,
   }),
+  s(
+    'MEDIA_STORAGE_TYPE',
+    'local',
+    'Where media files are stored: on this server (local), an object store, an object store at the edge, or an image CDN',
+    {
+      type: 'enum',
+      group: 'media',
+      label: 'Media storage',
+      options: ['local', 'object_store', 'object_store_edge', 'image_cdn'],
+      sensitive: true,
+      ...storage,
+    },
+  ),
   s('MEDIA_FOLDER', 'media', 'Local folder or key prefix of media files', {
     type: 'string',
     group: 'media',
     label: 'Media folder',
     maxLength: 191,
     sensitive: true,
-    ...inst,
+    ...storage,
   }),
   s('MEDIA_CLOUD_REGION', null, 'Region of remote media storage', {
     type: 'string',
@@ -98,7 +112,7 @@ export const PUBLIC_SETTINGS: SettingDefault[] = [
     label: 'Remote storage region',
     maxLength: 64,
     nullable: true,
-    ...inst,
+    ...storage,
   }),
   s('MEDIA_CLOUD_ENDPOINT', null, 'Endpoint of S3-compatible storage', {
     type: 'url',
@@ -107,7 +121,7 @@ export const PUBLIC_SETTINGS: SettingDefault[] = [
     maxLength: 2048,
     nullable: true,
     sensitive: true,
-    ...inst,
+    ...storage,
   }),
   s('MEDIA_CLOUD_PUBLIC_URL', null, 'Public base URL of remote media', {
     type: 'url',
@@ -116,9 +130,16 @@ export const PUBLIC_SETTINGS: SettingDefault[] = [
     maxLength: 2048,
     nullable: true,
     sensitive: true,
+    ...storage,
+  }),
+  s('MEDIA_MAX_UPLOAD_MB', 100, 'Largest upload', {
+    type: 'number',
+    group: 'media',
+    label: 'Largest upload (MB)',
+    min: 1,
+    max: 10240,
     ...inst,
   }),
-  s('MEDIA_MAX_UPLOAD_MB', 100, 'Largest upload', { type: 'number', group: 'media', label: 'Largest upload (MB)', min: 1, max: 10240, ...inst }),
   s(
     'MEDIA_ALLOWED_TYPES',
     [
@@ -244,13 +265,21 @@ export const PUBLIC_SETTINGS: SettingDefault[] = [
     group: 'site',
     label: 'Demo mode',
   }),
-  s('DEMO_MAX_USERS', 100, 'Users per tenant in demo mode', { type: 'integer', group: 'site', label: 'Users in demo mode', min: 0, max: 100000 }),
-  s(
-    'BACKUP_RETENTION_COUNT',
-    10,
-    'How many backups are kept; older ones are deleted (a number in the server configuration wins)',
-    { type: 'integer', group: 'backups', label: 'Backups kept', min: 1, max: 1000, ...inst },
-  ),
+  s('DEMO_MAX_USERS', 100, 'Users per tenant in demo mode', {
+    type: 'integer',
+    group: 'site',
+    label: 'Users in demo mode',
+    min: 0,
+    max: 100000,
+  }),
+  s('BACKUP_RETENTION_COUNT', 10, 'How many backups are kept; older ones are deleted (a number in the server configuration wins)', {
+    type: 'integer',
+    group: 'backups',
+    label: 'Backups kept',
+    min: 1,
+    max: 1000,
+    ...inst,
+  }),
 ];
 
 const secret = { secret: true, nullable: true, sensitive: true, ...inst } as const;
@@ -263,9 +292,16 @@ export const PRIVATE_SETTINGS: SettingDefault[] = [
     maxLength: 256,
     nullable: true,
     sensitive: true,
-    ...inst,
+    ...storage,
   }),
-  s('MEDIA_SECRET_ACCESS_KEY', null, 'Object-store secret key', { type: 'string', group: 'media', label: 'Object-store secret key', maxLength: 1024, ...secret }),
+  s('MEDIA_SECRET_ACCESS_KEY', null, 'Object-store secret key', {
+    type: 'string',
+    group: 'media',
+    label: 'Object-store secret key',
+    maxLength: 1024,
+    ...secret,
+    restart: true,
+  }),
   s('MEDIA_CDN_CLOUD_NAME', null, 'Image CDN cloud name', {
     type: 'string',
     group: 'media',
@@ -273,10 +309,24 @@ export const PRIVATE_SETTINGS: SettingDefault[] = [
     maxLength: 256,
     nullable: true,
     sensitive: true,
-    ...inst,
+    ...storage,
   }),
-  s('MEDIA_CDN_API_KEY', null, 'Image CDN key', { type: 'string', group: 'media', label: 'Image CDN key', maxLength: 1024, ...secret }),
-  s('MEDIA_CDN_API_SECRET', null, 'Image CDN secret', { type: 'string', group: 'media', label: 'Image CDN secret', maxLength: 1024, ...secret }),
+  s('MEDIA_CDN_API_KEY', null, 'Image CDN key', {
+    type: 'string',
+    group: 'media',
+    label: 'Image CDN key',
+    maxLength: 1024,
+    ...secret,
+    restart: true,
+  }),
+  s('MEDIA_CDN_API_SECRET', null, 'Image CDN secret', {
+    type: 'string',
+    group: 'media',
+    label: 'Image CDN secret',
+    maxLength: 1024,
+    ...secret,
+    restart: true,
+  }),
   s('OAUTH_GOOGLE_CLIENT_ID', null, 'Google sign-in client id', {
     type: 'string',
     group: 'sign-in',
@@ -318,7 +368,13 @@ export const PRIVATE_SETTINGS: SettingDefault[] = [
     maxLength: 1024,
     ...secret,
   }),
-  s('LICENSE_KEY', null, 'Licence key of premium widgets', { type: 'string', group: 'updates', label: 'Licence key', maxLength: 4096, ...secret }),
+  s('LICENSE_KEY', null, 'Licence key of premium widgets', {
+    type: 'string',
+    group: 'updates',
+    label: 'Licence key',
+    maxLength: 4096,
+    ...secret,
+  }),
   s('TELEMETRY_URL', null, 'Update-check server', {
     type: 'url',
     group: 'updates',

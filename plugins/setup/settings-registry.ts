@@ -1,6 +1,13 @@
 import { z } from 'zod';
 import { BootError } from '../../kernel/errors.js';
-import { PRIVATE_SETTINGS, PUBLIC_SETTINGS, SETTING_GROUPS, type SettingDefault, type SettingMeta, type SettingType } from './settings-catalogue.js';
+import {
+  PRIVATE_SETTINGS,
+  PUBLIC_SETTINGS,
+  SETTING_GROUPS,
+  type SettingDefault,
+  type SettingMeta,
+  type SettingType,
+} from './settings-catalogue.js';
 
 /** A setting a plugin declares (container key `settingsCatalogue`, at register or boot): it then appears in GET/PATCH /api/settings. */
 export interface SettingDeclaration extends SettingMeta {
@@ -84,7 +91,10 @@ export function valueSchema(def: SettingMeta): z.ZodType {
       break;
     case 'integer':
     case 'number': {
-      let n = def.type === 'integer' ? z.number({ error: 'must be a whole number' }).int('must be a whole number') : z.number({ error: 'must be a number' });
+      let n =
+        def.type === 'integer'
+          ? z.number({ error: 'must be a whole number' }).int('must be a whole number')
+          : z.number({ error: 'must be a number' });
       if (def.min !== undefined) n = n.min(def.min, `must be at least ${def.min}`);
       if (def.max !== undefined) n = n.max(def.max, `must be at most ${def.max}`);
       schema = n;
@@ -94,7 +104,11 @@ export function valueSchema(def: SettingMeta): z.ZodType {
       schema = z.enum(def.options as [string, ...string[]], { error: `must be one of: ${(def.options ?? []).join(', ')}` });
       break;
     case 'string-list': {
-      let item = z.string({ error: 'each item must be text' }).trim().min(1, 'an item is empty').max(max, `an item is longer than ${max} characters`);
+      let item = z
+        .string({ error: 'each item must be text' })
+        .trim()
+        .min(1, 'an item is empty')
+        .max(max, `an item is longer than ${max} characters`);
       if (def.itemPattern) {
         const pattern = new RegExp(def.itemPattern);
         item = item.refine((v) => pattern.test(v), { message: 'an item does not have the expected form' }) as unknown as typeof item;
@@ -103,7 +117,11 @@ export function valueSchema(def: SettingMeta): z.ZodType {
       break;
     }
     case 'email':
-      schema = z.string({ error: 'must be text' }).trim().max(max, `at most ${max} characters`).pipe(z.union([z.literal(''), z.email('must be an email address')]));
+      schema = z
+        .string({ error: 'must be text' })
+        .trim()
+        .max(max, `at most ${max} characters`)
+        .pipe(z.union([z.literal(''), z.email('must be an email address')]));
       break;
     case 'url':
       schema = z

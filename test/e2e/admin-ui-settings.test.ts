@@ -110,7 +110,9 @@ describe('the Settings page in the browser', function () {
     await page.getByTestId('maintenance-banner').getByText('Maintenance mode is on').waitFor();
     await page.getByRole('link', { name: 'Turn it off in Settings' }).click();
     await page.getByRole('heading', { name: 'Settings', level: 1 }).waitFor();
-    await group(page, 'maintenance').getByRole('switch', { name: /Maintenance mode/ }).click();
+    await group(page, 'maintenance')
+      .getByRole('switch', { name: /Maintenance mode/ })
+      .click();
     await page.getByRole('dialog', { name: 'Turn maintenance mode off?' }).getByRole('button', { name: 'Turn it off' }).click();
     await group(page, 'maintenance').getByText('Maintenance mode is off. The site is open to everyone again.').waitFor();
     await page.getByTestId('maintenance-banner').waitFor({ state: 'detached' });
@@ -129,5 +131,36 @@ describe('the Settings page in the browser', function () {
     await updates.getByRole('button', { name: 'Save update check and licence' }).click();
     await updates.getByText('Saved: Licence key.').waitFor();
     await updates.getByTestId('secret-state-LICENSE_KEY').filter({ hasText: 'not set' }).waitFor();
+  });
+
+  it('a refused upload links to the media settings; allowing its type there lets the same file through at once', async function () {
+    const { page, context } = b;
+    await signInWithApi(context, t.url, ADMIN, PASSWORD);
+    await page.goto(`${t.url}/admin/media`);
+    await page.getByRole('heading', { name: 'Media', level: 1 }).waitFor();
+    // A Windows program (MZ header): its detected type is not in the default list.
+    const exe = {
+      name: 'tool.exe',
+      mimeType: 'application/octet-stream',
+      buffer: Buffer.concat([Buffer.from('MZ'), Buffer.alloc(4096, 0x90)]),
+    };
+    await page.getByLabel('Upload files').setInputFiles(exe);
+    const uploads = page.getByRole('list', { name: 'Uploads' });
+    await uploads.getByText('Not uploaded').waitFor();
+    const problem = (await uploads.locator('.uerror').textContent()) ?? '';
+    const type = /Files of type (\S+) are not allowed/.exec(problem)?.[1];
+    expect(type, problem).to.be.a('string');
+    await uploads.getByRole('link', { name: 'Open the media settings' }).click();
+    const media = group(page, 'media');
+    await media.getByRole('heading', { name: 'Media and uploads' }).waitFor();
+    await media.getByLabel('New item for Allowed file types').fill(type!);
+    await media.getByRole('button', { name: 'Add to Allowed file types' }).click();
+    await media.getByRole('button', { name: 'Save media and uploads' }).click();
+    await media.getByText('Saved: Allowed file types.').waitFor();
+
+    await page.goto(`${t.url}/admin/media`);
+    await page.getByLabel('Upload files').setInputFiles(exe);
+    await page.getByRole('list', { name: 'Uploads' }).getByText('Done').waitFor();
+    expect(await page.getByRole('list', { name: 'Uploads' }).getByText('Not uploaded').count()).to.equal(0);
   });
 });

@@ -40,7 +40,10 @@ function setUpKernel(extra: { dbUrl?: string; redis?: { url: string; prefix: str
     config: {
       ...(extra.redis ? { redis: extra.redis } : {}),
       plugins: {
-        options: { auth: { bcryptRounds: 4, sessionDevicePolicy: 'allow-multiple' }, setup: { admin: { email: EMAIL, password: PASSWORD } } },
+        options: {
+          auth: { bcryptRounds: 4, sessionDevicePolicy: 'allow-multiple' },
+          setup: { admin: { email: EMAIL, password: PASSWORD } },
+        },
       },
     },
   });
@@ -48,7 +51,11 @@ function setUpKernel(extra: { dbUrl?: string; redis?: { url: string; prefix: str
 
 /** A real session of the seeded admin (a password sign-in opens the sudo-mode window). */
 async function adminSession(t: TestKernel, userAgent = 'settings-test'): Promise<string> {
-  const login = await t.request('/api/user/login', { method: 'POST', json: { email: EMAIL, password: PASSWORD }, headers: { 'user-agent': userAgent } });
+  const login = await t.request('/api/user/login', {
+    method: 'POST',
+    json: { email: EMAIL, password: PASSWORD },
+    headers: { 'user-agent': userAgent },
+  });
   expect(login.status, await login.clone().text()).to.equal(200);
   return responseCookie(login)!;
 }
@@ -101,7 +108,15 @@ describe('settings API: GET and PATCH /api/settings', function () {
   it('GET lists every seeded setting and the ones plugins declare, each with type, group, label, help, public and secret', async () => {
     const settings = await list(await t.request('/api/settings', { identity: 'editor' }));
     const keys = settings.map((s) => s.key);
-    for (const key of ['SITE_NAME', 'MEDIA_ALLOWED_TYPES', 'SESSION_TTL_HOURS', 'MAINTENANCE_MODE', 'LICENSE_KEY', 'OIDC_CLIENT_SECRET', 'TELEMETRY_URL'])
+    for (const key of [
+      'SITE_NAME',
+      'MEDIA_ALLOWED_TYPES',
+      'SESSION_TTL_HOURS',
+      'MAINTENANCE_MODE',
+      'LICENSE_KEY',
+      'OIDC_CLIENT_SECRET',
+      'TELEMETRY_URL',
+    ])
       expect(keys, key).to.include(key);
     // 23 public + 12 private seeded, and the maintenance plugin's own declared setting.
     expect(settings).to.have.length(36);
@@ -112,11 +127,20 @@ describe('settings API: GET and PATCH /api/settings', function () {
     }
     expect(byKey(settings, 'SITE_NAME')).to.deep.include({ value: 'My CMS', type: 'string', group: 'site', public: true, secret: false });
     expect(byKey(settings, 'GRAPHQL_MAX_DEPTH')).to.deep.include({ type: 'integer', min: 2, max: 50 });
-    expect(byKey(settings, 'SESSION_DEVICE_POLICY')).to.deep.include({ type: 'enum', options: ['single-per-device', 'single-per-user', 'allow-multiple'] });
+    expect(byKey(settings, 'SESSION_DEVICE_POLICY')).to.deep.include({
+      type: 'enum',
+      options: ['single-per-device', 'single-per-user', 'allow-multiple'],
+    });
     expect(byKey(settings, 'MEDIA_ALLOWED_TYPES')!.value).to.include('image/*');
     expect(byKey(settings, 'MAINTENANCE_MODE')).to.deep.include({ type: 'boolean', value: false, group: 'maintenance' });
     // A secret's value is never answered: null, with whether one is stored.
-    expect(byKey(settings, 'LICENSE_KEY')).to.deep.include({ secret: true, value: null, isSet: false, public: false, requiresReauth: true });
+    expect(byKey(settings, 'LICENSE_KEY')).to.deep.include({
+      secret: true,
+      value: null,
+      isSet: false,
+      public: false,
+      requiresReauth: true,
+    });
     // Groups come in the Settings page's order.
     expect(settings[0]!.group).to.equal('site');
   });
@@ -245,7 +269,8 @@ describe('settings API: GET and PATCH /api/settings', function () {
     const cookie = await adminSession(t);
     expect((await patch({ SESSION_TTL_HOURS: 3 }, { cookie })).status).to.equal(200);
     const fresh = await adminSession(t, 'after-ttl');
-    const sessions = (await (await t.request('/api/user/sessions', { headers: { cookie: fresh, 'user-agent': 'after-ttl' } })).json()).data.sessions;
+    const sessions = (await (await t.request('/api/user/sessions', { headers: { cookie: fresh, 'user-agent': 'after-ttl' } })).json()).data
+      .sessions;
     const current = sessions.find((s: { current: boolean }) => s.current);
     expect((Date.parse(current.expiresAt) - Date.parse(current.createdAt)) / HOUR).to.be.closeTo(3, 0.01);
     expect((await patch({ SESSION_TTL_HOURS: 24 }, { cookie })).status).to.equal(200);
@@ -265,7 +290,9 @@ describe('settings API: GET and PATCH /api/settings', function () {
     expect(line.level).to.equal('info');
     expect(line).to.include({ code: 'MAINTENANCE_MODE', path: '/api/collections' });
     expect(JSON.stringify(line)).to.not.match(/stack|"err"/);
-    expect(t.logs.map((l) => JSON.parse(l)).filter((l) => ['warn', 'error', 'fatal'].includes(l.level) && /MAINTENANCE/.test(JSON.stringify(l)))).to.deep.equal([]);
+    expect(
+      t.logs.map((l) => JSON.parse(l)).filter((l) => ['warn', 'error', 'fatal'].includes(l.level) && /MAINTENANCE/.test(JSON.stringify(l))),
+    ).to.deep.equal([]);
     // Off again through the API: served at once.
     expect((await patch({ MAINTENANCE_MODE: false })).status).to.equal(200);
     expect((await t.request('/api/collections', { identity: 'editor' })).status).to.equal(200);
@@ -307,7 +334,10 @@ describe('settings API: GET and PATCH /api/settings', function () {
     expect(await upgrade(t, { 'x-test-identity': 'editor' })).to.deep.equal({ status: 503, retryAfter: '300' });
     expect((await upgrade(t, {})).status).to.equal(503);
     expect((await upgrade(t, { 'x-test-identity': 'admin' })).status).to.equal(101);
-    const line = t.logs.map((l) => JSON.parse(l)).filter((l) => l.msg === 'request refused: maintenance mode' && l.via).at(-1);
+    const line = t.logs
+      .map((l) => JSON.parse(l))
+      .filter((l) => l.msg === 'request refused: maintenance mode' && l.via)
+      .at(-1);
     expect(line).to.include({ level: 'info', via: 'graphql websocket' });
     expect(JSON.stringify(line)).to.not.match(/stack|"err"/);
     await patch({ MAINTENANCE_MODE: false });
@@ -379,7 +409,9 @@ describe('settings API: tenants (MULTI_TENANT)', function () {
     expect((await asT2({ method: 'PATCH', json: { MAINTENANCE_MODE: false } })).status).to.equal(200);
     expect((await t2Guest()).status).to.not.equal(503);
 
-    expect((await t.request('/api/settings', { method: 'PATCH', identity: 'admin', json: { MAINTENANCE_MODE: true } })).status).to.equal(200);
+    expect((await t.request('/api/settings', { method: 'PATCH', identity: 'admin', json: { MAINTENANCE_MODE: true } })).status).to.equal(
+      200,
+    );
     try {
       expect((await defaultEditor()).status).to.equal(503);
       expect((await t2Guest()).status).to.equal(503);
@@ -418,11 +450,15 @@ describe('settings API on two instances (one MariaDB, one Redis)', function () {
 
   it('MAINTENANCE_MODE changed through A is enforced by B, and switched off through A reopens B', async () => {
     expect((await b.request('/api/collections', { identity: 'editor' })).status).to.equal(200);
-    expect((await a.request('/api/settings', { method: 'PATCH', identity: 'admin', json: { MAINTENANCE_MODE: true } })).status).to.equal(200);
+    expect((await a.request('/api/settings', { method: 'PATCH', identity: 'admin', json: { MAINTENANCE_MODE: true } })).status).to.equal(
+      200,
+    );
     await eventually('maintenance on', async () => (await b.request('/api/collections', { identity: 'editor' })).status === 503);
     expect((await b.request('/api/collections', { identity: 'admin' })).status).to.equal(200);
     expect(byKey(await list(await b.request('/api/settings', { identity: 'admin' })), 'MAINTENANCE_MODE')!.value).to.equal(true);
-    expect((await a.request('/api/settings', { method: 'PATCH', identity: 'admin', json: { MAINTENANCE_MODE: false } })).status).to.equal(200);
+    expect((await a.request('/api/settings', { method: 'PATCH', identity: 'admin', json: { MAINTENANCE_MODE: false } })).status).to.equal(
+      200,
+    );
     await eventually('maintenance off', async () => (await b.request('/api/collections', { identity: 'editor' })).status === 200);
   });
 
@@ -430,11 +466,16 @@ describe('settings API on two instances (one MariaDB, one Redis)', function () {
     // B reads the session settings once (they are then kept up to 30 s unless SETTING_CHANGED drops them).
     await adminSession(b, 'warm-b');
     const cookie = await adminSession(a);
-    const res = await a.request('/api/settings', { method: 'PATCH', json: { SESSION_TTL_HOURS: 6 }, headers: { cookie, 'user-agent': 'settings-test' } });
+    const res = await a.request('/api/settings', {
+      method: 'PATCH',
+      json: { SESSION_TTL_HOURS: 6 },
+      headers: { cookie, 'user-agent': 'settings-test' },
+    });
     expect(res.status, await res.clone().text()).to.equal(200);
     await eventually('the session lifetime', async () => {
       const fresh = await adminSession(b, 'on-b');
-      const sessions = (await (await b.request('/api/user/sessions', { headers: { cookie: fresh, 'user-agent': 'on-b' } })).json()).data.sessions;
+      const sessions = (await (await b.request('/api/user/sessions', { headers: { cookie: fresh, 'user-agent': 'on-b' } })).json()).data
+        .sessions;
       const current = sessions.find((s: { current: boolean }) => s.current);
       return Math.abs((Date.parse(current.expiresAt) - Date.parse(current.createdAt)) / HOUR - 6) < 0.01;
     });

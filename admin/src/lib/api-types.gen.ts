@@ -1566,6 +1566,8 @@ export interface ApiRoutes {
       editable: boolean;
       /** Changing it needs sudo mode (403 REAUTH_REQUIRED otherwise) */
       requiresReauth: boolean;
+      /** Read when the instance starts (media storage): a change takes effect after a restart; every other setting applies at once on every instance */
+      appliesAfterRestart: boolean;
       nullable: boolean;
       /** The value while none is stored (never given for secrets) */
       default?: unknown;
@@ -1920,6 +1922,8 @@ export interface ApiRoutes {
       editable: boolean;
       /** Changing it needs sudo mode (403 REAUTH_REQUIRED otherwise) */
       requiresReauth: boolean;
+      /** Read when the instance starts (media storage): a change takes effect after a restart; every other setting applies at once on every instance */
+      appliesAfterRestart: boolean;
       nullable: boolean;
       /** The value while none is stored (never given for secrets) */
       default?: unknown;

@@ -53,7 +53,10 @@ export function checkValue(s: Setting, raw: unknown): { ok: true; value: unknown
     if (s.itemPattern) {
       const pattern = new RegExp(s.itemPattern);
       const bad = items.find((v) => !pattern.test(v));
-      if (bad) return fail(`"${bad.slice(0, 60)}" is not in the expected form${s.key === 'MEDIA_ALLOWED_TYPES' ? ' (a file type such as image/png or image/*)' : ''}.`);
+      if (bad)
+        return fail(
+          `"${bad.slice(0, 60)}" is not in the expected form${s.key === 'MEDIA_ALLOWED_TYPES' ? ' (a file type such as image/png or image/*)' : ''}.`,
+        );
     }
     return { ok: true, value: items };
   }

@@ -91,5 +91,11 @@ export const pages: Array<PageDef & { what?: string }> = [
     nav: { label: 'System', icon: 'system', order: 70 },
     permission: 'system:read',
   },
-  { path: '/admin/settings', title: 'Settings', component: Settings, nav: { label: 'Settings', icon: 'system', order: 75 }, permission: 'system:read' },
+  {
+    path: '/admin/settings',
+    title: 'Settings',
+    component: Settings,
+    nav: { label: 'Settings', icon: 'system', order: 75 },
+    permission: 'system:read',
+  },
 ];
