@@ -11,6 +11,7 @@ import type { IdentifyRequest } from '../../kernel/http/app.js';
 import type { Identity } from '../../kernel/http/identity.js';
 import type { Logger } from '../../kernel/logger.js';
 import { bearerHash, onIdentityChange } from '../auth/public.js';
+import { SETTING_CHANGED, type SettingChangedEvent } from '../setup/public.js';
 import { formatErrors } from './format-error.js';
 import { contextFor, type StreamBudget } from './graphql-context.js';
 import type { GraphqlService } from './graphql-service.js';
@@ -27,6 +28,8 @@ export const LEGACY_PROTOCOL = 'graphql-ws';
 /** Close codes: the identity behind the connection ended or changed (re-check), or a bad token at connection init. */
 const CLOSE_IDENTITY_ENDED = 4401;
 const CLOSE_FORBIDDEN = 4403;
+/** Maintenance mode was switched on: connections it refuses are closed (connect again once it is off). */
+const CLOSE_MAINTENANCE = 4503;
 /** Connections whose identity one step of the periodic re-check resolves at once. */
 const RECHECK_SLICE = 200;
 
@@ -153,6 +156,7 @@ export class GraphqlSockets {
   private closing = false;
   private rechecking = false;
   private readonly offIdentityChange: () => void;
+  private readonly offMaintenance: () => void;
 
   constructor(
     private readonly deps: {
@@ -184,6 +188,25 @@ export class GraphqlSockets {
       );
       if (concerned.length) void this.recheckSliced(concerned);
     });
+    // Maintenance switched on (on any instance): after the maintenance plugin applied the event (its
+    // handler may run after this one), the connections it now refuses are closed.
+    this.offMaintenance = deps.events.subscribe(SETTING_CHANGED, (event) => {
+      if ((event.payload as SettingChangedEvent | undefined)?.key === 'MAINTENANCE_MODE') setImmediate(() => this.closeRefused());
+    });
+  }
+
+  /** Closes the connections maintenance mode refuses now; returns how many. */
+  closeRefused(): number {
+    const gate = this.deps.maintenance?.();
+    if (!gate) return 0;
+    let closed = 0;
+    for (const c of this.connections.values()) {
+      if (!gate.refuses(c.identity)) continue;
+      c.socket.close(CLOSE_MAINTENANCE, 'The site is down for maintenance; try again later');
+      closed++;
+    }
+    if (closed) this.deps.logger.info({ code: 'MAINTENANCE_MODE', closed }, 'graphql websocket: connections closed for maintenance mode');
+    return closed;
   }
 
   get connectionCount(): number {
@@ -391,6 +414,7 @@ export class GraphqlSockets {
       return;
     }
     c.identity = now;
+    if (this.deps.maintenance?.()?.refuses(now)) c.socket.close(CLOSE_MAINTENANCE, 'The site is down for maintenance; try again later');
   }
 
   /**
@@ -417,6 +441,7 @@ export class GraphqlSockets {
   async close(): Promise<void> {
     this.closing = true;
     this.offIdentityChange();
+    this.offMaintenance();
     for (const t of this.timers) clearInterval(t);
     await this.closeConnections(() => true);
     this.legacyServer?.close();

@@ -344,6 +344,29 @@ describe('settings API: GET and PATCH /api/settings', function () {
     expect((await upgrade(t, { 'x-test-identity': 'editor' })).status).to.equal(101);
   });
 
+  it("switching maintenance on closes the open WebSocket connections it refuses (4503) and keeps an administrator's", async () => {
+    const open = async (identity: string) => {
+      const ws = new WebSocket(wsUrl(t), 'graphql-transport-ws', { headers: { 'x-test-identity': identity } });
+      const closed = new Promise<number>((resolve) => ws.on('close', (code) => resolve(code)));
+      await new Promise<void>((resolve, reject) => {
+        ws.on('message', (data) => {
+          if (JSON.parse(String(data)).type === 'connection_ack') resolve();
+        });
+        ws.on('open', () => ws.send(JSON.stringify({ type: 'connection_init' })));
+        ws.on('error', reject);
+      });
+      return { ws, closed };
+    };
+    const editor = await open('editor');
+    const admin = await open('admin');
+    await patch({ MAINTENANCE_MODE: true });
+    expect(await editor.closed).to.equal(4503);
+    expect(admin.ws.readyState).to.equal(WebSocket.OPEN);
+    admin.ws.close();
+    expect(await admin.closed).to.equal(1005);
+    await patch({ MAINTENANCE_MODE: false });
+  });
+
   it("a plugin's declared setting is stored on first change and read where it is used (MAINTENANCE_MESSAGE on the maintenance page)", async () => {
     const data = await list(await patch({ MAINTENANCE_MESSAGE: 'Back at 10:00 <UTC>', MAINTENANCE_MODE: true }));
     expect(data.map((s) => s.key).sort()).to.deep.equal(['MAINTENANCE_MESSAGE', 'MAINTENANCE_MODE']);
