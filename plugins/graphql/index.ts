@@ -51,7 +51,7 @@ export default definePlugin(() => {
             }),
         ).singleton(),
       );
-      const explorer = new GraphqlExplorer(options.explorer, config.env, new ExplorerBuild(join(DIST_ROOT, 'graphql-explorer')));
+      const explorer = new GraphqlExplorer(options.explorer, new ExplorerBuild(join(DIST_ROOT, 'graphql-explorer')));
       container.register('graphqlExplorer', asValue(explorer));
       for (const route of graphqlRoutes) routes.add(route);
       registries.websockets.add({
