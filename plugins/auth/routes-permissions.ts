@@ -37,7 +37,7 @@ export const permissionRoutes: RouteDefinition[] = [
     tags: ['tokens'],
     summary: 'Every permission this instance knows (kernel and enabled plugins), grouped and described, and whether you hold it',
     description:
-      "Groups: content, media, users, data (configuration, backups, migrations), system, other; sorted by group, then name. The API key and website token forms offer these; a permission you do not hold cannot be given (POST /api/api-keys answers 403 then).",
+      'Groups: content, media, users, data (configuration, backups, migrations), system, other; sorted by group, then name. The API key and website token forms offer these; a permission you do not hold cannot be given (POST /api/api-keys answers 403 then).',
     request: {},
     response: z.object({ groups: z.array(z.enum(PERMISSION_GROUPS)), permissions: z.array(permissionView) }),
     handler: ({ identity, scope }) => {

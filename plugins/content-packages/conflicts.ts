@@ -3,7 +3,14 @@ import { z } from 'zod';
 
 /** Per-conflict choices: `<collection>/<syncId>` -> `source` (the package's version) or `target` (the version here). */
 export const conflictResolutionsSchema = z
-  .record(z.string().min(3).max(110).regex(/^[^/]{1,64}\/[^/]{1,40}$/, '<collection>/<syncId>'), z.enum(['source', 'target']))
+  .record(
+    z
+      .string()
+      .min(3)
+      .max(110)
+      .regex(/^[^/]{1,64}\/[^/]{1,40}$/, '<collection>/<syncId>'),
+    z.enum(['source', 'target']),
+  )
   .refine((m) => Object.keys(m).length <= 10_000, 'at most 10000 resolutions');
 
 /** The two sides of a conflict, for people choosing one: a title, the fields that differ, the update times. */
@@ -18,4 +25,3 @@ export interface ConflictDetail {
   changedFields: string[];
   resolution: 'source' | 'target';
 }
-

@@ -509,7 +509,9 @@ export async function planImport(
         const chosen = input.resolutions?.[key];
         const wins = (chosen ?? (input.conflictStrategy === 'source' ? 'source' : 'target')) === 'source' && mode !== 'add';
         const decided = chosen ? (wins ? 'the package wins, as chosen' : 'kept here, as chosen') : wins ? 'the package wins' : 'skipped';
-        const detail = notes.room() ? await conflictDetail(d, here.get(c.name)!, tenantId, row.id, e, values, commonFields(c.name), wins) : undefined;
+        const detail = notes.room()
+          ? await conflictDetail(d, here.get(c.name)!, tenantId, row.id, e, values, commonFields(c.name), wins)
+          : undefined;
         notes.warn(`conflict: changed here and in the package since the last agreed version (${decided})`, key, detail);
         action = wins ? 'update' : 'skip';
       } else if (action === 'update' && mode === 'add') {
@@ -570,7 +572,8 @@ export async function planImport(
 
 const TITLE_FIELDS = ['title', 'name', 'label', 'headline'];
 function titleOf(values: Record<string, unknown>, fields: FieldDefinition[], slug: string): string {
-  for (const k of TITLE_FIELDS) if (typeof values[k] === 'string' && (values[k] as string).trim()) return (values[k] as string).slice(0, 200);
+  for (const k of TITLE_FIELDS)
+    if (typeof values[k] === 'string' && (values[k] as string).trim()) return (values[k] as string).slice(0, 200);
   const text = fields.find((f) => f.type === 'text' && typeof values[f.name] === 'string' && (values[f.name] as string).trim());
   return text ? String(values[text.name]).slice(0, 200) : slug;
 }

@@ -80,7 +80,8 @@ export class GraphqlExplorer {
         'Sign in to use the GraphQL explorer',
         (signInPage
           ? `<p>The GraphQL explorer is for signed-in users. <a href="${signIn}">Sign in</a> with your account of this site, and you come back here.</p>`
-          : '<p>The GraphQL explorer is for signed-in users; this instance has no sign-in page (the admin UI is turned off).</p>') + API_CLIENTS,
+          : '<p>The GraphQL explorer is for signed-in users; this instance has no sign-in page (the admin UI is turned off).</p>') +
+          API_CLIENTS,
       );
       return;
     }

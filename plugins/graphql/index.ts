@@ -29,7 +29,7 @@ interface State {
 export default definePlugin(() => {
   const state: State = { sockets: null, service: null, settings: null };
   return {
-    register({ container, routes, registries, config, options: raw, envOptions }) {
+    register({ container, routes, registries, options: raw, envOptions }) {
       // GRAPHQL_EXPLORER (plugin.json `env`) wins over plugins.options.graphql.explorer.
       const explorerEnv = envOptions.explorer as unknown;
       if (explorerEnv !== undefined && !['auto', 'on', 'off'].includes(String(explorerEnv)))

@@ -11,7 +11,14 @@ import { startChildInstance, type ChildInstance } from '../helpers/content-sync-
 // as a channel with it and pushes; an entry changed on both sides is shown with both versions, and the
 // user keeps A's version of one and takes B's of another; both instances end with the chosen versions.
 const PASSWORD = 'correct horse battery';
-const POSTS = { name: 'posts', label: 'Posts', fields: [{ name: 'title', type: 'text', required: true }, { name: 'body', type: 'text' }] };
+const POSTS = {
+  name: 'posts',
+  label: 'Posts',
+  fields: [
+    { name: 'title', type: 'text', required: true },
+    { name: 'body', type: 'text' },
+  ],
+};
 const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 /** Serious and critical axe-core violations of the page (rule id and the first offending element). */
@@ -59,7 +66,10 @@ describe('admin UI: content sync between two instances: sync key, push, conflict
   };
   const titles = async (on: typeof onA) =>
     Object.fromEntries(
-      ((await on('GET', '/api/collections/posts?limit=100')).items as Array<{ syncId: string; title: string }>).map((e) => [e.syncId, e.title]),
+      ((await on('GET', '/api/collections/posts?limit=100')).items as Array<{ syncId: string; title: string }>).map((e) => [
+        e.syncId,
+        e.title,
+      ]),
     );
 
   it('B makes a sync key from its sync page; A adds B with it, pushes, and resolves two conflicts choosing a side for each', async function () {
@@ -102,7 +112,10 @@ describe('admin UI: content sync between two instances: sync key, push, conflict
 
     // The same two entries changed on both instances.
     const bIds = Object.fromEntries(
-      ((await onB('GET', '/api/collections/posts?limit=100')).items as Array<{ syncId: string; _id: string }>).map((e) => [e.syncId, e._id]),
+      ((await onB('GET', '/api/collections/posts?limit=100')).items as Array<{ syncId: string; _id: string }>).map((e) => [
+        e.syncId,
+        e._id,
+      ]),
     );
     await onA('PATCH', `/api/collections/posts/${keep._id}`, { title: 'Opening hours (A)' });
     await onB('PATCH', `/api/collections/posts/${bIds[keep.syncId]}`, { title: 'Opening hours (B)', body: 'Mon-Sat' });
@@ -117,7 +130,9 @@ describe('admin UI: content sync between two instances: sync key, push, conflict
     // Both versions: this instance's and the other's title, and the fields that differ.
     const keepText = await keepRow.innerText();
     expect(keepText).to.contain('Opening hours (A)').and.contain('Opening hours (B)').and.contain('title, body');
-    expect(await takeRow.innerText()).to.contain('Prices (A)').and.contain('Prices (B)');
+    expect(await takeRow.innerText())
+      .to.contain('Prices (A)')
+      .and.contain('Prices (B)');
     expect(keepText).to.not.match(/[0-9a-f]{8}-[0-9a-f]{4}-/, 'no sync ids shown');
     expect(await axeViolations(page), 'axe on the conflicts').to.deep.equal([]);
 

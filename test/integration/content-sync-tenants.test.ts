@@ -31,7 +31,7 @@ describe("content sync as another tenant's admin", function () {
     expect((await res.json()).data.channels).to.deep.equal([]);
   });
 
-  it("cannot plan, test or delete through it: 404 SYNC_CHANNEL_NOT_FOUND, and the channel stays", async () => {
+  it('cannot plan, test or delete through it: 404 SYNC_CHANNEL_NOT_FOUND, and the channel stays', async () => {
     const planned = await asT2('POST', '/api/content-sync/plan', {
       channelId,
       direction: 'push',

@@ -209,8 +209,7 @@ for (const variant of variants()) {
     });
 
     it('a conflict carries both sides (titles, fields that differ, update times); per-entry resolutions keep one side each', async function () {
-      for (const title of ['Keep A', 'Take B'])
-        await ok(A, 'POST', '/api/collections/posts', { title, status: 'published' });
+      for (const title of ['Keep A', 'Take B']) await ok(A, 'POST', '/api/collections/posts', { title, status: 'published' });
       const first = await plan('push');
       expect((await apply('push', { planId: first.planId, confirmed: false })).body.data.outcome).to.equal('success');
       const onA = (await entries(A, 'posts')).filter((e) => e.title === 'Keep A' || e.title === 'Take B');
@@ -232,8 +231,8 @@ for (const variant of variants()) {
       expect(c.source.title).to.equal('Keep A (edited on A)');
       expect(c.target.title).to.equal('Keep A (edited on B)');
       expect(c.changedFields).to.deep.equal(['title']);
-      expect(Date.parse(c.source.updatedAt)).to.be.a('number').and.not.NaN;
-      expect(Date.parse(c.target.updatedAt)).to.be.a('number').and.not.NaN;
+      expect(Number.isNaN(Date.parse(c.source.updatedAt)), c.source.updatedAt).to.equal(false);
+      expect(Number.isNaN(Date.parse(c.target.updatedAt)), c.target.updatedAt).to.equal(false);
       expect(conflictOf(p, takeItem).target.title).to.equal('Take B (edited on B)');
       // Pull plan: A plans (target = A, source = B's package).
       const pp = await plan('pull');
@@ -258,7 +257,10 @@ for (const variant of variants()) {
       // Both sides agree now: neither direction has a conflict on them.
       for (const direction of ['push', 'pull'] as const) {
         const again = await plan(direction);
-        expect(again.warnings.filter((w: any) => w.item === keepItem || w.item === takeItem), direction).to.deep.equal([]);
+        expect(
+          again.warnings.filter((w: any) => w.item === keepItem || w.item === takeItem),
+          direction,
+        ).to.deep.equal([]);
       }
     });
 

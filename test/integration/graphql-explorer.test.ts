@@ -138,7 +138,9 @@ describe('GraphQL explorer at GET /api/graphql (GRAPHQL_EXPLORER)', function () 
       await t.kernel.container
         .resolve<any>('sequelize')
         .getQueryInterface()
-        .bulkInsert('auth_roles', [{ tenant_id: 'default', name: 'reporter', description: 'Dashboards only', permissions: '["dashboard:read"]' }]);
+        .bulkInsert('auth_roles', [
+          { tenant_id: 'default', name: 'reporter', description: 'Dashboards only', permissions: '["dashboard:read"]' },
+        ]);
       const users = t.kernel.container.resolve<{ create(i: object): Promise<unknown> }>('users');
       await users.create({ email: 'viewer@example.com', password: PASSWORD, role: 'viewer', username: 'Viewer' });
       await users.create({ email: 'reporter@example.com', password: PASSWORD, role: 'reporter', username: 'Reporter' });
@@ -161,7 +163,9 @@ describe('GraphQL explorer at GET /api/graphql (GRAPHQL_EXPLORER)', function () 
     it('anonymous gets the sign-in page (401), a user who may not read content a 403 page saying why', async () => {
       const anonymous = await browserGet(t, '/api/graphql');
       expect(anonymous.status).to.equal(401);
-      expect(await anonymous.text()).to.contain('Sign in to use the GraphQL explorer').and.contain('href="/login?returnTo=%2Fapi%2Fgraphql"');
+      expect(await anonymous.text())
+        .to.contain('Sign in to use the GraphQL explorer')
+        .and.contain('href="/login?returnTo=%2Fapi%2Fgraphql"');
       const reporter = await browserGet(t, '/api/graphql', await signIn(t, 'reporter@example.com'));
       expect(reporter.status).to.equal(403);
       expect(reporter.headers.get('content-type')).to.match(/^text\/html/);
