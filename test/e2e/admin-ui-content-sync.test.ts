@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
-import { signInWithApi, startUiKernel, useBrowser } from '../helpers/browser.js';
+import { shot, signInWithApi, startUiKernel, useBrowser } from '../helpers/browser.js';
 import { fixturePlugin, type TestKernel } from '../helpers/kernel.js';
 import { startChildInstance, type ChildInstance } from '../helpers/content-sync-rig.js';
 
@@ -87,6 +87,7 @@ describe('admin UI: content sync between two instances: sync key, push, conflict
     const keys = (await (await bContext.request.get(`${b.url}/api/api-keys`)).json()).data;
     expect(keys.map((k: { permissions: string[] }) => k.permissions)).to.deep.equal([['content:read', 'content:sync']]);
     expect(await axeViolations(bPage), 'axe on the sync page with the new key').to.deep.equal([]);
+    await shot(bPage, 'content-sync-key');
 
     // On A: add B as a channel with that key, then push a new entry.
     const page = browser.page;
@@ -134,6 +135,10 @@ describe('admin UI: content sync between two instances: sync key, push, conflict
       .to.contain('Prices (A)')
       .and.contain('Prices (B)');
     expect(keepText).to.not.match(/[0-9a-f]{8}-[0-9a-f]{4}-/, 'no sync ids shown');
+    // The plan review lists the other warnings only: no conflict named by its sync id.
+    expect(await page.getByTestId('plan-review').innerText())
+      .to.not.contain(keep.syncId)
+      .and.not.contain(take.syncId);
     expect(await axeViolations(page), 'axe on the conflicts').to.deep.equal([]);
 
     // "For all" fills every row; then one row is changed back by keyboard-reachable radios.
@@ -141,10 +146,12 @@ describe('admin UI: content sync between two instances: sync key, push, conflict
     expect(await keepRow.getByLabel("Take the other's").isChecked()).to.equal(true);
     expect(await takeRow.getByLabel("Take the other's").isChecked()).to.equal(true);
     await keepRow.getByLabel("Keep this instance's").check();
+    await shot(page, 'content-sync-conflicts');
     await conflicts.getByRole('button', { name: 'Use these choices' }).click();
     await page.getByTestId('sync-follow-up-note').getByText("the other instance's version of 1 entry is brought here").waitFor();
     await page.getByRole('button', { name: 'Push', exact: true }).click();
     await page.getByTestId('sync-follow-up').getByText("Took the other instance's version of 1 entry.").waitFor();
+    await shot(page, 'content-sync-resolved');
 
     // Both instances hold the chosen versions: A's for the first entry, B's (with its body) for the second.
     const expected = { [keep.syncId]: 'Opening hours (A)', [take.syncId]: 'Prices (B)' };
