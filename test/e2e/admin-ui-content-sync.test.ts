@@ -1,4 +1,6 @@
 import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
@@ -164,7 +166,7 @@ describe('admin UI: content sync between two instances: sync key, push, conflict
     expect(await page.getByTestId('sync-conflicts').count()).to.equal(0);
   });
 
-  it('a key the other instance refuses is said in words on the sync page', async function () {
+  it('a key the other instance refuses, and an address where nothing answers, are said in words on the sync page', async function () {
     const page = browser.page;
     await signInWithApi(browser.context, a.url, 'ada@example.com', PASSWORD);
     await page.goto(`${a.url}/admin/data/sync`);
@@ -181,5 +183,18 @@ describe('admin UI: content sync between two instances: sync key, push, conflict
     expect(text).to.contain('The other instance refused the key').and.contain('lacks the content:sync');
     expect(text).to.contain('Create a key for content sync');
     expect(text).to.not.contain('The server could not do this').and.not.contain('sck_');
+
+    // An address where nothing answers (a port just closed): said as such.
+    const closed = createServer();
+    await new Promise<void>((r) => closed.listen(0, '127.0.0.1', () => r()));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise<void>((r) => closed.close(() => r()));
+    await form.getByLabel('Name').fill('nobody there');
+    await form.getByLabel('Address of the other instance').fill(`http://127.0.0.1:${port}`);
+    await form.getByTestId('channel-key').fill(key);
+    await form.getByRole('button', { name: 'Add channel' }).click();
+    await form.getByRole('alert').getByText('Could not reach the other instance.').waitFor();
+    expect(await form.getByRole('alert').getAttribute('data-code')).to.equal('SYNC_REMOTE_UNREACHABLE');
+    expect(await form.getByRole('alert').innerText()).to.not.contain('The server could not do this');
   });
 });
