@@ -13,6 +13,7 @@ import { ApiKey } from './models/api-key.js';
 import { WebsiteToken } from './models/website-token.js';
 import { accountRoutes } from './routes-account.js';
 import { tokenRoutes } from './routes-tokens.js';
+import { permissionRoutes } from './routes-permissions.js';
 import { twoFactorRoutes } from './routes-2fa.js';
 import { emailRoutes, invitationRoutes } from './routes-email.js';
 import { userAdminRoutes } from './routes-users.js';
@@ -260,6 +261,7 @@ export default definePlugin({
       ...authRoutes,
       ...accountRoutes,
       ...tokenRoutes,
+      ...permissionRoutes,
       ...twoFactorRoutes,
       ...emailRoutes,
       ...invitationRoutes,

@@ -8,6 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { QueryTypes, type Sequelize } from 'sequelize';
+import stableStringify from 'safe-stable-stringify';
 import { z } from 'zod';
 import { hasPermission } from '../../kernel/http/identity.js';
 import type { SafetyMode } from '../../kernel/registries/contracts.js';
@@ -31,11 +32,14 @@ import { mediaPlan } from './import-media.js';
 import { filesUrl, richTextFilePaths, rewriteRichTextFiles } from './rich-text-files.js';
 import { readNdjson, safeRelativePath } from './package-reader.js';
 import { Notes } from './plan-notes.js';
+import { conflictResolutionsSchema, type ConflictDetail } from './conflicts.js';
 
 export interface ImportInput {
   uploadId: string;
   duplicateStrategy: 'skip' | 'update' | 'copy' | 'fail';
   conflictStrategy: 'skip' | 'source';
+  /** Per conflict (`<collection>/<syncId>`): `source` (the package wins) or `target` (kept here); beats conflictStrategy. */
+  resolutions?: Record<string, 'source' | 'target'>;
   mappings: Record<string, string>;
 }
 
@@ -44,6 +48,7 @@ export const importInputSchema = z
     uploadId: z.string().min(1).max(64),
     duplicateStrategy: z.enum(['skip', 'update', 'copy', 'fail']).default('update'),
     conflictStrategy: z.enum(['skip', 'source']).default('skip'),
+    resolutions: conflictResolutionsSchema.optional(),
     mappings: z
       .record(z.string().max(200), z.string().min(1).max(64))
       .refine((m) => Object.keys(m).length <= 10_000, 'at most 10000 mappings')
@@ -501,11 +506,14 @@ export async function planImport(
       const conflict = base !== undefined && row.pkgChecksum !== base && e.checksum !== base && e.checksum !== row.pkgChecksum;
       let action: 'update' | 'skip' | 'copy' | 'fail' = input.duplicateStrategy === 'update' ? 'update' : input.duplicateStrategy;
       if (conflict) {
-        notes.warn(
-          `conflict: changed here and in the package since the last agreed version (${input.conflictStrategy === 'source' && mode !== 'add' ? 'the package wins' : 'skipped'})`,
-          key,
-        );
-        action = input.conflictStrategy === 'source' && mode !== 'add' ? 'update' : 'skip';
+        const chosen = input.resolutions?.[key];
+        const wins = (chosen ?? (input.conflictStrategy === 'source' ? 'source' : 'target')) === 'source' && mode !== 'add';
+        const decided = chosen ? (wins ? 'the package wins, as chosen' : 'kept here, as chosen') : wins ? 'the package wins' : 'skipped';
+        const detail = notes.room()
+          ? await conflictDetail(d, here.get(c.name)!, tenantId, row.id, e, values, commonFields(c.name), wins)
+          : undefined;
+        notes.warn(`conflict: changed here and in the package since the last agreed version (${decided})`, key, detail);
+        action = wins ? 'update' : 'skip';
       } else if (action === 'update' && mode === 'add') {
         addNoUpdate++;
         action = 'skip';
@@ -560,4 +568,45 @@ export async function planImport(
   for (const [name, n] of skipped) operations.push({ action: 'skip', type: 'entry', target: name, count: n });
   notes.close();
   return { operations, warnings: notes.warnings, blockedReasons: notes.blocked };
+}
+
+const TITLE_FIELDS = ['title', 'name', 'label', 'headline'];
+function titleOf(values: Record<string, unknown>, fields: FieldDefinition[], slug: string): string {
+  for (const k of TITLE_FIELDS)
+    if (typeof values[k] === 'string' && (values[k] as string).trim()) return (values[k] as string).slice(0, 200);
+  const text = fields.find((f) => f.type === 'text' && typeof values[f.name] === 'string' && (values[f.name] as string).trim());
+  return text ? String(values[text.name]).slice(0, 200) : slug;
+}
+
+const same = (a: unknown, b: unknown): boolean => (stableStringify(a ?? null) ?? '') === (stableStringify(b ?? null) ?? '');
+
+async function conflictDetail(
+  d: PlanDeps,
+  c: LoadedCollection,
+  tenantId: string,
+  targetId: string,
+  e: PackageEntryLine,
+  incoming: Record<string, unknown>,
+  fields: FieldDefinition[],
+  wins: boolean,
+): Promise<ConflictDetail | undefined> {
+  const [current] = await d.entries.readEntries(c, [targetId], tenantId);
+  if (!current) return undefined;
+  const changedFields: string[] = [];
+  if (current.slug !== e.slug) changedFields.push('slug');
+  if (current.status !== e.status) changedFields.push('status');
+  for (const f of fields) {
+    const mine = current[f.name] ?? null;
+    const theirs = incoming[f.name] ?? null;
+    if (f.type === 'date' ? valueKey(f, mine) !== valueKey(f, theirs) : !same(mine, theirs)) changedFields.push(f.name);
+  }
+  const updated = (v: unknown) => (typeof v === 'string' && !Number.isNaN(Date.parse(v)) ? new Date(v).toISOString() : null);
+  return {
+    collection: c.name,
+    syncId: e.syncId,
+    target: { title: titleOf(current as Record<string, unknown>, fields, current.slug), updatedAt: updated(current.updatedAt) },
+    source: { title: titleOf(incoming, fields, e.slug), updatedAt: updated(e.updatedAt) },
+    changedFields,
+    resolution: wins ? 'source' : 'target',
+  };
 }

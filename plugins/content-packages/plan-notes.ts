@@ -8,9 +8,14 @@ export class Notes {
   blocked: string[] = [];
   private moreWarnings = 0;
   private moreBlocked = 0;
-  warn(message: string, item?: string) {
-    if (this.warnings.length < MAX_NOTES) this.warnings.push(item ? { message, item } : { message });
+  /** `conflict`: the two sides of a conflict (content sync shows them to people choosing one). */
+  warn(message: string, item?: string, conflict?: object) {
+    if (this.warnings.length < MAX_NOTES) this.warnings.push(item ? { message, item, ...(conflict ? { conflict } : {}) } : { message });
     else this.moreWarnings++;
+  }
+  /** Whether the next warning is listed (not only counted). */
+  room(): boolean {
+    return this.warnings.length < MAX_NOTES;
   }
   block(reason: string) {
     if (this.blocked.length < MAX_NOTES) this.blocked.push(reason);

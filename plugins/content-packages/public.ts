@@ -16,6 +16,8 @@ export const PACKAGE_SUFFIX = '.svelty-package';
 /** Data-operation domain ids (routes /api/content-export and /api/content-import). */
 export const EXPORT_DOMAIN = 'content-export';
 export const IMPORT_DOMAIN = 'content-import';
+/** Per-conflict choices of an import plan (`resolutions`) and the two sides a conflict warning carries (`conflict`). */
+export { conflictResolutionsSchema, type ConflictDetail } from './conflicts.js';
 
 /**
  * manifest.json. Paths are relative to the package root and use `/`:

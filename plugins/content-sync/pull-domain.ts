@@ -17,7 +17,7 @@ import { SyncPackageInvalidError, SyncRemoteProtocolError, SyncTransferLimitErro
 import { readPackageEntries } from './package-entries.js';
 import { PULL_DOMAIN, type RemotePackage } from './public.js';
 import { REMOTE_BASE } from './remote-client.js';
-import { agreedEntries, parseSyncInput, prepare } from './sync-common.js';
+import { agreedEntries, parseSyncInput, prepare, resolutionsOf } from './sync-common.js';
 import type { SyncDeps } from './sync-deps.js';
 
 /** The stored input of a pull plan (no secret: the key stays in the channel). */
@@ -89,6 +89,7 @@ export function pullDomain(deps: SyncDeps): DataDomainDefinition<PullInput> {
             uploadId: received.uploadId,
             duplicateStrategy: 'update',
             ...(body.conflictStrategy === 'source' ? { conflictStrategy: 'source' } : {}),
+            ...resolutionsOf(body),
           },
           ctx,
         );

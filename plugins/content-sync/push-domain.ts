@@ -20,7 +20,7 @@ import { remoteCode, SyncRemoteApplyFailedError, SyncRemoteProtocolError, SyncRe
 import { readPackageEntries } from './package-entries.js';
 import { PUSH_DOMAIN, REMOTE_APPLY_OPERATION } from './public.js';
 import { REMOTE_BASE } from './remote-client.js';
-import { agreedEntries, parseSyncInput, prepare } from './sync-common.js';
+import { agreedEntries, parseSyncInput, prepare, resolutionsOf } from './sync-common.js';
 import type { SyncDeps } from './sync-deps.js';
 
 /** The stored input of a push plan (no secret: the key stays in the channel). */
@@ -77,7 +77,12 @@ export function pushDomain(deps: SyncDeps): DataDomainDefinition<PushInput> {
         await client.upload(transferId, kept, built.size, deps.options.chunkBytes);
         const remote = (
           await client.call<PlanView>('POST', `${REMOTE_BASE}/uploads/${transferId}/plan`, {
-            json: { sha256: built.sha256, mode, ...(body.conflictStrategy ? { conflictStrategy: body.conflictStrategy } : {}) },
+            json: {
+              sha256: built.sha256,
+              mode,
+              ...(body.conflictStrategy ? { conflictStrategy: body.conflictStrategy } : {}),
+              ...resolutionsOf(body),
+            },
             timeoutMs: Math.max(deps.options.requestTimeoutMs, 300_000),
           })
         ).data;

@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { ForbiddenError, ValidationError } from '../../kernel/errors.js';
 import { defineRoute, type RouteDefinition } from '../../kernel/http/route-table.js';
 import { KERNEL_VERSION } from '../../kernel/version.js';
-import { IMPORT_DOMAIN } from '../content-packages/public.js';
+import { conflictResolutionsSchema, IMPORT_DOMAIN } from '../content-packages/public.js';
 import { applyAnswerSchema, planViewSchema } from '../data-ops/public.js';
 import { SyncRangeError } from './errors.js';
 import { parseContentRange } from './transfer-store.js';
@@ -154,6 +154,7 @@ export function remoteRoutes(deps: SyncDeps): RouteDefinition[] {
           sha256: z.string().regex(/^[0-9a-fA-F]{64}$/),
           mode: z.enum(['merge', 'mirror']).optional(),
           conflictStrategy: z.enum(['skip', 'source']).optional(),
+          resolutions: conflictResolutionsSchema.optional(),
         }),
       },
       summary:
@@ -182,6 +183,7 @@ export function remoteRoutes(deps: SyncDeps): RouteDefinition[] {
             uploadId: received.uploadId,
             duplicateStrategy: 'update',
             ...(body.conflictStrategy === 'source' ? { conflictStrategy: 'source' } : {}),
+            ...(body.resolutions ? { resolutions: body.resolutions } : {}),
           },
           mode,
           identity,

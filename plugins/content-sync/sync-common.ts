@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { ValidationError } from '../../kernel/errors.js';
 import type { DomainContext } from '../data-ops/public.js';
+import { conflictResolutionsSchema } from '../content-packages/public.js';
 import type { ChannelWithKey } from './channel-store.js';
 import type { RemoteHello } from './public.js';
 import type { PackageEntryRef } from './package-entries.js';
@@ -24,7 +25,15 @@ export const syncInputSchema = z.strictObject({
     description:
       "Entries changed on both sides since the last sync: 'skip' (default: listed in the warnings, left as they are) or 'source' (the sending side wins)",
   }),
+  resolutions: conflictResolutionsSchema.optional().meta({
+    description:
+      "Per conflict, by its warning's item `<collection>/<syncId>`: 'source' (the sending side's version wins: this instance's on a push, the remote's on a pull) or 'target' (the receiving side keeps its version); beats conflictStrategy for that entry",
+  }),
 });
+
+/** The resolutions to pass on (only when some are given: an older peer refuses the unknown field). */
+export const resolutionsOf = (body: SyncInputBody): { resolutions?: Record<string, 'source' | 'target'> } =>
+  body.resolutions && Object.keys(body.resolutions).length ? { resolutions: body.resolutions } : {};
 export type SyncInputBody = z.output<typeof syncInputSchema>;
 
 export function parseSyncInput(input: unknown): SyncInputBody {

@@ -17,7 +17,25 @@ export const planViewSchema = z.object({
   requiresConfirmation: z.boolean(),
   summary: summarySchema,
   operations: z.array(z.object({ action: z.string(), type: z.string(), target: z.string(), count: z.number() })),
-  warnings: z.array(z.object({ message: z.string(), item: z.string().optional() })),
+  warnings: z.array(
+    z.object({
+      message: z.string(),
+      item: z.string().optional(),
+      conflict: z
+        .object({
+          collection: z.string(),
+          syncId: z.string(),
+          target: z.object({ title: z.string(), updatedAt: z.string().nullable() }),
+          source: z.object({ title: z.string(), updatedAt: z.string().nullable() }),
+          changedFields: z.array(z.string()),
+          resolution: z.enum(['source', 'target']),
+        })
+        .optional()
+        .describe(
+          "Content imports and syncs: an entry changed on both sides since the last agreed version. target: the planning instance's version, source: the package's (the sending instance's); the fields that differ; resolution: the side this plan takes",
+        ),
+    }),
+  ),
   blockedReasons: z.array(z.string()),
   expiresAt: z.string(),
 });

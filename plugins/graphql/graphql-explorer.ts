@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import type { Context } from 'koa';
 import { NotFoundError } from '../../kernel/errors.js';
-import type { Identity } from '../../kernel/http/identity.js';
+import { hasPermission, type Identity } from '../../kernel/http/identity.js';
 import type { ExplorerBuild } from './explorer-build.js';
 
-/** GRAPHQL_EXPLORER: `auto` serves the explorer unless NODE_ENV (config `env`) is production. */
+/** GRAPHQL_EXPLORER: `auto` (default) and `on` serve the explorer in every environment (NODE_ENV=production too); `off` does not. */
 export type ExplorerMode = 'auto' | 'on' | 'off';
 
 /**
@@ -27,10 +27,18 @@ export function explorerCsp(nonce: string): string {
   ].join('; ');
 }
 
-const page = (title: string, text: string) =>
+const escapeHtml = (v: string) =>
+  v.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+
+/** A small page (no script, no style: the explorer's CSP holds for it too); `body` is HTML made here, never request text. */
+const page = (title: string, body: string) =>
   `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>${title}</title></head>
-<body><h1>${title}</h1><p>${text}</p></body></html>`;
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${title}</title></head>
+<body><main><h1>${title}</h1>${body}</main></body></html>`;
+
+const API_CLIENTS =
+  '<p>Scripts and apps do not need the explorer: they send <code>POST /api/graphql</code> with a JSON body ' +
+  '<code>{"query": "…"}</code> and an <code>Authorization: Bearer …</code> header (an API key or a website token).</p>';
 
 /**
  * The container key `graphqlExplorer`: GraphiQL for signed-in browsers at GET /api/graphql
@@ -41,10 +49,9 @@ export class GraphqlExplorer {
 
   constructor(
     mode: ExplorerMode,
-    env: string,
     private readonly build: ExplorerBuild,
   ) {
-    this.enabled = mode === 'on' || (mode === 'auto' && env !== 'production');
+    this.enabled = mode !== 'off';
   }
 
   /** A browser navigation (it prefers HTML to JSON) while the explorer is on; everything else keeps the API answer. */
@@ -53,9 +60,9 @@ export class GraphqlExplorer {
   }
 
   /**
-   * The explorer for a signed-in user (a session: what it runs is what the user may read). Anyone else:
-   * a redirect to the admin sign-in page, which comes back here (`returnTo`), or a 401 page when the
-   * admin UI is not there to sign in with.
+   * The explorer for a signed-in user who may read content (a session: what it runs is what the user
+   * may read). Anyone else gets a small page saying how to sign in (401; 403 for a user without
+   * content:read), with a link to the admin UI's sign-in, which comes back here (`returnTo`).
    */
   sendPage(ctx: Context, identity: Identity, signInPage: boolean): void {
     ctx.set('Cache-Control', 'no-store');
@@ -66,19 +73,36 @@ export class GraphqlExplorer {
     ctx.set('X-Content-Type-Options', 'nosniff');
     ctx.set('Referrer-Policy', 'same-origin');
     ctx.type = 'html';
+    const signIn = escapeHtml(`/login?returnTo=${encodeURIComponent(ctx.originalUrl)}`);
     if (identity.kind !== 'user') {
-      if (signInPage) return ctx.redirect(`/login?returnTo=${encodeURIComponent(ctx.originalUrl)}`);
       ctx.status = 401;
       ctx.body = page(
         'Sign in to use the GraphQL explorer',
-        'The GraphQL explorer is for signed-in users. POST /api/graphql works with a token.',
+        (signInPage
+          ? `<p>The GraphQL explorer is for signed-in users. <a href="${signIn}">Sign in</a> with your account of this site, and you come back here.</p>`
+          : '<p>The GraphQL explorer is for signed-in users; this instance has no sign-in page (the admin UI is turned off).</p>') +
+          API_CLIENTS,
+      );
+      return;
+    }
+    if (!hasPermission(identity, 'content:read')) {
+      ctx.status = 403;
+      ctx.body = page(
+        'Your account cannot use the GraphQL explorer',
+        '<p>The explorer runs queries as you, and your account is not allowed to read content (it lacks the content:read permission). ' +
+          'Ask an administrator for a role that may read content' +
+          (signInPage ? `, or <a href="${signIn}">sign in</a> with another account.</p>` : '.</p>') +
+          API_CLIENTS,
       );
       return;
     }
     const html = this.build.page;
     if (html === null) {
       ctx.status = 503;
-      ctx.body = page('The GraphQL explorer has not been built', 'Run npm run build (it builds dist/graphql-explorer) and restart.');
+      ctx.body = page(
+        'The GraphQL explorer has not been built',
+        '<p>Run <code>npm run build</code> (it builds dist/graphql-explorer) and restart.</p>',
+      );
       return;
     }
     ctx.status = 200;

@@ -29,7 +29,7 @@ interface State {
 export default definePlugin(() => {
   const state: State = { sockets: null, service: null, settings: null };
   return {
-    register({ container, routes, registries, config, options: raw, envOptions }) {
+    register({ container, routes, registries, options: raw, envOptions }) {
       // GRAPHQL_EXPLORER (plugin.json `env`) wins over plugins.options.graphql.explorer.
       const explorerEnv = envOptions.explorer as unknown;
       if (explorerEnv !== undefined && !['auto', 'on', 'off'].includes(String(explorerEnv)))
@@ -51,7 +51,7 @@ export default definePlugin(() => {
             }),
         ).singleton(),
       );
-      const explorer = new GraphqlExplorer(options.explorer, config.env, new ExplorerBuild(join(DIST_ROOT, 'graphql-explorer')));
+      const explorer = new GraphqlExplorer(options.explorer, new ExplorerBuild(join(DIST_ROOT, 'graphql-explorer')));
       container.register('graphqlExplorer', asValue(explorer));
       for (const route of graphqlRoutes) routes.add(route);
       registries.websockets.add({

@@ -30,7 +30,7 @@ export const optionsSchema = z
     maxSubscriptionsPerConnection: z.number().int().min(1).max(10_000).default(100),
     /** Events a slow subscriber may have waiting before the oldest are dropped. */
     maxQueuedEvents: z.number().int().min(1).max(100_000).default(1000),
-    /** GRAPHQL_EXPLORER: GraphiQL at GET /api/graphql for signed-in browsers; `auto` is on unless NODE_ENV=production. */
+    /** GRAPHQL_EXPLORER: GraphiQL at GET /api/graphql for signed-in browsers that may read content; `auto` (default) and `on`: in every environment, `off`: never. */
     explorer: z.enum(['auto', 'on', 'off']).default('auto'),
   })
   .strict();

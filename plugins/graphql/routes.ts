@@ -44,8 +44,8 @@ const getQuery = z.object({
 
 const EXPLORER =
   'A browser that prefers HTML (`Accept: text/html`) gets the GraphQL explorer (GraphiQL) instead while it is on (GRAPHQL_EXPLORER: ' +
-  '`auto` = on unless NODE_ENV=production, `on`, `off`): a signed-in user (session cookie) the page, with `query` optional (it fills the editor), ' +
-  'anyone else a redirect to /login?returnTo=… (401 HTML without the admin UI). Every other caller gets the API answer.';
+  '`auto` (default) or `on` = on in every environment, `off`): a signed-in user (session cookie) with content:read the page, with `query` optional (it fills the editor), ' +
+  'anyone else a small HTML page saying how to sign in (401; 403 for a user without content:read). Every other caller gets the API answer.';
 
 export const graphqlRoutes: RouteDefinition[] = [
   defineRoute({

@@ -132,7 +132,18 @@ for (const variant of DB_VARIANTS) {
       await signInWithApi(context, t.url, 'kim@example.com', PASSWORD);
       await page.goto(`${t.url}/admin/account`);
       const keys = page.getByRole('region', { name: 'API keys' });
-      await keys.getByLabel('Name').fill('Deploy script');
+      await keys.getByLabel('Name', { exact: true }).fill('Deploy script');
+      // Every permission the server knows, grouped and described (GET /api/permissions); an editor can give
+      // content:sync, and sees user:manage but cannot give it.
+      const content = keys.getByRole('group', { name: 'Content' });
+      const sync = content.getByRole('checkbox', { name: /Push and pull content between environments/ });
+      await sync.waitFor();
+      expect(await content.getByText('content:sync', { exact: true }).count()).to.equal(1);
+      await sync.check();
+      const users = keys.getByRole('group', { name: 'Users' });
+      expect(await users.getByRole('checkbox', { name: /Create, block and delete users/ }).isDisabled()).to.equal(true);
+      expect(await users.innerText()).to.contain('your role does not have it');
+      await keys.getByRole('group', { name: 'Media' }).waitFor();
       await keys.getByRole('button', { name: 'Create API key' }).click();
       const secret = keys.getByLabel('New API key');
       await secret.waitFor();
@@ -146,6 +157,7 @@ for (const variant of DB_VARIANTS) {
       expect(list.status).to.not.equal(401);
       await keys.getByRole('button', { name: 'Done' }).click();
       await keys.getByRole('cell', { name: 'Deploy script', exact: true }).waitFor();
+      await keys.getByRole('cell', { name: 'content:read, content:sync' }).waitFor();
       page.once('dialog', (d) => void d.accept());
       await keys.getByRole('button', { name: 'Revoke Deploy script' }).click();
       await keys.getByText('No API keys yet.').waitFor();
@@ -154,7 +166,7 @@ for (const variant of DB_VARIANTS) {
 
       // A website token acts as its creator.
       const tokens = page.getByRole('region', { name: 'Website tokens' });
-      await tokens.getByLabel('Name').fill('Marketing site');
+      await tokens.getByLabel('Name', { exact: true }).fill('Marketing site');
       await tokens.getByLabel('Expires').selectOption('30d');
       await tokens.getByRole('button', { name: 'Create website token' }).click();
       const token = await tokens.getByLabel('New website token').inputValue();

@@ -10,11 +10,15 @@ describe('GraphQL explorer in the browser', function () {
   const b = useBrowser();
   let t: TestKernel;
   before(async () => {
-    t = await startUiKernel({ setup: true, config: { plugins: { options: { setup: { admin: { email: ADMIN, password: PASSWORD } } } } } });
+    // NODE_ENV=production, as `npm start`: the explorer is on there too (GRAPHQL_EXPLORER auto).
+    t = await startUiKernel({
+      setup: true,
+      config: { env: 'production', plugins: { options: { setup: { admin: { email: ADMIN, password: PASSWORD } } } } },
+    });
   });
   after(async () => t?.close());
 
-  it('signs in from /api/graphql, comes back to GraphiQL, completes from the schema and runs a query with the session cookie', async function () {
+  it('in production, an anonymous browser is told how to sign in; after signing in it comes back to GraphiQL, completes from the schema and runs a query with the session cookie', async function () {
     const { page } = b;
     // Every CSP violation of the page (the event fires for blocked scripts, styles, fonts and connections alike).
     await page.addInitScript(() => {
@@ -28,7 +32,11 @@ describe('GraphQL explorer in the browser', function () {
       if (!r.url().startsWith(t.url) && !r.url().startsWith('data:')) external.push(r.url());
     });
 
-    await page.goto(`${t.url}/api/graphql`);
+    const anonymous = await page.goto(`${t.url}/api/graphql`);
+    expect(anonymous?.status()).to.equal(401);
+    await page.getByRole('heading', { name: 'Sign in to use the GraphQL explorer', level: 1 }).waitFor();
+    await page.getByText('POST /api/graphql').first().waitFor();
+    await page.getByRole('link', { name: 'Sign in' }).click();
     await page.waitForURL(/\/login\?returnTo=%2Fapi%2Fgraphql$/);
     await page.getByLabel('Email').fill(ADMIN);
     await page.getByLabel('Password').fill(PASSWORD);

@@ -208,6 +208,71 @@ for (const variant of variants()) {
       expect((await entries(B, 'posts')).find((e) => e.syncId === aPost.syncId).title).to.equal('First (A)');
     });
 
+    it('a conflict carries both sides (titles, fields that differ, update times); per-entry resolutions keep one side each', async function () {
+      for (const title of ['Keep A', 'Take B']) await ok(A, 'POST', '/api/collections/posts', { title, status: 'published' });
+      const first = await plan('push');
+      expect((await apply('push', { planId: first.planId, confirmed: false })).body.data.outcome).to.equal('success');
+      const onA = (await entries(A, 'posts')).filter((e) => e.title === 'Keep A' || e.title === 'Take B');
+      const onB = await entries(B, 'posts');
+      const keep = onA.find((e) => e.title === 'Keep A');
+      const take = onA.find((e) => e.title === 'Take B');
+      for (const e of [keep, take]) {
+        await ok(A, 'PATCH', `/api/collections/posts/${e._id}`, { title: `${e.title} (edited on A)` });
+        await ok(B, 'PATCH', `/api/collections/posts/${onB.find((x) => x.syncId === e.syncId)._id}`, { title: `${e.title} (edited on B)` });
+      }
+      const keepItem = `posts/${keep.syncId}`;
+      const takeItem = `posts/${take.syncId}`;
+
+      // Push plan: B plans (target = B, source = A's package); every conflict says both sides.
+      const p = await plan('push');
+      const conflictOf = (pl: any, item: string) => pl.warnings.find((w: any) => w.item === item)?.conflict;
+      const c = conflictOf(p, keepItem);
+      expect(c, JSON.stringify(p.warnings)).to.deep.include({ collection: 'posts', syncId: keep.syncId, resolution: 'target' });
+      expect(c.source.title).to.equal('Keep A (edited on A)');
+      expect(c.target.title).to.equal('Keep A (edited on B)');
+      expect(c.changedFields).to.deep.equal(['title']);
+      expect(Number.isNaN(Date.parse(c.source.updatedAt)), c.source.updatedAt).to.equal(false);
+      expect(Number.isNaN(Date.parse(c.target.updatedAt)), c.target.updatedAt).to.equal(false);
+      expect(conflictOf(p, takeItem).target.title).to.equal('Take B (edited on B)');
+      // Pull plan: A plans (target = A, source = B's package).
+      const pp = await plan('pull');
+      expect(conflictOf(pp, keepItem)).to.deep.include({ resolution: 'target' });
+      expect(conflictOf(pp, keepItem).target.title).to.equal('Keep A (edited on A)');
+      expect(conflictOf(pp, keepItem).source.title).to.equal('Keep A (edited on B)');
+
+      // Keep A's version of one (the push's source wins), B's of the other (B keeps it, then A takes it with a pull).
+      const chosen = await plan('push', { resolutions: { [keepItem]: 'source', [takeItem]: 'target' } });
+      expect(conflictOf(chosen, keepItem).resolution).to.equal('source');
+      expect(conflictOf(chosen, takeItem).resolution).to.equal('target');
+      expect(chosen.summary.updated).to.equal(1);
+      expect((await apply('push', { planId: chosen.planId, confirmed: false })).body.data.outcome).to.equal('success');
+      const back = await plan('pull', { resolutions: { [takeItem]: 'source' } });
+      expect(back.summary.updated, JSON.stringify(back)).to.equal(1);
+      expect((await apply('pull', { planId: back.planId, confirmed: false })).body.data.outcome).to.equal('success');
+      const title = async (api: Api, syncId: string) => (await entries(api, 'posts')).find((e) => e.syncId === syncId).title;
+      expect(await title(A, keep.syncId)).to.equal('Keep A (edited on A)');
+      expect(await title(B, keep.syncId)).to.equal('Keep A (edited on A)');
+      expect(await title(A, take.syncId)).to.equal('Take B (edited on B)');
+      expect(await title(B, take.syncId)).to.equal('Take B (edited on B)');
+      // Both sides agree now: neither direction has a conflict on them.
+      for (const direction of ['push', 'pull'] as const) {
+        const again = await plan(direction);
+        expect(
+          again.warnings.filter((w: any) => w.item === keepItem || w.item === takeItem),
+          direction,
+        ).to.deep.equal([]);
+      }
+    });
+
+    it('resolutions that are not `<collection>/<syncId>` -> source|target are 400 VALIDATION_ERROR, and nothing is planned', async function () {
+      for (const resolutions of [{ nope: 'source' }, { 'posts/x': 'mine' }, 'source']) {
+        const res = await A.call('POST', '/api/content-sync/plan', { channelId, direction: 'push', resolutions });
+        expect(res.status, JSON.stringify(res.body)).to.equal(400);
+        expect(res.body.error).to.equal('VALIDATION_ERROR');
+        expect(JSON.stringify(res.body.issues)).to.contain('resolutions');
+      }
+    });
+
     it('a mirror push deletes on B only with confirmed: true', async function () {
       const victim = (await entries(A, 'posts')).find((e) => e.title === 'Third');
       await ok(A, 'DELETE', `/api/collections/posts/${victim._id}`);

@@ -34,7 +34,7 @@ function assetsOf(html: string): { scripts: string[]; styles: string[] } {
 describe('GraphQL explorer at GET /api/graphql (GRAPHQL_EXPLORER)', function () {
   this.timeout(60000);
 
-  describe('on (auto outside production), with the admin UI', () => {
+  describe('on (auto, the default), with the admin UI', () => {
     let t: TestKernel;
     before(async () => {
       t = await startTestKernel({
@@ -95,10 +95,16 @@ describe('GraphQL explorer at GET /api/graphql (GRAPHQL_EXPLORER)', function () 
       expect((await run.json()).data).to.deep.include({ __typename: 'Query' });
     });
 
-    it('an anonymous browser is sent to the sign-in page, which comes back to the explorer', async () => {
+    it('an anonymous browser gets a page saying how to sign in, linking to the sign-in that comes back to the explorer', async () => {
       const res = await browserGet(t, '/api/graphql?query=%7B__typename%7D');
-      expect(res.status).to.equal(302);
-      expect(res.headers.get('location')).to.equal(`/login?returnTo=${encodeURIComponent('/api/graphql?query=%7B__typename%7D')}`);
+      expect(res.status).to.equal(401);
+      expect(res.headers.get('content-type')).to.match(/^text\/html/);
+      expect(res.headers.get('content-security-policy')).to.match(/(^|; )default-src 'none'(;|$)/);
+      const html = await res.text();
+      expect(html).to.contain('Sign in to use the GraphQL explorer');
+      expect(html).to.contain(`<a href="/login?returnTo=${encodeURIComponent('/api/graphql?query=%7B__typename%7D')}">Sign in</a>`);
+      expect(html).to.contain('POST /api/graphql').and.contain('Authorization: Bearer');
+      expect(html).not.to.match(/<script/);
     });
 
     it('non-browser GETs keep the API answer: 400 without a query, the result with one', async () => {
@@ -118,7 +124,7 @@ describe('GraphQL explorer at GET /api/graphql (GRAPHQL_EXPLORER)', function () 
     });
   });
 
-  describe('production', () => {
+  describe('production (NODE_ENV=production, the default start)', () => {
     let t: TestKernel;
     before(async () => {
       t = await startTestKernel({
@@ -128,14 +134,56 @@ describe('GraphQL explorer at GET /api/graphql (GRAPHQL_EXPLORER)', function () 
           plugins: { options: { auth: { bcryptRounds: 4 }, setup: { admin: { email: ADMIN, password: PASSWORD } } } },
         },
       });
+      // A role that may not read content: its users get the explanation, not the explorer.
+      await t.kernel.container
+        .resolve<any>('sequelize')
+        .getQueryInterface()
+        .bulkInsert('auth_roles', [
+          { tenant_id: 'default', name: 'reporter', description: 'Dashboards only', permissions: '["dashboard:read"]' },
+        ]);
+      const users = t.kernel.container.resolve<{ create(i: object): Promise<unknown> }>('users');
+      await users.create({ email: 'viewer@example.com', password: PASSWORD, role: 'viewer', username: 'Viewer' });
+      await users.create({ email: 'reporter@example.com', password: PASSWORD, role: 'reporter', username: 'Reporter' });
     });
     after(async () => t?.close());
 
-    it('auto is off in production: a signed-in browser gets the API answer, and no assets are served', async () => {
+    it('auto is on in production: a signed-in browser that may read content gets the explorer and its assets', async () => {
+      for (const email of [ADMIN, 'viewer@example.com']) {
+        const res = await browserGet(t, '/api/graphql', await signIn(t, email));
+        expect(res.status, email).to.equal(200);
+        const html = await res.text();
+        expect(html).to.contain('<div id="explorer"></div>');
+        expect(res.headers.get('content-security-policy')).to.match(/(^|; )script-src 'self'(;|$)/);
+        expect(res.headers.get('x-frame-options')).to.equal('DENY');
+        const [script] = assetsOf(html).scripts;
+        expect((await t.request(script!)).status).to.equal(200);
+      }
+    });
+
+    it('anonymous gets the sign-in page (401), a user who may not read content a 403 page saying why', async () => {
+      const anonymous = await browserGet(t, '/api/graphql');
+      expect(anonymous.status).to.equal(401);
+      expect(await anonymous.text())
+        .to.contain('Sign in to use the GraphQL explorer')
+        .and.contain('href="/login?returnTo=%2Fapi%2Fgraphql"');
+      const reporter = await browserGet(t, '/api/graphql', await signIn(t, 'reporter@example.com'));
+      expect(reporter.status).to.equal(403);
+      expect(reporter.headers.get('content-type')).to.match(/^text\/html/);
+      const text = await reporter.text();
+      expect(text).to.contain('not allowed to read content').and.contain('sign in</a> with another account');
+      expect(text).not.to.contain('<div id="explorer">');
+    });
+
+    it('API clients keep the API answer in production: GET without Accept text/html, GET with a query, POST', async () => {
       const cookie = await signIn(t);
-      await expectMissingQuery(await browserGet(t, '/api/graphql', cookie));
-      await expectMissingQuery(await browserGet(t, '/api/graphql'));
-      expect((await t.request('/api/graphql/explorer/assets/index.js')).status).to.equal(404);
+      await expectMissingQuery(await t.request('/api/graphql'));
+      await expectMissingQuery(await t.request('/api/graphql', { headers: { cookie, accept: 'application/json' } }));
+      const viaGet = await t.request(`/api/graphql?query=${encodeURIComponent('{ __typename }')}`, { headers: { cookie } });
+      expect(viaGet.status).to.equal(200);
+      expect(await viaGet.json()).to.deep.equal({ data: { __typename: 'Query' } });
+      const viaPost = await t.request('/api/graphql', { method: 'POST', headers: { cookie }, json: { query: '{ __typename }' } });
+      expect(viaPost.status).to.equal(200);
+      expect(await viaPost.json()).to.deep.equal({ data: { __typename: 'Query' } });
     });
   });
 
@@ -182,10 +230,12 @@ describe('GraphQL explorer at GET /api/graphql (GRAPHQL_EXPLORER)', function () 
       return t;
     };
 
-    it('on turns it on in production, off turns it off elsewhere, and the variable wins over plugins.options', async () => {
+    it('auto and on serve it in production, off turns it off (also in production), and the variable wins over plugins.options', async () => {
+      expect((await browserGet(await start({}, 'production'), '/api/graphql')).status).to.equal(401);
       expect((await browserGet(await start({ GRAPHQL_EXPLORER: 'on' }, 'production'), '/api/graphql')).status).to.equal(401);
       await expectMissingQuery(await browserGet(await start({ GRAPHQL_EXPLORER: 'off' }, 'test', 'on'), '/api/graphql'));
-      expect((await browserGet(await start({}, 'production', 'on'), '/api/graphql')).status).to.equal(401);
+      await expectMissingQuery(await browserGet(await start({}, 'production', 'off'), '/api/graphql'));
+      expect((await browserGet(await start({ GRAPHQL_EXPLORER: 'auto' }, 'production', 'off'), '/api/graphql')).status).to.equal(401);
     });
 
     it('another value stops the boot with a message naming the variable', async () => {

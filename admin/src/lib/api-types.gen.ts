@@ -310,6 +310,13 @@ export interface ApiSchemas {
     userVerification: string;
     [key: string]: unknown;
   };
+  PermissionInfo: {
+    name: string;
+    description: string;
+    group: 'content' | 'media' | 'users' | 'data' | 'system' | 'other';
+    /** Whether you hold it (admins: all): only those can be given to an API key or website token */
+    held: boolean;
+  };
   PluginRecord: {
     id: string;
     name: string;
@@ -1533,6 +1540,14 @@ export interface ApiRoutes {
   };
   /** This OpenAPI 3.1 document (permission: public) */
   'GET /api/openapi.json': { params: never; query: never; body: never; response: unknown; errors: ApiErrorCode };
+  /** Every permission this instance knows (kernel and enabled plugins), grouped and described, and whether you hold it (permission: authenticated) */
+  'GET /api/permissions': {
+    params: never;
+    query: never;
+    body: never;
+    response: { groups: ('content' | 'media' | 'users' | 'data' | 'system' | 'other')[]; permissions: ApiSchemas['PermissionInfo'][] };
+    errors: ApiErrorCode;
+  };
   /** A preview link's entry, ready to show: fields in schema order, rich text and Markdown as sanitised HTML (permission: public) */
   'GET /api/preview/:token': {
     params: { token: string };
@@ -2134,7 +2149,19 @@ export interface ApiRoutes {
       requiresConfirmation: boolean;
       summary: { created: number; updated: number; deleted: number; skipped: number; failed: number };
       operations: { action: string; type: string; target: string; count: number }[];
-      warnings: { message: string; item?: string }[];
+      warnings: {
+        message: string;
+        item?: string;
+        /** Content imports and syncs: an entry changed on both sides since the last agreed version. target: the planning instance's version, source: the package's (the sending instance's); the fields that differ; resolution: the side this plan takes */
+        conflict?: {
+          collection: string;
+          syncId: string;
+          target: { title: string; updatedAt: string | null };
+          source: { title: string; updatedAt: string | null };
+          changedFields: string[];
+          resolution: 'source' | 'target';
+        };
+      }[];
       blockedReasons: string[];
       expiresAt: string;
     };
@@ -2315,7 +2342,19 @@ export interface ApiRoutes {
       requiresConfirmation: boolean;
       summary: { created: number; updated: number; deleted: number; skipped: number; failed: number };
       operations: { action: string; type: string; target: string; count: number }[];
-      warnings: { message: string; item?: string }[];
+      warnings: {
+        message: string;
+        item?: string;
+        /** Content imports and syncs: an entry changed on both sides since the last agreed version. target: the planning instance's version, source: the package's (the sending instance's); the fields that differ; resolution: the side this plan takes */
+        conflict?: {
+          collection: string;
+          syncId: string;
+          target: { title: string; updatedAt: string | null };
+          source: { title: string; updatedAt: string | null };
+          changedFields: string[];
+          resolution: 'source' | 'target';
+        };
+      }[];
       blockedReasons: string[];
       expiresAt: string;
     };
@@ -2348,7 +2387,19 @@ export interface ApiRoutes {
       requiresConfirmation: boolean;
       summary: { created: number; updated: number; deleted: number; skipped: number; failed: number };
       operations: { action: string; type: string; target: string; count: number }[];
-      warnings: { message: string; item?: string }[];
+      warnings: {
+        message: string;
+        item?: string;
+        /** Content imports and syncs: an entry changed on both sides since the last agreed version. target: the planning instance's version, source: the package's (the sending instance's); the fields that differ; resolution: the side this plan takes */
+        conflict?: {
+          collection: string;
+          syncId: string;
+          target: { title: string; updatedAt: string | null };
+          source: { title: string; updatedAt: string | null };
+          changedFields: string[];
+          resolution: 'source' | 'target';
+        };
+      }[];
       blockedReasons: string[];
       expiresAt: string;
       /** estimated package size before compression, in bytes */
@@ -2437,6 +2488,7 @@ export interface ApiRoutes {
       uploadId: string;
       duplicateStrategy?: 'skip' | 'update' | 'copy' | 'fail';
       conflictStrategy?: 'skip' | 'source';
+      resolutions?: Record<string, 'source' | 'target'>;
       mappings?: Record<string, string>;
       mode?: 'add' | 'merge' | 'mirror';
     };
@@ -2449,7 +2501,19 @@ export interface ApiRoutes {
       requiresConfirmation: boolean;
       summary: { created: number; updated: number; deleted: number; skipped: number; failed: number };
       operations: { action: string; type: string; target: string; count: number }[];
-      warnings: { message: string; item?: string }[];
+      warnings: {
+        message: string;
+        item?: string;
+        /** Content imports and syncs: an entry changed on both sides since the last agreed version. target: the planning instance's version, source: the package's (the sending instance's); the fields that differ; resolution: the side this plan takes */
+        conflict?: {
+          collection: string;
+          syncId: string;
+          target: { title: string; updatedAt: string | null };
+          source: { title: string; updatedAt: string | null };
+          changedFields: string[];
+          resolution: 'source' | 'target';
+        };
+      }[];
       blockedReasons: string[];
       expiresAt: string;
     };
@@ -2505,6 +2569,8 @@ export interface ApiRoutes {
       includeMedia?: boolean;
       /** Entries changed on both sides since the last sync: 'skip' (default: listed in the warnings, left as they are) or 'source' (the sending side wins) */
       conflictStrategy?: 'skip' | 'source';
+      /** Per conflict, by its warning's item `<collection>/<syncId>`: 'source' (the sending side's version wins: this instance's on a push, the remote's on a pull) or 'target' (the receiving side keeps its version); beats conflictStrategy for that entry */
+      resolutions?: Record<string, 'source' | 'target'>;
       direction: 'push' | 'pull';
     };
     response: {
@@ -2516,7 +2582,19 @@ export interface ApiRoutes {
       requiresConfirmation: boolean;
       summary: { created: number; updated: number; deleted: number; skipped: number; failed: number };
       operations: { action: string; type: string; target: string; count: number }[];
-      warnings: { message: string; item?: string }[];
+      warnings: {
+        message: string;
+        item?: string;
+        /** Content imports and syncs: an entry changed on both sides since the last agreed version. target: the planning instance's version, source: the package's (the sending instance's); the fields that differ; resolution: the side this plan takes */
+        conflict?: {
+          collection: string;
+          syncId: string;
+          target: { title: string; updatedAt: string | null };
+          source: { title: string; updatedAt: string | null };
+          changedFields: string[];
+          resolution: 'source' | 'target';
+        };
+      }[];
       blockedReasons: string[];
       expiresAt: string;
     };
@@ -2598,7 +2676,12 @@ export interface ApiRoutes {
   'POST /api/content-sync/remote/uploads/:transferId/plan': {
     params: { transferId: string };
     query: never;
-    body: { sha256: string; mode?: 'merge' | 'mirror'; conflictStrategy?: 'skip' | 'source' };
+    body: {
+      sha256: string;
+      mode?: 'merge' | 'mirror';
+      conflictStrategy?: 'skip' | 'source';
+      resolutions?: Record<string, 'source' | 'target'>;
+    };
     response: {
       planId: string;
       planHash: string;
@@ -2608,7 +2691,19 @@ export interface ApiRoutes {
       requiresConfirmation: boolean;
       summary: { created: number; updated: number; deleted: number; skipped: number; failed: number };
       operations: { action: string; type: string; target: string; count: number }[];
-      warnings: { message: string; item?: string }[];
+      warnings: {
+        message: string;
+        item?: string;
+        /** Content imports and syncs: an entry changed on both sides since the last agreed version. target: the planning instance's version, source: the package's (the sending instance's); the fields that differ; resolution: the side this plan takes */
+        conflict?: {
+          collection: string;
+          syncId: string;
+          target: { title: string; updatedAt: string | null };
+          source: { title: string; updatedAt: string | null };
+          changedFields: string[];
+          resolution: 'source' | 'target';
+        };
+      }[];
       blockedReasons: string[];
       expiresAt: string;
     };
@@ -2848,7 +2943,19 @@ export interface ApiRoutes {
       requiresConfirmation: boolean;
       summary: { created: number; updated: number; deleted: number; skipped: number; failed: number };
       operations: { action: string; type: string; target: string; count: number }[];
-      warnings: { message: string; item?: string }[];
+      warnings: {
+        message: string;
+        item?: string;
+        /** Content imports and syncs: an entry changed on both sides since the last agreed version. target: the planning instance's version, source: the package's (the sending instance's); the fields that differ; resolution: the side this plan takes */
+        conflict?: {
+          collection: string;
+          syncId: string;
+          target: { title: string; updatedAt: string | null };
+          source: { title: string; updatedAt: string | null };
+          changedFields: string[];
+          resolution: 'source' | 'target';
+        };
+      }[];
       blockedReasons: string[];
       expiresAt: string;
     };

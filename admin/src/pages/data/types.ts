@@ -27,9 +27,19 @@ export interface Plan {
   requiresConfirmation: boolean;
   summary: PlanSummary;
   operations: PlanOperation[];
-  warnings: Array<{ message: string; item?: string }>;
+  warnings: Array<{ message: string; item?: string; conflict?: ConflictDetail }>;
   blockedReasons: string[];
   expiresAt: string;
+}
+
+/** A content import's or sync's conflict: target = the planning instance's version, source = the package's (the sender's). */
+export interface ConflictDetail {
+  collection: string;
+  syncId: string;
+  target: { title: string; updatedAt: string | null };
+  source: { title: string; updatedAt: string | null };
+  changedFields: string[];
+  resolution: 'source' | 'target';
 }
 
 /** An inline apply's answer (200); a failed apply is still 200 with outcome rollback or partial. */
