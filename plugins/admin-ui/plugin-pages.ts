@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import type { Context } from 'koa';
 import { z } from 'zod';
+import { ADMIN_NAV_GROUPS } from '../../kernel/admin-nav.js';
 import { NotFoundError } from '../../kernel/errors.js';
 import { hasPermission, type Identity } from '../../kernel/http/identity.js';
 import type { AdminPageDefinition, Registries } from '../../kernel/registries/index.js';
@@ -12,7 +13,7 @@ export const adminPageView = z
     path: z.string(),
     title: z.string(),
     icon: z.string().nullable(),
-    nav: z.union([z.literal(false), z.object({ label: z.string(), order: z.number() })]),
+    nav: z.union([z.literal(false), z.object({ label: z.string(), order: z.number(), group: z.enum(ADMIN_NAV_GROUPS) })]),
     permission: z.string().nullable(),
     module: z.discriminatedUnion('kind', [
       z.object({ kind: z.literal('bundled'), name: z.string() }),

@@ -158,7 +158,7 @@ for (const variant of DB_VARIANTS) {
       const name = `posts${variant.name.replace(/[^a-z]/g, '')}`;
       await signInWithApi(context, t.url, 'ada@example.com', PASSWORD);
       await page.goto(`${t.url}/admin/`);
-      await page.getByRole('complementary', { name: 'Main navigation' }).getByRole('link', { name: 'Content', exact: true }).click();
+      await page.getByRole('complementary', { name: 'Main navigation' }).getByRole('link', { name: 'Collections', exact: true }).click();
       await page.getByRole('heading', { name: 'Content', level: 1 }).waitFor();
       await page.getByRole('link', { name: 'New collection' }).first().click();
       await page.getByRole('heading', { name: 'New collection', level: 1 }).waitFor();
