@@ -1,5 +1,6 @@
 // The pages plugins contribute (their manifests' `adminPages`), loaded from GET /api/admin-ui/pages once
 // the user is signed in, merged with the core pages of pages/registry.ts for routing and the sidebar.
+import { errorText } from './errors';
 import { ADMIN_NAV_GROUPS, navGroupOf } from '../../../kernel/admin-nav';
 import { remote, type ApiSchemas } from './remote';
 import { bundledPages, iconName, pages as corePages, type PageDef } from '../pages/registry';
@@ -42,7 +43,7 @@ class PluginPages {
     } catch (err) {
       // The core pages still work; the plugins' pages are missing until the next load.
       this.list = [];
-      this.error = (err as Error).message;
+      this.error = errorText(err);
     } finally {
       this.loadedFor = userId;
       this.loading = false;
