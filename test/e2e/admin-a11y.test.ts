@@ -9,12 +9,12 @@ import type { TestKernel } from '../helpers/kernel.js';
 
 // axe-core over every admin page: the core pages of admin/src/pages/registry.ts and the plugins' pages
 // (GET /api/admin-ui/pages), so a page added later is covered without touching this test; signed in as an
-// administrator and as an editor, in the light and the dark colour scheme; plus the public pages and the main
-// dialogs. It fails listing every serious or critical violation (page, rule, element).
+// administrator and as an editor, in the light theme (the built-in defaults) and the dark one (the bundled
+// Midnight preset, activated through the themes API); plus the public pages and the main dialogs. It fails listing every serious or critical violation (page, rule, element).
 const PASSWORD = 'correct horse battery';
 // Evaluated through the DevTools protocol (not a <script> tag, which the admin's CSP rightly refuses).
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-const SCHEMES = ['light', 'dark'] as const;
+const MIDNIGHT = readFileSync(join(PROJECT_ROOT, 'themes', 'midnight.json'), 'utf8');
 
 interface Finding {
   where: string;
@@ -106,65 +106,84 @@ describe('admin UI: accessibility (axe-core, every page, admin and editor, light
     return [...new Set([...corePagePaths(), ...plugin])].map(concrete);
   }
 
-  /** Every page and the main dialogs for one signed-in user, in both colour schemes. */
-  async function auditUser(context: BrowserContext, role: string): Promise<Finding[]> {
+  /** Every page and the main dialogs for one signed-in user, in the theme that is active. */
+  async function auditUser(context: BrowserContext, role: string, scheme: string): Promise<Finding[]> {
     const page = context.pages()[0] ?? (await context.newPage());
     const paths = await pagesFor(context);
     const findings: Finding[] = [];
-    for (const scheme of SCHEMES) {
-      await page.emulateMedia({ colorScheme: scheme });
-      for (const path of paths) {
-        await open(page, path);
-        findings.push(...(await audit(page, `${role}, ${scheme}: ${path}`)));
-      }
-      // Dashboard in customise mode (the widgets' controls) and its widget picker.
-      await open(page, '/admin');
-      await page.getByRole('button', { name: 'Customise' }).click();
-      const removes = page.getByRole('button', { name: /^Remove / });
-      await removes.first().waitFor();
-      const names = await removes.evaluateAll((els) => els.map((e) => e.getAttribute('aria-label') ?? e.textContent ?? ''));
-      expect(names.length, 'Remove buttons in customise mode').to.be.greaterThan(1);
-      expect(new Set(names).size, `each Remove button names its widget: ${names.join(', ')}`).to.equal(names.length);
-      await page.getByRole('button', { name: 'Add widget' }).click();
-      await page.getByRole('region', { name: 'Available widgets' }).waitFor();
-      findings.push(...(await audit(page, `${role}, ${scheme}: dashboard (customise, widget picker)`)));
-      // The schema page's delete confirmation (admins) and the users page's dialogs.
-      if (role === 'admin') {
-        await open(page, `/admin/content/${collection}/schema`);
-        await page.getByRole('button', { name: /Delete collection/ }).click();
-        await page.getByRole('dialog').waitFor();
-        findings.push(...(await audit(page, `${role}, ${scheme}: delete collection dialog`)));
-        for (const name of ['Create user', 'Invite user']) {
-          await open(page, '/admin/users');
-          await page.getByRole('button', { name }).click();
-          await page.getByRole('dialog', { name }).waitFor();
-          findings.push(...(await audit(page, `${role}, ${scheme}: ${name} dialog`)));
-        }
+    for (const path of paths) {
+      await open(page, path);
+      findings.push(...(await audit(page, `${role}, ${scheme}: ${path}`)));
+    }
+    // Dashboard in customise mode (the widgets' controls) and its widget picker.
+    await open(page, '/admin');
+    await page.getByRole('button', { name: 'Customise' }).click();
+    const removes = page.getByRole('button', { name: /^Remove / });
+    await removes.first().waitFor();
+    const names = await removes.evaluateAll((els) => els.map((e) => e.getAttribute('aria-label') ?? e.textContent ?? ''));
+    expect(names.length, 'Remove buttons in customise mode').to.be.greaterThan(1);
+    expect(new Set(names).size, `each Remove button names its widget: ${names.join(', ')}`).to.equal(names.length);
+    await page.getByRole('button', { name: 'Add widget' }).click();
+    await page.getByRole('region', { name: 'Available widgets' }).waitFor();
+    findings.push(...(await audit(page, `${role}, ${scheme}: dashboard (customise, widget picker)`)));
+    // The schema page's delete confirmation (admins) and the users page's dialogs.
+    if (role === 'admin') {
+      await open(page, `/admin/content/${collection}/schema`);
+      await page.getByRole('button', { name: /Delete collection/ }).click();
+      await page.getByRole('dialog').waitFor();
+      findings.push(...(await audit(page, `${role}, ${scheme}: delete collection dialog`)));
+      for (const name of ['Create user', 'Invite user']) {
+        await open(page, '/admin/users');
+        await page.getByRole('button', { name }).click();
+        await page.getByRole('dialog', { name }).waitFor();
+        findings.push(...(await audit(page, `${role}, ${scheme}: ${name} dialog`)));
       }
     }
     return findings;
   }
 
-  it('finds no serious or critical violation on any admin page, signed in or not', async () => {
+  /** The public pages, signed out. */
+  async function auditPublic(page: Page, scheme: string): Promise<Finding[]> {
     const findings: Finding[] = [];
-
-    // The public pages, signed out.
-    const guest = b.page;
-    for (const scheme of SCHEMES) {
-      await guest.emulateMedia({ colorScheme: scheme });
-      for (const path of ['/login', '/reset-password?token=not-a-real-token', '/register?token=not-a-real-token', '/admin/share?id=x&token=y']) {
-        await guest.goto(`${t.url}${path}`);
-        await guest.locator('h1').first().waitFor();
-        await guest.waitForFunction(() => !(globalThis as any).document.querySelector('.loading, [aria-busy="true"]'));
-        findings.push(...(await audit(guest, `signed out, ${scheme}: ${path}`)));
-      }
+    for (const path of [
+      '/login',
+      '/reset-password?token=not-a-real-token',
+      '/register?token=not-a-real-token',
+      '/admin/share?id=x&token=y',
+    ]) {
+      await open(page, path);
+      findings.push(...(await audit(page, `signed out, ${scheme}: ${path}`)));
     }
+    return findings;
+  }
 
+  it('finds no serious or critical violation on any admin page, signed in or not, in the light and the dark theme', async () => {
+    const findings: Finding[] = [];
+    const guest = await b.newContext();
+    const guestPage = await guest.newPage();
     await signInWithApi(b.context, t.url, 'ada@example.com', PASSWORD);
-    findings.push(...(await auditUser(b.context, 'admin')));
     const editor = await b.newContext();
     await signInWithApi(editor, t.url, 'eddie@example.com', PASSWORD);
-    findings.push(...(await auditUser(editor, 'editor')));
+
+    for (const scheme of ['light', 'dark']) {
+      if (scheme === 'dark') {
+        // The bundled dark preset, imported and activated for the whole site as an administrator would.
+        const imported = await b.context.request.post(`${t.url}/api/theme/import-preset`, { data: { presetJson: MIDNIGHT } });
+        const body = (await imported.json()) as { data: { id: string }; warnings: unknown[] };
+        expect(imported.status(), JSON.stringify(body)).to.equal(200);
+        expect(body.warnings, 'Midnight passes the theme contrast checks').to.deep.equal([]);
+        const activated = await b.context.request.post(`${t.url}/api/theme/activate`, { data: { themeId: body.data.id } });
+        expect(activated.status(), await activated.text()).to.equal(200);
+      }
+      findings.push(...(await auditPublic(guestPage, scheme)));
+      findings.push(...(await auditUser(b.context, 'admin', scheme)));
+      findings.push(...(await auditUser(editor, 'editor', scheme)));
+    }
+    // The dark theme really was applied (the page background is Midnight's, not the default light one).
+    const page = b.context.pages()[0]!;
+    expect(await page.evaluate(() => (globalThis as any).getComputedStyle((globalThis as any).document.body).backgroundColor)).to.equal(
+      'rgb(15, 23, 42)',
+    );
 
     const report = findings.map((f) => `${f.where}\n    ${f.impact} ${f.rule} (${f.help}): ${f.targets.join(' | ')}`).join('\n');
     expect(findings, `axe-core found ${findings.length} serious or critical violations:\n${report}`).to.deep.equal([]);
