@@ -92,11 +92,21 @@ describe('admin UI: accessibility (axe-core, every page, admin and editor, light
     return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => ({ where, ...v }));
   }
 
-  /** Opens a path and waits until the page has its heading and nothing is loading any more. */
-  async function open(page: Page, path: string): Promise<void> {
+  /**
+   * Opens a path and waits until the page has its heading, nothing is loading any more, the theme is applied
+   * (applyTheme sets data-density) and no colour transition is running (axe would measure a colour half-way).
+   */
+  async function open(page: Page, path: string, themed = true): Promise<void> {
     await page.goto(`${t.url}${path}`);
     await page.locator('h1').first().waitFor();
-    await page.waitForFunction(() => !(globalThis as any).document.querySelector('.loading, [aria-busy="true"]'));
+    await page.waitForFunction((themed) => {
+      const doc = (globalThis as any).document;
+      return (
+        !doc.querySelector('.loading, [aria-busy="true"]') &&
+        (!themed || doc.documentElement.dataset.density !== undefined) &&
+        !doc.getAnimations().some((a: any) => a.constructor.name === 'CSSTransition' && a.playState === 'running')
+      );
+    }, themed);
   }
 
   async function pagesFor(context: BrowserContext): Promise<string[]> {
@@ -142,7 +152,7 @@ describe('admin UI: accessibility (axe-core, every page, admin and editor, light
     return findings;
   }
 
-  /** The public pages, signed out. */
+  /** The public pages, signed out (they show the site's public branding, not the admin theme). */
   async function auditPublic(page: Page, scheme: string): Promise<Finding[]> {
     const findings: Finding[] = [];
     for (const path of [
@@ -151,7 +161,7 @@ describe('admin UI: accessibility (axe-core, every page, admin and editor, light
       '/register?token=not-a-real-token',
       '/admin/share?id=x&token=y',
     ]) {
-      await open(page, path);
+      await open(page, path, false);
       findings.push(...(await audit(page, `signed out, ${scheme}: ${path}`)));
     }
     return findings;

@@ -24,7 +24,9 @@ describe('admin UI: pages from plugins in the browser', function () {
     writeFileSync(join(root, 'package.json'), JSON.stringify({ type: 'module' }));
     const broken = writePlugin(root, {
       id: 'broken-page',
-      adminPages: [{ path: '/admin/broken', title: 'Broken page', nav: { label: 'Broken', order: 90, group: 'data' }, module: 'broken.js' }],
+      adminPages: [
+        { path: '/admin/broken', title: 'Broken page', nav: { label: 'Broken', order: 90, group: 'data' }, module: 'broken.js' },
+      ],
     });
     writeFileSync(join(broken, 'broken.js'), 'export const notMount = 1;\n');
     t = await startUiKernel({ plugins: [HELLO_PAGE_PLUGIN, NOTES_PLUGIN, broken] });

@@ -93,7 +93,12 @@ export const pages: Array<PageDef & { what?: string }> = [
     nav: { label: 'Users', icon: 'users', order: 20, group: 'settings' },
     permission: 'user:manage',
   },
-  { path: '/admin/account', title: 'Account', component: Account, nav: { label: 'Your account', icon: 'account', order: 10, group: 'account' } },
+  {
+    path: '/admin/account',
+    title: 'Account',
+    component: Account,
+    nav: { label: 'Your account', icon: 'account', order: 10, group: 'account' },
+  },
   {
     path: '/admin/system',
     title: 'System',
