@@ -31,13 +31,14 @@ export function maySee(identity: Identity, page: AdminPageDefinition): boolean {
   );
 }
 
-/** The pages of enabled plugins the identity may see, in sidebar order (then by path). */
+/** The pages of enabled plugins the identity may see, in sidebar order: by group, then order, then path (pages without a link last). */
 export function visiblePages(registries: Registries, identity: Identity): AdminPageView[] {
+  const group = (p: AdminPageDefinition) => (p.nav ? ADMIN_NAV_GROUPS.indexOf(p.nav.group) : ADMIN_NAV_GROUPS.length);
   const order = (p: AdminPageDefinition) => (p.nav ? p.nav.order : Number.MAX_SAFE_INTEGER);
   return registries.adminPages
     .list()
     .filter((p) => maySee(identity, p))
-    .sort((a, b) => order(a) - order(b) || a.path.localeCompare(b.path))
+    .sort((a, b) => group(a) - group(b) || order(a) - order(b) || a.path.localeCompare(b.path))
     .map((p) => ({
       pluginId: p.pluginId,
       path: p.path,
