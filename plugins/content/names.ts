@@ -37,6 +37,9 @@ export const RESERVED_FIELD_NAMES: ReadonlySet<string> = new Set([
   'tenant_id',
 ]);
 
+/** A character in words: "a space", "_", "-". */
+const characterName = (c: string): string => (/\s/.test(c) ? 'a space' : `"${c}"`);
+
 export const isFieldNameFormat = (name: string): boolean => FIELD_NAME.test(name) || name === SOURCE_IMPORT_FIELD;
 
 /**
@@ -47,7 +50,10 @@ export function fieldNameProblem(name: string, others: readonly string[] = []): 
   const n = name.trim();
   if (!n) return 'Give the field a name.';
   if (n.length > NAME_MAX) return `The name is ${n.length} characters long; it may be at most ${NAME_MAX}.`;
-  if (!isFieldNameFormat(n)) return `The name ${FIELD_NAME_RULE} (for example publishedAt).`;
+  if (!isFieldNameFormat(n)) {
+    if (!/^[a-zA-Z]/.test(n)) return 'The name must start with a letter (for example publishedAt).';
+    return `The name cannot contain ${characterName(n.match(/[^a-zA-Z0-9]/)![0])}: only letters and digits (for example publishedAt).`;
+  }
   if (RESERVED_FIELD_NAMES.has(n.toLowerCase())) return `"${n}" is a name every entry already has; choose another.`;
   if (others.some((o) => o.trim().toLowerCase() === n.toLowerCase()))
     return `Another field is already called "${n}" (names are compared without case).`;
@@ -59,7 +65,12 @@ export function collectionNameProblem(name: string): string {
   const n = name.trim();
   if (!n) return 'Give the collection a name.';
   if (n.length > NAME_MAX) return `The name is ${n.length} characters long; it may be at most ${NAME_MAX}.`;
-  if (!COLLECTION_NAME.test(n)) return `The name ${COLLECTION_NAME_RULE} (for example blog_posts).`;
+  if (!COLLECTION_NAME.test(n)) {
+    if (!/^[a-z]/.test(n)) return 'The name must start with a lower-case letter (for example blog_posts).';
+    const bad = n.match(/[^a-z0-9_]/)![0];
+    if (/[A-Z]/.test(bad)) return 'The name cannot contain capital letters: use lower-case ones (for example blog_posts).';
+    return `The name cannot contain ${characterName(bad)}: only lower-case letters, digits and _ (for example blog_posts).`;
+  }
   if (RESERVED_COLLECTION_NAMES.has(n)) return `"${n}" is used by the API itself; choose another name.`;
   return '';
 }

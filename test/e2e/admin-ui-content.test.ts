@@ -173,10 +173,10 @@ for (const variant of DB_VARIANTS) {
       const ruleId = (await firstName.getAttribute('aria-describedby'))!.split(' ')[0]!;
       expect(await page.locator(`#${ruleId}`).textContent()).to.match(/may only contain letters and digits/);
       await firstName.fill('published_at');
-      expect(await firstField.locator('.error').textContent()).to.match(/may only contain letters and digits \(no spaces, _ or -\)/);
+      expect(await firstField.locator('.error').textContent()).to.match(/The name cannot contain "_": only letters and digits/);
       const described = (await firstName.getAttribute('aria-describedby'))!.split(' ');
       expect(described).to.have.length(2);
-      expect(await page.locator(`#${described[1]}`).textContent()).to.match(/may only contain letters and digits/);
+      expect(await page.locator(`#${described[1]}`).textContent()).to.match(/cannot contain "_"/);
       expect(await firstName.getAttribute('aria-invalid')).to.equal('true');
       await firstName.fill('status');
       expect(await firstField.locator('.error').textContent()).to.match(/"status" is a name every entry already has/);
