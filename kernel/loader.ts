@@ -6,6 +6,7 @@ import type { CmsConfig } from './config.js';
 import type { MigrationDefinition } from './db/migrations.js';
 import type { ModelRegistry } from './db/models.js';
 import type { DiscoveredPlugin } from './discovery.js';
+import { navGroupOf } from './admin-nav.js';
 import { BootError } from './errors.js';
 import { mapPluginEnv } from './plugin-env.js';
 import type { NamespaceMap } from './http/namespaces.js';
@@ -96,8 +97,8 @@ export function adminPageOf(page: AdminPageManifest, pluginId: string, dir: stri
     page.nav === false || (page.nav === undefined && page.path.includes('/:'))
       ? false
       : typeof page.nav === 'object'
-        ? { label: page.nav.label, order: page.nav.order }
-        : { label: page.title, order: 500 };
+        ? { label: page.nav.label, order: page.nav.order, group: navGroupOf(page.nav.group, page.icon) }
+        : { label: page.title, order: 500, group: navGroupOf(null, page.icon) };
   let module: AdminPageDefinition['module'];
   if (page.module.startsWith('bundled:')) {
     module = { kind: 'bundled', name: page.module.slice('bundled:'.length) };

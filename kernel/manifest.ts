@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import semver from 'semver';
 import { z } from 'zod';
+import { ADMIN_NAV_GROUPS } from './admin-nav.js';
 import { BootError } from './errors.js';
 import { PROVIDES_KEYS } from './registries/index.js';
 
@@ -33,9 +34,19 @@ export const adminPageSchema = z.strictObject({
     .max(40)
     .optional(),
   permission: permissionName.optional(),
-  /** Sidebar entry: true (label = title), false, or {label, order}. Default: true unless the path has a :param. */
+  /**
+   * Sidebar entry: true (label = title), false, or {label, order, group}. Default: true unless the path has a
+   * :param. `group` is the sidebar group (kernel/admin-nav.ts); without it the icon decides, else "More".
+   */
   nav: z
-    .union([z.boolean(), z.strictObject({ label: z.string().min(1).max(40), order: z.number().int().min(0).max(10000).default(500) })])
+    .union([
+      z.boolean(),
+      z.strictObject({
+        label: z.string().min(1).max(40),
+        order: z.number().int().min(0).max(10000).default(500),
+        group: z.enum(ADMIN_NAV_GROUPS).optional(),
+      }),
+    ])
     .optional(),
   module: z
     .string()

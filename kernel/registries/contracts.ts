@@ -3,6 +3,7 @@ import type { Duplex } from 'node:stream';
 import type { Context } from 'koa';
 import type { Readable } from 'node:stream';
 import type { ZodType } from 'zod';
+import type { AdminNavGroup } from '../admin-nav.js';
 import type { Identity } from '../http/identity.js';
 import type { Logger } from '../logger.js';
 
@@ -310,8 +311,8 @@ export interface AdminPageDefinition {
   title: string;
   icon?: string;
   permission?: string;
-  /** The sidebar entry, or false for a page reached by links only. */
-  nav: false | { label: string; order: number };
+  /** The sidebar entry (its group named, or given by the icon: kernel/admin-nav.ts), or false for a page reached by links only. */
+  nav: false | { label: string; order: number; group: AdminNavGroup };
   module: { kind: 'bundled'; name: string } | { kind: 'file'; file: string; relative: string; url: string };
 }
 

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import type { Context } from 'koa';
 import { z } from 'zod';
+import { ADMIN_NAV_GROUPS } from '../../kernel/admin-nav.js';
 import { NotFoundError } from '../../kernel/errors.js';
 import { hasPermission, type Identity } from '../../kernel/http/identity.js';
 import type { AdminPageDefinition, Registries } from '../../kernel/registries/index.js';
@@ -12,7 +13,7 @@ export const adminPageView = z
     path: z.string(),
     title: z.string(),
     icon: z.string().nullable(),
-    nav: z.union([z.literal(false), z.object({ label: z.string(), order: z.number() })]),
+    nav: z.union([z.literal(false), z.object({ label: z.string(), order: z.number(), group: z.enum(ADMIN_NAV_GROUPS) })]),
     permission: z.string().nullable(),
     module: z.discriminatedUnion('kind', [
       z.object({ kind: z.literal('bundled'), name: z.string() }),
@@ -30,13 +31,14 @@ export function maySee(identity: Identity, page: AdminPageDefinition): boolean {
   );
 }
 
-/** The pages of enabled plugins the identity may see, in sidebar order (then by path). */
+/** The pages of enabled plugins the identity may see, in sidebar order: by group, then order, then path (pages without a link last). */
 export function visiblePages(registries: Registries, identity: Identity): AdminPageView[] {
+  const group = (p: AdminPageDefinition) => (p.nav ? ADMIN_NAV_GROUPS.indexOf(p.nav.group) : ADMIN_NAV_GROUPS.length);
   const order = (p: AdminPageDefinition) => (p.nav ? p.nav.order : Number.MAX_SAFE_INTEGER);
   return registries.adminPages
     .list()
     .filter((p) => maySee(identity, p))
-    .sort((a, b) => order(a) - order(b) || a.path.localeCompare(b.path))
+    .sort((a, b) => group(a) - group(b) || order(a) - order(b) || a.path.localeCompare(b.path))
     .map((p) => ({
       pluginId: p.pluginId,
       path: p.path,

@@ -1,9 +1,8 @@
 import { z } from 'zod';
 import { fieldSchema, type FieldDefinition } from './field-types.js';
+import { COLLECTION_NAME, COLLECTION_NAME_RULE, RESERVED_COLLECTION_NAMES as RESERVED_NAMES } from './names.js';
 
-export const COLLECTION_NAME = /^[a-z][a-z0-9_]{0,47}$/;
-/** Path segments the entry routes use for themselves. */
-const RESERVED_NAMES = new Set(['presets', 'schema', 'batch']);
+export { COLLECTION_NAME };
 
 const fields = z
   .array(fieldSchema)
@@ -23,7 +22,7 @@ export const collectionInput = z
   .object({
     name: z
       .string()
-      .regex(COLLECTION_NAME, 'lower-case letters, digits and _, starting with a letter, at most 48')
+      .regex(COLLECTION_NAME, `the name ${COLLECTION_NAME_RULE}`)
       .refine((n) => !RESERVED_NAMES.has(n), 'this name is reserved'),
     label: z.string().min(1).max(191).optional(),
     singular: z

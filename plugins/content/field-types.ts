@@ -1,6 +1,7 @@
 import { DataTypes, type ModelAttributeColumnOptions } from 'sequelize';
 import { z } from 'zod';
 import { TEXT_MAX, valueSchema } from './field-values.js';
+import { FIELD_NAME_RULE, RESERVED_FIELD_NAMES, isFieldNameFormat } from './names.js';
 
 /** The value codec (no database): field-values.ts, loaded by worker tasks too. */
 export { TEXT_MAX, valueSchema, columnName, toColumn, fromColumn } from './field-values.js';
@@ -31,26 +32,13 @@ const ALL_WIDGETS = [...new Set(Object.values(FIELD_WIDGETS).flat())] as [string
 export const LONG_TEXT_TYPES: readonly FieldType[] = ['richtext', 'markdown', 'json'];
 const NOT_INDEXABLE = LONG_TEXT_TYPES;
 
-/** Names the entry itself uses; a field may not take them (compared without case). */
-export const RESERVED_FIELD_NAMES: ReadonlySet<string> = new Set([
-  '_id',
-  'id',
-  'slug',
-  'status',
-  'syncid',
-  'createdat',
-  'updatedat',
-  'createdby',
-  'updatedby',
-  'version',
-  'tenantid',
-  'tenant_id',
-]);
+/** The naming rules (one module the admin UI bundles too). */
+export { RESERVED_FIELD_NAMES } from './names.js';
 
 export const fieldSchema = z
   .object({
     // `_source_import`: the one system field name outside the rule (the importers' scaffold records an entry's origin in it).
-    name: z.string().regex(/^([a-zA-Z][a-zA-Z0-9]{0,47}|_source_import)$/, 'letters and digits, starting with a letter, at most 48'),
+    name: z.string().refine(isFieldNameFormat, `the name ${FIELD_NAME_RULE}`),
     type: z.enum(FIELD_TYPES),
     label: z.string().min(1).max(191).optional(),
     required: z.boolean().optional(),
@@ -67,7 +55,7 @@ export const fieldSchema = z
   .strict()
   .superRefine((f, ctx) => {
     if (RESERVED_FIELD_NAMES.has(f.name.toLowerCase()))
-      ctx.addIssue({ code: 'custom', path: ['name'], message: `'${f.name}' is reserved` });
+      ctx.addIssue({ code: 'custom', path: ['name'], message: `'${f.name}' is reserved: every entry already has it` });
     if (f.type === 'select' && !f.options) ctx.addIssue({ code: 'custom', path: ['options'], message: 'a select field lists its options' });
     if (f.type !== 'select' && f.options) ctx.addIssue({ code: 'custom', path: ['options'], message: 'only select fields have options' });
     if (f.type === 'relation' && !f.collection)

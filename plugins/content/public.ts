@@ -17,6 +17,16 @@ export type { FieldDefinition } from './field-types.js';
  * read or write rows directly inside a data-operation transaction (data migrations, backups).
  */
 export { columnName, fromColumn, toColumn, valueSchema, RESERVED_FIELD_NAMES } from './field-types.js';
+/** The naming rules of collections and fields, and the words for a name that breaks them (the admin UI bundles names.ts). */
+export {
+  COLLECTION_NAME,
+  FIELD_NAME,
+  FIELD_NAME_RULE,
+  COLLECTION_NAME_RULE,
+  NAME_MAX,
+  fieldNameProblem,
+  collectionNameProblem,
+} from './names.js';
 
 /** Published on the event bus (every instance) when any collection's schema changes. */
 export const COLLECTIONS_CHANGED = 'content:collections-changed';

@@ -40,7 +40,7 @@ for (const variant of DB_VARIANTS) {
       await sessions.locator('[data-testid="session"]').nth(1).waitFor();
       expect(await sessions.locator('[data-testid="session"]').count()).to.equal(2);
       const theOther = sessions.locator('[data-testid="session"][data-current="false"]');
-      await theOther.getByRole('button', { name: /Sign out the session/ }).click();
+      await theOther.getByRole('button', { name: /sign out the session/i }).click();
 
       const dialog = page.getByRole('dialog', { name: 'Confirm your password' });
       await dialog.getByLabel('Your password').fill('not my password');

@@ -63,7 +63,7 @@ describe('admin UI: content export on one instance, import on another (sqlite, t
 
     // Export on A.
     await page.goto(`${a.url}/admin/data/export`);
-    await page.getByRole('heading', { name: 'Export content', level: 1 }).waitFor();
+    await page.getByRole('heading', { name: 'Export a content package', level: 1 }).waitFor();
     await page.getByTestId('export-collections').getByLabel('Authors').check();
     await page.getByTestId('export-collections').getByLabel('Books').check();
     await page.getByRole('button', { name: 'Preview the export' }).click();
@@ -84,7 +84,7 @@ describe('admin UI: content export on one instance, import on another (sqlite, t
     await signInWithApi(contextB, second.url, CLI_ADMIN.email, CLI_ADMIN.password);
     const pageB = await contextB.newPage();
     await pageB.goto(`${second.url}/admin/data/import`);
-    await pageB.getByRole('heading', { name: 'Import content', level: 1 }).waitFor();
+    await pageB.getByRole('heading', { name: 'Import a content package', level: 1 }).waitFor();
     await pageB.getByTestId('import-file').setInputFiles(file);
     await pageB.getByRole('button', { name: 'Upload and check' }).click();
     await pageB.getByTestId('import-valid').waitFor();

@@ -158,7 +158,7 @@ for (const variant of DB_VARIANTS) {
       const name = `posts${variant.name.replace(/[^a-z]/g, '')}`;
       await signInWithApi(context, t.url, 'ada@example.com', PASSWORD);
       await page.goto(`${t.url}/admin/`);
-      await page.getByRole('complementary', { name: 'Main navigation' }).getByRole('link', { name: 'Content', exact: true }).click();
+      await page.getByRole('complementary', { name: 'Main navigation' }).getByRole('link', { name: 'Collections', exact: true }).click();
       await page.getByRole('heading', { name: 'Content', level: 1 }).waitFor();
       await page.getByRole('link', { name: 'New collection' }).first().click();
       await page.getByRole('heading', { name: 'New collection', level: 1 }).waitFor();
@@ -168,10 +168,21 @@ for (const variant of DB_VARIANTS) {
       expect(await page.locator('input[name="label"]').inputValue()).to.equal('Team notes');
       expect(await page.locator('input[name="singular"]').getAttribute('placeholder')).to.equal('team_note');
       const firstField = page.getByRole('listitem', { name: /^Field 1/ });
-      await firstField.getByLabel('Field name').fill('published_at');
-      expect(await firstField.locator('.error').textContent()).to.match(/letters and digits only/);
-      await firstField.getByLabel('Field name').fill('title');
+      const firstName = firstField.getByLabel('Field name');
+      // The rule is always there (described by), the problem appears while typing, before any request.
+      const ruleId = (await firstName.getAttribute('aria-describedby'))!.split(' ')[0]!;
+      expect(await page.locator(`#${ruleId}`).textContent()).to.match(/may only contain letters and digits/);
+      await firstName.fill('published_at');
+      expect(await firstField.locator('.error').textContent()).to.match(/The name cannot contain "_": only letters and digits/);
+      const described = (await firstName.getAttribute('aria-describedby'))!.split(' ');
+      expect(described).to.have.length(2);
+      expect(await page.locator(`#${described[1]}`).textContent()).to.match(/cannot contain "_"/);
+      expect(await firstName.getAttribute('aria-invalid')).to.equal('true');
+      await firstName.fill('status');
+      expect(await firstField.locator('.error').textContent()).to.match(/"status" is a name every entry already has/);
+      await firstName.fill('title');
       expect(await firstField.locator('.error').count()).to.equal(0);
+      expect(await firstName.getAttribute('aria-invalid')).to.equal('false');
 
       // A name the API refuses: its message appears next to the field.
       await page.getByLabel(/^Name/).fill('Bad Name');
@@ -179,11 +190,23 @@ for (const variant of DB_VARIANTS) {
       await page.getByRole('button', { name: 'Create collection' }).click();
       await page.locator('.basics .error').first().waitFor();
       expect(await page.locator('.basics .error').first().textContent()).to.match(/lower-case/);
+      // The top-of-page error says the server's refusal in words: no error code, no request path.
+      const banner = page.locator('form > .alert.error');
+      await banner.waitFor();
+      const said = (await banner.textContent())!;
+      expect(said).to.match(/One value needs changing:\s*The name may only contain lower-case letters/);
+      expect(said).to.not.match(/VALIDATION_ERROR|body\.|Invalid request/);
 
       await page.getByLabel(/^Name/).fill(name);
       // The first field (title, required text) is there; add a rich text body and a select.
       await page.getByRole('button', { name: 'Add field' }).click();
       const body = page.getByRole('listitem', { name: /^Field 2/ });
+      // A name another field has: said while typing, and the server's refusal names the field by its position.
+      await body.getByLabel('Field name').fill('Title');
+      expect(await body.locator('.error').textContent()).to.match(/Another field is already called "Title"/);
+      await page.getByRole('button', { name: 'Create collection' }).click();
+      await banner.getByText(/Field 2, name: 'Title' is defined twice/).waitFor();
+      expect(await banner.textContent()).to.not.match(/VALIDATION_ERROR|body\.|fields\.1/);
       await body.getByLabel('Field name').fill('body');
       await body.getByLabel('Type').selectOption('richtext');
       await page.getByRole('button', { name: 'Add field' }).click();

@@ -34,7 +34,7 @@ describe('admin UI: data pages in the browser (sqlite)', function () {
     await api('POST', '/api/theme/create', { name: 'House style' });
     await page.goto(`${t.url}/admin/data/config`);
     await page.getByRole('heading', { name: 'Configuration', level: 1 }).waitFor();
-    await page.getByRole('link', { name: 'Configuration' }).waitFor();
+    await page.getByRole('link', { name: 'Configuration files' }).waitFor();
     await page.getByRole('button', { name: 'Export to files' }).click();
     await page.getByTestId('config-status').getByText('In sync').waitFor();
 
@@ -145,7 +145,7 @@ describe('admin UI: data pages in the browser (sqlite)', function () {
       }),
     );
     await page.goto(`${t.url}/admin/data/migrations`);
-    await page.getByRole('heading', { name: 'Migrations', level: 1 }).waitFor();
+    await page.getByRole('heading', { name: 'Data migrations', level: 1 }).waitFor();
     const pending = page.getByTestId('migrations-pending');
     await pending.getByText('2026-11-25-articles-tidy').waitFor();
     expect(await pending.textContent()).to.match(/warning/);

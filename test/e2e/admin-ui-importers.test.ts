@@ -26,7 +26,7 @@ for (const variant of DB_VARIANTS) {
       const { page, context } = b;
       await signInWithApi(context, t.url, 'ada@example.com', PASSWORD);
       await page.goto(`${t.url}/admin/importers`);
-      await page.getByRole('heading', { name: 'Importers', level: 1 }).waitFor();
+      await page.getByRole('heading', { name: 'Import from another CMS', level: 1 }).waitFor();
 
       await page.getByLabel('Export file').setInputFiles(`${FIXTURES}/maximal-countries.tsv`);
       await page.getByRole('button', { name: 'Upload and analyse' }).click();

@@ -24,7 +24,9 @@ describe('admin UI: pages from plugins in the browser', function () {
     writeFileSync(join(root, 'package.json'), JSON.stringify({ type: 'module' }));
     const broken = writePlugin(root, {
       id: 'broken-page',
-      adminPages: [{ path: '/admin/broken', title: 'Broken page', nav: { label: 'Broken', order: 90 }, module: 'broken.js' }],
+      adminPages: [
+        { path: '/admin/broken', title: 'Broken page', nav: { label: 'Broken', order: 90, group: 'data' }, module: 'broken.js' },
+      ],
     });
     writeFileSync(join(broken, 'broken.js'), 'export const notMount = 1;\n');
     t = await startUiKernel({ plugins: [HELLO_PAGE_PLUGIN, NOTES_PLUGIN, broken] });
@@ -43,27 +45,40 @@ describe('admin UI: pages from plugins in the browser', function () {
     await page.goto(`${t.url}/admin/`);
     const nav = page.getByRole('complementary', { name: 'Main navigation' }).getByRole('navigation');
     await nav.getByRole('link', { name: 'Hello' }).waitFor();
-    // Core and plugin links in one order: plugins' bundled pages between the core ones, third-party ones after.
+    // Core and plugin links grouped under headings, by order within a group: a plugin names its group
+    // (Broken: data), or its icon decides (Notes: content), or it goes under More (Hello: 'wave').
     const labels = (await nav.getByRole('link').allTextContents()).map((s) => s.trim());
     expect(labels).to.deep.equal([
       'Dashboard',
+      'Collections',
+      'Notes',
+      'Media library',
+      'Import from another CMS',
+      'Import a content package',
+      'Export a content package',
+      'Sync with another site',
+      'Backups',
+      'Configuration files',
+      'Data migrations',
+      'Broken',
+      'Users',
+      'Themes',
+      'System',
+      'Hello',
+      'Your account',
+    ]);
+    expect((await nav.getByRole('heading', { level: 2 }).allTextContents()).map((s) => s.trim())).to.deep.equal([
       'Content',
       'Media',
-      'Importers',
-      'Themes',
-      'Users',
+      'Data',
+      'Settings',
+      'More',
       'Account',
-      'System',
-      'Configuration',
-      'Migrations',
-      'Backups',
-      'Export content',
-      'Import content',
-      'Content sync',
-      'Hello',
-      'Notes',
-      'Broken',
     ]);
+    const data = nav.getByRole('list', { name: 'Data' });
+    expect((await data.getByRole('link').allTextContents()).map((s) => s.trim())).to.include.members(['Import from another CMS', 'Broken']);
+    expect(await nav.getByRole('link', { name: 'Dashboard' }).getAttribute('aria-current')).to.equal('page');
+    expect(await nav.locator('[aria-current="page"]').count()).to.equal(1);
     // 'wave' is not an icon the UI draws: the link still has the generic icon.
     expect(await nav.getByRole('link', { name: 'Hello' }).locator('svg path').getAttribute('d')).to.match(/^M10 3h4/);
 
@@ -80,7 +95,7 @@ describe('admin UI: pages from plugins in the browser', function () {
     expect(await page.getByTestId('hello-visitors').locator('li').allTextContents()).to.deep.equal(['Grace']);
 
     // Leaving unmounts the page; coming back by URL (a full load) mounts it again with fresh data.
-    await nav.getByRole('link', { name: 'Media' }).click();
+    await nav.getByRole('link', { name: 'Media library' }).click();
     await page.getByRole('heading', { name: 'Media', level: 1 }).waitFor();
     expect(await page.getByTestId('hello-message').count()).to.equal(0);
     await page.goto(`${t.url}/admin/hello`);
@@ -127,7 +142,7 @@ describe('admin UI: pages from plugins in the browser', function () {
     const nav = page.getByRole('complementary', { name: 'Main navigation' }).getByRole('navigation');
     await nav.getByRole('link', { name: 'Hello' }).waitFor();
     const labels = (await nav.getByRole('link').allTextContents()).map((s) => s.trim());
-    expect(labels).to.deep.equal(['Dashboard', 'Content', 'Media', 'Account', 'Hello', 'Notes', 'Broken']);
+    expect(labels).to.deep.equal(['Dashboard', 'Collections', 'Notes', 'Media library', 'Broken', 'Hello', 'Your account']);
   });
 });
 
@@ -143,17 +158,17 @@ describe("admin UI: a disabled plugin's page in the browser", function () {
   });
   after(async () => t?.close());
 
-  it('has no Importers link, and /admin/importers is not found', async () => {
+  it('has no "Import from another CMS" link, and /admin/importers is not found', async () => {
     const { page, context } = b;
     await signInWithApi(context, t.url, 'ada@example.com', PASSWORD);
     await page.goto(`${t.url}/admin/`);
     const nav = page.getByRole('complementary', { name: 'Main navigation' }).getByRole('navigation');
-    await nav.getByRole('link', { name: 'Media' }).waitFor();
+    await nav.getByRole('link', { name: 'Media library' }).waitFor();
     const labels = (await nav.getByRole('link').allTextContents()).map((s) => s.trim());
     expect(labels).to.include('Themes');
-    expect(labels).to.not.include('Importers');
+    expect(labels).to.not.include('Import from another CMS');
     await page.goto(`${t.url}/admin/importers`);
     await page.getByRole('heading', { level: 1 }).first().waitFor();
-    expect(await page.getByRole('heading', { name: 'Importers', level: 1 }).count()).to.equal(0);
+    expect(await page.getByRole('heading', { name: 'Import from another CMS', level: 1 }).count()).to.equal(0);
   });
 });

@@ -41,11 +41,13 @@ describe('admin pages: manifest validation', function () {
           page({ path: '/admin/hello', module: 'admin/page.js', nav: { label: 'Hi', order: 5 }, icon: 'wave', permission: 'content:read' }),
           page({ path: '/admin/hello/:id', module: 'page.mjs', nav: false }),
           page({ path: '/admin/other', nav: true }),
+          page({ path: '/admin/grouped', nav: { label: 'Grouped', group: 'data' } }),
         ],
       },
       'test',
     );
-    expect(m.adminPages).to.have.length(3);
+    expect(m.adminPages).to.have.length(4);
+    expect(m.adminPages[3]!.nav).to.deep.equal({ label: 'Grouped', order: 500, group: 'data' });
     expect(parseManifest(base, 'test').adminPages).to.deep.equal([]);
   });
 
@@ -59,6 +61,7 @@ describe('admin pages: manifest validation', function () {
     ['an unknown field', page({ component: 'X' }), 'adminPages.0'],
     ['a malformed permission', page({ permission: 'Everything' }), 'adminPages.0.permission'],
     ['a missing title', { path: '/admin/x', module: 'bundled:x' }, 'adminPages.0.title'],
+    ['an unknown sidebar group', page({ nav: { label: 'X', group: 'toolbox' } }), 'adminPages.0.nav'],
   ] as const) {
     it(`refuses ${what}`, () => {
       expect(() => parseManifest({ ...base, adminPages: [bad] }, 'test')).to.throw(BootError, field);
@@ -155,15 +158,16 @@ describe('admin pages: GET /api/admin-ui/pages and the module files', function (
     const { status, body } = await pagesOf('admin');
     expect(status).to.equal(200);
     const pages = body.data.pages as Array<Record<string, any>>;
+    // Sidebar order: by group (media, data, settings, more), then order; pages without a link last.
     expect(pages.map((p) => p.path)).to.deep.equal([
       '/admin/media',
-      '/admin/themes',
+      '/admin/data/import',
+      '/admin/data/export',
+      '/admin/data/sync',
+      '/admin/data/backups',
       '/admin/data/config',
       '/admin/data/migrations',
-      '/admin/data/backups',
-      '/admin/data/export',
-      '/admin/data/import',
-      '/admin/data/sync',
+      '/admin/themes',
       '/admin/hello',
       '/admin/secret',
       '/admin/secret/:id',
@@ -173,7 +177,7 @@ describe('admin pages: GET /api/admin-ui/pages and the module files', function (
       path: '/admin/media',
       title: 'Media',
       icon: 'media',
-      nav: { label: 'Media', order: 20 },
+      nav: { label: 'Media library', order: 10, group: 'media' },
       permission: 'media:read',
       module: { kind: 'bundled', name: 'media' },
     });
@@ -182,12 +186,15 @@ describe('admin pages: GET /api/admin-ui/pages and the module files', function (
       pluginId: 'hello-page',
       title: 'Hello page',
       icon: 'wave',
-      nav: { label: 'Hello', order: 80 },
+      // 'wave' suggests no group: the link goes under "More".
+      nav: { label: 'Hello', order: 80, group: 'more' },
       permission: null,
     });
     expect(hello.module).to.deep.equal({ kind: 'url', url: '/admin/plugin-pages/hello-page/admin/hello-page.js' });
-    // nav defaults: true (label = title) without parameters, false with one.
-    expect(pages.find((p) => p.path === '/admin/secret')!.nav).to.deep.equal({ label: 'Secret', order: 500 });
+    // nav defaults: true (label = title) without parameters, false with one; no icon: group "more".
+    expect(pages.find((p) => p.path === '/admin/secret')!.nav).to.deep.equal({ label: 'Secret', order: 500, group: 'more' });
+    // A data page names its group in its manifest.
+    expect(pages.find((p) => p.path === '/admin/data/backups')!.nav).to.deep.equal({ label: 'Backups', order: 50, group: 'data' });
     expect(pages.find((p) => p.path === '/admin/secret/:id')!.nav).to.equal(false);
   });
 
@@ -198,10 +205,10 @@ describe('admin pages: GET /api/admin-ui/pages and the module files', function (
     // Editors move content between instances (content:export, content:import, content:sync); viewers do not.
     expect(editor).to.deep.equal([
       '/admin/media',
-      '/admin/themes',
-      '/admin/data/export',
       '/admin/data/import',
+      '/admin/data/export',
       '/admin/data/sync',
+      '/admin/themes',
       '/admin/hello',
       '/admin/secret/:id',
     ]);

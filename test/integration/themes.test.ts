@@ -250,7 +250,7 @@ for (const variant of DB_VARIANTS) {
     it('imports every bundled preset with zero warnings, records presetSource, and answers {success, data, warnings}', async function () {
       const a = adminOf('presets');
       const presets = await dataOf(await a.get('/api/theme/presets'));
-      expect(presets.map((p: any) => p.id)).to.include.members(['default', 'ocean', 'forest', 'high-contrast']);
+      expect(presets.map((p: any) => p.id)).to.include.members(['default', 'ocean', 'forest', 'high-contrast', 'midnight']);
       for (const preset of presets) {
         const res = await a.post('/api/theme/import-preset', { presetJson: preset.presetJson });
         const body = await res.json();

@@ -149,7 +149,7 @@ export interface ApiSchemas {
     path: string;
     title: string;
     icon: string | null;
-    nav: false | { label: string; order: number };
+    nav: false | { label: string; order: number; group: 'home' | 'content' | 'media' | 'data' | 'settings' | 'more' | 'account' };
     permission: string | null;
     module: { kind: 'bundled'; name: string } | { kind: 'url'; url: string };
   };

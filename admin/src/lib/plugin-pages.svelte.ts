@@ -1,5 +1,7 @@
 // The pages plugins contribute (their manifests' `adminPages`), loaded from GET /api/admin-ui/pages once
 // the user is signed in, merged with the core pages of pages/registry.ts for routing and the sidebar.
+import { errorText } from './errors';
+import { ADMIN_NAV_GROUPS, navGroupOf } from '../../../kernel/admin-nav';
 import { remote, type ApiSchemas } from './remote';
 import { bundledPages, iconName, pages as corePages, type PageDef } from '../pages/registry';
 import PluginPage from '../pages/PluginPage.svelte';
@@ -20,7 +22,7 @@ function toPage(info: PluginPageInfo): AppPage {
     what: info.module.kind === 'bundled' && !bundled ? `This build of the admin UI has no bundled page '${info.module.name}'.` : undefined,
     moduleUrl: info.module.kind === 'url' ? info.module.url : undefined,
     permission: info.permission ?? undefined,
-    nav: info.nav ? { label: info.nav.label, order: info.nav.order, icon: iconName(info.icon) } : undefined,
+    nav: info.nav ? { label: info.nav.label, order: info.nav.order, icon: iconName(info.icon), group: info.nav.group } : undefined,
   };
 }
 
@@ -41,7 +43,7 @@ class PluginPages {
     } catch (err) {
       // The core pages still work; the plugins' pages are missing until the next load.
       this.list = [];
-      this.error = (err as Error).message;
+      this.error = errorText(err);
     } finally {
       this.loadedFor = userId;
       this.loading = false;
@@ -60,8 +62,13 @@ class PluginPages {
     return [...corePages, ...this.list.filter((p) => !taken.has(p.path)).map(toPage)];
   });
 
-  /** The sidebar: pages with a nav entry the user may see, by order. */
-  nav = $derived.by((): AppPage[] => this.all.filter((p) => p.nav).sort((a, b) => a.nav!.order - b.nav!.order));
+  /** The sidebar: pages with a nav entry, by group (in ADMIN_NAV_GROUPS order), then order, then label. */
+  nav = $derived.by((): AppPage[] => {
+    const rank = (p: AppPage) => ADMIN_NAV_GROUPS.indexOf(navGroupOf(p.nav!.group, p.nav!.icon));
+    return this.all
+      .filter((p) => p.nav)
+      .sort((a, b) => rank(a) - rank(b) || a.nav!.order - b.nav!.order || a.nav!.label.localeCompare(b.nav!.label));
+  });
 }
 
 export const pluginPages = new PluginPages();

@@ -1,5 +1,6 @@
-// Toasts: short messages in the corner. Errors show the API's message and its error code.
+// Toasts: short messages in the corner. Errors are said in words (lib/errors.ts); the API's code stays in data-code.
 import { ApiError } from './api';
+import { errorText } from './errors';
 
 export interface Toast {
   id: number;
@@ -28,7 +29,7 @@ export const toast = {
   info: (message: string) => push('info', message),
   /** An error from the API (message + code) or any other Error. */
   error(err: unknown, fallback = 'Something went wrong') {
-    if (err instanceof ApiError) return push('error', err.message, err.code);
-    return push('error', err instanceof Error ? err.message : fallback);
+    if (err instanceof ApiError) return push('error', errorText(err), err.code);
+    return push('error', errorText(err, fallback));
   },
 };

@@ -5,6 +5,7 @@
 // manifests (`adminPages`, GET /api/admin-ui/pages; see lib/plugin-pages.svelte.ts): a `bundled:<name>`
 // module names a component of `bundledPages` below, any other module is loaded by PluginPage.svelte.
 import type { Component } from 'svelte';
+import type { AdminNavGroup } from '../../../kernel/admin-nav';
 import Dashboard from './Dashboard.svelte';
 import Placeholder from './Placeholder.svelte';
 import System from './System.svelte';
@@ -30,8 +31,11 @@ export interface PageDef {
   path: string;
   title: string;
   component: Component<any>;
-  /** Sidebar entry (top-level pages only), sorted by order (plugin pages default to 500). */
-  nav?: { label: string; icon: IconName; order: number };
+  /**
+   * Sidebar entry (top-level pages only): shown under its group's heading (default: the group of its icon,
+   * else "More"), sorted by order within the group (plugin pages default to 500).
+   */
+  nav?: { label: string; icon: IconName; order: number; group?: AdminNavGroup };
   /** Needed to see the page (admins always may). */
   permission?: string;
   /** Pages from a plugin's manifest: the plugin, and the URL of a third-party page module. */
@@ -65,14 +69,14 @@ export const pages: Array<PageDef & { what?: string }> = [
     path: '/admin',
     title: 'Dashboard',
     component: Dashboard,
-    nav: { label: 'Dashboard', icon: 'dashboard', order: 0 },
+    nav: { label: 'Dashboard', icon: 'dashboard', order: 0, group: 'home' },
     permission: 'dashboard:read',
   },
   {
     path: '/admin/content',
     title: 'Content',
     component: Collections,
-    nav: { label: 'Content', icon: 'content', order: 10 },
+    nav: { label: 'Collections', icon: 'content', order: 10, group: 'content' },
     permission: 'content:read',
   },
   // Static segments before parameters (the first match wins); collection names cannot contain '-'.
@@ -81,14 +85,26 @@ export const pages: Array<PageDef & { what?: string }> = [
   { path: '/admin/content/:collection/new', title: 'New entry', component: EntryEditor, permission: 'content:write' },
   { path: '/admin/content/:collection/:id', title: 'Entry', component: EntryEditor, permission: 'content:read' },
   { path: '/admin/content/:collection', title: 'Entries', component: Entries, permission: 'content:read' },
-  // Media (20), Importers (30) and Themes (40) come from their plugins' manifests.
-  { path: '/admin/users', title: 'Users', component: Users, nav: { label: 'Users', icon: 'users', order: 50 }, permission: 'user:manage' },
-  { path: '/admin/account', title: 'Account', component: Account, nav: { label: 'Account', icon: 'account', order: 60 } },
+  // Media, the Data pages (importers, packages, sync, backups, configuration, migrations) and Themes come from
+  // their plugins' manifests.
+  {
+    path: '/admin/users',
+    title: 'Users',
+    component: Users,
+    nav: { label: 'Users', icon: 'users', order: 20, group: 'settings' },
+    permission: 'user:manage',
+  },
+  {
+    path: '/admin/account',
+    title: 'Account',
+    component: Account,
+    nav: { label: 'Your account', icon: 'account', order: 10, group: 'account' },
+  },
   {
     path: '/admin/system',
     title: 'System',
     component: System,
-    nav: { label: 'System', icon: 'system', order: 70 },
+    nav: { label: 'System', icon: 'system', order: 40, group: 'settings' },
     permission: 'system:read',
   },
   {

@@ -1,4 +1,5 @@
 // Shapes of the content API (GET /api/collections, entries) and small helpers shared by the content pages.
+import { issueInWords } from '../../lib/errors';
 import { ApiError } from '../../lib/api';
 import type { ApiSchemas, RouteBody, RouteResponse } from '../../lib/remote';
 
@@ -141,7 +142,7 @@ export function issuesByPath(err: unknown, prefix = 'body.'): { byPath: Record<s
     if (i.path.startsWith(prefix) && i.path.length > prefix.length) {
       const key = i.path.slice(prefix.length);
       byPath[key] = byPath[key] ? `${byPath[key]}; ${i.message}` : i.message;
-    } else other.push(i.path ? `${i.path}: ${i.message}` : i.message);
+    } else other.push(issueInWords(i));
   }
   return { byPath, other };
 }

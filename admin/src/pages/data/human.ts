@@ -1,6 +1,7 @@
 // Errors of the data-operation routes in human terms: the main text never shows a raw error code
 // (the code stays available to tests and support as data-code on the alert).
 import { ApiError } from '../../lib/api';
+import { errorText } from '../../lib/errors';
 
 const MESSAGES: Record<string, string> = {
   CONFIRMATION_REQUIRED: 'This plan deletes or replaces data, so it must be confirmed by typing the word shown.',
@@ -33,10 +34,9 @@ export function humanError(err: unknown): HumanError {
     // A remote instance's failure (content sync) is said in words by the server (never the remote's text): show it.
     if (err.status >= 500 && err.code.startsWith('SYNC_') && err.message) return { code: err.code, message: err.message };
     if (err.status >= 500) return { code: err.code, message: 'The server could not do this. The server log has the details.' };
-    const issues = err.issues.map((i) => i.message).filter(Boolean);
-    return { code: err.code, message: issues.length ? `${err.message}: ${issues.join('; ')}` : err.message };
+    return { code: err.code, message: errorText(err) };
   }
-  return { code: 'ERROR', message: err instanceof Error ? err.message : 'Something went wrong.' };
+  return { code: 'ERROR', message: errorText(err) };
 }
 
 /** The same for an `error: {code, message}` inside an apply answer or a job. */
