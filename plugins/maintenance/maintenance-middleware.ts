@@ -9,7 +9,8 @@ import type { MaintenanceGate } from './public.js';
 /**
  * What stays reachable for everyone while maintenance mode is on (API-DECISIONS "System settings";
  * paths after the kernel's /api/v1 rewrite): `/api/health`, `/api/health/ready`, `/api/system/health`,
- * `GET /api/setup/status`, sign-in (`POST /api/user/login`, `POST /api/auth/2fa/verify`, and the other
+ * `GET /api/setup/status`, `GET /api/theme/public` (the spec: "always HTTP 200"; the spec wins over the
+ * decision's list, which leaves it out), sign-in (`POST /api/user/login`, `POST /api/auth/2fa/verify`, and the other
  * ways to sign in: passkeys, OpenID Connect, magic link), `POST /api/user/logout` and `GET /api/user/me`.
  * Outside the API, the admin UI's files and its sign-in pages (/admin, /admin/..., /login,
  * /magic-link): an administrator has to reach the sign-in form. Everything else answers 503, WebSocket
@@ -17,7 +18,7 @@ import type { MaintenanceGate } from './public.js';
  */
 const OPEN_ANY_METHOD = /^\/(?:api\/(?:health(?:\/ready)?|system\/health)|admin(?:\/.*)?|login|magic-link)\/?$/i;
 const OPEN_BY_METHOD: Record<string, RegExp> = {
-  GET: /^\/api\/(?:setup\/status|user\/me|auth\/oidc\/[^/]+\/(?:start|callback))\/?$/i,
+  GET: /^\/api\/(?:setup\/status|theme\/public|user\/me|auth\/oidc\/[^/]+\/(?:start|callback))\/?$/i,
   POST: /^\/api\/(?:user\/(?:login|logout|magic-link|magic-link\/verify)|auth\/2fa\/verify|auth\/passkeys\/login\/(?:options|verify))\/?$/i,
 };
 
