@@ -133,6 +133,8 @@ export interface ImportParseSummary {
   blockedReasons: string[];
   /** WXR: the custom field (postmeta) keys that are not WordPress internals. */
   acfFields?: string[];
+  /** WXR: shortcodes (`[gallery]`, `[caption]`...) found in the content, name -> occurrences; imported as written, never expanded. */
+  shortcodes?: Record<string, number>;
   /** Records the parser could not read or refused and did not write (bad NDJSON lines, unreadable CSV records, CSV strict mode, too deep), per entity: the run counts them as failed. */
   refused?: Record<string, number>;
   /**

@@ -18,7 +18,11 @@ export async function parseWxr(input: ImportParseInput): Promise<TaskResult<Impo
     const wellFormed = stream.wellFormed;
     return {
       ok: true,
-      value: await spool.close({ acfFields: [...stream.acfFields].sort(), ...(wellFormed === undefined ? {} : { wellFormed }) }),
+      value: await spool.close({
+        acfFields: [...stream.acfFields].sort(),
+        shortcodes: Object.fromEntries([...stream.shortcodes].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))),
+        ...(wellFormed === undefined ? {} : { wellFormed }),
+      }),
     };
   } catch (err) {
     spool.abort();

@@ -34,6 +34,8 @@ export interface RunOutcome {
 }
 export interface RunInput {
   plan: ImportPlan;
+  /** The import job: the ledger rows this run writes name it (the run's items). */
+  jobId?: string;
   identity: Identity;
   spoolPath: string;
   workDir: string;
@@ -124,6 +126,7 @@ export async function runImport(input: RunInput): Promise<RunOutcome> {
       map,
       ...(media ? { mediaField: media } : {}),
       source: info.fields.some((f) => f.name === SOURCE_FIELD),
+      ...(plan.operations.find((o) => o.sourceType === entity)?.statuses === 'draft' ? { draft: true } : {}),
     };
   }
   const workRoot = await realpath(input.workDir);
@@ -192,9 +195,12 @@ export async function runImport(input: RunInput): Promise<RunOutcome> {
   const link = async (e: PreparedItem, collection: string, entryId: string, transaction?: unknown) => {
     const where = { tenant_id: tenantId, collection, format: plan.format, entity: e.entity, external_id: e.key };
     const t = transaction ? { transaction: transaction as never } : {};
-    const [n] = await store.links.update({ entry_id: entryId, checksum: e.checksum, updated_at: Date.now() }, { where, ...t });
+    const job_id = input.jobId ?? null;
+    const [n] = await store.links.update({ entry_id: entryId, checksum: e.checksum, updated_at: Date.now(), job_id }, { where, ...t });
     if (n === 0)
-      await store.links.create({ ...where, entry_id: entryId, checksum: e.checksum, updated_at: Date.now() }, t).catch(() => undefined);
+      await store.links
+        .create({ ...where, entry_id: entryId, checksum: e.checksum, updated_at: Date.now(), job_id }, t)
+        .catch(() => undefined);
   };
 
   const flushEntity = async (entity: string, group: PreparedItem[]) => {
@@ -290,6 +296,7 @@ export async function runImport(input: RunInput): Promise<RunOutcome> {
                 entry_id: entry._id,
                 checksum: c.checksum,
                 updated_at: now,
+                job_id: input.jobId ?? null,
               })),
               transaction as Transaction,
             );
