@@ -200,9 +200,11 @@ export function buildPlan(input: {
       ]);
     }
     const base = entity === 'rows' ? collectionNameFor(input.filename) : collectionNameFor(entity);
+    // CSV/JSON rows go to the collection named after the file (the file's name is the user's choice, API-DECISIONS);
+    // a source's own entity names (articles, authors, posts) never land in an existing collection unless mapped there.
     const chosen =
-      spec.collection !== undefined
-        ? { name: spec.collection, existing: collections.find((c) => c.name === spec.collection) }
+      spec.collection !== undefined || entity === 'rows'
+        ? { name: spec.collection ?? base, existing: collections.find((c) => c.name === (spec.collection ?? base)) }
         : defaultTarget(base, input.sourceTag ?? 'import', collections, input.linked[entity], proposed);
     const name = chosen.name;
     if (!chosen.existing) proposed.add(name);
