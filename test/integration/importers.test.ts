@@ -236,7 +236,14 @@ for (const variant of DB_VARIANTS) {
       before(async () => {
         const { body } = await validate(kvPosts(3, { prefix: 'run' }), 'run.kv');
         planId = (
-          await (await post('/api/importers/preview', { format: 'kv_blocks', uploadId: body.data.uploadId, mappings: { posts: 'posts' } })).json()
+          await (
+            await post('/api/importers/preview', {
+              format: 'kv_blocks',
+              uploadId: body.data.uploadId,
+              // Into an existing collection the default is drafts; this run keeps the source's statuses.
+              mappings: { posts: { collection: 'posts', statuses: 'keep' } },
+            })
+          ).json()
         ).data.planId;
       });
 
