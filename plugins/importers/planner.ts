@@ -69,7 +69,24 @@ export interface ImportPlan {
   blockedReasons: string[];
   /** Shortcodes the source's content uses (WXR), name -> occurrences: imported as written, not expanded. */
   shortcodes: Array<{ name: string; count: number }>;
+  /** References the run resolves into the target's ids after writing (see ImportParseSummary.links). */
+  links?: PlannedLink[];
 }
+export interface PlannedLink {
+  entity: string;
+  collection: string;
+  /** The source field holding the referenced record's external id (its value is kept as it is). */
+  field: string;
+  to: string;
+  toCollection: string;
+  as: 'entry' | 'media';
+  /** The target field the resolved id goes into. */
+  into: string;
+  /** as media: the field of the `to` collection that holds the media id. */
+  toMediaField?: string;
+}
+
+const MEDIA_FIELD_NAMES = ['featuredMedia', 'featuredImage', 'image', 'cover', 'thumbnail'];
 
 const norm = (s: string) => s.toLowerCase().replace(/[^a-z0-9]/g, '');
 const stripPrefix = (s: string) => norm(s).replace(/^(post|wp|field|meta|product|item)/, '');
@@ -307,6 +324,42 @@ export function buildPlan(input: {
     total += count;
     if (entity === 'attachments') attachments += count;
   }
+  const links: PlannedLink[] = [];
+  for (const l of summary.links ?? []) {
+    const from = operations.find((o) => o.sourceType === l.entity && o.action !== 'skip');
+    const to = operations.find((o) => o.sourceType === l.to && o.action !== 'skip');
+    if (!from?.targetCollection || !to?.targetCollection) continue;
+    const toMediaField =
+      l.as === 'media' ? fieldMappings.find((m) => m.entity === l.to && m.sourceField === 'file' && m.type === 'media')?.targetField : undefined;
+    if (l.as === 'media' && !toMediaField) continue;
+    const wanted = l.as === 'media' ? 'media' : 'text';
+    let into: string | undefined;
+    const scaffolded = from.action === 'scaffold' ? scaffolds.get(from.targetCollection) : undefined;
+    if (scaffolded) {
+      const field = scaffolded.fields.find((f) => f.name === l.into);
+      if (!field && scaffolded.fields.length < 196) {
+        scaffolded.fields.push({ name: l.into, type: wanted, label: l.into });
+        scaffolded.widgets[l.into] = DEFAULT_WIDGETS[wanted];
+        into = l.into;
+      } else if (field?.type === wanted) into = l.into;
+    } else {
+      const existing = collections.find((c) => c.name === from.targetCollection);
+      const used = new Set(fieldMappings.filter((m) => m.entity === l.entity && m.targetField).map((m) => m.targetField));
+      const names = l.as === 'media' ? [l.into, ...MEDIA_FIELD_NAMES] : [l.into];
+      into = names.find((n) => existing?.fields.some((f) => f.name === n && f.type === wanted) && !used.has(n));
+    }
+    if (!into) continue;
+    links.push({
+      entity: l.entity,
+      collection: from.targetCollection,
+      field: l.field,
+      to: l.to,
+      toCollection: to.targetCollection,
+      as: l.as,
+      into,
+      ...(toMediaField ? { toMediaField } : {}),
+    });
+  }
   const scaffoldCollections = [...scaffolds.values()].map((s) => ({
     ...s,
     fields: [...s.fields, { name: SOURCE_FIELD, type: 'json' as const, label: 'Import source' }],
@@ -325,5 +378,6 @@ export function buildPlan(input: {
     total,
     blockedReasons,
     shortcodes: Object.entries(summary.shortcodes ?? {}).map(([name, count]) => ({ name, count })),
+    ...(links.length ? { links } : {}),
   };
 }

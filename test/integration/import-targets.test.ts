@@ -175,6 +175,16 @@ for (const variant of DB_VARIANTS) {
       expect(all.some((e) => typeof e.content === 'string' && e.content.includes('[gallery'))).to.equal(true);
       // The password itself ('enter' in the fixture) is never stored: only the fact.
       expect(Object.values(protectedPost)).to.not.include('enter');
+      // Comments keep their thread: parent keeps the WordPress id, parentEntry is the parent's new entry id.
+      const comments = (await (await t.request('/api/collections/comments?limit=100', { identity: 'admin' })).json()).data.items as any[];
+      const replies = comments.filter((c) => c.parent);
+      expect(replies.length).to.be.greaterThan(5);
+      for (const reply of replies) {
+        const parent = comments.find((c) => String(c.wpId) === reply.parent);
+        expect(parent, `parent ${reply.parent}`).to.not.equal(undefined);
+        expect(reply.parentEntry).to.equal(parent._id);
+      }
+      expect(comments.filter((c) => !c.parent).every((c) => c.parentEntry === null || c.parentEntry === undefined)).to.equal(true);
     });
 
     it('past runs: listed newest first with source, who and counts, opened again with items; another tenant sees none (404)', async () => {
