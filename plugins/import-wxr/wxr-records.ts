@@ -31,7 +31,7 @@ export interface RecordContext {
 
 const MAX_SHORTCODE_NAMES = 100;
 /** An opening shortcode tag: `[name`, then a space, `]` or `/`; not a Markdown link (`[text](url)`). */
-const SHORTCODE = /\[([A-Za-z][\w-]{0,39})(?=[\s\]/])(?:[^\]\[]{0,2000})\](?!\()/g;
+const SHORTCODE = /\[([A-Za-z][\w-]{0,39})(?=[\s\]/])(?:[^\][]{0,2000})\](?!\()/g;
 
 /** Counts the shortcodes of a text into ctx.shortcodes (the text itself is never changed). */
 export function countShortcodes(text: string, into: Map<string, number>): void {

@@ -21,10 +21,7 @@ export type StatusPolicy = 'keep' | 'draft';
  * targets and the entity's status policy.
  */
 export type EntityMapping =
-  | string
-  | null
-  | false
-  | { collection?: string; fields?: Record<string, string | null>; statuses?: StatusPolicy };
+  string | null | false | { collection?: string; fields?: Record<string, string | null>; statuses?: StatusPolicy };
 
 export interface FieldMapping {
   entity: string;
@@ -252,7 +249,9 @@ export function buildPlan(input: {
       const filled = new Set(fieldMappings.filter((m) => m.entity === entity && m.targetField).map((m) => m.targetField!));
       const empty = existing.fields.filter((f) => f.name !== SOURCE_FIELD && !filled.has(f.name));
       const requiredMissing = empty.filter((f) => f.required).map((f) => f.name);
-      const unmappedFields = fieldMappings.filter((m) => m.entity === entity && !m.targetField && m.sourceField !== 'file').map((m) => m.sourceField);
+      const unmappedFields = fieldMappings
+        .filter((m) => m.entity === entity && !m.targetField && m.sourceField !== 'file')
+        .map((m) => m.sourceField);
       for (const field of requiredMissing)
         blockedReasons.push(
           `The collection '${name}' requires the field '${field}', which the ${entity} of this ${label} file do not have. ` +
@@ -330,7 +329,9 @@ export function buildPlan(input: {
     const to = operations.find((o) => o.sourceType === l.to && o.action !== 'skip');
     if (!from?.targetCollection || !to?.targetCollection) continue;
     const toMediaField =
-      l.as === 'media' ? fieldMappings.find((m) => m.entity === l.to && m.sourceField === 'file' && m.type === 'media')?.targetField : undefined;
+      l.as === 'media'
+        ? fieldMappings.find((m) => m.entity === l.to && m.sourceField === 'file' && m.type === 'media')?.targetField
+        : undefined;
     if (l.as === 'media' && !toMediaField) continue;
     const wanted = l.as === 'media' ? 'media' : 'text';
     let into: string | undefined;

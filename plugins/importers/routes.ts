@@ -74,7 +74,9 @@ const planSchema = z.object({
   ),
   shortcodes: z
     .array(z.object({ name: z.string(), count: z.number() }))
-    .describe('shortcodes the source content uses (WordPress: [gallery], [caption]...), with how often: imported as written, never expanded'),
+    .describe(
+      'shortcodes the source content uses (WordPress: [gallery], [caption]...), with how often: imported as written, never expanded',
+    ),
   planHash: z.string().describe("the engine plan's hash (data-operation lifecycle)"),
   risk: z.enum(['safe', 'warning', 'destructive']),
   requiresConfirmation: z.boolean(),

@@ -398,7 +398,13 @@ async function resolveLinks(input: RunInput, warn: (message: string, line?: numb
     const items = pending.get(link) ?? [];
     pending.set(link, []);
     if (!items.length) return;
-    const own = await store.linksFor(tenantId, plan.format, link.entity, link.collection, items.map((i) => i.key));
+    const own = await store.linksFor(
+      tenantId,
+      plan.format,
+      link.entity,
+      link.collection,
+      items.map((i) => i.key),
+    );
     const refs = await store.linksFor(tenantId, plan.format, link.to, link.toCollection, [...new Set(items.map((i) => i.ref))]);
     const entries = content.entries(link.collection);
     for (const item of items) {
@@ -406,14 +412,20 @@ async function resolveLinks(input: RunInput, warn: (message: string, line?: numb
       if (!row || (input.jobId && row.job_id !== input.jobId)) continue;
       const target = refs.get(item.ref);
       if (!target) {
-        warn(`${link.entity} ${item.id}: ${link.field} names ${link.to} ${item.ref}, which was not imported; ${link.into} left empty`, item.line);
+        warn(
+          `${link.entity} ${item.id}: ${link.field} names ${link.to} ${item.ref}, which was not imported; ${link.into} left empty`,
+          item.line,
+        );
         continue;
       }
       let value: string | null = target.entry_id;
       if (link.as === 'media') {
         if (!mediaOf.has(target.entry_id)) {
           if (mediaOf.size >= 10_000) mediaOf.clear();
-          const entry = (await content.entries(link.toCollection).get(target.entry_id).catch(() => null)) as Record<string, unknown> | null;
+          const entry = (await content
+            .entries(link.toCollection)
+            .get(target.entry_id)
+            .catch(() => null)) as Record<string, unknown> | null;
           const media = entry?.[link.toMediaField!];
           mediaOf.set(target.entry_id, typeof media === 'string' && media ? media : null);
         }
@@ -441,7 +453,12 @@ async function resolveLinks(input: RunInput, warn: (message: string, line?: numb
         const value = e.data[link.field];
         if ((typeof value !== 'string' && typeof value !== 'number') || value === '' || value === 0 || value === '0') continue;
         const list = pending.get(link) ?? pending.set(link, []).get(link)!;
-        list.push({ key: externalKey(e.externalId), ref: externalKey(String(value)), id: e.externalId, ...(e.line ? { line: e.line } : {}) });
+        list.push({
+          key: externalKey(e.externalId),
+          ref: externalKey(String(value)),
+          id: e.externalId,
+          ...(e.line ? { line: e.line } : {}),
+        });
         if (list.length >= LINK_CHUNK) await flush(link);
       }
       if (input.shouldStop?.()) return;

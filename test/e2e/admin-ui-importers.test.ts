@@ -56,7 +56,10 @@ for (const variant of DB_VARIANTS) {
       await page.getByRole('button', { name: 'Preview mappings' }).click();
       await page.getByRole('heading', { name: 'Mappings' }).waitFor();
       // No collection of that name yet: the rows go into a new collection, named in plain words.
-      await page.getByTestId('what-rows').getByText(/A new collection maximal_countries is created for them/).waitFor();
+      await page
+        .getByTestId('what-rows')
+        .getByText(/A new collection maximal_countries is created for them/)
+        .waitFor();
       const target = await page.getByLabel('Name of the new collection for rows').inputValue();
       expect(target).to.match(/^[a-zA-Z][a-zA-Z0-9_]*$/);
       await page.getByText('Fields of rows').click();
@@ -218,7 +221,10 @@ for (const variant of DB_VARIANTS) {
       // The preview names the target: a new collection, not the existing articles; statuses kept by default.
       expect(await page.getByLabel('Where the articles go').inputValue()).to.equal('new');
       expect(await page.getByLabel('Name of the new collection for articles').inputValue()).to.equal('articles_strapi');
-      await page.getByTestId('what-articles').getByText(/A new collection articles_strapi is created for them/).waitFor();
+      await page
+        .getByTestId('what-articles')
+        .getByText(/A new collection articles_strapi is created for them/)
+        .waitFor();
       expect(await page.getByLabel('Publication status of the articles').inputValue()).to.equal('keep');
       // Choosing the existing collection comes from a list, and then drafts are the default.
       await page.getByLabel('Where the articles go').selectOption('existing');
@@ -227,7 +233,10 @@ for (const variant of DB_VARIANTS) {
         page.waitForResponse((r) => r.url().endsWith('/api/importers/preview') && r.ok()),
         page.getByRole('button', { name: 'Update preview' }).click(),
       ]);
-      await page.getByTestId('what-articles').getByText(/Added to your collection articles/).waitFor();
+      await page
+        .getByTestId('what-articles')
+        .getByText(/Added to your collection articles/)
+        .waitFor();
       expect(await page.getByLabel('Publication status of the articles').inputValue()).to.equal('draft');
       await page.getByTestId('unmapped-articles').waitFor();
       // Back to a new collection.
@@ -236,7 +245,10 @@ for (const variant of DB_VARIANTS) {
         page.waitForResponse((r) => r.url().endsWith('/api/importers/preview') && r.ok()),
         page.getByRole('button', { name: 'Update preview' }).click(),
       ]);
-      await page.getByTestId('what-articles').getByText(/A new collection articles_strapi is created/).waitFor();
+      await page
+        .getByTestId('what-articles')
+        .getByText(/A new collection articles_strapi is created/)
+        .waitFor();
       expect(await page.getByLabel('Publication status of the articles').inputValue()).to.equal('keep');
       const html = await page.content();
       expect(html).to.not.match(/scaffold: true/);
@@ -245,19 +257,37 @@ for (const variant of DB_VARIANTS) {
       await page.getByLabel(/I have reviewed the mappings/).check();
       await page.getByRole('button', { name: 'Start import' }).click();
       await page.getByRole('heading', { name: 'Import finished' }).waitFor({ timeout: 90000 });
-      expect(await page.getByTestId('results').getByRole('row', { name: /^articles 6 0 0 0 articles_strapi/ }).count()).to.equal(1);
+      expect(
+        await page
+          .getByTestId('results')
+          .getByRole('row', { name: /^articles 6 0 0 0 articles_strapi/ })
+          .count(),
+      ).to.equal(1);
       const own = await (await context.request.get(`${t.url}/api/collections/articles?limit=1`)).json();
       expect(own.data.total).to.equal(0);
 
       // Past imports: listed, and this one opens again with its items.
-      const row = page.getByTestId('past-runs').getByRole('row', { name: /Strapi export/ }).first();
+      const row = page
+        .getByTestId('past-runs')
+        .getByRole('row', { name: /Strapi export/ })
+        .first();
       await row.waitFor();
       expect(await row.innerText()).to.match(/Ada/);
       await row.getByRole('button', { name: /Open/ }).click();
       const opened = page.getByTestId('opened-run');
       await opened.getByRole('heading', { name: /strapi5-rr7-starter-export\.tar\.gz/ }).waitFor();
-      expect(await opened.getByTestId('run-results').getByRole('row', { name: /^articles articles_strapi 6 0 0/ }).count()).to.equal(1);
-      expect(await opened.getByTestId('run-items').getByRole('row', { name: /^articles / }).count()).to.equal(6);
+      expect(
+        await opened
+          .getByTestId('run-results')
+          .getByRole('row', { name: /^articles articles_strapi 6 0 0/ })
+          .count(),
+      ).to.equal(1);
+      expect(
+        await opened
+          .getByTestId('run-items')
+          .getByRole('row', { name: /^articles / })
+          .count(),
+      ).to.equal(6);
       await axeCheck(page);
       if (process.env.CMS_TEST_SCREENSHOTS)
         await page.screenshot({ path: join(process.env.CMS_TEST_SCREENSHOTS, 'importers-past-run.png'), fullPage: true });

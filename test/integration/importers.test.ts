@@ -276,7 +276,9 @@ for (const variant of DB_VARIANTS) {
         const before = (await entries('posts')).total;
         const v1 = await validate(kvPosts(3, { prefix: 'run' }), 'run.kv');
         const p1 = (
-          await (await post('/api/importers/preview', { format: 'kv_blocks', uploadId: v1.body.data.uploadId, mappings: { posts: 'posts' } })).json()
+          await (
+            await post('/api/importers/preview', { format: 'kv_blocks', uploadId: v1.body.data.uploadId, mappings: { posts: 'posts' } })
+          ).json()
         ).data;
         expect(p1.operations[0].note).to.match(/matched by external id/);
         const r1 = await (await post('/api/importers/run', { planId: p1.planId, confirmed: true })).json();

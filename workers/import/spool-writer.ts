@@ -137,7 +137,9 @@ export class SpoolWriter {
       ...(Object.keys(this.refused).length ? { refused: { ...this.refused } } : {}),
       ...(extra.wellFormed === undefined ? {} : { wellFormed: extra.wellFormed }),
       ...(extra.shortcodes && Object.keys(extra.shortcodes).length ? { shortcodes: extra.shortcodes } : {}),
-      ...(extra.links?.length ? { links: extra.links.filter((l) => (this.counts[l.entity] ?? 0) > 0 && (this.counts[l.to] ?? 0) > 0) } : {}),
+      ...(extra.links?.length
+        ? { links: extra.links.filter((l) => (this.counts[l.entity] ?? 0) > 0 && (this.counts[l.to] ?? 0) > 0) }
+        : {}),
     };
   }
 
