@@ -253,6 +253,8 @@ for (const variant of DB_VARIANTS) {
       const html = await page.content();
       expect(html).to.not.match(/scaffold: true/);
       await axeCheck(page);
+      if (process.env.CMS_TEST_SCREENSHOTS)
+        await page.screenshot({ path: join(process.env.CMS_TEST_SCREENSHOTS, 'importers-strapi-preview.png'), fullPage: true });
 
       await page.getByLabel(/I have reviewed the mappings/).check();
       await page.getByRole('button', { name: 'Start import' }).click();
