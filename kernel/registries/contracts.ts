@@ -134,6 +134,15 @@ export interface ImportParseSummary {
   blockedReasons: string[];
   /** WXR: the custom field (postmeta) keys that are not WordPress internals. */
   acfFields?: string[];
+  /**
+   * References between the source's records the run resolves into the target's ids after writing them: a
+   * record of `entity` names, in `field`, the external id of a `to` record; the run stores the `to` record's
+   * entry id (`as: 'entry'`) or its media id (`as: 'media'`) in the added field `into`. `field` keeps the
+   * source's value exactly.
+   */
+  links?: Array<{ entity: string; field: string; to: string; as: 'entry' | 'media'; into: string }>;
+  /** WXR: shortcodes (`[gallery]`, `[caption]`...) found in the content, name -> occurrences; imported as written, never expanded. */
+  shortcodes?: Record<string, number>;
   /** Records the parser could not read or refused and did not write (bad NDJSON lines, unreadable CSV records, CSV strict mode, too deep), per entity: the run counts them as failed. */
   refused?: Record<string, number>;
   /**

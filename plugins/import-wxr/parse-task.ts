@@ -7,6 +7,17 @@ import { SpoolWriter } from '../../workers/import/spool-writer.js';
 import type { TaskResult } from '../../workers/tasks.js';
 import { WxrStream } from './wxr-stream.js';
 
+/**
+ * What the run links after writing: a post's or page's featured image (`_thumbnail_id`, kept in featuredImage)
+ * to the attachment's media (featuredMedia), a comment's parent (wp:comment_parent, kept in parent) to the
+ * parent comment's new entry id (parentEntry).
+ */
+const WXR_LINKS: NonNullable<ImportParseSummary['links']> = [
+  { entity: 'posts', field: 'featuredImage', to: 'attachments', as: 'media', into: 'featuredMedia' },
+  { entity: 'pages', field: 'featuredImage', to: 'attachments', as: 'media', into: 'featuredMedia' },
+  { entity: 'comments', field: 'parent', to: 'comments', as: 'entry', into: 'parentEntry' },
+];
+
 export async function parseWxr(input: ImportParseInput): Promise<TaskResult<ImportParseSummary>> {
   if (typeof input?.path !== 'string' || typeof input?.spoolPath !== 'string') {
     return { ok: false, issues: [{ code: 'INVALID_INPUT', message: 'path and spoolPath must be strings' }] };
@@ -18,7 +29,12 @@ export async function parseWxr(input: ImportParseInput): Promise<TaskResult<Impo
     const wellFormed = stream.wellFormed;
     return {
       ok: true,
-      value: await spool.close({ acfFields: [...stream.acfFields].sort(), ...(wellFormed === undefined ? {} : { wellFormed }) }),
+      value: await spool.close({
+        acfFields: [...stream.acfFields].sort(),
+        links: WXR_LINKS,
+        shortcodes: Object.fromEntries([...stream.shortcodes].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))),
+        ...(wellFormed === undefined ? {} : { wellFormed }),
+      }),
     };
   } catch (err) {
     spool.abort();

@@ -25,6 +25,22 @@ export interface RecordContext {
    * definition (`field_<id>`), as ACF stores every value it manages.
    */
   acfFields: Set<string>;
+  /** Shortcodes seen in contents and excerpts: name -> occurrences (at most MAX_SHORTCODE_NAMES names). */
+  shortcodes: Map<string, number>;
+}
+
+const MAX_SHORTCODE_NAMES = 100;
+/** An opening shortcode tag: `[name`, then a space, `]` or `/`; not a Markdown link (`[text](url)`). */
+const SHORTCODE = /\[([A-Za-z][\w-]{0,39})(?=[\s\]/])(?:[^\][]{0,2000})\](?!\()/g;
+
+/** Counts the shortcodes of a text into ctx.shortcodes (the text itself is never changed). */
+export function countShortcodes(text: string, into: Map<string, number>): void {
+  if (!text.includes('[')) return;
+  for (const m of text.matchAll(SHORTCODE)) {
+    const name = m[1]!.toLowerCase();
+    if (!into.has(name) && into.size >= MAX_SHORTCODE_NAMES) continue;
+    into.set(name, (into.get(name) ?? 0) + 1);
+  }
 }
 
 const ACF_FIELD_KEY = /^field_[0-9a-z]+$/i;
@@ -251,6 +267,8 @@ export function itemRecords(node: WxrNode, ordinal: number, ctx: RecordContext):
     slug: textOf(node, 'wp:post_name') || null,
   };
   if (entity !== 'posts' && entity !== 'pages' && entity !== 'attachments') data.postType = postType;
+  countShortcodes(data.content as string, ctx.shortcodes);
+  countShortcodes(data.excerpt as string, ctx.shortcodes);
   const date = wpDate(textOf(node, 'wp:post_date_gmt'), textOf(node, 'wp:post_date'), textOf(node, 'pubDate'));
   if (date) data.date = date;
   const modified = wpDate(textOf(node, 'wp:post_modified_gmt'), textOf(node, 'wp:post_modified'));
@@ -321,7 +339,8 @@ export function itemRecords(node: WxrNode, ordinal: number, ctx: RecordContext):
       if (file) record.file = file;
     } else ctx.warn(`attachment ${externalId}: no attachment_url, no file recorded`, node.line);
   } else {
-    const status = itemStatus(wpStatus);
+    // A password-protected post is never public here: it is imported as a draft (passwordProtected: true says why).
+    const status = data.passwordProtected === true ? 'draft' : itemStatus(wpStatus);
     if (status) record.status = status;
   }
 

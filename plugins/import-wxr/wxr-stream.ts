@@ -66,6 +66,7 @@ export class WxrStream {
 
   readonly customFields = new Set<string>();
   readonly acfFields = new Set<string>();
+  readonly shortcodes = new Map<string, number>();
 
   constructor(
     private readonly input: ImportParseInput,
@@ -77,6 +78,7 @@ export class WxrStream {
       metaDepth: Math.max(1, (input.maxDepth || 32) - 3),
       customFields: this.customFields,
       acfFields: this.acfFields,
+      shortcodes: this.shortcodes,
     };
     let lastRepair = 0;
     this.repair = new BareAmpersandRepair((line) => {

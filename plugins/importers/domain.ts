@@ -29,6 +29,10 @@ export const entityMapping = z.union([
     .object({
       collection: z.string().min(1).max(48).optional(),
       fields: z.record(z.string().max(191), z.string().max(48).nullable()).optional(),
+      statuses: z
+        .enum(['keep', 'draft'])
+        .optional()
+        .describe("keep the source's statuses, or import this entity's records as drafts (overrides the plan's statuses)"),
     })
     .strict(),
 ]);
@@ -38,6 +42,7 @@ const inputSchema = z.object({
   uploadId: z.string().uuid().optional(),
   mappings: z.record(z.string(), entityMapping).optional(),
   scaffold: z.boolean().optional(),
+  statuses: z.enum(['keep', 'draft']).optional(),
 });
 
 export function importerDomain(service: () => ImportersService, inlineThreshold: number): DataDomainDefinition<ImportInput> {

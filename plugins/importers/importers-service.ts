@@ -36,7 +36,7 @@ import {
 } from './errors.js';
 import type { ImporterOptions } from './options.js';
 import { isCollectionName } from './field-names.js';
-import { buildPlan, type EntityMapping, type ImportPlan, type SafetyMode } from './planner.js';
+import { buildPlan, type EntityMapping, type ImportPlan, type SafetyMode, type StatusPolicy } from './planner.js';
 import type { ContentClientFactory, MediaClientFactory } from './ports.js';
 import { receiveImport } from './receive-upload.js';
 import type { PrepareResult } from './prepare-batch.js';
@@ -55,8 +55,24 @@ export interface ImportInput {
   uploadId: string;
   mappings?: Record<string, EntityMapping>;
   scaffold: boolean;
+  /** keep the source's statuses or import everything as drafts (default per target: see planner.ts). */
+  statuses?: StatusPolicy;
   /** The import job this plan's run gets (assigned when it is planned: one run per plan). */
   jobId: string;
+}
+
+/** A past run in GET /api/importers/runs. */
+export interface RunSummary {
+  jobId: string;
+  format: string;
+  source: string;
+  filename: string | null;
+  status: JobRow['status'];
+  startedAt: string;
+  completedAt: string | null;
+  by: { userId: string | null; name: string | null };
+  counts: { imported: number; updated: number; skipped: number; failed: number };
+  targets: Array<{ sourceType: string; targetCollection: string; target: 'new' | 'existing'; statuses: StatusPolicy; count: number }>;
 }
 
 /** What a stream (POST /api/migration/import) follows an inline run with. */
@@ -88,6 +104,8 @@ export interface ReceivedUpload {
 
 interface StoredPlan extends ImportPlan {
   identity: Identity;
+  /** The uploaded file's name (past runs show it after the upload record is swept). */
+  filename?: string;
   /** The engine plan's target hash (a resumed run answers it as its snapshot). */
   targetHash?: string;
   /** The import job id assigned when planned. */
@@ -109,6 +127,12 @@ function summaryOf(results: RunOutcome['results']): Summary {
     summary.failed += r.failed;
   }
   return summary;
+}
+
+/** The short name new collections are suffixed with: the first word of the format's label (`Strapi export` -> `strapi`). */
+export function sourceTagOf(label: string): string {
+  const word = /[A-Za-z][A-Za-z0-9]*/.exec(label)?.[0]?.toLowerCase() ?? '';
+  return word.slice(0, 16) || 'import';
 }
 
 /** The parts of an identity a background run acts as (no session or token material). */
@@ -146,6 +170,8 @@ export class ImportersService {
       mediaClient: () => MediaClientFactory;
       /** The data-operation engine (plugin data-ops). */
       dataOps: () => DataOpsEngine | undefined;
+      /** User names for past runs (plugin auth's users service, when there). */
+      userName?: (userId: string) => Promise<string | null>;
     },
   ) {
     this.root = join(deps.dataPath, 'imports');
@@ -273,7 +299,7 @@ export class ImportersService {
   /** The domain's validate: the upload (the caller's, valid, files present), its format, scaffold permission, mapping names. */
   async validateInput(
     identity: Identity,
-    body: { format: string; uploadId?: string; mappings?: Record<string, EntityMapping>; scaffold?: boolean },
+    body: { format: string; uploadId?: string; mappings?: Record<string, EntityMapping>; scaffold?: boolean; statuses?: StatusPolicy },
   ): Promise<ImportInput> {
     const upload = await this.uploadFor(identity, body.uploadId);
     if (upload.format !== body.format) {
@@ -296,6 +322,7 @@ export class ImportersService {
       uploadId: upload.id,
       ...(body.mappings ? { mappings: body.mappings } : {}),
       scaffold,
+      ...(body.statuses ? { statuses: body.statuses } : {}),
       jobId: randomUUID(),
     };
   }
@@ -307,7 +334,11 @@ export class ImportersService {
     const summary = JSON.parse(upload.summary) as ImportParseSummary;
     const collections = await this.deps.contentClient()(identity).collections.list();
     const linked = await this.deps.store.countLinks(identity.tenantId, input.format);
+    const label = this.deps.formats.list().find((f) => f.format === input.format)?.label ?? input.format;
     const plan = buildPlan({
+      sourceTag: sourceTagOf(label),
+      sourceLabel: label,
+      ...(input.statuses ? { statuses: input.statuses } : {}),
       planId: '',
       uploadId: upload.id,
       format: input.format,
@@ -367,12 +398,19 @@ export class ImportersService {
       if (o.action === 'skip' && o.note !== 'left out by mappings')
         warnings.push({ message: `${o.sourceType}: ${o.count} record(s) not imported: ${o.note ?? 'not mapped'}`, item: o.sourceType });
     }
-    return { operations, warnings, blockedReasons: [], targetHash: '' };
+    return { operations, warnings, blockedReasons: plan.blockedReasons, targetHash: '' };
   }
 
   async preview(
     identity: Identity,
-    body: { format: string; uploadId?: string; mappings?: Record<string, EntityMapping>; scaffold?: boolean; mode?: SafetyMode },
+    body: {
+      format: string;
+      uploadId?: string;
+      mappings?: Record<string, EntityMapping>;
+      scaffold?: boolean;
+      mode?: SafetyMode;
+      statuses?: StatusPolicy;
+    },
   ) {
     const engine = this.engine();
     const { mode, ...request } = body;
@@ -381,7 +419,14 @@ export class ImportersService {
     const input = stored.input as ImportInput;
     const carried = (stored.operationsFull.find((o) => o.type === 'import')?.payload as RunPayload).plan;
     const plan: ImportPlan = { ...carried, planId: view.planId };
-    const record: StoredPlan = { ...plan, identity: identitySnapshot(identity), targetHash: stored.targetHash, jobId: input.jobId };
+    const upload = await this.deps.store.uploads.findOne({ where: { id: plan.uploadId, tenant_id: identity.tenantId } });
+    const record: StoredPlan = {
+      ...plan,
+      identity: identitySnapshot(identity),
+      targetHash: stored.targetHash,
+      jobId: input.jobId,
+      ...(upload ? { filename: upload.filename } : {}),
+    };
     await this.deps.store.plans.create({
       id: plan.planId,
       tenant_id: identity.tenantId,
@@ -413,6 +458,7 @@ export class ImportersService {
       operations: plan.operations,
       estimatedDurationMs: plan.estimatedDurationMs,
       collections: plan.scaffoldCollections.map((c) => ({ name: c.name, fields: c.fields, widgets: c.widgets })),
+      shortcodes: plan.shortcodes ?? [],
     };
   }
 
@@ -618,6 +664,7 @@ export class ImportersService {
             }
           : undefined;
       const outcome = await runImport({
+        jobId,
         scaffolded,
         created,
         resume,
@@ -789,6 +836,86 @@ export class ImportersService {
       { where: { id: row.id, status: 'processing', begun_at: null } },
     );
     return (await this.deps.store.jobs.findByPk(row.id)) ?? row;
+  }
+
+  /**
+   * Past runs of the caller's tenant, newest first (at most `limit`, 100): source, file, when, who, the
+   * targets with their status policy, the counts and the result.
+   */
+  async runs(identity: Identity, limit = 50): Promise<RunSummary[]> {
+    const { store } = this.deps;
+    const rows = await store.jobs.findAll({
+      where: { tenant_id: identity.tenantId },
+      order: [['started_at', 'DESC']],
+      limit: Math.max(1, Math.min(100, limit)),
+    });
+    const plans = await store.plans.findAll({ where: { tenant_id: identity.tenantId, id: { [Op.in]: rows.map((r) => r.plan_id) } } });
+    const byId = new Map(plans.map((p) => [p.id, JSON.parse(p.plan) as StoredPlan]));
+    const names = new Map<string, string | null>();
+    for (const plan of byId.values()) {
+      const userId = plan.identity?.userId;
+      if (userId && !names.has(userId) && this.deps.userName) names.set(userId, await this.deps.userName(userId).catch(() => null));
+    }
+    return rows.map((row) => this.runSummary(row, byId.get(row.plan_id), names));
+  }
+
+  private runSummary(row: JobRow, plan: StoredPlan | undefined, names: Map<string, string | null>): RunSummary {
+    const results = JSON.parse(row.results) as RunOutcome['results'];
+    const counts = { imported: 0, updated: 0, skipped: 0, failed: 0 };
+    for (const r of Object.values(results)) {
+      counts.imported += r.imported;
+      counts.updated += r.updated;
+      counts.skipped += r.skipped;
+      counts.failed += r.failed;
+    }
+    const userId = plan?.identity?.userId ?? null;
+    const label = this.deps.formats.list().find((f) => f.format === row.format)?.label ?? row.format;
+    return {
+      jobId: row.id,
+      format: row.format,
+      source: label,
+      filename: plan?.filename ?? null,
+      status: row.status,
+      startedAt: new Date(Number(row.started_at)).toISOString(),
+      completedAt: row.completed_at === null ? null : new Date(Number(row.completed_at)).toISOString(),
+      by: { userId, name: userId ? (names.get(userId) ?? null) : null },
+      counts,
+      targets: (plan?.operations ?? [])
+        .filter((o) => o.targetCollection && o.action !== 'skip')
+        .map((o) => ({
+          sourceType: o.sourceType,
+          targetCollection: o.targetCollection!,
+          target: o.target ?? 'existing',
+          statuses: o.statuses ?? 'keep',
+          count: o.count,
+        })),
+    };
+  }
+
+  /** One past run again: its summary, per-entity results, warnings (skips and failures with reasons) and the items it wrote. */
+  async runView(identity: Identity, jobId: string, page: { offset: number; limit: number }) {
+    const { store } = this.deps;
+    const row = await store.jobs.findOne({ where: { id: jobId, tenant_id: identity.tenantId } });
+    if (!row) throw new ImportJobNotFoundError(jobId);
+    const planRow = await store.plans.findOne({ where: { id: row.plan_id, tenant_id: identity.tenantId } });
+    const plan = planRow ? (JSON.parse(planRow.plan) as StoredPlan) : undefined;
+    const names = new Map<string, string | null>();
+    const userId = plan?.identity?.userId;
+    if (userId && this.deps.userName) names.set(userId, await this.deps.userName(userId).catch(() => null));
+    const where = { tenant_id: identity.tenantId, job_id: row.id };
+    const [links, itemsTotal] = await Promise.all([
+      store.links.findAll({ where, order: [['id', 'ASC']], offset: page.offset, limit: Math.max(1, Math.min(200, page.limit)) }),
+      store.links.count({ where }),
+    ]);
+    const job = await this.job(identity, jobId);
+    return {
+      run: this.runSummary(row, plan, names),
+      results: job.results,
+      warnings: job.warnings,
+      ...(job.error ? { error: job.error } : {}),
+      items: links.map((l) => ({ entity: l.entity, externalId: l.external_id, collection: l.collection, entryId: l.entry_id })),
+      itemsTotal,
+    };
   }
 
   /** Creates a plan and its claimed job for the stream (no separate preview/run). */

@@ -52,6 +52,10 @@ export default definePlugin(() => {
               contentClient: () => c.contentClient,
               mediaClient: () => c.mediaClient,
               dataOps: () => optional(c as never, 'dataOps') as DataOpsEngine | undefined,
+              userName: async (userId) => {
+                const users = optional(c as never, 'users') as { findById(id: string): Promise<{ username?: string } | null> } | undefined;
+                return (await users?.findById(userId))?.username ?? null;
+              },
             }),
         ).singleton(),
       );

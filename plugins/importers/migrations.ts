@@ -79,4 +79,12 @@ export const IMPORTER_MIGRATIONS: MigrationDefinition[] = [
       await queryInterface.addColumn('import_jobs', 'data_job_id', { type: DataTypes.STRING(64), allowNull: true });
     },
   },
+  {
+    // Past runs: the ledger row remembers the run that last wrote it (the items of GET /api/importers/runs/:jobId).
+    name: '0004-import-links-job',
+    async up({ queryInterface, DataTypes }) {
+      await queryInterface.addColumn('import_links', 'job_id', { type: DataTypes.STRING(36), allowNull: true });
+      await queryInterface.addIndex('import_links', ['tenant_id', 'job_id'], { name: 'import_links_job' });
+    },
+  },
 ];

@@ -40,6 +40,8 @@ export interface EntriesPort {
   /** Which of these entry ids still exist (at most 1,000). */
   existing(ids: string[]): Promise<Set<string>>;
   list(options: { limit: number }): Promise<{ total: number }>;
+  /** One entry with its field values. */
+  get(id: string): Promise<EntryRef & Record<string, unknown>>;
   /** Deletes these entries (at most 500); answers how many were removed. */
   removeMany(ids: string[]): Promise<number>;
 }

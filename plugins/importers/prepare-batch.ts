@@ -28,6 +28,8 @@ export interface PrepareTarget {
   mediaField?: string;
   /** The collection has the scaffolded `_source_import` field. */
   source: boolean;
+  /** Import everything as drafts (the plan's status policy `draft`): the source's status is not applied. */
+  draft?: boolean;
 }
 
 export interface PrepareInput {
@@ -106,7 +108,8 @@ function prepare(e: ImportedEntity, input: PrepareInput): PreparedItem {
   }
   if (t.source)
     body[input.sourceField] = { format: input.format, importedAt: input.importedAt, externalId: e.externalId, entity: e.entity };
-  if (e.status) body.status = e.status;
+  if (t.draft) body.status = 'draft';
+  else if (e.status) body.status = e.status;
   if (notes.length) item.notes = notes;
   if (e.file?.path || (e.file?.url && input.fetchRemote)) {
     item.file = e.file;

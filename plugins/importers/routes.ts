@@ -7,6 +7,27 @@ import { streamImport } from './stream.js';
 import { entityMapping } from './domain.js';
 
 const warning = z.object({ message: z.string(), line: z.number().optional() });
+const statusPolicy = z.enum(['keep', 'draft']);
+const runSummary = z.object({
+  jobId: z.string(),
+  format: z.string(),
+  source: z.string().describe("the format's label"),
+  filename: z.string().nullable(),
+  status: z.enum(['processing', 'completed', 'failed']),
+  startedAt: z.string(),
+  completedAt: z.string().nullable(),
+  by: z.object({ userId: z.string().nullable(), name: z.string().nullable() }),
+  counts: z.object({ imported: z.number(), updated: z.number(), skipped: z.number(), failed: z.number() }),
+  targets: z.array(
+    z.object({
+      sourceType: z.string(),
+      targetCollection: z.string(),
+      target: z.enum(['new', 'existing']),
+      statuses: statusPolicy,
+      count: z.number(),
+    }),
+  ),
+});
 const fieldType = z.enum(['text', 'richtext', 'markdown', 'number', 'boolean', 'date', 'json', 'media', 'relation', 'select']);
 const planSchema = z.object({
   planId: z.string(),
@@ -30,6 +51,17 @@ const planSchema = z.object({
       targetCollection: z.string().nullable(),
       count: z.number(),
       note: z.string().optional(),
+      target: z
+        .enum(['new', 'existing'])
+        .optional()
+        .describe('new: this import creates the collection; existing: the entries go into a collection that exists'),
+      statuses: statusPolicy.optional().describe('keep: the source statuses are kept; draft: every record is imported as a draft'),
+      emptyFields: z.array(z.string()).optional().describe('existing target: its fields no source field fills'),
+      requiredMissing: z
+        .array(z.string())
+        .optional()
+        .describe('existing target: required fields no source field fills (each is a blocked reason)'),
+      unmappedFields: z.array(z.string()).optional().describe('source fields that go into no field'),
     }),
   ),
   estimatedDurationMs: z.number(),
@@ -40,6 +72,11 @@ const planSchema = z.object({
       widgets: z.record(z.string(), z.string()),
     }),
   ),
+  shortcodes: z
+    .array(z.object({ name: z.string(), count: z.number() }))
+    .describe(
+      'shortcodes the source content uses (WordPress: [gallery], [caption]...), with how often: imported as written, never expanded',
+    ),
   planHash: z.string().describe("the engine plan's hash (data-operation lifecycle)"),
   risk: z.enum(['safe', 'warning', 'destructive']),
   requiresConfirmation: z.boolean(),
@@ -130,7 +167,9 @@ export const importerRoutes: RouteDefinition[] = [
       'Plans the import of a validated upload: target collections, field mappings with confidence and type, operations, estimated duration',
     description:
       "uploadId defaults to the caller's latest valid upload. mappings: source entity -> collection name, false to leave it out, or {collection, fields: " +
-      '{sourceField: targetField|null}}; omitted entities and fields are mapped automatically by name. scaffold: true creates missing collections (needs ' +
+      '{sourceField: targetField|null}, statuses}; omitted fields are mapped automatically by name. An omitted entity never goes into an existing collection ' +
+      'of yours: its target is a new collection named after it, or <name>_<source> (articles_strapi) when that name is taken (a collection an earlier ' +
+      'import of the same format filled is reused). A required field of an existing target that no source field fills is a blocked reason. scaffold: true creates missing collections (needs ' +
       'collections:manage) with fields inferred from the source and a `_source_import` field. mode: add (default: records imported before are skipped) or merge (updated when changed). ' +
       "The plan is stored by the data-operation engine (domain importer): planId, planHash, risk, summary, warnings (entities not imported), blockedReasons and expiresAt (30 minutes) beside the importer's fields.",
     request: {
@@ -140,6 +179,11 @@ export const importerRoutes: RouteDefinition[] = [
         mappings: z.record(z.string(), entityMapping).optional(),
         scaffold: z.boolean().optional(),
         mode: z.enum(['add', 'merge']).optional(),
+        statuses: statusPolicy
+          .optional()
+          .describe(
+            "keep the source's statuses or import everything as drafts; default per entity: keep into a new collection, draft into an existing one",
+          ),
       }),
     },
     response: planSchema,
@@ -201,6 +245,43 @@ export const importerRoutes: RouteDefinition[] = [
       error: z.string().optional(),
     }),
     handler: ({ params, identity, scope }) => scope.importers.job(identity, params.jobId),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/api/importers/runs',
+    permission: 'content:read',
+    tags: ['importers'],
+    summary: "Past import runs of the caller's tenant, newest first: source, file, when, who, targets, counts, result",
+    request: { query: z.object({ limit: z.coerce.number().int().min(1).max(100).optional() }) },
+    response: z.object({ runs: z.array(runSummary) }),
+    handler: async ({ query, identity, scope }) => ({ runs: await scope.importers.runs(identity, query.limit ?? 50) }),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/api/importers/runs/:jobId',
+    permission: 'content:read',
+    tags: ['importers'],
+    summary: 'One past run again: summary, per-entity results, warnings (skips and failures with reasons) and the items it imported',
+    description:
+      "items: the entries this run created or updated (entity, the source's id, collection, entry id), `limit` (at most 200, default 50) from `offset`; " +
+      'itemsTotal counts them all. A job of another tenant or unknown -> 404 IMPORT_JOB_NOT_FOUND.',
+    request: {
+      params: z.object({ jobId: z.string().min(1).max(64) }),
+      query: z.object({
+        offset: z.coerce.number().int().min(0).max(10_000_000).optional(),
+        limit: z.coerce.number().int().min(1).max(200).optional(),
+      }),
+    },
+    response: z.object({
+      run: runSummary,
+      results,
+      warnings: z.array(warning),
+      error: z.string().optional(),
+      items: z.array(z.object({ entity: z.string(), externalId: z.string(), collection: z.string(), entryId: z.string() })),
+      itemsTotal: z.number(),
+    }),
+    handler: ({ params, query, identity, scope }) =>
+      scope.importers.runView(identity, params.jobId, { offset: query.offset ?? 0, limit: query.limit ?? 50 }),
   }),
   defineRoute({
     method: 'GET',

@@ -50,6 +50,7 @@ export class LinkRow extends Model {
   declare entry_id: string;
   declare checksum: string;
   declare updated_at: number;
+  declare job_id: string | null;
 }
 
 /**
@@ -128,6 +129,7 @@ export class ImportStore {
         entry_id: S(36),
         checksum: S(64),
         updated_at: DataTypes.BIGINT,
+        job_id: S(36),
       },
       { ...common, tableName: 'import_links', modelName: 'ImportLink' },
     );
@@ -155,11 +157,13 @@ export class ImportStore {
    * inside the caller's transaction (the entries' own).
    */
   async insertLinks(
-    rows: Array<Pick<LinkRow, 'tenant_id' | 'format' | 'entity' | 'external_id' | 'collection' | 'entry_id' | 'checksum' | 'updated_at'>>,
+    rows: Array<
+      Pick<LinkRow, 'tenant_id' | 'format' | 'entity' | 'external_id' | 'collection' | 'entry_id' | 'checksum' | 'updated_at' | 'job_id'>
+    >,
     transaction: Transaction,
   ): Promise<void> {
     if (!rows.length) return;
-    const columns = ['tenant_id', 'format', 'entity', 'external_id', 'collection', 'entry_id', 'checksum', 'updated_at'] as const;
+    const columns = ['tenant_id', 'format', 'entity', 'external_id', 'collection', 'entry_id', 'checksum', 'updated_at', 'job_id'] as const;
     await insertRows(
       this.sequelize,
       this.sequelize.getQueryInterface().quoteIdentifier('import_links'),

@@ -4,6 +4,20 @@ import { signInWithApi, startUiKernel, useBrowser } from '../helpers/browser.js'
 import { IMPORT_FIXTURES } from '../helpers/import-fixtures.js';
 import type { TestKernel } from '../helpers/kernel.js';
 import { DB_VARIANTS, requireVariant } from '../helpers/services.js';
+import { createRequire } from 'node:module';
+import { readFileSync } from 'node:fs';
+import type { Page } from 'playwright-core';
+
+/** axe-core on the page: no serious or critical violation (its source is evaluated: the page's CSP refuses script tags). */
+async function axeCheck(page: Page): Promise<void> {
+  await page.evaluate(readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8'));
+  const violations = await page.evaluate(async () => {
+    type Axe = { run(): Promise<{ violations: Array<{ id: string; impact: string; nodes: unknown[] }> }> };
+    const result = await (globalThis as unknown as { axe: Axe }).axe.run();
+    return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.nodes.length})`);
+  });
+  expect(violations).to.deep.equal([]);
+}
 
 const PASSWORD = 'correct horse battery';
 const FIXTURES = join(IMPORT_FIXTURES, 'csv');
@@ -41,16 +55,12 @@ for (const variant of DB_VARIANTS) {
 
       await page.getByRole('button', { name: 'Preview mappings' }).click();
       await page.getByRole('heading', { name: 'Mappings' }).waitFor();
-      const ops = page.getByTestId('operations');
-      // No collection of that name yet: nothing would be imported until scaffold is on.
-      await ops.getByText('skip').waitFor();
-      expect(await page.getByRole('button', { name: 'Start import' }).isDisabled()).to.equal(true);
-      await Promise.all([
-        page.waitForResponse((r) => r.url().endsWith('/api/importers/preview') && r.ok()),
-        page.getByLabel(/Create missing collections/).check(),
-      ]);
-      await ops.getByText('scaffold', { exact: true }).waitFor();
-      const target = await page.getByLabel('Target collection for rows').inputValue();
+      // No collection of that name yet: the rows go into a new collection, named in plain words.
+      await page
+        .getByTestId('what-rows')
+        .getByText(/A new collection maximal_countries is created for them/)
+        .waitFor();
+      const target = await page.getByLabel('Name of the new collection for rows').inputValue();
       expect(target).to.match(/^[a-zA-Z][a-zA-Z0-9_]*$/);
       await page.getByText('Fields of rows').click();
       expect(await page.getByLabel('Target field for name en').inputValue()).to.not.equal('');
@@ -87,7 +97,7 @@ for (const variant of DB_VARIANTS) {
     it('imports csvkit-realdata-ks_1033_data.csv (1,575 rows, a background job) to the Results step; the same file again shows every row skipped and why', async function () {
       const { page, context } = b;
       await signInWithApi(context, t.url, 'ada@example.com', PASSWORD);
-      const importOnce = async (scaffold: boolean) => {
+      const importOnce = async () => {
         await page.goto(`${t.url}/admin/importers`);
         await page.getByLabel('Export file').setInputFiles(`${FIXTURES}/csvkit-realdata-ks_1033_data.csv`);
         await page.getByRole('button', { name: 'Upload and analyse' }).click();
@@ -100,19 +110,12 @@ for (const variant of DB_VARIANTS) {
         ).to.equal(1);
         await page.getByRole('button', { name: 'Preview mappings' }).click();
         await page.getByRole('heading', { name: 'Mappings' }).waitFor();
-        if (scaffold) {
-          await Promise.all([
-            page.waitForResponse((r) => r.url().endsWith('/api/importers/preview') && r.ok()),
-            page.getByLabel(/Create missing collections/).check(),
-          ]);
-          await page.getByTestId('operations').getByText('scaffold', { exact: true }).waitFor();
-        }
         await page.getByLabel(/I have reviewed the mappings/).check();
         await page.getByRole('button', { name: 'Start import' }).click();
         await page.getByRole('heading', { name: 'Import finished' }).waitFor({ timeout: 90000 });
         return page.getByTestId('import-outcome').textContent();
       };
-      expect(await importOnce(true)).to.match(/1575 imported/);
+      expect(await importOnce()).to.match(/1575 imported/);
       expect(
         await page
           .getByTestId('results')
@@ -122,7 +125,7 @@ for (const variant of DB_VARIANTS) {
       if (process.env.CMS_TEST_SCREENSHOTS)
         await page.screenshot({ path: join(process.env.CMS_TEST_SCREENSHOTS, 'importers-results.png'), fullPage: true });
 
-      const again = await importOnce(false);
+      const again = await importOnce();
       expect(again).to.match(/0 imported/);
       expect(again).to.match(/1575 skipped/);
       expect(await page.getByTestId('skip-reasons').innerText()).to.match(/1575 imported before/);
@@ -164,14 +167,17 @@ for (const variant of DB_VARIANTS) {
       await page.getByRole('button', { name: 'Preview mappings' }).click();
       await page.getByRole('heading', { name: 'Mappings' }).waitFor();
       // Collection names are checked here before anything is sent.
-      await page.getByLabel('Target collection for rows').fill('wixPosts');
+      await page.getByLabel('Name of the new collection for rows').fill('wixPosts');
       await page.getByText('Use lower-case letters, digits and _').waitFor();
       expect(await page.getByRole('button', { name: 'Update preview' }).isDisabled()).to.equal(true);
-      await page.getByLabel('Target collection for rows').fill('wix_posts');
-      await page.getByLabel(/Create missing collections/).check();
+      await page.getByLabel('Name of the new collection for rows').fill('wix_posts');
+      await Promise.all([
+        page.waitForResponse((r) => r.url().endsWith('/api/importers/preview') && r.ok()),
+        page.getByRole('button', { name: 'Update preview' }).click(),
+      ]);
       await page
         .getByTestId('operations')
-        .getByText(/collection 'wix_posts' is created/)
+        .getByText(/A new collection wix_posts is created/)
         .waitFor();
       await page.getByText('Fields of rows').click();
       await page.getByLabel('Target field for Title').fill('headline');
@@ -195,6 +201,98 @@ for (const variant of DB_VARIANTS) {
       expect(
         entries.data.items.map((e: { data?: Record<string, unknown> } & Record<string, unknown>) => (e.data ?? e).headline),
       ).to.deep.equal(['Draft Wix', 'Hello Wix']);
+    });
+
+    it('imports the Strapi export into a new collection (not the user’s own articles), then opens the past run again', async function () {
+      const { page, context } = b;
+      // The user's own articles collection, as in the issue.
+      const created = await t.kernel.container
+        .resolve<(identity?: unknown) => { collections: { create(d: object): Promise<unknown> } }>('contentClient')()
+        .collections.create({ name: 'articles', fields: [{ name: 'title', type: 'text' }] });
+      expect(created).to.be.an('object');
+      await signInWithApi(context, t.url, 'ada@example.com', PASSWORD);
+      await page.goto(`${t.url}/admin/importers`);
+      await page.getByLabel('Export file').setInputFiles(join(IMPORT_FIXTURES, 'node_cms', 'strapi5-rr7-starter-export.tar.gz'));
+      await page.getByRole('button', { name: 'Upload and analyse' }).click();
+      await page.getByRole('heading', { name: 'Detected format' }).waitFor();
+      expect(await page.getByTestId('detected-format').innerText()).to.match(/Strapi/);
+      await page.getByRole('button', { name: 'Preview mappings' }).click();
+      await page.getByRole('heading', { name: 'Mappings' }).waitFor();
+      // The preview names the target: a new collection, not the existing articles; statuses kept by default.
+      expect(await page.getByLabel('Where the articles go').inputValue()).to.equal('new');
+      expect(await page.getByLabel('Name of the new collection for articles').inputValue()).to.equal('articles_strapi');
+      await page
+        .getByTestId('what-articles')
+        .getByText(/A new collection articles_strapi is created for them/)
+        .waitFor();
+      expect(await page.getByLabel('Publication status of the articles').inputValue()).to.equal('keep');
+      // Choosing the existing collection comes from a list, and then drafts are the default.
+      await page.getByLabel('Where the articles go').selectOption('existing');
+      await page.getByLabel('Collection for articles').selectOption('articles');
+      await Promise.all([
+        page.waitForResponse((r) => r.url().endsWith('/api/importers/preview') && r.ok()),
+        page.getByRole('button', { name: 'Update preview' }).click(),
+      ]);
+      await page
+        .getByTestId('what-articles')
+        .getByText(/Added to your collection articles/)
+        .waitFor();
+      expect(await page.getByLabel('Publication status of the articles').inputValue()).to.equal('draft');
+      await page.getByTestId('unmapped-articles').waitFor();
+      // Back to a new collection.
+      await page.getByLabel('Where the articles go').selectOption('new');
+      await Promise.all([
+        page.waitForResponse((r) => r.url().endsWith('/api/importers/preview') && r.ok()),
+        page.getByRole('button', { name: 'Update preview' }).click(),
+      ]);
+      await page
+        .getByTestId('what-articles')
+        .getByText(/A new collection articles_strapi is created/)
+        .waitFor();
+      expect(await page.getByLabel('Publication status of the articles').inputValue()).to.equal('keep');
+      const html = await page.content();
+      expect(html).to.not.match(/scaffold: true/);
+      await axeCheck(page);
+      if (process.env.CMS_TEST_SCREENSHOTS)
+        await page.screenshot({ path: join(process.env.CMS_TEST_SCREENSHOTS, 'importers-strapi-preview.png'), fullPage: true });
+
+      await page.getByLabel(/I have reviewed the mappings/).check();
+      await page.getByRole('button', { name: 'Start import' }).click();
+      await page.getByRole('heading', { name: 'Import finished' }).waitFor({ timeout: 90000 });
+      expect(
+        await page
+          .getByTestId('results')
+          .getByRole('row', { name: /^articles 6 0 0 0 articles_strapi/ })
+          .count(),
+      ).to.equal(1);
+      const own = await (await context.request.get(`${t.url}/api/collections/articles?limit=1`)).json();
+      expect(own.data.total).to.equal(0);
+
+      // Past imports: listed, and this one opens again with its items.
+      const row = page
+        .getByTestId('past-runs')
+        .getByRole('row', { name: /Strapi export/ })
+        .first();
+      await row.waitFor();
+      expect(await row.innerText()).to.match(/Ada/);
+      await row.getByRole('button', { name: /Open/ }).click();
+      const opened = page.getByTestId('opened-run');
+      await opened.getByRole('heading', { name: /strapi5-rr7-starter-export\.tar\.gz/ }).waitFor();
+      expect(
+        await opened
+          .getByTestId('run-results')
+          .getByRole('row', { name: /^articles articles_strapi 6 0 0/ })
+          .count(),
+      ).to.equal(1);
+      expect(
+        await opened
+          .getByTestId('run-items')
+          .getByRole('row', { name: /^articles / })
+          .count(),
+      ).to.equal(6);
+      await axeCheck(page);
+      if (process.env.CMS_TEST_SCREENSHOTS)
+        await page.screenshot({ path: join(process.env.CMS_TEST_SCREENSHOTS, 'importers-past-run.png'), fullPage: true });
     });
   });
 }

@@ -75,7 +75,8 @@ for (const variant of DB_VARIANTS) {
 
     it('Shopify product CSV into the commerce preset: 3 products with prices; WooCommerce importer sample: 5 more', async () => {
       expect((await t.request('/api/collections/presets/commerce', { method: 'POST', identity: 'admin' })).status).to.equal(201);
-      const shop = await importFile('shop_products', 'shopify-product_template.csv');
+      // The preset's products is the user's own collection: it is chosen explicitly (never the default target).
+      const shop = await importFile('shop_products', 'shopify-product_template.csv', { collection: 'products' });
       expect(shop.complete).to.include({ imported: 3, failed: 0 });
       expect(await total('products')).to.equal(3);
       const list = (
@@ -84,7 +85,7 @@ for (const variant of DB_VARIANTS) {
         }
       ).data.items;
       for (const p of list) expect(p.price, String(p.title)).to.be.a('number');
-      const woo = await importFile('shop_products', 'woocommerce-importer-test-sample.csv');
+      const woo = await importFile('shop_products', 'woocommerce-importer-test-sample.csv', { collection: 'products' });
       expect(woo.complete).to.include({ imported: 5, failed: 0 });
       expect(await total('products')).to.equal(8);
     });

@@ -82,7 +82,20 @@ for (const variant of DB_VARIANTS) {
       expect(plan.planId).to.match(/^[0-9a-f-]{36}$/);
       expect(plan.planHash).to.match(/^[0-9a-f]{64}$/);
       expect(plan.summary).to.deep.equal({ created: 3, updated: 0, deleted: 0, skipped: 0, failed: 0 });
-      expect(plan.operations).to.deep.equal([{ action: 'create', sourceType: 'rows', targetCollection: 'items', count: 3 }]);
+      expect(plan.operations).to.deep.equal([
+        {
+          action: 'create',
+          sourceType: 'rows',
+          targetCollection: 'items',
+          count: 3,
+          target: 'existing',
+          statuses: 'draft',
+          emptyFields: [],
+          requiredMissing: [],
+          // The CSV's id column has no field in items: it is the record's external id (the ledger), not content.
+          unmappedFields: ['id'],
+        },
+      ]);
       expect(Date.parse(plan.expiresAt)).to.be.greaterThan(Date.now());
       const stored = await t.kernel.container.resolve<any>('dataOpsPlans').get(plan.planId, 'default');
       expect(stored).to.include({ domain: 'importer', planHash: plan.planHash, mode: 'add', status: 'pending' });
@@ -95,7 +108,7 @@ for (const variant of DB_VARIANTS) {
       expect(other.risk).to.equal('warning');
       expect(other.blockedReasons).to.deep.equal([]);
       expect(other.warnings[0].message).to.match(
-        /rows: 2 record\(s\) not imported: There is no collection 'nowhere' yet: choose a collection for the rows, or let the import create it/,
+        /rows: 2 record\(s\) not imported: The rows need a new collection 'nowhere': allow the import to create new collections, or choose one of your collections/,
       );
     });
 

@@ -148,7 +148,7 @@ for (const variant of DB_VARIANTS) {
 
     it('preview maps fields automatically; an entity without a collection is skipped with a note', async () => {
       const { body } = await validate(kvPosts(3, { authors: true }), 'posts.kv');
-      const res = await post('/api/importers/preview', { format: 'kv_blocks', uploadId: body.data.uploadId });
+      const res = await post('/api/importers/preview', { format: 'kv_blocks', uploadId: body.data.uploadId, mappings: { posts: 'posts' } });
       expect(res.status).to.equal(200);
       const plan = (await res.json()).data;
       expect(plan.planId).to.match(/^[0-9a-f-]{36}$/);
@@ -157,10 +157,18 @@ for (const variant of DB_VARIANTS) {
       expect(byField.title).to.include({ targetField: 'title', confidence: 1, type: 'text' });
       expect(byField.views).to.include({ targetField: 'views', type: 'number' });
       expect(byField.post_date_gmt.targetField).to.equal('publishedAt');
-      expect(plan.operations).to.deep.include({ action: 'create', sourceType: 'posts', targetCollection: 'posts', count: 3 });
+      expect(plan.operations.find((o: any) => o.sourceType === 'posts')).to.include({
+        action: 'create',
+        sourceType: 'posts',
+        targetCollection: 'posts',
+        count: 3,
+        target: 'existing',
+        statuses: 'draft',
+      });
       const authors = plan.operations.find((o: any) => o.sourceType === 'authors');
-      expect(authors).to.include({ action: 'skip', targetCollection: null, count: 1 });
-      expect(authors.note).to.match(/scaffold/);
+      expect(authors).to.include({ action: 'skip', targetCollection: null, count: 1, target: 'new' });
+      expect(authors.note).to.match(/need a new collection 'authors': allow the import to create new collections/);
+      expect(authors.note).to.not.match(/scaffold/);
       expect(plan.estimatedDurationMs).to.be.a('number');
       // A target the content plugin would refuse is refused here, naming the mapping, not at run time.
       for (const bad of ['wixPosts', 'batch', '9lives']) {
@@ -192,12 +200,13 @@ for (const variant of DB_VARIANTS) {
       const answer = await res.json();
       expect(res.status, JSON.stringify(answer)).to.equal(200);
       const plan = answer.data;
-      expect(plan.operations).to.deep.include({
+      expect(plan.operations.find((o: any) => o.sourceType === 'authors')).to.include({
         action: 'scaffold',
         sourceType: 'authors',
         targetCollection: 'authors',
         count: 1,
-        note: plan.operations.find((o: any) => o.sourceType === 'authors').note,
+        target: 'new',
+        statuses: 'keep',
       });
       const authors = plan.collections.find((c: any) => c.name === 'authors');
       expect(authors.fields.map((f: any) => f.name)).to.include.members(['displayName', 'variantSku', '_source_import']);
@@ -226,7 +235,16 @@ for (const variant of DB_VARIANTS) {
       let planId: string;
       before(async () => {
         const { body } = await validate(kvPosts(3, { prefix: 'run' }), 'run.kv');
-        planId = (await (await post('/api/importers/preview', { format: 'kv_blocks', uploadId: body.data.uploadId })).json()).data.planId;
+        planId = (
+          await (
+            await post('/api/importers/preview', {
+              format: 'kv_blocks',
+              uploadId: body.data.uploadId,
+              // Into an existing collection the default is drafts; this run keeps the source's statuses.
+              mappings: { posts: { collection: 'posts', statuses: 'keep' } },
+            })
+          ).json()
+        ).data.planId;
       });
 
       it('refuses without confirmed: true', async () => {
@@ -257,7 +275,11 @@ for (const variant of DB_VARIANTS) {
       it('re-importing the same file does not duplicate (add mode skips; merge updates what changed)', async () => {
         const before = (await entries('posts')).total;
         const v1 = await validate(kvPosts(3, { prefix: 'run' }), 'run.kv');
-        const p1 = (await (await post('/api/importers/preview', { format: 'kv_blocks', uploadId: v1.body.data.uploadId })).json()).data;
+        const p1 = (
+          await (
+            await post('/api/importers/preview', { format: 'kv_blocks', uploadId: v1.body.data.uploadId, mappings: { posts: 'posts' } })
+          ).json()
+        ).data;
         expect(p1.operations[0].note).to.match(/matched by external id/);
         const r1 = await (await post('/api/importers/run', { planId: p1.planId, confirmed: true })).json();
         const j1 = await waitForJob(r1.jobId);
@@ -265,7 +287,14 @@ for (const variant of DB_VARIANTS) {
         expect((await entries('posts')).total).to.equal(before);
         const v2 = await validate(kvPosts(3, { suffix: ' (edited)', prefix: 'run' }), 'run.kv');
         const p2 = (
-          await (await post('/api/importers/preview', { format: 'kv_blocks', uploadId: v2.body.data.uploadId, mode: 'merge' })).json()
+          await (
+            await post('/api/importers/preview', {
+              format: 'kv_blocks',
+              uploadId: v2.body.data.uploadId,
+              mode: 'merge',
+              mappings: { posts: 'posts' },
+            })
+          ).json()
         ).data;
         const j2 = await waitForJob((await (await post('/api/importers/run', { planId: p2.planId, confirmed: true })).json()).jobId);
         expect(j2.results.posts).to.include({ imported: 3, updated: 3 });

@@ -122,7 +122,9 @@ export class SpoolWriter {
     this.blocked.push(reason);
   }
 
-  async close(extra: { acfFields?: string[]; wellFormed?: boolean } = {}): Promise<ImportParseSummary> {
+  async close(
+    extra: { acfFields?: string[]; wellFormed?: boolean; shortcodes?: Record<string, number>; links?: ImportParseSummary['links'] } = {},
+  ): Promise<ImportParseSummary> {
     this.out.end();
     await once(this.out, 'finish');
     const warnings = this.dropped ? [...this.warnings, { message: `${this.dropped} more warnings not shown` }] : this.warnings;
@@ -134,6 +136,10 @@ export class SpoolWriter {
       ...(extra.acfFields ? { acfFields: extra.acfFields } : {}),
       ...(Object.keys(this.refused).length ? { refused: { ...this.refused } } : {}),
       ...(extra.wellFormed === undefined ? {} : { wellFormed: extra.wellFormed }),
+      ...(extra.shortcodes && Object.keys(extra.shortcodes).length ? { shortcodes: extra.shortcodes } : {}),
+      ...(extra.links?.length
+        ? { links: extra.links.filter((l) => (this.counts[l.entity] ?? 0) > 0 && (this.counts[l.to] ?? 0) > 0) }
+        : {}),
     };
   }
 

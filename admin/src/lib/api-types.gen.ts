@@ -1374,6 +1374,73 @@ export interface ApiRoutes {
     response: unknown;
     errors: ApiErrorCode;
   };
+  /** Past import runs of the caller's tenant, newest first: source, file, when, who, targets, counts, result (permission: content:read) */
+  'GET /api/importers/runs': {
+    params: never;
+    query: { limit?: number };
+    body: never;
+    response: {
+      runs: {
+        jobId: string;
+        format: string;
+        /** the format's label */
+        source: string;
+        filename: string | null;
+        status: 'processing' | 'completed' | 'failed';
+        startedAt: string;
+        completedAt: string | null;
+        by: { userId: string | null; name: string | null };
+        counts: { imported: number; updated: number; skipped: number; failed: number };
+        targets: { sourceType: string; targetCollection: string; target: 'new' | 'existing'; statuses: 'keep' | 'draft'; count: number }[];
+      }[];
+    };
+    errors: ApiErrorCode;
+  };
+  /** One past run again: summary, per-entity results, warnings (skips and failures with reasons) and the items it imported (permission: content:read) */
+  'GET /api/importers/runs/:jobId': {
+    params: { jobId: string };
+    query: { limit?: number; offset?: number };
+    body: never;
+    response: {
+      run: {
+        jobId: string;
+        format: string;
+        /** the format's label */
+        source: string;
+        filename: string | null;
+        status: 'processing' | 'completed' | 'failed';
+        startedAt: string;
+        completedAt: string | null;
+        by: { userId: string | null; name: string | null };
+        counts: { imported: number; updated: number; skipped: number; failed: number };
+        targets: { sourceType: string; targetCollection: string; target: 'new' | 'existing'; statuses: 'keep' | 'draft'; count: number }[];
+      };
+      results: Record<
+        string,
+        {
+          imported: number;
+          failed: number;
+          skipped: number;
+          updated: number;
+          skipReasons?: {
+            /** imported into this collection before (mode add) */
+            alreadyImported?: number;
+            /** imported before and unchanged (mode merge) */
+            unchanged?: number;
+            /** an external id repeated within the file */
+            duplicateInFile?: number;
+            /** the entity is not mapped to a collection */
+            notMapped?: number;
+          };
+        }
+      >;
+      warnings: { message: string; line?: number }[];
+      error?: string;
+      items: { entity: string; externalId: string; collection: string; entryId: string }[];
+      itemsTotal: number;
+    };
+    errors: ApiErrorCode;
+  };
   /** The registered import formats: format, label, extensions, description, features (permission: content:read) */
   'GET /api/importers/sources': {
     params: never;
@@ -2730,9 +2797,22 @@ export interface ApiRoutes {
     body: {
       format: string;
       uploadId?: string;
-      mappings?: Record<string, string | false | null | { collection?: string; fields?: Record<string, string | null> }>;
+      mappings?: Record<
+        string,
+        | string
+        | false
+        | null
+        | {
+            collection?: string;
+            fields?: Record<string, string | null>;
+            /** keep the source's statuses, or import this entity's records as drafts (overrides the plan's statuses) */
+            statuses?: 'keep' | 'draft';
+          }
+      >;
       scaffold?: boolean;
       mode?: 'add' | 'merge';
+      /** keep the source's statuses or import everything as drafts; default per entity: keep into a new collection, draft into an existing one */
+      statuses?: 'keep' | 'draft';
       [key: string]: unknown;
     };
     response: {
@@ -2754,6 +2834,16 @@ export interface ApiRoutes {
         targetCollection: string | null;
         count: number;
         note?: string;
+        /** new: this import creates the collection; existing: the entries go into a collection that exists */
+        target?: 'new' | 'existing';
+        /** keep: the source statuses are kept; draft: every record is imported as a draft */
+        statuses?: 'keep' | 'draft';
+        /** existing target: its fields no source field fills */
+        emptyFields?: string[];
+        /** existing target: required fields no source field fills (each is a blocked reason) */
+        requiredMissing?: string[];
+        /** source fields that go into no field */
+        unmappedFields?: string[];
       }[];
       estimatedDurationMs: number;
       collections: {
@@ -2765,6 +2855,8 @@ export interface ApiRoutes {
         }[];
         widgets: Record<string, string>;
       }[];
+      /** shortcodes the source content uses (WordPress: [gallery], [caption]...), with how often: imported as written, never expanded */
+      shortcodes: { name: string; count: number }[];
       /** the engine plan's hash (data-operation lifecycle) */
       planHash: string;
       risk: 'safe' | 'warning' | 'destructive';

@@ -23,6 +23,11 @@ export interface Operation {
   targetCollection: string | null;
   count: number;
   note?: string;
+  target?: 'new' | 'existing';
+  statuses?: StatusPolicy;
+  emptyFields?: string[];
+  requiredMissing?: string[];
+  unmappedFields?: string[];
 }
 export type Plan = RouteResponse<'POST /api/importers/preview'>;
 export type SkipReason = 'alreadyImported' | 'unchanged' | 'duplicateInFile' | 'notMapped';
@@ -41,5 +46,12 @@ export const SKIP_REASONS: Record<SkipReason, string> = {
   notMapped: 'not mapped to a collection',
 };
 export type Job = RouteResponse<'GET /api/importers/jobs/:jobId'>;
-/** Per entity: the target collection ('' = automatic), or false to leave it out. */
-export type Targets = Record<string, string | false>;
+/** Per entity: a new collection (its name), one of the tenant's collections, or left out. */
+export interface Target {
+  kind: 'new' | 'existing' | 'skip';
+  name: string;
+}
+export type Targets = Record<string, Target>;
+export type StatusPolicy = 'keep' | 'draft';
+export type RunSummary = RouteResponse<'GET /api/importers/runs'>['runs'][number];
+export type RunView = RouteResponse<'GET /api/importers/runs/:jobId'>;
