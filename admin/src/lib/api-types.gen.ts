@@ -1911,7 +1911,13 @@ export interface ApiRoutes {
     params: never;
     query: never;
     body: { userId: string; code: string; [key: string]: unknown };
-    response: { success: boolean; message: string; method: 'totp' | 'backup'; backupCodeUsed: boolean };
+    response: {
+      success: boolean;
+      message: string;
+      method: 'totp' | 'backup';
+      backupCodeUsed: boolean;
+      reason?: 'no-pending-sign-in' | 'locked' | 'invalid-code' | 'code-already-used';
+    };
     errors: ApiErrorCode;
   };
   /** Confirms setup with the issued secret and a valid code; 2FA is active at once (permission: authenticated) */
