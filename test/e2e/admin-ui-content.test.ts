@@ -117,18 +117,23 @@ for (const variant of DB_VARIANTS) {
         expect(res.status, await res.clone().text()).to.be.oneOf([200, 201]);
         return (await res.json()).data;
       };
+      const authors = `${name}_authors`;
+      await call('POST', '/api/collections', { name: authors, fields: [{ name: 'name', type: 'text' }] });
+      const author = await call('POST', `/api/collections/${authors}`, { name: 'Grace Hopper' });
       await call('POST', '/api/collections', {
         name,
         fields: [
           { name: 'title', type: 'text' },
           { name: 'body', type: 'richtext' },
           { name: 'pages', type: 'number' },
+          { name: 'author', type: 'relation', collection: authors },
         ],
       });
       const draft = await call('POST', `/api/collections/${name}`, {
         title: 'Letter to the board',
         body: '<h2>Summary</h2><p>We <strong>grew</strong>.</p><ul><li>one</li><li>two</li></ul>',
         pages: 4,
+        author: author._id,
       });
       await signInWithApi(context, t.url, 'ada@example.com', PASSWORD);
       await page.goto(`${t.url}/admin/content/${name}/${draft._id}`);
@@ -149,6 +154,10 @@ for (const variant of DB_VARIANTS) {
       expect(await article.locator('strong').textContent()).to.equal('grew');
       expect(await article.getByRole('listitem').allTextContents()).to.deep.equal(['one', 'two']);
       expect(await article.locator('[data-field="pages"]').textContent()).to.contain('4');
+      // A relation shows the related entry by its title, not its id.
+      const related = await article.locator('[data-field="author"]').textContent();
+      expect(related).to.contain('Grace Hopper');
+      expect(related).to.not.contain(author._id);
       expect(await visitor.title()).to.contain('Letter to the board (preview)');
 
       // An edit shows on reload; revoking closes the link.

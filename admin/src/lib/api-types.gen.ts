@@ -263,6 +263,8 @@ export interface ApiSchemas {
       /** Rich text and Markdown fields: sanitised HTML */
       html?: string;
       media?: { url: string; filename: string; mimeType: string; width?: number; height?: number } | null;
+      /** Relation fields: the related entry's display title (null when it no longer exists); value keeps its id */
+      relation?: { collection: string; title: string } | null;
     }[];
     expiresAt: string;
   };
