@@ -124,7 +124,7 @@ export interface UserEvent {
 
 /** Carries no code and no token: why it failed, which kind of code was tried, and the account when the pending sign-in matched. */
 export interface TwoFactorFailedEvent {
-  reason: 'no-pending-sign-in' | 'locked' | 'invalid-code';
+  reason: 'no-pending-sign-in' | 'locked' | 'invalid-code' | 'code-already-used';
   method: 'totp' | 'backup';
   /** The account of this client's pending sign-in; null when there was none (the request named an account it had not signed in to). */
   userId: string | null;

@@ -13,6 +13,7 @@ import { requireSudo } from './guards.js';
 /** Why a second-factor verification failed, as audit entries say it. */
 const TWO_FACTOR_REASONS: Record<TwoFactorFailedEvent['reason'], string> = {
   'invalid-code': 'wrong code',
+  'code-already-used': 'a code that was already used',
   locked: 'the account is locked',
   'no-pending-sign-in': 'no pending sign-in on this client',
 };
@@ -174,7 +175,14 @@ export const twoFactorRoutes: RouteDefinition[] = [
     errorShape: 'message',
     rateLimit: { points: 10, durationSeconds: 60, clientPoints: 5 },
     request: { body: z.object({ userId: z.string().min(1).max(64), code: z.string().min(1).max(32) }) },
-    response: z.object({ success: z.boolean(), message: z.string(), method: z.enum(['totp', 'backup']), backupCodeUsed: z.boolean() }),
+    response: z.object({
+      success: z.boolean(),
+      message: z.string(),
+      method: z.enum(['totp', 'backup']),
+      backupCodeUsed: z.boolean(),
+      /** On failure only: why, in stable words (the message is for people). */
+      reason: z.enum(['no-pending-sign-in', 'locked', 'invalid-code', 'code-already-used']).optional(),
+    }),
     async handler({ ctx, body, scope, logger }) {
       const users = scope.users;
       const method = /^\d{6}$/.test(body.code.replace(/\s+/g, '')) ? 'totp' : 'backup';
@@ -193,7 +201,7 @@ export const twoFactorRoutes: RouteDefinition[] = [
           ...(failure.userId ? { target: userTarget(failure.userId) } : {}),
           details: { reason: failure.reason, method },
         });
-        ctx.body = { success: false, message: text, method, backupCodeUsed: false };
+        ctx.body = { success: false, message: text, method, backupCodeUsed: false, reason: failure.reason };
       };
       try {
         const pending = await readPendingLogin(ctx, scope);
@@ -215,7 +223,14 @@ export const twoFactorRoutes: RouteDefinition[] = [
         const check = await scope.twoFactor.checkCode(body.userId, body.code);
         if (!check.ok) {
           const lockedNow = await users.recordFailure(body.userId, client.hash).catch((): LockScope[] => []);
-          await refuse('Invalid verification code', { reason: 'invalid-code', method, userId: body.userId });
+          if (check.used)
+            await refuse(
+              method === 'backup'
+                ? 'This backup code has already been used; each one works once. Use another backup code or your authenticator app'
+                : 'This code has already been used; wait for the next code in your authenticator app',
+              { reason: 'code-already-used', method, userId: body.userId },
+            );
+          else await refuse('Invalid verification code', { reason: 'invalid-code', method, userId: body.userId });
           const locked = lockedNow.length > 0 ? await users.findById(body.userId) : null;
           for (const lockScope of lockedNow) if (locked) await auditLockout(ctx, locked, 'second factor', lockScope);
           return;

@@ -18,7 +18,16 @@ export interface SetupBundle {
   backupCodes: string[];
 }
 
-export type CodeCheck = { ok: true; method: 'totp' | 'backup'; remaining?: number } | { ok: false; method: 'totp' | 'backup' };
+/** `used`: the code is right but was accepted before (a backup code already spent, a TOTP code of an accepted step). */
+export type CodeCheck = { ok: true; method: 'totp' | 'backup'; remaining?: number } | { ok: false; method: 'totp' | 'backup'; used?: true };
+
+/**
+ * A spent backup code stays in the stored list as its hash behind this mark, so presenting it again can be
+ * answered "already used" rather than "invalid"; it never verifies again and is not counted as remaining.
+ * Regenerating replaces the whole list (old codes, spent or not, are then simply invalid).
+ */
+const SPENT = 'spent:';
+const unspent = (hashes: string[]) => hashes.filter((h) => !h.startsWith(SPENT));
 
 const sameText = (a: string, b: string) => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
 
@@ -113,13 +122,18 @@ export class TwoFactorService {
       const result = await verifyTotp({ secret, token: code, epochTolerance: TOLERANCE_SECONDS, afterTimeStep: last }).catch(() => ({
         valid: false as const,
       }));
-      if (!result.valid || !('timeStep' in result)) return { ok: false, method };
+      if (!result.valid || !('timeStep' in result)) {
+        // Valid but at or before the accepted step: the code was used already (said so, it still fails).
+        if (last === undefined) return { ok: false, method };
+        const again = await verifyTotp({ secret, token: code, epochTolerance: TOLERANCE_SECONDS }).catch(() => ({ valid: false as const }));
+        return again.valid ? { ok: false, method, used: true } : { ok: false, method };
+      }
       // Claim the time step atomically: the same code presented twice (even concurrently) passes once.
       const [claimed] = await User.update(
         { last_totp_step: result.timeStep, last_2fa_verification: Date.now() },
         { where: { id: userId, [Op.or]: [{ last_totp_step: null }, { last_totp_step: { [Op.lt]: result.timeStep } }] } },
       );
-      return claimed === 1 ? { ok: true, method } : { ok: false, method };
+      return claimed === 1 ? { ok: true, method } : { ok: false, method, used: true };
     }
     if (!/^[A-Za-z0-9]{8}$/.test(code)) return { ok: false, method };
     // Compare-and-swap on the stored list, retried when another code changed it meanwhile: the same
@@ -128,16 +142,17 @@ export class TwoFactorService {
       const hashes = JSON.parse(stored) as string[];
       let index = -1;
       for (let i = 0; i < hashes.length && index < 0; i++) {
-        const match = await this.pool.argon2Verify(code.toUpperCase(), hashes[i]!);
+        const match = await this.pool.argon2Verify(code.toUpperCase(), hashes[i]!.replace(SPENT, ''));
         if (match.ok && match.value) index = i;
       }
       if (index < 0) return { ok: false, method };
-      const remaining = hashes.filter((_, j) => j !== index);
+      if (hashes[index]!.startsWith(SPENT)) return { ok: false, method, used: true };
+      const next = hashes.map((h, j) => (j === index ? SPENT + h : h));
       const [consumed] = await User.update(
-        { backup_codes: JSON.stringify(remaining), last_2fa_verification: Date.now() },
+        { backup_codes: JSON.stringify(next), last_2fa_verification: Date.now() },
         { where: { id: userId, backup_codes: stored } },
       );
-      if (consumed === 1) return { ok: true, method, remaining: remaining.length };
+      if (consumed === 1) return { ok: true, method, remaining: unspent(next).length };
       stored = (await User.findByPk(userId))?.backup_codes ?? null;
     }
     return { ok: false, method };
@@ -159,7 +174,7 @@ export class TwoFactorService {
   }
 
   status(user: User) {
-    const count = user.backup_codes ? (JSON.parse(user.backup_codes) as string[]).length : 0;
+    const count = user.backup_codes ? unspent(JSON.parse(user.backup_codes) as string[]).length : 0;
     return {
       enabled: user.two_factor_enabled,
       hasBackupCodes: count > 0,

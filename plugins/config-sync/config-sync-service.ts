@@ -17,6 +17,9 @@ import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import type { DataOperation, PlanDraft, SafetyMode, StoredPlan, Undo, VerifyResult } from '../data-ops/public.js';
 import { RESOURCE_TYPES, type DbResource, type ResourceAdapter, type ResourceType } from './resources.js';
 
+/** Prefix of a one-collection read grant (content plugin's public access): `content:read:<collection>`. */
+const COLLECTION_READ = 'content:read:';
+
 export const canonical = (value: unknown): string => stringify(value) ?? 'null';
 export const checksumOf = (data: unknown): string => createHash('sha256').update(canonical(data)).digest('hex');
 
@@ -640,11 +643,23 @@ export class ConfigSyncService {
     });
     const fromDb = (d: DbResource): ConfigPayload => ({ uuid: d.uuid ?? '', name: d.name, dbName: d.name, dbUuid: d.uuid, dbId: d.id });
 
+    // The read grant of one collection (`content:read:<collection>`, what the Public access switch of a collection
+    // writes into the guest role) is known when the collection is in this database or arrives with these files.
+    let collections: Set<string> | null = null;
+    const isCollectionRead = async (permission: string) => {
+      if (!permission.startsWith(COLLECTION_READ)) return false;
+      collections ??= new Set([
+        ...files.filter((f) => f.type === 'collection').map((f) => f.name),
+        ...(await this.readDatabase(tenantId, ['collection'])).map((d) => d.name),
+      ]);
+      return collections.has(permission.slice(COLLECTION_READ.length));
+    };
     for (const f of files) {
       if (f.unsealed)
         warnings.push({ message: `${label}${f.file} was edited by hand (no checksum): review its changes`, item: item(f.type, f.name) });
       if (f.type === 'role') {
-        const unknown = (f.data.permissions as string[]).filter((p) => !knownPermissions.has(p));
+        const unknown: string[] = [];
+        for (const p of f.data.permissions as string[]) if (!knownPermissions.has(p) && !(await isCollectionRead(p))) unknown.push(p);
         if (unknown.length)
           warnings.push({
             message: `Role '${f.name}' names permissions this instance does not know: ${unknown.join(', ')}`,

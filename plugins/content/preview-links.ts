@@ -33,6 +33,14 @@ export interface PreviewField {
   html?: string;
   /** Media fields: the public file (null when missing or private). */
   media?: { url: string; filename: string; mimeType: string; width?: number; height?: number } | null;
+  /** Relation fields: the related entry's display title (null when it no longer exists); value keeps its id. */
+  relation?: { collection: string; title: string } | null;
+}
+
+/** An entry's display title: its first non-empty text field, else its slug, else its id. */
+function titleOf(entry: Record<string, any>, fields: FieldDefinition[]): string {
+  const firstText = fields.find((f) => f.type === 'text' && typeof entry[f.name] === 'string' && entry[f.name]);
+  return firstText ? String(entry[firstText.name]) : entry.slug || entry._id;
 }
 
 export interface PreviewView {
@@ -127,7 +135,6 @@ export class PreviewLinks {
       if (f.name === '_source_import') continue;
       fields.push(await this.field(f, entry[f.name], identity));
     }
-    const firstText = collection.fields.find((f) => f.type === 'text' && typeof entry[f.name] === 'string' && entry[f.name]);
     return {
       collection: { name: collection.name, label: collection.label, singular: collection.singular },
       entry: {
@@ -136,7 +143,7 @@ export class PreviewLinks {
         status: entry.status,
         version: entry.version,
         updatedAt: entry.updatedAt,
-        title: firstText ? String(entry[firstText.name]) : entry.slug || entry._id,
+        title: titleOf(entry, collection.fields),
       },
       fields,
       expiresAt: new Date(Number(link.expires_at)).toISOString(),
@@ -147,6 +154,17 @@ export class PreviewLinks {
     const base = { name: f.name, label: f.label ?? f.name, type: f.type };
     if (f.type === 'richtext') return { ...base, html: typeof value === 'string' ? sanitizeRichText(value) : '' };
     if (f.type === 'markdown') return { ...base, html: typeof value === 'string' ? renderMarkdown(value) : '' };
+    if (f.type === 'relation') {
+      const target = f.collection ? this.collections.list().find((c) => c.name === f.collection) : undefined;
+      if (typeof value !== 'string' || !value || !target) return { ...base, value: value ?? null, relation: null };
+      try {
+        const related = await this.content()(identity).entries(target.name).get(value);
+        return { ...base, value, relation: { collection: target.name, title: titleOf(related, target.fields) } };
+      } catch (err) {
+        if (err instanceof EntryNotFoundError) return { ...base, value, relation: null };
+        throw err;
+      }
+    }
     if (f.type === 'media') {
       const factory = this.media();
       if (typeof value !== 'string' || !value || !factory) return { ...base, media: null };

@@ -23,6 +23,11 @@ const previewField = z.object({
     .object({ url: z.string(), filename: z.string(), mimeType: z.string(), width: z.number().optional(), height: z.number().optional() })
     .nullable()
     .optional(),
+  relation: z
+    .object({ collection: z.string(), title: z.string() })
+    .nullable()
+    .optional()
+    .meta({ description: "Relation fields: the related entry's display title (null when it no longer exists); value keeps its id" }),
 });
 
 /** Making and revoking links is recorded in the audit trail (entry.preview-link.created|revoked). */

@@ -61,7 +61,57 @@ export function assertDriverInstalled(type: DbTarget['type']): void {
   }
 }
 
-/** Connects to the target (15 s limit) and reads its size; a failure carries the driver's reason. */
+type DriverError = { code?: unknown; errno?: unknown; message?: unknown; parent?: DriverError; original?: DriverError };
+
+/**
+ * A failed database test in words a person can act on, then the driver's own reason in brackets (its
+ * "(conn:…, no:…, SQLState:…)" prefix dropped). Known driver codes get a hint; the password is never
+ * repeated, even when a driver's text contains it.
+ */
+export function describeDbFailure(err: unknown, target: DbTarget): string {
+  const e = (err ?? {}) as DriverError;
+  const driver = e.parent ?? e.original ?? e;
+  const code = typeof driver.code === 'string' ? driver.code : typeof e.code === 'string' ? e.code : '';
+  const errno = typeof driver.errno === 'number' ? driver.errno : undefined;
+  let reason = String(driver.message ?? e.message ?? 'connection failed')
+    .replace(/^\(conn:[^)]*\)\s*/, '')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .slice(0, 300);
+  if (target.password.length > 0) reason = reason.split(target.password).join('***');
+  const where = `${target.host}:${target.port}`;
+  let hint: string | null = null;
+  if (target.type === 'mariadb') {
+    if (code === 'ER_ACCESS_DENIED_ERROR' || code === 'ER_ACCESS_DENIED_NO_PASSWORD_ERROR' || errno === 1045 || errno === 1698)
+      hint = `The database server at ${where} refused the user name or password: check the user "${target.username}" and its password.`;
+    else if (code === 'ER_DBACCESS_DENIED_ERROR' || errno === 1044)
+      hint = `The user "${target.username}" may not use the database "${target.database}": grant it access (GRANT ALL ON \`${target.database}\`.* TO …) or use another user.`;
+    else if (code === 'ER_BAD_DB_ERROR' || errno === 1049)
+      hint = `The database "${target.database}" does not exist on ${where}: create it first (CREATE DATABASE \`${target.database}\` CHARACTER SET utf8mb4) or check the name.`;
+    else if (code === 'ER_HOST_NOT_PRIVILEGED' || errno === 1130)
+      hint = `The database server at ${where} does not accept connections from this machine for that user: allow this host for the user.`;
+    else if (code === 'ECONNREFUSED')
+      hint = `Nothing accepts connections at ${where}: is MariaDB running there, and are the host and port right?`;
+    else if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EAI_NONAME')
+      hint = `The host name "${target.host}" was not found: check its spelling, or use an IP address.`;
+    else if (
+      code === 'ETIMEDOUT' ||
+      code === 'ER_CONNECTION_TIMEOUT' ||
+      code === 'ER_GET_CONNECTION_TIMEOUT' ||
+      /^no answer within/.test(reason)
+    )
+      hint = `${where} did not answer within ${TIMEOUT_MS / 1000} s: check the host, the port and any firewall in between.`;
+    else if (code === 'EHOSTUNREACH' || code === 'ENETUNREACH')
+      hint = `${where} cannot be reached from this machine: check the host and the network.`;
+  } else if (code === 'SQLITE_CANTOPEN') {
+    hint = `The SQLite file "${target.database}" cannot be opened or created in the data folder: check that the folder is writable.`;
+  } else if (code === 'SQLITE_NOTADB') {
+    hint = `"${target.database}" is not an SQLite database file.`;
+  }
+  return hint ? `${hint} (${reason})` : reason;
+}
+
+/** Connects to the target (15 s limit) and reads its size; a failure says why in words, with the driver's reason. */
 export async function testDatabase(config: CmsConfig, target: DbTarget): Promise<{ collections: number; dataSize: number }> {
   assertDriverInstalled(target.type);
   const sequelize =
@@ -90,8 +140,7 @@ export async function testDatabase(config: CmsConfig, target: DbTarget): Promise
     });
     return await Promise.race([measure(sequelize, config, target), timeout]);
   } catch (err) {
-    const e = err as { parent?: { message?: string }; original?: { message?: string }; message?: string };
-    throw new DbConnectionFailedError(e.parent?.message ?? e.original?.message ?? e.message ?? 'connection failed');
+    throw new DbConnectionFailedError(describeDbFailure(err, target));
   } finally {
     clearTimeout(timer);
     await sequelize.close().catch(() => undefined);

@@ -17,7 +17,7 @@ export class SetupNotSeededError extends defineError(
 export class DbConnectionFailedError extends defineError(
   'DB_CONNECTION_FAILED',
   400,
-  "The database test failed; the message carries the driver's reason.",
+  "The database test failed; the message says why in words (user or password refused, database missing, nothing listening, host not found, no answer) with the driver's reason.",
   (reason: string) => reason,
 ) {}
 

@@ -9,6 +9,7 @@ import {
   open as openFd,
   readlinkSync,
   type BigIntStats,
+  type WriteStream,
 } from 'node:fs';
 import { copyFile, link, mkdir, open, readdir, realpath, rename, rm, stat, unlink, utimes } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
@@ -26,6 +27,13 @@ const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
  * new file renamed into place (a new inode), so two versions differ even when written in the same clock tick.
  */
 export const etagOf = (st: BigIntStats) => `"${st.size.toString(16)}-${st.mtimeNs.toString(16)}-${st.ino.toString(16)}"`;
+
+/** Resolves once a write stream has released its file (opened and closed, or never opened). */
+const closedStream = (stream: WriteStream) =>
+  new Promise<void>((resolve) => {
+    if (stream.closed) resolve();
+    else stream.once('close', () => resolve());
+  });
 
 const PROC_FD = process.platform === 'linux' && existsSync('/proc/self/fd');
 /** The path an open descriptor refers to (Linux /proc), or null where that cannot be read. */
@@ -122,13 +130,14 @@ export class LocalStorageDriver implements StorageDriver {
     await media.exists(abs); // refuses a path through a symlink; an existing file is replaced
     await media.ensureParent(abs);
     const temp = join(dirname(abs), `.${randomBytes(9).toString('base64url')}.part`);
+    const out = createWriteStream(temp, { flags: 'wx', mode: 0o644, flush: true });
     try {
-      await pipeline(
-        Buffer.isBuffer(body) ? Readable.from([body]) : body,
-        createWriteStream(temp, { flags: 'wx', mode: 0o644, flush: true }),
-      );
+      await pipeline(Buffer.isBuffer(body) ? Readable.from([body]) : body, out);
       await rename(temp, abs);
     } catch (err) {
+      // pipeline() rejects as soon as the source fails, while the file may still be opening (the open
+      // finishes after the rejection and creates the file): wait for the stream to close, then remove it.
+      await closedStream(out);
       await rm(temp, { force: true });
       throw mapFsError(err);
     }

@@ -72,6 +72,43 @@ for (const variant of DB_VARIANTS) {
       expect((await fetch(`${t.url}/api/collections/${name}`)).status).to.equal(401);
     });
 
+    it("a very long title is cut in the list with its full text kept, and the row's buttons stay in view (normal and narrow screen)", async function () {
+      const { page, context } = b;
+      const name = `memos${variant.name.replace(/[^a-z]/g, '')}`;
+      const post = async (path: string, json: unknown) => {
+        const res = await t.request(path, { method: 'POST', headers: { cookie }, json });
+        expect(res.status, await res.clone().text()).to.equal(201);
+      };
+      await post('/api/collections', { name, fields: [{ name: 'title', type: 'text' }] });
+      const long = `Minutes of the ${'very '.repeat(20)}long meeting about the harbour_${'x'.repeat(80)}`;
+      await post(`/api/collections/${name}`, { title: long });
+      await post(`/api/collections/${name}`, { title: 'Short one' });
+      await signInWithApi(context, t.url, 'ada@example.com', PASSWORD);
+      for (const width of [1280, 390]) {
+        await page.setViewportSize({ width, height: 800 });
+        await page.goto(`${t.url}/admin/content/${name}`);
+        const link = page.getByRole('link', { name: long, exact: true });
+        await link.waitFor();
+        expect(await link.getAttribute('title'), 'the whole title on hover').to.equal(long);
+        expect(await link.evaluate((el) => el.scrollWidth > el.clientWidth), `the title is cut at ${width}px`).to.equal(true);
+        const remove = page.getByRole('button', { name: `Delete ${long}`, exact: true });
+        const box = (await remove.boundingBox())!;
+        expect(box, `the Delete button is laid out at ${width}px`).to.not.equal(null);
+        expect(box.x + box.width, `the Delete button is inside the window at ${width}px`).to.be.at.most(width);
+        expect(box.x, `at ${width}px`).to.be.at.least(0);
+        // It is the button under the pointer there (not covered by the cut title), and it works.
+        const hit = await remove.evaluate((el) => {
+          const r = el.getBoundingClientRect();
+          return el.ownerDocument.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2) === el;
+        });
+        expect(hit, `nothing covers the Delete button at ${width}px`).to.equal(true);
+      }
+      await page.getByRole('button', { name: `Delete ${long}`, exact: true }).click();
+      await page.getByRole('dialog').getByRole('button', { name: 'Delete' }).click();
+      await page.getByRole('link', { name: long, exact: true }).waitFor({ state: 'detached' });
+      await page.setViewportSize({ width: 1280, height: 800 });
+    });
+
     it('makes a preview link of a draft: someone without an account sees it as it is now, until it is revoked', async function () {
       const { page, context } = b;
       const name = `letters${variant.name.replace(/[^a-z]/g, '')}`;
@@ -80,18 +117,23 @@ for (const variant of DB_VARIANTS) {
         expect(res.status, await res.clone().text()).to.be.oneOf([200, 201]);
         return (await res.json()).data;
       };
+      const authors = `${name}_authors`;
+      await call('POST', '/api/collections', { name: authors, fields: [{ name: 'name', type: 'text' }] });
+      const author = await call('POST', `/api/collections/${authors}`, { name: 'Grace Hopper' });
       await call('POST', '/api/collections', {
         name,
         fields: [
           { name: 'title', type: 'text' },
           { name: 'body', type: 'richtext' },
           { name: 'pages', type: 'number' },
+          { name: 'author', type: 'relation', collection: authors },
         ],
       });
       const draft = await call('POST', `/api/collections/${name}`, {
         title: 'Letter to the board',
         body: '<h2>Summary</h2><p>We <strong>grew</strong>.</p><ul><li>one</li><li>two</li></ul>',
         pages: 4,
+        author: author._id,
       });
       await signInWithApi(context, t.url, 'ada@example.com', PASSWORD);
       await page.goto(`${t.url}/admin/content/${name}/${draft._id}`);
@@ -112,6 +154,10 @@ for (const variant of DB_VARIANTS) {
       expect(await article.locator('strong').textContent()).to.equal('grew');
       expect(await article.getByRole('listitem').allTextContents()).to.deep.equal(['one', 'two']);
       expect(await article.locator('[data-field="pages"]').textContent()).to.contain('4');
+      // A relation shows the related entry by its title, not its id.
+      const related = await article.locator('[data-field="author"]').textContent();
+      expect(related).to.contain('Grace Hopper');
+      expect(related).to.not.contain(author._id);
       expect(await visitor.title()).to.contain('Letter to the board (preview)');
 
       // An edit shows on reload; revoking closes the link.

@@ -118,6 +118,85 @@ for (const variant of DB_VARIANTS) {
       expect(await page.locator('cms-widget-content-media-activity').textContent()).to.contain('Last 30 days: 3 entries created');
     });
 
+    it('the time labels under a chart never run into each other, in a narrow or wide card and every range', async function () {
+      const { page, context } = b;
+      // Records the text uPlot draws on its canvas (x, y, width, alignment): the time axis is canvas text.
+      await page.addInitScript(() => {
+        const g = globalThis as any;
+        g.drawnText = [];
+        const proto = g.CanvasRenderingContext2D.prototype;
+        const fillText = proto.fillText;
+        proto.fillText = function (this: any, text: string, x: number, y: number, ...rest: unknown[]) {
+          const m = this.getTransform();
+          g.drawnText.push({
+            text: String(text),
+            x: x * m.a + m.e,
+            y: y * m.d + m.f,
+            w: this.measureText(String(text)).width * m.a,
+            align: this.textAlign,
+            canvas: this.canvas,
+          });
+          return fillText.call(this, text, x, y, ...rest);
+        };
+      });
+      await signInWithApi(context, t.url, 'ada@example.com', PASSWORD);
+      const overlaps = () =>
+        page.evaluate(() => {
+          const g = globalThis as any;
+          const canvas = g.document.querySelector('[data-chart="activity"] canvas');
+          // The last drawing of the x axis: labels on the lowest baseline(s) of the current canvas.
+          const mine = (g.drawnText as any[]).filter((d) => d.canvas === canvas && /\d/.test(d.text));
+          const rows = new Map<number, any[]>();
+          for (const d of mine) rows.set(Math.round(d.y), [...(rows.get(Math.round(d.y)) ?? []), d]);
+          const bottom = [...rows.keys()].sort((a, b) => b - a).slice(0, 2);
+          const problems: string[] = [];
+          let labels = 0;
+          for (const y of bottom) {
+            // Only the latest draw counts: keep the last occurrence of each position.
+            const byX = new Map<number, any>();
+            for (const d of rows.get(y)!) byX.set(Math.round(d.x), d);
+            const boxes = [...byX.values()]
+              .map((d) => {
+                const left = d.align === 'center' ? d.x - d.w / 2 : d.align === 'right' || d.align === 'end' ? d.x - d.w : d.x;
+                return { text: d.text, left, right: left + d.w };
+              })
+              .sort((a, b) => a.left - b.left);
+            labels += boxes.length;
+            for (let i = 1; i < boxes.length; i++)
+              // Touching counts too: two labels need at least a few pixels of air to read as two.
+              if (boxes[i]!.left - boxes[i - 1]!.right < 8) problems.push(`${boxes[i - 1]!.text} / ${boxes[i]!.text}`);
+          }
+          g.drawnText = [];
+          return { problems, labels };
+        });
+      let original = '';
+      const setWidth = async (width: string) => {
+        await page.goto(`${t.url}/admin/`);
+        await page.locator('[data-chart="activity"] canvas').waitFor();
+        await page.getByRole('button', { name: 'Customise' }).click();
+        original ||= await page.getByLabel('Width of Activity').inputValue();
+        await Promise.all([
+          page.waitForResponse((r) => r.url().endsWith('/api/dashboard/layout') && r.request().method() === 'PUT'),
+          page.getByLabel('Width of Activity').selectOption(width),
+        ]);
+      };
+      for (const width of ['3', '12']) {
+        await setWidth(width);
+        for (const range of ['Show the last 24 hours', 'Show the last 7 days', 'Show the last 30 days', 'Show the last hour']) {
+          const button = page.locator('[data-widget="activity"]').getByRole('button', { name: range, exact: true });
+          if ((await button.count()) === 0) continue;
+          await page.evaluate(() => ((globalThis as any).drawnText = []));
+          await button.click();
+          await page.locator('[data-widget="activity"]').getByRole('button', { name: range, pressed: true }).waitFor();
+          await page.waitForFunction(() => ((globalThis as any).drawnText as any[]).some((d) => /\d/.test(d.text)));
+          const { problems, labels } = await overlaps();
+          expect(labels, `time labels drawn (${range}, width ${width})`).to.be.greaterThan(1);
+          expect(problems, `overlapping time labels (${range}, width ${width})`).to.deep.equal([]);
+        }
+      }
+      await setWidth(original); // the next test starts from the card's own width
+    });
+
     it('the chart follows the card: a wider card redraws a wider canvas', async function () {
       const { page, context } = b;
       await signInWithApi(context, t.url, 'ada@example.com', PASSWORD);

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { shot, signInWithApi, startUiKernel, useBrowser } from '../helpers/browser.js';
 import { checksumOf } from '../../plugins/config-sync/config-sync-service.js';
@@ -118,6 +118,32 @@ describe('admin UI: data pages in the browser (sqlite)', function () {
       .getByText(/background job/)
       .waitFor();
     await shot(page, 'data-config-job');
+  });
+
+  it('config: a blocked plan says what blocks it and not also "Nothing to change"', async function () {
+    const { page, context } = b;
+    await signInWithApi(context, t.url, 'ada@example.com', PASSWORD);
+    const file = join(t.dataDir, 'config', 'sync', 'role', 'tampered_role.json');
+    const data = { description: 'Changed after export', permissions: ['content:read'] };
+    // A checksum that does not match its data: the file was changed after its export.
+    writeFileSync(
+      file,
+      JSON.stringify({ uuid: '00000000-0000-4000-8000-999999999999', type: 'role', name: 'tampered_role', checksum: '0'.repeat(64), data }),
+    );
+    try {
+      await page.goto(`${t.url}/admin/data/config`);
+      await page.getByLabel('Mode').selectOption('merge');
+      await page.getByRole('button', { name: 'Plan', exact: true }).click();
+      const review = page.getByTestId('plan-review');
+      await review.waitFor();
+      await review.getByRole('alert').getByText('This plan cannot be applied').waitFor();
+      expect(await review.getByRole('alert').textContent()).to.contain('tampered_role');
+      expect(await review.getByText('Nothing to change').count(), 'a blocked plan is not "nothing to change"').to.equal(0);
+      await review.getByText('The changes are listed once the problems above are resolved.').waitFor();
+      expect(await review.getByRole('button', { name: 'Apply' }).isDisabled()).to.equal(true);
+    } finally {
+      rmSync(file, { force: true });
+    }
   });
 
   it('migrations: a file migration shows pending, is planned and applied, then listed as applied', async function () {

@@ -61,9 +61,21 @@ describe('admin UI: the rich-text and markdown editors in the browser', function
     const editor = page.getByRole('textbox', { name: /^Body/ });
     const toolbar = page.getByRole('toolbar', { name: 'Formatting of Body' });
     expect(await editor.getAttribute('aria-invalid')).to.equal('false');
+    // Where the focus is while each toolbar click is handled: it must stay in the text, else the editor takes it
+    // back only on the next animation frame and keys typed at once go to the button (a lost first list item).
+    await editor.evaluate((el) => {
+      const log: boolean[] = ((globalThis as unknown as { focusAtClick: boolean[] }).focusAtClick = []);
+      el.ownerDocument.addEventListener('click', () => log.push(el === el.ownerDocument.activeElement), true);
+    });
+    const hadFocus = async () => {
+      const log = await editor.evaluate(() => (globalThis as unknown as { focusAtClick: boolean[] }).focusAtClick.splice(0));
+      return log.length > 0 && log.every(Boolean);
+    };
 
     await editor.click();
+    await hadFocus(); // starts the log afresh
     await toolbar.getByRole('button', { name: 'Heading 2' }).click();
+    expect(await hadFocus(), 'the text keeps the focus through a toolbar click').to.equal(true);
     expect(await toolbar.getByRole('button', { name: 'Heading 2' }).getAttribute('aria-pressed')).to.equal('true');
     await page.keyboard.type('Travel notes');
     await page.keyboard.press('Enter');
@@ -76,8 +88,7 @@ describe('admin UI: the rich-text and markdown editors in the browser', function
     await page.keyboard.type(' words.');
     await page.keyboard.press('Enter');
     await toolbar.getByRole('button', { name: 'Bullet list' }).click();
-    // Typing starts once the editor shows the new list item with the caret in it (under load the click's
-    // transaction can land after the first key presses, which then went into the paragraph before it).
+    expect(await hadFocus(), 'the text keeps the focus through a toolbar click').to.equal(true);
     await editor.locator('ul > li').waitFor();
     await toolbar.getByRole('button', { name: 'Bullet list', pressed: true }).waitFor();
     await page.keyboard.type('First');

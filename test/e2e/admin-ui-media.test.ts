@@ -145,8 +145,13 @@ for (const variant of DB_VARIANTS) {
       await page
         .getByLabel('Upload files')
         .setInputFiles({ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('plain words\n') });
-      await page.getByRole('button', { name: 'Open notes.txt' }).click();
+      // Clicking the file's name under its preview opens its details, as the preview does.
+      await page.locator('[data-media="notes.txt"]').getByText('notes.txt', { exact: true }).click();
       const dialog = page.getByRole('dialog', { name: 'notes.txt' });
+      await dialog.getByText('text/plain').waitFor();
+      await page.keyboard.press('Escape');
+      await dialog.waitFor({ state: 'hidden' });
+      await page.getByRole('button', { name: 'Open notes.txt' }).click();
       await dialog.getByText('text/plain').waitFor();
       await dialog.getByRole('button', { name: 'Delete' }).click();
       await dialog.getByRole('button', { name: 'Yes, delete' }).click();

@@ -310,6 +310,38 @@ for (const variant of DB_VARIANTS) {
       }
     });
 
+    it("no warning for the guest role's read grant the Public access switch wrote; other unknown permissions still warn", async function () {
+      await dataOf(
+        await admin().post('/api/collections', { name: 'notices', fields: [{ name: 'title', type: 'text', required: true }] }),
+        201,
+      );
+      const put = await t.request('/api/collections/notices/public-access', { method: 'PUT', identity: 'admin', json: { public: true } });
+      expect(put.status, await put.clone().text()).to.equal(200);
+      await exportAll();
+      expect(readSync('role', 'guest').data.permissions).to.include('content:read:notices');
+      const messages = async () => (await plan({ mode: 'merge' })).warnings.map((w: { message: string }) => w.message) as string[];
+      expect(
+        (await messages()).filter((m) => m.includes("Role 'guest'")),
+        'the switch of an existing collection',
+      ).to.deep.equal([]);
+
+      const guest = readSync('role', 'guest');
+      const original = readFileSync(fileOf('role', 'guest'), 'utf8');
+      writeSync(
+        'role',
+        'guest',
+        { ...guest.data, permissions: [...guest.data.permissions, 'content:read:no_such_collection', 'content:launch'] },
+        guest.uuid,
+      );
+      try {
+        expect((await messages()).filter((m) => m.includes("Role 'guest'"))).to.deep.equal([
+          "Role 'guest' names permissions this instance does not know: content:read:no_such_collection, content:launch",
+        ]);
+      } finally {
+        writeFileSync(fileOf('role', 'guest'), original);
+      }
+    });
+
     it('applies settings, the dashboard layout and themes from files (replace of themes keeps the active one)', async function () {
       const site = readSync('setting', 'SITE_NAME');
       writeSync('setting', 'SITE_NAME', { value: 'Promoted' }, site.uuid);

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { readFileSync, statSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { loadConfig, privateConfigPath } from '../../kernel/config.js';
@@ -256,6 +257,70 @@ describe('headless setup', function () {
       }
     });
   }
+
+  describe('a failed MariaDB test says why in words, never with the password', function () {
+    let t: TestKernel;
+    before(async function () {
+      t = await startTestKernel({ setup: true });
+    });
+    after(async () => t?.close());
+    const testDb = async (target: Record<string, unknown>) => {
+      const res = await t.request('/api/setup/test-db', { method: 'POST', json: { type: 'mariadb', database: 'test', ...target } });
+      expect(res.status).to.equal(400);
+      const body = await res.json();
+      expect(body.error).to.equal('DB_CONNECTION_FAILED');
+      return body.message as string;
+    };
+
+    it('nothing listening at the port, a host name that does not resolve', async function () {
+      const server = createServer();
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const closedPort = (server.address() as AddressInfo).port;
+      await new Promise((resolve) => server.close(resolve));
+      expect(await testDb({ host: '127.0.0.1', port: closedPort, username: 'root', password: 'pw-never-shown' })).to.equal(
+        `Nothing accepts connections at 127.0.0.1:${closedPort}: is MariaDB running there, and are the host and port right? (connect ECONNREFUSED 127.0.0.1:${closedPort})`,
+      );
+      const unknown = await testDb({ host: 'no-such-database-host.invalid', port: 3306, username: 'root' });
+      expect(unknown).to.match(
+        /^The host name "no-such-database-host\.invalid" was not found: check its spelling, or use an IP address\. \(/,
+      );
+      // The setup page's form action answers the same words in its {success: false, error} shape.
+      const form = await t.request('/setup?/testDatabase', {
+        method: 'POST',
+        json: { type: 'mariadb', host: '127.0.0.1', port: String(closedPort), name: 'x', user: 'root', password: 'pw-never-shown' },
+      });
+      const failure = await form.json();
+      expect(failure).to.include({ success: false, code: 'DB_CONNECTION_FAILED' });
+      expect(failure.error).to.match(/^Nothing accepts connections at 127\.0\.0\.1:\d+: is MariaDB running there/);
+      expect(JSON.stringify(failure)).to.not.include('pw-never-shown');
+    });
+
+    it('a refused user or password, a missing database (MariaDB)', async function () {
+      if (!MARIADB_URL) {
+        console.log('      CMS_TEST_MARIADB_URL is not set: MariaDB variant skipped');
+        this.skip();
+      }
+      const url = new URL(MARIADB_URL);
+      const server = { host: url.hostname, port: Number(url.port || 3306) };
+      const where = `${server.host}:${server.port}`;
+      const denied = await testDb({ ...server, username: 'nobody_here', password: 'Secret-Pw-123' });
+      expect(denied).to.match(
+        new RegExp(
+          `^The database server at ${where.replace(/\./g, '\\.')} refused the user name or password: check the user "nobody_here" and its password\\. \\(Access denied`,
+        ),
+      );
+      expect(denied).to.not.include('Secret-Pw-123');
+      const missing = await testDb({
+        ...server,
+        database: 'no_such_db_here',
+        username: decodeURIComponent(url.username) || 'root',
+        password: decodeURIComponent(url.password),
+      });
+      expect(missing).to.equal(
+        `The database "no_such_db_here" does not exist on ${where}: create it first (CREATE DATABASE \`no_such_db_here\` CHARACTER SET utf8mb4) or check the name. (Unknown database 'no_such_db_here')`,
+      );
+    });
+  });
 
   it("names a wrong MariaDB password in the driver's words", async function () {
     if (!MARIADB_URL) {

@@ -123,6 +123,7 @@ for (const variant of DB_VARIANTS) {
         message: 'Invalid verification code',
         method: 'totp',
         backupCodeUsed: false,
+        reason: 'invalid-code',
       });
       const code = await codeAt(secret, 30);
       const otherClient = await twoStep(email, code, false);
@@ -132,7 +133,13 @@ for (const variant of DB_VARIANTS) {
       const newSession = cookie(ok, 'session')!;
       expect((await t.request('/api/user/me', { headers: { cookie: newSession } })).status).to.equal(200);
       const replay = await twoStep(email, code);
-      expect((await replay.json()).success, 'the same code a second time').to.equal(false);
+      expect(await replay.json(), 'the same code a second time').to.deep.equal({
+        success: false,
+        message: 'This code has already been used; wait for the next code in your authenticator app',
+        method: 'totp',
+        backupCodeUsed: false,
+        reason: 'code-already-used',
+      });
       const older = await twoStep(email, await codeAt(secret));
       expect((await older.json()).success, 'a code from before the accepted step').to.equal(false);
     });
@@ -167,7 +174,15 @@ for (const variant of DB_VARIANTS) {
         method: 'backup',
         backupCodeUsed: true,
       });
-      expect((await (await twoStep(email, backupCodes[3]!)).json()).success).to.equal(false);
+      expect(await (await twoStep(email, backupCodes[3]!)).json(), 'the spent code again').to.deep.equal({
+        success: false,
+        message: 'This backup code has already been used; each one works once. Use another backup code or your authenticator app',
+        method: 'backup',
+        backupCodeUsed: false,
+        reason: 'code-already-used',
+      });
+      // A code that was never issued is still just invalid.
+      expect((await (await twoStep(email, 'ZZZZ9999')).json()).reason).to.equal('invalid-code');
       const status = (await (await t.request('/api/auth/2fa/backup-codes', { headers: { cookie: session } })).json()).data;
       expect(status).to.include({ enabled: true, hasBackupCodes: true, backupCodesCount: 9 });
       expect(status.lastVerification).to.be.a('string');

@@ -19,6 +19,27 @@ describe('rich text: the sanitising policy (sanitize-html)', function () {
     expect(sanitizeRichText('<div><span>kept text</span></div>')).to.equal('<span>kept text</span>');
   });
 
+  it('the two XSS payloads fixed in sanitize-html 2.17.6/2.17.7 leave nothing executable, in any of the three paths', function () {
+    // Mutation XSS through a self-closing </textarea/> end tag, and SVG animation of a link's href to javascript:.
+    const payloads = [
+      '<textarea></textarea/><img src=x onerror=alert(1)>',
+      '<p><textarea><img src=x onerror=alert(1)></textarea/><script>alert(1)</script></p>',
+      '<svg><animate attributeName="href" values="javascript:alert(1)" /><a><text x="20" y="20">Click</text></a></svg>',
+      '<svg><a xlink:href="#"><set attributeName="xlink:href" to="javascript:alert(1)" begin="0s" /><text>x</text></a></svg>',
+    ];
+    const executable = [/<(script|textarea|svg|animate|set|iframe|object|embed)\b/i, /<[^>]*\son[a-z]+\s*=/i, /javascript:/i, /xlink:/i];
+    const batch = sanitizeRichTextBatch({ html: payloads });
+    expect(batch.ok).to.equal(true);
+    for (const [i, payload] of payloads.entries()) {
+      for (const out of [sanitizeRichText(payload), renderMarkdown(payload), (batch as { value: string[] }).value[i]!]) {
+        for (const pattern of executable) expect(out, `${payload} -> ${out}`).not.to.match(pattern);
+        // Sanitising what came out changes nothing: no markup that a second parse would turn into something else.
+        expect(sanitizeRichText(out).trim(), payload).to.equal(out.trim());
+      }
+    }
+    expect(sanitizeRichText(payloads[2]!), 'the link text stays, without the address').to.equal('<a>Click</a>');
+  });
+
   it('keeps the allowed markup and attributes as they were', function () {
     const html =
       '<h2>Title</h2><p><strong>b</strong> <em>i</em> <u>u</u> <s>s</s> <code>c</code><br /></p>' +

@@ -263,6 +263,8 @@ export interface ApiSchemas {
       /** Rich text and Markdown fields: sanitised HTML */
       html?: string;
       media?: { url: string; filename: string; mimeType: string; width?: number; height?: number } | null;
+      /** Relation fields: the related entry's display title (null when it no longer exists); value keeps its id */
+      relation?: { collection: string; title: string } | null;
     }[];
     expiresAt: string;
   };
@@ -2071,7 +2073,13 @@ export interface ApiRoutes {
     params: never;
     query: never;
     body: { userId: string; code: string; [key: string]: unknown };
-    response: { success: boolean; message: string; method: 'totp' | 'backup'; backupCodeUsed: boolean };
+    response: {
+      success: boolean;
+      message: string;
+      method: 'totp' | 'backup';
+      backupCodeUsed: boolean;
+      reason?: 'no-pending-sign-in' | 'locked' | 'invalid-code' | 'code-already-used';
+    };
     errors: ApiErrorCode;
   };
   /** Confirms setup with the issued secret and a valid code; 2FA is active at once (permission: authenticated) */

@@ -127,7 +127,7 @@ export function cellText(value: unknown, field?: Field): string {
       .trim()
       .slice(0, 80);
   if (typeof value === 'object') return JSON.stringify(value).slice(0, 80);
-  return String(value).slice(0, 120);
+  return String(value).slice(0, 1000); // the list cuts long text with an ellipsis and keeps it whole in its title
 }
 
 /**
