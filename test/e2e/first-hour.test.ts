@@ -24,26 +24,32 @@ async function signInThroughTheForm(page: Page, url: string, email: string, pass
   await page.getByRole('heading', { name: 'Dashboard', level: 1 }).waitFor();
 }
 
-/** The schema editor: a collection `posts` with a required title and a cover image. */
+/** The schema editor: a collection `notices` with a required title and a cover image (setup seeds `posts` and `pages`). */
 async function createPostsCollection(page: Page): Promise<void> {
   await page.getByRole('complementary', { name: 'Main navigation' }).getByRole('link', { name: 'Collections', exact: true }).click();
   await page.getByRole('heading', { name: 'Content', level: 1 }).waitFor();
   await page.getByRole('link', { name: 'New collection' }).first().click();
   await page.getByRole('heading', { name: 'New collection', level: 1 }).waitFor();
-  await page.getByLabel(/^Name/).fill('posts');
-  await page.getByRole('listitem', { name: /^Field 1/ }).getByLabel('Field name').fill('title');
+  await page.getByLabel(/^Name/).fill('notices');
+  await page
+    .getByRole('listitem', { name: /^Field 1/ })
+    .getByLabel('Field name')
+    .fill('title');
   await page.getByRole('button', { name: 'Add field' }).click();
   const cover = page.getByRole('listitem', { name: /^Field 2/ });
   await cover.getByLabel('Field name').fill('cover');
   await cover.getByLabel('Type').selectOption('media');
   await page.getByRole('button', { name: 'Create collection' }).click();
-  await page.waitForURL(/\/admin\/content\/posts(\?.*)?$/);
+  await page.waitForURL(/\/admin\/content\/notices(\?.*)?$/);
 }
 
 /** An entry's title changed and saved from its page (the entry is found in the collection's table). */
 async function retitle(page: Page, url: string, from: string, to: string): Promise<void> {
-  await page.goto(`${url}/admin/content/posts`);
-  await page.getByRole('table', { name: /Entries of/ }).getByRole('link', { name: from }).click();
+  await page.goto(`${url}/admin/content/notices`);
+  await page
+    .getByRole('table', { name: /Entries of/ })
+    .getByRole('link', { name: from })
+    .click();
   await page.getByRole('heading', { name: from, level: 1 }).waitFor();
   await page.getByLabel(/^Title/).fill(to);
   await page.getByRole('button', { name: 'Save', exact: true }).click();
@@ -92,7 +98,7 @@ describe('the first hour, in the browser: setup to content sync without curl (sq
 
     // 2. A collection, and an entry with an image, published.
     await createPostsCollection(page);
-    await page.getByRole('link', { name: 'New post' }).first().click();
+    await page.getByRole('link', { name: 'New notice' }).first().click();
     await page.getByLabel(/^Title/).fill('Opening hours');
     await page.locator('[data-field="cover"]').getByRole('button', { name: 'Choose file for Cover' }).click();
     const picker = page.getByRole('dialog', { name: 'Choose a file' });
@@ -102,18 +108,18 @@ describe('the first hour, in the browser: setup to content sync without curl (sq
     await picker.locator('input[type="file"]').setInputFiles({ name: 'shop-front.png', mimeType: 'image/png', buffer: png });
     await picker.waitFor({ state: 'hidden' });
     await page.locator('[data-field="cover"]').getByText('shop-front.png').waitFor();
-    await page.getByRole('button', { name: 'Create post' }).click();
+    await page.getByRole('button', { name: 'Create notice' }).click();
     await page.getByRole('heading', { name: 'Opening hours', level: 1 }).waitFor();
     await page.getByRole('button', { name: 'Publish', exact: true }).click();
     await page.getByRole('button', { name: 'Unpublish' }).waitFor();
 
     // 3. Public: a guest reads it without a session, with its image.
-    expect((await guest.request.get(`${a.url}/api/collections/posts`)).status()).to.equal(401);
-    await page.goto(`${a.url}/admin/content/posts/schema`);
+    expect((await guest.request.get(`${a.url}/api/collections/notices`)).status()).to.equal(401);
+    await page.goto(`${a.url}/admin/content/notices/schema`);
     const access = page.getByRole('region', { name: 'Public access' });
     await access.getByRole('checkbox', { name: /Anyone can read the published entries/ }).check();
     await page.getByRole('status').getByText('Published entries are now public').waitFor();
-    const publicList = await guest.request.get(`${a.url}/api/collections/posts`);
+    const publicList = await guest.request.get(`${a.url}/api/collections/notices`);
     expect(publicList.status()).to.equal(200);
     const [read] = (await publicList.json()).data.items as Array<{ title: string; cover: string }>;
     expect(read?.title).to.equal('Opening hours');
@@ -126,17 +132,17 @@ describe('the first hour, in the browser: setup to content sync without curl (sq
     await maintenance.getByRole('switch', { name: /Maintenance mode/ }).click();
     await page.getByRole('dialog', { name: 'Turn maintenance mode on?' }).getByRole('button', { name: 'Turn it on' }).click();
     await page.getByTestId('maintenance-banner').waitFor();
-    expect((await guest.request.get(`${a.url}/api/collections/posts`)).status()).to.equal(503);
+    expect((await guest.request.get(`${a.url}/api/collections/notices`)).status()).to.equal(503);
     await maintenance.getByRole('switch', { name: /Maintenance mode/ }).click();
     await page.getByRole('dialog', { name: 'Turn maintenance mode off?' }).getByRole('button', { name: 'Turn it off' }).click();
     await page.getByTestId('maintenance-banner').waitFor({ state: 'detached' });
-    expect((await guest.request.get(`${a.url}/api/collections/posts`)).status()).to.equal(200);
+    expect((await guest.request.get(`${a.url}/api/collections/notices`)).status()).to.equal(200);
 
     // 5. The explorer at /api/graphql (the README's first paragraph), a query run with the session.
     await page.goto(`${a.url}/api/graphql`);
     const editor = page.locator('.graphiql-query-editor .CodeMirror');
     await editor.waitFor();
-    await editor.evaluate((el: any) => el.CodeMirror.setValue('{ posts { total items { title } } }'));
+    await editor.evaluate((el: any) => el.CodeMirror.setValue('{ notices { total items { title } } }'));
     await page.locator('.graphiql-execute-button').click();
     await page.locator('.graphiql-response .CodeMirror').getByText('"Opening hours"').waitFor();
 
@@ -149,11 +155,12 @@ describe('the first hour, in the browser: setup to content sync without curl (sq
     await page.getByRole('button', { name: 'Preview mappings' }).click();
     await page.getByRole('heading', { name: 'Mappings' }).waitFor();
     expect(await page.getByLabel('Where the articles go').inputValue()).to.equal('new');
-    await page.getByTestId('what-articles').getByText(/A new collection articles_strapi is created for them/).waitFor();
+    const target = await page.getByLabel('Name of the new collection for articles').inputValue();
+    await page.getByTestId('what-articles').getByText(`A new collection ${target} is created for them`).waitFor();
     await page.getByLabel(/I have reviewed the mappings/).check();
     await page.getByRole('button', { name: 'Start import' }).click();
     await page.getByRole('heading', { name: 'Import finished' }).waitFor({ timeout: 90000 });
-    const imported = await page.context().request.get(`${a.url}/api/collections/articles_strapi?limit=100`);
+    const imported = await page.context().request.get(`${a.url}/api/collections/${target}?limit=100`);
     expect((await imported.json()).data.total).to.equal(6);
 
     // 7. Instance B: its admin signs in, makes the same collection and a key for content sync from the sync page.
@@ -182,10 +189,18 @@ describe('the first hour, in the browser: setup to content sync without curl (sq
     await page.getByRole('button', { name: 'Push', exact: true }).click();
     await page.locator('[data-testid="apply-outcome"][data-outcome="success"]').waitFor();
     const onB = async () =>
-      ((await (await bContext.request.get(`${other.url}/api/collections/posts`)).json()).data.items as Array<{ title: string }>).map(
+      ((await (await bContext.request.get(`${other.url}/api/collections/notices`)).json()).data.items as Array<{ title: string }>).map(
         (e) => e.title,
       );
     expect(await onB()).to.deep.equal(['Opening hours']);
+    // The image went with it (the sync page sends media files by default) and is readable on B.
+    const [copied] = (await (await bContext.request.get(`${other.url}/api/collections/notices`)).json()).data.items as Array<{
+      cover: string;
+    }>;
+    expect(copied?.cover, 'the cover arrived on B').to.be.a('string');
+    const bMedia = await bContext.request.get(`${other.url}/api/media/${copied!.cover}`);
+    expect(bMedia.status()).to.equal(200);
+    expect((await bMedia.json()).data.filename ?? (await bMedia.json()).data.originalName).to.match(/shop-front/);
 
     // 9. The same entry changed on both sides: the conflict shows both versions; A takes B's.
     await retitle(bPage, other.url, 'Opening hours', 'Opening hours (summer)');
@@ -198,10 +213,11 @@ describe('the first hour, in the browser: setup to content sync without curl (sq
     expect(conflictText).to.contain('Opening hours (winter)').and.contain('Opening hours (summer)');
     await conflicts.getByRole('button', { name: "Take the other's version for all" }).click();
     await conflicts.getByRole('button', { name: 'Use these choices' }).click();
+    await page.getByTestId('sync-follow-up-note').getByText("the other instance's version of 1 entry is brought here").waitFor();
     await page.getByRole('button', { name: 'Push', exact: true }).click();
     await page.getByTestId('sync-follow-up').getByText("Took the other instance's version of 1 entry.").waitFor();
     await shot(page, 'first-hour-sync-resolved');
-    const onA = ((await (await guest.request.get(`${a.url}/api/collections/posts`)).json()).data.items as Array<{ title: string }>).map(
+    const onA = ((await (await guest.request.get(`${a.url}/api/collections/notices`)).json()).data.items as Array<{ title: string }>).map(
       (e) => e.title,
     );
     expect(onA).to.deep.equal(['Opening hours (summer)']);
