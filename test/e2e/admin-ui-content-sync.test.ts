@@ -1,9 +1,7 @@
-import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createRequire } from 'node:module';
 import { expect } from 'chai';
-import type { Page } from 'playwright-core';
+import { seriousViolations } from '../helpers/axe.js';
 import { shot, signInWithApi, startUiKernel, useBrowser } from '../helpers/browser.js';
 import { fixturePlugin, type TestKernel } from '../helpers/kernel.js';
 import { startChildInstance, type ChildInstance } from '../helpers/content-sync-rig.js';
@@ -21,19 +19,6 @@ const POSTS = {
     { name: 'body', type: 'text' },
   ],
 };
-const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-
-/** Serious and critical axe-core violations of the page (rule id and the first offending element). */
-async function axeViolations(page: Page): Promise<string[]> {
-  await page.evaluate(axeSource);
-  return page.evaluate(async () => {
-    const result = await (globalThis as any).axe.run((globalThis as any).document, { resultTypes: ['violations'] });
-    return result.violations
-      .filter((v: any) => v.impact === 'serious' || v.impact === 'critical')
-      .map((v: any) => `${v.id}: ${v.nodes[0]?.html ?? ''}`);
-  });
-}
-
 describe('admin UI: content sync between two instances: sync key, push, conflicts resolved (sqlite)', function () {
   this.timeout(240000);
   const browser = useBrowser();
@@ -88,7 +73,7 @@ describe('admin UI: content sync between two instances: sync key, push, conflict
     expect(key).to.match(/^sck_/);
     const keys = (await (await bContext.request.get(`${b.url}/api/api-keys`)).json()).data;
     expect(keys.map((k: { permissions: string[] }) => k.permissions)).to.deep.equal([['content:read', 'content:sync']]);
-    expect(await axeViolations(bPage), 'axe on the sync page with the new key').to.deep.equal([]);
+    expect(await seriousViolations(bPage), 'axe on the sync page with the new key').to.deep.equal([]);
     await shot(bPage, 'content-sync-key');
 
     // On A: add B as a channel with that key, then push a new entry.
@@ -141,7 +126,7 @@ describe('admin UI: content sync between two instances: sync key, push, conflict
     expect(await page.getByTestId('plan-review').innerText())
       .to.not.contain(keep.syncId)
       .and.not.contain(take.syncId);
-    expect(await axeViolations(page), 'axe on the conflicts').to.deep.equal([]);
+    expect(await seriousViolations(page), 'axe on the conflicts').to.deep.equal([]);
 
     // "For all" fills every row; then one row is changed back by keyboard-reachable radios.
     await conflicts.getByRole('button', { name: "Take the other's version for all" }).click();

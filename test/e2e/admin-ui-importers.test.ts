@@ -4,19 +4,12 @@ import { signInWithApi, startUiKernel, useBrowser } from '../helpers/browser.js'
 import { IMPORT_FIXTURES } from '../helpers/import-fixtures.js';
 import type { TestKernel } from '../helpers/kernel.js';
 import { DB_VARIANTS, requireVariant } from '../helpers/services.js';
-import { createRequire } from 'node:module';
-import { readFileSync } from 'node:fs';
+import { seriousViolations } from '../helpers/axe.js';
 import type { Page } from 'playwright-core';
 
-/** axe-core on the page: no serious or critical violation (its source is evaluated: the page's CSP refuses script tags). */
+/** axe-core on the page: no serious or critical violation. */
 async function axeCheck(page: Page): Promise<void> {
-  await page.evaluate(readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8'));
-  const violations = await page.evaluate(async () => {
-    type Axe = { run(): Promise<{ violations: Array<{ id: string; impact: string; nodes: unknown[] }> }> };
-    const result = await (globalThis as unknown as { axe: Axe }).axe.run();
-    return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.nodes.length})`);
-  });
-  expect(violations).to.deep.equal([]);
+  expect(await seriousViolations(page)).to.deep.equal([]);
 }
 
 const PASSWORD = 'correct horse battery';

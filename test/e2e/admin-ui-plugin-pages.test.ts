@@ -64,6 +64,7 @@ describe('admin UI: pages from plugins in the browser', function () {
       'Users',
       'Themes',
       'System',
+      'Settings',
       'Hello',
       'Your account',
     ]);

@@ -1,28 +1,12 @@
 import { expect } from 'chai';
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import type { Page } from 'playwright-core';
+import { seriousViolations } from '../helpers/axe.js';
 import { signInWithApi, startUiKernel, useBrowser } from '../helpers/browser.js';
 import type { TestKernel } from '../helpers/kernel.js';
 
 const ADMIN = 'owner@example.com';
 const PASSWORD = 'correct horse battery';
 const SECRET = 'lic-e2e-4b1d-never-shown-again';
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-
-/** axe-core in the page: the serious and critical violations (rule id and the first target of each). */
-async function seriousViolations(page: Page): Promise<string[]> {
-  // Evaluated through the DevTools protocol: the page's Content-Security-Policy forbids inline scripts.
-  await page.evaluate(AXE);
-  const result = await page.evaluate(async () => {
-    const g = globalThis as unknown as { axe: { run(context: unknown, options: object): Promise<any> }; document: unknown };
-    return g.axe.run(g.document, { resultTypes: ['violations'] });
-  });
-  return (result.violations as Array<{ id: string; impact: string; nodes: Array<{ target: string[] }> }>)
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.id}: ${v.nodes[0]?.target.join(' ')}`);
-}
-
 describe('the Settings page in the browser', function () {
   this.timeout(120000);
   const b = useBrowser();
@@ -107,7 +91,7 @@ describe('the Settings page in the browser', function () {
     expect((await anonymous.request.get(`${t.url}/api/theme/public`)).status()).to.equal(200);
     expect(await seriousViolations(page), 'axe: the Settings page with the banner').to.deep.equal([]);
 
-    await page.getByRole('link', { name: 'Content', exact: true }).click();
+    await page.getByRole('link', { name: 'Collections', exact: true }).click();
     await page.getByRole('heading', { name: 'Content', level: 1 }).waitFor();
     await page.getByTestId('maintenance-banner').getByText('Maintenance mode is on').waitFor();
     await page.getByRole('link', { name: 'Turn it off in Settings' }).click();
