@@ -10,7 +10,7 @@ import sharp from 'sharp';
 import { isInternalAddress } from '../../plugins/importers/remote-fetch.js';
 import { fixturePlugin, startTestKernel, type TestKernel } from '../helpers/kernel.js';
 
-function wxr(base: string, idBase = 0): string {
+function wxr(base: string, idBase = 0, thumbnail = false): string {
   const item = (
     id: number,
     url: string,
@@ -19,7 +19,11 @@ function wxr(base: string, idBase = 0): string {
   return `<?xml version="1.0" encoding="UTF-8"?>
 <rss version="2.0" xmlns:wp="http://wordpress.org/export/1.2/" xmlns:content="http://purl.org/rss/1.0/modules/content/">
 <channel><title>Remote</title><wp:wxr_version>1.2</wp:wxr_version>
-<item><title>Hello</title><wp:post_id>${idBase + 1}</wp:post_id><wp:post_type><![CDATA[post]]></wp:post_type><wp:status><![CDATA[publish]]></wp:status><wp:post_name><![CDATA[hello]]></wp:post_name><content:encoded><![CDATA[<p>Hi</p>]]></content:encoded></item>
+<item><title>Hello</title><wp:post_id>${idBase + 1}</wp:post_id><wp:post_type><![CDATA[post]]></wp:post_type><wp:status><![CDATA[publish]]></wp:status><wp:post_name><![CDATA[hello]]></wp:post_name><content:encoded><![CDATA[<p>Hi</p>]]></content:encoded>${
+    thumbnail
+      ? `<wp:postmeta><wp:meta_key><![CDATA[_thumbnail_id]]></wp:meta_key><wp:meta_value><![CDATA[${idBase + 10}]]></wp:meta_value></wp:postmeta>`
+      : ''
+  }</item>
 ${item(idBase + 10, `${base}/pic.png`)}
 ${item(idBase + 11, `${base}/moved`)}
 ${item(idBase + 12, `${base}/missing.png`)}
@@ -49,13 +53,13 @@ describe('importers: attachments known only by URL', function () {
   });
   after(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-  async function importInto(t: TestKernel, from = base): Promise<{ job: any; mediaAdded: number }> {
+  async function importInto(t: TestKernel, from = base, thumbnail = false): Promise<{ job: any; mediaAdded: number }> {
     const mediaTotal = async () =>
       ((await (await t.request('/api/media?limit=1', { identity: 'admin' })).json()) as { data: { total: number } }).data.total;
     const before = await mediaTotal();
     const form = new FormData();
     form.append('scaffold', 'true');
-    form.append('file', new Blob([wxr(from, from === base ? 0 : 100)]), 'remote.xml');
+    form.append('file', new Blob([wxr(from, from === base ? 0 : 100, thumbnail)]), 'remote.xml');
     const res = await t.request('/api/migration/import', { method: 'POST', body: form, identity: 'admin' });
     const text = await res.text();
     const complete = JSON.parse(/event: complete\ndata: (.+)/.exec(text)?.[1] ?? 'null');
@@ -109,6 +113,31 @@ describe('importers: attachments known only by URL', function () {
         await t.close();
       }
     });
+
+  it("a post's featured image (_thumbnail_id) is kept and linked: featuredMedia is the fetched attachment's media file", async () => {
+    const t = await startTestKernel({
+      plugins: [fixturePlugin('test-identity')],
+      config: { outbound: { allowPrivate: true }, plugins: { options: { importers: { fetchRemote: true } } } },
+    });
+    try {
+      const { job } = await importInto(t, base, true);
+      expect(job.results.posts, JSON.stringify(job.results)).to.include({ imported: 1, failed: 0 });
+      const [post] = (
+        (await (await t.request('/api/collections/posts?limit=10', { identity: 'admin' })).json()) as {
+          data: { items: Array<Record<string, unknown>> };
+        }
+      ).data.items;
+      expect(post?.title).to.equal('Hello');
+      expect(post?.featuredImage, 'the WordPress attachment id is kept').to.satisfy((v: unknown) => String(v) === '10');
+      const mediaId = post?.featuredMedia;
+      expect(mediaId, JSON.stringify(post)).to.be.a('string');
+      const media = await t.request(`/api/media/${String(mediaId)}`, { identity: 'admin' });
+      expect(media.status).to.equal(200);
+      expect(((await media.json()) as { data: { mimeType: string } }).data.mimeType).to.equal('image/png');
+    } finally {
+      await t.close();
+    }
+  });
 
   it('on, with the SSRF guard: loopback is refused before any request, by IP literal and by name', async () => {
     const t = await startTestKernel({
