@@ -8,6 +8,7 @@
 //   node scripts/gen-admin-api-types.mjs            write the file
 //   node scripts/gen-admin-api-types.mjs --stdout   print it instead (the drift test compares)
 //   node scripts/gen-admin-api-types.mjs --check    exit 1 when the file differs from a fresh generation
+//   node scripts/gen-admin-api-types.mjs --openapi  print the OpenAPI document itself (GET /api/openapi.json), as JSON
 // The output is deterministic: routes and schemas are sorted, and Prettier formats it.
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -214,8 +215,8 @@ export function renderApiTypes(routes, document) {
   return lines.join('\n');
 }
 
-/** Registers the built-in plugins as the kernel does (no database, no server) and renders the module. */
-export async function generateApiTypes() {
+/** Registers the built-in plugins as the kernel does (no database, no server); hands the routes and OpenAPI document to `use`. */
+async function withRouteDocument(use) {
   const dist = pathToFileURL(join(root, 'dist/')).href;
   const [{ loadConfig }, { createKernel, KERNEL_VERSION }, { buildOpenApi }, { createLogger }, prettier] = await Promise.all([
     import(`${dist}kernel/config.js`),
@@ -239,15 +240,29 @@ export async function generateApiTypes() {
     await kernel.registerPlugins();
     const document = buildOpenApi(kernel.routes.list(), kernel.namespaces, KERNEL_VERSION);
     await kernel.sequelize.close();
-    const text = renderApiTypes(kernel.routes.list(), document);
-    const options = (await prettier.resolveConfig(OUTPUT)) ?? {};
-    return prettier.format(text, { ...options, filepath: OUTPUT });
+    return await use(kernel.routes.list(), document, prettier);
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
   }
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+/** The OpenAPI document of the built-in plugins, as GET /api/openapi.json serves it. */
+export async function generateOpenApi() {
+  return withRouteDocument((_routes, document) => document);
+}
+
+/** Renders admin/src/lib/api-types.gen.ts from the built-in plugins' route declarations. */
+export async function generateApiTypes() {
+  return withRouteDocument(async (routes, document, prettier) => {
+    const text = renderApiTypes(routes, document);
+    const options = (await prettier.resolveConfig(OUTPUT)) ?? {};
+    return prettier.format(text, { ...options, filepath: OUTPUT });
+  });
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href && process.argv.includes('--openapi')) {
+  process.stdout.write(`${JSON.stringify(await generateOpenApi(), null, 2)}\n`);
+} else if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const text = await generateApiTypes();
   if (process.argv.includes('--stdout')) process.stdout.write(text);
   else if (process.argv.includes('--check')) {
