@@ -3,7 +3,8 @@
  * ContainerServices by declaration merging so `scope.<key>` is typed in route handlers. Type-only:
  * nothing here runs code.
  */
-import type { Model, ModelStatic, Sequelize } from 'sequelize';
+import type { Sequelize } from 'sequelize';
+import type { ModelMap } from './db/models.js';
 import type { AuditLog } from './audit.js';
 import type { CacheService } from './cache/cache-service.js';
 import type { CmsConfig } from './config.js';
@@ -25,7 +26,8 @@ declare module './http/route-table.js' {
     config: CmsConfig;
     logger: Logger;
     sequelize: Sequelize;
-    models: Record<string, ModelStatic<Model>>;
+    /** This kernel's bound model classes by class name (see kernel/db/models.ts, modelOf). */
+    models: ModelMap;
     lock: DbLock;
     events: EventBus;
     jobs: JobQueue;

@@ -33,8 +33,12 @@ export interface PluginRegisterContext {
   routes: { add(route: RouteDefinition): void };
   registries: PluginRegistries;
   migrations: { add(migration: MigrationDefinition): void };
-  /** Sequelize model classes (plugins/<id>/models/); initialised now, associated after all plugins registered. */
-  models: { add(model: PluginModel): void };
+  /**
+   * Sequelize model classes (plugins/<id>/models/): a subclass bound to this kernel's database is
+   * initialised now (and returned), associated after all plugins registered; services reach it
+   * through the container's `models` (modelOf(models, Class)).
+   */
+  models: { add<M extends PluginModel>(model: M): M };
 }
 
 export interface PluginBootContext {

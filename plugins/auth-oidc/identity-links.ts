@@ -6,6 +6,7 @@ import { OidcNoAccountError } from './errors.js';
 import { OidcIdentity } from './models/oidc-identity.js';
 import type { IdTokenClaims } from './oidc-clients.js';
 import type { ProviderSettings } from './provider-settings.js';
+import { modelsOf, type ModelMap } from '../../kernel/db/models.js';
 
 const iso = (ms: number) => new Date(Number(ms)).toISOString();
 
@@ -16,7 +17,15 @@ const iso = (ms: number) => new Date(Number(ms)).toISOString();
  * an address they do not own.
  */
 export class IdentityLinks {
-  constructor(private readonly users: UsersService) {}
+  /** This kernel's bound model classes (kernel/db/models.ts). */
+  private readonly m: { OidcIdentity: typeof OidcIdentity };
+
+  constructor(
+    models: ModelMap,
+    private readonly users: UsersService,
+  ) {
+    this.m = modelsOf(models, { OidcIdentity });
+  }
 
   async userFor(tenantId: string, provider: ProviderSettings, claims: IdTokenClaims): Promise<string> {
     const email =
@@ -24,7 +33,7 @@ export class IdentityLinks {
         ? claims.email.trim().toLowerCase()
         : null;
     const verified = claims.email_verified === true || claims.email_verified === 'true';
-    const link = await OidcIdentity.findOne({ where: { tenant_id: tenantId, provider: provider.id, subject: claims.sub } });
+    const link = await this.m.OidcIdentity.findOne({ where: { tenant_id: tenantId, provider: provider.id, subject: claims.sub } });
     if (link) {
       const user = await this.users.findById(link.user_id);
       if (user && user.tenant_id === tenantId) {
@@ -63,7 +72,7 @@ export class IdentityLinks {
   private async link(tenantId: string, provider: string, subject: string, userId: string, email: string | null): Promise<string> {
     const now = Date.now();
     try {
-      await OidcIdentity.create({
+      await this.m.OidcIdentity.create({
         id: randomUUID(),
         tenant_id: tenantId,
         provider,
@@ -76,14 +85,14 @@ export class IdentityLinks {
       return userId;
     } catch (err) {
       if (!(err instanceof UniqueConstraintError)) throw err;
-      const winner = await OidcIdentity.findOne({ where: { tenant_id: tenantId, provider, subject } });
+      const winner = await this.m.OidcIdentity.findOne({ where: { tenant_id: tenantId, provider, subject } });
       if (!winner) throw err;
       return winner.user_id;
     }
   }
 
   async list(userId: string) {
-    const rows = await OidcIdentity.findAll({ where: { user_id: userId }, order: [['created_at', 'ASC']] });
+    const rows = await this.m.OidcIdentity.findAll({ where: { user_id: userId }, order: [['created_at', 'ASC']] });
     return rows.map((r) => ({
       _id: r.id,
       provider: r.provider,
@@ -94,6 +103,7 @@ export class IdentityLinks {
   }
 
   async unlink(userId: string, id: string): Promise<void> {
-    if (!(await OidcIdentity.destroy({ where: { id, user_id: userId } }))) throw new NotFoundError(`Linked identity '${id}' not found`);
+    if (!(await this.m.OidcIdentity.destroy({ where: { id, user_id: userId } })))
+      throw new NotFoundError(`Linked identity '${id}' not found`);
   }
 }

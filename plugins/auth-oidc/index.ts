@@ -12,6 +12,7 @@ import { OidcClients } from './oidc-clients.js';
 import { optionsSchema, resolveProviders, variablesOf, type ProviderSettings } from './provider-settings.js';
 import { identityRoutes } from './routes-identities.js';
 import { signInRoutes } from './routes-sign-in.js';
+import type { ModelMap } from '../../kernel/db/models.js';
 
 /** The provider System Settings that are set, from the optional settings store (the setup plugin). */
 async function providerSettings(cradle: object): Promise<Record<string, string>> {
@@ -62,7 +63,10 @@ export default definePlugin(() => {
         ).singleton(),
       );
       container.register('oidcClients', asFunction(() => new OidcClients(logger)).singleton());
-      container.register('oidcLinks', asFunction(({ users }: { users: UsersService }) => new IdentityLinks(users)).singleton());
+      container.register(
+        'oidcLinks',
+        asFunction(({ users, models }: { users: UsersService; models: ModelMap }) => new IdentityLinks(models, users)).singleton(),
+      );
       for (const route of [...signInRoutes, ...identityRoutes]) routes.add(route);
     },
     boot({ container, logger, onClose }) {

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Op } from 'sequelize';
 import { PasskeyChallenge, type ChallengePurpose } from './models/passkey-challenge.js';
+import { modelsOf, type ModelMap } from '../../kernel/db/models.js';
 
 /**
  * WebAuthn challenges in the database, so any instance can verify what another handed out. A claim
@@ -8,10 +9,18 @@ import { PasskeyChallenge, type ChallengePurpose } from './models/passkey-challe
  * a replayed response finds nothing.
  */
 export class ChallengesService {
-  constructor(private readonly ttlMs: number) {}
+  /** This kernel's bound model classes (kernel/db/models.ts). */
+  private readonly m: { PasskeyChallenge: typeof PasskeyChallenge };
+
+  constructor(
+    models: ModelMap,
+    private readonly ttlMs: number,
+  ) {
+    this.m = modelsOf(models, { PasskeyChallenge });
+  }
 
   async issue(purpose: ChallengePurpose, input: { challenge: string; tenantId: string; userId: string | null }): Promise<PasskeyChallenge> {
-    return PasskeyChallenge.create({
+    return this.m.PasskeyChallenge.create({
       id: randomUUID(),
       purpose,
       user_id: input.userId,
@@ -23,21 +32,21 @@ export class ChallengesService {
 
   private async claim(row: PasskeyChallenge | null): Promise<PasskeyChallenge | null> {
     if (!row) return null;
-    const deleted = await PasskeyChallenge.destroy({ where: { id: row.id, expires_at: { [Op.gt]: Date.now() } } });
+    const deleted = await this.m.PasskeyChallenge.destroy({ where: { id: row.id, expires_at: { [Op.gt]: Date.now() } } });
     return deleted === 1 ? row : null;
   }
 
   /** The sign-in challenge a browser's cookie names; null when unknown, expired or already used. */
   async claimById(id: string, purpose: ChallengePurpose): Promise<PasskeyChallenge | null> {
-    return this.claim(await PasskeyChallenge.findOne({ where: { id, purpose } }));
+    return this.claim(await this.m.PasskeyChallenge.findOne({ where: { id, purpose } }));
   }
 
   /** A registration challenge of this user, found by the value the authenticator signed. */
   async claimForUser(userId: string, challenge: string): Promise<PasskeyChallenge | null> {
-    return this.claim(await PasskeyChallenge.findOne({ where: { purpose: 'register', user_id: userId, challenge } }));
+    return this.claim(await this.m.PasskeyChallenge.findOne({ where: { purpose: 'register', user_id: userId, challenge } }));
   }
 
   async purgeExpired(): Promise<number> {
-    return PasskeyChallenge.destroy({ where: { expires_at: { [Op.lte]: Date.now() } } });
+    return this.m.PasskeyChallenge.destroy({ where: { expires_at: { [Op.lte]: Date.now() } } });
   }
 }

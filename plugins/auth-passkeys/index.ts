@@ -11,6 +11,7 @@ import { relyingPartyResolver } from './relying-party.js';
 import { loginRoutes } from './routes-login.js';
 import { manageRoutes } from './routes-manage.js';
 import { registerRoutes } from './routes-register.js';
+import type { ModelMap } from '../../kernel/db/models.js';
 
 /**
  * Passkeys (WebAuthn), experimental: registration and management for signed-in users, sign-in for
@@ -28,8 +29,11 @@ export default definePlugin({
     const o = parsed.data;
     for (const model of [Passkey, PasskeyChallenge]) models.add(model);
     for (const m of PASSKEY_MIGRATIONS) migrations.add(m);
-    container.register('passkeys', asFunction(() => new PasskeysService()).singleton());
-    container.register('passkeyChallenges', asFunction(() => new ChallengesService(o.timeoutMs)).singleton());
+    container.register('passkeys', asFunction(({ models }: { models: ModelMap }) => new PasskeysService(models)).singleton());
+    container.register(
+      'passkeyChallenges',
+      asFunction(({ models }: { models: ModelMap }) => new ChallengesService(models, o.timeoutMs)).singleton(),
+    );
     container.register('passkeyRelyingParty', asValue(relyingPartyResolver(o, config)));
     for (const route of [...registerRoutes, ...manageRoutes, ...loginRoutes]) routes.add(route);
   },

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Op } from 'sequelize';
 import { PasskeyNotFoundError } from './errors.js';
 import { Passkey } from './models/passkey.js';
+import { modelsOf, type ModelMap } from '../../kernel/db/models.js';
 
 const iso = (ms: number | string | null) => (ms == null ? null : new Date(Number(ms)).toISOString());
 
@@ -46,16 +47,23 @@ export interface NewPasskey {
 
 /** The passkeys table: a user's own passkeys, and the lookup by credential id at sign-in. */
 export class PasskeysService {
+  /** This kernel's bound model classes (kernel/db/models.ts). */
+  private readonly m: { Passkey: typeof Passkey };
+
+  constructor(models: ModelMap) {
+    this.m = modelsOf(models, { Passkey });
+  }
+
   listForUser(userId: string): Promise<Passkey[]> {
-    return Passkey.findAll({ where: { user_id: userId }, order: [['created_at', 'ASC']] });
+    return this.m.Passkey.findAll({ where: { user_id: userId }, order: [['created_at', 'ASC']] });
   }
 
   findByCredentialId(credentialId: string, tenantId: string): Promise<Passkey | null> {
-    return Passkey.findOne({ where: { credential_id: credentialId, tenant_id: tenantId } });
+    return this.m.Passkey.findOne({ where: { credential_id: credentialId, tenant_id: tenantId } });
   }
 
   async add(input: NewPasskey): Promise<Passkey> {
-    return Passkey.create({
+    return this.m.Passkey.create({
       id: randomUUID(),
       tenant_id: input.tenantId,
       user_id: input.userId,
@@ -72,7 +80,7 @@ export class PasskeysService {
   }
 
   private async own(id: string, userId: string): Promise<Passkey> {
-    const row = await Passkey.findOne({ where: { id, user_id: userId } });
+    const row = await this.m.Passkey.findOne({ where: { id, user_id: userId } });
     if (!row) throw new PasskeyNotFoundError();
     return row;
   }
@@ -84,12 +92,12 @@ export class PasskeysService {
   }
 
   async remove(id: string, userId: string): Promise<void> {
-    if (!(await Passkey.destroy({ where: { id, user_id: userId } }))) throw new PasskeyNotFoundError();
+    if (!(await this.m.Passkey.destroy({ where: { id, user_id: userId } }))) throw new PasskeyNotFoundError();
   }
 
   /** After a verified sign-in: the new counter (never lowered by a racing older one) and the time. */
   async recordUse(row: Passkey, counter: number, backedUp: boolean): Promise<void> {
-    await Passkey.update(
+    await this.m.Passkey.update(
       { counter, backed_up: backedUp, last_used_at: Date.now() },
       { where: { id: row.id, counter: { [Op.lte]: counter } } },
     );
@@ -97,6 +105,6 @@ export class PasskeysService {
 
   /** A passkey whose user no longer exists (deleted): it can never sign in again. */
   async removeOrphan(id: string): Promise<void> {
-    await Passkey.destroy({ where: { id } });
+    await this.m.Passkey.destroy({ where: { id } });
   }
 }

@@ -1,6 +1,7 @@
 import { defineError } from '../../kernel/errors.js';
 import { optional } from '../../kernel/plugin.js';
 import { User } from './models/user.js';
+import { modelOf, type ModelMap } from '../../kernel/db/models.js';
 
 /** Default of DEMO_MAX_USERS when the setting is missing or not a whole number >= 0. */
 export const DEFAULT_DEMO_MAX_USERS = 100;
@@ -25,5 +26,6 @@ export async function assertDemoRoom(scope: object, tenantId: string): Promise<v
   if (!settings || (await settings.get('DEMO_MODE', tenantId)) !== true) return;
   const raw = await settings.get('DEMO_MAX_USERS', tenantId);
   const max = typeof raw === 'number' && Number.isInteger(raw) && raw >= 0 ? raw : DEFAULT_DEMO_MAX_USERS;
-  if ((await User.count({ where: { tenant_id: tenantId } })) >= max) throw new DemoUserLimitError(max);
+  if ((await modelOf(scope as { models: ModelMap }, User).count({ where: { tenant_id: tenantId } })) >= max)
+    throw new DemoUserLimitError(max);
 }

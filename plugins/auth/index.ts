@@ -38,6 +38,7 @@ import { AuthSecrets } from './secrets.js';
 import { SessionsService, type SessionOptions } from './sessions-service.js';
 import type { Sequelize } from 'sequelize';
 import { toPublicUser, UsersService } from './users-service.js';
+import type { ModelMap } from '../../kernel/db/models.js';
 
 /** plugins.options.auth (later issues move the session settings into the seeded System Settings). */
 const optionsSchema = z.object({
@@ -153,7 +154,10 @@ export default definePlugin({
       );
     const o = parsed.data;
     for (const model of [User, Role, Session, ApiKey, WebsiteToken, EmailToken, Tenant]) models.add(model);
-    container.register('tenants', asFunction(() => new TenantsService(config.multiTenant)).singleton());
+    container.register(
+      'tenants',
+      asFunction(({ models }: { models: ModelMap }) => new TenantsService(models, config.multiTenant)).singleton(),
+    );
     for (const m of AUTH_MIGRATIONS) migrations.add(m);
     container.register(
       'authSecrets',
@@ -162,15 +166,16 @@ export default definePlugin({
     container.register(
       'users',
       asFunction(
-        ({ pool, events, authSecrets }: { pool: WorkerPool; events: EventBus; authSecrets: AuthSecrets }) =>
-          new UsersService(pool, { bcryptRounds: o.bcryptRounds }, events, (text) => authSecrets.sign(text)),
+        ({ pool, events, authSecrets, models }: { pool: WorkerPool; events: EventBus; authSecrets: AuthSecrets; models: ModelMap }) =>
+          new UsersService(models, pool, { bcryptRounds: o.bcryptRounds }, events, (text) => authSecrets.sign(text)),
       ).singleton(),
     );
     container.register(
       'sessions',
-      asFunction((cradle: { users: UsersService; authSecrets: AuthSecrets; cache: CacheService; logger: Logger }) =>
+      asFunction((cradle: { users: UsersService; authSecrets: AuthSecrets; cache: CacheService; logger: Logger; models: ModelMap }) =>
         Object.assign(
           new SessionsService(
+            cradle.models,
             cradle.users,
             cradle.authSecrets,
             cradle.cache,
@@ -226,20 +231,24 @@ export default definePlugin({
     );
     container.register(
       'tokens',
-      asFunction(({ cache, logger }: { cache: CacheService; logger: Logger }) => new TokensService({ cache, logger })).singleton(),
+      asFunction(
+        ({ cache, logger, models }: { cache: CacheService; logger: Logger; models: ModelMap }) =>
+          new TokensService(models, { cache, logger }),
+      ).singleton(),
     );
     container.register(
       'twoFactor',
       asFunction(
-        (cradle: { pool: WorkerPool; authSecrets: AuthSecrets }) =>
+        (cradle: { pool: WorkerPool; authSecrets: AuthSecrets; models: ModelMap }) =>
           new TwoFactorService(
+            cradle.models,
             cradle.pool,
             cradle.authSecrets,
             async (tenantId) => o.issuer ?? (await siteName(cradle, tenantId)) ?? 'CMS',
           ),
       ).singleton(),
     );
-    container.register('emailTokens', asFunction(() => new EmailTokensService()).singleton());
+    container.register('emailTokens', asFunction(({ models }: { models: ModelMap }) => new EmailTokensService(models)).singleton());
     const publicUrl = (config.publicUrl ?? o.publicUrl ?? `http://${config.host}:${config.port}`).replace(/\/+$/, '');
     container.register(
       'emailFlows',

@@ -4,6 +4,7 @@ import { Role } from './models/role.js';
 import { Tenant } from './models/tenant.js';
 import { TENANTS_CHANGED } from './public.js';
 import { BUILT_IN_ROLES } from './roles.js';
+import { modelsOf, type ModelMap } from '../../kernel/db/models.js';
 
 /**
  * Tenants. With MULTI_TENANT off everything is in tenant `default`. With it on, a signed-in caller's
@@ -16,7 +17,15 @@ export class TenantsService {
   /** Counts the changes; a hostname map read across one is not kept. */
   private generation = 0;
 
-  constructor(readonly multiTenant: boolean) {}
+  /** This kernel's bound model classes (kernel/db/models.ts). */
+  private readonly m: { Tenant: typeof Tenant; Role: typeof Role };
+
+  constructor(
+    models: ModelMap,
+    readonly multiTenant: boolean,
+  ) {
+    this.m = modelsOf(models, { Tenant, Role });
+  }
 
   /**
    * Hostname changes to and from every instance: a tenant created here is announced as TENANTS_CHANGED
@@ -47,7 +56,7 @@ export class TenantsService {
     if (!byHost || Date.now() - byHost.at > 30000) {
       const generation = this.generation;
       const map = new Map<string, string>();
-      for (const t of await Tenant.findAll()) for (const h of JSON.parse(t.hostnames) as string[]) map.set(h.toLowerCase(), t.id);
+      for (const t of await this.m.Tenant.findAll()) for (const h of JSON.parse(t.hostnames) as string[]) map.set(h.toLowerCase(), t.id);
       byHost = { map, at: Date.now() };
       // A change announced while this read ran may not be in it: answer with it, but do not keep it.
       if (generation === this.generation) this.byHost = byHost;
@@ -56,14 +65,14 @@ export class TenantsService {
   }
 
   async create(input: { id: string; name: string; hostnames: string[] }) {
-    if (await Tenant.findByPk(input.id)) throw new ConflictError(`Tenant '${input.id}' already exists`);
+    if (await this.m.Tenant.findByPk(input.id)) throw new ConflictError(`Tenant '${input.id}' already exists`);
     const hostnames = input.hostnames.map((h) => h.toLowerCase());
-    for (const t of await Tenant.findAll()) {
+    for (const t of await this.m.Tenant.findAll()) {
       const taken = (JSON.parse(t.hostnames) as string[]).find((h) => hostnames.includes(h));
       if (taken) throw new ConflictError(`Hostname '${taken}' already belongs to tenant '${t.id}'`);
     }
-    await Tenant.create({ id: input.id, name: input.name, hostnames: JSON.stringify(hostnames), created_at: Date.now() });
-    await Role.bulkCreate(
+    await this.m.Tenant.create({ id: input.id, name: input.name, hostnames: JSON.stringify(hostnames), created_at: Date.now() });
+    await this.m.Role.bulkCreate(
       Object.entries(BUILT_IN_ROLES).map(([name, r]) => ({
         tenant_id: input.id,
         name,
@@ -78,7 +87,7 @@ export class TenantsService {
   }
 
   async list() {
-    return (await Tenant.findAll({ order: [['created_at', 'ASC']] })).map((t) => ({
+    return (await this.m.Tenant.findAll({ order: [['created_at', 'ASC']] })).map((t) => ({
       id: t.id,
       name: t.name,
       hostnames: JSON.parse(t.hostnames) as string[],

@@ -5,6 +5,7 @@ import { InternalError, ValidationError } from '../../kernel/errors.js';
 import type { WorkerPool } from '../../kernel/pool.js';
 import { User } from './models/user.js';
 import type { AuthSecrets } from './secrets.js';
+import { modelsOf, type ModelMap } from '../../kernel/db/models.js';
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
 const BACKUP_CODES = 10;
@@ -41,12 +42,18 @@ function newBackupCodes(): string[] {
  * pool). A TOTP code is accepted once: its time step must be later than the last accepted one.
  */
 export class TwoFactorService {
+  /** This kernel's bound model classes (kernel/db/models.ts). */
+  private readonly m: { User: typeof User };
+
   constructor(
+    models: ModelMap,
     private readonly pool: WorkerPool,
     private readonly secrets: AuthSecrets,
     /** The issuer authenticator apps show for a tenant's accounts (its site name by default). */
     private readonly issuerOf: (tenantId: string) => Promise<string>,
-  ) {}
+  ) {
+    this.m = modelsOf(models, { User });
+  }
 
   private async hashCodes(codes: string[]): Promise<string[]> {
     const results = await Promise.all(codes.map((c) => this.pool.argon2Hash(c)));
@@ -62,7 +69,7 @@ export class TwoFactorService {
     const secret = generateSecret();
     const backupCodes = newBackupCodes();
     const payload = await this.secrets.encrypt(JSON.stringify({ secret, backupCodes }));
-    const sequelize = User.sequelize!;
+    const sequelize = this.m.User.sequelize!;
     await sequelize.query('DELETE FROM auth_2fa_pending WHERE user_id = ?', { replacements: [user.id] });
     await sequelize.query('INSERT INTO auth_2fa_pending (user_id, payload, created_at) VALUES (?, ?, ?)', {
       replacements: [user.id, payload, Date.now()],
@@ -78,7 +85,7 @@ export class TwoFactorService {
 
   async verifySetup(user: User, input: { secret: string; verificationCode: string; backupCodes: string[] }): Promise<void> {
     if (user.two_factor_enabled) throw new ValidationError('2FA is already enabled');
-    const rows = await User.sequelize!.query<{ payload: string; created_at: number }>(
+    const rows = await this.m.User.sequelize!.query<{ payload: string; created_at: number }>(
       'SELECT payload, created_at FROM auth_2fa_pending WHERE user_id = ?',
       {
         replacements: [user.id],
@@ -97,7 +104,7 @@ export class TwoFactorService {
     );
     if (!result.valid) throw new ValidationError('Invalid verification code');
     const hashes = await this.hashCodes(issued.backupCodes);
-    await User.update(
+    await this.m.User.update(
       {
         two_factor_enabled: true,
         totp_secret: await this.secrets.encrypt(issued.secret),
@@ -107,14 +114,14 @@ export class TwoFactorService {
       },
       { where: { id: user.id } },
     );
-    await User.sequelize!.query('DELETE FROM auth_2fa_pending WHERE user_id = ?', { replacements: [user.id] });
+    await this.m.User.sequelize!.query('DELETE FROM auth_2fa_pending WHERE user_id = ?', { replacements: [user.id] });
   }
 
   /** Checks a TOTP code (once per time step) or a backup code (consumed); never throws for a wrong code. */
   async checkCode(userId: string, rawCode: string): Promise<CodeCheck> {
     const code = rawCode.replace(/\s+/g, '');
     const method = /^\d{6}$/.test(code) ? 'totp' : 'backup';
-    const user = await User.findByPk(userId);
+    const user = await this.m.User.findByPk(userId);
     if (!user?.two_factor_enabled || !user.totp_secret) return { ok: false, method };
     if (method === 'totp') {
       const secret = await this.secrets.decrypt(user.totp_secret);
@@ -129,7 +136,7 @@ export class TwoFactorService {
         return again.valid ? { ok: false, method, used: true } : { ok: false, method };
       }
       // Claim the time step atomically: the same code presented twice (even concurrently) passes once.
-      const [claimed] = await User.update(
+      const [claimed] = await this.m.User.update(
         { last_totp_step: result.timeStep, last_2fa_verification: Date.now() },
         { where: { id: userId, [Op.or]: [{ last_totp_step: null }, { last_totp_step: { [Op.lt]: result.timeStep } }] } },
       );
@@ -148,19 +155,19 @@ export class TwoFactorService {
       if (index < 0) return { ok: false, method };
       if (hashes[index]!.startsWith(SPENT)) return { ok: false, method, used: true };
       const next = hashes.map((h, j) => (j === index ? SPENT + h : h));
-      const [consumed] = await User.update(
+      const [consumed] = await this.m.User.update(
         { backup_codes: JSON.stringify(next), last_2fa_verification: Date.now() },
         { where: { id: userId, backup_codes: stored } },
       );
       if (consumed === 1) return { ok: true, method, remaining: unspent(next).length };
-      stored = (await User.findByPk(userId))?.backup_codes ?? null;
+      stored = (await this.m.User.findByPk(userId))?.backup_codes ?? null;
     }
     return { ok: false, method };
   }
 
   async disable(user: User): Promise<void> {
     if (!user.two_factor_enabled) throw new ValidationError('2FA is not enabled');
-    await User.update(
+    await this.m.User.update(
       { two_factor_enabled: false, totp_secret: null, backup_codes: null, last_totp_step: null },
       { where: { id: user.id } },
     );
@@ -169,7 +176,7 @@ export class TwoFactorService {
   async regenerate(user: User): Promise<string[]> {
     if (!user.two_factor_enabled) throw new ValidationError('2FA is not enabled');
     const codes = newBackupCodes();
-    await User.update({ backup_codes: JSON.stringify(await this.hashCodes(codes)) }, { where: { id: user.id } });
+    await this.m.User.update({ backup_codes: JSON.stringify(await this.hashCodes(codes)) }, { where: { id: user.id } });
     return codes;
   }
 

@@ -23,6 +23,7 @@ import {
   type TableRef,
 } from './table-migrations.js';
 import { COLLECTIONS_CHANGED } from './public.js';
+import { modelsOf } from '../../kernel/db/models.js';
 
 export interface LoadedCollection extends CollectionDefinition {
   uid: string;
@@ -48,11 +49,16 @@ export const describeCollection = (c: CollectionDefinition) => ({
 export class CollectionsService {
   private loaded = new Map<string, LoadedCollection>();
 
+  /** This kernel's bound model classes (kernel/db/models.ts). */
+  private readonly m: { CollectionRow: typeof CollectionRow; Revision: typeof Revision };
+
   constructor(
     private readonly sequelize: Sequelize,
     private readonly migrator: MigrationRunner,
     private readonly events: EventBus,
-  ) {}
+  ) {
+    this.m = modelsOf(sequelize.models, { CollectionRow, Revision });
+  }
 
   private define(row: CollectionRow): LoadedCollection {
     const fields = JSON.parse(row.fields) as FieldDefinition[];
@@ -77,7 +83,7 @@ export class CollectionsService {
   }
 
   async refresh(): Promise<void> {
-    const rows = await CollectionRow.findAll({ order: [['name', 'ASC']] });
+    const rows = await this.m.CollectionRow.findAll({ order: [['name', 'ASC']] });
     const next = new Map<string, LoadedCollection>();
     for (const row of rows) {
       const known = this.loaded.get(row.name);
@@ -110,7 +116,7 @@ export class CollectionsService {
    * not arrived yet); if so the definitions are reloaded.
    */
   async reloadIfChanged(c: LoadedCollection): Promise<boolean> {
-    const row = await CollectionRow.findByPk(c.name, { attributes: ['version', 'uid'] });
+    const row = await this.m.CollectionRow.findByPk(c.name, { attributes: ['version', 'uid'] });
     if (row && row.version === c.version && row.uid === c.uid) return false;
     await this.refresh();
     return true;
@@ -130,7 +136,7 @@ export class CollectionsService {
   private async checkRelations(name: string, fields: FieldDefinition[]): Promise<void> {
     for (const [i, f] of fields.entries()) {
       if (f.type !== 'relation' || f.collection === name) continue;
-      if (!(await CollectionRow.findByPk(f.collection!))) {
+      if (!(await this.m.CollectionRow.findByPk(f.collection!))) {
         throw new ValidationError(`Field '${f.name}' relates to an unknown collection '${f.collection}'`, [
           { path: `body.fields.${i}.collection`, message: 'unknown collection' },
         ]);
@@ -161,7 +167,7 @@ export class CollectionsService {
         { path: 'body.singular', message: 'same as the name' },
       ]);
     }
-    const others = (await CollectionRow.findAll({ attributes: ['name', 'singular'] })).filter((r) => r.name !== name);
+    const others = (await this.m.CollectionRow.findAll({ attributes: ['name', 'singular'] })).filter((r) => r.name !== name);
     const clash = others.find((r) => [r.name, r.singular].includes(name) || [r.name, r.singular].includes(singular));
     if (clash)
       throw new ConflictError(`'${name}' / '${singular}' would clash with the collection '${clash.name}' (singular '${clash.singular}')`);
@@ -173,7 +179,7 @@ export class CollectionsService {
     const now = Date.now();
     const ref: TableRef = { name: input.name, uid: randomUUID(), table: tableNameFor(input.name) };
     try {
-      await CollectionRow.create({
+      await this.m.CollectionRow.create({
         name: input.name,
         uid: ref.uid,
         label: input.label ?? defaultLabel(input.name),
@@ -191,7 +197,7 @@ export class CollectionsService {
     try {
       await this.migrate(createTableMigration(ref, input.fields), []);
     } catch (err) {
-      await CollectionRow.destroy({ where: { name: input.name, uid: ref.uid } });
+      await this.m.CollectionRow.destroy({ where: { name: input.name, uid: ref.uid } });
       throw err;
     }
     await this.changed(input.name);
@@ -203,7 +209,7 @@ export class CollectionsService {
    * then the table is altered; if that fails the claim is undone.
    */
   async update(name: string, patch: CollectionPatch): Promise<LoadedCollection> {
-    const row = await CollectionRow.findByPk(name);
+    const row = await this.m.CollectionRow.findByPk(name);
     if (!row) throw new CollectionNotFoundError(name);
     const before = JSON.parse(row.fields) as FieldDefinition[];
     const after = patch.fields ?? before;
@@ -219,7 +225,7 @@ export class CollectionsService {
     if (patch.singular) await this.checkNames(name, patch.singular);
     await this.checkRelations(name, after);
     const version = row.version + 1;
-    const [claimed] = await CollectionRow.update(
+    const [claimed] = await this.m.CollectionRow.update(
       {
         label: patch.label ?? row.label,
         singular: patch.singular ?? row.singular,
@@ -234,7 +240,7 @@ export class CollectionsService {
       const changedIndexes = after.filter((f) => f.unique && !old.get(f.name)?.unique).map((f) => f.name);
       await this.migrate(alterTableMigration({ name, uid: row.uid, table: row.table_name }, version, before, after), changedIndexes);
     } catch (err) {
-      await CollectionRow.update(
+      await this.m.CollectionRow.update(
         { label: row.label, singular: row.singular, fields: row.fields, version: row.version },
         { where: { name, version } },
       );
@@ -246,14 +252,14 @@ export class CollectionsService {
 
   /** Drops the collection, its table and its entries' revisions. */
   async remove(name: string): Promise<void> {
-    const row = await CollectionRow.findByPk(name);
+    const row = await this.m.CollectionRow.findByPk(name);
     if (!row) throw new CollectionNotFoundError(name);
     const users = this.list().filter((c) => c.name !== name && c.fields.some((f) => f.type === 'relation' && f.collection === name));
     if (users.length)
       throw new ConflictError(`Collection '${name}' is the target of relation fields in ${users.map((c) => c.name).join(', ')}`);
     await this.migrate(dropTableMigration({ name, uid: row.uid, table: row.table_name }), []);
-    await CollectionRow.destroy({ where: { name, uid: row.uid } });
-    await Revision.destroy({ where: { collection: name } });
+    await this.m.CollectionRow.destroy({ where: { name, uid: row.uid } });
+    await this.m.Revision.destroy({ where: { collection: name } });
     await this.changed(name);
   }
 }

@@ -18,6 +18,7 @@ import { insertRows } from '../../kernel/db/insert-rows.js';
 import { Revision } from './models/revision.js';
 import { presanitize, type RichTextSanitizer } from './rich-text-pool.js';
 import { ENTRY_EVENTS } from './public.js';
+import { modelsOf } from '../../kernel/db/models.js';
 
 export type Entry = Record<string, unknown> & {
   _id: string;
@@ -83,6 +84,9 @@ const SUFFIX_HINTS_MAX = 1000;
  * are invalidated and an event is published.
  */
 export class EntriesService {
+  /** This kernel's bound model classes (kernel/db/models.ts). */
+  private readonly m: { Revision: typeof Revision };
+
   constructor(
     private readonly sequelize: Sequelize,
     private readonly collections: CollectionsService,
@@ -92,6 +96,7 @@ export class EntriesService {
     /** Sanitises the rich text of large writes in the worker pool (else toColumn does it inline). */
     private readonly richText?: RichTextSanitizer,
   ) {
+    this.m = modelsOf(sequelize.models, { Revision });
     this.reader = new ListReader(sequelize);
   }
 
@@ -286,7 +291,7 @@ export class EntriesService {
     userId: string | null,
     transaction?: Transaction,
   ) {
-    await Revision.create(revisionRow(c.name, entry, tenantId, action, userId, Date.now()), { transaction });
+    await this.m.Revision.create(revisionRow(c.name, entry, tenantId, action, userId, Date.now()), { transaction });
   }
 
   private async created(c: LoadedCollection, body: unknown, identity: Identity, prefix: string, transaction?: Transaction): Promise<Entry> {
@@ -333,7 +338,7 @@ export class EntriesService {
   /** Revisions follow entries moved to another collection (by a data migration, inside its transaction). */
   async moveRevisions(tenantId: string, from: string, to: string, ids: string[], transaction: Transaction): Promise<void> {
     if (!ids.length) return;
-    await Revision.update(
+    await this.m.Revision.update(
       { collection: to },
       { where: { collection: from, entry_id: { [Op.in]: ids }, tenant_id: tenantId }, transaction },
     );
@@ -378,7 +383,7 @@ export class EntriesService {
     const qi = this.sequelize.getQueryInterface();
     for (let i = 0; i < entries.length; i += BULK_CHUNK)
       await qi.bulkInsert(
-        Revision.getTableName() as string,
+        this.m.Revision.getTableName() as string,
         entries.slice(i, i + BULK_CHUNK).map((entry) => revisionRow(collection, entry, tenantId, action, userId, now)),
         { transaction },
       );
@@ -509,7 +514,7 @@ export class EntriesService {
           });
           const byId = new Map(made.map((m) => [String(m.get('id')), this.toEntry(c, m)]));
           for (const i of bulk) out[i] = byId.get(rows[i]!.id);
-          await Revision.bulkCreate(
+          await this.m.Revision.bulkCreate(
             [...bulk]
               .map((i) => out[i]!)
               .map((entry) => ({
@@ -622,7 +627,7 @@ export class EntriesService {
       );
       await insertRows(
         this.sequelize,
-        qi.quoteIdentifier(Revision.getTableName() as string),
+        qi.quoteIdentifier(this.m.Revision.getTableName() as string),
         ['tenant_id', 'collection', 'entry_id', 'version', 'data', 'action', 'created_by', 'created_at'],
         made.map((entry) => [tenantId, c.name, entry._id, 1, JSON.stringify(entry), 'create', userId, now]),
         transaction,
@@ -718,7 +723,10 @@ export class EntriesService {
     const found = entries.map((e) => e._id);
     await this.sequelize.transaction(async (transaction) => {
       await c.model.destroy({ where: { id: { [Op.in]: found }, tenant_id: identity.tenantId }, transaction });
-      await Revision.destroy({ where: { collection: name, entry_id: { [Op.in]: found }, tenant_id: identity.tenantId }, transaction });
+      await this.m.Revision.destroy({
+        where: { collection: name, entry_id: { [Op.in]: found }, tenant_id: identity.tenantId },
+        transaction,
+      });
     });
     await this.announceSafely(
       name,
@@ -748,7 +756,7 @@ export class EntriesService {
   async revisions(name: string, id: string, identity: Identity) {
     const c = await this.collections.get(name);
     await this.row(c, id, identity.tenantId);
-    const rows = await Revision.findAll({
+    const rows = await this.m.Revision.findAll({
       where: { collection: name, entry_id: id, tenant_id: identity.tenantId },
       order: [['version', 'DESC']],
     });

@@ -78,6 +78,7 @@ export default definePlugin({
       asFunction(
         (cradle: ContainerServices) =>
           new LicenseService(
+            cradle.models,
             {
               installedAtOverride: o.installedAt ? Date.parse(o.installedAt) : undefined,
               configuredKey: o.licenseKey,

@@ -12,6 +12,7 @@ import { DataMigrationLedgerRow } from './models/ledger-row.js';
 import { migrationRoutes } from './routes.js';
 import { DataMigrationsService } from './service.js';
 import './public.js';
+import type { ModelMap } from '../../kernel/db/models.js';
 
 export default definePlugin(() => {
   let service: DataMigrationsService | null = null;
@@ -30,9 +31,10 @@ export default definePlugin(() => {
             cache: CacheService;
             logger: Logger;
             registries: Registries;
+            models: ModelMap;
           }) => {
             const registry = c.registries.dataMigrations;
-            return new DataMigrationsService({
+            return new DataMigrationsService(c.models, {
               collections: c.collections,
               entries: c.entries,
               cache: c.cache,

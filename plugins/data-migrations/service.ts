@@ -9,6 +9,7 @@ import type { CollectionsService, EntriesService, EntryChange } from '../content
 import { load, type LoadedMigration } from './definition.js';
 import { DataMigrationLedgerRow } from './models/ledger-row.js';
 import { collectionsOf, loadState, runMigration, touched } from './simulate.js';
+import { modelsOf, type ModelMap } from '../../kernel/db/models.js';
 
 export interface DeclarationError {
   source: string;
@@ -45,7 +46,15 @@ export interface DataMigrationsDeps {
  * bad one is reported, never thrown), the ledger, status, history and the whole-ledger verify.
  */
 export class DataMigrationsService {
-  constructor(private readonly deps: DataMigrationsDeps) {}
+  /** This kernel's bound model classes (kernel/db/models.ts). */
+  private readonly m: { DataMigrationLedgerRow: typeof DataMigrationLedgerRow };
+
+  constructor(
+    models: ModelMap,
+    private readonly deps: DataMigrationsDeps,
+  ) {
+    this.m = modelsOf(models, { DataMigrationLedgerRow });
+  }
 
   /** The content plugin's entries service (list caches, revisions and events of migrated entries). */
   get entries(): EntriesService {
@@ -92,7 +101,7 @@ export class DataMigrationsService {
   }
 
   async ledger(tenantId: string, transaction?: Transaction): Promise<LedgerEntry[]> {
-    const rows = await DataMigrationLedgerRow.findAll({
+    const rows = await this.m.DataMigrationLedgerRow.findAll({
       where: { tenant_id: tenantId },
       order: [
         ['applied_at', 'ASC'],
@@ -120,7 +129,7 @@ export class DataMigrationsService {
     counts: LedgerEntry['counts'],
     transaction: Transaction,
   ): Promise<void> {
-    await DataMigrationLedgerRow.create(
+    await this.m.DataMigrationLedgerRow.create(
       {
         tenant_id: tenantId,
         migration_id: m.definition.id,

@@ -4,6 +4,7 @@ import { ValidationError } from '../../kernel/errors.js';
 import { FolderExistsError, FolderNotEmptyError, FolderNotFoundError } from './errors.js';
 import { MediaFolder } from './models/media-folder.js';
 import { MediaItem } from './models/media-item.js';
+import { modelsOf } from '../../kernel/db/models.js';
 
 export interface FolderView {
   _id: string;
@@ -23,10 +24,15 @@ const view = (f: MediaFolder, itemCount = 0): FolderView => ({
 
 /** Virtual folders of a tenant's media library: a tree of names; media point at one by folder_id. */
 export class FoldersService {
-  constructor(private readonly sequelize: Sequelize) {}
+  /** This kernel's bound model classes (kernel/db/models.ts). */
+  private readonly m: { MediaFolder: typeof MediaFolder; MediaItem: typeof MediaItem };
+
+  constructor(private readonly sequelize: Sequelize) {
+    this.m = modelsOf(sequelize.models, { MediaFolder, MediaItem });
+  }
 
   async find(tenantId: string, id: string): Promise<MediaFolder | null> {
-    return MediaFolder.findOne({ where: { id, tenant_id: tenantId } });
+    return this.m.MediaFolder.findOne({ where: { id, tenant_id: tenantId } });
   }
 
   /** For inputs naming a folder (upload, move): an unknown one is a bad request, not a missing resource. */
@@ -42,7 +48,7 @@ export class FoldersService {
   }
 
   async list(tenantId: string): Promise<FolderView[]> {
-    const folders = await MediaFolder.findAll({
+    const folders = await this.m.MediaFolder.findAll({
       where: { tenant_id: tenantId },
       order: [
         ['name', 'ASC'],
@@ -61,7 +67,7 @@ export class FoldersService {
     const parentId = input.parentId ?? null;
     await this.requireForInput(tenantId, parentId, 'parentId');
     try {
-      const folder = await MediaFolder.create({
+      const folder = await this.m.MediaFolder.create({
         id: randomUUID(),
         tenant_id: tenantId,
         name: input.name,
@@ -108,8 +114,8 @@ export class FoldersService {
   /** Only an empty folder (no media, trashed ones aside, and no subfolders) can go: 409 FOLDER_NOT_EMPTY. */
   async remove(tenantId: string, id: string): Promise<void> {
     const folder = await this.get(tenantId, id);
-    const items = await MediaItem.count({ where: { tenant_id: tenantId, folder_id: id, deleted_at: null } });
-    const folders = await MediaFolder.count({ where: { tenant_id: tenantId, parent_id: id } });
+    const items = await this.m.MediaItem.count({ where: { tenant_id: tenantId, folder_id: id, deleted_at: null } });
+    const folders = await this.m.MediaFolder.count({ where: { tenant_id: tenantId, parent_id: id } });
     if (items || folders) throw new FolderNotEmptyError(items, folders);
     await folder.destroy();
   }

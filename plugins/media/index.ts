@@ -27,6 +27,7 @@ import { trashRoutes } from './routes-trash.js';
 import { ShareAttempts } from './share-attempts.js';
 import { SharesService } from './shares-service.js';
 import { optional } from '../../kernel/plugin.js';
+import type { ModelMap } from '../../kernel/db/models.js';
 
 const TASKS_FILE = fileURLToPath(new URL('./media-tasks.js', import.meta.url));
 /** Upload leftovers of a crash are removed at boot once they are this old. */
@@ -86,10 +87,11 @@ export default definePlugin(() => {
       container.register(
         'mediaTrash',
         asFunction(
-          ({ mediaFolders, logger: l }: { mediaFolders: FoldersService; logger: Logger }) => new MediaTrash(storage, mediaFolders, l),
+          ({ mediaFolders, logger: l, models }: { mediaFolders: FoldersService; logger: Logger; models: ModelMap }) =>
+            new MediaTrash(models, storage, mediaFolders, l),
         ).singleton(),
       );
-      container.register('mediaShares', asFunction(() => new SharesService(attempts)).singleton());
+      container.register('mediaShares', asFunction(({ models }: { models: ModelMap }) => new SharesService(models, attempts)).singleton());
       // The in-process SDK for plugins and server-side code: mediaClient(identity?) -> MediaClient.
       container.register(
         'mediaClient',

@@ -6,6 +6,7 @@ import type { FoldersService } from './folders-service.js';
 import type { MediaStorage } from './media-storage.js';
 import { mediaView, metadataOf, type MediaView } from './media-view.js';
 import { MediaItem } from './models/media-item.js';
+import { modelsOf, type ModelMap } from '../../kernel/db/models.js';
 
 const filesOf = (row: MediaItem) => [row.path, ...Object.values(metadataOf(row).thumbnails).map((t) => t.path)];
 
@@ -14,11 +15,17 @@ const filesOf = (row: MediaItem) => [row.path, ...Object.values(metadataOf(row).
  * files are in the trash, so restoring brings back the item with its id, folder and share links.
  */
 export class MediaTrash {
+  /** This kernel's bound model classes (kernel/db/models.ts). */
+  private readonly m: { MediaItem: typeof MediaItem };
+
   constructor(
+    models: ModelMap,
     private readonly storage: MediaStorage,
     private readonly folders: FoldersService,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.m = modelsOf(models, { MediaItem });
+  }
 
   private requireTrash(): void {
     if (!this.storage.hasTrash) throw new TrashUnavailableError(this.storage.id);
@@ -29,7 +36,7 @@ export class MediaTrash {
     items: Array<{ _id: string; filename: string; path: string; mimeType: string; size: number; deletedAt: string }>;
   }> {
     if (!this.storage.hasTrash) return { supported: false, items: [] };
-    const rows = await MediaItem.findAll({
+    const rows = await this.m.MediaItem.findAll({
       where: { tenant_id: identity.tenantId, deleted_at: { [Op.ne]: null } },
       order: [
         ['deleted_at', 'DESC'],
@@ -51,7 +58,7 @@ export class MediaTrash {
   }
 
   private async trashed(identity: Identity, where: { path?: string; id?: string }): Promise<MediaItem> {
-    const row = await MediaItem.findOne({ where: { ...where, tenant_id: identity.tenantId, deleted_at: { [Op.ne]: null } } });
+    const row = await this.m.MediaItem.findOne({ where: { ...where, tenant_id: identity.tenantId, deleted_at: { [Op.ne]: null } } });
     if (!row) throw new MediaNotFoundError(where.id ?? where.path ?? '');
     return row;
   }
@@ -76,7 +83,7 @@ export class MediaTrash {
     const rows =
       where.path || where.id
         ? [await this.trashed(identity, where)]
-        : await MediaItem.findAll({ where: { tenant_id: identity.tenantId, deleted_at: { [Op.ne]: null } } });
+        : await this.m.MediaItem.findAll({ where: { tenant_id: identity.tenantId, deleted_at: { [Op.ne]: null } } });
     for (const row of rows) {
       for (const p of filesOf(row)) await this.storage.purge(p);
       await row.destroy();

@@ -12,6 +12,7 @@ import {
 import { metadataOf, type MediaMetadata, type SharedLink } from './media-view.js';
 import { MediaItem } from './models/media-item.js';
 import type { ShareAttempts } from './share-attempts.js';
+import { modelsOf, type ModelMap } from '../../kernel/db/models.js';
 
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 const HOUR = 3600 * 1000;
@@ -27,11 +28,19 @@ const expiry = (link: SharedLink) => (link.expiresAt === null ? null : new Date(
  * password kept as its SHA-256 (the spec's scheme) and compared in constant time; expiry or none.
  */
 export class SharesService {
-  constructor(private readonly attempts: ShareAttempts) {}
+  /** This kernel's bound model classes (kernel/db/models.ts). */
+  private readonly m: { MediaItem: typeof MediaItem };
+
+  constructor(
+    models: ModelMap,
+    private readonly attempts: ShareAttempts,
+  ) {
+    this.m = modelsOf(models, { MediaItem });
+  }
 
   private async item(identity: Identity, mediaId: string): Promise<MediaItem> {
     const row = z.string().uuid().safeParse(mediaId).success
-      ? await MediaItem.findOne({ where: { id: mediaId, tenant_id: identity.tenantId, deleted_at: null } })
+      ? await this.m.MediaItem.findOne({ where: { id: mediaId, tenant_id: identity.tenantId, deleted_at: null } })
       : null;
     if (!row) throw new MediaNotFoundError(mediaId);
     return row;
@@ -44,7 +53,7 @@ export class SharesService {
       const meta = metadataOf(row);
       const result = change(meta);
       const after = JSON.stringify(meta);
-      const [n] = await MediaItem.update({ metadata: after, updated_at: Date.now() }, { where: { id: row.id, metadata: before } });
+      const [n] = await this.m.MediaItem.update({ metadata: after, updated_at: Date.now() }, { where: { id: row.id, metadata: before } });
       if (n === 1) {
         row.metadata = after;
         return result;
@@ -108,7 +117,7 @@ export class SharesService {
    */
   async access(input: { id: string; token: string; password?: string }): Promise<MediaItem> {
     const row = z.string().uuid().safeParse(input.id).success
-      ? await MediaItem.findOne({ where: { id: input.id, deleted_at: null } })
+      ? await this.m.MediaItem.findOne({ where: { id: input.id, deleted_at: null } })
       : null;
     const id = sha256(input.token);
     const link = row ? metadataOf(row).sharedLinks.find((l) => l.token === id) : undefined;

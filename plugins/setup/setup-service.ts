@@ -13,6 +13,7 @@ import { DbRestartRequiredError, SetupAlreadyCompleteError, SetupNotSeededError 
 import { SETUP_COMPLETED, type SetupCompletedEvent } from './public.js';
 import type { SettingsService } from './settings-service.js';
 import { ensureSigningKey } from '../update-check/public.js';
+import { modelsOf } from '../../kernel/db/models.js';
 
 export type SetupState = 'incomplete' | 'seeded' | 'ready';
 
@@ -44,6 +45,9 @@ export class SetupService {
   private readyCached = false;
   private seeding: Promise<void> | null = null;
 
+  /** This kernel's bound model classes (kernel/db/models.ts). */
+  private readonly m: { SetupStateRow: typeof SetupStateRow };
+
   constructor(
     readonly sequelize: Sequelize,
     private readonly config: CmsConfig,
@@ -55,10 +59,12 @@ export class SetupService {
     private readonly themes: () => { seedDefault(tenantId: string): Promise<unknown> } | null = () => null,
     /** The event bus: SETUP_COMPLETED goes out on it. */
     private readonly events?: Pick<EventBus, 'publish'>,
-  ) {}
+  ) {
+    this.m = modelsOf(sequelize.models, { SetupStateRow });
+  }
 
   async status(): Promise<SetupStatus> {
-    const row = await SetupStateRow.findByPk(1);
+    const row = await this.m.SetupStateRow.findByPk(1);
     const state: SetupState = row?.state === 'ready' ? 'ready' : row?.state === 'incomplete' || !row ? 'incomplete' : 'seeded';
     // 'completing' shows as seeded; a stale completing claim can be taken over by complete().
     if (state === 'ready') this.readyCached = true;
@@ -78,7 +84,7 @@ export class SetupService {
   }
 
   private async update(fields: Record<string, unknown>): Promise<void> {
-    await SetupStateRow.update(fields, { where: { id: 1 } });
+    await this.m.SetupStateRow.update(fields, { where: { id: 1 } });
   }
 
   async assertOpen(): Promise<void> {
@@ -112,7 +118,7 @@ export class SetupService {
   /** Starts seeding in the background; progress shows in /api/system/health (data.setup.progress). */
   async startSeeding(target: DbTarget): Promise<void> {
     await this.assertOpen();
-    if ((await SetupStateRow.findByPk(1))?.state === 'completing') throw new SetupAlreadyCompleteError();
+    if ((await this.m.SetupStateRow.findByPk(1))?.state === 'completing') throw new SetupAlreadyCompleteError();
     if (!isRunningDatabase(this.config, target)) throw new DbRestartRequiredError(this.describeRunning());
     if (this.seeding) return;
     await this.update({ progress: 1, error: null, db_validated: true });
@@ -139,7 +145,7 @@ export class SetupService {
     await seedDefaultCollections(this.content());
     await this.themes()?.seedDefault('default');
     // Conditional: a seed still running when setup completes must not reopen it.
-    await SetupStateRow.update(
+    await this.m.SetupStateRow.update(
       { seeded: true, progress: 100, error: null, state: 'seeded' },
       { where: { id: 1, state: ['incomplete', 'seeded'] } },
     );
@@ -183,7 +189,7 @@ export class SetupService {
     // Claim the completion (completed_at marks the claim); a claim older than a minute is from a process
     // that died half-way and may be taken over.
     const now = Date.now();
-    const [claimed] = await SetupStateRow.update(
+    const [claimed] = await this.m.SetupStateRow.update(
       { state: 'completing', completed_at: now },
       { where: { id: 1, [Op.or]: [{ state: 'seeded' }, { state: 'completing', completed_at: { [Op.lt]: now - 60000 } }] } },
     );

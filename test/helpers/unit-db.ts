@@ -7,7 +7,7 @@ import { createSequelize } from '../../kernel/db/database.js';
 import { KERNEL_MIGRATIONS } from '../../kernel/db/kernel-migrations.js';
 import { DbLock } from '../../kernel/db/lock.js';
 import { MigrationRunner, type MigrationDefinition } from '../../kernel/db/migrations.js';
-import { ModelRegistry, type PluginModel } from '../../kernel/db/models.js';
+import { ModelRegistry, type ModelMap, type PluginModel } from '../../kernel/db/models.js';
 import { createLogger, type Logger } from '../../kernel/logger.js';
 
 /**
@@ -22,6 +22,8 @@ export interface UnitDb {
   logger: Logger;
   config: CmsConfig;
   dataDir: string;
+  /** The plugins' model classes bound to this database (as the container's `models`). */
+  models: ModelMap;
   close(): Promise<void>;
 }
 
@@ -68,6 +70,7 @@ export async function openUnitDb(options: { migrate?: boolean; db?: ConfigInput[
     logger,
     config,
     dataDir,
+    models: registry.models,
     async close() {
       if (closed) return;
       closed = true;

@@ -72,6 +72,7 @@ describe('session cache: the in-memory layers', function () {
     const c = t.kernel.container;
     const users = c.resolve<UsersService>('users');
     const small = new SessionsService(
+      c.resolve('models'),
       users,
       c.resolve<AuthSecrets>('authSecrets'),
       c.resolve<CacheService>('cache'),

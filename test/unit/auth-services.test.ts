@@ -17,6 +17,7 @@ import { SessionsService, type SessionOptions } from '../../plugins/auth/session
 import { TokensService } from '../../plugins/auth/tokens-service.js';
 import { LOCKOUT_MS, MAX_FAILED_ATTEMPTS, UsersService, type LockScope, type SignInNotes } from '../../plugins/auth/users-service.js';
 import { openUnitDb, type UnitDb } from '../helpers/unit-db.js';
+import { modelOf } from '../../kernel/db/models.js';
 
 /**
  * The auth plugin's users (passwords, lockout), sessions and tokens services, called directly on a real
@@ -32,7 +33,7 @@ describe('unit: auth services (users, lockout, sessions, tokens)', function () {
   const client = { userAgent: 'Mozilla/5.0 (X11; Linux x86_64) Firefox/120.0', ip: '192.0.2.1' };
   const defaults: SessionOptions = { ttlHours: 24, idleHours: 0, maxPerUser: 0, devicePolicy: 'allow-multiple' };
   const sessionsWith = (over: Partial<SessionOptions> = {}) =>
-    new SessionsService(users, new AuthSecrets(db.sequelize, {}), cache, db.logger, { ...defaults, ...over });
+    new SessionsService(db.models, users, new AuthSecrets(db.sequelize, {}), cache, db.logger, { ...defaults, ...over });
   let n = 0;
   const newUser = async (role = 'editor', password = 'correct horse 1') => {
     const u = await users.create({ email: `user${++n}@example.com`, password, role });
@@ -47,8 +48,8 @@ describe('unit: auth services (users, lockout, sessions, tokens)', function () {
     });
     pool = new WorkerPool({ maxThreads: 1, idleTimeoutMs: 60000 });
     cache = await CacheService.create({ prefix: 'unit', defaultTtlSeconds: 60, logger: db.logger });
-    users = new UsersService(pool, { bcryptRounds: 4 });
-    tokens = new TokensService({ cache, logger: db.logger });
+    users = new UsersService(db.models, pool, { bcryptRounds: 4 });
+    tokens = new TokensService(db.models, { cache, logger: db.logger });
     users.onIdentityChange(tokens); // as the auth plugin wires them: role, block and delete reach the token cache
     await pool.hashPassword('warm up the worker', 4);
   });
@@ -120,7 +121,7 @@ describe('unit: auth services (users, lockout, sessions, tokens)', function () {
       for (let i = 0; i < MAX_FAILED_ATTEMPTS; i++) await assert.rejects(users.authenticate(u.email, 'wrong pw!'));
       // Callers naming no client are unknown clients: the spec's count and lock of the user row.
       assert.ok(Number((await users.findById(u.id))!.lockout_until) > Date.now());
-      await User.update({ lockout_until: Date.now() - 1000 }, { where: { id: u.id } });
+      await modelOf(db.models, User).update({ lockout_until: Date.now() - 1000 }, { where: { id: u.id } });
       assert.equal((await users.authenticate(u.email, 'correct horse 1')).id, u.id);
       const row = (await users.findById(u.id))!;
       assert.equal(Number(row.failed_attempts), 0);
@@ -221,7 +222,7 @@ describe('unit: auth services (users, lockout, sessions, tokens)', function () {
       const sessions = sessionsWith();
       const { token, session } = await sessions.create(await newUser(), client);
       assert.notEqual(session.id_hash, token);
-      assert.equal(await Session.findOne({ where: { id_hash: token } }), null);
+      assert.equal(await modelOf(db.models, Session).findOne({ where: { id_hash: token } }), null);
     });
 
     it('a revoked session no longer resolves, even after it was cached', async () => {
@@ -237,15 +238,15 @@ describe('unit: auth services (users, lockout, sessions, tokens)', function () {
       const sessions = sessionsWith();
       const { token, session } = await sessions.create(await newUser(), client);
       assert.ok(Number(session.expires_at) > Date.now() + 23 * 3600 * 1000, 'expires after the TTL');
-      await Session.update({ expires_at: Date.now() - 1 }, { where: { id_hash: session.id_hash } });
+      await modelOf(db.models, Session).update({ expires_at: Date.now() - 1 }, { where: { id_hash: session.id_hash } });
       assert.equal(await sessions.resolve(token), null);
-      assert.equal(await Session.findByPk(session.id_hash), null);
+      assert.equal(await modelOf(db.models, Session).findByPk(session.id_hash), null);
     });
 
     it('a session idle longer than idleHours does not resolve', async () => {
       const sessions = sessionsWith({ idleHours: 1 });
       const { token, session } = await sessions.create(await newUser(), client);
-      await Session.update({ last_active_at: Date.now() - 2 * 3600 * 1000 }, { where: { id_hash: session.id_hash } });
+      await modelOf(db.models, Session).update({ last_active_at: Date.now() - 2 * 3600 * 1000 }, { where: { id_hash: session.id_hash } });
       assert.equal(await sessions.resolve(token), null);
     });
 
@@ -315,10 +316,10 @@ describe('unit: auth services (users, lockout, sessions, tokens)', function () {
       const u = await newUser();
       const old = await sessions.create(u, client);
       const fresh = await sessions.create(u, { ...client, userAgent: 'other' });
-      await Session.update({ expires_at: Date.now() - 1 }, { where: { id_hash: old.session.id_hash } });
+      await modelOf(db.models, Session).update({ expires_at: Date.now() - 1 }, { where: { id_hash: old.session.id_hash } });
       assert.ok((await sessions.purgeExpired()) >= 1);
-      assert.equal(await Session.findByPk(old.session.id_hash), null);
-      assert.ok(await Session.findByPk(fresh.session.id_hash));
+      assert.equal(await modelOf(db.models, Session).findByPk(old.session.id_hash), null);
+      assert.ok(await modelOf(db.models, Session).findByPk(fresh.session.id_hash));
     });
   });
 
@@ -330,7 +331,7 @@ describe('unit: auth services (users, lockout, sessions, tokens)', function () {
       const owner = { ...asIdentity(u), permissions: ['content:read', 'content:write'] };
       const created = await tokens.createApiKey(owner, { name: 'ci', permissions: ['content:read'] }, known);
       assert.match(created.key, /^sck_/);
-      assert.equal(await ApiKey.findOne({ where: { key_hash: created.key } }), null);
+      assert.equal(await modelOf(db.models, ApiKey).findOne({ where: { key_hash: created.key } }), null);
       const id = await tokens.resolveBearer(created.key);
       assert.equal(id?.kind, 'apiKey');
       assert.deepEqual(id?.permissions, ['content:read']);

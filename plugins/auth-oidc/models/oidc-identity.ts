@@ -12,7 +12,7 @@ export class OidcIdentity extends Model {
   declare last_login_at: number;
 
   static initModel(sequelize: Sequelize): void {
-    OidcIdentity.init(
+    this.init(
       {
         id: { type: DataTypes.STRING(36), primaryKey: true },
         tenant_id: { type: DataTypes.STRING(64), allowNull: false },

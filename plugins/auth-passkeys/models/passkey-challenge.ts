@@ -13,7 +13,7 @@ export class PasskeyChallenge extends Model {
   declare expires_at: number | string;
 
   static initModel(sequelize: Sequelize): void {
-    PasskeyChallenge.init(
+    this.init(
       {
         id: { type: DataTypes.STRING(36), primaryKey: true },
         purpose: { type: DataTypes.STRING(16), allowNull: false },

@@ -17,7 +17,7 @@ export class Passkey extends Model {
   declare last_used_at: number | string | null;
 
   static initModel(sequelize: Sequelize): void {
-    Passkey.init(
+    this.init(
       {
         id: { type: DataTypes.STRING(36), primaryKey: true },
         tenant_id: { type: DataTypes.STRING(64), allowNull: false },

@@ -13,7 +13,7 @@ export class ApiKey extends Model {
   declare created_at: number;
 
   static initModel(sequelize: Sequelize): void {
-    ApiKey.init(
+    this.init(
       {
         id: { type: DataTypes.STRING(36), primaryKey: true },
         tenant_id: { type: DataTypes.STRING(64), allowNull: false },

@@ -17,7 +17,7 @@ export class EmailToken extends Model {
   declare created_at: number;
 
   static initModel(sequelize: Sequelize): void {
-    EmailToken.init(
+    this.init(
       {
         id: { type: DataTypes.STRING(36), primaryKey: true },
         tenant_id: { type: DataTypes.STRING(64), allowNull: false },

@@ -8,7 +8,7 @@ export class Role extends Model {
   declare permissions: string;
 
   static initModel(sequelize: Sequelize): void {
-    Role.init(
+    this.init(
       {
         tenant_id: { type: DataTypes.STRING(64), primaryKey: true },
         name: { type: DataTypes.STRING(64), primaryKey: true },

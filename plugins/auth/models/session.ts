@@ -15,7 +15,7 @@ export class Session extends Model {
   declare password_at: number | null;
 
   static initModel(sequelize: Sequelize): void {
-    Session.init(
+    this.init(
       {
         id_hash: { type: DataTypes.STRING(64), primaryKey: true },
         public_id: { type: DataTypes.STRING(36), allowNull: false, unique: true },

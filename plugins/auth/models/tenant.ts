@@ -8,7 +8,7 @@ export class Tenant extends Model {
   declare created_at: number;
 
   static initModel(sequelize: Sequelize): void {
-    Tenant.init(
+    this.init(
       {
         id: { type: DataTypes.STRING(64), primaryKey: true },
         name: { type: DataTypes.STRING(191), allowNull: false },

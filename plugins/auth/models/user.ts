@@ -21,7 +21,7 @@ export class User extends Model {
   declare updated_at: Date;
 
   static initModel(sequelize: Sequelize): void {
-    User.init(
+    this.init(
       {
         id: { type: DataTypes.STRING(36), primaryKey: true },
         tenant_id: { type: DataTypes.STRING(64), allowNull: false },

@@ -14,7 +14,7 @@ export class WebsiteToken extends Model {
   declare created_at: number;
 
   static initModel(sequelize: Sequelize): void {
-    WebsiteToken.init(
+    this.init(
       {
         id: { type: DataTypes.STRING(36), primaryKey: true },
         tenant_id: { type: DataTypes.STRING(64), allowNull: false },

@@ -13,7 +13,7 @@ export class CollectionRow extends Model {
   declare updated_at: number;
 
   static initModel(sequelize: Sequelize): void {
-    CollectionRow.init(
+    this.init(
       {
         name: { type: DataTypes.STRING(48), primaryKey: true },
         uid: { type: DataTypes.STRING(36), allowNull: false },

@@ -14,7 +14,7 @@ export class Revision extends Model {
   declare created_at: number;
 
   static initModel(sequelize: Sequelize): void {
-    Revision.init(
+    this.init(
       {
         id: { type: DataTypes.INTEGER, primaryKey: true, autoIncrement: true },
         tenant_id: { type: DataTypes.STRING(64), allowNull: false },

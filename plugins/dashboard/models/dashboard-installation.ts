@@ -6,7 +6,7 @@ export class DashboardInstallation extends Model {
   declare installed_at: number;
 
   static initModel(sequelize: Sequelize): void {
-    DashboardInstallation.init(
+    this.init(
       { id: { type: DataTypes.INTEGER, primaryKey: true }, installed_at: { type: DataTypes.BIGINT, allowNull: false } },
       { sequelize, tableName: 'dashboard_installation', timestamps: false },
     );

@@ -15,7 +15,7 @@ export class DataMigrationLedgerRow extends Model {
   declare applied_at: number;
 
   static initModel(sequelize: Sequelize): void {
-    DataMigrationLedgerRow.init(
+    this.init(
       {
         id: { type: DataTypes.INTEGER, primaryKey: true, autoIncrement: true },
         tenant_id: { type: DataTypes.STRING(64), allowNull: false },

@@ -10,7 +10,7 @@ export class MediaFolder extends Model {
   declare created_at: number;
 
   static initModel(sequelize: Sequelize): void {
-    MediaFolder.init(
+    this.init(
       {
         id: { type: DataTypes.STRING(36), primaryKey: true },
         tenant_id: { type: DataTypes.STRING(64), allowNull: false },

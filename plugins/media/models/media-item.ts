@@ -25,7 +25,7 @@ export class MediaItem extends Model {
   declare deleted_at: number | null;
 
   static initModel(sequelize: Sequelize): void {
-    MediaItem.init(
+    this.init(
       {
         id: { type: DataTypes.STRING(36), primaryKey: true },
         tenant_id: { type: DataTypes.STRING(64), allowNull: false },

@@ -11,7 +11,7 @@ export class SetupStateRow extends Model {
   declare completed_at: number | null;
 
   static initModel(sequelize: Sequelize): void {
-    SetupStateRow.init(
+    this.init(
       {
         id: { type: DataTypes.INTEGER, primaryKey: true },
         state: DataTypes.STRING(16),

@@ -13,7 +13,7 @@ export class ThemeRecord extends Model {
   declare updated_at: number;
 
   static initModel(sequelize: Sequelize): void {
-    ThemeRecord.init(
+    this.init(
       {
         id: { type: DataTypes.STRING(36), primaryKey: true },
         tenant_id: { type: DataTypes.STRING(64), allowNull: false },
