@@ -1,14 +1,6 @@
-import { AuthenticationRequiredError, ForbiddenError } from '../errors.js';
-import { hasScopedPermission, inInstallationTenant, isAdmin, isInstallationAdmin, type Identity } from './identity.js';
+import { ForbiddenError } from '../errors.js';
+import { assertPermission, inInstallationTenant, isAdmin, isInstallationAdmin, type Identity } from './identity.js';
 import type { NamespaceMap } from './namespaces.js';
-
-function require(identity: Identity, permission: string, scope?: string): void {
-  if (permission === 'public') return;
-  if (permission !== 'authenticated' && hasScopedPermission(identity, permission, scope)) return;
-  if (identity.kind === 'guest') throw new AuthenticationRequiredError();
-  if (permission === 'authenticated') return;
-  throw new ForbiddenError(`This needs the permission '${permission}'`);
-}
 
 /**
  * The namespace gate, before routing: an /api namespace that no manifest maps for this method is
@@ -30,8 +22,8 @@ export function checkNamespace(namespaces: NamespaceMap, identity: Identity, nam
  */
 export function checkRoute(identity: Identity, routePermission: string, namespacePermission: string | undefined, scope?: string): void {
   if (routePermission === 'public') return;
-  if (namespacePermission) require(identity, namespacePermission, scope);
-  require(identity, routePermission, scope);
+  if (namespacePermission) assertPermission(identity, namespacePermission, scope);
+  assertPermission(identity, routePermission, scope);
 }
 
 /**

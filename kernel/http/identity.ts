@@ -1,3 +1,4 @@
+import { AuthenticationRequiredError, ForbiddenError } from '../errors.js';
 /** Who is calling. Resolved once per request by the identity resolvers; guest when none matches. */
 export interface Identity {
   kind: 'guest' | 'user' | 'apiKey' | 'websiteToken';
@@ -52,4 +53,18 @@ export function hasPermission(identity: Identity, permission: string): boolean {
  */
 export function hasScopedPermission(identity: Identity, permission: string, scope: string | undefined): boolean {
   return hasPermission(identity, permission) || (scope !== undefined && identity.permissions.includes(`${permission}:${scope}`));
+}
+
+/**
+ * The one permission check of routes, GraphQL resolvers and in-process clients. `public` is open to
+ * everyone and `authenticated` to any signed-in identity; any other permission needs hasScopedPermission
+ * (`scope`: the route's permissionScope value). A guest without it is asked to sign in (401), anyone
+ * else is refused (403).
+ */
+export function assertPermission(identity: Identity, permission: string, scope?: string): void {
+  if (permission === 'public') return;
+  if (permission !== 'authenticated' && hasScopedPermission(identity, permission, scope)) return;
+  if (identity.kind === 'guest') throw new AuthenticationRequiredError();
+  if (permission === 'authenticated') return;
+  throw new ForbiddenError(`This needs the permission '${permission}'`);
 }

@@ -1,7 +1,7 @@
 import type { Transaction } from 'sequelize';
 import { z } from 'zod';
-import { ForbiddenError, AuthenticationRequiredError, ValidationError } from '../../kernel/errors.js';
-import { hasPermission, type Identity } from '../../kernel/http/identity.js';
+import { ValidationError } from '../../kernel/errors.js';
+import { assertPermission, type Identity } from '../../kernel/http/identity.js';
 import { collectionInput, collectionPatch, type CollectionInput, type CollectionPatch } from './collection-schema.js';
 import { describeCollection, type CollectionsService } from './collections-service.js';
 import type { EntriesService, Entry } from './entries-service.js';
@@ -43,33 +43,29 @@ export class LocalClient {
     readonly identity: Identity,
   ) {}
 
-  private require(...permissions: string[]): void {
-    for (const p of permissions) {
-      if (hasPermission(this.identity, p)) continue;
-      if (this.identity.kind === 'guest') throw new AuthenticationRequiredError();
-      throw new ForbiddenError(`This needs the permission '${p}'`);
-    }
+  private assertPermissions(...permissions: string[]): void {
+    for (const p of permissions) assertPermission(this.identity, p);
   }
 
   readonly collections = {
     list: async (): Promise<CollectionInfo[]> => {
-      this.require('content:read');
+      this.assertPermissions('content:read');
       return this.collectionsService.list().map(describeCollection);
     },
     get: async (name: string): Promise<CollectionInfo> => {
-      this.require('content:read');
+      this.assertPermissions('content:read');
       return describeCollection(await this.collectionsService.get(name));
     },
     create: async (definition: CollectionInput): Promise<CollectionInfo> => {
-      this.require('content:write', 'collections:manage');
+      this.assertPermissions('content:write', 'collections:manage');
       return describeCollection(await this.collectionsService.create(parse(collectionInput, definition, 'definition')));
     },
     update: async (name: string, patch: CollectionPatch): Promise<CollectionInfo> => {
-      this.require('content:write', 'collections:manage');
+      this.assertPermissions('content:write', 'collections:manage');
       return describeCollection(await this.collectionsService.update(name, parse(collectionPatch, patch, 'patch')));
     },
     remove: async (name: string): Promise<void> => {
-      this.require('content:write', 'collections:manage');
+      this.assertPermissions('content:write', 'collections:manage');
       await this.collectionsService.remove(name);
     },
   };
@@ -81,20 +77,20 @@ export class LocalClient {
     const id = (value: string) => parse(z.string().uuid(), value, 'id');
     return {
       list: async (options: ListOptions = {}): Promise<EntryList> => {
-        this.require('content:read');
+        this.assertPermissions('content:read');
         const filter = typeof options.filter === 'object' ? JSON.stringify(options.filter) : options.filter;
         return (await service.list(collection, parse(listQuerySchema, { ...options, filter }, 'query'), identity)).value;
       },
       get: async (entryId: string): Promise<Entry> => {
-        this.require('content:read');
+        this.assertPermissions('content:read');
         return service.get(collection, id(entryId), identity);
       },
       create: async (data: Record<string, unknown>): Promise<Entry> => {
-        this.require('content:write');
+        this.assertPermissions('content:write');
         return service.create(collection, data, identity);
       },
       createMany: async (data: Array<Record<string, unknown>>): Promise<Entry[]> => {
-        this.require('content:write');
+        this.assertPermissions('content:write');
         return service.createMany(collection, parse(z.array(z.record(z.string(), z.unknown())).min(1).max(100), data, 'entries'), identity);
       },
       /**
@@ -105,34 +101,34 @@ export class LocalClient {
         batch: { version: number; fields: string[]; rows: PreparedRow[] },
         hooks?: { inTransaction?: (transaction: Transaction, entries: Entry[]) => Promise<void> },
       ): Promise<Entry[]> => {
-        this.require('content:write');
+        this.assertPermissions('content:write');
         if (!Array.isArray(batch?.rows) || batch.rows.length > 1000)
           throw new ValidationError('At most 1,000 prepared rows per call', [{ path: 'rows', message: 'at most 1000' }]);
         return service.insertPrepared(collection, batch, identity, hooks);
       },
       /** Which of these entry ids still exist. */
       existing: async (ids: string[]): Promise<Set<string>> => {
-        this.require('content:read');
+        this.assertPermissions('content:read');
         return service.existingIds(collection, parse(z.array(z.string().max(64)).max(1000), ids, 'ids'), identity);
       },
       update: async (entryId: string, data: Record<string, unknown>): Promise<Entry> => {
-        this.require('content:write');
+        this.assertPermissions('content:write');
         return service.update(collection, id(entryId), data, identity);
       },
       setStatus: async (entryId: string, status: EntryStatus): Promise<Entry> => {
-        this.require('content:write');
+        this.assertPermissions('content:write');
         return service.update(collection, id(entryId), { status: parse(z.enum(STATUSES), status, 'status') }, identity);
       },
       remove: async (entryId: string): Promise<void> => {
-        this.require('content:write');
+        this.assertPermissions('content:write');
         await service.remove(collection, id(entryId), identity);
       },
       removeMany: async (ids: string[]): Promise<number> => {
-        this.require('content:write');
+        this.assertPermissions('content:write');
         return service.removeMany(collection, parse(z.array(z.string().uuid()).min(1).max(500), ids, 'ids'), identity);
       },
       revisions: async (entryId: string) => {
-        this.require('content:write');
+        this.assertPermissions('content:write');
         return service.revisions(collection, id(entryId), identity);
       },
     };

@@ -14,7 +14,8 @@ import type { EntriesPort, Entry, ListQuery } from './content-ports.js';
 import { ENTRY_STATUSES } from './content-ports.js';
 import { EntryStatusEnum, type CollectionTypes } from './collection-types.js';
 import { ENTRY_EVENT_NAMES, entryFor, type EntryEventKind } from './entry-events.js';
-import { requirePermission, type GraphqlContext } from './graphql-context.js';
+import type { GraphqlContext } from './graphql-context.js';
+import { assertPermission } from '../../kernel/http/identity.js';
 import { GraphQLJSON } from './json-scalar.js';
 
 type Field = GraphQLFieldConfig<unknown, GraphqlContext, any>;
@@ -74,7 +75,7 @@ export function queryFields(t: CollectionTypes, entries: EntriesPort): GraphQLFi
     },
     extensions: { cost: 'list' },
     async resolve(_root, args, ctx) {
-      requirePermission(ctx.identity, 'content:read', collection.name);
+      assertPermission(ctx.identity, 'content:read', collection.name);
       return (await entries.list(collection.name, listQuery(args), ctx.identity)).value;
     },
   };
@@ -83,7 +84,7 @@ export function queryFields(t: CollectionTypes, entries: EntriesPort): GraphQLFi
     description: `One entry of '${collection.name}' by id; null when there is none (or it is not published and you lack content:write).`,
     args: { _id: { type: new GraphQLNonNull(GraphQLID) } },
     async resolve(_root, args, ctx) {
-      requirePermission(ctx.identity, 'content:read', collection.name);
+      assertPermission(ctx.identity, 'content:read', collection.name);
       return entries.get(collection.name, String(args._id), ctx.identity).catch(notFoundAsNull);
     },
   };
@@ -95,7 +96,7 @@ export function mutationFields(t: CollectionTypes, entries: EntriesPort): GraphQ
   const { names, collection } = t;
   const id = { _id: { type: new GraphQLNonNull(GraphQLID) } };
   const write = <T>(ctx: GraphqlContext, run: () => Promise<T>) => {
-    requirePermission(ctx.identity, 'content:write');
+    assertPermission(ctx.identity, 'content:write');
     return run();
   };
   return {
@@ -138,7 +139,7 @@ export function subscriptionFields(t: CollectionTypes, stream: StreamFactory): G
     type: new GraphQLNonNull(t.object),
     description: `${description} (content:read; your tenant only; without content:write only published entries, see the README).`,
     subscribe(_root, _args, ctx) {
-      requirePermission(ctx.identity, 'content:read');
+      assertPermission(ctx.identity, 'content:read');
       return stream<Entry>(ctx, ENTRY_EVENT_NAMES[kind], (event) => entryFor(kind, collection.name, ctx.identity, event));
     },
     resolve: (entry: unknown) => entry,

@@ -16,7 +16,8 @@ import {
 import { AppError } from '../../kernel/errors.js';
 import type { CollectionField, CollectionLike, EntriesPort, Entry } from './content-ports.js';
 import { ENTRY_STATUSES } from './content-ports.js';
-import { requirePermission, type GraphqlContext } from './graphql-context.js';
+import type { GraphqlContext } from './graphql-context.js';
+import { assertPermission } from '../../kernel/http/identity.js';
 import { GraphQLJSON } from './json-scalar.js';
 import type { CollectionNames } from './names.js';
 
@@ -71,7 +72,7 @@ function scalarFor(f: CollectionField, enums: Map<string, GraphQLEnumType>): Gra
 /** A related entry, or null when it is gone or hidden from the caller (a draft for a reader). */
 async function related(entries: EntriesPort, target: string, id: unknown, ctx: GraphqlContext): Promise<Entry | null> {
   if (typeof id !== 'string') return null;
-  requirePermission(ctx.identity, 'content:read', target);
+  assertPermission(ctx.identity, 'content:read', target);
   const key = `${target}/${id}`;
   const load = () =>
     entries.get(target, id, ctx.identity).catch((err: unknown) => {

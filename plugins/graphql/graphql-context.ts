@@ -1,5 +1,4 @@
-import { AuthenticationRequiredError, ForbiddenError } from '../../kernel/errors.js';
-import { hasScopedPermission, type Identity } from '../../kernel/http/identity.js';
+import type { Identity } from '../../kernel/http/identity.js';
 
 /**
  * The context of every operation. `identity` is read through a getter: over WebSocket it is the
@@ -34,11 +33,4 @@ export function contextFor(
     streams,
     sharedSource,
   };
-}
-
-/** As the REST dispatcher: a guest without the permission is asked to sign in (401), others are refused (403). */
-export function requirePermission(identity: Identity, permission: string, scope?: string): void {
-  if (hasScopedPermission(identity, permission, scope)) return;
-  if (identity.kind === 'guest') throw new AuthenticationRequiredError();
-  throw new ForbiddenError(`This needs the permission '${permission}'`);
 }

@@ -14,7 +14,8 @@ import { USER_EVENTS } from '../auth/public.js';
 import { MEDIA_UPLOADED } from '../media/public.js';
 import type { StreamFactory } from './collection-fields.js';
 import type { CollectionsPort } from './content-ports.js';
-import { requirePermission, type GraphqlContext } from './graphql-context.js';
+import type { GraphqlContext } from './graphql-context.js';
+import { assertPermission } from '../../kernel/http/identity.js';
 import { GraphQLJSON } from './json-scalar.js';
 import type { CollectionNames } from './names.js';
 
@@ -82,7 +83,7 @@ export function systemQueryFields(
       type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(CollectionInfo))),
       description: 'The collections and their fields (content:read), with their names in this schema.',
       resolve(_root, _args, ctx) {
-        requirePermission(ctx.identity, 'content:read');
+        assertPermission(ctx.identity, 'content:read');
         const byName = new Map(included.map((n) => [n.collection, n]));
         return collections
           .list()
@@ -97,7 +98,7 @@ export function systemSubscriptionFields(stream: StreamFactory): GraphQLFieldCon
     type: new GraphQLNonNull(type),
     description: `${description} (${permission}; your tenant only).`,
     subscribe(_root: unknown, _args: unknown, ctx: GraphqlContext) {
-      requirePermission(ctx.identity, permission);
+      assertPermission(ctx.identity, permission);
       return stream(ctx, [event], (e) => scoped(key, permission, ctx.identity)(e));
     },
     resolve: (value: unknown) => value,

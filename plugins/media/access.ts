@@ -10,10 +10,3 @@ export function requirePrivateRead(identity: Identity, item: { tenant_id: string
   if (identity.kind === 'guest') throw new AuthenticationRequiredError();
   if (!hasPermission(identity, 'media:read')) throw new ForbiddenError("This file is private: it needs the permission 'media:read'");
 }
-
-/** The identity's own permission check for the in-process client (the same rules as the dispatcher). */
-export function requirePermission(identity: Identity, permission: string): void {
-  if (hasPermission(identity, permission)) return;
-  if (identity.kind === 'guest') throw new AuthenticationRequiredError();
-  throw new ForbiddenError(`This needs the permission '${permission}'`);
-}

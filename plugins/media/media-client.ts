@@ -3,7 +3,7 @@ import type { Readable } from 'node:stream';
 import { z } from 'zod';
 import { ValidationError } from '../../kernel/errors.js';
 import type { Identity } from '../../kernel/http/identity.js';
-import { requirePermission } from './access.js';
+import { assertPermission } from '../../kernel/http/identity.js';
 import { listQuerySchema, type MediaService } from './media-service.js';
 import type { MediaView } from './media-view.js';
 import { writeTempFile } from './receive-upload.js';
@@ -37,12 +37,12 @@ export class MediaClient {
   ) {}
 
   async list(options: MediaListOptions = {}) {
-    requirePermission(this.identity, 'media:read');
+    assertPermission(this.identity, 'media:read');
     return this.media.list(this.identity, parse(listQuerySchema, options, 'options'));
   }
 
   async get(id: string): Promise<MediaView> {
-    requirePermission(this.identity, 'media:read');
+    assertPermission(this.identity, 'media:read');
     return this.media.get(this.identity, id);
   }
 
@@ -52,7 +52,7 @@ export class MediaClient {
     body: Readable | Buffer,
     options: { folderId?: string | null; private?: boolean } = {},
   ): Promise<MediaView> {
-    requirePermission(this.identity, 'media:write');
+    assertPermission(this.identity, 'media:write');
     const input = parse(
       z.object({
         filename: z.string().min(1).max(255),
@@ -77,12 +77,12 @@ export class MediaClient {
   }
 
   async remove(id: string): Promise<{ deleted: true; trashed: boolean }> {
-    requirePermission(this.identity, 'media:write');
+    assertPermission(this.identity, 'media:write');
     return this.media.remove(this.identity, id);
   }
 
   async move(ids: string[], folderId: string | null): Promise<{ moved: number; notFound: string[] }> {
-    requirePermission(this.identity, 'media:write');
+    assertPermission(this.identity, 'media:write');
     return this.media.move(
       this.identity,
       parse(z.array(z.string().uuid()).min(1).max(500), ids, 'ids'),
