@@ -38,8 +38,6 @@ import { WorkerPool } from './pool.js';
 import { createRegistries, type Registries } from './registries/index.js';
 import { DIST_ROOT, KERNEL_VERSION } from './version.js';
 
-export { definePlugin } from './plugin.js';
-export type { PluginDefinition, PluginRegisterContext, PluginBootContext } from './plugin.js';
 export { KERNEL_VERSION } from './version.js';
 
 /** What plugins may read about the running kernel (container key `kernelState`). */

@@ -1,4 +1,4 @@
-import { defineError } from '../../kernel/errors.js';
+import { defineError } from '../../kernel/sdk.js';
 
 /** One line per error: code, status, what it means (for the catalogue), the message. */
 export class NoteNotFoundError extends defineError(

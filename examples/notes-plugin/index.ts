@@ -2,8 +2,7 @@
 // the admin page are copied beside it); name that folder in plugins.paths.
 import { asFunction } from 'awilix';
 import { z } from 'zod';
-import { BootError } from '../../kernel/errors.js';
-import { definePlugin, requestScoped } from '../../kernel/plugin.js';
+import { BootError, definePlugin, requestScoped } from '../../kernel/sdk.js';
 import { MyNotes } from './my-notes.js';
 import { NotesStore } from './notes-store.js';
 import { notesRoutes } from './routes.js';

@@ -1,5 +1,4 @@
-import { AuthenticationRequiredError } from '../../kernel/errors.js';
-import type { Identity } from '../../kernel/http/identity.js';
+import { AuthenticationRequiredError, type Identity } from '../../kernel/sdk.js';
 import { NoteNotFoundError } from './errors.js';
 import type { Note, NotesStore } from './notes-store.js';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineRoute } from '../../kernel/http/route-table.js';
+import { defineRoute } from '../../kernel/sdk.js';
 
 const note = z.object({ id: z.string(), text: z.string(), createdAt: z.string() });
 

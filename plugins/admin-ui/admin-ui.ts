@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import { NotFoundError } from '../../kernel/errors.js';
+import { NotFoundError } from '../../kernel/sdk.js';
 import type { UiBuild } from './ui-build.js';
 
 /** Headers of every HTML page of the app: only its own scripts, no framing. */

@@ -1,9 +1,7 @@
 import { join } from 'node:path';
 import { asFunction } from 'awilix';
 import { z } from 'zod';
-import { BootError } from '../../kernel/errors.js';
-import { definePlugin } from '../../kernel/index.js';
-import { DIST_ROOT } from '../../kernel/version.js';
+import { BootError, definePlugin, DIST_ROOT } from '../../kernel/sdk.js';
 import { AdminUi } from './admin-ui.js';
 import { adminUiRoutes } from './routes.js';
 import { UiBuild } from './ui-build.js';

@@ -1,10 +1,14 @@
 import { readFile } from 'node:fs/promises';
 import type { Context } from 'koa';
 import { z } from 'zod';
-import { ADMIN_NAV_GROUPS } from '../../kernel/admin-nav.js';
-import { NotFoundError } from '../../kernel/errors.js';
-import { hasPermission, type Identity } from '../../kernel/http/identity.js';
-import type { AdminPageDefinition, Registries } from '../../kernel/registries/index.js';
+import {
+  ADMIN_NAV_GROUPS,
+  NotFoundError,
+  hasPermission,
+  type Identity,
+  type AdminPageDefinition,
+  type Registries,
+} from '../../kernel/sdk.js';
 
 /** One page of a plugin as the admin UI receives it (GET /api/admin-ui/pages). */
 export const adminPageView = z

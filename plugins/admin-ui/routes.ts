@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
 import { z } from 'zod';
-import { defineRoute, type RouteContext, type RouteDefinition } from '../../kernel/http/route-table.js';
+import { defineRoute, type RouteContext, type RouteDefinition } from '../../kernel/sdk.js';
 import { adminPageView, sendPluginPageModule, visiblePages } from './plugin-pages.js';
 
 const tags = ['admin-ui'];

@@ -1,6 +1,4 @@
-import { ConflictError, ForbiddenError, ValidationError } from '../../kernel/errors.js';
-import { hasPermission } from '../../kernel/http/identity.js';
-import type { ContainerServices } from '../../kernel/http/route-table.js';
+import { ConflictError, ForbiddenError, ValidationError, hasPermission, type ContainerServices } from '../../kernel/sdk.js';
 import type { TranslateService } from './translate-service.js';
 
 /** The content plugin's request-scoped client (its public contract), acting as the caller. */

@@ -1,7 +1,5 @@
 import { asFunction, asValue } from 'awilix';
-import type { KernelState } from '../../kernel/index.js';
-import { definePlugin } from '../../kernel/index.js';
-import type { Logger } from '../../kernel/logger.js';
+import { type KernelState, definePlugin, type Logger } from '../../kernel/sdk.js';
 import { parseTranslateOptions } from './options.js';
 import { deeplProvider } from './providers/deepl.js';
 import { libreTranslateProvider } from './providers/libretranslate.js';

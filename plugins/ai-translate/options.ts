@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { BootError } from '../../kernel/errors.js';
+import { BootError } from '../../kernel/sdk.js';
 
 const providerSettings = z.looseObject({
   url: z.url({ protocol: /^https?$/ }),

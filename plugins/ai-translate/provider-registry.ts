@@ -1,4 +1,4 @@
-import { Registry } from '../../kernel/registries/registry.js';
+import { Registry } from '../../kernel/sdk.js';
 import type { TranslationProvider } from './public.js';
 
 /**

@@ -7,7 +7,7 @@
  *
  * Its settings come from `plugins.options.ai-translate.providers.<id>` ({url, apiKey?, model?, ...}).
  */
-import type { Registry } from '../../kernel/registries/registry.js';
+import type { Registry } from '../../kernel/sdk.js';
 import type { TranslateService } from './translate-service.js';
 
 export { TranslationBadResponseError, TranslationProviderError, TranslationTimeoutError } from './errors.js';

@@ -1,7 +1,5 @@
 import { z } from 'zod';
-import { NotFoundError } from '../../kernel/errors.js';
-import { defineRoute, type RouteDefinition } from '../../kernel/http/route-table.js';
-import { optional } from '../../kernel/plugin.js';
+import { NotFoundError, defineRoute, type RouteDefinition, optional } from '../../kernel/sdk.js';
 import { translateEntry } from './entry-translation.js';
 import type { TranslateOptions } from './options.js';
 

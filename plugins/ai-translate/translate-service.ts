@@ -1,6 +1,4 @@
-import { AppError } from '../../kernel/errors.js';
-import type { Logger } from '../../kernel/logger.js';
-import type { Registry } from '../../kernel/registries/registry.js';
+import { AppError, type Logger, type Registry } from '../../kernel/sdk.js';
 import {
   TranslationBadResponseError,
   TranslationProviderError,

@@ -1,4 +1,4 @@
-import { defineError } from '../../kernel/errors.js';
+import { defineError } from '../../kernel/sdk.js';
 
 export class OidcProviderNotFoundError extends defineError(
   'OIDC_PROVIDER_NOT_FOUND',

@@ -1,12 +1,11 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { UniqueConstraintError } from 'sequelize';
-import { AppError, NotFoundError } from '../../kernel/errors.js';
+import { AppError, NotFoundError, modelsOf, type ModelMap } from '../../kernel/sdk.js';
 import type { UsersService } from '../auth/public.js';
 import { OidcNoAccountError } from './errors.js';
 import { OidcIdentity } from './models/oidc-identity.js';
 import type { IdTokenClaims } from './oidc-clients.js';
 import type { ProviderSettings } from './provider-settings.js';
-import { modelsOf, type ModelMap } from '../../kernel/db/models.js';
 
 const iso = (ms: number) => new Date(Number(ms)).toISOString();
 

@@ -1,7 +1,5 @@
 import { asFunction } from 'awilix';
-import { BootError } from '../../kernel/errors.js';
-import { definePlugin } from '../../kernel/index.js';
-import { EVENTS_RESYNC, type EventBus } from '../../kernel/events.js';
+import { BootError, definePlugin, EVENTS_RESYNC, type EventBus, type ModelMap } from '../../kernel/sdk.js';
 import type { UsersService } from '../auth/public.js';
 import { SETTING_CHANGED } from '../setup/public.js';
 import { IdentityLinks } from './identity-links.js';
@@ -12,7 +10,6 @@ import { OidcClients } from './oidc-clients.js';
 import { optionsSchema, resolveProviders, variablesOf, type ProviderSettings } from './provider-settings.js';
 import { identityRoutes } from './routes-identities.js';
 import { signInRoutes } from './routes-sign-in.js';
-import type { ModelMap } from '../../kernel/db/models.js';
 
 /** The provider System Settings that are set, from the optional settings store (the setup plugin). */
 async function providerSettings(cradle: object): Promise<Record<string, string>> {

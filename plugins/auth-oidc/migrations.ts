@@ -1,4 +1,4 @@
-import type { MigrationDefinition } from '../../kernel/db/migrations.js';
+import type { MigrationDefinition } from '../../kernel/sdk.js';
 
 /** Frozen schema steps of the auth-oidc plugin (columns written out; the model follows the latest schema). */
 export const OIDC_MIGRATIONS: MigrationDefinition[] = [

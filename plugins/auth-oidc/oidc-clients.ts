@@ -1,5 +1,5 @@
 import * as client from 'openid-client';
-import type { Logger } from '../../kernel/logger.js';
+import type { Logger } from '../../kernel/sdk.js';
 import { OidcCallbackFailedError, OidcProviderUnavailableError } from './errors.js';
 import type { ProviderSettings } from './provider-settings.js';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { BootError } from '../../kernel/errors.js';
+import { BootError } from '../../kernel/sdk.js';
 
 const DEFAULT_SCOPES = ['openid', 'email', 'profile'];
 /** The least-privileged built-in role a person can sign in with (guest has no session). */

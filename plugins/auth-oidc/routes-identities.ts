@@ -1,7 +1,5 @@
 import { z } from 'zod';
-import { AuthenticationRequiredError, ForbiddenError } from '../../kernel/errors.js';
-import type { Identity } from '../../kernel/http/identity.js';
-import { defineRoute, type RouteDefinition } from '../../kernel/http/route-table.js';
+import { AuthenticationRequiredError, ForbiddenError, type Identity, defineRoute, type RouteDefinition } from '../../kernel/sdk.js';
 
 /** A person signed in with a session (API keys and website tokens do not manage sign-in methods). */
 function sessionUser(identity: Identity): string {

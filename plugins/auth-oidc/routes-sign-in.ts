@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { defineRoute, type RouteDefinition } from '../../kernel/http/route-table.js';
-import { recordRequestAudit } from '../../kernel/audit-request.js';
+import { defineRoute, type RouteDefinition, recordRequestAudit } from '../../kernel/sdk.js';
 import { isLocalPath, localPathOr } from '../../kernel/http/local-path.js';
 import { OidcProviderError } from './errors.js';
 import { clearFlow, finishFlow, startFlow } from './flow-state.js';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Op } from 'sequelize';
 import { PasskeyChallenge, type ChallengePurpose } from './models/passkey-challenge.js';
-import { modelsOf, type ModelMap } from '../../kernel/db/models.js';
+import { modelsOf, type ModelMap } from '../../kernel/sdk.js';
 
 /**
  * WebAuthn challenges in the database, so any instance can verify what another handed out. A claim

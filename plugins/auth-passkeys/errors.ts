@@ -1,4 +1,4 @@
-import { defineError } from '../../kernel/errors.js';
+import { defineError } from '../../kernel/sdk.js';
 
 const PasskeyVerificationFailed = defineError(
   'PASSKEY_VERIFICATION_FAILED',

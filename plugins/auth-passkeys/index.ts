@@ -1,6 +1,5 @@
 import { asFunction, asValue } from 'awilix';
-import { BootError } from '../../kernel/errors.js';
-import { definePlugin } from '../../kernel/index.js';
+import { BootError, definePlugin, type ModelMap } from '../../kernel/sdk.js';
 import { ChallengesService } from './challenges-service.js';
 import { PASSKEY_MIGRATIONS } from './migrations.js';
 import { PasskeyChallenge } from './models/passkey-challenge.js';
@@ -11,7 +10,6 @@ import { relyingPartyResolver } from './relying-party.js';
 import { loginRoutes } from './routes-login.js';
 import { manageRoutes } from './routes-manage.js';
 import { registerRoutes } from './routes-register.js';
-import type { ModelMap } from '../../kernel/db/models.js';
 
 /**
  * Passkeys (WebAuthn), experimental: registration and management for signed-in users, sign-in for

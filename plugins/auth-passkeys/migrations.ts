@@ -1,4 +1,4 @@
-import type { MigrationDefinition } from '../../kernel/db/migrations.js';
+import type { MigrationDefinition } from '../../kernel/sdk.js';
 
 /** Frozen schema steps of the passkeys plugin (the models follow the latest schema). */
 export const PASSKEY_MIGRATIONS: MigrationDefinition[] = [

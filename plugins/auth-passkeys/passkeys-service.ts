@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Op } from 'sequelize';
 import { PasskeyNotFoundError } from './errors.js';
 import { Passkey } from './models/passkey.js';
-import { modelsOf, type ModelMap } from '../../kernel/db/models.js';
+import { modelsOf, type ModelMap } from '../../kernel/sdk.js';
 
 const iso = (ms: number | string | null) => (ms == null ? null : new Date(Number(ms)).toISOString());
 

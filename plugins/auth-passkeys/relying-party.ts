@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import { AppError } from '../../kernel/errors.js';
+import { AppError } from '../../kernel/sdk.js';
 import type { PasskeyOptions } from './options.js';
 
 export interface RelyingParty {

@@ -1,7 +1,6 @@
 import type { VerifiedAuthenticationResponse } from '@simplewebauthn/server';
 import { z } from 'zod';
-import { defineRoute, type RouteDefinition } from '../../kernel/http/route-table.js';
-import { recordRequestAudit } from '../../kernel/audit-request.js';
+import { defineRoute, type RouteDefinition, recordRequestAudit } from '../../kernel/sdk.js';
 import { clearChallengeCookie, readChallengeCookie, setChallengeCookie } from './challenge-cookie.js';
 import { decoyCredentials } from './decoy-credentials.js';
 import { signInFailed } from './errors.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineRoute, type RouteDefinition } from '../../kernel/http/route-table.js';
+import { defineRoute, type RouteDefinition } from '../../kernel/sdk.js';
 import { toPublicPasskey } from './passkeys-service.js';
 import { passkeySchema } from './schemas.js';
 import { sessionUser } from './session-user.js';

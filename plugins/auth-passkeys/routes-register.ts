@@ -1,7 +1,7 @@
 import type { VerifiedRegistrationResponse } from '@simplewebauthn/server';
 import { UniqueConstraintError } from 'sequelize';
 import { z } from 'zod';
-import { defineRoute, type RouteDefinition } from '../../kernel/http/route-table.js';
+import { defineRoute, type RouteDefinition } from '../../kernel/sdk.js';
 import { PasskeyRegistrationFailedError } from './errors.js';
 import { toPublicPasskey, transportsOf } from './passkeys-service.js';
 import { challengeOf, creationOptionsSchema, MAX_CREDENTIAL_ID, passkeySchema, registrationResponseSchema } from './schemas.js';

@@ -1,5 +1,4 @@
-import { AuthenticationRequiredError, ForbiddenError } from '../../kernel/errors.js';
-import type { RouteContext } from '../../kernel/http/route-table.js';
+import { AuthenticationRequiredError, ForbiddenError, type RouteContext } from '../../kernel/sdk.js';
 import type { UserRecord } from '../auth/public.js';
 
 /**

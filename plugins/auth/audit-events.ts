@@ -1,8 +1,13 @@
 import type { Context } from 'koa';
-import type { AuditInput } from '../../kernel/audit.js';
-import { recordRequestAudit, requestAuditFields, type AuditTarget } from '../../kernel/audit-request.js';
-import type { Logger } from '../../kernel/logger.js';
-import type { RouteContext, RouteDefinition } from '../../kernel/http/route-table.js';
+import {
+  type AuditInput,
+  recordRequestAudit,
+  requestAuditFields,
+  type AuditTarget,
+  type Logger,
+  type RouteContext,
+  type RouteDefinition,
+} from '../../kernel/sdk.js';
 import { AccountBlockedError, AccountLockedError, InvalidCredentialsError } from './errors.js';
 import type { User } from './models/user.js';
 import type { LockScope, SignInNotes } from './users-service.js';

@@ -1,7 +1,4 @@
-import type { CacheService } from '../../kernel/cache/cache-service.js';
-import { EVENTS_RESYNC } from '../../kernel/events.js';
-import { hasPermission, type Identity } from '../../kernel/http/identity.js';
-import type { Logger } from '../../kernel/logger.js';
+import { type CacheService, EVENTS_RESYNC, hasPermission, type Identity, type Logger } from '../../kernel/sdk.js';
 import { BEARER_CHANGED } from './public.js';
 
 export type BearerKind = 'api-key' | 'website-token';

@@ -1,7 +1,5 @@
-import { defineError } from '../../kernel/errors.js';
-import { optional } from '../../kernel/plugin.js';
+import { defineError, optional, modelOf, type ModelMap } from '../../kernel/sdk.js';
 import { User } from './models/user.js';
-import { modelOf, type ModelMap } from '../../kernel/db/models.js';
 
 /** Default of DEMO_MAX_USERS when the setting is missing or not a whole number >= 0. */
 export const DEFAULT_DEMO_MAX_USERS = 100;

@@ -1,4 +1,4 @@
-import type { Logger } from '../../kernel/logger.js';
+import type { Logger } from '../../kernel/sdk.js';
 import type { EmailTokensService } from './email-tokens-service.js';
 import type { UsersService } from './users-service.js';
 import type { User } from './models/user.js';

@@ -1,9 +1,8 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { Op } from 'sequelize';
-import { NotFoundError } from '../../kernel/errors.js';
+import { NotFoundError, modelsOf, type ModelMap } from '../../kernel/sdk.js';
 import { TokenAlreadyConsumedError, TokenExpiredError, TokenNotFoundError } from './errors.js';
 import { EmailToken, type EmailTokenKind } from './models/email-token.js';
-import { modelsOf, type ModelMap } from '../../kernel/db/models.js';
 
 const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
 const iso = (ms: number | null) => (ms == null ? null : new Date(Number(ms)).toISOString());

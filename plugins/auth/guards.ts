@@ -1,6 +1,5 @@
-import { ForbiddenError } from '../../kernel/errors.js';
+import { ForbiddenError, isAdmin, type Identity } from '../../kernel/sdk.js';
 import type { Context } from 'koa';
-import { isAdmin, type Identity } from '../../kernel/http/identity.js';
 import type { SessionsService } from './sessions-service.js';
 
 /**

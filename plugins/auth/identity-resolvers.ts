@@ -1,9 +1,11 @@
 import type { Context } from 'koa';
-import { AuthenticationRequiredError } from '../../kernel/errors.js';
-import type { Identity } from '../../kernel/http/identity.js';
-import type { Logger } from '../../kernel/logger.js';
-import type { ContainerServices } from '../../kernel/http/route-table.js';
-import type { IdentityResolver } from '../../kernel/registries/index.js';
+import {
+  AuthenticationRequiredError,
+  type Identity,
+  type Logger,
+  type ContainerServices,
+  type IdentityResolver,
+} from '../../kernel/sdk.js';
 import { clearSessionCookie, clientIp, SESSION_COOKIE } from './routes.js';
 import { auditAuth } from './audit-events.js';
 

@@ -1,12 +1,16 @@
 import { asFunction, asValue } from 'awilix';
 import { z } from 'zod';
-import type { CacheService } from '../../kernel/cache/cache-service.js';
-import { BootError } from '../../kernel/errors.js';
-import { definePlugin } from '../../kernel/index.js';
-import { EVENTS_RESYNC, type EventBus } from '../../kernel/events.js';
-import type { Logger } from '../../kernel/logger.js';
-import type { SystemJob } from '../../kernel/registries/index.js';
-import type { WorkerPool } from '../../kernel/pool.js';
+import {
+  type CacheService,
+  BootError,
+  definePlugin,
+  EVENTS_RESYNC,
+  type EventBus,
+  type Logger,
+  type SystemJob,
+  type WorkerPool,
+  type ModelMap,
+} from '../../kernel/sdk.js';
 import { bearerResolver, guestResolver, sessionCookieResolver } from './identity-resolvers.js';
 import { GUEST_GRANTS_CHANGED } from './public.js';
 import { ApiKey } from './models/api-key.js';
@@ -38,7 +42,6 @@ import { AuthSecrets } from './secrets.js';
 import { SessionsService, type SessionOptions } from './sessions-service.js';
 import type { Sequelize } from 'sequelize';
 import { toPublicUser, UsersService } from './users-service.js';
-import type { ModelMap } from '../../kernel/db/models.js';
 
 /** plugins.options.auth (later issues move the session settings into the seeded System Settings). */
 const optionsSchema = z.object({

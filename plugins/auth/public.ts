@@ -6,8 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Context } from 'koa';
-import { EVENTS_RESYNC } from '../../kernel/events.js';
-import type { Identity } from '../../kernel/http/identity.js';
+import { EVENTS_RESYNC, type Identity } from '../../kernel/sdk.js';
 import type { EmailFlows } from './email-flows.js';
 import type { EmailTokensService } from './email-tokens-service.js';
 import type { AuthSecrets } from './secrets.js';

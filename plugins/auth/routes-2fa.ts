@@ -1,6 +1,12 @@
 import { z } from 'zod';
-import { AppError, AuthenticationRequiredError } from '../../kernel/errors.js';
-import { defineRoute, type RouteDefinition, type RouteRequestSchemas, type TypedRouteDefinition } from '../../kernel/http/route-table.js';
+import {
+  AppError,
+  AuthenticationRequiredError,
+  defineRoute,
+  type RouteDefinition,
+  type RouteRequestSchemas,
+  type TypedRouteDefinition,
+} from '../../kernel/sdk.js';
 import type { User } from './models/user.js';
 import { clearPendingLogin, consumePendingLogin, readPendingLogin } from './pending-login.js';
 import { TWO_FACTOR_FAILED, type TwoFactorFailedEvent } from './public.js';

@@ -1,8 +1,5 @@
 import { z } from 'zod';
-import { ForbiddenError, NotFoundError } from '../../kernel/errors.js';
-import { isAdmin } from '../../kernel/http/identity.js';
-import { defineRoute, type RouteDefinition } from '../../kernel/http/route-table.js';
-import { optional } from '../../kernel/plugin.js';
+import { ForbiddenError, NotFoundError, isAdmin, defineRoute, type RouteDefinition, optional } from '../../kernel/sdk.js';
 import { InvalidCredentialsError, ReauthRequiredError } from './errors.js';
 import { requireSession } from './guards.js';
 import { clearSessionCookie, setSessionCookie } from './routes.js';

@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { ValidationError } from '../../kernel/errors.js';
-import { defineRoute, type RouteContext, type RouteDefinition } from '../../kernel/http/route-table.js';
+import { ValidationError, defineRoute, type RouteContext, type RouteDefinition } from '../../kernel/sdk.js';
 import { assertCanGrant, requireSudo } from './guards.js';
 import { UserExistsError } from './errors.js';
 import { assertDemoRoom } from './demo-limit.js';

@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { hasPermission } from '../../kernel/http/identity.js';
-import { defineRoute, type RouteDefinition } from '../../kernel/http/route-table.js';
+import { hasPermission, defineRoute, type RouteDefinition } from '../../kernel/sdk.js';
 
 /** The group a permission is shown under (API key and token forms): by its prefix; unknown prefixes are `other`. */
 const GROUPS: Record<string, string> = {

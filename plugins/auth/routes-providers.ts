@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { defineRoute, type RouteDefinition } from '../../kernel/http/route-table.js';
-import { optional } from '../../kernel/plugin.js';
+import { defineRoute, type RouteDefinition, optional } from '../../kernel/sdk.js';
 
 /** What a sign-in plugin (auth-oidc) registers under the container key `identityProviders`. */
 export interface IdentityProviderList {

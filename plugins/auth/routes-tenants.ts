@@ -1,7 +1,5 @@
 import { z } from 'zod';
-import { ConflictError, ForbiddenError } from '../../kernel/errors.js';
-import { isAdmin, type Identity } from '../../kernel/http/identity.js';
-import { defineRoute, type RouteDefinition } from '../../kernel/http/route-table.js';
+import { ConflictError, ForbiddenError, isAdmin, type Identity, defineRoute, type RouteDefinition } from '../../kernel/sdk.js';
 import type { TenantsService } from './tenants-service.js';
 
 /** Tenants are managed by the admins of the default tenant (the operator's), and only with MULTI_TENANT on. */

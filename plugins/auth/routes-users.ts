@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { ConflictError, NotFoundError, ValidationError } from '../../kernel/errors.js';
-import { defineRoute, type RouteDefinition } from '../../kernel/http/route-table.js';
+import { ConflictError, NotFoundError, ValidationError, defineRoute, type RouteDefinition } from '../../kernel/sdk.js';
 import { assertCanGrant, assertCanManage } from './guards.js';
 import { auditAuth, userTarget, who } from './audit-events.js';
 

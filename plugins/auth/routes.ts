@@ -1,8 +1,13 @@
 import type { Context } from 'koa';
 import { z } from 'zod';
-import { AuthenticationRequiredError, ForbiddenError, NotFoundError } from '../../kernel/errors.js';
-import { isAdmin } from '../../kernel/http/identity.js';
-import { defineRoute, type RouteDefinition } from '../../kernel/http/route-table.js';
+import {
+  AuthenticationRequiredError,
+  ForbiddenError,
+  NotFoundError,
+  isAdmin,
+  defineRoute,
+  type RouteDefinition,
+} from '../../kernel/sdk.js';
 import { assertCanGrant, requireSession } from './guards.js';
 import { issuePendingLogin } from './pending-login.js';
 import { clientIp, issueDeviceCookie, lockoutClient } from './lockout.js';

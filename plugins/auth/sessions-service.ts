@@ -1,10 +1,6 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { Op } from 'sequelize';
-import type { CacheService } from '../../kernel/cache/cache-service.js';
-import { EVENTS_RESYNC } from '../../kernel/events.js';
-import { ForbiddenError } from '../../kernel/errors.js';
-import type { Identity } from '../../kernel/http/identity.js';
-import type { Logger } from '../../kernel/logger.js';
+import { type CacheService, EVENTS_RESYNC, ForbiddenError, type Identity, type Logger, modelsOf, type ModelMap } from '../../kernel/sdk.js';
 import { ReauthRequiredError } from './errors.js';
 import { Session } from './models/session.js';
 import { SETTING_CHANGED } from '../setup/public.js';
@@ -12,7 +8,6 @@ import { SESSION_REVOKED } from './public.js';
 import type { User } from './models/user.js';
 import type { AuthSecrets } from './secrets.js';
 import type { UsersService } from './users-service.js';
-import { modelsOf, type ModelMap } from '../../kernel/db/models.js';
 
 export type DevicePolicy = 'single-per-device' | 'single-per-user' | 'allow-multiple';
 

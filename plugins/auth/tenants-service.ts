@@ -1,10 +1,8 @@
-import { ConflictError } from '../../kernel/errors.js';
-import { EVENTS_RESYNC } from '../../kernel/events.js';
+import { ConflictError, EVENTS_RESYNC, modelsOf, type ModelMap } from '../../kernel/sdk.js';
 import { Role } from './models/role.js';
 import { Tenant } from './models/tenant.js';
 import { TENANTS_CHANGED } from './public.js';
 import { BUILT_IN_ROLES } from './roles.js';
-import { modelsOf, type ModelMap } from '../../kernel/db/models.js';
 
 /**
  * Tenants. With MULTI_TENANT off everything is in tenant `default`. With it on, a signed-in caller's

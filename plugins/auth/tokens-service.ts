@@ -1,14 +1,21 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { Op, QueryTypes } from 'sequelize';
-import { ForbiddenError, NotFoundError, ValidationError } from '../../kernel/errors.js';
-import type { CacheService } from '../../kernel/cache/cache-service.js';
-import { hasPermission, isAdmin, type Identity } from '../../kernel/http/identity.js';
-import type { Logger } from '../../kernel/logger.js';
+import {
+  ForbiddenError,
+  NotFoundError,
+  ValidationError,
+  type CacheService,
+  hasPermission,
+  isAdmin,
+  type Identity,
+  type Logger,
+  modelsOf,
+  type ModelMap,
+} from '../../kernel/sdk.js';
 import { BearerCache, type BearerKind, type BearerSnapshot } from './bearer-cache.js';
 import { ApiKey } from './models/api-key.js';
 import { WebsiteToken } from './models/website-token.js';
 import type { IdentityChangeListener } from './users-service.js';
-import { modelsOf, type ModelMap } from '../../kernel/db/models.js';
 
 const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
 const iso = (ms: number | null) => (ms == null ? null : new Date(Number(ms)).toISOString());
@@ -256,7 +263,7 @@ export class TokensService implements IdentityChangeListener {
 
   /** Records last use (the cache calls it at most once a minute per key or token and instance); never blocks a request. */
   private touch(kind: BearerKind, id: string, now: number): void {
-    const model = (kind === 'api-key' ? ApiKey : WebsiteToken) as typeof ApiKey;
+    const model = (kind === 'api-key' ? this.m.ApiKey : this.m.WebsiteToken) as typeof ApiKey;
     void model.update({ last_used_at: now }, { where: { id } }).catch(() => undefined);
   }
 

@@ -1,11 +1,9 @@
 import { randomInt, timingSafeEqual } from 'node:crypto';
 import { generateSecret, generateURI, verify as verifyTotp } from 'otplib';
 import { Op, QueryTypes } from 'sequelize';
-import { InternalError, ValidationError } from '../../kernel/errors.js';
-import type { WorkerPool } from '../../kernel/pool.js';
+import { InternalError, ValidationError, type WorkerPool, modelsOf, type ModelMap } from '../../kernel/sdk.js';
 import { User } from './models/user.js';
 import type { AuthSecrets } from './secrets.js';
-import { modelsOf, type ModelMap } from '../../kernel/db/models.js';
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
 const BACKUP_CODES = 10;

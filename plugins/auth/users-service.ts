@@ -1,15 +1,12 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { Op, QueryTypes, UniqueConstraintError, literal } from 'sequelize';
-import { InternalError, ValidationError } from '../../kernel/errors.js';
-import type { EventBus } from '../../kernel/events.js';
-import type { WorkerPool } from '../../kernel/pool.js';
+import { InternalError, ValidationError, type EventBus, type WorkerPool, modelsOf, type ModelMap } from '../../kernel/sdk.js';
 import { AccountBlockedError, AccountLockedError, InvalidCredentialsError, UserExistsError } from './errors.js';
 import { Role } from './models/role.js';
 import { likeContains } from '../../kernel/text/like-contains.js';
 import { User } from './models/user.js';
 import { GUEST_GRANTS_CHANGED, USER_EVENTS, type UserEvent } from './public.js';
 import { BUILT_IN_ROLES } from './roles.js';
-import { modelsOf, type ModelMap } from '../../kernel/db/models.js';
 
 /** The spec's rule: 5 consecutive failures lock 15 minutes (for unknown clients, and for each known device on its own). */
 export const MAX_FAILED_ATTEMPTS = 5;

@@ -8,12 +8,15 @@ import { Writable } from 'node:stream';
 import type { Context } from 'koa';
 import type { Sequelize } from 'sequelize';
 import * as tar from 'tar';
-import { ValidationError } from '../../kernel/errors.js';
-import type { Identity } from '../../kernel/http/identity.js';
-import type { JobQueue, JobView } from '../../kernel/jobs.js';
-import type { Logger } from '../../kernel/logger.js';
-import type { WorkerPool } from '../../kernel/pool.js';
-import { KERNEL_VERSION } from '../../kernel/version.js';
+import {
+  ValidationError,
+  type Identity,
+  type JobQueue,
+  type JobView,
+  type Logger,
+  type WorkerPool,
+  KERNEL_VERSION,
+} from '../../kernel/sdk.js';
 import type { CollectionsService } from '../content/public.js';
 import type { MediaStorage } from '../media/public.js';
 import { isInstallationKdf, keyCheckOf, keyFor, keyMatches, newKey, type BackupKdf, type KdfParams } from './crypto.js';

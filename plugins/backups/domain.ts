@@ -24,7 +24,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import { z } from 'zod';
-import { ValidationError } from '../../kernel/errors.js';
+import { ValidationError } from '../../kernel/sdk.js';
 import type { CollectionsService, EntriesService, FieldDefinition } from '../content/public.js';
 import type { MediaStorage } from '../media/public.js';
 import type { DataDomainDefinition, DataOperation, DomainContext, PlanDraft, StoredPlan, Undo, VerifyResult } from '../data-ops/public.js';

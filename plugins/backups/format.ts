@@ -24,7 +24,7 @@ import { dirname, join } from 'node:path';
 import { Readable, Transform, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { StringDecoder } from 'node:string_decoder';
-import type { WorkerPool } from '../../kernel/pool.js';
+import type { WorkerPool } from '../../kernel/sdk.js';
 import { decryptor, encryptor, type BackupKdf } from './crypto.js';
 import type { ManifestMac } from './installation-key.js';
 

@@ -1,12 +1,6 @@
 import { asFunction, asValue } from 'awilix';
 import type { Sequelize } from 'sequelize';
-import type { CacheService } from '../../kernel/cache/cache-service.js';
-import type { EventBus } from '../../kernel/events.js';
-import { definePlugin } from '../../kernel/index.js';
-import type { JobQueue } from '../../kernel/jobs.js';
-import type { Logger } from '../../kernel/logger.js';
-import { optional } from '../../kernel/plugin.js';
-import type { WorkerPool } from '../../kernel/pool.js';
+import { type CacheService, type EventBus, definePlugin, type JobQueue, type Logger, optional, type WorkerPool } from '../../kernel/sdk.js';
 import type { CollectionsService } from '../content/public.js';
 import type { MediaStorage } from '../media/public.js';
 import { BackupsService, CREATE_JOB } from './backups-service.js';

@@ -6,10 +6,7 @@
  * lapses after maintenanceTtlSeconds: maintenance never outlives a crashed restore for long.
  */
 import type { Context, Next } from 'koa';
-import type { CacheService } from '../../kernel/cache/cache-service.js';
-import type { EventBus } from '../../kernel/events.js';
-import { isInstallationAdmin, type Identity } from '../../kernel/http/identity.js';
-import type { Logger } from '../../kernel/logger.js';
+import { type CacheService, type EventBus, isInstallationAdmin, type Identity, type Logger } from '../../kernel/sdk.js';
 import { MaintenanceError } from './errors.js';
 
 export const MAINTENANCE_EVENT = 'backups:maintenance';

@@ -1,10 +1,14 @@
 import { z } from 'zod';
-import { ForbiddenError } from '../../kernel/errors.js';
-import { isInstallationAdmin, type Identity } from '../../kernel/http/identity.js';
-import { multipartFile } from '../../kernel/http/multipart-file.js';
-import { defineRoute, type RouteDefinition } from '../../kernel/http/route-table.js';
-import { optional } from '../../kernel/plugin.js';
-import { ServiceUnavailableError } from '../../kernel/errors.js';
+import {
+  ForbiddenError,
+  isInstallationAdmin,
+  type Identity,
+  multipartFile,
+  defineRoute,
+  type RouteDefinition,
+  optional,
+  ServiceUnavailableError,
+} from '../../kernel/sdk.js';
 import { applyAnswerSchema, applyBodySchema, planViewSchema } from '../data-ops/public.js';
 import { BACKUP_ID } from './format.js';
 import type { RestoreInput } from './domain.js';

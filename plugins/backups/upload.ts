@@ -16,7 +16,7 @@ import { mkdir, readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/p
 import { join } from 'node:path';
 import type { Context } from 'koa';
 import { z } from 'zod';
-import { receiveMultipartFile } from '../../kernel/http/receive-multipart.js';
+import { receiveMultipartFile } from '../../kernel/sdk.js';
 import { safeTarExtract } from '../../kernel/storage/safe-tar-extract.js';
 import {
   BackupArchiveInvalidError,

@@ -3,7 +3,7 @@
  * engine's contract (plugins/data-ops/public.ts); the work is in ConfigSyncService.
  */
 import { z } from 'zod';
-import { ValidationError } from '../../kernel/errors.js';
+import { ValidationError } from '../../kernel/sdk.js';
 import type { DataDomainDefinition } from '../data-ops/public.js';
 import { MappingError, UploadNotFound, type ConfigInput, type ConfigSyncService } from './config-sync-service.js';
 import { RESOURCE_TYPES } from './resources.js';

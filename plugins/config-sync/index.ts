@@ -1,7 +1,5 @@
 import { asFunction } from 'awilix';
-import { definePlugin } from '../../kernel/index.js';
-import type { ContainerServices } from '../../kernel/http/route-table.js';
-import type { DataDomain } from '../../kernel/registries/contracts.js';
+import { definePlugin, type ContainerServices, type DataDomain } from '../../kernel/sdk.js';
 import { ConfigSyncService } from './config-sync-service.js';
 import { configDomain } from './domain.js';
 import { CONFIG_SYNC_MIGRATIONS } from './migrations.js';

@@ -20,8 +20,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Op, QueryTypes, type Model, type ModelStatic, type Sequelize, type Transaction } from 'sequelize';
-import { optional } from '../../kernel/plugin.js';
-import type { ContainerServices } from '../../kernel/http/route-table.js';
+import { optional, type ContainerServices } from '../../kernel/sdk.js';
 import type { CollectionsService, FieldDefinition } from '../content/public.js';
 
 export const RESOURCE_TYPES = ['collection', 'role', 'theme', 'setting', 'dashboard'] as const;

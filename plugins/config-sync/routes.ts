@@ -2,11 +2,15 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, readFile, rm } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { z } from 'zod';
-import { ValidationError } from '../../kernel/errors.js';
-import { isInstallationAdmin, type Identity } from '../../kernel/http/identity.js';
-import { multipartFile } from '../../kernel/http/multipart-file.js';
-import { receiveMultipartFile } from '../../kernel/http/receive-multipart.js';
-import { defineRoute, type RouteDefinition } from '../../kernel/http/route-table.js';
+import {
+  ValidationError,
+  isInstallationAdmin,
+  type Identity,
+  multipartFile,
+  receiveMultipartFile,
+  defineRoute,
+  type RouteDefinition,
+} from '../../kernel/sdk.js';
 import { applyAnswerSchema, historyAnswerSchema, planViewSchema } from '../data-ops/public.js';
 import { BUNDLE_MAX_BYTES, BundleError, UploadNotFound } from './config-sync-service.js';
 import { configInputSchema, configPlanInputSchema } from './domain.js';

@@ -1,4 +1,4 @@
-import { AppError, defineError } from '../../kernel/errors.js';
+import { AppError, defineError } from '../../kernel/sdk.js';
 
 export class PackageNotFoundError extends defineError(
   'PACKAGE_NOT_FOUND',

@@ -9,7 +9,7 @@ import { existsSync } from 'node:fs';
 import { readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Op, QueryTypes, type Sequelize } from 'sequelize';
-import type { Logger } from '../../kernel/logger.js';
+import type { Logger } from '../../kernel/sdk.js';
 import { PACKAGE_SUFFIX } from './public.js';
 
 /** `20261125T114003123Z-1a2b3c4d`: sorts by creation time; the only ids a path is built from. */

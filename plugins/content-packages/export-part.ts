@@ -21,7 +21,7 @@
  */
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { optional } from '../../kernel/plugin.js';
+import { optional } from '../../kernel/sdk.js';
 import { exportDomain } from './export-domain.js';
 import { parseExportOptions, type ExportOptions } from './export-options.js';
 import { ExportPackages } from './export-packages.js';

@@ -1,9 +1,15 @@
 /** /api/content-export: validate, plan, run (through the data-operation engine), download, jobs. */
 import { z } from 'zod';
-import { ForbiddenError, ServiceUnavailableError, ValidationError } from '../../kernel/errors.js';
-import { hasPermission, type Identity } from '../../kernel/http/identity.js';
-import { defineRoute, type RouteDefinition } from '../../kernel/http/route-table.js';
-import { optional } from '../../kernel/plugin.js';
+import {
+  ForbiddenError,
+  ServiceUnavailableError,
+  ValidationError,
+  hasPermission,
+  type Identity,
+  defineRoute,
+  type RouteDefinition,
+  optional,
+} from '../../kernel/sdk.js';
 import {
   DATA_OPS_APPLY_JOB,
   applyAnswerSchema,

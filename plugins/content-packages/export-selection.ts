@@ -5,7 +5,7 @@
  */
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { z } from 'zod';
-import { AppError, ValidationError, type ValidationIssue } from '../../kernel/errors.js';
+import { AppError, ValidationError, type ValidationIssue } from '../../kernel/sdk.js';
 import {
   columnName,
   toColumn,

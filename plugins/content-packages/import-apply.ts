@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Op, QueryTypes, type Sequelize, type Transaction } from 'sequelize';
-import type { Identity } from '../../kernel/http/identity.js';
+import type { Identity } from '../../kernel/sdk.js';
 import {
   columnName,
   toColumn,

@@ -3,7 +3,7 @@
  * (default), mirror; transactional; a job at or above 500 entities. validate -> the upload exists in
  * the tenant; plan -> import-plan.ts; apply, verify, snapshot -> import-apply.ts.
  */
-import { ValidationError } from '../../kernel/errors.js';
+import { ValidationError } from '../../kernel/sdk.js';
 import type { DataDomainDefinition } from '../data-ops/public.js';
 import { importApply, type ApplyDeps } from './import-apply.js';
 import { importInputSchema, planImport, type ImportInput } from './import-plan.js';

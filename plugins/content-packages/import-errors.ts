@@ -1,4 +1,4 @@
-import { defineError } from '../../kernel/errors.js';
+import { defineError } from '../../kernel/sdk.js';
 
 // Refusals of POST /api/content-import/validate (and contentPackages.receive): each leaves nothing on disk.
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { BootError } from '../../kernel/errors.js';
+import { BootError } from '../../kernel/sdk.js';
 
 /** The import side's keys of plugins.options['content-packages'] (other keys belong to the export side); CONTENT_IMPORT_* variables win. */
 const schema = z.object({

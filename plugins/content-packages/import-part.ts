@@ -3,7 +3,7 @@
  * store (pruned after 24 hours) and its share of the `contentPackages` service (receive, importDomain).
  */
 import type { DataDomainDefinition } from '../data-ops/public.js';
-import { optional } from '../../kernel/plugin.js';
+import { optional } from '../../kernel/sdk.js';
 import { importDomain } from './import-domain.js';
 import { parseImportOptions, type ImportOptions } from './import-options.js';
 import { importRoutes } from './import-routes.js';

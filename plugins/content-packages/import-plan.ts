@@ -10,8 +10,7 @@ import { join } from 'node:path';
 import { QueryTypes, type Sequelize } from 'sequelize';
 import stableStringify from 'safe-stable-stringify';
 import { z } from 'zod';
-import { hasPermission } from '../../kernel/http/identity.js';
-import type { SafetyMode } from '../../kernel/registries/contracts.js';
+import { hasPermission, type SafetyMode } from '../../kernel/sdk.js';
 import {
   valueSchema,
   type CollectionsService,

@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { multipartFile } from '../../kernel/http/multipart-file.js';
-import { defineRoute, type RouteDefinition } from '../../kernel/http/route-table.js';
+import { multipartFile, defineRoute, type RouteDefinition } from '../../kernel/sdk.js';
 import { applyAnswerSchema, applyBodySchema, jobsAnswerSchema, planViewSchema } from '../data-ops/public.js';
 import { importInputSchema } from './import-plan.js';
 import type { ImportUploads } from './import-uploads.js';

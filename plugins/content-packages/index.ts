@@ -1,7 +1,6 @@
 import { asFunction } from 'awilix';
 import { join } from 'node:path';
-import { definePlugin } from '../../kernel/index.js';
-import type { ContainerServices } from '../../kernel/http/route-table.js';
+import { definePlugin, type ContainerServices } from '../../kernel/sdk.js';
 import { exportPart } from './export-part.js';
 import { importPart } from './import-part.js';
 import { ContentLedger } from './ledger.js';

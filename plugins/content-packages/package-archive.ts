@@ -9,8 +9,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Context } from 'koa';
 import * as tar from 'tar';
-import { matchesIfNoneMatch } from '../../kernel/http/etag.js';
-import type { WorkerPool } from '../../kernel/pool.js';
+import { matchesIfNoneMatch, type WorkerPool } from '../../kernel/sdk.js';
 import { rangeNotSatisfiable } from './export-errors.js';
 
 /** The archive's top-level entries, in this order (a streaming reader meets manifest.json first). */

@@ -1,5 +1,4 @@
-import type { ContainerServices } from '../../kernel/http/route-table.js';
-import type { PluginBootContext, PluginRegisterContext } from '../../kernel/plugin.js';
+import type { ContainerServices, PluginBootContext, PluginRegisterContext } from '../../kernel/sdk.js';
 import type { ContentLedger } from './ledger.js';
 import type { ContentPackagesService } from './public.js';
 

@@ -6,7 +6,7 @@
  * domain and records what both sides agreed on. Two data-operation domains live in this plugin:
  * `content-export` and `content-import` (audit domain `content-package`).
  */
-import type { Identity } from '../../kernel/http/identity.js';
+import type { Identity } from '../../kernel/sdk.js';
 import type { DataDomainDefinition } from '../data-ops/public.js';
 
 export const PACKAGE_FORMAT = 'svelty-package';

@@ -1,5 +1,5 @@
 import { STATUS_CODES } from 'node:http';
-import { defineError } from '../../kernel/errors.js';
+import { defineError } from '../../kernel/sdk.js';
 
 /** `401 Unauthorized`: a remote's status in words (a remote's body is never repeated). */
 export const statusInWords = (status: number) => `${status} ${STATUS_CODES[status] ?? 'Unknown status'}`;

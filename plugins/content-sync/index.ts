@@ -1,8 +1,6 @@
 import { join } from 'node:path';
 import { readdir, rm, stat } from 'node:fs/promises';
-import { definePlugin } from '../../kernel/index.js';
-import type { ContainerServices } from '../../kernel/http/route-table.js';
-import type { DataDomain } from '../../kernel/registries/contracts.js';
+import { definePlugin, type ContainerServices, type DataDomain } from '../../kernel/sdk.js';
 import { ChannelSecrets } from './channel-secrets.js';
 import { ChannelStore } from './channel-store.js';
 import { CONTENT_SYNC_MIGRATIONS } from './migrations.js';

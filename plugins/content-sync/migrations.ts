@@ -1,4 +1,4 @@
-import type { MigrationDefinition } from '../../kernel/db/migrations.js';
+import type { MigrationDefinition } from '../../kernel/sdk.js';
 
 /**
  * The content-sync tables (frozen: each step's checksum is recorded). Times are epoch milliseconds.

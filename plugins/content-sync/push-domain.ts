@@ -14,7 +14,7 @@ import { randomUUID } from 'node:crypto';
 import { copyFile, link, mkdir, rm } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { join } from 'node:path';
-import { JobInterruptedError } from '../../kernel/jobs.js';
+import { JobInterruptedError } from '../../kernel/sdk.js';
 import type { DataDomainDefinition, DataJobView, DataOperation, PlanView, VerifyResult } from '../data-ops/public.js';
 import { remoteCode, SyncRemoteApplyFailedError, SyncRemoteProtocolError, SyncRemoteTimeoutError } from './errors.js';
 import { readPackageEntries } from './package-entries.js';

@@ -14,8 +14,7 @@ import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { JobInterruptedError } from '../../kernel/jobs.js';
-import { guardedFetch, OutboundAddressError } from '../../kernel/outbound.js';
+import { JobInterruptedError, guardedFetch, OutboundAddressError } from '../../kernel/sdk.js';
 import {
   remoteCode,
   statusInWords,

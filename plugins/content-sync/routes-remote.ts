@@ -5,9 +5,7 @@
  */
 import { createReadStream } from 'node:fs';
 import { z } from 'zod';
-import { ForbiddenError, ValidationError } from '../../kernel/errors.js';
-import { defineRoute, type RouteDefinition } from '../../kernel/http/route-table.js';
-import { KERNEL_VERSION } from '../../kernel/version.js';
+import { ForbiddenError, ValidationError, defineRoute, type RouteDefinition, KERNEL_VERSION } from '../../kernel/sdk.js';
 import { conflictResolutionsSchema, IMPORT_DOMAIN } from '../content-packages/public.js';
 import { applyAnswerSchema, planViewSchema } from '../data-ops/public.js';
 import { SyncRangeError } from './errors.js';

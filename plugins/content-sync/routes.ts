@@ -3,10 +3,8 @@
  * (both domains). The remote-facing endpoints are in routes-remote.ts.
  */
 import { z } from 'zod';
-import { AppError, ValidationError } from '../../kernel/errors.js';
-import { defineRoute, type RouteDefinition } from '../../kernel/http/route-table.js';
+import { AppError, ValidationError, defineRoute, type RouteDefinition, checkOutboundUrl, OutboundAddressError } from '../../kernel/sdk.js';
 import { applyAnswerSchema, jobsAnswerSchema, planViewSchema, type DataJobView } from '../data-ops/public.js';
-import { checkOutboundUrl, OutboundAddressError } from '../../kernel/outbound.js';
 import { SyncChannelExistsError, SyncUrlForbiddenError } from './errors.js';
 import { PULL_DOMAIN, PUSH_DOMAIN } from './public.js';
 import { syncInputSchema } from './sync-common.js';

@@ -4,7 +4,7 @@
  * are told apart from those the two sides now agree on.
  */
 import { z } from 'zod';
-import { ValidationError } from '../../kernel/errors.js';
+import { ValidationError } from '../../kernel/sdk.js';
 import type { DomainContext } from '../data-ops/public.js';
 import { conflictResolutionsSchema } from '../content-packages/public.js';
 import type { ChannelWithKey } from './channel-store.js';

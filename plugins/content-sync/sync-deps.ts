@@ -1,4 +1,4 @@
-import type { ContainerServices } from '../../kernel/http/route-table.js';
+import type { ContainerServices } from '../../kernel/sdk.js';
 import type { ChannelStore, ChannelWithKey } from './channel-store.js';
 import type { ContentSyncOptions } from './options.js';
 import type { RemoteClient } from './remote-client.js';

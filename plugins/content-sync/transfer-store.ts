@@ -12,7 +12,7 @@ import { copyFile, link, mkdir, open, rm, stat } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { join } from 'node:path';
 import { Op, QueryTypes, type Sequelize } from 'sequelize';
-import { ValidationError } from '../../kernel/errors.js';
+import { ValidationError } from '../../kernel/sdk.js';
 import { SyncTransferIncompleteError, SyncTransferLimitError, SyncTransferNotFoundError, SyncTransferOffsetError } from './errors.js';
 import type { ContentSyncOptions } from './options.js';
 import type { RemotePackage, RemoteTransferState } from './public.js';

@@ -1,8 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { UniqueConstraintError, type Model, type ModelStatic, type Sequelize } from 'sequelize';
-import type { MigrationDefinition, MigrationRunner } from '../../kernel/db/migrations.js';
-import { ConflictError, ValidationError } from '../../kernel/errors.js';
-import { EVENTS_RESYNC, type EventBus } from '../../kernel/events.js';
+import {
+  type MigrationDefinition,
+  type MigrationRunner,
+  ConflictError,
+  ValidationError,
+  EVENTS_RESYNC,
+  type EventBus,
+  modelsOf,
+} from '../../kernel/sdk.js';
 import {
   defaultLabel,
   defaultSingular,
@@ -23,7 +29,6 @@ import {
   type TableRef,
 } from './table-migrations.js';
 import { COLLECTIONS_CHANGED } from './public.js';
-import { modelsOf } from '../../kernel/db/models.js';
 
 export interface LoadedCollection extends CollectionDefinition {
   uid: string;

@@ -1,11 +1,17 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import stringify from 'safe-stable-stringify';
 import { Op, QueryTypes, UniqueConstraintError, Model, type Sequelize, type Transaction } from 'sequelize';
-import { AppError, ConflictError, ValidationError } from '../../kernel/errors.js';
-import type { EventBus } from '../../kernel/events.js';
-import type { Logger } from '../../kernel/logger.js';
-import { serialiseEnvelope } from '../../kernel/http/envelope.js';
-import { hasPermission, type Identity } from '../../kernel/http/identity.js';
+import {
+  AppError,
+  ConflictError,
+  ValidationError,
+  type EventBus,
+  type Logger,
+  serialiseEnvelope,
+  hasPermission,
+  type Identity,
+  modelsOf,
+} from '../../kernel/sdk.js';
 import type { CollectionsService, LoadedCollection } from './collections-service.js';
 import { checkEntryInput, slugify, type CheckedInput } from './entry-input.js';
 import { EntryNotFoundError } from './errors.js';
@@ -18,7 +24,6 @@ import { insertRows } from '../../kernel/db/insert-rows.js';
 import { Revision } from './models/revision.js';
 import { presanitize, type RichTextSanitizer } from './rich-text-pool.js';
 import { ENTRY_EVENTS } from './public.js';
-import { modelsOf } from '../../kernel/db/models.js';
 
 export type Entry = Record<string, unknown> & {
   _id: string;

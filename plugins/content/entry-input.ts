@@ -1,4 +1,4 @@
-import { ValidationError } from '../../kernel/errors.js';
+import { ValidationError } from '../../kernel/sdk.js';
 import type { CollectionDefinition } from './collection-schema.js';
 import { readEntryInput, type CheckedInput } from './entry-values.js';
 

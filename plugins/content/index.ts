@@ -1,12 +1,16 @@
 import { asFunction } from 'awilix';
 import type { Sequelize } from 'sequelize';
-import type { CacheService } from '../../kernel/cache/cache-service.js';
-import type { MigrationRunner } from '../../kernel/db/migrations.js';
-import type { EventBus } from '../../kernel/events.js';
-import { definePlugin } from '../../kernel/index.js';
-import { optional, requestScoped } from '../../kernel/plugin.js';
-import type { Logger } from '../../kernel/logger.js';
-import type { WorkerPool } from '../../kernel/pool.js';
+import {
+  type CacheService,
+  type MigrationRunner,
+  type EventBus,
+  definePlugin,
+  optional,
+  requestScoped,
+  type Logger,
+  type WorkerPool,
+  BootError,
+} from '../../kernel/sdk.js';
 import { poolSanitizer } from './rich-text-pool.js';
 import { CollectionsService } from './collections-service.js';
 import { EntriesService } from './entries-service.js';
@@ -23,7 +27,6 @@ import { PublishSchedules } from './publish-schedules.js';
 import { PreviewLinks } from './preview-links.js';
 import { previewRoutes } from './routes-preview.js';
 import { z } from 'zod';
-import { BootError } from '../../kernel/errors.js';
 import { ENTRY_EVENTS, type ContentEvent } from './public.js';
 
 /** plugins.options.content */

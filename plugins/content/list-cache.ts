@@ -1,10 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { BoundedMemoryStore } from '../../kernel/cache/bounded-memory-store.js';
 import { stringBytes } from '../../kernel/cache/bounded-memory-store.js';
-import type { CacheService } from '../../kernel/cache/cache-service.js';
-import { serialiseEnvelope } from '../../kernel/http/envelope.js';
-import { matchesIfNoneMatch, tagOf } from '../../kernel/http/etag.js';
-import type { Logger } from '../../kernel/logger.js';
+import { type CacheService, serialiseEnvelope, matchesIfNoneMatch, tagOf, type Logger } from '../../kernel/sdk.js';
 
 const CATEGORY = 'collections';
 const LIST_TTL_SECONDS = 300;

@@ -1,6 +1,6 @@
 import { Op, Sequelize, type Order, type WhereOptions } from 'sequelize';
 import { z } from 'zod';
-import { ValidationError } from '../../kernel/errors.js';
+import { ValidationError } from '../../kernel/sdk.js';
 import { refuseControlCharacters } from '../../kernel/http/refuse-control-characters.js';
 import type { CollectionDefinition } from './collection-schema.js';
 import { columnName, toColumn, valueSchema, type FieldDefinition } from './field-types.js';

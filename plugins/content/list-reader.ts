@@ -1,5 +1,5 @@
 import { QueryTypes, type Order, type Sequelize, type WhereOptions } from 'sequelize';
-import { ValidationError } from '../../kernel/errors.js';
+import { ValidationError } from '../../kernel/sdk.js';
 import type { LoadedCollection } from './collections-service.js';
 
 /** A page of plain rows (column -> stored value) and the number of rows the WHERE matches. */

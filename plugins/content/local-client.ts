@@ -1,7 +1,6 @@
 import type { Transaction } from 'sequelize';
 import { z } from 'zod';
-import { ValidationError } from '../../kernel/errors.js';
-import { assertPermission, type Identity } from '../../kernel/http/identity.js';
+import { ValidationError, assertPermission, type Identity } from '../../kernel/sdk.js';
 import { collectionInput, collectionPatch, type CollectionInput, type CollectionPatch } from './collection-schema.js';
 import { describeCollection, type CollectionsService } from './collections-service.js';
 import type { EntriesService, Entry } from './entries-service.js';

@@ -1,5 +1,5 @@
 import { QueryTypes } from 'sequelize';
-import type { MigrationDefinition } from '../../kernel/db/migrations.js';
+import type { MigrationDefinition } from '../../kernel/sdk.js';
 
 /** The content plugin's own tables; each collection's table comes from table-migrations.ts at run time. */
 export const CONTENT_MIGRATIONS: MigrationDefinition[] = [

@@ -6,7 +6,7 @@
  * follow as for any status change. A schedule whose entry is gone or already published is dropped.
  */
 import { Op, QueryTypes, type Sequelize } from 'sequelize';
-import type { Logger } from '../../kernel/logger.js';
+import type { Logger } from '../../kernel/sdk.js';
 import type { ContentClientFactory } from './local-client.js';
 import { systemIdentity } from './local-client.js';
 

@@ -1,6 +1,5 @@
 import { join } from 'node:path';
-import type { WorkerPool } from '../../kernel/pool.js';
-import { DIST_ROOT } from '../../kernel/version.js';
+import { type WorkerPool, DIST_ROOT } from '../../kernel/sdk.js';
 import type { CollectionDefinition } from './collection-schema.js';
 import { rememberClean } from './rich-text.js';
 import type { SanitizeResult } from './rich-text-task.js';

@@ -1,7 +1,5 @@
 import { z } from 'zod';
-import { ForbiddenError } from '../../kernel/errors.js';
-import type { Identity } from '../../kernel/http/identity.js';
-import { defineRoute, type RouteDefinition } from '../../kernel/http/route-table.js';
+import { ForbiddenError, type Identity, defineRoute, type RouteDefinition } from '../../kernel/sdk.js';
 import { collectionInput, collectionPatch } from './collection-schema.js';
 import { describeCollection } from './collections-service.js';
 import { COMMERCE_PRESET } from './presets/commerce.js';

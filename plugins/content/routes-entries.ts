@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { SerialisedEnvelope } from '../../kernel/http/envelope.js';
-import { defineRoute, type RouteDefinition } from '../../kernel/http/route-table.js';
+import { SerialisedEnvelope, defineRoute, type RouteDefinition } from '../../kernel/sdk.js';
 import { STATUSES, listQuerySchema } from './list-query.js';
 
 const collectionParam = z.object({ collection: z.string().min(1).max(64) });

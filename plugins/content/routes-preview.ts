@@ -1,7 +1,6 @@
 /** Preview links of one entry (preview-links.ts): make, read the state, revoke; and the public page's data. */
 import { z } from 'zod';
-import type { Identity } from '../../kernel/http/identity.js';
-import { defineRoute, type RouteContext, type RouteDefinition } from '../../kernel/http/route-table.js';
+import { type Identity, defineRoute, type RouteContext, type RouteDefinition } from '../../kernel/sdk.js';
 import { DEFAULT_HOURS, MAX_HOURS, MAX_PER_ENTRY } from './preview-links.js';
 
 const entryParams = { params: z.object({ collection: z.string().min(1).max(64), entryId: z.string().min(1).max(64) }) };

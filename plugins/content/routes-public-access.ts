@@ -5,9 +5,7 @@
  * through the container), so roles, configuration sync and backups carry it like any other permission.
  */
 import { z } from 'zod';
-import { ServiceUnavailableError } from '../../kernel/errors.js';
-import { defineRoute, type RouteDefinition } from '../../kernel/http/route-table.js';
-import { optional } from '../../kernel/plugin.js';
+import { ServiceUnavailableError, defineRoute, type RouteDefinition, optional } from '../../kernel/sdk.js';
 import type {} from '../auth/public.js';
 
 const nameParam = { params: z.object({ collection: z.string().min(1).max(64) }) };

@@ -1,7 +1,6 @@
 /** Scheduled publishing of one entry (publish-schedules.ts): read, set, cancel. */
 import { z } from 'zod';
-import { ValidationError } from '../../kernel/errors.js';
-import { defineRoute, type RouteDefinition } from '../../kernel/http/route-table.js';
+import { ValidationError, defineRoute, type RouteDefinition } from '../../kernel/sdk.js';
 
 const entryParams = { params: z.object({ collection: z.string().min(1).max(64), entryId: z.string().min(1).max(64) }) };
 const schedule = z

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { DataTypes, type QueryInterface } from 'sequelize';
-import type { MigrationDefinition } from '../../kernel/db/migrations.js';
+import type { MigrationDefinition } from '../../kernel/sdk.js';
 import { columnName, columnOf, type FieldDefinition } from './field-types.js';
 
 export interface TableRef {

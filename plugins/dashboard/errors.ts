@@ -1,4 +1,4 @@
-import { defineError } from '../../kernel/errors.js';
+import { defineError } from '../../kernel/sdk.js';
 
 export class LicenseRequiredError extends defineError(
   'LICENSE_REQUIRED',

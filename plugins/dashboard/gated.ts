@@ -1,4 +1,4 @@
-import type { RouteDefinition } from '../../kernel/http/route-table.js';
+import type { RouteDefinition } from '../../kernel/sdk.js';
 import { LicenseRequiredError } from './errors.js';
 
 /**

@@ -2,10 +2,15 @@ import { fileURLToPath } from 'node:url';
 import { asFunction, asValue } from 'awilix';
 import type { Registry as PromRegistry } from 'prom-client';
 import { z } from 'zod';
-import { BootError } from '../../kernel/errors.js';
-import { definePlugin } from '../../kernel/index.js';
-import type { EventBus } from '../../kernel/events.js';
-import type { ContainerServices } from '../../kernel/http/route-table.js';
+import {
+  BootError,
+  definePlugin,
+  type EventBus,
+  type ContainerServices,
+  type AuditLog,
+  type HttpMetrics,
+  optional,
+} from '../../kernel/sdk.js';
 import { TWO_FACTOR_FAILED } from '../auth/public.js';
 import { SETUP_COMPLETED } from '../setup/public.js';
 import { DashboardState } from './dashboard-state.js';
@@ -23,9 +28,6 @@ import { timeSeriesRoutes } from './routes-timeseries.js';
 import { MetricPointStore } from './metric-point-store.js';
 import { TimeSeriesRecorder } from './time-series-recorder.js';
 import { storageSampler, watchActivity } from './time-series-sources.js';
-import type { AuditLog } from '../../kernel/audit.js';
-import type { HttpMetrics } from '../../kernel/http/http-metrics.js';
-import { optional } from '../../kernel/plugin.js';
 import { loadWidgetFolders } from './widget-manifest.js';
 
 /** plugins.options.dashboard; the CMS_* environment variables named beside each take precedence. */

@@ -1,4 +1,4 @@
-import type { CliCommand, WidgetDefinition } from '../../kernel/registries/contracts.js';
+import type { CliCommand, WidgetDefinition } from '../../kernel/sdk.js';
 import type { LicenseService } from './license-service.js';
 
 /** `cms license [--json]`: the licence state of every paid dashboard widget (contributed to the cliCommands registry). */

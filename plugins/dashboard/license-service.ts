@@ -1,8 +1,7 @@
 import type { KeyObject } from 'node:crypto';
-import type { Logger } from '../../kernel/logger.js';
+import { type Logger, modelsOf, type ModelMap } from '../../kernel/sdk.js';
 import { checkLicenseKey, coversWidget, type LicenseKeyCheck } from './license-key.js';
 import { DashboardInstallation } from './models/dashboard-installation.js';
-import { modelsOf, type ModelMap } from '../../kernel/db/models.js';
 
 const DAY_MS = 24 * 3600 * 1000;
 

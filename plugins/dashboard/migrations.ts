@@ -1,4 +1,4 @@
-import type { MigrationDefinition } from '../../kernel/db/migrations.js';
+import type { MigrationDefinition } from '../../kernel/sdk.js';
 
 /** Frozen schema steps of the dashboard plugin. */
 export const DASHBOARD_MIGRATIONS: MigrationDefinition[] = [

@@ -1,8 +1,7 @@
 import { timingSafeEqual, createHash } from 'node:crypto';
 import type { Context, Next } from 'koa';
 import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
-import type { CacheService } from '../../kernel/cache/cache-service.js';
-import type { HttpMetrics } from '../../kernel/http/http-metrics.js';
+import type { CacheService, HttpMetrics } from '../../kernel/sdk.js';
 import type { SessionsReader, UsersReader } from './sources.js';
 
 export interface MetricSources {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineRoute, type RouteDefinition } from '../../kernel/http/route-table.js';
+import { defineRoute, type RouteDefinition } from '../../kernel/sdk.js';
 import { cappedLimit } from './capped-limit.js';
 import { gated } from './gated.js';
 import { contentReader, contentTotals, mediaFigures } from './sources.js';

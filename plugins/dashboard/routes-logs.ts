@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import type { AuditEntry, AuditLog } from '../../kernel/audit.js';
-import { defineRoute, type RouteDefinition } from '../../kernel/http/route-table.js';
+import { type AuditEntry, type AuditLog, defineRoute, type RouteDefinition } from '../../kernel/sdk.js';
 import { cappedLimit } from './capped-limit.js';
 import { gated } from './gated.js';
 

@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { inInstallationTenant, isInstallationAdmin } from '../../kernel/http/identity.js';
-import { defineRoute, type RouteContext, type RouteDefinition } from '../../kernel/http/route-table.js';
+import { inInstallationTenant, isInstallationAdmin, defineRoute, type RouteContext, type RouteDefinition } from '../../kernel/sdk.js';
 import { QueryTypes } from 'sequelize';
 import { gated } from './gated.js';
 import { contentReader, contentTotals, mediaFigures } from './sources.js';

@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { ValidationError } from '../../kernel/errors.js';
-import { defineRoute, type RouteDefinition } from '../../kernel/http/route-table.js';
+import { ValidationError, defineRoute, type RouteDefinition } from '../../kernel/sdk.js';
 import { RANGE_NAMES, RETENTION_REPORT, SERIES, SERIES_BY_NAME, type RangeName } from './time-series.js';
 
 const NAMES = SERIES.map((s) => s.name);

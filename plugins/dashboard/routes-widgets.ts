@@ -1,8 +1,15 @@
 import { z } from 'zod';
-import { AuthenticationRequiredError, ForbiddenError, NotFoundError, ValidationError } from '../../kernel/errors.js';
-import { hasPermission, type Identity } from '../../kernel/http/identity.js';
-import { defineRoute, type RouteDefinition } from '../../kernel/http/route-table.js';
-import type { Registries } from '../../kernel/registries/index.js';
+import {
+  AuthenticationRequiredError,
+  ForbiddenError,
+  NotFoundError,
+  ValidationError,
+  hasPermission,
+  type Identity,
+  defineRoute,
+  type RouteDefinition,
+  type Registries,
+} from '../../kernel/sdk.js';
 import { LayoutNeedsUserError, UnknownWidgetError } from './errors.js';
 
 const tags = ['dashboard'];

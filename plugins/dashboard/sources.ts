@@ -1,5 +1,4 @@
-import { hasPermission, type Identity } from '../../kernel/http/identity.js';
-import { optional } from '../../kernel/plugin.js';
+import { hasPermission, type Identity, optional } from '../../kernel/sdk.js';
 
 type Entry = Record<string, unknown> & { _id: string; createdAt: string; updatedAt: string };
 export interface EntryList {

@@ -1,4 +1,4 @@
-import type { Logger } from '../../kernel/logger.js';
+import type { Logger } from '../../kernel/sdk.js';
 import type { MetricPointStore } from './metric-point-store.js';
 import {
   mergePoints,

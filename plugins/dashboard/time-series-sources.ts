@@ -1,8 +1,5 @@
 import { QueryTypes, type Sequelize } from 'sequelize';
-import type { AuditLog } from '../../kernel/audit.js';
-import type { BusEvent, EventBus } from '../../kernel/events.js';
-import type { HttpMetrics } from '../../kernel/http/http-metrics.js';
-import { optional } from '../../kernel/plugin.js';
+import { type AuditLog, type BusEvent, type EventBus, type HttpMetrics, optional } from '../../kernel/sdk.js';
 import { ENTRY_EVENTS } from '../content/public.js';
 import { MEDIA_UPLOADED } from '../media/public.js';
 import type { GaugeSampler, TimeSeriesRecorder } from './time-series-recorder.js';

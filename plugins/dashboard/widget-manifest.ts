@@ -1,8 +1,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { BootError } from '../../kernel/errors.js';
-import type { WidgetDefinition } from '../../kernel/registries/index.js';
+import { BootError, type WidgetDefinition } from '../../kernel/sdk.js';
 
 /** widget.json of a widget folder. */
 export const widgetManifestSchema = z.strictObject({

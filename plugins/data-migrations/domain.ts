@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import stringify from 'safe-stable-stringify';
 import type { Sequelize, Transaction } from 'sequelize';
 import { z } from 'zod';
-import { ConflictError, ValidationError } from '../../kernel/errors.js';
+import { ConflictError, ValidationError } from '../../kernel/sdk.js';
 import type { CollectionsService } from '../content/public.js';
 import type { DataDomainDefinition, DataOperation, DomainContext, PlanDraft, Risk, StoredPlan } from '../data-ops/public.js';
 import { MIGRATION_ID, maxRisk, type LoadedMigration } from './definition.js';

@@ -1,10 +1,7 @@
 import { join } from 'node:path';
 import { asFunction } from 'awilix';
 import type { Sequelize } from 'sequelize';
-import type { CacheService } from '../../kernel/cache/cache-service.js';
-import { definePlugin } from '../../kernel/index.js';
-import type { Logger } from '../../kernel/logger.js';
-import type { Registries } from '../../kernel/registries/index.js';
+import { type CacheService, definePlugin, type Logger, type Registries, type ModelMap } from '../../kernel/sdk.js';
 import type { CollectionsService, EntriesService } from '../content/public.js';
 import { migrationDomain } from './domain.js';
 import { DATA_MIGRATION_TABLES } from './migrations.js';
@@ -12,7 +9,6 @@ import { DataMigrationLedgerRow } from './models/ledger-row.js';
 import { migrationRoutes } from './routes.js';
 import { DataMigrationsService } from './service.js';
 import './public.js';
-import type { ModelMap } from '../../kernel/db/models.js';
 
 export default definePlugin(() => {
   let service: DataMigrationsService | null = null;

@@ -1,4 +1,4 @@
-import type { MigrationDefinition } from '../../kernel/db/migrations.js';
+import type { MigrationDefinition } from '../../kernel/sdk.js';
 
 /**
  * The ledger of applied data migrations (frozen: each step's checksum is recorded). One row per

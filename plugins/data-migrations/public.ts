@@ -5,7 +5,7 @@
 import type { DataMigrationsService } from './service.js';
 
 export type { MigrationDefinition, MigrationStep } from './definition.js';
-export type { DataMigrationDeclaration } from '../../kernel/registries/contracts.js';
+export type { DataMigrationDeclaration } from '../../kernel/sdk.js';
 
 declare module '../../kernel/http/route-table.js' {
   interface ContainerServices {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineRoute, type RouteDefinition } from '../../kernel/http/route-table.js';
+import { defineRoute, type RouteDefinition } from '../../kernel/sdk.js';
 import { applyAnswerSchema, applyBodySchema, planViewSchema } from '../data-ops/public.js';
 import { MIGRATION_ID } from './definition.js';
 import { DOMAIN_ID, planInput } from './domain.js';

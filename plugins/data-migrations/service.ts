@@ -1,15 +1,12 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Transaction } from 'sequelize';
-import type { CacheService } from '../../kernel/cache/cache-service.js';
-import type { Logger } from '../../kernel/logger.js';
-import type { DataMigrationDeclaration } from '../../kernel/registries/contracts.js';
+import { type CacheService, type Logger, type DataMigrationDeclaration, modelsOf, type ModelMap } from '../../kernel/sdk.js';
 import type { Risk } from '../data-ops/public.js';
 import type { CollectionsService, EntriesService, EntryChange } from '../content/public.js';
 import { load, type LoadedMigration } from './definition.js';
 import { DataMigrationLedgerRow } from './models/ledger-row.js';
 import { collectionsOf, loadState, runMigration, touched } from './simulate.js';
-import { modelsOf, type ModelMap } from '../../kernel/db/models.js';
 
 export interface DeclarationError {
   source: string;

@@ -1,10 +1,15 @@
 import { PassThrough } from 'node:stream';
 import type { Context } from 'koa';
-import { AppError, AuthenticationRequiredError } from '../../kernel/errors.js';
-import type { BusEvent, EventBus } from '../../kernel/events.js';
-import type { IdentifyRequest } from '../../kernel/http/app.js';
-import { hasPermission, type Identity } from '../../kernel/http/identity.js';
-import type { Logger } from '../../kernel/logger.js';
+import {
+  AppError,
+  AuthenticationRequiredError,
+  type BusEvent,
+  type EventBus,
+  type IdentifyRequest,
+  hasPermission,
+  type Identity,
+  type Logger,
+} from '../../kernel/sdk.js';
 import { bearerHash, onIdentityChange } from '../auth/public.js';
 import { EventStreamLimitError, EventStreamNotAcceptedError, TooManyStreamsError } from './errors.js';
 import { DATA_OPERATION_COMPLETED, type DataOperationCompleted } from './public.js';

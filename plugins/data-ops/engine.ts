@@ -3,14 +3,20 @@ import { createHash } from 'node:crypto';
 import { randomUUID } from 'node:crypto';
 import { stringify } from 'safe-stable-stringify';
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
-import type { AuditLog } from '../../kernel/audit.js';
-import type { DbLock } from '../../kernel/db/lock.js';
-import { AppError, LockedError, ValidationError } from '../../kernel/errors.js';
-import type { EventBus } from '../../kernel/events.js';
-import type { Identity } from '../../kernel/http/identity.js';
-import { JobInterruptedError, type JobQueue, type JobView } from '../../kernel/jobs.js';
-import type { Logger } from '../../kernel/logger.js';
-import type { Registries } from '../../kernel/registries/index.js';
+import {
+  type AuditLog,
+  type DbLock,
+  AppError,
+  LockedError,
+  ValidationError,
+  type EventBus,
+  type Identity,
+  JobInterruptedError,
+  type JobQueue,
+  type JobView,
+  type Logger,
+  type Registries,
+} from '../../kernel/sdk.js';
 import {
   ConfirmationRequiredError,
   DataJobNotFoundError,

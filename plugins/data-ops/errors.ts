@@ -1,4 +1,4 @@
-import { defineError, defineErrorCode } from '../../kernel/errors.js';
+import { defineError, defineErrorCode } from '../../kernel/sdk.js';
 
 export class DomainNotFoundError extends defineError(
   'DOMAIN_NOT_FOUND',

@@ -1,9 +1,14 @@
-import { AuthenticationRequiredError, ForbiddenError } from '../../kernel/errors.js';
+import {
+  AuthenticationRequiredError,
+  ForbiddenError,
+  type BusEvent,
+  type EventBus,
+  hasPermission,
+  type Identity,
+  type GraphqlContribution,
+} from '../../kernel/sdk.js';
 import { EventStreamLimitError } from './errors.js';
-import type { BusEvent, EventBus } from '../../kernel/events.js';
-import { hasPermission, type Identity } from '../../kernel/http/identity.js';
 import { STREAM_PERMISSION } from './completion-stream.js';
-import type { GraphqlContribution } from '../../kernel/registries/index.js';
 import { DATA_OPERATION_COMPLETED, type DataOperationCompleted } from './public.js';
 
 /** What the GraphQL plugin's context gives a resolver (the identity is read at each event: it may change on a socket). */

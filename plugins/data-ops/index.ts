@@ -1,13 +1,15 @@
 import { asFunction } from 'awilix';
 import type { Sequelize } from 'sequelize';
-import type { AuditLog } from '../../kernel/audit.js';
-import type { DbLock } from '../../kernel/db/lock.js';
-import type { EventBus } from '../../kernel/events.js';
-import type { IdentifyRequest } from '../../kernel/http/app.js';
-import { definePlugin } from '../../kernel/index.js';
-import type { JobQueue } from '../../kernel/jobs.js';
-import type { Logger } from '../../kernel/logger.js';
-import type { Registries } from '../../kernel/registries/index.js';
+import {
+  type AuditLog,
+  type DbLock,
+  type EventBus,
+  type IdentifyRequest,
+  definePlugin,
+  type JobQueue,
+  type Logger,
+  type Registries,
+} from '../../kernel/sdk.js';
 import { CompletionStreams } from './completion-stream.js';
 import { DataOpsService } from './engine.js';
 import { dataOpsGraphql } from './graphql.js';

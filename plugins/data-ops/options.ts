@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { BootError } from '../../kernel/errors.js';
+import { BootError } from '../../kernel/sdk.js';
 
 /** plugins.options['data-ops']; the DATA_OPS_* environment variables win. */
 const schema = z.object({

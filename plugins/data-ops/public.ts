@@ -6,10 +6,8 @@
  * Validate -> Snapshot -> Plan -> Confirm -> Lock -> Apply -> Audit -> Verify -> Release;
  * a domain only says what its data is and how one operation is applied and undone.
  */
-import type { Logger } from '../../kernel/logger.js';
+import type { Logger, Identity, SafetyMode } from '../../kernel/sdk.js';
 import type { Transaction } from 'sequelize';
-import type { Identity } from '../../kernel/http/identity.js';
-import type { SafetyMode } from '../../kernel/registries/contracts.js';
 import type { CompletionStreams } from './completion-stream.js';
 import type { PlanStore } from './plan-store.js';
 
@@ -23,7 +21,7 @@ export {
   summarySchema,
 } from './wire-schemas.js';
 
-export type { SafetyMode } from '../../kernel/registries/contracts.js';
+export type { SafetyMode } from '../../kernel/sdk.js';
 export type Risk = 'safe' | 'warning' | 'destructive';
 export type Outcome = 'success' | 'partial' | 'failure' | 'rollback';
 /** The spec's audit `domain` values. */

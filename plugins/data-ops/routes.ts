@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineRoute, type RouteDefinition } from '../../kernel/http/route-table.js';
+import { defineRoute, type RouteDefinition } from '../../kernel/sdk.js';
 import { STREAM_PERMISSION } from './completion-stream.js';
 
 export const dataOpsRoutes: RouteDefinition[] = [

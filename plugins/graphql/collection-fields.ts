@@ -8,14 +8,12 @@ import {
   type GraphQLFieldConfigMap,
 } from 'graphql';
 import { z } from 'zod';
-import { AppError, ValidationError } from '../../kernel/errors.js';
-import type { BusEvent } from '../../kernel/events.js';
+import { AppError, ValidationError, type BusEvent, assertPermission } from '../../kernel/sdk.js';
 import type { EntriesPort, Entry, ListQuery } from './content-ports.js';
 import { ENTRY_STATUSES } from './content-ports.js';
 import { EntryStatusEnum, type CollectionTypes } from './collection-types.js';
 import { ENTRY_EVENT_NAMES, entryFor, type EntryEventKind } from './entry-events.js';
 import type { GraphqlContext } from './graphql-context.js';
-import { assertPermission } from '../../kernel/http/identity.js';
 import { GraphQLJSON } from './json-scalar.js';
 
 type Field = GraphQLFieldConfig<unknown, GraphqlContext, any>;

@@ -13,11 +13,10 @@ import {
   type GraphQLInputType,
   type GraphQLOutputType,
 } from 'graphql';
-import { AppError } from '../../kernel/errors.js';
+import { AppError, assertPermission } from '../../kernel/sdk.js';
 import type { CollectionField, CollectionLike, EntriesPort, Entry } from './content-ports.js';
 import { ENTRY_STATUSES } from './content-ports.js';
 import type { GraphqlContext } from './graphql-context.js';
-import { assertPermission } from '../../kernel/http/identity.js';
 import { GraphQLJSON } from './json-scalar.js';
 import type { CollectionNames } from './names.js';
 

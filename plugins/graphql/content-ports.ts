@@ -2,7 +2,7 @@
  * The few shapes of the content plugin this plugin uses, declared here (plugins meet only through the
  * container keys `collections` and `entries`, never through each other's files).
  */
-import type { Identity } from '../../kernel/http/identity.js';
+import type { Identity } from '../../kernel/sdk.js';
 
 export type FieldType = 'text' | 'richtext' | 'markdown' | 'number' | 'boolean' | 'date' | 'select' | 'media' | 'relation' | 'json';
 export const ENTRY_STATUSES = ['draft', 'published', 'archived'] as const;

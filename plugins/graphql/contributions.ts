@@ -1,6 +1,5 @@
 import { extendSchema, isObjectType, parse, validateSchema, type GraphQLSchema } from 'graphql';
-import type { Logger } from '../../kernel/logger.js';
-import type { GraphqlContribution } from '../../kernel/registries/index.js';
+import type { Logger, GraphqlContribution } from '../../kernel/sdk.js';
 import { setShared } from './shared-fields.js';
 
 type FieldResolvers = { resolve?: unknown; subscribe?: unknown } | ((...args: unknown[]) => unknown);

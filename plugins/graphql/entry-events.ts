@@ -1,5 +1,4 @@
-import type { BusEvent } from '../../kernel/events.js';
-import { hasPermission, type Identity } from '../../kernel/http/identity.js';
+import { type BusEvent, hasPermission, type Identity } from '../../kernel/sdk.js';
 import { ENTRY_EVENTS, type ContentEventPayload, type Entry } from './content-ports.js';
 
 export type EntryEventKind = 'added' | 'updated' | 'deleted';

@@ -1,5 +1,5 @@
 import { GraphQLError } from 'graphql';
-import { defineError, defineErrorCode, ERROR_CATALOGUE } from '../../kernel/errors.js';
+import { defineError, defineErrorCode, ERROR_CATALOGUE } from '../../kernel/sdk.js';
 
 /**
  * Codes of refusals before execution. They travel in `errors[].extensions.code` (GraphQL shape); the

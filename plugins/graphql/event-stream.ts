@@ -1,4 +1,4 @@
-import type { BusEvent, EventBus } from '../../kernel/events.js';
+import type { BusEvent, EventBus } from '../../kernel/sdk.js';
 
 /**
  * The source stream of one subscription: the bus events of the given names that `pick` maps to a

@@ -1,6 +1,5 @@
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
-import { AppError } from '../../kernel/errors.js';
-import type { Logger } from '../../kernel/logger.js';
+import { AppError, type Logger } from '../../kernel/sdk.js';
 
 /**
  * An execution error in the GraphQL shape: `extensions.code` is the AppError's stable code (with its

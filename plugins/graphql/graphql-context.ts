@@ -1,4 +1,4 @@
-import type { Identity } from '../../kernel/http/identity.js';
+import type { Identity } from '../../kernel/sdk.js';
 
 /**
  * The context of every operation. `identity` is read through a getter: over WebSocket it is the

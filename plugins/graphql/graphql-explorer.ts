@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Context } from 'koa';
-import { NotFoundError } from '../../kernel/errors.js';
-import { hasPermission, type Identity } from '../../kernel/http/identity.js';
+import { NotFoundError, hasPermission, type Identity } from '../../kernel/sdk.js';
 import type { ExplorerBuild } from './explorer-build.js';
 
 /** GRAPHQL_EXPLORER: `auto` (default) and `on` serve the explorer in every environment (NODE_ENV=production too); `off` does not. */

@@ -14,10 +14,7 @@ import {
   type GraphQLSchema,
   type OperationDefinitionNode,
 } from 'graphql';
-import type { BusEvent, EventBus } from '../../kernel/events.js';
-import { hasPermission, type Identity } from '../../kernel/http/identity.js';
-import type { Logger } from '../../kernel/logger.js';
-import type { GraphqlContribution } from '../../kernel/registries/index.js';
+import { type BusEvent, type EventBus, hasPermission, type Identity, type Logger, type GraphqlContribution } from '../../kernel/sdk.js';
 import type { CollectionLike, CollectionsPort, EntriesPort } from './content-ports.js';
 import { requestError, statusOf, SubscriptionLimitError } from './errors.js';
 import { EventStream } from './event-stream.js';

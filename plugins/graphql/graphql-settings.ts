@@ -1,5 +1,4 @@
-import { EVENTS_RESYNC } from '../../kernel/events.js';
-import type { Logger } from '../../kernel/logger.js';
+import { EVENTS_RESYNC, type Logger } from '../../kernel/sdk.js';
 import { SETTING_CHANGED, type SettingChangedEvent, type SettingsService } from '../setup/public.js';
 import type { GraphqlOptions } from './options.js';
 

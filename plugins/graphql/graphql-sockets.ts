@@ -5,11 +5,7 @@ import { GraphQLError, execute, type ExecutionArgs, type ExecutionResult } from 
 import { useServer } from 'graphql-ws/use/ws';
 import type legacy from 'subscriptions-transport-ws';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { AppError } from '../../kernel/errors.js';
-import type { EventBus } from '../../kernel/events.js';
-import type { IdentifyRequest } from '../../kernel/http/app.js';
-import type { Identity } from '../../kernel/http/identity.js';
-import type { Logger } from '../../kernel/logger.js';
+import { AppError, type EventBus, type IdentifyRequest, type Identity, type Logger } from '../../kernel/sdk.js';
 import { bearerHash, onIdentityChange } from '../auth/public.js';
 import { SETTING_CHANGED, type SettingChangedEvent } from '../setup/public.js';
 import { formatErrors } from './format-error.js';

@@ -2,14 +2,16 @@ import type { IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
 import { asFunction, asValue } from 'awilix';
-import { BootError } from '../../kernel/errors.js';
-import type { EventBus } from '../../kernel/events.js';
-import type { IdentifyRequest } from '../../kernel/http/app.js';
-import { definePlugin } from '../../kernel/index.js';
-import type { Logger } from '../../kernel/logger.js';
-import { optional } from '../../kernel/plugin.js';
-import type { Registries } from '../../kernel/registries/index.js';
-import { DIST_ROOT } from '../../kernel/version.js';
+import {
+  BootError,
+  type EventBus,
+  type IdentifyRequest,
+  definePlugin,
+  type Logger,
+  optional,
+  type Registries,
+  DIST_ROOT,
+} from '../../kernel/sdk.js';
 import { COLLECTIONS_CHANGED, type CollectionsPort, type EntriesPort } from './content-ports.js';
 import { ExplorerBuild } from './explorer-build.js';
 import { GraphqlExplorer } from './graphql-explorer.js';

@@ -1,8 +1,6 @@
 import type { Context } from 'koa';
 import { z } from 'zod';
-import { checkInput } from '../../kernel/http/request-input.js';
-import { defineRoute, type RouteDefinition } from '../../kernel/http/route-table.js';
-import { optional } from '../../kernel/plugin.js';
+import { checkInput, defineRoute, type RouteDefinition, optional } from '../../kernel/sdk.js';
 import { requestError } from './errors.js';
 
 const DESCRIPTION = [

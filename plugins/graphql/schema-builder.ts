@@ -1,6 +1,5 @@
 import { GraphQLObjectType, GraphQLSchema, assertValidSchema, type GraphQLFieldConfigMap } from 'graphql';
-import type { Logger } from '../../kernel/logger.js';
-import type { GraphqlContribution } from '../../kernel/registries/index.js';
+import type { Logger, GraphqlContribution } from '../../kernel/sdk.js';
 import { mutationFields, queryFields, subscriptionFields, type StreamFactory } from './collection-fields.js';
 import { buildCollectionTypes } from './collection-types.js';
 import type { CollectionLike, CollectionsPort, EntriesPort } from './content-ports.js';

@@ -1,5 +1,5 @@
 import { BREAK, TypeInfo, isObjectType, visit, visitWithTypeInfo, type DocumentNode, type GraphQLField, type GraphQLSchema } from 'graphql';
-import type { Identity } from '../../kernel/http/identity.js';
+import type { Identity } from '../../kernel/sdk.js';
 
 /**
  * Field extension set on every field this plugin builds: its result depends on the caller only through

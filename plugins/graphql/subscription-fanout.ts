@@ -7,8 +7,7 @@ import {
   type FormattedExecutionResult,
   type GraphQLSchema,
 } from 'graphql';
-import type { Identity } from '../../kernel/http/identity.js';
-import type { Logger } from '../../kernel/logger.js';
+import type { Identity, Logger } from '../../kernel/sdk.js';
 import { formatErrors } from './format-error.js';
 import { contextFor, type StreamBudget } from './graphql-context.js';
 import { permissionKey } from './shared-fields.js';

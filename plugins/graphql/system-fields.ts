@@ -8,14 +8,12 @@ import {
   GraphQLString,
   type GraphQLFieldConfigMap,
 } from 'graphql';
-import type { BusEvent } from '../../kernel/events.js';
-import { hasPermission, type Identity } from '../../kernel/http/identity.js';
+import { type BusEvent, hasPermission, type Identity, assertPermission } from '../../kernel/sdk.js';
 import { USER_EVENTS } from '../auth/public.js';
 import { MEDIA_UPLOADED } from '../media/public.js';
 import type { StreamFactory } from './collection-fields.js';
 import type { CollectionsPort } from './content-ports.js';
 import type { GraphqlContext } from './graphql-context.js';
-import { assertPermission } from '../../kernel/http/identity.js';
 import { GraphQLJSON } from './json-scalar.js';
 import type { CollectionNames } from './names.js';
 

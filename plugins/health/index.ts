@@ -1,7 +1,5 @@
 import { z } from 'zod';
-import { definePlugin } from '../../kernel/index.js';
-import { NotReadyError, ServiceUnavailableError } from '../../kernel/errors.js';
-import { defineRoute } from '../../kernel/http/route-table.js';
+import { definePlugin, NotReadyError, ServiceUnavailableError, defineRoute } from '../../kernel/sdk.js';
 import { DatabaseProbe } from './database-probe.js';
 
 const SERVING = new Set(['READY', 'FULL', 'WARMED']);

@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { definePlugin } from '../../kernel/index.js';
+import { definePlugin } from '../../kernel/sdk.js';
 import { phpCmsFormat } from './php-cms-format.js';
 import { nodeCmsFormat } from './node-cms-format.js';
 import { dataCmsFormat } from './data-cms-format.js';

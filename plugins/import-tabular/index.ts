@@ -1,4 +1,4 @@
-import { definePlugin } from '../../kernel/index.js';
+import { definePlugin } from '../../kernel/sdk.js';
 import { TABULAR_FORMATS } from './formats.js';
 
 export default definePlugin({

@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { definePlugin } from '../../kernel/index.js';
+import { definePlugin } from '../../kernel/sdk.js';
 import { detectWxr } from './detect-wxr.js';
 
 export default definePlugin({

@@ -1,8 +1,13 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { WorkerPool } from '../../kernel/pool.js';
-import type { ImportFormat, ImportParseSummary, ImportProfile, ImportSample } from '../../kernel/registries/contracts.js';
-import { DIST_ROOT } from '../../kernel/version.js';
+import {
+  type WorkerPool,
+  type ImportFormat,
+  type ImportParseSummary,
+  type ImportProfile,
+  type ImportSample,
+  DIST_ROOT,
+} from '../../kernel/sdk.js';
 import type { TaskResult } from '../../workers/tasks.js';
 import { ImportFormatMismatchError, ImportFormatUnknownError, ImportLimitExceededError } from './errors.js';
 import { parseImporterOptions, type ImporterOptions } from './options.js';

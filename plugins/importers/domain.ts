@@ -14,7 +14,7 @@
  * - verify: the job completed and went through every record.
  */
 import { z } from 'zod';
-import { ValidationError } from '../../kernel/errors.js';
+import { ValidationError } from '../../kernel/sdk.js';
 import type { DataDomainDefinition } from '../data-ops/public.js';
 import type { ImportersService, ImportInput } from './importers-service.js';
 import { IMPORTER_DOMAIN } from './importers-service.js';

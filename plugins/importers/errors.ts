@@ -1,4 +1,4 @@
-import { defineError, defineErrorCode } from '../../kernel/errors.js';
+import { defineError, defineErrorCode } from '../../kernel/sdk.js';
 
 export class ImportFormatUnknownError extends defineError(
   'IMPORT_FORMAT_UNKNOWN',

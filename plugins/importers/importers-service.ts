@@ -5,13 +5,20 @@ import { join } from 'node:path';
 import type { Context } from 'koa';
 import stringify from 'safe-stable-stringify';
 import { Op } from 'sequelize';
-import { AppError, ForbiddenError, ServiceUnavailableError, ValidationError } from '../../kernel/errors.js';
-import { hasPermission, type Identity } from '../../kernel/http/identity.js';
-import { JobInterruptedError, type JobQueue } from '../../kernel/jobs.js';
-import type { Logger } from '../../kernel/logger.js';
-import type { WorkerPool } from '../../kernel/pool.js';
-import { DIST_ROOT } from '../../kernel/version.js';
-import type { ImportParseSummary } from '../../kernel/registries/contracts.js';
+import {
+  AppError,
+  ForbiddenError,
+  ServiceUnavailableError,
+  ValidationError,
+  hasPermission,
+  type Identity,
+  JobInterruptedError,
+  type JobQueue,
+  type Logger,
+  type WorkerPool,
+  DIST_ROOT,
+  type ImportParseSummary,
+} from '../../kernel/sdk.js';
 import type {
   ApplyAnswer,
   DataJobView,

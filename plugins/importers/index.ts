@@ -1,11 +1,15 @@
 import { asFunction } from 'awilix';
 import type { Sequelize } from 'sequelize';
-import { definePlugin, type KernelState } from '../../kernel/index.js';
-import { JobInterruptedError, type JobQueue } from '../../kernel/jobs.js';
-import type { Logger } from '../../kernel/logger.js';
-import type { WorkerPool } from '../../kernel/pool.js';
-import type { Registries } from '../../kernel/registries/index.js';
-import { optional } from '../../kernel/plugin.js';
+import {
+  definePlugin,
+  type KernelState,
+  JobInterruptedError,
+  type JobQueue,
+  type Logger,
+  type WorkerPool,
+  type Registries,
+  optional,
+} from '../../kernel/sdk.js';
 import type { DataOpsEngine } from '../data-ops/public.js';
 import { importerDomain } from './domain.js';
 import { ImportersService, JOB_TYPE } from './importers-service.js';

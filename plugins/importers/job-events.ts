@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import type { Identity } from '../../kernel/http/identity.js';
+import type { Identity } from '../../kernel/sdk.js';
 import { openEventStream } from './event-stream.js';
 import type { ImportersService } from './importers-service.js';
 

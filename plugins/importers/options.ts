@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { BootError } from '../../kernel/errors.js';
+import { BootError } from '../../kernel/sdk.js';
 
 /** plugins.options.importers; the IMPORT_* environment variables win. */
 const schema = z.object({

@@ -1,5 +1,4 @@
-import { ValidationError } from '../../kernel/errors.js';
-import type { ImportFieldKind, ImportParseSummary } from '../../kernel/registries/contracts.js';
+import { ValidationError, type ImportFieldKind, type ImportParseSummary } from '../../kernel/sdk.js';
 import {
   collectionNameFor,
   DEFAULT_WIDGETS,

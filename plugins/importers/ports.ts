@@ -5,7 +5,7 @@
 import type { Readable } from 'node:stream';
 import type { Transaction } from 'sequelize';
 import type { PreparedRow } from './prepare-batch.js';
-import type { Identity } from '../../kernel/http/identity.js';
+import type { Identity } from '../../kernel/sdk.js';
 import type { ContentFieldType } from './field-names.js';
 
 export interface FieldInfo {

@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import { receiveMultipartFile, type ReceivedMultipart } from '../../kernel/http/receive-multipart.js';
+import { receiveMultipartFile, type ReceivedMultipart } from '../../kernel/sdk.js';
 
 export type ReceivedImport = ReceivedMultipart;
 

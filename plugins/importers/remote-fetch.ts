@@ -5,7 +5,7 @@ import { request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { guardedLookup, isInternalAddress } from '../../kernel/outbound.js';
+import { guardedLookup, isInternalAddress } from '../../kernel/sdk.js';
 
 export interface RemoteFetchOptions {
   /** Largest file fetched (bytes); a longer body is cut off and refused. */

@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { multipartFile } from '../../kernel/http/multipart-file.js';
-import { defineRoute, type RouteDefinition } from '../../kernel/http/route-table.js';
+import { multipartFile, defineRoute, type RouteDefinition } from '../../kernel/sdk.js';
 import { jobsAnswerSchema, summarySchema } from '../data-ops/public.js';
 import { streamJobEvents } from './job-events.js';
 import { streamImport } from './stream.js';

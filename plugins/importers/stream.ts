@@ -1,6 +1,5 @@
 import type { Context } from 'koa';
-import { AppError } from '../../kernel/errors.js';
-import type { Identity } from '../../kernel/http/identity.js';
+import { AppError, type Identity } from '../../kernel/sdk.js';
 import { openEventStream } from './event-stream.js';
 import type { ImportersService } from './importers-service.js';
 

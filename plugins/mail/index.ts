@@ -1,8 +1,7 @@
 import { join } from 'node:path';
 import { asValue } from 'awilix';
 import { z } from 'zod';
-import { BootError } from '../../kernel/errors.js';
-import { definePlugin } from '../../kernel/index.js';
+import { BootError, definePlugin } from '../../kernel/sdk.js';
 import { Mailer } from './mailer.js';
 
 /** plugins.options.mail, overridden by SMTP_HOST, SMTP_PORT, SMTP_SECURE, SMTP_USER, SMTP_PASSWORD, MAIL_FROM. */

@@ -1,10 +1,6 @@
 import { z } from 'zod';
-import { BootError } from '../../kernel/errors.js';
-import type { EventBus } from '../../kernel/events.js';
-import { definePlugin } from '../../kernel/index.js';
-import { optional } from '../../kernel/plugin.js';
+import { BootError, type EventBus, definePlugin, optional, type Logger } from '../../kernel/sdk.js';
 import { asValue } from 'awilix';
-import type { Logger } from '../../kernel/logger.js';
 import { MaintenanceFlags, MESSAGE_SETTING } from './maintenance-flags.js';
 import { maintenanceGate, maintenanceMiddleware } from './maintenance-middleware.js';
 import './public.js';

@@ -1,6 +1,5 @@
 import type { Context, Next } from 'koa';
-import { INSTALLATION_TENANT, isAdmin, isInstallationAdmin, type Identity } from '../../kernel/http/identity.js';
-import type { Logger } from '../../kernel/logger.js';
+import { INSTALLATION_TENANT, isAdmin, isInstallationAdmin, type Identity, type Logger } from '../../kernel/sdk.js';
 import { MaintenanceModeError } from './errors.js';
 import type { MaintenanceFlags } from './maintenance-flags.js';
 import { maintenancePage } from './maintenance-page.js';

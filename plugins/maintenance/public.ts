@@ -2,7 +2,7 @@
  * The maintenance plugin's public surface: the container key `maintenance`, for entry points outside
  * the HTTP pipeline (WebSocket upgrades) that must refuse like the middleware does.
  */
-import type { Identity } from '../../kernel/http/identity.js';
+import type { Identity } from '../../kernel/sdk.js';
 
 export interface MaintenanceGate {
   /** Whether maintenance mode refuses this identity now (its tenant's switch, or the installation's). */

@@ -1,5 +1,4 @@
-import { AuthenticationRequiredError, ForbiddenError, NotFoundError } from '../../kernel/errors.js';
-import { hasPermission, type Identity } from '../../kernel/http/identity.js';
+import { AuthenticationRequiredError, ForbiddenError, NotFoundError, hasPermission, type Identity } from '../../kernel/sdk.js';
 
 /**
  * Private media need media:read in the item's tenant: another tenant's item is not revealed (404),

@@ -1,7 +1,5 @@
 import type { Context } from 'koa';
-import type { OpenedFile } from '../../kernel/registries/index.js';
-import { NotFoundError } from '../../kernel/errors.js';
-import { matchesIfNoneMatch } from '../../kernel/http/etag.js';
+import { type OpenedFile, NotFoundError, matchesIfNoneMatch } from '../../kernel/sdk.js';
 import { RangeNotSatisfiableError } from './errors.js';
 import type { ServedFile } from './media-service.js';
 import type { MediaStorage } from './media-storage.js';

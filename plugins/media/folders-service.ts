@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { QueryTypes, UniqueConstraintError, type Sequelize } from 'sequelize';
-import { ValidationError } from '../../kernel/errors.js';
+import { ValidationError, modelsOf } from '../../kernel/sdk.js';
 import { FolderExistsError, FolderNotEmptyError, FolderNotFoundError } from './errors.js';
 import { MediaFolder } from './models/media-folder.js';
 import { MediaItem } from './models/media-item.js';
-import { modelsOf } from '../../kernel/db/models.js';
 
 export interface FolderView {
   _id: string;

@@ -3,13 +3,17 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { asFunction, asValue } from 'awilix';
 import type { Sequelize } from 'sequelize';
-import { BootError } from '../../kernel/errors.js';
-import type { EventBus } from '../../kernel/events.js';
-import { definePlugin } from '../../kernel/index.js';
-import type { Logger } from '../../kernel/logger.js';
-import type { WorkerPool } from '../../kernel/pool.js';
+import {
+  BootError,
+  type EventBus,
+  definePlugin,
+  type Logger,
+  type WorkerPool,
+  type Registries,
+  optional,
+  type ModelMap,
+} from '../../kernel/sdk.js';
 import { closeRedis, createRedisClient } from '../../kernel/redis.js';
-import type { Registries } from '../../kernel/registries/index.js';
 import { FoldersService } from './folders-service.js';
 import { MediaClient, systemIdentity, type MediaClientFactory } from './media-client.js';
 import { parseMediaOptions, storageType, type SettingsReader } from './media-options.js';
@@ -26,8 +30,6 @@ import { shareRoutes } from './routes-share.js';
 import { trashRoutes } from './routes-trash.js';
 import { ShareAttempts } from './share-attempts.js';
 import { SharesService } from './shares-service.js';
-import { optional } from '../../kernel/plugin.js';
-import type { ModelMap } from '../../kernel/db/models.js';
 
 const TASKS_FILE = fileURLToPath(new URL('./media-tasks.js', import.meta.url));
 /** Upload leftovers of a crash are removed at boot once they are this old. */

@@ -1,5 +1,4 @@
-import { recordRequestAudit } from '../../kernel/audit-request.js';
-import type { RouteContext, RouteDefinition } from '../../kernel/http/route-table.js';
+import { recordRequestAudit, type RouteContext, type RouteDefinition } from '../../kernel/sdk.js';
 import { linkIdOf } from './shares-service.js';
 
 type Audited = (context: RouteContext, result: unknown, before: { filename: string | null }) => Promise<void>;

@@ -1,9 +1,7 @@
 import { rm } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { z } from 'zod';
-import { ValidationError } from '../../kernel/errors.js';
-import type { Identity } from '../../kernel/http/identity.js';
-import { assertPermission } from '../../kernel/http/identity.js';
+import { ValidationError, type Identity, assertPermission } from '../../kernel/sdk.js';
 import { listQuerySchema, type MediaService } from './media-service.js';
 import type { MediaView } from './media-view.js';
 import { writeTempFile } from './receive-upload.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { BootError } from '../../kernel/errors.js';
+import { BootError } from '../../kernel/sdk.js';
 
 /** plugins.options.media (tests and operators; MEDIA_* environment variables win, System Settings come after). */
 export const mediaOptionsSchema = z.object({

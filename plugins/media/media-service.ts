@@ -3,11 +3,15 @@ import { createReadStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { Op, literal, type Sequelize, type WhereOptions } from 'sequelize';
 import { z } from 'zod';
-import { UnsupportedMediaTypeError, ValidationError } from '../../kernel/errors.js';
-import type { EventBus } from '../../kernel/events.js';
-import type { Identity } from '../../kernel/http/identity.js';
-import type { Logger } from '../../kernel/logger.js';
-import type { WorkerPool } from '../../kernel/pool.js';
+import {
+  UnsupportedMediaTypeError,
+  ValidationError,
+  type EventBus,
+  type Identity,
+  type Logger,
+  type WorkerPool,
+  modelsOf,
+} from '../../kernel/sdk.js';
 import { detectType } from './detect-type.js';
 import { EmptyFileError, MediaNotFoundError } from './errors.js';
 import type { FoldersService } from './folders-service.js';
@@ -24,7 +28,6 @@ import { keptName, slugOf } from './safe-names.js';
 import { likeContains } from '../../kernel/text/like-contains.js';
 import { PathCache } from './path-cache.js';
 import { RASTER_TYPES, typeAllowed } from './type-policy.js';
-import { modelsOf } from '../../kernel/db/models.js';
 
 export const listQuerySchema = z.object({
   page: z.coerce.number().int().min(1).max(1_000_000).default(1),

@@ -1,7 +1,5 @@
 import type { Readable } from 'node:stream';
-import { AppError, ConflictError, NotFoundError, ServiceUnavailableError } from '../../kernel/errors.js';
-import type { Logger } from '../../kernel/logger.js';
-import type { StorageDriver } from '../../kernel/registries/index.js';
+import { AppError, ConflictError, NotFoundError, ServiceUnavailableError, type Logger, type StorageDriver } from '../../kernel/sdk.js';
 import { MediaPathInvalidError, MediaStorageUnavailableError } from './errors.js';
 
 /**

@@ -1,12 +1,10 @@
 import { Op } from 'sequelize';
-import type { Identity } from '../../kernel/http/identity.js';
-import type { Logger } from '../../kernel/logger.js';
+import { type Identity, type Logger, modelsOf, type ModelMap } from '../../kernel/sdk.js';
 import { MediaNotFoundError, TrashUnavailableError } from './errors.js';
 import type { FoldersService } from './folders-service.js';
 import type { MediaStorage } from './media-storage.js';
 import { mediaView, metadataOf, type MediaView } from './media-view.js';
 import { MediaItem } from './models/media-item.js';
-import { modelsOf, type ModelMap } from '../../kernel/db/models.js';
 
 const filesOf = (row: MediaItem) => [row.path, ...Object.values(metadataOf(row).thumbnails).map((t) => t.path)];
 

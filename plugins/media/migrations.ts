@@ -1,4 +1,4 @@
-import type { MigrationDefinition } from '../../kernel/db/migrations.js';
+import type { MigrationDefinition } from '../../kernel/sdk.js';
 
 /**
  * The media plugin's schema steps (frozen: the checksum of each is recorded; the models follow the

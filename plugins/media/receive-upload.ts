@@ -5,8 +5,7 @@ import { join } from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Context } from 'koa';
-import { PayloadTooLargeError } from '../../kernel/errors.js';
-import { closeAndRemove, receiveMultipartFile } from '../../kernel/http/receive-multipart.js';
+import { PayloadTooLargeError, closeAndRemove, receiveMultipartFile } from '../../kernel/sdk.js';
 
 export interface ReceivedFile {
   /** A temporary file under <data>/tmp; the caller removes it in every outcome. */

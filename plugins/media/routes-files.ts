@@ -1,5 +1,4 @@
-import { NotFoundError } from '../../kernel/errors.js';
-import { defineRoute, type RouteDefinition } from '../../kernel/http/route-table.js';
+import { NotFoundError, defineRoute, type RouteDefinition } from '../../kernel/sdk.js';
 import { requirePrivateRead } from './access.js';
 import { sendFile, setFileSecurityHeaders } from './file-responder.js';
 import type { MediaOptions } from './media-options.js';

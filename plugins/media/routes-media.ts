@@ -1,7 +1,6 @@
 import { rm } from 'node:fs/promises';
 import { z } from 'zod';
-import { multipartFile } from '../../kernel/http/multipart-file.js';
-import { defineRoute, type RouteDefinition } from '../../kernel/http/route-table.js';
+import { multipartFile, defineRoute, type RouteDefinition } from '../../kernel/sdk.js';
 import { mediaAnalytics } from './media-analytics.js';
 import { idParam, mediaSchema } from './media-schemas.js';
 import { listQuerySchema, uploadFields } from './media-service.js';

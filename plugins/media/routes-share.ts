@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { ValidationError } from '../../kernel/errors.js';
-import { defineRoute, type RouteContext, type RouteDefinition } from '../../kernel/http/route-table.js';
+import { ValidationError, defineRoute, type RouteContext, type RouteDefinition } from '../../kernel/sdk.js';
 import { sendFile, setFileSecurityHeaders } from './file-responder.js';
 import { fileUrl } from './media-view.js';
 import { auditMediaChanges } from './media-audit.js';

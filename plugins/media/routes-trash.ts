@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { ValidationError } from '../../kernel/errors.js';
-import { defineRoute, type RouteDefinition } from '../../kernel/http/route-table.js';
+import { ValidationError, defineRoute, type RouteDefinition } from '../../kernel/sdk.js';
 import { confinePath } from './media-paths.js';
 import { mediaSchema } from './media-schemas.js';
 import { auditMediaChanges } from './media-audit.js';

@@ -1,6 +1,6 @@
 import { RateLimiterMemory, RateLimiterRedis, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { RedisClientType } from 'redis';
-import type { Logger } from '../../kernel/logger.js';
+import type { Logger } from '../../kernel/sdk.js';
 import { ShareAttemptsLimitedError } from './errors.js';
 
 /**

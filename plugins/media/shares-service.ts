@@ -1,7 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
-import { ConflictError } from '../../kernel/errors.js';
-import type { Identity } from '../../kernel/http/identity.js';
+import { ConflictError, type Identity, modelsOf, type ModelMap } from '../../kernel/sdk.js';
 import {
   MediaNotFoundError,
   ShareExpiredError,
@@ -12,7 +11,6 @@ import {
 import { metadataOf, type MediaMetadata, type SharedLink } from './media-view.js';
 import { MediaItem } from './models/media-item.js';
 import type { ShareAttempts } from './share-attempts.js';
-import { modelsOf, type ModelMap } from '../../kernel/db/models.js';
 
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 const HOUR = 3600 * 1000;

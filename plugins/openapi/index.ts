@@ -1,4 +1,4 @@
-import { definePlugin } from '../../kernel/index.js';
+import { definePlugin } from '../../kernel/sdk.js';
 import { buildOpenApi } from '../../kernel/http/openapi.js';
 
 export default definePlugin({

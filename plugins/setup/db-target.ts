@@ -3,9 +3,8 @@ import { createRequire } from 'node:module';
 import { isAbsolute, join, normalize } from 'node:path';
 import { QueryTypes, Sequelize } from 'sequelize';
 import { z } from 'zod';
-import type { CmsConfig } from '../../kernel/config.js';
+import { type CmsConfig, ValidationError } from '../../kernel/sdk.js';
 import { sqliteModule } from '../../kernel/db/sqlite-module.js';
-import { ValidationError } from '../../kernel/errors.js';
 import { DbConnectionFailedError, DbDriverMissingError } from './errors.js';
 
 /** The spec's body of test-db and seed-db (API decisions: for sqlite, `database` is a file under the data folder). */

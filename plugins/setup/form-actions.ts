@@ -1,7 +1,6 @@
 import type { Context } from 'koa';
 import { z } from 'zod';
-import { NotFoundError, ValidationError } from '../../kernel/errors.js';
-import { defineRoute, type RouteContext, type RouteDefinition } from '../../kernel/http/route-table.js';
+import { NotFoundError, ValidationError, defineRoute, type RouteContext, type RouteDefinition } from '../../kernel/sdk.js';
 import { dbTargetSchema } from './db-target.js';
 import { auditedDbTest, auditSeeding, auditSetupComplete } from './setup-audit.js';
 

@@ -1,13 +1,8 @@
-import type { DbLock } from '../../kernel/db/lock.js';
+import { type DbLock, type CmsConfig, BootError, definePlugin, type EventBus, type Logger } from '../../kernel/sdk.js';
 import { asFunction, asValue } from 'awilix';
 import type { Context, Next } from 'koa';
 import type { Sequelize } from 'sequelize';
 import { z } from 'zod';
-import type { CmsConfig } from '../../kernel/config.js';
-import { BootError } from '../../kernel/errors.js';
-import { definePlugin } from '../../kernel/index.js';
-import type { EventBus } from '../../kernel/events.js';
-import type { Logger } from '../../kernel/logger.js';
 import { SETUP_MIGRATIONS } from './migrations.js';
 import { SetupStateRow } from './models/setup-state.js';
 import { setupRoutes } from './routes.js';

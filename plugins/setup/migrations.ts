@@ -1,4 +1,4 @@
-import type { MigrationDefinition } from '../../kernel/db/migrations.js';
+import type { MigrationDefinition } from '../../kernel/sdk.js';
 
 /** Setup's state (one row) and the settings store. Columns are spelled out: migrations are frozen steps. */
 export const SETUP_MIGRATIONS: MigrationDefinition[] = [

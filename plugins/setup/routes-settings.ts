@@ -1,9 +1,17 @@
 import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
-import { ForbiddenError, ValidationError, type ValidationIssue } from '../../kernel/errors.js';
-import { recordRequestAudit } from '../../kernel/audit-request.js';
-import { hasPermission, INSTALLATION_TENANT, isInstallationAdmin, type Identity } from '../../kernel/http/identity.js';
-import { defineRoute, type RouteDefinition } from '../../kernel/http/route-table.js';
+import {
+  ForbiddenError,
+  ValidationError,
+  type ValidationIssue,
+  recordRequestAudit,
+  hasPermission,
+  INSTALLATION_TENANT,
+  isInstallationAdmin,
+  type Identity,
+  defineRoute,
+  type RouteDefinition,
+} from '../../kernel/sdk.js';
 import { SETTING_GROUPS } from './settings-catalogue.js';
 import { valueSchema, type SettingDefinition, type SettingsRegistry } from './settings-registry.js';
 import type { SettingsService } from './settings-service.js';

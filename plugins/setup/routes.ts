@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { defineRoute, type RouteDefinition } from '../../kernel/http/route-table.js';
-import { optional } from '../../kernel/plugin.js';
+import { defineRoute, type RouteDefinition, optional } from '../../kernel/sdk.js';
 import { dbTargetSchema } from './db-target.js';
 import { setupPage } from './page.js';
 import { auditedDbTest, auditSeeding, auditSetupComplete, auditSetupStep } from './setup-audit.js';

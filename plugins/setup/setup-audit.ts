@@ -1,6 +1,5 @@
 import type { Context } from 'koa';
-import type { AuditInput } from '../../kernel/audit.js';
-import { recordRequestAudit, requestAuditFields } from '../../kernel/audit-request.js';
+import { type AuditInput, recordRequestAudit, requestAuditFields } from '../../kernel/sdk.js';
 import type { DbTarget } from './db-target.js';
 import type { SetupService } from './setup-service.js';
 

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { definePlugin } from '../../kernel/index.js';
+import { definePlugin } from '../../kernel/sdk.js';
 import { ImageCdnDriver } from './cdn-driver.js';
 import { cdnConfig, CDN_SETTING_KEYS, envAccount, parseCdnOptions, settingsAccount, type CdnOptions } from './cdn-options.js';
 import { readSettings } from '../../kernel/storage/read-settings.js';

@@ -1,4 +1,4 @@
-import { definePlugin } from '../../kernel/index.js';
+import { definePlugin } from '../../kernel/sdk.js';
 import { LocalStorageDriver } from './local-driver.js';
 import { localDriverConfig, parseLocalOptions, type LocalOptions } from './local-options.js';
 import { readSettings } from '../../kernel/storage/read-settings.js';

@@ -1,6 +1,6 @@
 import { isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
-import { BootError } from '../../kernel/errors.js';
+import { BootError } from '../../kernel/sdk.js';
 import type { LocalDriverConfig } from './local-driver.js';
 
 /** plugins.options['storage-local']. */

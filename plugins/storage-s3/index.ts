@@ -1,4 +1,4 @@
-import { definePlugin } from '../../kernel/index.js';
+import { definePlugin } from '../../kernel/sdk.js';
 import { readSettings } from '../../kernel/storage/read-settings.js';
 import { S3StorageDriver } from './s3-driver.js';
 import { envConnection, parseS3Options, s3Config, S3_SETTING_KEYS, settingsConnection, type S3Options } from './s3-options.js';

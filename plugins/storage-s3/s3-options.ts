@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { BootError } from '../../kernel/errors.js';
+import { BootError } from '../../kernel/sdk.js';
 
 /** What configures the bucket, whichever source it comes from (environment, plugin options, System Settings). */
 const connectionSchema = z.strictObject({

@@ -1,8 +1,5 @@
 import { z } from 'zod';
-import type { AuditLog, AuditPruneResult } from '../../kernel/audit.js';
-import type { Logger } from '../../kernel/logger.js';
-import { optional } from '../../kernel/plugin.js';
-import type { SystemJob } from '../../kernel/registries/index.js';
+import { type AuditLog, type AuditPruneResult, type Logger, optional, type SystemJob } from '../../kernel/sdk.js';
 
 /** The System Setting that says how long audit entries are kept (days; 0 keeps every entry). */
 export const AUDIT_RETENTION_SETTING = 'AUDIT_RETENTION_DAYS';

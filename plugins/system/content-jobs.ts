@@ -1,5 +1,4 @@
-import { optional } from '../../kernel/plugin.js';
-import type { SystemJob } from '../../kernel/registries/index.js';
+import { optional, type SystemJob } from '../../kernel/sdk.js';
 
 type Cradle = Record<string, any>;
 

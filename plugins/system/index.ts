@@ -1,7 +1,5 @@
 import { z } from 'zod';
-import { BootError } from '../../kernel/errors.js';
-import { definePlugin } from '../../kernel/index.js';
-import type { SystemJobContext } from '../../kernel/registries/index.js';
+import { BootError, definePlugin, type SystemJobContext } from '../../kernel/sdk.js';
 import { pruneAuditJob, scheduleAuditRetention } from './audit-retention.js';
 import { rebuildListCachesJob, reindexSearchJob } from './content-jobs.js';
 import { systemRoutes } from './routes.js';

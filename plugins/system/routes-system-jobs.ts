@@ -1,7 +1,12 @@
 import { z } from 'zod';
-import { ForbiddenError, ValidationError } from '../../kernel/errors.js';
-import { isInstallationAdmin, type Identity } from '../../kernel/http/identity.js';
-import { defineRoute, type RouteDefinition } from '../../kernel/http/route-table.js';
+import {
+  ForbiddenError,
+  ValidationError,
+  isInstallationAdmin,
+  type Identity,
+  defineRoute,
+  type RouteDefinition,
+} from '../../kernel/sdk.js';
 import { SystemJobUnknownError } from './errors.js';
 import { SYSTEM_JOB_TYPE, type SystemJobPayload } from './system-job-runner.js';
 

@@ -1,7 +1,5 @@
 import { z } from 'zod';
-import { NotFoundError } from '../../kernel/errors.js';
-import { hasPermission, isInstallationAdmin } from '../../kernel/http/identity.js';
-import { defineRoute, type RouteDefinition } from '../../kernel/http/route-table.js';
+import { NotFoundError, hasPermission, isInstallationAdmin, defineRoute, type RouteDefinition } from '../../kernel/sdk.js';
 import { QueryTypes } from 'sequelize';
 
 const pluginRecord = z

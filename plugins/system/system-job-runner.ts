@@ -1,5 +1,4 @@
-import type { JobHandler } from '../../kernel/jobs.js';
-import type { SystemJob, SystemJobContext } from '../../kernel/registries/index.js';
+import type { JobHandler, SystemJob, SystemJobContext } from '../../kernel/sdk.js';
 
 /** The job type every system job runs as; the payload names the job. */
 export const SYSTEM_JOB_TYPE = 'system-job';

@@ -1,7 +1,5 @@
 import { asFunction, asValue } from 'awilix';
-import { definePlugin } from '../../kernel/index.js';
-import { optional } from '../../kernel/plugin.js';
-import type { ContainerServices } from '../../kernel/http/route-table.js';
+import { definePlugin, optional, type ContainerServices } from '../../kernel/sdk.js';
 import { THEME_MIGRATIONS } from './migrations.js';
 import { ThemeRecord } from './models/theme-record.js';
 import { loadBundledPresets, type BundledPreset } from './presets.js';

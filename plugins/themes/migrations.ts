@@ -1,4 +1,4 @@
-import type { MigrationDefinition } from '../../kernel/db/migrations.js';
+import type { MigrationDefinition } from '../../kernel/sdk.js';
 
 /** The themes plugin's schema steps (frozen). Times are epoch milliseconds; config is JSON text. */
 export const THEME_MIGRATIONS: MigrationDefinition[] = [

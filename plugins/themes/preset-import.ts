@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { ValidationError } from '../../kernel/errors.js';
+import { ValidationError } from '../../kernel/sdk.js';
 import { sanitiseCss } from './css-sanitiser.js';
 import { buildConfig, contrastWarnings, settingsFromShorthand, type ContrastWarning, type ThemeConfig } from './theme-config.js';
 import { fullThemeJson, shorthandPalette } from './theme-schemas.js';

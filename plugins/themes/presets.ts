@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { PROJECT_ROOT } from '../../kernel/version.js';
+import { PROJECT_ROOT } from '../../kernel/sdk.js';
 
 export interface BundledPreset {
   /** File name without .json (e.g. `ocean`). */

@@ -1,8 +1,6 @@
 import { z } from 'zod';
-import { AuthenticationRequiredError } from '../../kernel/errors.js';
-import { defineRoute, type RouteDefinition } from '../../kernel/http/route-table.js';
+import { AuthenticationRequiredError, defineRoute, type RouteDefinition, optional } from '../../kernel/sdk.js';
 import { adminThemeInput, brandingInput, storedAdminThemeSchema, themeName, themeSettingsInput } from './theme-schemas.js';
-import { optional } from '../../kernel/plugin.js';
 import { auditThemeChanges } from './theme-audit.js';
 
 const tags = ['theme'];

@@ -1,5 +1,4 @@
-import { recordRequestAudit } from '../../kernel/audit-request.js';
-import type { RouteContext, RouteDefinition } from '../../kernel/http/route-table.js';
+import { recordRequestAudit, type RouteContext, type RouteDefinition } from '../../kernel/sdk.js';
 
 /** What each changing theme route did, for the entry's message. */
 const CHANGES: Record<string, { operation: string; text: string }> = {

@@ -1,4 +1,4 @@
-import { ValidationError } from '../../kernel/errors.js';
+import { ValidationError } from '../../kernel/sdk.js';
 import { ThemeSettingLockedError } from './errors.js';
 import { buildConfig, cssVariables, readConfig, type Branding, type EffectiveSettings } from './theme-config.js';
 import { PREFERENCE_LOCKS, userThemePreferences, type UserThemePreferences } from './theme-schemas.js';

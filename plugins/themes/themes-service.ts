@@ -1,8 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { UniqueConstraintError, type Sequelize } from 'sequelize';
-import type { CacheService } from '../../kernel/cache/cache-service.js';
-import { ConflictError } from '../../kernel/errors.js';
-import type { Logger } from '../../kernel/logger.js';
+import { type CacheService, ConflictError, type Logger, modelsOf } from '../../kernel/sdk.js';
 import { sanitiseCss } from './css-sanitiser.js';
 import { normaliseHex } from './palette.js';
 import { ThemeNotFoundError } from './errors.js';
@@ -11,7 +9,6 @@ import { parsePreset, type ImportWarning } from './preset-import.js';
 import type { BundledPreset } from './presets.js';
 import { buildConfig, defaultAdminTheme, mergeAdminTheme, readConfig, type Branding, type ThemeConfig } from './theme-config.js';
 import type { AdminThemeInput, BrandingInput, StoredAdminTheme, ThemeSettingsInput } from './theme-schemas.js';
-import { modelsOf } from '../../kernel/db/models.js';
 
 export const CACHE_CATEGORY = 'themes';
 export const BRANDING_KEY = 'public-branding';

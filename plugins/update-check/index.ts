@@ -1,11 +1,6 @@
 import { asFunction } from 'awilix';
 import type { Sequelize } from 'sequelize';
-import type { AuditLog } from '../../kernel/audit.js';
-import type { KernelState } from '../../kernel/index.js';
-import { definePlugin } from '../../kernel/index.js';
-import type { Logger } from '../../kernel/logger.js';
-import { optional } from '../../kernel/plugin.js';
-import type { Registries } from '../../kernel/registries/index.js';
+import { type AuditLog, type KernelState, definePlugin, type Logger, optional, type Registries } from '../../kernel/sdk.js';
 import { UPDATE_CHECK_MIGRATIONS } from './migrations.js';
 import { parseUpdateCheckOptions, REASON_TEXT, staticDisabledReason, type UpdateCheckOptions } from './options.js';
 import { updateCheckRoutes } from './routes.js';

@@ -1,4 +1,4 @@
-import type { MigrationDefinition } from '../../kernel/db/migrations.js';
+import type { MigrationDefinition } from '../../kernel/sdk.js';
 
 /** Frozen schema steps of the update-check plugin: one row shared by every instance on the database. */
 export const UPDATE_CHECK_MIGRATIONS: MigrationDefinition[] = [

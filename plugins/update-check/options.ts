@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import type { CmsConfig } from '../../kernel/config.js';
-import { BootError } from '../../kernel/errors.js';
+import { type CmsConfig, BootError } from '../../kernel/sdk.js';
 
 /** The spec's update-check limits: geolocation lookup and heartbeat (register, check-update) timeouts. */
 export const GEOLOCATION_TIMEOUT_MS = 5_000;

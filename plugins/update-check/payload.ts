@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { arch, cpus, tmpdir, totalmem, type } from 'node:os';
 import { relative, isAbsolute } from 'node:path';
 import { QueryTypes, type Sequelize } from 'sequelize';
-import type { CmsConfig } from '../../kernel/config.js';
+import type { CmsConfig } from '../../kernel/sdk.js';
 import { GEOLOCATION_TIMEOUT_MS } from './options.js';
 
 export interface Location {

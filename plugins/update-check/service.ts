@@ -1,10 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import semver from 'semver';
 import type { Sequelize } from 'sequelize';
-import type { AuditLog } from '../../kernel/audit.js';
-import type { CmsConfig } from '../../kernel/config.js';
-import type { KernelState } from '../../kernel/index.js';
-import type { Logger } from '../../kernel/logger.js';
+import type { AuditLog, CmsConfig, KernelState, Logger } from '../../kernel/sdk.js';
 import { UpdateServerClient, UpdateServerError } from './client.js';
 import { REASON_TEXT, staticDisabledReason, type DisabledReason, type UpdateCheckOptions } from './options.js';
 import { idList, isEphemeral, lookupLocation, metrics, stableId, systemFacts, type Location, type UpdateCheckPayload } from './payload.js';

@@ -1,4 +1,4 @@
-import { AppError, type ErrorBody, type ErrorCatalogueEntry } from '../../kernel/errors.js';
+import { AppError, type ErrorBody, type ErrorCatalogueEntry } from '../../kernel/sdk.js';
 
 /*
  * The update server's refusals (README, "Update server", its own error table). The first three are the

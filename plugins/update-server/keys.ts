@@ -1,7 +1,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { BootError } from '../../kernel/errors.js';
+import { BootError } from '../../kernel/sdk.js';
 
 /** The server's two secrets: the key installation secrets are derived from, and the salt of IP hashes. */
 export interface ServerKeys {

@@ -1,9 +1,9 @@
 import { join } from 'node:path';
-import { loadConfig, type CmsConfig } from '../../kernel/config.js';
+import { type CmsConfig, type Logger, DIST_ROOT } from '../../kernel/sdk.js';
+import { loadConfig } from '../../kernel/config.js';
 import { discoverFolder } from '../../kernel/discovery.js';
 import { createKernel, type Kernel } from '../../kernel/index.js';
-import { createLogger, type Logger } from '../../kernel/logger.js';
-import { DIST_ROOT } from '../../kernel/version.js';
+import { createLogger } from '../../kernel/logger.js';
 
 /**
  * `npm run update-server`: the same kernel with one plugin. The plugin's folder is outside the built-in

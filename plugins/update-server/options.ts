@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import semver from 'semver';
-import { BootError } from '../../kernel/errors.js';
+import { BootError } from '../../kernel/sdk.js';
 
 /** plugins.options['update-server']; the UPDATE_SERVER_* environment variables win (README, "Update server"). */
 const secretText = z.string().min(16, 'at least 16 characters').max(512);

@@ -2,8 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
 import semver from 'semver';
 import { z } from 'zod';
-import { BootError } from '../../kernel/errors.js';
-import type { Logger } from '../../kernel/logger.js';
+import { BootError, type Logger } from '../../kernel/sdk.js';
 
 const version = z.string().refine((v) => semver.valid(v) !== null, 'a semantic version such as 1.4.0');
 

@@ -4,10 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import { z } from 'zod';
-import { ValidationError } from '../../kernel/errors.js';
-import { defineRoute } from '../../kernel/http/route-table.js';
-import { definePlugin } from '../../kernel/index.js';
-import type { DataDomain } from '../../kernel/registries/index.js';
+import { ValidationError, defineRoute, definePlugin, type DataDomain } from '../../kernel/sdk.js';
 import type {
   DataDomainDefinition,
   DataOperation,

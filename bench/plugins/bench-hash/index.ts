@@ -1,6 +1,5 @@
 import bcrypt from 'bcryptjs';
-import { definePlugin } from '../../../kernel/index.js';
-import type { WorkerPool } from '../../../kernel/pool.js';
+import { definePlugin, type WorkerPool } from '../../../kernel/sdk.js';
 
 export default definePlugin({
   register({ routes }) {

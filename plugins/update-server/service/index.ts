@@ -1,6 +1,5 @@
 import type { Sequelize } from 'sequelize';
-import { definePlugin } from '../../../kernel/index.js';
-import { KERNEL_VERSION } from '../../../kernel/version.js';
+import { definePlugin, KERNEL_VERSION } from '../../../kernel/sdk.js';
 import { loadServerKeys } from '../keys.js';
 import { UPDATE_SERVER_MIGRATIONS } from '../migrations.js';
 import { parseUpdateServerOptions, type UpdateServerOptions } from '../options.js';
