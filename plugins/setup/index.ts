@@ -1,4 +1,4 @@
-import { type DbLock, type CmsConfig, BootError, definePlugin, type EventBus, type Logger } from '../../kernel/sdk.js';
+import { type DbLock, type CmsConfig, BootError, definePlugin, type EventBus, type Logger, optional } from '../../kernel/sdk.js';
 import { asFunction, asValue } from 'awilix';
 import type { Context, Next } from 'koa';
 import type { Sequelize } from 'sequelize';
@@ -12,6 +12,7 @@ import { SettingsService } from './settings-service.js';
 import { SettingsRegistry } from './settings-registry.js';
 import { settingsRoutes } from './routes-settings.js';
 import { SetupService, type AdminCreator } from './setup-service.js';
+import type {} from '../update-check/public.js'; // the container key updateCheck (type only)
 
 /** Paths that stay reachable while setup is incomplete; everything else answers 302 to /setup. */
 const OPEN_WHILE_INCOMPLETE = /^\/(setup(\/.*)?|api\/setup(\/.*)?|api\/health(\/ready)?|api\/system\/health)$/;
@@ -73,6 +74,7 @@ export default definePlugin(() => {
               () => contentClientOf(cradle),
               () => themesOf(cradle),
               cradle.events,
+              () => optional(cradle, 'updateCheck')?.ensureSigningKey(),
             ),
         ).singleton(),
       );

@@ -11,7 +11,6 @@ import { seedDefaultCollections, type ContentSeeder } from './default-collection
 import { DbRestartRequiredError, SetupAlreadyCompleteError, SetupNotSeededError } from './errors.js';
 import { SETUP_COMPLETED, type SetupCompletedEvent } from './public.js';
 import type { SettingsService } from './settings-service.js';
-import { ensureSigningKey } from '../update-check/public.js';
 
 export type SetupState = 'incomplete' | 'seeded' | 'ready';
 
@@ -57,6 +56,8 @@ export class SetupService {
     private readonly themes: () => { seedDefault(tenantId: string): Promise<unknown> } | null = () => null,
     /** The event bus: SETUP_COMPLETED goes out on it. */
     private readonly events?: Pick<EventBus, 'publish'>,
+    /** The update-check plugin's signing key, generated beside the private config when that plugin is enabled. */
+    private readonly ensureSigningKey: () => void = () => undefined,
   ) {
     this.m = modelsOf(sequelize.models, { SetupStateRow });
   }
@@ -177,7 +178,7 @@ export class SetupService {
     this.config.secrets.encryptionKey ??= privateConfig.ENCRYPTION_KEY;
     // The private signing key (the update check's installation id is derived from it), generated once
     // beside the private config in <data>/private/signing-key.json and kept on later runs.
-    ensureSigningKey(this.config.dataPath);
+    this.ensureSigningKey();
   }
 
   /** Creates the first admin and marks setup ready (exactly once, even if two requests race). */

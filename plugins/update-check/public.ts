@@ -1,6 +1,6 @@
 /**
- * The update-check plugin's public surface: its container key (type-only), and the signing-key helpers
- * the setup plugin uses when it writes the private config.
+ * The update-check plugin's public surface: its container key (type-only; setup generates the signing
+ * key through updateCheck.ensureSigningKey() when this plugin is enabled), and the signing-key helpers.
  */
 import type { UpdateCheckService } from './service.js';
 

@@ -120,6 +120,11 @@ export class UpdateCheckService {
     return isHttpUrl(setting) ? setting.trim() : null;
   }
 
+  /** Generates the installation's private signing key once (<data>/private/signing-key.json); setup calls it. */
+  ensureSigningKey(): void {
+    this.deps.signingKey();
+  }
+
   private async installationId(): Promise<string> {
     return this.deps.store.installationId(installationIdFrom(this.deps.signingKey()));
   }
