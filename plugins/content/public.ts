@@ -46,3 +46,12 @@ declare module '../../kernel/http/route-table.js' {
     previewLinks: PreviewLinks;
   }
 }
+
+/** The shapes other plugins (GraphQL) read: a collection's definition, its fields, entries, list queries. */
+export type { CollectionDefinition } from './collection-schema.js';
+export type { FieldType } from './field-types.js';
+export type { EntryList } from './entries-service.js';
+export type { ListQuery } from './list-query.js';
+export type { EntryStatus } from './entry-values.js';
+/** The statuses of an entry (draft, published, archived). */
+export { STATUSES as ENTRY_STATUSES } from './entry-values.js';

@@ -9,8 +9,8 @@ import {
 } from 'graphql';
 import { z } from 'zod';
 import { AppError, ValidationError, type BusEvent, assertPermission } from '../../kernel/sdk.js';
-import type { EntriesPort, Entry, ListQuery } from './content-ports.js';
-import { ENTRY_STATUSES } from './content-ports.js';
+import type { EntriesService as EntriesPort, Entry, ListQuery } from '../content/public.js';
+import { ENTRY_STATUSES } from '../content/public.js';
 import { EntryStatusEnum, type CollectionTypes } from './collection-types.js';
 import { ENTRY_EVENT_NAMES, entryFor, type EntryEventKind } from './entry-events.js';
 import type { GraphqlContext } from './graphql-context.js';

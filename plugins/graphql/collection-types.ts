@@ -14,8 +14,13 @@ import {
   type GraphQLOutputType,
 } from 'graphql';
 import { AppError, assertPermission } from '../../kernel/sdk.js';
-import type { CollectionField, CollectionLike, EntriesPort, Entry } from './content-ports.js';
-import { ENTRY_STATUSES } from './content-ports.js';
+import type {
+  FieldDefinition as CollectionField,
+  CollectionDefinition as CollectionLike,
+  EntriesService as EntriesPort,
+  Entry,
+} from '../content/public.js';
+import { ENTRY_STATUSES } from '../content/public.js';
 import type { GraphqlContext } from './graphql-context.js';
 import { GraphQLJSON } from './json-scalar.js';
 import type { CollectionNames } from './names.js';

@@ -1,5 +1,5 @@
 import { type BusEvent, hasPermission, type Identity } from '../../kernel/sdk.js';
-import { ENTRY_EVENTS, type ContentEventPayload, type Entry } from './content-ports.js';
+import { ENTRY_EVENTS, type ContentEvent as ContentEventPayload, type Entry } from '../content/public.js';
 
 export type EntryEventKind = 'added' | 'updated' | 'deleted';
 

@@ -15,7 +15,11 @@ import {
   type OperationDefinitionNode,
 } from 'graphql';
 import { type BusEvent, type EventBus, hasPermission, type Identity, type Logger, type GraphqlContribution } from '../../kernel/sdk.js';
-import type { CollectionLike, CollectionsPort, EntriesPort } from './content-ports.js';
+import type {
+  CollectionDefinition as CollectionLike,
+  CollectionsService as CollectionsPort,
+  EntriesService as EntriesPort,
+} from '../content/public.js';
 import { requestError, statusOf, SubscriptionLimitError } from './errors.js';
 import { EventStream } from './event-stream.js';
 import { formatErrors } from './format-error.js';

@@ -12,7 +12,7 @@ import {
   type Registries,
   DIST_ROOT,
 } from '../../kernel/sdk.js';
-import { COLLECTIONS_CHANGED, type CollectionsPort, type EntriesPort } from './content-ports.js';
+import { COLLECTIONS_CHANGED, type CollectionsService as CollectionsPort, type EntriesService as EntriesPort } from '../content/public.js';
 import { ExplorerBuild } from './explorer-build.js';
 import { GraphqlExplorer } from './graphql-explorer.js';
 import { GraphqlService } from './graphql-service.js';

@@ -1,4 +1,4 @@
-import type { CollectionLike } from './content-ports.js';
+import type { CollectionDefinition as CollectionLike } from '../content/public.js';
 
 /** blog_post -> BlogPost */
 export const pascal = (s: string) =>

@@ -2,7 +2,11 @@ import { GraphQLObjectType, GraphQLSchema, assertValidSchema, type GraphQLFieldC
 import type { Logger, GraphqlContribution } from '../../kernel/sdk.js';
 import { mutationFields, queryFields, subscriptionFields, type StreamFactory } from './collection-fields.js';
 import { buildCollectionTypes } from './collection-types.js';
-import type { CollectionLike, CollectionsPort, EntriesPort } from './content-ports.js';
+import type {
+  CollectionDefinition as CollectionLike,
+  CollectionsService as CollectionsPort,
+  EntriesService as EntriesPort,
+} from '../content/public.js';
 import { applyContributions } from './contributions.js';
 import type { GraphqlContext } from './graphql-context.js';
 import { planNames, takenTypes, type CollectionNames } from './names.js';

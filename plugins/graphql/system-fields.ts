@@ -12,7 +12,7 @@ import { type BusEvent, hasPermission, type Identity, assertPermission } from '.
 import { USER_EVENTS } from '../auth/public.js';
 import { MEDIA_UPLOADED } from '../media/public.js';
 import type { StreamFactory } from './collection-fields.js';
-import type { CollectionsPort } from './content-ports.js';
+import type { CollectionsService as CollectionsPort } from '../content/public.js';
 import type { GraphqlContext } from './graphql-context.js';
 import { GraphQLJSON } from './json-scalar.js';
 import type { CollectionNames } from './names.js';
