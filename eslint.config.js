@@ -5,6 +5,50 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import prettier from 'eslint-config-prettier';
 
+// --- Plugin boundary (issue 34): plugins meet the kernel only through kernel/sdk.js and each other only
+// through <plugin>/public.js. test/unit/plugin-boundary.test.ts adds what a lint rule cannot see (value
+// imports from plugins outside the manifest's `requires`). Exceptions: kernel modules a few plugins still
+// import directly, each with its reason; remove an entry when its last importer is gone.
+const KERNEL_EXCEPTIONS = [
+  // Helper kits shared by two or three plugins, to move out of kernel/ (review section 6, change 5, step 3).
+  { module: 'storage/', reason: 'the storage drivers share the storage kit (to move to the media plugin)' },
+  { module: 'text/', reason: 'update signature, bracket depth, LIKE escaping: helpers of two or three plugins' },
+  { module: 'db/insert-rows.js', reason: 'bulk inserts of content and importers' },
+  { module: 'cache/bounded-memory-store.js', reason: "the content list cache's memory layer" },
+  { module: 'heap-growth.js', reason: 'data-ops bulk work raises the heap limit like the kernel does' },
+  { module: 'http/local-path.js', reason: 'auth-oidc checks return paths like the kernel' },
+  { module: 'http/refuse-control-characters.js', reason: 'content list queries refuse control characters like the kernel' },
+  // Kernel internals that one plugin exposes or drives on purpose.
+  { module: 'http/openapi.js', reason: "the openapi plugin serves the kernel's document" },
+  { module: 'redis.js', reason: 'media opens its own Redis connection for upload quotas' },
+  { module: 'db/sqlite-module.js', reason: 'setup checks a SQLite target with the kernel driver' },
+  { module: 'config.js', reason: 'setup writes the private config; update-server boots its own kernel' },
+  { module: 'discovery.js', reason: 'update-server boots its own kernel' },
+  { module: 'index.js', reason: 'update-server boots its own kernel' },
+  { module: 'logger.js', reason: 'update-server boots its own kernel' },
+];
+const escapeRegex = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/** The restricted import patterns for a file `depth` folders below plugins/<id>/ (0: plugins/<id>/x.ts). */
+function boundaryPatterns(depth) {
+  const up = '\\.\\./'.repeat(depth + 1);
+  const allowed = ['sdk\\.js$', ...KERNEL_EXCEPTIONS.map((e) => escapeRegex(e.module) + (e.module.endsWith('/') ? '' : '$'))];
+  return [
+    {
+      regex: `^${up}(?!\\.\\./)[^/]+/(?!public\\.js$)`,
+      message: "Another plugin's code is reached only through its public.ts (`../<plugin>/public.js`).",
+    },
+    {
+      regex: `^${up}\\.\\./kernel/(?!(${allowed.join('|')}))`,
+      message: 'Plugins import the kernel through kernel/sdk.js (or an exception listed in eslint.config.js).',
+    },
+  ];
+}
+const pluginBoundary = [0, 1, 2].map((depth) => ({
+  files: [`plugins/*/${'*/'.repeat(depth)}*.ts`, `examples/*/${'*/'.repeat(depth)}*.ts`],
+  rules: { 'no-restricted-imports': ['error', { patterns: boundaryPatterns(depth) }] },
+}));
+// --- end of the plugin boundary
+
 export default tseslint.config(
   {
     ignores: [
@@ -33,5 +77,6 @@ export default tseslint.config(
       'no-control-regex': 'off',
     },
   },
+  ...pluginBoundary,
   prettier,
 );
