@@ -17,6 +17,8 @@ export { KERNEL_VERSION, DIST_ROOT, PROJECT_ROOT } from './version.js';
 
 // Routes and HTTP helpers.
 export { defineRoute } from './http/route-table.js';
+export { isOpenDuring, ROUTE_GATES, routeOpenDuring } from './http/gates.js';
+export type { RouteGate } from './http/gates.js';
 export type {
   ContainerServices,
   HttpMethod,

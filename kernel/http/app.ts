@@ -12,6 +12,7 @@ import { errorHandler } from './error-handler.js';
 import { assertSameOrigin, browserSecurity, originOf } from './browser-security.js';
 import { SerialisedEnvelope } from './envelope.js';
 import { etag } from './etag.js';
+import { routeOpenDuring } from './gates.js';
 import type { HttpMetrics } from './http-metrics.js';
 import { IdempotencyStore } from './idempotency.js';
 import { GUEST, type Identity } from './identity.js';
@@ -46,9 +47,6 @@ export interface AppDeps {
   hstsMaxAgeSeconds?: number;
 }
 
-/** The readiness probe: answered NOT_READY here while not serving, by the health plugin's route otherwise. */
-export const READINESS_PATH = '/api/health/ready';
-const ALWAYS_OPEN = new Set(['/api/health', '/api/system/health']);
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/;
 
 /**
@@ -95,11 +93,17 @@ export function buildApp(deps: AppDeps): Koa & { identify: IdentifyRequest } {
   app.use(browserSecurity({ publicUrl: deps.publicUrl, hstsMaxAgeSeconds: deps.hstsMaxAgeSeconds ?? 0 }));
   app.use(errorHandler(deps.logger, deps.bodyLimit));
   let served = false;
+  // Before READY and while shutting down only routes declared `openDuring: ['boot']` answer; the readiness
+  // probe (`readinessProbe`) is answered NOT_READY here, as its plugin may not have booted yet.
   app.use(async function bootGate(ctx: Context, next: Next) {
-    if (deps.isServing()) served = true;
-    else if (ctx.path === READINESS_PATH)
-      throw new NotReadyError(served ? 'The instance is shutting down' : 'The instance is booting (before READY)');
-    else if (!ALWAYS_OPEN.has(ctx.path))
+    if (deps.isServing()) {
+      served = true;
+      return next();
+    }
+    const outcome = deps.router.find(ctx.method, ctx.path);
+    const route = outcome.kind === 'found' ? outcome.match.route : undefined;
+    if (route?.readinessProbe) throw new NotReadyError(served ? 'The instance is shutting down' : 'The instance is booting (before READY)');
+    if (!routeOpenDuring(route, 'boot'))
       throw new ServiceUnavailableError(served ? 'The service is shutting down; try again shortly' : undefined);
     return next();
   });

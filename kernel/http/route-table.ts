@@ -1,3 +1,4 @@
+import type { RouteGate } from './gates.js';
 import type { Context } from 'koa';
 import type { z } from 'zod';
 import { BootError } from '../errors.js';
@@ -94,6 +95,13 @@ export interface RouteDefinition {
    * request replays the first 2xx answer instead of creating again (see kernel/http/idempotency.ts).
    */
   idempotent?: boolean;
+  /**
+   * The gates this route stays open through (kernel/http/gates.ts): `boot`, `setup`, `maintenance`,
+   * `restore`. Each gate reads it from the matched route; nothing else lists paths. Not in OpenAPI.
+   */
+  openDuring?: readonly RouteGate[];
+  /** The readiness probe: while the instance does not serve, the kernel answers it 503 NOT_READY itself. */
+  readinessProbe?: boolean;
   handler(route: RouteContext): Promise<unknown> | unknown;
 }
 

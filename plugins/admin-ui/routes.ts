@@ -8,10 +8,10 @@ const tags = ['admin-ui'];
 const common = { permission: 'public', tags, envelope: false, rateLimit: false as const, request: {} };
 
 /** The top-level pages the mails and the OpenID sign-in link to; each serves the app, which routes itself. */
-export const PUBLIC_PAGES: Array<{ path: string; title: string }> = [
-  { path: '/login', title: 'Sign in' },
+export const PUBLIC_PAGES: Array<{ path: string; title: string; openDuring?: RouteDefinition['openDuring'] }> = [
+  { path: '/login', title: 'Sign in', openDuring: ['maintenance'] },
   { path: '/reset-password', title: 'Choose a new password' },
-  { path: '/magic-link', title: 'Signing you in' },
+  { path: '/magic-link', title: 'Signing you in', openDuring: ['maintenance'] },
   { path: '/register', title: 'Create your account' },
 ];
 
@@ -37,6 +37,7 @@ export const adminUiRoutes: RouteDefinition[] = [
     ...common,
     method: 'GET',
     path: '/admin/plugin-pages/:pluginId/*file',
+    openDuring: ['maintenance'],
     permission: 'authenticated',
     request: { params: z.object({ pluginId: z.string().regex(/^[a-z][a-z0-9-]*$/), file: z.union([z.string(), z.array(z.string())]) }) },
     summary:
@@ -57,6 +58,7 @@ export const adminUiRoutes: RouteDefinition[] = [
     ...common,
     method: 'GET',
     path: '/admin',
+    openDuring: ['maintenance'],
     summary: 'The admin UI (index.html, no-cache); 503 with a short page when the UI has not been built',
     handler: ({ ctx, scope }) => ui(scope).sendPage(ctx, 'Admin'),
   },
@@ -64,6 +66,7 @@ export const adminUiRoutes: RouteDefinition[] = [
     ...common,
     method: 'GET',
     path: '/admin/*path',
+    openDuring: ['maintenance'],
     summary: "A file of the admin UI build (hashed assets cached for a year), otherwise index.html for the app's own routes",
     description:
       'Files are looked up in the build read into memory at boot, never on disk by the request path. Unknown /admin/assets/ paths answer 404; other unknown paths serve index.html (history routing).',
@@ -73,6 +76,7 @@ export const adminUiRoutes: RouteDefinition[] = [
     ...common,
     method: 'GET',
     path: '/setup/assets/*path',
+    openDuring: ['setup'],
     summary: "The admin UI's assets for the setup wizard (reachable while setup is incomplete)",
     handler: ({ ctx, scope, params }) => ui(scope).sendAsset(ctx, `assets/${joined(params.path)}`),
   },
@@ -80,6 +84,7 @@ export const adminUiRoutes: RouteDefinition[] = [
     ...common,
     method: 'GET',
     path: page.path,
+    ...(page.openDuring ? { openDuring: page.openDuring } : {}),
     summary: `The admin UI's page "${page.title}" (linked from mails and sign-in redirects)`,
     handler: ({ ctx, scope }: { ctx: Context; scope: RouteContext['scope'] }) => ui(scope).sendPage(ctx, page.title),
   })),

@@ -14,6 +14,7 @@ export const signInRoutes: RouteDefinition[] = [
   defineRoute({
     method: 'GET',
     path: '/api/auth/oidc/:provider/start',
+    openDuring: ['maintenance'],
     permission: 'public',
     tags: ['auth'],
     summary: 'Starts sign-in with an identity provider: 302 to its authorization endpoint',
@@ -39,6 +40,7 @@ export const signInRoutes: RouteDefinition[] = [
   defineRoute({
     method: 'GET',
     path: '/api/auth/oidc/:provider/callback',
+    openDuring: ['maintenance'],
     permission: 'public',
     tags: ['auth'],
     summary: 'Where the identity provider sends the browser back: signs in and redirects to returnTo',

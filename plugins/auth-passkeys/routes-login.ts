@@ -14,6 +14,7 @@ export const loginRoutes: RouteDefinition[] = [
   defineRoute({
     method: 'POST',
     path: '/api/auth/passkeys/login/options',
+    openDuring: ['maintenance'],
     permission: 'public',
     tags: ['auth'],
     rateLimit: { points: 30, durationSeconds: 60 },
@@ -55,6 +56,7 @@ export const loginRoutes: RouteDefinition[] = [
   defineRoute({
     method: 'POST',
     path: '/api/auth/passkeys/login/verify',
+    openDuring: ['maintenance'],
     permission: 'public',
     tags: ['auth'],
     rateLimit: { points: 30, durationSeconds: 60 },

@@ -172,6 +172,7 @@ export const twoFactorRoutes: RouteDefinition[] = [
   defineRoute({
     method: 'POST',
     path: '/api/auth/2fa/verify',
+    openDuring: ['maintenance', 'restore'],
     permission: 'public',
     summary: 'Second step of sign-in: a TOTP code or a backup code; sets the session cookie on success',
     description:

@@ -80,6 +80,7 @@ export const emailRoutes: RouteDefinition[] = [
   defineRoute({
     method: 'POST',
     path: '/api/user/magic-link',
+    openDuring: ['maintenance'],
     permission: 'public',
     tags: ['user'],
     summary: 'Mails a sign-in link (15 minutes, single use); answers the same whether or not the email exists',
@@ -102,6 +103,7 @@ export const emailRoutes: RouteDefinition[] = [
   defineRoute({
     method: 'POST',
     path: '/api/user/magic-link/verify',
+    openDuring: ['maintenance'],
     permission: 'public',
     tags: ['user'],
     summary: 'Signs in with a magic-link token (then the 2FA step if enabled), like POST /api/user/login',

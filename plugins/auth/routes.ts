@@ -63,6 +63,7 @@ export const authRoutes: RouteDefinition[] = [
   defineRoute({
     method: 'POST',
     path: '/api/user/login',
+    openDuring: ['maintenance', 'restore'],
     permission: 'public',
     summary: 'Sign in with email and password; sets the session cookie',
     description:
@@ -93,6 +94,7 @@ export const authRoutes: RouteDefinition[] = [
   defineRoute({
     method: 'POST',
     path: '/api/user/logout',
+    openDuring: ['maintenance'],
     permission: 'authenticated',
     summary: 'Ends the current session everywhere and clears the cookie',
     tags: ['user'],
@@ -115,6 +117,7 @@ export const authRoutes: RouteDefinition[] = [
   defineRoute({
     method: 'GET',
     path: '/api/user/me',
+    openDuring: ['maintenance'],
     permission: 'authenticated',
     summary: 'The signed-in user',
     tags: ['user'],

@@ -6,14 +6,12 @@
  * lapses after maintenanceTtlSeconds: maintenance never outlives a crashed restore for long.
  */
 import type { Context, Next } from 'koa';
-import { type CacheService, type EventBus, isInstallationAdmin, type Identity, type Logger } from '../../kernel/sdk.js';
+import { type CacheService, type EventBus, isInstallationAdmin, isOpenDuring, type Identity, type Logger } from '../../kernel/sdk.js';
 import { MaintenanceError } from './errors.js';
 
 export const MAINTENANCE_EVENT = 'backups:maintenance';
 const CACHE_CATEGORY = 'backups';
 const CACHE_KEY = 'maintenance';
-/** Paths that stay open: health for load balancers, and login so an administrator can sign in. */
-const OPEN = /^\/api(\/v1)?\/(health|system\/health|user\/login|auth\/2fa\/verify)(\/|$)/i;
 
 export interface MaintenanceState {
   active: boolean;
@@ -84,10 +82,14 @@ export class Maintenance {
     this.unsubscribe?.();
   }
 
-  /** afterIdentity middleware: 503 MAINTENANCE with Retry-After for everyone but the installation's administrators. */
+  /**
+   * afterIdentity middleware: 503 MAINTENANCE with Retry-After for everyone but the installation's
+   * administrators. Routes declared `openDuring: ['restore']` stay open: the health probes for load
+   * balancers, and sign-in (password, second factor) so an administrator can sign in.
+   */
   middleware() {
     return async (ctx: Context, next: Next) => {
-      if (!this.active || OPEN.test(ctx.path)) return next();
+      if (!this.active || isOpenDuring(ctx, 'restore')) return next();
       const identity = ctx.state.identity as Identity | undefined;
       if (identity && isInstallationAdmin(identity)) return next();
       throw new MaintenanceError(this.retryAfterSeconds);

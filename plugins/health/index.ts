@@ -11,6 +11,7 @@ export default definePlugin({
       defineRoute({
         method: 'GET',
         path: '/api/health',
+        openDuring: ['boot', 'setup', 'maintenance', 'restore'],
         permission: 'public',
         summary: 'Liveness probe for load balancers and process supervisors',
         description:
@@ -31,6 +32,8 @@ export default definePlugin({
       defineRoute({
         method: 'GET',
         path: '/api/health/ready',
+        openDuring: ['setup', 'maintenance', 'restore'],
+        readinessProbe: true,
         permission: 'public',
         summary: 'Readiness probe for load balancers',
         description:

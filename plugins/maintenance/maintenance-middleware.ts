@@ -1,31 +1,20 @@
 import type { Context, Next } from 'koa';
-import { INSTALLATION_TENANT, isAdmin, isInstallationAdmin, type Identity, type Logger } from '../../kernel/sdk.js';
+import { INSTALLATION_TENANT, isAdmin, isInstallationAdmin, isOpenDuring, type Identity, type Logger } from '../../kernel/sdk.js';
 import { MaintenanceModeError } from './errors.js';
 import type { MaintenanceFlags } from './maintenance-flags.js';
 import { maintenancePage } from './maintenance-page.js';
 import type { MaintenanceGate } from './public.js';
 
 /**
- * What stays reachable for everyone while maintenance mode is on (API-DECISIONS "System settings";
- * paths after the kernel's /api/v1 rewrite): `/api/health`, `/api/health/ready`, `/api/system/health`,
- * `GET /api/setup/status`, `GET /api/theme/public` (the spec: "always HTTP 200"; the spec wins over the
- * decision's list, which leaves it out), sign-in (`POST /api/user/login`, `POST /api/auth/2fa/verify`, and the other
- * ways to sign in: passkeys, OpenID Connect, magic link), `POST /api/user/logout` and `GET /api/user/me`.
- * Outside the API, the admin UI's files and its sign-in pages (/admin, /admin/..., /login,
- * /magic-link): an administrator has to reach the sign-in form. Everything else answers 503, WebSocket
- * upgrades included, unless the caller is an administrator.
+ * What stays reachable for everyone while maintenance mode is on is declared on the routes
+ * (`openDuring: ['maintenance']`, API-DECISIONS "System settings"): the health probes, `GET /api/setup/status`,
+ * `GET /api/theme/public` (the spec: "always HTTP 200"; the spec wins over the decision's list, which leaves
+ * it out), sign-in (`POST /api/user/login`, `POST /api/auth/2fa/verify`, and the other ways to sign in:
+ * passkeys, OpenID Connect, magic link), `POST /api/user/logout` and `GET /api/user/me`; outside the API,
+ * the admin UI's files and its sign-in pages (/admin, /admin/..., /login, /magic-link): an administrator
+ * has to reach the sign-in form. Everything else answers 503, WebSocket upgrades included, unless the
+ * caller is an administrator.
  */
-const OPEN_ANY_METHOD = /^\/(?:api\/(?:health(?:\/ready)?|system\/health)|admin(?:\/.*)?|login|magic-link)\/?$/i;
-const OPEN_BY_METHOD: Record<string, RegExp> = {
-  GET: /^\/api\/(?:setup\/status|theme\/public|user\/me|auth\/oidc\/[^/]+\/(?:start|callback))\/?$/i,
-  POST: /^\/api\/(?:user\/(?:login|logout|magic-link|magic-link\/verify)|auth\/2fa\/verify|auth\/passkeys\/login\/(?:options|verify))\/?$/i,
-};
-
-export function maintenanceExempt(method: string, path: string): boolean {
-  const m = method === 'HEAD' ? 'GET' : method.toUpperCase();
-  return OPEN_ANY_METHOD.test(path) || (OPEN_BY_METHOD[m]?.test(path) ?? false);
-}
-
 /**
  * Whether maintenance refuses the identity: the installation tenant's switch covers every tenant (only
  * the installation's administrators pass), a tenant's own switch covers that tenant (its admins pass).
@@ -64,7 +53,7 @@ export function maintenanceMiddleware(flags: () => MaintenanceFlags | null, retr
   return async function maintenanceMode(ctx: Context, next: Next): Promise<void> {
     const identity = ctx.state.identity as Identity | undefined;
     const current = flags();
-    if (!current || !identity || !refusedBy(current, identity) || maintenanceExempt(ctx.method, ctx.path)) return next();
+    if (!current || !identity || !refusedBy(current, identity) || isOpenDuring(ctx, 'maintenance')) return next();
     const log = (ctx.state.logger as Logger | undefined) ?? logger;
     log.info(
       { code: 'MAINTENANCE_MODE', status: 503, method: ctx.method, path: ctx.path, tenantId: identity.tenantId },

@@ -91,6 +91,7 @@ export const formActionRoutes: RouteDefinition[] = [
   defineRoute({
     method: 'POST',
     path: '/setup',
+    openDuring: ['setup'],
     permission: 'public',
     tags: ['setup'],
     envelope: false,

@@ -1,4 +1,13 @@
-import { type DbLock, type CmsConfig, BootError, definePlugin, type EventBus, type Logger, optional } from '../../kernel/sdk.js';
+import {
+  type DbLock,
+  type CmsConfig,
+  BootError,
+  definePlugin,
+  type EventBus,
+  type Logger,
+  optional,
+  isOpenDuring,
+} from '../../kernel/sdk.js';
 import { asFunction, asValue } from 'awilix';
 import type { Context, Next } from 'koa';
 import type { Sequelize } from 'sequelize';
@@ -13,9 +22,6 @@ import { SettingsRegistry } from './settings-registry.js';
 import { settingsRoutes } from './routes-settings.js';
 import { SetupService, type AdminCreator } from './setup-service.js';
 import type {} from '../update-check/public.js'; // the container key updateCheck (type only)
-
-/** Paths that stay reachable while setup is incomplete; everything else answers 302 to /setup. */
-const OPEN_WHILE_INCOMPLETE = /^\/(setup(\/.*)?|api\/setup(\/.*)?|api\/health(\/ready)?|api\/system\/health)$/;
 
 const optionsSchema = z.object({
   /** Headless setup (also CMS_SETUP_ADMIN_EMAIL / _PASSWORD / _USERNAME): seed and create this admin at first start. */
@@ -84,7 +90,8 @@ export default definePlugin(() => {
         // Before identity: while incomplete, even a request with bad credentials is simply sent to /setup.
         stage: 'beforeIdentity',
         async handler(ctx: Context, next: Next) {
-          if (!service || OPEN_WHILE_INCOMPLETE.test(ctx.path) || (await service.isReady())) return next();
+          // Routes declared `openDuring: ['setup']` stay reachable; everything else answers 302 to /setup.
+          if (!service || isOpenDuring(ctx, 'setup') || (await service.isReady())) return next();
           ctx.status = 302;
           ctx.redirect('/setup');
         },

@@ -12,6 +12,7 @@ export const setupRoutes: RouteDefinition[] = [
   defineRoute({
     method: 'GET',
     path: '/api/setup/status',
+    openDuring: ['setup', 'maintenance'],
     permission: 'public',
     tags: ['setup'],
     rateLimit: false,
@@ -40,6 +41,7 @@ export const setupRoutes: RouteDefinition[] = [
   defineRoute({
     method: 'POST',
     path: '/api/setup/test-db',
+    openDuring: ['setup'],
     permission: 'public',
     tags: ['setup'],
     summary: "Tests a database connection (15 s limit); 400 DB_CONNECTION_FAILED with the driver's reason",
@@ -54,6 +56,7 @@ export const setupRoutes: RouteDefinition[] = [
   defineRoute({
     method: 'POST',
     path: '/api/setup/seed-db',
+    openDuring: ['setup'],
     permission: 'public',
     tags: ['setup'],
     summary:
@@ -69,6 +72,7 @@ export const setupRoutes: RouteDefinition[] = [
   defineRoute({
     method: 'POST',
     path: '/api/setup/complete',
+    openDuring: ['setup'],
     permission: 'public',
     tags: ['setup'],
     summary: 'Creates the first admin, signs them in and marks setup ready; 409 SETUP_NOT_SEEDED before seeding',
@@ -92,6 +96,7 @@ export const setupRoutes: RouteDefinition[] = [
   defineRoute({
     method: 'POST',
     path: '/api/setup/reinitialize',
+    openDuring: ['setup'],
     permission: 'manage:system',
     tags: ['setup'],
     summary: 'After setup (manage:system only): writes any missing default settings again; users and content are untouched',
@@ -111,6 +116,7 @@ export const setupRoutes: RouteDefinition[] = [
   defineRoute({
     method: 'GET',
     path: '/setup',
+    openDuring: ['setup'],
     permission: 'public',
     tags: ['setup'],
     envelope: false,

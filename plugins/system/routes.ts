@@ -38,6 +38,7 @@ export const systemRoutes: RouteDefinition[] = [
   defineRoute({
     method: 'GET',
     path: '/api/system/health',
+    openDuring: ['boot', 'setup', 'maintenance', 'restore'],
     permission: 'public',
     summary: 'Boot phase, phase history and the health of each part',
     description:

@@ -131,6 +131,7 @@ export const themeRoutes: RouteDefinition[] = [
   }),
   defineRoute({
     method: 'GET', path: '/api/theme/public', permission: 'public', tags,
+    openDuring: ['maintenance'],
     request: {
       query: z.object({
         hostname: z.string().max(253).optional().catch(undefined).meta({ description: "Resolves the tenant by its hostnames (POST /api/tenants)" }),
