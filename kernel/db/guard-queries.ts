@@ -34,14 +34,6 @@ interface QueryOptions {
   bind?: unknown;
 }
 
-/**
- * Wraps a Sequelize instance's `query` and `transaction` (every model method and raw query goes
- * through them):
- * - any dialect: a text value with a NUL character is refused as 400 VALIDATION_ERROR before it
- *   reaches the driver (SQLite would cut the statement at it);
- * - SQLite (`gate` given): a write outside a transaction and every top-level transaction go through
- *   the process's write gate (see WriteGate), so this process never races itself for the lock.
- */
 const DEADLOCK_ATTEMPTS = 4;
 /** MariaDB/MySQL ER_LOCK_DEADLOCK (1213): the transaction was rolled back and may simply be run again. */
 function isDeadlock(err: unknown): boolean {
@@ -49,15 +41,39 @@ function isDeadlock(err: unknown): boolean {
   return parent?.errno === 1213 || parent?.code === 'ER_LOCK_DEADLOCK';
 }
 
-export function guardQueries(sequelize: Sequelize, gate: WriteGate | null, onClose?: () => void): void {
-  const query = sequelize.query.bind(sequelize) as (sql: unknown, options?: QueryOptions) => Promise<unknown>;
-  const transaction = sequelize.transaction.bind(sequelize) as (
-    options?: unknown,
-    run?: (t: Transaction) => Promise<unknown>,
-  ) => Promise<unknown>;
-  const close = sequelize.close.bind(sequelize);
+type Query = (sql: unknown, options?: QueryOptions) => Promise<unknown>;
+type Run = (t: Transaction) => Promise<unknown>;
+type TransactionFn = (options?: unknown, run?: Run) => Promise<unknown>;
 
-  (sequelize as unknown as { query: typeof query }).query = (sql, options = {}) => {
+/**
+ * Wraps a Sequelize instance's `query` and `transaction` (every model method and raw query goes
+ * through them):
+ * - any dialect: a text value with a NUL character is refused as 400 VALIDATION_ERROR before it
+ *   reaches the driver (SQLite would cut the statement at it);
+ * - SQLite (`gate` given): a write outside a transaction and every top-level transaction go through
+ *   the process's write gate (see WriteGate), so this process never races itself for the lock;
+ * - MariaDB (no gate): a managed top-level transaction chosen as a deadlock victim is run again.
+ */
+export function guardQueries(sequelize: Sequelize, gate: WriteGate | null, onClose?: () => void): void {
+  const query = sequelize.query.bind(sequelize) as Query;
+  const transaction = sequelize.transaction.bind(sequelize) as TransactionFn;
+  const close = sequelize.close.bind(sequelize);
+  (sequelize as unknown as { query: Query }).query = guardedQuery(query, gate);
+  (sequelize as unknown as { transaction: TransactionFn }).transaction = gate
+    ? gatedTransaction(transaction, gate)
+    : deadlockRetryingTransaction(transaction);
+  sequelize.close = async () => {
+    try {
+      await close();
+    } finally {
+      onClose?.();
+    }
+  };
+}
+
+/** `query` refusing NUL characters, and on SQLite sending writes outside a transaction through the gate. */
+function guardedQuery(query: Query, gate: WriteGate | null): Query {
+  return (sql, options = {}) => {
     const text = typeof sql === 'string' ? sql : String((sql as { query?: string } | null)?.query ?? '');
     if (
       text.includes('\u0000') ||
@@ -79,78 +95,66 @@ export function guardQueries(sequelize: Sequelize, gate: WriteGate | null, onClo
     // The label (logged if the write holds the writer long) never carries values: string literals are blanked.
     return gate.run(text.replace(/'(?:[^'\\]|\\.|'')*'/g, "'…'").slice(0, 80), () => query(sql, options)).catch(busy);
   };
+}
 
-  if (gate) {
-    (sequelize as unknown as { transaction: typeof transaction }).transaction = (
-      options?: unknown,
-      run?: (t: Transaction) => Promise<unknown>,
-    ) => {
-      if (typeof options === 'function') {
-        run = options as (t: Transaction) => Promise<unknown>;
-        options = undefined;
-      }
-      // A savepoint inside an open transaction: the outer one holds the gate already.
-      if ((options as { transaction?: unknown } | undefined)?.transaction) return transaction(options, run);
-      const label = `transaction${new Error().stack?.split('\n')[2]?.trim().replace(/^at /, ' at ') ?? ''}`.slice(0, 160);
-      if (run) return gate.run(label, () => transaction(options, run));
-      // Unmanaged: the gate is held until its commit or rollback.
-      return new Promise<Transaction>((resolve, reject) => {
-        gate
-          .run(
-            label,
-            () =>
-              new Promise<void>((held) => {
-                transaction(options).then(
-                  (t) => {
-                    const tx = t as Transaction;
-                    for (const method of ['commit', 'rollback'] as const) {
-                      const original = tx[method].bind(tx);
-                      tx[method] = () => original().finally(held);
-                    }
-                    resolve(tx);
-                  },
-                  (err) => {
-                    held();
-                    reject(err);
-                  },
-                );
-              }),
-          )
-          .catch(reject);
-      });
-    };
-  }
+/** `transaction(options?, run?)` with the callback as the first argument too. */
+function argumentsOf(options?: unknown, run?: Run): { options: unknown; run: Run | undefined } {
+  return typeof options === 'function' ? { options: undefined, run: options as Run } : { options, run };
+}
 
-  if (!gate) {
-    // MariaDB: InnoDB may pick a transaction as a deadlock victim (concurrent inserts of one unique value)
-    // and roll it back whole; a managed top-level transaction is run again (up to 3 times, with jitter)
-    // instead of answering 500. Its callback only writes through the transaction; what follows the
-    // commit (events, caches) runs once, after the attempt that committed.
-    (sequelize as unknown as { transaction: typeof transaction }).transaction = async (
-      options?: unknown,
-      run?: (t: Transaction) => Promise<unknown>,
-    ) => {
-      if (typeof options === 'function') {
-        run = options as (t: Transaction) => Promise<unknown>;
-        options = undefined;
-      }
-      if (!run || (options as { transaction?: unknown } | undefined)?.transaction) return transaction(options, run);
-      for (let attempt = 1; ; attempt++) {
-        try {
-          return await transaction(options, run);
-        } catch (err) {
-          if (attempt >= DEADLOCK_ATTEMPTS || !isDeadlock(err)) throw err;
-          await new Promise((r) => setTimeout(r, 5 + Math.random() * 20 * attempt));
-        }
-      }
-    };
-  }
+/** SQLite: every top-level transaction holds the write gate, a managed one for its callback, an unmanaged one until its commit or rollback. */
+function gatedTransaction(transaction: TransactionFn, gate: WriteGate): TransactionFn {
+  return (...args) => {
+    const { options, run } = argumentsOf(...args);
+    // A savepoint inside an open transaction: the outer one holds the gate already.
+    if ((options as { transaction?: unknown } | undefined)?.transaction) return transaction(options, run);
+    const label = `transaction${new Error().stack?.split('\n')[2]?.trim().replace(/^at /, ' at ') ?? ''}`.slice(0, 160);
+    if (run) return gate.run(label, () => transaction(options, run));
+    // Unmanaged: the gate is held until its commit or rollback.
+    return new Promise<Transaction>((resolve, reject) => {
+      gate
+        .run(
+          label,
+          () =>
+            new Promise<void>((held) => {
+              transaction(options).then(
+                (t) => {
+                  const tx = t as Transaction;
+                  for (const method of ['commit', 'rollback'] as const) {
+                    const original = tx[method].bind(tx);
+                    tx[method] = () => original().finally(held);
+                  }
+                  resolve(tx);
+                },
+                (err) => {
+                  held();
+                  reject(err);
+                },
+              );
+            }),
+        )
+        .catch(reject);
+    });
+  };
+}
 
-  sequelize.close = async () => {
-    try {
-      await close();
-    } finally {
-      onClose?.();
+/**
+ * MariaDB: InnoDB may pick a transaction as a deadlock victim (concurrent inserts of one unique value)
+ * and roll it back whole; a managed top-level transaction is run again (up to 3 times, with jitter)
+ * instead of answering 500. Its callback only writes through the transaction; what follows the
+ * commit (events, caches) runs once, after the attempt that committed.
+ */
+function deadlockRetryingTransaction(transaction: TransactionFn): TransactionFn {
+  return async (...args) => {
+    const { options, run } = argumentsOf(...args);
+    if (!run || (options as { transaction?: unknown } | undefined)?.transaction) return transaction(options, run);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await transaction(options, run);
+      } catch (err) {
+        if (attempt >= DEADLOCK_ATTEMPTS || !isDeadlock(err)) throw err;
+        await new Promise((r) => setTimeout(r, 5 + Math.random() * 20 * attempt));
+      }
     }
   };
 }

@@ -14,12 +14,12 @@ import { SerialisedEnvelope } from './envelope.js';
 import { etag } from './etag.js';
 import { routeOpenDuring } from './gates.js';
 import type { HttpMetrics } from './http-metrics.js';
-import { IdempotencyStore } from './idempotency.js';
+import { IdempotencyStore, runIdempotently } from './idempotency.js';
 import { GUEST, type Identity } from './identity.js';
 import type { NamespaceMap } from './namespaces.js';
 import { rateLimiter, type RateLimitOptions } from './rate-limit.js';
 import { readInput } from './request-input.js';
-import type { Router } from './router.js';
+import type { Router, RouteMatch } from './router.js';
 import { namespaceOf } from './route-table.js';
 
 export interface AppDeps {
@@ -49,6 +49,9 @@ export interface AppDeps {
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/;
 
+/** Resolves the identity of a raw request (the container key `identify`). */
+export type IdentifyRequest = (req: IncomingMessage, overrides?: { authorization?: string }) => Promise<Identity>;
+
 /**
  * Builds the Koa app with the spec's HTTP conventions, in this order: request id, version header
  * and /api/v1 rewrite -> browser security headers (nosniff, HSTS, Cache-Control, Secure cookies) ->
@@ -56,14 +59,27 @@ const REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/;
  * scope + identity (+ the cross-origin check of cookie sign-ins) -> plugin middleware -> dispatcher ->
  * handler.
  */
-/** Resolves the identity of a raw request (the container key `identify`). */
-export type IdentifyRequest = (req: IncomingMessage, overrides?: { authorization?: string }) => Promise<Identity>;
-
 export function buildApp(deps: AppDeps): Koa & { identify: IdentifyRequest } {
   const app = new Koa({ proxy: deps.trustProxy, maxIpsCount: deps.proxyHops });
   app.silent = true;
+  const stages = pluginStages(deps.registries);
+  app.use(requestContext(deps));
+  app.use(browserSecurity({ publicUrl: deps.publicUrl, hstsMaxAgeSeconds: deps.hstsMaxAgeSeconds ?? 0 }));
+  app.use(errorHandler(deps.logger, deps.bodyLimit));
+  app.use(bootGate(deps));
+  app.use(etag);
+  app.use(matchRoute(deps.router));
+  app.use(rateLimiter(deps.rateLimit));
+  app.use((ctx, next) => stages().before(ctx, next));
+  app.use(requestScope(deps, stages));
+  app.use((ctx, next) => stages().after(ctx, next));
+  app.use(dispatch(deps));
+  return Object.assign(app, { identify: identifier(app, deps, stages) });
+}
 
-  app.use(async function requestContext(ctx: Context, next: Next) {
+/** Request id, the version header, one canonical path, and the request's log line and metrics. */
+function requestContext(deps: AppDeps) {
+  return async function requestContext(ctx: Context, next: Next) {
     const incoming = ctx.get('x-request-id');
     const requestId = REQUEST_ID.test(incoming) ? incoming : randomUUID();
     ctx.state.requestId = requestId;
@@ -89,13 +105,16 @@ export function buildApp(deps: AppDeps): Koa & { identify: IdentifyRequest } {
         ctx.state.logger.info({ method: ctx.method, route: path, status: ctx.status, ms: Math.round(ms) }, 'request');
       }
     }
-  });
-  app.use(browserSecurity({ publicUrl: deps.publicUrl, hstsMaxAgeSeconds: deps.hstsMaxAgeSeconds ?? 0 }));
-  app.use(errorHandler(deps.logger, deps.bodyLimit));
+  };
+}
+
+/**
+ * Before READY and while shutting down only routes declared `openDuring: ['boot']` answer; the readiness
+ * probe (`readinessProbe`) is answered NOT_READY here, as its plugin may not have booted yet.
+ */
+function bootGate(deps: Pick<AppDeps, 'isServing' | 'router'>) {
   let served = false;
-  // Before READY and while shutting down only routes declared `openDuring: ['boot']` answer; the readiness
-  // probe (`readinessProbe`) is answered NOT_READY here, as its plugin may not have booted yet.
-  app.use(async function bootGate(ctx: Context, next: Next) {
+  return async function bootGate(ctx: Context, next: Next) {
     if (deps.isServing()) {
       served = true;
       return next();
@@ -106,56 +125,65 @@ export function buildApp(deps: AppDeps): Koa & { identify: IdentifyRequest } {
     if (!routeOpenDuring(route, 'boot'))
       throw new ServiceUnavailableError(served ? 'The service is shutting down; try again shortly' : undefined);
     return next();
-  });
-  app.use(etag);
-  app.use(async function matchRoute(ctx: Context, next: Next) {
-    const outcome = deps.router.find(ctx.method, ctx.path);
+  };
+}
+
+/** The route match, once: later stages (gates, rate limit, dispatcher) read it from ctx.state. */
+function matchRoute(router: Router) {
+  return async function matchRoute(ctx: Context, next: Next) {
+    const outcome = router.find(ctx.method, ctx.path);
     ctx.state.outcome = outcome;
     if (outcome.kind === 'found') {
       ctx.state.match = outcome.match;
       ctx.state.route = outcome.match.route;
     }
     return next();
-  });
-  app.use(rateLimiter(deps.rateLimit));
-  // Registries are complete before the first request, so stages and resolver order are built once then.
-  let built: {
-    before: compose.ComposedMiddleware<Context>;
-    after: compose.ComposedMiddleware<Context>;
-    resolvers: IdentityResolver[];
-  } | null = null;
-  const pieces = () =>
-    (built ??= {
-      before: compose(
-        deps.registries.middleware
-          .list()
-          .filter((m) => m.stage === 'beforeIdentity')
-          .map((m) => m.handler),
-      ),
-      after: compose(
-        deps.registries.middleware
-          .list()
-          .filter((m) => m.stage === 'afterIdentity')
-          .map((m) => m.handler),
-      ),
-      resolvers: deps.registries.identityResolvers.list().sort((a, b) => a.priority - b.priority),
-    });
-  app.use((ctx, next) => pieces().before(ctx, next));
-  /** The identity, and whether its credential was one the browser sends by itself (a cookie). */
-  const resolveWith = async (ctx: Context): Promise<{ identity: Identity; ambient: boolean }> => {
-    for (const resolver of pieces().resolvers) {
-      const found = await resolver.resolve(ctx);
-      if (found) return { identity: found, ambient: resolver.ambient === true };
-    }
-    return { identity: GUEST, ambient: false };
   };
-  const resolveIdentity = async (ctx: Context): Promise<Identity> => (await resolveWith(ctx)).identity;
+}
+
+interface PluginStages {
+  before: compose.ComposedMiddleware<Context>;
+  after: compose.ComposedMiddleware<Context>;
+  /** The identity, and whether its credential was one the browser sends by itself (a cookie). */
+  resolveWith(ctx: Context): Promise<{ identity: Identity; ambient: boolean }>;
+}
+
+/** Plugin middleware by stage and the identity resolvers: registries are complete before the first request, so built once then. */
+function pluginStages(registries: Registries): () => PluginStages {
+  let built: PluginStages | null = null;
+  const stage = (name: 'beforeIdentity' | 'afterIdentity') =>
+    compose(
+      registries.middleware
+        .list()
+        .filter((m) => m.stage === name)
+        .map((m) => m.handler),
+    );
+  return () => {
+    if (built) return built;
+    const resolvers: IdentityResolver[] = registries.identityResolvers.list().sort((a, b) => a.priority - b.priority);
+    built = {
+      before: stage('beforeIdentity'),
+      after: stage('afterIdentity'),
+      async resolveWith(ctx) {
+        for (const resolver of resolvers) {
+          const found = await resolver.resolve(ctx);
+          if (found) return { identity: found, ambient: resolver.ambient === true };
+        }
+        return { identity: GUEST, ambient: false };
+      },
+    };
+    return built;
+  };
+}
+
+/** The request scope (currentUser, tenantId, requestId) and the caller's identity. */
+function requestScope(deps: Pick<AppDeps, 'container' | 'publicUrl'>, stages: () => PluginStages) {
   const publicOrigin = originOf(deps.publicUrl);
-  app.use(async function requestScope(ctx: Context, next: Next) {
+  return async function requestScope(ctx: Context, next: Next) {
     const scope = deps.container.createScope();
     ctx.state.scope = scope;
     try {
-      const { identity, ambient } = await resolveWith(ctx);
+      const { identity, ambient } = await stages().resolveWith(ctx);
       // Cross-site request forgery: a cookie sign-in's unsafe request from a page of another origin is refused.
       if (ambient) assertSameOrigin(ctx, publicOrigin);
       ctx.state.identity = identity;
@@ -168,15 +196,18 @@ export function buildApp(deps: AppDeps): Koa & { identify: IdentifyRequest } {
     } finally {
       await scope.dispose();
     }
-  });
-  app.use((ctx, next) => pieces().after(ctx, next));
-  app.use(async function dispatch(ctx: Context) {
+  };
+}
+
+/** The dispatcher: permissions, the owner's boot, the input, then the handler (through Idempotency-Key when declared). */
+function dispatch(deps: AppDeps) {
+  return async function dispatch(ctx: Context) {
     const identity: Identity = ctx.state.identity;
     const namespacePermission = checkNamespace(deps.namespaces, identity, namespaceOf(ctx.path), ctx.method);
     const outcome = ctx.state.outcome;
     if (outcome.kind === 'method') throw new MethodNotAllowedError(outcome.allowed);
     if (outcome.kind === 'none') throw new NotFoundError(`No route for ${ctx.method} ${ctx.state.originalPath}`);
-    const { route, params } = outcome.match;
+    const { route, params } = outcome.match as RouteMatch;
     checkRoute(identity, route.permission, namespacePermission, route.permissionScope ? params[route.permissionScope] : undefined);
     checkInstallation(identity, route.installation);
     if (!deps.isBooted(route.owner)) throw new ServiceUnavailableError(`Plugin '${route.owner}' is still booting; try again shortly`);
@@ -201,42 +232,17 @@ export function buildApp(deps: AppDeps): Koa & { identify: IdentifyRequest } {
     };
     const key = route.idempotent && deps.idempotency ? IdempotencyStore.parseKey(ctx.get('idempotency-key')) : undefined;
     if (!key) return run();
-    const principal = identity.userId ? `user:${identity.userId}` : `${identity.kind}:${ctx.ip}`;
-    // A multipart body is streamed by the handler: its size and type stand for it in the fingerprint.
-    const body = route.request.multipart ? { length: ctx.get('content-length'), type: ctx.get('content-type').split(';')[0] } : input.body;
-    const begun = await deps.idempotency!.begin(
-      { tenantId: identity.tenantId, principal, key },
-      { method: ctx.method, route: route.path, params: input.params, query: input.query, body },
-    );
-    if (begun.kind === 'replay') {
-      ctx.status = begun.response.status;
-      ctx.body = begun.response.body;
-      ctx.set('Idempotent-Replayed', 'true');
-      return;
-    }
-    try {
-      await run();
-    } catch (err) {
-      await begun.abandon().catch((e) => ctx.state.logger.warn({ err: e }, 'idempotency key not released'));
-      throw err;
-    }
-    const plain =
-      ctx.body !== null &&
-      typeof ctx.body === 'object' &&
-      !Buffer.isBuffer(ctx.body) &&
-      typeof (ctx.body as { pipe?: unknown }).pipe !== 'function';
-    if (ctx.status >= 200 && ctx.status < 300 && plain) {
-      await begun
-        .done({ status: ctx.status, body: ctx.body })
-        .catch((e) => ctx.state.logger.warn({ err: e }, 'idempotent answer not kept'));
-    } else await begun.abandon().catch(() => undefined);
-  });
-  /**
-   * The identity of a request outside the HTTP pipeline (a WebSocket upgrade): the same resolvers in
-   * their own request scope; `authorization` stands in for the header (a token sent in connection
-   * parameters). An invalid bearer value throws AuthenticationRequiredError, as over HTTP.
-   */
-  const identify: IdentifyRequest = async (req, overrides = {}) => {
+    return runIdempotently(deps.idempotency!, key, { ctx, route, identity, input }, run);
+  };
+}
+
+/**
+ * The identity of a request outside the HTTP pipeline (a WebSocket upgrade): the same resolvers in
+ * their own request scope; `authorization` stands in for the header (a token sent in connection
+ * parameters). An invalid bearer value throws AuthenticationRequiredError, as over HTTP.
+ */
+function identifier(app: Koa, deps: Pick<AppDeps, 'container' | 'logger'>, stages: () => PluginStages): IdentifyRequest {
+  return async (req, overrides = {}) => {
     const headers = { ...req.headers, ...(overrides.authorization ? { authorization: overrides.authorization } : {}) };
     const request = Object.assign(Object.create(req) as IncomingMessage, { headers, method: 'GET' });
     const ctx = app.createContext(request, new ServerResponse(request));
@@ -244,10 +250,9 @@ export function buildApp(deps: AppDeps): Koa & { identify: IdentifyRequest } {
     ctx.state.scope = scope;
     ctx.state.logger = deps.logger;
     try {
-      return await resolveIdentity(ctx);
+      return (await stages().resolveWith(ctx)).identity;
     } finally {
       await scope.dispose();
     }
   };
-  return Object.assign(app, { identify });
 }

@@ -1,3 +1,6 @@
+import type { Context } from 'koa';
+import type { Identity } from './identity.js';
+import type { RegisteredRoute } from './route-table.js';
 import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto';
 import stringify from 'safe-stable-stringify';
 import { QueryTypes, UniqueConstraintError, type Sequelize } from 'sequelize';
@@ -158,4 +161,45 @@ function open(key: Buffer, sealed: string): string {
   const decipher = createDecipheriv('aes-256-gcm', key, raw.subarray(0, 12));
   decipher.setAuthTag(raw.subarray(12, 28));
   return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
+}
+
+/**
+ * The dispatcher's side of the protocol, for a route declared `idempotent` and a request with a valid
+ * Idempotency-Key: a replay answers the kept response (`Idempotent-Replayed: true`); otherwise `run`
+ * answers and a plain 2xx JSON answer is kept, anything else (an error, a stream) releases the key.
+ */
+export async function runIdempotently(
+  store: IdempotencyStore,
+  key: string,
+  request: { ctx: Context; route: RegisteredRoute; identity: Identity; input: { params: unknown; query: unknown; body: unknown } },
+  run: () => Promise<void>,
+): Promise<void> {
+  const { ctx, route, identity, input } = request;
+  const principal = identity.userId ? `user:${identity.userId}` : `${identity.kind}:${ctx.ip}`;
+  // A multipart body is streamed by the handler: its size and type stand for it in the fingerprint.
+  const body = route.request.multipart ? { length: ctx.get('content-length'), type: ctx.get('content-type').split(';')[0] } : input.body;
+  const begun = await store.begin(
+    { tenantId: identity.tenantId, principal, key },
+    { method: ctx.method, route: route.path, params: input.params, query: input.query, body },
+  );
+  if (begun.kind === 'replay') {
+    ctx.status = begun.response.status;
+    ctx.body = begun.response.body;
+    ctx.set('Idempotent-Replayed', 'true');
+    return;
+  }
+  try {
+    await run();
+  } catch (err) {
+    await begun.abandon().catch((e) => ctx.state.logger.warn({ err: e }, 'idempotency key not released'));
+    throw err;
+  }
+  const plain =
+    ctx.body !== null &&
+    typeof ctx.body === 'object' &&
+    !Buffer.isBuffer(ctx.body) &&
+    typeof (ctx.body as { pipe?: unknown }).pipe !== 'function';
+  if (ctx.status >= 200 && ctx.status < 300 && plain) {
+    await begun.done({ status: ctx.status, body: ctx.body }).catch((e) => ctx.state.logger.warn({ err: e }, 'idempotent answer not kept'));
+  } else await begun.abandon().catch(() => undefined);
 }
