@@ -3,6 +3,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { discoverFolder } from '../../kernel/discovery.js';
+// The kernel's own modules define codes too (DATABASE_BUSY, IDEMPOTENCY_*): plugins import only kernel/sdk.js, so load the kernel.
+import '../../kernel/index.js';
 import { ERROR_CATALOGUE } from '../../kernel/errors.js';
 import { DIST_ROOT, PROJECT_ROOT } from '../../kernel/version.js';
 
