@@ -47,6 +47,12 @@ const pluginBoundary = [0, 1, 2].map((depth) => ({
   files: [`plugins/*/${'*/'.repeat(depth)}*.ts`, `examples/*/${'*/'.repeat(depth)}*.ts`],
   rules: { 'no-restricted-imports': ['error', { patterns: boundaryPatterns(depth) }] },
 }));
+// Pending: wt-importers moves these imports behind content/public.ts; remove this block with the entry in
+// KNOWN_INTERNAL_IMPORTS of test/unit/plugin-boundary.test.ts (the test fails once the imports are gone).
+pluginBoundary.push({
+  files: ['plugins/importers/prepare-batch.ts'],
+  rules: { 'no-restricted-imports': ['error', { patterns: boundaryPatterns(0).slice(1) }] },
+});
 // --- end of the plugin boundary
 
 export default tseslint.config(
