@@ -16,14 +16,13 @@ const iso = (ms: number) => new Date(Number(ms)).toISOString();
  * an address they do not own.
  */
 export class IdentityLinks {
-  /** This kernel's bound model classes (kernel/db/models.ts). */
-  private readonly m: { OidcIdentity: typeof OidcIdentity };
+  private readonly models: { OidcIdentity: typeof OidcIdentity };
 
   constructor(
     models: ModelMap,
     private readonly users: UsersService,
   ) {
-    this.m = modelsOf(models, { OidcIdentity });
+    this.models = modelsOf(models, { OidcIdentity });
   }
 
   async userFor(tenantId: string, provider: ProviderSettings, claims: IdTokenClaims): Promise<string> {
@@ -32,7 +31,7 @@ export class IdentityLinks {
         ? claims.email.trim().toLowerCase()
         : null;
     const verified = claims.email_verified === true || claims.email_verified === 'true';
-    const link = await this.m.OidcIdentity.findOne({ where: { tenant_id: tenantId, provider: provider.id, subject: claims.sub } });
+    const link = await this.models.OidcIdentity.findOne({ where: { tenant_id: tenantId, provider: provider.id, subject: claims.sub } });
     if (link) {
       const user = await this.users.findById(link.user_id);
       if (user && user.tenant_id === tenantId) {
@@ -71,7 +70,7 @@ export class IdentityLinks {
   private async link(tenantId: string, provider: string, subject: string, userId: string, email: string | null): Promise<string> {
     const now = Date.now();
     try {
-      await this.m.OidcIdentity.create({
+      await this.models.OidcIdentity.create({
         id: randomUUID(),
         tenant_id: tenantId,
         provider,
@@ -84,14 +83,14 @@ export class IdentityLinks {
       return userId;
     } catch (err) {
       if (!(err instanceof UniqueConstraintError)) throw err;
-      const winner = await this.m.OidcIdentity.findOne({ where: { tenant_id: tenantId, provider, subject } });
+      const winner = await this.models.OidcIdentity.findOne({ where: { tenant_id: tenantId, provider, subject } });
       if (!winner) throw err;
       return winner.user_id;
     }
   }
 
   async list(userId: string) {
-    const rows = await this.m.OidcIdentity.findAll({ where: { user_id: userId }, order: [['created_at', 'ASC']] });
+    const rows = await this.models.OidcIdentity.findAll({ where: { user_id: userId }, order: [['created_at', 'ASC']] });
     return rows.map((r) => ({
       _id: r.id,
       provider: r.provider,
@@ -102,7 +101,7 @@ export class IdentityLinks {
   }
 
   async unlink(userId: string, id: string): Promise<void> {
-    if (!(await this.m.OidcIdentity.destroy({ where: { id, user_id: userId } })))
+    if (!(await this.models.OidcIdentity.destroy({ where: { id, user_id: userId } })))
       throw new NotFoundError(`Linked identity '${id}' not found`);
   }
 }

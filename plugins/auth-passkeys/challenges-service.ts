@@ -9,18 +9,17 @@ import { modelsOf, type ModelMap } from '../../kernel/sdk.js';
  * a replayed response finds nothing.
  */
 export class ChallengesService {
-  /** This kernel's bound model classes (kernel/db/models.ts). */
-  private readonly m: { PasskeyChallenge: typeof PasskeyChallenge };
+  private readonly models: { PasskeyChallenge: typeof PasskeyChallenge };
 
   constructor(
     models: ModelMap,
     private readonly ttlMs: number,
   ) {
-    this.m = modelsOf(models, { PasskeyChallenge });
+    this.models = modelsOf(models, { PasskeyChallenge });
   }
 
   async issue(purpose: ChallengePurpose, input: { challenge: string; tenantId: string; userId: string | null }): Promise<PasskeyChallenge> {
-    return this.m.PasskeyChallenge.create({
+    return this.models.PasskeyChallenge.create({
       id: randomUUID(),
       purpose,
       user_id: input.userId,
@@ -32,21 +31,21 @@ export class ChallengesService {
 
   private async claim(row: PasskeyChallenge | null): Promise<PasskeyChallenge | null> {
     if (!row) return null;
-    const deleted = await this.m.PasskeyChallenge.destroy({ where: { id: row.id, expires_at: { [Op.gt]: Date.now() } } });
+    const deleted = await this.models.PasskeyChallenge.destroy({ where: { id: row.id, expires_at: { [Op.gt]: Date.now() } } });
     return deleted === 1 ? row : null;
   }
 
   /** The sign-in challenge a browser's cookie names; null when unknown, expired or already used. */
   async claimById(id: string, purpose: ChallengePurpose): Promise<PasskeyChallenge | null> {
-    return this.claim(await this.m.PasskeyChallenge.findOne({ where: { id, purpose } }));
+    return this.claim(await this.models.PasskeyChallenge.findOne({ where: { id, purpose } }));
   }
 
   /** A registration challenge of this user, found by the value the authenticator signed. */
   async claimForUser(userId: string, challenge: string): Promise<PasskeyChallenge | null> {
-    return this.claim(await this.m.PasskeyChallenge.findOne({ where: { purpose: 'register', user_id: userId, challenge } }));
+    return this.claim(await this.models.PasskeyChallenge.findOne({ where: { purpose: 'register', user_id: userId, challenge } }));
   }
 
   async purgeExpired(): Promise<number> {
-    return this.m.PasskeyChallenge.destroy({ where: { expires_at: { [Op.lte]: Date.now() } } });
+    return this.models.PasskeyChallenge.destroy({ where: { expires_at: { [Op.lte]: Date.now() } } });
   }
 }

@@ -47,23 +47,22 @@ export interface NewPasskey {
 
 /** The passkeys table: a user's own passkeys, and the lookup by credential id at sign-in. */
 export class PasskeysService {
-  /** This kernel's bound model classes (kernel/db/models.ts). */
-  private readonly m: { Passkey: typeof Passkey };
+  private readonly models: { Passkey: typeof Passkey };
 
   constructor(models: ModelMap) {
-    this.m = modelsOf(models, { Passkey });
+    this.models = modelsOf(models, { Passkey });
   }
 
   listForUser(userId: string): Promise<Passkey[]> {
-    return this.m.Passkey.findAll({ where: { user_id: userId }, order: [['created_at', 'ASC']] });
+    return this.models.Passkey.findAll({ where: { user_id: userId }, order: [['created_at', 'ASC']] });
   }
 
   findByCredentialId(credentialId: string, tenantId: string): Promise<Passkey | null> {
-    return this.m.Passkey.findOne({ where: { credential_id: credentialId, tenant_id: tenantId } });
+    return this.models.Passkey.findOne({ where: { credential_id: credentialId, tenant_id: tenantId } });
   }
 
   async add(input: NewPasskey): Promise<Passkey> {
-    return this.m.Passkey.create({
+    return this.models.Passkey.create({
       id: randomUUID(),
       tenant_id: input.tenantId,
       user_id: input.userId,
@@ -80,7 +79,7 @@ export class PasskeysService {
   }
 
   private async own(id: string, userId: string): Promise<Passkey> {
-    const row = await this.m.Passkey.findOne({ where: { id, user_id: userId } });
+    const row = await this.models.Passkey.findOne({ where: { id, user_id: userId } });
     if (!row) throw new PasskeyNotFoundError();
     return row;
   }
@@ -92,12 +91,12 @@ export class PasskeysService {
   }
 
   async remove(id: string, userId: string): Promise<void> {
-    if (!(await this.m.Passkey.destroy({ where: { id, user_id: userId } }))) throw new PasskeyNotFoundError();
+    if (!(await this.models.Passkey.destroy({ where: { id, user_id: userId } }))) throw new PasskeyNotFoundError();
   }
 
   /** After a verified sign-in: the new counter (never lowered by a racing older one) and the time. */
   async recordUse(row: Passkey, counter: number, backedUp: boolean): Promise<void> {
-    await this.m.Passkey.update(
+    await this.models.Passkey.update(
       { counter, backed_up: backedUp, last_used_at: Date.now() },
       { where: { id: row.id, counter: { [Op.lte]: counter } } },
     );
@@ -105,6 +104,6 @@ export class PasskeysService {
 
   /** A passkey whose user no longer exists (deleted): it can never sign in again. */
   async removeOrphan(id: string): Promise<void> {
-    await this.m.Passkey.destroy({ where: { id } });
+    await this.models.Passkey.destroy({ where: { id } });
   }
 }

@@ -22,17 +22,16 @@ export interface IssueInput {
  * TOKEN_NOT_FOUND, TOKEN_EXPIRED or TOKEN_ALREADY_CONSUMED.
  */
 export class EmailTokensService {
-  /** This kernel's bound model classes (kernel/db/models.ts). */
-  private readonly m: { EmailToken: typeof EmailToken };
+  private readonly models: { EmailToken: typeof EmailToken };
 
   constructor(models: ModelMap) {
-    this.m = modelsOf(models, { EmailToken });
+    this.models = modelsOf(models, { EmailToken });
   }
 
   async issue(kind: EmailTokenKind, input: IssueInput): Promise<{ token: string; row: EmailToken }> {
     const token = randomBytes(32).toString('base64url');
     const now = Date.now();
-    const row = await this.m.EmailToken.create({
+    const row = await this.models.EmailToken.create({
       id: randomUUID(),
       tenant_id: input.tenantId,
       kind,
@@ -48,7 +47,7 @@ export class EmailTokensService {
   }
 
   private async explainFailure(kind: EmailTokenKind, token: string): Promise<never> {
-    const row = await this.m.EmailToken.findOne({ where: { token_hash: sha256(token), kind } });
+    const row = await this.models.EmailToken.findOne({ where: { token_hash: sha256(token), kind } });
     if (!row) throw new TokenNotFoundError();
     if (row.consumed_at !== null) throw new TokenAlreadyConsumedError();
     throw new TokenExpiredError();
@@ -56,7 +55,7 @@ export class EmailTokensService {
 
   /** Reads a token without using it (GET /api/token/:value). */
   async peek(kind: EmailTokenKind, token: string): Promise<EmailToken> {
-    const row = await this.m.EmailToken.findOne({
+    const row = await this.models.EmailToken.findOne({
       where: { token_hash: sha256(token), kind, consumed_at: null, expires_at: { [Op.gt]: Date.now() } },
     });
     return row ?? this.explainFailure(kind, token);
@@ -66,16 +65,20 @@ export class EmailTokensService {
   async claim(kind: EmailTokenKind, token: string): Promise<EmailToken> {
     const now = Date.now();
     const hash = sha256(token);
-    const [claimed] = await this.m.EmailToken.update(
+    const [claimed] = await this.models.EmailToken.update(
       { consumed_at: now },
       { where: { token_hash: hash, kind, consumed_at: null, expires_at: { [Op.gt]: now } } },
     );
     if (claimed !== 1) return this.explainFailure(kind, token);
-    return (await this.m.EmailToken.findOne({ where: { token_hash: hash } }))!;
+    return (await this.models.EmailToken.findOne({ where: { token_hash: hash } }))!;
   }
 
   async list(kind: EmailTokenKind, tenantId: string) {
-    const rows = await this.m.EmailToken.findAll({ where: { kind, tenant_id: tenantId }, order: [['created_at', 'DESC']], limit: 500 });
+    const rows = await this.models.EmailToken.findAll({
+      where: { kind, tenant_id: tenantId },
+      order: [['created_at', 'DESC']],
+      limit: 500,
+    });
     return rows.map((r) => ({
       _id: r.id,
       email: r.email,
@@ -88,12 +91,12 @@ export class EmailTokensService {
   }
 
   async revoke(kind: EmailTokenKind, id: string, tenantId: string): Promise<void> {
-    if (!(await this.m.EmailToken.destroy({ where: { id, kind, tenant_id: tenantId } })))
+    if (!(await this.models.EmailToken.destroy({ where: { id, kind, tenant_id: tenantId } })))
       throw new NotFoundError(`Token '${id}' not found`);
   }
 
   /** The spec's background purge of expired tokens. */
   async purgeExpired(): Promise<number> {
-    return this.m.EmailToken.destroy({ where: { expires_at: { [Op.lte]: Date.now() } } });
+    return this.models.EmailToken.destroy({ where: { expires_at: { [Op.lte]: Date.now() } } });
   }
 }

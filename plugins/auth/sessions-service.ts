@@ -155,13 +155,12 @@ export class SessionsService {
   /** Records the session's last activity (throttled; never blocks the request). */
   private touch(idHash: string, entry: { lastActiveAt: number } | null, now: number): void {
     if (entry) entry.lastActiveAt = now;
-    this.m.Session.update({ last_active_at: now }, { where: { id_hash: idHash } }).catch((err) =>
+    this.models.Session.update({ last_active_at: now }, { where: { id_hash: idHash } }).catch((err) =>
       this.logger.warn({ err }, 'last activity update failed'),
     );
   }
 
-  /** This kernel's bound model classes (kernel/db/models.ts). */
-  private readonly m: { Session: typeof Session };
+  private readonly models: { Session: typeof Session };
 
   constructor(
     models: ModelMap,
@@ -175,7 +174,7 @@ export class SessionsService {
     /** The bound of the in-memory layers (the spec's 10,000; tests pass a small one). */
     private readonly localMax = LOCAL_MAX,
   ) {
-    this.m = modelsOf(models, { Session });
+    this.models = modelsOf(models, { Session });
   }
 
   /**
@@ -231,7 +230,7 @@ export class SessionsService {
    * so a cookie copied before the change is worth nothing after it. Null when the session is gone.
    */
   async rotate(idHash: string, proof: { passwordProven?: boolean } = {}): Promise<{ token: string; session: Session } | null> {
-    const old = await this.m.Session.findByPk(idHash);
+    const old = await this.models.Session.findByPk(idHash);
     if (!old || Number(old.expires_at) <= Date.now()) return null;
     const { ttlHours } = await this.options();
     const passwordAt = proof.passwordProven ? Date.now() : old.password_at === null ? null : Number(old.password_at);
@@ -250,7 +249,7 @@ export class SessionsService {
   ): Promise<{ token: string; session: Session }> {
     const now = Date.now();
     const token = randomBytes(32).toString('base64url');
-    const session = await this.m.Session.create({
+    const session = await this.models.Session.create({
       id_hash: hashOf(token),
       public_id: randomUUID(),
       user_id: userId,
@@ -270,11 +269,11 @@ export class SessionsService {
     if (policy === 'allow-multiple') return;
     if (policy === 'single-per-device' && !userAgent) return;
     const where = policy === 'single-per-user' ? { user_id: userId } : { user_id: userId, user_agent: userAgent.slice(0, 512) };
-    for (const s of await this.m.Session.findAll({ where })) await this.revokeRow(s);
+    for (const s of await this.models.Session.findAll({ where })) await this.revokeRow(s);
   }
 
   private async enforceMax(userId: string, max: number): Promise<void> {
-    const rows = await this.m.Session.findAll({ where: { user_id: userId }, order: [['last_active_at', 'DESC']] });
+    const rows = await this.models.Session.findAll({ where: { user_id: userId }, order: [['last_active_at', 'DESC']] });
     for (const s of rows.slice(max)) await this.revokeRow(s);
   }
 
@@ -302,7 +301,7 @@ export class SessionsService {
       this.remember(cached, local?.lastActiveAt ?? now);
       return cached;
     }
-    const row = await this.m.Session.findByPk(idHash);
+    const row = await this.models.Session.findByPk(idHash);
     if (!row) return null;
     const idleLimit = Number(row.last_active_at) + idleMs;
     if (Number(row.expires_at) <= now || idleLimit <= now) {
@@ -338,7 +337,7 @@ export class SessionsService {
     const ttlSeconds = Math.max(1, Math.min(300, Math.floor((snapshot.expiresAt - now) / 1000)));
     await this.cache.set(CACHE, idHash, snapshot, { ttlSeconds });
     // A revocation that ran while this lookup read the database must not be undone by the cache write above.
-    if (!(await this.m.Session.findByPk(idHash, { attributes: ['id_hash'] }))) {
+    if (!(await this.models.Session.findByPk(idHash, { attributes: ['id_hash'] }))) {
       await this.cache.delete(CACHE, idHash);
       return null;
     }
@@ -354,7 +353,7 @@ export class SessionsService {
 
   /** Ends a session in every layer: database, shared cache, this instance's memory and (by event) every other's. */
   async revokeByHash(idHash: string): Promise<void> {
-    await this.m.Session.destroy({ where: { id_hash: idHash } });
+    await this.models.Session.destroy({ where: { id_hash: idHash } });
     this.local.delete(idHash);
     await this.cache.delete(CACHE, idHash);
     await this.publish(idHash).catch((err) => this.logger.warn({ err }, 'session revocation broadcast failed'));
@@ -365,7 +364,7 @@ export class SessionsService {
    * and, by event, every other's) without ending them: the next request reads the user again (a new role).
    */
   async forgetUser(userId: string): Promise<void> {
-    const rows = await this.m.Session.findAll({ where: { user_id: userId }, attributes: ['id_hash'] });
+    const rows = await this.models.Session.findAll({ where: { user_id: userId }, attributes: ['id_hash'] });
     for (const row of rows) {
       this.local.delete(row.id_hash);
       await this.cache.delete(CACHE, row.id_hash);
@@ -375,13 +374,13 @@ export class SessionsService {
 
   /** Blocking or deleting a user ends every one of its sessions, everywhere (all but `keepHash`, when given). */
   async revokeAllForUser(userId: string, keepHash?: string): Promise<number> {
-    const rows = (await this.m.Session.findAll({ where: { user_id: userId } })).filter((row) => row.id_hash !== keepHash);
+    const rows = (await this.models.Session.findAll({ where: { user_id: userId } })).filter((row) => row.id_hash !== keepHash);
     for (const row of rows) await this.revokeRow(row);
     return rows.length;
   }
 
   async list(userId: string, currentHash: string | null): Promise<SessionView[]> {
-    const rows = await this.m.Session.findAll({
+    const rows = await this.models.Session.findAll({
       where: { user_id: userId, expires_at: { [Op.gt]: Date.now() } },
       order: [['last_active_at', 'DESC']],
     });
@@ -424,7 +423,7 @@ export class SessionsService {
       throw new ForbiddenError('This needs a signed-in session; API keys and website tokens cannot manage accounts or credentials');
     if (proof && (await this.verifyReauthProof(idHash, proof))) return;
     if (this.reauthWindowSeconds > 0) {
-      const row = await this.m.Session.findByPk(idHash, { attributes: ['password_at'] });
+      const row = await this.models.Session.findByPk(idHash, { attributes: ['password_at'] });
       const at = row?.password_at == null ? null : Number(row.password_at);
       if (at !== null && Date.now() - at < this.reauthWindowSeconds * 1000) return;
     }
@@ -433,7 +432,7 @@ export class SessionsService {
 
   /** One session by its public id, if it belongs to the tenant. */
   findByPublicId(publicId: string, tenantId: string): Promise<Session | null> {
-    return this.m.Session.findOne({ where: { public_id: publicId, tenant_id: tenantId } });
+    return this.models.Session.findOne({ where: { public_id: publicId, tenant_id: tenantId } });
   }
 
   /** Deletes expired sessions (the spec's cleanup task, every 5 minutes). */
@@ -446,7 +445,7 @@ export class SessionsService {
   ): Promise<Array<{ userId: string; sessions: number; lastActiveAt: string; since: string; expiresAt: string }>> {
     const now = Date.now();
     const ttlMs = (await this.options()).ttlHours * 3600 * 1000;
-    const rows = await this.m.Session.findAll({
+    const rows = await this.models.Session.findAll({
       where: { tenant_id: tenantId, expires_at: { [Op.gt]: now } },
       order: [['last_active_at', 'DESC']],
       limit: 5000,
@@ -471,7 +470,7 @@ export class SessionsService {
   }
 
   async purgeExpired(): Promise<number> {
-    const expired = await this.m.Session.findAll({ where: { expires_at: { [Op.lte]: Date.now() } }, attributes: ['id_hash'] });
+    const expired = await this.models.Session.findAll({ where: { expires_at: { [Op.lte]: Date.now() } }, attributes: ['id_hash'] });
     for (const row of expired) await this.revokeByHash(row.id_hash);
     return expired.length;
   }

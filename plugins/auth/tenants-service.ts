@@ -15,14 +15,13 @@ export class TenantsService {
   /** Counts the changes; a hostname map read across one is not kept. */
   private generation = 0;
 
-  /** This kernel's bound model classes (kernel/db/models.ts). */
-  private readonly m: { Tenant: typeof Tenant; Role: typeof Role };
+  private readonly models: { Tenant: typeof Tenant; Role: typeof Role };
 
   constructor(
     models: ModelMap,
     readonly multiTenant: boolean,
   ) {
-    this.m = modelsOf(models, { Tenant, Role });
+    this.models = modelsOf(models, { Tenant, Role });
   }
 
   /**
@@ -54,7 +53,8 @@ export class TenantsService {
     if (!byHost || Date.now() - byHost.at > 30000) {
       const generation = this.generation;
       const map = new Map<string, string>();
-      for (const t of await this.m.Tenant.findAll()) for (const h of JSON.parse(t.hostnames) as string[]) map.set(h.toLowerCase(), t.id);
+      for (const t of await this.models.Tenant.findAll())
+        for (const h of JSON.parse(t.hostnames) as string[]) map.set(h.toLowerCase(), t.id);
       byHost = { map, at: Date.now() };
       // A change announced while this read ran may not be in it: answer with it, but do not keep it.
       if (generation === this.generation) this.byHost = byHost;
@@ -63,14 +63,14 @@ export class TenantsService {
   }
 
   async create(input: { id: string; name: string; hostnames: string[] }) {
-    if (await this.m.Tenant.findByPk(input.id)) throw new ConflictError(`Tenant '${input.id}' already exists`);
+    if (await this.models.Tenant.findByPk(input.id)) throw new ConflictError(`Tenant '${input.id}' already exists`);
     const hostnames = input.hostnames.map((h) => h.toLowerCase());
-    for (const t of await this.m.Tenant.findAll()) {
+    for (const t of await this.models.Tenant.findAll()) {
       const taken = (JSON.parse(t.hostnames) as string[]).find((h) => hostnames.includes(h));
       if (taken) throw new ConflictError(`Hostname '${taken}' already belongs to tenant '${t.id}'`);
     }
-    await this.m.Tenant.create({ id: input.id, name: input.name, hostnames: JSON.stringify(hostnames), created_at: Date.now() });
-    await this.m.Role.bulkCreate(
+    await this.models.Tenant.create({ id: input.id, name: input.name, hostnames: JSON.stringify(hostnames), created_at: Date.now() });
+    await this.models.Role.bulkCreate(
       Object.entries(BUILT_IN_ROLES).map(([name, r]) => ({
         tenant_id: input.id,
         name,
@@ -85,7 +85,7 @@ export class TenantsService {
   }
 
   async list() {
-    return (await this.m.Tenant.findAll({ order: [['created_at', 'ASC']] })).map((t) => ({
+    return (await this.models.Tenant.findAll({ order: [['created_at', 'ASC']] })).map((t) => ({
       id: t.id,
       name: t.name,
       hostnames: JSON.parse(t.hostnames) as string[],

@@ -63,11 +63,10 @@ interface BearerRow {
 export class TokensService implements IdentityChangeListener {
   private readonly bearers: BearerCache;
 
-  /** This kernel's bound model classes (kernel/db/models.ts). */
-  private readonly m: { ApiKey: typeof ApiKey; WebsiteToken: typeof WebsiteToken };
+  private readonly models: { ApiKey: typeof ApiKey; WebsiteToken: typeof WebsiteToken };
 
   constructor(models: ModelMap, deps: { cache?: CacheService | null; logger?: Pick<Logger, 'warn'>; localMax?: number } = {}) {
-    this.m = modelsOf(models, { ApiKey, WebsiteToken });
+    this.models = modelsOf(models, { ApiKey, WebsiteToken });
     this.bearers = new BearerCache({
       ...deps,
       load: (hash, kind) => this.lookup(hash, kind),
@@ -93,7 +92,7 @@ export class TokensService implements IdentityChangeListener {
       if (!hasPermission(owner, p)) throw new ForbiddenError(`You cannot give a key the permission '${p}', which you do not have`);
     }
     const key = `sck_${randomBytes(32).toString('base64url')}`;
-    const row = await this.m.ApiKey.create({
+    const row = await this.models.ApiKey.create({
       id: randomUUID(),
       tenant_id: owner.tenantId,
       user_id: owner.userId,
@@ -107,7 +106,7 @@ export class TokensService implements IdentityChangeListener {
   }
 
   async listApiKeys(owner: Identity) {
-    const rows = await this.m.ApiKey.findAll({ where: this.ownedBy(owner), order: [['created_at', 'DESC']] });
+    const rows = await this.models.ApiKey.findAll({ where: this.ownedBy(owner), order: [['created_at', 'DESC']] });
     return rows.map((r) => ({
       _id: r.id,
       name: r.name,
@@ -120,8 +119,8 @@ export class TokensService implements IdentityChangeListener {
 
   /** Revokes at once; what is left is a tombstone of its hash (see revokedBearer). Resolves the key's name and owner. */
   async revokeApiKey(owner: Identity, id: string): Promise<RevokedBearer> {
-    const row = await this.m.ApiKey.findOne({ where: { ...this.ownedBy(owner), id } });
-    if (!row || !(await this.m.ApiKey.destroy({ where: { id: row.id } }))) throw new NotFoundError(`API key '${id}' not found`);
+    const row = await this.models.ApiKey.findOne({ where: { ...this.ownedBy(owner), id } });
+    if (!row || !(await this.models.ApiKey.destroy({ where: { id: row.id } }))) throw new NotFoundError(`API key '${id}' not found`);
     const revoked = await this.bury('api-key', row.key_hash, row, 'revoked');
     await this.bearers.forget({ hashes: [row.key_hash] }, [row.key_hash]);
     return revoked;
@@ -146,7 +145,7 @@ export class TokensService implements IdentityChangeListener {
         ]);
     }
     const token = randomBytes(32).toString('base64url');
-    const row = await this.m.WebsiteToken.create({
+    const row = await this.models.WebsiteToken.create({
       id: randomUUID(),
       tenant_id: owner.tenantId,
       user_id: owner.userId,
@@ -160,7 +159,7 @@ export class TokensService implements IdentityChangeListener {
   }
 
   async listWebsiteTokens(owner: Identity) {
-    const rows = await this.m.WebsiteToken.findAll({ where: this.ownedBy(owner), order: [['created_at', 'DESC']] });
+    const rows = await this.models.WebsiteToken.findAll({ where: this.ownedBy(owner), order: [['created_at', 'DESC']] });
     return rows.map((r) => ({
       _id: r.id,
       name: r.name,
@@ -172,8 +171,9 @@ export class TokensService implements IdentityChangeListener {
   }
 
   async revokeWebsiteToken(owner: Identity, id: string): Promise<RevokedBearer> {
-    const row = await this.m.WebsiteToken.findOne({ where: { ...this.ownedBy(owner), id } });
-    if (!row || !(await this.m.WebsiteToken.destroy({ where: { id: row.id } }))) throw new NotFoundError(`Website token '${id}' not found`);
+    const row = await this.models.WebsiteToken.findOne({ where: { ...this.ownedBy(owner), id } });
+    if (!row || !(await this.models.WebsiteToken.destroy({ where: { id: row.id } })))
+      throw new NotFoundError(`Website token '${id}' not found`);
     const revoked = await this.bury('website-token', row.token_hash, row, 'revoked');
     await this.bearers.forget({ hashes: [row.token_hash] }, [row.token_hash]);
     return revoked;
@@ -187,7 +187,7 @@ export class TokensService implements IdentityChangeListener {
     reason: RevokedBearer['reason'],
   ): Promise<RevokedBearer> {
     const revoked: RevokedBearer = { kind, id: row.id, tenantId: row.tenant_id, userId: row.user_id, name: row.name, reason };
-    await this.m.ApiKey.sequelize!.query(
+    await this.models.ApiKey.sequelize!.query(
       'INSERT INTO auth_revoked_bearers (token_hash, kind, token_id, tenant_id, user_id, name, reason, revoked_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
       { replacements: [hash, kind, row.id, row.tenant_id, row.user_id, row.name.slice(0, 191), reason, Date.now()] },
     );
@@ -196,7 +196,7 @@ export class TokensService implements IdentityChangeListener {
 
   /** The revoked key or token a bearer value was, or null (never issued, or revoked over 90 days ago). */
   async revokedBearer(raw: string): Promise<RevokedBearer | null> {
-    const rows = await this.m.ApiKey.sequelize!.query<{
+    const rows = await this.models.ApiKey.sequelize!.query<{
       kind: string;
       token_id: string;
       tenant_id: string;
@@ -237,7 +237,7 @@ export class TokensService implements IdentityChangeListener {
   private async lookup(hash: string, kind: BearerKind): Promise<BearerSnapshot | null> {
     const apiKey = kind === 'api-key';
     const table = apiKey ? 'auth_api_keys' : 'auth_website_tokens';
-    const rows = await this.m.ApiKey.sequelize!.query<BearerRow>(
+    const rows = await this.models.ApiKey.sequelize!.query<BearerRow>(
       `SELECT t.id, t.user_id, t.tenant_id, t.expires_at, t.last_used_at, t.permissions,
               u.role, u.blocked, r.permissions AS role_permissions
          FROM ${table} t
@@ -263,13 +263,13 @@ export class TokensService implements IdentityChangeListener {
 
   /** Records last use (the cache calls it at most once a minute per key or token and instance); never blocks a request. */
   private touch(kind: BearerKind, id: string, now: number): void {
-    const model = (kind === 'api-key' ? this.m.ApiKey : this.m.WebsiteToken) as typeof ApiKey;
+    const model = (kind === 'api-key' ? this.models.ApiKey : this.models.WebsiteToken) as typeof ApiKey;
     void model.update({ last_used_at: now }, { where: { id } }).catch(() => undefined);
   }
 
   /** The hashes of the user's keys and tokens (their shared cache keys). */
   private async hashesOf(where: string, replacements: string[]): Promise<string[]> {
-    const rows = await this.m.ApiKey.sequelize!.query<{ h: string }>(
+    const rows = await this.models.ApiKey.sequelize!.query<{ h: string }>(
       `SELECT t.key_hash AS h FROM auth_api_keys t JOIN auth_users u ON u.id = t.user_id WHERE ${where}
        UNION ALL SELECT t.token_hash AS h FROM auth_website_tokens t JOIN auth_users u ON u.id = t.user_id WHERE ${where}`,
       { replacements: [...replacements, ...replacements], type: QueryTypes.SELECT },
@@ -299,16 +299,16 @@ export class TokensService implements IdentityChangeListener {
   async revokeAllForUser(userId: string, reason: RevokedBearer['reason']): Promise<{ apiKeys: number; websiteTokens: number }> {
     const hashes: string[] = [];
     const counts = { apiKeys: 0, websiteTokens: 0 };
-    for (const key of await this.m.ApiKey.findAll({ where: { user_id: userId } })) {
+    for (const key of await this.models.ApiKey.findAll({ where: { user_id: userId } })) {
       hashes.push(key.key_hash);
-      if (await this.m.ApiKey.destroy({ where: { id: key.id } })) {
+      if (await this.models.ApiKey.destroy({ where: { id: key.id } })) {
         await this.bury('api-key', key.key_hash, key, reason);
         counts.apiKeys++;
       }
     }
-    for (const token of await this.m.WebsiteToken.findAll({ where: { user_id: userId } })) {
+    for (const token of await this.models.WebsiteToken.findAll({ where: { user_id: userId } })) {
       hashes.push(token.token_hash);
-      if (await this.m.WebsiteToken.destroy({ where: { id: token.id } })) {
+      if (await this.models.WebsiteToken.destroy({ where: { id: token.id } })) {
         await this.bury('website-token', token.token_hash, token, reason);
         counts.websiteTokens++;
       }
@@ -320,9 +320,9 @@ export class TokensService implements IdentityChangeListener {
   /** The spec's background purge of expired tokens. */
   async purgeExpired(): Promise<number> {
     const where = { expires_at: { [Op.lte]: Date.now() } };
-    await this.m.ApiKey.sequelize!.query('DELETE FROM auth_revoked_bearers WHERE revoked_at < ?', {
+    await this.models.ApiKey.sequelize!.query('DELETE FROM auth_revoked_bearers WHERE revoked_at < ?', {
       replacements: [Date.now() - TOMBSTONE_DAYS * 24 * 3600 * 1000],
     });
-    return (await this.m.ApiKey.destroy({ where })) + (await this.m.WebsiteToken.destroy({ where }));
+    return (await this.models.ApiKey.destroy({ where })) + (await this.models.WebsiteToken.destroy({ where }));
   }
 }

@@ -40,8 +40,7 @@ function newBackupCodes(): string[] {
  * pool). A TOTP code is accepted once: its time step must be later than the last accepted one.
  */
 export class TwoFactorService {
-  /** This kernel's bound model classes (kernel/db/models.ts). */
-  private readonly m: { User: typeof User };
+  private readonly models: { User: typeof User };
 
   constructor(
     models: ModelMap,
@@ -50,7 +49,7 @@ export class TwoFactorService {
     /** The issuer authenticator apps show for a tenant's accounts (its site name by default). */
     private readonly issuerOf: (tenantId: string) => Promise<string>,
   ) {
-    this.m = modelsOf(models, { User });
+    this.models = modelsOf(models, { User });
   }
 
   private async hashCodes(codes: string[]): Promise<string[]> {
@@ -67,7 +66,7 @@ export class TwoFactorService {
     const secret = generateSecret();
     const backupCodes = newBackupCodes();
     const payload = await this.secrets.encrypt(JSON.stringify({ secret, backupCodes }));
-    const sequelize = this.m.User.sequelize!;
+    const sequelize = this.models.User.sequelize!;
     await sequelize.query('DELETE FROM auth_2fa_pending WHERE user_id = ?', { replacements: [user.id] });
     await sequelize.query('INSERT INTO auth_2fa_pending (user_id, payload, created_at) VALUES (?, ?, ?)', {
       replacements: [user.id, payload, Date.now()],
@@ -83,7 +82,7 @@ export class TwoFactorService {
 
   async verifySetup(user: User, input: { secret: string; verificationCode: string; backupCodes: string[] }): Promise<void> {
     if (user.two_factor_enabled) throw new ValidationError('2FA is already enabled');
-    const rows = await this.m.User.sequelize!.query<{ payload: string; created_at: number }>(
+    const rows = await this.models.User.sequelize!.query<{ payload: string; created_at: number }>(
       'SELECT payload, created_at FROM auth_2fa_pending WHERE user_id = ?',
       {
         replacements: [user.id],
@@ -102,7 +101,7 @@ export class TwoFactorService {
     );
     if (!result.valid) throw new ValidationError('Invalid verification code');
     const hashes = await this.hashCodes(issued.backupCodes);
-    await this.m.User.update(
+    await this.models.User.update(
       {
         two_factor_enabled: true,
         totp_secret: await this.secrets.encrypt(issued.secret),
@@ -112,14 +111,14 @@ export class TwoFactorService {
       },
       { where: { id: user.id } },
     );
-    await this.m.User.sequelize!.query('DELETE FROM auth_2fa_pending WHERE user_id = ?', { replacements: [user.id] });
+    await this.models.User.sequelize!.query('DELETE FROM auth_2fa_pending WHERE user_id = ?', { replacements: [user.id] });
   }
 
   /** Checks a TOTP code (once per time step) or a backup code (consumed); never throws for a wrong code. */
   async checkCode(userId: string, rawCode: string): Promise<CodeCheck> {
     const code = rawCode.replace(/\s+/g, '');
     const method = /^\d{6}$/.test(code) ? 'totp' : 'backup';
-    const user = await this.m.User.findByPk(userId);
+    const user = await this.models.User.findByPk(userId);
     if (!user?.two_factor_enabled || !user.totp_secret) return { ok: false, method };
     if (method === 'totp') {
       const secret = await this.secrets.decrypt(user.totp_secret);
@@ -134,7 +133,7 @@ export class TwoFactorService {
         return again.valid ? { ok: false, method, used: true } : { ok: false, method };
       }
       // Claim the time step atomically: the same code presented twice (even concurrently) passes once.
-      const [claimed] = await this.m.User.update(
+      const [claimed] = await this.models.User.update(
         { last_totp_step: result.timeStep, last_2fa_verification: Date.now() },
         { where: { id: userId, [Op.or]: [{ last_totp_step: null }, { last_totp_step: { [Op.lt]: result.timeStep } }] } },
       );
@@ -153,19 +152,19 @@ export class TwoFactorService {
       if (index < 0) return { ok: false, method };
       if (hashes[index]!.startsWith(SPENT)) return { ok: false, method, used: true };
       const next = hashes.map((h, j) => (j === index ? SPENT + h : h));
-      const [consumed] = await this.m.User.update(
+      const [consumed] = await this.models.User.update(
         { backup_codes: JSON.stringify(next), last_2fa_verification: Date.now() },
         { where: { id: userId, backup_codes: stored } },
       );
       if (consumed === 1) return { ok: true, method, remaining: unspent(next).length };
-      stored = (await this.m.User.findByPk(userId))?.backup_codes ?? null;
+      stored = (await this.models.User.findByPk(userId))?.backup_codes ?? null;
     }
     return { ok: false, method };
   }
 
   async disable(user: User): Promise<void> {
     if (!user.two_factor_enabled) throw new ValidationError('2FA is not enabled');
-    await this.m.User.update(
+    await this.models.User.update(
       { two_factor_enabled: false, totp_secret: null, backup_codes: null, last_totp_step: null },
       { where: { id: user.id } },
     );
@@ -174,7 +173,7 @@ export class TwoFactorService {
   async regenerate(user: User): Promise<string[]> {
     if (!user.two_factor_enabled) throw new ValidationError('2FA is not enabled');
     const codes = newBackupCodes();
-    await this.m.User.update({ backup_codes: JSON.stringify(await this.hashCodes(codes)) }, { where: { id: user.id } });
+    await this.models.User.update({ backup_codes: JSON.stringify(await this.hashCodes(codes)) }, { where: { id: user.id } });
     return codes;
   }
 

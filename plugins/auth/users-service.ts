@@ -88,8 +88,7 @@ export class UsersService {
   private dummyHash: Promise<string> | null = null;
   private readonly listeners: IdentityChangeListener[] = [];
 
-  /** This kernel's bound model classes (kernel/db/models.ts). */
-  private readonly m: { Role: typeof Role; User: typeof User };
+  private readonly models: { Role: typeof Role; User: typeof User };
 
   constructor(
     models: ModelMap,
@@ -101,7 +100,7 @@ export class UsersService {
     private readonly keyed: (text: string) => Promise<string> = async (text) =>
       createHash('sha256').update(`unknown-email.${text}`).digest('base64url'),
   ) {
-    this.m = modelsOf(models, { Role, User });
+    this.models = modelsOf(models, { Role, User });
   }
 
   /** Registers a listener of identity changes (see IdentityChangeListener). */
@@ -133,11 +132,11 @@ export class UsersService {
     const tenantId = input.tenantId ?? 'default';
     const email = input.email.trim().toLowerCase();
     checkPassword(input.password);
-    if (!(await this.m.Role.findOne({ where: { tenant_id: tenantId, name: input.role } }))) {
+    if (!(await this.models.Role.findOne({ where: { tenant_id: tenantId, name: input.role } }))) {
       throw new ValidationError(`Unknown role '${input.role}'`, [{ path: 'body.role', message: 'unknown role' }]);
     }
     try {
-      const user = await this.m.User.create({
+      const user = await this.models.User.create({
         id: randomUUID(),
         tenant_id: tenantId,
         email,
@@ -156,13 +155,13 @@ export class UsersService {
 
   /** Confirms the password of a signed-in user (re-authentication); does not touch the lockout count. */
   async confirmPassword(userId: string, password: string): Promise<boolean> {
-    const user = await this.m.User.findByPk(userId);
+    const user = await this.models.User.findByPk(userId);
     return user !== null && (await this.verify(password.slice(0, 1024), user.password_hash));
   }
 
   /** Changes the username and merges preferences (e.g. preferences.theme). */
   async updateAttributes(userId: string, input: { username?: string; preferences?: Record<string, unknown> }): Promise<User> {
-    const user = await this.m.User.findByPk(userId);
+    const user = await this.models.User.findByPk(userId);
     if (!user) throw new ValidationError('Unknown user');
     const preferences = { ...(JSON.parse(user.preferences) as Record<string, unknown>) };
     for (const [key, value] of Object.entries(input.preferences ?? {})) {
@@ -180,10 +179,10 @@ export class UsersService {
   async list(tenantId: string, query: { page: number; limit: number; search?: string }) {
     const where: Record<string | symbol, unknown> = { tenant_id: tenantId };
     if (query.search) {
-      const db = this.m.User.sequelize!;
+      const db = this.models.User.sequelize!;
       where[Op.or] = [likeContains(db, 'email', query.search), likeContains(db, 'username', query.search)];
     }
-    const { rows, count } = await this.m.User.findAndCountAll({
+    const { rows, count } = await this.models.User.findAndCountAll({
       where,
       order: [['created_at', 'DESC']],
       limit: query.limit,
@@ -204,7 +203,7 @@ export class UsersService {
 
   /** The tenant's roles with their permissions (built-in admin, editor, viewer, guest and any added). */
   async roles(tenantId: string): Promise<Array<{ name: string; description: string; permissions: string[] }>> {
-    const rows = await this.m.Role.findAll({ where: { tenant_id: tenantId }, order: [['name', 'ASC']] });
+    const rows = await this.models.Role.findAll({ where: { tenant_id: tenantId }, order: [['name', 'ASC']] });
     return rows.map((r) => ({ name: r.name, description: r.description, permissions: JSON.parse(r.permissions) as string[] }));
   }
 
@@ -215,16 +214,23 @@ export class UsersService {
    * (GUEST_GRANTS_CHANGED). Returns the guest role's permissions.
    */
   async setGuestGrant(tenantId: string, permission: string, granted: boolean): Promise<string[]> {
-    const sequelize = this.m.Role.sequelize!;
+    const sequelize = this.models.Role.sequelize!;
     const permissions = await sequelize.transaction(async (transaction) => {
-      const row = await this.m.Role.findOne({ where: { tenant_id: tenantId, name: 'guest' }, transaction, lock: transaction.LOCK.UPDATE });
+      const row = await this.models.Role.findOne({
+        where: { tenant_id: tenantId, name: 'guest' },
+        transaction,
+        lock: transaction.LOCK.UPDATE,
+      });
       const current = row ? (JSON.parse(row.permissions) as string[]) : [];
       const next = granted ? [...new Set([...current, permission])] : current.filter((p) => p !== permission);
       if (next.length === current.length && next.every((p, i) => p === current[i])) return current;
       if (row)
-        await this.m.Role.update({ permissions: JSON.stringify(next) }, { where: { tenant_id: tenantId, name: 'guest' }, transaction });
+        await this.models.Role.update(
+          { permissions: JSON.stringify(next) },
+          { where: { tenant_id: tenantId, name: 'guest' }, transaction },
+        );
       else
-        await this.m.Role.create(
+        await this.models.Role.create(
           { tenant_id: tenantId, name: 'guest', description: BUILT_IN_ROLES.guest!.description, permissions: JSON.stringify(next) },
           { transaction },
         );
@@ -237,22 +243,22 @@ export class UsersService {
 
   /** Gives the user another role (the caller checked that it exists and may be granted). */
   async setRole(userId: string, role: string): Promise<void> {
-    await this.m.User.update({ role }, { where: { id: userId } });
+    await this.models.User.update({ role }, { where: { id: userId } });
     await this.userChanged(userId);
-    const user = await this.m.User.findByPk(userId);
+    const user = await this.models.User.findByPk(userId);
     if (user) await this.announce('update', user, { role });
   }
 
   async setBlocked(userId: string, blocked: boolean): Promise<void> {
-    await this.m.User.update({ blocked }, { where: { id: userId } });
+    await this.models.User.update({ blocked }, { where: { id: userId } });
     await this.userChanged(userId);
-    const user = await this.m.User.findByPk(userId);
+    const user = await this.models.User.findByPk(userId);
     if (user) await this.announce('update', user, { blocked });
   }
 
   /** Figures of the tenant's users for the dashboard (security, provisioning health); no personal data. */
   async summary(tenantId: string) {
-    const users = await this.m.User.findAll({
+    const users = await this.models.User.findAll({
       where: { tenant_id: tenantId },
       attributes: ['role', 'blocked', 'lockout_until', 'failed_attempts', 'two_factor_enabled', 'created_at'],
     });
@@ -291,28 +297,28 @@ export class UsersService {
   }
 
   countActiveAdmins(tenantId: string): Promise<number> {
-    return this.m.User.count({ where: { tenant_id: tenantId, role: 'admin', blocked: false } });
+    return this.models.User.count({ where: { tenant_id: tenantId, role: 'admin', blocked: false } });
   }
 
   async delete(userId: string): Promise<void> {
-    const user = await this.m.User.findByPk(userId);
-    if ((await this.m.User.destroy({ where: { id: userId } })) && user) await this.announce('delete', user);
+    const user = await this.models.User.findByPk(userId);
+    if ((await this.models.User.destroy({ where: { id: userId } })) && user) await this.announce('delete', user);
     await this.userChanged(userId);
     await this.clearClientFailures(userId);
   }
 
   async roleExists(role: string, tenantId: string): Promise<boolean> {
-    return (await this.m.Role.findOne({ where: { tenant_id: tenantId, name: role } })) !== null;
+    return (await this.models.Role.findOne({ where: { tenant_id: tenantId, name: role } })) !== null;
   }
 
   findByEmail(email: string, tenantId: string): Promise<User | null> {
-    return this.m.User.findOne({ where: { tenant_id: tenantId, email: email.trim().toLowerCase() } });
+    return this.models.User.findOne({ where: { tenant_id: tenantId, email: email.trim().toLowerCase() } });
   }
 
   /** Sets a new password (reset flow) and clears any lockout. */
   async setPassword(userId: string, password: string): Promise<void> {
     checkPassword(password);
-    await this.m.User.update(
+    await this.models.User.update(
       { password_hash: await this.hash(password), failed_attempts: 0, lockout_until: null },
       { where: { id: userId } },
     );
@@ -320,11 +326,11 @@ export class UsersService {
   }
 
   findById(id: string): Promise<User | null> {
-    return this.m.User.findByPk(id);
+    return this.models.User.findByPk(id);
   }
 
   async permissionsOf(role: string, tenantId: string): Promise<string[]> {
-    const row = await this.m.Role.findOne({ where: { tenant_id: tenantId, name: role } });
+    const row = await this.models.Role.findOne({ where: { tenant_id: tenantId, name: role } });
     return row ? (JSON.parse(row.permissions) as string[]) : [];
   }
 
@@ -343,7 +349,7 @@ export class UsersService {
     client: string = UNKNOWN_CLIENTS,
   ): Promise<User> {
     const email = emailInput.trim().toLowerCase();
-    const user = await this.m.User.findOne({ where: { tenant_id: tenantId, email } });
+    const user = await this.models.User.findOne({ where: { tenant_id: tenantId, email } });
     notes.user = user;
     const now = Date.now();
     if (!user) {
@@ -372,7 +378,7 @@ export class UsersService {
       }
       if (user.lockout_until !== null) {
         // The lock has expired: its count starts again.
-        const [cleared] = await this.m.User.update(
+        const [cleared] = await this.models.User.update(
           { failed_attempts: 0, lockout_until: null },
           { where: { id: user.id, lockout_until: { [Op.lte]: now } } },
         );
@@ -412,7 +418,7 @@ export class UsersService {
 
   /** Clears the failure counts after a completed sign-in: the account's (the spec's rule) and this device's. */
   async resetFailures(userId: string, client: string = UNKNOWN_CLIENTS): Promise<void> {
-    await this.m.User.update({ failed_attempts: 0, lockout_until: null }, { where: { id: userId } });
+    await this.models.User.update({ failed_attempts: 0, lockout_until: null }, { where: { id: userId } });
     if (client !== UNKNOWN_CLIENTS)
       await this.db().query('DELETE FROM auth_login_failures WHERE user_id = ? AND client_hash = ?', { replacements: [userId, client] });
   }
@@ -421,7 +427,7 @@ export class UsersService {
   async lockedForSeconds(userId: string, client: string = UNKNOWN_CLIENTS): Promise<number> {
     const until =
       client === UNKNOWN_CLIENTS
-        ? Number((await this.m.User.findByPk(userId))?.lockout_until ?? 0)
+        ? Number((await this.models.User.findByPk(userId))?.lockout_until ?? 0)
         : Number((await this.clientRow(userId, client))?.lockout_until ?? 0);
     return until > Date.now() ? Math.ceil((until - Date.now()) / 1000) : 0;
   }
@@ -458,7 +464,7 @@ export class UsersService {
   }
 
   private db() {
-    return this.m.User.sequelize!;
+    return this.models.User.sequelize!;
   }
 
   private async clientRow(userId: string, client: string): Promise<{ failures: number; lockout_until: number | string | null } | null> {
@@ -524,7 +530,7 @@ export class UsersService {
    */
   private async recordAccountFailure(userId: string): Promise<boolean> {
     const now = Date.now();
-    const [changed] = await this.m.User.update(
+    const [changed] = await this.models.User.update(
       {
         lockout_until: literal(`CASE WHEN failed_attempts + 1 >= ${MAX_FAILED_ATTEMPTS} THEN ${now + LOCKOUT_MS} ELSE NULL END`),
         failed_attempts: literal('failed_attempts + 1'),
@@ -532,13 +538,13 @@ export class UsersService {
       { where: { id: userId, lockout_until: null } },
     );
     if (changed === 0) {
-      const locked = await this.m.User.findByPk(userId);
+      const locked = await this.models.User.findByPk(userId);
       const until = Number(locked?.lockout_until ?? 0);
       if (until > Date.now())
         throw Object.assign(new AccountLockedError(Math.ceil((until - Date.now()) / 1000)), { scope: 'account' as LockScope });
       return false;
     }
-    const user = await this.m.User.findByPk(userId);
+    const user = await this.models.User.findByPk(userId);
     return Number(user?.lockout_until ?? 0) > Date.now();
   }
 }

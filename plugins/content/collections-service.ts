@@ -54,15 +54,14 @@ export const describeCollection = (c: CollectionDefinition) => ({
 export class CollectionsService {
   private loaded = new Map<string, LoadedCollection>();
 
-  /** This kernel's bound model classes (kernel/db/models.ts). */
-  private readonly m: { CollectionRow: typeof CollectionRow; Revision: typeof Revision };
+  private readonly models: { CollectionRow: typeof CollectionRow; Revision: typeof Revision };
 
   constructor(
     private readonly sequelize: Sequelize,
     private readonly migrator: MigrationRunner,
     private readonly events: EventBus,
   ) {
-    this.m = modelsOf(sequelize.models, { CollectionRow, Revision });
+    this.models = modelsOf(sequelize.models, { CollectionRow, Revision });
   }
 
   private define(row: CollectionRow): LoadedCollection {
@@ -88,7 +87,7 @@ export class CollectionsService {
   }
 
   async refresh(): Promise<void> {
-    const rows = await this.m.CollectionRow.findAll({ order: [['name', 'ASC']] });
+    const rows = await this.models.CollectionRow.findAll({ order: [['name', 'ASC']] });
     const next = new Map<string, LoadedCollection>();
     for (const row of rows) {
       const known = this.loaded.get(row.name);
@@ -121,7 +120,7 @@ export class CollectionsService {
    * not arrived yet); if so the definitions are reloaded.
    */
   async reloadIfChanged(c: LoadedCollection): Promise<boolean> {
-    const row = await this.m.CollectionRow.findByPk(c.name, { attributes: ['version', 'uid'] });
+    const row = await this.models.CollectionRow.findByPk(c.name, { attributes: ['version', 'uid'] });
     if (row && row.version === c.version && row.uid === c.uid) return false;
     await this.refresh();
     return true;
@@ -141,7 +140,7 @@ export class CollectionsService {
   private async checkRelations(name: string, fields: FieldDefinition[]): Promise<void> {
     for (const [i, f] of fields.entries()) {
       if (f.type !== 'relation' || f.collection === name) continue;
-      if (!(await this.m.CollectionRow.findByPk(f.collection!))) {
+      if (!(await this.models.CollectionRow.findByPk(f.collection!))) {
         throw new ValidationError(`Field '${f.name}' relates to an unknown collection '${f.collection}'`, [
           { path: `body.fields.${i}.collection`, message: 'unknown collection' },
         ]);
@@ -172,7 +171,7 @@ export class CollectionsService {
         { path: 'body.singular', message: 'same as the name' },
       ]);
     }
-    const others = (await this.m.CollectionRow.findAll({ attributes: ['name', 'singular'] })).filter((r) => r.name !== name);
+    const others = (await this.models.CollectionRow.findAll({ attributes: ['name', 'singular'] })).filter((r) => r.name !== name);
     const clash = others.find((r) => [r.name, r.singular].includes(name) || [r.name, r.singular].includes(singular));
     if (clash)
       throw new ConflictError(`'${name}' / '${singular}' would clash with the collection '${clash.name}' (singular '${clash.singular}')`);
@@ -184,7 +183,7 @@ export class CollectionsService {
     const now = Date.now();
     const ref: TableRef = { name: input.name, uid: randomUUID(), table: tableNameFor(input.name) };
     try {
-      await this.m.CollectionRow.create({
+      await this.models.CollectionRow.create({
         name: input.name,
         uid: ref.uid,
         label: input.label ?? defaultLabel(input.name),
@@ -202,7 +201,7 @@ export class CollectionsService {
     try {
       await this.migrate(createTableMigration(ref, input.fields), []);
     } catch (err) {
-      await this.m.CollectionRow.destroy({ where: { name: input.name, uid: ref.uid } });
+      await this.models.CollectionRow.destroy({ where: { name: input.name, uid: ref.uid } });
       throw err;
     }
     await this.changed(input.name);
@@ -214,7 +213,7 @@ export class CollectionsService {
    * then the table is altered; if that fails the claim is undone.
    */
   async update(name: string, patch: CollectionPatch): Promise<LoadedCollection> {
-    const row = await this.m.CollectionRow.findByPk(name);
+    const row = await this.models.CollectionRow.findByPk(name);
     if (!row) throw new CollectionNotFoundError(name);
     const before = JSON.parse(row.fields) as FieldDefinition[];
     const after = patch.fields ?? before;
@@ -230,7 +229,7 @@ export class CollectionsService {
     if (patch.singular) await this.checkNames(name, patch.singular);
     await this.checkRelations(name, after);
     const version = row.version + 1;
-    const [claimed] = await this.m.CollectionRow.update(
+    const [claimed] = await this.models.CollectionRow.update(
       {
         label: patch.label ?? row.label,
         singular: patch.singular ?? row.singular,
@@ -245,7 +244,7 @@ export class CollectionsService {
       const changedIndexes = after.filter((f) => f.unique && !old.get(f.name)?.unique).map((f) => f.name);
       await this.migrate(alterTableMigration({ name, uid: row.uid, table: row.table_name }, version, before, after), changedIndexes);
     } catch (err) {
-      await this.m.CollectionRow.update(
+      await this.models.CollectionRow.update(
         { label: row.label, singular: row.singular, fields: row.fields, version: row.version },
         { where: { name, version } },
       );
@@ -257,14 +256,14 @@ export class CollectionsService {
 
   /** Drops the collection, its table and its entries' revisions. */
   async remove(name: string): Promise<void> {
-    const row = await this.m.CollectionRow.findByPk(name);
+    const row = await this.models.CollectionRow.findByPk(name);
     if (!row) throw new CollectionNotFoundError(name);
     const users = this.list().filter((c) => c.name !== name && c.fields.some((f) => f.type === 'relation' && f.collection === name));
     if (users.length)
       throw new ConflictError(`Collection '${name}' is the target of relation fields in ${users.map((c) => c.name).join(', ')}`);
     await this.migrate(dropTableMigration({ name, uid: row.uid, table: row.table_name }), []);
-    await this.m.CollectionRow.destroy({ where: { name, uid: row.uid } });
-    await this.m.Revision.destroy({ where: { collection: name } });
+    await this.models.CollectionRow.destroy({ where: { name, uid: row.uid } });
+    await this.models.Revision.destroy({ where: { collection: name } });
     await this.changed(name);
   }
 }

@@ -89,8 +89,7 @@ const SUFFIX_HINTS_MAX = 1000;
  * are invalidated and an event is published.
  */
 export class EntriesService {
-  /** This kernel's bound model classes (kernel/db/models.ts). */
-  private readonly m: { Revision: typeof Revision };
+  private readonly models: { Revision: typeof Revision };
 
   constructor(
     private readonly sequelize: Sequelize,
@@ -101,7 +100,7 @@ export class EntriesService {
     /** Sanitises the rich text of large writes in the worker pool (else toColumn does it inline). */
     private readonly richText?: RichTextSanitizer,
   ) {
-    this.m = modelsOf(sequelize.models, { Revision });
+    this.models = modelsOf(sequelize.models, { Revision });
     this.reader = new ListReader(sequelize);
   }
 
@@ -296,7 +295,7 @@ export class EntriesService {
     userId: string | null,
     transaction?: Transaction,
   ) {
-    await this.m.Revision.create(revisionRow(c.name, entry, tenantId, action, userId, Date.now()), { transaction });
+    await this.models.Revision.create(revisionRow(c.name, entry, tenantId, action, userId, Date.now()), { transaction });
   }
 
   private async created(c: LoadedCollection, body: unknown, identity: Identity, prefix: string, transaction?: Transaction): Promise<Entry> {
@@ -343,7 +342,7 @@ export class EntriesService {
   /** Revisions follow entries moved to another collection (by a data migration, inside its transaction). */
   async moveRevisions(tenantId: string, from: string, to: string, ids: string[], transaction: Transaction): Promise<void> {
     if (!ids.length) return;
-    await this.m.Revision.update(
+    await this.models.Revision.update(
       { collection: to },
       { where: { collection: from, entry_id: { [Op.in]: ids }, tenant_id: tenantId }, transaction },
     );
@@ -388,7 +387,7 @@ export class EntriesService {
     const qi = this.sequelize.getQueryInterface();
     for (let i = 0; i < entries.length; i += BULK_CHUNK)
       await qi.bulkInsert(
-        this.m.Revision.getTableName() as string,
+        this.models.Revision.getTableName() as string,
         entries.slice(i, i + BULK_CHUNK).map((entry) => revisionRow(collection, entry, tenantId, action, userId, now)),
         { transaction },
       );
@@ -519,7 +518,7 @@ export class EntriesService {
           });
           const byId = new Map(made.map((m) => [String(m.get('id')), this.toEntry(c, m)]));
           for (const i of bulk) out[i] = byId.get(rows[i]!.id);
-          await this.m.Revision.bulkCreate(
+          await this.models.Revision.bulkCreate(
             [...bulk]
               .map((i) => out[i]!)
               .map((entry) => ({
@@ -632,7 +631,7 @@ export class EntriesService {
       );
       await insertRows(
         this.sequelize,
-        qi.quoteIdentifier(this.m.Revision.getTableName() as string),
+        qi.quoteIdentifier(this.models.Revision.getTableName() as string),
         ['tenant_id', 'collection', 'entry_id', 'version', 'data', 'action', 'created_by', 'created_at'],
         made.map((entry) => [tenantId, c.name, entry._id, 1, JSON.stringify(entry), 'create', userId, now]),
         transaction,
@@ -728,7 +727,7 @@ export class EntriesService {
     const found = entries.map((e) => e._id);
     await this.sequelize.transaction(async (transaction) => {
       await c.model.destroy({ where: { id: { [Op.in]: found }, tenant_id: identity.tenantId }, transaction });
-      await this.m.Revision.destroy({
+      await this.models.Revision.destroy({
         where: { collection: name, entry_id: { [Op.in]: found }, tenant_id: identity.tenantId },
         transaction,
       });
@@ -761,7 +760,7 @@ export class EntriesService {
   async revisions(name: string, id: string, identity: Identity) {
     const c = await this.collections.get(name);
     await this.row(c, id, identity.tenantId);
-    const rows = await this.m.Revision.findAll({
+    const rows = await this.models.Revision.findAll({
       where: { collection: name, entry_id: id, tenant_id: identity.tenantId },
       order: [['version', 'DESC']],
     });

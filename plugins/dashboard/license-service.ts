@@ -37,28 +37,27 @@ export class LicenseService {
   private installedAt: number | null = null;
   private readonly checked = new Map<string, LicenseKeyCheck>();
 
-  /** This kernel's bound model classes (kernel/db/models.ts). */
-  private readonly m: { DashboardInstallation: typeof DashboardInstallation };
+  private readonly models: { DashboardInstallation: typeof DashboardInstallation };
 
   constructor(
     models: ModelMap,
     private readonly sources: LicenseSources,
     private readonly logger: Logger,
   ) {
-    this.m = modelsOf(models, { DashboardInstallation });
+    this.models = modelsOf(models, { DashboardInstallation });
   }
 
   /** The installation time, recording it once setup is complete; null while setup is not complete. */
   async installationTime(): Promise<number | null> {
     if (this.sources.installedAtOverride !== undefined) return this.sources.installedAtOverride;
     if (this.installedAt !== null) return this.installedAt;
-    let row = await this.m.DashboardInstallation.findByPk(1);
+    let row = await this.models.DashboardInstallation.findByPk(1);
     if (!row) {
       if (!(await this.sources.setupComplete())) return null;
       try {
-        row = await this.m.DashboardInstallation.create({ id: 1, installed_at: Date.now() });
+        row = await this.models.DashboardInstallation.create({ id: 1, installed_at: Date.now() });
       } catch {
-        row = await this.m.DashboardInstallation.findByPk(1); // another instance recorded it first
+        row = await this.models.DashboardInstallation.findByPk(1); // another instance recorded it first
       }
     }
     this.installedAt = row ? Number(row.installed_at) : null;

@@ -43,14 +43,13 @@ export interface DataMigrationsDeps {
  * bad one is reported, never thrown), the ledger, status, history and the whole-ledger verify.
  */
 export class DataMigrationsService {
-  /** This kernel's bound model classes (kernel/db/models.ts). */
-  private readonly m: { DataMigrationLedgerRow: typeof DataMigrationLedgerRow };
+  private readonly models: { DataMigrationLedgerRow: typeof DataMigrationLedgerRow };
 
   constructor(
     models: ModelMap,
     private readonly deps: DataMigrationsDeps,
   ) {
-    this.m = modelsOf(models, { DataMigrationLedgerRow });
+    this.models = modelsOf(models, { DataMigrationLedgerRow });
   }
 
   /** The content plugin's entries service (list caches, revisions and events of migrated entries). */
@@ -98,7 +97,7 @@ export class DataMigrationsService {
   }
 
   async ledger(tenantId: string, transaction?: Transaction): Promise<LedgerEntry[]> {
-    const rows = await this.m.DataMigrationLedgerRow.findAll({
+    const rows = await this.models.DataMigrationLedgerRow.findAll({
       where: { tenant_id: tenantId },
       order: [
         ['applied_at', 'ASC'],
@@ -126,7 +125,7 @@ export class DataMigrationsService {
     counts: LedgerEntry['counts'],
     transaction: Transaction,
   ): Promise<void> {
-    await this.m.DataMigrationLedgerRow.create(
+    await this.models.DataMigrationLedgerRow.create(
       {
         tenant_id: tenantId,
         migration_id: m.definition.id,

@@ -23,15 +23,14 @@ const view = (f: MediaFolder, itemCount = 0): FolderView => ({
 
 /** Virtual folders of a tenant's media library: a tree of names; media point at one by folder_id. */
 export class FoldersService {
-  /** This kernel's bound model classes (kernel/db/models.ts). */
-  private readonly m: { MediaFolder: typeof MediaFolder; MediaItem: typeof MediaItem };
+  private readonly models: { MediaFolder: typeof MediaFolder; MediaItem: typeof MediaItem };
 
   constructor(private readonly sequelize: Sequelize) {
-    this.m = modelsOf(sequelize.models, { MediaFolder, MediaItem });
+    this.models = modelsOf(sequelize.models, { MediaFolder, MediaItem });
   }
 
   async find(tenantId: string, id: string): Promise<MediaFolder | null> {
-    return this.m.MediaFolder.findOne({ where: { id, tenant_id: tenantId } });
+    return this.models.MediaFolder.findOne({ where: { id, tenant_id: tenantId } });
   }
 
   /** For inputs naming a folder (upload, move): an unknown one is a bad request, not a missing resource. */
@@ -47,7 +46,7 @@ export class FoldersService {
   }
 
   async list(tenantId: string): Promise<FolderView[]> {
-    const folders = await this.m.MediaFolder.findAll({
+    const folders = await this.models.MediaFolder.findAll({
       where: { tenant_id: tenantId },
       order: [
         ['name', 'ASC'],
@@ -66,7 +65,7 @@ export class FoldersService {
     const parentId = input.parentId ?? null;
     await this.requireForInput(tenantId, parentId, 'parentId');
     try {
-      const folder = await this.m.MediaFolder.create({
+      const folder = await this.models.MediaFolder.create({
         id: randomUUID(),
         tenant_id: tenantId,
         name: input.name,
@@ -113,8 +112,8 @@ export class FoldersService {
   /** Only an empty folder (no media, trashed ones aside, and no subfolders) can go: 409 FOLDER_NOT_EMPTY. */
   async remove(tenantId: string, id: string): Promise<void> {
     const folder = await this.get(tenantId, id);
-    const items = await this.m.MediaItem.count({ where: { tenant_id: tenantId, folder_id: id, deleted_at: null } });
-    const folders = await this.m.MediaFolder.count({ where: { tenant_id: tenantId, parent_id: id } });
+    const items = await this.models.MediaItem.count({ where: { tenant_id: tenantId, folder_id: id, deleted_at: null } });
+    const folders = await this.models.MediaFolder.count({ where: { tenant_id: tenantId, parent_id: id } });
     if (items || folders) throw new FolderNotEmptyError(items, folders);
     await folder.destroy();
   }

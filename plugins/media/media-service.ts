@@ -96,11 +96,10 @@ export interface ServedFile {
 export class MediaService {
   private readonly paths = new PathCache<ServedFile>();
 
-  /** This kernel's bound model classes (kernel/db/models.ts). */
-  private readonly m: { MediaItem: typeof MediaItem };
+  private readonly models: { MediaItem: typeof MediaItem };
 
   constructor(private readonly deps: MediaServiceDeps) {
-    this.m = modelsOf(deps.sequelize.models, { MediaItem });
+    this.models = modelsOf(deps.sequelize.models, { MediaItem });
   }
 
   /** Where uploads wait while they are checked (<data>/tmp). */
@@ -169,7 +168,7 @@ export class MediaService {
         await put(target, t.tempPath, 'image/webp', t.size);
         metadata.thumbnails[t.name] = { path: target, width: t.width, height: t.height, size: t.size };
       }
-      const row = await this.m.MediaItem.create({
+      const row = await this.models.MediaItem.create({
         id,
         tenant_id: identity.tenantId,
         filename,
@@ -226,7 +225,7 @@ export class MediaService {
 
   async row(identity: Identity, id: string): Promise<MediaItem> {
     const row = z.string().uuid().safeParse(id).success
-      ? await this.m.MediaItem.findOne({ where: { id, tenant_id: identity.tenantId, deleted_at: null } })
+      ? await this.models.MediaItem.findOne({ where: { id, tenant_id: identity.tenantId, deleted_at: null } })
       : null;
     if (!row) throw new MediaNotFoundError(id);
     return row;
@@ -250,7 +249,7 @@ export class MediaService {
     }
     const desc = query.sort.startsWith('-');
     const column = SORT_COLUMNS[query.sort.replace(/^-/, '') as keyof typeof SORT_COLUMNS];
-    const { rows, count } = await this.m.MediaItem.findAndCountAll({
+    const { rows, count } = await this.models.MediaItem.findAndCountAll({
       where: { [Op.and]: and },
       order: [
         [column, desc ? 'DESC' : 'ASC'],
@@ -267,7 +266,7 @@ export class MediaService {
    * not counted): what the installation's media storage holds, for the dashboard's storage figures.
    */
   async storedBytes(): Promise<{ count: number; bytes: number }> {
-    const [count, bytes] = await Promise.all([this.m.MediaItem.count(), this.m.MediaItem.sum('size')]);
+    const [count, bytes] = await Promise.all([this.models.MediaItem.count(), this.models.MediaItem.sum('size')]);
     return { count, bytes: Number(bytes ?? 0) || 0 };
   }
 
@@ -293,13 +292,13 @@ export class MediaService {
   async move(identity: Identity, ids: string[], folderId: string | null): Promise<{ moved: number; notFound: string[] }> {
     await this.deps.folders.requireForInput(identity.tenantId, folderId, 'folderId');
     const unique = [...new Set(ids)];
-    const found = await this.m.MediaItem.findAll({
+    const found = await this.models.MediaItem.findAll({
       attributes: ['id'],
       where: { id: { [Op.in]: unique }, tenant_id: identity.tenantId, deleted_at: null },
     });
     const foundIds = new Set(found.map((r) => r.id));
     if (foundIds.size) {
-      await this.m.MediaItem.update(
+      await this.models.MediaItem.update(
         { folder_id: folderId, updated_at: Date.now() },
         { where: { id: { [Op.in]: [...foundIds] }, tenant_id: identity.tenantId } },
       );
@@ -334,12 +333,12 @@ export class MediaService {
   }
 
   private async lookup(path: string): Promise<ServedFile | null> {
-    const row = await this.m.MediaItem.findOne({ where: { path, deleted_at: null } });
+    const row = await this.models.MediaItem.findOne({ where: { path, deleted_at: null } });
     if (row) return { item: row, path, mimeType: row.mime_type, size: Number(row.size), filename: row.filename };
     const parts = thumbnailParts(path);
     if (!parts) return null;
     const like = `${parts.stem.replace(/[!%_]/g, (c) => `!${c}`)}.%`;
-    const candidates = await this.m.MediaItem.findAll({
+    const candidates = await this.models.MediaItem.findAll({
       where: { [Op.and]: [{ deleted_at: null }, literal(`path LIKE ${this.deps.sequelize.escape(like)} ESCAPE '!'`)] },
       limit: 5,
     });

@@ -13,8 +13,7 @@ const filesOf = (row: MediaItem) => [row.path, ...Object.values(metadataOf(row).
  * files are in the trash, so restoring brings back the item with its id, folder and share links.
  */
 export class MediaTrash {
-  /** This kernel's bound model classes (kernel/db/models.ts). */
-  private readonly m: { MediaItem: typeof MediaItem };
+  private readonly models: { MediaItem: typeof MediaItem };
 
   constructor(
     models: ModelMap,
@@ -22,7 +21,7 @@ export class MediaTrash {
     private readonly folders: FoldersService,
     private readonly logger: Logger,
   ) {
-    this.m = modelsOf(models, { MediaItem });
+    this.models = modelsOf(models, { MediaItem });
   }
 
   private requireTrash(): void {
@@ -34,7 +33,7 @@ export class MediaTrash {
     items: Array<{ _id: string; filename: string; path: string; mimeType: string; size: number; deletedAt: string }>;
   }> {
     if (!this.storage.hasTrash) return { supported: false, items: [] };
-    const rows = await this.m.MediaItem.findAll({
+    const rows = await this.models.MediaItem.findAll({
       where: { tenant_id: identity.tenantId, deleted_at: { [Op.ne]: null } },
       order: [
         ['deleted_at', 'DESC'],
@@ -56,7 +55,7 @@ export class MediaTrash {
   }
 
   private async trashed(identity: Identity, where: { path?: string; id?: string }): Promise<MediaItem> {
-    const row = await this.m.MediaItem.findOne({ where: { ...where, tenant_id: identity.tenantId, deleted_at: { [Op.ne]: null } } });
+    const row = await this.models.MediaItem.findOne({ where: { ...where, tenant_id: identity.tenantId, deleted_at: { [Op.ne]: null } } });
     if (!row) throw new MediaNotFoundError(where.id ?? where.path ?? '');
     return row;
   }
@@ -81,7 +80,7 @@ export class MediaTrash {
     const rows =
       where.path || where.id
         ? [await this.trashed(identity, where)]
-        : await this.m.MediaItem.findAll({ where: { tenant_id: identity.tenantId, deleted_at: { [Op.ne]: null } } });
+        : await this.models.MediaItem.findAll({ where: { tenant_id: identity.tenantId, deleted_at: { [Op.ne]: null } } });
     for (const row of rows) {
       for (const p of filesOf(row)) await this.storage.purge(p);
       await row.destroy();

@@ -26,19 +26,18 @@ const expiry = (link: SharedLink) => (link.expiresAt === null ? null : new Date(
  * password kept as its SHA-256 (the spec's scheme) and compared in constant time; expiry or none.
  */
 export class SharesService {
-  /** This kernel's bound model classes (kernel/db/models.ts). */
-  private readonly m: { MediaItem: typeof MediaItem };
+  private readonly models: { MediaItem: typeof MediaItem };
 
   constructor(
     models: ModelMap,
     private readonly attempts: ShareAttempts,
   ) {
-    this.m = modelsOf(models, { MediaItem });
+    this.models = modelsOf(models, { MediaItem });
   }
 
   private async item(identity: Identity, mediaId: string): Promise<MediaItem> {
     const row = z.string().uuid().safeParse(mediaId).success
-      ? await this.m.MediaItem.findOne({ where: { id: mediaId, tenant_id: identity.tenantId, deleted_at: null } })
+      ? await this.models.MediaItem.findOne({ where: { id: mediaId, tenant_id: identity.tenantId, deleted_at: null } })
       : null;
     if (!row) throw new MediaNotFoundError(mediaId);
     return row;
@@ -51,7 +50,10 @@ export class SharesService {
       const meta = metadataOf(row);
       const result = change(meta);
       const after = JSON.stringify(meta);
-      const [n] = await this.m.MediaItem.update({ metadata: after, updated_at: Date.now() }, { where: { id: row.id, metadata: before } });
+      const [n] = await this.models.MediaItem.update(
+        { metadata: after, updated_at: Date.now() },
+        { where: { id: row.id, metadata: before } },
+      );
       if (n === 1) {
         row.metadata = after;
         return result;
@@ -115,7 +117,7 @@ export class SharesService {
    */
   async access(input: { id: string; token: string; password?: string }): Promise<MediaItem> {
     const row = z.string().uuid().safeParse(input.id).success
-      ? await this.m.MediaItem.findOne({ where: { id: input.id, deleted_at: null } })
+      ? await this.models.MediaItem.findOne({ where: { id: input.id, deleted_at: null } })
       : null;
     const id = sha256(input.token);
     const link = row ? metadataOf(row).sharedLinks.find((l) => l.token === id) : undefined;

@@ -42,8 +42,7 @@ export class SetupService {
   private readyCached = false;
   private seeding: Promise<void> | null = null;
 
-  /** This kernel's bound model classes (kernel/db/models.ts). */
-  private readonly m: { SetupStateRow: typeof SetupStateRow };
+  private readonly models: { SetupStateRow: typeof SetupStateRow };
 
   constructor(
     readonly sequelize: Sequelize,
@@ -59,11 +58,11 @@ export class SetupService {
     /** The update-check plugin's signing key, generated beside the private config when that plugin is enabled. */
     private readonly ensureSigningKey: () => void = () => undefined,
   ) {
-    this.m = modelsOf(sequelize.models, { SetupStateRow });
+    this.models = modelsOf(sequelize.models, { SetupStateRow });
   }
 
   async status(): Promise<SetupStatus> {
-    const row = await this.m.SetupStateRow.findByPk(1);
+    const row = await this.models.SetupStateRow.findByPk(1);
     const state: SetupState = row?.state === 'ready' ? 'ready' : row?.state === 'incomplete' || !row ? 'incomplete' : 'seeded';
     // 'completing' shows as seeded; a stale completing claim can be taken over by complete().
     if (state === 'ready') this.readyCached = true;
@@ -83,7 +82,7 @@ export class SetupService {
   }
 
   private async update(fields: Record<string, unknown>): Promise<void> {
-    await this.m.SetupStateRow.update(fields, { where: { id: 1 } });
+    await this.models.SetupStateRow.update(fields, { where: { id: 1 } });
   }
 
   async assertOpen(): Promise<void> {
@@ -117,7 +116,7 @@ export class SetupService {
   /** Starts seeding in the background; progress shows in /api/system/health (data.setup.progress). */
   async startSeeding(target: DbTarget): Promise<void> {
     await this.assertOpen();
-    if ((await this.m.SetupStateRow.findByPk(1))?.state === 'completing') throw new SetupAlreadyCompleteError();
+    if ((await this.models.SetupStateRow.findByPk(1))?.state === 'completing') throw new SetupAlreadyCompleteError();
     if (!isRunningDatabase(this.config, target)) throw new DbRestartRequiredError(this.describeRunning());
     if (this.seeding) return;
     await this.update({ progress: 1, error: null, db_validated: true });
@@ -144,7 +143,7 @@ export class SetupService {
     await seedDefaultCollections(this.content());
     await this.themes()?.seedDefault('default');
     // Conditional: a seed still running when setup completes must not reopen it.
-    await this.m.SetupStateRow.update(
+    await this.models.SetupStateRow.update(
       { seeded: true, progress: 100, error: null, state: 'seeded' },
       { where: { id: 1, state: ['incomplete', 'seeded'] } },
     );
@@ -188,7 +187,7 @@ export class SetupService {
     // Claim the completion (completed_at marks the claim); a claim older than a minute is from a process
     // that died half-way and may be taken over.
     const now = Date.now();
-    const [claimed] = await this.m.SetupStateRow.update(
+    const [claimed] = await this.models.SetupStateRow.update(
       { state: 'completing', completed_at: now },
       { where: { id: 1, [Op.or]: [{ state: 'seeded' }, { state: 'completing', completed_at: { [Op.lt]: now - 60000 } }] } },
     );

@@ -63,8 +63,7 @@ export function viewOf(row: ThemeRecord): ThemeView {
  * both. Every write drops the tenant's cached public branding (shared cache: on every instance).
  */
 export class ThemesService {
-  /** This kernel's bound model classes (kernel/db/models.ts). */
-  private readonly m: { ThemeRecord: typeof ThemeRecord };
+  private readonly models: { ThemeRecord: typeof ThemeRecord };
 
   constructor(
     private readonly sequelize: Sequelize,
@@ -73,22 +72,22 @@ export class ThemesService {
     private readonly tenants: () => TenantResolver | null,
     private readonly presets: () => BundledPreset[],
   ) {
-    this.m = modelsOf(sequelize.models, { ThemeRecord });
+    this.models = modelsOf(sequelize.models, { ThemeRecord });
   }
 
   async list(tenantId: string): Promise<ThemeSummary[]> {
-    const rows = await this.m.ThemeRecord.findAll({ where: { tenant_id: tenantId }, order: [['created_at', 'ASC'], ['name', 'ASC']] });
+    const rows = await this.models.ThemeRecord.findAll({ where: { tenant_id: tenantId }, order: [['created_at', 'ASC'], ['name', 'ASC']] });
     return rows.map(summaryOf);
   }
 
   async find(tenantId: string, id: string): Promise<ThemeRecord> {
-    const row = await this.m.ThemeRecord.findOne({ where: { id, tenant_id: tenantId } });
+    const row = await this.models.ThemeRecord.findOne({ where: { id, tenant_id: tenantId } });
     if (!row) throw new ThemeNotFoundError(`No theme '${id}' in your tenant`);
     return row;
   }
 
   active(tenantId: string): Promise<ThemeRecord | null> {
-    return this.m.ThemeRecord.findOne({ where: { tenant_id: tenantId, is_active: true } });
+    return this.models.ThemeRecord.findOne({ where: { tenant_id: tenantId, is_active: true } });
   }
 
   async current(tenantId: string): Promise<ThemeView> {
@@ -143,8 +142,8 @@ export class ThemesService {
   async activate(tenantId: string, id: string): Promise<ThemeView> {
     await this.find(tenantId, id);
     await this.sequelize.transaction(async (transaction) => {
-      await this.m.ThemeRecord.update({ is_active: false }, { where: { tenant_id: tenantId, is_active: true }, transaction });
-      await this.m.ThemeRecord.update({ is_active: true, updated_at: Date.now() }, { where: { tenant_id: tenantId, id }, transaction });
+      await this.models.ThemeRecord.update({ is_active: false }, { where: { tenant_id: tenantId, is_active: true }, transaction });
+      await this.models.ThemeRecord.update({ is_active: true, updated_at: Date.now() }, { where: { tenant_id: tenantId, id }, transaction });
     });
     await this.changed(tenantId);
     return viewOf(await this.find(tenantId, id));
@@ -153,8 +152,8 @@ export class ThemesService {
   async setDefault(tenantId: string, id: string): Promise<ThemeView> {
     await this.find(tenantId, id);
     await this.sequelize.transaction(async (transaction) => {
-      await this.m.ThemeRecord.update({ is_default: false }, { where: { tenant_id: tenantId, is_default: true }, transaction });
-      await this.m.ThemeRecord.update({ is_default: true, updated_at: Date.now() }, { where: { tenant_id: tenantId, id }, transaction });
+      await this.models.ThemeRecord.update({ is_default: false }, { where: { tenant_id: tenantId, is_default: true }, transaction });
+      await this.models.ThemeRecord.update({ is_default: true, updated_at: Date.now() }, { where: { tenant_id: tenantId, id }, transaction });
     });
     await this.changed(tenantId);
     return viewOf(await this.find(tenantId, id));
@@ -165,7 +164,7 @@ export class ThemesService {
     if (row.is_active) throw new ConflictError(`'${row.name}' is the active theme and cannot be deleted; activate another theme first`);
     if (row.is_default) throw new ConflictError(`'${row.name}' is the default theme and cannot be deleted; make another theme the default first`);
     // Conditional: a theme activated meanwhile by another request stays.
-    const deleted = await this.m.ThemeRecord.destroy({ where: { id, tenant_id: tenantId, is_active: false, is_default: false } });
+    const deleted = await this.models.ThemeRecord.destroy({ where: { id, tenant_id: tenantId, is_active: false, is_default: false } });
     if (!deleted) throw new ConflictError(`'${row.name}' became active or default meanwhile and was not deleted`);
     await this.changed(tenantId);
     return { deleted: true, id };
@@ -202,7 +201,7 @@ export class ThemesService {
 
   /** Setup's seed step: the bundled default theme, active and default, unless the tenant has themes already. */
   async seedDefault(tenantId = 'default'): Promise<ThemeView | null> {
-    if (await this.m.ThemeRecord.count({ where: { tenant_id: tenantId } })) return null;
+    if (await this.models.ThemeRecord.count({ where: { tenant_id: tenantId } })) return null;
     const bundled = this.presets().find((p) => p.id === 'default');
     const preset = bundled ? parsePreset(bundled.json) : null;
     try {
@@ -253,7 +252,7 @@ export class ThemesService {
   }
 
   private async names(tenantId: string): Promise<Set<string>> {
-    const rows = await this.m.ThemeRecord.findAll({ where: { tenant_id: tenantId }, attributes: ['name'] });
+    const rows = await this.models.ThemeRecord.findAll({ where: { tenant_id: tenantId }, attributes: ['name'] });
     return new Set(rows.map((r) => r.name.toLowerCase()));
   }
 
@@ -273,9 +272,9 @@ export class ThemesService {
   /** Inserts a theme; the tenant's first theme becomes active and default. */
   private async insert(tenantId: string, name: string, config: ThemeConfig, presetSource: string | null): Promise<ThemeRecord> {
     const now = Date.now();
-    const first = (await this.m.ThemeRecord.count({ where: { tenant_id: tenantId } })) === 0;
+    const first = (await this.models.ThemeRecord.count({ where: { tenant_id: tenantId } })) === 0;
     try {
-      const row = await this.m.ThemeRecord.create({
+      const row = await this.models.ThemeRecord.create({
         id: randomUUID(), tenant_id: tenantId, name, is_active: first, is_default: first, config: JSON.stringify(config),
         preset_source: presetSource, created_at: now, updated_at: now,
       });

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, normalize, relative, sep } from 'node:path';
 import { expect } from 'chai';
 import { PROJECT_ROOT } from '../../kernel/version.js';
@@ -44,14 +44,10 @@ interface ImportRef {
   typeOnly: boolean;
 }
 
-function tsFiles(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    if (name === 'node_modules') return [];
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) return tsFiles(path);
-    return name.endsWith('.ts') ? [path] : [];
-  });
-}
+const tsFiles = (dir: string): string[] =>
+  readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .filter((name) => name.endsWith('.ts') && !name.split(sep).includes('node_modules'))
+    .map((name) => join(dir, name));
 
 /** Folder name -> manifest (id, requires). */
 function manifests(): Map<string, { id: string; requires: string[] }> {
