@@ -14,8 +14,9 @@ export interface FollowOptions<T> {
   /** The events that announce a change, from any instance. */
   on?: ReadonlyArray<EventName<any>>;
   /**
-   * Applies one announced change to the copy and returns the new copy. Without it, or when it returns
-   * undefined, the copy is re-read (or, for a `maxAgeMs` copy, dropped and read on next use).
+   * Applies one announced change to the copy and returns the new copy (the same object: the event does not
+   * concern it). Without it, or when it returns undefined, the copy is re-read (or, for a `maxAgeMs` copy,
+   * dropped and read on next use); so it is when another change landed while an async apply ran.
    */
   apply?(copy: T, event: BusEvent<any>): T | undefined | Promise<T | undefined>;
   /** The backstop re-read, for writes that bypass the events (0 or absent: none). */
@@ -111,11 +112,14 @@ class FollowedCopy<T> {
   set(value: T): void {
     this.changes.bump();
     this.value = value;
+    this.reading = null;
   }
 
   forget(): void {
     this.changes.bump();
     this.held = false;
+    // A read on its way may predate the change: the next get reads afresh rather than joining it.
+    this.reading = null;
   }
 
   async get(): Promise<T> {
@@ -125,21 +129,23 @@ class FollowedCopy<T> {
 
   /** One read at a time; what it read is kept only when no change was applied meanwhile. */
   private read(): Promise<T> {
-    this.reading ??= (async () => {
-      const unchanged = this.changes.mark();
-      try {
-        const value = await this.options.load();
+    if (this.reading) return this.reading;
+    const unchanged = this.changes.mark();
+    // Started now (a synchronous throw becomes the rejection); settled handlers run after the assignment below.
+    const reading: Promise<T> = new Promise<T>((resolve) => resolve(this.options.load()))
+      .then((value) => {
         if (unchanged()) {
           this.value = value;
           this.held = true;
           this.readAt = Date.now();
         }
         return value;
-      } finally {
-        this.reading = null;
-      }
-    })();
-    return this.reading;
+      })
+      .finally(() => {
+        if (this.reading === reading) this.reading = null;
+      });
+    this.reading = reading;
+    return reading;
   }
 
   first(): Promise<void> {
@@ -161,8 +167,11 @@ class FollowedCopy<T> {
 
   async onEvent(event: BusEvent<any>): Promise<void> {
     if (event.name !== EVENTS_RESYNC && this.options.apply) {
-      const next = await this.options.apply(this.value, event);
-      if (next !== undefined) return this.set(next);
+      const before = this.value;
+      const next = await this.options.apply(before, event);
+      // Unchanged: nothing to do. Changed by another event while an async apply ran: read again instead.
+      if (next === before) return;
+      if (next !== undefined && this.value === before) return this.set(next);
     }
     // Back after a loss of the other instances' events, or a change the copy cannot apply: read again.
     this.forget();

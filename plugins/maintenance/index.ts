@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { BootError } from '../../kernel/errors.js';
-import type { EventBus } from '../../kernel/events.js';
 import { definePlugin } from '../../kernel/index.js';
 import { optional } from '../../kernel/plugin.js';
 import { asValue } from 'awilix';
@@ -49,7 +48,7 @@ export default definePlugin(() => {
         ),
       );
     },
-    async boot({ container, logger, onClose }) {
+    async boot({ container, logger, onClose, follow }) {
       // This plugin's own setting (the settings registry of the setup plugin, when it is enabled).
       optional(container.cradle, 'settingsCatalogue')?.declare('maintenance', {
         key: MESSAGE_SETTING,
@@ -63,11 +62,10 @@ export default definePlugin(() => {
           'Shown on the maintenance page instead of the standard sentence while maintenance mode is on (empty: the standard sentence)',
       });
       // The settings store belongs to the setup plugin; without it there is no setting and maintenance stays off.
-      const booted = new MaintenanceFlags(() => optional(container.cradle, 'settings'), logger);
-      await booted.connect(container.resolve<EventBus>('events'), o.refreshSeconds);
+      const booted = new MaintenanceFlags(follow, () => optional(container.cradle, 'settings'), logger, o.refreshSeconds);
+      await booted.ready();
       flags = booted;
       onClose(() => {
-        booted.close();
         flags = null;
       });
     },

@@ -2,7 +2,8 @@ import { expect } from 'chai';
 import pino from 'pino';
 import { EVENTS_RESYNC, defineEvent, type BusEvent } from '../../kernel/events.js';
 import { follow, followEach } from '../../kernel/follow.js';
-import { guestResolver } from '../../plugins/auth/identity-resolvers.js';
+import { guestGrants, guestResolver } from '../../plugins/auth/identity-resolvers.js';
+import { GUEST_GRANTS_CHANGED } from '../../plugins/auth/public.js';
 import { MaintenanceFlags } from '../../plugins/maintenance/maintenance-flags.js';
 import { SETTING_CHANGED } from '../../plugins/setup/public.js';
 
@@ -207,17 +208,21 @@ describe('in-memory copies and a change announced during their re-read', functio
         return g.promise;
       },
     };
-    const flags = new MaintenanceFlags(() => settings as never, pino({ level: 'silent' }));
+    const flags = new MaintenanceFlags(
+      (o) => follow(bus as never, silent, o),
+      () => settings as never,
+      silent,
+      0,
+    );
     // Boot: both settings read, maintenance off.
-    const booted = flags.connect(bus, 0);
     await tick();
     for (const r of reads) r.open(new Map());
-    await booted;
+    await flags.ready();
     expect(flags.isOn('default')).to.equal(false);
 
     // A re-read starts (as the refresh timer would) and reads the table before the change commits...
     reads = [];
-    const reread = flags.load();
+    const reread = flags.refresh();
     await tick();
     // ...the change is announced (and applied) while that read is still on its way...
     await handler()({ payload: { tenantId: 'default', key: 'MAINTENANCE_MODE', value: true } });
@@ -229,7 +234,7 @@ describe('in-memory copies and a change announced during their re-read', functio
 
     // A re-read with nothing announced during it still replaces the copy (writes that bypass the events).
     reads = [];
-    const next = flags.load();
+    const next = flags.refresh();
     await tick();
     for (const r of reads) r.open(new Map([['default', false]]));
     await next;
@@ -255,11 +260,13 @@ describe('in-memory copies and a change announced during their re-read', functio
         },
       },
     };
+    const bus = testBus();
     const guest = guestResolver();
+    guest.follow(guestGrants((o) => followEach(bus, o), ctx.state.scope.cradle.users));
     const first = guest.resolve(ctx as never);
     await tick();
     // The grant of content:read is announced while the read of the old grants is on its way.
-    guest.forget('default');
+    await bus.emit(GUEST_GRANTS_CHANGED, { tenantId: 'default' });
     reads[0]!.open([]);
     expect((await first)!.permissions).to.deep.equal([]);
     // The next guest request reads again and sees the grant (the old read was not kept for a minute).
