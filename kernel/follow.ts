@@ -36,14 +36,19 @@ export interface Followed<T> {
   current(): T;
   /** The copy, read first when it is not held (a `maxAgeMs` copy that is absent or too old). */
   get(): Promise<T>;
-  /** Reads the copy again now; a read that ran across an announced change is not kept. */
+  /** Reads the copy again now; a read that ran across an announced change is not kept. Failures are logged. */
   refresh(): Promise<void>;
+  /**
+   * Reads the copy again now (after a read already on its way) and returns what it read, kept or not (a
+   * change announced meanwhile); a failed read throws. For a caller that just wrote the source.
+   */
+  read(): Promise<T>;
   /** Changes the copy here (a change this instance made and announces itself). */
   update(fn: (copy: T) => T): void;
   /** Drops what is held: the next `get` reads (a `maxAgeMs` copy), or the next refresh replaces it. */
   forget(): void;
-  /** Settles when the first read (at boot) is done; a failed one is logged and leaves `initial`. */
-  ready(): Promise<void>;
+  /** Settles when the first read (at boot) is done, with whether it succeeded; a failed one is logged and leaves `initial`. */
+  ready(): Promise<boolean>;
   /** Stops following (done by the plugin's onClose when made with `ctx.follow`). */
   close(): void;
 }
@@ -76,12 +81,13 @@ export function follow<T>(bus: FollowBus, logger: Pick<Logger, 'warn'>, options:
   const offs = [...(options.on ?? []), EVENTS_RESYNC].map((name) => bus.subscribe(name, (event) => copy.onEvent(event)));
   const timer = options.refreshMs ? setInterval(() => void copy.refresh(), options.refreshMs) : null;
   timer?.unref();
-  const first = options.maxAgeMs === undefined ? copy.first() : Promise.resolve();
+  const first = options.maxAgeMs === undefined ? copy.first() : Promise.resolve(true);
   return {
     ready: () => first,
     current: () => copy.value,
     get: () => copy.get(),
     refresh: () => copy.refresh(),
+    read: () => copy.readAfresh(),
     update: (fn) => copy.set(fn(copy.value)),
     forget: () => copy.forget(),
     close() {
@@ -148,18 +154,24 @@ class FollowedCopy<T> {
     return reading;
   }
 
-  first(): Promise<void> {
+  first(): Promise<boolean> {
     return this.read().then(
-      () => undefined,
-      (err) =>
-        this.logger.warn({ err, copy: this.options.name }, `${this.options.name}: first read failed; kept empty until the next read`),
+      () => true,
+      (err) => {
+        this.logger.warn({ err, copy: this.options.name }, `${this.options.name}: first read failed; kept empty until the next read`);
+        return false;
+      },
     );
   }
 
-  async refresh(): Promise<void> {
-    // A read already on its way may have started before a change: wait for it, then read afresh.
+  /** A read that starts after the one on its way (which may have started before the caller's change). */
+  async readAfresh(): Promise<T> {
     if (this.reading) await this.reading.catch(() => undefined);
-    await this.read().then(
+    return this.read();
+  }
+
+  async refresh(): Promise<void> {
+    await this.readAfresh().then(
       () => undefined,
       (err) => this.logger.warn({ err, copy: this.options.name }, `${this.options.name}: re-read failed`),
     );

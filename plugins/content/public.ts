@@ -3,10 +3,11 @@
  * of their payloads), its container keys for typed `scope.<key>` in route handlers, and the storage
  * codec of field values. Services are exported as types only.
  */
+import { defineEvent } from '../../kernel/events.js';
 import type { PreviewLinks } from './preview-links.js';
 import type { PublishSchedules } from './publish-schedules.js';
 import type { CollectionsService } from './collections-service.js';
-import type { EntriesService } from './entries-service.js';
+import type { ContentEvent, EntriesService } from './entries-service.js';
 import type { ContentClientFactory, LocalClient } from './local-client.js';
 
 export type { ContentEvent, EntriesService, Entry, EntryChange } from './entries-service.js';
@@ -29,9 +30,14 @@ export {
 } from './names.js';
 
 /** Published on the event bus (every instance) when any collection's schema changes. */
-export const COLLECTIONS_CHANGED = 'content:collections-changed';
+export const COLLECTIONS_CHANGED = defineEvent<{ name: string }>('content:collections-changed');
 /** Entry events: payload ContentEvent. */
-export const ENTRY_EVENTS = { create: 'on:create', update: 'on:update', delete: 'on:delete', statusChange: 'on:status_change' } as const;
+export const ENTRY_EVENTS = {
+  create: defineEvent<ContentEvent>('on:create'),
+  update: defineEvent<ContentEvent>('on:update'),
+  delete: defineEvent<ContentEvent>('on:delete'),
+  statusChange: defineEvent<ContentEvent>('on:status_change'),
+} as const;
 
 /** Its container keys, so `scope.collections`, `scope.entries` and `scope.contentClient` are typed in route handlers. */
 declare module '../../kernel/http/route-table.js' {

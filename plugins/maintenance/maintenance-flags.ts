@@ -83,8 +83,8 @@ export class MaintenanceFlags {
   }
 
   /** Settles when the first read is done (a failed one leaves maintenance off and is logged). */
-  ready(): Promise<void> {
-    return this.copy.ready();
+  async ready(): Promise<void> {
+    await this.copy.ready();
   }
 
   /** Reads the settings again (what the backstop timer does). */
