@@ -115,7 +115,7 @@ export default definePlugin({
     for (const route of [...collectionRoutes, ...publicAccessRoutes, ...scheduleRoutes, ...previewRoutes, ...entryRoutes])
       routes.add(route);
   },
-  async boot({ container, onClose, options, envOptions, envSources, logger, follow, every }) {
+  async boot({ container, onClose, options, envOptions, envSources, follow, every }) {
     const collections = container.resolve<CollectionsService>('collections');
     await collections.follow(follow);
     // Scheduled publishing: every instance looks for due entries (a round still running is not doubled);

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { BootError } from '../../kernel/errors.js';
 import { definePlugin } from '../../kernel/index.js';
 import type { SystemJobContext } from '../../kernel/registries/index.js';
-import { pruneAuditJob, scheduleAuditRetention } from './audit-retention.js';
+import { auditRetention } from './audit-retention.js';
 import { rebuildListCachesJob, reindexSearchJob } from './content-jobs.js';
 import { systemRoutes } from './routes.js';
 import { systemJobRoutes } from './routes-system-jobs.js';
@@ -35,11 +35,11 @@ export default definePlugin(() => {
       retention = { intervalMs: parsed.data.auditPruneIntervalMs, fallbackDays: parsed.data.auditRetentionDays };
       for (const route of [...systemRoutes, ...systemJobRoutes]) routes.add(route);
       registries.jobHandlers.add(systemJobHandler(registries.systemJobs, () => container));
-      for (const job of [pruneAuditJob(retention.fallbackDays), rebuildListCachesJob, reindexSearchJob]) registries.systemJobs.add(job);
+      for (const job of [rebuildListCachesJob, reindexSearchJob]) registries.systemJobs.add(job);
     },
-    boot({ container: kernel, logger, onClose }) {
+    boot({ container: kernel, logger, every }) {
       container = kernel;
-      onClose(scheduleAuditRetention(kernel.cradle, logger, retention));
+      every(auditRetention(kernel.cradle, logger, retention));
     },
   };
 });
