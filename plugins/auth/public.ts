@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Context } from 'koa';
-import { defineEvent, EVENTS_RESYNC } from '../../kernel/events.js';
+import { defineEvent, EVENTS_RESYNC, type EventBus } from '../../kernel/events.js';
 import type { BearerMatch } from './bearer-cache.js';
 import type { Identity } from '../../kernel/http/identity.js';
 import type { EmailFlows } from './email-flows.js';
@@ -96,11 +96,11 @@ export function identityConcerned(name: string, payload: unknown, identity: Iden
  * their copies by then), so an identity resolved in it is read afresh. Returns the unsubscribe function.
  */
 export function onIdentityChange(
-  events: { subscribe(name: string, handler: (event: { name: string; payload: unknown }) => void): () => void },
+  events: Pick<EventBus, 'subscribe'>,
   handler: (concerns: (identity: Identity, bearer?: string) => boolean) => void,
 ): () => void {
   const offs = IDENTITY_CHANGE_EVENTS.map((name) =>
-    events.subscribe(name, (event) => {
+    events.subscribe<unknown>(name, (event) => {
       setImmediate(() => handler((identity, bearer) => identityConcerned(name, event.payload, identity, bearer)));
     }),
   );
