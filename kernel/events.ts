@@ -12,14 +12,38 @@ export interface BusEvent<T = unknown> {
   origin: string;
 }
 
-export type EventHandler = (event: BusEvent) => void | Promise<void>;
+export type EventHandler<T = unknown> = (event: BusEvent<T>) => void | Promise<void>;
+
+declare const payloadType: unique symbol;
+/**
+ * An event name that carries its payload's type: still the plain string on the wire and in comparisons,
+ * but `publish` checks the payload against it and `subscribe` hands the handler a typed `event.payload`.
+ */
+export type EventName<Payload = unknown> = string & { readonly [payloadType]?: Payload };
+/** The payload type an `EventName` carries. */
+export type PayloadOf<E> = E extends EventName<infer P> ? P : unknown;
+
+/**
+ * Declares an event, like `defineError` declares an error: the plugin that publishes it exports it from
+ * its `public.ts`, and publishers and subscribers use the constant.
+ *
+ *   export const COLLECTIONS_CHANGED = defineEvent<{ tenantId: string }>('content:collections-changed');
+ *   await events.publish(COLLECTIONS_CHANGED, { tenantId });            // payload checked
+ *   events.subscribe(COLLECTIONS_CHANGED, (event) => event.payload.tenantId); // payload typed
+ *
+ * Payloads cross instances as JSON (Redis pub/sub): declare plain data only.
+ */
+export function defineEvent<Payload = Record<string, never>>(name: string): EventName<Payload> {
+  if (!/^[a-z][\w-]*:[\w-]+$/.test(name)) throw new TypeError(`Event name '${name}' is not '<prefix>:<name>'`);
+  return name as EventName<Payload>;
+}
 
 /**
  * Delivered on this instance only (payload `{}`), when its connection to the other instances' events
  * (Redis pub/sub) is back after a loss: events published meanwhile are lost, so whatever follows
  * change events to keep a copy in memory drops or re-reads that copy.
  */
-export const EVENTS_RESYNC = 'events:resync';
+export const EVENTS_RESYNC: EventName<Record<string, never>> = 'events:resync';
 
 /**
  * The in-process event bus. With Redis configured, every publish also goes out on a pub/sub
@@ -74,17 +98,17 @@ export class EventBus {
     return !this.pub || (this.pub.isReady && Boolean(this.sub?.isReady));
   }
 
-  async publish<T>(name: string, payload: T): Promise<void> {
+  async publish<T>(name: EventName<T>, payload: T): Promise<void> {
     const event: BusEvent<T> = { name, payload, at: new Date().toISOString(), origin: this.instanceId };
     this.deliver(event);
     if (this.pub) await this.pub.publish(this.channel, JSON.stringify(event));
   }
 
   /** Subscribes to one event name, or '*' for all; returns the unsubscribe function. */
-  subscribe(name: string, handler: EventHandler): () => void {
+  subscribe<T = unknown>(name: EventName<T>, handler: EventHandler<T>): () => void {
     const wrapped = (event: BusEvent) => {
       Promise.resolve()
-        .then(() => handler(event))
+        .then(() => handler(event as BusEvent<T>))
         .catch((err) => this.logger.error({ err, event: event.name }, 'event handler failed'));
     };
     this.emitter.on(name, wrapped);

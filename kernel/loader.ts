@@ -9,6 +9,8 @@ import type { DiscoveredPlugin } from './discovery.js';
 import { navGroupOf } from './admin-nav.js';
 import { BootError } from './errors.js';
 import { mapPluginEnv } from './plugin-env.js';
+import { every, recurringJob } from './every.js';
+import { follow, followEach, type FollowBus } from './follow.js';
 import type { NamespaceMap } from './http/namespaces.js';
 import type { RouteTable } from './http/route-table.js';
 import type { Logger } from './logger.js';
@@ -58,6 +60,33 @@ export interface LoaderDeps {
   logger: Logger;
   /** The environment, read once when the kernel starts; each plugin sees only what its manifest's `env` maps. */
   env?: Record<string, string | undefined>;
+}
+
+/** The boot context's follow, followEach and every: bound to the event bus, closed with the plugin. */
+function runtimePrimitives(
+  owner: string,
+  deps: { container: KernelContainer; registries: Registries; logger: Logger },
+  closers: LoadedPlugin['closers'],
+): Pick<PluginBootContext, 'follow' | 'followEach' | 'every'> {
+  const bus = () => deps.container.resolve('events') as FollowBus;
+  return {
+    follow(options) {
+      const copy = follow(bus(), deps.logger, options);
+      closers.push(() => copy.close());
+      return copy;
+    },
+    followEach(options) {
+      const copies = followEach(bus(), options);
+      closers.push(() => copies.close());
+      return copies;
+    },
+    every(options) {
+      if (options.job) deps.registries.systemJobs.add(recurringJob(options), owner);
+      const task = every(deps.logger, options);
+      closers.push(() => task.close());
+      return task;
+    },
+  };
 }
 
 function bindRegistries(registries: Registries, owner: string): PluginRegistries {
@@ -212,6 +241,7 @@ export class PluginLoader {
           cradle: container.awilix.cradle as BootContainer['cradle'],
         },
         onClose: (fn) => void closers.push(fn),
+        ...runtimePrimitives(id, { container, registries, logger: common.logger }, closers),
       };
       this.loaded.push({ discovered: p, definition, record, bootContext, closers });
     }

@@ -7,6 +7,8 @@ import type { ContainerServices, RouteDefinition } from './http/route-table.js';
 import type { MigrationDefinition } from './db/migrations.js';
 import type { PluginModel } from './db/models.js';
 import type { Registries } from './registries/index.js';
+import type { EveryOptions, Recurring } from './every.js';
+import type { FollowEachOptions, FollowOptions, Followed, FollowedEach } from './follow.js';
 
 /** A registry as a plugin sees it: what it adds is recorded as its own. */
 export type BoundRegistry<R> = R extends { add(item: infer T, owner?: string): unknown }
@@ -57,6 +59,18 @@ export interface PluginBootContext {
   };
   /** Runs `fn` at shutdown (before close(), last added first): timers, sockets, anything boot started. */
   onClose(fn: () => Promise<void> | void): void;
+  /**
+   * An in-memory copy kept in step across instances (kernel/follow.ts): first read now, updated by the
+   * events in `on`, re-read after a bus loss and every `refreshMs`; closed with the plugin.
+   */
+  follow<T>(options: FollowOptions<T>): Followed<T>;
+  /** Copies per key, read on first use (kernel/follow.ts `followEach`); closed with the plugin. */
+  followEach<K, V>(options: FollowEachOptions<K, V>): FollowedEach<K, V>;
+  /**
+   * Recurring work (kernel/every.ts): every `everyMs`, never overlapping, unref'd, failures logged by name,
+   * stopped with the plugin; with `job`, also a system job that runs it on demand.
+   */
+  every<R extends object | void>(options: EveryOptions<R>): Recurring;
 }
 
 export interface PluginDefinition<State = unknown> {

@@ -77,10 +77,12 @@ export {
 } from './errors.js';
 export type { AppErrorOptions, DefinedErrorClass, ErrorBody, ErrorCatalogueEntry, ValidationIssue } from './errors.js';
 
-// Events. (wt-primitives: defineEvent, follow, every are exported here after the merge.)
-export { EVENTS_RESYNC } from './events.js';
-export type { BusEvent, EventBus, EventHandler } from './events.js';
-// SDK: primitives (defineEvent, follow, every) go here.
+// Events and the runtime primitives: typed events, followed in-memory copies, recurring work.
+export { defineEvent, EVENTS_RESYNC } from './events.js';
+export type { BusEvent, EventBus, EventHandler, EventName, PayloadOf } from './events.js';
+export { ChangeCounter } from './follow.js';
+export type { Followed, FollowedEach, FollowEachOptions, FollowOptions } from './follow.js';
+export type { EveryOptions, Recurring } from './every.js';
 
 // Configuration. (wt-config: the options schema helpers are exported here after the merge.)
 export type { CmsConfig } from './config.js';

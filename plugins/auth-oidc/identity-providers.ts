@@ -1,3 +1,5 @@
+import type { BusEvent, Followed, PluginBootContext } from '../../kernel/sdk.js';
+import { SETTING_CHANGED, type SettingChangedEvent } from '../setup/public.js';
 import { OidcProviderNotFoundError } from './errors.js';
 import type { ProviderSettings } from './provider-settings.js';
 
@@ -9,10 +11,6 @@ export interface ProviderListing {
   startUrl: string | null;
 }
 
-/**
- * The providers this instance knows (registered as the container key `identityProviders`, read by
- * the auth plugin's GET /api/get-tokens-provided), and the redirect URI each one is registered with.
- */
 /** System Settings that configure the well-known providers (the setup plugin seeds them; admins set them). */
 export const PROVIDER_SETTINGS = [
   'OAUTH_GOOGLE_CLIENT_ID',
@@ -21,10 +19,16 @@ export const PROVIDER_SETTINGS = [
   'OIDC_CLIENT_ID',
   'OIDC_CLIENT_SECRET',
 ] as const;
+const PROVIDER_KEYS: ReadonlySet<string> = new Set(PROVIDER_SETTINGS);
 const SETTINGS_TTL_MS = 30_000;
 
+/**
+ * The providers this instance knows (registered as the container key `identityProviders`, read by
+ * the auth plugin's GET /api/get-tokens-provided), and the redirect URI each one is registered with.
+ */
 export class IdentityProviders {
-  private cached: { at: number; providers: Promise<ProviderSettings[]> } | null = null;
+  /** The providers, followed across instances once boot connected them (`follow`). */
+  private copy: Followed<ProviderSettings[]> | null = null;
 
   constructor(
     /** Resolves the providers from an environment (options, presets, secrets). */
@@ -37,19 +41,29 @@ export class IdentityProviders {
     private readonly env: Record<string, string | undefined> = {},
   ) {}
 
-  /** Drops the providers read from the System Settings: a provider setting changed (on any instance, SETTING_CHANGED). */
-  forget(): void {
-    this.cached = null;
+  /**
+   * Follows the provider System Settings: re-read every 30 s, and at once when one changes on any instance
+   * (SETTING_CHANGED), so a provider an admin configures in the settings becomes active without a restart.
+   */
+  follow(follow: PluginBootContext['follow']): void {
+    this.copy = follow({
+      name: 'identity providers',
+      load: () => this.read(),
+      on: [SETTING_CHANGED],
+      apply: (copy, event: BusEvent<SettingChangedEvent>) => (PROVIDER_KEYS.has(String(event.payload?.key)) ? undefined : copy),
+      maxAgeMs: SETTINGS_TTL_MS,
+      initial: [],
+    });
   }
 
-  /**
-   * The providers now: environment variables win over System Settings, which are re-read every 30 s
-   * (and at once when one changes on any instance),
-   * so a provider an admin configures in the settings becomes active without a restart.
-   */
+  /** The providers now: environment variables win over System Settings. */
   private providers(): Promise<ProviderSettings[]> {
-    if (!this.cached || Date.now() - this.cached.at > SETTINGS_TTL_MS) {
-      const providers = this.settings()
+    return this.copy ? this.copy.get() : this.read();
+  }
+
+  private read(): Promise<ProviderSettings[]> {
+    return (
+      this.settings()
         .catch(() => ({}))
         // A setting the presets refuse (an http issuer) must not take the sign-in down: fall back to the environment.
         .then((fromSettings) => {
@@ -58,10 +72,8 @@ export class IdentityProviders {
           } catch {
             return this.resolve({ ...this.env });
           }
-        });
-      this.cached = { at: Date.now(), providers };
-    }
-    return this.cached.providers;
+        })
+    );
   }
 
   async list(): Promise<ProviderListing[]> {

@@ -1,7 +1,6 @@
 import { asFunction } from 'awilix';
-import { BootError, definePlugin, EVENTS_RESYNC, type EventBus, type ModelMap } from '../../kernel/sdk.js';
+import { BootError, definePlugin, type ModelMap } from '../../kernel/sdk.js';
 import type { UsersService } from '../auth/public.js';
-import { SETTING_CHANGED } from '../setup/public.js';
 import { IdentityLinks } from './identity-links.js';
 import { IdentityProviders, PROVIDER_SETTINGS } from './identity-providers.js';
 import { OIDC_MIGRATIONS } from './migrations.js';
@@ -66,17 +65,9 @@ export default definePlugin(() => {
       );
       for (const route of [...signInRoutes, ...identityRoutes]) routes.add(route);
     },
-    boot({ container, logger, onClose }) {
+    boot({ container, logger, follow }) {
       // A provider configured in the System Settings on any instance counts from the next sign-in here.
-      const providers = container.resolve<IdentityProviders>('identityProviders');
-      const events = container.resolve<EventBus>('events');
-      onClose(
-        events.subscribe(SETTING_CHANGED, (event) => {
-          const key = (event.payload as { key?: unknown })?.key;
-          if (typeof key === 'string' && (PROVIDER_SETTINGS as readonly string[]).includes(key)) providers.forget();
-        }),
-      );
-      onClose(events.subscribe(EVENTS_RESYNC, () => providers.forget()));
+      container.resolve<IdentityProviders>('identityProviders').follow(follow);
       if (!own) return;
       const active = own.providers.filter((p) => p.active);
       if (active.length) logger.info({ providers: active.map((p) => p.id) }, 'identity providers active');

@@ -35,15 +35,8 @@ export default definePlugin({
     container.register('passkeyRelyingParty', asValue(relyingPartyResolver(o, config)));
     for (const route of [...registerRoutes, ...manageRoutes, ...loginRoutes]) routes.add(route);
   },
-  boot({ container, logger, onClose }) {
+  boot({ container, every }) {
     const challenges = container.resolve<ChallengesService>('passkeyChallenges');
-    const timer = setInterval(
-      () => {
-        challenges.purgeExpired().catch((err) => logger.warn({ err }, 'expired passkey challenge cleanup failed'));
-      },
-      5 * 60 * 1000,
-    );
-    timer.unref();
-    onClose(() => clearInterval(timer));
+    every({ name: 'expired passkey challenge cleanup', everyMs: 5 * 60 * 1000, run: async () => void (await challenges.purgeExpired()) });
   },
 });

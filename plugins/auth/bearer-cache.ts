@@ -1,4 +1,12 @@
-import { type CacheService, EVENTS_RESYNC, hasPermission, type Identity, type Logger } from '../../kernel/sdk.js';
+import {
+  type CacheService,
+  EVENTS_RESYNC,
+  type EventBus,
+  ChangeCounter,
+  hasPermission,
+  type Identity,
+  type Logger,
+} from '../../kernel/sdk.js';
 import { BEARER_CHANGED } from './public.js';
 
 export type BearerKind = 'api-key' | 'website-token';
@@ -97,8 +105,8 @@ export class BearerCache {
   private readonly local = new Map<string, LocalEntry>();
   /** Lookups in progress per hash: concurrent requests with the same value share one (bounded by the requests in flight). */
   private readonly inflight = new Map<string, Promise<LocalEntry | null>>();
-  /** Bumped by every invalidation: a lookup that saw one happen while it ran does not keep its result. */
-  private generation = 0;
+  /** Counts the invalidations: a lookup that saw one happen while it ran does not keep its result. */
+  private readonly changes = new ChangeCounter();
   private publish: (match: BearerMatch) => Promise<void> = async () => undefined;
 
   constructor(
@@ -119,19 +127,19 @@ export class BearerCache {
   }
 
   /** Wires invalidations to the event bus: published by `forget`, applied when any instance publishes one. */
-  connectEvents(events: {
-    publish(name: string, payload: unknown): Promise<void>;
-    subscribe(name: string, handler: (e: { payload: unknown }) => void): () => void;
-  }): () => void {
+  connectEvents(events: Pick<EventBus, 'publish' | 'subscribe'>): () => void {
     this.publish = (match) => events.publish(BEARER_CHANGED, match);
     const offChanged = events.subscribe(BEARER_CHANGED, (event) => {
-      const p = (event.payload ?? {}) as Record<string, unknown>;
+      const p: Partial<Record<keyof BearerMatch, unknown>> = event.payload ?? {};
       const text = (v: unknown) => (typeof v === 'string' ? v : undefined);
       const hashes = Array.isArray(p.hashes) ? p.hashes.filter((h): h is string => typeof h === 'string') : undefined;
       this.dropLocal({ hashes, userId: text(p.userId), tenantId: text(p.tenantId), role: text(p.role) });
     });
     // Back after a loss of the other instances' events: invalidations published meanwhile were missed.
-    const offResync = events.subscribe(EVENTS_RESYNC, () => this.local.clear());
+    const offResync = events.subscribe(EVENTS_RESYNC, () => {
+      this.changes.bump();
+      this.local.clear();
+    });
     return () => {
       offChanged();
       offResync();
@@ -164,7 +172,7 @@ export class BearerCache {
 
   /** Reads the shared layer, then the database; keeps the result in memory unless an invalidation ran meanwhile. */
   private async refresh(hash: string, kind: BearerKind, previous: LocalEntry | undefined): Promise<LocalEntry | null> {
-    const generation = this.generation;
+    const unchanged = this.changes.mark();
     let snapshot = await this.sharedGet(hash);
     if (!snapshot || snapshot.kind !== kind) {
       snapshot = await this.deps.load(hash, kind);
@@ -187,7 +195,7 @@ export class BearerCache {
       }
     }
     const entry = this.entryOf(snapshot, previous);
-    if (generation === this.generation) {
+    if (unchanged()) {
       this.local.delete(hash);
       this.local.set(hash, entry);
       if (this.local.size > (this.deps.localMax ?? LOCAL_MAX)) this.local.delete(this.local.keys().next().value!);
@@ -212,7 +220,7 @@ export class BearerCache {
   }
 
   private dropLocal(match: BearerMatch): void {
-    this.generation++;
+    this.changes.bump();
     if (match.hashes && !match.userId && !match.tenantId && !match.role) {
       for (const hash of match.hashes) this.local.delete(hash);
       return;

@@ -42,30 +42,32 @@ export class EmailFlows {
 
   /** `onIssued` hears of the link once it exists (the audit trail); never with its token. */
   requestPasswordReset(email: string, tenantId: string, onIssued?: (user: User) => void): void {
-    this.background(async () => {
-      const user = await this.users.findByEmail(email, tenantId);
-      if (!user || user.blocked) return;
-      const { token } = await this.tokens.issue('reset', { email: user.email, userId: user.id, tenantId, ttlMs: RESET_TTL_MS });
-      onIssued?.(user);
-      await this.mailer.send({
-        to: user.email,
-        subject: 'Reset your password',
-        text: `Someone asked to reset the password of ${user.email}.\n\nSet a new password within an hour:\n${this.publicUrl}/reset-password?token=${token}\n\nIf it was not you, ignore this mail.\n`,
-      });
-    });
+    this.mailLink(email, tenantId, { kind: 'reset', ttlMs: RESET_TTL_MS, onIssued }, (user, token) => ({
+      subject: 'Reset your password',
+      text: `Someone asked to reset the password of ${user.email}.\n\nSet a new password within an hour:\n${this.publicUrl}/reset-password?token=${token}\n\nIf it was not you, ignore this mail.\n`,
+    }));
   }
 
   requestMagicLink(email: string, tenantId: string, onIssued?: (user: User) => void): void {
+    this.mailLink(email, tenantId, { kind: 'magic', ttlMs: MAGIC_TTL_MS, onIssued }, (_user, token) => ({
+      subject: 'Your sign-in link',
+      text: `Sign in to ${this.publicUrl} within 15 minutes (the link works once):\n${this.publicUrl}/magic-link?token=${token}\n\nIf it was not you, ignore this mail.\n`,
+    }));
+  }
+
+  /** In the background: a link for the account behind the email (none for an unknown or blocked one), mailed. */
+  private mailLink(
+    email: string,
+    tenantId: string,
+    link: { kind: 'reset' | 'magic'; ttlMs: number; onIssued?: (user: User) => void },
+    mail: (user: User, token: string) => { subject: string; text: string },
+  ): void {
     this.background(async () => {
       const user = await this.users.findByEmail(email, tenantId);
       if (!user || user.blocked) return;
-      const { token } = await this.tokens.issue('magic', { email: user.email, userId: user.id, tenantId, ttlMs: MAGIC_TTL_MS });
-      onIssued?.(user);
-      await this.mailer.send({
-        to: user.email,
-        subject: 'Your sign-in link',
-        text: `Sign in to ${this.publicUrl} within 15 minutes (the link works once):\n${this.publicUrl}/magic-link?token=${token}\n\nIf it was not you, ignore this mail.\n`,
-      });
+      const { token } = await this.tokens.issue(link.kind, { email: user.email, userId: user.id, tenantId, ttlMs: link.ttlMs });
+      link.onIssued?.(user);
+      await this.mailer.send({ to: user.email, ...mail(user, token) });
     });
   }
 

@@ -1,4 +1,4 @@
-import { defineError } from '../../kernel/sdk.js';
+import { defineError, ERROR_CATALOGUE, InternalError } from '../../kernel/sdk.js';
 
 export class InvalidCredentialsError extends defineError(
   'INVALID_CREDENTIALS',
@@ -63,4 +63,15 @@ export class TokenAlreadyConsumedError extends defineError(
   409,
   'The single-use link or token has already been used.',
   'This link has already been used',
+) {}
+
+/**
+ * The spec's two-factor endpoints answer an unexpected failure with 500 INTERNAL_ERROR and a fixed message
+ * of their own ("Failed to verify 2FA code"), in their `{message}` shape; the cause goes to the log only.
+ */
+export class TwoFactorFailureError extends defineError(
+  InternalError.code,
+  InternalError.status,
+  ERROR_CATALOGUE.find((e) => e.code === InternalError.code)!.description,
+  (message: string, cause: unknown) => ({ message, cause, expose: true }),
 ) {}

@@ -2,10 +2,14 @@ import type { Context } from 'koa';
 import {
   AuthenticationRequiredError,
   type Identity,
+  type BusEvent,
+  type FollowedEach,
   type Logger,
+  type PluginBootContext,
   type ContainerServices,
   type IdentityResolver,
 } from '../../kernel/sdk.js';
+import { GUEST_GRANTS_CHANGED } from './public.js';
 import { clearSessionCookie, clientIp, SESSION_COOKIE } from './routes.js';
 import { auditAuth } from './audit-events.js';
 
@@ -102,36 +106,41 @@ export function sessionCookieResolver(): IdentityResolver {
 
 /**
  * Everyone else: the guest identity with the guest role's permissions (none until an admin grants some),
- * kept a minute per tenant; `forget` drops a tenant's copy (GUEST_GRANTS_CHANGED, from any instance).
+ * kept a minute per tenant once boot connected the followed copies (`follow`: GUEST_GRANTS_CHANGED from
+ * any instance drops a tenant's copy; a read that ran across the change answers once but is not kept).
  */
-export function guestResolver(): IdentityResolver & { forget(tenantId?: string): void } {
-  const cached = new Map<string, { permissions: string[]; at: number }>();
-  // Counts the forgets: permissions read across one may predate the change and are not kept.
-  let generation = 0;
+export function guestResolver(): IdentityResolver & { follow(grants: FollowedEach<string, string[]>): void } {
+  let grants: FollowedEach<string, string[]> | null = null;
   return {
-    /** Drops a tenant's copy, or every tenant's without one. */
-    forget(tenantId) {
-      generation++;
-      if (tenantId === undefined) cached.clear();
-      else cached.delete(tenantId);
+    follow(followed) {
+      grants = followed;
     },
     id: 'guest-role',
     priority: 1000,
     async resolve(ctx: Context): Promise<Identity | null> {
       let tenantId: string;
-      let entry: { permissions: string[]; at: number } | undefined;
+      let permissions: string[];
       try {
         tenantId = await cradle(ctx).tenants.fromHostname(ctx.hostname);
-        entry = cached.get(tenantId);
-        if (!entry || Date.now() - entry.at > 60000) {
-          const before = generation;
-          entry = { permissions: await cradle(ctx).users.permissionsOf('guest', tenantId), at: Date.now() };
-          if (before === generation) cached.set(tenantId, entry);
-        }
+        permissions = grants ? await grants.get(tenantId) : await cradle(ctx).users.permissionsOf('guest', tenantId);
       } catch {
         return null; // still booting: the kernel's permissionless guest applies
       }
-      return { kind: 'guest', userId: null, role: 'guest', permissions: entry.permissions, tenantId };
+      return { kind: 'guest', userId: null, role: 'guest', permissions, tenantId };
     },
   };
+}
+
+/** The guest grants per tenant, followed across instances (read with the `users` service). */
+export function guestGrants(
+  followEach: PluginBootContext['followEach'],
+  users: { permissionsOf(role: string, tenantId: string): Promise<string[]> },
+): FollowedEach<string, string[]> {
+  return followEach({
+    name: 'guest grants',
+    load: (tenantId: string) => users.permissionsOf('guest', tenantId),
+    on: [GUEST_GRANTS_CHANGED],
+    keysOf: (event: BusEvent<{ tenantId: string }>) => (typeof event.payload?.tenantId === 'string' ? [event.payload.tenantId] : []),
+    maxAgeMs: 60000,
+  });
 }

@@ -6,7 +6,8 @@
  */
 import { createHash } from 'node:crypto';
 import type { Context } from 'koa';
-import { EVENTS_RESYNC, type Identity } from '../../kernel/sdk.js';
+import { defineEvent, EVENTS_RESYNC, type EventBus, type Identity } from '../../kernel/sdk.js';
+import type { BearerMatch } from './bearer-cache.js';
 import type { EmailFlows } from './email-flows.js';
 import type { EmailTokensService } from './email-tokens-service.js';
 import type { AuthSecrets } from './secrets.js';
@@ -28,13 +29,13 @@ export type { UsersService } from './users-service.js';
 export type { User as UserRecord } from './models/user.js';
 
 /** Event telling every instance to drop a session from its in-process layer; payload `{ idHash }`. */
-export const SESSION_REVOKED = 'auth:session-revoked';
+export const SESSION_REVOKED = defineEvent<{ idHash: string }>('auth:session-revoked');
 /**
  * Event telling every instance to drop cached API keys and website tokens (bearer-cache.ts); payload
  * `{ hashes?, userId?, tenantId?, role? }` (SHA-256 of the values, never the values): entries matching every
  * field given go.
  */
-export const BEARER_CHANGED = 'auth:bearer-changed';
+export const BEARER_CHANGED = defineEvent<BearerMatch>('auth:bearer-changed');
 /** User-management events (payload UserEvent), also GraphQL subscriptions. */
 export const USER_EVENTS = { create: 'on:user_create', update: 'on:user_update', delete: 'on:user_delete' } as const;
 
@@ -94,11 +95,11 @@ export function identityConcerned(name: string, payload: unknown, identity: Iden
  * their copies by then), so an identity resolved in it is read afresh. Returns the unsubscribe function.
  */
 export function onIdentityChange(
-  events: { subscribe(name: string, handler: (event: { name: string; payload: unknown }) => void): () => void },
+  events: Pick<EventBus, 'subscribe'>,
   handler: (concerns: (identity: Identity, bearer?: string) => boolean) => void,
 ): () => void {
   const offs = IDENTITY_CHANGE_EVENTS.map((name) =>
-    events.subscribe(name, (event) => {
+    events.subscribe<unknown>(name, (event) => {
       setImmediate(() => handler((identity, bearer) => identityConcerned(name, event.payload, identity, bearer)));
     }),
   );
@@ -107,11 +108,11 @@ export function onIdentityChange(
   };
 }
 /** The guest role's permissions of a tenant changed (payload `{ tenantId }`): every instance drops its copy. */
-export const GUEST_GRANTS_CHANGED = 'auth:guest-grants-changed';
+export const GUEST_GRANTS_CHANGED = defineEvent<{ tenantId: string }>('auth:guest-grants-changed');
 /** A tenant was created (payload `{}`): every instance drops its hostname -> tenant map. */
-export const TENANTS_CHANGED = 'auth:tenants-changed';
+export const TENANTS_CHANGED = defineEvent('auth:tenants-changed');
 /** A second-factor verification at sign-in failed (payload TwoFactorFailedEvent). */
-export const TWO_FACTOR_FAILED = 'auth:two-factor-failed';
+export const TWO_FACTOR_FAILED = defineEvent<TwoFactorFailedEvent>('auth:two-factor-failed');
 
 export interface UserEvent {
   tenantId: string;

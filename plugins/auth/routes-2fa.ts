@@ -13,6 +13,7 @@ import { TWO_FACTOR_FAILED, type TwoFactorFailedEvent } from './public.js';
 import { clientIp, setSessionCookie } from './routes.js';
 import { issueDeviceCookie, lockoutClient } from './lockout.js';
 import type { LockScope } from './users-service.js';
+import { TwoFactorFailureError } from './errors.js';
 import { auditAuth, auditLockout, auditSignIn, userTarget, who } from './audit-events.js';
 import { requireSudo } from './guards.js';
 
@@ -54,10 +55,107 @@ function twoFactorRoute<S extends RouteRequestSchemas>(
       } catch (err) {
         if (err instanceof AppError) throw err;
         route.logger.error({ err }, failure);
-        throw new AppError('INTERNAL_ERROR', 500, failure, { expose: true, cause: err });
+        throw new TwoFactorFailureError(failure, err);
       }
     },
   });
+}
+
+type VerifyRoute = Parameters<TypedRouteDefinition<{ body: z.ZodType<{ userId: string; code: string }> }>['handler']>[0];
+type CodeMethod = TwoFactorFailedEvent['method'];
+
+const NO_PENDING = 'No pending sign-in for this account on this client; sign in with your password first';
+
+/** A failed verification: announced on the event bus (the dashboard counts them; never with the code), audited, answered 200 {success:false}. */
+async function refuse({ ctx, scope, logger }: VerifyRoute, text: string, failure: TwoFactorFailedEvent): Promise<void> {
+  await scope.events.publish(TWO_FACTOR_FAILED, failure).catch((err) => logger.warn({ err }, 'failed-2FA event not published'));
+  const tenantId = await scope.tenants.fromHostname(ctx.hostname);
+  await auditAuth(ctx, {
+    action: 'auth.2fa.failed',
+    level: 'medium',
+    outcome: 'failure',
+    message: `Second-factor verification failed: ${TWO_FACTOR_REASONS[failure.reason]} (${failure.method === 'totp' ? 'authenticator code' : 'backup code'})`,
+    actor: { userId: failure.userId, tenantId },
+    ...(failure.userId ? { target: userTarget(failure.userId) } : {}),
+    details: { reason: failure.reason, method: failure.method },
+  });
+  ctx.body = { success: false, message: text, method: failure.method, backupCodeUsed: false, reason: failure.reason };
+}
+
+/** A wrong or used code: counted toward the lockout (a lock it sets is audited), then refused. */
+async function refuseCode(route: VerifyRoute, method: CodeMethod, clientHash: string, used: boolean): Promise<void> {
+  const { ctx, body, scope } = route;
+  const lockedNow = await scope.users.recordFailure(body.userId, clientHash).catch((): LockScope[] => []);
+  if (used)
+    await refuse(
+      route,
+      method === 'backup'
+        ? 'This backup code has already been used; each one works once. Use another backup code or your authenticator app'
+        : 'This code has already been used; wait for the next code in your authenticator app',
+      { reason: 'code-already-used', method, userId: body.userId },
+    );
+  else await refuse(route, 'Invalid verification code', { reason: 'invalid-code', method, userId: body.userId });
+  const locked = lockedNow.length > 0 ? await scope.users.findById(body.userId) : null;
+  for (const lockScope of lockedNow) if (locked) await auditLockout(ctx, locked, 'second factor', lockScope);
+}
+
+/** The second step passed: the session cookie, the device cookie, the audit entries and the answer. */
+async function signedIn(
+  { ctx, body, scope }: VerifyRoute,
+  check: { method: CodeMethod; remaining?: number },
+  clientHash: string,
+  passwordProven: boolean | undefined,
+): Promise<void> {
+  const user = (await scope.users.findById(body.userId))!;
+  await scope.users.resetFailures(user.id, clientHash);
+  const { token, session } = await scope.sessions.create(user, { userAgent: ctx.get('user-agent'), ip: clientIp(ctx) }, { passwordProven });
+  setSessionCookie(ctx, token, Number(session.expires_at));
+  await issueDeviceCookie(ctx, scope.authSecrets, user.id);
+  await auditSignIn(ctx, user, check.method === 'backup' ? 'backup-code' : 'totp');
+  if (check.method === 'backup')
+    await auditAuth(ctx, {
+      action: 'auth.2fa.backup-code-used',
+      level: 'medium',
+      message: `${who(user)} signed in with a backup code; ${check.remaining} remaining`,
+      actor: { userId: user.id, tenantId: user.tenant_id },
+      target: userTarget(user),
+      details: { remaining: check.remaining },
+    });
+  ctx.body = {
+    success: true,
+    message:
+      check.method === 'backup'
+        ? `Backup code accepted; ${check.remaining} backup code${check.remaining === 1 ? '' : 's'} remaining`
+        : 'Verification successful',
+    method: check.method,
+    backupCodeUsed: check.method === 'backup',
+  };
+}
+
+/** POST /api/auth/2fa/verify: the pending sign-in, the lock, the code, then the session. */
+async function verifySecondFactor(route: VerifyRoute): Promise<void> {
+  const { ctx, body, scope } = route;
+  const method: CodeMethod = /^\d{6}$/.test(body.code.replace(/\s+/g, '')) ? 'totp' : 'backup';
+  const pending = await readPendingLogin(ctx, scope);
+  if (pending?.userId !== body.userId) return refuse(route, NO_PENDING, { reason: 'no-pending-sign-in', method, userId: null });
+  const client = await lockoutClient(ctx, scope, body.userId);
+  const locked = await scope.users.lockedForSeconds(body.userId, client.hash);
+  if (locked > 0)
+    return refuse(route, `Account locked after too many failed attempts; try again in ${Math.ceil(locked / 60)} minutes`, {
+      reason: 'locked',
+      method,
+      userId: body.userId,
+    });
+  const check = await scope.twoFactor.checkCode(body.userId, body.code);
+  if (!check.ok) return refuseCode(route, method, client.hash, Boolean(check.used));
+  // Single use: the pending sign-in is consumed before the session exists, so a second request
+  // with the same cookie (a copy, or a replay) finds nothing pending, on every instance.
+  if (!(await consumePendingLogin(scope, pending))) {
+    clearPendingLogin(ctx);
+    return refuse(route, NO_PENDING, { reason: 'no-pending-sign-in', method, userId: null });
+  }
+  clearPendingLogin(ctx);
+  await signedIn(route, check, client.hash, pending.passwordProven);
 }
 
 export const twoFactorRoutes: RouteDefinition[] = [
@@ -190,101 +288,13 @@ export const twoFactorRoutes: RouteDefinition[] = [
       /** On failure only: why, in stable words (the message is for people). */
       reason: z.enum(['no-pending-sign-in', 'locked', 'invalid-code', 'code-already-used']).optional(),
     }),
-    async handler({ ctx, body, scope, logger }) {
-      const users = scope.users;
-      const method = /^\d{6}$/.test(body.code.replace(/\s+/g, '')) ? 'totp' : 'backup';
-      // A failed verification is announced on the event bus (the dashboard counts them); never with the code.
-      const refuse = async (text: string, failure: TwoFactorFailedEvent) => {
-        await scope.events
-          .publish<TwoFactorFailedEvent>(TWO_FACTOR_FAILED, failure)
-          .catch((err) => logger.warn({ err }, 'failed-2FA event not published'));
-        const tenantId = await scope.tenants.fromHostname(ctx.hostname);
-        await auditAuth(ctx, {
-          action: 'auth.2fa.failed',
-          level: 'medium',
-          outcome: 'failure',
-          message: `Second-factor verification failed: ${TWO_FACTOR_REASONS[failure.reason]} (${method === 'totp' ? 'authenticator code' : 'backup code'})`,
-          actor: { userId: failure.userId, tenantId },
-          ...(failure.userId ? { target: userTarget(failure.userId) } : {}),
-          details: { reason: failure.reason, method },
-        });
-        ctx.body = { success: false, message: text, method, backupCodeUsed: false, reason: failure.reason };
-      };
+    async handler(route) {
       try {
-        const pending = await readPendingLogin(ctx, scope);
-        if (pending?.userId !== body.userId) {
-          return await refuse('No pending sign-in for this account on this client; sign in with your password first', {
-            reason: 'no-pending-sign-in',
-            method,
-            userId: null,
-          });
-        }
-        const client = await lockoutClient(ctx, scope, body.userId);
-        const locked = await users.lockedForSeconds(body.userId, client.hash);
-        if (locked > 0)
-          return await refuse(`Account locked after too many failed attempts; try again in ${Math.ceil(locked / 60)} minutes`, {
-            reason: 'locked',
-            method,
-            userId: body.userId,
-          });
-        const check = await scope.twoFactor.checkCode(body.userId, body.code);
-        if (!check.ok) {
-          const lockedNow = await users.recordFailure(body.userId, client.hash).catch((): LockScope[] => []);
-          if (check.used)
-            await refuse(
-              method === 'backup'
-                ? 'This backup code has already been used; each one works once. Use another backup code or your authenticator app'
-                : 'This code has already been used; wait for the next code in your authenticator app',
-              { reason: 'code-already-used', method, userId: body.userId },
-            );
-          else await refuse('Invalid verification code', { reason: 'invalid-code', method, userId: body.userId });
-          const locked = lockedNow.length > 0 ? await users.findById(body.userId) : null;
-          for (const lockScope of lockedNow) if (locked) await auditLockout(ctx, locked, 'second factor', lockScope);
-          return;
-        }
-        // Single use: the pending sign-in is consumed before the session exists, so a second request
-        // with the same cookie (a copy, or a replay) finds nothing pending, on every instance.
-        if (!(await consumePendingLogin(scope, pending))) {
-          clearPendingLogin(ctx);
-          return await refuse('No pending sign-in for this account on this client; sign in with your password first', {
-            reason: 'no-pending-sign-in',
-            method,
-            userId: null,
-          });
-        }
-        clearPendingLogin(ctx);
-        const user = (await users.findById(body.userId))!;
-        await users.resetFailures(user.id, client.hash);
-        const { token, session } = await scope.sessions.create(
-          user,
-          { userAgent: ctx.get('user-agent'), ip: clientIp(ctx) },
-          { passwordProven: pending.passwordProven },
-        );
-        setSessionCookie(ctx, token, Number(session.expires_at));
-        await issueDeviceCookie(ctx, scope.authSecrets, user.id);
-        await auditSignIn(ctx, user, check.method === 'backup' ? 'backup-code' : 'totp');
-        if (check.method === 'backup')
-          await auditAuth(ctx, {
-            action: 'auth.2fa.backup-code-used',
-            level: 'medium',
-            message: `${who(user)} signed in with a backup code; ${check.remaining} remaining`,
-            actor: { userId: user.id, tenantId: user.tenant_id },
-            target: userTarget(user),
-            details: { remaining: check.remaining },
-          });
-        ctx.body = {
-          success: true,
-          message:
-            check.method === 'backup'
-              ? `Backup code accepted; ${check.remaining} backup code${check.remaining === 1 ? '' : 's'} remaining`
-              : 'Verification successful',
-          method: check.method,
-          backupCodeUsed: check.method === 'backup',
-        };
+        await verifySecondFactor(route);
       } catch (err) {
         if (err instanceof AppError) throw err;
-        logger.error({ err }, 'Failed to verify 2FA code');
-        throw new AppError('INTERNAL_ERROR', 500, 'Failed to verify 2FA code', { expose: true, cause: err });
+        route.logger.error({ err }, 'Failed to verify 2FA code');
+        throw new TwoFactorFailureError('Failed to verify 2FA code', err);
       }
     },
   }),

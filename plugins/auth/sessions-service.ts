@@ -1,13 +1,27 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { Op } from 'sequelize';
-import { type CacheService, EVENTS_RESYNC, ForbiddenError, type Identity, type Logger, modelsOf, type ModelMap } from '../../kernel/sdk.js';
+import {
+  type CacheService,
+  type BusEvent,
+  type EventBus,
+  type Followed,
+  type PluginBootContext,
+  ForbiddenError,
+  type Identity,
+  type Logger,
+  type ModelMap,
+  modelsOf,
+} from '../../kernel/sdk.js';
 import { ReauthRequiredError } from './errors.js';
 import { Session } from './models/session.js';
-import { SETTING_CHANGED } from '../setup/public.js';
-import { SESSION_REVOKED } from './public.js';
+import { SETTING_CHANGED, type SettingChangedEvent } from '../setup/public.js';
+import { SessionMemory } from './session-memory.js';
+import { onlineUsers, sessionView, type OnlineUser, type SessionView } from './session-views.js';
 import type { User } from './models/user.js';
 import type { AuthSecrets } from './secrets.js';
 import type { UsersService } from './users-service.js';
+
+export type { SessionView } from './session-views.js';
 
 export type DevicePolicy = 'single-per-device' | 'single-per-user' | 'allow-multiple';
 
@@ -29,17 +43,6 @@ export interface SessionSnapshot {
   expiresAt: number;
 }
 
-export interface SessionView {
-  _id: string;
-  current: boolean;
-  userAgent: string;
-  ip: string;
-  device: string;
-  createdAt: string;
-  lastActiveAt: string;
-  expiresAt: string;
-}
-
 const CACHE = 'sessions';
 /**
  * The spec's in-process layers (Authentication rule 7), both kept in one bounded map per instance:
@@ -59,97 +62,42 @@ export const LOCAL_TRUST_MS = 24 * 3600 * 1000;
 const ACTIVITY_WRITE_MS = 60_000;
 const hashOf = (token: string) => createHash('sha256').update(token).digest('hex');
 
-function deviceOf(userAgent: string): string {
-  if (!userAgent) return 'unknown';
-  const os = /windows/i.test(userAgent)
-    ? 'Windows'
-    : /iphone|ipad|ios/i.test(userAgent)
-      ? 'iOS'
-      : /android/i.test(userAgent)
-        ? 'Android'
-        : /mac os/i.test(userAgent)
-          ? 'macOS'
-          : /linux/i.test(userAgent)
-            ? 'Linux'
-            : 'other';
-  const app = /edg\//i.test(userAgent)
-    ? 'Edge'
-    : /chrome\//i.test(userAgent)
-      ? 'Chrome'
-      : /firefox\//i.test(userAgent)
-        ? 'Firefox'
-        : /safari\//i.test(userAgent)
-          ? 'Safari'
-          : /curl|node|undici/i.test(userAgent)
-            ? 'API client'
-            : 'browser';
-  return `${app} on ${os}`;
-}
-
 /**
  * Sessions: a random cookie value whose SHA-256 is the database key. Resolution reads the shared cache
  * (memory, or Redis across instances) and falls back to the database; revocation deletes both, so it
  * is effective at once on every instance sharing Redis.
  */
 export class SessionsService {
-  private current: { options: SessionOptions; at: number } | null = null;
-  /** Counts SESSION_* changes; session settings read across one are not kept. */
-  private settingsGeneration = 0;
-  /** In-process layers (insertion-ordered map used as an LRU): idHash -> snapshot, when it was verified, last activity. */
-  private readonly local = new Map<string, { snapshot: SessionSnapshot; verifiedAt: number; lastActiveAt: number }>();
-  private publish: (idHash: string) => Promise<void> = async () => undefined;
+  /** The session settings in force, followed across instances once boot connected them (`follow`). */
+  private settings: Followed<SessionOptions> | null = null;
+  /** The in-process layers (see SessionMemory). */
+  private readonly memory: SessionMemory;
   /** The sudo-mode window (CMS_REAUTH_WINDOW_SECONDS, default 900; 0: a proof every time), see requireRecentPassword. */
   reauthWindowSeconds = 900;
-  private eventsLive: () => boolean = () => true;
 
   /**
    * Wires revocations to the event bus (published on revoke, applied when any instance publishes one),
-   * and drops the session settings in force when a SESSION_* System Setting changes.
+   * and follows the session settings: a SESSION_* System Setting changed on any instance counts from the
+   * next sign-in, not after the 30 s re-read.
    */
-  connectEvents(events: {
-    publish(name: string, payload: unknown): Promise<void>;
-    subscribe(name: string, handler: (e: { payload: unknown }) => void): () => void;
-    /** false while the events of other instances cannot arrive (Redis down). */
-    readonly connected?: boolean;
-  }): () => void {
-    this.publish = (idHash) => events.publish(SESSION_REVOKED, { idHash });
-    // While revocations from other instances cannot arrive, the copies in memory are not trusted (the
-    // database decides), and once they can again, the copies made before are dropped: revocations
-    // published meanwhile were missed.
-    this.eventsLive = () => events.connected !== false;
-    const offResync = events.subscribe(EVENTS_RESYNC, () => {
-      this.local.clear();
-      this.settingsGeneration++;
-      this.current = null;
+  connectEvents(
+    events: Pick<EventBus, 'publish' | 'subscribe'> & { readonly connected?: boolean },
+    follow: PluginBootContext['follow'],
+  ): () => void {
+    this.settings = follow({
+      name: 'session settings',
+      load: () => this.readOptions(),
+      on: [SETTING_CHANGED],
+      apply: (copy, event: BusEvent<SettingChangedEvent>) => (String(event.payload?.key).startsWith('SESSION_') ? undefined : copy),
+      maxAgeMs: 30000,
+      initial: this.defaults,
     });
-    const offRevoked = events.subscribe(SESSION_REVOKED, (event) => {
-      const idHash = (event.payload as { idHash?: unknown })?.idHash;
-      if (typeof idHash === 'string') this.local.delete(idHash);
-    });
-    // A changed SESSION_* setting (on any instance) counts from the next sign-in, not after the 30 s re-read.
-    const offSettings = events.subscribe(SETTING_CHANGED, (event) => {
-      const key = (event.payload as { key?: unknown })?.key;
-      if (typeof key === 'string' && key.startsWith('SESSION_')) {
-        this.settingsGeneration++;
-        this.current = null;
-      }
-    });
-    return () => {
-      offRevoked();
-      offSettings();
-      offResync();
-    };
-  }
-
-  private remember(snapshot: SessionSnapshot, lastActiveAt: number): void {
-    this.local.delete(snapshot.idHash);
-    this.local.set(snapshot.idHash, { snapshot, verifiedAt: Date.now(), lastActiveAt });
-    if (this.local.size > this.localMax) this.local.delete(this.local.keys().next().value!);
+    return this.memory.connect(events);
   }
 
   /** How many snapshots this instance holds in memory (bounded by LOCAL_MAX). */
   get localSize(): number {
-    return this.local.size;
+    return this.memory.size;
   }
 
   /** Records the session's last activity (throttled; never blocks the request). */
@@ -172,9 +120,10 @@ export class SessionsService {
     /** System Settings (SESSION_*) when the settings store exists; read at most every 30 s. */
     private readonly fromSettings: () => Promise<Partial<SessionOptions>> = async () => ({}),
     /** The bound of the in-memory layers (the spec's 10,000; tests pass a small one). */
-    private readonly localMax = LOCAL_MAX,
+    localMax = LOCAL_MAX,
   ) {
     this.models = modelsOf(models, { Session });
+    this.memory = new SessionMemory(localMax);
   }
 
   /**
@@ -183,18 +132,15 @@ export class SessionsService {
    * of every new session: sign-in, the 2FA step, sign-up, and a new session after re-authentication.
    */
   async options(): Promise<SessionOptions> {
-    let current = this.current;
-    if (!current || Date.now() - current.at > 30000) {
-      const generation = this.settingsGeneration;
-      const overrides = await this.fromSettings().catch((err) => {
-        this.logger.warn({ err }, 'session settings unreadable; using defaults');
-        return {};
-      });
-      current = { options: { ...this.defaults, ...overrides }, at: Date.now() };
-      // A SESSION_* change announced while this read ran may not be in it: used now, not kept.
-      if (generation === this.settingsGeneration) this.current = current;
-    }
-    return current.options;
+    return this.settings ? this.settings.get() : this.readOptions();
+  }
+
+  private async readOptions(): Promise<SessionOptions> {
+    const overrides = await this.fromSettings().catch((err) => {
+      this.logger.warn({ err }, 'session settings unreadable; using defaults');
+      return {};
+    });
+    return { ...this.defaults, ...overrides };
   }
 
   /**
@@ -281,7 +227,7 @@ export class SessionsService {
   async resolve(token: string, client?: { ip: string; userAgent: string; method?: string }): Promise<SessionSnapshot | null> {
     const idHash = hashOf(token);
     const now = Date.now();
-    const local = this.eventsLive() ? this.local.get(idHash) : undefined;
+    const local = this.memory.get(idHash);
     const readOnly = !client?.method || ['GET', 'HEAD', 'OPTIONS'].includes(client.method);
     const { idleHours } = await this.options();
     const idleMs = idleHours > 0 ? idleHours * 3600 * 1000 : Infinity;
@@ -298,7 +244,7 @@ export class SessionsService {
     }
     const cached = await this.cache.get<SessionSnapshot>(CACHE, idHash);
     if (cached && cached.expiresAt > now && (!local || local.lastActiveAt + idleMs > now)) {
-      this.remember(cached, local?.lastActiveAt ?? now);
+      this.memory.remember(cached, local?.lastActiveAt ?? now);
       return cached;
     }
     const row = await this.models.Session.findByPk(idHash);
@@ -342,7 +288,7 @@ export class SessionsService {
       return null;
     }
     const recent = now - Number(row.last_active_at) <= ACTIVITY_WRITE_MS;
-    this.remember(snapshot, recent ? Number(row.last_active_at) : now);
+    this.memory.remember(snapshot, recent ? Number(row.last_active_at) : now);
     if (!recent) this.touch(idHash, null, now);
     return snapshot;
   }
@@ -354,9 +300,9 @@ export class SessionsService {
   /** Ends a session in every layer: database, shared cache, this instance's memory and (by event) every other's. */
   async revokeByHash(idHash: string): Promise<void> {
     await this.models.Session.destroy({ where: { id_hash: idHash } });
-    this.local.delete(idHash);
+    this.memory.forgetHere(idHash);
     await this.cache.delete(CACHE, idHash);
-    await this.publish(idHash).catch((err) => this.logger.warn({ err }, 'session revocation broadcast failed'));
+    await this.memory.drop(idHash, (err) => this.logger.warn({ err }, 'session revocation broadcast failed'));
   }
 
   /**
@@ -366,9 +312,9 @@ export class SessionsService {
   async forgetUser(userId: string): Promise<void> {
     const rows = await this.models.Session.findAll({ where: { user_id: userId }, attributes: ['id_hash'] });
     for (const row of rows) {
-      this.local.delete(row.id_hash);
+      this.memory.forgetHere(row.id_hash);
       await this.cache.delete(CACHE, row.id_hash);
-      await this.publish(row.id_hash).catch((err) => this.logger.warn({ err }, 'session refresh broadcast failed'));
+      await this.memory.drop(row.id_hash, (err) => this.logger.warn({ err }, 'session refresh broadcast failed'));
     }
   }
 
@@ -384,16 +330,7 @@ export class SessionsService {
       where: { user_id: userId, expires_at: { [Op.gt]: Date.now() } },
       order: [['last_active_at', 'DESC']],
     });
-    return rows.map((s) => ({
-      _id: s.public_id,
-      current: s.id_hash === currentHash,
-      userAgent: s.user_agent,
-      ip: s.ip,
-      device: deviceOf(s.user_agent),
-      createdAt: new Date(Number(s.created_at)).toISOString(),
-      lastActiveAt: new Date(Number(s.last_active_at)).toISOString(),
-      expiresAt: new Date(Number(s.expires_at)).toISOString(),
-    }));
+    return rows.map((s) => sessionView(s, currentHash));
   }
 
   /** A stateless proof (HMAC-SHA256) that the password was just confirmed, bound to one session, valid 5 minutes. */
@@ -435,40 +372,21 @@ export class SessionsService {
     return this.models.Session.findOne({ where: { public_id: publicId, tenant_id: tenantId } });
   }
 
-  /** Deletes expired sessions (the spec's cleanup task, every 5 minutes). */
   /**
    * Users of the tenant with an unexpired session (the dashboard's online users): per user the session
    * count, the last activity, and since when, estimated per the spec as expiry minus the session TTL.
    */
-  async online(
-    tenantId: string,
-  ): Promise<Array<{ userId: string; sessions: number; lastActiveAt: string; since: string; expiresAt: string }>> {
-    const now = Date.now();
+  async online(tenantId: string): Promise<OnlineUser[]> {
     const ttlMs = (await this.options()).ttlHours * 3600 * 1000;
     const rows = await this.models.Session.findAll({
-      where: { tenant_id: tenantId, expires_at: { [Op.gt]: now } },
+      where: { tenant_id: tenantId, expires_at: { [Op.gt]: Date.now() } },
       order: [['last_active_at', 'DESC']],
       limit: 5000,
     });
-    const byUser = new Map<string, { userId: string; sessions: number; lastActive: number; since: number; expires: number }>();
-    for (const r of rows) {
-      const since = Math.max(Number(r.expires_at) - ttlMs, Number(r.created_at));
-      const u = byUser.get(r.user_id) ?? { userId: r.user_id, sessions: 0, lastActive: 0, since, expires: 0 };
-      u.sessions++;
-      u.lastActive = Math.max(u.lastActive, Number(r.last_active_at));
-      u.since = Math.min(u.since, since);
-      u.expires = Math.max(u.expires, Number(r.expires_at));
-      byUser.set(r.user_id, u);
-    }
-    return [...byUser.values()].map((u) => ({
-      userId: u.userId,
-      sessions: u.sessions,
-      lastActiveAt: new Date(u.lastActive).toISOString(),
-      since: new Date(u.since).toISOString(),
-      expiresAt: new Date(u.expires).toISOString(),
-    }));
+    return onlineUsers(rows, ttlMs);
   }
 
+  /** Deletes expired sessions (the spec's cleanup task, every 5 minutes). */
   async purgeExpired(): Promise<number> {
     const expired = await this.models.Session.findAll({ where: { expires_at: { [Op.lte]: Date.now() } }, attributes: ['id_hash'] });
     for (const row of expired) await this.revokeByHash(row.id_hash);

@@ -1,8 +1,16 @@
-import { ConflictError, EVENTS_RESYNC, modelsOf, type ModelMap } from '../../kernel/sdk.js';
+import { ConflictError, type EventBus, type Followed, type PluginBootContext, type ModelMap, modelsOf } from '../../kernel/sdk.js';
 import { Role } from './models/role.js';
 import { Tenant } from './models/tenant.js';
+import type { Tenant as TenantRow } from './models/tenant.js';
 import { TENANTS_CHANGED } from './public.js';
 import { BUILT_IN_ROLES } from './roles.js';
+
+/** Every tenant's hostnames (lower-case) -> its id. */
+async function readHostnames(Tenant: typeof TenantRow): Promise<Map<string, string>> {
+  const map = new Map<string, string>();
+  for (const t of await Tenant.findAll()) for (const h of JSON.parse(t.hostnames) as string[]) map.set(h.toLowerCase(), t.id);
+  return map;
+}
 
 /**
  * Tenants. With MULTI_TENANT off everything is in tenant `default`. With it on, a signed-in caller's
@@ -10,10 +18,9 @@ import { BUILT_IN_ROLES } from './roles.js';
  * request's hostname (an unknown hostname is the default tenant).
  */
 export class TenantsService {
-  private byHost: { map: Map<string, string>; at: number } | null = null;
+  /** hostname -> tenant id, followed across instances once boot connected it (`follow`). */
+  private byHost: Followed<Map<string, string>> | null = null;
   private publish: () => Promise<void> = async () => undefined;
-  /** Counts the changes; a hostname map read across one is not kept. */
-  private generation = 0;
 
   private readonly models: { Tenant: typeof Tenant; Role: typeof Role };
 
@@ -29,37 +36,21 @@ export class TenantsService {
    * (Redis pub/sub when configured), and any instance's announcement drops this instance's hostname map,
    * so a new tenant's hostname resolves everywhere at once rather than after the 30 s re-read.
    */
-  connectEvents(events: {
-    publish(name: string, payload: unknown): Promise<void>;
-    subscribe(name: string, handler: (e: { payload: unknown }) => void): () => void;
-  }): () => void {
+  follow(events: Pick<EventBus, 'publish'>, follow: PluginBootContext['follow']): void {
     this.publish = () => events.publish(TENANTS_CHANGED, {});
-    const offChanged = events.subscribe(TENANTS_CHANGED, () => this.forget());
-    const offResync = events.subscribe(EVENTS_RESYNC, () => this.forget());
-    return () => {
-      offChanged();
-      offResync();
-    };
-  }
-
-  private forget(): void {
-    this.generation++;
-    this.byHost = null;
+    this.byHost = follow({
+      name: 'tenant hostnames',
+      load: () => readHostnames(this.models.Tenant),
+      on: [TENANTS_CHANGED],
+      maxAgeMs: 30000,
+      initial: new Map(),
+    });
   }
 
   async fromHostname(hostname: string): Promise<string> {
     if (!this.multiTenant) return 'default';
-    let byHost = this.byHost;
-    if (!byHost || Date.now() - byHost.at > 30000) {
-      const generation = this.generation;
-      const map = new Map<string, string>();
-      for (const t of await this.models.Tenant.findAll())
-        for (const h of JSON.parse(t.hostnames) as string[]) map.set(h.toLowerCase(), t.id);
-      byHost = { map, at: Date.now() };
-      // A change announced while this read ran may not be in it: answer with it, but do not keep it.
-      if (generation === this.generation) this.byHost = byHost;
-    }
-    return byHost.map.get(hostname.toLowerCase()) ?? 'default';
+    const byHost = this.byHost ? await this.byHost.get() : await readHostnames(this.models.Tenant);
+    return byHost.get(hostname.toLowerCase()) ?? 'default';
   }
 
   async create(input: { id: string; name: string; hostnames: string[] }) {
@@ -78,7 +69,7 @@ export class TenantsService {
         permissions: JSON.stringify(r.permissions),
       })),
     );
-    this.forget();
+    this.byHost?.forget();
     // The tenant exists either way; without the announcement (Redis down) the others re-read within 30 s.
     await this.publish().catch(() => undefined);
     return { id: input.id, name: input.name, hostnames };

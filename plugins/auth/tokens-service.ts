@@ -60,6 +60,21 @@ interface BearerRow {
   role_permissions: string | null;
 }
 
+/** A key or token as its owner's list shows it (never the value or its hash). */
+function bearerListing<P>(
+  r: { id: string; name: string; expires_at: number | null; last_used_at: number | null; created_at: number },
+  permissions: P,
+) {
+  return {
+    _id: r.id,
+    name: r.name,
+    permissions,
+    expiresAt: iso(r.expires_at),
+    lastUsedAt: iso(r.last_used_at),
+    createdAt: iso(r.created_at)!,
+  };
+}
+
 export class TokensService implements IdentityChangeListener {
   private readonly bearers: BearerCache;
 
@@ -107,14 +122,7 @@ export class TokensService implements IdentityChangeListener {
 
   async listApiKeys(owner: Identity) {
     const rows = await this.models.ApiKey.findAll({ where: this.ownedBy(owner), order: [['created_at', 'DESC']] });
-    return rows.map((r) => ({
-      _id: r.id,
-      name: r.name,
-      permissions: JSON.parse(r.permissions) as string[],
-      expiresAt: iso(r.expires_at),
-      lastUsedAt: iso(r.last_used_at),
-      createdAt: iso(r.created_at)!,
-    }));
+    return rows.map((r) => bearerListing(r, JSON.parse(r.permissions) as string[]));
   }
 
   /** Revokes at once; what is left is a tombstone of its hash (see revokedBearer). Resolves the key's name and owner. */
@@ -160,14 +168,7 @@ export class TokensService implements IdentityChangeListener {
 
   async listWebsiteTokens(owner: Identity) {
     const rows = await this.models.WebsiteToken.findAll({ where: this.ownedBy(owner), order: [['created_at', 'DESC']] });
-    return rows.map((r) => ({
-      _id: r.id,
-      name: r.name,
-      permissions: r.permissions ? (JSON.parse(r.permissions) as string[]) : null,
-      expiresAt: iso(r.expires_at),
-      lastUsedAt: iso(r.last_used_at),
-      createdAt: iso(r.created_at)!,
-    }));
+    return rows.map((r) => bearerListing(r, r.permissions ? (JSON.parse(r.permissions) as string[]) : null));
   }
 
   async revokeWebsiteToken(owner: Identity, id: string): Promise<RevokedBearer> {

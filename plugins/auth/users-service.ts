@@ -1,31 +1,37 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { Op, QueryTypes, UniqueConstraintError, literal } from 'sequelize';
-import { InternalError, ValidationError, type EventBus, type WorkerPool, modelsOf, type ModelMap } from '../../kernel/sdk.js';
+import { Op, UniqueConstraintError } from 'sequelize';
+import { InternalError, ValidationError, type EventBus, type WorkerPool, type ModelMap, modelsOf } from '../../kernel/sdk.js';
 import { AccountBlockedError, AccountLockedError, InvalidCredentialsError, UserExistsError } from './errors.js';
 import { Role } from './models/role.js';
 import { likeContains } from '../../kernel/text/like-contains.js';
 import { User } from './models/user.js';
 import { GUEST_GRANTS_CHANGED, USER_EVENTS, type UserEvent } from './public.js';
 import { BUILT_IN_ROLES } from './roles.js';
+import { usersSummary } from './users-summary.js';
+import {
+  clearClientFailures,
+  clearExpiredClientLock,
+  clientLockCount,
+  clientRow,
+  lockedForSeconds,
+  purgeClientFailures,
+  recordClientFailure,
+  recordFailure,
+  resetFailures,
+  UNKNOWN_CLIENTS,
+  type LockScope,
+} from './login-failures.js';
 
-/** The spec's rule: 5 consecutive failures lock 15 minutes (for unknown clients, and for each known device on its own). */
-export const MAX_FAILED_ATTEMPTS = 5;
-/** Kept for the audit trail's wording: unknown clients share the spec's count, so the same number. */
-export const ACCOUNT_MAX_FAILED_ATTEMPTS = MAX_FAILED_ATTEMPTS;
-export const LOCKOUT_MS = 15 * 60 * 1000;
-/** A known device's count with no failure for this long (and no lock running) is forgotten (its row pruned). */
-export const CLIENT_FAILURE_TTL_MS = 24 * 60 * 60 * 1000;
-/**
- * Every client without a device cookie of the account (lockout.ts): they share one count, the spec's
- * failedAttempts / lockoutUntil of the user row (or, for an email with no account, a row of
- * auth_login_failures keyed by a keyed hash of tenant and email, so a lock answers the same).
- */
-export const UNKNOWN_CLIENTS = 'unknown-clients';
+export {
+  ACCOUNT_MAX_FAILED_ATTEMPTS,
+  CLIENT_FAILURE_TTL_MS,
+  LOCKOUT_MS,
+  MAX_FAILED_ATTEMPTS,
+  UNKNOWN_CLIENTS,
+  type LockScope,
+} from './login-failures.js';
 /** @deprecated the old name of UNKNOWN_CLIENTS (callers that name no client are unknown clients). */
 export const UNIDENTIFIED_CLIENT = UNKNOWN_CLIENTS;
-
-/** Which lock: a known device's own (`client`), or the one of all unknown clients (`account`, the spec's). */
-export type LockScope = 'client' | 'account';
 
 export interface PublicUser {
   _id: string;
@@ -257,43 +263,8 @@ export class UsersService {
   }
 
   /** Figures of the tenant's users for the dashboard (security, provisioning health); no personal data. */
-  async summary(tenantId: string) {
-    const users = await this.models.User.findAll({
-      where: { tenant_id: tenantId },
-      attributes: ['role', 'blocked', 'lockout_until', 'failed_attempts', 'two_factor_enabled', 'created_at'],
-    });
-    const now = Date.now();
-    const byRole: Record<string, number> = {};
-    let blocked = 0,
-      locked = 0,
-      failedAttempts = 0,
-      twoFactor = 0,
-      recent = 0;
-    for (const u of users) {
-      byRole[u.role] = (byRole[u.role] ?? 0) + 1;
-      if (u.blocked) blocked++;
-      if (u.lockout_until !== null && Number(u.lockout_until) > now) locked++;
-      failedAttempts += Number(u.failed_attempts ?? 0);
-      if (u.two_factor_enabled) twoFactor++;
-      if (now - new Date(u.created_at).getTime() < 30 * 24 * 3600 * 1000) recent++;
-    }
-    // An account locked for some clients only (auth_login_failures) counts as locked too.
-    const [clientLocked] = await this.db().query<{ n: number | string }>(
-      `SELECT COUNT(DISTINCT f.user_id) AS n FROM auth_login_failures f JOIN auth_users u ON u.id = f.user_id
-        WHERE u.tenant_id = ? AND f.lockout_until > ? AND (u.lockout_until IS NULL OR u.lockout_until <= ?)`,
-      { replacements: [tenantId, now, now], type: QueryTypes.SELECT },
-    );
-    locked += Number(clientLocked?.n ?? 0);
-    return {
-      total: users.length,
-      active: users.length - blocked,
-      blocked,
-      locked,
-      failedAttempts,
-      twoFactorEnabled: twoFactor,
-      createdLast30Days: recent,
-      byRole,
-    };
+  summary(tenantId: string) {
+    return usersSummary(this.models.User, tenantId);
   }
 
   countActiveAdmins(tenantId: string): Promise<number> {
@@ -304,7 +275,7 @@ export class UsersService {
     const user = await this.models.User.findByPk(userId);
     if ((await this.models.User.destroy({ where: { id: userId } })) && user) await this.announce('delete', user);
     await this.userChanged(userId);
-    await this.clearClientFailures(userId);
+    await clearClientFailures(this.models.User, userId);
   }
 
   async roleExists(role: string, tenantId: string): Promise<boolean> {
@@ -318,11 +289,8 @@ export class UsersService {
   /** Sets a new password (reset flow) and clears any lockout. */
   async setPassword(userId: string, password: string): Promise<void> {
     checkPassword(password);
-    await this.models.User.update(
-      { password_hash: await this.hash(password), failed_attempts: 0, lockout_until: null },
-      { where: { id: userId } },
-    );
-    await this.clearClientFailures(userId);
+    await this.models.User.update({ password_hash: await this.hash(password), failed_attempts: 0, lockout_until: null }, { where: { id: userId } });
+    await clearClientFailures(this.models.User, userId);
   }
 
   findById(id: string): Promise<User | null> {
@@ -355,16 +323,16 @@ export class UsersService {
     if (!user) {
       // No such account: the same count, lock and answers as an account's, for every client.
       const pseudo = await this.unknownEmailId(tenantId, email);
-      const until = Number((await this.clientRow(pseudo, UNKNOWN_CLIENTS))?.lockout_until ?? 0);
+      const until = Number((await clientRow(this.models.User, pseudo, UNKNOWN_CLIENTS))?.lockout_until ?? 0);
       if (until > now) {
         notes.lockedScope = 'account';
         throw new AccountLockedError(Math.ceil((until - now) / 1000));
       }
-      if (until) await this.clearExpiredClientLock(pseudo, UNKNOWN_CLIENTS, now);
+      if (until) await clearExpiredClientLock(this.models.User, pseudo, UNKNOWN_CLIENTS, now);
       this.dummyHash ??= this.hash(randomBytes(16).toString('hex'));
       await this.verify(password.slice(0, 72), await this.dummyHash);
       try {
-        await this.recordClientFailure(pseudo, UNKNOWN_CLIENTS);
+        await recordClientFailure(this.models.User, pseudo, UNKNOWN_CLIENTS);
       } catch (err) {
         if (err instanceof AccountLockedError) notes.lockedScope = 'account';
         throw err;
@@ -386,13 +354,13 @@ export class UsersService {
       }
     } else {
       // A known device: only its own lock applies (unknown clients cannot lock the owner out of it).
-      const clientUntil = (await this.clientRow(user.id, client))?.lockout_until ?? null;
+      const clientUntil = (await clientRow(this.models.User, user.id, client))?.lockout_until ?? null;
       if (clientUntil !== null) {
         if (Number(clientUntil) > now) {
           notes.lockedScope = 'client';
           throw new AccountLockedError(Math.ceil((Number(clientUntil) - now) / 1000));
         }
-        if (await this.clearExpiredClientLock(user.id, client, now)) (notes.lockExpired ??= []).push('client');
+        if (await clearExpiredClientLock(this.models.User, user.id, client, now)) (notes.lockExpired ??= []).push('client');
       }
     }
     if (!(await this.verify(password, user.password_hash))) {
@@ -417,141 +385,27 @@ export class UsersService {
   }
 
   /** Clears the failure counts after a completed sign-in: the account's (the spec's rule) and this device's. */
-  async resetFailures(userId: string, client: string = UNKNOWN_CLIENTS): Promise<void> {
-    await this.models.User.update({ failed_attempts: 0, lockout_until: null }, { where: { id: userId } });
-    if (client !== UNKNOWN_CLIENTS)
-      await this.db().query('DELETE FROM auth_login_failures WHERE user_id = ? AND client_hash = ?', { replacements: [userId, client] });
+  resetFailures(userId: string, client: string = UNKNOWN_CLIENTS): Promise<void> {
+    return resetFailures(this.models.User, userId, client);
   }
 
   /** Seconds left on the lock that applies to this client (unknown clients': the account's; a device: its own), or 0. */
-  async lockedForSeconds(userId: string, client: string = UNKNOWN_CLIENTS): Promise<number> {
-    const until =
-      client === UNKNOWN_CLIENTS
-        ? Number((await this.models.User.findByPk(userId))?.lockout_until ?? 0)
-        : Number((await this.clientRow(userId, client))?.lockout_until ?? 0);
-    return until > Date.now() ? Math.ceil((until - Date.now()) / 1000) : 0;
+  lockedForSeconds(userId: string, client: string = UNKNOWN_CLIENTS): Promise<number> {
+    return lockedForSeconds(this.models.User, userId, client);
   }
 
   /** How many known devices the account is locked for right now. */
-  async clientLockCount(userId: string): Promise<number> {
-    const [row] = await this.db().query<{ n: number | string }>(
-      'SELECT COUNT(*) AS n FROM auth_login_failures WHERE user_id = ? AND lockout_until > ?',
-      { replacements: [userId, Date.now()], type: QueryTypes.SELECT },
-    );
-    return Number(row?.n ?? 0);
+  clientLockCount(userId: string): Promise<number> {
+    return clientLockCount(this.models.User, userId);
   }
 
-  /**
-   * Counts a failure for the client (unknown clients: the account's count; a device: its own); resolves
-   * the lock this failure set (empty: none). A failure that finds the lock already set (it lost a race)
-   * throws AccountLockedError (403).
-   */
-  async recordFailure(userId: string, client: string = UNKNOWN_CLIENTS): Promise<LockScope[]> {
-    if (client === UNKNOWN_CLIENTS) return (await this.recordAccountFailure(userId)) ? ['account'] : [];
-    return (await this.recordClientFailure(userId, client)) ? ['client'] : [];
+  /** Counts a failure for the client; resolves the lock this failure set (see login-failures.ts). */
+  recordFailure(userId: string, client: string = UNKNOWN_CLIENTS): Promise<LockScope[]> {
+    return recordFailure(this.models.User, userId, client);
   }
 
-  /**
-   * Deletes per-client counts nobody needs any more: no failure for CLIENT_FAILURE_TTL_MS and no lock
-   * running. Resolves the number of rows deleted. (Run with the other purges, every 5 minutes.)
-   */
-  async purgeClientFailures(now = Date.now()): Promise<number> {
-    const [, meta] = await this.db().query(
-      'DELETE FROM auth_login_failures WHERE updated_at < ? AND (lockout_until IS NULL OR lockout_until < ?)',
-      { replacements: [now - CLIENT_FAILURE_TTL_MS, now], type: QueryTypes.UPDATE },
-    );
-    return affectedRows(meta);
+  /** Deletes per-client counts nobody needs any more (run with the other purges, every 5 minutes). */
+  purgeClientFailures(now = Date.now()): Promise<number> {
+    return purgeClientFailures(this.models.User, now);
   }
-
-  private db() {
-    return this.models.User.sequelize!;
-  }
-
-  private async clientRow(userId: string, client: string): Promise<{ failures: number; lockout_until: number | string | null } | null> {
-    const rows = await this.db().query<{ failures: number; lockout_until: number | string | null }>(
-      'SELECT failures, lockout_until FROM auth_login_failures WHERE user_id = ? AND client_hash = ?',
-      { replacements: [userId, client], type: QueryTypes.SELECT },
-    );
-    return rows[0] ?? null;
-  }
-
-  private async clearExpiredClientLock(userId: string, client: string, now: number): Promise<boolean> {
-    const [, meta] = await this.db().query(
-      'UPDATE auth_login_failures SET failures = 0, lockout_until = NULL, updated_at = ? WHERE user_id = ? AND client_hash = ? AND lockout_until <= ?',
-      { replacements: [now, userId, client, now], type: QueryTypes.UPDATE },
-    );
-    return affectedRows(meta) > 0;
-  }
-
-  private async clearClientFailures(userId: string): Promise<void> {
-    await this.db().query('DELETE FROM auth_login_failures WHERE user_id = ?', { replacements: [userId] });
-  }
-
-  /**
-   * The per-client count: one conditional UPDATE of an unlocked row (lockout_until first: MariaDB
-   * evaluates SET left to right with updated values), or the row's INSERT for a first failure (a
-   * concurrent INSERT that wins makes this one retry the UPDATE; at most 3 rounds). An expired lock is
-   * cleared and counted again. Resolves true when this failure locked the account for this client.
-   */
-  private async recordClientFailure(userId: string, client: string): Promise<boolean> {
-    for (let round = 0; round < 3; round++) {
-      const now = Date.now();
-      const [, meta] = await this.db().query(
-        `UPDATE auth_login_failures SET lockout_until = CASE WHEN failures + 1 >= ${MAX_FAILED_ATTEMPTS} THEN ? ELSE NULL END,
-           failures = failures + 1, updated_at = ? WHERE user_id = ? AND client_hash = ? AND lockout_until IS NULL`,
-        { replacements: [now + LOCKOUT_MS, now, userId, client], type: QueryTypes.UPDATE },
-      );
-      if (affectedRows(meta) > 0) return Number((await this.clientRow(userId, client))?.lockout_until ?? 0) > now;
-      const row = await this.clientRow(userId, client);
-      if (!row) {
-        try {
-          await this.db().query(
-            'INSERT INTO auth_login_failures (user_id, client_hash, failures, lockout_until, updated_at) VALUES (?, ?, ?, ?, ?)',
-            { replacements: [userId, client, 1, MAX_FAILED_ATTEMPTS <= 1 ? now + LOCKOUT_MS : null, now], type: QueryTypes.INSERT },
-          );
-          return MAX_FAILED_ATTEMPTS <= 1;
-        } catch (err) {
-          if (err instanceof UniqueConstraintError) continue;
-          throw err;
-        }
-      }
-      const until = Number(row.lockout_until ?? 0);
-      if (until > now) throw Object.assign(new AccountLockedError(Math.ceil((until - now) / 1000)), { scope: 'client' as LockScope });
-      await this.clearExpiredClientLock(userId, client, now);
-    }
-    return false;
-  }
-
-  /**
-   * The count of unknown clients (the spec's failedAttempts): one atomic step counts the failure and,
-   * at MAX_FAILED_ATTEMPTS, sets the lock. Only an unlocked row is updated, so once locked nothing counts further; a failure
-   * that loses that race answers 403. (lockout_until is assigned first: MariaDB evaluates SET left to
-   * right with updated values.) Resolves true when this failure locked the account.
-   */
-  private async recordAccountFailure(userId: string): Promise<boolean> {
-    const now = Date.now();
-    const [changed] = await this.models.User.update(
-      {
-        lockout_until: literal(`CASE WHEN failed_attempts + 1 >= ${MAX_FAILED_ATTEMPTS} THEN ${now + LOCKOUT_MS} ELSE NULL END`),
-        failed_attempts: literal('failed_attempts + 1'),
-      },
-      { where: { id: userId, lockout_until: null } },
-    );
-    if (changed === 0) {
-      const locked = await this.models.User.findByPk(userId);
-      const until = Number(locked?.lockout_until ?? 0);
-      if (until > Date.now())
-        throw Object.assign(new AccountLockedError(Math.ceil((until - Date.now()) / 1000)), { scope: 'account' as LockScope });
-      return false;
-    }
-    const user = await this.models.User.findByPk(userId);
-    return Number(user?.lockout_until ?? 0) > Date.now();
-  }
-}
-
-/** Rows changed by a raw UPDATE or DELETE run as QueryTypes.UPDATE: the second item of the result on both dialects. */
-function affectedRows(meta: unknown): number {
-  if (typeof meta === 'number') return meta;
-  const m = meta as { changes?: number; affectedRows?: number } | null | undefined;
-  return Number(m?.changes ?? m?.affectedRows ?? 0);
 }

@@ -5,8 +5,9 @@ import {
   type MigrationRunner,
   ConflictError,
   ValidationError,
-  EVENTS_RESYNC,
   type EventBus,
+  type Followed,
+  type PluginBootContext,
   modelsOf,
 } from '../../kernel/sdk.js';
 import {
@@ -53,6 +54,7 @@ export const describeCollection = (c: CollectionDefinition) => ({
  */
 export class CollectionsService {
   private loaded = new Map<string, LoadedCollection>();
+  private copy: Followed<Map<string, LoadedCollection>> | null = null;
 
   private readonly models: { CollectionRow: typeof CollectionRow; Revision: typeof Revision };
 
@@ -86,24 +88,39 @@ export class CollectionsService {
     };
   }
 
-  async refresh(): Promise<void> {
+  /** The definitions in memory (followed across instances once boot connected them). */
+  private get current(): Map<string, LoadedCollection> {
+    return this.copy?.current() ?? this.loaded;
+  }
+
+  /** Reads the definitions; an unchanged one keeps its model. */
+  private async read(): Promise<Map<string, LoadedCollection>> {
     const rows = await this.models.CollectionRow.findAll({ order: [['name', 'ASC']] });
     const next = new Map<string, LoadedCollection>();
     for (const row of rows) {
-      const known = this.loaded.get(row.name);
+      const known = this.current.get(row.name);
       next.set(row.name, known && known.version === row.version && known.uid === row.uid ? known : this.define(row));
     }
-    this.loaded = next;
+    return next;
   }
 
-  /** Reload when another instance (or this one) changes a schema, and after the events of the others were lost a while. */
-  connectEvents(): () => void {
-    const offChanged = this.events.subscribe(COLLECTIONS_CHANGED, () => this.refresh());
-    const offResync = this.events.subscribe(EVENTS_RESYNC, () => this.refresh());
-    return () => {
-      offChanged();
-      offResync();
-    };
+  /** Reads the definitions again now and returns them (a failed read throws). */
+  private async reload(): Promise<Map<string, LoadedCollection>> {
+    if (this.copy) return this.copy.read();
+    return (this.loaded = await this.read());
+  }
+
+  async refresh(): Promise<void> {
+    await this.reload();
+  }
+
+  /**
+   * Reloads when another instance (or this one) changes a schema, and after the events of the others were
+   * lost a while: a followed copy (kernel/follow.ts). Resolves after the first read (a failed one throws).
+   */
+  async follow(follow: PluginBootContext['follow']): Promise<void> {
+    this.copy = follow({ name: 'collections', load: () => this.read(), on: [COLLECTIONS_CHANGED], initial: this.loaded });
+    if (!(await this.copy.ready())) await this.copy.read();
   }
 
   private async changed(name: string): Promise<void> {
@@ -112,7 +129,7 @@ export class CollectionsService {
   }
 
   list(): LoadedCollection[] {
-    return [...this.loaded.values()];
+    return [...this.current.values()];
   }
 
   /**
@@ -122,17 +139,13 @@ export class CollectionsService {
   async reloadIfChanged(c: LoadedCollection): Promise<boolean> {
     const row = await this.models.CollectionRow.findByPk(c.name, { attributes: ['version', 'uid'] });
     if (row && row.version === c.version && row.uid === c.uid) return false;
-    await this.refresh();
+    await this.reload();
     return true;
   }
 
   /** The collection, reloading once on a miss (another instance may have just created it). */
   async get(name: string): Promise<LoadedCollection> {
-    let found = this.loaded.get(name);
-    if (!found) {
-      await this.refresh();
-      found = this.loaded.get(name);
-    }
+    const found = this.current.get(name) ?? (await this.reload()).get(name);
     if (!found) throw new CollectionNotFoundError(name);
     return found;
   }

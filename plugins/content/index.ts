@@ -27,7 +27,7 @@ import { PublishSchedules } from './publish-schedules.js';
 import { PreviewLinks } from './preview-links.js';
 import { previewRoutes } from './routes-preview.js';
 import { z } from 'zod';
-import { ENTRY_EVENTS, type ContentEvent } from './public.js';
+import { ENTRY_EVENTS } from './public.js';
 
 /** plugins.options.content */
 const optionsSchema = z.object({
@@ -118,30 +118,18 @@ export default definePlugin({
     for (const route of [...collectionRoutes, ...publicAccessRoutes, ...scheduleRoutes, ...previewRoutes, ...entryRoutes])
       routes.add(route);
   },
-  async boot({ container, onClose, options, envOptions, envSources, logger }) {
+  async boot({ container, onClose, options, envOptions, envSources, follow, every }) {
     const collections = container.resolve<CollectionsService>('collections');
-    await collections.refresh();
-    onClose(collections.connectEvents());
+    await collections.follow(follow);
     // Scheduled publishing: every instance looks for due entries (a round still running is not doubled);
     // a deleted entry takes its schedule with it.
     const schedules = container.resolve<PublishSchedules>('publishSchedules');
     const previews = container.resolve<PreviewLinks>('previewLinks');
     const { scheduleIntervalMs } = parseOptions(options, envOptions, envSources);
-    let running: Promise<unknown> | null = null;
-    const timer = setInterval(() => {
-      running ??= schedules
-        .runDue()
-        .catch((err) => logger.warn({ err }, 'scheduled publishing round failed'))
-        .finally(() => (running = null));
-    }, scheduleIntervalMs);
-    timer.unref();
-    onClose(async () => {
-      clearInterval(timer);
-      await running;
-    });
+    every({ name: 'scheduled publishing round', everyMs: scheduleIntervalMs, run: async () => void (await schedules.runDue()) });
     onClose(
       container.resolve<EventBus>('events').subscribe(ENTRY_EVENTS.delete, (event) => {
-        const p = event.payload as ContentEvent | undefined;
+        const p = event.payload;
         if (p?.entry?._id) void schedules.forget(p.tenantId, p.collection, [String(p.entry._id)]).catch(() => undefined);
         if (p?.entry?._id) void previews.revokeAll(p.tenantId, p.collection, [String(p.entry._id)]).catch(() => undefined);
       }),

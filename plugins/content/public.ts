@@ -3,15 +3,17 @@
  * of their payloads), its container keys for typed `scope.<key>` in route handlers, and the storage
  * codec of field values. Services are exported as types only.
  */
+import { defineEvent } from '../../kernel/sdk.js';
 import type { PreviewLinks } from './preview-links.js';
 import type { PublishSchedules } from './publish-schedules.js';
 import type { CollectionsService } from './collections-service.js';
-import type { EntriesService } from './entries-service.js';
+import type { ContentEvent, EntriesService } from './entries-service.js';
 import type { ContentClientFactory, LocalClient } from './local-client.js';
 
 export type { ContentEvent, EntriesService, Entry, EntryChange } from './entries-service.js';
 export type { CollectionsService, LoadedCollection } from './collections-service.js';
 export type { FieldDefinition } from './field-types.js';
+export type { ContentClientFactory, LocalClient } from './local-client.js';
 /**
  * How field values are stored in a collection's table (column names and conversions), for plugins that
  * read or write rows directly inside a data-operation transaction (data migrations, backups).
@@ -29,9 +31,14 @@ export {
 } from './names.js';
 
 /** Published on the event bus (every instance) when any collection's schema changes. */
-export const COLLECTIONS_CHANGED = 'content:collections-changed';
+export const COLLECTIONS_CHANGED = defineEvent<{ name: string }>('content:collections-changed');
 /** Entry events: payload ContentEvent. */
-export const ENTRY_EVENTS = { create: 'on:create', update: 'on:update', delete: 'on:delete', statusChange: 'on:status_change' } as const;
+export const ENTRY_EVENTS = {
+  create: defineEvent<ContentEvent>('on:create'),
+  update: defineEvent<ContentEvent>('on:update'),
+  delete: defineEvent<ContentEvent>('on:delete'),
+  statusChange: defineEvent<ContentEvent>('on:status_change'),
+} as const;
 
 /** Its container keys, so `scope.collections`, `scope.entries` and `scope.contentClient` are typed in route handlers. */
 declare module '../../kernel/http/route-table.js' {

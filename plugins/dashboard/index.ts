@@ -123,7 +123,7 @@ export default definePlugin({
     });
   },
 
-  boot({ container, logger, onClose }) {
+  boot({ container, logger, onClose, every }) {
     const holder = container.resolve<MetricsHolder>('dashboardMetrics');
     holder.registry = buildMetricsRegistry(() => container.cradle as unknown as MetricSources);
     // Two events of other plugins: failed 2FA verifications (the security widget counts them) and the
@@ -145,7 +145,7 @@ export default definePlugin({
       events,
     }))
       onClose(stop);
-    timeSeries.start();
+    timeSeries.start(every);
     onClose(
       events.subscribe(SETUP_COMPLETED, async () => {
         await license.installationTime().catch((err) => logger.warn({ err }, 'recording the installation time failed'));

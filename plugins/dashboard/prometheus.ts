@@ -11,14 +11,11 @@ export interface MetricSources {
   sessions: SessionsReader;
 }
 
-/**
- * A Prometheus registry per kernel (never the global default: several kernels share a process in
- * tests), filled at scrape time from the same counters the dashboard shows.
- */
-export function buildMetricsRegistry(sources: () => MetricSources): Registry {
-  const registry = new Registry();
-  collectDefaultMetrics({ register: registry, prefix: 'cms_' });
-  const http = () => sources().httpMetrics.snapshot();
+type Http = () => ReturnType<HttpMetrics['snapshot']>;
+
+/** Requests by route: counts by status class, 429s, time spent and the slowest. */
+function httpCollectors(registry: Registry, http: Http): void {
+  const byRoute = { labelNames: ['method', 'route'] as const, registers: [registry] };
   new Counter({
     name: 'cms_http_requests_total',
     help: 'HTTP requests by method, route template and status class',
@@ -41,8 +38,7 @@ export function buildMetricsRegistry(sources: () => MetricSources): Registry {
   new Counter({
     name: 'cms_http_rate_limited_total',
     help: 'Requests answered 429 by route',
-    labelNames: ['method', 'route'],
-    registers: [registry],
+    ...byRoute,
     collect() {
       this.reset();
       for (const r of http().routes) if (r.rateLimited) this.inc({ method: r.method, route: r.route }, r.rateLimited);
@@ -51,8 +47,7 @@ export function buildMetricsRegistry(sources: () => MetricSources): Registry {
   new Counter({
     name: 'cms_http_request_duration_seconds_sum',
     help: 'Total time spent answering requests, by route',
-    labelNames: ['method', 'route'],
-    registers: [registry],
+    ...byRoute,
     collect() {
       this.reset();
       for (const r of http().routes) if (r.totalMs) this.inc({ method: r.method, route: r.route }, r.totalMs / 1000);
@@ -61,13 +56,16 @@ export function buildMetricsRegistry(sources: () => MetricSources): Registry {
   new Gauge({
     name: 'cms_http_request_duration_seconds_max',
     help: 'Slowest request by route since start',
-    labelNames: ['method', 'route'],
-    registers: [registry],
+    ...byRoute,
     collect() {
       this.reset();
       for (const r of http().routes) this.set({ method: r.method, route: r.route }, r.maxMs / 1000);
     },
   });
+}
+
+/** The cache: operations by category, and the hit ratio. */
+function cacheCollectors(registry: Registry, cache: () => CacheService): void {
   new Counter({
     name: 'cms_cache_operations_total',
     help: 'Cache operations by category and kind',
@@ -75,7 +73,7 @@ export function buildMetricsRegistry(sources: () => MetricSources): Registry {
     registers: [registry],
     async collect() {
       this.reset();
-      const stats = await sources().cache.stats();
+      const stats = await cache().stats();
       for (const [category, f] of Object.entries(stats.byCategory)) {
         for (const op of ['hits', 'misses', 'sets', 'deletes'] as const) if (f[op]) this.inc({ category, op }, f[op]);
       }
@@ -86,10 +84,14 @@ export function buildMetricsRegistry(sources: () => MetricSources): Registry {
     help: 'Cache hit rate overall (0..1)',
     registers: [registry],
     async collect() {
-      const o = (await sources().cache.stats()).overall;
+      const o = (await cache().stats()).overall;
       this.set(o.hits + o.misses ? o.hits / (o.hits + o.misses) : 0);
     },
   });
+}
+
+/** Users by state and active sessions of the default tenant. */
+function accountCollectors(registry: Registry, sources: () => MetricSources): void {
   new Gauge({
     name: 'cms_users',
     help: 'Users of the default tenant by state',
@@ -114,6 +116,18 @@ export function buildMetricsRegistry(sources: () => MetricSources): Registry {
       this.set({ kind: 'users' }, online.length);
     },
   });
+}
+
+/**
+ * A Prometheus registry per kernel (never the global default: several kernels share a process in
+ * tests), filled at scrape time from the same counters the dashboard shows.
+ */
+export function buildMetricsRegistry(sources: () => MetricSources): Registry {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: 'cms_' });
+  httpCollectors(registry, () => sources().httpMetrics.snapshot());
+  cacheCollectors(registry, () => sources().cache);
+  accountCollectors(registry, sources);
   return registry;
 }
 

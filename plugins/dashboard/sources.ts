@@ -1,40 +1,17 @@
 import { hasPermission, type Identity, optional } from '../../kernel/sdk.js';
-
-type Entry = Record<string, unknown> & { _id: string; createdAt: string; updatedAt: string };
-export interface EntryList {
-  items: Entry[];
-  total: number;
-}
+import type { SessionsService, UsersService } from '../auth/public.js';
+import type { LocalClient } from '../content/public.js';
+import type { MediaClientFactory } from '../media/public.js';
 
 /** What the dashboard uses of the content plugin's LocalClient (container key `contentClient`). */
-export interface ContentReader {
-  collections: { list(): Promise<Array<{ name: string; label?: string }>> };
-  entries(name: string): { list(options: { page?: number; limit?: number; sort?: string }): Promise<EntryList> };
-}
+export type ContentReader = Pick<LocalClient, 'collections' | 'entries'>;
 
-/** What the dashboard uses of the media plugin's client (container key `mediaClient`), when present. */
-export interface MediaReader {
-  list(query: { page: number; limit: number; sort?: string }): Promise<{ items: Array<Record<string, unknown>>; total: number }>;
-}
+/** The media plugin's client (container key `mediaClient`), when present. */
+export type MediaReader = ReturnType<MediaClientFactory>;
 
 /** What the dashboard uses of the auth plugin (container keys `users` and `sessions`). */
-export interface UsersReader {
-  summary(tenantId: string): Promise<{
-    total: number;
-    active: number;
-    blocked: number;
-    locked: number;
-    failedAttempts: number;
-    twoFactorEnabled: number;
-    createdLast30Days: number;
-    byRole: Record<string, number>;
-  }>;
-  findById(id: string): Promise<{ id: string; email: string; username: string; role: string; preferences: string } | null>;
-  updateAttributes(userId: string, input: { preferences?: Record<string, unknown> }): Promise<unknown>;
-}
-export interface SessionsReader {
-  online(tenantId: string): Promise<Array<{ userId: string; sessions: number; lastActiveAt: string; since: string; expiresAt: string }>>;
-}
+export type UsersReader = Pick<UsersService, 'summary' | 'findById' | 'updateAttributes'>;
+export type SessionsReader = Pick<SessionsService, 'online'>;
 
 /**
  * The content client acting as the caller (never as the system): what a widget lists or counts is what the

@@ -1,4 +1,4 @@
-import type { Logger } from '../../kernel/sdk.js';
+import type { PluginBootContext, Logger } from '../../kernel/sdk.js';
 import type { MetricPointStore } from './metric-point-store.js';
 import {
   mergePoints,
@@ -48,7 +48,6 @@ export class TimeSeriesRecorder {
   readonly pending = new PendingBuckets();
   /** Points of a flush under way: still counted by query() until their write has committed. */
   private inFlight = new PendingBuckets();
-  private timer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> = Promise.resolve();
   private lastSample = -Infinity;
   private lastPrune = -Infinity;
@@ -85,10 +84,11 @@ export class TimeSeriesRecorder {
     }
   }
 
-  start(): void {
+  /** Samples the gauges now and flushes every `flushMs` (ctx.every: stopped with the plugin, before close()). */
+  start(every: PluginBootContext['every']): void {
     void this.sample();
-    this.timer = setInterval(() => void this.flush().catch(() => undefined), this.options.flushMs);
-    this.timer.unref();
+    // A failed write is logged by flush() and kept for the next one.
+    every({ name: 'dashboard: flushing figures over time', everyMs: this.options.flushMs, run: () => this.flush().catch(() => undefined) });
   }
 
   /** Writes what is pending (samples the gauges and prunes first when due); one flush at a time. */
@@ -117,10 +117,8 @@ export class TimeSeriesRecorder {
     return run;
   }
 
-  /** Stops the timer and writes what is pending. */
+  /** Writes what is pending (at shutdown, after the flush timer stopped). */
   async close(): Promise<void> {
-    clearInterval(this.timer);
-    this.timer = undefined;
     await this.flush().catch(() => undefined);
   }
 

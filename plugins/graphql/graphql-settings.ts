@@ -1,4 +1,4 @@
-import { EVENTS_RESYNC, type Logger } from '../../kernel/sdk.js';
+import type { BusEvent, Followed, PluginBootContext, Logger } from '../../kernel/sdk.js';
 import { SETTING_CHANGED, type SettingChangedEvent, type SettingsService } from '../setup/public.js';
 import type { GraphqlOptions } from './options.js';
 
@@ -10,10 +10,6 @@ export const LIMIT_SETTINGS = {
 type LimitSetting = keyof typeof LIMIT_SETTINGS;
 export type GraphqlLimits = Pick<GraphqlOptions, 'maxDepth' | 'maxCost'>;
 
-interface Bus {
-  subscribe(name: string, handler: (event: { payload: unknown }) => void | Promise<void>): () => void;
-}
-
 const valid = (key: LimitSetting, value: unknown): value is number =>
   typeof value === 'number' && Number.isInteger(value) && value >= LIMIT_SETTINGS[key].min && value <= LIMIT_SETTINGS[key].max;
 
@@ -22,10 +18,18 @@ const valid = (key: LimitSetting, value: unknown): value is number =>
  * synchronously): loaded at boot, then following SETTING_CHANGED from every instance. A limit set in
  * plugins.options.graphql wins; an absent or out-of-bounds setting leaves the option's default.
  */
+type Limits = Map<LimitSetting, Map<string, number>>;
+
+/** One setting's value applied to a copy of the limits (a new copy). */
+function withLimit(copy: Limits, key: LimitSetting, tenantId: string, value: unknown): Limits {
+  const byTenant = new Map(copy.get(key));
+  if (valid(key, value)) byTenant.set(tenantId, value);
+  else byTenant.delete(tenantId);
+  return new Map(copy).set(key, byTenant);
+}
+
 export class GraphqlSettings {
-  private readonly values = new Map<LimitSetting, Map<string, number>>();
-  private unsubscribe: (() => void) | null = null;
-  private offResync: (() => void) | null = null;
+  private readonly copy: Followed<Limits>;
 
   constructor(
     private readonly options: GraphqlOptions,
@@ -33,56 +37,50 @@ export class GraphqlSettings {
     private readonly configured: ReadonlySet<string>,
     private readonly settings: () => Pick<SettingsService, 'get' | 'valuesOf'> | undefined,
     private readonly logger: Logger,
-  ) {}
+    follow: PluginBootContext['follow'],
+  ) {
+    this.copy = follow({
+      name: 'GraphQL limits',
+      load: () => this.load(),
+      on: [SETTING_CHANGED],
+      initial: new Map(),
+      apply: async (copy, event: BusEvent<SettingChangedEvent>) => {
+        const e = event.payload;
+        if (!e || typeof e.tenantId !== 'string' || !(e.key in LIMIT_SETTINGS)) return copy;
+        const key = e.key as LimitSetting;
+        return withLimit(copy, key, e.tenantId, 'value' in e ? e.value : await this.settings()?.get(key, e.tenantId));
+      },
+    });
+  }
+
+  /** Settles when the first read is done. */
+  async ready(): Promise<void> {
+    await this.copy.ready();
+  }
 
   limits(tenantId: string): GraphqlLimits {
+    const values = this.copy.current();
     const pick = (key: LimitSetting): number => {
       const option = LIMIT_SETTINGS[key].option;
       if (this.configured.has(option)) return this.options[option];
-      return this.values.get(key)?.get(tenantId) ?? this.options[option];
+      return values.get(key)?.get(tenantId) ?? this.options[option];
     };
     return { maxDepth: pick('GRAPHQL_MAX_DEPTH'), maxCost: pick('GRAPHQL_MAX_COST') };
   }
 
-  private apply(key: LimitSetting, tenantId: string, value: unknown): void {
-    const byTenant = this.values.get(key) ?? new Map<string, number>();
-    if (valid(key, value)) byTenant.set(tenantId, value);
-    else byTenant.delete(tenantId);
-    this.values.set(key, byTenant);
-  }
-
-  async connect(events: Bus): Promise<void> {
-    this.unsubscribe = events.subscribe(SETTING_CHANGED, async (event) => {
-      const e = event.payload as SettingChangedEvent;
-      if (!e || typeof e.tenantId !== 'string' || !(e.key in LIMIT_SETTINGS)) return;
-      const key = e.key as LimitSetting;
-      this.apply(key, e.tenantId, 'value' in e ? e.value : await this.settings()?.get(key, e.tenantId));
-    });
-    // Back after a loss of the other instances' events: changes announced meanwhile were missed.
-    this.offResync = events.subscribe(EVENTS_RESYNC, () => this.load());
-    await this.load();
-  }
-
-  /** Reads both limits of every tenant (one query each). */
-  private async load(): Promise<void> {
+  /** Reads both limits of every tenant (one query each); a limit that cannot be read keeps what was held. */
+  private async load(): Promise<Limits> {
+    let copy = this.copy?.current() ?? new Map();
     const settings = this.settings();
-    if (!settings) return;
+    if (!settings) return copy;
     for (const key of Object.keys(LIMIT_SETTINGS) as LimitSetting[]) {
       const all = await settings.valuesOf(key).catch((err) => {
         this.logger.warn({ err, setting: key }, 'GraphQL limit setting unreadable; using the option');
         return null;
       });
       if (!all) continue;
-      const byTenant = new Map<string, number>();
-      this.values.set(key, byTenant);
-      for (const [tenantId, value] of all) this.apply(key, tenantId, value);
+      copy = new Map(copy).set(key, new Map([...all].filter(([, value]) => valid(key, value)) as Array<[string, number]>));
     }
-  }
-
-  close(): void {
-    this.unsubscribe?.();
-    this.unsubscribe = null;
-    this.offResync?.();
-    this.offResync = null;
+    return copy;
   }
 }

@@ -7,7 +7,7 @@ import type legacy from 'subscriptions-transport-ws';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { AppError, type EventBus, type IdentifyRequest, type Identity, type Logger } from '../../kernel/sdk.js';
 import { bearerHash, onIdentityChange } from '../auth/public.js';
-import { SETTING_CHANGED, type SettingChangedEvent } from '../setup/public.js';
+import { SETTING_CHANGED } from '../setup/public.js';
 import { formatErrors } from './format-error.js';
 import { contextFor, type StreamBudget } from './graphql-context.js';
 import type { GraphqlService } from './graphql-service.js';
@@ -187,7 +187,7 @@ export class GraphqlSockets {
     // Maintenance switched on (on any instance): after the maintenance plugin applied the event (its
     // handler may run after this one), the connections it now refuses are closed.
     this.offMaintenance = deps.events.subscribe(SETTING_CHANGED, (event) => {
-      if ((event.payload as SettingChangedEvent | undefined)?.key === 'MAINTENANCE_MODE') setImmediate(() => this.closeRefused());
+      if (event.payload?.key === 'MAINTENANCE_MODE') setImmediate(() => this.closeRefused());
     });
   }
 

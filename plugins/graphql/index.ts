@@ -80,14 +80,13 @@ export default definePlugin(() => {
         },
       });
     },
-    async boot({ container, config, logger, options, onClose }) {
+    async boot({ container, config, logger, options, onClose, follow }) {
       // GRAPHQL_MAX_DEPTH / GRAPHQL_MAX_COST (System Settings of the setup plugin, when it is enabled); a configured option wins.
       const configured = new Set(Object.entries(options ?? {}).flatMap(([k, v]) => (v === undefined ? [] : [k])));
-      const settings = new GraphqlSettings(parseOptions(options), configured, () => optional(container.cradle, 'settings'), logger);
-      await settings.connect(container.resolve<EventBus>('events'));
+      const settings = new GraphqlSettings(parseOptions(options), configured, () => optional(container.cradle, 'settings'), logger, follow);
+      await settings.ready();
       state.settings = settings;
       onClose(() => {
-        settings.close();
         state.settings = null;
       });
       const service = container.resolve<GraphqlService>('graphql');

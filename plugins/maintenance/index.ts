@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { BootError, type EventBus, definePlugin, optional, type Logger } from '../../kernel/sdk.js';
+import { BootError, definePlugin, optional, type Logger } from '../../kernel/sdk.js';
 import { asValue } from 'awilix';
 import { MaintenanceFlags, MESSAGE_SETTING } from './maintenance-flags.js';
 import { maintenanceGate, maintenanceMiddleware } from './maintenance-middleware.js';
@@ -45,7 +45,7 @@ export default definePlugin(() => {
         ),
       );
     },
-    async boot({ container, logger, onClose }) {
+    async boot({ container, logger, onClose, follow }) {
       // This plugin's own setting (the settings registry of the setup plugin, when it is enabled).
       optional(container.cradle, 'settingsCatalogue')?.declare('maintenance', {
         key: MESSAGE_SETTING,
@@ -59,11 +59,10 @@ export default definePlugin(() => {
           'Shown on the maintenance page instead of the standard sentence while maintenance mode is on (empty: the standard sentence)',
       });
       // The settings store belongs to the setup plugin; without it there is no setting and maintenance stays off.
-      const booted = new MaintenanceFlags(() => optional(container.cradle, 'settings'), logger);
-      await booted.connect(container.resolve<EventBus>('events'), o.refreshSeconds);
+      const booted = new MaintenanceFlags(follow, () => optional(container.cradle, 'settings'), logger, o.refreshSeconds);
+      await booted.ready();
       flags = booted;
       onClose(() => {
-        booted.close();
         flags = null;
       });
     },

@@ -1,5 +1,7 @@
+import { defineEvent } from '../../kernel/sdk.js';
+
 /** Published on the event bus by SettingsService.set (every instance sees it when Redis is configured). */
-export const SETTING_CHANGED = 'settings:changed';
+export const SETTING_CHANGED = defineEvent<SettingChangedEvent>('settings:changed');
 
 export interface SettingChangedEvent {
   tenantId: string;

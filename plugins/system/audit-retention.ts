@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { type AuditLog, type AuditPruneResult, type Logger, optional, type SystemJob } from '../../kernel/sdk.js';
+import { type AuditLog, type AuditPruneResult, type Logger, optional, type EveryOptions, type SystemJobContext } from '../../kernel/sdk.js';
 
 /** The System Setting that says how long audit entries are kept (days; 0 keeps every entry). */
 export const AUDIT_RETENTION_SETTING = 'AUDIT_RETENTION_DAYS';
@@ -31,49 +31,43 @@ export async function pruneAudit(
   return { ...result, retentionDays: days, before: before.toISOString() };
 }
 
-export const pruneAuditJob = (fallbackDays: number): SystemJob => ({
-  name: 'prune-audit',
-  description:
-    'Deletes the audit entries older than AUDIT_RETENTION_DAYS (or params.olderThanDays); the chain stays verifiable from an anchor.',
-  params: z.strictObject({ olderThanDays: z.number().min(0).max(36500).optional() }),
-  async handler({ params, container, tenantId, startedBy }) {
-    // olderThanDays 0 in a request means "everything before now"; the setting's 0 means "keep forever".
-    const days = typeof params.olderThanDays === 'number' ? params.olderThanDays : await retentionDays(container.cradle, fallbackDays);
-    const keepForever = typeof params.olderThanDays !== 'number' && days === 0;
-    return pruneAudit(container.cradle, keepForever ? null : days, { userId: startedBy, tenantId });
-  },
-});
+const PARAMS = z.strictObject({ olderThanDays: z.number().min(0).max(36500).optional() });
+
+/** The prune an administrator starts (POST /api/system-jobs `prune-audit`): params.olderThanDays, or the setting. */
+async function pruneOnDemand({ params, container, tenantId, startedBy }: SystemJobContext, fallbackDays: number) {
+  // olderThanDays 0 in a request means "everything before now"; the setting's 0 means "keep forever".
+  const days = typeof params.olderThanDays === 'number' ? params.olderThanDays : await retentionDays(container.cradle, fallbackDays);
+  const keepForever = typeof params.olderThanDays !== 'number' && days === 0;
+  return pruneAudit(container.cradle, keepForever ? null : days, { userId: startedBy, tenantId });
+}
 
 /**
- * The retention schedule: every `intervalMs` (a day by default; plugins.options.system.auditPruneIntervalMs),
- * first soon after boot so instances that restart more often than daily still prune. Each instance
- * runs it; the prune takes the audit chain's lock and a second run finds nothing left to delete.
+ * The retention schedule, also the `prune-audit` system job: every `intervalMs` (a day by default;
+ * plugins.options.system.auditPruneIntervalMs), first soon after boot so instances that restart more often
+ * than daily still prune. Each instance runs it; the prune takes the audit chain's lock and a second run
+ * finds nothing left to delete.
  */
-export function scheduleAuditRetention(
+export function auditRetention(
   cradle: Cradle,
-  logger: Logger,
+  logger: Pick<Logger, 'info'>,
   options: { intervalMs: number; fallbackDays: number },
-): () => Promise<void> {
+): EveryOptions<object> {
   const { intervalMs, fallbackDays } = options;
-  let running: Promise<void> | null = null;
-  const run = () => {
-    running ??= retentionDays(cradle, fallbackDays)
-      .then((days) => pruneAudit(cradle, days === 0 ? null : days))
-      .then((r) => {
-        if (r.deleted) logger.info({ deleted: r.deleted, before: r.before }, 'audit retention: old entries pruned');
-      })
-      .catch((err) => logger.warn({ err }, 'audit retention prune failed'))
-      .finally(() => {
-        running = null;
-      });
-  };
-  const first = setTimeout(run, Math.min(intervalMs, 60000));
-  const timer = setInterval(run, intervalMs);
-  first.unref();
-  timer.unref();
-  return async () => {
-    clearTimeout(first);
-    clearInterval(timer);
-    await running;
+  return {
+    name: 'prune-audit',
+    everyMs: intervalMs,
+    firstAfterMs: Math.min(intervalMs, 60000),
+    job: {
+      description:
+        'Deletes the audit entries older than AUDIT_RETENTION_DAYS (or params.olderThanDays); the chain stays verifiable from an anchor.',
+      params: PARAMS,
+    },
+    async run(job) {
+      if (job) return pruneOnDemand(job, fallbackDays);
+      const days = await retentionDays(cradle, fallbackDays);
+      const r = await pruneAudit(cradle, days === 0 ? null : days);
+      if (r.deleted) logger.info({ deleted: r.deleted, before: r.before }, 'audit retention: old entries pruned');
+      return r;
+    },
   };
 }

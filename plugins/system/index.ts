@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { BootError, definePlugin, type SystemJobContext } from '../../kernel/sdk.js';
-import { pruneAuditJob, scheduleAuditRetention } from './audit-retention.js';
+import { auditRetention } from './audit-retention.js';
 import { rebuildListCachesJob, reindexSearchJob } from './content-jobs.js';
 import { systemRoutes } from './routes.js';
 import { systemJobRoutes } from './routes-system-jobs.js';
@@ -33,11 +33,11 @@ export default definePlugin(() => {
       retention = { intervalMs: parsed.data.auditPruneIntervalMs, fallbackDays: parsed.data.auditRetentionDays };
       for (const route of [...systemRoutes, ...systemJobRoutes]) routes.add(route);
       registries.jobHandlers.add(systemJobHandler(registries.systemJobs, () => container));
-      for (const job of [pruneAuditJob(retention.fallbackDays), rebuildListCachesJob, reindexSearchJob]) registries.systemJobs.add(job);
+      for (const job of [rebuildListCachesJob, reindexSearchJob]) registries.systemJobs.add(job);
     },
-    boot({ container: kernel, logger, onClose }) {
+    boot({ container: kernel, logger, every }) {
       container = kernel;
-      onClose(scheduleAuditRetention(kernel.cradle, logger, retention));
+      every(auditRetention(kernel.cradle, logger, retention));
     },
   };
 });
