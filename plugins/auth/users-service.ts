@@ -289,7 +289,10 @@ export class UsersService {
   /** Sets a new password (reset flow) and clears any lockout. */
   async setPassword(userId: string, password: string): Promise<void> {
     checkPassword(password);
-    await this.models.User.update({ password_hash: await this.hash(password), failed_attempts: 0, lockout_until: null }, { where: { id: userId } });
+    await this.models.User.update(
+      { password_hash: await this.hash(password), failed_attempts: 0, lockout_until: null },
+      { where: { id: userId } },
+    );
     await clearClientFailures(this.models.User, userId);
   }
 
