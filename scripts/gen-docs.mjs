@@ -2,6 +2,9 @@
 //   docs/reference/errors.md       the error catalogue (ERROR_CATALOGUE, kernel/errors.ts, with the codes the
 //                                  built-in plugins define when their entry modules load)
 //   docs/reference/environment.md  the `env` mappings of the built-in plugins' manifests (plugins/*/plugin.json)
+//   docs/reference/settings.md     the System Settings catalogue (PUBLIC_SETTINGS, PRIVATE_SETTINGS of the setup plugin)
+//   docs/reference/routes.md       every REST route of the OpenAPI document (scripts/gen-admin-api-types.mjs builds it
+//                                  from the route declarations as GET /api/openapi.json does)
 // Loads dist/ (run after `tsc` and `node scripts/copy-assets.mjs`), touches no database, and is deterministic
 // (sorted rows, no dates).
 //   node scripts/gen-docs.mjs          write the pages
@@ -73,9 +76,81 @@ export async function renderEnvironment() {
   ].join('\n');
 }
 
+/** One settings row: key, default, type and limits, what it is. */
+function settingRow(x) {
+  const limits = [
+    x.options ? `one of ${x.options.join(', ')}` : '',
+    x.min !== undefined ? `min ${x.min}` : '',
+    x.max !== undefined ? `max ${x.max}` : '',
+    x.maxLength !== undefined ? `at most ${x.maxLength} characters` : '',
+    x.maxItems !== undefined ? `at most ${x.maxItems} items` : '',
+    x.nullable ? 'nullable' : '',
+    x.secret ? 'secret' : '',
+    x.scope === 'installation' ? 'installation-wide' : '',
+    x.sensitive ? 'sudo mode' : '',
+    x.restart ? 'restart' : '',
+  ].filter(Boolean);
+  const value = x.secret ? '(secret)' : `\`${JSON.stringify(x.value)}\``;
+  return `| \`${x.key}\` | ${x.group} | ${x.type}${limits.length ? ` (${cell(limits.join(', '))})` : ''} | ${cell(value)} | ${cell(x.description)} |`;
+}
+
+export async function renderSettings() {
+  const catalogue = await import(pathToFileURL(join(dist, 'plugins', 'setup', 'settings-catalogue.js')).href);
+  const table = (list) => [
+    '| Key | Group | Type and limits | Default | Description |',
+    '| --- | --- | --- | --- | --- |',
+    ...[...list].sort((a, b) => a.key.localeCompare(b.key)).map(settingRow),
+  ];
+  return [
+    '# System settings',
+    '',
+    GENERATED,
+    '',
+    'The keys seeded into System Settings (the Settings page and `/api/settings`). Public keys are readable by',
+    'everyone; private keys only by administrators. How settings, the config file and the environment combine:',
+    '[Setup and System Settings](../features/setup-and-settings.md).',
+    '',
+    '## Public',
+    '',
+    ...table(catalogue.PUBLIC_SETTINGS),
+    '',
+    '## Private',
+    '',
+    ...table(catalogue.PRIVATE_SETTINGS),
+    '',
+  ].join('\n');
+}
+
+export async function renderRoutes() {
+  const { generateOpenApi } = await import(pathToFileURL(join(root, 'scripts', 'gen-admin-api-types.mjs')).href);
+  const document = await generateOpenApi();
+  const rows = [];
+  for (const path of Object.keys(document.paths).sort()) {
+    for (const [method, op] of Object.entries(document.paths[path]).sort(([a], [b]) => a.localeCompare(b))) {
+      if (!op || typeof op !== 'object' || !op.operationId) continue;
+      rows.push(`| ${method.toUpperCase()} | \`${path}\` | ${cell(op['x-permission'])} | ${cell(op['x-plugin'])} | ${cell(op.summary)} |`);
+    }
+  }
+  return [
+    '# REST routes',
+    '',
+    GENERATED,
+    '',
+    'Every REST route of the kernel and the built-in plugins, as GET /api/openapi.json documents it (request and',
+    'response shapes are there).',
+    '',
+    '| Method | Path | Permission | Plugin | Summary |',
+    '| --- | --- | --- | --- | --- |',
+    ...rows,
+    '',
+  ].join('\n');
+}
+
 export const PAGES = {
   'docs/reference/errors.md': renderErrors,
   'docs/reference/environment.md': renderEnvironment,
+  'docs/reference/settings.md': renderSettings,
+  'docs/reference/routes.md': renderRoutes,
 };
 
 async function main() {

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ERROR_CATALOGUE } from '../../kernel/errors.js';
 import { PROJECT_ROOT } from '../../kernel/version.js';
+import { PRIVATE_SETTINGS, PUBLIC_SETTINGS } from '../../plugins/setup/settings-catalogue.js';
 
 const GENERATOR = join(PROJECT_ROOT, 'scripts', 'gen-docs.mjs');
 
@@ -44,5 +45,15 @@ describe('generated reference pages (scripts/gen-docs.mjs)', function () {
   it('docs/reference/environment.md matches the env mappings of the built-in plugins', async function () {
     const page = await expectUpToDate('docs/reference/environment.md');
     expect(page.split('\n').filter((l) => l.startsWith('| `')).length, 'no plugin declares env variables').to.be.greaterThan(10);
+  });
+
+  it('docs/reference/settings.md matches the System Settings catalogue, every key listed', async function () {
+    const page = await expectUpToDate('docs/reference/settings.md');
+    for (const x of [...PUBLIC_SETTINGS, ...PRIVATE_SETTINGS]) expect(page, x.key).to.include(`| \`${x.key}\` |`);
+  });
+
+  it('docs/reference/routes.md matches the route declarations (the OpenAPI document)', async function () {
+    const page = await expectUpToDate('docs/reference/routes.md');
+    expect(page).to.include('| GET | `/api/system/health` | public | system |');
   });
 });
