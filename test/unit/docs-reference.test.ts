@@ -4,21 +4,13 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ERROR_CATALOGUE } from '../../kernel/errors.js';
 import { PROJECT_ROOT } from '../../kernel/version.js';
+import { firstDifference } from '../helpers/first-difference.js';
 import { PRIVATE_SETTINGS, PUBLIC_SETTINGS } from '../../plugins/setup/settings-catalogue.js';
 
 const GENERATOR = join(PROJECT_ROOT, 'scripts', 'gen-docs.mjs');
 
 interface DocsGenerator {
   PAGES: Record<string, () => Promise<string>>;
-}
-
-/** The first line where two texts differ, for a failure message a person can act on. */
-function firstDifference(generated: string, committed: string): string {
-  const left = generated.split('\n');
-  const right = committed.split('\n');
-  const i = left.findIndex((line, n) => line !== right[n]);
-  const at = i === -1 ? left.length : i;
-  return `line ${at + 1}:\n  committed: ${right[at] ?? '(end of file)'}\n  generated: ${left[at] ?? '(end of file)'}`;
 }
 
 describe('generated reference pages (scripts/gen-docs.mjs)', function () {
