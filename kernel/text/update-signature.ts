@@ -3,7 +3,7 @@ import { canonicalJson } from './canonical-json.js';
 
 /**
  * The update check's signature, one definition for the instance that signs and the update server that
- * verifies (see ../shared/API-DECISIONS.md, "Update check wire format", and the README's "Update server").
+ * verifies (see docs/decisions/api-decisions.md, "Update check wire format", and the README's "Update server").
  *
  * The envelope is `{payload, signature, timestamp}`: `timestamp` milliseconds since the epoch (an
  * integer), `signature` the lower-case hex HMAC-SHA256 of `<timestamp>.<canonical JSON of payload>`

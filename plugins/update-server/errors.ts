@@ -2,7 +2,7 @@ import { AppError, type ErrorBody, type ErrorCatalogueEntry } from '../../kernel
 
 /*
  * The update server's refusals (README, "Update server", its own error table). The first three are the
- * wire format's codes (../shared/API-DECISIONS.md, "Update check wire format"): after any 403 an
+ * wire format's codes (docs/decisions/api-decisions.md, "Update check wire format"): after any 403 an
  * instance discards its secret, registers again and retries once.
  *
  * These are the codes of another service, not of an instance: they are kept in this catalogue, not in

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { PROJECT_ROOT } from '../../kernel/version.js';
+import { firstDifference } from '../helpers/first-difference.js';
 
 const GENERATOR = join(PROJECT_ROOT, 'scripts', 'gen-admin-api-types.mjs');
 const GENERATED = join(PROJECT_ROOT, 'admin', 'src', 'lib', 'api-types.gen.ts');
@@ -12,15 +13,6 @@ const GENERATED = join(PROJECT_ROOT, 'admin', 'src', 'lib', 'api-types.gen.ts');
 interface Generator {
   schemaToTs(schema: unknown): string;
   renderApiTypes(routes: unknown[], document: unknown): string;
-}
-
-/** The first line where two texts differ, for a failure message a person can act on. */
-function firstDifference(a: string, b: string): string {
-  const left = a.split('\n');
-  const right = b.split('\n');
-  const i = left.findIndex((line, n) => line !== right[n]);
-  const at = i === -1 ? left.length : i;
-  return `line ${at + 1}:\n  committed: ${right[at] ?? '(end of file)'}\n  generated: ${left[at] ?? '(end of file)'}`;
 }
 
 describe('admin UI API types (scripts/gen-admin-api-types.mjs)', function () {

@@ -271,7 +271,7 @@ describe('config: loadConfig', () => {
   });
 
   it('the README configuration table names every environment variable the kernel reads, and no other', () => {
-    const section = readFileSync(join(PROJECT_ROOT, 'README.md'), 'utf8').split('\n## Configuration')[1]!.split('\n### ')[0]!;
+    const section = readFileSync(join(PROJECT_ROOT, 'docs', 'configuration.md'), 'utf8').split('\n## ')[0]!;
     const named = section
       .split('\n')
       .filter((line) => line.startsWith('| '))

@@ -6,7 +6,8 @@ import { PRIVATE_SETTINGS, PUBLIC_SETTINGS } from '../../plugins/setup/settings-
 
 /** The README's settings tables and the catalogue seeding writes must agree (the issue asks for the list). */
 describe('default settings catalogue', function () {
-  const section = readFileSync(join(PROJECT_ROOT, 'README.md'), 'utf8').split('### Default settings')[1]?.split('\n## ')[0] ?? '';
+  const section =
+    readFileSync(join(PROJECT_ROOT, 'docs', 'features', 'setup-and-settings.md'), 'utf8').split('\n## Default settings')[1] ?? '';
   const [publicPart = '', privatePart = ''] = section.split('\nPrivate:\n');
   const keys = (text: string) => [...text.matchAll(/^\| `([A-Z0-9_]+)` \|/gm)].map((m) => m[1]);
 
