@@ -1,6 +1,6 @@
 // Shapes of the content API (GET /api/collections, entries) and small helpers shared by the content pages.
 import { issueInWords } from '../../lib/errors';
-import { ApiError } from '../../lib/api';
+import { ApiError } from '../../lib/remote';
 import type { ApiSchemas, RouteBody, RouteResponse } from '../../lib/remote';
 
 export const FIELD_TYPES = ['text', 'richtext', 'markdown', 'number', 'boolean', 'date', 'select', 'media', 'relation', 'json'] as const;
