@@ -1,7 +1,7 @@
 // The plan → review → apply flow every data page drives (config, migrations, backups restore, content
 // export, import and sync): the plan shown, whether a plan or an apply is under way, the error in human
 // terms, and what the apply did (an inline answer or a background job followed live). A page makes one
-// `new PlanFlow()` (or with its own error wording), calls `makePlan(request)` and `apply(confirmed, run)`,
+// `new PlanFlow()` (or with its own error wording), calls `makePlan(ask)` and `apply(confirmed, run)`,
 // and shows it all with <DataOperation {flow} ... />.
 import { humanError, type HumanError } from './human';
 import { applyPlan, type ApplyRoute, type JobsRoute } from './live';
@@ -51,14 +51,14 @@ export class PlanFlow {
     this.error = this.#describe(err);
   }
 
-  /** Asks for a plan: clears the last error and outcome, keeps the answer, or shows why there is none. */
-  async makePlan(request: () => Promise<Plan>): Promise<void> {
+  /** Asks for a plan (`ask` calls the plan route): clears the last error and outcome, keeps the answer, or shows why there is none. */
+  async makePlan(ask: () => Promise<Plan>): Promise<void> {
     this.planning = true;
     this.error = null;
     this.result = null;
     this.job = null;
     try {
-      this.plan = await request();
+      this.plan = await ask();
     } catch (err) {
       this.plan = null;
       this.error = this.#describe(err);
