@@ -4,6 +4,43 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import prettier from 'eslint-config-prettier';
+import svelte from 'eslint-plugin-svelte';
+import globals from 'globals';
+
+// --- admin UI and widgets (browser code): Svelte 5 components and rune modules with eslint-plugin-svelte
+// on the TypeScript parser; the widgets' plain ES modules with browser globals. Kept as one block.
+const ADMIN_COMPONENTS = ['admin/src/**/*.svelte'];
+const ADMIN_RUNES = ['admin/src/**/*.svelte.ts'];
+const ADMIN_SVELTE = [...ADMIN_COMPONENTS, ...ADMIN_RUNES];
+/** The admin's own patterns for one of eslint-plugin-svelte's configs (components, rune modules, or both). */
+const inAdmin = (c) => {
+  if (!c.files && !c.rules) return c;
+  const files = c.files?.every((f) => f.endsWith('.svelte')) ? ADMIN_COMPONENTS : c.files ? ADMIN_RUNES : ADMIN_SVELTE;
+  return { ...c, files };
+};
+const adminAndWidgets = [
+  // eslint-plugin-svelte's recommended configs, scoped to the admin (its rules entry has no `files`).
+  ...svelte.configs.recommended.map(inAdmin),
+  {
+    files: ADMIN_SVELTE,
+    languageOptions: { parserOptions: { parser: tseslint.parser, extraFileExtensions: ['.svelte'] } },
+  },
+  {
+    files: ['admin/src/**/*.ts', 'admin/src/**/*.svelte'],
+    languageOptions: { globals: { ...globals.browser } },
+    rules: {
+      // Links inside the admin are plain hrefs the router intercepts (lib/router.svelte.ts), not resolve() of SvelteKit.
+      'svelte/no-navigation-without-resolve': 'off',
+      // Svelte 5 drops whitespace at the start and end of a tag: {' '} and {' (text)'} keep the spaces people read.
+      'svelte/no-useless-mustaches': 'off',
+    },
+  },
+  {
+    files: ['widgets/**/*.js'],
+    languageOptions: { sourceType: 'module', globals: { ...globals.browser } },
+  },
+];
+// --- end of the admin UI and widgets block
 
 // --- Plugin boundary (issue 34): plugins meet the kernel only through kernel/sdk.js and each other only
 // through <plugin>/public.js. test/unit/plugin-boundary.test.ts adds what a lint rule cannot see (value
@@ -60,13 +97,15 @@ export default tseslint.config(
     ignores: [
       'dist/**',
       'node_modules/**',
-      'admin/**',
-      'widgets/**',
+      'admin/*.js',
+      'admin/src/lib/api-types.gen.ts',
       'test/fixtures/**',
       'test-output/**',
       '**/*.js',
       '**/*.cjs',
       '**/*.mjs',
+      // The widgets are plain ES modules (no build step): linted by the admin UI and widgets block.
+      '!widgets/**/*.js',
     ],
   },
   js.configs.recommended,
@@ -84,5 +123,6 @@ export default tseslint.config(
     },
   },
   ...pluginBoundary,
+  ...adminAndWidgets,
   prettier,
 );

@@ -71,6 +71,16 @@ export function el(name, props = {}, ...children) {
   return node;
 }
 
+/** The widget's body: its parts one under the other (div.cms-stack). */
+export function stack(...children) {
+  return el('div', { className: 'cms-stack' }, ...children);
+}
+
+/** The one sentence that says it all, first in the body (p.cms-lead). */
+export function lead(...children) {
+  return el('p', { className: 'cms-lead' }, ...children);
+}
+
 /** 1234567 -> "1,234,567" (the reader's locale); at most `digits` decimals. */
 export function number(value, digits = 1) {
   const n = Number(value);

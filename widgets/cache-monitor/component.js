@@ -1,7 +1,7 @@
 // <cms-widget-cache-monitor>: Cache monitor in words: the hit rate with hits and misses, keys stored and the
 // backend, then a table per category (and per tenant when there are several); "No cache traffic yet" before
 // the first operation. Fetches /api/dashboard/cache-metrics.
-import { defineWidget, el, empty, label, number, percent, plural, table } from '../widget-element.js';
+import { defineWidget, el, empty, label, lead, number, percent, plural, stack, table } from '../widget-element.js';
 
 const reads = (s) => (s?.hits ?? 0) + (s?.misses ?? 0);
 const rate = (s) => (reads(s) ? percent(s.hits / reads(s)) : '-');
@@ -24,12 +24,8 @@ export const CmsWidget = defineWidget({
     if (!o.totalOperations) return empty(`No cache traffic yet. ${plural(o.size ?? 0, 'key')} stored${backend}.`);
     const headers = ['Category', 'Hits', 'Misses', 'Hit rate', 'Keys'];
     const tenants = Object.keys(c.byTenant ?? {}).length > 1 ? rows(c.byTenant) : [];
-    return el(
-      'div',
-      { className: 'cms-stack' },
-      el(
-        'p',
-        { className: 'cms-lead' },
+    return stack(
+      lead(
         reads(o)
           ? `Hit rate ${percent(o.hits / reads(o))}: ${plural(o.hits, 'hit')}, ${plural(o.misses, 'miss', 'misses')}`
           : 'No cache reads yet',

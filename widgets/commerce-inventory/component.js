@@ -1,7 +1,7 @@
 // <cms-widget-commerce-inventory>: Inventory in words: products tracked and out of stock, then the products
 // below their threshold (name linked to the entry, SKU, stock, threshold); says what it needs when the commerce
 // preset's products collection is absent. Fetches /api/dashboard/commerce-inventory.
-import { badge, clip, defineWidget, el, empty, number, plural, table } from '../widget-element.js';
+import { badge, clip, defineWidget, el, empty, lead, number, plural, stack, table } from '../widget-element.js';
 
 export const CmsWidget = defineWidget({
   tag: 'cms-widget-commerce-inventory',
@@ -10,12 +10,8 @@ export const CmsWidget = defineWidget({
   view: (inv) => {
     if (!inv.available) return empty('Not available: needs the products collection of the commerce preset.');
     if (!inv.tracked) return empty('No products with a stock count yet.');
-    return el(
-      'div',
-      { className: 'cms-stack' },
-      el(
-        'p',
-        { className: 'cms-lead' },
+    return stack(
+      lead(
         el('a', { href: '/admin/content/products' }, `${plural(inv.tracked, 'product')} tracked`),
         ...(inv.outOfStock ? [', ', badge(`${number(inv.outOfStock, 0)} out of stock`, 'bad')] : [', none out of stock']),
       ),

@@ -1,7 +1,7 @@
 // <cms-widget-commerce-orders>: Orders in words: how many, then the newest, each with its number linked to its
 // entry, a status badge, the total, the customer and when; says what it needs when the commerce preset's
 // orders collection is absent. Fetches /api/dashboard/commerce-orders.
-import { badge, clip, defineWidget, el, empty, number, plural, when } from '../widget-element.js';
+import { badge, clip, defineWidget, el, empty, lead, number, plural, stack, when } from '../widget-element.js';
 
 const TONE = { paid: 'ok', completed: 'ok', shipped: 'ok', pending: 'warn', cancelled: '', refunded: 'bad' };
 const money = (n) => Number(n).toLocaleString(undefined, { minimumFractionDigits: 2, maximumFractionDigits: 2 });
@@ -13,10 +13,8 @@ export const CmsWidget = defineWidget({
   view: (o) => {
     if (!o.available) return empty('Not available: needs the orders collection of the commerce preset.');
     if (!o.total) return empty('No orders yet.');
-    return el(
-      'div',
-      { className: 'cms-stack' },
-      el('p', { className: 'cms-lead' }, el('a', { href: '/admin/content/orders' }, plural(o.total, 'order')), ' in total'),
+    return stack(
+      lead(el('a', { href: '/admin/content/orders' }, plural(o.total, 'order')), ' in total'),
       el(
         'ul',
         { className: 'cms-plain cms-rows' },

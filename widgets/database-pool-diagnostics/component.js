@@ -1,7 +1,7 @@
 // <cms-widget-database-pool-diagnostics>: Database pool in words: the database, whether it answers and how
 // fast ("SQLite: reachable, 0.6 ms"), then connections in use, idle and waiting out of the pool's maximum.
 // Fetches /api/database/pool-diagnostics.
-import { badge, defineWidget, el, empty, facts, number } from '../widget-element.js';
+import { badge, defineWidget, el, empty, facts, lead, number, stack } from '../widget-element.js';
 
 const DIALECTS = { sqlite: 'SQLite', mariadb: 'MariaDB', mysql: 'MySQL', postgres: 'PostgreSQL' };
 const STATES = { ok: 'Healthy', saturated: 'Saturated', down: 'Down' };
@@ -12,12 +12,8 @@ export const CmsWidget = defineWidget({
   title: 'Database pool',
   view: (d) => {
     const p = d.pool;
-    return el(
-      'div',
-      { className: 'cms-stack' },
-      el(
-        'p',
-        { className: 'cms-lead' },
+    return stack(
+      lead(
         `${DIALECTS[d.dialect] ?? d.dialect}: ${d.reachable ? `reachable, ${number(d.latencyMs, 1)} ms` : 'not reachable'} `,
         badge(STATES[d.status] ?? d.status, d.status === 'ok' ? 'ok' : d.status === 'saturated' ? 'warn' : 'bad'),
       ),

@@ -1,6 +1,6 @@
 // <cms-widget-disk>: The disk that holds the data folder in words ("173.9 GB of 252 GB used (69 %)") with a bar,
 // what is free and which folder. Fetches /api/dashboard/system-info?type=disk.
-import { bytes, clip, defineWidget, el, empty, meter, percent } from '../widget-element.js';
+import { bytes, clip, defineWidget, el, empty, lead, meter, percent, stack } from '../widget-element.js';
 
 const GB = 1024 ** 3;
 
@@ -12,10 +12,8 @@ export const CmsWidget = defineWidget({
     const d = diskInfo?.root;
     if (!d) return empty("The data folder's disk could not be read.");
     const ratio = d.usedPercent / 100;
-    return el(
-      'div',
-      { className: 'cms-stack' },
-      el('p', { className: 'cms-lead' }, `${bytes(d.usedGb * GB)} of ${bytes(d.totalGb * GB)} used (${percent(ratio)})`),
+    return stack(
+      lead(`${bytes(d.usedGb * GB)} of ${bytes(d.totalGb * GB)} used (${percent(ratio)})`),
       meter(ratio, `Disk used: ${percent(ratio)}`),
       el('p', { className: 'cms-muted' }, `${bytes(d.freeGb * GB)} free for the data folder `, clip(d.path, 'cms-path')),
     );

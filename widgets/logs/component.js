@@ -1,6 +1,6 @@
 // <cms-widget-logs>: Logs in words: how many events the audit log holds, then the newest with a severity
 // badge, the message and when. Fetches /api/dashboard/logs.
-import { badge, defineWidget, el, empty, number, plural, when } from '../widget-element.js';
+import { badge, defineWidget, el, empty, number, plural, stack, when } from '../widget-element.js';
 
 export const CmsWidget = defineWidget({
   tag: 'cms-widget-logs',
@@ -8,9 +8,7 @@ export const CmsWidget = defineWidget({
   title: 'Logs',
   view: (log) =>
     log.items.length
-      ? el(
-          'div',
-          { className: 'cms-stack' },
+      ? stack(
           el(
             'p',
             { className: 'cms-muted' },

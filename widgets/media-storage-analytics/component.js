@@ -1,7 +1,7 @@
 // <cms-widget-media-storage-analytics>: Media storage in words: files and bytes in total (linked to the media
 // library), then tables by type ("PNG image"), by folder and the last months of uploads.
 // Fetches /api/media/analytics.
-import { bytes, clip, defineWidget, el, empty, number, plural, table } from '../widget-element.js';
+import { bytes, clip, defineWidget, el, empty, lead, number, plural, stack, table } from '../widget-element.js';
 
 const KINDS = { image: 'image', video: 'video', audio: 'audio', text: 'text', font: 'font', application: 'file' };
 const NAMED = {
@@ -42,15 +42,8 @@ export const CmsWidget = defineWidget({
   view: (a) => {
     if (!a.total?.count) return empty('No files yet. ', el('a', { href: '/admin/media' }, 'Upload some under Media.'));
     const folders = a.byFolder.filter((f) => f.count > 0);
-    return el(
-      'div',
-      { className: 'cms-stack' },
-      el(
-        'p',
-        { className: 'cms-lead' },
-        el('a', { href: '/admin/media' }, plural(a.total.count, 'file')),
-        `, ${bytes(a.total.bytes)} in total`,
-      ),
+    return stack(
+      lead(el('a', { href: '/admin/media' }, plural(a.total.count, 'file')), `, ${bytes(a.total.bytes)} in total`),
       table(
         ['Type', 'Files', 'Size'],
         a.byType.slice(0, 8).map((t) => [clip(typeName(t.type)), number(t.count, 0), bytes(t.bytes)]),

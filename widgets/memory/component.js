@@ -1,6 +1,6 @@
 // <cms-widget-memory>: Memory of the host in words ("3.2 GB of 15.6 GB used (21 %)") with a bar and what is
 // free. Fetches /api/dashboard/system-info?type=memory.
-import { bytes, defineWidget, el, meter, percent } from '../widget-element.js';
+import { bytes, defineWidget, el, lead, meter, percent, stack } from '../widget-element.js';
 
 export const CmsWidget = defineWidget({
   tag: 'cms-widget-memory',
@@ -8,10 +8,8 @@ export const CmsWidget = defineWidget({
   title: 'Memory',
   view: ({ memoryInfo: m }) => {
     const ratio = m.total ? m.used / m.total : 0;
-    return el(
-      'div',
-      { className: 'cms-stack' },
-      el('p', { className: 'cms-lead' }, `${bytes(m.used)} of ${bytes(m.total)} used (${percent(ratio)})`),
+    return stack(
+      lead(`${bytes(m.used)} of ${bytes(m.total)} used (${percent(ratio)})`),
       meter(ratio, `Memory used: ${percent(ratio)}`),
       el('p', { className: 'cms-muted' }, `${bytes(m.free)} free`),
     );

@@ -1,6 +1,6 @@
 // <cms-widget-scim-status>: Provisioning status in words: a status badge, users active, blocked and locked
 // (linked to Users), new in the last 30 days, 2FA enrolment and the roles. Fetches /api/dashboard/scim.
-import { badge, defineWidget, el, empty, facts, label, number, percent, plural, when } from '../widget-element.js';
+import { badge, defineWidget, el, empty, facts, label, lead, number, percent, plural, stack, when } from '../widget-element.js';
 
 const STATUS = { healthy: ['Healthy', 'ok'], degraded: ['Degraded', 'bad'], empty: ['No users yet', ''] };
 
@@ -15,17 +15,8 @@ export const CmsWidget = defineWidget({
       .sort(([, a], [, b]) => b - a)
       .map(([role, n]) => `${number(n, 0)} ${label(role).toLowerCase()}`)
       .join(', ');
-    return el(
-      'div',
-      { className: 'cms-stack' },
-      el(
-        'p',
-        { className: 'cms-lead' },
-        badge(word, tone),
-        ' ',
-        el('a', { href: '/admin/users' }, plural(s.totalUsers, 'user')),
-        `, ${number(s.activeUsers, 0)} active`,
-      ),
+    return stack(
+      lead(badge(word, tone), ' ', el('a', { href: '/admin/users' }, plural(s.totalUsers, 'user')), `, ${number(s.activeUsers, 0)} active`),
       facts([
         ['Blocked', number(s.blockedUsers, 0)],
         ['Locked', number(s.lockedUsers, 0)],

@@ -1,7 +1,7 @@
 // <cms-widget-security>: Security in words: the threat level as a badge, the active threats (each with its
 // severity and description), recent lockouts with when, and the figures (locked accounts linked to Users,
 // failed sign-ins, rate-limit hits, 2FA coverage). Fetches /api/dashboard/security.
-import { badge, defineWidget, el, empty, facts, number, percent, plural, when } from '../widget-element.js';
+import { badge, defineWidget, el, empty, facts, lead, number, percent, plural, stack, when } from '../widget-element.js';
 
 const LEVEL_TONE = { low: 'ok', medium: 'warn', high: 'bad', critical: 'bad' };
 
@@ -10,10 +10,8 @@ export const CmsWidget = defineWidget({
   endpoint: '/api/dashboard/security',
   title: 'Security',
   view: (s) =>
-    el(
-      'div',
-      { className: 'cms-stack' },
-      el('p', { className: 'cms-lead' }, 'Threat level ', badge(s.threatLevel, LEVEL_TONE[s.threatLevel] ?? '')),
+    stack(
+      lead('Threat level ', badge(s.threatLevel, LEVEL_TONE[s.threatLevel] ?? '')),
       s.activeThreats.length
         ? el(
             'ul',

@@ -1,6 +1,6 @@
 // <cms-widget-system-messages>: System messages in words: counts by severity as badges, then the messages,
 // the most severe first, each with its badge and when. Fetches /api/dashboard/system-messages.
-import { badge, defineWidget, el, empty, label, number, when } from '../widget-element.js';
+import { badge, defineWidget, el, empty, label, number, stack, when } from '../widget-element.js';
 
 const SEVERITIES = ['critical', 'high', 'medium', 'low'];
 /** "auth.sign-in.failed" -> "Auth: sign in failed". */
@@ -15,9 +15,7 @@ export const CmsWidget = defineWidget({
   title: 'System messages',
   view: (m) =>
     m.messages.length
-      ? el(
-          'div',
-          { className: 'cms-stack' },
+      ? stack(
           el(
             'p',
             { className: 'cms-badges' },

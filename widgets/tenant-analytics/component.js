@@ -1,6 +1,6 @@
 // <cms-widget-tenant-analytics>: Tenant analytics in words: people (by role, online now; linked to Users),
 // entries per collection (linked to each collection) and media files. Fetches /api/dashboard/tenant-analytics.
-import { clip, defineWidget, el, empty, facts, label, number, plural, table } from '../widget-element.js';
+import { clip, defineWidget, el, empty, facts, label, lead, number, plural, stack, table } from '../widget-element.js';
 
 export const CmsWidget = defineWidget({
   tag: 'cms-widget-tenant-analytics',
@@ -13,12 +13,8 @@ export const CmsWidget = defineWidget({
       .map(([role, n]) => `${number(n, 0)} ${label(role).toLowerCase()}`)
       .join(', ');
     const collections = Object.entries(t.content.byCollection ?? {}).sort(([, a], [, b]) => b - a);
-    return el(
-      'div',
-      { className: 'cms-stack' },
-      el(
-        'p',
-        { className: 'cms-lead' },
+    return stack(
+      lead(
         el('a', { href: '/admin/users' }, plural(u.total, 'user')),
         roles ? ` (${roles})` : '',
         `, ${number(t.online.users, 0)} online now`,

@@ -1,7 +1,22 @@
 // <cms-widget-unified-metrics>: API metrics in words: requests since when and the error rate, responses by
 // status class, the busiest routes (hits, errors, average time), the cache hit rate, and the process (memory,
 // uptime, Node version). Fetches /api/dashboard/metrics?detailed=true.
-import { bytes, clip, defineWidget, duration, el, empty, facts, number, percent, plural, table, when } from '../widget-element.js';
+import {
+  bytes,
+  clip,
+  defineWidget,
+  duration,
+  el,
+  empty,
+  facts,
+  lead,
+  number,
+  percent,
+  plural,
+  stack,
+  table,
+  when,
+} from '../widget-element.js';
 
 export const CmsWidget = defineWidget({
   tag: 'cms-widget-unified-metrics',
@@ -13,11 +28,9 @@ export const CmsWidget = defineWidget({
       .map(([k, n]) => `${number(n, 0)} × ${k}`)
       .join(', ');
     const cacheReads = (m.cache?.hits ?? 0) + (m.cache?.misses ?? 0);
-    return el(
-      'div',
-      { className: 'cms-stack' },
+    return stack(
       m.apiHits
-        ? el('p', { className: 'cms-lead' }, `${plural(m.apiHits, 'request')} since `, when(m.since), `, ${percent(m.errorRate)} errors`)
+        ? lead(`${plural(m.apiHits, 'request')} since `, when(m.since), `, ${percent(m.errorRate)} errors`)
         : empty('No API requests counted yet.'),
       m.apiHits
         ? el(

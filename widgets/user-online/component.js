@@ -1,6 +1,6 @@
 // <cms-widget-user-online>: Users online in words: how many people and sessions, then each person by name
 // (linked to Users, email as the title), their role, since when and last activity. Fetches /api/dashboard/online-user.
-import { badge, defineWidget, el, empty, label, plural, when } from '../widget-element.js';
+import { badge, defineWidget, el, empty, label, lead, plural, stack, when } from '../widget-element.js';
 
 export const CmsWidget = defineWidget({
   tag: 'cms-widget-user-online',
@@ -8,10 +8,8 @@ export const CmsWidget = defineWidget({
   title: 'Users online',
   view: (o) =>
     o.users.length
-      ? el(
-          'div',
-          { className: 'cms-stack' },
-          el('p', { className: 'cms-lead' }, `${plural(o.count, 'person', 'people')} signed in, ${plural(o.sessions, 'session')}`),
+      ? stack(
+          lead(`${plural(o.count, 'person', 'people')} signed in, ${plural(o.sessions, 'session')}`),
           el(
             'ul',
             { className: 'cms-plain cms-rows' },

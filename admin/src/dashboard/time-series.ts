@@ -1,6 +1,6 @@
 // The dashboard's time-series charts (TimeSeriesChart.svelte): which widgets get one, which series and
 // ranges they show, and the words around them (axis units, the accessible summary, the empty state).
-import { formatBytes } from '../lib/api';
+import { formatBytes } from '../lib/format';
 
 export type RangeName = '1h' | '24h' | '7d' | '30d';
 

@@ -1,12 +1,6 @@
-export interface LicenseState {
-  widgetId: string;
-  license: 'freemium' | 'paid';
-  allowed: boolean;
-  reason: 'freemium' | 'trial' | 'licensed' | 'expired';
-  trialEndsAt: string;
-  licensee?: string;
-  keyProblem?: string;
-}
+import type { ApiSchemas } from '../lib/remote';
+
+export type LicenseState = ApiSchemas['LicenseState'];
 export interface WidgetInfo {
   id: string;
   name: string;

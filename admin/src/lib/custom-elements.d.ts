@@ -3,6 +3,7 @@
 import 'svelte/elements';
 
 declare module 'svelte/elements' {
+  // eslint-disable-next-line @typescript-eslint/no-unused-vars -- merging needs the same type parameter as svelte/elements
   export interface HTMLAttributes<T> {
     /** <cms-widget-*>: seconds between two fetches of the widget's data. */
     refresh?: string | number | null;

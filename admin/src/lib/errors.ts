@@ -2,7 +2,7 @@
 // (code, message, issues with paths such as `body.fields.5.name`) into sentences for content people:
 // "Field 6: the name may only contain letters and digits …". The code is never part of the text; callers
 // may put it in a data-code attribute for support and tests.
-import { ApiError, type ApiIssue } from './api';
+import { ApiError, type ApiIssue } from './remote';
 
 /** Messages for codes whose server message is not meant for people (the other codes' messages are sentences already). */
 const BY_CODE: Record<string, string> = {

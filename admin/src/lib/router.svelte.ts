@@ -43,6 +43,7 @@ export function startRouter(): void {
     if (!a || a.target || a.hasAttribute('download') || a.dataset.reload !== undefined) return;
     const href = a.getAttribute('href');
     if (!href || href.startsWith('#')) return;
+    // eslint-disable-next-line svelte/prefer-svelte-reactivity -- parsed once to read its parts, not state
     const target = new URL(href, location.href);
     if (target.origin !== location.origin || !APP_PATH.test(target.pathname)) return;
     e.preventDefault();

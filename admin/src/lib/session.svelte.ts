@@ -1,6 +1,5 @@
 // The signed-in user (GET /api/user/me), shared by the shell and the pages.
-import { ApiError } from './api';
-import { remote, type RouteResponse } from './remote';
+import { remote, type RouteResponse, ApiError } from './remote';
 
 export type Me = RouteResponse<'GET /api/user/me'>;
 

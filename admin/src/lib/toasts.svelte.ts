@@ -1,5 +1,5 @@
 // Toasts: short messages in the corner. Errors are said in words (lib/errors.ts); the API's code stays in data-code.
-import { ApiError } from './api';
+import { ApiError } from './remote';
 import { errorText } from './errors';
 
 export interface Toast {

@@ -7,7 +7,6 @@
 import type { Component } from 'svelte';
 import type { AdminNavGroup } from '../../../kernel/admin-nav';
 import Dashboard from './Dashboard.svelte';
-import Placeholder from './Placeholder.svelte';
 import System from './System.svelte';
 import Collections from './content/Collections.svelte';
 import CollectionSchema from './content/CollectionSchema.svelte';
@@ -61,8 +60,6 @@ export const bundledPages: Record<string, Component<any>> = {
   'data-import': ImportData,
   'data-sync': SyncData,
 };
-
-const soon = (what: string) => ({ component: Placeholder, what });
 
 export const pages: Array<PageDef & { what?: string }> = [
   {

@@ -1,6 +1,6 @@
 // Shapes of the content API (GET /api/collections, entries) and small helpers shared by the content pages.
 import { issueInWords } from '../../lib/errors';
-import { ApiError } from '../../lib/api';
+import { ApiError } from '../../lib/remote';
 import type { ApiSchemas, RouteBody, RouteResponse } from '../../lib/remote';
 
 export const FIELD_TYPES = ['text', 'richtext', 'markdown', 'number', 'boolean', 'date', 'select', 'media', 'relation', 'json'] as const;
@@ -19,18 +19,8 @@ export const TYPE_LABELS: Record<FieldType, string> = {
 };
 export const STATUSES = ['draft', 'published', 'archived'] as const;
 
-export interface Field {
-  name: string;
-  type: FieldType;
-  label?: string;
-  required?: boolean;
-  unique?: boolean;
-  indexed?: boolean;
-  default?: unknown;
-  options?: string[];
-  collection?: string;
-  widget?: Widget;
-}
+/** A field as the pages read it: the declared one, with its known type and its editing widget (see asCollection). */
+export type Field = Omit<ApiSchemas['Collection']['fields'][number], 'type'> & { type: FieldType; widget?: Widget };
 /** An editing widget as the collection routes take it. */
 export type Widget = NonNullable<RouteBody<'POST /api/collections'>['fields'][number]['widget']>;
 
@@ -69,25 +59,8 @@ export const WIDGET_LABELS: Record<string, string> = {
   'entry-picker': 'Entry picker',
   'code-editor': 'Code editor',
 };
-export interface Collection {
-  name: string;
-  label: string;
-  singular: string;
-  fields: Field[];
-  version: number;
-}
-export interface Entry {
-  _id: string;
-  slug: string;
-  status: string;
-  syncId: string;
-  version: number;
-  createdAt: string;
-  updatedAt: string;
-  createdBy: string | null;
-  updatedBy: string | null;
-  [field: string]: unknown;
-}
+export type Collection = Omit<ApiSchemas['Collection'], 'fields'> & { fields: Field[] };
+export type Entry = ApiSchemas['Entry'];
 export interface EntryList {
   items: Entry[];
   total: number;

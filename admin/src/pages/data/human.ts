@@ -1,6 +1,6 @@
 // Errors of the data-operation routes in human terms: the main text never shows a raw error code
 // (the code stays available to tests and support as data-code on the alert).
-import { ApiError } from '../../lib/api';
+import { ApiError } from '../../lib/remote';
 import { errorText } from '../../lib/errors';
 
 const MESSAGES: Record<string, string> = {

@@ -1,63 +1,25 @@
-// Wire shapes of the data-operation routes (README "Data operations"; API-DECISIONS "Data operations").
-
-export type Risk = 'safe' | 'warning' | 'destructive';
-
-export interface PlanSummary {
-  created: number;
-  updated: number;
-  deleted: number;
-  skipped: number;
-  failed: number;
-}
-
-export interface PlanOperation {
-  action: string;
-  type: string;
-  target: string;
-  count: number;
-}
+// Wire shapes of the data-operation routes (README "Data operations"; API-DECISIONS "Data operations"),
+// derived from the generated route types where the routes declare them.
+import type { RouteResponse } from '../../lib/remote';
 
 /** A plan as every `plan` route (and `backups/restore-plan`) answers it. */
-export interface Plan {
-  planId: string;
-  planHash: string;
-  domain: string;
-  mode: string;
-  risk: Risk;
-  requiresConfirmation: boolean;
-  summary: PlanSummary;
-  operations: PlanOperation[];
-  warnings: Array<{ message: string; item?: string; conflict?: ConflictDetail }>;
-  blockedReasons: string[];
-  expiresAt: string;
-}
-
+export type Plan = RouteResponse<'POST /api/backups/restore-plan'>;
+export type Risk = Plan['risk'];
+export type PlanSummary = Plan['summary'];
+export type PlanOperation = Plan['operations'][number];
 /** A content import's or sync's conflict: target = the planning instance's version, source = the package's (the sender's). */
-export interface ConflictDetail {
-  collection: string;
-  syncId: string;
-  target: { title: string; updatedAt: string | null };
-  source: { title: string; updatedAt: string | null };
-  changedFields: string[];
-  resolution: 'source' | 'target';
-}
+export type ConflictDetail = NonNullable<Plan['warnings'][number]['conflict']>;
 
+type ApplyAnswer = RouteResponse<'POST /api/config/apply'>;
 /** An inline apply's answer (200); a failed apply is still 200 with outcome rollback or partial. */
-export interface ApplyResult {
-  planId: string;
-  outcome: 'success' | 'partial' | 'failure' | 'rollback';
-  summary: PlanSummary;
-  durationMs: number;
-  verify?: { ok: boolean; discrepancies: string[] };
-  error?: { code: string; message: string };
-}
-
+export type ApplyResult = Exclude<ApplyAnswer, { status: 'queued' }>;
 /** A background apply (202). */
-export interface QueuedApply {
-  jobId: string;
-  status: 'queued';
-}
+export type QueuedApply = Extract<ApplyAnswer, { status: 'queued' }>;
 
+/**
+ * A background job as the jobs routes answer it. The routes declare `status` as any string; the
+ * data-ops engine sends one of these four, which the pages rely on.
+ */
 export interface DataJob {
   jobId: string;
   domain: string;

@@ -1,7 +1,7 @@
 // Reads a server-sent event stream answered to a POST (EventSource only does GET): fetch, then the
 // body's ReadableStream, split into events on blank lines. A refusal before the stream starts is an
 // ordinary JSON error and throws ApiError.
-import { ApiError } from '../../lib/api';
+import { ApiError } from '../../lib/remote';
 
 export interface StreamEvent {
   event: string;

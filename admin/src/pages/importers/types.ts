@@ -55,3 +55,6 @@ export type Targets = Record<string, Target>;
 export type StatusPolicy = 'keep' | 'draft';
 export type RunSummary = RouteResponse<'GET /api/importers/runs'>['runs'][number];
 export type RunView = RouteResponse<'GET /api/importers/runs/:jobId'>;
+
+/** 0.83 -> "83%". */
+export const pct = (n: number) => `${Math.round(n * 100)}%`;

@@ -1,45 +1,11 @@
 // Shapes of the media API (GET /api/media, folders, share links) and helpers for the media pages.
+import type { RouteResponse } from '../../lib/remote';
 
-export interface SharedLinkInfo {
-  id: string;
-  expiresAt: string | null;
-  expired: boolean;
-  hasPassword: boolean;
-  createdAt: string;
-  createdBy: string | null;
-}
-export interface MediaItem {
-  _id: string;
-  filename: string;
-  mimeType: string;
-  size: number;
-  url: string;
-  checksum: string;
-  width?: number;
-  height?: number;
-  thumbnails?: Record<string, { url: string; width: number; height: number }>;
-  folderId: string | null;
-  private: boolean;
-  originalName: string;
-  ownerId: string | null;
-  storage: string;
-  sharedLinks: SharedLinkInfo[];
-  createdAt: string;
-  updatedAt: string;
-}
-export interface Folder {
-  _id: string;
-  name: string;
-  parentId: string | null;
-  itemCount: number;
-  createdAt: string;
-}
-export interface MediaList {
-  items: MediaItem[];
-  total: number;
-  page: number;
-  limit: number;
-}
+/** A page of GET /api/media (the wire shapes come from the generated route types). */
+export type MediaList = RouteResponse<'GET /api/media'>;
+export type MediaItem = RouteResponse<'GET /api/media/:id'>;
+export type SharedLinkInfo = MediaItem['sharedLinks'][number];
+export type Folder = RouteResponse<'GET /api/media/folders'>[number];
 
 /** The smallest thumbnail of an image, or the image itself (raster types only; SVG is served as an attachment). */
 export function thumbOf(m: MediaItem, size: 'sm' | 'md' = 'sm'): string | null {

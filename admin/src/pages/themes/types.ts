@@ -1,17 +1,11 @@
-// Shapes of the themes plugin's answers (plugins/themes/routes.ts).
-export interface ThemeSummary { id: string; name: string; isActive: boolean; isDefault: boolean; density: string; variant: string; updatedAt: string }
-export interface AdminTheme {
-  density: 'compact' | 'cozy' | 'spacious';
-  variant: 'flat' | 'bordered' | 'elevated';
-  features: Record<string, boolean>;
-  customCss: string;
-  layoutState: Record<string, boolean>;
-  lockedSettings: Record<string, boolean>;
-  reducedMotion: boolean;
-  highContrast: boolean;
-}
-export interface ImportWarning { code: 'LOW_CONTRAST' | 'CSS_REMOVED'; message: string; pair?: string; foreground?: string; background?: string; ratio?: number; required?: number; removed?: string[] }
-export interface Preset { id: string; name: string; presetJson: string }
+// Shapes of the themes plugin's answers (plugins/themes/routes.ts), from the generated route types.
+import type { ApiSchemas, RouteResponse } from '../../lib/remote';
+
+export type ThemeSummary = ApiSchemas['ThemeSummary'];
+/** The admin theme's settings as the theme editor edits them (what the server stores, without its bookkeeping). */
+export type AdminTheme = Omit<ApiSchemas['StoredAdminTheme'], 'presetSource' | 'updatedAt'>;
+export type ImportWarning = ApiSchemas['ThemeImportWarning'];
+export type Preset = RouteResponse<'GET /api/theme/presets'>[number];
 
 export const DENSITIES = [['compact', 'Compact'], ['cozy', 'Cozy'], ['spacious', 'Spacious']] as const;
 export const VARIANTS = [['flat', 'Flat'], ['bordered', 'Bordered'], ['elevated', 'Elevated']] as const;
