@@ -35,7 +35,8 @@ function parseRange(header: string, size: number): { start: number; end: number 
   return { start, end };
 }
 
-export function remoteRoutes(deps: SyncDeps): RouteDefinition[] {
+/** Peer endpoints: hello and a package built for the caller. */
+function peerPackageRoutes(deps: SyncDeps): RouteDefinition[] {
   return [
     defineRoute({
       method: 'GET',
@@ -84,6 +85,12 @@ export function remoteRoutes(deps: SyncDeps): RouteDefinition[] {
         return deps.transfers().offerPackage(identity.tenantId, identity.userId, built.archivePath, built.size, built.sha256);
       },
     }),
+  ];
+}
+
+/** Peer endpoints: download (ranges) and removal of a built package. */
+function packageDownloadRoutes(deps: SyncDeps): RouteDefinition[] {
+  return [
     defineRoute({
       method: 'GET',
       path: '/api/content-sync/remote/packages/:packageId',
@@ -125,6 +132,12 @@ export function remoteRoutes(deps: SyncDeps): RouteDefinition[] {
         return { deleted: true };
       },
     }),
+  ];
+}
+
+/** Peer endpoints: an upload in chunks and its received bytes. */
+function uploadStateRoutes(deps: SyncDeps): RouteDefinition[] {
+  return [
     defineRoute({
       method: 'PUT',
       path: '/api/content-sync/remote/uploads/:transferId',
@@ -150,6 +163,12 @@ export function remoteRoutes(deps: SyncDeps): RouteDefinition[] {
       response: transferState,
       handler: ({ identity, params }) => deps.transfers().uploadState(identity.tenantId, params.transferId),
     }),
+  ];
+}
+
+/** Peer endpoints: plan a complete upload as a content import, and apply that plan. */
+function uploadPlanRoutes(deps: SyncDeps): RouteDefinition[] {
+  return [
     defineRoute({
       method: 'POST',
       path: '/api/content-sync/remote/uploads/:transferId/plan',
@@ -210,6 +229,12 @@ export function remoteRoutes(deps: SyncDeps): RouteDefinition[] {
           throw new ForbiddenError('Only content-import plans made through content sync by this key can be applied here');
       },
     }),
+  ];
+}
+
+/** Peer endpoints: a content-import job, and the checksums agreed with a peer. */
+function peerJobRoutes(): RouteDefinition[] {
+  return [
     defineRoute({
       method: 'GET',
       path: '/api/content-sync/remote/jobs/:jobId',
@@ -247,5 +272,15 @@ export function remoteRoutes(deps: SyncDeps): RouteDefinition[] {
         return { recorded: body.items.length };
       },
     }),
+  ];
+}
+
+export function remoteRoutes(deps: SyncDeps): RouteDefinition[] {
+  return [
+    ...peerPackageRoutes(deps),
+    ...packageDownloadRoutes(deps),
+    ...uploadStateRoutes(deps),
+    ...uploadPlanRoutes(deps),
+    ...peerJobRoutes(),
   ];
 }

@@ -69,18 +69,8 @@ async function auditChannel(
     .catch((err: unknown) => logger.warn({ err }, 'content-sync channel audit entry failed'));
 }
 
-export function syncRoutes(deps: SyncDeps): RouteDefinition[] {
-  const apply = (domain: string, direction: string) =>
-    applyRoute(common, {
-      domain,
-      path: `/api/content-sync/${direction}`,
-      summary: `Applies a stored ${direction} plan: 200 with the outcome when inline, 202 with a jobId at or above 500 entities`,
-      description:
-        direction === 'push'
-          ? 'The remote applies its plan (confirmed: the confirmation of a mirror plan is checked here); a remote failure is outcome rollback with error SYNC_REMOTE_APPLY_FAILED (or the SYNC_REMOTE_* code of the call), naming the remote code (e.g. PLAN_STALE). Errors: 404 PLAN_NOT_FOUND, 410 PLAN_EXPIRED, 409 CONFIRMATION_REQUIRED, 409 PLAN_STALE, 409 LOCK_CONTENTION, 400 PLAN_BLOCKED.'
-          : 'The received package is applied here in one transaction. Errors: 404 PLAN_NOT_FOUND, 410 PLAN_EXPIRED, 409 CONFIRMATION_REQUIRED, 409 PLAN_STALE, 409 LOCK_CONTENTION, 400 PLAN_BLOCKED.',
-    });
-
+/** The channels of this tenant: list and create (the key never answered). */
+function channelListRoutes(deps: SyncDeps): RouteDefinition[] {
   return [
     defineRoute({
       method: 'GET',
@@ -138,6 +128,12 @@ export function syncRoutes(deps: SyncDeps): RouteDefinition[] {
         return created;
       },
     }),
+  ];
+}
+
+/** One channel: delete and the connection test. */
+function channelRoutes(deps: SyncDeps): RouteDefinition[] {
+  return [
     defineRoute({
       method: 'DELETE',
       path: '/api/content-sync/channels/:channelId',
@@ -182,6 +178,23 @@ export function syncRoutes(deps: SyncDeps): RouteDefinition[] {
         }
       },
     }),
+  ];
+}
+
+/** Plan (push or pull), push, pull and the jobs of both domains. */
+function transferRoutes(): RouteDefinition[] {
+  const apply = (domain: string, direction: string) =>
+    applyRoute(common, {
+      domain,
+      path: `/api/content-sync/${direction}`,
+      summary: `Applies a stored ${direction} plan: 200 with the outcome when inline, 202 with a jobId at or above 500 entities`,
+      description:
+        direction === 'push'
+          ? 'The remote applies its plan (confirmed: the confirmation of a mirror plan is checked here); a remote failure is outcome rollback with error SYNC_REMOTE_APPLY_FAILED (or the SYNC_REMOTE_* code of the call), naming the remote code (e.g. PLAN_STALE). Errors: 404 PLAN_NOT_FOUND, 410 PLAN_EXPIRED, 409 CONFIRMATION_REQUIRED, 409 PLAN_STALE, 409 LOCK_CONTENTION, 400 PLAN_BLOCKED.'
+          : 'The received package is applied here in one transaction. Errors: 404 PLAN_NOT_FOUND, 410 PLAN_EXPIRED, 409 CONFIRMATION_REQUIRED, 409 PLAN_STALE, 409 LOCK_CONTENTION, 400 PLAN_BLOCKED.',
+    });
+
+  return [
     planRoute(common, {
       summary:
         "Dry run of a push (this instance -> the channel's remote) or a pull (remote -> here) in mode merge (default) or mirror; stores and answers the plan",
@@ -218,4 +231,8 @@ export function syncRoutes(deps: SyncDeps): RouteDefinition[] {
       },
     }),
   ];
+}
+
+export function syncRoutes(deps: SyncDeps): RouteDefinition[] {
+  return [...channelListRoutes(deps), ...channelRoutes(deps), ...transferRoutes()];
 }
