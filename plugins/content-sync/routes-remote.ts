@@ -7,12 +7,19 @@ import { createReadStream } from 'node:fs';
 import { z } from 'zod';
 import { ForbiddenError, ValidationError, defineRoute, type RouteDefinition, KERNEL_VERSION } from '../../kernel/sdk.js';
 import { conflictResolutionsSchema, IMPORT_DOMAIN } from '../content-packages/public.js';
-import { applyAnswerSchema, planViewSchema } from '../data-ops/public.js';
+import { applyRoute, planViewSchema, type DataRouteCommon } from '../data-ops/public.js';
 import { SyncRangeError } from './errors.js';
 import { parseContentRange } from './transfer-store.js';
 import type { SyncDeps } from './sync-deps.js';
 
 const tags = ['content-sync'];
+/** The peer endpoints act on the content-import domain of this instance. */
+const common: DataRouteCommon = {
+  domain: IMPORT_DOMAIN,
+  prefix: '/api/content-sync/remote',
+  tags,
+  permissions: { read: 'content:sync', write: 'content:sync' },
+};
 const uuid = z.string().uuid();
 const transferState = z.object({ received: z.number().int(), total: z.number().int() }).meta({ id: 'ContentSyncTransferState' });
 
@@ -26,7 +33,8 @@ function parseRange(header: string, size: number): { start: number; end: number 
   return { start, end };
 }
 
-export function remoteRoutes(deps: SyncDeps): RouteDefinition[] {
+/** Peer endpoints: hello and a package built for the caller. */
+function peerPackageRoutes(deps: SyncDeps): RouteDefinition[] {
   return [
     defineRoute({
       method: 'GET',
@@ -75,6 +83,12 @@ export function remoteRoutes(deps: SyncDeps): RouteDefinition[] {
         return deps.transfers().offerPackage(identity.tenantId, identity.userId, built.archivePath, built.size, built.sha256);
       },
     }),
+  ];
+}
+
+/** Peer endpoints: download (ranges) and removal of a built package. */
+function packageDownloadRoutes(deps: SyncDeps): RouteDefinition[] {
+  return [
     defineRoute({
       method: 'GET',
       path: '/api/content-sync/remote/packages/:packageId',
@@ -116,6 +130,12 @@ export function remoteRoutes(deps: SyncDeps): RouteDefinition[] {
         return { deleted: true };
       },
     }),
+  ];
+}
+
+/** Peer endpoints: an upload in chunks and its received bytes. */
+function uploadStateRoutes(deps: SyncDeps): RouteDefinition[] {
+  return [
     defineRoute({
       method: 'PUT',
       path: '/api/content-sync/remote/uploads/:transferId',
@@ -141,6 +161,12 @@ export function remoteRoutes(deps: SyncDeps): RouteDefinition[] {
       response: transferState,
       handler: ({ identity, params }) => deps.transfers().uploadState(identity.tenantId, params.transferId),
     }),
+  ];
+}
+
+/** Peer endpoints: plan a complete upload as a content import, and apply that plan. */
+function uploadPlanRoutes(deps: SyncDeps): RouteDefinition[] {
+  return [
     defineRoute({
       method: 'POST',
       path: '/api/content-sync/remote/uploads/:transferId/plan',
@@ -188,28 +214,25 @@ export function remoteRoutes(deps: SyncDeps): RouteDefinition[] {
         );
       },
     }),
-    defineRoute({
-      method: 'POST',
+    applyRoute(common, {
       path: '/api/content-sync/remote/apply',
-      permission: 'content:sync',
-      tags,
-      request: {
-        body: z.strictObject({ planId: z.string().min(1).max(100), planHash: z.string().min(1).max(200), confirmed: z.boolean() }),
-      },
       summary:
         'Peer endpoint: applies a content-import plan this key made with POST .../uploads/:transferId/plan (200 inline, 202 with a jobId at or above 500)',
       description:
         "Only plans of the content-import domain made by the key's own user; the engine's errors (PLAN_STALE, CONFIRMATION_REQUIRED, ...).",
-      response: applyAnswerSchema,
-      async handler({ ctx, scope, identity, body }) {
-        const plan = await scope.dataOps.getPlan(body.planId, identity);
+      body: z.strictObject({ planId: z.string().min(1).max(100), planHash: z.string().min(1).max(200), confirmed: z.boolean() }),
+      async before(request, { scope, identity }) {
+        const plan = await scope.dataOps.getPlan(request.planId, identity);
         if (plan.domain !== IMPORT_DOMAIN || plan.actor.userId !== identity.userId)
           throw new ForbiddenError('Only content-import plans made through content sync by this key can be applied here');
-        const answer = await scope.dataOps.apply(IMPORT_DOMAIN, body, identity);
-        ctx.status = answer.status;
-        return answer.data;
       },
     }),
+  ];
+}
+
+/** Peer endpoints: a content-import job, and the checksums agreed with a peer. */
+function peerJobRoutes(): RouteDefinition[] {
+  return [
     defineRoute({
       method: 'GET',
       path: '/api/content-sync/remote/jobs/:jobId',
@@ -247,5 +270,15 @@ export function remoteRoutes(deps: SyncDeps): RouteDefinition[] {
         return { recorded: body.items.length };
       },
     }),
+  ];
+}
+
+export function remoteRoutes(deps: SyncDeps): RouteDefinition[] {
+  return [
+    ...peerPackageRoutes(deps),
+    ...packageDownloadRoutes(deps),
+    ...uploadStateRoutes(deps),
+    ...uploadPlanRoutes(deps),
+    ...peerJobRoutes(),
   ];
 }

@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { ValidationError } from '../../kernel/sdk.js';
-import type { DomainContext } from '../data-ops/public.js';
+import { parseInput, type DomainContext } from '../data-ops/public.js';
 import { conflictResolutionsSchema } from '../content-packages/public.js';
 import type { ChannelWithKey } from './channel-store.js';
 import type { RemoteHello } from './public.js';
@@ -37,13 +37,7 @@ export const resolutionsOf = (body: SyncInputBody): { resolutions?: Record<strin
 export type SyncInputBody = z.output<typeof syncInputSchema>;
 
 export function parseSyncInput(input: unknown): SyncInputBody {
-  const parsed = syncInputSchema.safeParse(input ?? {});
-  if (!parsed.success)
-    throw new ValidationError(
-      'Invalid content-sync plan input',
-      parsed.error.issues.map((i) => ({ path: ['body', ...i.path].join('.'), message: i.message })),
-    );
-  return parsed.data;
+  return parseInput(syncInputSchema, input ?? {}, 'Invalid content-sync plan input');
 }
 
 export interface Prepared {

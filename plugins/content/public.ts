@@ -62,3 +62,5 @@ export type { ListQuery } from './list-query.js';
 export type { EntryStatus } from './entry-values.js';
 /** The statuses of an entry (draft, published, archived). */
 export { STATUSES as ENTRY_STATUSES } from './entry-values.js';
+/** Relation order of collections created together (restore, content import, configuration promotion). */
+export { creationOrder, relationTargets } from './relation-order.js';
