@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { ValidationError } from '../../kernel/errors.js';
+import { parseInput } from '../data-ops/public.js';
 import { BACKUP_ID } from './format.js';
 import type { DomainDeps, RestoreInput } from './restore-types.js';
 
@@ -34,15 +35,9 @@ export function forgetRestoreKey(d: DomainDeps, input: RestoreInput): void {
 }
 
 export async function validateRestoreInput(d: DomainDeps, raw: unknown): Promise<RestoreInput> {
-  const parsed = inputSchema.safeParse(raw);
-  if (!parsed.success) {
-    throw new ValidationError(
-      'Invalid restore input',
-      parsed.error.issues.map((i) => ({ path: ['body', ...i.path].join('.'), message: i.message })),
-    );
-  }
-  const { backupId, passphrase, keyRef } = parsed.data;
-  const foreign = parsed.data.foreign === true;
+  const parsed = parseInput(inputSchema, raw, 'Invalid restore input');
+  const { backupId, passphrase, keyRef } = parsed;
+  const foreign = parsed.foreign === true;
   const m = await d.service().manifest(backupId);
   // The manifest must carry this installation's MAC (nobody changed it), unless taken as foreign.
   await d.service().requireTrusted(m, foreign);

@@ -6,7 +6,7 @@
  * followed by its rows. A damaged backup (checksums) blocks the plan.
  */
 import type { Sequelize } from 'sequelize';
-import type { FieldDefinition, LoadedCollection as Collection } from '../content/public.js';
+import { creationOrder, relationTargets, type FieldDefinition, type LoadedCollection as Collection } from '../content/public.js';
 import type { DataOperation, DomainContext, PlanDraft } from '../data-ops/public.js';
 import type { BackupManifest } from './format.js';
 import { restoreKey } from './restore-input.js';
@@ -21,25 +21,6 @@ interface Draft {
 }
 
 type Missing = Map<string, { saved: Row; fields: FieldDefinition[] }>;
-
-/** The collections of `wanted` (name -> relation targets) in an order where each comes after the ones it relates to. */
-function creationOrder(wanted: Map<string, string[]>): string[] {
-  const out: string[] = [];
-  const seen = new Set<string>();
-  const visit = (name: string, path: Set<string>) => {
-    if (seen.has(name) || path.has(name)) return;
-    path.add(name);
-    for (const target of wanted.get(name) ?? []) if (wanted.has(target)) visit(target, path);
-    path.delete(name);
-    seen.add(name);
-    out.push(name);
-  };
-  for (const name of wanted.keys()) visit(name, new Set());
-  return out;
-}
-
-const relationTargets = (fields: FieldDefinition[]) =>
-  fields.filter((f) => f.type === 'relation' && typeof f.collection === 'string').map((f) => f.collection as string);
 
 /** Integrity only (the key was checked in validate): every file against the manifest, the MAC unless foreign. */
 async function checkIntegrity(d: DomainDeps, input: RestoreInput, draft: Draft): Promise<void> {

@@ -4,29 +4,14 @@
  * only by someone with collections:manage).
  */
 import { hasPermission } from '../../kernel/http/identity.js';
-import type { FieldDefinition, LoadedCollection } from '../content/public.js';
+import { creationOrder, relationTargets, type FieldDefinition, type LoadedCollection } from '../content/public.js';
 import type { DataOperation } from '../data-ops/public.js';
 import type { ImportPayload } from './import-staging.js';
 import { incompatibilities, readSchema, type PackageSchema } from './import-schemas.js';
 import type { PlanScope } from './plan-types.js';
 
-/** The collections of `wanted` (name -> relation targets) with each after the ones it relates to. */
-export function creationOrder(wanted: Map<string, string[]>): string[] {
-  const out: string[] = [];
-  const seen = new Set<string>();
-  const visit = (name: string, path: Set<string>) => {
-    if (seen.has(name) || path.has(name)) return;
-    path.add(name);
-    for (const target of wanted.get(name) ?? []) if (wanted.has(target)) visit(target, path);
-    path.delete(name);
-    seen.add(name);
-    out.push(name);
-  };
-  for (const name of wanted.keys()) visit(name, new Set());
-  return out;
-}
-
-export const relationTargets = (s: PackageSchema) => s.fields.filter((f) => f.type === 'relation').map((f) => f.collection!);
+/** The collections a package schema's relation fields target. */
+const schemaTargets = (s: PackageSchema) => relationTargets(s.fields);
 
 /** The package's collections against this instance's. */
 export class PlanSchemas {
@@ -54,7 +39,7 @@ export class PlanSchemas {
 
   /** Every collection of the package, relation targets first. */
   order(s: PlanScope): string[] {
-    return creationOrder(new Map(s.m.collections.map((c) => [c.name, relationTargets(this.schemas.get(c.name)!)])));
+    return creationOrder(new Map(s.m.collections.map((c) => [c.name, schemaTargets(this.schemas.get(c.name)!)])));
   }
 }
 
@@ -78,13 +63,13 @@ export async function planSchemas(s: PlanScope): Promise<{ schemas: PlanSchemas;
     } else p.missing.set(name, schema);
   }
   for (const [name, schema] of p.missing)
-    for (const t of relationTargets(schema))
+    for (const t of schemaTargets(schema))
       if (t !== name && !p.here.has(t) && !p.missing.has(t))
         notes.block(`collection '${name}' relates to '${t}', which exists neither here nor in the package`);
   if (p.missing.size && !hasPermission(s.identity, 'collections:manage'))
     notes.block(`collections ${[...p.missing.keys()].join(', ')} do not exist here: creating them needs the permission collections:manage`);
   const operations: Array<DataOperation<ImportPayload>> = [];
-  for (const name of creationOrder(new Map([...p.missing].map(([n, x]) => [n, relationTargets(x)])))) {
+  for (const name of creationOrder(new Map([...p.missing].map(([n, x]) => [n, schemaTargets(x)])))) {
     const x = p.missing.get(name)!;
     operations.push({
       action: 'create',

@@ -49,3 +49,6 @@ declare module '../../kernel/http/route-table.js' {
 
 /** Relation order of collections created together (restore, content import, configuration promotion). */
 export { creationOrder, relationTargets } from './relation-order.js';
+
+/** The field types a collection schema may use (content packages check incoming schemas against them). */
+export { FIELD_TYPES } from './field-types.js';
