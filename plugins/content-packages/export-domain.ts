@@ -18,7 +18,7 @@
 import { createHash } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import type { LoadedCollection } from '../content/public.js';
-import type { DataDomainDefinition, DomainContext, PlanDraft, StoredPlan, Undo, VerifyResult } from '../data-ops/public.js';
+import type { DataDomainDefinition, DataOperation, DomainContext, PlanDraft, StoredPlan, Undo, VerifyResult } from '../data-ops/public.js';
 import { planExport, type ExportPayload } from './export-plan.js';
 import type { ExportPackages } from './export-packages.js';
 import { checkSelection } from './export-selection.js';
@@ -36,6 +36,61 @@ export interface ExportDomainDeps {
   built?: () => Promise<void>;
 }
 
+/** Drops the writer of a plan and its work folder. */
+async function discardRun(running: Map<string, PackageWriter>, planId: string): Promise<void> {
+  const w = running.get(planId);
+  running.delete(planId);
+  await w?.discard();
+}
+
+/**
+ * One step of an export run: one PackageWriter per running plan (in this process): the first collection
+ * step opens it, each step writes its files, the package step archives and registers it. Every step's
+ * undo discards the work folder (and the archive once written).
+ */
+async function applyExportStep(
+  d: ExportDomainDeps,
+  running: Map<string, PackageWriter>,
+  op: DataOperation,
+  ctx: DomainContext & { plan: StoredPlan },
+): Promise<Undo | void> {
+  const discard = (planId: string) => discardRun(running, planId);
+  const p = op.payload as Payload;
+  const planId = ctx.plan.planId;
+  const undo = () => discard(planId);
+  if (p.step === 'collection' && p.first) await discard(planId);
+  let w = running.get(planId);
+  if (!w) {
+    if (!(p.step === 'collection' && p.first)) throw new Error('The export lost its work folder between steps; run the plan again');
+    w = await PackageWriter.open(d.writer(), ctx.plan.input as ExportSelection, {
+      tenantId: ctx.tenantId,
+      createdBy: ctx.actor.userId,
+      planId,
+      signal: ctx.signal,
+    });
+    running.set(planId, w);
+  }
+  let built: Awaited<ReturnType<PackageWriter['finish']>>;
+  try {
+    if (p.step === 'collection') {
+      await w.collection(p.name, (n) => ctx.progress?.(n, op.count ?? n));
+      return undo;
+    }
+    if (p.step === 'media') {
+      await w.media((n) => ctx.progress?.(n, op.count ?? n));
+      return undo;
+    }
+    built = await w.finish();
+  } catch (err) {
+    // A failed step leaves nothing behind (the engine runs only the undos of completed steps).
+    await discard(planId).catch((e) => ctx.logger.warn({ err: e, planId }, 'content export: the work folder could not be removed'));
+    throw err;
+  }
+  running.delete(planId);
+  await d.built?.().catch(() => undefined);
+  return () => d.packages().remove(built.packageId);
+}
+
 /** The plan's package is registered and its archive has the registered size. */
 async function verifyExport(d: ExportDomainDeps, planId: string, tenantId: string): Promise<VerifyResult> {
   const row = await d.packages().byPlan(tenantId, planId);
@@ -50,11 +105,6 @@ async function verifyExport(d: ExportDomainDeps, planId: string, tenantId: strin
 export function exportDomain(d: ExportDomainDeps): DataDomainDefinition<ExportSelection> & { estimateOf(plan: StoredPlan): number } {
   /** planId -> the writer of a running apply (this process; the engine runs one plan's steps in order). */
   const running = new Map<string, PackageWriter>();
-  const discard = async (planId: string) => {
-    const w = running.get(planId);
-    running.delete(planId);
-    await w?.discard();
-  };
 
   const loadAll = async (selection: ExportSelection): Promise<LoadedCollection[]> => {
     const { collections } = d.writer();
@@ -87,42 +137,7 @@ export function exportDomain(d: ExportDomainDeps): DataDomainDefinition<ExportSe
       return { ...draft, targetHash: await snapshot(selection) };
     },
 
-    async apply(op, ctx): Promise<Undo | void> {
-      const p = op.payload as Payload;
-      const planId = ctx.plan.planId;
-      const undo = () => discard(planId);
-      if (p.step === 'collection' && p.first) await discard(planId);
-      let w = running.get(planId);
-      if (!w) {
-        if (!(p.step === 'collection' && p.first)) throw new Error('The export lost its work folder between steps; run the plan again');
-        w = await PackageWriter.open(d.writer(), ctx.plan.input as ExportSelection, {
-          tenantId: ctx.tenantId,
-          createdBy: ctx.actor.userId,
-          planId,
-          signal: ctx.signal,
-        });
-        running.set(planId, w);
-      }
-      let built: Awaited<ReturnType<PackageWriter['finish']>>;
-      try {
-        if (p.step === 'collection') {
-          await w.collection(p.name, (n) => ctx.progress?.(n, op.count ?? n));
-          return undo;
-        }
-        if (p.step === 'media') {
-          await w.media((n) => ctx.progress?.(n, op.count ?? n));
-          return undo;
-        }
-        built = await w.finish();
-      } catch (err) {
-        // A failed step leaves nothing behind (the engine runs only the undos of completed steps).
-        await discard(planId).catch((e) => ctx.logger.warn({ err: e, planId }, 'content export: the work folder could not be removed'));
-        throw err;
-      }
-      running.delete(planId);
-      await d.built?.().catch(() => undefined);
-      return () => d.packages().remove(built.packageId);
-    },
+    apply: (op, ctx) => applyExportStep(d, running, op, ctx),
 
     verify: (plan, ctx) => verifyExport(d, plan.planId, ctx.tenantId),
 
