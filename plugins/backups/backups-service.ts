@@ -1,47 +1,40 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { chmod, mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-import { Writable } from 'node:stream';
 import type { Context } from 'koa';
 import type { Sequelize } from 'sequelize';
 import * as tar from 'tar';
-import {
-  ValidationError,
-  type Identity,
-  type JobQueue,
-  type JobView,
-  type Logger,
-  type WorkerPool,
-  KERNEL_VERSION,
-} from '../../kernel/sdk.js';
+import { ValidationError, type Identity, type JobQueue, type Logger, type WorkerPool } from '../../kernel/sdk.js';
 import type { CollectionsService } from '../content/public.js';
 import type { MediaStorage } from '../media/public.js';
-import { isInstallationKdf, keyCheckOf, keyFor, keyMatches, newKey, type BackupKdf, type KdfParams } from './crypto.js';
+import { checksumFileProblems, decryptionProblems, fileProblems, formatProblems, trustProblems } from './backup-check.js';
+import {
+  rowsToWrite,
+  sealManifest,
+  writeCollections,
+  writeConfig,
+  writeMediaFiles,
+  writeMediaRecords,
+  type BackupWrite,
+  type ConfigSnapshot,
+} from './backup-writer.js';
+import { backupJobs, CREATE_JOB } from './backup-jobs.js';
+import { backupKey, installationKeyFor, installationSecret } from './backup-keys.js';
+import { isInstallationKdf, newKey, type KdfParams } from './crypto.js';
 import { BackupNotFoundError, BackupUntrustedError } from './errors.js';
 import type { InstallationKey } from './installation-key.js';
-import {
-  BACKUP_ID,
-  BACKUP_SUFFIX,
-  FORMAT,
-  FORMAT_VERSION,
-  ndjsonRows,
-  ndjsonStream,
-  openBackupFile,
-  poolHash,
-  writeBackupFile,
-  type BackupManifest,
-  type FileEntry,
-  type TableInfo,
-} from './format.js';
+import { BACKUP_ID, BACKUP_SUFFIX, ndjsonRows, openBackupFile, type BackupManifest, type TableInfo } from './format.js';
+import { KeyStore, type Secret } from './key-store.js';
 import type { BackupOptions } from './options.js';
 import { receiveBackupUpload } from './upload.js';
-import { openSnapshot, snapshotAll, snapshotCount, snapshotPages, type Snapshot } from './snapshot.js';
-import { TableChecksum, countRows, tableExists, toJsonRow, type Row } from './tables.js';
+import { openSnapshot, snapshotAll, type Snapshot } from './snapshot.js';
+import { countRows, tableExists, toJsonRow } from './tables.js';
 
-export const CREATE_JOB = 'backups.create';
+export { KeyStore } from './key-store.js';
+
+export { CREATE_JOB } from './backup-jobs.js';
 const SECRET_SETTING = /pass(word)?|secret|token|api[-_]?key|private|credential|license/i;
 
 export interface BackupSummary {
@@ -76,38 +69,6 @@ export interface Deps {
 
 /** How a backup's files are encrypted: the installation's key (the default), a passphrase, or not at all (encrypt: false). */
 export type Encryption = 'installation' | 'passphrase' | 'none';
-type Secret = { key: Buffer; kdf: BackupKdf };
-
-/**
- * Passphrase-derived keys held in memory only (never in the database, a job payload or a plan), with an
- * expiry: for a background create (keyed by backupId) and for a restore plan (keyed by a random
- * reference stored in the plan's input). Another instance, or this one after a restart, does not have
- * them: such a job or restore fails with a message asking to start again with the passphrase.
- */
-export class KeyStore {
-  private readonly keys = new Map<string, { key: Buffer; kdf?: KdfParams; expires: number }>();
-  constructor(private readonly ttlMs: number) {}
-  put(ref: string, key: Buffer, kdf?: KdfParams): void {
-    this.sweep();
-    this.keys.set(ref, { key, kdf, expires: Date.now() + this.ttlMs });
-  }
-  get(ref: string): { key: Buffer; kdf?: KdfParams } | null {
-    const k = this.keys.get(ref);
-    if (!k || k.expires < Date.now()) return null;
-    return k;
-  }
-  delete(ref: string): void {
-    this.keys.get(ref)?.key.fill(0);
-    this.keys.delete(ref);
-  }
-  private sweep(): void {
-    const now = Date.now();
-    for (const [ref, k] of this.keys) if (k.expires < now) this.delete(ref);
-  }
-}
-
-const safeMediaPath = (p: string) => typeof p === 'string' && p.length > 0 && !p.startsWith('/') && !p.split(/[\\/]/).includes('..');
-
 export class BackupsService {
   readonly root: string;
   readonly keys: KeyStore;
@@ -135,12 +96,6 @@ export class BackupsService {
     return n;
   }
 
-  /** The installation key's secret for a backup made without a passphrase. */
-  private async installationSecret(): Promise<Secret> {
-    const key = await this.d.installationKey.encryptionKey();
-    return { key, kdf: { algorithm: 'installation-key', keyId: await this.d.installationKey.keyId(), keyCheck: keyCheckOf(key) } };
-  }
-
   async create(
     identity: Identity,
     input: { includeMedia?: boolean; passphrase?: string; encrypt?: boolean },
@@ -156,7 +111,7 @@ export class BackupsService {
       encryption === 'passphrase'
         ? await newKey(input.passphrase!)
         : encryption === 'installation'
-          ? await this.installationSecret()
+          ? await installationSecret(this.d.installationKey)
           : null;
     if ((await this.entityCount()) < this.d.options.inlineThreshold) {
       const manifest = await this.build(backupId, includeMedia, secret);
@@ -177,7 +132,7 @@ export class BackupsService {
     progress: (p: number, t: number) => Promise<void>,
   ): Promise<BackupSummary> {
     let secret: Secret | null = null;
-    if (payload.encryption === 'installation') secret = await this.installationSecret();
+    if (payload.encryption === 'installation') secret = await installationSecret(this.d.installationKey);
     else if (payload.encrypted) {
       const held = this.keys.get(`create:${payload.backupId}`);
       if (!held?.kdf)
@@ -201,115 +156,37 @@ export class BackupsService {
     secret: Secret | null,
     progress?: (p: number, t: number) => Promise<void>,
   ): Promise<BackupManifest> {
-    const { sequelize, pool, options } = this.d;
     const finalDir = this.dirOf(backupId);
     const dir = finalDir + '.partial';
     await this.ensureRoot();
     await rm(dir, { recursive: true, force: true });
     await mkdir(dir, { mode: 0o700 });
-    const key = secret?.key ?? null;
-    const files: FileEntry[] = [];
     // Every read below goes through one snapshot: the backup is the database at one instant.
     const collectionList = this.d.collections().list();
-    const hasMediaItems = await tableExists(sequelize, 'media_items');
-    const snap = await openSnapshot(sequelize, collectionList[0]?.table ?? (hasMediaItems ? 'media_items' : null));
+    const hasMediaItems = await tableExists(this.d.sequelize, 'media_items');
+    const snap = await openSnapshot(this.d.sequelize, collectionList[0]?.table ?? (hasMediaItems ? 'media_items' : null));
     let processed = 0;
     let total = 0;
     const tick = async (n: number) => {
       processed += n;
       await progress?.(processed, total);
     };
+    const { sequelize, pool, options } = this.d;
+    const w: BackupWrite = { dir, backupId, includeMedia, secret, sequelize, pool, pageSize: options.pageSize, snap, files: [], tick };
     try {
-      for (const c of collectionList) total += await snapshotCount(snap, sequelize, c.table);
-      if (hasMediaItems) total += await snapshotCount(snap, sequelize, 'media_items');
-      // Content: one NDJSON file per collection, read page by page, checksummed as it goes.
-      const collections: BackupManifest['collections'] = [];
-      for (const c of collectionList) {
-        const sum = new TableChecksum();
-        const rel = `content/${c.name}.ndjson`;
-        const pages = (async function* () {
-          for await (const page of snapshotPages(snap, sequelize, c.table, options.pageSize)) {
-            for (const row of page) sum.add(row);
-            yield page.map(toJsonRow);
-            await tick(page.length);
-          }
-        })();
-        files.push(await writeBackupFile(dir, rel, ndjsonStream(pages), key, pool));
-        collections.push({ name: c.name, table: c.table, rows: sum.rows, checksum: sum.hex, file: rel });
-      }
-      // Config snapshot: small tables, read whole.
+      total = await rowsToWrite(w, collectionList, hasMediaItems);
+      const collections = await writeCollections(w, collectionList);
       const config = await this.configSnapshot(snap);
-      files.push(await writeBackupFile(dir, 'config.json', Readable.from([Buffer.from(JSON.stringify(config))]), key, pool));
+      await writeConfig(w, config);
       // Media: the records always, the files when asked.
       const media: BackupManifest['media'] = { items: null, folders: null, files: 0, missingFiles: [] };
       const storage = includeMedia ? this.d.mediaStorage() : undefined;
-      const mediaPaths: string[] = [];
-      for (const [table, rel, kind] of [
-        ['media_items', 'media/manifest.ndjson', 'items'],
-        ['media_folders', 'media/folders.ndjson', 'folders'],
-      ] as const) {
-        if (!(table === 'media_items' ? hasMediaItems : await tableExists(sequelize, table))) continue;
-        const sum = new TableChecksum();
-        const pages = (async function* () {
-          for await (const page of snapshotPages(snap, sequelize, table, options.pageSize)) {
-            for (const row of page) {
-              sum.add(row);
-              if (kind === 'items' && storage) mediaPaths.push(String(row.path));
-            }
-            yield page.map(toJsonRow);
-            if (kind === 'items') await tick(page.length);
-          }
-        })();
-        files.push(await writeBackupFile(dir, rel, ndjsonStream(pages), key, pool));
-        media[kind] = { table, rows: sum.rows, checksum: sum.hex, file: rel };
-      }
+      const present = async (table: string) => (table === 'media_items' ? hasMediaItems : await tableExists(sequelize, table));
+      const mediaPaths = await writeMediaRecords(w, media, present, Boolean(storage));
       // The rows are read: the snapshot ends before the (slow) media files are streamed.
       await snap.close();
-      if (storage) {
-        for (const p of mediaPaths) {
-          if (!safeMediaPath(p)) {
-            media.missingFiles.push(p);
-            continue;
-          }
-          let body: Readable;
-          try {
-            body = await storage.get(p);
-          } catch {
-            media.missingFiles.push(p);
-            continue;
-          }
-          files.push(await writeBackupFile(dir, `media/files/${p}`, body, key, pool));
-          media.files++;
-        }
-      }
-      const checksums = files.map((f) => `${f.sha256}  ${f.path}`).join('\n') + '\n';
-      await writeFile(join(dir, 'checksums.sha256'), checksums, { mode: 0o600 });
-      const manifest: BackupManifest = {
-        format: FORMAT,
-        formatVersion: FORMAT_VERSION,
-        backupId,
-        createdAt: new Date().toISOString(),
-        instance: { kernelVersion: KERNEL_VERSION, pluginVersion: this.d.pluginVersion },
-        db: { dialect: sequelize.getDialect() },
-        includesMedia: includeMedia,
-        encrypted: Boolean(key),
-        kdf: secret?.kdf ?? null,
-        collections,
-        media,
-        config: {
-          file: 'config.json',
-          settings: config.settings.length,
-          roles: config.roles.length,
-          collections: config.collections.length,
-          themes: config.themes.length,
-        },
-        entries: collections.reduce((n, c) => n + c.rows, 0),
-        files,
-        checksumsSha256: (await poolHash(pool, join(dir, 'checksums.sha256'))).sha256,
-      };
-      // The MAC over the manifest (which lists every file's SHA-256) authenticates the whole backup.
-      manifest.mac = await this.d.installationKey.sign(manifest);
-      await writeFile(join(dir, 'manifest.json'), JSON.stringify(manifest, null, 2), { mode: 0o600 });
+      if (storage) await writeMediaFiles(w, storage, mediaPaths, media);
+      const manifest = await sealManifest(w, { collections, media, config }, this.d.pluginVersion, this.d.installationKey);
       await rename(dir, finalDir);
       await this.prune().catch((err) => this.d.logger.warn({ err }, 'backup retention failed'));
       return manifest;
@@ -339,7 +216,7 @@ export class BackupsService {
     return state;
   }
 
-  async configSnapshot(snap: Snapshot): Promise<{ settings: Row[]; roles: Row[]; collections: Row[]; themes: Row[] }> {
+  async configSnapshot(snap: Snapshot): Promise<ConfigSnapshot> {
     const read = async (table: string) =>
       (await tableExists(this.d.sequelize, table)) ? (await snapshotAll(snap, this.d.sequelize, table)).map(toJsonRow) : [];
     const settings = (await read('cms_settings')).filter((r) => !r.is_private && !SECRET_SETTING.test(String(r.key)));
@@ -431,104 +308,23 @@ export class BackupsService {
   ): Promise<{ valid: boolean; problems: string[] }> {
     const m = await this.manifest(backupId);
     const dir = this.dirOf(backupId);
-    const problems: string[] = [];
-    const trust = await this.trustOf(m);
-    if (trust !== 'ok' && !opts.trustForeign)
-      problems.push(
-        trust === 'altered'
-          ? "manifest.json: its MAC does not match this installation's key (the backup was changed after it was made)"
-          : trust === 'foreign'
-            ? 'manifest.json: made by another installation (its MAC is of another key); restore-plan needs foreign: true'
-            : 'manifest.json: no MAC of this installation (an older version made it, or the MAC was removed); restore-plan needs foreign: true',
-      );
-    if (m.format !== FORMAT) problems.push(`manifest.json: format '${String(m.format)}' is not '${FORMAT}'`);
-    if (m.formatVersion !== FORMAT_VERSION)
-      problems.push(
-        `manifest.json: format version ${String(m.formatVersion)} is not supported (this instance reads version ${FORMAT_VERSION})`,
-      );
+    const problems = [...trustProblems(await this.trustOf(m), opts.trustForeign), ...formatProblems(m)];
     if (!Array.isArray(m.files)) return { valid: false, problems: [...problems, 'manifest.json: no file list'] };
-    // checksums.sha256 must match the manifest's own record of it and list the same hashes.
-    try {
-      const sums = await poolHash(this.d.pool, join(dir, 'checksums.sha256'));
-      if (sums.sha256 !== m.checksumsSha256)
-        problems.push('checksums.sha256: its SHA-256 does not match manifest.json (the file was changed)');
-      const listed = new Map(
-        (await readFile(join(dir, 'checksums.sha256'), 'utf8'))
-          .split('\n')
-          .filter(Boolean)
-          .map((l) => [l.slice(66), l.slice(0, 64)] as const),
-      );
-      for (const f of m.files)
-        if (listed.get(f.path) !== f.sha256) problems.push(`checksums.sha256: the entry of ${f.path} does not match manifest.json`);
-    } catch {
-      problems.push('checksums.sha256: missing or unreadable');
-    }
-    const intact = new Set<string>();
-    for (const f of m.files) {
-      if (f.path.split('/').includes('..')) {
-        problems.push(`${f.path}: path leaves the backup folder`);
-        continue;
-      }
-      try {
-        const h = await poolHash(this.d.pool, join(dir, f.path));
-        if (h.sha256 !== f.sha256 || h.size !== f.size) problems.push(`${f.path}: checksum mismatch (the file was changed or damaged)`);
-        else intact.add(f.path);
-      } catch {
-        problems.push(`${f.path}: missing or unreadable`);
-      }
-    }
-    if (m.encrypted) {
-      let key: Buffer | null = null;
-      if (isInstallationKdf(m.kdf)) {
-        key = await this.installationKeyFor(m.kdf);
-        if (!key) problems.push("The backup is encrypted with another installation's key: it cannot be decrypted here");
-        else if (opts.decrypt === false) key = null;
-      } else if (!passphrase) problems.push('The backup is encrypted: give its passphrase to check decryption');
-      else if (!m.kdf) problems.push('manifest.json: encrypted but no key derivation parameters');
-      else {
-        key = await keyFor(passphrase, m.kdf).catch(() => null);
-        if (!key) problems.push('Wrong passphrase: the key derived from it does not match this backup (nothing could be decrypted)');
-      }
-      if (key) {
-        for (const f of m.files) {
-          if (!intact.has(f.path)) continue;
-          try {
-            await pipeline(openBackupFile(dir, f, key), new Writable({ write: (_c, _e, cb) => cb() }));
-          } catch {
-            problems.push(`${f.path}: decryption failed (authentication tag mismatch)`);
-          }
-        }
-      }
-    }
+    problems.push(...(await checksumFileProblems(this.d.pool, dir, m)));
+    const intact = await fileProblems(this.d.pool, dir, m, problems);
+    problems.push(
+      ...(await decryptionProblems(dir, m, intact, {
+        passphrase,
+        decrypt: opts.decrypt,
+        installationKeyFor: (kdf) => installationKeyFor(this.d.installationKey, kdf),
+      })),
+    );
     return { valid: problems.length === 0, problems };
   }
 
-  /** The installation key when it is the one the backup was encrypted with, else null. */
-  private async installationKeyFor(kdf: { keyCheck: string }): Promise<Buffer | null> {
-    const key = await this.d.installationKey.encryptionKey();
-    return keyMatches(key, kdf.keyCheck) ? key : null;
-  }
-
   /** The key of an encrypted backup (the installation's, or from its passphrase); ValidationError when missing or wrong. */
-  async keyOf(m: BackupManifest, passphrase: string | undefined): Promise<Buffer | null> {
-    if (!m.encrypted) return null;
-    if (isInstallationKdf(m.kdf)) {
-      const key = await this.installationKeyFor(m.kdf);
-      if (!key)
-        throw new ValidationError(
-          "The backup is encrypted with another installation's backup key (made without a passphrase there): it cannot be decrypted here",
-          [{ path: 'body.backupId', message: "encrypted with another installation's key" }],
-        );
-      return key;
-    }
-    if (!passphrase)
-      throw new ValidationError('The backup is encrypted: send its passphrase', [
-        { path: 'body.passphrase', message: 'required for an encrypted backup' },
-      ]);
-    const key = m.kdf ? await keyFor(passphrase, m.kdf).catch(() => null) : null;
-    if (!key)
-      throw new ValidationError('Wrong passphrase for this backup', [{ path: 'body.passphrase', message: 'does not match the backup' }]);
-    return key;
+  keyOf(m: BackupManifest, passphrase: string | undefined): Promise<Buffer | null> {
+    return backupKey(this.d.installationKey, m, passphrase);
   }
 
   /** Rows of one NDJSON file of a backup, decrypted with `key` when encrypted. */
@@ -538,7 +334,7 @@ export class BackupsService {
     return ndjsonRows(openBackupFile(this.dirOf(m.backupId), entry, key));
   }
 
-  async readConfig(m: BackupManifest, key: Buffer | null): Promise<{ settings: Row[]; roles: Row[]; collections: Row[]; themes: Row[] }> {
+  async readConfig(m: BackupManifest, key: Buffer | null): Promise<ConfigSnapshot> {
     const entry = m.files.find((f) => f.path === 'config.json');
     if (!entry) return { settings: [], roles: [], collections: [], themes: [] };
     const chunks: Buffer[] = [];
@@ -588,30 +384,8 @@ export class BackupsService {
     return { ...this.summaryOf(manifest, await this.sizeOf(manifest)), importedAsForeign: mac !== 'ok', mac };
   }
 
-  async jobs(identity: Identity, jobId?: string) {
-    const list: JobView[] = jobId
-      ? await this.d.jobs.get(jobId).then(
-          (j) => (j.type === CREATE_JOB && j.tenantId === identity.tenantId ? [j] : []),
-          () => [],
-        )
-      : await this.d.jobs.list({ type: CREATE_JOB, tenantId: identity.tenantId, limit: 100 });
-    return list.map((j) => {
-      const p = j.payload as { backupId?: string };
-      return {
-        jobId: j.jobId,
-        domain: 'backup',
-        status: j.status,
-        progress: { processed: j.progress?.processed ?? 0, total: j.progress?.total ?? 0 },
-        ...(j.status === 'completed'
-          ? { outcome: 'success' }
-          : j.status === 'failed'
-            ? { outcome: 'failure', error: j.error ?? undefined }
-            : {}),
-        backupId: p?.backupId ?? null,
-        createdAt: j.createdAt,
-        ...(j.completedAt ? { completedAt: j.completedAt } : {}),
-      };
-    });
+  jobs(identity: Identity, jobId?: string) {
+    return backupJobs(this.d.jobs, identity, jobId);
   }
 }
 

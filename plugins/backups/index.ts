@@ -4,7 +4,7 @@ import { type CacheService, type EventBus, definePlugin, type JobQueue, type Log
 import type { CollectionsService } from '../content/public.js';
 import type { MediaStorage } from '../media/public.js';
 import { BackupsService, CREATE_JOB } from './backups-service.js';
-import { backupDomain } from './domain.js';
+import { backupDomain, type DomainDeps } from './domain.js';
 import { InstallationKey } from './installation-key.js';
 import { Maintenance } from './maintenance.js';
 import { parseBackupOptions } from './options.js';
@@ -19,6 +19,24 @@ interface Cradle {
   collections: CollectionsService;
   mediaStorage: MediaStorage;
   cache: CacheService;
+}
+
+type Booted = () => Cradle & Record<string, any>;
+
+/** The restore domain reads the services lazily: it is built at register, they exist after boot. */
+function domainDeps(booted: Booted, pageSize: number): DomainDeps {
+  return {
+    service: () => booted().backups as BackupsService,
+    sequelize: () => booted().sequelize,
+    collections: () => booted().collections,
+    mediaStorage: () => optional(booted(), 'mediaStorage'),
+    entries: () => optional(booted(), 'entries'),
+    sessions: () => optional(booted(), 'sessions'),
+    tokens: () => optional(booted(), 'tokens'),
+    themes: () => optional(booted(), 'themes'),
+    logger: () => optional(booted(), 'logger'),
+    pageSize,
+  };
 }
 
 // A factory: each kernel gets its own closure (tests run several kernels in one process).
@@ -61,18 +79,7 @@ export default definePlugin(() => {
             new Maintenance(c.events, () => optional(c, 'cache'), c.logger, options.maintenanceTtlSeconds),
         ).singleton(),
       );
-      const domain = backupDomain({
-        service: () => booted().backups as BackupsService,
-        sequelize: () => booted().sequelize,
-        collections: () => booted().collections,
-        mediaStorage: () => optional(booted(), 'mediaStorage'),
-        entries: () => optional(booted(), 'entries'),
-        sessions: () => optional(booted(), 'sessions'),
-        tokens: () => optional(booted(), 'tokens'),
-        themes: () => optional(booted(), 'themes'),
-        logger: () => optional(booted(), 'logger'),
-        pageSize: options.pageSize,
-      });
+      const domain = backupDomain(domainDeps(booted, options.pageSize));
       container.register('backupsDomain', asValue(domain));
       registries.dataDomains.add(domain as never);
       registries.jobHandlers.add({

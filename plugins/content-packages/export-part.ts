@@ -29,8 +29,42 @@ import { exportRoutes } from './export-routes.js';
 import { checkSelection } from './export-selection.js';
 import { PackageWriter, type WriterDeps } from './package-writer.js';
 import type { ExportSideService, PackagesPart, PartShared } from './parts.js';
+import type { ContentPackagesService } from './public.js';
 
 const PRUNE_INTERVAL_MS = 3600_000;
+
+type Build = ContentPackagesService['build'];
+
+/** build() of the service (content sync): the same writer outside the engine, every step in turn, optionally for a peer. */
+async function buildPackage(
+  deps: WriterDeps,
+  prune: () => Promise<unknown>,
+  raw: Parameters<Build>[0],
+  identity: Parameters<Build>[1],
+  buildOptions: NonNullable<Parameters<Build>[2]>,
+): ReturnType<Build> {
+  const selection = await checkSelection(raw, deps.collections);
+  const total = await PackageWriter.count(deps, selection, identity.tenantId);
+  const writer = await PackageWriter.open(deps, selection, {
+    tenantId: identity.tenantId,
+    createdBy: identity.userId,
+    peer: buildOptions.peer,
+  });
+  try {
+    let done = 0;
+    for (const name of selection.collections) {
+      const base = done;
+      done += await writer.collection(name, (n) => buildOptions.onProgress?.(base + n, total));
+    }
+    await writer.media();
+    const built = await writer.finish();
+    await prune();
+    return built;
+  } catch (err) {
+    await writer.discard().catch(() => undefined);
+    throw err;
+  }
+}
 
 export function exportPart(): PackagesPart<ExportSideService> {
   let options: ExportOptions | null = null;
@@ -92,30 +126,7 @@ export function exportPart(): PackagesPart<ExportSideService> {
     },
 
     service: (shared) => ({
-      async build(raw, identity, buildOptions = {}) {
-        const deps = writerDeps(shared);
-        const selection = await checkSelection(raw, deps.collections);
-        const total = await PackageWriter.count(deps, selection, identity.tenantId);
-        const writer = await PackageWriter.open(deps, selection, {
-          tenantId: identity.tenantId,
-          createdBy: identity.userId,
-          peer: buildOptions.peer,
-        });
-        try {
-          let done = 0;
-          for (const name of selection.collections) {
-            const base = done;
-            done += await writer.collection(name, (n) => buildOptions.onProgress?.(base + n, total));
-          }
-          await writer.media();
-          const built = await writer.finish();
-          await prune(shared);
-          return built;
-        } catch (err) {
-          await writer.discard().catch(() => undefined);
-          throw err;
-        }
-      },
+      build: (raw, identity, buildOptions = {}) => buildPackage(writerDeps(shared), () => prune(shared), raw, identity, buildOptions),
     }),
   };
 }

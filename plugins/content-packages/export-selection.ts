@@ -14,6 +14,7 @@ import {
   type FieldDefinition,
   type LoadedCollection,
 } from '../content/public.js';
+import { zodIssueDetails } from '../data-ops/public.js';
 import type { ExportSelection } from './public.js';
 
 /** Collections per export and filter keys per collection (every loop over client input is bounded). */
@@ -52,7 +53,7 @@ const unknownCollections = (names: string[], paths: string[]) =>
 export async function checkSelection(raw: unknown, collections: CollectionsService): Promise<ExportSelection> {
   const parsed = selectionSchema.safeParse(raw);
   if (!parsed.success) {
-    const issues = parsed.error.issues.map((i) => ({ path: ['body', ...i.path].join('.'), message: i.message }));
+    const issues = zodIssueDetails(parsed.error.issues);
     throw new ValidationError(`Invalid export selection: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, issues);
   }
   const input = parsed.data;

@@ -3,8 +3,7 @@
  * (default), mirror; transactional; a job at or above 500 entities. validate -> the upload exists in
  * the tenant; plan -> import-plan.ts; apply, verify, snapshot -> import-apply.ts.
  */
-import { ValidationError } from '../../kernel/sdk.js';
-import type { DataDomainDefinition } from '../data-ops/public.js';
+import { parseInput, type DataDomainDefinition } from '../data-ops/public.js';
 import { importApply, type ApplyDeps } from './import-apply.js';
 import { importInputSchema, planImport, type ImportInput } from './import-plan.js';
 import type { ContentLedger } from './ledger.js';
@@ -23,14 +22,9 @@ export function importDomain(d: ApplyDeps & { ledger: () => ContentLedger; maxEn
     transactional: true,
 
     async validate(input, ctx) {
-      const parsed = importInputSchema.safeParse(input ?? {});
-      if (!parsed.success)
-        throw new ValidationError(
-          'Invalid content import plan request',
-          parsed.error.issues.map((i) => ({ path: ['body', ...i.path].join('.'), message: i.message })),
-        );
-      await d.uploads.load(parsed.data.uploadId, ctx.tenantId);
-      return parsed.data;
+      const parsed = parseInput(importInputSchema, input ?? {}, 'Invalid content import plan request');
+      await d.uploads.load(parsed.uploadId, ctx.tenantId);
+      return parsed;
     },
 
     snapshot: (input, ctx) => applier.snapshot(input, ctx),

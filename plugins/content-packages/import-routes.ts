@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { multipartFile, defineRoute, type RouteDefinition } from '../../kernel/sdk.js';
-import { applyAnswerSchema, applyBodySchema, jobsAnswerSchema, planViewSchema } from '../data-ops/public.js';
+import { applyBodySchema, dataOpRoutes } from '../data-ops/public.js';
 import { importInputSchema } from './import-plan.js';
 import type { ImportUploads } from './import-uploads.js';
 import { IMPORT_DOMAIN } from './public.js';
@@ -31,52 +31,32 @@ export function importRoutes(uploads: () => ImportUploads): RouteDefinition[] {
       }),
       handler: async ({ ctx, identity }) => uploads().receiveHttp(ctx, identity),
     }),
-    defineRoute({
-      method: 'POST',
-      path: '/api/content-import/plan',
-      permission: 'content:import',
+    ...dataOpRoutes({
+      domain: IMPORT_DOMAIN,
+      prefix: '/api/content-import',
       tags,
-      summary:
-        'Dry run of importing a validated package (modes add, merge default, mirror): identity matching, duplicates, conflicts; stores and answers the plan, changes nothing',
-      description:
-        'Entries match target entries by (1) syncId, (2) external id (importer links, earlier imports from the same source installation), (3) natural key (slug, unique fields); ' +
-        '`mappings` {"<collection>/<syncId>": "<entry id>" | "new" | "skip"} decides an entry outright and resolves ambiguous ones (several candidates: a warning with `item` and a blocked reason). ' +
-        'A matched entry with other content is handled per duplicateStrategy (skip, update default, copy: a new entry with a de-duplicated slug, fail: blocked); mode add never updates. ' +
-        'Changed here and in the package since the last agreed checksum (baseChecksum or the ledger) is a conflict: skipped unless conflictStrategy is source. Mirror deletes the entries ' +
-        'of the package collections that the package does not hold. Collections missing here are created (needs collections:manage), media missing here are carried over from the package.',
-      request: { body: importInputSchema.extend({ mode: z.enum(['add', 'merge', 'mirror']).optional() }) },
-      response: planViewSchema,
-      handler: async ({ body, identity, scope }) => {
-        const { mode, ...input } = body;
-        return scope.dataOps.plan(IMPORT_DOMAIN, input, mode, identity);
+      permissions: { read: 'content:read', write: 'content:import' },
+      plan: {
+        summary:
+          'Dry run of importing a validated package (modes add, merge default, mirror): identity matching, duplicates, conflicts; stores and answers the plan, changes nothing',
+        description:
+          'Entries match target entries by (1) syncId, (2) external id (importer links, earlier imports from the same source installation), (3) natural key (slug, unique fields); ' +
+          '`mappings` {"<collection>/<syncId>": "<entry id>" | "new" | "skip"} decides an entry outright and resolves ambiguous ones (several candidates: a warning with `item` and a blocked reason). ' +
+          'A matched entry with other content is handled per duplicateStrategy (skip, update default, copy: a new entry with a de-duplicated slug, fail: blocked); mode add never updates. ' +
+          'Changed here and in the package since the last agreed checksum (baseChecksum or the ledger) is a conflict: skipped unless conflictStrategy is source. Mirror deletes the entries ' +
+          'of the package collections that the package does not hold. Collections missing here are created (needs collections:manage), media missing here are carried over from the package.',
+        body: importInputSchema.extend({ mode: z.enum(['add', 'merge', 'mirror']).optional() }),
       },
-    }),
-    defineRoute({
-      method: 'POST',
-      path: '/api/content-import/apply',
-      permission: 'content:import',
-      tags,
-      summary:
-        'Applies a content import plan: 200 {planId, outcome, summary, durationMs, verify?} below 500 entities, else 202 {jobId, status: queued}',
-      description:
-        'One transaction: any failure rolls everything back (outcome rollback; collections and media the plan created are removed). Destructive plans (mirror) need confirmed: true.',
-      request: { body: applyBodySchema },
-      response: applyAnswerSchema,
-      handler: async ({ ctx, body, identity, scope }) => {
-        const answer = await scope.dataOps.apply(IMPORT_DOMAIN, body, identity);
-        ctx.status = answer.status;
-        return answer.data;
+      apply: {
+        summary:
+          'Applies a content import plan: 200 {planId, outcome, summary, durationMs, verify?} below 500 entities, else 202 {jobId, status: queued}',
+        description:
+          'One transaction: any failure rolls everything back (outcome rollback; collections and media the plan created are removed). Destructive plans (mirror) need confirmed: true.',
+        body: applyBodySchema,
       },
-    }),
-    defineRoute({
-      method: 'GET',
-      path: '/api/content-import/jobs',
-      permission: 'content:read',
-      tags,
-      request: { query: z.object({ jobId: z.string().min(1).max(100).optional() }) },
-      summary: "The content-import domain's apply jobs, newest first; ?jobId= narrows to one",
-      response: jobsAnswerSchema,
-      handler: async ({ scope, identity, query }) => ({ jobs: await scope.dataOps.jobs(IMPORT_DOMAIN, identity, query.jobId) }),
+      jobs: {
+        summary: "The content-import domain's apply jobs, newest first; ?jobId= narrows to one",
+      },
     }),
   ];
 }

@@ -4,11 +4,11 @@
  */
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { FieldDefinition } from '../content/public.js';
+import { FIELD_TYPES as CONTENT_FIELD_TYPES, type FieldDefinition } from '../content/public.js';
 import { safeRelativePath } from './package-reader.js';
 
 const SCHEMA_MAX_BYTES = 4 * 1024 * 1024;
-const FIELD_TYPES = new Set(['text', 'richtext', 'markdown', 'number', 'boolean', 'date', 'select', 'media', 'relation', 'json']);
+const FIELD_TYPES = new Set<string>(CONTENT_FIELD_TYPES);
 const FIELD_NAME = /^([a-zA-Z][a-zA-Z0-9]{0,47}|_source_import)$/;
 
 export interface PackageSchema {

@@ -126,40 +126,38 @@ async function listFiles(dir: string, problems: string[]): Promise<Map<string, n
   return present;
 }
 
-/**
- * The checks of validate on an extracted package: the manifest (shape, format, version), each listed
- * file present with its size and SHA-256, checksums.sha256 agreeing, no unlisted file, the collections'
- * files listed. Problems are sentences naming the file; the manifest is null when it cannot be read.
- */
-export async function checkPackage(root: string): Promise<{ problems: string[]; manifest: PackageManifest | null }> {
-  const problems: string[] = [];
-  const add = (p: string) => void problems.push(p);
+type Listed = Map<string, { size: number; sha256: string }>;
+type Add = (problem: string) => void;
+
+/** manifest.json read and checked (size, JSON, format, version, shape): the manifest, or the one problem. */
+async function readManifest(root: string): Promise<{ manifest: PackageManifest } | { problem: string }> {
   const mstat = await stat(join(root, 'manifest.json')).catch(() => null);
-  if (!mstat?.isFile()) return { problems: ['no manifest.json in the package'], manifest: null };
-  if (mstat.size > MANIFEST_MAX_BYTES) return { problems: ['manifest.json is too large'], manifest: null };
+  if (!mstat?.isFile()) return { problem: 'no manifest.json in the package' };
+  if (mstat.size > MANIFEST_MAX_BYTES) return { problem: 'manifest.json is too large' };
   let raw: unknown;
   try {
     raw = JSON.parse(await readFile(join(root, 'manifest.json'), 'utf8'));
   } catch {
-    return { problems: ['manifest.json is not valid JSON'], manifest: null };
+    return { problem: 'manifest.json is not valid JSON' };
   }
   const rawObj = (raw && typeof raw === 'object' ? raw : {}) as Record<string, unknown>;
   if (rawObj.format !== PACKAGE_FORMAT)
-    return { problems: [`manifest.json: format is not '${PACKAGE_FORMAT}' (${JSON.stringify(rawObj.format ?? null)})`], manifest: null };
+    return { problem: `manifest.json: format is not '${PACKAGE_FORMAT}' (${JSON.stringify(rawObj.format ?? null)})` };
   if (rawObj.version !== PACKAGE_FORMAT_VERSION)
     return {
-      problems: [
-        `manifest.json: unsupported package format version ${JSON.stringify(rawObj.version ?? null)} (this instance reads version ${PACKAGE_FORMAT_VERSION})`,
-      ],
-      manifest: null,
+      problem: `manifest.json: unsupported package format version ${JSON.stringify(rawObj.version ?? null)} (this instance reads version ${PACKAGE_FORMAT_VERSION})`,
     };
   const parsed = manifestSchema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
-    return { problems: [`manifest.json: ${issue.path.join('.') || '(root)'}: ${issue.message}`], manifest: null };
+    return { problem: `manifest.json: ${issue.path.join('.') || '(root)'}: ${issue.message}` };
   }
-  const m = parsed.data as unknown as PackageManifest;
-  const listed = new Map<string, { size: number; sha256: string }>();
+  return { manifest: parsed.data as unknown as PackageManifest };
+}
+
+/** The files manifest.json lists (usable paths, once each), and the collections' and media manifest's files among them. */
+function listedFiles(m: PackageManifest, add: Add): Listed {
+  const listed: Listed = new Map();
   for (const f of m.files) {
     if (!safeRelativePath(f.path) || f.path === 'manifest.json' || f.path === 'checksums.sha256') {
       add(`manifest.json lists an unusable path '${String(f.path).slice(0, 200)}'`);
@@ -178,7 +176,11 @@ export async function checkPackage(root: string): Promise<{ problems: string[]; 
   }
   if (m.media.records > 0 && !listed.has(m.media.file))
     add(`the media manifest '${m.media.file.slice(0, 200)}' is not listed in manifest.files`);
-  const present = await listFiles(root, problems);
+  return listed;
+}
+
+/** Each listed file present with its size and SHA-256; no unlisted file. */
+async function checkPresentFiles(root: string, listed: Listed, present: Map<string, number>, add: Add): Promise<void> {
   for (const [path, f] of listed) {
     const size = present.get(path);
     if (size === undefined) {
@@ -195,31 +197,50 @@ export async function checkPackage(root: string): Promise<{ problems: string[]; 
   for (const rel of present.keys())
     if (rel !== 'manifest.json' && rel !== 'checksums.sha256' && !listed.has(rel))
       add(`'${rel.slice(0, 200)}' is not listed in manifest.json`);
-  // checksums.sha256: sha256sum format, every file but itself.
+}
+
+/** checksums.sha256: sha256sum format, every file but itself, agreeing with manifest.json. */
+async function checkChecksumsFile(root: string, listed: Listed, present: Map<string, number>, problems: string[]): Promise<void> {
+  const add: Add = (p) => void problems.push(p);
   const cstat = present.get('checksums.sha256');
-  if (cstat === undefined) add('no checksums.sha256 in the package');
-  else if (cstat > CHECKSUMS_MAX_BYTES) add('checksums.sha256 is too large');
-  else {
-    const text = await readFile(join(root, 'checksums.sha256'), 'utf8');
-    const seen = new Set<string>();
-    for (const line of text.split('\n')) {
-      if (!line.trim()) continue;
-      const match = /^([0-9a-f]{64}) [ *](.+)$/.exec(line.replace(/\r$/, ''));
-      if (!match || !safeRelativePath(match[2])) {
-        add(`checksums.sha256: unreadable line '${line.slice(0, 120)}'`);
-        continue;
-      }
-      const [, sum, path] = match as unknown as [string, string, string];
-      seen.add(path);
-      if (path === 'checksums.sha256') continue;
-      if (!present.has(path)) add(`checksums.sha256 names '${path}', which is missing`);
-      else if (listed.get(path)?.sha256 !== undefined && listed.get(path)!.sha256 !== sum)
-        add(`'${path}': checksums.sha256 and manifest.json disagree`);
-      else if (!listed.has(path) && (await sha256Of(join(root, path))) !== sum) add(`'${path}': SHA-256 differs from checksums.sha256`);
-      if (problems.length > MAX_PROBLEMS) break;
+  if (cstat === undefined) return add('no checksums.sha256 in the package');
+  if (cstat > CHECKSUMS_MAX_BYTES) return add('checksums.sha256 is too large');
+  const text = await readFile(join(root, 'checksums.sha256'), 'utf8');
+  const seen = new Set<string>();
+  for (const line of text.split('\n')) {
+    if (!line.trim()) continue;
+    const match = /^([0-9a-f]{64}) [ *](.+)$/.exec(line.replace(/\r$/, ''));
+    if (!match || !safeRelativePath(match[2])) {
+      add(`checksums.sha256: unreadable line '${line.slice(0, 120)}'`);
+      continue;
     }
-    for (const path of listed.keys()) if (!seen.has(path)) add(`'${path}' is missing from checksums.sha256`);
+    const [, sum, path] = match as unknown as [string, string, string];
+    seen.add(path);
+    if (path === 'checksums.sha256') continue;
+    if (!present.has(path)) add(`checksums.sha256 names '${path}', which is missing`);
+    else if (listed.get(path)?.sha256 !== undefined && listed.get(path)!.sha256 !== sum)
+      add(`'${path}': checksums.sha256 and manifest.json disagree`);
+    else if (!listed.has(path) && (await sha256Of(join(root, path))) !== sum) add(`'${path}': SHA-256 differs from checksums.sha256`);
+    if (problems.length > MAX_PROBLEMS) break;
   }
+  for (const path of listed.keys()) if (!seen.has(path)) add(`'${path}' is missing from checksums.sha256`);
+}
+
+/**
+ * The checks of validate on an extracted package: the manifest (shape, format, version), each listed
+ * file present with its size and SHA-256, checksums.sha256 agreeing, no unlisted file, the collections'
+ * files listed. Problems are sentences naming the file; the manifest is null when it cannot be read.
+ */
+export async function checkPackage(root: string): Promise<{ problems: string[]; manifest: PackageManifest | null }> {
+  const read = await readManifest(root);
+  if ('problem' in read) return { problems: [read.problem], manifest: null };
+  const m = read.manifest;
+  const problems: string[] = [];
+  const add: Add = (p) => void problems.push(p);
+  const listed = listedFiles(m, add);
+  const present = await listFiles(root, problems);
+  await checkPresentFiles(root, listed, present, add);
+  await checkChecksumsFile(root, listed, present, problems);
   if (problems.length > MAX_PROBLEMS) {
     const more = problems.length - MAX_PROBLEMS;
     problems.length = MAX_PROBLEMS;

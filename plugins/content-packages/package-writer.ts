@@ -18,22 +18,21 @@
  * NDJSON files are hashed while they stream. Nothing here holds a database transaction: every page is
  * its own read (a package is not a point-in-time snapshot of the whole selection).
  */
-import { createHash } from 'node:crypto';
 import { createWriteStream, existsSync } from 'node:fs';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { Readable, Transform, type TransformCallback } from 'node:stream';
+import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { JobInterruptedError, type Logger, type WorkerPool, KERNEL_VERSION } from '../../kernel/sdk.js';
-import { columnName, fromColumn, type CollectionsService, type Entry, type LoadedCollection } from '../content/public.js';
+import type { CollectionsService, LoadedCollection } from '../content/public.js';
 import type { MediaStorage } from '../media/public.js';
 import { encodeFields, entryChecksum, referencedIds } from './entry-codec.js';
 import { newPackageId, type ExportPackages } from './export-packages.js';
 import { quote, referencedMediaWhere, selectionWhere, type Where } from './export-selection.js';
-import { richTextFilePaths } from './rich-text-files.js';
 import type { ContentLedger } from './ledger.js';
 import { sha256OfFile, writeArchive } from './package-archive.js';
+import { entryOf, HashCounter, PackageQueries } from './package-queries.js';
 import {
   PACKAGE_FORMAT,
   PACKAGE_FORMAT_VERSION,
@@ -46,10 +45,6 @@ import {
 
 export const MEDIA_MANIFEST = 'media/manifest.ndjson';
 /** Media folders remembered per build (their names make a record's `folder` path); cleared beyond. */
-const FOLDER_CACHE_MAX = 10_000;
-const FOLDER_DEPTH_MAX = 32;
-/** Ids per IN list. */
-const IN_CHUNK = 500;
 
 export interface WriterDeps {
   sequelize: Sequelize;
@@ -81,35 +76,6 @@ export interface BuiltPackage {
 }
 
 type FileRecord = PackageManifest['files'][number];
-type Row = Record<string, unknown>;
-
-/** Counts bytes and hashes them while they pass. */
-class HashCounter extends Transform {
-  size = 0;
-  private readonly hash = createHash('sha256');
-  override _transform(chunk: Buffer, _enc: BufferEncoding, cb: TransformCallback): void {
-    this.size += chunk.length;
-    this.hash.update(chunk);
-    cb(null, chunk);
-  }
-  digest(): string {
-    return this.hash.digest('hex');
-  }
-}
-
-/** An entry row as the entries API gives it (the fields the codec reads, and the system values). */
-function entryOf(c: LoadedCollection, r: Row): Entry {
-  const out: Record<string, unknown> = { _id: String(r.id) };
-  for (const f of c.fields) out[f.name] = fromColumn(f, r[columnName(f)]);
-  return Object.assign(out, {
-    slug: String(r.slug),
-    status: String(r.status),
-    syncId: String(r.sync_id),
-    version: Number(r.version),
-    createdAt: new Date(Number(r.created_at)).toISOString(),
-    updatedAt: new Date(Number(r.updated_at)).toISOString(),
-  }) as unknown as Entry;
-}
 
 const safeName = (name: string) => /^[A-Za-z0-9_-]{1,64}$/.test(name);
 
@@ -121,9 +87,8 @@ export class PackageWriter {
   private readonly mediaFiles = new Map<string, FileRecord>();
   private readonly written: PackageManifest['collections'] = [];
   private mediaInfo: PackageManifest['media'] | null = null;
-  private hasImportLinks: boolean | null = null;
-  private readonly folders = new Map<string, { name: string; parent: string | null }>();
   private closed = false;
+  private readonly q: PackageQueries;
 
   private constructor(
     private readonly d: WriterDeps,
@@ -131,6 +96,7 @@ export class PackageWriter {
     private readonly o: WriterOptions,
   ) {
     this.dir = join(d.packages.root, `${this.packageId}.partial`);
+    this.q = new PackageQueries(d, o.tenantId, () => this.checkSignal());
   }
 
   static async open(d: WriterDeps, selection: ExportSelection, o: WriterOptions): Promise<PackageWriter> {
@@ -182,67 +148,6 @@ export class PackageWriter {
     );
   }
 
-  private async importLinksExist(): Promise<boolean> {
-    if (this.hasImportLinks === null) {
-      try {
-        const tables = (await this.d.sequelize.getQueryInterface().showAllTables()) as unknown[];
-        this.hasImportLinks = tables.some((t) => (typeof t === 'string' ? t : (t as { tableName?: string })?.tableName) === 'import_links');
-      } catch {
-        this.hasImportLinks = false;
-      }
-    }
-    return this.hasImportLinks;
-  }
-
-  /** Keyset pages of the rows of `table` matching `where` (pageSize at a time). */
-  private async *pages(table: string, where: Where, columns = '*'): AsyncGenerator<Row[]> {
-    const { sequelize, pageSize } = this.d;
-    let last: string | null = null;
-    for (;;) {
-      this.checkSignal();
-      const rows: Row[] = await sequelize.query<Row>(
-        `SELECT ${columns} FROM ${quote(sequelize, table)} WHERE ${where.sql}${last === null ? '' : ` AND ${quote(sequelize, 'id')} > ?`} ORDER BY ${quote(sequelize, 'id')} LIMIT ${pageSize}`,
-        { type: QueryTypes.SELECT, replacements: last === null ? where.values : [...where.values, last] },
-      );
-      if (!rows.length) return;
-      yield rows;
-      if (rows.length < pageSize) return;
-      last = String(rows[rows.length - 1]!.id);
-    }
-  }
-
-  /** id -> sync id of these entries of a related collection (one query per IN chunk). */
-  private async syncIds(collection: string, ids: string[]): Promise<Map<string, string>> {
-    const out = new Map<string, string>();
-    const target = await this.d.collections.get(collection).catch(() => null);
-    if (!target) return out;
-    const { sequelize } = this.d;
-    for (let i = 0; i < ids.length; i += IN_CHUNK) {
-      const rows = await sequelize.query<{ id: string; sync_id: string }>(
-        `SELECT ${quote(sequelize, 'id')}, ${quote(sequelize, 'sync_id')} FROM ${quote(sequelize, target.table)} WHERE ${quote(sequelize, 'tenant_id')} = ? AND ${quote(sequelize, 'id')} IN (?)`,
-        { type: QueryTypes.SELECT, replacements: [this.o.tenantId, ids.slice(i, i + IN_CHUNK)] },
-      );
-      for (const r of rows) out.set(String(r.id), String(r.sync_id));
-    }
-    return out;
-  }
-
-  /** entry id -> the importers' links of these entries (the records they were imported from). */
-  private async externalIds(collection: string, ids: string[]): Promise<Map<string, NonNullable<PackageEntry['externalIds']>>> {
-    const out = new Map<string, NonNullable<PackageEntry['externalIds']>>();
-    if (!ids.length || !(await this.importLinksExist())) return out;
-    const rows = await this.d.sequelize.query<{ entry_id: string; format: string; entity: string; external_id: string }>(
-      'SELECT entry_id, format, entity, external_id FROM import_links WHERE tenant_id = ? AND collection = ? AND entry_id IN (?) ORDER BY format, entity, external_id',
-      { type: QueryTypes.SELECT, replacements: [this.o.tenantId, collection, ids] },
-    );
-    for (const r of rows) {
-      const list = out.get(String(r.entry_id)) ?? [];
-      list.push({ format: String(r.format), entity: String(r.entity), id: String(r.external_id) });
-      out.set(String(r.entry_id), list);
-    }
-    return out;
-  }
-
   /** The PackageEntry lines of the selected entries of `c`, a page at a time. */
   private async *entryPages(
     c: LoadedCollection,
@@ -250,11 +155,11 @@ export class PackageWriter {
     tally: { count: number },
     onProgress?: (written: number) => void,
   ): AsyncGenerator<PackageEntry[]> {
-    for await (const rows of this.pages(c.table, where)) {
+    for await (const rows of this.q.pages(c.table, where)) {
       const entries = rows.map((r) => entryOf(c, r));
       const resolved = new Map<string, Map<string, string>>();
-      for (const [target, ids] of referencedIds(c.fields, entries)) resolved.set(target, await this.syncIds(target, [...ids]));
-      const links = await this.externalIds(
+      for (const [target, ids] of referencedIds(c.fields, entries)) resolved.set(target, await this.q.syncIds(target, [...ids]));
+      const links = await this.q.externalIds(
         c.name,
         entries.map((e) => e._id),
       );
@@ -306,29 +211,6 @@ export class PackageWriter {
     return tally.count;
   }
 
-  /** `a/b`: the folder's path from the root (names), or null. */
-  private async folderPath(id: string | null): Promise<string | null> {
-    if (!id) return null;
-    const names: string[] = [];
-    let current: string | null = id;
-    for (let depth = 0; current && depth < FOLDER_DEPTH_MAX; depth++) {
-      let f = this.folders.get(current);
-      if (!f) {
-        const rows: Array<{ id: string; name: string; parent_id: string | null }> = await this.d.sequelize.query(
-          'SELECT id, name, parent_id FROM media_folders WHERE tenant_id = ? AND id = ?',
-          { type: QueryTypes.SELECT, replacements: [this.o.tenantId, current] },
-        );
-        if (!rows[0]) break;
-        if (this.folders.size >= FOLDER_CACHE_MAX) this.folders.clear();
-        f = { name: String(rows[0].name), parent: rows[0].parent_id == null ? null : String(rows[0].parent_id) };
-        this.folders.set(current, f);
-      }
-      names.unshift(f.name);
-      current = f.parent;
-    }
-    return names.length ? names.join('/') : null;
-  }
-
   /** Copies one stored file into media/files/<sha256> (once per content); null when the storage cannot give it. */
   private async copyFile(path: string, recorded: string): Promise<{ rel: string; sha256: string; size: number } | null> {
     const storage = this.d.mediaStorage;
@@ -376,7 +258,7 @@ export class PackageWriter {
     const columns = ['id', 'filename', 'original_name', 'mime_type', 'size', 'checksum', 'path', 'width', 'height', 'folder_id', 'private']
       .map((c) => quote(sequelize, c))
       .join(', ');
-    for await (const rows of this.pages('media_items', where, columns)) {
+    for await (const rows of this.q.pages('media_items', where, columns)) {
       const page: PackageMedia[] = [];
       for (const r of rows) {
         const record: PackageMedia = {
@@ -386,7 +268,7 @@ export class PackageWriter {
           size: Number(r.size),
           sha256: String(r.checksum),
           path: String(r.path),
-          folder: await this.folderPath(r.folder_id == null ? null : String(r.folder_id)),
+          folder: await this.q.folderPath(r.folder_id == null ? null : String(r.folder_id)),
           meta: {
             originalName: r.original_name == null ? null : String(r.original_name),
             width: r.width == null ? null : Number(r.width),
@@ -412,32 +294,13 @@ export class PackageWriter {
     }
   }
 
-  /** The storage paths the selected entries' rich-text fields refer to through `/files/` URLs (each once). */
-  private async richTextPaths(collections: LoadedCollection[]): Promise<string[]> {
-    const { sequelize } = this.d;
-    const out = new Set<string>();
-    for (const c of collections) {
-      const cols = c.fields.filter((f) => f.type === 'richtext').map((f) => quote(sequelize, columnName(f)));
-      if (!cols.length) continue;
-      const where = selectionWhere(sequelize, c, this.o.tenantId, this.selection);
-      const mentions = {
-        sql: `${where.sql} AND (${cols.map((col) => `${col} LIKE ?`).join(' OR ')})`,
-        values: [...where.values, ...cols.map(() => '%/files/%')],
-      };
-      for await (const rows of this.pages(c.table, mentions, [quote(sequelize, 'id'), ...cols].join(', ')))
-        for (const r of rows)
-          for (const f of c.fields) if (f.type === 'richtext') for (const p of richTextFilePaths(r[columnName(f)])) out.add(p);
-    }
-    return [...out];
-  }
-
   /** Writes media/manifest.ndjson (and with includeMedia the files); answers the number of records. */
   async media(onProgress?: (written: number) => void): Promise<number> {
     const loaded: LoadedCollection[] = [];
     for (const name of this.selection.collections) loaded.push(await this.d.collections.get(name));
     const byField = referencedMediaWhere(this.d.sequelize, loaded, this.o.tenantId, this.selection);
     // Media the selected entries' rich text refers to (`/files/<path>` URLs: the editor's Image button).
-    const paths = await this.richTextPaths(loaded);
+    const paths = await this.q.richTextPaths(loaded, this.selection);
     const { sequelize } = this.d;
     const byPath = paths.length ? `(${quote(sequelize, 'path')} IN (?) AND ${quote(sequelize, 'deleted_at')} IS NULL)` : null;
     const where: Where | null = byField

@@ -64,3 +64,6 @@ export type { EntryStatus } from './entry-values.js';
 export { STATUSES as ENTRY_STATUSES } from './entry-values.js';
 /** Relation order of collections created together (restore, content import, configuration promotion). */
 export { creationOrder, relationTargets } from './relation-order.js';
+
+/** The field types a collection schema may use (content packages check incoming schemas against them). */
+export { FIELD_TYPES } from './field-types.js';

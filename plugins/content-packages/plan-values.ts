@@ -1,0 +1,148 @@
+/**
+ * An entry's values in target form, for the staging step of an import plan: relations point at the
+ * matched (or new) entry here, media at the record found by SHA-256 or carried over by this apply
+ * (then `{$media}` stays pending), rich-text `/files/` URLs at the media copy here; every other value is
+ * checked against the field's schema.
+ */
+import { valueSchema, type FieldDefinition } from '../content/public.js';
+import { isMedia, isRef } from './entry-codec.js';
+import type { MediaPlan } from './import-media.js';
+import type { TargetIndex } from './import-target.js';
+import type { MatchDecision } from './matching.js';
+import type { Notes } from './plan-notes.js';
+import type { PlanSchemas } from './plan-schemas.js';
+import { filesUrl, richTextFilePaths, rewriteRichTextFiles } from './rich-text-files.js';
+
+/** The target id of a reference `<collection>/<syncId>`: matched, new in this plan, or an entry here (read once per collection). */
+export class RefResolver {
+  private readonly foreign = new Map<string, Map<string, string>>();
+
+  constructor(
+    private readonly decisions: Map<string, MatchDecision>,
+    private readonly indexes: Map<string, TargetIndex>,
+    private readonly schemas: PlanSchemas,
+    private readonly tenantId: string,
+    readonly newId: (key: string) => string,
+  ) {}
+
+  async target(collection: string, syncId: string): Promise<string | null> {
+    const key = `${collection}/${syncId}`;
+    const dcs = this.decisions.get(key);
+    if (dcs?.kind === 'matched') return dcs.targetId;
+    if (dcs?.kind === 'new') return this.newId(key);
+    const index = this.indexes.get(collection);
+    if (index) return index.bySyncId.get(syncId) ?? null;
+    let map = this.foreign.get(collection);
+    if (!map) {
+      map = new Map();
+      const c = this.schemas.here.get(collection);
+      if (c) {
+        const rows = (await c.model.findAll({
+          attributes: ['id', 'sync_id'],
+          where: { tenant_id: this.tenantId },
+          raw: true,
+        })) as unknown as Array<{
+          id: string;
+          sync_id: string;
+        }>;
+        for (const r of rows) map.set(r.sync_id, r.id);
+      }
+      this.foreign.set(collection, map);
+    }
+    return map.get(syncId) ?? null;
+  }
+}
+
+/** The values of one entry in target form, and the media it waits for (carried over by the apply). */
+export interface TargetValues {
+  values: Record<string, unknown>;
+  pending: string[];
+}
+
+interface ValueScope {
+  key: string;
+  notes: Notes;
+  media: MediaPlan;
+  refs: RefResolver;
+  out: TargetValues;
+}
+
+async function relationValue(s: ValueScope, f: FieldDefinition, v: unknown): Promise<void> {
+  if (!isRef(v)) {
+    s.notes.block(`${s.key}: field '${f.name}' is not a {$ref} value`);
+    return;
+  }
+  const id = await s.refs.target(v.$ref.collection, v.$ref.syncId);
+  if (!id)
+    s.notes.warn(
+      `field '${f.name}' refers to ${v.$ref.collection}/${v.$ref.syncId}, which is neither here nor in the package: set to null`,
+      s.key,
+    );
+  s.out.values[f.name] = id;
+}
+
+function mediaValue(s: ValueScope, f: FieldDefinition, v: unknown): void {
+  if (!isMedia(v)) {
+    s.notes.block(`${s.key}: field '${f.name}' is not a {$media} value`);
+    return;
+  }
+  const r = s.media.resolve(v.$media);
+  if (r === 'pending') {
+    s.out.values[f.name] = { $media: v.$media };
+    s.out.pending.push(v.$media);
+  } else {
+    if (r === null) s.notes.warn(`field '${f.name}': media ${v.$media} is neither here nor in the package: set to null`, s.key);
+    s.out.values[f.name] = r;
+  }
+}
+
+/**
+ * Images (and links) of the rich text that name a media record of the package by its `/files/` URL
+ * point at that record's copy here: found by SHA-256 now, or carried over by this apply (then the
+ * staged value is {$richtext, $files} and the apply writes the new URLs).
+ */
+function richTextValue(s: ValueScope, f: FieldDefinition, html: string): void {
+  const now = new Map<string, string>();
+  const later: Record<string, string> = {};
+  for (const path of richTextFilePaths(html)) {
+    const sourceId = s.media.sourceOfPath(path);
+    if (!sourceId) continue;
+    const r = s.media.resolve(sourceId);
+    if (r === 'pending') {
+      later[path] = sourceId;
+      s.out.pending.push(sourceId);
+    } else if (r === null)
+      s.notes.warn(
+        `field '${f.name}': ${filesUrl(path)} is neither here nor in the package (export with includeMedia): kept as it is`,
+        s.key,
+      );
+    else {
+      const target = s.media.targetPath(r);
+      if (target) now.set(path, filesUrl(target));
+    }
+  }
+  const rewritten = now.size ? rewriteRichTextFiles(html, (path) => now.get(path) ?? null) : html;
+  s.out.values[f.name] = Object.keys(later).length ? { $richtext: rewritten, $files: later } : rewritten;
+}
+
+export async function targetValues(
+  key: string,
+  fields: FieldDefinition[],
+  incoming: Record<string, unknown>,
+  scope: { notes: Notes; media: MediaPlan; refs: RefResolver },
+): Promise<TargetValues> {
+  const s: ValueScope = { key, ...scope, out: { values: {}, pending: [] } };
+  for (const f of fields) {
+    const v = incoming[f.name];
+    if (v === null || v === undefined) s.out.values[f.name] = null;
+    else if (f.type === 'relation') await relationValue(s, f, v);
+    else if (f.type === 'media') mediaValue(s, f, v);
+    else {
+      const checked = valueSchema(f).safeParse(v);
+      if (!checked.success) s.notes.block(`${key}: field '${f.name}': ${checked.error.issues[0]?.message ?? 'invalid value'}`);
+      else if (f.type === 'richtext' && typeof checked.data === 'string') richTextValue(s, f, checked.data);
+      else s.out.values[f.name] = checked.data;
+    }
+  }
+  return s.out;
+}
