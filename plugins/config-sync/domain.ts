@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { ValidationError } from '../../kernel/errors.js';
-import type { DataDomainDefinition } from '../data-ops/public.js';
+import { parseInput, type DataDomainDefinition } from '../data-ops/public.js';
 import { MappingError, UploadNotFound, type ConfigInput, type ConfigSyncService } from './config-sync-service.js';
 import { RESOURCE_TYPES } from './resources.js';
 
@@ -44,16 +44,10 @@ export function configDomain(service: () => ConfigSyncService, knownPermissions:
     inlineThreshold: 100,
     transactional: true,
     async validate(input, ctx) {
-      const parsed = configPlanInputSchema.safeParse(input ?? {});
-      if (!parsed.success) {
-        throw new ValidationError(
-          'Invalid configuration plan input',
-          parsed.error.issues.map((i) => ({ path: ['body', ...i.path].join('.'), message: i.message })),
-        );
-      }
+      const parsed = parseInput(configPlanInputSchema, input ?? {}, 'Invalid configuration plan input');
       const available = service().types();
-      const types = parsed.data.types ? available.filter((t) => parsed.data.types!.includes(t)) : available;
-      const missing = (parsed.data.types ?? []).filter((t) => !available.includes(t));
+      const types = parsed.types ? available.filter((t) => parsed.types!.includes(t)) : available;
+      const missing = (parsed.types ?? []).filter((t) => !available.includes(t));
       if (missing.length) {
         throw new ValidationError(
           `Resource types not available on this instance: ${missing.join(', ')}`,
@@ -62,8 +56,8 @@ export function configDomain(service: () => ConfigSyncService, knownPermissions:
       }
       const normalised: ConfigInput = {
         types,
-        ...(parsed.data.uploadId ? { uploadId: parsed.data.uploadId } : {}),
-        ...(parsed.data.mappings && Object.keys(parsed.data.mappings).length ? { mappings: parsed.data.mappings } : {}),
+        ...(parsed.uploadId ? { uploadId: parsed.uploadId } : {}),
+        ...(parsed.mappings && Object.keys(parsed.mappings).length ? { mappings: parsed.mappings } : {}),
       };
       try {
         if (normalised.uploadId) await service().readUpload(ctx.tenantId, normalised.uploadId, types);

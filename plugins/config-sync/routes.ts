@@ -7,7 +7,7 @@ import { isInstallationAdmin, type Identity } from '../../kernel/http/identity.j
 import { multipartFile } from '../../kernel/http/multipart-file.js';
 import { receiveMultipartFile } from '../../kernel/http/receive-multipart.js';
 import { defineRoute, type RouteDefinition } from '../../kernel/http/route-table.js';
-import { applyAnswerSchema, historyAnswerSchema, planViewSchema } from '../data-ops/public.js';
+import { applyRoute, historyRoute, planRoute, type DataRouteCommon } from '../data-ops/public.js';
 import { BUNDLE_MAX_BYTES, BundleError, UploadNotFound } from './config-sync-service.js';
 import { configInputSchema, configPlanInputSchema } from './domain.js';
 import { RESOURCE_TYPES } from './resources.js';
@@ -24,6 +24,12 @@ const shownPath = (scope: Record<string, any>, identity: Identity, path: string)
         .join('/');
 
 const tags = ['config'];
+const common: DataRouteCommon = {
+  domain: 'config',
+  prefix: '/api/config',
+  tags,
+  permissions: { read: 'config:read', write: 'config:write' },
+};
 const mode = z.enum(['add', 'merge', 'mirror', 'replace']);
 const state = z.enum(['same', 'changed', 'onlyInDatabase', 'onlyInFiles']);
 const statusView = z
@@ -138,22 +144,13 @@ export const configRoutes: RouteDefinition[] = [
       return { written, path: shownPath(scope, identity, path) };
     },
   }),
-  defineRoute({
-    method: 'POST',
-    path: '/api/config/plan',
-    permission: 'config:write',
-    tags,
-    request: { body: configPlanInputSchema.extend({ mode: mode.optional() }).optional() },
+  planRoute(common, {
     summary:
       'Dry run: diffs the sync files (or an uploaded bundle) against the database in a mode (add, merge default, mirror, replace); stores and answers the plan, changes nothing',
     description:
       'Files are matched to database resources by syncId (uuid), then external id, then type + name; `mappings` overrides the match ("<type>/<file name>" -> a database name, or null = new). ' +
       'A file with several candidates is a warning and a blocked reason until mapped. 400 VALIDATION_ERROR for an unknown or expired uploadId, or a mapping naming no file or a missing resource.',
-    response: planViewSchema,
-    async handler({ scope, identity, body }) {
-      const { mode: m, ...input } = body ?? {};
-      return scope.dataOps.plan('config', input, m, identity);
-    },
+    body: configPlanInputSchema.extend({ mode: mode.optional() }).optional(),
   }),
   defineRoute({
     method: 'GET',
@@ -212,35 +209,13 @@ export const configRoutes: RouteDefinition[] = [
       }
     },
   }),
-  defineRoute({
-    method: 'POST',
-    path: '/api/config/apply',
-    permission: 'config:write',
-    tags,
-    request: {
-      body: z.strictObject({ planId: z.string().min(1).max(100), confirmed: z.boolean(), planHash: z.string().min(1).max(200).optional() }),
-    },
+  applyRoute(common, {
     summary: 'Applies a stored plan: 200 with the outcome when inline, 202 with a jobId at or above 100 entities',
     description:
       'Errors: 404 PLAN_NOT_FOUND, 410 PLAN_EXPIRED, 409 CONFIRMATION_REQUIRED (mirror/replace without confirmed: true), 409 PLAN_STALE, 409 LOCK_CONTENTION, 400 PLAN_BLOCKED.',
-    response: applyAnswerSchema,
-    async handler({ ctx, scope, identity, body }) {
-      const answer = await scope.dataOps.apply('config', body, identity);
-      ctx.status = answer.status;
-      return answer.data;
-    },
   }),
-  defineRoute({
-    method: 'GET',
-    path: '/api/config/history',
-    permission: 'config:read',
-    tags,
-    request: { query: z.object({ jobId: z.string().min(1).max(100).optional() }) },
+  historyRoute(common, {
     summary:
       "The config domain's applies, newest first: background jobs and inline applies (jobId null, inline true); ?jobId= narrows to one job",
-    response: historyAnswerSchema,
-    async handler({ scope, identity, query }) {
-      return { jobs: await scope.dataOps.history('config', identity, query.jobId) };
-    },
   }),
 ];

@@ -9,12 +9,19 @@ import { ForbiddenError, ValidationError } from '../../kernel/errors.js';
 import { defineRoute, type RouteDefinition } from '../../kernel/http/route-table.js';
 import { KERNEL_VERSION } from '../../kernel/version.js';
 import { conflictResolutionsSchema, IMPORT_DOMAIN } from '../content-packages/public.js';
-import { applyAnswerSchema, planViewSchema } from '../data-ops/public.js';
+import { applyRoute, planViewSchema, type DataRouteCommon } from '../data-ops/public.js';
 import { SyncRangeError } from './errors.js';
 import { parseContentRange } from './transfer-store.js';
 import type { SyncDeps } from './sync-deps.js';
 
 const tags = ['content-sync'];
+/** The peer endpoints act on the content-import domain of this instance. */
+const common: DataRouteCommon = {
+  domain: IMPORT_DOMAIN,
+  prefix: '/api/content-sync/remote',
+  tags,
+  permissions: { read: 'content:sync', write: 'content:sync' },
+};
 const uuid = z.string().uuid();
 const transferState = z.object({ received: z.number().int(), total: z.number().int() }).meta({ id: 'ContentSyncTransferState' });
 
@@ -190,26 +197,17 @@ export function remoteRoutes(deps: SyncDeps): RouteDefinition[] {
         );
       },
     }),
-    defineRoute({
-      method: 'POST',
+    applyRoute(common, {
       path: '/api/content-sync/remote/apply',
-      permission: 'content:sync',
-      tags,
-      request: {
-        body: z.strictObject({ planId: z.string().min(1).max(100), planHash: z.string().min(1).max(200), confirmed: z.boolean() }),
-      },
       summary:
         'Peer endpoint: applies a content-import plan this key made with POST .../uploads/:transferId/plan (200 inline, 202 with a jobId at or above 500)',
       description:
         "Only plans of the content-import domain made by the key's own user; the engine's errors (PLAN_STALE, CONFIRMATION_REQUIRED, ...).",
-      response: applyAnswerSchema,
-      async handler({ ctx, scope, identity, body }) {
-        const plan = await scope.dataOps.getPlan(body.planId, identity);
+      body: z.strictObject({ planId: z.string().min(1).max(100), planHash: z.string().min(1).max(200), confirmed: z.boolean() }),
+      async before(request, { scope, identity }) {
+        const plan = await scope.dataOps.getPlan(request.planId, identity);
         if (plan.domain !== IMPORT_DOMAIN || plan.actor.userId !== identity.userId)
           throw new ForbiddenError('Only content-import plans made through content sync by this key can be applied here');
-        const answer = await scope.dataOps.apply(IMPORT_DOMAIN, body, identity);
-        ctx.status = answer.status;
-        return answer.data;
       },
     }),
     defineRoute({

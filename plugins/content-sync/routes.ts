@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { AppError, ValidationError } from '../../kernel/errors.js';
 import { defineRoute, type RouteDefinition } from '../../kernel/http/route-table.js';
-import { applyAnswerSchema, jobsAnswerSchema, planViewSchema, type DataJobView } from '../data-ops/public.js';
+import { applyRoute, jobsAnswerSchema, planRoute, type DataJobView, type DataRouteCommon } from '../data-ops/public.js';
 import { checkOutboundUrl, OutboundAddressError } from '../../kernel/outbound.js';
 import { SyncChannelExistsError, SyncUrlForbiddenError } from './errors.js';
 import { PULL_DOMAIN, PUSH_DOMAIN } from './public.js';
@@ -17,11 +17,13 @@ const channelView = z
   .object({ channelId: z.string(), name: z.string(), url: z.string(), remoteInstallationId: z.string().nullable(), createdAt: z.string() })
   .meta({ id: 'ContentSyncChannel' });
 const channelIdParam = z.object({ channelId: z.string().min(1).max(36) });
-const applyBody = z.strictObject({
-  planId: z.string().min(1).max(100),
-  confirmed: z.boolean(),
-  planHash: z.string().min(1).max(200).optional(),
-});
+/** Push and pull: the domain is chosen per route (apply) or by the plan body's direction. */
+const common: DataRouteCommon = {
+  domain: PUSH_DOMAIN,
+  prefix: '/api/content-sync',
+  tags,
+  permissions: { read: 'content:read', write: 'content:sync' },
+};
 
 const channelUrl = z
   .string()
@@ -69,23 +71,14 @@ async function auditChannel(
 
 export function syncRoutes(deps: SyncDeps): RouteDefinition[] {
   const apply = (domain: string, direction: string) =>
-    defineRoute({
-      method: 'POST',
+    applyRoute(common, {
+      domain,
       path: `/api/content-sync/${direction}`,
-      permission: 'content:sync',
-      tags,
-      request: { body: applyBody },
       summary: `Applies a stored ${direction} plan: 200 with the outcome when inline, 202 with a jobId at or above 500 entities`,
       description:
         direction === 'push'
           ? 'The remote applies its plan (confirmed: the confirmation of a mirror plan is checked here); a remote failure is outcome rollback with error SYNC_REMOTE_APPLY_FAILED (or the SYNC_REMOTE_* code of the call), naming the remote code (e.g. PLAN_STALE). Errors: 404 PLAN_NOT_FOUND, 410 PLAN_EXPIRED, 409 CONFIRMATION_REQUIRED, 409 PLAN_STALE, 409 LOCK_CONTENTION, 400 PLAN_BLOCKED.'
           : 'The received package is applied here in one transaction. Errors: 404 PLAN_NOT_FOUND, 410 PLAN_EXPIRED, 409 CONFIRMATION_REQUIRED, 409 PLAN_STALE, 409 LOCK_CONTENTION, 400 PLAN_BLOCKED.',
-      response: applyAnswerSchema,
-      async handler({ ctx, scope, identity, body }) {
-        const answer = await scope.dataOps.apply(domain, body, identity);
-        ctx.status = answer.status;
-        return answer.data;
-      },
     });
 
   return [
@@ -189,22 +182,14 @@ export function syncRoutes(deps: SyncDeps): RouteDefinition[] {
         }
       },
     }),
-    defineRoute({
-      method: 'POST',
-      path: '/api/content-sync/plan',
-      permission: 'content:sync',
-      tags,
-      request: { body: syncInputSchema.extend({ direction: z.enum(['push', 'pull']) }) },
+    planRoute(common, {
       summary:
         "Dry run of a push (this instance -> the channel's remote) or a pull (remote -> here) in mode merge (default) or mirror; stores and answers the plan",
       description:
         "Push: builds a package of the collections, uploads it (resumable chunks) and has the remote plan it; the plan mirrors the remote plan, followed by one `remote-apply` operation (count 0). Pull: downloads the remote's package (resumable) and plans it as a content import here. " +
         'Conflicts (an entry changed on both sides since the last sync) are warnings and skipped unless conflictStrategy is source. Default collections: those both instances have. Remote failures: 502/504 SYNC_REMOTE_*, a refused key 400 SYNC_REMOTE_AUTH_FAILED, an internal address 400 SYNC_URL_FORBIDDEN.',
-      response: planViewSchema,
-      async handler({ scope, identity, body }) {
-        const { direction, ...input } = body;
-        return scope.dataOps.plan(direction === 'push' ? PUSH_DOMAIN : PULL_DOMAIN, input, input.mode, identity);
-      },
+      body: syncInputSchema.extend({ direction: z.enum(['push', 'pull']) }),
+      input: ({ direction, ...input }) => ({ input, mode: input.mode, domain: direction === 'push' ? PUSH_DOMAIN : PULL_DOMAIN }),
     }),
     apply(PUSH_DOMAIN, 'push'),
     apply(PULL_DOMAIN, 'pull'),

@@ -46,3 +46,6 @@ declare module '../../kernel/http/route-table.js' {
     previewLinks: PreviewLinks;
   }
 }
+
+/** Relation order of collections created together (restore, content import, configuration promotion). */
+export { creationOrder, relationTargets } from './relation-order.js';

@@ -1,9 +1,16 @@
 import { z } from 'zod';
 import { defineRoute, type RouteDefinition } from '../../kernel/http/route-table.js';
-import { applyAnswerSchema, applyBodySchema, planViewSchema } from '../data-ops/public.js';
+import { applyBodySchema, applyRoute, planRoute, verifyRoute, type DataRouteCommon } from '../data-ops/public.js';
 import { MIGRATION_ID } from './definition.js';
 import { DOMAIN_ID, planInput } from './domain.js';
 
+const common: DataRouteCommon = {
+  domain: DOMAIN_ID,
+  prefix: '/api/migrations',
+  tags: ['migrations'],
+  permissions: { read: 'migration:read', write: 'migration:apply' },
+  installation: 'tenant',
+};
 const verifyResult = z.object({ ok: z.boolean(), discrepancies: z.array(z.string()) });
 
 export const migrationRoutes: RouteDefinition[] = [
@@ -53,49 +60,27 @@ export const migrationRoutes: RouteDefinition[] = [
     }),
     handler: ({ identity, scope }) => scope.dataMigrations.history(identity.tenantId),
   }),
-  defineRoute({
-    method: 'POST',
-    path: '/api/migrations/plan',
-    permission: 'migration:apply',
-    installation: 'tenant',
-    tags: ['migrations'],
+  planRoute(common, {
     summary: 'Plans the pending migrations (or the given ids) without changing anything: rows touched per migration, risk, samples',
     description:
       'One operation per migration (type migration, count = entries it changes), in id order; each migration sees the ones before it. warnings hold ' +
       '"<id>: N entries updated, M moved (risk)" and up to 5 samples per migration ({message: "sample: <id>", item: "<entryId>: title \\"A\\" -> \\"a\\""}). ' +
       'Unknown fields, invalid values, failed casts, slug clashes of moves and already applied ids are blockedReasons. An unknown id -> 400.',
-    request: { body: planInput },
-    response: planViewSchema,
-    handler: ({ body, identity, scope }) => scope.dataOps.plan(DOMAIN_ID, body, 'merge', identity),
+    body: planInput,
+    input: (body) => ({ input: body, mode: 'merge' }),
   }),
-  defineRoute({
-    method: 'POST',
-    path: '/api/migrations/apply',
-    permission: 'migration:apply',
-    installation: 'tenant',
-    tags: ['migrations'],
+  applyRoute(common, {
     summary: 'Applies a plan (always inline, one transaction): each migration writes its entries and its ledger row, or nothing is written',
     description:
       'A destructive plan (moves, values mapped to null) needs confirmed: true (409 CONFIRMATION_REQUIRED). A migration runs once per tenant: the ledger key ' +
       'refuses a second run even from another instance. Errors of the data-operation engine: 404 PLAN_NOT_FOUND, 410 PLAN_EXPIRED, 409 PLAN_STALE, 409 LOCK_CONTENTION, 400 PLAN_BLOCKED.',
-    request: { body: applyBodySchema.strict() },
-    response: applyAnswerSchema,
-    handler: async ({ ctx, body, identity, scope }) => {
-      const answer = await scope.dataOps.apply(DOMAIN_ID, body, identity);
-      ctx.status = answer.status;
-      return answer.data;
-    },
+    body: applyBodySchema.strict(),
   }),
-  defineRoute({
-    method: 'POST',
-    path: '/api/migrations/verify',
-    permission: 'migration:apply',
-    installation: 'tenant',
-    tags: ['migrations'],
+  verifyRoute(common, {
     summary:
       'Checks applied migrations: ledger checksums against the current definitions, and postconditions on the data (running them again would change nothing)',
-    request: { body: z.object({ ids: z.array(z.string().regex(MIGRATION_ID)).max(200).optional() }).strict() },
+    body: z.object({ ids: z.array(z.string().regex(MIGRATION_ID)).max(200).optional() }).strict(),
     response: verifyResult,
-    handler: ({ body, identity, scope }) => scope.dataMigrations.verify(identity.tenantId, body.ids),
+    handler: (body, { identity, scope }) => scope.dataMigrations.verify(identity.tenantId, body.ids),
   }),
 ];

@@ -1,16 +1,24 @@
-import { withBulkHeapGrowth } from '../../kernel/heap-growth.js';
-import { createHash } from 'node:crypto';
 import { randomUUID } from 'node:crypto';
-import { stringify } from 'safe-stable-stringify';
-import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
-import type { AuditLog } from '../../kernel/audit.js';
-import type { DbLock } from '../../kernel/db/lock.js';
-import { AppError, LockedError, ValidationError } from '../../kernel/errors.js';
-import type { EventBus } from '../../kernel/events.js';
+import { withBulkHeapGrowth } from '../../kernel/heap-growth.js';
+import { AppError, ValidationError } from '../../kernel/errors.js';
 import type { Identity } from '../../kernel/http/identity.js';
-import { JobInterruptedError, type JobQueue, type JobView } from '../../kernel/jobs.js';
-import type { Logger } from '../../kernel/logger.js';
-import type { Registries } from '../../kernel/registries/index.js';
+import { JobInterruptedError, type JobView } from '../../kernel/jobs.js';
+import {
+  changedEntities,
+  checkDraft,
+  countOf,
+  DESTRUCTIVE_MODES,
+  emptySummary,
+  identityForJob,
+  jobView,
+  maxRisk,
+  planHashOf,
+  summarise,
+  viewlessPlan,
+  type ApplyJobPayload,
+  type EngineDeps,
+  type RunResult,
+} from './engine-parts.js';
 import {
   ConfirmationRequiredError,
   DataJobNotFoundError,
@@ -21,11 +29,9 @@ import {
   PlanExpiredError,
   PlanHashMismatchError,
   PlanNotFoundError,
-  PlanStaleError,
 } from './errors.js';
-import { viewOf, type PlanStore, type StoredPlanRecord } from './plan-store.js';
+import { viewOf, type StoredPlanRecord } from './plan-store.js';
 import {
-  DATA_OPERATION_COMPLETED,
   DATA_OPS_APPLY_JOB,
   PLAN_TTL_MS,
   type ApplyAnswer,
@@ -34,8 +40,6 @@ import {
   type DataDomainDefinition,
   type DataHistoryItem,
   type DataJobView,
-  type DataOperation,
-  type DataOperationCompleted,
   type DataOpsEngine,
   type DomainContext,
   type Outcome,
@@ -44,86 +48,22 @@ import {
   type Risk,
   type SafetyMode,
   type StoredPlan,
-  type Summary,
-  type Undo,
   type VerifyResult,
 } from './public.js';
+import { holdLock, ProgressReporter } from './run-lock.js';
+import { finishRun } from './run-finish.js';
+import { applyOperations, checkStillCurrent, type RunInput } from './run-transaction.js';
 
-export interface DataOpsOptions {
-  /** How long apply waits for the domain+tenant lock before 409 LOCK_CONTENTION. */
-  lockWaitMs: number;
-  /** The lock's lease (renewed while the apply runs; a dead instance's lock expires after it). */
-  lockTtlMs: number;
-}
-
-export interface EngineDeps {
-  store: PlanStore;
-  sequelize: Sequelize;
-  registries: Registries;
-  lock: DbLock;
-  jobs: JobQueue;
-  audit: AuditLog;
-  events: EventBus;
-  logger: Logger;
-  options: DataOpsOptions;
-}
-
-/** What one run of a plan (inline or in a job) gives. */
-export type RunResult = Extract<ApplyAnswer, { status: 200 }>['data'];
-
-/** The job payload of a background apply. */
-export interface ApplyJobPayload {
-  planId: string;
-  domain: string;
-  identity: Omit<Identity, 'meta'>;
-}
-
-const RISK_ORDER: Risk[] = ['safe', 'warning', 'destructive'];
-const DESTRUCTIVE_MODES: SafetyMode[] = ['mirror', 'replace'];
-const maxRisk = (...risks: Risk[]): Risk => risks.reduce((a, b) => (RISK_ORDER.indexOf(b) > RISK_ORDER.indexOf(a) ? b : a), 'safe');
-const countOf = (op: DataOperation) => (Number.isInteger(op.count) && op.count! >= 0 ? op.count! : 1);
-
-export function emptySummary(): Summary {
-  return { created: 0, updated: 0, deleted: 0, skipped: 0, failed: 0 };
-}
-
-/** create -> created, update -> updated, delete -> deleted, skip -> skipped, each weighted by the operation's count. */
-export function summarise(operations: DataOperation[]): Summary {
-  const summary = emptySummary();
-  const key = { create: 'created', update: 'updated', delete: 'deleted', skip: 'skipped' } as const;
-  for (const op of operations) summary[key[op.action]] += countOf(op);
-  return summary;
-}
-
-/** Entities a plan changes (skips excluded): compared with the domain's inlineThreshold. */
-export function changedEntities(operations: DataOperation[]): number {
-  return operations.reduce((n, op) => n + (op.action === 'skip' ? 0 : countOf(op)), 0);
-}
-
-/** SHA-256 of the canonical JSON of {domain, mode, operationsFull, targetHash}. */
-export function planHashOf(domain: string, mode: SafetyMode, operationsFull: DataOperation[], targetHash: string): string {
-  return createHash('sha256').update(stringify({ domain, mode, operationsFull, targetHash })!).digest('hex');
-}
-
-const ACTIONS = new Set(['create', 'update', 'delete', 'skip']);
-
-function checkDraft(domainId: string, draft: PlanDraft): void {
-  const bad = (what: string) => new Error(`Data domain '${domainId}' returned a plan draft with ${what}`);
-  if (!draft || !Array.isArray(draft.operations)) throw bad('no operations array');
-  for (const op of draft.operations) {
-    if (!op || !ACTIONS.has(op.action) || typeof op.type !== 'string' || typeof op.target !== 'string')
-      throw bad(`an invalid operation ${JSON.stringify(op)?.slice(0, 200)}`);
-  }
-  if (!Array.isArray(draft.warnings) || !Array.isArray(draft.blockedReasons)) throw bad('no warnings or blockedReasons array');
-}
-
-const identityForJob = (identity: Identity): ApplyJobPayload['identity'] => ({
-  kind: identity.kind,
-  userId: identity.userId,
-  role: identity.role,
-  permissions: [...identity.permissions],
-  tenantId: identity.tenantId,
-});
+export {
+  changedEntities,
+  emptySummary,
+  planHashOf,
+  summarise,
+  type ApplyJobPayload,
+  type DataOpsOptions,
+  type EngineDeps,
+  type RunResult,
+} from './engine-parts.js';
 
 /**
  * The data-operation engine: Validate -> Snapshot -> Plan -> Confirm -> Lock -> Apply -> Audit -> Verify ->
@@ -303,193 +243,19 @@ export class DataOpsService implements DataOpsEngine {
   }
 
   private async runNow(domain: DataDomainDefinition, plan: StoredPlanRecord, identity: Identity, extras: RunExtras): Promise<RunResult> {
-    const { lock, sequelize, store, options } = this.deps;
     const started = Date.now();
     const ctx = this.context(identity, domain.id);
-    const lockName = `data-ops:${domain.id}:${plan.tenantId}`;
-    let release: () => Promise<void>;
+    const lock = await holdLock(this.deps, domain.id, plan.tenantId, ctx.logger, started);
+    const progress = new ProgressReporter(changedEntities(plan.operationsFull), ctx.logger, extras.progress);
+    const run: RunInput = { deps: this.deps, domain, plan, ctx, progress, signal: extras.signal };
     try {
-      release = await lock.acquire(lockName, { ttlMs: options.lockTtlMs, waitMs: options.lockWaitMs });
-    } catch (err) {
-      if (err instanceof LockedError) throw new LockContentionError(domain.id, Date.now() - started);
-      throw err;
-    }
-    // Timers made here, outside any transaction: their writes never run inside the apply's write gate.
-    const renewal = setInterval(
-      () => {
-        sequelize
-          .query('UPDATE cms_locks SET expires_at = ? WHERE name = ? AND owner = ?', {
-            replacements: [Date.now() + options.lockTtlMs, lockName, lock.owner],
-            type: QueryTypes.UPDATE,
-          })
-          .catch((err) => ctx.logger.debug({ err }, 'data-operation lock renewal deferred'));
-      },
-      Math.max(100, Math.floor(options.lockTtlMs / 3)),
-    );
-    renewal.unref();
-    const total = changedEntities(plan.operationsFull);
-    let processed = 0;
-    let reported = -1;
-    let reporting = false;
-    const flush = () => {
-      if (!extras.progress || reporting || reported === processed) return;
-      const value = processed;
-      reporting = true;
-      extras
-        .progress(value, total)
-        .then(
-          () => {
-            reported = value;
-          },
-          (err) => ctx.logger.debug({ err }, 'progress not recorded yet'),
-        )
-        .finally(() => {
-          reporting = false;
-        });
-    };
-    const progressTimer = extras.progress ? setInterval(flush, 500) : null;
-    progressTimer?.unref();
-    try {
-      const fresh = await store.get(plan.planId, plan.tenantId);
-      if (!fresh || fresh.status === 'applied') throw new PlanAlreadyAppliedError(plan.planId, null);
-      if (plan.targetHash) {
-        let now: string | null = null;
-        try {
-          now = String(await domain.snapshot(plan.input, ctx));
-        } catch (err) {
-          ctx.logger.warn({ err, planId: plan.planId }, 'data-operation snapshot failed under the lock; the staleness check is skipped');
-        }
-        if (now !== null && now !== plan.targetHash) throw new PlanStaleError(plan.planId);
-      }
-
-      // Apply.
-      const transactional = domain.transactional !== false;
-      const undos: Undo[] = [];
-      const operations = plan.operationsFull.filter((op) => op.action !== 'skip');
-      // Transactional domains: operations flagged outsideTransaction run first (in plan order), before the
-      // transaction opens; the rest inside it. Their undos join the list, so a later failure reverts them.
-      const outside = transactional ? operations.filter((op) => op.outsideTransaction === true) : [];
-      const inside = transactional ? operations.filter((op) => op.outsideTransaction !== true) : operations;
-      let base = 0;
-      let domainReport: { summary: Summary; outcome?: 'success' | 'partial' } | undefined;
-      const report = (result: { summary: Summary; outcome?: 'success' | 'partial' }) => {
-        domainReport = { summary: { ...emptySummary(), ...result.summary }, outcome: result.outcome };
-      };
-      const applyEach = async (list: DataOperation[], transaction?: Transaction, needsUndo = false) => {
-        for (const op of list) {
-          if (extras.signal?.aborted) throw new JobInterruptedError();
-          const count = countOf(op);
-          const undo = await domain.apply(op, {
-            ...ctx,
-            transaction,
-            plan: viewlessPlan(plan),
-            signal: extras.signal,
-            report,
-            // Progress within this operation (a table of `count` rows): processed of its `count`.
-            progress: (p: number) => {
-              processed = base + Math.max(0, Math.min(count, Math.floor(p)));
-            },
-          });
-          if (typeof undo === 'function') undos.push(undo);
-          else if (needsUndo)
-            ctx.logger.error(
-              { planId: plan.planId, domain: domain.id, type: op.type, target: op.target },
-              'an operation applied outside the transaction returned no undo: a later failure cannot revert it',
-            );
-          base += count;
-          processed = base;
-        }
-      };
-      const applyAll = async (transaction?: Transaction) => {
-        await applyEach(inside, transaction);
-        if (!(await store.markApplied(plan.planId, transaction))) throw new PlanAlreadyAppliedError(plan.planId, null);
-      };
-      let outcome: Outcome = 'success';
-      let error: RunResult['error'];
-      try {
-        if (outside.length) await applyEach(outside, undefined, true);
-        if (transactional) await sequelize.transaction(async (t) => applyAll(t));
-        else await applyAll();
-      } catch (err) {
-        // A resumable domain interrupted by a stopping instance continues later: nothing is undone or audited.
-        if (domain.resumable === true && !transactional && err instanceof JobInterruptedError) throw err;
-        outcome = 'rollback';
-        error =
-          err instanceof AppError
-            ? { code: err.code, message: err.expose ? err.message : 'An operation failed' }
-            : { code: 'DATA_OPERATION_FAILED', message: 'An operation failed; completed operations were undone' };
-        ctx.logger.warn({ err, planId: plan.planId, domain: domain.id }, 'data-operation apply failed; undoing completed operations');
-        for (const undo of undos.reverse()) {
-          try {
-            await undo();
-          } catch (undoErr) {
-            outcome = 'partial';
-            ctx.logger.error({ err: undoErr, planId: plan.planId, domain: domain.id }, 'an undo failed: the target is partly changed');
-          }
-        }
-        if (err instanceof PlanAlreadyAppliedError) throw err;
-      }
-      const applied = outcome === 'success';
-      const summary: Summary = applied
-        ? { ...(domainReport?.summary ?? plan.summary) }
-        : { ...emptySummary(), skipped: plan.summary.skipped, failed: total };
-      if (applied) processed = total;
-      if (applied && domainReport?.outcome === 'partial') outcome = 'partial';
-      flush();
-      const durationMs = Math.max(0, Math.round(Date.now() - started));
-
-      // Audit: non-blocking (a failure is logged, never changes the answer).
-      try {
-        await this.deps.audit.append({
-          domain: domain.auditDomain,
-          operation: 'apply',
-          planId: plan.planId,
-          mode: plan.mode,
-          actor: { userId: identity.userId, tenantId: identity.tenantId },
-          outcome,
-          summary,
-          durationMs,
-          level: applied ? (outcome === 'success' ? (plan.risk === 'destructive' ? 'medium' : 'low') : 'medium') : 'high',
-          action: `${domain.id}.apply`,
-          message: `${domain.id} plan ${plan.planId} (${plan.mode}) applied: ${outcome}`,
-        });
-      } catch (err) {
-        ctx.logger.error({ err, planId: plan.planId }, 'the audit entry of a data operation could not be written');
-      }
-
-      // Verify (after a successful apply).
-      let verify: VerifyResult | undefined;
-      if (applied) {
-        try {
-          verify = await domain.verify(viewlessPlan({ ...plan, appliedAt: new Date().toISOString() }), ctx);
-          if (!verify.ok)
-            ctx.logger.warn({ planId: plan.planId, discrepancies: verify.discrepancies }, 'data-operation verify found discrepancies');
-        } catch (err) {
-          ctx.logger.error({ err, planId: plan.planId }, 'data-operation verify failed');
-          verify = { ok: false, discrepancies: ['verify failed to run'] };
-        }
-      }
-
-      const event: DataOperationCompleted = {
-        domain: domain.id,
-        planId: plan.planId,
-        jobId: extras.jobId ?? null,
-        tenantId: plan.tenantId,
-        outcome,
-        summary,
-        durationMs,
-      };
-      await this.deps.events
-        .publish(DATA_OPERATION_COMPLETED, event)
-        .catch((err) => ctx.logger.warn({ err }, 'data-operation completion not broadcast'));
-      return { planId: plan.planId, outcome, summary, durationMs, ...(verify ? { verify } : {}), ...(error ? { error } : {}) };
+      await checkStillCurrent(run);
+      const step = await applyOperations(run);
+      return await finishRun(run, step, identity, started, extras.jobId);
     } finally {
-      clearInterval(renewal);
-      if (progressTimer) clearInterval(progressTimer);
+      progress.stop();
       // Release: always.
-      await release().catch((err) =>
-        ctx.logger.error({ err, lock: lockName }, 'data-operation lock not released; it expires with its lease'),
-      );
+      await lock.release();
     }
   }
 
@@ -546,24 +312,4 @@ export class DataOpsService implements DataOpsEngine {
     const plan = await this.load(domainId, planId, identity);
     return domain.verify(viewlessPlan(plan), this.context(identity, domainId));
   }
-}
-
-/** The StoredPlan a domain sees (without the engine's bookkeeping fields). */
-function viewlessPlan(plan: StoredPlanRecord | StoredPlan): StoredPlan {
-  const { status: _s, jobId: _j, ...stored } = plan as StoredPlanRecord;
-  return stored;
-}
-
-function jobView(job: JobView): DataJobView {
-  const result = (job.result ?? null) as Partial<RunResult> | null;
-  return {
-    jobId: job.jobId,
-    domain: (job.payload as ApplyJobPayload).domain,
-    status: job.status,
-    progress: { processed: job.progress?.processed ?? 0, total: job.progress?.total ?? 0 },
-    ...(result?.outcome ? { outcome: result.outcome } : job.status === 'failed' ? { outcome: 'failure' as const } : {}),
-    ...(result?.summary ? { summary: result.summary } : {}),
-    createdAt: job.createdAt,
-    ...(job.completedAt ? { completedAt: job.completedAt } : {}),
-  };
 }

@@ -23,6 +23,37 @@ export {
   summarySchema,
 } from './wire-schemas.js';
 
+/** The kit a domain builds on: input validation, the mode matrix, the routes (see each module). */
+export { parseInput, zodIssueDetails } from './validate-input.js';
+export {
+  DEFAULT_DIFF_MESSAGES,
+  planFromDiff,
+  sortByTypeAndTarget,
+  type DataDiff,
+  type DiffItem,
+  type DiffMessages,
+  type PlanFromDiff,
+  type PlanFromDiffOptions,
+} from './plan-from-diff.js';
+export {
+  answerApply,
+  applyRoute,
+  confirmedApplyBodySchema,
+  dataOpRoutes,
+  historyRoute,
+  jobIdQuerySchema,
+  jobsRoute,
+  planRoute,
+  verifyRoute,
+  type ApplyRouteOptions,
+  type DataOpRoutesOptions,
+  type DataRouteCommon,
+  type DataRouteText,
+  type ListRouteOptions,
+  type PlanRouteOptions,
+  type VerifyRouteOptions,
+} from './route-kit.js';
+
 export type { SafetyMode } from '../../kernel/registries/contracts.js';
 export type Risk = 'safe' | 'warning' | 'destructive';
 export type Outcome = 'success' | 'partial' | 'failure' | 'rollback';
