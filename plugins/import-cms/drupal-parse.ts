@@ -85,6 +85,47 @@ interface Context {
   relativeUrls: number;
 }
 
+/** A resource's relationships as field values: ids (a list for a to-many), `media` when they point at files or media. */
+function readRelationships(res: Resource, data: Record<string, unknown>, kinds: Record<string, ImportFieldKind>): void {
+  for (const [name, rel] of Object.entries(res.relationships ?? {})) {
+    if (DROP_RELATIONSHIP.has(name) || !rel || !('data' in rel)) continue;
+    const targets = Array.isArray(rel.data) ? rel.data : rel.data ? [rel.data] : [];
+    const ids: string[] = [];
+    let media = false;
+    for (const t of targets as Array<{ type?: unknown; id?: unknown }>) {
+      if (typeof t?.id !== 'string' || t.id === 'missing' || t.type === 'unknown') continue;
+      ids.push(t.id);
+      if (typeof t.type === 'string' && /^(file|media)--/.test(t.type)) media = true;
+    }
+    data[name] = Array.isArray(rel.data) ? ids : (ids[0] ?? null);
+    kinds[name] = media ? 'media' : 'relation';
+  }
+}
+
+/** An attachment's file (its URL made absolute against the resource's origin) and its `url` field. */
+function attachmentFile(
+  res: Resource,
+  attrs: Record<string, unknown>,
+  data: Record<string, unknown>,
+  ctx: Context,
+): { url?: string; filename: string; mimeType?: string } {
+  const uri = attrs.uri as { url?: unknown; value?: unknown } | undefined;
+  let url = typeof uri?.url === 'string' ? uri.url : null;
+  if (url && url.startsWith('/')) {
+    const origin = originOf(res);
+    if (origin) url = new URL(url, origin).href;
+    else ctx.relativeUrls++;
+  }
+  delete data.uri;
+  data.url = url;
+  const filename = typeof attrs.filename === 'string' ? attrs.filename : (url?.split('/').pop() ?? String(res.id));
+  return {
+    filename,
+    ...(url && !url.startsWith('/') ? { url } : {}),
+    ...(typeof attrs.filemime === 'string' ? { mimeType: attrs.filemime } : {}),
+  };
+}
+
 async function writeResource(res: Resource, ctx: Context, line: number | undefined): Promise<boolean> {
   const { writer } = ctx;
   if (typeof res?.type !== 'string' || typeof res.id !== 'string') {
@@ -113,19 +154,7 @@ async function writeResource(res: Resource, ctx: Context, line: number | undefin
       }
     } else data[name] = value;
   }
-  for (const [name, rel] of Object.entries(res.relationships ?? {})) {
-    if (DROP_RELATIONSHIP.has(name) || !rel || !('data' in rel)) continue;
-    const targets = Array.isArray(rel.data) ? rel.data : rel.data ? [rel.data] : [];
-    const ids: string[] = [];
-    let media = false;
-    for (const t of targets as Array<{ type?: unknown; id?: unknown }>) {
-      if (typeof t?.id !== 'string' || t.id === 'missing' || t.type === 'unknown') continue;
-      ids.push(t.id);
-      if (typeof t.type === 'string' && /^(file|media)--/.test(t.type)) media = true;
-    }
-    data[name] = Array.isArray(rel.data) ? ids : (ids[0] ?? null);
-    kinds[name] = media ? 'media' : 'relation';
-  }
+  readRelationships(res, data, kinds);
   const lang = typeof attrs.langcode === 'string' ? attrs.langcode : null;
   const translation = attrs.default_langcode === false && lang !== null;
   const externalId = translation ? `${res.id}:${lang}` : res.id;
@@ -142,24 +171,7 @@ async function writeResource(res: Resource, ctx: Context, line: number | undefin
   if (typeof attrs.status === 'boolean') status = attrs.status ? 'published' : 'draft';
   else if (attrs.moderation_state === 'published' || attrs.moderation_state === 'draft') status = attrs.moderation_state;
 
-  let file: { url?: string; filename: string; mimeType?: string } | undefined;
-  if (mapped.entity === 'attachments') {
-    const uri = attrs.uri as { url?: unknown; value?: unknown } | undefined;
-    let url = typeof uri?.url === 'string' ? uri.url : null;
-    if (url && url.startsWith('/')) {
-      const origin = originOf(res);
-      if (origin) url = new URL(url, origin).href;
-      else ctx.relativeUrls++;
-    }
-    delete data.uri;
-    data.url = url;
-    const filename = typeof attrs.filename === 'string' ? attrs.filename : (url?.split('/').pop() ?? res.id);
-    file = {
-      filename,
-      ...(url && !url.startsWith('/') ? { url } : {}),
-      ...(typeof attrs.filemime === 'string' ? { mimeType: attrs.filemime } : {}),
-    };
-  }
+  const file = mapped.entity === 'attachments' ? attachmentFile(res, attrs, data, ctx) : undefined;
   const written = await writer.write(
     {
       entity: mapped.entity,

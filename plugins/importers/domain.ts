@@ -15,7 +15,7 @@
  */
 import { z } from 'zod';
 import { ValidationError } from '../../kernel/sdk.js';
-import type { DataDomainDefinition } from '../data-ops/public.js';
+import { zodIssueDetails, type DataDomainDefinition } from '../data-ops/public.js';
 import type { ImportersService, ImportInput } from './importers-service.js';
 import { IMPORTER_DOMAIN } from './importers-service.js';
 import type { SafetyMode } from './planner.js';
@@ -57,7 +57,7 @@ export function importerDomain(service: () => ImportersService, inlineThreshold:
     async validate(raw, ctx) {
       const parsed = inputSchema.safeParse(raw);
       if (!parsed.success) {
-        const issues = parsed.error.issues.map((i) => ({ path: ['body', ...i.path.map(String)].join('.'), message: i.message }));
+        const issues = zodIssueDetails(parsed.error.issues);
         throw new ValidationError(`Invalid import plan input: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, issues);
       }
       return service().validateInput(ctx.identity, parsed.data);
