@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
+import { configSchema, type CmsConfig, type ConfigInput } from './config-schema.js';
 import { BootError } from './errors.js';
 import { redactString } from './logger.js';
 
@@ -10,164 +10,7 @@ import { redactString } from './logger.js';
  * with one zod schema at start. A bad value stops the boot with a message naming the key (the
  * environment variable or the JSON path) and what is allowed.
  */
-const port = z.number().int().min(1).max(65535);
-
-export const configSchema = z.object({
-  env: z.enum(['production', 'development', 'test']).default('production'),
-  host: z.string().min(1).default('127.0.0.1'),
-  port: z.number().int().min(0).max(65535).default(3000),
-  /** CMS_PUBLIC_URL: the address browsers use (links in mails, OIDC redirects, the passkey relying party); default http://<host>:<port>. */
-  publicUrl: z.url({ protocol: /^https?$/ }).optional(),
-  dataDir: z.string().min(1).default('./data'),
-  logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  /** MULTI_TENANT: users, roles, sessions, tokens and keys belong to tenants resolved by hostname. */
-  multiTenant: z.boolean().default(false),
-  db: z
-    .object({
-      type: z.enum(['sqlite', 'mariadb']).default('sqlite'),
-      url: z.string().optional(),
-      storage: z.string().min(1).default('cms.sqlite'),
-      host: z.string().default('127.0.0.1'),
-      port: port.default(3306),
-      name: z.string().default('cms'),
-      user: z.string().default('root'),
-      password: z.string().default(''),
-      poolMax: z.number().int().min(1).max(200).default(10),
-      connectTimeoutMs: z.number().int().min(100).max(60000).default(15000),
-      /** SQLite: how long a write may wait for the one writer before it fails with 503 DATABASE_BUSY. */
-      writeWaitMs: z.number().int().min(100).max(120000).default(10000),
-      /** SQLite: how long the driver waits for another process's lock (busy timeout). */
-      busyTimeoutMs: z.number().int().min(0).max(120000).default(5000),
-    })
-    .prefault({}),
-  redis: z
-    .object({
-      url: z
-        .string()
-        .regex(/^rediss?:\/\//, 'must start with redis:// or rediss://')
-        .optional(),
-      prefix: z
-        .string()
-        .regex(/^[A-Za-z0-9_.-]+$/, 'letters, digits, _ . - only')
-        .default('cms'),
-    })
-    .prefault({}),
-  cache: z
-    .object({
-      defaultTtlSeconds: z.number().int().min(1).default(300),
-      /** Memory backend (no Redis): the store's bound in MiB (values counted as UTF-16, an upper bound) and in entries. */
-      memoryMaxMb: z.number().int().min(1).max(65536).default(64),
-      memoryMaxEntries: z.number().int().min(100).max(10_000_000).default(100_000),
-      /** Share of a full store (and of each in-process layer) one tenant may hold before it evicts its own entries first. */
-      tenantSharePercent: z.number().int().min(1).max(100).default(25),
-      /** In-process layers in front of the store (serialised list bodies), per layer, with either backend. */
-      localMaxMb: z.number().int().min(1).max(65536).default(16),
-      /** Redis backend: most MiB of list bodies one instance writes to Redis for one tenant per list lifetime (5 min); 0: no cap. */
-      redisTenantListMb: z.number().int().min(0).max(65536).default(32),
-    })
-    .prefault({}),
-  http: z
-    .object({
-      bodyLimit: z
-        .string()
-        .regex(/^\d+(b|kb|mb)$/i, 'a size such as 512kb or 1mb')
-        .default('1mb'),
-      trustProxy: z.boolean().default(false),
-      /** With trustProxy: how many proxies append to X-Forwarded-For; only that many right-most entries are believed. */
-      proxyHops: z.number().int().min(1).max(10).default(1),
-      shutdownTimeoutMs: z.number().int().min(0).max(120000).default(10000),
-      /**
-       * On shutdown, how long the instance keeps serving (in-flight and new requests) after its readiness
-       * probe turned 503, so a load balancer stops sending traffic before the listener closes.
-       */
-      shutdownDrainMs: z.number().int().min(0).max(120000).default(0),
-      /** Strict-Transport-Security max-age (seconds) on answers over HTTPS (or with an https publicUrl); 0 sends none. */
-      hstsMaxAgeSeconds: z.number().int().min(0).max(63072000).default(31536000),
-      /**
-       * Most open connections from one client address (loopback not counted unless connectionCapLoopback);
-       * 0: no cap. Unset: 64, or no cap with trustProxy (every connection then comes from the proxy).
-       */
-      maxConnectionsPerIp: z.number().int().min(0).max(100000).optional(),
-      /** Count loopback clients (127.0.0.0/8, ::1) against maxConnectionsPerIp too. */
-      connectionCapLoopback: z.boolean().default(false),
-      /** How long a client may take to send the request's headers; the connection is then closed (408). */
-      headersTimeoutMs: z.number().int().min(1000).max(600000).default(15000),
-      /** How long a client may take to send the whole request, body included (uploads: raise it for slow links); 0: no limit. */
-      requestTimeoutMs: z.number().int().min(0).max(3600000).default(300000),
-    })
-    .prefault({}),
-  rateLimit: z
-    .object({
-      enabled: z.boolean().default(true),
-      points: z.number().int().min(1).default(600),
-      durationSeconds: z.number().int().min(1).default(60),
-    })
-    .prefault({}),
-  pool: z
-    .object({
-      maxThreads: z.number().int().min(1).max(64).default(Math.max(1, availableParallelism())),
-      idleTimeoutMs: z.number().int().min(0).default(30000),
-      /**
-       * Added to the nice value of each worker thread (Linux: per thread), so the event loop wins the CPU
-       * from password hashing, parsing and checksums when both want it; 0 keeps the process's priority.
-       */
-      niceIncrement: z.number().int().min(0).max(19).default(10),
-    })
-    .prefault({}),
-  runtime: z
-    .object({
-      /**
-       * V8's old-space growth after a full collection, in percent of what survived it, while a data
-       * operation plans or applies (kernel/heap-growth.ts); 0 leaves V8's adaptive factor always. See
-       * README, "Memory during data operations".
-       */
-      bulkHeapGrowthPercent: z.number().int().min(0).max(300).default(20),
-    })
-    .prefault({}),
-  outbound: z
-    .object({
-      /**
-       * CMS_OUTBOUND_ALLOW_PRIVATE: requests the server makes on a user's behalf (importer downloads,
-       * content-sync channels, webhooks) may reach loopback, private, link-local and unique-local
-       * addresses (kernel/outbound.ts). Off by default (SSRF); tests and intranets turn it on.
-       */
-      allowPrivate: z.boolean().default(false),
-    })
-    .prefault({}),
-  jobs: z
-    .object({
-      enabled: z.boolean().default(true),
-      pollIntervalMs: z.number().int().min(20).default(1000),
-      leaseMs: z.number().int().min(100).default(60000),
-      maxAttempts: z.number().int().min(1).max(100).default(3),
-    })
-    .prefault({}),
-  plugins: z
-    .object({
-      disabled: z.array(z.string()).default([]),
-      /** Plugins whose manifest says enabledByDefault: false and that the operator turns on. */
-      enabled: z.array(z.string()).default([]),
-      paths: z.array(z.string()).default([]),
-      options: z.record(z.string(), z.record(z.string(), z.unknown())).default({}),
-    })
-    .prefault({}),
-});
-
-export type ConfigInput = z.input<typeof configSchema>;
-export type CmsConfig = z.output<typeof configSchema> & {
-  /** Folder that relative paths (dataDir, plugin folders, packages) resolve against. */
-  root: string;
-  /** Absolute data folder. */
-  dataPath: string;
-  /** Where each value came from, for messages: config path -> "PORT (environment)" etc. */
-  sources: Record<string, string>;
-  /**
-   * Secrets from the environment or the private config written by setup (<data>/private/config.json):
-   * JWT_SECRET_KEY, ENCRYPTION_KEY and RATE_LIMIT_SECRET. Mutable: setup fills them in when it writes
-   * the private config.
-   */
-  secrets: { jwtSecretKey?: string; encryptionKey?: string; rateLimitSecret?: string };
-};
+export { configSchema, type CmsConfig, type ConfigInput } from './config-schema.js';
 
 /** Where setup writes the private config (owner-only): database settings and generated secrets. */
 export const privateConfigPath = (dataPath: string) => join(dataPath, 'private', 'config.json');
@@ -311,36 +154,88 @@ function deepMerge(base: Record<string, any>, extra: Record<string, any>): Recor
   return out;
 }
 
+/** cms.config.json (or CMS_CONFIG): its object, the folder it sits in, and each key marked as coming from it. */
+function readConfigFile(
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+  sources: Record<string, string>,
+): { input: Record<string, any>; root: string } {
+  const file = env.CMS_CONFIG ? resolve(cwd, env.CMS_CONFIG) : resolve(cwd, 'cms.config.json');
+  if (env.CMS_CONFIG && !existsSync(file)) throw new BootError(`Config file not found: CMS_CONFIG=${env.CMS_CONFIG}`);
+  if (!existsSync(file)) return { input: {}, root: cwd };
+  let input: Record<string, any>;
+  try {
+    input = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (err) {
+    // V8 quotes part of the file in its message; that part may hold a password, so leave it out.
+    const reason = (err as Error).message.replace(/,\s*(\.\.\.)?"[\s\S]*"(\.\.\.)?\s+is not valid JSON$/, '');
+    throw new BootError(`Config file ${file} is not valid JSON: ${redactString(reason)}`);
+  }
+  if (!input || typeof input !== 'object' || Array.isArray(input)) throw new BootError(`Config file ${file} must hold a JSON object`);
+  const mark = (obj: Record<string, any>, prefix: string) => {
+    for (const [k, v] of Object.entries(obj)) {
+      const p = prefix ? `${prefix}.${k}` : k;
+      sources[p] = `${p} (cms.config.json)`;
+      if (v && typeof v === 'object' && !Array.isArray(v)) mark(v, p);
+    }
+  };
+  mark(input, '');
+  return { input, root: dirname(file) };
+}
+
+/** One line per invalid value, naming where it came from (the file key or the variable); secrets are redacted. */
+function configIssues(issues: z.ZodIssue[], input: Record<string, any>, sources: Record<string, string>): string {
+  const lines = issues.map((issue) => {
+    const path = issue.path.join('.');
+    const where = sources[path] ?? path;
+    const got = issue.path.reduce<any>((node, key) => (node == null ? node : node[key as any]), input);
+    const shown = /password|secret/i.test(path) ? '[redacted]' : redactString(JSON.stringify(got) ?? String(got));
+    return `  - ${where}: ${issue.message}${got === undefined ? '' : ` (got ${shown})`}`;
+  });
+  return `Invalid configuration:\n${lines.join('\n')}`;
+}
+
+/** The private config (written by setup) sits beneath the environment and cms.config.json: it only fills what they left unset. */
+function applyPrivateConfig(config: CmsConfig, options: LoadConfigOptions): void {
+  const file = privateConfigPath(config.dataPath);
+  if (options.ignoreFile || !existsSync(file)) return;
+  let saved: Record<string, unknown>;
+  try {
+    saved = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (err) {
+    throw new BootError(`Private config ${file} is not valid JSON: ${redactString((err as Error).message.split('\n')[0]!)}`);
+  }
+  const { sources } = config;
+  const dbTouched = Object.keys(sources).some((k) => k.startsWith('db.')) || options.overrides?.db !== undefined;
+  if (!dbTouched && typeof saved.DB_TYPE === 'string') {
+    const db: Record<string, unknown> = { ...config.db };
+    for (const [key, field] of Object.entries(PRIVATE_DB_KEYS)) if (saved[key] !== undefined && saved[key] !== '') db[field] = saved[key];
+    const checked = configSchema.shape.db.safeParse(db);
+    if (!checked.success)
+      throw new BootError(
+        `Private config ${file} has invalid database settings: ${checked.error.issues.map((i) => i.path.join('.')).join(', ')}`,
+      );
+    config.db = checked.data;
+  }
+  if (saved.MULTI_TENANT === true && sources.multiTenant === undefined && options.overrides?.multiTenant === undefined)
+    config.multiTenant = true;
+  if (typeof saved.JWT_SECRET_KEY === 'string') config.secrets.jwtSecretKey = saved.JWT_SECRET_KEY;
+  if (typeof saved.ENCRYPTION_KEY === 'string') config.secrets.encryptionKey = saved.ENCRYPTION_KEY;
+  if (typeof saved.RATE_LIMIT_SECRET === 'string') config.secrets.rateLimitSecret = saved.RATE_LIMIT_SECRET;
+}
+
+/**
+ * The kernel's config, merged in this order (later wins): cms.config.json (or CMS_CONFIG), the environment
+ * variables in ENV_VARS, options.overrides; then the private config fills what none of them set, and the
+ * secret variables (JWT_SECRET_KEY, ENCRYPTION_KEY, RATE_LIMIT_SECRET) beat the private config.
+ */
 export function loadConfig(options: LoadConfigOptions = {}): CmsConfig {
   const cwd = options.cwd ?? process.cwd();
   const env = options.env ?? process.env;
   const sources: Record<string, string> = {};
-  let input: Record<string, any> = {};
-  let root = cwd;
-
-  if (!options.ignoreFile) {
-    const file = env.CMS_CONFIG ? resolve(cwd, env.CMS_CONFIG) : resolve(cwd, 'cms.config.json');
-    if (env.CMS_CONFIG && !existsSync(file)) throw new BootError(`Config file not found: CMS_CONFIG=${env.CMS_CONFIG}`);
-    if (existsSync(file)) {
-      try {
-        input = JSON.parse(readFileSync(file, 'utf8'));
-      } catch (err) {
-        // V8 quotes part of the file in its message; that part may hold a password, so leave it out.
-        const reason = (err as Error).message.replace(/,\s*(\.\.\.)?"[\s\S]*"(\.\.\.)?\s+is not valid JSON$/, '');
-        throw new BootError(`Config file ${file} is not valid JSON: ${redactString(reason)}`);
-      }
-      if (!input || typeof input !== 'object' || Array.isArray(input)) throw new BootError(`Config file ${file} must hold a JSON object`);
-      root = dirname(file);
-      const mark = (obj: Record<string, any>, prefix: string) => {
-        for (const [k, v] of Object.entries(obj)) {
-          const p = prefix ? `${prefix}.${k}` : k;
-          sources[p] = `${p} (cms.config.json)`;
-          if (v && typeof v === 'object' && !Array.isArray(v)) mark(v, p);
-        }
-      };
-      mark(input, '');
-    }
-  }
+  const file = options.ignoreFile ? { input: {} as Record<string, any>, root: cwd } : readConfigFile(cwd, env, sources);
+  const root = file.root;
+  let input = file.input;
 
   for (const [name, [path, kind]] of Object.entries(ENV_VARS)) {
     const raw = env[name];
@@ -352,44 +247,10 @@ export function loadConfig(options: LoadConfigOptions = {}): CmsConfig {
   applyDbUrl(input, sources['db.url'] ?? 'db.url');
 
   const parsed = configSchema.safeParse(input);
-  if (!parsed.success) {
-    const lines = parsed.error.issues.map((issue) => {
-      const path = issue.path.join('.');
-      const where = sources[path] ?? path;
-      const got = issue.path.reduce<any>((node, key) => (node == null ? node : node[key as any]), input);
-      const shown = /password|secret/i.test(path) ? '[redacted]' : redactString(JSON.stringify(got) ?? String(got));
-      return `  - ${where}: ${issue.message}${got === undefined ? '' : ` (got ${shown})`}`;
-    });
-    throw new BootError(`Invalid configuration:\n${lines.join('\n')}`);
-  }
+  if (!parsed.success) throw new BootError(configIssues(parsed.error.issues, input, sources));
   const dataPath = isAbsolute(parsed.data.dataDir) ? parsed.data.dataDir : resolve(root, parsed.data.dataDir);
   const config: CmsConfig = { ...parsed.data, root, dataPath, sources, secrets: {} };
-  // The private config sits beneath the environment and cms.config.json: it only fills what they left unset.
-  const file = privateConfigPath(dataPath);
-  if (!options.ignoreFile && existsSync(file)) {
-    let saved: Record<string, unknown>;
-    try {
-      saved = JSON.parse(readFileSync(file, 'utf8'));
-    } catch (err) {
-      throw new BootError(`Private config ${file} is not valid JSON: ${redactString((err as Error).message.split('\n')[0]!)}`);
-    }
-    const dbTouched = Object.keys(sources).some((k) => k.startsWith('db.')) || options.overrides?.db !== undefined;
-    if (!dbTouched && typeof saved.DB_TYPE === 'string') {
-      const db: Record<string, unknown> = { ...config.db };
-      for (const [key, field] of Object.entries(PRIVATE_DB_KEYS)) if (saved[key] !== undefined && saved[key] !== '') db[field] = saved[key];
-      const checked = configSchema.shape.db.safeParse(db);
-      if (!checked.success)
-        throw new BootError(
-          `Private config ${file} has invalid database settings: ${checked.error.issues.map((i) => i.path.join('.')).join(', ')}`,
-        );
-      config.db = checked.data;
-    }
-    if (saved.MULTI_TENANT === true && sources.multiTenant === undefined && options.overrides?.multiTenant === undefined)
-      config.multiTenant = true;
-    if (typeof saved.JWT_SECRET_KEY === 'string') config.secrets.jwtSecretKey = saved.JWT_SECRET_KEY;
-    if (typeof saved.ENCRYPTION_KEY === 'string') config.secrets.encryptionKey = saved.ENCRYPTION_KEY;
-    if (typeof saved.RATE_LIMIT_SECRET === 'string') config.secrets.rateLimitSecret = saved.RATE_LIMIT_SECRET;
-  }
+  applyPrivateConfig(config, options);
   if (env.JWT_SECRET_KEY) config.secrets.jwtSecretKey = env.JWT_SECRET_KEY;
   if (env.ENCRYPTION_KEY) config.secrets.encryptionKey = env.ENCRYPTION_KEY;
   if (env.RATE_LIMIT_SECRET) config.secrets.rateLimitSecret = env.RATE_LIMIT_SECRET;

@@ -1,7 +1,6 @@
 import { setBulkHeapGrowth } from './heap-growth.js';
 import { mkdirSync } from 'node:fs';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { Duplex } from 'node:stream';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { asFunction, asValue } from 'awilix';
@@ -20,8 +19,7 @@ import { assertUniqueIds, discoverConfigured, discoverFolder } from './discovery
 import { BootError, ServiceUnavailableError } from './errors.js';
 import { EventBus } from './events.js';
 import { buildApp, type IdentifyRequest } from './http/app.js';
-import { capConnectionsPerIp } from './http/connection-cap.js';
-import { normalisePath } from './http/rate-limit.js';
+import { closeHttpServer, createHttpServer, listenOn } from './http/server.js';
 import { HttpMetrics } from './http/http-metrics.js';
 import { IdempotencyStore } from './http/idempotency.js';
 import { NamespaceMap } from './http/namespaces.js';
@@ -35,6 +33,7 @@ import { KERNEL_PERMISSIONS } from './permissions.js';
 import { orderPlugins } from './plugin-order.js';
 import { closeRedis, createRedisClient } from './redis.js';
 import { WorkerPool } from './pool.js';
+import { boundedShutdownStep } from './shutdown-step.js';
 import { createRegistries, type Registries } from './registries/index.js';
 import { DIST_ROOT, KERNEL_VERSION } from './version.js';
 
@@ -266,72 +265,13 @@ export class Kernel {
       hstsMaxAgeSeconds: this.config.http.hstsMaxAgeSeconds,
     });
     this.identifyRequest = app.identify;
-    const { headersTimeoutMs, requestTimeoutMs } = this.config.http;
-    // Half-sent requests: headers within headersTimeoutMs, the whole request within requestTimeoutMs
-    // (Node checks both every connectionsCheckingInterval; its default of 30 s would let them run over).
-    this.server = createServer(
-      {
-        headersTimeout: requestTimeoutMs > 0 ? Math.min(headersTimeoutMs, requestTimeoutMs) : headersTimeoutMs,
-        requestTimeout: requestTimeoutMs,
-        connectionsCheckingInterval: 1000,
-      },
-      app.callback(),
-    );
-    this.server.keepAliveTimeout = 5000;
-    this.capConnections(this.server);
-    this.server.on('upgrade', (req, socket, head) => this.upgrade(req, socket, head));
-    return new Promise((resolve, reject) => {
-      this.server!.once('error', reject);
-      this.server!.listen(this.config.port, this.config.host, () => {
-        this.server!.off('error', reject);
-        resolve();
-      });
+    this.server = createHttpServer(app.callback(), {
+      http: this.config.http,
+      logger: this.logger,
+      registries: this.registries,
+      isServing: () => this.serving,
     });
-  }
-
-  /** The per-address connection cap (http.maxConnectionsPerIp; unset: 64, or none behind a trusted proxy). */
-  private capConnections(server: Server): void {
-    const { maxConnectionsPerIp, trustProxy, connectionCapLoopback } = this.config.http;
-    const maxPerIp = maxConnectionsPerIp ?? (trustProxy ? 0 : 64);
-    const warned = new Map<string, number>();
-    capConnectionsPerIp(server, {
-      maxPerIp,
-      includeLoopback: connectionCapLoopback,
-      onRefused: (address) => {
-        // One line per address a minute: a flood does not flood the log too.
-        const now = Date.now();
-        if (now - (warned.get(address) ?? 0) < 60_000) return;
-        if (warned.size >= 1000) warned.clear();
-        warned.set(address, now);
-        this.logger.warn({ address, maxPerIp }, 'connection refused: too many open connections from this address');
-      },
-    });
-  }
-
-  /**
-   * WebSocket upgrades go to the endpoint registered for the path (the websockets registry), once the
-   * instance is serving; otherwise the socket is answered 503 or 404 and closed.
-   */
-  private upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
-    const refuse = (status: string) => {
-      socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
-    };
-    socket.on('error', () => socket.destroy());
-    if (!this.serving) return refuse('503 Service Unavailable');
-    let path: string;
-    try {
-      path = normalisePath(new URL(req.url ?? '/', 'http://localhost').pathname);
-    } catch {
-      return refuse('400 Bad Request');
-    }
-    const endpoint = this.registries.websockets.list().find((e) => normalisePath(e.path) === path);
-    if (!endpoint) return refuse('404 Not Found');
-    try {
-      endpoint.handleUpgrade(req, socket, head);
-    } catch (err) {
-      this.logger.error({ err, endpoint: endpoint.id }, 'websocket upgrade failed');
-      refuse('500 Internal Server Error');
-    }
+    return listenOn(this.server, this.config.port, this.config.host);
   }
 
   /** The address the server listens on (port 0 in config picks a free one). */
@@ -404,24 +344,8 @@ export class Kernel {
     this.serving = false;
     this.stopping.abort();
     this.logger.info('shutting down');
-    const limit = this.config.http.shutdownTimeoutMs + 5000;
-    const step = async (name: string, fn: () => Promise<unknown> | unknown) => {
-      let timer: NodeJS.Timeout | undefined;
-      const timedOut = new Promise<void>((resolve) => {
-        timer = setTimeout(() => {
-          this.logger.error({ step: name, ms: limit }, 'shutdown step did not finish in time; moving on');
-          resolve();
-        }, limit);
-      });
-      try {
-        await Promise.race([Promise.resolve().then(fn), timedOut]);
-      } catch (err) {
-        this.logger.error({ err, step: name }, 'shutdown step failed');
-      } finally {
-        clearTimeout(timer);
-      }
-    };
-    await step('server', () => this.closeServer());
+    const step = boundedShutdownStep(this.logger, this.config.http.shutdownTimeoutMs + 5000);
+    await step('server', () => closeHttpServer(this.server, this.config.http.shutdownTimeoutMs));
     await step('boot', () => this.booting?.catch(() => undefined));
     await step('jobs', () => this.jobs.stop());
     await step('plugins', () => this.loader.closeAll());
@@ -433,24 +357,6 @@ export class Kernel {
     await step('database', () => this.sequelize.close());
     this.enter('IDLE');
     this.logger.flush?.();
-  }
-
-  private closeServer(): Promise<void> {
-    const server = this.server;
-    if (!server?.listening) return Promise.resolve();
-    return new Promise((resolve) => {
-      const force = setTimeout(() => server.closeAllConnections(), this.config.http.shutdownTimeoutMs);
-      force.unref();
-      // Keep-alive connections that go idle after their in-flight response are closed at once too.
-      const idle = setInterval(() => server.closeIdleConnections(), 50);
-      idle.unref();
-      server.close(() => {
-        clearTimeout(force);
-        clearInterval(idle);
-        resolve();
-      });
-      server.closeIdleConnections();
-    });
   }
 }
 

@@ -9,6 +9,7 @@ import {
   definePlugin,
   type Logger,
   optional,
+  type PluginRegisterContext,
   type Registries,
   DIST_ROOT,
 } from '../../kernel/sdk.js';
@@ -26,6 +27,33 @@ interface State {
   sockets: GraphqlSockets | null;
   service: GraphqlService | null;
   settings: GraphqlSettings | null;
+}
+
+/** The /api/graphql WebSocket endpoint (503 until boot opened it) and the 'graphql' health check. */
+function addEndpointAndHealth(registries: PluginRegisterContext['registries'], state: State, explorer: GraphqlExplorer): void {
+  registries.websockets.add({
+    id: 'graphql',
+    path: '/api/graphql',
+    handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer) {
+      if (state.sockets) return state.sockets.handleUpgrade(req, socket, head);
+      socket.end('HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+    },
+  });
+  registries.healthChecks.add({
+    id: 'graphql',
+    async check() {
+      const built = state.service?.current();
+      return {
+        status: 'ok' as const,
+        connections: state.sockets?.connectionCount ?? 0,
+        subscriptions: state.service?.activeSubscriptions ?? 0,
+        collections: built?.included.length ?? 0,
+        collectionsLeftOut: built?.clashes.length ?? 0,
+        // Whether GET /api/graphql serves the explorer to browsers (the admin UI's System page links to it then).
+        explorer: explorer.enabled,
+      };
+    },
+  });
 }
 
 export default definePlugin(() => {
@@ -56,29 +84,7 @@ export default definePlugin(() => {
       const explorer = new GraphqlExplorer(options.explorer, new ExplorerBuild(join(DIST_ROOT, 'graphql-explorer')));
       container.register('graphqlExplorer', asValue(explorer));
       for (const route of graphqlRoutes) routes.add(route);
-      registries.websockets.add({
-        id: 'graphql',
-        path: '/api/graphql',
-        handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer) {
-          if (state.sockets) return state.sockets.handleUpgrade(req, socket, head);
-          socket.end('HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
-        },
-      });
-      registries.healthChecks.add({
-        id: 'graphql',
-        async check() {
-          const built = state.service?.current();
-          return {
-            status: 'ok' as const,
-            connections: state.sockets?.connectionCount ?? 0,
-            subscriptions: state.service?.activeSubscriptions ?? 0,
-            collections: built?.included.length ?? 0,
-            collectionsLeftOut: built?.clashes.length ?? 0,
-            // Whether GET /api/graphql serves the explorer to browsers (the admin UI's System page links to it then).
-            explorer: explorer.enabled,
-          };
-        },
-      });
+      addEndpointAndHealth(registries, state, explorer);
     },
     async boot({ container, config, logger, options, onClose, follow }) {
       // GRAPHQL_MAX_DEPTH / GRAPHQL_MAX_COST (System Settings of the setup plugin, when it is enabled); a configured option wins.

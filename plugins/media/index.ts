@@ -12,11 +12,12 @@ import {
   type Registries,
   optional,
   type ModelMap,
+  type PluginRegisterContext,
 } from '../../kernel/sdk.js';
 import { closeRedis, createRedisClient } from '../../kernel/redis.js';
 import { FoldersService } from './folders-service.js';
 import { MediaClient, systemIdentity, type MediaClientFactory } from './media-client.js';
-import { parseMediaOptions, storageType, type SettingsReader } from './media-options.js';
+import { parseMediaOptions, storageType, type MediaOptions, type SettingsReader } from './media-options.js';
 import { MediaService } from './media-service.js';
 import { MediaStorage } from './media-storage.js';
 import { MediaTrash } from './media-trash.js';
@@ -48,6 +49,74 @@ async function removeStaleUploads(tmpDir: string, logger: Logger): Promise<void>
   }
 }
 
+/** What register hands to the media services it declares. */
+interface MediaServiceDeps {
+  storage: MediaStorage;
+  attempts: ShareAttempts;
+  options: MediaOptions;
+  env: Record<string, any>;
+  tmpDir: string;
+}
+
+/** The media container keys: mediaStorage, mediaFolders, media, mediaTrash, mediaShares, mediaClient. */
+function registerMediaServices(
+  container: PluginRegisterContext['container'],
+  { storage, attempts, options, env, tmpDir }: MediaServiceDeps,
+): void {
+  container.register('mediaStorage', asValue(storage));
+  container.register('mediaFolders', asFunction(({ sequelize }: { sequelize: Sequelize }) => new FoldersService(sequelize)).singleton());
+  container.register(
+    'media',
+    asFunction(
+      (cradle: { sequelize: Sequelize; pool: WorkerPool; events: EventBus; logger: Logger; mediaFolders: FoldersService }) =>
+        new MediaService({
+          sequelize: cradle.sequelize,
+          pool: cradle.pool,
+          events: cradle.events,
+          logger: cradle.logger,
+          storage,
+          folders: cradle.mediaFolders,
+          options,
+          env,
+          settings: () => settingsOf(cradle),
+          tmpDir,
+          tasksFile: TASKS_FILE,
+        }),
+    ).singleton(),
+  );
+  container.register(
+    'mediaTrash',
+    asFunction(
+      ({ mediaFolders, logger: l, models }: { mediaFolders: FoldersService; logger: Logger; models: ModelMap }) =>
+        new MediaTrash(models, storage, mediaFolders, l),
+    ).singleton(),
+  );
+  container.register('mediaShares', asFunction(({ models }: { models: ModelMap }) => new SharesService(models, attempts)).singleton());
+  // The in-process SDK for plugins and server-side code: mediaClient(identity?) -> MediaClient.
+  container.register(
+    'mediaClient',
+    asFunction(
+      ({ media }: { media: MediaService }): MediaClientFactory =>
+        (identity = systemIdentity()) =>
+          new MediaClient(media, identity),
+    ).singleton(),
+  );
+}
+
+/** The storage driver MEDIA_STORAGE_TYPE (or the setting, or the option) names; a BootError lists the ones there are. */
+function storageDriver(registries: Registries, id: string) {
+  const drivers = registries.storageDrivers;
+  const driver = drivers.get(id);
+  if (!driver) {
+    const available = drivers.keys().map((k) => `'${k}' (plugin ${drivers.ownerOf(k)})`);
+    throw new BootError(
+      `MEDIA_STORAGE_TYPE is '${id}' but no plugin provides a storage driver with that id; ` +
+        (available.length ? `available: ${available.join(', ')}` : "no storage driver plugin is enabled (storage-local provides 'local')"),
+    );
+  }
+  return driver;
+}
+
 /** A factory: each kernel has its own storage holder and share-attempt counter (made in register, wired in boot). */
 export default definePlugin(() => {
   let own: { storage: MediaStorage; attempts: ShareAttempts } | null = null;
@@ -62,47 +131,7 @@ export default definePlugin(() => {
       own = { storage, attempts };
       const tmpDir = join(config.dataPath, 'tmp');
 
-      container.register('mediaStorage', asValue(storage));
-      container.register(
-        'mediaFolders',
-        asFunction(({ sequelize }: { sequelize: Sequelize }) => new FoldersService(sequelize)).singleton(),
-      );
-      container.register(
-        'media',
-        asFunction(
-          (cradle: { sequelize: Sequelize; pool: WorkerPool; events: EventBus; logger: Logger; mediaFolders: FoldersService }) =>
-            new MediaService({
-              sequelize: cradle.sequelize,
-              pool: cradle.pool,
-              events: cradle.events,
-              logger: cradle.logger,
-              storage,
-              folders: cradle.mediaFolders,
-              options,
-              env: envOptions,
-              settings: () => settingsOf(cradle),
-              tmpDir,
-              tasksFile: TASKS_FILE,
-            }),
-        ).singleton(),
-      );
-      container.register(
-        'mediaTrash',
-        asFunction(
-          ({ mediaFolders, logger: l, models }: { mediaFolders: FoldersService; logger: Logger; models: ModelMap }) =>
-            new MediaTrash(models, storage, mediaFolders, l),
-        ).singleton(),
-      );
-      container.register('mediaShares', asFunction(({ models }: { models: ModelMap }) => new SharesService(models, attempts)).singleton());
-      // The in-process SDK for plugins and server-side code: mediaClient(identity?) -> MediaClient.
-      container.register(
-        'mediaClient',
-        asFunction(
-          ({ media }: { media: MediaService }): MediaClientFactory =>
-            (identity = systemIdentity()) =>
-              new MediaClient(media, identity),
-        ).singleton(),
-      );
+      registerMediaServices(container, { storage, attempts, options, env: envOptions, tmpDir });
       registries.healthChecks.add({
         id: 'media-storage',
         async check() {
@@ -121,17 +150,7 @@ export default definePlugin(() => {
       await mkdir(tmpDir, { recursive: true });
       await removeStaleUploads(tmpDir, logger);
       const id = await storageType(options, settingsOf(container.cradle), envOptions);
-      const drivers = container.resolve<Registries>('registries').storageDrivers;
-      const driver = drivers.get(id);
-      if (!driver) {
-        const available = drivers.keys().map((k) => `'${k}' (plugin ${drivers.ownerOf(k)})`);
-        throw new BootError(
-          `MEDIA_STORAGE_TYPE is '${id}' but no plugin provides a storage driver with that id; ` +
-            (available.length
-              ? `available: ${available.join(', ')}`
-              : "no storage driver plugin is enabled (storage-local provides 'local')"),
-        );
-      }
+      const driver = storageDriver(container.resolve<Registries>('registries'), id);
       own.storage.attach(driver);
       if (config.redis.url) {
         const redis = createRedisClient(config.redis.url);

@@ -7,6 +7,7 @@ import {
   type Logger,
   optional,
   isOpenDuring,
+  type PluginRegisterContext,
 } from '../../kernel/sdk.js';
 import { asFunction, asValue } from 'awilix';
 import type { Context, Next } from 'koa';
@@ -47,6 +48,39 @@ function themesOf(cradle: object): { seedDefault(tenantId: string): Promise<unkn
   }
 }
 
+/** The redirect to /setup while setup is incomplete, and the 'setup' health check (state and progress). */
+function addRedirectAndHealth(registries: PluginRegisterContext['registries'], current: () => SetupService | null): void {
+  registries.middleware.add({
+    id: 'setup-redirect',
+    // Before identity: while incomplete, even a request with bad credentials is simply sent to /setup.
+    stage: 'beforeIdentity',
+    async handler(ctx: Context, next: Next) {
+      const service = current();
+      // Routes declared `openDuring: ['setup']` stay reachable; everything else answers 302 to /setup.
+      if (!service || isOpenDuring(ctx, 'setup') || (await service.isReady())) return next();
+      ctx.status = 302;
+      ctx.redirect('/setup');
+    },
+  });
+  registries.healthChecks.add({
+    id: 'setup',
+    exposeAs: 'setup',
+    async check() {
+      const service = current();
+      if (!service) return { status: 'ok', state: 'incomplete', progress: 0, seeded: false, complete: false };
+      const s = await service.status();
+      return {
+        status: s.error ? 'degraded' : 'ok',
+        state: s.state,
+        progress: s.progress,
+        seeded: s.seeded,
+        complete: s.complete,
+        ...(s.error ? { error: s.error } : {}),
+      };
+    },
+  });
+}
+
 /** A factory: each kernel has its own service slot (set at boot, read by the redirect and the health check). */
 export default definePlugin(() => {
   let service: SetupService | null = null;
@@ -85,33 +119,7 @@ export default definePlugin(() => {
         ).singleton(),
       );
       for (const route of [...setupRoutes, ...formActionRoutes, ...settingsRoutes]) routes.add(route);
-      registries.middleware.add({
-        id: 'setup-redirect',
-        // Before identity: while incomplete, even a request with bad credentials is simply sent to /setup.
-        stage: 'beforeIdentity',
-        async handler(ctx: Context, next: Next) {
-          // Routes declared `openDuring: ['setup']` stay reachable; everything else answers 302 to /setup.
-          if (!service || isOpenDuring(ctx, 'setup') || (await service.isReady())) return next();
-          ctx.status = 302;
-          ctx.redirect('/setup');
-        },
-      });
-      registries.healthChecks.add({
-        id: 'setup',
-        exposeAs: 'setup',
-        async check() {
-          if (!service) return { status: 'ok', state: 'incomplete', progress: 0, seeded: false, complete: false };
-          const s = await service.status();
-          return {
-            status: s.error ? 'degraded' : 'ok',
-            state: s.state,
-            progress: s.progress,
-            seeded: s.seeded,
-            complete: s.complete,
-            ...(s.error ? { error: s.error } : {}),
-          };
-        },
-      });
+      addRedirectAndHealth(registries, () => service);
     },
     async boot({ container, config, options, envOptions, logger }) {
       const booted = container.resolve<SetupService>('setup');
