@@ -20,7 +20,7 @@ import type { ListAnswer, ListCache } from './list-cache.js';
 import { ListReader } from './list-reader.js';
 import type { PreparedRow } from './prepared-row.js';
 import { orderFor, whereFor, type EntryStatus, type ListQuery } from './list-query.js';
-import { insertRows } from '../../kernel/db/insert-rows.js';
+import { insertRows } from '../../lib/db/insert-rows.js';
 import { Revision } from './models/revision.js';
 import { presanitize, type RichTextSanitizer } from './rich-text-pool.js';
 import { ENTRY_EVENTS } from './public.js';

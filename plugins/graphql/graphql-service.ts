@@ -30,7 +30,7 @@ import type { GraphqlOptions } from './options.js';
 import { buildSchema, type BuiltSchema } from './schema-builder.js';
 import { selectsSharedOnly } from './shared-fields.js';
 import { SubscriptionFanout, type Sink } from './subscription-fanout.js';
-import { bracketDepth } from '../../kernel/text/bracket-depth.js';
+import { bracketDepth } from '../../lib/text/bracket-depth.js';
 
 /** Documents remembered as shareable or not (subscription-fanout.ts), per schema and text; cleared when full. */
 const SHAREABLE_MEMO = 500;

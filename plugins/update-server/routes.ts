@@ -2,7 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import semver from 'semver';
 import { z } from 'zod';
 import { ServiceUnavailableError, ValidationError, defineRoute, type RouteDefinition } from '../../kernel/sdk.js';
-import { UPDATE_SIGNATURE_WINDOW_MS } from '../../kernel/text/update-signature.js';
+import { UPDATE_SIGNATURE_WINDOW_MS } from '../../lib/text/update-signature.js';
 import { CheckRateLimitedError, OperatorTokenInvalidError, OperatorTokenRequiredError, SignatureExpiredError } from './errors.js';
 import { hashIp, type ServerKeys } from './keys.js';
 import type { UpdateServerOptions } from './options.js';
