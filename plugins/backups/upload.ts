@@ -1,6 +1,6 @@
 /**
  * POST /api/backups/upload: a tar.gz made by GET /api/backups/:backupId/download, streamed to disk, then
- * extracted by kernel/storage/safe-tar-extract (entry by entry, never `tar.x`): every entry is checked
+ * extracted by lib/storage/safe-tar-extract (entry by entry, never `tar.x`): every entry is checked
  * before a byte of it is written, and any refusal removes everything.
  *
  *   <root>/.upload-<hex>.partial/archive.tar.gz          the received body (kernel multipart rules)
@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import type { Context } from 'koa';
 import { z } from 'zod';
 import { receiveMultipartFile } from '../../kernel/sdk.js';
-import { safeTarExtract } from '../../kernel/storage/safe-tar-extract.js';
+import { safeTarExtract } from '../../lib/storage/safe-tar-extract.js';
 import {
   BackupArchiveInvalidError,
   BackupArchiveLimitError,
@@ -133,7 +133,7 @@ export async function receiveBackupUpload(
 }
 
 /**
- * Extracts the archive below `dest` (kernel/storage/safe-tar-extract), every entry inside one
+ * Extracts the archive below `dest` (lib/storage/safe-tar-extract), every entry inside one
  * `<backupId>.svelty-backup` folder. Answers that folder's name.
  */
 async function extract(archive: string, dest: string, options: BackupOptions): Promise<string> {

@@ -1,5 +1,5 @@
 /**
- * Reading a received `.svelty-package` archive: safe extraction (kernel/storage/safe-tar-extract: every
+ * Reading a received `.svelty-package` archive: safe extraction (lib/storage/safe-tar-extract: every
  * entry is checked before a byte of it is written, and any refusal removes everything), then the checks
  * of validate (manifest format and version, every file's size and SHA-256 against manifest.files and
  * checksums.sha256, files present but not listed), and a bounded NDJSON line reader for the plan.
@@ -10,7 +10,7 @@ import { readFile, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { z } from 'zod';
-import { safeTarExtract, type SafeTarLimitName } from '../../kernel/storage/safe-tar-extract.js';
+import { safeTarExtract, type SafeTarLimitName } from '../../lib/storage/safe-tar-extract.js';
 import {
   ContentImportArchiveInvalidError,
   ContentImportLimitError,

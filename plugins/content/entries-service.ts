@@ -2,7 +2,6 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import stringify from 'safe-stable-stringify';
 import { Op, QueryTypes, UniqueConstraintError, Model, type Sequelize, type Transaction } from 'sequelize';
 import {
-  AppError,
   ConflictError,
   ValidationError,
   type EventBus,
@@ -15,12 +14,13 @@ import {
 import type { CollectionsService, LoadedCollection } from './collections-service.js';
 import { checkEntryInput, slugify, type CheckedInput } from './entry-input.js';
 import { EntryNotFoundError } from './errors.js';
+import { UniqueValueConflictError } from './entry-errors.js';
 import { columnName, fromColumn } from './field-types.js';
 import type { ListAnswer, ListCache } from './list-cache.js';
 import { ListReader } from './list-reader.js';
 import type { PreparedRow } from './prepared-row.js';
 import { orderFor, whereFor, type EntryStatus, type ListQuery } from './list-query.js';
-import { insertRows } from '../../kernel/db/insert-rows.js';
+import { insertRows } from '../../lib/db/insert-rows.js';
 import { Revision } from './models/revision.js';
 import { presanitize, type RichTextSanitizer } from './rich-text-pool.js';
 import { ENTRY_EVENTS } from './public.js';
@@ -269,9 +269,7 @@ export class EntriesService {
         const field = this.violated(c, err);
         if (field === 'slug' && n <= MAX_SLUG_TRIES + 3) continue;
         const path = field ? `${prefix}.${field}` : prefix;
-        throw new AppError('CONFLICT', 409, `${field ? `'${field}'` : 'A unique field'} already has this value in ${c.name}`, {
-          extra: { issues: [{ path, message: 'already used' }] },
-        });
+        throw new UniqueValueConflictError(c.name, field, path);
       }
     }
   }

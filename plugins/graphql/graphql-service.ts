@@ -30,7 +30,7 @@ import type { GraphqlOptions } from './options.js';
 import { buildSchema, type BuiltSchema } from './schema-builder.js';
 import { selectsSharedOnly } from './shared-fields.js';
 import { SubscriptionFanout, type Sink } from './subscription-fanout.js';
-import { bracketDepth } from '../../kernel/text/bracket-depth.js';
+import { bracketDepth } from '../../lib/text/bracket-depth.js';
 
 /** Documents remembered as shareable or not (subscription-fanout.ts), per schema and text; cleared when full. */
 const SHAREABLE_MEMO = 500;
@@ -67,6 +67,92 @@ function usesIntrospection(document: DocumentNode): boolean {
     },
   });
   return found;
+}
+
+/** The request itself: a query within the length limit, variables an object, brackets not nested too deep. */
+function requestRefusal(request: GraphqlRequest, maxQueryLength: number): Preparation | null {
+  if (typeof request.query !== 'string' || !request.query.trim())
+    return fail(requestError('GRAPHQL_VALIDATION_FAILED', 'The request needs a query (a GraphQL document)'));
+  if (request.query.length > maxQueryLength) {
+    return fail(
+      requestError('GRAPHQL_QUERY_TOO_LARGE', `The query is ${request.query.length} characters long; the limit is ${maxQueryLength}`),
+    );
+  }
+  if (
+    request.variables !== undefined &&
+    request.variables !== null &&
+    (typeof request.variables !== 'object' || Array.isArray(request.variables))
+  ) {
+    return fail(requestError('VALIDATION_ERROR', 'variables must be a JSON object'));
+  }
+  // graphql-js parses recursively: thousands of nested selections would overflow the stack before the depth rule runs.
+  if (bracketDepth(request.query) > MAX_DOCUMENT_NESTING) {
+    return fail(requestError('GRAPHQL_DEPTH_LIMIT', `The document nests deeper than ${MAX_DOCUMENT_NESTING} levels of brackets`));
+  }
+  return null;
+}
+
+function missingOperation(operationName: string | undefined): GraphQLError {
+  return requestError(
+    'GRAPHQL_VALIDATION_FAILED',
+    operationName ? `No operation named '${operationName}'` : 'The document has several operations: name one in operationName',
+  );
+}
+
+/** The operation on this transport (no subscription over HTTP, no mutation over GET) and introspection. */
+function operationRefusal(
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+  transport: Transport,
+  identity: Identity,
+  introspection: boolean,
+): Preparation | null {
+  if (transport !== 'WS' && operation.operation === 'subscription') {
+    return fail(
+      requestError(
+        'GRAPHQL_VALIDATION_FAILED',
+        'Subscriptions are served over WebSocket at /api/graphql (subprotocol graphql-transport-ws or graphql-ws)',
+      ),
+    );
+  }
+  if (transport === 'GET' && operation.operation === 'mutation') return fail(requestError('METHOD_NOT_ALLOWED', 'Mutations need POST'));
+  if (usesIntrospection(document)) {
+    if (!introspection) return fail(requestError('GRAPHQL_VALIDATION_FAILED', 'Introspection is disabled on this server'));
+    // The schema describes the collections, which REST shows to content:read only.
+    if (!hasPermission(identity, 'content:read')) {
+      return fail(
+        identity.kind === 'guest'
+          ? requestError('AUTHENTICATION_REQUIRED', 'Introspection needs the permission content:read; sign in first')
+          : requestError('FORBIDDEN', 'Introspection needs the permission content:read'),
+      );
+    }
+  }
+  return null;
+}
+
+/** The tenant's depth and cost limits. */
+function limitRefusal(p: PreparedOperation, limits: Pick<GraphqlLimits, 'maxDepth' | 'maxCost'>): Preparation | null {
+  const depth = depthOf(p.document, p.operation);
+  if (depth > limits.maxDepth)
+    return fail(requestError('GRAPHQL_DEPTH_LIMIT', `The operation nests fields ${depth} deep; the limit is ${limits.maxDepth}`));
+  let cost: number;
+  try {
+    cost = costOf(p.schema, p.document, p.operationName, p.variables);
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    return fail(
+      requestError(/maximum allowed number of nodes/.test(message) ? 'GRAPHQL_COST_LIMIT' : 'GRAPHQL_VALIDATION_FAILED', message),
+    );
+  }
+  if (cost > limits.maxCost) {
+    return fail(
+      requestError(
+        'GRAPHQL_COST_LIMIT',
+        `The operation's estimated cost is ${cost}; the limit is ${limits.maxCost} (a list query costs its limit times its items; ask for fewer)`,
+      ),
+    );
+  }
+  return null;
 }
 
 /**
@@ -176,27 +262,12 @@ export class GraphqlService {
   /** Checks an operation before it runs; every refusal is a GraphQL error with a stable code. */
   prepare(request: GraphqlRequest, identity: Identity, transport: Transport): Preparation {
     const o = this.deps.options;
-    if (typeof request.query !== 'string' || !request.query.trim())
-      return fail(requestError('GRAPHQL_VALIDATION_FAILED', 'The request needs a query (a GraphQL document)'));
-    if (request.query.length > o.maxQueryLength) {
-      return fail(
-        requestError('GRAPHQL_QUERY_TOO_LARGE', `The query is ${request.query.length} characters long; the limit is ${o.maxQueryLength}`),
-      );
-    }
-    if (
-      request.variables !== undefined &&
-      request.variables !== null &&
-      (typeof request.variables !== 'object' || Array.isArray(request.variables))
-    ) {
-      return fail(requestError('VALIDATION_ERROR', 'variables must be a JSON object'));
-    }
-    // graphql-js parses recursively: thousands of nested selections would overflow the stack before the depth rule runs.
-    if (bracketDepth(request.query) > MAX_DOCUMENT_NESTING) {
-      return fail(requestError('GRAPHQL_DEPTH_LIMIT', `The document nests deeper than ${MAX_DOCUMENT_NESTING} levels of brackets`));
-    }
+    const refused = requestRefusal(request, o.maxQueryLength);
+    if (refused) return refused;
+    const query = request.query as string;
     let document: DocumentNode;
     try {
-      document = parse(request.query);
+      document = parse(query);
     } catch (err) {
       if (err instanceof GraphQLError) return fail(requestError('GRAPHQL_PARSE_FAILED', err.message, err));
       if (err instanceof RangeError) return fail(requestError('GRAPHQL_DEPTH_LIMIT', 'The document is nested too deeply to parse'));
@@ -207,57 +278,12 @@ export class GraphqlService {
     if (invalid.length) return fail(...invalid.map((e) => requestError('GRAPHQL_VALIDATION_FAILED', e.message, e)));
     const operationName = request.operationName ?? undefined;
     const operation = getOperationAST(document, operationName);
-    if (!operation) {
-      return fail(
-        requestError(
-          'GRAPHQL_VALIDATION_FAILED',
-          operationName ? `No operation named '${operationName}'` : 'The document has several operations: name one in operationName',
-        ),
-      );
-    }
-    if (transport !== 'WS' && operation.operation === 'subscription') {
-      return fail(
-        requestError(
-          'GRAPHQL_VALIDATION_FAILED',
-          'Subscriptions are served over WebSocket at /api/graphql (subprotocol graphql-transport-ws or graphql-ws)',
-        ),
-      );
-    }
-    if (transport === 'GET' && operation.operation === 'mutation') return fail(requestError('METHOD_NOT_ALLOWED', 'Mutations need POST'));
-    if (usesIntrospection(document)) {
-      if (!o.introspection) return fail(requestError('GRAPHQL_VALIDATION_FAILED', 'Introspection is disabled on this server'));
-      // The schema describes the collections, which REST shows to content:read only.
-      if (!hasPermission(identity, 'content:read')) {
-        return fail(
-          identity.kind === 'guest'
-            ? requestError('AUTHENTICATION_REQUIRED', 'Introspection needs the permission content:read; sign in first')
-            : requestError('FORBIDDEN', 'Introspection needs the permission content:read'),
-        );
-      }
-    }
-    const limits = this.deps.limits?.(identity.tenantId) ?? o;
-    const depth = depthOf(document, operation);
-    if (depth > limits.maxDepth)
-      return fail(requestError('GRAPHQL_DEPTH_LIMIT', `The operation nests fields ${depth} deep; the limit is ${limits.maxDepth}`));
+    if (!operation) return fail(missingOperation(operationName));
+    const notAllowed = operationRefusal(document, operation, transport, identity, o.introspection);
+    if (notAllowed) return notAllowed;
     const variables = request.variables ?? {};
-    let cost: number;
-    try {
-      cost = costOf(schema, document, operationName, variables);
-    } catch (err) {
-      const message = err instanceof Error ? err.message : String(err);
-      return fail(
-        requestError(/maximum allowed number of nodes/.test(message) ? 'GRAPHQL_COST_LIMIT' : 'GRAPHQL_VALIDATION_FAILED', message),
-      );
-    }
-    if (cost > limits.maxCost) {
-      return fail(
-        requestError(
-          'GRAPHQL_COST_LIMIT',
-          `The operation's estimated cost is ${cost}; the limit is ${limits.maxCost} (a list query costs its limit times its items; ask for fewer)`,
-        ),
-      );
-    }
-    return { ok: true, prepared: { schema, document, operation, operationName, variables } };
+    const prepared = { schema, document, operation, operationName, variables };
+    return limitRefusal(prepared, this.deps.limits?.(identity.tenantId) ?? o) ?? { ok: true, prepared };
   }
 
   /** Runs a prepared query or mutation. */

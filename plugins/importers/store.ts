@@ -1,5 +1,5 @@
 import { DataTypes, Model, Op, type Sequelize, type Transaction } from 'sequelize';
-import { insertRows } from '../../kernel/db/insert-rows.js';
+import { insertRows } from '../../lib/db/insert-rows.js';
 
 export class UploadRow extends Model {
   declare id: string;
@@ -153,7 +153,7 @@ export class ImportStore {
   }
 
   /**
-   * New ledger rows in multi-row INSERTs (plain rows, no model instances: kernel/db/insert-rows.ts),
+   * New ledger rows in multi-row INSERTs (plain rows, no model instances: lib/db/insert-rows.ts),
    * inside the caller's transaction (the entries' own).
    */
   async insertLinks(

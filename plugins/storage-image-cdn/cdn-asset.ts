@@ -1,5 +1,5 @@
-import { StorageError } from '../../kernel/storage/storage-error.js';
-import { storagePathSegments } from '../../kernel/storage/storage-path.js';
+import { StorageError } from '../../lib/storage/storage-error.js';
+import { storagePathSegments } from '../../lib/storage/storage-path.js';
 
 const IMAGE = new Set([
   'jpg',

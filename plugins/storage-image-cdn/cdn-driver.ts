@@ -9,8 +9,8 @@ import type { StorageDriver } from '../../kernel/sdk.js';
 import { cdnAsset, deliveryPath } from './cdn-asset.js';
 import type { CdnConfig } from './cdn-options.js';
 import { cdnSignature } from './cdn-signature.js';
-import { rangeSlice } from '../../kernel/storage/range-slice.js';
-import { StorageError } from '../../kernel/storage/storage-error.js';
+import { rangeSlice } from '../../lib/storage/range-slice.js';
+import { StorageError } from '../../lib/storage/storage-error.js';
 
 /** An upload request (one chunk) may take this long to answer. */
 const UPLOAD_TIMEOUT_MS = 10 * 60 * 1000;

@@ -1,7 +1,7 @@
 import { mkdir, realpath } from 'node:fs/promises';
 import { dirname, resolve, sep } from 'node:path';
-import { StorageError } from '../../kernel/storage/storage-error.js';
-import { storagePathSegments } from '../../kernel/storage/storage-path.js';
+import { StorageError } from '../../lib/storage/storage-error.js';
+import { storagePathSegments } from '../../lib/storage/storage-path.js';
 
 const missing = (err: unknown) => ['ENOENT', 'ENOTDIR'].includes((err as NodeJS.ErrnoException).code ?? '');
 

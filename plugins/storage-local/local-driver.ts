@@ -17,8 +17,8 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { OpenedFile, StorageDriver } from '../../kernel/sdk.js';
 import { ConfinedFolder } from './confined-folder.js';
-import { StorageError } from '../../kernel/storage/storage-error.js';
-import { storagePathSegments } from '../../kernel/storage/storage-path.js';
+import { StorageError } from '../../lib/storage/storage-error.js';
+import { storagePathSegments } from '../../lib/storage/storage-path.js';
 
 const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
 

@@ -4,10 +4,10 @@ import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { StorageDriver } from '../../kernel/sdk.js';
 import type { S3Config } from './s3-options.js';
-import { rangeSlice } from '../../kernel/storage/range-slice.js';
+import { rangeSlice } from '../../lib/storage/range-slice.js';
 import { s3Failure } from './s3-failure.js';
-import { StorageError } from '../../kernel/storage/storage-error.js';
-import { storagePathSegments } from '../../kernel/storage/storage-path.js';
+import { StorageError } from '../../lib/storage/storage-error.js';
+import { storagePathSegments } from '../../lib/storage/storage-path.js';
 
 const require = createRequire(import.meta.url);
 /**

@@ -1,4 +1,4 @@
-import { StorageError } from '../../kernel/storage/storage-error.js';
+import { StorageError } from '../../lib/storage/storage-error.js';
 
 const REFUSED = new Set(['InvalidAccessKeyId', 'SignatureDoesNotMatch', 'AccessDenied', 'Forbidden', 'InvalidToken', 'ExpiredToken']);
 const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'ECONNRESET', 'EHOSTUNREACH', 'TimeoutError']);

@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import type * as CssTree from 'css-tree';
 import type { Atrule, CssNode, Declaration, List, ListItem, Rule } from 'css-tree';
-import { bracketDepth } from '../../kernel/text/bracket-depth.js';
+import { bracketDepth } from '../../lib/text/bracket-depth.js';
 
 export interface SanitisedCss {
   /** The CSS that remains (re-generated from the cleaned syntax tree; it parses without errors). */

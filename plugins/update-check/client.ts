@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { signedUpdateEnvelope } from '../../kernel/text/update-signature.js';
+import { signedUpdateEnvelope } from '../../lib/text/update-signature.js';
 import { HEARTBEAT_TIMEOUT_MS } from './options.js';
 import type { UpdateCheckPayload } from './payload.js';
 import type { Advisory } from './state-store.js';
@@ -107,7 +107,7 @@ export class UpdateServerClient {
     if (res.status !== 200 && res.status !== 201) throw this.refused('register', res.status, res.body);
     const parsed = secretSchema.safeParse(unwrap(res.body));
     if (!parsed.success) throw new UpdateServerError('register answered without a 64-hex secret', res.status);
-    // Used exactly as sent: the HMAC key is the secret's text (kernel/text/update-signature.ts).
+    // Used exactly as sent: the HMAC key is the secret's text (lib/text/update-signature.ts).
     return parsed.data.secret;
   }
 

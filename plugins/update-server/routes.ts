@@ -2,7 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import semver from 'semver';
 import { z } from 'zod';
 import { ServiceUnavailableError, ValidationError, defineRoute, type RouteDefinition } from '../../kernel/sdk.js';
-import { UPDATE_SIGNATURE_WINDOW_MS } from '../../kernel/text/update-signature.js';
+import { UPDATE_SIGNATURE_WINDOW_MS } from '../../lib/text/update-signature.js';
 import { CheckRateLimitedError, OperatorTokenInvalidError, OperatorTokenRequiredError, SignatureExpiredError } from './errors.js';
 import { hashIp, type ServerKeys } from './keys.js';
 import type { UpdateServerOptions } from './options.js';
@@ -27,107 +27,120 @@ export function operatorTokenMatches(given: string, expected: string): boolean {
 
 const statRows = z.array(z.object({ value: z.string(), count: z.number().int() }));
 
+type OpenRuntime = () => UpdateServerRuntime;
+
+/** POST /api/register: a new (or rotated) signing secret for an installation. */
+function registerRoute(options: UpdateServerOptions, open: OpenRuntime): RouteDefinition {
+  return defineRoute({
+    method: 'POST',
+    path: '/api/register',
+    permission: 'public',
+    summary: 'Register an installation (update check): answers its signing secret',
+    description:
+      'Answers `{secret}` (64 hex characters), the key of the HMAC-SHA256 signatures of /api/check-update. Registering the same installation_id again rotates the secret: the previous one then fails with 403 INVALID_SIGNATURE. The bare object of the spec, not the `{success, data}` envelope.',
+    tags: ['update-server'],
+    envelope: false,
+    rateLimit: { points: options.registerPerHour, durationSeconds: 3600 },
+    request: { body: registerBodySchema },
+    response: z.object({ secret: z.string().regex(/^[0-9a-f]{64}$/) }),
+    async handler({ ctx, body }) {
+      const r = open();
+      const secret = await r.store.register(body.installation_id, r.now());
+      ctx.status = 200;
+      ctx.set('Cache-Control', 'no-store');
+      ctx.body = { secret };
+    },
+  });
+}
+
+/** POST /api/check-update: the signed check, answered with the latest version and the advisories. */
+function checkUpdateRoute(open: OpenRuntime): RouteDefinition {
+  return defineRoute({
+    method: 'POST',
+    path: '/api/check-update',
+    permission: 'public',
+    summary: 'A signed update check: answers the latest version and the advisories for the reported one',
+    description:
+      "Body `{payload, signature, timestamp}`: `signature` is the lower-case hex HMAC-SHA256, keyed with the registration secret, of `<timestamp>.<RFC 8785 canonical JSON of payload>`. 400 VALIDATION_ERROR for a payload that is not the spec's; 403 SIGNATURE_EXPIRED (timestamp more than 5 minutes off), UNKNOWN_INSTALLATION, INVALID_SIGNATURE, REPLAYED_REQUEST; 429 CHECK_RATE_LIMITED with Retry-After (one check per client IP per 12 hours). Answers the bare object `{latest_version, current_version, update_available, advisories}`.",
+    tags: ['update-server'],
+    envelope: false,
+    request: { body: checkUpdateBodySchema },
+    response: checkUpdateResponseSchema,
+    async handler({ ctx, body }) {
+      const r = open();
+      const parsed = updateCheckPayloadSchema.safeParse(body.payload);
+      if (!parsed.success) {
+        const issues = parsed.error.issues.slice(0, 20).map((i) => ({ path: ['payload', ...i.path].join('.'), message: i.message }));
+        throw new ValidationError('The payload does not match the update-check payload of the spec', issues);
+      }
+      const now = r.now();
+      const skew = Math.abs(now - body.timestamp);
+      if (skew > UPDATE_SIGNATURE_WINDOW_MS) throw new SignatureExpiredError(Math.round(skew / 1000));
+      const outcome = await r.store.check({
+        raw: body.payload,
+        payload: parsed.data,
+        signature: body.signature,
+        timestamp: body.timestamp,
+        ipHash: hashIp(r.keys.ipSalt, ctx.ip),
+        now,
+      });
+      if (outcome.kind === 'limited') throw new CheckRateLimitedError(outcome.retryAfterSeconds);
+      const info = await r.versions.current();
+      const current = parsed.data.current_version;
+      ctx.status = 200;
+      ctx.set('Cache-Control', 'no-store');
+      ctx.body = {
+        latest_version: info.latest,
+        current_version: current,
+        update_available: semver.gt(info.latest, current),
+        advisories: advisoriesFor(info, current).map((a) => ({
+          id: a.id,
+          severity: a.severity,
+          affected: a.affected,
+          fixed_in: a.fixed_in,
+          summary: a.summary,
+        })),
+      };
+    },
+  });
+}
+
+/** GET /api/stats: counts for the operator (bearer operator token). */
+function statsRoute(options: UpdateServerOptions, open: OpenRuntime): RouteDefinition {
+  return defineRoute({
+    method: 'GET',
+    path: '/api/stats',
+    permission: 'public',
+    summary: "The update server's statistics for its operator (counts only)",
+    description:
+      'Needs `Authorization: Bearer <UPDATE_SERVER_OPERATOR_TOKEN>` (401 OPERATOR_TOKEN_REQUIRED without it, 403 OPERATOR_TOKEN_INVALID for another token or when no token is configured). Installations that reported at least once (in the last `sinceDays` days), counted by version, database type and country; never ids, IPs or hashes.',
+    tags: ['update-server'],
+    request: { query: z.object({ sinceDays: z.coerce.number().int().min(1).max(3650).optional() }) },
+    response: z.object({
+      registered: z.number().int(),
+      reporting: z.number().int(),
+      byVersion: statRows,
+      byDbType: statRows,
+      byCountry: statRows,
+    }),
+    async handler({ ctx, query }) {
+      const header = ctx.get('authorization');
+      const match = /^Bearer\s+(\S{1,512})\s*$/i.exec(header);
+      if (!match) throw new OperatorTokenRequiredError();
+      if (!options.operatorToken) throw new OperatorTokenInvalidError(false);
+      if (!operatorTokenMatches(match[1]!, options.operatorToken)) throw new OperatorTokenInvalidError(true);
+      const r = open();
+      ctx.set('Cache-Control', 'no-store');
+      return r.store.stats(query.sinceDays === undefined ? undefined : r.now() - query.sinceDays * 86_400_000);
+    },
+  });
+}
+
 export function updateServerRoutes(options: UpdateServerOptions, runtime: () => UpdateServerRuntime | null): RouteDefinition[] {
   const open = (): UpdateServerRuntime => {
     const r = runtime();
     if (!r) throw new ServiceUnavailableError('The update server is starting; try again shortly');
     return r;
   };
-  return [
-    defineRoute({
-      method: 'POST',
-      path: '/api/register',
-      permission: 'public',
-      summary: 'Register an installation (update check): answers its signing secret',
-      description:
-        'Answers `{secret}` (64 hex characters), the key of the HMAC-SHA256 signatures of /api/check-update. Registering the same installation_id again rotates the secret: the previous one then fails with 403 INVALID_SIGNATURE. The bare object of the spec, not the `{success, data}` envelope.',
-      tags: ['update-server'],
-      envelope: false,
-      rateLimit: { points: options.registerPerHour, durationSeconds: 3600 },
-      request: { body: registerBodySchema },
-      response: z.object({ secret: z.string().regex(/^[0-9a-f]{64}$/) }),
-      async handler({ ctx, body }) {
-        const r = open();
-        const secret = await r.store.register(body.installation_id, r.now());
-        ctx.status = 200;
-        ctx.set('Cache-Control', 'no-store');
-        ctx.body = { secret };
-      },
-    }),
-    defineRoute({
-      method: 'POST',
-      path: '/api/check-update',
-      permission: 'public',
-      summary: 'A signed update check: answers the latest version and the advisories for the reported one',
-      description:
-        "Body `{payload, signature, timestamp}`: `signature` is the lower-case hex HMAC-SHA256, keyed with the registration secret, of `<timestamp>.<RFC 8785 canonical JSON of payload>`. 400 VALIDATION_ERROR for a payload that is not the spec's; 403 SIGNATURE_EXPIRED (timestamp more than 5 minutes off), UNKNOWN_INSTALLATION, INVALID_SIGNATURE, REPLAYED_REQUEST; 429 CHECK_RATE_LIMITED with Retry-After (one check per client IP per 12 hours). Answers the bare object `{latest_version, current_version, update_available, advisories}`.",
-      tags: ['update-server'],
-      envelope: false,
-      request: { body: checkUpdateBodySchema },
-      response: checkUpdateResponseSchema,
-      async handler({ ctx, body }) {
-        const r = open();
-        const parsed = updateCheckPayloadSchema.safeParse(body.payload);
-        if (!parsed.success) {
-          const issues = parsed.error.issues.slice(0, 20).map((i) => ({ path: ['payload', ...i.path].join('.'), message: i.message }));
-          throw new ValidationError('The payload does not match the update-check payload of the spec', issues);
-        }
-        const now = r.now();
-        const skew = Math.abs(now - body.timestamp);
-        if (skew > UPDATE_SIGNATURE_WINDOW_MS) throw new SignatureExpiredError(Math.round(skew / 1000));
-        const outcome = await r.store.check({
-          raw: body.payload,
-          payload: parsed.data,
-          signature: body.signature,
-          timestamp: body.timestamp,
-          ipHash: hashIp(r.keys.ipSalt, ctx.ip),
-          now,
-        });
-        if (outcome.kind === 'limited') throw new CheckRateLimitedError(outcome.retryAfterSeconds);
-        const info = await r.versions.current();
-        const current = parsed.data.current_version;
-        ctx.status = 200;
-        ctx.set('Cache-Control', 'no-store');
-        ctx.body = {
-          latest_version: info.latest,
-          current_version: current,
-          update_available: semver.gt(info.latest, current),
-          advisories: advisoriesFor(info, current).map((a) => ({
-            id: a.id,
-            severity: a.severity,
-            affected: a.affected,
-            fixed_in: a.fixed_in,
-            summary: a.summary,
-          })),
-        };
-      },
-    }),
-    defineRoute({
-      method: 'GET',
-      path: '/api/stats',
-      permission: 'public',
-      summary: "The update server's statistics for its operator (counts only)",
-      description:
-        'Needs `Authorization: Bearer <UPDATE_SERVER_OPERATOR_TOKEN>` (401 OPERATOR_TOKEN_REQUIRED without it, 403 OPERATOR_TOKEN_INVALID for another token or when no token is configured). Installations that reported at least once (in the last `sinceDays` days), counted by version, database type and country; never ids, IPs or hashes.',
-      tags: ['update-server'],
-      request: { query: z.object({ sinceDays: z.coerce.number().int().min(1).max(3650).optional() }) },
-      response: z.object({
-        registered: z.number().int(),
-        reporting: z.number().int(),
-        byVersion: statRows,
-        byDbType: statRows,
-        byCountry: statRows,
-      }),
-      async handler({ ctx, query }) {
-        const header = ctx.get('authorization');
-        const match = /^Bearer\s+(\S{1,512})\s*$/i.exec(header);
-        if (!match) throw new OperatorTokenRequiredError();
-        if (!options.operatorToken) throw new OperatorTokenInvalidError(false);
-        if (!operatorTokenMatches(match[1]!, options.operatorToken)) throw new OperatorTokenInvalidError(true);
-        const r = open();
-        ctx.set('Cache-Control', 'no-store');
-        return r.store.stats(query.sinceDays === undefined ? undefined : r.now() - query.sinceDays * 86_400_000);
-      },
-    }),
-  ];
+  return [registerRoute(options, open), checkUpdateRoute(open), statsRoute(options, open)];
 }

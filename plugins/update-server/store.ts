@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
-import { verifyUpdateSignature } from '../../kernel/text/update-signature.js';
+import { verifyUpdateSignature } from '../../lib/text/update-signature.js';
 import { InvalidSignatureError, ReplayedRequestError, UnknownInstallationError } from './errors.js';
 import { installationSecret, type ServerKeys } from './keys.js';
 import type { UpdateServerOptions } from './options.js';

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { KERNEL_VERSION } from '../../kernel/index.js';
-import { verifyUpdateSignature } from '../../kernel/text/update-signature.js';
+import { verifyUpdateSignature } from '../../lib/text/update-signature.js';
 import type { UpdateCheckService } from '../../plugins/update-check/service.js';
 import { signInWithApi, startUiKernel, useBrowser } from '../helpers/browser.js';
 import type { TestKernel } from '../helpers/kernel.js';

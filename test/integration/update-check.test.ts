@@ -7,7 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { loadConfig, privateConfigPath } from '../../kernel/config.js';
 import { createKernel, KERNEL_VERSION, type Kernel } from '../../kernel/index.js';
 import { createLogger } from '../../kernel/logger.js';
-import { UPDATE_SIGNATURE_WINDOW_MS, verifyUpdateSignature } from '../../kernel/text/update-signature.js';
+import { UPDATE_SIGNATURE_WINDOW_MS, verifyUpdateSignature } from '../../lib/text/update-signature.js';
 import { locationFrom, PAYLOAD_KEYS } from '../../plugins/update-check/payload.js';
 import type { UpdateCheckService } from '../../plugins/update-check/service.js';
 import { installationIdFrom, signingKeyPath } from '../../plugins/update-check/signing-key.js';
@@ -30,7 +30,7 @@ interface Captured {
 
 /**
  * A small update server on loopback with the spec's two routes, verifying signatures with the shared
- * module (kernel/text/update-signature.ts) as the real one does, and a geolocation endpoint. It keeps
+ * module (lib/text/update-signature.ts) as the real one does, and a geolocation endpoint. It keeps
  * every request's bytes, so a test can look for what must never be sent.
  */
 class LoopbackUpdateServer {

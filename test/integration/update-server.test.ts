@@ -9,7 +9,7 @@ import { QueryTypes } from 'sequelize';
 import { discoverFolder } from '../../kernel/discovery.js';
 import { ERROR_CATALOGUE } from '../../kernel/errors.js';
 import { createLogger } from '../../kernel/logger.js';
-import { signedUpdateEnvelope, signUpdateCheck } from '../../kernel/text/update-signature.js';
+import { signedUpdateEnvelope, signUpdateCheck } from '../../lib/text/update-signature.js';
 import { DIST_ROOT, PROJECT_ROOT } from '../../kernel/version.js';
 import { UPDATE_SERVER_ERROR_CATALOGUE } from '../../plugins/update-server/errors.js';
 import { hashIp } from '../../plugins/update-server/keys.js';

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { CanonicalJsonError, canonicalJson } from '../../kernel/text/canonical-json.js';
-import { signedUpdateEnvelope, signUpdateCheck, updateSigningInput, verifyUpdateSignature } from '../../kernel/text/update-signature.js';
+import { CanonicalJsonError, canonicalJson } from '../../lib/text/canonical-json.js';
+import { signedUpdateEnvelope, signUpdateCheck, updateSigningInput, verifyUpdateSignature } from '../../lib/text/update-signature.js';
 
 describe('canonical JSON (RFC 8785)', function () {
   it('serialises the example of RFC 8785 section 3.2.2 byte for byte', function () {

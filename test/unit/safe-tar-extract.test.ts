@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { expect } from 'chai';
 import { Header } from 'tar';
-import { safeTarExtract, type SafeTarHooks, type SafeTarLimits, type SafeTarRefusals } from '../../kernel/storage/safe-tar-extract.js';
+import { safeTarExtract, type SafeTarHooks, type SafeTarLimits, type SafeTarRefusals } from '../../lib/storage/safe-tar-extract.js';
 
 interface Member {
   path: string;
@@ -57,7 +57,7 @@ const refusals: SafeTarRefusals = {
 
 const LIMITS: SafeTarLimits = { maxEntries: 100, maxExtractedBytes: 64 * 1024 * 1024, maxRatio: 200 };
 
-describe('safe tar.gz extraction (kernel/storage/safe-tar-extract)', () => {
+describe('safe tar.gz extraction (lib/storage/safe-tar-extract)', () => {
   let root: string;
   let dest: string;
   beforeEach(() => {

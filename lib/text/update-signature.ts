@@ -7,7 +7,7 @@ import { canonicalJson } from './canonical-json.js';
  *
  * The envelope is `{payload, signature, timestamp}`: `timestamp` milliseconds since the epoch (an
  * integer), `signature` the lower-case hex HMAC-SHA256 of `<timestamp>.<canonical JSON of payload>`
- * (RFC 8785, kernel/text/canonical-json.ts), keyed with the registration secret: the 64 hex characters
+ * (RFC 8785, lib/text/canonical-json.ts), keyed with the registration secret: the 64 hex characters
  * `/api/register` answered, used as they are (their UTF-8 bytes, not hex-decoded).
  */
 export interface UpdateCheckEnvelope<P = Record<string, unknown>> {

@@ -1,4 +1,4 @@
-import { AppError } from '../errors.js';
+import { AppError } from '../../kernel/errors.js';
 
 /**
  * Why a storage operation failed. The HTTP status and code follow the kernel's catalogue, so an error

@@ -1,5 +1,5 @@
 import { QueryTypes, UniqueConstraintError, type Sequelize, type Transaction } from 'sequelize';
-import { ValidationError } from '../errors.js';
+import { ValidationError } from '../../kernel/errors.js';
 
 /**
  * Bound variables per statement: under SQLite's limit (32,766 since 3.32; the sqlite3 module bundles a

@@ -1,6 +1,6 @@
 /**
  * Canonical JSON (RFC 8785, the JSON Canonicalization Scheme) for JSON values: the one serialisation
- * both sides of the update check sign and verify (see kernel/text/update-signature.ts).
+ * both sides of the update check sign and verify (see lib/text/update-signature.ts).
  *
  * - object keys sorted by their UTF-16 code units (JavaScript's default string order), no whitespace;
  * - numbers in the ECMAScript form (`JSON.stringify` of a finite number: `1e+21`, `0.1`, `-0` -> `0`);
