@@ -30,6 +30,9 @@ async function builtInPlugins() {
 }
 
 export async function renderErrors() {
+  // The kernel's own codes (DATABASE_BUSY, IDEMPOTENCY_*) are defined by modules the kernel entry loads; plugins
+  // import only kernel/sdk.js, so load the kernel as a running instance does, then every built-in plugin.
+  await import(pathToFileURL(join(dist, 'kernel', 'index.js')).href);
   const plugins = await builtInPlugins();
   for (const p of plugins) await import(pathToFileURL(join(p.dir, p.manifest.entry)).href);
   const { ERROR_CATALOGUE } = await import(pathToFileURL(join(dist, 'kernel', 'errors.js')).href);
