@@ -50,7 +50,6 @@ const KERNEL_EXCEPTIONS = [
   // Helpers shared by two or three plugins live in the top-level lib/ (update signature, bracket depth, the
   // storage kit, safe tar extraction, bulk inserts): plugins import lib/ freely, it is not part of the kernel.
   // What the kernel itself uses stays here and is listed.
-  { module: 'storage/read-settings.js', reason: 'the storage drivers read their settings (being removed, issue 34)' },
   { module: 'text/like-contains.js', reason: 'LIKE escaping: the kernel audit search, users and media lists' },
   { module: 'cache/bounded-memory-store.js', reason: "the content list cache's memory layer" },
   { module: 'heap-growth.js', reason: 'data-ops bulk work raises the heap limit like the kernel does' },

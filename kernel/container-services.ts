@@ -20,6 +20,7 @@ import type { JobQueue } from './jobs.js';
 import type { Logger } from './logger.js';
 import type { WorkerPool } from './pool.js';
 import type { Registries } from './registries/index.js';
+import type { SettingsService } from './settings/store.js';
 
 declare module './http/route-table.js' {
   interface ContainerServices {
@@ -43,6 +44,8 @@ declare module './http/route-table.js' {
     identify: IdentifyRequest;
     httpMetrics: HttpMetrics;
     migrator: MigrationRunner;
+    /** System Settings (kernel/settings/store.ts): per-tenant values; the setup plugin seeds them and serves the Settings API. */
+    settings: SettingsService;
     /** Request-scoped (registered in each request's scope, see requestScoped in kernel/plugin.ts): who is calling. */
     currentUser: Identity;
     /** Request-scoped: the caller's tenant. */

@@ -34,6 +34,8 @@ import { orderPlugins } from './plugin-order.js';
 import { closeRedis, createRedisClient } from './redis.js';
 import { WorkerPool } from './pool.js';
 import { boundedShutdownStep } from './shutdown-step.js';
+import { SettingsService, type SettingsCatalogueView } from './settings/store.js';
+import { optional } from './plugin.js';
 import { createRegistries, type Registries } from './registries/index.js';
 import { DIST_ROOT, KERNEL_VERSION } from './version.js';
 
@@ -189,6 +191,11 @@ export class Kernel {
     this.container.register('kernel', 'httpMetrics', asValue(this.httpMetrics));
     // Migrations built at run time (a collection's table created or altered) go through the same ledger and lock.
     this.container.register('kernel', 'migrator', asValue(new MigrationRunner(this.sequelize, this.lock, this.logger)));
+    // System Settings: the store is the kernel's; the setup plugin's catalogue (when enabled) says which keys are
+    // public and what seeding writes.
+    const cradle = this.container.awilix.cradle as object;
+    const catalogue = () => optional(cradle, 'settingsCatalogue' as never) as SettingsCatalogueView | undefined;
+    this.container.register('kernel', 'settings', asValue(new SettingsService(this.sequelize, this.events, catalogue)));
     for (const [name, description] of Object.entries(KERNEL_PERMISSIONS)) this.registries.permissions.add({ name, description });
   }
 

@@ -9,10 +9,11 @@ import type { DiscoveredPlugin } from './discovery.js';
 import { navGroupOf } from './admin-nav.js';
 import { BootError } from './errors.js';
 import { mapPluginEnv } from './plugin-env.js';
+import { pluginConfigOf, type LivePluginConfig } from './plugin-config.js';
 import { every, recurringJob } from './every.js';
 import { follow, followEach, type FollowBus } from './follow.js';
 import type { NamespaceMap } from './http/namespaces.js';
-import type { RouteTable } from './http/route-table.js';
+import type { ContainerServices, RouteTable } from './http/route-table.js';
 import type { Logger } from './logger.js';
 import type { AdminPageManifest, PluginPhase } from './manifest.js';
 import type { BoundRegistry, PluginBootContext, PluginDefinition, PluginRegistries } from './plugin.js';
@@ -47,6 +48,8 @@ interface LoadedPlugin {
   state?: unknown;
   /** onClose() callbacks, run last added first before close(). */
   closers: Array<() => Promise<void> | void>;
+  /** With an options schema: the configuration the kernel merges, reads with its settings before boot, and follows. */
+  liveConfig: LivePluginConfig<unknown> | null;
 }
 
 export interface LoaderDeps {
@@ -205,8 +208,11 @@ export class PluginLoader {
       const definition = await this.importEntry(p);
       const record = recordOf(p, true);
       const pluginLogger = logger.child({ plugin: id });
-      const options = config.plugins.options[id] ?? {};
-      const { values: envOptions, sources: envSources } = mapPluginEnv(p.manifest.env, this.env);
+      const env = mapPluginEnv(p.manifest.env, this.env);
+      const { values: envOptions, sources: envSources } = env;
+      const layers = { pluginId: id, options: config.plugins.options[id] ?? {}, env, settingsMapping: p.manifest.settings };
+      const { live: liveConfig, config: pluginConfig } = pluginConfigOf(definition.options, layers, pluginLogger);
+      const options = pluginConfig.current() as Record<string, unknown>;
       namespaces.addFromManifest(p.manifest);
       for (const [name, description] of Object.entries(p.manifest.permissions)) {
         registries.permissions.add({ name, description }, id);
@@ -240,10 +246,12 @@ export class PluginLoader {
           resolve: ((key: string) => container.resolve(key)) as BootContainer['resolve'],
           cradle: container.awilix.cradle as BootContainer['cradle'],
         },
+        pluginConfig: pluginConfig as PluginBootContext['pluginConfig'],
         onClose: (fn) => void closers.push(fn),
         ...runtimePrimitives(id, { container, registries, logger: common.logger }, closers),
       };
-      this.loaded.push({ discovered: p, definition, record, bootContext, closers });
+      if (liveConfig) closers.push(() => liveConfig.close());
+      this.loaded.push({ discovered: p, definition, record, bootContext, closers, liveConfig });
     }
     models.associateAll();
     this.checkPermissionsExist();
@@ -312,6 +320,7 @@ export class PluginLoader {
       const started = performance.now();
       plugin.record.state = 'booting';
       try {
+        await this.readSettings(plugin);
         plugin.state = await plugin.definition.boot?.(plugin.bootContext);
       } catch (err) {
         plugin.record.state = 'failed';
@@ -321,6 +330,17 @@ export class PluginLoader {
       plugin.record.state = 'booted';
       this.booted.push(plugin);
     }
+  }
+
+  /** Before boot: the plugin's mapped System Settings join its options, and their changes are followed. */
+  private async readSettings(plugin: LoadedPlugin): Promise<void> {
+    const live = plugin.liveConfig;
+    if (!live) return;
+    const { container } = this.deps;
+    const cradle = container.awilix.cradle as ContainerServices;
+    await live.load(cradle.settings);
+    plugin.bootContext.options = live.current() as Record<string, unknown>;
+    live.follow(cradle.events, () => cradle.settings);
   }
 
   /** A plugin serves requests once booted; one without a boot() is ready as soon as it is registered. */

@@ -66,6 +66,13 @@ export const pluginEnvEntrySchema = z.strictObject({
 });
 export type PluginEnvEntry = z.output<typeof pluginEnvEntrySchema>;
 
+/** One System Setting of a plugin: the option path its value takes. */
+export const pluginSettingEntrySchema = z.strictObject({
+  option: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/, 'an option path such as folder or smtp.host'),
+  description: z.string().optional(),
+});
+export type PluginSettingEntry = z.output<typeof pluginSettingEntrySchema>;
+
 export const manifestSchema = z.strictObject({
   id: z.string().regex(/^[a-z][a-z0-9-]*$/, 'lower-case letters, digits and dashes, starting with a letter'),
   name: z.string().min(1),
@@ -101,6 +108,13 @@ export const manifestSchema = z.strictObject({
   env: z
     .record(z.string().regex(/^[A-Z][A-Z0-9_]*(\*[A-Z0-9_]*)?$/, 'an upper-case variable name (at most one *)'), pluginEnvEntrySchema)
     .default({}),
+  /**
+   * System Settings (default tenant) that configure this plugin, mapped to option paths: KEY -> { option }.
+   * Only for a plugin whose definition declares an `options` schema: the kernel merges them under the
+   * plugin's options and environment (docs/configuration.md, "One configuration path") and hands the
+   * plugin the result at boot and again when one of them changes.
+   */
+  settings: z.record(z.string().regex(/^[A-Z][A-Z0-9_]{1,63}$/, 'an upper-case setting key'), pluginSettingEntrySchema).default({}),
 });
 
 export type PluginManifest = z.output<typeof manifestSchema>;

@@ -9,6 +9,8 @@ import type { PluginModel } from './db/models.js';
 import type { Registries } from './registries/index.js';
 import type { EveryOptions, Recurring } from './every.js';
 import type { FollowEachOptions, FollowOptions, Followed, FollowedEach } from './follow.js';
+import type { PluginConfig } from './plugin-config.js';
+import type { z } from 'zod';
 
 /** A registry as a plugin sees it: what it adds is recorded as its own. */
 export type BoundRegistry<R> = R extends { add(item: infer T, owner?: string): unknown }
@@ -16,12 +18,19 @@ export type BoundRegistry<R> = R extends { add(item: infer T, owner?: string): u
   : never;
 export type PluginRegistries = { [K in keyof Registries]: BoundRegistry<Registries[K]> };
 
-export interface PluginRegisterContext {
+/** The options a plugin without an `options` schema receives: `plugins.options[<id>]` as written. */
+export type RawOptions = Record<string, unknown>;
+
+export interface PluginRegisterContext<O = RawOptions> {
   id: string;
   manifest: PluginManifest;
   config: CmsConfig;
-  /** `plugins.options[<id>]` from config. */
-  options: Record<string, unknown>;
+  /**
+   * With an `options` schema on the definition: the merged, validated options (defaults < System Settings <
+   * plugins.options < environment; no settings yet at register, which does no I/O). Without one:
+   * `plugins.options[<id>]` from config as written.
+   */
+  options: O;
   /**
    * The environment variables the manifest's `env` field declares, read once when the kernel started,
    * converted to their type and nested by option path. The plugin combines them with `options` in the
@@ -43,11 +52,18 @@ export interface PluginRegisterContext {
   models: { add<M extends PluginModel>(model: M): M };
 }
 
-export interface PluginBootContext {
+export interface PluginBootContext<O = RawOptions> {
   id: string;
   manifest: PluginManifest;
   config: CmsConfig;
-  options: Record<string, unknown>;
+  /** As in register; with a schema, now with the System Settings the manifest maps (read just before boot). */
+  options: O;
+  /**
+   * With an `options` schema: the live configuration (kernel/plugin-config.ts): `current()`, the source of
+   * each option path for messages, and `watch()` for changes of the mapped System Settings on any instance.
+   * Without a schema: a fixed view of the raw options.
+   */
+  pluginConfig: PluginConfig<O>;
   envOptions: Record<string, any>;
   envSources: Record<string, string>;
   logger: Logger;
@@ -73,13 +89,19 @@ export interface PluginBootContext {
   every<R extends object | void>(options: EveryOptions<R>): Recurring;
 }
 
-export interface PluginDefinition<State = unknown> {
+export interface PluginDefinition<State = unknown, O = RawOptions> {
+  /**
+   * The options schema (zod). With it the kernel merges the plugin's configuration in one order, validates
+   * it with one error format naming each value's source, and hands the result to register and boot as
+   * `options` (see docs/configuration.md, "One configuration path").
+   */
+  options?: z.ZodType<O>;
   /** Declarations only: services, models, routes, registry entries. No I/O. */
-  register?(ctx: PluginRegisterContext): void;
+  register?(ctx: PluginRegisterContext<O>): void;
   /** I/O allowed; runs in the manifest's phase, after the plugins it requires. What it returns is close()'s `state`. */
-  boot?(ctx: PluginBootContext): Promise<State> | State;
+  boot?(ctx: PluginBootContext<O>): Promise<State> | State;
   /** Runs at shutdown, in reverse boot order, with what boot() returned. */
-  close?(ctx: PluginBootContext & { state: State | undefined }): Promise<void> | void;
+  close?(ctx: PluginBootContext<O> & { state: State | undefined }): Promise<void> | void;
 }
 
 /**
@@ -87,9 +109,9 @@ export interface PluginDefinition<State = unknown> {
  * kernel calls once per kernel instance, so register, boot and close can share state in a closure
  * (never in module-level variables: tests run several kernels in one process).
  */
-export function definePlugin<State = unknown>(
-  definition: PluginDefinition<State> | (() => PluginDefinition<State>),
-): PluginDefinition<State> | (() => PluginDefinition<State>) {
+export function definePlugin<State = unknown, O = RawOptions>(
+  definition: PluginDefinition<State, O> | (() => PluginDefinition<State, O>),
+): PluginDefinition<State, O> | (() => PluginDefinition<State, O>) {
   return definition;
 }
 

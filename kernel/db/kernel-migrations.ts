@@ -69,4 +69,20 @@ export const KERNEL_MIGRATIONS: MigrationDefinition[] = [
       await queryInterface.changeColumn('cms_jobs', 'completed_at', { type: DataTypes.DATE(3), allowNull: true });
     },
   },
+  {
+    // The settings store moved from the setup plugin into the kernel (issue 34): the table is created
+    // here unless the setup plugin's first migration already made it (every installation before the move).
+    // That frozen step still runs after this one on a new database; its CREATE TABLE IF NOT EXISTS is then a no-op.
+    name: 'kernel/0004-settings',
+    async up({ queryInterface, DataTypes }) {
+      if (await queryInterface.tableExists('cms_settings')) return;
+      await queryInterface.createTable('cms_settings', {
+        tenant_id: { type: DataTypes.STRING(64), primaryKey: true },
+        key: { type: DataTypes.STRING(64), primaryKey: true },
+        value: { type: DataTypes.TEXT, allowNull: false },
+        is_private: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false },
+        updated_at: { type: DataTypes.BIGINT, allowNull: false },
+      });
+    },
+  },
 ];

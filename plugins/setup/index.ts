@@ -8,6 +8,7 @@ import {
   optional,
   isOpenDuring,
   type PluginRegisterContext,
+  type SettingsService,
 } from '../../kernel/sdk.js';
 import { asFunction, asValue } from 'awilix';
 import type { Context, Next } from 'koa';
@@ -18,7 +19,6 @@ import { SetupStateRow } from './models/setup-state.js';
 import { setupRoutes } from './routes.js';
 import { formActionRoutes } from './form-actions.js';
 import type { ContentSeeder } from './default-collections.js';
-import { SettingsService } from './settings-service.js';
 import { SettingsRegistry } from './settings-registry.js';
 import { settingsRoutes } from './routes-settings.js';
 import { SetupService, type AdminCreator } from './setup-service.js';
@@ -95,13 +95,8 @@ export default definePlugin(() => {
       for (const m of SETUP_MIGRATIONS) migrations.add(m);
       // Every setting the installation knows (the catalogue; plugins declare theirs here: public.ts).
       const catalogue = new SettingsRegistry();
+      // The kernel's settings store reads privacy and the seeded defaults from it.
       container.register('settingsCatalogue', asValue(catalogue));
-      container.register(
-        'settings',
-        asFunction(
-          ({ sequelize, events }: { sequelize: Sequelize; events: EventBus }) => new SettingsService(sequelize, events, catalogue),
-        ).singleton(),
-      );
       container.register(
         'setup',
         asFunction(

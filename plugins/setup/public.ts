@@ -2,15 +2,15 @@
  * The setup plugin's public surface: its event names and payloads, and its container keys (declared
  * type-only), so `scope.setup` and `scope.settings` are typed in route handlers.
  */
-import type { SettingsService } from './settings-service.js';
 import type { SetupService } from './setup-service.js';
 import type { SettingsRegistry } from './settings-registry.js';
 
-export type { SettingsService } from './settings-service.js';
+export type { SettingsService } from '../../kernel/sdk.js';
 export type { SetupService } from './setup-service.js';
 export type { SettingsRegistry, SettingDeclaration, SettingDefinition } from './settings-registry.js';
 export type { SettingGroup, SettingMeta, SettingType } from './settings-catalogue.js';
-export { SETTING_CHANGED, type SettingChangedEvent } from './setting-changed.js';
+/** The kernel owns the settings store and its event; re-exported here for the plugins that import them from setup. */
+export { SETTING_CHANGED, type SettingChangedEvent } from '../../kernel/sdk.js';
 
 /** Setup completed (the first admin exists; the instance is ready), however it was completed: the API, the setup page or headless. */
 export const SETUP_COMPLETED = 'setup:completed';
@@ -25,8 +25,6 @@ export interface SetupCompletedEvent {
 declare module '../../kernel/http/route-table.js' {
   interface ContainerServices {
     setup: SetupService;
-    /** Optional for other plugins: absent when the setup plugin is disabled (the auth plugin reads session settings from it when present). */
-    settings?: SettingsService;
     /**
      * Every setting GET/PATCH /api/settings knows. A plugin declares its own in register() or boot():
      * `optional(container.cradle, 'settingsCatalogue')?.declare('<plugin id>', {key, type, default, group, label, description, ...})`;

@@ -76,6 +76,13 @@ export class SettingsRegistry {
   list(): SettingDefinition[] {
     return [...this.defs.values()];
   }
+
+  /** The catalogue's own settings with their defaults, public ones first: what seeding writes (the kernel's store). */
+  seeded(): Array<{ key: string; value: unknown; isPrivate: boolean }> {
+    return this.list()
+      .filter((d) => d.owner === 'setup')
+      .map((d) => ({ key: d.key, value: d.default, isPrivate: d.isPrivate }));
+  }
 }
 
 /** Text fields of a nullable setting: empty or blank text means "no value" (stored as null). */

@@ -10,7 +10,7 @@ import { isRunningDatabase, testDatabase, type DbTarget } from './db-target.js';
 import { seedDefaultCollections, type ContentSeeder } from './default-collections.js';
 import { DbRestartRequiredError, SetupAlreadyCompleteError, SetupNotSeededError } from './errors.js';
 import { SETUP_COMPLETED, type SetupCompletedEvent } from './public.js';
-import type { SettingsService } from './settings-service.js';
+import type { SettingsService } from '../../kernel/sdk.js';
 
 export type SetupState = 'incomplete' | 'seeded' | 'ready';
 

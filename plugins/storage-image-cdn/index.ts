@@ -1,25 +1,21 @@
 import { join } from 'node:path';
 import { definePlugin } from '../../kernel/sdk.js';
 import { ImageCdnDriver } from './cdn-driver.js';
-import { cdnConfig, CDN_SETTING_KEYS, envAccount, parseCdnOptions, settingsAccount, type CdnOptions } from './cdn-options.js';
-import { readSettings } from '../../kernel/storage/read-settings.js';
+import { cdnConfig, cdnOptionsSchema } from './cdn-options.js';
 
-/** A factory: each kernel has its own driver and parsed options. */
+/**
+ * A factory: each kernel has its own driver. The kernel merges the options (environment over plugins.options
+ * over the System Settings read before boot; plugin.json `env` and `settings`).
+ */
 export default definePlugin(() => {
   const driver = new ImageCdnDriver();
-  let options: CdnOptions;
-  let fromEnv: ReturnType<typeof envAccount>;
   return {
-    register({ options: raw, envOptions, envSources, registries }) {
-      options = parseCdnOptions(raw);
-      // A bad environment value stops the boot now, naming the variable.
-      fromEnv = envAccount(envOptions, envSources);
+    options: cdnOptionsSchema,
+    register({ registries }) {
       registries.storageDrivers.add(driver);
     },
-    async boot({ config, container, logger }) {
-      const { account: fromSettings, invalid } = settingsAccount(await readSettings(container.cradle, CDN_SETTING_KEYS, logger));
-      if (invalid.length) logger.warn({ settings: invalid }, 'ignoring media storage settings with invalid values');
-      driver.configure(cdnConfig(fromEnv, options, fromSettings, join(config.dataPath, 'tmp')));
+    boot({ config, options }) {
+      driver.configure(cdnConfig(options, join(config.dataPath, 'tmp')));
     },
   };
 });

@@ -12,29 +12,14 @@ export const localOptionsSchema = z.strictObject({
 });
 export type LocalOptions = z.output<typeof localOptionsSchema>;
 
-export function parseLocalOptions(raw: unknown): LocalOptions {
-  const parsed = localOptionsSchema.safeParse(raw);
-  if (!parsed.success)
-    throw new BootError(
-      `Invalid plugins.options['storage-local']: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`,
-    );
-  return parsed.data;
-}
-
 /**
- * The folders, by precedence: MEDIA_FOLDER from the environment, the plugin option, the System Setting,
- * then `media`. A relative folder lies under the data folder; the trash sits beside the media folder.
+ * The folders. `folder` comes, by the kernel's precedence, from MEDIA_FOLDER in the environment, the plugin
+ * option, the System Setting, else `media`. A relative folder lies under the data folder; the trash sits
+ * beside the media folder.
  */
-export function localDriverConfig(input: {
-  env: { folder?: unknown };
-  options: LocalOptions;
-  settings: Record<string, unknown>;
-  dataPath: string;
-}): LocalDriverConfig {
-  const { env, options, settings, dataPath } = input;
-  const fromEnv = typeof env.folder === 'string' ? env.folder.trim() : undefined;
-  const setting = typeof settings.MEDIA_FOLDER === 'string' && settings.MEDIA_FOLDER.trim() ? settings.MEDIA_FOLDER.trim() : undefined;
-  const name = fromEnv || options.folder || setting || 'media';
+export function localDriverConfig(input: { options: LocalOptions; dataPath: string }): LocalDriverConfig {
+  const { options, dataPath } = input;
+  const name = options.folder?.trim() || 'media';
   const folder = isAbsolute(name) ? resolve(name) : resolve(dataPath, name);
   if (folder === resolve(dataPath) || folder === resolve('/')) {
     throw new BootError(

@@ -1,24 +1,21 @@
 import { definePlugin } from '../../kernel/sdk.js';
-import { readSettings } from '../../kernel/storage/read-settings.js';
 import { S3StorageDriver } from './s3-driver.js';
-import { envConnection, parseS3Options, s3Config, S3_SETTING_KEYS, settingsConnection, type S3Options } from './s3-options.js';
+import { s3Config, s3OptionsSchema } from './s3-options.js';
 
-/** A factory: each kernel has its own drivers and parsed options. */
+/**
+ * A factory: each kernel has its own drivers. The kernel merges the options (environment over plugins.options
+ * over the System Settings read before boot; plugin.json `env` and `settings`); a bad file option or variable
+ * stops the boot naming it, a setting that does not fit is left out with a warning.
+ */
 export default definePlugin(() => {
   const drivers = [new S3StorageDriver('object_store'), new S3StorageDriver('object_store_edge')];
-  let options: S3Options;
-  let fromEnv: ReturnType<typeof envConnection>;
   return {
-    register({ options: raw, envOptions, envSources, registries }) {
-      options = parseS3Options(raw);
-      // A bad environment value stops the boot now, naming the variable.
-      fromEnv = envConnection(envOptions, envSources);
+    options: s3OptionsSchema,
+    register({ registries }) {
       for (const driver of drivers) registries.storageDrivers.add(driver);
     },
-    async boot({ container, logger }) {
-      const { connection: fromSettings, invalid } = settingsConnection(await readSettings(container.cradle, S3_SETTING_KEYS, logger));
-      if (invalid.length) logger.warn({ settings: invalid }, 'ignoring media storage settings with invalid values');
-      const resolved = s3Config(fromEnv, options, fromSettings);
+    boot({ options }) {
+      const resolved = s3Config(options);
       for (const driver of drivers) driver.configure(resolved);
     },
     close() {

@@ -1,36 +1,52 @@
 import { QueryTypes, type Sequelize } from 'sequelize';
-import { PRIVATE_SETTINGS, PUBLIC_SETTINGS } from './settings-catalogue.js';
-import { SETTING_CHANGED, type SettingChangedEvent } from './setting-changed.js';
+import type { EventName } from '../events.js';
+import { SETTING_CHANGED, type SettingChangedEvent } from './events.js';
 
-const PUBLIC_KEYS = new Set(PUBLIC_SETTINGS.map((s) => s.key));
-
-/** What the service needs of the registry: whether a key's value may travel on the event bus. */
-interface KnownSettings {
-  get(key: string): { isPrivate: boolean } | undefined;
+/** One setting the catalogue seeds: its default value and whether it stays on the server. */
+export interface SeededSetting {
+  key: string;
+  value: unknown;
+  isPrivate: boolean;
 }
 
 /**
- * System settings (cms_settings): JSON values per tenant; private ones never leave the server.
- * Every set() publishes SETTING_CHANGED on the event bus (every instance when Redis is configured),
- * with the new value for public settings only, so plugins can keep a setting in memory.
+ * What the store needs of the settings catalogue (the setup plugin's `settingsCatalogue`, when enabled):
+ * whether a key's value may travel on the event bus, and the defaults seeding writes. Without a
+ * catalogue every key counts as private (its value is never broadcast) and seeding writes nothing.
+ */
+export interface SettingsCatalogueView {
+  get(key: string): { isPrivate: boolean } | undefined;
+  seeded(): SeededSetting[];
+}
+
+/** What the store needs of the event bus. */
+interface Publisher {
+  publish<T>(name: EventName<T>, payload: T): Promise<void>;
+}
+
+/**
+ * System Settings (cms_settings): JSON values per tenant; private ones never leave the server. The
+ * kernel owns the store (container key `settings`) so a plugin's configuration can read its settings
+ * whichever plugins are enabled; the setup plugin seeds it and serves the Settings API. Every write
+ * publishes SETTING_CHANGED on the event bus (every instance when Redis is configured), with the new
+ * value for public settings only, so plugins can keep a setting in memory.
  */
 export class SettingsService {
   constructor(
     private readonly sequelize: Sequelize,
-    private readonly events?: { publish(name: string, payload: unknown): Promise<void> },
-    private readonly registry?: KnownSettings,
+    private readonly events?: Publisher,
+    private readonly catalogue: () => SettingsCatalogueView | undefined = () => undefined,
   ) {}
 
   /** Seeded public settings and declared settings that are not private: their new value travels with SETTING_CHANGED. */
   private isPublic(key: string): boolean {
-    if (PUBLIC_KEYS.has(key)) return true;
-    const def = this.registry?.get(key);
+    const def = this.catalogue()?.get(key);
     return def !== undefined && !def.isPrivate;
   }
 
-  /** Writes every default that is missing; existing values are kept (seeding twice changes nothing). */
+  /** Writes every catalogue default that is missing; existing values are kept (seeding twice changes nothing). */
   async seedDefaults(tenantId = 'default', onProgress?: (done: number, total: number) => Promise<void>): Promise<number> {
-    const all = [...PUBLIC_SETTINGS.map((s) => ({ ...s, isPrivate: false })), ...PRIVATE_SETTINGS.map((s) => ({ ...s, isPrivate: true }))];
+    const all = this.catalogue()?.seeded() ?? [];
     const existing = new Set(
       (
         await this.sequelize.query<{ key: string }>('SELECT `key` FROM cms_settings WHERE tenant_id = ?', {
@@ -70,6 +86,16 @@ export class SettingsService {
       replacements: [tenantId],
       type: QueryTypes.SELECT,
     });
+    return new Map(rows.map((r) => [r.key, JSON.parse(r.value) as unknown]));
+  }
+
+  /** The stored values of some keys in one tenant (key -> value); keys without a row are absent. */
+  async valuesOfKeys(keys: string[], tenantId = 'default'): Promise<Map<string, unknown>> {
+    if (!keys.length) return new Map();
+    const rows = await this.sequelize.query<{ key: string; value: string }>(
+      'SELECT `key`, value FROM cms_settings WHERE tenant_id = ? AND `key` IN (?)',
+      { replacements: [tenantId, keys], type: QueryTypes.SELECT },
+    );
     return new Map(rows.map((r) => [r.key, JSON.parse(r.value) as unknown]));
   }
 

@@ -1,6 +1,9 @@
-import { defineEvent } from '../../kernel/sdk.js';
+import { defineEvent } from '../events.js';
 
-/** Published on the event bus by SettingsService.set (every instance sees it when Redis is configured). */
+/**
+ * Published on the event bus by the settings store's writes (every instance sees it when Redis is
+ * configured). The kernel owns it with the store; the setup plugin's public.ts re-exports it.
+ */
 export const SETTING_CHANGED = defineEvent<SettingChangedEvent>('settings:changed');
 
 export interface SettingChangedEvent {
