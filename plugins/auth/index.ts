@@ -1,6 +1,6 @@
 import { asValue } from 'awilix';
 import { z } from 'zod';
-import { BootError, definePlugin, type EventBus, type PluginBootContext } from '../../kernel/sdk.js';
+import { definePlugin, type EventBus, type PluginBootContext } from '../../kernel/sdk.js';
 import { bearerResolver, guestGrants, guestResolver, sessionCookieResolver } from './identity-resolvers.js';
 import { ApiKey } from './models/api-key.js';
 import { WebsiteToken } from './models/website-token.js';
@@ -100,14 +100,9 @@ const ROUTES = [
 ];
 
 export default definePlugin({
-  register({ container, routes, registries, migrations, models, config, options: raw, envOptions }) {
-    // CMS_REAUTH_WINDOW_SECONDS (plugin.json `env`) over plugins.options.auth.
-    const parsed = optionsSchema.safeParse({ ...(raw as object), ...(envOptions as object) });
-    if (!parsed.success)
-      throw new BootError(
-        `Invalid plugins.options.auth: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
-      );
-    const o = parsed.data;
+  // CMS_REAUTH_WINDOW_SECONDS (plugin.json `env`) over plugins.options.auth; the kernel merges and validates.
+  options: optionsSchema,
+  register({ container, routes, registries, migrations, models, config, options: o }) {
     for (const model of [User, Role, Session, ApiKey, WebsiteToken, EmailToken, Tenant]) models.add(model);
     for (const m of AUTH_MIGRATIONS) migrations.add(m);
     registerAuthServices(container, o, config);
@@ -118,9 +113,8 @@ export default definePlugin({
     container.register('guestResolver', asValue(guest));
     registries.identityResolvers.add(guest);
   },
-  boot({ container, onClose, options, envOptions, every, follow, followEach }) {
-    // Checked by register() already.
-    const { purgeIntervalMs } = optionsSchema.parse({ ...(options as object), ...(envOptions as object) });
+  boot({ container, onClose, options, every, follow, followEach }) {
+    const { purgeIntervalMs } = options;
     const c = container.cradle as AuthServices & { events: EventBus; tenants: TenantsService };
     schedulePurges(every, c, purgeIntervalMs);
     // Session revocations and the session settings, to and from every instance.

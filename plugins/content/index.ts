@@ -9,7 +9,6 @@ import {
   requestScoped,
   type Logger,
   type WorkerPool,
-  BootError,
 } from '../../kernel/sdk.js';
 import { poolSanitizer } from './rich-text-pool.js';
 import { CollectionsService } from './collections-service.js';
@@ -37,19 +36,11 @@ const optionsSchema = z.object({
   listCache: z.boolean().default(true),
 });
 
-function parseOptions(raw: unknown, env: Record<string, unknown>, sources: Record<string, string>): z.output<typeof optionsSchema> {
-  const parsed = optionsSchema.safeParse({ ...((raw && typeof raw === 'object' ? raw : {}) as Record<string, unknown>), ...env });
-  if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0]!;
-  const key = String(issue.path[0] ?? '');
-  throw new BootError(
-    `Invalid ${sources[key] ? `environment variable ${sources[key]}` : `plugins.options.content.${key}`}: ${issue.message}`,
-  );
-}
-
 export default definePlugin({
-  register({ container, routes, migrations, models, options, envOptions, envSources }) {
-    const { listCache } = parseOptions(options, envOptions, envSources);
+  // CMS_CONTENT_LIST_CACHE (plugin.json `env`) over plugins.options.content; the kernel merges and validates.
+  options: optionsSchema,
+  register({ container, routes, migrations, models, options }) {
+    const { listCache } = options;
     models.add(CollectionRow);
     models.add(Revision);
     for (const m of CONTENT_MIGRATIONS) migrations.add(m);
@@ -118,14 +109,14 @@ export default definePlugin({
     for (const route of [...collectionRoutes, ...publicAccessRoutes, ...scheduleRoutes, ...previewRoutes, ...entryRoutes])
       routes.add(route);
   },
-  async boot({ container, onClose, options, envOptions, envSources, follow, every }) {
+  async boot({ container, onClose, options, follow, every }) {
     const collections = container.resolve<CollectionsService>('collections');
     await collections.follow(follow);
     // Scheduled publishing: every instance looks for due entries (a round still running is not doubled);
     // a deleted entry takes its schedule with it.
     const schedules = container.resolve<PublishSchedules>('publishSchedules');
     const previews = container.resolve<PreviewLinks>('previewLinks');
-    const { scheduleIntervalMs } = parseOptions(options, envOptions, envSources);
+    const { scheduleIntervalMs } = options;
     every({ name: 'scheduled publishing round', everyMs: scheduleIntervalMs, run: async () => void (await schedules.runDue()) });
     onClose(
       container.resolve<EventBus>('events').subscribe(ENTRY_EVENTS.delete, (event) => {

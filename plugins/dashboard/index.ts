@@ -54,14 +54,9 @@ interface MetricsHolder {
 }
 
 export default definePlugin({
-  register({ container, routes, registries, migrations, models, config, options: raw, envOptions }) {
-    // CMS_INSTALLED_AT, CMS_LICENSE_KEY, CMS_LICENSE_PUBLIC_KEY, CMS_METRICS_TOKEN (plugin.json `env`, mapped by the kernel) win.
-    const parsed = optionsSchema.safeParse({ ...raw, ...envOptions });
-    if (!parsed.success)
-      throw new BootError(
-        `Invalid plugins.options.dashboard (or CMS_* variables): ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
-      );
-    const o = parsed.data;
+  // CMS_INSTALLED_AT, CMS_LICENSE_KEY, CMS_LICENSE_PUBLIC_KEY, CMS_METRICS_TOKEN (plugin.json `env`) win over the file's options.
+  options: optionsSchema,
+  register({ container, routes, registries, migrations, models, config, options: o }) {
     let publicKey;
     try {
       publicKey = parsePublicKey(o.licensePublicKey ?? BUILT_IN_LICENSE_PUBLIC_KEY);
