@@ -89,7 +89,7 @@ export interface ConfigLayers {
 }
 
 /** How messages name the configuration file's options of a plugin. */
-const fileOptions = (pluginId: string) => `plugins.options['${pluginId}']`;
+const fileOptions = (pluginId: string) => `plugins.options.${pluginId}`;
 
 /**
  * The source of an option path: the layer that set the path or the nearest enclosing one. At the root
@@ -138,7 +138,7 @@ export function resolvePluginOptions<O>(
     );
     if (badSettings.size === 0 || issues.some((i) => !sourceOf(i.path).startsWith('System Setting '))) {
       throw new BootError(
-        `Invalid configuration of plugin '${layers.pluginId}': ${issues.map((i) => `${i.path || '(root)'} (${sourceOf(i.path)}): ${i.message}`).join('; ')}`,
+        `Invalid configuration of plugin '${layers.pluginId}' (plugins.options['${layers.pluginId}'], its environment variables and System Settings): ${issues.map((i) => `${i.path || '(root)'} (${sourceOf(i.path)}): ${i.message}`).join('; ')}`,
       );
     }
     for (const key of badSettings) {

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { asFunction } from 'awilix';
 import { z } from 'zod';
-import { BootError, definePlugin, DIST_ROOT } from '../../kernel/sdk.js';
+import { definePlugin, DIST_ROOT } from '../../kernel/sdk.js';
 import { AdminUi } from './admin-ui.js';
 import { adminUiRoutes } from './routes.js';
 import { UiBuild } from './ui-build.js';
@@ -15,17 +15,13 @@ const optionsSchema = z.object({
 export default definePlugin(() => {
   let build: UiBuild | null = null;
   return {
-    register({ container, routes, options }) {
-      const parsed = optionsSchema.safeParse(options ?? {});
-      if (!parsed.success)
-        throw new BootError(
-          `Invalid plugins.options['admin-ui']: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
-        );
+    options: optionsSchema,
+    register({ container, routes }) {
       container.register('adminUi', asFunction(() => new AdminUi(() => build)).singleton());
       for (const route of adminUiRoutes) routes.add(route);
     },
     async boot({ options, logger }) {
-      const dir = (options as z.infer<typeof optionsSchema>)?.buildDir ?? join(DIST_ROOT, 'admin-ui');
+      const dir = options.buildDir ?? join(DIST_ROOT, 'admin-ui');
       build = new UiBuild(dir);
       if (!build.available) logger.warn({ dir }, 'the admin UI is not built (run npm run build); /admin answers 503 with instructions');
       else logger.info({ dir, build: build.fingerprint() }, 'admin UI loaded');

@@ -1,6 +1,6 @@
 import { asFunction, asValue } from 'awilix';
 import { type KernelState, definePlugin, type Logger } from '../../kernel/sdk.js';
-import { parseTranslateOptions } from './options.js';
+import { translateOptionsSchema } from './options.js';
 import { deeplProvider } from './providers/deepl.js';
 import { libreTranslateProvider } from './providers/libretranslate.js';
 import { openAiProvider } from './providers/openai.js';
@@ -14,8 +14,8 @@ import { TranslateService } from './translate-service.js';
  * `plugins.options.ai-translate`; keys are never logged or answered.
  */
 export default definePlugin({
-  register({ id, container, routes, options: raw, envOptions, envSources }) {
-    const options = parseTranslateOptions(raw, envOptions, envSources);
+  options: translateOptionsSchema,
+  register({ id, container, routes, options }) {
     const providers = createTranslationProviders();
     for (const provider of [openAiProvider, libreTranslateProvider, deeplProvider]) providers.add(provider, id);
     container.register('translationProviders', asValue(providers));

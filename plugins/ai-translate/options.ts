@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { BootError } from '../../kernel/sdk.js';
 
 const providerSettings = z.looseObject({
   url: z.url({ protocol: /^https?$/ }),
@@ -11,7 +10,8 @@ const providerSettings = z.looseObject({
  * plugins.options['ai-translate']; the environment variables of the manifest win over the file
  * (README, "Plugin settings from the environment").
  */
-const schema = z.strictObject({
+/** plugins.options['ai-translate'], with the AI_TRANSLATE_* variables over it (merged by the kernel, key by key). */
+export const translateOptionsSchema = z.strictObject({
   /** AI_TRANSLATE_PROVIDER: the provider's id; default: the first configured of openai, libretranslate, deepl, then added ones. */
   provider: z
     .string()
@@ -28,30 +28,4 @@ const schema = z.strictObject({
   /** Requests per minute per client IP on POST /api/ai/translate. */
   rateLimitPerMinute: z.number().int().min(1).max(10_000).default(30),
 });
-export type TranslateOptions = z.output<typeof schema>;
-
-function deepMerge(base: Record<string, unknown>, over: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = { ...base };
-  for (const [k, v] of Object.entries(over)) {
-    const b = out[k];
-    out[k] =
-      v && typeof v === 'object' && !Array.isArray(v) && b && typeof b === 'object' && !Array.isArray(b)
-        ? deepMerge(b as Record<string, unknown>, v as Record<string, unknown>)
-        : v;
-  }
-  return out;
-}
-
-/** Parses the options (env over file); a bad value stops the boot naming the variable or option, never the value. */
-export function parseTranslateOptions(
-  raw: Record<string, unknown>,
-  env: Record<string, unknown>,
-  sources: Record<string, string>,
-): TranslateOptions {
-  const parsed = schema.safeParse(deepMerge(raw, env));
-  if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0]!;
-  const key = issue.path.map(String).join('.');
-  const where = sources[key] ? `environment variable ${sources[key]}` : `plugins.options.ai-translate.${key}`;
-  throw new BootError(`Invalid ${where}: ${issue.message}`);
-}
+export type TranslateOptions = z.output<typeof translateOptionsSchema>;

@@ -1,5 +1,5 @@
 import { asFunction, asValue } from 'awilix';
-import { BootError, definePlugin, type ModelMap } from '../../kernel/sdk.js';
+import { definePlugin, type ModelMap } from '../../kernel/sdk.js';
 import { ChallengesService } from './challenges-service.js';
 import { PASSKEY_MIGRATIONS } from './migrations.js';
 import { PasskeyChallenge } from './models/passkey-challenge.js';
@@ -17,14 +17,8 @@ import { registerRoutes } from './routes-register.js';
  * and sessions behave exactly as after a password.
  */
 export default definePlugin({
-  register({ container, routes, migrations, models, config, options: raw }) {
-    const parsed = optionsSchema.safeParse(raw);
-    if (!parsed.success) {
-      throw new BootError(
-        `Invalid plugins.options['auth-passkeys']: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
-      );
-    }
-    const o = parsed.data;
+  options: optionsSchema,
+  register({ container, routes, migrations, models, config, options: o }) {
     for (const model of [Passkey, PasskeyChallenge]) models.add(model);
     for (const m of PASSKEY_MIGRATIONS) migrations.add(m);
     container.register('passkeys', asFunction(({ models }: { models: ModelMap }) => new PasskeysService(models)).singleton());

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { BootError, definePlugin, optional, type Logger } from '../../kernel/sdk.js';
+import { definePlugin, optional, type Logger } from '../../kernel/sdk.js';
 import { asValue } from 'awilix';
 import { MaintenanceFlags, MESSAGE_SETTING } from './maintenance-flags.js';
 import { maintenanceGate, maintenanceMiddleware } from './maintenance-middleware.js';
@@ -19,13 +19,9 @@ export default definePlugin(() => {
   let log: Logger | null = null;
   let o: z.infer<typeof optionsSchema>;
   return {
+    options: optionsSchema,
     register({ registries, options, container, logger }) {
-      const parsed = optionsSchema.safeParse(options);
-      if (!parsed.success)
-        throw new BootError(
-          `Invalid plugins.options.maintenance: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
-        );
-      o = parsed.data;
+      o = options;
       registries.middleware.add({
         id: 'maintenance-mode',
         // After identity: administrators pass; the tenant of the caller decides which flag counts.

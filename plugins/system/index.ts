@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { BootError, definePlugin, type SystemJobContext } from '../../kernel/sdk.js';
+import { definePlugin, type SystemJobContext } from '../../kernel/sdk.js';
 import { auditRetention } from './audit-retention.js';
 import { rebuildListCachesJob, reindexSearchJob } from './content-jobs.js';
 import { systemRoutes } from './routes.js';
@@ -24,13 +24,9 @@ export default definePlugin(() => {
   let container: SystemJobContext['container'] | undefined;
   let retention = { intervalMs: 0, fallbackDays: 365 };
   return {
-    register({ routes, registries, options: raw }) {
-      const parsed = optionsSchema.safeParse(raw);
-      if (!parsed.success)
-        throw new BootError(
-          `Invalid plugins.options.system: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
-        );
-      retention = { intervalMs: parsed.data.auditPruneIntervalMs, fallbackDays: parsed.data.auditRetentionDays };
+    options: optionsSchema,
+    register({ routes, registries, options }) {
+      retention = { intervalMs: options.auditPruneIntervalMs, fallbackDays: options.auditRetentionDays };
       for (const route of [...systemRoutes, ...systemJobRoutes]) routes.add(route);
       registries.jobHandlers.add(systemJobHandler(registries.systemJobs, () => container));
       for (const job of [rebuildListCachesJob, reindexSearchJob]) registries.systemJobs.add(job);

@@ -102,7 +102,7 @@ describe('plugin configuration: System Settings mapped in the manifest', functio
       });
       try {
         expect(probeOf(fromFile).booted).to.deep.equal({ greeting: 'Hi', limit: 5 });
-        expect(probeOf(fromFile).sourceOf('greeting')).to.equal("plugins.options['configured'].greeting");
+        expect(probeOf(fromFile).sourceOf('greeting')).to.equal('plugins.options.configured.greeting');
       } finally {
         await fromFile.close();
       }
@@ -123,9 +123,7 @@ describe('plugin configuration: System Settings mapped in the manifest', functio
         (t) => t.close().then(() => null),
         (err: Error) => err,
       );
-      expect(refused?.message).to.include(
-        "Invalid configuration of plugin 'configured': greeting (environment variable CONFIGURED_GREETING)",
-      );
+      expect(refused?.message).to.include('greeting (environment variable CONFIGURED_GREETING)');
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }

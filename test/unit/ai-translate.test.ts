@@ -4,7 +4,8 @@ import { mapPluginEnv } from '../../kernel/plugin-env.js';
 import { readManifest } from '../../kernel/manifest.js';
 import { join } from 'node:path';
 import { DIST_ROOT } from '../../kernel/version.js';
-import { parseTranslateOptions } from '../../plugins/ai-translate/options.js';
+import { translateOptionsSchema } from '../../plugins/ai-translate/options.js';
+import { resolvePluginOptions } from '../../kernel/plugin-config.js';
 import { sanitise } from '../../plugins/ai-translate/provider-http.js';
 import { createTranslationProviders } from '../../plugins/ai-translate/provider-registry.js';
 import { chatCompletionsUrl, parseTranslations } from '../../plugins/ai-translate/providers/openai.js';
@@ -12,8 +13,15 @@ import { chatCompletionsUrl, parseTranslations } from '../../plugins/ai-translat
 describe('ai-translate (unit)', function () {
   const manifest = readManifest(join(DIST_ROOT, 'plugins', 'ai-translate', 'plugin.json'));
   const fromEnv = (env: Record<string, string>, raw: Record<string, unknown> = {}) => {
-    const mapped = mapPluginEnv(manifest.env, env);
-    return parseTranslateOptions(raw, mapped.values, mapped.sources);
+    // The kernel's one configuration path, as it runs for the plugin at boot.
+    const layers = {
+      pluginId: 'ai-translate',
+      options: raw,
+      env: mapPluginEnv(manifest.env, env),
+      settingsMapping: {},
+      settings: new Map(),
+    };
+    return resolvePluginOptions(translateOptionsSchema, layers).value;
   };
 
   it('reads the providers from the environment, over plugins.options', function () {

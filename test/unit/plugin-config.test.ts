@@ -40,7 +40,7 @@ describe('plugin configuration: one merge order, one error format', function () 
     expect(withSettings.sourceOf('limit')).to.equal('default');
     const withOptions = resolvePluginOptions(schema, layers({ settings, options: { folder: 'files', smtp: { port: 2525 } } }));
     expect(withOptions.value).to.deep.equal({ folder: 'files', limit: 10, smtp: { host: 'mail.example.com', port: 2525 } });
-    expect(withOptions.sourceOf('folder')).to.equal("plugins.options['demo'].folder");
+    expect(withOptions.sourceOf('folder')).to.equal('plugins.options.demo.folder');
     expect(withOptions.sourceOf('smtp.host')).to.equal('System Setting DEMO_HOST');
     const all = resolvePluginOptions(
       schema,
@@ -61,9 +61,11 @@ describe('plugin configuration: one merge order, one error format', function () 
 
   it('a bad file option or variable stops the boot, naming the option path and its source, never the value', function () {
     const bad = () => resolvePluginOptions(schema, layers({ options: { limit: 0, fodler: 'x' } }));
-    expect(bad).to.throw(/^Invalid configuration of plugin 'demo': /);
-    expect(bad).to.throw(/limit \(plugins\.options\['demo'\]\.limit\): /);
-    expect(bad).to.throw(/\(root\) \(plugins\.options\['demo'\]\): .*fodler/);
+    expect(bad).to.throw(
+      /^Invalid configuration of plugin 'demo' \(plugins\.options\['demo'\], its environment variables and System Settings\): /,
+    );
+    expect(bad).to.throw(/limit \(plugins\.options\.demo\.limit\): /);
+    expect(bad).to.throw(/\(root\) \(plugins\.options\.demo\): .*fodler/);
     const secret = 'not-a-number-s3cr3t';
     let message = '';
     try {
