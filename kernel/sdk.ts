@@ -80,6 +80,8 @@ export type { AppErrorOptions, DefinedErrorClass, ErrorBody, ErrorCatalogueEntry
 // Events and the runtime primitives: typed events, followed in-memory copies, recurring work.
 export { defineEvent, EVENTS_RESYNC } from './events.js';
 export type { BusEvent, EventBus, EventHandler, EventName, PayloadOf } from './events.js';
+export { SETTING_CHANGED } from './shared-events.js';
+export type { SettingChangedEvent } from './shared-events.js';
 export { ChangeCounter } from './follow.js';
 export type { Followed, FollowedEach, FollowEachOptions, FollowOptions } from './follow.js';
 export type { EveryOptions, Recurring } from './every.js';

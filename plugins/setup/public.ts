@@ -10,7 +10,6 @@ export type { SettingsService } from './settings-service.js';
 export type { SetupService } from './setup-service.js';
 export type { SettingsRegistry, SettingDeclaration, SettingDefinition } from './settings-registry.js';
 export type { SettingGroup, SettingMeta, SettingType } from './settings-catalogue.js';
-export { SETTING_CHANGED, type SettingChangedEvent } from './setting-changed.js';
 
 /** Setup completed (the first admin exists; the instance is ready), however it was completed: the API, the setup page or headless. */
 export const SETUP_COMPLETED = 'setup:completed';

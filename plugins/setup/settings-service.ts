@@ -1,6 +1,6 @@
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { PRIVATE_SETTINGS, PUBLIC_SETTINGS } from './settings-catalogue.js';
-import { SETTING_CHANGED, type SettingChangedEvent } from './setting-changed.js';
+import { SETTING_CHANGED, type SettingChangedEvent } from '../../kernel/sdk.js';
 
 const PUBLIC_KEYS = new Set(PUBLIC_SETTINGS.map((s) => s.key));
 
