@@ -80,6 +80,13 @@ export const manifestSchema = z.strictObject({
   description: z.string().optional(),
   kernel: z.string().refine((v) => semver.validRange(v) !== null, 'a semver range such as ^1.0.0'),
   requires: z.array(z.string()).default([]),
+  /**
+   * Plugins this one works with when they are enabled and without them otherwise: it imports event names
+   * and pure helpers from their public.ts (loaded even while they are disabled) and reaches their services
+   * through the container (`optional(scope, key)`). Unlike `requires`, it neither orders the boot nor
+   * needs them enabled (test/unit/plugin-boundary.test.ts reads it).
+   */
+  optional: z.array(z.string()).default([]),
   phase: z.enum(PLUGIN_PHASES).default('core'),
   enabledByDefault: z.boolean().default(true),
   entry: z.string().default('index.js'),

@@ -1,5 +1,4 @@
-import type { BusEvent, Followed, PluginBootContext } from '../../kernel/sdk.js';
-import { SETTING_CHANGED, type SettingChangedEvent } from '../setup/public.js';
+import { SETTING_CHANGED, type BusEvent, type Followed, type PluginBootContext, type SettingChangedEvent } from '../../kernel/sdk.js';
 import { OidcProviderNotFoundError } from './errors.js';
 import type { ProviderSettings } from './provider-settings.js';
 

@@ -11,10 +11,11 @@ import {
   type Logger,
   type ModelMap,
   modelsOf,
+  SETTING_CHANGED,
+  type SettingChangedEvent,
 } from '../../kernel/sdk.js';
 import { ReauthRequiredError } from './errors.js';
 import { Session } from './models/session.js';
-import { SETTING_CHANGED, type SettingChangedEvent } from '../setup/public.js';
 import { SessionMemory } from './session-memory.js';
 import { onlineUsers, sessionView, type OnlineUser, type SessionView } from './session-views.js';
 import type { User } from './models/user.js';

@@ -13,7 +13,7 @@ import type { ContentClientFactory, LocalClient } from './local-client.js';
 export type { ContentEvent, EntriesService, Entry, EntryChange } from './entries-service.js';
 export type { CollectionsService, LoadedCollection } from './collections-service.js';
 export type { FieldDefinition } from './field-types.js';
-export type { ContentClientFactory, LocalClient } from './local-client.js';
+export type { CollectionInfo, ContentClientFactory, LocalClient } from './local-client.js';
 /**
  * How field values are stored in a collection's table (column names and conversions), for plugins that
  * read or write rows directly inside a data-operation transaction (data migrations, backups).

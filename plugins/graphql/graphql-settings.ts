@@ -1,5 +1,12 @@
-import type { BusEvent, Followed, PluginBootContext, Logger } from '../../kernel/sdk.js';
-import { SETTING_CHANGED, type SettingChangedEvent, type SettingsService } from '../setup/public.js';
+import {
+  SETTING_CHANGED,
+  type BusEvent,
+  type Followed,
+  type PluginBootContext,
+  type Logger,
+  type SettingChangedEvent,
+} from '../../kernel/sdk.js';
+import type { SettingsService } from '../setup/public.js';
 import type { GraphqlOptions } from './options.js';
 
 /** The System Settings of the GraphQL limits, and the bounds plugins.options.graphql accepts for them. */

@@ -5,9 +5,8 @@ import { GraphQLError, execute, type ExecutionArgs, type ExecutionResult } from 
 import { useServer } from 'graphql-ws/use/ws';
 import type legacy from 'subscriptions-transport-ws';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { AppError, type EventBus, type IdentifyRequest, type Identity, type Logger } from '../../kernel/sdk.js';
+import { AppError, SETTING_CHANGED, type EventBus, type IdentifyRequest, type Identity, type Logger } from '../../kernel/sdk.js';
 import { bearerHash, onIdentityChange } from '../auth/public.js';
-import { SETTING_CHANGED } from '../setup/public.js';
 import { formatErrors } from './format-error.js';
 import { contextFor, type StreamBudget } from './graphql-context.js';
 import type { GraphqlService } from './graphql-service.js';

@@ -3,7 +3,8 @@ import type { DataOpsEngine, Summary } from '../data-ops/public.js';
 import type { FormatsView } from './analyse.js';
 import type { ImporterOptions } from './options.js';
 import type { EntityMapping, ImportPlan, StatusPolicy } from './planner.js';
-import type { ContentClientFactory, MediaClientFactory } from './ports.js';
+import type { ContentClientFactory } from '../content/public.js';
+import type { MediaClientFactory } from '../media/public.js';
 import type { RunOutcome } from './runner.js';
 import type { ImportStore, JobRow } from './store.js';
 

@@ -15,7 +15,8 @@ import { importerDomain } from './domain.js';
 import { ImportersService, JOB_TYPE } from './importers-service.js';
 import { IMPORTER_MIGRATIONS } from './migrations.js';
 import { parseImporterOptions } from './options.js';
-import type { ContentClientFactory, MediaClientFactory } from './ports.js';
+import type { ContentClientFactory } from '../content/public.js';
+import type { MediaClientFactory } from '../media/public.js';
 import { importerRoutes } from './routes.js';
 import { ImportStore } from './store.js';
 

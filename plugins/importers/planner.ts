@@ -9,7 +9,7 @@ import {
   uniqueFieldNames,
   type ContentFieldType,
 } from './field-names.js';
-import type { CollectionInfo } from './ports.js';
+import type { CollectionInfo } from '../content/public.js';
 
 export type SafetyMode = 'add' | 'merge';
 /** What a run does with the source's publication states: keep them, or import every record as a draft. */

@@ -2,19 +2,14 @@
  * The importers' pool task (prepare-task.ts loads it): `prepareImportBatch` turns a batch of spool lines (records the parse
  * tasks wrote) into what the event loop only has to write: the mapped and coerced body, its checksum and ledger key, and for a new entry the
  * row itself, checked against the collection's schema and with its rich text sanitised exactly as the
- * API does (content's entry-values.ts), with its id, sync id and slug base. Plain data in and out, no
+ * API does (content's public-values.ts), with its id, sync id and slug base. Plain data in and out, no
  * kernel or database imports (loaded by every pool thread).
  */
 import { createHash, randomUUID } from 'node:crypto';
 import stringify from 'safe-stable-stringify';
 import type { ImportedEntity } from '../../kernel/sdk.js';
-import { readEntryInput, slugify } from '../content/entry-values.js';
-import { fromColumn } from '../content/field-values.js';
-import type { FieldDefinition } from '../content/field-types.js';
-import type { PreparedRow } from '../content/prepared-row.js';
+import { fromColumn, readEntryInput, slugify, type FieldDefinition, type PreparedRow } from '../content/public-values.js';
 import { coerce, type ContentFieldType } from './coerce.js';
-
-export type { PreparedRow } from '../content/prepared-row.js';
 
 /** The target of one source entity, as the run resolved it (collection schema and field mapping). */
 export interface PrepareTarget {

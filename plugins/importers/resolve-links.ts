@@ -5,7 +5,7 @@
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import type { ImportPlan } from './planner.js';
-import type { ContentPort } from './ports.js';
+import type { LocalClient } from '../content/public.js';
 import { externalKey, parseEntity } from './prepare-batch.js';
 import type { RunInput } from './runner.js';
 
@@ -16,7 +16,7 @@ const LINK_CHUNK = 200;
 
 /** The media file a linked entry stores in its media field (cached by entry id, at most 10,000), or null. */
 async function mediaFileOf(
-  content: ContentPort,
+  content: LocalClient,
   link: NonNullable<ImportPlan['links']>[number],
   entryId: string,
   mediaOf: Map<string, string | null>,

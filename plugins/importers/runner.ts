@@ -6,7 +6,8 @@ import type { Transaction } from 'sequelize';
 import type { Identity, ImportedEntity } from '../../kernel/sdk.js';
 import { SOURCE_FIELD } from './field-names.js';
 import type { ImportPlan } from './planner.js';
-import type { CollectionInfo, ContentPort, MediaPort } from './ports.js';
+import type { CollectionInfo, LocalClient } from '../content/public.js';
+import type { MediaClient } from '../media/public.js';
 import { parseEntity, type PrepareInput, type PrepareResult, type PreparedItem, type PrepareTarget } from './prepare-batch.js';
 import { resolveLinks } from './resolve-links.js';
 import { fetchRemoteFile, type RemoteFetchOptions } from './remote-fetch.js';
@@ -39,8 +40,8 @@ export interface RunInput {
   identity: Identity;
   spoolPath: string;
   workDir: string;
-  content: ContentPort;
-  media: MediaPort;
+  content: LocalClient;
+  media: MediaClient;
   store: ImportStore;
   /** Spool records per prepared batch and per write transaction (at most 1,000). */
   batchSize: number;

@@ -1,5 +1,12 @@
-import type { BusEvent, FollowOptions, Followed, Logger } from '../../kernel/sdk.js';
-import { SETTING_CHANGED, type SettingChangedEvent, type SettingsService } from '../setup/public.js';
+import {
+  SETTING_CHANGED,
+  type BusEvent,
+  type FollowOptions,
+  type Followed,
+  type Logger,
+  type SettingChangedEvent,
+} from '../../kernel/sdk.js';
+import type { SettingsService } from '../setup/public.js';
 
 export const MAINTENANCE_SETTING = 'MAINTENANCE_MODE';
 const SITE_NAME_SETTING = 'SITE_NAME';

@@ -9,7 +9,7 @@ import type { MediaStorage } from './media-storage.js';
 import type { MediaTrash } from './media-trash.js';
 import type { SharesService } from './shares-service.js';
 
-export type { MediaClientFactory } from './media-client.js';
+export type { MediaClient, MediaClientFactory } from './media-client.js';
 export type { MediaStorage } from './media-storage.js';
 
 /** A file was uploaded; payload `{ tenantId, media: { _id, filename, mimeType, size, url } }`. */

@@ -1,6 +1,6 @@
 /**
  * The setup plugin's public surface: its event names and payloads, and its container keys (declared
- * type-only), so `scope.setup` and `scope.settings` are typed in route handlers.
+ * type-only), so `scope.setup` and `scope.settingsCatalogue` are typed in route handlers (`settings` is the kernel's).
  */
 import type { SetupService } from './setup-service.js';
 import type { SettingsRegistry } from './settings-registry.js';
@@ -9,8 +9,6 @@ export type { SettingsService } from '../../kernel/sdk.js';
 export type { SetupService } from './setup-service.js';
 export type { SettingsRegistry, SettingDeclaration, SettingDefinition } from './settings-registry.js';
 export type { SettingGroup, SettingMeta, SettingType } from './settings-catalogue.js';
-/** The kernel owns the settings store and its event; re-exported here for the plugins that import them from setup. */
-export { SETTING_CHANGED, type SettingChangedEvent } from '../../kernel/sdk.js';
 
 /** Setup completed (the first admin exists; the instance is ready), however it was completed: the API, the setup page or headless. */
 export const SETUP_COMPLETED = 'setup:completed';

@@ -11,10 +11,10 @@ import {
   type Identity,
   defineRoute,
   type RouteDefinition,
+  type SettingsService,
 } from '../../kernel/sdk.js';
 import { SETTING_GROUPS } from './settings-catalogue.js';
 import { valueSchema, type SettingDefinition, type SettingsRegistry } from './settings-registry.js';
-import type { SettingsService } from '../../kernel/sdk.js';
 
 /** Most keys one PATCH may name (every loop over client input has a limit). */
 export const MAX_KEYS_PER_PATCH = 100;

@@ -4,13 +4,12 @@ import { chmod, mkdir, rename, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { Op, type Sequelize } from 'sequelize';
 import { SetupStateRow } from './models/setup-state.js';
-import { type CmsConfig, type EventBus, type Logger, modelsOf } from '../../kernel/sdk.js';
+import { type CmsConfig, type EventBus, type Logger, modelsOf, type SettingsService } from '../../kernel/sdk.js';
 import { privateConfigPath } from '../../kernel/config.js';
 import { isRunningDatabase, testDatabase, type DbTarget } from './db-target.js';
 import { seedDefaultCollections, type ContentSeeder } from './default-collections.js';
 import { DbRestartRequiredError, SetupAlreadyCompleteError, SetupNotSeededError } from './errors.js';
 import { SETUP_COMPLETED, type SetupCompletedEvent } from './public.js';
-import type { SettingsService } from '../../kernel/sdk.js';
 
 export type SetupState = 'incomplete' | 'seeded' | 'ready';
 

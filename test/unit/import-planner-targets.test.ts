@@ -1,10 +1,12 @@
 import { expect } from 'chai';
 import type { ImportParseSummary } from '../../kernel/registries/contracts.js';
 import { buildPlan, defaultTarget } from '../../plugins/importers/planner.js';
-import type { CollectionInfo } from '../../plugins/importers/ports.js';
+import type { CollectionInfo } from '../../plugins/content/public.js';
 
 const collection = (name: string, fields: CollectionInfo['fields'] = [{ name: 'title', type: 'text' }]): CollectionInfo => ({
   name,
+  label: name,
+  singular: name,
   fields,
   version: 1,
 });

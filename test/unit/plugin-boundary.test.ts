@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, normalize, relative, sep } from 'node:path';
 import { expect } from 'chai';
 import { PROJECT_ROOT } from '../../kernel/version.js';
@@ -6,35 +6,27 @@ import { PROJECT_ROOT } from '../../kernel/version.js';
 /**
  * The plugin boundary, as a text scan of plugins/**\/*.ts (the ESLint rule in eslint.config.js checks the
  * paths; this test also reads the manifests):
- * - another plugin's code is imported only from its `public.ts`;
+ * - another plugin's code is imported only from its `public.ts`, or from its `public-values.ts`: pure functions
+ *   and types that worker threads load, so what it loads reaches neither the kernel nor a service;
  * - a value import (anything but `import type`, `export type` or all-`type` specifiers) from another
  *   plugin needs that plugin in the importer's manifest `requires` (directly or through a required
- *   plugin: those boot whenever the importer does). Otherwise the other plugin's public.ts, and what it
- *   re-exports, loads even when that plugin is disabled. An optional dependency is reached through the
- *   container (`optional(scope, key)`) with type-only imports.
+ *   plugin: those boot whenever the importer does), or in its `optional`: a plugin it works with when
+ *   enabled and without otherwise. The public.ts of an optional plugin, and what it re-exports, loads even
+ *   when that plugin is disabled, so only its declarations are imported (event names, pure helpers); its
+ *   services are reached through the container (`optional(scope, key)`) with type-only imports.
+ *   Events about state the kernel owns (SETTING_CHANGED) are declared in kernel/settings/events.ts (the SDK).
  * KNOWN lists what is still open, each with its reason: an entry that is no longer needed fails too.
  */
 const PLUGINS = join(PROJECT_ROOT, 'plugins');
 
-/** `<importer> -> <imported plugin>` value imports outside `requires` still to be removed. */
-const KNOWN_VALUE_IMPORTS: Record<string, string> = {
-  'auth -> setup': 'SETTING_CHANGED (event name): goes with the settings store moving into the kernel (wt-config)',
-  'auth-oidc -> setup': 'SETTING_CHANGED (event name): goes with the settings store moving into the kernel (wt-config)',
-  'graphql -> setup': 'SETTING_CHANGED (event name): goes with the settings store moving into the kernel (wt-config)',
-  'maintenance -> setup': 'SETTING_CHANGED (event name): goes with the settings store moving into the kernel (wt-config)',
-  'dashboard -> setup': 'SETUP_COMPLETED (event name) for the trial start: event names of optional plugins need a pure declaration module',
-  'dashboard -> content': 'ENTRY_EVENTS (event names) for the time series: as above',
-  'dashboard -> media': 'MEDIA_UPLOADED (event name) for the time series: as above',
-  'graphql -> auth': 'USER_EVENTS (subscriptions), bearerHash and onIdentityChange (socket re-checks)',
-  'graphql -> media': 'MEDIA_UPLOADED (subscription): event names of optional plugins need a pure declaration module',
-  'data-ops -> auth': 'bearerHash and onIdentityChange (the completion stream re-checks its identity)',
-};
+/** `<importer> -> <imported plugin>` value imports outside `requires` and `optional` still to be removed. */
+const KNOWN_VALUE_IMPORTS: Record<string, string> = {};
 
 /** Files that still import another plugin's internals, with the branch that removes the import. */
-const KNOWN_INTERNAL_IMPORTS: Record<string, string> = {
-  'importers/prepare-batch.ts':
-    "content's entry-values, field-values, field-types, prepared-row: moved behind content/public.ts on wt-importers",
-};
+const KNOWN_INTERNAL_IMPORTS: Record<string, string> = {};
+
+/** The modules another plugin may import: its public.ts, and the worker-safe public-values.ts where it has one. */
+const PUBLIC_MODULES = new Set(['public.js', 'public-values.js']);
 
 interface ImportRef {
   file: string;
@@ -49,14 +41,20 @@ const tsFiles = (dir: string): string[] =>
     .filter((name) => name.endsWith('.ts') && !name.split(sep).includes('node_modules'))
     .map((name) => join(dir, name));
 
-/** Folder name -> manifest (id, requires). */
-function manifests(): Map<string, { id: string; requires: string[] }> {
-  const out = new Map<string, { id: string; requires: string[] }>();
+interface ManifestDeps {
+  id: string;
+  requires: string[];
+  optional: string[];
+}
+
+/** Folder name -> manifest (id, requires, optional). */
+function manifests(): Map<string, ManifestDeps> {
+  const out = new Map<string, ManifestDeps>();
   for (const folder of readdirSync(PLUGINS)) {
     const file = join(PLUGINS, folder, 'plugin.json');
     try {
-      const m = JSON.parse(readFileSync(file, 'utf8')) as { id: string; requires?: string[] };
-      out.set(folder, { id: m.id, requires: m.requires ?? [] });
+      const m = JSON.parse(readFileSync(file, 'utf8')) as Partial<ManifestDeps> & { id: string };
+      out.set(folder, { id: m.id, requires: m.requires ?? [], optional: m.optional ?? [] });
     } catch {
       // not a plugin folder
     }
@@ -110,6 +108,7 @@ describe('plugin boundary: plugins meet through public.ts and requires', functio
   const folders = manifests();
   const idOf = (folder: string) => folders.get(folder)?.id ?? folder;
   const requiresById = new Map([...folders.values()].map((m) => [m.id, m.requires]));
+  const optionalById = new Map([...folders.values()].map((m) => [m.id, m.optional]));
   const refs = crossPluginImports(folders);
 
   it('finds the imports between plugins', function () {
@@ -118,7 +117,7 @@ describe('plugin boundary: plugins meet through public.ts and requires', functio
   });
 
   it("imports another plugin's code only from its public.ts", function () {
-    const internal = refs.filter((r) => r.target.split(sep).slice(1).join('/') !== 'public.js');
+    const internal = refs.filter((r) => !PUBLIC_MODULES.has(r.target.split(sep).slice(1).join('/')));
     const offenders = internal
       .filter((r) => !KNOWN_INTERNAL_IMPORTS[r.file.split(sep).join('/')])
       .map((r) => `${r.file}:${r.line} imports ${r.target}`);
@@ -127,20 +126,49 @@ describe('plugin boundary: plugins meet through public.ts and requires', functio
     expect(stale, 'fixed: remove from KNOWN_INTERNAL_IMPORTS (and its override in eslint.config.js)').to.deep.equal([]);
   });
 
-  it('value imports come only from required plugins (type-only imports may name any plugin)', function () {
+  it('an optional plugin is installed, and not required as well', function () {
+    const ids = new Set([...folders.values()].map((m) => m.id));
+    const wrong = [...folders.values()].flatMap((m) =>
+      m.optional.filter((o) => !ids.has(o) || requiredClosure(m.id, requiresById).has(o)).map((o) => `${m.id} -> ${o}`),
+    );
+    expect(wrong, 'optional names an unknown plugin, or one that requires already brings').to.deep.equal([]);
+  });
+
+  it('a public-values.ts loads, through its value imports, only its own modules and packages (no kernel, no public.ts)', function () {
+    const offenders: string[] = [];
+    const seen = new Set<string>();
+    const visit = (path: string, folder: string) => {
+      if (seen.has(path)) return;
+      seen.add(path);
+      for (const m of readFileSync(path, 'utf8').matchAll(STATEMENT)) {
+        if (!m[4]!.startsWith('.') || isTypeOnly(m[2], m[3])) continue;
+        const target = normalize(join(dirname(path), m[4]!)).replace(/\.js$/, '.ts');
+        const inside = relative(folder, target);
+        if (inside.startsWith('..') || inside === 'public.ts')
+          offenders.push(`${relative(PLUGINS, path)} loads ${relative(PLUGINS, target)}`);
+        else visit(target, folder);
+      }
+    };
+    const files = [...folders.keys()].map((f) => join(PLUGINS, f, 'public-values.ts')).filter((f) => existsSync(f));
+    expect(files.length).to.be.greaterThan(0);
+    for (const file of files) visit(file, dirname(file));
+    expect(offenders, `worker threads load these: keep them free of the kernel and services:\n${offenders.join('\n')}`).to.deep.equal([]);
+  });
+
+  it('value imports come only from required or optional plugins (type-only imports may name any plugin)', function () {
     const pairs = new Map<string, string[]>();
     for (const r of refs) {
       if (r.typeOnly) continue;
       const from = idOf(r.file.split(sep)[0]!);
       const to = idOf(r.plugin);
-      if (requiredClosure(from, requiresById).has(to)) continue;
+      if (requiredClosure(from, requiresById).has(to) || optionalById.get(from)?.includes(to)) continue;
       const key = `${from} -> ${to}`;
       pairs.set(key, [...(pairs.get(key) ?? []), `${r.file}:${r.line}`]);
     }
     const offenders = [...pairs].filter(([key]) => !KNOWN_VALUE_IMPORTS[key]).map(([key, at]) => `${key} (${at.join(', ')})`);
     expect(
       offenders,
-      `value imports from plugins outside requires (use import type and the container, or require the plugin):\n${offenders.join('\n')}`,
+      `value imports from plugins outside requires and optional (use import type and the container, or list the plugin):\n${offenders.join('\n')}`,
     ).to.deep.equal([]);
     const stale = Object.keys(KNOWN_VALUE_IMPORTS).filter((key) => !pairs.has(key));
     expect(stale, 'fixed: remove from KNOWN_VALUE_IMPORTS').to.deep.equal([]);

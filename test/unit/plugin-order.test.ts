@@ -147,6 +147,14 @@ describe('plugin order: orderPlugins', () => {
     expect(ids(result.ordered)).to.deep.equal(['a', 'c']);
     expect(ids(result.disabled)).to.deep.equal(['b']);
   });
+
+  it('an optional plugin neither orders the boot nor needs to be enabled or installed', () => {
+    const dashboard = plugin('dashboard', { optional: ['setup', 'ghost'] });
+    expect(ids(order([dashboard, plugin('setup')]).ordered)).to.deep.equal(['dashboard', 'setup']);
+    const result = order([dashboard, plugin('setup')], { disabled: ['setup'] });
+    expect(ids(result.ordered)).to.deep.equal(['dashboard']);
+    expect(ids(result.disabled)).to.deep.equal(['setup']);
+  });
 });
 
 describe('plugin order: assertUniqueIds', () => {

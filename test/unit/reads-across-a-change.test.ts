@@ -5,7 +5,7 @@ import { follow, followEach } from '../../kernel/follow.js';
 import { guestGrants, guestResolver } from '../../plugins/auth/identity-resolvers.js';
 import { GUEST_GRANTS_CHANGED } from '../../plugins/auth/public.js';
 import { MaintenanceFlags } from '../../plugins/maintenance/maintenance-flags.js';
-import { SETTING_CHANGED } from '../../plugins/setup/public.js';
+import { SETTING_CHANGED } from '../../kernel/settings/events.js';
 
 /**
  * In-memory copies that follow change events from every instance must not keep a read that started
