@@ -223,6 +223,7 @@ export class PluginLoader {
       const common = { id, manifest: p.manifest, config, options, envOptions, envSources, logger: pluginLogger };
       definition.register?.({
         ...common,
+        pluginConfig: pluginConfig as PluginBootContext['pluginConfig'],
         container: { register: (key, resolver) => container.register(id, key, resolver) },
         routes: { add: (route) => routes.add(route, id) },
         registries: bindRegistries(registries, id),

@@ -31,6 +31,8 @@ export interface PluginRegisterContext<O = RawOptions> {
    * `plugins.options[<id>]` from config as written.
    */
   options: O;
+  /** The configuration's view at register: `current()` and the source of each option path (settings come at boot). */
+  pluginConfig: Pick<PluginConfig<O>, 'current' | 'sourceOf'>;
   /**
    * The environment variables the manifest's `env` field declares, read once when the kernel started,
    * converted to their type and nested by option path. The plugin combines them with `options` in the

@@ -7,7 +7,7 @@ import { BackupsService, CREATE_JOB } from './backups-service.js';
 import { backupDomain, type DomainDeps } from './domain.js';
 import { InstallationKey } from './installation-key.js';
 import { Maintenance } from './maintenance.js';
-import { parseBackupOptions } from './options.js';
+import { backupOptionsSchema } from './options.js';
 import { backupRoutes } from './routes.js';
 
 interface Cradle {
@@ -48,8 +48,8 @@ export default definePlugin(() => {
     return cradle;
   };
   return {
-    register({ container, routes, registries, config, manifest, options: raw, envOptions, envSources }) {
-      const options = parseBackupOptions(raw, envOptions, envSources);
+    options: backupOptionsSchema,
+    register({ container, routes, registries, config, manifest, options, pluginConfig }) {
       const installationKey = new InstallationKey(config.dataPath);
       container.register(
         'backups',
@@ -67,8 +67,8 @@ export default definePlugin(() => {
               mediaStorage: () => optional(c, 'mediaStorage'),
               setting: async (key) => optional(c, 'settings')?.get(key),
               installationKey,
-              retentionConfigured:
-                (raw as { retentionCount?: unknown } | undefined)?.retentionCount !== undefined || envOptions.retentionCount !== undefined,
+              // BACKUP_RETENTION_COUNT or the file's option: the System Setting of the same name then does not count.
+              retentionConfigured: pluginConfig.sourceOf('retentionCount') !== 'default',
             }),
         ).singleton(),
       );

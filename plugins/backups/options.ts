@@ -1,8 +1,7 @@
 import { z } from 'zod';
-import { BootError } from '../../kernel/sdk.js';
 
-/** plugins.options.backups; the BACKUP_* environment variables win. */
-const schema = z.object({
+/** plugins.options.backups; the BACKUP_* environment variables win (merged and validated by the kernel). */
+export const backupOptionsSchema = z.object({
   /** Completed backups kept (BACKUP_RETENTION_COUNT); older ones are deleted after each create. */
   retentionCount: z.number().int().min(1).max(10_000).default(10),
   /** Entities (entries + media records) at or above which create runs as a background job (BACKUP_INLINE_THRESHOLD). */
@@ -33,16 +32,4 @@ const schema = z.object({
   /** Entries (files and folders) of an uploaded archive (BACKUP_UPLOAD_MAX_ENTRIES; 413 BACKUP_ARCHIVE_LIMIT). */
   uploadMaxEntries: z.number().int().min(4).max(10_000_000).default(200_000),
 });
-export type BackupOptions = z.output<typeof schema>;
-
-export function parseBackupOptions(raw: unknown, env: Record<string, unknown>, sources: Record<string, string>): BackupOptions {
-  const merged = { ...((raw && typeof raw === 'object' ? raw : {}) as Record<string, unknown>), ...env };
-  const parsed = schema.safeParse(merged);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    const key = String(issue.path[0] ?? '');
-    const where = sources[key] ? `environment variable ${sources[key]}` : `plugins.options.backups.${key}`;
-    throw new BootError(`Invalid ${where}: ${issue.message}`);
-  }
-  return parsed.data;
-}
+export type BackupOptions = z.output<typeof backupOptionsSchema>;

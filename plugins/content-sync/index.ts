@@ -4,7 +4,7 @@ import { definePlugin, type ContainerServices, type DataDomain } from '../../ker
 import { ChannelSecrets } from './channel-secrets.js';
 import { ChannelStore } from './channel-store.js';
 import { CONTENT_SYNC_MIGRATIONS } from './migrations.js';
-import { parseContentSyncOptions } from './options.js';
+import { contentSyncOptionsSchema } from './options.js';
 import { pullDomain } from './pull-domain.js';
 import { pushDomain } from './push-domain.js';
 import { RemoteClient } from './remote-client.js';
@@ -32,8 +32,9 @@ export default definePlugin(() => {
   let prune: (() => Promise<void>) | null = null;
   let pruneIntervalMs = 3600 * 1000;
   return {
+    options: contentSyncOptionsSchema,
     register(ctx) {
-      const options = parseContentSyncOptions(ctx.options, ctx.envOptions, ctx.envSources);
+      const { options } = ctx;
       pruneIntervalMs = options.pruneIntervalMs;
       const root = join(ctx.config.dataPath, 'content-sync');
       const booted = () => {

@@ -1,10 +1,9 @@
 import { z } from 'zod';
-import { BootError } from '../../kernel/sdk.js';
 
 const MiB = 1024 * 1024;
 
-/** plugins.options['content-sync']; the CONTENT_SYNC_* environment variables win. */
-const schema = z.strictObject({
+/** plugins.options['content-sync']; the CONTENT_SYNC_* environment variables win (merged and validated by the kernel). */
+export const contentSyncOptionsSchema = z.strictObject({
   /** Bytes per upload chunk of a push (CONTENT_SYNC_CHUNK_BYTES), default 1 MiB. */
   chunkBytes: z
     .number()
@@ -48,29 +47,4 @@ const schema = z.strictObject({
     .min(1000)
     .default(3600 * 1000),
 });
-export type ContentSyncOptions = z.output<typeof schema>;
-
-const ENV_KEYS = ['chunkBytes', 'maxTransferBytes', 'maxOpenTransfers', 'requestTimeoutMs', 'retries'] as const;
-
-export function parseContentSyncOptions(
-  raw: unknown,
-  env: Record<string, unknown> = {},
-  sources: Record<string, string> = {},
-): ContentSyncOptions {
-  const merged: Record<string, unknown> = { ...((raw ?? {}) as Record<string, unknown>) };
-  for (const key of ENV_KEYS) {
-    const v = env[key];
-    if (v === undefined || v === '') continue;
-    if (typeof v !== 'number' || !Number.isInteger(v))
-      throw new BootError(`${sources[key] ?? key} must be a whole number (got '${String(v)}')`);
-    merged[key] = v;
-  }
-  const parsed = schema.safeParse(merged);
-  if (!parsed.success)
-    throw new BootError(
-      `Invalid plugins.options.content-sync: ${parsed.error.issues
-        .map((i) => `${sources[String(i.path[0])] ?? i.path.join('.')}: ${i.message}`)
-        .join('; ')}`,
-    );
-  return parsed.data;
-}
+export type ContentSyncOptions = z.output<typeof contentSyncOptionsSchema>;

@@ -14,7 +14,7 @@ import { CompletionStreams } from './completion-stream.js';
 import { DataOpsService } from './engine.js';
 import { dataOpsGraphql } from './graphql.js';
 import { DATA_OPS_MIGRATIONS } from './migrations.js';
-import { parseDataOpsOptions } from './options.js';
+import { dataOpsOptionsSchema } from './options.js';
 import { PlanStore } from './plan-store.js';
 import { DATA_OPS_APPLY_JOB } from './public.js';
 import { dataOpsRoutes } from './routes.js';
@@ -42,8 +42,8 @@ export default definePlugin(() => {
   let bus: EventBus | null = null;
   let pruneIntervalMs = 600_000;
   return {
-    register({ container, routes, registries, migrations, options: raw, envOptions, envSources }) {
-      const options = parseDataOpsOptions(raw, envOptions, envSources);
+    options: dataOpsOptionsSchema,
+    register({ container, routes, registries, migrations, options }) {
       for (const m of DATA_OPS_MIGRATIONS) migrations.add(m);
       container.register('dataOpsPlans', asFunction((c: Deps) => new PlanStore(c.sequelize)).singleton());
       container.register(

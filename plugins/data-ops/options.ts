@@ -1,8 +1,7 @@
 import { z } from 'zod';
-import { BootError } from '../../kernel/sdk.js';
 
-/** plugins.options['data-ops']; the DATA_OPS_* environment variables win. */
-const schema = z.object({
+/** plugins.options['data-ops']; the DATA_OPS_* environment variables win (merged and validated by the kernel). */
+export const dataOpsOptionsSchema = z.object({
   /** How long apply waits for a domain's lock before 409 LOCK_CONTENTION (DATA_OPS_LOCK_WAIT_MS), default 10 s. */
   lockWaitMs: z.number().int().min(0).max(600_000).default(10_000),
   /** The lock's lease, renewed every third of it while an apply runs; a dead instance's lock expires after it. */
@@ -19,26 +18,4 @@ const schema = z.object({
   /** How often expired and old plans are pruned, default 10 minutes. */
   pruneIntervalMs: z.number().int().min(1000).default(600_000),
 });
-export type DataOpsPluginOptions = z.output<typeof schema>;
-
-export function parseDataOpsOptions(
-  raw: unknown,
-  env: Record<string, unknown> = {},
-  sources: Record<string, string> = {},
-): DataOpsPluginOptions {
-  const parsed = schema.safeParse(raw ?? {});
-  if (!parsed.success)
-    throw new BootError(
-      `Invalid plugins.options.data-ops: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
-    );
-  const out = { ...parsed.data };
-  for (const key of ['lockWaitMs', 'maxStreams', 'maxStreamsPerIdentity'] as const) {
-    const v = env[key];
-    if (v === undefined || v === '') continue;
-    const n = Number(v);
-    if (!Number.isInteger(n) || n < (key === 'lockWaitMs' ? 0 : 1))
-      throw new BootError(`${sources[key] ?? key} must be a whole number (got '${String(v)}')`);
-    out[key] = n;
-  }
-  return out;
-}
+export type DataOpsPluginOptions = z.output<typeof dataOpsOptionsSchema>;

@@ -1,10 +1,12 @@
 import { z } from 'zod';
 import semver from 'semver';
-import { BootError } from '../../kernel/sdk.js';
 
-/** plugins.options['update-server']; the UPDATE_SERVER_* environment variables win (README, "Update server"). */
 const secretText = z.string().min(16, 'at least 16 characters').max(512);
-const schema = z.object({
+/**
+ * plugins.options['update-server']; the UPDATE_SERVER_* environment variables win (README, "Update server").
+ * Merged and validated by the kernel; its messages never show a value (several options are secrets).
+ */
+export const updateServerOptionsSchema = z.object({
   /** Derives each installation's secret (UPDATE_SERVER_SECRET); generated into <data>/update-server/keys.json when unset. */
   secretKey: secretText.optional(),
   /** Salts the hashes of client IPs (UPDATE_SERVER_IP_SALT); generated into <data>/update-server/keys.json when unset. */
@@ -34,17 +36,4 @@ const schema = z.object({
   /** POST /api/register per client IP per hour. */
   registerPerHour: z.number().int().min(1).max(10_000).default(30),
 });
-export type UpdateServerOptions = z.output<typeof schema>;
-
-export function parseUpdateServerOptions(raw: unknown, env: Record<string, unknown>, sources: Record<string, string>): UpdateServerOptions {
-  const merged = { ...((raw && typeof raw === 'object' ? raw : {}) as Record<string, unknown>), ...env };
-  const parsed = schema.safeParse(merged);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    const key = String(issue.path[0] ?? '');
-    const where = sources[key] ? `environment variable ${sources[key]}` : `plugins.options.update-server.${key}`;
-    // Never the value: several options are secrets.
-    throw new BootError(`Invalid ${where}: ${issue.message}`);
-  }
-  return parsed.data;
-}
+export type UpdateServerOptions = z.output<typeof updateServerOptionsSchema>;

@@ -2,7 +2,7 @@ import type { Sequelize } from 'sequelize';
 import { definePlugin, KERNEL_VERSION } from '../../../kernel/sdk.js';
 import { loadServerKeys } from '../keys.js';
 import { UPDATE_SERVER_MIGRATIONS } from '../migrations.js';
-import { parseUpdateServerOptions, type UpdateServerOptions } from '../options.js';
+import { updateServerOptionsSchema, type UpdateServerOptions } from '../options.js';
 import { updateServerRoutes, type UpdateServerRuntime } from '../routes.js';
 import { UpdateServerStore } from '../store.js';
 import { VersionSource } from '../versions.js';
@@ -17,8 +17,9 @@ export default definePlugin(() => {
   let options: UpdateServerOptions;
   let runtime: UpdateServerRuntime | null = null;
   return {
-    register({ options: raw, envOptions, envSources, routes, migrations }) {
-      options = parseUpdateServerOptions(raw, envOptions, envSources);
+    options: updateServerOptionsSchema,
+    register({ options: merged, routes, migrations }) {
+      options = merged;
       for (const m of UPDATE_SERVER_MIGRATIONS) migrations.add(m);
       for (const route of updateServerRoutes(options, () => runtime)) routes.add(route);
     },
