@@ -1,0 +1,187 @@
+/**
+ * The writes of an import run (runner.ts), per batch and entity: one ledger query decides what each record is
+ * (a repeat, already imported, unchanged, an update, or new), then the new ones are inserted in one short
+ * transaction with their ledger rows. A refused batch is retried entity by entity so one bad record fails alone.
+ */
+import type { Transaction } from 'sequelize';
+import type { LocalClient } from '../content/public.js';
+import type { PreparedItem } from './prepare-batch.js';
+import { countSkip, emptyResult, messageOf, type RunContext } from './run-context.js';
+import { attachmentBodies } from './run-media.js';
+import type { EntityResult } from './runner.js';
+import type { LinkRow } from './store.js';
+
+/** Writes one entity's records of a prepared batch. */
+export type EntityWriter = (entity: string, group: PreparedItem[]) => Promise<void>;
+
+/** One entity's records of a batch being written: its target, its ledger rows and the entries still alive. */
+interface EntityBatch {
+  run: RunContext;
+  entity: string;
+  collection: string;
+  entries: ReturnType<LocalClient['entries']>;
+  r: EntityResult;
+  links: Map<string, LinkRow>;
+  alive: Set<string>;
+}
+
+/** The writer of a run (one per run: it stores the attachments it fetched once). */
+export function entityWriter(run: RunContext): EntityWriter {
+  const attachmentBody = attachmentBodies(run);
+  const { input, tenantId } = run;
+  return async (entity, group) => {
+    const r = (run.results[entity] ??= emptyResult());
+    const collection = run.targets.get(entity);
+    if (!collection) {
+      for (let i = 0; i < group.length; i++) countSkip(r, 'notMapped');
+      return;
+    }
+    const entries = input.content.entries(collection);
+    const links = await input.store.linksFor(
+      tenantId,
+      input.plan.format,
+      entity,
+      collection,
+      group.map((e) => e.key),
+    );
+    // A record imported before whose entry was deleted since is imported again (the ledger only remembers).
+    const alive = await entries.existing([...new Set([...links.values()].map((l) => l.entry_id))]);
+    const batch: EntityBatch = { run, entity, collection, entries, r, links, alive };
+    const creates = await writeEach(batch, group, attachmentBody);
+    if (creates.length) await insertCreates(batch, creates);
+  };
+}
+
+/** Records its ledger row for an entry this run wrote (an update of the row the record had, else a new one). */
+async function link(run: RunContext, e: PreparedItem, collection: string, entryId: string, transaction?: unknown) {
+  const { input } = run;
+  const where = { tenant_id: run.tenantId, collection, format: input.plan.format, entity: e.entity, external_id: e.key };
+  const t = transaction ? { transaction: transaction as never } : {};
+  const job_id = input.jobId ?? null;
+  const [n] = await input.store.links.update({ entry_id: entryId, checksum: e.checksum, updated_at: Date.now(), job_id }, { where, ...t });
+  if (n === 0)
+    await input.store.links
+      .create({ ...where, entry_id: entryId, checksum: e.checksum, updated_at: Date.now(), job_id }, t)
+      .catch(() => undefined);
+}
+
+function fail(b: EntityBatch, e: PreparedItem, err: unknown): void {
+  b.r.failed++;
+  b.run.warn(`${b.entity} ${e.externalId}: ${messageOf(err)}`, e.line);
+}
+
+/** Creates one entry on its own (the API checks and sanitises its body again). */
+async function createOne(b: EntityBatch, e: PreparedItem, body: Record<string, unknown>): Promise<void> {
+  try {
+    const entry = await b.entries.create(body);
+    b.run.input.created?.push({ collection: b.collection, id: entry._id });
+    await link(b.run, e, b.collection, entry._id);
+    b.r.imported++;
+  } catch (err) {
+    fail(b, e, err);
+  }
+}
+
+/** The body of a prepared row for the one-by-one path (the API checks and sanitises it again). */
+function bodyOf(item: PreparedItem): Record<string, unknown> {
+  if (item.body) return item.body;
+  const body: Record<string, unknown> = { status: item.row!.status };
+  for (const [k, v] of Object.entries(item.row!.entry)) if (v !== null) body[k] = v;
+  return body;
+}
+
+/**
+ * Decides each record in order: skipped (a repeat in the file, already imported in mode add, unchanged), updated
+ * (known and changed), created on its own (an attachment) or failed (invalid). Answers the records left for the
+ * bulk insert.
+ */
+async function writeEach(
+  b: EntityBatch,
+  group: PreparedItem[],
+  attachmentBody: (item: PreparedItem) => Promise<Record<string, unknown>>,
+): Promise<PreparedItem[]> {
+  const { run, entity, r } = b;
+  const creates: PreparedItem[] = [];
+  const seen = new Set<string>();
+  for (const e of group) {
+    const prior = b.links.get(e.key);
+    const known = prior && b.alive.has(prior.entry_id) ? prior : undefined;
+    if (seen.has(e.key)) {
+      run.warn(`${entity} ${e.externalId}: the same external id appears twice, later one skipped`, e.line);
+      countSkip(r, 'duplicateInFile');
+      continue;
+    }
+    seen.add(e.key);
+    if (known && run.input.plan.mode === 'add') {
+      countSkip(r, 'alreadyImported');
+      continue;
+    }
+    if (known && known.checksum === e.checksum) {
+      countSkip(r, 'unchanged');
+      continue;
+    }
+    for (const note of e.notes ?? []) run.warn(`${e.entity} ${e.externalId}: ${note}`, e.line);
+    let body: Record<string, unknown> | undefined;
+    try {
+      if (e.file) body = await attachmentBody(e);
+      if (known) {
+        try {
+          await b.entries.update(known.entry_id, body ?? bodyOf(e));
+          await link(run, e, b.collection, known.entry_id);
+          r.updated++;
+          r.imported++;
+          continue;
+        } catch (err) {
+          if ((err as { code?: string }).code !== 'ENTRY_NOT_FOUND') throw err;
+        }
+      }
+    } catch (err) {
+      fail(b, e, err);
+      continue;
+    }
+    if (body) await createOne(b, e, body);
+    else if (e.invalid) fail(b, e, { message: e.invalid });
+    else creates.push(e);
+  }
+  return creates;
+}
+
+/** The new records of the batch in one short transaction (the content SDK's insertPrepared), with their ledger rows. */
+async function insertCreates(b: EntityBatch, creates: PreparedItem[]): Promise<void> {
+  const { run, collection, links } = b;
+  const { input } = run;
+  const info = run.infos.get(collection)!;
+  try {
+    const made = await b.entries.insertPrepared(
+      { version: info.version, fields: info.fields.map((f) => f.name), rows: creates.map((c) => c.row!) },
+      {
+        // The ledger rows in the entries' own transaction: an entry is never left without its source id.
+        inTransaction: async (transaction, rows) => {
+          const now = Date.now();
+          const fresh = rows.flatMap((entry, i) => (links.has(creates[i]!.key) ? [] : [{ entry, c: creates[i]! }]));
+          await input.store.insertLinks(
+            fresh.map(({ entry, c }) => ({
+              tenant_id: run.tenantId,
+              format: input.plan.format,
+              entity: c.entity,
+              external_id: c.key,
+              collection,
+              entry_id: entry._id,
+              checksum: c.checksum,
+              updated_at: now,
+              job_id: input.jobId ?? null,
+            })),
+            transaction as Transaction,
+          );
+          for (const [i, entry] of rows.entries())
+            if (links.has(creates[i]!.key)) await link(run, creates[i]!, collection, entry._id, transaction);
+        },
+      },
+    );
+    for (const entry of made) input.created?.push({ collection, id: entry._id });
+    b.r.imported += made.length;
+  } catch {
+    // The transaction was refused (a unique field, a changed schema): entity by entity, so a bad record fails alone and is named.
+    for (const c of creates) await createOne(b, c, bodyOf(c));
+  }
+}

@@ -1,0 +1,52 @@
+/**
+ * The first steps of an import run (runner.ts), before any record: the collections the plan scaffolds are
+ * created, then each mapped entity's target is resolved into what the pool's prepare task needs.
+ */
+import { SOURCE_FIELD } from './field-names.js';
+import type { ImportPlan } from './planner.js';
+import type { CollectionInfo, LocalClient } from '../content/public.js';
+import type { PrepareTarget } from './prepare-batch.js';
+
+/** Creates the plan's missing collections, named in `scaffolded` as they are made (a failed run removes them). */
+export async function scaffoldMissing(content: LocalClient, plan: ImportPlan, scaffolded: string[]): Promise<void> {
+  const existing = new Set((await content.collections.list()).map((c) => c.name));
+  for (const s of plan.scaffoldCollections) {
+    if (existing.has(s.name)) continue;
+    // Each field carries its default editing widget (the admin UI's entry editor follows it).
+    await content.collections.create({
+      name: s.name,
+      fields: s.fields.map((f) => (s.widgets[f.name] ? { ...f, widget: s.widgets[f.name] } : f)),
+    });
+    existing.add(s.name);
+    scaffolded.push(s.name);
+  }
+}
+
+/** The target collections' schemas (read once) and, per mapped entity, its prepare target. */
+export async function resolveTargets(
+  content: LocalClient,
+  plan: ImportPlan,
+  targets: Map<string, string>,
+): Promise<{ infos: Map<string, CollectionInfo>; prepareTargets: Record<string, PrepareTarget> }> {
+  const infos = new Map<string, CollectionInfo>();
+  for (const name of new Set(targets.values())) infos.set(name, await content.collections.get(name));
+  const mappings = new Map<string, Map<string, string>>();
+  for (const m of plan.fieldMappings)
+    if (m.targetField) (mappings.get(m.entity) ?? mappings.set(m.entity, new Map()).get(m.entity)!).set(m.sourceField, m.targetField);
+  const prepareTargets: Record<string, PrepareTarget> = {};
+  for (const [entity, collection] of targets) {
+    const info = infos.get(collection)!;
+    const map = Object.fromEntries(mappings.get(entity) ?? []);
+    const media = map.file && info.fields.find((f) => f.name === map.file)?.type === 'media' ? map.file : undefined;
+    prepareTargets[entity] = {
+      collection,
+      version: info.version,
+      fields: info.fields as PrepareTarget['fields'],
+      map,
+      ...(media ? { mediaField: media } : {}),
+      source: info.fields.some((f) => f.name === SOURCE_FIELD),
+      ...(plan.operations.find((o) => o.sourceType === entity)?.statuses === 'draft' ? { draft: true } : {}),
+    };
+  }
+  return { infos, prepareTargets };
+}
