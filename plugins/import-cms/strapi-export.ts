@@ -100,10 +100,31 @@ function entityNames(uid: string, schema: Schema | undefined): { entity: string;
   return { entity: snake(schema?.info?.pluralName ?? '') || plural(model), singular };
 }
 
+/** The export as extracted: its folder, its files, and the folder prefix its top level sits under. */
+interface ExportTree {
+  dir: string;
+  files: Set<string>;
+  prefix: string;
+  entityFiles: string[];
+  writer: SpoolWriter;
+  maxLine: number;
+  /** The `.jsonl` files of one top-level folder (schemas, links), sorted. */
+  inRoot(folder: string): string[];
+}
+
+/** Owner row (`type|id`) -> field -> targets. */
+type Links = Map<string, Map<string, Target[]>>;
+
+/** Pass 1's answer: the externalId of every imported row, which row stands for each document, and the types skipped. */
+interface RowChoice {
+  rowExternal: Map<string, string>;
+  chosen: Map<string, { rowKey: string; published: boolean }>;
+  skipped: Map<string, number>;
+}
+
 export async function parseStrapiExport(input: ImportParseInput, writer: SpoolWriter): Promise<void> {
   const maxLine = maxLineBytesOf(input);
   const { dir, archive } = await extractUpload(input, writer);
-  const files = new Set(archive.files);
   const entityFiles = archive.files.filter((f) => /(^|\/)entities\/[^/]+\.jsonl$/.test(f)).sort();
   if (!entityFiles.length) {
     if (archive.files.some((f) => f.endsWith('.enc')))
@@ -116,158 +137,17 @@ export async function parseStrapiExport(input: ImportParseInput, writer: SpoolWr
   }
   const prefix = entityFiles[0].slice(0, entityFiles[0].lastIndexOf('entities/'));
   const inRoot = (folder: string) => archive.files.filter((f) => f.startsWith(`${prefix}${folder}/`) && f.endsWith('.jsonl')).sort();
+  const tree: ExportTree = { dir, files: new Set(archive.files), prefix, entityFiles, writer, maxLine, inRoot };
 
-  // metadata.json: the Strapi version (a hand-repacked archive may lack it).
-  let version: string | null = null;
-  const metaPath = join(dir, `${prefix}metadata.json`);
-  if (files.has(`${prefix}metadata.json`) && statSync(metaPath).size < 1024 * 1024) {
-    try {
-      version = String((JSON.parse(readFileSync(metaPath, 'utf8')) as { strapi?: { version?: unknown } }).strapi?.version ?? '') || null;
-    } catch {
-      writer.warn('metadata.json is not valid JSON');
-    }
-  } else writer.warn('the export has no metadata.json (a repacked archive?): Strapi version unknown');
+  const version = readVersion(tree);
   if (!inRoot('links').length) writer.warn('the export has no links/ folder: relations and media links are not known');
+  const schemas = await readSchemas(tree);
+  const { links, componentLinks } = await readLinks(tree);
+  const rows = await chooseRows(tree, schemas);
+  const { collapsed, missingAssets } = await writeRows(tree, schemas, links, rows);
 
-  const schemas = new Map<string, Schema>();
-  for (const f of inRoot('schemas')) {
-    await eachJsonLine(
-      join(dir, f),
-      f,
-      writer,
-      (v) => {
-        const s = v as Schema;
-        if (typeof s?.uid === 'string') schemas.set(s.uid, s);
-      },
-      maxLine,
-    );
-  }
-
-  // links: owner row -> field -> targets.
-  const links = new Map<string, Map<string, Target[]>>();
-  let componentLinks = 0;
-  for (const f of inRoot('links')) {
-    await eachJsonLine(
-      join(dir, f),
-      f,
-      writer,
-      (v) => {
-        const l = v as { left?: Target & { field?: string }; right?: Target & { field?: string } };
-        if (!l?.left || !l.right) return;
-        let owner: Target & { field?: string } = l.left;
-        let target: Target = l.right;
-        if (l.left.type === FILE_TYPE && l.left.field === 'related') {
-          owner = l.right;
-          target = l.left;
-        }
-        if (!owner.field || SKIPPED_FIELDS.has(owner.field)) return;
-        if (!owner.type.includes('::')) {
-          componentLinks++;
-          return;
-        }
-        if (!isStrapiContentType(owner.type)) return;
-        const key = `${owner.type}|${owner.ref}`;
-        const fields = links.get(key) ?? new Map<string, Target[]>();
-        links.set(key, fields);
-        fields.set(owner.field, [...(fields.get(owner.field) ?? []), { type: target.type, ref: target.ref }]);
-      },
-      maxLine,
-    );
-  }
-
-  // Pass 1: the externalId of every imported row, and which row stands for each document.
-  const rowExternal = new Map<string, string>();
-  const chosen = new Map<string, { rowKey: string; published: boolean }>();
-  const skipped = new Map<string, number>();
-  const externalOf = (row: Row): string => {
-    const { singular } = entityNames(row.type, schemas.get(row.type));
-    const docId = typeof row.data.documentId === 'string' ? row.data.documentId : String(row.id);
-    const locale = typeof row.data.locale === 'string' && row.data.locale ? `:${row.data.locale}` : '';
-    return `${singular}:${docId}${locale}`;
-  };
-  const isRow = (v: unknown): v is Row => {
-    const r = v as Row;
-    return typeof r?.type === 'string' && (typeof r.id === 'number' || typeof r.id === 'string') && !!r.data && typeof r.data === 'object';
-  };
-  for (const f of entityFiles) {
-    await eachJsonLine(
-      join(dir, f),
-      f,
-      writer,
-      (v, line) => {
-        if (!isRow(v)) return void writer.warn(`${f} line ${line} is not a Strapi entity ({type, id, data}), skipped`, line);
-        if (!isStrapiContentType(v.type)) return void skipped.set(v.type, (skipped.get(v.type) ?? 0) + 1);
-        const rowKey = `${v.type}|${v.id}`;
-        const ext = externalOf(v);
-        rowExternal.set(rowKey, ext);
-        const published = v.data.publishedAt !== null && v.data.publishedAt !== undefined;
-        const current = chosen.get(ext);
-        if (!current || (published && !current.published)) chosen.set(ext, { rowKey, published });
-      },
-      maxLine,
-    );
-  }
-
-  // Pass 2: write the chosen rows.
-  let missingAssets = 0;
-  let collapsed = 0;
-  for (const f of entityFiles) {
-    await eachJsonLine(
-      join(dir, f),
-      f,
-      writer,
-      async (v, line) => {
-        if (!isRow(v) || !isStrapiContentType(v.type)) return;
-        const rowKey = `${v.type}|${v.id}`;
-        const ext = rowExternal.get(rowKey)!;
-        if (chosen.get(ext)?.rowKey !== rowKey) {
-          collapsed++;
-          return;
-        }
-        const schema = schemas.get(v.type);
-        const attrs = schema?.attributes ?? {};
-        const { entity } = entityNames(v.type, schema);
-        const data: Record<string, unknown> = {};
-        const kinds: Record<string, ImportFieldKind> = {};
-        for (const [name, value] of Object.entries(v.data)) {
-          if (SKIPPED_FIELDS.has(name) || SECRET_FIELD.test(name) || attrs[name]?.type === 'password') continue;
-          if (name === 'locale' && value === null) continue;
-          if (v.type === FILE_TYPE && FILE_NOISE.has(name)) continue;
-          data[name] = value;
-          const kind = attrs[name]?.type ? KIND_OF[attrs[name].type!] : undefined;
-          if (kind && kind !== 'relation' && kind !== 'media') kinds[name] = kind;
-        }
-        for (const [field, targets] of links.get(rowKey) ?? []) {
-          const ids = [...new Set(targets.map((t) => rowExternal.get(`${t.type}|${t.ref}`)).filter((x): x is string => !!x))];
-          const attr = attrs[field];
-          const single = attr ? (attr.type === 'media' ? attr.multiple !== true : SINGLE_RELATIONS.has(attr.relation ?? '')) : false;
-          if (!ids.length && attr?.type !== 'media' && !targets.some((t) => isStrapiContentType(t.type))) continue;
-          data[field] = single ? (ids[0] ?? null) : ids;
-          kinds[field] = attr?.type === 'media' || targets.every((t) => t.type === FILE_TYPE) ? 'media' : 'relation';
-        }
-        let status: 'draft' | 'published' | undefined;
-        if (schema?.options?.draftAndPublish) status = chosen.get(ext)!.published ? 'published' : 'draft';
-        let file: { path?: string; url?: string; filename: string; mimeType?: string } | undefined;
-        if (v.type === FILE_TYPE) {
-          const stored =
-            typeof v.data.hash === 'string' && typeof v.data.ext === 'string'
-              ? `${prefix}assets/uploads/${v.data.hash}${v.data.ext}`
-              : null;
-          const url = typeof v.data.url === 'string' ? v.data.url : null;
-          const filename = typeof v.data.name === 'string' ? v.data.name : (url?.split('/').pop() ?? `file-${v.id}`);
-          const mimeType = typeof v.data.mime === 'string' ? v.data.mime : undefined;
-          const path = stored && files.has(stored) && existsSync(join(dir, stored)) ? join(dir, stored) : undefined;
-          const remote = url && /^https?:\/\//i.test(url) ? url : undefined;
-          if (!path && !remote) missingAssets++;
-          file = { filename, ...(path ? { path } : {}), ...(!path && remote ? { url: remote } : {}), ...(mimeType ? { mimeType } : {}) };
-        }
-        await writer.write({ entity, externalId: ext, data, ...(status ? { status } : {}), ...(file ? { file } : {}), line }, kinds);
-      },
-      maxLine,
-    );
-  }
-  if (skipped.size) {
-    const list = [...skipped].map(([t, n]) => `${n} ${t}`).join(', ');
+  if (rows.skipped.size) {
+    const list = [...rows.skipped].map(([t, n]) => `${n} ${t}`).join(', ');
     writer.warn(`skipped Strapi internal types (accounts, permissions and credentials are never imported): ${list}`);
   }
   if (collapsed) writer.warn(`${collapsed} draft row(s) of documents that also have a published version were folded into that entry`);
@@ -276,5 +156,170 @@ export async function parseStrapiExport(input: ImportParseInput, writer: SpoolWr
   if (missingAssets)
     writer.warn(`${missingAssets} upload(s) have no file in assets/uploads and no absolute URL: only their metadata is imported`);
   if (version && !/^[45]\./.test(version)) writer.warn(`Strapi ${version} export: only Strapi 4 and 5 exports are known, check the result`);
-  if (rowExternal.size === 0) writer.block('the export holds no content entries (only Strapi internal types)');
+  if (rows.rowExternal.size === 0) writer.block('the export holds no content entries (only Strapi internal types)');
+}
+
+/** metadata.json: the Strapi version (a hand-repacked archive may lack it). */
+function readVersion({ dir, files, prefix, writer }: ExportTree): string | null {
+  const metaPath = join(dir, `${prefix}metadata.json`);
+  if (!files.has(`${prefix}metadata.json`) || statSync(metaPath).size >= 1024 * 1024) {
+    writer.warn('the export has no metadata.json (a repacked archive?): Strapi version unknown');
+    return null;
+  }
+  try {
+    return String((JSON.parse(readFileSync(metaPath, 'utf8')) as { strapi?: { version?: unknown } }).strapi?.version ?? '') || null;
+  } catch {
+    writer.warn('metadata.json is not valid JSON');
+    return null;
+  }
+}
+
+/** Reads every line of the given export files, in order. */
+async function eachLineOf(
+  tree: ExportTree,
+  files: string[],
+  fn: (value: unknown, line: number, file: string) => Promise<void> | void,
+): Promise<void> {
+  for (const f of files) await eachJsonLine(join(tree.dir, f), f, tree.writer, (v, line) => fn(v, line, f), tree.maxLine);
+}
+
+async function readSchemas(tree: ExportTree): Promise<Map<string, Schema>> {
+  const schemas = new Map<string, Schema>();
+  await eachLineOf(tree, tree.inRoot('schemas'), (v) => {
+    const s = v as Schema;
+    if (typeof s?.uid === 'string') schemas.set(s.uid, s);
+  });
+  return schemas;
+}
+
+/**
+ * links/: each link's owner row and field, and its target. A link from an upload's `related` field is
+ * read the other way round (the content row owns the media); links held by components are only counted.
+ */
+async function readLinks(tree: ExportTree): Promise<{ links: Links; componentLinks: number }> {
+  const links: Links = new Map();
+  let componentLinks = 0;
+  await eachLineOf(tree, tree.inRoot('links'), (v) => {
+    const l = v as { left?: Target & { field?: string }; right?: Target & { field?: string } };
+    if (!l?.left || !l.right) return;
+    let owner: Target & { field?: string } = l.left;
+    let target: Target = l.right;
+    if (l.left.type === FILE_TYPE && l.left.field === 'related') {
+      owner = l.right;
+      target = l.left;
+    }
+    if (!owner.field || SKIPPED_FIELDS.has(owner.field)) return;
+    if (!owner.type.includes('::')) {
+      componentLinks++;
+      return;
+    }
+    if (!isStrapiContentType(owner.type)) return;
+    const key = `${owner.type}|${owner.ref}`;
+    const fields = links.get(key) ?? new Map<string, Target[]>();
+    links.set(key, fields);
+    fields.set(owner.field, [...(fields.get(owner.field) ?? []), { type: target.type, ref: target.ref }]);
+  });
+  return { links, componentLinks };
+}
+
+const isRow = (v: unknown): v is Row => {
+  const r = v as Row;
+  return typeof r?.type === 'string' && (typeof r.id === 'number' || typeof r.id === 'string') && !!r.data && typeof r.data === 'object';
+};
+
+/** Pass 1: the externalId of every imported row, and which row stands for each document (the published one). */
+async function chooseRows(tree: ExportTree, schemas: Map<string, Schema>): Promise<RowChoice> {
+  const rows: RowChoice = { rowExternal: new Map(), chosen: new Map(), skipped: new Map() };
+  const externalOf = (row: Row): string => {
+    const { singular } = entityNames(row.type, schemas.get(row.type));
+    const docId = typeof row.data.documentId === 'string' ? row.data.documentId : String(row.id);
+    const locale = typeof row.data.locale === 'string' && row.data.locale ? `:${row.data.locale}` : '';
+    return `${singular}:${docId}${locale}`;
+  };
+  await eachLineOf(tree, tree.entityFiles, (v, line, f) => {
+    if (!isRow(v)) return void tree.writer.warn(`${f} line ${line} is not a Strapi entity ({type, id, data}), skipped`, line);
+    if (!isStrapiContentType(v.type)) return void rows.skipped.set(v.type, (rows.skipped.get(v.type) ?? 0) + 1);
+    const rowKey = `${v.type}|${v.id}`;
+    const ext = externalOf(v);
+    rows.rowExternal.set(rowKey, ext);
+    const published = v.data.publishedAt !== null && v.data.publishedAt !== undefined;
+    const current = rows.chosen.get(ext);
+    if (!current || (published && !current.published)) rows.chosen.set(ext, { rowKey, published });
+  });
+  return rows;
+}
+
+/** Pass 2: writes the chosen rows; counts the rows folded into their document and the uploads without a file. */
+async function writeRows(
+  tree: ExportTree,
+  schemas: Map<string, Schema>,
+  links: Links,
+  rows: RowChoice,
+): Promise<{ collapsed: number; missingAssets: number }> {
+  const counts = { collapsed: 0, missingAssets: 0 };
+  await eachLineOf(tree, tree.entityFiles, async (v, line) => {
+    if (!isRow(v) || !isStrapiContentType(v.type)) return;
+    const rowKey = `${v.type}|${v.id}`;
+    const ext = rows.rowExternal.get(rowKey)!;
+    if (rows.chosen.get(ext)?.rowKey !== rowKey) {
+      counts.collapsed++;
+      return;
+    }
+    const schema = schemas.get(v.type);
+    const attrs = schema?.attributes ?? {};
+    const { entity } = entityNames(v.type, schema);
+    const { data, kinds } = rowFields(v, attrs);
+    linkFields(links.get(rowKey), attrs, rows.rowExternal, data, kinds);
+    let status: 'draft' | 'published' | undefined;
+    if (schema?.options?.draftAndPublish) status = rows.chosen.get(ext)!.published ? 'published' : 'draft';
+    const file = v.type === FILE_TYPE ? uploadFile(tree, v) : undefined;
+    if (file && !file.path && !file.url) counts.missingAssets++;
+    await tree.writer.write({ entity, externalId: ext, data, ...(status ? { status } : {}), ...(file ? { file } : {}), line }, kinds);
+  });
+  return counts;
+}
+
+/** A row's own fields, without Strapi's bookkeeping and secrets, and the kinds its schema gives them. */
+function rowFields(v: Row, attrs: NonNullable<Schema['attributes']>) {
+  const data: Record<string, unknown> = {};
+  const kinds: Record<string, ImportFieldKind> = {};
+  for (const [name, value] of Object.entries(v.data)) {
+    if (SKIPPED_FIELDS.has(name) || SECRET_FIELD.test(name) || attrs[name]?.type === 'password') continue;
+    if (name === 'locale' && value === null) continue;
+    if (v.type === FILE_TYPE && FILE_NOISE.has(name)) continue;
+    data[name] = value;
+    const kind = attrs[name]?.type ? KIND_OF[attrs[name].type!] : undefined;
+    if (kind && kind !== 'relation' && kind !== 'media') kinds[name] = kind;
+  }
+  return { data, kinds };
+}
+
+/** The row's links as relation/media fields holding the targets' externalIds (one for a single relation). */
+function linkFields(
+  fields: Map<string, Target[]> | undefined,
+  attrs: NonNullable<Schema['attributes']>,
+  rowExternal: Map<string, string>,
+  data: Record<string, unknown>,
+  kinds: Record<string, ImportFieldKind>,
+): void {
+  for (const [field, targets] of fields ?? []) {
+    const ids = [...new Set(targets.map((t) => rowExternal.get(`${t.type}|${t.ref}`)).filter((x): x is string => !!x))];
+    const attr = attrs[field];
+    const single = attr ? (attr.type === 'media' ? attr.multiple !== true : SINGLE_RELATIONS.has(attr.relation ?? '')) : false;
+    if (!ids.length && attr?.type !== 'media' && !targets.some((t) => isStrapiContentType(t.type))) continue;
+    data[field] = single ? (ids[0] ?? null) : ids;
+    kinds[field] = attr?.type === 'media' || targets.every((t) => t.type === FILE_TYPE) ? 'media' : 'relation';
+  }
+}
+
+/** An upload row's file: the extracted asset when the archive holds it, else its absolute URL, else neither. */
+function uploadFile({ dir, files, prefix }: ExportTree, v: Row): { path?: string; url?: string; filename: string; mimeType?: string } {
+  const stored =
+    typeof v.data.hash === 'string' && typeof v.data.ext === 'string' ? `${prefix}assets/uploads/${v.data.hash}${v.data.ext}` : null;
+  const url = typeof v.data.url === 'string' ? v.data.url : null;
+  const filename = typeof v.data.name === 'string' ? v.data.name : (url?.split('/').pop() ?? `file-${v.id}`);
+  const mimeType = typeof v.data.mime === 'string' ? v.data.mime : undefined;
+  const path = stored && files.has(stored) && existsSync(join(dir, stored)) ? join(dir, stored) : undefined;
+  const remote = url && /^https?:\/\//i.test(url) ? url : undefined;
+  return { filename, ...(path ? { path } : {}), ...(!path && remote ? { url: remote } : {}), ...(mimeType ? { mimeType } : {}) };
 }

@@ -65,6 +65,13 @@ function entityOf(draft: Draft, currency: string | undefined, spool: SpoolWriter
   return { entity: 'products', externalId: draft.handle, data, status: draft.active ? 'published' : 'draft', line: draft.line };
 }
 
+/** A CSV row's cell by its column name ('' when absent). */
+type Cell = (name: string) => string;
+
+/**
+ * The rows of one product are together: a new Handle writes the product read so far (a Handle seen
+ * before is not merged back: its row is skipped with a warning).
+ */
 async function parseCsv(input: ImportParseInput, spool: SpoolWriter): Promise<void> {
   const source = await inspectCsv(input.path, input.filename, input.options, input.profile?.delimited?.delimiter);
   const currency = currencyOption(input.options);
@@ -84,7 +91,7 @@ async function parseCsv(input: ImportParseInput, spool: SpoolWriter): Promise<vo
       continue;
     }
     const c = cols;
-    const get = (name: string) => c.get(row.cells, name);
+    const get: Cell = (name) => c.get(row.cells, name);
     const handle = get('Handle');
     if (!handle) {
       spool.warn('row without Handle skipped', row.line);
@@ -96,70 +103,79 @@ async function parseCsv(input: ImportParseInput, spool: SpoolWriter): Promise<vo
         spool.warn(`rows of product "${handle}" are not together: this row is skipped`, row.line);
         continue;
       }
-      const status = get('Status').toLowerCase();
-      const published = bool(get('Published'));
-      current = {
-        handle,
-        line: row.line,
-        optionNames: [1, 2, 3].map((n) => get(`Option${n} Name`)),
-        variants: [],
-        images: [],
-        active: status ? status === 'active' : published !== false,
-        fields: Object.fromEntries(
-          Object.entries({
-            title: get('Title'),
-            description: get('Body (HTML)'),
-            vendor: get('Vendor'),
-            productType: get('Type'),
-            productCategory: get('Product Category'),
-            seoTitle: get('SEO Title'),
-            seoDescription: get('SEO Description'),
-            sourceStatus: status,
-            giftCard: bool(get('Gift Card')),
-            tags: get('Tags')
-              ? get('Tags')
-                  .split(',')
-                  .map((t) => t.trim())
-                  .filter(Boolean)
-              : undefined,
-            published,
-          }).filter(([, v]) => v !== '' && v !== undefined),
-        ),
-      };
+      current = newDraft(get, handle, row.line);
     }
     const draft = current as unknown as Draft;
-    const optionValues = [1, 2, 3].map((n) => get(`Option${n} Value`));
-    if (get('Variant SKU') || get('Variant Price') || optionValues.some(Boolean)) {
-      const barcode = get('Variant Barcode');
-      if (SCIENTIFIC.test(barcode))
-        spool.warn(
-          `barcode "${barcode}" of "${handle}" is in scientific notation (changed by a spreadsheet): digits are lost, kept as text`,
-          row.line,
-        );
-      const options: Record<string, string> = {};
-      optionValues.forEach((v, i) => {
-        if (v) options[draft.optionNames[i] || `Option${i + 1}`] = v;
-      });
-      draft.variants.push({
-        sku: get('Variant SKU') || null,
-        price: numberOf(get('Variant Price')),
-        compareAtPrice: numberOf(get('Variant Compare At Price')),
-        stock: numberOf(get('Variant Inventory Qty')),
-        options,
-        barcode: barcode || null,
-        grams: numberOf(get('Variant Grams')),
-        weightUnit: get('Variant Weight Unit') || null,
-        image: get('Variant Image') || null,
-        requiresShipping: bool(get('Variant Requires Shipping')),
-        taxable: bool(get('Variant Taxable')),
-      });
-    }
+    addVariant(draft, get, row.line, spool);
     const src = get('Image Src');
     if (src && !draft.images.some((i) => i.src === src))
       draft.images.push({ src, position: numberOf(get('Image Position')), alt: get('Image Alt Text') || null });
   }
   await flush();
   if (!cols) spool.block('The file has no header row.');
+}
+
+/** A product's first row: its title, body and the other product-level columns (empty ones left out). */
+function newDraft(get: Cell, handle: string, line: number): Draft {
+  const status = get('Status').toLowerCase();
+  const published = bool(get('Published'));
+  return {
+    handle,
+    line,
+    optionNames: [1, 2, 3].map((n) => get(`Option${n} Name`)),
+    variants: [],
+    images: [],
+    active: status ? status === 'active' : published !== false,
+    fields: Object.fromEntries(
+      Object.entries({
+        title: get('Title'),
+        description: get('Body (HTML)'),
+        vendor: get('Vendor'),
+        productType: get('Type'),
+        productCategory: get('Product Category'),
+        seoTitle: get('SEO Title'),
+        seoDescription: get('SEO Description'),
+        sourceStatus: status,
+        giftCard: bool(get('Gift Card')),
+        tags: get('Tags')
+          ? get('Tags')
+              .split(',')
+              .map((t) => t.trim())
+              .filter(Boolean)
+          : undefined,
+        published,
+      }).filter(([, v]) => v !== '' && v !== undefined),
+    ),
+  };
+}
+
+/** A row with a SKU, a price or an option value is one more variant of the product. */
+function addVariant(draft: Draft, get: Cell, line: number, spool: SpoolWriter): void {
+  const optionValues = [1, 2, 3].map((n) => get(`Option${n} Value`));
+  if (!get('Variant SKU') && !get('Variant Price') && !optionValues.some(Boolean)) return;
+  const barcode = get('Variant Barcode');
+  if (SCIENTIFIC.test(barcode))
+    spool.warn(
+      `barcode "${barcode}" of "${draft.handle}" is in scientific notation (changed by a spreadsheet): digits are lost, kept as text`,
+      line,
+    );
+  const options: Record<string, string> = {};
+  optionValues.forEach((v, i) => {
+    if (v) options[draft.optionNames[i] || `Option${i + 1}`] = v;
+  });
+  draft.variants.push({
+    sku: get('Variant SKU') || null,
+    price: numberOf(get('Variant Price')),
+    compareAtPrice: numberOf(get('Variant Compare At Price')),
+    stock: numberOf(get('Variant Inventory Qty')),
+    options,
+    barcode: barcode || null,
+    grams: numberOf(get('Variant Grams')),
+    weightUnit: get('Variant Weight Unit') || null,
+    image: get('Variant Image') || null,
+    requiresShipping: bool(get('Variant Requires Shipping')),
+    taxable: bool(get('Variant Taxable')),
+  });
 }
 
 /** One product of the admin API JSON. */

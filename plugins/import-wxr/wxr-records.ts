@@ -3,9 +3,9 @@
  * types) with their comments, authors, categories, tags and custom-taxonomy terms.
  * Worker-side, no kernel imports (type-only contract imports).
  */
-import { posix } from 'node:path';
 import type { ImportedEntity, ImportFieldKind } from '../../kernel/sdk.js';
 import { phpUnserialize, type PhpValue } from './php-unserialize.js';
+import { attachmentFile } from './wxr-attachment.js';
 import { postTypeEntity } from './wxr-names.js';
 import { children, rawTextOf, textOf, type WxrNode } from './wxr-node.js';
 
@@ -67,41 +67,6 @@ const COMMENT_KINDS: Record<string, ImportFieldKind> = {
   date: 'date',
 };
 const TERM_KINDS: Record<string, ImportFieldKind> = { parent: 'relation', meta: 'json' };
-
-const MIME_TYPES: Record<string, string> = {
-  jpg: 'image/jpeg',
-  jpeg: 'image/jpeg',
-  png: 'image/png',
-  gif: 'image/gif',
-  webp: 'image/webp',
-  avif: 'image/avif',
-  svg: 'image/svg+xml',
-  bmp: 'image/bmp',
-  ico: 'image/x-icon',
-  tif: 'image/tiff',
-  tiff: 'image/tiff',
-  heic: 'image/heic',
-  pdf: 'application/pdf',
-  mp3: 'audio/mpeg',
-  m4a: 'audio/mp4',
-  ogg: 'audio/ogg',
-  wav: 'audio/wav',
-  mp4: 'video/mp4',
-  m4v: 'video/mp4',
-  mov: 'video/quicktime',
-  webm: 'video/webm',
-  ogv: 'video/ogg',
-  txt: 'text/plain',
-  csv: 'text/csv',
-  zip: 'application/zip',
-  doc: 'application/msword',
-  docx: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
-  xls: 'application/vnd.ms-excel',
-  xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
-  ppt: 'application/vnd.ms-powerpoint',
-  pptx: 'application/vnd.openxmlformats-officedocument.presentationml.presentation',
-  key: 'application/vnd.apple.keynote',
-};
 
 /** WXR `YYYY-MM-DD hh:mm:ss`: the GMT value as ISO with Z, else the local value without zone, else the RSS pubDate. */
 function wpDate(gmt: string, local: string, pubDate = ''): string | undefined {
@@ -223,29 +188,13 @@ function itemStatus(status: string): 'draft' | 'published' | undefined {
   return 'draft';
 }
 
-/** A remote attachment: recorded (http/https only), never fetched here. */
-function attachmentFile(url: string, id: string, node: WxrNode, ctx: RecordContext): ImportedEntity['file'] | undefined {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    ctx.warn(`attachment ${id}: attachment_url is not a URL, no file recorded`, node.line);
-    return undefined;
-  }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-    ctx.warn(`attachment ${id}: attachment_url uses ${parsed.protocol} (only http and https are recorded), no file recorded`, node.line);
-    return undefined;
-  }
-  let base = posix.basename(parsed.pathname);
-  try {
-    base = decodeURIComponent(base);
-  } catch {
-    /* keep the encoded name */
-  }
-  const filename = base.replace(/[\u0000-\u001f\u007f/\\]/g, '').replace(/^\.+/, '') || `attachment-${id}`;
-  const ext = /\.([A-Za-z0-9]+)$/.exec(filename)?.[1]?.toLowerCase();
-  const mimeType = ext ? MIME_TYPES[ext] : undefined;
-  return mimeType ? { url: parsed.href, filename, mimeType } : { url: parsed.href, filename };
+/** What names an item: its post type (and the entity it maps to), its WordPress id, guid and status. */
+interface ItemIds {
+  postType: string;
+  entity: string;
+  wpId: string;
+  guid: string;
+  wpStatus: string;
 }
 
 /**
@@ -254,12 +203,42 @@ function attachmentFile(url: string, id: string, node: WxrNode, ctx: RecordConte
  */
 export function itemRecords(node: WxrNode, ordinal: number, ctx: RecordContext): EntityOut[] {
   const postType = textOf(node, 'wp:post_type') || 'post';
-  const entity = postTypeEntity(postType);
-  const wpId = textOf(node, 'wp:post_id');
-  const guid = textOf(node, 'guid');
-  const externalId = wpId || guid || `item-${ordinal}`;
-  const wpStatus = textOf(node, 'wp:status');
+  const ids: ItemIds = {
+    postType,
+    entity: postTypeEntity(postType),
+    wpId: textOf(node, 'wp:post_id'),
+    guid: textOf(node, 'guid'),
+    wpStatus: textOf(node, 'wp:status'),
+  };
+  const { entity } = ids;
+  const externalId = ids.wpId || ids.guid || `item-${ordinal}`;
+  const data = itemFields(node, ids, ctx);
+  Object.assign(data, itemTaxonomies(node));
+  const internalMeta = itemMeta(node, data, ctx);
 
+  const record: ImportedEntity = { entity, externalId, data, line: node.line };
+  if (entity === 'attachments') {
+    const alt = internalMeta._wp_attachment_image_alt;
+    if (typeof alt === 'string' && alt) data.alt = alt;
+    const url = textOf(node, 'wp:attachment_url');
+    if (url) {
+      data.url = url;
+      const file = attachmentFile(url, externalId, node, ctx);
+      if (file) record.file = file;
+    } else ctx.warn(`attachment ${externalId}: no attachment_url, no file recorded`, node.line);
+  } else {
+    // A password-protected post is never public here: it is imported as a draft (passwordProtected: true says why).
+    const status = data.passwordProtected === true ? 'draft' : itemStatus(ids.wpStatus);
+    if (status) record.status = status;
+  }
+
+  const out: EntityOut[] = [{ entity: record, kinds: POST_KINDS }];
+  children(node, 'wp:comment').forEach((comment, index) => out.push(commentRecord(comment, externalId, index + 1, ctx)));
+  return out;
+}
+
+/** The item's own elements: texts (their shortcodes counted), dates, author, ids and the WordPress flags. */
+function itemFields(node: WxrNode, { postType, entity, wpId, guid, wpStatus }: ItemIds, ctx: RecordContext): Record<string, unknown> {
   const data: Record<string, unknown> = {
     title: rawTextOf(node, 'title')?.trim() ?? '',
     content: rawTextOf(node, 'content:encoded') ?? '',
@@ -290,7 +269,11 @@ export function itemRecords(node: WxrNode, ordinal: number, ctx: RecordContext):
   if (textOf(node, 'wp:is_sticky') === '1') data.sticky = true;
   // The post password itself is a credential: only the fact is kept.
   if (textOf(node, 'wp:post_password')) data.passwordProtected = true;
+  return data;
+}
 
+/** The item's `<category>` elements: categories and tags by slug, other taxonomies' terms with their name. */
+function itemTaxonomies(node: WxrNode): Record<string, unknown> {
   const categories: string[] = [];
   const tags: string[] = [];
   const terms: Array<{ taxonomy: string; slug: string; name: string }> = [];
@@ -303,10 +286,14 @@ export function itemRecords(node: WxrNode, ordinal: number, ctx: RecordContext):
     else if (domain === 'post_tag' || domain === 'tag') tags.push(slug);
     else terms.push({ taxonomy: domain, slug, name });
   }
-  data.categories = [...new Set(categories)];
-  data.tags = [...new Set(tags)];
-  if (terms.length) data.terms = terms;
+  return { categories: [...new Set(categories)], tags: [...new Set(tags)], ...(terms.length ? { terms } : {}) };
+}
 
+/**
+ * The item's postmeta into `data`: custom fields in `meta` (recorded in ctx, ACF ones too), internal keys
+ * in `internalMeta`, the featured image and page template read from them. Returns the internal meta.
+ */
+function itemMeta(node: WxrNode, data: Record<string, unknown>, ctx: RecordContext): Record<string, PhpValue> {
   const custom: Array<[string, PhpValue]> = [];
   const internal: Array<[string, PhpValue]> = [];
   for (const [key, value] of readMeta(children(node, 'wp:postmeta'), ctx.metaDepth)) {
@@ -327,26 +314,7 @@ export function itemRecords(node: WxrNode, ordinal: number, ctx: RecordContext):
   if (typeof template === 'string' && template && template !== 'default') data.template = template;
   if (custom.length) data.meta = asObject(custom);
   if (internal.length) data.internalMeta = internalMeta;
-
-  const record: ImportedEntity = { entity, externalId, data, line: node.line };
-  if (entity === 'attachments') {
-    const alt = internalMeta._wp_attachment_image_alt;
-    if (typeof alt === 'string' && alt) data.alt = alt;
-    const url = textOf(node, 'wp:attachment_url');
-    if (url) {
-      data.url = url;
-      const file = attachmentFile(url, externalId, node, ctx);
-      if (file) record.file = file;
-    } else ctx.warn(`attachment ${externalId}: no attachment_url, no file recorded`, node.line);
-  } else {
-    // A password-protected post is never public here: it is imported as a draft (passwordProtected: true says why).
-    const status = data.passwordProtected === true ? 'draft' : itemStatus(wpStatus);
-    if (status) record.status = status;
-  }
-
-  const out: EntityOut[] = [{ entity: record, kinds: POST_KINDS }];
-  children(node, 'wp:comment').forEach((comment, index) => out.push(commentRecord(comment, externalId, index + 1, ctx)));
-  return out;
+  return internalMeta;
 }
 
 /** `wp:comment` inside an item -> comments (the author's IP address is not imported). */

@@ -93,6 +93,30 @@ const seconds = (ms: number) => `${+(ms / 1000).toFixed(1)} s`;
 const emptySummary = (): ImportParseSummary => ({ counts: {}, fields: {}, warnings: [], blockedReasons: [] });
 const issuesText = (r: { ok: false; issues: Array<{ message: string }> }) => r.issues.map((i) => i.message).join('; ');
 
+/** The upload and the request's choices, as the upload route received them. */
+export interface UploadInput {
+  path: string;
+  filename: string;
+  size: number;
+  workDir: string;
+  spoolPath: string;
+  hint?: string;
+  fields?: Record<string, unknown>;
+}
+
+type AnalysisStep = 'detecting' | 'parsing';
+
+/** One analysis: its upload, its limits, and the pool runner bound to its deadline. */
+interface AnalysisJob {
+  input: UploadInput;
+  formats: FormatsView;
+  maxDepth: number;
+  limits: AnalysisLimits;
+  taskLimits: ImportLimits;
+  run: <T>(name: string, payload: unknown, file: string) => Promise<T>;
+  onStep: (step: AnalysisStep) => void;
+}
+
 /**
  * Detection then parsing, both off the event loop: the profile task reads the upload in the pool (the
  * first 256 KiB of XML, NDJSON and delimited text; JSON and archives whole),
@@ -108,16 +132,8 @@ const issuesText = (r: { ok: false; issues: Array<{ message: string }> }) => r.i
  */
 export async function analyseUpload(
   deps: { pool: WorkerPool; formats: FormatsView; maxDepth: number; limits?: Partial<AnalysisLimits> },
-  input: {
-    path: string;
-    filename: string;
-    size: number;
-    workDir: string;
-    spoolPath: string;
-    hint?: string;
-    fields?: Record<string, unknown>;
-  },
-  onStep: (step: 'detecting' | 'parsing') => void = () => undefined,
+  input: UploadInput,
+  onStep: (step: AnalysisStep) => void = () => undefined,
 ): Promise<Analysis> {
   const { pool, formats, maxDepth } = deps;
   const limits = resolveLimits(deps.limits);
@@ -126,7 +142,7 @@ export async function analyseUpload(
   const timer = setTimeout(() => controller.abort(), Math.min(limits.analysisTimeoutMs, 2 ** 31 - 1));
   const run = <T>(name: string, payload: unknown, file: string) => pool.run<T>(name, payload, file, { signal: controller.signal });
   try {
-    return await analyse();
+    return await analyse({ input, formats, maxDepth, limits, taskLimits: taskLimitsOf(limits), run, onStep });
   } catch (err) {
     await removeJobFolder(input.workDir, controller.signal.aborted);
     if (controller.signal.aborted && !(err instanceof ImportLimitExceededError)) {
@@ -139,116 +155,144 @@ export async function analyseUpload(
   } finally {
     clearTimeout(timer);
   }
+}
 
-  async function analyse(): Promise<Analysis> {
-    const hinted = input.hint ? formats.get(input.hint) : undefined;
-    if (input.hint && !hinted)
-      throw new ImportFormatUnknownError(
-        input.hint,
-        formats.list().map((f) => f.format),
-      );
-    const taskLimits: ImportLimits = {
-      maxDecompressedBytes: limits.maxDecompressedBytes,
-      maxCompressionRatio: limits.maxCompressionRatio,
-      maxArchiveEntries: limits.maxArchiveEntries,
-      maxLineBytes: limits.maxLineBytes,
-    };
-    onStep('detecting');
-    const profiled = await run<TaskResult<ProfiledUpload>>(
-      'importProfile',
-      { path: input.path, filename: input.filename, maxDepth, limits: taskLimits },
-      PROFILE_TASK_FILE,
+/** The size limits the worker tasks get in their input (the deadline and strict mode stay here). */
+function taskLimitsOf(limits: AnalysisLimits): ImportLimits {
+  return {
+    maxDecompressedBytes: limits.maxDecompressedBytes,
+    maxCompressionRatio: limits.maxCompressionRatio,
+    maxArchiveEntries: limits.maxArchiveEntries,
+    maxLineBytes: limits.maxLineBytes,
+  };
+}
+
+/** An analysis that ends without a parse summary: the upload is blocked for `reason`. */
+function blocked(
+  profile: ImportProfile | null,
+  warnings: Analysis['warnings'],
+  reason: string,
+  chosen: { format: string | null; confidence: number } = { format: null, confidence: 0 },
+): Analysis {
+  return {
+    format: chosen.format,
+    confidence: chosen.confidence,
+    profile,
+    summary: emptySummary(),
+    warnings,
+    blockedReasons: [reason],
+  };
+}
+
+async function analyse(job: AnalysisJob): Promise<Analysis> {
+  const { input, formats } = job;
+  const hinted = input.hint ? formats.get(input.hint) : undefined;
+  if (input.hint && !hinted)
+    throw new ImportFormatUnknownError(
+      input.hint,
+      formats.list().map((f) => f.format),
     );
-    const warnings: Analysis['warnings'] = [];
-    if (!profiled.ok) {
-      throwIfLimit(profiled);
-      return {
-        format: null,
-        confidence: 0,
-        profile: null,
-        summary: emptySummary(),
-        warnings,
-        blockedReasons: [`The upload could not be read: ${issuesText(profiled)}`],
-      };
-    }
-    const { empty, ...profile } = profiled.value;
-    if (empty) return { format: null, confidence: 0, profile, summary: emptySummary(), warnings, blockedReasons: ['The file is empty.'] };
-    if (profile.archive?.rejected.length) {
-      const shown = profile.archive.rejected.slice(0, 10).join(', ');
-      warnings.push({
-        message: `${profile.archive.rejected.length} archive entr${profile.archive.rejected.length === 1 ? 'y' : 'ies'} with unsafe paths or links refused (never extracted): ${shown}`,
-      });
-    }
-    const sample: ImportSample = { filename: input.filename, size: input.size, head: await readHead(input.path, HEAD_BYTES), profile };
-    let format: ImportFormat | undefined;
-    let confidence = 0;
-    if (hinted) {
-      confidence = confidenceOf(hinted, sample);
-      if (confidence === 0)
-        throw new ImportFormatMismatchError(
-          `The upload is not in the format '${hinted.format}' (its detector gives it no confidence); omit format to auto-detect`,
-        );
-      format = hinted;
-    } else {
-      for (const candidate of formats.list()) {
-        const c = confidenceOf(candidate, sample);
-        if (c > confidence) {
-          confidence = c;
-          format = candidate;
-        }
-      }
-    }
-    if (!format) {
-      const kind = profile.container === 'tar' ? 'archive' : profile.kind;
-      return {
-        format: null,
-        confidence: 0,
-        profile,
-        summary: emptySummary(),
-        warnings,
-        blockedReasons: [`No import format recognises this upload (${kind}); GET /api/importers/sources lists the formats`],
-      };
-    }
-    onStep('parsing');
-    const strict = flag(input.fields?.strict) ?? limits.csvStrict;
-    const parsed = await run<TaskResult<ImportParseSummary>>(
-      format.parseTask,
-      {
-        path: input.path,
-        filename: input.filename,
-        workDir: input.workDir,
-        spoolPath: input.spoolPath,
-        profile,
-        maxDepth,
-        options: { limits: taskLimits, strict },
-      },
-      format.taskFile,
-    );
-    if (!parsed.ok) {
-      throwIfLimit(parsed);
-      return {
-        format: format.format,
-        confidence,
-        profile,
-        summary: emptySummary(),
-        warnings,
-        blockedReasons: [`The ${format.label} parser refused the upload: ${issuesText(parsed)}`],
-      };
-    }
-    const summary = parsed.value;
-    // A partial profile saw only the start of the document: the parse, which read all of it, corrects
-    // its well-formedness, and the format scores the upload again (the same confidence as a whole profile).
-    if (profile.partial && profile.xml?.wellFormed && summary.wellFormed === false) {
-      profile.xml.wellFormed = false;
-      confidence = confidenceOf(format, sample) || confidence;
-    }
-    return {
-      format: format.format,
-      confidence,
-      profile,
-      summary,
-      warnings: [...warnings, ...summary.warnings],
-      blockedReasons: [...summary.blockedReasons],
-    };
+  job.onStep('detecting');
+  const profiled = await job.run<TaskResult<ProfiledUpload>>(
+    'importProfile',
+    { path: input.path, filename: input.filename, maxDepth: job.maxDepth, limits: job.taskLimits },
+    PROFILE_TASK_FILE,
+  );
+  const warnings: Analysis['warnings'] = [];
+  if (!profiled.ok) {
+    throwIfLimit(profiled);
+    return blocked(null, warnings, `The upload could not be read: ${issuesText(profiled)}`);
   }
+  const { empty, ...profile } = profiled.value;
+  if (empty) return blocked(profile, warnings, 'The file is empty.');
+  warnings.push(...archiveWarnings(profile));
+  const sample: ImportSample = { filename: input.filename, size: input.size, head: await readHead(input.path, HEAD_BYTES), profile };
+  const chosen = hinted ? hintedChoice(hinted, sample) : bestChoice(formats, sample);
+  if (!chosen) {
+    const kind = profile.container === 'tar' ? 'archive' : profile.kind;
+    return blocked(profile, warnings, `No import format recognises this upload (${kind}); GET /api/importers/sources lists the formats`);
+  }
+  job.onStep('parsing');
+  return parseWith(job, chosen, sample, warnings);
+}
+
+/** Archive entries the profile refused are named (the first ten) in a warning. */
+function archiveWarnings(profile: ImportProfile): Analysis['warnings'] {
+  const rejected = profile.archive?.rejected;
+  if (!rejected?.length) return [];
+  const shown = rejected.slice(0, 10).join(', ');
+  return [
+    {
+      message: `${rejected.length} archive entr${rejected.length === 1 ? 'y' : 'ies'} with unsafe paths or links refused (never extracted): ${shown}`,
+    },
+  ];
+}
+
+interface Choice {
+  format: ImportFormat;
+  confidence: number;
+}
+
+/** The request's format: it must score above 0, else the upload is refused rather than parsed wrongly. */
+function hintedChoice(hinted: ImportFormat, sample: ImportSample): Choice {
+  const confidence = confidenceOf(hinted, sample);
+  if (confidence === 0)
+    throw new ImportFormatMismatchError(
+      `The upload is not in the format '${hinted.format}' (its detector gives it no confidence); omit format to auto-detect`,
+    );
+  return { format: hinted, confidence };
+}
+
+/** The registered format that scores highest (the first of equals), or none when all score 0. */
+function bestChoice(formats: FormatsView, sample: ImportSample): Choice | undefined {
+  let best: Choice | undefined;
+  for (const candidate of formats.list()) {
+    const c = confidenceOf(candidate, sample);
+    if (c > (best?.confidence ?? 0)) best = { format: candidate, confidence: c };
+  }
+  return best;
+}
+
+/** The chosen format's parse task: it writes the spool file and returns the summary. */
+async function parseWith(job: AnalysisJob, chosen: Choice, sample: ImportSample, warnings: Analysis['warnings']): Promise<Analysis> {
+  const { input } = job;
+  const { format } = chosen;
+  const profile = sample.profile;
+  const strict = flag(input.fields?.strict) ?? job.limits.csvStrict;
+  const parsed = await job.run<TaskResult<ImportParseSummary>>(
+    format.parseTask,
+    {
+      path: input.path,
+      filename: input.filename,
+      workDir: input.workDir,
+      spoolPath: input.spoolPath,
+      profile,
+      maxDepth: job.maxDepth,
+      options: { limits: job.taskLimits, strict },
+    },
+    format.taskFile,
+  );
+  if (!parsed.ok) {
+    throwIfLimit(parsed);
+    return blocked(profile, warnings, `The ${format.label} parser refused the upload: ${issuesText(parsed)}`, {
+      format: format.format,
+      confidence: chosen.confidence,
+    });
+  }
+  const summary = parsed.value;
+  let confidence = chosen.confidence;
+  // A partial profile saw only the start of the document: the parse, which read all of it, corrects
+  // its well-formedness, and the format scores the upload again (the same confidence as a whole profile).
+  if (profile.partial && profile.xml?.wellFormed && summary.wellFormed === false) {
+    profile.xml.wellFormed = false;
+    confidence = confidenceOf(format, sample) || confidence;
+  }
+  return {
+    format: format.format,
+    confidence,
+    profile,
+    summary,
+    warnings: [...warnings, ...summary.warnings],
+    blockedReasons: [...summary.blockedReasons],
+  };
 }
