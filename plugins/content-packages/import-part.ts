@@ -36,11 +36,12 @@ export function importPart(): PackagesPart<ImportSideService> {
     },
     boot(ctx, shared) {
       const store = uploadsOf(shared);
-      const prune = () => store.prune().catch((err: unknown) => ctx.logger.warn({ err }, 'content import upload pruning failed'));
-      void prune();
-      const timer = setInterval(() => void prune(), PRUNE_INTERVAL_MS);
-      timer.unref();
-      ctx.onClose(() => clearInterval(timer));
+      const pruning = ctx.every({
+        name: 'content import upload pruning',
+        everyMs: PRUNE_INTERVAL_MS,
+        run: async () => void (await store.prune()),
+      });
+      void pruning.runNow();
     },
     service: (shared) => ({
       receive: (archivePath, identity) => uploadsOf(shared).receiveFile(archivePath, identity),

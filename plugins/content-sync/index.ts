@@ -28,7 +28,6 @@ export default definePlugin(() => {
   let cradle: (ContainerServices & Record<string, any>) | null = null;
   let channels: ChannelStore | null = null;
   let transfers: TransferStore | null = null;
-  let timer: NodeJS.Timeout | null = null;
   let prune: (() => Promise<void>) | null = null;
   let pruneIntervalMs = 3600 * 1000;
   return {
@@ -68,19 +67,16 @@ export default definePlugin(() => {
         }
       };
     },
-    async boot({ container, logger, onClose }) {
+    async boot({ container, every, onClose }) {
       cradle = container.cradle;
-      const run = () => prune?.().catch((err) => logger.warn({ err }, 'content-sync: pruning transfers failed'));
-      void run(); // in the background: pruning old transfers never delays boot
-      timer = setInterval(() => void run(), pruneIntervalMs);
-      timer.unref();
       onClose(() => {
-        if (timer) clearInterval(timer);
-        timer = null;
         cradle = null;
         channels = null;
         transfers = null;
       });
+      // Registered after the onClose above, so it stops before the cradle is let go.
+      const pruning = every({ name: 'content-sync: pruning transfers', everyMs: pruneIntervalMs, run: async () => await prune?.() });
+      void pruning.runNow(); // in the background: pruning old transfers never delays boot
     },
   };
 });

@@ -87,17 +87,15 @@ export default definePlugin(() => {
       for (const route of importerRoutes) routes.add(route);
     },
 
-    async boot({ container, logger, onClose }) {
+    async boot({ container, every, onClose }) {
       const booted = container.resolve<ImportersService>('importers');
       service = booted;
-      const sweep = () => booted.sweep().catch((err) => logger.warn({ err }, 'import retention sweep failed'));
-      await sweep();
-      const timer = setInterval(sweep, SWEEP_INTERVAL_MS);
-      timer.unref();
       onClose(() => {
-        clearInterval(timer);
         service = null;
       });
+      // Registered after the onClose above, so the sweep stops before the service is let go.
+      const sweep = every({ name: 'import retention sweep', everyMs: SWEEP_INTERVAL_MS, run: async () => void (await booted.sweep()) });
+      await sweep.runNow();
     },
   };
 });
