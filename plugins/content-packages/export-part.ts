@@ -109,7 +109,7 @@ export function exportPart(): PackagesPart<ExportSideService> {
           await prune(shared);
         },
       });
-      ctx.registries.dataDomains.add(domain as never);
+      ctx.registries.dataDomains.add(domain);
       for (const route of exportRoutes({ packages: () => packagesOf(shared), estimateOf: (plan) => domain.estimateOf(plan) }))
         ctx.routes.add(route);
     },

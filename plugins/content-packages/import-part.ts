@@ -31,7 +31,7 @@ export function importPart(): PackagesPart<ImportSideService> {
         mediaStorage: () => optional(shared.cradle(), 'mediaStorage'),
         maxEntries: options.importMaxPackageEntries,
       }) as DataDomainDefinition<unknown>;
-      ctx.registries.dataDomains.add(domain as never);
+      ctx.registries.dataDomains.add(domain);
       for (const route of importRoutes(() => store)) ctx.routes.add(route);
     },
     boot(ctx, shared) {

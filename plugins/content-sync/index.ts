@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { readdir, rm, stat } from 'node:fs/promises';
-import { definePlugin, type ContainerServices, type DataDomain } from '../../kernel/sdk.js';
+import { definePlugin, type ContainerServices } from '../../kernel/sdk.js';
 import { ChannelSecrets } from './channel-secrets.js';
 import { ChannelStore } from './channel-store.js';
 import { CONTENT_SYNC_MIGRATIONS } from './migrations.js';
@@ -51,8 +51,8 @@ export default definePlugin(() => {
           new RemoteClient(channel.url, channel.apiKey, { ...options, allowPrivate: ctx.config.outbound.allowPrivate }, signal),
       };
       for (const m of CONTENT_SYNC_MIGRATIONS) ctx.migrations.add(m);
-      ctx.registries.dataDomains.add(pullDomain(deps) as unknown as DataDomain);
-      ctx.registries.dataDomains.add(pushDomain(deps) as unknown as DataDomain);
+      ctx.registries.dataDomains.add(pullDomain(deps));
+      ctx.registries.dataDomains.add(pushDomain(deps));
       for (const route of [...syncRoutes(deps), ...remoteRoutes(deps)]) ctx.routes.add(route);
       prune = async () => {
         await deps.transfers().prune();

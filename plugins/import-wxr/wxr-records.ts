@@ -4,7 +4,7 @@
  * Worker-side, no kernel imports (type-only contract imports).
  */
 import { posix } from 'node:path';
-import type { ImportedEntity, ImportFieldKind } from '../../kernel/sdk.js';
+import type { ImportedEntity, ImportFieldKind } from '../importers/public.js';
 import { phpUnserialize, type PhpValue } from './php-unserialize.js';
 import { postTypeEntity } from './wxr-names.js';
 import { children, rawTextOf, textOf, type WxrNode } from './wxr-node.js';

@@ -68,7 +68,7 @@ export default definePlugin(() => {
         importerDomain(() => {
           if (!service) throw new Error('The importers plugin is not booted');
           return service;
-        }, options.inlineThreshold) as never,
+        }, options.inlineThreshold),
       );
       // Runs handed over by an inline run or stream whose instance stopped (and jobs queued before the engine ran imports).
       registries.jobHandlers.add({

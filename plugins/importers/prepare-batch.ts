@@ -7,7 +7,7 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import stringify from 'safe-stable-stringify';
-import type { ImportedEntity } from '../../kernel/sdk.js';
+import type { ImportedEntity } from './format-contract.js';
 import { readEntryInput, slugify } from '../content/entry-values.js';
 import { fromColumn } from '../content/field-values.js';
 import type { FieldDefinition } from '../content/field-types.js';
