@@ -100,31 +100,17 @@ export type { DbLock } from './db/lock.js';
 // Registries and their contracts.
 export { Registry } from './registries/registry.js';
 export type { Contract, MemberKind } from './registries/registry.js';
-export type { Registries, RegistryName } from './registries/index.js';
+export type { ExtensionPoints, Registries, RegistryName } from './registries/index.js';
 export type {
   AdminPageDefinition,
   CliCommand,
-  DataDomain,
-  DataMigrationDeclaration,
-  GraphqlContribution,
   HealthCheck,
   IdentityResolver,
-  ImportedEntity,
-  ImportFieldKind,
-  ImportFormat,
-  ImportParseInput,
-  ImportParseSummary,
-  ImportProfile,
-  ImportSample,
   MiddlewareEntry,
-  OpenedFile,
   PermissionDefinition,
-  SafetyMode,
-  StorageDriver,
   SystemJob,
   SystemJobContext,
   WebSocketEndpoint,
-  WidgetDefinition,
 } from './registries/contracts.js';
 
 // Kernel services plugins use (types; the instances come from the container).

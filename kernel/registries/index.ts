@@ -2,28 +2,36 @@ import { Registry } from './registry.js';
 import type {
   AdminPageDefinition,
   CliCommand,
-  DataDomain,
-  GraphqlContribution,
   HealthCheck,
   IdentityResolver,
-  ImportFormat,
   MiddlewareEntry,
   PermissionDefinition,
-  StorageDriver,
   SystemJob,
   WebSocketEndpoint,
-  WidgetDefinition,
 } from './contracts.js';
 import type { JobHandler } from '../jobs.js';
-import type { DataMigrationDeclaration } from './contracts.js';
 
 export * from './contracts.js';
 export { Registry } from './registry.js';
 
+/**
+ * The entry types of the extension points that one plugin reads, declared by that plugin (the owner of the
+ * contract) in its public.ts by module augmentation, so a contributor's `registries.storageDrivers.add(...)`
+ * is typed by the media plugin's StorageDriver without the kernel knowing it:
+ * `declare module '../../kernel/sdk.js' { interface ExtensionPoints { storageDrivers: StorageDriver } }`.
+ * The kernel keeps the registries themselves and their runtime checks (below), read by manifest `provides`.
+ */
+export interface ExtensionPoints {}
+
+/** An owned extension point's entry: the owner's contract, or a bare keyed entry when no owner declares it. */
+type Owned<Name extends string, Key extends string> = Name extends keyof ExtensionPoints
+  ? ExtensionPoints[Name] & object
+  : Record<Key, string>;
+
 /** The kernel's extension points. Manifest `provides` keys use these property names. */
 export function createRegistries() {
   return {
-    storageDrivers: new Registry<StorageDriver>('Storage driver', 'id', {
+    storageDrivers: new Registry<Owned<'storageDrivers', 'id'>>('Storage driver', 'id', {
       required: {
         kind: ['local', 'remote'],
         put: 'function',
@@ -34,7 +42,7 @@ export function createRegistries() {
       },
       optional: { listTrash: 'function', restore: 'function', purge: 'function', check: 'function' },
     }),
-    importFormats: new Registry<ImportFormat>('Import format', 'format', {
+    importFormats: new Registry<Owned<'importFormats', 'format'>>('Import format', 'format', {
       required: {
         label: 'string',
         extensions: 'string[]',
@@ -45,11 +53,11 @@ export function createRegistries() {
       },
       optional: { description: 'string' },
     }),
-    widgets: new Registry<WidgetDefinition>('Widget', 'id', {
+    widgets: new Registry<Owned<'widgets', 'id'>>('Widget', 'id', {
       required: { name: 'string', license: ['freemium', 'paid'], endpoint: 'string', permission: 'string', component: 'string' },
       optional: { description: 'string', category: 'string', icon: 'string', version: 'string', defaultSize: 'object' },
     }),
-    dataDomains: new Registry<DataDomain>('Data-operation domain', 'id', {
+    dataDomains: new Registry<Owned<'dataDomains', 'id'>>('Data-operation domain', 'id', {
       required: {
         modes: 'string[]',
         defaultMode: ['add', 'merge', 'mirror', 'replace'],
@@ -63,7 +71,7 @@ export function createRegistries() {
       },
       optional: { transactional: 'boolean' },
     }),
-    graphql: new Registry<GraphqlContribution>('GraphQL contribution', 'id', {
+    graphql: new Registry<Owned<'graphql', 'id'>>('GraphQL contribution', 'id', {
       required: { typeDefs: 'string', resolvers: 'object' },
     }),
     permissions: new Registry<PermissionDefinition>('Permission', 'name', { required: { description: 'string' } }),
@@ -90,7 +98,7 @@ export function createRegistries() {
       optional: { params: 'object' },
     }),
     /** Data migrations declared by plugins: {id, description, steps}; the data-migrations plugin validates the steps (README "Data migrations"). */
-    dataMigrations: new Registry<DataMigrationDeclaration>('Data migration', 'id', { required: { description: 'string' } }),
+    dataMigrations: new Registry<Owned<'dataMigrations', 'id'>>('Data migration', 'id', { required: { description: 'string' } }),
     /** Filled by the loader from the manifests' `adminPages` (enabled plugins only), keyed by path. */
     adminPages: new Registry<AdminPageDefinition>('Admin page', 'path', {
       required: { pluginId: 'string', title: 'string', module: 'object' },

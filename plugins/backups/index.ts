@@ -81,7 +81,7 @@ export default definePlugin(() => {
       );
       const domain = backupDomain(domainDeps(booted, options.pageSize));
       container.register('backupsDomain', asValue(domain));
-      registries.dataDomains.add(domain as never);
+      registries.dataDomains.add(domain);
       registries.jobHandlers.add({
         type: CREATE_JOB,
         async run(job, helpers) {

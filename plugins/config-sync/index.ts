@@ -1,5 +1,5 @@
 import { asFunction } from 'awilix';
-import { definePlugin, type ContainerServices, type DataDomain } from '../../kernel/sdk.js';
+import { definePlugin, type ContainerServices } from '../../kernel/sdk.js';
 import { ConfigSyncService } from './config-sync-service.js';
 import { configDomain } from './domain.js';
 import { CONFIG_SYNC_MIGRATIONS } from './migrations.js';
@@ -37,7 +37,7 @@ export default definePlugin(() => {
               .map((p: { name: string }) => p.name),
           ),
       );
-      registries.dataDomains.add(domain as unknown as DataDomain);
+      registries.dataDomains.add(domain);
       for (const route of configRoutes) routes.add(route);
     },
     async boot({ container }) {

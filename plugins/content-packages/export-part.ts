@@ -109,20 +109,23 @@ export function exportPart(): PackagesPart<ExportSideService> {
           await prune(shared);
         },
       });
-      ctx.registries.dataDomains.add(domain as never);
+      ctx.registries.dataDomains.add(domain);
       for (const route of exportRoutes({ packages: () => packagesOf(shared), estimateOf: (plan) => domain.estimateOf(plan) }))
         ctx.routes.add(route);
     },
 
     async boot(ctx, shared) {
       await mkdir(packagesOf(shared).root, { recursive: true });
-      await prune(shared);
-      const timer = setInterval(() => void prune(shared), PRUNE_INTERVAL_MS);
-      timer.unref();
+      // Also waits for a prune started by a build; registered first, so it runs after the timer has stopped.
       ctx.onClose(async () => {
-        clearInterval(timer);
         await pruning?.catch(() => undefined);
       });
+      const retention = ctx.every({
+        name: 'content package pruning',
+        everyMs: PRUNE_INTERVAL_MS,
+        run: async () => void (await prune(shared)),
+      });
+      await retention.runNow();
     },
 
     service: (shared) => ({

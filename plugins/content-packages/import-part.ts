@@ -31,16 +31,17 @@ export function importPart(): PackagesPart<ImportSideService> {
         mediaStorage: () => optional(shared.cradle(), 'mediaStorage'),
         maxEntries: options.importMaxPackageEntries,
       }) as DataDomainDefinition<unknown>;
-      ctx.registries.dataDomains.add(domain as never);
+      ctx.registries.dataDomains.add(domain);
       for (const route of importRoutes(() => store)) ctx.routes.add(route);
     },
     boot(ctx, shared) {
       const store = uploadsOf(shared);
-      const prune = () => store.prune().catch((err: unknown) => ctx.logger.warn({ err }, 'content import upload pruning failed'));
-      void prune();
-      const timer = setInterval(() => void prune(), PRUNE_INTERVAL_MS);
-      timer.unref();
-      ctx.onClose(() => clearInterval(timer));
+      const pruning = ctx.every({
+        name: 'content import upload pruning',
+        everyMs: PRUNE_INTERVAL_MS,
+        run: async () => void (await store.prune()),
+      });
+      void pruning.runNow();
     },
     service: (shared) => ({
       receive: (archivePath, identity) => uploadsOf(shared).receiveFile(archivePath, identity),

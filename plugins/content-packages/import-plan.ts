@@ -5,7 +5,7 @@
  * decision per entry written to staging files: plan-staging.ts). The plan itself carries one small
  * operation per collection, action and chunk of at most 500 entities.
  */
-import type { SafetyMode } from '../../kernel/sdk.js';
+import type { SafetyMode } from '../data-ops/public.js';
 import type { DataOperation, DomainContext, PlanDraft } from '../data-ops/public.js';
 import { mediaPlan } from './import-media.js';
 import type { ImportPayload } from './import-staging.js';

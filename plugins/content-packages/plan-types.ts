@@ -4,7 +4,8 @@
  */
 import type { Sequelize } from 'sequelize';
 import { z } from 'zod';
-import type { Identity, SafetyMode } from '../../kernel/sdk.js';
+import type { Identity } from '../../kernel/sdk.js';
+import type { SafetyMode } from '../data-ops/public.js';
 import type { CollectionsService, EntriesService } from '../content/public.js';
 import { conflictResolutionsSchema } from './conflicts.js';
 import type { ImportUploads } from './import-uploads.js';

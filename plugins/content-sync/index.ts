@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { readdir, rm, stat } from 'node:fs/promises';
-import { definePlugin, type ContainerServices, type DataDomain } from '../../kernel/sdk.js';
+import { definePlugin, type ContainerServices } from '../../kernel/sdk.js';
 import { ChannelSecrets } from './channel-secrets.js';
 import { ChannelStore } from './channel-store.js';
 import { CONTENT_SYNC_MIGRATIONS } from './migrations.js';
@@ -28,7 +28,6 @@ export default definePlugin(() => {
   let cradle: (ContainerServices & Record<string, any>) | null = null;
   let channels: ChannelStore | null = null;
   let transfers: TransferStore | null = null;
-  let timer: NodeJS.Timeout | null = null;
   let prune: (() => Promise<void>) | null = null;
   let pruneIntervalMs = 3600 * 1000;
   return {
@@ -53,8 +52,8 @@ export default definePlugin(() => {
           new RemoteClient(channel.url, channel.apiKey, { ...options, allowPrivate: ctx.config.outbound.allowPrivate }, signal),
       };
       for (const m of CONTENT_SYNC_MIGRATIONS) ctx.migrations.add(m);
-      ctx.registries.dataDomains.add(pullDomain(deps) as unknown as DataDomain);
-      ctx.registries.dataDomains.add(pushDomain(deps) as unknown as DataDomain);
+      ctx.registries.dataDomains.add(pullDomain(deps));
+      ctx.registries.dataDomains.add(pushDomain(deps));
       for (const route of [...syncRoutes(deps), ...remoteRoutes(deps)]) ctx.routes.add(route);
       prune = async () => {
         await deps.transfers().prune();
@@ -69,19 +68,16 @@ export default definePlugin(() => {
         }
       };
     },
-    async boot({ container, logger, onClose }) {
+    async boot({ container, every, onClose }) {
       cradle = container.cradle;
-      const run = () => prune?.().catch((err) => logger.warn({ err }, 'content-sync: pruning transfers failed'));
-      void run(); // in the background: pruning old transfers never delays boot
-      timer = setInterval(() => void run(), pruneIntervalMs);
-      timer.unref();
       onClose(() => {
-        if (timer) clearInterval(timer);
-        timer = null;
         cradle = null;
         channels = null;
         transfers = null;
       });
+      // Registered after the onClose above, so it stops before the cradle is let go.
+      const pruning = every({ name: 'content-sync: pruning transfers', everyMs: pruneIntervalMs, run: async () => await prune?.() });
+      void pruning.runNow(); // in the background: pruning old transfers never delays boot
     },
   };
 });

@@ -1,4 +1,5 @@
-import type { CliCommand, WidgetDefinition } from '../../kernel/sdk.js';
+import type { CliCommand } from '../../kernel/sdk.js';
+import type { WidgetDefinition } from './public.js';
 import type { LicenseService } from './license-service.js';
 
 /** `cms license [--json]`: the licence state of every paid dashboard widget (contributed to the cliCommands registry). */

@@ -1,7 +1,8 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { BootError, type WidgetDefinition } from '../../kernel/sdk.js';
+import { BootError } from '../../kernel/sdk.js';
+import type { WidgetDefinition } from './public.js';
 
 /** widget.json of a widget folder. */
 export const widgetManifestSchema = z.strictObject({

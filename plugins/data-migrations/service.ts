@@ -1,7 +1,8 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Transaction } from 'sequelize';
-import { type CacheService, type Logger, type DataMigrationDeclaration, modelsOf, type ModelMap } from '../../kernel/sdk.js';
+import { type CacheService, type Logger, modelsOf, type ModelMap } from '../../kernel/sdk.js';
+import type { DataMigrationDeclaration } from './public.js';
 import type { Risk } from '../data-ops/public.js';
 import type { CollectionsService, EntriesService, EntryChange } from '../content/public.js';
 import { load, type LoadedMigration } from './definition.js';

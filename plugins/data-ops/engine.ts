@@ -75,7 +75,7 @@ export class DataOpsService implements DataOpsEngine {
   constructor(private readonly deps: EngineDeps) {}
 
   domain(domainId: string): DataDomainDefinition {
-    const domain = this.deps.registries.dataDomains.get(domainId) as unknown as DataDomainDefinition | undefined;
+    const domain = this.deps.registries.dataDomains.get(domainId);
     if (!domain) throw new DomainNotFoundError(domainId);
     return domain;
   }

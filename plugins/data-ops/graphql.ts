@@ -5,8 +5,8 @@ import {
   type EventBus,
   hasPermission,
   type Identity,
-  type GraphqlContribution,
 } from '../../kernel/sdk.js';
+import type { GraphqlContribution } from '../graphql/public.js';
 import { EventStreamLimitError } from './errors.js';
 import { STREAM_PERMISSION } from './completion-stream.js';
 import { DATA_OPERATION_COMPLETED, type DataOperationCompleted } from './public.js';

@@ -86,31 +86,24 @@ export default definePlugin(() => {
       pruneIntervalMs = options.pruneIntervalMs;
     },
 
-    async boot({ container, logger, onClose }) {
+    async boot({ container, logger, every, onClose }) {
       engine = container.resolve<DataOpsService>('dataOps');
       bus = container.resolve<EventBus>('events');
       const store = container.resolve<PlanStore>('dataOpsPlans');
       const streams = container.resolve<CompletionStreams>('dataOpsStreams');
-      let pruning = false;
-      const prune = async () => {
-        if (pruning) return;
-        pruning = true;
-        try {
-          const removed = await store.prune(Date.now(), EXPIRED_GRACE_MS, APPLIED_RETENTION_MS, PRUNE_BATCH);
-          if (removed) logger.info({ removed }, 'pruned expired data-operation plans');
-        } catch (err) {
-          logger.warn({ err }, 'pruning data-operation plans failed');
-        } finally {
-          pruning = false;
-        }
-      };
-      const timer = setInterval(() => void prune(), pruneIntervalMs);
-      timer.unref();
       onClose(() => {
-        clearInterval(timer);
         streams.close();
         engine = null;
         bus = null;
+      });
+      // The first round one interval after boot; registered after the onClose above, so it stops first.
+      every({
+        name: 'pruning data-operation plans',
+        everyMs: pruneIntervalMs,
+        run: async () => {
+          const removed = await store.prune(Date.now(), EXPIRED_GRACE_MS, APPLIED_RETENTION_MS, PRUNE_BATCH);
+          if (removed) logger.info({ removed }, 'pruned expired data-operation plans');
+        },
       });
     },
   };

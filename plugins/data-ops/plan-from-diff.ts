@@ -19,7 +19,7 @@
  * the creates (relation order); deletes in reverse of that order, first for replace (the existing data
  * goes first), after the creates and updates otherwise; skips last.
  */
-import type { SafetyMode } from '../../kernel/sdk.js';
+import type { SafetyMode } from './public.js';
 import type { DataOperation, PlanDraft } from './public.js';
 
 /** One item of a diff: what planFromDiff needs to know about it. */

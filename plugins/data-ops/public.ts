@@ -6,7 +6,7 @@
  * Validate -> Snapshot -> Plan -> Confirm -> Lock -> Apply -> Audit -> Verify -> Release;
  * a domain only says what its data is and how one operation is applied and undone.
  */
-import type { Logger, Identity, SafetyMode } from '../../kernel/sdk.js';
+import type { Logger, Identity } from '../../kernel/sdk.js';
 import type { Transaction } from 'sequelize';
 import type { CompletionStreams } from './completion-stream.js';
 import type { PlanStore } from './plan-store.js';
@@ -21,7 +21,6 @@ export {
   summarySchema,
 } from './wire-schemas.js';
 
-export type { SafetyMode } from '../../kernel/sdk.js';
 /** The kit a domain builds on: input validation, the mode matrix, the routes (see each module). */
 export { parseInput, zodIssueDetails } from './validate-input.js';
 export {
@@ -53,6 +52,7 @@ export {
   type VerifyRouteOptions,
 } from './route-kit.js';
 
+export type SafetyMode = 'add' | 'merge' | 'mirror' | 'replace';
 export type Risk = 'safe' | 'warning' | 'destructive';
 export type Outcome = 'success' | 'partial' | 'failure' | 'rollback';
 /** The spec's audit `domain` values. */
@@ -279,5 +279,11 @@ declare module '../../kernel/http/route-table.js' {
     dataOps: DataOpsEngine;
     dataOpsPlans: PlanStore;
     dataOpsStreams: CompletionStreams;
+  }
+}
+
+declare module '../../kernel/sdk.js' {
+  interface ExtensionPoints {
+    dataDomains: DataDomainDefinition;
   }
 }

@@ -6,7 +6,8 @@
  */
 import { z } from 'zod';
 import type { Context } from 'koa';
-import { defineRoute, type RouteContext, type RouteDefinition, type SafetyMode } from '../../kernel/sdk.js';
+import { defineRoute, type RouteContext, type RouteDefinition } from '../../kernel/sdk.js';
+import type { SafetyMode } from './public.js';
 import type { ApplyAnswer, ApplyRequest } from './public.js';
 import { applyAnswerSchema, historyAnswerSchema, jobsAnswerSchema, planViewSchema } from './wire-schemas.js';
 

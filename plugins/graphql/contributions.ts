@@ -1,5 +1,6 @@
 import { extendSchema, isObjectType, parse, validateSchema, type GraphQLSchema } from 'graphql';
-import type { Logger, GraphqlContribution } from '../../kernel/sdk.js';
+import type { Logger } from '../../kernel/sdk.js';
+import type { GraphqlContribution } from './public.js';
 import { setShared } from './shared-fields.js';
 
 type FieldResolvers = { resolve?: unknown; subscribe?: unknown } | ((...args: unknown[]) => unknown);

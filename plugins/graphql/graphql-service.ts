@@ -14,7 +14,8 @@ import {
   type GraphQLSchema,
   type OperationDefinitionNode,
 } from 'graphql';
-import { type BusEvent, type EventBus, hasPermission, type Identity, type Logger, type GraphqlContribution } from '../../kernel/sdk.js';
+import { type BusEvent, type EventBus, hasPermission, type Identity, type Logger } from '../../kernel/sdk.js';
+import type { GraphqlContribution } from './public.js';
 import type {
   CollectionDefinition as CollectionLike,
   CollectionsService as CollectionsPort,

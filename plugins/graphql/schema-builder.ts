@@ -1,5 +1,6 @@
 import { GraphQLObjectType, GraphQLSchema, assertValidSchema, type GraphQLFieldConfigMap } from 'graphql';
-import type { Logger, GraphqlContribution } from '../../kernel/sdk.js';
+import type { Logger } from '../../kernel/sdk.js';
+import type { GraphqlContribution } from './public.js';
 import { mutationFields, queryFields, subscriptionFields, type StreamFactory } from './collection-fields.js';
 import { buildCollectionTypes } from './collection-types.js';
 import type {

@@ -1,5 +1,5 @@
 /** data_cms: Directus item exports (bare array or `{data: [...]}`) and schema snapshots. */
-import type { ImportFormat, ImportSample } from '../../kernel/sdk.js';
+import type { ImportFormat, ImportSample } from '../importers/public.js';
 import { nudge } from './detect-util.js';
 
 const SYSTEM_KEYS = ['date_created', 'user_created', 'date_updated', 'user_updated'];

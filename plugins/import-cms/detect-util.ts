@@ -1,5 +1,5 @@
 /** Small helpers for the detect functions (main thread, pure). */
-import type { ImportProfile, ImportSample } from '../../kernel/sdk.js';
+import type { ImportProfile, ImportSample } from '../importers/public.js';
 
 export type JsonProfile = NonNullable<ImportProfile['json']>;
 

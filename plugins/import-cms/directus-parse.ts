@@ -12,7 +12,7 @@
  * Snapshot: recognised, imports 0 items; each collection with a table appears in the summary with 0
  * entries and its fields typed from the snapshot (for scaffolding), plus a warning.
  */
-import type { ImportFieldKind, ImportParseInput, ImportParseSummary } from '../../kernel/sdk.js';
+import type { ImportFieldKind, ImportParseInput, ImportParseSummary } from '../importers/public.js';
 import { looksLikeRichText, type SpoolWriter } from '../../workers/import/spool-writer.js';
 import { walkJson } from './json-walk.js';
 import { plainEncoding, maxLineBytesOf } from './task-run.js';

@@ -12,7 +12,7 @@
  * Relationships become relation values (the target UUID, or an array of them).
  */
 import { join } from 'node:path';
-import type { ImportFieldKind, ImportParseInput } from '../../kernel/sdk.js';
+import type { ImportFieldKind, ImportParseInput } from '../importers/public.js';
 import type { SpoolWriter } from '../../workers/import/spool-writer.js';
 import { extractUpload, isArchiveInput, plainEncoding, maxLineBytesOf } from './task-run.js';
 import { walkJson, type JsonPath } from './json-walk.js';

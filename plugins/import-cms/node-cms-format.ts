@@ -1,5 +1,5 @@
 /** node_cms: Strapi 4/5 data-transfer export archives and saved Strapi REST responses. */
-import type { ImportFormat, ImportSample } from '../../kernel/sdk.js';
+import type { ImportFormat, ImportSample } from '../importers/public.js';
 import { archiveEntries, nudge, type JsonProfile } from './detect-util.js';
 
 /** A saved REST response: `{data: [{id, attributes}], meta: {pagination}}` (v4) or flat items with `documentId` (v5). */

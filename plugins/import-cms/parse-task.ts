@@ -2,7 +2,7 @@
  * Piscina task file of the CMS import formats (php_cms, node_cms, data_cms): each export parses one
  * upload into the spool file and returns the summary. Expected failures come back as data.
  */
-import type { ImportParseInput, ImportParseSummary } from '../../kernel/sdk.js';
+import type { ImportParseInput, ImportParseSummary } from '../importers/public.js';
 import type { TaskResult } from '../../workers/tasks.js';
 import { runParse, isArchiveInput } from './task-run.js';
 import { parseDrupal } from './drupal-parse.js';

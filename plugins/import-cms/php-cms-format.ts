@@ -1,5 +1,5 @@
 /** php_cms: Drupal JSON:API documents, one `.json` file or a tar archive of several. */
-import type { ImportFormat, ImportSample } from '../../kernel/sdk.js';
+import type { ImportFormat, ImportSample } from '../importers/public.js';
 import { archiveEntries, nudge, type JsonProfile } from './detect-util.js';
 
 const DRUPAL_TYPE = /^[a-z][a-z0-9_]*--[a-z0-9_]+$/;

@@ -15,7 +15,7 @@
 import { createReadStream, existsSync, readFileSync, statSync } from 'node:fs';
 import { DEFAULT_IMPORT_LIMITS, readLines } from '../../workers/import/limits.js';
 import { join } from 'node:path';
-import type { ImportFieldKind, ImportParseInput } from '../../kernel/sdk.js';
+import type { ImportFieldKind, ImportParseInput } from '../importers/public.js';
 import type { SpoolWriter } from '../../workers/import/spool-writer.js';
 import { extractUpload, maxLineBytesOf } from './task-run.js';
 import { plural, snake } from './names.js';

@@ -5,7 +5,7 @@
  * Nested relations become relation values (the target's documentId or id); nested uploads (objects
  * with `url` and `mime`) become `attachments` entities (absolute URL in `file.url`) and media values.
  */
-import type { ImportFieldKind, ImportParseInput } from '../../kernel/sdk.js';
+import type { ImportFieldKind, ImportParseInput } from '../importers/public.js';
 import type { SpoolWriter } from '../../workers/import/spool-writer.js';
 import { walkJson } from './json-walk.js';
 import { plainEncoding, maxLineBytesOf } from './task-run.js';

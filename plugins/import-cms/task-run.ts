@@ -5,7 +5,7 @@
  */
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { ImportParseInput, ImportParseSummary } from '../../kernel/sdk.js';
+import type { ImportParseInput, ImportParseSummary } from '../importers/public.js';
 import type { TaskResult } from '../../workers/tasks.js';
 import { SpoolWriter } from '../../workers/import/spool-writer.js';
 import { extractArchive, type ArchiveLimits, type ArchiveResult } from '../../workers/import/archive.js';

@@ -9,7 +9,7 @@
  * refuses them: they are not written, each has its warning, and the summary counts them in `refused`.
  * A row without an id column is keyed by its content (`sha256:<hex>`, see external-ids).
  */
-import type { ImportParseInput, ImportParseSummary } from '../../kernel/sdk.js';
+import type { ImportParseInput, ImportParseSummary } from '../importers/public.js';
 import { SpoolWriter } from '../../workers/import/spool-writer.js';
 import type { TaskResult } from '../../workers/tasks.js';
 import { inspectCsv, normaliseHeader, readCsvRows, type CsvRow, type CsvSource } from './csv-rows.js';

@@ -5,7 +5,7 @@
  * phone numbers and codes, stay text), a boolean only when every cell is
  * true/false; everything else stays text. Empty cells become null.
  */
-import type { ImportFieldKind } from '../../kernel/sdk.js';
+import type { ImportFieldKind } from '../importers/public.js';
 
 const PLAIN_NUMBER = /^-?(?:0|[1-9]\d*)?(?:\.\d+)?$/;
 const LEADING_ZERO = /^-?0\d/;

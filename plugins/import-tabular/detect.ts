@@ -2,7 +2,7 @@
  * Main thread: how sure each tabular format is about an upload, judged from its profile (structure:
  * header columns, JSON record keys, NDJSON line keys). The extension only nudges.
  */
-import type { ImportProfile, ImportSample } from '../../kernel/sdk.js';
+import type { ImportProfile, ImportSample } from '../importers/public.js';
 
 const ext = (sample: ImportSample) => /\.([a-z0-9]+)$/i.exec(sample.filename)?.[1]?.toLowerCase() ?? '';
 const lower = (names: string[] | undefined) => new Set((names ?? []).map((n) => n.replace(/\s+/g, ' ').trim().toLowerCase()));

@@ -1,6 +1,6 @@
 /** The five formats this plugin adds to the `importFormats` registry. */
 import { fileURLToPath } from 'node:url';
-import type { ImportFormat } from '../../kernel/sdk.js';
+import type { ImportFormat } from '../importers/public.js';
 import { detectCsv, detectJson, detectSelfCms, detectShopHosted, detectShopPlugin } from './detect.js';
 
 const taskFile = fileURLToPath(new URL('./parse-task.js', import.meta.url));

@@ -4,7 +4,7 @@
  * `.json` name is read line by line. Each record becomes one `rows` entity; values are kept as JSON
  * typed them (an empty string stays an empty string, nested objects stay objects).
  */
-import type { ImportParseInput, ImportParseSummary } from '../../kernel/sdk.js';
+import type { ImportParseInput, ImportParseSummary } from '../importers/public.js';
 import { SpoolWriter } from '../../workers/import/spool-writer.js';
 import type { TaskResult } from '../../workers/tasks.js';
 import { ExternalIds } from './external-ids.js';

@@ -3,7 +3,7 @@
  * optional currency, and the field kinds of the `products` entity (the commerce preset's fields:
  * title, sku, description, price, currency, stock, image, active, plus source extras).
  */
-import type { ImportFieldKind } from '../../kernel/sdk.js';
+import type { ImportFieldKind } from '../importers/public.js';
 import { toPlainNumber } from './csv-values.js';
 
 export const CURRENCIES = ['EUR', 'USD', 'GBP', 'CHF', 'JPY'];

@@ -7,7 +7,7 @@
  * external id is `_id` (else `syncId`, else the slug, else a key derived from the line's content:
  * `sha256:<hex>`, `#<k>` for the k-th identical line; see external-ids).
  */
-import type { ImportParseInput, ImportParseSummary } from '../../kernel/sdk.js';
+import type { ImportParseInput, ImportParseSummary } from '../importers/public.js';
 import { SpoolWriter } from '../../workers/import/spool-writer.js';
 import type { TaskResult } from '../../workers/tasks.js';
 import { readNdjsonLines } from './ndjson-lines.js';

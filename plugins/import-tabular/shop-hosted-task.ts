@@ -5,7 +5,7 @@
  * its variants are kept in `variants` (json) and the first variant gives `sku` and `price`; `stock` is
  * the sum of the variants' inventory; `image` is the first image URL, `images` all of them.
  */
-import type { ImportedEntity, ImportParseInput, ImportParseSummary } from '../../kernel/sdk.js';
+import type { ImportedEntity, ImportParseInput, ImportParseSummary } from '../importers/public.js';
 import { SpoolWriter } from '../../workers/import/spool-writer.js';
 import type { TaskResult } from '../../workers/tasks.js';
 import { inspectCsv, normaliseHeader, readCsvRows } from './csv-rows.js';

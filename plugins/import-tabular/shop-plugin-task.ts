@@ -5,7 +5,7 @@
  * `variants` (json). Two streamed passes: the first gathers the variations, the second writes products.
  * A variation whose parent is not in the file becomes a product of its own, with a warning.
  */
-import type { ImportParseInput, ImportParseSummary } from '../../kernel/sdk.js';
+import type { ImportParseInput, ImportParseSummary } from '../importers/public.js';
 import { SpoolWriter } from '../../workers/import/spool-writer.js';
 import type { TaskResult } from '../../workers/tasks.js';
 import { inspectCsv, normaliseHeader, readCsvRows, type CsvSource } from './csv-rows.js';

@@ -3,7 +3,7 @@
  * an `<rss>` root that declares the WXR namespace (`http://wordpress.org/export/1.x/`) is WordPress;
  * an `<rss>` root using `wp:` elements without declaring the namespace probably is; anything else is not.
  */
-import type { ImportSample } from '../../kernel/sdk.js';
+import type { ImportSample } from '../importers/public.js';
 
 const WXR_NS = /^https?:\/\/wordpress\.org\/export\/\d+\.\d+\/?$/;
 

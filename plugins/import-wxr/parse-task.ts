@@ -2,7 +2,7 @@
  * Piscina task file of the `xml_blog` format: `parseWxr` streams a WordPress export into the spool
  * file and returns the summary. Expected failures come back as data (blocked reasons, warnings).
  */
-import type { ImportParseInput, ImportParseSummary } from '../../kernel/sdk.js';
+import type { ImportParseInput, ImportParseSummary } from '../importers/public.js';
 import { SpoolWriter } from '../../workers/import/spool-writer.js';
 import type { TaskResult } from '../../workers/tasks.js';
 import { WxrStream } from './wxr-stream.js';

@@ -3,7 +3,7 @@
  * extension names. Worker-side, no kernel imports (type-only contract imports).
  */
 import { posix } from 'node:path';
-import type { ImportedEntity } from '../../kernel/sdk.js';
+import type { ImportedEntity } from '../importers/public.js';
 import type { RecordContext } from './wxr-records.js';
 import type { WxrNode } from './wxr-node.js';
 

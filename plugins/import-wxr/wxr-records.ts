@@ -3,7 +3,7 @@
  * types) with their comments, authors, categories, tags and custom-taxonomy terms.
  * Worker-side, no kernel imports (type-only contract imports).
  */
-import type { ImportedEntity, ImportFieldKind } from '../../kernel/sdk.js';
+import type { ImportedEntity, ImportFieldKind } from '../importers/public.js';
 import { phpUnserialize, type PhpValue } from './php-unserialize.js';
 import { attachmentFile } from './wxr-attachment.js';
 import { postTypeEntity } from './wxr-names.js';

@@ -8,7 +8,7 @@ import { createReadStream } from 'node:fs';
 import type { Readable } from 'node:stream';
 import iconv from 'iconv-lite';
 import { SaxesParser, type SaxesTagNS } from 'saxes';
-import type { ImportParseInput } from '../../kernel/sdk.js';
+import type { ImportParseInput } from '../importers/public.js';
 import type { SpoolWriter } from '../../workers/import/spool-writer.js';
 import { BareAmpersandRepair } from './bare-ampersands.js';
 import { ASSUMED_PREFIXES, elementKey, wxrNamespaceVersion } from './wxr-names.js';

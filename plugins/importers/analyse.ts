@@ -1,13 +1,7 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import {
-  type WorkerPool,
-  type ImportFormat,
-  type ImportParseSummary,
-  type ImportProfile,
-  type ImportSample,
-  DIST_ROOT,
-} from '../../kernel/sdk.js';
+import { type WorkerPool, DIST_ROOT } from '../../kernel/sdk.js';
+import type { ImportFormat, ImportParseSummary, ImportProfile, ImportSample } from './format-contract.js';
 import type { TaskResult } from '../../workers/tasks.js';
 import { ImportFormatMismatchError, ImportFormatUnknownError, ImportLimitExceededError } from './errors.js';
 import { parseImporterOptions, type ImporterOptions } from './options.js';

@@ -1,5 +1,5 @@
 import type { ContentFieldType } from './coerce.js';
-import type { ImportFieldKind } from '../../kernel/sdk.js';
+import type { ImportFieldKind } from './format-contract.js';
 import { RESERVED_FIELD_NAMES } from '../content/public.js';
 
 /** Field names the content plugin gives entries themselves (compared without case). */

@@ -69,7 +69,7 @@ export default definePlugin(() => {
         importerDomain(() => {
           if (!service) throw new Error('The importers plugin is not booted');
           return service;
-        }, options.inlineThreshold) as never,
+        }, options.inlineThreshold),
       );
       // Runs handed over by an inline run or stream whose instance stopped (and jobs queued before the engine ran imports).
       registries.jobHandlers.add({
@@ -88,17 +88,15 @@ export default definePlugin(() => {
       for (const route of importerRoutes) routes.add(route);
     },
 
-    async boot({ container, logger, onClose }) {
+    async boot({ container, every, onClose }) {
       const booted = container.resolve<ImportersService>('importers');
       service = booted;
-      const sweep = () => booted.sweep().catch((err) => logger.warn({ err }, 'import retention sweep failed'));
-      await sweep();
-      const timer = setInterval(sweep, SWEEP_INTERVAL_MS);
-      timer.unref();
       onClose(() => {
-        clearInterval(timer);
         service = null;
       });
+      // Registered after the onClose above, so the sweep stops before the service is let go.
+      const sweep = every({ name: 'import retention sweep', everyMs: SWEEP_INTERVAL_MS, run: async () => void (await booted.sweep()) });
+      await sweep.runNow();
     },
   };
 });

@@ -1,7 +1,8 @@
 import { readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Op } from 'sequelize';
-import type { Identity, ImportParseSummary } from '../../kernel/sdk.js';
+import type { Identity } from '../../kernel/sdk.js';
+import type { ImportParseSummary } from './format-contract.js';
 import type { DataJobView } from '../data-ops/public.js';
 import { ImportJobNotFoundError } from './errors.js';
 import type { ImportExecution } from './execution.js';

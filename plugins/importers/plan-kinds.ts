@@ -4,7 +4,7 @@
  * blocks the plan), scaffold a new collection (one field per source field), or skip with a note when a new
  * collection is needed and scaffold is off.
  */
-import type { ImportFieldKind } from '../../kernel/sdk.js';
+import type { ImportFieldKind } from './format-contract.js';
 import { DEFAULT_WIDGETS, FIELD_TYPE_OF_KIND, SOURCE_FIELD, uniqueFieldNames } from './field-names.js';
 import { autoMap } from './plan-targets.js';
 import type { FieldMapping, Operation, SafetyMode, ScaffoldCollection, StatusPolicy } from './planner.js';

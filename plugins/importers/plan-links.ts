@@ -3,7 +3,7 @@
  * between two entities the plan imports becomes a planned link into a field of the referring target, added to a
  * scaffolded collection, or found in an existing one. A reference no field can take is left out.
  */
-import type { ImportParseSummary } from '../../kernel/sdk.js';
+import type { ImportParseSummary } from './format-contract.js';
 import { DEFAULT_WIDGETS } from './field-names.js';
 import type { PlanDraft } from './plan-kinds.js';
 import type { Operation, PlannedLink } from './planner.js';

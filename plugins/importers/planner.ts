@@ -1,4 +1,5 @@
-import { ValidationError, type ImportFieldKind, type ImportParseSummary } from '../../kernel/sdk.js';
+import { ValidationError } from '../../kernel/sdk.js';
+import type { ImportFieldKind, ImportParseSummary } from './format-contract.js';
 import { collectionNameFor, DEFAULT_WIDGETS, isCollectionName, SOURCE_FIELD, type ContentFieldType } from './field-names.js';
 import { planIntoExisting, planNeedsCollection, planScaffold, type EntityTarget, type PlanDraft } from './plan-kinds.js';
 import { planLinks } from './plan-links.js';

@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import stringify from 'safe-stable-stringify';
-import { ForbiddenError, ValidationError, hasPermission, type Identity, type ImportParseSummary } from '../../kernel/sdk.js';
+import { ForbiddenError, ValidationError, hasPermission, type Identity } from '../../kernel/sdk.js';
+import type { ImportParseSummary } from './format-contract.js';
 import type { DataOperation, PlanDraft } from '../data-ops/public.js';
 import { ImportFormatMismatchError, ImportUploadNotFoundError } from './errors.js';
 import { isCollectionName } from './field-names.js';

@@ -7,7 +7,7 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import stringify from 'safe-stable-stringify';
-import type { ImportedEntity } from '../../kernel/sdk.js';
+import type { ImportedEntity } from './format-contract.js';
 import { fromColumn, readEntryInput, slugify, type FieldDefinition, type PreparedRow } from '../content/public-values.js';
 import { coerce, type ContentFieldType } from './coerce.js';
 

@@ -1,7 +1,8 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Op } from 'sequelize';
-import { AppError, type Identity, type ImportParseSummary, DIST_ROOT } from '../../kernel/sdk.js';
+import { AppError, type Identity, DIST_ROOT } from '../../kernel/sdk.js';
+import type { ImportParseSummary } from './format-contract.js';
 import { JOB_TYPE, type ImporterDeps, type StoredPlan } from './import-context.js';
 import type { PrepareResult } from './prepare-batch.js';
 import { runImport, type RunInput, type RunOutcome } from './runner.js';

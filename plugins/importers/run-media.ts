@@ -6,7 +6,7 @@
 import { createReadStream } from 'node:fs';
 import { realpath, rm } from 'node:fs/promises';
 import { basename, join, sep } from 'node:path';
-import type { ImportedEntity } from '../../kernel/sdk.js';
+import type { ImportedEntity } from './format-contract.js';
 import { messageOf, type RunContext } from './run-context.js';
 import type { PreparedItem } from './prepare-batch.js';
 import { fetchRemoteFile } from './remote-fetch.js';

@@ -1,5 +1,6 @@
 import type { Context } from 'koa';
-import { type OpenedFile, NotFoundError, matchesIfNoneMatch } from '../../kernel/sdk.js';
+import { NotFoundError, matchesIfNoneMatch } from '../../kernel/sdk.js';
+import type { OpenedFile } from './storage-driver.js';
 import { RangeNotSatisfiableError } from './errors.js';
 import type { ServedFile } from './media-service.js';
 import type { MediaStorage } from './media-storage.js';

@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream';
-import { AppError, ConflictError, NotFoundError, ServiceUnavailableError, type Logger, type StorageDriver } from '../../kernel/sdk.js';
+import { AppError, ConflictError, NotFoundError, ServiceUnavailableError, type Logger } from '../../kernel/sdk.js';
+import type { StorageDriver } from './storage-driver.js';
 import { MediaPathInvalidError, MediaStorageUnavailableError } from './errors.js';
 
 /**

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
-import type { StorageDriver } from '../../kernel/sdk.js';
+import type { StorageDriver } from '../media/public.js';
 import { cdnAsset, deliveryPath } from './cdn-asset.js';
 import type { CdnConfig } from './cdn-options.js';
 import { cdnSignature } from './cdn-signature.js';

@@ -15,7 +15,7 @@ import { copyFile, link, mkdir, open, readdir, realpath, rename, rm, stat, unlin
 import { dirname, join, relative, sep } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { OpenedFile, StorageDriver } from '../../kernel/sdk.js';
+import type { OpenedFile, StorageDriver } from '../media/public.js';
 import { ConfinedFolder } from './confined-folder.js';
 import { StorageError } from '../../lib/storage/storage-error.js';
 import { storagePathSegments } from '../../lib/storage/storage-path.js';

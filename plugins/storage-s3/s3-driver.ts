@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { StorageDriver } from '../../kernel/sdk.js';
+import type { StorageDriver } from '../media/public.js';
 import type { S3Config } from './s3-options.js';
 import { rangeSlice } from '../../lib/storage/range-slice.js';
 import { s3Failure } from './s3-failure.js';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import type { WorkerPool } from '../../kernel/pool.js';
-import type { ImportFormat, ImportParseSummary, ImportProfile, ImportSample } from '../../kernel/registries/contracts.js';
+import type { ImportFormat, ImportParseSummary, ImportProfile, ImportSample } from '../../plugins/importers/public.js';
 import type { Registries } from '../../kernel/registries/index.js';
 import type { TaskResult } from '../../workers/tasks.js';
 import { importProfile } from '../../workers/import/profile.js';

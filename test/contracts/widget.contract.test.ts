@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { match } from 'path-to-regexp';
-import type { WidgetDefinition } from '../../kernel/registries/index.js';
+import type { WidgetDefinition } from '../../plugins/dashboard/public.js';
 import { DIST_ROOT } from '../../kernel/version.js';
 import { widgetManifestSchema } from '../../plugins/dashboard/widget-manifest.js';
 import { fixturePlugin, startTestKernel, type TestKernel } from '../helpers/kernel.js';

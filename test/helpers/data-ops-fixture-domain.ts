@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import { z } from 'zod';
-import { ValidationError, defineRoute, definePlugin, type DataDomain } from '../../kernel/sdk.js';
+import { ValidationError, defineRoute, definePlugin } from '../../kernel/sdk.js';
 import type {
   DataDomainDefinition,
   DataOperation,
@@ -203,7 +203,7 @@ export default definePlugin(() => {
           });
         },
       });
-      for (const d of domains) registries.dataDomains.add(d as unknown as DataDomain);
+      for (const d of domains) registries.dataDomains.add(d);
       const domainParam = z.object({ domain: z.enum(['fixture', 'fixture-undo']) });
       routes.add(
         defineRoute({

@@ -1,6 +1,6 @@
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { expect } from 'chai';
-import type { StorageDriver } from '../../kernel/registries/index.js';
+import type { StorageDriver } from '../../plugins/media/public.js';
 import { startTestKernel, type TestKernel } from './kernel.js';
 import { startCdnServer, type CdnServer } from './storage-cdn-server.js';
 import { S3RVER_CREDENTIALS, startS3rver } from './storage-s3rver.js';

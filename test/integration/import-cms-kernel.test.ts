@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import type { ImportParseSummary, ImportSample } from '../../kernel/registries/contracts.js';
+import type { ImportParseSummary, ImportSample } from '../../plugins/importers/public.js';
 import { importProfile } from '../../workers/import/profile.js';
 import { FIXTURE_PLUGINS, startTestKernel, type TestKernel } from '../helpers/kernel.js';
 import { CACHE_VARIANTS, DB_VARIANTS, requireVariant } from '../helpers/services.js';

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { expect } from 'chai';
 import { Header } from 'tar';
-import type { ImportedEntity, ImportParseSummary, ImportProfile } from '../../kernel/registries/contracts.js';
+import type { ImportedEntity, ImportParseSummary, ImportProfile } from '../../plugins/importers/public.js';
 import { parseDataCms, parseNodeCms, parsePhpCms } from '../../plugins/import-cms/parse-task.js';
 import type { TaskResult } from '../../workers/tasks.js';
 import { IMPORT_FIXTURES } from '../helpers/import-fixtures.js';

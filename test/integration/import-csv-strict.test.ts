@@ -9,7 +9,7 @@ import { expect } from 'chai';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ImportedEntity, ImportParseInput, ImportParseSummary } from '../../kernel/registries/contracts.js';
+import type { ImportedEntity, ImportParseInput, ImportParseSummary } from '../../plugins/importers/public.js';
 import { analyseUpload } from '../../plugins/importers/analyse.js';
 import * as tasks from '../../plugins/import-tabular/parse-task.js';
 import { importProfile } from '../../workers/import/profile.js';

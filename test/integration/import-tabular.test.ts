@@ -8,7 +8,7 @@ import { expect } from 'chai';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ImportedEntity, ImportParseInput, ImportParseSummary, ImportProfile } from '../../kernel/registries/contracts.js';
+import type { ImportedEntity, ImportParseInput, ImportParseSummary, ImportProfile } from '../../plugins/importers/public.js';
 import * as tasks from '../../plugins/import-tabular/parse-task.js';
 import { TABULAR_FORMATS } from '../../plugins/import-tabular/formats.js';
 import { importProfile } from '../../workers/import/profile.js';

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import type { ImportedEntity, ImportFormat, ImportParseSummary, ImportProfile } from '../../kernel/registries/contracts.js';
+import type { ImportedEntity, ImportFormat, ImportParseSummary, ImportProfile } from '../../plugins/importers/public.js';
 import { detectWxr } from '../../plugins/import-wxr/detect-wxr.js';
 import { parseWxr } from '../../plugins/import-wxr/parse-task.js';
 import { importProfile } from '../../workers/import/profile.js';

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { z } from 'zod';
 import { ValidationError } from '../../kernel/errors.js';
-import type { SafetyMode } from '../../kernel/registries/contracts.js';
+import type { SafetyMode } from '../../plugins/data-ops/public.js';
 import {
   applyAnswerSchema,
   confirmedApplyBodySchema,

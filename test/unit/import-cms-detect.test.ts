@@ -6,7 +6,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import type { ImportProfile, ImportSample } from '../../kernel/registries/contracts.js';
+import type { ImportProfile, ImportSample } from '../../plugins/importers/public.js';
 import { detectPhpCms } from '../../plugins/import-cms/php-cms-format.js';
 import { detectNodeCms } from '../../plugins/import-cms/node-cms-format.js';
 import { detectDataCms } from '../../plugins/import-cms/data-cms-format.js';

@@ -10,7 +10,7 @@ import { Readable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
 import { expect } from 'chai';
 import { Header } from 'tar';
-import type { ImportParseInput, ImportProfile } from '../../kernel/registries/contracts.js';
+import type { ImportParseInput, ImportProfile } from '../../plugins/importers/public.js';
 import * as cms from '../../plugins/import-cms/parse-task.js';
 import * as tabular from '../../plugins/import-tabular/parse-task.js';
 import { extractArchive } from '../../workers/import/archive.js';

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import type { ImportParseSummary } from '../../kernel/registries/contracts.js';
+import type { ImportParseSummary } from '../../plugins/importers/public.js';
 import { buildPlan, defaultTarget } from '../../plugins/importers/planner.js';
 import type { CollectionInfo } from '../../plugins/content/public.js';
 

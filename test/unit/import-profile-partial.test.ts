@@ -5,7 +5,7 @@ import { uploadWriter } from '../helpers/import-fixtures.js';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import { WorkerPool } from '../../kernel/pool.js';
-import type { ImportFormat } from '../../kernel/registries/contracts.js';
+import type { ImportFormat } from '../../plugins/importers/public.js';
 import { TABULAR_FORMATS } from '../../plugins/import-tabular/formats.js';
 import { detectWxr } from '../../plugins/import-wxr/detect-wxr.js';
 import { analyseUpload, type FormatsView } from '../../plugins/importers/analyse.js';

@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import type { ImportProfile } from '../../kernel/registries/contracts.js';
+import type { ImportProfile } from '../../plugins/importers/public.js';
 import { importProfile, sniffDelimiter, unsafeEntryPath } from '../../workers/import/profile.js';
 import { IMPORT_FIXTURES } from '../helpers/import-fixtures.js';
 

@@ -1,6 +1,6 @@
 /** Pure helpers of the tabular import formats: number typing, delimiter sniffing, depth counting, encodings, detect. */
 import { expect } from 'chai';
-import type { ImportProfile } from '../../kernel/registries/contracts.js';
+import type { ImportProfile } from '../../plugins/importers/public.js';
 import { sniffDelimiter } from '../../plugins/import-tabular/csv-rows.js';
 import { toPlainNumber } from '../../plugins/import-tabular/csv-values.js';
 import { detectCsv, detectJson, detectSelfCms, detectShopHosted, detectShopPlugin } from '../../plugins/import-tabular/detect.js';

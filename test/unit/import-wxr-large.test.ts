@@ -4,7 +4,7 @@ import { createReadStream, createWriteStream, mkdtempSync, rmSync, statSync } fr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import type { ImportProfile } from '../../kernel/registries/contracts.js';
+import type { ImportProfile } from '../../plugins/importers/public.js';
 import { parseWxr } from '../../plugins/import-wxr/parse-task.js';
 
 const ITEMS = 8000;

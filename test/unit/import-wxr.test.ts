@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import type { ImportProfile, ImportSample } from '../../kernel/registries/contracts.js';
+import type { ImportProfile, ImportSample } from '../../plugins/importers/public.js';
 import { BareAmpersandRepair } from '../../plugins/import-wxr/bare-ampersands.js';
 import { detectWxr } from '../../plugins/import-wxr/detect-wxr.js';
 import { phpUnserialize } from '../../plugins/import-wxr/php-unserialize.js';

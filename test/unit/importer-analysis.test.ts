@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { uploadWriter } from '../helpers/import-fixtures.js';
 import { BootError } from '../../kernel/errors.js';
 import { WorkerPool } from '../../kernel/pool.js';
-import type { ImportFormat, ImportSample } from '../../kernel/registries/contracts.js';
+import type { ImportFormat, ImportSample } from '../../plugins/importers/public.js';
 import { TABULAR_FORMATS } from '../../plugins/import-tabular/formats.js';
 import { analyseUpload, confidenceOf, type FormatsView } from '../../plugins/importers/analyse.js';
 import { ImportFormatMismatchError, ImportFormatUnknownError, ImportLimitExceededError } from '../../plugins/importers/errors.js';

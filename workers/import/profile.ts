@@ -20,7 +20,7 @@ import iconv from 'iconv-lite';
 import { SaxesParser } from 'saxes';
 import streamJson from 'stream-json';
 import { Parser as TarParser, type ReadEntry } from 'tar';
-import type { ImportProfile } from '../../kernel/registries/contracts.js';
+import type { ImportProfile } from '../../plugins/importers/public.js';
 import type { TaskResult } from '../tasks.js';
 import {
   EntryCounter,

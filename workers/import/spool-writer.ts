@@ -4,7 +4,7 @@
  */
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { once } from 'node:events';
-import type { ImportedEntity, ImportFieldKind, ImportParseSummary } from '../../kernel/registries/contracts.js';
+import type { ImportedEntity, ImportFieldKind, ImportParseSummary } from '../../plugins/importers/public.js';
 
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
 /** Longest value a `text` field holds; a longer or multi-line string is `longtext`. */

@@ -23,7 +23,7 @@ export default definePlugin(() => {
       for (const m of UPDATE_SERVER_MIGRATIONS) migrations.add(m);
       for (const route of updateServerRoutes(options, () => runtime)) routes.add(route);
     },
-    async boot({ config, container, logger, onClose }) {
+    async boot({ config, container, logger, every }) {
       const keys = loadServerKeys(config.dataPath, { secretKey: options.secretKey, ipSalt: options.ipSalt });
       const versions = new VersionSource({
         file: options.versionsFile,
@@ -34,12 +34,16 @@ export default definePlugin(() => {
       });
       await versions.prime();
       const store = new UpdateServerStore(container.resolve<Sequelize>('sequelize'), keys, options);
-      const prune = () =>
-        store.prune(Date.now()).catch((err: unknown) => logger.warn({ err }, 'update server: pruning old rows failed; tried again later'));
-      await prune();
-      const timer = setInterval(() => void prune(), PRUNE_EVERY_MS);
-      timer.unref();
-      onClose(() => clearInterval(timer));
+      const pruning = every({
+        name: 'update server: pruning old rows',
+        everyMs: PRUNE_EVERY_MS,
+        // Caught here to keep the message saying it is tried again later.
+        run: () =>
+          store
+            .prune(Date.now())
+            .catch((err: unknown) => logger.warn({ err }, 'update server: pruning old rows failed; tried again later')),
+      });
+      await pruning.runNow();
       runtime = { store, versions, keys, now: () => Date.now() };
       // Settings only, never a secret's value.
       logger.info(
