@@ -1,16 +1,5 @@
-import type { ApiSchemas } from '../lib/remote';
+import type { ApiSchemas, RouteResponse } from '../lib/remote';
 
 export type LicenseState = ApiSchemas['LicenseState'];
-export interface WidgetInfo {
-  id: string;
-  name: string;
-  description?: string;
-  icon?: string;
-  license: 'freemium' | 'paid';
-  category?: string;
-  defaultSize?: { w: number; h: number };
-  endpoint: string;
-  permission: string;
-  canRead: boolean;
-  licenseState: LicenseState;
-}
+/** A widget the dashboard may show, as GET /api/dashboard/widgets lists it. */
+export type WidgetInfo = RouteResponse<'GET /api/dashboard/widgets'>[number];

@@ -77,3 +77,9 @@ export function errorText(err: unknown, fallback?: string): string {
   const { message, details } = errorInWords(err, fallback);
   return details.length ? `${message} ${details.map((d) => (/[.!?]$/.test(d) ? d : `${d}.`)).join(' ')}` : message;
 }
+
+/** Why a one-time link (sign-in link, invitation) cannot be used, in the page's words; any other error as errorText. */
+export function tokenErrorText(err: unknown, words: { expired: string; used: string }): string {
+  const code = (err as ApiError).code;
+  return code === 'TOKEN_EXPIRED' ? words.expired : code === 'TOKEN_ALREADY_CONSUMED' ? words.used : errorText(err);
+}

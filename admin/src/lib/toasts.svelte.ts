@@ -33,3 +33,18 @@ export const toast = {
     return push('error', errorText(err, fallback));
   },
 };
+
+/**
+ * The shape of most buttons' work: a flag shows it is under way (disabled buttons, "Saving…"), a
+ * failure is said in an error toast, and the flag is cleared whatever happened.
+ */
+export async function attempt(setBusy: (busy: boolean) => void, work: () => Promise<void>): Promise<void> {
+  setBusy(true);
+  try {
+    await work();
+  } catch (err) {
+    toast.error(err);
+  } finally {
+    setBusy(false);
+  }
+}

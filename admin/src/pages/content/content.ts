@@ -61,12 +61,7 @@ export const WIDGET_LABELS: Record<string, string> = {
 };
 export type Collection = Omit<ApiSchemas['Collection'], 'fields'> & { fields: Field[] };
 export type Entry = ApiSchemas['Entry'];
-export interface EntryList {
-  items: Entry[];
-  total: number;
-  page: number;
-  limit: number;
-}
+export type EntryList = RouteResponse<'GET /api/collections/:collection'>;
 export type Revision = RouteResponse<'GET /api/collections/:collection/:entryId/revisions'>[number];
 
 export const fieldLabel = (f: Field) =>
