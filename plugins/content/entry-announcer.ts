@@ -1,0 +1,76 @@
+import type { EventBus, Identity, Logger } from '../../kernel/sdk.js';
+import type { ContentEvent, Entry, EntryChange } from './entry-shape.js';
+import type { ListCache } from './list-cache.js';
+import { ENTRY_EVENTS } from './public.js';
+
+/** Events published between two yields to the event loop, so a large announcement does not hog the process. */
+const ANNOUNCE_CHUNK = 100;
+
+/** One event per entry, for the caller (its tenant and user) writing in a collection. */
+export function entryEvents(
+  event: keyof typeof ENTRY_EVENTS,
+  name: string,
+  entries: Entry[],
+  identity: Identity,
+): Array<[string, ContentEvent]> {
+  return entries.map((entry) => [ENTRY_EVENTS[event], { tenantId: identity.tenantId, collection: name, entry, userId: identity.userId }]);
+}
+
+/**
+ * What follows a committed write: the collection's cached lists are invalidated and the entry events
+ * published. The write stands whatever happens here: failures are logged, never thrown to the caller.
+ */
+export class EntryAnnouncer {
+  constructor(
+    private readonly lists: ListCache,
+    private readonly events: EventBus,
+    private readonly logger?: Logger,
+  ) {}
+
+  /** After a commit: the list cache and the events. Their failure is logged; the write stands and the request succeeds. */
+  async announceSafely(name: string, tenantId: string, events: Array<[string, ContentEvent]>): Promise<void> {
+    try {
+      await this.announce(name, tenantId, events);
+    } catch (err) {
+      this.logger?.warn({ err, collection: name }, 'entry written, but its list cache or events could not be updated');
+    }
+  }
+
+  private async announce(name: string, tenantId: string, events: Array<[string, ContentEvent]>): Promise<void> {
+    await this.lists.invalidate(tenantId, name);
+    for (const [event, payload] of events) await this.events.publish(event, payload);
+  }
+
+  async invalidateLists(tenantId: string, collection: string): Promise<void> {
+    await this.lists.invalidate(tenantId, collection);
+  }
+
+  /** After a bulk commit: the lists once; a failure is logged (the events still go out, see announceChanges). */
+  async invalidateListsSafely(tenantId: string, collection: string): Promise<void> {
+    try {
+      await this.lists.invalidate(tenantId, collection);
+    } catch (err) {
+      this.logger?.warn({ err, collection }, 'entries written, but their list cache could not be updated');
+    }
+  }
+
+  /** See EntriesService.announceChanges. */
+  async announceChanges(tenantId: string, userId: string | null, changes: EntryChange[]): Promise<void> {
+    let failed = 0;
+    let lastError: unknown = null;
+    for (let i = 0; i < changes.length; i += ANNOUNCE_CHUNK) {
+      if (i > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+      for (const { event, collection, entry } of changes.slice(i, i + ANNOUNCE_CHUNK)) {
+        const payload: ContentEvent = { tenantId, collection, entry, userId };
+        try {
+          await this.events.publish(ENTRY_EVENTS[event], payload);
+        } catch (err) {
+          failed++;
+          lastError = err;
+        }
+      }
+    }
+    if (failed)
+      this.logger?.warn({ err: lastError, failed, total: changes.length }, 'entries written, but some entry events could not be published');
+  }
+}

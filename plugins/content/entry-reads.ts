@@ -1,0 +1,104 @@
+import { createHash } from 'node:crypto';
+import stringify from 'safe-stable-stringify';
+import { Op, type Sequelize, type Transaction } from 'sequelize';
+import { serialiseEnvelope, hasPermission, type Identity } from '../../kernel/sdk.js';
+import type { CollectionsService, LoadedCollection } from './collections-service.js';
+import { EntryNotFoundError } from './errors.js';
+import { BULK_CHUNK, entryRow, toEntry, type Entry, type EntryList } from './entry-shape.js';
+import type { EntryRevisions } from './entry-revisions.js';
+import type { ListAnswer, ListCache } from './list-cache.js';
+import { ListReader } from './list-reader.js';
+import { orderFor, whereFor, type ListQuery } from './list-query.js';
+
+/** Callers without content:write see published entries only. */
+const seesAll = (identity: Identity) => hasPermission(identity, 'content:write');
+
+/**
+ * The read side of entries: lists through the list cache (a page of plain rows, see ListReader), single
+ * entries and their revisions, and plain reads by id for writers that change rows directly.
+ */
+export class EntryReads {
+  private readonly reader: ListReader;
+
+  constructor(
+    sequelize: Sequelize,
+    private readonly collections: CollectionsService,
+    private readonly lists: ListCache,
+    private readonly revisionLog: EntryRevisions,
+  ) {
+    this.reader = new ListReader(sequelize);
+  }
+
+  /** See EntriesService.answerList. */
+  async answerList(name: string, query: ListQuery, identity: Identity, ifNoneMatch = ''): Promise<ListAnswer> {
+    const c = await this.collections.get(name);
+    const status = seesAll(identity) ? query.status : 'published';
+    if (!seesAll(identity) && query.status && query.status !== 'published')
+      return { notModified: false, body: serialiseEnvelope({ items: [], total: 0, page: query.page, limit: query.limit }), cached: false };
+    const key = createHash('sha256')
+      .update(stringify({ query, status, schema: c.version }) ?? '')
+      .digest('base64url');
+    return this.lists.answer(identity.tenantId, name, key, ifNoneMatch, async () => {
+      const where = whereFor(c, identity.tenantId, query, status);
+      const order = orderFor(c, query.sort);
+      // Plain rows (no model instances): the page and the total at once (see ListReader).
+      const { rows, total } = await this.reader.page(c, where, order, query.limit, (query.page - 1) * query.limit);
+      const items = new Array<Entry>(rows.length);
+      for (let i = 0; i < rows.length; i++) items[i] = toEntry(c, rows[i]!);
+      return { items, total, page: query.page, limit: query.limit };
+    });
+  }
+
+  async list(name: string, query: ListQuery, identity: Identity): Promise<{ value: EntryList; cached: boolean }> {
+    const answer = await this.answerList(name, query, identity);
+    if (answer.notModified) throw new Error('unreachable: no If-None-Match was given');
+    return { value: (JSON.parse(answer.body) as { data: EntryList }).data, cached: answer.cached };
+  }
+
+  async get(name: string, id: string, identity: Identity): Promise<Entry> {
+    const c = await this.collections.get(name);
+    const entry = toEntry(c, await entryRow(c, id, identity.tenantId));
+    if (!seesAll(identity) && entry.status !== 'published') throw new EntryNotFoundError(name, id);
+    return entry;
+  }
+
+  /** See EntriesService.readEntries. */
+  async readEntries(c: LoadedCollection, ids: string[], tenantId: string, transaction?: Transaction): Promise<Entry[]> {
+    const out: Entry[] = [];
+    for (let i = 0; i < ids.length; i += BULK_CHUNK) {
+      // Plain rows, not model instances: large writers (imports, migrations) read thousands of entries here.
+      // By primary key alone, the tenant checked on the rows: with `tenant_id = ?` in the WHERE, SQLite
+      // (without statistics) walks the tenant's index instead, one full scan per call.
+      const rows = (await c.model.findAll({
+        where: { id: { [Op.in]: ids.slice(i, i + BULK_CHUNK) } },
+        order: [['id', 'ASC']],
+        transaction,
+        raw: true,
+      })) as unknown as Array<Record<string, unknown>>;
+      for (const r of rows) if (r.tenant_id === tenantId) out.push(toEntry(c, r));
+    }
+    return out;
+  }
+
+  async existingIds(name: string, ids: string[], identity: Identity): Promise<Set<string>> {
+    if (!ids.length) return new Set();
+    const c = await this.collections.get(name);
+    // By primary key alone, the tenant checked on the rows (see readEntries: with `tenant_id = ?` in the
+    // WHERE, SQLite walks the tenant's index instead, a full scan per call); plain rows.
+    const rows = (await c.model.findAll({
+      attributes: ['id', 'tenant_id'],
+      where: { id: { [Op.in]: ids } },
+      raw: true,
+    })) as unknown as Array<{
+      id: string;
+      tenant_id: string;
+    }>;
+    return new Set(rows.filter((r) => r.tenant_id === identity.tenantId).map((r) => String(r.id)));
+  }
+
+  async revisions(name: string, id: string, identity: Identity) {
+    const c = await this.collections.get(name);
+    await entryRow(c, id, identity.tenantId);
+    return this.revisionLog.history(name, id, identity.tenantId);
+  }
+}

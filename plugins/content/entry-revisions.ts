@@ -1,0 +1,118 @@
+import { Op, type Sequelize, type Transaction } from 'sequelize';
+import { insertRows } from '../../lib/db/insert-rows.js';
+import { BULK_CHUNK, type Entry } from './entry-shape.js';
+import type { Revision } from './models/revision.js';
+
+/** The row of a revision: the entry as toEntry returns it, after the write. */
+function revisionRow(collection: string, entry: Entry, tenantId: string, action: string, userId: string | null, now: number) {
+  return {
+    tenant_id: tenantId,
+    collection,
+    entry_id: entry._id,
+    version: entry.version,
+    data: JSON.stringify(entry),
+    action,
+    created_by: userId,
+    created_at: now,
+  };
+}
+
+/**
+ * The revisions of entries: one after each write (the entry as written, its version and the action), inside
+ * the write's transaction so a rollback takes it with it; read back as an entry's history, deleted with it.
+ */
+export class EntryRevisions {
+  constructor(
+    private readonly sequelize: Sequelize,
+    private readonly model: typeof Revision,
+  ) {}
+
+  async record(collection: string, entry: Entry, tenantId: string, action: string, userId: string | null, transaction?: Transaction) {
+    await this.model.create(revisionRow(collection, entry, tenantId, action, userId, Date.now()), { transaction });
+  }
+
+  /** The 'create' revisions of a batch of new entries, one bulk insert through the model. */
+  async recordCreated(
+    collection: string,
+    entries: Entry[],
+    tenantId: string,
+    userId: string | null,
+    now: number,
+    transaction: Transaction,
+  ) {
+    await this.model.bulkCreate(
+      entries.map((entry) => revisionRow(collection, entry, tenantId, 'create', userId, now)),
+      { transaction },
+    );
+  }
+
+  /** The 'create' revisions of prepared rows (version 1): multi-row INSERTs, no model instances. */
+  async insertCreated(
+    collection: string,
+    entries: Entry[],
+    tenantId: string,
+    userId: string | null,
+    now: number,
+    transaction: Transaction,
+  ) {
+    const qi = this.sequelize.getQueryInterface();
+    await insertRows(
+      this.sequelize,
+      qi.quoteIdentifier(this.model.getTableName() as string),
+      ['tenant_id', 'collection', 'entry_id', 'version', 'data', 'action', 'created_by', 'created_at'],
+      entries.map((entry) => [tenantId, collection, entry._id, 1, JSON.stringify(entry), 'create', userId, now]),
+      transaction,
+    );
+  }
+
+  /** See EntriesService.recordRevisions. */
+  async recordMany(
+    collection: string,
+    entries: Entry[],
+    tenantId: string,
+    userId: string | null,
+    action: string,
+    transaction: Transaction,
+  ): Promise<void> {
+    const now = Date.now();
+    // One multi-row INSERT per chunk of plain rows (no model instances: this runs for every imported entry).
+    const qi = this.sequelize.getQueryInterface();
+    for (let i = 0; i < entries.length; i += BULK_CHUNK)
+      await qi.bulkInsert(
+        this.model.getTableName() as string,
+        entries.slice(i, i + BULK_CHUNK).map((entry) => revisionRow(collection, entry, tenantId, action, userId, now)),
+        { transaction },
+      );
+  }
+
+  /** See EntriesService.moveRevisions. */
+  async move(tenantId: string, from: string, to: string, ids: string[], transaction: Transaction): Promise<void> {
+    if (!ids.length) return;
+    await this.model.update(
+      { collection: to },
+      { where: { collection: from, entry_id: { [Op.in]: ids }, tenant_id: tenantId }, transaction },
+    );
+  }
+
+  async removeFor(collection: string, ids: string[], tenantId: string, transaction: Transaction): Promise<void> {
+    await this.model.destroy({
+      where: { collection, entry_id: { [Op.in]: ids }, tenant_id: tenantId },
+      transaction,
+    });
+  }
+
+  /** An entry's revisions, newest first. */
+  async history(collection: string, id: string, tenantId: string) {
+    const rows = await this.model.findAll({
+      where: { collection, entry_id: id, tenant_id: tenantId },
+      order: [['version', 'DESC']],
+    });
+    return rows.map((r) => ({
+      version: r.version,
+      action: r.action,
+      data: JSON.parse(r.data) as Entry,
+      createdAt: new Date(Number(r.created_at)).toISOString(),
+      createdBy: r.created_by,
+    }));
+  }
+}

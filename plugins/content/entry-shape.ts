@@ -1,0 +1,66 @@
+import { Model, type Transaction } from 'sequelize';
+import type { LoadedCollection } from './collections-service.js';
+import { EntryNotFoundError } from './errors.js';
+import { columnName, fromColumn } from './field-types.js';
+import type { EntryStatus } from './list-query.js';
+
+export type Entry = Record<string, unknown> & {
+  _id: string;
+  slug: string;
+  status: EntryStatus;
+  version: number;
+  createdAt: string;
+  updatedAt: string;
+};
+
+/** A page of a list, as the list route's `data`. */
+export interface EntryList {
+  items: Entry[];
+  total: number;
+  page: number;
+  limit: number;
+}
+
+/** Content events on the event bus (the spec's planned names); GraphQL subscriptions and the audit log listen. */
+export interface ContentEvent {
+  tenantId: string;
+  collection: string;
+  entry: Entry;
+  userId: string | null;
+  previousStatus?: EntryStatus;
+}
+
+/** One change of an entry made outside this service (a data migration), announced after its commit. */
+export interface EntryChange {
+  event: 'create' | 'update' | 'delete';
+  collection: string;
+  /** The entry as written (for a delete: as it was before). */
+  entry: Entry;
+}
+
+/** Ids per query (IN list) and revisions per insert, for writers of many entries. */
+export const BULK_CHUNK = 500;
+
+/** An entry as callers see it, from a model instance or a plain row of the collection's table. */
+export function toEntry(c: LoadedCollection, row: Model | Record<string, unknown>): Entry {
+  const r = (row instanceof Model ? row.get({ plain: true }) : row) as Record<string, unknown>;
+  const out: Record<string, unknown> = { _id: r.id };
+  for (const f of c.fields) out[f.name] = fromColumn(f, r[columnName(f)]);
+  return Object.assign(out, {
+    slug: r.slug,
+    status: r.status,
+    syncId: r.sync_id,
+    version: Number(r.version),
+    createdAt: new Date(Number(r.created_at)).toISOString(),
+    updatedAt: new Date(Number(r.updated_at)).toISOString(),
+    createdBy: r.created_by ?? null,
+    updatedBy: r.updated_by ?? null,
+  }) as unknown as Entry;
+}
+
+/** The row of an entry in the tenant; a missing one is a 404. */
+export async function entryRow(c: LoadedCollection, id: string, tenantId: string, transaction?: Transaction): Promise<Model> {
+  const row = await c.model.findOne({ where: { id, tenant_id: tenantId }, transaction });
+  if (!row) throw new EntryNotFoundError(c.name, id);
+  return row;
+}
