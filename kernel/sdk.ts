@@ -94,6 +94,8 @@ export type { CmsConfig } from './config.js';
 // Database: models, migrations, the lock.
 export { modelOf, modelsOf } from './db/models.js';
 export type { ModelMap, PluginModel } from './db/models.js';
+export { column, tableOf } from './db/columns.js';
+export type { Column, ColumnOptions } from './db/columns.js';
 export type { MigrationContext, MigrationDefinition, MigrationRunner } from './db/migrations.js';
 export type { DbLock } from './db/lock.js';
 

@@ -1,4 +1,5 @@
-import { DataTypes, Model, type Sequelize } from 'sequelize';
+import { Model, type Sequelize } from 'sequelize';
+import { column, tableOf } from '../../../kernel/sdk.js';
 
 /** A provider identity (provider + subject) linked to a user of a tenant. No provider tokens are stored. */
 export class OidcIdentity extends Model {
@@ -14,16 +15,16 @@ export class OidcIdentity extends Model {
   static initModel(sequelize: Sequelize): void {
     this.init(
       {
-        id: { type: DataTypes.STRING(36), primaryKey: true },
-        tenant_id: { type: DataTypes.STRING(64), allowNull: false },
-        provider: { type: DataTypes.STRING(64), allowNull: false },
-        subject: { type: DataTypes.STRING(255), allowNull: false },
-        user_id: { type: DataTypes.STRING(36), allowNull: false },
-        email: { type: DataTypes.STRING(191), allowNull: true },
-        created_at: { type: DataTypes.BIGINT, allowNull: false },
-        last_login_at: { type: DataTypes.BIGINT, allowNull: false },
+        id: column.id(),
+        tenant_id: column.tenantId(),
+        provider: column.string(64),
+        subject: column.string(255),
+        user_id: column.uuid(),
+        email: column.string(191, { nullable: true }),
+        created_at: column.epochMs(),
+        last_login_at: column.epochMs(),
       },
-      { sequelize, tableName: 'auth_oidc_identities', timestamps: false },
+      tableOf(sequelize, 'auth_oidc_identities'),
     );
   }
 }

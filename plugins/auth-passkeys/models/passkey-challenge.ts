@@ -1,4 +1,5 @@
-import { DataTypes, Model, type Sequelize } from 'sequelize';
+import { Model, type Sequelize } from 'sequelize';
+import { column, tableOf } from '../../../kernel/sdk.js';
 
 export type ChallengePurpose = 'register' | 'login';
 
@@ -15,14 +16,14 @@ export class PasskeyChallenge extends Model {
   static initModel(sequelize: Sequelize): void {
     this.init(
       {
-        id: { type: DataTypes.STRING(36), primaryKey: true },
-        purpose: { type: DataTypes.STRING(16), allowNull: false },
-        user_id: { type: DataTypes.STRING(36), allowNull: true },
-        tenant_id: { type: DataTypes.STRING(64), allowNull: false },
-        challenge: { type: DataTypes.STRING(128), allowNull: false },
-        expires_at: { type: DataTypes.BIGINT, allowNull: false },
+        id: column.id(),
+        purpose: column.string(16),
+        user_id: column.uuid({ nullable: true }),
+        tenant_id: column.tenantId(),
+        challenge: column.string(128),
+        expires_at: column.epochMs(),
       },
-      { sequelize, tableName: 'auth_passkey_challenges', timestamps: false },
+      tableOf(sequelize, 'auth_passkey_challenges'),
     );
   }
 }

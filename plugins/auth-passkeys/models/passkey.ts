@@ -1,4 +1,5 @@
 import { DataTypes, Model, type Sequelize } from 'sequelize';
+import { column, tableOf } from '../../../kernel/sdk.js';
 
 /** A registered passkey: the credential id and public key (COSE), both base64url; never a secret. */
 export class Passkey extends Model {
@@ -19,20 +20,20 @@ export class Passkey extends Model {
   static initModel(sequelize: Sequelize): void {
     this.init(
       {
-        id: { type: DataTypes.STRING(36), primaryKey: true },
-        tenant_id: { type: DataTypes.STRING(64), allowNull: false },
-        user_id: { type: DataTypes.STRING(36), allowNull: false },
-        credential_id: { type: DataTypes.STRING(512), allowNull: false, unique: true },
-        public_key: { type: DataTypes.TEXT, allowNull: false },
+        id: column.id(),
+        tenant_id: column.tenantId(),
+        user_id: column.uuid(),
+        credential_id: column.string(512, { unique: true }),
+        public_key: column.text(),
         counter: { type: DataTypes.BIGINT, allowNull: false, defaultValue: 0 },
-        transports: { type: DataTypes.TEXT, allowNull: false },
-        device_type: { type: DataTypes.STRING(32), allowNull: false },
-        backed_up: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false },
-        name: { type: DataTypes.STRING(191), allowNull: false },
-        created_at: { type: DataTypes.BIGINT, allowNull: false },
-        last_used_at: { type: DataTypes.BIGINT, allowNull: true },
+        transports: column.text(),
+        device_type: column.string(32),
+        backed_up: column.flag(),
+        name: column.string(191),
+        created_at: column.epochMs(),
+        last_used_at: column.epochMs({ nullable: true }),
       },
-      { sequelize, tableName: 'auth_passkeys', timestamps: false },
+      tableOf(sequelize, 'auth_passkeys'),
     );
   }
 }

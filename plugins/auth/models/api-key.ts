@@ -1,4 +1,5 @@
-import { DataTypes, Model, type Sequelize } from 'sequelize';
+import { Model, type Sequelize } from 'sequelize';
+import { column, tableOf } from '../../../kernel/sdk.js';
 
 /** A machine API key (`sck_…`): only its SHA-256 is stored; permissions are a subset of its creator's. */
 export class ApiKey extends Model {
@@ -15,17 +16,17 @@ export class ApiKey extends Model {
   static initModel(sequelize: Sequelize): void {
     this.init(
       {
-        id: { type: DataTypes.STRING(36), primaryKey: true },
-        tenant_id: { type: DataTypes.STRING(64), allowNull: false },
-        user_id: { type: DataTypes.STRING(36), allowNull: false },
-        name: { type: DataTypes.STRING(191), allowNull: false },
-        key_hash: { type: DataTypes.STRING(64), allowNull: false, unique: true },
-        permissions: { type: DataTypes.TEXT, allowNull: false },
-        expires_at: { type: DataTypes.BIGINT, allowNull: true },
-        last_used_at: { type: DataTypes.BIGINT, allowNull: true },
-        created_at: { type: DataTypes.BIGINT, allowNull: false },
+        id: column.id(),
+        tenant_id: column.tenantId(),
+        user_id: column.uuid(),
+        name: column.string(191),
+        key_hash: column.sha256(),
+        permissions: column.text(),
+        expires_at: column.epochMs({ nullable: true }),
+        last_used_at: column.epochMs({ nullable: true }),
+        created_at: column.epochMs(),
       },
-      { sequelize, tableName: 'auth_api_keys', timestamps: false },
+      tableOf(sequelize, 'auth_api_keys'),
     );
   }
 }

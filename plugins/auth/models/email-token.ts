@@ -1,4 +1,5 @@
-import { DataTypes, Model, type Sequelize } from 'sequelize';
+import { Model, type Sequelize } from 'sequelize';
+import { column, tableOf } from '../../../kernel/sdk.js';
 
 export type EmailTokenKind = 'reset' | 'magic' | 'invite' | '2fa-pending';
 
@@ -19,19 +20,19 @@ export class EmailToken extends Model {
   static initModel(sequelize: Sequelize): void {
     this.init(
       {
-        id: { type: DataTypes.STRING(36), primaryKey: true },
-        tenant_id: { type: DataTypes.STRING(64), allowNull: false },
-        kind: { type: DataTypes.STRING(16), allowNull: false },
-        token_hash: { type: DataTypes.STRING(64), allowNull: false, unique: true },
-        email: { type: DataTypes.STRING(191), allowNull: false },
-        user_id: { type: DataTypes.STRING(36), allowNull: true },
-        role: { type: DataTypes.STRING(64), allowNull: true },
-        created_by: { type: DataTypes.STRING(36), allowNull: true },
-        expires_at: { type: DataTypes.BIGINT, allowNull: false },
-        consumed_at: { type: DataTypes.BIGINT, allowNull: true },
-        created_at: { type: DataTypes.BIGINT, allowNull: false },
+        id: column.id(),
+        tenant_id: column.tenantId(),
+        kind: column.string(16),
+        token_hash: column.sha256(),
+        email: column.string(191),
+        user_id: column.uuid({ nullable: true }),
+        role: column.string(64, { nullable: true }),
+        created_by: column.uuid({ nullable: true }),
+        expires_at: column.epochMs(),
+        consumed_at: column.epochMs({ nullable: true }),
+        created_at: column.epochMs(),
       },
-      { sequelize, tableName: 'auth_tokens', timestamps: false },
+      tableOf(sequelize, 'auth_tokens'),
     );
   }
 }

@@ -1,4 +1,5 @@
-import { DataTypes, Model, type Sequelize } from 'sequelize';
+import { Model, type Sequelize } from 'sequelize';
+import { column, tableOf } from '../../../kernel/sdk.js';
 
 /** A role: a named set of permissions, per tenant. */
 export class Role extends Model {
@@ -10,12 +11,12 @@ export class Role extends Model {
   static initModel(sequelize: Sequelize): void {
     this.init(
       {
-        tenant_id: { type: DataTypes.STRING(64), primaryKey: true },
-        name: { type: DataTypes.STRING(64), primaryKey: true },
-        description: { type: DataTypes.STRING(255), allowNull: false },
-        permissions: { type: DataTypes.TEXT, allowNull: false },
+        tenant_id: column.key(64),
+        name: column.key(64),
+        description: column.string(255),
+        permissions: column.text(),
       },
-      { sequelize, tableName: 'auth_roles', timestamps: false },
+      tableOf(sequelize, 'auth_roles'),
     );
   }
 }

@@ -1,4 +1,5 @@
-import { DataTypes, Model, type Sequelize } from 'sequelize';
+import { Model, type Sequelize } from 'sequelize';
+import { column, tableOf } from '../../../kernel/sdk.js';
 
 /** A sign-in session. The cookie holds a random id; only its SHA-256 is stored. */
 export class Session extends Model {
@@ -17,18 +18,18 @@ export class Session extends Model {
   static initModel(sequelize: Sequelize): void {
     this.init(
       {
-        id_hash: { type: DataTypes.STRING(64), primaryKey: true },
-        public_id: { type: DataTypes.STRING(36), allowNull: false, unique: true },
-        user_id: { type: DataTypes.STRING(36), allowNull: false },
-        tenant_id: { type: DataTypes.STRING(64), allowNull: false },
-        user_agent: { type: DataTypes.STRING(512), allowNull: false },
-        ip: { type: DataTypes.STRING(64), allowNull: false },
-        created_at: { type: DataTypes.BIGINT, allowNull: false },
-        last_active_at: { type: DataTypes.BIGINT, allowNull: false },
-        expires_at: { type: DataTypes.BIGINT, allowNull: false },
-        password_at: { type: DataTypes.BIGINT, allowNull: true },
+        id_hash: column.key(64),
+        public_id: column.string(36, { unique: true }),
+        user_id: column.uuid(),
+        tenant_id: column.tenantId(),
+        user_agent: column.string(512),
+        ip: column.string(64),
+        created_at: column.epochMs(),
+        last_active_at: column.epochMs(),
+        expires_at: column.epochMs(),
+        password_at: column.epochMs({ nullable: true }),
       },
-      { sequelize, tableName: 'auth_sessions', timestamps: false },
+      tableOf(sequelize, 'auth_sessions'),
     );
   }
 }

@@ -1,4 +1,5 @@
-import { DataTypes, Model, type Sequelize } from 'sequelize';
+import { Model, type Sequelize } from 'sequelize';
+import { column, tableOf } from '../../../kernel/sdk.js';
 
 /** A tenant (MULTI_TENANT on): its users, roles, sessions, tokens and keys are its own. */
 export class Tenant extends Model {
@@ -10,12 +11,12 @@ export class Tenant extends Model {
   static initModel(sequelize: Sequelize): void {
     this.init(
       {
-        id: { type: DataTypes.STRING(64), primaryKey: true },
-        name: { type: DataTypes.STRING(191), allowNull: false },
-        hostnames: { type: DataTypes.TEXT, allowNull: false },
-        created_at: { type: DataTypes.BIGINT, allowNull: false },
+        id: column.key(64),
+        name: column.string(191),
+        hostnames: column.text(),
+        created_at: column.epochMs(),
       },
-      { sequelize, tableName: 'auth_tenants', timestamps: false },
+      tableOf(sequelize, 'auth_tenants'),
     );
   }
 }

@@ -1,4 +1,5 @@
 import { DataTypes, Model, type Sequelize } from 'sequelize';
+import { column } from '../../../kernel/sdk.js';
 
 /** A user. Credential columns never leave the users service (see toPublicUser). */
 export class User extends Model {
@@ -23,20 +24,20 @@ export class User extends Model {
   static initModel(sequelize: Sequelize): void {
     this.init(
       {
-        id: { type: DataTypes.STRING(36), primaryKey: true },
-        tenant_id: { type: DataTypes.STRING(64), allowNull: false },
-        email: { type: DataTypes.STRING(191), allowNull: false },
-        username: { type: DataTypes.STRING(191), allowNull: false },
-        password_hash: { type: DataTypes.STRING(100), allowNull: false },
-        role: { type: DataTypes.STRING(64), allowNull: false },
-        blocked: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false },
+        id: column.id(),
+        tenant_id: column.tenantId(),
+        email: column.string(191),
+        username: column.string(191),
+        password_hash: column.string(100),
+        role: column.string(64),
+        blocked: column.flag(),
         failed_attempts: { type: DataTypes.INTEGER, allowNull: false, defaultValue: 0 },
-        lockout_until: { type: DataTypes.BIGINT, allowNull: true },
+        lockout_until: column.epochMs({ nullable: true }),
         preferences: { type: DataTypes.TEXT, allowNull: false, defaultValue: '{}' },
-        two_factor_enabled: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false },
-        totp_secret: { type: DataTypes.TEXT, allowNull: true },
-        backup_codes: { type: DataTypes.TEXT, allowNull: true },
-        last_2fa_verification: { type: DataTypes.BIGINT, allowNull: true },
+        two_factor_enabled: column.flag(),
+        totp_secret: column.text({ nullable: true }),
+        backup_codes: column.text({ nullable: true }),
+        last_2fa_verification: column.epochMs({ nullable: true }),
         last_totp_step: { type: DataTypes.BIGINT, allowNull: true },
       },
       { sequelize, tableName: 'auth_users', underscored: true, createdAt: 'created_at', updatedAt: 'updated_at' },

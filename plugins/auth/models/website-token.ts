@@ -1,4 +1,5 @@
-import { DataTypes, Model, type Sequelize } from 'sequelize';
+import { Model, type Sequelize } from 'sequelize';
+import { column, tableOf } from '../../../kernel/sdk.js';
 
 /** A website token (personal access token): bearer, bound to its creator's tenant and current permissions. */
 export class WebsiteToken extends Model {
@@ -16,17 +17,17 @@ export class WebsiteToken extends Model {
   static initModel(sequelize: Sequelize): void {
     this.init(
       {
-        id: { type: DataTypes.STRING(36), primaryKey: true },
-        tenant_id: { type: DataTypes.STRING(64), allowNull: false },
-        user_id: { type: DataTypes.STRING(36), allowNull: false },
-        name: { type: DataTypes.STRING(191), allowNull: false },
-        token_hash: { type: DataTypes.STRING(64), allowNull: false, unique: true },
-        expires_at: { type: DataTypes.BIGINT, allowNull: true },
-        permissions: { type: DataTypes.TEXT, allowNull: true },
-        last_used_at: { type: DataTypes.BIGINT, allowNull: true },
-        created_at: { type: DataTypes.BIGINT, allowNull: false },
+        id: column.id(),
+        tenant_id: column.tenantId(),
+        user_id: column.uuid(),
+        name: column.string(191),
+        token_hash: column.sha256(),
+        expires_at: column.epochMs({ nullable: true }),
+        permissions: column.text({ nullable: true }),
+        last_used_at: column.epochMs({ nullable: true }),
+        created_at: column.epochMs(),
       },
-      { sequelize, tableName: 'auth_website_tokens', timestamps: false },
+      tableOf(sequelize, 'auth_website_tokens'),
     );
   }
 }

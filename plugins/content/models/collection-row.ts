@@ -1,4 +1,5 @@
-import { DataTypes, Model, type Sequelize } from 'sequelize';
+import { Model, type Sequelize } from 'sequelize';
+import { column, tableOf } from '../../../kernel/sdk.js';
 
 /** A collection's schema; its entries live in their own table (table_name). */
 export class CollectionRow extends Model {
@@ -15,17 +16,17 @@ export class CollectionRow extends Model {
   static initModel(sequelize: Sequelize): void {
     this.init(
       {
-        name: { type: DataTypes.STRING(48), primaryKey: true },
-        uid: { type: DataTypes.STRING(36), allowNull: false },
-        label: { type: DataTypes.STRING(191), allowNull: false },
-        singular: { type: DataTypes.STRING(48), allowNull: false },
-        fields: { type: DataTypes.TEXT, allowNull: false },
-        table_name: { type: DataTypes.STRING(64), allowNull: false },
-        version: { type: DataTypes.INTEGER, allowNull: false },
-        created_at: { type: DataTypes.BIGINT, allowNull: false },
-        updated_at: { type: DataTypes.BIGINT, allowNull: false },
+        name: column.key(48),
+        uid: column.uuid(),
+        label: column.string(191),
+        singular: column.string(48),
+        fields: column.text(),
+        table_name: column.string(64),
+        version: column.integer(),
+        created_at: column.epochMs(),
+        updated_at: column.epochMs(),
       },
-      { sequelize, tableName: 'content_collections', timestamps: false },
+      tableOf(sequelize, 'content_collections'),
     );
   }
 }

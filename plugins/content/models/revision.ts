@@ -1,4 +1,5 @@
-import { DataTypes, Model, type Sequelize } from 'sequelize';
+import { Model, type Sequelize } from 'sequelize';
+import { column, tableOf } from '../../../kernel/sdk.js';
 import { longText } from '../field-types.js';
 
 /** The state of an entry after each write. */
@@ -16,17 +17,17 @@ export class Revision extends Model {
   static initModel(sequelize: Sequelize): void {
     this.init(
       {
-        id: { type: DataTypes.INTEGER, primaryKey: true, autoIncrement: true },
-        tenant_id: { type: DataTypes.STRING(64), allowNull: false },
-        collection: { type: DataTypes.STRING(48), allowNull: false },
-        entry_id: { type: DataTypes.STRING(36), allowNull: false },
-        version: { type: DataTypes.INTEGER, allowNull: false },
+        id: column.serialId(),
+        tenant_id: column.tenantId(),
+        collection: column.string(48),
+        entry_id: column.uuid(),
+        version: column.integer(),
         data: { type: longText(sequelize.getDialect()), allowNull: false },
-        action: { type: DataTypes.STRING(16), allowNull: false },
-        created_by: { type: DataTypes.STRING(36), allowNull: true },
-        created_at: { type: DataTypes.BIGINT, allowNull: false },
+        action: column.string(16),
+        created_by: column.uuid({ nullable: true }),
+        created_at: column.epochMs(),
       },
-      { sequelize, tableName: 'content_revisions', timestamps: false },
+      tableOf(sequelize, 'content_revisions'),
     );
   }
 }

@@ -1,4 +1,5 @@
 import { DataTypes, Model, type Sequelize } from 'sequelize';
+import { column, tableOf } from '../../../kernel/sdk.js';
 
 /** One row: when this installation was first seen set up (start of the trial of paid widgets). */
 export class DashboardInstallation extends Model {
@@ -7,8 +8,8 @@ export class DashboardInstallation extends Model {
 
   static initModel(sequelize: Sequelize): void {
     this.init(
-      { id: { type: DataTypes.INTEGER, primaryKey: true }, installed_at: { type: DataTypes.BIGINT, allowNull: false } },
-      { sequelize, tableName: 'dashboard_installation', timestamps: false },
+      { id: { type: DataTypes.INTEGER, primaryKey: true }, installed_at: column.epochMs() },
+      tableOf(sequelize, 'dashboard_installation'),
     );
   }
 }

@@ -1,4 +1,5 @@
 import { DataTypes, Model, type Sequelize } from 'sequelize';
+import { column, tableOf } from '../../../kernel/sdk.js';
 
 /** One applied data migration of one tenant (table cms_data_migrations_ledger). */
 export class DataMigrationLedgerRow extends Model {
@@ -17,18 +18,18 @@ export class DataMigrationLedgerRow extends Model {
   static initModel(sequelize: Sequelize): void {
     this.init(
       {
-        id: { type: DataTypes.INTEGER, primaryKey: true, autoIncrement: true },
-        tenant_id: { type: DataTypes.STRING(64), allowNull: false },
-        migration_id: { type: DataTypes.STRING(128), allowNull: false },
-        plan_id: { type: DataTypes.STRING(64), allowNull: false },
-        plan_hash: { type: DataTypes.STRING(128), allowNull: false },
+        id: column.serialId(),
+        tenant_id: column.tenantId(),
+        migration_id: column.string(128),
+        plan_id: column.string(64),
+        plan_hash: column.string(128),
         checksum: { type: DataTypes.CHAR(64), allowNull: false },
-        source: { type: DataTypes.STRING(255), allowNull: false },
-        actor: { type: DataTypes.STRING(64), allowNull: true },
-        counts: { type: DataTypes.TEXT, allowNull: false },
-        applied_at: { type: DataTypes.BIGINT, allowNull: false },
+        source: column.string(255),
+        actor: column.string(64, { nullable: true }),
+        counts: column.text(),
+        applied_at: column.epochMs(),
       },
-      { sequelize, tableName: 'cms_data_migrations_ledger', timestamps: false },
+      tableOf(sequelize, 'cms_data_migrations_ledger'),
     );
   }
 }

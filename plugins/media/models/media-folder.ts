@@ -1,4 +1,5 @@
-import { DataTypes, Model, type Sequelize } from 'sequelize';
+import { Model, type Sequelize } from 'sequelize';
+import { column, tableOf } from '../../../kernel/sdk.js';
 
 /** A virtual folder of the media library (names unique per parent and tenant; parent_key is '' at the root). */
 export class MediaFolder extends Model {
@@ -12,14 +13,14 @@ export class MediaFolder extends Model {
   static initModel(sequelize: Sequelize): void {
     this.init(
       {
-        id: { type: DataTypes.STRING(36), primaryKey: true },
-        tenant_id: { type: DataTypes.STRING(64), allowNull: false },
-        name: { type: DataTypes.STRING(191), allowNull: false },
-        parent_id: { type: DataTypes.STRING(36), allowNull: true },
-        parent_key: { type: DataTypes.STRING(36), allowNull: false },
-        created_at: { type: DataTypes.BIGINT, allowNull: false },
+        id: column.id(),
+        tenant_id: column.tenantId(),
+        name: column.string(191),
+        parent_id: column.uuid({ nullable: true }),
+        parent_key: column.uuid(),
+        created_at: column.epochMs(),
       },
-      { sequelize, tableName: 'media_folders', timestamps: false },
+      tableOf(sequelize, 'media_folders'),
     );
   }
 }

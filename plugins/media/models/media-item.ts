@@ -1,4 +1,5 @@
 import { DataTypes, Model, type Sequelize } from 'sequelize';
+import { column, tableOf } from '../../../kernel/sdk.js';
 
 /** One uploaded file: where it lives (relative path and driver), what it is, who owns it, its share links. */
 export class MediaItem extends Model {
@@ -27,27 +28,27 @@ export class MediaItem extends Model {
   static initModel(sequelize: Sequelize): void {
     this.init(
       {
-        id: { type: DataTypes.STRING(36), primaryKey: true },
-        tenant_id: { type: DataTypes.STRING(64), allowNull: false },
-        filename: { type: DataTypes.STRING(191), allowNull: false },
-        original_name: { type: DataTypes.STRING(255), allowNull: false },
-        mime_type: { type: DataTypes.STRING(127), allowNull: false },
+        id: column.id(),
+        tenant_id: column.tenantId(),
+        filename: column.string(191),
+        original_name: column.string(255),
+        mime_type: column.string(127),
         size: { type: DataTypes.BIGINT, allowNull: false },
-        path: { type: DataTypes.STRING(400), allowNull: false, unique: true },
-        checksum: { type: DataTypes.STRING(64), allowNull: false },
-        width: { type: DataTypes.INTEGER, allowNull: true },
-        height: { type: DataTypes.INTEGER, allowNull: true },
-        folder_id: { type: DataTypes.STRING(36), allowNull: true },
-        owner_id: { type: DataTypes.STRING(64), allowNull: true },
-        private: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false },
+        path: column.string(400, { unique: true }),
+        checksum: column.string(64),
+        width: column.integer({ nullable: true }),
+        height: column.integer({ nullable: true }),
+        folder_id: column.uuid({ nullable: true }),
+        owner_id: column.string(64, { nullable: true }),
+        private: column.flag(),
         metadata: { type: sequelize.getDialect() === 'sqlite' ? DataTypes.TEXT : DataTypes.TEXT('medium'), allowNull: false },
-        storage: { type: DataTypes.STRING(64), allowNull: false },
-        created_month: { type: DataTypes.STRING(7), allowNull: false },
-        created_at: { type: DataTypes.BIGINT, allowNull: false },
-        updated_at: { type: DataTypes.BIGINT, allowNull: false },
-        deleted_at: { type: DataTypes.BIGINT, allowNull: true },
+        storage: column.string(64),
+        created_month: column.string(7),
+        created_at: column.epochMs(),
+        updated_at: column.epochMs(),
+        deleted_at: column.epochMs({ nullable: true }),
       },
-      { sequelize, tableName: 'media_items', timestamps: false },
+      tableOf(sequelize, 'media_items'),
     );
   }
 }

@@ -1,4 +1,5 @@
 import { DataTypes, Model, type Sequelize } from 'sequelize';
+import { tableOf } from '../../../kernel/sdk.js';
 
 /** The one row of setup state. */
 export class SetupStateRow extends Model {
@@ -21,7 +22,7 @@ export class SetupStateRow extends Model {
         error: DataTypes.TEXT,
         completed_at: DataTypes.BIGINT,
       },
-      { sequelize, tableName: 'setup_state', timestamps: false },
+      tableOf(sequelize, 'setup_state'),
     );
   }
 }

@@ -1,4 +1,5 @@
-import { DataTypes, Model, type Sequelize } from 'sequelize';
+import { Model, type Sequelize } from 'sequelize';
+import { column, tableOf } from '../../../kernel/sdk.js';
 
 /** A named theme of a tenant: at most one active and one default per tenant; config is JSON (ThemeConfig). */
 export class ThemeRecord extends Model {
@@ -15,17 +16,17 @@ export class ThemeRecord extends Model {
   static initModel(sequelize: Sequelize): void {
     this.init(
       {
-        id: { type: DataTypes.STRING(36), primaryKey: true },
-        tenant_id: { type: DataTypes.STRING(64), allowNull: false },
-        name: { type: DataTypes.STRING(100), allowNull: false },
-        is_active: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false },
-        is_default: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false },
-        config: { type: DataTypes.TEXT, allowNull: false },
-        preset_source: { type: DataTypes.STRING(191), allowNull: true },
-        created_at: { type: DataTypes.BIGINT, allowNull: false },
-        updated_at: { type: DataTypes.BIGINT, allowNull: false },
+        id: column.id(),
+        tenant_id: column.tenantId(),
+        name: column.string(100),
+        is_active: column.flag(),
+        is_default: column.flag(),
+        config: column.text(),
+        preset_source: column.string(191, { nullable: true }),
+        created_at: column.epochMs(),
+        updated_at: column.epochMs(),
       },
-      { sequelize, tableName: 'themes', timestamps: false },
+      tableOf(sequelize, 'themes'),
     );
   }
 }
