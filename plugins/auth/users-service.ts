@@ -3,10 +3,11 @@ import { Op, UniqueConstraintError } from 'sequelize';
 import { InternalError, ValidationError, type EventBus, type WorkerPool, type ModelMap, modelsOf } from '../../kernel/sdk.js';
 import { AccountBlockedError, AccountLockedError, InvalidCredentialsError, UserExistsError } from './errors.js';
 import { Role } from './models/role.js';
-import { likeContains } from '../../kernel/text/like-contains.js';
 import { User } from './models/user.js';
+import { toPublicUser, type PublicUser } from './public-user.js';
 import { GUEST_GRANTS_CHANGED, USER_EVENTS, type UserEvent } from './public.js';
-import { BUILT_IN_ROLES } from './roles.js';
+import { permissionsOf, roleExists, rolesOf, writeGuestGrant } from './user-roles.js';
+import { listUsers } from './users-listing.js';
 import { usersSummary } from './users-summary.js';
 import {
   clearClientFailures,
@@ -33,12 +34,7 @@ export {
 /** @deprecated the old name of UNKNOWN_CLIENTS (callers that name no client are unknown clients). */
 export const UNIDENTIFIED_CLIENT = UNKNOWN_CLIENTS;
 
-export interface PublicUser {
-  _id: string;
-  email: string;
-  username: string;
-  role: string;
-}
+export { toPublicUser, type PublicUser } from './public-user.js';
 
 /** What authenticate() found out, for the audit trail (filled as it goes, also when it throws). */
 export interface SignInNotes {
@@ -65,8 +61,6 @@ export interface IdentityChangeListener {
 export interface AuthOptions {
   bcryptRounds: number;
 }
-
-export const toPublicUser = (u: User): PublicUser => ({ _id: u.id, email: u.email, username: u.username, role: u.role });
 
 /** Password policy: at least 8 characters, at most 72 bytes (what bcrypt uses). */
 export function checkPassword(password: string): void {
@@ -182,35 +176,14 @@ export class UsersService {
     return user;
   }
 
-  async list(tenantId: string, query: { page: number; limit: number; search?: string }) {
-    const where: Record<string | symbol, unknown> = { tenant_id: tenantId };
-    if (query.search) {
-      const db = this.models.User.sequelize!;
-      where[Op.or] = [likeContains(db, 'email', query.search), likeContains(db, 'username', query.search)];
-    }
-    const { rows, count } = await this.models.User.findAndCountAll({
-      where,
-      order: [['created_at', 'DESC']],
-      limit: query.limit,
-      offset: (query.page - 1) * query.limit,
-    });
-    return {
-      items: rows.map((u) => ({
-        ...toPublicUser(u),
-        blocked: Boolean(u.blocked),
-        is2FAEnabled: Boolean(u.two_factor_enabled),
-        createdAt: new Date(u.created_at).toISOString(),
-      })),
-      total: count,
-      page: query.page,
-      limit: query.limit,
-    };
+  /** One page of the tenant's users (newest first; `search` matches email or username). */
+  list(tenantId: string, query: { page: number; limit: number; search?: string }) {
+    return listUsers(this.models.User, tenantId, query);
   }
 
   /** The tenant's roles with their permissions (built-in admin, editor, viewer, guest and any added). */
-  async roles(tenantId: string): Promise<Array<{ name: string; description: string; permissions: string[] }>> {
-    const rows = await this.models.Role.findAll({ where: { tenant_id: tenantId }, order: [['name', 'ASC']] });
-    return rows.map((r) => ({ name: r.name, description: r.description, permissions: JSON.parse(r.permissions) as string[] }));
+  roles(tenantId: string): Promise<Array<{ name: string; description: string; permissions: string[] }>> {
+    return rolesOf(this.models.Role, tenantId);
   }
 
   /**
@@ -220,28 +193,7 @@ export class UsersService {
    * (GUEST_GRANTS_CHANGED). Returns the guest role's permissions.
    */
   async setGuestGrant(tenantId: string, permission: string, granted: boolean): Promise<string[]> {
-    const sequelize = this.models.Role.sequelize!;
-    const permissions = await sequelize.transaction(async (transaction) => {
-      const row = await this.models.Role.findOne({
-        where: { tenant_id: tenantId, name: 'guest' },
-        transaction,
-        lock: transaction.LOCK.UPDATE,
-      });
-      const current = row ? (JSON.parse(row.permissions) as string[]) : [];
-      const next = granted ? [...new Set([...current, permission])] : current.filter((p) => p !== permission);
-      if (next.length === current.length && next.every((p, i) => p === current[i])) return current;
-      if (row)
-        await this.models.Role.update(
-          { permissions: JSON.stringify(next) },
-          { where: { tenant_id: tenantId, name: 'guest' }, transaction },
-        );
-      else
-        await this.models.Role.create(
-          { tenant_id: tenantId, name: 'guest', description: BUILT_IN_ROLES.guest!.description, permissions: JSON.stringify(next) },
-          { transaction },
-        );
-      return next;
-    });
+    const permissions = await writeGuestGrant(this.models.Role, tenantId, permission, granted);
     for (const l of this.listeners) await l.roleChanged(tenantId, 'guest');
     await this.events?.publish(GUEST_GRANTS_CHANGED, { tenantId });
     return permissions;
@@ -278,8 +230,8 @@ export class UsersService {
     await clearClientFailures(this.models.User, userId);
   }
 
-  async roleExists(role: string, tenantId: string): Promise<boolean> {
-    return (await this.models.Role.findOne({ where: { tenant_id: tenantId, name: role } })) !== null;
+  roleExists(role: string, tenantId: string): Promise<boolean> {
+    return roleExists(this.models.Role, role, tenantId);
   }
 
   findByEmail(email: string, tenantId: string): Promise<User | null> {
@@ -300,9 +252,8 @@ export class UsersService {
     return this.models.User.findByPk(id);
   }
 
-  async permissionsOf(role: string, tenantId: string): Promise<string[]> {
-    const row = await this.models.Role.findOne({ where: { tenant_id: tenantId, name: role } });
-    return row ? (JSON.parse(row.permissions) as string[]) : [];
+  permissionsOf(role: string, tenantId: string): Promise<string[]> {
+    return permissionsOf(this.models.Role, role, tenantId);
   }
 
   /**

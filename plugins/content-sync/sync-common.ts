@@ -34,6 +34,8 @@ export const syncInputSchema = z.strictObject({
 /** The resolutions to pass on (only when some are given: an older peer refuses the unknown field). */
 export const resolutionsOf = (body: SyncInputBody): { resolutions?: Record<string, 'source' | 'target'> } =>
   body.resolutions && Object.keys(body.resolutions).length ? { resolutions: body.resolutions } : {};
+/** includeMedia to pass on (left out unless asked for). */
+export const mediaOf = (body: SyncInputBody): { includeMedia?: true } => (body.includeMedia ? { includeMedia: true } : {});
 export type SyncInputBody = z.output<typeof syncInputSchema>;
 
 export function parseSyncInput(input: unknown): SyncInputBody {
