@@ -2,24 +2,21 @@
 // the admin page are copied beside it); name that folder in plugins.paths.
 import { asFunction } from 'awilix';
 import { z } from 'zod';
-import { BootError, definePlugin, requestScoped } from '../../kernel/sdk.js';
+import { definePlugin, requestScoped } from '../../kernel/sdk.js';
 import { MyNotes } from './my-notes.js';
 import { NotesStore } from './notes-store.js';
 import { notesRoutes } from './routes.js';
 import './public.js';
 
+/** plugins.options.notes; NOTES_RETENTION_DAYS (plugin.json `env`) wins. The kernel merges and validates. */
 const optionsSchema = z.object({ retentionDays: z.number().int().min(1).max(3650).default(365) });
 
-export default definePlugin<{ timer: NodeJS.Timeout }>(() => {
+export default definePlugin(() => {
   let retentionDays = 365; // per kernel: the factory runs once per kernel, never module-level state
   return {
-    register({ container, routes, migrations, options, envOptions }) {
-      const parsed = optionsSchema.safeParse({ ...options, ...envOptions });
-      if (!parsed.success)
-        throw new BootError(
-          `Invalid plugins.options.notes (or NOTES_RETENTION_DAYS): ${parsed.error.issues.map((i) => i.message).join('; ')}`,
-        );
-      retentionDays = parsed.data.retentionDays;
+    options: optionsSchema,
+    register({ container, routes, migrations, options }) {
+      retentionDays = options.retentionDays;
       migrations.add({
         name: '0001-notes',
         async up({ queryInterface, DataTypes }) {
@@ -40,19 +37,15 @@ export default definePlugin<{ timer: NodeJS.Timeout }>(() => {
       );
       for (const route of notesRoutes) routes.add(route);
     },
-    // State from boot to close: boot's return value is close's `state`.
-    async boot({ container, logger }) {
+    // Recurring work with `every`: never overlapping, failures logged by name, stopped with the plugin.
+    async boot({ container, logger, every }) {
       const store = container.resolve('notesStore');
-      const prune = () =>
-        store.prune(retentionDays).then(
-          (n) => n && logger.info({ pruned: n }, 'old notes pruned'),
-          (err) => logger.warn({ err }, 'notes not pruned'),
-        );
-      await prune();
-      return { timer: setInterval(prune, 3_600_000).unref() };
-    },
-    close({ state }) {
-      if (state) clearInterval(state.timer);
+      const prune = async () => {
+        const n = await store.prune(retentionDays);
+        if (n) logger.info({ pruned: n }, 'old notes pruned');
+      };
+      // Once now (a failure is logged as "notes prune failed", never thrown), then every hour.
+      await every({ name: 'notes prune', everyMs: 3_600_000, run: prune }).runNow();
     },
   };
 });
