@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { generate } from 'otplib';
-import { startUiKernel, useBrowser } from '../helpers/browser.js';
+import { startUiKernel, useBrowser, useUiKernel } from '../helpers/browser.js';
 import { responseCookie, type TestKernel } from '../helpers/kernel.js';
 
 const PASSWORD = 'correct horse battery';
@@ -144,11 +144,7 @@ describe('admin UI: sign-in in the browser', function () {
 describe('admin UI: sign-in rate limit in the browser', function () {
   this.timeout(60000);
   const b = useBrowser();
-  let t: TestKernel;
-  before(async () => {
-    t = await startUiKernel({ config: { rateLimit: { enabled: true } } });
-  });
-  after(async () => t?.close());
+  const t = useUiKernel({ config: { rateLimit: { enabled: true } } });
 
   it('says how long to wait when this browser made too many sign-in attempts', async function () {
     const { page } = b;
@@ -200,25 +196,21 @@ async function waitForMailLink(t: TestKernel, pattern: RegExp): Promise<string> 
 describe('admin UI: sign-in page offers the configured identity providers', function () {
   this.timeout(90000);
   const b = useBrowser();
-  let t: TestKernel;
-  before(async () => {
-    t = await startUiKernel({
-      config: {
-        plugins: {
-          options: {
-            auth: { bcryptRounds: 4 },
-            'auth-oidc': {
-              providers: {
-                staff: { issuer: 'https://sso.example.com', clientId: 'cms', clientSecret: 'cms-secret', displayName: 'Staff SSO' },
-                unset: { issuer: 'https://idp.example.com', clientId: 'cms', displayName: 'Not configured' },
-              },
+  const t = useUiKernel({
+    config: {
+      plugins: {
+        options: {
+          auth: { bcryptRounds: 4 },
+          'auth-oidc': {
+            providers: {
+              staff: { issuer: 'https://sso.example.com', clientId: 'cms', clientSecret: 'cms-secret', displayName: 'Staff SSO' },
+              unset: { issuer: 'https://idp.example.com', clientId: 'cms', displayName: 'Not configured' },
             },
           },
         },
       },
-    });
+    },
   });
-  after(async () => t?.close());
 
   it('shows a button for each active provider that starts its sign-in and returns to the page asked for', async function () {
     const { page } = b;

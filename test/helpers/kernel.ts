@@ -7,7 +7,7 @@ import { BootError } from '../../kernel/errors.js';
 import { createKernel, type Kernel } from '../../kernel/index.js';
 import { createLogger } from '../../kernel/logger.js';
 import { DIST_ROOT } from '../../kernel/version.js';
-import { createMariaDbDatabase, uniqueName, REDIS_URL } from './services.js';
+import { createMariaDbDatabase, requireVariant, uniqueName, REDIS_URL } from './services.js';
 
 /** Compiled fixture plugins (test/fixtures/plugins/<id>). */
 export const FIXTURE_PLUGINS = join(DIST_ROOT, 'test', 'fixtures', 'plugins');
@@ -138,6 +138,58 @@ export async function startTestKernel(options: TestKernelOptions = {}): Promise<
       if (ownsData) rmSync(dataDir, { recursive: true, force: true });
     },
   } as TestKernel;
+}
+
+export interface KernelHooks {
+  /** The service variant the suite runs on: skipped (saying why) when its variable is unset. */
+  variant?: { available: boolean; skipReason?: string };
+  /** Runs once the kernel has booted, before the first test (users, collections, settings). */
+  seed?: () => Promise<void>;
+}
+
+/**
+ * Mocha hooks in the calling describe(): boots a kernel before its tests and closes it after them.
+ * The returned handle reads the booted kernel, so the suite's tests and helpers use it as a TestKernel.
+ * Options given as a function are read when the kernel boots (a time, a folder made by an earlier hook).
+ */
+export function useTestKernel(
+  options: TestKernelOptions | (() => TestKernelOptions),
+  hooks: KernelHooks = {},
+  start = startTestKernel,
+): TestKernel {
+  let booted: TestKernel | undefined;
+  const current = (): TestKernel => {
+    if (!booted) throw new Error('the test kernel is used before its suite booted it');
+    return booted;
+  };
+  before(async function () {
+    if (hooks.variant) requireVariant(this, hooks.variant);
+    booted = await start(typeof options === 'function' ? options() : options);
+    await hooks.seed?.();
+  });
+  after(async () => booted?.close());
+  return {
+    get kernel() {
+      return current().kernel;
+    },
+    get url() {
+      return current().url;
+    },
+    get config() {
+      return current().config;
+    },
+    get dataDir() {
+      return current().dataDir;
+    },
+    get dbUrl() {
+      return current().dbUrl;
+    },
+    get logs() {
+      return current().logs;
+    },
+    request: (path, init) => current().request(path, init),
+    close: () => current().close(),
+  };
 }
 
 function deepMerge(base: any, extra: any): any {

@@ -7,7 +7,7 @@ import { generate } from 'otplib';
 import { QueryTypes } from 'sequelize';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { AuditLog } from '../../kernel/audit.js';
-import { responseCookie, startTestKernel, type TestKernel, type TestResponse } from '../helpers/kernel.js';
+import { responseCookie, startTestKernel, type TestKernel, type TestResponse, useTestKernel } from '../helpers/kernel.js';
 import { DB_VARIANTS, requireVariant } from '../helpers/services.js';
 import { CLIENT_COOKIE, clientCookieKey, signClientId } from '../../kernel/http/client-cookie.js';
 import { imageBytes, uploadFile } from '../helpers/media-upload.js';
@@ -513,11 +513,7 @@ for (const variant of DB_VARIANTS) {
 
 describe('audit trail: setup steps', function () {
   this.timeout(60000);
-  let t: TestKernel;
-  before(async () => {
-    t = await startTestKernel({ setup: true, config: { plugins: { options: { auth: { bcryptRounds: 4 } } } } });
-  });
-  after(async () => t?.close());
+  const t = useTestKernel({ setup: true, config: { plugins: { options: { auth: { bcryptRounds: 4 } } } } });
 
   it('records the database test, seeding started and finished, and completion, without credentials', async function () {
     const target = { type: 'sqlite', database: t.config.db.type === 'sqlite' ? t.config.db.storage : 'cms.sqlite' };

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import { createHash, randomBytes } from 'node:crypto';
 import { QueryTypes } from 'sequelize';
-import { fixturePlugin, startTestKernel, type TestKernel } from '../helpers/kernel.js';
-import { DB_VARIANTS, REDIS_URL, requireVariant, uniqueName } from '../helpers/services.js';
+import { fixturePlugin, startTestKernel, type TestKernel, useTestKernel } from '../helpers/kernel.js';
+import { DB_VARIANTS, REDIS_URL, uniqueName } from '../helpers/services.js';
 
 /**
  * API keys and website tokens resolved through the layered cache (plugins/auth/bearer-cache.ts): what
@@ -72,12 +72,7 @@ function expectNoSecret(cached: unknown, value: string): void {
 for (const variant of DB_VARIANTS) {
   describe(`auth: the API key and website token cache (${variant.name})`, function () {
     this.timeout(60000);
-    let t: TestKernel;
-    before(async function () {
-      requireVariant(this, variant);
-      t = await startTestKernel({ db: variant.name, plugins: [fixturePlugin('test-echo')], config: CONFIG });
-    });
-    after(async () => t?.close());
+    const t = useTestKernel({ db: variant.name, plugins: [fixturePlugin('test-echo')], config: CONFIG }, { variant });
 
     const tokens = () => t.kernel.container.resolve<TokensProbe>('tokens');
 

@@ -1,9 +1,8 @@
 import { expect } from 'chai';
 import { createHash } from 'node:crypto';
 import { QueryTypes } from 'sequelize';
-import { fixturePlugin, startTestKernel, type TestKernel, type TestResponse } from '../helpers/kernel.js';
+import { fixturePlugin, startTestKernel, type TestKernel, type TestResponse, useTestKernel } from '../helpers/kernel.js';
 import { DB_VARIANTS, REDIS_URL, uniqueName } from '../helpers/services.js';
-import { requireVariant } from '../helpers/services.js';
 import { CLIENT_COOKIE, clientCookieKey, signClientId } from '../../kernel/http/client-cookie.js';
 
 const AUTH_OPTIONS = { plugins: { options: { auth: { bcryptRounds: 4 } } } };
@@ -44,12 +43,7 @@ function clientCookie(t: TestKernel, seed: string): string {
 for (const variant of DB_VARIANTS) {
   describe(`auth: sign-in, lockout and sessions (${variant.name})`, function () {
     this.timeout(60000);
-    let t: TestKernel;
-    before(async function () {
-      requireVariant(this, variant);
-      t = await startTestKernel({ db: variant.name, plugins: [fixturePlugin('test-identity')], config: AUTH_OPTIONS });
-    });
-    after(async () => t?.close());
+    const t = useTestKernel({ db: variant.name, plugins: [fixturePlugin('test-identity')], config: AUTH_OPTIONS }, { variant });
 
     const userRow = async (id: string) =>
       (

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { connect, type Socket } from 'node:net';
-import { fixturePlugin, responseCookie, startTestKernel, type TestKernel, type TestResponse } from '../helpers/kernel.js';
+import { fixturePlugin, responseCookie, startTestKernel, type TestKernel, type TestResponse, useTestKernel } from '../helpers/kernel.js';
 import { DB_VARIANTS, requireVariant } from '../helpers/services.js';
 
 const PASSWORD = 'correct horse battery';
@@ -127,21 +127,23 @@ for (const variant of DB_VARIANTS) {
 
 describe('cross-site request forgery behind a trusted proxy, with CMS_PUBLIC_URL, and per tenant', function () {
   this.timeout(60000);
-  let t: TestKernel;
-  before(async function () {
-    t = await startTestKernel({
+  const t = useTestKernel(
+    {
       plugins: [fixturePlugin('test-identity')],
       config: { multiTenant: true, publicUrl: 'https://cms.example', http: { trustProxy: true }, plugins: { options: AUTH_OPTIONS } },
-    });
-    await newUser(t, 'proxy-admin@example.com');
-    const res = await t.request('/api/tenants', {
-      method: 'POST',
-      identity: 'admin',
-      json: { id: 't2', name: 'T2', hostnames: ['t2.example'], admin: { email: 'boss@t2.example', password: 'tenant two admin pw' } },
-    });
-    expect(res.status).to.equal(201);
-  });
-  after(async () => t?.close());
+    },
+    {
+      seed: async () => {
+        await newUser(t, 'proxy-admin@example.com');
+        const res = await t.request('/api/tenants', {
+          method: 'POST',
+          identity: 'admin',
+          json: { id: 't2', name: 'T2', hostnames: ['t2.example'], admin: { email: 'boss@t2.example', password: 'tenant two admin pw' } },
+        });
+        expect(res.status).to.equal(201);
+      },
+    },
+  );
 
   it("accepts the public URL's origin and the origin the proxy says the request was addressed to; refuses others", async function () {
     const proxied = { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'cms.example' };

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { as, dataOf, POSTS } from '../helpers/content.js';
-import { fixturePlugin, startTestKernel, type TestKernel } from '../helpers/kernel.js';
+import { fixturePlugin, startTestKernel, type TestKernel, useTestKernel } from '../helpers/kernel.js';
 import { imageBytes, uploadFile } from '../helpers/media-upload.js';
 import { DB_VARIANTS, requireVariant } from '../helpers/services.js';
 
@@ -150,13 +150,15 @@ for (const variant of DB_VARIANTS) {
 
 describe('content: which collections are public (overview)', function () {
   this.timeout(60000);
-  let t: TestKernel;
-  before(async () => {
-    t = await startTestKernel({ plugins: [fixturePlugin('test-identity')] });
-    await dataOf(await as(t, 'admin').post('/api/collections', POSTS), 201);
-    await dataOf(await as(t, 'admin').post('/api/collections', { name: 'memos', fields: [{ name: 'title', type: 'text' }] }), 201);
-  });
-  after(async () => t?.close());
+  const t = useTestKernel(
+    { plugins: [fixturePlugin('test-identity')] },
+    {
+      seed: async () => {
+        await dataOf(await as(t, 'admin').post('/api/collections', POSTS), 201);
+        await dataOf(await as(t, 'admin').post('/api/collections', { name: 'memos', fields: [{ name: 'title', type: 'text' }] }), 201);
+      },
+    },
+  );
 
   it('lists the collections granted to guests, for anyone who reads content', async function () {
     expect(await dataOf(await as(t, 'viewer').get('/api/content/public-access'))).to.deep.equal({ guestReadsAll: false, collections: [] });

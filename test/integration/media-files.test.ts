@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { dataOf } from '../helpers/content.js';
-import { fixturePlugin, startTestKernel, type TestKernel } from '../helpers/kernel.js';
+import { fixturePlugin, startTestKernel, type TestKernel, useTestKernel } from '../helpers/kernel.js';
 import { imageBytes, uploadFile } from '../helpers/media-upload.js';
 import { DB_VARIANTS, requireVariant } from '../helpers/services.js';
 
@@ -188,11 +188,7 @@ for (const variant of DB_VARIANTS) {
 
 describe('media files: inline types by configuration', function () {
   this.timeout(60000);
-  let t: TestKernel;
-  before(async () => {
-    t = await startTestKernel({ plugins: [IDENTITY], config: { plugins: { options: { media: { inlineTypes: ['image/svg+xml'] } } } } });
-  });
-  after(async () => t?.close());
+  const t = useTestKernel({ plugins: [IDENTITY], config: { plugins: { options: { media: { inlineTypes: ['image/svg+xml'] } } } } });
 
   it('an operator may let SVG render inline; the sandbox CSP still applies', async function () {
     const svg = await dataOf(await uploadFile(t, Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"></svg>'), 'x.svg'), 201);

@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 import { generate } from 'otplib';
 import { QueryTypes } from 'sequelize';
-import { responseCookie, startTestKernel, type TestKernel, type TestResponse } from '../helpers/kernel.js';
+import { responseCookie, startTestKernel, type TestKernel, type TestResponse, useTestKernel } from '../helpers/kernel.js';
+import { createUsers } from '../helpers/users.js';
 import { DB_VARIANTS, requireVariant } from '../helpers/services.js';
 
 const PASSWORD = 'correct horse battery';
@@ -226,19 +227,13 @@ for (const variant of DB_VARIANTS) {
 
 describe('sudo mode window setting (CMS_REAUTH_WINDOW_SECONDS=0)', function () {
   this.timeout(60000);
-  let t: TestKernel;
-  before(async () => {
-    t = await startTestKernel({
-      config: { plugins: { options: { auth: { bcryptRounds: 4 } } } },
-      env: { CMS_REAUTH_WINDOW_SECONDS: '0' },
-    });
+  const t = useTestKernel({
+    config: { plugins: { options: { auth: { bcryptRounds: 4 } } } },
+    env: { CMS_REAUTH_WINDOW_SECONDS: '0' },
   });
-  after(async () => t?.close());
 
   it('asks for the proof every time, even right after the password sign-in', async function () {
-    await t.kernel.container
-      .resolve<{ create(i: object): Promise<unknown> }>('users')
-      .create({ email: 'zero@example.com', password: PASSWORD, role: 'editor' });
+    await createUsers(t, { email: 'zero@example.com', password: PASSWORD, role: 'editor' });
     const res = await t.request('/api/user/login', { method: 'POST', json: { email: 'zero@example.com', password: PASSWORD } });
     const cookie = responseCookie(res)!;
     const refused = await t.request('/api/api-keys', {

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { as, dataOf } from '../helpers/content.js';
-import { fixturePlugin, responseCookie, startTestKernel, type TestKernel } from '../helpers/kernel.js';
+import { fixturePlugin, responseCookie, startTestKernel, type TestKernel, useTestKernel } from '../helpers/kernel.js';
 import { DB_VARIANTS, REDIS_URL, requireVariant } from '../helpers/services.js';
 
 const PASSWORD = 'correct horse battery';
@@ -485,15 +485,11 @@ for (const variant of DB_VARIANTS) {
 
 describe('themes: setup seeding writes the default theme', function () {
   this.timeout(120000);
-  let t: TestKernel;
-  before(async () => {
-    t = await startTestKernel({
-      setup: true,
-      plugins: [fixturePlugin('test-identity')],
-      config: { plugins: { options: { auth: { bcryptRounds: 4 }, setup: { admin: { email: 'seed@example.com', password: PASSWORD } } } } },
-    });
+  const t = useTestKernel({
+    setup: true,
+    plugins: [fixturePlugin('test-identity')],
+    config: { plugins: { options: { auth: { bcryptRounds: 4 }, setup: { admin: { email: 'seed@example.com', password: PASSWORD } } } } },
   });
-  after(async () => t?.close());
 
   it('after headless setup the default tenant has the bundled Default theme, active and default', async function () {
     const current = await dataOf(await t.request('/api/theme/get-current-theme', { identity: 'admin' }));
