@@ -2,7 +2,6 @@ import { expect } from 'chai';
 import type { Page } from 'playwright-core';
 import { signInWithApi, useBrowser, useUiKernel } from '../helpers/browser.js';
 import { fixturePlugin, responseCookie } from '../helpers/kernel.js';
-import { createUsers } from '../helpers/users.js';
 import { DB_VARIANTS } from '../helpers/services.js';
 
 const PASSWORD = 'correct horse battery';
@@ -37,9 +36,7 @@ for (const variant of DB_VARIANTS) {
       { db: variant.name, plugins: [fixturePlugin('test-echo')] },
       {
         variant,
-        seed: async () => {
-          await createUsers(t, { email: 'ada@example.com', password: PASSWORD, role: 'admin', username: 'Ada' });
-        },
+        users: [{ email: 'ada@example.com', password: PASSWORD, role: 'admin', username: 'Ada' }],
       },
     );
 

@@ -1,9 +1,9 @@
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
 import type { CacheService } from '../../kernel/cache/cache-service.js';
-import { signInWithApi, startUiKernel, useBrowser, useUiKernel } from '../helpers/browser.js';
+import { signInWithApi, useBrowser, useUiKernel } from '../helpers/browser.js';
 import { commerceCollections, contentAdmin } from '../helpers/dashboard-fixtures.js';
-import { responseCookie, type TestKernel } from '../helpers/kernel.js';
+import { responseCookie } from '../helpers/kernel.js';
 import { createUsers } from '../helpers/users.js';
 import { imageBytes, uploadFile } from '../helpers/media-upload.js';
 import { DB_VARIANTS } from '../helpers/services.js';
@@ -18,13 +18,10 @@ for (const variant of DB_VARIANTS) {
       { db: variant.name },
       {
         variant,
-        seed: async () => {
-          await createUsers(
-            t,
-            { email: 'ada@example.com', password: PASSWORD, role: 'admin', username: 'Ada' },
-            { email: 'vic@example.com', password: PASSWORD, role: 'viewer', username: 'Vic' },
-          );
-        },
+        users: [
+          { email: 'ada@example.com', password: PASSWORD, role: 'admin', username: 'Ada' },
+          { email: 'vic@example.com', password: PASSWORD, role: 'viewer', username: 'Vic' },
+        ],
       },
     );
 
@@ -176,9 +173,7 @@ describe('admin UI: a paid widget after its trial', function () {
       config: { plugins: { options: { dashboard: { installedAt: new Date(Date.now() - 30 * 86400_000).toISOString() } } } },
     }),
     {
-      seed: async () => {
-        await createUsers(t, { email: 'ada@example.com', password: PASSWORD, role: 'admin' });
-      },
+      users: [{ email: 'ada@example.com', password: PASSWORD, role: 'admin' }],
     },
   );
 
@@ -224,19 +219,21 @@ async function pickerIds(page: Page): Promise<Array<{ section: string; id: strin
 describe('admin UI: every dashboard widget in words on a fresh install', function () {
   this.timeout(120000);
   const b = useBrowser();
-  let t: TestKernel;
   let session: string;
-  before(async () => {
-    t = await startUiKernel();
-    await createUsers(t, { email: 'ada@example.com', password: PASSWORD, role: 'admin', username: 'Ada' });
-    session = responseCookie(
-      await t.request('/api/user/login', { method: 'POST', json: { email: 'ada@example.com', password: PASSWORD } }),
-    )!;
-    const content = contentAdmin(t);
-    await content.collections.create({ name: 'news', fields: [{ name: 'title', type: 'text' }] });
-    await content.entries('news').create({ title: 'Harbour reopens' });
-  });
-  after(async () => t?.close());
+  const t = useUiKernel(
+    {},
+    {
+      seed: async () => {
+        await createUsers(t, { email: 'ada@example.com', password: PASSWORD, role: 'admin', username: 'Ada' });
+        session = responseCookie(
+          await t.request('/api/user/login', { method: 'POST', json: { email: 'ada@example.com', password: PASSWORD } }),
+        )!;
+        const content = contentAdmin(t);
+        await content.collections.create({ name: 'news', fields: [{ name: 'title', type: 'text' }] });
+        await content.entries('news').create({ title: 'Harbour reopens' });
+      },
+    },
+  );
 
   it('a fresh dashboard has no error or licence refusal; the picker offers monitoring and content first, paid last in words, commerce only with its data', async function () {
     const { page, context } = b;

@@ -3,7 +3,6 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { shot, signInWithApi, useBrowser, useUiKernel } from '../helpers/browser.js';
 import { checksumOf } from '../../plugins/config-sync/config-sync-service.js';
-import { createUsers } from '../helpers/users.js';
 
 // The Data pages (config, migrations, backups): the plan -> review -> confirm -> apply path of each, on SQLite.
 const PASSWORD = 'correct horse battery';
@@ -14,9 +13,7 @@ describe('admin UI: data pages in the browser (sqlite)', function () {
   const t = useUiKernel(
     { db: 'sqlite' },
     {
-      seed: async () => {
-        await createUsers(t, { email: 'ada@example.com', password: PASSWORD, role: 'admin', username: 'Ada' });
-      },
+      users: [{ email: 'ada@example.com', password: PASSWORD, role: 'admin', username: 'Ada' }],
     },
   );
 

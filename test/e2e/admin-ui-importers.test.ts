@@ -2,7 +2,6 @@ import { expect } from 'chai';
 import { join } from 'node:path';
 import { signInWithApi, useBrowser, useUiKernel } from '../helpers/browser.js';
 import { IMPORT_FIXTURES } from '../helpers/import-fixtures.js';
-import { createUsers } from '../helpers/users.js';
 import { DB_VARIANTS } from '../helpers/services.js';
 import { seriousViolations } from '../helpers/axe.js';
 import type { Page } from 'playwright-core';
@@ -23,9 +22,7 @@ for (const variant of DB_VARIANTS) {
       { db: variant.name },
       {
         variant,
-        seed: async () => {
-          await createUsers(t, { email: 'ada@example.com', password: PASSWORD, role: 'admin', username: 'Ada' });
-        },
+        users: [{ email: 'ada@example.com', password: PASSWORD, role: 'admin', username: 'Ada' }],
       },
     );
 

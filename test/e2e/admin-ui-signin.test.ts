@@ -9,12 +9,8 @@ const codeAt = (secret: string, offsetSeconds = 0) => generate({ secret, epoch: 
 describe('admin UI: sign-in in the browser', function () {
   this.timeout(90000);
   const b = useBrowser();
-  let t: TestKernel;
   const users = () => t.kernel.container.resolve<{ create(i: object): Promise<unknown> }>('users');
-  before(async () => {
-    t = await startUiKernel({ config: { plugins: { options: { auth: { bcryptRounds: 4, sessionDevicePolicy: 'allow-multiple' } } } } });
-  });
-  after(async () => t?.close());
+  const t = useUiKernel({ config: { plugins: { options: { auth: { bcryptRounds: 4, sessionDevicePolicy: 'allow-multiple' } } } } });
 
   /** A user with 2FA turned on through the API; returns the TOTP secret and the backup codes. */
   async function userWith2fa(email: string): Promise<{ secret: string; backupCodes: string[] }> {

@@ -1,7 +1,6 @@
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
 import { signInWithApi, useBrowser, useUiKernel } from '../helpers/browser.js';
-import { createUsers } from '../helpers/users.js';
 import { DB_VARIANTS } from '../helpers/services.js';
 
 const PASSWORD = 'correct horse battery';
@@ -22,9 +21,7 @@ for (const variant of DB_VARIANTS) {
       { db: variant.name },
       {
         variant,
-        seed: async () => {
-          await createUsers(t, { email: 'ada@example.com', password: PASSWORD, role: 'admin', username: 'Ada' });
-        },
+        users: [{ email: 'ada@example.com', password: PASSWORD, role: 'admin', username: 'Ada' }],
       },
     );
 

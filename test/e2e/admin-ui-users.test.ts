@@ -1,7 +1,6 @@
 import { expect } from 'chai';
 import { signInWithApi, useBrowser, useUiKernel } from '../helpers/browser.js';
 import { responseCookie } from '../helpers/kernel.js';
-import { createUsers } from '../helpers/users.js';
 
 const PASSWORD = 'correct horse battery';
 
@@ -11,9 +10,7 @@ describe('admin UI: users page in the browser', function () {
   const t = useUiKernel(
     {},
     {
-      seed: async () => {
-        await createUsers(t, { email: 'ada@example.com', password: PASSWORD, role: 'admin', username: 'Ada' });
-      },
+      users: [{ email: 'ada@example.com', password: PASSWORD, role: 'admin', username: 'Ada' }],
     },
   );
 

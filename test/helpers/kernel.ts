@@ -8,6 +8,7 @@ import { createKernel, type Kernel } from '../../kernel/index.js';
 import { createLogger } from '../../kernel/logger.js';
 import { DIST_ROOT } from '../../kernel/version.js';
 import { createMariaDbDatabase, requireVariant, uniqueName, REDIS_URL } from './services.js';
+import { createUsers, type NewUser } from './users.js';
 
 /** Compiled fixture plugins (test/fixtures/plugins/<id>). */
 export const FIXTURE_PLUGINS = join(DIST_ROOT, 'test', 'fixtures', 'plugins');
@@ -140,10 +141,47 @@ export async function startTestKernel(options: TestKernelOptions = {}): Promise<
   } as TestKernel;
 }
 
+/**
+ * The config of a kernel a test builds itself (for its own env or logger): no config file or environment,
+ * a free port on 127.0.0.1, SQLite in dataDir, no rate limit; `overrides` gives the rest (log level, plugins).
+ */
+export function sqliteKernelConfig(dataDir: string, overrides: ConfigInput): CmsConfig {
+  return loadConfig({
+    ignoreFile: true,
+    env: {},
+    overrides: {
+      env: 'test',
+      host: '127.0.0.1',
+      port: 0,
+      dataDir,
+      db: { type: 'sqlite', storage: 'cms.sqlite' },
+      rateLimit: { enabled: false },
+      ...overrides,
+    },
+  });
+}
+
+/**
+ * Two kernels of one installation: one MariaDB database (made for the first) and one Redis key prefix.
+ * Needs both services (requireSharedServices).
+ */
+export async function startTwoInstances(options: TestKernelOptions, prefix: string): Promise<[TestKernel, TestKernel]> {
+  const config = { ...options.config, redis: { url: REDIS_URL, prefix: uniqueName(prefix) } };
+  const a = await startTestKernel({ ...options, db: 'mariadb', config });
+  try {
+    return [a, await startTestKernel({ ...options, dbUrl: a.dbUrl, config })];
+  } catch (err) {
+    await a.close();
+    throw err;
+  }
+}
+
 export interface KernelHooks {
   /** The service variant the suite runs on: skipped (saying why) when its variable is unset. */
   variant?: { available: boolean; skipReason?: string };
-  /** Runs once the kernel has booted, before the first test (users, collections, settings). */
+  /** Users to create once the kernel has booted (through the auth plugin's users service). */
+  users?: NewUser[];
+  /** Runs once the kernel has booted and has its users, before the first test (collections, settings). */
   seed?: () => Promise<void>;
 }
 
@@ -165,6 +203,7 @@ export function useTestKernel(
   before(async function () {
     if (hooks.variant) requireVariant(this, hooks.variant);
     booted = await start(typeof options === 'function' ? options() : options);
+    if (hooks.users) await createUsers(booted, ...hooks.users);
     await hooks.seed?.();
   });
   after(async () => booted?.close());

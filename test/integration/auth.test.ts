@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import { createHash } from 'node:crypto';
 import { QueryTypes } from 'sequelize';
-import { fixturePlugin, startTestKernel, type TestKernel, type TestResponse, useTestKernel } from '../helpers/kernel.js';
-import { DB_VARIANTS, REDIS_URL, uniqueName } from '../helpers/services.js';
+import { fixturePlugin, startTwoInstances, type TestKernel, type TestResponse, useTestKernel } from '../helpers/kernel.js';
+import { DB_VARIANTS, requireSharedServices } from '../helpers/services.js';
 import { CLIENT_COOKIE, clientCookieKey, signClientId } from '../../kernel/http/client-cookie.js';
 
 const AUTH_OPTIONS = { plugins: { options: { auth: { bcryptRounds: 4 } } } };
@@ -394,13 +394,8 @@ describe('auth across two instances sharing the database and Redis', function ()
   let a: TestKernel | undefined;
   let b: TestKernel | undefined;
   before(async function () {
-    if (!REDIS_URL || !DB_VARIANTS[1]!.available) {
-      console.log('      CMS_TEST_MARIADB_URL or CMS_TEST_REDIS_URL is not set: multi-instance variant skipped');
-      this.skip();
-    }
-    const config = { ...AUTH_OPTIONS, redis: { url: REDIS_URL, prefix: uniqueName('authshared') } };
-    a = await startTestKernel({ db: 'mariadb', config });
-    b = await startTestKernel({ dbUrl: a.dbUrl, config });
+    requireSharedServices(this);
+    [a, b] = await startTwoInstances({ config: AUTH_OPTIONS }, 'authshared');
   });
   after(async () => {
     await b?.close();

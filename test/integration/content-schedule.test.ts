@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { QueryTypes } from 'sequelize';
-import { as, dataOf, POSTS } from '../helpers/content.js';
+import { as, dataOf, createPosts } from '../helpers/content.js';
 import { fixturePlugin, useTestKernel } from '../helpers/kernel.js';
 import { DB_VARIANTS } from '../helpers/services.js';
 
@@ -15,9 +15,7 @@ for (const variant of DB_VARIANTS) {
       },
       {
         variant,
-        seed: async () => {
-          await dataOf(await as(t, 'admin').post('/api/collections', POSTS), 201);
-        },
+        seed: () => createPosts(t),
       },
     );
     const editor = () => as(t, 'editor');

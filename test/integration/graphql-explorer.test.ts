@@ -1,6 +1,5 @@
 import { expect } from 'chai';
 import { responseCookie, startTestKernel, type TestKernel, type TestResponse, useTestKernel } from '../helpers/kernel.js';
-import { createUsers } from '../helpers/users.js';
 
 const ADMIN = 'owner@example.com';
 const PASSWORD = 'correct horse battery';
@@ -195,9 +194,7 @@ describe('GraphQL explorer at GET /api/graphql (GRAPHQL_EXPLORER)', function () 
         },
       },
       {
-        seed: async () => {
-          await createUsers(t, { email: ADMIN, password: PASSWORD, role: 'admin', username: 'Owner' });
-        },
+        users: [{ email: ADMIN, password: PASSWORD, role: 'admin', username: 'Owner' }],
       },
     );
 

@@ -1,9 +1,9 @@
 import { expect } from 'chai';
 import { generate } from 'otplib';
 import { QueryTypes } from 'sequelize';
-import { responseCookie, startTestKernel, type TestKernel, type TestResponse, useTestKernel } from '../helpers/kernel.js';
+import { responseCookie, type TestResponse, useTestKernel } from '../helpers/kernel.js';
 import { createUsers } from '../helpers/users.js';
-import { DB_VARIANTS, requireVariant } from '../helpers/services.js';
+import { DB_VARIANTS } from '../helpers/services.js';
 
 const PASSWORD = 'correct horse battery';
 const codeOf = (secret: string) => generate({ secret, epoch: Math.floor(Date.now() / 1000) });
@@ -16,16 +16,14 @@ const codeOf = (secret: string) => generate({ secret, epoch: Math.floor(Date.now
 for (const variant of DB_VARIANTS) {
   describe(`sudo mode, narrowed tokens, revocation on password change (${variant.name})`, function () {
     this.timeout(90000);
-    let t: TestKernel;
     let n = 0;
-    before(async function () {
-      requireVariant(this, variant);
-      t = await startTestKernel({
+    const t = useTestKernel(
+      {
         db: variant.name,
         config: { plugins: { options: { auth: { bcryptRounds: 4, sessionDevicePolicy: 'allow-multiple' } } } },
-      });
-    });
-    after(async () => t?.close());
+      },
+      { variant },
+    );
 
     const post = (path: string, cookie: string | null, json?: unknown, headers: Record<string, string> = {}) =>
       t.request(path, { method: 'POST', headers: { ...(cookie ? { cookie } : {}), ...headers }, ...(json === undefined ? {} : { json }) });
