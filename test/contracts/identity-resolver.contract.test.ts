@@ -5,6 +5,7 @@ import { Socket } from 'node:net';
 import type { Identity } from '../../kernel/http/identity.js';
 import type { IdentityResolver } from '../../kernel/registries/index.js';
 import { fixturePlugin, responseCookie, type TestKernel, useTestKernel } from '../helpers/kernel.js';
+import { createUsers } from '../helpers/users.js';
 import { DB_VARIANTS } from '../helpers/services.js';
 
 /**
@@ -127,9 +128,7 @@ for (const variant of DB_VARIANTS) {
         variant,
         seed: async () => {
           resolvers = [...t.kernel.registries.identityResolvers.list()].sort((a, b) => a.priority - b.priority);
-          await t.kernel.container
-            .resolve<{ create(i: object): Promise<unknown> }>('users')
-            .create({ email: 'resolvers@example.com', password: PASSWORD, role: 'editor' });
+          await createUsers(t, { email: 'resolvers@example.com', password: PASSWORD, role: 'editor' });
           const cookie = responseCookie(
             await t.request('/api/user/login', { method: 'POST', json: { email: 'resolvers@example.com', password: PASSWORD } }),
           );

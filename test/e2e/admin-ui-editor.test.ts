@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { shot, signInWithApi, useBrowser, useUiKernel } from '../helpers/browser.js';
 import { responseCookie } from '../helpers/kernel.js';
+import { createUsers } from '../helpers/users.js';
 import { imageBytes, uploadFile } from '../helpers/media-upload.js';
 
 const PASSWORD = 'correct horse battery';
@@ -28,9 +29,7 @@ describe('admin UI: the rich-text and markdown editors in the browser', function
     {},
     {
       seed: async () => {
-        await t.kernel.container
-          .resolve<{ create(i: object): Promise<unknown> }>('users')
-          .create({ email: 'ada@example.com', password: PASSWORD, role: 'admin', username: 'Ada' });
+        await createUsers(t, { email: 'ada@example.com', password: PASSWORD, role: 'admin', username: 'Ada' });
         const login = await t.request('/api/user/login', { method: 'POST', json: { email: 'ada@example.com', password: PASSWORD } });
         cookie = responseCookie(login)!;
         const created = await t.request('/api/collections', {

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { signInWithApi, useBrowser, useUiKernel } from '../helpers/browser.js';
+import { createUsers } from '../helpers/users.js';
 
 const ADMIN = 'owner@example.com';
 const PASSWORD = 'correct horse battery';
@@ -12,9 +13,7 @@ describe('maintenance mode in the browser', function () {
     { setup: true, config: { plugins: { options: { setup: { admin: { email: ADMIN, password: PASSWORD } } } } } },
     {
       seed: async () => {
-        await t.kernel.container
-          .resolve<{ create(i: object): Promise<unknown> }>('users')
-          .create({ email: 'ed@example.com', password: PASSWORD, role: 'editor', username: 'Ed' });
+        await createUsers(t, { email: 'ed@example.com', password: PASSWORD, role: 'editor', username: 'Ed' });
         await settings().set('SITE_NAME', 'Acme Docs');
         await settings().set('MAINTENANCE_MODE', true);
       },

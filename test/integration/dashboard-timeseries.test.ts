@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { rmSync } from 'node:fs';
 import { as, dataOf } from '../helpers/content.js';
 import { fixturePlugin, responseCookie, startTestKernel, tempDir, type TestKernel, useTestKernel } from '../helpers/kernel.js';
+import { createUsers } from '../helpers/users.js';
 import { imageBytes, uploadFile } from '../helpers/media-upload.js';
 import { createMariaDbDatabase, DB_VARIANTS, MARIADB_URL, requireVariant } from '../helpers/services.js';
 
@@ -39,9 +40,7 @@ for (const variant of DB_VARIANTS) {
       {
         variant,
         seed: async () => {
-          await t.kernel.container
-            .resolve<{ create(i: object): Promise<unknown> }>('users')
-            .create({ email: 'ada@example.com', password: PASSWORD, role: 'admin', username: 'Ada' });
+          await createUsers(t, { email: 'ada@example.com', password: PASSWORD, role: 'admin', username: 'Ada' });
         },
       },
     );

@@ -5,6 +5,7 @@ import { loadWidgetFolders } from '../../plugins/dashboard/widget-manifest.js';
 import { DIST_ROOT } from '../../kernel/version.js';
 import { dataOf } from '../helpers/content.js';
 import { fixturePlugin, responseCookie, startTestKernel, tempDir, useTestKernel } from '../helpers/kernel.js';
+import { createUsers } from '../helpers/users.js';
 import { DB_VARIANTS } from '../helpers/services.js';
 
 const PASSWORD = 'correct horse battery';
@@ -97,9 +98,7 @@ for (const variant of DB_VARIANTS) {
       {
         variant,
         seed: async () => {
-          await t.kernel.container
-            .resolve<{ create(i: object): Promise<unknown> }>('users')
-            .create({ email: 'layout@example.com', password: PASSWORD, role: 'viewer' });
+          await createUsers(t, { email: 'layout@example.com', password: PASSWORD, role: 'viewer' });
           session = responseCookie(
             await t.request('/api/user/login', { method: 'POST', json: { email: 'layout@example.com', password: PASSWORD } }),
           )!;

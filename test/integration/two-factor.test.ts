@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { generate } from 'otplib';
 import { QueryTypes } from 'sequelize';
 import { type TestResponse, useTestKernel } from '../helpers/kernel.js';
+import { createUsers } from '../helpers/users.js';
 import { responseCookie } from '../helpers/kernel.js';
 import { DB_VARIANTS } from '../helpers/services.js';
 
@@ -24,9 +25,7 @@ for (const variant of DB_VARIANTS) {
     const login = (email: string) => t.request('/api/user/login', { method: 'POST', json: { email, password: PASSWORD } });
     async function newUser(): Promise<{ email: string; session: string }> {
       const email = `twofa-${++n}@example.com`;
-      await t.kernel.container
-        .resolve<{ create(i: object): Promise<unknown> }>('users')
-        .create({ email, password: PASSWORD, role: 'editor' });
+      await createUsers(t, { email, password: PASSWORD, role: 'editor' });
       return { email, session: cookie(await login(email), 'session')! };
     }
     async function enable(session: string): Promise<{ secret: string; backupCodes: string[] }> {

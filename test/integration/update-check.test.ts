@@ -17,6 +17,7 @@ import { MigrationRunner } from '../../kernel/db/migrations.js';
 import { DbLock } from '../../kernel/db/lock.js';
 import { contentAdmin } from '../helpers/dashboard-fixtures.js';
 import { fixturePlugin, sqliteKernelConfig, startTestKernel, tempDir, type TestKernel } from '../helpers/kernel.js';
+import { createUsers } from '../helpers/users.js';
 import { DB_VARIANTS, requireVariant } from '../helpers/services.js';
 import { openTwoConnections } from '../helpers/two-connections.js';
 import { until } from '../helpers/until.js';
@@ -190,9 +191,7 @@ describe('update check (the update-check plugin)', function () {
     let firstSent = '';
     before(async function () {
       t = await instance();
-      await t.kernel.container
-        .resolve<{ create(i: object): Promise<unknown> }>('users')
-        .create({ email: SECRET_MARKERS.email, password: SECRET_MARKERS.password, role: 'editor' });
+      await createUsers(t, { email: SECRET_MARKERS.email, password: SECRET_MARKERS.password, role: 'editor' });
       const content = contentAdmin(t);
       await content.collections.create({ name: SECRET_MARKERS.collection, fields: [{ name: 'title', type: 'text', required: true }] });
       await content.entries(SECRET_MARKERS.collection).create({ title: SECRET_MARKERS.content });
