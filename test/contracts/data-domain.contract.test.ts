@@ -5,7 +5,7 @@ import type { Logger } from '../../kernel/logger.js';
 import type { Registries } from '../../kernel/registries/index.js';
 import type { DataDomainDefinition, DataOpsEngine, DomainContext, PlanDraft } from '../../plugins/data-ops/public.js';
 import { fixtureDomainPluginDir } from '../helpers/data-ops-fixture-domain.js';
-import { fixturePlugin, startTestKernel, type TestKernel } from '../helpers/kernel.js';
+import { fixturePlugin, useTestKernel } from '../helpers/kernel.js';
 
 /**
  * The data-operation domain contract, against every domain registered in a default kernel (the built-in
@@ -25,14 +25,13 @@ const EXTRA_INPUTS: Record<string, unknown[]> = {
 
 describe('data-operation domain contract', function () {
   this.timeout(60000);
-  let t: TestKernel;
   let domains: DataDomainDefinition[] = [];
 
-  before(async function () {
-    t = await startTestKernel({ plugins: [fixturePlugin('test-identity'), fixtureDomainPluginDir()] });
-    domains = t.kernel.container.resolve<Registries>('registries').dataDomains.list() as unknown as DataDomainDefinition[];
+  const t = useTestKernel(() => ({ plugins: [fixturePlugin('test-identity'), fixtureDomainPluginDir()] }), {
+    seed: async () => {
+      domains = t.kernel.container.resolve<Registries>('registries').dataDomains.list() as unknown as DataDomainDefinition[];
+    },
   });
-  after(async () => t?.close());
 
   const context = (): DomainContext => ({
     tenantId: ADMIN.tenantId,

@@ -4,8 +4,9 @@ import { IncomingMessage, ServerResponse } from 'node:http';
 import { Socket } from 'node:net';
 import type { Identity } from '../../kernel/http/identity.js';
 import type { IdentityResolver } from '../../kernel/registries/index.js';
-import { fixturePlugin, responseCookie, startTestKernel, type TestKernel } from '../helpers/kernel.js';
-import { DB_VARIANTS, requireVariant } from '../helpers/services.js';
+import { fixturePlugin, responseCookie, type TestKernel, useTestKernel } from '../helpers/kernel.js';
+import { createUsers } from '../helpers/users.js';
+import { DB_VARIANTS } from '../helpers/services.js';
 
 /**
  * The contract every registered identity resolver meets, each one called directly with a real Koa
@@ -112,40 +113,40 @@ const show = (headers: Headers) => JSON.stringify(headers).slice(0, 160);
 for (const variant of DB_VARIANTS) {
   describe(`identity resolver contract (${variant.name})`, function () {
     this.timeout(60000);
-    let t: TestKernel;
     let resolvers: IdentityResolver[];
     let fallback: IdentityResolver;
     /** One request per kind of credential, valid. */
     const samples: Array<{ kind: string; headers: Headers }> = [];
 
-    before(async function () {
-      requireVariant(this, variant);
-      t = await startTestKernel({
+    const t = useTestKernel(
+      {
         db: variant.name,
         plugins: [fixturePlugin('test-identity')],
         config: { plugins: { options: { auth: { bcryptRounds: 4 } } } },
-      });
-      resolvers = [...t.kernel.registries.identityResolvers.list()].sort((a, b) => a.priority - b.priority);
-      await t.kernel.container
-        .resolve<{ create(i: object): Promise<unknown> }>('users')
-        .create({ email: 'resolvers@example.com', password: PASSWORD, role: 'editor' });
-      const cookie = responseCookie(
-        await t.request('/api/user/login', { method: 'POST', json: { email: 'resolvers@example.com', password: PASSWORD } }),
-      );
-      expect(cookie, 'session cookie').to.be.a('string');
-      const key = await t.request('/api/api-keys', {
-        method: 'POST',
-        headers: { cookie: cookie! },
-        json: { name: 'contract', permissions: ['content:read'] },
-      });
-      expect(key.status, 'API key created').to.equal(201);
-      samples.push(
-        { kind: 'session cookie', headers: { cookie: cookie! } },
-        { kind: 'API key', headers: { authorization: `Bearer ${(await key.json()).data.key}` } },
-        { kind: 'x-test-identity', headers: { 'x-test-identity': 'viewer' } },
-      );
-    });
-    after(async () => t?.close());
+      },
+      {
+        variant,
+        seed: async () => {
+          resolvers = [...t.kernel.registries.identityResolvers.list()].sort((a, b) => a.priority - b.priority);
+          await createUsers(t, { email: 'resolvers@example.com', password: PASSWORD, role: 'editor' });
+          const cookie = responseCookie(
+            await t.request('/api/user/login', { method: 'POST', json: { email: 'resolvers@example.com', password: PASSWORD } }),
+          );
+          expect(cookie, 'session cookie').to.be.a('string');
+          const key = await t.request('/api/api-keys', {
+            method: 'POST',
+            headers: { cookie: cookie! },
+            json: { name: 'contract', permissions: ['content:read'] },
+          });
+          expect(key.status, 'API key created').to.equal(201);
+          samples.push(
+            { kind: 'session cookie', headers: { cookie: cookie! } },
+            { kind: 'API key', headers: { authorization: `Bearer ${(await key.json()).data.key}` } },
+            { kind: 'x-test-identity', headers: { 'x-test-identity': 'viewer' } },
+          );
+        },
+      },
+    );
 
     it('resolvers have unique ids and numeric priorities', function () {
       expect(resolvers.length).to.be.greaterThan(1);

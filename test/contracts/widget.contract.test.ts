@@ -5,8 +5,8 @@ import { match } from 'path-to-regexp';
 import type { WidgetDefinition } from '../../plugins/dashboard/public.js';
 import { DIST_ROOT } from '../../kernel/version.js';
 import { widgetManifestSchema } from '../../plugins/dashboard/widget-manifest.js';
-import { fixturePlugin, startTestKernel, type TestKernel } from '../helpers/kernel.js';
-import { DB_VARIANTS, requireVariant } from '../helpers/services.js';
+import { fixturePlugin, useTestKernel } from '../helpers/kernel.js';
+import { DB_VARIANTS } from '../helpers/services.js';
 
 /**
  * The contract every registered dashboard widget meets, run against each one: its widget.json is valid
@@ -22,22 +22,24 @@ const READER_ROLES = ['viewer', 'editor'];
 for (const variant of DB_VARIANTS) {
   describe(`widget contract (${variant.name})`, function () {
     this.timeout(60000);
-    let t: TestKernel;
     let widgets: WidgetDefinition[];
     /** GET /api/dashboard/widgets as each fixture role, by widget id. */
     const listed: Record<string, Map<string, { canRead: boolean; permission: string; endpoint: string }>> = {};
 
-    before(async function () {
-      requireVariant(this, variant);
-      t = await startTestKernel({ db: variant.name, plugins: [fixturePlugin('test-identity')] });
-      widgets = t.kernel.registries.widgets.list() as WidgetDefinition[];
-      for (const role of [...READER_ROLES, 'nobody', 'admin']) {
-        const res = await t.request('/api/dashboard/widgets', { identity: role });
-        // Without dashboard:read the list itself is refused; then the identity reads no widget.
-        listed[role] = new Map(res.status === 200 ? (await res.json()).data.map((w: any) => [w.id, w]) : []);
-      }
-    });
-    after(async () => t?.close());
+    const t = useTestKernel(
+      { db: variant.name, plugins: [fixturePlugin('test-identity')] },
+      {
+        variant,
+        seed: async () => {
+          widgets = t.kernel.registries.widgets.list() as WidgetDefinition[];
+          for (const role of [...READER_ROLES, 'nobody', 'admin']) {
+            const res = await t.request('/api/dashboard/widgets', { identity: role });
+            // Without dashboard:read the list itself is refused; then the identity reads no widget.
+            listed[role] = new Map(res.status === 200 ? (await res.json()).data.map((w: any) => [w.id, w]) : []);
+          }
+        },
+      },
+    );
 
     it('has widgets registered (the shipped widget folders at least)', function () {
       expect(widgets.length).to.be.greaterThan(0);

@@ -1,21 +1,22 @@
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
-import { signInWithApi, startUiKernel, useBrowser } from '../helpers/browser.js';
-import type { TestKernel } from '../helpers/kernel.js';
+import { signInWithApi, useBrowser, useUiKernel } from '../helpers/browser.js';
 
 const PASSWORD = 'correct horse battery';
 
 describe('admin UI: failed sign-ins in the browser reach the security and audit widgets', function () {
   this.timeout(90000);
   const b = useBrowser();
-  let t: TestKernel;
-  before(async () => {
-    t = await startUiKernel({ config: { plugins: { options: { auth: { bcryptRounds: 4 } } } } });
-    const users = t.kernel.container.resolve<{ create(i: object): Promise<unknown> }>('users');
-    await users.create({ email: 'ada@example.com', password: PASSWORD, role: 'admin', username: 'Ada' });
-    await users.create({ email: 'mallory@example.com', password: PASSWORD, role: 'editor', username: 'Mallory' });
-  });
-  after(async () => t?.close());
+  const t = useUiKernel(
+    { config: { plugins: { options: { auth: { bcryptRounds: 4 } } } } },
+    {
+      seed: async () => {
+        const users = t.kernel.container.resolve<{ create(i: object): Promise<unknown> }>('users');
+        await users.create({ email: 'ada@example.com', password: PASSWORD, role: 'admin', username: 'Ada' });
+        await users.create({ email: 'mallory@example.com', password: PASSWORD, role: 'editor', username: 'Mallory' });
+      },
+    },
+  );
 
   /** One sign-in attempt through the form; resolves the error code the page shows. */
   async function attempt(page: Page, password: string): Promise<string | null> {

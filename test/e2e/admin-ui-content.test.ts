@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import sharp from 'sharp';
-import { signInWithApi, startUiKernel, useBrowser } from '../helpers/browser.js';
-import { responseCookie, type TestKernel } from '../helpers/kernel.js';
-import { DB_VARIANTS, requireVariant } from '../helpers/services.js';
+import { signInWithApi, useBrowser, useUiKernel } from '../helpers/browser.js';
+import { DB_VARIANTS } from '../helpers/services.js';
+import { signInCookie } from '../helpers/users.js';
 
 const PASSWORD = 'correct horse battery';
 
@@ -10,18 +10,17 @@ for (const variant of DB_VARIANTS) {
   describe(`admin UI: content pages in the browser (${variant.name})`, function () {
     this.timeout(120000);
     const b = useBrowser();
-    let t: TestKernel;
     let cookie: string;
-    before(async function () {
-      requireVariant(this, variant);
-      t = await startUiKernel({ db: variant.name });
-      await t.kernel.container
-        .resolve<{ create(i: object): Promise<unknown> }>('users')
-        .create({ email: 'ada@example.com', password: PASSWORD, role: 'admin', username: 'Ada' });
-      const login = await t.request('/api/user/login', { method: 'POST', json: { email: 'ada@example.com', password: PASSWORD } });
-      cookie = responseCookie(login)!;
-    });
-    after(async () => t?.close());
+    const t = useUiKernel(
+      { db: variant.name },
+      {
+        variant,
+        users: [{ email: 'ada@example.com', password: PASSWORD, role: 'admin', username: 'Ada' }],
+        seed: async () => {
+          cookie = (await signInCookie(t, 'ada@example.com', PASSWORD))!;
+        },
+      },
+    );
     const apiGet = async (path: string) => (await (await t.request(path, { headers: { cookie } })).json()).data;
 
     it('makes a collection public in its settings: a guest then reads the published entry, not the draft, and the entry links to its API view', async function () {

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
-import { signInWithApi, startUiKernel, useBrowser } from '../helpers/browser.js';
-import { fixturePlugin, responseCookie, type TestKernel } from '../helpers/kernel.js';
-import { DB_VARIANTS, requireVariant } from '../helpers/services.js';
+import { signInWithApi, useBrowser, useUiKernel } from '../helpers/browser.js';
+import { fixturePlugin, responseCookie } from '../helpers/kernel.js';
+import { DB_VARIANTS } from '../helpers/services.js';
 
 const PASSWORD = 'correct horse battery';
 
@@ -32,15 +32,13 @@ for (const variant of DB_VARIANTS) {
   describe(`admin UI: dashboard charts over time in the browser (${variant.name})`, function () {
     this.timeout(90000);
     const b = useBrowser();
-    let t: TestKernel;
-    before(async function () {
-      requireVariant(this, variant);
-      t = await startUiKernel({ db: variant.name, plugins: [fixturePlugin('test-echo')] });
-      await t.kernel.container
-        .resolve<{ create(i: object): Promise<unknown> }>('users')
-        .create({ email: 'ada@example.com', password: PASSWORD, role: 'admin', username: 'Ada' });
-    });
-    after(async () => t?.close());
+    const t = useUiKernel(
+      { db: variant.name, plugins: [fixturePlugin('test-echo')] },
+      {
+        variant,
+        users: [{ email: 'ada@example.com', password: PASSWORD, role: 'admin', username: 'Ada' }],
+      },
+    );
 
     it('the Activity chart comes first and shows the requests and errors just made; Content and media shows the new entries', async function () {
       const { page, context } = b;

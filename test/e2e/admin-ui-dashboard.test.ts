@@ -1,11 +1,12 @@
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
 import type { CacheService } from '../../kernel/cache/cache-service.js';
-import { signInWithApi, startUiKernel, useBrowser } from '../helpers/browser.js';
+import { signInWithApi, useBrowser, useUiKernel } from '../helpers/browser.js';
 import { commerceCollections, contentAdmin } from '../helpers/dashboard-fixtures.js';
-import { responseCookie, type TestKernel } from '../helpers/kernel.js';
+import { responseCookie } from '../helpers/kernel.js';
+import { createUsers } from '../helpers/users.js';
 import { imageBytes, uploadFile } from '../helpers/media-upload.js';
-import { DB_VARIANTS, requireVariant } from '../helpers/services.js';
+import { DB_VARIANTS } from '../helpers/services.js';
 
 const PASSWORD = 'correct horse battery';
 
@@ -13,18 +14,16 @@ for (const variant of DB_VARIANTS) {
   describe(`admin UI: dashboard and system pages in the browser (${variant.name})`, function () {
     this.timeout(90000);
     const b = useBrowser();
-    let t: TestKernel;
-    before(async function () {
-      requireVariant(this, variant);
-      t = await startUiKernel({ db: variant.name });
-      await t.kernel.container
-        .resolve<{ create(i: object): Promise<unknown> }>('users')
-        .create({ email: 'ada@example.com', password: PASSWORD, role: 'admin', username: 'Ada' });
-      await t.kernel.container
-        .resolve<{ create(i: object): Promise<unknown> }>('users')
-        .create({ email: 'vic@example.com', password: PASSWORD, role: 'viewer', username: 'Vic' });
-    });
-    after(async () => t?.close());
+    const t = useUiKernel(
+      { db: variant.name },
+      {
+        variant,
+        users: [
+          { email: 'ada@example.com', password: PASSWORD, role: 'admin', username: 'Ada' },
+          { email: 'vic@example.com', password: PASSWORD, role: 'viewer', username: 'Vic' },
+        ],
+      },
+    );
 
     it('shows the default widgets, adds one, and keeps it after a reload (saved in the preferences)', async function () {
       const { page, context } = b;
@@ -168,16 +167,15 @@ for (const variant of DB_VARIANTS) {
 describe('admin UI: a paid widget after its trial', function () {
   this.timeout(60000);
   const b = useBrowser();
-  let t: TestKernel;
-  before(async () => {
-    t = await startUiKernel({
+  // A function, so that the installation time is taken when the kernel boots (30 days before it).
+  const t = useUiKernel(
+    () => ({
       config: { plugins: { options: { dashboard: { installedAt: new Date(Date.now() - 30 * 86400_000).toISOString() } } } },
-    });
-    await t.kernel.container
-      .resolve<{ create(i: object): Promise<unknown> }>('users')
-      .create({ email: 'ada@example.com', password: PASSWORD, role: 'admin' });
-  });
-  after(async () => t?.close());
+    }),
+    {
+      users: [{ email: 'ada@example.com', password: PASSWORD, role: 'admin' }],
+    },
+  );
 
   it('shows the licence state instead of breaking, and the other widgets keep working', async function () {
     const { page, context } = b;
@@ -221,21 +219,21 @@ async function pickerIds(page: Page): Promise<Array<{ section: string; id: strin
 describe('admin UI: every dashboard widget in words on a fresh install', function () {
   this.timeout(120000);
   const b = useBrowser();
-  let t: TestKernel;
   let session: string;
-  before(async () => {
-    t = await startUiKernel();
-    await t.kernel.container
-      .resolve<{ create(i: object): Promise<unknown> }>('users')
-      .create({ email: 'ada@example.com', password: PASSWORD, role: 'admin', username: 'Ada' });
-    session = responseCookie(
-      await t.request('/api/user/login', { method: 'POST', json: { email: 'ada@example.com', password: PASSWORD } }),
-    )!;
-    const content = contentAdmin(t);
-    await content.collections.create({ name: 'news', fields: [{ name: 'title', type: 'text' }] });
-    await content.entries('news').create({ title: 'Harbour reopens' });
-  });
-  after(async () => t?.close());
+  const t = useUiKernel(
+    {},
+    {
+      seed: async () => {
+        await createUsers(t, { email: 'ada@example.com', password: PASSWORD, role: 'admin', username: 'Ada' });
+        session = responseCookie(
+          await t.request('/api/user/login', { method: 'POST', json: { email: 'ada@example.com', password: PASSWORD } }),
+        )!;
+        const content = contentAdmin(t);
+        await content.collections.create({ name: 'news', fields: [{ name: 'title', type: 'text' }] });
+        await content.entries('news').create({ title: 'Harbour reopens' });
+      },
+    },
+  );
 
   it('a fresh dashboard has no error or licence refusal; the picker offers monitoring and content first, paid last in words, commerce only with its data', async function () {
     const { page, context } = b;

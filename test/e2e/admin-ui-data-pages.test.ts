@@ -1,9 +1,8 @@
 import { expect } from 'chai';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { shot, signInWithApi, startUiKernel, useBrowser } from '../helpers/browser.js';
+import { shot, signInWithApi, useBrowser, useUiKernel } from '../helpers/browser.js';
 import { checksumOf } from '../../plugins/config-sync/config-sync-service.js';
-import type { TestKernel } from '../helpers/kernel.js';
 
 // The Data pages (config, migrations, backups): the plan -> review -> confirm -> apply path of each, on SQLite.
 const PASSWORD = 'correct horse battery';
@@ -11,14 +10,12 @@ const PASSWORD = 'correct horse battery';
 describe('admin UI: data pages in the browser (sqlite)', function () {
   this.timeout(120000);
   const b = useBrowser();
-  let t: TestKernel;
-  before(async function () {
-    t = await startUiKernel({ db: 'sqlite' });
-    await t.kernel.container
-      .resolve<{ create(i: object): Promise<unknown> }>('users')
-      .create({ email: 'ada@example.com', password: PASSWORD, role: 'admin', username: 'Ada' });
-  });
-  after(async () => t?.close());
+  const t = useUiKernel(
+    { db: 'sqlite' },
+    {
+      users: [{ email: 'ada@example.com', password: PASSWORD, role: 'admin', username: 'Ada' }],
+    },
+  );
 
   const api = async (method: 'GET' | 'POST' | 'DELETE', path: string, data?: unknown) => {
     const res = await b.context.request.fetch(`${t.url}${path}`, { method, data: data as any });

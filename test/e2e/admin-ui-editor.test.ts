@@ -1,6 +1,7 @@
 import { expect } from 'chai';
-import { shot, signInWithApi, startUiKernel, useBrowser } from '../helpers/browser.js';
-import { responseCookie, type TestKernel } from '../helpers/kernel.js';
+import { shot, signInWithApi, useBrowser, useUiKernel } from '../helpers/browser.js';
+import { responseCookie } from '../helpers/kernel.js';
+import { createUsers } from '../helpers/users.js';
 import { imageBytes, uploadFile } from '../helpers/media-upload.js';
 
 const PASSWORD = 'correct horse battery';
@@ -22,35 +23,35 @@ const DOCS_HTML =
 describe('admin UI: the rich-text and markdown editors in the browser', function () {
   this.timeout(120000);
   const b = useBrowser();
-  let t: TestKernel;
   let cookie: string;
   let image: { _id: string; url: string };
-  before(async function () {
-    t = await startUiKernel();
-    await t.kernel.container
-      .resolve<{ create(i: object): Promise<unknown> }>('users')
-      .create({ email: 'ada@example.com', password: PASSWORD, role: 'admin', username: 'Ada' });
-    const login = await t.request('/api/user/login', { method: 'POST', json: { email: 'ada@example.com', password: PASSWORD } });
-    cookie = responseCookie(login)!;
-    const created = await t.request('/api/collections', {
-      method: 'POST',
-      headers: { cookie },
-      json: {
-        name: 'stories',
-        singular: 'story',
-        fields: [
-          { name: 'title', type: 'text', required: true },
-          { name: 'body', type: 'richtext' },
-          { name: 'notes', type: 'markdown' },
-        ],
+  const t = useUiKernel(
+    {},
+    {
+      seed: async () => {
+        await createUsers(t, { email: 'ada@example.com', password: PASSWORD, role: 'admin', username: 'Ada' });
+        const login = await t.request('/api/user/login', { method: 'POST', json: { email: 'ada@example.com', password: PASSWORD } });
+        cookie = responseCookie(login)!;
+        const created = await t.request('/api/collections', {
+          method: 'POST',
+          headers: { cookie },
+          json: {
+            name: 'stories',
+            singular: 'story',
+            fields: [
+              { name: 'title', type: 'text', required: true },
+              { name: 'body', type: 'richtext' },
+              { name: 'notes', type: 'markdown' },
+            ],
+          },
+        });
+        expect(created.status, await created.clone().text()).to.equal(201);
+        const up = await uploadFile(t, await imageBytes(320, 200), 'harbour-at-dusk.png', { identity: '', headers: { cookie } });
+        expect(up.status, await up.clone().text()).to.equal(201);
+        image = (await up.json()).data;
       },
-    });
-    expect(created.status, await created.clone().text()).to.equal(201);
-    const up = await uploadFile(t, await imageBytes(320, 200), 'harbour-at-dusk.png', { identity: '', headers: { cookie } });
-    expect(up.status, await up.clone().text()).to.equal(201);
-    image = (await up.json()).data;
-  });
-  after(async () => t?.close());
+    },
+  );
   const entryOf = async (id: string) => (await (await t.request(`/api/collections/stories/${id}`, { headers: { cookie } })).json()).data;
 
   it('writes a heading, bold text, a list, a link and an image with the toolbar and the keyboard; the API stores that HTML', async function () {

@@ -1,9 +1,8 @@
 import { expect } from 'chai';
 import { join } from 'node:path';
-import { signInWithApi, startUiKernel, useBrowser } from '../helpers/browser.js';
+import { signInWithApi, useBrowser, useUiKernel } from '../helpers/browser.js';
 import { IMPORT_FIXTURES } from '../helpers/import-fixtures.js';
-import type { TestKernel } from '../helpers/kernel.js';
-import { DB_VARIANTS, requireVariant } from '../helpers/services.js';
+import { DB_VARIANTS } from '../helpers/services.js';
 import { seriousViolations } from '../helpers/axe.js';
 import type { Page } from 'playwright-core';
 
@@ -19,15 +18,13 @@ for (const variant of DB_VARIANTS) {
   describe(`admin UI: importers page in the browser (${variant.name})`, function () {
     this.timeout(120000);
     const b = useBrowser();
-    let t: TestKernel;
-    before(async function () {
-      requireVariant(this, variant);
-      t = await startUiKernel({ db: variant.name });
-      await t.kernel.container
-        .resolve<{ create(i: object): Promise<unknown> }>('users')
-        .create({ email: 'ada@example.com', password: PASSWORD, role: 'admin', username: 'Ada' });
-    });
-    after(async () => t?.close());
+    const t = useUiKernel(
+      { db: variant.name },
+      {
+        variant,
+        users: [{ email: 'ada@example.com', password: PASSWORD, role: 'admin', username: 'Ada' }],
+      },
+    );
 
     it('uploads a TSV, shows the detected format and summary, previews with scaffold, imports with live progress and shows the results', async function () {
       const { page, context } = b;

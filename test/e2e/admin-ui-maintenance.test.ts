@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { signInWithApi, startUiKernel, useBrowser } from '../helpers/browser.js';
-import type { TestKernel } from '../helpers/kernel.js';
+import { signInWithApi, useBrowser, useUiKernel } from '../helpers/browser.js';
+import { createUsers } from '../helpers/users.js';
 
 const ADMIN = 'owner@example.com';
 const PASSWORD = 'correct horse battery';
@@ -8,17 +8,17 @@ const PASSWORD = 'correct horse battery';
 describe('maintenance mode in the browser', function () {
   this.timeout(90000);
   const b = useBrowser();
-  let t: TestKernel;
   const settings = () => t.kernel.container.resolve<{ set(key: string, value: unknown): Promise<void> }>('settings');
-  before(async () => {
-    t = await startUiKernel({ setup: true, config: { plugins: { options: { setup: { admin: { email: ADMIN, password: PASSWORD } } } } } });
-    await t.kernel.container
-      .resolve<{ create(i: object): Promise<unknown> }>('users')
-      .create({ email: 'ed@example.com', password: PASSWORD, role: 'editor', username: 'Ed' });
-    await settings().set('SITE_NAME', 'Acme Docs');
-    await settings().set('MAINTENANCE_MODE', true);
-  });
-  after(async () => t?.close());
+  const t = useUiKernel(
+    { setup: true, config: { plugins: { options: { setup: { admin: { email: ADMIN, password: PASSWORD } } } } } },
+    {
+      seed: async () => {
+        await createUsers(t, { email: 'ed@example.com', password: PASSWORD, role: 'editor', username: 'Ed' });
+        await settings().set('SITE_NAME', 'Acme Docs');
+        await settings().set('MAINTENANCE_MODE', true);
+      },
+    },
+  );
 
   it('a visitor sees the maintenance page with the site name; an administrator keeps working in the admin UI', async function () {
     const { page, context } = b;

@@ -1,9 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { expect } from 'chai';
 import sharp from 'sharp';
-import { signInWithApi, startUiKernel, useBrowser } from '../helpers/browser.js';
-import { responseCookie, type TestKernel } from '../helpers/kernel.js';
-import { DB_VARIANTS, requireVariant } from '../helpers/services.js';
+import { signInWithApi, useBrowser, useUiKernel } from '../helpers/browser.js';
+import { DB_VARIANTS } from '../helpers/services.js';
+import { signInCookie } from '../helpers/users.js';
 
 const PASSWORD = 'correct horse battery';
 
@@ -11,22 +11,21 @@ for (const variant of DB_VARIANTS) {
   describe(`admin UI: media library in the browser (${variant.name})`, function () {
     this.timeout(120000);
     const b = useBrowser();
-    let t: TestKernel;
     let cookie: string;
     let png: Buffer;
-    before(async function () {
-      requireVariant(this, variant);
-      t = await startUiKernel({ db: variant.name });
-      await t.kernel.container
-        .resolve<{ create(i: object): Promise<unknown> }>('users')
-        .create({ email: 'ada@example.com', password: PASSWORD, role: 'admin', username: 'Ada' });
-      const login = await t.request('/api/user/login', { method: 'POST', json: { email: 'ada@example.com', password: PASSWORD } });
-      cookie = responseCookie(login)!;
-      png = await sharp({ create: { width: 640, height: 400, channels: 3, background: { r: 30, g: 120, b: 220 } } })
-        .png()
-        .toBuffer();
-    });
-    after(async () => t?.close());
+    const t = useUiKernel(
+      { db: variant.name },
+      {
+        variant,
+        users: [{ email: 'ada@example.com', password: PASSWORD, role: 'admin', username: 'Ada' }],
+        seed: async () => {
+          cookie = (await signInCookie(t, 'ada@example.com', PASSWORD))!;
+          png = await sharp({ create: { width: 640, height: 400, channels: 3, background: { r: 30, g: 120, b: 220 } } })
+            .png()
+            .toBuffer();
+        },
+      },
+    );
     const apiGet = async (path: string) => (await (await t.request(path, { headers: { cookie } })).json()).data;
 
     it('uploads a file with progress, files it in a folder, shares it with a password and opens the link in another browser', async function () {

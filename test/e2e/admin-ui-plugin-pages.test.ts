@@ -1,7 +1,7 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { signInWithApi, startUiKernel, useBrowser } from '../helpers/browser.js';
+import { signInWithApi, startUiKernel, useBrowser, useUiKernel } from '../helpers/browser.js';
 import { tempDir, writePlugin, type TestKernel } from '../helpers/kernel.js';
 import { DIST_ROOT, PROJECT_ROOT } from '../../kernel/version.js';
 
@@ -150,14 +150,16 @@ describe('admin UI: pages from plugins in the browser', function () {
 describe("admin UI: a disabled plugin's page in the browser", function () {
   this.timeout(120000);
   const b = useBrowser();
-  let t: TestKernel;
-  before(async () => {
-    t = await startUiKernel({ config: { plugins: { disabled: ['importers'] } } });
-    await t.kernel.container
-      .resolve<Users>('users')
-      .create({ email: 'ada@example.com', password: PASSWORD, role: 'admin', username: 'Ada' });
-  });
-  after(async () => t?.close());
+  const t = useUiKernel(
+    { config: { plugins: { disabled: ['importers'] } } },
+    {
+      seed: async () => {
+        await t.kernel.container
+          .resolve<Users>('users')
+          .create({ email: 'ada@example.com', password: PASSWORD, role: 'admin', username: 'Ada' });
+      },
+    },
+  );
 
   it('has no "Import from another CMS" link, and /admin/importers is not found', async () => {
     const { page, context } = b;

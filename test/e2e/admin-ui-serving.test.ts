@@ -1,16 +1,12 @@
 import { expect } from 'chai';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startUiKernel, UI_BUILD_DIR } from '../helpers/browser.js';
-import { startTestKernel, tempDir, type TestKernel } from '../helpers/kernel.js';
+import { startUiKernel, UI_BUILD_DIR, useUiKernel } from '../helpers/browser.js';
+import { startTestKernel, tempDir } from '../helpers/kernel.js';
 
 describe('admin UI: serving the build', function () {
   this.timeout(60000);
-  let t: TestKernel;
-  before(async () => {
-    t = await startUiKernel();
-  });
-  after(async () => t?.close());
+  const t = useUiKernel();
 
   it("serves index.html under /admin/ (no-cache, CSP) and for the app's own routes (history routing)", async function () {
     for (const path of [

@@ -1,8 +1,7 @@
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
 import { seriousViolations } from '../helpers/axe.js';
-import { signInWithApi, startUiKernel, useBrowser } from '../helpers/browser.js';
-import type { TestKernel } from '../helpers/kernel.js';
+import { signInWithApi, useBrowser, useUiKernel } from '../helpers/browser.js';
 
 const ADMIN = 'owner@example.com';
 const PASSWORD = 'correct horse battery';
@@ -10,13 +9,9 @@ const SECRET = 'lic-e2e-4b1d-never-shown-again';
 describe('the Settings page in the browser', function () {
   this.timeout(120000);
   const b = useBrowser();
-  let t: TestKernel;
   const group = (page: Page, id: string) => page.locator(`section[data-group="${id}"]`);
 
-  before(async () => {
-    t = await startUiKernel({ setup: true, config: { plugins: { options: { setup: { admin: { email: ADMIN, password: PASSWORD } } } } } });
-  });
-  after(async () => t?.close());
+  const t = useUiKernel({ setup: true, config: { plugins: { options: { setup: { admin: { email: ADMIN, password: PASSWORD } } } } } });
 
   it('an administrator changes the site name, sees a wrong value refused before saving, sets a secret, and turns maintenance on and off', async function () {
     const { page, context } = b;

@@ -1,18 +1,12 @@
 import { expect } from 'chai';
-import { startUiKernel, useBrowser } from '../helpers/browser.js';
-import type { TestKernel } from '../helpers/kernel.js';
-import { DB_VARIANTS, requireVariant } from '../helpers/services.js';
+import { useBrowser, useUiKernel } from '../helpers/browser.js';
+import { DB_VARIANTS } from '../helpers/services.js';
 
 for (const variant of DB_VARIANTS) {
   describe(`admin UI: setup wizard in the browser (${variant.name})`, function () {
     this.timeout(90000);
     const b = useBrowser();
-    let t: TestKernel;
-    before(async function () {
-      requireVariant(this, variant);
-      t = await startUiKernel({ db: variant.name, setup: true });
-    });
-    after(async () => t?.close());
+    const t = useUiKernel({ db: variant.name, setup: true }, { variant });
 
     it("goes from a fresh data folder to the dashboard: database test (with the driver's message on failure), seeding progress, admin account", async function () {
       const { page } = b;

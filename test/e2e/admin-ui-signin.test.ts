@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { generate } from 'otplib';
-import { startUiKernel, useBrowser } from '../helpers/browser.js';
+import { startUiKernel, useBrowser, useUiKernel } from '../helpers/browser.js';
 import { responseCookie, type TestKernel } from '../helpers/kernel.js';
 
 const PASSWORD = 'correct horse battery';
@@ -9,12 +9,8 @@ const codeAt = (secret: string, offsetSeconds = 0) => generate({ secret, epoch: 
 describe('admin UI: sign-in in the browser', function () {
   this.timeout(90000);
   const b = useBrowser();
-  let t: TestKernel;
   const users = () => t.kernel.container.resolve<{ create(i: object): Promise<unknown> }>('users');
-  before(async () => {
-    t = await startUiKernel({ config: { plugins: { options: { auth: { bcryptRounds: 4, sessionDevicePolicy: 'allow-multiple' } } } } });
-  });
-  after(async () => t?.close());
+  const t = useUiKernel({ config: { plugins: { options: { auth: { bcryptRounds: 4, sessionDevicePolicy: 'allow-multiple' } } } } });
 
   /** A user with 2FA turned on through the API; returns the TOTP secret and the backup codes. */
   async function userWith2fa(email: string): Promise<{ secret: string; backupCodes: string[] }> {
@@ -144,11 +140,7 @@ describe('admin UI: sign-in in the browser', function () {
 describe('admin UI: sign-in rate limit in the browser', function () {
   this.timeout(60000);
   const b = useBrowser();
-  let t: TestKernel;
-  before(async () => {
-    t = await startUiKernel({ config: { rateLimit: { enabled: true } } });
-  });
-  after(async () => t?.close());
+  const t = useUiKernel({ config: { rateLimit: { enabled: true } } });
 
   it('says how long to wait when this browser made too many sign-in attempts', async function () {
     const { page } = b;
@@ -200,25 +192,21 @@ async function waitForMailLink(t: TestKernel, pattern: RegExp): Promise<string> 
 describe('admin UI: sign-in page offers the configured identity providers', function () {
   this.timeout(90000);
   const b = useBrowser();
-  let t: TestKernel;
-  before(async () => {
-    t = await startUiKernel({
-      config: {
-        plugins: {
-          options: {
-            auth: { bcryptRounds: 4 },
-            'auth-oidc': {
-              providers: {
-                staff: { issuer: 'https://sso.example.com', clientId: 'cms', clientSecret: 'cms-secret', displayName: 'Staff SSO' },
-                unset: { issuer: 'https://idp.example.com', clientId: 'cms', displayName: 'Not configured' },
-              },
+  const t = useUiKernel({
+    config: {
+      plugins: {
+        options: {
+          auth: { bcryptRounds: 4 },
+          'auth-oidc': {
+            providers: {
+              staff: { issuer: 'https://sso.example.com', clientId: 'cms', clientSecret: 'cms-secret', displayName: 'Staff SSO' },
+              unset: { issuer: 'https://idp.example.com', clientId: 'cms', displayName: 'Not configured' },
             },
           },
         },
       },
-    });
+    },
   });
-  after(async () => t?.close());
 
   it('shows a button for each active provider that starts its sign-in and returns to the page asked for', async function () {
     const { page } = b;

@@ -1,8 +1,7 @@
 import { expect } from 'chai';
 import { QueryTypes } from 'sequelize';
-import { signInWithApi, startUiKernel, useBrowser } from '../helpers/browser.js';
-import type { TestKernel } from '../helpers/kernel.js';
-import { DB_VARIANTS, requireVariant } from '../helpers/services.js';
+import { signInWithApi, useBrowser, useUiKernel } from '../helpers/browser.js';
+import { DB_VARIANTS } from '../helpers/services.js';
 
 const PASSWORD = 'correct horse battery';
 
@@ -15,15 +14,13 @@ for (const variant of DB_VARIANTS) {
   describe(`admin UI: sudo mode asks for the password (${variant.name})`, function () {
     this.timeout(90000);
     const b = useBrowser();
-    let t: TestKernel;
-    before(async function () {
-      requireVariant(this, variant);
-      t = await startUiKernel({ db: variant.name });
-      await t.kernel.container
-        .resolve<{ create(i: object): Promise<unknown> }>('users')
-        .create({ email: 'ada@example.com', password: PASSWORD, role: 'admin', username: 'Ada' });
-    });
-    after(async () => t?.close());
+    const t = useUiKernel(
+      { db: variant.name },
+      {
+        variant,
+        users: [{ email: 'ada@example.com', password: PASSWORD, role: 'admin', username: 'Ada' }],
+      },
+    );
 
     it('a token created 16 minutes after sign-in: the dialog asks for the password, then the token is created narrowed; the next key needs no second prompt', async function () {
       const { page, context } = b;

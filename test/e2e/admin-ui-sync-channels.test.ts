@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { signInWithApi, startUiKernel, useBrowser } from '../helpers/browser.js';
 import type { TestKernel } from '../helpers/kernel.js';
+import { createUsers } from '../helpers/users.js';
 import { startChildInstance, type ChildInstance } from '../helpers/content-sync-rig.js';
 
 // The content-sync page: adding a channel whose key the other instance refuses says why, in words
@@ -18,9 +19,7 @@ describe('admin UI: content-sync channels in the browser (sqlite)', function () 
       startUiKernel({ db: 'sqlite', config: { outbound: { allowPrivate: true } } }),
       startChildInstance(),
     ]);
-    await t.kernel.container
-      .resolve<{ create(i: object): Promise<unknown> }>('users')
-      .create({ email: 'ada@example.com', password: PASSWORD, role: 'admin', username: 'Ada' });
+    await createUsers(t, { email: 'ada@example.com', password: PASSWORD, role: 'admin', username: 'Ada' });
   });
   after(async () => {
     await Promise.all([t?.close(), remote?.stop()]);

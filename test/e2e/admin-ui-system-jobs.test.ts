@@ -1,22 +1,23 @@
 import { expect } from 'chai';
 import { join } from 'node:path';
 import { QueryTypes } from 'sequelize';
-import { SCREENSHOT_DIR, signInWithApi, startUiKernel, useBrowser } from '../helpers/browser.js';
-import type { TestKernel } from '../helpers/kernel.js';
+import { SCREENSHOT_DIR, signInWithApi, useBrowser, useUiKernel } from '../helpers/browser.js';
 
 const PASSWORD = 'correct horse battery';
 
 describe('admin UI: maintenance jobs on the System page', function () {
   this.timeout(90000);
   const b = useBrowser();
-  let t: TestKernel;
-  before(async () => {
-    t = await startUiKernel({ config: { plugins: { options: { auth: { bcryptRounds: 4, sessionDevicePolicy: 'allow-multiple' } } } } });
-    const users = t.kernel.container.resolve<{ create(i: object): Promise<unknown> }>('users');
-    await users.create({ email: 'ada@example.com', password: PASSWORD, role: 'admin', username: 'Ada' });
-    await users.create({ email: 'old@example.com', password: PASSWORD, role: 'editor', username: 'Old' });
-  });
-  after(async () => t?.close());
+  const t = useUiKernel(
+    { config: { plugins: { options: { auth: { bcryptRounds: 4, sessionDevicePolicy: 'allow-multiple' } } } } },
+    {
+      seed: async () => {
+        const users = t.kernel.container.resolve<{ create(i: object): Promise<unknown> }>('users');
+        await users.create({ email: 'ada@example.com', password: PASSWORD, role: 'admin', username: 'Ada' });
+        await users.create({ email: 'old@example.com', password: PASSWORD, role: 'editor', username: 'Old' });
+      },
+    },
+  );
 
   it('lists the jobs with what they do, runs one and shows its result when it completes', async function () {
     // One session that has expired, for the purge to find.

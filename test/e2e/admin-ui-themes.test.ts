@@ -1,8 +1,7 @@
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
-import { signInWithApi, startUiKernel, useBrowser } from '../helpers/browser.js';
-import type { TestKernel } from '../helpers/kernel.js';
-import { DB_VARIANTS, requireVariant } from '../helpers/services.js';
+import { signInWithApi, useBrowser, useUiKernel } from '../helpers/browser.js';
+import { DB_VARIANTS } from '../helpers/services.js';
 
 const PASSWORD = 'correct horse battery';
 // Browser globals used inside page functions (the project compiles without the DOM library).
@@ -18,15 +17,13 @@ for (const variant of DB_VARIANTS) {
   describe(`admin UI: themes page in the browser (${variant.name})`, function () {
     this.timeout(120000);
     const b = useBrowser();
-    let t: TestKernel;
-    before(async function () {
-      requireVariant(this, variant);
-      t = await startUiKernel({ db: variant.name });
-      await t.kernel.container
-        .resolve<{ create(i: object): Promise<unknown> }>('users')
-        .create({ email: 'ada@example.com', password: PASSWORD, role: 'admin', username: 'Ada' });
-    });
-    after(async () => t?.close());
+    const t = useUiKernel(
+      { db: variant.name },
+      {
+        variant,
+        users: [{ email: 'ada@example.com', password: PASSWORD, role: 'admin', username: 'Ada' }],
+      },
+    );
 
     async function importBundled(page: Page, name: string) {
       const section = page.getByRole('region', { name: 'Import a preset' });

@@ -1,20 +1,18 @@
 import { expect } from 'chai';
-import { signInWithApi, startUiKernel, useBrowser } from '../helpers/browser.js';
-import { responseCookie, type TestKernel } from '../helpers/kernel.js';
+import { signInWithApi, useBrowser, useUiKernel } from '../helpers/browser.js';
+import { responseCookie } from '../helpers/kernel.js';
 
 const PASSWORD = 'correct horse battery';
 
 describe('admin UI: users page in the browser', function () {
   this.timeout(90000);
   const b = useBrowser();
-  let t: TestKernel;
-  before(async () => {
-    t = await startUiKernel();
-    await t.kernel.container
-      .resolve<{ create(i: object): Promise<unknown> }>('users')
-      .create({ email: 'ada@example.com', password: PASSWORD, role: 'admin', username: 'Ada' });
-  });
-  after(async () => t?.close());
+  const t = useUiKernel(
+    {},
+    {
+      users: [{ email: 'ada@example.com', password: PASSWORD, role: 'admin', username: 'Ada' }],
+    },
+  );
 
   it('creates, blocks, unblocks and deletes a user; invites another and revokes the invitation', async function () {
     const { page, context } = b;

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { DIST_ROOT, PROJECT_ROOT } from '../../kernel/version.js';
-import { startTestKernel, type TestKernel, type TestKernelOptions } from './kernel.js';
+import { startTestKernel, useTestKernel, type KernelHooks, type TestKernel, type TestKernelOptions } from './kernel.js';
 
 /** Debian's chromium, driven by playwright-core (no browser download). */
 export const CHROMIUM_PATH = process.env.CMS_TEST_CHROMIUM || '/usr/bin/chromium';
@@ -118,6 +118,11 @@ export async function startUiKernel(options: TestKernelOptions = {}): Promise<Te
       plugins: { ...options.config?.plugins, options: { auth: { bcryptRounds: 4 }, ...options.config?.plugins?.options } },
     },
   });
+}
+
+/** useTestKernel with startUiKernel: a suite's kernel serving the built admin UI. */
+export function useUiKernel(options: TestKernelOptions | (() => TestKernelOptions) = {}, hooks: KernelHooks = {}): TestKernel {
+  return useTestKernel(options, hooks, startUiKernel);
 }
 
 /** Signs in through the API inside the browser context (sets its session cookie). */

@@ -19,6 +19,14 @@ export async function dataOf(res: TestResponse, status = 200): Promise<any> {
   return body.data;
 }
 
+/** The error code of a failure response, failing the test (with the body) on another status or a success. */
+export async function errorOf(res: Response, status: number): Promise<string> {
+  const body = (await res.json()) as { success: boolean; error: string };
+  expect(res.status, JSON.stringify(body)).to.equal(status);
+  expect(body.success).to.equal(false);
+  return body.error;
+}
+
 /** A posts collection most content tests use. */
 export const POSTS = {
   name: 'posts',
@@ -32,3 +40,8 @@ export const POSTS = {
     { name: 'meta', type: 'json' },
   ],
 };
+
+/** Creates the posts collection (POSTS) as the test admin, failing the test unless it answers 201. */
+export async function createPosts(t: TestKernel): Promise<void> {
+  await dataOf(await as(t, 'admin').post('/api/collections', POSTS), 201);
+}

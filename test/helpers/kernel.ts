@@ -7,7 +7,8 @@ import { BootError } from '../../kernel/errors.js';
 import { createKernel, type Kernel } from '../../kernel/index.js';
 import { createLogger } from '../../kernel/logger.js';
 import { DIST_ROOT } from '../../kernel/version.js';
-import { createMariaDbDatabase, uniqueName, REDIS_URL } from './services.js';
+import { createMariaDbDatabase, requireVariant, uniqueName, REDIS_URL } from './services.js';
+import { createUsers, type NewUser } from './users.js';
 
 /** Compiled fixture plugins (test/fixtures/plugins/<id>). */
 export const FIXTURE_PLUGINS = join(DIST_ROOT, 'test', 'fixtures', 'plugins');
@@ -138,6 +139,96 @@ export async function startTestKernel(options: TestKernelOptions = {}): Promise<
       if (ownsData) rmSync(dataDir, { recursive: true, force: true });
     },
   } as TestKernel;
+}
+
+/**
+ * The config of a kernel a test builds itself (for its own env or logger): no config file or environment,
+ * a free port on 127.0.0.1, SQLite in dataDir, no rate limit; `overrides` gives the rest (log level, plugins).
+ */
+export function sqliteKernelConfig(dataDir: string, overrides: ConfigInput): CmsConfig {
+  return loadConfig({
+    ignoreFile: true,
+    env: {},
+    overrides: {
+      env: 'test',
+      host: '127.0.0.1',
+      port: 0,
+      dataDir,
+      db: { type: 'sqlite', storage: 'cms.sqlite' },
+      rateLimit: { enabled: false },
+      ...overrides,
+    },
+  });
+}
+
+/**
+ * Two kernels of one installation: one MariaDB database (made for the first) and one Redis key prefix.
+ * Needs both services (requireSharedServices).
+ */
+export async function startTwoInstances(options: TestKernelOptions, prefix: string): Promise<[TestKernel, TestKernel]> {
+  const config = { ...options.config, redis: { url: REDIS_URL, prefix: uniqueName(prefix) } };
+  const a = await startTestKernel({ ...options, db: 'mariadb', config });
+  try {
+    return [a, await startTestKernel({ ...options, dbUrl: a.dbUrl, config })];
+  } catch (err) {
+    await a.close();
+    throw err;
+  }
+}
+
+export interface KernelHooks {
+  /** The service variant the suite runs on: skipped (saying why) when its variable is unset. */
+  variant?: { available: boolean; skipReason?: string };
+  /** Users to create once the kernel has booted (through the auth plugin's users service). */
+  users?: NewUser[];
+  /** Runs once the kernel has booted and has its users, before the first test (collections, settings). */
+  seed?: () => Promise<void>;
+}
+
+/**
+ * Mocha hooks in the calling describe(): boots a kernel before its tests and closes it after them.
+ * The returned handle reads the booted kernel, so the suite's tests and helpers use it as a TestKernel.
+ * Options given as a function are read when the kernel boots (a time, a folder made by an earlier hook).
+ */
+export function useTestKernel(
+  options: TestKernelOptions | (() => TestKernelOptions),
+  hooks: KernelHooks = {},
+  start = startTestKernel,
+): TestKernel {
+  let booted: TestKernel | undefined;
+  const current = (): TestKernel => {
+    if (!booted) throw new Error('the test kernel is used before its suite booted it');
+    return booted;
+  };
+  before(async function () {
+    if (hooks.variant) requireVariant(this, hooks.variant);
+    booted = await start(typeof options === 'function' ? options() : options);
+    if (hooks.users) await createUsers(booted, ...hooks.users);
+    await hooks.seed?.();
+  });
+  after(async () => booted?.close());
+  return {
+    get kernel() {
+      return current().kernel;
+    },
+    get url() {
+      return current().url;
+    },
+    get config() {
+      return current().config;
+    },
+    get dataDir() {
+      return current().dataDir;
+    },
+    get dbUrl() {
+      return current().dbUrl;
+    },
+    get logs() {
+      return current().logs;
+    },
+    request: (path, init) => current().request(path, init),
+    close: () => current().close(),
+  };
 }
 
 function deepMerge(base: any, extra: any): any {

@@ -9,16 +9,21 @@ export function uniqueName(prefix: string): string {
   return `${prefix}_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
 }
 
-/** Creates a fresh database on the test MariaDB server and returns its URL and a drop function. */
-export async function createMariaDbDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
-  const base = new URL(MARIADB_URL);
-  const name = uniqueName('cms_test');
-  const conn = await mariadb.createConnection({
+/** A connection to the MariaDB server of the URL, without a database. */
+function serverOptions(base: URL) {
+  return {
     host: base.hostname,
     port: Number(base.port || 3306),
     user: decodeURIComponent(base.username || 'root'),
     password: decodeURIComponent(base.password),
-  });
+  };
+}
+
+/** Creates a fresh database on the test MariaDB server and returns its URL and a drop function. */
+export async function createMariaDbDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  const base = new URL(MARIADB_URL);
+  const name = uniqueName('cms_test');
+  const conn = await mariadb.createConnection(serverOptions(base));
   try {
     await conn.query(`CREATE DATABASE \`${name}\``);
   } finally {
@@ -29,12 +34,7 @@ export async function createMariaDbDatabase(): Promise<{ url: string; drop(): Pr
   return {
     url: url.toString(),
     async drop() {
-      const c = await mariadb.createConnection({
-        host: base.hostname,
-        port: Number(base.port || 3306),
-        user: decodeURIComponent(base.username || 'root'),
-        password: decodeURIComponent(base.password),
-      });
+      const c = await mariadb.createConnection(serverOptions(base));
       try {
         await c.query(`DROP DATABASE IF EXISTS \`${name}\``);
       } finally {
@@ -65,5 +65,12 @@ export const CACHE_VARIANTS: Array<{ name: 'memory' | 'redis'; available: boolea
 export function requireVariant(context: Mocha.Context, variant: { available: boolean; skipReason?: string }): void {
   if (variant.available) return;
   console.log(`      ${variant.skipReason}`);
+  context.skip();
+}
+
+/** Skips the suite (saying why) unless both MariaDB and Redis are set: two instances of one installation share them. */
+export function requireSharedServices(context: Mocha.Context): void {
+  if (REDIS_URL && MARIADB_URL) return;
+  console.log('      CMS_TEST_MARIADB_URL or CMS_TEST_REDIS_URL is not set: multi-instance variant skipped');
   context.skip();
 }

@@ -111,16 +111,23 @@ export class SoftAuthenticator {
     );
     this.userHandle = options.user.id;
     return {
-      id: this.id,
-      rawId: this.id,
-      type: 'public-key' as const,
-      authenticatorAttachment: 'platform' as const,
-      clientExtensionResults: {},
+      ...this.credentialFields(),
       response: {
         clientDataJSON: b64url(clientDataJSON),
         attestationObject: b64url(cbor({ fmt: 'none', attStmt: {}, authData })),
         transports: ['internal', 'hybrid'],
       },
+    };
+  }
+
+  /** The fields of a PublicKeyCredential's JSON around its response (a platform authenticator, no extensions). */
+  private credentialFields() {
+    return {
+      id: this.id,
+      rawId: this.id,
+      type: 'public-key' as const,
+      authenticatorAttachment: 'platform' as const,
+      clientExtensionResults: {},
     };
   }
 
@@ -135,11 +142,7 @@ export class SoftAuthenticator {
     const clientDataJSON = Buffer.from(JSON.stringify({ type: 'webauthn.get', challenge: options.challenge, origin, crossOrigin: false }));
     const signature = sign('sha256', Buffer.concat([authData, sha256(clientDataJSON)]), this.privateKey);
     return {
-      id: this.id,
-      rawId: this.id,
-      type: 'public-key' as const,
-      authenticatorAttachment: 'platform' as const,
-      clientExtensionResults: {},
+      ...this.credentialFields(),
       response: {
         clientDataJSON: b64url(clientDataJSON),
         authenticatorData: b64url(authData),

@@ -2,11 +2,10 @@ import { expect } from 'chai';
 import { rmSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { loadConfig } from '../../kernel/config.js';
 import { createKernel, type Kernel } from '../../kernel/index.js';
 import { createLogger } from '../../kernel/logger.js';
 import { as, dataOf, POSTS } from '../helpers/content.js';
-import { fixturePlugin, startTestKernel, tempDir, type TestKernel, type TestResponse } from '../helpers/kernel.js';
+import { fixturePlugin, sqliteKernelConfig, startTestKernel, tempDir, type TestKernel, type TestResponse } from '../helpers/kernel.js';
 
 const LIBRE_KEY = 'lt-key-4f1c9a7e2b';
 const OPENAI_KEY = 'sk-test-9d8c7b6a5f4e3d2c1b0a';
@@ -218,23 +217,13 @@ describe('ai-translate: POST /api/ai/translate', function () {
 
     before(async function () {
       dataDir = tempDir();
-      const config = loadConfig({
-        ignoreFile: true,
-        env: {},
-        overrides: {
-          env: 'test',
-          host: '127.0.0.1',
-          port: 0,
-          dataDir,
-          logLevel: 'debug',
-          db: { type: 'sqlite', storage: 'cms.sqlite' },
-          pool: { maxThreads: 2 },
-          rateLimit: { enabled: false },
-          plugins: {
-            paths: [fixturePlugin('test-identity')],
-            disabled: ['setup'],
-            options: { 'ai-translate': { maxStrings: 5, maxCharacters: 200 } },
-          },
+      const config = sqliteKernelConfig(dataDir, {
+        logLevel: 'debug',
+        pool: { maxThreads: 2 },
+        plugins: {
+          paths: [fixturePlugin('test-identity')],
+          disabled: ['setup'],
+          options: { 'ai-translate': { maxStrings: 5, maxCharacters: 200 } },
         },
       });
       const env = {

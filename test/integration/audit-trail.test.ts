@@ -7,8 +7,8 @@ import { generate } from 'otplib';
 import { QueryTypes } from 'sequelize';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { AuditLog } from '../../kernel/audit.js';
-import { responseCookie, startTestKernel, type TestKernel, type TestResponse } from '../helpers/kernel.js';
-import { DB_VARIANTS, requireVariant } from '../helpers/services.js';
+import { responseCookie, type TestResponse, useTestKernel } from '../helpers/kernel.js';
+import { DB_VARIANTS } from '../helpers/services.js';
 import { CLIENT_COOKIE, clientCookieKey, signClientId } from '../../kernel/http/client-cookie.js';
 import { imageBytes, uploadFile } from '../helpers/media-upload.js';
 
@@ -30,7 +30,6 @@ interface Row {
 for (const variant of DB_VARIANTS) {
   describe(`audit trail: security events through HTTP (${variant.name})`, function () {
     this.timeout(90000);
-    let t: TestKernel;
     /** Every secret a test handled: none may appear anywhere in cms_audit_log. */
     const secrets = new Set<string>([PASSWORD]);
     const keep = (...values: Array<string | null | undefined>) => {
@@ -40,18 +39,21 @@ for (const variant of DB_VARIANTS) {
     let adminId: string;
     let n = 0;
 
-    before(async function () {
-      requireVariant(this, variant);
-      t = await startTestKernel({
+    const t = useTestKernel(
+      {
         db: variant.name,
         config: {
           plugins: { options: { auth: { bcryptRounds: 4, publicUrl: 'https://cms.example.com', sessionDevicePolicy: 'allow-multiple' } } },
         },
-      });
-      adminId = (await users().create({ email: 'admin@example.com', password: PASSWORD, role: 'admin' }))._id;
-      adminSession = cookieOf(await login('admin@example.com'));
-    });
-    after(async () => t?.close());
+      },
+      {
+        variant,
+        seed: async () => {
+          adminId = (await users().create({ email: 'admin@example.com', password: PASSWORD, role: 'admin' }))._id;
+          adminSession = cookieOf(await login('admin@example.com'));
+        },
+      },
+    );
 
     const users = () => t.kernel.container.resolve<{ create(i: object): Promise<{ _id: string }> }>('users');
     const audit = () => t.kernel.container.resolve<AuditLog>('audit');
@@ -513,11 +515,7 @@ for (const variant of DB_VARIANTS) {
 
 describe('audit trail: setup steps', function () {
   this.timeout(60000);
-  let t: TestKernel;
-  before(async () => {
-    t = await startTestKernel({ setup: true, config: { plugins: { options: { auth: { bcryptRounds: 4 } } } } });
-  });
-  after(async () => t?.close());
+  const t = useTestKernel({ setup: true, config: { plugins: { options: { auth: { bcryptRounds: 4 } } } } });
 
   it('records the database test, seeding started and finished, and completion, without credentials', async function () {
     const target = { type: 'sqlite', database: t.config.db.type === 'sqlite' ? t.config.db.storage : 'cms.sqlite' };

@@ -4,6 +4,7 @@ import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { generate } from 'otplib';
 import { responseCookie as cookie, startTestKernel, tempDir, type TestKernel, type TestResponse } from '../helpers/kernel.js';
+import { createUsers } from '../helpers/users.js';
 import { DB_VARIANTS, requireVariant } from '../helpers/services.js';
 import { SoftAuthenticator } from '../helpers/soft-authenticator.js';
 
@@ -363,9 +364,7 @@ describe('passkey options', function () {
       },
     });
     try {
-      await t.kernel.container
-        .resolve<{ create(i: object): Promise<unknown> }>('users')
-        .create({ email: 'rp@example.com', password: PASSWORD, role: 'viewer' });
+      await createUsers(t, { email: 'rp@example.com', password: PASSWORD, role: 'viewer' });
       const session = cookie(
         await t.request('/api/user/login', { method: 'POST', json: { email: 'rp@example.com', password: PASSWORD } }),
         'session',

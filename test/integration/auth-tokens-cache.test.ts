@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import { createHash, randomBytes } from 'node:crypto';
 import { QueryTypes } from 'sequelize';
-import { fixturePlugin, startTestKernel, type TestKernel } from '../helpers/kernel.js';
-import { DB_VARIANTS, REDIS_URL, requireVariant, uniqueName } from '../helpers/services.js';
+import { fixturePlugin, startTwoInstances, type TestKernel, useTestKernel } from '../helpers/kernel.js';
+import { DB_VARIANTS, requireSharedServices } from '../helpers/services.js';
 
 /**
  * API keys and website tokens resolved through the layered cache (plugins/auth/bearer-cache.ts): what
@@ -72,12 +72,7 @@ function expectNoSecret(cached: unknown, value: string): void {
 for (const variant of DB_VARIANTS) {
   describe(`auth: the API key and website token cache (${variant.name})`, function () {
     this.timeout(60000);
-    let t: TestKernel;
-    before(async function () {
-      requireVariant(this, variant);
-      t = await startTestKernel({ db: variant.name, plugins: [fixturePlugin('test-echo')], config: CONFIG });
-    });
-    after(async () => t?.close());
+    const t = useTestKernel({ db: variant.name, plugins: [fixturePlugin('test-echo')], config: CONFIG }, { variant });
 
     const tokens = () => t.kernel.container.resolve<TokensProbe>('tokens');
 
@@ -168,13 +163,8 @@ describe('auth: the API key and website token cache across two instances sharing
   let a: TestKernel | undefined;
   let b: TestKernel | undefined;
   before(async function () {
-    if (!REDIS_URL || !DB_VARIANTS[1]!.available) {
-      console.log('      CMS_TEST_MARIADB_URL or CMS_TEST_REDIS_URL is not set: multi-instance variant skipped');
-      this.skip();
-    }
-    const config = { ...CONFIG, redis: { url: REDIS_URL, prefix: uniqueName('tokshared') } };
-    a = await startTestKernel({ db: 'mariadb', plugins: [fixturePlugin('test-echo')], config });
-    b = await startTestKernel({ dbUrl: a.dbUrl, plugins: [fixturePlugin('test-echo')], config });
+    requireSharedServices(this);
+    [a, b] = await startTwoInstances({ plugins: [fixturePlugin('test-echo')], config: CONFIG }, 'tokshared');
   });
   after(async () => {
     await b?.close();

@@ -1,9 +1,8 @@
 import { expect } from 'chai';
 import { createHash } from 'node:crypto';
 import { QueryTypes } from 'sequelize';
-import { fixturePlugin, startTestKernel, type TestKernel, type TestResponse } from '../helpers/kernel.js';
+import { fixturePlugin, type TestResponse, useTestKernel } from '../helpers/kernel.js';
 import { DB_VARIANTS } from '../helpers/services.js';
-import { requireVariant } from '../helpers/services.js';
 
 const PASSWORD = 'correct horse battery';
 
@@ -16,16 +15,14 @@ const cookieOf = (res: TestResponse) =>
 for (const variant of DB_VARIANTS) {
   describe(`auth: API keys, website tokens, re-authentication (${variant.name})`, function () {
     this.timeout(60000);
-    let t: TestKernel;
-    before(async function () {
-      requireVariant(this, variant);
-      t = await startTestKernel({
+    const t = useTestKernel(
+      {
         db: variant.name,
         plugins: [fixturePlugin('test-identity'), fixturePlugin('test-echo')],
         config: { plugins: { options: { auth: { bcryptRounds: 4 } } } },
-      });
-    });
-    after(async () => t?.close());
+      },
+      { variant },
+    );
 
     async function signIn(email: string, role = 'editor', userAgent = 'agent-a'): Promise<{ id: string; cookie: string }> {
       const users = t.kernel.container.resolve<{ create(i: object): Promise<{ _id: string }> }>('users');

@@ -1,9 +1,8 @@
 import { expect } from 'chai';
 import { createHash } from 'node:crypto';
 import { QueryTypes } from 'sequelize';
-import { fixturePlugin, startTestKernel, type TestKernel, type TestResponse } from '../helpers/kernel.js';
-import { DB_VARIANTS, REDIS_URL, uniqueName } from '../helpers/services.js';
-import { requireVariant } from '../helpers/services.js';
+import { fixturePlugin, startTwoInstances, type TestKernel, type TestResponse, useTestKernel } from '../helpers/kernel.js';
+import { DB_VARIANTS, requireSharedServices } from '../helpers/services.js';
 import { CLIENT_COOKIE, clientCookieKey, signClientId } from '../../kernel/http/client-cookie.js';
 
 const AUTH_OPTIONS = { plugins: { options: { auth: { bcryptRounds: 4 } } } };
@@ -44,12 +43,7 @@ function clientCookie(t: TestKernel, seed: string): string {
 for (const variant of DB_VARIANTS) {
   describe(`auth: sign-in, lockout and sessions (${variant.name})`, function () {
     this.timeout(60000);
-    let t: TestKernel;
-    before(async function () {
-      requireVariant(this, variant);
-      t = await startTestKernel({ db: variant.name, plugins: [fixturePlugin('test-identity')], config: AUTH_OPTIONS });
-    });
-    after(async () => t?.close());
+    const t = useTestKernel({ db: variant.name, plugins: [fixturePlugin('test-identity')], config: AUTH_OPTIONS }, { variant });
 
     const userRow = async (id: string) =>
       (
@@ -400,13 +394,8 @@ describe('auth across two instances sharing the database and Redis', function ()
   let a: TestKernel | undefined;
   let b: TestKernel | undefined;
   before(async function () {
-    if (!REDIS_URL || !DB_VARIANTS[1]!.available) {
-      console.log('      CMS_TEST_MARIADB_URL or CMS_TEST_REDIS_URL is not set: multi-instance variant skipped');
-      this.skip();
-    }
-    const config = { ...AUTH_OPTIONS, redis: { url: REDIS_URL, prefix: uniqueName('authshared') } };
-    a = await startTestKernel({ db: 'mariadb', config });
-    b = await startTestKernel({ dbUrl: a.dbUrl, config });
+    requireSharedServices(this);
+    [a, b] = await startTwoInstances({ config: AUTH_OPTIONS }, 'authshared');
   });
   after(async () => {
     await b?.close();

@@ -472,16 +472,22 @@ describe('backups: background create at the threshold (sqlite)', function () {
   });
   after(() => t?.close());
 
-  it('answers 202 with backupId and jobId; the job completes and the backup is listed', async () => {
-    const r = await t.request('/api/backups/create', { method: 'POST', identity: 'admin', json: { passphrase: 'pw-for-job' } });
-    expect(r.status).to.equal(202);
-    const { backupId, jobId } = (await r.json()).data;
+  /** The backup job as listed once it has completed or failed (or as last seen after 200 polls). */
+  async function backupJobWhenDone(jobId: string): Promise<any> {
     let job: any;
     for (let i = 0; i < 200; i++) {
       job = (await (await t.request(`/api/backups/jobs?jobId=${jobId}`, { identity: 'admin' })).json()).data.jobs[0];
       if (job && (job.status === 'completed' || job.status === 'failed')) break;
       await new Promise((res) => setTimeout(res, 50));
     }
+    return job;
+  }
+
+  it('answers 202 with backupId and jobId; the job completes and the backup is listed', async () => {
+    const r = await t.request('/api/backups/create', { method: 'POST', identity: 'admin', json: { passphrase: 'pw-for-job' } });
+    expect(r.status).to.equal(202);
+    const { backupId, jobId } = (await r.json()).data;
+    const job = await backupJobWhenDone(jobId);
     expect(job).to.include({ status: 'completed', backupId, domain: 'backup' });
     const list = (await (await t.request('/api/backups', { identity: 'admin' })).json()).data.backups;
     expect(list[0]).to.include({ backupId, entries: 6, encrypted: true, encryption: 'passphrase' });
@@ -491,12 +497,7 @@ describe('backups: background create at the threshold (sqlite)', function () {
     const r = await t.request('/api/backups/create', { method: 'POST', identity: 'admin', json: {} });
     expect(r.status).to.equal(202);
     const { backupId, jobId } = (await r.json()).data;
-    let job: any;
-    for (let i = 0; i < 200; i++) {
-      job = (await (await t.request(`/api/backups/jobs?jobId=${jobId}`, { identity: 'admin' })).json()).data.jobs[0];
-      if (job && (job.status === 'completed' || job.status === 'failed')) break;
-      await new Promise((res) => setTimeout(res, 50));
-    }
+    const job = await backupJobWhenDone(jobId);
     expect(job, JSON.stringify(job)).to.include({ status: 'completed', backupId });
     const list = (await (await t.request('/api/backups', { identity: 'admin' })).json()).data.backups;
     expect(list.find((b: any) => b.backupId === backupId)).to.include({ entries: 6, encrypted: true, encryption: 'installation' });

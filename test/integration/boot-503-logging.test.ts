@@ -1,11 +1,10 @@
 import { expect } from 'chai';
 import { connect } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { loadConfig } from '../../kernel/config.js';
 import { createKernel, type Kernel } from '../../kernel/index.js';
 import { createLogger } from '../../kernel/logger.js';
 import { until } from '../helpers/until.js';
-import { fixturePlugin, get, tempDir, writePlugin } from '../helpers/kernel.js';
+import { fixturePlugin, sqliteKernelConfig, get, tempDir, writePlugin } from '../helpers/kernel.js';
 
 /**
  * The 503s the lifecycle answers by design (a request before READY, while shutting down, or to a
@@ -19,21 +18,11 @@ type LogRecord = Record<string, any>;
 function kernelWithLog(plugins: string[], options: Record<string, Record<string, unknown>> = {}) {
   const lines: string[] = [];
   const dataDir = tempDir();
-  const config = loadConfig({
-    ignoreFile: true,
-    env: {},
-    overrides: {
-      env: 'test',
-      host: '127.0.0.1',
-      port: 0,
-      dataDir,
-      logLevel: 'debug',
-      db: { type: 'sqlite', storage: 'cms.sqlite' },
-      pool: { maxThreads: 1 },
-      jobs: { enabled: false },
-      rateLimit: { enabled: false },
-      plugins: { paths: plugins, disabled: ['setup'], options },
-    },
+  const config = sqliteKernelConfig(dataDir, {
+    logLevel: 'debug',
+    pool: { maxThreads: 1 },
+    jobs: { enabled: false },
+    plugins: { paths: plugins, disabled: ['setup'], options },
   });
   const kernel: Kernel = createKernel({ config, logger: createLogger('debug', { write: (line: string) => void lines.push(line) }) });
   const records = (): LogRecord[] => lines.map((l) => JSON.parse(l) as LogRecord);

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { connect, type Socket } from 'node:net';
-import { fixturePlugin, responseCookie, startTestKernel, type TestKernel, type TestResponse } from '../helpers/kernel.js';
-import { DB_VARIANTS, requireVariant } from '../helpers/services.js';
+import { fixturePlugin, responseCookie, startTestKernel, type TestKernel, type TestResponse, useTestKernel } from '../helpers/kernel.js';
+import { DB_VARIANTS } from '../helpers/services.js';
 
 const PASSWORD = 'correct horse battery';
 const AUTH_OPTIONS = { auth: { bcryptRounds: 4, sessionDevicePolicy: 'allow-multiple' } };
@@ -32,18 +32,20 @@ const createToken = (t: TestKernel, name: string, headers: Record<string, string
 for (const variant of DB_VARIANTS) {
   describe(`cross-site request forgery (${variant.name})`, function () {
     this.timeout(60000);
-    let t: TestKernel;
     let session: string;
     let other: string;
-    before(async function () {
-      requireVariant(this, variant);
-      t = await startTestKernel({ db: variant.name, config: { plugins: { options: AUTH_OPTIONS } } });
-      await newUser(t, 'csrf-admin@example.com');
-      session = await signIn(t, 'csrf-admin@example.com');
-      // A page of the same host on another port: same site, another origin.
-      other = `http://127.0.0.1:${Number(new URL(t.url).port) === 65535 ? 65534 : Number(new URL(t.url).port) + 1}`;
-    });
-    after(async () => t?.close());
+    const t = useTestKernel(
+      { db: variant.name, config: { plugins: { options: AUTH_OPTIONS } } },
+      {
+        variant,
+        seed: async () => {
+          await newUser(t, 'csrf-admin@example.com');
+          session = await signIn(t, 'csrf-admin@example.com');
+          // A page of the same host on another port: same site, another origin.
+          other = `http://127.0.0.1:${Number(new URL(t.url).port) === 65535 ? 65534 : Number(new URL(t.url).port) + 1}`;
+        },
+      },
+    );
 
     it('refuses a cookie-signed unsafe request that the browser marks as coming from another origin, and does nothing', async function () {
       const forged: Array<Record<string, string>> = [
@@ -127,21 +129,23 @@ for (const variant of DB_VARIANTS) {
 
 describe('cross-site request forgery behind a trusted proxy, with CMS_PUBLIC_URL, and per tenant', function () {
   this.timeout(60000);
-  let t: TestKernel;
-  before(async function () {
-    t = await startTestKernel({
+  const t = useTestKernel(
+    {
       plugins: [fixturePlugin('test-identity')],
       config: { multiTenant: true, publicUrl: 'https://cms.example', http: { trustProxy: true }, plugins: { options: AUTH_OPTIONS } },
-    });
-    await newUser(t, 'proxy-admin@example.com');
-    const res = await t.request('/api/tenants', {
-      method: 'POST',
-      identity: 'admin',
-      json: { id: 't2', name: 'T2', hostnames: ['t2.example'], admin: { email: 'boss@t2.example', password: 'tenant two admin pw' } },
-    });
-    expect(res.status).to.equal(201);
-  });
-  after(async () => t?.close());
+    },
+    {
+      seed: async () => {
+        await newUser(t, 'proxy-admin@example.com');
+        const res = await t.request('/api/tenants', {
+          method: 'POST',
+          identity: 'admin',
+          json: { id: 't2', name: 'T2', hostnames: ['t2.example'], admin: { email: 'boss@t2.example', password: 'tenant two admin pw' } },
+        });
+        expect(res.status).to.equal(201);
+      },
+    },
+  );
 
   it("accepts the public URL's origin and the origin the proxy says the request was addressed to; refuses others", async function () {
     const proxied = { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'cms.example' };

@@ -3,25 +3,17 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify } from 'safe-stable-stringify';
-import { as, dataOf } from '../helpers/content.js';
-import { fixturePlugin, responseCookie, startTestKernel, type TestKernel } from '../helpers/kernel.js';
-import { DB_VARIANTS, REDIS_URL, requireVariant } from '../helpers/services.js';
+import { as, dataOf, errorOf } from '../helpers/content.js';
+import { fixturePlugin, responseCookie, startTestKernel, useTestKernel } from '../helpers/kernel.js';
+import { DB_VARIANTS, REDIS_URL } from '../helpers/services.js';
 
 const PASSWORD = 'correct horse battery';
 const sha = (data: unknown) => createHash('sha256').update(stringify(data)!).digest('hex');
-
-async function errorOf(res: Response, status: number): Promise<string> {
-  const body = (await res.json()) as { success: boolean; error: string };
-  expect(res.status, JSON.stringify(body)).to.equal(status);
-  expect(body.success).to.equal(false);
-  return body.error;
-}
 
 for (const variant of DB_VARIANTS) {
   const cache = variant.name === 'mariadb' && REDIS_URL ? 'redis' : 'memory';
   describe(`configuration promotion /api/config (${variant.name}, cache ${cache})`, function () {
     this.timeout(120000);
-    let t: TestKernel;
     const admin = () => as(t, 'admin');
     const folder = () => join(t.dataDir, 'config', 'sync');
     const fileOf = (type: string, name: string) => join(folder(), type, `${encodeURIComponent(name)}.json`);
@@ -43,9 +35,8 @@ for (const variant of DB_VARIANTS) {
     const status = async () => dataOf(await admin().get('/api/config/status'));
     const exportAll = async () => dataOf(await admin().post('/api/config/export', {}));
 
-    before(async function () {
-      requireVariant(this, variant);
-      t = await startTestKernel({
+    const t = useTestKernel(
+      {
         db: variant.name,
         cache,
         setup: true,
@@ -53,9 +44,9 @@ for (const variant of DB_VARIANTS) {
         config: {
           plugins: { options: { auth: { bcryptRounds: 4 }, setup: { admin: { email: 'seed@example.com', password: PASSWORD } } } },
         },
-      });
-    });
-    after(async () => t?.close());
+      },
+      { variant },
+    );
 
     it('lists the resource types with their counts', async function () {
       const data = await dataOf(await admin().get('/api/config/resources'));

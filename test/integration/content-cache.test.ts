@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { as, dataOf } from '../helpers/content.js';
-import { fixturePlugin, startTestKernel, tempDir, type TestKernel } from '../helpers/kernel.js';
+import { fixturePlugin, startTestKernel, tempDir, type TestKernel, useTestKernel } from '../helpers/kernel.js';
 import { MARIADB_URL, REDIS_URL, createMariaDbDatabase, uniqueName } from '../helpers/services.js';
 
 const NOTES = {
@@ -13,12 +13,14 @@ const NOTES = {
 
 describe('content: the collection list cache', function () {
   this.timeout(60000);
-  let t: TestKernel;
-  before(async () => {
-    t = await startTestKernel({ plugins: [fixturePlugin('test-identity')] });
-    await dataOf(await as(t, 'admin').post('/api/collections', NOTES), 201);
-  });
-  after(async () => t?.close());
+  const t = useTestKernel(
+    { plugins: [fixturePlugin('test-identity')] },
+    {
+      seed: async () => {
+        await dataOf(await as(t, 'admin').post('/api/collections', NOTES), 201);
+      },
+    },
+  );
   const editor = () => as(t, 'editor');
 
   it('serves a repeated list from the cache, each query variant on its own', async () => {

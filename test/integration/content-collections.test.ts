@@ -1,18 +1,13 @@
 import { expect } from 'chai';
 import { QueryTypes } from 'sequelize';
 import { as, dataOf, POSTS } from '../helpers/content.js';
-import { fixturePlugin, startTestKernel, type TestKernel } from '../helpers/kernel.js';
-import { DB_VARIANTS, requireVariant } from '../helpers/services.js';
+import { fixturePlugin, useTestKernel } from '../helpers/kernel.js';
+import { DB_VARIANTS } from '../helpers/services.js';
 
 for (const variant of DB_VARIANTS) {
   describe(`content: collection schemas (${variant.name})`, function () {
     this.timeout(60000);
-    let t: TestKernel;
-    before(async function () {
-      requireVariant(this, variant);
-      t = await startTestKernel({ db: variant.name, plugins: [fixturePlugin('test-identity')] });
-    });
-    after(async () => t?.close());
+    const t = useTestKernel({ db: variant.name, plugins: [fixturePlugin('test-identity')] }, { variant });
     const admin = () => as(t, 'admin');
     const columns = async (table: string) => Object.keys(await t.kernel.sequelize.getQueryInterface().describeTable(table));
 

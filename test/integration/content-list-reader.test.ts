@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { as, dataOf } from '../helpers/content.js';
-import { fixturePlugin, startTestKernel, type TestKernel } from '../helpers/kernel.js';
-import { DB_VARIANTS, requireVariant } from '../helpers/services.js';
+import { fixturePlugin, type TestKernel, useTestKernel } from '../helpers/kernel.js';
+import { DB_VARIANTS } from '../helpers/services.js';
 
 /** Every field type, so the list's plain-row path (ListReader) is compared with the model path (GET one entry). */
 const KINDS = {
@@ -27,41 +27,43 @@ const list = async (t: TestKernel, who: string, query: string): Promise<{ items:
 for (const variant of DB_VARIANTS) {
   describe(`content: the list read path (${variant.name}, list cache off)`, function () {
     this.timeout(60000);
-    let t: TestKernel;
     const byId = new Map<string, Entry>();
-    before(async function () {
-      requireVariant(this, variant);
-      t = await startTestKernel({
+    const t = useTestKernel(
+      {
         db: variant.name,
         plugins: [fixturePlugin('test-identity')],
         env: { CMS_CONTENT_LIST_CACHE: 'false' },
-      });
-      await dataOf(await as(t, 'admin').post('/api/collections', KINDS), 201);
-      const editor = as(t, 'editor');
-      const first = await dataOf(await editor.post('/api/collections/kinds', { title: 'Root', status: 'published' }), 201);
-      for (let i = 0; i < 12; i++) {
-        const full = {
-          title: `Entry ${i} “ünïcode” 'quoted'`,
-          body: `<p>Body <strong>${i}</strong></p>`,
-          notes: `# Notes ${i}\n\n*md*`,
-          price: i % 3 === 0 ? i * 1.25 : -i,
-          active: i % 2 === 0,
-          day: `2026-0${1 + (i % 9)}-1${i % 10}T0${i % 10}:30:00.000Z`,
-          kind: ['a', 'b', 'c'][i % 3],
-          cover: '00000000-0000-4000-8000-00000000000' + (i % 10),
-          parent: first._id,
-          meta: { i, nested: { list: [i, null, 'x'] }, flag: i % 2 === 0 },
-          status: i % 4 === 3 ? 'draft' : 'published',
-        };
-        // Every third entry leaves every optional field unset (null), so nulls take both paths too.
-        const body = i % 3 === 2 ? { title: `Sparse ${i}`, status: full.status } : full;
-        await dataOf(await editor.post('/api/collections/kinds', body), 201);
-      }
-      const all = await list(t, 'editor', 'limit=100');
-      for (const item of all.items) byId.set(item._id, await dataOf(await editor.get(`/api/collections/kinds/${item._id}`)));
-      expect(byId.size).to.equal(13);
-    });
-    after(async () => t?.close());
+      },
+      {
+        variant,
+        seed: async () => {
+          await dataOf(await as(t, 'admin').post('/api/collections', KINDS), 201);
+          const editor = as(t, 'editor');
+          const first = await dataOf(await editor.post('/api/collections/kinds', { title: 'Root', status: 'published' }), 201);
+          for (let i = 0; i < 12; i++) {
+            const full = {
+              title: `Entry ${i} “ünïcode” 'quoted'`,
+              body: `<p>Body <strong>${i}</strong></p>`,
+              notes: `# Notes ${i}\n\n*md*`,
+              price: i % 3 === 0 ? i * 1.25 : -i,
+              active: i % 2 === 0,
+              day: `2026-0${1 + (i % 9)}-1${i % 10}T0${i % 10}:30:00.000Z`,
+              kind: ['a', 'b', 'c'][i % 3],
+              cover: '00000000-0000-4000-8000-00000000000' + (i % 10),
+              parent: first._id,
+              meta: { i, nested: { list: [i, null, 'x'] }, flag: i % 2 === 0 },
+              status: i % 4 === 3 ? 'draft' : 'published',
+            };
+            // Every third entry leaves every optional field unset (null), so nulls take both paths too.
+            const body = i % 3 === 2 ? { title: `Sparse ${i}`, status: full.status } : full;
+            await dataOf(await editor.post('/api/collections/kinds', body), 201);
+          }
+          const all = await list(t, 'editor', 'limit=100');
+          for (const item of all.items) byId.set(item._id, await dataOf(await editor.get(`/api/collections/kinds/${item._id}`)));
+          expect(byId.size).to.equal(13);
+        },
+      },
+    );
 
     it('returns exactly what the model path returns, for every field type and for unset fields', async function () {
       const all = await list(t, 'editor', 'limit=100');

@@ -1,9 +1,9 @@
 import { expect } from 'chai';
 import { QueryTypes, type Sequelize } from 'sequelize';
-import { as, dataOf, POSTS } from '../helpers/content.js';
-import { fixturePlugin, startTestKernel, type TestKernel } from '../helpers/kernel.js';
+import { as, dataOf, POSTS, createPosts } from '../helpers/content.js';
+import { fixturePlugin, useTestKernel } from '../helpers/kernel.js';
 import { imageBytes, uploadFile } from '../helpers/media-upload.js';
-import { DB_VARIANTS, requireVariant } from '../helpers/services.js';
+import { DB_VARIANTS } from '../helpers/services.js';
 
 const WITH_IMAGE = {
   name: 'pages',
@@ -17,25 +17,27 @@ const WITH_IMAGE = {
 for (const variant of DB_VARIANTS) {
   describe(`content: preview links (${variant.name})`, function () {
     this.timeout(60000);
-    let t: TestKernel;
     let draft: { _id: string };
-    before(async function () {
-      requireVariant(this, variant);
-      t = await startTestKernel({ db: variant.name, plugins: [fixturePlugin('test-identity')] });
-      await dataOf(await as(t, 'admin').post('/api/collections', POSTS), 201);
-      draft = await dataOf(
-        await as(t, 'editor').post('/api/collections/posts', {
-          title: 'Draft letter',
-          body: '<p>Dear <strong>reader</strong></p>',
-          views: 3,
-          featured: true,
-          category: 'news',
-          meta: { a: 1 },
-        }),
-        201,
-      );
-    });
-    after(async () => t?.close());
+    const t = useTestKernel(
+      { db: variant.name, plugins: [fixturePlugin('test-identity')] },
+      {
+        variant,
+        seed: async () => {
+          await createPosts(t);
+          draft = await dataOf(
+            await as(t, 'editor').post('/api/collections/posts', {
+              title: 'Draft letter',
+              body: '<p>Dear <strong>reader</strong></p>',
+              views: 3,
+              featured: true,
+              category: 'news',
+              meta: { a: 1 },
+            }),
+            201,
+          );
+        },
+      },
+    );
 
     const guest = (path: string) => t.request(path);
     const make = (entryId: string, body: object = {}, identity = 'editor') =>
@@ -150,13 +152,15 @@ for (const variant of DB_VARIANTS) {
 
 describe('content: which collections are public (overview)', function () {
   this.timeout(60000);
-  let t: TestKernel;
-  before(async () => {
-    t = await startTestKernel({ plugins: [fixturePlugin('test-identity')] });
-    await dataOf(await as(t, 'admin').post('/api/collections', POSTS), 201);
-    await dataOf(await as(t, 'admin').post('/api/collections', { name: 'memos', fields: [{ name: 'title', type: 'text' }] }), 201);
-  });
-  after(async () => t?.close());
+  const t = useTestKernel(
+    { plugins: [fixturePlugin('test-identity')] },
+    {
+      seed: async () => {
+        await createPosts(t);
+        await dataOf(await as(t, 'admin').post('/api/collections', { name: 'memos', fields: [{ name: 'title', type: 'text' }] }), 201);
+      },
+    },
+  );
 
   it('lists the collections granted to guests, for anyone who reads content', async function () {
     expect(await dataOf(await as(t, 'viewer').get('/api/content/public-access'))).to.deep.equal({ guestReadsAll: false, collections: [] });

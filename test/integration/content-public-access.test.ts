@@ -1,24 +1,26 @@
 import { expect } from 'chai';
-import { as, dataOf, POSTS } from '../helpers/content.js';
-import { fixturePlugin, startTestKernel, type TestKernel } from '../helpers/kernel.js';
-import { DB_VARIANTS, requireVariant } from '../helpers/services.js';
+import { as, dataOf, createPosts } from '../helpers/content.js';
+import { fixturePlugin, useTestKernel } from '../helpers/kernel.js';
+import { DB_VARIANTS } from '../helpers/services.js';
 
 for (const variant of DB_VARIANTS) {
   describe(`content: public access per collection (${variant.name})`, function () {
     this.timeout(60000);
-    let t: TestKernel;
     let live: { _id: string };
     let draft: { _id: string };
-    before(async function () {
-      requireVariant(this, variant);
-      t = await startTestKernel({ db: variant.name, plugins: [fixturePlugin('test-identity')] });
-      await dataOf(await as(t, 'admin').post('/api/collections', POSTS), 201);
-      await dataOf(await as(t, 'admin').post('/api/collections', { name: 'memos', fields: [{ name: 'title', type: 'text' }] }), 201);
-      live = await dataOf(await as(t, 'editor').post('/api/collections/posts', { title: 'Open letter', status: 'published' }), 201);
-      draft = await dataOf(await as(t, 'editor').post('/api/collections/posts', { title: 'Not yet' }), 201);
-      await dataOf(await as(t, 'editor').post('/api/collections/memos', { title: 'Internal memo', status: 'published' }), 201);
-    });
-    after(async () => t?.close());
+    const t = useTestKernel(
+      { db: variant.name, plugins: [fixturePlugin('test-identity')] },
+      {
+        variant,
+        seed: async () => {
+          await createPosts(t);
+          await dataOf(await as(t, 'admin').post('/api/collections', { name: 'memos', fields: [{ name: 'title', type: 'text' }] }), 201);
+          live = await dataOf(await as(t, 'editor').post('/api/collections/posts', { title: 'Open letter', status: 'published' }), 201);
+          draft = await dataOf(await as(t, 'editor').post('/api/collections/posts', { title: 'Not yet' }), 201);
+          await dataOf(await as(t, 'editor').post('/api/collections/memos', { title: 'Internal memo', status: 'published' }), 201);
+        },
+      },
+    );
 
     const guest = (path: string, init: { method?: string; json?: unknown } = {}) => t.request(path, init);
     const setPublic = (value: boolean, identity = 'admin') =>

@@ -1,23 +1,23 @@
 import { expect } from 'chai';
 import { QueryTypes } from 'sequelize';
-import { as, dataOf, POSTS } from '../helpers/content.js';
-import { fixturePlugin, startTestKernel, type TestKernel } from '../helpers/kernel.js';
-import { DB_VARIANTS, requireVariant } from '../helpers/services.js';
+import { as, dataOf, createPosts } from '../helpers/content.js';
+import { fixturePlugin, useTestKernel } from '../helpers/kernel.js';
+import { DB_VARIANTS } from '../helpers/services.js';
 
 for (const variant of DB_VARIANTS) {
   describe(`content: scheduled publishing (${variant.name})`, function () {
     this.timeout(60000);
-    let t: TestKernel;
-    before(async function () {
-      requireVariant(this, variant);
-      t = await startTestKernel({
+    const t = useTestKernel(
+      {
         db: variant.name,
         plugins: [fixturePlugin('test-identity')],
         config: { plugins: { options: { content: { scheduleIntervalMs: 100 } } } },
-      });
-      await dataOf(await as(t, 'admin').post('/api/collections', POSTS), 201);
-    });
-    after(async () => t?.close());
+      },
+      {
+        variant,
+        seed: () => createPosts(t),
+      },
+    );
     const editor = () => as(t, 'editor');
     const schedule = (id: string, publishAt: string | null, identity = 'editor') =>
       t.request(`/api/collections/posts/${id}/schedule`, { method: 'PUT', identity, json: { publishAt } });

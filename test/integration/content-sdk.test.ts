@@ -5,7 +5,7 @@ import { GUEST, type Identity } from '../../kernel/http/identity.js';
 import { createLocalClient, systemIdentity } from '../../plugins/content/local-client.js';
 import { rejectionOf } from '../helpers/assertions.js';
 import { as, dataOf, POSTS } from '../helpers/content.js';
-import { fixturePlugin, startTestKernel, type TestKernel } from '../helpers/kernel.js';
+import { fixturePlugin, useTestKernel } from '../helpers/kernel.js';
 
 const editor: Identity = {
   kind: 'user',
@@ -18,11 +18,7 @@ const viewer: Identity = { kind: 'user', userId: null, role: 'viewer', permissio
 
 describe('content: the in-process SDK (createLocalClient)', function () {
   this.timeout(60000);
-  let t: TestKernel;
-  before(async () => {
-    t = await startTestKernel({ plugins: [fixturePlugin('test-identity')] });
-  });
-  after(async () => t?.close());
+  const t = useTestKernel({ plugins: [fixturePlugin('test-identity')] });
 
   it('does what REST does: schema, entries, cache invalidation and events', async () => {
     const system = createLocalClient(t.kernel);

@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 import { rmSync } from 'node:fs';
 import { as, dataOf } from '../helpers/content.js';
-import { fixturePlugin, responseCookie, startTestKernel, tempDir, type TestKernel } from '../helpers/kernel.js';
+import { fixturePlugin, responseCookie, startTestKernel, tempDir, type TestKernel, useTestKernel } from '../helpers/kernel.js';
+import { createUsers } from '../helpers/users.js';
 import { imageBytes, uploadFile } from '../helpers/media-upload.js';
 import { createMariaDbDatabase, DB_VARIANTS, MARIADB_URL, requireVariant } from '../helpers/services.js';
 
@@ -33,16 +34,16 @@ async function createEntries(t: TestKernel, n: number, collection = 'tsnotes', t
 for (const variant of DB_VARIANTS) {
   describe(`dashboard figures over time: GET /api/dashboard/timeseries (${variant.name})`, function () {
     this.timeout(120000);
-    let t: TestKernel;
 
-    before(async function () {
-      requireVariant(this, variant);
-      t = await startTestKernel({ db: variant.name, plugins, config: options });
-      await t.kernel.container
-        .resolve<{ create(i: object): Promise<unknown> }>('users')
-        .create({ email: 'ada@example.com', password: PASSWORD, role: 'admin', username: 'Ada' });
-    });
-    after(async () => t?.close());
+    const t = useTestKernel(
+      { db: variant.name, plugins, config: options },
+      {
+        variant,
+        seed: async () => {
+          await createUsers(t, { email: 'ada@example.com', password: PASSWORD, role: 'admin', username: 'Ada' });
+        },
+      },
+    );
 
     it('counts API requests, 4xx and 5xx answers per minute, including what is not flushed yet', async function () {
       const first = await timeseries(t, ACTIVITY);

@@ -4,8 +4,9 @@ import { join } from 'node:path';
 import { loadWidgetFolders } from '../../plugins/dashboard/widget-manifest.js';
 import { DIST_ROOT } from '../../kernel/version.js';
 import { dataOf } from '../helpers/content.js';
-import { fixturePlugin, responseCookie, startTestKernel, tempDir, type TestKernel } from '../helpers/kernel.js';
-import { DB_VARIANTS, requireVariant } from '../helpers/services.js';
+import { fixturePlugin, responseCookie, startTestKernel, tempDir, useTestKernel } from '../helpers/kernel.js';
+import { createUsers } from '../helpers/users.js';
+import { DB_VARIANTS } from '../helpers/services.js';
 
 const PASSWORD = 'correct horse battery';
 const WIDGET_IDS = [
@@ -87,24 +88,24 @@ describe('widget folders', function () {
 for (const variant of DB_VARIANTS) {
   describe(`dashboard widgets, layouts and /metrics (${variant.name})`, function () {
     this.timeout(120000);
-    let t: TestKernel;
     let session: string;
-    before(async function () {
-      requireVariant(this, variant);
-      t = await startTestKernel({
+    const t = useTestKernel(
+      {
         db: variant.name,
         plugins: [fixturePlugin('test-identity')],
         config: { plugins: { options: { auth: { bcryptRounds: 4 }, dashboard: { metricsToken: METRICS_TOKEN } } } },
-      });
-      await t.kernel.container
-        .resolve<{ create(i: object): Promise<unknown> }>('users')
-        .create({ email: 'layout@example.com', password: PASSWORD, role: 'viewer' });
-      session = responseCookie(
-        await t.request('/api/user/login', { method: 'POST', json: { email: 'layout@example.com', password: PASSWORD } }),
-      )!;
-      expect(session).to.be.a('string');
-    });
-    after(async () => t?.close());
+      },
+      {
+        variant,
+        seed: async () => {
+          await createUsers(t, { email: 'layout@example.com', password: PASSWORD, role: 'viewer' });
+          session = responseCookie(
+            await t.request('/api/user/login', { method: 'POST', json: { email: 'layout@example.com', password: PASSWORD } }),
+          )!;
+          expect(session).to.be.a('string');
+        },
+      },
+    );
 
     it('GET /api/dashboard/widgets lists every widget with its manifest fields, licence state and access', async function () {
       const list = await dataOf(await t.request('/api/dashboard/widgets', { identity: 'viewer' }));

@@ -1,12 +1,8 @@
 import { expect } from 'chai';
-import { fixturePlugin, startTestKernel, type TestKernel } from '../helpers/kernel.js';
+import { fixturePlugin, useTestKernel } from '../helpers/kernel.js';
 
 describe('permission dispatcher', function () {
-  let t: TestKernel;
-  before(async function () {
-    t = await startTestKernel({ plugins: [fixturePlugin('test-identity'), fixturePlugin('test-echo'), fixturePlugin('test-lifecycle')] });
-  });
-  after(async () => t?.close());
+  const t = useTestKernel({ plugins: [fixturePlugin('test-identity'), fixturePlugin('test-echo'), fixturePlugin('test-lifecycle')] });
 
   it('refuses an unmapped namespace with 403 for everyone but admins (fail closed)', async function () {
     for (const who of [undefined, 'viewer', 'editor', 'nobody']) {

@@ -7,6 +7,7 @@ import { simpleParser } from 'mailparser';
 import { QueryTypes } from 'sequelize';
 import { SMTPServer } from 'smtp-server';
 import { fixturePlugin, startTestKernel, type TestKernel } from '../helpers/kernel.js';
+import { createUsers } from '../helpers/users.js';
 import { responseCookie } from '../helpers/kernel.js';
 import { DB_VARIANTS } from '../helpers/services.js';
 import { requireVariant } from '../helpers/services.js';
@@ -303,9 +304,7 @@ describe('mail without SMTP: the outbox folder', function () {
   it('writes the reset mail as an .eml file under <data>/outbox', async function () {
     const t = await startTestKernel({ config: { plugins: { options: { auth: { bcryptRounds: 4 } } } } });
     try {
-      await t.kernel.container
-        .resolve<{ create(i: object): Promise<unknown> }>('users')
-        .create({ email: 'outbox@example.com', password: PASSWORD, role: 'editor' });
+      await createUsers(t, { email: 'outbox@example.com', password: PASSWORD, role: 'editor' });
       await t.request('/api/user/forgot-password', { method: 'POST', json: { email: 'outbox@example.com' } });
       await t.kernel.container.resolve<{ settled(): Promise<void> }>('emailFlows').settled();
       const dir = join(t.dataDir, 'outbox');

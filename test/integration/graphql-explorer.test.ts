@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { responseCookie, startTestKernel, type TestKernel, type TestResponse } from '../helpers/kernel.js';
+import { responseCookie, startTestKernel, type TestKernel, type TestResponse, useTestKernel } from '../helpers/kernel.js';
 
 const ADMIN = 'owner@example.com';
 const PASSWORD = 'correct horse battery';
@@ -35,14 +35,10 @@ describe('GraphQL explorer at GET /api/graphql (GRAPHQL_EXPLORER)', function () 
   this.timeout(60000);
 
   describe('on (auto, the default), with the admin UI', () => {
-    let t: TestKernel;
-    before(async () => {
-      t = await startTestKernel({
-        setup: true,
-        config: { plugins: { options: { auth: { bcryptRounds: 4 }, setup: { admin: { email: ADMIN, password: PASSWORD } } } } },
-      });
+    const t = useTestKernel({
+      setup: true,
+      config: { plugins: { options: { auth: { bcryptRounds: 4 }, setup: { admin: { email: ADMIN, password: PASSWORD } } } } },
     });
-    after(async () => t?.close());
 
     it('a signed-in browser gets the explorer page with a strict CSP, and its scripts and stylesheet load from this server', async () => {
       const cookie = await signIn(t);
@@ -125,27 +121,29 @@ describe('GraphQL explorer at GET /api/graphql (GRAPHQL_EXPLORER)', function () 
   });
 
   describe('production (NODE_ENV=production, the default start)', () => {
-    let t: TestKernel;
-    before(async () => {
-      t = await startTestKernel({
+    const t = useTestKernel(
+      {
         setup: true,
         config: {
           env: 'production',
           plugins: { options: { auth: { bcryptRounds: 4 }, setup: { admin: { email: ADMIN, password: PASSWORD } } } },
         },
-      });
-      // A role that may not read content: its users get the explanation, not the explorer.
-      await t.kernel.container
-        .resolve<any>('sequelize')
-        .getQueryInterface()
-        .bulkInsert('auth_roles', [
-          { tenant_id: 'default', name: 'reporter', description: 'Dashboards only', permissions: '["dashboard:read"]' },
-        ]);
-      const users = t.kernel.container.resolve<{ create(i: object): Promise<unknown> }>('users');
-      await users.create({ email: 'viewer@example.com', password: PASSWORD, role: 'viewer', username: 'Viewer' });
-      await users.create({ email: 'reporter@example.com', password: PASSWORD, role: 'reporter', username: 'Reporter' });
-    });
-    after(async () => t?.close());
+      },
+      {
+        seed: async () => {
+          // A role that may not read content: its users get the explanation, not the explorer.
+          await t.kernel.container
+            .resolve<any>('sequelize')
+            .getQueryInterface()
+            .bulkInsert('auth_roles', [
+              { tenant_id: 'default', name: 'reporter', description: 'Dashboards only', permissions: '["dashboard:read"]' },
+            ]);
+          const users = t.kernel.container.resolve<{ create(i: object): Promise<unknown> }>('users');
+          await users.create({ email: 'viewer@example.com', password: PASSWORD, role: 'viewer', username: 'Viewer' });
+          await users.create({ email: 'reporter@example.com', password: PASSWORD, role: 'reporter', username: 'Reporter' });
+        },
+      },
+    );
 
     it('auto is on in production: a signed-in browser that may read content gets the explorer and its assets', async () => {
       for (const email of [ADMIN, 'viewer@example.com']) {
@@ -188,19 +186,17 @@ describe('GraphQL explorer at GET /api/graphql (GRAPHQL_EXPLORER)', function () 
   });
 
   describe('on in production, without the admin UI', () => {
-    let t: TestKernel;
-    before(async () => {
-      t = await startTestKernel({
+    const t = useTestKernel(
+      {
         config: {
           env: 'production',
           plugins: { disabled: ['admin-ui'], options: { auth: { bcryptRounds: 4 }, graphql: { explorer: 'on' } } },
         },
-      });
-      await t.kernel.container
-        .resolve<{ create(i: object): Promise<unknown> }>('users')
-        .create({ email: ADMIN, password: PASSWORD, role: 'admin', username: 'Owner' });
-    });
-    after(async () => t?.close());
+      },
+      {
+        users: [{ email: ADMIN, password: PASSWORD, role: 'admin', username: 'Owner' }],
+      },
+    );
 
     it('serves the page to a signed-in browser and a 401 page to anyone else (no sign-in page to send them to)', async () => {
       const anonymous = await browserGet(t, '/api/graphql');

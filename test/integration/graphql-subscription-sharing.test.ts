@@ -1,8 +1,8 @@
 import { expect } from 'chai';
-import { as, dataOf, POSTS } from '../helpers/content.js';
+import { as, dataOf, createPosts } from '../helpers/content.js';
 import { Inbox, legacyClient, modernClient, testHeaders, waitFor } from '../helpers/graphql-ws.js';
-import { fixturePlugin, responseCookie, startTestKernel, tempDir, writePlugin, type TestKernel } from '../helpers/kernel.js';
-import { DB_VARIANTS, requireVariant } from '../helpers/services.js';
+import { fixturePlugin, responseCookie, tempDir, writePlugin, useTestKernel } from '../helpers/kernel.js';
+import { DB_VARIANTS } from '../helpers/services.js';
 
 const PASSWORD = 'correct horse battery';
 const OPTIONS = {
@@ -34,20 +34,20 @@ function whoamiPlugin(): string {
 for (const variant of DB_VARIANTS) {
   describe(`graphql subscriptions: shared execution per document and permission context (${variant.name})`, function () {
     this.timeout(60000);
-    let t: TestKernel;
     const disposers: Array<() => unknown> = [];
     let n = 0;
-    before(async function () {
-      requireVariant(this, variant);
-      t = await startTestKernel({ db: variant.name, plugins: [fixturePlugin('test-identity'), whoamiPlugin()], config: OPTIONS });
-      await dataOf(await as(t, 'admin').post('/api/collections', POSTS), 201);
-    });
+    const t = useTestKernel(
+      { db: variant.name, plugins: [fixturePlugin('test-identity'), whoamiPlugin()], config: OPTIONS },
+      {
+        variant,
+        seed: () => createPosts(t),
+      },
+    );
     afterEach(async () => {
       for (const dispose of disposers.splice(0)) await dispose();
       await waitFor('subscriptions to end', () => graphql().activeSubscriptions === 0);
       await waitFor('the groups to close', () => graphql().fanout.groupCount === 0);
     });
-    after(async () => t?.close());
 
     const graphql = () => t.kernel.container.resolve<GraphqlLike>('graphql');
     const track = <C extends { dispose(): unknown }>(c: C): C => {

@@ -1,10 +1,10 @@
 import { expect } from 'chai';
 import WebSocket from 'ws';
 import type { EventBus } from '../../kernel/events.js';
-import { as, dataOf, POSTS } from '../helpers/content.js';
+import { as, dataOf, POSTS, createPosts } from '../helpers/content.js';
 import { legacyClient, modernClient, testHeaders, waitFor, wsUrl } from '../helpers/graphql-ws.js';
-import { fixturePlugin, responseCookie, startTestKernel, type TestKernel } from '../helpers/kernel.js';
-import { DB_VARIANTS, REDIS_URL, requireVariant, uniqueName } from '../helpers/services.js';
+import { fixturePlugin, responseCookie, startTestKernel, type TestKernel, useTestKernel } from '../helpers/kernel.js';
+import { DB_VARIANTS, REDIS_URL, uniqueName } from '../helpers/services.js';
 
 const PASSWORD = 'correct horse battery';
 const OPTIONS = {
@@ -22,19 +22,19 @@ const subscriptions = (t: TestKernel) => t.kernel.container.resolve<{ activeSubs
 for (const variant of DB_VARIANTS) {
   describe(`graphql subscriptions over WebSocket (${variant.name})`, function () {
     this.timeout(60000);
-    let t: TestKernel;
     const disposers: Array<() => unknown> = [];
     let n = 0;
-    before(async function () {
-      requireVariant(this, variant);
-      t = await startTestKernel({ db: variant.name, plugins: [fixturePlugin('test-identity')], config: OPTIONS });
-      await dataOf(await as(t, 'admin').post('/api/collections', POSTS), 201);
-    });
+    const t = useTestKernel(
+      { db: variant.name, plugins: [fixturePlugin('test-identity')], config: OPTIONS },
+      {
+        variant,
+        seed: () => createPosts(t),
+      },
+    );
     afterEach(async () => {
       for (const dispose of disposers.splice(0)) await dispose();
       await waitFor('subscriptions to end', () => subscriptions(t) === 0);
     });
-    after(async () => t?.close());
 
     /** A signed-in user of the default tenant: its session cookie. */
     async function session(role = 'editor'): Promise<string> {

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { as, dataOf, POSTS } from '../helpers/content.js';
-import { fixturePlugin, startTestKernel, tempDir, writePlugin, type TestKernel } from '../helpers/kernel.js';
-import { DB_VARIANTS, requireVariant } from '../helpers/services.js';
+import { fixturePlugin, startTestKernel, tempDir, writePlugin, type TestKernel, useTestKernel } from '../helpers/kernel.js';
+import { DB_VARIANTS } from '../helpers/services.js';
 
 const AUTHORS = { name: 'authors', fields: [{ name: 'name', type: 'text', required: true }] };
 const POSTS_WITH_AUTHOR = { ...POSTS, fields: [...POSTS.fields, { name: 'author', type: 'relation', collection: 'authors' }] };
@@ -58,12 +58,7 @@ const codes = (a: Gql) => (a.body.errors ?? []).map((e) => e.extensions.code);
 for (const variant of DB_VARIANTS) {
   describe(`graphql over HTTP: an empty schema and clashing names (${variant.name})`, function () {
     this.timeout(60000);
-    let t: TestKernel;
-    before(async function () {
-      requireVariant(this, variant);
-      t = await startTestKernel({ db: variant.name, plugins: [fixturePlugin('test-identity')] });
-    });
-    after(async () => t?.close());
+    const t = useTestKernel({ db: variant.name, plugins: [fixturePlugin('test-identity')] }, { variant });
 
     it('serves a valid schema: the collections query answers an empty list and there are no mutations', async function () {
       const data = await dataOfGql(
@@ -96,15 +91,17 @@ for (const variant of DB_VARIANTS) {
 
   describe(`graphql over HTTP (${variant.name})`, function () {
     this.timeout(60000);
-    let t: TestKernel;
-    before(async function () {
-      requireVariant(this, variant);
-      t = await startTestKernel({ db: variant.name, plugins: [fixturePlugin('test-identity')] });
-      await dataOf(await as(t, 'admin').post('/api/collections', AUTHORS), 201);
-      await dataOf(await as(t, 'admin').post('/api/collections', POSTS_WITH_AUTHOR), 201);
-      await dataOf(await as(t, 'admin').post('/api/collections', PAGES), 201);
-    });
-    after(async () => t?.close());
+    const t = useTestKernel(
+      { db: variant.name, plugins: [fixturePlugin('test-identity')] },
+      {
+        variant,
+        seed: async () => {
+          await dataOf(await as(t, 'admin').post('/api/collections', AUTHORS), 201);
+          await dataOf(await as(t, 'admin').post('/api/collections', POSTS_WITH_AUTHOR), 201);
+          await dataOf(await as(t, 'admin').post('/api/collections', PAGES), 201);
+        },
+      },
+    );
     const editor = () => as(t, 'editor');
 
     it('generates the types, queries, mutations and subscriptions of each collection', async function () {

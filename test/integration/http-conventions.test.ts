@@ -1,15 +1,11 @@
 import { expect } from 'chai';
-import { fixturePlugin, startTestKernel, type TestKernel } from '../helpers/kernel.js';
+import { fixturePlugin, startTestKernel, type TestKernel, useTestKernel } from '../helpers/kernel.js';
 import { REDIS_URL, uniqueName } from '../helpers/services.js';
 
 const PLUGINS = [fixturePlugin('test-identity'), fixturePlugin('test-echo')];
 
 describe('HTTP conventions', function () {
-  let t: TestKernel;
-  before(async function () {
-    t = await startTestKernel({ plugins: PLUGINS, config: { http: { bodyLimit: '64kb' } } });
-  });
-  after(async () => t?.close());
+  const t = useTestKernel({ plugins: PLUGINS, config: { http: { bodyLimit: '64kb' } } });
 
   it('puts X-API-Version: 1 on successes, client errors, unknown paths and server errors', async function () {
     for (const [path, status] of [
@@ -172,11 +168,7 @@ describe('HTTP conventions', function () {
 });
 
 describe('HTTP rate limiting', function () {
-  let t: TestKernel;
-  before(async function () {
-    t = await startTestKernel({ plugins: PLUGINS, config: { rateLimit: { enabled: true, points: 5, durationSeconds: 60 } } });
-  });
-  after(async () => t?.close());
+  const t = useTestKernel({ plugins: PLUGINS, config: { rateLimit: { enabled: true, points: 5, durationSeconds: 60 } } });
 
   it('answers 429 RATE_LIMITED with Retry-After: 60 once the route limit is used up', async function () {
     const statuses: number[] = [];
@@ -220,11 +212,7 @@ describe('HTTP rate limiting', function () {
 });
 
 describe('HTTP request metrics', function () {
-  let t: TestKernel;
-  before(async () => {
-    t = await startTestKernel({ plugins: PLUGINS, config: { rateLimit: { enabled: true, points: 2, durationSeconds: 60 } } });
-  });
-  after(async () => t?.close());
+  const t = useTestKernel({ plugins: PLUGINS, config: { rateLimit: { enabled: true, points: 2, durationSeconds: 60 } } });
 
   it('counts requests, status classes and rate-limit refusals by route template, never by raw path', async () => {
     for (const id of ['919191', '929292', '939393']) await t.request(`/api/echo/items/${id}`, { identity: 'viewer' });

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { generate } from 'otplib';
-import { fixturePlugin, startTestKernel, type TestKernel } from '../helpers/kernel.js';
+import { fixturePlugin, startTestKernel, useTestKernel } from '../helpers/kernel.js';
 import { responseCookie } from '../helpers/kernel.js';
 
 const PASSWORD = 'correct horse battery';
@@ -8,18 +8,14 @@ const cookie = responseCookie;
 
 describe('identity hardening', function () {
   this.timeout(60000);
-  let t: TestKernel;
-  before(async () => {
-    t = await startTestKernel({
-      plugins: [fixturePlugin('test-identity'), fixturePlugin('test-echo')],
-      config: {
-        http: { trustProxy: true },
-        rateLimit: { enabled: true },
-        plugins: { options: { auth: { bcryptRounds: 4, sessionDevicePolicy: 'allow-multiple' } } },
-      },
-    });
+  const t = useTestKernel({
+    plugins: [fixturePlugin('test-identity'), fixturePlugin('test-echo')],
+    config: {
+      http: { trustProxy: true },
+      rateLimit: { enabled: true },
+      plugins: { options: { auth: { bcryptRounds: 4, sessionDevicePolicy: 'allow-multiple' } } },
+    },
   });
-  after(async () => t?.close());
 
   const users = () => t.kernel.container.resolve<{ create(i: object): Promise<{ _id: string }> }>('users');
   async function signIn(email: string, role: string): Promise<string> {

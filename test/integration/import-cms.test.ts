@@ -9,11 +9,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { expect } from 'chai';
-import { Header } from 'tar';
 import type { ImportedEntity, ImportParseSummary, ImportProfile } from '../../plugins/importers/public.js';
 import { parseDataCms, parseNodeCms, parsePhpCms } from '../../plugins/import-cms/parse-task.js';
 import type { TaskResult } from '../../workers/tasks.js';
 import { IMPORT_FIXTURES } from '../helpers/import-fixtures.js';
+import { handBuiltTar, type TarMember } from '../helpers/tar.js';
 
 const FIXTURES = IMPORT_FIXTURES;
 const fixture = (folder: string, name: string) => join(FIXTURES, folder, name);
@@ -600,30 +600,7 @@ describe('import-cms parse tasks over the real fixtures', function () {
   });
 });
 
-interface Member {
-  path: string;
-  type?: 'File' | 'SymbolicLink';
-  body?: string | Buffer;
-  linkpath?: string;
-}
-/** A gzip-compressed tar built header by header (so it can hold entries no well-behaved tool writes). */
-function tarOf(members: Member[]): Buffer {
-  const blocks: Buffer[] = [];
-  for (const m of members) {
-    const body = typeof m.body === 'string' ? Buffer.from(m.body) : (m.body ?? Buffer.alloc(0));
-    const type = m.type ?? 'File';
-    const block = Buffer.alloc(512);
-    new Header({
-      path: m.path,
-      type,
-      size: type === 'File' ? body.length : 0,
-      mode: 0o644,
-      mtime: new Date(0),
-      linkpath: m.linkpath,
-    }).encode(block, 0);
-    blocks.push(block);
-    if (type === 'File' && body.length) blocks.push(body, Buffer.alloc((512 - (body.length % 512)) % 512));
-  }
-  blocks.push(Buffer.alloc(1024));
-  return gzipSync(Buffer.concat(blocks));
+/** A gzip-compressed hand-built tar, its headers without owner (so it can hold entries no well-behaved tool writes). */
+function tarOf(members: TarMember[]): Buffer {
+  return gzipSync(handBuiltTar(members, { ownerless: true }));
 }

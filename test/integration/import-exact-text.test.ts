@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { SaxesParser } from 'saxes';
 import { as, dataOf } from '../helpers/content.js';
 import { IMPORT_FIXTURES } from '../helpers/import-fixtures.js';
-import { fixturePlugin, startTestKernel, type TestKernel } from '../helpers/kernel.js';
-import { DB_VARIANTS, REDIS_URL, requireVariant } from '../helpers/services.js';
+import { fixturePlugin, useTestKernel } from '../helpers/kernel.js';
+import { DB_VARIANTS, REDIS_URL } from '../helpers/services.js';
 
 /**
  * Issue 32, item 11: titles with `&` were stored as `&amp;` and `<Special>` was dropped, because one
@@ -93,7 +93,6 @@ for (const variant of DB_VARIANTS) {
   const cache = variant.name === 'mariadb' && REDIS_URL ? 'redis' : 'memory';
   describe(`imported and written text is stored exactly as sent (${variant.name}, cache ${cache})`, function () {
     this.timeout(300000);
-    let t: TestKernel;
     const admin = () => as(t, 'admin');
 
     async function importFile(content: string | Buffer, filename: string, body: Record<string, unknown> = {}) {
@@ -131,11 +130,7 @@ for (const variant of DB_VARIANTS) {
       return schema.fields.find((f: { name: string }) => f.name === field)?.type;
     };
 
-    before(async function () {
-      requireVariant(this, variant);
-      t = await startTestKernel({ db: variant.name, cache, plugins: [fixturePlugin('test-identity')] });
-    });
-    after(async () => t?.close());
+    const t = useTestKernel({ db: variant.name, cache, plugins: [fixturePlugin('test-identity')] }, { variant });
 
     it('every title of a large generated WXR export (600 posts: &, <Special>, emoji, CJK, RTL) is stored exactly', async function () {
       const xml = largeWxr(600);

@@ -1,13 +1,12 @@
 import { expect } from 'chai';
 import { as, dataOf } from '../helpers/content.js';
-import { fixturePlugin, startTestKernel, type TestKernel } from '../helpers/kernel.js';
-import { DB_VARIANTS, requireVariant } from '../helpers/services.js';
+import { fixturePlugin, useTestKernel } from '../helpers/kernel.js';
+import { DB_VARIANTS } from '../helpers/services.js';
 
 // Issue 32, item 16: records that cannot be parsed were warned about but counted as `failed: 0`.
 for (const variant of DB_VARIANTS) {
   describe(`importers: records that cannot be read count as failed (${variant.name})`, function () {
     this.timeout(120000);
-    let t: TestKernel;
     const admin = () => as(t, 'admin');
 
     async function run(content: string, filename: string) {
@@ -30,11 +29,7 @@ for (const variant of DB_VARIANTS) {
       return { v, job };
     }
 
-    before(async function () {
-      requireVariant(this, variant);
-      t = await startTestKernel({ db: variant.name, plugins: [fixturePlugin('test-identity')] });
-    });
-    after(async () => t?.close());
+    const t = useTestKernel({ db: variant.name, plugins: [fixturePlugin('test-identity')] }, { variant });
 
     it('NDJSON: every line that is not valid JSON (or not an object) is failed, the good lines imported', async function () {
       const good = (n: number) => JSON.stringify({ id: `r${n}`, title: `Row ${n}` });

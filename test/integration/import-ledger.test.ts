@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import { as, dataOf } from '../helpers/content.js';
 import { IMPORT_FIXTURES } from '../helpers/import-fixtures.js';
-import { fixturePlugin, startTestKernel, type TestKernel } from '../helpers/kernel.js';
-import { DB_VARIANTS, requireVariant } from '../helpers/services.js';
+import { fixturePlugin, useTestKernel } from '../helpers/kernel.js';
+import { DB_VARIANTS } from '../helpers/services.js';
 
 /**
  * The import ledger never makes unrelated files collide, and every skip is counted and explained.
@@ -15,7 +15,6 @@ import { DB_VARIANTS, requireVariant } from '../helpers/services.js';
 for (const variant of DB_VARIANTS) {
   describe(`import ledger: unrelated files, skips explained, no empty scaffolds (${variant.name})`, function () {
     this.timeout(60000);
-    let t: TestKernel;
 
     /** validate -> preview -> run (inline below 100 rows); answers the job view. */
     const importCsv = async (
@@ -42,21 +41,24 @@ for (const variant of DB_VARIANTS) {
     const total = async (collection: string) =>
       (await dataOf(await as(t, 'admin').get(`/api/collections/${collection}?limit=1`))).total as number;
 
-    before(async function () {
-      requireVariant(this, variant);
-      t = await startTestKernel({ db: variant.name, plugins: [fixturePlugin('test-identity')] });
-      await dataOf(
-        await as(t, 'admin').post('/api/collections', {
-          name: 'notes',
-          fields: [
-            { name: 'title', type: 'text' },
-            { name: 'body', type: 'text' },
-          ],
-        }),
-        201,
-      );
-    });
-    after(async () => t?.close());
+    const t = useTestKernel(
+      { db: variant.name, plugins: [fixturePlugin('test-identity')] },
+      {
+        variant,
+        seed: async () => {
+          await dataOf(
+            await as(t, 'admin').post('/api/collections', {
+              name: 'notes',
+              fields: [
+                { name: 'title', type: 'text' },
+                { name: 'body', type: 'text' },
+              ],
+            }),
+            201,
+          );
+        },
+      },
+    );
 
     it('an unrelated CSV without ids imports all its rows after another one, into its own collection or the same one', async () => {
       const alpha = await importCsv('alpha.csv', 'title,body\nAlpha one,first\nAlpha two,second\n', { scaffold: true });

@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import { as, dataOf } from '../helpers/content.js';
 import { IMPORT_FIXTURES } from '../helpers/import-fixtures.js';
-import { fixturePlugin, startTestKernel, type TestKernel } from '../helpers/kernel.js';
-import { DB_VARIANTS, requireVariant } from '../helpers/services.js';
+import { fixturePlugin, useTestKernel } from '../helpers/kernel.js';
+import { DB_VARIANTS } from '../helpers/services.js';
 
 const FIXTURE = join(IMPORT_FIXTURES, 'csv', 'csvkit-realdata-ks_1033_data.csv');
 
@@ -17,17 +17,19 @@ const FIXTURE = join(IMPORT_FIXTURES, 'csv', 'csvkit-realdata-ks_1033_data.csv')
 for (const variant of DB_VARIANTS) {
   describe(`an import in the background while others write (${variant.name})`, function () {
     this.timeout(120000);
-    let t: TestKernel;
 
-    before(async function () {
-      requireVariant(this, variant);
-      t = await startTestKernel({ db: variant.name, plugins: [fixturePlugin('test-identity')], captureLogs: 'warn' });
-      await dataOf(
-        await as(t, 'admin').post('/api/collections', { name: 'notes', fields: [{ name: 'title', type: 'text', required: true }] }),
-        201,
-      );
-    });
-    after(async () => t?.close());
+    const t = useTestKernel(
+      { db: variant.name, plugins: [fixturePlugin('test-identity')], captureLogs: 'warn' },
+      {
+        variant,
+        seed: async () => {
+          await dataOf(
+            await as(t, 'admin').post('/api/collections', { name: 'notes', fields: [{ name: 'title', type: 'text', required: true }] }),
+            201,
+          );
+        },
+      },
+    );
 
     it('completes the import of csvkit-realdata-ks_1033_data.csv while every write answers within 2 s and health within 1 s; the database is never reported locked', async () => {
       const fd = new FormData();

@@ -3,8 +3,8 @@ import type { AuditLog } from '../../kernel/audit.js';
 import type { DbLock } from '../../kernel/db/lock.js';
 import { as, dataOf } from '../helpers/content.js';
 import { openSse } from '../helpers/data-ops-sse.js';
-import { fixturePlugin, startTestKernel, type TestKernel } from '../helpers/kernel.js';
-import { DB_VARIANTS, requireVariant } from '../helpers/services.js';
+import { fixturePlugin, useTestKernel } from '../helpers/kernel.js';
+import { DB_VARIANTS } from '../helpers/services.js';
 
 /** A CSV with an id column (the ledger's external id), `n` rows, titles with a suffix. */
 const csv = (n: number, opts: { prefix?: string; suffix?: string } = {}) =>
@@ -18,7 +18,6 @@ const csv = (n: number, opts: { prefix?: string; suffix?: string } = {}) =>
 for (const variant of DB_VARIANTS) {
   describe(`importers on the data-operation lifecycle (${variant.name})`, function () {
     this.timeout(120000);
-    let t: TestKernel;
 
     const validate = async (content: string, filename: string, identity = 'admin') => {
       const fd = new FormData();
@@ -64,16 +63,19 @@ for (const variant of DB_VARIANTS) {
         201,
       );
 
-    before(async function () {
-      requireVariant(this, variant);
-      t = await startTestKernel({
+    const t = useTestKernel(
+      {
         db: variant.name,
         plugins: [fixturePlugin('test-identity')],
         config: { plugins: { options: { importers: { batchSize: 20 }, 'data-ops': { lockWaitMs: 500 } } } },
-      });
-      for (const name of ['items', 'others', 'boom']) await createCollection(name);
-    });
-    after(async () => t?.close());
+      },
+      {
+        variant,
+        seed: async () => {
+          for (const name of ['items', 'others', 'boom']) await createCollection(name);
+        },
+      },
+    );
 
     it('preview stores an engine plan (domain importer): planHash, risk, summary, expiresAt beside the importer fields', async () => {
       const uploadId = await validate(csv(3, { prefix: 'pv' }), 'items.csv');

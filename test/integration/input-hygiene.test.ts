@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import { createLocalClient, systemIdentity } from '../../plugins/content/local-client.js';
 import { as, dataOf, POSTS } from '../helpers/content.js';
-import { fixturePlugin, startTestKernel, type TestKernel } from '../helpers/kernel.js';
-import { DB_VARIANTS, requireVariant } from '../helpers/services.js';
+import { fixturePlugin, useTestKernel } from '../helpers/kernel.js';
+import { DB_VARIANTS } from '../helpers/services.js';
 
 /**
  * Control characters at the edge. Found by hand before: a NUL in the login email, in a search and in
@@ -11,7 +11,6 @@ import { DB_VARIANTS, requireVariant } from '../helpers/services.js';
 for (const variant of DB_VARIANTS) {
   describe(`input hygiene: control characters and lone surrogates (${variant.name})`, function () {
     this.timeout(60000);
-    let t: TestKernel;
     const refused = async (res: Response, path: RegExp) => {
       const body = (await res.json()) as any;
       expect(res.status, JSON.stringify(body)).to.equal(400);
@@ -20,12 +19,15 @@ for (const variant of DB_VARIANTS) {
       expect(JSON.stringify(body)).not.to.match(/at .*\.js:\d+/);
     };
 
-    before(async function () {
-      requireVariant(this, variant);
-      t = await startTestKernel({ db: variant.name, plugins: [fixturePlugin('test-identity')] });
-      await dataOf(await as(t, 'admin').post('/api/collections', { ...POSTS, name: 'pages', fields: POSTS.fields }), 201);
-    });
-    after(async () => t?.close());
+    const t = useTestKernel(
+      { db: variant.name, plugins: [fixturePlugin('test-identity')] },
+      {
+        variant,
+        seed: async () => {
+          await dataOf(await as(t, 'admin').post('/api/collections', { ...POSTS, name: 'pages', fields: POSTS.fields }), 201);
+        },
+      },
+    );
 
     it('a NUL in the login email, a search, a filter value or a path is 400 VALIDATION_ERROR naming the field', async () => {
       await refused(

@@ -4,9 +4,9 @@ import { mkdtempSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { dataOf } from '../helpers/content.js';
-import { fixturePlugin, startTestKernel, type TestKernel } from '../helpers/kernel.js';
+import { fixturePlugin, useTestKernel } from '../helpers/kernel.js';
 import { imageBytes, uploadFile } from '../helpers/media-upload.js';
-import { DB_VARIANTS, requireVariant } from '../helpers/services.js';
+import { DB_VARIANTS } from '../helpers/services.js';
 
 const IDENTITY = fixturePlugin('test-identity');
 
@@ -27,15 +27,17 @@ function rawGet(base: string, path: string): Promise<{ status: number; body: str
 for (const variant of DB_VARIANTS) {
   describe(`media files: /files/ (${variant.name})`, function () {
     this.timeout(60000);
-    let t: TestKernel;
     let text: any;
     const TEXT = Buffer.from('0123456789abcdefghijklmnopqrstuvwxyz\n');
-    before(async function () {
-      requireVariant(this, variant);
-      t = await startTestKernel({ db: variant.name, plugins: [IDENTITY] });
-      text = await dataOf(await uploadFile(t, TEXT, 'Résumé été.txt'), 201);
-    });
-    after(async () => t?.close());
+    const t = useTestKernel(
+      { db: variant.name, plugins: [IDENTITY] },
+      {
+        variant,
+        seed: async () => {
+          text = await dataOf(await uploadFile(t, TEXT, 'Résumé été.txt'), 201);
+        },
+      },
+    );
 
     it("serves the bytes with the record's type, length, a safe inline disposition and protective headers", async function () {
       const res = await t.request(text.url);
@@ -188,11 +190,7 @@ for (const variant of DB_VARIANTS) {
 
 describe('media files: inline types by configuration', function () {
   this.timeout(60000);
-  let t: TestKernel;
-  before(async () => {
-    t = await startTestKernel({ plugins: [IDENTITY], config: { plugins: { options: { media: { inlineTypes: ['image/svg+xml'] } } } } });
-  });
-  after(async () => t?.close());
+  const t = useTestKernel({ plugins: [IDENTITY], config: { plugins: { options: { media: { inlineTypes: ['image/svg+xml'] } } } } });
 
   it('an operator may let SVG render inline; the sandbox CSP still applies', async function () {
     const svg = await dataOf(await uploadFile(t, Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"></svg>'), 'x.svg'), 201);

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { CreateBucketCommand, GetObjectCommand, HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { as, dataOf } from '../helpers/content.js';
-import { fixturePlugin, startTestKernel, type TestKernel } from '../helpers/kernel.js';
+import { fixturePlugin, startTestKernel, type TestKernel, useTestKernel } from '../helpers/kernel.js';
 import { imageBytes, sha256, uploadFile } from '../helpers/media-upload.js';
 import { S3RVER_CREDENTIALS, startS3rver } from '../helpers/storage-s3rver.js';
 import { DB_VARIANTS, requireVariant } from '../helpers/services.js';
@@ -107,21 +107,17 @@ for (const variant of DB_VARIANTS) {
 
 describe('media on S3-compatible storage: the store is down', function () {
   this.timeout(60000);
-  let t: TestKernel;
-  before(async () => {
-    t = await startTestKernel({
-      plugins: [fixturePlugin('test-identity')],
-      config: {
-        plugins: {
-          options: {
-            media: { storageType: 'object_store' },
-            'storage-s3': { bucket: BUCKET, endpoint: 'http://127.0.0.1:9', forcePathStyle: true, ...S3RVER_CREDENTIALS },
-          },
+  const t = useTestKernel({
+    plugins: [fixturePlugin('test-identity')],
+    config: {
+      plugins: {
+        options: {
+          media: { storageType: 'object_store' },
+          'storage-s3': { bucket: BUCKET, endpoint: 'http://127.0.0.1:9', forcePathStyle: true, ...S3RVER_CREDENTIALS },
         },
       },
-    });
+    },
   });
-  after(async () => t?.close());
 
   it('an upload answers 503 MEDIA_STORAGE_UNAVAILABLE without details, and nothing is recorded', async function () {
     const res = await uploadFile(t, Buffer.from('nowhere to go'), 'n.txt');

@@ -2,9 +2,9 @@ import { expect } from 'chai';
 import { createHash } from 'node:crypto';
 import { QueryTypes } from 'sequelize';
 import { as, dataOf } from '../helpers/content.js';
-import { fixturePlugin, startTestKernel, type TestKernel, type TestResponse } from '../helpers/kernel.js';
+import { fixturePlugin, type TestResponse, useTestKernel } from '../helpers/kernel.js';
 import { imageBytes, uploadFile } from '../helpers/media-upload.js';
-import { DB_VARIANTS, requireVariant } from '../helpers/services.js';
+import { DB_VARIANTS } from '../helpers/services.js';
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 const HOUR = 3600 * 1000;
@@ -12,20 +12,22 @@ const HOUR = 3600 * 1000;
 for (const variant of DB_VARIANTS) {
   describe(`media share links (${variant.name})`, function () {
     this.timeout(60000);
-    let t: TestKernel;
     let item: any;
     let png: Buffer;
-    before(async function () {
-      requireVariant(this, variant);
-      t = await startTestKernel({
+    const t = useTestKernel(
+      {
         db: variant.name,
         plugins: [fixturePlugin('test-identity')],
         config: { plugins: { options: { media: { shareAttempts: { points: 3, durationSeconds: 60 } } } } },
-      });
-      png = await imageBytes(300, 200);
-      item = await dataOf(await uploadFile(t, png, 'shared.png', { fields: { private: 'true' } }), 201);
-    });
-    after(async () => t?.close());
+      },
+      {
+        variant,
+        seed: async () => {
+          png = await imageBytes(300, 200);
+          item = await dataOf(await uploadFile(t, png, 'shared.png', { fields: { private: 'true' } }), 201);
+        },
+      },
+    );
 
     const editor = () => as(t, 'editor');
     const share = async (body: object = {}, id = item._id) => dataOf(await editor().post(`/api/media/share/${id}`, body));

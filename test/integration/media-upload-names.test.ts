@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { as, dataOf } from '../helpers/content.js';
-import { fixturePlugin, startTestKernel, type TestKernel, type TestResponse } from '../helpers/kernel.js';
+import { fixturePlugin, type TestResponse, useTestKernel } from '../helpers/kernel.js';
 import { imageBytes, uploadFile } from '../helpers/media-upload.js';
 
 /**
@@ -25,11 +25,7 @@ function filesUnder(dir: string, prefix = ''): string[] {
 
 describe("media uploads: empty files and the file's own name (SQLite)", function () {
   this.timeout(60000);
-  let t: TestKernel;
-  before(async () => {
-    t = await startTestKernel({ plugins: [fixturePlugin('test-identity')] });
-  });
-  after(async () => t?.close());
+  const t = useTestKernel({ plugins: [fixturePlugin('test-identity')] });
 
   const stored = () => filesUnder(join(t.dataDir, 'media'));
   const tempUploads = () => filesUnder(join(t.dataDir, 'tmp')).filter((n) => n.startsWith('media-upload-'));

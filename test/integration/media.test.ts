@@ -5,9 +5,9 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import sharp from 'sharp';
 import { as, dataOf } from '../helpers/content.js';
-import { fixturePlugin, startTestKernel, type TestKernel } from '../helpers/kernel.js';
+import { fixturePlugin, startTestKernel, type TestKernel, useTestKernel } from '../helpers/kernel.js';
 import { imageBytes, sha256, streamedMultipart, uploadFile, uploadStream } from '../helpers/media-upload.js';
-import { DB_VARIANTS, requireVariant } from '../helpers/services.js';
+import { DB_VARIANTS } from '../helpers/services.js';
 
 const IDENTITY = fixturePlugin('test-identity');
 const tempUploads = (t: TestKernel) => {
@@ -27,16 +27,14 @@ const liveBytes = () => {
 for (const variant of DB_VARIANTS) {
   describe(`media uploads and library (${variant.name})`, function () {
     this.timeout(120000);
-    let t: TestKernel;
-    before(async function () {
-      requireVariant(this, variant);
-      t = await startTestKernel({
+    const t = useTestKernel(
+      {
         db: variant.name,
         plugins: [IDENTITY],
         config: { plugins: { options: { media: { maxUploadMb: 40 } } } },
-      });
-    });
-    after(async () => t?.close());
+      },
+      { variant },
+    );
 
     const upload = async (bytes: Buffer, name: string, fields: Record<string, string> = {}, tenant?: string) =>
       dataOf(await uploadFile(t, bytes, name, { fields, tenant }), 201);
@@ -372,14 +370,10 @@ for (const variant of DB_VARIANTS) {
 
 describe('media upload limits (configured)', function () {
   this.timeout(60000);
-  let t: TestKernel;
-  before(async () => {
-    t = await startTestKernel({
-      plugins: [IDENTITY],
-      config: { plugins: { options: { media: { maxUploadMb: 1, allowedTypes: ['image/*', 'application/pdf'] } } } },
-    });
+  const t = useTestKernel({
+    plugins: [IDENTITY],
+    config: { plugins: { options: { media: { maxUploadMb: 1, allowedTypes: ['image/*', 'application/pdf'] } } } },
   });
-  after(async () => t?.close());
 
   it('an upload over the limit answers 413 as soon as the limit is passed, and no temporary file stays', async function () {
     const stream = streamedMultipart(3 * 1024 * 1024, 'too-big.png');

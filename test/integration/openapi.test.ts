@@ -3,20 +3,22 @@ import { expect } from 'chai';
 import { join } from 'node:path';
 import { ERROR_CATALOGUE } from '../../kernel/errors.js';
 import { PROJECT_ROOT } from '../../kernel/version.js';
-import { fixturePlugin, startTestKernel, type TestKernel } from '../helpers/kernel.js';
+import { fixturePlugin, useTestKernel } from '../helpers/kernel.js';
 
 describe('OpenAPI document', function () {
-  let t: TestKernel;
   let doc: any;
-  before(async function () {
-    t = await startTestKernel({
+  const t = useTestKernel(
+    {
       plugins: [fixturePlugin('test-identity'), fixturePlugin('test-echo'), join(PROJECT_ROOT, 'examples', 'hello-plugin')],
-    });
-    const res = await t.request('/api/openapi.json');
-    expect(res.status).to.equal(200);
-    doc = await res.json();
-  });
-  after(async () => t?.close());
+    },
+    {
+      seed: async () => {
+        const res = await t.request('/api/openapi.json');
+        expect(res.status).to.equal(200);
+        doc = await res.json();
+      },
+    },
+  );
 
   it('is a valid OpenAPI 3.1 document, public and not enveloped', async function () {
     expect(doc.openapi).to.equal('3.1.0');

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { fixturePlugin, startTestKernel, type TestKernel } from '../helpers/kernel.js';
+import { fixturePlugin, type TestKernel, useTestKernel } from '../helpers/kernel.js';
 import { startTwoTenantKernel, T2_HOST } from '../helpers/two-tenants.js';
 
 interface PermissionInfo {
@@ -13,11 +13,7 @@ interface PermissionInfo {
 // form offered 13 hand-written permissions and not content:sync).
 describe('GET /api/permissions: every permission the instance knows, grouped and described', function () {
   this.timeout(60000);
-  let t: TestKernel;
-  before(async () => {
-    t = await startTestKernel({ plugins: [fixturePlugin('test-identity')] });
-  });
-  after(async () => t?.close());
+  const t = useTestKernel({ plugins: [fixturePlugin('test-identity')] });
 
   const list = async (identity: string): Promise<PermissionInfo[]> => {
     const res = await t.request('/api/permissions', { identity });

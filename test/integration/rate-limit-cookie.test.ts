@@ -1,6 +1,6 @@
 import { createHash, createHmac } from 'node:crypto';
 import { expect } from 'chai';
-import { responseCookie, startTestKernel, type TestKernel, type TestResponse } from '../helpers/kernel.js';
+import { responseCookie, type TestResponse, useTestKernel } from '../helpers/kernel.js';
 
 const signWith = (secret: string, id: string) =>
   createHmac('sha256', createHash('sha256').update(secret).digest()).update(`rate-limit.${id}`).digest('base64url');
@@ -15,16 +15,18 @@ function clientCookie(res: TestResponse): [string, string] | null {
 
 describe('rate limiter client cookie (RATE_LIMIT_SECRET)', function () {
   this.timeout(60000);
-  let t: TestKernel;
   let ipCount = 0;
-  before(async () => {
-    t = await startTestKernel({
+  const t = useTestKernel(
+    {
       config: { rateLimit: { enabled: true }, plugins: { options: { auth: { bcryptRounds: 4 } } } },
-    });
-    t.config.secrets.jwtSecretKey = 'the-session-signing-secret';
-    t.config.secrets.rateLimitSecret = 'the-rate-limit-secret';
-  });
-  after(async () => t?.close());
+    },
+    {
+      seed: async () => {
+        t.config.secrets.jwtSecretKey = 'the-session-signing-secret';
+        t.config.secrets.rateLimitSecret = 'the-rate-limit-secret';
+      },
+    },
+  );
 
   /** One wrong sign-in from a browser holding `cookie` (none: a new browser). */
   const attempt = (cookie?: string) => {

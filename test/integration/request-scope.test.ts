@@ -1,13 +1,9 @@
 import { expect } from 'chai';
-import { fixturePlugin, startTestKernel, type TestKernel } from '../helpers/kernel.js';
+import { fixturePlugin, useTestKernel } from '../helpers/kernel.js';
 
 describe('request scope', function () {
-  let t: TestKernel;
   const probe = () => (globalThis as any).__cmsScopeProbe as { created: number; disposed: number };
-  before(async () => {
-    t = await startTestKernel({ plugins: [fixturePlugin('test-echo')] });
-  });
-  after(async () => t?.close());
+  const t = useTestKernel({ plugins: [fixturePlugin('test-echo')] });
 
   it('gives each request its own scope with requestId, and disposes it even when the handler throws', async function () {
     const start = { ...probe() };

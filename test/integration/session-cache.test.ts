@@ -5,7 +5,7 @@ import type { AuthSecrets } from '../../plugins/auth/secrets.js';
 import { LOCAL_MAX, LOCAL_TRUST_MS, CONTEXT_TRUST_MS, SessionsService } from '../../plugins/auth/sessions-service.js';
 import type { UsersService } from '../../plugins/auth/users-service.js';
 import type { User } from '../../plugins/auth/models/user.js';
-import { responseCookie, startTestKernel, type TestKernel } from '../helpers/kernel.js';
+import { responseCookie, useTestKernel } from '../helpers/kernel.js';
 
 const PASSWORD = 'correct horse battery';
 
@@ -16,14 +16,16 @@ const PASSWORD = 'correct horse battery';
  */
 describe('session cache: the in-memory layers', function () {
   this.timeout(30000);
-  let t: TestKernel;
   let userId: string;
-  before(async () => {
-    t = await startTestKernel({ config: { plugins: { options: { auth: { bcryptRounds: 4, sessionDevicePolicy: 'allow-multiple' } } } } });
-    const users = t.kernel.container.resolve<UsersService>('users');
-    userId = (await users.create({ email: 'cache@example.com', password: PASSWORD, role: 'editor' }))._id;
-  });
-  after(async () => t?.close());
+  const t = useTestKernel(
+    { config: { plugins: { options: { auth: { bcryptRounds: 4, sessionDevicePolicy: 'allow-multiple' } } } } },
+    {
+      seed: async () => {
+        const users = t.kernel.container.resolve<UsersService>('users');
+        userId = (await users.create({ email: 'cache@example.com', password: PASSWORD, role: 'editor' }))._id;
+      },
+    },
+  );
 
   const signIn = async (userAgent = 'cache-test') =>
     responseCookie(

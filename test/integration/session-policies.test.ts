@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { QueryTypes } from 'sequelize';
 import { startTestKernel, type TestKernel, type TestResponse } from '../helpers/kernel.js';
+import { createUsers } from '../helpers/users.js';
 import { responseCookie } from '../helpers/kernel.js';
 
 const PASSWORD = 'correct horse battery';
@@ -20,9 +21,7 @@ describe('session policies', function () {
   async function setUp(auth: Record<string, unknown>, extra: Record<string, unknown> = {}) {
     const t = await kernelWith(auth, extra);
     kernels.push(t);
-    await t.kernel.container
-      .resolve<{ create(i: object): Promise<unknown> }>('users')
-      .create({ email: 'p@example.com', password: PASSWORD, role: 'viewer' });
+    await createUsers(t, { email: 'p@example.com', password: PASSWORD, role: 'viewer' });
     const login = async (userAgent: string, headers: Record<string, string> = {}) =>
       cookie(
         await t.request('/api/user/login', {

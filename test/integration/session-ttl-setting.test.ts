@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { fixturePlugin, responseCookie, startTestKernel, type TestKernel } from '../helpers/kernel.js';
+import { fixturePlugin, responseCookie, useTestKernel } from '../helpers/kernel.js';
 
 const EMAIL = 'owner@example.com';
 const PASSWORD = 'correct horse battery';
@@ -11,7 +11,6 @@ interface Settings {
 
 describe('SESSION_TTL_HOURS (System Setting): the lifetime of new sessions', function () {
   this.timeout(60000);
-  let t: TestKernel;
   const settings = () => t.kernel.container.resolve<Settings>('settings');
   /** Signs in and returns the new session's lifetime in hours (expiresAt - createdAt, from GET /api/user/sessions). */
   const signInLifetimeHours = async (userAgent: string): Promise<number> => {
@@ -28,14 +27,11 @@ describe('SESSION_TTL_HOURS (System Setting): the lifetime of new sessions', fun
     return (Date.parse(current.expiresAt) - Date.parse(current.createdAt)) / HOUR;
   };
 
-  before(async () => {
-    t = await startTestKernel({
-      setup: true,
-      plugins: [fixturePlugin('test-identity')],
-      config: { plugins: { options: { auth: { bcryptRounds: 4 }, setup: { admin: { email: EMAIL, password: PASSWORD } } } } },
-    });
+  const t = useTestKernel({
+    setup: true,
+    plugins: [fixturePlugin('test-identity')],
+    config: { plugins: { options: { auth: { bcryptRounds: 4 }, setup: { admin: { email: EMAIL, password: PASSWORD } } } } },
   });
-  after(async () => t?.close());
 
   it('the seeded 24 hours apply at sign-in', async () => {
     expect(await signInLifetimeHours('first')).to.be.closeTo(24, 0.01);

@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'chai';
 import { DIST_ROOT, PROJECT_ROOT } from '../../kernel/version.js';
-import { get as fetch, responseCookie, startTestKernel, tempDir, type TestKernel } from '../helpers/kernel.js';
-import { DB_VARIANTS, requireVariant } from '../helpers/services.js';
+import { get as fetch, responseCookie, tempDir, type TestKernel, useTestKernel } from '../helpers/kernel.js';
+import { DB_VARIANTS } from '../helpers/services.js';
 
 /** The page's database form for the database the kernel runs on (the spec's field names). */
 function runningForm(t: TestKernel): Record<string, string> {
@@ -23,12 +23,10 @@ const submit = (t: TestKernel, action: string, fields: Record<string, string>) =
 for (const variant of DB_VARIANTS) {
   describe(`setup form actions (${variant.name})`, function () {
     this.timeout(60000);
-    let t: TestKernel;
-    before(async function () {
-      requireVariant(this, variant);
-      t = await startTestKernel({ db: variant.name, setup: true, config: { plugins: { options: { auth: { bcryptRounds: 4 } } } } });
-    });
-    after(async () => t?.close());
+    const t = useTestKernel(
+      { db: variant.name, setup: true, config: { plugins: { options: { auth: { bcryptRounds: 4 } } } } },
+      { variant },
+    );
 
     it('?/testDatabase answers {success, message, details} or {success: false, error} with the reason', async function () {
       const ok = await submit(t, 'testDatabase', runningForm(t));

@@ -4,7 +4,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { loadConfig, privateConfigPath } from '../../kernel/config.js';
-import { startTestKernel, tempDir, type TestKernel, type TestResponse } from '../helpers/kernel.js';
+import { startTestKernel, tempDir, type TestKernel, type TestResponse, useTestKernel } from '../helpers/kernel.js';
 import { responseCookie } from '../helpers/kernel.js';
 import { DB_VARIANTS, MARIADB_URL } from '../helpers/services.js';
 import { requireVariant } from '../helpers/services.js';
@@ -34,12 +34,10 @@ async function seedAndWait(t: TestKernel, body: object): Promise<Record<string, 
 for (const variant of DB_VARIANTS) {
   describe(`setup (${variant.name})`, function () {
     this.timeout(60000);
-    let t: TestKernel;
-    before(async function () {
-      requireVariant(this, variant);
-      t = await startTestKernel({ db: variant.name, setup: true, config: { plugins: { options: { auth: { bcryptRounds: 4 } } } } });
-    });
-    after(async () => t?.close());
+    const t = useTestKernel(
+      { db: variant.name, setup: true, config: { plugins: { options: { auth: { bcryptRounds: 4 } } } } },
+      { variant },
+    );
 
     it('while incomplete: every other path redirects to /setup, which serves the wizard page', async function () {
       expect((await (await t.request('/api/setup/status')).json()).data).to.deep.equal({
@@ -259,11 +257,7 @@ describe('headless setup', function () {
   }
 
   describe('a failed MariaDB test says why in words, never with the password', function () {
-    let t: TestKernel;
-    before(async function () {
-      t = await startTestKernel({ setup: true });
-    });
-    after(async () => t?.close());
+    const t = useTestKernel({ setup: true });
     const testDb = async (target: Record<string, unknown>) => {
       const res = await t.request('/api/setup/test-db', { method: 'POST', json: { type: 'mariadb', database: 'test', ...target } });
       expect(res.status).to.equal(400);

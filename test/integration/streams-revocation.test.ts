@@ -1,10 +1,10 @@
 import { expect } from 'chai';
 import type WebSocket from 'ws';
-import { as, dataOf, POSTS } from '../helpers/content.js';
+import { as, dataOf, POSTS, createPosts } from '../helpers/content.js';
 import { openSse, type SseClient } from '../helpers/data-ops-sse.js';
 import { legacyClient, modernClient, waitFor } from '../helpers/graphql-ws.js';
-import { fixturePlugin, responseCookie, startTestKernel, type TestKernel } from '../helpers/kernel.js';
-import { DB_VARIANTS, MARIADB_URL, REDIS_URL, requireVariant, uniqueName } from '../helpers/services.js';
+import { fixturePlugin, responseCookie, startTestKernel, type TestKernel, useTestKernel } from '../helpers/kernel.js';
+import { DB_VARIANTS, MARIADB_URL, REDIS_URL, uniqueName } from '../helpers/services.js';
 
 /**
  * Long-lived streams end when the identity behind them does (issue 32, item 8): GraphQL subscriptions over
@@ -48,17 +48,17 @@ async function websiteToken(t: TestKernel, cookie: string): Promise<{ _id: strin
 for (const variant of DB_VARIANTS) {
   describe(`streams end when their identity is revoked (${variant.name})`, function () {
     this.timeout(60000);
-    let t: TestKernel;
     const cleanup: Array<() => unknown> = [];
-    before(async function () {
-      requireVariant(this, variant);
-      t = await startTestKernel({ db: variant.name, plugins: [fixturePlugin('test-identity')], config: OPTIONS });
-      await dataOf(await as(t, 'admin').post('/api/collections', POSTS), 201);
-    });
+    const t = useTestKernel(
+      { db: variant.name, plugins: [fixturePlugin('test-identity')], config: OPTIONS },
+      {
+        variant,
+        seed: () => createPosts(t),
+      },
+    );
     afterEach(async () => {
       for (const c of cleanup.splice(0)) await c();
     });
-    after(async () => t?.close());
     const sse = async (headers: Record<string, string>, path = EVENTS): Promise<SseClient> => {
       const stream = await openSse(`${t.url}${path}`, headers);
       cleanup.push(() => stream.close());

@@ -1,8 +1,9 @@
 import { expect } from 'chai';
 import { generate } from 'otplib';
 import { QueryTypes } from 'sequelize';
-import { responseCookie, startTestKernel, type TestKernel, type TestResponse } from '../helpers/kernel.js';
-import { DB_VARIANTS, requireVariant } from '../helpers/services.js';
+import { responseCookie, type TestResponse, useTestKernel } from '../helpers/kernel.js';
+import { createUsers } from '../helpers/users.js';
+import { DB_VARIANTS } from '../helpers/services.js';
 
 const PASSWORD = 'correct horse battery';
 const codeOf = (secret: string) => generate({ secret, epoch: Math.floor(Date.now() / 1000) });
@@ -15,16 +16,14 @@ const codeOf = (secret: string) => generate({ secret, epoch: Math.floor(Date.now
 for (const variant of DB_VARIANTS) {
   describe(`sudo mode, narrowed tokens, revocation on password change (${variant.name})`, function () {
     this.timeout(90000);
-    let t: TestKernel;
     let n = 0;
-    before(async function () {
-      requireVariant(this, variant);
-      t = await startTestKernel({
+    const t = useTestKernel(
+      {
         db: variant.name,
         config: { plugins: { options: { auth: { bcryptRounds: 4, sessionDevicePolicy: 'allow-multiple' } } } },
-      });
-    });
-    after(async () => t?.close());
+      },
+      { variant },
+    );
 
     const post = (path: string, cookie: string | null, json?: unknown, headers: Record<string, string> = {}) =>
       t.request(path, { method: 'POST', headers: { ...(cookie ? { cookie } : {}), ...headers }, ...(json === undefined ? {} : { json }) });
@@ -226,19 +225,13 @@ for (const variant of DB_VARIANTS) {
 
 describe('sudo mode window setting (CMS_REAUTH_WINDOW_SECONDS=0)', function () {
   this.timeout(60000);
-  let t: TestKernel;
-  before(async () => {
-    t = await startTestKernel({
-      config: { plugins: { options: { auth: { bcryptRounds: 4 } } } },
-      env: { CMS_REAUTH_WINDOW_SECONDS: '0' },
-    });
+  const t = useTestKernel({
+    config: { plugins: { options: { auth: { bcryptRounds: 4 } } } },
+    env: { CMS_REAUTH_WINDOW_SECONDS: '0' },
   });
-  after(async () => t?.close());
 
   it('asks for the proof every time, even right after the password sign-in', async function () {
-    await t.kernel.container
-      .resolve<{ create(i: object): Promise<unknown> }>('users')
-      .create({ email: 'zero@example.com', password: PASSWORD, role: 'editor' });
+    await createUsers(t, { email: 'zero@example.com', password: PASSWORD, role: 'editor' });
     const res = await t.request('/api/user/login', { method: 'POST', json: { email: 'zero@example.com', password: PASSWORD } });
     const cookie = responseCookie(res)!;
     const refused = await t.request('/api/api-keys', {

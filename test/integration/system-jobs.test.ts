@@ -2,9 +2,9 @@ import { expect } from 'chai';
 import { QueryTypes } from 'sequelize';
 import type { EmailTokensService, SessionsService, TokensService, UsersService } from '../../plugins/auth/public.js';
 import { as, dataOf } from '../helpers/content.js';
-import { fixturePlugin, startTestKernel, type TestKernel } from '../helpers/kernel.js';
+import { fixturePlugin, type TestKernel, useTestKernel } from '../helpers/kernel.js';
 import { retentionDays } from '../../plugins/system/audit-retention.js';
-import { DB_VARIANTS, requireVariant } from '../helpers/services.js';
+import { DB_VARIANTS } from '../helpers/services.js';
 import { until } from '../helpers/until.js';
 
 const NOTES = { name: 'notes', fields: [{ name: 'title', type: 'text', required: true }] };
@@ -63,12 +63,7 @@ async function seedCredentials(t: TestKernel, email: string) {
 for (const variant of DB_VARIANTS) {
   describe(`system jobs (POST /api/system-jobs) on ${variant.name}`, function () {
     this.timeout(60000);
-    let t: TestKernel;
-    before(async function () {
-      requireVariant(this, variant);
-      t = await startTestKernel({ db: variant.name, plugins: [fixturePlugin('test-identity')] });
-    });
-    after(async () => t?.close());
+    const t = useTestKernel({ db: variant.name, plugins: [fixturePlugin('test-identity')] }, { variant });
 
     it('lists the available jobs with descriptions to admins only', async function () {
       const data = await dataOf(await as(t, 'admin').get('/api/system-jobs'));
@@ -200,17 +195,15 @@ for (const variant of DB_VARIANTS) {
 
   describe(`system jobs: the schedules on ${variant.name}`, function () {
     this.timeout(60000);
-    let t: TestKernel;
-    before(async function () {
-      requireVariant(this, variant);
-      t = await startTestKernel({
+    const t = useTestKernel(
+      {
         db: variant.name,
         plugins: [fixturePlugin('test-identity')],
         // Without the setup plugin's settings store, plugins.options.system.auditRetentionDays stands in for AUDIT_RETENTION_DAYS.
         config: { plugins: { options: { auth: { purgeIntervalMs: 100 }, system: { auditPruneIntervalMs: 100, auditRetentionDays: 30 } } } },
-      });
-    });
-    after(async () => t?.close());
+      },
+      { variant },
+    );
 
     it('purges expired sessions, API keys, website tokens and email links on schedule, without a request', async function () {
       const seeded = await seedCredentials(t, 'scheduled@example.com');

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { fixturePlugin, startTestKernel, tempDir, writePlugin, type TestKernel } from '../helpers/kernel.js';
-import { DB_VARIANTS, requireVariant } from '../helpers/services.js';
+import { fixturePlugin, startTestKernel, tempDir, writePlugin, type TestKernel, useTestKernel } from '../helpers/kernel.js';
+import { DB_VARIANTS } from '../helpers/services.js';
 
 describe('system routes', function () {
   let t: TestKernel;
@@ -53,12 +53,7 @@ describe('system routes', function () {
 for (const variant of DB_VARIANTS) {
   describe(`system health on ${variant.name}`, function () {
     this.timeout(60000);
-    let t: TestKernel;
-    before(async function () {
-      requireVariant(this, variant);
-      t = await startTestKernel({ db: variant.name, plugins: [fixturePlugin('test-identity')] });
-    });
-    after(async () => t?.close());
+    const t = useTestKernel({ db: variant.name, plugins: [fixturePlugin('test-identity')] }, { variant });
 
     it('reports the database it runs on as ok', async function () {
       const health = (await (await t.request('/api/system/health', { identity: 'admin' })).json()).data;

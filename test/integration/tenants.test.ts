@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { fixturePlugin, startTestKernel, type TestKernel, type TestResponse } from '../helpers/kernel.js';
+import { fixturePlugin, startTestKernel, type TestResponse, useTestKernel } from '../helpers/kernel.js';
 import { responseCookie } from '../helpers/kernel.js';
 
 const cookie = (res: TestResponse) => responseCookie(res);
@@ -7,18 +7,14 @@ const ACME = { 'x-forwarded-host': 'acme.test' };
 
 describe('multi-tenant mode', function () {
   this.timeout(60000);
-  let t: TestKernel;
-  before(async () => {
-    t = await startTestKernel({
-      plugins: [fixturePlugin('test-identity')],
-      config: {
-        multiTenant: true,
-        http: { trustProxy: true },
-        plugins: { options: { auth: { bcryptRounds: 4, sessionDevicePolicy: 'allow-multiple' } } },
-      },
-    });
+  const t = useTestKernel({
+    plugins: [fixturePlugin('test-identity')],
+    config: {
+      multiTenant: true,
+      http: { trustProxy: true },
+      plugins: { options: { auth: { bcryptRounds: 4, sessionDevicePolicy: 'allow-multiple' } } },
+    },
   });
-  after(async () => t?.close());
 
   const login = (email: string, password: string, headers: Record<string, string> = {}) =>
     t.request('/api/user/login', { method: 'POST', json: { email, password }, headers });

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import { request as httpRequest } from 'node:http';
 import { as, dataOf } from '../helpers/content.js';
-import { fixturePlugin, startTestKernel, type TestKernel } from '../helpers/kernel.js';
-import { DB_VARIANTS, requireVariant } from '../helpers/services.js';
+import { fixturePlugin, type TestKernel, useTestKernel } from '../helpers/kernel.js';
+import { DB_VARIANTS } from '../helpers/services.js';
 
 const PASSWORD = 'correct horse battery';
 const NULLS = { siteName: null, logoUrl: null, accentColor: null };
@@ -29,7 +29,6 @@ function getWithHost(t: TestKernel, path: string, host: string): Promise<{ statu
 for (const variant of DB_VARIANTS) {
   describe(`GET /api/theme/public as the spec says, on a set-up installation (${variant.name})`, function () {
     this.timeout(120000);
-    let t: TestKernel;
     const pub = async (query: string) => {
       const res = await t.request(`/api/theme/public${query}`);
       const body = await res.json();
@@ -38,9 +37,8 @@ for (const variant of DB_VARIANTS) {
       return body.data;
     };
 
-    before(async function () {
-      requireVariant(this, variant);
-      t = await startTestKernel({
+    const t = useTestKernel(
+      {
         db: variant.name,
         setup: true,
         plugins: [fixturePlugin('test-identity')],
@@ -48,10 +46,14 @@ for (const variant of DB_VARIANTS) {
           multiTenant: true,
           plugins: { options: { auth: { bcryptRounds: 4 }, setup: { admin: { email: 'owner@example.com', password: PASSWORD } } } },
         },
-      });
-      await t.kernel.container.resolve<{ set(k: string, v: unknown): Promise<void> }>('settings').set('SITE_NAME', 'Harbour & <Docs>');
-    });
-    after(async () => t?.close());
+      },
+      {
+        variant,
+        seed: async () => {
+          await t.kernel.container.resolve<{ set(k: string, v: unknown): Promise<void> }>('settings').set('SITE_NAME', 'Harbour & <Docs>');
+        },
+      },
+    );
 
     it('all three fields are null when no tenant resolves or the tenant is default, even with a site name and a named default theme', async function () {
       for (const query of ['', '?tenantId=default', '?hostname=127.0.0.1', '?hostname=unknown.example', '?tenantId=nobody-here'])

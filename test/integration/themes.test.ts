@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import { as, dataOf } from '../helpers/content.js';
-import { fixturePlugin, responseCookie, startTestKernel, type TestKernel } from '../helpers/kernel.js';
-import { DB_VARIANTS, REDIS_URL, requireVariant } from '../helpers/services.js';
+import { as, dataOf, errorOf } from '../helpers/content.js';
+import { fixturePlugin, responseCookie, useTestKernel } from '../helpers/kernel.js';
+import { DB_VARIANTS, REDIS_URL } from '../helpers/services.js';
 
 const PASSWORD = 'correct horse battery';
 const SHADES = ['50', '100', '200', '300', '400', '500', '600', '700', '800', '900', '950'];
@@ -32,31 +32,22 @@ const POSTS: Array<[string, unknown]> = [
   ['/api/theme/update-theme', { themeId: UUID, customCss: '' }],
 ];
 
-async function errorOf(res: Response, status: number): Promise<string> {
-  const body = (await res.json()) as { success: boolean; error: string };
-  expect(res.status, JSON.stringify(body)).to.equal(status);
-  expect(body.success).to.equal(false);
-  return body.error;
-}
-
 for (const variant of DB_VARIANTS) {
   const cache = variant.name === 'mariadb' && REDIS_URL ? 'redis' : 'memory';
   describe(`themes (${variant.name}, cache ${cache})`, function () {
     this.timeout(120000);
-    let t: TestKernel;
     const admin = () => as(t, 'admin');
     const adminOf = (tenant: string) => as(t, 'admin', tenant);
 
-    before(async function () {
-      requireVariant(this, variant);
-      t = await startTestKernel({
+    const t = useTestKernel(
+      {
         db: variant.name,
         cache,
         plugins: [fixturePlugin('test-identity')],
         config: { multiTenant: true, plugins: { options: { auth: { bcryptRounds: 4, sessionDevicePolicy: 'allow-multiple' } } } },
-      });
-    });
-    after(async () => t?.close());
+      },
+      { variant },
+    );
 
     it('guards every endpoint: 401 without identity, system:read for GET, system:settings for POST and DELETE', async function () {
       for (const path of GETS) {
@@ -485,15 +476,11 @@ for (const variant of DB_VARIANTS) {
 
 describe('themes: setup seeding writes the default theme', function () {
   this.timeout(120000);
-  let t: TestKernel;
-  before(async () => {
-    t = await startTestKernel({
-      setup: true,
-      plugins: [fixturePlugin('test-identity')],
-      config: { plugins: { options: { auth: { bcryptRounds: 4 }, setup: { admin: { email: 'seed@example.com', password: PASSWORD } } } } },
-    });
+  const t = useTestKernel({
+    setup: true,
+    plugins: [fixturePlugin('test-identity')],
+    config: { plugins: { options: { auth: { bcryptRounds: 4 }, setup: { admin: { email: 'seed@example.com', password: PASSWORD } } } } },
   });
-  after(async () => t?.close());
 
   it('after headless setup the default tenant has the bundled Default theme, active and default', async function () {
     const current = await dataOf(await t.request('/api/theme/get-current-theme', { identity: 'admin' }));

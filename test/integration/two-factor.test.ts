@@ -1,10 +1,10 @@
 import { expect } from 'chai';
 import { generate } from 'otplib';
 import { QueryTypes } from 'sequelize';
-import { startTestKernel, type TestKernel, type TestResponse } from '../helpers/kernel.js';
+import { type TestResponse, useTestKernel } from '../helpers/kernel.js';
+import { createUsers } from '../helpers/users.js';
 import { responseCookie } from '../helpers/kernel.js';
 import { DB_VARIANTS } from '../helpers/services.js';
-import { requireVariant } from '../helpers/services.js';
 
 const PASSWORD = 'correct horse battery';
 const cookie = responseCookie;
@@ -13,23 +13,19 @@ const codeAt = (secret: string, offsetSeconds = 0) => generate({ secret, epoch: 
 for (const variant of DB_VARIANTS) {
   describe(`two-factor authentication (${variant.name})`, function () {
     this.timeout(60000);
-    let t: TestKernel;
     let n = 0;
-    before(async function () {
-      requireVariant(this, variant);
-      t = await startTestKernel({
+    const t = useTestKernel(
+      {
         db: variant.name,
         config: { plugins: { options: { auth: { bcryptRounds: 4, issuer: 'Acme CMS', sessionDevicePolicy: 'allow-multiple' } } } },
-      });
-    });
-    after(async () => t?.close());
+      },
+      { variant },
+    );
 
     const login = (email: string) => t.request('/api/user/login', { method: 'POST', json: { email, password: PASSWORD } });
     async function newUser(): Promise<{ email: string; session: string }> {
       const email = `twofa-${++n}@example.com`;
-      await t.kernel.container
-        .resolve<{ create(i: object): Promise<unknown> }>('users')
-        .create({ email, password: PASSWORD, role: 'editor' });
+      await createUsers(t, { email, password: PASSWORD, role: 'editor' });
       return { email, session: cookie(await login(email), 'session')! };
     }
     async function enable(session: string): Promise<{ secret: string; backupCodes: string[] }> {

@@ -4,7 +4,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { loadConfig, privateConfigPath } from '../../kernel/config.js';
+import { privateConfigPath } from '../../kernel/config.js';
 import { createKernel, KERNEL_VERSION, type Kernel } from '../../kernel/index.js';
 import { createLogger } from '../../kernel/logger.js';
 import { UPDATE_SIGNATURE_WINDOW_MS, verifyUpdateSignature } from '../../lib/text/update-signature.js';
@@ -16,7 +16,8 @@ import { UPDATE_CHECK_MIGRATIONS } from '../../plugins/update-check/migrations.j
 import { MigrationRunner } from '../../kernel/db/migrations.js';
 import { DbLock } from '../../kernel/db/lock.js';
 import { contentAdmin } from '../helpers/dashboard-fixtures.js';
-import { fixturePlugin, startTestKernel, tempDir, type TestKernel } from '../helpers/kernel.js';
+import { fixturePlugin, sqliteKernelConfig, startTestKernel, tempDir, type TestKernel } from '../helpers/kernel.js';
+import { createUsers } from '../helpers/users.js';
 import { DB_VARIANTS, requireVariant } from '../helpers/services.js';
 import { openTwoConnections } from '../helpers/two-connections.js';
 import { until } from '../helpers/until.js';
@@ -190,9 +191,7 @@ describe('update check (the update-check plugin)', function () {
     let firstSent = '';
     before(async function () {
       t = await instance();
-      await t.kernel.container
-        .resolve<{ create(i: object): Promise<unknown> }>('users')
-        .create({ email: SECRET_MARKERS.email, password: SECRET_MARKERS.password, role: 'editor' });
+      await createUsers(t, { email: SECRET_MARKERS.email, password: SECRET_MARKERS.password, role: 'editor' });
       const content = contentAdmin(t);
       await content.collections.create({ name: SECRET_MARKERS.collection, fields: [{ name: 'title', type: 'text', required: true }] });
       await content.entries(SECRET_MARKERS.collection).create({ title: SECRET_MARKERS.content });
@@ -408,28 +407,18 @@ describe('update check (the update-check plugin)', function () {
     /** A kernel whose plugins read `env` (instead of process.env): CMS_TELEMETRY and CI as an operator sets them. */
     async function withEnv(env: Record<string, string>, options: Record<string, unknown> = {}) {
       const dataDir = tempDir();
-      const config = loadConfig({
-        ignoreFile: true,
-        env: {},
-        overrides: {
-          env: 'test',
-          host: '127.0.0.1',
-          port: 0,
-          dataDir,
-          logLevel: 'silent',
-          db: { type: 'sqlite', storage: 'cms.sqlite' },
-          rateLimit: { enabled: false },
-          plugins: {
-            paths: [fixturePlugin('test-identity')],
-            disabled: ['setup'],
-            options: {
-              'update-check': {
-                allowInTests: true,
-                url: server.url,
-                geolocationUrl: `${server.url}/geo`,
-                initialDelayMs: 20,
-                ...options,
-              },
+      const config = sqliteKernelConfig(dataDir, {
+        logLevel: 'silent',
+        plugins: {
+          paths: [fixturePlugin('test-identity')],
+          disabled: ['setup'],
+          options: {
+            'update-check': {
+              allowInTests: true,
+              url: server.url,
+              geolocationUrl: `${server.url}/geo`,
+              initialDelayMs: 20,
+              ...options,
             },
           },
         },

@@ -1,9 +1,8 @@
 import { expect } from 'chai';
 import type { EventBus } from '../../kernel/events.js';
-import { fixturePlugin, startTestKernel, type TestKernel, type TestResponse } from '../helpers/kernel.js';
+import { fixturePlugin, startTestKernel, type TestResponse, useTestKernel } from '../helpers/kernel.js';
 import { responseCookie } from '../helpers/kernel.js';
 import { DB_VARIANTS } from '../helpers/services.js';
-import { requireVariant } from '../helpers/services.js';
 
 const PASSWORD = 'correct horse battery';
 const cookie = (res: TestResponse) => responseCookie(res);
@@ -11,16 +10,14 @@ const cookie = (res: TestResponse) => responseCookie(res);
 for (const variant of DB_VARIANTS) {
   describe(`user administration (${variant.name})`, function () {
     this.timeout(60000);
-    let t: TestKernel;
-    before(async function () {
-      requireVariant(this, variant);
-      t = await startTestKernel({
+    const t = useTestKernel(
+      {
         db: variant.name,
         plugins: [fixturePlugin('test-identity'), fixturePlugin('test-echo')],
         config: { plugins: { options: { auth: { bcryptRounds: 4, sessionDevicePolicy: 'allow-multiple' } } } },
-      });
-    });
-    after(async () => t?.close());
+      },
+      { variant },
+    );
 
     async function userWithSessionAndKey(email: string, role = 'editor') {
       const { _id } = await t.kernel.container

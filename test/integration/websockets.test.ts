@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import WebSocket from 'ws';
-import { fixturePlugin, startTestKernel, type TestKernel } from '../helpers/kernel.js';
+import { fixturePlugin, useTestKernel } from '../helpers/kernel.js';
 
 /** Opens a WebSocket and resolves with its first message, or with the HTTP status that refused it. */
 function firstMessage(url: string, headers: Record<string, string> = {}): Promise<{ message?: any; status?: number }> {
@@ -26,11 +26,7 @@ function firstMessage(url: string, headers: Record<string, string> = {}): Promis
 
 describe('kernel: WebSocket endpoints', function () {
   this.timeout(30000);
-  let t: TestKernel;
-  before(async () => {
-    t = await startTestKernel({ plugins: [fixturePlugin('test-identity'), fixturePlugin('test-websocket')] });
-  });
-  after(async () => t?.close());
+  const t = useTestKernel({ plugins: [fixturePlugin('test-identity'), fixturePlugin('test-websocket')] });
   const ws = (path: string) => t.url.replace(/^http/, 'ws') + path;
 
   it('hands an upgrade to the endpoint of its path (normalised), with the identity the HTTP resolvers give', async () => {

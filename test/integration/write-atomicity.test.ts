@@ -2,9 +2,9 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import sqlite3 from 'sqlite3';
 import { IdempotencyStore } from '../../kernel/http/idempotency.js';
-import { as, dataOf, POSTS } from '../helpers/content.js';
-import { fixturePlugin, startTestKernel, type TestKernel } from '../helpers/kernel.js';
-import { DB_VARIANTS, requireVariant } from '../helpers/services.js';
+import { as, dataOf, createPosts } from '../helpers/content.js';
+import { fixturePlugin, useTestKernel } from '../helpers/kernel.js';
+import { DB_VARIANTS } from '../helpers/services.js';
 
 /**
  * A 5xx means nothing was written, and a client may retry a create safely with Idempotency-Key.
@@ -14,17 +14,17 @@ import { DB_VARIANTS, requireVariant } from '../helpers/services.js';
 for (const variant of DB_VARIANTS) {
   describe(`writes are atomic, and creates are idempotent with Idempotency-Key (${variant.name})`, function () {
     this.timeout(60000);
-    let t: TestKernel;
     const count = async () => (await dataOf(await as(t, 'admin').get('/api/collections/posts?limit=1'))).total as number;
     const create = (body: unknown, key?: string, identity = 'editor') =>
       t.request('/api/collections/posts', { method: 'POST', identity, json: body, headers: key ? { 'Idempotency-Key': key } : {} });
 
-    before(async function () {
-      requireVariant(this, variant);
-      t = await startTestKernel({ db: variant.name, plugins: [fixturePlugin('test-identity')], config: { db: { busyTimeoutMs: 200 } } });
-      await dataOf(await as(t, 'admin').post('/api/collections', POSTS), 201);
-    });
-    after(async () => t?.close());
+    const t = useTestKernel(
+      { db: variant.name, plugins: [fixturePlugin('test-identity')], config: { db: { busyTimeoutMs: 200 } } },
+      {
+        variant,
+        seed: () => createPosts(t),
+      },
+    );
 
     it('an entry whose revision cannot be written answers 5xx and leaves no entry behind; the retry with the same key creates it once', async () => {
       const trigger =

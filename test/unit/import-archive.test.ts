@@ -3,44 +3,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { expect } from 'chai';
-import { Header } from 'tar';
 import { checkEntryPath, extractArchive } from '../../workers/import/archive.js';
 import { IMPORT_FIXTURES } from '../helpers/import-fixtures.js';
+import { handBuiltTar, type TarMember } from '../helpers/tar.js';
 
 const FIXTURES = IMPORT_FIXTURES;
 
-interface Member {
-  path: string;
-  type?: 'File' | 'Directory' | 'SymbolicLink' | 'Link' | 'CharacterDevice' | 'FIFO';
-  body?: string | Buffer;
-  linkpath?: string;
-}
-
-/** A tar file built header by header, so it can hold entries no well-behaved tool would write. */
-function tarOf(members: Member[], gzip = true): Buffer {
-  const blocks: Buffer[] = [];
-  for (const m of members) {
-    const body = typeof m.body === 'string' ? Buffer.from(m.body) : (m.body ?? Buffer.alloc(0));
-    const type = m.type ?? 'File';
-    const header = new Header({
-      path: m.path,
-      type,
-      size: type === 'File' ? body.length : 0,
-      mode: type === 'Directory' ? 0o755 : 0o644,
-      mtime: new Date(0),
-      linkpath: m.linkpath,
-      uid: 0,
-      gid: 0,
-    });
-    const block = Buffer.alloc(512);
-    header.encode(block, 0);
-    blocks.push(block);
-    if (type === 'File' && body.length) {
-      blocks.push(body, Buffer.alloc((512 - (body.length % 512)) % 512));
-    }
-  }
-  blocks.push(Buffer.alloc(1024));
-  const tar = Buffer.concat(blocks);
+/** A hand-built tar (entries no well-behaved tool would write), gzip-compressed unless `gzip` is false. */
+function tarOf(members: TarMember[], gzip = true): Buffer {
+  const tar = handBuiltTar(members);
   return gzip ? gzipSync(tar) : tar;
 }
 

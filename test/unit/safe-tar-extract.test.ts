@@ -3,38 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { expect } from 'chai';
-import { Header } from 'tar';
+import { handBuiltTar, type TarMember } from '../helpers/tar.js';
 import { safeTarExtract, type SafeTarHooks, type SafeTarLimits, type SafeTarRefusals } from '../../lib/storage/safe-tar-extract.js';
 
-interface Member {
-  path: string;
-  type?: 'File' | 'Directory' | 'SymbolicLink' | 'Link' | 'CharacterDevice' | 'BlockDevice' | 'FIFO';
-  body?: string | Buffer;
-  linkpath?: string;
-}
-
-/** A tar built header by header (so it can hold entries no well-behaved tool writes), then `trailing` zero bytes. */
-function tarGz(members: Member[], trailing = 0): Buffer {
-  const blocks: Buffer[] = [];
-  for (const m of members) {
-    const body = typeof m.body === 'string' ? Buffer.from(m.body) : (m.body ?? Buffer.alloc(0));
-    const type = m.type ?? 'File';
-    const block = Buffer.alloc(512);
-    new Header({
-      path: m.path,
-      type,
-      size: type === 'File' ? body.length : 0,
-      mode: type === 'Directory' ? 0o755 : 0o644,
-      mtime: new Date(0),
-      linkpath: m.linkpath,
-      uid: 0,
-      gid: 0,
-    }).encode(block, 0);
-    blocks.push(block);
-    if (type === 'File' && body.length) blocks.push(body, Buffer.alloc((512 - (body.length % 512)) % 512));
-  }
-  blocks.push(Buffer.alloc(1024 + trailing));
-  return gzipSync(Buffer.concat(blocks), { level: 9 });
+/** A gzip-compressed hand-built tar (entries no well-behaved tool writes), then `trailing` zero bytes. */
+function tarGz(members: TarMember[], trailing = 0): Buffer {
+  return gzipSync(handBuiltTar(members, { trailing }), { level: 9 });
 }
 
 /** What a refusal factory was asked for, so the tests see which one fired and with what. */

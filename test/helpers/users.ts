@@ -1,0 +1,19 @@
+import { responseCookie, type TestKernel } from './kernel.js';
+
+export interface NewUser {
+  email: string;
+  password: string;
+  role: string;
+  username?: string;
+}
+
+/** Creates the users through the auth plugin's users service, one after the other. */
+export async function createUsers(t: TestKernel, ...users: NewUser[]): Promise<void> {
+  const service = t.kernel.container.resolve<{ create(i: object): Promise<unknown> }>('users');
+  for (const user of users) await service.create(user);
+}
+
+/** The session cookie (`session=...`) of a sign-in through POST /api/user/login, or null when it failed. */
+export async function signInCookie(t: TestKernel, email: string, password: string): Promise<string | null> {
+  return responseCookie(await t.request('/api/user/login', { method: 'POST', json: { email, password } }));
+}
