@@ -339,7 +339,11 @@ export class PluginLoader {
     if (!live) return;
     const { container } = this.deps;
     const cradle = container.awilix.cradle as ContainerServices;
-    await live.load(cradle.settings);
+    // Settings come third: a store that cannot be read leaves the environment, the options and the defaults.
+    await live.load(cradle.settings).catch((err: unknown) => {
+      if (err instanceof BootError) throw err;
+      plugin.bootContext.logger.warn({ err }, 'cannot read the System Settings of this plugin; using environment, options and defaults');
+    });
     plugin.bootContext.options = live.current() as Record<string, unknown>;
     live.follow(cradle.events, () => cradle.settings);
   }
