@@ -33,7 +33,8 @@ describe('admin UI: data pages in the browser (sqlite)', function () {
     await page.getByRole('heading', { name: 'Configuration', level: 1 }).waitFor();
     await page.getByRole('link', { name: 'Configuration files' }).waitFor();
     await page.getByRole('button', { name: 'Export to files' }).click();
-    await page.getByTestId('config-status').getByText('In sync').waitFor();
+    // The badge exactly: a drifted status's own text ends with "N in sync.", which a substring match would take.
+    await page.getByTestId('config-status').getByText('In sync', { exact: true }).waitFor();
 
     // A change through the API: a theme only in the database.
     await api('POST', '/api/theme/create', { name: 'Staging look' });
@@ -67,7 +68,7 @@ describe('admin UI: data pages in the browser (sqlite)', function () {
     await page.getByTestId('apply-outcome').waitFor();
     expect(await page.getByTestId('apply-outcome').getAttribute('data-outcome')).to.equal('success');
     expect(await page.getByTestId('apply-outcome').textContent()).to.match(/1 deleted/);
-    await page.getByTestId('config-status').getByText('In sync').waitFor();
+    await page.getByTestId('config-status').getByText('In sync', { exact: true }).waitFor();
     // The completion stream reports the apply live.
     await page
       .getByTestId('config-completions')
@@ -109,7 +110,7 @@ describe('admin UI: data pages in the browser (sqlite)', function () {
     expect((await queued).status()).to.equal(202);
     await page.locator('[data-testid="apply-job"][data-status="completed"]').waitFor({ timeout: 60000 });
     expect(await page.getByTestId('apply-job').textContent()).to.match(/120 created/);
-    await page.getByTestId('config-status').getByText('In sync').waitFor();
+    await page.getByTestId('config-status').getByText('In sync', { exact: true }).waitFor();
     await page
       .getByTestId('config-completions')
       .getByText(/background job/)
