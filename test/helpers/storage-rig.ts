@@ -1,5 +1,4 @@
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
-import { expect } from 'chai';
 import type { StorageDriver } from '../../plugins/media/public.js';
 import { startTestKernel, type TestKernel } from './kernel.js';
 import { startCdnServer, type CdnServer } from './storage-cdn-server.js';
@@ -10,34 +9,12 @@ import { S3RVER_CREDENTIALS, startS3rver } from './storage-s3rver.js';
  * test/integration/storage-drivers.test.ts): the four shipped drivers, s3rver with a bucket, a
  * signature-checking image CDN, and a kernel whose remote drivers point at them.
  */
-export const MiB = 1024 * 1024;
+// The refusal checks and MiB live with the storage driver contract runner (testing/), which plugin authors import too.
+export { expectRefused, MiB, refusal, type Refusal } from '../../testing/storage-driver.js';
 export const BUCKET = 'cms-media';
 export const CDN = { cloudName: 'demo-cloud', apiKey: '417293562815', apiSecret: 'cdn-secret-9f8e7d' };
 export const DRIVERS = ['local', 'object_store', 'object_store_edge', 'image_cdn'] as const;
 export type DriverId = (typeof DRIVERS)[number];
-
-/** What a driver throws: each driver plugin has its own StorageError class, recognised by name and reason. */
-export interface Refusal {
-  name: string;
-  reason: string;
-  status: number;
-  message: string;
-}
-export async function refusal(action: () => unknown): Promise<Refusal> {
-  try {
-    await action();
-  } catch (err) {
-    return err as Refusal;
-  }
-  return expect.fail('expected the driver to refuse');
-}
-export async function expectRefused(action: () => unknown, reason: string, status?: number): Promise<Refusal> {
-  const err = await refusal(action);
-  expect(err.name, err.message).to.equal('StorageError');
-  expect(err.reason, err.message).to.equal(reason);
-  if (status !== undefined) expect(err.status).to.equal(status);
-  return err;
-}
 
 export interface StorageRig {
   t: TestKernel;
