@@ -109,7 +109,8 @@ function checkDraft(label: string, mode: string, draft: PlanDraft, problems: str
     if (!['create', 'update', 'delete', 'skip'].includes(op.action) || typeof op.type !== 'string' || typeof op.target !== 'string')
       problems.push(`${where}: bad operation ${JSON.stringify(op).slice(0, 200)}`);
     if (op.count !== undefined && !(Number.isInteger(op.count) && op.count >= 0)) problems.push(`${where}: bad count on ${op.target}`);
-    if (mode === 'add' && (op.action === 'update' || op.action === 'delete')) problems.push(`${label}: mode add plans a ${op.action} of ${op.target}`);
+    if (mode === 'add' && (op.action === 'update' || op.action === 'delete'))
+      problems.push(`${label}: mode add plans a ${op.action} of ${op.target}`);
     if (mode === 'merge' && op.action === 'delete') problems.push(`${label}: mode merge plans a delete of ${op.target}`);
   }
   for (const w of draft.warnings) if (typeof w?.message !== 'string') problems.push(`${where}: a warning without message`);
@@ -117,7 +118,12 @@ function checkDraft(label: string, mode: string, draft: PlanDraft, problems: str
 }
 
 /** Plans through the engine and, when the plan is empty, applies it: true when an apply was tried. */
-async function checkEmptyApply(options: DataDomainContractOptions, d: DataDomainDefinition, raw: unknown, problems: string[]): Promise<boolean> {
+async function checkEmptyApply(
+  options: DataDomainContractOptions,
+  d: DataDomainDefinition,
+  raw: unknown,
+  problems: string[],
+): Promise<boolean> {
   const engine = options.t.kernel.container.resolve<DataOpsEngine>('dataOps');
   const label = `${d.id} ${JSON.stringify(raw)}`;
   let input: unknown;
@@ -133,12 +139,15 @@ async function checkEmptyApply(options: DataDomainContractOptions, d: DataDomain
   }
   if (plan.operations.some((op) => op.action !== 'skip') || plan.blockedReasons.length) return false;
   const before = await d.snapshot(input, context(options)).catch(() => null);
-  const answer = await engine.apply(d.id, { planId: plan.planId, confirmed: true, planHash: plan.planHash }, ADMIN).catch((err) => err as Error);
+  const answer = await engine
+    .apply(d.id, { planId: plan.planId, confirmed: true, planHash: plan.planHash }, ADMIN)
+    .catch((err) => err as Error);
   if (answer instanceof Error) {
     problems.push(`${label}: apply of an empty plan threw ${String(answer)}`);
     return true;
   }
-  if (answer.status !== 200 || answer.data.outcome !== 'success') problems.push(`${label}: apply of an empty plan answered ${JSON.stringify(answer)}`);
+  if (answer.status !== 200 || answer.data.outcome !== 'success')
+    problems.push(`${label}: apply of an empty plan answered ${JSON.stringify(answer)}`);
   const after = await d.snapshot(input, context(options)).catch(() => null);
   if (before !== after) problems.push(`${label}: apply of an empty plan changed the target`);
   return true;

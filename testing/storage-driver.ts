@@ -101,8 +101,7 @@ export function storageDriverContract(options: StorageDriverContractOptions): vo
     it('streams a 20 MiB body in and out (in parts for object stores, in chunks for the CDN)', () => streamsLargeBody(options, base()));
     it('keeps paths with spaces and unicode', () => keepsUnicodePaths(options, base()));
     it('refuses paths it cannot confine, before touching storage', () => refusesBadPaths(options));
-    it('takes concurrent puts: different paths all land, one path ends whole with one of them', () =>
-      takesConcurrentPuts(options, base()));
+    it('takes concurrent puts: different paths all land, one path ends whole with one of them', () => takesConcurrentPuts(options, base()));
   });
 }
 

@@ -53,7 +53,13 @@ export function widgetContract(options: WidgetContractOptions): void {
   // One test over all widgets (the registry is only known once the kernel runs); it lists every problem found.
   it('each widget: valid widget.json, a documented endpoint that answers a permitted identity and refuses the others', async function () {
     const doc = await (await t.request('/api/openapi.json')).json();
-    const check: WidgetCheck = { t, listed, doc, routes: t.kernel.routes.list(), widgetsDir: options.widgetsDir ?? join(DIST_ROOT, 'widgets') };
+    const check: WidgetCheck = {
+      t,
+      listed,
+      doc,
+      routes: t.kernel.routes.list(),
+      widgetsDir: options.widgetsDir ?? join(DIST_ROOT, 'widgets'),
+    };
     const problems: string[] = [];
     for (const w of options.widgets()) {
       const fail = (what: string) => problems.push(`${w.id}: ${what}`);
@@ -117,7 +123,8 @@ function checkManifest(widgetsDir: string, w: WidgetDefinition, fail: (what: str
     if (parsed.data.id !== w.id) fail(`widget.json id ${parsed.data.id} is not the folder name`);
     if (!existsSync(join(widgetsDir, w.id, parsed.data.component))) fail(`component ${parsed.data.component} missing`);
     for (const [key, value] of Object.entries(parsed.data)) {
-      if (JSON.stringify((w as unknown as Record<string, unknown>)[key]) !== JSON.stringify(value)) fail(`registered ${key} differs from widget.json`);
+      if (JSON.stringify((w as unknown as Record<string, unknown>)[key]) !== JSON.stringify(value))
+        fail(`registered ${key} differs from widget.json`);
     }
   } else {
     const parsed = widgetManifestSchema
@@ -141,7 +148,8 @@ async function checkRefusals(check: WidgetCheck, w: WidgetDefinition, path: stri
     if (identity && check.listed[identity]!.get(w.id)?.canRead) fail(`listed as readable by ${who}`);
     const res = await check.t.request(path, { identity });
     const body = await res.json().catch(() => null);
-    if (!(statuses as readonly number[]).includes(res.status)) fail(`GET ${path} as ${who}: ${res.status}, expected ${statuses.join(' or ')}`);
+    if (!(statuses as readonly number[]).includes(res.status))
+      fail(`GET ${path} as ${who}: ${res.status}, expected ${statuses.join(' or ')}`);
     else if (body?.success !== false || !(codes as readonly string[]).includes(body.error) || typeof body.message !== 'string') {
       fail(`GET ${path} as ${who}: not the error envelope {success: false, error, message}: ${JSON.stringify(body)}`);
     } else if ('data' in body) fail(`GET ${path} as ${who}: a refusal carries data`);
