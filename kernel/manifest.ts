@@ -63,6 +63,16 @@ export const pluginEnvEntrySchema = z.strictObject({
   /** A password, key or token: never logged, never shown in messages. */
   secret: z.boolean().default(false),
   description: z.string().optional(),
+  /**
+   * An option path at or above `option` (no `*`): the variables naming one block count as a whole
+   * (docs/configuration.md, "One configuration path"): only when each `required` one is set, and then in
+   * place of what plugins.options has at that path instead of merged into it key by key.
+   */
+  block: z.string().optional(),
+  /** With `block`: the block counts only when this variable (or one of its aliases) is set. */
+  required: z.boolean().optional(),
+  /** plugins.options ranks over this variable (over its whole block, if it has one): the variable is a fallback. */
+  under: z.boolean().optional(),
 });
 export type PluginEnvEntry = z.output<typeof pluginEnvEntrySchema>;
 

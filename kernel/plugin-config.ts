@@ -3,7 +3,7 @@ import { BootError } from './errors.js';
 import { EVENTS_RESYNC, type EventBus } from './events.js';
 import type { Logger } from './logger.js';
 import type { PluginSettingEntry } from './manifest.js';
-import type { PluginEnv } from './plugin-env.js';
+import { hasPath, type PluginEnv, withoutEnvPath, withoutPath } from './plugin-env.js';
 import { SETTING_CHANGED } from './settings/events.js';
 
 /**
@@ -12,7 +12,8 @@ import { SETTING_CHANGED } from './settings/events.js';
  *
  *   schema defaults  <  System Settings (manifest `settings`)  <  plugins.options.<id>  <  environment (manifest `env`)
  *
- * Objects merge key by key; any other value (text, numbers, lists) replaces what came before. The result is
+ * Objects merge key by key; any other value (text, numbers, lists) replaces what came before; the manifest's
+ * env `block` and `under` make exceptions (applyRanks). The result is
  * validated by the schema; an error names the option path and where its value came from, never the value.
  * A System Setting that does not fit is left out with a warning (an administrator's typo in the Settings
  * page must not stop the server); a bad file option or variable stops the boot.
@@ -88,6 +89,22 @@ export interface ConfigLayers {
   settings: Map<string, unknown>;
 }
 
+/**
+ * The manifest's blocks and fallbacks (PluginEnv.ranks): at such a path one side is left out whole instead
+ * of merged key by key: the file's value under a block the environment set, or the variable(s) under `under`
+ * where the file sets something.
+ */
+function applyRanks(options: Tree, env: PluginEnv): { options: Tree; env: PluginEnv } {
+  let file = options;
+  let vars = env;
+  for (const [path, rank] of Object.entries(env.ranks ?? {})) {
+    const parts = path.split('.');
+    if (rank === 'replaces') file = withoutPath(file, parts);
+    else if (hasPath(file, parts)) vars = withoutEnvPath(vars, path);
+  }
+  return { options: file, env: vars };
+}
+
 /** How messages name the configuration file's options of a plugin. */
 const fileOptions = (pluginId: string) => `plugins.options.${pluginId}`;
 
@@ -121,11 +138,11 @@ export function resolvePluginOptions<O>(
   // Each round leaves out the settings that did not fit; bounded by the number of mapped settings.
   for (let round = 0; round <= Object.keys(layers.settingsMapping).length; round++) {
     const fromSettings = settingsTree(layers.settingsMapping, settings);
-    const options = isPlainObject(layers.options) ? layers.options : {};
-    const merged = mergeOver(mergeOver(fromSettings.tree, options), layers.env.values);
+    const { options, env } = applyRanks(isPlainObject(layers.options) ? layers.options : {}, layers.env);
+    const merged = mergeOver(mergeOver(fromSettings.tree, options), env.values);
     const sources = new Map(fromSettings.sources);
     for (const p of leafPaths(options)) sources.set(p, `${fileOptions(layers.pluginId)}.${p}`);
-    for (const [p, variable] of Object.entries(layers.env.sources)) sources.set(p, `environment variable ${variable}`);
+    for (const [p, variable] of Object.entries(env.sources)) sources.set(p, `environment variable ${variable}`);
     const sourceOf = sourceFinder(sources, fileOptions(layers.pluginId));
     const parsed = schema.safeParse(merged);
     if (parsed.success) return { value: parsed.data, sourceOf };

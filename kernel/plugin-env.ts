@@ -15,6 +15,12 @@ export interface PluginEnv {
   values: Record<string, any>;
   /** Option path -> the variable it came from (for messages; never the value). */
   sources: Record<string, string>;
+  /**
+   * Option path -> how the environment's value there relates to plugins.options at that path, from the
+   * manifest's `block` and `under` (only for paths the environment set): `replaces` what the file has there
+   * (a block), or counts only where the file has nothing there (`under`). Absent: merged key by key, env wins.
+   */
+  ranks?: Record<string, 'replaces' | 'under'>;
 }
 
 const NUMBER = /^\s*-?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?\s*$/i;
@@ -59,13 +65,48 @@ function setPath(target: Record<string, any>, path: string[], value: unknown): v
   node[path[path.length - 1]!] = value;
 }
 
-function hasPath(target: Record<string, any>, path: string[]): boolean {
+export function hasPath(target: Record<string, any>, path: string[]): boolean {
   let node: any = target;
   for (const part of path) {
     if (node === null || typeof node !== 'object' || !(part in node)) return false;
     node = node[part];
   }
   return node !== undefined;
+}
+
+/** `tree` without the value at `path` (copied along the path; the rest is shared). */
+export function withoutPath<T extends Record<string, any>>(tree: T, path: string[]): T {
+  const [head, ...rest] = path;
+  if (head === undefined || !(head in tree)) return tree;
+  const out: Record<string, any> = { ...tree };
+  if (!rest.length) delete out[head];
+  else if (typeof tree[head] === 'object' && tree[head] !== null) out[head] = withoutPath(tree[head], rest);
+  return out as T;
+}
+
+/** The environment without what it set at `path` and below it. */
+export function withoutEnvPath(env: PluginEnv, path: string): PluginEnv {
+  const sources = Object.fromEntries(Object.entries(env.sources).filter(([p]) => !`${p}.`.startsWith(`${path}.`)));
+  return { ...env, values: withoutPath(env.values, path.split('.')), sources };
+}
+
+/** The manifest's blocks (`block`, `required`) and fallbacks (`under`) applied to what the variables set. */
+function rankBlocks(mapping: Record<string, PluginEnvEntry>, mapped: PluginEnv): PluginEnv {
+  let out = mapped;
+  const ranks: Record<string, 'replaces' | 'under'> = {};
+  const blocks = new Map<string, PluginEnvEntry[]>();
+  for (const [name, entry] of Object.entries(mapping)) {
+    if (entry.block && (entry.option.includes('*') || !`${entry.option}.`.startsWith(`${entry.block}.`)))
+      throw new BootError(`Invalid env entry ${name}: block must be an option path at or above its option (without *)`);
+    if (entry.block) blocks.set(entry.block, [...(blocks.get(entry.block) ?? []), entry]);
+    else if (entry.under && hasPath(out.values, entry.option.split('.'))) ranks[entry.option] = 'under';
+  }
+  for (const [block, entries] of blocks) {
+    // A block lacking one of its required variables does not count at all.
+    if (!entries.every((e) => !e.required || hasPath(out.values, e.option.split('.')))) out = withoutEnvPath(out, block);
+    else if (hasPath(out.values, block.split('.'))) ranks[block] = entries.some((e) => e.under) ? 'under' : 'replaces';
+  }
+  return Object.keys(ranks).length ? { ...out, ranks } : out;
 }
 
 /** `OIDC_*_CLIENT_SECRET` -> a matcher that yields the part the star stands for. */
@@ -82,7 +123,8 @@ function matcher(pattern: string): (name: string) => string | null {
  * Maps the environment through a manifest's `env` field. An unset or empty variable is skipped.
  * Several variables may name one option: the first listed that is set wins (aliases). A variable
  * name with one `*` matches any name of that shape; the option path's `*` is replaced by what the
- * star matched (`OIDC_OPEN_CLIENT_SECRET` -> `clientSecrets.OPEN`).
+ * star matched (`OIDC_OPEN_CLIENT_SECRET` -> `clientSecrets.OPEN`). Then the blocks and fallbacks
+ * (`block`, `required`, `under`): an incomplete block is left out, the others get their `ranks`.
  */
 export function mapPluginEnv(mapping: Record<string, PluginEnvEntry> | undefined, env: Record<string, string | undefined>): PluginEnv {
   const out: PluginEnv = { values: {}, sources: {} };
@@ -102,7 +144,7 @@ export function mapPluginEnv(mapping: Record<string, PluginEnvEntry> | undefined
       out.sources[key] = name;
     }
   }
-  return out;
+  return rankBlocks(mapping, out);
 }
 
 /** Names of the variables a mapping declares that hold secrets (never logged). */

@@ -1,5 +1,5 @@
 import { asFunction } from 'awilix';
-import { BootError, definePlugin, type ModelMap } from '../../kernel/sdk.js';
+import { definePlugin, type ModelMap } from '../../kernel/sdk.js';
 import type { UsersService } from '../auth/public.js';
 import { IdentityLinks } from './identity-links.js';
 import { IdentityProviders, PROVIDER_SETTINGS } from './identity-providers.js';
@@ -31,15 +31,10 @@ async function providerSettings(cradle: object): Promise<Record<string, string>>
 export default definePlugin(() => {
   let own: { providers: ProviderSettings[]; publicUrlSet: boolean } | null = null;
   return {
-    register({ container, routes, migrations, models, config, logger, options: raw, envOptions, envSources }) {
-      const parsed = optionsSchema.safeParse(raw);
-      if (!parsed.success)
-        throw new BootError(
-          `Invalid plugins.options['auth-oidc']: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
-        );
-      const o = parsed.data;
-      // The provider variables (plugin.json `env`), read by the kernel when it started.
-      const env = variablesOf(envOptions, envSources);
+    options: optionsSchema,
+    register({ container, routes, migrations, models, config, logger, options: o, pluginConfig }) {
+      // The provider variables (plugin.json `env`), read by the kernel when it started and merged into the options.
+      const env = variablesOf(o, (path) => pluginConfig.sourceOf(path));
       const providers = resolveProviders(o, env);
       own = { providers, publicUrlSet: Boolean(config.publicUrl ?? o.publicUrl) };
       // Computed per request: the port may only be known once the server listens; never the request's Host header.

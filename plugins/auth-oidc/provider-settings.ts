@@ -33,13 +33,17 @@ const providerSchema = z
     path: ['issuer'],
   });
 
-/** plugins.options['auth-oidc'] */
+/** plugins.options['auth-oidc'], with the provider variables the kernel merged in (plugin.json `env`). */
 export const optionsSchema = z.strictObject({
   /** The address the provider redirects back to (CMS_PUBLIC_URL overrides); never taken from the request. */
   publicUrl: z.string().url().optional(),
   providers: z
     .record(z.string().regex(/^[a-z][a-z0-9-]{0,31}$/, 'lower-case letters, digits and dashes (at most 32)'), providerSchema)
     .default({}),
+  /** Only from the environment (variablesOf refuses them in the file): the presets' variables, by preset. */
+  presets: z.record(z.string(), z.record(z.string(), z.string())).optional(),
+  /** Only from the environment: OIDC_<ID>_CLIENT_SECRET, by what its `*` matched. */
+  clientSecrets: z.record(z.string(), z.string()).optional(),
 });
 export type OidcOptions = z.output<typeof optionsSchema>;
 
@@ -63,17 +67,26 @@ export interface ProviderSettings {
 
 type Env = Record<string, string | undefined>;
 
+const FROM_ENV = 'environment variable ';
+
 /**
- * The provider variables as the kernel mapped them (plugin.json `env`: values by option path, and the
- * variable each came from), keyed by variable name again: the presets and the System Settings use those names.
+ * The provider variables the kernel merged into the options (`presets`, `clientSecrets`), keyed by variable
+ * name again: the presets and the System Settings use those names (applied per request). These keys exist
+ * only in the environment: one written in plugins.options is refused, as before the one configuration path.
  */
-export function variablesOf(values: Record<string, unknown>, sources: Record<string, string>): Env {
+export function variablesOf(options: OidcOptions, sourceOf: (path: string) => string): Env {
+  const leaves: Array<[string, string]> = [
+    ...Object.entries(options.presets ?? {}).flatMap(([id, vars]) =>
+      Object.entries(vars).map(([key, value]): [string, string] => [`presets.${id}.${key}`, value]),
+    ),
+    ...Object.entries(options.clientSecrets ?? {}).map(([key, value]): [string, string] => [`clientSecrets.${key}`, value]),
+  ];
   const out: Env = {};
-  for (const [path, name] of Object.entries(sources)) {
-    const value = path
-      .split('.')
-      .reduce<unknown>((node, key) => (node && typeof node === 'object' ? (node as Record<string, unknown>)[key] : undefined), values);
-    if (typeof value === 'string') out[name] = value;
+  for (const [path, value] of leaves) {
+    const source = sourceOf(path);
+    if (!source.startsWith(FROM_ENV))
+      throw new BootError(`Invalid plugins.options['auth-oidc']: Unrecognized key: "${path.split('.')[0]}" (environment variables only)`);
+    out[source.slice(FROM_ENV.length)] = value;
   }
   return out;
 }

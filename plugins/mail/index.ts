@@ -1,10 +1,14 @@
 import { join } from 'node:path';
 import { asValue } from 'awilix';
 import { z } from 'zod';
-import { BootError, definePlugin } from '../../kernel/sdk.js';
+import { definePlugin } from '../../kernel/sdk.js';
 import { Mailer } from './mailer.js';
 
-/** plugins.options.mail, overridden by SMTP_HOST, SMTP_PORT, SMTP_SECURE, SMTP_USER, SMTP_PASSWORD, MAIL_FROM. */
+/**
+ * plugins.options.mail under MAIL_FROM and SMTP_HOST, SMTP_PORT, SMTP_SECURE, SMTP_USER, SMTP_PASSWORD (merged by
+ * the kernel). The SMTP_* variables form one block (plugin.json): they count only with SMTP_HOST, and then replace
+ * the whole `smtp` option (a port not given by SMTP_PORT is the default, never the file's).
+ */
 const optionsSchema = z.object({
   from: z.string().min(3).default('CMS <no-reply@localhost>'),
   smtp: z
@@ -21,32 +25,9 @@ const optionsSchema = z.object({
 export default definePlugin(() => {
   let mailer: Mailer | null = null;
   return {
-    register({ container, config, options, envOptions }) {
-      // MAIL_FROM and SMTP_* (plugin.json `env`, mapped by the kernel) win; SMTP_HOST replaces the whole smtp block.
-      const env = envOptions as {
-        from?: unknown;
-        smtp?: { host?: unknown; port?: unknown; secure?: unknown; user?: unknown; password?: unknown };
-      };
-      const smtp = env.smtp ?? {};
-      const merged = {
-        ...options,
-        ...(env.from !== undefined ? { from: env.from } : {}),
-        ...(smtp.host !== undefined
-          ? {
-              smtp: {
-                host: smtp.host,
-                port: Number(smtp.port ?? 587),
-                secure: smtp.secure === true,
-                user: smtp.user,
-                password: smtp.password,
-              },
-            }
-          : {}),
-      };
-      const parsed = optionsSchema.safeParse(merged);
-      if (!parsed.success)
-        throw new BootError(`Invalid mail settings: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
-      mailer = new Mailer({ ...parsed.data, outboxDir: join(config.dataPath, 'outbox') });
+    options: optionsSchema,
+    register({ container, config, options }) {
+      mailer = new Mailer({ ...options, outboxDir: join(config.dataPath, 'outbox') });
       container.register('mailer', asValue(mailer));
     },
     close() {

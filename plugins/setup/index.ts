@@ -1,7 +1,6 @@
 import {
   type DbLock,
   type CmsConfig,
-  BootError,
   definePlugin,
   type EventBus,
   type Logger,
@@ -24,8 +23,12 @@ import { settingsRoutes } from './routes-settings.js';
 import { SetupService, type AdminCreator } from './setup-service.js';
 import type {} from '../update-check/public.js'; // the container key updateCheck (type only)
 
+/**
+ * plugins.options.setup. The CMS_SETUP_ADMIN_* variables form one fallback block (plugin.json): they count only
+ * when the file names no `admin` and both the email and the password are set.
+ */
 const optionsSchema = z.object({
-  /** Headless setup (also CMS_SETUP_ADMIN_EMAIL / _PASSWORD / _USERNAME): seed and create this admin at first start. */
+  /** Headless setup (or CMS_SETUP_ADMIN_EMAIL / _PASSWORD / _USERNAME): seed and create this admin at first start. */
   admin: z.object({ email: z.string().email(), password: z.string().min(8), username: z.string().min(1).optional() }).optional(),
 });
 
@@ -85,12 +88,8 @@ function addRedirectAndHealth(registries: PluginRegisterContext['registries'], c
 export default definePlugin(() => {
   let service: SetupService | null = null;
   return {
-    register({ container, routes, registries, migrations, models, config, options }) {
-      const parsed = optionsSchema.safeParse(options);
-      if (!parsed.success)
-        throw new BootError(
-          `Invalid plugins.options.setup: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
-        );
+    options: optionsSchema,
+    register({ container, routes, registries, migrations, models, config }) {
       models.add(SetupStateRow);
       for (const m of SETUP_MIGRATIONS) migrations.add(m);
       // Every setting the installation knows (the catalogue; plugins declare theirs here: public.ts).
@@ -116,14 +115,10 @@ export default definePlugin(() => {
       for (const route of [...setupRoutes, ...formActionRoutes, ...settingsRoutes]) routes.add(route);
       addRedirectAndHealth(registries, () => service);
     },
-    async boot({ container, config, options, envOptions, logger }) {
+    async boot({ container, config, options, logger }) {
       const booted = container.resolve<SetupService>('setup');
       service = booted;
-      // CMS_SETUP_ADMIN_* (plugin.json `env`, mapped by the kernel) count only when the options name no admin.
-      const env = (envOptions.admin ?? {}) as { email?: string; password?: string; username?: string };
-      const admin =
-        (options as z.infer<typeof optionsSchema>).admin ??
-        (env.email && env.password ? { email: env.email, password: env.password, username: env.username || undefined } : undefined);
+      const { admin } = options;
       if (!admin || (await booted.isReady())) return;
       // Several instances started together on an empty database: one sets up, the others wait for the
       // lock (shared through the database) and then find setup complete.

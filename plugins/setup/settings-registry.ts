@@ -92,6 +92,8 @@ const blankToNull = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? 
 export function valueSchema(def: SettingMeta): z.ZodType {
   let schema: z.ZodType;
   const max = def.maxLength ?? 4096;
+  /** Text, email and url values: trimmed, at most maxLength characters. */
+  const text = z.string({ error: 'must be text' }).trim().max(max, `at most ${max} characters`);
   switch (def.type) {
     case 'boolean':
       schema = z.boolean({ error: 'must be true or false' });
@@ -124,21 +126,13 @@ export function valueSchema(def: SettingMeta): z.ZodType {
       break;
     }
     case 'email':
-      schema = z
-        .string({ error: 'must be text' })
-        .trim()
-        .max(max, `at most ${max} characters`)
-        .pipe(z.union([z.literal(''), z.email('must be an email address')]));
+      schema = text.pipe(z.union([z.literal(''), z.email('must be an email address')]));
       break;
     case 'url':
-      schema = z
-        .string({ error: 'must be text' })
-        .trim()
-        .max(max, `at most ${max} characters`)
-        .refine((v) => /^https?:\/\/[^\s/]+/i.test(v) && URL.canParse(v), 'must be an http:// or https:// address');
+      schema = text.refine((v) => /^https?:\/\/[^\s/]+/i.test(v) && URL.canParse(v), 'must be an http:// or https:// address');
       break;
     default:
-      schema = z.string({ error: 'must be text' }).trim().max(max, `at most ${max} characters`);
+      schema = text;
   }
   return def.nullable ? z.preprocess(blankToNull, schema.nullable()) : schema;
 }

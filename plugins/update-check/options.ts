@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { type CmsConfig, BootError } from '../../kernel/sdk.js';
+import type { CmsConfig } from '../../kernel/sdk.js';
 
 /** The spec's update-check limits: geolocation lookup and heartbeat (register, check-update) timeouts. */
 export const GEOLOCATION_TIMEOUT_MS = 5_000;
@@ -11,11 +11,12 @@ export const DEFAULT_GEOLOCATION_URL = 'https://ipapi.co/json/';
 const url = z.url({ protocol: /^https?$/ });
 
 /**
- * plugins.options['update-check']. Precedence (README, "Plugin settings from the environment"):
+ * plugins.options['update-check'], merged by the kernel (docs/configuration.md, "One configuration path"):
  * telemetry, url, initialDelayMs and geolocationUrl: env > plugins.options (url then the private
- * TELEMETRY_URL setting); ci: plugins.options > env (so a test on a CI machine can say it is not CI).
+ * TELEMETRY_URL setting, read at each check); ci: plugins.options > env (`under` in plugin.json, so a test
+ * on a CI machine can say it is not CI).
  */
-const schema = z.strictObject({
+export const updateCheckOptionsSchema = z.strictObject({
   /** CMS_TELEMETRY: false turns the update check off completely (nothing is sent, diagnose included). */
   telemetry: z.boolean().default(true),
   /** CMS_TELEMETRY_URL: the update server's base address (`/api/register`, `/api/check-update` beneath it). */
@@ -23,7 +24,9 @@ const schema = z.strictObject({
   /** CMS_TELEMETRY_INITIAL_DELAY_MS: the first check after WARMED; default a random moment 10-60 s after it. */
   initialDelayMs: z.number().int().min(0).max(60_000).optional(),
   /** CMS_TELEMETRY_GEOLOCATION_URL: the geolocation lookup (`off` or empty: none, the location stays null). */
-  geolocationUrl: z.union([url, z.literal('off'), z.literal('')]).default(DEFAULT_GEOLOCATION_URL),
+  geolocationUrl: z
+    .union([url, z.literal('off'), z.literal(['OFF', 'Off']).transform(() => 'off' as const), z.literal('')])
+    .default(DEFAULT_GEOLOCATION_URL),
   /** CI (or CONTINUOUS_INTEGRATION, BUILD_NUMBER): set in CI environments, where no check runs. */
   ci: z.union([z.string(), z.boolean()]).optional(),
   /** Let the check run although NODE_ENV is `test` (the plugin's own tests; never in production). */
@@ -45,26 +48,7 @@ const schema = z.strictObject({
   /** Overrides `is_ephemeral` (default: true for NODE_ENV=development or a data folder under the system's temporary folder). */
   ephemeral: z.boolean().optional(),
 });
-export type UpdateCheckOptions = z.output<typeof schema>;
-
-export function parseUpdateCheckOptions(
-  raw: Record<string, unknown>,
-  env: Record<string, unknown>,
-  sources: Record<string, string>,
-): UpdateCheckOptions {
-  // env wins, except for `ci`, where an explicit option wins (see the README row of CI).
-  const merged: Record<string, unknown> = { ...raw, ...env };
-  if (raw.ci !== undefined) merged.ci = raw.ci;
-  if (merged.geolocationUrl === 'OFF' || merged.geolocationUrl === 'Off') merged.geolocationUrl = 'off';
-  const parsed = schema.safeParse(merged);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    const key = String(issue.path[0] ?? '');
-    const where = sources[key] ? `environment variable ${sources[key]}` : `plugins.options.update-check.${key}`;
-    throw new BootError(`Invalid ${where}: ${issue.message}`);
-  }
-  return parsed.data;
-}
+export type UpdateCheckOptions = z.output<typeof updateCheckOptionsSchema>;
 
 /** A set CI variable counts unless it says no (`CI=false`, `0`, `no`, `off`). */
 export function isCi(value: string | boolean | undefined): boolean {
