@@ -24,12 +24,16 @@ import { SetupService, type AdminCreator } from './setup-service.js';
 import type {} from '../update-check/public.js'; // the container key updateCheck (type only)
 
 /**
- * plugins.options.setup. The CMS_SETUP_ADMIN_* variables form one fallback block (plugin.json): they count only
- * when the file names no `admin` and both the email and the password are set.
+ * plugins.options.setup. The CMS_SETUP_ADMIN_* variables form one block (plugin.json), `environmentAdmin`: it counts
+ * only when both the email and the password are set, and only when the file names no `admin`. It is checked as
+ * before the one configuration path: by the account creation at a first start, not at every boot (an install set up
+ * long ago with a short password left in its environment still boots, and `admin@localhost` is accepted).
  */
 const optionsSchema = z.object({
-  /** Headless setup (or CMS_SETUP_ADMIN_EMAIL / _PASSWORD / _USERNAME): seed and create this admin at first start. */
+  /** Headless setup: seed and create this admin at first start. */
   admin: z.object({ email: z.string().email(), password: z.string().min(8), username: z.string().min(1).optional() }).optional(),
+  /** The same from CMS_SETUP_ADMIN_EMAIL / _PASSWORD / _USERNAME (a fallback for `admin`). */
+  environmentAdmin: z.object({ email: z.string(), password: z.string(), username: z.string().optional() }).optional(),
 });
 
 /** The optional container key `contentClient` (the content plugin), with the system identity. */
@@ -118,7 +122,7 @@ export default definePlugin(() => {
     async boot({ container, config, options, logger }) {
       const booted = container.resolve<SetupService>('setup');
       service = booted;
-      const { admin } = options;
+      const admin = options.admin ?? options.environmentAdmin;
       if (!admin || (await booted.isReady())) return;
       // Several instances started together on an empty database: one sets up, the others wait for the
       // lock (shared through the database) and then find setup complete.

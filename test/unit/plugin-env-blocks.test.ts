@@ -77,20 +77,25 @@ describe('plugin env blocks and fallbacks (manifest block, required, under)', fu
     });
   });
 
-  describe('setup: CMS_SETUP_ADMIN_* are a fallback block', function () {
+  describe('setup: CMS_SETUP_ADMIN_* are one block, environmentAdmin', function () {
     const schema = schemaOf(setupPlugin);
     const vars = { CMS_SETUP_ADMIN_EMAIL: 'env@example.com', CMS_SETUP_ADMIN_PASSWORD: 'env password', CMS_SETUP_ADMIN_USERNAME: 'env' };
 
-    it('used when the file names no admin and both email and password are set', function () {
-      expect(resolve('setup', schema, vars).value.admin).to.deep.equal({
+    it('counts when both email and password are set', function () {
+      expect(resolve('setup', schema, vars).value.environmentAdmin).to.deep.equal({
         email: 'env@example.com',
         password: 'env password',
         username: 'env',
       });
-      expect(resolve('setup', schema, { ...vars, CMS_SETUP_ADMIN_PASSWORD: '' }).value.admin).to.equal(undefined);
+      expect(resolve('setup', schema, { ...vars, CMS_SETUP_ADMIN_PASSWORD: '' }).value.environmentAdmin).to.equal(undefined);
     });
 
-    it('the file admin wins whole', function () {
+    it('is checked by the account creation, not at boot: admin@localhost and a short password pass the schema', function () {
+      const loose = { CMS_SETUP_ADMIN_EMAIL: 'admin@localhost', CMS_SETUP_ADMIN_PASSWORD: 'short' };
+      expect(resolve('setup', schema, loose).value.environmentAdmin).to.deep.equal({ email: 'admin@localhost', password: 'short' });
+    });
+
+    it('the file admin is its own option (the boot prefers it)', function () {
       const admin = { email: 'file@example.com', password: 'file password' };
       expect(resolve('setup', schema, vars, { admin }).value.admin).to.deep.equal(admin);
     });
