@@ -34,6 +34,7 @@ export { multipartFile } from './http/multipart-file.js';
 export { closeAndRemove, receiveMultipartFile } from './http/receive-multipart.js';
 export type { ReceivedMultipart } from './http/receive-multipart.js';
 export { checkInput, readInput } from './http/request-input.js';
+export { clearBrowserCookie, setBrowserCookie } from './http/browser-cookie.js';
 export type { HttpMetrics } from './http/http-metrics.js';
 export { ADMIN_NAV_GROUPS } from './admin-nav.js';
 
