@@ -16,7 +16,7 @@ export type { KernelState } from './index.js';
 export { KERNEL_VERSION, DIST_ROOT, PROJECT_ROOT } from './version.js';
 
 // Routes and HTTP helpers.
-export { defineRoute } from './http/route-table.js';
+export { defineRoute, wrapNamedRoutes } from './http/route-table.js';
 export { isOpenDuring, ROUTE_GATES, routeOpenDuring } from './http/gates.js';
 export type { RouteGate } from './http/gates.js';
 export type {
@@ -75,6 +75,7 @@ export {
   ServiceUnavailableError,
   UnsupportedMediaTypeError,
   ValidationError,
+  retryAfter,
 } from './errors.js';
 export type { AppErrorOptions, DefinedErrorClass, ErrorBody, ErrorCatalogueEntry, ValidationIssue } from './errors.js';
 
@@ -86,6 +87,7 @@ export type { SettingChangedEvent } from './settings/events.js';
 export type { SeededSetting, SettingsCatalogueView, SettingsService } from './settings/store.js';
 export { ChangeCounter } from './follow.js';
 export type { Followed, FollowedEach, FollowEachOptions, FollowOptions } from './follow.js';
+export { everyMsOption } from './every.js';
 export type { EveryOptions, Recurring } from './every.js';
 
 // Configuration. (wt-config: the options schema helpers are exported here after the merge.)
@@ -93,7 +95,7 @@ export type { CmsConfig } from './config.js';
 // SDK: configuration (options schema) goes here.
 
 // Database: models, migrations, the lock.
-export { modelOf, modelsOf } from './db/models.js';
+export { modelOf, modelsOf, ModelService } from './db/models.js';
 export type { ModelMap, PluginModel } from './db/models.js';
 export { column, tableOf } from './db/columns.js';
 export type { Column, ColumnOptions } from './db/columns.js';
@@ -126,3 +128,4 @@ export type { AuditEntry, AuditInput, AuditLog, AuditPruneResult } from './audit
 export { recordRequestAudit, requestAuditFields } from './audit-request.js';
 export type { AuditTarget } from './audit-request.js';
 export { checkOutboundUrl, guardedFetch, guardedLookup, isInternalAddress, OutboundAddressError } from './outbound.js';
+export { filesBelow } from './files-below.js';
