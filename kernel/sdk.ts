@@ -128,4 +128,3 @@ export type { AuditEntry, AuditInput, AuditLog, AuditPruneResult } from './audit
 export { recordRequestAudit, requestAuditFields } from './audit-request.js';
 export type { AuditTarget } from './audit-request.js';
 export { checkOutboundUrl, guardedFetch, guardedLookup, isInternalAddress, OutboundAddressError } from './outbound.js';
-export { filesBelow } from './files-below.js';
