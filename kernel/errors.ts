@@ -72,6 +72,11 @@ export class AppError extends CmsError {
 /** A message, or a message with the AppError options (extra fields, headers, cause, expose). */
 export type ErrorBody = string | ({ message: string } & AppErrorOptions);
 
+/** The Retry-After header and the `retryAfterSeconds` field of an answer that says when to try again. */
+export function retryAfter(seconds: number): { headers: Record<string, string>; extra: { retryAfterSeconds: number } } {
+  return { headers: { 'Retry-After': String(seconds) }, extra: { retryAfterSeconds: seconds } };
+}
+
 /** The class defineError returns: constructed with the parameters of its message function. */
 export interface DefinedErrorClass<A extends unknown[]> {
   new (...args: A): AppError;
@@ -225,11 +230,7 @@ export class RateLimitedError extends defineError(
   'RATE_LIMITED',
   429,
   'Too many requests for this path from this client; retry after the Retry-After seconds (60).',
-  {
-    message: 'Too many requests; try again in 60 seconds',
-    headers: { 'Retry-After': '60' },
-    extra: { retryAfterSeconds: 60 },
-  },
+  { message: 'Too many requests; try again in 60 seconds', ...retryAfter(60) },
 ) {}
 
 export class InternalError extends defineError(
@@ -262,11 +263,7 @@ export class DatabaseUnavailableError extends defineError(
   'DATABASE_UNAVAILABLE',
   503,
   'The database could not be reached (connection refused, dropped or timed out); retry after the Retry-After seconds. A write answered with this may or may not have been committed.',
-  (message = 'The database is unreachable; try again shortly') => ({
-    message,
-    headers: { 'Retry-After': '2' },
-    extra: { retryAfterSeconds: 2 },
-  }),
+  (message = 'The database is unreachable; try again shortly') => ({ message, ...retryAfter(2) }),
 ) {}
 
 /**

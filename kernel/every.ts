@@ -1,4 +1,4 @@
-import type { ZodType } from 'zod';
+import { z, type ZodType } from 'zod';
 import type { Logger } from './logger.js';
 import type { SystemJob, SystemJobContext } from './registries/contracts.js';
 
@@ -16,6 +16,19 @@ export interface EveryOptions<R extends object | void> {
   run(job?: SystemJobContext): Promise<R>;
   /** Also listed as a system job (POST /api/system-jobs) that runs the same `run` on demand. */
   job?: { description: string; params?: ZodType<Record<string, unknown>> };
+}
+
+/**
+ * A plugin option holding the `everyMs` of a recurring task: whole milliseconds from 10 up to the longest
+ * delay a Node timer takes (2^31 - 1 ms, about 24.8 days), `defaultMs` when absent.
+ */
+export function everyMsOption(defaultMs: number) {
+  return z
+    .number()
+    .int()
+    .min(10)
+    .max(2 ** 31 - 1)
+    .default(defaultMs);
 }
 
 /** The handle `every` returns. */

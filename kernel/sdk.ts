@@ -16,7 +16,7 @@ export type { KernelState } from './index.js';
 export { KERNEL_VERSION, DIST_ROOT, PROJECT_ROOT } from './version.js';
 
 // Routes and HTTP helpers.
-export { defineRoute } from './http/route-table.js';
+export { defineRoute, wrapNamedRoutes } from './http/route-table.js';
 export { isOpenDuring, ROUTE_GATES, routeOpenDuring } from './http/gates.js';
 export type { RouteGate } from './http/gates.js';
 export type {
@@ -34,6 +34,7 @@ export { multipartFile } from './http/multipart-file.js';
 export { closeAndRemove, receiveMultipartFile } from './http/receive-multipart.js';
 export type { ReceivedMultipart } from './http/receive-multipart.js';
 export { checkInput, readInput } from './http/request-input.js';
+export { clearBrowserCookie, setBrowserCookie } from './http/browser-cookie.js';
 export type { HttpMetrics } from './http/http-metrics.js';
 export { ADMIN_NAV_GROUPS } from './admin-nav.js';
 
@@ -74,6 +75,7 @@ export {
   ServiceUnavailableError,
   UnsupportedMediaTypeError,
   ValidationError,
+  retryAfter,
 } from './errors.js';
 export type { AppErrorOptions, DefinedErrorClass, ErrorBody, ErrorCatalogueEntry, ValidationIssue } from './errors.js';
 
@@ -85,6 +87,7 @@ export type { SettingChangedEvent } from './settings/events.js';
 export type { SeededSetting, SettingsCatalogueView, SettingsService } from './settings/store.js';
 export { ChangeCounter } from './follow.js';
 export type { Followed, FollowedEach, FollowEachOptions, FollowOptions } from './follow.js';
+export { everyMsOption } from './every.js';
 export type { EveryOptions, Recurring } from './every.js';
 
 // Configuration. (wt-config: the options schema helpers are exported here after the merge.)
@@ -92,7 +95,7 @@ export type { CmsConfig } from './config.js';
 // SDK: configuration (options schema) goes here.
 
 // Database: models, migrations, the lock.
-export { modelOf, modelsOf } from './db/models.js';
+export { modelOf, modelsOf, ModelService } from './db/models.js';
 export type { ModelMap, PluginModel } from './db/models.js';
 export { column, tableOf } from './db/columns.js';
 export type { Column, ColumnOptions } from './db/columns.js';

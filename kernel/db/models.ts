@@ -81,3 +81,21 @@ export function modelsOf<T extends Record<string, PluginModel>>(models: ModelMap
   for (const [key, model] of Object.entries(classes)) out[key] = modelOf(models, model);
   return out as T;
 }
+
+/**
+ * The base of a plugin service over its own models: `class Tokens extends ModelService({ ApiKey })<Deps> {}`.
+ * `new Tokens(models, deps)` binds the classes to this kernel (`this.models.ApiKey`, as modelsOf) and keeps
+ * what else the service needs as `this.deps`.
+ */
+export function ModelService<T extends Record<string, PluginModel>>(classes: T) {
+  return class<D = undefined> {
+    protected readonly models: T;
+
+    constructor(
+      models: ModelMap | { models: ModelMap },
+      protected readonly deps: D,
+    ) {
+      this.models = modelsOf(models, classes);
+    }
+  };
+}

@@ -1,5 +1,6 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Context } from 'koa';
+import { setBrowserCookie } from './browser-cookie.js';
 
 export const CLIENT_COOKIE = 'rl_client';
 const LIFETIME_MS = 24 * 60 * 60 * 1000;
@@ -52,13 +53,6 @@ export function clientIdOf(ctx: Context, secrets: ClientCookieSecrets): string {
   const valid = verifiedClientId(ctx, secrets, key);
   if (valid) return valid;
   const fresh = randomBytes(16).toString('base64url');
-  ctx.cookies.set(CLIENT_COOKIE, `${fresh}.${signClientId(fresh, key)}`, {
-    httpOnly: true,
-    sameSite: 'lax',
-    path: '/',
-    secure: ctx.secure,
-    expires: new Date(Date.now() + LIFETIME_MS),
-    overwrite: true,
-  });
+  setBrowserCookie(ctx, CLIENT_COOKIE, `${fresh}.${signClientId(fresh, key)}`, Date.now() + LIFETIME_MS);
   return fresh;
 }

@@ -162,3 +162,19 @@ export class RouteTable {
     return this.routes;
   }
 }
+
+/**
+ * Wraps the handlers of the routes that `table` names by `METHOD /path` (e.g. `POST /api/theme/create`):
+ * each becomes `wrap(handler, entry, route)`. For what is added around routes apart from their
+ * definitions, such as the audit entries recorded once a route succeeded.
+ */
+export function wrapNamedRoutes<E>(
+  routes: readonly RouteDefinition[],
+  table: Readonly<Record<string, E>>,
+  wrap: (handler: RouteDefinition['handler'], entry: E, route: RouteDefinition) => RouteDefinition['handler'],
+): void {
+  for (const route of routes) {
+    const entry = table[`${route.method} ${route.path}`];
+    if (entry !== undefined) route.handler = wrap(route.handler, entry, route);
+  }
+}

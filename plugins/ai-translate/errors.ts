@@ -7,24 +7,24 @@ export class TranslationUnavailableError extends defineError(
   (message = 'No translation provider is configured') => ({ message, expose: true }),
 ) {}
 
+/** A request over one of the limits: how much it has of `what`, the limit in `extra`. */
+const overLimit = (what: string) => (count: number, limit: number) => ({
+  message: `${count} ${what} to translate; at most ${limit} per request`,
+  extra: { limit },
+});
+
 export class TranslationTooManyStringsError extends defineError(
   'TRANSLATION_TOO_MANY_STRINGS',
   400,
   'A translation request has more strings than the limit (plugins.options.ai-translate.maxStrings, default 100).',
-  (count: number, limit: number) => ({
-    message: `${count} strings to translate; at most ${limit} per request`,
-    extra: { limit },
-  }),
+  overLimit('strings'),
 ) {}
 
 export class TranslationTooLargeError extends defineError(
   'TRANSLATION_TOO_LARGE',
   413,
   'The text of a translation request is longer than the limit (plugins.options.ai-translate.maxCharacters, default 20000 characters in all).',
-  (characters: number, limit: number) => ({
-    message: `${characters} characters to translate; at most ${limit} per request`,
-    extra: { limit },
-  }),
+  overLimit('characters'),
 ) {}
 
 export class TranslationProviderError extends defineError(

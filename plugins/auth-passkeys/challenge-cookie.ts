@@ -1,4 +1,5 @@
 import type { Context } from 'koa';
+import { clearBrowserCookie, setBrowserCookie } from '../../kernel/sdk.js';
 import type { AuthSecrets } from '../auth/public.js';
 
 export const CHALLENGE_COOKIE = 'passkey_challenge';
@@ -12,14 +13,7 @@ export async function setChallengeCookie(
   id: string,
   expiresAt: number,
 ): Promise<void> {
-  ctx.cookies.set(CHALLENGE_COOKIE, `${id}.${await secrets.sign(purpose(id))}`, {
-    httpOnly: true,
-    sameSite: 'lax',
-    path: '/',
-    secure: ctx.secure,
-    expires: new Date(expiresAt),
-    overwrite: true,
-  });
+  setBrowserCookie(ctx, CHALLENGE_COOKIE, `${id}.${await secrets.sign(purpose(id))}`, expiresAt);
 }
 
 /** The challenge id of this browser's cookie when its signature holds, otherwise null. */
@@ -33,5 +27,5 @@ export async function readChallengeCookie(ctx: Context, secrets: Pick<AuthSecret
 }
 
 export function clearChallengeCookie(ctx: Context): void {
-  ctx.cookies.set(CHALLENGE_COOKIE, null, { httpOnly: true, sameSite: 'lax', path: '/', overwrite: true });
+  clearBrowserCookie(ctx, CHALLENGE_COOKIE);
 }

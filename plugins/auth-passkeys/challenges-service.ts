@@ -1,23 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { Op } from 'sequelize';
 import { PasskeyChallenge, type ChallengePurpose } from './models/passkey-challenge.js';
-import { modelsOf, type ModelMap } from '../../kernel/sdk.js';
+import { ModelService } from '../../kernel/sdk.js';
 
 /**
  * WebAuthn challenges in the database, so any instance can verify what another handed out. A claim
  * is one conditional DELETE of an unexpired row: of concurrent claims exactly one gets the row, and
  * a replayed response finds nothing.
  */
-export class ChallengesService {
-  private readonly models: { PasskeyChallenge: typeof PasskeyChallenge };
-
-  constructor(
-    models: ModelMap,
-    private readonly ttlMs: number,
-  ) {
-    this.models = modelsOf(models, { PasskeyChallenge });
-  }
-
+export class ChallengesService extends ModelService({ PasskeyChallenge })<{ ttlMs: number }> {
   async issue(purpose: ChallengePurpose, input: { challenge: string; tenantId: string; userId: string | null }): Promise<PasskeyChallenge> {
     return this.models.PasskeyChallenge.create({
       id: randomUUID(),
@@ -25,7 +16,7 @@ export class ChallengesService {
       user_id: input.userId,
       tenant_id: input.tenantId,
       challenge: input.challenge,
-      expires_at: Date.now() + this.ttlMs,
+      expires_at: Date.now() + this.deps.ttlMs,
     });
   }
 

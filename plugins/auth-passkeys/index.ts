@@ -24,7 +24,7 @@ export default definePlugin({
     container.register('passkeys', asFunction(({ models }: { models: ModelMap }) => new PasskeysService(models)).singleton());
     container.register(
       'passkeyChallenges',
-      asFunction(({ models }: { models: ModelMap }) => new ChallengesService(models, o.timeoutMs)).singleton(),
+      asFunction(({ models }: { models: ModelMap }) => new ChallengesService(models, { ttlMs: o.timeoutMs })).singleton(),
     );
     container.register('passkeyRelyingParty', asValue(relyingPartyResolver(o, config)));
     for (const route of [...registerRoutes, ...manageRoutes, ...loginRoutes]) routes.add(route);

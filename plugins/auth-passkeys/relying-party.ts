@@ -12,6 +12,16 @@ export interface RelyingParty {
   timeoutMs: number;
 }
 
+/** What a ceremony's response must show to verify: the challenge handed out, an accepted origin, the RP ID. */
+export function expectedBy(rp: RelyingParty, challenge: string) {
+  return {
+    expectedChallenge: challenge,
+    expectedOrigin: rp.origins,
+    expectedRPID: rp.id,
+    requireUserVerification: rp.userVerification === 'required',
+  };
+}
+
 /** Loopback and wildcard listen addresses: browsers reach those as localhost (an IP cannot be an RP ID). */
 const LOCAL_HOSTS = new Set(['127.0.0.1', '::1', '0.0.0.0', '::', 'localhost', '']);
 

@@ -1,10 +1,10 @@
-import type { VerifiedAuthenticationResponse } from '@simplewebauthn/server';
 import { z } from 'zod';
 import { defineRoute, type RouteDefinition, recordRequestAudit } from '../../kernel/sdk.js';
 import { clearChallengeCookie, readChallengeCookie, setChallengeCookie } from './challenge-cookie.js';
 import { decoyCredentials } from './decoy-credentials.js';
 import { signInFailed } from './errors.js';
 import { transportsOf } from './passkeys-service.js';
+import { expectedBy } from './relying-party.js';
 import { authenticationResponseSchema, requestOptionsSchema } from './schemas.js';
 import { webauthn } from './webauthn.js';
 
@@ -104,26 +104,18 @@ export const loginRoutes: RouteDefinition[] = [
         throw refuse('the passkey user no longer exists');
       }
       const rp = scope.passkeyRelyingParty(ctx);
-      let result: VerifiedAuthenticationResponse;
-      try {
-        result = await (
-          await webauthn()
-        ).verifyAuthenticationResponse({
-          response: body.response,
-          expectedChallenge: claimed.challenge,
-          expectedOrigin: rp.origins,
-          expectedRPID: rp.id,
-          credential: {
-            id: key.credential_id,
-            publicKey: new Uint8Array(Buffer.from(key.public_key, 'base64url')),
-            counter: Number(key.counter),
-            transports: transportsOf(key),
-          },
-          requireUserVerification: rp.userVerification === 'required',
+      const credential = {
+        id: key.credential_id,
+        publicKey: new Uint8Array(Buffer.from(key.public_key, 'base64url')),
+        counter: Number(key.counter),
+        transports: transportsOf(key),
+      };
+      const lib = await webauthn();
+      const result = await lib
+        .verifyAuthenticationResponse({ response: body.response, ...expectedBy(rp, claimed.challenge), credential })
+        .catch((err: Error) => {
+          throw refuse(err.message);
         });
-      } catch (err) {
-        throw refuse((err as Error).message);
-      }
       if (!result.verified) throw refuse('signature does not verify');
       await passkeys.recordUse(key, result.authenticationInfo.newCounter, result.authenticationInfo.credentialBackedUp);
       const signedIn = await scope.signIn.complete(ctx, user.id, { secondFactorDone: result.authenticationInfo.userVerified });

@@ -1,9 +1,9 @@
-import type { VerifiedRegistrationResponse } from '@simplewebauthn/server';
 import { UniqueConstraintError } from 'sequelize';
 import { z } from 'zod';
 import { defineRoute, type RouteDefinition } from '../../kernel/sdk.js';
 import { PasskeyRegistrationFailedError } from './errors.js';
 import { toPublicPasskey, transportsOf } from './passkeys-service.js';
+import { expectedBy } from './relying-party.js';
 import { challengeOf, creationOptionsSchema, MAX_CREDENTIAL_ID, passkeySchema, registrationResponseSchema } from './schemas.js';
 import { sessionUser } from './session-user.js';
 import { webauthn } from './webauthn.js';
@@ -64,21 +64,13 @@ export const registerRoutes: RouteDefinition[] = [
       const challenge = challengeOf(body.response.response.clientDataJSON);
       const claimed = challenge ? await scope.passkeyChallenges.claimForUser(user.id, challenge) : null;
       if (!claimed) throw refuse('The registration challenge is unknown, expired or already used; ask for new options');
-      let verification: VerifiedRegistrationResponse;
-      try {
-        verification = await (
-          await webauthn()
-        ).verifyRegistrationResponse({
-          response: body.response,
-          expectedChallenge: claimed.challenge,
-          expectedOrigin: rp.origins,
-          expectedRPID: rp.id,
-          requireUserVerification: rp.userVerification === 'required',
+      const lib = await webauthn();
+      const verification = await lib
+        .verifyRegistrationResponse({ response: body.response, ...expectedBy(rp, claimed.challenge) })
+        .catch((err: Error) => {
+          logger.info({ reason: err.message }, 'passkey registration refused');
+          throw refuse(`The passkey could not be verified: ${String(err.message).slice(0, 300)}`);
         });
-      } catch (err) {
-        logger.info({ reason: (err as Error).message }, 'passkey registration refused');
-        throw refuse(`The passkey could not be verified: ${String((err as Error).message).slice(0, 300)}`);
-      }
       if (!verification.verified) throw refuse('The passkey could not be verified');
       const info = verification.registrationInfo;
       if (info.credential.id.length > MAX_CREDENTIAL_ID)

@@ -1,6 +1,6 @@
 import { asValue } from 'awilix';
 import { z } from 'zod';
-import { definePlugin, type EventBus, type PluginBootContext } from '../../kernel/sdk.js';
+import { definePlugin, everyMsOption, type EventBus, type PluginBootContext } from '../../kernel/sdk.js';
 import { bearerResolver, guestGrants, guestResolver, sessionCookieResolver } from './identity-resolvers.js';
 import { ApiKey } from './models/api-key.js';
 import { WebsiteToken } from './models/website-token.js';
@@ -52,12 +52,7 @@ const optionsSchema = z.object({
     .max(7 * 24 * 3600)
     .default(900),
   /** How often expired sessions, API keys, website tokens and email links are purged (the spec's 5 minutes). */
-  purgeIntervalMs: z
-    .number()
-    .int()
-    .min(10)
-    .max(2 ** 31 - 1)
-    .default(5 * 60 * 1000),
+  purgeIntervalMs: everyMsOption(5 * 60 * 1000),
 });
 
 type AuthServices = { sessions: SessionsService; tokens: TokensService; emailTokens: EmailTokensService; users: UsersService };

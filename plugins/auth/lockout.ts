@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Context } from 'koa';
+import { setBrowserCookie } from '../../kernel/sdk.js';
 import type { AuthSecrets } from './secrets.js';
 import { UNKNOWN_CLIENTS } from './users-service.js';
 
@@ -43,14 +44,7 @@ async function verifiedDevice(ctx: Context, secrets: AuthSecrets, userId: string
 export async function issueDeviceCookie(ctx: Context, secrets: AuthSecrets, userId: string): Promise<void> {
   const deviceId = (await verifiedDevice(ctx, secrets, userId)) ?? randomBytes(16).toString('base64url');
   const signature = await secrets.sign(`device.${userId}.${deviceId}`);
-  ctx.cookies.set(deviceCookieName(userId), `${deviceId}.${signature}`, {
-    httpOnly: true,
-    sameSite: 'lax',
-    path: '/api/',
-    secure: ctx.secure,
-    expires: new Date(Date.now() + DEVICE_LIFETIME_MS),
-    overwrite: true,
-  });
+  setBrowserCookie(ctx, deviceCookieName(userId), `${deviceId}.${signature}`, Date.now() + DEVICE_LIFETIME_MS, '/api/');
 }
 
 /** The lockout client of a request for the account `userId` (null: an email with no account; always unknown). */

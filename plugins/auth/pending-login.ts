@@ -1,4 +1,5 @@
 import type { Context } from 'koa';
+import { clearBrowserCookie, setBrowserCookie } from '../../kernel/sdk.js';
 import type { EmailTokensService } from './email-tokens-service.js';
 import type { User } from './models/user.js';
 import type { AuthSecrets } from './secrets.js';
@@ -33,14 +34,7 @@ export async function issuePendingLogin(ctx: Context, scope: PendingScope, user:
   });
   const proven = passwordProven ? '1' : '0';
   const signature = await scope.authSecrets.sign(`2fa.${user.id}.${expires}.${token}.${proven}`);
-  ctx.cookies.set(PENDING_COOKIE, `${user.id}.${expires}.${token}.${proven}.${signature}`, {
-    httpOnly: true,
-    sameSite: 'lax',
-    path: '/',
-    secure: ctx.secure,
-    expires: new Date(expires),
-    overwrite: true,
-  });
+  setBrowserCookie(ctx, PENDING_COOKIE, `${user.id}.${expires}.${token}.${proven}.${signature}`, expires);
 }
 
 /** This client's pending sign-in, if its cookie is intact, not expired and not used yet. */
@@ -63,5 +57,5 @@ export async function consumePendingLogin(scope: PendingScope, pending: PendingL
 }
 
 export function clearPendingLogin(ctx: Context): void {
-  ctx.cookies.set(PENDING_COOKIE, null, { httpOnly: true, sameSite: 'lax', path: '/', overwrite: true });
+  clearBrowserCookie(ctx, PENDING_COOKIE);
 }

@@ -1,3 +1,4 @@
+import type { Context } from 'koa';
 import { z } from 'zod';
 import {
   AppError,
@@ -14,7 +15,7 @@ import { clientIp, setSessionCookie } from './routes.js';
 import { issueDeviceCookie, lockoutClient } from './lockout.js';
 import type { LockScope } from './users-service.js';
 import { TwoFactorFailureError } from './errors.js';
-import { auditAuth, auditLockout, auditSignIn, userTarget, who } from './audit-events.js';
+import { auditAuth, auditLockout, auditSignIn, userTarget, who, type AuthAuditEvent } from './audit-events.js';
 import { requireSudo } from './guards.js';
 
 /** Why a second-factor verification failed, as audit entries say it. */
@@ -59,6 +60,18 @@ function twoFactorRoute<S extends RouteRequestSchemas>(
       }
     },
   });
+}
+
+/** An audit entry about a change the signed-in user made to their own second factor. */
+function auditOwn(
+  ctx: Context,
+  user: User,
+  action: AuthAuditEvent['action'],
+  level: AuthAuditEvent['level'],
+  message: string,
+  details?: AuthAuditEvent['details'],
+) {
+  return auditAuth(ctx, { action, level, message, target: userTarget(user), ...(details ? { details } : {}) });
 }
 
 type VerifyRoute = Parameters<TypedRouteDefinition<{ body: z.ZodType<{ userId: string; code: string }> }>['handler']>[0];
@@ -196,12 +209,7 @@ export const twoFactorRoutes: RouteDefinition[] = [
     response: z.object({ success: z.literal(true), message: z.string() }),
     handler: async ({ ctx, body, scope }, user) => {
       await scope.twoFactor.verifySetup(user, body);
-      await auditAuth(ctx, {
-        action: 'auth.2fa.enabled',
-        level: 'medium',
-        message: `Two-factor authentication enabled for ${who(user)}`,
-        target: userTarget(user),
-      });
+      await auditOwn(ctx, user, 'auth.2fa.enabled', 'medium', `Two-factor authentication enabled for ${who(user)}`);
       return { success: true, message: 'Two-factor authentication is enabled' };
     },
   }),
@@ -215,15 +223,9 @@ export const twoFactorRoutes: RouteDefinition[] = [
     request: {},
     response: z.object({ success: z.literal(true), message: z.string() }),
     handler: async (route, user) => {
-      const { ctx, scope } = route;
       await requireSudo(route);
-      await scope.twoFactor.disable(user);
-      await auditAuth(ctx, {
-        action: 'auth.2fa.disabled',
-        level: 'high',
-        message: `Two-factor authentication disabled for ${who(user)}`,
-        target: userTarget(user),
-      });
+      await route.scope.twoFactor.disable(user);
+      await auditOwn(route.ctx, user, 'auth.2fa.disabled', 'high', `Two-factor authentication disabled for ${who(user)}`);
       return { success: true, message: 'Two-factor authentication is disabled' };
     },
   }),
@@ -254,16 +256,18 @@ export const twoFactorRoutes: RouteDefinition[] = [
     request: {},
     response: z.object({ success: z.literal(true), data: z.object({ backupCodes: z.array(z.string()) }), message: z.string() }),
     handler: async (route, user) => {
-      const { ctx, scope } = route;
       await requireSudo(route);
-      const backupCodes = await scope.twoFactor.regenerate(user);
-      await auditAuth(ctx, {
-        action: 'auth.2fa.backup-codes-regenerated',
-        level: 'medium',
-        message: `New backup codes issued for ${who(user)}; the old ones no longer work`,
-        target: userTarget(user),
-        details: { count: backupCodes.length },
-      });
+      const backupCodes = await route.scope.twoFactor.regenerate(user);
+      await auditOwn(
+        route.ctx,
+        user,
+        'auth.2fa.backup-codes-regenerated',
+        'medium',
+        `New backup codes issued for ${who(user)}; the old ones no longer work`,
+        {
+          count: backupCodes.length,
+        },
+      );
       return { success: true, data: { backupCodes }, message: 'New backup codes issued; the old ones no longer work' };
     },
   }),

@@ -1,12 +1,23 @@
 import { z } from 'zod';
-import { ValidationError, defineRoute, type RouteContext, type RouteDefinition } from '../../kernel/sdk.js';
+import { ValidationError, defineRoute, type RouteContext, type RouteDefinition, type RouteGate } from '../../kernel/sdk.js';
 import { assertCanGrant, requireSudo } from './guards.js';
 import { UserExistsError } from './errors.js';
 import { assertDemoRoom } from './demo-limit.js';
 import { completeSignIn, setSessionCookie, clientIp } from './routes.js';
 import { checkPassword, toPublicUser } from './users-service.js';
 import { lockoutClient } from './lockout.js';
-import { auditAuth, auditRegistration, auditSignIn, auditUnlock, deferredAuthAudit, userTarget, who } from './audit-events.js';
+import {
+  auditAuth,
+  auditRegistration,
+  auditSignIn,
+  auditUnlock,
+  deferredAuthAudit,
+  userTarget,
+  who,
+  type AuthAuditEvent,
+} from './audit-events.js';
+import type { EmailFlows } from './email-flows.js';
+import type { User } from './models/user.js';
 
 const SAME_ANSWER = 'If an account exists for this email, a link is on its way';
 const email = z.string().email().max(191);
@@ -16,29 +27,48 @@ const signInResult = z.union([
   z.object({ requires2FA: z.literal(true), userId: z.string() }),
 ]);
 
-/** Password reset, magic links, invitations and sign-up: single-use links sent by mail. */
-export const emailRoutes: RouteDefinition[] = [
-  defineRoute({
+type LinkRequest = (email: string, tenantId: string, onIssued: (user: User) => void) => void;
+
+/**
+ * POST of an email that mails a link to its account (public, 5 a minute): the answer is the same whether
+ * or not the account exists, and the entry `action` is recorded only once a link was issued.
+ */
+function mailLinkRoute(def: {
+  path: string;
+  openDuring?: RouteGate[];
+  summary: string;
+  request: (flows: EmailFlows) => LinkRequest;
+  action: AuthAuditEvent['action'];
+  mailed: string;
+}): RouteDefinition {
+  return defineRoute({
     method: 'POST',
-    path: '/api/user/forgot-password',
+    path: def.path,
+    ...(def.openDuring ? { openDuring: def.openDuring } : {}),
     permission: 'public',
     tags: ['user'],
-    summary: 'Mails a password-reset link (1 hour, single use); answers the same whether or not the email exists',
+    summary: def.summary,
     rateLimit: { points: 5, durationSeconds: 60 },
     request: { body: z.object({ email }) },
     response: z.object({ message: z.string() }),
     handler: async ({ ctx, body, scope }) => {
       const audit = await deferredAuthAudit(ctx);
-      scope.emailFlows.requestPasswordReset(body.email, await scope.tenants.fromHostname(ctx.hostname), (user) =>
-        audit({
-          action: 'auth.password-reset.issued',
-          level: 'low',
-          message: `Password-reset link mailed to ${who(user)}`,
-          target: userTarget(user),
-        }),
+      def.request(scope.emailFlows)(body.email, await scope.tenants.fromHostname(ctx.hostname), (user) =>
+        audit({ action: def.action, level: 'low', message: `${def.mailed} mailed to ${who(user)}`, target: userTarget(user) }),
       );
       return { message: SAME_ANSWER };
     },
+  });
+}
+
+/** Password reset, magic links, invitations and sign-up: single-use links sent by mail. */
+export const emailRoutes: RouteDefinition[] = [
+  mailLinkRoute({
+    path: '/api/user/forgot-password',
+    summary: 'Mails a password-reset link (1 hour, single use); answers the same whether or not the email exists',
+    request: (flows) => flows.requestPasswordReset.bind(flows),
+    action: 'auth.password-reset.issued',
+    mailed: 'Password-reset link',
   }),
   defineRoute({
     method: 'POST',
@@ -77,28 +107,13 @@ export const emailRoutes: RouteDefinition[] = [
       return { reset: true };
     },
   }),
-  defineRoute({
-    method: 'POST',
+  mailLinkRoute({
     path: '/api/user/magic-link',
     openDuring: ['maintenance'],
-    permission: 'public',
-    tags: ['user'],
     summary: 'Mails a sign-in link (15 minutes, single use); answers the same whether or not the email exists',
-    rateLimit: { points: 5, durationSeconds: 60 },
-    request: { body: z.object({ email }) },
-    response: z.object({ message: z.string() }),
-    handler: async ({ ctx, body, scope }) => {
-      const audit = await deferredAuthAudit(ctx);
-      scope.emailFlows.requestMagicLink(body.email, await scope.tenants.fromHostname(ctx.hostname), (user) =>
-        audit({
-          action: 'auth.magic-link.issued',
-          level: 'low',
-          message: `Sign-in link mailed to ${who(user)}`,
-          target: userTarget(user),
-        }),
-      );
-      return { message: SAME_ANSWER };
-    },
+    request: (flows) => flows.requestMagicLink.bind(flows),
+    action: 'auth.magic-link.issued',
+    mailed: 'Sign-in link',
   }),
   defineRoute({
     method: 'POST',
@@ -208,48 +223,41 @@ async function invite(route: RouteContext<unknown, unknown, z.output<typeof crea
   return issued;
 }
 
+const createInviteRoute = defineRoute({
+  method: 'POST',
+  idempotent: true,
+  path: '/api/token/create-token',
+  permission: 'user:manage',
+  tags: ['tokens'],
+  summary: 'Creates an invitation token for an email and role; the raw token is returned once (sendEmail mails it)',
+  request: { body: createInvite },
+  response: z.object({ token: z.string(), expiresAt: z.string() }),
+  handler: invite,
+});
+
+const listInvitesRoute = defineRoute({
+  method: 'GET',
+  path: '/api/token/list',
+  permission: 'user:manage',
+  tags: ['tokens'],
+  summary: 'Invitation tokens of the tenant (without their values) with status active, consumed or expired',
+  request: {},
+  handler: ({ identity, scope }) => scope.emailTokens.list('invite', identity.tenantId),
+});
+
+/** The same route under a second path (the spec names both). */
+const aliasOf = (route: RouteDefinition, path: string): RouteDefinition => ({
+  ...route,
+  path,
+  summary: `Same as ${route.method} ${route.path}`,
+});
+
 /** The spec's token endpoints (invitation tokens). */
 export const invitationRoutes: RouteDefinition[] = [
-  defineRoute({
-    method: 'POST',
-    idempotent: true,
-    path: '/api/token/create-token',
-    permission: 'user:manage',
-    tags: ['tokens'],
-    summary: 'Creates an invitation token for an email and role; the raw token is returned once (sendEmail mails it)',
-    request: { body: createInvite },
-    response: z.object({ token: z.string(), expiresAt: z.string() }),
-    handler: invite,
-  }),
-  defineRoute({
-    method: 'POST',
-    idempotent: true,
-    path: '/api/token',
-    permission: 'user:manage',
-    tags: ['tokens'],
-    summary: 'Same as POST /api/token/create-token',
-    request: { body: createInvite },
-    response: z.object({ token: z.string(), expiresAt: z.string() }),
-    handler: invite,
-  }),
-  defineRoute({
-    method: 'GET',
-    path: '/api/token/list',
-    permission: 'user:manage',
-    tags: ['tokens'],
-    summary: 'Invitation tokens of the tenant (without their values) with status active, consumed or expired',
-    request: {},
-    handler: ({ identity, scope }) => scope.emailTokens.list('invite', identity.tenantId),
-  }),
-  defineRoute({
-    method: 'GET',
-    path: '/api/token',
-    permission: 'user:manage',
-    tags: ['tokens'],
-    summary: 'Same as GET /api/token/list',
-    request: {},
-    handler: ({ identity, scope }) => scope.emailTokens.list('invite', identity.tenantId),
-  }),
+  createInviteRoute,
+  aliasOf(createInviteRoute, '/api/token'),
+  listInvitesRoute,
+  aliasOf(listInvitesRoute, '/api/token'),
   defineRoute({
     method: 'POST',
     path: '/api/token/resolve',

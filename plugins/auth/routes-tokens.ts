@@ -1,7 +1,8 @@
 import { z } from 'zod';
-import { defineRoute, type RouteDefinition } from '../../kernel/sdk.js';
+import { defineRoute, type Identity, type RouteContext, type RouteDefinition } from '../../kernel/sdk.js';
 import { requireSession, requireSudo } from './guards.js';
 import { auditAuth } from './audit-events.js';
+import type { RevokedBearer, TokensService } from './tokens-service.js';
 
 const idParam = { params: z.object({ id: z.string().uuid() }) };
 const expiresAt = z.string().datetime({ offset: true }).optional();
@@ -13,6 +14,72 @@ const listed = {
   lastUsedAt: z.string().nullable(),
   createdAt: z.string(),
 };
+
+/** The two kinds of bearer credential: their audit target type and the name entries give them. */
+type BearerType = RevokedBearer['kind'];
+const LABEL: Record<BearerType, string> = { 'api-key': 'API key', 'website-token': 'Website token' };
+
+/**
+ * A create handler: sudo mode, the credential (permissions checked against the known ones), then the
+ * audit entry `auth.<type>.created` that `entry` words (never with the secret).
+ */
+async function createBearer<T extends { _id: string }>(
+  route: RouteContext,
+  type: BearerType,
+  create: (tokens: TokensService, known: (permission: string) => boolean) => Promise<T>,
+  entry: (created: T) => { message: string; details: Record<string, unknown> },
+): Promise<T> {
+  await requireSudo(route);
+  const { scope } = route;
+  const created = await create(scope.tokens, (p) => scope.registries.permissions.has(p));
+  await auditAuth(route.ctx, { action: `auth.${type}.created`, level: 'medium', target: { type, id: created._id }, ...entry(created) });
+  return created;
+}
+
+/** GET of the caller's credentials of one kind (admins: the tenant's), without secrets; sessions only. */
+function listRoute(path: string, summary: string, permissions: z.ZodType, list: (tokens: TokensService, identity: Identity) => unknown) {
+  return defineRoute({
+    method: 'GET',
+    path,
+    permission: 'authenticated',
+    tags: ['tokens'],
+    summary,
+    request: {},
+    response: z.array(z.object({ ...listed, permissions })),
+    handler: ({ identity, scope }) => {
+      requireSession(identity);
+      return list(scope.tokens, identity);
+    },
+  });
+}
+
+/** DELETE <path>/:id: revokes one credential at once (sessions only), audited as `auth.<type>.revoked`. */
+function revokeRoute(
+  path: string,
+  type: BearerType,
+  revoke: (tokens: TokensService, identity: Identity, id: string) => Promise<RevokedBearer>,
+) {
+  return defineRoute({
+    method: 'DELETE',
+    path: `${path}/:id`,
+    permission: 'authenticated',
+    tags: ['tokens'],
+    summary: `Revokes ${type === 'api-key' ? 'an API key' : 'a website token'} at once`,
+    request: idParam,
+    handler: async ({ ctx, params, identity, scope }) => {
+      requireSession(identity);
+      const revoked = await revoke(scope.tokens, identity, params.id);
+      await auditAuth(ctx, {
+        action: `auth.${type}.revoked`,
+        level: 'medium',
+        message: `${LABEL[type]} "${revoked.name}" revoked`,
+        target: { type, id: revoked.id },
+        details: { name: revoked.name, ownerId: revoked.userId },
+      });
+      return { revoked: true };
+    },
+  });
+}
 
 /** API keys and website tokens: the raw value only in the create response. */
 export const tokenRoutes: RouteDefinition[] = [
@@ -34,53 +101,21 @@ export const tokenRoutes: RouteDefinition[] = [
       permissions: z.array(z.string()),
       expiresAt: z.string().nullable(),
     }),
-    handler: async (route) => {
-      const { ctx, body, identity, scope } = route;
-      await requireSudo(route);
-      const created = await scope.tokens.createApiKey(identity, body, (p) => scope.registries.permissions.has(p));
-      await auditAuth(ctx, {
-        action: 'auth.api-key.created',
-        level: 'medium',
-        message: `API key "${created.name}" created with ${created.permissions.join(', ')}`,
-        target: { type: 'api-key', id: created._id },
-        details: { name: created.name, permissions: created.permissions, expiresAt: created.expiresAt },
-      });
-      return created;
-    },
+    handler: (route) =>
+      createBearer(
+        route,
+        'api-key',
+        (tokens, known) => tokens.createApiKey(route.identity, route.body, known),
+        (c) => ({
+          message: `API key "${c.name}" created with ${c.permissions.join(', ')}`,
+          details: { name: c.name, permissions: c.permissions, expiresAt: c.expiresAt },
+        }),
+      ),
   }),
-  defineRoute({
-    method: 'GET',
-    path: '/api/api-keys',
-    permission: 'authenticated',
-    tags: ['tokens'],
-    summary: "Your API keys (admins: the tenant's), without secrets",
-    request: {},
-    response: z.array(z.object({ ...listed, permissions: z.array(z.string()) })),
-    handler: ({ identity, scope }) => {
-      requireSession(identity);
-      return scope.tokens.listApiKeys(identity);
-    },
-  }),
-  defineRoute({
-    method: 'DELETE',
-    path: '/api/api-keys/:id',
-    permission: 'authenticated',
-    tags: ['tokens'],
-    summary: 'Revokes an API key at once',
-    request: idParam,
-    handler: async ({ ctx, params, identity, scope }) => {
-      requireSession(identity);
-      const revoked = await scope.tokens.revokeApiKey(identity, params.id);
-      await auditAuth(ctx, {
-        action: 'auth.api-key.revoked',
-        level: 'medium',
-        message: `API key "${revoked.name}" revoked`,
-        target: { type: 'api-key', id: revoked.id },
-        details: { name: revoked.name, ownerId: revoked.userId },
-      });
-      return { revoked: true };
-    },
-  }),
+  listRoute('/api/api-keys', "Your API keys (admins: the tenant's), without secrets", z.array(z.string()), (tokens, identity) =>
+    tokens.listApiKeys(identity),
+  ),
+  revokeRoute('/api/api-keys', 'api-key', (tokens, identity, id) => tokens.revokeApiKey(identity, id)),
   defineRoute({
     method: 'POST',
     idempotent: true,
@@ -101,51 +136,22 @@ export const tokenRoutes: RouteDefinition[] = [
       expiresAt: z.string().nullable(),
       permissions: z.array(z.string()).nullable(),
     }),
-    handler: async (route) => {
-      const { ctx, body, identity, scope } = route;
-      await requireSudo(route);
-      const created = await scope.tokens.createWebsiteToken(identity, body, (p) => scope.registries.permissions.has(p));
-      await auditAuth(ctx, {
-        action: 'auth.website-token.created',
-        level: 'medium',
-        message: `Website token "${created.name}" created`,
-        target: { type: 'website-token', id: created._id },
-        details: { name: created.name, expiresAt: created.expiresAt, permissions: created.permissions },
-      });
-      return created;
-    },
+    handler: (route) =>
+      createBearer(
+        route,
+        'website-token',
+        (tokens, known) => tokens.createWebsiteToken(route.identity, route.body, known),
+        (c) => ({
+          message: `Website token "${c.name}" created`,
+          details: { name: c.name, expiresAt: c.expiresAt, permissions: c.permissions },
+        }),
+      ),
   }),
-  defineRoute({
-    method: 'GET',
-    path: '/api/website-tokens',
-    permission: 'authenticated',
-    tags: ['tokens'],
-    summary: "Your website tokens (admins: the tenant's), without secrets",
-    request: {},
-    response: z.array(z.object({ ...listed, permissions: z.array(z.string()).nullable() })),
-    handler: ({ identity, scope }) => {
-      requireSession(identity);
-      return scope.tokens.listWebsiteTokens(identity);
-    },
-  }),
-  defineRoute({
-    method: 'DELETE',
-    path: '/api/website-tokens/:id',
-    permission: 'authenticated',
-    tags: ['tokens'],
-    summary: 'Revokes a website token at once',
-    request: idParam,
-    handler: async ({ ctx, params, identity, scope }) => {
-      requireSession(identity);
-      const revoked = await scope.tokens.revokeWebsiteToken(identity, params.id);
-      await auditAuth(ctx, {
-        action: 'auth.website-token.revoked',
-        level: 'medium',
-        message: `Website token "${revoked.name}" revoked`,
-        target: { type: 'website-token', id: revoked.id },
-        details: { name: revoked.name, ownerId: revoked.userId },
-      });
-      return { revoked: true };
-    },
-  }),
+  listRoute(
+    '/api/website-tokens',
+    "Your website tokens (admins: the tenant's), without secrets",
+    z.array(z.string()).nullable(),
+    (tokens, identity) => tokens.listWebsiteTokens(identity),
+  ),
+  revokeRoute('/api/website-tokens', 'website-token', (tokens, identity, id) => tokens.revokeWebsiteToken(identity, id)),
 ];

@@ -4,7 +4,9 @@ import {
   AuthenticationRequiredError,
   ForbiddenError,
   NotFoundError,
+  clearBrowserCookie,
   isAdmin,
+  setBrowserCookie,
   defineRoute,
   type RouteDefinition,
 } from '../../kernel/sdk.js';
@@ -25,18 +27,11 @@ const publicUser = z.object({ _id: z.string(), email: z.string(), username: z.st
 export { clientIp };
 
 export function setSessionCookie(ctx: Context, token: string, expiresAt: number): void {
-  ctx.cookies.set(SESSION_COOKIE, token, {
-    httpOnly: true,
-    sameSite: 'lax',
-    path: '/',
-    secure: ctx.secure,
-    expires: new Date(expiresAt),
-    overwrite: true,
-  });
+  setBrowserCookie(ctx, SESSION_COOKIE, token, expiresAt);
 }
 
 export function clearSessionCookie(ctx: Context): void {
-  ctx.cookies.set(SESSION_COOKIE, null, { httpOnly: true, sameSite: 'lax', path: '/', overwrite: true });
+  clearBrowserCookie(ctx, SESSION_COOKIE);
 }
 
 /**

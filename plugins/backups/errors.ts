@@ -1,4 +1,4 @@
-import { defineError } from '../../kernel/sdk.js';
+import { defineError, retryAfter } from '../../kernel/sdk.js';
 
 export class BackupNotFoundError extends defineError(
   'BACKUP_NOT_FOUND',
@@ -13,8 +13,7 @@ export class MaintenanceError extends defineError(
   'A backup restore is running: the instance is in maintenance and answers only administrators until it ends (Retry-After).',
   (retryAfterSeconds: number) => ({
     message: 'The instance is in maintenance (a backup restore is running); try again shortly',
-    headers: { 'Retry-After': String(retryAfterSeconds) },
-    extra: { retryAfterSeconds },
+    ...retryAfter(retryAfterSeconds),
     expose: true,
   }),
 ) {}

@@ -6,6 +6,8 @@ import {
   multipartFile,
   defineRoute,
   type RouteDefinition,
+  type RouteRequestSchemas,
+  type TypedRouteDefinition,
   optional,
   ServiceUnavailableError,
 } from '../../kernel/sdk.js';
@@ -57,24 +59,27 @@ const engine = (scope: object) => {
   return e;
 };
 
+/** A route of /api/backups, tagged backups: for the installation's tenant only, or `installation: 'admin'` for its administrators. */
+function backupRoute<S extends RouteRequestSchemas>(
+  route: Omit<TypedRouteDefinition<S>, 'installation' | 'tags'> & { installation?: 'admin' },
+): RouteDefinition {
+  return defineRoute<S>({ installation: 'tenant', tags: ['backups'], ...route });
+}
+
 export const backupRoutes: RouteDefinition[] = [
-  defineRoute({
+  backupRoute({
     method: 'GET',
     path: '/api/backups',
     permission: 'backup:read',
-    installation: 'tenant',
-    tags: ['backups'],
     summary: 'Completed backups, newest first',
     request: {},
     response: z.object({ backups: z.array(summary) }),
     handler: async ({ scope }) => ({ backups: await scope.backups.list() }),
   }),
-  defineRoute({
+  backupRoute({
     method: 'POST',
     path: '/api/backups/create',
     permission: 'backup:create',
-    installation: 'tenant',
-    tags: ['backups'],
     summary:
       'Writes a .svelty-backup directory: inline (200 with data.backup) below BACKUP_INLINE_THRESHOLD entities (500), else a background job (202 with data.backupId and jobId)',
     description:
@@ -107,12 +112,10 @@ export const backupRoutes: RouteDefinition[] = [
       return answer.data;
     },
   }),
-  defineRoute({
+  backupRoute({
     method: 'GET',
     path: '/api/backups/jobs',
     permission: 'backup:read',
-    installation: 'tenant',
-    tags: ['backups'],
     summary: 'Background backup creations, newest first (?jobId= narrows to one)',
     request: { query: z.object({ jobId: z.string().max(64).optional() }) },
     response: z.object({
@@ -132,12 +135,10 @@ export const backupRoutes: RouteDefinition[] = [
     }),
     handler: async ({ query, identity, scope }) => ({ jobs: await scope.backups.jobs(identity, query.jobId) }),
   }),
-  defineRoute({
+  backupRoute({
     method: 'POST',
     path: '/api/backups/validate',
     permission: 'backup:create',
-    installation: 'tenant',
-    tags: ['backups'],
     summary: 'Re-hashes every file of a backup (worker pool) and, with the passphrase, checks decryption: {valid, problems}',
     description:
       'A damaged file, a wrong passphrase, an unsupported format version or a manifest not authenticated by this installation (its MAC: changed, ' +
@@ -146,12 +147,10 @@ export const backupRoutes: RouteDefinition[] = [
     response: z.object({ valid: z.boolean(), problems: z.array(z.string()) }),
     handler: ({ body, scope }) => scope.backups.validate(body.backupId, body.passphrase),
   }),
-  defineRoute({
+  backupRoute({
     method: 'POST',
     path: '/api/backups/restore-plan',
     permission: 'backup:create',
-    installation: 'tenant',
-    tags: ['backups'],
     summary: 'Plans restoring a backup (mode replace): per collection delete N / create M, config, media; changes nothing',
     description:
       'The plan is stored by the data-operation engine (30 minutes). For an encrypted backup the passphrase is checked here; the derived key is kept ' +
@@ -172,12 +171,11 @@ export const backupRoutes: RouteDefinition[] = [
       return plan;
     },
   }),
-  defineRoute({
+  backupRoute({
     method: 'POST',
     path: '/api/backups/restore',
     permission: 'backup:create',
     installation: 'admin',
-    tags: ['backups'],
     summary:
       "Restores a planned backup (the installation's administrators only, always inline); the instance is in maintenance meanwhile (503 MAINTENANCE for everyone else)",
     description:
@@ -209,12 +207,11 @@ export const backupRoutes: RouteDefinition[] = [
       }
     },
   }),
-  defineRoute({
+  backupRoute({
     method: 'POST',
     path: '/api/backups/upload',
     permission: 'backup:create',
     installation: 'admin',
-    tags: ['backups'],
     status: 201,
     summary:
       "Uploads a backup archive (the tar.gz of GET /api/backups/:backupId/download, multipart field `file`; the installation's administrators only): streamed to disk, extracted safely, listed under its backupId",
@@ -237,12 +234,10 @@ export const backupRoutes: RouteDefinition[] = [
       return { backup, importedAsForeign };
     },
   }),
-  defineRoute({
+  backupRoute({
     method: 'GET',
     path: '/api/backups/:backupId/download',
     permission: 'backup:read',
-    installation: 'tenant',
-    tags: ['backups'],
     envelope: false,
     summary: 'The backup directory as one tar.gz archive, streamed (encrypted files stay encrypted)',
     request: { params: z.object({ backupId: backupIdSchema }) },

@@ -1,7 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Transaction } from 'sequelize';
-import { type CacheService, type Logger, modelsOf, type ModelMap } from '../../kernel/sdk.js';
+import { type CacheService, type Logger, ModelService } from '../../kernel/sdk.js';
 import type { DataMigrationDeclaration } from './public.js';
 import type { Risk } from '../data-ops/public.js';
 import type { CollectionsService, EntriesService, EntryChange } from '../content/public.js';
@@ -43,16 +43,7 @@ export interface DataMigrationsDeps {
  * The declared migrations (plugins and files, read on every call so a new file needs no restart; a
  * bad one is reported, never thrown), the ledger, status, history and the whole-ledger verify.
  */
-export class DataMigrationsService {
-  private readonly models: { DataMigrationLedgerRow: typeof DataMigrationLedgerRow };
-
-  constructor(
-    models: ModelMap,
-    private readonly deps: DataMigrationsDeps,
-  ) {
-    this.models = modelsOf(models, { DataMigrationLedgerRow });
-  }
-
+export class DataMigrationsService extends ModelService({ DataMigrationLedgerRow })<DataMigrationsDeps> {
   /** The content plugin's entries service (list caches, revisions and events of migrated entries). */
   get entries(): EntriesService {
     return this.deps.entries;

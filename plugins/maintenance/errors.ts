@@ -1,4 +1,4 @@
-import { defineError } from '../../kernel/sdk.js';
+import { defineError, retryAfter } from '../../kernel/sdk.js';
 
 export class MaintenanceModeError extends defineError(
   'MAINTENANCE_MODE',
@@ -6,8 +6,7 @@ export class MaintenanceModeError extends defineError(
   'The MAINTENANCE_MODE setting is on: the instance answers only administrators (and health, the setup status, sign-in and sign-out, and the admin UI files), WebSocket upgrades included, until it is switched off; retry after Retry-After seconds.',
   (retryAfterSeconds: number) => ({
     message: 'The site is down for maintenance; try again later',
-    headers: { 'Retry-After': String(retryAfterSeconds) },
-    extra: { retryAfterSeconds },
+    ...retryAfter(retryAfterSeconds),
     expose: true,
   }),
 ) {}

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { definePlugin, type SystemJobContext } from '../../kernel/sdk.js';
+import { definePlugin, everyMsOption, type SystemJobContext } from '../../kernel/sdk.js';
 import { auditRetention } from './audit-retention.js';
 import { rebuildListCachesJob, reindexSearchJob } from './content-jobs.js';
 import { systemRoutes } from './routes.js';
@@ -9,12 +9,7 @@ import { systemJobHandler } from './system-job-runner.js';
 /** plugins.options.system */
 const optionsSchema = z.strictObject({
   /** How often the audit retention prune runs (AUDIT_RETENTION_DAYS); a day by default. */
-  auditPruneIntervalMs: z
-    .number()
-    .int()
-    .min(10)
-    .max(2 ** 31 - 1)
-    .default(24 * 3600 * 1000),
+  auditPruneIntervalMs: everyMsOption(24 * 3600 * 1000),
   /** Days audit entries are kept when there is no AUDIT_RETENTION_DAYS setting (the setup plugin's store); 0 keeps them all. */
   auditRetentionDays: z.number().min(0).max(36500).default(365),
 });

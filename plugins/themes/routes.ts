@@ -1,7 +1,8 @@
 import { z } from 'zod';
-import { AuthenticationRequiredError, defineRoute, type RouteDefinition, optional } from '../../kernel/sdk.js';
+import { AuthenticationRequiredError, defineRoute, type HttpMethod, type RouteDefinition, optional } from '../../kernel/sdk.js';
 import { adminThemeInput, brandingInput, storedAdminThemeSchema, themeName, themeSettingsInput } from './theme-schemas.js';
 import { auditThemeChanges } from './theme-audit.js';
+import type { ThemesService } from './themes-service.js';
 
 const tags = ['theme'];
 const themeId = z.string().uuid();
@@ -26,14 +27,44 @@ const warning = z.object({
   background: z.string().optional(), ratio: z.number().optional(), required: z.number().optional(), removed: z.array(z.string()).optional(),
 }).meta({ id: 'ThemeImportWarning' });
 
+/** A route without input that answers for the caller's tenant from the themes service. */
+function tenantRoute(
+  method: HttpMethod,
+  path: string,
+  permission: string,
+  summary: string,
+  response: z.ZodType,
+  answer: (themes: ThemesService, tenantId: string) => unknown,
+): RouteDefinition {
+  return defineRoute({
+    method, path, permission, tags, request: {}, summary, response,
+    handler: ({ scope, identity }) => answer(scope.themes, identity.tenantId),
+  });
+}
+
+/** POST with body {themeId} (system:settings): the service's answer for that theme of the caller's tenant. */
+function themeAction(
+  path: string,
+  summary: string,
+  response: z.ZodType,
+  act: (themes: ThemesService, tenantId: string, themeId: string) => Promise<unknown>,
+): RouteDefinition {
+  return defineRoute({
+    method: 'POST', path, permission: 'system:settings', tags, request: { body: z.object({ themeId }) }, summary, response,
+    handler: ({ scope, identity, body }) => act(scope.themes, identity.tenantId, body.themeId),
+  });
+}
+
+/** A saved theme as the routes answer it: the theme with `removed`, what the CSS sanitiser took out. */
+async function withRemoved<T extends object>(saved: Promise<{ theme: T; removed: string[] }>): Promise<T & { removed: string[] }> {
+  const { theme, removed: gone } = await saved;
+  return { ...theme, removed: gone };
+}
+
 /** Every route of the spec's theme table, plus the effective theme for the admin UI and the bundled presets. */
 export const themeRoutes: RouteDefinition[] = [
-  defineRoute({
-    method: 'GET', path: '/api/theme/admin-theme', permission: 'system:read', tags, request: {},
-    summary: "The active theme's admin config (StoredAdminTheme), or {} when the tenant has no active theme",
-    response: z.union([storedAdminThemeSchema, z.object({})]),
-    handler: ({ scope, identity }) => scope.themes.adminTheme(identity.tenantId),
-  }),
+  tenantRoute('GET', '/api/theme/admin-theme', 'system:read', "The active theme's admin config (StoredAdminTheme), or {} when the tenant has no active theme",
+    z.union([storedAdminThemeSchema, z.object({})]), (themes, tenantId) => themes.adminTheme(tenantId)),
   defineRoute({
     method: 'POST', path: '/api/theme/admin-theme', permission: 'system:settings', tags, request: { body: adminThemeInput },
     summary: 'Saves a partial StoredAdminTheme on the active theme (customCss sanitised); creates an active "Default" theme when there is none',
@@ -44,35 +75,20 @@ export const themeRoutes: RouteDefinition[] = [
       return { ...adminTheme, removed: gone };
     },
   }),
-  defineRoute({
-    method: 'DELETE', path: '/api/theme/admin-theme', permission: 'system:settings', tags, request: {},
-    summary: "Resets the active theme's admin config to the defaults (palette, colours and branding stay); 404 THEME_NOT_FOUND without an active theme",
-    response: storedAdminThemeSchema,
-    handler: ({ scope, identity }) => scope.themes.resetAdminTheme(identity.tenantId),
-  }),
-  defineRoute({
-    method: 'GET', path: '/api/theme/list', permission: 'system:read', tags, request: {},
-    summary: "The tenant's themes (ThemeSummary[]), oldest first",
-    response: z.array(summary),
-    handler: ({ scope, identity }) => scope.themes.list(identity.tenantId),
-  }),
+  tenantRoute('DELETE', '/api/theme/admin-theme', 'system:settings', "Resets the active theme's admin config to the defaults (palette, colours and branding stay); 404 THEME_NOT_FOUND without an active theme",
+    storedAdminThemeSchema, (themes, tenantId) => themes.resetAdminTheme(tenantId)),
+  tenantRoute('GET', '/api/theme/list', 'system:read', "The tenant's themes (ThemeSummary[]), oldest first",
+    z.array(summary), (themes, tenantId) => themes.list(tenantId)),
   defineRoute({
     method: 'POST', idempotent: true, path: '/api/theme/create', permission: 'system:settings', tags, status: 201,
     request: { body: z.object({ name: themeName, settings: themeSettingsInput.optional() }) },
     summary: 'Creates a theme; settings is the theme JSON without its name ({adminTheme?, palette?, colors?, branding?}); names are unique per tenant (409 CONFLICT)',
     description: "The tenant's first theme becomes active and default.",
     response: themeView.extend({ removed }),
-    async handler({ scope, identity, body }) {
-      const { theme, removed: gone } = await scope.themes.create(identity.tenantId, body.name, body.settings);
-      return { ...theme, removed: gone };
-    },
+    handler: ({ scope, identity, body }) => withRemoved(scope.themes.create(identity.tenantId, body.name, body.settings)),
   }),
-  defineRoute({
-    method: 'POST', path: '/api/theme/activate', permission: 'system:settings', tags, request: { body: z.object({ themeId }) },
-    summary: 'Makes the theme the active one of the tenant (applied across the admin UI)',
-    response: themeView,
-    handler: ({ scope, identity, body }) => scope.themes.activate(identity.tenantId, body.themeId),
-  }),
+  themeAction('/api/theme/activate', 'Makes the theme the active one of the tenant (applied across the admin UI)', themeView,
+    (themes, tenantId, id) => themes.activate(tenantId, id)),
   defineRoute({
     method: 'POST', path: '/api/theme/clone', permission: 'system:settings', tags, status: 201,
     request: { body: z.object({ sourceId: themeId, name: themeName }) },
@@ -80,18 +96,10 @@ export const themeRoutes: RouteDefinition[] = [
     response: themeView,
     handler: ({ scope, identity, body }) => scope.themes.clone(identity.tenantId, body.sourceId, body.name),
   }),
-  defineRoute({
-    method: 'POST', path: '/api/theme/delete', permission: 'system:settings', tags, request: { body: z.object({ themeId }) },
-    summary: 'Deletes a theme; the active and the default theme cannot be deleted (409 CONFLICT)',
-    response: z.object({ deleted: z.literal(true), id: z.string() }),
-    handler: ({ scope, identity, body }) => scope.themes.delete(identity.tenantId, body.themeId),
-  }),
-  defineRoute({
-    method: 'POST', path: '/api/theme/set-default', permission: 'system:settings', tags, request: { body: z.object({ themeId }) },
-    summary: "Marks the theme as the tenant's system default",
-    response: themeView,
-    handler: ({ scope, identity, body }) => scope.themes.setDefault(identity.tenantId, body.themeId),
-  }),
+  themeAction('/api/theme/delete', 'Deletes a theme; the active and the default theme cannot be deleted (409 CONFLICT)',
+    z.object({ deleted: z.literal(true), id: z.string() }), (themes, tenantId, id) => themes.delete(tenantId, id)),
+  themeAction('/api/theme/set-default', "Marks the theme as the tenant's system default", themeView,
+    (themes, tenantId, id) => themes.setDefault(tenantId, id)),
   defineRoute({
     method: 'POST', path: '/api/theme/import-preset', permission: 'system:settings', tags, envelope: false,
     request: { body: z.object({ presetJson: z.string().min(2).max(256 * 1024) }) },
@@ -103,21 +111,14 @@ export const themeRoutes: RouteDefinition[] = [
       ctx.body = { success: true, data: theme, warnings };
     },
   }),
-  defineRoute({
-    method: 'GET', path: '/api/theme/get-current-theme', permission: 'system:read', tags, request: {},
-    summary: 'The active theme record; 404 THEME_NOT_FOUND when the tenant has none',
-    response: themeView,
-    handler: ({ scope, identity }) => scope.themes.current(identity.tenantId),
-  }),
+  tenantRoute('GET', '/api/theme/get-current-theme', 'system:read', 'The active theme record; 404 THEME_NOT_FOUND when the tenant has none',
+    themeView, (themes, tenantId) => themes.current(tenantId)),
   defineRoute({
     method: 'POST', path: '/api/theme/update-theme', permission: 'system:settings', tags,
     request: { body: z.object({ themeId, customCss: z.string().max(100_000) }) },
     summary: "Replaces the theme's customCss only (sanitised; `removed` lists what was taken out)",
     response: themeView.extend({ removed }),
-    async handler({ scope, identity, body }) {
-      const { theme, removed: gone } = await scope.themes.updateCss(identity.tenantId, body.themeId, body.customCss);
-      return { ...theme, removed: gone };
-    },
+    handler: ({ scope, identity, body }) => withRemoved(scope.themes.updateCss(identity.tenantId, body.themeId, body.customCss)),
   }),
   defineRoute({
     method: 'POST', path: '/api/theme/update-branding', permission: 'system:settings', tags,

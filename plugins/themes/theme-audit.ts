@@ -1,4 +1,4 @@
-import { recordRequestAudit, type RouteContext, type RouteDefinition } from '../../kernel/sdk.js';
+import { recordRequestAudit, wrapNamedRoutes, type RouteContext, type RouteDefinition } from '../../kernel/sdk.js';
 
 /** What each changing theme route did, for the entry's message. */
 const CHANGES: Record<string, { operation: string; text: string }> = {
@@ -19,28 +19,23 @@ const CHANGES: Record<string, { operation: string; text: string }> = {
  * it succeeded, what it did to which theme (id and name; never the CSS or other content).
  */
 export function auditThemeChanges(routes: RouteDefinition[]): void {
-  for (const route of routes) {
-    const change = CHANGES[`${route.method} ${route.path}`];
-    if (!change) continue;
-    const handler = route.handler;
-    route.handler = async (context: RouteContext) => {
-      const result = await handler(context);
-      const answer = (route.envelope === false ? (context.ctx.body as { data?: unknown } | undefined)?.data : result) as
-        | { id?: string; name?: string }
-        | undefined;
-      const id = answer?.id ?? (context.body as { themeId?: string } | undefined)?.themeId ?? null;
-      const name = typeof answer?.name === 'string' ? answer.name : null;
-      await recordRequestAudit(context.ctx, {
-        domain: 'themes',
-        operation: change.operation,
-        action: `themes.${change.operation}`,
-        outcome: 'success',
-        level: change.operation === 'css-updated' || change.operation === 'admin-theme-saved' ? 'medium' : 'low',
-        message: name ? `${change.text}: "${name}"` : change.text,
-        target: { type: 'theme', id },
-        details: { ...(name ? { name } : {}) },
-      });
-      return result;
-    };
-  }
+  wrapNamedRoutes(routes, CHANGES, (handler, change, route) => async (context: RouteContext) => {
+    const result = await handler(context);
+    const answer = (route.envelope === false ? (context.ctx.body as { data?: unknown } | undefined)?.data : result) as
+      | { id?: string; name?: string }
+      | undefined;
+    const id = answer?.id ?? (context.body as { themeId?: string } | undefined)?.themeId ?? null;
+    const name = typeof answer?.name === 'string' ? answer.name : null;
+    await recordRequestAudit(context.ctx, {
+      domain: 'themes',
+      operation: change.operation,
+      action: `themes.${change.operation}`,
+      outcome: 'success',
+      level: change.operation === 'css-updated' || change.operation === 'admin-theme-saved' ? 'medium' : 'low',
+      message: name ? `${change.text}: "${name}"` : change.text,
+      target: { type: 'theme', id },
+      details: { ...(name ? { name } : {}) },
+    });
+    return result;
+  });
 }

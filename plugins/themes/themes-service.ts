@@ -139,21 +139,20 @@ export class ThemesService {
     return viewOf(await this.insert(tenantId, name, readConfig(source.config), source.preset_source));
   }
 
-  async activate(tenantId: string, id: string): Promise<ThemeView> {
-    await this.find(tenantId, id);
-    await this.sequelize.transaction(async (transaction) => {
-      await this.models.ThemeRecord.update({ is_active: false }, { where: { tenant_id: tenantId, is_active: true }, transaction });
-      await this.models.ThemeRecord.update({ is_active: true, updated_at: Date.now() }, { where: { tenant_id: tenantId, id }, transaction });
-    });
-    await this.changed(tenantId);
-    return viewOf(await this.find(tenantId, id));
+  activate(tenantId: string, id: string): Promise<ThemeView> {
+    return this.markOnly(tenantId, id, 'is_active');
   }
 
-  async setDefault(tenantId: string, id: string): Promise<ThemeView> {
+  setDefault(tenantId: string, id: string): Promise<ThemeView> {
+    return this.markOnly(tenantId, id, 'is_default');
+  }
+
+  /** Makes the theme the tenant's one active (or default) theme, in one transaction. */
+  private async markOnly(tenantId: string, id: string, flag: 'is_active' | 'is_default'): Promise<ThemeView> {
     await this.find(tenantId, id);
     await this.sequelize.transaction(async (transaction) => {
-      await this.models.ThemeRecord.update({ is_default: false }, { where: { tenant_id: tenantId, is_default: true }, transaction });
-      await this.models.ThemeRecord.update({ is_default: true, updated_at: Date.now() }, { where: { tenant_id: tenantId, id }, transaction });
+      await this.models.ThemeRecord.update({ [flag]: false }, { where: { tenant_id: tenantId, [flag]: true }, transaction });
+      await this.models.ThemeRecord.update({ [flag]: true, updated_at: Date.now() }, { where: { tenant_id: tenantId, id }, transaction });
     });
     await this.changed(tenantId);
     return viewOf(await this.find(tenantId, id));

@@ -1,4 +1,4 @@
-import { AppError, type ErrorBody, type ErrorCatalogueEntry } from '../../kernel/sdk.js';
+import { AppError, retryAfter, type ErrorBody, type ErrorCatalogueEntry } from '../../kernel/sdk.js';
 
 /*
  * The update server's refusals (README, "Update server", its own error table). The first three are the
@@ -62,8 +62,7 @@ export class CheckRateLimitedError extends defineServerError(
   'Update server: one check-update per client IP per 12 hours (UPDATE_SERVER_CHECK_INTERVAL_SECONDS); Retry-After gives the seconds left.',
   (retryAfterSeconds: number) => ({
     message: `One update check per period from this address; try again in ${retryAfterSeconds} s`,
-    headers: { 'Retry-After': String(retryAfterSeconds) },
-    extra: { retryAfterSeconds },
+    ...retryAfter(retryAfterSeconds),
   }),
 ) {}
 

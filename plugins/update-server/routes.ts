@@ -1,7 +1,14 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import semver from 'semver';
 import { z } from 'zod';
-import { ServiceUnavailableError, ValidationError, defineRoute, type RouteDefinition } from '../../kernel/sdk.js';
+import {
+  ServiceUnavailableError,
+  ValidationError,
+  defineRoute,
+  type RouteDefinition,
+  type RouteRequestSchemas,
+  type TypedRouteDefinition,
+} from '../../kernel/sdk.js';
 import { UPDATE_SIGNATURE_WINDOW_MS } from '../../lib/text/update-signature.js';
 import { CheckRateLimitedError, OperatorTokenInvalidError, OperatorTokenRequiredError, SignatureExpiredError } from './errors.js';
 import { hashIp, type ServerKeys } from './keys.js';
@@ -29,18 +36,21 @@ const statRows = z.array(z.object({ value: z.string(), count: z.number().int() }
 
 type OpenRuntime = () => UpdateServerRuntime;
 
-/** POST /api/register: a new (or rotated) signing secret for an installation. */
-function registerRoute(options: UpdateServerOptions, open: OpenRuntime): RouteDefinition {
-  return defineRoute({
+/** A route of the update server: public (installations and its operator are no users of this instance), tagged update-server. */
+function serverRoute<S extends RouteRequestSchemas>(route: Omit<TypedRouteDefinition<S>, 'permission' | 'tags'>): RouteDefinition {
+  return defineRoute<S>({ ...route, permission: 'public', tags: ['update-server'] });
+}
+
+/** POST /api/register: a new (or rotated) signing secret for an installation; `perHour` registrations per client IP. */
+function registerRoute(perHour: number, open: OpenRuntime): RouteDefinition {
+  return serverRoute({
     method: 'POST',
     path: '/api/register',
-    permission: 'public',
     summary: 'Register an installation (update check): answers its signing secret',
     description:
       'Answers `{secret}` (64 hex characters), the key of the HMAC-SHA256 signatures of /api/check-update. Registering the same installation_id again rotates the secret: the previous one then fails with 403 INVALID_SIGNATURE. The bare object of the spec, not the `{success, data}` envelope.',
-    tags: ['update-server'],
     envelope: false,
-    rateLimit: { points: options.registerPerHour, durationSeconds: 3600 },
+    rateLimit: { points: perHour, durationSeconds: 3600 },
     request: { body: registerBodySchema },
     response: z.object({ secret: z.string().regex(/^[0-9a-f]{64}$/) }),
     async handler({ ctx, body }) {
@@ -55,14 +65,12 @@ function registerRoute(options: UpdateServerOptions, open: OpenRuntime): RouteDe
 
 /** POST /api/check-update: the signed check, answered with the latest version and the advisories. */
 function checkUpdateRoute(open: OpenRuntime): RouteDefinition {
-  return defineRoute({
+  return serverRoute({
     method: 'POST',
     path: '/api/check-update',
-    permission: 'public',
     summary: 'A signed update check: answers the latest version and the advisories for the reported one',
     description:
       "Body `{payload, signature, timestamp}`: `signature` is the lower-case hex HMAC-SHA256, keyed with the registration secret, of `<timestamp>.<RFC 8785 canonical JSON of payload>`. 400 VALIDATION_ERROR for a payload that is not the spec's; 403 SIGNATURE_EXPIRED (timestamp more than 5 minutes off), UNKNOWN_INSTALLATION, INVALID_SIGNATURE, REPLAYED_REQUEST; 429 CHECK_RATE_LIMITED with Retry-After (one check per client IP per 12 hours). Answers the bare object `{latest_version, current_version, update_available, advisories}`.",
-    tags: ['update-server'],
     envelope: false,
     request: { body: checkUpdateBodySchema },
     response: checkUpdateResponseSchema,
@@ -105,16 +113,14 @@ function checkUpdateRoute(open: OpenRuntime): RouteDefinition {
   });
 }
 
-/** GET /api/stats: counts for the operator (bearer operator token). */
-function statsRoute(options: UpdateServerOptions, open: OpenRuntime): RouteDefinition {
-  return defineRoute({
+/** GET /api/stats: counts for the operator (bearer `operatorToken`; none configured: every token is refused). */
+function statsRoute(operatorToken: string | undefined, open: OpenRuntime): RouteDefinition {
+  return serverRoute({
     method: 'GET',
     path: '/api/stats',
-    permission: 'public',
     summary: "The update server's statistics for its operator (counts only)",
     description:
       'Needs `Authorization: Bearer <UPDATE_SERVER_OPERATOR_TOKEN>` (401 OPERATOR_TOKEN_REQUIRED without it, 403 OPERATOR_TOKEN_INVALID for another token or when no token is configured). Installations that reported at least once (in the last `sinceDays` days), counted by version, database type and country; never ids, IPs or hashes.',
-    tags: ['update-server'],
     request: { query: z.object({ sinceDays: z.coerce.number().int().min(1).max(3650).optional() }) },
     response: z.object({
       registered: z.number().int(),
@@ -127,8 +133,8 @@ function statsRoute(options: UpdateServerOptions, open: OpenRuntime): RouteDefin
       const header = ctx.get('authorization');
       const match = /^Bearer\s+(\S{1,512})\s*$/i.exec(header);
       if (!match) throw new OperatorTokenRequiredError();
-      if (!options.operatorToken) throw new OperatorTokenInvalidError(false);
-      if (!operatorTokenMatches(match[1]!, options.operatorToken)) throw new OperatorTokenInvalidError(true);
+      if (!operatorToken) throw new OperatorTokenInvalidError(false);
+      if (!operatorTokenMatches(match[1]!, operatorToken)) throw new OperatorTokenInvalidError(true);
       const r = open();
       ctx.set('Cache-Control', 'no-store');
       return r.store.stats(query.sinceDays === undefined ? undefined : r.now() - query.sinceDays * 86_400_000);
@@ -142,5 +148,5 @@ export function updateServerRoutes(options: UpdateServerOptions, runtime: () => 
     if (!r) throw new ServiceUnavailableError('The update server is starting; try again shortly');
     return r;
   };
-  return [registerRoute(options, open), checkUpdateRoute(open), statsRoute(options, open)];
+  return [registerRoute(options.registerPerHour, open), checkUpdateRoute(open), statsRoute(options.operatorToken, open)];
 }
