@@ -1,6 +1,6 @@
 // The element every dashboard widget's component.js defines: plain DOM, no framework (the admin UI hosts it),
 // and the helpers widgets lay their data out with: formatting (number, bytes, percent, plural, relativeTime,
-// duration) and small builders (el, when, badge, facts, table, clip, meter, empty). The formatting helpers are
+// duration) and small builders (el, rows, when, badge, facts, table, clip, meter, empty). The formatting helpers are
 // pure (no DOM), so they are unit-tested in Node (test/unit/widget-format.test.ts).
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/;
 
@@ -69,6 +69,11 @@ export function el(name, props = {}, ...children) {
   for (const [k, v] of Object.entries(props)) if (v !== undefined && v !== null) node[k] = v;
   node.append(...children.filter((c) => c !== null && c !== undefined && c !== false));
   return node;
+}
+
+/** A list of rows (ul.cms-plain.cms-rows), one li an item with the children row(item) returns; className on each li. */
+export function rows(items, row, className = undefined) {
+  return el('ul', { className: 'cms-plain cms-rows' }, ...items.map((item) => el('li', { className }, ...row(item))));
 }
 
 /** The widget's body: its parts one under the other (div.cms-stack). */
@@ -177,6 +182,16 @@ export function table(headers, rows, { numeric = [], caption = undefined } = {})
 export function meter(ratio, labelText) {
   const v = Math.min(1, Math.max(0, Number(ratio) || 0));
   return el('meter', { className: 'cms-meter', min: 0, max: 1, low: 0.75, high: 0.9, optimum: 0, value: v, title: labelText }, percent(v));
+}
+
+/** A timeseries answer (GET /api/dashboard/timeseries) as its series by name: seriesByName(data)['api-requests']. */
+export function seriesByName(data) {
+  return Object.fromEntries(data.series.map((s) => [s.name, s]));
+}
+
+/** The sum of a series' points (0 when the series is absent). */
+export function seriesTotal(series) {
+  return series ? series.points.reduce((n, [, v]) => n + (v ?? 0), 0) : 0;
 }
 
 /** The empty state of a widget, in words: empty('No sign-ins yet.'). */

@@ -1,6 +1,6 @@
 // <cms-widget-audit-log>: Audit log in words: the newest events, each with its message, a severity badge (medium
 // and above), what kind of event it was and when ("Auth: sign in failed · 3 min ago"). Fetches /api/dashboard/audit.
-import { badge, defineWidget, el, empty, label, when } from '../widget-element.js';
+import { badge, defineWidget, el, empty, label, rows, when } from '../widget-element.js';
 
 /** "auth" + "sign-in.failed" -> "Auth: sign in failed". */
 const kind = (e) => `${label(e.domain || 'system')}: ${String(e.operation || e.action || '').replace(/[.\-_]+/g, ' ')}`;
@@ -11,23 +11,10 @@ export const CmsWidget = defineWidget({
   title: 'Audit log',
   view: (items) =>
     items.length
-      ? el(
-          'ul',
-          { className: 'cms-plain cms-rows' },
-          ...items.map((e) =>
-            el(
-              'li',
-              {},
-              e.level && e.level !== 'low' ? badge(e.level) : null,
-              el('span', { className: 'cms-message' }, e.message || kind(e)),
-              el(
-                'span',
-                { className: 'cms-muted cms-line' },
-                `${kind(e)}${e.outcome === 'failure' ? ' (failed)' : ''} · `,
-                when(e.timestamp),
-              ),
-            ),
-          ),
-        )
+      ? rows(items, (e) => [
+          e.level && e.level !== 'low' ? badge(e.level) : null,
+          el('span', { className: 'cms-message' }, e.message || kind(e)),
+          el('span', { className: 'cms-muted cms-line' }, `${kind(e)}${e.outcome === 'failure' ? ' (failed)' : ''} · `, when(e.timestamp)),
+        ])
       : empty('No audit events yet. Sign-ins, changes to content and settings appear here.'),
 });

@@ -1,18 +1,16 @@
 // <cms-widget-content-media-activity>: what happened over the last 30 days, in words ("12 entries created,
 // 3 media files uploaded, 5 sign-ins, 1 failed sign-in"). Fetches /api/dashboard/timeseries; the admin
 // dashboard draws the chart of the same figures above it (admin/src/dashboard/TimeSeriesChart.svelte).
-import { defineWidget, el } from '../widget-element.js';
+import { defineWidget, el, plural, seriesByName, seriesTotal as total } from '../widget-element.js';
 
 const ENDPOINT = '/api/dashboard/timeseries?series=entries-created,media-uploaded,sign-ins,sign-in-failures&range=30d';
-const total = (s) => (s ? s.points.reduce((n, [, v]) => n + (v ?? 0), 0) : 0);
-const plural = (n, one, many) => `${n.toLocaleString()} ${n === 1 ? one : many}`;
 
 export const CmsWidget = defineWidget({
   tag: 'cms-widget-content-media-activity',
   endpoint: ENDPOINT,
   title: 'Content and media',
   view: (data) => {
-    const by = Object.fromEntries(data.series.map((s) => [s.name, s]));
+    const by = seriesByName(data);
     const [entries, media, signIns, failed] = ['entries-created', 'media-uploaded', 'sign-ins', 'sign-in-failures'].map((n) =>
       total(by[n]),
     );

@@ -1,6 +1,6 @@
 // <cms-widget-last5-content>: Latest content: each entry's title linked to its editor, its collection,
 // status and when it changed. Fetches /api/dashboard/last5-content.
-import { defineWidget, el, relativeTime } from '../widget-element.js';
+import { defineWidget, el, relativeTime, rows } from '../widget-element.js';
 
 export const CmsWidget = defineWidget({
   tag: 'cms-widget-last5-content',
@@ -8,21 +8,13 @@ export const CmsWidget = defineWidget({
   title: 'Latest content',
   view: (items) =>
     items.length
-      ? el(
-          'ul',
-          { className: 'cms-plain cms-rows' },
-          ...items.map((e) =>
-            el(
-              'li',
-              {},
-              el(
-                'a',
-                { href: `/admin/content/${encodeURIComponent(e.collection)}/${encodeURIComponent(e.id)}`, className: 'cms-title' },
-                e.title,
-              ),
-              el('span', { className: 'cms-muted' }, ` ${e.collection} · ${e.status} · ${relativeTime(e.updatedAt)}`),
-            ),
+      ? rows(items, (e) => [
+          el(
+            'a',
+            { href: `/admin/content/${encodeURIComponent(e.collection)}/${encodeURIComponent(e.id)}`, className: 'cms-title' },
+            e.title,
           ),
-        )
+          el('span', { className: 'cms-muted' }, ` ${e.collection} · ${e.status} · ${relativeTime(e.updatedAt)}`),
+        ])
       : el('p', { className: 'cms-muted' }, 'No entries yet. Create one under Content.'),
 });

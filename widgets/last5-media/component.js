@@ -1,6 +1,6 @@
 // <cms-widget-last5-media>: Latest media: a thumbnail (images), the file name linked to the library, its
 // type and when it was uploaded. Fetches /api/dashboard/last5media.
-import { defineWidget, el, relativeTime } from '../widget-element.js';
+import { defineWidget, el, relativeTime, rows } from '../widget-element.js';
 
 function thumbOf(m) {
   const t = m.thumbnails && (m.thumbnails.sm || m.thumbnails.md);
@@ -14,19 +14,17 @@ export const CmsWidget = defineWidget({
   title: 'Latest media',
   view: (items) =>
     items.length
-      ? el(
-          'ul',
-          { className: 'cms-plain cms-rows' },
-          ...items.map((m) => {
+      ? rows(
+          items,
+          (m) => {
             const thumb = thumbOf(m);
-            return el(
-              'li',
-              { className: 'cms-media-row' },
+            return [
               thumb ? el('img', { src: thumb, alt: '', width: 40, height: 40, loading: 'lazy', className: 'cms-thumb' }) : null,
               el('a', { href: '/admin/media', className: 'cms-title' }, String(m.filename ?? m.originalName ?? m._id)),
               el('span', { className: 'cms-muted' }, ` ${String(m.mimeType ?? '').split('/')[1] ?? ''} · ${relativeTime(m.createdAt)}`),
-            );
-          }),
+            ];
+          },
+          'cms-media-row',
         )
       : el('p', { className: 'cms-muted' }, 'No files yet. Upload some under Media.'),
 });

@@ -1,6 +1,6 @@
 // <cms-widget-logs>: Logs in words: how many events the audit log holds, then the newest with a severity
 // badge, the message and when. Fetches /api/dashboard/logs.
-import { badge, defineWidget, el, empty, number, plural, stack, when } from '../widget-element.js';
+import { badge, defineWidget, el, empty, number, plural, rows, stack, when } from '../widget-element.js';
 
 export const CmsWidget = defineWidget({
   tag: 'cms-widget-logs',
@@ -16,18 +16,14 @@ export const CmsWidget = defineWidget({
               ? `The newest ${number(log.items.length, 0)} of ${plural(log.total, 'event')}`
               : plural(log.total, 'event'),
           ),
-          el(
-            'ul',
-            { className: 'cms-plain cms-rows' },
-            ...log.items.map((e) =>
-              el(
-                'li',
-                { className: 'cms-log-row' },
-                el('span', { className: 'cms-muted cms-when' }, when(e.timestamp)),
-                badge(e.level || 'low'),
-                el('span', { className: 'cms-message' }, e.message || e.action),
-              ),
-            ),
+          rows(
+            log.items,
+            (e) => [
+              el('span', { className: 'cms-muted cms-when' }, when(e.timestamp)),
+              badge(e.level || 'low'),
+              el('span', { className: 'cms-message' }, e.message || e.action),
+            ],
+            'cms-log-row',
           ),
         )
       : empty('No log entries yet.'),

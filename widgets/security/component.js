@@ -1,7 +1,7 @@
 // <cms-widget-security>: Security in words: the threat level as a badge, the active threats (each with its
 // severity and description), recent lockouts with when, and the figures (locked accounts linked to Users,
 // failed sign-ins, rate-limit hits, 2FA coverage). Fetches /api/dashboard/security.
-import { badge, defineWidget, el, empty, facts, lead, number, percent, plural, stack, when } from '../widget-element.js';
+import { badge, defineWidget, el, empty, facts, lead, number, percent, plural, rows, stack, when } from '../widget-element.js';
 
 const LEVEL_TONE = { low: 'ok', medium: 'warn', high: 'bad', critical: 'bad' };
 
@@ -13,31 +13,17 @@ export const CmsWidget = defineWidget({
     stack(
       lead('Threat level ', badge(s.threatLevel, LEVEL_TONE[s.threatLevel] ?? '')),
       s.activeThreats.length
-        ? el(
-            'ul',
-            { className: 'cms-plain cms-rows' },
-            ...s.activeThreats.map((t) => el('li', {}, badge(t.severity), ' ', el('span', { className: 'cms-message' }, t.description))),
-          )
+        ? rows(s.activeThreats, (t) => [badge(t.severity), ' ', el('span', { className: 'cms-message' }, t.description)])
         : empty('No active threats.'),
       s.recentLockouts.length
         ? el(
             'div',
             {},
             el('h4', {}, 'Recent lockouts'),
-            el(
-              'ul',
-              { className: 'cms-plain cms-rows' },
-              ...s.recentLockouts
-                .slice(0, 5)
-                .map((l) =>
-                  el(
-                    'li',
-                    {},
-                    el('span', { className: 'cms-message' }, l.message),
-                    el('span', { className: 'cms-muted cms-line' }, when(l.timestamp)),
-                  ),
-                ),
-            ),
+            rows(s.recentLockouts.slice(0, 5), (l) => [
+              el('span', { className: 'cms-message' }, l.message),
+              el('span', { className: 'cms-muted cms-line' }, when(l.timestamp)),
+            ]),
           )
         : null,
       facts([

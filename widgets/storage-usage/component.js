@@ -1,7 +1,7 @@
 // <cms-widget-storage-usage>: the latest storage levels in words ("Media 12.4 MB, database 1.2 MB, sampled
 // 3 min ago"). Fetches /api/dashboard/timeseries; the admin dashboard draws the chart of the same figures
 // over time above it (admin/src/dashboard/TimeSeriesChart.svelte).
-import { defineWidget, el } from '../widget-element.js';
+import { defineWidget, el, seriesByName } from '../widget-element.js';
 
 const ENDPOINT = '/api/dashboard/timeseries?series=media-bytes,database-bytes&range=30d';
 
@@ -22,7 +22,7 @@ export const CmsWidget = defineWidget({
   endpoint: ENDPOINT,
   title: 'Storage over time',
   view: (data) => {
-    const by = Object.fromEntries(data.series.map((s) => [s.name, s]));
+    const by = seriesByName(data);
     const media = latest(by['media-bytes']);
     const database = latest(by['database-bytes']);
     if (media === null && database === null) return el('p', { className: 'cms-muted' }, 'No storage sample yet.');

@@ -1,6 +1,6 @@
 // <cms-widget-system-messages>: System messages in words: counts by severity as badges, then the messages,
 // the most severe first, each with its badge and when. Fetches /api/dashboard/system-messages.
-import { badge, defineWidget, el, empty, label, number, stack, when } from '../widget-element.js';
+import { badge, defineWidget, el, empty, label, number, rows, stack, when } from '../widget-element.js';
 
 const SEVERITIES = ['critical', 'high', 'medium', 'low'];
 /** "auth.sign-in.failed" -> "Auth: sign in failed". */
@@ -21,19 +21,11 @@ export const CmsWidget = defineWidget({
             { className: 'cms-badges' },
             ...SEVERITIES.filter((s) => m.bySeverity?.[s]).map((s) => badge(`${number(m.bySeverity[s], 0)} ${s}`, badgeTone(s))),
           ),
-          el(
-            'ul',
-            { className: 'cms-plain cms-rows' },
-            ...m.messages.map((x) =>
-              el(
-                'li',
-                {},
-                badge(x.severity),
-                el('span', { className: 'cms-message' }, x.message),
-                el('span', { className: 'cms-muted cms-line' }, `${kind(x.title)} · `, when(x.timestamp)),
-              ),
-            ),
-          ),
+          rows(m.messages, (x) => [
+            badge(x.severity),
+            el('span', { className: 'cms-message' }, x.message),
+            el('span', { className: 'cms-muted cms-line' }, `${kind(x.title)} · `, when(x.timestamp)),
+          ]),
         )
       : empty('No messages. Warnings and errors from the audit log appear here.'),
 });

@@ -41,10 +41,17 @@ export const toast = {
 export async function attempt(setBusy: (busy: boolean) => void, work: () => Promise<void>): Promise<void> {
   setBusy(true);
   try {
+    await orToast(work);
+  } finally {
+    setBusy(false);
+  }
+}
+
+/** Runs `work`; a failure becomes an error toast (attempt without a busy flag). */
+export async function orToast(work: () => Promise<void>): Promise<void> {
+  try {
     await work();
   } catch (err) {
     toast.error(err);
-  } finally {
-    setBusy(false);
   }
 }

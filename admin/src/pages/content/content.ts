@@ -3,20 +3,8 @@ import { issueInWords } from '../../lib/errors';
 import { ApiError } from '../../lib/remote';
 import type { ApiSchemas, RouteBody, RouteResponse } from '../../lib/remote';
 
-export const FIELD_TYPES = ['text', 'richtext', 'markdown', 'number', 'boolean', 'date', 'select', 'media', 'relation', 'json'] as const;
-export type FieldType = (typeof FIELD_TYPES)[number];
-export const TYPE_LABELS: Record<FieldType, string> = {
-  text: 'Text (one line)',
-  richtext: 'Rich text',
-  markdown: 'Markdown',
-  number: 'Number',
-  boolean: 'Yes / no',
-  date: 'Date and time',
-  select: 'Choice (select)',
-  media: 'Media (file or image)',
-  relation: 'Relation (another entry)',
-  json: 'JSON',
-};
+/** A field type, as the collection routes take it. */
+export type FieldType = RouteBody<'POST /api/collections'>['fields'][number]['type'];
 export const STATUSES = ['draft', 'published', 'archived'] as const;
 
 /** A field as the pages read it: the declared one, with its known type and its editing widget (see asCollection). */
@@ -31,19 +19,25 @@ export type Widget = NonNullable<RouteBody<'POST /api/collections'>['fields'][nu
  */
 export const asCollection = (c: ApiSchemas['Collection']): Collection => c as Collection;
 
-/** The editing widgets that fit each field type (the content plugin's list; the first is the default). */
-export const FIELD_WIDGETS: Record<FieldType, readonly Widget[]> = {
-  text: ['input', 'textarea'],
-  richtext: ['rich-text-editor', 'textarea'],
-  markdown: ['markdown-editor', 'textarea'],
-  number: ['number-input'],
-  boolean: ['toggle', 'checkbox'],
-  date: ['date-picker'],
-  select: ['dropdown', 'radio'],
-  media: ['media-picker'],
-  relation: ['entry-picker'],
-  json: ['code-editor'],
+/**
+ * Each field type in the order the schema editor offers them: its label and the editing widgets that fit it
+ * (the content plugin's list, plugins/content/field-types.ts; the first is the default).
+ */
+const TYPES: Record<FieldType, { label: string; widgets: readonly Widget[] }> = {
+  text: { label: 'Text (one line)', widgets: ['input', 'textarea'] },
+  richtext: { label: 'Rich text', widgets: ['rich-text-editor', 'textarea'] },
+  markdown: { label: 'Markdown', widgets: ['markdown-editor', 'textarea'] },
+  number: { label: 'Number', widgets: ['number-input'] },
+  boolean: { label: 'Yes / no', widgets: ['toggle', 'checkbox'] },
+  date: { label: 'Date and time', widgets: ['date-picker'] },
+  select: { label: 'Choice (select)', widgets: ['dropdown', 'radio'] },
+  media: { label: 'Media (file or image)', widgets: ['media-picker'] },
+  relation: { label: 'Relation (another entry)', widgets: ['entry-picker'] },
+  json: { label: 'JSON', widgets: ['code-editor'] },
 };
+export const FIELD_TYPES = Object.keys(TYPES) as FieldType[];
+export const TYPE_LABELS = Object.fromEntries(FIELD_TYPES.map((t) => [t, TYPES[t].label])) as Record<FieldType, string>;
+export const FIELD_WIDGETS = Object.fromEntries(FIELD_TYPES.map((t) => [t, TYPES[t].widgets])) as Record<FieldType, readonly Widget[]>;
 export const WIDGET_LABELS: Record<string, string> = {
   input: 'One line',
   textarea: 'Plain text area',
