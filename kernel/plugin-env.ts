@@ -105,6 +105,16 @@ export function mapPluginEnv(mapping: Record<string, PluginEnvEntry> | undefined
   return out;
 }
 
+/** A plugin's own reading of its variables (PluginDefinition.readEnv) applied: its values, the sources of the paths it kept. */
+export function readPluginEnv(
+  env: PluginEnv,
+  read: ((values: Record<string, any>, sources: Record<string, string>) => Record<string, any>) | undefined,
+): PluginEnv {
+  if (!read) return env;
+  const values = read(env.values, env.sources);
+  return { values, sources: Object.fromEntries(Object.entries(env.sources).filter(([path]) => hasPath(values, path.split('.')))) };
+}
+
 /** Names of the variables a mapping declares that hold secrets (never logged). */
 export function secretVariables(mapping: Record<string, PluginEnvEntry> | undefined): string[] {
   return Object.entries(mapping ?? {})
