@@ -1,14 +1,14 @@
 import { z } from 'zod';
 import { BootError } from '../../kernel/sdk.js';
 
+const MiB = 1024 * 1024;
+/** A positive whole number (bytes, entries) with its default. */
+const count = (fallback: number) => z.number().int().positive().default(fallback);
+
 /** plugins.options.importers; the IMPORT_* environment variables win (read by readImporterEnv, merged and validated by the kernel). */
 export const importerOptionsSchema = z.object({
   /** Largest upload in bytes (IMPORT_MAX_BYTES), default 512 MiB. */
-  maxBytes: z
-    .number()
-    .int()
-    .positive()
-    .default(512 * 1024 * 1024),
+  maxBytes: count(512 * MiB),
   /** Deepest nesting a record may have (profile and parse stop past it). */
   maxDepth: z.number().int().min(2).max(256).default(32),
   /** Hours an upload's job folder is kept when no run consumed it (IMPORT_RETENTION_HOURS). */
@@ -22,28 +22,16 @@ export const importerOptionsSchema = z.object({
   /** Let remote fetches reach loopback, private and link-local addresses (IMPORT_FETCH_ALLOW_PRIVATE); off by default (SSRF). */
   fetchAllowPrivate: z.boolean().default(false),
   /** Largest attachment fetched, in bytes. */
-  fetchMaxBytes: z
-    .number()
-    .int()
-    .positive()
-    .default(50 * 1024 * 1024),
+  fetchMaxBytes: count(50 * MiB),
   fetchTimeoutMs: z.number().int().min(1000).max(300_000).default(30_000),
   /** Most bytes an archive or gzip stream may expand to, in total (IMPORT_MAX_DECOMPRESSED_BYTES), default 2 GiB. */
-  maxDecompressedBytes: z
-    .number()
-    .int()
-    .positive()
-    .default(2 * 1024 * 1024 * 1024),
+  maxDecompressedBytes: count(2048 * MiB),
   /** Most decompressed bytes per compressed byte once the first MiB came out (IMPORT_MAX_COMPRESSION_RATIO), default 200. */
   maxCompressionRatio: z.number().positive().default(200),
   /** Most entries an archive may hold (IMPORT_MAX_ARCHIVE_ENTRIES), default 100,000. */
-  maxArchiveEntries: z.number().int().positive().default(100_000),
+  maxArchiveEntries: count(100_000),
   /** Longest CSV record, NDJSON line or JSON string/key/number in bytes (IMPORT_MAX_LINE_BYTES), default 1 MiB. */
-  maxLineBytes: z
-    .number()
-    .int()
-    .positive()
-    .default(1024 * 1024),
+  maxLineBytes: count(MiB),
   /** Wall time of one analysis (profile + parse in the pool) before it is aborted (IMPORT_ANALYSIS_TIMEOUT_MS), default 120 s. */
   analysisTimeoutMs: z.number().int().min(100).default(120_000),
   /** CSV strict mode by default (IMPORT_CSV_STRICT): rows with too many or too few fields or stray quotes are refused, not imported. A request's `strict` field wins. */
