@@ -8,7 +8,7 @@ import type { ModelRegistry } from './db/models.js';
 import type { DiscoveredPlugin } from './discovery.js';
 import { navGroupOf } from './admin-nav.js';
 import { BootError } from './errors.js';
-import { mapPluginEnv } from './plugin-env.js';
+import { mapPluginEnv, readPluginEnv } from './plugin-env.js';
 import { pluginConfigOf, type LivePluginConfig } from './plugin-config.js';
 import { every, recurringJob } from './every.js';
 import { follow, followEach, type FollowBus } from './follow.js';
@@ -210,7 +210,12 @@ export class PluginLoader {
       const pluginLogger = logger.child({ plugin: id });
       const env = mapPluginEnv(p.manifest.env, this.env);
       const { values: envOptions, sources: envSources } = env;
-      const layers = { pluginId: id, options: config.plugins.options[id] ?? {}, env, settingsMapping: p.manifest.settings };
+      const layers = {
+        pluginId: id,
+        options: config.plugins.options[id] ?? {},
+        env: readPluginEnv(env, definition.readEnv),
+        settingsMapping: p.manifest.settings,
+      };
       const { live: liveConfig, config: pluginConfig } = pluginConfigOf(definition.options, layers, pluginLogger);
       const options = pluginConfig.current() as Record<string, unknown>;
       namespaces.addFromManifest(p.manifest);

@@ -147,6 +147,19 @@ export function mapPluginEnv(mapping: Record<string, PluginEnvEntry> | undefined
   return rankBlocks(mapping, out);
 }
 
+/** A plugin's own reading of its variables (PluginDefinition.readEnv) applied: its values, the sources of the paths it kept. */
+export function readPluginEnv(
+  env: PluginEnv,
+  read: ((values: Record<string, any>, sources: Record<string, string>) => Record<string, any>) | undefined,
+): PluginEnv {
+  if (!read) return env;
+  const values = read(env.values, env.sources);
+  const sources = Object.fromEntries(Object.entries(env.sources).filter(([path]) => hasPath(values, path.split('.'))));
+  // The manifest's ranks (blocks, fallbacks) stay for the paths the plugin kept.
+  const ranks = Object.fromEntries(Object.entries(env.ranks ?? {}).filter(([path]) => hasPath(values, path.split('.'))));
+  return Object.keys(ranks).length ? { values, sources, ranks } : { values, sources };
+}
+
 /** Names of the variables a mapping declares that hold secrets (never logged). */
 export function secretVariables(mapping: Record<string, PluginEnvEntry> | undefined): string[] {
   return Object.entries(mapping ?? {})

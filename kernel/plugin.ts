@@ -98,6 +98,13 @@ export interface PluginDefinition<State = unknown, O = RawOptions> {
    * `options` (see docs/configuration.md, "One configuration path").
    */
   options?: z.ZodType<O>;
+  /**
+   * The plugin's own reading of its environment variables, before the kernel's merge: receives the values
+   * the manifest's `env` mapped (nested by option path) and the variable behind each path, returns the values
+   * to merge. For rules of a plugin's own (an unusable value left out, numbers floored, a message of its
+   * own); a path it leaves out no longer counts as coming from the environment. Without it: the values as mapped.
+   */
+  readEnv?(values: Record<string, any>, sources: Record<string, string>): Record<string, any>;
   /** Declarations only: services, models, routes, registry entries. No I/O. */
   register?(ctx: PluginRegisterContext<O>): void;
   /** I/O allowed; runs in the manifest's phase, after the plugins it requires. What it returns is close()'s `state`. */

@@ -1,8 +1,7 @@
 import { z } from 'zod';
-import { BootError } from '../../kernel/sdk.js';
 
 /** `plugins.options['content-packages'].export` (no environment variables). */
-const schema = z.object({
+export const exportOptionsSchema = z.object({
   /** Hours a built package is kept before retention deletes it (checked at boot and every hour). */
   retentionHours: z
     .number()
@@ -14,14 +13,4 @@ const schema = z.object({
   /** Entries read per page (keyset on id) while writing a package. */
   pageSize: z.number().int().min(10).max(2000).default(500),
 });
-export type ExportOptions = z.output<typeof schema>;
-
-export function parseExportOptions(raw: unknown): ExportOptions {
-  const section = raw && typeof raw === 'object' ? (raw as Record<string, unknown>).export : undefined;
-  const parsed = schema.safeParse(section ?? {});
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new BootError(`Invalid plugins.options['content-packages'].export.${issue.path.join('.')}: ${issue.message}`);
-  }
-  return parsed.data;
-}
+export type ExportOptions = z.output<typeof exportOptionsSchema>;

@@ -23,7 +23,7 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { optional } from '../../kernel/sdk.js';
 import { exportDomain } from './export-domain.js';
-import { parseExportOptions, type ExportOptions } from './export-options.js';
+import type { ExportOptions } from './export-options.js';
 import { ExportPackages } from './export-packages.js';
 import { exportRoutes } from './export-routes.js';
 import { checkSelection } from './export-selection.js';
@@ -77,7 +77,10 @@ export function exportPart(): PackagesPart<ExportSideService> {
       join(shared.root, 'exports'),
       () => optional(shared.cradle(), 'logger'),
     ));
-  const optionsOf = (raw?: unknown): ExportOptions => (options ??= parseExportOptions(raw));
+  const optionsOf = (): ExportOptions => {
+    if (!options) throw new Error('content-packages: the export side is not registered yet');
+    return options;
+  };
   const writerDeps = (shared: PartShared): WriterDeps => {
     const c = shared.cradle();
     return {
@@ -101,7 +104,7 @@ export function exportPart(): PackagesPart<ExportSideService> {
 
   return {
     register(ctx, shared) {
-      optionsOf(ctx.options);
+      options = ctx.options.export;
       const domain = exportDomain({
         writer: () => writerDeps(shared),
         packages: () => packagesOf(shared),

@@ -1,8 +1,7 @@
 import { z } from 'zod';
-import { BootError } from '../../kernel/sdk.js';
 
-/** The import side's keys of plugins.options['content-packages'] (other keys belong to the export side); CONTENT_IMPORT_* variables win. */
-const schema = z.object({
+/** The import side's keys of plugins.options['content-packages'] (`export` belongs to the export side); CONTENT_IMPORT_* variables win. */
+export const importOptionsSchema = z.object({
   /** Largest package archive POST /api/content-import/validate accepts, in bytes (CONTENT_IMPORT_MAX_BYTES; 413 PAYLOAD_TOO_LARGE). */
   importMaxBytes: z
     .number()
@@ -28,17 +27,4 @@ const schema = z.object({
     .max(24 * 30)
     .default(24),
 });
-export type ImportOptions = z.output<typeof schema>;
-
-export function parseImportOptions(raw: unknown, env: Record<string, unknown>, sources: Record<string, string>): ImportOptions {
-  const merged = { ...((raw && typeof raw === 'object' ? raw : {}) as Record<string, unknown>), ...env };
-  const picked = Object.fromEntries(Object.entries(merged).filter(([k]) => k in schema.shape));
-  const parsed = schema.safeParse(picked);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    const key = String(issue.path[0] ?? '');
-    const where = sources[key] ? `environment variable ${sources[key]}` : `plugins.options['content-packages'].${key}`;
-    throw new BootError(`Invalid ${where}: ${issue.message}`);
-  }
-  return parsed.data;
-}
+export type ImportOptions = z.output<typeof importOptionsSchema>;

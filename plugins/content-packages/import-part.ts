@@ -5,7 +5,7 @@
 import type { DataDomainDefinition } from '../data-ops/public.js';
 import { optional } from '../../kernel/sdk.js';
 import { importDomain } from './import-domain.js';
-import { parseImportOptions, type ImportOptions } from './import-options.js';
+import type { ImportOptions } from './import-options.js';
 import { importRoutes } from './import-routes.js';
 import { ImportUploads } from './import-uploads.js';
 import type { ImportSideService, PackagesPart, PartShared } from './parts.js';
@@ -19,7 +19,7 @@ export function importPart(): PackagesPart<ImportSideService> {
   const uploadsOf = (shared: PartShared) => (uploads ??= new ImportUploads(shared.root, options!, () => shared.cradle().collections));
   return {
     register(ctx, shared) {
-      options = parseImportOptions(ctx.options, ctx.envOptions, ctx.envSources);
+      options = ctx.options;
       const store = uploadsOf(shared);
       domain = importDomain({
         uploads: store,

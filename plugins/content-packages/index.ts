@@ -4,6 +4,7 @@ import { definePlugin, type ContainerServices } from '../../kernel/sdk.js';
 import { exportPart } from './export-part.js';
 import { importPart } from './import-part.js';
 import { ContentLedger } from './ledger.js';
+import { contentPackagesOptionsSchema } from './options.js';
 import { CONTENT_PACKAGE_MIGRATIONS } from './migrations.js';
 import type { PartShared } from './parts.js';
 import type { ContentPackagesService } from './public.js';
@@ -21,6 +22,7 @@ export default definePlugin(() => {
   const importer = importPart();
   let shared: PartShared | null = null;
   return {
+    options: contentPackagesOptionsSchema,
     register(ctx) {
       shared = {
         cradle: () => {

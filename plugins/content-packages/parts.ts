@@ -1,5 +1,6 @@
 import type { ContainerServices, PluginBootContext, PluginRegisterContext } from '../../kernel/sdk.js';
 import type { ContentLedger } from './ledger.js';
+import type { ContentPackagesOptions } from './options.js';
 import type { ContentPackagesService } from './public.js';
 
 /** What index.ts hands each side of the plugin (export-part.ts, import-part.ts). */
@@ -13,8 +14,8 @@ export interface PartShared {
 
 /** One side of the plugin: registers its domain, routes, migrations, job handlers; boots its timers. */
 export interface PackagesPart<S> {
-  register(ctx: PluginRegisterContext, shared: PartShared): void;
-  boot?(ctx: PluginBootContext, shared: PartShared): Promise<void> | void;
+  register(ctx: PluginRegisterContext<ContentPackagesOptions>, shared: PartShared): void;
+  boot?(ctx: PluginBootContext<ContentPackagesOptions>, shared: PartShared): Promise<void> | void;
   /** Its share of the `contentPackages` service. */
   service(shared: PartShared): S;
 }

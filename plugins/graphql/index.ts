@@ -3,7 +3,6 @@ import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
 import { asFunction, asValue } from 'awilix';
 import {
-  BootError,
   type EventBus,
   type IdentifyRequest,
   definePlugin,
@@ -19,7 +18,7 @@ import { GraphqlExplorer } from './graphql-explorer.js';
 import { GraphqlService } from './graphql-service.js';
 import { GraphqlSettings } from './graphql-settings.js';
 import { GraphqlSockets } from './graphql-sockets.js';
-import { parseOptions } from './options.js';
+import { optionsSchema, readGraphqlEnv } from './options.js';
 import { graphqlRoutes } from './routes.js';
 
 /** The WebSocket side and the service, per kernel (a definePlugin factory: several kernels may share a process in tests). */
@@ -59,12 +58,9 @@ function addEndpointAndHealth(registries: PluginRegisterContext['registries'], s
 export default definePlugin(() => {
   const state: State = { sockets: null, service: null, settings: null };
   return {
-    register({ container, routes, registries, options: raw, envOptions }) {
-      // GRAPHQL_EXPLORER (plugin.json `env`) wins over plugins.options.graphql.explorer.
-      const explorerEnv = envOptions.explorer as unknown;
-      if (explorerEnv !== undefined && !['auto', 'on', 'off'].includes(String(explorerEnv)))
-        throw new BootError(`GRAPHQL_EXPLORER must be auto, on or off (got ${JSON.stringify(explorerEnv)})`);
-      const options = parseOptions({ ...(raw as object), ...(explorerEnv !== undefined ? { explorer: explorerEnv } : {}) });
+    options: optionsSchema,
+    readEnv: readGraphqlEnv,
+    register({ container, routes, registries, options }) {
       const limits = (tenantId: string) => state.settings?.limits(tenantId) ?? options;
       container.register(
         'graphql',
@@ -86,10 +82,11 @@ export default definePlugin(() => {
       for (const route of graphqlRoutes) routes.add(route);
       addEndpointAndHealth(registries, state, explorer);
     },
-    async boot({ container, config, logger, options, onClose, follow }) {
-      // GRAPHQL_MAX_DEPTH / GRAPHQL_MAX_COST (System Settings of the setup plugin, when it is enabled); a configured option wins.
-      const configured = new Set(Object.entries(options ?? {}).flatMap(([k, v]) => (v === undefined ? [] : [k])));
-      const settings = new GraphqlSettings(parseOptions(options), configured, () => optional(container.cradle, 'settings'), logger, follow);
+    async boot({ container, config, logger, options, pluginConfig, onClose, follow }) {
+      // GRAPHQL_MAX_DEPTH / GRAPHQL_MAX_COST (System Settings of the setup plugin per tenant, when it is enabled): kept
+      // by GraphqlSettings, since the kernel reads the default tenant's settings only; a configured option wins.
+      const configured = new Set(Object.keys(options).filter((key) => pluginConfig.sourceOf(key) !== 'default'));
+      const settings = new GraphqlSettings(options, configured, () => optional(container.cradle, 'settings'), logger, follow);
       await settings.ready();
       state.settings = settings;
       onClose(() => {
@@ -108,7 +105,7 @@ export default definePlugin(() => {
         service,
         identify: container.resolve<IdentifyRequest>('identify'),
         logger,
-        options: parseOptions(options),
+        options,
         trustProxy: config.http.trustProxy,
         events: container.resolve<EventBus>('events'),
         maintenance: () => optional(container.cradle, 'maintenance'),

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { BootError } from '../../kernel/sdk.js';
 
-/** plugins.options.graphql */
+/** plugins.options.graphql; GRAPHQL_EXPLORER wins (merged and validated by the kernel). */
 export const optionsSchema = z
   .object({
     /** Deepest field nesting an operation may select (introspection fields are not counted). */
@@ -37,11 +37,11 @@ export const optionsSchema = z
 
 export type GraphqlOptions = z.output<typeof optionsSchema>;
 
-export function parseOptions(raw: unknown): GraphqlOptions {
-  const parsed = optionsSchema.safeParse(raw ?? {});
-  if (!parsed.success)
-    throw new BootError(
-      `Invalid plugins.options.graphql: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
-    );
-  return parsed.data;
+const EXPLORER_MODES = ['auto', 'on', 'off'];
+
+/** GRAPHQL_EXPLORER is read before the kernel's merge: another value stops the boot with this plugin's own message. */
+export function readGraphqlEnv(values: Record<string, unknown>): Record<string, unknown> {
+  if (values.explorer !== undefined && !EXPLORER_MODES.includes(String(values.explorer)))
+    throw new BootError(`GRAPHQL_EXPLORER must be auto, on or off (got ${JSON.stringify(values.explorer)})`);
+  return values;
 }

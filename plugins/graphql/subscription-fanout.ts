@@ -8,6 +8,7 @@ import {
   type GraphQLSchema,
 } from 'graphql';
 import type { Identity, Logger } from '../../kernel/sdk.js';
+import { BoundedStream } from './bounded-stream.js';
 import { formatErrors } from './format-error.js';
 import { contextFor, type StreamBudget } from './graphql-context.js';
 import { permissionKey } from './shared-fields.js';
@@ -42,61 +43,30 @@ const schemaId = (schema: GraphQLSchema) => {
  * and the iterator yields nothing (it ends on return()); without one (the legacy protocol), results
  * wait in a queue of at most `maxQueued` (the oldest dropped) and the iterator yields them.
  */
-class Member implements AsyncIterableIterator<FormattedExecutionResult> {
+class Member extends BoundedStream<FormattedExecutionResult> {
   group: Group | null = null;
   /** The permission key the member was grouped by. */
   key: string;
-  private readonly queue: FormattedExecutionResult[] = [];
-  private waiting: ((r: IteratorResult<FormattedExecutionResult>) => void) | null = null;
-  done = false;
 
   constructor(
     private readonly fanout: SubscriptionFanout,
     readonly identity: () => Identity,
     readonly budget: StreamBudget | null,
     readonly sink: Sink | null,
-    private readonly maxQueued: number,
+    maxQueued: number,
   ) {
+    super(maxQueued);
     this.key = permissionKey(identity());
   }
 
   deliver(result: SharedResult): void {
     if (this.done) return;
     if (this.sink) return this.sink(result);
-    if (this.waiting) {
-      const resolve = this.waiting;
-      this.waiting = null;
-      return resolve({ value: result.value, done: false });
-    }
-    this.queue.push(result.value);
-    if (this.queue.length > this.maxQueued) this.queue.shift();
+    this.push(result.value);
   }
 
-  next(): Promise<IteratorResult<FormattedExecutionResult>> {
-    if (this.queue.length) return Promise.resolve({ value: this.queue.shift()!, done: false });
-    if (this.done) return Promise.resolve({ value: undefined, done: true });
-    return new Promise((resolve) => {
-      this.waiting = resolve;
-    });
-  }
-
-  return(): Promise<IteratorResult<FormattedExecutionResult>> {
-    if (!this.done) {
-      this.done = true;
-      this.queue.length = 0;
-      this.fanout.leave(this);
-      this.waiting?.({ value: undefined, done: true });
-      this.waiting = null;
-    }
-    return Promise.resolve({ value: undefined, done: true });
-  }
-
-  throw(): Promise<IteratorResult<FormattedExecutionResult>> {
-    return this.return();
-  }
-
-  [Symbol.asyncIterator](): this {
-    return this;
+  protected ended(): void {
+    this.fanout.leave(this);
   }
 }
 

@@ -4,7 +4,7 @@ import { type WorkerPool, DIST_ROOT } from '../../kernel/sdk.js';
 import type { ImportFormat, ImportParseSummary, ImportProfile, ImportSample } from './format-contract.js';
 import type { TaskResult } from '../../workers/tasks.js';
 import { ImportFormatMismatchError, ImportFormatUnknownError, ImportLimitExceededError } from './errors.js';
-import { parseImporterOptions, type ImporterOptions } from './options.js';
+import { importerOptionsSchema, type ImporterOptions } from './options.js';
 import { LIMIT_ISSUE_CODE, limitSetting, type ImportLimits } from '../../workers/import/limits.js';
 import type { ProfiledUpload } from '../../workers/import/profile.js';
 import { readHead } from '../../workers/import/read-head.js';
@@ -44,7 +44,7 @@ export type AnalysisLimits = Pick<ImporterOptions, keyof ImportLimits | 'analysi
  * IMPORT_* variables the kernel mapped (plugin.json `env`) already applied.
  */
 function defaultLimits(): ImporterOptions {
-  return parseImporterOptions(undefined, {});
+  return importerOptionsSchema.parse({});
 }
 
 function resolveLimits(given: Partial<AnalysisLimits> | undefined): AnalysisLimits {

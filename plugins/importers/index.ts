@@ -14,7 +14,7 @@ import type { DataOpsEngine } from '../data-ops/public.js';
 import { importerDomain } from './domain.js';
 import { ImportersService, JOB_TYPE } from './importers-service.js';
 import { IMPORTER_MIGRATIONS } from './migrations.js';
-import { parseImporterOptions } from './options.js';
+import { importerOptionsSchema, readImporterEnv } from './options.js';
 import type { ContentClientFactory } from '../content/public.js';
 import type { MediaClientFactory } from '../media/public.js';
 import { importerRoutes } from './routes.js';
@@ -26,10 +26,11 @@ const SWEEP_INTERVAL_MS = 3600 * 1000;
 export default definePlugin(() => {
   let service: ImportersService | null = null;
   return {
-    register({ container, routes, registries, migrations, config, options: raw, envOptions, envSources }) {
-      const options = parseImporterOptions(raw, envOptions, envSources);
+    options: importerOptionsSchema,
+    readEnv: readImporterEnv,
+    register({ container, routes, registries, migrations, config, options: merged }) {
       // The installation's one switch (CMS_OUTBOUND_ALLOW_PRIVATE); the older IMPORT_FETCH_ALLOW_PRIVATE still works here.
-      if (config.outbound.allowPrivate) options.fetchAllowPrivate = true;
+      const options = config.outbound.allowPrivate ? { ...merged, fetchAllowPrivate: true } : merged;
       for (const m of IMPORTER_MIGRATIONS) migrations.add(m);
       container.register(
         'importers',

@@ -17,7 +17,7 @@ import {
 import { closeRedis, createRedisClient } from '../../kernel/redis.js';
 import { FoldersService } from './folders-service.js';
 import { MediaClient, systemIdentity, type MediaClientFactory } from './media-client.js';
-import { parseMediaOptions, storageType, type MediaOptions, type SettingsReader } from './media-options.js';
+import { mediaOptionsSchema, readMediaEnv, storageType, type MediaOptions, type SettingsReader } from './media-options.js';
 import { MediaService } from './media-service.js';
 import { MediaStorage } from './media-storage.js';
 import { MediaTrash } from './media-trash.js';
@@ -54,14 +54,13 @@ interface MediaServiceDeps {
   storage: MediaStorage;
   attempts: ShareAttempts;
   options: MediaOptions;
-  env: Record<string, any>;
   tmpDir: string;
 }
 
 /** The media container keys: mediaStorage, mediaFolders, media, mediaTrash, mediaShares, mediaClient. */
 function registerMediaServices(
   container: PluginRegisterContext['container'],
-  { storage, attempts, options, env, tmpDir }: MediaServiceDeps,
+  { storage, attempts, options, tmpDir }: MediaServiceDeps,
 ): void {
   container.register('mediaStorage', asValue(storage));
   container.register('mediaFolders', asFunction(({ sequelize }: { sequelize: Sequelize }) => new FoldersService(sequelize)).singleton());
@@ -77,7 +76,6 @@ function registerMediaServices(
           storage,
           folders: cradle.mediaFolders,
           options,
-          env,
           settings: () => settingsOf(cradle),
           tmpDir,
           tasksFile: TASKS_FILE,
@@ -121,8 +119,9 @@ function storageDriver(registries: Registries, id: string) {
 export default definePlugin(() => {
   let own: { storage: MediaStorage; attempts: ShareAttempts } | null = null;
   return {
-    register({ container, routes, registries, migrations, models, config, options: raw, envOptions, logger }) {
-      const options = parseMediaOptions(raw);
+    options: mediaOptionsSchema,
+    readEnv: readMediaEnv,
+    register({ container, routes, registries, migrations, models, config, options, logger }) {
       models.add(MediaItem);
       models.add(MediaFolder);
       for (const m of MEDIA_MIGRATIONS) migrations.add(m);
@@ -131,7 +130,7 @@ export default definePlugin(() => {
       own = { storage, attempts };
       const tmpDir = join(config.dataPath, 'tmp');
 
-      registerMediaServices(container, { storage, attempts, options, env: envOptions, tmpDir });
+      registerMediaServices(container, { storage, attempts, options, tmpDir });
       registries.healthChecks.add({
         id: 'media-storage',
         async check() {
@@ -143,13 +142,12 @@ export default definePlugin(() => {
       for (const route of [...folderRoutes, ...trashRoutes, ...shareRoutes, ...mediaRoutes, ...fileRoutes(options)]) routes.add(route);
     },
 
-    async boot({ container, config, options: raw, envOptions, logger, onClose }) {
+    async boot({ container, config, options, logger, onClose }) {
       if (!own) throw new BootError('media: boot without register');
-      const options = parseMediaOptions(raw);
       const tmpDir = join(config.dataPath, 'tmp');
       await mkdir(tmpDir, { recursive: true });
       await removeStaleUploads(tmpDir, logger);
-      const id = await storageType(options, settingsOf(container.cradle), envOptions);
+      const id = storageType(options);
       const driver = storageDriver(container.resolve<Registries>('registries'), id);
       own.storage.attach(driver);
       if (config.redis.url) {

@@ -1,7 +1,10 @@
 import { z } from 'zod';
-import { BootError } from '../../kernel/sdk.js';
 
-/** plugins.options.media (tests and operators; MEDIA_* environment variables win, System Settings come after). */
+/**
+ * plugins.options.media (tests and operators). The MEDIA_* variables win (read by readMediaEnv), then the System
+ * Setting MEDIA_STORAGE_TYPE (manifest `settings`): merged and validated by the kernel. The upload limits' settings
+ * are read per upload (uploadLimits).
+ */
 export const mediaOptionsSchema = z.object({
   /** The storage driver id (MEDIA_STORAGE_TYPE). */
   storageType: z.string().min(1).max(64).optional(),
@@ -24,13 +27,6 @@ export const mediaOptionsSchema = z.object({
     .prefault({}),
 });
 export type MediaOptions = z.output<typeof mediaOptionsSchema>;
-
-export function parseMediaOptions(raw: unknown): MediaOptions {
-  const parsed = mediaOptionsSchema.safeParse(raw ?? {});
-  if (!parsed.success)
-    throw new BootError(`Invalid plugins.options.media: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
-  return parsed.data;
-}
 
 /** The decisions' default allow list: images, PDF, plain text, CSV, JSON, audio, video, office documents; SVG and HTML (served as attachments). */
 export const DEFAULT_ALLOWED_TYPES = [
@@ -82,12 +78,26 @@ function megabytes(value: unknown): number | undefined {
 
 /**
  * The MEDIA_* variables the kernel mapped from the environment (plugin.json `env`): option key -> value.
- * A number or list that did not convert arrives as its text and is read as before (ignored when unusable).
+ * A number or list that did not convert arrives as its text.
  */
 export interface MediaEnv {
   storageType?: unknown;
   maxUploadMb?: unknown;
   allowedTypes?: unknown;
+}
+
+/**
+ * The MEDIA_* variables as this plugin reads them, before the kernel's merge: an unusable value (not a
+ * positive number of MiB, no valid type, blank text) is left out, so the next source applies; it does not
+ * stop the boot. Types are lower-cased, text trimmed.
+ */
+export function readMediaEnv(env: MediaEnv): MediaEnv {
+  const read: MediaEnv = {
+    storageType: (typeof env.storageType === 'string' && env.storageType.trim()) || undefined,
+    maxUploadMb: megabytes(env.maxUploadMb),
+    allowedTypes: typeList(env.allowedTypes),
+  };
+  return Object.fromEntries(Object.entries(read).filter(([, v]) => v !== undefined));
 }
 
 export interface UploadLimits {
@@ -96,30 +106,20 @@ export interface UploadLimits {
 }
 
 /**
- * The upload limits, read per upload so a changed System Setting counts at once:
- * environment (MEDIA_MAX_UPLOAD_MB, MEDIA_ALLOWED_TYPES) > plugins.options.media > System Settings > defaults.
+ * The upload limits, read per upload so a changed System Setting counts at once on every instance:
+ * environment (MEDIA_MAX_UPLOAD_MB, MEDIA_ALLOWED_TYPES) > plugins.options.media (both in `options`, merged
+ * by the kernel) > System Settings > defaults.
  */
-export async function uploadLimits(options: MediaOptions, settings: SettingsReader | null, env: MediaEnv = {}): Promise<UploadLimits> {
-  const mb =
-    megabytes(env.maxUploadMb) ??
-    options.maxUploadMb ??
-    megabytes(await readSetting(settings, 'MEDIA_MAX_UPLOAD_MB')) ??
-    DEFAULT_MAX_UPLOAD_MB;
+export async function uploadLimits(options: MediaOptions, settings: SettingsReader | null): Promise<UploadLimits> {
+  const mb = options.maxUploadMb ?? megabytes(await readSetting(settings, 'MEDIA_MAX_UPLOAD_MB')) ?? DEFAULT_MAX_UPLOAD_MB;
   const allowed =
-    typeList(env.allowedTypes) ??
     options.allowedTypes?.map((t) => t.toLowerCase()) ??
     typeList(await readSetting(settings, 'MEDIA_ALLOWED_TYPES')) ??
     DEFAULT_ALLOWED_TYPES;
   return { maxBytes: Math.floor(mb * 1024 * 1024), allowedTypes: allowed };
 }
 
-/** MEDIA_STORAGE_TYPE: environment > plugins.options.media.storageType > System Setting > 'local'. Read at boot. */
-export async function storageType(options: MediaOptions, settings: SettingsReader | null, env: MediaEnv = {}): Promise<string> {
-  const fromSetting = await readSetting(settings, 'MEDIA_STORAGE_TYPE');
-  return (
-    (typeof env.storageType === 'string' && env.storageType.trim()) ||
-    options.storageType ||
-    (typeof fromSetting === 'string' && fromSetting.trim()) ||
-    'local'
-  );
+/** MEDIA_STORAGE_TYPE: environment > plugins.options.media.storageType > System Setting (merged by the kernel) > 'local'. Read at boot. */
+export function storageType(options: MediaOptions): string {
+  return options.storageType ?? 'local';
 }

@@ -16,7 +16,7 @@ import { detectType } from './detect-type.js';
 import { EmptyFileError, MediaNotFoundError } from './errors.js';
 import type { FoldersService } from './folders-service.js';
 import { imageDimensions, makeThumbnails, type GeneratedThumbnail } from './images.js';
-import { uploadLimits, type MediaEnv, type MediaOptions, type SettingsReader, type UploadLimits } from './media-options.js';
+import { uploadLimits, type MediaOptions, type SettingsReader, type UploadLimits } from './media-options.js';
 import { storagePath, thumbnailParts, thumbnailPath } from './media-paths.js';
 import type { MediaStorage } from './media-storage.js';
 import { mediaView, metadataOf, type MediaMetadata, type MediaView } from './media-view.js';
@@ -74,9 +74,8 @@ export interface MediaServiceDeps {
   logger: Logger;
   storage: MediaStorage;
   folders: FoldersService;
+  /** With MEDIA_MAX_UPLOAD_MB and MEDIA_ALLOWED_TYPES merged in by the kernel (they win over options and settings). */
   options: MediaOptions;
-  /** MEDIA_MAX_UPLOAD_MB and MEDIA_ALLOWED_TYPES as the kernel mapped them (they win over options and settings). */
-  env?: MediaEnv;
   settings: () => SettingsReader | null;
   tmpDir: string;
   /** The media plugin's worker task file (JSON validation). */
@@ -108,7 +107,7 @@ export class MediaService {
   }
 
   limits(): Promise<UploadLimits> {
-    return uploadLimits(this.deps.options, this.deps.settings(), this.deps.env);
+    return uploadLimits(this.deps.options, this.deps.settings());
   }
 
   private async isJson(path: string): Promise<boolean> {

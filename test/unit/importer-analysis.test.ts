@@ -9,7 +9,12 @@ import type { ImportFormat, ImportSample } from '../../plugins/importers/public.
 import { TABULAR_FORMATS } from '../../plugins/import-tabular/formats.js';
 import { analyseUpload, confidenceOf, type FormatsView } from '../../plugins/importers/analyse.js';
 import { ImportFormatMismatchError, ImportFormatUnknownError, ImportLimitExceededError } from '../../plugins/importers/errors.js';
-import { parseImporterOptions } from '../../plugins/importers/options.js';
+import { pluginOptions } from '../helpers/plugin-options.js';
+import { importerOptionsSchema, readImporterEnv } from '../../plugins/importers/options.js';
+
+/** plugins.options.importers (`raw`) with the IMPORT_* variables the kernel mapped (`env`) over it, as the kernel merges them. */
+const parseImporterOptions = (raw: unknown, env: Record<string, unknown> = {}, sources: Record<string, string> = {}) =>
+  pluginOptions('importers', importerOptionsSchema, readImporterEnv, raw, env, sources);
 
 /**
  * The importers' options (defaults, IMPORT_* variables over plugins.options) and the analysis step

@@ -8,10 +8,12 @@ import { MediaPathInvalidError, MediaTypeMismatchError } from '../../plugins/med
 import {
   DEFAULT_ALLOWED_TYPES,
   DEFAULT_MAX_UPLOAD_MB,
-  parseMediaOptions,
+  mediaOptionsSchema,
+  readMediaEnv,
   storageType,
   uploadLimits,
 } from '../../plugins/media/media-options.js';
+import { pluginOptions } from '../helpers/plugin-options.js';
 import { confinePath, storagePath, thumbnailParts, thumbnailPath } from '../../plugins/media/media-paths.js';
 import { uploadFields } from '../../plugins/media/media-service.js';
 import { assertNameFitsContent, nameConflict } from '../../plugins/media/name-policy.js';
@@ -22,6 +24,10 @@ import { contentTypeHeader, servedInline, typeAllowed } from '../../plugins/medi
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
 
 /** The media service's upload checks: type detection from bytes, the name policy, limits, names and paths. */
+/** plugins.options.media (`raw`) with the MEDIA_* variables the kernel mapped (`env`) over it, as the kernel merges them. */
+const parseMediaOptions = (raw: unknown, env: Record<string, unknown> = {}) =>
+  pluginOptions('media', mediaOptionsSchema, readMediaEnv, raw, env);
+
 describe('unit: media upload validation and metadata', () => {
   let dir: string;
   const file = (name: string, content: string | Buffer) => {
@@ -143,18 +149,19 @@ describe('unit: media upload validation and metadata', () => {
       });
       assert.deepEqual(await uploadLimits(none, settings), { maxBytes: 2 * 1024 * 1024, allowedTypes: ['image/png', 'text/plain'] });
       assert.equal((await uploadLimits(parseMediaOptions({ maxUploadMb: 0.5 }), settings)).maxBytes, 512 * 1024);
-      assert.equal((await uploadLimits(parseMediaOptions({ maxUploadMb: 0.5 }), settings, { maxUploadMb: '3' })).maxBytes, 3 * 1024 * 1024);
-      assert.deepEqual((await uploadLimits(none, settings, { allowedTypes: 'not a type,, application/PDF' })).allowedTypes, [
-        'application/pdf',
-      ]);
+      assert.equal((await uploadLimits(parseMediaOptions({ maxUploadMb: 0.5 }, { maxUploadMb: '3' }), settings)).maxBytes, 3 * 1024 * 1024);
+      assert.deepEqual(
+        (await uploadLimits(parseMediaOptions({}, { allowedTypes: 'not a type,, application/PDF' }), settings)).allowedTypes,
+        ['application/pdf'],
+      );
       const broken = {
         get: async () => {
           throw new Error('no settings table');
         },
       };
       assert.equal((await uploadLimits(none, broken)).maxBytes, DEFAULT_MAX_UPLOAD_MB * 1024 * 1024, 'unreadable settings fall back');
-      assert.equal(await storageType(none, null), 'local');
-      assert.equal(await storageType(parseMediaOptions({ storageType: 'object_store' }), null, { storageType: ' ' }), 'object_store');
+      assert.equal(storageType(none), 'local');
+      assert.equal(storageType(parseMediaOptions({ storageType: 'object_store' }, { storageType: ' ' })), 'object_store');
     });
 
     it('parseMediaOptions refuses invalid options at boot, naming the option', () => {
