@@ -9,6 +9,7 @@ import { ForbiddenError, ValidationError, defineRoute, type RouteDefinition, KER
 import { conflictResolutionsSchema, IMPORT_DOMAIN } from '../content-packages/public.js';
 import { applyRoute, planViewSchema, type DataRouteCommon } from '../data-ops/public.js';
 import { SyncRangeError } from './errors.js';
+import { remoteHelloSchema, remotePackageSchema, transferStateSchema } from './remote-shapes.js';
 import { parseContentRange } from './transfer-store.js';
 import type { SyncDeps } from './sync-deps.js';
 
@@ -21,7 +22,6 @@ const common: DataRouteCommon = {
   permissions: { read: 'content:sync', write: 'content:sync' },
 };
 const uuid = z.string().uuid();
-const transferState = z.object({ received: z.number().int(), total: z.number().int() }).meta({ id: 'ContentSyncTransferState' });
 
 /** `bytes=<start>-[<end>]` of a download (one range; anything else answers the whole file). */
 function parseRange(header: string, size: number): { start: number; end: number } | null {
@@ -43,7 +43,7 @@ function peerPackageRoutes(deps: SyncDeps): RouteDefinition[] {
       tags,
       request: {},
       summary: "Peer endpoint: this installation's id, the CMS version and the collections (a channel's connection test)",
-      response: z.object({ installationId: z.string(), version: z.string(), collections: z.array(z.string()) }),
+      response: remoteHelloSchema,
       async handler({ scope }) {
         return {
           installationId: await scope.contentPackages.installationId(),
@@ -66,7 +66,7 @@ function peerPackageRoutes(deps: SyncDeps): RouteDefinition[] {
       },
       summary: 'Peer endpoint: builds a content package for the calling peer (a pull) to download with GET .../packages/:packageId',
       description: 'Default collections: all of this instance. Kept 24 hours; counts toward the open transfers.',
-      response: z.object({ packageId: z.string(), size: z.number().int(), sha256: z.string() }),
+      response: remotePackageSchema,
       async handler({ scope, identity, body }) {
         const all = (scope.collections.list() as Array<{ name: string }>).map((c) => c.name);
         const missing = (body.collections ?? []).filter((c) => !all.includes(c));
@@ -145,7 +145,7 @@ function uploadStateRoutes(deps: SyncDeps): RouteDefinition[] {
       summary: 'Peer endpoint: one chunk of a package upload (a push), raw bytes with Content-Range: bytes <start>-<end>/<total>',
       description:
         'The transfer id is chosen by the peer (a UUID); the chunk at offset 0 opens the transfer. A chunk at or before the bytes received is written there (a repeated chunk is harmless); one beyond them is 409 SYNC_TRANSFER_OFFSET with `received`. Too large or too many open transfers: 413 SYNC_TRANSFER_LIMIT.',
-      response: transferState,
+      response: transferStateSchema,
       async handler({ ctx, identity, params }) {
         const range = parseContentRange(ctx.get('content-range'));
         return deps.transfers().writeChunk(identity.tenantId, identity.userId, params.transferId, range, ctx.req);
@@ -158,7 +158,7 @@ function uploadStateRoutes(deps: SyncDeps): RouteDefinition[] {
       tags,
       request: { params: z.object({ transferId: uuid }) },
       summary: 'Peer endpoint: the bytes received of an upload (to resume after a dropped connection)',
-      response: transferState,
+      response: transferStateSchema,
       handler: ({ identity, params }) => deps.transfers().uploadState(identity.tenantId, params.transferId),
     }),
   ];

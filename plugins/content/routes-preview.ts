@@ -1,9 +1,9 @@
 /** Preview links of one entry (preview-links.ts): make, read the state, revoke; and the public page's data. */
 import { z } from 'zod';
 import { type Identity, defineRoute, type RouteContext, type RouteDefinition } from '../../kernel/sdk.js';
+import { entryParams, entryStateRoute } from './entry-state-route.js';
 import { DEFAULT_HOURS, MAX_HOURS, MAX_PER_ENTRY } from './preview-links.js';
 
-const entryParams = { params: z.object({ collection: z.string().min(1).max(64), entryId: z.string().min(1).max(64) }) };
 const PATH = '/api/collections/:collection/:entryId/preview-links';
 const linkState = z
   .object({
@@ -82,19 +82,9 @@ export const previewRoutes: RouteDefinition[] = [
       return link;
     },
   }),
-  defineRoute({
-    method: 'GET',
-    path: PATH,
-    permission: 'content:write',
-    tags: ['entries'],
-    summary: 'How many live preview links the entry has',
-    request: entryParams,
-    response: linkState,
-    async handler({ params, identity, scope }) {
-      await scope.content.entries(params.collection).get(params.entryId);
-      return scope.previewLinks.status(identity.tenantId, params.collection, params.entryId);
-    },
-  }),
+  entryStateRoute(PATH, 'How many live preview links the entry has', linkState, (scope, tenantId, collection, entryId) =>
+    scope.previewLinks.status(tenantId, collection, entryId),
+  ),
   defineRoute({
     method: 'DELETE',
     path: PATH,
