@@ -2,6 +2,9 @@
 import { z } from 'zod';
 import { defineRoute, type RouteContext, type RouteDefinition } from '../../kernel/sdk.js';
 
+/** Where a route of an entry's own state is, and who may use it: content:write, tagged as the entries' routes. */
+export const entryStateAccess = (path: string) => ({ path, permission: 'content:write', tags: ['entries'] });
+
 export const entryParams = { params: z.object({ collection: z.string().min(1).max(64), entryId: z.string().min(1).max(64) }) };
 
 /**
@@ -16,9 +19,7 @@ export function entryStateRoute(
 ): RouteDefinition {
   return defineRoute({
     method: 'GET',
-    path,
-    permission: 'content:write',
-    tags: ['entries'],
+    ...entryStateAccess(path),
     summary,
     request: entryParams,
     response,

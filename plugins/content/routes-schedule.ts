@@ -1,7 +1,7 @@
 /** Scheduled publishing of one entry (publish-schedules.ts): read, set, cancel. */
 import { z } from 'zod';
 import { ValidationError, defineRoute, type RouteDefinition } from '../../kernel/sdk.js';
-import { entryParams, entryStateRoute } from './entry-state-route.js';
+import { entryParams, entryStateAccess, entryStateRoute } from './entry-state-route.js';
 
 const PATH = '/api/collections/:collection/:entryId/schedule';
 const schedule = z
@@ -16,9 +16,7 @@ export const scheduleRoutes: RouteDefinition[] = [
   ),
   defineRoute({
     method: 'PUT',
-    path: PATH,
-    permission: 'content:write',
-    tags: ['entries'],
+    ...entryStateAccess(PATH),
     summary: 'Schedules the entry to be published at publishAt (ISO 8601, in the future), or cancels with null',
     description:
       'Every instance checks for due entries every 30 seconds (plugins.options.content.scheduleIntervalMs); the entry is then published as a status change (revision, events, caches), by the system on behalf of the tenant. An entry already published at that time stays as it is. A time in the past, or more than 5 years ahead, answers 400.',
