@@ -221,15 +221,14 @@ export class UnsupportedMediaTypeError extends defineError(
   (message = 'Content-Type must be application/json') => message,
 ) {}
 
+/** What an error the client retries later answers with: the Retry-After header, and retryAfterSeconds in its body. */
+export const retryAfter = (seconds: number) => ({ headers: { 'Retry-After': String(seconds) }, extra: { retryAfterSeconds: seconds } });
+
 export class RateLimitedError extends defineError(
   'RATE_LIMITED',
   429,
   'Too many requests for this path from this client; retry after the Retry-After seconds (60).',
-  {
-    message: 'Too many requests; try again in 60 seconds',
-    headers: { 'Retry-After': '60' },
-    extra: { retryAfterSeconds: 60 },
-  },
+  { message: 'Too many requests; try again in 60 seconds', ...retryAfter(60) },
 ) {}
 
 export class InternalError extends defineError(
@@ -262,11 +261,7 @@ export class DatabaseUnavailableError extends defineError(
   'DATABASE_UNAVAILABLE',
   503,
   'The database could not be reached (connection refused, dropped or timed out); retry after the Retry-After seconds. A write answered with this may or may not have been committed.',
-  (message = 'The database is unreachable; try again shortly') => ({
-    message,
-    headers: { 'Retry-After': '2' },
-    extra: { retryAfterSeconds: 2 },
-  }),
+  (message = 'The database is unreachable; try again shortly') => ({ message, ...retryAfter(2) }),
 ) {}
 
 /**

@@ -1,16 +1,12 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { defineError } from '../errors.js';
+import { defineError, retryAfter } from '../errors.js';
 
 /** A write that waited too long for the database: nothing was written, a retry is safe. */
 export class DatabaseBusyError extends defineError(
   'DATABASE_BUSY',
   503,
   'The database did not accept the write in time (SQLite has one writer); nothing was written. Retry after the Retry-After seconds.',
-  (message = 'The database is busy; nothing was written, try again shortly') => ({
-    message,
-    headers: { 'Retry-After': '2' },
-    extra: { retryAfterSeconds: 2 },
-  }),
+  (message = 'The database is busy; nothing was written, try again shortly') => ({ message, ...retryAfter(2) }),
 ) {}
 
 /** A write started outside its own transaction while that transaction holds the gate: it could never run. */

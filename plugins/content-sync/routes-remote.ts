@@ -21,6 +21,8 @@ const common: DataRouteCommon = {
   tags,
   permissions: { read: 'content:sync', write: 'content:sync' },
 };
+/** Where a peer endpoint is (below common.prefix) and who may call it. */
+const peer = (path: string) => ({ path: `${common.prefix}${path}`, permission: 'content:sync', tags });
 const uuid = z.string().uuid();
 
 /** `bytes=<start>-[<end>]` of a download (one range; anything else answers the whole file). */
@@ -38,9 +40,7 @@ function peerPackageRoutes(deps: SyncDeps): RouteDefinition[] {
   return [
     defineRoute({
       method: 'GET',
-      path: '/api/content-sync/remote/hello',
-      permission: 'content:sync',
-      tags,
+      ...peer('/hello'),
       request: {},
       summary: "Peer endpoint: this installation's id, the CMS version and the collections (a channel's connection test)",
       response: remoteHelloSchema,
@@ -54,9 +54,7 @@ function peerPackageRoutes(deps: SyncDeps): RouteDefinition[] {
     }),
     defineRoute({
       method: 'POST',
-      path: '/api/content-sync/remote/packages',
-      permission: 'content:sync',
-      tags,
+      ...peer('/packages'),
       request: {
         body: z.strictObject({
           collections: z.array(z.string().min(1).max(64)).min(1).max(500).optional(),
@@ -91,9 +89,7 @@ function packageDownloadRoutes(deps: SyncDeps): RouteDefinition[] {
   return [
     defineRoute({
       method: 'GET',
-      path: '/api/content-sync/remote/packages/:packageId',
-      permission: 'content:sync',
-      tags,
+      ...peer('/packages/:packageId'),
       request: { params: z.object({ packageId: uuid }) },
       envelope: false,
       summary: 'Peer endpoint: downloads a package built for the peer (application/gzip; one byte range with Range: 206, for resuming)',
@@ -117,9 +113,7 @@ function packageDownloadRoutes(deps: SyncDeps): RouteDefinition[] {
     }),
     defineRoute({
       method: 'DELETE',
-      path: '/api/content-sync/remote/packages/:packageId',
-      permission: 'content:sync',
-      tags,
+      ...peer('/packages/:packageId'),
       request: { params: z.object({ packageId: uuid }) },
       summary: 'Peer endpoint: the peer has its package: removes it (it no longer counts toward the open transfers)',
       response: z.object({ deleted: z.boolean() }),
@@ -138,9 +132,7 @@ function uploadStateRoutes(deps: SyncDeps): RouteDefinition[] {
   return [
     defineRoute({
       method: 'PUT',
-      path: '/api/content-sync/remote/uploads/:transferId',
-      permission: 'content:sync',
-      tags,
+      ...peer('/uploads/:transferId'),
       request: { params: z.object({ transferId: uuid }) },
       summary: 'Peer endpoint: one chunk of a package upload (a push), raw bytes with Content-Range: bytes <start>-<end>/<total>',
       description:
@@ -153,9 +145,7 @@ function uploadStateRoutes(deps: SyncDeps): RouteDefinition[] {
     }),
     defineRoute({
       method: 'GET',
-      path: '/api/content-sync/remote/uploads/:transferId',
-      permission: 'content:sync',
-      tags,
+      ...peer('/uploads/:transferId'),
       request: { params: z.object({ transferId: uuid }) },
       summary: 'Peer endpoint: the bytes received of an upload (to resume after a dropped connection)',
       response: transferStateSchema,
@@ -169,9 +159,7 @@ function uploadPlanRoutes(deps: SyncDeps): RouteDefinition[] {
   return [
     defineRoute({
       method: 'POST',
-      path: '/api/content-sync/remote/uploads/:transferId/plan',
-      permission: 'content:sync',
-      tags,
+      ...peer('/uploads/:transferId/plan'),
       request: {
         params: z.object({ transferId: uuid }),
         body: z.strictObject({
@@ -235,9 +223,7 @@ function peerJobRoutes(): RouteDefinition[] {
   return [
     defineRoute({
       method: 'GET',
-      path: '/api/content-sync/remote/jobs/:jobId',
-      permission: 'content:sync',
-      tags,
+      ...peer('/jobs/:jobId'),
       request: { params: z.object({ jobId: z.string().min(1).max(100) }) },
       summary: 'Peer endpoint: a content-import apply job of this tenant (a push at or above 500 entities)',
       async handler({ scope, identity, params }) {
@@ -246,9 +232,7 @@ function peerJobRoutes(): RouteDefinition[] {
     }),
     defineRoute({
       method: 'POST',
-      path: '/api/content-sync/remote/bases',
-      permission: 'content:sync',
-      tags,
+      ...peer('/bases'),
       request: {
         body: z.strictObject({
           peer: z.string().min(1).max(64),
