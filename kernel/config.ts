@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { configSchema, type CmsConfig, type ConfigInput } from './config-schema.js';
 import { BootError } from './errors.js';
 import { redactString } from './logger.js';
+import { convertEnvValue } from './plugin-env.js';
 
 /**
  * Configuration: defaults <- cms.config.json (or CMS_CONFIG) <- environment variables, validated
@@ -76,22 +77,12 @@ export const ENV_VARS: Record<string, [string, EnvKind]> = {
   CMS_PLUGINS_PATHS: ['plugins.paths', 'list'],
 };
 
-function convert(raw: string, kind: EnvKind): unknown {
-  switch (kind) {
-    case 'int':
-      return /^-?\d+$/.test(raw.trim()) ? Number(raw) : raw;
-    case 'bool':
-      if (/^(1|true|yes|on)$/i.test(raw)) return true;
-      if (/^(0|false|no|off)$/i.test(raw)) return false;
-      return raw;
-    case 'list':
-      return raw
-        .split(',')
-        .map((s) => s.trim())
-        .filter(Boolean);
-    default:
-      return raw;
-  }
+/** As a plugin's variable of that type (plugin-env.ts), but a kernel boolean is one of the words exactly, no spaces around. */
+function convert(name: string, raw: string, kind: EnvKind): unknown {
+  if (kind !== 'bool') return convertEnvValue(raw, kind, name);
+  if (/^(1|true|yes|on)$/i.test(raw)) return true;
+  if (/^(0|false|no|off)$/i.test(raw)) return false;
+  return raw;
 }
 
 function setPath(target: Record<string, any>, path: string, value: unknown): void {
@@ -240,7 +231,7 @@ export function loadConfig(options: LoadConfigOptions = {}): CmsConfig {
   for (const [name, [path, kind]] of Object.entries(ENV_VARS)) {
     const raw = env[name];
     if (raw === undefined || raw === '') continue;
-    setPath(input, path, convert(raw, kind));
+    setPath(input, path, convert(name, raw, kind));
     sources[path] = `${name} (environment)`;
   }
   if (options.overrides) input = deepMerge(input, options.overrides as Record<string, any>);

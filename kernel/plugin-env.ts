@@ -29,8 +29,8 @@ const NUMBER = /^\s*-?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?\s*$/i;
  * Converts one raw value. A value that does not fit its type is handed on as the string it was, so
  * the plugin's own validation names the variable, as it did before the mapping existed.
  */
-export function convertEnvValue(raw: string, entry: PluginEnvEntry, name: string): unknown {
-  switch (entry.type) {
+export function convertEnvValue(raw: string, type: PluginEnvEntry['type'], name: string): unknown {
+  switch (type) {
     case 'int':
       return /^\s*-?\d+\s*$/.test(raw) ? Number(raw) : raw;
     case 'number':
@@ -140,7 +140,7 @@ export function mapPluginEnv(mapping: Record<string, PluginEnvEntry> | undefined
       const path = entry.option.split('.').map((p) => (p === '*' ? star : p));
       const key = path.join('.');
       if (out.sources[key] !== undefined || hasPath(out.values, path)) continue; // an earlier alias won
-      setPath(out.values, path, convertEnvValue(raw, entry, name));
+      setPath(out.values, path, convertEnvValue(raw, entry.type, name));
       out.sources[key] = name;
     }
   }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ConflictError, NotFoundError, ValidationError, defineRoute, type RouteDefinition } from '../../kernel/sdk.js';
+import { listLimit } from '../../lib/http/list-limit.js';
 import { assertCanGrant, assertCanManage } from './guards.js';
 import { auditAuth, userTarget, who } from './audit-events.js';
 
@@ -16,12 +17,7 @@ export const userAdminRoutes: RouteDefinition[] = [
     request: {
       query: z.object({
         page: z.coerce.number().int().min(1).default(1),
-        limit: z.coerce
-          .number()
-          .int()
-          .min(1)
-          .default(25)
-          .transform((n) => Math.min(n, 100)),
+        limit: listLimit(),
         search: z.string().max(100).optional(),
       }),
     },

@@ -3,6 +3,8 @@
  * remote-facing endpoints a peer calls (/api/content-sync/remote/...). Channels, transfers and the
  * domains are internal.
  */
+import type { z } from 'zod';
+import type { remoteHelloSchema, remotePackageSchema, transferStateSchema } from './remote-shapes.js';
 
 /** Pull: the remote's package applied here in one transaction (delegating to the content-import domain). */
 export const PULL_DOMAIN = 'content-sync';
@@ -12,21 +14,8 @@ export const PUSH_DOMAIN = 'content-sync-push';
 export const REMOTE_APPLY_OPERATION = 'remote-apply';
 
 /** GET /api/content-sync/remote/hello. */
-export interface RemoteHello {
-  installationId: string;
-  version: string;
-  collections: string[];
-}
-
+export type RemoteHello = z.output<typeof remoteHelloSchema>;
 /** POST /api/content-sync/remote/packages. */
-export interface RemotePackage {
-  packageId: string;
-  size: number;
-  sha256: string;
-}
-
+export type RemotePackage = z.output<typeof remotePackageSchema>;
 /** GET /api/content-sync/remote/uploads/:transferId and every accepted chunk. */
-export interface RemoteTransferState {
-  received: number;
-  total: number;
-}
+export type RemoteTransferState = z.output<typeof transferStateSchema>;

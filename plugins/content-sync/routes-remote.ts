@@ -9,6 +9,7 @@ import { ForbiddenError, ValidationError, defineRoute, type RouteDefinition, KER
 import { conflictResolutionsSchema, IMPORT_DOMAIN } from '../content-packages/public.js';
 import { applyRoute, planViewSchema, type DataRouteCommon } from '../data-ops/public.js';
 import { SyncRangeError } from './errors.js';
+import { remoteHelloSchema, remotePackageSchema, transferStateSchema } from './remote-shapes.js';
 import { parseContentRange } from './transfer-store.js';
 import type { SyncDeps } from './sync-deps.js';
 
@@ -20,8 +21,9 @@ const common: DataRouteCommon = {
   tags,
   permissions: { read: 'content:sync', write: 'content:sync' },
 };
+/** Where a peer endpoint is (below common.prefix) and who may call it. */
+const peer = (path: string) => ({ path: `${common.prefix}${path}`, permission: 'content:sync', tags });
 const uuid = z.string().uuid();
-const transferState = z.object({ received: z.number().int(), total: z.number().int() }).meta({ id: 'ContentSyncTransferState' });
 
 /** `bytes=<start>-[<end>]` of a download (one range; anything else answers the whole file). */
 function parseRange(header: string, size: number): { start: number; end: number } | null {
@@ -38,12 +40,10 @@ function peerPackageRoutes(deps: SyncDeps): RouteDefinition[] {
   return [
     defineRoute({
       method: 'GET',
-      path: '/api/content-sync/remote/hello',
-      permission: 'content:sync',
-      tags,
+      ...peer('/hello'),
       request: {},
       summary: "Peer endpoint: this installation's id, the CMS version and the collections (a channel's connection test)",
-      response: z.object({ installationId: z.string(), version: z.string(), collections: z.array(z.string()) }),
+      response: remoteHelloSchema,
       async handler({ scope }) {
         return {
           installationId: await scope.contentPackages.installationId(),
@@ -54,9 +54,7 @@ function peerPackageRoutes(deps: SyncDeps): RouteDefinition[] {
     }),
     defineRoute({
       method: 'POST',
-      path: '/api/content-sync/remote/packages',
-      permission: 'content:sync',
-      tags,
+      ...peer('/packages'),
       request: {
         body: z.strictObject({
           collections: z.array(z.string().min(1).max(64)).min(1).max(500).optional(),
@@ -66,7 +64,7 @@ function peerPackageRoutes(deps: SyncDeps): RouteDefinition[] {
       },
       summary: 'Peer endpoint: builds a content package for the calling peer (a pull) to download with GET .../packages/:packageId',
       description: 'Default collections: all of this instance. Kept 24 hours; counts toward the open transfers.',
-      response: z.object({ packageId: z.string(), size: z.number().int(), sha256: z.string() }),
+      response: remotePackageSchema,
       async handler({ scope, identity, body }) {
         const all = (scope.collections.list() as Array<{ name: string }>).map((c) => c.name);
         const missing = (body.collections ?? []).filter((c) => !all.includes(c));
@@ -91,9 +89,7 @@ function packageDownloadRoutes(deps: SyncDeps): RouteDefinition[] {
   return [
     defineRoute({
       method: 'GET',
-      path: '/api/content-sync/remote/packages/:packageId',
-      permission: 'content:sync',
-      tags,
+      ...peer('/packages/:packageId'),
       request: { params: z.object({ packageId: uuid }) },
       envelope: false,
       summary: 'Peer endpoint: downloads a package built for the peer (application/gzip; one byte range with Range: 206, for resuming)',
@@ -117,9 +113,7 @@ function packageDownloadRoutes(deps: SyncDeps): RouteDefinition[] {
     }),
     defineRoute({
       method: 'DELETE',
-      path: '/api/content-sync/remote/packages/:packageId',
-      permission: 'content:sync',
-      tags,
+      ...peer('/packages/:packageId'),
       request: { params: z.object({ packageId: uuid }) },
       summary: 'Peer endpoint: the peer has its package: removes it (it no longer counts toward the open transfers)',
       response: z.object({ deleted: z.boolean() }),
@@ -138,14 +132,12 @@ function uploadStateRoutes(deps: SyncDeps): RouteDefinition[] {
   return [
     defineRoute({
       method: 'PUT',
-      path: '/api/content-sync/remote/uploads/:transferId',
-      permission: 'content:sync',
-      tags,
+      ...peer('/uploads/:transferId'),
       request: { params: z.object({ transferId: uuid }) },
       summary: 'Peer endpoint: one chunk of a package upload (a push), raw bytes with Content-Range: bytes <start>-<end>/<total>',
       description:
         'The transfer id is chosen by the peer (a UUID); the chunk at offset 0 opens the transfer. A chunk at or before the bytes received is written there (a repeated chunk is harmless); one beyond them is 409 SYNC_TRANSFER_OFFSET with `received`. Too large or too many open transfers: 413 SYNC_TRANSFER_LIMIT.',
-      response: transferState,
+      response: transferStateSchema,
       async handler({ ctx, identity, params }) {
         const range = parseContentRange(ctx.get('content-range'));
         return deps.transfers().writeChunk(identity.tenantId, identity.userId, params.transferId, range, ctx.req);
@@ -153,12 +145,10 @@ function uploadStateRoutes(deps: SyncDeps): RouteDefinition[] {
     }),
     defineRoute({
       method: 'GET',
-      path: '/api/content-sync/remote/uploads/:transferId',
-      permission: 'content:sync',
-      tags,
+      ...peer('/uploads/:transferId'),
       request: { params: z.object({ transferId: uuid }) },
       summary: 'Peer endpoint: the bytes received of an upload (to resume after a dropped connection)',
-      response: transferState,
+      response: transferStateSchema,
       handler: ({ identity, params }) => deps.transfers().uploadState(identity.tenantId, params.transferId),
     }),
   ];
@@ -169,9 +159,7 @@ function uploadPlanRoutes(deps: SyncDeps): RouteDefinition[] {
   return [
     defineRoute({
       method: 'POST',
-      path: '/api/content-sync/remote/uploads/:transferId/plan',
-      permission: 'content:sync',
-      tags,
+      ...peer('/uploads/:transferId/plan'),
       request: {
         params: z.object({ transferId: uuid }),
         body: z.strictObject({
@@ -235,9 +223,7 @@ function peerJobRoutes(): RouteDefinition[] {
   return [
     defineRoute({
       method: 'GET',
-      path: '/api/content-sync/remote/jobs/:jobId',
-      permission: 'content:sync',
-      tags,
+      ...peer('/jobs/:jobId'),
       request: { params: z.object({ jobId: z.string().min(1).max(100) }) },
       summary: 'Peer endpoint: a content-import apply job of this tenant (a push at or above 500 entities)',
       async handler({ scope, identity, params }) {
@@ -246,9 +232,7 @@ function peerJobRoutes(): RouteDefinition[] {
     }),
     defineRoute({
       method: 'POST',
-      path: '/api/content-sync/remote/bases',
-      permission: 'content:sync',
-      tags,
+      ...peer('/bases'),
       request: {
         body: z.strictObject({
           peer: z.string().min(1).max(64),

@@ -11,6 +11,8 @@ import { syncInputSchema } from './sync-common.js';
 import type { SyncDeps } from './sync-deps.js';
 
 const tags = ['content-sync'];
+/** A route below /api/content-sync, with its permission. */
+const at = (path: string, permission: 'content:read' | 'content:sync') => ({ path: `/api/content-sync${path}`, permission, tags });
 const channelView = z
   .object({ channelId: z.string(), name: z.string(), url: z.string(), remoteInstallationId: z.string().nullable(), createdAt: z.string() })
   .meta({ id: 'ContentSyncChannel' });
@@ -72,9 +74,7 @@ function channelListRoutes(deps: SyncDeps): RouteDefinition[] {
   return [
     defineRoute({
       method: 'GET',
-      path: '/api/content-sync/channels',
-      permission: 'content:read',
-      tags,
+      ...at('/channels', 'content:read'),
       request: {},
       summary: "The tenant's content-sync channels (never their keys)",
       response: z.object({ channels: z.array(channelView) }),
@@ -84,9 +84,7 @@ function channelListRoutes(deps: SyncDeps): RouteDefinition[] {
     }),
     defineRoute({
       method: 'POST',
-      path: '/api/content-sync/channels',
-      permission: 'content:sync',
-      tags,
+      ...at('/channels', 'content:sync'),
       status: 201,
       request: {
         query: z.object({ test: z.enum(['true', 'false']).optional().describe('false: store without testing the connection') }),
@@ -134,9 +132,7 @@ function channelRoutes(deps: SyncDeps): RouteDefinition[] {
   return [
     defineRoute({
       method: 'DELETE',
-      path: '/api/content-sync/channels/:channelId',
-      permission: 'content:sync',
-      tags,
+      ...at('/channels/:channelId', 'content:sync'),
       request: { params: channelIdParam },
       summary: 'Deletes a channel (its encrypted key with it); 404 SYNC_CHANNEL_NOT_FOUND',
       response: z.object({ deleted: z.boolean() }),
@@ -149,9 +145,7 @@ function channelRoutes(deps: SyncDeps): RouteDefinition[] {
     }),
     defineRoute({
       method: 'POST',
-      path: '/api/content-sync/channels/:channelId/test',
-      permission: 'content:sync',
-      tags,
+      ...at('/channels/:channelId/test', 'content:sync'),
       request: { params: channelIdParam },
       summary: "Tests a channel's connection (remote hello): {ok, remoteInstallationId, latencyMs, error?: {code, message}}",
       description:
@@ -206,9 +200,7 @@ function transferRoutes(): RouteDefinition[] {
     apply(PULL_DOMAIN, 'pull'),
     defineRoute({
       method: 'GET',
-      path: '/api/content-sync/jobs',
-      permission: 'content:read',
-      tags,
+      ...at('/jobs', 'content:read'),
       request: { query: z.object({ jobId: z.string().min(1).max(100).optional() }) },
       summary: 'The push and pull apply jobs, newest first; ?jobId= narrows to one (404 DATA_JOB_NOT_FOUND)',
       response: jobsAnswerSchema,

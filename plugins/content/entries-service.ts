@@ -7,7 +7,6 @@ import { EntryReads } from './entry-reads.js';
 import { EntryRevisions } from './entry-revisions.js';
 import { toEntry, type Entry, type EntryChange, type EntryList } from './entry-shape.js';
 import { EntrySlugs } from './entry-slugs.js';
-import { EntryWrites } from './entry-writes.js';
 import type { ListAnswer, ListCache } from './list-cache.js';
 import type { ListQuery } from './list-query.js';
 import { Revision } from './models/revision.js';
@@ -27,8 +26,7 @@ export type { ContentEvent, Entry, EntryChange, EntryList } from './entry-shape.
  */
 export class EntriesService {
   private readonly reads: EntryReads;
-  private readonly writes: EntryWrites;
-  private readonly bulkWrites: EntryBulkWrites;
+  private readonly writes: EntryBulkWrites;
   private readonly revisionLog: EntryRevisions;
   private readonly announcer: EntryAnnouncer;
 
@@ -45,8 +43,7 @@ export class EntriesService {
     this.reads = new EntryReads(sequelize, collections, lists, this.revisionLog);
     this.announcer = new EntryAnnouncer(lists, events, logger);
     const slugs = new EntrySlugs(sequelize);
-    this.writes = new EntryWrites(sequelize, collections, slugs, this.revisionLog, this.announcer, richText);
-    this.bulkWrites = new EntryBulkWrites(sequelize, collections, slugs, this.revisionLog, this.announcer, this.writes, richText);
+    this.writes = new EntryBulkWrites(sequelize, collections, slugs, this.revisionLog, this.announcer, richText);
   }
 
   toEntry(c: LoadedCollection, row: Model | Record<string, unknown>): Entry {
@@ -105,7 +102,7 @@ export class EntriesService {
     action: string,
     transaction: Transaction,
   ): Promise<void> {
-    return this.revisionLog.recordMany(collection, entries, tenantId, userId, action, transaction);
+    return this.revisionLog.recordMany({ collection, tenantId, userId, transaction }, entries, action);
   }
 
   /**
@@ -128,7 +125,7 @@ export class EntriesService {
    * insert meets a unique violation, take the one-by-one path that finds free slugs and names the field.
    */
   createMany(name: string, raw: unknown[], identity: Identity): Promise<Entry[]> {
-    return this.bulkWrites.createMany(name, raw, identity);
+    return this.writes.createMany(name, raw, identity);
   }
 
   /**
@@ -142,7 +139,7 @@ export class EntriesService {
    * written, and the caller takes the one-by-one path (create), which names the field.
    */
   insertPrepared(name: string, batch: PreparedBatch, identity: Identity, hooks: PreparedHooks = {}): Promise<Entry[]> {
-    return this.bulkWrites.insertPrepared(name, batch, identity, hooks);
+    return this.writes.insertPrepared(name, batch, identity, hooks);
   }
 
   /** A partial update; the version guards against a concurrent write (409). */

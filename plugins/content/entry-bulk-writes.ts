@@ -1,17 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import { Op, QueryTypes, UniqueConstraintError, type Sequelize, type Transaction } from 'sequelize';
+import { Op, QueryTypes, UniqueConstraintError, type Transaction } from 'sequelize';
 import { ValidationError, type Identity } from '../../kernel/sdk.js';
 import { insertRows } from '../../lib/db/insert-rows.js';
-import type { CollectionsService, LoadedCollection } from './collections-service.js';
-import { entryEvents, type EntryAnnouncer } from './entry-announcer.js';
+import type { LoadedCollection } from './collections-service.js';
+import { entryEvents } from './entry-announcer.js';
 import { checkEntryInput, type CheckedInput } from './entry-input.js';
-import type { EntryRevisions } from './entry-revisions.js';
 import { BULK_CHUNK, toEntry, type Entry } from './entry-shape.js';
-import { slugBase, type EntrySlugs } from './entry-slugs.js';
-import type { EntryWrites } from './entry-writes.js';
+import { slugBase } from './entry-slugs.js';
+import { EntryWrites } from './entry-writes.js';
 import { columnName } from './field-types.js';
 import type { PreparedRow } from './prepared-row.js';
-import { presanitize, type RichTextSanitizer } from './rich-text-pool.js';
+import { presanitize } from './rich-text-pool.js';
 
 /** A batch of rows prepared off the event loop, with the schema version and fields they were checked against. */
 export interface PreparedBatch {
@@ -63,22 +62,13 @@ function preparedEntry(r: PreparedRow, at: string, userId: string | null): Entry
 /**
  * Writes of many new entries in one transaction: createMany (bodies from a request, one multi-row insert
  * when their slugs are free, else one by one) and insertPrepared (rows the importers prepared off the
- * event loop, plain multi-row INSERTs). Free slugs for the batch are picked before the insert.
+ * event loop, plain multi-row INSERTs). Free slugs for the batch are picked before the insert. The writes of
+ * one entry are inherited: the one-by-one path and the checks are theirs.
  */
-export class EntryBulkWrites {
-  constructor(
-    private readonly sequelize: Sequelize,
-    private readonly collections: CollectionsService,
-    private readonly slugs: EntrySlugs,
-    private readonly revisionLog: EntryRevisions,
-    private readonly announcer: EntryAnnouncer,
-    private readonly writes: EntryWrites,
-    private readonly richText?: RichTextSanitizer,
-  ) {}
-
+export class EntryBulkWrites extends EntryWrites {
   /** See EntriesService.createMany. */
   async createMany(name: string, raw: unknown[], identity: Identity): Promise<Entry[]> {
-    const entries = await this.writes.withSchema(name, async (c) => {
+    const entries = await this.withSchema(name, async (c) => {
       const bodies = await presanitize(c, raw, this.richText);
       return this.sequelize.transaction((transaction) => this.createManyIn(c, bodies, identity, transaction));
     });
@@ -88,15 +78,14 @@ export class EntryBulkWrites {
 
   private async createManyIn(c: LoadedCollection, bodies: unknown[], identity: Identity, transaction: Transaction): Promise<Entry[]> {
     const inputs = bodies.map((body, i) => checkEntryInput(c, body, 'create', `body.entries.${i}`));
-    for (const [i, input] of inputs.entries())
-      await this.writes.checkRelations(c, input, identity.tenantId, `body.entries.${i}`, transaction);
+    for (const [i, input] of inputs.entries()) await this.checkRelations(c, input, identity.tenantId, `body.entries.${i}`, transaction);
     const now = Date.now();
     const rows = inputs.map((input) => newRow(c, input, identity, now));
     const bulk = await this.insertWithFreeSlugs(c, rows, identity.tenantId, transaction);
     const out: Array<Entry | undefined> = [];
     if (bulk.size) await this.readBackInserted(c, rows, bulk, out, identity, now, transaction);
     for (const [i, body] of bodies.entries())
-      if (!bulk.has(i)) out[i] = await this.writes.created(c, body, identity, `body.entries.${i}`, transaction);
+      if (!bulk.has(i)) out[i] = await this.created(c, body, identity, `body.entries.${i}`, transaction);
     return out as Entry[];
   }
 
@@ -154,13 +143,11 @@ export class EntryBulkWrites {
     });
     const byId = new Map(made.map((m) => [String(m.get('id')), toEntry(c, m)]));
     for (const i of bulk) out[i] = byId.get(rows[i]!.id);
+    const batch = { collection: c.name, tenantId: identity.tenantId, userId: identity.userId, transaction };
     await this.revisionLog.recordCreated(
-      c.name,
+      batch,
       [...bulk].map((i) => out[i]!),
-      identity.tenantId,
-      identity.userId,
       now,
-      transaction,
     );
   }
 
@@ -181,7 +168,7 @@ export class EntryBulkWrites {
       await this.insertPreparedRows(c, rows, identity, now, transaction);
       const at = new Date(now).toISOString();
       const made = rows.map((r) => preparedEntry(r, at, userId));
-      await this.revisionLog.insertCreated(c.name, made, tenantId, userId, now, transaction);
+      await this.revisionLog.insertCreated({ collection: c.name, tenantId, userId, transaction }, made, now);
       await hooks.inTransaction?.(transaction, made);
       return made;
     });

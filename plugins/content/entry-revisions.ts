@@ -17,6 +17,14 @@ function revisionRow(collection: string, entry: Entry, tenantId: string, action:
   };
 }
 
+/** Whose batch of entries of one collection is written, and the transaction that writes it. */
+export interface RevisionBatch {
+  collection: string;
+  tenantId: string;
+  userId: string | null;
+  transaction: Transaction;
+}
+
 /**
  * The revisions of entries: one after each write (the entry as written, its version and the action), inside
  * the write's transaction so a rollback takes it with it; read back as an entry's history, deleted with it.
@@ -32,14 +40,8 @@ export class EntryRevisions {
   }
 
   /** The 'create' revisions of a batch of new entries, one bulk insert through the model. */
-  async recordCreated(
-    collection: string,
-    entries: Entry[],
-    tenantId: string,
-    userId: string | null,
-    now: number,
-    transaction: Transaction,
-  ) {
+  async recordCreated(batch: RevisionBatch, entries: Entry[], now: number) {
+    const { collection, tenantId, userId, transaction } = batch;
     await this.model.bulkCreate(
       entries.map((entry) => revisionRow(collection, entry, tenantId, 'create', userId, now)),
       { transaction },
@@ -47,14 +49,8 @@ export class EntryRevisions {
   }
 
   /** The 'create' revisions of prepared rows (version 1): multi-row INSERTs, no model instances. */
-  async insertCreated(
-    collection: string,
-    entries: Entry[],
-    tenantId: string,
-    userId: string | null,
-    now: number,
-    transaction: Transaction,
-  ) {
+  async insertCreated(batch: RevisionBatch, entries: Entry[], now: number) {
+    const { collection, tenantId, userId, transaction } = batch;
     const qi = this.sequelize.getQueryInterface();
     await insertRows(
       this.sequelize,
@@ -66,14 +62,8 @@ export class EntryRevisions {
   }
 
   /** See EntriesService.recordRevisions. */
-  async recordMany(
-    collection: string,
-    entries: Entry[],
-    tenantId: string,
-    userId: string | null,
-    action: string,
-    transaction: Transaction,
-  ): Promise<void> {
+  async recordMany(batch: RevisionBatch, entries: Entry[], action: string): Promise<void> {
+    const { collection, tenantId, userId, transaction } = batch;
     const now = Date.now();
     // One multi-row INSERT per chunk of plain rows (no model instances: this runs for every imported entry).
     const qi = this.sequelize.getQueryInterface();

@@ -31,12 +31,12 @@ function updateEvents(name: string, entry: Entry, before: Entry, identity: Ident
  */
 export class EntryWrites {
   constructor(
-    private readonly sequelize: Sequelize,
-    private readonly collections: CollectionsService,
-    private readonly slugs: EntrySlugs,
-    private readonly revisionLog: EntryRevisions,
-    private readonly announcer: EntryAnnouncer,
-    private readonly richText?: RichTextSanitizer,
+    protected readonly sequelize: Sequelize,
+    protected readonly collections: CollectionsService,
+    protected readonly slugs: EntrySlugs,
+    protected readonly revisionLog: EntryRevisions,
+    protected readonly announcer: EntryAnnouncer,
+    protected readonly richText?: RichTextSanitizer,
   ) {}
 
   /** Runs a write against the schema; a refused input is tried once more if the schema changed meanwhile. */

@@ -2,6 +2,7 @@ import { Op, Sequelize, type Order, type WhereOptions } from 'sequelize';
 import { z } from 'zod';
 import { ValidationError } from '../../kernel/sdk.js';
 import { refuseControlCharacters } from '../../kernel/http/refuse-control-characters.js';
+import { listLimit } from '../../lib/http/list-limit.js';
 import type { CollectionDefinition } from './collection-schema.js';
 import { columnName, toColumn, valueSchema, type FieldDefinition } from './field-types.js';
 import { STATUSES, type EntryStatus } from './entry-values.js';
@@ -12,12 +13,7 @@ export { STATUSES, type EntryStatus } from './entry-values.js';
 export const listQuerySchema = z.object({
   page: z.coerce.number().int().min(1).max(100000).default(1),
   // The decisions: limit defaults to 25 and a larger one than 100 is capped, not refused.
-  limit: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .default(25)
-    .transform((n) => Math.min(n, 100)),
+  limit: listLimit(),
   sort: z.string().max(200).optional(),
   search: z.string().max(200).optional(),
   status: z.enum(STATUSES).optional(),

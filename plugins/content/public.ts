@@ -59,6 +59,8 @@ export type { CollectionDefinition } from './collection-schema.js';
 export type { FieldType } from './field-types.js';
 export type { EntryList } from './entries-service.js';
 export type { ListQuery } from './list-query.js';
+/** The list query of the REST route (page, limit, sort, search, status, filter): GraphQL lists parse their arguments with it. */
+export { listQuerySchema } from './list-query.js';
 export type { EntryStatus } from './entry-values.js';
 /** The statuses of an entry (draft, published, archived). */
 export { STATUSES as ENTRY_STATUSES } from './entry-values.js';

@@ -1,9 +1,9 @@
 /** Preview links of one entry (preview-links.ts): make, read the state, revoke; and the public page's data. */
 import { z } from 'zod';
 import { type Identity, defineRoute, type RouteContext, type RouteDefinition } from '../../kernel/sdk.js';
+import { entryParams, entryStateAccess, entryStateRoute } from './entry-state-route.js';
 import { DEFAULT_HOURS, MAX_HOURS, MAX_PER_ENTRY } from './preview-links.js';
 
-const entryParams = { params: z.object({ collection: z.string().min(1).max(64), entryId: z.string().min(1).max(64) }) };
 const PATH = '/api/collections/:collection/:entryId/preview-links';
 const linkState = z
   .object({
@@ -52,10 +52,8 @@ function audited(
 export const previewRoutes: RouteDefinition[] = [
   defineRoute({
     method: 'POST',
-    path: PATH,
-    permission: 'content:write',
+    ...entryStateAccess(PATH),
     status: 201,
-    tags: ['entries'],
     summary: 'Makes a preview link: anyone holding it sees the entry as it is now, drafts included, until it expires',
     description: `expiresInHours 1-${MAX_HOURS} (default ${DEFAULT_HOURS}). The token is shown only in this answer (the server keeps a hash). An entry keeps at most ${MAX_PER_ENTRY} live links; a newer one drops the oldest. Deleting the entry or DELETE on this path revokes them.`,
     request: { ...entryParams, body: z.object({ expiresInHours: z.number().int().min(1).max(MAX_HOURS).optional() }) },
@@ -82,24 +80,12 @@ export const previewRoutes: RouteDefinition[] = [
       return link;
     },
   }),
-  defineRoute({
-    method: 'GET',
-    path: PATH,
-    permission: 'content:write',
-    tags: ['entries'],
-    summary: 'How many live preview links the entry has',
-    request: entryParams,
-    response: linkState,
-    async handler({ params, identity, scope }) {
-      await scope.content.entries(params.collection).get(params.entryId);
-      return scope.previewLinks.status(identity.tenantId, params.collection, params.entryId);
-    },
-  }),
+  entryStateRoute(PATH, 'How many live preview links the entry has', linkState, (scope, tenantId, collection, entryId) =>
+    scope.previewLinks.status(tenantId, collection, entryId),
+  ),
   defineRoute({
     method: 'DELETE',
-    path: PATH,
-    permission: 'content:write',
-    tags: ['entries'],
+    ...entryStateAccess(PATH),
     summary: 'Revokes every preview link of the entry (they answer 404 from then on)',
     request: entryParams,
     response: z.object({ revoked: z.number().int() }),

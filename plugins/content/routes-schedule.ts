@@ -1,8 +1,9 @@
 /** Scheduled publishing of one entry (publish-schedules.ts): read, set, cancel. */
 import { z } from 'zod';
 import { ValidationError, defineRoute, type RouteDefinition } from '../../kernel/sdk.js';
+import { entryParams, entryStateAccess, entryStateRoute } from './entry-state-route.js';
 
-const entryParams = { params: z.object({ collection: z.string().min(1).max(64), entryId: z.string().min(1).max(64) }) };
+const PATH = '/api/collections/:collection/:entryId/schedule';
 const schedule = z
   .object({ publishAt: z.string().nullable().meta({ description: 'When the entry is published (ISO 8601); null: not scheduled' }) })
   .meta({ id: 'PublishSchedule' });
@@ -10,24 +11,12 @@ const schedule = z
 const MAX_AHEAD_MS = 5 * 366 * 24 * 3600 * 1000;
 
 export const scheduleRoutes: RouteDefinition[] = [
-  defineRoute({
-    method: 'GET',
-    path: '/api/collections/:collection/:entryId/schedule',
-    permission: 'content:write',
-    tags: ['entries'],
-    summary: "The entry's scheduled publish time, if any",
-    request: entryParams,
-    response: schedule,
-    async handler({ params, identity, scope }) {
-      await scope.content.entries(params.collection).get(params.entryId);
-      return scope.publishSchedules.get(identity.tenantId, params.collection, params.entryId);
-    },
-  }),
+  entryStateRoute(PATH, "The entry's scheduled publish time, if any", schedule, (scope, tenantId, collection, entryId) =>
+    scope.publishSchedules.get(tenantId, collection, entryId),
+  ),
   defineRoute({
     method: 'PUT',
-    path: '/api/collections/:collection/:entryId/schedule',
-    permission: 'content:write',
-    tags: ['entries'],
+    ...entryStateAccess(PATH),
     summary: 'Schedules the entry to be published at publishAt (ISO 8601, in the future), or cancels with null',
     description:
       'Every instance checks for due entries every 30 seconds (plugins.options.content.scheduleIntervalMs); the entry is then published as a status change (revision, events, caches), by the system on behalf of the tenant. An entry already published at that time stays as it is. A time in the past, or more than 5 years ahead, answers 400.',

@@ -1,17 +1,8 @@
 import { asFunction } from 'awilix';
-import type { Sequelize } from 'sequelize';
-import {
-  type AuditLog,
-  type DbLock,
-  type EventBus,
-  type IdentifyRequest,
-  definePlugin,
-  type JobQueue,
-  type Logger,
-  type Registries,
-} from '../../kernel/sdk.js';
+import { type EventBus, type IdentifyRequest, definePlugin } from '../../kernel/sdk.js';
 import { CompletionStreams } from './completion-stream.js';
 import { DataOpsService } from './engine.js';
+import type { EngineDeps } from './engine-parts.js';
 import { dataOpsGraphql } from './graphql.js';
 import { DATA_OPS_MIGRATIONS } from './migrations.js';
 import { dataOpsOptionsSchema } from './options.js';
@@ -25,16 +16,8 @@ const EXPIRED_GRACE_MS = 24 * 3600 * 1000;
 const APPLIED_RETENTION_MS = 30 * 24 * 3600 * 1000;
 const PRUNE_BATCH = 500;
 
-interface Deps {
-  sequelize: Sequelize;
-  registries: Registries;
-  lock: DbLock;
-  jobs: JobQueue;
-  audit: AuditLog;
-  events: EventBus;
-  logger: Logger;
-  identify: IdentifyRequest;
-}
+/** The container services the engine is made of (its store and options are the plugin's), and the request identifier. */
+type Deps = Omit<EngineDeps, 'store' | 'options'> & { identify: IdentifyRequest };
 
 // A factory: each kernel gets its own closure (the engine the job handler uses, the bus of the subscription).
 export default definePlugin(() => {

@@ -125,31 +125,26 @@ export function applyRoute(common: DataRouteCommon, options: ApplyRouteOptions):
   });
 }
 
-/** GET <prefix>/jobs: the domain's background apply jobs, newest first (?jobId= one). */
-export function jobsRoute(common: DataRouteCommon, options: ListRouteOptions): RouteDefinition {
+/** GET <prefix>/jobs or <prefix>/history: the engine's list of that name for the domain, newest first (?jobId= one). */
+function jobListRoute(list: 'jobs' | 'history', response: z.ZodType, common: DataRouteCommon, options: ListRouteOptions): RouteDefinition {
   return defineRoute({
     method: 'GET',
-    ...access(common, options, 'read', 'jobs'),
+    ...access(common, options, 'read', list),
     request: { query: options.query ?? jobIdQuerySchema },
-    response: jobsAnswerSchema,
+    response,
     async handler({ scope, identity, query }) {
-      return { jobs: await scope.dataOps.jobs(common.domain, identity, (query as { jobId?: string }).jobId) };
+      return { jobs: await scope.dataOps[list](common.domain, identity, (query as { jobId?: string }).jobId) };
     },
   });
 }
 
+/** GET <prefix>/jobs: the domain's background apply jobs, newest first (?jobId= one). */
+export const jobsRoute = (common: DataRouteCommon, options: ListRouteOptions): RouteDefinition =>
+  jobListRoute('jobs', jobsAnswerSchema, common, options);
+
 /** GET <prefix>/history: the domain's applies, jobs and inline ones, newest first (?jobId= one). */
-export function historyRoute(common: DataRouteCommon, options: ListRouteOptions): RouteDefinition {
-  return defineRoute({
-    method: 'GET',
-    ...access(common, options, 'read', 'history'),
-    request: { query: options.query ?? jobIdQuerySchema },
-    response: historyAnswerSchema,
-    async handler({ scope, identity, query }) {
-      return { jobs: await scope.dataOps.history(common.domain, identity, (query as { jobId?: string }).jobId) };
-    },
-  });
-}
+export const historyRoute = (common: DataRouteCommon, options: ListRouteOptions): RouteDefinition =>
+  jobListRoute('history', historyAnswerSchema, common, options);
 
 /** POST <prefix>/verify: the domain's own check (its handler). */
 export function verifyRoute<B extends z.ZodType>(common: DataRouteCommon, options: VerifyRouteOptions<B>): RouteDefinition {

@@ -7,10 +7,9 @@ import {
   type GraphQLFieldConfig,
   type GraphQLFieldConfigMap,
 } from 'graphql';
-import { z } from 'zod';
 import { AppError, ValidationError, type BusEvent, assertPermission } from '../../kernel/sdk.js';
 import type { EntriesService as EntriesPort, Entry, ListQuery } from '../content/public.js';
-import { ENTRY_STATUSES } from '../content/public.js';
+import { listQuerySchema } from '../content/public.js';
 import { EntryStatusEnum, type CollectionTypes } from './collection-types.js';
 import { ENTRY_EVENT_NAMES, entryFor, type EntryEventKind } from './entry-events.js';
 import type { GraphqlContext } from './graphql-context.js';
@@ -19,28 +18,14 @@ import { GraphQLJSON } from './json-scalar.js';
 type Field = GraphQLFieldConfig<unknown, GraphqlContext, any>;
 export type StreamFactory = <T>(ctx: GraphqlContext, names: string[], pick: (event: BusEvent) => T | undefined) => AsyncIterableIterator<T>;
 
-/** The REST list query's rules (plugins/content list-query): limit 25 by default, capped at 100. */
-const listArgs = z.object({
-  page: z.number().int().min(1).max(100000).default(1),
-  limit: z
-    .number()
-    .int()
-    .min(1)
-    .default(25)
-    .transform((n) => Math.min(n, 100)),
-  sort: z.string().max(200).optional(),
-  search: z.string().max(200).optional(),
-  status: z.enum(ENTRY_STATUSES).optional(),
-  filter: z.string().max(4000).optional(),
-});
-
 /** The JSON scalar's value as the JSON text the entries service expects (a string is taken as that text). */
 const filterText = (v: unknown) => (v === null || v === undefined ? undefined : typeof v === 'string' ? v : JSON.stringify(v));
 const present = (args: Record<string, unknown>) =>
   Object.fromEntries(Object.entries(args).filter(([, v]) => v !== null && v !== undefined));
 
+/** A list field's arguments under the REST list query's rules (content's listQuerySchema: limit 25 by default, capped at 100). */
 export function listQuery(args: Record<string, unknown>): ListQuery {
-  const parsed = listArgs.safeParse(present({ ...args, filter: filterText(args.filter) }));
+  const parsed = listQuerySchema.safeParse(present({ ...args, filter: filterText(args.filter) }));
   if (parsed.success) return parsed.data;
   const issues = parsed.error.issues.map((i) => ({ path: ['query', ...i.path.map(String)].join('.'), message: i.message }));
   throw new ValidationError(`Invalid request: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, issues);

@@ -8,6 +8,7 @@ import { createReadStream } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Transform } from 'node:stream';
 import iconv from 'iconv-lite';
+import { scalarOf } from '../../lib/text/json-scalar-token.js';
 import { DEFAULT_IMPORT_LIMITS, isLimitError, JsonTokenGuard } from '../../workers/import/limits.js';
 
 const require = createRequire(import.meta.url);
@@ -64,16 +65,10 @@ class Builder {
       case 'keyValue':
         this.stack[this.stack.length - 1].key = token.value!;
         return;
-      case 'stringValue':
-        return this.add(token.value);
-      case 'numberValue':
-        return this.add(Number(token.value));
-      case 'nullValue':
-        return this.add(null);
-      case 'trueValue':
-        return this.add(true);
-      case 'falseValue':
-        return this.add(false);
+      default: {
+        const scalar = scalarOf(token);
+        if (scalar) this.add(scalar.value);
+      }
     }
   }
   private open(container: Record<string, unknown> | unknown[]): void {

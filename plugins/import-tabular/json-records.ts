@@ -6,6 +6,7 @@
 import { createReadStream } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
 import Parser from 'stream-json/Parser.js';
+import { scalarOf } from '../../lib/text/json-scalar-token.js';
 import { DEFAULT_IMPORT_LIMITS, isLimitError, JsonTokenGuard } from '../../workers/import/limits.js';
 
 /** Where the records are. */
@@ -148,18 +149,10 @@ class BoundedBuilder {
       case 'keyValue':
         this.key = String(token.value);
         return false;
-      case 'stringValue':
-        return this.scalar(token.value);
-      case 'numberValue':
-        return this.scalar(Number(token.value));
-      case 'nullValue':
-        return this.scalar(null);
-      case 'trueValue':
-        return this.scalar(true);
-      case 'falseValue':
-        return this.scalar(false);
-      default:
-        return false;
+      default: {
+        const scalar = scalarOf(token);
+        return scalar ? this.scalar(scalar.value) : false;
+      }
     }
   }
 

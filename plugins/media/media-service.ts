@@ -26,18 +26,14 @@ import type { ReceivedFile } from './receive-upload.js';
 import { assertNameFitsContent } from './name-policy.js';
 import { keptName, slugOf } from './safe-names.js';
 import { likeContains } from '../../kernel/text/like-contains.js';
+import { listLimit } from '../../lib/http/list-limit.js';
 import { PathCache } from './path-cache.js';
 import { RASTER_TYPES, typeAllowed } from './type-policy.js';
 
 export const listQuerySchema = z.object({
   page: z.coerce.number().int().min(1).max(1_000_000).default(1),
   /** Above 100 is capped, not refused (as collection lists). */
-  limit: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .default(25)
-    .transform((n) => Math.min(n, 100)),
+  limit: listLimit(),
   /** A folder id, or `root` for media outside any folder. */
   folderId: z.union([z.literal('root'), z.string().uuid()]).optional(),
   /** `image` or `image/` (every image type) or an exact type such as `application/pdf`. */

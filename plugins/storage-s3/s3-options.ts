@@ -26,19 +26,16 @@ export const s3OptionsSchema = z.strictObject({
 });
 export type S3Options = z.output<typeof s3OptionsSchema>;
 
-export interface S3Config {
-  bucket?: string;
-  region?: string;
-  endpoint?: string;
-  publicUrl?: string;
-  accessKeyId?: string;
-  secretAccessKey?: string;
+/** The options the driver uses as they are (addresses without a trailing slash), its key prefix and part size. */
+export type S3Config = Pick<
+  S3Options,
+  'bucket' | 'region' | 'endpoint' | 'publicUrl' | 'accessKeyId' | 'secretAccessKey' | 'forcePathStyle' | 'queueSize'
+> & {
   /** Key prefix without slashes at either end ('' for none). */
   prefix: string;
-  forcePathStyle?: boolean;
+  /** Bytes. */
   partSize: number;
-  queueSize: number;
-}
+};
 
 /** The driver's configuration from the merged options (defaults: prefix `media`, no trailing slash on addresses). */
 export function s3Config(options: S3Options): S3Config {
