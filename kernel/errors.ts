@@ -226,9 +226,6 @@ export class UnsupportedMediaTypeError extends defineError(
   (message = 'Content-Type must be application/json') => message,
 ) {}
 
-/** What an error the client retries later answers with: the Retry-After header, and retryAfterSeconds in its body. */
-export const retryAfter = (seconds: number) => ({ headers: { 'Retry-After': String(seconds) }, extra: { retryAfterSeconds: seconds } });
-
 export class RateLimitedError extends defineError(
   'RATE_LIMITED',
   429,
