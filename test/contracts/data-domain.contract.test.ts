@@ -40,6 +40,26 @@ describe('data-operation domain contract', function () {
     logger: t.kernel.container.resolve<Logger>('logger'),
   });
 
+  /**
+   * Every domain with each input it is tried with (`{}` and its EXTRA_INPUTS) that its validate()
+   * accepts, labelled for the problems list; `refused` hears of the inputs validate() throws on.
+   */
+  async function* validatedInputs(refused: (label: string, err: unknown) => void = () => undefined) {
+    for (const d of domains) {
+      for (const raw of [{}, ...(EXTRA_INPUTS[d.id] ?? [])]) {
+        const label = `${d.id} ${JSON.stringify(raw)}`;
+        let input: unknown;
+        try {
+          input = await d.validate(raw, context());
+        } catch (err) {
+          refused(label, err);
+          continue;
+        }
+        yield { d, raw, label, input };
+      }
+    }
+  }
+
   it('finds the registered domains (the fixture ones at least)', () => {
     expect(domains.map((d) => d.id)).to.include.members(['fixture', 'fixture-undo']);
   });
@@ -58,51 +78,44 @@ describe('data-operation domain contract', function () {
 
   it('validate refuses bad input with a 4xx error or returns; plan returns a PlanDraft and changes nothing (snapshot equal before and after)', async () => {
     const problems: string[] = [];
-    for (const d of domains) {
-      for (const raw of [{}, ...(EXTRA_INPUTS[d.id] ?? [])]) {
-        const label = `${d.id} ${JSON.stringify(raw)}`;
-        let input: unknown;
+    const refused = (label: string, err: unknown) => {
+      if (!(err instanceof AppError) || err.status < 400 || err.status >= 500)
+        problems.push(`${label}: validate threw ${String(err)} (not a 4xx CmsError)`);
+    };
+    for await (const { d, label, input } of validatedInputs(refused)) {
+      for (const mode of d.modes) {
+        const before = await d.snapshot(input, context()).catch(() => null);
+        let draft: PlanDraft;
         try {
-          input = await d.validate(raw, context());
+          draft = await d.plan(input, mode, context());
         } catch (err) {
-          if (!(err instanceof AppError) || err.status < 400 || err.status >= 500)
-            problems.push(`${label}: validate threw ${String(err)} (not a 4xx CmsError)`);
+          if (!(err instanceof AppError && err.status < 500)) problems.push(`${label} ${mode}: plan threw ${String(err)}`);
           continue;
         }
-        for (const mode of d.modes) {
-          const before = await d.snapshot(input, context()).catch(() => null);
-          let draft: PlanDraft;
-          try {
-            draft = await d.plan(input, mode, context());
-          } catch (err) {
-            if (!(err instanceof AppError && err.status < 500)) problems.push(`${label} ${mode}: plan threw ${String(err)}`);
-            continue;
-          }
-          const after = await d.snapshot(input, context()).catch(() => null);
-          if (before !== after) problems.push(`${label} ${mode}: the snapshot changed during plan (${before} -> ${after})`);
-          if (typeof before !== 'string' && before !== null) problems.push(`${label}: snapshot is not a string`);
-          if (
-            !Array.isArray(draft?.operations) ||
-            !Array.isArray(draft.warnings) ||
-            !Array.isArray(draft.blockedReasons) ||
-            typeof draft.targetHash !== 'string'
-          ) {
-            problems.push(`${label} ${mode}: not a PlanDraft: ${JSON.stringify(draft)?.slice(0, 300)}`);
-            continue;
-          }
-          for (const op of draft.operations) {
-            if (!['create', 'update', 'delete', 'skip'].includes(op.action) || typeof op.type !== 'string' || typeof op.target !== 'string')
-              problems.push(`${label} ${mode}: bad operation ${JSON.stringify(op).slice(0, 200)}`);
-            if (op.count !== undefined && !(Number.isInteger(op.count) && op.count >= 0))
-              problems.push(`${label} ${mode}: bad count on ${op.target}`);
-            if (mode === 'add' && (op.action === 'update' || op.action === 'delete'))
-              problems.push(`${label}: mode add plans a ${op.action} of ${op.target}`);
-            if (mode === 'merge' && op.action === 'delete') problems.push(`${label}: mode merge plans a delete of ${op.target}`);
-          }
-          for (const w of draft.warnings) if (typeof w?.message !== 'string') problems.push(`${label} ${mode}: a warning without message`);
-          if (draft.risk !== undefined && !['safe', 'warning', 'destructive'].includes(draft.risk))
-            problems.push(`${label} ${mode}: risk ${draft.risk}`);
+        const after = await d.snapshot(input, context()).catch(() => null);
+        if (before !== after) problems.push(`${label} ${mode}: the snapshot changed during plan (${before} -> ${after})`);
+        if (typeof before !== 'string' && before !== null) problems.push(`${label}: snapshot is not a string`);
+        if (
+          !Array.isArray(draft?.operations) ||
+          !Array.isArray(draft.warnings) ||
+          !Array.isArray(draft.blockedReasons) ||
+          typeof draft.targetHash !== 'string'
+        ) {
+          problems.push(`${label} ${mode}: not a PlanDraft: ${JSON.stringify(draft)?.slice(0, 300)}`);
+          continue;
         }
+        for (const op of draft.operations) {
+          if (!['create', 'update', 'delete', 'skip'].includes(op.action) || typeof op.type !== 'string' || typeof op.target !== 'string')
+            problems.push(`${label} ${mode}: bad operation ${JSON.stringify(op).slice(0, 200)}`);
+          if (op.count !== undefined && !(Number.isInteger(op.count) && op.count >= 0))
+            problems.push(`${label} ${mode}: bad count on ${op.target}`);
+          if (mode === 'add' && (op.action === 'update' || op.action === 'delete'))
+            problems.push(`${label}: mode add plans a ${op.action} of ${op.target}`);
+          if (mode === 'merge' && op.action === 'delete') problems.push(`${label}: mode merge plans a delete of ${op.target}`);
+        }
+        for (const w of draft.warnings) if (typeof w?.message !== 'string') problems.push(`${label} ${mode}: a warning without message`);
+        if (draft.risk !== undefined && !['safe', 'warning', 'destructive'].includes(draft.risk))
+          problems.push(`${label} ${mode}: risk ${draft.risk}`);
       }
     }
     expect(problems).to.deep.equal([]);
@@ -112,35 +125,26 @@ describe('data-operation domain contract', function () {
     const engine = t.kernel.container.resolve<DataOpsEngine>('dataOps');
     const problems: string[] = [];
     let tried = 0;
-    for (const d of domains) {
-      for (const raw of [{}, ...(EXTRA_INPUTS[d.id] ?? [])]) {
-        const label = `${d.id} ${JSON.stringify(raw)}`;
-        let input: unknown;
-        try {
-          input = await d.validate(raw, context());
-        } catch {
-          continue;
-        }
-        const plan = await engine.plan(d.id, raw, d.defaultMode, ADMIN).catch((err) => err as Error);
-        if (plan instanceof Error) {
-          if (!(plan instanceof AppError && plan.status < 500)) problems.push(`${label}: engine plan threw ${String(plan)}`);
-          continue;
-        }
-        if (plan.operations.some((op) => op.action !== 'skip') || plan.blockedReasons.length) continue;
-        tried++;
-        const before = await d.snapshot(input, context()).catch(() => null);
-        const answer = await engine
-          .apply(d.id, { planId: plan.planId, confirmed: true, planHash: plan.planHash }, ADMIN)
-          .catch((err) => err as Error);
-        if (answer instanceof Error) {
-          problems.push(`${label}: apply of an empty plan threw ${String(answer)}`);
-          continue;
-        }
-        if (answer.status !== 200 || answer.data.outcome !== 'success')
-          problems.push(`${label}: apply of an empty plan answered ${JSON.stringify(answer)}`);
-        const after = await d.snapshot(input, context()).catch(() => null);
-        if (before !== after) problems.push(`${label}: apply of an empty plan changed the target`);
+    for await (const { d, raw, label, input } of validatedInputs()) {
+      const plan = await engine.plan(d.id, raw, d.defaultMode, ADMIN).catch((err) => err as Error);
+      if (plan instanceof Error) {
+        if (!(plan instanceof AppError && plan.status < 500)) problems.push(`${label}: engine plan threw ${String(plan)}`);
+        continue;
       }
+      if (plan.operations.some((op) => op.action !== 'skip') || plan.blockedReasons.length) continue;
+      tried++;
+      const before = await d.snapshot(input, context()).catch(() => null);
+      const answer = await engine
+        .apply(d.id, { planId: plan.planId, confirmed: true, planHash: plan.planHash }, ADMIN)
+        .catch((err) => err as Error);
+      if (answer instanceof Error) {
+        problems.push(`${label}: apply of an empty plan threw ${String(answer)}`);
+        continue;
+      }
+      if (answer.status !== 200 || answer.data.outcome !== 'success')
+        problems.push(`${label}: apply of an empty plan answered ${JSON.stringify(answer)}`);
+      const after = await d.snapshot(input, context()).catch(() => null);
+      if (before !== after) problems.push(`${label}: apply of an empty plan changed the target`);
     }
     expect(tried, 'no domain produced an empty plan').to.be.greaterThan(0);
     expect(problems).to.deep.equal([]);
