@@ -24,6 +24,8 @@ for (const variant of DB_VARIANTS) {
       await page.getByLabel('Export file').setInputFiles(file);
       await page.getByRole('button', { name: 'Upload and analyse' }).click();
     }
+    /** How many rows of the analysis summary are named `name`. */
+    const summaryRows = (page: Page, name: RegExp) => page.getByTestId('summary').getByRole('row', { name }).count();
     /** "Update preview", until the new preview has come. */
     async function updatePreview(page: Page): Promise<void> {
       await Promise.all([
@@ -45,12 +47,7 @@ for (const variant of DB_VARIANTS) {
       await page.getByRole('button', { name: 'Upload and analyse' }).click();
       await page.getByRole('heading', { name: 'Detected format' }).waitFor();
       expect(await page.getByTestId('detected-format').innerText()).to.match(/csv/i);
-      expect(
-        await page
-          .getByTestId('summary')
-          .getByRole('row', { name: /rows 250/ })
-          .count(),
-      ).to.equal(1);
+      expect(await summaryRows(page, /rows 250/)).to.equal(1);
 
       await previewMappings(page);
       // No collection of that name yet: the rows go into a new collection, named in plain words.
@@ -98,12 +95,7 @@ for (const variant of DB_VARIANTS) {
       const importOnce = async () => {
         await upload(page, `${FIXTURES}/csvkit-realdata-ks_1033_data.csv`);
         await page.getByRole('heading', { name: 'Detected format' }).waitFor();
-        expect(
-          await page
-            .getByTestId('summary')
-            .getByRole('row', { name: /rows 1575/ })
-            .count(),
-        ).to.equal(1);
+        expect(await summaryRows(page, /rows 1575/)).to.equal(1);
         await previewMappings(page);
         await page.getByLabel(/I have reviewed the mappings/).check();
         await page.getByRole('button', { name: 'Start import' }).click();
