@@ -19,10 +19,20 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
 import { QueryTypes, Sequelize } from 'sequelize';
-import { baselineDump, baselineLoad, client, kernelEnvOf, mb, measured, plus, rate, seedEntries, type Call } from './data-ops.js';
-import { signIn, startChild, stop } from './harness.js';
-import { sqliteModule } from '../kernel/db/sqlite-module.js';
-import { DIST_ROOT } from '../kernel/version.js';
+import {
+  baselineDump,
+  baselineLoad,
+  client,
+  itemsCollection,
+  mb,
+  measured,
+  plus,
+  rate,
+  seedEntries,
+  startKernelWithDb,
+  type Call,
+} from './data-ops.js';
+import { signIn, stop } from './harness.js';
 
 const PACKAGE_ENTRIES = Number(process.env.BENCH_PACKAGE_ENTRIES ?? 100_000);
 const SYNC_ENTRIES = Number(process.env.BENCH_SYNC_ENTRIES ?? 10_000);
@@ -43,13 +53,7 @@ interface Instance {
 
 async function instance(label: string): Promise<Instance> {
   const dataDir = mkdtempSync(join(tmpdir(), `cms-bench-transfer-${label}-`));
-  const kernel = await startChild([join(DIST_ROOT, 'kernel', 'cli.js'), 'start'], kernelEnvOf(dataDir), dataDir);
-  const db = new Sequelize({
-    dialect: 'sqlite',
-    storage: join(dataDir, 'cms.sqlite'),
-    dialectModule: sqliteModule(30_000),
-    logging: false,
-  });
+  const { kernel, db } = await startKernelWithDb(dataDir);
   const cookie = await signIn(kernel.url);
   return {
     url: kernel.url,
@@ -64,19 +68,6 @@ async function instance(label: string): Promise<Instance> {
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
-}
-
-async function itemsCollection(call: Call): Promise<void> {
-  await call('/api/collections', {
-    json: {
-      name: 'items',
-      fields: [
-        { name: 'title', type: 'text' },
-        { name: 'views', type: 'number' },
-        { name: 'body', type: 'richtext' },
-      ],
-    },
-  });
 }
 
 async function count(db: Sequelize): Promise<number> {

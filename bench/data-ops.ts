@@ -20,7 +20,6 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { createReadStream, createWriteStream, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { readdir, readFile, rm } from 'node:fs/promises';
-import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -28,7 +27,7 @@ import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
 import { QueryTypes, Sequelize } from 'sequelize';
-import { signIn, startChild, stop } from './harness.js';
+import { signIn, startChild, stop, streamUpload } from './harness.js';
 import { sqliteModule } from '../kernel/db/sqlite-module.js';
 import { DIST_ROOT } from '../kernel/version.js';
 import { benchKernelEnv } from './seed-posts.js';
@@ -176,14 +175,8 @@ async function waitForJob(call: Call, jobId: string): Promise<any> {
   throw new Error('backup job did not finish in 3 minutes');
 }
 
-export const rate = (n: number, s: number) => Math.round(n / s);
-export const plus = (m: { before: number; peak: number }) =>
-  `server RSS before ${mb(m.before)}, peak ${mb(m.peak)} (+${mb(m.peak - m.before)})`;
-
-async function backupCase(call: Call, db: Sequelize, pid: number, dataDir: string): Promise<void> {
-  console.log(
-    `\n## 9. Backup create and restore of ${ENTRIES} entries (SQLite), against SELECT * -> NDJSON + SHA-256 and NDJSON -> INSERT`,
-  );
+/** The `items` collection of the backup and transfer cases: a title, a number and a rich text. */
+export async function itemsCollection(call: Call): Promise<void> {
   await call('/api/collections', {
     json: {
       name: 'items',
@@ -194,6 +187,29 @@ async function backupCase(call: Call, db: Sequelize, pid: number, dataDir: strin
       ],
     },
   });
+}
+
+/** A kernel child on `dataDir` (SQLite) and a connection of this process to its database file. */
+export async function startKernelWithDb(dataDir: string): Promise<{ kernel: Awaited<ReturnType<typeof startChild>>; db: Sequelize }> {
+  const kernel = await startChild([join(DIST_ROOT, 'kernel', 'cli.js'), 'start'], kernelEnvOf(dataDir), dataDir);
+  const db = new Sequelize({
+    dialect: 'sqlite',
+    storage: join(dataDir, 'cms.sqlite'),
+    dialectModule: sqliteModule(30_000),
+    logging: false,
+  });
+  return { kernel, db };
+}
+
+export const rate = (n: number, s: number) => Math.round(n / s);
+export const plus = (m: { before: number; peak: number }) =>
+  `server RSS before ${mb(m.before)}, peak ${mb(m.peak)} (+${mb(m.peak - m.before)})`;
+
+async function backupCase(call: Call, db: Sequelize, pid: number, dataDir: string): Promise<void> {
+  console.log(
+    `\n## 9. Backup create and restore of ${ENTRIES} entries (SQLite), against SELECT * -> NDJSON + SHA-256 and NDJSON -> INSERT`,
+  );
+  await itemsCollection(call);
   const table = 'cms_c_items';
   const seedStart = performance.now();
   await seedEntries(db, table, ENTRIES);
@@ -332,45 +348,16 @@ async function generateFiles(dir: string, count: number, mib: number): Promise<s
 }
 
 /** Streams one file from disk as a multipart POST /api/media/upload (never held in memory). */
-function uploadFile(url: string, cookie: string, file: string): Promise<void> {
-  const boundary = `----cmsbench${randomUUID()}`;
+async function uploadFile(url: string, cookie: string, file: string): Promise<void> {
   const name = file.slice(file.lastIndexOf('/') + 1);
-  const head = Buffer.from(
-    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${name}"\r\nContent-Type: text/plain\r\n\r\n`,
-  );
-  const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
   const size = statSync(file).size;
-  const target = new URL('/api/media/upload', url);
-  return new Promise((resolve, reject) => {
-    const req = request(
-      {
-        host: target.hostname,
-        port: target.port,
-        path: target.pathname,
-        method: 'POST',
-        timeout: TIMEOUT_MS,
-        headers: {
-          cookie,
-          'content-type': `multipart/form-data; boundary=${boundary}`,
-          'content-length': head.length + size + tail.length,
-        },
-      },
-      (res) => {
-        let body = '';
-        res.on('data', (c: Buffer) => (body += c.toString()));
-        res.on('end', () =>
-          res.statusCode === 201 ? resolve() : reject(new Error(`upload of ${name}: ${res.statusCode} ${body.slice(0, 300)}`)),
-        );
-      },
-    );
-    req.on('timeout', () => req.destroy(new Error(`upload of ${name} did not finish in 3 minutes`)));
-    req.on('error', reject);
-    req.write(head);
-    const body = createReadStream(file);
-    body.on('error', (err) => req.destroy(err));
-    body.on('end', () => req.end(tail));
-    body.pipe(req, { end: false });
+  const { status, body } = await streamUpload(url, cookie, { name, size, timeoutMs: TIMEOUT_MS }, (req, tail) => {
+    const stream = createReadStream(file);
+    stream.on('error', (err) => req.destroy(err));
+    stream.on('end', () => req.end(tail));
+    stream.pipe(req, { end: false });
   });
+  if (status !== 201) throw new Error(`upload of ${name}: ${status} ${body.slice(0, 300)}`);
 }
 
 /** Baseline: each file streamed through SHA-256 into a copy on disk, one after another (like the backup). */
@@ -494,13 +481,7 @@ async function mediaBackupCase(): Promise<void> {
 export async function runDataOpsBench(): Promise<void> {
   if (CASES.has('9') || CASES.has('10')) {
     const dataDir = mkdtempSync(join(tmpdir(), 'cms-bench-dataops-'));
-    const kernel = await startChild([join(DIST_ROOT, 'kernel', 'cli.js'), 'start'], kernelEnvOf(dataDir), dataDir);
-    const db = new Sequelize({
-      dialect: 'sqlite',
-      storage: join(dataDir, 'cms.sqlite'),
-      dialectModule: sqliteModule(30_000),
-      logging: false,
-    });
+    const { kernel, db } = await startKernelWithDb(dataDir);
     try {
       const call = client(kernel.url, await signIn(kernel.url));
       if (CASES.has('9')) await backupCase(call, db, kernel.child.pid!, dataDir);

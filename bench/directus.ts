@@ -17,6 +17,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DIST_ROOT } from '../kernel/version.js';
 import { CONNECTIONS, SECONDS, line, load, ratio, startChild, stop, type Figures } from './harness.js';
+import { postBatch } from './seed-posts.js';
 
 export const DIRECTUS_VERSION = '11.17.4';
 export const DIRECTUS_NODE_VERSION = '22.23.3';
@@ -193,14 +194,7 @@ async function seedDirectus(url: string): Promise<string> {
     },
   });
   for (let batch = 0; batch < POSTS / 100; batch++) {
-    const items = Array.from({ length: 100 }, (_, i) => ({
-      title: `Post ${batch * 100 + i}`,
-      excerpt: 'A short summary of the post.',
-      body: '<p>'.concat('Lorem ipsum dolor sit amet. '.repeat(20), '</p>'),
-      tags: ['bench', `batch-${batch}`],
-      published_at: new Date(Date.UTC(2026, 0, 1) + (batch * 100 + i) * 3600000).toISOString(),
-      status: 'published',
-    }));
+    const items = postBatch(batch, 'published_at');
     await call('/items/posts', { token: admin, json: items });
   }
   const policy = await call('/policies', {
@@ -297,6 +291,19 @@ async function measured(server: DirectusServer, path: string): Promise<Figures &
   return { ...f, cpuPerReq: requests > 0 ? (cpuMs(server.pid) - before) / requests : 0, cacheStatus };
 }
 
+/** One Directus process started for `path` alone: its figures, printed as `label`. */
+async function measuredAlone(opts: DirectusOptions, path: string, label: string): Promise<DirectusFigures['cachedList']> {
+  const server = await startDirectus(opts);
+  let figures: DirectusFigures['cachedList'];
+  try {
+    figures = await measured(server, path);
+  } finally {
+    await server.stop();
+  }
+  line(label, figures, `   server CPU ${figures.cpuPerReq.toFixed(3)} ms/req   cache ${figures.cacheStatus}`);
+  return figures;
+}
+
 /** Both Directus figures, one Directus process after the other on the same seeded SQLite file; null when not installed. */
 export async function runDirectusBench(): Promise<DirectusFigures | null> {
   console.log(`## Directus ${DIRECTUS_VERSION} (Node ${DIRECTUS_NODE_VERSION}, SQLite, static token, ${POSTS} posts)`);
@@ -306,29 +313,11 @@ export async function runDirectusBench(): Promise<DirectusFigures | null> {
   }
   const dataDir = mkdtempSync(join(tmpdir(), 'cms-bench-directus-'));
   try {
-    const cached = await startDirectus({ cache: true, dataDir });
-    let cachedList: DirectusFigures['cachedList'];
-    try {
-      cachedList = await measured(cached, '/items/posts?limit=20');
-    } finally {
-      await cached.stop();
-    }
-    line(
-      'Directus list of 20, cached (memory)',
-      cachedList,
-      `   server CPU ${cachedList.cpuPerReq.toFixed(3)} ms/req   cache ${cachedList.cacheStatus}`,
-    );
-    const uncached = await startDirectus({ cache: false, dataDir });
-    let uncachedPage7: DirectusFigures['uncachedPage7'];
-    try {
-      uncachedPage7 = await measured(uncached, '/items/posts?limit=20&page=7');
-    } finally {
-      await uncached.stop();
-    }
-    line(
+    const cachedList = await measuredAlone({ cache: true, dataDir }, '/items/posts?limit=20', 'Directus list of 20, cached (memory)');
+    const uncachedPage7 = await measuredAlone(
+      { cache: false, dataDir },
+      '/items/posts?limit=20&page=7',
       'Directus list page 7, not cached',
-      uncachedPage7,
-      `   server CPU ${uncachedPage7.cpuPerReq.toFixed(3)} ms/req   cache ${uncachedPage7.cacheStatus}`,
     );
     console.log('');
     return { cachedList, uncachedPage7 };

@@ -1,6 +1,8 @@
 import { createWriteStream } from 'node:fs';
 /** What every bench file shares: child servers, bounded autocannon loads, and the printed figures. */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { request, type ClientRequest } from 'node:http';
 import autocannon from 'autocannon';
 import { childNodeArgs } from './node-args.js';
 
@@ -88,4 +90,48 @@ export async function signIn(url: string): Promise<string> {
     ?.split(';')[0];
   if (!cookie) throw new Error(`bench sign-in failed: ${login.status}`);
   return cookie;
+}
+
+/**
+ * A multipart POST /api/media/upload of one text/plain file of `size` bytes, streamed: `send` writes the
+ * file's bytes after the part's head and ends the request with `tail`. Gives up after `timeoutMs`.
+ */
+export function streamUpload(
+  url: string,
+  cookie: string,
+  file: { name: string; size: number; timeoutMs: number },
+  send: (req: ClientRequest, tail: Buffer) => void,
+): Promise<{ status: number; body: string }> {
+  const boundary = `----cmsbench${randomUUID()}`;
+  const head = Buffer.from(
+    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${file.name}"\r\nContent-Type: text/plain\r\n\r\n`,
+  );
+  const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
+  const target = new URL('/api/media/upload', url);
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        host: target.hostname,
+        port: target.port,
+        path: target.pathname,
+        method: 'POST',
+        timeout: file.timeoutMs,
+        headers: {
+          cookie,
+          'content-type': `multipart/form-data; boundary=${boundary}`,
+          'content-length': head.length + file.size + tail.length,
+        },
+      },
+      (res) => {
+        let body = '';
+        res.on('data', (c: Buffer) => (body += c.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      },
+    );
+    const minutes = file.timeoutMs / 60000;
+    req.on('timeout', () => req.destroy(new Error(`upload of ${file.name} did not finish in ${minutes} minutes`)));
+    req.on('error', reject);
+    req.write(head);
+    send(req, tail);
+  });
 }

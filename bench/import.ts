@@ -226,39 +226,21 @@ export async function runImportBench(): Promise<void> {
   try {
     const cookie = await signIn(kernel.url);
     const pid = kernel.child.pid!;
-    if (CASES.has('6'))
-      await importCase(
-        `6. POST /api/migration/import: generated WXR, ${POSTS} posts`,
-        kernel.url,
-        cookie,
-        pid,
-        wxr,
-        'bench-20k.xml',
-        'benchposts',
-        POSTS + 2,
-      ); // + its author and category
-    if (CASES.has('6b'))
-      await importCase(
+    // The import cases: title, the file sent, its upload name, the collection, the entities expected.
+    const imports: Array<[string, string, string, string, string, number]> = [
+      ['6', `6. POST /api/migration/import: generated WXR, ${POSTS} posts`, wxr, 'bench-20k.xml', 'benchposts', POSTS + 2], // + its author and category
+      [
+        '6b',
         `6b. POST /api/migration/import: realistic WordPress export (${REALISTIC_WXR.posts} posts, ${REALISTIC_WXR.comments} comments, ${REALISTIC_WXR.postmeta} postmeta)`,
-        kernel.url,
-        cookie,
-        pid,
         realistic,
         'bench-realistic.xml',
         'benchreal',
         realisticEntities(REALISTIC_WXR),
-      );
-    if (CASES.has('7'))
-      await importCase(
-        `7. POST /api/migration/import: generated CSV, ${ROWS} rows`,
-        kernel.url,
-        cookie,
-        pid,
-        csv,
-        'bench-200k.csv',
-        'benchrows',
-        ROWS,
-      );
+      ],
+      ['7', `7. POST /api/migration/import: generated CSV, ${ROWS} rows`, csv, 'bench-200k.csv', 'benchrows', ROWS],
+    ];
+    for (const [id, title, file, name, prefix, expected] of imports)
+      if (CASES.has(id)) await importCase(title, kernel.url, cookie, pid, file, name, prefix, expected);
     if (CASES.has('8')) await concurrentWriterCase(kernel.url, cookie, dataDir);
   } finally {
     await stop(kernel.child);

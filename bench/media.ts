@@ -6,12 +6,12 @@
  * Bounded: BENCH_SECONDS (default 8 s) per load case, the upload gives up after 5 minutes.
  */
 import { createReadStream, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, request } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { line, load, ratio, signIn, startChild, stop, type Figures } from './harness.js';
+import { line, load, ratio, signIn, startChild, stop, streamUpload, type Figures } from './harness.js';
 import { DIST_ROOT } from '../kernel/version.js';
 import { benchKernelEnv } from './seed-posts.js';
 
@@ -36,35 +36,8 @@ function textBlock(bytes: number): Buffer {
 
 /** Streams a multipart upload of `size` bytes from one reused buffer, honouring backpressure. */
 function uploadGenerated(url: string, cookie: string, size: number): Promise<{ status: number; body: string }> {
-  const boundary = `----cmsbench${Date.now().toString(16)}`;
-  const head = Buffer.from(
-    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="bench-1gib.txt"\r\nContent-Type: text/plain\r\n\r\n`,
-  );
-  const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
   const block = textBlock(MiB);
-  const target = new URL('/api/media/upload', url);
-  return new Promise((resolve, reject) => {
-    const req = request(
-      {
-        host: target.hostname,
-        port: target.port,
-        path: target.pathname,
-        method: 'POST',
-        timeout: 5 * 60 * 1000,
-        headers: {
-          cookie,
-          'content-type': `multipart/form-data; boundary=${boundary}`,
-          'content-length': head.length + size + tail.length,
-        },
-      },
-      (res) => {
-        let body = '';
-        res.on('data', (c: Buffer) => (body += c.toString()));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-      },
-    );
-    req.on('timeout', () => req.destroy(new Error('upload did not finish in 5 minutes')));
-    req.on('error', reject);
+  return streamUpload(url, cookie, { name: 'bench-1gib.txt', size, timeoutMs: 5 * 60 * 1000 }, (req, tail) => {
     let sent = 0;
     const write = () => {
       while (sent < size) {
@@ -74,7 +47,6 @@ function uploadGenerated(url: string, cookie: string, size: number): Promise<{ s
       }
       req.end(tail);
     };
-    req.write(head);
     write();
   });
 }

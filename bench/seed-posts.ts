@@ -15,6 +15,18 @@ export function benchKernelEnv(dataDir: string): Record<string, string> {
   };
 }
 
+/** The 100 published posts of seed batch `batch`, the same in this CMS and in Directus (`dateField` names the date). */
+export function postBatch(batch: number, dateField: string): Array<Record<string, unknown>> {
+  return Array.from({ length: 100 }, (_, i) => ({
+    title: `Post ${batch * 100 + i}`,
+    excerpt: 'A short summary of the post.',
+    body: '<p>'.concat('Lorem ipsum dolor sit amet. '.repeat(20), '</p>'),
+    tags: ['bench', `batch-${batch}`],
+    [dateField]: new Date(Date.UTC(2026, 0, 1) + (batch * 100 + i) * 3600000).toISOString(),
+    status: 'published',
+  }));
+}
+
 /** Signs in as the setup admin, creates 1,000 published posts and a website token; resolves both credentials. */
 export async function seedPosts(url: string): Promise<{ token: string; cookie: string }> {
   const call = async (path: string, init: { method?: string; cookie?: string; json?: unknown }) => {
@@ -33,14 +45,7 @@ export async function seedPosts(url: string): Promise<{ token: string; cookie: s
     .split(';')[0]!;
   // Setup seeds the posts collection (title, excerpt, body, cover, tags, publishedAt).
   for (let batch = 0; batch < 10; batch++) {
-    const entries = Array.from({ length: 100 }, (_, i) => ({
-      title: `Post ${batch * 100 + i}`,
-      excerpt: 'A short summary of the post.',
-      body: '<p>'.concat('Lorem ipsum dolor sit amet. '.repeat(20), '</p>'),
-      tags: ['bench', `batch-${batch}`],
-      publishedAt: new Date(Date.UTC(2026, 0, 1) + (batch * 100 + i) * 3600000).toISOString(),
-      status: 'published',
-    }));
+    const entries = postBatch(batch, 'publishedAt');
     await call('/api/collections/posts/batch', { cookie, json: { entries } });
   }
   const token = await call('/api/website-tokens', { cookie, json: { name: 'bench' } });

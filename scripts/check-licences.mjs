@@ -82,22 +82,17 @@ export function parseSpdx(text) {
     }
     return node;
   }
-  function and() {
-    let left = primary();
-    while (peek() && /^AND$/i.test(peek())) {
+  /** operand (OPERATOR operand)*, left-associative: {[key]: [left, right]}. */
+  const chain = (operator, key, operand) => () => {
+    let left = operand();
+    while (peek() && operator.test(peek())) {
       i++;
-      left = { and: [left, primary()] };
+      left = { [key]: [left, operand()] };
     }
     return left;
-  }
-  function or() {
-    let left = and();
-    while (peek() && /^OR$/i.test(peek())) {
-      i++;
-      left = { or: [left, and()] };
-    }
-    return left;
-  }
+  };
+  const and = chain(/^AND$/i, 'and', primary);
+  const or = chain(/^OR$/i, 'or', and);
   try {
     if (tokens.length === 0) return null;
     const tree = or();

@@ -7,7 +7,6 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { chromium } from 'playwright-core';
 
 const root = resolve(new URL('..', import.meta.url).pathname);
 const dist = resolve(root, process.argv[2] ?? 'dist');
@@ -15,6 +14,8 @@ const outDir = resolve(root, process.argv[3] ?? 'docs/screenshots');
 const { createKernel } = await import(pathToFileURL(join(dist, 'kernel/index.js')).href);
 const { loadConfig } = await import(pathToFileURL(join(dist, 'kernel/config.js')).href);
 const { createLogger } = await import(pathToFileURL(join(dist, 'kernel/logger.js')).href);
+// The browser tests' Chromium (CMS_TEST_CHROMIUM or Debian's, the same flags).
+const { launchBrowser } = await import(pathToFileURL(join(dist, 'test/helpers/browser.js')).href);
 
 const ADMIN = { email: 'admin@example.com', password: 'screenshots only', username: 'Ada' };
 /** [file name, path, what to wait for] — add a line here when a page is added to the app. */
@@ -91,18 +92,7 @@ const ARTICLE_BODY =
   '<blockquote><p>We thank everyone for their patience during the repairs.</p></blockquote>';
 
 mkdirSync(outDir, { recursive: true });
-const browser = await chromium.launch({
-  executablePath: process.env.CMS_TEST_CHROMIUM || '/usr/bin/chromium',
-  args: [
-    '--headless',
-    '--no-sandbox',
-    '--disable-gpu',
-    '--disable-background-networking',
-    '--disable-component-update',
-    '--disable-sync',
-    '--no-first-run',
-  ],
-});
+const browser = await launchBrowser();
 const shot = async (page, name) => {
   await page.waitForTimeout(300); // let transitions settle for a clean picture
   await page.screenshot({ path: join(outDir, `${name}.png`) });

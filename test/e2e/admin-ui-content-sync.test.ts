@@ -2,15 +2,15 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { seriousViolations } from '../helpers/axe.js';
-import { shot, signInWithApi, startUiKernel, useBrowser } from '../helpers/browser.js';
-import { fixturePlugin, type TestKernel } from '../helpers/kernel.js';
+import { ADA, PASSWORD, shot, signInWithApi, useBrowser, useUiKernelBeside } from '../helpers/browser.js';
+import { fixturePlugin } from '../helpers/kernel.js';
 import { startChildInstance, type ChildInstance } from '../helpers/content-sync-rig.js';
+import { addSyncChannel, showSyncPlan } from '../helpers/admin-pages.js';
 
 // Issue 33, item 3, in a real browser with two instances (each its own process, port and data folder):
 // on B the sync page makes the key A needs (exactly content:read and content:sync, shown once), A adds B
 // as a channel with it and pushes; an entry changed on both sides is shown with both versions, and the
 // user keeps A's version of one and takes B's of another; both instances end with the chosen versions.
-const PASSWORD = 'correct horse battery';
 const POSTS = {
   name: 'posts',
   label: 'Posts',
@@ -22,23 +22,22 @@ const POSTS = {
 describe('admin UI: content sync between two instances: sync key, push, conflicts resolved (sqlite)', function () {
   this.timeout(240000);
   const browser = useBrowser();
-  let a: TestKernel;
   let b: ChildInstance;
-  before(async function () {
-    [a, b] = await Promise.all([
-      // B is on loopback: the operator switch lets A's channel reach it.
-      startUiKernel({ db: 'sqlite', plugins: [fixturePlugin('test-identity')], config: { outbound: { allowPrivate: true } } }),
-      startChildInstance(),
-    ]);
-    await a.kernel.container
-      .resolve<{ create(i: object): Promise<unknown> }>('users')
-      .create({ email: 'ada@example.com', password: PASSWORD, role: 'admin', username: 'Ada' });
-    expect((await a.request('/api/collections', { method: 'POST', identity: 'admin', json: POSTS })).status).to.equal(201);
-    expect((await b.as('admin', 'POST', '/api/collections', POSTS)).status).to.equal(201);
-  });
-  after(async () => {
-    await Promise.all([a?.close(), b?.stop()]);
-  });
+  const a = useUiKernelBeside(
+    // B is on loopback: the operator switch lets A's channel reach it.
+    { db: 'sqlite', plugins: [fixturePlugin('test-identity')], config: { outbound: { allowPrivate: true } } },
+    {
+      users: [ADA],
+      seed: async () => {
+        expect((await a.request('/api/collections', { method: 'POST', identity: 'admin', json: POSTS })).status).to.equal(201);
+        expect((await b.as('admin', 'POST', '/api/collections', POSTS)).status).to.equal(201);
+      },
+    },
+    async () => {
+      b = await startChildInstance();
+      return () => b.stop();
+    },
+  );
 
   const onA = async (method: string, path: string, json?: unknown) => {
     const res = await a.request(path, { method, identity: 'admin', ...(json !== undefined ? { json } : {}) });
@@ -80,20 +79,12 @@ describe('admin UI: content sync between two instances: sync key, push, conflict
     const page = browser.page;
     await signInWithApi(browser.context, a.url, 'ada@example.com', PASSWORD);
     await page.goto(`${a.url}/admin/data/sync`);
-    const form = page.locator('form.add-form');
-    await form.getByLabel('Name').fill('instance B');
-    await form.getByLabel('Address of the other instance').fill(b.url);
-    await form.getByTestId('channel-key').fill(key);
-    await form.getByRole('button', { name: 'Add channel' }).click();
+    await addSyncChannel(page, 'instance B', b.url, key);
     await page.getByTestId('sync-channels').getByText('instance B').waitFor();
 
     const keep = await onA('POST', '/api/collections/posts', { title: 'Opening hours', body: 'Mon-Fri', status: 'published' });
     const take = await onA('POST', '/api/collections/posts', { title: 'Prices', body: '10 EUR', status: 'published' });
-    const push = async () => {
-      await page.getByRole('button', { name: 'Show what would change' }).click();
-      await page.getByTestId('plan-review').waitFor();
-    };
-    await push();
+    await showSyncPlan(page);
     await page.getByRole('button', { name: 'Push', exact: true }).click();
     await page.locator('[data-testid="apply-outcome"][data-outcome="success"]').waitFor();
     expect(await titles(onB)).to.deep.equal({ [keep.syncId]: 'Opening hours', [take.syncId]: 'Prices' });
@@ -110,7 +101,7 @@ describe('admin UI: content sync between two instances: sync key, push, conflict
     await onA('PATCH', `/api/collections/posts/${take._id}`, { title: 'Prices (A)' });
     await onB('PATCH', `/api/collections/posts/${bIds[take.syncId]}`, { title: 'Prices (B)' });
 
-    await push();
+    await showSyncPlan(page);
     const conflicts = page.getByTestId('sync-conflicts');
     await conflicts.getByRole('heading', { name: 'Changed on both instances (2)' }).waitFor();
     const keepRow = conflicts.locator(`[data-item="posts/${keep.syncId}"]`);
@@ -147,7 +138,7 @@ describe('admin UI: content sync between two instances: sync key, push, conflict
     expect((await onB('GET', `/api/collections/posts/${bIds[keep.syncId]}`)).body).to.equal('Mon-Fri');
 
     // Nothing left to resolve: a new comparison shows no conflict.
-    await push();
+    await showSyncPlan(page);
     expect(await page.getByTestId('sync-conflicts').count()).to.equal(0);
   });
 
@@ -155,13 +146,9 @@ describe('admin UI: content sync between two instances: sync key, push, conflict
     const page = browser.page;
     await signInWithApi(browser.context, a.url, 'ada@example.com', PASSWORD);
     await page.goto(`${a.url}/admin/data/sync`);
-    const form = page.locator('form.add-form');
-    await form.getByLabel('Name').fill('wrong key');
-    await form.getByLabel('Address of the other instance').fill(b.url);
     // A real key of B without content:sync.
     const { key } = await b.apiKey(['content:read'], 'read only');
-    await form.getByTestId('channel-key').fill(key);
-    await form.getByRole('button', { name: 'Add channel' }).click();
+    const form = await addSyncChannel(page, 'wrong key', b.url, key);
     const alert = form.getByRole('alert');
     await alert.waitFor();
     const text = await alert.innerText();
@@ -174,10 +161,7 @@ describe('admin UI: content sync between two instances: sync key, push, conflict
     await new Promise<void>((r) => closed.listen(0, '127.0.0.1', () => r()));
     const port = (closed.address() as AddressInfo).port;
     await new Promise<void>((r) => closed.close(() => r()));
-    await form.getByLabel('Name').fill('nobody there');
-    await form.getByLabel('Address of the other instance').fill(`http://127.0.0.1:${port}`);
-    await form.getByTestId('channel-key').fill(key);
-    await form.getByRole('button', { name: 'Add channel' }).click();
+    await addSyncChannel(page, 'nobody there', `http://127.0.0.1:${port}`, key);
     await form.getByRole('alert').getByText('Could not reach the other instance.').waitFor();
     expect(await form.getByRole('alert').getAttribute('data-code')).to.equal('SYNC_REMOTE_UNREACHABLE');
     expect(await form.getByRole('alert').innerText()).to.not.contain('The server could not do this');

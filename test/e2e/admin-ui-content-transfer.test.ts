@@ -1,31 +1,22 @@
 import { expect } from 'chai';
 import { join } from 'node:path';
-import { shot, signInWithApi, startUiKernel, useBrowser } from '../helpers/browser.js';
+import { ADA, PASSWORD, shot, signInWithApi, useBrowser, useUiKernelBeside } from '../helpers/browser.js';
 import { CLI_ADMIN, startCliInstance, type CliInstance } from '../helpers/cli-instance.js';
-import { tempDir, type TestKernel } from '../helpers/kernel.js';
+import { tempDir } from '../helpers/kernel.js';
 
 // Export -> import between two instances in the browser: collections with a relation exported on
 // instance A (Export content page, package downloaded by the browser), imported on instance B (a
 // separate process with its own SQLite database) through the Import content page; B then holds the
 // same entries (same sync ids, the relation re-pointed to B's ids), and a second import changes nothing.
-const PASSWORD = 'correct horse battery';
 
 describe('admin UI: content export on one instance, import on another (sqlite, two processes)', function () {
   this.timeout(180000);
   const b = useBrowser();
-  let a: TestKernel;
   let second: CliInstance;
   const downloads = tempDir('cms-e2e-packages-');
-
-  before(async function () {
-    [a, second] = await Promise.all([startUiKernel({ db: 'sqlite' }), startCliInstance()]);
-    await a.kernel.container
-      .resolve<{ create(i: object): Promise<unknown> }>('users')
-      .create({ email: 'ada@example.com', password: PASSWORD, role: 'admin', username: 'Ada' });
-  });
-  after(async () => {
-    await a?.close();
-    await second?.stop();
+  const a = useUiKernelBeside({ db: 'sqlite' }, { users: [ADA] }, async () => {
+    second = await startCliInstance();
+    return () => second.stop();
   });
 
   async function call(base: string, cookieOrContext: string | null, method: string, path: string, data?: unknown) {

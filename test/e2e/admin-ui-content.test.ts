@@ -1,44 +1,35 @@
 import { expect } from 'chai';
-import sharp from 'sharp';
-import { signInWithApi, useBrowser, useUiKernel } from '../helpers/browser.js';
+import { openAdminPage, PASSWORD, signInWithApi, useAdminUi } from '../helpers/browser.js';
 import { DB_VARIANTS } from '../helpers/services.js';
 import { signInCookie } from '../helpers/users.js';
-
-const PASSWORD = 'correct horse battery';
+import { openNewCollection, pickCover, solidPng } from '../helpers/admin-pages.js';
 
 for (const variant of DB_VARIANTS) {
   describe(`admin UI: content pages in the browser (${variant.name})`, function () {
     this.timeout(120000);
-    const b = useBrowser();
     let cookie: string;
-    const t = useUiKernel(
-      { db: variant.name },
-      {
-        variant,
-        users: [{ email: 'ada@example.com', password: PASSWORD, role: 'admin', username: 'Ada' }],
-        seed: async () => {
-          cookie = (await signInCookie(t, 'ada@example.com', PASSWORD))!;
-        },
+    const { b, t } = useAdminUi(variant, {
+      seed: async () => {
+        cookie = (await signInCookie(t, 'ada@example.com', PASSWORD))!;
       },
-    );
+    });
     const apiGet = async (path: string) => (await (await t.request(path, { headers: { cookie } })).json()).data;
+    const call = async (method: string, path: string, json: unknown) => {
+      const res = await t.request(path, { method, headers: { cookie }, json });
+      expect(res.status, await res.clone().text()).to.be.oneOf([200, 201]);
+      return (await res.json()).data;
+    };
 
     it('makes a collection public in its settings: a guest then reads the published entry, not the draft, and the entry links to its API view', async function () {
-      const { page, context } = b;
+      const { page } = b;
       const name = `notes${variant.name.replace(/[^a-z]/g, '')}`;
-      const call = async (method: string, path: string, json: unknown) => {
-        const res = await t.request(path, { method, headers: { cookie }, json });
-        expect(res.status, await res.clone().text()).to.be.oneOf([200, 201]);
-        return (await res.json()).data;
-      };
       await call('POST', '/api/collections', { name, fields: [{ name: 'title', type: 'text', required: true }] });
       const open = await call('POST', `/api/collections/${name}`, { title: 'Opening hours', status: 'published' });
       await call('POST', `/api/collections/${name}`, { title: 'Unfinished thoughts' });
       // A visitor without a session (no cookie at all) is asked to sign in.
       expect((await fetch(`${t.url}/api/collections/${name}`)).status).to.equal(401);
 
-      await signInWithApi(context, t.url, 'ada@example.com', PASSWORD);
-      await page.goto(`${t.url}/admin/content/${name}/schema`);
+      await openAdminPage(b, t, `content/${name}/schema`);
       const card = page.getByRole('region', { name: 'Public access' });
       await card.getByText('Private: readers need a session').waitFor();
       await card.getByRole('checkbox', { name: /Anyone can read the published entries/ }).check();
@@ -109,13 +100,8 @@ for (const variant of DB_VARIANTS) {
     });
 
     it('makes a preview link of a draft: someone without an account sees it as it is now, until it is revoked', async function () {
-      const { page, context } = b;
+      const { page } = b;
       const name = `letters${variant.name.replace(/[^a-z]/g, '')}`;
-      const call = async (method: string, path: string, json: unknown) => {
-        const res = await t.request(path, { method, headers: { cookie }, json });
-        expect(res.status, await res.clone().text()).to.be.oneOf([200, 201]);
-        return (await res.json()).data;
-      };
       const authors = `${name}_authors`;
       await call('POST', '/api/collections', { name: authors, fields: [{ name: 'name', type: 'text' }] });
       const author = await call('POST', `/api/collections/${authors}`, { name: 'Grace Hopper' });
@@ -134,8 +120,7 @@ for (const variant of DB_VARIANTS) {
         pages: 4,
         author: author._id,
       });
-      await signInWithApi(context, t.url, 'ada@example.com', PASSWORD);
-      await page.goto(`${t.url}/admin/content/${name}/${draft._id}`);
+      await openAdminPage(b, t, `content/${name}/${draft._id}`);
       const card = page.getByRole('region', { name: 'Preview' });
       await card.getByLabel('Valid for').selectOption('24');
       await card.getByRole('button', { name: 'Make preview link' }).click();
@@ -171,7 +156,7 @@ for (const variant of DB_VARIANTS) {
     });
 
     it('schedules a draft for publishing from its page and cancels it again', async function () {
-      const { page, context } = b;
+      const { page } = b;
       const name = `drafts${variant.name.replace(/[^a-z]/g, '')}`;
       const res = await t.request('/api/collections', {
         method: 'POST',
@@ -182,8 +167,7 @@ for (const variant of DB_VARIANTS) {
       const draft = (
         await (await t.request(`/api/collections/${name}`, { method: 'POST', headers: { cookie }, json: { title: 'Spring sale' } })).json()
       ).data;
-      await signInWithApi(context, t.url, 'ada@example.com', PASSWORD);
-      await page.goto(`${t.url}/admin/content/${name}/${draft._id}`);
+      await openAdminPage(b, t, `content/${name}/${draft._id}`);
       const card = page.getByRole('region', { name: 'Schedule' });
       // An hour ahead, in the browser's local time as the input takes it.
       const inAnHour = new Date(Date.now() + 3600_000);
@@ -199,14 +183,10 @@ for (const variant of DB_VARIANTS) {
     });
 
     it("creates a collection in the schema editor and an entry with a cover image (the API's field messages shown), publishes it, restores a revision, then archives and deletes in bulk", async function () {
-      const { page, context } = b;
+      const { page } = b;
       const name = `posts${variant.name.replace(/[^a-z]/g, '')}`;
-      await signInWithApi(context, t.url, 'ada@example.com', PASSWORD);
-      await page.goto(`${t.url}/admin/`);
-      await page.getByRole('complementary', { name: 'Main navigation' }).getByRole('link', { name: 'Collections', exact: true }).click();
-      await page.getByRole('heading', { name: 'Content', level: 1 }).waitFor();
-      await page.getByRole('link', { name: 'New collection' }).first().click();
-      await page.getByRole('heading', { name: 'New collection', level: 1 }).waitFor();
+      await openAdminPage(b, t, '');
+      await openNewCollection(page);
 
       // The label follows the name until edited, the singular shows its default; the rules are shown while typing.
       await page.getByLabel(/^Name/).fill('team_notes');
@@ -291,14 +271,7 @@ for (const variant of DB_VARIANTS) {
       // The select field asked for radio buttons: the editor shows them instead of a dropdown.
       await page.locator('[data-field="category"]').getByRole('radio', { name: 'guides' }).check();
       // The cover image: uploaded from the media field's picker without leaving the entry.
-      await page.locator('[data-field="cover"]').getByRole('button', { name: 'Choose file for Cover' }).click();
-      const picker = page.getByRole('dialog', { name: 'Choose a file' });
-      const png = await sharp({ create: { width: 400, height: 300, channels: 3, background: { r: 200, g: 60, b: 40 } } })
-        .png()
-        .toBuffer();
-      await picker.locator('input[type="file"]').setInputFiles({ name: 'cover.png', mimeType: 'image/png', buffer: png });
-      await picker.waitFor({ state: 'hidden' });
-      await page.locator('[data-field="cover"]').getByText('cover.png').waitFor();
+      await pickCover(page, 'cover.png', await solidPng(400, 300, { r: 200, g: 60, b: 40 }));
       await page.getByRole('button', { name: 'Create post' }).click();
       await page.getByRole('heading', { name: 'Hello from the browser', level: 1 }).waitFor();
       expect(await page.getByTestId('entry-version').textContent()).to.equal('version 1');

@@ -1,10 +1,7 @@
 import { expect } from 'chai';
-import { shot, signInWithApi, useBrowser, useUiKernel } from '../helpers/browser.js';
+import { openAdminPage, PASSWORD, shot, useAdminUi } from '../helpers/browser.js';
 import { responseCookie } from '../helpers/kernel.js';
-import { createUsers } from '../helpers/users.js';
 import { imageBytes, uploadFile } from '../helpers/media-upload.js';
-
-const PASSWORD = 'correct horse battery';
 
 /** Word's clipboard HTML: a style sheet, conditional comments, MsoNormal classes, mso-* styles, <o:p>. */
 const WORD_HTML =
@@ -22,42 +19,36 @@ const DOCS_HTML =
 
 describe('admin UI: the rich-text and markdown editors in the browser', function () {
   this.timeout(120000);
-  const b = useBrowser();
   let cookie: string;
   let image: { _id: string; url: string };
-  const t = useUiKernel(
-    {},
-    {
-      seed: async () => {
-        await createUsers(t, { email: 'ada@example.com', password: PASSWORD, role: 'admin', username: 'Ada' });
-        const login = await t.request('/api/user/login', { method: 'POST', json: { email: 'ada@example.com', password: PASSWORD } });
-        cookie = responseCookie(login)!;
-        const created = await t.request('/api/collections', {
-          method: 'POST',
-          headers: { cookie },
-          json: {
-            name: 'stories',
-            singular: 'story',
-            fields: [
-              { name: 'title', type: 'text', required: true },
-              { name: 'body', type: 'richtext' },
-              { name: 'notes', type: 'markdown' },
-            ],
-          },
-        });
-        expect(created.status, await created.clone().text()).to.equal(201);
-        const up = await uploadFile(t, await imageBytes(320, 200), 'harbour-at-dusk.png', { identity: '', headers: { cookie } });
-        expect(up.status, await up.clone().text()).to.equal(201);
-        image = (await up.json()).data;
-      },
+  const { b, t } = useAdminUi(undefined, {
+    seed: async () => {
+      const login = await t.request('/api/user/login', { method: 'POST', json: { email: 'ada@example.com', password: PASSWORD } });
+      cookie = responseCookie(login)!;
+      const created = await t.request('/api/collections', {
+        method: 'POST',
+        headers: { cookie },
+        json: {
+          name: 'stories',
+          singular: 'story',
+          fields: [
+            { name: 'title', type: 'text', required: true },
+            { name: 'body', type: 'richtext' },
+            { name: 'notes', type: 'markdown' },
+          ],
+        },
+      });
+      expect(created.status, await created.clone().text()).to.equal(201);
+      const up = await uploadFile(t, await imageBytes(320, 200), 'harbour-at-dusk.png', { identity: '', headers: { cookie } });
+      expect(up.status, await up.clone().text()).to.equal(201);
+      image = (await up.json()).data;
     },
-  );
+  });
   const entryOf = async (id: string) => (await (await t.request(`/api/collections/stories/${id}`, { headers: { cookie } })).json()).data;
 
   it('writes a heading, bold text, a list, a link and an image with the toolbar and the keyboard; the API stores that HTML', async function () {
-    const { page, context } = b;
-    await signInWithApi(context, t.url, 'ada@example.com', PASSWORD);
-    await page.goto(`${t.url}/admin/content/stories/new`);
+    const { page } = b;
+    await openAdminPage(b, t, 'content/stories/new');
     await page.getByLabel(/^Title/).fill('Harbour walk');
     const editor = page.getByRole('textbox', { name: /^Body/ });
     const toolbar = page.getByRole('toolbar', { name: 'Formatting of Body' });
@@ -148,9 +139,8 @@ describe('admin UI: the rich-text and markdown editors in the browser', function
   });
 
   it('cleans HTML pasted from Word and Google Docs', async function () {
-    const { page, context } = b;
-    await signInWithApi(context, t.url, 'ada@example.com', PASSWORD);
-    await page.goto(`${t.url}/admin/content/stories/new`);
+    const { page } = b;
+    await openAdminPage(b, t, 'content/stories/new');
     await page.getByLabel(/^Title/).fill('Pasted');
     const editor = page.getByRole('textbox', { name: /^Body/ });
     await editor.click();
@@ -179,9 +169,8 @@ describe('admin UI: the rich-text and markdown editors in the browser', function
   });
 
   it('edits a markdown field with a Write / Preview switch; the source is stored, the preview is sanitised', async function () {
-    const { page, context } = b;
-    await signInWithApi(context, t.url, 'ada@example.com', PASSWORD);
-    await page.goto(`${t.url}/admin/content/stories/new`);
+    const { page } = b;
+    await openAdminPage(b, t, 'content/stories/new');
     await page.getByLabel(/^Title/).fill('Plans');
     const source = '## Plan\n\n- **one**\n- [two](https://example.com/two)\n\n<img src="x" onerror="window.__pwned = 1">';
     await page.getByLabel(/^Notes/).fill(source);

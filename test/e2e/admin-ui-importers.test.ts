@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { join } from 'node:path';
-import { signInWithApi, useBrowser, useUiKernel } from '../helpers/browser.js';
+import { openAdminPage, PASSWORD, signInWithApi, useAdminUi } from '../helpers/browser.js';
 import { IMPORT_FIXTURES } from '../helpers/import-fixtures.js';
 import { DB_VARIANTS } from '../helpers/services.js';
 import { seriousViolations } from '../helpers/axe.js';
@@ -11,40 +11,45 @@ async function axeCheck(page: Page): Promise<void> {
   expect(await seriousViolations(page)).to.deep.equal([]);
 }
 
-const PASSWORD = 'correct horse battery';
 const FIXTURES = join(IMPORT_FIXTURES, 'csv');
 
 for (const variant of DB_VARIANTS) {
   describe(`admin UI: importers page in the browser (${variant.name})`, function () {
     this.timeout(120000);
-    const b = useBrowser();
-    const t = useUiKernel(
-      { db: variant.name },
-      {
-        variant,
-        users: [{ email: 'ada@example.com', password: PASSWORD, role: 'admin', username: 'Ada' }],
-      },
-    );
+    const { b, t } = useAdminUi(variant);
+
+    /** The importers page with `file` uploaded for analysis. */
+    async function upload(page: Page, file: string): Promise<void> {
+      await page.goto(`${t.url}/admin/importers`);
+      await page.getByLabel('Export file').setInputFiles(file);
+      await page.getByRole('button', { name: 'Upload and analyse' }).click();
+    }
+    /** How many rows of the analysis summary are named `name`. */
+    const summaryRows = (page: Page, name: RegExp) => page.getByTestId('summary').getByRole('row', { name }).count();
+    /** "Update preview", until the new preview has come. */
+    async function updatePreview(page: Page): Promise<void> {
+      await Promise.all([
+        page.waitForResponse((r) => r.url().endsWith('/api/importers/preview') && r.ok()),
+        page.getByRole('button', { name: 'Update preview' }).click(),
+      ]);
+    }
+    /** From the analysis to the reviewed mappings. */
+    async function previewMappings(page: Page): Promise<void> {
+      await page.getByRole('button', { name: 'Preview mappings' }).click();
+      await page.getByRole('heading', { name: 'Mappings' }).waitFor();
+    }
 
     it('uploads a TSV, shows the detected format and summary, previews with scaffold, imports with live progress and shows the results', async function () {
       const { page, context } = b;
-      await signInWithApi(context, t.url, 'ada@example.com', PASSWORD);
-      await page.goto(`${t.url}/admin/importers`);
-      await page.getByRole('heading', { name: 'Import from another CMS', level: 1 }).waitFor();
+      await openAdminPage(b, t, 'importers', 'Import from another CMS');
 
       await page.getByLabel('Export file').setInputFiles(`${FIXTURES}/maximal-countries.tsv`);
       await page.getByRole('button', { name: 'Upload and analyse' }).click();
       await page.getByRole('heading', { name: 'Detected format' }).waitFor();
       expect(await page.getByTestId('detected-format').innerText()).to.match(/csv/i);
-      expect(
-        await page
-          .getByTestId('summary')
-          .getByRole('row', { name: /rows 250/ })
-          .count(),
-      ).to.equal(1);
+      expect(await summaryRows(page, /rows 250/)).to.equal(1);
 
-      await page.getByRole('button', { name: 'Preview mappings' }).click();
-      await page.getByRole('heading', { name: 'Mappings' }).waitFor();
+      await previewMappings(page);
       // No collection of that name yet: the rows go into a new collection, named in plain words.
       await page
         .getByTestId('what-rows')
@@ -88,18 +93,10 @@ for (const variant of DB_VARIANTS) {
       const { page, context } = b;
       await signInWithApi(context, t.url, 'ada@example.com', PASSWORD);
       const importOnce = async () => {
-        await page.goto(`${t.url}/admin/importers`);
-        await page.getByLabel('Export file').setInputFiles(`${FIXTURES}/csvkit-realdata-ks_1033_data.csv`);
-        await page.getByRole('button', { name: 'Upload and analyse' }).click();
+        await upload(page, `${FIXTURES}/csvkit-realdata-ks_1033_data.csv`);
         await page.getByRole('heading', { name: 'Detected format' }).waitFor();
-        expect(
-          await page
-            .getByTestId('summary')
-            .getByRole('row', { name: /rows 1575/ })
-            .count(),
-        ).to.equal(1);
-        await page.getByRole('button', { name: 'Preview mappings' }).click();
-        await page.getByRole('heading', { name: 'Mappings' }).waitFor();
+        expect(await summaryRows(page, /rows 1575/)).to.equal(1);
+        await previewMappings(page);
         await page.getByLabel(/I have reviewed the mappings/).check();
         await page.getByRole('button', { name: 'Start import' }).click();
         await page.getByRole('heading', { name: 'Import finished' }).waitFor({ timeout: 90000 });
@@ -126,9 +123,8 @@ for (const variant of DB_VARIANTS) {
     });
 
     it('shows why a file cannot be imported', async function () {
-      const { page, context } = b;
-      await signInWithApi(context, t.url, 'ada@example.com', PASSWORD);
-      await page.goto(`${t.url}/admin/importers`);
+      const { page } = b;
+      await openAdminPage(b, t, 'importers');
       await page.getByLabel('Export file').setInputFiles({
         name: 'notes.bin',
         mimeType: 'application/octet-stream',
@@ -150,31 +146,22 @@ for (const variant of DB_VARIANTS) {
 
     it('runs a reviewed plan with an edited field mapping as a job, following its event stream', async function () {
       const { page, context } = b;
-      await signInWithApi(context, t.url, 'ada@example.com', PASSWORD);
-      await page.goto(`${t.url}/admin/importers`);
-      await page.getByLabel('Export file').setInputFiles(`${FIXTURES}/ghost-wix-posts.csv`);
-      await page.getByRole('button', { name: 'Upload and analyse' }).click();
-      await page.getByRole('button', { name: 'Preview mappings' }).click();
-      await page.getByRole('heading', { name: 'Mappings' }).waitFor();
+      await signInWithApi(b.context, t.url, 'ada@example.com', PASSWORD);
+      await upload(page, `${FIXTURES}/ghost-wix-posts.csv`);
+      await previewMappings(page);
       // Collection names are checked here before anything is sent.
       await page.getByLabel('Name of the new collection for rows').fill('wixPosts');
       await page.getByText('Use lower-case letters, digits and _').waitFor();
       expect(await page.getByRole('button', { name: 'Update preview' }).isDisabled()).to.equal(true);
       await page.getByLabel('Name of the new collection for rows').fill('wix_posts');
-      await Promise.all([
-        page.waitForResponse((r) => r.url().endsWith('/api/importers/preview') && r.ok()),
-        page.getByRole('button', { name: 'Update preview' }).click(),
-      ]);
+      await updatePreview(page);
       await page
         .getByTestId('operations')
         .getByText(/A new collection wix_posts is created/)
         .waitFor();
       await page.getByText('Fields of rows').click();
       await page.getByLabel('Target field for Title').fill('headline');
-      await Promise.all([
-        page.waitForResponse((r) => r.url().endsWith('/api/importers/preview') && r.ok()),
-        page.getByRole('button', { name: 'Update preview' }).click(),
-      ]);
+      await updatePreview(page);
       expect(await page.getByLabel('Target field for Title').inputValue()).to.equal('headline');
       await page.getByLabel(/I have reviewed the mappings/).check();
       const [run, events] = await Promise.all([
@@ -200,14 +187,11 @@ for (const variant of DB_VARIANTS) {
         .resolve<(identity?: unknown) => { collections: { create(d: object): Promise<unknown> } }>('contentClient')()
         .collections.create({ name: 'articles', fields: [{ name: 'title', type: 'text' }] });
       expect(created).to.be.an('object');
-      await signInWithApi(context, t.url, 'ada@example.com', PASSWORD);
-      await page.goto(`${t.url}/admin/importers`);
-      await page.getByLabel('Export file').setInputFiles(join(IMPORT_FIXTURES, 'node_cms', 'strapi5-rr7-starter-export.tar.gz'));
-      await page.getByRole('button', { name: 'Upload and analyse' }).click();
+      await signInWithApi(b.context, t.url, 'ada@example.com', PASSWORD);
+      await upload(page, join(IMPORT_FIXTURES, 'node_cms', 'strapi5-rr7-starter-export.tar.gz'));
       await page.getByRole('heading', { name: 'Detected format' }).waitFor();
       expect(await page.getByTestId('detected-format').innerText()).to.match(/Strapi/);
-      await page.getByRole('button', { name: 'Preview mappings' }).click();
-      await page.getByRole('heading', { name: 'Mappings' }).waitFor();
+      await previewMappings(page);
       // The preview names the target: a new collection, not the existing articles; statuses kept by default.
       expect(await page.getByLabel('Where the articles go').inputValue()).to.equal('new');
       expect(await page.getByLabel('Name of the new collection for articles').inputValue()).to.equal('articles_strapi');
@@ -219,10 +203,7 @@ for (const variant of DB_VARIANTS) {
       // Choosing the existing collection comes from a list, and then drafts are the default.
       await page.getByLabel('Where the articles go').selectOption('existing');
       await page.getByLabel('Collection for articles').selectOption('articles');
-      await Promise.all([
-        page.waitForResponse((r) => r.url().endsWith('/api/importers/preview') && r.ok()),
-        page.getByRole('button', { name: 'Update preview' }).click(),
-      ]);
+      await updatePreview(page);
       await page
         .getByTestId('what-articles')
         .getByText(/Added to your collection articles/)
@@ -231,10 +212,7 @@ for (const variant of DB_VARIANTS) {
       await page.getByTestId('unmapped-articles').waitFor();
       // Back to a new collection.
       await page.getByLabel('Where the articles go').selectOption('new');
-      await Promise.all([
-        page.waitForResponse((r) => r.url().endsWith('/api/importers/preview') && r.ok()),
-        page.getByRole('button', { name: 'Update preview' }).click(),
-      ]);
+      await updatePreview(page);
       await page
         .getByTestId('what-articles')
         .getByText(/A new collection articles_strapi is created/)

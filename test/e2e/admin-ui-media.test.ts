@@ -1,38 +1,28 @@
 import { readFile } from 'node:fs/promises';
 import { expect } from 'chai';
 import sharp from 'sharp';
-import { signInWithApi, useBrowser, useUiKernel } from '../helpers/browser.js';
+import { openAdminPage, PASSWORD, useAdminUi } from '../helpers/browser.js';
 import { DB_VARIANTS } from '../helpers/services.js';
 import { signInCookie } from '../helpers/users.js';
-
-const PASSWORD = 'correct horse battery';
 
 for (const variant of DB_VARIANTS) {
   describe(`admin UI: media library in the browser (${variant.name})`, function () {
     this.timeout(120000);
-    const b = useBrowser();
     let cookie: string;
     let png: Buffer;
-    const t = useUiKernel(
-      { db: variant.name },
-      {
-        variant,
-        users: [{ email: 'ada@example.com', password: PASSWORD, role: 'admin', username: 'Ada' }],
-        seed: async () => {
-          cookie = (await signInCookie(t, 'ada@example.com', PASSWORD))!;
-          png = await sharp({ create: { width: 640, height: 400, channels: 3, background: { r: 30, g: 120, b: 220 } } })
-            .png()
-            .toBuffer();
-        },
+    const { b, t } = useAdminUi(variant, {
+      seed: async () => {
+        cookie = (await signInCookie(t, 'ada@example.com', PASSWORD))!;
+        png = await sharp({ create: { width: 640, height: 400, channels: 3, background: { r: 30, g: 120, b: 220 } } })
+          .png()
+          .toBuffer();
       },
-    );
+    });
     const apiGet = async (path: string) => (await (await t.request(path, { headers: { cookie } })).json()).data;
 
     it('uploads a file with progress, files it in a folder, shares it with a password and opens the link in another browser', async function () {
       const { page, context } = b;
-      await signInWithApi(context, t.url, 'ada@example.com', PASSWORD);
-      await page.goto(`${t.url}/admin/media`);
-      await page.getByRole('heading', { name: 'Media', level: 1 }).waitFor();
+      await openAdminPage(b, t, 'media', 'Media');
       await page.getByText('No files here yet.').waitFor();
 
       // Upload: the progress row reaches Done and the tile shows the thumbnail.
@@ -113,10 +103,8 @@ for (const variant of DB_VARIANTS) {
     });
 
     it('says in words why a file was refused, inside its card: no full progress bar, no configuration key, no sideways scrolling', async function () {
-      const { page, context } = b;
-      await signInWithApi(context, t.url, 'ada@example.com', PASSWORD);
-      await page.goto(`${t.url}/admin/media`);
-      await page.getByRole('heading', { name: 'Media', level: 1 }).waitFor();
+      const { page } = b;
+      await openAdminPage(b, t, 'media', 'Media');
       // A Windows program (MZ header): its detected type is outside the allowed list.
       const exe = Buffer.concat([Buffer.from('MZ'), Buffer.alloc(4096, 0x90)]);
       const longName = `${'installer-for-the-quarterly-reporting-toolkit-'.repeat(3)}setup.exe`;
@@ -137,9 +125,8 @@ for (const variant of DB_VARIANTS) {
     });
 
     it('deletes a file from its details dialog', async function () {
-      const { page, context } = b;
-      await signInWithApi(context, t.url, 'ada@example.com', PASSWORD);
-      await page.goto(`${t.url}/admin/media`);
+      const { page } = b;
+      await openAdminPage(b, t, 'media');
       await page.getByRole('button', { name: 'Grid' }).click();
       await page
         .getByLabel('Upload files')

@@ -1,17 +1,37 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { signInWithApi, startUiKernel, useBrowser, useUiKernel } from '../helpers/browser.js';
+import {
+  ADA,
+  openAdminPage,
+  PASSWORD,
+  signInWithApi,
+  startUiKernel,
+  useAdminUi,
+  useBrowser,
+  type BrowserSession,
+} from '../helpers/browser.js';
+import type { Locator } from 'playwright-core';
 import { tempDir, writePlugin, type TestKernel } from '../helpers/kernel.js';
 import { DIST_ROOT, PROJECT_ROOT } from '../../kernel/version.js';
 
-const PASSWORD = 'correct horse battery';
 /** The example third-party plugin with an admin page (plain JavaScript, no build step). */
 const HELLO_PAGE_PLUGIN = join(PROJECT_ROOT, 'examples', 'hello-page-plugin');
 /** The README's typed example plugin (TypeScript, compiled with the project). */
 const NOTES_PLUGIN = join(DIST_ROOT, 'examples', 'notes-plugin');
 
 type Users = { create(i: object): Promise<unknown> };
+
+/** Signs in as `email` and opens /admin/<path>; the main navigation, once it shows the link `waitFor`. */
+async function openNavigation(b: BrowserSession, t: TestKernel, email: string, path: string, waitFor: string): Promise<Locator> {
+  await signInWithApi(b.context, t.url, email, PASSWORD);
+  await b.page.goto(`${t.url}/admin/${path}`);
+  const nav = b.page.getByRole('complementary', { name: 'Main navigation' }).getByRole('navigation');
+  await nav.getByRole('link', { name: waitFor }).waitFor();
+  return nav;
+}
+/** The labels of the navigation's links, in order. */
+const linkLabels = async (nav: Locator) => (await nav.getByRole('link').allTextContents()).map((s) => s.trim());
 
 describe('admin UI: pages from plugins in the browser', function () {
   this.timeout(120000);
@@ -31,7 +51,7 @@ describe('admin UI: pages from plugins in the browser', function () {
     writeFileSync(join(broken, 'broken.js'), 'export const notMount = 1;\n');
     t = await startUiKernel({ plugins: [HELLO_PAGE_PLUGIN, NOTES_PLUGIN, broken] });
     const users = t.kernel.container.resolve<Users>('users');
-    await users.create({ email: 'ada@example.com', password: PASSWORD, role: 'admin', username: 'Ada' });
+    await users.create(ADA);
     await users.create({ email: 'vic@example.com', password: PASSWORD, role: 'viewer', username: 'Vic' });
   });
   after(async () => {
@@ -40,14 +60,11 @@ describe('admin UI: pages from plugins in the browser', function () {
   });
 
   it('shows the example page in the sidebar, opens it, renders what the module got from its API and posts its form', async () => {
-    const { page, context } = b;
-    await signInWithApi(context, t.url, 'ada@example.com', PASSWORD);
-    await page.goto(`${t.url}/admin/`);
-    const nav = page.getByRole('complementary', { name: 'Main navigation' }).getByRole('navigation');
-    await nav.getByRole('link', { name: 'Hello' }).waitFor();
+    const { page } = b;
+    const nav = await openNavigation(b, t, 'ada@example.com', '', 'Hello');
     // Core and plugin links grouped under headings, by order within a group: a plugin names its group
     // (Broken: data), or its icon decides (Notes: content), or it goes under More (Hello: 'wave').
-    const labels = (await nav.getByRole('link').allTextContents()).map((s) => s.trim());
+    const labels = await linkLabels(nav);
     expect(labels).to.deep.equal([
       'Dashboard',
       'Collections',
@@ -104,10 +121,8 @@ describe('admin UI: pages from plugins in the browser', function () {
   });
 
   it("runs the typed notes plugin's page: adds a note through its API, lists it, deletes it", async () => {
-    const { page, context } = b;
-    await signInWithApi(context, t.url, 'ada@example.com', PASSWORD);
-    await page.goto(`${t.url}/admin/`);
-    const nav = page.getByRole('complementary', { name: 'Main navigation' }).getByRole('navigation');
+    const { page } = b;
+    const nav = await openNavigation(b, t, 'ada@example.com', '', 'Notes');
     await nav.getByRole('link', { name: 'Notes' }).click();
     await page.getByRole('heading', { name: 'My notes', level: 1 }).waitFor();
     await page.getByTestId('notes-list').getByText('No notes yet').waitFor();
@@ -125,10 +140,7 @@ describe('admin UI: pages from plugins in the browser', function () {
   });
 
   it('shows an error card when a plugin page module cannot be mounted', async () => {
-    const { page, context } = b;
-    await signInWithApi(context, t.url, 'ada@example.com', PASSWORD);
-    await page.goto(`${t.url}/admin/broken`);
-    await page.getByRole('heading', { name: 'Broken page', level: 1 }).waitFor();
+    const page = await openAdminPage(b, t, 'broken', 'Broken page');
     const card = page.getByTestId('plugin-page-error');
     await card.getByText('This page could not be loaded.').waitFor();
     expect(await card.textContent())
@@ -137,37 +149,20 @@ describe('admin UI: pages from plugins in the browser', function () {
   });
 
   it('leaves out the links a role may not see', async () => {
-    const { page, context } = b;
-    await signInWithApi(context, t.url, 'vic@example.com', PASSWORD);
-    await page.goto(`${t.url}/admin/account`);
-    const nav = page.getByRole('complementary', { name: 'Main navigation' }).getByRole('navigation');
-    await nav.getByRole('link', { name: 'Hello' }).waitFor();
-    const labels = (await nav.getByRole('link').allTextContents()).map((s) => s.trim());
+    const nav = await openNavigation(b, t, 'vic@example.com', 'account', 'Hello');
+    const labels = await linkLabels(nav);
     expect(labels).to.deep.equal(['Dashboard', 'Collections', 'Notes', 'Media library', 'Broken', 'Hello', 'Your account']);
   });
 });
 
 describe("admin UI: a disabled plugin's page in the browser", function () {
   this.timeout(120000);
-  const b = useBrowser();
-  const t = useUiKernel(
-    { config: { plugins: { disabled: ['importers'] } } },
-    {
-      seed: async () => {
-        await t.kernel.container
-          .resolve<Users>('users')
-          .create({ email: 'ada@example.com', password: PASSWORD, role: 'admin', username: 'Ada' });
-      },
-    },
-  );
+  const { b, t } = useAdminUi(undefined, {}, { config: { plugins: { disabled: ['importers'] } } });
 
   it('has no "Import from another CMS" link, and /admin/importers is not found', async () => {
-    const { page, context } = b;
-    await signInWithApi(context, t.url, 'ada@example.com', PASSWORD);
-    await page.goto(`${t.url}/admin/`);
-    const nav = page.getByRole('complementary', { name: 'Main navigation' }).getByRole('navigation');
-    await nav.getByRole('link', { name: 'Media library' }).waitFor();
-    const labels = (await nav.getByRole('link').allTextContents()).map((s) => s.trim());
+    const { page } = b;
+    const nav = await openNavigation(b, t, 'ada@example.com', '', 'Media library');
+    const labels = await linkLabels(nav);
     expect(labels).to.include('Themes');
     expect(labels).to.not.include('Import from another CMS');
     await page.goto(`${t.url}/admin/importers`);

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { generate } from 'otplib';
-import { startUiKernel, useBrowser, useUiKernel } from '../helpers/browser.js';
+import { setUpBy, useBrowser, useUiKernel } from '../helpers/browser.js';
 import { responseCookie, type TestKernel } from '../helpers/kernel.js';
 
 const PASSWORD = 'correct horse battery';
@@ -222,14 +222,7 @@ describe('admin UI: sign-in page offers the configured identity providers', func
 describe("admin UI: the site's name before sign-in", function () {
   this.timeout(90000);
   const b = useBrowser();
-  let site: TestKernel;
-  before(async () => {
-    site = await startUiKernel({
-      setup: true,
-      config: { plugins: { options: { setup: { admin: { email: 'owner@example.com', password: PASSWORD } } } } },
-    });
-  });
-  after(async () => site?.close());
+  const site = useUiKernel(setUpBy('owner@example.com'));
 
   it("uses the site's name on the sign-in page and as the authenticator app's issuer, and asks a guest for nothing that needs a session", async function () {
     try {

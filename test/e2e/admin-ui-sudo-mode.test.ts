@@ -1,9 +1,7 @@
 import { expect } from 'chai';
 import { QueryTypes } from 'sequelize';
-import { signInWithApi, useBrowser, useUiKernel } from '../helpers/browser.js';
+import { PASSWORD, signInWithApi, useAdminUi } from '../helpers/browser.js';
 import { DB_VARIANTS } from '../helpers/services.js';
-
-const PASSWORD = 'correct horse battery';
 
 /**
  * Issue 32 item 6 in the browser: more than 15 minutes after signing in with the password, creating a
@@ -13,14 +11,7 @@ const PASSWORD = 'correct horse battery';
 for (const variant of DB_VARIANTS) {
   describe(`admin UI: sudo mode asks for the password (${variant.name})`, function () {
     this.timeout(90000);
-    const b = useBrowser();
-    const t = useUiKernel(
-      { db: variant.name },
-      {
-        variant,
-        users: [{ email: 'ada@example.com', password: PASSWORD, role: 'admin', username: 'Ada' }],
-      },
-    );
+    const { b, t } = useAdminUi(variant);
 
     it('a token created 16 minutes after sign-in: the dialog asks for the password, then the token is created narrowed; the next key needs no second prompt', async function () {
       const { page, context } = b;

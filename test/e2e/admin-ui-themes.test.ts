@@ -1,9 +1,8 @@
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
-import { signInWithApi, useBrowser, useUiKernel } from '../helpers/browser.js';
+import { openAdminPage, PASSWORD, signInWithApi, useAdminUi } from '../helpers/browser.js';
 import { DB_VARIANTS } from '../helpers/services.js';
 
-const PASSWORD = 'correct horse battery';
 // Browser globals used inside page functions (the project compiles without the DOM library).
 declare const document: { body: unknown; documentElement: unknown; querySelector(s: string): unknown };
 declare function getComputedStyle(el: unknown): { backgroundColor: string; outlineColor: string; getPropertyValue(p: string): string };
@@ -16,14 +15,7 @@ const style = (page: Page, selector: string, property: string) =>
 for (const variant of DB_VARIANTS) {
   describe(`admin UI: themes page in the browser (${variant.name})`, function () {
     this.timeout(120000);
-    const b = useBrowser();
-    const t = useUiKernel(
-      { db: variant.name },
-      {
-        variant,
-        users: [{ email: 'ada@example.com', password: PASSWORD, role: 'admin', username: 'Ada' }],
-      },
-    );
+    const { b, t } = useAdminUi(variant);
 
     async function importBundled(page: Page, name: string) {
       const section = page.getByRole('region', { name: 'Import a preset' });
@@ -35,10 +27,8 @@ for (const variant of DB_VARIANTS) {
     }
 
     it('imports presets, and activating another theme changes the UI at once (no reload)', async function () {
-      const { page, context } = b;
-      await signInWithApi(context, t.url, 'ada@example.com', PASSWORD);
-      await page.goto(`${t.url}/admin/themes`);
-      await page.getByRole('heading', { name: 'Themes', level: 1 }).waitFor();
+      const { page } = b;
+      await openAdminPage(b, t, 'themes', 'Themes');
       await importBundled(page, 'Default');
       await importBundled(page, 'Forest');
       const list = page.getByTestId('themes');
@@ -66,9 +56,8 @@ for (const variant of DB_VARIANTS) {
     });
 
     it('shows contrast warnings of an imported palette, and what the sanitiser removed from custom CSS (applied live)', async function () {
-      const { page, context } = b;
-      await signInWithApi(context, t.url, 'ada@example.com', PASSWORD);
-      await page.goto(`${t.url}/admin/themes`);
+      const { page } = b;
+      await openAdminPage(b, t, 'themes');
       const section = page.getByRole('region', { name: 'Import a preset' });
       await section.getByLabel('Paste JSON').check();
       await section.getByLabel(/Theme JSON or palette/).fill(JSON.stringify({ name: 'Lemon', primary: '#ffff00', surface: '#ffffee' }));
@@ -95,8 +84,7 @@ for (const variant of DB_VARIANTS) {
 
     it('saves density and card style of the active theme', async function () {
       const { page, context } = b;
-      await signInWithApi(context, t.url, 'ada@example.com', PASSWORD);
-      await page.goto(`${t.url}/admin/themes`);
+      await openAdminPage(b, t, 'themes');
       const settings = page.getByRole('region', { name: 'Settings of the active theme' });
       await settings.getByLabel('Spacious').check();
       await settings.getByLabel('Elevated').check();
@@ -128,8 +116,7 @@ for (const variant of DB_VARIANTS) {
 
     it('clones, sets the default and deletes themes', async function () {
       const { page, context } = b;
-      await signInWithApi(context, t.url, 'ada@example.com', PASSWORD);
-      await page.goto(`${t.url}/admin/themes`);
+      await openAdminPage(b, t, 'themes');
       const list = page.getByTestId('themes');
       await page.getByLabel('New theme').fill('Plain');
       await page.getByRole('button', { name: 'Create theme' }).click();

@@ -1,24 +1,14 @@
 import { expect } from 'chai';
-import { signInWithApi, useBrowser, useUiKernel } from '../helpers/browser.js';
+import { openAdminPage, PASSWORD, useAdminUi } from '../helpers/browser.js';
 import { responseCookie } from '../helpers/kernel.js';
-
-const PASSWORD = 'correct horse battery';
 
 describe('admin UI: users page in the browser', function () {
   this.timeout(90000);
-  const b = useBrowser();
-  const t = useUiKernel(
-    {},
-    {
-      users: [{ email: 'ada@example.com', password: PASSWORD, role: 'admin', username: 'Ada' }],
-    },
-  );
+  const { b, t } = useAdminUi();
 
   it('creates, blocks, unblocks and deletes a user; invites another and revokes the invitation', async function () {
-    const { page, context } = b;
-    await signInWithApi(context, t.url, 'ada@example.com', PASSWORD);
-    await page.goto(`${t.url}/admin/users`);
-    await page.getByRole('heading', { name: 'Users', level: 1 }).waitFor();
+    const { page } = b;
+    await openAdminPage(b, t, 'users', 'Users');
 
     await page.getByRole('button', { name: 'Create user' }).click();
     const create = page.getByRole('dialog', { name: 'Create user' });

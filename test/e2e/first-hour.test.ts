@@ -1,11 +1,10 @@
 import { expect } from 'chai';
 import { join } from 'node:path';
-import sharp from 'sharp';
 import type { Page } from 'playwright-core';
-import { shot, startUiKernel, useBrowser } from '../helpers/browser.js';
+import { shot, useBrowser, useUiKernelBeside } from '../helpers/browser.js';
 import { startChildInstance, type ChildInstance } from '../helpers/content-sync-rig.js';
 import { IMPORT_FIXTURES } from '../helpers/import-fixtures.js';
-import type { TestKernel } from '../helpers/kernel.js';
+import { addSyncChannel, openNewCollection, pickCover, showSyncPlan, solidPng } from '../helpers/admin-pages.js';
 
 // Issue 33's "done when": the whole first hour in a real browser on a fresh data folder, without curl or
 // file editing. Instance A starts as `npm start` does (NODE_ENV production, setup pending); instance B is
@@ -26,10 +25,7 @@ async function signInThroughTheForm(page: Page, url: string, email: string, pass
 
 /** The schema editor: a collection `notices` with a required title and a cover image (setup seeds `posts` and `pages`). */
 async function createPostsCollection(page: Page): Promise<void> {
-  await page.getByRole('complementary', { name: 'Main navigation' }).getByRole('link', { name: 'Collections', exact: true }).click();
-  await page.getByRole('heading', { name: 'Content', level: 1 }).waitFor();
-  await page.getByRole('link', { name: 'New collection' }).first().click();
-  await page.getByRole('heading', { name: 'New collection', level: 1 }).waitFor();
+  await openNewCollection(page);
   await page.getByLabel(/^Name/).fill('notices');
   await page
     .getByRole('listitem', { name: /^Field 1/ })
@@ -59,20 +55,17 @@ async function retitle(page: Page, url: string, from: string, to: string): Promi
 describe('the first hour, in the browser: setup to content sync without curl (sqlite)', function () {
   this.timeout(420000);
   const b = useBrowser();
-  let a: TestKernel;
   let other: ChildInstance;
-  before(async function () {
-    this.timeout(120000);
-    [a, other] = await Promise.all([
-      // As `npm start`: production, a fresh data folder, setup pending. B is on loopback, which the
-      // operator's outbound switch allows (a real B would be on a public address).
-      startUiKernel({ db: 'sqlite', setup: true, config: { env: 'production', outbound: { allowPrivate: true } } }),
-      startChildInstance(),
-    ]);
-  });
-  after(async () => {
-    await Promise.all([a?.close(), other?.stop()]);
-  });
+  const a = useUiKernelBeside(
+    // As `npm start`: production, a fresh data folder, setup pending. B is on loopback, which the
+    // operator's outbound switch allows (a real B would be on a public address).
+    { db: 'sqlite', setup: true, config: { env: 'production', outbound: { allowPrivate: true } } },
+    {},
+    async () => {
+      other = await startChildInstance();
+      return () => other.stop();
+    },
+  );
 
   it('sets up, writes and publishes an entry with an image, opens it to guests, uses maintenance, the explorer, an import, and syncs to a second instance with a conflict resolved', async function () {
     const { page } = b;
@@ -100,14 +93,7 @@ describe('the first hour, in the browser: setup to content sync without curl (sq
     await createPostsCollection(page);
     await page.getByRole('link', { name: 'New notice' }).first().click();
     await page.getByLabel(/^Title/).fill('Opening hours');
-    await page.locator('[data-field="cover"]').getByRole('button', { name: 'Choose file for Cover' }).click();
-    const picker = page.getByRole('dialog', { name: 'Choose a file' });
-    const png = await sharp({ create: { width: 320, height: 200, channels: 3, background: { r: 30, g: 120, b: 200 } } })
-      .png()
-      .toBuffer();
-    await picker.locator('input[type="file"]').setInputFiles({ name: 'shop-front.png', mimeType: 'image/png', buffer: png });
-    await picker.waitFor({ state: 'hidden' });
-    await page.locator('[data-field="cover"]').getByText('shop-front.png').waitFor();
+    await pickCover(page, 'shop-front.png', await solidPng(320, 200, { r: 30, g: 120, b: 200 }));
     await page.getByRole('button', { name: 'Create notice' }).click();
     await page.getByRole('heading', { name: 'Opening hours', level: 1 }).waitFor();
     await page.getByRole('button', { name: 'Publish', exact: true }).click();
@@ -175,17 +161,9 @@ describe('the first hour, in the browser: setup to content sync without curl (sq
 
     // 8. A adds B with that key and pushes: B has the entry.
     await page.goto(`${a.url}/admin/data/sync`);
-    const form = page.locator('form.add-form');
-    await form.getByLabel('Name').fill('instance B');
-    await form.getByLabel('Address of the other instance').fill(other.url);
-    await form.getByTestId('channel-key').fill(key);
-    await form.getByRole('button', { name: 'Add channel' }).click();
+    await addSyncChannel(page, 'instance B', other.url, key);
     await page.getByTestId('sync-channels').getByText('instance B').waitFor();
-    const compare = async () => {
-      await page.getByRole('button', { name: 'Show what would change' }).click();
-      await page.getByTestId('plan-review').waitFor();
-    };
-    await compare();
+    await showSyncPlan(page);
     await page.getByRole('button', { name: 'Push', exact: true }).click();
     await page.locator('[data-testid="apply-outcome"][data-outcome="success"]').waitFor();
     const onB = async () =>
@@ -206,7 +184,7 @@ describe('the first hour, in the browser: setup to content sync without curl (sq
     await retitle(bPage, other.url, 'Opening hours', 'Opening hours (summer)');
     await retitle(page, a.url, 'Opening hours', 'Opening hours (winter)');
     await page.goto(`${a.url}/admin/data/sync`);
-    await compare();
+    await showSyncPlan(page);
     const conflicts = page.getByTestId('sync-conflicts');
     await conflicts.getByRole('heading', { name: 'Changed on both instances (1)' }).waitFor();
     const conflictText = await conflicts.innerText();

@@ -1,22 +1,13 @@
 import { expect } from 'chai';
-import { signInWithApi, startUiKernel, useBrowser } from '../helpers/browser.js';
-import type { TestKernel } from '../helpers/kernel.js';
+import { PASSWORD, setUpBy, signInWithApi, useBrowser, useUiKernel } from '../helpers/browser.js';
 
 const ADMIN = 'owner@example.com';
-const PASSWORD = 'correct horse battery';
 
 describe('GraphQL explorer in the browser', function () {
   this.timeout(90000);
   const b = useBrowser();
-  let t: TestKernel;
-  before(async () => {
-    // NODE_ENV=production, as `npm start`: the explorer is on there too (GRAPHQL_EXPLORER auto).
-    t = await startUiKernel({
-      setup: true,
-      config: { env: 'production', plugins: { options: { setup: { admin: { email: ADMIN, password: PASSWORD } } } } },
-    });
-  });
-  after(async () => t?.close());
+  // NODE_ENV=production, as `npm start`: the explorer is on there too (GRAPHQL_EXPLORER auto).
+  const t = useUiKernel(setUpBy(ADMIN, { env: 'production' }));
 
   it('in production, an anonymous browser is told how to sign in; after signing in it comes back to GraphiQL, completes from the schema and runs a query with the session cookie', async function () {
     const { page } = b;

@@ -3,6 +3,13 @@ import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { DIST_ROOT, PROJECT_ROOT } from '../../kernel/version.js';
 import { startTestKernel, useTestKernel, type KernelHooks, type TestKernel, type TestKernelOptions } from './kernel.js';
+import type { DbVariant } from './services.js';
+import type { NewUser } from './users.js';
+
+/** The password of the users the browser suites create. */
+export const PASSWORD = 'correct horse battery';
+/** The admin most browser suites sign in as. */
+export const ADA: NewUser = { email: 'ada@example.com', password: PASSWORD, role: 'admin', username: 'Ada' };
 
 /** Debian's chromium, driven by playwright-core (no browser download). */
 export const CHROMIUM_PATH = process.env.CMS_TEST_CHROMIUM || '/usr/bin/chromium';
@@ -125,8 +132,61 @@ export function useUiKernel(options: TestKernelOptions | (() => TestKernelOption
   return useTestKernel(options, hooks, startUiKernel);
 }
 
+/**
+ * Kernel options of an instance set up as an operator would: the setup plugin on (it holds SITE_NAME),
+ * its administrator `email` with PASSWORD, and `config` besides.
+ */
+export function setUpBy(email: string, config: TestKernelOptions['config'] = {}): TestKernelOptions {
+  return { setup: true, config: { ...config, plugins: { options: { setup: { admin: { email, password: PASSWORD } } } } } };
+}
+
 /** Signs in through the API inside the browser context (sets its session cookie). */
 export async function signInWithApi(context: BrowserContext, baseUrl: string, email: string, password: string): Promise<void> {
   const res = await context.request.post(`${baseUrl}/api/user/login`, { data: { email, password } });
   if (!res.ok()) throw new Error(`sign-in failed: ${res.status()} ${await res.text()}`);
+}
+
+/**
+ * The usual opening of an admin UI suite: one Chromium (useBrowser) and a kernel serving the built UI
+ * (useUiKernel) on the variant's database, with Ada (an admin) and then `hooks.users`.
+ */
+export function useAdminUi(
+  variant?: DbVariant,
+  hooks: Omit<KernelHooks, 'variant'> = {},
+  options: TestKernelOptions = {},
+): { b: BrowserSession; t: TestKernel } {
+  const b = useBrowser();
+  const t = useUiKernel(variant ? { db: variant.name, ...options } : options, {
+    ...hooks,
+    ...(variant ? { variant } : {}),
+    users: [ADA, ...(hooks.users ?? [])],
+  });
+  return { b, t };
+}
+
+/** Signs the session's browser in as Ada (or `email`) and opens /admin/<path>, waiting for its level-1 heading when named. */
+export async function openAdminPage(b: BrowserSession, t: TestKernel, path: string, heading?: string, email = ADA.email): Promise<Page> {
+  await signInWithApi(b.context, t.url, email, PASSWORD);
+  await b.page.goto(`${t.url}/admin/${path}`);
+  if (heading !== undefined) await b.page.getByRole('heading', { name: heading, level: 1 }).waitFor();
+  return b.page;
+}
+
+/**
+ * useUiKernel with another instance (a child process) started at the same time and stopped after the
+ * suite: `startOther` starts it and resolves to the function that stops it.
+ */
+export function useUiKernelBeside(
+  options: TestKernelOptions,
+  hooks: KernelHooks,
+  startOther: () => Promise<() => Promise<unknown>>,
+): TestKernel {
+  let stopOther: (() => Promise<unknown>) | undefined;
+  const t = useTestKernel(options, hooks, async (o) => {
+    const [kernel, stop] = await Promise.all([startUiKernel(o), startOther()]);
+    stopOther = stop;
+    return kernel;
+  });
+  after(async () => stopOther?.());
+  return t;
 }
