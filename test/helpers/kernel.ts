@@ -259,6 +259,46 @@ export function pluginRoot(cleanup: string[], prefix = 'cms-test-plugins-'): str
   return root;
 }
 
+/**
+ * Mocha hook in the calling describe(): the folders a test pushes on the returned list (pluginRoot, tempDir)
+ * are removed after the suite's tests.
+ */
+export function useCleanup(): string[] {
+  const cleanup: string[] = [];
+  after(() => {
+    for (const dir of cleanup) rmSync(dir, { recursive: true, force: true });
+  });
+  return cleanup;
+}
+
+/** A core-phase plugin, written in a new temporary folder, whose async boot() runs `bootBody`. */
+export function corePlugin(id: string, bootBody: string): string {
+  return writePlugin(tempDir(), { id, phase: 'core' }, `export default { register() {}, async boot() { ${bootBody} } };\n`);
+}
+
+/** The core plugin `slow-core`, whose boot takes `ms`: the kernel stays before READY meanwhile. */
+export const slowCorePlugin = (ms: number): string => corePlugin('slow-core', `await new Promise((r) => setTimeout(r, ${ms}));`);
+
+/** Writes one plugin in a new folder of `cleanup` (pluginRoot) and returns the message of the BootError its boot stops with. */
+export async function pluginBootFailure(cleanup: string[], manifest: Record<string, unknown>, code?: string): Promise<string> {
+  const dir = writePlugin(pluginRoot(cleanup), manifest, code);
+  return (await bootFailure({ plugins: [dir] })).message;
+}
+
+/** Starts a kernel built by the test that must fail to boot and returns its BootError; the kernel is closed either way. */
+export async function startFailure(kernel: Kernel): Promise<Error> {
+  let failure: unknown;
+  try {
+    await kernel.start();
+  } catch (err) {
+    failure = err;
+  } finally {
+    await kernel.close();
+  }
+  expect(failure).to.be.instanceOf(BootError);
+  return failure as Error;
+}
+
 /** Starts a kernel that must fail to boot and returns its BootError (with its data folder removed). */
 export async function bootFailure(options: TestKernelOptions): Promise<Error> {
   const dataDir = tempDir('cms-boot-failure-');

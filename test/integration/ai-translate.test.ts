@@ -1,11 +1,11 @@
 import { expect } from 'chai';
 import { rmSync } from 'node:fs';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createKernel, type Kernel } from '../../kernel/index.js';
 import { createLogger } from '../../kernel/logger.js';
 import { as, dataOf, POSTS } from '../helpers/content.js';
 import { fixturePlugin, sqliteKernelConfig, startTestKernel, tempDir, type TestKernel, type TestResponse } from '../helpers/kernel.js';
+import { LoopbackServer, requestBody } from '../helpers/loopback-server.js';
 
 const LIBRE_KEY = 'lt-key-4f1c9a7e2b';
 const OPENAI_KEY = 'sk-test-9d8c7b6a5f4e3d2c1b0a';
@@ -30,32 +30,13 @@ type Mode = 'ok' | 'reject-key' | 'hang' | 'wrong-count' | 'malformed' | 'echo-k
  * DeepL (DeepL-Auth-Key header, text and target_lang, translations[].text). It checks the key of each
  * and refuses a wrong one like the real service; `mode` makes it misbehave.
  */
-class FakeProviders {
-  private server: Server | null = null;
-  readonly received: Received[] = [];
+class FakeProviders extends LoopbackServer<Received> {
+  readonly received = this.log;
   mode: Mode = 'ok';
 
-  get url(): string {
-    return `http://127.0.0.1:${(this.server!.address() as AddressInfo).port}`;
-  }
-
-  of(path: string): Received[] {
-    return this.received.filter((r) => r.path === path);
-  }
-
-  reset(): void {
-    this.received.length = 0;
+  override reset(): void {
+    super.reset();
     this.mode = 'ok';
-  }
-
-  async start(): Promise<void> {
-    this.server = createServer((req, res) => void this.handle(req, res));
-    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
-  }
-
-  async close(): Promise<void> {
-    this.server?.closeAllConnections();
-    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
   }
 
   private send(res: ServerResponse, status: number, body: unknown): void {
@@ -63,12 +44,10 @@ class FakeProviders {
     res.end(typeof body === 'string' ? body : JSON.stringify(body));
   }
 
-  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
+  protected async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     let json: any = null;
     try {
-      json = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      json = JSON.parse((await requestBody(req)).toString('utf8'));
     } catch {
       json = null;
     }
