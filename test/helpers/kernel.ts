@@ -7,7 +7,7 @@ import { BootError } from '../../kernel/errors.js';
 import { createKernel, type Kernel } from '../../kernel/index.js';
 import { createLogger } from '../../kernel/logger.js';
 import { DIST_ROOT } from '../../kernel/version.js';
-import { createMariaDbDatabase, requireVariant, uniqueName, REDIS_URL } from './services.js';
+import { createMariaDbDatabase, requireVariant, uniqueName, REDIS_URL, type DbVariant } from './services.js';
 import { createUsers, type NewUser } from './users.js';
 
 /** Compiled fixture plugins (test/fixtures/plugins/<id>). */
@@ -229,6 +229,14 @@ export function useTestKernel(
     request: (path, init) => current().request(path, init),
     close: () => current().close(),
   };
+}
+
+/**
+ * useTestKernel with the test identities (the test-identity plugin) on the database of `variant`, the suite
+ * skipped when the variant is unavailable; `hooks` (users, seed) as for useTestKernel.
+ */
+export function useIdentityKernel(variant: DbVariant, hooks: Omit<KernelHooks, 'variant'> = {}): TestKernel {
+  return useTestKernel({ db: variant.name, plugins: [fixturePlugin('test-identity')] }, { variant, ...hooks });
 }
 
 function deepMerge(base: any, extra: any): any {

@@ -1,4 +1,4 @@
-import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { expect } from 'chai';
@@ -75,7 +75,10 @@ describe('admin pages: manifest validation', function () {
   }
 
   it('a module file that does not exist stops the boot, naming the plugin and the file', async () => {
-    const message = await pluginBootFailure(cleanup, { id: 'no-file', adminPages: [page({ path: '/admin/no-file', module: 'admin/missing.js' })] });
+    const message = await pluginBootFailure(cleanup, {
+      id: 'no-file',
+      adminPages: [page({ path: '/admin/no-file', module: 'admin/missing.js' })],
+    });
     expect(message).to.contain("'no-file'");
     expect(message).to.contain('admin/missing.js');
   });

@@ -10,6 +10,7 @@ import { expect } from 'chai';
 import type { ImportParseSummary, ImportSample } from '../../plugins/importers/public.js';
 import { importProfile } from '../../workers/import/profile.js';
 import { FIXTURE_PLUGINS, startTestKernel, type TestKernel } from '../helpers/kernel.js';
+import { postAs } from '../helpers/content.js';
 import { CACHE_VARIANTS, DB_VARIANTS, requireVariant } from '../helpers/services.js';
 import { IMPORT_FIXTURES } from '../helpers/import-fixtures.js';
 
@@ -102,10 +103,7 @@ describe('import-cms: through the importers HTTP flow', function () {
   for (const db of DB_VARIANTS) {
     describe(db.name, () => {
       let k: TestKernel;
-      const post = (path: string, body: FormData | unknown, identity = 'admin') =>
-        body instanceof FormData
-          ? k.request(path, { method: 'POST', body, identity })
-          : k.request(path, { method: 'POST', json: body, identity });
+      const post = (path: string, body: FormData | unknown, identity = 'admin') => postAs(k, identity, path, body);
       const validate = async (folder: string, file: string) => {
         const fd = new FormData();
         fd.append('file', new Blob([readFileSync(fixture(folder, file))]), file);

@@ -13,6 +13,7 @@ import * as tasks from '../../plugins/import-tabular/parse-task.js';
 import { TABULAR_FORMATS } from '../../plugins/import-tabular/formats.js';
 import { importProfile } from '../../workers/import/profile.js';
 import { FIXTURE_PLUGINS as FIXTURE_ROOT, startTestKernel, type TestKernel } from '../helpers/kernel.js';
+import { postAs } from '../helpers/content.js';
 import { CACHE_VARIANTS, DB_VARIANTS, requireVariant } from '../helpers/services.js';
 import { IMPORT_FIXTURES } from '../helpers/import-fixtures.js';
 
@@ -596,10 +597,7 @@ describe('import-tabular: through the importers HTTP flow', function () {
   for (const db of DB_VARIANTS) {
     describe(db.name, () => {
       let k: TestKernel;
-      const post = (path: string, body: FormData | unknown, identity = 'admin') =>
-        body instanceof FormData
-          ? k.request(path, { method: 'POST', body, identity })
-          : k.request(path, { method: 'POST', json: body, identity });
+      const post = (path: string, body: FormData | unknown, identity = 'admin') => postAs(k, identity, path, body);
       const upload = async (content: Buffer | string, filename: string) => {
         const fd = new FormData();
         fd.append('file', new Blob([content]), filename);

@@ -7,6 +7,7 @@ import { detectWxr } from '../../plugins/import-wxr/detect-wxr.js';
 import { parseWxr } from '../../plugins/import-wxr/parse-task.js';
 import { importProfile } from '../../workers/import/profile.js';
 import { fixturePlugin, startTestKernel, type TestKernel } from '../helpers/kernel.js';
+import { postAs } from '../helpers/content.js';
 import { DB_VARIANTS, requireVariant } from '../helpers/services.js';
 import { IMPORT_FIXTURES } from '../helpers/import-fixtures.js';
 
@@ -611,10 +612,7 @@ describe('import format xml_blog: through the importers HTTP flow', function () 
   for (const db of DB_VARIANTS) {
     describe(db.name, () => {
       let k: TestKernel;
-      const post = (path: string, body: FormData | unknown) =>
-        body instanceof FormData
-          ? k.request(path, { method: 'POST', body, identity: 'admin' })
-          : k.request(path, { method: 'POST', json: body, identity: 'admin' });
+      const post = (path: string, body: FormData | unknown) => postAs(k, 'admin', path, body);
       const upload = async (file: string) => {
         const fd = new FormData();
         fd.append('file', new Blob([readFileSync(WXR(file))]), file);

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import * as tar from 'tar';
 import { fixturePlugin, startTestKernel, tempDir, type TestKernel } from '../helpers/kernel.js';
+import { postAs } from '../helpers/content.js';
 import { DB_VARIANTS, requireVariant } from '../helpers/services.js';
 
 const PLUGINS = [fixturePlugin('test-identity'), fixturePlugin('import-example')];
@@ -50,10 +51,7 @@ for (const variant of DB_VARIANTS) {
   describe(`importers: validate / preview / run / jobs / stream (${variant.name})`, function () {
     this.timeout(120000);
     let t: TestKernel;
-    const post = (path: string, body: FormData | unknown, identity = 'editor') =>
-      body instanceof FormData
-        ? t.request(path, { method: 'POST', body, identity })
-        : t.request(path, { method: 'POST', json: body, identity });
+    const post = (path: string, body: FormData | unknown, identity = 'editor') => postAs(t, identity, path, body);
     const validate = async (content: string | Buffer, filename: string, fields: Record<string, string> = {}, identity = 'editor') => {
       const res = await post('/api/importers/validate', form(content, filename, fields), identity);
       return { status: res.status, body: await res.json() };

@@ -156,7 +156,11 @@ describe('loader: disabled plugins are never imported', function () {
   const cleanup = useCleanup();
   let exploding: string;
   before(() => {
-    exploding = writePlugin(pluginRoot(cleanup), { id: 'explosive' }, "throw new Error('explosive was imported');\nexport default { register() {} };\n");
+    exploding = writePlugin(
+      pluginRoot(cleanup),
+      { id: 'explosive' },
+      "throw new Error('explosive was imported');\nexport default { register() {} };\n",
+    );
   });
 
   it('boots when the plugin is in plugins.disabled, and lists it as disabled', async () => {
