@@ -233,10 +233,21 @@ export function useTestKernel(
 
 /**
  * useTestKernel with the test identities (the test-identity plugin) on the database of `variant`, the suite
- * skipped when the variant is unavailable; `hooks` (users, seed) as for useTestKernel.
+ * skipped when the variant is unavailable; `hooks` (users, seed) as for useTestKernel, `options` the other
+ * options (its plugins come after test-identity; a function is read when the kernel boots).
  */
-export function useIdentityKernel(variant: DbVariant, hooks: Omit<KernelHooks, 'variant'> = {}): TestKernel {
-  return useTestKernel({ db: variant.name, plugins: [fixturePlugin('test-identity')] }, { variant, ...hooks });
+export function useIdentityKernel(
+  variant: DbVariant,
+  hooks: Omit<KernelHooks, 'variant'> = {},
+  options: TestKernelOptions | (() => TestKernelOptions) = {},
+): TestKernel {
+  return useTestKernel(
+    () => {
+      const extra = typeof options === 'function' ? options() : options;
+      return { ...extra, db: variant.name, plugins: [fixturePlugin('test-identity'), ...(extra.plugins ?? [])] };
+    },
+    { variant, ...hooks },
+  );
 }
 
 function deepMerge(base: any, extra: any): any {

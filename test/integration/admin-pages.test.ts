@@ -5,16 +5,7 @@ import { expect } from 'chai';
 import { BootError } from '../../kernel/errors.js';
 import { parseManifest } from '../../kernel/manifest.js';
 import { PROJECT_ROOT } from '../../kernel/version.js';
-import {
-  bootFailure,
-  fixturePlugin,
-  pluginBootFailure,
-  pluginRoot,
-  startTestKernel,
-  useCleanup,
-  writePlugin,
-  type TestKernel,
-} from '../helpers/kernel.js';
+import { bootFailure, fixturePlugin, pluginBootFailure, pluginRoot, useCleanup, writePlugin, useTestKernel } from '../helpers/kernel.js';
 
 /** The example third-party plugin with an admin page (plain JavaScript, outside plugins/). */
 const HELLO_PAGE_PLUGIN = join(PROJECT_ROOT, 'examples', 'hello-page-plugin');
@@ -126,11 +117,7 @@ describe('admin pages: manifest validation', function () {
 
 describe('admin pages: GET /api/admin-ui/pages and the module files', function () {
   this.timeout(60000);
-  let t: TestKernel;
-  // The kernel closes before its plugin folders are removed.
-  after(async () => t?.close());
-  const cleanup = useCleanup();
-  before(async () => {
+  const t = useTestKernel(() => {
     const root = pluginRoot(cleanup);
     const secret = writePlugin(root, {
       id: 'secret-pages',
@@ -142,11 +129,13 @@ describe('admin pages: GET /api/admin-ui/pages and the module files', function (
     writeFileSync(join(secret, 'secret.js'), 'export function mount(el) { el.textContent = "secret"; }\n');
     writeFileSync(join(secret, 'undeclared.js'), 'export const x = 1;\n');
     mkdirSync(join(root, 'elsewhere'));
-    t = await startTestKernel({
+    return {
       plugins: [fixturePlugin('test-identity'), HELLO_PAGE_PLUGIN, secret],
       config: { plugins: { disabled: ['importers'] } },
-    });
+    };
   });
+  // Registered after the kernel's hooks: the kernel closes before its plugin folders are removed.
+  const cleanup = useCleanup();
 
   const pagesOf = async (identity?: string) => {
     const res = await t.request('/api/admin-ui/pages', { identity });

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import type { BusEvent, EventBus } from '../../kernel/events.js';
 import { as, dataOf, createPosts } from '../helpers/content.js';
-import { useIdentityKernel, useTestKernel } from '../helpers/kernel.js';
+import { useIdentityKernel } from '../helpers/kernel.js';
 import { DB_VARIANTS } from '../helpers/services.js';
 
 for (const variant of DB_VARIANTS) {

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import type { WorkerPool } from '../../kernel/pool.js';
 import { createLocalClient } from '../../plugins/content/local-client.js';
 import { as, dataOf } from '../helpers/content.js';
-import { useIdentityKernel, useTestKernel } from '../helpers/kernel.js';
+import { useIdentityKernel } from '../helpers/kernel.js';
 import { DB_VARIANTS } from '../helpers/services.js';
 
 const ARTICLES = {

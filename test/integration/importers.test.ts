@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import * as tar from 'tar';
 import { fixturePlugin, startTestKernel, tempDir, type TestKernel } from '../helpers/kernel.js';
+import { finishedImportJob } from '../helpers/importers.js';
 import { postAs } from '../helpers/content.js';
 import { DB_VARIANTS, requireVariant } from '../helpers/services.js';
 
@@ -58,14 +59,7 @@ for (const variant of DB_VARIANTS) {
     };
     const entries = async (collection: string) =>
       (await (await t.request(`/api/collections/${collection}?limit=100`, { identity: 'admin' })).json()).data;
-    const waitForJob = async (jobId: string) => {
-      for (let i = 0; i < 600; i++) {
-        const job = (await (await t.request(`/api/importers/jobs/${jobId}`, { identity: 'editor' })).json()).data;
-        if (job.status !== 'processing') return job;
-        await new Promise((r) => setTimeout(r, 50));
-      }
-      throw new Error('job did not finish');
-    };
+    const waitForJob = (jobId: string) => finishedImportJob(t, jobId, 'editor', 600);
 
     before(async function () {
       requireVariant(this, variant);

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { createLocalClient, systemIdentity } from '../../plugins/content/local-client.js';
 import { as, dataOf, POSTS } from '../helpers/content.js';
-import { useIdentityKernel, useTestKernel } from '../helpers/kernel.js';
+import { useIdentityKernel } from '../helpers/kernel.js';
 import { DB_VARIANTS } from '../helpers/services.js';
 
 /**

@@ -15,7 +15,7 @@ import {
   tempDir,
   useCleanup,
   writePlugin,
-  type TestKernel,
+  useTestKernel,
 } from '../helpers/kernel.js';
 
 /** The example third-party plugin (plain JavaScript, outside plugins/). */
@@ -233,11 +233,7 @@ export default {
 
 describe('loader: GET /api/system/plugins', function () {
   this.timeout(30000);
-  let k: TestKernel;
-  // The kernel closes before its plugin folders are removed.
-  after(async () => k?.close());
-  const cleanup = useCleanup();
-  before(async () => {
+  const k = useTestKernel(() => {
     const root = pluginRoot(cleanup);
     const provider = writePlugin(
       root,
@@ -249,11 +245,13 @@ describe('loader: GET /api/system/plugins', function () {
 `,
     );
     const sleeper = writePlugin(root, { id: 'sleeper', version: '0.0.1' });
-    k = await startTestKernel({
+    return {
       plugins: [fixturePlugin('test-identity'), provider, sleeper],
       config: { plugins: { disabled: ['sleeper'] } },
-    });
+    };
   });
+  // Registered after the kernel's hooks: the kernel closes before its plugin folders are removed.
+  const cleanup = useCleanup();
 
   it('lists every plugin with id, version, enabled, state, phase, provides and bootMs', async () => {
     const res = await k.request('/api/system/plugins', { identity: 'admin' });
