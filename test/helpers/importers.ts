@@ -1,4 +1,4 @@
-import { postAs } from './content.js';
+import { dataOf, postAs } from './content.js';
 import type { TestKernel, TestResponse } from './kernel.js';
 
 /**
@@ -33,4 +33,18 @@ export async function validateUpload(
   fd.append('file', new Blob([content]), filename);
   const res: TestResponse = await postAs(t, identity, '/api/importers/validate', fd);
   return { status: res.status, body: await res.json() };
+}
+
+/**
+ * Polls GET /api/importers/jobs/:jobId as the admin every `intervalMs`, at most `tries` times, until the job is
+ * neither queued nor processing (each answer must be a 200, dataOf); returns the last job.
+ */
+export async function settledImportJob(t: TestKernel, jobId: string, tries: number, intervalMs: number): Promise<any> {
+  let job: any;
+  for (let i = 0; i < tries; i++) {
+    job = await dataOf(await t.request(`/api/importers/jobs/${jobId}`, { identity: 'admin' }));
+    if (job.status !== 'processing' && job.status !== 'queued') break;
+    await new Promise((r) => setTimeout(r, intervalMs));
+  }
+  return job;
 }

@@ -7,7 +7,7 @@ import { BootError } from '../../kernel/errors.js';
 import { createKernel, type Kernel } from '../../kernel/index.js';
 import { createLogger } from '../../kernel/logger.js';
 import { DIST_ROOT } from '../../kernel/version.js';
-import { createMariaDbDatabase, requireVariant, uniqueName, REDIS_URL, type DbVariant } from './services.js';
+import { createMariaDbDatabase, requireSharedServices, requireVariant, uniqueName, REDIS_URL, type DbVariant } from './services.js';
 import { createUsers, type NewUser } from './users.js';
 
 /** Compiled fixture plugins (test/fixtures/plugins/<id>). */
@@ -207,6 +207,32 @@ export function useTestKernel(
     await hooks.seed?.();
   });
   after(async () => booted?.close());
+  return kernelHandle(current);
+}
+
+/**
+ * Mocha hooks in the calling describe(): two instances of one installation (startTwoInstances) booted
+ * before its tests, the suite skipped (saying why) without MariaDB and Redis; closed after them, B first.
+ */
+export function useTwoInstances(options: TestKernelOptions, prefix: string): [TestKernel, TestKernel] {
+  let pair: [TestKernel, TestKernel] | undefined;
+  const current = (i: 0 | 1) => (): TestKernel => {
+    if (!pair) throw new Error('the test kernels are used before their suite booted them');
+    return pair[i];
+  };
+  before(async function () {
+    requireSharedServices(this);
+    pair = await startTwoInstances(options, prefix);
+  });
+  after(async () => {
+    await pair?.[1].close();
+    await pair?.[0].close();
+  });
+  return [kernelHandle(current(0)), kernelHandle(current(1))];
+}
+
+/** A TestKernel that reads the kernel `current` gives at each use (one a hook boots later). */
+function kernelHandle(current: () => TestKernel): TestKernel {
   return {
     get kernel() {
       return current().kernel;

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import type { ImportParseSummary, ImportSample } from '../../plugins/importers/public.js';
 import { importProfile } from '../../workers/import/profile.js';
-import { FIXTURE_PLUGINS, startTestKernel, type TestKernel } from '../helpers/kernel.js';
+import { startTestKernel, type TestKernel, useIdentityKernel } from '../helpers/kernel.js';
 import { pollImportJob, validateUpload } from '../helpers/importers.js';
 import { postAs } from '../helpers/content.js';
 import { CACHE_VARIANTS, DB_VARIANTS, requireVariant } from '../helpers/services.js';
@@ -103,7 +103,10 @@ describe('import-cms: through the importers HTTP flow', function () {
   this.timeout(120000);
   for (const db of DB_VARIANTS) {
     describe(db.name, () => {
-      let k: TestKernel;
+      before(function () {
+        if (!existsSync(FIXTURES)) this.skip();
+      });
+      const k = useIdentityKernel(db);
       const post = (path: string, body: FormData | unknown, identity = 'admin') => postAs(k, identity, path, body);
       const validate = (folder: string, file: string) => validateUpload(k, readFileSync(fixture(folder, file)), file);
       /** validate -> preview (scaffold) -> run -> job: returns the finished job. */
@@ -118,13 +121,6 @@ describe('import-cms: through the importers HTTP flow', function () {
       };
       const entries = async (collection: string) =>
         (await (await k.request(`/api/collections/${collection}?limit=100`, { identity: 'admin' })).json()).data;
-
-      before(async function () {
-        requireVariant(this, db);
-        if (!existsSync(FIXTURES)) this.skip();
-        k = await startTestKernel({ db: db.name, plugins: [join(FIXTURE_PLUGINS, 'test-identity')] });
-      });
-      after(async () => k?.close());
 
       it('GET /api/importers/sources lists the three CMS formats', async () => {
         const res = await k.request('/api/importers/sources', { identity: 'viewer' });

@@ -12,7 +12,7 @@ import type { ImportedEntity, ImportParseInput, ImportParseSummary, ImportProfil
 import * as tasks from '../../plugins/import-tabular/parse-task.js';
 import { TABULAR_FORMATS } from '../../plugins/import-tabular/formats.js';
 import { importProfile } from '../../workers/import/profile.js';
-import { FIXTURE_PLUGINS as FIXTURE_ROOT, startTestKernel, type TestKernel } from '../helpers/kernel.js';
+import { startTestKernel, type TestKernel, useIdentityKernel } from '../helpers/kernel.js';
 import { pollImportJob, validateUpload } from '../helpers/importers.js';
 import { postAs } from '../helpers/content.js';
 import { CACHE_VARIANTS, DB_VARIANTS, requireVariant } from '../helpers/services.js';
@@ -597,14 +597,9 @@ describe('import-tabular: through the importers HTTP flow', function () {
   this.timeout(120000);
   for (const db of DB_VARIANTS) {
     describe(db.name, () => {
-      let k: TestKernel;
+      const k = useIdentityKernel(db);
       const post = (path: string, body: FormData | unknown, identity = 'admin') => postAs(k, identity, path, body);
       const upload = (content: Buffer | string, filename: string) => validateUpload(k, content, filename);
-      before(async function () {
-        requireVariant(this, db);
-        k = await startTestKernel({ db: db.name, plugins: [join(FIXTURE_ROOT, 'test-identity')] });
-      });
-      after(async () => k?.close());
 
       it('csv: validate -> preview (scaffold) -> run -> jobs -> entries', async () => {
         const csv = 'id,name,price,active\nA1,Tea,3.5,true\nA2,"Coffee, dark",4,false\n';
