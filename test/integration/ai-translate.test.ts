@@ -4,7 +4,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createKernel, type Kernel } from '../../kernel/index.js';
 import { createLogger } from '../../kernel/logger.js';
 import { as, dataOf, POSTS } from '../helpers/content.js';
-import { fixturePlugin, sqliteKernelConfig, startTestKernel, tempDir, type TestKernel, type TestResponse } from '../helpers/kernel.js';
+import { fixturePlugin, sqliteKernelConfig, tempDir, type TestResponse, useTestKernel } from '../helpers/kernel.js';
 import { LoopbackServer, requestBody } from '../helpers/loopback-server.js';
 
 const LIBRE_KEY = 'lt-key-4f1c9a7e2b';
@@ -130,15 +130,16 @@ describe('ai-translate: POST /api/ai/translate', function () {
   beforeEach(function () {
     providers.reset();
   });
+  /** No key of a provider in the log text nor in any answer read so far. */
+  function expectNoKeys(text: string): void {
+    for (const secret of SECRETS) {
+      expect(text).not.to.include(secret);
+      for (const body of bodies) expect(body).not.to.include(secret);
+    }
+  }
 
   describe('without a configured provider', function () {
-    let t: TestKernel;
-    before(async function () {
-      t = await startTestKernel({ plugins: [fixturePlugin('test-identity')] });
-    });
-    after(async function () {
-      await t?.close();
-    });
+    const t = useTestKernel({ plugins: [fixturePlugin('test-identity')] });
 
     it('answers 503 TRANSLATION_UNAVAILABLE and says so in the providers list', async function () {
       const { status, body } = await read(await as(t, 'admin').post('/api/ai/translate', { strings: ['Hello'], target: 'de' }));
@@ -369,39 +370,31 @@ describe('ai-translate: POST /api/ai/translate', function () {
         const text = logs.join('\n');
         expect(text, 'the translations were logged').to.include('"msg":"translated"');
         expect(text).to.include('"msg":"translation failed"');
-        for (const secret of SECRETS) {
-          expect(text).not.to.include(secret);
-          for (const body of bodies) expect(body).not.to.include(secret);
-        }
+        expectNoKeys(text);
       });
     });
   });
 
   describe('an OpenAI-compatible API, chosen over a configured LibreTranslate', function () {
-    let t: TestKernel;
-    before(async function () {
-      t = await startTestKernel({
-        plugins: [fixturePlugin('test-identity')],
-        captureLogs: 'debug',
-        config: {
-          plugins: {
-            options: {
-              'ai-translate': {
-                provider: 'openai',
-                timeoutMs: 5000,
-                providers: {
-                  openai: { url: providers.url, apiKey: OPENAI_KEY, model: 'test-model' },
-                  libretranslate: { url: providers.url, apiKey: LIBRE_KEY },
-                },
+    // Options read at boot: the fake providers' URL is known once the outer before hook has run.
+    const t = useTestKernel(() => ({
+      plugins: [fixturePlugin('test-identity')],
+      captureLogs: 'debug',
+      config: {
+        plugins: {
+          options: {
+            'ai-translate': {
+              provider: 'openai',
+              timeoutMs: 5000,
+              providers: {
+                openai: { url: providers.url, apiKey: OPENAI_KEY, model: 'test-model' },
+                libretranslate: { url: providers.url, apiKey: LIBRE_KEY },
               },
             },
           },
         },
-      });
-    });
-    after(async function () {
-      await t?.close();
-    });
+      },
+    }));
     const post = (json: unknown) => as(t, 'admin').post('/api/ai/translate', json);
 
     it('sends the strings as a JSON array with instructions and reads the array from the answer', async function () {
@@ -452,31 +445,23 @@ describe('ai-translate: POST /api/ai/translate', function () {
     it('never writes the keys into a log line or an answer', function () {
       const text = t.logs.join('\n');
       expect(text).to.include('"msg":"translated"');
-      for (const secret of SECRETS) {
-        expect(text).not.to.include(secret);
-        for (const body of bodies) expect(body).not.to.include(secret);
-      }
+      expectNoKeys(text);
     });
   });
 
   describe('DeepL', function () {
-    let t: TestKernel;
-    before(async function () {
-      t = await startTestKernel({
-        plugins: [fixturePlugin('test-identity')],
-        config: {
-          rateLimit: { enabled: true },
-          plugins: {
-            options: {
-              'ai-translate': { rateLimitPerMinute: 3, providers: { deepl: { url: `${providers.url}/v2`, apiKey: DEEPL_KEY } } },
-            },
+    // Options read at boot: the fake providers' URL is known once the outer before hook has run.
+    const t = useTestKernel(() => ({
+      plugins: [fixturePlugin('test-identity')],
+      config: {
+        rateLimit: { enabled: true },
+        plugins: {
+          options: {
+            'ai-translate': { rateLimitPerMinute: 3, providers: { deepl: { url: `${providers.url}/v2`, apiKey: DEEPL_KEY } } },
           },
         },
-      });
-    });
-    after(async function () {
-      await t?.close();
-    });
+      },
+    }));
 
     it('sends the key in the DeepL-Auth-Key header and the languages as DeepL names them', async function () {
       const { status, body } = await read(
