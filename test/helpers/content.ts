@@ -12,6 +12,13 @@ export function as(t: TestKernel, identity: string, tenant?: string) {
   };
 }
 
+/** A POST as `identity`: a FormData body as it is (multipart), any other body as JSON. */
+export function postAs(t: TestKernel, identity: string, path: string, body: FormData | unknown): Promise<TestResponse> {
+  return body instanceof FormData
+    ? t.request(path, { method: 'POST', body, identity })
+    : t.request(path, { method: 'POST', json: body, identity });
+}
+
 /** The data of a success response, failing the test (with the body) on another status. */
 export async function dataOf(res: TestResponse, status = 200): Promise<any> {
   const body = await res.json();

@@ -7,7 +7,7 @@ import { BootError } from '../../kernel/errors.js';
 import { createKernel, type Kernel } from '../../kernel/index.js';
 import { createLogger } from '../../kernel/logger.js';
 import { DIST_ROOT } from '../../kernel/version.js';
-import { createMariaDbDatabase, requireVariant, uniqueName, REDIS_URL } from './services.js';
+import { createMariaDbDatabase, requireSharedServices, requireVariant, uniqueName, REDIS_URL, type DbVariant } from './services.js';
 import { createUsers, type NewUser } from './users.js';
 
 /** Compiled fixture plugins (test/fixtures/plugins/<id>). */
@@ -207,6 +207,32 @@ export function useTestKernel(
     await hooks.seed?.();
   });
   after(async () => booted?.close());
+  return kernelHandle(current);
+}
+
+/**
+ * Mocha hooks in the calling describe(): two instances of one installation (startTwoInstances) booted
+ * before its tests, the suite skipped (saying why) without MariaDB and Redis; closed after them, B first.
+ */
+export function useTwoInstances(options: TestKernelOptions, prefix: string): [TestKernel, TestKernel] {
+  let pair: [TestKernel, TestKernel] | undefined;
+  const current = (i: 0 | 1) => (): TestKernel => {
+    if (!pair) throw new Error('the test kernels are used before their suite booted them');
+    return pair[i];
+  };
+  before(async function () {
+    requireSharedServices(this);
+    pair = await startTwoInstances(options, prefix);
+  });
+  after(async () => {
+    await pair?.[1].close();
+    await pair?.[0].close();
+  });
+  return [kernelHandle(current(0)), kernelHandle(current(1))];
+}
+
+/** A TestKernel that reads the kernel `current` gives at each use (one a hook boots later). */
+function kernelHandle(current: () => TestKernel): TestKernel {
   return {
     get kernel() {
       return current().kernel;
@@ -229,6 +255,25 @@ export function useTestKernel(
     request: (path, init) => current().request(path, init),
     close: () => current().close(),
   };
+}
+
+/**
+ * useTestKernel with the test identities (the test-identity plugin) on the database of `variant`, the suite
+ * skipped when the variant is unavailable; `hooks` (users, seed) as for useTestKernel, `options` the other
+ * options (its plugins come after test-identity; a function is read when the kernel boots).
+ */
+export function useIdentityKernel(
+  variant: DbVariant,
+  hooks: Omit<KernelHooks, 'variant'> = {},
+  options: TestKernelOptions | (() => TestKernelOptions) = {},
+): TestKernel {
+  return useTestKernel(
+    () => {
+      const extra = typeof options === 'function' ? options() : options;
+      return { ...extra, db: variant.name, plugins: [fixturePlugin('test-identity'), ...(extra.plugins ?? [])] };
+    },
+    { variant, ...hooks },
+  );
 }
 
 function deepMerge(base: any, extra: any): any {
@@ -257,6 +302,46 @@ export function pluginRoot(cleanup: string[], prefix = 'cms-test-plugins-'): str
   writeFileSync(join(root, 'package.json'), JSON.stringify({ type: 'module' }));
   cleanup.push(root);
   return root;
+}
+
+/**
+ * Mocha hook in the calling describe(): the folders a test pushes on the returned list (pluginRoot, tempDir)
+ * are removed after the suite's tests.
+ */
+export function useCleanup(): string[] {
+  const cleanup: string[] = [];
+  after(() => {
+    for (const dir of cleanup) rmSync(dir, { recursive: true, force: true });
+  });
+  return cleanup;
+}
+
+/** A core-phase plugin, written in a new temporary folder, whose async boot() runs `bootBody`. */
+export function corePlugin(id: string, bootBody: string): string {
+  return writePlugin(tempDir(), { id, phase: 'core' }, `export default { register() {}, async boot() { ${bootBody} } };\n`);
+}
+
+/** The core plugin `slow-core`, whose boot takes `ms`: the kernel stays before READY meanwhile. */
+export const slowCorePlugin = (ms: number): string => corePlugin('slow-core', `await new Promise((r) => setTimeout(r, ${ms}));`);
+
+/** Writes one plugin in a new folder of `cleanup` (pluginRoot) and returns the message of the BootError its boot stops with. */
+export async function pluginBootFailure(cleanup: string[], manifest: Record<string, unknown>, code?: string): Promise<string> {
+  const dir = writePlugin(pluginRoot(cleanup), manifest, code);
+  return (await bootFailure({ plugins: [dir] })).message;
+}
+
+/** Starts a kernel built by the test that must fail to boot and returns its BootError; the kernel is closed either way. */
+export async function startFailure(kernel: Kernel): Promise<Error> {
+  let failure: unknown;
+  try {
+    await kernel.start();
+  } catch (err) {
+    failure = err;
+  } finally {
+    await kernel.close();
+  }
+  expect(failure).to.be.instanceOf(BootError);
+  return failure as Error;
 }
 
 /** Starts a kernel that must fail to boot and returns its BootError (with its data folder removed). */

@@ -1,5 +1,12 @@
 import { expect } from 'chai';
-import { fixturePlugin, responseCookie, startTestKernel, type TestKernel } from './kernel.js';
+import { fixturePlugin, responseCookie, startTestKernel, type TestKernel, type TestResponse } from './kernel.js';
+
+/** The status and the parsed JSON body of a response. */
+export const statusAndJson = async (res: Response | TestResponse) => ({ status: res.status, body: await res.json() });
+
+/** A request as the default tenant's admin (the test identity): a GET of `path`, or a POST of `body` to it. */
+export const asDefaultAdmin = (t: TestKernel, path: string, body?: unknown) =>
+  t.request(path, body === undefined ? { identity: 'admin' } : { method: 'POST', json: body, identity: 'admin' });
 
 /** Requests to tenant t2 arrive on its hostname through the trusted proxy header. */
 export const T2_HOST = { 'x-forwarded-host': 't2.test' };

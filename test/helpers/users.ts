@@ -17,3 +17,8 @@ export async function createUsers(t: TestKernel, ...users: NewUser[]): Promise<v
 export async function signInCookie(t: TestKernel, email: string, password: string): Promise<string | null> {
   return responseCookie(await t.request('/api/user/login', { method: 'POST', json: { email, password } }));
 }
+
+/** Creates an API key through POST /api/api-keys with the session cookie (`session=...`): the key. */
+export async function createApiKey(t: TestKernel, cookie: string, name: string, permissions: string[]): Promise<string> {
+  return (await (await t.request('/api/api-keys', { method: 'POST', headers: { cookie }, json: { name, permissions } })).json()).data.key;
+}

@@ -1,11 +1,11 @@
-import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { BootError } from '../../kernel/errors.js';
 import { parseManifest } from '../../kernel/manifest.js';
 import { PROJECT_ROOT } from '../../kernel/version.js';
-import { bootFailure, fixturePlugin, pluginRoot, startTestKernel, writePlugin, type TestKernel } from '../helpers/kernel.js';
+import { bootFailure, fixturePlugin, pluginBootFailure, pluginRoot, useCleanup, writePlugin, useTestKernel } from '../helpers/kernel.js';
 
 /** The example third-party plugin with an admin page (plain JavaScript, outside plugins/). */
 const HELLO_PAGE_PLUGIN = join(PROJECT_ROOT, 'examples', 'hello-page-plugin');
@@ -28,10 +28,7 @@ const page = (extra: Record<string, unknown>) => ({ path: '/admin/x', title: 'X'
 
 describe('admin pages: manifest validation', function () {
   this.timeout(30000);
-  const cleanup: string[] = [];
-  after(() => {
-    for (const dir of cleanup) rmSync(dir, { recursive: true, force: true });
-  });
+  const cleanup = useCleanup();
 
   it('accepts bundled and file modules, :param segments and the nav forms', () => {
     const m = parseManifest(
@@ -69,11 +66,12 @@ describe('admin pages: manifest validation', function () {
   }
 
   it('a module file that does not exist stops the boot, naming the plugin and the file', async () => {
-    const root = pluginRoot(cleanup);
-    const dir = writePlugin(root, { id: 'no-file', adminPages: [page({ path: '/admin/no-file', module: 'admin/missing.js' })] });
-    const err = await bootFailure({ plugins: [dir] });
-    expect(err.message).to.contain("'no-file'");
-    expect(err.message).to.contain('admin/missing.js');
+    const message = await pluginBootFailure(cleanup, {
+      id: 'no-file',
+      adminPages: [page({ path: '/admin/no-file', module: 'admin/missing.js' })],
+    });
+    expect(message).to.contain("'no-file'");
+    expect(message).to.contain('admin/missing.js');
   });
 
   it('a module file that links outside the plugin folder stops the boot', async () => {
@@ -97,11 +95,9 @@ describe('admin pages: manifest validation', function () {
   });
 
   it('a page taking a path of a core plugin (media) names both plugins', async () => {
-    const root = pluginRoot(cleanup);
-    const dir = writePlugin(root, { id: 'copycat', adminPages: [page({ path: '/admin/media' })] });
-    const err = await bootFailure({ plugins: [dir] });
-    expect(err.message).to.contain("'copycat'");
-    expect(err.message).to.contain("'media'");
+    const message = await pluginBootFailure(cleanup, { id: 'copycat', adminPages: [page({ path: '/admin/media' })] });
+    expect(message).to.contain("'copycat'");
+    expect(message).to.contain("'media'");
   });
 
   it('an unknown permission, a reserved path, or a page added from code stops the boot', async () => {
@@ -121,9 +117,7 @@ describe('admin pages: manifest validation', function () {
 
 describe('admin pages: GET /api/admin-ui/pages and the module files', function () {
   this.timeout(60000);
-  const cleanup: string[] = [];
-  let t: TestKernel;
-  before(async () => {
+  const t = useTestKernel(() => {
     const root = pluginRoot(cleanup);
     const secret = writePlugin(root, {
       id: 'secret-pages',
@@ -135,15 +129,13 @@ describe('admin pages: GET /api/admin-ui/pages and the module files', function (
     writeFileSync(join(secret, 'secret.js'), 'export function mount(el) { el.textContent = "secret"; }\n');
     writeFileSync(join(secret, 'undeclared.js'), 'export const x = 1;\n');
     mkdirSync(join(root, 'elsewhere'));
-    t = await startTestKernel({
+    return {
       plugins: [fixturePlugin('test-identity'), HELLO_PAGE_PLUGIN, secret],
       config: { plugins: { disabled: ['importers'] } },
-    });
+    };
   });
-  after(async () => {
-    await t?.close();
-    for (const dir of cleanup) rmSync(dir, { recursive: true, force: true });
-  });
+  // Registered after the kernel's hooks: the kernel closes before its plugin folders are removed.
+  const cleanup = useCleanup();
 
   const pagesOf = async (identity?: string) => {
     const res = await t.request('/api/admin-ui/pages', { identity });

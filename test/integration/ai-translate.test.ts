@@ -1,11 +1,11 @@
 import { expect } from 'chai';
 import { rmSync } from 'node:fs';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createKernel, type Kernel } from '../../kernel/index.js';
 import { createLogger } from '../../kernel/logger.js';
 import { as, dataOf, POSTS } from '../helpers/content.js';
-import { fixturePlugin, sqliteKernelConfig, startTestKernel, tempDir, type TestKernel, type TestResponse } from '../helpers/kernel.js';
+import { fixturePlugin, sqliteKernelConfig, tempDir, type TestResponse, useTestKernel } from '../helpers/kernel.js';
+import { LoopbackServer, requestBody } from '../helpers/loopback-server.js';
 
 const LIBRE_KEY = 'lt-key-4f1c9a7e2b';
 const OPENAI_KEY = 'sk-test-9d8c7b6a5f4e3d2c1b0a';
@@ -30,32 +30,13 @@ type Mode = 'ok' | 'reject-key' | 'hang' | 'wrong-count' | 'malformed' | 'echo-k
  * DeepL (DeepL-Auth-Key header, text and target_lang, translations[].text). It checks the key of each
  * and refuses a wrong one like the real service; `mode` makes it misbehave.
  */
-class FakeProviders {
-  private server: Server | null = null;
-  readonly received: Received[] = [];
+class FakeProviders extends LoopbackServer<Received> {
+  readonly received = this.log;
   mode: Mode = 'ok';
 
-  get url(): string {
-    return `http://127.0.0.1:${(this.server!.address() as AddressInfo).port}`;
-  }
-
-  of(path: string): Received[] {
-    return this.received.filter((r) => r.path === path);
-  }
-
-  reset(): void {
-    this.received.length = 0;
+  override reset(): void {
+    super.reset();
     this.mode = 'ok';
-  }
-
-  async start(): Promise<void> {
-    this.server = createServer((req, res) => void this.handle(req, res));
-    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
-  }
-
-  async close(): Promise<void> {
-    this.server?.closeAllConnections();
-    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
   }
 
   private send(res: ServerResponse, status: number, body: unknown): void {
@@ -63,12 +44,10 @@ class FakeProviders {
     res.end(typeof body === 'string' ? body : JSON.stringify(body));
   }
 
-  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
+  protected async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     let json: any = null;
     try {
-      json = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      json = JSON.parse((await requestBody(req)).toString('utf8'));
     } catch {
       json = null;
     }
@@ -151,15 +130,16 @@ describe('ai-translate: POST /api/ai/translate', function () {
   beforeEach(function () {
     providers.reset();
   });
+  /** No key of a provider in the log text nor in any answer read so far. */
+  function expectNoKeys(text: string): void {
+    for (const secret of SECRETS) {
+      expect(text).not.to.include(secret);
+      for (const body of bodies) expect(body).not.to.include(secret);
+    }
+  }
 
   describe('without a configured provider', function () {
-    let t: TestKernel;
-    before(async function () {
-      t = await startTestKernel({ plugins: [fixturePlugin('test-identity')] });
-    });
-    after(async function () {
-      await t?.close();
-    });
+    const t = useTestKernel({ plugins: [fixturePlugin('test-identity')] });
 
     it('answers 503 TRANSLATION_UNAVAILABLE and says so in the providers list', async function () {
       const { status, body } = await read(await as(t, 'admin').post('/api/ai/translate', { strings: ['Hello'], target: 'de' }));
@@ -390,39 +370,31 @@ describe('ai-translate: POST /api/ai/translate', function () {
         const text = logs.join('\n');
         expect(text, 'the translations were logged').to.include('"msg":"translated"');
         expect(text).to.include('"msg":"translation failed"');
-        for (const secret of SECRETS) {
-          expect(text).not.to.include(secret);
-          for (const body of bodies) expect(body).not.to.include(secret);
-        }
+        expectNoKeys(text);
       });
     });
   });
 
   describe('an OpenAI-compatible API, chosen over a configured LibreTranslate', function () {
-    let t: TestKernel;
-    before(async function () {
-      t = await startTestKernel({
-        plugins: [fixturePlugin('test-identity')],
-        captureLogs: 'debug',
-        config: {
-          plugins: {
-            options: {
-              'ai-translate': {
-                provider: 'openai',
-                timeoutMs: 5000,
-                providers: {
-                  openai: { url: providers.url, apiKey: OPENAI_KEY, model: 'test-model' },
-                  libretranslate: { url: providers.url, apiKey: LIBRE_KEY },
-                },
+    // Options read at boot: the fake providers' URL is known once the outer before hook has run.
+    const t = useTestKernel(() => ({
+      plugins: [fixturePlugin('test-identity')],
+      captureLogs: 'debug',
+      config: {
+        plugins: {
+          options: {
+            'ai-translate': {
+              provider: 'openai',
+              timeoutMs: 5000,
+              providers: {
+                openai: { url: providers.url, apiKey: OPENAI_KEY, model: 'test-model' },
+                libretranslate: { url: providers.url, apiKey: LIBRE_KEY },
               },
             },
           },
         },
-      });
-    });
-    after(async function () {
-      await t?.close();
-    });
+      },
+    }));
     const post = (json: unknown) => as(t, 'admin').post('/api/ai/translate', json);
 
     it('sends the strings as a JSON array with instructions and reads the array from the answer', async function () {
@@ -473,31 +445,23 @@ describe('ai-translate: POST /api/ai/translate', function () {
     it('never writes the keys into a log line or an answer', function () {
       const text = t.logs.join('\n');
       expect(text).to.include('"msg":"translated"');
-      for (const secret of SECRETS) {
-        expect(text).not.to.include(secret);
-        for (const body of bodies) expect(body).not.to.include(secret);
-      }
+      expectNoKeys(text);
     });
   });
 
   describe('DeepL', function () {
-    let t: TestKernel;
-    before(async function () {
-      t = await startTestKernel({
-        plugins: [fixturePlugin('test-identity')],
-        config: {
-          rateLimit: { enabled: true },
-          plugins: {
-            options: {
-              'ai-translate': { rateLimitPerMinute: 3, providers: { deepl: { url: `${providers.url}/v2`, apiKey: DEEPL_KEY } } },
-            },
+    // Options read at boot: the fake providers' URL is known once the outer before hook has run.
+    const t = useTestKernel(() => ({
+      plugins: [fixturePlugin('test-identity')],
+      config: {
+        rateLimit: { enabled: true },
+        plugins: {
+          options: {
+            'ai-translate': { rateLimitPerMinute: 3, providers: { deepl: { url: `${providers.url}/v2`, apiKey: DEEPL_KEY } } },
           },
         },
-      });
-    });
-    after(async function () {
-      await t?.close();
-    });
+      },
+    }));
 
     it('sends the key in the DeepL-Auth-Key header and the languages as DeepL names them', async function () {
       const { status, body } = await read(

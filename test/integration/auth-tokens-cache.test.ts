@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import { createHash, randomBytes } from 'node:crypto';
 import { QueryTypes } from 'sequelize';
-import { fixturePlugin, startTwoInstances, type TestKernel, useTestKernel } from '../helpers/kernel.js';
-import { DB_VARIANTS, requireSharedServices } from '../helpers/services.js';
+import { fixturePlugin, type TestKernel, useTestKernel, useTwoInstances } from '../helpers/kernel.js';
+import { DB_VARIANTS } from '../helpers/services.js';
 
 /**
  * API keys and website tokens resolved through the layered cache (plugins/auth/bearer-cache.ts): what
@@ -160,16 +160,7 @@ for (const variant of DB_VARIANTS) {
 
 describe('auth: the API key and website token cache across two instances sharing MariaDB and Redis', function () {
   this.timeout(60000);
-  let a: TestKernel | undefined;
-  let b: TestKernel | undefined;
-  before(async function () {
-    requireSharedServices(this);
-    [a, b] = await startTwoInstances({ plugins: [fixturePlugin('test-echo')], config: CONFIG }, 'tokshared');
-  });
-  after(async () => {
-    await b?.close();
-    await a?.close();
-  });
+  const [a, b] = useTwoInstances({ plugins: [fixturePlugin('test-echo')], config: CONFIG }, 'tokshared');
 
   /** Uses the value on B twice: the second answer comes from B's memory (the shared cache is not asked). */
   async function cachedOnB(value: string, path = '/api/user/me'): Promise<void> {

@@ -161,7 +161,13 @@ for (const variant of DB_VARIANTS) {
       const c = await signIn('multi-device@example.com', 'editor', 'tablet');
       const sessions = (await (await t.request('/api/user/sessions', { headers: { cookie: a.cookie } })).json()).data.sessions;
       const idOf = (agent: string) => sessions.find((s: { userAgent: string }) => s.userAgent === agent)._id;
-      const noProof = await t.request(`/api/user/sessions/${idOf('phone')}`, { method: 'DELETE', headers: { cookie: a.cookie } });
+      /** Revokes the phone's session with the cookie, and the re-authentication proof when given. */
+      const revokePhone = (cookie: string, proof?: string) =>
+        t.request(`/api/user/sessions/${idOf('phone')}`, {
+          method: 'DELETE',
+          headers: { cookie, ...(proof === undefined ? {} : { 'x-reauth-proof': proof }) },
+        });
+      const noProof = await revokePhone(a.cookie);
       expect(noProof.status).to.equal(403);
       expect((await noProof.json()).error).to.equal('REAUTH_REQUIRED');
       expect(
@@ -178,20 +184,10 @@ for (const variant of DB_VARIANTS) {
           await t.request('/api/user/sessions/reauth', { method: 'POST', headers: { cookie: c.cookie }, json: { password: PASSWORD } })
         ).json()
       ).data.proof;
-      const foreign = await t.request(`/api/user/sessions/${idOf('phone')}`, {
-        method: 'DELETE',
-        headers: { cookie: a.cookie, 'x-reauth-proof': proofOfC },
-      });
+      const foreign = await revokePhone(a.cookie, proofOfC);
       expect(foreign.status, "another session's proof").to.equal(403);
       const expired = `${Date.now() - 1000}.${proofOfC.split('.')[1]}`;
-      expect(
-        (
-          await t.request(`/api/user/sessions/${idOf('phone')}`, {
-            method: 'DELETE',
-            headers: { cookie: c.cookie, 'x-reauth-proof': expired },
-          })
-        ).status,
-      ).to.equal(403);
+      expect((await revokePhone(c.cookie, expired)).status).to.equal(403);
       const reauth = await t.request('/api/user/sessions/reauth', {
         method: 'POST',
         headers: { cookie: a.cookie },
@@ -202,18 +198,8 @@ for (const variant of DB_VARIANTS) {
       // A changed last character that only touches base64url padding bits is still a different proof.
       const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
       const paddingFlip = proof.slice(0, -1) + alphabet[alphabet.indexOf(proof.at(-1)) ^ 1];
-      expect(
-        (
-          await t.request(`/api/user/sessions/${idOf('phone')}`, {
-            method: 'DELETE',
-            headers: { cookie: a.cookie, 'x-reauth-proof': paddingFlip },
-          })
-        ).status,
-      ).to.equal(403);
-      const ok = await t.request(`/api/user/sessions/${idOf('phone')}`, {
-        method: 'DELETE',
-        headers: { cookie: a.cookie, 'x-reauth-proof': proof },
-      });
+      expect((await revokePhone(a.cookie, paddingFlip)).status).to.equal(403);
+      const ok = await revokePhone(a.cookie, proof);
       expect(ok.status).to.equal(200);
       expect((await t.request('/api/user/me', { headers: { cookie: b.cookie } })).status).to.equal(401);
       const own = await t.request(`/api/user/sessions/${idOf('laptop')}`, { method: 'DELETE', headers: { cookie: a.cookie } });

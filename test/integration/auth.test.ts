@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import { createHash } from 'node:crypto';
 import { QueryTypes } from 'sequelize';
-import { fixturePlugin, startTwoInstances, type TestKernel, type TestResponse, useTestKernel } from '../helpers/kernel.js';
-import { DB_VARIANTS, requireSharedServices } from '../helpers/services.js';
+import { fixturePlugin, type TestKernel, type TestResponse, useTestKernel, useTwoInstances } from '../helpers/kernel.js';
+import { DB_VARIANTS } from '../helpers/services.js';
 import { CLIENT_COOKIE, clientCookieKey, signClientId } from '../../kernel/http/client-cookie.js';
 
 const AUTH_OPTIONS = { plugins: { options: { auth: { bcryptRounds: 4 } } } };
@@ -25,6 +25,12 @@ const login = (t: TestKernel, email: string, password = PASSWORD, userAgent = 't
     json: { email, password },
     headers: { 'user-agent': userAgent, ...(cookie ? { cookie } : {}) },
   });
+
+const LINUX_FIREFOX = 'Mozilla/5.0 (X11; Linux x86_64) Firefox/130.0';
+const IOS_SAFARI = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0) Safari/604.1';
+/** Signs in with PASSWORD from `userAgent`: the new session cookie's value. */
+const sessionFrom = async (t: TestKernel, email: string, userAgent: string) =>
+  cookieValue(sessionCookie(await login(t, email, PASSWORD, userAgent))!);
 
 /** The account's device cookie a completed sign-in set on this client (`name=value`). */
 function deviceCookie(res: TestResponse, userId: string): string {
@@ -295,15 +301,9 @@ for (const variant of DB_VARIANTS) {
 
     it('single-per-device: a new sign-in from the same user agent ends the previous one; another device keeps its own', async function () {
       await createUser(t, 'hank@example.com');
-      const first = cookieValue(
-        sessionCookie(await login(t, 'hank@example.com', PASSWORD, 'Mozilla/5.0 (X11; Linux x86_64) Firefox/130.0'))!,
-      );
-      const phone = cookieValue(
-        sessionCookie(await login(t, 'hank@example.com', PASSWORD, 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0) Safari/604.1'))!,
-      );
-      const second = cookieValue(
-        sessionCookie(await login(t, 'hank@example.com', PASSWORD, 'Mozilla/5.0 (X11; Linux x86_64) Firefox/130.0'))!,
-      );
+      const first = await sessionFrom(t, 'hank@example.com', LINUX_FIREFOX);
+      const phone = await sessionFrom(t, 'hank@example.com', IOS_SAFARI);
+      const second = await sessionFrom(t, 'hank@example.com', LINUX_FIREFOX);
       expect((await t.request('/api/user/me', { headers: { cookie: `session=${first}` } })).status).to.equal(401);
       expect((await t.request('/api/user/me', { headers: { cookie: `session=${phone}` } })).status).to.equal(200);
       const list = await t.request('/api/user/sessions', { headers: { cookie: `session=${second}` } });
@@ -315,12 +315,8 @@ for (const variant of DB_VARIANTS) {
 
     it('changes the password with the current one: this session stays (rotated to a new cookie), the others end, the old password stops working', async function () {
       await createUser(t, 'iris@example.com');
-      const laptop = cookieValue(
-        sessionCookie(await login(t, 'iris@example.com', PASSWORD, 'Mozilla/5.0 (X11; Linux x86_64) Firefox/130.0'))!,
-      );
-      const phone = cookieValue(
-        sessionCookie(await login(t, 'iris@example.com', PASSWORD, 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0) Safari/604.1'))!,
-      );
+      const laptop = await sessionFrom(t, 'iris@example.com', LINUX_FIREFOX);
+      const phone = await sessionFrom(t, 'iris@example.com', IOS_SAFARI);
       const change = (json: unknown) =>
         t.request('/api/user/change-password', { method: 'POST', json, headers: { cookie: `session=${laptop}` } });
       const wrong = await change({ currentPassword: 'not my password', newPassword: 'a brand new password' });
@@ -391,16 +387,7 @@ for (const variant of DB_VARIANTS) {
 
 describe('auth across two instances sharing the database and Redis', function () {
   this.timeout(60000);
-  let a: TestKernel | undefined;
-  let b: TestKernel | undefined;
-  before(async function () {
-    requireSharedServices(this);
-    [a, b] = await startTwoInstances({ config: AUTH_OPTIONS }, 'authshared');
-  });
-  after(async () => {
-    await b?.close();
-    await a?.close();
-  });
+  const [a, b] = useTwoInstances({ config: AUTH_OPTIONS }, 'authshared');
 
   it("lockout counts are shared: unknown clients locked through one instance are locked on the other, the owner's device is not", async function () {
     const id = await createUser(a!, 'shared-lock@example.com');

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import type { TestKernel } from '../helpers/kernel.js';
 import { DB_VARIANTS, requireVariant } from '../helpers/services.js';
-import { startTwoTenantKernel, T2_HOST } from '../helpers/two-tenants.js';
+import { asDefaultAdmin, startTwoTenantKernel, statusAndJson as json, T2_HOST } from '../helpers/two-tenants.js';
 
 const DECIMALS = [0.1886462, 0.1, 1 / 3, 123456.789, 5e-324, 1.7976931348623157e308, 0.30000000000000004, -2.5e-8, 0.0001886462];
 const sha256 = (b: Buffer | string) => createHash('sha256').update(b).digest('hex');
@@ -21,9 +21,7 @@ for (const variant of DB_VARIANTS) {
     this.timeout(120000);
     let t: TestKernel;
     let t2Cookie = '';
-    const json = async (res: Response | any) => ({ status: res.status, body: await res.json() });
-    const asAdmin = (path: string, body?: unknown) =>
-      t.request(path, body === undefined ? { identity: 'admin' } : { method: 'POST', json: body, identity: 'admin' });
+    const asAdmin = (path: string, body?: unknown) => asDefaultAdmin(t, path, body);
     /** Tenant t2's admin, signed in on t2's hostname. */
     const asT2 = (path: string, init: RequestInit & { json?: unknown } = {}) =>
       t.request(path, { ...init, headers: { ...T2_HOST, cookie: t2Cookie, ...(init.headers as Record<string, string>) } });

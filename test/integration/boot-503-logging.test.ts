@@ -4,7 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { createKernel, type Kernel } from '../../kernel/index.js';
 import { createLogger } from '../../kernel/logger.js';
 import { until } from '../helpers/until.js';
-import { fixturePlugin, sqliteKernelConfig, get, tempDir, writePlugin } from '../helpers/kernel.js';
+import { fixturePlugin, sqliteKernelConfig, get, slowCorePlugin, tempDir } from '../helpers/kernel.js';
 
 /**
  * The 503s the lifecycle answers by design (a request before READY, while shutting down, or to a
@@ -48,12 +48,7 @@ describe('logging of expected 503s (boot and shutdown) and of real failures', fu
   this.timeout(60000);
 
   it('a request before READY and one to a plugin still booting are logged at info without a stack; a real 500 at error with its stack', async function () {
-    const root = tempDir();
-    const slow = writePlugin(
-      root,
-      { id: 'slow-core', phase: 'core' },
-      'export default { register() {}, async boot() { await new Promise((r) => setTimeout(r, 1200)); } };\n',
-    );
+    const slow = slowCorePlugin(1200);
     const { kernel, ofRequest, records } = kernelWithLog([fixturePlugin('test-echo'), fixturePlugin('test-lifecycle'), slow], {
       'test-lifecycle': { bootDelayMs: 1500 },
     });

@@ -4,7 +4,7 @@ import { Agent, request } from 'node:http';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { DIST_ROOT, PROJECT_ROOT } from '../../kernel/version.js';
-import { tempDir, writePlugin } from '../helpers/kernel.js';
+import { tempDir, useCleanup, writePlugin } from '../helpers/kernel.js';
 
 const CLI = join(DIST_ROOT, 'kernel', 'cli.js');
 const HELLO_PLUGIN = join(PROJECT_ROOT, 'examples', 'hello-plugin');
@@ -40,13 +40,10 @@ function project(config: Record<string, unknown>, cleanup: string[]): { cwd: str
 
 describe('cli: cms plugins', function () {
   this.timeout(60000);
-  const cleanup: string[] = [];
+  const cleanup = useCleanup();
   let hello: { cwd: string; env: NodeJS.ProcessEnv };
   before(() => {
     hello = project({ plugins: { paths: [HELLO_PLUGIN] } }, cleanup);
-  });
-  after(() => {
-    for (const dir of cleanup) rmSync(dir, { recursive: true, force: true });
   });
 
   it('plugins list --json lists the built-in plugins and hello, enabled, with provides', async () => {
@@ -339,10 +336,7 @@ describe('cli: cms start', function () {
 
 describe('cli: commands contributed by plugins (the cliCommands registry)', function () {
   this.timeout(60000);
-  const cleanup: string[] = [];
-  after(() => {
-    for (const dir of cleanup) rmSync(dir, { recursive: true, force: true });
-  });
+  const cleanup = useCleanup();
 
   function greeterPlugin(): string {
     const root = tempDir('cms-cli-plugins-');

@@ -4,7 +4,7 @@ import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'no
 import { join } from 'node:path';
 import { stringify } from 'safe-stable-stringify';
 import { as, dataOf, errorOf } from '../helpers/content.js';
-import { fixturePlugin, responseCookie, startTestKernel, useTestKernel } from '../helpers/kernel.js';
+import { fixturePlugin, responseCookie, startTestKernel, useTestKernel, type TestKernelOptions } from '../helpers/kernel.js';
 import { DB_VARIANTS, REDIS_URL } from '../helpers/services.js';
 
 const PASSWORD = 'correct horse battery';
@@ -35,18 +35,17 @@ for (const variant of DB_VARIANTS) {
     const status = async () => dataOf(await admin().get('/api/config/status'));
     const exportAll = async () => dataOf(await admin().post('/api/config/export', {}));
 
-    const t = useTestKernel(
-      {
-        db: variant.name,
-        cache,
-        setup: true,
-        plugins: [fixturePlugin('test-identity')],
-        config: {
-          plugins: { options: { auth: { bcryptRounds: 4 }, setup: { admin: { email: 'seed@example.com', password: PASSWORD } } } },
-        },
+    /** A set-up instance (headless, with the seed admin) on the variant's database and cache. */
+    const options: TestKernelOptions = {
+      db: variant.name,
+      cache,
+      setup: true,
+      plugins: [fixturePlugin('test-identity')],
+      config: {
+        plugins: { options: { auth: { bcryptRounds: 4 }, setup: { admin: { email: 'seed@example.com', password: PASSWORD } } } },
       },
-      { variant },
-    );
+    };
+    const t = useTestKernel(options, { variant });
 
     it('lists the resource types with their counts', async function () {
       const data = await dataOf(await admin().get('/api/config/resources'));
@@ -585,15 +584,7 @@ for (const variant of DB_VARIANTS) {
       const bundled = bundle.files.find((f) => f.type === 'role' && f.name === 'bundled');
       expect(bundled).to.include({ externalId: 'bundled', checksum: sha(bundled.data) });
       expect(bundle.files.some((f) => f.type === 'setting' && f.name === 'SMTP_PASSWORD')).to.equal(false);
-      const b = await startTestKernel({
-        db: variant.name,
-        cache,
-        setup: true,
-        plugins: [fixturePlugin('test-identity')],
-        config: {
-          plugins: { options: { auth: { bcryptRounds: 4 }, setup: { admin: { email: 'seed@example.com', password: PASSWORD } } } },
-        },
-      });
+      const b = await startTestKernel(options);
       try {
         const upload = async (body: string) => {
           const form = new FormData();

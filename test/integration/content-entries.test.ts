@@ -1,25 +1,21 @@
 import { expect } from 'chai';
 import type { BusEvent, EventBus } from '../../kernel/events.js';
 import { as, dataOf, createPosts } from '../helpers/content.js';
-import { fixturePlugin, useTestKernel } from '../helpers/kernel.js';
+import { useIdentityKernel } from '../helpers/kernel.js';
 import { DB_VARIANTS } from '../helpers/services.js';
 
 for (const variant of DB_VARIANTS) {
   describe(`content: entries (${variant.name})`, function () {
     this.timeout(60000);
     const events: BusEvent[] = [];
-    const t = useTestKernel(
-      { db: variant.name, plugins: [fixturePlugin('test-identity')] },
-      {
-        variant,
-        seed: async () => {
-          await createPosts(t);
-          t.kernel.container.resolve<EventBus>('events').subscribe('*', (e) => {
-            if (e.name.startsWith('on:')) events.push(e);
-          });
-        },
+    const t = useIdentityKernel(variant, {
+      seed: async () => {
+        await createPosts(t);
+        t.kernel.container.resolve<EventBus>('events').subscribe('*', (e) => {
+          if (e.name.startsWith('on:')) events.push(e);
+        });
       },
-    );
+    });
     const editor = () => as(t, 'editor');
 
     it('creates, reads, updates and deletes an entry, with defaults, a slug and timestamps', async function () {

@@ -6,9 +6,9 @@ import * as tar from 'tar';
 import { entryChecksum } from '../../plugins/content-packages/entry-codec.js';
 import type { ContentPackagesService } from '../../plugins/content-packages/public.js';
 import { as, dataOf } from '../helpers/content.js';
-import { fixturePlugin, startTestKernel, tempDir, type TestKernel, type TestResponse } from '../helpers/kernel.js';
+import { tempDir, type TestResponse, useIdentityKernel } from '../helpers/kernel.js';
 import { imageBytes, sha256, uploadFile } from '../helpers/media-upload.js';
-import { DB_VARIANTS, requireVariant } from '../helpers/services.js';
+import { DB_VARIANTS } from '../helpers/services.js';
 import { until } from '../helpers/until.js';
 
 const EDITOR = {
@@ -49,7 +49,6 @@ const lines = (b: Buffer | undefined) =>
 for (const variant of DB_VARIANTS) {
   describe(`content export: validate, plan, run, download (${variant.name})`, function () {
     this.timeout(120000);
-    let t: TestKernel;
     const cleanup: string[] = [];
     const editor = () => as(t, 'editor');
     const body = async (res: TestResponse) => ({ status: res.status, body: await res.json() });
@@ -65,18 +64,19 @@ for (const variant of DB_VARIANTS) {
     const posts: any[] = [];
     let png: Buffer;
 
-    before(async function () {
-      requireVariant(this, variant);
-      t = await startTestKernel({
-        db: variant.name,
-        plugins: [fixturePlugin('test-identity')],
-        // Small pages: the writer's keyset paging runs over several pages even for a few entries.
+    const t = useIdentityKernel(
+      variant,
+      {},
+      // Small pages: the writer's keyset paging runs over several pages even for a few entries.
+      {
         config: {
           plugins: {
             options: { 'content-packages': { export: { pageSize: 10 } } },
           },
         },
-      });
+      },
+    );
+    before(async () => {
       const admin = as(t, 'admin');
       await dataOf(
         await admin.post('/api/collections', { name: 'authors', fields: [{ name: 'name', type: 'text', required: true }] }),
@@ -115,8 +115,7 @@ for (const variant of DB_VARIANTS) {
           ),
         );
     });
-    after(async () => {
-      await t?.close();
+    after(() => {
       for (const dir of cleanup) rmSync(dir, { recursive: true, force: true });
     });
 

@@ -5,9 +5,9 @@ import { gzipSync } from 'node:zlib';
 import { expect } from 'chai';
 import { as, dataOf } from '../helpers/content.js';
 import { buildPackage, checksumOf, mediaRef, ref, tarEntry, tarGz, type TestField } from '../helpers/content-package.js';
-import { fixturePlugin, startTestKernel, type TestKernel, type TestResponse } from '../helpers/kernel.js';
+import { type TestResponse, useIdentityKernel } from '../helpers/kernel.js';
 import { imageBytes, sha256 } from '../helpers/media-upload.js';
-import { DB_VARIANTS, requireVariant } from '../helpers/services.js';
+import { DB_VARIANTS } from '../helpers/services.js';
 import { until } from '../helpers/until.js';
 
 const TEXT: TestField[] = [
@@ -18,7 +18,6 @@ const TEXT: TestField[] = [
 for (const variant of DB_VARIANTS) {
   describe(`content import: validate, plan, apply (${variant.name})`, function () {
     this.timeout(120000);
-    let t: TestKernel;
     const admin = () => as(t, 'admin');
 
     const upload = async (bytes: Buffer, identity = 'admin'): Promise<TestResponse> => {
@@ -62,21 +61,17 @@ for (const variant of DB_VARIANTS) {
     };
     const bySlug = async (name: string) => Object.fromEntries((await items(name)).map((e) => [e.slug, e]));
 
-    before(async function () {
-      requireVariant(this, variant);
-      t = await startTestKernel({
-        db: variant.name,
-        plugins: [fixturePlugin('test-identity')],
+    const t = useIdentityKernel(
+      variant,
+      {},
+      {
         config: {
           plugins: {
             options: { 'content-packages': { importMaxEntries: 60, importMaxExtractedBytes: 8 * 1024 * 1024, importMaxRatio: 200 } },
           },
         },
-      });
-    });
-    after(async () => {
-      await t?.close();
-    });
+      },
+    );
 
     it('needs content:import: a viewer gets 403 on validate and plan', async () => {
       const bytes = await buildPackage({ collections: [{ name: 'perm', fields: TEXT, entries: [] }] });

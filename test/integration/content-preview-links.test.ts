@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { as, dataOf, POSTS, createPosts } from '../helpers/content.js';
-import { fixturePlugin, useTestKernel } from '../helpers/kernel.js';
+import { fixturePlugin, useIdentityKernel, useTestKernel } from '../helpers/kernel.js';
 import { imageBytes, uploadFile } from '../helpers/media-upload.js';
 import { DB_VARIANTS } from '../helpers/services.js';
 
@@ -18,26 +18,22 @@ for (const variant of DB_VARIANTS) {
   describe(`content: preview links (${variant.name})`, function () {
     this.timeout(60000);
     let draft: { _id: string };
-    const t = useTestKernel(
-      { db: variant.name, plugins: [fixturePlugin('test-identity')] },
-      {
-        variant,
-        seed: async () => {
-          await createPosts(t);
-          draft = await dataOf(
-            await as(t, 'editor').post('/api/collections/posts', {
-              title: 'Draft letter',
-              body: '<p>Dear <strong>reader</strong></p>',
-              views: 3,
-              featured: true,
-              category: 'news',
-              meta: { a: 1 },
-            }),
-            201,
-          );
-        },
+    const t = useIdentityKernel(variant, {
+      seed: async () => {
+        await createPosts(t);
+        draft = await dataOf(
+          await as(t, 'editor').post('/api/collections/posts', {
+            title: 'Draft letter',
+            body: '<p>Dear <strong>reader</strong></p>',
+            views: 3,
+            featured: true,
+            category: 'news',
+            meta: { a: 1 },
+          }),
+          201,
+        );
       },
-    );
+    });
 
     const guest = (path: string) => t.request(path);
     const make = (entryId: string, body: object = {}, identity = 'editor') =>

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { as, dataOf, createPosts } from '../helpers/content.js';
-import { fixturePlugin, useTestKernel } from '../helpers/kernel.js';
+import { useIdentityKernel } from '../helpers/kernel.js';
 import { DB_VARIANTS } from '../helpers/services.js';
 
 for (const variant of DB_VARIANTS) {
@@ -8,19 +8,15 @@ for (const variant of DB_VARIANTS) {
     this.timeout(60000);
     let live: { _id: string };
     let draft: { _id: string };
-    const t = useTestKernel(
-      { db: variant.name, plugins: [fixturePlugin('test-identity')] },
-      {
-        variant,
-        seed: async () => {
-          await createPosts(t);
-          await dataOf(await as(t, 'admin').post('/api/collections', { name: 'memos', fields: [{ name: 'title', type: 'text' }] }), 201);
-          live = await dataOf(await as(t, 'editor').post('/api/collections/posts', { title: 'Open letter', status: 'published' }), 201);
-          draft = await dataOf(await as(t, 'editor').post('/api/collections/posts', { title: 'Not yet' }), 201);
-          await dataOf(await as(t, 'editor').post('/api/collections/memos', { title: 'Internal memo', status: 'published' }), 201);
-        },
+    const t = useIdentityKernel(variant, {
+      seed: async () => {
+        await createPosts(t);
+        await dataOf(await as(t, 'admin').post('/api/collections', { name: 'memos', fields: [{ name: 'title', type: 'text' }] }), 201);
+        live = await dataOf(await as(t, 'editor').post('/api/collections/posts', { title: 'Open letter', status: 'published' }), 201);
+        draft = await dataOf(await as(t, 'editor').post('/api/collections/posts', { title: 'Not yet' }), 201);
+        await dataOf(await as(t, 'editor').post('/api/collections/memos', { title: 'Internal memo', status: 'published' }), 201);
       },
-    );
+    });
 
     const guest = (path: string, init: { method?: string; json?: unknown } = {}) => t.request(path, init);
     const setPublic = (value: boolean, identity = 'admin') =>

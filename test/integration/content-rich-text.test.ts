@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import type { WorkerPool } from '../../kernel/pool.js';
 import { createLocalClient } from '../../plugins/content/local-client.js';
 import { as, dataOf } from '../helpers/content.js';
-import { fixturePlugin, useTestKernel } from '../helpers/kernel.js';
+import { useIdentityKernel } from '../helpers/kernel.js';
 import { DB_VARIANTS } from '../helpers/services.js';
 
 const ARTICLES = {
@@ -24,15 +24,11 @@ const CLEAN =
 for (const variant of DB_VARIANTS) {
   describe(`content: rich text and markdown fields (${variant.name})`, function () {
     this.timeout(60000);
-    const t = useTestKernel(
-      { db: variant.name, plugins: [fixturePlugin('test-identity')] },
-      {
-        variant,
-        seed: async () => {
-          await dataOf(await as(t, 'admin').post('/api/collections', ARTICLES), 201);
-        },
+    const t = useIdentityKernel(variant, {
+      seed: async () => {
+        await dataOf(await as(t, 'admin').post('/api/collections', ARTICLES), 201);
       },
-    );
+    });
     const editor = () => as(t, 'editor');
     const stored = async (id: string) => (await dataOf(await editor().get(`/api/collections/articles/${id}`))).body;
 

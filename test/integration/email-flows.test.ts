@@ -6,7 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { simpleParser } from 'mailparser';
 import { QueryTypes } from 'sequelize';
 import { SMTPServer } from 'smtp-server';
-import { fixturePlugin, startTestKernel, type TestKernel } from '../helpers/kernel.js';
+import { startTestKernel, useIdentityKernel } from '../helpers/kernel.js';
 import { createUsers } from '../helpers/users.js';
 import { responseCookie } from '../helpers/kernel.js';
 import { DB_VARIANTS } from '../helpers/services.js';
@@ -61,28 +61,23 @@ const tokenIn = (text: string) => /token=([A-Za-z0-9_-]{20,})/.exec(text)?.[1];
 for (const variant of DB_VARIANTS) {
   describe(`mail links: reset, magic link, invitations (${variant.name}, SMTP)`, function () {
     this.timeout(60000);
-    let t: TestKernel;
     let smtp: Awaited<ReturnType<typeof startSmtp>>;
     before(async function () {
       requireVariant(this, variant);
       smtp = await startSmtp();
-      t = await startTestKernel({
-        db: variant.name,
-        plugins: [fixturePlugin('test-identity')],
-        config: {
-          plugins: {
-            options: {
-              auth: { bcryptRounds: 4, publicUrl: 'https://cms.example.com', sessionDevicePolicy: 'allow-multiple' },
-              mail: { from: 'CMS <cms@example.com>', smtp: { host: '127.0.0.1', port: smtp.port, secure: false } },
-            },
+    });
+    const t = useIdentityKernel(variant, {}, () => ({
+      config: {
+        plugins: {
+          options: {
+            auth: { bcryptRounds: 4, publicUrl: 'https://cms.example.com', sessionDevicePolicy: 'allow-multiple' },
+            mail: { from: 'CMS <cms@example.com>', smtp: { host: '127.0.0.1', port: smtp.port, secure: false } },
           },
         },
-      });
-    });
-    after(async () => {
-      await t?.close();
-      await smtp?.close();
-    });
+      },
+    }));
+    // After the kernel's own after hook: the kernel closes first.
+    after(async () => smtp?.close());
 
     const users = () => t.kernel.container.resolve<{ create(i: object): Promise<{ _id: string }> }>('users');
     const mailTo = (to: string, subject: string) =>

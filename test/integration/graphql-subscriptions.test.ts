@@ -3,7 +3,7 @@ import WebSocket from 'ws';
 import type { EventBus } from '../../kernel/events.js';
 import { as, dataOf, POSTS, createPosts } from '../helpers/content.js';
 import { legacyClient, modernClient, testHeaders, waitFor, wsUrl } from '../helpers/graphql-ws.js';
-import { fixturePlugin, responseCookie, startTestKernel, type TestKernel, useTestKernel } from '../helpers/kernel.js';
+import { fixturePlugin, responseCookie, startTestKernel, type TestKernel, useIdentityKernel } from '../helpers/kernel.js';
 import { DB_VARIANTS, REDIS_URL, uniqueName } from '../helpers/services.js';
 
 const PASSWORD = 'correct horse battery';
@@ -24,13 +24,7 @@ for (const variant of DB_VARIANTS) {
     this.timeout(60000);
     const disposers: Array<() => unknown> = [];
     let n = 0;
-    const t = useTestKernel(
-      { db: variant.name, plugins: [fixturePlugin('test-identity')], config: OPTIONS },
-      {
-        variant,
-        seed: () => createPosts(t),
-      },
-    );
+    const t = useIdentityKernel(variant, { seed: () => createPosts(t) }, { config: OPTIONS });
     afterEach(async () => {
       for (const dispose of disposers.splice(0)) await dispose();
       await waitFor('subscriptions to end', () => subscriptions(t) === 0);

@@ -1,6 +1,14 @@
 import { expect } from 'chai';
 import { as, dataOf, POSTS } from '../helpers/content.js';
-import { fixturePlugin, startTestKernel, tempDir, writePlugin, type TestKernel, useTestKernel } from '../helpers/kernel.js';
+import {
+  fixturePlugin,
+  startTestKernel,
+  tempDir,
+  type TestKernel,
+  useIdentityKernel,
+  useTestKernel,
+  writePlugin,
+} from '../helpers/kernel.js';
 import { DB_VARIANTS } from '../helpers/services.js';
 
 const AUTHORS = { name: 'authors', fields: [{ name: 'name', type: 'text', required: true }] };
@@ -91,17 +99,13 @@ for (const variant of DB_VARIANTS) {
 
   describe(`graphql over HTTP (${variant.name})`, function () {
     this.timeout(60000);
-    const t = useTestKernel(
-      { db: variant.name, plugins: [fixturePlugin('test-identity')] },
-      {
-        variant,
-        seed: async () => {
-          await dataOf(await as(t, 'admin').post('/api/collections', AUTHORS), 201);
-          await dataOf(await as(t, 'admin').post('/api/collections', POSTS_WITH_AUTHOR), 201);
-          await dataOf(await as(t, 'admin').post('/api/collections', PAGES), 201);
-        },
+    const t = useIdentityKernel(variant, {
+      seed: async () => {
+        await dataOf(await as(t, 'admin').post('/api/collections', AUTHORS), 201);
+        await dataOf(await as(t, 'admin').post('/api/collections', POSTS_WITH_AUTHOR), 201);
+        await dataOf(await as(t, 'admin').post('/api/collections', PAGES), 201);
       },
-    );
+    });
     const editor = () => as(t, 'editor');
 
     it('generates the types, queries, mutations and subscriptions of each collection', async function () {

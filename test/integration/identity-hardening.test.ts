@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { generate } from 'otplib';
 import { fixturePlugin, startTestKernel, useTestKernel } from '../helpers/kernel.js';
+import { createApiKey } from '../helpers/users.js';
 import { responseCookie } from '../helpers/kernel.js';
 
 const PASSWORD = 'correct horse battery';
@@ -25,15 +26,7 @@ describe('identity hardening', function () {
 
   it("an API key or website token cannot mint credentials or read the account's sessions", async function () {
     const session = await signIn('owner@example.com', 'admin');
-    const key = (
-      await (
-        await t.request('/api/api-keys', {
-          method: 'POST',
-          headers: { cookie: session },
-          json: { name: 'narrow', permissions: ['content:read'] },
-        })
-      ).json()
-    ).data.key;
+    const key = await createApiKey(t, session, 'narrow', ['content:read']);
     const token = (
       await (await t.request('/api/website-tokens', { method: 'POST', headers: { cookie: session }, json: { name: 'site' } })).json()
     ).data.token;

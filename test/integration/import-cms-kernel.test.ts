@@ -9,7 +9,9 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import type { ImportParseSummary, ImportSample } from '../../plugins/importers/public.js';
 import { importProfile } from '../../workers/import/profile.js';
-import { FIXTURE_PLUGINS, startTestKernel, type TestKernel } from '../helpers/kernel.js';
+import { startTestKernel, type TestKernel, useIdentityKernel } from '../helpers/kernel.js';
+import { pollImportJob, validateUpload } from '../helpers/importers.js';
+import { postAs } from '../helpers/content.js';
 import { CACHE_VARIANTS, DB_VARIANTS, requireVariant } from '../helpers/services.js';
 import { IMPORT_FIXTURES } from '../helpers/import-fixtures.js';
 
@@ -101,17 +103,12 @@ describe('import-cms: through the importers HTTP flow', function () {
   this.timeout(120000);
   for (const db of DB_VARIANTS) {
     describe(db.name, () => {
-      let k: TestKernel;
-      const post = (path: string, body: FormData | unknown, identity = 'admin') =>
-        body instanceof FormData
-          ? k.request(path, { method: 'POST', body, identity })
-          : k.request(path, { method: 'POST', json: body, identity });
-      const validate = async (folder: string, file: string) => {
-        const fd = new FormData();
-        fd.append('file', new Blob([readFileSync(fixture(folder, file))]), file);
-        const res = await post('/api/importers/validate', fd);
-        return { status: res.status, body: await res.json() };
-      };
+      before(function () {
+        if (!existsSync(FIXTURES)) this.skip();
+      });
+      const k = useIdentityKernel(db);
+      const post = (path: string, body: FormData | unknown, identity = 'admin') => postAs(k, identity, path, body);
+      const validate = (folder: string, file: string) => validateUpload(k, readFileSync(fixture(folder, file)), file);
       /** validate -> preview (scaffold) -> run -> job: returns the finished job. */
       const importAll = async (uploadId: string, format: string) => {
         const preview = await post('/api/importers/preview', { format, uploadId, scaffold: true });
@@ -120,23 +117,10 @@ describe('import-cms: through the importers HTTP flow', function () {
         const run = await post('/api/importers/run', { planId: plan.planId, confirmed: true });
         const { jobId } = await run.json();
         expect(jobId, 'jobId').to.be.a('string');
-        let job: any;
-        for (let i = 0; i < 600; i++) {
-          job = (await (await k.request(`/api/importers/jobs/${jobId}`, { identity: 'admin' })).json()).data;
-          if (job.status !== 'processing') break;
-          await new Promise((r) => setTimeout(r, 50));
-        }
-        return { plan, job };
+        return { plan, job: await pollImportJob(k, jobId) };
       };
       const entries = async (collection: string) =>
         (await (await k.request(`/api/collections/${collection}?limit=100`, { identity: 'admin' })).json()).data;
-
-      before(async function () {
-        requireVariant(this, db);
-        if (!existsSync(FIXTURES)) this.skip();
-        k = await startTestKernel({ db: db.name, plugins: [join(FIXTURE_PLUGINS, 'test-identity')] });
-      });
-      after(async () => k?.close());
 
       it('GET /api/importers/sources lists the three CMS formats', async () => {
         const res = await k.request('/api/importers/sources', { identity: 'viewer' });

@@ -13,7 +13,8 @@ import type { ImportedEntity, ImportParseInput, ImportParseSummary } from '../..
 import { analyseUpload } from '../../plugins/importers/analyse.js';
 import * as tasks from '../../plugins/import-tabular/parse-task.js';
 import { importProfile } from '../../workers/import/profile.js';
-import { fixturePlugin, startTestKernel, type TestKernel } from '../helpers/kernel.js';
+import { fixturePlugin, startTestKernel, type TestKernel, useIdentityKernel } from '../helpers/kernel.js';
+import { postAs } from '../helpers/content.js';
 import { IMPORT_FIXTURES } from '../helpers/import-fixtures.js';
 import { DB_VARIANTS, requireVariant } from '../helpers/services.js';
 
@@ -196,10 +197,7 @@ for (const variant of DB_VARIANTS) {
   describe(`csv strict mode through the importers (${variant.name})`, function () {
     this.timeout(120000);
     const csv = 'title,score\nFirst,1\nSecond,2,surplus\nThird\nFourth,4\n';
-    const post = (k: TestKernel, path: string, body: FormData | unknown) =>
-      body instanceof FormData
-        ? k.request(path, { method: 'POST', body, identity: 'admin' })
-        : k.request(path, { method: 'POST', json: body, identity: 'admin' });
+    const post = (k: TestKernel, path: string, body: FormData | unknown) => postAs(k, 'admin', path, body);
     const form = (content: string, filename: string) => {
       const fd = new FormData();
       fd.append('file', new Blob([content]), filename);
@@ -221,12 +219,7 @@ for (const variant of DB_VARIANTS) {
     }
 
     describe('lenient by default', () => {
-      let k: TestKernel;
-      before(async function () {
-        requireVariant(this, variant);
-        k = await startTestKernel({ db: variant.name, plugins: [fixturePlugin('test-identity')] });
-      });
-      after(async () => k?.close());
+      const k = useIdentityKernel(variant);
 
       it('ragged rows import with a warning on their line', async () => {
         const r = await importCsv(k, 'lenient.csv');
@@ -276,12 +269,7 @@ for (const variant of DB_VARIANTS) {
     });
 
     describe("the request's own `strict` field", () => {
-      let k: TestKernel;
-      before(async function () {
-        requireVariant(this, variant);
-        k = await startTestKernel({ db: variant.name, plugins: [fixturePlugin('test-identity')] });
-      });
-      after(async () => k?.close());
+      const k = useIdentityKernel(variant);
 
       it('analyseUpload passes strict=true from the request fields to the parse, over a lenient instance default', async () => {
         const dir = mkdtempSync(join(work, 'analyse-'));

@@ -6,6 +6,7 @@ import { SaxesParser } from 'saxes';
 import { as, dataOf } from '../helpers/content.js';
 import { IMPORT_FIXTURES } from '../helpers/import-fixtures.js';
 import { fixturePlugin, useTestKernel } from '../helpers/kernel.js';
+import { settledImportJob } from '../helpers/importers.js';
 import { DB_VARIANTS, REDIS_URL } from '../helpers/services.js';
 
 /**
@@ -106,12 +107,7 @@ for (const variant of DB_VARIANTS) {
       const run = await admin().post('/api/importers/run', { planId: plan.planId, confirmed: true });
       expect(run.status).to.be.oneOf([200, 202]);
       const { jobId } = await run.json();
-      let job: any;
-      for (let i = 0; i < 3000; i++) {
-        job = await dataOf(await admin().get(`/api/importers/jobs/${jobId}`));
-        if (job.status !== 'processing' && job.status !== 'queued') break;
-        await new Promise((r) => setTimeout(r, 100));
-      }
+      const job = await settledImportJob(t, jobId, 3000, 100);
       expect(job.status, JSON.stringify(job)).to.equal('completed');
       return { plan, job };
     }

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { as, dataOf } from '../helpers/content.js';
 import { fixturePlugin, useTestKernel } from '../helpers/kernel.js';
+import { settledImportJob } from '../helpers/importers.js';
 import { DB_VARIANTS } from '../helpers/services.js';
 
 // Issue 32, item 16: records that cannot be parsed were warned about but counted as `failed: 0`.
@@ -19,12 +20,7 @@ for (const variant of DB_VARIANTS) {
       );
       const started = await admin().post('/api/importers/run', { planId: plan.planId, confirmed: true });
       const { jobId } = await started.json();
-      let job: any;
-      for (let i = 0; i < 400; i++) {
-        job = await dataOf(await admin().get(`/api/importers/jobs/${jobId}`));
-        if (job.status !== 'processing' && job.status !== 'queued') break;
-        await new Promise((r) => setTimeout(r, 50));
-      }
+      const job = await settledImportJob(t, jobId, 400, 50);
       expect(job.status, JSON.stringify(job)).to.equal('completed');
       return { v, job };
     }

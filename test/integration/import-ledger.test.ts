@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import { as, dataOf } from '../helpers/content.js';
 import { IMPORT_FIXTURES } from '../helpers/import-fixtures.js';
-import { fixturePlugin, useTestKernel } from '../helpers/kernel.js';
+import { useIdentityKernel } from '../helpers/kernel.js';
 import { DB_VARIANTS } from '../helpers/services.js';
 
 /**
@@ -41,24 +41,20 @@ for (const variant of DB_VARIANTS) {
     const total = async (collection: string) =>
       (await dataOf(await as(t, 'admin').get(`/api/collections/${collection}?limit=1`))).total as number;
 
-    const t = useTestKernel(
-      { db: variant.name, plugins: [fixturePlugin('test-identity')] },
-      {
-        variant,
-        seed: async () => {
-          await dataOf(
-            await as(t, 'admin').post('/api/collections', {
-              name: 'notes',
-              fields: [
-                { name: 'title', type: 'text' },
-                { name: 'body', type: 'text' },
-              ],
-            }),
-            201,
-          );
-        },
+    const t = useIdentityKernel(variant, {
+      seed: async () => {
+        await dataOf(
+          await as(t, 'admin').post('/api/collections', {
+            name: 'notes',
+            fields: [
+              { name: 'title', type: 'text' },
+              { name: 'body', type: 'text' },
+            ],
+          }),
+          201,
+        );
       },
-    );
+    });
 
     it('an unrelated CSV without ids imports all its rows after another one, into its own collection or the same one', async () => {
       const alpha = await importCsv('alpha.csv', 'title,body\nAlpha one,first\nAlpha two,second\n', { scaffold: true });

@@ -12,7 +12,9 @@ import type { ImportedEntity, ImportParseInput, ImportParseSummary, ImportProfil
 import * as tasks from '../../plugins/import-tabular/parse-task.js';
 import { TABULAR_FORMATS } from '../../plugins/import-tabular/formats.js';
 import { importProfile } from '../../workers/import/profile.js';
-import { FIXTURE_PLUGINS as FIXTURE_ROOT, startTestKernel, type TestKernel } from '../helpers/kernel.js';
+import { startTestKernel, type TestKernel, useIdentityKernel } from '../helpers/kernel.js';
+import { pollImportJob, validateUpload } from '../helpers/importers.js';
+import { postAs } from '../helpers/content.js';
 import { CACHE_VARIANTS, DB_VARIANTS, requireVariant } from '../helpers/services.js';
 import { IMPORT_FIXTURES } from '../helpers/import-fixtures.js';
 
@@ -595,22 +597,9 @@ describe('import-tabular: through the importers HTTP flow', function () {
   this.timeout(120000);
   for (const db of DB_VARIANTS) {
     describe(db.name, () => {
-      let k: TestKernel;
-      const post = (path: string, body: FormData | unknown, identity = 'admin') =>
-        body instanceof FormData
-          ? k.request(path, { method: 'POST', body, identity })
-          : k.request(path, { method: 'POST', json: body, identity });
-      const upload = async (content: Buffer | string, filename: string) => {
-        const fd = new FormData();
-        fd.append('file', new Blob([content]), filename);
-        const res = await post('/api/importers/validate', fd);
-        return { status: res.status, body: await res.json() };
-      };
-      before(async function () {
-        requireVariant(this, db);
-        k = await startTestKernel({ db: db.name, plugins: [join(FIXTURE_ROOT, 'test-identity')] });
-      });
-      after(async () => k?.close());
+      const k = useIdentityKernel(db);
+      const post = (path: string, body: FormData | unknown, identity = 'admin') => postAs(k, identity, path, body);
+      const upload = (content: Buffer | string, filename: string) => validateUpload(k, content, filename);
 
       it('csv: validate -> preview (scaffold) -> run -> jobs -> entries', async () => {
         const csv = 'id,name,price,active\nA1,Tea,3.5,true\nA2,"Coffee, dark",4,false\n';
@@ -625,12 +614,7 @@ describe('import-tabular: through the importers HTTP flow', function () {
         expect(op.count).to.equal(2);
         const run = await post('/api/importers/run', { planId: plan.planId, confirmed: true });
         const { jobId } = await run.json();
-        let job: any;
-        for (let i = 0; i < 400; i++) {
-          job = (await (await k.request(`/api/importers/jobs/${jobId}`, { identity: 'admin' })).json()).data;
-          if (job.status !== 'processing') break;
-          await new Promise((r) => setTimeout(r, 50));
-        }
+        const job = await pollImportJob(k, jobId, 'admin', 400);
         expect(job.results.rows).to.include({ imported: 2, failed: 0 });
         const list = (await (await k.request(`/api/collections/${op.targetCollection}?limit=100`, { identity: 'admin' })).json()).data;
         expect(list.total).to.equal(2);

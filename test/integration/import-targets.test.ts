@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { IMPORT_FIXTURES } from '../helpers/import-fixtures.js';
 import type { TestKernel } from '../helpers/kernel.js';
+import { finishedImportJob } from '../helpers/importers.js';
 import { DB_VARIANTS, requireVariant } from '../helpers/services.js';
 import { startTwoTenantKernel, T2_HOST } from '../helpers/two-tenants.js';
 
@@ -35,14 +36,7 @@ for (const variant of DB_VARIANTS) {
       return answer.data;
     };
     const op = (plan: any, entity: string) => plan.operations.find((o: any) => o.sourceType === entity);
-    const waitForJob = async (jobId: string) => {
-      for (let i = 0; i < 2400; i++) {
-        const job = (await (await t.request(`/api/importers/jobs/${jobId}`, { identity: 'admin' })).json()).data;
-        if (job.status !== 'processing') return job;
-        await new Promise((r) => setTimeout(r, 50));
-      }
-      throw new Error('job did not finish');
-    };
+    const waitForJob = (jobId: string) => finishedImportJob(t, jobId, 'admin', 2400);
     const run = async (planId: string) => {
       const res = await t.request('/api/importers/run', { method: 'POST', json: { planId, confirmed: true }, identity: 'admin' });
       const body = await res.json();

@@ -7,6 +7,8 @@ import { detectWxr } from '../../plugins/import-wxr/detect-wxr.js';
 import { parseWxr } from '../../plugins/import-wxr/parse-task.js';
 import { importProfile } from '../../workers/import/profile.js';
 import { fixturePlugin, startTestKernel, type TestKernel } from '../helpers/kernel.js';
+import { pollImportJob, validateUpload } from '../helpers/importers.js';
+import { postAs } from '../helpers/content.js';
 import { DB_VARIANTS, requireVariant } from '../helpers/services.js';
 import { IMPORT_FIXTURES } from '../helpers/import-fixtures.js';
 
@@ -611,16 +613,8 @@ describe('import format xml_blog: through the importers HTTP flow', function () 
   for (const db of DB_VARIANTS) {
     describe(db.name, () => {
       let k: TestKernel;
-      const post = (path: string, body: FormData | unknown) =>
-        body instanceof FormData
-          ? k.request(path, { method: 'POST', body, identity: 'admin' })
-          : k.request(path, { method: 'POST', json: body, identity: 'admin' });
-      const upload = async (file: string) => {
-        const fd = new FormData();
-        fd.append('file', new Blob([readFileSync(WXR(file))]), file);
-        const res = await post('/api/importers/validate', fd);
-        return { status: res.status, body: await res.json() };
-      };
+      const post = (path: string, body: FormData | unknown) => postAs(k, 'admin', path, body);
+      const upload = (file: string) => validateUpload(k, readFileSync(WXR(file)), file);
       before(async function () {
         requireVariant(this, db);
         if (!existsSync(join(FIXTURES, 'xml_blog'))) this.skip();
@@ -646,12 +640,7 @@ describe('import format xml_blog: through the importers HTTP flow', function () 
         const run = await post('/api/importers/run', { planId: plan.planId, confirmed: true });
         expect(run.status).to.equal(200);
         const { jobId } = await run.json();
-        let job: any;
-        for (let i = 0; i < 400; i++) {
-          job = (await (await k.request(`/api/importers/jobs/${jobId}`, { identity: 'admin' })).json()).data;
-          if (job.status !== 'processing') break;
-          await new Promise((r) => setTimeout(r, 50));
-        }
+        const job = await pollImportJob(k, jobId, 'admin', 400);
         expect(job.status, JSON.stringify(job)).to.equal('completed');
         expect(job.results.posts).to.include({ imported: 1, failed: 0 });
         expect(job.results.comments).to.include({ imported: 1, failed: 0 });

@@ -3,6 +3,8 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import * as tar from 'tar';
 import { fixturePlugin, startTestKernel, tempDir, type TestKernel } from '../helpers/kernel.js';
+import { finishedImportJob } from '../helpers/importers.js';
+import { postAs } from '../helpers/content.js';
 import { DB_VARIANTS, requireVariant } from '../helpers/services.js';
 
 const PLUGINS = [fixturePlugin('test-identity'), fixturePlugin('import-example')];
@@ -50,24 +52,17 @@ for (const variant of DB_VARIANTS) {
   describe(`importers: validate / preview / run / jobs / stream (${variant.name})`, function () {
     this.timeout(120000);
     let t: TestKernel;
-    const post = (path: string, body: FormData | unknown, identity = 'editor') =>
-      body instanceof FormData
-        ? t.request(path, { method: 'POST', body, identity })
-        : t.request(path, { method: 'POST', json: body, identity });
+    const post = (path: string, body: FormData | unknown, identity = 'editor') => postAs(t, identity, path, body);
     const validate = async (content: string | Buffer, filename: string, fields: Record<string, string> = {}, identity = 'editor') => {
       const res = await post('/api/importers/validate', form(content, filename, fields), identity);
       return { status: res.status, body: await res.json() };
     };
     const entries = async (collection: string) =>
       (await (await t.request(`/api/collections/${collection}?limit=100`, { identity: 'admin' })).json()).data;
-    const waitForJob = async (jobId: string) => {
-      for (let i = 0; i < 600; i++) {
-        const job = (await (await t.request(`/api/importers/jobs/${jobId}`, { identity: 'editor' })).json()).data;
-        if (job.status !== 'processing') return job;
-        await new Promise((r) => setTimeout(r, 50));
-      }
-      throw new Error('job did not finish');
-    };
+    const waitForJob = (jobId: string) => finishedImportJob(t, jobId, 'editor', 600);
+    /** The plan of a preview of the kv_blocks upload with `options` (mappings, mode): the answer's data. */
+    const planOf = async (uploadId: string, options: Record<string, unknown> = { mappings: { posts: 'posts' } }) =>
+      (await (await post('/api/importers/preview', { format: 'kv_blocks', uploadId, ...options })).json()).data;
 
     before(async function () {
       requireVariant(this, variant);
@@ -235,16 +230,8 @@ for (const variant of DB_VARIANTS) {
       let planId: string;
       before(async () => {
         const { body } = await validate(kvPosts(3, { prefix: 'run' }), 'run.kv');
-        planId = (
-          await (
-            await post('/api/importers/preview', {
-              format: 'kv_blocks',
-              uploadId: body.data.uploadId,
-              // Into an existing collection the default is drafts; this run keeps the source's statuses.
-              mappings: { posts: { collection: 'posts', statuses: 'keep' } },
-            })
-          ).json()
-        ).data.planId;
+        // Into an existing collection the default is drafts; this run keeps the source's statuses.
+        planId = (await planOf(body.data.uploadId, { mappings: { posts: { collection: 'posts', statuses: 'keep' } } })).planId;
       });
 
       it('refuses without confirmed: true', async () => {
@@ -275,27 +262,14 @@ for (const variant of DB_VARIANTS) {
       it('re-importing the same file does not duplicate (add mode skips; merge updates what changed)', async () => {
         const before = (await entries('posts')).total;
         const v1 = await validate(kvPosts(3, { prefix: 'run' }), 'run.kv');
-        const p1 = (
-          await (
-            await post('/api/importers/preview', { format: 'kv_blocks', uploadId: v1.body.data.uploadId, mappings: { posts: 'posts' } })
-          ).json()
-        ).data;
+        const p1 = await planOf(v1.body.data.uploadId);
         expect(p1.operations[0].note).to.match(/matched by external id/);
         const r1 = await (await post('/api/importers/run', { planId: p1.planId, confirmed: true })).json();
         const j1 = await waitForJob(r1.jobId);
         expect(j1.results.posts).to.include({ imported: 0, skipped: 3 });
         expect((await entries('posts')).total).to.equal(before);
         const v2 = await validate(kvPosts(3, { suffix: ' (edited)', prefix: 'run' }), 'run.kv');
-        const p2 = (
-          await (
-            await post('/api/importers/preview', {
-              format: 'kv_blocks',
-              uploadId: v2.body.data.uploadId,
-              mode: 'merge',
-              mappings: { posts: 'posts' },
-            })
-          ).json()
-        ).data;
+        const p2 = await planOf(v2.body.data.uploadId, { mode: 'merge', mappings: { posts: 'posts' } });
         const j2 = await waitForJob((await (await post('/api/importers/run', { planId: p2.planId, confirmed: true })).json()).jobId);
         expect(j2.results.posts).to.include({ imported: 3, updated: 3 });
         const after = await entries('posts');
@@ -305,11 +279,7 @@ for (const variant of DB_VARIANTS) {
 
       it('at or above 100 entities runs as a background job, polled to completion', async () => {
         const { body } = await validate(kvPosts(150).replace(/id=p/g, 'id=bg'), 'big.kv');
-        const plan = (
-          await (
-            await post('/api/importers/preview', { format: 'kv_blocks', uploadId: body.data.uploadId, mappings: { posts: 'posts' } })
-          ).json()
-        ).data;
+        const plan = await planOf(body.data.uploadId);
         const res = await post('/api/importers/run', { planId: plan.planId, confirmed: true });
         expect(res.status).to.equal(200);
         const run = await res.json();
@@ -323,11 +293,7 @@ for (const variant of DB_VARIANTS) {
 
       it('a run is followed as server-sent events on GET /api/importers/jobs/:jobId/events (progress, then complete)', async () => {
         const { body } = await validate(kvPosts(120).replace(/id=p/g, 'id=ev'), 'events.kv');
-        const plan = (
-          await (
-            await post('/api/importers/preview', { format: 'kv_blocks', uploadId: body.data.uploadId, mappings: { posts: 'posts' } })
-          ).json()
-        ).data;
+        const plan = await planOf(body.data.uploadId);
         const run = await (await post('/api/importers/run', { planId: plan.planId, confirmed: true })).json();
         const res = await t.request(`/api/importers/jobs/${run.jobId}/events`, { identity: 'viewer' });
         expect(res.status).to.equal(200);

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { createLocalClient, systemIdentity } from '../../plugins/content/local-client.js';
 import { as, dataOf, POSTS } from '../helpers/content.js';
-import { fixturePlugin, useTestKernel } from '../helpers/kernel.js';
+import { useIdentityKernel } from '../helpers/kernel.js';
 import { DB_VARIANTS } from '../helpers/services.js';
 
 /**
@@ -19,15 +19,11 @@ for (const variant of DB_VARIANTS) {
       expect(JSON.stringify(body)).not.to.match(/at .*\.js:\d+/);
     };
 
-    const t = useTestKernel(
-      { db: variant.name, plugins: [fixturePlugin('test-identity')] },
-      {
-        variant,
-        seed: async () => {
-          await dataOf(await as(t, 'admin').post('/api/collections', { ...POSTS, name: 'pages', fields: POSTS.fields }), 201);
-        },
+    const t = useIdentityKernel(variant, {
+      seed: async () => {
+        await dataOf(await as(t, 'admin').post('/api/collections', { ...POSTS, name: 'pages', fields: POSTS.fields }), 201);
       },
-    );
+    });
 
     it('a NUL in the login email, a search, a filter value or a path is 400 VALIDATION_ERROR naming the field', async () => {
       await refused(

@@ -8,16 +8,14 @@ import { isAbsolute } from 'node:path';
 import { expect } from 'chai';
 import type { TestKernel } from '../helpers/kernel.js';
 import { DB_VARIANTS, requireVariant } from '../helpers/services.js';
-import { startTwoTenantKernel, T2_HOST } from '../helpers/two-tenants.js';
+import { asDefaultAdmin, startTwoTenantKernel, statusAndJson as json, T2_HOST } from '../helpers/two-tenants.js';
 
 for (const variant of DB_VARIANTS) {
   describe(`installation-wide routes as another tenant's admin (${variant.name})`, function () {
     this.timeout(120000);
     let t: TestKernel;
     let t2Cookie = '';
-    const json = async (res: Response | any) => ({ status: res.status, body: await res.json() });
-    const asAdmin = (path: string, body?: unknown) =>
-      t.request(path, body === undefined ? { identity: 'admin' } : { method: 'POST', json: body, identity: 'admin' });
+    const asAdmin = (path: string, body?: unknown) => asDefaultAdmin(t, path, body);
     const asT2 = (path: string, body?: unknown) =>
       t.request(path, {
         headers: { ...T2_HOST, cookie: t2Cookie },

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { until } from '../helpers/until.js';
-import { fixturePlugin, get, startTestKernel, tempDir, writePlugin } from '../helpers/kernel.js';
+import { corePlugin, fixturePlugin, get, slowCorePlugin, startTestKernel, tempDir, writePlugin } from '../helpers/kernel.js';
 
 describe('boot phases and shutdown', function () {
   it('walks IDLE -> SETUP -> CORE -> READY -> FULL -> WARMED, visible in /api/system/health', async function () {
@@ -19,12 +19,7 @@ describe('boot phases and shutdown', function () {
   });
 
   it('answers 503 before READY (health shows the phase) and serves from READY on', async function () {
-    const root = tempDir();
-    const slow = writePlugin(
-      root,
-      { id: 'slow-core', phase: 'core' },
-      'export default { register() {}, async boot() { await new Promise((r) => setTimeout(r, 1500)); } };\n',
-    );
+    const slow = slowCorePlugin(1500);
     const t = await startTestKernel({ plugins: [fixturePlugin('test-echo'), slow], noStart: true });
     const starting = t.kernel.start();
     try {
@@ -89,12 +84,7 @@ describe('boot phases and shutdown', function () {
   });
 
   it('a plugin whose boot throws stops the boot with an error naming it, and closes what was opened', async function () {
-    const root = tempDir();
-    const broken = writePlugin(
-      root,
-      { id: 'broken-boot', phase: 'core' },
-      "export default { register() {}, async boot() { throw new Error('cannot reach the widget service'); } };\n",
-    );
+    const broken = corePlugin('broken-boot', "throw new Error('cannot reach the widget service');");
     const t = await startTestKernel({ plugins: [broken], noStart: true });
     let message = '';
     await t.kernel.start().catch((err: Error) => {

@@ -2,11 +2,21 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { loadConfig } from '../../kernel/config.js';
-import { BootError } from '../../kernel/errors.js';
 import { createKernel, type Kernel } from '../../kernel/index.js';
 import { createLogger } from '../../kernel/logger.js';
 import { PROJECT_ROOT } from '../../kernel/version.js';
-import { bootFailure, fixturePlugin, pluginRoot, startTestKernel, tempDir, writePlugin, type TestKernel } from '../helpers/kernel.js';
+import {
+  bootFailure,
+  fixturePlugin,
+  pluginBootFailure,
+  pluginRoot,
+  startFailure,
+  startTestKernel,
+  tempDir,
+  useCleanup,
+  writePlugin,
+  useTestKernel,
+} from '../helpers/kernel.js';
 
 /** The example third-party plugin (plain JavaScript, outside plugins/). */
 const HELLO_PLUGIN = join(PROJECT_ROOT, 'examples', 'hello-plugin');
@@ -20,17 +30,20 @@ const g = globalThis as typeof globalThis & { __cmsLoaderTest?: Order };
 
 describe('loader: plugins that stop the boot', function () {
   this.timeout(30000);
-  const cleanup: string[] = [];
-  after(() => {
-    for (const dir of cleanup) rmSync(dir, { recursive: true, force: true });
-  });
+  const cleanup = useCleanup();
+  /** The message of the boot stopped by one plugin written from `manifest` and `code`. */
+  const refusal = (manifest: Record<string, unknown>, code?: string) => pluginBootFailure(cleanup, manifest, code);
+  /** Plugin code that registers `key` in the container. */
+  const registering = (key: string, value: string) =>
+    `import { asValue } from ${JSON.stringify(AWILIX_URL)};\nexport default { register({ container }) { container.register('${key}', asValue(${value})); } };\n`;
+  /** Plugin code adding one route with `extra` fields (permission). */
+  const routing = (path: string, extra = '') =>
+    `export default { register({ routes }) { routes.add({ method: 'GET', path: '${path}',${extra} summary: 'x', request: {}, handler: () => 1 }); } };\n`;
 
   it('a container key registered by two plugins names both plugins', async () => {
     const root = pluginRoot(cleanup);
-    const code = (value: string) =>
-      `import { asValue } from ${JSON.stringify(AWILIX_URL)};\nexport default { register({ container }) { container.register('sharedThing', asValue(${JSON.stringify(value)})); } };\n`;
-    const alpha = writePlugin(root, { id: 'alpha' }, code('a'));
-    const beta = writePlugin(root, { id: 'beta' }, code('b'));
+    const alpha = writePlugin(root, { id: 'alpha' }, registering('sharedThing', JSON.stringify('a')));
+    const beta = writePlugin(root, { id: 'beta' }, registering('sharedThing', JSON.stringify('b')));
     const err = await bootFailure({ plugins: [alpha, beta] });
     expect(err.message).to.contain("'sharedThing'");
     expect(err.message).to.contain("'alpha'");
@@ -38,35 +51,24 @@ describe('loader: plugins that stop the boot', function () {
   });
 
   it('a container key the kernel already owns names the plugin and the kernel', async () => {
-    const root = pluginRoot(cleanup);
-    const dir = writePlugin(
-      root,
-      { id: 'greedy' },
-      `import { asValue } from ${JSON.stringify(AWILIX_URL)};\nexport default { register({ container }) { container.register('config', asValue({})); } };\n`,
-    );
-    const err = await bootFailure({ plugins: [dir] });
-    expect(err.message).to.contain("'config'");
-    expect(err.message).to.contain("'greedy'");
-    expect(err.message).to.contain("'kernel'");
+    const message = await refusal({ id: 'greedy' }, registering('config', '{}'));
+    expect(message).to.contain("'config'");
+    expect(message).to.contain("'greedy'");
+    expect(message).to.contain("'kernel'");
   });
 
   it('a manifest whose provides does not match what the code adds', async () => {
-    const root = pluginRoot(cleanup);
-    const undeclared = writePlugin(
-      root,
+    const message = await refusal(
       { id: 'sneaky' },
       `export default { register({ registries }) { registries.healthChecks.add({ id: 'sneaky-check', check: async () => ({ status: 'ok' }) }); } };\n`,
     );
-    const err = await bootFailure({ plugins: [undeclared] });
-    expect(err.message).to.contain("'sneaky'");
-    expect(err.message).to.contain('provides.healthChecks');
-    expect(err.message).to.contain('sneaky-check');
+    expect(message).to.contain("'sneaky'");
+    expect(message).to.contain('provides.healthChecks');
+    expect(message).to.contain('sneaky-check');
 
-    const root2 = pluginRoot(cleanup);
-    const promised = writePlugin(root2, { id: 'promiser', provides: { healthChecks: ['never-added'] } });
-    const err2 = await bootFailure({ plugins: [promised] });
-    expect(err2.message).to.contain("'promiser'");
-    expect(err2.message).to.contain('never-added');
+    const message2 = await refusal({ id: 'promiser', provides: { healthChecks: ['never-added'] } });
+    expect(message2).to.contain("'promiser'");
+    expect(message2).to.contain('never-added');
   });
 
   it('an invalid manifest: a bad id, an unknown field', async () => {
@@ -87,8 +89,7 @@ describe('loader: plugins that stop the boot', function () {
   });
 
   it('a plugins.paths folder without plugin.json', async () => {
-    const root = pluginRoot(cleanup);
-    const empty = join(root, 'empty');
+    const empty = join(pluginRoot(cleanup), 'empty');
     mkdirSync(empty);
     const err = await bootFailure({ plugins: [empty] });
     expect(err.message).to.contain(empty);
@@ -96,45 +97,32 @@ describe('loader: plugins that stop the boot', function () {
   });
 
   it('an entry module that does not export a plugin', async () => {
-    const root = pluginRoot(cleanup);
-    const dir = writePlugin(root, { id: 'not-a-plugin' }, 'export const something = 1;\n');
-    const err = await bootFailure({ plugins: [dir] });
-    expect(err.message).to.contain("'not-a-plugin'");
-    expect(err.message).to.contain('must export default');
+    const message = await refusal({ id: 'not-a-plugin' }, 'export const something = 1;\n');
+    expect(message).to.contain("'not-a-plugin'");
+    expect(message).to.contain('must export default');
   });
 
   it('a route with an unknown permission', async () => {
-    const root = pluginRoot(cleanup);
-    const dir = writePlugin(
-      root,
+    const message = await refusal(
       { id: 'gated', namespaces: { gated: { GET: 'public' } } },
-      `export default { register({ routes }) { routes.add({ method: 'GET', path: '/api/gated/x', permission: 'reports:view', summary: 'x', request: {}, handler: () => 1 }); } };\n`,
+      routing('/api/gated/x', " permission: 'reports:view',"),
     );
-    const err = await bootFailure({ plugins: [dir] });
-    expect(err.message).to.contain("'reports:view'");
-    expect(err.message).to.contain('/api/gated/x');
-    expect(err.message).to.contain("'gated'");
+    expect(message).to.contain("'reports:view'");
+    expect(message).to.contain('/api/gated/x');
+    expect(message).to.contain("'gated'");
   });
 
   it('a namespace mapped to an unknown permission', async () => {
-    const root = pluginRoot(cleanup);
-    const dir = writePlugin(root, { id: 'mapper', namespaces: { mapper: { POST: 'nothing:here' } } });
-    const err = await bootFailure({ plugins: [dir] });
-    expect(err.message).to.contain("'nothing:here'");
-    expect(err.message).to.contain("'mapper'");
+    const message = await refusal({ id: 'mapper', namespaces: { mapper: { POST: 'nothing:here' } } });
+    expect(message).to.contain("'nothing:here'");
+    expect(message).to.contain("'mapper'");
   });
 
   it('a route without a permission', async () => {
-    const root = pluginRoot(cleanup);
-    const dir = writePlugin(
-      root,
-      { id: 'open-door', namespaces: { door: { GET: 'public' } } },
-      `export default { register({ routes }) { routes.add({ method: 'GET', path: '/api/door', summary: 'x', request: {}, handler: () => 1 }); } };\n`,
-    );
-    const err = await bootFailure({ plugins: [dir] });
-    expect(err.message).to.contain('/api/door');
-    expect(err.message).to.contain("'open-door'");
-    expect(err.message).to.contain('must declare a permission');
+    const message = await refusal({ id: 'open-door', namespaces: { door: { GET: 'public' } } }, routing('/api/door'));
+    expect(message).to.contain('/api/door');
+    expect(message).to.contain("'open-door'");
+    expect(message).to.contain('must declare a permission');
   });
 
   it('a plugin requiring a plugin disabled through CMS_PLUGINS_DISABLED stops the boot naming both', async () => {
@@ -156,17 +144,7 @@ describe('loader: plugins that stop the boot', function () {
       },
     });
     expect(config.plugins.disabled).to.deep.equal(['base-lib']);
-    const kernel = createKernel({ config, logger: createLogger('silent') });
-    let failure: unknown;
-    try {
-      await kernel.start();
-    } catch (err) {
-      failure = err;
-    } finally {
-      await kernel.close();
-    }
-    expect(failure).to.be.instanceOf(BootError);
-    const message = (failure as Error).message;
+    const { message } = await startFailure(createKernel({ config, logger: createLogger('silent') }));
     expect(message).to.contain("'base-user'");
     expect(message).to.contain("'base-lib'");
     expect(message).to.contain('disabled');
@@ -175,14 +153,14 @@ describe('loader: plugins that stop the boot', function () {
 
 describe('loader: disabled plugins are never imported', function () {
   this.timeout(30000);
-  const cleanup: string[] = [];
+  const cleanup = useCleanup();
   let exploding: string;
   before(() => {
-    const root = pluginRoot(cleanup);
-    exploding = writePlugin(root, { id: 'explosive' }, "throw new Error('explosive was imported');\nexport default { register() {} };\n");
-  });
-  after(() => {
-    for (const dir of cleanup) rmSync(dir, { recursive: true, force: true });
+    exploding = writePlugin(
+      pluginRoot(cleanup),
+      { id: 'explosive' },
+      "throw new Error('explosive was imported');\nexport default { register() {} };\n",
+    );
   });
 
   it('boots when the plugin is in plugins.disabled, and lists it as disabled', async () => {
@@ -206,9 +184,8 @@ describe('loader: disabled plugins are never imported', function () {
 
 describe('loader: boot order', function () {
   this.timeout(30000);
-  const cleanup: string[] = [];
+  const cleanup = useCleanup();
   after(() => {
-    for (const dir of cleanup) rmSync(dir, { recursive: true, force: true });
     delete g.__cmsLoaderTest;
   });
 
@@ -256,9 +233,7 @@ export default {
 
 describe('loader: GET /api/system/plugins', function () {
   this.timeout(30000);
-  const cleanup: string[] = [];
-  let k: TestKernel;
-  before(async () => {
+  const k = useTestKernel(() => {
     const root = pluginRoot(cleanup);
     const provider = writePlugin(
       root,
@@ -270,15 +245,13 @@ describe('loader: GET /api/system/plugins', function () {
 `,
     );
     const sleeper = writePlugin(root, { id: 'sleeper', version: '0.0.1' });
-    k = await startTestKernel({
+    return {
       plugins: [fixturePlugin('test-identity'), provider, sleeper],
       config: { plugins: { disabled: ['sleeper'] } },
-    });
+    };
   });
-  after(async () => {
-    await k?.close();
-    for (const dir of cleanup) rmSync(dir, { recursive: true, force: true });
-  });
+  // Registered after the kernel's hooks: the kernel closes before its plugin folders are removed.
+  const cleanup = useCleanup();
 
   it('lists every plugin with id, version, enabled, state, phase, provides and bootMs', async () => {
     const res = await k.request('/api/system/plugins', { identity: 'admin' });
@@ -436,26 +409,14 @@ describe('loader: a plugin installed as an npm package', function () {
       env: {},
       overrides: { port: 0, dataDir, logLevel: 'silent', plugins: { paths: ['cms-plugin-missing'] } },
     });
-    const k = createKernel({ config, logger: createLogger('silent') });
-    let failure: unknown;
-    try {
-      await k.start();
-    } catch (err) {
-      failure = err;
-    } finally {
-      await k.close();
-    }
-    expect(failure).to.be.instanceOf(BootError);
-    expect((failure as Error).message).to.contain("'cms-plugin-missing'");
+    const failure = await startFailure(createKernel({ config, logger: createLogger('silent') }));
+    expect(failure.message).to.contain("'cms-plugin-missing'");
   });
 });
 
 describe('loader: plugin state from register to boot to close', function () {
   this.timeout(30000);
-  const cleanup: string[] = [];
-  after(() => {
-    for (const dir of cleanup) rmSync(dir, { recursive: true, force: true });
-  });
+  const cleanup = useCleanup();
 
   it("a factory gives each kernel its own closure; boot()'s return value reaches close(); onClose callbacks run first, last added first", async () => {
     const root = pluginRoot(cleanup);

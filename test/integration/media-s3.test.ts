@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { CreateBucketCommand, GetObjectCommand, HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { as, dataOf } from '../helpers/content.js';
-import { fixturePlugin, startTestKernel, type TestKernel, useTestKernel } from '../helpers/kernel.js';
+import { fixturePlugin, useIdentityKernel, useTestKernel } from '../helpers/kernel.js';
 import { imageBytes, sha256, uploadFile } from '../helpers/media-upload.js';
 import { S3RVER_CREDENTIALS, startS3rver } from '../helpers/storage-s3rver.js';
 import { DB_VARIANTS, requireVariant } from '../helpers/services.js';
@@ -18,34 +18,31 @@ for (const variant of DB_VARIANTS) {
     this.timeout(60000);
     let s3: Awaited<ReturnType<typeof startS3rver>>;
     let client: S3Client;
-    let t: TestKernel;
     before(async function () {
       requireVariant(this, variant);
       s3 = await startS3rver();
       client = new S3Client({ endpoint: s3.endpoint, region: 'us-east-1', forcePathStyle: true, credentials: { ...S3RVER_CREDENTIALS } }); // a copy: the SDK marks the object it is given
       await client.send(new CreateBucketCommand({ Bucket: BUCKET }));
-      t = await startTestKernel({
-        db: variant.name,
-        plugins: [fixturePlugin('test-identity')],
-        config: {
-          plugins: {
-            options: {
-              media: { storageType: 'object_store' },
-              'storage-s3': {
-                bucket: BUCKET,
-                endpoint: s3.endpoint,
-                region: 'us-east-1',
-                forcePathStyle: true,
-                folder: 'assets',
-                ...S3RVER_CREDENTIALS,
-              },
+    });
+    const t = useIdentityKernel(variant, {}, () => ({
+      config: {
+        plugins: {
+          options: {
+            media: { storageType: 'object_store' },
+            'storage-s3': {
+              bucket: BUCKET,
+              endpoint: s3.endpoint,
+              region: 'us-east-1',
+              forcePathStyle: true,
+              folder: 'assets',
+              ...S3RVER_CREDENTIALS,
             },
           },
         },
-      });
-    });
+      },
+    }));
+    // After the kernel's own after hook: the kernel closes first.
     after(async () => {
-      await t?.close();
       client?.destroy();
       await s3?.close();
     });

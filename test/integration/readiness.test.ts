@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { startTcpForwarder, type TcpForwarder } from '../../cluster/tcp-forwarder.js';
 import { until } from '../helpers/until.js';
-import { fixturePlugin, get, startTestKernel, writePlugin, tempDir } from '../helpers/kernel.js';
+import { fixturePlugin, get, slowCorePlugin, startTestKernel } from '../helpers/kernel.js';
 import { createMariaDbDatabase, MARIADB_URL, REDIS_URL, uniqueName } from '../helpers/services.js';
 
 const status = async (url: string) => {
@@ -12,12 +12,7 @@ const status = async (url: string) => {
 
 describe('readiness (GET /api/health/ready) against liveness (GET /api/health)', function () {
   it('answers 503 NOT_READY before READY and 200 from READY on', async function () {
-    const root = tempDir();
-    const slow = writePlugin(
-      root,
-      { id: 'slow-core', phase: 'core' },
-      'export default { register() {}, async boot() { await new Promise((r) => setTimeout(r, 1500)); } };\n',
-    );
+    const slow = slowCorePlugin(1500);
     const t = await startTestKernel({ plugins: [slow], noStart: true });
     const starting = t.kernel.start();
     try {

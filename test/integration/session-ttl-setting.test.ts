@@ -12,13 +12,12 @@ interface Settings {
 describe('SESSION_TTL_HOURS (System Setting): the lifetime of new sessions', function () {
   this.timeout(60000);
   const settings = () => t.kernel.container.resolve<Settings>('settings');
+  /** Signs in as the owner from `userAgent`: the answer of POST /api/user/login. */
+  const signIn = (userAgent: string) =>
+    t.request('/api/user/login', { method: 'POST', json: { email: EMAIL, password: PASSWORD }, headers: { 'user-agent': userAgent } });
   /** Signs in and returns the new session's lifetime in hours (expiresAt - createdAt, from GET /api/user/sessions). */
   const signInLifetimeHours = async (userAgent: string): Promise<number> => {
-    const login = await t.request('/api/user/login', {
-      method: 'POST',
-      json: { email: EMAIL, password: PASSWORD },
-      headers: { 'user-agent': userAgent },
-    });
+    const login = await signIn(userAgent);
     expect(login.status).to.equal(200);
     const cookie = responseCookie(login)!;
     const res = await t.request('/api/user/sessions', { headers: { cookie, 'user-agent': userAgent } });
@@ -38,11 +37,7 @@ describe('SESSION_TTL_HOURS (System Setting): the lifetime of new sessions', fun
   });
 
   it('a changed value applies to the next sign-in at once; existing sessions keep their expiry', async () => {
-    const before = await t.request('/api/user/login', {
-      method: 'POST',
-      json: { email: EMAIL, password: PASSWORD },
-      headers: { 'user-agent': 'kept' },
-    });
+    const before = await signIn('kept');
     const keptCookie = responseCookie(before)!;
     await settings().set('SESSION_TTL_HOURS', 2);
     expect(await signInLifetimeHours('second')).to.be.closeTo(2, 0.01);
@@ -55,11 +50,7 @@ describe('SESSION_TTL_HOURS (System Setting): the lifetime of new sessions', fun
   });
 
   it('a password change rotates the session: a new cookie whose lifetime is the setting at the change', async () => {
-    const login = await t.request('/api/user/login', {
-      method: 'POST',
-      json: { email: EMAIL, password: PASSWORD },
-      headers: { 'user-agent': 'rotating' },
-    });
+    const login = await signIn('rotating');
     const oldCookie = responseCookie(login)!;
     await settings().set('SESSION_TTL_HOURS', 4);
     const change = await t.request('/api/user/change-password', {

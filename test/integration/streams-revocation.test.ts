@@ -3,7 +3,7 @@ import type WebSocket from 'ws';
 import { as, dataOf, POSTS, createPosts } from '../helpers/content.js';
 import { openSse, type SseClient } from '../helpers/data-ops-sse.js';
 import { legacyClient, modernClient, waitFor } from '../helpers/graphql-ws.js';
-import { fixturePlugin, responseCookie, startTestKernel, type TestKernel, useTestKernel } from '../helpers/kernel.js';
+import { fixturePlugin, responseCookie, startTestKernel, type TestKernel, useIdentityKernel } from '../helpers/kernel.js';
 import { DB_VARIANTS, MARIADB_URL, REDIS_URL, uniqueName } from '../helpers/services.js';
 
 /**
@@ -49,13 +49,7 @@ for (const variant of DB_VARIANTS) {
   describe(`streams end when their identity is revoked (${variant.name})`, function () {
     this.timeout(60000);
     const cleanup: Array<() => unknown> = [];
-    const t = useTestKernel(
-      { db: variant.name, plugins: [fixturePlugin('test-identity')], config: OPTIONS },
-      {
-        variant,
-        seed: () => createPosts(t),
-      },
-    );
+    const t = useIdentityKernel(variant, { seed: () => createPosts(t) }, { config: OPTIONS });
     afterEach(async () => {
       for (const c of cleanup.splice(0)) await c();
     });

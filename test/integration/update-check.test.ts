@@ -1,8 +1,7 @@
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { privateConfigPath } from '../../kernel/config.js';
 import { createKernel, KERNEL_VERSION, type Kernel } from '../../kernel/index.js';
@@ -17,6 +16,7 @@ import { MigrationRunner } from '../../kernel/db/migrations.js';
 import { DbLock } from '../../kernel/db/lock.js';
 import { contentAdmin } from '../helpers/dashboard-fixtures.js';
 import { fixturePlugin, sqliteKernelConfig, startTestKernel, tempDir, type TestKernel } from '../helpers/kernel.js';
+import { LoopbackServer, requestBody } from '../helpers/loopback-server.js';
 import { createUsers } from '../helpers/users.js';
 import { DB_VARIANTS, requireVariant } from '../helpers/services.js';
 import { openTwoConnections } from '../helpers/two-connections.js';
@@ -34,9 +34,8 @@ interface Captured {
  * module (lib/text/update-signature.ts) as the real one does, and a geolocation endpoint. It keeps
  * every request's bytes, so a test can look for what must never be sent.
  */
-class LoopbackUpdateServer {
-  private server: Server | null = null;
-  readonly requests: Captured[] = [];
+class LoopbackUpdateServer extends LoopbackServer<Captured> {
+  readonly requests = this.log;
   readonly secrets = new Map<string, string>();
   latest = '9.9.9';
   advisories: unknown[] = [
@@ -46,16 +45,8 @@ class LoopbackUpdateServer {
   alwaysRefuse = false;
   geoStatus = 200;
 
-  get url(): string {
-    return `http://127.0.0.1:${(this.server!.address() as AddressInfo).port}`;
-  }
-
-  of(path: string): Captured[] {
-    return this.requests.filter((r) => r.path === path);
-  }
-
-  reset(): void {
-    this.requests.length = 0;
+  override reset(): void {
+    super.reset();
     this.alwaysRefuse = false;
     this.geoStatus = 200;
   }
@@ -65,20 +56,8 @@ class LoopbackUpdateServer {
     this.secrets.set(installationId, randomBytes(32).toString('hex'));
   }
 
-  async start(): Promise<void> {
-    this.server = createServer((req, res) => void this.handle(req, res));
-    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
-  }
-
-  async close(): Promise<void> {
-    this.server?.closeAllConnections();
-    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
-  }
-
-  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    const raw = Buffer.concat(chunks);
+  protected async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const raw = await requestBody(req);
     let json: any = null;
     try {
       json = raw.length ? JSON.parse(raw.toString('utf8')) : null;

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import type { EventBus } from '../../kernel/events.js';
 import { fixturePlugin, startTestKernel, type TestResponse, useTestKernel } from '../helpers/kernel.js';
+import { createApiKey } from '../helpers/users.js';
 import { responseCookie } from '../helpers/kernel.js';
 import { DB_VARIANTS } from '../helpers/services.js';
 
@@ -24,15 +25,7 @@ for (const variant of DB_VARIANTS) {
         .resolve<{ create(i: object): Promise<{ _id: string }> }>('users')
         .create({ email, password: PASSWORD, role });
       const session = cookie(await t.request('/api/user/login', { method: 'POST', json: { email, password: PASSWORD } }))!;
-      const key = (
-        await (
-          await t.request('/api/api-keys', {
-            method: 'POST',
-            headers: { cookie: session },
-            json: { name: 'k', permissions: ['content:read'] },
-          })
-        ).json()
-      ).data.key as string;
+      const key = await createApiKey(t, session, 'k', ['content:read']);
       return { id: _id, session, key };
     }
     const works = async (headers: Record<string, string>) => (await t.request('/api/echo/items/1', { headers })).status;

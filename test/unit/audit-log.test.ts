@@ -8,6 +8,8 @@ describe('unit: audit log (hash chain)', () => {
   let db: UnitDb;
   let audit: AuditLog;
   const actor = { userId: 'u1', tenantId: 'default' };
+  /** The operations of the entries a list with `filter` answers, newest first. */
+  const operationsOf = async (filter: Parameters<AuditLog['list']>[0]) => (await audit.list(filter)).items.map((e) => e.operation);
 
   before(async () => {
     db = await openUnitDb();
@@ -112,23 +114,10 @@ describe('unit: audit log (hash chain)', () => {
       all.items.map((e) => e.operation),
       ['delete', 'lockout', 'login'],
     );
-    assert.deepEqual(
-      (await audit.list({ level: 'high' })).items.map((e) => e.operation),
-      ['delete', 'lockout'],
-    );
-    assert.deepEqual(
-      (await audit.list({ tenantId: 'acme' })).items.map((e) => e.operation),
-      ['lockout'],
-    );
-    assert.deepEqual(
-      (await audit.list({ search: 'locked' })).items.map((e) => e.operation),
-      ['lockout'],
-    );
-    assert.deepEqual(
-      (await audit.list({ search: 'auth.log' })).items.map((e) => e.operation),
-      ['login'],
-      'search also matches the action',
-    );
+    assert.deepEqual(await operationsOf({ level: 'high' }), ['delete', 'lockout']);
+    assert.deepEqual(await operationsOf({ tenantId: 'acme' }), ['lockout']);
+    assert.deepEqual(await operationsOf({ search: 'locked' }), ['lockout']);
+    assert.deepEqual(await operationsOf({ search: 'auth.log' }), ['login'], 'search also matches the action');
     assert.equal((await audit.list({ limit: 1 })).items.length, 1);
   });
 
@@ -137,14 +126,8 @@ describe('unit: audit log (hash chain)', () => {
     await audit.append({ domain: 'd', operation: 'pct', actor, outcome: 'success', message: 'progress 50% done' });
     await audit.append({ domain: 'd', operation: 'under', actor, outcome: 'success', message: 'file my_file.txt' });
     await audit.append({ domain: 'd', operation: 'other', actor, outcome: 'success', message: 'file myXfile.txt' });
-    assert.deepEqual(
-      (await audit.list({ search: '50%' })).items.map((e) => e.operation),
-      ['pct'],
-    );
-    assert.deepEqual(
-      (await audit.list({ search: 'my_file' })).items.map((e) => e.operation),
-      ['under'],
-    );
+    assert.deepEqual(await operationsOf({ search: '50%' }), ['pct']);
+    assert.deepEqual(await operationsOf({ search: 'my_file' }), ['under']);
   });
   describe('prune (retention)', () => {
     /** Appends n entries and returns them. */

@@ -45,30 +45,23 @@ describe('unit: dashboard figures over time (buckets, merging, retention)', () =
   it('sums stored buckets into display buckets and fills empty counter buckets with 0, empty gauge buckets with null', () => {
     const buckets = rangeBuckets('24h', 15 * MINUTE, T0);
     const at = (h: number, m: number) => Date.UTC(2025, 2, 4, h, m) / 1000;
-    const counter = toDisplayPoints(
-      'counter',
-      buckets,
-      15 * MINUTE,
-      new Map([
-        [at(10, 1), 3],
-        [at(10, 14), 4],
-        [at(10, 16), 5],
-      ]),
-    );
+    /** The display points of stored buckets (bucket start, value) in 15-minute display buckets. */
+    const display = (kind: 'counter' | 'gauge', stored: Array<[number, number]>) =>
+      toDisplayPoints(kind, buckets, 15 * MINUTE, new Map(stored));
+    const counter = display('counter', [
+      [at(10, 1), 3],
+      [at(10, 14), 4],
+      [at(10, 16), 5],
+    ]);
     assert.equal(counter.length, 96);
     assert.deepEqual(counter.at(-1), [at(10, 15), 5]);
     assert.deepEqual(counter.at(-2), [at(10, 0), 7], 'minutes 10:01 and 10:14 fall in the 10:00 bucket');
     assert.deepEqual(counter[0], [buckets[0], 0]);
     assert.equal(total(counter), 12);
-    const gauge = toDisplayPoints(
-      'gauge',
-      buckets,
-      15 * MINUTE,
-      new Map([
-        [at(10, 14), 900],
-        [at(10, 1), 100],
-      ]),
-    );
+    const gauge = display('gauge', [
+      [at(10, 14), 900],
+      [at(10, 1), 100],
+    ]);
     assert.deepEqual(gauge.at(-2), [at(10, 0), 900], 'a gauge shows the latest sample of the bucket');
     assert.deepEqual(gauge.at(-1), [at(10, 15), null]);
   });

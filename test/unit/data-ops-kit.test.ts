@@ -36,6 +36,8 @@ function diff(): DataDiff<P> {
   };
 }
 const typeOrder = ['role', 'setting'];
+/** A diff with only the given parts (the others empty). */
+const diffOf = (parts: Partial<DataDiff<P>>): DataDiff<P> => ({ onlyInSource: [], differs: [], onlyInTarget: [], same: [], ...parts });
 
 describe('data-ops kit: planFromDiff', function () {
   it('add: creates only; a differing item is a skip with a warning; nothing deleted', function () {
@@ -79,12 +81,10 @@ describe('data-ops kit: planFromDiff', function () {
   });
 
   it('replace updates a protected or in-place item and leaves it alone when the same', function () {
-    const d: DataDiff<P> = {
-      onlyInSource: [],
-      onlyInTarget: [],
+    const d = diffOf({
       differs: [item('role', 'admin', { protectedReason: 'built in' }), item('collection', 'posts', { inPlace: true })],
       same: [item('role', 'guest', { protectedReason: 'built in' }), item('collection', 'pages', { inPlace: true })],
-    };
+    });
     expect(steps(planFromDiff(d, 'replace', { typeOrder: ['collection', 'role'] }).operations)).to.deep.equal([
       'update collection:posts',
       'update role:admin',
@@ -92,12 +92,7 @@ describe('data-ops kit: planFromDiff', function () {
   });
 
   it('mirror and replace keep a protected item only in the target, with a warning', function () {
-    const d: DataDiff<P> = {
-      onlyInSource: [],
-      differs: [],
-      same: [],
-      onlyInTarget: [item('role', 'admin', { protectedReason: 'built in' })],
-    };
+    const d = diffOf({ onlyInTarget: [item('role', 'admin', { protectedReason: 'built in' })] });
     for (const mode of ['mirror', 'replace'] as const) {
       const plan = planFromDiff(d, mode);
       expect(steps(plan.operations)).to.deep.equal(['skip role:admin']);
@@ -129,7 +124,7 @@ describe('data-ops kit: planFromDiff', function () {
   });
 
   it('an update issue blocks the plan in modes that update, not in add', function () {
-    const d: DataDiff<P> = { onlyInSource: [], onlyInTarget: [], same: [], differs: [item('role', 'x', { updateIssue: 'cannot' })] };
+    const d = diffOf({ differs: [item('role', 'x', { updateIssue: 'cannot' })] });
     expect(planFromDiff(d, 'merge', { messages: { updateBlocked: (_i, issue) => `files/x: ${issue}` } }).blockedReasons).to.deep.equal([
       'files/x: cannot',
     ]);
@@ -137,12 +132,7 @@ describe('data-ops kit: planFromDiff', function () {
   });
 
   it('a rename deletes the target name; skips carry the payload asked for; orderCreates reorders creates', function () {
-    const d: DataDiff<P> = {
-      onlyInSource: [item('c', 'a'), item('c', 'b')],
-      differs: [item('r', 'new-name', { targetName: 'old-name' })],
-      onlyInTarget: [],
-      same: [],
-    };
+    const d = diffOf({ onlyInSource: [item('c', 'a'), item('c', 'b')], differs: [item('r', 'new-name', { targetName: 'old-name' })] });
     const plan = planFromDiff(d, 'replace', { typeOrder: ['c', 'r'], orderCreates: (creates) => creates.reverse() });
     expect(steps(plan.operations)).to.deep.equal(['delete r:old-name', 'create r:new-name', 'create c:b', 'create c:a']);
     const add = planFromDiff(d, 'add', { skipPayload: (i) => ({ name: `skip ${i.name}` }) });
