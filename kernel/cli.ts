@@ -5,6 +5,7 @@ import { loadConfig } from './config.js';
 import { assertUniqueIds, discoverConfigured, discoverFolder } from './discovery.js';
 import { BootError } from './errors.js';
 import { createKernel, type Kernel } from './index.js';
+import { closeOnSignals } from './signals.js';
 import type { PluginRecord } from './loader.js';
 import { createLogger } from './logger.js';
 import { orderPlugins } from './plugin-order.js';
@@ -154,31 +155,13 @@ async function start(): Promise<void> {
   } catch (err) {
     fail(err instanceof BootError ? err.message : `Cannot start: ${(err as Error).stack}`);
   }
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    kernel.logger.info({ signal }, 'signal received');
-    const force = setTimeout(
-      () => {
-        process.stderr.write('Shutdown did not finish in time; exiting\n');
-        process.exit(1);
-      },
-      kernel.config.http.shutdownDrainMs + kernel.config.http.shutdownTimeoutMs + 15000,
-    );
-    force.unref();
-    kernel.close().then(() => {
-      process.exitCode = 0;
-    });
-  };
-  process.once('SIGTERM', () => stop('SIGTERM'));
-  process.once('SIGINT', () => stop('SIGINT'));
+  const stopping = closeOnSignals(kernel, kernel.config.http.shutdownDrainMs + kernel.config.http.shutdownTimeoutMs + 15000);
   try {
     await kernel.start();
     process.stdout.write(`CMS listening on ${kernel.url}\n`);
     process.stdout.write(`${await whereToGo(kernel.url)}\n`);
   } catch (err) {
-    if (stopping) return; // a signal during boot: the kernel stopped booting and closed; not a failure
+    if (stopping()) return; // a signal during boot: the kernel stopped booting and closed; not a failure
     fail(err instanceof BootError ? `Boot failed: ${err.message}` : `Boot failed: ${(err as Error).stack}`);
   }
 }

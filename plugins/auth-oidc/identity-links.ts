@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { UniqueConstraintError } from 'sequelize';
-import { AppError, NotFoundError, modelsOf, type ModelMap } from '../../kernel/sdk.js';
+import { AppError, ModelService, NotFoundError } from '../../kernel/sdk.js';
 import type { UsersService } from '../auth/public.js';
 import { OidcNoAccountError } from './errors.js';
 import { OidcIdentity } from './models/oidc-identity.js';
@@ -15,14 +15,9 @@ const iso = (ms: number) => new Date(Number(ms)).toISOString();
  * (when the provider allows it) creates a user, again only for a verified email, so nobody can claim
  * an address they do not own.
  */
-export class IdentityLinks {
-  private readonly models: { OidcIdentity: typeof OidcIdentity };
-
-  constructor(
-    models: ModelMap,
-    private readonly users: UsersService,
-  ) {
-    this.models = modelsOf(models, { OidcIdentity });
+export class IdentityLinks extends ModelService({ OidcIdentity })<UsersService> {
+  private get users(): UsersService {
+    return this.deps;
   }
 
   async userFor(tenantId: string, provider: ProviderSettings, claims: IdTokenClaims): Promise<string> {

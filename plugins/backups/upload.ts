@@ -12,11 +12,12 @@
  * The `.partial` folder is removed in every outcome; one left by a crash is pruned after a day.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Context } from 'koa';
 import { z } from 'zod';
 import { receiveMultipartFile } from '../../kernel/sdk.js';
+import { listFiles } from '../../lib/storage/list-files.js';
 import { safeTarExtract } from '../../lib/storage/safe-tar-extract.js';
 import {
   BackupArchiveInvalidError,
@@ -198,16 +199,9 @@ async function checkFolder(dir: string, backupId: string): Promise<BackupManifes
   for (const t of [m.media.items, m.media.folders])
     if (t && !listed.has(t.file)) throw new BackupArchiveInvalidError(`${t.table}: its file '${t.file}' is not listed`);
   // Exactly the listed files (plus manifest.json and checksums.sha256), each of its listed size.
-  const present = new Map<string, number>();
-  const walk = async (sub: string): Promise<void> => {
-    for (const d of await readdir(join(dir, sub), { withFileTypes: true })) {
-      const rel = sub ? `${sub}/${d.name}` : d.name;
-      if (d.isDirectory()) await walk(rel);
-      else if (d.isFile()) present.set(rel, (await stat(join(dir, rel))).size);
-      else throw new BackupArchiveInvalidError(`'${rel}' is not a regular file`);
-    }
-  };
-  await walk('');
+  const present = await listFiles(dir, (rel) => {
+    throw new BackupArchiveInvalidError(`'${rel}' is not a regular file`);
+  });
   if (!present.has('checksums.sha256')) throw new BackupArchiveInvalidError('no checksums.sha256 in the backup folder');
   for (const f of m.files) {
     const size = present.get(f.path);

@@ -10,6 +10,7 @@ import { readFile, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { z } from 'zod';
+import { listFiles } from '../../lib/storage/list-files.js';
 import { safeTarExtract, type SafeTarLimitName } from '../../lib/storage/safe-tar-extract.js';
 import {
   ContentImportArchiveInvalidError,
@@ -109,21 +110,6 @@ async function sha256Of(path: string): Promise<string> {
   const hash = createHash('sha256');
   for await (const chunk of createReadStream(path) as AsyncIterable<Buffer>) hash.update(chunk);
   return hash.digest('hex');
-}
-
-/** Every file below `dir` (relative paths) with its size; anything but files and folders is reported. */
-async function listFiles(dir: string, problems: string[]): Promise<Map<string, number>> {
-  const present = new Map<string, number>();
-  const walk = async (sub: string): Promise<void> => {
-    for (const d of await readdir(join(dir, sub), { withFileTypes: true })) {
-      const rel = sub ? `${sub}/${d.name}` : d.name;
-      if (d.isDirectory()) await walk(rel);
-      else if (d.isFile()) present.set(rel, (await stat(join(dir, rel))).size);
-      else problems.push(`'${rel}' is not a regular file`);
-    }
-  };
-  await walk('');
-  return present;
 }
 
 type Listed = Map<string, { size: number; sha256: string }>;
@@ -238,7 +224,7 @@ export async function checkPackage(root: string): Promise<{ problems: string[]; 
   const problems: string[] = [];
   const add: Add = (p) => void problems.push(p);
   const listed = listedFiles(m, add);
-  const present = await listFiles(root, problems);
+  const present = await listFiles(root, (rel) => problems.push(`'${rel}' is not a regular file`));
   await checkPresentFiles(root, listed, present, add);
   await checkChecksumsFile(root, listed, present, problems);
   if (problems.length > MAX_PROBLEMS) {

@@ -1,4 +1,4 @@
-import { AppError, defineError } from '../../kernel/sdk.js';
+import { AppError, defineError, retryAfter } from '../../kernel/sdk.js';
 
 export class MediaNotFoundError extends defineError(
   'MEDIA_NOT_FOUND',
@@ -107,8 +107,7 @@ export class ShareAttemptsLimitedError extends AppError {
   constructor(retryAfterSeconds: number) {
     const seconds = Math.max(1, Math.ceil(retryAfterSeconds));
     super('RATE_LIMITED', 429, `Too many wrong passwords for this share link; try again in ${seconds} seconds`, {
-      headers: { 'Retry-After': String(seconds) },
-      extra: { retryAfterSeconds: seconds },
+      ...retryAfter(seconds),
     });
   }
 }

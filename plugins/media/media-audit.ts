@@ -1,4 +1,4 @@
-import { recordRequestAudit, type RouteContext, type RouteDefinition } from '../../kernel/sdk.js';
+import { recordRequestAudit, wrapNamedRoutes, type RouteContext, type RouteDefinition } from '../../kernel/sdk.js';
 import { linkIdOf } from './shares-service.js';
 
 type Audited = (context: RouteContext, result: unknown, before: { filename: string | null }) => Promise<void>;
@@ -80,21 +80,16 @@ const AUDITED: Record<string, Audited> = {
  * name), never a share token or password (a link is named by the start of its id).
  */
 export function auditMediaChanges(routes: RouteDefinition[]): void {
-  for (const route of routes) {
-    const audited = AUDITED[`${route.method} ${route.path}`];
-    if (!audited) continue;
-    const handler = route.handler;
-    route.handler = async (context: RouteContext) => {
-      const id = context.params?.id ?? context.params?.mediaId;
-      let filename: string | null = null;
-      if (typeof id === 'string')
-        filename = await context.scope.media.get(context.identity, id).then(
-          (m: { filename?: string }) => m.filename ?? null,
-          () => null,
-        );
-      const result = await handler(context);
-      await audited(context, result, { filename });
-      return result;
-    };
-  }
+  wrapNamedRoutes(routes, AUDITED, (handler, audited) => async (context: RouteContext) => {
+    const id = context.params?.id ?? context.params?.mediaId;
+    let filename: string | null = null;
+    if (typeof id === 'string')
+      filename = await context.scope.media.get(context.identity, id).then(
+        (m: { filename?: string }) => m.filename ?? null,
+        () => null,
+      );
+    const result = await handler(context);
+    await audited(context, result, { filename });
+    return result;
+  });
 }

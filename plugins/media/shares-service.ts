@@ -1,6 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
-import { ConflictError, type Identity, modelsOf, type ModelMap } from '../../kernel/sdk.js';
+import { ConflictError, type Identity, ModelService } from '../../kernel/sdk.js';
 import {
   MediaNotFoundError,
   ShareExpiredError,
@@ -25,14 +25,9 @@ const expiry = (link: SharedLink) => (link.expiresAt === null ? null : new Date(
  * the item's tenant): 32 random bytes (base64url) given out once, kept as their SHA-256; an optional
  * password kept as its SHA-256 (the spec's scheme) and compared in constant time; expiry or none.
  */
-export class SharesService {
-  private readonly models: { MediaItem: typeof MediaItem };
-
-  constructor(
-    models: ModelMap,
-    private readonly attempts: ShareAttempts,
-  ) {
-    this.models = modelsOf(models, { MediaItem });
+export class SharesService extends ModelService({ MediaItem })<ShareAttempts> {
+  private get attempts(): ShareAttempts {
+    return this.deps;
   }
 
   private async item(identity: Identity, mediaId: string): Promise<MediaItem> {

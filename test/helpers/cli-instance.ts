@@ -21,16 +21,17 @@ export interface CliInstance {
   stop(): Promise<void>;
 }
 
+/** The environment of a server started as a child process: only PATH and HOME of ours, its data folder, a free port on 127.0.0.1. */
+export function childEnv(dataDir: string): Record<string, string> {
+  return { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', CMS_DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1' };
+}
+
 export async function startCliInstance(env: Record<string, string> = {}): Promise<CliInstance> {
   const dataDir = tempDir('cms-cli-instance-');
   const child = spawn(process.execPath, [join(DIST_ROOT, 'kernel', 'cli.js'), 'start'], {
     cwd: PROJECT_ROOT,
     env: {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? '',
-      CMS_DATA_DIR: dataDir,
-      PORT: '0',
-      HOST: '127.0.0.1',
+      ...childEnv(dataDir),
       LOG_LEVEL: 'warn',
       DB_TYPE: 'sqlite',
       REDIS_URL: '',

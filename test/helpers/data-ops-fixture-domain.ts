@@ -15,7 +15,7 @@ import type {
 } from '../../plugins/data-ops/public.js';
 import { applyBodySchema } from '../../plugins/data-ops/public.js';
 import { existsSync } from 'node:fs';
-import { tempDir } from './kernel.js';
+import { fixturePlugin, startTestKernel, tempDir, type TestKernel } from './kernel.js';
 
 /**
  * A tiny real data domain for the engine's tests: rows {name, value} of the table data_ops_fixture_rows,
@@ -298,4 +298,13 @@ export function fixtureDomainPluginDir(): string {
     `export { default } from ${JSON.stringify(pathToFileURL(fileURLToPath(new URL('./data-ops-fixture-domain.js', import.meta.url))).href)};\n`,
   );
   return dir;
+}
+
+/** A test kernel with the test sign-in plugin and the fixture domain (its folder returned too, for child processes). */
+export async function startFixtureDomainKernel(
+  options: Omit<Parameters<typeof startTestKernel>[0], 'plugins'>,
+): Promise<{ t: TestKernel; pluginDir: string }> {
+  const pluginDir = fixtureDomainPluginDir();
+  const t = await startTestKernel({ ...options, plugins: [fixturePlugin('test-identity'), pluginDir] });
+  return { t, pluginDir };
 }

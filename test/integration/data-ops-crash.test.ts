@@ -4,8 +4,8 @@ import { expect } from 'chai';
 import type { Sequelize } from 'sequelize';
 import type { AuditLog } from '../../kernel/audit.js';
 import { as, dataOf } from '../helpers/content.js';
-import { FIXTURE_TABLE, fixtureDomainPluginDir } from '../helpers/data-ops-fixture-domain.js';
-import { fixturePlugin, startTestKernel, type TestKernel } from '../helpers/kernel.js';
+import { FIXTURE_TABLE, startFixtureDomainKernel } from '../helpers/data-ops-fixture-domain.js';
+import type { TestKernel } from '../helpers/kernel.js';
 import { DB_VARIANTS, requireVariant } from '../helpers/services.js';
 
 const CHILD = fileURLToPath(new URL('../helpers/data-ops-crash-child.js', import.meta.url));
@@ -24,12 +24,10 @@ for (const variant of DB_VARIANTS) {
 
     before(async function () {
       requireVariant(this, variant);
-      pluginDir = fixtureDomainPluginDir();
-      t = await startTestKernel({
+      ({ t, pluginDir } = await startFixtureDomainKernel({
         db: variant.name,
-        plugins: [fixturePlugin('test-identity'), pluginDir],
         config: { plugins: { options: { 'data-ops': { lockWaitMs: 8000 } } } },
-      });
+      }));
     });
     after(async () => t?.close());
 

@@ -6,7 +6,7 @@ import type { AuditLog } from '../../kernel/audit.js';
 import type { DbLock } from '../../kernel/db/lock.js';
 import type { DataOpsEngine } from '../../plugins/data-ops/public.js';
 import { as, dataOf } from '../helpers/content.js';
-import { FIXTURE_TABLE, FIXTURE_THRESHOLD, fixtureDomainPluginDir } from '../helpers/data-ops-fixture-domain.js';
+import { FIXTURE_TABLE, FIXTURE_THRESHOLD, fixtureDomainPluginDir, startFixtureDomainKernel } from '../helpers/data-ops-fixture-domain.js';
 import { openSse } from '../helpers/data-ops-sse.js';
 import { fixturePlugin, startTestKernel, type TestKernel, type TestResponse } from '../helpers/kernel.js';
 import { DB_VARIANTS, MARIADB_URL, REDIS_URL, requireVariant, uniqueName } from '../helpers/services.js';
@@ -35,13 +35,7 @@ for (const variant of DB_VARIANTS) {
 
     before(async function () {
       requireVariant(this, variant);
-      pluginDir = fixtureDomainPluginDir();
-      t = await startTestKernel({
-        db: variant.name,
-        plugins: [fixturePlugin('test-identity'), pluginDir],
-        config: options,
-        captureLogs: 'warn',
-      });
+      ({ t, pluginDir } = await startFixtureDomainKernel({ db: variant.name, config: options, captureLogs: 'warn' }));
     });
     after(async () => t?.close());
 

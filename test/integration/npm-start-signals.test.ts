@@ -5,6 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'chai';
 import { PROJECT_ROOT } from '../../kernel/version.js';
 import { tempDir } from '../helpers/kernel.js';
+import { childEnv } from '../helpers/cli-instance.js';
 
 /**
  * `npm start` as an operator (or a process supervisor) runs it: a signal sent to the npm process must
@@ -75,11 +76,7 @@ describe('npm start: signals to npm stop the server', function () {
     const npm = spawn('npm', ['start'], {
       cwd: PROJECT_ROOT,
       env: {
-        PATH: process.env.PATH ?? '',
-        HOME: process.env.HOME ?? '',
-        CMS_DATA_DIR: dataDir,
-        HOST: '127.0.0.1',
-        PORT: '0',
+        ...childEnv(dataDir),
         LOG_LEVEL: 'info',
         CMS_POOL_MAX_THREADS: '1',
         CMS_SETUP_ADMIN_EMAIL: 'admin@example.com',
