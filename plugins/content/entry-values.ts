@@ -6,7 +6,6 @@
 import { z } from 'zod';
 import type { CollectionDefinition } from './collection-schema.js';
 import { columnName, toColumn, valueSchema } from './field-values.js';
-import { asciiSlug } from '../../lib/text/slug.js';
 
 export const STATUSES = ['draft', 'published', 'archived'] as const;
 export type EntryStatus = (typeof STATUSES)[number];
@@ -85,5 +84,12 @@ export function readEntryInput(
 
 /** A URL-safe slug: lower case, ASCII letters and digits joined by '-'. */
 export function slugify(text: string): string {
-  return asciiSlug(text, 180);
+  return text
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 180)
+    .replace(/-+$/, '');
 }

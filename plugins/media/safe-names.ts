@@ -1,5 +1,4 @@
 import { extname } from 'node:path';
-import { asciiSlug } from '../../lib/text/slug.js';
 
 /**
  * The name shown for an upload: the client's own name, never renamed. Only what cannot be part of a
@@ -28,7 +27,15 @@ export function keptName(originalName: string, fallbackExt: string): string {
 /** ASCII slug of a name for storage paths: `Mon été (1).PNG` -> `mon-ete-1`. */
 export function slugOf(name: string): string {
   const stem = name.replace(/\.[^.]*$/, '');
-  return asciiSlug(stem, 60) || 'file';
+  const slug = stem
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 60)
+    .replace(/-+$/, '');
+  return slug || 'file';
 }
 
 /** Content-Disposition with an ASCII fallback and the UTF-8 name (RFC 6266 / RFC 5987 filename*). */
