@@ -63,8 +63,9 @@ export class EntriesService {
     return this.reads.list(name, query, identity);
   }
 
-  get(name: string, id: string, identity: Identity): Promise<Entry> {
-    return this.reads.get(name, id, identity);
+  /** One entry as `identity` may read it; `fields` is the `fields=` parameter (field-selection.ts). */
+  get(name: string, id: string, identity: Identity, options: { fields?: string } = {}): Promise<Entry> {
+    return this.reads.get(name, id, identity, options);
   }
 
   /**

@@ -9,6 +9,7 @@ import type { EntryRevisions } from './entry-revisions.js';
 import type { ListAnswer, ListCache } from './list-cache.js';
 import { ListReader } from './list-reader.js';
 import { orderFor, whereFor, type ListQuery } from './list-query.js';
+import { selectKeys, selectedKeys } from './field-selection.js';
 
 /** Callers without content:write see published entries only. */
 const seesAll = (identity: Identity) => hasPermission(identity, 'content:write');
@@ -39,12 +40,13 @@ export class EntryReads {
       .update(stringify({ query, status, schema: c.version }) ?? '')
       .digest('base64url');
     return this.lists.answer(identity.tenantId, name, key, ifNoneMatch, async () => {
+      const keys = selectedKeys(c, query.fields);
       const where = whereFor(c, identity.tenantId, query, status);
       const order = orderFor(c, query.sort);
       // Plain rows (no model instances): the page and the total at once (see ListReader).
       const { rows, total } = await this.reader.page(c, where, order, query.limit, (query.page - 1) * query.limit);
       const items = new Array<Entry>(rows.length);
-      for (let i = 0; i < rows.length; i++) items[i] = toEntry(c, rows[i]!);
+      for (let i = 0; i < rows.length; i++) items[i] = selectKeys(toEntry(c, rows[i]!), keys);
       return { items, total, page: query.page, limit: query.limit };
     });
   }
@@ -55,11 +57,12 @@ export class EntryReads {
     return { value: (JSON.parse(answer.body) as { data: EntryList }).data, cached: answer.cached };
   }
 
-  async get(name: string, id: string, identity: Identity): Promise<Entry> {
+  async get(name: string, id: string, identity: Identity, options: { fields?: string } = {}): Promise<Entry> {
     const c = await this.collections.get(name);
+    const keys = selectedKeys(c, options.fields);
     const entry = toEntry(c, await entryRow(c, id, identity.tenantId));
     if (!seesAll(identity) && entry.status !== 'published') throw new EntryNotFoundError(name, id);
-    return entry;
+    return selectKeys(entry, keys);
   }
 
   /** See EntriesService.readEntries. */

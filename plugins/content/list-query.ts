@@ -1,10 +1,10 @@
 import { Op, Sequelize, type Order, type WhereOptions } from 'sequelize';
 import { z } from 'zod';
-import { ValidationError } from '../../kernel/sdk.js';
-import { refuseControlCharacters } from '../../kernel/http/refuse-control-characters.js';
 import { listLimit } from '../../lib/http/list-limit.js';
 import type { CollectionDefinition } from './collection-schema.js';
-import { columnName, toColumn, valueSchema, type FieldDefinition } from './field-types.js';
+import { columnName } from './field-types.js';
+import { filterWhere, invalidQuery, SEARCHED } from './list-filter.js';
+import { fieldsParam } from './field-selection.js';
 import { STATUSES, type EntryStatus } from './entry-values.js';
 
 export { STATUSES, type EntryStatus } from './entry-values.js';
@@ -21,16 +21,17 @@ export const listQuerySchema = z.object({
     .string()
     .max(4000)
     .optional()
-    .describe('JSON: {"field": value} or {"field": {"eq"|"ne"|"gt"|"gte"|"lt"|"lte"|"in"|"contains": value}}'),
+    .describe(
+      'JSON: {"field": value} or {"field": {"eq"|"ne"|"gt"|"gte"|"lt"|"lte"|"in"|"nin"|"contains"|"startsWith"|"null": value}}, grouped with {"$or": [..]}, {"$and": [..]}, {"$not": {..}}',
+    ),
+  fields: fieldsParam,
 });
 export type ListQuery = z.output<typeof listQuerySchema>;
 
 const SYSTEM_SORT: Record<string, string> = { createdAt: 'created_at', updatedAt: 'updated_at', slug: 'slug', status: 'status', _id: 'id' };
 const UNSORTABLE = new Set(['richtext', 'markdown', 'json']);
 
-function invalid(where: string, message: string): never {
-  throw new ValidationError(`Invalid ${where}: ${message}`, [{ path: `query.${where}`, message }]);
-}
+const invalid = invalidQuery;
 
 /** `title`, `-createdAt`, `price:desc`, comma-separated; the id breaks ties so pages never overlap. */
 export function orderFor(c: CollectionDefinition, sort: string | undefined): Order {
@@ -59,38 +60,6 @@ export function orderFor(c: CollectionDefinition, sort: string | undefined): Ord
   return order;
 }
 
-/** Field types `search` looks in and `contains` applies to. */
-const SEARCHED: string[] = ['text', 'richtext', 'markdown', 'select'];
-
-const OPS: Record<string, symbol> = { eq: Op.eq, ne: Op.ne, gt: Op.gt, gte: Op.gte, lt: Op.lt, lte: Op.lte, in: Op.in };
-
-function condition(f: FieldDefinition, raw: unknown): unknown {
-  const one = (v: unknown, op: string) => {
-    if (v === null && (op === 'eq' || op === 'ne')) return null;
-    const parsed = valueSchema(f).safeParse(v);
-    if (!parsed.success) invalid('filter', `${f.name}.${op}: ${parsed.error.issues[0]?.message}`);
-    return toColumn(f, parsed.data);
-  };
-  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return one(raw, 'eq');
-  const out: Record<symbol, unknown> = {};
-  for (const [op, v] of Object.entries(raw)) {
-    if (op === 'contains') {
-      if (!SEARCHED.includes(f.type) || typeof v !== 'string') invalid('filter', `${f.name}.contains needs a text field and a string`);
-      out[Op.like] = `%${v.replace(/[\\%_]/g, '')}%`;
-    } else if (op === 'in') {
-      if (!Array.isArray(v) || v.length > 100) invalid('filter', `${f.name}.in needs an array of at most 100 values`);
-      out[Op.in] = v.map((x) => one(x, 'in'));
-    } else if (Object.hasOwn(OPS, op) && OPS[op]) {
-      if ((op === 'gt' || op === 'gte' || op === 'lt' || op === 'lte') && UNSORTABLE.has(f.type))
-        invalid('filter', `${f.name}.${op} is not defined for ${f.type}`);
-      out[OPS[op]!] = one(v, op);
-    } else {
-      invalid('filter', `unknown operator '${op}' (eq, ne, gt, gte, lt, lte, in, contains)`);
-    }
-  }
-  return out;
-}
-
 /** The WHERE of a list: tenant, status, the JSON filter and the search over text fields and the slug. */
 export function whereFor(
   c: CollectionDefinition,
@@ -100,22 +69,7 @@ export function whereFor(
 ): WhereOptions {
   const and: WhereOptions[] = [{ tenant_id: tenantId }];
   if (status) and.push({ status });
-  if (query.filter) {
-    let filter: unknown;
-    try {
-      filter = JSON.parse(query.filter);
-    } catch {
-      invalid('filter', 'not valid JSON');
-    }
-    if (!filter || typeof filter !== 'object' || Array.isArray(filter)) invalid('filter', 'a JSON object of field conditions');
-    refuseControlCharacters(filter, 'query.filter');
-    for (const [name, raw] of Object.entries(filter as Record<string, unknown>)) {
-      const f = c.fields.find((x) => x.name === name);
-      if (!f) invalid('filter', `unknown field '${name}'`);
-      if (f.type === 'json') invalid('filter', `cannot filter by the json field '${name}'`);
-      and.push({ [columnName(f)]: condition(f, raw) });
-    }
-  }
+  if (query.filter) and.push(filterWhere(c, query.filter));
   const term = query.search?.trim().toLowerCase();
   if (term) {
     const columns = ['slug', ...c.fields.filter((f) => SEARCHED.includes(f.type)).map(columnName)];

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { SerialisedEnvelope, defineRoute, type RouteDefinition } from '../../kernel/sdk.js';
 import { STATUSES, listQuerySchema } from './list-query.js';
+import { fieldsParam } from './field-selection.js';
 
 const collectionParam = z.object({ collection: z.string().min(1).max(64) });
 const entryParams = { params: collectionParam.extend({ entryId: z.string().uuid() }) };
@@ -114,9 +115,9 @@ export const entryRoutes: RouteDefinition[] = [
     permissionScope: 'collection',
     tags: ['entries'],
     summary: 'One entry (callers without content:write: published entries only; guests too when the collection is public)',
-    request: entryParams,
+    request: { ...entryParams, query: z.object({ fields: fieldsParam }) },
     response: entry,
-    handler: ({ params, identity, scope }) => scope.entries.get(params.collection, params.entryId, identity),
+    handler: ({ params, query, identity, scope }) => scope.entries.get(params.collection, params.entryId, identity, query),
   }),
   defineRoute({
     method: 'PATCH',

@@ -51,7 +51,7 @@ export function queryFields(t: CollectionTypes, entries: EntriesPort): GraphQLFi
       filter: {
         type: GraphQLJSON,
         description:
-          '{"field": value} or {"field": {"eq"|"ne"|"gt"|"gte"|"lt"|"lte"|"in"|"contains": value}}, as an object or its JSON text',
+          '{"field": value} or {"field": {"eq"|"ne"|"gt"|"gte"|"lt"|"lte"|"in"|"nin"|"contains"|"startsWith"|"null": value}}, grouped with $or, $and, $not; as an object or its JSON text',
       },
       search: { type: GraphQLString, description: 'case-insensitive, over the slug and the text fields' },
       status: { type: EntryStatusEnum },

@@ -1,0 +1,117 @@
+import { Op, Sequelize, type WhereOptions } from 'sequelize';
+import { ValidationError } from '../../kernel/sdk.js';
+import { refuseControlCharacters } from '../../kernel/http/refuse-control-characters.js';
+import type { CollectionDefinition } from './collection-schema.js';
+import { columnName, toColumn, valueSchema, type FieldDefinition } from './field-types.js';
+
+/**
+ * The `filter` query parameter of a list (API decisions, "Content model v2"): a JSON object whose keys
+ * are field names (a bare value means `eq`, an object holds operators) or the groups `$or`, `$and`
+ * (arrays of such objects) and `$not` (one object). Every unknown field, operator or group is a 400
+ * naming it. Bounded: at most 5 levels of groups, 20 items per group and 50 conditions in all.
+ */
+export const FILTER_LIMITS = { depth: 5, groupItems: 20, conditions: 50 } as const;
+
+export const FILTER_OPERATORS = ['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'in', 'nin', 'contains', 'startsWith', 'null'] as const;
+
+/** Field types `search` looks in and `contains` / `startsWith` apply to. */
+export const SEARCHED: string[] = ['text', 'richtext', 'markdown', 'select'];
+const UNORDERED = new Set(['richtext', 'markdown', 'json']);
+const COMPARISON: Record<string, symbol> = { eq: Op.eq, ne: Op.ne, gt: Op.gt, gte: Op.gte, lt: Op.lt, lte: Op.lte };
+
+export function invalidQuery(where: string, message: string): never {
+  throw new ValidationError(`Invalid ${where}: ${message}`, [{ path: `query.${where}`, message }]);
+}
+function invalid(message: string): never {
+  invalidQuery('filter', message);
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/** Case-insensitive "the column's text starts with `term`", without LIKE wildcards (a `%` in the term is a `%`). */
+function startsWith(column: string, term: string): WhereOptions {
+  return Sequelize.where(Sequelize.fn('INSTR', Sequelize.fn('LOWER', Sequelize.col(column)), term.toLowerCase()), 1);
+}
+
+/** One field's condition: a bare value (eq) or an object of operators, all of which must hold. */
+function fieldCondition(f: FieldDefinition, raw: unknown): WhereOptions {
+  const column = columnName(f);
+  const value = (v: unknown, op: string) => {
+    if (v === null && (op === 'eq' || op === 'ne')) return null;
+    const parsed = valueSchema(f).safeParse(v);
+    if (!parsed.success) invalid(`${f.name}.${op}: ${parsed.error.issues[0]?.message}`);
+    return toColumn(f, parsed.data);
+  };
+  if (!isObject(raw)) return { [column]: value(raw, 'eq') };
+  const ops: Record<symbol, unknown> = {};
+  const extra: WhereOptions[] = [];
+  for (const [op, v] of Object.entries(raw)) {
+    if (op === 'contains' || op === 'startsWith') {
+      if (!SEARCHED.includes(f.type) || typeof v !== 'string') invalid(`${f.name}.${op} needs a text field and a string`);
+      if (op === 'contains') ops[Op.like] = `%${v.replace(/[\\%_]/g, '')}%`;
+      else extra.push(startsWith(column, v));
+    } else if (op === 'in' || op === 'nin') {
+      if (!Array.isArray(v) || v.length > 100) invalid(`${f.name}.${op} needs an array of at most 100 values`);
+      ops[op === 'in' ? Op.in : Op.notIn] = v.map((x) => value(x, op));
+    } else if (op === 'null') {
+      if (typeof v !== 'boolean') invalid(`${f.name}.null needs true or false`);
+      extra.push({ [column]: v ? { [Op.is]: null } : { [Op.not]: null } });
+    } else if (Object.hasOwn(COMPARISON, op)) {
+      if (op !== 'eq' && op !== 'ne' && UNORDERED.has(f.type)) invalid(`${f.name}.${op} is not defined for ${f.type}`);
+      ops[COMPARISON[op]!] = value(v, op);
+    } else {
+      invalid(`unknown operator '${op}' on '${f.name}' (${FILTER_OPERATORS.join(', ')})`);
+    }
+  }
+  const all: WhereOptions[] = [...(Object.getOwnPropertySymbols(ops).length ? [{ [column]: ops }] : []), ...extra];
+  if (!all.length) invalid(`'${f.name}' has no operator`);
+  return all.length === 1 ? all[0]! : { [Op.and]: all };
+}
+
+class FilterReader {
+  private conditions = 0;
+
+  constructor(private readonly c: CollectionDefinition) {}
+
+  /** An object of conditions and groups, all of which must hold. */
+  group(raw: unknown, at: string, depth: number): WhereOptions {
+    if (!isObject(raw)) invalid(`${at}: a JSON object of field conditions`);
+    if (depth > FILTER_LIMITS.depth) invalid(`${at}: groups nest at most ${FILTER_LIMITS.depth} levels deep`);
+    const and: WhereOptions[] = [];
+    for (const [key, value] of Object.entries(raw)) {
+      if (key === '$or' || key === '$and') and.push({ [key === '$or' ? Op.or : Op.and]: this.list(value, `${at}.${key}`, depth) });
+      else if (key === '$not') and.push({ [Op.not]: this.group(value, `${at}.$not`, depth + 1) });
+      else if (key.startsWith('$')) invalid(`unknown group '${key}' ($or, $and, $not)`);
+      else and.push(this.field(key, value));
+    }
+    if (!and.length && depth > 0) invalid(`${at}: an empty group`);
+    return { [Op.and]: and };
+  }
+
+  private list(raw: unknown, at: string, depth: number): WhereOptions[] {
+    if (!Array.isArray(raw) || raw.length < 1 || raw.length > FILTER_LIMITS.groupItems)
+      invalid(`${at} needs an array of 1 to ${FILTER_LIMITS.groupItems} objects`);
+    return raw.map((item, i) => this.group(item, `${at}.${i}`, depth + 1));
+  }
+
+  private field(name: string, raw: unknown): WhereOptions {
+    if (++this.conditions > FILTER_LIMITS.conditions) invalid(`at most ${FILTER_LIMITS.conditions} conditions`);
+    const f = this.c.fields.find((x) => x.name === name);
+    if (!f) invalid(`unknown field '${name}'`);
+    if (f.type === 'json') invalid(`cannot filter by the json field '${name}'`);
+    return fieldCondition(f, raw);
+  }
+}
+
+/** The WHERE of a `filter` parameter (JSON text), or a 400 naming what is wrong. */
+export function filterWhere(c: CollectionDefinition, text: string): WhereOptions {
+  let filter: unknown;
+  try {
+    filter = JSON.parse(text);
+  } catch {
+    invalid('not valid JSON');
+  }
+  if (!isObject(filter)) invalid('a JSON object of field conditions');
+  refuseControlCharacters(filter, 'query.filter');
+  return new FilterReader(c).group(filter, 'filter', 0);
+}
