@@ -30,6 +30,8 @@ export const collectionInput = z
       .regex(/^[a-z][a-z0-9_]{0,47}$/, 'lower-case letters, digits and _')
       .optional(),
     fields,
+    /** One entry per tenant, read and written at .../single (API decisions, "Content model v2"). */
+    singleton: z.boolean().optional(),
   })
   .strict();
 export type CollectionInput = z.output<typeof collectionInput>;
@@ -53,6 +55,13 @@ export interface CollectionDefinition {
   singular: string;
   fields: FieldDefinition[];
   version: number;
+  /** Set at creation, never changed: the collection holds at most one entry per tenant. */
+  singleton?: boolean;
+}
+
+/** What content_collections.options holds. */
+export interface CollectionOptions {
+  singleton?: boolean;
 }
 
 /** The decisions' default: the name without a trailing s (a name without one gets `_item`, so the two differ). */

@@ -15,6 +15,7 @@ import {
   defaultSingular,
   type CollectionDefinition,
   type CollectionInput,
+  type CollectionOptions,
   type CollectionPatch,
 } from './collection-schema.js';
 import { CollectionExistsError, CollectionNotFoundError } from './errors.js';
@@ -44,6 +45,7 @@ export const describeCollection = (c: CollectionDefinition) => ({
   singular: c.singular,
   fields: c.fields,
   version: c.version,
+  ...(c.singleton ? { singleton: true as const } : {}),
 });
 
 /**
@@ -68,6 +70,7 @@ export class CollectionsService {
 
   private define(row: CollectionRow): LoadedCollection {
     const fields = JSON.parse(row.fields) as FieldDefinition[];
+    const options = (row.options ? JSON.parse(row.options) : {}) as CollectionOptions;
     const model = this.sequelize.define(
       `content_${row.name}`,
       { ...SYSTEM_COLUMNS, ...Object.fromEntries(fields.map((f) => [columnName(f), columnOf(f, this.sequelize.getDialect())])) },
@@ -82,6 +85,7 @@ export class CollectionsService {
       singular: row.singular,
       fields,
       version: row.version,
+      ...(options.singleton ? { singleton: true } : {}),
       uid: row.uid,
       table: row.table_name,
       model,
@@ -202,6 +206,7 @@ export class CollectionsService {
         label: input.label ?? defaultLabel(input.name),
         singular: input.singular ?? defaultSingular(input.name),
         fields: JSON.stringify(input.fields),
+        options: input.singleton ? JSON.stringify({ singleton: true } satisfies CollectionOptions) : null,
         table_name: ref.table,
         version: 1,
         created_at: now,
@@ -212,7 +217,7 @@ export class CollectionsService {
       throw err;
     }
     try {
-      await this.migrate(createTableMigration(ref, input.fields), []);
+      await this.migrate(createTableMigration(ref, input.fields, { singleton: input.singleton }), []);
     } catch (err) {
       await this.models.CollectionRow.destroy({ where: { name: input.name, uid: ref.uid } });
       throw err;

@@ -4,6 +4,7 @@ import type { CollectionsService, LoadedCollection } from './collections-service
 import { EntryAnnouncer } from './entry-announcer.js';
 import { EntryBulkWrites, type PreparedBatch, type PreparedHooks } from './entry-bulk-writes.js';
 import { EntryReads } from './entry-reads.js';
+import { EntrySingles } from './entry-single.js';
 import { EntryRevisions } from './entry-revisions.js';
 import { toEntry, type Entry, type EntryChange, type EntryList } from './entry-shape.js';
 import { EntrySlugs } from './entry-slugs.js';
@@ -29,6 +30,8 @@ export class EntriesService {
   private readonly writes: EntryBulkWrites;
   private readonly revisionLog: EntryRevisions;
   private readonly announcer: EntryAnnouncer;
+  /** Singletons' GET|PUT .../single (entry-single.ts). */
+  readonly single: EntrySingles;
 
   constructor(
     sequelize: Sequelize,
@@ -44,6 +47,7 @@ export class EntriesService {
     this.announcer = new EntryAnnouncer(lists, events, logger);
     const slugs = new EntrySlugs(sequelize);
     this.writes = new EntryBulkWrites(sequelize, collections, slugs, this.revisionLog, this.announcer, richText);
+    this.single = new EntrySingles(collections, this.writes);
   }
 
   toEntry(c: LoadedCollection, row: Model | Record<string, unknown>): Entry {

@@ -3,6 +3,7 @@ import { UniqueConstraintError, type Sequelize, type Transaction } from 'sequeli
 import type { LoadedCollection } from './collections-service.js';
 import { slugify, type CheckedInput } from './entry-input.js';
 import { UniqueValueConflictError } from './entry-errors.js';
+import { SingletonTakenError } from './errors.js';
 import { columnName } from './field-types.js';
 
 const MAX_SLUG_TRIES = 3;
@@ -108,6 +109,8 @@ export class EntrySlugs {
         if (!(err instanceof UniqueConstraintError)) throw err;
         const field = violated(c, err);
         if (field === 'slug' && n <= MAX_SLUG_TRIES + 3) continue;
+        // A singleton's unique tenant_id (its one entry): the only other unique index without a field.
+        if (field === null && c.singleton) throw new SingletonTakenError(c.name);
         const path = field ? `${prefix}.${field}` : prefix;
         throw new UniqueValueConflictError(c.name, field, path);
       }

@@ -3,7 +3,7 @@ import { Op, type Sequelize, type Transaction } from 'sequelize';
 import { ConflictError, ValidationError, type Identity } from '../../kernel/sdk.js';
 import type { CollectionsService, LoadedCollection } from './collections-service.js';
 import { checkEntryInput, slugify, type CheckedInput } from './entry-input.js';
-import { EntryNotFoundError } from './errors.js';
+import { EntryNotFoundError, SingletonTakenError } from './errors.js';
 import { entryEvents, type EntryAnnouncer } from './entry-announcer.js';
 import type { EntryRevisions } from './entry-revisions.js';
 import { entryRow, toEntry, type ContentEvent, type Entry } from './entry-shape.js';
@@ -73,6 +73,8 @@ export class EntryWrites {
   async created(c: LoadedCollection, body: unknown, identity: Identity, prefix: string, transaction?: Transaction): Promise<Entry> {
     const input = checkEntryInput(c, body, 'create', prefix);
     await this.checkRelations(c, input, identity.tenantId, prefix, transaction);
+    if (c.singleton && (await c.model.count({ where: { tenant_id: identity.tenantId }, transaction })) > 0)
+      throw new SingletonTakenError(c.name);
     const id = randomUUID();
     const now = Date.now();
     const row = {

@@ -1,4 +1,4 @@
-import { defineError } from '../../kernel/sdk.js';
+import { ConflictError, NotFoundError, defineError } from '../../kernel/sdk.js';
 
 export class CollectionNotFoundError extends defineError(
   'COLLECTION_NOT_FOUND',
@@ -20,6 +20,20 @@ export class EntryNotFoundError extends defineError(
   'No entry with this id in the collection (for this tenant).',
   (collection: string, id: string) => `Entry '${id}' not found in '${collection}'`,
 ) {}
+
+/** GET|PUT .../single on a collection that is not a singleton. */
+export class NotSingletonError extends NotFoundError {
+  constructor(collection: string) {
+    super(`Collection '${collection}' is not a singleton; its entries are at /api/collections/${collection}/:id`);
+  }
+}
+
+/** A second entry for a singleton (its one entry is written with PUT .../single). */
+export class SingletonTakenError extends ConflictError {
+  constructor(collection: string) {
+    super(`'${collection}' is a singleton and already has its entry; write it with PUT /api/collections/${collection}/single`);
+  }
+}
 
 export class PreviewNotFoundError extends defineError(
   'PREVIEW_NOT_FOUND',

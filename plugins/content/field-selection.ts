@@ -8,7 +8,9 @@ export const fieldsParam = z
   .string()
   .max(4000)
   .optional()
-  .describe('Comma list of the fields to answer (with _id always); the system fields slug, status, version, createdAt, updatedAt… may be named too');
+  .describe(
+    'Comma list of the fields to answer (with _id always); the system fields slug, status, version, createdAt, updatedAt… may be named too',
+  );
 
 /** The keys every entry carries besides its fields; `fields=` may name them. */
 const SYSTEM_KEYS = new Set(['slug', 'status', 'syncId', 'version', 'createdAt', 'updatedAt', 'createdBy', 'updatedBy']);

@@ -21,6 +21,8 @@ export type ListOptions = Partial<{
   search: string;
   status: EntryStatus;
   filter: Record<string, unknown> | string;
+  /** Comma list of the fields to keep (`fields=`). */
+  fields: string;
 }>;
 
 function parse<T extends z.ZodType>(schema: T, value: unknown, where: string): z.output<T> {
@@ -80,9 +82,19 @@ export class LocalClient {
         const filter = typeof options.filter === 'object' ? JSON.stringify(options.filter) : options.filter;
         return (await service.list(collection, parse(listQuerySchema, { ...options, filter }, 'query'), identity)).value;
       },
-      get: async (entryId: string): Promise<Entry> => {
+      get: async (entryId: string, options: { fields?: string } = {}): Promise<Entry> => {
         this.assertPermissions('content:read');
-        return service.get(collection, id(entryId), identity);
+        return service.get(collection, id(entryId), identity, options);
+      },
+      /** A singleton's one entry (404 before it is written). */
+      getSingle: async (options: { fields?: string } = {}): Promise<Entry> => {
+        this.assertPermissions('content:read');
+        return service.single.get(collection, identity, options);
+      },
+      /** Writes a singleton's one entry (created the first time, then its fields replaced). */
+      putSingle: async (data: Record<string, unknown>): Promise<{ entry: Entry; created: boolean }> => {
+        this.assertPermissions('content:write');
+        return service.single.put(collection, data, identity);
       },
       create: async (data: Record<string, unknown>): Promise<Entry> => {
         this.assertPermissions('content:write');

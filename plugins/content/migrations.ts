@@ -78,4 +78,11 @@ export const CONTENT_MIGRATIONS: MigrationDefinition[] = [
       }
     },
   },
+  {
+    // Collection options beyond the field list, as JSON (`singleton` first; later drafts, previews, locales).
+    name: '0005-collection-options',
+    async up({ queryInterface, DataTypes }) {
+      await queryInterface.addColumn('content_collections', 'options', { type: DataTypes.TEXT, allowNull: true });
+    },
+  },
 ];

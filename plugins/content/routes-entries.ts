@@ -110,6 +110,31 @@ export const entryRoutes: RouteDefinition[] = [
   }),
   defineRoute({
     method: 'GET',
+    path: '/api/collections/:collection/single',
+    permission: 'content:read',
+    permissionScope: 'collection',
+    tags: ['entries'],
+    summary: "A singleton's one entry (404 before it is written; callers without content:write: when published)",
+    request: { params: collectionParam, query: z.object({ fields: fieldsParam }) },
+    response: entry,
+    handler: ({ params, query, identity, scope }) => scope.entries.single.get(params.collection, identity, query),
+  }),
+  defineRoute({
+    method: 'PUT',
+    path: '/api/collections/:collection/single',
+    permission: 'content:write',
+    tags: ['entries'],
+    summary: "Writes a singleton's one entry: 201 the first time, then 200 (the body's fields replace the stored ones)",
+    request: { params: collectionParam, body: entryBody },
+    response: entry,
+    async handler({ ctx, params, body, identity, scope }) {
+      const { entry: written, created } = await scope.entries.single.put(params.collection, body, identity);
+      ctx.status = created ? 201 : 200;
+      return written;
+    },
+  }),
+  defineRoute({
+    method: 'GET',
     path: '/api/collections/:collection/:entryId',
     permission: 'content:read',
     permissionScope: 'collection',

@@ -43,8 +43,10 @@ function step(name: string, change: unknown, up: MigrationDefinition['up']): Mig
 
 const stepName = (ref: TableRef, what: string) => `content/${ref.name}-${ref.uid}/${what}`;
 
-export function createTableMigration(ref: TableRef, fields: FieldDefinition[]): MigrationDefinition {
-  return step(stepName(ref, 'v1'), { create: ref.table, fields }, async ({ queryInterface: q, sequelize }) => {
+export function createTableMigration(ref: TableRef, fields: FieldDefinition[], options: { singleton?: boolean } = {}): MigrationDefinition {
+  // The change as recorded before singletons existed when the table is not one (its checksum stays the same).
+  const change = options.singleton ? { create: ref.table, fields, singleton: true } : { create: ref.table, fields };
+  return step(stepName(ref, 'v1'), change, async ({ queryInterface: q, sequelize }) => {
     await q.createTable(ref.table, {
       ...SYSTEM_COLUMNS,
       ...Object.fromEntries(fields.map((f) => [columnName(f), columnOf(f, sequelize.getDialect())])),
@@ -58,6 +60,8 @@ export function createTableMigration(ref: TableRef, fields: FieldDefinition[]): 
     });
     await q.addIndex(ref.table, { name: indexName(ref, 'list'), fields: ['tenant_id', { name: 'created_at', order: 'DESC' }, 'id'] });
     await q.addIndex(ref.table, ['sync_id'], { name: indexName(ref, 'sync') });
+    // A singleton's one entry per tenant, kept by the database whichever writer inserts.
+    if (options.singleton) await q.addIndex(ref.table, ['tenant_id'], { unique: true, name: indexName(ref, 'single') });
     for (const f of fields.filter(wantsIndex)) await addFieldIndex(q, ref, f);
   });
 }

@@ -115,7 +115,10 @@ for (const variant of DB_VARIANTS) {
     });
 
     it('fields= naming an unknown field is a 400 naming it', async function () {
-      for (const path of ['/api/collections/books?fields=title,colour', `/api/collections/books/00000000-0000-4000-8000-000000000001?fields=colour`]) {
+      for (const path of [
+        '/api/collections/books?fields=title,colour',
+        `/api/collections/books/00000000-0000-4000-8000-000000000001?fields=colour`,
+      ]) {
         const res = await as(t, 'editor').get(path);
         const body = await res.json();
         expect(res.status, path).to.equal(400);

@@ -10,6 +10,8 @@ export class CollectionRow extends Model {
   declare fields: string;
   declare table_name: string;
   declare version: number;
+  /** JSON of the collection's options (CollectionOptions), null when none is set. */
+  declare options: string | null;
   declare created_at: number;
   declare updated_at: number;
 
@@ -23,6 +25,7 @@ export class CollectionRow extends Model {
         fields: column.text(),
         table_name: column.string(64),
         version: column.integer(),
+        options: column.text({ nullable: true }),
         created_at: column.epochMs(),
         updated_at: column.epochMs(),
       },
