@@ -18,7 +18,14 @@ const field = z.object({
   collection: z.string().optional(),
 });
 const collection = z
-  .object({ name: z.string(), label: z.string(), singular: z.string(), fields: z.array(field), version: z.number() })
+  .object({
+    name: z.string(),
+    label: z.string(),
+    singular: z.string(),
+    fields: z.array(field),
+    version: z.number(),
+    singleton: z.literal(true).optional().describe('Present on singletons: one entry, at /api/collections/{collection}/single'),
+  })
   .meta({ id: 'Collection' });
 
 /** Schemas are shared by every tenant: with tenants on, only the default tenant's admins change them. */
@@ -47,7 +54,7 @@ export const collectionRoutes: RouteDefinition[] = [
     status: 201,
     summary: 'Creates a collection and its table (collections:manage)',
     description:
-      'Field types: text (at most 255 characters), richtext (HTML, sanitised on every write: see the README), markdown (Markdown source, stored as sent), number, boolean, date (ISO 8601), select (options), media (a media id), relation (an entry id of `collection`), json. A field may be required, unique, indexed (not richtext, markdown or json) and have a default. singular defaults to the name without a trailing s. 409 COLLECTION_EXISTS.',
+      'Field types: text (at most 255 characters), richtext (HTML, sanitised on every write: see the README), markdown (Markdown source, stored as sent), number, boolean, date (ISO 8601), select (options), media (a media id), relation (an entry id of `collection`), json. A field may be required, unique, indexed (not richtext, markdown or json) and have a default. singular defaults to the name without a trailing s. singleton: true makes a collection of one entry per tenant (GET|PUT /api/collections/{collection}/single). 409 COLLECTION_EXISTS.',
     request: { body: collectionInput },
     response: collection,
     async handler({ body, identity, scope }) {
