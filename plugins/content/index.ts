@@ -9,9 +9,13 @@ import {
   requestScoped,
   type Logger,
   type WorkerPool,
+  type PluginRegisterContext,
 } from '../../kernel/sdk.js';
 import { poolSanitizer } from './rich-text-pool.js';
 import { CollectionsService } from './collections-service.js';
+import { ComponentsService } from './components-service.js';
+import { ComponentRow } from './models/component-row.js';
+import { componentRoutes } from './routes-components.js';
 import { EntriesService } from './entries-service.js';
 import { ListCache } from './list-cache.js';
 import { LocalClient, systemIdentity, type ContentClientFactory } from './local-client.js';
@@ -43,75 +47,23 @@ export default definePlugin({
     const { listCache } = options;
     models.add(CollectionRow);
     models.add(Revision);
+    models.add(ComponentRow);
     for (const m of CONTENT_MIGRATIONS) migrations.add(m);
-    container.register(
-      'collections',
-      asFunction(
-        ({ sequelize, migrator, events }: { sequelize: Sequelize; migrator: MigrationRunner; events: EventBus }) =>
-          new CollectionsService(sequelize, migrator, events),
-      ).singleton(),
-    );
-    container.register(
-      'entries',
-      asFunction(
-        (c: {
-          sequelize: Sequelize;
-          collections: CollectionsService;
-          cache: CacheService;
-          logger: Logger;
-          events: EventBus;
-          pool: WorkerPool;
-        }) =>
-          new EntriesService(
-            c.sequelize,
-            c.collections,
-            new ListCache(c.cache, c.logger, listCache),
-            c.events,
-            c.logger,
-            poolSanitizer(() => c.pool),
-          ),
-      ).singleton(),
-    );
-    // The in-process SDK for plugins and server-side page code: contentClient(identity) -> LocalClient.
-    container.register(
-      'contentClient',
-      asFunction(
-        ({ collections, entries }: { collections: CollectionsService; entries: EntriesService }): ContentClientFactory =>
-          (identity = systemIdentity()) =>
-            new LocalClient(collections, entries, identity),
-      ).singleton(),
-    );
-    // Request-scoped: the content client of the caller (scope.content in route handlers), so routes
-    // never pass the identity by hand; permissions are checked again by the client itself.
-    container.register(
-      'content',
-      requestScoped(({ contentClient, currentUser }) => contentClient(currentUser)),
-    );
-    container.register(
-      'publishSchedules',
-      asFunction(
-        (c: { sequelize: Sequelize; logger: Logger; contentClient: ContentClientFactory }) =>
-          new PublishSchedules(c.sequelize, () => c.contentClient, c.logger),
-      ).singleton(),
-    );
-    container.register(
-      'previewLinks',
-      asFunction(
-        (c: { sequelize: Sequelize; collections: CollectionsService; contentClient: ContentClientFactory }) =>
-          new PreviewLinks(
-            c.sequelize,
-            c.collections,
-            () => c.contentClient,
-            () => optional(c, 'mediaClient'),
-          ),
-      ).singleton(),
-    );
-    for (const route of [...collectionRoutes, ...publicAccessRoutes, ...scheduleRoutes, ...previewRoutes, ...entryRoutes])
+    registerServices(container, listCache);
+    for (const route of [
+      ...collectionRoutes,
+      ...componentRoutes,
+      ...publicAccessRoutes,
+      ...scheduleRoutes,
+      ...previewRoutes,
+      ...entryRoutes,
+    ])
       routes.add(route);
   },
   async boot({ container, onClose, options, follow, every }) {
     const collections = container.resolve<CollectionsService>('collections');
     await collections.follow(follow);
+    await container.resolve<ComponentsService>('components').follow(follow);
     // Scheduled publishing: every instance looks for due entries (a round still running is not doubled);
     // a deleted entry takes its schedule with it.
     const schedules = container.resolve<PublishSchedules>('publishSchedules');
@@ -127,3 +79,76 @@ export default definePlugin({
     );
   },
 });
+
+/** The plugin's container keys: collections, components, entries, the content clients, schedules, preview links. */
+function registerServices(container: PluginRegisterContext['container'], listCache: boolean): void {
+  container.register(
+    'collections',
+    asFunction(
+      ({ sequelize, migrator, events }: { sequelize: Sequelize; migrator: MigrationRunner; events: EventBus }) =>
+        new CollectionsService(sequelize, migrator, events),
+    ).singleton(),
+  );
+  container.register(
+    'components',
+    asFunction(
+      ({ sequelize, events, collections }: { sequelize: Sequelize; events: EventBus; collections: CollectionsService }) =>
+        new ComponentsService(sequelize, events, () => collections.list()),
+    ).singleton(),
+  );
+  container.register(
+    'entries',
+    asFunction(
+      (c: {
+        sequelize: Sequelize;
+        collections: CollectionsService;
+        cache: CacheService;
+        logger: Logger;
+        events: EventBus;
+        pool: WorkerPool;
+      }) =>
+        new EntriesService(
+          c.sequelize,
+          c.collections,
+          new ListCache(c.cache, c.logger, listCache),
+          c.events,
+          c.logger,
+          poolSanitizer(() => c.pool),
+        ),
+    ).singleton(),
+  );
+  // The in-process SDK for plugins and server-side page code: contentClient(identity) -> LocalClient.
+  container.register(
+    'contentClient',
+    asFunction(
+      ({ collections, entries }: { collections: CollectionsService; entries: EntriesService }): ContentClientFactory =>
+        (identity = systemIdentity()) =>
+          new LocalClient(collections, entries, identity),
+    ).singleton(),
+  );
+  // Request-scoped: the content client of the caller (scope.content in route handlers), so routes
+  // never pass the identity by hand; permissions are checked again by the client itself.
+  container.register(
+    'content',
+    requestScoped(({ contentClient, currentUser }) => contentClient(currentUser)),
+  );
+  container.register(
+    'publishSchedules',
+    asFunction(
+      (c: { sequelize: Sequelize; logger: Logger; contentClient: ContentClientFactory }) =>
+        new PublishSchedules(c.sequelize, () => c.contentClient, c.logger),
+    ).singleton(),
+  );
+  container.register(
+    'previewLinks',
+    asFunction(
+      (c: { sequelize: Sequelize; collections: CollectionsService; contentClient: ContentClientFactory }) =>
+        new PreviewLinks(
+          c.sequelize,
+          c.collections,
+          () => c.contentClient,
+          () => optional(c, 'mediaClient'),
+        ),
+    ).singleton(),
+  );
+}

@@ -85,4 +85,18 @@ export const CONTENT_MIGRATIONS: MigrationDefinition[] = [
       await queryInterface.addColumn('content_collections', 'options', { type: DataTypes.TEXT, allowNull: true });
     },
   },
+  {
+    // Reusable components (API decisions, "Content model v2"): named field lists, shared by every tenant.
+    name: '0006-components',
+    async up({ queryInterface, DataTypes }) {
+      await queryInterface.createTable('content_components', {
+        name: { type: DataTypes.STRING(48), primaryKey: true },
+        label: { type: DataTypes.STRING(191), allowNull: false },
+        fields: { type: DataTypes.TEXT, allowNull: false },
+        version: { type: DataTypes.INTEGER, allowNull: false },
+        created_at: { type: DataTypes.BIGINT, allowNull: false },
+        updated_at: { type: DataTypes.BIGINT, allowNull: false },
+      });
+    },
+  },
 ];

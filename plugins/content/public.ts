@@ -7,6 +7,7 @@ import { defineEvent } from '../../kernel/sdk.js';
 import type { PreviewLinks } from './preview-links.js';
 import type { PublishSchedules } from './publish-schedules.js';
 import type { CollectionsService } from './collections-service.js';
+import type { ComponentsService } from './components-service.js';
 import type { ContentEvent, EntriesService } from './entries-service.js';
 import type { ContentClientFactory, LocalClient } from './local-client.js';
 
@@ -32,6 +33,8 @@ export {
 
 /** Published on the event bus (every instance) when any collection's schema changes. */
 export const COLLECTIONS_CHANGED = defineEvent<{ name: string }>('content:collections-changed');
+/** A component was created, changed or deleted (any instance); every instance reads them again. */
+export const COMPONENTS_CHANGED = defineEvent<{ name: string }>('content:components-changed');
 /** Entry events: payload ContentEvent. */
 export const ENTRY_EVENTS = {
   create: defineEvent<ContentEvent>('on:create'),
@@ -44,6 +47,8 @@ export const ENTRY_EVENTS = {
 declare module '../../kernel/http/route-table.js' {
   interface ContainerServices {
     collections: CollectionsService;
+    /** Reusable components (components-service.ts). */
+    components: ComponentsService;
     entries: EntriesService;
     contentClient: ContentClientFactory;
     /** Request-scoped: the content client acting as the request's caller (currentUser). */

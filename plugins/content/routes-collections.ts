@@ -6,7 +6,8 @@ import { COMMERCE_PRESET } from './presets/commerce.js';
 
 const nameParam = { params: z.object({ collection: z.string().min(1).max(64) }) };
 
-const field = z.object({
+/** A field as answers declare it (collections and components). */
+export const fieldAnswer = z.object({
   name: z.string(),
   type: z.string(),
   label: z.string().optional(),
@@ -22,14 +23,14 @@ const collection = z
     name: z.string(),
     label: z.string(),
     singular: z.string(),
-    fields: z.array(field),
+    fields: z.array(fieldAnswer),
     version: z.number(),
     singleton: z.literal(true).optional().describe('Present on singletons: one entry, at /api/collections/{collection}/single'),
   })
   .meta({ id: 'Collection' });
 
-/** Schemas are shared by every tenant: with tenants on, only the default tenant's admins change them. */
-function assertSchemaTenant(identity: Identity, multiTenant: boolean): void {
+/** Schemas (and components) are shared by every tenant: with tenants on, only the default tenant's admins change them. */
+export function assertSchemaTenant(identity: Identity, multiTenant: boolean): void {
   if (multiTenant && identity.tenantId !== 'default')
     throw new ForbiddenError('Collection schemas are shared by all tenants; only the default tenant changes them');
 }
