@@ -62,15 +62,24 @@ export function queryFields(t: CollectionTypes, entries: EntriesPort): GraphQLFi
       return (await entries.list(collection.name, listQuery(args), ctx.identity)).value;
     },
   };
-  const one: Field = {
-    type: t.object,
-    description: `One entry of '${collection.name}' by id; null when there is none (or it is not published and you lack content:write).`,
-    args: { _id: { type: new GraphQLNonNull(GraphQLID) } },
-    async resolve(_root, args, ctx) {
-      assertPermission(ctx.identity, 'content:read', collection.name);
-      return entries.get(collection.name, String(args._id), ctx.identity).catch(notFoundAsNull);
-    },
-  };
+  const one: Field = collection.singleton
+    ? {
+        type: t.object,
+        description: `The one entry of the singleton '${collection.name}'; null before it is written (or when it is not published and you lack content:write). As GET /api/collections/${collection.name}/single.`,
+        async resolve(_root, _args, ctx) {
+          assertPermission(ctx.identity, 'content:read', collection.name);
+          return entries.single.get(collection.name, ctx.identity).catch(notFoundAsNull);
+        },
+      }
+    : {
+        type: t.object,
+        description: `One entry of '${collection.name}' by id; null when there is none (or it is not published and you lack content:write).`,
+        args: { _id: { type: new GraphQLNonNull(GraphQLID) } },
+        async resolve(_root, args, ctx) {
+          assertPermission(ctx.identity, 'content:read', collection.name);
+          return entries.get(collection.name, String(args._id), ctx.identity).catch(notFoundAsNull);
+        },
+      };
   return { [names.list]: list, [names.one]: one };
 }
 

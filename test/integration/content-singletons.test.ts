@@ -107,6 +107,22 @@ for (const variant of DB_VARIANTS) {
       );
     });
 
+    it('GraphQL reads the one entry without an id (null before it is written)', async function () {
+      const query = (field: string, tenant?: string) =>
+        t.request('/api/graphql', {
+          method: 'POST',
+          identity: 'editor',
+          headers: tenant ? { 'x-test-tenant': tenant } : {},
+          json: { query: `{ ${field} { _id title tagline } }` },
+        });
+      const body = await (await query('siteSetting')).json();
+      expect(body.errors).to.equal(undefined);
+      expect(body.data.siteSetting).to.deep.include({ title: 'Renamed', tagline: null });
+      const empty = await (await query('siteSetting', 'tenant-c')).json();
+      expect(empty.errors).to.equal(undefined);
+      expect(empty.data.siteSetting).to.equal(null);
+    });
+
     it('two first writes at once leave one entry', async function () {
       await dataOf(await as(t, 'admin').post('/api/collections', { ...SITE, name: 'footer', singular: 'footer_item' }), 201);
       const put = (title: string) => t.request('/api/collections/footer/single', { method: 'PUT', identity: 'editor', json: { title } });
