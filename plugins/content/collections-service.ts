@@ -136,6 +136,11 @@ export class CollectionsService {
     return [...this.current.values()];
   }
 
+  /** The collection as held now (no read): undefined when there is none. */
+  find(name: string): LoadedCollection | undefined {
+    return this.current.get(name);
+  }
+
   /**
    * Whether the stored schema differs from this copy (another instance changed it and its event has
    * not arrived yet); if so the definitions are reloaded.

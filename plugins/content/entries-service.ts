@@ -3,7 +3,8 @@ import { type EventBus, type Logger, type Identity, modelsOf } from '../../kerne
 import type { CollectionsService, LoadedCollection } from './collections-service.js';
 import { EntryAnnouncer } from './entry-announcer.js';
 import { EntryBulkWrites, type PreparedBatch, type PreparedHooks } from './entry-bulk-writes.js';
-import { EntryReads } from './entry-reads.js';
+import { EntryReads, type ReadOptions } from './entry-reads.js';
+import type { PopulateDeps } from './populate.js';
 import { EntrySingles } from './entry-single.js';
 import { EntryRevisions } from './entry-revisions.js';
 import { toEntry, type Entry, type EntryChange, type EntryList } from './entry-shape.js';
@@ -41,13 +42,15 @@ export class EntriesService {
     logger?: Logger,
     /** Sanitises the rich text of large writes in the worker pool (else toColumn does it inline). */
     richText?: RichTextSanitizer,
+    /** The media plugin's lookup for populated media fields (absent without the media plugin). */
+    media?: PopulateDeps['media'],
   ) {
     this.revisionLog = new EntryRevisions(sequelize, modelsOf(sequelize.models, { Revision }).Revision);
-    this.reads = new EntryReads(sequelize, collections, lists, this.revisionLog);
+    this.reads = new EntryReads(sequelize, collections, lists, this.revisionLog, media);
     this.announcer = new EntryAnnouncer(lists, events, logger);
     const slugs = new EntrySlugs(sequelize);
     this.writes = new EntryBulkWrites(sequelize, collections, slugs, this.revisionLog, this.announcer, richText);
-    this.single = new EntrySingles(collections, this.writes);
+    this.single = new EntrySingles(collections, this.writes, this.reads);
   }
 
   toEntry(c: LoadedCollection, row: Model | Record<string, unknown>): Entry {
@@ -68,7 +71,7 @@ export class EntriesService {
   }
 
   /** One entry as `identity` may read it; `fields` is the `fields=` parameter (field-selection.ts). */
-  get(name: string, id: string, identity: Identity, options: { fields?: string } = {}): Promise<Entry> {
+  get(name: string, id: string, identity: Identity, options: ReadOptions = {}): Promise<Entry> {
     return this.reads.get(name, id, identity, options);
   }
 

@@ -10,6 +10,13 @@ import type { ListAnswer, ListCache } from './list-cache.js';
 import { ListReader } from './list-reader.js';
 import { orderFor, whereFor, type ListQuery } from './list-query.js';
 import { selectKeys, selectedKeys } from './field-selection.js';
+import { parsePopulate, populate, shownCollections, type PopulateDeps, type PopulateTree } from './populate.js';
+
+/** How one entry is read: `fields=` and `populate=`. */
+export interface ReadOptions {
+  fields?: string;
+  populate?: string;
+}
 
 /** Callers without content:write see published entries only. */
 const seesAll = (identity: Identity) => hasPermission(identity, 'content:write');
@@ -21,13 +28,17 @@ const seesAll = (identity: Identity) => hasPermission(identity, 'content:write')
 export class EntryReads {
   private readonly reader: ListReader;
 
+  private readonly populateDeps: PopulateDeps;
+
   constructor(
     sequelize: Sequelize,
     private readonly collections: CollectionsService,
     private readonly lists: ListCache,
     private readonly revisionLog: EntryRevisions,
+    media: PopulateDeps['media'] = () => undefined,
   ) {
     this.reader = new ListReader(sequelize);
+    this.populateDeps = { collection: (n) => collections.get(n), media };
   }
 
   /** See EntriesService.answerList. */
@@ -36,19 +47,32 @@ export class EntryReads {
     const status = seesAll(identity) ? query.status : 'published';
     if (!seesAll(identity) && query.status && query.status !== 'published')
       return { notModified: false, body: serialiseEnvelope({ items: [], total: 0, page: query.page, limit: query.limit }), cached: false };
+    const tree = this.populateTree(c, query.populate);
+    const shown = tree ? shownCollections(c, tree, (n) => this.collections.find(n)) : { collections: [], media: false };
     const key = createHash('sha256')
-      .update(stringify({ query, status, schema: c.version }) ?? '')
+      .update(
+        stringify({ query, status, schema: c.version, targets: shown.collections.map((n) => this.collections.find(n)?.version) }) ?? '',
+      )
       .digest('base64url');
-    return this.lists.answer(identity.tenantId, name, key, ifNoneMatch, async () => {
+    const load = async () => {
       const keys = selectedKeys(c, query.fields);
       const where = whereFor(c, identity.tenantId, query, status);
       const order = orderFor(c, query.sort);
       // Plain rows (no model instances): the page and the total at once (see ListReader).
       const { rows, total } = await this.reader.page(c, where, order, query.limit, (query.page - 1) * query.limit);
       const items = new Array<Entry>(rows.length);
-      for (let i = 0; i < rows.length; i++) items[i] = selectKeys(toEntry(c, rows[i]!), keys);
+      for (let i = 0; i < rows.length; i++) items[i] = toEntry(c, rows[i]!);
+      if (tree) await populate(this.populateDeps, c, items, tree, identity);
+      if (keys) for (let i = 0; i < items.length; i++) items[i] = selectKeys(items[i]!, keys);
       return { items, total, page: query.page, limit: query.limit };
-    });
+    };
+    // Populated media has no version token to tag the list with: such lists are read every time.
+    if (shown.media) return { notModified: false, body: serialiseEnvelope(await load()), cached: false };
+    return this.lists.answer(identity.tenantId, name, key, ifNoneMatch, load, shown.collections);
+  }
+
+  private populateTree(c: LoadedCollection, text: string | undefined): PopulateTree | null {
+    return parsePopulate(c, text, (n) => this.collections.find(n));
   }
 
   async list(name: string, query: ListQuery, identity: Identity): Promise<{ value: EntryList; cached: boolean }> {
@@ -57,12 +81,24 @@ export class EntryReads {
     return { value: (JSON.parse(answer.body) as { data: EntryList }).data, cached: answer.cached };
   }
 
-  async get(name: string, id: string, identity: Identity, options: { fields?: string } = {}): Promise<Entry> {
+  async get(name: string, id: string, identity: Identity, options: ReadOptions = {}): Promise<Entry> {
     const c = await this.collections.get(name);
     const keys = selectedKeys(c, options.fields);
+    const tree = this.populateTree(c, options.populate);
     const entry = toEntry(c, await entryRow(c, id, identity.tenantId));
     if (!seesAll(identity) && entry.status !== 'published') throw new EntryNotFoundError(name, id);
-    return selectKeys(entry, keys);
+    return this.shape(c, entry, identity, { keys, tree });
+  }
+
+  /** An entry as a read answers it: populated, then only the selected keys. */
+  async shape(
+    c: LoadedCollection,
+    entry: Entry,
+    identity: Identity,
+    how: { keys: Set<string> | null; tree: PopulateTree | null },
+  ): Promise<Entry> {
+    if (how.tree) await populate(this.populateDeps, c, [entry], how.tree, identity);
+    return selectKeys(entry, how.keys);
   }
 
   /** See EntriesService.readEntries. */

@@ -1,7 +1,9 @@
 import { ConflictError, hasPermission, type Identity } from '../../kernel/sdk.js';
 import type { CollectionsService, LoadedCollection } from './collections-service.js';
 import { EntryNotFoundError, NotSingletonError } from './errors.js';
-import { selectKeys, selectedKeys } from './field-selection.js';
+import { selectedKeys } from './field-selection.js';
+import type { EntryReads, ReadOptions } from './entry-reads.js';
+import { parsePopulate } from './populate.js';
 import { toEntry, type Entry } from './entry-shape.js';
 
 const PUT_ATTEMPTS = 5;
@@ -21,6 +23,7 @@ export class EntrySingles {
   constructor(
     private readonly collections: CollectionsService,
     private readonly writes: SingleWrites,
+    private readonly reads: Pick<EntryReads, 'shape'>,
   ) {}
 
   private async singleton(name: string): Promise<LoadedCollection> {
@@ -34,13 +37,14 @@ export class EntrySingles {
   }
 
   /** The one entry as `identity` may read it (readers without content:write: when published); 404 before it is written. */
-  async get(name: string, identity: Identity, options: { fields?: string } = {}): Promise<Entry> {
+  async get(name: string, identity: Identity, options: ReadOptions = {}): Promise<Entry> {
     const c = await this.singleton(name);
     const keys = selectedKeys(c, options.fields);
+    const tree = parsePopulate(c, options.populate, (n) => this.collections.find(n));
     const row = await this.row(c, identity.tenantId);
     const entry = row ? toEntry(c, row) : null;
     if (!entry || (!hasPermission(identity, 'content:write') && entry.status !== 'published')) throw new EntryNotFoundError(name, 'single');
-    return selectKeys(entry, keys);
+    return this.reads.shape(c, entry, identity, { keys, tree });
   }
 
   /**

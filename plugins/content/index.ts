@@ -114,6 +114,7 @@ function registerServices(container: PluginRegisterContext['container'], listCac
           c.events,
           c.logger,
           poolSanitizer(() => c.pool),
+          () => optional(c, 'media'),
         ),
     ).singleton(),
   );

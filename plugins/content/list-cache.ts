@@ -94,13 +94,16 @@ export class ListCache {
     queryKey: string,
     ifNoneMatch: string,
     load: () => Promise<unknown>,
+    /** Other collections the answer shows (populated relations): a write to one of them changes the tag too. */
+    also: readonly string[] = [],
   ): Promise<ListAnswer> {
     let token: string;
     let etag: string;
     const shared = (t: string) => `list:${collection}:${t}:${queryKey}`;
+    const tokens = () => Promise.all([collection, ...also].map((name) => this.token(tenant, name))).then((all) => all.join('.'));
     if (!this.enabled) return { notModified: false, body: serialiseEnvelope(await load()), cached: false };
     try {
-      token = await this.token(tenant, collection);
+      token = await tokens();
       etag = tagOf(`${tenant}\n${token}\n${queryKey}`);
       // `*` matches any list, even that of a query the load would refuse: it takes the ordinary path.
       if (ifNoneMatch && ifNoneMatch.trim() !== '*' && matchesIfNoneMatch(ifNoneMatch, etag))
@@ -118,7 +121,7 @@ export class ListCache {
     }
     const body = serialiseEnvelope(await load());
     try {
-      if ((await this.cache.get<string>(CATEGORY, `version:${collection}`, { tenant })) === token) {
+      if ((await tokens()) === token) {
         if (this.withinSharedBudget(tenant, body.length))
           await this.cache.set(CATEGORY, shared(token), body, { tenant, ttlSeconds: LIST_TTL_SECONDS });
         this.local.set(`${tenant}|${shared(token)}`, body, LIST_TTL_SECONDS * 1000);

@@ -5,6 +5,7 @@ import type { CollectionDefinition } from './collection-schema.js';
 import { columnName } from './field-types.js';
 import { filterWhere, invalidQuery, SEARCHED } from './list-filter.js';
 import { fieldsParam } from './field-selection.js';
+import { populateParam } from './populate.js';
 import { STATUSES, type EntryStatus } from './entry-values.js';
 
 export { STATUSES, type EntryStatus } from './entry-values.js';
@@ -25,6 +26,7 @@ export const listQuerySchema = z.object({
       'JSON: {"field": value} or {"field": {"eq"|"ne"|"gt"|"gte"|"lt"|"lte"|"in"|"nin"|"contains"|"startsWith"|"null": value}}, grouped with {"$or": [..]}, {"$and": [..]}, {"$not": {..}}',
     ),
   fields: fieldsParam,
+  populate: populateParam,
 });
 export type ListQuery = z.output<typeof listQuerySchema>;
 

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { SerialisedEnvelope, defineRoute, type RouteDefinition } from '../../kernel/sdk.js';
 import { STATUSES, listQuerySchema } from './list-query.js';
 import { fieldsParam } from './field-selection.js';
+import { populateParam } from './populate.js';
 
 const collectionParam = z.object({ collection: z.string().min(1).max(64) });
 const entryParams = { params: collectionParam.extend({ entryId: z.string().uuid() }) };
@@ -115,7 +116,7 @@ export const entryRoutes: RouteDefinition[] = [
     permissionScope: 'collection',
     tags: ['entries'],
     summary: "A singleton's one entry (404 before it is written; callers without content:write: when published)",
-    request: { params: collectionParam, query: z.object({ fields: fieldsParam }) },
+    request: { params: collectionParam, query: z.object({ fields: fieldsParam, populate: populateParam }) },
     response: entry,
     handler: ({ params, query, identity, scope }) => scope.entries.single.get(params.collection, identity, query),
   }),
@@ -140,7 +141,7 @@ export const entryRoutes: RouteDefinition[] = [
     permissionScope: 'collection',
     tags: ['entries'],
     summary: 'One entry (callers without content:write: published entries only; guests too when the collection is public)',
-    request: { ...entryParams, query: z.object({ fields: fieldsParam }) },
+    request: { ...entryParams, query: z.object({ fields: fieldsParam, populate: populateParam }) },
     response: entry,
     handler: ({ params, query, identity, scope }) => scope.entries.get(params.collection, params.entryId, identity, query),
   }),

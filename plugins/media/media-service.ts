@@ -19,7 +19,7 @@ import { imageDimensions, makeThumbnails, type GeneratedThumbnail } from './imag
 import { uploadLimits, type MediaOptions, type SettingsReader, type UploadLimits } from './media-options.js';
 import { storagePath, thumbnailParts, thumbnailPath } from './media-paths.js';
 import type { MediaStorage } from './media-storage.js';
-import { mediaView, metadataOf, type MediaMetadata, type MediaView } from './media-view.js';
+import { mediaView, metadataOf, populatedMedia, type MediaMetadata, type MediaView, type PopulatedMedia } from './media-view.js';
 import { MediaItem } from './models/media-item.js';
 import { MEDIA_UPLOADED } from './public.js';
 import type { ReceivedFile } from './receive-upload.js';
@@ -228,6 +228,19 @@ export class MediaService {
 
   async get(identity: Identity, id: string): Promise<MediaView> {
     return mediaView(await this.row(identity, id));
+  }
+
+  /**
+   * Media of a tenant by id as populated fields answer them (content's `populate`), in one query; private
+   * items only with `includePrivate`, deleted ones never. At most 1,000 ids.
+   */
+  async populated(tenantId: string, ids: string[], includePrivate: boolean): Promise<Map<string, PopulatedMedia>> {
+    const wanted = [...new Set(ids)].filter((id) => z.string().uuid().safeParse(id).success).slice(0, 1000);
+    if (!wanted.length) return new Map();
+    const rows = await this.models.MediaItem.findAll({
+      where: { id: { [Op.in]: wanted }, tenant_id: tenantId, deleted_at: null, ...(includePrivate ? {} : { private: false }) },
+    });
+    return new Map(rows.map((r) => [r.id, populatedMedia(r)]));
   }
 
   async list(identity: Identity, query: ListQuery): Promise<{ items: MediaView[]; total: number; page: number; limit: number }> {

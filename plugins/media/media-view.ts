@@ -76,3 +76,16 @@ export function mediaView(row: MediaItem) {
   };
 }
 export type MediaView = ReturnType<typeof mediaView>;
+
+/** A media item as a populated media field answers it (API decisions, "Content model v2": populate). */
+export function populatedMedia(row: MediaItem) {
+  return {
+    _id: row.id,
+    filename: row.filename,
+    mimeType: row.mime_type,
+    size: Number(row.size),
+    url: fileUrl(row.path),
+    ...(row.width !== null && row.height !== null ? { width: row.width, height: row.height } : {}),
+  };
+}
+export type PopulatedMedia = ReturnType<typeof populatedMedia>;

@@ -13,6 +13,7 @@ import type { StorageDriver } from './storage-driver.js';
 
 export type { MediaClient, MediaClientFactory } from './media-client.js';
 export type { MediaStorage } from './media-storage.js';
+export type { PopulatedMedia } from './media-view.js';
 export type { OpenedFile, StorageDriver } from './storage-driver.js';
 
 /** A file was uploaded; payload `{ tenantId, media: { _id, filename, mimeType, size, url } }`. */

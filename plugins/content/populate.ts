@@ -1,0 +1,131 @@
+import { Op } from 'sequelize';
+import { z } from 'zod';
+import { hasPermission, hasScopedPermission, type Identity } from '../../kernel/sdk.js';
+import type { PopulatedMedia } from '../media/public.js';
+import type { CollectionDefinition } from './collection-schema.js';
+import type { LoadedCollection } from './collections-service.js';
+import { toEntry, type Entry } from './entry-shape.js';
+import type { FieldDefinition } from './field-types.js';
+import { invalidQuery } from './list-filter.js';
+
+/** The `populate` query parameter (API decisions, "Content model v2"). */
+export const populateParam = z
+  .string()
+  .max(1000)
+  .optional()
+  .describe(
+    'Comma list of relation and media fields to answer as objects instead of ids: dotted paths up to 3 levels (author.avatar), * for every relation and media field of the first level',
+  );
+
+/** Paths deeper than this are refused. */
+export const POPULATE_DEPTH = 3;
+const MAX_PATHS = 50;
+
+/** What to populate below one collection: field name -> what to populate below its target. */
+export interface PopulateTree {
+  [field: string]: PopulateTree;
+}
+
+const populatable = (f: FieldDefinition) => f.type === 'relation' || f.type === 'media';
+
+/**
+ * Reads a `populate` parameter against the schemas: every segment must be a relation or media field (a media
+ * field ends its path), at most 3 levels; anything else is a 400 naming the path. Null without one.
+ */
+export function parsePopulate(
+  c: CollectionDefinition,
+  text: string | undefined,
+  lookup: (name: string) => CollectionDefinition | undefined,
+): PopulateTree | null {
+  if (text === undefined) return null;
+  const paths = [...new Set(text.split(',').map((s) => s.trim()))].filter(Boolean);
+  if (!paths.length) invalidQuery('populate', 'name at least one field');
+  if (paths.length > MAX_PATHS) invalidQuery('populate', `at most ${MAX_PATHS} paths`);
+  const tree: PopulateTree = {};
+  for (const path of paths) {
+    if (path === '*') {
+      for (const f of c.fields.filter(populatable)) tree[f.name] ??= {};
+      continue;
+    }
+    const segments = path.split('.');
+    if (segments.length > POPULATE_DEPTH) invalidQuery('populate', `'${path}' is deeper than ${POPULATE_DEPTH} levels`);
+    let at: CollectionDefinition | undefined = c;
+    let node = tree;
+    segments.forEach((name, i) => {
+      const f = at?.fields.find((x) => x.name === name);
+      if (!f || !populatable(f)) invalidQuery('populate', `'${path}': '${name}' is not a relation or media field`);
+      if (f.type === 'media' && i < segments.length - 1)
+        invalidQuery('populate', `'${path}': '${name}' is a media field and ends the path`);
+      node = node[name] ??= {};
+      at = f.type === 'relation' ? lookup(f.collection!) : undefined;
+    });
+  }
+  return tree;
+}
+
+/** What populating needs: the collections, and the media plugin's lookup when it is there. */
+export interface PopulateDeps {
+  collection(name: string): Promise<LoadedCollection>;
+  media(): { populated(tenantId: string, ids: string[], includePrivate: boolean): Promise<Map<string, PopulatedMedia>> } | undefined;
+}
+
+const idsOf = (entries: Entry[], field: string): string[] => [
+  ...new Set(entries.map((e) => e[field]).filter((v): v is string => typeof v === 'string')),
+];
+
+/**
+ * Replaces ids by objects in a page of entries (in place), one query per populated field and level whatever
+ * the page size, with the caller's visibility: targets of a collection the caller may not read, entries
+ * that are not published (for callers without content:write) and private media (for callers without
+ * media:read) answer null.
+ */
+export async function populate(
+  deps: PopulateDeps,
+  c: CollectionDefinition,
+  entries: Entry[],
+  tree: PopulateTree,
+  identity: Identity,
+): Promise<void> {
+  for (const [name, below] of Object.entries(tree)) {
+    const f = c.fields.find((x) => x.name === name)!;
+    const ids = idsOf(entries, name);
+    let found = new Map<string, unknown>();
+    if (ids.length && f.type === 'media') {
+      found = (await deps.media()?.populated(identity.tenantId, ids, hasPermission(identity, 'media:read'))) ?? found;
+    } else if (ids.length && hasScopedPermission(identity, 'content:read', f.collection!)) {
+      const target = await deps.collection(f.collection!);
+      const rows = (await target.model.findAll({
+        where: {
+          id: { [Op.in]: ids },
+          tenant_id: identity.tenantId,
+          ...(hasPermission(identity, 'content:write') ? {} : { status: 'published' }),
+        },
+        raw: true,
+      })) as unknown as Array<Record<string, unknown>>;
+      const targets = rows.map((r) => toEntry(target, r));
+      if (Object.keys(below).length) await populate(deps, target, targets, below, identity);
+      found = new Map(targets.map((e) => [e._id, e]));
+    }
+    for (const e of entries) if (e[name] !== null && e[name] !== undefined) e[name] = found.get(String(e[name])) ?? null;
+  }
+}
+
+/** The collections a populated answer shows besides its own, and whether it shows media. */
+export function shownCollections(
+  c: CollectionDefinition,
+  tree: PopulateTree,
+  lookup: (name: string) => CollectionDefinition | undefined,
+): { collections: string[]; media: boolean } {
+  const out = { collections: new Set<string>(), media: false };
+  const walk = (at: CollectionDefinition | undefined, node: PopulateTree) => {
+    for (const [name, below] of Object.entries(node)) {
+      const f = at?.fields.find((x) => x.name === name);
+      if (f?.type === 'media') out.media = true;
+      if (f?.type !== 'relation') continue;
+      if (f.collection !== c.name) out.collections.add(f.collection!);
+      walk(lookup(f.collection!), below);
+    }
+  };
+  walk(c, tree);
+  return { collections: [...out.collections].sort(), media: out.media };
+}

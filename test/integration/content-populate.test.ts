@@ -1,0 +1,147 @@
+import { expect } from 'chai';
+import { as, dataOf } from '../helpers/content.js';
+import { useIdentityKernel } from '../helpers/kernel.js';
+import { imageBytes, uploadFile } from '../helpers/media-upload.js';
+import { DB_VARIANTS } from '../helpers/services.js';
+
+// populate= of API-DECISIONS "Content model v2": a populated one-relation answers the target entry or null
+// (missing, or not visible to the caller); a populated media field answers {_id, filename, mimeType, size,
+// url, width?, height?} or null (private media for a guest); dotted paths to 3 levels; * = every relation and
+// media field of the first level; a deeper path or one through another field type is a 400 naming it.
+type Entry = Record<string, any>;
+
+for (const variant of DB_VARIANTS) {
+  describe(`content: populate (${variant.name})`, function () {
+    this.timeout(60000);
+    const ids: Record<string, string> = {};
+    const t = useIdentityKernel(variant, {
+      seed: async () => {
+        const admin = as(t, 'admin');
+        await dataOf(await admin.post('/api/collections', { name: 'countries', fields: [{ name: 'name', type: 'text' }] }), 201);
+        await dataOf(
+          await admin.post('/api/collections', {
+            name: 'authors',
+            fields: [
+              { name: 'name', type: 'text' },
+              { name: 'avatar', type: 'media' },
+              { name: 'country', type: 'relation', collection: 'countries' },
+            ],
+          }),
+          201,
+        );
+        await dataOf(
+          await admin.post('/api/collections', {
+            name: 'posts',
+            fields: [
+              { name: 'title', type: 'text' },
+              { name: 'author', type: 'relation', collection: 'authors' },
+              { name: 'cover', type: 'media' },
+              { name: 'previous', type: 'relation', collection: 'posts' },
+            ],
+          }),
+          201,
+        );
+        const png = await imageBytes(4, 3);
+        ids.publicImage = (await dataOf(await uploadFile(t, png, 'face.png'), 201))._id;
+        ids.privateImage = (await dataOf(await uploadFile(t, png, 'secret.png', { fields: { private: 'true' } }), 201))._id;
+        const editor = as(t, 'editor');
+        const made = async (collection: string, body: Record<string, unknown>) =>
+          (await dataOf(await editor.post(`/api/collections/${collection}`, { status: 'published', ...body }), 201))._id as string;
+        ids.country = await made('countries', { name: 'Iceland' });
+        ids.ada = await made('authors', { name: 'Ada', avatar: ids.publicImage, country: ids.country });
+        ids.draftAuthor = await made('authors', { name: 'Draft Dan', status: 'draft', avatar: ids.privateImage });
+        ids.first = await made('posts', { title: 'First', author: ids.ada, cover: ids.privateImage });
+        ids.second = await made('posts', { title: 'Second', author: ids.ada, cover: ids.publicImage, previous: ids.first });
+        ids.third = await made('posts', { title: 'Third', author: ids.draftAuthor });
+      },
+    });
+    const list = async (who: string | null, query: string): Promise<Entry[]> => {
+      const res = who
+        ? await as(t, who).get(`/api/collections/posts?sort=title&${query}`)
+        : await t.request(`/api/collections/posts?sort=title&${query}`);
+      return (await dataOf(res)).items;
+    };
+    const refused = async (query: string, naming: string) => {
+      const res = await as(t, 'editor').get(`/api/collections/posts?${query}`);
+      const body = await res.json();
+      expect(res.status, query).to.equal(400);
+      expect(body.error).to.equal('VALIDATION_ERROR');
+      expect(JSON.stringify(body)).to.include(naming);
+    };
+
+    it('answers ids without populate, and objects with it', async function () {
+      const [first, second] = await list('editor', '');
+      expect(second!.author).to.equal(ids.ada);
+      expect(second!.cover).to.equal(ids.publicImage);
+      const populated = await list('editor', 'populate=author,cover');
+      const ada = populated[1]!.author;
+      expect(ada).to.include({ _id: ids.ada, name: 'Ada', avatar: ids.publicImage, country: ids.country, status: 'published' });
+      expect(populated[1]!.cover).to.deep.equal({
+        _id: ids.publicImage,
+        filename: 'face.png',
+        mimeType: 'image/png',
+        size: populated[1]!.cover.size,
+        url: populated[1]!.cover.url,
+        width: 4,
+        height: 3,
+      });
+      expect(populated[1]!.cover.url).to.match(/^\/files\//);
+      expect(populated[1]!.previous).to.equal(ids.first); // not asked for
+      expect(first!.title).to.equal('First');
+    });
+
+    it('follows dotted paths to three levels, and * populates every relation and media field of the first level', async function () {
+      const [, second] = await list('editor', 'populate=author.country,author.avatar,previous.author.country');
+      expect(second!.author.country).to.include({ _id: ids.country, name: 'Iceland' });
+      expect(second!.author.avatar).to.include({ _id: ids.publicImage, filename: 'face.png' });
+      expect(second!.previous.author.country.name).to.equal('Iceland');
+      const [, starred] = await list('editor', 'populate=*');
+      expect(starred!.author._id).to.equal(ids.ada);
+      expect(starred!.author.country).to.equal(ids.country); // * is the first level only
+      expect(starred!.cover._id).to.equal(ids.publicImage);
+      expect(starred!.previous._id).to.equal(ids.first);
+    });
+
+    it('shows a guest only what it may read: published targets of public collections, public media', async function () {
+      const open = (name: string) =>
+        t.request(`/api/collections/${name}/public-access`, { method: 'PUT', identity: 'admin', json: { public: true } });
+      expect((await open('posts')).status).to.equal(200);
+      try {
+        const [first, second] = await list(null, 'populate=author,cover');
+        // authors is not public: the guest gets null, not the id it could not follow.
+        expect(second!.author).to.equal(null);
+        expect(second!.cover).to.include({ _id: ids.publicImage });
+        expect(first!.cover).to.equal(null); // private media
+        expect((await open('authors')).status).to.equal(200);
+        const after = await list(null, 'populate=author.avatar');
+        expect(after.find((e) => e.title === 'Second')!.author).to.include({ name: 'Ada' });
+        expect(after.find((e) => e.title === 'Second')!.author.avatar).to.include({ filename: 'face.png' });
+        // A draft author is not visible to a guest even in a public collection.
+        expect(after.find((e) => e.title === 'Third')!.author).to.equal(null);
+        const editorView = await list('editor', 'populate=author.avatar');
+        expect(editorView.find((e) => e.title === 'Third')!.author).to.include({ name: 'Draft Dan' });
+        expect(editorView.find((e) => e.title === 'Third')!.author.avatar).to.include({ filename: 'secret.png' });
+      } finally {
+        for (const name of ['posts', 'authors'])
+          await t.request(`/api/collections/${name}/public-access`, { method: 'PUT', identity: 'admin', json: { public: false } });
+      }
+    });
+
+    it('populates one entry too, and a target changed after a cached list shows the change', async function () {
+      const one = await dataOf(await as(t, 'editor').get(`/api/collections/posts/${ids.second}?populate=author&fields=title,author`));
+      expect(Object.keys(one)).to.deep.equal(['_id', 'title', 'author']);
+      expect(one.author.name).to.equal('Ada');
+      expect((await list('viewer', 'populate=author'))[1]!.author.name).to.equal('Ada');
+      await dataOf(await as(t, 'editor').patch(`/api/collections/authors/${ids.ada}`, { name: 'Ada L.' }));
+      expect((await list('viewer', 'populate=author'))[1]!.author.name).to.equal('Ada L.');
+    });
+
+    it('refuses a path deeper than 3 levels, through a field that is not a relation, or past a media field', async function () {
+      await refused('populate=previous.previous.previous.author', 'deeper than 3 levels');
+      await refused('populate=title', "'title' is not a relation or media field");
+      await refused('populate=writer', "'writer' is not a relation or media field");
+      await refused('populate=cover.author', "'cover' is a media field and ends the path");
+      await refused('populate=author.title', "'title' is not a relation or media field");
+    });
+  });
+}
