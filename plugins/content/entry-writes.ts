@@ -4,6 +4,7 @@ import { ConflictError, ValidationError, type Identity } from '../../kernel/sdk.
 import type { CollectionsService, LoadedCollection } from './collections-service.js';
 import { checkEntryInput, slugify, type CheckedInput } from './entry-input.js';
 import { EntryNotFoundError, SingletonTakenError } from './errors.js';
+import { detachReferences } from './relation-cleanup.js';
 import { entryEvents, type EntryAnnouncer } from './entry-announcer.js';
 import type { EntryRevisions } from './entry-revisions.js';
 import { entryRow, toEntry, type ContentEvent, type Entry } from './entry-shape.js';
@@ -159,10 +160,12 @@ export class EntryWrites {
     const entries = rows.map((r) => toEntry(c, r));
     if (!entries.length) return 0;
     const found = entries.map((e) => e._id);
-    await this.sequelize.transaction(async (transaction) => {
+    const detached = await this.sequelize.transaction(async (transaction) => {
       await c.model.destroy({ where: { id: { [Op.in]: found }, tenant_id: identity.tenantId }, transaction });
       await this.revisionLog.removeFor(name, found, identity.tenantId, transaction);
+      return detachReferences(this.collections, name, found, identity.tenantId, transaction);
     });
+    for (const other of detached) if (other !== name) await this.announcer.invalidateListsSafely(identity.tenantId, other);
     await this.announcer.announceSafely(name, identity.tenantId, entryEvents('delete', name, entries, identity));
     return entries.length;
   }

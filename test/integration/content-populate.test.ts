@@ -136,6 +136,19 @@ for (const variant of DB_VARIANTS) {
       expect((await list('viewer', 'populate=author'))[1]!.author.name).to.equal('Ada L.');
     });
 
+    it('deleting a target leaves no dangling id: one-relations to it read null, populated or not', async function () {
+      // Cached first, so the delete must also drop the lists of the collections that pointed at it.
+      expect((await list('viewer', ''))[1]!.previous).to.equal(ids.first);
+      expect((await list('viewer', ''))[1]!.author).to.equal(ids.ada);
+      await dataOf(await as(t, 'editor').delete(`/api/collections/posts/${ids.first}`));
+      await dataOf(await as(t, 'editor').delete(`/api/collections/authors/${ids.ada}`));
+      const [second] = await list('viewer', '');
+      expect(second).to.include({ title: 'Second', previous: null, author: null });
+      expect((await list('viewer', 'populate=author,previous'))[0]).to.include({ previous: null, author: null });
+      const one = await dataOf(await as(t, 'viewer').get(`/api/collections/posts/${ids.second}`));
+      expect(one).to.include({ previous: null, author: null });
+    });
+
     it('refuses a path deeper than 3 levels, through a field that is not a relation, or past a media field', async function () {
       await refused('populate=previous.previous.previous.author', 'deeper than 3 levels');
       await refused('populate=title', "'title' is not a relation or media field");
