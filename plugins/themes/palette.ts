@@ -1,11 +1,24 @@
-import { clampChroma, converter, formatHex, parse, wcagContrast, type Oklch } from 'culori';
+import { createRequire } from 'node:module';
+import type { Oklch } from 'culori';
+
+/**
+ * culori, loaded on first use from its one-file CommonJS build (`culori/require`): its ES-module entry is 151
+ * modules, which every boot paid for although palettes are computed only when a theme is written.
+ */
+let library: typeof import('culori') | null = null;
+const culori = (): typeof import('culori') => (library ??= createRequire(import.meta.url)('culori/require') as typeof import('culori'));
+const parse = (color: string) => culori().parse(color);
+const formatHex = (color: import('culori').Color): string => culori().formatHex(color);
+const clampChroma = (color: Oklch, mode: 'oklch') => culori().clampChroma(color, mode);
+const wcagContrast = (a: string, b: string) => culori().wcagContrast(a, b);
 
 /** The shade steps of every palette family, lightest first. */
 export const SHADES = ['50', '100', '200', '300', '400', '500', '600', '700', '800', '900', '950'] as const;
 export type Shade = (typeof SHADES)[number];
 export type ShadeLadder = Record<Shade, string>;
 
-const toOklch = converter('oklch');
+let oklch: ((color: string) => Oklch | undefined) | null = null;
+const toOklch = (color: string) => (oklch ??= culori().converter('oklch'))(color);
 
 /** OKLCH lightness of the ends of every ladder; the seed sits at 500 (its lightness clamped to 0.40-0.80). */
 const L_LIGHTEST = 0.975;
