@@ -17,7 +17,7 @@ import { z } from 'zod';
 import { ValidationError } from '../../kernel/sdk.js';
 import { zodIssueDetails, type DataDomainDefinition } from '../data-ops/public.js';
 import type { ImportersService, ImportInput } from './importers-service.js';
-import { IMPORTER_DOMAIN } from './importers-service.js';
+import { IMPORTER_DOMAIN } from './import-context.js';
 import type { SafetyMode } from './planner.js';
 
 /** One entity's mapping in a preview body (also the preview route's request schema). */

@@ -12,6 +12,8 @@ import {
 } from '../../kernel/sdk.js';
 import type { DataOpsEngine } from '../data-ops/public.js';
 import { importerDomain } from './domain.js';
+// The error classes' codes are in the error catalogue (x-error-catalogue of the OpenAPI document) from boot on.
+import './errors.js';
 import { ImportersService, JOB_TYPE } from './importers-service.js';
 import { IMPORTER_MIGRATIONS } from './migrations.js';
 import { importerOptionsSchema, readImporterEnv } from './options.js';

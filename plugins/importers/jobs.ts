@@ -1,5 +1,3 @@
-import { readdir, rm, stat } from 'node:fs/promises';
-import { join } from 'node:path';
 import { Op } from 'sequelize';
 import type { Identity } from '../../kernel/sdk.js';
 import type { ImportParseSummary } from './format-contract.js';
@@ -14,8 +12,8 @@ import type { JobRow } from './store.js';
 import type { ImportUploads } from './uploads.js';
 
 /**
- * Jobs and retention: the views of import jobs and past runs, the stream's plan-and-claim, and the
- * retention sweep of job folders and upload records.
+ * Jobs: the views of import jobs and past runs and the stream's plan-and-claim (the retention sweep of job
+ * folders and upload records is the service's own, importers-service.ts).
  */
 export class ImportJobs {
   constructor(
@@ -175,23 +173,5 @@ export class ImportJobs {
     if (options.collection && entities[0]) mappings[entities[0][0]] = options.collection;
     const view = await this.parts.planning.preview(identity, { format, uploadId, scaffold: options.scaffold, mappings });
     return { view, ...(await this.parts.execution.claim(identity, view.planId)) };
-  }
-
-  /** Removes job folders and upload records past the retention time (and crash leftovers). */
-  async sweep(now = Date.now()): Promise<number> {
-    const cutoff = now - this.deps.options.retentionHours * 3600 * 1000;
-    const old = await this.deps.store.uploads.findAll({ where: { created_at: { [Op.lt]: cutoff } } });
-    for (const u of old) await rm(u.work_dir, { recursive: true, force: true });
-    let removed = old.length;
-    await this.deps.store.uploads.destroy({ where: { created_at: { [Op.lt]: cutoff } } });
-    for (const name of await readdir(this.parts.uploads.root).catch(() => [] as string[])) {
-      const path = join(this.parts.uploads.root, name);
-      const st = await stat(path).catch(() => null);
-      if (st && st.mtimeMs < cutoff) {
-        await rm(path, { recursive: true, force: true });
-        removed++;
-      }
-    }
-    return removed;
   }
 }

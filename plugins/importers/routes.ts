@@ -1,9 +1,13 @@
 import { z } from 'zod';
 import { multipartFile, defineRoute, type RouteDefinition } from '../../kernel/sdk.js';
 import { jobsAnswerSchema, summarySchema } from '../data-ops/public.js';
-import { streamJobEvents } from './job-events.js';
-import { streamImport } from './stream.js';
 import { entityMapping } from './domain.js';
+
+// The two event-stream handlers load on their first request, not at boot.
+let jobEvents: Promise<typeof import('./job-events.js')> | undefined;
+let importStream: Promise<typeof import('./stream.js')> | undefined;
+const loadJobEvents = () => (jobEvents ??= import('./job-events.js'));
+const loadImportStream = () => (importStream ??= import('./stream.js'));
 
 const warning = z.object({ message: z.string(), line: z.number().optional() });
 const statusPolicy = z.enum(['keep', 'draft']);
@@ -293,7 +297,8 @@ export const importerRoutes: RouteDefinition[] = [
       '`event: progress` {step: "importing", message, percent} whenever the count moves, then `event: complete` {imported, failed, skipped, durationMs, jobId} or ' +
       '`event: error` {success: false, error, message}. A job that has finished answers its final event at once. Unknown job -> 404 IMPORT_JOB_NOT_FOUND (JSON).',
     request: { params: z.object({ jobId: z.string().min(1).max(64) }) },
-    handler: ({ ctx, params, identity, scope }) => streamJobEvents(ctx, identity, scope.importers, params.jobId),
+    handler: async ({ ctx, params, identity, scope }) =>
+      (await loadJobEvents()).streamJobEvents(ctx, identity, scope.importers, params.jobId),
   }),
   defineRoute({
     method: 'POST',
@@ -315,6 +320,6 @@ export const importerRoutes: RouteDefinition[] = [
         strict: z.enum(['true', 'false']).optional().describe('CSV strict mode (see validate)'),
       }),
     },
-    handler: ({ ctx, identity, scope }) => streamImport(ctx, identity, scope.importers),
+    handler: async ({ ctx, identity, scope }) => (await loadImportStream()).streamImport(ctx, identity, scope.importers),
   }),
 ];
