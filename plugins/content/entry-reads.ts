@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import stringify from 'safe-stable-stringify';
 import { Op, type Sequelize, type Transaction } from 'sequelize';
-import { serialiseEnvelope, hasPermission, type Identity } from '../../kernel/sdk.js';
+import { serialiseEnvelope, hasPermission, hasScopedPermission, type Identity } from '../../kernel/sdk.js';
 import type { CollectionsService, LoadedCollection } from './collections-service.js';
 import { EntryNotFoundError } from './errors.js';
 import { BULK_CHUNK, entryRow, toEntry, type Entry, type EntryList } from './entry-shape.js';
@@ -56,7 +56,11 @@ export class EntryReads {
       .digest('base64url');
     const load = async () => {
       const keys = selectedKeys(c, query.fields);
-      const where = whereFor(c, identity.tenantId, query, status);
+      const where = whereFor(c, identity.tenantId, query, status, {
+        lookup: (n) => this.collections.find(n),
+        readable: (n) => hasScopedPermission(identity, 'content:read', n),
+        publishedOnly: !seesAll(identity),
+      });
       const order = orderFor(c, query.sort);
       // Plain rows (no model instances): the page and the total at once (see ListReader).
       const { rows, total } = await this.reader.page(c, where, order, query.limit, (query.page - 1) * query.limit);

@@ -1,4 +1,4 @@
-import { Op, Sequelize, type WhereOptions } from 'sequelize';
+import { Op, Sequelize, type Model, type ModelStatic, type WhereOptions } from 'sequelize';
 import { ValidationError } from '../../kernel/sdk.js';
 import { refuseControlCharacters } from '../../kernel/http/refuse-control-characters.js';
 import type { CollectionDefinition } from './collection-schema.js';
@@ -68,10 +68,31 @@ function fieldCondition(f: FieldDefinition, raw: unknown): WhereOptions {
   return all.length === 1 ? all[0]! : { [Op.and]: all };
 }
 
+/** A collection as a relation path's subquery needs it: its fields, its table and its model. */
+export type FilterTarget = CollectionDefinition & { table: string; model: ModelStatic<Model> };
+
+/**
+ * Whose filter it is: its tenant, where relation paths find their targets, which of them the caller may read
+ * (a path into another is refused: it would tell what that collection holds), and whether it sees published
+ * entries only (then so does a relation path).
+ */
+export interface FilterScope {
+  tenantId: string;
+  lookup?: (name: string) => FilterTarget | undefined;
+  readable?: (collection: string) => boolean;
+  publishedOnly?: boolean;
+}
+
+/** Relation paths reach this many relations deep (`author.country.name` is two). */
+export const RELATION_PATH_DEPTH = 2;
+
 class FilterReader {
   private conditions = 0;
 
-  constructor(private readonly c: CollectionDefinition) {}
+  constructor(
+    private readonly c: CollectionDefinition,
+    private readonly scope: FilterScope,
+  ) {}
 
   /** An object of conditions and groups, all of which must hold. */
   group(raw: unknown, at: string, depth: number): WhereOptions {
@@ -96,15 +117,46 @@ class FilterReader {
 
   private field(name: string, raw: unknown): WhereOptions {
     if (++this.conditions > FILTER_LIMITS.conditions) invalid(`at most ${FILTER_LIMITS.conditions} conditions`);
-    const f = this.c.fields.find((x) => x.name === name);
-    if (!f) invalid(`unknown field '${name}'`);
-    if (f.type === 'json') invalid(`cannot filter by the json field '${name}'`);
-    return fieldCondition(f, raw);
+    return this.pathCondition(this.c, name.split('.'), name, raw, 0);
+  }
+
+  /**
+   * A condition on `segments` from collection `at`: a field of it, or (for `relation.field`) its relation
+   * column IN the ids of the target's entries (of the same tenant) that meet the rest of the path.
+   */
+  private pathCondition(at: CollectionDefinition, segments: string[], path: string, raw: unknown, depth: number): WhereOptions {
+    const [name, ...rest] = segments as [string, ...string[]];
+    const f = at.fields.find((x) => x.name === name);
+    if (!f) invalid(`unknown field '${path}'`);
+    if (!rest.length) {
+      if (f.type === 'json') invalid(`cannot filter by the json field '${path}'`);
+      return fieldCondition(f, raw);
+    }
+    if (f.type !== 'relation') invalid(`unknown field '${path}': '${name}' is not a relation`);
+    if (depth + 1 > RELATION_PATH_DEPTH) invalid(`'${path}' reaches more than ${RELATION_PATH_DEPTH} relations deep`);
+    const target = this.scope.lookup?.(f.collection!);
+    if (!target) invalid(`unknown field '${path}': its target collection is not available`);
+    if (this.scope.readable && !this.scope.readable(target.name)) invalid(`'${path}': you may not read the collection '${target.name}'`);
+    const inner = this.pathCondition(target, rest, path, raw, depth + 1);
+    const where: WhereOptions = {
+      [Op.and]: [{ tenant_id: this.scope.tenantId }, ...(this.scope.publishedOnly ? [{ status: 'published' }] : []), inner],
+    };
+    const qg = (target.model.sequelize!.getQueryInterface() as unknown as { queryGenerator: SelectGenerator }).queryGenerator;
+    const sub = qg.selectQuery(target.table, { attributes: ['id'], where }, target.model).replace(/;\s*$/, '');
+    return { [columnName(f)]: { [Op.in]: Sequelize.literal(`(${sub})`) } };
   }
 }
 
-/** The WHERE of a `filter` parameter (JSON text), or a 400 naming what is wrong. */
-export function filterWhere(c: CollectionDefinition, text: string): WhereOptions {
+/** The part of Sequelize's query generator a subquery is written with (values escaped inline). */
+interface SelectGenerator {
+  selectQuery(table: string, options: { attributes: string[]; where: WhereOptions }, model: ModelStatic<Model>): string;
+}
+
+/**
+ * The WHERE of a `filter` parameter (JSON text), or a 400 naming what is wrong. `scope.lookup` finds the
+ * targets of relation paths (`author.name`); their subqueries are kept to `scope.tenantId`.
+ */
+export function filterWhere(c: CollectionDefinition, text: string, scope: FilterScope = { tenantId: '' }): WhereOptions {
   let filter: unknown;
   try {
     filter = JSON.parse(text);
@@ -113,5 +165,5 @@ export function filterWhere(c: CollectionDefinition, text: string): WhereOptions
   }
   if (!isObject(filter)) invalid('a JSON object of field conditions');
   refuseControlCharacters(filter, 'query.filter');
-  return new FilterReader(c).group(filter, 'filter', 0);
+  return new FilterReader(c, scope).group(filter, 'filter', 0);
 }

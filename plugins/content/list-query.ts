@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { listLimit } from '../../lib/http/list-limit.js';
 import type { CollectionDefinition } from './collection-schema.js';
 import { columnName } from './field-types.js';
-import { filterWhere, invalidQuery, SEARCHED } from './list-filter.js';
+import { filterWhere, invalidQuery, SEARCHED, type FilterScope } from './list-filter.js';
 import { fieldsParam } from './field-selection.js';
 import { populateParam } from './populate.js';
 import { STATUSES, type EntryStatus } from './entry-values.js';
@@ -68,10 +68,11 @@ export function whereFor(
   tenantId: string,
   query: Pick<ListQuery, 'filter' | 'search'>,
   status: EntryStatus | undefined,
+  scope: Omit<FilterScope, 'tenantId'> = {},
 ): WhereOptions {
   const and: WhereOptions[] = [{ tenant_id: tenantId }];
   if (status) and.push({ status });
-  if (query.filter) and.push(filterWhere(c, query.filter));
+  if (query.filter) and.push(filterWhere(c, query.filter, { ...scope, tenantId }));
   const term = query.search?.trim().toLowerCase();
   if (term) {
     const columns = ['slug', ...c.fields.filter((f) => SEARCHED.includes(f.type)).map(columnName)];

@@ -136,6 +136,43 @@ for (const variant of DB_VARIANTS) {
       expect((await list('viewer', 'populate=author'))[1]!.author.name).to.equal('Ada L.');
     });
 
+    it('filters by fields of related entries (author.name, author.country.name), kept to what the caller may read', async function () {
+      const titles = async (who: string | null, filter: unknown) =>
+        (await list(who, `filter=${encodeURIComponent(JSON.stringify(filter))}`)).map((e) => e.title);
+      // (An earlier test renamed Ada to 'Ada L.'.)
+      expect(await titles('editor', { 'author.name': 'Ada L.' })).to.deep.equal(['First', 'Second']);
+      expect(await titles('editor', { 'author.name': { startsWith: 'draft' } })).to.deep.equal(['Third']);
+      expect(await titles('editor', { 'author.country.name': { eq: 'Iceland' } })).to.deep.equal(['First', 'Second']);
+      expect(await titles('editor', { $or: [{ 'author.name': 'Draft Dan' }, { 'previous.title': 'First' }] })).to.deep.equal([
+        'Second',
+        'Third',
+      ]);
+      expect(await titles('editor', { $not: { 'author.name': { startsWith: 'ada' } } })).to.deep.equal(['Third']);
+      // A viewer sees published entries only, through the path too: the draft author matches nothing.
+      expect(await titles('viewer', { 'author.name': 'Draft Dan' })).to.deep.equal([]);
+      const bad = async (filter: unknown, naming: string, who = 'editor') => {
+        const res =
+          who === 'guest'
+            ? await t.request(`/api/collections/posts?filter=${encodeURIComponent(JSON.stringify(filter))}`)
+            : await as(t, who).get(`/api/collections/posts?filter=${encodeURIComponent(JSON.stringify(filter))}`);
+        const body = await res.json();
+        expect(res.status, JSON.stringify(filter)).to.equal(400);
+        expect(body.error).to.equal('VALIDATION_ERROR');
+        expect(JSON.stringify(body)).to.include(naming);
+      };
+      await bad({ 'author.nickname': 'x' }, "unknown field 'author.nickname'");
+      await bad({ 'title.length': 3 }, "'title' is not a relation");
+      await bad({ 'previous.author.country.name': 'x' }, 'more than 2 relations deep');
+      await bad({ 'author.name': { like: 'x' } }, "unknown operator 'like'");
+      // A guest reading a public collection may not look into one it cannot read.
+      await t.request('/api/collections/posts/public-access', { method: 'PUT', identity: 'admin', json: { public: true } });
+      try {
+        await bad({ 'author.name': 'Ada' }, "you may not read the collection 'authors'", 'guest');
+      } finally {
+        await t.request('/api/collections/posts/public-access', { method: 'PUT', identity: 'admin', json: { public: false } });
+      }
+    });
+
     it('deleting a target leaves no dangling id: one-relations to it read null, populated or not', async function () {
       // Cached first, so the delete must also drop the lists of the collections that pointed at it.
       expect((await list('viewer', ''))[1]!.previous).to.equal(ids.first);
