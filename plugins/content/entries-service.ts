@@ -70,6 +70,11 @@ export class EntriesService {
     return this.reads.list(name, query, identity);
   }
 
+  /** Entries by id as `identity` may read them, in one query per 500 ids (GraphQL's batched relations). */
+  getMany(name: string, ids: string[], identity: Identity): Promise<Map<string, Entry>> {
+    return this.reads.getMany(name, ids, identity);
+  }
+
   /** One entry as `identity` may read it; `fields` is the `fields=` parameter (field-selection.ts). */
   get(name: string, id: string, identity: Identity, options: ReadOptions = {}): Promise<Entry> {
     return this.reads.get(name, id, identity, options);

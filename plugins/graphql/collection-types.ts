@@ -73,18 +73,39 @@ function scalarFor(f: CollectionField, enums: Map<string, GraphQLEnumType>): Gra
   }
 }
 
+const gone = (err: unknown) => err instanceof AppError && (err.code === 'ENTRY_NOT_FOUND' || err.code === 'COLLECTION_NOT_FOUND');
+
+/** Per operation and target collection: the ids asked for in this tick, loaded together in the next. */
+const batches = new WeakMap<GraphqlContext, Map<string, { ids: Set<string>; loaded: Promise<Map<string, Entry>> }>>();
+
+/** One related entry through its operation's batch: every relation resolved in one tick costs one query per target. */
+function batched(entries: EntriesPort, target: string, id: string, ctx: GraphqlContext): Promise<Entry | null> {
+  let byTarget = batches.get(ctx);
+  if (!byTarget) batches.set(ctx, (byTarget = new Map()));
+  let batch = byTarget.get(target);
+  if (!batch) {
+    const ids = new Set<string>();
+    const open = byTarget;
+    const loaded = new Promise<void>((resolve) => process.nextTick(resolve)).then(() => {
+      open.delete(target);
+      return entries.getMany(target, [...ids], ctx.identity).catch((err: unknown) => {
+        if (gone(err)) return new Map<string, Entry>();
+        throw err;
+      });
+    });
+    byTarget.set(target, (batch = { ids, loaded }));
+  }
+  batch.ids.add(id);
+  return batch.loaded.then((found) => found.get(id) ?? null);
+}
+
 /** A related entry, or null when it is gone or hidden from the caller (a draft for a reader). */
 async function related(entries: EntriesPort, target: string, id: unknown, ctx: GraphqlContext): Promise<Entry | null> {
   if (typeof id !== 'string') return null;
   assertPermission(ctx.identity, 'content:read', target);
+  if (!ctx.memo) return entries.get(target, id, ctx.identity).catch((err: unknown) => (gone(err) ? null : Promise.reject(err)));
   const key = `${target}/${id}`;
-  const load = () =>
-    entries.get(target, id, ctx.identity).catch((err: unknown) => {
-      if (err instanceof AppError && (err.code === 'ENTRY_NOT_FOUND' || err.code === 'COLLECTION_NOT_FOUND')) return null;
-      throw err;
-    });
-  if (!ctx.memo) return load();
-  if (!ctx.memo.has(key)) ctx.memo.set(key, load());
+  if (!ctx.memo.has(key)) ctx.memo.set(key, batched(entries, target, id, ctx));
   return ctx.memo.get(key) as Promise<Entry | null>;
 }
 

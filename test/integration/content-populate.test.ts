@@ -173,6 +173,34 @@ for (const variant of DB_VARIANTS) {
       }
     });
 
+    it('GraphQL resolves the relations of a whole page with one query per target collection and level', async function () {
+      const sequelize = t.kernel.container.resolve<{ options: { logging: unknown } }>('sequelize');
+      const statements: string[] = [];
+      const before = sequelize.options.logging;
+      sequelize.options.logging = (sql: string) => statements.push(sql);
+      let body: any;
+      try {
+        const res = await as(t, 'editor').post('/api/graphql', {
+          query: '{ posts(sort: "title") { items { title authorEntry { _id countryEntry { name } } previousEntry { title } } } }',
+        });
+        body = await res.json();
+      } finally {
+        sequelize.options.logging = before;
+      }
+      expect(body.errors).to.equal(undefined);
+      const items = body.data.posts.items;
+      expect(items.map((e: Entry) => e.authorEntry?._id)).to.deep.equal([ids.ada, ids.ada, ids.draftAuthor]);
+      expect(items[1].authorEntry.countryEntry.name).to.equal('Iceland');
+      expect(items[1].previousEntry.title).to.equal('First');
+      const reads = (table: string) =>
+        statements.filter(
+          (s) =>
+            (/^Executing \([^)]*\): SELECT/.test(s) && s.includes(`\`${table}\``)) || (s.includes('SELECT') && s.includes(`"${table}"`)),
+        ).length;
+      expect(reads('cms_c_authors'), statements.join('\n')).to.equal(1);
+      expect(reads('cms_c_countries'), statements.join('\n')).to.equal(1);
+    });
+
     it('deleting a target leaves no dangling id: one-relations to it read null, populated or not', async function () {
       // Cached first, so the delete must also drop the lists of the collections that pointed at it.
       expect((await list('viewer', ''))[1]!.previous).to.equal(ids.first);
