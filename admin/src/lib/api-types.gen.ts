@@ -179,6 +179,8 @@ export interface ApiSchemas {
       collection?: string;
     }[];
     version: number;
+    /** Present on singletons: one entry, at /api/collections/{collection}/single */
+    singleton?: true;
   };
   CollectionPublicAccess: {
     collection: string;
@@ -188,6 +190,21 @@ export interface ApiSchemas {
     guestReadsAll: boolean;
     /** Where guests read the list, e.g. /api/collections/posts */
     listPath: string;
+  };
+  Component: {
+    name: string;
+    label: string;
+    fields: {
+      name: string;
+      type: string;
+      label?: string;
+      required?: boolean;
+      unique?: boolean;
+      indexed?: boolean;
+      default?: unknown;
+      options?: string[];
+      collection?: string;
+    }[];
   };
   ConfigStatus: {
     inSync: boolean;
@@ -602,6 +619,14 @@ export interface ApiRoutes {
     response: { deleted: true };
     errors: ApiErrorCode;
   };
+  /** Deletes a component (collections:manage); 409 CONFLICT while a collection or component uses it (permission: collections:manage) */
+  'DELETE /api/components/:name': {
+    params: { name: string };
+    query: never;
+    body: never;
+    response: { deleted: true };
+    errors: ApiErrorCode;
+  };
   /** Deletes a channel (its encrypted key with it); 404 SYNC_CHANNEL_NOT_FOUND (permission: content:sync) */
   'DELETE /api/content-sync/channels/:channelId': {
     params: { channelId: string };
@@ -798,10 +823,14 @@ export interface ApiRoutes {
   'GET /api/collections/:collection': {
     params: { collection: string };
     query: {
-      /** JSON: {"field": value} or {"field": {"eq"|"ne"|"gt"|"gte"|"lt"|"lte"|"in"|"contains": value}} */
+      /** Comma list of the fields to answer (with _id always); the system fields slug, status, version, createdAt, updatedAt… may be named too */
+      fields?: string;
+      /** JSON: {"field": value} or {"field": {"eq"|"ne"|"gt"|"gte"|"lt"|"lte"|"in"|"nin"|"contains"|"startsWith"|"null": value}}, grouped with {"$or": [..]}, {"$and": [..]}, {"$not": {..}} */
       filter?: string;
       limit?: number;
       page?: number;
+      /** Comma list of relation and media fields to answer as objects instead of ids: dotted paths up to 3 levels (author.avatar), * for every relation and media field of the first level */
+      populate?: string;
       search?: string;
       sort?: string;
       status?: 'draft' | 'published' | 'archived';
@@ -813,7 +842,12 @@ export interface ApiRoutes {
   /** One entry (callers without content:write: published entries only; guests too when the collection is public) (permission: content:read) */
   'GET /api/collections/:collection/:entryId': {
     params: { collection: string; entryId: string };
-    query: never;
+    query: {
+      /** Comma list of the fields to answer (with _id always); the system fields slug, status, version, createdAt, updatedAt… may be named too */
+      fields?: string;
+      /** Comma list of relation and media fields to answer as objects instead of ids: dotted paths up to 3 levels (author.avatar), * for every relation and media field of the first level */
+      populate?: string;
+    };
     body: never;
     response: ApiSchemas['Entry'];
     errors: ApiErrorCode;
@@ -856,6 +890,29 @@ export interface ApiRoutes {
     query: never;
     body: never;
     response: ApiSchemas['Collection'];
+    errors: ApiErrorCode;
+  };
+  /** A singleton's one entry (404 before it is written; callers without content:write: when published) (permission: content:read) */
+  'GET /api/collections/:collection/single': {
+    params: { collection: string };
+    query: {
+      /** Comma list of the fields to answer (with _id always); the system fields slug, status, version, createdAt, updatedAt… may be named too */
+      fields?: string;
+      /** Comma list of relation and media fields to answer as objects instead of ids: dotted paths up to 3 levels (author.avatar), * for every relation and media field of the first level */
+      populate?: string;
+    };
+    body: never;
+    response: ApiSchemas['Entry'];
+    errors: ApiErrorCode;
+  };
+  /** The reusable components and their fields (permission: content:read) */
+  'GET /api/components': { params: never; query: never; body: never; response: ApiSchemas['Component'][]; errors: ApiErrorCode };
+  /** One component (permission: content:read) */
+  'GET /api/components/:name': {
+    params: { name: string };
+    query: never;
+    body: never;
+    response: ApiSchemas['Component'];
     errors: ApiErrorCode;
   };
   /** Deprecated alias of GET /api/config/status (answers the same with a Deprecation header) (permission: config:read) */
@@ -1926,6 +1983,41 @@ export interface ApiRoutes {
     response: ApiSchemas['Collection'];
     errors: ApiErrorCode;
   };
+  /** Changes a component's label or fields (fields: the whole new list) (collections:manage) (permission: collections:manage) */
+  'PATCH /api/components/:name': {
+    params: { name: string };
+    query: never;
+    body: {
+      label?: string;
+      fields?: {
+        name: string;
+        type: 'text' | 'richtext' | 'markdown' | 'number' | 'boolean' | 'date' | 'select' | 'media' | 'relation' | 'json';
+        label?: string;
+        required?: boolean;
+        unique?: boolean;
+        indexed?: boolean;
+        default?: unknown;
+        options?: string[];
+        collection?: string;
+        widget?:
+          | 'input'
+          | 'textarea'
+          | 'rich-text-editor'
+          | 'markdown-editor'
+          | 'number-input'
+          | 'toggle'
+          | 'checkbox'
+          | 'date-picker'
+          | 'dropdown'
+          | 'radio'
+          | 'media-picker'
+          | 'entry-picker'
+          | 'code-editor';
+      }[];
+    };
+    response: ApiSchemas['Component'];
+    errors: ApiErrorCode;
+  };
   /** Renames a media item (the shown name, kept as given; 415 MEDIA_TYPE_MISMATCH as for uploads) and/or moves it to a folder (permission: media:write) */
   'PATCH /api/media/:id': {
     params: { id: string };
@@ -2315,6 +2407,7 @@ export interface ApiRoutes {
           | 'entry-picker'
           | 'code-editor';
       }[];
+      singleton?: boolean;
     };
     response: ApiSchemas['Collection'];
     errors: ApiErrorCode;
@@ -2357,6 +2450,42 @@ export interface ApiRoutes {
     query: never;
     body: never;
     response: { created: string[]; collections: ApiSchemas['Collection'][] };
+    errors: ApiErrorCode;
+  };
+  /** Creates a component: a named field list that collections and other components use (collections:manage) (permission: collections:manage) */
+  'POST /api/components': {
+    params: never;
+    query: never;
+    body: {
+      name: string;
+      label?: string;
+      fields: {
+        name: string;
+        type: 'text' | 'richtext' | 'markdown' | 'number' | 'boolean' | 'date' | 'select' | 'media' | 'relation' | 'json';
+        label?: string;
+        required?: boolean;
+        unique?: boolean;
+        indexed?: boolean;
+        default?: unknown;
+        options?: string[];
+        collection?: string;
+        widget?:
+          | 'input'
+          | 'textarea'
+          | 'rich-text-editor'
+          | 'markdown-editor'
+          | 'number-input'
+          | 'toggle'
+          | 'checkbox'
+          | 'date-picker'
+          | 'dropdown'
+          | 'radio'
+          | 'media-picker'
+          | 'entry-picker'
+          | 'code-editor';
+      }[];
+    };
+    response: ApiSchemas['Component'];
     errors: ApiErrorCode;
   };
   /** Applies a stored plan: 200 with the outcome when inline, 202 with a jobId at or above 100 entities (permission: config:write) */
@@ -3389,6 +3518,14 @@ export interface ApiRoutes {
     query: never;
     body: { public: boolean; [key: string]: unknown };
     response: ApiSchemas['CollectionPublicAccess'];
+    errors: ApiErrorCode;
+  };
+  /** Writes a singleton's one entry: 201 the first time, then 200 (the body's fields replace the stored ones) (permission: content:write) */
+  'PUT /api/collections/:collection/single': {
+    params: { collection: string };
+    query: never;
+    body: Record<string, unknown>;
+    response: ApiSchemas['Entry'];
     errors: ApiErrorCode;
   };
   /** Peer endpoint: one chunk of a package upload (a push), raw bytes with Content-Range: bytes <start>-<end>/<total> (permission: content:sync) */
