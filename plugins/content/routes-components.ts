@@ -2,12 +2,29 @@ import { z } from 'zod';
 import { defineRoute, type RouteDefinition } from '../../kernel/sdk.js';
 import { componentInput, componentPatch, describeComponent } from './components-service.js';
 import { assertSchemaTenant, fieldAnswer } from './routes-collections.js';
+import { typesSource } from './types-ts.js';
 
 const nameParam = { params: z.object({ name: z.string().min(1).max(64) }) };
 const component = z.object({ name: z.string(), label: z.string(), fields: z.array(fieldAnswer) }).meta({ id: 'Component' });
 
 /** Components (API decisions, "Content model v2"): content:read reads them, collections:manage writes them. */
 export const componentRoutes: RouteDefinition[] = [
+  defineRoute({
+    method: 'GET',
+    path: '/api/types.ts',
+    permission: 'content:read',
+    tags: ['collections'],
+    envelope: false,
+    summary: 'TypeScript types of every collection and component as the API answers them (text; populate-aware)',
+    description:
+      "`Post<'author'>` is a post read with populate=author: that field is the related entry (or null), the other relation and media fields ids. Save it as a .ts file next to your site's code.",
+    request: {},
+    handler: ({ ctx, scope }) => {
+      ctx.set('Content-Type', 'text/plain; charset=utf-8');
+      ctx.set('Content-Disposition', 'inline; filename="cms-types.ts"');
+      ctx.body = typesSource(scope.collections.list(), scope.components.list());
+    },
+  }),
   defineRoute({
     method: 'GET',
     path: '/api/components',

@@ -1857,6 +1857,8 @@ export interface ApiRoutes {
   };
   /** Invitation tokens of the tenant (without their values) with status active, consumed or expired (permission: user:manage) */
   'GET /api/token/list': { params: never; query: never; body: never; response: unknown; errors: ApiErrorCode };
+  /** TypeScript types of every collection and component as the API answers them (text; populate-aware) (permission: content:read) */
+  'GET /api/types.ts': { params: never; query: never; body: never; response: unknown; errors: ApiErrorCode };
   /** Users of the tenant, newest first (search matches email and username) (permission: user:manage) */
   'GET /api/user/list': {
     params: never;
@@ -3575,6 +3577,7 @@ export const UNENVELOPED_ROUTES: ReadonlySet<keyof ApiRoutes> = new Set<keyof Ap
   'GET /api/graphql/explorer/assets/:file',
   'GET /api/importers/jobs/:jobId/events',
   'GET /api/openapi.json',
+  'GET /api/types.ts',
   'POST /api/auth/2fa/disable',
   'POST /api/auth/2fa/verify',
   'POST /api/auth/2fa/verify-setup',

@@ -1,0 +1,103 @@
+import { expect } from 'chai';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import ts from 'typescript';
+import { as, dataOf } from '../helpers/content.js';
+import { fixturePlugin, useTestKernel } from '../helpers/kernel.js';
+
+// Types for developers (issue 35, item 8): GET /api/types.ts answers TypeScript types of every collection
+// and component as the API answers them, populate-aware. The test compiles them with code that uses them.
+const USAGE = `
+import type { Post, Author, Collections, SeoComponent, SiteSetting } from './cms-types';
+
+declare const plain: Post;
+declare const populated: Post<'author' | 'cover'>;
+const id: string | null = plain.author;
+const name: string | null = populated.author ? populated.author.name : null;
+const url: string | undefined = populated.cover?.url;
+const kind: 'news' | 'essay' = plain.kind;
+const title: string = plain.title;
+const views: number | null = plain.views;
+// @ts-expect-error an unpopulated relation is an id, not an entry
+const wrong: Author | null = plain.author;
+// @ts-expect-error a select only takes its options
+const badKind: Post['kind'] = 'poem';
+const seo: SeoComponent = { title: 'x', noindex: null };
+const all: Collections['posts'] = plain;
+declare const site: SiteSetting;
+const tagline: string | null = site.tagline;
+export { id, name, url, kind, title, views, wrong, badKind, seo, all, tagline };
+`;
+
+describe('content: GET /api/types.ts (sqlite)', function () {
+  this.timeout(60000);
+  const t = useTestKernel(
+    { db: 'sqlite', plugins: [fixturePlugin('test-identity')] },
+    {
+      seed: async () => {
+        const admin = as(t, 'admin');
+        await dataOf(
+          await admin.post('/api/components', {
+            name: 'seo',
+            fields: [
+              { name: 'title', type: 'text', required: true },
+              { name: 'noindex', type: 'boolean' },
+            ],
+          }),
+          201,
+        );
+        await dataOf(
+          await admin.post('/api/collections', { name: 'authors', fields: [{ name: 'name', type: 'text', required: true }] }),
+          201,
+        );
+        await dataOf(
+          await admin.post('/api/collections', {
+            name: 'posts',
+            fields: [
+              { name: 'title', type: 'text', required: true },
+              { name: 'kind', type: 'select', options: ['news', 'essay'], required: true },
+              { name: 'views', type: 'number' },
+              { name: 'author', type: 'relation', collection: 'authors' },
+              { name: 'cover', type: 'media' },
+            ],
+          }),
+          201,
+        );
+        await dataOf(
+          await admin.post('/api/collections', {
+            name: 'site_settings',
+            singular: 'site_setting',
+            singleton: true,
+            fields: [{ name: 'tagline', type: 'text' }],
+          }),
+          201,
+        );
+      },
+    },
+  );
+
+  it('answers types that compile, and that type-check code using them (populated relations as entries, others as ids)', async function () {
+    const res = await as(t, 'viewer').get('/api/types.ts');
+    expect(res.status).to.equal(200);
+    expect(res.headers.get('content-type')).to.match(/^text\/plain/);
+    const source = await res.text();
+    expect(source).to.include('export interface Post<P extends "author" | "cover" = never> extends EntryBase');
+    const dir = mkdtempSync(join(tmpdir(), 'cms-types-'));
+    writeFileSync(join(dir, 'cms-types.ts'), source);
+    writeFileSync(join(dir, 'usage.ts'), USAGE);
+    const program = ts.createProgram([join(dir, 'usage.ts')], {
+      strict: true,
+      noEmit: true,
+      target: ts.ScriptTarget.ES2022,
+      module: ts.ModuleKind.ESNext,
+      moduleResolution: ts.ModuleResolutionKind.Bundler,
+    });
+    const problems = ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+    expect(problems).to.deep.equal([]);
+  });
+
+  it('needs content:read', async function () {
+    expect((await t.request('/api/types.ts')).status).to.equal(401);
+  });
+});
