@@ -16,6 +16,7 @@ import { CollectionsService } from './collections-service.js';
 import { ComponentsService } from './components-service.js';
 import { ComponentRow } from './models/component-row.js';
 import { componentRoutes } from './routes-components.js';
+import { typesCommand } from './types-command.js';
 import { EntriesService } from './entries-service.js';
 import { ListCache } from './list-cache.js';
 import { LocalClient, systemIdentity, type ContentClientFactory } from './local-client.js';
@@ -43,13 +44,14 @@ const optionsSchema = z.object({
 export default definePlugin({
   // CMS_CONTENT_LIST_CACHE (plugin.json `env`) over plugins.options.content; the kernel merges and validates.
   options: optionsSchema,
-  register({ container, routes, migrations, models, options }) {
+  register({ container, routes, migrations, models, options, registries }) {
     const { listCache } = options;
     models.add(CollectionRow);
     models.add(Revision);
     models.add(ComponentRow);
     for (const m of CONTENT_MIGRATIONS) migrations.add(m);
     registerServices(container, listCache);
+    registries.cliCommands.add(typesCommand);
     for (const route of [
       ...collectionRoutes,
       ...componentRoutes,

@@ -1,9 +1,12 @@
 import { expect } from 'chai';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import ts from 'typescript';
 import { as, dataOf } from '../helpers/content.js';
+import { DIST_ROOT } from '../../kernel/version.js';
+import { childEnv } from '../helpers/cli-instance.js';
 import { fixturePlugin, useTestKernel } from '../helpers/kernel.js';
 
 // Types for developers (issue 35, item 8): GET /api/types.ts answers TypeScript types of every collection
@@ -95,6 +98,27 @@ describe('content: GET /api/types.ts (sqlite)', function () {
     });
     const problems = ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
     expect(problems).to.deep.equal([]);
+  });
+
+  it('cms types FILE writes the same types from the data folder, and says in words when it cannot', async function () {
+    const dir = mkdtempSync(join(tmpdir(), 'cms-types-cli-'));
+    const run = (file: string) =>
+      new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+        execFile(
+          process.execPath,
+          [join(DIST_ROOT, 'kernel', 'cli.js'), 'types', file],
+          { cwd: dir, env: { ...childEnv(t.dataDir), DB_TYPE: 'sqlite', LOG_LEVEL: 'warn', REDIS_URL: '' }, timeout: 60000 },
+          (err, stdout, stderr) => resolve({ code: err ? Number(err.code) : 0, stdout, stderr }),
+        );
+      });
+    const ok = await run(join(dir, 'cms-types.ts'));
+    expect(ok.code, ok.stderr).to.equal(0);
+    expect(ok.stdout).to.include('Wrote ');
+    const viaHttp = await (await as(t, 'viewer').get('/api/types.ts')).text();
+    expect(readFileSync(join(dir, 'cms-types.ts'), 'utf8')).to.equal(viaHttp);
+    const bad = await run(join(dir, 'no-such-folder', 'x.ts'));
+    expect(bad.code).to.equal(1);
+    expect(bad.stderr).to.include('Cannot write');
   });
 
   it('needs content:read', async function () {
