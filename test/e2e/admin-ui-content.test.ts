@@ -20,6 +20,33 @@ for (const variant of DB_VARIANTS) {
       return (await res.json()).data;
     };
 
+    it('opens a singleton as its one entry: the form the first time, the same entry afterwards', async function () {
+      const { page } = b;
+      const name = `site${variant.name.replace(/[^a-z]/g, '')}`;
+      await call('POST', '/api/collections', {
+        name,
+        singular: `${name}_item`,
+        singleton: true,
+        fields: [{ name: 'title', type: 'text', required: true }],
+      });
+      await openAdminPage(b, t, 'content');
+      const tile = page.getByRole('listitem').filter({ has: page.locator('code', { hasText: new RegExp(`^${name}$`) }) });
+      await tile.getByTestId('single-badge').waitFor();
+      await tile.getByRole('link', { name: 'Edit', exact: true }).click();
+      await page.waitForURL(`**/admin/content/${name}/new`);
+      await page.getByLabel(/^Title/).fill('My site');
+      await page.getByRole('button', { name: `Create ${name}_item` }).click();
+      const single = async () => (await t.request(`/api/collections/${name}/single`, { headers: { cookie } })).json();
+      let written: { data?: { _id: string; title: string } } = {};
+      for (let i = 0; i < 100 && !written.data; i++) written = await single();
+      expect(written.data?.title).to.equal('My site');
+      await page.waitForURL(`**/admin/content/${name}/${written.data!._id}`);
+      // The second time, the collection opens its entry, not a new form.
+      await page.goto(`${t.url}/admin/content/${name}`);
+      await page.waitForURL(`**/admin/content/${name}/${written.data!._id}`);
+      expect(await page.getByLabel(/^Title/).inputValue()).to.equal('My site');
+    });
+
     it('makes a collection public in its settings: a guest then reads the published entry, not the draft, and the entry links to its API view', async function () {
       const { page } = b;
       const name = `notes${variant.name.replace(/[^a-z]/g, '')}`;
