@@ -36,14 +36,16 @@ for (const variant of DB_VARIANTS) {
       await page.waitForURL(`**/admin/content/${name}/new`);
       await page.getByLabel(/^Title/).fill('My site');
       await page.getByRole('button', { name: `Create ${name}_item` }).click();
-      const single = async () => (await t.request(`/api/collections/${name}/single`, { headers: { cookie } })).json();
-      let written: { data?: { _id: string; title: string } } = {};
-      for (let i = 0; i < 100 && !written.data; i++) written = await single();
-      expect(written.data?.title).to.equal('My site');
-      await page.waitForURL(`**/admin/content/${name}/${written.data!._id}`);
+      await page.waitForURL(new RegExp(`/admin/content/${name}/[0-9a-f-]{36}$`));
+      const written = (await (await t.request(`/api/collections/${name}/single`, { headers: { cookie } })).json()).data as {
+        _id: string;
+        title: string;
+      };
+      expect(written.title).to.equal('My site');
+      expect(page.url()).to.match(new RegExp(`/${written._id}$`));
       // The second time, the collection opens its entry, not a new form.
       await page.goto(`${t.url}/admin/content/${name}`);
-      await page.waitForURL(`**/admin/content/${name}/${written.data!._id}`);
+      await page.waitForURL(`**/admin/content/${name}/${written._id}`);
       expect(await page.getByLabel(/^Title/).inputValue()).to.equal('My site');
     });
 
