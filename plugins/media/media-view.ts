@@ -42,19 +42,27 @@ export const fileUrl = (path: string) => `/files/${path.split('/').map(encodeURI
 
 const iso = (ms: number | string) => new Date(Number(ms)).toISOString();
 
+/** The decisions' first fields of a media item: id, name, type, size and address. */
+const fileOf = (row: MediaItem) => ({
+  _id: row.id,
+  filename: row.filename,
+  mimeType: row.mime_type,
+  size: Number(row.size),
+  url: fileUrl(row.path),
+});
+
+/** Width and height, for images whose size is known. */
+const sizeOf = (row: MediaItem) => (row.width !== null && row.height !== null ? { width: row.width, height: row.height } : {});
+
 /** What the API answers for a media item (the decisions' fields first; share tokens never, only their ids). */
 export function mediaView(row: MediaItem) {
   const meta = metadataOf(row);
   const thumbs = Object.entries(meta.thumbnails);
   const now = Date.now();
   return {
-    _id: row.id,
-    filename: row.filename,
-    mimeType: row.mime_type,
-    size: Number(row.size),
-    url: fileUrl(row.path),
+    ...fileOf(row),
     checksum: row.checksum,
-    ...(row.width !== null && row.height !== null ? { width: row.width, height: row.height } : {}),
+    ...sizeOf(row),
     ...(thumbs.length
       ? { thumbnails: Object.fromEntries(thumbs.map(([name, t]) => [name, { url: fileUrl(t.path), width: t.width, height: t.height }])) }
       : {}),
@@ -79,13 +87,6 @@ export type MediaView = ReturnType<typeof mediaView>;
 
 /** A media item as a populated media field answers it (API decisions, "Content model v2": populate). */
 export function populatedMedia(row: MediaItem) {
-  return {
-    _id: row.id,
-    filename: row.filename,
-    mimeType: row.mime_type,
-    size: Number(row.size),
-    url: fileUrl(row.path),
-    ...(row.width !== null && row.height !== null ? { width: row.width, height: row.height } : {}),
-  };
+  return { ...fileOf(row), ...sizeOf(row) };
 }
 export type PopulatedMedia = ReturnType<typeof populatedMedia>;

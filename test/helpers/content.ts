@@ -26,6 +26,16 @@ export async function dataOf(res: TestResponse, status = 200): Promise<any> {
   return body.data;
 }
 
+/** The body of a failure response (`{success: false, error, message, issues?}`), failing the test on another status. */
+export async function failureOf(
+  res: { status: number; json(): Promise<any> },
+  status: number,
+): Promise<{ error: string; message: string }> {
+  const body = await res.json();
+  expect(res.status, JSON.stringify(body)).to.equal(status);
+  return body as { error: string; message: string };
+}
+
 /** The error code of a failure response, failing the test (with the body) on another status or a success. */
 export async function errorOf(res: Response, status: number): Promise<string> {
   const body = (await res.json()) as { success: boolean; error: string };

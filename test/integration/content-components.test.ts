@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { as, dataOf } from '../helpers/content.js';
+import { as, dataOf, failureOf } from '../helpers/content.js';
 import { fixturePlugin, type TestKernel, useTestKernel } from '../helpers/kernel.js';
 import { DB_VARIANTS } from '../helpers/services.js';
 import { startTwoTenantKernel, T2_HOST } from '../helpers/two-tenants.js';
@@ -15,12 +15,6 @@ const SEO = {
     { name: 'description', type: 'text' },
   ],
 };
-
-async function failure(res: { status: number; json(): Promise<any> }, status: number) {
-  const body = await res.json();
-  expect(res.status, JSON.stringify(body)).to.equal(status);
-  return body as { error: string; message: string };
-}
 
 for (const variant of DB_VARIANTS) {
   describe(`content: components (${variant.name})`, function () {
@@ -46,28 +40,28 @@ for (const variant of DB_VARIANTS) {
       expect(changed).to.deep.equal({ name: 'seo', label: 'SEO', fields });
       expect((await dataOf(await as(t, 'viewer').get('/api/components/seo'))).fields).to.deep.equal(fields);
       expect(await dataOf(await as(t, 'admin').delete('/api/components/cta'))).to.deep.equal({ deleted: true });
-      expect((await failure(await as(t, 'viewer').get('/api/components/cta'), 404)).error).to.equal('NOT_FOUND');
+      expect((await failureOf(await as(t, 'viewer').get('/api/components/cta'), 404)).error).to.equal('NOT_FOUND');
     });
 
     it('answers 409 for a taken name and 400 naming a bad field, and changes nothing', async function () {
-      expect((await failure(await as(t, 'admin').post('/api/components', SEO), 409)).error).to.equal('CONFLICT');
-      const bad = await failure(
+      expect((await failureOf(await as(t, 'admin').post('/api/components', SEO), 409)).error).to.equal('CONFLICT');
+      const bad = await failureOf(
         await as(t, 'admin').post('/api/components', { name: 'card', fields: [{ name: 'kind', type: 'select' }] }),
         400,
       );
       expect(bad.error).to.equal('VALIDATION_ERROR');
       expect(JSON.stringify(bad)).to.include('body.fields.0.options');
-      await failure(await as(t, 'admin').post('/api/components', { name: 'Bad Name', fields: [{ name: 'a', type: 'text' }] }), 400);
-      await failure(await as(t, 'admin').post('/api/components', { name: 'empty', fields: [] }), 400);
-      await failure(await as(t, 'admin').patch('/api/components/nothing', { label: 'x' }), 404);
+      await failureOf(await as(t, 'admin').post('/api/components', { name: 'Bad Name', fields: [{ name: 'a', type: 'text' }] }), 400);
+      await failureOf(await as(t, 'admin').post('/api/components', { name: 'empty', fields: [] }), 400);
+      await failureOf(await as(t, 'admin').patch('/api/components/nothing', { label: 'x' }), 404);
       expect((await dataOf(await as(t, 'viewer').get('/api/components'))).map((c: { name: string }) => c.name)).to.deep.equal(['seo']);
     });
 
     it('needs collections:manage to write and content:read to read', async function () {
-      await failure(await as(t, 'editor').post('/api/components', { name: 'x', fields: [{ name: 'a', type: 'text' }] }), 403);
-      await failure(await as(t, 'editor').patch('/api/components/seo', { label: 'x' }), 403);
-      await failure(await as(t, 'editor').delete('/api/components/seo'), 403);
-      await failure(await t.request('/api/components'), 401);
+      await failureOf(await as(t, 'editor').post('/api/components', { name: 'x', fields: [{ name: 'a', type: 'text' }] }), 403);
+      await failureOf(await as(t, 'editor').patch('/api/components/seo', { label: 'x' }), 403);
+      await failureOf(await as(t, 'editor').delete('/api/components/seo'), 403);
+      await failureOf(await t.request('/api/components'), 401);
     });
   });
 }
@@ -88,7 +82,7 @@ describe('content: components are shared by every tenant (sqlite)', function () 
       ] as const) {
         const json =
           method === 'DELETE' ? undefined : method === 'POST' ? { name: 'x', fields: [{ name: 'a', type: 'text' }] } : { label: 'x' };
-        await failure(await t.request(path, { method, headers, json }), 403);
+        await failureOf(await t.request(path, { method, headers, json }), 403);
       }
       expect(await dataOf(await as(t, 'admin').get('/api/components/seo'))).to.deep.equal(SEO);
     } finally {

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { as, dataOf } from '../helpers/content.js';
+import { as, dataOf, failureOf } from '../helpers/content.js';
 import { fixturePlugin, type TestKernel, useTestKernel } from '../helpers/kernel.js';
 import { DB_VARIANTS } from '../helpers/services.js';
 
@@ -17,12 +17,6 @@ const SITE = {
   ],
 };
 
-async function failure(res: { status: number; json(): Promise<any> }, status: number) {
-  const body = await res.json();
-  expect(res.status, JSON.stringify(body)).to.equal(status);
-  return body as { error: string; message: string };
-}
-
 for (const variant of DB_VARIANTS) {
   describe(`content: singletons (${variant.name})`, function () {
     this.timeout(60000);
@@ -39,7 +33,7 @@ for (const variant of DB_VARIANTS) {
     );
 
     it('answers 404 NOT_FOUND before the entry is written, then 201, then 200 with the fields replaced', async function () {
-      expect((await failure(await as(t, 'editor').get('/api/collections/site_settings/single'), 404)).error).to.equal('ENTRY_NOT_FOUND');
+      expect((await failureOf(await as(t, 'editor').get('/api/collections/site_settings/single'), 404)).error).to.equal('ENTRY_NOT_FOUND');
       const first = await t.request('/api/collections/site_settings/single', {
         method: 'PUT',
         identity: 'editor',
@@ -65,7 +59,7 @@ for (const variant of DB_VARIANTS) {
 
     it('keeps one entry: a POST of a second is 409 CONFLICT, and the list has one item', async function () {
       const res = await as(t, 'editor').post('/api/collections/site_settings', { title: 'Another' });
-      const body = await failure(res, 409);
+      const body = await failureOf(res, 409);
       expect(body.error).to.equal('CONFLICT');
       expect(body.message).to.include('PUT /api/collections/site_settings/single');
       const list = await dataOf(await as(t, 'editor').get('/api/collections/site_settings'));
@@ -75,7 +69,7 @@ for (const variant of DB_VARIANTS) {
 
     it('checks the body like any write: a required field left out is a 400 naming it', async function () {
       const res = await t.request('/api/collections/site_settings/single', { method: 'PUT', identity: 'editor', json: { tagline: 'x' } });
-      const body = await failure(res, 400);
+      const body = await failureOf(res, 400);
       expect(body.error).to.equal('VALIDATION_ERROR');
       expect(JSON.stringify(body)).to.include('title');
       expect((await dataOf(await as(t, 'editor').get('/api/collections/site_settings/single'))).title).to.equal('Renamed');
@@ -83,7 +77,7 @@ for (const variant of DB_VARIANTS) {
 
     it('is one entry per tenant, and a reader without content:write sees it only when published', async function () {
       const other = as(t, 'editor', 'tenant-b');
-      expect((await failure(await other.get('/api/collections/site_settings/single'), 404)).error).to.equal('ENTRY_NOT_FOUND');
+      expect((await failureOf(await other.get('/api/collections/site_settings/single'), 404)).error).to.equal('ENTRY_NOT_FOUND');
       const put = await t.request('/api/collections/site_settings/single', {
         method: 'PUT',
         identity: 'editor',
@@ -91,17 +85,17 @@ for (const variant of DB_VARIANTS) {
         json: { title: 'B site' },
       });
       expect((await dataOf(put, 201)).status).to.equal('draft');
-      expect((await failure(await as(t, 'viewer', 'tenant-b').get('/api/collections/site_settings/single'), 404)).error).to.equal(
+      expect((await failureOf(await as(t, 'viewer', 'tenant-b').get('/api/collections/site_settings/single'), 404)).error).to.equal(
         'ENTRY_NOT_FOUND',
       );
       expect((await dataOf(await as(t, 'viewer').get('/api/collections/site_settings/single'))).title).to.equal('Renamed');
     });
 
     it('answers 404 for .../single of a collection that is not a singleton, and 403 for PUT without content:write', async function () {
-      const body = await failure(await as(t, 'editor').get('/api/collections/pages/single'), 404);
+      const body = await failureOf(await as(t, 'editor').get('/api/collections/pages/single'), 404);
       expect(body.error).to.equal('NOT_FOUND');
       expect(body.message).to.include('not a singleton');
-      await failure(
+      await failureOf(
         await t.request('/api/collections/site_settings/single', { method: 'PUT', identity: 'viewer', json: { title: 'x' } }),
         403,
       );
