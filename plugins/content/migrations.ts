@@ -1,4 +1,4 @@
-import { QueryTypes } from 'sequelize';
+import { QueryTypes, type DataType } from 'sequelize';
 import type { MigrationDefinition } from '../../kernel/sdk.js';
 
 /** The content plugin's own tables; each collection's table comes from table-migrations.ts at run time. */
@@ -89,14 +89,11 @@ export const CONTENT_MIGRATIONS: MigrationDefinition[] = [
     // Reusable components (API decisions, "Content model v2"): named field lists, shared by every tenant.
     name: '0006-components',
     async up({ queryInterface, DataTypes }) {
-      await queryInterface.createTable('content_components', {
-        name: { type: DataTypes.STRING(48), primaryKey: true },
-        label: { type: DataTypes.STRING(191), allowNull: false },
-        fields: { type: DataTypes.TEXT, allowNull: false },
-        version: { type: DataTypes.INTEGER, allowNull: false },
-        created_at: { type: DataTypes.BIGINT, allowNull: false },
-        updated_at: { type: DataTypes.BIGINT, allowNull: false },
-      });
+      const required = (type: DataType) => ({ type, allowNull: false });
+      const name = { type: DataTypes.STRING(48), primaryKey: true };
+      const [label, fields, version] = [required(DataTypes.STRING(191)), required(DataTypes.TEXT), required(DataTypes.INTEGER)];
+      const epochMs = required(DataTypes.BIGINT);
+      await queryInterface.createTable('content_components', { name, label, fields, version, created_at: epochMs, updated_at: epochMs });
     },
   },
 ];

@@ -1,11 +1,27 @@
 import { z } from 'zod';
-import { defineRoute, type RouteDefinition } from '../../kernel/sdk.js';
+import { defineRoute, type RouteDefinition, type RouteRequestSchemas, type TypedRouteDefinition } from '../../kernel/sdk.js';
 import { componentInput, componentPatch, describeComponent } from './components-service.js';
 import { assertSchemaTenant, fieldAnswer } from './routes-collections.js';
 import { typesSource } from './types-ts.js';
 
 const nameParam = { params: z.object({ name: z.string().min(1).max(64) }) };
 const component = z.object({ name: z.string(), label: z.string(), fields: z.array(fieldAnswer) }).meta({ id: 'Component' });
+
+/**
+ * A write of components: `collections:manage`, and (components being shared by every tenant, as schemas are)
+ * only by the default tenant's admins when tenants are on.
+ */
+function write<S extends RouteRequestSchemas>(route: Omit<TypedRouteDefinition<S>, 'permission' | 'tags'>): RouteDefinition {
+  return defineRoute<S>({
+    ...route,
+    permission: 'collections:manage',
+    tags: ['components'],
+    handler: (call) => {
+      assertSchemaTenant(call.identity, call.scope.config.multiTenant);
+      return route.handler(call);
+    },
+  });
+}
 
 /** Components (API decisions, "Content model v2"): content:read reads them, collections:manage writes them. */
 export const componentRoutes: RouteDefinition[] = [
@@ -35,21 +51,16 @@ export const componentRoutes: RouteDefinition[] = [
     response: z.array(component),
     handler: ({ scope }) => scope.components.list().map(describeComponent),
   }),
-  defineRoute({
+  write({
     method: 'POST',
     idempotent: true,
     path: '/api/components',
-    permission: 'collections:manage',
-    tags: ['components'],
     status: 201,
     summary: 'Creates a component: a named field list that collections and other components use (collections:manage)',
     description: "The fields take the same types and rules as a collection's. 409 CONFLICT when the name is taken.",
     request: { body: componentInput },
     response: component,
-    async handler({ body, identity, scope }) {
-      assertSchemaTenant(identity, scope.config.multiTenant);
-      return describeComponent(await scope.components.create(body));
-    },
+    handler: async ({ body, scope }) => describeComponent(await scope.components.create(body)),
   }),
   defineRoute({
     method: 'GET',
@@ -61,29 +72,21 @@ export const componentRoutes: RouteDefinition[] = [
     response: component,
     handler: async ({ params, scope }) => describeComponent(await scope.components.get(params.name)),
   }),
-  defineRoute({
+  write({
     method: 'PATCH',
     path: '/api/components/:name',
-    permission: 'collections:manage',
-    tags: ['components'],
     summary: "Changes a component's label or fields (fields: the whole new list) (collections:manage)",
     request: { ...nameParam, body: componentPatch },
     response: component,
-    async handler({ params, body, identity, scope }) {
-      assertSchemaTenant(identity, scope.config.multiTenant);
-      return describeComponent(await scope.components.update(params.name, body));
-    },
+    handler: async ({ params, body, scope }) => describeComponent(await scope.components.update(params.name, body)),
   }),
-  defineRoute({
+  write({
     method: 'DELETE',
     path: '/api/components/:name',
-    permission: 'collections:manage',
-    tags: ['components'],
     summary: 'Deletes a component (collections:manage); 409 CONFLICT while a collection or component uses it',
     request: nameParam,
     response: z.object({ deleted: z.literal(true) }),
-    async handler({ params, identity, scope }) {
-      assertSchemaTenant(identity, scope.config.multiTenant);
+    handler: async ({ params, scope }) => {
       await scope.components.remove(params.name);
       return { deleted: true as const };
     },

@@ -7,14 +7,11 @@ import { startTwoTenantKernel, T2_HOST } from '../helpers/two-tenants.js';
 // Components of API-DECISIONS "Content model v2" (collections:manage to write, content:read to read):
 // GET /api/components -> data: [{name, label, fields}]; POST -> 201; GET|PATCH|DELETE /api/components/:name
 // (PATCH takes the whole new field list).
-const SEO = {
-  name: 'seo',
-  label: 'SEO',
-  fields: [
-    { name: 'title', type: 'text', required: true },
-    { name: 'description', type: 'text' },
-  ],
-};
+const SEO_FIELDS = [
+  { name: 'title', type: 'text', required: true },
+  { name: 'description', type: 'text' },
+];
+const SEO = { name: 'seo', label: 'SEO', fields: SEO_FIELDS };
 
 for (const variant of DB_VARIANTS) {
   describe(`content: components (${variant.name})`, function () {

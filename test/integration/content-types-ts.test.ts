@@ -33,6 +33,19 @@ const tagline: string | null = site.tagline;
 export { id, name, url, kind, title, views, wrong, badKind, seo, all, tagline };
 `;
 
+const AUTHORS = { name: 'authors', fields: [{ name: 'name', type: 'text', required: true }] };
+const POSTS = {
+  name: 'posts',
+  fields: [
+    { name: 'title', type: 'text', required: true },
+    { name: 'kind', type: 'select', options: ['news', 'essay'], required: true },
+    { name: 'views', type: 'number' },
+    { name: 'author', type: 'relation', collection: 'authors' },
+    { name: 'cover', type: 'media' },
+  ],
+};
+const SITE = { name: 'site_settings', singular: 'site_setting', singleton: true, fields: [{ name: 'tagline', type: 'text' }] };
+
 describe('content: GET /api/types.ts (sqlite)', function () {
   this.timeout(60000);
   const t = useTestKernel(
@@ -50,32 +63,7 @@ describe('content: GET /api/types.ts (sqlite)', function () {
           }),
           201,
         );
-        await dataOf(
-          await admin.post('/api/collections', { name: 'authors', fields: [{ name: 'name', type: 'text', required: true }] }),
-          201,
-        );
-        await dataOf(
-          await admin.post('/api/collections', {
-            name: 'posts',
-            fields: [
-              { name: 'title', type: 'text', required: true },
-              { name: 'kind', type: 'select', options: ['news', 'essay'], required: true },
-              { name: 'views', type: 'number' },
-              { name: 'author', type: 'relation', collection: 'authors' },
-              { name: 'cover', type: 'media' },
-            ],
-          }),
-          201,
-        );
-        await dataOf(
-          await admin.post('/api/collections', {
-            name: 'site_settings',
-            singular: 'site_setting',
-            singleton: true,
-            fields: [{ name: 'tagline', type: 'text' }],
-          }),
-          201,
-        );
+        for (const definition of [AUTHORS, POSTS, SITE]) await dataOf(await admin.post('/api/collections', definition), 201);
       },
     },
   );
