@@ -177,6 +177,10 @@ export interface ApiSchemas {
       default?: unknown;
       options?: string[];
       collection?: string;
+      multiple?: boolean;
+      min?: number;
+      max?: number;
+      pattern?: string;
     }[];
     version: number;
   };
@@ -1899,7 +1903,20 @@ export interface ApiRoutes {
       singular?: string;
       fields?: {
         name: string;
-        type: 'text' | 'richtext' | 'markdown' | 'number' | 'boolean' | 'date' | 'select' | 'media' | 'relation' | 'json';
+        type:
+          | 'text'
+          | 'richtext'
+          | 'markdown'
+          | 'number'
+          | 'boolean'
+          | 'date'
+          | 'select'
+          | 'media'
+          | 'relation'
+          | 'json'
+          | 'email'
+          | 'url'
+          | 'color';
         label?: string;
         required?: boolean;
         unique?: boolean;
@@ -1920,7 +1937,14 @@ export interface ApiRoutes {
           | 'radio'
           | 'media-picker'
           | 'entry-picker'
-          | 'code-editor';
+          | 'code-editor'
+          | 'email-input'
+          | 'url-input'
+          | 'color-picker';
+        multiple?: boolean;
+        min?: number;
+        max?: number;
+        pattern?: string;
       }[];
     };
     response: ApiSchemas['Collection'];
@@ -2292,7 +2316,20 @@ export interface ApiRoutes {
       singular?: string;
       fields: {
         name: string;
-        type: 'text' | 'richtext' | 'markdown' | 'number' | 'boolean' | 'date' | 'select' | 'media' | 'relation' | 'json';
+        type:
+          | 'text'
+          | 'richtext'
+          | 'markdown'
+          | 'number'
+          | 'boolean'
+          | 'date'
+          | 'select'
+          | 'media'
+          | 'relation'
+          | 'json'
+          | 'email'
+          | 'url'
+          | 'color';
         label?: string;
         required?: boolean;
         unique?: boolean;
@@ -2313,7 +2350,14 @@ export interface ApiRoutes {
           | 'radio'
           | 'media-picker'
           | 'entry-picker'
-          | 'code-editor';
+          | 'code-editor'
+          | 'email-input'
+          | 'url-input'
+          | 'color-picker';
+        multiple?: boolean;
+        min?: number;
+        max?: number;
+        pattern?: string;
       }[];
     };
     response: ApiSchemas['Collection'];
