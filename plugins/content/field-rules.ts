@@ -59,7 +59,8 @@ export function patternProblem(pattern: string): string | undefined {
   } catch (err) {
     return `not a valid regular expression: ${(err as Error).message}`;
   }
-  if (hasNestedQuantifier(pattern)) return 'a group with an unbounded quantifier may not be repeated (such as (a+)+): it can take exponential time';
+  if (hasNestedQuantifier(pattern))
+    return 'a group with an unbounded quantifier may not be repeated (such as (a+)+): it can take exponential time';
   return undefined;
 }
 

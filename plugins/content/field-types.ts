@@ -91,7 +91,11 @@ export const fieldSchema = z
     if (f.widget && !FIELD_WIDGETS[f.type].includes(f.widget))
       ctx.addIssue({ code: 'custom', path: ['widget'], message: `a ${f.type} field uses ${FIELD_WIDGETS[f.type].join(' or ')}` });
     if ((f.unique || f.indexed) && (NOT_INDEXABLE.includes(f.type) || isList(f)))
-      ctx.addIssue({ code: 'custom', path: ['indexed'], message: `${isList(f) ? 'multiple select' : f.type} fields cannot be indexed or unique` });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['indexed'],
+        message: `${isList(f) ? 'multiple select' : f.type} fields cannot be indexed or unique`,
+      });
     // A select without options, or a field with bad rules, has no value schema (their issues are reported above).
     if (f.default !== undefined && f.default !== null && !(f.type === 'select' && !f.options) && !ruleIssues(f).length) {
       const checked = valueSchema(f as FieldDefinition).safeParse(f.default);
@@ -110,7 +114,8 @@ function ruleIssues(f: RuleSubject & { min?: number; max?: number; pattern?: str
     const v = f[key];
     if (v === undefined) continue;
     if (!measure) out.push([key, `${key} applies to number, text, email, url and multiple select fields, not to a ${f.type} field`]);
-    else if (measure !== 'value' && (!Number.isInteger(v) || v < 0)) out.push([key, `${key} counts ${measure}: a whole number of at least 0`]);
+    else if (measure !== 'value' && (!Number.isInteger(v) || v < 0))
+      out.push([key, `${key} counts ${measure}: a whole number of at least 0`]);
     else if (measure === 'length' && v > TEXT_MAX) out.push([key, `${key} is a length of at most ${TEXT_MAX}`]);
   }
   if (f.min !== undefined && f.max !== undefined && f.min > f.max) out.push(['min', `min (${f.min}) is greater than max (${f.max})`]);

@@ -122,7 +122,10 @@ for (const variant of DB_VARIANTS) {
         const res = await editor().post('/api/collections/contacts', { [field]: value });
         // The field, or one item of it (`body.tags.0`).
         const paths = await refusedPaths(res);
-        expect(paths.some((p) => p === `body.${field}` || p.startsWith(`body.${field}.`)), `${field}: ${JSON.stringify(value)}: ${paths}`).to.equal(true);
+        expect(
+          paths.some((p) => p === `body.${field}` || p.startsWith(`body.${field}.`)),
+          `${field}: ${JSON.stringify(value)}: ${paths}`,
+        ).to.equal(true);
       }
       const created = await dataOf(await editor().post('/api/collections/contacts', { name: 'Di' }), 201);
       const patched = await editor().patch(`/api/collections/contacts/${created._id}`, { tags: 'green' });
@@ -131,8 +134,13 @@ for (const variant of DB_VARIANTS) {
 
     it('sorts and filters email, url and color like text; a multiple select is neither sortable nor filterable yet', async function () {
       for (const mail of ['zed@example.org', 'amy@example.org'])
-        await dataOf(await editor().post('/api/collections/contacts', { mail, tint: '#00ff00', site: `https://${mail.split('@')[0]}.example.org` }), 201);
-      const sorted = await dataOf(await editor().get('/api/collections/contacts?sort=mail&filter=' + encodeURIComponent('{"tint":"#00ff00"}')));
+        await dataOf(
+          await editor().post('/api/collections/contacts', { mail, tint: '#00ff00', site: `https://${mail.split('@')[0]}.example.org` }),
+          201,
+        );
+      const sorted = await dataOf(
+        await editor().get('/api/collections/contacts?sort=mail&filter=' + encodeURIComponent('{"tint":"#00ff00"}')),
+      );
       expect(sorted.items.map((i: { mail: string }) => i.mail)).to.deep.equal(['amy@example.org', 'zed@example.org']);
       const contains = encodeURIComponent(JSON.stringify({ site: { contains: 'zed.' } }));
       const found = await dataOf(await editor().get(`/api/collections/contacts?filter=${contains}`));
@@ -145,9 +153,9 @@ for (const variant of DB_VARIANTS) {
       expect(body.error).to.equal('VALIDATION_ERROR');
       expect(JSON.stringify(body.issues)).to.contain("'tags'");
       expect(await refusedPaths(await editor().get('/api/collections/contacts?sort=tags'))).to.deep.equal(['query.sort']);
-      expect(await refusedPaths(await editor().get('/api/collections/contacts?filter=' + encodeURIComponent('{"mail":"nope"}')))).to.deep.equal([
-        'query.filter',
-      ]);
+      expect(
+        await refusedPaths(await editor().get('/api/collections/contacts?filter=' + encodeURIComponent('{"mail":"nope"}'))),
+      ).to.deep.equal(['query.filter']);
     });
 
     it('answers the new types over GraphQL: strings, and a multiple select as a list of its enum', async function () {
@@ -210,7 +218,9 @@ for (const variant of DB_VARIANTS) {
       expect(await refusedPaths(changed)).to.deep.equal(['body.fields.0.type']);
       const withText = [...fields, { name: 'note', type: 'text' }];
       await dataOf(await admin().patch('/api/collections/picks/schema', { fields: withText }));
-      const ruled = await dataOf(await admin().patch('/api/collections/picks/schema', { fields: [fields[0], { name: 'note', type: 'text', max: 3 }] }));
+      const ruled = await dataOf(
+        await admin().patch('/api/collections/picks/schema', { fields: [fields[0], { name: 'note', type: 'text', max: 3 }] }),
+      );
       expect(ruled.fields[1]).to.deep.equal({ name: 'note', type: 'text', max: 3 });
       expect(await refusedPaths(await as(t, 'editor').post('/api/collections/picks', { note: 'four' }))).to.deep.equal(['body.note']);
     });
