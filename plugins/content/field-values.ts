@@ -36,14 +36,18 @@ function withRules(field: FieldDefinition, schema: z.ZodType): z.ZodType {
   if (measure && (min !== undefined || max !== undefined)) {
     const size = (v: unknown): number => (measure === 'value' ? (v as number) : (v as string | unknown[]).length);
     const unit = measure === 'value' ? '' : measure === 'length' ? ' characters' : ' items';
+    // Only a value of the type's kind is measured: a wrong kind already has its issue from the type's schema.
+    const kind = (v: unknown) =>
+      measure === 'value' ? typeof v === 'number' : measure === 'length' ? typeof v === 'string' : Array.isArray(v);
     out = out.superRefine((v, ctx) => {
+      if (!kind(v)) return;
       if (min !== undefined && size(v) < min) ctx.addIssue({ code: 'custom', message: `at least ${min}${unit}` });
       if (max !== undefined && size(v) > max) ctx.addIssue({ code: 'custom', message: `at most ${max}${unit}` });
     });
   }
   if (field.pattern !== undefined && takesPattern(field)) {
     const re = new RegExp(field.pattern);
-    out = out.refine((v) => typeof v === 'string' && re.test(v), `must match the pattern ${field.pattern}`);
+    out = out.refine((v) => typeof v !== 'string' || re.test(v), `must match the pattern ${field.pattern}`);
   }
   return out;
 }
@@ -71,10 +75,13 @@ function baseSchema(field: FieldDefinition): z.ZodType {
       const one = z.enum(field.options as [string, ...string[]]);
       if (!field.multiple) return one;
       // A set of the options, in the order sent (a bare string is not a list: 400).
+      // (No .max(): zod 4 applies length checks to a string too, adding a second issue to a bare string.)
       return z
         .array(one)
-        .max(field.options?.length ?? 0)
-        .refine((a) => new Set(a).size === a.length, 'each option at most once');
+        .refine(
+          (a) => !Array.isArray(a) || (a.length <= (field.options?.length ?? 0) && new Set(a).size === a.length),
+          'each option at most once',
+        );
     }
     case 'media':
     case 'relation':

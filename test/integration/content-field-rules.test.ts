@@ -130,6 +130,11 @@ for (const variant of DB_VARIANTS) {
       const created = await dataOf(await editor().post('/api/collections/contacts', { name: 'Di' }), 201);
       const patched = await editor().patch(`/api/collections/contacts/${created._id}`, { tags: 'green' });
       expect(await refusedPaths(patched)).to.deep.equal(['body.tags']);
+      // A value of the wrong kind is one issue (its type), not also a failed rule.
+      expect(await refusedPaths(await editor().post('/api/collections/contacts', { name: 42, score: '3' }))).to.deep.equal([
+        'body.name',
+        'body.score',
+      ]);
     });
 
     it('sorts and filters email, url and color like text; a multiple select is neither sortable nor filterable yet', async function () {
