@@ -19,7 +19,7 @@ import {
   type CollectionPatch,
 } from './collection-schema.js';
 import { CollectionExistsError, CollectionNotFoundError } from './errors.js';
-import { columnName, columnOf, type FieldDefinition } from './field-types.js';
+import { columnName, columnOf, isList, type FieldDefinition } from './field-types.js';
 import { CollectionRow } from './models/collection-row.js';
 import { Revision } from './models/revision.js';
 import {
@@ -243,8 +243,9 @@ export class CollectionsService {
     const old = new Map(before.map((f) => [f.name, f]));
     after.forEach((f, i) => {
       const was = old.get(f.name);
-      if (was && (was.type !== f.type || (was.collection ?? null) !== (f.collection ?? null))) {
-        throw new ValidationError(`Field '${f.name}' cannot change its type or target; add a new field and remove the old one`, [
+      // `multiple` changes how a select is stored (one option, or a JSON list): a change of type as well.
+      if (was && (was.type !== f.type || (was.collection ?? null) !== (f.collection ?? null) || isList(was) !== isList(f))) {
+        throw new ValidationError(`Field '${f.name}' cannot change its type, target or multiple; add a new field and remove the old one`, [
           { path: `body.fields.${i}.type`, message: 'cannot change' },
         ]);
       }

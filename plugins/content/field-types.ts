@@ -1,13 +1,28 @@
 import { DataTypes, type ModelAttributeColumnOptions } from 'sequelize';
 import { z } from 'zod';
-import { TEXT_MAX, valueSchema } from './field-values.js';
+import { measureOf, patternProblem, takesMultiple, takesPattern, type RuleSubject } from './field-rules.js';
+import { TEXT_MAX, isList, valueSchema } from './field-values.js';
 import { FIELD_NAME_RULE, RESERVED_FIELD_NAMES, isFieldNameFormat } from './names.js';
 
 /** The value codec (no database): field-values.ts, loaded by worker tasks too. */
-export { TEXT_MAX, valueSchema, columnName, toColumn, fromColumn } from './field-values.js';
+export { TEXT_MAX, valueSchema, columnName, toColumn, fromColumn, isList } from './field-values.js';
 
 /** The field types of the API decisions, and `markdown` (Markdown source; rendered by rich-text.ts renderMarkdown). */
-export const FIELD_TYPES = ['text', 'richtext', 'markdown', 'number', 'boolean', 'date', 'select', 'media', 'relation', 'json'] as const;
+export const FIELD_TYPES = [
+  'text',
+  'richtext',
+  'markdown',
+  'number',
+  'boolean',
+  'date',
+  'select',
+  'media',
+  'relation',
+  'json',
+  'email',
+  'url',
+  'color',
+] as const;
 export type FieldType = (typeof FIELD_TYPES)[number];
 
 /**
@@ -25,6 +40,9 @@ export const FIELD_WIDGETS: Record<FieldType, readonly string[]> = {
   media: ['media-picker'],
   relation: ['entry-picker'],
   json: ['code-editor'],
+  email: ['email-input'],
+  url: ['url-input'],
+  color: ['color-picker'],
 };
 const ALL_WIDGETS = [...new Set(Object.values(FIELD_WIDGETS).flat())] as [string, ...string[]];
 
@@ -51,9 +69,17 @@ export const fieldSchema = z
     collection: z.string().optional(),
     /** The admin UI's editing widget (FIELD_WIDGETS lists those that fit each type). */
     widget: z.enum(ALL_WIDGETS).optional(),
+    /** select: the value is a list of its options. */
+    multiple: z.boolean().optional(),
+    /** Inclusive bounds (field-rules.ts): a number's value; the length of text, email, url; the items of a multiple select. */
+    min: z.number().finite().optional(),
+    max: z.number().finite().optional(),
+    /** text: a regular expression the value must match (field-rules.ts patternProblem). */
+    pattern: z.string().optional(),
   })
   .strict()
   .superRefine((f, ctx) => {
+    ruleIssues(f).forEach(([path, message]) => ctx.addIssue({ code: 'custom', path: [path], message }));
     if (RESERVED_FIELD_NAMES.has(f.name.toLowerCase()))
       ctx.addIssue({ code: 'custom', path: ['name'], message: `'${f.name}' is reserved: every entry already has it` });
     if (f.type === 'select' && !f.options) ctx.addIssue({ code: 'custom', path: ['options'], message: 'a select field lists its options' });
@@ -64,16 +90,41 @@ export const fieldSchema = z
       ctx.addIssue({ code: 'custom', path: ['collection'], message: 'only relation fields name a collection' });
     if (f.widget && !FIELD_WIDGETS[f.type].includes(f.widget))
       ctx.addIssue({ code: 'custom', path: ['widget'], message: `a ${f.type} field uses ${FIELD_WIDGETS[f.type].join(' or ')}` });
-    if ((f.unique || f.indexed) && NOT_INDEXABLE.includes(f.type))
-      ctx.addIssue({ code: 'custom', path: ['indexed'], message: `${f.type} fields cannot be indexed or unique` });
-    // A select without options has no value schema (its issue is reported above).
-    if (f.default !== undefined && f.default !== null && !(f.type === 'select' && !f.options)) {
+    if ((f.unique || f.indexed) && (NOT_INDEXABLE.includes(f.type) || isList(f)))
+      ctx.addIssue({
+        code: 'custom',
+        path: ['indexed'],
+        message: `${isList(f) ? 'multiple select' : f.type} fields cannot be indexed or unique`,
+      });
+    // A select without options, or a field with bad rules, has no value schema (their issues are reported above).
+    if (f.default !== undefined && f.default !== null && !(f.type === 'select' && !f.options) && !ruleIssues(f).length) {
       const checked = valueSchema(f as FieldDefinition).safeParse(f.default);
       if (!checked.success)
         ctx.addIssue({ code: 'custom', path: ['default'], message: `not a valid ${f.type}: ${checked.error.issues[0]?.message}` });
     }
   });
 export type FieldDefinition = z.output<typeof fieldSchema>;
+
+/** The rules a field carries that do not fit its type or each other (field-rules.ts lists which type takes which). */
+function ruleIssues(f: RuleSubject & { min?: number; max?: number; pattern?: string }): Array<[string, string]> {
+  const out: Array<[string, string]> = [];
+  if (f.multiple !== undefined && !takesMultiple(f)) out.push(['multiple', 'only select fields take multiple']);
+  const measure = measureOf(f);
+  for (const key of ['min', 'max'] as const) {
+    const v = f[key];
+    if (v === undefined) continue;
+    if (!measure) out.push([key, `${key} applies to number, text, email, url and multiple select fields, not to a ${f.type} field`]);
+    else if (measure !== 'value' && (!Number.isInteger(v) || v < 0))
+      out.push([key, `${key} counts ${measure}: a whole number of at least 0`]);
+    else if (measure === 'length' && v > TEXT_MAX) out.push([key, `${key} is a length of at most ${TEXT_MAX}`]);
+  }
+  if (f.min !== undefined && f.max !== undefined && f.min > f.max) out.push(['min', `min (${f.min}) is greater than max (${f.max})`]);
+  if (f.pattern !== undefined) {
+    const problem = takesPattern(f) ? patternProblem(f.pattern) : 'only text fields take a pattern';
+    if (problem) out.push(['pattern', problem]);
+  }
+  return out;
+}
 
 /** MEDIUMTEXT (16 MB) on MariaDB; SQLite has one TEXT type. */
 export const longText = (dialect: string) => (dialect === 'sqlite' ? DataTypes.TEXT : DataTypes.TEXT('medium'));
@@ -91,6 +142,11 @@ export function columnOf(field: FieldDefinition, dialect: string): ModelAttribut
     media: DataTypes.STRING(36),
     relation: DataTypes.STRING(36),
     json: longText(dialect),
+    email: DataTypes.STRING(TEXT_MAX),
+    url: DataTypes.STRING(TEXT_MAX),
+    color: DataTypes.STRING(7),
   }[field.type];
+  // A multiple select is a JSON list of its options (up to 500 of up to 255 characters each).
+  if (isList(field)) return { type: longText(dialect), allowNull: true };
   return { type, allowNull: true };
 }

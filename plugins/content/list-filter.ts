@@ -2,7 +2,7 @@ import { Op, Sequelize, type Model, type ModelStatic, type WhereOptions } from '
 import { ValidationError } from '../../kernel/sdk.js';
 import { refuseControlCharacters } from '../../kernel/http/refuse-control-characters.js';
 import type { CollectionDefinition } from './collection-schema.js';
-import { columnName, toColumn, valueSchema, type FieldDefinition } from './field-types.js';
+import { columnName, isList, toColumn, valueSchema, type FieldDefinition } from './field-types.js';
 
 /**
  * The `filter` query parameter of a list (API decisions, "Content model v2"): a JSON object whose keys
@@ -14,8 +14,9 @@ export const FILTER_LIMITS = { depth: 5, groupItems: 20, conditions: 50 } as con
 
 export const FILTER_OPERATORS = ['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'in', 'nin', 'contains', 'startsWith', 'null'] as const;
 
-/** Field types `search` looks in and `contains` / `startsWith` apply to. */
-export const SEARCHED: string[] = ['text', 'richtext', 'markdown', 'select'];
+/** Field types `search` looks in and `contains` / `startsWith` apply to (a multiple select is a JSON list: not searched). */
+const SEARCHED: string[] = ['text', 'richtext', 'markdown', 'select', 'email', 'url', 'color'];
+export const searched = (f: FieldDefinition) => SEARCHED.includes(f.type) && !isList(f);
 const UNORDERED = new Set(['richtext', 'markdown', 'json']);
 const COMPARISON: Record<string, symbol> = { eq: Op.eq, ne: Op.ne, gt: Op.gt, gte: Op.gte, lt: Op.lt, lte: Op.lte };
 
@@ -47,7 +48,7 @@ function fieldCondition(f: FieldDefinition, raw: unknown): WhereOptions {
   const extra: WhereOptions[] = [];
   for (const [op, v] of Object.entries(raw)) {
     if (op === 'contains' || op === 'startsWith') {
-      if (!SEARCHED.includes(f.type) || typeof v !== 'string') invalid(`${f.name}.${op} needs a text field and a string`);
+      if (!searched(f) || typeof v !== 'string') invalid(`${f.name}.${op} needs a text field and a string`);
       if (op === 'contains') ops[Op.like] = `%${v.replace(/[\\%_]/g, '')}%`;
       else extra.push(startsWith(column, v));
     } else if (op === 'in' || op === 'nin') {
@@ -130,6 +131,8 @@ class FilterReader {
     if (!f) invalid(`unknown field '${path}'`);
     if (!rest.length) {
       if (f.type === 'json') invalid(`cannot filter by the json field '${path}'`);
+      // `has` for lists comes with many-relations; until then no operator of a scalar fits a multiple select.
+      if (isList(f)) invalid(`cannot filter by the multiple select field '${path}'`);
       return fieldCondition(f, raw);
     }
     if (f.type !== 'relation') invalid(`unknown field '${path}': '${name}' is not a relation`);

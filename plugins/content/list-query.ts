@@ -2,8 +2,8 @@ import { Op, Sequelize, type Order, type WhereOptions } from 'sequelize';
 import { z } from 'zod';
 import { listLimit } from '../../lib/http/list-limit.js';
 import type { CollectionDefinition } from './collection-schema.js';
-import { columnName } from './field-types.js';
-import { filterWhere, invalidQuery, SEARCHED, type FilterScope } from './list-filter.js';
+import { columnName, isList } from './field-types.js';
+import { filterWhere, invalidQuery, searched, type FilterScope } from './list-filter.js';
 import { fieldsParam } from './field-selection.js';
 import { populateParam } from './populate.js';
 import { STATUSES, type EntryStatus } from './entry-values.js';
@@ -55,7 +55,7 @@ export function orderFor(c: CollectionDefinition, sort: string | undefined): Ord
     // Own keys only: 'constructor' or '__proto__' must not find Object.prototype members.
     const system = Object.hasOwn(SYSTEM_SORT, field!) ? SYSTEM_SORT[field!] : undefined;
     const def = c.fields.find((f) => f.name === field);
-    if (!system && (!def || UNSORTABLE.has(def.type))) invalid('sort', `cannot sort by '${field}'`);
+    if (!system && (!def || UNSORTABLE.has(def.type) || isList(def))) invalid('sort', `cannot sort by '${field}'`);
     order.push([system ?? columnName(def!), dir]);
   }
   if (!order.some(([col]) => col === 'id')) order.push(['id', 'ASC']);
@@ -75,7 +75,7 @@ export function whereFor(
   if (query.filter) and.push(filterWhere(c, query.filter, { ...scope, tenantId }));
   const term = query.search?.trim().toLowerCase();
   if (term) {
-    const columns = ['slug', ...c.fields.filter((f) => SEARCHED.includes(f.type)).map(columnName)];
+    const columns = ['slug', ...c.fields.filter(searched).map(columnName)];
     and.push({
       [Op.or]: columns.map((col) => Sequelize.where(Sequelize.fn('INSTR', Sequelize.fn('LOWER', Sequelize.col(col)), term), Op.gt, 0)),
     });

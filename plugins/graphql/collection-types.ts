@@ -66,10 +66,13 @@ function scalarFor(f: CollectionField, enums: Map<string, GraphQLEnumType>): Gra
       return GraphQLID;
     case 'json':
       return GraphQLJSON;
-    case 'select':
-      return enums.get(f.name) ?? GraphQLString;
+    case 'select': {
+      const one = enums.get(f.name) ?? GraphQLString;
+      // A multiple select: a list of its options (the enum when the options make one, as for a single select).
+      return f.multiple ? new GraphQLList(new GraphQLNonNull(one)) : one;
+    }
     default:
-      return GraphQLString; // text, richtext (HTML), markdown (Markdown source), date (ISO 8601)
+      return GraphQLString; // text, richtext (HTML), markdown (Markdown source), date (ISO 8601), email, url, color (#rrggbb)
   }
 }
 
@@ -97,6 +100,12 @@ function batched(entries: EntriesPort, target: string, id: string, ctx: GraphqlC
   }
   batch.ids.add(id);
   return batch.loaded.then((found) => found.get(id) ?? null);
+}
+
+/** A stored select value read against the current options: unknown ones drop out of a list, a single one reads null. */
+function knownOptions(value: unknown, allowed: Set<string>, multiple: boolean): unknown {
+  if (multiple) return Array.isArray(value) ? value.filter((v) => typeof v === 'string' && allowed.has(v)) : null;
+  return typeof value === 'string' && allowed.has(value) ? value : null;
 }
 
 /** A related entry, or null when it is gone or hidden from the caller (a draft for a reader). */
@@ -148,9 +157,7 @@ export function buildCollectionTypes(
           };
           const allowed = enums.has(f.name) ? new Set(f.options) : null;
           // A value no longer among the options (they were changed after it was stored) reads as null, not as an error.
-          if (allowed)
-            fields[f.name]!.resolve = (entry) =>
-              typeof entry[f.name] === 'string' && allowed.has(entry[f.name] as string) ? entry[f.name] : null;
+          if (allowed) fields[f.name]!.resolve = (entry) => knownOptions(entry[f.name], allowed, f.multiple === true);
           const target = f.type === 'relation' && f.collection ? out.get(f.collection) : undefined;
           const entryField = `${f.name}Entry`;
           if (target && !fieldNames.has(entryField)) {

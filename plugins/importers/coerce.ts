@@ -2,7 +2,8 @@
  * Source values as a target field's type wants them. No imports: the runner and the importers' worker
  * task (prepare-task.ts) use it.
  */
-export type ContentFieldType = 'text' | 'richtext' | 'markdown' | 'number' | 'boolean' | 'date' | 'json' | 'media' | 'relation' | 'select';
+export type ContentFieldType =
+  'text' | 'richtext' | 'markdown' | 'number' | 'boolean' | 'date' | 'json' | 'media' | 'relation' | 'select' | 'email' | 'url' | 'color';
 
 const TEXT_MAX = 255;
 
@@ -14,7 +15,10 @@ export function coerce(value: unknown, type: ContentFieldType): unknown {
   if (value === null || value === undefined || value === '') return null;
   switch (type) {
     case 'text':
-    case 'select': {
+    case 'select':
+    case 'email':
+    case 'url':
+    case 'color': {
       const s = typeof value === 'string' ? value : typeof value === 'object' ? JSON.stringify(value) : String(value);
       return s.length > TEXT_MAX ? s.slice(0, TEXT_MAX) : s;
     }

@@ -96,4 +96,7 @@ export const DEFAULT_WIDGETS: Record<ContentFieldType, string> = {
   media: 'media-picker',
   relation: 'entry-picker',
   select: 'dropdown',
+  email: 'email-input',
+  url: 'url-input',
+  color: 'color-picker',
 };

@@ -31,7 +31,21 @@ const runSummary = z.object({
     }),
   ),
 });
-const fieldType = z.enum(['text', 'richtext', 'markdown', 'number', 'boolean', 'date', 'json', 'media', 'relation', 'select']);
+const fieldType = z.enum([
+  'text',
+  'richtext',
+  'markdown',
+  'number',
+  'boolean',
+  'date',
+  'json',
+  'media',
+  'relation',
+  'select',
+  'email',
+  'url',
+  'color',
+]);
 const planSchema = z.object({
   planId: z.string(),
   uploadId: z.string(),

@@ -177,6 +177,10 @@ export interface ApiSchemas {
       default?: unknown;
       options?: string[];
       collection?: string;
+      multiple?: boolean;
+      min?: number;
+      max?: number;
+      pattern?: string;
     }[];
     version: number;
     /** Present on singletons: one entry, at /api/collections/{collection}/single */
@@ -204,6 +208,10 @@ export interface ApiSchemas {
       default?: unknown;
       options?: string[];
       collection?: string;
+      multiple?: boolean;
+      min?: number;
+      max?: number;
+      pattern?: string;
     }[];
   };
   ConfigStatus: {
@@ -1958,7 +1966,20 @@ export interface ApiRoutes {
       singular?: string;
       fields?: {
         name: string;
-        type: 'text' | 'richtext' | 'markdown' | 'number' | 'boolean' | 'date' | 'select' | 'media' | 'relation' | 'json';
+        type:
+          | 'text'
+          | 'richtext'
+          | 'markdown'
+          | 'number'
+          | 'boolean'
+          | 'date'
+          | 'select'
+          | 'media'
+          | 'relation'
+          | 'json'
+          | 'email'
+          | 'url'
+          | 'color';
         label?: string;
         required?: boolean;
         unique?: boolean;
@@ -1979,7 +2000,14 @@ export interface ApiRoutes {
           | 'radio'
           | 'media-picker'
           | 'entry-picker'
-          | 'code-editor';
+          | 'code-editor'
+          | 'email-input'
+          | 'url-input'
+          | 'color-picker';
+        multiple?: boolean;
+        min?: number;
+        max?: number;
+        pattern?: string;
       }[];
     };
     response: ApiSchemas['Collection'];
@@ -1993,7 +2021,20 @@ export interface ApiRoutes {
       label?: string;
       fields?: {
         name: string;
-        type: 'text' | 'richtext' | 'markdown' | 'number' | 'boolean' | 'date' | 'select' | 'media' | 'relation' | 'json';
+        type:
+          | 'text'
+          | 'richtext'
+          | 'markdown'
+          | 'number'
+          | 'boolean'
+          | 'date'
+          | 'select'
+          | 'media'
+          | 'relation'
+          | 'json'
+          | 'email'
+          | 'url'
+          | 'color';
         label?: string;
         required?: boolean;
         unique?: boolean;
@@ -2014,7 +2055,14 @@ export interface ApiRoutes {
           | 'radio'
           | 'media-picker'
           | 'entry-picker'
-          | 'code-editor';
+          | 'code-editor'
+          | 'email-input'
+          | 'url-input'
+          | 'color-picker';
+        multiple?: boolean;
+        min?: number;
+        max?: number;
+        pattern?: string;
       }[];
     };
     response: ApiSchemas['Component'];
@@ -2386,7 +2434,20 @@ export interface ApiRoutes {
       singular?: string;
       fields: {
         name: string;
-        type: 'text' | 'richtext' | 'markdown' | 'number' | 'boolean' | 'date' | 'select' | 'media' | 'relation' | 'json';
+        type:
+          | 'text'
+          | 'richtext'
+          | 'markdown'
+          | 'number'
+          | 'boolean'
+          | 'date'
+          | 'select'
+          | 'media'
+          | 'relation'
+          | 'json'
+          | 'email'
+          | 'url'
+          | 'color';
         label?: string;
         required?: boolean;
         unique?: boolean;
@@ -2407,7 +2468,14 @@ export interface ApiRoutes {
           | 'radio'
           | 'media-picker'
           | 'entry-picker'
-          | 'code-editor';
+          | 'code-editor'
+          | 'email-input'
+          | 'url-input'
+          | 'color-picker';
+        multiple?: boolean;
+        min?: number;
+        max?: number;
+        pattern?: string;
       }[];
       singleton?: boolean;
     };
@@ -2463,7 +2531,20 @@ export interface ApiRoutes {
       label?: string;
       fields: {
         name: string;
-        type: 'text' | 'richtext' | 'markdown' | 'number' | 'boolean' | 'date' | 'select' | 'media' | 'relation' | 'json';
+        type:
+          | 'text'
+          | 'richtext'
+          | 'markdown'
+          | 'number'
+          | 'boolean'
+          | 'date'
+          | 'select'
+          | 'media'
+          | 'relation'
+          | 'json'
+          | 'email'
+          | 'url'
+          | 'color';
         label?: string;
         required?: boolean;
         unique?: boolean;
@@ -2484,7 +2565,14 @@ export interface ApiRoutes {
           | 'radio'
           | 'media-picker'
           | 'entry-picker'
-          | 'code-editor';
+          | 'code-editor'
+          | 'email-input'
+          | 'url-input'
+          | 'color-picker';
+        multiple?: boolean;
+        min?: number;
+        max?: number;
+        pattern?: string;
       }[];
     };
     response: ApiSchemas['Component'];
@@ -2965,7 +3053,21 @@ export interface ApiRoutes {
         sourceField: string;
         targetField: string | null;
         confidence: number;
-        type: 'text' | 'richtext' | 'markdown' | 'number' | 'boolean' | 'date' | 'json' | 'media' | 'relation' | 'select' | null;
+        type:
+          | 'text'
+          | 'richtext'
+          | 'markdown'
+          | 'number'
+          | 'boolean'
+          | 'date'
+          | 'json'
+          | 'media'
+          | 'relation'
+          | 'select'
+          | 'email'
+          | 'url'
+          | 'color'
+          | null;
       }[];
       operations: {
         action: 'create' | 'update' | 'skip' | 'scaffold';
@@ -2989,7 +3091,20 @@ export interface ApiRoutes {
         name: string;
         fields: {
           name: string;
-          type: 'text' | 'richtext' | 'markdown' | 'number' | 'boolean' | 'date' | 'json' | 'media' | 'relation' | 'select';
+          type:
+            | 'text'
+            | 'richtext'
+            | 'markdown'
+            | 'number'
+            | 'boolean'
+            | 'date'
+            | 'json'
+            | 'media'
+            | 'relation'
+            | 'select'
+            | 'email'
+            | 'url'
+            | 'color';
           label: string;
         }[];
         widgets: Record<string, string>;

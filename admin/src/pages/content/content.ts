@@ -34,6 +34,9 @@ const TYPES: Record<FieldType, { label: string; widgets: readonly Widget[] }> = 
   media: { label: 'Media (file or image)', widgets: ['media-picker'] },
   relation: { label: 'Relation (another entry)', widgets: ['entry-picker'] },
   json: { label: 'JSON', widgets: ['code-editor'] },
+  email: { label: 'E-mail address', widgets: ['email-input'] },
+  url: { label: 'Web address (URL)', widgets: ['url-input'] },
+  color: { label: 'Colour (#rrggbb)', widgets: ['color-picker'] },
 };
 export const FIELD_TYPES = Object.keys(TYPES) as FieldType[];
 export const TYPE_LABELS = Object.fromEntries(FIELD_TYPES.map((t) => [t, TYPES[t].label])) as Record<FieldType, string>;
@@ -52,6 +55,9 @@ export const WIDGET_LABELS: Record<string, string> = {
   'media-picker': 'Media picker',
   'entry-picker': 'Entry picker',
   'code-editor': 'Code editor',
+  'email-input': 'E-mail address',
+  'url-input': 'Web address',
+  'color-picker': 'Colour picker',
 };
 export type Collection = Omit<ApiSchemas['Collection'], 'fields'> & { fields: Field[] };
 export type Entry = ApiSchemas['Entry'];
@@ -88,6 +94,7 @@ export function cellText(value: unknown, field?: Field): string {
       .replace(/\s+/g, ' ')
       .trim()
       .slice(0, 80);
+  if (Array.isArray(value) && field?.type === 'select') return value.join(', ').slice(0, 1000);
   if (typeof value === 'object') return JSON.stringify(value).slice(0, 80);
   return String(value).slice(0, 1000); // the list cuts long text with an ellipsis and keeps it whole in its title
 }
