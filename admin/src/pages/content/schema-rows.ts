@@ -1,0 +1,78 @@
+// The schema editor's rows (CollectionSchema.svelte): a field as the form edits it, and back.
+import { measureOf, takesMultiple, takesPattern } from '../../../../plugins/content/field-rules';
+import { FIELD_WIDGETS, type Field, type FieldType, type Widget } from './content';
+
+/** `orig` keeps what the editor does not show (indexed, default), so saving a schema never drops it. */
+export interface Row {
+  key: number;
+  name: string;
+  label: string;
+  type: FieldType;
+  required: boolean;
+  unique: boolean;
+  options: string;
+  collection: string;
+  widget: string;
+  /** The value rules (FieldRules.svelte); kept only where the type takes them. */
+  multiple: boolean;
+  min: number | null;
+  max: number | null;
+  pattern: string;
+  isNew: boolean;
+  orig: Field;
+}
+let nextKey = 1;
+
+/** A field as a row of the editor; `isNew` rows may still change their type. */
+export const toRow = (f: Field, isNew = false): Row => ({
+  key: nextKey++,
+  name: f.name,
+  label: f.label ?? '',
+  type: f.type,
+  required: !!f.required,
+  unique: !!f.unique,
+  options: (f.options ?? []).join('\n'),
+  collection: f.collection ?? '',
+  widget: f.widget && f.widget !== FIELD_WIDGETS[f.type][0] ? f.widget : '',
+  multiple: !!f.multiple,
+  min: f.min ?? null,
+  max: f.max ?? null,
+  pattern: f.pattern ?? '',
+  isNew,
+  orig: f,
+});
+
+/** A row back to the field the API takes. */
+export function toField(r: Row): Field {
+  const {
+    label: _l,
+    required: _r,
+    unique: _u,
+    options: _o,
+    collection: _c,
+    widget: _w,
+    multiple: _m,
+    min: _n,
+    max: _x,
+    pattern: _p,
+    ...kept
+  } = r.orig;
+  const f: Field = { ...kept, name: r.name.trim(), type: r.type };
+  if (r.type !== r.orig.type) delete f.default;
+  if (r.widget && (FIELD_WIDGETS[r.type] as readonly string[]).includes(r.widget)) f.widget = r.widget as Widget;
+  if (r.label.trim()) f.label = r.label.trim();
+  if (r.required) f.required = true;
+  if (r.unique) f.unique = true;
+  if (r.type === 'select')
+    f.options = r.options
+      .split(/\n|,/)
+      .map((o) => o.trim())
+      .filter(Boolean);
+  if (r.type === 'relation') f.collection = r.collection;
+  if (r.multiple && takesMultiple(r)) f.multiple = true;
+  const measured = !!measureOf({ type: r.type, multiple: !!f.multiple });
+  if (measured && typeof r.min === 'number') f.min = r.min;
+  if (measured && typeof r.max === 'number') f.max = r.max;
+  if (r.pattern && takesPattern(r)) f.pattern = r.pattern;
+  return f;
+}
