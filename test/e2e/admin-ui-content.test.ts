@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { openAdminPage, PASSWORD, signInWithApi, useAdminUi } from '../helpers/browser.js';
 import { DB_VARIANTS } from '../helpers/services.js';
+import { until } from '../helpers/until.js';
 import { signInCookie } from '../helpers/users.js';
 import { openNewCollection, pickCover, solidPng } from '../helpers/admin-pages.js';
 
@@ -46,7 +47,8 @@ for (const variant of DB_VARIANTS) {
       // The second time, the collection opens its entry, not a new form.
       await page.goto(`${t.url}/admin/content/${name}`);
       await page.waitForURL(`**/admin/content/${name}/${written._id}`);
-      expect(await page.getByLabel(/^Title/).inputValue()).to.equal('My site');
+      // The editor fills its form once the entry has loaded.
+      await until(async () => ((await page.getByLabel(/^Title/).inputValue()) === 'My site' ? true : undefined), 'the title in the form');
     });
 
     it('makes a collection public in its settings: a guest then reads the published entry, not the draft, and the entry links to its API view', async function () {
