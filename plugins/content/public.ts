@@ -72,5 +72,5 @@ export { STATUSES as ENTRY_STATUSES } from './entry-values.js';
 /** Relation order of collections created together (restore, content import, configuration promotion). */
 export { creationOrder, relationTargets } from './relation-order.js';
 
-/** The field types a collection schema may use (content packages check incoming schemas against them). */
-export { FIELD_TYPES } from './field-types.js';
+/** The field types a collection schema may use (content packages check incoming schemas against them), and each one's admin widgets (the first is the default). */
+export { FIELD_TYPES, FIELD_WIDGETS } from './field-types.js';

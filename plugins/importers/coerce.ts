@@ -1,9 +1,11 @@
 /**
- * Source values as a target field's type wants them. No imports: the runner and the importers' worker
- * task (prepare-task.ts) use it.
+ * Source values as a target field's type wants them. No runtime imports (the type below is erased): the
+ * runner and the importers' worker task (prepare-task.ts) use it.
  */
-export type ContentFieldType =
-  'text' | 'richtext' | 'markdown' | 'number' | 'boolean' | 'date' | 'json' | 'media' | 'relation' | 'select' | 'email' | 'url' | 'color';
+import type { FieldType } from '../content/public.js';
+
+/** The content plugin's field types. */
+export type ContentFieldType = FieldType;
 
 const TEXT_MAX = 255;
 

@@ -1,6 +1,6 @@
 import type { ContentFieldType } from './coerce.js';
 import type { ImportFieldKind } from './format-contract.js';
-import { RESERVED_FIELD_NAMES } from '../content/public.js';
+import { FIELD_TYPES, FIELD_WIDGETS, RESERVED_FIELD_NAMES } from '../content/public.js';
 
 /** Field names the content plugin gives entries themselves (compared without case). */
 const RESERVED = RESERVED_FIELD_NAMES;
@@ -84,19 +84,5 @@ export const FIELD_TYPE_OF_KIND: Record<ImportFieldKind, ContentFieldType> = {
   relation: 'text',
 };
 
-/** The admin UI widget a scaffolded field of each type defaults to (documented; the content schema has no widget hint). */
-export const DEFAULT_WIDGETS: Record<ContentFieldType, string> = {
-  text: 'input',
-  richtext: 'rich-text-editor',
-  markdown: 'markdown-editor',
-  number: 'number-input',
-  boolean: 'toggle',
-  date: 'date-picker',
-  json: 'code-editor',
-  media: 'media-picker',
-  relation: 'entry-picker',
-  select: 'dropdown',
-  email: 'email-input',
-  url: 'url-input',
-  color: 'color-picker',
-};
+/** The admin UI widget a scaffolded field of each type defaults to: the first the content plugin lists for it. */
+export const DEFAULT_WIDGETS = Object.fromEntries(FIELD_TYPES.map((t) => [t, FIELD_WIDGETS[t][0]!])) as Record<ContentFieldType, string>;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { multipartFile, defineRoute, type RouteDefinition } from '../../kernel/sdk.js';
+import { FIELD_TYPES } from '../content/public.js';
 import { jobsAnswerSchema, summarySchema } from '../data-ops/public.js';
 import { entityMapping } from './domain.js';
 
@@ -31,21 +32,7 @@ const runSummary = z.object({
     }),
   ),
 });
-const fieldType = z.enum([
-  'text',
-  'richtext',
-  'markdown',
-  'number',
-  'boolean',
-  'date',
-  'json',
-  'media',
-  'relation',
-  'select',
-  'email',
-  'url',
-  'color',
-]);
+const fieldType = z.enum(FIELD_TYPES);
 const planSchema = z.object({
   planId: z.string(),
   uploadId: z.string(),

@@ -1,22 +1,15 @@
 import { expect } from 'chai';
-import { openAdminPage, PASSWORD, signInWithApi, useAdminUi } from '../helpers/browser.js';
+import { openAdminPage, PASSWORD, signInWithApi, useAdminUiAsAda } from '../helpers/browser.js';
 import { DB_VARIANTS } from '../helpers/services.js';
 import { until } from '../helpers/until.js';
-import { signInCookie } from '../helpers/users.js';
 import { openNewCollection, pickCover, solidPng } from '../helpers/admin-pages.js';
 
 for (const variant of DB_VARIANTS) {
   describe(`admin UI: content pages in the browser (${variant.name})`, function () {
     this.timeout(120000);
-    let cookie: string;
-    const { b, t } = useAdminUi(variant, {
-      seed: async () => {
-        cookie = (await signInCookie(t, 'ada@example.com', PASSWORD))!;
-      },
-    });
-    const apiGet = async (path: string) => (await (await t.request(path, { headers: { cookie } })).json()).data;
+    const { b, t, session, apiGet } = useAdminUiAsAda(variant);
     const call = async (method: string, path: string, json: unknown) => {
-      const res = await t.request(path, { method, headers: { cookie }, json });
+      const res = await t.request(path, { method, headers: { cookie: session.cookie }, json });
       expect(res.status, await res.clone().text()).to.be.oneOf([200, 201]);
       return (await res.json()).data;
     };
@@ -38,7 +31,7 @@ for (const variant of DB_VARIANTS) {
       await page.getByLabel(/^Title/).fill('My site');
       await page.getByRole('button', { name: `Create ${name}_item` }).click();
       await page.waitForURL(new RegExp(`/admin/content/${name}/[0-9a-f-]{36}$`));
-      const written = (await (await t.request(`/api/collections/${name}/single`, { headers: { cookie } })).json()).data as {
+      const written = (await (await t.request(`/api/collections/${name}/single`, { headers: { cookie: session.cookie } })).json()).data as {
         _id: string;
         title: string;
       };
@@ -97,7 +90,7 @@ for (const variant of DB_VARIANTS) {
       const { page, context } = b;
       const name = `memos${variant.name.replace(/[^a-z]/g, '')}`;
       const post = async (path: string, json: unknown) => {
-        const res = await t.request(path, { method: 'POST', headers: { cookie }, json });
+        const res = await t.request(path, { method: 'POST', headers: { cookie: session.cookie }, json });
         expect(res.status, await res.clone().text()).to.equal(201);
       };
       await post('/api/collections', { name, fields: [{ name: 'title', type: 'text' }] });
@@ -191,12 +184,18 @@ for (const variant of DB_VARIANTS) {
       const name = `drafts${variant.name.replace(/[^a-z]/g, '')}`;
       const res = await t.request('/api/collections', {
         method: 'POST',
-        headers: { cookie },
+        headers: { cookie: session.cookie },
         json: { name, fields: [{ name: 'title', type: 'text' }] },
       });
       expect(res.status).to.equal(201);
       const draft = (
-        await (await t.request(`/api/collections/${name}`, { method: 'POST', headers: { cookie }, json: { title: 'Spring sale' } })).json()
+        await (
+          await t.request(`/api/collections/${name}`, {
+            method: 'POST',
+            headers: { cookie: session.cookie },
+            json: { title: 'Spring sale' },
+          })
+        ).json()
       ).data;
       await openAdminPage(b, t, `content/${name}/${draft._id}`);
       const card = page.getByRole('region', { name: 'Schedule' });

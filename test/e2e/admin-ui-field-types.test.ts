@@ -1,20 +1,13 @@
 import { expect } from 'chai';
-import { openAdminPage, PASSWORD, useAdminUi } from '../helpers/browser.js';
+import { openAdminPage, useAdminUiAsAda } from '../helpers/browser.js';
 import { DB_VARIANTS } from '../helpers/services.js';
-import { signInCookie } from '../helpers/users.js';
 import { openNewCollection } from '../helpers/admin-pages.js';
 
 // Issue 35, item 4 in the admin UI: the schema editor sets the new types and rules; the entry form edits them.
 for (const variant of DB_VARIANTS) {
   describe(`admin UI: email, url, colour and multiple select fields (${variant.name})`, function () {
     this.timeout(120000);
-    let cookie: string;
-    const { b, t } = useAdminUi(variant, {
-      seed: async () => {
-        cookie = (await signInCookie(t, 'ada@example.com', PASSWORD))!;
-      },
-    });
-    const apiGet = async (path: string) => (await (await t.request(path, { headers: { cookie } })).json()).data;
+    const { b, t, apiGet } = useAdminUiAsAda(variant);
 
     it('defines the fields with their rules in the schema editor and writes an entry through their inputs', async function () {
       const { page } = b;

@@ -4,7 +4,7 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import { DIST_ROOT, PROJECT_ROOT } from '../../kernel/version.js';
 import { startTestKernel, useTestKernel, type KernelHooks, type TestKernel, type TestKernelOptions } from './kernel.js';
 import type { DbVariant } from './services.js';
-import type { NewUser } from './users.js';
+import { signInCookie, type NewUser } from './users.js';
 
 /** The password of the users the browser suites create. */
 export const PASSWORD = 'correct horse battery';
@@ -162,6 +162,27 @@ export function useAdminUi(
     users: [ADA, ...(hooks.users ?? [])],
   });
   return { b, t };
+}
+
+/**
+ * useAdminUi with Ada's API session for the test's own calls: `session.cookie` (set before each test) and
+ * `apiGet(path)`, the `data` of a GET as Ada.
+ */
+export function useAdminUiAsAda(variant: DbVariant): {
+  b: BrowserSession;
+  t: TestKernel;
+  session: { cookie: string };
+  /** Each test reads its own shape. */
+  apiGet: (path: string) => Promise<any>;
+} {
+  const session = { cookie: '' };
+  const ui = useAdminUi(variant, {
+    seed: async () => {
+      session.cookie = (await signInCookie(ui.t, ADA.email, PASSWORD))!;
+    },
+  });
+  const apiGet = async (path: string) => (await (await ui.t.request(path, { headers: { cookie: session.cookie } })).json()).data;
+  return { ...ui, session, apiGet };
 }
 
 /** Signs the session's browser in as Ada (or `email`) and opens /admin/<path>, waiting for its level-1 heading when named. */

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { generate } from 'otplib';
+import { BUILT_IN_ROLES } from '../../plugins/auth/roles.js';
 import { fixturePlugin, startTestKernel, useTestKernel } from '../helpers/kernel.js';
 import { createApiKey } from '../helpers/users.js';
 import { responseCookie } from '../helpers/kernel.js';
@@ -81,17 +82,7 @@ describe('identity hardening', function () {
     } finally {
       await t.kernel.sequelize.query("UPDATE auth_roles SET permissions = ? WHERE name = 'editor' AND tenant_id = 'default'", {
         replacements: [
-          JSON.stringify([
-            'content:read',
-            'content:write',
-            'content:export',
-            'content:import',
-            'content:sync',
-            'media:read',
-            'media:write',
-            'dashboard:read',
-            'system:read',
-          ]),
+          JSON.stringify(BUILT_IN_ROLES.editor!.permissions),
         ],
       });
     }
