@@ -81,9 +81,7 @@ describe('identity hardening', function () {
       expect((await t.request(`/api/user/${adminId}`, { method: 'DELETE', headers: { cookie: manager } })).status).to.equal(403);
     } finally {
       await t.kernel.sequelize.query("UPDATE auth_roles SET permissions = ? WHERE name = 'editor' AND tenant_id = 'default'", {
-        replacements: [
-          JSON.stringify(BUILT_IN_ROLES.editor!.permissions),
-        ],
+        replacements: [JSON.stringify(BUILT_IN_ROLES.editor!.permissions)],
       });
     }
   });
