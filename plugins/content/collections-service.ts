@@ -31,6 +31,7 @@ import {
   type TableRef,
 } from './table-migrations.js';
 import { COLLECTIONS_CHANGED } from './public.js';
+import { inverseClash, inversesOf, readView, type InverseField } from './relation-inverse.js';
 
 export interface LoadedCollection extends CollectionDefinition {
   uid: string;
@@ -92,6 +93,9 @@ export class CollectionsService {
     };
   }
 
+  /** Read views per loaded definition (viewOf). */
+  private readonly views = new WeakMap<LoadedCollection, { key: string; view: LoadedCollection }>();
+
   /** The definitions in memory (followed across instances once boot connected them). */
   private get current(): Map<string, LoadedCollection> {
     return this.copy?.current() ?? this.loaded;
@@ -136,6 +140,33 @@ export class CollectionsService {
     return [...this.current.values()];
   }
 
+  /** The inverse fields collection `name` shows (relation-inverse.ts). */
+  inverses(name: string): InverseField[] {
+    return inversesOf(name, this.current.values());
+  }
+
+  /** The collection as reads see it: with its inverse fields (relation-inverse.ts readView); undefined when unknown. */
+  findForRead(name: string): LoadedCollection | undefined {
+    const c = this.current.get(name);
+    return c && this.viewOf(c);
+  }
+
+  /** Every collection as reads see it (the GraphQL schema is built from these). */
+  listForRead(): LoadedCollection[] {
+    return this.list().map((c) => this.viewOf(c));
+  }
+
+  /** `c` with its inverse fields: the same object while neither it nor its inverses change (GraphQL rebuilds on a new one). */
+  viewOf(c: LoadedCollection): LoadedCollection {
+    const inverses = this.inverses(c.name);
+    const key = JSON.stringify(inverses.map((i) => [i.name, i.source, i.field.name, i.field.cardinality ?? 'one']));
+    const known = this.views.get(c);
+    if (known?.key === key) return known.view;
+    const view = readView(c, inverses);
+    this.views.set(c, { key, view });
+    return view;
+  }
+
   /** The collection as held now (no read): undefined when there is none. */
   find(name: string): LoadedCollection | undefined {
     return this.current.get(name);
@@ -167,6 +198,11 @@ export class CollectionsService {
           { path: `body.fields.${i}.collection`, message: 'unknown collection' },
         ]);
       }
+    }
+    const clash = inverseClash(name, fields, [...this.current.values()]);
+    if (clash) {
+      const [i, message] = clash;
+      throw new ValidationError(`Field '${fields[i]!.name}': ${message}`, [{ path: `body.fields.${i}`, message }]);
     }
   }
 
@@ -243,11 +279,12 @@ export class CollectionsService {
     const old = new Map(before.map((f) => [f.name, f]));
     after.forEach((f, i) => {
       const was = old.get(f.name);
-      // `multiple` changes how a select is stored (one option, or a JSON list): a change of type as well.
+      // `multiple` and `cardinality` change how a value is stored (one value, or a JSON list): a change of type as well.
       if (was && (was.type !== f.type || (was.collection ?? null) !== (f.collection ?? null) || isList(was) !== isList(f))) {
-        throw new ValidationError(`Field '${f.name}' cannot change its type, target or multiple; add a new field and remove the old one`, [
-          { path: `body.fields.${i}.type`, message: 'cannot change' },
-        ]);
+        throw new ValidationError(
+          `Field '${f.name}' cannot change its type, target, multiple or cardinality; add a new field and remove the old one`,
+          [{ path: `body.fields.${i}.type`, message: 'cannot change' }],
+        );
       }
     });
     if (patch.singular) await this.checkNames(name, patch.singular);

@@ -11,6 +11,7 @@ import { ListReader } from './list-reader.js';
 import { orderFor, whereFor, type ListQuery } from './list-query.js';
 import { selectKeys, selectedKeys } from './field-selection.js';
 import { parsePopulate, populate, shownCollections, type PopulateDeps, type PopulateTree } from './populate.js';
+import { fillInverses, type InverseScope } from './relation-inverse.js';
 
 /** How one entry is read: `fields=` and `populate=`. */
 export interface ReadOptions {
@@ -38,26 +39,55 @@ export class EntryReads {
     media: PopulateDeps['media'] = () => undefined,
   ) {
     this.reader = new ListReader(sequelize);
-    this.populateDeps = { collection: (n) => collections.get(n), media };
+    this.populateDeps = {
+      collection: async (n) => this.view(await collections.get(n)),
+      media,
+      fill: (c, entries, identity) => fillInverses(c, entries, this.inverseScope(identity)),
+    };
+  }
+
+  /** The collection as reads see it, with its inverse fields (relation-inverse.ts). */
+  view(c: LoadedCollection): LoadedCollection {
+    return this.collections.viewOf(c);
+  }
+
+  private inverseScope(identity: Identity): InverseScope {
+    return {
+      tenantId: identity.tenantId,
+      source: (n) => this.collections.get(n),
+      readable: (n) => hasScopedPermission(identity, 'content:read', n),
+      publishedOnly: !seesAll(identity),
+    };
   }
 
   /** See EntriesService.answerList. */
   async answerList(name: string, query: ListQuery, identity: Identity, ifNoneMatch = ''): Promise<ListAnswer> {
-    const c = await this.collections.get(name);
+    const c = this.view(await this.collections.get(name));
     const status = seesAll(identity) ? query.status : 'published';
     if (!seesAll(identity) && query.status && query.status !== 'published')
       return { notModified: false, body: serialiseEnvelope({ items: [], total: 0, page: query.page, limit: query.limit }), cached: false };
     const tree = this.populateTree(c, query.populate);
-    const shown = tree ? shownCollections(c, tree, (n) => this.collections.find(n)) : { collections: [], media: false };
+    const shown = tree ? shownCollections(c, tree, (n) => this.collections.findForRead(n)) : { collections: [], media: false };
+    // The collections whose writes change the answer: populated targets, and the sources of inverse fields.
+    const also = [...new Set([...shown.collections, ...this.collections.inverses(name).map((i) => i.source)])]
+      .filter((n) => n !== name)
+      .sort();
     const key = createHash('sha256')
       .update(
-        stringify({ query, status, schema: c.version, targets: shown.collections.map((n) => this.collections.find(n)?.version) }) ?? '',
+        stringify({
+          query,
+          status,
+          schema: c.version,
+          targets: also.map((n) => this.collections.find(n)?.version),
+          // Whether the caller may read each one: making one public changes what a guest's list shows.
+          readable: also.map((n) => hasScopedPermission(identity, 'content:read', n)),
+        }) ?? '',
       )
       .digest('base64url');
     const load = async () => {
       const keys = selectedKeys(c, query.fields);
       const where = whereFor(c, identity.tenantId, query, status, {
-        lookup: (n) => this.collections.find(n),
+        lookup: (n) => this.collections.findForRead(n),
         readable: (n) => hasScopedPermission(identity, 'content:read', n),
         publishedOnly: !seesAll(identity),
       });
@@ -66,17 +96,18 @@ export class EntryReads {
       const { rows, total } = await this.reader.page(c, where, order, query.limit, (query.page - 1) * query.limit);
       const items = new Array<Entry>(rows.length);
       for (let i = 0; i < rows.length; i++) items[i] = toEntry(c, rows[i]!);
+      await fillInverses(c, items, this.inverseScope(identity));
       if (tree) await populate(this.populateDeps, c, items, tree, identity);
       if (keys) for (let i = 0; i < items.length; i++) items[i] = selectKeys(items[i]!, keys);
       return { items, total, page: query.page, limit: query.limit };
     };
     // Populated media has no version token to tag the list with: such lists are read every time.
     if (shown.media) return { notModified: false, body: serialiseEnvelope(await load()), cached: false };
-    return this.lists.answer(identity.tenantId, name, key, ifNoneMatch, load, shown.collections);
+    return this.lists.answer(identity.tenantId, name, key, ifNoneMatch, load, also);
   }
 
   private populateTree(c: LoadedCollection, text: string | undefined): PopulateTree | null {
-    return parsePopulate(c, text, (n) => this.collections.find(n));
+    return parsePopulate(c, text, (n) => this.collections.findForRead(n));
   }
 
   async list(name: string, query: ListQuery, identity: Identity): Promise<{ value: EntryList; cached: boolean }> {
@@ -86,7 +117,7 @@ export class EntryReads {
   }
 
   async get(name: string, id: string, identity: Identity, options: ReadOptions = {}): Promise<Entry> {
-    const c = await this.collections.get(name);
+    const c = this.view(await this.collections.get(name));
     const keys = selectedKeys(c, options.fields);
     const tree = this.populateTree(c, options.populate);
     const entry = toEntry(c, await entryRow(c, id, identity.tenantId));
@@ -101,15 +132,19 @@ export class EntryReads {
     identity: Identity,
     how: { keys: Set<string> | null; tree: PopulateTree | null },
   ): Promise<Entry> {
+    await fillInverses(c, [entry], this.inverseScope(identity));
     if (how.tree) await populate(this.populateDeps, c, [entry], how.tree, identity);
     return selectKeys(entry, how.keys);
   }
 
   /** Entries by id as `identity` may read them (published only without content:write), by id; unknown ids are left out. */
   async getMany(name: string, ids: string[], identity: Identity): Promise<Map<string, Entry>> {
-    const c = await this.collections.get(name);
-    const found = await this.readEntries(c, [...new Set(ids)], identity.tenantId);
-    return new Map(found.filter((e) => seesAll(identity) || e.status === 'published').map((e) => [e._id, e]));
+    const c = this.view(await this.collections.get(name));
+    const found = (await this.readEntries(c, [...new Set(ids)], identity.tenantId)).filter(
+      (e) => seesAll(identity) || e.status === 'published',
+    );
+    await fillInverses(c, found, this.inverseScope(identity));
+    return new Map(found.map((e) => [e._id, e]));
   }
 
   /** See EntriesService.readEntries. */

@@ -23,7 +23,7 @@ export class EntrySingles {
   constructor(
     private readonly collections: CollectionsService,
     private readonly writes: SingleWrites,
-    private readonly reads: Pick<EntryReads, 'shape'>,
+    private readonly reads: Pick<EntryReads, 'shape' | 'view'>,
   ) {}
 
   private async singleton(name: string): Promise<LoadedCollection> {
@@ -38,9 +38,9 @@ export class EntrySingles {
 
   /** The one entry as `identity` may read it (readers without content:write: when published); 404 before it is written. */
   async get(name: string, identity: Identity, options: ReadOptions = {}): Promise<Entry> {
-    const c = await this.singleton(name);
+    const c = this.reads.view(await this.singleton(name));
     const keys = selectedKeys(c, options.fields);
-    const tree = parsePopulate(c, options.populate, (n) => this.collections.find(n));
+    const tree = parsePopulate(c, options.populate, (n) => this.collections.findForRead(n));
     const row = await this.row(c, identity.tenantId);
     const entry = row ? toEntry(c, row) : null;
     if (!entry || (!hasPermission(identity, 'content:write') && entry.status !== 'published')) throw new EntryNotFoundError(name, 'single');

@@ -5,6 +5,7 @@ import type { CollectionsService, LoadedCollection } from './collections-service
 import { checkEntryInput, slugify, type CheckedInput } from './entry-input.js';
 import { EntryNotFoundError, SingletonTakenError } from './errors.js';
 import { detachReferences } from './relation-cleanup.js';
+import { isManyRelation } from './field-types.js';
 import { entryEvents, type EntryAnnouncer } from './entry-announcer.js';
 import type { EntryRevisions } from './entry-revisions.js';
 import { entryRow, toEntry, type ContentEvent, type Entry } from './entry-shape.js';
@@ -62,10 +63,21 @@ export class EntryWrites {
     const issues: Array<{ path: string; message: string }> = [];
     for (const f of c.fields) {
       const v = input.values[f.name];
-      if (f.type !== 'relation' || typeof v !== 'string') continue;
+      const ids = typeof v === 'string' ? [v] : isManyRelation(f) && Array.isArray(v) ? (v as string[]) : [];
+      if (f.type !== 'relation' || !ids.length) continue;
       const target = await this.collections.get(f.collection!);
-      if ((await target.model.count({ where: { id: v, tenant_id: tenantId }, transaction })) === 0)
-        issues.push({ path: `${prefix}.${f.name}`, message: `no entry ${v} in ${f.collection}` });
+      // One query per field, whatever the number of ids (a many-relation holds at most MANY_MAX).
+      const rows = (await target.model.findAll({
+        attributes: ['id'],
+        where: { id: { [Op.in]: ids }, tenant_id: tenantId },
+        transaction,
+        raw: true,
+      })) as unknown as Array<{ id: string }>;
+      const found = new Set(rows.map((r) => r.id));
+      ids.forEach((id, i) => {
+        if (!found.has(id))
+          issues.push({ path: `${prefix}.${f.name}${isManyRelation(f) ? `.${i}` : ''}`, message: `no entry ${id} in ${f.collection}` });
+      });
     }
     if (issues.length) throw new ValidationError(`Invalid relation: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, issues);
   }

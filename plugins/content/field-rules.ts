@@ -12,6 +12,7 @@ export type Measure = 'value' | 'length' | 'items';
 export interface RuleSubject {
   type: string;
   multiple?: boolean;
+  cardinality?: string;
 }
 
 interface TypeRules {
@@ -30,6 +31,7 @@ export const TYPE_RULES: Readonly<Record<string, TypeRules>> = {
   email: { measure: 'length' },
   url: { measure: 'length' },
   select: { measure: (f) => (f.multiple ? 'items' : undefined), multiple: true },
+  relation: { measure: (f) => (f.cardinality === 'many' ? 'items' : undefined) },
 };
 
 /** What min/max bound for this field, or undefined when it takes none. */

@@ -1,11 +1,11 @@
 import { DataTypes, type ModelAttributeColumnOptions } from 'sequelize';
 import { z } from 'zod';
 import { measureOf, patternProblem, takesMultiple, takesPattern, type RuleSubject } from './field-rules.js';
-import { TEXT_MAX, isList, valueSchema } from './field-values.js';
+import { TEXT_MAX, isList, isManyRelation, valueSchema } from './field-values.js';
 import { FIELD_NAME_RULE, RESERVED_FIELD_NAMES, isFieldNameFormat } from './names.js';
 
 /** The value codec (no database): field-values.ts, loaded by worker tasks too. */
-export { TEXT_MAX, valueSchema, columnName, toColumn, fromColumn, isList } from './field-values.js';
+export { TEXT_MAX, valueSchema, columnName, toColumn, fromColumn, isList, isManyRelation, MANY_MAX } from './field-values.js';
 
 /** The field types of the API decisions, and `markdown` (Markdown source; rendered by rich-text.ts renderMarkdown). */
 export const FIELD_TYPES = [
@@ -67,6 +67,10 @@ export const fieldSchema = z
     options: z.array(z.string().min(1).max(TEXT_MAX)).min(1).max(500).optional(),
     /** relation: the target collection. */
     collection: z.string().optional(),
+    /** relation: one entry id (the default) or an ordered list of them. */
+    cardinality: z.enum(['one', 'many']).optional(),
+    /** relation: a read-only field of this name on the target lists the entries pointing at it. */
+    inverseName: z.string().refine(isFieldNameFormat, `the inverse name ${FIELD_NAME_RULE}`).optional(),
     /** The admin UI's editing widget (FIELD_WIDGETS lists those that fit each type). */
     widget: z.enum(ALL_WIDGETS).optional(),
     /** select: the value is a list of its options. */
@@ -88,13 +92,16 @@ export const fieldSchema = z
       ctx.addIssue({ code: 'custom', path: ['collection'], message: 'a relation field names its target collection' });
     if (f.type !== 'relation' && f.collection)
       ctx.addIssue({ code: 'custom', path: ['collection'], message: 'only relation fields name a collection' });
+    for (const key of ['cardinality', 'inverseName'] as const)
+      if (f.type !== 'relation' && f[key] !== undefined)
+        ctx.addIssue({ code: 'custom', path: [key], message: `only relation fields take ${key}` });
     if (f.widget && !FIELD_WIDGETS[f.type].includes(f.widget))
       ctx.addIssue({ code: 'custom', path: ['widget'], message: `a ${f.type} field uses ${FIELD_WIDGETS[f.type].join(' or ')}` });
     if ((f.unique || f.indexed) && (NOT_INDEXABLE.includes(f.type) || isList(f)))
       ctx.addIssue({
         code: 'custom',
         path: ['indexed'],
-        message: `${isList(f) ? 'multiple select' : f.type} fields cannot be indexed or unique`,
+        message: `${isManyRelation(f) ? 'many-relation' : isList(f) ? 'multiple select' : f.type} fields cannot be indexed or unique`,
       });
     // A select without options, or a field with bad rules, has no value schema (their issues are reported above).
     if (f.default !== undefined && f.default !== null && !(f.type === 'select' && !f.options) && !ruleIssues(f).length) {
@@ -113,7 +120,8 @@ function ruleIssues(f: RuleSubject & { min?: number; max?: number; pattern?: str
   for (const key of ['min', 'max'] as const) {
     const v = f[key];
     if (v === undefined) continue;
-    if (!measure) out.push([key, `${key} applies to number, text, email, url and multiple select fields, not to a ${f.type} field`]);
+    if (!measure)
+      out.push([key, `${key} applies to number, text, email, url, multiple select and many-relation fields, not to a ${f.type} field`]);
     else if (measure !== 'value' && (!Number.isInteger(v) || v < 0))
       out.push([key, `${key} counts ${measure}: a whole number of at least 0`]);
     else if (measure === 'length' && v > TEXT_MAX) out.push([key, `${key} is a length of at most ${TEXT_MAX}`]);
@@ -146,7 +154,7 @@ export function columnOf(field: FieldDefinition, dialect: string): ModelAttribut
     url: DataTypes.STRING(TEXT_MAX),
     color: DataTypes.STRING(7),
   }[field.type];
-  // A multiple select is a JSON list of its options (up to 500 of up to 255 characters each).
+  // A multiple select is a JSON list of its options (up to 500 of up to 255 characters each); a many-relation of entry ids.
   if (isList(field)) return { type: longText(dialect), allowNull: true };
   return { type, allowNull: true };
 }

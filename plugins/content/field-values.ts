@@ -83,16 +83,31 @@ function baseSchema(field: FieldDefinition): z.ZodType {
           'each option at most once',
         );
     }
-    case 'media':
     case 'relation':
+      // A many-relation: an ordered list of entry ids, each at most once (a bare id is not a list: 400).
+      if (field.cardinality === 'many')
+        return z
+          .array(ID)
+          .refine((a) => !Array.isArray(a) || a.length <= MANY_MAX, `at most ${MANY_MAX} entries`)
+          .refine((a) => !Array.isArray(a) || new Set(a).size === a.length, 'each entry at most once');
+      return ID;
+    case 'media':
       return ID;
     case 'json':
       return z.unknown().refine((v) => v !== undefined && JSON.stringify(v).length <= 1_000_000, 'JSON of at most 1 MB');
   }
 }
 
-/** A field whose value is a list stored as JSON text in a long-text column (a multiple select). */
-export const isList = (field: Pick<FieldDefinition, 'type' | 'multiple'>): boolean => field.type === 'select' && field.multiple === true;
+/** Most entries a many-relation holds. */
+export const MANY_MAX = 1000;
+
+/** A relation holding an ordered list of entry ids (`cardinality: 'many'`). */
+export const isManyRelation = (field: Pick<FieldDefinition, 'type' | 'cardinality'>): boolean =>
+  field.type === 'relation' && field.cardinality === 'many';
+
+/** A field whose value is a list stored as JSON text in a long-text column (a multiple select, a many-relation). */
+export const isList = (field: Pick<FieldDefinition, 'type' | 'multiple' | 'cardinality'>): boolean =>
+  (field.type === 'select' && field.multiple === true) || isManyRelation(field);
 
 export const columnName = (field: { name: string }) => `f_${field.name}`;
 

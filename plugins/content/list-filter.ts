@@ -2,7 +2,9 @@ import { Op, Sequelize, type Model, type ModelStatic, type WhereOptions } from '
 import { ValidationError } from '../../kernel/sdk.js';
 import { refuseControlCharacters } from '../../kernel/http/refuse-control-characters.js';
 import type { CollectionDefinition } from './collection-schema.js';
-import { columnName, isList, toColumn, valueSchema, type FieldDefinition } from './field-types.js';
+import { columnName, isList, isManyRelation, toColumn, valueSchema, type FieldDefinition } from './field-types.js';
+import { listCondition, listSql, UUID, type ListSql } from './list-filter-lists.js';
+import { inverseOf, type InverseField } from './relation-inverse.js';
 
 /**
  * The `filter` query parameter of a list (API decisions, "Content model v2"): a JSON object whose keys
@@ -12,7 +14,7 @@ import { columnName, isList, toColumn, valueSchema, type FieldDefinition } from 
  */
 export const FILTER_LIMITS = { depth: 5, groupItems: 20, conditions: 50 } as const;
 
-export const FILTER_OPERATORS = ['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'in', 'nin', 'contains', 'startsWith', 'null'] as const;
+export const FILTER_OPERATORS = ['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'in', 'nin', 'contains', 'startsWith', 'null', 'has'] as const;
 
 /** Field types `search` looks in and `contains` / `startsWith` apply to (a multiple select is a JSON list: not searched). */
 const SEARCHED: string[] = ['text', 'richtext', 'markdown', 'select', 'email', 'url', 'color'];
@@ -129,24 +131,70 @@ class FilterReader {
     const [name, ...rest] = segments as [string, ...string[]];
     const f = at.fields.find((x) => x.name === name);
     if (!f) invalid(`unknown field '${path}'`);
+    const inverse = inverseOf(f);
+    if (inverse) return this.inverseCondition(inverse, rest, path, raw, depth);
     if (!rest.length) {
       if (f.type === 'json') invalid(`cannot filter by the json field '${path}'`);
-      // `has` for lists comes with many-relations; until then no operator of a scalar fits a multiple select.
-      if (isList(f)) invalid(`cannot filter by the multiple select field '${path}'`);
+      if (isList(f)) return listCondition(f, raw, this.sql(at), invalid);
+      if (isObject(raw) && 'has' in raw) invalid(`${path}.has needs a multiple select or a many-relation`);
       return fieldCondition(f, raw);
     }
     if (f.type !== 'relation') invalid(`unknown field '${path}': '${name}' is not a relation`);
+    const target = this.target(f.collection!, path, depth);
+    const sub = this.select(target, 'id', this.pathCondition(target, rest, path, raw, depth + 1));
+    // A many-relation matches when any of its entries does.
+    if (isManyRelation(f)) return Sequelize.literal(this.sql(at).anyIn(columnName(f), sub));
+    return { [columnName(f)]: { [Op.in]: Sequelize.literal(`(${sub})`) } };
+  }
+
+  /** The collection a relation path steps into (one level deeper), if the caller may read it. */
+  private target(name: string, path: string, depth: number): FilterTarget {
     if (depth + 1 > RELATION_PATH_DEPTH) invalid(`'${path}' reaches more than ${RELATION_PATH_DEPTH} relations deep`);
-    const target = this.scope.lookup?.(f.collection!);
+    const target = this.scope.lookup?.(name);
     if (!target) invalid(`unknown field '${path}': its target collection is not available`);
     if (this.scope.readable && !this.scope.readable(target.name)) invalid(`'${path}': you may not read the collection '${target.name}'`);
-    const inner = this.pathCondition(target, rest, path, raw, depth + 1);
+    return target;
+  }
+
+  /** SELECT `column` FROM the target's entries of this tenant (published ones for readers of published entries) meeting `inner`. */
+  private select(target: FilterTarget, column: string, inner: WhereOptions): string {
     const where: WhereOptions = {
       [Op.and]: [{ tenant_id: this.scope.tenantId }, ...(this.scope.publishedOnly ? [{ status: 'published' }] : []), inner],
     };
     const qg = (target.model.sequelize!.getQueryInterface() as unknown as { queryGenerator: SelectGenerator }).queryGenerator;
-    const sub = qg.selectQuery(target.table, { attributes: ['id'], where }, target.model).replace(/;\s*$/, '');
-    return { [columnName(f)]: { [Op.in]: Sequelize.literal(`(${sub})`) } };
+    return qg.selectQuery(target.table, { attributes: [column], where }, target.model).replace(/;\s*$/, '');
+  }
+
+  /**
+   * A condition on an inverse field (relation-inverse.ts): the entry's id is among those the source's relation
+   * holds, in the source entries that meet the rest of the path (`posts.title`), that are the one named
+   * (`{has: id}`), or any (`{null: false}`; `{null: true}`: none).
+   */
+  private inverseCondition(inv: InverseField, rest: string[], path: string, raw: unknown, depth: number): WhereOptions {
+    const source = this.target(inv.source, path, depth);
+    const column = columnName(inv.field);
+    let inner: WhereOptions = isManyRelation(inv.field) ? {} : { [column]: { [Op.not]: null } };
+    let none = false;
+    if (rest.length) inner = { [Op.and]: [inner, this.pathCondition(source, rest, path, raw, depth + 1)] };
+    else {
+      const ops = isObject(raw) ? Object.keys(raw) : [];
+      if (ops.length !== 1 || (ops[0] !== 'has' && ops[0] !== 'null')) invalid(`'${path}' is a list: filter it with has or null`);
+      const v = (raw as Record<string, unknown>)[ops[0]!];
+      if (ops[0] === 'has') {
+        if (typeof v !== 'string' || !UUID.test(v)) invalid(`${path}.has needs one entry id`);
+        inner = { [Op.and]: [inner, { id: v }] };
+      } else if (typeof v !== 'boolean') invalid(`${path}.null needs true or false`);
+      else none = v;
+    }
+    const ids = isManyRelation(inv.field)
+      ? this.sql(source).unnest(source.table, column, this.select(source, 'id', inner))
+      : this.select(source, column, inner);
+    return { id: { [none ? Op.notIn : Op.in]: Sequelize.literal(`(${ids})`) } };
+  }
+
+  /** The SQL of list conditions in the database of `at` (every collection of a kernel shares one). */
+  private sql(at: CollectionDefinition): ListSql {
+    return listSql(this.scope.lookup?.(at.name)?.model.sequelize ?? undefined);
   }
 }
 

@@ -67,17 +67,24 @@ export function parsePopulate(
 export interface PopulateDeps {
   collection(name: string): Promise<LoadedCollection>;
   media(): { populated(tenantId: string, ids: string[], includePrivate: boolean): Promise<Map<string, PopulatedMedia>> } | undefined;
+  /** Completes target entries as reads answer them (their inverse fields). */
+  fill?(c: CollectionDefinition, entries: Entry[], identity: Identity): Promise<void>;
 }
 
+/** The ids a page's entries hold in `field` (one id, or a many-relation's list), each once. */
 const idsOf = (entries: Entry[], field: string): string[] => [
-  ...new Set(entries.map((e) => e[field]).filter((v): v is string => typeof v === 'string')),
+  ...new Set(
+    entries
+      .flatMap((e) => (Array.isArray(e[field]) ? (e[field] as unknown[]) : [e[field]]))
+      .filter((v): v is string => typeof v === 'string'),
+  ),
 ];
 
 /**
  * Replaces ids by objects in a page of entries (in place), one query per populated field and level whatever
  * the page size, with the caller's visibility: targets of a collection the caller may not read, entries
  * that are not published (for callers without content:write) and private media (for callers without
- * media:read) answer null.
+ * media:read) answer null (a many-relation leaves them out).
  */
 export async function populate(
   deps: PopulateDeps,
@@ -103,10 +110,16 @@ export async function populate(
         raw: true,
       })) as unknown as Array<Record<string, unknown>>;
       const targets = rows.map((r) => toEntry(target, r));
+      await deps.fill?.(target, targets, identity);
       if (Object.keys(below).length) await populate(deps, target, targets, below, identity);
       found = new Map(targets.map((e) => [e._id, e]));
     }
-    for (const e of entries) if (e[name] !== null && e[name] !== undefined) e[name] = found.get(String(e[name])) ?? null;
+    for (const e of entries) {
+      const v = e[name];
+      // A many-relation answers the targets the caller may see, in order; a one-relation or media the object or null.
+      if (Array.isArray(v)) e[name] = v.map((id) => found.get(String(id))).filter((x) => x !== undefined);
+      else if (v !== null && v !== undefined) e[name] = found.get(String(v)) ?? null;
+    }
   }
 }
 

@@ -74,3 +74,5 @@ export { creationOrder, relationTargets } from './relation-order.js';
 
 /** The field types a collection schema may use (content packages check incoming schemas against them), and each one's admin widgets (the first is the default). */
 export { FIELD_TYPES, FIELD_WIDGETS } from './field-types.js';
+/** The inverse a field of a read view stands for (a read-only list of the entries pointing here), or undefined. */
+export { inverseOf } from './relation-inverse.js';

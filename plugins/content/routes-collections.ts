@@ -17,6 +17,8 @@ export const fieldAnswer = z.object({
   default: z.unknown().optional(),
   options: z.array(z.string()).optional(),
   collection: z.string().optional(),
+  cardinality: z.enum(['one', 'many']).optional(),
+  inverseName: z.string().optional(),
   multiple: z.boolean().optional(),
   min: z.number().optional(),
   max: z.number().optional(),
@@ -59,7 +61,7 @@ export const collectionRoutes: RouteDefinition[] = [
     status: 201,
     summary: 'Creates a collection and its table (collections:manage)',
     description:
-      'Field types: text (at most 255 characters), richtext (HTML, sanitised on every write: see the README), markdown (Markdown source, stored as sent), number, boolean, date (ISO 8601), select (options; `multiple: true` makes the value an array of them), media (a media id), relation (an entry id of `collection`), json, email, url (http or https), color (#rrggbb). A field may be required, unique, indexed (not richtext, markdown, json or a multiple select) and have a default; `min`/`max` bound a number, the length of text, email and url, and the items of a multiple select (inclusive); `pattern` is a regular expression a text value must match. Values outside them: 400 VALIDATION_ERROR naming the field. singular defaults to the name without a trailing s. singleton: true makes a collection of one entry per tenant (GET|PUT /api/collections/{collection}/single). 409 COLLECTION_EXISTS.',
+      'Field types: text (at most 255 characters), richtext (HTML, sanitised on every write: see the README), markdown (Markdown source, stored as sent), number, boolean, date (ISO 8601), select (options; `multiple: true` makes the value an array of them), media (a media id), relation (an entry id of `collection`; with `cardinality` many an ordered array of them; `inverseName` adds a read-only field of that name to the target listing the entries pointing at it), json, email, url (http or https), color (#rrggbb). A field may be required, unique, indexed (not richtext, markdown, json or a multiple select) and have a default; `min`/`max` bound a number, the length of text, email and url, and the items of a multiple select or a many-relation (inclusive); `pattern` is a regular expression a text value must match. Values outside them: 400 VALIDATION_ERROR naming the field. singular defaults to the name without a trailing s. singleton: true makes a collection of one entry per tenant (GET|PUT /api/collections/{collection}/single). 409 COLLECTION_EXISTS.',
     request: { body: collectionInput },
     response: collection,
     async handler({ body, identity, scope }) {
@@ -113,7 +115,7 @@ export const collectionRoutes: RouteDefinition[] = [
     tags: ['collections'],
     summary: "Changes a collection's label, singular or fields; the table is altered through the migration ledger (collections:manage)",
     description:
-      'fields is the whole new list: fields kept by name keep their data, new ones are added, missing ones are dropped with their data. A field cannot change its type, relation target or `multiple` (400). Making a field unique while entries share a value answers 409 CONFLICT; a concurrent schema change answers 409.',
+      'fields is the whole new list: fields kept by name keep their data, new ones are added, missing ones are dropped with their data. A field cannot change its type, relation target, `multiple` or `cardinality` (400). Making a field unique while entries share a value answers 409 CONFLICT; a concurrent schema change answers 409.',
     request: { ...nameParam, body: collectionPatch },
     response: collection,
     async handler({ params, body, identity, scope }) {

@@ -38,7 +38,7 @@ export const componentRoutes: RouteDefinition[] = [
     handler: ({ ctx, scope }) => {
       ctx.set('Content-Type', 'text/plain; charset=utf-8');
       ctx.set('Content-Disposition', 'inline; filename="cms-types.ts"');
-      ctx.body = typesSource(scope.collections.list(), scope.components.list());
+      ctx.body = typesSource(scope.collections.listForRead(), scope.components.list());
     },
   }),
   defineRoute({

@@ -12,7 +12,7 @@ export const typesCommand: CliCommand = {
   summary: 'TypeScript types of the collections and components, as GET /api/types.ts (boots, then stops)',
   async run({ kernel, args, out }) {
     const source = typesSource(
-      kernel.container.resolve<CollectionsService>('collections').list(),
+      kernel.container.resolve<CollectionsService>('collections').listForRead(),
       kernel.container.resolve<ComponentsService>('components').list(),
     );
     const [file] = args;

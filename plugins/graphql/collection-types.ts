@@ -20,7 +20,7 @@ import type {
   EntriesService as EntriesPort,
   Entry,
 } from '../content/public.js';
-import { ENTRY_STATUSES } from '../content/public.js';
+import { ENTRY_STATUSES, inverseOf } from '../content/public.js';
 import type { GraphqlContext } from './graphql-context.js';
 import { GraphQLJSON } from './json-scalar.js';
 import type { CollectionNames } from './names.js';
@@ -62,8 +62,10 @@ function scalarFor(f: CollectionField, enums: Map<string, GraphQLEnumType>): Gra
     case 'boolean':
       return GraphQLBoolean;
     case 'media':
-    case 'relation':
       return GraphQLID;
+    case 'relation':
+      // A many-relation: its entry ids in order.
+      return f.cardinality === 'many' ? new GraphQLList(new GraphQLNonNull(GraphQLID)) : GraphQLID;
     case 'json':
       return GraphQLJSON;
     case 'select': {
@@ -119,6 +121,43 @@ async function related(entries: EntriesPort, target: string, id: unknown, ctx: G
 }
 
 /**
+ * The fields that resolve a relation's entries when its target collection is in the schema: `<field>Entry`
+ * (one) or `<field>Entries` (many, in order, those gone or hidden left out), unless a field has that name.
+ */
+function relatedFields(
+  f: CollectionField,
+  target: CollectionTypes,
+  taken: Set<string>,
+  entries: EntriesPort,
+): GraphQLFieldConfigMap<Entry, GraphqlContext> {
+  const name = target.collection.name;
+  if (f.cardinality === 'many') {
+    if (taken.has(`${f.name}Entries`)) return {};
+    return {
+      [`${f.name}Entries`]: {
+        type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(target.object))),
+        description: `The ${name} entries that '${f.name}' names, in order (those gone or not visible to you left out).`,
+        extensions: { cost: 'io' },
+        resolve: async (entry, _args, ctx) => {
+          const ids = Array.isArray(entry[f.name]) ? (entry[f.name] as unknown[]) : [];
+          const found = await Promise.all(ids.map((id) => related(entries, name, id, ctx)));
+          return found.filter((e): e is Entry => e !== null);
+        },
+      },
+    };
+  }
+  if (taken.has(`${f.name}Entry`)) return {};
+  return {
+    [`${f.name}Entry`]: {
+      type: target.object,
+      description: `The ${target.collection.singular} that '${f.name}' names (null when it is gone or not visible to you).`,
+      extensions: { cost: 'io' },
+      resolve: (entry, _args, ctx) => related(entries, name, entry[f.name], ctx),
+    },
+  };
+}
+
+/**
  * The object, list and input types of every included collection. A relation field also gets
  * `<field>Entry` resolving to the related entry when its target collection is in the schema.
  */
@@ -159,15 +198,7 @@ export function buildCollectionTypes(
           // A value no longer among the options (they were changed after it was stored) reads as null, not as an error.
           if (allowed) fields[f.name]!.resolve = (entry) => knownOptions(entry[f.name], allowed, f.multiple === true);
           const target = f.type === 'relation' && f.collection ? out.get(f.collection) : undefined;
-          const entryField = `${f.name}Entry`;
-          if (target && !fieldNames.has(entryField)) {
-            fields[entryField] = {
-              type: target.object,
-              description: `The ${target.collection.singular} that '${f.name}' names (null when it is gone or not visible to you).`,
-              extensions: { cost: 'io' },
-              resolve: (entry, _args, ctx) => related(entries, target.collection.name, entry[f.name], ctx),
-            };
-          }
+          if (target) Object.assign(fields, relatedFields(f, target, fieldNames, entries));
         }
         return fields;
       },
@@ -185,7 +216,10 @@ export function buildCollectionTypes(
       name: names.inputType,
       description: `Fields of a ${c.singular}; every field is optional here: required fields and the other rules are checked as over REST (VALIDATION_ERROR with issues).`,
       fields: () => ({
-        ...Object.fromEntries(c.fields.map((f) => [f.name, { type: scalarFor(f, enums), description: f.label }])),
+        // Inverse fields are never written.
+        ...Object.fromEntries(
+          c.fields.filter((f) => !inverseOf(f)).map((f) => [f.name, { type: scalarFor(f, enums), description: f.label }]),
+        ),
         slug: { type: GraphQLString },
         status: { type: EntryStatusEnum },
       }),

@@ -191,7 +191,8 @@ export class GraphqlService {
 
   /** The current schema; rebuilt when the collections (their loaded definitions) differ from the last build. */
   current(): BuiltSchema {
-    const list = this.deps.collections.list();
+    // With their inverse fields (read-only lists of the entries pointing at each entry).
+    const list = this.deps.collections.listForRead();
     const from = this.built?.from;
     if (!this.built || !from || from.length !== list.length || list.some((c, i) => c !== from[i])) {
       const built = buildSchema(list, {

@@ -7,7 +7,7 @@ import { openNewCollection } from '../helpers/admin-pages.js';
 for (const variant of DB_VARIANTS) {
   describe(`admin UI: email, url, colour and multiple select fields (${variant.name})`, function () {
     this.timeout(120000);
-    const { b, t, apiGet } = useAdminUiAsAda(variant);
+    const { b, t, session, apiGet } = useAdminUiAsAda(variant);
 
     it('defines the fields with their rules in the schema editor and writes an entry through their inputs', async function () {
       const { page } = b;
@@ -70,6 +70,64 @@ for (const variant of DB_VARIANTS) {
       expect(await page.locator('[data-field="tint"] input[type="color"]').inputValue()).to.equal('#336699');
       expect(await boxes.getByRole('checkbox', { name: 'red' }).isChecked()).to.equal(true);
       expect(await boxes.getByRole('checkbox', { name: 'green' }).isChecked()).to.equal(false);
+    });
+
+    it('defines a many-relation with an inverse field, then picks, orders and removes its entries in the entry form', async function () {
+      const { page } = b;
+      const post = async (path: string, json: unknown) => {
+        const res = await t.request(path, { method: 'POST', headers: { cookie: session.cookie }, json });
+        expect(res.status, await res.clone().text()).to.equal(201);
+        return (await res.json()).data;
+      };
+      await post('/api/collections', { name: 'labels', fields: [{ name: 'name', type: 'text' }] });
+      const label: Record<string, string> = {};
+      for (const name of ['alpha', 'beta', 'gamma'])
+        label[name] = (await post('/api/collections/labels', { name, status: 'published' }))._id;
+      await openAdminPage(b, t, '');
+      await openNewCollection(page);
+      await page.getByLabel(/^Name/).fill('notes');
+      await page.getByRole('button', { name: 'Add field' }).click();
+      const row = page.getByRole('listitem', { name: /^Field 2/ });
+      await row.getByLabel('Field name').fill('labels');
+      await row.getByLabel('Type').selectOption('relation');
+      await row.getByLabel('Target collection').selectOption('labels');
+      await row.getByLabel('Several entries, in order').check();
+      await row.getByLabel(/^Inverse field/).fill('notes');
+      await row.getByLabel(/^Maximum/).fill('2');
+      await page.getByRole('button', { name: 'Create collection' }).click();
+      await page.waitForURL(/\/admin\/content\/notes(\?.*)?$/);
+      const schema = await apiGet('/api/collections/notes/schema');
+      expect(schema.fields[1]).to.deep.equal({
+        name: 'labels',
+        type: 'relation',
+        collection: 'labels',
+        cardinality: 'many',
+        inverseName: 'notes',
+        max: 2,
+      });
+
+      await page.getByRole('link', { name: 'New note' }).first().click();
+      await page.getByRole('heading', { name: 'New note', level: 1 }).waitFor();
+      await page.getByLabel(/^Title/).fill('Weekly');
+      const field = page.locator('[data-field="labels"]');
+      for (const name of ['alpha', 'beta', 'gamma']) await field.getByRole('combobox').selectOption({ label: `${name} (published)` });
+      const chosen = field.getByRole('list', { name: /chosen entries/ });
+      expect(await chosen.getByRole('listitem').allTextContents()).to.have.length(3);
+      // Three where at most two are allowed: the API's message shows under the field.
+      await page.getByRole('button', { name: 'Create note' }).click();
+      await field.locator('.error').waitFor();
+      expect(await field.locator('.error').textContent()).to.match(/at most 2/);
+      await field.getByRole('button', { name: 'Remove alpha (published)' }).click();
+      await field.getByRole('button', { name: 'Move gamma (published) up' }).click();
+      await page.getByRole('button', { name: 'Create note' }).click();
+      await page.getByRole('heading', { name: 'Weekly', level: 1 }).waitFor();
+      const [note] = (await apiGet('/api/collections/notes')).items;
+      expect(note.labels).to.deep.equal([label.gamma, label.beta]);
+      // The target lists the note in its inverse field.
+      expect((await apiGet(`/api/collections/labels/${label.gamma}`)).notes).to.deep.equal([note._id]);
+      expect((await apiGet(`/api/collections/labels/${label.alpha}`)).notes).to.deep.equal([]);
+      // Read back into the form in order.
+      expect(await chosen.getByRole('listitem').locator('span').allTextContents()).to.deep.equal(['gamma (published)', 'beta (published)']);
     });
   });
 }

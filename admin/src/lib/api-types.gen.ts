@@ -177,6 +177,8 @@ export interface ApiSchemas {
       default?: unknown;
       options?: string[];
       collection?: string;
+      cardinality?: 'one' | 'many';
+      inverseName?: string;
       multiple?: boolean;
       min?: number;
       max?: number;
@@ -208,6 +210,8 @@ export interface ApiSchemas {
       default?: unknown;
       options?: string[];
       collection?: string;
+      cardinality?: 'one' | 'many';
+      inverseName?: string;
       multiple?: boolean;
       min?: number;
       max?: number;
@@ -1987,6 +1991,8 @@ export interface ApiRoutes {
         default?: unknown;
         options?: string[];
         collection?: string;
+        cardinality?: 'one' | 'many';
+        inverseName?: string;
         widget?:
           | 'input'
           | 'textarea'
@@ -2042,6 +2048,8 @@ export interface ApiRoutes {
         default?: unknown;
         options?: string[];
         collection?: string;
+        cardinality?: 'one' | 'many';
+        inverseName?: string;
         widget?:
           | 'input'
           | 'textarea'
@@ -2455,6 +2463,8 @@ export interface ApiRoutes {
         default?: unknown;
         options?: string[];
         collection?: string;
+        cardinality?: 'one' | 'many';
+        inverseName?: string;
         widget?:
           | 'input'
           | 'textarea'
@@ -2552,6 +2562,8 @@ export interface ApiRoutes {
         default?: unknown;
         options?: string[];
         collection?: string;
+        cardinality?: 'one' | 'many';
+        inverseName?: string;
         widget?:
           | 'input'
           | 'textarea'

@@ -126,3 +126,7 @@ export function toLocalInput(value: unknown): string {
 }
 
 export const statusClass = (s: string) => (s === 'published' ? 'ok' : s === 'archived' ? 'bad' : 'warn');
+
+/** A field whose value is a list: a multiple select, a many-relation (an ordered list of entry ids). */
+export const isListField = (f: Pick<Field, 'type' | 'multiple' | 'cardinality'>): boolean =>
+  (f.type === 'select' && !!f.multiple) || (f.type === 'relation' && f.cardinality === 'many');

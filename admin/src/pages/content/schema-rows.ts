@@ -15,6 +15,9 @@ export interface Row {
   widget: string;
   /** The value rules (FieldRules.svelte); kept only where the type takes them. */
   multiple: boolean;
+  /** relation: several entries (`cardinality: 'many'`), and the name of the inverse field on the target. */
+  many: boolean;
+  inverseName: string;
   min: number | null;
   max: number | null;
   pattern: string;
@@ -35,6 +38,8 @@ export const toRow = (f: Field, isNew = false): Row => ({
   collection: f.collection ?? '',
   widget: f.widget && f.widget !== FIELD_WIDGETS[f.type][0] ? f.widget : '',
   multiple: !!f.multiple,
+  many: f.cardinality === 'many',
+  inverseName: f.inverseName ?? '',
   min: f.min ?? null,
   max: f.max ?? null,
   pattern: f.pattern ?? '',
@@ -52,6 +57,8 @@ export function toField(r: Row): Field {
     collection: _c,
     widget: _w,
     multiple: _m,
+    cardinality: _k,
+    inverseName: _i,
     min: _n,
     max: _x,
     pattern: _p,
@@ -68,9 +75,13 @@ export function toField(r: Row): Field {
       .split(/\n|,/)
       .map((o) => o.trim())
       .filter(Boolean);
-  if (r.type === 'relation') f.collection = r.collection;
+  if (r.type === 'relation') {
+    f.collection = r.collection;
+    if (r.many) f.cardinality = 'many';
+    if (r.inverseName.trim()) f.inverseName = r.inverseName.trim();
+  }
   if (r.multiple && takesMultiple(r)) f.multiple = true;
-  const measured = !!measureOf({ type: r.type, multiple: !!f.multiple });
+  const measured = !!measureOf({ type: r.type, multiple: !!f.multiple, cardinality: f.cardinality });
   if (measured && typeof r.min === 'number') f.min = r.min;
   if (measured && typeof r.max === 'number') f.max = r.max;
   if (r.pattern && takesPattern(r)) f.pattern = r.pattern;
