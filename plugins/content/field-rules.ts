@@ -12,6 +12,7 @@ export type Measure = 'value' | 'length' | 'items';
 export interface RuleSubject {
   type: string;
   multiple?: boolean;
+  repeatable?: boolean;
 }
 
 interface TypeRules {
@@ -30,6 +31,8 @@ export const TYPE_RULES: Readonly<Record<string, TypeRules>> = {
   email: { measure: 'length' },
   url: { measure: 'length' },
   select: { measure: (f) => (f.multiple ? 'items' : undefined), multiple: true },
+  component: { measure: (f) => (f.repeatable ? 'items' : undefined) },
+  blocks: { measure: 'items' },
 };
 
 /** What min/max bound for this field, or undefined when it takes none. */

@@ -99,4 +99,6 @@ export const DEFAULT_WIDGETS: Record<ContentFieldType, string> = {
   email: 'email-input',
   url: 'url-input',
   color: 'color-picker',
+  component: 'component-form',
+  blocks: 'blocks-editor',
 };
