@@ -84,7 +84,7 @@ for (const variant of DB_VARIANTS) {
     const create = async (body: unknown) => dataOf(await editor().post('/api/collections/pages', body), 201);
 
     it('answers the fields as defined (no resolved components in the schema)', async function () {
-      const pages = await dataOf(await as(t, 'viewer').get('/api/collections/pages'));
+      const pages = await dataOf(await as(t, 'viewer').get('/api/collections/pages/schema'));
       expect(pages.fields).to.deep.equal(PAGES.fields);
       const listed = (await dataOf(await as(t, 'viewer').get('/api/collections'))).find((c: { name: string }) => c.name === 'pages');
       expect(listed.fields).to.deep.equal(PAGES.fields);
@@ -110,7 +110,10 @@ for (const variant of DB_VARIANTS) {
       expect(issues.map((i) => i.path)).to.include('body.sections.2.cta.url');
       const inBlocks = await pathsOf(
         await editor().post('/api/collections/pages', {
-          body: [{ __component: 'hero', heading: 'x'.repeat(41) }, { __component: 'section', cta: { label: 'no url' } }],
+          body: [
+            { __component: 'hero', heading: 'x'.repeat(41) },
+            { __component: 'section', cta: { label: 'no url' } },
+          ],
         }),
       );
       expect(inBlocks).to.include.members(['body.body.0.heading', 'body.body.1.cta.url']);
@@ -141,7 +144,9 @@ for (const variant of DB_VARIANTS) {
 
     it('round-trips a blocks value of 50 blocks in order', async function () {
       const body = Array.from({ length: 50 }, (_, i) =>
-        i % 2 ? { __component: 'hero', heading: `Heading ${i}` } : { __component: 'section', title: `S${i}`, cta: { url: `https://example.org/${i}`, label: 'L' } },
+        i % 2
+          ? { __component: 'hero', heading: `Heading ${i}` }
+          : { __component: 'section', title: `S${i}`, cta: { url: `https://example.org/${i}`, label: 'L' } },
       );
       const made = await create({ title: 'fifty', body });
       expect(made.body).to.deep.equal(body);
@@ -153,7 +158,7 @@ for (const variant of DB_VARIANTS) {
       await create({ title: 'f2', seo: { title: 'Beta' } });
       const titles = async (filter: unknown) => {
         const res = await editor().get(`/api/collections/pages?filter=${encodeURIComponent(JSON.stringify(filter))}&limit=100`);
-        return ((await dataOf(res)) as Array<{ title: string }>).map((e) => e.title).sort();
+        return ((await dataOf(res)).items as Array<{ title: string }>).map((e) => e.title).sort();
       };
       expect(await titles({ 'seo.title': { eq: 'Beta' } })).to.deep.equal(['f2']);
       expect(await titles({ 'seo.title': 'Alpha search' })).to.deep.equal(['f1']);
@@ -173,7 +178,10 @@ for (const variant of DB_VARIANTS) {
     it('nests components three levels deep and refuses a fourth level, a cycle and unknown components', async function () {
       const admin = as(t, 'admin');
       await dataOf(await admin.post('/api/components', { name: 'l1', fields: [{ name: 'link', type: 'url' }] }), 201);
-      await dataOf(await admin.post('/api/components', { name: 'l2', fields: [{ name: 'inner', type: 'component', component: 'l1' }] }), 201);
+      await dataOf(
+        await admin.post('/api/components', { name: 'l2', fields: [{ name: 'inner', type: 'component', component: 'l1' }] }),
+        201,
+      );
       await dataOf(
         await admin.post('/api/components', { name: 'l3', fields: [{ name: 'items', type: 'blocks', components: ['l2'] }] }),
         201,
@@ -193,7 +201,10 @@ for (const variant of DB_VARIANTS) {
       expect(unknown.map((i) => i.path)).to.deep.equal(['body.fields.0.components']);
       await refused(await admin.post('/api/components', { name: 'bad', fields: [{ name: 'x', type: 'component', component: 'nope' }] }));
       await refused(await admin.post('/api/collections', { name: 'broken', fields: [{ name: 'x', type: 'component' }] }));
-      await dataOf(await admin.post('/api/collections', { name: 'deep', fields: [{ name: 'top', type: 'component', component: 'l3' }] }), 201);
+      await dataOf(
+        await admin.post('/api/collections', { name: 'deep', fields: [{ name: 'top', type: 'component', component: 'l3' }] }),
+        201,
+      );
       const value = { items: [{ __component: 'l2', inner: { link: 'https://example.org/deep' } }] };
       const made = await dataOf(await editor().post('/api/collections/deep', { top: value }), 201);
       expect((await dataOf(await editor().get(`/api/collections/deep/${made._id}`))).top).to.deep.equal(value);
@@ -201,7 +212,7 @@ for (const variant of DB_VARIANTS) {
       expect(await pathsOf(await editor().post('/api/collections/deep', { top: bad }))).to.include('body.top.items.0.inner.link');
     });
 
-    it("a component PATCH changes the validation of the collections using it; DELETE answers 409 while it is used", async function () {
+    it('a component PATCH changes the validation of the collections using it; DELETE answers 409 while it is used', async function () {
       const admin = as(t, 'admin');
       await create({ seo: { title: 'A long title' } });
       const fields = [
@@ -249,7 +260,10 @@ for (const variant of DB_VARIANTS) {
       const res = await t.request('/api/graphql', {
         method: 'POST',
         identity: 'editor',
-        json: { query: 'mutation($i: PageInput!) { createPage(input: $i) { seo { title } } }', variables: { i: { seo: { description: 'x' } } } },
+        json: {
+          query: 'mutation($i: PageInput!) { createPage(input: $i) { seo { title } } }',
+          variables: { i: { seo: { description: 'x' } } },
+        },
       });
       const body = (await res.json()) as { errors?: Array<{ extensions?: { code?: string } }> };
       expect(body.errors?.[0]?.extensions?.code).to.equal('VALIDATION_ERROR');
