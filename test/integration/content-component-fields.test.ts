@@ -226,6 +226,9 @@ for (const variant of DB_VARIANTS) {
         'body.seo.title',
       ]);
       expect((await create({ seo: { title: 'Short', keywords: ['b'] } })).seo).to.deep.equal({ title: 'Short', keywords: ['b'] });
+      // The GraphQL schema follows: the new field of the component can be asked for.
+      const listed = await gql(t, '{ pages(limit: 100) { items { seo { keywords } } } }');
+      expect(listed.pages.items.map((p: { seo: { keywords?: string[] } | null }) => p.seo?.keywords)).to.deep.include(['b']);
       await dataOf(await admin.patch('/api/components/seo', { fields: COMPONENTS[3]!.fields }));
       await create({ seo: { title: 'A long title' } });
       for (const [name, user] of [
