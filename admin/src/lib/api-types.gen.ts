@@ -181,6 +181,9 @@ export interface ApiSchemas {
       min?: number;
       max?: number;
       pattern?: string;
+      component?: string;
+      repeatable?: boolean;
+      components?: string[];
     }[];
     version: number;
     /** Present on singletons: one entry, at /api/collections/{collection}/single */
@@ -212,6 +215,9 @@ export interface ApiSchemas {
       min?: number;
       max?: number;
       pattern?: string;
+      component?: string;
+      repeatable?: boolean;
+      components?: string[];
     }[];
   };
   ConfigStatus: {
@@ -1979,7 +1985,9 @@ export interface ApiRoutes {
           | 'json'
           | 'email'
           | 'url'
-          | 'color';
+          | 'color'
+          | 'component'
+          | 'blocks';
         label?: string;
         required?: boolean;
         unique?: boolean;
@@ -2003,11 +2011,16 @@ export interface ApiRoutes {
           | 'code-editor'
           | 'email-input'
           | 'url-input'
-          | 'color-picker';
+          | 'color-picker'
+          | 'component-form'
+          | 'blocks-editor';
         multiple?: boolean;
         min?: number;
         max?: number;
         pattern?: string;
+        component?: string;
+        repeatable?: boolean;
+        components?: string[];
       }[];
     };
     response: ApiSchemas['Collection'];
@@ -2034,7 +2047,9 @@ export interface ApiRoutes {
           | 'json'
           | 'email'
           | 'url'
-          | 'color';
+          | 'color'
+          | 'component'
+          | 'blocks';
         label?: string;
         required?: boolean;
         unique?: boolean;
@@ -2058,11 +2073,16 @@ export interface ApiRoutes {
           | 'code-editor'
           | 'email-input'
           | 'url-input'
-          | 'color-picker';
+          | 'color-picker'
+          | 'component-form'
+          | 'blocks-editor';
         multiple?: boolean;
         min?: number;
         max?: number;
         pattern?: string;
+        component?: string;
+        repeatable?: boolean;
+        components?: string[];
       }[];
     };
     response: ApiSchemas['Component'];
@@ -2447,7 +2467,9 @@ export interface ApiRoutes {
           | 'json'
           | 'email'
           | 'url'
-          | 'color';
+          | 'color'
+          | 'component'
+          | 'blocks';
         label?: string;
         required?: boolean;
         unique?: boolean;
@@ -2471,11 +2493,16 @@ export interface ApiRoutes {
           | 'code-editor'
           | 'email-input'
           | 'url-input'
-          | 'color-picker';
+          | 'color-picker'
+          | 'component-form'
+          | 'blocks-editor';
         multiple?: boolean;
         min?: number;
         max?: number;
         pattern?: string;
+        component?: string;
+        repeatable?: boolean;
+        components?: string[];
       }[];
       singleton?: boolean;
     };
@@ -2544,7 +2571,9 @@ export interface ApiRoutes {
           | 'json'
           | 'email'
           | 'url'
-          | 'color';
+          | 'color'
+          | 'component'
+          | 'blocks';
         label?: string;
         required?: boolean;
         unique?: boolean;
@@ -2568,11 +2597,16 @@ export interface ApiRoutes {
           | 'code-editor'
           | 'email-input'
           | 'url-input'
-          | 'color-picker';
+          | 'color-picker'
+          | 'component-form'
+          | 'blocks-editor';
         multiple?: boolean;
         min?: number;
         max?: number;
         pattern?: string;
+        component?: string;
+        repeatable?: boolean;
+        components?: string[];
       }[];
     };
     response: ApiSchemas['Component'];

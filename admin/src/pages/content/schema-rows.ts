@@ -70,7 +70,7 @@ export function toField(r: Row): Field {
       .filter(Boolean);
   if (r.type === 'relation') f.collection = r.collection;
   if (r.multiple && takesMultiple(r)) f.multiple = true;
-  const measured = !!measureOf({ type: r.type, multiple: !!f.multiple });
+  const measured = !!measureOf({ type: r.type, multiple: !!f.multiple, repeatable: !!f.repeatable });
   if (measured && typeof r.min === 'number') f.min = r.min;
   if (measured && typeof r.max === 'number') f.max = r.max;
   if (r.pattern && takesPattern(r)) f.pattern = r.pattern;
