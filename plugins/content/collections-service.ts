@@ -296,6 +296,11 @@ export class CollectionsService {
           { path: `body.fields.${i}.type`, message: 'cannot change' },
         ]);
       }
+      // The stored JSON is an object of one component, or an array of them: a change would leave it unreadable.
+      if (was && (was.component !== f.component || !!was.repeatable !== !!f.repeatable))
+        throw new ValidationError(`Field '${f.name}' cannot change its component or repeatable; add a new field and remove the old one`, [
+          { path: `body.fields.${i}.component`, message: 'cannot change' },
+        ]);
     });
     if (patch.singular) await this.checkNames(name, patch.singular);
     await this.checkRelations(name, after);

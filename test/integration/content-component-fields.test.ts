@@ -205,6 +205,14 @@ for (const variant of DB_VARIANTS) {
         await admin.post('/api/collections', { name: 'deep', fields: [{ name: 'top', type: 'component', component: 'l3' }] }),
         201,
       );
+      // A component field keeps its component and repeatable (the stored JSON depends on them).
+      for (const top of [
+        { name: 'top', type: 'component', component: 'l2' },
+        { name: 'top', type: 'component', component: 'l3', repeatable: true },
+      ])
+        expect(await pathsOf(await admin.patch('/api/collections/deep/schema', { fields: [top] }))).to.deep.equal([
+          'body.fields.0.component',
+        ]);
       const value = { items: [{ __component: 'l2', inner: { link: 'https://example.org/deep' } }] };
       const made = await dataOf(await editor().post('/api/collections/deep', { top: value }), 201);
       expect((await dataOf(await editor().get(`/api/collections/deep/${made._id}`))).top).to.deep.equal(value);
