@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { as, dataOf, failureOf } from '../helpers/content.js';
-import { useIdentityKernel, type TestKernel } from '../helpers/kernel.js';
+import { fixturePlugin, useIdentityKernel, useTwoInstances, type TestKernel } from '../helpers/kernel.js';
+import { until } from '../helpers/until.js';
 import { DB_VARIANTS } from '../helpers/services.js';
 
 // Issue 35, item 2 (API decisions, "Content model v2"): `component` fields (an object of a component's fields,
@@ -292,3 +293,49 @@ for (const variant of DB_VARIANTS) {
     });
   });
 }
+
+describe('content: component fields across instances and kernels', function () {
+  this.timeout(60000);
+
+  describe('two instances of one installation (MariaDB and Redis)', function () {
+    const [a, b] = useTwoInstances({ plugins: [fixturePlugin('test-identity')] }, 'compfields');
+
+    it('a component PATCH on one instance changes the validation on the other', async function () {
+      await dataOf(await as(a, 'admin').post('/api/components', COMPONENTS[3]), 201);
+      await dataOf(
+        await as(a, 'admin').post('/api/collections', { name: 'docs', fields: [{ name: 'seo', type: 'component', component: 'seo' }] }),
+        201,
+      );
+      const status = async () => (await as(b, 'editor').post('/api/collections/docs', { seo: { title: 'Long enough' } })).status;
+      await until(async () => ((await status()) === 201 ? true : undefined), 'B knowing the collection');
+      const fields = [{ name: 'title', type: 'text', required: true, max: 5 }];
+      await dataOf(await as(a, 'admin').patch('/api/components/seo', { fields }));
+      await until(async () => ((await status()) === 400 ? true : undefined), 'B refusing the long title');
+      expect(await pathsOf(await as(b, 'editor').post('/api/collections/docs', { seo: { title: 'Long enough' } }))).to.deep.equal([
+        'body.seo.title',
+      ]);
+    });
+  });
+
+  describe('two kernels in one process on different databases', function () {
+    const one = useIdentityKernel(DB_VARIANTS[0]!);
+    const two = useIdentityKernel(DB_VARIANTS[0]!);
+
+    it('keep their components apart', async function () {
+      for (const [t, max] of [
+        [one, 5],
+        [two, 50],
+      ] as const) {
+        await dataOf(await as(t, 'admin').post('/api/components', { name: 'seo', fields: [{ name: 'title', type: 'text', max }] }), 201);
+        await dataOf(
+          await as(t, 'admin').post('/api/collections', { name: 'docs', fields: [{ name: 'seo', type: 'component', component: 'seo' }] }),
+          201,
+        );
+      }
+      expect(await pathsOf(await as(one, 'editor').post('/api/collections/docs', { seo: { title: 'Long enough' } }))).to.deep.equal([
+        'body.seo.title',
+      ]);
+      await dataOf(await as(two, 'editor').post('/api/collections/docs', { seo: { title: 'Long enough' } }), 201);
+    });
+  });
+});
