@@ -32,6 +32,14 @@ import {
 } from './table-migrations.js';
 import { COLLECTIONS_CHANGED } from './public.js';
 import { inverseClash, inversesOf, readView, type InverseField } from './relation-inverse.js';
+import { resolveFields, unknownComponentIssues, usesComponents, type ComponentDefs } from './component-resolution.js';
+
+/** Where the collections find the components their component and blocks fields use (components-service.ts). */
+export interface ComponentSource {
+  definitions(): ComponentDefs;
+  fresh(): Promise<ComponentDefs>;
+}
+const NO_COMPONENTS: ComponentDefs = new Map();
 
 export interface LoadedCollection extends CollectionDefinition {
   uid: string;
@@ -60,11 +68,14 @@ export class CollectionsService {
   private copy: Followed<Map<string, LoadedCollection>> | null = null;
 
   private readonly models: { CollectionRow: typeof CollectionRow; Revision: typeof Revision };
+  /** The stored definitions with their component fields resolved against the components held now. */
+  private view: { stored: Map<string, LoadedCollection>; defs: ComponentDefs; out: Map<string, LoadedCollection> } | null = null;
 
   constructor(
     private readonly sequelize: Sequelize,
     private readonly migrator: MigrationRunner,
     private readonly events: EventBus,
+    private readonly components?: () => ComponentSource,
   ) {
     this.models = modelsOf(sequelize.models, { CollectionRow, Revision });
   }
@@ -96,9 +107,40 @@ export class CollectionsService {
   /** Read views per loaded definition (viewOf). */
   private readonly views = new WeakMap<LoadedCollection, { key: string; view: LoadedCollection }>();
 
-  /** The definitions in memory (followed across instances once boot connected them). */
-  private get current(): Map<string, LoadedCollection> {
+  /** The definitions in memory as stored (followed across instances once boot connected them). */
+  private get stored(): Map<string, LoadedCollection> {
     return this.copy?.current() ?? this.loaded;
+  }
+
+  /**
+   * The definitions in memory, each component or blocks field carrying its components' definitions
+   * (component-values.ts): resolved again whenever the stored definitions or the components change (a
+   * component PATCH on any instance changes how the collections using it validate).
+   */
+  private get current(): Map<string, LoadedCollection> {
+    const stored = this.stored;
+    const defs = this.components?.().definitions() ?? NO_COMPONENTS;
+    if (this.view?.stored !== stored || this.view.defs !== defs) {
+      const before = this.view?.defs === defs ? this.view.out : undefined;
+      const out = new Map<string, LoadedCollection>();
+      for (const [name, c] of stored) {
+        const kept = before?.get(name);
+        if (!usesComponents(c.fields)) out.set(name, c);
+        else if (kept && kept.model === c.model && kept.version === c.version) out.set(name, kept);
+        else out.set(name, { ...c, fields: resolveFields(c.fields, defs) });
+      }
+      this.view = { stored, defs, out };
+    }
+    return this.view.out;
+  }
+
+  /** 400 naming the field when a component or blocks field names an unknown component. */
+  private async checkComponents(fields: FieldDefinition[]): Promise<void> {
+    if (!usesComponents(fields)) return;
+    const source = this.components?.();
+    let issues = unknownComponentIssues(fields, source?.definitions() ?? NO_COMPONENTS);
+    if (issues.length && source) issues = unknownComponentIssues(fields, await source.fresh());
+    if (issues.length) throw new ValidationError(`Invalid fields: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, issues);
   }
 
   /** Reads the definitions; an unchanged one keeps its model. */
@@ -106,7 +148,7 @@ export class CollectionsService {
     const rows = await this.models.CollectionRow.findAll({ order: [['name', 'ASC']] });
     const next = new Map<string, LoadedCollection>();
     for (const row of rows) {
-      const known = this.current.get(row.name);
+      const known = this.stored.get(row.name);
       next.set(row.name, known && known.version === row.version && known.uid === row.uid ? known : this.define(row));
     }
     return next;
@@ -185,7 +227,11 @@ export class CollectionsService {
 
   /** The collection, reloading once on a miss (another instance may have just created it). */
   async get(name: string): Promise<LoadedCollection> {
-    const found = this.current.get(name) ?? (await this.reload()).get(name);
+    let found = this.current.get(name);
+    if (!found) {
+      await this.reload();
+      found = this.current.get(name);
+    }
     if (!found) throw new CollectionNotFoundError(name);
     return found;
   }
@@ -238,6 +284,7 @@ export class CollectionsService {
   async create(input: CollectionInput): Promise<LoadedCollection> {
     await this.checkNames(input.name, input.singular ?? defaultSingular(input.name));
     await this.checkRelations(input.name, input.fields);
+    await this.checkComponents(input.fields);
     const now = Date.now();
     const ref: TableRef = { name: input.name, uid: randomUUID(), table: tableNameFor(input.name) };
     try {
@@ -286,9 +333,15 @@ export class CollectionsService {
           [{ path: `body.fields.${i}.type`, message: 'cannot change' }],
         );
       }
+      // The stored JSON is an object of one component, or an array of them: a change would leave it unreadable.
+      if (was && (was.component !== f.component || !!was.repeatable !== !!f.repeatable))
+        throw new ValidationError(`Field '${f.name}' cannot change its component or repeatable; add a new field and remove the old one`, [
+          { path: `body.fields.${i}.component`, message: 'cannot change' },
+        ]);
     });
     if (patch.singular) await this.checkNames(name, patch.singular);
     await this.checkRelations(name, after);
+    await this.checkComponents(after);
     const version = row.version + 1;
     const [claimed] = await this.models.CollectionRow.update(
       {

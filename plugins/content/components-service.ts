@@ -1,11 +1,20 @@
 import { UniqueConstraintError, type Sequelize } from 'sequelize';
 import { z } from 'zod';
-import { ConflictError, NotFoundError, type EventBus, type Followed, type PluginBootContext, modelsOf } from '../../kernel/sdk.js';
+import {
+  ConflictError,
+  NotFoundError,
+  ValidationError,
+  type EventBus,
+  type Followed,
+  type PluginBootContext,
+  modelsOf,
+} from '../../kernel/sdk.js';
 import { defaultLabel } from './collection-schema.js';
 import { fieldSchema, type FieldDefinition } from './field-types.js';
 import { COLLECTION_NAME, COLLECTION_NAME_RULE } from './names.js';
 import { ComponentRow } from './models/component-row.js';
 import { COMPONENTS_CHANGED } from './public.js';
+import { componentNestingIssues } from './component-resolution.js';
 
 const componentFields = z
   .array(fieldSchema)
@@ -105,6 +114,24 @@ export class ComponentsService {
     return [...this.current.values()];
   }
 
+  /** The definitions by name as held now: a new map after every change (the collections resolve their fields from it). */
+  definitions(): ReadonlyMap<string, ComponentDefinition> {
+    return this.current;
+  }
+
+  /** The definitions read again now (another instance may have just created one). */
+  async fresh(): Promise<ReadonlyMap<string, ComponentDefinition>> {
+    return this.copy ? this.copy.read() : (this.loaded = await this.read());
+  }
+
+  /** 400 naming the field when `fields` use an unknown component, nest too deep or come back to `name`. */
+  private async checkNesting(name: string, fields: FieldDefinition[]): Promise<void> {
+    let issues = componentNestingIssues(name, fields, this.current);
+    if (issues.length) issues = componentNestingIssues(name, fields, await this.fresh());
+    if (issues.length)
+      throw new ValidationError(`Invalid component '${name}': ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, issues);
+  }
+
   async get(name: string): Promise<ComponentDefinition> {
     const found = this.current.get(name) ?? (this.copy ? await this.copy.read() : (this.loaded = await this.read())).get(name);
     if (!found) throw new ComponentNotFoundError(name);
@@ -112,6 +139,7 @@ export class ComponentsService {
   }
 
   async create(input: ComponentInput): Promise<ComponentDefinition> {
+    await this.checkNesting(input.name, input.fields);
     const now = Date.now();
     try {
       await this.rows.create({
@@ -134,6 +162,7 @@ export class ComponentsService {
   async update(name: string, patch: ComponentPatch): Promise<ComponentDefinition> {
     const row = await this.rows.findByPk(name);
     if (!row) throw new ComponentNotFoundError(name);
+    if (patch.fields) await this.checkNesting(name, patch.fields);
     const [claimed] = await this.rows.update(
       {
         label: patch.label ?? row.label,

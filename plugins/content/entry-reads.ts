@@ -90,6 +90,7 @@ export class EntryReads {
         lookup: (n) => this.collections.findForRead(n),
         readable: (n) => hasScopedPermission(identity, 'content:read', n),
         publishedOnly: !seesAll(identity),
+        dialect: c.model.sequelize!.getDialect(),
       });
       const order = orderFor(c, query.sort);
       // Plain rows (no model instances): the page and the total at once (see ListReader).

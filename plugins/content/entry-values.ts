@@ -61,7 +61,11 @@ export function readEntryInput(
   if (!parsed.success) {
     for (const i of parsed.error.issues) {
       if (i.code === 'unrecognized_keys')
-        for (const key of i.keys) issues.push({ path: `${pathPrefix}.${key}`, message: `'${key}' is not a field of ${c.name}` });
+        for (const key of i.keys)
+          issues.push({
+            path: [pathPrefix, ...i.path.map(String), key].join('.'),
+            message: `'${key}' is not a field of ${i.path.length ? 'this component' : c.name}`,
+          });
       else issues.push({ path: [pathPrefix, ...i.path.map(String)].join('.'), message: i.message });
     }
   }

@@ -13,6 +13,7 @@ export interface RuleSubject {
   type: string;
   multiple?: boolean;
   cardinality?: string;
+  repeatable?: boolean;
 }
 
 interface TypeRules {
@@ -32,6 +33,8 @@ export const TYPE_RULES: Readonly<Record<string, TypeRules>> = {
   url: { measure: 'length' },
   select: { measure: (f) => (f.multiple ? 'items' : undefined), multiple: true },
   relation: { measure: (f) => (f.cardinality === 'many' ? 'items' : undefined) },
+  component: { measure: (f) => (f.repeatable ? 'items' : undefined) },
+  blocks: { measure: 'items' },
 };
 
 /** What min/max bound for this field, or undefined when it takes none. */

@@ -22,6 +22,8 @@ export const FIELD_TYPES = [
   'email',
   'url',
   'color',
+  'component',
+  'blocks',
 ] as const;
 export type FieldType = (typeof FIELD_TYPES)[number];
 
@@ -43,11 +45,13 @@ export const FIELD_WIDGETS: Record<FieldType, readonly string[]> = {
   email: ['email-input'],
   url: ['url-input'],
   color: ['color-picker'],
+  component: ['component-form'],
+  blocks: ['blocks-editor'],
 };
 const ALL_WIDGETS = [...new Set(Object.values(FIELD_WIDGETS).flat())] as [string, ...string[]];
 
 /** Long values (a MEDIUMTEXT column): no index, no unique, no sort. */
-export const LONG_TEXT_TYPES: readonly FieldType[] = ['richtext', 'markdown', 'json'];
+export const LONG_TEXT_TYPES: readonly FieldType[] = ['richtext', 'markdown', 'json', 'component', 'blocks'];
 const NOT_INDEXABLE = LONG_TEXT_TYPES;
 
 /** The naming rules (one module the admin UI bundles too). */
@@ -80,6 +84,12 @@ export const fieldSchema = z
     max: z.number().finite().optional(),
     /** text: a regular expression the value must match (field-rules.ts patternProblem). */
     pattern: z.string().optional(),
+    /** component: the component it holds (components-service.ts). */
+    component: z.string().min(1).max(64).optional(),
+    /** component: the value is an array of such objects. */
+    repeatable: z.boolean().optional(),
+    /** blocks: the components its items may be. */
+    components: z.array(z.string().min(1).max(64)).min(1).max(50).optional(),
   })
   .strict()
   .superRefine((f, ctx) => {
@@ -95,6 +105,7 @@ export const fieldSchema = z
     for (const key of ['cardinality', 'inverseName'] as const)
       if (f.type !== 'relation' && f[key] !== undefined)
         ctx.addIssue({ code: 'custom', path: [key], message: `only relation fields take ${key}` });
+    componentIssues(f).forEach(([path, message]) => ctx.addIssue({ code: 'custom', path: [path], message }));
     if (f.widget && !FIELD_WIDGETS[f.type].includes(f.widget))
       ctx.addIssue({ code: 'custom', path: ['widget'], message: `a ${f.type} field uses ${FIELD_WIDGETS[f.type].join(' or ')}` });
     if ((f.unique || f.indexed) && (NOT_INDEXABLE.includes(f.type) || isList(f)))
@@ -104,13 +115,28 @@ export const fieldSchema = z
         message: `${isManyRelation(f) ? 'many-relation' : isList(f) ? 'multiple select' : f.type} fields cannot be indexed or unique`,
       });
     // A select without options, or a field with bad rules, has no value schema (their issues are reported above).
-    if (f.default !== undefined && f.default !== null && !(f.type === 'select' && !f.options) && !ruleIssues(f).length) {
+    if (f.default !== undefined && f.default !== null && !(f.type === 'select' && !f.options) && !ruleIssues(f).length && !nests(f)) {
       const checked = valueSchema(f as FieldDefinition).safeParse(f.default);
       if (!checked.success)
         ctx.addIssue({ code: 'custom', path: ['default'], message: `not a valid ${f.type}: ${checked.error.issues[0]?.message}` });
     }
   });
 export type FieldDefinition = z.output<typeof fieldSchema>;
+
+const nests = (f: { type: string }) => f.type === 'component' || f.type === 'blocks';
+
+/** The component keys of a field: `component` (and `repeatable`) for a component field, `components` for blocks. */
+function componentIssues(f: { type: string; component?: string; repeatable?: boolean; components?: string[]; default?: unknown }) {
+  const out: Array<[string, string]> = [];
+  if (f.type === 'component' && !f.component) out.push(['component', 'a component field names its component']);
+  if (f.type !== 'component' && f.component !== undefined) out.push(['component', 'only component fields name a component']);
+  if (f.type !== 'component' && f.repeatable !== undefined) out.push(['repeatable', 'only component fields are repeatable']);
+  if (f.type === 'blocks' && !f.components) out.push(['components', 'a blocks field lists its components']);
+  if (f.type !== 'blocks' && f.components !== undefined) out.push(['components', 'only blocks fields list components']);
+  if (f.components && new Set(f.components).size !== f.components.length) out.push(['components', 'each component at most once']);
+  if (nests(f) && f.default !== undefined) out.push(['default', `a ${f.type} field takes no default (the fields inside it do)`]);
+  return out;
+}
 
 /** The rules a field carries that do not fit its type or each other (field-rules.ts lists which type takes which). */
 function ruleIssues(f: RuleSubject & { min?: number; max?: number; pattern?: string }): Array<[string, string]> {
@@ -121,7 +147,10 @@ function ruleIssues(f: RuleSubject & { min?: number; max?: number; pattern?: str
     const v = f[key];
     if (v === undefined) continue;
     if (!measure)
-      out.push([key, `${key} applies to number, text, email, url, multiple select and many-relation fields, not to a ${f.type} field`]);
+      out.push([
+        key,
+        `${key} applies to number, text, email, url, multiple select, many-relation, repeatable component and blocks fields, not to a ${f.type} field`,
+      ]);
     else if (measure !== 'value' && (!Number.isInteger(v) || v < 0))
       out.push([key, `${key} counts ${measure}: a whole number of at least 0`]);
     else if (measure === 'length' && v > TEXT_MAX) out.push([key, `${key} is a length of at most ${TEXT_MAX}`]);
@@ -153,6 +182,8 @@ export function columnOf(field: FieldDefinition, dialect: string): ModelAttribut
     email: DataTypes.STRING(TEXT_MAX),
     url: DataTypes.STRING(TEXT_MAX),
     color: DataTypes.STRING(7),
+    component: longText(dialect),
+    blocks: longText(dialect),
   }[field.type];
   // A multiple select is a JSON list of its options (up to 500 of up to 255 characters each); a many-relation of entry ids.
   if (isList(field)) return { type: longText(dialect), allowNull: true };

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import type { FieldDefinition } from './field-types.js';
 import { measureOf, takesPattern } from './field-rules.js';
 import { sanitizeRichText } from './rich-text.js';
+import { componentValueSchema } from './component-values.js';
 
 /** Longest value of a text or select field: it fits an index on MariaDB (utf8mb4) next to the tenant. */
 export const TEXT_MAX = 255;
@@ -95,6 +96,9 @@ function baseSchema(field: FieldDefinition): z.ZodType {
       return ID;
     case 'json':
       return z.unknown().refine((v) => v !== undefined && JSON.stringify(v).length <= 1_000_000, 'JSON of at most 1 MB');
+    case 'component':
+    case 'blocks':
+      return componentValueSchema(field, valueSchema);
   }
 }
 
@@ -109,6 +113,10 @@ export const isManyRelation = (field: Pick<FieldDefinition, 'type' | 'cardinalit
 export const isList = (field: Pick<FieldDefinition, 'type' | 'multiple' | 'cardinality'>): boolean =>
   (field.type === 'select' && field.multiple === true) || isManyRelation(field);
 
+/** A field whose value is stored as JSON text: json, a multiple select, a component, blocks. */
+const isJsonStored = (field: Pick<FieldDefinition, 'type' | 'multiple'>): boolean =>
+  field.type === 'json' || field.type === 'component' || field.type === 'blocks' || isList(field);
+
 export const columnName = (field: { name: string }) => `f_${field.name}`;
 
 /** API value -> stored value: every writer of entry rows goes through here, so richtext is sanitised here (rich-text.ts). */
@@ -116,7 +124,7 @@ export function toColumn(field: FieldDefinition, value: unknown): unknown {
   if (value === null || value === undefined) return null;
   if (field.type === 'richtext' && typeof value === 'string') return sanitizeRichText(value);
   if (field.type === 'date') return new Date(value as string).getTime();
-  if (field.type === 'json' || isList(field)) return JSON.stringify(value);
+  if (isJsonStored(field)) return JSON.stringify(value);
   return value;
 }
 
@@ -124,7 +132,7 @@ export function toColumn(field: FieldDefinition, value: unknown): unknown {
 export function fromColumn(field: FieldDefinition, value: unknown): unknown {
   if (value === null || value === undefined) return null;
   if (field.type === 'date') return new Date(Number(value)).toISOString();
-  if (field.type === 'json' || isList(field)) return JSON.parse(value as string);
+  if (isJsonStored(field)) return JSON.parse(value as string);
   if (field.type === 'boolean') return value === true || value === 1 || value === '1';
   if (field.type === 'number') return Number(value);
   return value;

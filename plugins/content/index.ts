@@ -87,8 +87,9 @@ function registerServices(container: PluginRegisterContext['container'], listCac
   container.register(
     'collections',
     asFunction(
-      ({ sequelize, migrator, events }: { sequelize: Sequelize; migrator: MigrationRunner; events: EventBus }) =>
-        new CollectionsService(sequelize, migrator, events),
+      (c: { sequelize: Sequelize; migrator: MigrationRunner; events: EventBus; components: ComponentsService }) =>
+        // The components are read lazily (they need the collections for their in-use check).
+        new CollectionsService(c.sequelize, c.migrator, c.events, () => c.components),
     ).singleton(),
   );
   container.register(

@@ -5,6 +5,7 @@ import type { CollectionDefinition } from './collection-schema.js';
 import { columnName, isList, isManyRelation, toColumn, valueSchema, type FieldDefinition } from './field-types.js';
 import { listCondition, listSql, UUID, type ListSql } from './list-filter-lists.js';
 import { inverseOf, type InverseField } from './relation-inverse.js';
+import { componentSubject, type ComponentSubject } from './component-filter.js';
 
 /**
  * The `filter` query parameter of a list (API decisions, "Content model v2"): a JSON object whose keys
@@ -31,43 +32,51 @@ function invalid(message: string): never {
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
-/** Case-insensitive "the column's text starts with `term`", without LIKE wildcards (a `%` in the term is a `%`). */
-function startsWith(column: string, term: string): WhereOptions {
-  return Sequelize.where(Sequelize.fn('INSTR', Sequelize.fn('LOWER', Sequelize.col(column)), term.toLowerCase()), 1);
+/** Case-insensitive "the value starts with `term`", without LIKE wildcards (a `%` in the term is a `%`). */
+function startsWith(lhs: ReturnType<typeof Sequelize.col | typeof Sequelize.fn>, term: string): WhereOptions {
+  return Sequelize.where(Sequelize.fn('INSTR', Sequelize.fn('LOWER', lhs), term.toLowerCase()), 1);
 }
 
-/** One field's condition: a bare value (eq) or an object of operators, all of which must hold. */
-function fieldCondition(f: FieldDefinition, raw: unknown): WhereOptions {
+/**
+ * One field's condition: a bare value (eq) or an object of operators, all of which must hold. `inner`: the
+ * field is inside a component, compared through its JSON path (component-filter.ts); else its column.
+ */
+function fieldCondition(f: FieldDefinition, raw: unknown, path: string, inner?: ComponentSubject): WhereOptions {
   const column = columnName(f);
+  const on = (cond: unknown): WhereOptions =>
+    inner ? Sequelize.where(inner.lhs, cond === null ? { [Op.is]: null } : (cond as WhereOptions)) : { [column]: cond };
   const value = (v: unknown, op: string) => {
     if (v === null && (op === 'eq' || op === 'ne')) return null;
     const parsed = valueSchema(f).safeParse(v);
-    if (!parsed.success) invalid(`${f.name}.${op}: ${parsed.error.issues[0]?.message}`);
-    return toColumn(f, parsed.data);
+    if (!parsed.success) invalid(`${path}.${op}: ${parsed.error.issues[0]?.message}`);
+    return inner ? inner.stored(parsed.data) : toColumn(f, parsed.data);
   };
-  if (!isObject(raw)) return { [column]: value(raw, 'eq') };
+  if (!isObject(raw)) return on(value(raw, 'eq'));
   const ops: Record<symbol, unknown> = {};
   const extra: WhereOptions[] = [];
   for (const [op, v] of Object.entries(raw)) {
     if (op === 'contains' || op === 'startsWith') {
-      if (!searched(f) || typeof v !== 'string') invalid(`${f.name}.${op} needs a text field and a string`);
+      if (!searched(f) || typeof v !== 'string') invalid(`${path}.${op} needs a text field and a string`);
       if (op === 'contains') ops[Op.like] = `%${v.replace(/[\\%_]/g, '')}%`;
-      else extra.push(startsWith(column, v));
+      else extra.push(startsWith(inner?.lhs ?? Sequelize.col(column), v));
     } else if (op === 'in' || op === 'nin') {
-      if (!Array.isArray(v) || v.length > 100) invalid(`${f.name}.${op} needs an array of at most 100 values`);
+      if (!Array.isArray(v) || v.length > 100) invalid(`${path}.${op} needs an array of at most 100 values`);
       ops[op === 'in' ? Op.in : Op.notIn] = v.map((x) => value(x, op));
     } else if (op === 'null') {
-      if (typeof v !== 'boolean') invalid(`${f.name}.null needs true or false`);
-      extra.push({ [column]: v ? { [Op.is]: null } : { [Op.not]: null } });
+      if (typeof v !== 'boolean') invalid(`${path}.null needs true or false`);
+      extra.push(on(v ? { [Op.is]: null } : { [Op.not]: null }));
     } else if (Object.hasOwn(COMPARISON, op)) {
-      if (op !== 'eq' && op !== 'ne' && UNORDERED.has(f.type)) invalid(`${f.name}.${op} is not defined for ${f.type}`);
-      ops[COMPARISON[op]!] = value(v, op);
+      if (op !== 'eq' && op !== 'ne' && UNORDERED.has(f.type)) invalid(`${path}.${op} is not defined for ${f.type}`);
+      const operand = value(v, op);
+      // Inside JSON, a comparison with null is spelled IS (NOT) NULL.
+      if (inner && operand === null) extra.push(on(op === 'eq' ? { [Op.is]: null } : { [Op.not]: null }));
+      else ops[COMPARISON[op]!] = operand;
     } else {
-      invalid(`unknown operator '${op}' on '${f.name}' (${FILTER_OPERATORS.join(', ')})`);
+      invalid(`unknown operator '${op}' on '${path}' (${FILTER_OPERATORS.join(', ')})`);
     }
   }
-  const all: WhereOptions[] = [...(Object.getOwnPropertySymbols(ops).length ? [{ [column]: ops }] : []), ...extra];
-  if (!all.length) invalid(`'${f.name}' has no operator`);
+  const all: WhereOptions[] = [...(Object.getOwnPropertySymbols(ops).length ? [on(ops)] : []), ...extra];
+  if (!all.length) invalid(`'${path}' has no operator`);
   return all.length === 1 ? all[0]! : { [Op.and]: all };
 }
 
@@ -84,6 +93,8 @@ export interface FilterScope {
   lookup?: (name: string) => FilterTarget | undefined;
   readable?: (collection: string) => boolean;
   publishedOnly?: boolean;
+  /** The database's dialect (a path into a component reads its JSON: json_extract on sqlite, JSON_VALUE on mariadb). */
+  dialect?: string;
 }
 
 /** Relation paths reach this many relations deep (`author.country.name` is two). */
@@ -137,7 +148,12 @@ class FilterReader {
       if (f.type === 'json') invalid(`cannot filter by the json field '${path}'`);
       if (isList(f)) return listCondition(f, raw, this.sql(at), invalid);
       if (isObject(raw) && 'has' in raw) invalid(`${path}.has needs a multiple select or a many-relation`);
-      return fieldCondition(f, raw);
+      if (f.type === 'component' || f.type === 'blocks') invalid(`cannot filter by the ${f.type} field '${path}' (name a field inside it)`);
+      return fieldCondition(f, raw, f.name);
+    }
+    if (f.type === 'component' || f.type === 'blocks') {
+      const subject = componentSubject(f, rest, path, this.scope.dialect ?? 'sqlite');
+      return fieldCondition(subject.field, raw, path, subject);
     }
     if (f.type !== 'relation') invalid(`unknown field '${path}': '${name}' is not a relation`);
     const target = this.target(f.collection!, path, depth);

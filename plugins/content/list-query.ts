@@ -31,7 +31,7 @@ export const listQuerySchema = z.object({
 export type ListQuery = z.output<typeof listQuerySchema>;
 
 const SYSTEM_SORT: Record<string, string> = { createdAt: 'created_at', updatedAt: 'updated_at', slug: 'slug', status: 'status', _id: 'id' };
-const UNSORTABLE = new Set(['richtext', 'markdown', 'json']);
+const UNSORTABLE = new Set(['richtext', 'markdown', 'json', 'component', 'blocks']);
 
 const invalid = invalidQuery;
 

@@ -6,5 +6,6 @@
  */
 export { readEntryInput, slugify } from './entry-values.js';
 export { fromColumn } from './field-values.js';
+export { portableFields } from './component-values.js';
 export type { FieldDefinition } from './field-types.js';
 export type { PreparedRow } from './prepared-row.js';

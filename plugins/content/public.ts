@@ -20,6 +20,8 @@ export type { CollectionInfo, ContentClientFactory, LocalClient } from './local-
  * read or write rows directly inside a data-operation transaction (data migrations, backups).
  */
 export { columnName, fromColumn, toColumn, valueSchema, RESERVED_FIELD_NAMES } from './field-types.js';
+/** The component definitions a component or blocks field of a loaded collection carries (GraphQL builds its types from them). */
+export { resolvedComponents } from './component-values.js';
 /** The naming rules of collections and fields, and the words for a name that breaks them (the admin UI bundles names.ts). */
 export {
   COLLECTION_NAME,

@@ -23,6 +23,9 @@ export const fieldAnswer = z.object({
   min: z.number().optional(),
   max: z.number().optional(),
   pattern: z.string().optional(),
+  component: z.string().optional(),
+  repeatable: z.boolean().optional(),
+  components: z.array(z.string()).optional(),
 });
 const collection = z
   .object({

@@ -24,6 +24,7 @@ import { ENTRY_STATUSES, inverseOf } from '../content/public.js';
 import type { GraphqlContext } from './graphql-context.js';
 import { GraphQLJSON } from './json-scalar.js';
 import type { CollectionNames } from './names.js';
+import { ComponentTypes, nestsComponents } from './component-types.js';
 
 export const EntryStatusEnum = new GraphQLEnumType({
   name: 'EntryStatus',
@@ -67,6 +68,8 @@ function scalarFor(f: CollectionField, enums: Map<string, GraphQLEnumType>): Gra
       // A many-relation: its entry ids in order.
       return f.cardinality === 'many' ? new GraphQLList(new GraphQLNonNull(GraphQLID)) : GraphQLID;
     case 'json':
+    case 'component': // inputs: JSON, checked by the entries service; outputs: component-types.ts
+    case 'blocks':
       return GraphQLJSON;
     case 'select': {
       const one = enums.get(f.name) ?? GraphQLString;
@@ -167,6 +170,7 @@ export function buildCollectionTypes(
   entries: EntriesPort,
 ): Map<string, CollectionTypes> {
   const out = new Map<string, CollectionTypes>();
+  const components = new ComponentTypes(taken, (f) => scalarFor(f, new Map()));
   for (const { names, collection: c } of included) {
     const enums = new Map<string, GraphQLEnumType>();
     for (const f of c.fields) {
@@ -191,7 +195,7 @@ export function buildCollectionTypes(
         };
         for (const f of c.fields) {
           fields[f.name] = {
-            type: scalarFor(f, enums),
+            type: nestsComponents(f) ? components.outputOf(f, names.type) : scalarFor(f, enums),
             description: [f.label, f.type === 'date' ? 'ISO 8601' : null].filter(Boolean).join('; ') || undefined,
           };
           const allowed = enums.has(f.name) ? new Set(f.options) : null;

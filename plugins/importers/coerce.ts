@@ -55,6 +55,15 @@ export function coerce(value: unknown, type: ContentFieldType): unknown {
     }
     case 'json':
       return value;
+    case 'component':
+    case 'blocks':
+      // Taken as sent (JSON text is read as JSON); the content checks it against the components.
+      if (typeof value !== 'string') return value;
+      try {
+        return JSON.parse(value) as unknown;
+      } catch {
+        return undefined;
+      }
     case 'media':
     case 'relation':
       return typeof value === 'string' && /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value) ? value : undefined;

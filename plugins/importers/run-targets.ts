@@ -5,6 +5,7 @@
 import { SOURCE_FIELD } from './field-names.js';
 import type { ImportPlan } from './planner.js';
 import type { CollectionInfo, LocalClient } from '../content/public.js';
+import { portableFields } from '../content/public-values.js';
 import type { PrepareTarget } from './prepare-batch.js';
 
 /** Creates the plan's missing collections, named in `scaffolded` as they are made (a failed run removes them). */
@@ -41,7 +42,8 @@ export async function resolveTargets(
     prepareTargets[entity] = {
       collection,
       version: info.version,
-      fields: info.fields as PrepareTarget['fields'],
+      // Component fields carry their components' definitions across to the worker thread.
+      fields: portableFields(info.fields as PrepareTarget['fields']),
       map,
       ...(media ? { mediaField: media } : {}),
       source: info.fields.some((f) => f.name === SOURCE_FIELD),

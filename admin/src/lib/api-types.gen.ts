@@ -183,6 +183,9 @@ export interface ApiSchemas {
       min?: number;
       max?: number;
       pattern?: string;
+      component?: string;
+      repeatable?: boolean;
+      components?: string[];
     }[];
     version: number;
     /** Present on singletons: one entry, at /api/collections/{collection}/single */
@@ -216,6 +219,9 @@ export interface ApiSchemas {
       min?: number;
       max?: number;
       pattern?: string;
+      component?: string;
+      repeatable?: boolean;
+      components?: string[];
     }[];
   };
   ConfigStatus: {
@@ -1983,7 +1989,9 @@ export interface ApiRoutes {
           | 'json'
           | 'email'
           | 'url'
-          | 'color';
+          | 'color'
+          | 'component'
+          | 'blocks';
         label?: string;
         required?: boolean;
         unique?: boolean;
@@ -2009,11 +2017,16 @@ export interface ApiRoutes {
           | 'code-editor'
           | 'email-input'
           | 'url-input'
-          | 'color-picker';
+          | 'color-picker'
+          | 'component-form'
+          | 'blocks-editor';
         multiple?: boolean;
         min?: number;
         max?: number;
         pattern?: string;
+        component?: string;
+        repeatable?: boolean;
+        components?: string[];
       }[];
     };
     response: ApiSchemas['Collection'];
@@ -2040,7 +2053,9 @@ export interface ApiRoutes {
           | 'json'
           | 'email'
           | 'url'
-          | 'color';
+          | 'color'
+          | 'component'
+          | 'blocks';
         label?: string;
         required?: boolean;
         unique?: boolean;
@@ -2066,11 +2081,16 @@ export interface ApiRoutes {
           | 'code-editor'
           | 'email-input'
           | 'url-input'
-          | 'color-picker';
+          | 'color-picker'
+          | 'component-form'
+          | 'blocks-editor';
         multiple?: boolean;
         min?: number;
         max?: number;
         pattern?: string;
+        component?: string;
+        repeatable?: boolean;
+        components?: string[];
       }[];
     };
     response: ApiSchemas['Component'];
@@ -2455,7 +2475,9 @@ export interface ApiRoutes {
           | 'json'
           | 'email'
           | 'url'
-          | 'color';
+          | 'color'
+          | 'component'
+          | 'blocks';
         label?: string;
         required?: boolean;
         unique?: boolean;
@@ -2481,11 +2503,16 @@ export interface ApiRoutes {
           | 'code-editor'
           | 'email-input'
           | 'url-input'
-          | 'color-picker';
+          | 'color-picker'
+          | 'component-form'
+          | 'blocks-editor';
         multiple?: boolean;
         min?: number;
         max?: number;
         pattern?: string;
+        component?: string;
+        repeatable?: boolean;
+        components?: string[];
       }[];
       singleton?: boolean;
     };
@@ -2554,7 +2581,9 @@ export interface ApiRoutes {
           | 'json'
           | 'email'
           | 'url'
-          | 'color';
+          | 'color'
+          | 'component'
+          | 'blocks';
         label?: string;
         required?: boolean;
         unique?: boolean;
@@ -2580,11 +2609,16 @@ export interface ApiRoutes {
           | 'code-editor'
           | 'email-input'
           | 'url-input'
-          | 'color-picker';
+          | 'color-picker'
+          | 'component-form'
+          | 'blocks-editor';
         multiple?: boolean;
         min?: number;
         max?: number;
         pattern?: string;
+        component?: string;
+        repeatable?: boolean;
+        components?: string[];
       }[];
     };
     response: ApiSchemas['Component'];
@@ -3079,6 +3113,8 @@ export interface ApiRoutes {
           | 'email'
           | 'url'
           | 'color'
+          | 'component'
+          | 'blocks'
           | null;
       }[];
       operations: {
@@ -3116,7 +3152,9 @@ export interface ApiRoutes {
             | 'json'
             | 'email'
             | 'url'
-            | 'color';
+            | 'color'
+            | 'component'
+            | 'blocks';
           label: string;
         }[];
         widgets: Record<string, string>;

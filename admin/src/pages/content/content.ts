@@ -37,6 +37,9 @@ const TYPES: Record<FieldType, { label: string; widgets: readonly Widget[] }> = 
   email: { label: 'E-mail address', widgets: ['email-input'] },
   url: { label: 'Web address (URL)', widgets: ['url-input'] },
   color: { label: 'Colour (#rrggbb)', widgets: ['color-picker'] },
+  // The schema editor cannot pick their components yet: such fields are set up over the API (kept on save).
+  component: { label: 'Component (set up over the API)', widgets: ['component-form'] },
+  blocks: { label: 'Blocks (set up over the API)', widgets: ['blocks-editor'] },
 };
 export const FIELD_TYPES = Object.keys(TYPES) as FieldType[];
 export const TYPE_LABELS = Object.fromEntries(FIELD_TYPES.map((t) => [t, TYPES[t].label])) as Record<FieldType, string>;
@@ -58,6 +61,8 @@ export const WIDGET_LABELS: Record<string, string> = {
   'email-input': 'E-mail address',
   'url-input': 'Web address',
   'color-picker': 'Colour picker',
+  'component-form': 'Component form',
+  'blocks-editor': 'Blocks editor',
 };
 export type Collection = Omit<ApiSchemas['Collection'], 'fields'> & { fields: Field[] };
 export type Entry = ApiSchemas['Entry'];

@@ -81,7 +81,7 @@ export function toField(r: Row): Field {
     if (r.inverseName.trim()) f.inverseName = r.inverseName.trim();
   }
   if (r.multiple && takesMultiple(r)) f.multiple = true;
-  const measured = !!measureOf({ type: r.type, multiple: !!f.multiple, cardinality: f.cardinality });
+  const measured = !!measureOf({ type: r.type, multiple: !!f.multiple, cardinality: f.cardinality, repeatable: !!f.repeatable });
   if (measured && typeof r.min === 'number') f.min = r.min;
   if (measured && typeof r.max === 'number') f.max = r.max;
   if (r.pattern && takesPattern(r)) f.pattern = r.pattern;
