@@ -17,7 +17,8 @@ import type { Secret } from './key-store.js';
 import { snapshotCount, snapshotPages, type Snapshot } from './snapshot.js';
 import { TableChecksum, toJsonRow, type Row } from './tables.js';
 
-export type ConfigSnapshot = { settings: Row[]; roles: Row[]; collections: Row[]; themes: Row[] };
+/** config.json: `components` (issue 35) is absent from backups made before components. */
+export type ConfigSnapshot = { settings: Row[]; roles: Row[]; collections: Row[]; themes: Row[]; components?: Row[] };
 
 /** One backup being written: where, with which key, through which snapshot, and the files written so far. */
 export interface BackupWrite {
@@ -155,6 +156,7 @@ export async function sealManifest(
       roles: config.roles.length,
       collections: config.collections.length,
       themes: config.themes.length,
+      components: config.components?.length ?? 0,
     },
     entries: collections.reduce((n, c) => n + c.rows, 0),
     files,

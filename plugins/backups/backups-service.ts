@@ -220,7 +220,13 @@ export class BackupsService {
     const read = async (table: string) =>
       (await tableExists(this.d.sequelize, table)) ? (await snapshotAll(snap, this.d.sequelize, table)).map(toJsonRow) : [];
     const settings = (await read('cms_settings')).filter((r) => !r.is_private && !SECRET_SETTING.test(String(r.key)));
-    return { settings, roles: await read('auth_roles'), collections: await read('content_collections'), themes: await read('themes') };
+    return {
+      settings,
+      roles: await read('auth_roles'),
+      collections: await read('content_collections'),
+      themes: await read('themes'),
+      components: await read('content_components'),
+    };
   }
 
   /**

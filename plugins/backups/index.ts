@@ -29,6 +29,7 @@ function domainDeps(booted: Booted, pageSize: number): DomainDeps {
     service: () => booted().backups as BackupsService,
     sequelize: () => booted().sequelize,
     collections: () => booted().collections,
+    components: () => optional(booted(), 'components'),
     mediaStorage: () => optional(booted(), 'mediaStorage'),
     entries: () => optional(booted(), 'entries'),
     sessions: () => optional(booted(), 'sessions'),

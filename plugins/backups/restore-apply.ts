@@ -13,6 +13,7 @@ import type { RestoreCaches } from './restore-caches.js';
 import { restoreKey } from './restore-input.js';
 import { tableOf, type DomainDeps, type Payload, type RestoreInput } from './restore-types.js';
 import { columnsOf, fromJsonRow, quote, type Row } from './tables.js';
+import { restoreComponent } from './restore-components.js';
 
 type ApplyContext = DomainContext & { plan: StoredPlan };
 
@@ -170,6 +171,8 @@ export async function applyRestoreOperation(
       return restoreRows(s, p);
     case 'config':
       return restoreConfig(s, p);
+    case 'component':
+      return restoreComponent(d.components(), p);
     default:
       return restoreMediaFiles(s);
   }

@@ -12,6 +12,7 @@ import type { BackupManifest } from './format.js';
 import { restoreKey } from './restore-input.js';
 import { CONFIG_TABLES, type DomainDeps, type Payload, type RestoreInput } from './restore-types.js';
 import { tableChecksum, tableExists, type Row } from './tables.js';
+import { planComponents, savedComponents } from './restore-components.js';
 
 /** What the plan collects while its steps run. */
 interface Draft {
@@ -29,13 +30,14 @@ async function checkIntegrity(d: DomainDeps, input: RestoreInput, draft: Draft):
 }
 
 /** The collection schemas of the backup's config.json (none, and a blocked plan, when it cannot be read). */
-async function savedSchemas(d: DomainDeps, m: BackupManifest, input: RestoreInput, draft: Draft): Promise<Row[]> {
+async function savedConfig(d: DomainDeps, m: BackupManifest, input: RestoreInput, draft: Draft): Promise<{ schemas: Row[]; components: Row[] }> {
   const key = restoreKey(d, input);
   try {
-    return (await d.service().readConfig(m, key)).collections;
+    const config = await d.service().readConfig(m, key);
+    return { schemas: config.collections, components: config.components ?? [] };
   } catch {
     draft.blockedReasons.push('config.json could not be read (damaged, or the key does not decrypt it)');
-    return [];
+    return { schemas: [], components: [] };
   }
 }
 
@@ -195,7 +197,7 @@ export async function planRestore(
   const m = await d.service().manifest(input.backupId);
   const draft: Draft = { operations: [], warnings: [], blockedReasons: [] };
   await checkIntegrity(d, input, draft);
-  const schemas = await savedSchemas(d, m, input, draft);
+  const { schemas, components } = await savedConfig(d, m, input, draft);
   const here = new Map(
     d
       .collections()
@@ -203,6 +205,8 @@ export async function planRestore(
       .map((c) => [c.name, c]),
   );
   const missing = missingCollections(m, here, schemas, draft);
+  // Components first: the collections created next (and the rows restored) may use them.
+  planComponents(savedComponents(components), d.components(), draft);
   planCreateCollections(missing, draft);
   await planCollectionRows(d, m, here, schemas, missing, draft);
   await planConfig(sequelize, m, draft);

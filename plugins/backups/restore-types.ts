@@ -4,7 +4,7 @@
  * domain is built at register, the services exist after boot).
  */
 import type { Sequelize } from 'sequelize';
-import type { CollectionsService, EntriesService, FieldDefinition } from '../content/public.js';
+import type { CollectionsService, ComponentsService, EntriesService, FieldDefinition } from '../content/public.js';
 import type { MediaStorage } from '../media/public.js';
 import type { BackupsService } from './backups-service.js';
 
@@ -21,7 +21,8 @@ export type Payload =
   | { kind: 'rows'; table: string; file: string; collection?: string }
   | { kind: 'config'; part: 'roles' | 'themes' | 'settings'; table: string }
   | { kind: 'media-files' }
-  | { kind: 'collection'; name: string; label?: string; singular?: string; fields: FieldDefinition[] };
+  | { kind: 'collection'; name: string; label?: string; singular?: string; fields: FieldDefinition[] }
+  | { kind: 'component'; name: string; label: string; fields: FieldDefinition[] };
 
 export const CONFIG_TABLES = { roles: 'auth_roles', themes: 'themes', settings: 'cms_settings' } as const;
 
@@ -29,6 +30,8 @@ export interface DomainDeps {
   service: () => BackupsService;
   sequelize: () => Sequelize;
   collections: () => CollectionsService;
+  /** The content plugin's components (restored before the collections that use them). */
+  components: () => ComponentsService | undefined;
   mediaStorage: () => MediaStorage | undefined;
   entries: () => EntriesService | undefined;
   /** The auth plugin's sessions (their cached role permissions are dropped for users of a restored role). */

@@ -1,7 +1,7 @@
 /**
  * Entries in package form (PackageEntry, see public.ts), shared by the export and the import side so a
  * checksum computed on one instance equals the one computed on another for the same content:
- * relation values become `{$ref: {collection, syncId}}`, media values `{$media: <media id>}`, and the
+ * relation values become `{$ref: {collection, syncId}}` (a many-relation an array of them), media values `{$media: <media id>}`, and the
  * checksum is the SHA-256 of the canonical JSON (keys sorted, safe-stable-stringify) of
  * `{slug, status, fields}` in that form. Entry ids, versions and timestamps are not part of it.
  */
@@ -41,7 +41,15 @@ export function encodeFields(
   for (const f of fields) {
     const v = entry[f.name];
     if (v === null || v === undefined) out[f.name] = null;
-    else if (f.type === 'relation') {
+    else if (f.type === 'relation' && Array.isArray(v)) {
+      // A many-relation: its references in order, the dangling ones left out.
+      const refs: RefValue[] = [];
+      for (const id of v) {
+        const syncId = syncIdOf(f.collection!, String(id));
+        if (syncId) refs.push({ $ref: { collection: f.collection!, syncId } });
+      }
+      out[f.name] = refs;
+    } else if (f.type === 'relation') {
       const syncId = syncIdOf(f.collection!, String(v));
       out[f.name] = syncId ? { $ref: { collection: f.collection!, syncId } } : null;
     } else if (f.type === 'media') out[f.name] = { $media: String(v) };
@@ -60,7 +68,7 @@ export function referencedIds(fields: FieldDefinition[], entries: Entry[]): Map<
       if (v === null || v === undefined) continue;
       let set = out.get(f.collection!);
       if (!set) out.set(f.collection!, (set = new Set()));
-      set.add(String(v));
+      for (const id of Array.isArray(v) ? v : [v]) set.add(String(id));
     }
   }
   return out;

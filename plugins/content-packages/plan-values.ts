@@ -68,6 +68,7 @@ interface ValueScope {
 }
 
 async function relationValue(s: ValueScope, f: FieldDefinition, v: unknown): Promise<void> {
+  if (f.cardinality === 'many') return manyRelationValue(s, f, v);
   if (!isRef(v)) {
     s.notes.block(`${s.key}: field '${f.name}' is not a {$ref} value`);
     return;
@@ -79,6 +80,25 @@ async function relationValue(s: ValueScope, f: FieldDefinition, v: unknown): Pro
       s.key,
     );
   s.out.values[f.name] = id;
+}
+
+/** A many-relation: an array of {$ref}, each pointing here; the ones neither here nor in the package are left out. */
+async function manyRelationValue(s: ValueScope, f: FieldDefinition, v: unknown): Promise<void> {
+  if (!Array.isArray(v) || !v.every(isRef)) {
+    s.notes.block(`${s.key}: field '${f.name}' is not an array of {$ref} values`);
+    return;
+  }
+  const ids: string[] = [];
+  for (const ref of v) {
+    const id = await s.refs.target(ref.$ref.collection, ref.$ref.syncId);
+    if (id) ids.push(id);
+    else
+      s.notes.warn(
+        `field '${f.name}' refers to ${ref.$ref.collection}/${ref.$ref.syncId}, which is neither here nor in the package: left out`,
+        s.key,
+      );
+  }
+  s.out.values[f.name] = ids;
 }
 
 function mediaValue(s: ValueScope, f: FieldDefinition, v: unknown): void {

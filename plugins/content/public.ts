@@ -73,6 +73,9 @@ export type { EntryStatus } from './entry-values.js';
 export { STATUSES as ENTRY_STATUSES } from './entry-values.js';
 /** Relation order of collections created together (restore, content import, configuration promotion). */
 export { creationOrder, relationTargets } from './relation-order.js';
+/** The components a field list uses (component and blocks fields), and the service that keeps them. */
+export { componentsUsedBy } from './components-service.js';
+export type { ComponentsService, ComponentDefinition } from './components-service.js';
 
 /** The field types a collection schema may use (content packages check incoming schemas against them), and each one's admin widgets (the first is the default). */
 export { FIELD_TYPES, FIELD_WIDGETS } from './field-types.js';
