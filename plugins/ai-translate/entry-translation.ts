@@ -1,5 +1,7 @@
 import { ConflictError, ForbiddenError, ValidationError, hasPermission, type ContainerServices } from '../../kernel/sdk.js';
+import type { z } from 'zod';
 import type { TranslateService } from './translate-service.js';
+import type { translatedEntrySchema } from './routes.js';
 
 /** The content plugin's request-scoped client (its public contract), acting as the caller. */
 type ContentClient = ContainerServices['content'];
@@ -16,18 +18,8 @@ export interface EntryTranslationRequest {
   save: boolean;
 }
 
-export interface EntryTranslation {
-  provider: string;
-  source: string | null;
-  target: string;
-  collection: string;
-  entryId: string;
-  /** Field name -> translated value (fields that are empty are left out). */
-  fields: Record<string, string>;
-  saved: boolean;
-  /** The entry's version after the save (saved), else the version that was read. */
-  version: number;
-}
+/** What POST /api/ai/translate-entry answers: its route's response schema (routes.ts) is the one definition. */
+export type EntryTranslation = z.output<typeof translatedEntrySchema>;
 
 /**
  * Translates the text and rich-text fields of one entry (or the listed ones), read through the content

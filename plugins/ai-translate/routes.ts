@@ -32,15 +32,17 @@ const stringsResult = z
   .object({ provider: z.string(), source: z.string().nullable(), target: z.string(), translations: z.array(z.string()) })
   .meta({ id: 'TranslatedStrings' });
 
-const entryResult = z
+export const translatedEntrySchema = z
   .object({
     provider: z.string(),
     source: z.string().nullable(),
     target: z.string(),
     collection: z.string(),
     entryId: z.string(),
+    /** Field name -> translated value (fields that are empty are left out). */
     fields: z.record(z.string(), z.string()),
     saved: z.boolean(),
+    /** The entry's version after the save (saved), else the version that was read. */
     version: z.number().int(),
   })
   .meta({ id: 'TranslatedEntry' });
@@ -73,7 +75,7 @@ export function translateRoutes(options: TranslateOptions): RouteDefinition[] {
         }),
       },
       rateLimit: { points: options.rateLimitPerMinute, durationSeconds: 60 },
-      response: z.union([stringsResult, entryResult]),
+      response: z.union([stringsResult, translatedEntrySchema]),
       async handler({ body, scope }) {
         if ('strings' in body) {
           return scope.translation.translate({

@@ -20,6 +20,18 @@ import type { User } from './models/user.js';
 import { toPublicUser, type SignInNotes } from './users-service.js';
 import { auditAuth, auditSignIn, auditSignInFailure, auditUnlock, userTarget } from './audit-events.js';
 
+/** One session as GET /api/user/sessions answers it (session-views.ts builds it). */
+export const sessionViewSchema = z.object({
+  _id: z.string(),
+  current: z.boolean(),
+  userAgent: z.string(),
+  ip: z.string(),
+  device: z.string(),
+  createdAt: z.string(),
+  lastActiveAt: z.string(),
+  expiresAt: z.string(),
+});
+
 export const SESSION_COOKIE = 'session';
 
 const publicUser = z.object({ _id: z.string(), email: z.string(), username: z.string(), role: z.string() }).meta({ id: 'User' });
@@ -174,20 +186,7 @@ export const authRoutes: RouteDefinition[] = [
     summary: "The caller's active sessions, the current one flagged (admins: ?admin=1&userId= for another user's)",
     tags: ['user'],
     request: { query: z.object({ admin: z.enum(['1']).optional(), userId: z.string().uuid().optional() }) },
-    response: z.object({
-      sessions: z.array(
-        z.object({
-          _id: z.string(),
-          current: z.boolean(),
-          userAgent: z.string(),
-          ip: z.string(),
-          device: z.string(),
-          createdAt: z.string(),
-          lastActiveAt: z.string(),
-          expiresAt: z.string(),
-        }),
-      ),
-    }),
+    response: z.object({ sessions: z.array(sessionViewSchema) }),
     async handler({ identity, query, scope }) {
       requireSession(identity);
       const hash = typeof identity.meta?.sessionHash === 'string' ? identity.meta.sessionHash : null;

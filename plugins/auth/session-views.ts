@@ -1,15 +1,9 @@
+import type { z } from 'zod';
 import type { Session } from './models/session.js';
+import type { sessionViewSchema } from './routes.js';
 
-export interface SessionView {
-  _id: string;
-  current: boolean;
-  userAgent: string;
-  ip: string;
-  device: string;
-  createdAt: string;
-  lastActiveAt: string;
-  expiresAt: string;
-}
+/** A session as its route answers it: the route's response schema (routes.ts) is the one definition. */
+export type SessionView = z.output<typeof sessionViewSchema>;
 
 /** A user's online summary (the dashboard's online users). */
 export interface OnlineUser {

@@ -1,13 +1,13 @@
 import { UniqueConstraintError, type Sequelize } from 'sequelize';
 import { z } from 'zod';
 import {
+  modelsOf,
   ConflictError,
   NotFoundError,
   ValidationError,
-  type EventBus,
   type Followed,
+  type EventBus,
   type PluginBootContext,
-  modelsOf,
 } from '../../kernel/sdk.js';
 import { defaultLabel } from './collection-schema.js';
 import { fieldSchema, type FieldDefinition } from './field-types.js';

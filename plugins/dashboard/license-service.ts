@@ -1,3 +1,5 @@
+import type { z } from 'zod';
+import type { licenseState } from './routes-widgets.js';
 import type { KeyObject } from 'node:crypto';
 import { type Logger, modelsOf, type ModelMap } from '../../kernel/sdk.js';
 import { checkLicenseKey, coversWidget, type LicenseKeyCheck } from './license-key.js';
@@ -5,16 +7,8 @@ import { DashboardInstallation } from './models/dashboard-installation.js';
 
 const DAY_MS = 24 * 3600 * 1000;
 
-export interface LicenseState {
-  widgetId: string;
-  license: 'freemium' | 'paid';
-  allowed: boolean;
-  reason: 'freemium' | 'trial' | 'licensed' | 'expired';
-  trialEndsAt: string;
-  licensee?: string;
-  /** Why a configured key does not count (malformed, bad-signature, expired, not-covered). */
-  keyProblem?: string;
-}
+/** A widget's licence state as its route answers it (routes-widgets.ts licenseState is the one definition); keyProblem says why a configured key does not count (malformed, bad-signature, expired, not-covered). */
+export type LicenseState = z.output<typeof licenseState>;
 
 export interface LicenseSources {
   /** CMS_INSTALLED_AT / option installedAt: replaces the recorded installation time. */

@@ -14,7 +14,7 @@ import { LayoutNeedsUserError, UnknownWidgetError } from './errors.js';
 
 const tags = ['dashboard'];
 
-const licenseState = z
+export const licenseState = z
   .object({
     widgetId: z.string(),
     license: z.enum(['freemium', 'paid']),

@@ -4,6 +4,18 @@ import { applyBodySchema, applyRoute, planRoute, verifyRoute, type DataRouteComm
 import { MIGRATION_ID } from './definition.js';
 import { DOMAIN_ID, planInput } from './domain.js';
 
+/** One applied migration of the ledger (GET /api/migrations/history). */
+export const ledgerEntrySchema = z.object({
+  id: z.string(),
+  planId: z.string(),
+  planHash: z.string(),
+  checksum: z.string(),
+  source: z.string(),
+  actor: z.string().nullable(),
+  counts: z.object({ updated: z.number(), moved: z.number() }),
+  appliedAt: z.string(),
+});
+
 const common: DataRouteCommon = {
   domain: DOMAIN_ID,
   prefix: '/api/migrations',
@@ -44,20 +56,7 @@ export const migrationRoutes: RouteDefinition[] = [
     summary:
       'The ledger of applied migrations, newest first: id, planId, planHash, checksum of the definition, source, actor, counts, appliedAt',
     request: {},
-    response: z.object({
-      history: z.array(
-        z.object({
-          id: z.string(),
-          planId: z.string(),
-          planHash: z.string(),
-          checksum: z.string(),
-          source: z.string(),
-          actor: z.string().nullable(),
-          counts: z.object({ updated: z.number(), moved: z.number() }),
-          appliedAt: z.string(),
-        }),
-      ),
-    }),
+    response: z.object({ history: z.array(ledgerEntrySchema) }),
     handler: ({ identity, scope }) => scope.dataMigrations.history(identity.tenantId),
   }),
   planRoute(common, {

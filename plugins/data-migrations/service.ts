@@ -1,3 +1,5 @@
+import type { z } from 'zod';
+import type { ledgerEntrySchema } from './routes.js';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Transaction } from 'sequelize';
@@ -14,16 +16,8 @@ export interface DeclarationError {
   message: string;
 }
 
-export interface LedgerEntry {
-  id: string;
-  planId: string;
-  planHash: string;
-  checksum: string;
-  source: string;
-  actor: string | null;
-  counts: { updated: number; moved: number };
-  appliedAt: string;
-}
+/** A ledger entry as its route answers it: the route's response schema (routes.ts) is the one definition. */
+export type LedgerEntry = z.output<typeof ledgerEntrySchema>;
 
 /** Files bigger than this are reported, not read. */
 const MAX_FILE_BYTES = 1024 * 1024;

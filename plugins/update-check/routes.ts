@@ -11,7 +11,7 @@ const advisory = z.object({
   summary: z.string(),
 });
 
-const statusSchema = z
+export const updateStatusSchema = z
   .object({
     enabled: z.boolean(),
     reason: z.string().nullable(),
@@ -55,7 +55,7 @@ export const updateCheckRoutes: RouteDefinition[] = [
     description:
       'Read from the database (no outgoing request). `updateAvailable` and `advisories` are compared with the running version, so they clear as soon as the instance runs the new version.',
     request: {},
-    response: statusSchema,
+    response: updateStatusSchema,
     handler: ({ scope }) => scope.updateCheck.status(),
   }),
   defineRoute({

@@ -6,6 +6,8 @@ import { UpdateServerClient, UpdateServerError } from './client.js';
 import { REASON_TEXT, staticDisabledReason, type DisabledReason, type UpdateCheckOptions } from './options.js';
 import { idList, isEphemeral, lookupLocation, metrics, stableId, systemFacts, type Location, type UpdateCheckPayload } from './payload.js';
 import { installationIdFrom } from './signing-key.js';
+import type { z } from 'zod';
+import type { updateStatusSchema } from './routes.js';
 import type { Advisory, CheckResult, UpdateCheckStore } from './state-store.js';
 
 /** What the service reads of the rest of the instance (all through the container, never by import). */
@@ -40,20 +42,8 @@ export interface DiagnoseStep {
   error?: string;
 }
 
-export interface UpdateStatus {
-  enabled: boolean;
-  reason: string | null;
-  reasonText: string | null;
-  serverConfigured: boolean;
-  registered: boolean;
-  currentVersion: string;
-  latestVersion: string | null;
-  updateAvailable: boolean;
-  advisories: Advisory[];
-  checkedAt: string | null;
-  lastAttemptAt: string | null;
-  lastError: string | null;
-}
+/** What GET /api/update-check/status answers: its route's response schema (routes.ts) is the one definition. */
+export type UpdateStatus = z.output<typeof updateStatusSchema>;
 
 const SEVERITY_RANK: Record<string, number> = { low: 1, medium: 2, moderate: 2, high: 3, critical: 4 };
 const AUDIT_LEVEL = ['low', 'low', 'medium', 'high', 'critical'] as const;

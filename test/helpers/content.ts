@@ -62,3 +62,43 @@ export const POSTS = {
 export async function createPosts(t: TestKernel): Promise<void> {
   await dataOf(await as(t, 'admin').post('/api/collections', POSTS), 201);
 }
+
+/** A 400 VALIDATION_ERROR's issues (`{path, message}`), failing the test on another answer. */
+export async function validationIssues(res: { status: number; json(): Promise<any> }): Promise<Array<{ path: string; message: string }>> {
+  const { error, issues } = (await failureOf(res, 400)) as unknown as { error: string; issues: Array<{ path: string; message: string }> };
+  expect(error).to.equal('VALIDATION_ERROR');
+  return issues;
+}
+
+/** The data of a GraphQL operation as `identity`, failing the test on an HTTP error or GraphQL errors. */
+export async function graphqlData(t: TestKernel, query: string, identity = 'editor'): Promise<any> {
+  const res = await t.request('/api/graphql', { method: 'POST', identity, json: { query } });
+  const body = (await res.json()) as { data?: any; errors?: unknown };
+  expect(res.status, JSON.stringify(body)).to.equal(200);
+  expect(body.errors, JSON.stringify(body.errors)).to.equal(undefined);
+  return body.data;
+}
+
+/** The `cta` component (a required label, an optional url) several content-model tests build on. */
+export const CTA_COMPONENT = {
+  name: 'cta',
+  fields: [
+    { name: 'label', type: 'text', required: true },
+    { name: 'url', type: 'url' },
+  ],
+};
+
+/** Uploads a content package as `tenant`'s admin, checks it is valid and answers its import plan (and the validate answer). */
+export async function planPackageImport(t: TestKernel, bytes: Buffer, tenant: string): Promise<{ plan: any; validated: any }> {
+  const form = new FormData();
+  form.append('file', new Blob([new Uint8Array(bytes)]), 'x.svelty-package');
+  const res = await t.request('/api/content-import/validate', {
+    method: 'POST',
+    body: form,
+    identity: 'admin',
+    headers: { 'x-test-tenant': tenant },
+  });
+  const v = await dataOf(res);
+  expect(v.valid, JSON.stringify(v.problems)).to.equal(true);
+  return { plan: await dataOf(await as(t, 'admin', tenant).post('/api/content-import/plan', { uploadId: v.uploadId })), validated: v };
+}

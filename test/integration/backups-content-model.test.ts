@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { as, dataOf } from '../helpers/content.js';
+import { as, CTA_COMPONENT, dataOf } from '../helpers/content.js';
 import { useIdentityKernel } from '../helpers/kernel.js';
 import { DB_VARIANTS } from '../helpers/services.js';
 
@@ -18,13 +18,7 @@ for (const variant of DB_VARIANTS) {
         seed: async () => {
           const admin = as(t, 'admin');
           const post = async (path: string, body: unknown) => dataOf(await admin.post(path, body), 201);
-          await post('/api/components', {
-            name: 'cta',
-            fields: [
-              { name: 'label', type: 'text', required: true },
-              { name: 'url', type: 'url' },
-            ],
-          });
+          await post('/api/components', CTA_COMPONENT);
           await post('/api/components', {
             name: 'hero',
             fields: [

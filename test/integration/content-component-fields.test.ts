@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { as, dataOf, failureOf } from '../helpers/content.js';
-import { fixturePlugin, useIdentityKernel, useTwoInstances, type TestKernel } from '../helpers/kernel.js';
+import { as, dataOf, failureOf, validationIssues, graphqlData } from '../helpers/content.js';
+import { fixturePlugin, useIdentityKernel, useTwoInstances } from '../helpers/kernel.js';
 import { until } from '../helpers/until.js';
 import { DB_VARIANTS } from '../helpers/services.js';
 
@@ -50,27 +50,11 @@ const PAGE = {
   ],
 };
 
-interface Issue {
-  path: string;
-  message: string;
-}
-
 /** A 400 VALIDATION_ERROR's issues. */
-async function refused(res: Response): Promise<Issue[]> {
-  const body = (await res.json()) as { error: string; issues: Issue[] };
-  expect(res.status, JSON.stringify(body)).to.equal(400);
-  expect(body.error).to.equal('VALIDATION_ERROR');
-  return body.issues;
-}
+const refused = validationIssues;
 const pathsOf = async (res: Response) => (await refused(res)).map((i) => i.path);
 
-async function gql(t: TestKernel, query: string): Promise<any> {
-  const res = await t.request('/api/graphql', { method: 'POST', identity: 'editor', json: { query } });
-  const body = (await res.json()) as { data?: any; errors?: unknown };
-  expect(res.status, JSON.stringify(body)).to.equal(200);
-  expect(body.errors, JSON.stringify(body.errors)).to.equal(undefined);
-  return body.data;
-}
+const gql = graphqlData;
 
 for (const variant of DB_VARIANTS) {
   describe(`content: component and blocks fields (${variant.name})`, function () {

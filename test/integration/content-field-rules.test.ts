@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { as, dataOf } from '../helpers/content.js';
-import { useIdentityKernel, type TestKernel } from '../helpers/kernel.js';
+import { as, dataOf, validationIssues, graphqlData } from '../helpers/content.js';
+import { useIdentityKernel } from '../helpers/kernel.js';
 import { DB_VARIANTS } from '../helpers/services.js';
 
 // Issue 35, item 4: the field types email, url, color, select with `multiple`, and the rules min/max/pattern.
@@ -17,26 +17,12 @@ const CONTACTS = {
   ],
 };
 
-interface Issue {
-  path: string;
-  message: string;
-}
-
 /** A 400 VALIDATION_ERROR's issue paths. */
 async function refusedPaths(res: Response): Promise<string[]> {
-  const body = (await res.json()) as { error: string; issues: Issue[] };
-  expect(res.status, JSON.stringify(body)).to.equal(400);
-  expect(body.error).to.equal('VALIDATION_ERROR');
-  return body.issues.map((i) => i.path);
+  return (await validationIssues(res)).map((i) => i.path);
 }
 
-async function gql(t: TestKernel, query: string): Promise<any> {
-  const res = await t.request('/api/graphql', { method: 'POST', identity: 'editor', json: { query } });
-  const body = (await res.json()) as { data?: any; errors?: unknown };
-  expect(res.status, JSON.stringify(body)).to.equal(200);
-  expect(body.errors, JSON.stringify(body.errors)).to.equal(undefined);
-  return body.data;
-}
+const gql = graphqlData;
 
 const GOOD = {
   name: 'Ada',

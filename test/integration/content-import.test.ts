@@ -3,7 +3,7 @@ import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { expect } from 'chai';
-import { as, dataOf } from '../helpers/content.js';
+import { as, dataOf, planPackageImport } from '../helpers/content.js';
 import { buildPackage, checksumOf, mediaRef, ref, tarEntry, tarGz, type TestField } from '../helpers/content-package.js';
 import { type TestResponse, useIdentityKernel } from '../helpers/kernel.js';
 import { imageBytes, sha256 } from '../helpers/media-upload.js';
@@ -527,19 +527,9 @@ for (const variant of DB_VARIANTS) {
 
       const other = as(t, 'admin', 'other');
       const up = async () => {
-        const f = new FormData();
-        f.append('file', new Blob([new Uint8Array(bytes)]), 'x.svelty-package');
-        const v = await dataOf(
-          await t.request('/api/content-import/validate', {
-            method: 'POST',
-            body: f,
-            identity: 'admin',
-            headers: { 'x-test-tenant': 'other' },
-          }),
-        );
-        expect(v.valid, JSON.stringify(v.problems)).to.equal(true);
-        expect(v.manifest.collections.map((c: any) => c.name).sort()).to.deep.equal(['rtauthors', 'rtposts']);
-        return dataOf(await other.post('/api/content-import/plan', { uploadId: v.uploadId }));
+        const { plan, validated } = await planPackageImport(t, bytes, 'other');
+        expect(validated.manifest.collections.map((c: any) => c.name).sort()).to.deep.equal(['rtauthors', 'rtposts']);
+        return plan;
       };
       const p = await up();
       expect(p.blockedReasons).to.deep.equal([]);

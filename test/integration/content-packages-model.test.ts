@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { as, dataOf } from '../helpers/content.js';
+import { as, CTA_COMPONENT, dataOf, planPackageImport } from '../helpers/content.js';
 import { useIdentityKernel } from '../helpers/kernel.js';
 import { DB_VARIANTS } from '../helpers/services.js';
 
@@ -18,13 +18,7 @@ for (const variant of DB_VARIANTS) {
       seed: async () => {
         const admin = as(t, 'admin');
         const post = async (path: string, body: unknown) => dataOf(await admin.post(path, body), 201);
-        await post('/api/components', {
-          name: 'cta',
-          fields: [
-            { name: 'label', type: 'text', required: true },
-            { name: 'url', type: 'url' },
-          ],
-        });
+        await post('/api/components', CTA_COMPONENT);
         await post('/api/collections', { name: 'pktags', fields: [{ name: 'name', type: 'text' }] });
         await post('/api/collections', {
           name: 'pkpages',
@@ -60,20 +54,7 @@ for (const variant of DB_VARIANTS) {
       expect(run.status, JSON.stringify(runData)).to.equal(200);
       const bytes = Buffer.from(await (await t.request(runData.downloadUrl, { identity: 'admin' })).arrayBuffer());
       const other = as(t, 'admin', 'other');
-      const plan = async () => {
-        const f = new FormData();
-        f.append('file', new Blob([new Uint8Array(bytes)]), 'x.svelty-package');
-        const v = await dataOf(
-          await t.request('/api/content-import/validate', {
-            method: 'POST',
-            body: f,
-            identity: 'admin',
-            headers: { 'x-test-tenant': 'other' },
-          }),
-        );
-        expect(v.valid, JSON.stringify(v.problems)).to.equal(true);
-        return dataOf(await other.post('/api/content-import/plan', { uploadId: v.uploadId }));
-      };
+      const plan = async () => (await planPackageImport(t, bytes, 'other')).plan;
       const p = await plan();
       expect(p.blockedReasons).to.deep.equal([]);
       const applied = (await (await other.post('/api/content-import/apply', { planId: p.planId })).json()).data;

@@ -121,6 +121,17 @@ describe('import-cms: through the importers HTTP flow', function () {
       };
       const entries = async (collection: string) =>
         (await (await k.request(`/api/collections/${collection}?limit=100`, { identity: 'admin' })).json()).data;
+      /** A fixture of one collection detected as `format`, imported whole: its entries. */
+      const importedFixture = async (format: string, file: string, collection: string, count: number) => {
+        const v = await validate(format, file);
+        expect(v.status, JSON.stringify(v.body)).to.equal(200);
+        expect(v.body.data).to.include({ valid: true, detectedFormat: format });
+        expect(v.body.data.summary).to.deep.equal({ [collection]: count });
+        const { job } = await importAll(v.body.data.uploadId, format);
+        expect(job.status).to.equal('completed');
+        expect(job.results[collection]).to.include({ imported: count, failed: 0 });
+        return entries(collection);
+      };
 
       it('GET /api/importers/sources lists the three CMS formats', async () => {
         const res = await k.request('/api/importers/sources', { identity: 'viewer' });
@@ -130,14 +141,7 @@ describe('import-cms: through the importers HTTP flow', function () {
       });
 
       it('php_cms: the Drupal Standard article imports as one `articles` entry; the index file is not valid', async () => {
-        const v = await validate('php_cms', 'drupal-standard-article.jsonapi.json');
-        expect(v.status, JSON.stringify(v.body)).to.equal(200);
-        expect(v.body.data).to.include({ valid: true, detectedFormat: 'php_cms' });
-        expect(v.body.data.summary).to.deep.equal({ articles: 1 });
-        const { job } = await importAll(v.body.data.uploadId, 'php_cms');
-        expect(job.status).to.equal('completed');
-        expect(job.results.articles).to.include({ imported: 1, failed: 0 });
-        const list = await entries('articles');
+        const list = await importedFixture('php_cms', 'drupal-standard-article.jsonapi.json', 'articles', 1);
         expect(list.total).to.equal(1);
         expect(list.items[0].title).to.equal('This is an Example Article');
 
@@ -167,14 +171,7 @@ describe('import-cms: through the importers HTTP flow', function () {
       });
 
       it('data_cms: the Directus products import as two `products` entries', async () => {
-        const v = await validate('data_cms', 'directus-simple-ecommerce-products.json');
-        expect(v.status, JSON.stringify(v.body)).to.equal(200);
-        expect(v.body.data).to.include({ valid: true, detectedFormat: 'data_cms' });
-        expect(v.body.data.summary).to.deep.equal({ products: 2 });
-        const { job } = await importAll(v.body.data.uploadId, 'data_cms');
-        expect(job.status).to.equal('completed');
-        expect(job.results.products).to.include({ imported: 2, failed: 0 });
-        const list = await entries('products');
+        const list = await importedFixture('data_cms', 'directus-simple-ecommerce-products.json', 'products', 2);
         expect(list.items.map((p: { title: string }) => p.title).sort()).to.deep.equal(['Directus Super Soft T-Shirt', 'Directus Tumbler']);
       });
     });
