@@ -1,5 +1,5 @@
 /**
- * The adapters of the five resource types (see resources.ts for what each type is and never does), and
+ * The adapters of the six resource types (see resources.ts for what each type is and never does), and
  * what they share: the container, the models, the settings table, the collections service.
  */
 import { randomUUID } from 'node:crypto';
@@ -7,6 +7,7 @@ import { Op, QueryTypes, type Model, type ModelStatic, type Sequelize, type Tran
 import { optional, type ContainerServices } from '../../kernel/sdk.js';
 import type { CollectionsService, FieldDefinition } from '../content/public.js';
 import type { DbResource, ResourceAdapter, ResourceType } from './resources.js';
+import { componentAdapter } from './component-adapter.js';
 
 const DASHBOARD_SETTING = 'DASHBOARD_DEFAULT_WIDGETS';
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -388,6 +389,7 @@ function dashboardAdapter(kit: AdapterKit): ResourceAdapter {
 export function buildAdapters(cradle: () => Cradle): Record<ResourceType, ResourceAdapter> {
   const kit = adapterKit(cradle);
   return {
+    component: componentAdapter(() => optional(cradle(), 'components')),
     collection: collectionAdapter(kit),
     role: roleAdapter(kit),
     theme: themeAdapter(kit),

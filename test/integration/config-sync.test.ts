@@ -50,7 +50,8 @@ for (const variant of DB_VARIANTS) {
     it('lists the resource types with their counts', async function () {
       const data = await dataOf(await admin().get('/api/config/resources'));
       const byType = Object.fromEntries(data.resources.map((r: any) => [r.type, r]));
-      expect(Object.keys(byType)).to.deep.equal(['collection', 'role', 'theme', 'setting', 'dashboard']);
+      expect(Object.keys(byType)).to.deep.equal(['component', 'collection', 'role', 'theme', 'setting', 'dashboard']);
+      expect(byType.component.count).to.equal(0);
       expect(byType.role.count).to.equal(4);
       expect(byType.theme.count).to.equal(1);
       expect(byType.dashboard.count).to.equal(1);
@@ -530,6 +531,33 @@ for (const variant of DB_VARIANTS) {
         'PLAN_BLOCKED',
       );
       writeSync('collection', 'promos', changed.data, changed.uuid);
+    });
+
+    it('promotes components before the collections that use them; the promoted component validates entries and exports again', async function () {
+      writeSync('component', 'badge', { label: 'Badge', fields: [{ name: 'text', type: 'text', required: true }] });
+      writeSync('collection', 'badged', {
+        label: 'Badged',
+        singular: 'badged_item',
+        fields: [{ name: 'badge', type: 'component', component: 'badge' }],
+      });
+      const created = await plan({ types: ['component', 'collection'] });
+      expect(created.blockedReasons).to.deep.equal([]);
+      expect(ops(created).filter((o: string) => o.includes('badge'))).to.deep.equal(['create:component:badge', 'create:collection:badged']);
+      const done = await apply(created);
+      expect(done).to.include({ outcome: 'success' });
+      expect(done.verify).to.deep.equal({ ok: true, discrepancies: [] });
+      const refused = await admin().post('/api/collections/badged', { badge: {} });
+      expect(refused.status).to.equal(400);
+      expect(JSON.stringify(await refused.json())).to.include('body.badge.text');
+      expect((await admin().post('/api/collections/badged', { badge: { text: 'New' } })).status).to.equal(201);
+      // A changed component file updates it; a rename is refused.
+      const file = readSync('component', 'badge');
+      writeSync('component', 'badge', { ...file.data, fields: [...file.data.fields, { name: 'tone', type: 'color' }] }, file.uuid);
+      const updated = await plan({ types: ['component'] });
+      expect(ops(updated)).to.deep.equal(['update:component:badge']);
+      expect(await apply(updated)).to.include({ outcome: 'success' });
+      expect((await dataOf(await admin().get('/api/components/badge'))).fields.map((f: any) => f.name)).to.deep.equal(['text', 'tone']);
+      expect((await status()).items.find((i: any) => i.type === 'component' && i.name === 'badge').state).to.equal('same');
     });
 
     it('a failure later in the plan (in the transaction) removes the collection the outside step created: outcome rollback', async function () {

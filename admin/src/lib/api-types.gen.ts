@@ -228,7 +228,7 @@ export interface ApiSchemas {
     inSync: boolean;
     summary: { same: number; changed: number; onlyInDatabase: number; onlyInFiles: number };
     items: {
-      type: 'collection' | 'role' | 'theme' | 'setting' | 'dashboard';
+      type: 'component' | 'collection' | 'role' | 'theme' | 'setting' | 'dashboard';
       name: string;
       state: 'same' | 'changed' | 'onlyInDatabase' | 'onlyInFiles';
     }[];
@@ -976,7 +976,7 @@ export interface ApiRoutes {
     response: {
       path: string;
       resources: {
-        type: 'collection' | 'role' | 'theme' | 'setting' | 'dashboard';
+        type: 'component' | 'collection' | 'role' | 'theme' | 'setting' | 'dashboard';
         label: string;
         available: boolean;
         applied: boolean;
@@ -2655,7 +2655,7 @@ export interface ApiRoutes {
     query: never;
     body: {
       /** Resource types to plan (default: every type this instance has) */
-      types?: ('collection' | 'role' | 'theme' | 'setting' | 'dashboard')[];
+      types?: ('component' | 'collection' | 'role' | 'theme' | 'setting' | 'dashboard')[];
     };
     response: { written: number; path: string };
     errors: ApiErrorCode;
@@ -2666,7 +2666,7 @@ export interface ApiRoutes {
     query: never;
     body: {
       /** Resource types to plan (default: every type this instance has) */
-      types?: ('collection' | 'role' | 'theme' | 'setting' | 'dashboard')[];
+      types?: ('component' | 'collection' | 'role' | 'theme' | 'setting' | 'dashboard')[];
       /** Plan against a bundle uploaded with POST /api/config/bundle instead of the sync files on disk */
       uploadId?: string;
       /** Manual identity mappings: "<type>/<file name>" (as in the plan's warnings, e.g. "role/author.json") or "<type>/<name>" -> the name of a database resource of that type, or null to create the file's resource as new */
