@@ -19,7 +19,7 @@ import {
   type CollectionPatch,
 } from './collection-schema.js';
 import { CollectionExistsError, CollectionNotFoundError } from './errors.js';
-import { columnName, columnOf, isList, type FieldDefinition } from './field-types.js';
+import { columnName, columnOf, type FieldDefinition } from './field-types.js';
 import { CollectionRow } from './models/collection-row.js';
 import { Revision } from './models/revision.js';
 import {
@@ -32,6 +32,8 @@ import {
 } from './table-migrations.js';
 import { COLLECTIONS_CHANGED } from './public.js';
 import { inverseClash, inversesOf, readView, type InverseField } from './relation-inverse.js';
+import { convertible } from './field-conversion.js';
+import { planSchemaChange, type SchemaPlan } from './schema-plan.js';
 import { resolveFields, unknownComponentIssues, usesComponents, type ComponentDefs } from './component-resolution.js';
 
 /** Where the collections find the components their component and blocks fields use (components-service.ts). */
@@ -318,6 +320,17 @@ export class CollectionsService {
    * A new label, singular or field list. The version is claimed first (a concurrent change answers 409),
    * then the table is altered; if that fails the claim is undone.
    */
+  /** What `patch` would do to the stored values (schema-plan.ts), changing nothing. */
+  async planChange(name: string, patch: CollectionPatch): Promise<SchemaPlan> {
+    const c = await this.get(name);
+    const row = await this.models.CollectionRow.findByPk(name);
+    return planSchemaChange(
+      { ...c, version: row?.version ?? c.version },
+      row ? (JSON.parse(row.fields) as FieldDefinition[]) : c.fields,
+      patch,
+    );
+  }
+
   async update(name: string, patch: CollectionPatch): Promise<LoadedCollection> {
     const row = await this.models.CollectionRow.findByPk(name);
     if (!row) throw new CollectionNotFoundError(name);
@@ -326,10 +339,11 @@ export class CollectionsService {
     const old = new Map(before.map((f) => [f.name, f]));
     after.forEach((f, i) => {
       const was = old.get(f.name);
-      // `multiple` and `cardinality` change how a value is stored (one value, or a JSON list): a change of type as well.
-      if (was && (was.type !== f.type || (was.collection ?? null) !== (f.collection ?? null) || isList(was) !== isList(f))) {
+      // A type change converts the stored values where field-conversion.ts knows how (their loss is planned
+      // and confirmed at the route: schema-plan.ts); `multiple` and `cardinality` count as type changes.
+      if (was && !convertible(was, f) && (was.component ?? null) === (f.component ?? null)) {
         throw new ValidationError(
-          `Field '${f.name}' cannot change its type, target, multiple or cardinality; add a new field and remove the old one`,
+          `Field '${f.name}' cannot change from ${was.type} to ${f.type} here (or its target, multiple or cardinality this way); add a new field and remove the old one`,
           [{ path: `body.fields.${i}.type`, message: 'cannot change' }],
         );
       }

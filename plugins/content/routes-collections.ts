@@ -3,10 +3,34 @@ import { ForbiddenError, type Identity, defineRoute, type RouteDefinition } from
 import { collectionInput, collectionPatch } from './collection-schema.js';
 import { describeCollection } from './collections-service.js';
 import { COMMERCE_PRESET } from './presets/commerce.js';
+import { SchemaChangeLosesDataError } from './schema-plan.js';
 
 const nameParam = { params: z.object({ collection: z.string().min(1).max(64) }) };
 
 /** A field as answers declare it (collections and components). */
+/** PATCH .../schema: the new schema, and the plan's hash when the change loses values (schema-plan.ts). */
+const schemaPatchBody = collectionPatch.extend({
+  planHash: z.string().max(64).optional().describe('The planHash of POST .../schema/plan: confirms a change that loses stored values'),
+});
+const schemaPlanAnswer = z.object({
+  collection: z.string(),
+  version: z.number(),
+  entries: z.number(),
+  fields: z.array(
+    z.object({
+      field: z.string(),
+      change: z.enum(['added', 'kept', 'converted', 'dropped']),
+      from: z.string().optional(),
+      to: z.string().optional(),
+      values: z.number(),
+      lost: z.number(),
+      lostExamples: z.array(z.string()).optional(),
+    }),
+  ),
+  losesData: z.boolean(),
+  planHash: z.string(),
+});
+
 export const fieldAnswer = z.object({
   name: z.string(),
   type: z.string(),
@@ -118,12 +142,33 @@ export const collectionRoutes: RouteDefinition[] = [
     tags: ['collections'],
     summary: "Changes a collection's label, singular or fields; the table is altered through the migration ledger (collections:manage)",
     description:
-      'fields is the whole new list: fields kept by name keep their data, new ones are added, missing ones are dropped with their data. A field cannot change its type, relation target, `multiple` or `cardinality` (400). Making a field unique while entries share a value answers 409 CONFLICT; a concurrent schema change answers 409.',
-    request: { ...nameParam, body: collectionPatch },
+      'fields is the whole new list: fields kept by name keep their data, new ones are added, missing ones are dropped with their data. ' +
+      'A kept field may change its type where its values convert (text, email, url, color and single select into each other; number and boolean into those; those into number and markdown; a select to a multiple one; a one-relation to a many-relation of the same target); other type, target or component changes are 400. ' +
+      'A change that would lose stored values (a dropped field that holds some, values that do not fit the new type) answers 409 SCHEMA_CHANGE_LOSES_DATA with the plan (POST .../schema/plan) until its planHash is sent back in the body. ' +
+      'Making a field unique while entries share a value answers 409 CONFLICT; a concurrent schema change answers 409.',
+    request: { ...nameParam, body: schemaPatchBody },
     response: collection,
     async handler({ params, body, identity, scope }) {
       assertSchemaTenant(identity, scope.config.multiTenant);
-      return describeCollection(await scope.collections.update(params.collection, body));
+      const { planHash, ...patch } = body;
+      const plan = await scope.collections.planChange(params.collection, patch);
+      if (plan.losesData && planHash !== plan.planHash) throw new SchemaChangeLosesDataError(plan);
+      return describeCollection(await scope.collections.update(params.collection, patch));
+    },
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/api/collections/:collection/schema/plan',
+    permission: 'collections:manage',
+    tags: ['collections'],
+    summary: 'What a schema change (the PATCH body) would do to the stored values, changing nothing',
+    description:
+      'Per field: added, kept, converted (from, to, how many values do not fit and are lost, up to 20 of them) or dropped (every value lost), counted over the entries of every tenant (a schema is shared). When losesData, the PATCH needs planHash.',
+    request: { ...nameParam, body: collectionPatch },
+    response: schemaPlanAnswer,
+    async handler({ params, body, identity, scope }) {
+      assertSchemaTenant(identity, scope.config.multiTenant);
+      return scope.collections.planChange(params.collection, body);
     },
   }),
   defineRoute({

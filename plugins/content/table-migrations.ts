@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
-import { DataTypes, type QueryInterface } from 'sequelize';
+import { DataTypes, QueryTypes, type QueryInterface, type Sequelize } from 'sequelize';
 import type { MigrationDefinition } from '../../kernel/sdk.js';
 import { columnName, columnOf, type FieldDefinition } from './field-types.js';
+import { convertColumn, sameStorage } from './field-conversion.js';
 
 export interface TableRef {
   name: string;
@@ -68,8 +69,9 @@ export function createTableMigration(ref: TableRef, fields: FieldDefinition[], o
 
 /**
  * The table change from one field list to the next: new columns, dropped columns (their data goes),
- * indexes added or dropped. A field keeps its column while its name and type stay (the caller refuses
- * type changes); required, default, label and options need no table change.
+ * indexes added or dropped. A field keeps its column while its name and storage stay; a type change the
+ * caller allowed (field-conversion.ts) converts the column's values; required, default, label and options
+ * need no table change.
  */
 export function alterTableMigration(
   ref: TableRef,
@@ -92,10 +94,53 @@ export function alterTableMigration(
         if (wantsIndex(f)) await addFieldIndex(q, ref, f);
         continue;
       }
+      if (!sameStorage(was, f)) {
+        await convertInPlace(q, sequelize, ref, was, f, version);
+        continue;
+      }
       if (wantsIndex(was) && (!wantsIndex(f) || Boolean(was.unique) !== Boolean(f.unique))) await dropFieldIndex(q, ref, was);
       if (wantsIndex(f) && (!wantsIndex(was) || Boolean(was.unique) !== Boolean(f.unique))) await addFieldIndex(q, ref, f);
     }
   });
+}
+
+/** Rows converted per read when a field changes its type. */
+const CONVERT_PAGE = 500;
+
+/**
+ * A kept field whose type changes (field-conversion.ts allows it): a new column of the new type filled with
+ * the converted values (null where one does not fit: the schema plan counted those and the caller confirmed),
+ * then the old column (and its index) dropped and the new one renamed to the field's column.
+ */
+async function convertInPlace(
+  q: QueryInterface,
+  sequelize: Sequelize,
+  ref: TableRef,
+  was: FieldDefinition,
+  f: FieldDefinition,
+  version: number,
+): Promise<void> {
+  const column = columnName(f);
+  const temp = `${column}__v${version}`;
+  const [table, col, tmp, id] = [ref.table, column, temp, 'id'].map((n) => q.quoteIdentifier(n));
+  await q.addColumn(ref.table, temp, columnOf(f, sequelize.getDialect()));
+  let after = '';
+  for (;;) {
+    const rows: Array<Record<string, unknown>> = await sequelize.query(
+      `SELECT ${id}, ${col} FROM ${table} WHERE ${col} IS NOT NULL AND ${id} > :after ORDER BY ${id} LIMIT ${CONVERT_PAGE}`,
+      { type: QueryTypes.SELECT, replacements: { after } },
+    );
+    for (const r of rows)
+      await sequelize.query(`UPDATE ${table} SET ${tmp} = :v WHERE ${id} = :id`, {
+        replacements: { v: convertColumn(was, f, r[column]), id: r.id },
+      });
+    if (rows.length < CONVERT_PAGE) break;
+    after = String(rows[rows.length - 1]!.id);
+  }
+  if (wantsIndex(was)) await dropFieldIndex(q, ref, was);
+  await sequelize.query(`ALTER TABLE ${table} DROP COLUMN ${col}`);
+  await sequelize.query(`ALTER TABLE ${table} RENAME COLUMN ${tmp} TO ${col}`);
+  if (wantsIndex(f)) await addFieldIndex(q, ref, f);
 }
 
 export function dropTableMigration(ref: TableRef): MigrationDefinition {

@@ -102,6 +102,7 @@ export type ApiErrorCode =
   | 'RANGE_NOT_SATISFIABLE'
   | 'RATE_LIMITED'
   | 'REAUTH_REQUIRED'
+  | 'SCHEMA_CHANGE_LOSES_DATA'
   | 'SERVICE_UNAVAILABLE'
   | 'SETUP_ALREADY_COMPLETE'
   | 'SETUP_NOT_SEEDED'
@@ -2028,6 +2029,8 @@ export interface ApiRoutes {
         repeatable?: boolean;
         components?: string[];
       }[];
+      /** The planHash of POST .../schema/plan: confirms a change that loses stored values */
+      planHash?: string;
     };
     response: ApiSchemas['Collection'];
     errors: ApiErrorCode;
@@ -2549,6 +2552,86 @@ export interface ApiRoutes {
     query: never;
     body: { ids: string[]; [key: string]: unknown };
     response: { deleted: number };
+    errors: ApiErrorCode;
+  };
+  /** What a schema change (the PATCH body) would do to the stored values, changing nothing (permission: collections:manage) */
+  'POST /api/collections/:collection/schema/plan': {
+    params: { collection: string };
+    query: never;
+    body: {
+      label?: string;
+      singular?: string;
+      fields?: {
+        name: string;
+        type:
+          | 'text'
+          | 'richtext'
+          | 'markdown'
+          | 'number'
+          | 'boolean'
+          | 'date'
+          | 'select'
+          | 'media'
+          | 'relation'
+          | 'json'
+          | 'email'
+          | 'url'
+          | 'color'
+          | 'component'
+          | 'blocks';
+        label?: string;
+        required?: boolean;
+        unique?: boolean;
+        indexed?: boolean;
+        default?: unknown;
+        options?: string[];
+        collection?: string;
+        cardinality?: 'one' | 'many';
+        inverseName?: string;
+        widget?:
+          | 'input'
+          | 'textarea'
+          | 'rich-text-editor'
+          | 'markdown-editor'
+          | 'number-input'
+          | 'toggle'
+          | 'checkbox'
+          | 'date-picker'
+          | 'dropdown'
+          | 'radio'
+          | 'media-picker'
+          | 'entry-picker'
+          | 'code-editor'
+          | 'email-input'
+          | 'url-input'
+          | 'color-picker'
+          | 'component-form'
+          | 'blocks-editor';
+        multiple?: boolean;
+        min?: number;
+        max?: number;
+        pattern?: string;
+        component?: string;
+        repeatable?: boolean;
+        components?: string[];
+      }[];
+    };
+    response: {
+      collection: string;
+      version: number;
+      entries: number;
+      fields: {
+        field: string;
+        change: 'added' | 'kept' | 'converted' | 'dropped';
+        from?: string;
+        to?: string;
+        values: number;
+        lost: number;
+        lostExamples?: string[];
+      }[];
+      losesData: boolean;
+      planHash: string;
+    };
     errors: ApiErrorCode;
   };
   /** Installs the bundled commerce preset: the products and orders collections (the dashboard's commerce widgets read them) (permission: collections:manage) */

@@ -1,0 +1,131 @@
+/**
+ * What a schema change does to the values already stored (issue 35, item 6), before it is made: per field
+ * `added`, `kept`, `converted` (values of the old type turned into the new one; those that do not fit are
+ * lost) or `dropped` (every value lost), counted over every tenant's entries (a schema is shared). A change
+ * that would lose values needs the plan's `planHash` back with the PATCH (409 SCHEMA_CHANGE_LOSES_DATA
+ * otherwise), so no data goes silently.
+ */
+import { createHash } from 'node:crypto';
+import stringify from 'safe-stable-stringify';
+import { Op, type Model, type ModelStatic } from 'sequelize';
+import { defineError } from '../../kernel/sdk.js';
+import type { CollectionPatch } from './collection-schema.js';
+import { convertValue, sameStorage } from './field-conversion.js';
+import { columnName, fromColumn, type FieldDefinition } from './field-types.js';
+
+export interface FieldPlan {
+  field: string;
+  change: 'added' | 'kept' | 'converted' | 'dropped';
+  /** converted: the type before and after (`select (multiple)`, `relation (many)`). */
+  from?: string;
+  to?: string;
+  /** Entries holding a value of the field now. */
+  values: number;
+  /** Of those, values the change loses (all of a dropped field; those that do not fit the new type). */
+  lost: number;
+  /** converted: up to 20 distinct values that would be lost, as text. */
+  lostExamples?: string[];
+}
+
+export interface SchemaPlan {
+  collection: string;
+  /** The schema version the plan was made against: another change in between makes a new plan necessary. */
+  version: number;
+  entries: number;
+  fields: FieldPlan[];
+  losesData: boolean;
+  /** Send it back as `planHash` with the PATCH to confirm a change that loses data. */
+  planHash: string;
+}
+
+export class SchemaChangeLosesDataError extends defineError(
+  'SCHEMA_CHANGE_LOSES_DATA',
+  409,
+  'The schema change would lose stored values (a dropped field, values that do not fit a new type): plan it with POST /api/collections/{collection}/schema/plan and send its planHash with the PATCH.',
+  (plan: SchemaPlan) => ({
+    message: `The change would lose ${plan.fields
+      .filter((f) => f.lost > 0)
+      .map((f) => `${f.lost} value(s) of '${f.field}' (${f.change})`)
+      .join(', ')}; send planHash ${plan.planHash} with the PATCH to confirm`,
+    extra: { plan },
+  }),
+) {}
+
+const describe = (f: FieldDefinition) =>
+  f.type + (f.type === 'select' && f.multiple ? ' (multiple)' : f.type === 'relation' && f.cardinality === 'many' ? ' (many)' : '');
+
+const PAGE = 1000;
+
+/** Every stored value of a column (non-null), page by page on the primary key. */
+async function* storedValues(model: ModelStatic<Model>, column: string): AsyncGenerator<unknown> {
+  let after: string | null = null;
+  for (;;) {
+    const rows = (await model.findAll({
+      attributes: ['id', column],
+      where: { [column]: { [Op.not]: null }, ...(after === null ? {} : { id: { [Op.gt]: after } }) },
+      order: [['id', 'ASC']],
+      limit: PAGE,
+      raw: true,
+    })) as unknown as Array<Record<string, unknown>>;
+    for (const r of rows) yield r[column];
+    if (rows.length < PAGE) return;
+    after = String(rows[rows.length - 1]!.id);
+  }
+}
+
+/** One kept field's plan: how many values it holds and, when its type changes, how many of them fit. */
+async function keptField(model: ModelStatic<Model>, was: FieldDefinition, f: FieldDefinition): Promise<FieldPlan> {
+  const column = columnName(was);
+  if (sameStorage(was, f))
+    return { field: f.name, change: 'kept', values: await model.count({ where: { [column]: { [Op.not]: null } } }), lost: 0 };
+  let values = 0;
+  let lost = 0;
+  const examples = new Set<string>();
+  for await (const stored of storedValues(model, column)) {
+    values++;
+    const before = fromColumn(was, stored);
+    if (convertValue(was, f, before) !== undefined) continue;
+    lost++;
+    if (examples.size < 20) examples.add(typeof before === 'string' ? before : JSON.stringify(before));
+  }
+  return {
+    field: f.name,
+    change: 'converted',
+    from: describe(was),
+    to: describe(f),
+    values,
+    lost,
+    ...(lost ? { lostExamples: [...examples] } : {}),
+  };
+}
+
+/** The plan of changing `c` (its fields `before`, at `version`) as `patch` says. */
+export async function planSchemaChange(
+  c: { name: string; version: number; model: ModelStatic<Model> },
+  before: FieldDefinition[],
+  patch: CollectionPatch,
+): Promise<SchemaPlan> {
+  const after = patch.fields ?? before;
+  const old = new Map(before.map((f) => [f.name, f]));
+  const fields: FieldPlan[] = [];
+  for (const f of after) {
+    const was = old.get(f.name);
+    fields.push(was ? await keptField(c.model, was, f) : { field: f.name, change: 'added', values: 0, lost: 0 });
+  }
+  for (const was of before) {
+    if (after.some((f) => f.name === was.name)) continue;
+    const values = await c.model.count({ where: { [columnName(was)]: { [Op.not]: null } } });
+    fields.push({ field: was.name, change: 'dropped', values, lost: values });
+  }
+  const planHash = createHash('sha256')
+    .update(stringify({ collection: c.name, version: c.version, patch, fields }) ?? '')
+    .digest('hex');
+  return {
+    collection: c.name,
+    version: c.version,
+    entries: await c.model.count(),
+    fields,
+    losesData: fields.some((f) => f.lost > 0),
+    planHash,
+  };
+}
