@@ -32,7 +32,7 @@ import {
 } from './table-migrations.js';
 import { COLLECTIONS_CHANGED } from './public.js';
 import { inverseClash, inversesOf, readView, type InverseField } from './relation-inverse.js';
-import { convertible } from './field-conversion.js';
+import { checkFieldChanges } from './field-conversion.js';
 import { planSchemaChange, type SchemaPlan } from './schema-plan.js';
 import { resolveFields, unknownComponentIssues, usesComponents, type ComponentDefs } from './component-resolution.js';
 
@@ -324,6 +324,7 @@ export class CollectionsService {
   async planChange(name: string, patch: CollectionPatch): Promise<SchemaPlan> {
     const c = await this.get(name);
     const row = await this.models.CollectionRow.findByPk(name);
+    checkFieldChanges(row ? (JSON.parse(row.fields) as FieldDefinition[]) : c.fields, patch.fields ?? c.fields);
     return planSchemaChange(
       { ...c, version: row?.version ?? c.version },
       row ? (JSON.parse(row.fields) as FieldDefinition[]) : c.fields,
@@ -337,22 +338,7 @@ export class CollectionsService {
     const before = JSON.parse(row.fields) as FieldDefinition[];
     const after = patch.fields ?? before;
     const old = new Map(before.map((f) => [f.name, f]));
-    after.forEach((f, i) => {
-      const was = old.get(f.name);
-      // A type change converts the stored values where field-conversion.ts knows how (their loss is planned
-      // and confirmed at the route: schema-plan.ts); `multiple` and `cardinality` count as type changes.
-      if (was && !convertible(was, f) && (was.component ?? null) === (f.component ?? null)) {
-        throw new ValidationError(
-          `Field '${f.name}' cannot change from ${was.type} to ${f.type} here (or its target, multiple or cardinality this way); add a new field and remove the old one`,
-          [{ path: `body.fields.${i}.type`, message: 'cannot change' }],
-        );
-      }
-      // The stored JSON is an object of one component, or an array of them: a change would leave it unreadable.
-      if (was && (was.component !== f.component || !!was.repeatable !== !!f.repeatable))
-        throw new ValidationError(`Field '${f.name}' cannot change its component or repeatable; add a new field and remove the old one`, [
-          { path: `body.fields.${i}.component`, message: 'cannot change' },
-        ]);
-    });
+    checkFieldChanges(before, after);
     if (patch.singular) await this.checkNames(name, patch.singular);
     await this.checkRelations(name, after);
     await this.checkComponents(after);

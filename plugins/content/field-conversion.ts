@@ -3,6 +3,7 @@
  * how a stored value becomes one of the new field (or is lost: it does not fit). No database: the schema
  * plan (schema-plan.ts) counts with it and the table migration (table-migrations.ts) converts with it.
  */
+import { ValidationError } from '../../kernel/sdk.js';
 import { fromColumn, isList, toColumn, valueSchema } from './field-values.js';
 import type { FieldDefinition } from './field-types.js';
 
@@ -50,4 +51,28 @@ export function convertValue(was: FieldDefinition, f: FieldDefinition, value: un
 export function convertColumn(was: FieldDefinition, f: FieldDefinition, stored: unknown): unknown {
   const v = convertValue(was, f, fromColumn(was, stored));
   return v === undefined ? null : toColumn(f, v);
+}
+
+/**
+ * 400 naming the first kept field of `after` whose change field-conversion cannot make: a type, target,
+ * `multiple` or `cardinality` change the values cannot follow, or a component field's component or
+ * `repeatable` (its stored JSON would no longer read).
+ */
+export function checkFieldChanges(before: FieldDefinition[], after: FieldDefinition[]): void {
+  const old = new Map(before.map((f) => [f.name, f]));
+  after.forEach((f, i) => {
+    const was = old.get(f.name);
+    if (!was) return;
+    const componentChange =
+      was.type === f.type && ((was.component ?? null) !== (f.component ?? null) || !!was.repeatable !== !!f.repeatable);
+    if (componentChange)
+      throw new ValidationError(`Field '${f.name}' cannot change its component or repeatable; add a new field and remove the old one`, [
+        { path: `body.fields.${i}.component`, message: 'cannot change' },
+      ]);
+    if (!convertible(was, f))
+      throw new ValidationError(
+        `Field '${f.name}' cannot change from ${was.type} to ${f.type} here (or its target, multiple or cardinality this way); add a new field and remove the old one`,
+        [{ path: `body.fields.${i}.type`, message: 'cannot change' }],
+      );
+  });
 }

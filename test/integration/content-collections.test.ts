@@ -101,8 +101,9 @@ for (const variant of DB_VARIANTS) {
       const read = await dataOf(await admin().get(`/api/collections/posts/${entry._id}`));
       expect(read).to.include({ title: 'Before the change', subtitle: null });
       expect(read).to.not.have.property('meta');
+      // A change the values cannot convert (field-conversion.ts; boolean -> text would convert).
       const retyped = await admin().patch('/api/collections/posts/schema', {
-        fields: fields.map((f) => (f.name === 'featured' ? { ...f, type: 'text' } : f)),
+        fields: fields.map((f) => (f.name === 'featured' ? { ...f, type: 'date' } : f)),
       });
       expect(retyped.status).to.equal(400);
       expect((await retyped.json()).issues[0].path).to.match(/^body\.fields\.\d+\.type$/);

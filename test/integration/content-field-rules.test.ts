@@ -202,15 +202,18 @@ for (const variant of DB_VARIANTS) {
       expect(ok.status).to.equal(201);
     });
 
-    it('refuses changing a select to multiple (its storage changes) and keeps rule changes', async function () {
+    it('converts a select to multiple (its values become lists), refuses the way back, and keeps rule changes', async function () {
       const fields = [{ name: 'pick', type: 'select', options: ['x', 'y'] }];
       await dataOf(await admin().post('/api/collections', { name: 'picks', fields }), 201);
-      const changed = await admin().patch('/api/collections/picks/schema', { fields: [{ ...fields[0], multiple: true }] });
-      expect(await refusedPaths(changed)).to.deep.equal(['body.fields.0.type']);
-      const withText = [...fields, { name: 'note', type: 'text' }];
+      const one = (await dataOf(await as(t, 'editor').post('/api/collections/picks', { pick: 'x' }), 201))._id;
+      const multiple = { ...fields[0], multiple: true };
+      await dataOf(await admin().patch('/api/collections/picks/schema', { fields: [multiple] }));
+      expect((await dataOf(await as(t, 'editor').get(`/api/collections/picks/${one}`))).pick).to.deep.equal(['x']);
+      expect(await refusedPaths(await admin().patch('/api/collections/picks/schema', { fields }))).to.deep.equal(['body.fields.0.type']);
+      const withText = [multiple, { name: 'note', type: 'text' }];
       await dataOf(await admin().patch('/api/collections/picks/schema', { fields: withText }));
       const ruled = await dataOf(
-        await admin().patch('/api/collections/picks/schema', { fields: [fields[0], { name: 'note', type: 'text', max: 3 }] }),
+        await admin().patch('/api/collections/picks/schema', { fields: [multiple, { name: 'note', type: 'text', max: 3 }] }),
       );
       expect(ruled.fields[1]).to.deep.equal({ name: 'note', type: 'text', max: 3 });
       expect(await refusedPaths(await as(t, 'editor').post('/api/collections/picks', { note: 'four' }))).to.deep.equal(['body.note']);
