@@ -32,7 +32,7 @@ async function newComponent(page: Page, name: string, label: string, first: stri
 for (const variant of DB_VARIANTS) {
   describe(`admin UI: components and blocks (${variant.name})`, function () {
     this.timeout(180000);
-    const { b, t, apiGet } = useAdminUiAsAda(variant);
+    const { b, t, session, apiGet } = useAdminUiAsAda(variant);
 
     it('creates components, a collection using them, and writes a page of blocks (order, undo, nested issues)', async function () {
       const { page } = b;
@@ -156,6 +156,79 @@ for (const variant of DB_VARIANTS) {
       expect(await item('Hero (item 2)').getByRole('group', { name: /^Cta/ }).getByLabel(/^Url/).inputValue()).to.equal(
         'https://example.org/go',
       );
+    });
+
+    it('edits a repeatable component with the keyboard, up to its maximum, and reads stored items back in order', async function () {
+      const { page } = b;
+      const post = async (path: string, json: unknown) => {
+        const res = await t.request(path, { method: 'POST', headers: { cookie: session.cookie }, json });
+        expect(res.status, await res.clone().text()).to.equal(201);
+        return (await res.json()).data;
+      };
+      await post('/api/components', {
+        name: 'link',
+        label: 'Link',
+        fields: [
+          { name: 'label', type: 'text', required: true },
+          { name: 'weight', type: 'number' },
+          { name: 'at', type: 'date' },
+        ],
+      });
+      await post('/api/collections', {
+        name: 'menus',
+        fields: [
+          { name: 'title', type: 'text' },
+          { name: 'links', type: 'component', component: 'link', repeatable: true, max: 2 },
+        ],
+      });
+      await openAdminPage(b, t, 'content/menus/new', 'New menu');
+      await page
+        .getByLabel(/^Title/)
+        .first()
+        .fill('Main');
+      const links = page.locator('[data-field="links"]').first();
+      const add = links.getByRole('button', { name: 'Add Link' });
+      await add.click();
+      await add.click();
+      expect(await add.isDisabled()).to.equal(true);
+      const item = (n: number) => links.getByRole('listitem', { name: `Link (item ${n})`, exact: true });
+      await item(1)
+        .getByLabel(/^Label/)
+        .fill('Home');
+      await item(1)
+        .getByLabel(/^Weight/)
+        .fill('2');
+      await item(1).getByLabel(/^At/).fill('2026-03-04T05:06');
+      await item(2)
+        .getByLabel(/^Label/)
+        .fill('About');
+      // The keyboard: Enter on the focused button moves the item, and the focus follows it.
+      await links.getByRole('button', { name: 'Move Link (item 2) up' }).focus();
+      await page.keyboard.press('Enter');
+      expect(
+        await item(1)
+          .getByLabel(/^Label/)
+          .inputValue(),
+      ).to.equal('About');
+      await page.keyboard.press('Enter'); // now "Move Link (item 1) down" has the focus
+      expect(
+        await item(1)
+          .getByLabel(/^Label/)
+          .inputValue(),
+      ).to.equal('Home');
+      await page.getByRole('button', { name: 'Create menu' }).click();
+      await page.getByRole('heading', { name: 'Main', level: 1 }).waitFor();
+      const [menu] = (await apiGet('/api/collections/menus')).items;
+      expect(menu.links).to.deep.equal([
+        { label: 'Home', weight: 2, at: new Date('2026-03-04T05:06').toISOString() },
+        { label: 'About', weight: null, at: null },
+      ]);
+      expect(await item(1).getByLabel(/^At/).inputValue()).to.equal('2026-03-04T05:06');
+      expect(
+        await item(2)
+          .getByLabel(/^Label/)
+          .inputValue(),
+      ).to.equal('About');
     });
   });
 }
