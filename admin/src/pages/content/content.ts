@@ -99,6 +99,9 @@ export function cellText(value: unknown, field?: Field): string {
       .trim()
       .slice(0, 80);
   if (Array.isArray(value) && field?.type === 'select') return value.join(', ').slice(0, 1000);
+  if (Array.isArray(value) && field?.type === 'blocks')
+    return value.length ? value.map((b) => String((b as { __component?: unknown })?.__component)).join(', ') : '–';
+  if (Array.isArray(value) && field?.type === 'component') return `${value.length} ${value.length === 1 ? 'item' : 'items'}`;
   if (typeof value === 'object') return JSON.stringify(value).slice(0, 80);
   return String(value).slice(0, 1000); // the list cuts long text with an ellipsis and keeps it whole in its title
 }
