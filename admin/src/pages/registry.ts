@@ -10,6 +10,8 @@ import Dashboard from './Dashboard.svelte';
 import System from './System.svelte';
 import Collections from './content/Collections.svelte';
 import CollectionSchema from './content/CollectionSchema.svelte';
+import Components from './content/Components.svelte';
+import ComponentEditor from './content/ComponentEditor.svelte';
 import Entries from './content/Entries.svelte';
 import EntryEditor from './content/EntryEditor.svelte';
 import MediaLibrary from './media/MediaLibrary.svelte';
@@ -82,6 +84,10 @@ export const pages: Array<PageDef & { what?: string }> = [
   { path: '/admin/content/:collection/new', title: 'New entry', component: EntryEditor, permission: 'content:write' },
   { path: '/admin/content/:collection/:id', title: 'Entry', component: EntryEditor, permission: 'content:read' },
   { path: '/admin/content/:collection', title: 'Entries', component: Entries, permission: 'content:read' },
+  // Components (component and blocks fields): component names cannot contain '-' either.
+  { path: '/admin/components', title: 'Components', component: Components, permission: 'content:read' },
+  { path: '/admin/components/new-component', title: 'New component', component: ComponentEditor, permission: 'collections:manage' },
+  { path: '/admin/components/:name', title: 'Component', component: ComponentEditor, permission: 'collections:manage' },
   // Media, the Data pages (importers, packages, sync, backups, configuration, migrations) and Themes come from
   // their plugins' manifests.
   {

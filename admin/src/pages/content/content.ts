@@ -37,9 +37,8 @@ const TYPES: Record<FieldType, { label: string; widgets: readonly Widget[] }> = 
   email: { label: 'E-mail address', widgets: ['email-input'] },
   url: { label: 'Web address (URL)', widgets: ['url-input'] },
   color: { label: 'Colour (#rrggbb)', widgets: ['color-picker'] },
-  // The schema editor cannot pick their components yet: such fields are set up over the API (kept on save).
-  component: { label: 'Component (set up over the API)', widgets: ['component-form'] },
-  blocks: { label: 'Blocks (set up over the API)', widgets: ['blocks-editor'] },
+  component: { label: 'Component', widgets: ['component-form'] },
+  blocks: { label: 'Blocks', widgets: ['blocks-editor'] },
 };
 export const FIELD_TYPES = Object.keys(TYPES) as FieldType[];
 export const TYPE_LABELS = Object.fromEntries(FIELD_TYPES.map((t) => [t, TYPES[t].label])) as Record<FieldType, string>;
@@ -100,6 +99,9 @@ export function cellText(value: unknown, field?: Field): string {
       .trim()
       .slice(0, 80);
   if (Array.isArray(value) && field?.type === 'select') return value.join(', ').slice(0, 1000);
+  if (Array.isArray(value) && field?.type === 'blocks')
+    return value.length ? value.map((b) => String((b as { __component?: unknown })?.__component)).join(', ') : '–';
+  if (Array.isArray(value) && field?.type === 'component') return `${value.length} ${value.length === 1 ? 'item' : 'items'}`;
   if (typeof value === 'object') return JSON.stringify(value).slice(0, 80);
   return String(value).slice(0, 1000); // the list cuts long text with an ellipsis and keeps it whole in its title
 }
@@ -135,3 +137,20 @@ export const statusClass = (s: string) => (s === 'published' ? 'ok' : s === 'arc
 /** A field whose value is a list: a multiple select, a many-relation (an ordered list of entry ids). */
 export const isListField = (f: Pick<Field, 'type' | 'multiple' | 'cardinality'>): boolean =>
   (f.type === 'select' && !!f.multiple) || (f.type === 'relation' && f.cardinality === 'many');
+
+/** A reusable component (GET /api/components), its fields read as the pages read a collection's. */
+export type ComponentDef = Omit<ApiSchemas['Component'], 'fields'> & { fields: Field[] };
+export const asComponent = (c: ApiSchemas['Component']): ComponentDef => c as ComponentDef;
+
+/** Where each component is used: `collection posts`, `component hero`, from their component and blocks fields. */
+export function componentUses(collections: Collection[], components: ComponentDef[]): Map<string, string[]> {
+  const uses = new Map<string, string[]>();
+  const note = (owner: string, fields: Field[]) => {
+    for (const f of fields)
+      for (const used of f.type === 'component' && f.component ? [f.component] : f.type === 'blocks' ? (f.components ?? []) : [])
+        uses.set(used, [...(uses.get(used) ?? []), `${owner}.${f.name}`]);
+  };
+  for (const c of collections) note(c.name, c.fields);
+  for (const c of components) note(`${c.name} (component)`, c.fields);
+  return uses;
+}

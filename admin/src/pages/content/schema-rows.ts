@@ -21,6 +21,10 @@ export interface Row {
   min: number | null;
   max: number | null;
   pattern: string;
+  /** component: the component it holds, once or as a list; blocks: the components its items may be. */
+  component: string;
+  repeatable: boolean;
+  components: string[];
   isNew: boolean;
   orig: Field;
 }
@@ -43,6 +47,9 @@ export const toRow = (f: Field, isNew = false): Row => ({
   min: f.min ?? null,
   max: f.max ?? null,
   pattern: f.pattern ?? '',
+  component: f.component ?? '',
+  repeatable: !!f.repeatable,
+  components: [...(f.components ?? [])],
   isNew,
   orig: f,
 });
@@ -62,6 +69,9 @@ export function toField(r: Row): Field {
     min: _n,
     max: _x,
     pattern: _p,
+    component: _cn,
+    repeatable: _rp,
+    components: _cs,
     ...kept
   } = r.orig;
   const f: Field = { ...kept, name: r.name.trim(), type: r.type };
@@ -80,6 +90,11 @@ export function toField(r: Row): Field {
     if (r.many) f.cardinality = 'many';
     if (r.inverseName.trim()) f.inverseName = r.inverseName.trim();
   }
+  if (r.type === 'component') {
+    f.component = r.component;
+    if (r.repeatable) f.repeatable = true;
+  }
+  if (r.type === 'blocks') f.components = [...r.components];
   if (r.multiple && takesMultiple(r)) f.multiple = true;
   const measured = !!measureOf({ type: r.type, multiple: !!f.multiple, cardinality: f.cardinality, repeatable: !!f.repeatable });
   if (measured && typeof r.min === 'number') f.min = r.min;
