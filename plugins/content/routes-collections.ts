@@ -3,7 +3,7 @@ import { ForbiddenError, type Identity, defineRoute, type RouteDefinition } from
 import { collectionInput, collectionPatch } from './collection-schema.js';
 import { describeCollection } from './collections-service.js';
 import { COMMERCE_PRESET } from './presets/commerce.js';
-import { SchemaChangeLosesDataError } from './schema-plan.js';
+import { SchemaChangeLosesDataError, schemaPlanSchema } from './schema-plan.js';
 
 const nameParam = { params: z.object({ collection: z.string().min(1).max(64) }) };
 
@@ -11,24 +11,6 @@ const nameParam = { params: z.object({ collection: z.string().min(1).max(64) }) 
 /** PATCH .../schema: the new schema, and the plan's hash when the change loses values (schema-plan.ts). */
 const schemaPatchBody = collectionPatch.extend({
   planHash: z.string().max(64).optional().describe('The planHash of POST .../schema/plan: confirms a change that loses stored values'),
-});
-const schemaPlanAnswer = z.object({
-  collection: z.string(),
-  version: z.number(),
-  entries: z.number(),
-  fields: z.array(
-    z.object({
-      field: z.string(),
-      change: z.enum(['added', 'kept', 'converted', 'dropped']),
-      from: z.string().optional(),
-      to: z.string().optional(),
-      values: z.number(),
-      lost: z.number(),
-      lostExamples: z.array(z.string()).optional(),
-    }),
-  ),
-  losesData: z.boolean(),
-  planHash: z.string(),
 });
 
 export const fieldAnswer = z.object({
@@ -165,7 +147,7 @@ export const collectionRoutes: RouteDefinition[] = [
     description:
       'Per field: added, kept, converted (from, to, how many values do not fit and are lost, up to 20 of them) or dropped (every value lost), counted over the entries of every tenant (a schema is shared). When losesData, the PATCH needs planHash.',
     request: { ...nameParam, body: collectionPatch },
-    response: schemaPlanAnswer,
+    response: schemaPlanSchema,
     async handler({ params, body, identity, scope }) {
       assertSchemaTenant(identity, scope.config.multiTenant);
       return scope.collections.planChange(params.collection, body);

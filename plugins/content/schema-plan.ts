@@ -8,35 +8,39 @@
 import { createHash } from 'node:crypto';
 import stringify from 'safe-stable-stringify';
 import { Op, type Model, type ModelStatic } from 'sequelize';
+import { z } from 'zod';
 import { defineError } from '../../kernel/sdk.js';
 import type { CollectionPatch } from './collection-schema.js';
 import { convertValue, sameStorage } from './field-conversion.js';
 import { columnName, fromColumn, type FieldDefinition } from './field-types.js';
 
-export interface FieldPlan {
-  field: string;
-  change: 'added' | 'kept' | 'converted' | 'dropped';
-  /** converted: the type before and after (`select (multiple)`, `relation (many)`). */
-  from?: string;
-  to?: string;
-  /** Entries holding a value of the field now. */
-  values: number;
-  /** Of those, values the change loses (all of a dropped field; those that do not fit the new type). */
-  lost: number;
-  /** converted: up to 20 distinct values that would be lost, as text. */
-  lostExamples?: string[];
-}
-
-export interface SchemaPlan {
-  collection: string;
+/** A schema plan as POST .../schema/plan answers it (the one definition of its shape). */
+export const schemaPlanSchema = z.object({
+  collection: z.string(),
   /** The schema version the plan was made against: another change in between makes a new plan necessary. */
-  version: number;
-  entries: number;
-  fields: FieldPlan[];
-  losesData: boolean;
+  version: z.number(),
+  entries: z.number(),
+  fields: z.array(
+    z.object({
+      field: z.string(),
+      change: z.enum(['added', 'kept', 'converted', 'dropped']),
+      /** converted: the type before and after (`select (multiple)`, `relation (many)`). */
+      from: z.string().optional(),
+      to: z.string().optional(),
+      /** Entries holding a value of the field now. */
+      values: z.number(),
+      /** Of those, values the change loses (all of a dropped field; those that do not fit the new type). */
+      lost: z.number(),
+      /** converted: up to 20 distinct values that would be lost, as text. */
+      lostExamples: z.array(z.string()).optional(),
+    }),
+  ),
+  losesData: z.boolean(),
   /** Send it back as `planHash` with the PATCH to confirm a change that loses data. */
-  planHash: string;
-}
+  planHash: z.string(),
+});
+export type SchemaPlan = z.output<typeof schemaPlanSchema>;
+export type FieldPlan = SchemaPlan['fields'][number];
 
 export class SchemaChangeLosesDataError extends defineError(
   'SCHEMA_CHANGE_LOSES_DATA',

@@ -15,6 +15,7 @@ import type { PlanStore } from './plan-store.js';
 export {
   applyAnswerSchema,
   applyBodySchema,
+  conflictDetailSchema,
   historyAnswerSchema,
   jobsAnswerSchema,
   planViewSchema,

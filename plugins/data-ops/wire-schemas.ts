@@ -8,6 +8,18 @@ export const summarySchema = z.object({
   skipped: z.number(),
   failed: z.number(),
 });
+/** The two sides of a content conflict, for people choosing one (content imports and syncs: content-packages/conflicts.ts). */
+export const conflictDetailSchema = z.object({
+  collection: z.string(),
+  syncId: z.string(),
+  /** The version on the instance that plans (the import's target). */
+  target: z.object({ title: z.string(), updatedAt: z.string().nullable() }),
+  /** The package's version (the sending instance). */
+  source: z.object({ title: z.string(), updatedAt: z.string().nullable() }),
+  /** Names of the fields (and `slug`, `status`) whose values differ between the two sides. */
+  changedFields: z.array(z.string()),
+  resolution: z.enum(['source', 'target']),
+});
 export const planViewSchema = z.object({
   planId: z.string(),
   planHash: z.string(),
@@ -21,15 +33,7 @@ export const planViewSchema = z.object({
     z.object({
       message: z.string(),
       item: z.string().optional(),
-      conflict: z
-        .object({
-          collection: z.string(),
-          syncId: z.string(),
-          target: z.object({ title: z.string(), updatedAt: z.string().nullable() }),
-          source: z.object({ title: z.string(), updatedAt: z.string().nullable() }),
-          changedFields: z.array(z.string()),
-          resolution: z.enum(['source', 'target']),
-        })
+      conflict: conflictDetailSchema
         .optional()
         .describe(
           "Content imports and syncs: an entry changed on both sides since the last agreed version. target: the planning instance's version, source: the package's (the sending instance's); the fields that differ; resolution: the side this plan takes",

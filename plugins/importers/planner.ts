@@ -5,6 +5,8 @@ import { planIntoExisting, planNeedsCollection, planScaffold, type EntityTarget,
 import { planLinks } from './plan-links.js';
 import { defaultTarget, madeByImport } from './plan-targets.js';
 import type { CollectionInfo } from '../content/public.js';
+import type { z } from 'zod';
+import type { importOperationSchema } from './routes.js';
 
 export { autoMap, defaultTarget } from './plan-targets.js';
 
@@ -26,22 +28,8 @@ export interface FieldMapping {
   confidence: number;
   type: ContentFieldType | null;
 }
-export interface Operation {
-  action: 'create' | 'update' | 'skip' | 'scaffold';
-  sourceType: string;
-  targetCollection: string | null;
-  count: number;
-  note?: string;
-  /** Whether the target is a collection this import creates (`new`) or one that exists (`existing`). */
-  target?: 'new' | 'existing';
-  /** The status policy the run enforces for this entity (see StatusPolicy). */
-  statuses?: StatusPolicy;
-  /** Existing target: its fields no source field fills (left empty), and which of them are required. */
-  emptyFields?: string[];
-  requiredMissing?: string[];
-  /** Source fields that go nowhere (no target field). */
-  unmappedFields?: string[];
-}
+/** One step of an import plan: the plan route's schema (routes.ts importOperationSchema) is the one definition. */
+export type Operation = z.output<typeof importOperationSchema>;
 export interface ScaffoldCollection {
   name: string;
   fields: Array<{ name: string; type: ContentFieldType; label: string }>;

@@ -33,6 +33,25 @@ const runSummary = z.object({
   ),
 });
 const fieldType = z.enum(FIELD_TYPES);
+/** One step of an import plan (planner.ts Operation is its type). */
+export const importOperationSchema = z.object({
+  action: z.enum(['create', 'update', 'skip', 'scaffold']),
+  sourceType: z.string(),
+  targetCollection: z.string().nullable(),
+  count: z.number(),
+  note: z.string().optional(),
+  target: z
+    .enum(['new', 'existing'])
+    .optional()
+    .describe('new: this import creates the collection; existing: the entries go into a collection that exists'),
+  statuses: statusPolicy.optional().describe('keep: the source statuses are kept; draft: every record is imported as a draft'),
+  emptyFields: z.array(z.string()).optional().describe('existing target: its fields no source field fills'),
+  requiredMissing: z
+    .array(z.string())
+    .optional()
+    .describe('existing target: required fields no source field fills (each is a blocked reason)'),
+  unmappedFields: z.array(z.string()).optional().describe('source fields that go into no field'),
+});
 const planSchema = z.object({
   planId: z.string(),
   uploadId: z.string(),
@@ -48,26 +67,7 @@ const planSchema = z.object({
       type: fieldType.nullable(),
     }),
   ),
-  operations: z.array(
-    z.object({
-      action: z.enum(['create', 'update', 'skip', 'scaffold']),
-      sourceType: z.string(),
-      targetCollection: z.string().nullable(),
-      count: z.number(),
-      note: z.string().optional(),
-      target: z
-        .enum(['new', 'existing'])
-        .optional()
-        .describe('new: this import creates the collection; existing: the entries go into a collection that exists'),
-      statuses: statusPolicy.optional().describe('keep: the source statuses are kept; draft: every record is imported as a draft'),
-      emptyFields: z.array(z.string()).optional().describe('existing target: its fields no source field fills'),
-      requiredMissing: z
-        .array(z.string())
-        .optional()
-        .describe('existing target: required fields no source field fills (each is a blocked reason)'),
-      unmappedFields: z.array(z.string()).optional().describe('source fields that go into no field'),
-    }),
-  ),
+  operations: z.array(importOperationSchema),
   estimatedDurationMs: z.number(),
   collections: z.array(
     z.object({

@@ -32,7 +32,7 @@ async function newComponent(page: Page, name: string, label: string, first: stri
 for (const variant of DB_VARIANTS) {
   describe(`admin UI: components and blocks (${variant.name})`, function () {
     this.timeout(180000);
-    const { b, t, session, apiGet } = useAdminUiAsAda(variant);
+    const { b, t, apiGet, apiCreate } = useAdminUiAsAda(variant);
 
     it('creates components, a collection using them, and writes a page of blocks (order, undo, nested issues)', async function () {
       const { page } = b;
@@ -160,11 +160,7 @@ for (const variant of DB_VARIANTS) {
 
     it('edits a repeatable component with the keyboard, up to its maximum, and reads stored items back in order', async function () {
       const { page } = b;
-      const post = async (path: string, json: unknown) => {
-        const res = await t.request(path, { method: 'POST', headers: { cookie: session.cookie }, json });
-        expect(res.status, await res.clone().text()).to.equal(201);
-        return (await res.json()).data;
-      };
+      const post = apiCreate;
       await post('/api/components', {
         name: 'link',
         label: 'Link',

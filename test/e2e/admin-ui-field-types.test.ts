@@ -7,7 +7,7 @@ import { openNewCollection } from '../helpers/admin-pages.js';
 for (const variant of DB_VARIANTS) {
   describe(`admin UI: email, url, colour and multiple select fields (${variant.name})`, function () {
     this.timeout(120000);
-    const { b, t, session, apiGet } = useAdminUiAsAda(variant);
+    const { b, t, apiGet, apiCreate } = useAdminUiAsAda(variant);
 
     it('defines the fields with their rules in the schema editor and writes an entry through their inputs', async function () {
       const { page } = b;
@@ -74,11 +74,7 @@ for (const variant of DB_VARIANTS) {
 
     it('defines a many-relation with an inverse field, then picks, orders and removes its entries in the entry form', async function () {
       const { page } = b;
-      const post = async (path: string, json: unknown) => {
-        const res = await t.request(path, { method: 'POST', headers: { cookie: session.cookie }, json });
-        expect(res.status, await res.clone().text()).to.equal(201);
-        return (await res.json()).data;
-      };
+      const post = apiCreate;
       await post('/api/collections', { name: 'labels', fields: [{ name: 'name', type: 'text' }] });
       const label: Record<string, string> = {};
       for (const name of ['alpha', 'beta', 'gamma'])

@@ -1,3 +1,4 @@
+import { expect } from 'chai';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
@@ -174,6 +175,8 @@ export function useAdminUiAsAda(variant: DbVariant): {
   session: { cookie: string };
   /** Each test reads its own shape. */
   apiGet: (path: string) => Promise<any>;
+  /** A POST as Ada that must answer 201: its `data`. */
+  apiCreate: (path: string, json: unknown) => Promise<any>;
 } {
   const session = { cookie: '' };
   const ui = useAdminUi(variant, {
@@ -182,7 +185,12 @@ export function useAdminUiAsAda(variant: DbVariant): {
     },
   });
   const apiGet = async (path: string) => (await (await ui.t.request(path, { headers: { cookie: session.cookie } })).json()).data;
-  return { ...ui, session, apiGet };
+  const apiCreate = async (path: string, json: unknown) => {
+    const res = await ui.t.request(path, { method: 'POST', headers: { cookie: session.cookie }, json });
+    expect(res.status, await res.clone().text()).to.equal(201);
+    return (await res.json()).data;
+  };
+  return { ...ui, session, apiGet, apiCreate };
 }
 
 /** Signs the session's browser in as Ada (or `email`) and opens /admin/<path>, waiting for its level-1 heading when named. */

@@ -102,3 +102,14 @@ export async function planPackageImport(t: TestKernel, bytes: Buffer, tenant: st
   expect(v.valid, JSON.stringify(v.problems)).to.equal(true);
   return { plan: await dataOf(await as(t, 'admin', tenant).post('/api/content-import/plan', { uploadId: v.uploadId })), validated: v };
 }
+
+/** Creates collections (POST /api/collections bodies) as the test admin, in order, failing the test unless each answers 201. */
+export async function createCollections(t: TestKernel, ...collections: Array<Record<string, unknown>>): Promise<void> {
+  for (const c of collections) await dataOf(await as(t, 'admin').post('/api/collections', c), 201);
+}
+
+/** A function that creates an entry as `identity` (published unless the body says otherwise) and answers its id. */
+export function entryMaker(t: TestKernel, identity = 'editor'): (collection: string, body: Record<string, unknown>) => Promise<string> {
+  return async (collection, body) =>
+    (await dataOf(await as(t, identity).post(`/api/collections/${collection}`, { status: 'published', ...body }), 201))._id as string;
+}

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { as, dataOf, failureOf } from '../helpers/content.js';
+import { as, createCollections, dataOf, entryMaker, failureOf } from '../helpers/content.js';
 import { useIdentityKernel } from '../helpers/kernel.js';
 import { DB_VARIANTS } from '../helpers/services.js';
 
@@ -12,13 +12,12 @@ type Entry = Record<string, any>;
 for (const variant of DB_VARIANTS) {
   describe(`content: many-relations (${variant.name})`, function () {
     this.timeout(60000);
-    const ids: Record<string, string> = {};
     const t = useIdentityKernel(variant, {
       seed: async () => {
-        const admin = as(t, 'admin');
-        await dataOf(await admin.post('/api/collections', { name: 'tags', fields: [{ name: 'name', type: 'text' }] }), 201);
-        await dataOf(
-          await admin.post('/api/collections', {
+        await createCollections(
+          t,
+          { name: 'tags', fields: [{ name: 'name', type: 'text' }] },
+          {
             name: 'articles',
             fields: [
               { name: 'title', type: 'text' },
@@ -26,12 +25,9 @@ for (const variant of DB_VARIANTS) {
               { name: 'lead', type: 'relation', collection: 'tags', inverseName: 'leading' },
               { name: 'moods', type: 'select', multiple: true, options: ['calm', 'angry', '50%_off'] },
             ],
-          }),
-          201,
+          },
         );
-        const editor = as(t, 'editor');
-        const made = async (collection: string, body: Record<string, unknown>) =>
-          (await dataOf(await editor.post(`/api/collections/${collection}`, { status: 'published', ...body }), 201))._id as string;
+        const made = entryMaker(t);
         ids.red = await made('tags', { name: 'red' });
         ids.green = await made('tags', { name: 'green' });
         ids.blue = await made('tags', { name: 'blue', status: 'draft' });
@@ -40,6 +36,8 @@ for (const variant of DB_VARIANTS) {
         ids.three = await made('articles', { title: 'Three', tags: [] });
       },
     });
+    /** The seeded entries' ids by name. */
+    const ids: Record<string, string> = {};
     const titles = async (query: string, who: string | null = 'editor'): Promise<string[]> => {
       const res = who
         ? await as(t, who).get(`/api/collections/articles?sort=title&${query}`)

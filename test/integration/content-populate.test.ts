@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { as, dataOf } from '../helpers/content.js';
+import { as, createCollections, dataOf, entryMaker } from '../helpers/content.js';
 import { useIdentityKernel } from '../helpers/kernel.js';
 import { imageBytes, uploadFile } from '../helpers/media-upload.js';
 import { DB_VARIANTS } from '../helpers/services.js';
@@ -16,21 +16,18 @@ for (const variant of DB_VARIANTS) {
     const ids: Record<string, string> = {};
     const t = useIdentityKernel(variant, {
       seed: async () => {
-        const admin = as(t, 'admin');
-        await dataOf(await admin.post('/api/collections', { name: 'countries', fields: [{ name: 'name', type: 'text' }] }), 201);
-        await dataOf(
-          await admin.post('/api/collections', {
+        await createCollections(
+          t,
+          { name: 'countries', fields: [{ name: 'name', type: 'text' }] },
+          {
             name: 'authors',
             fields: [
               { name: 'name', type: 'text' },
               { name: 'avatar', type: 'media' },
               { name: 'country', type: 'relation', collection: 'countries' },
             ],
-          }),
-          201,
-        );
-        await dataOf(
-          await admin.post('/api/collections', {
+          },
+          {
             name: 'posts',
             fields: [
               { name: 'title', type: 'text' },
@@ -38,15 +35,12 @@ for (const variant of DB_VARIANTS) {
               { name: 'cover', type: 'media' },
               { name: 'previous', type: 'relation', collection: 'posts' },
             ],
-          }),
-          201,
+          },
         );
         const png = await imageBytes(4, 3);
         ids.publicImage = (await dataOf(await uploadFile(t, png, 'face.png'), 201))._id;
         ids.privateImage = (await dataOf(await uploadFile(t, png, 'secret.png', { fields: { private: 'true' } }), 201))._id;
-        const editor = as(t, 'editor');
-        const made = async (collection: string, body: Record<string, unknown>) =>
-          (await dataOf(await editor.post(`/api/collections/${collection}`, { status: 'published', ...body }), 201))._id as string;
+        const made = entryMaker(t);
         ids.country = await made('countries', { name: 'Iceland' });
         ids.ada = await made('authors', { name: 'Ada', avatar: ids.publicImage, country: ids.country });
         ids.draftAuthor = await made('authors', { name: 'Draft Dan', status: 'draft', avatar: ids.privateImage });

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { as, dataOf, failureOf } from '../helpers/content.js';
+import { as, createCollections, dataOf, failureOf } from '../helpers/content.js';
 import { useIdentityKernel } from '../helpers/kernel.js';
 import { DB_VARIANTS } from '../helpers/services.js';
 
@@ -16,9 +16,10 @@ for (const variant of DB_VARIANTS) {
     const t = useIdentityKernel(variant, {
       seed: async () => {
         const admin = as(t, 'admin');
-        await dataOf(await admin.post('/api/collections', { name: 'labels', fields: [{ name: 'name', type: 'text' }] }), 201);
-        await dataOf(
-          await admin.post('/api/collections', {
+        await createCollections(
+          t,
+          { name: 'labels', fields: [{ name: 'name', type: 'text' }] },
+          {
             name: 'items',
             fields: [
               { name: 'title', type: 'text' },
@@ -30,8 +31,7 @@ for (const variant of DB_VARIANTS) {
               { name: 'notes', type: 'richtext' },
               { name: 'unused', type: 'text' },
             ],
-          }),
-          201,
+          },
         );
         ids.label = (await dataOf(await admin.post('/api/collections/labels', { name: 'red' }), 201))._id;
         const made = async (body: Entry, tenant?: string) =>
