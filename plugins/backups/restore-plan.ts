@@ -30,7 +30,12 @@ async function checkIntegrity(d: DomainDeps, input: RestoreInput, draft: Draft):
 }
 
 /** The collection schemas of the backup's config.json (none, and a blocked plan, when it cannot be read). */
-async function savedConfig(d: DomainDeps, m: BackupManifest, input: RestoreInput, draft: Draft): Promise<{ schemas: Row[]; components: Row[] }> {
+async function savedConfig(
+  d: DomainDeps,
+  m: BackupManifest,
+  input: RestoreInput,
+  draft: Draft,
+): Promise<{ schemas: Row[]; components: Row[] }> {
   const key = restoreKey(d, input);
   try {
     const config = await d.service().readConfig(m, key);
