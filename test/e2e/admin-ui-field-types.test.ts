@@ -122,8 +122,49 @@ for (const variant of DB_VARIANTS) {
       // The target lists the note in its inverse field.
       expect((await apiGet(`/api/collections/labels/${label.gamma}`)).notes).to.deep.equal([note._id]);
       expect((await apiGet(`/api/collections/labels/${label.alpha}`)).notes).to.deep.equal([]);
+      // The label's page lists the notes pointing at it.
+      await page.goto(`${t.url}/admin/content/labels/${label.gamma}`);
+      const pointing = page.getByRole('region', { name: /Notes pointing here/ });
+      await pointing.getByRole('link', { name: 'Weekly' }).waitFor();
+      await page.goBack();
+      await page.getByRole('heading', { name: 'Weekly', level: 1 }).waitFor();
       // Read back into the form in order.
       expect(await chosen.getByRole('listitem').locator('span').allTextContents()).to.deep.equal(['gamma (published)', 'beta (published)']);
+    });
+
+    it('creates a singleton from the form and finds it in the sidebar; a schema change that loses values asks first', async function () {
+      const { page } = b;
+      await openAdminPage(b, t, '');
+      await openNewCollection(page);
+      await page.getByLabel(/^Name/).fill('homepage');
+      await page.getByLabel('One entry only').check();
+      await page.getByRole('button', { name: 'Create collection' }).click();
+      await page.waitForURL(/\/admin\/content\/homepage/);
+      expect((await apiGet('/api/collections/homepage/schema')).singleton).to.equal(true);
+      const sidebar = page.getByRole('complementary', { name: 'Main navigation' });
+      await sidebar.getByRole('link', { name: 'Homepage', exact: true }).waitFor();
+
+      await apiCreate('/api/collections', {
+        name: 'memos',
+        fields: [
+          { name: 'title', type: 'text' },
+          { name: 'notes', type: 'text' },
+        ],
+      });
+      await apiCreate('/api/collections/memos', { title: 'Kept', notes: 'keep me' });
+      await page.goto(`${t.url}/admin/content/memos/schema`);
+      await page.getByRole('button', { name: 'Remove field notes' }).click();
+      await page.getByRole('button', { name: 'Save schema' }).click();
+      const warning = page.getByRole('alert').filter({ hasText: 'Saving this schema loses stored values' });
+      await warning.waitFor();
+      expect(await warning.textContent()).to.match(/notes: the field is removed with its 1 value/);
+      await warning.getByRole('button', { name: 'Keep editing' }).click();
+      await warning.waitFor({ state: 'detached' });
+      expect((await apiGet('/api/collections/memos/schema')).fields.map((f: { name: string }) => f.name)).to.deep.equal(['title', 'notes']);
+      await page.getByRole('button', { name: 'Save schema' }).click();
+      await warning.getByRole('button', { name: 'Save and lose these values' }).click();
+      await page.waitForURL(/\/admin\/content\/memos(\?.*)?$/);
+      expect((await apiGet('/api/collections/memos/schema')).fields.map((f: { name: string }) => f.name)).to.deep.equal(['title']);
     });
   });
 }
