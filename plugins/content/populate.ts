@@ -81,7 +81,7 @@ const idsOf = (entries: Entry[], field: string): string[] => [
 ];
 
 /**
- * Replaces ids by objects in a page of entries (in place), one query per populated field and level whatever
+ * Replaces ids by objects in a page of entries (in place), one query per populated target (and level) whatever
  * the page size, with the caller's visibility: targets of a collection the caller may not read, entries
  * that are not published (for callers without content:write) and private media (for callers without
  * media:read) answer null (a many-relation leaves them out).
@@ -93,33 +93,54 @@ export async function populate(
   tree: PopulateTree,
   identity: Identity,
 ): Promise<void> {
+  // Fields read from the same place with the same nesting share one query: media fields, and relations to one
+  // target collection (two relations to `people` are one IN query of both fields' ids).
+  const groups = new Map<string, string[]>();
   for (const [name, below] of Object.entries(tree)) {
     const f = c.fields.find((x) => x.name === name)!;
-    const ids = idsOf(entries, name);
-    let found = new Map<string, unknown>();
-    if (ids.length && f.type === 'media') {
-      found = (await deps.media()?.populated(identity.tenantId, ids, hasPermission(identity, 'media:read'))) ?? found;
-    } else if (ids.length && hasScopedPermission(identity, 'content:read', f.collection!)) {
-      const target = await deps.collection(f.collection!);
-      const rows = (await target.model.findAll({
-        where: {
-          id: { [Op.in]: ids },
-          tenant_id: identity.tenantId,
-          ...(hasPermission(identity, 'content:write') ? {} : { status: 'published' }),
-        },
-        raw: true,
-      })) as unknown as Array<Record<string, unknown>>;
-      const targets = rows.map((r) => toEntry(target, r));
-      await deps.fill?.(target, targets, identity);
-      if (Object.keys(below).length) await populate(deps, target, targets, below, identity);
-      found = new Map(targets.map((e) => [e._id, e]));
-    }
-    for (const e of entries) {
-      const v = e[name];
-      // A many-relation answers the targets the caller may see, in order; a one-relation or media the object or null.
-      if (Array.isArray(v)) e[name] = v.map((id) => found.get(String(id))).filter((x) => x !== undefined);
-      else if (v !== null && v !== undefined) e[name] = found.get(String(v)) ?? null;
-    }
+    const key = f.type === 'media' ? 'media' : `${f.collection}|${JSON.stringify(below)}`;
+    groups.set(key, [...(groups.get(key) ?? []), name]);
+  }
+  for (const names of groups.values()) {
+    const f = c.fields.find((x) => x.name === names[0])!;
+    const found = await lookUp(deps, f, [...new Set(names.flatMap((n) => idsOf(entries, n)))], tree[names[0]!]!, identity);
+    for (const name of names) placeFound(entries, name, found);
+  }
+}
+
+/** The objects of `ids` for field `f` (media, or entries of its target populated `below`) the caller may see. */
+async function lookUp(
+  deps: PopulateDeps,
+  f: FieldDefinition,
+  ids: string[],
+  below: PopulateTree,
+  identity: Identity,
+): Promise<Map<string, unknown>> {
+  if (!ids.length) return new Map();
+  if (f.type === 'media')
+    return (await deps.media()?.populated(identity.tenantId, ids, hasPermission(identity, 'media:read'))) ?? new Map();
+  if (!hasScopedPermission(identity, 'content:read', f.collection!)) return new Map();
+  const target = await deps.collection(f.collection!);
+  const rows = (await target.model.findAll({
+    where: {
+      id: { [Op.in]: ids },
+      tenant_id: identity.tenantId,
+      ...(hasPermission(identity, 'content:write') ? {} : { status: 'published' }),
+    },
+    raw: true,
+  })) as unknown as Array<Record<string, unknown>>;
+  const targets = rows.map((r) => toEntry(target, r));
+  await deps.fill?.(target, targets, identity);
+  if (Object.keys(below).length) await populate(deps, target, targets, below, identity);
+  return new Map(targets.map((e) => [e._id, e]));
+}
+
+/** Puts the found objects in place of the ids of field `name`: a many-relation keeps those found, in order; one id its object or null. */
+function placeFound(entries: Entry[], name: string, found: Map<string, unknown>): void {
+  for (const e of entries) {
+    const v = e[name];
+    if (Array.isArray(v)) e[name] = v.map((id) => found.get(String(id))).filter((x) => x !== undefined);
+    else if (v !== null && v !== undefined) e[name] = found.get(String(v)) ?? null;
   }
 }
 

@@ -1,0 +1,79 @@
+import { expect } from 'chai';
+import { as, createCollections, dataOf, entryMaker } from '../helpers/content.js';
+import { useIdentityKernel } from '../helpers/kernel.js';
+import { DB_VARIANTS } from '../helpers/services.js';
+
+// Issue 35, "Speed and memory": a list with `populate` of two one-relations and one many-relation issues at most 4
+// SQL statements (the page with its total, then one query per populated target collection), and the count does not grow with
+// the page size (no N+1). Statements are counted with the kernel's Sequelize logging hook, a count, not a timing.
+for (const variant of DB_VARIANTS) {
+  describe(`content: populate issues a bounded number of SQL statements (${variant.name})`, function () {
+    this.timeout(120000);
+    const t = useIdentityKernel(variant, {
+      seed: async () => {
+        await createCollections(
+          t,
+          { name: 'people', fields: [{ name: 'name', type: 'text' }] },
+          { name: 'topics', fields: [{ name: 'name', type: 'text' }] },
+          {
+            name: 'stories',
+            fields: [
+              { name: 'title', type: 'text' },
+              { name: 'author', type: 'relation', collection: 'people' },
+              { name: 'editor', type: 'relation', collection: 'people' },
+              { name: 'topics', type: 'relation', collection: 'topics', cardinality: 'many' },
+            ],
+          },
+        );
+        const made = entryMaker(t);
+        const people: string[] = [];
+        const topics: string[] = [];
+        for (let i = 0; i < 5; i++) people.push(await made('people', { name: `Person ${i}` }));
+        for (let i = 0; i < 5; i++) topics.push(await made('topics', { name: `Topic ${i}` }));
+        const entries = Array.from({ length: 100 }, (_, i) => ({
+          title: `Story ${String(i).padStart(3, '0')}`,
+          status: 'published',
+          author: people[i % 5],
+          editor: people[(i + 1) % 5],
+          topics,
+        }));
+        await dataOf(await as(t, 'editor').post('/api/collections/stories/batch', { entries }), 201);
+      },
+    });
+
+    /** The SQL statements one request issues, and its answer. */
+    const counted = async (path: string): Promise<{ statements: string[]; items: Array<Record<string, any>> }> => {
+      const sequelize = t.kernel.container.resolve<{ options: { logging: unknown } }>('sequelize');
+      const statements: string[] = [];
+      const before = sequelize.options.logging;
+      sequelize.options.logging = (sql: string) => statements.push(sql);
+      try {
+        const items = (await dataOf(await as(t, 'editor').get(path))).items;
+        return { statements, items };
+      } finally {
+        sequelize.options.logging = before;
+      }
+    };
+
+    it('answers a page of 20 with two one-relations and a many-relation of 5 populated in at most 4 statements, as many for 100', async function () {
+      const small = await counted('/api/collections/stories?sort=title&limit=20&populate=author,editor,topics');
+      expect(small.items).to.have.length(20);
+      expect(small.items[0]!.author).to.include({ name: 'Person 0' });
+      expect(small.items[0]!.editor).to.include({ name: 'Person 1' });
+      expect(small.items[0]!.topics.map((x: { name: string }) => x.name)).to.deep.equal([
+        'Topic 0',
+        'Topic 1',
+        'Topic 2',
+        'Topic 3',
+        'Topic 4',
+      ]);
+      expect(small.statements.length, small.statements.join('\n')).to.be.at.most(4);
+      const large = await counted('/api/collections/stories?sort=title&limit=100&populate=author,editor,topics');
+      expect(large.items).to.have.length(100);
+      expect(large.statements.length, large.statements.join('\n')).to.equal(small.statements.length);
+      // Without populate: the page alone.
+      const plain = await counted('/api/collections/stories?sort=title&limit=20&fields=title');
+      expect(plain.statements.length).to.equal(small.statements.length - 2);
+    });
+  });
+}
