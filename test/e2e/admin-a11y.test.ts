@@ -38,6 +38,7 @@ describe('admin UI: accessibility (axe-core, every page, admin and editor, light
   let t: TestKernel;
   let entryId = '';
   const collection = 'a11y_posts';
+  const component = 'a11y_cta';
 
   before(async function () {
     this.timeout(120000);
@@ -53,6 +54,7 @@ describe('admin UI: accessibility (axe-core, every page, admin and editor, light
       expect(res.status, JSON.stringify(body)).to.be.oneOf([200, 201]);
       return body.data;
     };
+    await post('/api/components', { name: component, label: 'Call to action', fields: [{ name: 'label', type: 'text', required: true }] });
     await post('/api/collections', {
       name: collection,
       label: 'Accessible posts',
@@ -68,7 +70,7 @@ describe('admin UI: accessibility (axe-core, every page, admin and editor, light
   });
   after(async () => t?.close());
 
-  const params: Record<string, () => string> = { collection: () => collection, id: () => entryId };
+  const params: Record<string, () => string> = { collection: () => collection, id: () => entryId, name: () => component };
   const concrete = (pattern: string) =>
     pattern.replace(/:([a-zA-Z]+)/g, (_, name: string) => {
       const value = params[name];
