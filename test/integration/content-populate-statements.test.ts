@@ -48,7 +48,8 @@ for (const variant of DB_VARIANTS) {
       const before = sequelize.options.logging;
       // Entry tables only (cms_c_*): a background timer of the kernel may query its own tables meanwhile.
       sequelize.options.logging = (sql: string) => {
-        if (/\bcms_c_/.test(sql)) statements.push(sql);
+        // SELECTs only: Sequelize's first read of a model on SQLite also runs PRAGMA table_info once.
+        if (/\bcms_c_/.test(sql) && /^Executing \([^)]*\): SELECT/.test(sql)) statements.push(sql);
       };
       try {
         const items = (await dataOf(await as(t, 'editor').get(path))).items;
