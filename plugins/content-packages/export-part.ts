@@ -86,6 +86,7 @@ export function exportPart(): PackagesPart<ExportSideService> {
     return {
       sequelize: c.sequelize,
       collections: c.collections,
+      components: optional(c, 'components'),
       mediaStorage: optional(c, 'mediaStorage'),
       pool: c.pool,
       ledger: shared.ledger(),

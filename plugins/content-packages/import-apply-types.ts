@@ -1,6 +1,6 @@
 /** The dependencies and context of the content-import domain's apply, verify and snapshot. */
 import type { Sequelize } from 'sequelize';
-import type { CollectionsService, EntriesService } from '../content/public.js';
+import type { CollectionsService, ComponentsService, EntriesService } from '../content/public.js';
 import type { DomainContext, StoredPlan } from '../data-ops/public.js';
 import type { MediaStorage } from '../media/public.js';
 import type { MediaIngest } from './import-apply-media.js';
@@ -11,6 +11,7 @@ export interface ApplyDeps {
   uploads: ImportUploads;
   sequelize: () => Sequelize;
   collections: () => CollectionsService;
+  components: () => ComponentsService | undefined;
   entries: () => EntriesService;
   ledger: () => ContentLedger;
   media: () => MediaIngest | undefined;

@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { Op } from 'sequelize';
-import type { CollectionsService } from '../content/public.js';
+import type { CollectionsService, ComponentsService } from '../content/public.js';
 import type { DataOperation, DomainContext, StoredPlan, Undo, VerifyResult } from '../data-ops/public.js';
 import { applyEntries } from './import-apply-entries.js';
 import { applyMedia, mediaMap, resolved, type MediaMap } from './import-apply-media.js';
@@ -26,6 +26,15 @@ async function applyCollection(d: ApplyDeps, p: Extract<ImportPayload, { kind: '
   >[0]);
   return async () => {
     await collections.remove(p.name);
+  };
+}
+
+async function applyComponent(d: ApplyDeps, p: Extract<ImportPayload, { kind: 'component' }>): Promise<Undo> {
+  const components = d.components();
+  if (!components) throw new Error('The content plugin has no components service here');
+  await components.create({ name: p.name, label: p.label, fields: p.fields } as Parameters<ComponentsService['create']>[0]);
+  return async () => {
+    await components.remove(p.name);
   };
 }
 
@@ -117,6 +126,7 @@ export function importApply(d: ApplyDeps) {
     async apply(operation: DataOperation, ctx: ApplyContext): Promise<Undo | void> {
       const p = operation.payload as ImportPayload;
       if (p.kind === 'collection') return applyCollection(d, p);
+      if (p.kind === 'component') return applyComponent(d, p);
       if (p.kind === 'media') return applyMedia(d, p, ctx);
       return applyEntries(d, p, ctx);
     },

@@ -35,6 +35,7 @@ export function importDomain(d: ApplyDeps & { ledger: () => ContentLedger; maxEn
           uploads: d.uploads,
           sequelize: d.sequelize(),
           collections: d.collections(),
+          components: d.components(),
           entries: d.entries(),
           ledger: d.ledger(),
           maxEntries: d.maxEntries,

@@ -25,6 +25,7 @@ export function importPart(): PackagesPart<ImportSideService> {
         uploads: store,
         sequelize: () => shared.cradle().sequelize,
         collections: () => shared.cradle().collections,
+        components: () => optional(shared.cradle(), 'components'),
         entries: () => shared.cradle().entries,
         ledger: () => shared.ledger(),
         media: () => optional(shared.cradle(), 'media'),

@@ -12,6 +12,8 @@ import type { ImportPayload } from './import-staging.js';
 import { newIdsOfPlan } from './new-ids.js';
 import { planIdentities } from './plan-identities.js';
 import { Notes } from './plan-notes.js';
+import type { ComponentDefinition } from '../content/public.js';
+import { planComponents } from './plan-components.js';
 import { planSchemas } from './plan-schemas.js';
 import { ImportStager } from './plan-staging.js';
 import type { ImportInput, PlanDeps, PlanScope } from './plan-types.js';
@@ -45,7 +47,12 @@ export async function planImport(d: PlanDeps, input: ImportInput, mode: SafetyMo
     dir,
     peer: m.source.installationId,
   };
-  const { schemas, operations } = await planSchemas(s);
+  const components = d.components?.definitions() ?? new Map<string, ComponentDefinition>();
+  if (s.m.components && !d.components) notes.block('the package holds components but the content plugin has none here');
+  const planned = await planComponents(s, components);
+  if (notes.blocked.length) return draftOf(notes, planned.operations);
+  const { schemas, operations: schemaOps } = await planSchemas(s, planned.definitions);
+  const operations = [...planned.operations, ...schemaOps];
   if (notes.blocked.length) return draftOf(notes, operations);
   const ids = await planIdentities(s, schemas);
   if (notes.blocked.length) return draftOf(notes, operations);

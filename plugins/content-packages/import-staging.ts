@@ -42,6 +42,7 @@ export interface StagedMedia {
 
 export type ImportPayload =
   | { kind: 'collection'; name: string; label?: string; singular?: string; fields: unknown[] }
+  | { kind: 'component'; name: string; label: string; fields: unknown[] }
   | { kind: 'media'; staging: string; file: string }
   | { kind: 'entries'; staging: string; file: string; collection: string; action: 'create' | 'update' | 'delete' | 'record' };
 

@@ -1,6 +1,6 @@
 /**
  * The package archive: a gzip-compressed tar of the package folder's files at the archive's root
- * (manifest.json first, then checksums.sha256, schemas/, content/, media/), written to a `.partial`
+ * (manifest.json first, then checksums.sha256, components.json, schemas/, content/, media/), written to a `.partial`
  * name and renamed into place; and its download: streamed, one byte range (206 / 416), ETag.
  */
 import { createReadStream, createWriteStream } from 'node:fs';
@@ -13,7 +13,7 @@ import { matchesIfNoneMatch, type WorkerPool } from '../../kernel/sdk.js';
 import { rangeNotSatisfiable } from './export-errors.js';
 
 /** The archive's top-level entries, in this order (a streaming reader meets manifest.json first). */
-const ORDER = ['manifest.json', 'checksums.sha256', 'schemas', 'content', 'media'];
+const ORDER = ['manifest.json', 'checksums.sha256', 'components.json', 'schemas', 'content', 'media'];
 
 export async function sha256OfFile(pool: WorkerPool, path: string): Promise<{ sha256: string; size: number }> {
   const r = await pool.sha256File(path);

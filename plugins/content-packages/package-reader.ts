@@ -102,6 +102,10 @@ const manifestSchema = z
     media: z
       .object({ records: z.number().int().min(0), file: z.string().max(1024), includesFiles: z.boolean(), bytes: z.number().min(0) })
       .passthrough(),
+    components: z
+      .object({ file: z.string().max(1024), count: z.number().int().min(0).max(500) })
+      .passthrough()
+      .optional(),
     files: z.array(z.object({ path: z.string().max(1024), size: z.number().int().min(0), sha256: hex64 }).passthrough()).max(10_000_000),
   })
   .passthrough();
@@ -160,6 +164,8 @@ function listedFiles(m: PackageManifest, add: Add): Listed {
     if (!listed.has(c.schemaFile))
       add(`collection '${c.name}': its schema '${c.schemaFile.slice(0, 200)}' is not listed in manifest.files`);
   }
+  if (m.components && !listed.has(m.components.file))
+    add(`the components file '${m.components.file.slice(0, 200)}' is not listed in manifest.files`);
   if (m.media.records > 0 && !listed.has(m.media.file))
     add(`the media manifest '${m.media.file.slice(0, 200)}' is not listed in manifest.files`);
   return listed;

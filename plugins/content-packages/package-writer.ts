@@ -25,13 +25,14 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { JobInterruptedError, type Logger, type WorkerPool, KERNEL_VERSION } from '../../kernel/sdk.js';
-import type { CollectionsService, LoadedCollection } from '../content/public.js';
+import type { CollectionsService, ComponentsService, FieldDefinition, LoadedCollection } from '../content/public.js';
 import type { MediaStorage } from '../media/public.js';
 import { encodeFields, entryChecksum, referencedIds } from './entry-codec.js';
 import { newPackageId, type ExportPackages } from './export-packages.js';
 import { quote, referencedMediaWhere, selectionWhere, type Where } from './export-selection.js';
 import type { ContentLedger } from './ledger.js';
 import { sha256OfFile, writeArchive } from './package-archive.js';
+import { COMPONENTS_FILE, componentsFor } from './plan-components.js';
 import { entryOf, HashCounter, PackageQueries } from './package-queries.js';
 import {
   PACKAGE_FORMAT,
@@ -49,6 +50,8 @@ export const MEDIA_MANIFEST = 'media/manifest.ndjson';
 export interface WriterDeps {
   sequelize: Sequelize;
   collections: CollectionsService;
+  /** The components the exported collections use go into components.json (absent: none are written). */
+  components?: ComponentsService;
   mediaStorage: MediaStorage | undefined;
   pool: WorkerPool;
   ledger: ContentLedger;
@@ -86,6 +89,8 @@ export class PackageWriter {
   /** media/files/<sha256> already written (one copy per content). */
   private readonly mediaFiles = new Map<string, FileRecord>();
   private readonly written: PackageManifest['collections'] = [];
+  /** The field lists of the written collections (for the components they use). */
+  private readonly writtenFields: FieldDefinition[][] = [];
   private mediaInfo: PackageManifest['media'] | null = null;
   private closed = false;
   private readonly q: PackageQueries;
@@ -208,6 +213,7 @@ export class PackageWriter {
     const file = `content/${c.name}.ndjson`;
     await this.writeStream(file, this.ndjson(lines));
     this.written.push({ name: c.name, entries: tally.count, file, schemaFile });
+    this.writtenFields.push(c.fields);
     return tally.count;
   }
 
@@ -324,6 +330,9 @@ export class PackageWriter {
   /** checksums.sha256, manifest.json, the archive, its row; the folder is deleted. */
   async finish(): Promise<BuiltPackage> {
     if (!this.mediaInfo) await this.media();
+    const components = componentsFor(this.writtenFields, this.d.components?.definitions() ?? new Map());
+    if (components.length)
+      await this.writeStream(COMPONENTS_FILE, Readable.from([Buffer.from(JSON.stringify(components, null, 2) + '\n')]));
     this.checkSignal();
     const checksums = this.files.map((f) => `${f.sha256}  ${f.path}`).join('\n') + '\n';
     await writeFile(join(this.dir, 'checksums.sha256'), checksums);
@@ -340,10 +349,13 @@ export class PackageWriter {
       selection: this.selection,
       collections: this.written,
       media: this.mediaInfo!,
+      ...(components.length ? { components: { file: COMPONENTS_FILE, count: components.length } } : {}),
       files: this.files,
     };
     await writeFile(join(this.dir, 'manifest.json'), JSON.stringify(manifest, null, 2) + '\n');
-    const present = ['manifest.json', 'checksums.sha256', 'schemas', 'content', 'media'].filter((e) => existsSync(join(this.dir, e)));
+    const present = ['manifest.json', 'checksums.sha256', COMPONENTS_FILE, 'schemas', 'content', 'media'].filter((e) =>
+      existsSync(join(this.dir, e)),
+    );
     const archivePath = this.d.packages.archivePath(this.packageId);
     const { size, sha256 } = await writeArchive(this.dir, present, archivePath, this.d.pool);
     try {

@@ -4,7 +4,7 @@
  * only by someone with collections:manage).
  */
 import { hasPermission } from '../../kernel/sdk.js';
-import { creationOrder, relationTargets, type FieldDefinition, type LoadedCollection } from '../content/public.js';
+import { creationOrder, relationTargets, resolveFields, type FieldDefinition, type LoadedCollection } from '../content/public.js';
 import type { DataOperation } from '../data-ops/public.js';
 import type { ImportPayload } from './import-staging.js';
 import { incompatibilities, readSchema, type PackageSchema } from './import-schemas.js';
@@ -44,13 +44,16 @@ export class PlanSchemas {
 }
 
 /** Reads the package's schemas, blocks on incompatible ones, and plans the creation of the missing collections. */
-export async function planSchemas(s: PlanScope): Promise<{ schemas: PlanSchemas; operations: Array<DataOperation<ImportPayload>> }> {
+export async function planSchemas(
+  s: PlanScope,
+  components: ReadonlyMap<string, { readonly fields: readonly FieldDefinition[] }>,
+): Promise<{ schemas: PlanSchemas; operations: Array<DataOperation<ImportPayload>> }> {
   const { notes, m } = s;
   const p = new PlanSchemas(s.d.collections.list());
   for (const c of m.collections) {
     const read = await readSchema(s.root, c.name, c.schemaFile);
     if (typeof read === 'string') notes.block(read);
-    else p.schemas.set(c.name, read);
+    else p.schemas.set(c.name, { ...read, fields: resolveFields(read.fields, components) });
   }
   for (const [name, schema] of p.schemas) {
     const target = p.here.get(name);

@@ -6,7 +6,7 @@ import type { Sequelize } from 'sequelize';
 import { z } from 'zod';
 import type { Identity } from '../../kernel/sdk.js';
 import type { SafetyMode } from '../data-ops/public.js';
-import type { CollectionsService, EntriesService } from '../content/public.js';
+import type { CollectionsService, ComponentsService, EntriesService } from '../content/public.js';
 import { conflictResolutionsSchema } from './conflicts.js';
 import type { ImportUploads } from './import-uploads.js';
 import type { ContentLedger } from './ledger.js';
@@ -59,6 +59,8 @@ export interface PlanDeps {
   uploads: ImportUploads;
   sequelize: Sequelize;
   collections: CollectionsService;
+  /** The components here (absent: a package with components is blocked). */
+  components: ComponentsService | undefined;
   entries: EntriesService;
   ledger: ContentLedger;
   maxEntries: number;

@@ -41,6 +41,8 @@ export interface PackageManifest {
   selection: ExportSelection;
   collections: Array<{ name: string; entries: number; file: string; schemaFile: string }>;
   media: { records: number; file: string; includesFiles: boolean; bytes: number };
+  /** The components the collections use (components.json); absent in packages made before components. */
+  components?: { file: string; count: number };
   files: Array<{ path: string; size: number; sha256: string }>;
 }
 

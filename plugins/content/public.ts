@@ -22,6 +22,8 @@ export type { CollectionInfo, ContentClientFactory, LocalClient } from './local-
 export { columnName, fromColumn, toColumn, valueSchema, RESERVED_FIELD_NAMES } from './field-types.js';
 /** The component definitions a component or blocks field of a loaded collection carries (GraphQL builds its types from them). */
 export { resolvedComponents } from './component-values.js';
+/** A field list whose component and blocks fields carry the given definitions (a package's collections, before they exist here). */
+export { resolveFields } from './component-resolution.js';
 /** The naming rules of collections and fields, and the words for a name that breaks them (the admin UI bundles names.ts). */
 export {
   COLLECTION_NAME,

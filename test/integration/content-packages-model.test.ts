@@ -46,13 +46,21 @@ for (const variant of DB_VARIANTS) {
       },
     });
 
-    it('exports and imports into another tenant entry by entry, relations remapped in order', async function () {
+    const list = async (who: ReturnType<typeof as>, name: string) =>
+      (await dataOf(await who.get(`/api/collections/${name}?sort=slug&limit=100`))).items as Entry[];
+    /** The package of pktags and pkpages, exported by the default tenant's admin. */
+    const exported = async () => {
       const admin = as(t, 'admin');
       const exportPlan = await dataOf(await admin.post('/api/content-export/plan', { collections: ['pktags', 'pkpages'] }));
       const run = await admin.post('/api/content-export/run', { planId: exportPlan.planId, planHash: exportPlan.planHash });
       const runData = (await run.json()).data;
       expect(run.status, JSON.stringify(runData)).to.equal(200);
-      const bytes = Buffer.from(await (await t.request(runData.downloadUrl, { identity: 'admin' })).arrayBuffer());
+      return Buffer.from(await (await t.request(runData.downloadUrl, { identity: 'admin' })).arrayBuffer());
+    };
+
+    it('exports and imports into another tenant entry by entry, relations remapped in order', async function () {
+      const admin = as(t, 'admin');
+      const bytes = await exported();
       const other = as(t, 'admin', 'other');
       const plan = async () => (await planPackageImport(t, bytes, 'other')).plan;
       const p = await plan();
@@ -60,8 +68,6 @@ for (const variant of DB_VARIANTS) {
       const applied = (await (await other.post('/api/content-import/apply', { planId: p.planId })).json()).data;
       expect(applied.outcome, JSON.stringify(applied)).to.equal('success');
 
-      const list = async (who: ReturnType<typeof as>, name: string) =>
-        (await dataOf(await who.get(`/api/collections/${name}?sort=slug&limit=100`))).items as Entry[];
       const [tagsHere, tagsThere] = [await list(admin, 'pktags'), await list(other, 'pktags')];
       const [pagesHere, pagesThere] = [await list(admin, 'pkpages'), await list(other, 'pkpages')];
       const thereIdOf = (hereId: string) => tagsThere.find((x) => x.syncId === tagsHere.find((y) => y._id === hereId)!.syncId)!._id;
@@ -69,6 +75,33 @@ for (const variant of DB_VARIANTS) {
       const pageThere = (hereId: string) => pagesThere.find((x) => x.syncId === pagesHere.find((y) => y._id === hereId)!.syncId)!._id;
       expect(tagsThere.map(plain)).to.deep.equal(tagsHere.map((e) => ({ ...plain(e), pages: e.pages.map(pageThere) })));
       expect((await plan()).summary).to.include({ created: 0, updated: 0, deleted: 0 });
+    });
+
+    it('carries the components: an instance without them gets them created, one that differs is refused', async function () {
+      const admin = as(t, 'admin');
+      const bytes = await exported();
+      const before = await list(admin, 'pkpages');
+      // The target lacks the model: the collections and the component go (as on a fresh instance).
+      for (const name of ['pkpages', 'pktags']) await dataOf(await admin.delete(`/api/collections/${name}/schema`));
+      await dataOf(await admin.delete('/api/components/cta'));
+      // A component of that name with other fields: the plan is blocked, naming the fields the package's has.
+      await dataOf(await admin.post('/api/components', { name: 'cta', fields: [{ name: 'caption', type: 'text' }] }), 201);
+      const blocked = (await planPackageImport(t, bytes, 'default')).plan;
+      expect(blocked.blockedReasons.join(' ')).to.match(/component 'cta': fields label, url are in the package but not here/);
+      await dataOf(await admin.delete('/api/components/cta'));
+
+      const p = (await planPackageImport(t, bytes, 'default')).plan;
+      expect(p.blockedReasons).to.deep.equal([]);
+      expect(p.operations.filter((o: any) => o.type === 'component').map((o: any) => [o.action, o.target])).to.deep.equal([
+        ['create', 'cta'],
+      ]);
+      const applied = (await (await admin.post('/api/content-import/apply', { planId: p.planId })).json()).data;
+      expect(applied.outcome, JSON.stringify(applied)).to.equal('success');
+      const cta = await dataOf(await admin.get('/api/components/cta'));
+      expect(cta.fields.map((f: any) => [f.name, f.type])).to.deep.equal(CTA_COMPONENT.fields.map((f) => [f.name, f.type]));
+      const after = await list(admin, 'pkpages');
+      const fieldsOf = (e: Entry) => ({ slug: e.slug, title: e.title, links: e.links, body: e.body, moods: e.moods, tint: e.tint });
+      expect(after.map(fieldsOf)).to.deep.equal(before.map(fieldsOf));
     });
   });
 }
