@@ -1,13 +1,15 @@
 /**
  * Entries in package form (PackageEntry, see public.ts), shared by the export and the import side so a
  * checksum computed on one instance equals the one computed on another for the same content:
- * relation values become `{$ref: {collection, syncId}}` (a many-relation an array of them), media values `{$media: <media id>}`, and the
+ * relation values become `{$ref: {collection, syncId}}` (a many-relation an array of them), media values `{$media: <media id>}`
+ * (inside component and blocks values too), and the
  * checksum is the SHA-256 of the canonical JSON (keys sorted, safe-stable-stringify) of
  * `{slug, status, fields}` in that form. Entry ids, versions and timestamps are not part of it.
  */
 import { createHash } from 'node:crypto';
 import stringify from 'safe-stable-stringify';
 import type { Entry, FieldDefinition } from '../content/public.js';
+import { eachNested, holdsComponents, mapComponentValue } from './component-refs.js';
 
 export interface RefValue {
   $ref: { collection: string; syncId: string };
@@ -27,48 +29,65 @@ export function entryChecksum(slug: string, status: string, fields: Record<strin
     .digest('hex');
 }
 
+/** One relation or media value in package form (a many-relation's dangling references left out). */
+function encodeValue(f: FieldDefinition, v: unknown, syncIdOf: (collection: string, id: string) => string | null): unknown {
+  if (f.type === 'media') return { $media: String(v) };
+  if (Array.isArray(v)) {
+    const refs: RefValue[] = [];
+    for (const id of v) {
+      const syncId = syncIdOf(f.collection!, String(id));
+      if (syncId) refs.push({ $ref: { collection: f.collection!, syncId } });
+    }
+    return refs;
+  }
+  const syncId = syncIdOf(f.collection!, String(v));
+  return syncId ? { $ref: { collection: f.collection!, syncId } } : null;
+}
+
 /**
  * The fields of an entry (API form, as EntriesService.toEntry gives it) in package form.
  * `syncIdOf(collection, id)` answers the sync id of a related entry (null: the reference is dangling
- * and is written as null). Unknown keys of the entry are ignored: only the schema's fields travel.
+ * and is written as null). Relation and media values inside component and blocks values take the same
+ * form (component-refs.ts); `nestedMedia` collects the media ids found there. Unknown keys of the entry
+ * are ignored: only the schema's fields travel.
  */
 export function encodeFields(
   fields: FieldDefinition[],
   entry: Entry,
   syncIdOf: (collection: string, id: string) => string | null,
+  nestedMedia?: Set<string>,
 ): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const f of fields) {
     const v = entry[f.name];
     if (v === null || v === undefined) out[f.name] = null;
-    else if (f.type === 'relation' && Array.isArray(v)) {
-      // A many-relation: its references in order, the dangling ones left out.
-      const refs: RefValue[] = [];
-      for (const id of v) {
-        const syncId = syncIdOf(f.collection!, String(id));
-        if (syncId) refs.push({ $ref: { collection: f.collection!, syncId } });
-      }
-      out[f.name] = refs;
-    } else if (f.type === 'relation') {
-      const syncId = syncIdOf(f.collection!, String(v));
-      out[f.name] = syncId ? { $ref: { collection: f.collection!, syncId } } : null;
-    } else if (f.type === 'media') out[f.name] = { $media: String(v) };
+    else if (f.type === 'relation' || f.type === 'media') out[f.name] = encodeValue(f, v, syncIdOf);
+    else if (holdsComponents(f))
+      out[f.name] = mapComponentValue(f, v, (g, x) => {
+        if (g.type === 'media') nestedMedia?.add(String(x));
+        return encodeValue(g, x, syncIdOf);
+      });
     else out[f.name] = v;
   }
   return out;
 }
 
-/** The ids an entry refers to per related collection (to resolve their sync ids in one query per page). */
+/** The ids an entry refers to per related collection (to resolve their sync ids in one query per page), inside components too. */
 export function referencedIds(fields: FieldDefinition[], entries: Entry[]): Map<string, Set<string>> {
   const out = new Map<string, Set<string>>();
+  const add = (f: FieldDefinition, v: unknown) => {
+    if (f.type !== 'relation') return;
+    let set = out.get(f.collection!);
+    if (!set) out.set(f.collection!, (set = new Set()));
+    for (const id of Array.isArray(v) ? v : [v]) set.add(String(id));
+  };
   for (const f of fields) {
-    if (f.type !== 'relation') continue;
+    if (f.type !== 'relation' && !holdsComponents(f)) continue;
     for (const e of entries) {
       const v = e[f.name];
       if (v === null || v === undefined) continue;
-      let set = out.get(f.collection!);
-      if (!set) out.set(f.collection!, (set = new Set()));
-      for (const id of Array.isArray(v) ? v : [v]) set.add(String(id));
+      if (f.type === 'relation') add(f, v);
+      else eachNested(f, v, add);
     }
   }
   return out;

@@ -190,3 +190,19 @@ export function referencedMediaWhere(
   if (!subs.length) return null;
   return { sql: `${quote(sequelize, 'tenant_id')} = ? AND (${subs.join(' OR ')})`, values };
 }
+
+/**
+ * The media records a package holds: those of the media fields (`byField`), those the rich text names by
+ * path, and those named inside component and blocks values (`ids`); null when there are none.
+ */
+export function mediaWhere(sequelize: Sequelize, tenantId: string, byField: Where | null, paths: string[], ids: string[]): Where | null {
+  const also: Where[] = [];
+  if (paths.length)
+    also.push({ sql: `(${quote(sequelize, 'path')} IN (?) AND ${quote(sequelize, 'deleted_at')} IS NULL)`, values: [paths] });
+  if (ids.length) also.push({ sql: `${quote(sequelize, 'id')} IN (?)`, values: [ids] });
+  const sql = also.map((w) => w.sql);
+  const values = also.flatMap((w) => w.values);
+  if (byField)
+    return { sql: byField.sql.replace(/\)$/, sql.map((x) => ` OR ${x}`).join('') + ')'), values: [...byField.values, ...values] };
+  return also.length ? { sql: `${quote(sequelize, 'tenant_id')} = ? AND (${sql.join(' OR ')})`, values: [tenantId, ...values] } : null;
+}

@@ -120,7 +120,7 @@ async function insertEntries(s: EntryStep, lines: StagedEntry[], map: Awaited<Re
     updated_by: userId,
     created_at: l.createdAt ?? now,
     updated_at: now,
-    ...columnsOf(c, resolved(l.values, map)),
+    ...columnsOf(c, resolved(l.values, map, c.fields)),
   }));
   await s.d.sequelize().getQueryInterface().bulkInsert(c.table, rows, { transaction: s.t });
   s.ctx.progress?.(lines.length, lines.length);
@@ -131,7 +131,7 @@ async function updateEntries(s: EntryStep, lines: StagedEntry[], map: Awaited<Re
   for (const [i, l] of lines.entries()) {
     const [n] = await c.model.update(
       {
-        ...columnsOf(c, resolved(l.values, map)),
+        ...columnsOf(c, resolved(l.values, map, c.fields)),
         slug: l.slug,
         status: l.status,
         version: s.d.sequelize().literal('version + 1'),

@@ -7,7 +7,10 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { QueryTypes } from 'sequelize';
 import type { Identity } from '../../kernel/sdk.js';
+import type { FieldDefinition } from '../content/public.js';
 import type { Undo } from '../data-ops/public.js';
+import { holdsComponents, mapComponentValue } from './component-refs.js';
+import { isMedia } from './entry-codec.js';
 import type { ApplyContext, ApplyDeps } from './import-apply-types.js';
 import type { ImportInput } from './import-plan.js';
 import { readStaged, stagingDir, type ImportPayload, type StagedMedia } from './import-staging.js';
@@ -47,11 +50,15 @@ export async function mediaMap(dir: string, staging: string): Promise<MediaMap> 
  * Staged values with media carried over by this apply resolved: `{$media}` to the new id, a rich text
  * staged as `{$richtext, $files: {path: sourceId}}` to its HTML with those `/files/` URLs pointing at the copies.
  */
-export function resolved(values: Record<string, unknown>, map: MediaMap): Record<string, unknown> {
+export function resolved(values: Record<string, unknown>, map: MediaMap, fields: readonly FieldDefinition[]): Record<string, unknown> {
   const out: Record<string, unknown> = {};
+  const nested = new Map(fields.filter(holdsComponents).map((f) => [f.name, f]));
   for (const [k, v] of Object.entries(values)) {
     const o = v && typeof v === 'object' ? (v as { $media?: unknown; $richtext?: unknown; $files?: Record<string, string> }) : null;
-    if (o && typeof o.$media === 'string') out[k] = map.ids[o.$media] ?? null;
+    const holder = nested.get(k);
+    if (holder && v !== null)
+      out[k] = mapComponentValue(holder, v, (g, x) => (g.type === 'media' && isMedia(x) ? (map.ids[x.$media] ?? null) : x));
+    else if (o && typeof o.$media === 'string') out[k] = map.ids[o.$media] ?? null;
     else if (o && typeof o.$richtext === 'string') {
       const files = o.$files ?? {};
       out[k] = rewriteRichTextFiles(o.$richtext, (path) => (Object.hasOwn(files, path) ? (map.urls[files[path]!] ?? null) : null));

@@ -78,7 +78,7 @@ async function verifyImport(d: ApplyDeps, plan: StoredPlan, ctx: DomainContext):
         add(`${p.collection}/${l.syncId}: entry ${l.id} is missing`);
         continue;
       }
-      const values = resolved(l.values, map);
+      const values = resolved(l.values, map, c.fields);
       const fields = c.fields.filter((f) => f.name in values);
       if (formHash(e.slug, e.status, valuesOf(e, fields)) !== formHash(l.slug, l.status, values))
         add(`${p.collection}/${l.syncId}: entry ${l.id} differs from the package`);

@@ -29,7 +29,7 @@ import type { CollectionsService, ComponentsService, FieldDefinition, LoadedColl
 import type { MediaStorage } from '../media/public.js';
 import { encodeFields, entryChecksum, referencedIds } from './entry-codec.js';
 import { newPackageId, type ExportPackages } from './export-packages.js';
-import { quote, referencedMediaWhere, selectionWhere, type Where } from './export-selection.js';
+import { mediaWhere, quote, referencedMediaWhere, selectionWhere, type Where } from './export-selection.js';
 import type { ContentLedger } from './ledger.js';
 import { sha256OfFile, writeArchive } from './package-archive.js';
 import { COMPONENTS_FILE, componentsFor } from './plan-components.js';
@@ -91,6 +91,8 @@ export class PackageWriter {
   private readonly written: PackageManifest['collections'] = [];
   /** The field lists of the written collections (for the components they use). */
   private readonly writtenFields: FieldDefinition[][] = [];
+  /** Media ids found inside component and blocks values (their records go into the media manifest). */
+  private readonly nestedMedia = new Set<string>();
   private mediaInfo: PackageManifest['media'] | null = null;
   private closed = false;
   private readonly q: PackageQueries;
@@ -177,7 +179,7 @@ export class PackageWriter {
           )
         : null;
       const page: PackageEntry[] = entries.map((e) => {
-        const fields = encodeFields(c.fields, e, (collection, id) => resolved.get(collection)?.get(id) ?? null);
+        const fields = encodeFields(c.fields, e, (collection, id) => resolved.get(collection)?.get(id) ?? null, this.nestedMedia);
         const syncId = String(e.syncId);
         const line: PackageEntry = {
           syncId,
@@ -307,15 +309,8 @@ export class PackageWriter {
     const byField = referencedMediaWhere(this.d.sequelize, loaded, this.o.tenantId, this.selection);
     // Media the selected entries' rich text refers to (`/files/<path>` URLs: the editor's Image button).
     const paths = await this.q.richTextPaths(loaded, this.selection);
-    const { sequelize } = this.d;
-    const byPath = paths.length ? `(${quote(sequelize, 'path')} IN (?) AND ${quote(sequelize, 'deleted_at')} IS NULL)` : null;
-    const where: Where | null = byField
-      ? byPath
-        ? { sql: byField.sql.replace(/\)$/, ` OR ${byPath})`), values: [...byField.values, paths] }
-        : byField
-      : byPath
-        ? { sql: `${quote(sequelize, 'tenant_id')} = ? AND (${byPath})`, values: [this.o.tenantId, paths] }
-        : null;
+    // Media inside component and blocks values were collected while the entries were written.
+    const where = mediaWhere(this.d.sequelize, this.o.tenantId, byField, paths, [...this.nestedMedia]);
     const tally = { records: 0, bytes: 0 };
     await this.writeStream(MEDIA_MANIFEST, this.ndjson(where ? this.mediaPages(where, tally, onProgress) : []));
     this.mediaInfo = {

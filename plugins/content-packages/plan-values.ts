@@ -5,7 +5,8 @@
  * checked against the field's schema.
  */
 import { valueSchema, type FieldDefinition } from '../content/public.js';
-import { isMedia, isRef } from './entry-codec.js';
+import { eachNested, holdsComponents, mapComponentValue } from './component-refs.js';
+import { isMedia, isRef, type MediaValue, type RefValue } from './entry-codec.js';
 import type { MediaPlan } from './import-media.js';
 import type { TargetIndex } from './import-target.js';
 import type { MatchDecision } from './matching.js';
@@ -145,6 +146,52 @@ function richTextValue(s: ValueScope, f: FieldDefinition, html: string): void {
   s.out.values[f.name] = Object.keys(later).length ? { $richtext: rewritten, $files: later } : rewritten;
 }
 
+/**
+ * A component or blocks value: the relation and media values inside it point here as top-level ones do
+ * (component-refs.ts), then the whole value is checked against the field's schema (a media record this
+ * apply carries over stays `{$media}` until then, checked as its source id).
+ */
+async function componentValue(s: ValueScope, f: FieldDefinition, v: unknown): Promise<void> {
+  const refs = new Map<string, string | null>();
+  let shapeError: string | null = null;
+  const refsOf = (g: FieldDefinition, x: unknown): RefValue[] | null =>
+    g.cardinality === 'many' ? (Array.isArray(x) && x.every(isRef) ? x : null) : isRef(x) ? [x] : null;
+  eachNested(f, v, (g, x) => {
+    if (g.type === 'media') {
+      if (!isMedia(x)) shapeError ??= `a media field '${g.name}' inside it is not a {$media} value`;
+      return;
+    }
+    const list = refsOf(g, x);
+    if (!list) shapeError ??= `a relation field '${g.name}' inside it is not a {$ref} value`;
+    for (const r of list ?? []) refs.set(`${r.$ref.collection}/${r.$ref.syncId}`, null);
+  });
+  if (shapeError) return void s.notes.block(`${s.key}: field '${f.name}': ${shapeError}`);
+  for (const key of refs.keys()) {
+    const at = key.indexOf('/');
+    refs.set(key, await s.refs.target(key.slice(0, at), key.slice(at + 1)));
+  }
+  const targetOf = (r: RefValue) => refs.get(`${r.$ref.collection}/${r.$ref.syncId}`) ?? null;
+  let lost = 0;
+  const pending: string[] = [];
+  const value = mapComponentValue(f, v, (g, x) => {
+    if (g.type === 'media') {
+      const r = s.media.resolve((x as MediaValue).$media);
+      if (r === 'pending') pending.push((x as MediaValue).$media);
+      else if (r === null) lost++;
+      return r === 'pending' ? x : r;
+    }
+    const ids = refsOf(g, x)!.map(targetOf);
+    lost += ids.filter((id) => !id).length;
+    return g.cardinality === 'many' ? ids.filter(Boolean) : ids[0];
+  });
+  if (lost) s.notes.warn(`field '${f.name}': ${lost} references or media inside it are neither here nor in the package: left out`, s.key);
+  const checkable = pending.length ? mapComponentValue(f, value, (g, x) => (isMedia(x) ? x.$media : x)) : value;
+  const checked = valueSchema(f).safeParse(checkable);
+  if (!checked.success) return void s.notes.block(`${s.key}: field '${f.name}': ${checked.error.issues[0]?.message ?? 'invalid value'}`);
+  s.out.values[f.name] = pending.length ? value : checked.data;
+  s.out.pending.push(...pending);
+}
+
 export async function targetValues(
   key: string,
   fields: FieldDefinition[],
@@ -157,6 +204,7 @@ export async function targetValues(
     if (v === null || v === undefined) s.out.values[f.name] = null;
     else if (f.type === 'relation') await relationValue(s, f, v);
     else if (f.type === 'media') mediaValue(s, f, v);
+    else if (holdsComponents(f)) await componentValue(s, f, v);
     else {
       const checked = valueSchema(f).safeParse(v);
       if (!checked.success) s.notes.block(`${key}: field '${f.name}': ${checked.error.issues[0]?.message ?? 'invalid value'}`);
