@@ -125,9 +125,9 @@ function registerServices(container: PluginRegisterContext['container'], listCac
   container.register(
     'contentClient',
     asFunction(
-      ({ collections, entries }: { collections: CollectionsService; entries: EntriesService }): ContentClientFactory =>
+      (c: { collections: CollectionsService; entries: EntriesService; components: ComponentsService }): ContentClientFactory =>
         (identity = systemIdentity()) =>
-          new LocalClient(collections, entries, identity),
+          new LocalClient(c.collections, c.entries, identity, c.components),
     ).singleton(),
   );
   // Request-scoped: the content client of the caller (scope.content in route handlers), so routes

@@ -3,11 +3,13 @@ import { z } from 'zod';
 import { ValidationError, assertPermission, type Identity } from '../../kernel/sdk.js';
 import { collectionInput, collectionPatch, type CollectionInput, type CollectionPatch } from './collection-schema.js';
 import { describeCollection, type CollectionsService } from './collections-service.js';
+import { componentInput, componentPatch, describeComponent, type ComponentsService } from './components-service.js';
 import type { EntriesService, Entry } from './entries-service.js';
 import { listQuerySchema, STATUSES, type EntryStatus } from './list-query.js';
 import type { PreparedRow } from './prepared-row.js';
 
 export type CollectionInfo = ReturnType<typeof describeCollection>;
+export type ComponentInfo = ReturnType<typeof describeComponent>;
 export interface EntryList {
   items: Entry[];
   total: number;
@@ -23,7 +25,11 @@ export type ListOptions = Partial<{
   filter: Record<string, unknown> | string;
   /** Comma list of the fields to keep (`fields=`). */
   fields: string;
+  /** Relation and media fields to answer as objects (`populate=`: dotted paths, 3 levels, `*`), with the client's visibility. */
+  populate: string;
 }>;
+/** How one entry is read: `fields=` and `populate=` as in ListOptions. */
+export type ReadOptions = Pick<ListOptions, 'fields' | 'populate'>;
 
 function parse<T extends z.ZodType>(schema: T, value: unknown, where: string): z.output<T> {
   const result = schema.safeParse(value);
@@ -42,6 +48,7 @@ export class LocalClient {
     private readonly collectionsService: CollectionsService,
     private readonly entriesService: EntriesService,
     readonly identity: Identity,
+    private readonly componentsService?: ComponentsService,
   ) {}
 
   private assertPermissions(...permissions: string[]): void {
@@ -71,6 +78,35 @@ export class LocalClient {
     },
   };
 
+  /** Reusable components (as `/api/components`): reading needs content:read, changing collections:manage. */
+  readonly components = {
+    list: async (): Promise<ComponentInfo[]> => {
+      this.assertPermissions('content:read');
+      return this.componentsOf().list().map(describeComponent);
+    },
+    get: async (name: string): Promise<ComponentInfo> => {
+      this.assertPermissions('content:read');
+      return describeComponent(await this.componentsOf().get(name));
+    },
+    create: async (definition: z.input<typeof componentInput>): Promise<ComponentInfo> => {
+      this.assertPermissions('collections:manage');
+      return describeComponent(await this.componentsOf().create(parse(componentInput, definition, 'definition')));
+    },
+    update: async (name: string, patch: z.input<typeof componentPatch>): Promise<ComponentInfo> => {
+      this.assertPermissions('collections:manage');
+      return describeComponent(await this.componentsOf().update(name, parse(componentPatch, patch, 'patch')));
+    },
+    remove: async (name: string): Promise<void> => {
+      this.assertPermissions('collections:manage');
+      await this.componentsOf().remove(name);
+    },
+  };
+
+  private componentsOf(): ComponentsService {
+    if (!this.componentsService) throw new Error('This content client was made without the components service');
+    return this.componentsService;
+  }
+
   /** The entries of one collection. */
   entries(collection: string) {
     const service = this.entriesService;
@@ -82,12 +118,12 @@ export class LocalClient {
         const filter = typeof options.filter === 'object' ? JSON.stringify(options.filter) : options.filter;
         return (await service.list(collection, parse(listQuerySchema, { ...options, filter }, 'query'), identity)).value;
       },
-      get: async (entryId: string, options: { fields?: string } = {}): Promise<Entry> => {
+      get: async (entryId: string, options: ReadOptions = {}): Promise<Entry> => {
         this.assertPermissions('content:read');
         return service.get(collection, id(entryId), identity, options);
       },
       /** A singleton's one entry (404 before it is written). */
-      getSingle: async (options: { fields?: string } = {}): Promise<Entry> => {
+      getSingle: async (options: ReadOptions = {}): Promise<Entry> => {
         this.assertPermissions('content:read');
         return service.single.get(collection, identity, options);
       },
