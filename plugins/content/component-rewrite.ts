@@ -45,6 +45,27 @@ export function reaches(f: FieldDefinition, target: string, defs: ComponentDefs,
   return names.some((n) => (defs.get(n)?.fields ?? []).some((g) => reaches(g, target, defs, level + 1)));
 }
 
+/** The component names a kept blocks field no longer allows (none for other fields). */
+export function removedBlockTypes(was: FieldDefinition, f: FieldDefinition): Set<string> {
+  if (was.type !== 'blocks' || f.type !== 'blocks') return new Set();
+  const allowed = new Set(f.components ?? []);
+  return new Set((was.components ?? []).filter((n) => !allowed.has(n)));
+}
+
+/**
+ * A blocks value without the blocks of the `removed` types (the same array when it holds none), counting
+ * them per component name in `counts`.
+ */
+export function withoutBlocks(blocks: readonly unknown[], removed: ReadonlySet<string>, counts: Map<string, number>): unknown[] {
+  const kept = blocks.filter((b) => {
+    const name = isObject(b) ? b.__component : undefined;
+    if (typeof name !== 'string' || !removed.has(name)) return true;
+    counts.set(name, (counts.get(name) ?? 0) + 1);
+    return false;
+  });
+  return kept.length === blocks.length ? (blocks as unknown[]) : kept;
+}
+
 /** Walks values and rewrites the instances of one component; `tally` counts what it did (or would do). */
 export class ComponentRewriter {
   /** Instances of the component walked. */
@@ -141,17 +162,10 @@ export class ComponentRewriter {
       if (t.examples.size < 20) t.examples.add(typeof v === 'string' ? v : JSON.stringify(v));
       return null;
     }
-    if (f.type !== 'blocks' || !Array.isArray(v)) return v;
-    const allowed = new Set(f.components ?? []);
-    const removed = new Set((was.components ?? []).filter((n) => !allowed.has(n)));
-    if (!removed.size) return v;
-    const kept = v.filter((b) => {
-      const name = isObject(b) ? b.__component : undefined;
-      if (typeof name !== 'string' || !removed.has(name)) return true;
-      t.droppedBlocks.set(name, (t.droppedBlocks.get(name) ?? 0) + 1);
-      t.lost++;
-      return false;
-    });
-    return kept.length === v.length ? v : kept;
+    const removed = removedBlockTypes(was, f);
+    if (!removed.size || !Array.isArray(v)) return v;
+    const kept = withoutBlocks(v, removed, t.droppedBlocks);
+    t.lost += v.length - kept.length;
+    return kept;
   }
 }

@@ -26,12 +26,7 @@ export const componentPlanSchema = z.object({
   entries: z.number(),
   /** Instances of the component in those entries (a repeatable component or blocks hold several). */
   instances: z.number(),
-  fields: z.array(
-    fieldPlanSchema.extend({
-      /** A blocks field whose allowed components shrank: the blocks dropped per component (counted in lost). */
-      droppedBlocks: z.array(z.object({ component: z.string(), blocks: z.number() })).optional(),
-    }),
-  ),
+  fields: z.array(fieldPlanSchema),
   losesData: z.boolean(),
   /** Send it back as `planHash` with the PATCH to confirm a change that loses data. */
   planHash: z.string(),

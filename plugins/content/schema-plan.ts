@@ -11,6 +11,7 @@ import { Op, type Model, type ModelStatic } from 'sequelize';
 import { z } from 'zod';
 import { defineError } from '../../kernel/sdk.js';
 import type { CollectionPatch } from './collection-schema.js';
+import { removedBlockTypes, withoutBlocks } from './component-rewrite.js';
 import { convertValue, sameStorage } from './field-conversion.js';
 import { columnName, fromColumn, type FieldDefinition } from './field-types.js';
 
@@ -28,6 +29,8 @@ export const fieldPlanSchema = z.object({
   lost: z.number(),
   /** converted: up to 20 distinct values that would be lost, as text. */
   lostExamples: z.array(z.string()).optional(),
+  /** A blocks field whose allowed components shrank: the blocks dropped per component (counted in lost). */
+  droppedBlocks: z.array(z.object({ component: z.string(), blocks: z.number() })).optional(),
 });
 
 export const schemaPlanSchema = z.object({
@@ -79,11 +82,28 @@ async function* storedValues(model: ModelStatic<Model>, column: string): AsyncGe
   }
 }
 
+/** A kept blocks field whose allowed components shrink: the blocks of the removed types are lost. */
+async function keptBlocks(model: ModelStatic<Model>, was: FieldDefinition, f: FieldDefinition, removed: Set<string>): Promise<FieldPlan> {
+  let values = 0;
+  let lost = 0;
+  const counts = new Map<string, number>();
+  for await (const stored of storedValues(model, columnName(was))) {
+    values++;
+    const blocks = fromColumn(was, stored);
+    if (Array.isArray(blocks)) lost += blocks.length - withoutBlocks(blocks, removed, counts).length;
+  }
+  const droppedBlocks = [...counts].map(([component, blocks]) => ({ component, blocks }));
+  return { field: f.name, change: 'kept', values, lost, ...(droppedBlocks.length ? { droppedBlocks } : {}) };
+}
+
 /** One kept field's plan: how many values it holds and, when its type changes, how many of them fit. */
 async function keptField(model: ModelStatic<Model>, was: FieldDefinition, f: FieldDefinition): Promise<FieldPlan> {
   const column = columnName(was);
-  if (sameStorage(was, f))
+  if (sameStorage(was, f)) {
+    const removed = removedBlockTypes(was, f);
+    if (removed.size) return keptBlocks(model, was, f, removed);
     return { field: f.name, change: 'kept', values: await model.count({ where: { [column]: { [Op.not]: null } } }), lost: 0 };
+  }
   let values = 0;
   let lost = 0;
   const examples = new Set<string>();

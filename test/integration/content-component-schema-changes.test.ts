@@ -190,5 +190,27 @@ for (const variant of DB_VARIANTS) {
       expect((await failureOf(await as(t, 'admin').delete('/api/components/link'), 409)).error).to.equal('CONFLICT');
       expect((await page(ids.a)).cta.label).to.equal('A');
     });
+
+    it("a collection's blocks field that stops allowing a component counts and drops those blocks through its plan", async function () {
+      const admin = as(t, 'admin');
+      const fields = ((await dataOf(await admin.get('/api/collections/pages/schema'))).fields as Entry[]).map((f) =>
+        f.name === 'body' ? { ...f, components: ['link'] } : f,
+      );
+      const p = await dataOf(await admin.post('/api/collections/pages/schema/plan', { fields }));
+      expect(p.losesData).to.equal(true);
+      expect(p.fields.find((f: Entry) => f.field === 'body')).to.deep.equal({
+        field: 'body',
+        change: 'kept',
+        values: 1,
+        lost: 1,
+        droppedBlocks: [{ component: 'hero', blocks: 1 }],
+      });
+      expect((await failureOf(await admin.patch('/api/collections/pages/schema', { fields }), 409)).error).to.equal(
+        'SCHEMA_CHANGE_LOSES_DATA',
+      );
+      expect((await page(ids.a)).body).to.have.length(2);
+      await dataOf(await admin.patch('/api/collections/pages/schema', { fields, planHash: p.planHash }));
+      expect((await page(ids.a)).body).to.deep.equal([{ __component: 'link', label: 'L1', clicks: 3 }]);
+    });
   });
 }

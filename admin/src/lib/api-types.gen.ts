@@ -2630,6 +2630,7 @@ export interface ApiRoutes {
         values: number;
         lost: number;
         lostExamples?: string[];
+        droppedBlocks?: { component: string; blocks: number }[];
       }[];
       losesData: boolean;
       planHash: string;
