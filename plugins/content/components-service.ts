@@ -15,6 +15,8 @@ import { COLLECTION_NAME, COLLECTION_NAME_RULE } from './names.js';
 import { ComponentRow } from './models/component-row.js';
 import { COMPONENTS_CHANGED } from './public.js';
 import { componentNestingIssues } from './component-resolution.js';
+import { planComponentChange, rewriteComponentValues, type ComponentPlan, type UsingCollection } from './component-schema-plan.js';
+import { checkFieldChanges } from './field-conversion.js';
 
 const componentFields = z
   .array(fieldSchema)
@@ -82,8 +84,10 @@ export class ComponentsService {
   constructor(
     sequelize: Sequelize,
     private readonly events: EventBus,
-    /** The collections' field lists, for the in-use check. */
-    private readonly collectionFields: () => Array<{ name: string; fields: FieldDefinition[] }>,
+    /** The collections (their field lists and models), for the in-use check and the values' rewrite. */
+    private readonly collectionFields: () => UsingCollection[],
+    /** Drops a tenant's cached lists of a collection whose entries a change rewrote (never throws). */
+    private readonly invalidateLists: (tenant: string, collection: string) => Promise<void> = async () => {},
   ) {
     this.rows = modelsOf(sequelize.models, { ComponentRow }).ComponentRow;
   }
@@ -158,11 +162,34 @@ export class ComponentsService {
     return this.get(input.name);
   }
 
-  /** A new label or field list; a concurrent change answers 409. */
-  async update(name: string, patch: ComponentPatch): Promise<ComponentDefinition> {
+  /** The stored row and its field list (404 when there is none); a new field list is checked against it. */
+  private async stored(name: string, patch: ComponentPatch) {
     const row = await this.rows.findByPk(name);
     if (!row) throw new ComponentNotFoundError(name);
-    if (patch.fields) await this.checkNesting(name, patch.fields);
+    const before = JSON.parse(row.fields) as FieldDefinition[];
+    if (patch.fields) {
+      await this.checkNesting(name, patch.fields);
+      checkFieldChanges(before, patch.fields);
+    }
+    return { row, before, after: patch.fields ?? before };
+  }
+
+  /** What `patch` would do to the component's values stored in entries (component-schema-plan.ts), changing nothing. */
+  async planChange(name: string, patch: ComponentPatch): Promise<ComponentPlan> {
+    const { row, before, after } = await this.stored(name, patch);
+    return planComponentChange(row.version, { name, before, after }, patch, this.current, this.collectionFields());
+  }
+
+  /**
+   * A new label or field list; a concurrent change (or a change since the plan at `planned`) answers 409.
+   * A new field list is stored first (later writes follow it), then every entry holding the component is
+   * rewritten to it (removed keys dropped, values converted, blocks of types no longer allowed dropped).
+   */
+  async update(name: string, patch: ComponentPatch, planned?: number): Promise<ComponentDefinition> {
+    const { row, before, after } = await this.stored(name, patch);
+    if (planned !== undefined && planned !== row.version)
+      throw new ConflictError(`Component '${name}' was changed since it was planned; plan the change again`);
+    const defs = this.current;
     const [claimed] = await this.rows.update(
       {
         label: patch.label ?? row.label,
@@ -174,6 +201,10 @@ export class ComponentsService {
     );
     if (claimed === 0) throw new ConflictError(`Component '${name}' was changed at the same time; reload it and try again`);
     await this.changed(name);
+    if (patch.fields) {
+      const touched = await rewriteComponentValues({ name, before, after }, defs, this.collectionFields());
+      for (const t of touched) await this.invalidateLists(t.tenant, t.collection);
+    }
     return this.get(name);
   }
 

@@ -82,6 +82,26 @@ export default definePlugin({
   },
 });
 
+type ComponentsCradle = {
+  sequelize: Sequelize;
+  events: EventBus;
+  collections: CollectionsService;
+  entries: EntriesService;
+  logger: Logger;
+};
+
+/** The components service; the entries are read lazily (they need the collections, which read the components). */
+const componentsService = (c: ComponentsCradle) =>
+  new ComponentsService(
+    c.sequelize,
+    c.events,
+    () => c.collections.list(),
+    (tenant, collection) =>
+      c.entries.invalidateLists(tenant, collection).catch((err: unknown) => {
+        c.logger.warn({ err, collection }, 'list cache not invalidated after a component change');
+      }),
+  );
+
 /** The plugin's container keys: collections, components, entries, the content clients, schedules, preview links. */
 function registerServices(container: PluginRegisterContext['container'], listCache: boolean): void {
   container.register(
@@ -92,13 +112,7 @@ function registerServices(container: PluginRegisterContext['container'], listCac
         new CollectionsService(c.sequelize, c.migrator, c.events, () => c.components),
     ).singleton(),
   );
-  container.register(
-    'components',
-    asFunction(
-      ({ sequelize, events, collections }: { sequelize: Sequelize; events: EventBus; collections: CollectionsService }) =>
-        new ComponentsService(sequelize, events, () => collections.list()),
-    ).singleton(),
-  );
+  container.register('components', asFunction(componentsService).singleton());
   container.register(
     'entries',
     asFunction(

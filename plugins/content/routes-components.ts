@@ -1,10 +1,20 @@
 import { z } from 'zod';
 import { defineRoute, type RouteDefinition, type RouteRequestSchemas, type TypedRouteDefinition } from '../../kernel/sdk.js';
 import { componentInput, componentPatch, describeComponent } from './components-service.js';
+import { componentPlanSchema } from './component-schema-plan.js';
 import { assertSchemaTenant, fieldAnswer } from './routes-collections.js';
+import { SchemaChangeLosesDataError } from './schema-plan.js';
 import { typesSource } from './types-ts.js';
 
 const nameParam = { params: z.object({ name: z.string().min(1).max(64) }) };
+/** PATCH /api/components/:name: the new label or fields, and the plan's hash when the change loses values. */
+const componentPatchBody = componentPatch.extend({
+  planHash: z
+    .string()
+    .max(64)
+    .optional()
+    .describe('The planHash of POST /api/components/{name}/schema/plan: confirms a change that loses stored values'),
+});
 const component = z.object({ name: z.string(), label: z.string(), fields: z.array(fieldAnswer) }).meta({ id: 'Component' });
 
 /**
@@ -76,9 +86,30 @@ export const componentRoutes: RouteDefinition[] = [
     method: 'PATCH',
     path: '/api/components/:name',
     summary: "Changes a component's label or fields (fields: the whole new list) (collections:manage)",
-    request: { ...nameParam, body: componentPatch },
+    description:
+      'Fields kept by name keep their values in every entry holding the component (directly, inside another component, as a block); new ones are added; missing ones are dropped from the stored values. ' +
+      "A kept field may change its type where its values convert (as a collection schema's); other type or component changes are 400. " +
+      'A change that would lose stored values (a dropped field that holds some, values that do not fit the new type, blocks of a type a blocks field no longer allows) answers 409 SCHEMA_CHANGE_LOSES_DATA with the plan (POST .../schema/plan) until its planHash is sent back in the body. ' +
+      'The entries holding the component are then rewritten (their revisions are not).',
+    request: { ...nameParam, body: componentPatchBody },
     response: component,
-    handler: async ({ params, body, scope }) => describeComponent(await scope.components.update(params.name, body)),
+    handler: async ({ params, body, scope }) => {
+      const { planHash, ...patch } = body;
+      if (!patch.fields) return describeComponent(await scope.components.update(params.name, patch));
+      const plan = await scope.components.planChange(params.name, patch);
+      if (plan.losesData && planHash !== plan.planHash) throw new SchemaChangeLosesDataError(plan);
+      return describeComponent(await scope.components.update(params.name, patch, plan.version));
+    },
+  }),
+  write({
+    method: 'POST',
+    path: '/api/components/:name/schema/plan',
+    summary: 'What a component change (the PATCH body) would do to the values stored in entries, changing nothing (collections:manage)',
+    description:
+      'Walks every entry (of every tenant) of every collection that may hold the component, directly, inside another component or as a block. Per field: added, kept, converted (from, to, how many values do not fit and become null, up to 20 of them) or dropped (every value lost); values counts the instances holding one. A blocks field whose allowed components shrink lists droppedBlocks (counted in lost). When losesData, the PATCH needs planHash.',
+    request: { ...nameParam, body: componentPatch },
+    response: componentPlanSchema,
+    handler: async ({ params, body, scope }) => scope.components.planChange(params.name, body),
   }),
   write({
     method: 'DELETE',

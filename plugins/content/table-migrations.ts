@@ -3,6 +3,8 @@ import { DataTypes, QueryTypes, type QueryInterface, type Sequelize } from 'sequ
 import type { MigrationDefinition } from '../../kernel/sdk.js';
 import { columnName, columnOf, type FieldDefinition } from './field-types.js';
 import { convertColumn, sameStorage } from './field-conversion.js';
+import { removedBlockTypes, withoutBlocks } from './component-rewrite.js';
+import { fromColumn, toColumn } from './field-values.js';
 
 export interface TableRef {
   name: string;
@@ -98,6 +100,7 @@ export function alterTableMigration(
         await convertInPlace(q, sequelize, ref, was, f, version);
         continue;
       }
+      if (removedBlockTypes(was, f).size) await rewriteColumn(q, sequelize, ref, f, (v) => dropBlocks(was, f, v));
       if (wantsIndex(was) && (!wantsIndex(f) || Boolean(was.unique) !== Boolean(f.unique))) await dropFieldIndex(q, ref, was);
       if (wantsIndex(f) && (!wantsIndex(was) || Boolean(was.unique) !== Boolean(f.unique))) await addFieldIndex(q, ref, f);
     }
@@ -106,6 +109,44 @@ export function alterTableMigration(
 
 /** Rows converted per read when a field changes its type. */
 const CONVERT_PAGE = 500;
+
+/**
+ * Every stored value of field `f` passed through `convert`, page by page on the id, written to column `into`
+ * (the field's own by default); a value `convert` answers unchanged is not written again.
+ */
+async function rewriteColumn(
+  q: QueryInterface,
+  sequelize: Sequelize,
+  ref: TableRef,
+  f: FieldDefinition,
+  convert: (stored: unknown) => unknown,
+  into = columnName(f),
+): Promise<void> {
+  const column = columnName(f);
+  const [table, col, to, id] = [ref.table, column, into, 'id'].map((n) => q.quoteIdentifier(n));
+  let after = '';
+  for (;;) {
+    const rows: Array<Record<string, unknown>> = await sequelize.query(
+      `SELECT ${id}, ${col} FROM ${table} WHERE ${col} IS NOT NULL AND ${id} > :after ORDER BY ${id} LIMIT ${CONVERT_PAGE}`,
+      { type: QueryTypes.SELECT, replacements: { after } },
+    );
+    for (const r of rows) {
+      const v = convert(r[column]);
+      if (into !== column || v !== r[column])
+        await sequelize.query(`UPDATE ${table} SET ${to} = :v WHERE ${id} = :id`, { replacements: { v, id: r.id } });
+    }
+    if (rows.length < CONVERT_PAGE) break;
+    after = String(rows[rows.length - 1]!.id);
+  }
+}
+
+/** A stored blocks value without the blocks of types `f` no longer allows (the same value when it holds none). */
+function dropBlocks(was: FieldDefinition, f: FieldDefinition, stored: unknown): unknown {
+  const blocks = fromColumn(was, stored);
+  if (!Array.isArray(blocks)) return stored;
+  const kept = withoutBlocks(blocks, removedBlockTypes(was, f), new Map());
+  return kept === blocks ? stored : toColumn(f, kept);
+}
 
 /**
  * A kept field whose type changes (field-conversion.ts allows it): a new column of the new type filled with
@@ -120,23 +161,10 @@ async function convertInPlace(
   f: FieldDefinition,
   version: number,
 ): Promise<void> {
-  const column = columnName(f);
-  const temp = `${column}__v${version}`;
-  const [table, col, tmp, id] = [ref.table, column, temp, 'id'].map((n) => q.quoteIdentifier(n));
+  const temp = `${columnName(f)}__v${version}`;
+  const [table, col, tmp] = [ref.table, columnName(f), temp].map((n) => q.quoteIdentifier(n));
   await q.addColumn(ref.table, temp, columnOf(f, sequelize.getDialect()));
-  let after = '';
-  for (;;) {
-    const rows: Array<Record<string, unknown>> = await sequelize.query(
-      `SELECT ${id}, ${col} FROM ${table} WHERE ${col} IS NOT NULL AND ${id} > :after ORDER BY ${id} LIMIT ${CONVERT_PAGE}`,
-      { type: QueryTypes.SELECT, replacements: { after } },
-    );
-    for (const r of rows)
-      await sequelize.query(`UPDATE ${table} SET ${tmp} = :v WHERE ${id} = :id`, {
-        replacements: { v: convertColumn(was, f, r[column]), id: r.id },
-      });
-    if (rows.length < CONVERT_PAGE) break;
-    after = String(rows[rows.length - 1]!.id);
-  }
+  await rewriteColumn(q, sequelize, ref, f, (v) => convertColumn(was, f, v), temp);
   if (wantsIndex(was)) await dropFieldIndex(q, ref, was);
   await sequelize.query(`ALTER TABLE ${table} DROP COLUMN ${col}`);
   await sequelize.query(`ALTER TABLE ${table} RENAME COLUMN ${tmp} TO ${col}`);

@@ -226,5 +226,33 @@ for (const variant of DB_VARIANTS) {
           .inputValue(),
       ).to.equal('About');
     });
+
+    it("a component change that loses values stored in entries shows the server's plan and asks first", async function () {
+      const { page } = b;
+      await apiCreate('/api/components', {
+        name: 'note',
+        fields: [
+          { name: 'text', type: 'text' },
+          { name: 'extra', type: 'text' },
+        ],
+      });
+      await apiCreate('/api/collections', { name: 'notes', fields: [{ name: 'note', type: 'component', component: 'note' }] });
+      const made = await apiCreate('/api/collections/notes', { note: { text: 'Kept', extra: 'keep me' } });
+      await openAdminPage(b, t, 'components/note', 'Component note');
+      await page.getByRole('button', { name: 'Remove field extra' }).click();
+      await page.getByRole('button', { name: 'Save component' }).click();
+      const warning = page.getByRole('alert').filter({ hasText: 'Saving this component loses stored values' });
+      await warning.waitFor();
+      expect(await warning.textContent()).to.match(/extra: the field is removed with its 1 value/);
+      expect(await warning.textContent()).to.match(/1 entry of every tenant holding this component/);
+      await warning.getByRole('button', { name: 'Keep editing' }).click();
+      await warning.waitFor({ state: 'detached' });
+      expect((await apiGet('/api/components/note')).fields).to.have.length(2);
+      await page.getByRole('button', { name: 'Save component' }).click();
+      await warning.getByRole('button', { name: 'Save and lose these values' }).click();
+      await page.getByRole('heading', { name: 'Components', level: 1 }).waitFor();
+      expect((await apiGet('/api/components/note')).fields).to.deep.equal([{ name: 'text', type: 'text' }]);
+      expect((await apiGet(`/api/collections/notes/${made._id}`)).note).to.deep.equal({ text: 'Kept' });
+    });
   });
 }

@@ -2095,6 +2095,8 @@ export interface ApiRoutes {
         repeatable?: boolean;
         components?: string[];
       }[];
+      /** The planHash of POST /api/components/{name}/schema/plan: confirms a change that loses stored values */
+      planHash?: string;
     };
     response: ApiSchemas['Component'];
     errors: ApiErrorCode;
@@ -2628,6 +2630,7 @@ export interface ApiRoutes {
         values: number;
         lost: number;
         lostExamples?: string[];
+        droppedBlocks?: { component: string; blocks: number }[];
       }[];
       losesData: boolean;
       planHash: string;
@@ -2705,6 +2708,88 @@ export interface ApiRoutes {
       }[];
     };
     response: ApiSchemas['Component'];
+    errors: ApiErrorCode;
+  };
+  /** What a component change (the PATCH body) would do to the values stored in entries, changing nothing (collections:manage) (permission: collections:manage) */
+  'POST /api/components/:name/schema/plan': {
+    params: { name: string };
+    query: never;
+    body: {
+      label?: string;
+      fields?: {
+        name: string;
+        type:
+          | 'text'
+          | 'richtext'
+          | 'markdown'
+          | 'number'
+          | 'boolean'
+          | 'date'
+          | 'select'
+          | 'media'
+          | 'relation'
+          | 'json'
+          | 'email'
+          | 'url'
+          | 'color'
+          | 'component'
+          | 'blocks';
+        label?: string;
+        required?: boolean;
+        unique?: boolean;
+        indexed?: boolean;
+        default?: unknown;
+        options?: string[];
+        collection?: string;
+        cardinality?: 'one' | 'many';
+        inverseName?: string;
+        widget?:
+          | 'input'
+          | 'textarea'
+          | 'rich-text-editor'
+          | 'markdown-editor'
+          | 'number-input'
+          | 'toggle'
+          | 'checkbox'
+          | 'date-picker'
+          | 'dropdown'
+          | 'radio'
+          | 'media-picker'
+          | 'entry-picker'
+          | 'code-editor'
+          | 'email-input'
+          | 'url-input'
+          | 'color-picker'
+          | 'component-form'
+          | 'blocks-editor';
+        multiple?: boolean;
+        min?: number;
+        max?: number;
+        pattern?: string;
+        component?: string;
+        repeatable?: boolean;
+        components?: string[];
+      }[];
+    };
+    response: {
+      component: string;
+      version: number;
+      collections: string[];
+      entries: number;
+      instances: number;
+      fields: {
+        field: string;
+        change: 'added' | 'kept' | 'converted' | 'dropped';
+        from?: string;
+        to?: string;
+        values: number;
+        lost: number;
+        lostExamples?: string[];
+        droppedBlocks?: { component: string; blocks: number }[];
+      }[];
+      losesData: boolean;
+      planHash: string;
+    };
     errors: ApiErrorCode;
   };
   /** Applies a stored plan: 200 with the outcome when inline, 202 with a jobId at or above 100 entities (permission: config:write) */
