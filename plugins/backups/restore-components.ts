@@ -64,10 +64,11 @@ export function planComponents(saved: SavedComponent[], here: ComponentsService 
 export async function restoreComponent(components: ComponentsService | undefined, p: SavedComponent): Promise<() => Promise<void>> {
   if (!components) throw new Error('The content plugin has no components service here');
   const before = components.definitions().get(p.name);
-  if (before) await components.update(p.name, { label: p.label, fields: p.fields });
+  // The restore puts the backup's entries back as well: its field list is taken as it is (no rewrite of today's entries).
+  if (before) await components.update(p.name, { label: p.label, fields: p.fields }, undefined, true);
   else await components.create({ name: p.name, label: p.label, fields: p.fields });
   return async () => {
-    if (before) await components.update(p.name, { label: before.label, fields: before.fields });
+    if (before) await components.update(p.name, { label: before.label, fields: before.fields }, undefined, true);
     else await components.remove(p.name);
   };
 }

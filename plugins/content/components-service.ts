@@ -17,6 +17,7 @@ import { COMPONENTS_CHANGED } from './public.js';
 import { componentNestingIssues } from './component-resolution.js';
 import { planComponentChange, rewriteComponentValues, type ComponentPlan, type UsingCollection } from './component-schema-plan.js';
 import { checkFieldChanges } from './field-conversion.js';
+import { SchemaChangeLosesDataError } from './schema-plan.js';
 
 const componentFields = z
   .array(fieldSchema)
@@ -42,6 +43,14 @@ export const componentInput = z
   .strict();
 /** PATCH /api/components/:name: the whole new field list, as schema PATCH takes it. */
 export const componentPatch = z.object({ label: z.string().min(1).max(191).optional(), fields: componentFields.optional() }).strict();
+/** PATCH /api/components/:name: the new label or fields, and the plan's hash when the change loses values. */
+export const componentPatchBody = componentPatch.extend({
+  planHash: z
+    .string()
+    .max(64)
+    .optional()
+    .describe('The planHash of POST /api/components/{name}/schema/plan: confirms a change that loses stored values'),
+});
 export type ComponentInput = z.output<typeof componentInput>;
 export type ComponentPatch = z.output<typeof componentPatch>;
 
@@ -163,13 +172,13 @@ export class ComponentsService {
   }
 
   /** The stored row and its field list (404 when there is none); a new field list is checked against it. */
-  private async stored(name: string, patch: ComponentPatch) {
+  private async stored(name: string, patch: ComponentPatch, restoring = false) {
     const row = await this.rows.findByPk(name);
     if (!row) throw new ComponentNotFoundError(name);
     const before = JSON.parse(row.fields) as FieldDefinition[];
     if (patch.fields) {
       await this.checkNesting(name, patch.fields);
-      checkFieldChanges(before, patch.fields);
+      if (!restoring) checkFieldChanges(before, patch.fields);
     }
     return { row, before, after: patch.fields ?? before };
   }
@@ -180,13 +189,24 @@ export class ComponentsService {
     return planComponentChange(row.version, { name, before, after }, patch, this.current, this.collectionFields());
   }
 
+  /** A change as PATCH makes it: one that would lose stored values needs the plan's hash (409 with the plan otherwise). */
+  async change(name: string, body: z.output<typeof componentPatchBody>): Promise<ComponentDefinition> {
+    const { planHash, ...patch } = body;
+    if (!patch.fields) return this.update(name, patch);
+    const plan = await this.planChange(name, patch);
+    if (plan.losesData && planHash !== plan.planHash) throw new SchemaChangeLosesDataError(plan);
+    return this.update(name, patch, plan.version);
+  }
+
   /**
    * A new label or field list; a concurrent change (or a change since the plan at `planned`) answers 409.
    * A new field list is stored first (later writes follow it), then every entry holding the component is
    * rewritten to it (removed keys dropped, values converted, blocks of types no longer allowed dropped).
+   * `restoring` (a backup restore, which puts the entries back too): the backup's field list is taken as it
+   * is, without the conversion check or the rewrite.
    */
-  async update(name: string, patch: ComponentPatch, planned?: number): Promise<ComponentDefinition> {
-    const { row, before, after } = await this.stored(name, patch);
+  async update(name: string, patch: ComponentPatch, planned?: number, restoring = false): Promise<ComponentDefinition> {
+    const { row, before, after } = await this.stored(name, patch, restoring);
     if (planned !== undefined && planned !== row.version)
       throw new ConflictError(`Component '${name}' was changed since it was planned; plan the change again`);
     const defs = this.current;
@@ -201,7 +221,7 @@ export class ComponentsService {
     );
     if (claimed === 0) throw new ConflictError(`Component '${name}' was changed at the same time; reload it and try again`);
     await this.changed(name);
-    if (patch.fields) {
+    if (patch.fields && !restoring) {
       const touched = await rewriteComponentValues({ name, before, after }, defs, this.collectionFields());
       for (const t of touched) await this.invalidateLists(t.tenant, t.collection);
     }

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { ValidationError, assertPermission, type Identity } from '../../kernel/sdk.js';
 import { collectionInput, collectionPatch, type CollectionInput, type CollectionPatch } from './collection-schema.js';
 import { describeCollection, type CollectionsService } from './collections-service.js';
-import { componentInput, componentPatch, describeComponent, type ComponentsService } from './components-service.js';
+import { componentInput, componentPatch, componentPatchBody, describeComponent, type ComponentsService } from './components-service.js';
 import type { EntriesService, Entry } from './entries-service.js';
 import { listQuerySchema, STATUSES, type EntryStatus } from './list-query.js';
 import type { PreparedRow } from './prepared-row.js';
@@ -92,9 +92,14 @@ export class LocalClient {
       this.assertPermissions('collections:manage');
       return describeComponent(await this.componentsOf().create(parse(componentInput, definition, 'definition')));
     },
-    update: async (name: string, patch: z.input<typeof componentPatch>): Promise<ComponentInfo> => {
+    /** As PATCH /api/components/:name: a change that loses stored values needs `planHash` from `planChange`. */
+    update: async (name: string, patch: z.input<typeof componentPatchBody>): Promise<ComponentInfo> => {
       this.assertPermissions('collections:manage');
-      return describeComponent(await this.componentsOf().update(name, parse(componentPatch, patch, 'patch')));
+      return describeComponent(await this.componentsOf().change(name, parse(componentPatchBody, patch, 'patch')));
+    },
+    planChange: async (name: string, patch: z.input<typeof componentPatch>) => {
+      this.assertPermissions('collections:manage');
+      return this.componentsOf().planChange(name, parse(componentPatch, patch, 'patch'));
     },
     remove: async (name: string): Promise<void> => {
       this.assertPermissions('collections:manage');

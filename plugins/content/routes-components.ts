@@ -1,20 +1,11 @@
 import { z } from 'zod';
 import { defineRoute, type RouteDefinition, type RouteRequestSchemas, type TypedRouteDefinition } from '../../kernel/sdk.js';
-import { componentInput, componentPatch, describeComponent } from './components-service.js';
+import { componentInput, componentPatch, componentPatchBody, describeComponent } from './components-service.js';
 import { componentPlanSchema } from './component-schema-plan.js';
 import { assertSchemaTenant, fieldAnswer } from './routes-collections.js';
-import { SchemaChangeLosesDataError } from './schema-plan.js';
 import { typesSource } from './types-ts.js';
 
 const nameParam = { params: z.object({ name: z.string().min(1).max(64) }) };
-/** PATCH /api/components/:name: the new label or fields, and the plan's hash when the change loses values. */
-const componentPatchBody = componentPatch.extend({
-  planHash: z
-    .string()
-    .max(64)
-    .optional()
-    .describe('The planHash of POST /api/components/{name}/schema/plan: confirms a change that loses stored values'),
-});
 const component = z.object({ name: z.string(), label: z.string(), fields: z.array(fieldAnswer) }).meta({ id: 'Component' });
 
 /**
@@ -93,13 +84,7 @@ export const componentRoutes: RouteDefinition[] = [
       'The entries holding the component are then rewritten (their revisions are not).',
     request: { ...nameParam, body: componentPatchBody },
     response: component,
-    handler: async ({ params, body, scope }) => {
-      const { planHash, ...patch } = body;
-      if (!patch.fields) return describeComponent(await scope.components.update(params.name, patch));
-      const plan = await scope.components.planChange(params.name, patch);
-      if (plan.losesData && planHash !== plan.planHash) throw new SchemaChangeLosesDataError(plan);
-      return describeComponent(await scope.components.update(params.name, patch, plan.version));
-    },
+    handler: async ({ params, body, scope }) => describeComponent(await scope.components.change(params.name, body)),
   }),
   write({
     method: 'POST',

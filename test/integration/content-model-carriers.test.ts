@@ -48,6 +48,18 @@ for (const variant of DB_VARIANTS) {
       expect((await cms.components.update('note', { label: 'Side note' })).label).to.equal('Side note');
       const denied = await rejectionOf(createLocalClient(t.kernel, viewer).components.create({ name: 'nope', fields: [] }));
       expect((denied as AppError).code).to.equal('FORBIDDEN');
+      // A change that would lose stored values needs the plan's hash, as PATCH does.
+      await dataOf(
+        await as(t, 'admin').post('/api/collections', { name: 'cnotes', fields: [{ name: 'n', type: 'component', component: 'note' }] }),
+        201,
+      );
+      await cms.entries('cnotes').create({ n: { text: 'kept?' } });
+      const lossy = { fields: [{ name: 'other', type: 'text' as const }] };
+      expect(((await rejectionOf(cms.components.update('note', lossy))) as AppError).code).to.equal('SCHEMA_CHANGE_LOSES_DATA');
+      const plan = await cms.components.planChange('note', lossy);
+      await cms.components.update('note', { ...lossy, planHash: plan.planHash });
+      expect((await cms.entries('cnotes').list()).items.map((e) => e.n)).to.deep.equal([{}]);
+      await cms.collections.remove('cnotes');
       await cms.components.remove('note');
       expect(((await rejectionOf(cms.components.get('note'))) as AppError).status).to.equal(404);
 
