@@ -56,6 +56,12 @@ describe('admin UI: accessibility (axe-core, every page, admin and editor, light
     };
     await post('/api/components', { name: component, label: 'Call to action', fields: [{ name: 'label', type: 'text', required: true }] });
     await post('/api/collections', {
+      name: `${collection}_people`,
+      singular: 'person',
+      fields: [{ name: 'name', type: 'text', required: true }],
+    });
+    await post(`/api/collections/${collection}_people`, { name: 'Ada Lovelace' });
+    await post('/api/collections', {
       name: collection,
       label: 'Accessible posts',
       fields: [
@@ -63,6 +69,7 @@ describe('admin UI: accessibility (axe-core, every page, admin and editor, light
         { name: 'body', type: 'richtext' },
         { name: 'published', type: 'boolean' },
         { name: 'category', type: 'select', options: ['news', 'guide'] },
+        { name: 'author', type: 'relation', collection: `${collection}_people` },
       ],
     });
     entryId = (await post(`/api/collections/${collection}`, { title: 'Checked by axe', body: '<p>Hello</p>', category: 'news' }))._id;
@@ -138,6 +145,15 @@ describe('admin UI: accessibility (axe-core, every page, admin and editor, light
     await page.getByRole('button', { name: 'Add widget' }).click();
     await page.getByRole('region', { name: 'Available widgets' }).waitFor();
     findings.push(...(await audit(page, `${role}, ${scheme}: dashboard (customise, widget picker)`)));
+    // An entry's relation picker: its open list of matches, and its dialog creating an entry in place.
+    await open(page, `/admin/content/${collection}/${entryId}`);
+    const picker = page.locator('[data-field="author"]');
+    await picker.getByRole('combobox').click();
+    await picker.getByRole('option', { name: /Ada Lovelace/ }).waitFor();
+    findings.push(...(await audit(page, `${role}, ${scheme}: relation picker (list of matches)`)));
+    await picker.getByRole('button', { name: 'New person for Author' }).click();
+    await page.getByRole('dialog', { name: /^New person/ }).waitFor();
+    findings.push(...(await audit(page, `${role}, ${scheme}: new related entry dialog`)));
     // The schema page's delete confirmation (admins) and the users page's dialogs.
     if (role === 'admin') {
       await open(page, `/admin/content/${collection}/schema`);
