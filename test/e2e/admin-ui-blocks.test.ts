@@ -54,6 +54,19 @@ for (const variant of DB_VARIANTS) {
       expect(await cta.getByLabel(/^Component/).getAttribute('aria-invalid')).to.equal('true');
       await cta.getByLabel(/^Component/).selectOption('cta');
       expect(await cta.getByLabel('Repeatable').isChecked()).to.equal(false);
+      // The preview draws the form an editor will get, nested component included, before anything is saved.
+      await page.getByText('Preview the form').click();
+      const preview = page.getByRole('group', { name: 'Hero' });
+      await preview.getByRole('textbox', { name: /^Title/ }).fill('Typed in the preview');
+      const nested = preview.getByRole('group', { name: /^Cta/ });
+      expect(await nested.getByRole('textbox', { name: /^Url/ }).count()).to.equal(1);
+      await addField(page, 3, 'note', 'text');
+      await preview.getByRole('textbox', { name: /^Note/ }).waitFor();
+      await page
+        .getByRole('listitem', { name: /^Field 3/ })
+        .getByRole('button', { name: /Remove/ })
+        .click();
+      await preview.getByRole('textbox', { name: /^Note/ }).waitFor({ state: 'detached' });
       await page.getByRole('button', { name: 'Create component' }).click();
       await page.getByRole('heading', { name: 'Components', level: 1 }).waitFor();
       expect(await apiGet('/api/components/hero')).to.deep.include({
