@@ -44,10 +44,27 @@ export function componentAdapter(components: () => ComponentsService | undefined
         return 'data.fields must be field definitions {name, type, ...}';
       return null;
     },
-    updateIssue(current, name) {
-      return name === current.name
-        ? null
-        : `Component '${current.name}' would be renamed to '${name}': components are never renamed (create the new one with the components API)`;
+    updateIssue(current, name, data) {
+      if (name !== current.name)
+        return `Component '${current.name}' would be renamed to '${name}': components are never renamed (create the new one with the components API)`;
+      // Promotion never drops data: a component in use keeps its fields and their types (change them with the
+      // components API, whose plan shows what each entry would lose).
+      if (!current.protectedReason) return null;
+      const before = new Map(((current.data.fields as FieldDefinition[]) ?? []).map((f) => [f.name, f]));
+      const after = Array.isArray(data.fields) ? (data.fields as FieldDefinition[]) : [];
+      const prefix = `Component '${current.name}' (${current.protectedReason})`;
+      for (const f of after) {
+        const was = before.get(f.name);
+        if (
+          was &&
+          (was.type !== f.type || (was.collection ?? null) !== (f.collection ?? null) || (was.component ?? null) !== (f.component ?? null))
+        )
+          return `${prefix}: field '${f.name}' would change its type or target, which could drop stored values: change it with the components API (PATCH /api/components/${current.name}, after its plan)`;
+      }
+      const removed = [...before.keys()].filter((n) => !after.some((f) => f.name === n));
+      if (removed.length)
+        return `${prefix}: the file removes the field(s) ${removed.join(', ')}, which would drop their values in entries: remove fields with the components API (after its plan)`;
+      return null;
     },
     async create(_tenantId, name, _uuid, data) {
       return (await service().create({ name, ...dataOf(data) })).name;

@@ -558,6 +558,17 @@ for (const variant of DB_VARIANTS) {
       expect(await apply(updated)).to.include({ outcome: 'success' });
       expect((await dataOf(await admin().get('/api/components/badge'))).fields.map((f: any) => f.name)).to.deep.equal(['text', 'tone']);
       expect((await status()).items.find((i: any) => i.type === 'component' && i.name === 'badge').state).to.equal('same');
+      // A file that removes a field of the component in use (or changes its type) is blocked: promotion never drops values.
+      const now = readSync('component', 'badge');
+      writeSync('component', 'badge', { ...now.data, fields: [{ name: 'text', type: 'number' }] }, now.uuid);
+      const lossy = await plan({ types: ['component'] });
+      expect(lossy.blockedReasons.join(' ')).to.match(
+        /Component 'badge' \(it is used by collection 'badged'\): field 'text' would change its type/,
+      );
+      writeSync('component', 'badge', { ...now.data, fields: [now.data.fields[0]] }, now.uuid);
+      expect((await plan({ types: ['component'] })).blockedReasons.join(' ')).to.match(/removes the field\(s\) tone/);
+      writeSync('component', 'badge', now.data, now.uuid);
+      expect(await dataOf(await admin().get('/api/collections/badged'))).to.have.nested.property('items[0].badge.text', 'New');
     });
 
     it('a failure later in the plan (in the transaction) removes the collection the outside step created: outcome rollback', async function () {
