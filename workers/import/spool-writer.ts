@@ -123,7 +123,7 @@ export class SpoolWriter {
   }
 
   async close(
-    extra: { acfFields?: string[]; wellFormed?: boolean; shortcodes?: Record<string, number>; links?: ImportParseSummary['links'] } = {},
+    extra: Pick<ImportParseSummary, 'acfFields' | 'wellFormed' | 'shortcodes' | 'links' | 'referenced'> = {},
   ): Promise<ImportParseSummary> {
     this.out.end();
     await once(this.out, 'finish');
@@ -137,6 +137,7 @@ export class SpoolWriter {
       ...(Object.keys(this.refused).length ? { refused: { ...this.refused } } : {}),
       ...(extra.wellFormed === undefined ? {} : { wellFormed: extra.wellFormed }),
       ...(extra.shortcodes && Object.keys(extra.shortcodes).length ? { shortcodes: extra.shortcodes } : {}),
+      ...(extra.referenced && Object.keys(extra.referenced).length ? { referenced: extra.referenced } : {}),
       ...(extra.links?.length
         ? { links: extra.links.filter((l) => (this.counts[l.entity] ?? 0) > 0 && (this.counts[l.to] ?? 0) > 0) }
         : {}),
