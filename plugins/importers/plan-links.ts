@@ -19,8 +19,13 @@ type SourceLink = NonNullable<ImportParseSummary['links']>[number];
  * relation to the target's collection; in an existing collection, a relation field of that name, target and
  * cardinality. The source field's mapping then shows the relation (it is filled after the records are written).
  */
-function relationField(draft: PlanDraft, l: SourceLink, from: Operation, toCollection: string, collections: CollectionInfo[]) {
-  const cardinality = l.many ? ('many' as const) : ('one' as const);
+function relationField(draft: PlanDraft, source: SourceLink, from: Operation, toCollection: string, collections: CollectionInfo[]) {
+  const cardinality = source.many ? ('many' as const) : ('one' as const);
+  // Into the source field's own field: the field the plan maps it to (`field_tags` -> `fieldTags`); none when left out.
+  const own = draft.fieldMappings.find((m) => m.entity === source.entity && m.sourceField === source.field);
+  const into = source.into === source.field ? own?.targetField : source.into;
+  if (!into) return undefined;
+  const l = { ...source, into };
   const scaffolded = from.action === 'scaffold' ? draft.scaffolds.get(from.targetCollection!) : undefined;
   if (scaffolded) {
     const field = scaffolded.fields.find((f) => f.name === l.into);

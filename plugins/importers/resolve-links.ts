@@ -60,7 +60,7 @@ async function valueOf(
       item.line,
     );
   const found = item.refs.filter((r) => refs.has(r)).map((r) => refs.get(r)!.entry_id);
-  if (many) return found.length ? [...new Set(found)] : undefined;
+  if (many) return [...new Set(found)];
   if (!found.length) return undefined;
   if (link.as !== 'media') return found[0];
   const media = await mediaFileOf(input.content, link, found[0]!, mediaOf);
@@ -115,8 +115,10 @@ export async function resolveLinks(input: RunInput, warn: (message: string, line
       const links = e ? byEntity.get(e.entity) : undefined;
       if (!e || !links) continue;
       for (const link of links) {
-        const refs = refsOf(link, e.data[link.field]);
-        if (!refs.length) continue;
+        const value = e.data[link.field];
+        const refs = refsOf(link, value);
+        // An empty list is a value too: the many-relation is set to [] (never left null).
+        if (!refs.length && !(link.as === 'relation' && link.many && Array.isArray(value))) continue;
         const list = pending.get(link) ?? pending.set(link, []).get(link)!;
         list.push({ key: externalKey(e.externalId), refs, id: e.externalId, ...(e.line ? { line: e.line } : {}) });
         if (list.length >= LINK_CHUNK) await flush(link);

@@ -77,6 +77,8 @@ export class SpoolWriter {
   private readonly blocked: string[] = [];
   private dropped = 0;
   private readonly refused: Record<string, number> = {};
+  /** References a parser found while reading (ImportParseSummary.links), used when close() is given none. */
+  links: NonNullable<ImportParseSummary['links']> = [];
 
   constructor(
     spoolPath: string,
@@ -138,8 +140,8 @@ export class SpoolWriter {
       ...(extra.wellFormed === undefined ? {} : { wellFormed: extra.wellFormed }),
       ...(extra.shortcodes && Object.keys(extra.shortcodes).length ? { shortcodes: extra.shortcodes } : {}),
       ...(extra.referenced && Object.keys(extra.referenced).length ? { referenced: extra.referenced } : {}),
-      ...(extra.links?.length
-        ? { links: extra.links.filter((l) => (this.counts[l.entity] ?? 0) > 0 && (this.counts[l.to] ?? 0) > 0) }
+      ...((extra.links ?? this.links).length
+        ? { links: (extra.links ?? this.links).filter((l) => (this.counts[l.entity] ?? 0) > 0 && (this.counts[l.to] ?? 0) > 0) }
         : {}),
     };
   }
