@@ -10,7 +10,7 @@
  * externalId: the resource UUID for the source language; a translation (`default_langcode: false`)
  * gets `<uuid>:<langcode>` and `translationOf: <uuid>`, so it never overwrites the original.
  * Relationships become relation values (the target UUID, or an array of them); where the targets are in the import
- * too, the run makes them relations (drupalLinks).
+ * too, the run makes them relations (reference-links.ts).
  */
 import { join } from 'node:path';
 import type { ImportFieldKind, ImportParseInput } from '../importers/public.js';
@@ -18,6 +18,7 @@ import type { SpoolWriter } from '../../workers/import/spool-writer.js';
 import { extractUpload, isArchiveInput, plainEncoding, maxLineBytesOf } from './task-run.js';
 import { walkJson, type JsonPath } from './json-walk.js';
 import { plural } from './names.js';
+import { ReferenceLinks } from './reference-links.js';
 
 interface Resource {
   type?: unknown;
@@ -84,40 +85,8 @@ interface Context {
   seen: Set<string>;
   skippedTypes: Map<string, number>;
   relativeUrls: number;
-  /** Per `<entity>\n<field>`: the entities its references point at, and whether the source holds a list. */
-  references: Map<string, { targets: Set<string>; many: boolean }>;
-}
-
-/** Most distinct relationship fields remembered for links. */
-const MAX_REFERENCE_FIELDS = 2000;
-
-/** Records where a relationship field points (the links of the summary: see drupalLinks). */
-function noteReferences(ctx: Context, entity: string, name: string, many: boolean, types: string[]): void {
-  const key = `${entity}\n${name}`;
-  let ref = ctx.references.get(key);
-  if (!ref) {
-    if (ctx.references.size >= MAX_REFERENCE_FIELDS) return;
-    ctx.references.set(key, (ref = { targets: new Set(), many }));
-  }
-  if (many) ref.many = true;
-  for (const type of types) ref.targets.add(drupalEntity(type)?.entity ?? `?${type}`);
-}
-
-/**
- * The references that become relations: a relationship field whose targets are all of one entity this parser
- * imports (tags, recipe_categories, authors, media...) becomes a relation to that entity's collection, many when
- * the source holds a list. The run keeps only those whose target entity has records (spool-writer.ts), so a
- * reference to something not in the import stays the target UUID(s), as before.
- */
-function drupalLinks(ctx: Context): NonNullable<SpoolWriter['links']> {
-  const links: NonNullable<SpoolWriter['links']> = [];
-  for (const [key, ref] of ctx.references) {
-    const [entity, field] = key.split('\n') as [string, string];
-    const [to] = [...ref.targets];
-    if (ref.targets.size !== 1 || !to || to.startsWith('?')) continue;
-    links.push({ entity, field, to, as: 'relation', into: field, ...(ref.many ? { many: true } : {}) });
-  }
-  return links;
+  /** Where relationship fields point (they become relations when their targets are imported too). */
+  references: ReferenceLinks;
 }
 
 /** A resource's relationships as field values: ids (a list for a to-many), `media` when they point at files or media. */
@@ -197,7 +166,14 @@ async function writeResource(res: Resource, ctx: Context, line: number | undefin
       }
     } else data[name] = value;
   }
-  readRelationships(res, data, kinds, (name, many, types) => noteReferences(ctx, mapped.entity, name, many, types));
+  readRelationships(res, data, kinds, (name, many, types) =>
+    ctx.references.note(
+      mapped.entity,
+      name,
+      many,
+      types.map((type) => drupalEntity(type)?.entity ?? null),
+    ),
+  );
   const lang = typeof attrs.langcode === 'string' ? attrs.langcode : null;
   const translation = attrs.default_langcode === false && lang !== null;
   const externalId = translation ? `${res.id}:${lang}` : res.id;
@@ -275,7 +251,7 @@ async function parseDocument(path: string, name: string, ctx: Context, encoding?
 }
 
 export async function parseDrupal(input: ImportParseInput, writer: SpoolWriter): Promise<void> {
-  const ctx: Context = { input, writer, seen: new Set(), skippedTypes: new Map(), relativeUrls: 0, references: new Map() };
+  const ctx: Context = { input, writer, seen: new Set(), skippedTypes: new Map(), relativeUrls: 0, references: new ReferenceLinks() };
   const documents: Array<{ path: string; name: string; encoding?: string }> = [];
   if (isArchiveInput(input)) {
     const { dir, archive } = await extractUpload(input, writer);
@@ -301,7 +277,7 @@ export async function parseDrupal(input: ImportParseInput, writer: SpoolWriter):
     const list = [...ctx.skippedTypes].map(([t, n]) => `${n} ${t}`).join(', ');
     writer.warn(`skipped resources that are Drupal configuration, not content: ${list}`);
   }
-  writer.links = drupalLinks(ctx);
+  writer.links = ctx.references.links();
   if (ctx.relativeUrls)
     writer.warn(`${ctx.relativeUrls} file URL(s) are relative and no site origin is known: their bytes cannot be fetched`);
   if (total === 0) {

@@ -1,6 +1,9 @@
 import { expect } from 'chai';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { parseNodeCms } from '../../plugins/import-cms/parse-task.js';
+import type { ImportedEntity } from '../../plugins/importers/public.js';
 import { as, dataOf } from '../helpers/content.js';
 import { IMPORT_FIXTURES } from '../helpers/import-fixtures.js';
 import { settledImportJob } from '../helpers/importers.js';
@@ -15,6 +18,25 @@ import { DB_VARIANTS } from '../helpers/services.js';
  * from the ids the recipes name) imports them as relations: many for the lists, one for uid.
  */
 type Entry = Record<string, any>;
+const STRAPI = join(IMPORT_FIXTURES, 'node_cms', 'strapi5-rr7-starter-export.tar.gz');
+
+/** The Strapi export's articles as its parse task reads them (relations as the targets' external ids, in link order). */
+async function strapiArticles(): Promise<ImportedEntity[]> {
+  const dir = mkdtempSync(join(tmpdir(), 'cms-strapi-rel-'));
+  try {
+    const spoolPath = join(dir, 'spool.ndjson');
+    const profile = { container: 'tar', encoding: 'utf-8', bom: false, kind: 'json' } as const;
+    const r = await parseNodeCms({ path: STRAPI, filename: 'export.tar.gz', workDir: dir, spoolPath, maxDepth: 32, profile });
+    expect(r.ok).to.equal(true);
+    return readFileSync(spoolPath, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as ImportedEntity)
+      .filter((e) => e.entity === 'articles');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
 type Ref = { type: string; id: string };
 
 const recipes = () => JSON.parse(readFileSync(join(IMPORT_FIXTURES, 'php_cms', 'drupal-umami-recipes.jsonapi.json'), 'utf8'));
@@ -39,19 +61,17 @@ function withIncluded(): { doc: Entry; names: Map<string, string> } {
 }
 
 for (const variant of DB_VARIANTS) {
-  describe(`import Drupal references as relations (${variant.name})`, function () {
+  describe(`import Drupal and Strapi references as relations (${variant.name})`, function () {
     this.timeout(300000);
     const t = useTestKernel({ db: variant.name, plugins: [fixturePlugin('test-identity')] }, { variant });
     const admin = () => as(t, 'admin');
 
-    async function importDoc(text: string, filename: string, mappings: Record<string, unknown>) {
+    async function importDoc(text: string | Buffer, filename: string, mappings: Record<string, unknown>, format = 'php_cms') {
       const fd = new FormData();
       fd.append('file', new Blob([text]), filename);
       const v = await dataOf(await t.request('/api/importers/validate', { method: 'POST', body: fd, identity: 'admin' }));
       expect(v.valid, JSON.stringify(v)).to.equal(true);
-      const plan = await dataOf(
-        await admin().post('/api/importers/preview', { format: 'php_cms', uploadId: v.uploadId, scaffold: true, mappings }),
-      );
+      const plan = await dataOf(await admin().post('/api/importers/preview', { format, uploadId: v.uploadId, scaffold: true, mappings }));
       const res = await admin().post('/api/importers/run', { planId: plan.planId, confirmed: true });
       const job = await settledImportJob(t, (await res.json()).jobId, 3000, 100);
       expect(job.status, JSON.stringify(job)).to.equal('completed');
@@ -104,6 +124,28 @@ for (const variant of DB_VARIANTS) {
         expect(e.uid).to.include({ name: names.get(r.relationships.uid.data.id) });
         expect(e.fieldMediaImage).to.equal(r.relationships.field_media_image.data.id);
       }
+    });
+    it('Strapi (the real Strapi 5 export): an article’s author, tags and related articles are relations, in the link order', async () => {
+      const source = await strapiArticles();
+      const plan = await importDoc(readFileSync(STRAPI), 'strapi5-rr7-starter-export.tar.gz', {}, 'node_cms');
+      const target = (entity: string) => plan.operations.find((o: Entry) => o.sourceType === entity).targetCollection;
+      const mapping = (f: string) => plan.fieldMappings.find((m: Entry) => m.entity === 'articles' && m.sourceField === f);
+      expect(mapping('contentTags')).to.include({ type: 'relation', collection: target('tags'), cardinality: 'many' });
+      expect(mapping('author')).to.include({ type: 'relation', collection: target('authors'), cardinality: 'one' });
+      expect(mapping('relatedArticles')).to.include({ type: 'relation', collection: target('articles'), cardinality: 'many' });
+      const path = `/api/collections/${target('articles')}?limit=100&populate=contentTags,author,relatedArticles`;
+      const items = (await dataOf(await admin().get(path))).items as Entry[];
+      expect(items).to.have.length(source.length);
+      const origin = (e: Entry | null) => e?._source_import?.externalId ?? null;
+      let related = 0;
+      for (const a of source) {
+        const e = items.find((x) => origin(x) === a.externalId)!;
+        expect(e.contentTags.map(origin), a.externalId).to.deep.equal(a.data.contentTags ?? []);
+        expect(e.relatedArticles.map(origin), a.externalId).to.deep.equal(a.data.relatedArticles ?? []);
+        expect(origin(e.author)).to.equal(a.data.author ?? null);
+        related += e.contentTags.length + e.relatedArticles.length + (e.author ? 1 : 0);
+      }
+      expect(related).to.be.greaterThan(3);
     });
   });
 }
