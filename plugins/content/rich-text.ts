@@ -2,7 +2,8 @@
  * The rich-text policy: what HTML a `richtext` field may store, and the Markdown renderer of `markdown`
  * fields. sanitize-html (htmlparser2 underneath, no DOM needed, maintained and used by many CMSs) applies
  * an allow list: anything not listed (script, style, iframe, event handlers, class, style attributes,
- * javascript: and data: URLs, comments) is dropped. Sanitising is idempotent: a clean value passes
+ * javascript: and data: URLs, comments) is dropped; WordPress block delimiter comments and block classes of a
+ * checked shape are kept (rich-text-blocks.ts). Sanitising is idempotent: a clean value passes
  * unchanged, so values may be sanitised again on any later write.
  *
  * No kernel imports: the worker pool's task file (rich-text-task.ts) loads this module too.
@@ -10,6 +11,7 @@
 import { createRequire } from 'node:module';
 import { Marked } from 'marked';
 import type sanitizeHtmlFn from 'sanitize-html';
+import { BLOCK_CLASSES, withBlockDelimiters } from './rich-text-blocks.js';
 
 const require = createRequire(import.meta.url);
 let loaded: typeof sanitizeHtmlFn | undefined;
@@ -46,7 +48,8 @@ export const RICH_TEXT_POLICY: Readonly<sanitizeHtmlFn.IOptions> = {
   allowedSchemesAppliedToAttributes: ['href', 'src', 'cite'],
   allowProtocolRelative: false,
   allowedStyles: {},
-  allowedClasses: {},
+  // Only the block editor's classes (rich-text-blocks.ts BLOCK_CLASSES), on any allowed tag.
+  allowedClasses: { '*': [...BLOCK_CLASSES] },
   allowVulnerableTags: false,
   disallowedTagsMode: 'discard',
   // Their text is not content (script source, CSS, a frame's fallback): dropped with the tag.
@@ -98,13 +101,16 @@ export function sanitizeRichText(html: string): string {
   // Removing a tag keeps its children, which can leave markup the parser reads differently the next time
   // (`<p><A<script><p>` -> `<p><p></p></p>`, an unclosed cell inside the next one): the stored value must be a
   // fixpoint, so a value the policy changed gets passes until it no longer changes. Clean input takes one pass.
-  let input = html;
-  let out = sanitizeHtml(input, RICH_TEXT_POLICY);
-  for (let pass = 0; pass < 4 && out !== input; pass++) {
-    input = out;
-    out = sanitizeHtml(input, RICH_TEXT_POLICY);
-  }
-  return out;
+  // WordPress block delimiter comments of a valid shape are kept around the passes (rich-text-blocks.ts).
+  return withBlockDelimiters(html, (value) => {
+    let input = value;
+    let out = sanitizeHtml(input, RICH_TEXT_POLICY);
+    for (let pass = 0; pass < 4 && out !== input; pass++) {
+      input = out;
+      out = sanitizeHtml(input, RICH_TEXT_POLICY);
+    }
+    return out;
+  });
 }
 
 const markdown = new Marked({ gfm: true, breaks: false, async: false });

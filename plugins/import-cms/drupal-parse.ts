@@ -9,7 +9,8 @@
  * `menu_link_content--*` -> `menu_links`. Configuration entities are skipped with one warning.
  * externalId: the resource UUID for the source language; a translation (`default_langcode: false`)
  * gets `<uuid>:<langcode>` and `translationOf: <uuid>`, so it never overwrites the original.
- * Relationships become relation values (the target UUID, or an array of them).
+ * Relationships become relation values (the target UUID, or an array of them); where the targets are in the import
+ * too, the run makes them relations (reference-links.ts).
  */
 import { join } from 'node:path';
 import type { ImportFieldKind, ImportParseInput } from '../importers/public.js';
@@ -17,6 +18,7 @@ import type { SpoolWriter } from '../../workers/import/spool-writer.js';
 import { extractUpload, isArchiveInput, plainEncoding, maxLineBytesOf } from './task-run.js';
 import { walkJson, type JsonPath } from './json-walk.js';
 import { plural } from './names.js';
+import { ReferenceLinks } from './reference-links.js';
 
 interface Resource {
   type?: unknown;
@@ -83,20 +85,30 @@ interface Context {
   seen: Set<string>;
   skippedTypes: Map<string, number>;
   relativeUrls: number;
+  /** Where relationship fields point (they become relations when their targets are imported too). */
+  references: ReferenceLinks;
 }
 
 /** A resource's relationships as field values: ids (a list for a to-many), `media` when they point at files or media. */
-function readRelationships(res: Resource, data: Record<string, unknown>, kinds: Record<string, ImportFieldKind>): void {
+function readRelationships(
+  res: Resource,
+  data: Record<string, unknown>,
+  kinds: Record<string, ImportFieldKind>,
+  note?: (name: string, many: boolean, types: string[]) => void,
+): void {
   for (const [name, rel] of Object.entries(res.relationships ?? {})) {
     if (DROP_RELATIONSHIP.has(name) || !rel || !('data' in rel)) continue;
     const targets = Array.isArray(rel.data) ? rel.data : rel.data ? [rel.data] : [];
     const ids: string[] = [];
+    const types: string[] = [];
     let media = false;
     for (const t of targets as Array<{ type?: unknown; id?: unknown }>) {
       if (typeof t?.id !== 'string' || t.id === 'missing' || t.type === 'unknown') continue;
       ids.push(t.id);
+      if (typeof t.type === 'string') types.push(t.type);
       if (typeof t.type === 'string' && /^(file|media)--/.test(t.type)) media = true;
     }
+    note?.(name, Array.isArray(rel.data), types);
     data[name] = Array.isArray(rel.data) ? ids : (ids[0] ?? null);
     kinds[name] = media ? 'media' : 'relation';
   }
@@ -154,7 +166,14 @@ async function writeResource(res: Resource, ctx: Context, line: number | undefin
       }
     } else data[name] = value;
   }
-  readRelationships(res, data, kinds);
+  readRelationships(res, data, kinds, (name, many, types) =>
+    ctx.references.note(
+      mapped.entity,
+      name,
+      many,
+      types.map((type) => drupalEntity(type)?.entity ?? null),
+    ),
+  );
   const lang = typeof attrs.langcode === 'string' ? attrs.langcode : null;
   const translation = attrs.default_langcode === false && lang !== null;
   const externalId = translation ? `${res.id}:${lang}` : res.id;
@@ -232,7 +251,7 @@ async function parseDocument(path: string, name: string, ctx: Context, encoding?
 }
 
 export async function parseDrupal(input: ImportParseInput, writer: SpoolWriter): Promise<void> {
-  const ctx: Context = { input, writer, seen: new Set(), skippedTypes: new Map(), relativeUrls: 0 };
+  const ctx: Context = { input, writer, seen: new Set(), skippedTypes: new Map(), relativeUrls: 0, references: new ReferenceLinks() };
   const documents: Array<{ path: string; name: string; encoding?: string }> = [];
   if (isArchiveInput(input)) {
     const { dir, archive } = await extractUpload(input, writer);
@@ -258,6 +277,7 @@ export async function parseDrupal(input: ImportParseInput, writer: SpoolWriter):
     const list = [...ctx.skippedTypes].map(([t, n]) => `${n} ${t}`).join(', ');
     writer.warn(`skipped resources that are Drupal configuration, not content: ${list}`);
   }
+  writer.links = ctx.references.links();
   if (ctx.relativeUrls)
     writer.warn(`${ctx.relativeUrls} file URL(s) are relative and no site origin is known: their bytes cannot be fetched`);
   if (total === 0) {

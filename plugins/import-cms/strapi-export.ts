@@ -19,6 +19,7 @@ import type { ImportFieldKind, ImportParseInput } from '../importers/public.js';
 import type { SpoolWriter } from '../../workers/import/spool-writer.js';
 import { extractUpload, maxLineBytesOf } from './task-run.js';
 import { plural, snake } from './names.js';
+import { ReferenceLinks } from './reference-links.js';
 
 interface Schema {
   uid: string;
@@ -144,7 +145,9 @@ export async function parseStrapiExport(input: ImportParseInput, writer: SpoolWr
   const schemas = await readSchemas(tree);
   const { links, componentLinks } = await readLinks(tree);
   const rows = await chooseRows(tree, schemas);
-  const { collapsed, missingAssets } = await writeRows(tree, schemas, links, rows);
+  const references = new ReferenceLinks();
+  const { collapsed, missingAssets } = await writeRows(tree, schemas, links, rows, references);
+  writer.links = references.links();
 
   if (rows.skipped.size) {
     const list = [...rows.skipped].map(([t, n]) => `${n} ${t}`).join(', ');
@@ -255,6 +258,7 @@ async function writeRows(
   schemas: Map<string, Schema>,
   links: Links,
   rows: RowChoice,
+  references: ReferenceLinks,
 ): Promise<{ collapsed: number; missingAssets: number }> {
   const counts = { collapsed: 0, missingAssets: 0 };
   await eachLineOf(tree, tree.entityFiles, async (v, line) => {
@@ -270,6 +274,17 @@ async function writeRows(
     const { entity } = entityNames(v.type, schema);
     const { data, kinds } = rowFields(v, attrs);
     linkFields(links.get(rowKey), attrs, rows.rowExternal, data, kinds);
+    // A relation to content types becomes a relation to their collection (reference-links.ts); media stays as before.
+    for (const [field, targets] of links.get(rowKey) ?? [])
+      if (kinds[field] === 'relation')
+        references.note(
+          entity,
+          field,
+          Array.isArray(data[field]),
+          targets.map((t) =>
+            isStrapiContentType(t.type) && t.type !== FILE_TYPE ? entityNames(t.type, schemas.get(t.type)).entity : null,
+          ),
+        );
     let status: 'draft' | 'published' | undefined;
     if (schema?.options?.draftAndPublish) status = rows.chosen.get(ext)!.published ? 'published' : 'draft';
     const file = v.type === FILE_TYPE ? uploadFile(tree, v) : undefined;

@@ -8,6 +8,7 @@ import { phpUnserialize, type PhpValue } from './php-unserialize.js';
 import { attachmentFile } from './wxr-attachment.js';
 import { postTypeEntity } from './wxr-names.js';
 import { children, rawTextOf, textOf, type WxrNode } from './wxr-node.js';
+import type { ReferencedTerms } from './wxr-referenced.js';
 
 export interface EntityOut {
   entity: ImportedEntity;
@@ -27,6 +28,8 @@ export interface RecordContext {
   acfFields: Set<string>;
   /** Shortcodes seen in contents and excerpts: name -> occurrences (at most MAX_SHORTCODE_NAMES names). */
   shortcodes: Map<string, number>;
+  /** Categories, tags and authors the items name (the undeclared ones become records at the end). */
+  referenced?: ReferencedTerms;
 }
 
 const MAX_SHORTCODE_NAMES = 100;
@@ -213,7 +216,7 @@ export function itemRecords(node: WxrNode, ordinal: number, ctx: RecordContext):
   const { entity } = ids;
   const externalId = ids.wpId || ids.guid || `item-${ordinal}`;
   const data = itemFields(node, ids, ctx);
-  Object.assign(data, itemTaxonomies(node));
+  Object.assign(data, itemTaxonomies(node, ctx));
   const internalMeta = itemMeta(node, data, ctx);
 
   const record: ImportedEntity = { entity, externalId, data, line: node.line };
@@ -253,7 +256,10 @@ function itemFields(node: WxrNode, { postType, entity, wpId, guid, wpStatus }: I
   const modified = wpDate(textOf(node, 'wp:post_modified_gmt'), textOf(node, 'wp:post_modified'));
   if (modified) data.modified = modified;
   const author = textOf(node, 'dc:creator');
-  if (author) data.author = author;
+  if (author) {
+    data.author = author;
+    ctx.referenced?.note('authors', author, author, node.line);
+  }
   if (int(wpId) !== undefined) data.wpId = int(wpId);
   if (wpStatus) data.postStatus = wpStatus;
   data.parent = ref(textOf(node, 'wp:post_parent'));
@@ -273,7 +279,7 @@ function itemFields(node: WxrNode, { postType, entity, wpId, guid, wpStatus }: I
 }
 
 /** The item's `<category>` elements: categories and tags by slug, other taxonomies' terms with their name. */
-function itemTaxonomies(node: WxrNode): Record<string, unknown> {
+function itemTaxonomies(node: WxrNode, ctx: RecordContext): Record<string, unknown> {
   const categories: string[] = [];
   const tags: string[] = [];
   const terms: Array<{ taxonomy: string; slug: string; name: string }> = [];
@@ -282,9 +288,13 @@ function itemTaxonomies(node: WxrNode): Record<string, unknown> {
     const slug = (cat.attrs.nicename ?? '').trim() || name;
     if (!slug) continue;
     const domain = (cat.attrs.domain ?? 'category').trim();
-    if (domain === 'category') categories.push(slug);
-    else if (domain === 'post_tag' || domain === 'tag') tags.push(slug);
-    else terms.push({ taxonomy: domain, slug, name });
+    if (domain === 'category') {
+      categories.push(slug);
+      ctx.referenced?.note('categories', slug, name, node.line);
+    } else if (domain === 'post_tag' || domain === 'tag') {
+      tags.push(slug);
+      ctx.referenced?.note('tags', slug, name, node.line);
+    } else terms.push({ taxonomy: domain, slug, name });
   }
   return { categories: [...new Set(categories)], tags: [...new Set(tags)], ...(terms.length ? { terms } : {}) };
 }

@@ -13,6 +13,7 @@ import type { SpoolWriter } from '../../workers/import/spool-writer.js';
 import { BareAmpersandRepair } from './bare-ampersands.js';
 import { ASSUMED_PREFIXES, elementKey, wxrNamespaceVersion } from './wxr-names.js';
 import { clean, type WxrNode } from './wxr-node.js';
+import { ReferencedTerms } from './wxr-referenced.js';
 import { authorRecord, categoryRecord, itemRecords, tagRecord, termRecord, type EntityOut, type RecordContext } from './wxr-records.js';
 
 type Kind = 'item' | 'author' | 'category' | 'tag' | 'term' | 'version';
@@ -67,6 +68,9 @@ export class WxrStream {
   readonly customFields = new Set<string>();
   readonly acfFields = new Set<string>();
   readonly shortcodes = new Map<string, number>();
+  private readonly referenced = new ReferencedTerms();
+  /** Records made from undeclared references, per entity (ImportParseSummary.referenced). */
+  readonly referencedCounts: Record<string, number> = {};
 
   constructor(
     private readonly input: ImportParseInput,
@@ -79,6 +83,7 @@ export class WxrStream {
       customFields: this.customFields,
       acfFields: this.acfFields,
       shortcodes: this.shortcodes,
+      referenced: this.referenced,
     };
     let lastRepair = 0;
     this.repair = new BareAmpersandRepair((line) => {
@@ -119,6 +124,12 @@ export class WxrStream {
         this.parser.close();
         await this.flush();
       }
+      // Terms and authors the items name but the file never declares (wxr-referenced.ts), unless the read stopped.
+      if (!this.fatal && !this.notWxrRoot)
+        for (const out of this.referenced.missing(this.ids)) {
+          await this.write(out, false);
+          this.referencedCounts[out.entity.entity] = (this.referencedCounts[out.entity.entity] ?? 0) + 1;
+        }
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       const reason = `cannot read the file (${code ?? (err as Error).message})`;

@@ -93,9 +93,16 @@ export interface ImportParseSummary {
    * References between the source's records the run resolves into the target's ids after writing them: a
    * record of `entity` names, in `field`, the external id of a `to` record; the run stores the `to` record's
    * entry id (`as: 'entry'`) or its media id (`as: 'media'`) in the added field `into`. `field` keeps the
-   * source's value exactly.
+   * source's value exactly. `as: 'relation'`: `field` holds one external id (or, `many`, an ordered list of
+   * them) and `into` (usually `field` itself) becomes a relation field to the `to` entity's collection, set to
+   * the entries those records became, in the source's order.
    */
-  links?: Array<{ entity: string; field: string; to: string; as: 'entry' | 'media'; into: string }>;
+  links?: Array<{ entity: string; field: string; to: string; as: 'entry' | 'media' | 'relation'; into: string; many?: boolean }>;
+  /**
+   * Records made from references the source names but never declares (WXR: a post's category, tag or author
+   * with no `<wp:category>`, `<wp:tag>` or `<wp:author>`), per entity; they are part of `counts`.
+   */
+  referenced?: Record<string, number>;
   /** WXR: shortcodes (`[gallery]`, `[caption]`...) found in the content, name -> occurrences; imported as written, never expanded. */
   shortcodes?: Record<string, number>;
   /** Records the parser could not read or refused and did not write (bad NDJSON lines, unreadable CSV records, CSV strict mode, too deep), per entity: the run counts them as failed. */

@@ -1,7 +1,8 @@
 /**
- * The links of a plan (planner.ts): each reference the source declares (a featured image, a comment's parent)
- * between two entities the plan imports becomes a planned link into a field of the referring target, added to a
- * scaffolded collection, or found in an existing one. A reference no field can take is left out.
+ * The links of a plan (planner.ts): each reference the source declares (a featured image, a comment's parent, a
+ * post's categories, tags and author) between two entities the plan imports becomes a planned link into a field
+ * of the referring target, added to a scaffolded collection, or found in an existing one. A reference no field can
+ * take is left out (the source field is then imported as it is today: its value as text).
  */
 import type { ImportParseSummary } from './format-contract.js';
 import { DEFAULT_WIDGETS } from './field-names.js';
@@ -12,6 +13,37 @@ import type { CollectionInfo } from '../content/public.js';
 const MEDIA_FIELD_NAMES = ['featuredMedia', 'featuredImage', 'image', 'cover', 'thumbnail'];
 
 type SourceLink = NonNullable<ImportParseSummary['links']>[number];
+
+/**
+ * A relation link's field: in a scaffolded collection the source field's own field (or a new one) becomes a
+ * relation to the target's collection; in an existing collection, a relation field of that name, target and
+ * cardinality. The source field's mapping then shows the relation (it is filled after the records are written).
+ */
+function relationField(draft: PlanDraft, source: SourceLink, from: Operation, toCollection: string, collections: CollectionInfo[]) {
+  const cardinality = source.many ? ('many' as const) : ('one' as const);
+  // Into the source field's own field: the field the plan maps it to (`field_tags` -> `fieldTags`); none when left out.
+  const own = draft.fieldMappings.find((m) => m.entity === source.entity && m.sourceField === source.field);
+  const into = source.into === source.field ? own?.targetField : source.into;
+  if (!into) return undefined;
+  const l = { ...source, into };
+  const scaffolded = from.action === 'scaffold' ? draft.scaffolds.get(from.targetCollection!) : undefined;
+  if (scaffolded) {
+    const field = scaffolded.fields.find((f) => f.name === l.into);
+    if (field && field.type !== 'text' && !(field.type === 'relation' && field.collection === toCollection)) return undefined;
+    if (!field && scaffolded.fields.length >= 196) return undefined;
+    const relation = { name: l.into, type: 'relation' as const, label: field?.label ?? l.into, collection: toCollection, cardinality };
+    if (field) Object.assign(field, relation);
+    else scaffolded.fields.push(relation);
+    scaffolded.widgets[l.into] = DEFAULT_WIDGETS.relation;
+  } else {
+    const existing = collections.find((c) => c.name === from.targetCollection);
+    const field = existing?.fields.find((f) => f.name === l.into);
+    if (field?.type !== 'relation' || field.collection !== toCollection || (field.cardinality ?? 'one') !== cardinality) return undefined;
+  }
+  for (const m of draft.fieldMappings)
+    if (m.entity === l.entity && m.targetField === l.into) Object.assign(m, { type: 'relation', collection: toCollection, cardinality });
+  return l.into;
+}
 
 /** The target field a link's resolved id goes into, or undefined when there is none. */
 function linkField(draft: PlanDraft, l: SourceLink, from: Operation, collections: CollectionInfo[]): string | undefined {
@@ -44,7 +76,8 @@ export function planLinks(draft: PlanDraft, sourceLinks: SourceLink[], collectio
         ? draft.fieldMappings.find((m) => m.entity === l.to && m.sourceField === 'file' && m.type === 'media')?.targetField
         : undefined;
     if (l.as === 'media' && !toMediaField) continue;
-    const into = linkField(draft, l, from, collections);
+    const into =
+      l.as === 'relation' ? relationField(draft, l, from, to.targetCollection, collections) : linkField(draft, l, from, collections);
     if (!into) continue;
     links.push({
       entity: l.entity,
@@ -54,6 +87,7 @@ export function planLinks(draft: PlanDraft, sourceLinks: SourceLink[], collectio
       toCollection: to.targetCollection,
       as: l.as,
       into,
+      ...(l.as === 'relation' && l.many ? { many: true } : {}),
       ...(toMediaField ? { toMediaField } : {}),
     });
   }

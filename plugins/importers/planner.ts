@@ -27,12 +27,23 @@ export interface FieldMapping {
   targetField: string | null;
   confidence: number;
   type: ContentFieldType | null;
+  /** A relation (set after the records are written, see links): its target collection and cardinality. */
+  collection?: string;
+  cardinality?: 'one' | 'many';
 }
 /** One step of an import plan: the plan route's schema (routes.ts importOperationSchema) is the one definition. */
 export type Operation = z.output<typeof importOperationSchema>;
+/** A scaffolded field: a relation names its target collection and cardinality. */
+export interface ScaffoldField {
+  name: string;
+  type: ContentFieldType;
+  label: string;
+  collection?: string;
+  cardinality?: 'one' | 'many';
+}
 export interface ScaffoldCollection {
   name: string;
-  fields: Array<{ name: string; type: ContentFieldType; label: string }>;
+  fields: ScaffoldField[];
   widgets: Record<string, string>;
 }
 export interface ImportPlan {
@@ -60,9 +71,11 @@ export interface PlannedLink {
   field: string;
   to: string;
   toCollection: string;
-  as: 'entry' | 'media';
+  as: 'entry' | 'media' | 'relation';
   /** The target field the resolved id goes into. */
   into: string;
+  /** as relation: `into` is a many-relation (the source field holds a list of external ids). */
+  many?: boolean;
   /** as media: the field of the `to` collection that holds the media id. */
   toMediaField?: string;
 }

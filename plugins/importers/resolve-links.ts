@@ -15,12 +15,7 @@ const messageOf = (err: unknown) => (err as Error)?.message ?? String(err);
 const LINK_CHUNK = 200;
 
 /** The media file a linked entry stores in its media field (cached by entry id, at most 10,000), or null. */
-async function mediaFileOf(
-  content: LocalClient,
-  link: NonNullable<ImportPlan['links']>[number],
-  entryId: string,
-  mediaOf: Map<string, string | null>,
-): Promise<string | null> {
+async function mediaFileOf(content: LocalClient, link: Link, entryId: string, mediaOf: Map<string, string | null>): Promise<string | null> {
   if (!mediaOf.has(entryId)) {
     if (mediaOf.size >= 10_000) mediaOf.clear();
     const entry = (await content
@@ -33,20 +28,61 @@ async function mediaFileOf(
   return mediaOf.get(entryId)!;
 }
 
+type Link = NonNullable<ImportPlan['links']>[number];
+type Pending = { key: string; refs: string[]; id: string; line?: number };
+
+/** Most references one record's many-relation takes (the content plugin's limit). */
+const MAX_MANY = 1000;
+
+/** The source references a record's link field holds: one id, or (a many-relation) a list of them; [] for none. */
+function refsOf(link: Link, value: unknown): string[] {
+  const one = (v: unknown) => (typeof v === 'string' || typeof v === 'number') && v !== '' && v !== 0 && v !== '0';
+  if (link.as === 'relation' && link.many && Array.isArray(value))
+    return [...new Set(value.filter(one).map((v) => externalKey(String(v))))].slice(0, MAX_MANY);
+  return one(value) ? [externalKey(String(value))] : [];
+}
+
+/** The value a link stores for one record: an entry id, a media id or an ordered list of entry ids; undefined to leave it. */
+async function valueOf(
+  input: RunInput,
+  link: Link,
+  item: Pending,
+  refs: Map<string, { entry_id: string }>,
+  mediaOf: Map<string, string | null>,
+  warn: (message: string, line?: number) => void,
+): Promise<string | string[] | undefined> {
+  const missing = item.refs.filter((r) => !refs.has(r));
+  const many = link.as === 'relation' && link.many;
+  if (missing.length)
+    warn(
+      `${link.entity} ${item.id}: ${link.field} names ${link.to} ${missing.slice(0, 5).join(', ')}${missing.length > 5 ? '...' : ''}, ` +
+        (many ? `not imported; left out of ${link.into}` : `which was not imported; ${link.into} left empty`),
+      item.line,
+    );
+  const found = item.refs.filter((r) => refs.has(r)).map((r) => refs.get(r)!.entry_id);
+  if (many) return [...new Set(found)];
+  if (!found.length) return undefined;
+  if (link.as !== 'media') return found[0];
+  const media = await mediaFileOf(input.content, link, found[0]!, mediaOf);
+  if (!media) warn(`${link.entity} ${item.id}: ${link.to} ${item.refs[0]} has no stored file; ${link.into} left empty`, item.line);
+  return media ?? undefined;
+}
+
 /**
- * After the records are written: each planned link (a featured image, a comment's parent) stores the target's
- * id of the referenced record in its own field (`into`), for the entries this run wrote. The source's value stays
+ * After the records are written: each planned link (a featured image, a comment's parent, a post's categories,
+ * tags and author) stores the target's id of the referenced record in its own field (`into`), for the entries this
+ * run wrote: for a many-relation the ids in the source's order. A link into another field leaves the source's value
  * as it was. The spool is read again line by line; the ledger gives both entries; each entry is updated on its own
  * (no transaction held across the reads). A reference to a record that was not imported is a warning.
  */
 export async function resolveLinks(input: RunInput, warn: (message: string, line?: number) => void): Promise<void> {
   const { plan, store, content } = input;
   const tenantId = input.identity.tenantId;
-  const byEntity = new Map<string, NonNullable<ImportPlan['links']>>();
+  const byEntity = new Map<string, Link[]>();
   for (const l of plan.links ?? []) (byEntity.get(l.entity) ?? byEntity.set(l.entity, []).get(l.entity)!).push(l);
-  const pending = new Map<NonNullable<ImportPlan['links']>[number], Array<{ key: string; ref: string; id: string; line?: number }>>();
+  const pending = new Map<Link, Pending[]>();
   const mediaOf = new Map<string, string | null>();
-  const flush = async (link: NonNullable<ImportPlan['links']>[number]) => {
+  const flush = async (link: Link) => {
     const items = pending.get(link) ?? [];
     pending.set(link, []);
     if (!items.length) return;
@@ -57,27 +93,13 @@ export async function resolveLinks(input: RunInput, warn: (message: string, line
       link.collection,
       items.map((i) => i.key),
     );
-    const refs = await store.linksFor(tenantId, plan.format, link.to, link.toCollection, [...new Set(items.map((i) => i.ref))]);
+    const refs = await store.linksFor(tenantId, plan.format, link.to, link.toCollection, [...new Set(items.flatMap((i) => i.refs))]);
     const entries = content.entries(link.collection);
     for (const item of items) {
       const row = own.get(item.key);
       if (!row || (input.jobId && row.job_id !== input.jobId)) continue;
-      const target = refs.get(item.ref);
-      if (!target) {
-        warn(
-          `${link.entity} ${item.id}: ${link.field} names ${link.to} ${item.ref}, which was not imported; ${link.into} left empty`,
-          item.line,
-        );
-        continue;
-      }
-      let value: string | null = target.entry_id;
-      if (link.as === 'media') {
-        value = await mediaFileOf(content, link, target.entry_id, mediaOf);
-        if (!value) {
-          warn(`${link.entity} ${item.id}: ${link.to} ${item.ref} has no stored file; ${link.into} left empty`, item.line);
-          continue;
-        }
-      }
+      const value = await valueOf(input, link, item, refs, mediaOf, warn);
+      if (value === undefined) continue;
       try {
         await entries.update(row.entry_id, { [link.into]: value });
       } catch (err) {
@@ -94,14 +116,11 @@ export async function resolveLinks(input: RunInput, warn: (message: string, line
       if (!e || !links) continue;
       for (const link of links) {
         const value = e.data[link.field];
-        if ((typeof value !== 'string' && typeof value !== 'number') || value === '' || value === 0 || value === '0') continue;
+        const refs = refsOf(link, value);
+        // An empty list is a value too: the many-relation is set to [] (never left null).
+        if (!refs.length && !(link.as === 'relation' && link.many && Array.isArray(value))) continue;
         const list = pending.get(link) ?? pending.set(link, []).get(link)!;
-        list.push({
-          key: externalKey(e.externalId),
-          ref: externalKey(String(value)),
-          id: e.externalId,
-          ...(e.line ? { line: e.line } : {}),
-        });
+        list.push({ key: externalKey(e.externalId), refs, id: e.externalId, ...(e.line ? { line: e.line } : {}) });
         if (list.length >= LINK_CHUNK) await flush(link);
       }
       if (input.shouldStop?.()) return;

@@ -65,6 +65,13 @@ const planSchema = z.object({
       targetField: z.string().nullable(),
       confidence: z.number(),
       type: fieldType.nullable(),
+      collection: z
+        .string()
+        .optional()
+        .describe(
+          "a relation: the collection of the entries it points at (set after the records are written, from the source's references)",
+        ),
+      cardinality: z.enum(['one', 'many']).optional().describe('a relation: one entry, or an ordered list of entries'),
     }),
   ),
   operations: z.array(importOperationSchema),
@@ -72,7 +79,15 @@ const planSchema = z.object({
   collections: z.array(
     z.object({
       name: z.string(),
-      fields: z.array(z.object({ name: z.string(), type: fieldType, label: z.string() })),
+      fields: z.array(
+        z.object({
+          name: z.string(),
+          type: fieldType,
+          label: z.string(),
+          collection: z.string().optional().describe('a relation field: its target collection'),
+          cardinality: z.enum(['one', 'many']).optional().describe('a relation field: one entry or an ordered list'),
+        }),
+      ),
       widgets: z.record(z.string(), z.string()),
     }),
   ),

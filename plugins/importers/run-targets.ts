@@ -8,10 +8,27 @@ import type { CollectionInfo, LocalClient } from '../content/public.js';
 import { portableFields } from '../content/public-values.js';
 import type { PrepareTarget } from './prepare-batch.js';
 
+/**
+ * The plan's new collections in an order that creates every relation's target first (a collection may relate to
+ * itself); a cycle between new collections keeps the plan's order for the rest (the create then names the field).
+ */
+function creationOrder(plan: ImportPlan, existing: Set<string>): ImportPlan['scaffoldCollections'] {
+  const left = plan.scaffoldCollections.filter((s) => !existing.has(s.name));
+  const out: ImportPlan['scaffoldCollections'] = [];
+  const made = new Set(existing);
+  while (left.length) {
+    const ready = left.findIndex((s) => s.fields.every((f) => !f.collection || f.collection === s.name || made.has(f.collection)));
+    const [next] = left.splice(Math.max(0, ready), 1);
+    out.push(next!);
+    made.add(next!.name);
+  }
+  return out;
+}
+
 /** Creates the plan's missing collections, named in `scaffolded` as they are made (a failed run removes them). */
 export async function scaffoldMissing(content: LocalClient, plan: ImportPlan, scaffolded: string[]): Promise<void> {
   const existing = new Set((await content.collections.list()).map((c) => c.name));
-  for (const s of plan.scaffoldCollections) {
+  for (const s of creationOrder(plan, existing)) {
     if (existing.has(s.name)) continue;
     // Each field carries its default editing widget (the admin UI's entry editor follows it).
     await content.collections.create({
@@ -32,8 +49,11 @@ export async function resolveTargets(
   const infos = new Map<string, CollectionInfo>();
   for (const name of new Set(targets.values())) infos.set(name, await content.collections.get(name));
   const mappings = new Map<string, Map<string, string>>();
+  // A relation link's field is filled after the records are written (resolve-links.ts), never from the source value.
+  const linked = new Set((plan.links ?? []).filter((l) => l.as === 'relation').map((l) => `${l.entity}\n${l.into}`));
   for (const m of plan.fieldMappings)
-    if (m.targetField) (mappings.get(m.entity) ?? mappings.set(m.entity, new Map()).get(m.entity)!).set(m.sourceField, m.targetField);
+    if (m.targetField && !linked.has(`${m.entity}\n${m.targetField}`))
+      (mappings.get(m.entity) ?? mappings.set(m.entity, new Map()).get(m.entity)!).set(m.sourceField, m.targetField);
   const prepareTargets: Record<string, PrepareTarget> = {};
   for (const [entity, collection] of targets) {
     const info = infos.get(collection)!;

@@ -55,6 +55,9 @@ async function parse(path: string, profile: Partial<ImportProfile> = { encoding:
 }
 
 const nonZero = (counts: Record<string, number>) => Object.fromEntries(Object.entries(counts).filter(([, n]) => n > 0));
+/** The counts of the records the file declares (summary.referenced counts those made from undeclared references). */
+const declaredCounts = (s: Parsed['summary']) =>
+  Object.fromEntries(Object.entries(s.counts).map(([entity, n]) => [entity, n - (s.referenced?.[entity] ?? 0)]));
 /** Postmeta keys of the item entities (custom and internal). */
 const postmetaKeys = (p: Parsed) =>
   p.entities
@@ -163,7 +166,9 @@ describe('import format xml_blog (WordPress WXR)', function () {
     for (const [file, counts] of Object.entries(EXPECTED)) {
       it(`${file}: ${JSON.stringify(counts)}`, async () => {
         const p = await parse(WXR(file));
-        expect(nonZero(p.summary.counts)).to.deep.equal(counts);
+        // The README counts what the file declares; records made from undeclared references (a post's category,
+        // tag or author no wp:category, wp:tag or wp:author declares) are reported apart.
+        expect(nonZero(declaredCounts(p.summary))).to.deep.equal(counts);
         for (const entity of Object.keys(counts)) {
           const ids = p.of(entity).map((e) => e.externalId);
           expect(new Set(ids).size, `${entity} external ids are unique`).to.equal(ids.length);

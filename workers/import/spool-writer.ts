@@ -77,6 +77,8 @@ export class SpoolWriter {
   private readonly blocked: string[] = [];
   private dropped = 0;
   private readonly refused: Record<string, number> = {};
+  /** References a parser found while reading (ImportParseSummary.links), used when close() is given none. */
+  links: NonNullable<ImportParseSummary['links']> = [];
 
   constructor(
     spoolPath: string,
@@ -123,7 +125,7 @@ export class SpoolWriter {
   }
 
   async close(
-    extra: { acfFields?: string[]; wellFormed?: boolean; shortcodes?: Record<string, number>; links?: ImportParseSummary['links'] } = {},
+    extra: Pick<ImportParseSummary, 'acfFields' | 'wellFormed' | 'shortcodes' | 'links' | 'referenced'> = {},
   ): Promise<ImportParseSummary> {
     this.out.end();
     await once(this.out, 'finish');
@@ -137,8 +139,9 @@ export class SpoolWriter {
       ...(Object.keys(this.refused).length ? { refused: { ...this.refused } } : {}),
       ...(extra.wellFormed === undefined ? {} : { wellFormed: extra.wellFormed }),
       ...(extra.shortcodes && Object.keys(extra.shortcodes).length ? { shortcodes: extra.shortcodes } : {}),
-      ...(extra.links?.length
-        ? { links: extra.links.filter((l) => (this.counts[l.entity] ?? 0) > 0 && (this.counts[l.to] ?? 0) > 0) }
+      ...(extra.referenced && Object.keys(extra.referenced).length ? { referenced: extra.referenced } : {}),
+      ...((extra.links ?? this.links).length
+        ? { links: (extra.links ?? this.links).filter((l) => (this.counts[l.entity] ?? 0) > 0 && (this.counts[l.to] ?? 0) > 0) }
         : {}),
     };
   }

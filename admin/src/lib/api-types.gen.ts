@@ -3284,6 +3284,10 @@ export interface ApiRoutes {
           | 'component'
           | 'blocks'
           | null;
+        /** a relation: the collection of the entries it points at (set after the records are written, from the source's references) */
+        collection?: string;
+        /** a relation: one entry, or an ordered list of entries */
+        cardinality?: 'one' | 'many';
       }[];
       operations: {
         action: 'create' | 'update' | 'skip' | 'scaffold';
@@ -3324,6 +3328,10 @@ export interface ApiRoutes {
             | 'component'
             | 'blocks';
           label: string;
+          /** a relation field: its target collection */
+          collection?: string;
+          /** a relation field: one entry or an ordered list */
+          cardinality?: 'one' | 'many';
         }[];
         widgets: Record<string, string>;
       }[];
