@@ -42,6 +42,7 @@ export class EntryReads {
     this.populateDeps = {
       collection: async (n) => this.view(await collections.get(n)),
       media,
+      rows: (c, ids, tenantId, publishedOnly) => this.reader.byIds(c, ids, tenantId, publishedOnly),
       fill: (c, entries, identity) => fillInverses(c, entries, this.inverseScope(identity)),
     };
   }
