@@ -8,7 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { QueryTypes, type Sequelize } from 'sequelize';
-import { ms, percentile, startBenchKernel, timed, type BenchKernel } from './content-model-kernel.js';
+import { countStatements, cpuTimed, ms, percentile, startBenchKernel, timed, type BenchKernel } from './content-model-kernel.js';
 import { ratio } from './harness.js';
 
 const ENTRIES = Number(process.env.BENCH_MODEL_ENTRIES ?? 100_000);
@@ -74,22 +74,55 @@ async function seed(k: BenchKernel): Promise<string[]> {
   return Array.from({ length: authors }, (_, i) => `Author ${i}`);
 }
 
-/** REQUESTS lists each way, alternating, over authors spread over the data (the oldest first). */
-async function measure(k: BenchKernel, authors: number): Promise<{ relation: number[]; indexed: number[]; oldest: number[] }> {
-  const out = { relation: [] as number[], indexed: [] as number[], oldest: [] as number[] };
+type Timings = { wall: number[]; cpu: number[] };
+const timings = (): Timings => ({ wall: [], cpu: [] });
+
+/** REQUESTS lists each way, alternating, over authors spread over the data (the oldest every tenth). */
+async function measure(k: BenchKernel, authors: number): Promise<{ relation: Timings; indexed: Timings; oldest: Timings }> {
+  const out = { relation: timings(), indexed: timings(), oldest: timings() };
   const list = (filter: unknown) => k.call(`/api/collections/articles?limit=20&filter=${encodeURIComponent(JSON.stringify(filter))}`);
+  const keep = (t: Timings, f: { wall: number; cpu: number }) => (t.wall.push(f.wall), t.cpu.push(f.cpu));
   for (let i = 0; i < REQUESTS + 20; i++) {
     const n = i % 10 === 0 ? 0 : (i * 7919) % authors;
     let total = 0;
-    const a = await timed(async () => (total = (await list({ 'author.name': `Author ${n}` })).total));
-    if (total !== PER_AUTHOR && n < authors - 1) throw new Error(`author ${n}: ${total} articles, not ${PER_AUTHOR}`);
-    const b = await timed(() => list({ batch: n }));
+    const a = await cpuTimed(async () => (total = (await list({ 'author.name': `Author ${n}` })).total));
+    if (total !== PER_AUTHOR) throw new Error(`author ${n}: ${total} articles, not ${PER_AUTHOR}`);
+    const b = await cpuTimed(() => list({ batch: n }));
     if (i < 20) continue;
-    out.relation.push(a);
-    out.indexed.push(b);
-    if (n === 0) out.oldest.push(a);
+    keep(out.relation, a);
+    keep(out.indexed, b);
+    if (n === 0) keep(out.oldest, a);
   }
   return out;
+}
+
+const figures = (t: Timings) =>
+  `wall p50 ${ms(percentile(t.wall, 50))} p99 ${ms(percentile(t.wall, 99))} max ${ms(Math.max(...t.wall))}   CPU p50 ${ms(percentile(t.cpu, 50))} p99 ${ms(percentile(t.cpu, 99))}`;
+
+/** BENCH_MODEL_EXPLAIN: SQLite's plan of each statement of both filters (author 0). */
+async function explain(k: BenchKernel): Promise<void> {
+  const sequelize = k.sequelize as Sequelize;
+  for (const filter of [{ 'author.name': 'Author 0' }, { batch: 0 }]) {
+    const path = `/api/collections/articles?limit=20&filter=${encodeURIComponent(JSON.stringify(filter))}`;
+    const { statements } = await countStatements(sequelize, () => k.call(path));
+    for (const sql of statements) {
+      const plan = await sequelize.query<{ detail: string }>(`EXPLAIN QUERY PLAN ${sql}`, { type: QueryTypes.SELECT });
+      console.log(`  ${sql.slice(0, 160)}\n    ${plan.map((p) => p.detail).join('\n    ')}`);
+    }
+  }
+}
+
+async function variants(k: BenchKernel): Promise<void> {
+  const sequelize = k.sequelize as Sequelize;
+  const a = await tableOf(k, 'articles');
+  const p = await tableOf(k, 'people');
+  const sub = `SELECT id FROM ${p} WHERE tenant_id = 'default' AND f_name = 'Author 0'`;
+  for (const where of [`f_author IN (${sub})`, `likelihood(f_author IN (${sub}), 0.001)`, `unlikely(f_author IN (${sub}))`]) {
+    const sql = `SELECT * FROM ${a} WHERE tenant_id = 'default' AND ${where} ORDER BY created_at DESC, id ASC LIMIT 20`;
+    const plan = await sequelize.query<{ detail: string }>(`EXPLAIN QUERY PLAN ${sql}`, { type: QueryTypes.SELECT });
+    const t = await timed(() => sequelize.query(sql, { type: QueryTypes.SELECT }));
+    console.log(`  ${where.slice(0, 40)}: ${ms(t)}\n    ${plan.map((x) => x.detail).join('\n    ')}`);
+  }
 }
 
 export async function runRelationFilterBench(): Promise<void> {
@@ -109,15 +142,15 @@ export async function runRelationFilterBench(): Promise<void> {
   // The same data folder again (as after an import): restarted so the kernel's start-up work sees the new rows.
   const k = await first.restart();
   try {
+    if (process.env.BENCH_MODEL_EXPLAIN) await explain(k);
+    if (process.env.BENCH_MODEL_EXPLAIN) await variants(k);
     const f = await measure(k, authors.length);
+    console.log(`relation path (author.name)    ${figures(f.relation)}`);
+    console.log(`  the oldest author's          ${figures(f.oldest)}`);
+    console.log(`indexed field (batch)          ${figures(f.indexed)}`);
+    const r = (p: number, key: keyof Timings) => ratio(percentile(f.relation[key], p), percentile(f.indexed[key], p));
     console.log(
-      `relation path  p50 ${ms(percentile(f.relation, 50))}  p99 ${ms(percentile(f.relation, 99))}  max ${ms(Math.max(...f.relation))}  oldest author's p99 ${ms(percentile(f.oldest, 99))}`,
-    );
-    console.log(
-      `indexed field  p50 ${ms(percentile(f.indexed, 50))}  p99 ${ms(percentile(f.indexed, 99))}  max ${ms(Math.max(...f.indexed))}`,
-    );
-    console.log(
-      `ratio relation path/indexed field: p50 ${ratio(percentile(f.relation, 50), percentile(f.indexed, 50))}, p99 ${ratio(percentile(f.relation, 99), percentile(f.indexed, 99))}\n`,
+      `ratio relation path/indexed field: wall p50 ${r(50, 'wall')}, p99 ${r(99, 'wall')}; CPU p50 ${r(50, 'cpu')}, p99 ${r(99, 'cpu')}\n`,
     );
   } finally {
     await k.close();

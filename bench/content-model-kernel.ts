@@ -99,40 +99,8 @@ export async function startBenchKernel(
   };
 }
 
-/** The SQLite connections Sequelize holds (the default one and any open transaction's). */
-function sqliteConnections(
-  sequelize: Sequelize,
-): Array<{ on(e: string, f: (sql: string) => void): void; removeListener(e: string, f: (sql: string) => void): void }> {
-  const manager = (sequelize as unknown as { connectionManager: { connections: Record<string, any> } }).connectionManager;
-  return Object.values(manager.connections);
-}
-
-/**
- * Counts the statements the database runs while `work` runs: on SQLite every statement SQLite starts (its trace
- * hook, so also the prepared statements of the list reader and Sequelize's PRAGMAs), on MariaDB every statement
- * Sequelize sends (its logging hook). Answers the work's result and the statements.
- */
-export async function countStatements<T>(sequelize: Sequelize, work: () => Promise<T>): Promise<{ value: T; statements: string[] }> {
-  const statements: string[] = [];
-  const seen = (sql: string) => void statements.push(sql.replace(/^Executing \([^)]*\): /, ''));
-  if (sequelize.getDialect() === 'sqlite') {
-    const connections = sqliteConnections(sequelize);
-    for (const c of connections) c.on('trace', seen);
-    try {
-      return { value: await work(), statements };
-    } finally {
-      for (const c of connections) c.removeListener('trace', seen);
-    }
-  }
-  const options = (sequelize as unknown as { options: { logging: unknown } }).options;
-  const before = options.logging;
-  options.logging = seen;
-  try {
-    return { value: await work(), statements };
-  } finally {
-    options.logging = before;
-  }
-}
+// The statement counter the populate test uses too (SQLite's trace hook, Sequelize's logging hook on MariaDB).
+export { countStatements } from '../test/helpers/sql-statements.js';
 
 /** The p-th percentile (0-100) of the values, in their unit. */
 export function percentile(values: number[], p: number): number {
@@ -145,6 +113,14 @@ export async function timed(work: () => Promise<unknown>): Promise<number> {
   const started = performance.now();
   await work();
   return performance.now() - started;
+}
+
+/** Wall milliseconds `work` takes and the CPU milliseconds (user + system, every thread of this process) it uses. */
+export async function cpuTimed(work: () => Promise<unknown>): Promise<{ wall: number; cpu: number }> {
+  const cpu = process.cpuUsage();
+  const wall = await timed(work);
+  const used = process.cpuUsage(cpu);
+  return { wall, cpu: (used.user + used.system) / 1000 };
 }
 
 export const ms = (n: number) => `${n.toFixed(2)} ms`;
