@@ -44,7 +44,7 @@ async function seedSchema(k: BenchKernel): Promise<void> {
   });
   await k.call('/api/collections', {
     json: {
-      name: 'pages',
+      name: 'landings',
       fields: [
         { name: 'title', type: 'text' },
         { name: 'body', type: 'blocks', components: ['hero', 'section'], max: 60 },
@@ -53,7 +53,7 @@ async function seedSchema(k: BenchKernel): Promise<void> {
   });
   await k.call('/api/collections', {
     json: {
-      name: 'plainpages',
+      name: 'plainlandings',
       fields: [
         { name: 'title', type: 'text' },
         { name: 'body', type: 'json' },
@@ -83,10 +83,10 @@ async function blocksCase(db: Db): Promise<void> {
   const k = await startBenchKernel(db);
   try {
     await seedSchema(k);
-    await watched(k, 'plainpages'); // warm-up, not reported (its entries stay: both collections then grow alike)
-    await watched(k, 'pages');
-    const plain = await watched(k, 'plainpages');
-    const blocks = await watched(k, 'pages');
+    await watched(k, 'plainlandings'); // warm-up, not reported (its entries stay: both collections then grow alike)
+    await watched(k, 'landings');
+    const plain = await watched(k, 'plainlandings');
+    const blocks = await watched(k, 'landings');
     const fmt = (f: { max: number; p99: number; seconds: number }) =>
       `event loop delay max ${f.max.toFixed(1)} ms, p99 ${f.p99.toFixed(1)} ms (${f.seconds.toFixed(1)} s)`;
     console.log(`${db} blocks (50)       ${fmt(blocks)}`);
