@@ -12,10 +12,11 @@
  * and the content-transfer cases (bench/content-transfer.ts: a 100,000-entry package exported and imported, a 10,000-entry sync; `BENCH_TRANSFER_CASES` picks)
  * and the audit case (bench/audit-signin.ts: sign-ins with the audit trail on against record() as a no-op)
  * and the cache-flood case (bench/cache-flood.ts: unique list queries, the server's RSS against the cache bound)
- * and the GraphQL subscribers case (bench/graphql-subscribers.ts: BENCH_SUBSCRIBERS, default 10,000, against 1,000: delivery delays).
+ * and the GraphQL subscribers case (bench/graphql-subscribers.ts: BENCH_SUBSCRIBERS, default 10,000, against 1,000: delivery delays)
+ * and the content-model cases (bench/content-model.ts: populate, a relation-path filter over 100,000 entries, blocks; `BENCH_MODEL_CASES` picks).
  * Every load is bounded (BENCH_SECONDS, default 8 s per case; 50 connections on 127.0.0.1).
  * BENCH_CASES picks groups (comma list; default all): startup, http (cases 1, 2 and Directus), storm, media, import,
- * dataops, transfer, audit, flood, subscribers, cluster (bench/cluster.ts: the list through the cluster harness's proxy).
+ * dataops, transfer, audit, flood, subscribers, cluster (bench/cluster.ts: the list through the cluster harness's proxy), model.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
@@ -25,6 +26,7 @@ import { DIST_ROOT } from '../kernel/version.js';
 import { runAuditSignInBench } from './audit-signin.js';
 import { runCacheFloodBench } from './cache-flood.js';
 import { runClusterBench } from './cluster.js';
+import { runContentModelBench } from './content-model.js';
 import { runContentTransferBench } from './content-transfer.js';
 import { runDataOpsBench } from './data-ops.js';
 import { runDirectusBench } from './directus.js';
@@ -36,7 +38,7 @@ import { benchKernelEnv, seedPosts } from './seed-posts.js';
 import { runStartupBench } from './startup.js';
 
 const GROUPS = new Set(
-  (process.env.BENCH_CASES ?? 'startup,http,storm,media,import,dataops,transfer,audit,flood,subscribers,cluster').split(','),
+  (process.env.BENCH_CASES ?? 'startup,http,storm,media,import,dataops,transfer,audit,flood,subscribers,cluster,model').split(','),
 );
 
 async function main(): Promise<void> {
@@ -60,6 +62,7 @@ async function main(): Promise<void> {
   if (GROUPS.has('flood')) await runCacheFloodBench();
   if (GROUPS.has('subscribers')) await runGraphqlSubscribersBench();
   if (GROUPS.has('cluster')) await runClusterBench();
+  if (GROUPS.has('model')) await runContentModelBench();
 }
 
 /** Cases 1 and 2, with Directus (when installed) measured first, while none of the other servers runs. */

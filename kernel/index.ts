@@ -14,6 +14,7 @@ import { createSequelize, describeDatabase, secureSqliteFile } from './db/databa
 import { KERNEL_MIGRATIONS } from './db/kernel-migrations.js';
 import { DbLock } from './db/lock.js';
 import { MigrationRunner, type MigrationDefinition } from './db/migrations.js';
+import { startSqliteStatistics } from './db/sqlite-statistics.js';
 import { ModelRegistry } from './db/models.js';
 import { assertUniqueIds, discoverConfigured, discoverFolder } from './discovery.js';
 import { BootError, ServiceUnavailableError } from './errors.js';
@@ -91,6 +92,7 @@ export class Kernel {
   readonly jobs: JobQueue;
   readonly audit: AuditLog;
   pool: WorkerPool | null = null;
+  private stopStatistics: () => void = () => undefined;
   cache: CacheService | null = null;
   redis: RedisClientType | null = null;
   server: Server | null = null;
@@ -222,6 +224,7 @@ export class Kernel {
     }
     await this.sequelize.authenticate();
     await new MigrationRunner(this.sequelize, this.lock, this.logger).run(this.migrations);
+    this.stopStatistics = await startSqliteStatistics(this.sequelize, this.logger);
     const { redis } = this.config;
     this.cache = await CacheService.create({
       redisUrl: redis.url,
@@ -361,6 +364,7 @@ export class Kernel {
     await step('events', () => this.events.close());
     await step('cache', () => this.cache?.close());
     await step('redis', () => closeRedis(this.redis));
+    this.stopStatistics();
     await step('database', () => this.sequelize.close());
     this.enter('IDLE');
     this.logger.flush?.();

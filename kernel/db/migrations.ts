@@ -4,6 +4,7 @@ import type { UmzugStorage } from 'umzug';
 import { BootError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { DbLock } from './lock.js';
+import { optimizeSqlite } from './sqlite-statistics.js';
 
 export interface MigrationContext {
   sequelize: Sequelize;
@@ -114,6 +115,8 @@ export class MigrationRunner {
     });
     const done = await umzug.up();
     for (const m of done) this.logger.info({ migration: m.name }, 'migration applied');
+    // New tables and indexes get SQLite's planner statistics (sqlite-statistics.ts).
+    if (done.length) await optimizeSqlite(sequelize);
     return done.map((m) => m.name);
   }
 }

@@ -42,6 +42,7 @@ export class EntryReads {
     this.populateDeps = {
       collection: async (n) => this.view(await collections.get(n)),
       media,
+      rows: (c, ids, tenantId, publishedOnly) => this.reader.byIds(c, ids, tenantId, publishedOnly),
       fill: (c, entries, identity) => fillInverses(c, entries, this.inverseScope(identity)),
     };
   }
@@ -93,14 +94,16 @@ export class EntryReads {
         dialect: c.model.sequelize!.getDialect(),
       });
       const order = orderFor(c, query.sort);
-      // Plain rows (no model instances): the page and the total at once (see ListReader).
-      const { rows, total } = await this.reader.page(c, where, order, query.limit, (query.page - 1) * query.limit);
+      // Plain rows (no model instances): the page and the total started at once (see ListReader); the rows are
+      // completed and populated while the count runs.
+      const started = this.reader.start(c, where, order, query.limit, (query.page - 1) * query.limit);
+      const rows = await started.rows;
       const items = new Array<Entry>(rows.length);
       for (let i = 0; i < rows.length; i++) items[i] = toEntry(c, rows[i]!);
       await fillInverses(c, items, this.inverseScope(identity));
       if (tree) await populate(this.populateDeps, c, items, tree, identity);
       if (keys) for (let i = 0; i < items.length; i++) items[i] = selectKeys(items[i]!, keys);
-      return { items, total, page: query.page, limit: query.limit };
+      return { items, total: await started.total, page: query.page, limit: query.limit };
     };
     // Populated media has no version token to tag the list with: such lists are read every time.
     if (shown.media) return { notModified: false, body: serialiseEnvelope(await load()), cached: false };

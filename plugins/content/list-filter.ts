@@ -160,7 +160,7 @@ class FilterReader {
     const sub = this.select(target, 'id', this.pathCondition(target, rest, path, raw, depth + 1));
     // A many-relation matches when any of its entries does.
     if (isManyRelation(f)) return Sequelize.literal(this.sql(at).anyIn(columnName(f), sub));
-    return { [columnName(f)]: { [Op.in]: Sequelize.literal(`(${sub})`) } };
+    return Sequelize.literal(this.sql(at).oneIn(columnName(f), sub));
   }
 
   /** The collection a relation path steps into (one level deeper), if the caller may read it. */

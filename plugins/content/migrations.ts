@@ -1,5 +1,7 @@
 import { QueryTypes, type DataType } from 'sequelize';
 import type { MigrationDefinition } from '../../kernel/sdk.js';
+import { columnName, type FieldDefinition } from './field-types.js';
+import { indexName, wantsIndex } from './table-migrations.js';
 
 /** The content plugin's own tables; each collection's table comes from table-migrations.ts at run time. */
 export const CONTENT_MIGRATIONS: MigrationDefinition[] = [
@@ -94,6 +96,26 @@ export const CONTENT_MIGRATIONS: MigrationDefinition[] = [
       const [label, fields, version] = [required(DataTypes.STRING(191)), required(DataTypes.TEXT), required(DataTypes.INTEGER)];
       const epochMs = required(DataTypes.BIGINT);
       await queryInterface.createTable('content_components', { name, label, fields, version, created_at: epochMs, updated_at: epochMs });
+    },
+  },
+  {
+    // Every one-relation indexed on (tenant_id, column), as table-migrations.ts now creates them: a filter through a
+    // relation (`{"author.name": ...}`) finds the entries by the column instead of scanning the collection.
+    name: '0007-relation-indexes',
+    async up({ queryInterface, sequelize }) {
+      const rows = await sequelize.query<{ uid: string; name: string; table_name: string; fields: string }>(
+        'SELECT uid, name, table_name, fields FROM content_collections',
+        { type: QueryTypes.SELECT },
+      );
+      for (const row of rows) {
+        const ref = { name: row.name, uid: row.uid, table: row.table_name };
+        const have = new Set(((await queryInterface.showIndex(row.table_name)) as Array<{ name: string }>).map((i) => i.name));
+        for (const f of JSON.parse(row.fields) as FieldDefinition[]) {
+          const name = indexName(ref, columnName(f));
+          if (!wantsIndex(f) || have.has(name)) continue;
+          await queryInterface.addIndex(row.table_name, ['tenant_id', columnName(f)], { unique: Boolean(f.unique), name });
+        }
+      }
     },
   },
 ];

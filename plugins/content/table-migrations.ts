@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { DataTypes, QueryTypes, type QueryInterface, type Sequelize } from 'sequelize';
 import type { MigrationDefinition } from '../../kernel/sdk.js';
-import { columnName, columnOf, type FieldDefinition } from './field-types.js';
+import { columnName, columnOf, isManyRelation, type FieldDefinition } from './field-types.js';
 import { convertColumn, sameStorage } from './field-conversion.js';
 import { removedBlockTypes, withoutBlocks } from './component-rewrite.js';
 import { fromColumn, toColumn } from './field-values.js';
@@ -13,7 +13,7 @@ export interface TableRef {
 }
 
 export const tableNameFor = (name: string) => `cms_c_${name}`;
-const indexName = (ref: TableRef, column: string) => `ix_${ref.uid.slice(0, 8)}_${column}`;
+export const indexName = (ref: TableRef, column: string) => `ix_${ref.uid.slice(0, 8)}_${column}`;
 
 /** The columns every entry table has besides its fields. */
 export const SYSTEM_COLUMNS = {
@@ -29,14 +29,25 @@ export const SYSTEM_COLUMNS = {
   updated_at: { type: DataTypes.BIGINT, allowNull: false },
 };
 
-const wantsIndex = (f: FieldDefinition) => Boolean(f.unique || f.indexed);
+/**
+ * Fields with an index on (tenant_id, column): unique and indexed ones, and every one-relation (a filter through it,
+ * `{"author.name": ...}`, and an inverse field look entries up by its column; content migration 0007 gives the
+ * one-relations of tables created before the same index). A many-relation is a JSON list: no index reaches inside.
+ */
+export const wantsIndex = (f: FieldDefinition) => Boolean(f.unique || f.indexed || (f.type === 'relation' && !isManyRelation(f)));
 
 async function addFieldIndex(q: QueryInterface, ref: TableRef, f: FieldDefinition): Promise<void> {
   await q.addIndex(ref.table, ['tenant_id', columnName(f)], { unique: Boolean(f.unique), name: indexName(ref, columnName(f)) });
 }
 
+/** Drops a field's index if it is there (a one-relation of a table from before 0007 may have none). */
 async function dropFieldIndex(q: QueryInterface, ref: TableRef, f: FieldDefinition): Promise<void> {
-  await q.removeIndex(ref.table, indexName(ref, columnName(f)));
+  const name = q.quoteIdentifier(indexName(ref, columnName(f)));
+  await q.sequelize.query(
+    q.sequelize.getDialect() === 'sqlite'
+      ? `DROP INDEX IF EXISTS ${name}`
+      : `DROP INDEX IF EXISTS ${name} ON ${q.quoteIdentifier(ref.table)}`,
+  );
 }
 
 /** The step is identified by what it does, so the ledger's checksum records the change itself. */
