@@ -6,7 +6,7 @@ import type { CollectionsService, LoadedCollection } from './collections-service
 import { EntryNotFoundError } from './errors.js';
 import { BULK_CHUNK, entryRow, toEntry, type Entry, type EntryList } from './entry-shape.js';
 import type { EntryRevisions } from './entry-revisions.js';
-import type { ListAnswer, ListCache } from './list-cache.js';
+import { freshAnswer, type ListAnswer, type ListCache } from './list-cache.js';
 import { ListReader } from './list-reader.js';
 import { orderFor, whereFor, type ListQuery } from './list-query.js';
 import { selectKeys, selectedKeys } from './field-selection.js';
@@ -106,7 +106,7 @@ export class EntryReads {
       return { items, total: await started.total, page: query.page, limit: query.limit };
     };
     // Populated media has no version token to tag the list with: such lists are read every time.
-    if (shown.media) return { notModified: false, body: serialiseEnvelope(await load()), cached: false };
+    if (shown.media) return freshAnswer(await load());
     return this.lists.answer(identity.tenantId, name, key, ifNoneMatch, load, also);
   }
 
@@ -117,6 +117,8 @@ export class EntryReads {
   async list(name: string, query: ListQuery, identity: Identity): Promise<{ value: EntryList; cached: boolean }> {
     const answer = await this.answerList(name, query, identity);
     if (answer.notModified) throw new Error('unreachable: no If-None-Match was given');
+    // Read from the database: the loaded page as is (no JSON text made and parsed again); from the cache: parsed.
+    if (answer.value !== undefined) return { value: answer.value as EntryList, cached: answer.cached };
     return { value: (JSON.parse(answer.body) as { data: EntryList }).data, cached: answer.cached };
   }
 

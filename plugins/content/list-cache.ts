@@ -19,7 +19,22 @@ export type ListAnswer =
       /** Absent when the cache was unavailable (the ETag middleware then hashes the body). */
       etag?: string;
       cached: boolean;
+      /** The loaded data when this answer read the database: an in-process caller takes it without parsing `body`. */
+      value?: unknown;
     };
+
+/** An answer read from the database and not stored: its body is serialised only when something reads it (HTTP). */
+export function freshAnswer(value: unknown): ListAnswer {
+  let body: string | undefined;
+  return {
+    notModified: false,
+    cached: false,
+    value,
+    get body() {
+      return (body ??= serialiseEnvelope(value));
+    },
+  };
+}
 
 /**
  * The collection list cache. Each collection has a version token in the shared cache; a list is stored,
@@ -101,7 +116,7 @@ export class ListCache {
     let etag: string;
     const shared = (t: string) => `list:${collection}:${t}:${queryKey}`;
     const tokens = () => Promise.all([collection, ...also].map((name) => this.token(tenant, name))).then((all) => all.join('.'));
-    if (!this.enabled) return { notModified: false, body: serialiseEnvelope(await load()), cached: false };
+    if (!this.enabled) return freshAnswer(await load());
     try {
       token = await tokens();
       etag = tagOf(`${tenant}\n${token}\n${queryKey}`);
@@ -117,9 +132,10 @@ export class ListCache {
       }
     } catch (err) {
       this.logger.warn({ err }, 'collection list cache unavailable; reading the database');
-      return { notModified: false, body: serialiseEnvelope(await load()), cached: false };
+      return freshAnswer(await load());
     }
-    const body = serialiseEnvelope(await load());
+    const value = await load();
+    const body = serialiseEnvelope(value);
     try {
       if ((await tokens()) === token) {
         if (this.withinSharedBudget(tenant, body.length))
@@ -129,7 +145,7 @@ export class ListCache {
     } catch (err) {
       this.logger.warn({ err }, 'collection list cache unavailable; list not stored');
     }
-    return { notModified: false, body, etag, cached: false };
+    return { notModified: false, body, etag, cached: false, value };
   }
 
   /** After a committed write: a new token, then every cached variant of the collection's lists goes. */
