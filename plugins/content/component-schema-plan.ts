@@ -64,13 +64,21 @@ function rewriteRow(rewriter: ComponentRewriter, fields: readonly FieldDefinitio
   return { holds: rewriter.instances > before, set };
 }
 
-/** Stores one entry's rewrite unless it changed meanwhile (then it is read and rewritten again). */
+/**
+ * Stores one entry's rewrite unless it changed meanwhile (then it is read and rewritten again), as a new version. No
+ * revision and no entry event: a schema change is not an edit (like a collection's field conversion); readers see
+ * the new version and `components.changed` on the event bus.
+ */
 async function store(model: ModelStatic<Model>, rewriter: ComponentRewriter, fields: readonly FieldDefinition[], row: Row, first: Row) {
   let current: Row | null = row;
   for (let i = 0; i < TRIES && current; i++) {
     const set = i === 0 ? first : rewriteRow(rewriter, fields, current).set;
     if (!Object.keys(set).length) return false;
-    const [done] = await model.update(set, { where: { id: current.id, version: current.version } });
+    // A new version: the entry's answer changed (its readers and a write that read it before see it did).
+    const [done] = await model.update(
+      { ...set, version: Number(current.version) + 1 },
+      { where: { id: current.id, version: current.version } },
+    );
     if (done) return true;
     current = (await model.findOne({ where: { id: row.id }, raw: true })) as Row | null;
   }

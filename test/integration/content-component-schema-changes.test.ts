@@ -112,6 +112,7 @@ for (const variant of DB_VARIANTS) {
         'SCHEMA_CHANGE_LOSES_DATA',
       );
 
+      const [versionA, versionC] = [(await page(ids.a)).version, (await page(ids.c)).version];
       const done = await dataOf(await patch('link', { fields: newLink, planHash: p.planHash }));
       expect(done.fields).to.deep.equal(newLink);
       const a = await page(ids.a);
@@ -122,6 +123,9 @@ for (const variant of DB_VARIANTS) {
         { __component: 'hero', heading: 'H' },
       ]);
       expect((await page(ids.b, 'other')).cta).to.deep.equal({ label: 'Z', clicks: 7.5 });
+      // A rewritten entry is a new version; one that holds no instance keeps its own.
+      expect(a.version).to.equal(versionA + 1);
+      expect((await page(ids.c)).version).to.equal(versionC);
       expect((await listed())[0].cta).to.deep.equal({ label: 'A', clicks: 12 });
       // The rewritten entry takes a write under the new list (no stale keys refused).
       await dataOf(await as(t, 'editor').patch(`/api/collections/pages/${ids.a}`, { title: 'A2' }));
@@ -211,6 +215,55 @@ for (const variant of DB_VARIANTS) {
       expect((await page(ids.a)).body).to.have.length(2);
       await dataOf(await admin.patch('/api/collections/pages/schema', { fields, planHash: p.planHash }));
       expect((await page(ids.a)).body).to.deep.equal([{ __component: 'link', label: 'L1', clicks: 3 }]);
+    });
+
+    it('an entry written while the rewrite runs keeps the write and ends in the new shape (the rewrite reads it again)', async function () {
+      const admin = as(t, 'admin');
+      await dataOf(
+        await admin.post('/api/components', {
+          name: 'badge',
+          fields: [
+            { name: 'text', type: 'text' },
+            { name: 'size', type: 'text' },
+          ],
+        }),
+        201,
+      );
+      await createCollections(t, { name: 'badges', fields: [{ name: 'badge', type: 'component', component: 'badge' }] });
+      const madeIds: string[] = [];
+      for (let n = 0; n < 3; n++) {
+        const entries = Array.from({ length: 100 }, (_, i) => ({ badge: { text: `b${n}-${i}`, size: String(i) } }));
+        const made = await dataOf(await as(t, 'editor').post('/api/collections/badges/batch', { entries }), 201);
+        madeIds.push(...(made.items as Entry[]).map((e) => e._id as string));
+      }
+      expect(madeIds).to.have.length(300);
+      const fields = [{ name: 'text', type: 'text' }];
+      const p = await dataOf(await as(t, 'admin').post('/api/components/badge/schema/plan', { fields }));
+      expect(p).to.include({ entries: 300, losesData: true });
+      // Writes to the same entries while the rewrite walks them: each changes `text` (valid under both shapes).
+      const last = new Map<string, string>();
+      let stop = false;
+      const writer = (async () => {
+        for (let round = 0; !stop && round < 20; round++)
+          for (const id of madeIds.slice(0, 100)) {
+            const text = `w${round}-${id.slice(0, 4)}`;
+            const res = await as(t, 'editor').patch(`/api/collections/badges/${id}`, { badge: { text } });
+            if (res.status === 200) last.set(id, text);
+            if (stop) break;
+          }
+      })();
+      await dataOf(await as(t, 'admin').patch('/api/components/badge', { fields, planHash: p.planHash }));
+      stop = true;
+      await writer;
+      expect(last.size).to.be.greaterThan(0);
+      const all = (await dataOf(await as(t, 'editor').get('/api/collections/badges?limit=100&page=1'))).items as Entry[];
+      const rest = [2, 3].map((n) => as(t, 'editor').get(`/api/collections/badges?limit=100&page=${n}`));
+      for (const r of await Promise.all(rest)) all.push(...((await dataOf(r)).items as Entry[]));
+      expect(all).to.have.length(300);
+      for (const e of all) {
+        expect(Object.keys(e.badge), e._id).to.deep.equal(['text']);
+        if (last.has(e._id)) expect(e.badge.text).to.equal(last.get(e._id));
+      }
     });
   });
 }
