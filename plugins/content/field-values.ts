@@ -21,8 +21,7 @@ export const COLOR = /^#[0-9a-fA-F]{6}$/;
 const URL_VALUE = z
   .string()
   .max(TEXT_MAX)
-  .url()
-  .refine((s) => /^https?:\/\//i.test(s), 'an http:// or https:// URL');
+  .refine((s) => /^https?:\/\//i.test(s) && URL.canParse(s), 'an http:// or https:// URL');
 
 /** The zod schema of one field's value in an entry (null allowed: required is checked separately). */
 export function valueSchema(field: FieldDefinition): z.ZodType {

@@ -151,6 +151,11 @@ for (const variant of DB_VARIANTS) {
       expect((await apiGet('/api/collections/homepage/schema')).singleton).to.equal(true);
       const sidebar = page.getByRole('complementary', { name: 'Main navigation' });
       await sidebar.getByRole('link', { name: 'Homepage', exact: true }).waitFor();
+      // A singleton made elsewhere (the API, another editor) shows on the next load of the dashboard itself (/admin/).
+      await apiCreate('/api/collections', { name: 'footer', singleton: true, fields: [{ name: 'text', type: 'text' }] });
+      await page.goto(`${t.url}/admin/`);
+      await page.getByRole('heading', { name: 'Dashboard', level: 1 }).waitFor();
+      await sidebar.getByRole('link', { name: 'Footer', exact: true }).waitFor();
 
       await apiCreate('/api/collections', {
         name: 'memos',

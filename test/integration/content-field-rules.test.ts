@@ -113,6 +113,9 @@ for (const variant of DB_VARIANTS) {
           `${field}: ${JSON.stringify(value)}: ${paths}`,
         ).to.equal(true);
       }
+      // One message per problem: a URL that is not one is named once, in words.
+      const notUrl = await validationIssues(await editor().post('/api/collections/contacts', { site: 'not a web address' }));
+      expect(notUrl).to.deep.equal([{ path: 'body.site', message: 'an http:// or https:// URL' }]);
       const created = await dataOf(await editor().post('/api/collections/contacts', { name: 'Di' }), 201);
       const patched = await editor().patch(`/api/collections/contacts/${created._id}`, { tags: 'green' });
       expect(await refusedPaths(patched)).to.deep.equal(['body.tags']);
