@@ -9,6 +9,7 @@ import { parseDrupal } from './drupal-parse.js';
 import { parseStrapiExport } from './strapi-export.js';
 import { parseStrapiRest } from './strapi-rest.js';
 import { parseDirectus } from './directus-parse.js';
+import { parseDirectusArchive } from './directus-archive.js';
 
 export function parsePhpCms(input: ImportParseInput): Promise<TaskResult<ImportParseSummary>> {
   return runParse(input, parseDrupal);
@@ -23,5 +24,5 @@ export function parseNodeCms(input: ImportParseInput): Promise<TaskResult<Import
 }
 
 export function parseDataCms(input: ImportParseInput): Promise<TaskResult<ImportParseSummary>> {
-  return runParse(input, parseDirectus);
+  return runParse(input, (i, writer) => (isArchiveInput(i) ? parseDirectusArchive(i, writer) : parseDirectus(i, writer)));
 }

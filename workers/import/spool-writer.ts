@@ -104,6 +104,12 @@ export class SpoolWriter {
     return true;
   }
 
+  /** Sets a field's kind once the parser knows more than the values said (a snapshot's relation holding integer ids). */
+  setKind(entity: string, field: string, kind: ImportFieldKind): void {
+    const kinds = this.fields[entity];
+    if (kinds && field in kinds) kinds[field] = kind;
+  }
+
   /** Counts an entity kind without writing records (e.g. an empty section the summary should show as 0). */
   touch(entity: string): void {
     this.counts[entity] ??= 0;
