@@ -40,7 +40,8 @@ export const dataCmsFormat: Omit<ImportFormat, 'taskFile'> = {
   label: 'Directus export (JSON)',
   description:
     'Directus item exports (a JSON array of items as /utils/export writes it, or the {data: [...]} response) and schema snapshots: items keyed by id, status mapped to draft/published, UUID foreign keys as relations; a snapshot imports no items but types the collections for scaffolding. A .tar.gz of several item exports (and a snapshot) imports every collection, with the references between them as relations.',
-  extensions: ['.json', '.tar.gz'],
+  // The interface spec lists `.json` for data_cms; an archive is recognised by its content (detect above).
+  extensions: ['.json'],
   features: ['entries', 'relations', 'status', 'translations', 'schema', 'archives'],
   detect: detectDataCms,
   parseTask: 'parseDataCms',
