@@ -4,7 +4,7 @@
  * what the file holds: author -> authors, categories and tags -> many-relations, like posts; `wp:post_parent` ->
  * the one item entity that holds every parent they name (an attachment's parent post, a menu item's page). When
  * the parents are items of several entities (attachments of posts and of pages) or some parent is not in the
- * file, no single relation can hold them: `parent` keeps the WordPress id, with a warning.
+ * file, no single relation can hold them: `parent` keeps the WordPress id (with a warning for several entities).
  * Worker-side, no kernel imports.
  */
 import type { ImportParseSummary } from '../importers/public.js';
@@ -83,11 +83,11 @@ export class ItemParents {
         out.push({ entity, field: 'parent', to: [...holders.keys()][0]!, as: 'relation', into: 'parent' });
         continue;
       }
+      // A parent not in the file (an export of attachments only) is no fault of the file: the id stays, silently.
+      if (missing) continue;
       const kinds = [...holders].map(([e, n]) => `${n} ${e}`).join(', ');
       warn(
-        missing
-          ? `${entity}: ${missing} of the parents they name are not in the file, so parent keeps the WordPress ids`
-          : `${entity}: their parents are items of several kinds (${kinds}); a relation has one target collection, so parent keeps the WordPress ids`,
+        `${entity}: their parents are items of several kinds (${kinds}); a relation has one target collection, so parent keeps the WordPress ids`,
       );
     }
     return out;
