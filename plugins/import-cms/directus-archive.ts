@@ -101,6 +101,22 @@ export class DirectusReferences {
     return found;
   }
 
+  /**
+   * A single file's fields of UUIDs that are not its own items' ids (ImportParseSummary.earlierRefs): at most 50
+   * fields of at most 1000 distinct values each.
+   */
+  unplaced(): NonNullable<ImportParseSummary['earlierRefs']> {
+    const out: NonNullable<ImportParseSummary['earlierRefs']> = [];
+    for (const f of this.fields.values()) {
+      if (out.length >= 50) break;
+      if (!f.ok || !f.uuid || !f.values.size || f.values.size > 1000) continue;
+      const own = this.ids.get(f.collection);
+      if ([...f.values].some((v) => own?.has(v))) continue;
+      out.push({ entity: f.collection, field: f.field, ...(f.many ? { many: true } : {}), values: [...f.values] });
+    }
+    return out;
+  }
+
   links(): NonNullable<ImportParseSummary['links']> {
     const refs = new ReferenceLinks();
     for (const f of this.fields.values()) {

@@ -188,8 +188,12 @@ export async function readDirectusDocument(
 }
 
 /** One Directus file: its items, or a schema snapshot (0 items, its field types for scaffolding). */
-export async function parseDirectus(input: ImportParseInput, writer: SpoolWriter): Promise<ImportParseSummary['fields'] | undefined> {
-  const doc = await readDirectusDocument(input, writer);
+export async function parseDirectus(
+  input: ImportParseInput,
+  writer: SpoolWriter,
+  onItem?: (collection: string, id: string, data: Obj) => void,
+): Promise<ImportParseSummary['fields'] | undefined> {
+  const doc = await readDirectusDocument(input, writer, onItem);
   if (doc.snapshot) return snapshotFields(writer, doc.lists, doc.directus);
   if (doc.items === 0)
     writer.block(doc.itemShaped ? 'the Directus export holds no items' : 'not a Directus item export or schema snapshot');

@@ -180,4 +180,57 @@ for (const variant of DB_VARIANTS) {
       }
     });
   });
+
+  describe(`import a single Directus file whose references an earlier import holds (${variant.name})`, function () {
+    this.timeout(300000);
+    const t = useTestKernel({ db: variant.name, plugins: [fixturePlugin('test-identity')] }, { variant });
+    const admin = () => as(t, 'admin');
+
+    async function importFile(bytes: Buffer | string, filename: string, mappings: Record<string, unknown>) {
+      const fd = new FormData();
+      fd.append('file', new Blob([bytes]), filename);
+      const v = await dataOf(await t.request('/api/importers/validate', { method: 'POST', body: fd, identity: 'admin' }));
+      expect(v, JSON.stringify(v)).to.include({ valid: true, detectedFormat: 'data_cms' });
+      const plan = await dataOf(
+        await admin().post('/api/importers/preview', { format: 'data_cms', uploadId: v.uploadId, scaffold: true, mappings }),
+      );
+      const res = await admin().post('/api/importers/run', { planId: plan.planId, confirmed: true });
+      const job = await settledImportJob(t, (await res.json()).jobId, 3000, 100);
+      expect(job.status, JSON.stringify(job)).to.equal('completed');
+      return plan;
+    }
+    const mappingOf = (plan: Entry, entity: string, field: string) =>
+      plan.fieldMappings.find((m: Entry) => m.entity === entity && m.sourceField === field);
+    const origin = (e: Entry | null) => e?._source_import?.externalId ?? null;
+
+    it('the real products file after an import of their categories: category is a relation to those entries; variants keep their ids', async () => {
+      const source = products();
+      const name = 'directus-simple-ecommerce-products.json';
+      // Before any categories are imported: as today.
+      const alone = await importFile(real(name), name, { products: 'dx_products_before' });
+      expect(mappingOf(alone, 'products', 'category')).to.include({ type: 'text' });
+
+      await importFile(JSON.stringify(testCategories(source.map((p) => p.category))), 'test-data-categories.json', {
+        categories: 'dx_earlier_categories',
+      });
+      const plan = await importFile(real(name), name, { products: 'dx_products_after' });
+      expect(mappingOf(plan, 'products', 'category')).to.include({
+        type: 'relation',
+        collection: 'dx_earlier_categories',
+        cardinality: 'one',
+      });
+      expect(mappingOf(plan, 'products', 'variants')).to.include({ type: 'text' });
+      const items = (await dataOf(await admin().get('/api/collections/dx_products_after?limit=100&populate=category'))).items as Entry[];
+      expect(items).to.have.length(source.length);
+      for (const p of source) {
+        const e = items.find((x) => origin(x) === p.id)!;
+        expect(origin(e.category)).to.equal(p.category);
+        expect(e.category.name).to.match(/^Test category/);
+        expect(e.variants).to.equal(JSON.stringify(p.variants));
+      }
+      // The first products import is left as it was.
+      const before = (await dataOf(await admin().get('/api/collections/dx_products_before?limit=100'))).items as Entry[];
+      for (const p of source) expect(before.find((x) => origin(x) === p.id)!.category).to.equal(p.category);
+    });
+  });
 }

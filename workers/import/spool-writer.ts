@@ -79,6 +79,8 @@ export class SpoolWriter {
   private readonly refused: Record<string, number> = {};
   /** References a parser found while reading (ImportParseSummary.links), used when close() is given none. */
   links: NonNullable<ImportParseSummary['links']> = [];
+  /** References the upload cannot place itself (ImportParseSummary.earlierRefs). */
+  earlierRefs: NonNullable<ImportParseSummary['earlierRefs']> = [];
 
   constructor(
     spoolPath: string,
@@ -146,6 +148,7 @@ export class SpoolWriter {
       ...(extra.wellFormed === undefined ? {} : { wellFormed: extra.wellFormed }),
       ...(extra.shortcodes && Object.keys(extra.shortcodes).length ? { shortcodes: extra.shortcodes } : {}),
       ...(extra.referenced && Object.keys(extra.referenced).length ? { referenced: extra.referenced } : {}),
+      ...(this.earlierRefs.length ? { earlierRefs: this.earlierRefs } : {}),
       ...((extra.links ?? this.links).length
         ? { links: (extra.links ?? this.links).filter((l) => (this.counts[l.entity] ?? 0) > 0 && (this.counts[l.to] ?? 0) > 0) }
         : {}),
