@@ -186,15 +186,19 @@ for (const variant of DB_VARIANTS) {
     const t = useTestKernel({ db: variant.name, plugins: [fixturePlugin('test-identity')] }, { variant });
     const admin = () => as(t, 'admin');
 
-    async function importFile(bytes: Buffer | string, filename: string, mappings: Record<string, unknown>) {
+    async function importFile(bytes: Buffer | string, filename: string, mappings: Record<string, unknown>, tenant?: string) {
       const fd = new FormData();
       fd.append('file', new Blob([bytes]), filename);
-      const v = await dataOf(await t.request('/api/importers/validate', { method: 'POST', body: fd, identity: 'admin' }));
+      const headers = tenant ? { 'x-test-tenant': tenant } : undefined;
+      const v = await dataOf(await t.request('/api/importers/validate', { method: 'POST', body: fd, identity: 'admin', headers }));
       expect(v, JSON.stringify(v)).to.include({ valid: true, detectedFormat: 'data_cms' });
+      const caller = as(t, 'admin', tenant);
       const plan = await dataOf(
-        await admin().post('/api/importers/preview', { format: 'data_cms', uploadId: v.uploadId, scaffold: true, mappings }),
+        await caller.post('/api/importers/preview', { format: 'data_cms', uploadId: v.uploadId, scaffold: true, mappings }),
       );
-      const res = await admin().post('/api/importers/run', { planId: plan.planId, confirmed: true });
+      // Another tenant's import is only previewed (the plan is what it would do).
+      if (tenant) return plan;
+      const res = await caller.post('/api/importers/run', { planId: plan.planId, confirmed: true });
       const job = await settledImportJob(t, (await res.json()).jobId, 3000, 100);
       expect(job.status, JSON.stringify(job)).to.equal('completed');
       return plan;
@@ -228,6 +232,9 @@ for (const variant of DB_VARIANTS) {
         expect(e.category.name).to.match(/^Test category/);
         expect(e.variants).to.equal(JSON.stringify(p.variants));
       }
+      // Another tenant's preview of the same file does not see this tenant's categories: as today.
+      const other = await importFile(real(name), name, { products: 'dx_products_other' }, 'other');
+      expect(mappingOf(other, 'products', 'category')).to.include({ type: 'text' });
       // The first products import is left as it was.
       const before = (await dataOf(await admin().get('/api/collections/dx_products_before?limit=100'))).items as Entry[];
       for (const p of source) expect(before.find((x) => origin(x) === p.id)!.category).to.equal(p.category);
