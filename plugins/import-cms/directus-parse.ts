@@ -66,17 +66,22 @@ function directusKind(name: string, value: unknown): ImportFieldKind | undefined
   return MEDIA_NAME.test(name) ? 'media' : 'relation';
 }
 
-/** Summary fields typed from a snapshot's collections, fields and relations (collections with a table). */
-function snapshotFields(
+/**
+ * Summary fields typed from a snapshot's collections, fields and relations (collections with a table). Alone, the
+ * snapshot's collections are counted (0 items) and a warning says it imports nothing; in an archive (`alone` false)
+ * the warning says its relations are used.
+ */
+export function snapshotFields(
   writer: SpoolWriter,
   lists: Record<'collections' | 'fields' | 'relations', Obj[]>,
   directus: string,
+  alone = true,
 ): ImportParseSummary['fields'] {
   const { collections, fields, relations } = lists;
   const tables = collections.filter((c) => isObj(c.schema) && typeof c.collection === 'string').map((c) => c.collection as string);
   const typed: ImportParseSummary['fields'] = {};
   for (const t of tables) {
-    writer.touch(t);
+    if (alone) writer.touch(t);
     typed[t] = {};
   }
   for (const f of fields) {
@@ -92,8 +97,11 @@ function snapshotFields(
     if (isRelation) kind = isRelationToFiles(relations, collection, name) ? 'media' : 'relation';
     if (kind) typed[collection][name] = kind;
   }
+  const what = `Directus ${directus ? `${directus} ` : ''}schema snapshot (${tables.length} collections with tables, ${fields.length} fields, ${relations.length} relations)`;
   writer.warn(
-    `this is a Directus ${directus ? `${directus} ` : ''}schema snapshot (${tables.length} collections with tables, ${fields.length} fields, ${relations.length} relations), not content: 0 items are imported; its field types can scaffold the collections`,
+    alone
+      ? `this is a ${what}, not content: 0 items are imported; its field types can scaffold the collections`
+      : `a ${what}: its relations decide which fields of its collections are relations; it imports no items`,
   );
   return typed;
 }
@@ -102,7 +110,27 @@ function isRelationToFiles(relations: Obj[], collection: string, field: string):
   return relations.some((r) => r.collection === collection && r.field === field && r.related_collection === 'directus_files');
 }
 
-export async function parseDirectus(input: ImportParseInput, writer: SpoolWriter): Promise<ImportParseSummary['fields'] | undefined> {
+/** What one Directus JSON document held: its items (written), or a schema snapshot's lists. */
+export interface DirectusDocument {
+  items: number;
+  /** The collection its items went into (null when it held none). */
+  collection: string | null;
+  snapshot: boolean;
+  lists: Record<'collections' | 'fields' | 'relations', Obj[]>;
+  directus: string;
+  /** The document was an array or `{data}` (an item export, maybe empty). */
+  itemShaped: boolean;
+}
+
+/**
+ * Reads one Directus document (an item export or a schema snapshot) and writes its items; `onItem` sees each
+ * written item's collection, id and values (the archive's reference rules, directus-archive.ts).
+ */
+export async function readDirectusDocument(
+  input: ImportParseInput,
+  writer: SpoolWriter,
+  onItem?: (collection: string, id: string, data: Obj) => void,
+): Promise<DirectusDocument> {
   let entity: string | null = null;
   let items = 0;
   const seen = new Set<string>();
@@ -149,17 +177,25 @@ export async function parseDirectus(input: ImportParseInput, writer: SpoolWriter
       }
       const raw = typeof value.status === 'string' ? value.status : null;
       const status = raw && PUBLISHED.has(raw) ? 'published' : raw && DRAFT.has(raw) ? 'draft' : undefined;
-      await writer.write({ entity: entity!, externalId: id, data, ...(status ? { status } : {}), line }, kinds);
+      if (await writer.write({ entity: entity!, externalId: id, data, ...(status ? { status } : {}), line }, kinds))
+        onItem?.(entity!, id, data);
     },
   });
-  if (walked.error) writer.warn(`not valid JSON (${walked.error}); ${items} item(s) read before the error`);
+  if (walked.error) writer.warn(`${input.filename}: not valid JSON (${walked.error}); ${items} item(s) read before the error`);
   const snapshot = walked.rootKind === 'object' && walked.topKeys.includes('directus') && walked.topKeys.includes('collections');
-  if (snapshot) return snapshotFields(writer, lists, directus);
-  if (items === 0)
-    writer.block(
-      walked.rootKind === 'array' || walked.topKeys.includes('data')
-        ? 'the Directus export holds no items'
-        : 'not a Directus item export or schema snapshot',
-    );
+  const itemShaped = walked.rootKind === 'array' || walked.topKeys.includes('data');
+  return { items, collection: entity, snapshot, lists, directus, itemShaped };
+}
+
+/** One Directus file: its items, or a schema snapshot (0 items, its field types for scaffolding). */
+export async function parseDirectus(
+  input: ImportParseInput,
+  writer: SpoolWriter,
+  onItem?: (collection: string, id: string, data: Obj) => void,
+): Promise<ImportParseSummary['fields'] | undefined> {
+  const doc = await readDirectusDocument(input, writer, onItem);
+  if (doc.snapshot) return snapshotFields(writer, doc.lists, doc.directus);
+  if (doc.items === 0)
+    writer.block(doc.itemShaped ? 'the Directus export holds no items' : 'not a Directus item export or schema snapshot');
   return undefined;
 }

@@ -9,6 +9,7 @@ import { parseDrupal } from './drupal-parse.js';
 import { parseStrapiExport } from './strapi-export.js';
 import { parseStrapiRest } from './strapi-rest.js';
 import { parseDirectus } from './directus-parse.js';
+import { DirectusReferences, parseDirectusArchive } from './directus-archive.js';
 
 export function parsePhpCms(input: ImportParseInput): Promise<TaskResult<ImportParseSummary>> {
   return runParse(input, parseDrupal);
@@ -23,5 +24,12 @@ export function parseNodeCms(input: ImportParseInput): Promise<TaskResult<Import
 }
 
 export function parseDataCms(input: ImportParseInput): Promise<TaskResult<ImportParseSummary>> {
-  return runParse(input, parseDirectus);
+  return runParse(input, async (i, writer) => {
+    if (isArchiveInput(i)) return parseDirectusArchive(i, writer);
+    // One file: its references to other collections may name records an earlier import wrote (earlierRefs).
+    const refs = new DirectusReferences();
+    const typed = await parseDirectus(i, writer, (c, id, data) => refs.noteItem(c, id, data));
+    writer.earlierRefs = refs.unplaced();
+    return typed;
+  });
 }

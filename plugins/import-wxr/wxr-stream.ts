@@ -14,6 +14,7 @@ import { BareAmpersandRepair } from './bare-ampersands.js';
 import { ASSUMED_PREFIXES, elementKey, wxrNamespaceVersion } from './wxr-names.js';
 import { clean, type WxrNode } from './wxr-node.js';
 import { ReferencedTerms } from './wxr-referenced.js';
+import { ItemParents } from './wxr-links.js';
 import { authorRecord, categoryRecord, itemRecords, tagRecord, termRecord, type EntityOut, type RecordContext } from './wxr-records.js';
 
 type Kind = 'item' | 'author' | 'category' | 'tag' | 'term' | 'version';
@@ -71,6 +72,8 @@ export class WxrStream {
   private readonly referenced = new ReferencedTerms();
   /** Records made from undeclared references, per entity (ImportParseSummary.referenced). */
   readonly referencedCounts: Record<string, number> = {};
+  /** The parents items name, per entity (wxr-links.ts). */
+  private readonly parents = new ItemParents();
 
   constructor(
     private readonly input: ImportParseInput,
@@ -316,6 +319,12 @@ export class WxrStream {
     }
     seen.add(entity.externalId);
     if (await this.spool.write(entity, out.kinds)) this.written++;
+    if (ITEM_DUPLICATES_KEPT(entity.entity) && entity.entity !== 'comments') this.parents.note(entity.entity, entity.data.parent);
+  }
+
+  /** The links of the file (after run()): fixed ones and those of attachments and custom post types. */
+  links(): ReturnType<ItemParents['links']> {
+    return this.parents.links(this.ids, (m) => this.spool.warn(m));
   }
 
   /** Final checks: a stop before the end, the root, the WXR version, an empty export. */

@@ -99,6 +99,13 @@ export interface ImportParseSummary {
    */
   links?: Array<{ entity: string; field: string; to: string; as: 'entry' | 'media' | 'relation'; into: string; many?: boolean }>;
   /**
+   * References the upload cannot place itself (a single Directus item file names ids of another collection): per
+   * field the distinct values (at most 1000 per field, 50 fields). Planning looks them up among the records earlier
+   * imports of the same format wrote; when every value is a record of one entity in one existing collection, the
+   * field becomes a relation to that collection (plan-links.ts, planEarlierLinks).
+   */
+  earlierRefs?: Array<{ entity: string; field: string; many?: boolean; values: string[] }>;
+  /**
    * Records made from references the source names but never declares (WXR: a post's category, tag or author
    * with no `<wp:category>`, `<wp:tag>` or `<wp:author>`), per entity; they are part of `counts`.
    */

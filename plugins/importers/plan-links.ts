@@ -9,6 +9,7 @@ import { DEFAULT_WIDGETS } from './field-names.js';
 import type { PlanDraft } from './plan-kinds.js';
 import type { Operation, PlannedLink } from './planner.js';
 import type { CollectionInfo } from '../content/public.js';
+import type { EarlierLink } from './earlier-links.js';
 
 const MEDIA_FIELD_NAMES = ['featuredMedia', 'featuredImage', 'image', 'cover', 'thumbnail'];
 
@@ -89,6 +90,39 @@ export function planLinks(draft: PlanDraft, sourceLinks: SourceLink[], collectio
       into,
       ...(l.as === 'relation' && l.many ? { many: true } : {}),
       ...(toMediaField ? { toMediaField } : {}),
+    });
+  }
+  return links;
+}
+
+/**
+ * Relations to records earlier imports wrote (earlier-links.ts): only for an entity this plan imports, to an entity
+ * it does not (its own links decide those), into the source field's own field.
+ */
+export function planEarlierLinks(draft: PlanDraft, earlier: EarlierLink[], collections: CollectionInfo[]): PlannedLink[] {
+  const links: PlannedLink[] = [];
+  for (const l of earlier) {
+    const from = draft.operations.find((o) => o.sourceType === l.entity && o.action !== 'skip');
+    if (!from?.targetCollection || draft.operations.some((o) => o.sourceType === l.to)) continue;
+    const source: SourceLink = {
+      entity: l.entity,
+      field: l.field,
+      to: l.to,
+      as: 'relation',
+      into: l.field,
+      ...(l.many ? { many: true } : {}),
+    };
+    const into = relationField(draft, source, from, l.toCollection, collections);
+    if (!into) continue;
+    links.push({
+      entity: l.entity,
+      collection: from.targetCollection,
+      field: l.field,
+      to: l.to,
+      toCollection: l.toCollection,
+      as: 'relation',
+      into,
+      ...(l.many ? { many: true } : {}),
     });
   }
   return links;

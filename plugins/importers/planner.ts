@@ -2,7 +2,8 @@ import { ValidationError } from '../../kernel/sdk.js';
 import type { ImportFieldKind, ImportParseSummary } from './format-contract.js';
 import { collectionNameFor, DEFAULT_WIDGETS, isCollectionName, SOURCE_FIELD, type ContentFieldType } from './field-names.js';
 import { planIntoExisting, planNeedsCollection, planScaffold, type EntityTarget, type PlanDraft } from './plan-kinds.js';
-import { planLinks } from './plan-links.js';
+import { planEarlierLinks, planLinks } from './plan-links.js';
+import type { EarlierLink } from './earlier-links.js';
 import { defaultTarget, madeByImport } from './plan-targets.js';
 import type { CollectionInfo } from '../content/public.js';
 import type { z } from 'zod';
@@ -103,6 +104,8 @@ export interface PlanInput {
   mode: SafetyMode;
   mappings?: Record<string, EntityMapping>;
   linked: Record<string, Record<string, number>>;
+  /** References to records earlier imports wrote (earlier-links.ts). */
+  earlierLinks?: EarlierLink[];
   /** The plan-wide status policy (an entity's mapping may override it); default per target, see buildPlan. */
   statuses?: StatusPolicy;
   /** The short source name new collections are suffixed with (`strapi`, `wordpress`). */
@@ -169,7 +172,7 @@ export function buildPlan(input: PlanInput): ImportPlan {
     total += count;
     if (entity === 'attachments') attachments += count;
   }
-  const links = planLinks(draft, summary.links ?? [], collections);
+  const links = [...planLinks(draft, summary.links ?? [], collections), ...planEarlierLinks(draft, input.earlierLinks ?? [], collections)];
   const scaffoldCollections = [...draft.scaffolds.values()].map((s) => ({
     ...s,
     fields: [...s.fields, { name: SOURCE_FIELD, type: 'json' as const, label: 'Import source' }],

@@ -18,6 +18,7 @@ import {
 } from './import-context.js';
 import { buildPlan, type EntityMapping, type ImportPlan, type SafetyMode, type StatusPolicy } from './planner.js';
 import type { ImportUploads } from './uploads.js';
+import { earlierLinks } from './earlier-links.js';
 
 /** The body of a preview (POST /api/importers/preview). */
 export interface PreviewBody {
@@ -75,8 +76,12 @@ export class ImportPlanning {
     const upload = await this.deps.store.uploads.findOne({ where: { id: input.uploadId, tenant_id: identity.tenantId } });
     if (!upload) throw new ImportUploadNotFoundError(input.uploadId);
     const summary = JSON.parse(upload.summary) as ImportParseSummary;
-    const collections = await this.deps.contentClient()(identity).collections.list();
+    const content = this.deps.contentClient()(identity);
+    const collections = await content.collections.list();
     const linked = await this.deps.store.countLinks(identity.tenantId, input.format);
+    const earlier = summary.earlierRefs?.length
+      ? await earlierLinks(this.deps.store, content, identity.tenantId, input.format, summary.earlierRefs, collections)
+      : [];
     const label = formatLabel(this.deps, input.format);
     const plan = buildPlan({
       sourceTag: sourceTagOf(label),
@@ -92,6 +97,7 @@ export class ImportPlanning {
       mode,
       mappings: input.mappings,
       linked,
+      earlierLinks: earlier,
     });
     return { plan, collections, linked };
   }

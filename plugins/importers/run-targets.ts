@@ -10,7 +10,7 @@ import type { PrepareTarget } from './prepare-batch.js';
 
 /**
  * The plan's new collections in an order that creates every relation's target first (a collection may relate to
- * itself); a cycle between new collections keeps the plan's order for the rest (the create then names the field).
+ * itself); a cycle between new collections keeps the plan's order for the rest (scaffoldMissing adds such a field later).
  */
 function creationOrder(plan: ImportPlan, existing: Set<string>): ImportPlan['scaffoldCollections'] {
   const left = plan.scaffoldCollections.filter((s) => !existing.has(s.name));
@@ -25,19 +25,26 @@ function creationOrder(plan: ImportPlan, existing: Set<string>): ImportPlan['sca
   return out;
 }
 
-/** Creates the plan's missing collections, named in `scaffolded` as they are made (a failed run removes them). */
+/**
+ * Creates the plan's missing collections, named in `scaffolded` as they are made (a failed run removes them). In a
+ * cycle between new collections (products <-> variants) a relation to one not made yet is added once it is.
+ */
 export async function scaffoldMissing(content: LocalClient, plan: ImportPlan, scaffolded: string[]): Promise<void> {
   const existing = new Set((await content.collections.list()).map((c) => c.name));
+  const deferred: ImportPlan['scaffoldCollections'] = [];
+  // Each field carries its default editing widget (the admin UI's entry editor follows it).
+  const withWidgets = (s: ImportPlan['scaffoldCollections'][number]) =>
+    s.fields.map((f) => (s.widgets[f.name] ? { ...f, widget: s.widgets[f.name] } : f));
   for (const s of creationOrder(plan, existing)) {
     if (existing.has(s.name)) continue;
-    // Each field carries its default editing widget (the admin UI's entry editor follows it).
-    await content.collections.create({
-      name: s.name,
-      fields: s.fields.map((f) => (s.widgets[f.name] ? { ...f, widget: s.widgets[f.name] } : f)),
-    });
+    const later = (f: { collection?: string }) => !!f.collection && f.collection !== s.name && !existing.has(f.collection);
+    const fields = withWidgets(s);
+    await content.collections.create({ name: s.name, fields: fields.filter((f) => !later(f)) });
     existing.add(s.name);
     scaffolded.push(s.name);
+    if (fields.some(later)) deferred.push(s);
   }
+  for (const s of deferred) await content.collections.update(s.name, { fields: withWidgets(s) });
 }
 
 /** The target collections' schemas (read once) and, per mapped entity, its prepare target. */

@@ -1,6 +1,9 @@
 import { expect } from 'chai';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { parseWxr } from '../../plugins/import-wxr/parse-task.js';
+import type { ImportedEntity, ImportParseSummary } from '../../plugins/importers/public.js';
 import { as, dataOf } from '../helpers/content.js';
 import { IMPORT_FIXTURES } from '../helpers/import-fixtures.js';
 import { settledImportJob } from '../helpers/importers.js';
@@ -35,6 +38,31 @@ const SMALL_WXR = `<?xml version="1.0" encoding="UTF-8"?>
 </channel>
 </rss>
 `;
+
+/** A fixture as the parse task reads it: its records (values as the file has them) and its summary. */
+async function parsed(file: string): Promise<{ records: ImportedEntity[]; summary: ImportParseSummary }> {
+  const dir = mkdtempSync(join(tmpdir(), 'wxr-rel-'));
+  try {
+    const spoolPath = join(dir, 'spool.ndjson');
+    const profile = { container: 'plain', encoding: 'utf-8', bom: false, kind: 'xml' } as const;
+    const r = await parseWxr({
+      path: join(IMPORT_FIXTURES, 'xml_blog', file),
+      filename: file,
+      workDir: dir,
+      spoolPath,
+      maxDepth: 32,
+      profile,
+    });
+    if (!r.ok) throw new Error(JSON.stringify(r.issues));
+    const records = readFileSync(spoolPath, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as ImportedEntity);
+    return { records, summary: r.value };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
 
 for (const variant of DB_VARIANTS) {
   describe(`import WordPress references as relations (${variant.name})`, function () {
@@ -134,6 +162,96 @@ for (const variant of DB_VARIANTS) {
       expect(post.categories).to.equal('["zeta","alpha"]');
       expect(post.tags).to.equal('["red","blue"]');
       expect(post.author).to.equal('grace');
+    });
+
+    it('the real Ghost sample: an attachment’s parent post and a custom post type’s tags and author are relations', async () => {
+      const file = 'ghost-wpxml-sample.xml';
+      const { records } = await parsed(file);
+      const plan = await planFor(readFileSync(join(IMPORT_FIXTURES, 'xml_blog', file)), file, {
+        mappings: {
+          posts: 'cpt_posts',
+          pages: 'cpt_pages',
+          customcpts: 'cpt_customcpts',
+          attachments: 'cpt_attachments',
+          categories: 'cpt_categories',
+          tags: 'cpt_tags',
+          authors: 'cpt_authors',
+          comments: false,
+        },
+      });
+      const mapping = (entity: string, field: string) =>
+        plan.fieldMappings.find((m: Entry) => m.entity === entity && m.sourceField === field);
+      expect(mapping('attachments', 'parent')).to.include({ type: 'relation', collection: 'cpt_posts', cardinality: 'one' });
+      expect(mapping('attachments', 'author')).to.include({ type: 'relation', collection: 'cpt_authors', cardinality: 'one' });
+      expect(mapping('customcpts', 'tags')).to.include({ type: 'relation', collection: 'cpt_tags', cardinality: 'many' });
+      expect(mapping('customcpts', 'categories')).to.include({ type: 'relation', collection: 'cpt_categories', cardinality: 'many' });
+      expect(mapping('customcpts', 'author')).to.include({ type: 'relation', collection: 'cpt_authors', cardinality: 'one' });
+      await run(plan);
+
+      // Fixture lines 93-125: the CPT item 15 (tag has-images, by hermione) and attachment 5 of post 4.
+      const [cpt] = await list('/api/collections/cpt_customcpts?limit=10&populate=tags,categories,author');
+      expect(cpt).to.include({ title: 'My CPT Post', postType: 'customcpt', wpId: 15 });
+      expect(cpt.tags.map((x: Entry) => x.slug)).to.deep.equal(['has-images']);
+      expect(cpt.categories).to.deep.equal([]);
+      expect(cpt.author).to.include({ login: 'hermione@example.com' });
+      const attachments = await list('/api/collections/cpt_attachments?limit=10&populate=parent,author');
+      const source = records.filter((r) => r.entity === 'attachments');
+      expect(attachments).to.have.length(source.length);
+      for (const a of source) {
+        const e = attachments.find((x) => x.wpId === a.data.wpId)!;
+        expect(e.parent).to.include({ wpId: Number(a.data.parent), title: 'Basic Post' });
+        expect(e.author).to.include({ login: a.data.author });
+        expect(e.url).to.equal(a.data.url);
+      }
+    });
+
+    it('the real theme unit test data: menu items’ parent pages are relations; attachments of posts and of pages keep the WordPress id', async () => {
+      const file = 'wp-theme-unit-test-data.xml';
+      const { records, summary } = await parsed(file);
+      expect(summary.warnings.map((w) => w.message)).to.include(
+        'attachments: their parents are items of several kinds (7 posts, 1 pages); a relation has one target collection, so parent keeps the WordPress ids',
+      );
+      const plan = await planFor(readFileSync(join(IMPORT_FIXTURES, 'xml_blog', file)), file, {
+        mappings: {
+          posts: 'tu_posts',
+          pages: 'tu_pages',
+          attachments: 'tu_attachments',
+          nav_menu_items: 'tu_menu_items',
+          categories: 'tu_categories',
+          tags: 'tu_tags',
+          terms: false,
+          authors: 'tu_authors',
+          comments: false,
+        },
+      });
+      const mapping = (entity: string, field: string) =>
+        plan.fieldMappings.find((m: Entry) => m.entity === entity && m.sourceField === field);
+      expect(mapping('nav_menu_items', 'parent')).to.include({ type: 'relation', collection: 'tu_pages', cardinality: 'one' });
+      expect(mapping('attachments', 'parent')).to.include({ type: 'text' });
+      expect(mapping('attachments', 'author')).to.include({ type: 'relation', collection: 'tu_authors' });
+      await run(plan);
+
+      const menu = await list('/api/collections/tu_menu_items?limit=100&populate=parent');
+      const menuSource = records.filter((r) => r.entity === 'nav_menu_items');
+      expect(menu).to.have.length(menuSource.length);
+      let withParent = 0;
+      for (const m of menuSource) {
+        const e = menu.find((x) => x._source_import.externalId === m.externalId)!;
+        if (m.data.parent === null) expect(e.parent, m.externalId).to.equal(null);
+        else {
+          expect(e.parent, m.externalId).to.include({ wpId: Number(m.data.parent) });
+          withParent++;
+        }
+      }
+      expect(withParent).to.equal(25);
+      const attachments = await list('/api/collections/tu_attachments?limit=100&populate=author');
+      const source = records.filter((r) => r.entity === 'attachments');
+      expect(attachments).to.have.length(source.length);
+      for (const a of source) {
+        const e = attachments.find((x) => x.wpId === a.data.wpId)!;
+        expect(e.parent).to.equal(a.data.parent);
+        expect(e.author).to.include({ login: a.data.author });
+      }
     });
   });
 }

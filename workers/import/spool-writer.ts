@@ -79,6 +79,8 @@ export class SpoolWriter {
   private readonly refused: Record<string, number> = {};
   /** References a parser found while reading (ImportParseSummary.links), used when close() is given none. */
   links: NonNullable<ImportParseSummary['links']> = [];
+  /** References the upload cannot place itself (ImportParseSummary.earlierRefs). */
+  earlierRefs: NonNullable<ImportParseSummary['earlierRefs']> = [];
 
   constructor(
     spoolPath: string,
@@ -102,6 +104,12 @@ export class SpoolWriter {
     }
     if (!this.out.write(JSON.stringify(entity) + '\n')) await once(this.out, 'drain');
     return true;
+  }
+
+  /** Sets a field's kind once the parser knows more than the values said (a snapshot's relation holding integer ids). */
+  setKind(entity: string, field: string, kind: ImportFieldKind): void {
+    const kinds = this.fields[entity];
+    if (kinds && field in kinds) kinds[field] = kind;
   }
 
   /** Counts an entity kind without writing records (e.g. an empty section the summary should show as 0). */
@@ -140,6 +148,7 @@ export class SpoolWriter {
       ...(extra.wellFormed === undefined ? {} : { wellFormed: extra.wellFormed }),
       ...(extra.shortcodes && Object.keys(extra.shortcodes).length ? { shortcodes: extra.shortcodes } : {}),
       ...(extra.referenced && Object.keys(extra.referenced).length ? { referenced: extra.referenced } : {}),
+      ...(this.earlierRefs.length ? { earlierRefs: this.earlierRefs } : {}),
       ...((extra.links ?? this.links).length
         ? { links: (extra.links ?? this.links).filter((l) => (this.counts[l.entity] ?? 0) > 0 && (this.counts[l.to] ?? 0) > 0) }
         : {}),
