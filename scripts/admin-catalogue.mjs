@@ -30,8 +30,13 @@ const VISIBLE_ATTRIBUTES = new Set([
   'placeholder',
   'alt',
   'label',
+  // Props of this UI's own components that are shown as they are.
   'message',
   'confirmLabel',
+  'confirm',
+  'submit',
+  'applyLabel',
+  'what',
 ]);
 const VERBATIM_ELEMENTS = new Set(['code', 'kbd', 'pre', 'samp', 'style', 'script']);
 const MESSAGE_CALLS = /^(toast\.(success|error|info|warning|warn)|confirm|alert|prompt|window\.confirm)$/;

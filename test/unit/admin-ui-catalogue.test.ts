@@ -24,20 +24,6 @@ interface CatalogueCheck {
  * them; it fails when one of them has no literal left (take it off this list then). Shrink it to empty.
  */
 const NOT_YET_MOVED = new Set([
-  'components/AdvisoryItem.svelte',
-  'components/ConfirmDialog.svelte',
-  'components/CopyButton.svelte',
-  'components/Dialog.svelte',
-  'components/FormDialog.svelte',
-  'components/MaintenanceBanner.svelte',
-  'components/MoveButtons.svelte',
-  'components/Pagination.svelte',
-  'components/PlanReview.svelte',
-  'components/ReauthDialog.svelte',
-  'components/SearchForm.svelte',
-  'components/Toasts.svelte',
-  'components/TwoFactorStep.svelte',
-  'components/UpdateBanner.svelte',
   'dashboard/LicenseBadge.svelte',
   'dashboard/TimeSeriesChart.svelte',
   'dashboard/WidgetCard.svelte',
