@@ -222,35 +222,36 @@ export function icuArguments(message) {
 /** Problems with the catalogues themselves and with the keys the code uses. */
 export function catalogueProblems() {
   const problems = [];
-  const [en, de] = LOCALES_CHECKED.map(loadCatalogue);
-  for (const [key, where] of Object.entries(keysUsed())) {
-    for (const [code, cat] of [
-      ['en', en],
-      ['de', de],
-    ])
+  const cats = Object.fromEntries(LOCALES_CHECKED.map((code) => [code, loadCatalogue(code)]));
+  const en = cats.en;
+  for (const [key, where] of Object.entries(keysUsed()))
+    for (const [code, cat] of Object.entries(cats))
       if (!(key in cat)) problems.push(`${where}: key '${key}' is missing from the ${code} catalogue`);
+  for (const [code, cat] of Object.entries(cats)) {
+    if (code === 'en') continue;
+    for (const key of Object.keys(en)) if (!(key in cat)) problems.push(`${code} lacks '${key}' (en has it)`);
+    for (const key of Object.keys(cat)) if (!(key in en)) problems.push(`${code} has '${key}', which en does not`);
   }
-  for (const key of Object.keys(en)) if (!(key in de)) problems.push(`de lacks '${key}' (en has it)`);
-  for (const key of Object.keys(de)) if (!(key in en)) problems.push(`de has '${key}', which en does not`);
-  for (const [code, cat] of [
-    ['en', en],
-    ['de', de],
-  ])
+  for (const [code, cat] of Object.entries(cats))
     for (const [key, msg] of Object.entries(cat)) {
+      if (/'[{}#|]/.test(msg)) problems.push(`${code} '${key}' quotes ICU syntax with an apostrophe (use ’ or \\" instead): ${msg}`);
       try {
         icuArguments(msg);
       } catch (err) {
         problems.push(`${code} '${key}' is not ICU MessageFormat: ${err.message}`);
       }
     }
-  for (const key of Object.keys(en)) {
-    if (!(key in de)) continue;
-    try {
-      const a = icuArguments(en[key]).join(',');
-      const b = icuArguments(de[key]).join(',');
-      if (a !== b) problems.push(`'${key}': de uses {${b}}, en uses {${a}}`);
-    } catch {
-      /* reported above */
+  for (const [code, cat] of Object.entries(cats)) {
+    if (code === 'en') continue;
+    for (const key of Object.keys(en)) {
+      if (!(key in cat)) continue;
+      try {
+        const a = icuArguments(en[key]).join(',');
+        const b = icuArguments(cat[key]).join(',');
+        if (a !== b) problems.push(`'${key}': ${code} uses {${b}}, en uses {${a}}`);
+      } catch {
+        /* reported above */
+      }
     }
   }
   return problems;

@@ -24,16 +24,6 @@ interface CatalogueCheck {
  * them; it fails when one of them has no literal left (take it off this list then). Shrink it to empty.
  */
 const NOT_YET_MOVED = new Set([
-  'dashboard/LicenseBadge.svelte',
-  'dashboard/TimeSeriesChart.svelte',
-  'dashboard/WidgetCard.svelte',
-  'dashboard/WidgetChart.svelte',
-  'pages/Dashboard.svelte',
-  'pages/Login.svelte',
-  'pages/MagicLink.svelte',
-  'pages/PluginPage.svelte',
-  'pages/Register.svelte',
-  'pages/ResetPassword.svelte',
   'pages/Setup.svelte',
   'pages/System.svelte',
   'pages/SystemJobs.svelte',
