@@ -105,6 +105,7 @@ export function useLocale(preference: unknown): void {
 
 /** A message outside a component (toasts, errors built in TS), by its key, with its ICU values. */
 export function t(key: string, values?: Record<string, string | number | boolean | Date | null | undefined>): string {
+  void i18n.locale; // read reactively where a template calls t()
   return get(_)(key, { values });
 }
 
