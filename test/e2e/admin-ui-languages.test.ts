@@ -57,7 +57,7 @@ for (const variant of DB_VARIANTS) {
     it('lays the page out right to left with the pseudo-RTL catalogue: <html dir="rtl">, the sidebar on the right', async function () {
       await setLocale('ar-XB');
       const page = await openAdminPage(b, t, 'account');
-      await page.waitForFunction('document.documentElement.dir === "rtl"');
+      await page.waitForFunction(() => (globalThis as any).document.documentElement.dir === 'rtl');
       expect(await page.getAttribute('html', 'lang')).to.equal('ar-XB');
       const sidebar = (await page.locator('#sidebar').boundingBox())!;
       const main = (await page.locator('#main').boundingBox())!;
