@@ -26,7 +26,6 @@ interface CatalogueCheck {
 const NOT_YET_MOVED = new Set([
   'pages/Setup.svelte',
   'pages/System.svelte',
-  'pages/SystemJobs.svelte',
   'pages/content/CollectionSchema.svelte',
   'pages/content/Collections.svelte',
   'pages/content/ComponentChoice.svelte',
@@ -64,8 +63,6 @@ const NOT_YET_MOVED = new Set([
   'pages/importers/PastImports.svelte',
   'pages/importers/TargetChoice.svelte',
   'pages/importers/UploadStep.svelte',
-  'pages/media/FolderDialog.svelte',
-  'pages/media/FolderNav.svelte',
   'pages/media/MediaDetails.svelte',
   'pages/media/MediaFiles.svelte',
   'pages/media/MediaLibrary.svelte',
