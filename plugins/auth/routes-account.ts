@@ -31,6 +31,8 @@ async function wrongPassword(ctx: Context, scope: LockoutScope, userId: string, 
   throw new InvalidCredentialsError();
 }
 
+/** A BCP 47 language tag, loosely: en, de, pt-BR, ar-XB, zh-Hant-TW. */
+const LOCALE_TAG = /^[a-zA-Z]{2,3}(-[a-zA-Z0-9]{2,8}){0,3}$/;
 const sessionHashOf = (meta: Record<string, unknown> | undefined) => (typeof meta?.sessionHash === 'string' ? meta.sessionHash : null);
 
 /** Session management (re-authentication, revocation, admin variants) and the user's own attributes. */
@@ -156,7 +158,12 @@ export const accountRoutes: RouteDefinition[] = [
           username: z.string().min(1).max(191).optional(),
           preferences: z.record(z.string().max(64), z.unknown()).optional(),
         })
-        .refine((b) => JSON.stringify(b).length <= 64 * 1024, 'at most 64 KiB'),
+        .refine((b) => JSON.stringify(b).length <= 64 * 1024, 'at most 64 KiB')
+        // preferences.locale is the admin UI's language: a language tag (en, de, pt-BR) or null (the browser's).
+        .refine(
+          (b) => b.preferences?.locale == null || (typeof b.preferences.locale === 'string' && LOCALE_TAG.test(b.preferences.locale)),
+          { message: 'preferences.locale is a language tag such as en, de or pt-BR, or null', path: ['preferences', 'locale'] },
+        ),
     },
     async handler({ body, identity, scope }) {
       requireSession(identity);

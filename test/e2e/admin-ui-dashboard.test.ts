@@ -374,7 +374,7 @@ describe('admin UI: every dashboard widget in words on a fresh install', functio
     expect(await words('tenant-analytics')).to.match(/1 user \(1 admin\)/);
     expect(await words('media-storage-analytics')).to.match(/1 file, [\d.]+ [KM]?B in total[\s\S]*PNG image/);
     expect(await words('commerce-inventory')).to.match(/2 products tracked, 1 out of stock/);
-    expect(await words('unified-metrics')).to.match(/\d+ requests since (just now|\d+ min ago), [\d.]+ % errors/);
+    expect(await words('unified-metrics')).to.match(/\d+ requests since (just now|\d+ minutes? ago), [\d.]+ % errors/);
     // Names instead of ids, links into the admin.
     const online = grid.locator('cms-widget-user-online');
     expect(await online.getByRole('link', { name: 'Ada' }).getAttribute('href')).to.equal('/admin/users');

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core';
 import { DIST_ROOT, PROJECT_ROOT } from '../../kernel/version.js';
 import { startTestKernel, useTestKernel, type KernelHooks, type TestKernel, type TestKernelOptions } from './kernel.js';
 import type { DbVariant } from './services.js';
@@ -50,8 +50,8 @@ export interface BrowserSession {
   /** A fresh context (cookies, storage) per test. */
   readonly context: BrowserContext;
   readonly page: Page;
-  /** Another fresh context in the same test (a second browser user). */
-  newContext(): Promise<BrowserContext>;
+  /** Another fresh context in the same test (a second browser user; options such as the browser's locale). */
+  newContext(options?: BrowserContextOptions): Promise<BrowserContext>;
 }
 
 /**
@@ -101,8 +101,8 @@ export function useBrowser(): BrowserSession {
     get page() {
       return page!;
     },
-    async newContext() {
-      const c = await browser!.newContext({ viewport: { width: 1280, height: 860 } });
+    async newContext(options?: BrowserContextOptions) {
+      const c = await browser!.newContext({ viewport: { width: 1280, height: 860 }, ...options });
       extra.push(c);
       return c;
     },

@@ -164,6 +164,23 @@ for (const variant of DB_VARIANTS) {
       expect((await demote.json()).error).to.equal('CONFLICT');
     });
 
+    it("keeps the admin UI's language as the user's preference (a language tag or null), 400 for anything else", async function () {
+      const u = await userWithSessionAndKey('language@example.com', 'viewer');
+      const put = (preferences: object) =>
+        t.request('/api/user/update-user-attributes', { method: 'PUT', headers: { cookie: u.session }, json: { preferences } });
+      expect((await put({ locale: 'de' })).status).to.equal(200);
+      const me = async () => (await (await t.request('/api/user/me', { headers: { cookie: u.session } })).json()).data;
+      expect((await me()).preferences.locale).to.equal('de');
+      for (const bad of [42, '', 'german language', 'de_DE;drop', 'x'.repeat(40)]) {
+        const res = await put({ locale: bad });
+        expect(res.status, JSON.stringify(bad)).to.equal(400);
+        expect((await res.json()).error).to.equal('VALIDATION_ERROR');
+      }
+      expect((await me()).preferences.locale, 'a refused value changes nothing').to.equal('de');
+      expect((await put({ locale: null })).status).to.equal(200);
+      expect((await me()).preferences.locale, "null: the browser's language again").to.equal(null);
+    });
+
     it('a session used from another client is only logged, never acted on', async function () {
       const u = await userWithSessionAndKey('roaming@example.com');
       const elsewhere = await t.request('/api/user/me', {

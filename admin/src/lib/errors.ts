@@ -3,10 +3,11 @@
 // "Field 6: the name may only contain letters and digits …". The code is never part of the text; callers
 // may put it in a data-code attribute for support and tests.
 import { ApiError, type ApiIssue } from './remote';
+import { t } from '../i18n/index.svelte';
 
 /** Messages for codes whose server message is not meant for people (the other codes' messages are sentences already). */
 const BY_CODE: Record<string, string> = {
-  NETWORK_ERROR: 'The server cannot be reached. Check that the CMS is running.',
+  NETWORK_ERROR: 'errors.network',
 };
 
 const LOCATIONS = new Set(['body', 'query', 'params', 'headers']);
@@ -32,7 +33,7 @@ export function pathParts(path: string): string[] {
     if (next !== undefined && /^\d+$/.test(next) && !/^\d+$/.test(part)) {
       out.push(`${singular(words(part))} ${Number(next) + 1}`);
       i++;
-    } else if (/^\d+$/.test(part)) out.push(`item ${Number(part) + 1}`);
+    } else if (/^\d+$/.test(part)) out.push(t('errors.item', { n: Number(part) + 1 }));
     else out.push(words(part));
   }
   return out.filter(Boolean);
@@ -58,18 +59,22 @@ export interface ErrorInWords {
 }
 
 /** Any error (ApiError or other) in words. */
-export function errorInWords(err: unknown, fallback = 'Something went wrong.'): ErrorInWords {
+export function errorInWords(err: unknown, fallback?: string): ErrorInWords {
   if (err instanceof ApiError) {
     const details = err.issues.map(issueInWords).filter(Boolean);
     const known = BY_CODE[err.code];
-    if (known) return { message: known, details, code: err.code };
+    if (known) return { message: t(known), details, code: err.code };
     if (err.code === 'VALIDATION_ERROR' && details.length)
-      return { message: details.length === 1 ? 'One value needs changing:' : 'Some values need changing:', details, code: err.code };
+      return { message: t('errors.valuesNeedChanging', { count: details.length }), details, code: err.code };
     // The kernel's "Invalid request: body.x: …" summary repeats the issues with their paths: never shown raw.
-    const message = /^Invalid request:/.test(err.message) ? 'The request was not accepted.' : err.message;
+    const message = /^Invalid request:/.test(err.message) ? t('errors.notAccepted') : err.message;
     return { message, details, code: err.code };
   }
-  return { message: err instanceof Error && err.message ? err.message : fallback, details: [], code: 'ERROR' };
+  return {
+    message: err instanceof Error && err.message ? err.message : (fallback ?? t('errors.somethingWrong')),
+    details: [],
+    code: 'ERROR',
+  };
 }
 
 /** The same as one line: the message followed by its details. */

@@ -1,11 +1,13 @@
-// Numbers, sizes, durations and dates in words, as the pages show them.
+// Numbers, sizes, durations and dates in words, as the pages show them: in the UI's language (Intl with
+// the chosen locale, words from the catalogue).
+import { formatDate, formatNumber, formatRelative, t } from '../i18n/index.svelte';
 
 /** "4 min 10 s" for a number of seconds. */
 export function formatDuration(seconds: number): string {
   const s = Math.max(0, Math.ceil(seconds));
   const m = Math.floor(s / 60);
-  if (m >= 60) return `${Math.floor(m / 60)} h ${m % 60} min`;
-  return m ? `${m} min ${s % 60} s` : `${s} s`;
+  if (m >= 60) return t('common.duration.hours', { h: Math.floor(m / 60), min: m % 60 });
+  return m ? t('common.duration.minutes', { min: m, s: s % 60 }) : t('common.duration.seconds', { s });
 }
 
 export function formatBytes(bytes: number): string {
@@ -17,16 +19,17 @@ export function formatBytes(bytes: number): string {
     v /= 1024;
     i++;
   }
-  return `${v.toFixed(v < 10 && i ? 1 : 0)} ${units[i]}`;
+  const digits = v < 10 && i ? 1 : 0;
+  return `${formatNumber(v, { minimumFractionDigits: digits, maximumFractionDigits: digits })} ${units[i]}`;
 }
 
-/** "3 min ago", "2 h ago", "5 d ago" or the date. */
+/** "3 minutes ago", "vor 2 Stunden" or the date. */
 export function ago(iso: string | null | undefined): string {
-  if (!iso) return 'never';
+  if (!iso) return t('common.never');
   const s = Math.round((Date.now() - new Date(iso).getTime()) / 1000);
-  if (s < 60) return 'just now';
-  if (s < 3600) return `${Math.floor(s / 60)} min ago`;
-  if (s < 86400) return `${Math.floor(s / 3600)} h ago`;
-  if (s < 30 * 86400) return `${Math.floor(s / 86400)} d ago`;
-  return new Date(iso).toLocaleDateString();
+  if (s < 60) return t('common.justNow');
+  if (s < 3600) return formatRelative(-Math.floor(s / 60), 'minute');
+  if (s < 86400) return formatRelative(-Math.floor(s / 3600), 'hour');
+  if (s < 30 * 86400) return formatRelative(-Math.floor(s / 86400), 'day');
+  return formatDate(iso);
 }

@@ -1,6 +1,7 @@
 // The pages plugins contribute (their manifests' `adminPages`), loaded from GET /api/admin-ui/pages once
 // the user is signed in, merged with the core pages of pages/registry.ts for routing and the sidebar.
 import { errorText } from './errors';
+import { t } from '../i18n/index.svelte';
 import { ADMIN_NAV_GROUPS, navGroupOf } from '../../../kernel/admin-nav';
 import { remote, type ApiSchemas } from './remote';
 import { bundledPages, iconName, pages as corePages, type PageDef } from '../pages/registry';
@@ -19,7 +20,7 @@ function toPage(info: PluginPageInfo): AppPage {
     pluginId: info.pluginId,
     // A bundled name this build does not know: PluginPage shows an error card saying so.
     component: bundled ?? PluginPage,
-    what: info.module.kind === 'bundled' && !bundled ? `This build of the admin UI has no bundled page '${info.module.name}'.` : undefined,
+    what: info.module.kind === 'bundled' && !bundled ? t('app.plugin.noBundled', { name: info.module.name }) : undefined,
     moduleUrl: info.module.kind === 'url' ? info.module.url : undefined,
     permission: info.permission ?? undefined,
     nav: info.nav ? { label: info.nav.label, order: info.nav.order, icon: iconName(info.icon), group: info.nav.group } : undefined,

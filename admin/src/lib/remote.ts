@@ -6,6 +6,7 @@
 // to `data`; errors throw ApiError with the API's `error` code, `message`, HTTP status and extras
 // (retryAfterSeconds, issues, manualCommand); a 401 calls the unauthenticated handler, a 403
 // REAUTH_REQUIRED the re-authentication handler.
+import { t } from '../i18n/index.svelte';
 import { UNENVELOPED_ROUTES, type ApiRoutes } from './api-types.gen';
 
 export type { ApiErrorCode, ApiRoutes, ApiSchemas } from './api-types.gen';
@@ -28,7 +29,7 @@ export class ApiError extends Error {
         ? body.message
         : typeof body.error === 'string' && body.code
           ? body.error // setup form actions' shape
-          : `Request failed (HTTP ${status})`;
+          : t('errors.requestFailed', { status });
     super(message);
     this.name = 'ApiError';
     this.status = status;
@@ -111,17 +112,17 @@ export async function request<T = any>(path: string, options: RequestOptions = {
     });
   } catch (err) {
     if ((err as Error).name === 'AbortError') throw err;
-    throw new ApiError(0, { message: 'The server cannot be reached. Check that the CMS is running.' });
+    throw new ApiError(0, { message: t('errors.network') });
   }
   // A redirect here means setup is incomplete (every path goes to /setup): not JSON.
-  if (res.type === 'opaqueredirect') throw new ApiError(503, { error: 'SETUP_INCOMPLETE', message: 'Setup is not complete yet.' });
+  if (res.type === 'opaqueredirect') throw new ApiError(503, { error: 'SETUP_INCOMPLETE', message: t('errors.setupIncomplete') });
   const text = await res.text();
   let json: Record<string, any> = {};
   if (text) {
     try {
       json = JSON.parse(text);
     } catch {
-      json = { message: res.ok ? 'The server answered something that is not JSON.' : `Request failed (HTTP ${res.status})` };
+      json = { message: res.ok ? t('errors.notJson') : t('errors.requestFailed', { status: res.status }) };
       if (res.ok) throw new ApiError(502, json);
     }
   }
@@ -164,13 +165,13 @@ export function upload<T = any>(path: string, form: FormData, onProgress?: (frac
     xhr.upload.onprogress = (e) => {
       if (e.lengthComputable) onProgress?.(e.loaded / e.total);
     };
-    xhr.onerror = () => reject(new ApiError(0, { message: 'The upload was interrupted: the server cannot be reached.' }));
+    xhr.onerror = () => reject(new ApiError(0, { message: t('errors.uploadInterrupted') }));
     xhr.onload = () => {
       let json: Record<string, any> = {};
       try {
         json = JSON.parse(xhr.responseText || '{}');
       } catch {
-        json = { message: `Upload failed (HTTP ${xhr.status})` };
+        json = { message: t('errors.uploadFailed', { status: xhr.status }) };
       }
       if (xhr.status >= 200 && xhr.status < 300) resolve(('data' in json ? json.data : json) as T);
       else reject(new ApiError(xhr.status, json, xhr.getResponseHeader('retry-after')));

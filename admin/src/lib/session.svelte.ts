@@ -1,5 +1,6 @@
 // The signed-in user (GET /api/user/me), shared by the shell and the pages.
 import { remote, type RouteResponse, ApiError } from './remote';
+import { useLocale } from '../i18n/index.svelte';
 
 export type Me = RouteResponse<'GET /api/user/me'>;
 
@@ -10,6 +11,8 @@ class Session {
   async load(): Promise<Me | null> {
     try {
       this.user = await remote('GET /api/user/me');
+      // The UI's language: the user's preference, else the browser's.
+      useLocale(this.user.preferences?.locale);
     } catch (err) {
       if (!(err instanceof ApiError) || (err.status !== 401 && err.status !== 503)) throw err;
       this.user = null;

@@ -1,6 +1,7 @@
 // The System Settings as GET /api/settings describes them, the checks the Settings page runs before
 // saving (the same rules the server applies, from the type information each setting carries: options,
 // min/max, maxLength, maxItems, itemPattern), and the maintenance state the banner shows.
+import { t } from '../i18n/index.svelte';
 import { remote, type RouteResponse } from './remote';
 
 export type Setting = RouteResponse<'GET /api/settings'>[number];
@@ -36,18 +37,18 @@ export function checkValue(s: Setting, raw: unknown): { ok: true; value: unknown
   if (s.type === 'boolean') return { ok: true, value: raw === true };
   if (s.type === 'integer' || s.type === 'number') {
     const text = String(raw ?? '').trim();
-    if (text === '') return fail('Enter a number.');
+    if (text === '') return fail(t('settings.check.number'));
     const n = Number(text);
-    if (!Number.isFinite(n)) return fail('Enter a number.');
-    if (s.type === 'integer' && !Number.isInteger(n)) return fail('Enter a whole number.');
+    if (!Number.isFinite(n)) return fail(t('settings.check.number'));
+    if (s.type === 'integer' && !Number.isInteger(n)) return fail(t('settings.check.integer'));
     if (s.min !== undefined && n < s.min) return fail(`Enter ${s.min} or more.`);
     if (s.max !== undefined && n > s.max) return fail(`Enter ${s.max} or less.`);
     return { ok: true, value: n };
   }
   if (s.type === 'string-list') {
     const items = (Array.isArray(raw) ? raw : []).map((v) => String(v).trim());
-    if (items.some((v) => v === '')) return fail('Remove the empty item or fill it in.');
-    if (s.maxItems !== undefined && items.length > s.maxItems) return fail(`At most ${s.maxItems} items.`);
+    if (items.some((v) => v === '')) return fail(t('settings.check.emptyItem'));
+    if (s.maxItems !== undefined && items.length > s.maxItems) return fail(t('settings.check.maxItems', { max: s.maxItems }));
     const long = items.find((v) => s.maxLength !== undefined && v.length > s.maxLength);
     if (long) return fail(`"${long.slice(0, 40)}" is longer than ${s.maxLength} characters.`);
     if (s.itemPattern) {
@@ -66,9 +67,10 @@ export function checkValue(s: Setting, raw: unknown): { ok: true; value: unknown
     if (s.type === 'email' || s.type === 'enum') return { ok: true, value: text };
     if (s.type === 'string' || s.type === 'text') return { ok: true, value: text };
   }
-  if (s.maxLength !== undefined && text.length > s.maxLength) return fail(`At most ${s.maxLength} characters (this has ${text.length}).`);
-  if (s.type === 'enum' && !(s.options ?? []).includes(text)) return fail('Choose one of the listed values.');
-  if (s.type === 'email' && text !== '' && !EMAIL.test(text)) return fail('Enter an email address, such as name@example.com.');
-  if (s.type === 'url' && !/^https?:\/\/[^\s/]+/i.test(text)) return fail('Enter a web address starting with http:// or https://.');
+  if (s.maxLength !== undefined && text.length > s.maxLength)
+    return fail(t('settings.check.maxLength', { max: s.maxLength, length: text.length }));
+  if (s.type === 'enum' && !(s.options ?? []).includes(text)) return fail(t('settings.check.enum'));
+  if (s.type === 'email' && text !== '' && !EMAIL.test(text)) return fail(t('settings.check.email'));
+  if (s.type === 'url' && !/^https?:\/\/[^\s/]+/i.test(text)) return fail(t('settings.check.url'));
   return { ok: true, value: text };
 }

@@ -28,7 +28,7 @@ export const toast = {
   success: (message: string) => push('success', message),
   info: (message: string) => push('info', message),
   /** An error from the API (message + code) or any other Error. */
-  error(err: unknown, fallback = 'Something went wrong') {
+  error(err: unknown, fallback?: string) {
     if (err instanceof ApiError) return push('error', errorText(err), err.code);
     return push('error', errorText(err, fallback));
   },

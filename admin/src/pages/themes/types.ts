@@ -7,11 +7,9 @@ export type AdminTheme = Omit<ApiSchemas['StoredAdminTheme'], 'presetSource' | '
 export type ImportWarning = ApiSchemas['ThemeImportWarning'];
 export type Preset = RouteResponse<'GET /api/theme/presets'>[number];
 
-export const DENSITIES = [['compact', 'Compact'], ['cozy', 'Cozy'], ['spacious', 'Spacious']] as const;
-export const VARIANTS = [['flat', 'Flat'], ['bordered', 'Bordered'], ['elevated', 'Elevated']] as const;
-export const FEATURES: Record<string, string> = {
-  stickyActionBar: 'Sticky action bar', collapsibleSidebar: 'Collapsible sidebar', brandedLogin: 'Branded sign-in page', layoutRegions: 'Layout regions',
-};
-export const LOCKS: Record<string, string> = {
-  density: 'Density', variant: 'Card style', reducedMotion: 'Reduced motion', highContrast: 'High contrast', layoutState: 'Layout',
-};
+// Their labels are in the catalogue: account.appearance.density.<value>, account.appearance.cardStyle.<value>,
+// themes.feature.<key>, themes.lock.<key>.
+export const DENSITIES = ['compact', 'cozy', 'spacious'] as const;
+export const VARIANTS = ['flat', 'bordered', 'elevated'] as const;
+export const FEATURES = ['stickyActionBar', 'collapsibleSidebar', 'brandedLogin', 'layoutRegions'];
+export const LOCKS = ['density', 'variant', 'reducedMotion', 'highContrast', 'layoutState'];
