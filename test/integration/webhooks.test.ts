@@ -3,6 +3,7 @@ import { QueryTypes } from 'sequelize';
 import { as, createCollections, dataOf, entryMaker, failureOf } from '../helpers/content.js';
 import { startTestKernel, fixturePlugin, useIdentityKernel, type TestKernel } from '../helpers/kernel.js';
 import { DB_VARIANTS } from '../helpers/services.js';
+import { imageBytes, uploadFile } from '../helpers/media-upload.js';
 import { signatureValid, startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
 
 // Issue 37, item 6: webhooks (API decisions, "Webhooks" and "A delivery is"): signed, retried, logged,
@@ -155,6 +156,20 @@ for (const variant of DB_VARIANTS) {
       const again = await dataOf(await admin().post(`/api/webhooks/${hook._id}/deliveries/${failed._id}/redeliver`));
       expect(again).to.include({ _id: failed._id, status: 'succeeded', attempts: 4, responseStatus: 200 });
       expect(receiver.received.at(-1)!.headers['x-cms-delivery']).to.equal(failed._id);
+      await admin().delete(`/api/webhooks/${hook._id}`);
+    });
+
+    it("delivers a media upload of its tenant, not another tenant's", async function () {
+      const hook = await create({ events: ['on:media_upload'], collections: ['posts'] });
+      const png = await imageBytes(4, 4);
+      expect((await uploadFile(t, png, 'other.png', { tenant: 'other' })).status).to.equal(201);
+      const uploaded = await dataOf(await uploadFile(t, png, 'mine.png'), 201);
+      const [got] = await receiver.waitFor(1);
+      const body = JSON.parse(got!.body);
+      expect(body).to.include({ event: 'on:media_upload', tenantId: 'default' });
+      expect(body.data.media).to.include({ _id: uploaded._id, mimeType: 'image/png' });
+      await new Promise((r) => setTimeout(r, 300));
+      expect(receiver.received).to.have.length(1);
       await admin().delete(`/api/webhooks/${hook._id}`);
     });
 
