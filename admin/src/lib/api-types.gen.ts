@@ -141,7 +141,10 @@ export type ApiErrorCode =
   | 'UNKNOWN_WIDGET'
   | 'UNSUPPORTED_MEDIA_TYPE'
   | 'USER_EXISTS'
-  | 'VALIDATION_ERROR';
+  | 'VALIDATION_ERROR'
+  | 'WEBHOOK_DELIVERY_NOT_FOUND'
+  | 'WEBHOOK_NOT_FOUND'
+  | 'WEBHOOK_URL_FORBIDDEN';
 
 /** The named schemas of the OpenAPI document (components.schemas). */
 export interface ApiSchemas {
@@ -593,6 +596,26 @@ export interface ApiSchemas {
     lastError: string | null;
   };
   User: { _id: string; email: string; username: string; role: string };
+  Webhook: {
+    _id: string;
+    name: string;
+    url: string;
+    events: string[];
+    collections: string[] | null;
+    enabled: boolean;
+    createdAt: string;
+    updatedAt: string;
+  };
+  WebhookDelivery: {
+    _id: string;
+    event: string;
+    status: 'pending' | 'succeeded' | 'retrying' | 'failed';
+    attempts: number;
+    responseStatus: number | null;
+    durationMs: number | null;
+    createdAt: string;
+    nextAttemptAt: string | null;
+  };
 }
 
 /**
@@ -708,6 +731,8 @@ export interface ApiRoutes {
     response: { revoked: true };
     errors: ApiErrorCode;
   };
+  /** Deletes a webhook and its delivery log (pending deliveries are not sent); 404 WEBHOOK_NOT_FOUND (permission: system:settings) */
+  'DELETE /api/webhooks/:id': { params: { id: string }; query: never; body: never; response: { deleted: true }; errors: ApiErrorCode };
   /** Revokes a website token at once (permission: authenticated) */
   'DELETE /api/website-tokens/:id': { params: { id: string }; query: never; body: never; response: unknown; errors: ApiErrorCode };
   /** The admin pages of enabled plugins the caller may see (sidebar order) (permission: authenticated) */
@@ -1929,6 +1954,18 @@ export interface ApiRoutes {
     };
     errors: ApiErrorCode;
   };
+  /** The tenant's webhooks (never their secrets) (permission: system:settings) */
+  'GET /api/webhooks': { params: never; query: never; body: never; response: ApiSchemas['Webhook'][]; errors: ApiErrorCode };
+  /** One webhook (never its secret); 404 WEBHOOK_NOT_FOUND (permission: system:settings) */
+  'GET /api/webhooks/:id': { params: { id: string }; query: never; body: never; response: ApiSchemas['Webhook']; errors: ApiErrorCode };
+  /** A webhook's delivery log, newest first; 404 WEBHOOK_NOT_FOUND (permission: system:settings) */
+  'GET /api/webhooks/:id/deliveries': {
+    params: { id: string };
+    query: { limit?: number; page?: number };
+    body: never;
+    response: { items: ApiSchemas['WebhookDelivery'][]; total: number; page: number; limit: number };
+    errors: ApiErrorCode;
+  };
   /** Your website tokens (admins: the tenant's), without secrets (permission: authenticated) */
   'GET /api/website-tokens': {
     params: never;
@@ -2193,6 +2230,33 @@ export interface ApiRoutes {
       maxItems?: number;
       itemPattern?: string;
     }[];
+    errors: ApiErrorCode;
+  };
+  /** Changes a webhook (the fields sent; the secret stays); 404 WEBHOOK_NOT_FOUND, 400 WEBHOOK_URL_FORBIDDEN (permission: system:settings) */
+  'PATCH /api/webhooks/:id': {
+    params: { id: string };
+    query: never;
+    body: {
+      name?: string;
+      url?: string;
+      events?: (
+        | 'on:create'
+        | 'on:update'
+        | 'on:delete'
+        | 'on:publish'
+        | 'on:status_change'
+        | 'on:stage_change'
+        | 'on:media_upload'
+        | 'on:user_create'
+        | 'on:collection_create'
+        | 'on:collection_update'
+        | 'on:collection_delete'
+      )[];
+      /** Entry events of these collections only (null or absent: every collection); events without a collection are not filtered */
+      collections?: string[] | null;
+      enabled?: boolean;
+    };
+    response: ApiSchemas['Webhook'];
     errors: ApiErrorCode;
   };
   /** Translates strings, or the text fields of an entry, with the configured translation provider (permission: ai:translate) */
@@ -3837,6 +3901,59 @@ export interface ApiRoutes {
     query: never;
     body: { password: string; [key: string]: unknown };
     response: { proof: string; expiresAt: string };
+    errors: ApiErrorCode;
+  };
+  /** Creates a webhook; the answer carries its signing secret, the only time it is answered (permission: system:settings) */
+  'POST /api/webhooks': {
+    params: never;
+    query: never;
+    body: {
+      name: string;
+      url: string;
+      events: (
+        | 'on:create'
+        | 'on:update'
+        | 'on:delete'
+        | 'on:publish'
+        | 'on:status_change'
+        | 'on:stage_change'
+        | 'on:media_upload'
+        | 'on:user_create'
+        | 'on:collection_create'
+        | 'on:collection_update'
+        | 'on:collection_delete'
+      )[];
+      /** Entry events of these collections only (null or absent: every collection); events without a collection are not filtered */
+      collections?: string[] | null;
+      enabled?: boolean;
+    };
+    response: {
+      _id: string;
+      name: string;
+      url: string;
+      events: string[];
+      collections: string[] | null;
+      enabled: boolean;
+      createdAt: string;
+      updatedAt: string;
+      secret: string;
+    };
+    errors: ApiErrorCode;
+  };
+  /** Sends a delivery again now (same id and body: a new attempt) and answers it after the attempt (permission: system:settings) */
+  'POST /api/webhooks/:id/deliveries/:deliveryId/redeliver': {
+    params: { deliveryId: string; id: string };
+    query: never;
+    body: never;
+    response: ApiSchemas['WebhookDelivery'];
+    errors: ApiErrorCode;
+  };
+  /** Sends a `ping` delivery now (also to a disabled webhook) and answers it after the attempt (permission: system:settings) */
+  'POST /api/webhooks/:id/test': {
+    params: { id: string };
+    query: never;
+    body: never;
+    response: ApiSchemas['WebhookDelivery'];
     errors: ApiErrorCode;
   };
   /** Creates a website token (bearer, acting as you, narrowed to `permissions` when given); the token is shown only here (permission: authenticated) */

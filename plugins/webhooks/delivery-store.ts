@@ -1,0 +1,171 @@
+/**
+ * The deliveries (table cms_webhook_deliveries): one row per event and webhook, written when the event
+ * is published (never across a network call), claimed by one instance with a lease before it is sent.
+ * A claim is an UPDATE of a due row whose lease is free or expired: the instance whose UPDATE changed the
+ * row sends it; a killed sender's lease expires and another instance sends the same row (same id) again.
+ */
+import { randomUUID } from 'node:crypto';
+import { QueryTypes, type Sequelize } from 'sequelize';
+import { WebhookDeliveryNotFoundError } from './errors.js';
+import type { DeliveryView } from './public.js';
+
+export interface NewDelivery {
+  webhookId: string;
+  tenantId: string;
+  event: string;
+  /** The body's `data`. */
+  data: unknown;
+}
+
+/** A claimed delivery: what the dispatcher sends. */
+export interface ClaimedDelivery {
+  id: string;
+  webhookId: string;
+  event: string;
+  body: string;
+  attempts: number;
+}
+
+interface Row {
+  id: string;
+  webhook_id: string;
+  event: string;
+  body: string;
+  status: DeliveryView['status'];
+  attempts: number | string;
+  response_status: number | null;
+  duration_ms: number | null;
+  created_at: number | string;
+  next_attempt_at: number | string | null;
+}
+
+const VIEW_COLUMNS = 'id, webhook_id, event, status, attempts, response_status, duration_ms, created_at, next_attempt_at';
+const viewOf = (r: Row): DeliveryView => ({
+  _id: r.id,
+  event: r.event,
+  status: r.status,
+  attempts: Number(r.attempts),
+  responseStatus: r.response_status === null ? null : Number(r.response_status),
+  durationMs: r.duration_ms === null ? null : Number(r.duration_ms),
+  createdAt: new Date(Number(r.created_at)).toISOString(),
+  nextAttemptAt: r.next_attempt_at === null ? null : new Date(Number(r.next_attempt_at)).toISOString(),
+});
+/** Rows changed by a raw UPDATE run as QueryTypes.UPDATE: the second item of the result on both dialects. */
+const affected = (meta: unknown): number => {
+  if (typeof meta === 'number') return meta;
+  const m = meta as { changes?: number; affectedRows?: number } | null | undefined;
+  return Number(m?.changes ?? m?.affectedRows ?? 0);
+};
+
+export class DeliveryStore {
+  constructor(private readonly sequelize: () => Sequelize) {}
+
+  /** Inserts one pending row per delivery, due now; answers their ids. */
+  async enqueue(deliveries: NewDelivery[], at = Date.now()): Promise<string[]> {
+    if (!deliveries.length) return [];
+    const ids: string[] = [];
+    const values: unknown[] = [];
+    for (const d of deliveries) {
+      const id = randomUUID();
+      ids.push(id);
+      const body = JSON.stringify({ id, event: d.event, createdAt: new Date(at).toISOString(), tenantId: d.tenantId, data: d.data });
+      values.push(id, d.webhookId, d.tenantId, d.event, body, 'pending', 0, at, at);
+    }
+    await this.sequelize().query(
+      `INSERT INTO cms_webhook_deliveries (id, webhook_id, tenant_id, event, body, status, attempts, created_at, next_attempt_at) VALUES ${deliveries
+        .map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?)')
+        .join(', ')}`,
+      { replacements: values },
+    );
+    return ids;
+  }
+
+  async list(tenantId: string, webhookId: string, page: number, limit: number): Promise<{ items: DeliveryView[]; total: number }> {
+    const [rows, count] = await Promise.all([
+      this.sequelize().query<Row>(
+        `SELECT ${VIEW_COLUMNS} FROM cms_webhook_deliveries WHERE tenant_id = ? AND webhook_id = ? ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`,
+        { replacements: [tenantId, webhookId, limit, (page - 1) * limit], type: QueryTypes.SELECT },
+      ),
+      this.sequelize().query<{ n: number | string }>(
+        'SELECT COUNT(*) AS n FROM cms_webhook_deliveries WHERE tenant_id = ? AND webhook_id = ?',
+        {
+          replacements: [tenantId, webhookId],
+          type: QueryTypes.SELECT,
+        },
+      ),
+    ]);
+    return { items: rows.map(viewOf), total: Number(count[0]?.n ?? 0) };
+  }
+
+  async get(tenantId: string, webhookId: string, id: string): Promise<DeliveryView> {
+    const rows =
+      id.length <= 36
+        ? await this.sequelize().query<Row>(
+            `SELECT ${VIEW_COLUMNS} FROM cms_webhook_deliveries WHERE tenant_id = ? AND webhook_id = ? AND id = ?`,
+            {
+              replacements: [tenantId, webhookId, id],
+              type: QueryTypes.SELECT,
+            },
+          )
+        : [];
+    if (!rows[0]) throw new WebhookDeliveryNotFoundError(id);
+    return viewOf(rows[0]);
+  }
+
+  /** Makes a delivery due now again (same id, same body): a new attempt. */
+  async redeliver(tenantId: string, webhookId: string, id: string): Promise<void> {
+    await this.get(tenantId, webhookId, id);
+    await this.sequelize().query(
+      "UPDATE cms_webhook_deliveries SET status = 'pending', next_attempt_at = ? WHERE tenant_id = ? AND webhook_id = ? AND id = ?",
+      { replacements: [Date.now(), tenantId, webhookId, id] },
+    );
+  }
+
+  /** The ids of due deliveries of enabled webhooks whose lease is free (candidates: claim() decides). */
+  async due(limit: number, now = Date.now()): Promise<string[]> {
+    const rows = await this.sequelize().query<{ id: string }>(
+      `SELECT d.id FROM cms_webhook_deliveries d JOIN cms_webhooks w ON w.id = d.webhook_id
+       WHERE d.status IN ('pending', 'retrying') AND d.next_attempt_at <= ? AND (d.lease_until IS NULL OR d.lease_until < ?) AND w.enabled = 1
+       ORDER BY d.next_attempt_at, d.created_at LIMIT ?`,
+      { replacements: [now, now, limit], type: QueryTypes.SELECT },
+    );
+    return rows.map((r) => r.id);
+  }
+
+  /** Takes the lease of one delivery for `owner` until `leaseMs` from now; null when another instance holds it or it is no longer due. */
+  async claim(id: string, owner: string, leaseMs: number, now = Date.now()): Promise<ClaimedDelivery | null> {
+    const result = await this.sequelize().query(
+      `UPDATE cms_webhook_deliveries SET lease_until = ?, lease_owner = ?
+       WHERE id = ? AND status IN ('pending', 'retrying') AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until < ?)`,
+      { replacements: [now + leaseMs, owner, id, now, now], type: QueryTypes.UPDATE },
+    );
+    if (affected(result[1]) !== 1) return null;
+    const rows = await this.sequelize().query<Row>(
+      'SELECT id, webhook_id, event, body, attempts FROM cms_webhook_deliveries WHERE id = ? AND lease_owner = ?',
+      {
+        replacements: [id, owner],
+        type: QueryTypes.SELECT,
+      },
+    );
+    const r = rows[0];
+    return r ? { id: r.id, webhookId: r.webhook_id, event: r.event, body: r.body, attempts: Number(r.attempts) } : null;
+  }
+
+  /** Records an attempt's outcome and lets the lease go (only the holder's outcome counts). */
+  async finish(
+    id: string,
+    owner: string,
+    outcome: { status: DeliveryView['status']; responseStatus: number | null; durationMs: number | null; nextAttemptAt: number | null },
+  ): Promise<void> {
+    await this.sequelize().query(
+      `UPDATE cms_webhook_deliveries SET status = ?, attempts = attempts + 1, response_status = ?, duration_ms = ?, next_attempt_at = ?,
+       lease_until = NULL, lease_owner = NULL WHERE id = ? AND lease_owner = ?`,
+      { replacements: [outcome.status, outcome.responseStatus, outcome.durationMs, outcome.nextAttemptAt, id, owner] },
+    );
+  }
+
+  /** Drops a delivery whose webhook is gone. */
+  async drop(id: string): Promise<void> {
+    await this.sequelize().query('DELETE FROM cms_webhook_deliveries WHERE id = ?', { replacements: [id] });
+  }
+}

@@ -1,0 +1,125 @@
+/**
+ * Sends due deliveries: on each instance a round every `pollMs` (and at once after this instance
+ * enqueued), claiming each delivery with a lease (delivery-store.ts) so that one instance sends it. A
+ * delivery is `POST <url>` with its stored JSON body and the headers X-CMS-Event, X-CMS-Delivery and
+ * X-CMS-Signature `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">`, through the outbound guard
+ * (an internal address is refused at each send unless CMS_OUTBOUND_ALLOW_PRIVATE=true). A 2xx within
+ * `timeoutMs` is success; anything else is retried after the next of `retryDelaysMs`, then `failed`.
+ */
+import { createHmac } from 'node:crypto';
+import { guardedFetch, type Logger } from '../../kernel/sdk.js';
+import type { ClaimedDelivery, DeliveryStore } from './delivery-store.js';
+import type { WebhookOptions } from './options.js';
+import type { DeliveryView } from './public.js';
+import type { WebhookStore } from './webhook-store.js';
+
+/** The X-CMS-Signature value of a body sent at `t` (unix seconds). */
+export function signature(secret: string, t: number, body: string): string {
+  return `t=${t},v1=${createHmac('sha256', secret).update(`${t}.${body}`).digest('hex')}`;
+}
+
+export interface DispatcherDeps {
+  deliveries: DeliveryStore;
+  webhooks: WebhookStore;
+  options: WebhookOptions;
+  allowPrivate: boolean;
+  logger: Logger;
+  /** This instance's name on the leases it takes. */
+  owner: string;
+}
+
+export class Dispatcher {
+  private stopped = false;
+  private round: Promise<void> | null = null;
+  private again = false;
+
+  constructor(private readonly deps: DispatcherDeps) {}
+
+  /** One round now (or one more right after the running one): never two at once, never throws. */
+  kick(): Promise<void> {
+    if (this.stopped) return Promise.resolve();
+    if (this.round) {
+      this.again = true;
+      return this.round;
+    }
+    this.round = (async () => {
+      do {
+        this.again = false;
+        await this.sendDue().catch((err: unknown) => this.deps.logger.warn({ err }, 'webhooks: a delivery round failed'));
+      } while (this.again && !this.stopped);
+    })().finally(() => (this.round = null));
+    return this.round;
+  }
+
+  /** Claims and sends due deliveries, `concurrency` at a time, until none is due. */
+  private async sendDue(): Promise<void> {
+    const { deliveries, options } = this.deps;
+    for (let rounds = 0; rounds < 100 && !this.stopped; rounds++) {
+      const ids = await deliveries.due(options.concurrency * 4);
+      if (!ids.length) return;
+      let sent = 0;
+      const queue = [...ids];
+      await Promise.all(
+        Array.from({ length: options.concurrency }, async () => {
+          for (let id = queue.shift(); id && !this.stopped; id = queue.shift()) if (await this.sendOne(id)) sent++;
+        }),
+      );
+      if (!sent) return; // every candidate was taken by another instance
+    }
+  }
+
+  /** Claims one delivery and sends it; false when another instance holds it or it is not due. */
+  async sendOne(id: string): Promise<boolean> {
+    const { deliveries, options, owner } = this.deps;
+    const claimed = await deliveries.claim(id, owner, options.leaseMs);
+    if (!claimed) return false;
+    const webhook = await this.deps.webhooks.withSecret(claimed.webhookId);
+    if (!webhook) {
+      await deliveries.drop(claimed.id);
+      return true;
+    }
+    const { status, durationMs } = await this.post(webhook.url, webhook.secret, claimed);
+    await deliveries.finish(claimed.id, owner, this.outcome(claimed.attempts + 1, status, durationMs));
+    return true;
+  }
+
+  private outcome(attempt: number, responseStatus: number | null, durationMs: number | null) {
+    const ok = responseStatus !== null && responseStatus >= 200 && responseStatus < 300;
+    const delay = this.deps.options.retryDelaysMs[attempt - 1];
+    const status: DeliveryView['status'] = ok ? 'succeeded' : delay === undefined ? 'failed' : 'retrying';
+    return { status, responseStatus, durationMs, nextAttemptAt: status === 'retrying' ? Date.now() + delay! : null };
+  }
+
+  /** One attempt: the answer's status, or null when there was none (refused address, network error, timeout). */
+  private async post(url: string, secret: string, delivery: ClaimedDelivery): Promise<{ status: number | null; durationMs: number }> {
+    const started = performance.now();
+    const t = Math.floor(Date.now() / 1000);
+    const headers = {
+      'content-type': 'application/json',
+      'user-agent': 'CMS-Webhooks/1',
+      'x-cms-event': delivery.event,
+      'x-cms-delivery': delivery.id,
+      'x-cms-signature': signature(secret, t, delivery.body),
+    };
+    try {
+      const res = await guardedFetch(
+        url,
+        { method: 'POST', headers, body: delivery.body, signal: AbortSignal.timeout(this.deps.options.timeoutMs) },
+        this.deps.allowPrivate,
+      );
+      // The receiver's body is not kept; reading it ends the request on a kept-alive socket.
+      await res.arrayBuffer().catch(() => undefined);
+      return { status: res.status, durationMs: Math.round(performance.now() - started) };
+    } catch (err) {
+      const reason = err instanceof Error ? `${err.name}: ${(err as { code?: string }).code ?? err.message}` : String(err);
+      this.deps.logger.info({ delivery: delivery.id, event: delivery.event, reason }, 'webhooks: a delivery attempt got no answer');
+      return { status: null, durationMs: Math.round(performance.now() - started) };
+    }
+  }
+
+  /** Stops sending: no new round or claim; the round in progress finishes its sends (each at most timeoutMs). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.round;
+  }
+}
