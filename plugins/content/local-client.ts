@@ -1,10 +1,11 @@
 import type { Transaction } from 'sequelize';
 import { z } from 'zod';
-import { ValidationError, assertPermission, type Identity } from '../../kernel/sdk.js';
+import { ForbiddenError, ValidationError, assertPermission, type Identity } from '../../kernel/sdk.js';
 import { collectionInput, collectionPatch, type CollectionInput, type CollectionPatch } from './collection-schema.js';
 import { describeCollection, type CollectionsService } from './collections-service.js';
 import { componentInput, componentPatch, componentPatchBody, describeComponent, type ComponentsService } from './components-service.js';
 import type { EntriesService, Entry } from './entries-service.js';
+import { localeInput, localePatch, type LocaleDefinition, type LocalesService } from './locales-service.js';
 import { listQuerySchema, STATUSES, type EntryStatus } from './list-query.js';
 import type { PreparedRow } from './prepared-row.js';
 
@@ -49,6 +50,7 @@ export class LocalClient {
     private readonly entriesService: EntriesService,
     readonly identity: Identity,
     private readonly componentsService?: ComponentsService,
+    private readonly localesService?: LocalesService,
   ) {}
 
   private assertPermissions(...permissions: string[]): void {
@@ -106,6 +108,38 @@ export class LocalClient {
       await this.componentsOf().remove(name);
     },
   };
+
+  /** Content locales (as `/api/locales`): reading needs content:read, changing system:settings in the default tenant. */
+  readonly locales = {
+    list: async (): Promise<LocaleDefinition[]> => {
+      this.assertPermissions('content:read');
+      return this.localesOf().list();
+    },
+    create: async (locale: z.input<typeof localeInput>): Promise<LocaleDefinition> => {
+      this.assertLocaleWriter();
+      return this.localesOf().create(parse(localeInput, locale, 'locale'));
+    },
+    update: async (code: string, patch: z.input<typeof localePatch>): Promise<LocaleDefinition> => {
+      this.assertLocaleWriter();
+      return this.localesOf().update(code, parse(localePatch, patch, 'patch'));
+    },
+    remove: async (code: string): Promise<void> => {
+      this.assertLocaleWriter();
+      await this.localesOf().remove(code);
+    },
+  };
+
+  /** Locales are shared by every tenant: only the default tenant's callers with system:settings change them. */
+  private assertLocaleWriter(): void {
+    this.assertPermissions('system:settings');
+    if (this.identity.tenantId !== 'default')
+      throw new ForbiddenError('Locales are shared by all tenants; only the default tenant changes them');
+  }
+
+  private localesOf(): LocalesService {
+    if (!this.localesService) throw new Error('This content client was made without the locales service');
+    return this.localesService;
+  }
 
   private componentsOf(): ComponentsService {
     if (!this.componentsService) throw new Error('This content client was made without the components service');

@@ -118,4 +118,24 @@ export const CONTENT_MIGRATIONS: MigrationDefinition[] = [
       }
     },
   },
+  {
+    // Locales (API decisions, "Locales"): configuration of the installation, shared by every tenant as collections and
+    // components are; a new installation (and one made before locales) has `en` as its default.
+    name: '0008-locales',
+    async up({ queryInterface, DataTypes }) {
+      const epochMs = { type: DataTypes.BIGINT, allowNull: false };
+      await queryInterface.createTable('content_locales', {
+        code: { type: DataTypes.STRING(35), primaryKey: true },
+        name: { type: DataTypes.STRING(191), allowNull: false },
+        is_default: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false },
+        fallback: { type: DataTypes.STRING(35), allowNull: true },
+        created_at: epochMs,
+        updated_at: epochMs,
+      });
+      const now = Date.now();
+      await queryInterface.bulkInsert('content_locales', [
+        { code: 'en', name: 'English', is_default: true, fallback: null, created_at: now, updated_at: now },
+      ]);
+    },
+  },
 ];

@@ -229,7 +229,7 @@ export interface ApiSchemas {
     inSync: boolean;
     summary: { same: number; changed: number; onlyInDatabase: number; onlyInFiles: number };
     items: {
-      type: 'component' | 'collection' | 'role' | 'theme' | 'setting' | 'dashboard';
+      type: 'locale' | 'component' | 'collection' | 'role' | 'theme' | 'setting' | 'dashboard';
       name: string;
       state: 'same' | 'changed' | 'onlyInDatabase' | 'onlyInFiles';
     }[];
@@ -328,6 +328,7 @@ export interface ApiSchemas {
     licensee?: string;
     keyProblem?: string;
   };
+  Locale: { code: string; name: string; isDefault: boolean; fallback: string | null };
   Passkey: { _id: string; name: string; createdAt: string; lastUsedAt: string | null; deviceType: string; backedUp: boolean };
   PasskeyCreationOptions: {
     challenge: string;
@@ -662,6 +663,8 @@ export interface ApiRoutes {
     response: { deleted: boolean };
     errors: ApiErrorCode;
   };
+  /** Deletes a locale (system:settings) (permission: system:settings) */
+  'DELETE /api/locales/:code': { params: { code: string }; query: never; body: never; response: { deleted: true }; errors: ApiErrorCode };
   /** Deletes a media item and its thumbnails (local storage: to the trash, restorable; remote: for good) (permission: media:write) */
   'DELETE /api/media/:id': {
     params: { id: string };
@@ -977,7 +980,7 @@ export interface ApiRoutes {
     response: {
       path: string;
       resources: {
-        type: 'component' | 'collection' | 'role' | 'theme' | 'setting' | 'dashboard';
+        type: 'locale' | 'component' | 'collection' | 'role' | 'theme' | 'setting' | 'dashboard';
         label: string;
         available: boolean;
         applied: boolean;
@@ -1527,6 +1530,8 @@ export interface ApiRoutes {
     response: { sources: { format: string; label: string; extensions: string[]; description: string; features: string[] }[] };
     errors: ApiErrorCode;
   };
+  /** The content locales: the default first, each with its fallback (permission: content:read) */
+  'GET /api/locales': { params: never; query: never; body: never; response: ApiSchemas['Locale'][]; errors: ApiErrorCode };
   /** Lists the tenant's media: filters folderId (or root), type (image/ or exact), search, private; sort; pages (limit capped at 100) (permission: media:read) */
   'GET /api/media': {
     params: never;
@@ -2099,6 +2104,20 @@ export interface ApiRoutes {
       planHash?: string;
     };
     response: ApiSchemas['Component'];
+    errors: ApiErrorCode;
+  };
+  /** Changes a locale's name or fallback, or makes it the default (system:settings) (permission: system:settings) */
+  'PATCH /api/locales/:code': {
+    params: { code: string };
+    query: never;
+    body: {
+      name?: string;
+      /** Another locale (null: none); a cycle is 400 */
+      fallback?: string | null;
+      /** true makes this the default locale (the previous one stops being it) */
+      isDefault?: true;
+    };
+    response: ApiSchemas['Locale'];
     errors: ApiErrorCode;
   };
   /** Renames a media item (the shown name, kept as given; 415 MEDIA_TYPE_MISMATCH as for uploads) and/or moves it to a folder (permission: media:write) */
@@ -2823,7 +2842,7 @@ export interface ApiRoutes {
     query: never;
     body: {
       /** Resource types to plan (default: every type this instance has) */
-      types?: ('component' | 'collection' | 'role' | 'theme' | 'setting' | 'dashboard')[];
+      types?: ('locale' | 'component' | 'collection' | 'role' | 'theme' | 'setting' | 'dashboard')[];
     };
     response: { written: number; path: string };
     errors: ApiErrorCode;
@@ -2834,7 +2853,7 @@ export interface ApiRoutes {
     query: never;
     body: {
       /** Resource types to plan (default: every type this instance has) */
-      types?: ('component' | 'collection' | 'role' | 'theme' | 'setting' | 'dashboard')[];
+      types?: ('locale' | 'component' | 'collection' | 'role' | 'theme' | 'setting' | 'dashboard')[];
       /** Plan against a bundle uploaded with POST /api/config/bundle instead of the sync files on disk */
       uploadId?: string;
       /** Manual identity mappings: "<type>/<file name>" (as in the plan's warnings, e.g. "role/author.json") or "<type>/<name>" -> the name of a database resource of that type, or null to create the file's resource as new */
@@ -3373,6 +3392,19 @@ export interface ApiRoutes {
       blockedReasons: string[];
       uploadId: string;
     };
+    errors: ApiErrorCode;
+  };
+  /** Adds a content locale (system:settings) (permission: system:settings) */
+  'POST /api/locales': {
+    params: never;
+    query: never;
+    body: {
+      /** A BCP 47 language tag (en, de, pt-BR); answered in its canonical form */
+      code: string;
+      name?: string;
+      fallback?: string | null;
+    };
+    response: ApiSchemas['Locale'];
     errors: ApiErrorCode;
   };
   /** Creates a media folder (names unique per parent: 409 FOLDER_EXISTS) (permission: media:write) */
