@@ -133,6 +133,7 @@ function registerServices(container: PluginRegisterContext['container'], listCac
         logger: Logger;
         events: EventBus;
         pool: WorkerPool;
+        locales: LocalesService;
       }) =>
         new EntriesService(
           c.sequelize,
@@ -142,6 +143,7 @@ function registerServices(container: PluginRegisterContext['container'], listCac
           c.logger,
           poolSanitizer(() => c.pool),
           () => optional(c, 'media'),
+          () => c.locales,
         ),
     ).singleton(),
   );

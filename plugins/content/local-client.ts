@@ -28,9 +28,11 @@ export type ListOptions = Partial<{
   fields: string;
   /** Relation and media fields to answer as objects (`populate=`: dotted paths, 3 levels, `*`), with the client's visibility. */
   populate: string;
+  /** A locale's code (its values of localized fields, with fallbacks) or `*` (every locale's values). */
+  locale: string;
 }>;
-/** How one entry is read: `fields=` and `populate=` as in ListOptions. */
-export type ReadOptions = Pick<ListOptions, 'fields' | 'populate'>;
+/** How one entry is read: `fields=`, `populate=` and `locale=` as in ListOptions. */
+export type ReadOptions = Pick<ListOptions, 'fields' | 'populate' | 'locale'>;
 
 function parse<T extends z.ZodType>(schema: T, value: unknown, where: string): z.output<T> {
   const result = schema.safeParse(value);
@@ -197,13 +199,15 @@ export class LocalClient {
         this.assertPermissions('content:read');
         return service.existingIds(collection, parse(z.array(z.string().max(64)).max(1000), ids, 'ids'), identity);
       },
-      update: async (entryId: string, data: Record<string, unknown>): Promise<Entry> => {
+      /** `options.locale`: sets that locale's values of localized fields (shared fields stay shared). */
+      update: async (entryId: string, data: Record<string, unknown>, options: { locale?: string } = {}): Promise<Entry> => {
         this.assertPermissions('content:write');
-        return service.update(collection, id(entryId), data, identity);
+        return service.update(collection, id(entryId), data, identity, options.locale);
       },
-      setStatus: async (entryId: string, status: EntryStatus): Promise<Entry> => {
+      /** `options.locale`: the status of the entry's version in that locale. */
+      setStatus: async (entryId: string, status: EntryStatus, options: { locale?: string } = {}): Promise<Entry> => {
         this.assertPermissions('content:write');
-        return service.update(collection, id(entryId), { status: parse(z.enum(STATUSES), status, 'status') }, identity);
+        return service.update(collection, id(entryId), { status: parse(z.enum(STATUSES), status, 'status') }, identity, options.locale);
       },
       remove: async (entryId: string): Promise<void> => {
         this.assertPermissions('content:write');

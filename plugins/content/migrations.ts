@@ -138,4 +138,24 @@ export const CONTENT_MIGRATIONS: MigrationDefinition[] = [
       ]);
     },
   },
+  {
+    // Localized fields (API decisions, "Locales"; entry-locales.ts): an entry's version in a locale other than the default
+    // (its localized values as JSON, its own status). The default locale's values stay in the collection's table.
+    name: '0009-entry-locales',
+    async up({ queryInterface, DataTypes, sequelize }) {
+      const required = (type: DataType) => ({ type, allowNull: false });
+      await queryInterface.createTable('content_entry_locales', {
+        tenant_id: { type: DataTypes.STRING(64), primaryKey: true },
+        collection: { type: DataTypes.STRING(48), primaryKey: true },
+        entry_id: { type: DataTypes.STRING(36), primaryKey: true },
+        locale: { type: DataTypes.STRING(35), primaryKey: true },
+        data: required(sequelize.getDialect() === 'sqlite' ? DataTypes.TEXT : DataTypes.TEXT('medium')),
+        status: required(DataTypes.STRING(16)),
+        updated_by: { type: DataTypes.STRING(64), allowNull: true },
+        created_at: required(DataTypes.BIGINT),
+        updated_at: required(DataTypes.BIGINT),
+      });
+      await queryInterface.addIndex('content_entry_locales', ['collection', 'entry_id'], { name: 'content_entry_locales_entry' });
+    },
+  },
 ];

@@ -850,6 +850,8 @@ export interface ApiRoutes {
       /** JSON: {"field": value} or {"field": {"eq"|"ne"|"gt"|"gte"|"lt"|"lte"|"in"|"nin"|"contains"|"startsWith"|"null": value}}, grouped with {"$or": [..]}, {"$and": [..]}, {"$not": {..}} */
       filter?: string;
       limit?: number;
+      /** A locale's code (GET /api/locales): localized fields in that locale, with its fallbacks; * answers every locale's values */
+      locale?: string;
       page?: number;
       /** Comma list of relation and media fields to answer as objects instead of ids: dotted paths up to 3 levels (author.avatar), * for every relation and media field of the first level */
       populate?: string;
@@ -867,6 +869,8 @@ export interface ApiRoutes {
     query: {
       /** Comma list of the fields to answer (with _id always); the system fields slug, status, version, createdAt, updatedAt… may be named too */
       fields?: string;
+      /** A locale's code (GET /api/locales); default: the default locale. Unknown: 400 VALIDATION_ERROR */
+      locale?: string;
       /** Comma list of relation and media fields to answer as objects instead of ids: dotted paths up to 3 levels (author.avatar), * for every relation and media field of the first level */
       populate?: string;
     };
@@ -1960,15 +1964,21 @@ export interface ApiRoutes {
   /** Updates the given fields (a required field cannot be set to null); 409 when the entry changed at the same time (permission: content:write) */
   'PATCH /api/collections/:collection/:entryId': {
     params: { collection: string; entryId: string };
-    query: never;
+    query: {
+      /** A locale's code (GET /api/locales); default: the default locale. Unknown: 400 VALIDATION_ERROR */
+      locale?: string;
+    };
     body: Record<string, unknown>;
     response: ApiSchemas['Entry'];
     errors: ApiErrorCode;
   };
-  /** Sets an entry's status: draft, published or archived (permission: content:write) */
+  /** Sets an entry's status: draft, published or archived (with locale: the status of the entry's version in that locale) (permission: content:write) */
   'PATCH /api/collections/:collection/:entryId/status': {
     params: { collection: string; entryId: string };
-    query: never;
+    query: {
+      /** A locale's code (GET /api/locales); default: the default locale. Unknown: 400 VALIDATION_ERROR */
+      locale?: string;
+    };
     body: { status: 'draft' | 'published' | 'archived'; [key: string]: unknown };
     response: ApiSchemas['Entry'];
     errors: ApiErrorCode;
@@ -2033,6 +2043,7 @@ export interface ApiRoutes {
         component?: string;
         repeatable?: boolean;
         components?: string[];
+        localized?: boolean;
       }[];
       /** The planHash of POST .../schema/plan: confirms a change that loses stored values */
       planHash?: string;
@@ -2099,6 +2110,7 @@ export interface ApiRoutes {
         component?: string;
         repeatable?: boolean;
         components?: string[];
+        localized?: boolean;
       }[];
       /** The planHash of POST /api/components/{name}/schema/plan: confirms a change that loses stored values */
       planHash?: string;
@@ -2537,6 +2549,7 @@ export interface ApiRoutes {
         component?: string;
         repeatable?: boolean;
         components?: string[];
+        localized?: boolean;
       }[];
       singleton?: boolean;
     };
@@ -2635,6 +2648,7 @@ export interface ApiRoutes {
         component?: string;
         repeatable?: boolean;
         components?: string[];
+        localized?: boolean;
       }[];
     };
     response: {
@@ -2724,6 +2738,7 @@ export interface ApiRoutes {
         component?: string;
         repeatable?: boolean;
         components?: string[];
+        localized?: boolean;
       }[];
     };
     response: ApiSchemas['Component'];
@@ -2788,6 +2803,7 @@ export interface ApiRoutes {
         component?: string;
         repeatable?: boolean;
         components?: string[];
+        localized?: boolean;
       }[];
     };
     response: {
