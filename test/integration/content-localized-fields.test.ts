@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { QueryTypes } from 'sequelize';
-import { as, createCollections, dataOf, failureOf } from '../helpers/content.js';
+import { as, createCollections, dataOf, failureOf, graphqlData } from '../helpers/content.js';
 import { fixturePlugin, type TestKernel, useTestKernel } from '../helpers/kernel.js';
 import { DB_VARIANTS } from '../helpers/services.js';
 
@@ -77,6 +77,19 @@ for (const variant of DB_VARIANTS) {
       expect(list.items.map((e: Entry) => [e.title, e._locale, e.status])).to.deep.equal([['Hallo', 'de', 'draft']]);
       const en = await dataOf(await as(t, 'editor').get('/api/collections/pages'));
       expect(en.items.map((e: Entry) => [e.title, e._locale])).to.deep.equal([['Hello', 'en']]);
+    });
+
+    it("GraphQL takes a locale argument on a collection's list and entry", async function () {
+      const one = await graphqlData(t, `{ page(_id: "${id}", locale: "de-AT") { title seo _locale _locales _fallbackFields } }`);
+      expect(one.page).to.deep.include({ title: 'Hallo', _locale: 'de-AT', _fallbackFields: ['title', 'body'] });
+      const list = await graphqlData(t, '{ pages(locale: "de") { items { title _locale } } }');
+      expect(list.pages.items).to.deep.equal([{ title: 'Hallo', _locale: 'de' }]);
+      const res = await t.request('/api/graphql', {
+        method: 'POST',
+        identity: 'editor',
+        json: { query: '{ pages(locale: "zz") { total } }' },
+      });
+      expect(JSON.stringify(await res.json())).to.include('VALIDATION_ERROR');
     });
 
     it('unknown locales are 400 VALIDATION_ERROR naming locale; a collection without localized fields is unchanged', async function () {
