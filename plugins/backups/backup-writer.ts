@@ -17,8 +17,8 @@ import type { Secret } from './key-store.js';
 import { snapshotCount, snapshotPages, type Snapshot } from './snapshot.js';
 import { TableChecksum, toJsonRow, type Row } from './tables.js';
 
-/** config.json: `components` (issue 35) is absent from backups made before components. */
-export type ConfigSnapshot = { settings: Row[]; roles: Row[]; collections: Row[]; themes: Row[]; components?: Row[] };
+/** config.json: `components` (issue 35) is absent from backups made before components, `locales` (issue 36) before locales. */
+export type ConfigSnapshot = { settings: Row[]; roles: Row[]; collections: Row[]; themes: Row[]; components?: Row[]; locales?: Row[] };
 
 /** One backup being written: where, with which key, through which snapshot, and the files written so far. */
 export interface BackupWrite {
@@ -157,6 +157,7 @@ export async function sealManifest(
       collections: config.collections.length,
       themes: config.themes.length,
       components: config.components?.length ?? 0,
+      locales: config.locales?.length ?? 0,
     },
     entries: collections.reduce((n, c) => n + c.rows, 0),
     files,

@@ -226,6 +226,7 @@ export class BackupsService {
       collections: await read('content_collections'),
       themes: await read('themes'),
       components: await read('content_components'),
+      locales: await read('content_locales'),
     };
   }
 

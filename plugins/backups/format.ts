@@ -3,7 +3,7 @@
  *
  *   manifest.json          this file's shape (never encrypted: it holds counts, checksums, KDF params)
  *   content/<name>.ndjson  one entry row of collection <name> per line (the table's columns as stored)
- *   config.json            settings (non-secret), roles, collection schemas, themes, components
+ *   config.json            settings (non-secret), roles, collection schemas, themes, components, locales
  *   media/manifest.ndjson  one media_items row per line; media/folders.ndjson: media_folders rows
  *   media/files/<path>     when includesMedia: each file as the storage driver holds it
  *   checksums.sha256       `<sha256>  <path>` per file (sha256sum format) of the bytes as stored
@@ -64,7 +64,7 @@ export interface BackupManifest {
   kdf: BackupKdf | null;
   collections: Array<TableInfo & { name: string }>;
   media: { items: TableInfo | null; folders: TableInfo | null; files: number; missingFiles: string[] };
-  config: { file: string; settings: number; roles: number; collections: number; themes: number; components?: number };
+  config: { file: string; settings: number; roles: number; collections: number; themes: number; components?: number; locales?: number };
   entries: number;
   files: FileEntry[];
   /** SHA-256 of checksums.sha256. */

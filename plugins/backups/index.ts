@@ -30,6 +30,7 @@ function domainDeps(booted: Booted, pageSize: number): DomainDeps {
     sequelize: () => booted().sequelize,
     collections: () => booted().collections,
     components: () => optional(booted(), 'components'),
+    locales: () => optional(booted(), 'locales'),
     mediaStorage: () => optional(booted(), 'mediaStorage'),
     entries: () => optional(booted(), 'entries'),
     sessions: () => optional(booted(), 'sessions'),

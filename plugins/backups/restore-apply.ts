@@ -14,6 +14,7 @@ import { restoreKey } from './restore-input.js';
 import { tableOf, type DomainDeps, type Payload, type RestoreInput } from './restore-types.js';
 import { columnsOf, fromJsonRow, quote, type Row } from './tables.js';
 import { restoreComponent } from './restore-components.js';
+import { restoreLocales } from './restore-locales.js';
 
 type ApplyContext = DomainContext & { plan: StoredPlan };
 
@@ -173,6 +174,8 @@ export async function applyRestoreOperation(
       return restoreConfig(s, p);
     case 'component':
       return restoreComponent(d.components(), p);
+    case 'locales':
+      return restoreLocales(d.locales(), p.locales);
     default:
       return restoreMediaFiles(s);
   }

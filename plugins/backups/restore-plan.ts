@@ -13,6 +13,7 @@ import { restoreKey } from './restore-input.js';
 import { CONFIG_TABLES, type DomainDeps, type Payload, type RestoreInput } from './restore-types.js';
 import { tableChecksum, tableExists, type Row } from './tables.js';
 import { planComponents, savedComponents } from './restore-components.js';
+import { planLocales, savedLocales } from './restore-locales.js';
 
 /** What the plan collects while its steps run. */
 interface Draft {
@@ -35,14 +36,14 @@ async function savedConfig(
   m: BackupManifest,
   input: RestoreInput,
   draft: Draft,
-): Promise<{ schemas: Row[]; components: Row[] }> {
+): Promise<{ schemas: Row[]; components: Row[]; locales: Row[] }> {
   const key = restoreKey(d, input);
   try {
     const config = await d.service().readConfig(m, key);
-    return { schemas: config.collections, components: config.components ?? [] };
+    return { schemas: config.collections, components: config.components ?? [], locales: config.locales ?? [] };
   } catch {
     draft.blockedReasons.push('config.json could not be read (damaged, or the key does not decrypt it)');
-    return { schemas: [], components: [] };
+    return { schemas: [], components: [], locales: [] };
   }
 }
 
@@ -202,7 +203,7 @@ export async function planRestore(
   const m = await d.service().manifest(input.backupId);
   const draft: Draft = { operations: [], warnings: [], blockedReasons: [] };
   await checkIntegrity(d, input, draft);
-  const { schemas, components } = await savedConfig(d, m, input, draft);
+  const { schemas, components, locales } = await savedConfig(d, m, input, draft);
   const here = new Map(
     d
       .collections()
@@ -210,7 +211,8 @@ export async function planRestore(
       .map((c) => [c.name, c]),
   );
   const missing = missingCollections(m, here, schemas, draft);
-  // Components first: the collections created next (and the rows restored) may use them.
+  // Locales, then components first: the collections created next (and the rows restored) may use them.
+  planLocales(savedLocales(locales), d.locales(), draft);
   planComponents(savedComponents(components), d.components(), draft);
   planCreateCollections(missing, draft);
   await planCollectionRows(d, m, here, schemas, missing, draft);

@@ -4,7 +4,14 @@
  * domain is built at register, the services exist after boot).
  */
 import type { Sequelize } from 'sequelize';
-import type { CollectionsService, ComponentsService, EntriesService, FieldDefinition } from '../content/public.js';
+import type {
+  CollectionsService,
+  ComponentsService,
+  EntriesService,
+  FieldDefinition,
+  LocaleDefinition,
+  LocalesService,
+} from '../content/public.js';
 import type { MediaStorage } from '../media/public.js';
 import type { BackupsService } from './backups-service.js';
 
@@ -22,7 +29,8 @@ export type Payload =
   | { kind: 'config'; part: 'roles' | 'themes' | 'settings'; table: string }
   | { kind: 'media-files' }
   | { kind: 'collection'; name: string; label?: string; singular?: string; fields: FieldDefinition[] }
-  | { kind: 'component'; name: string; label: string; fields: FieldDefinition[] };
+  | { kind: 'component'; name: string; label: string; fields: FieldDefinition[] }
+  | { kind: 'locales'; locales: LocaleDefinition[] };
 
 export const CONFIG_TABLES = { roles: 'auth_roles', themes: 'themes', settings: 'cms_settings' } as const;
 
@@ -32,6 +40,8 @@ export interface DomainDeps {
   collections: () => CollectionsService;
   /** The content plugin's components (restored before the collections that use them). */
   components: () => ComponentsService | undefined;
+  /** The content plugin's locales (restored first: collections' localized fields read in them). */
+  locales: () => LocalesService | undefined;
   mediaStorage: () => MediaStorage | undefined;
   entries: () => EntriesService | undefined;
   /** The auth plugin's sessions (their cached role permissions are dropped for users of a restored role). */

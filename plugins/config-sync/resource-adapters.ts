@@ -1,13 +1,11 @@
-/**
- * The adapters of the six resource types (see resources.ts for what each type is and never does), and
- * what they share: the container, the models, the settings table, the collections service.
- */
+/** The adapters of the resource types (see resources.ts: what each is and never does), and what they share. */
 import { randomUUID } from 'node:crypto';
 import { Op, QueryTypes, type Model, type ModelStatic, type Sequelize, type Transaction } from 'sequelize';
 import { optional, type ContainerServices } from '../../kernel/sdk.js';
 import type { CollectionsService, FieldDefinition } from '../content/public.js';
 import type { DbResource, ResourceAdapter, ResourceType } from './resources.js';
 import { componentAdapter } from './component-adapter.js';
+import { localeAdapter } from './locale-adapter.js';
 
 const DASHBOARD_SETTING = 'DASHBOARD_DEFAULT_WIDGETS';
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -389,6 +387,7 @@ function dashboardAdapter(kit: AdapterKit): ResourceAdapter {
 export function buildAdapters(cradle: () => Cradle): Record<ResourceType, ResourceAdapter> {
   const kit = adapterKit(cradle);
   return {
+    locale: localeAdapter(() => optional(cradle(), 'locales')),
     component: componentAdapter(() => optional(cradle(), 'components')),
     collection: collectionAdapter(kit),
     role: roleAdapter(kit),

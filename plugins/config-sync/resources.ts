@@ -1,10 +1,12 @@
 /**
- * The six resource types of configuration promotion, each a small adapter: how to read the database
+ * The resource types of configuration promotion, each a small adapter: how to read the database
  * side of one tenant (through the owning plugin's container service where it offers a reader), and how
  * to create, update and delete one resource inside the apply transaction (rows written with the owning
  * plugin's models or its table, always with `transaction`), plus which caches to drop after commit.
  *
- * Types, in dependency order: component, collection, role, theme, setting, dashboard.
+ * Types, in dependency order: locale, component, collection, role, theme, setting, dashboard.
+ * - locale: one resource `locales` = {locales: [...]}, the installation's whole locale list (locale-adapter.ts),
+ *   replaced at once through the content plugin's locales service outside the transaction; never deleted.
  * - component: a reusable component (label, fields; component-adapter.ts). Written through the content plugin's
  *   components service outside the transaction, undone by the opposite change; never renamed; never deleted
  *   while a collection or component uses it.
@@ -23,7 +25,7 @@
  */
 import type { Transaction } from 'sequelize';
 
-export const RESOURCE_TYPES = ['component', 'collection', 'role', 'theme', 'setting', 'dashboard'] as const;
+export const RESOURCE_TYPES = ['locale', 'component', 'collection', 'role', 'theme', 'setting', 'dashboard'] as const;
 export type ResourceType = (typeof RESOURCE_TYPES)[number];
 
 export interface DbResource {
@@ -69,5 +71,5 @@ export interface ResourceAdapter {
   invalidate(tenantId: string, names: string[]): Promise<void>;
 }
 
-/** The adapters of the six types (resource-adapters.ts). */
+/** The adapters of the types (resource-adapters.ts). */
 export { buildAdapters } from './resource-adapters.js';

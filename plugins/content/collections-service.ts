@@ -378,6 +378,8 @@ export class CollectionsService {
     await this.migrate(dropTableMigration({ name, uid: row.uid, table: row.table_name }), []);
     await this.models.CollectionRow.destroy({ where: { name, uid: row.uid } });
     await this.models.Revision.destroy({ where: { collection: name } });
+    // Its entries' versions in other locales (entry-locales.ts) go with them.
+    await this.sequelize.query('DELETE FROM content_entry_locales WHERE collection = :name', { replacements: { name } });
     await this.changed(name);
   }
 }

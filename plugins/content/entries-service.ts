@@ -13,6 +13,8 @@ import type { ListAnswer, ListCache } from './list-cache.js';
 import type { ListQuery } from './list-query.js';
 import { Revision } from './models/revision.js';
 import type { RichTextSanitizer } from './rich-text-pool.js';
+import { EntryLocales } from './entry-locales.js';
+import type { LocalesService } from './locales-service.js';
 
 export type { ContentEvent, Entry, EntryChange, EntryList } from './entry-shape.js';
 
@@ -44,12 +46,15 @@ export class EntriesService {
     richText?: RichTextSanitizer,
     /** The media plugin's lookup for populated media fields (absent without the media plugin). */
     media?: PopulateDeps['media'],
+    /** The locales (localized fields; entry-locales.ts). */
+    locales: () => LocalesService | undefined = () => undefined,
   ) {
+    const localised = new EntryLocales(sequelize, locales);
     this.revisionLog = new EntryRevisions(sequelize, modelsOf(sequelize.models, { Revision }).Revision);
-    this.reads = new EntryReads(sequelize, collections, lists, this.revisionLog, media);
+    this.reads = new EntryReads(sequelize, collections, lists, this.revisionLog, media, localised);
     this.announcer = new EntryAnnouncer(lists, events, logger);
     const slugs = new EntrySlugs(sequelize);
-    this.writes = new EntryBulkWrites(sequelize, collections, slugs, this.revisionLog, this.announcer, richText);
+    this.writes = new EntryBulkWrites(sequelize, collections, slugs, this.revisionLog, this.announcer, richText, localised);
     this.single = new EntrySingles(collections, this.writes, this.reads);
   }
 
@@ -155,9 +160,9 @@ export class EntriesService {
     return this.writes.insertPrepared(name, batch, identity, hooks);
   }
 
-  /** A partial update; the version guards against a concurrent write (409). */
-  update(name: string, id: string, body: unknown, identity: Identity): Promise<Entry> {
-    return this.writes.update(name, id, body, identity);
+  /** A partial update; the version guards against a concurrent write (409). `locale`: that locale's values (entry-locales.ts). */
+  update(name: string, id: string, body: unknown, identity: Identity, locale?: string): Promise<Entry> {
+    return this.writes.update(name, id, body, identity, locale);
   }
 
   async remove(name: string, id: string, identity: Identity): Promise<void> {

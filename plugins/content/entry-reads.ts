@@ -12,11 +12,14 @@ import { orderFor, whereFor, type ListQuery } from './list-query.js';
 import { selectKeys, selectedKeys } from './field-selection.js';
 import { parsePopulate, populate, shownCollections, type PopulateDeps, type PopulateTree } from './populate.js';
 import { fillInverses, type InverseScope } from './relation-inverse.js';
+import { localeStatusWhere, type EntryLocales } from './entry-locales.js';
 
 /** How one entry is read: `fields=` and `populate=`. */
 export interface ReadOptions {
   fields?: string;
   populate?: string;
+  /** `?locale=`: a locale's code or `*` (entry-locales.ts). */
+  locale?: string;
 }
 
 /** Callers without content:write see published entries only. */
@@ -37,6 +40,7 @@ export class EntryReads {
     private readonly lists: ListCache,
     private readonly revisionLog: EntryRevisions,
     media: PopulateDeps['media'] = () => undefined,
+    readonly localised?: EntryLocales,
   ) {
     this.reader = new ListReader(sequelize);
     this.populateDeps = {
@@ -64,6 +68,7 @@ export class EntryReads {
   /** See EntriesService.answerList. */
   async answerList(name: string, query: ListQuery, identity: Identity, ifNoneMatch = ''): Promise<ListAnswer> {
     const c = this.view(await this.collections.get(name));
+    const locale = this.localised?.resolve(query.locale);
     const status = seesAll(identity) ? query.status : 'published';
     if (!seesAll(identity) && query.status && query.status !== 'published')
       return { notModified: false, body: serialiseEnvelope({ items: [], total: 0, page: query.page, limit: query.limit }), cached: false };
@@ -82,17 +87,21 @@ export class EntryReads {
           targets: also.map((n) => this.collections.find(n)?.version),
           // Whether the caller may read each one: making one public changes what a guest's list shows.
           readable: also.map((n) => hasScopedPermission(identity, 'content:read', n)),
+          // A locale's answer follows the locales' fallbacks and default.
+          locales: this.localised?.applies(c, locale) ? this.localised.locales()?.list() : undefined,
         }) ?? '',
       )
       .digest('base64url');
     const load = async () => {
       const keys = selectedKeys(c, query.fields);
-      const where = whereFor(c, identity.tenantId, query, status, {
+      const statusIn = this.localised ? localeStatusWhere(c, identity.tenantId, locale, this.localised.defaultCode(), status) : null;
+      const where = whereFor(c, identity.tenantId, query, statusIn ? undefined : status, {
         lookup: (n) => this.collections.findForRead(n),
         readable: (n) => hasScopedPermission(identity, 'content:read', n),
         publishedOnly: !seesAll(identity),
         dialect: c.model.sequelize!.getDialect(),
       });
+      if (statusIn) (where as { [Op.and]: unknown[] })[Op.and].push(statusIn);
       const order = orderFor(c, query.sort);
       // Plain rows (no model instances): the page and the total started at once (see ListReader); the rows are
       // completed and populated while the count runs.
@@ -101,6 +110,7 @@ export class EntryReads {
       const items = new Array<Entry>(rows.length);
       for (let i = 0; i < rows.length; i++) items[i] = toEntry(c, rows[i]!);
       await fillInverses(c, items, this.inverseScope(identity));
+      await this.localised?.localise(c, items, identity.tenantId, locale, !seesAll(identity));
       if (tree) await populate(this.populateDeps, c, items, tree, identity);
       if (keys) for (let i = 0; i < items.length; i++) items[i] = selectKeys(items[i]!, keys);
       return { items, total: await started.total, page: query.page, limit: query.limit };
@@ -126,7 +136,10 @@ export class EntryReads {
     const c = this.view(await this.collections.get(name));
     const keys = selectedKeys(c, options.fields);
     const tree = this.populateTree(c, options.populate);
+    const locale = this.localised?.resolve(options.locale);
     const entry = toEntry(c, await entryRow(c, id, identity.tenantId));
+    await this.localised?.localise(c, [entry], identity.tenantId, locale, !seesAll(identity));
+    // In a locale, the status is that locale's version's (entry-locales.ts).
     if (!seesAll(identity) && entry.status !== 'published') throw new EntryNotFoundError(name, id);
     return this.shape(c, entry, identity, { keys, tree });
   }

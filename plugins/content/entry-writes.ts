@@ -12,6 +12,8 @@ import { entryRow, toEntry, type ContentEvent, type Entry } from './entry-shape.
 import { slugBase, type EntrySlugs } from './entry-slugs.js';
 import { presanitize, type RichTextSanitizer } from './rich-text-pool.js';
 import { ENTRY_EVENTS } from './public.js';
+import { localizedFields, type EntryLocales } from './entry-locales.js';
+import { columnName, fromColumn } from './field-types.js';
 
 /** The events of an update: on:update, and on:status_change when the status moved. */
 function updateEvents(name: string, entry: Entry, before: Entry, identity: Identity): Array<[string, ContentEvent]> {
@@ -39,6 +41,7 @@ export class EntryWrites {
     protected readonly revisionLog: EntryRevisions,
     protected readonly announcer: EntryAnnouncer,
     protected readonly richText?: RichTextSanitizer,
+    protected readonly localised?: EntryLocales,
   ) {}
 
   /** Runs a write against the schema; a refused input is tried once more if the schema changed meanwhile. */
@@ -121,21 +124,52 @@ export class EntryWrites {
     // The row and its revision in one transaction: an error means nothing was written.
     const entry = await this.withSchema(name, async (c) => {
       const [clean] = await presanitize(c, [body], this.richText);
-      return this.sequelize.transaction((transaction) => this.created(c, clean, identity, 'body', transaction));
+      const made = await this.sequelize.transaction((transaction) => this.created(c, clean, identity, 'body', transaction));
+      await this.localised?.localise(c, [made], identity.tenantId, undefined);
+      return made;
     });
     await this.announcer.announceSafely(name, identity.tenantId, entryEvents('create', name, [entry], identity));
     return entry;
   }
 
-  async update(name: string, id: string, body: unknown, identity: Identity): Promise<Entry> {
-    return this.withSchema(name, (c) => this.updated(c, id, body, identity));
+  /** `locale`: a non-default locale's code sets that locale's values of localized fields and that version's status. */
+  async update(name: string, id: string, body: unknown, identity: Identity, locale?: string): Promise<Entry> {
+    const code = this.localised?.resolve(locale);
+    if (code === '*')
+      throw new ValidationError('A write names one locale', [{ path: 'locale', message: 'a write names one locale, not *' }]);
+    return this.withSchema(name, async (c) => {
+      const split = code !== undefined && code !== this.localised!.defaultCode() && localizedFields(c).length ? code : undefined;
+      const entry = await this.updated(c, id, body, identity, split);
+      await this.localised?.localise(c, [entry], identity.tenantId, code);
+      return entry;
+    });
   }
 
-  private async updated(c: LoadedCollection, id: string, body: unknown, identity: Identity): Promise<Entry> {
+  /**
+   * A write in a non-default locale: the body's localized fields (checked as an update checks them) and its status go to
+   * that locale's version (entry-locales.ts), the rest to the entry's row; answers the shared part and the version's writer.
+   */
+  private inLocale(c: LoadedCollection, body: unknown, identity: Identity, id: string, locale: string) {
+    const localized = new Set(localizedFields(c).map((f) => f.name));
+    const all = (body ?? {}) as Record<string, unknown>;
+    const own = Object.fromEntries(Object.entries(all).filter(([k]) => localized.has(k)));
+    const shared = Object.fromEntries(Object.entries(all).filter(([k]) => !localized.has(k) && k !== 'status'));
+    const checked = checkEntryInput(c, { ...own, ...(all.status !== undefined ? { status: all.status } : {}) }, 'update');
+    const values: Record<string, unknown> = {};
+    for (const f of c.fields)
+      if (localized.has(f.name) && Object.hasOwn(checked.columns, columnName(f)))
+        values[f.name] = fromColumn(f, checked.columns[columnName(f)]);
+    const target = { tenantId: identity.tenantId, entryId: id, locale, userId: identity.userId };
+    return { shared, write: (t: Transaction) => this.localised!.write(c, target, values, checked.status, t) };
+  }
+
+  private async updated(c: LoadedCollection, id: string, body: unknown, identity: Identity, locale?: string): Promise<Entry> {
     const name = c.name;
     const current = await entryRow(c, id, identity.tenantId);
     const before = toEntry(c, current);
-    const [clean] = await presanitize(c, [body], this.richText);
+    const [sanitised] = await presanitize(c, [body], this.richText);
+    const localeWrite = locale ? this.inLocale(c, sanitised, identity, id, locale) : null;
+    const clean = localeWrite ? localeWrite.shared : sanitised;
     const input = checkEntryInput(c, clean, 'update');
     await this.checkRelations(c, input, identity.tenantId, 'body');
     const changes: Record<string, unknown> = {
@@ -156,6 +190,7 @@ export class EntryWrites {
       };
       const base = input.slug !== undefined ? slugify(input.slug) || before.slug : before.slug;
       await this.slugs.write(c, identity.tenantId, base, write, 'body', transaction);
+      if (localeWrite) await localeWrite.write(transaction);
       const written = toEntry(c, await entryRow(c, id, identity.tenantId, transaction));
       const action = input.status && input.status !== before.status ? 'status' : 'update';
       await this.revisionLog.record(c.name, written, identity.tenantId, action, identity.userId, transaction);
@@ -175,6 +210,7 @@ export class EntryWrites {
     const detached = await this.sequelize.transaction(async (transaction) => {
       await c.model.destroy({ where: { id: { [Op.in]: found }, tenant_id: identity.tenantId }, transaction });
       await this.revisionLog.removeFor(name, found, identity.tenantId, transaction);
+      await this.localised?.removeFor(name, identity.tenantId, found, transaction);
       return detachReferences(this.collections, name, found, identity.tenantId, transaction);
     });
     for (const other of detached) if (other !== name) await this.announcer.invalidateListsSafely(identity.tenantId, other);

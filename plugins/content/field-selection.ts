@@ -15,7 +15,7 @@ export const fieldsParam = z
 /** The keys every entry carries besides its fields; `fields=` may name them. */
 const SYSTEM_KEYS = new Set(['slug', 'status', 'syncId', 'version', 'createdAt', 'updatedAt', 'createdBy', 'updatedBy']);
 /** Keys kept whatever `fields=` names. */
-const ALWAYS = ['_id', '_locale', '_locales'];
+const ALWAYS = ['_id', '_locale', '_locales', '_fallbackFields'];
 
 /** The keys a `fields` parameter keeps, or null without one; an unknown name is a 400 naming it. */
 export function selectedKeys(c: CollectionDefinition, fields: string | undefined): Set<string> | null {

@@ -90,6 +90,8 @@ export const fieldSchema = z
     repeatable: z.boolean().optional(),
     /** blocks: the components its items may be. */
     components: z.array(z.string().min(1).max(64)).min(1).max(50).optional(),
+    /** One value per locale (API decisions, "Locales"; entry-locales.ts); other fields are shared by every locale. */
+    localized: z.boolean().optional(),
   })
   .strict()
   .superRefine((f, ctx) => {
@@ -106,6 +108,8 @@ export const fieldSchema = z
       if (f.type !== 'relation' && f[key] !== undefined)
         ctx.addIssue({ code: 'custom', path: [key], message: `only relation fields take ${key}` });
     componentIssues(f).forEach(([path, message]) => ctx.addIssue({ code: 'custom', path: [path], message }));
+    if (f.localized && (f.unique || f.inverseName !== undefined))
+      ctx.addIssue({ code: 'custom', path: ['localized'], message: 'a localized field cannot be unique or have an inverse field' });
     if (f.widget && !FIELD_WIDGETS[f.type].includes(f.widget))
       ctx.addIssue({ code: 'custom', path: ['widget'], message: `a ${f.type} field uses ${FIELD_WIDGETS[f.type].join(' or ')}` });
     if ((f.unique || f.indexed) && (NOT_INDEXABLE.includes(f.type) || isList(f)))

@@ -16,6 +16,9 @@ import { CollectionsService } from './collections-service.js';
 import { ComponentsService } from './components-service.js';
 import { ComponentRow } from './models/component-row.js';
 import { componentRoutes } from './routes-components.js';
+import { LocalesService } from './locales-service.js';
+import { LocaleRow } from './models/locale-row.js';
+import { localeRoutes } from './routes-locales.js';
 import { typesCommand } from './types-command.js';
 import { EntriesService } from './entries-service.js';
 import { ListCache } from './list-cache.js';
@@ -49,12 +52,14 @@ export default definePlugin({
     models.add(CollectionRow);
     models.add(Revision);
     models.add(ComponentRow);
+    models.add(LocaleRow);
     for (const m of CONTENT_MIGRATIONS) migrations.add(m);
     registerServices(container, listCache);
     registries.cliCommands.add(typesCommand);
     for (const route of [
       ...collectionRoutes,
       ...componentRoutes,
+      ...localeRoutes,
       ...publicAccessRoutes,
       ...scheduleRoutes,
       ...previewRoutes,
@@ -66,6 +71,7 @@ export default definePlugin({
     const collections = container.resolve<CollectionsService>('collections');
     await collections.follow(follow);
     await container.resolve<ComponentsService>('components').follow(follow);
+    await container.resolve<LocalesService>('locales').follow(follow);
     // Scheduled publishing: every instance looks for due entries (a round still running is not doubled);
     // a deleted entry takes its schedule with it.
     const schedules = container.resolve<PublishSchedules>('publishSchedules');
@@ -114,6 +120,10 @@ function registerServices(container: PluginRegisterContext['container'], listCac
   );
   container.register('components', asFunction(componentsService).singleton());
   container.register(
+    'locales',
+    asFunction((c: { sequelize: Sequelize; events: EventBus }) => new LocalesService(c.sequelize, c.events)).singleton(),
+  );
+  container.register(
     'entries',
     asFunction(
       (c: {
@@ -123,6 +133,7 @@ function registerServices(container: PluginRegisterContext['container'], listCac
         logger: Logger;
         events: EventBus;
         pool: WorkerPool;
+        locales: LocalesService;
       }) =>
         new EntriesService(
           c.sequelize,
@@ -132,6 +143,7 @@ function registerServices(container: PluginRegisterContext['container'], listCac
           c.logger,
           poolSanitizer(() => c.pool),
           () => optional(c, 'media'),
+          () => c.locales,
         ),
     ).singleton(),
   );
@@ -139,9 +151,14 @@ function registerServices(container: PluginRegisterContext['container'], listCac
   container.register(
     'contentClient',
     asFunction(
-      (c: { collections: CollectionsService; entries: EntriesService; components: ComponentsService }): ContentClientFactory =>
+      (c: {
+        collections: CollectionsService;
+        entries: EntriesService;
+        components: ComponentsService;
+        locales: LocalesService;
+      }): ContentClientFactory =>
         (identity = systemIdentity()) =>
-          new LocalClient(c.collections, c.entries, identity, c.components),
+          new LocalClient(c.collections, c.entries, identity, c.components, c.locales),
     ).singleton(),
   );
   // Request-scoped: the content client of the caller (scope.content in route handlers), so routes

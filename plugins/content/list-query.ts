@@ -27,6 +27,11 @@ export const listQuerySchema = z.object({
     ),
   fields: fieldsParam,
   populate: populateParam,
+  locale: z
+    .string()
+    .max(64)
+    .optional()
+    .describe("A locale's code (GET /api/locales): localized fields in that locale, with its fallbacks; * answers every locale's values"),
 });
 export type ListQuery = z.output<typeof listQuerySchema>;
 

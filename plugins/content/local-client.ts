@@ -1,10 +1,11 @@
 import type { Transaction } from 'sequelize';
 import { z } from 'zod';
-import { ValidationError, assertPermission, type Identity } from '../../kernel/sdk.js';
+import { ForbiddenError, ValidationError, assertPermission, type Identity } from '../../kernel/sdk.js';
 import { collectionInput, collectionPatch, type CollectionInput, type CollectionPatch } from './collection-schema.js';
 import { describeCollection, type CollectionsService } from './collections-service.js';
 import { componentInput, componentPatch, componentPatchBody, describeComponent, type ComponentsService } from './components-service.js';
 import type { EntriesService, Entry } from './entries-service.js';
+import { localeInput, localePatch, type LocaleDefinition, type LocalesService } from './locales-service.js';
 import { listQuerySchema, STATUSES, type EntryStatus } from './list-query.js';
 import type { PreparedRow } from './prepared-row.js';
 
@@ -27,9 +28,11 @@ export type ListOptions = Partial<{
   fields: string;
   /** Relation and media fields to answer as objects (`populate=`: dotted paths, 3 levels, `*`), with the client's visibility. */
   populate: string;
+  /** A locale's code (its values of localized fields, with fallbacks) or `*` (every locale's values). */
+  locale: string;
 }>;
-/** How one entry is read: `fields=` and `populate=` as in ListOptions. */
-export type ReadOptions = Pick<ListOptions, 'fields' | 'populate'>;
+/** How one entry is read: `fields=`, `populate=` and `locale=` as in ListOptions. */
+export type ReadOptions = Pick<ListOptions, 'fields' | 'populate' | 'locale'>;
 
 function parse<T extends z.ZodType>(schema: T, value: unknown, where: string): z.output<T> {
   const result = schema.safeParse(value);
@@ -49,6 +52,7 @@ export class LocalClient {
     private readonly entriesService: EntriesService,
     readonly identity: Identity,
     private readonly componentsService?: ComponentsService,
+    private readonly localesService?: LocalesService,
   ) {}
 
   private assertPermissions(...permissions: string[]): void {
@@ -107,6 +111,38 @@ export class LocalClient {
     },
   };
 
+  /** Content locales (as `/api/locales`): reading needs content:read, changing system:settings in the default tenant. */
+  readonly locales = {
+    list: async (): Promise<LocaleDefinition[]> => {
+      this.assertPermissions('content:read');
+      return this.localesOf().list();
+    },
+    create: async (locale: z.input<typeof localeInput>): Promise<LocaleDefinition> => {
+      this.assertLocaleWriter();
+      return this.localesOf().create(parse(localeInput, locale, 'locale'));
+    },
+    update: async (code: string, patch: z.input<typeof localePatch>): Promise<LocaleDefinition> => {
+      this.assertLocaleWriter();
+      return this.localesOf().update(code, parse(localePatch, patch, 'patch'));
+    },
+    remove: async (code: string): Promise<void> => {
+      this.assertLocaleWriter();
+      await this.localesOf().remove(code);
+    },
+  };
+
+  /** Locales are shared by every tenant: only the default tenant's callers with system:settings change them. */
+  private assertLocaleWriter(): void {
+    this.assertPermissions('system:settings');
+    if (this.identity.tenantId !== 'default')
+      throw new ForbiddenError('Locales are shared by all tenants; only the default tenant changes them');
+  }
+
+  private localesOf(): LocalesService {
+    if (!this.localesService) throw new Error('This content client was made without the locales service');
+    return this.localesService;
+  }
+
   private componentsOf(): ComponentsService {
     if (!this.componentsService) throw new Error('This content client was made without the components service');
     return this.componentsService;
@@ -163,13 +199,15 @@ export class LocalClient {
         this.assertPermissions('content:read');
         return service.existingIds(collection, parse(z.array(z.string().max(64)).max(1000), ids, 'ids'), identity);
       },
-      update: async (entryId: string, data: Record<string, unknown>): Promise<Entry> => {
+      /** `options.locale`: sets that locale's values of localized fields (shared fields stay shared). */
+      update: async (entryId: string, data: Record<string, unknown>, options: { locale?: string } = {}): Promise<Entry> => {
         this.assertPermissions('content:write');
-        return service.update(collection, id(entryId), data, identity);
+        return service.update(collection, id(entryId), data, identity, options.locale);
       },
-      setStatus: async (entryId: string, status: EntryStatus): Promise<Entry> => {
+      /** `options.locale`: the status of the entry's version in that locale. */
+      setStatus: async (entryId: string, status: EntryStatus, options: { locale?: string } = {}): Promise<Entry> => {
         this.assertPermissions('content:write');
-        return service.update(collection, id(entryId), { status: parse(z.enum(STATUSES), status, 'status') }, identity);
+        return service.update(collection, id(entryId), { status: parse(z.enum(STATUSES), status, 'status') }, identity, options.locale);
       },
       remove: async (entryId: string): Promise<void> => {
         this.assertPermissions('content:write');

@@ -118,4 +118,44 @@ export const CONTENT_MIGRATIONS: MigrationDefinition[] = [
       }
     },
   },
+  {
+    // Locales (API decisions, "Locales"): configuration of the installation, shared by every tenant as collections and
+    // components are; a new installation (and one made before locales) has `en` as its default.
+    name: '0008-locales',
+    async up({ queryInterface, DataTypes }) {
+      const epochMs = { type: DataTypes.BIGINT, allowNull: false };
+      await queryInterface.createTable('content_locales', {
+        code: { type: DataTypes.STRING(35), primaryKey: true },
+        name: { type: DataTypes.STRING(191), allowNull: false },
+        is_default: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false },
+        fallback: { type: DataTypes.STRING(35), allowNull: true },
+        created_at: epochMs,
+        updated_at: epochMs,
+      });
+      const now = Date.now();
+      await queryInterface.bulkInsert('content_locales', [
+        { code: 'en', name: 'English', is_default: true, fallback: null, created_at: now, updated_at: now },
+      ]);
+    },
+  },
+  {
+    // Localized fields (API decisions, "Locales"; entry-locales.ts): an entry's version in a locale other than the default
+    // (its localized values as JSON, its own status). The default locale's values stay in the collection's table.
+    name: '0009-entry-locales',
+    async up({ queryInterface, DataTypes, sequelize }) {
+      const required = (type: DataType) => ({ type, allowNull: false });
+      await queryInterface.createTable('content_entry_locales', {
+        tenant_id: { type: DataTypes.STRING(64), primaryKey: true },
+        collection: { type: DataTypes.STRING(48), primaryKey: true },
+        entry_id: { type: DataTypes.STRING(36), primaryKey: true },
+        locale: { type: DataTypes.STRING(35), primaryKey: true },
+        data: required(sequelize.getDialect() === 'sqlite' ? DataTypes.TEXT : DataTypes.TEXT('medium')),
+        status: required(DataTypes.STRING(16)),
+        updated_by: { type: DataTypes.STRING(64), allowNull: true },
+        created_at: required(DataTypes.BIGINT),
+        updated_at: required(DataTypes.BIGINT),
+      });
+      await queryInterface.addIndex('content_entry_locales', ['collection', 'entry_id'], { name: 'content_entry_locales_entry' });
+    },
+  },
 ];

@@ -8,6 +8,7 @@ import type { PreviewLinks } from './preview-links.js';
 import type { PublishSchedules } from './publish-schedules.js';
 import type { CollectionsService } from './collections-service.js';
 import type { ComponentsService } from './components-service.js';
+import type { LocalesService } from './locales-service.js';
 import type { ContentEvent, EntriesService } from './entries-service.js';
 import type { ContentClientFactory, LocalClient } from './local-client.js';
 
@@ -39,6 +40,8 @@ export {
 export const COLLECTIONS_CHANGED = defineEvent<{ name: string }>('content:collections-changed');
 /** A component was created, changed or deleted (any instance); every instance reads them again. */
 export const COMPONENTS_CHANGED = defineEvent<{ name: string }>('content:components-changed');
+/** A locale was created, changed or deleted (any instance); every instance reads them again. */
+export const LOCALES_CHANGED = defineEvent<{ code: string }>('content:locales-changed');
 /** Entry events: payload ContentEvent. */
 export const ENTRY_EVENTS = {
   create: defineEvent<ContentEvent>('on:create'),
@@ -53,6 +56,8 @@ declare module '../../kernel/http/route-table.js' {
     collections: CollectionsService;
     /** Reusable components (components-service.ts). */
     components: ComponentsService;
+    /** Content locales (locales-service.ts). */
+    locales: LocalesService;
     entries: EntriesService;
     contentClient: ContentClientFactory;
     /** Request-scoped: the content client acting as the request's caller (currentUser). */
@@ -83,3 +88,6 @@ export type { ComponentsService, ComponentDefinition } from './components-servic
 export { FIELD_TYPES, FIELD_WIDGETS } from './field-types.js';
 /** The inverse a field of a read view stands for (a read-only list of the entries pointing here), or undefined. */
 export { inverseOf } from './relation-inverse.js';
+/** Content locales: the service (configuration of the installation), their answer shape and the canonical form of a code. */
+export type { LocalesService, LocaleDefinition } from './locales-service.js';
+export { canonicalLocale, checkFallbacks } from './locales-service.js';

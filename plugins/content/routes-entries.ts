@@ -6,6 +6,12 @@ import { populateParam } from './populate.js';
 
 const collectionParam = z.object({ collection: z.string().min(1).max(64) });
 const entryParams = { params: collectionParam.extend({ entryId: z.string().uuid() }) };
+const localeParam = z
+  .string()
+  .max(64)
+  .optional()
+  .describe("A locale's code (GET /api/locales); default: the default locale. Unknown: 400 VALIDATION_ERROR");
+const localeQuery = { query: z.object({ locale: localeParam }) };
 const entryBody = z
   .record(z.string(), z.unknown())
   .describe("The collection's fields, plus optional slug and status (draft, published, archived)");
@@ -92,10 +98,11 @@ export const entryRoutes: RouteDefinition[] = [
     path: '/api/collections/:collection/:entryId/status',
     permission: 'content:write',
     tags: ['entries'],
-    summary: "Sets an entry's status: draft, published or archived",
-    request: { ...entryParams, body: z.object({ status: z.enum(STATUSES) }) },
+    summary: "Sets an entry's status: draft, published or archived (with locale: the status of the entry's version in that locale)",
+    request: { ...entryParams, ...localeQuery, body: z.object({ status: z.enum(STATUSES) }) },
     response: entry,
-    handler: ({ params, body, scope }) => scope.content.entries(params.collection).setStatus(params.entryId, body.status),
+    handler: ({ params, query, body, scope }) =>
+      scope.content.entries(params.collection).setStatus(params.entryId, body.status, { locale: query.locale }),
   }),
   defineRoute({
     method: 'GET',
@@ -141,7 +148,7 @@ export const entryRoutes: RouteDefinition[] = [
     permissionScope: 'collection',
     tags: ['entries'],
     summary: 'One entry (callers without content:write: published entries only; guests too when the collection is public)',
-    request: { ...entryParams, query: z.object({ fields: fieldsParam, populate: populateParam }) },
+    request: { ...entryParams, query: z.object({ fields: fieldsParam, populate: populateParam, locale: localeParam }) },
     response: entry,
     handler: ({ params, query, identity, scope }) => scope.entries.get(params.collection, params.entryId, identity, query),
   }),
@@ -151,9 +158,12 @@ export const entryRoutes: RouteDefinition[] = [
     permission: 'content:write',
     tags: ['entries'],
     summary: 'Updates the given fields (a required field cannot be set to null); 409 when the entry changed at the same time',
-    request: { ...entryParams, body: entryBody },
+    description:
+      "With locale (not the default): the body's localized fields and status are that locale's version's (created as a draft when first written there); the other fields are shared by every locale.",
+    request: { ...entryParams, ...localeQuery, body: entryBody },
     response: entry,
-    handler: ({ params, body, scope }) => scope.content.entries(params.collection).update(params.entryId, body),
+    handler: ({ params, query, body, scope }) =>
+      scope.content.entries(params.collection).update(params.entryId, body, { locale: query.locale }),
   }),
   defineRoute({
     method: 'DELETE',

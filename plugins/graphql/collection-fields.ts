@@ -38,6 +38,19 @@ const notFoundAsNull = (err: unknown) => {
 /** Input objects may come without a prototype; the service wants a plain object. */
 const plain = (v: unknown) => ({ ...(v as Record<string, unknown>) });
 
+const LOCALE_ARG = {
+  type: GraphQLString,
+  description:
+    "A locale's code (GET /api/locales): localized fields in that locale, with its fallbacks (_fallbackFields); default: the default locale",
+};
+/** A GraphQL read names one locale: `*` answers objects where the schema has the fields' own types. */
+function oneLocale(v: unknown): string | undefined {
+  if (v === null || v === undefined) return undefined;
+  if (v === '*')
+    throw new ValidationError('GraphQL reads name one locale (REST answers ?locale=*)', [{ path: 'locale', message: 'one locale, not *' }]);
+  return String(v);
+}
+
 /** posts(...) and post(_id) */
 export function queryFields(t: CollectionTypes, entries: EntriesPort): GraphQLFieldConfigMap<unknown, GraphqlContext> {
   const { names, collection } = t;
@@ -55,11 +68,12 @@ export function queryFields(t: CollectionTypes, entries: EntriesPort): GraphQLFi
       },
       search: { type: GraphQLString, description: 'case-insensitive, over the slug and the text fields' },
       status: { type: EntryStatusEnum },
+      locale: LOCALE_ARG,
     },
     extensions: { cost: 'list' },
     async resolve(_root, args, ctx) {
       assertPermission(ctx.identity, 'content:read', collection.name);
-      return (await entries.list(collection.name, listQuery(args), ctx.identity)).value;
+      return (await entries.list(collection.name, listQuery({ ...args, locale: oneLocale(args.locale) }), ctx.identity)).value;
     },
   };
   const one: Field = collection.singleton
@@ -74,10 +88,10 @@ export function queryFields(t: CollectionTypes, entries: EntriesPort): GraphQLFi
     : {
         type: t.object,
         description: `One entry of '${collection.name}' by id; null when there is none (or it is not published and you lack content:write).`,
-        args: { _id: { type: new GraphQLNonNull(GraphQLID) } },
+        args: { _id: { type: new GraphQLNonNull(GraphQLID) }, locale: LOCALE_ARG },
         async resolve(_root, args, ctx) {
           assertPermission(ctx.identity, 'content:read', collection.name);
-          return entries.get(collection.name, String(args._id), ctx.identity).catch(notFoundAsNull);
+          return entries.get(collection.name, String(args._id), ctx.identity, { locale: oneLocale(args.locale) }).catch(notFoundAsNull);
         },
       };
   return { [names.list]: list, [names.one]: one };

@@ -41,6 +41,15 @@ export interface CollectionTypes {
 }
 
 const GRAPHQL_NAME = /^[_A-Za-z][_0-9A-Za-z]*$/;
+/** The locale fields of entries of collections with localized fields (API decisions, "Locales"). */
+const LOCALE_FIELDS: GraphQLFieldConfigMap<Entry, GraphqlContext> = {
+  _locale: { type: GraphQLString, description: 'The locale answered' },
+  _locales: { type: new GraphQLList(new GraphQLNonNull(GraphQLString)), description: 'The locales in which the entry has a version' },
+  _fallbackFields: {
+    type: new GraphQLList(new GraphQLNonNull(GraphQLString)),
+    description: 'The localized fields whose value came from a fallback locale',
+  },
+};
 const SYSTEM_FIELDS = ['_id', 'slug', 'status', 'syncId', 'version', 'createdAt', 'updatedAt', 'createdBy', 'updatedBy'];
 
 /** A select field is an enum (Post + Category) when its options are GraphQL names and the type name is free. */
@@ -192,6 +201,8 @@ export function buildCollectionTypes(
           updatedAt: { type: new GraphQLNonNull(GraphQLString), description: 'ISO 8601' },
           createdBy: { type: GraphQLID },
           updatedBy: { type: GraphQLID },
+          // Collections with localized fields only: the schema of the others stays as it was.
+          ...(c.fields.some((f) => f.localized) ? LOCALE_FIELDS : {}),
         };
         for (const f of c.fields) {
           fields[f.name] = {

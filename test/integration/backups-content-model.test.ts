@@ -119,5 +119,24 @@ for (const variant of DB_VARIANTS) {
       await call('/api/backups/restore', { planId: plan.planId, confirmed: true, planHash: plan.planHash });
       expect((await dataOf(await admin.get('/api/components/seo'))).fields).to.deep.equal(seo.fields);
     });
+
+    it('puts the locales back as they were (one operation, first, with an undo); a backup with the same locales plans none', async function () {
+      const admin = as(t, 'admin');
+      await dataOf(await admin.post('/api/locales', { code: 'de', name: 'Deutsch' }), 201);
+      await dataOf(await admin.post('/api/locales', { code: 'de-AT', fallback: 'de' }), 201);
+      const saved = await dataOf(await admin.get('/api/locales'));
+      const { backupId } = await call('/api/backups/create', {});
+      const same = await call('/api/backups/restore-plan', { backupId });
+      expect(same.operations.filter((o: Entry) => o.type === 'locales')).to.deep.equal([]);
+      // Change them after the backup: another default, a locale gone, a new one.
+      await dataOf(await admin.patch('/api/locales/de', { isDefault: true }));
+      await dataOf(await admin.delete('/api/locales/de-AT'));
+      await dataOf(await admin.post('/api/locales', { code: 'fr' }), 201);
+      const plan = await call('/api/backups/restore-plan', { backupId });
+      const ops = plan.operations.map((o: Entry) => `${o.action} ${o.type} ${o.target}`);
+      expect(ops[0]).to.equal('update locales locales');
+      await call('/api/backups/restore', { planId: plan.planId, confirmed: true, planHash: plan.planHash });
+      expect(await dataOf(await admin.get('/api/locales'))).to.deep.equal(saved);
+    });
   });
 }

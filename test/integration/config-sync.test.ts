@@ -50,7 +50,8 @@ for (const variant of DB_VARIANTS) {
     it('lists the resource types with their counts', async function () {
       const data = await dataOf(await admin().get('/api/config/resources'));
       const byType = Object.fromEntries(data.resources.map((r: any) => [r.type, r]));
-      expect(Object.keys(byType)).to.deep.equal(['component', 'collection', 'role', 'theme', 'setting', 'dashboard']);
+      expect(Object.keys(byType)).to.deep.equal(['locale', 'component', 'collection', 'role', 'theme', 'setting', 'dashboard']);
+      expect(byType.locale.count).to.equal(1);
       expect(byType.component.count).to.equal(0);
       expect(byType.role.count).to.equal(4);
       expect(byType.theme.count).to.equal(1);
@@ -569,6 +570,31 @@ for (const variant of DB_VARIANTS) {
       expect((await plan({ types: ['component'] })).blockedReasons.join(' ')).to.match(/removes the field\(s\) tone/);
       writeSync('component', 'badge', now.data, now.uuid);
       expect(await dataOf(await admin().get('/api/collections/badged'))).to.have.nested.property('items[0].badge.text', 'New');
+    });
+
+    it('promotes the locale list as one resource, checked for cycles, and exports it again', async function () {
+      await exportAll();
+      const file = readSync('locale', 'locales');
+      expect(file.data).to.deep.equal({ locales: [{ code: 'en', name: 'English', isDefault: true, fallback: null }] });
+      const wanted = [
+        { code: 'en', name: 'English', isDefault: true, fallback: null },
+        { code: 'de', name: 'Deutsch', isDefault: false, fallback: null },
+        { code: 'de-AT', name: 'Österreichisch', isDefault: false, fallback: 'de' },
+      ];
+      // A cycle (de -> de-AT -> de) blocks the plan with the reason.
+      const cyclic = wanted.map((l) => (l.code === 'de' ? { ...l, fallback: 'de-AT' } : l));
+      writeSync('locale', 'locales', { locales: cyclic }, file.uuid);
+      expect((await plan({ types: ['locale'] })).blockedReasons.join(' ')).to.match(/cycle/);
+      writeSync('locale', 'locales', { locales: wanted }, file.uuid);
+      const p = await plan({ types: ['locale'] });
+      expect(ops(p)).to.deep.equal(['update:locale:locales']);
+      expect(await apply(p)).to.include({ outcome: 'success' });
+      expect(await dataOf(await admin().get('/api/locales'))).to.deep.equal(wanted);
+      expect((await status()).items.find((i: any) => i.type === 'locale').state).to.equal('same');
+      // Back to the installation's own list (the other tests expect en only).
+      writeSync('locale', 'locales', file.data, file.uuid);
+      expect(await apply(await plan({ types: ['locale'] }))).to.include({ outcome: 'success' });
+      expect((await dataOf(await admin().get('/api/locales'))).map((l: any) => l.code)).to.deep.equal(['en']);
     });
 
     it('a failure later in the plan (in the transaction) removes the collection the outside step created: outcome rollback', async function () {

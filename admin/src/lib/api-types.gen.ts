@@ -232,7 +232,7 @@ export interface ApiSchemas {
     inSync: boolean;
     summary: { same: number; changed: number; onlyInDatabase: number; onlyInFiles: number };
     items: {
-      type: 'component' | 'collection' | 'role' | 'theme' | 'setting' | 'dashboard';
+      type: 'locale' | 'component' | 'collection' | 'role' | 'theme' | 'setting' | 'dashboard';
       name: string;
       state: 'same' | 'changed' | 'onlyInDatabase' | 'onlyInFiles';
     }[];
@@ -331,6 +331,7 @@ export interface ApiSchemas {
     licensee?: string;
     keyProblem?: string;
   };
+  Locale: { code: string; name: string; isDefault: boolean; fallback: string | null };
   Passkey: { _id: string; name: string; createdAt: string; lastUsedAt: string | null; deviceType: string; backedUp: boolean };
   PasskeyCreationOptions: {
     challenge: string;
@@ -685,6 +686,8 @@ export interface ApiRoutes {
     response: { deleted: boolean };
     errors: ApiErrorCode;
   };
+  /** Deletes a locale (system:settings) (permission: system:settings) */
+  'DELETE /api/locales/:code': { params: { code: string }; query: never; body: never; response: { deleted: true }; errors: ApiErrorCode };
   /** Deletes a media item and its thumbnails (local storage: to the trash, restorable; remote: for good) (permission: media:write) */
   'DELETE /api/media/:id': {
     params: { id: string };
@@ -872,6 +875,8 @@ export interface ApiRoutes {
       /** JSON: {"field": value} or {"field": {"eq"|"ne"|"gt"|"gte"|"lt"|"lte"|"in"|"nin"|"contains"|"startsWith"|"null": value}}, grouped with {"$or": [..]}, {"$and": [..]}, {"$not": {..}} */
       filter?: string;
       limit?: number;
+      /** A locale's code (GET /api/locales): localized fields in that locale, with its fallbacks; * answers every locale's values */
+      locale?: string;
       page?: number;
       /** Comma list of relation and media fields to answer as objects instead of ids: dotted paths up to 3 levels (author.avatar), * for every relation and media field of the first level */
       populate?: string;
@@ -889,6 +894,8 @@ export interface ApiRoutes {
     query: {
       /** Comma list of the fields to answer (with _id always); the system fields slug, status, version, createdAt, updatedAt… may be named too */
       fields?: string;
+      /** A locale's code (GET /api/locales); default: the default locale. Unknown: 400 VALIDATION_ERROR */
+      locale?: string;
       /** Comma list of relation and media fields to answer as objects instead of ids: dotted paths up to 3 levels (author.avatar), * for every relation and media field of the first level */
       populate?: string;
     };
@@ -1002,7 +1009,7 @@ export interface ApiRoutes {
     response: {
       path: string;
       resources: {
-        type: 'component' | 'collection' | 'role' | 'theme' | 'setting' | 'dashboard';
+        type: 'locale' | 'component' | 'collection' | 'role' | 'theme' | 'setting' | 'dashboard';
         label: string;
         available: boolean;
         applied: boolean;
@@ -1552,6 +1559,8 @@ export interface ApiRoutes {
     response: { sources: { format: string; label: string; extensions: string[]; description: string; features: string[] }[] };
     errors: ApiErrorCode;
   };
+  /** The content locales: the default first, each with its fallback (permission: content:read) */
+  'GET /api/locales': { params: never; query: never; body: never; response: ApiSchemas['Locale'][]; errors: ApiErrorCode };
   /** Lists the tenant's media: filters folderId (or root), type (image/ or exact), search, private; sort; pages (limit capped at 100) (permission: media:read) */
   'GET /api/media': {
     params: never;
@@ -1992,15 +2001,21 @@ export interface ApiRoutes {
   /** Updates the given fields (a required field cannot be set to null); 409 when the entry changed at the same time (permission: content:write) */
   'PATCH /api/collections/:collection/:entryId': {
     params: { collection: string; entryId: string };
-    query: never;
+    query: {
+      /** A locale's code (GET /api/locales); default: the default locale. Unknown: 400 VALIDATION_ERROR */
+      locale?: string;
+    };
     body: Record<string, unknown>;
     response: ApiSchemas['Entry'];
     errors: ApiErrorCode;
   };
-  /** Sets an entry's status: draft, published or archived (permission: content:write) */
+  /** Sets an entry's status: draft, published or archived (with locale: the status of the entry's version in that locale) (permission: content:write) */
   'PATCH /api/collections/:collection/:entryId/status': {
     params: { collection: string; entryId: string };
-    query: never;
+    query: {
+      /** A locale's code (GET /api/locales); default: the default locale. Unknown: 400 VALIDATION_ERROR */
+      locale?: string;
+    };
     body: { status: 'draft' | 'published' | 'archived'; [key: string]: unknown };
     response: ApiSchemas['Entry'];
     errors: ApiErrorCode;
@@ -2065,6 +2080,7 @@ export interface ApiRoutes {
         component?: string;
         repeatable?: boolean;
         components?: string[];
+        localized?: boolean;
       }[];
       /** The planHash of POST .../schema/plan: confirms a change that loses stored values */
       planHash?: string;
@@ -2131,11 +2147,26 @@ export interface ApiRoutes {
         component?: string;
         repeatable?: boolean;
         components?: string[];
+        localized?: boolean;
       }[];
       /** The planHash of POST /api/components/{name}/schema/plan: confirms a change that loses stored values */
       planHash?: string;
     };
     response: ApiSchemas['Component'];
+    errors: ApiErrorCode;
+  };
+  /** Changes a locale's name or fallback, or makes it the default (system:settings) (permission: system:settings) */
+  'PATCH /api/locales/:code': {
+    params: { code: string };
+    query: never;
+    body: {
+      name?: string;
+      /** Another locale (null: none); a cycle is 400 */
+      fallback?: string | null;
+      /** true makes this the default locale (the previous one stops being it) */
+      isDefault?: true;
+    };
+    response: ApiSchemas['Locale'];
     errors: ApiErrorCode;
   };
   /** Renames a media item (the shown name, kept as given; 415 MEDIA_TYPE_MISMATCH as for uploads) and/or moves it to a folder (permission: media:write) */
@@ -2582,6 +2613,7 @@ export interface ApiRoutes {
         component?: string;
         repeatable?: boolean;
         components?: string[];
+        localized?: boolean;
       }[];
       singleton?: boolean;
     };
@@ -2680,6 +2712,7 @@ export interface ApiRoutes {
         component?: string;
         repeatable?: boolean;
         components?: string[];
+        localized?: boolean;
       }[];
     };
     response: {
@@ -2769,6 +2802,7 @@ export interface ApiRoutes {
         component?: string;
         repeatable?: boolean;
         components?: string[];
+        localized?: boolean;
       }[];
     };
     response: ApiSchemas['Component'];
@@ -2833,6 +2867,7 @@ export interface ApiRoutes {
         component?: string;
         repeatable?: boolean;
         components?: string[];
+        localized?: boolean;
       }[];
     };
     response: {
@@ -2887,7 +2922,7 @@ export interface ApiRoutes {
     query: never;
     body: {
       /** Resource types to plan (default: every type this instance has) */
-      types?: ('component' | 'collection' | 'role' | 'theme' | 'setting' | 'dashboard')[];
+      types?: ('locale' | 'component' | 'collection' | 'role' | 'theme' | 'setting' | 'dashboard')[];
     };
     response: { written: number; path: string };
     errors: ApiErrorCode;
@@ -2898,7 +2933,7 @@ export interface ApiRoutes {
     query: never;
     body: {
       /** Resource types to plan (default: every type this instance has) */
-      types?: ('component' | 'collection' | 'role' | 'theme' | 'setting' | 'dashboard')[];
+      types?: ('locale' | 'component' | 'collection' | 'role' | 'theme' | 'setting' | 'dashboard')[];
       /** Plan against a bundle uploaded with POST /api/config/bundle instead of the sync files on disk */
       uploadId?: string;
       /** Manual identity mappings: "<type>/<file name>" (as in the plan's warnings, e.g. "role/author.json") or "<type>/<name>" -> the name of a database resource of that type, or null to create the file's resource as new */
@@ -3437,6 +3472,19 @@ export interface ApiRoutes {
       blockedReasons: string[];
       uploadId: string;
     };
+    errors: ApiErrorCode;
+  };
+  /** Adds a content locale (system:settings) (permission: system:settings) */
+  'POST /api/locales': {
+    params: never;
+    query: never;
+    body: {
+      /** A BCP 47 language tag (en, de, pt-BR); answered in its canonical form */
+      code: string;
+      name?: string;
+      fallback?: string | null;
+    };
+    response: ApiSchemas['Locale'];
     errors: ApiErrorCode;
   };
   /** Creates a media folder (names unique per parent: 409 FOLDER_EXISTS) (permission: media:write) */

@@ -1,0 +1,186 @@
+import { QueryTypes, Sequelize, type Transaction } from 'sequelize';
+import type { LoadedCollection } from './collections-service.js';
+import type { CollectionDefinition } from './collection-schema.js';
+import type { Entry } from './entry-shape.js';
+import type { FieldDefinition } from './field-types.js';
+import type { LocalesService } from './locales-service.js';
+
+/** The side table of localized values (content migration 0009): one row per entry and locale other than the default. */
+const TABLE = 'content_entry_locales';
+/** Entry ids per query when a page's versions are read (a page has at most 100 entries). */
+const IDS_PER_QUERY = 500;
+
+/** An entry's version in a locale other than the default: its localized values (as reads answer them) and its status. */
+export interface LocaleVersion {
+  data: Record<string, unknown>;
+  status: string;
+}
+/** Entry id -> locale -> version. */
+export type LocaleVersions = Map<string, Map<string, LocaleVersion>>;
+
+/** The fields of a collection that hold one value per locale. */
+export const localizedFields = (c: CollectionDefinition): FieldDefinition[] => c.fields.filter((f) => f.localized === true);
+
+/** `?locale=`: a locale's code, `*` (every locale's own values), or absent (the default locale). */
+export type LocaleChoice = string | '*' | undefined;
+
+const parse = (text: unknown): Record<string, unknown> => {
+  try {
+    const v: unknown = typeof text === 'string' ? JSON.parse(text) : text;
+    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+};
+
+/**
+ * The status condition of a list in a non-default locale of a collection with localized fields: the entries whose
+ * version there has `status` (an entry without a version there is a draft in it), or null when the list's own status
+ * column decides (the default locale, `*`, no localized fields, no status asked).
+ */
+export function localeStatusWhere(
+  c: LoadedCollection,
+  tenantId: string,
+  locale: LocaleChoice,
+  defaultCode: string,
+  status: string | undefined,
+) {
+  if (!status || locale === undefined || locale === '*' || locale === defaultCode || !localizedFields(c).length) return null;
+  const q = (v: string) => c.model.sequelize!.escape(v);
+  const versions = `SELECT entry_id FROM ${TABLE} WHERE tenant_id = ${q(tenantId)} AND collection = ${q(c.name)} AND locale = ${q(locale)}`;
+  return status === 'draft'
+    ? Sequelize.literal(`id NOT IN (${versions} AND status <> ${q('draft')})`)
+    : Sequelize.literal(`id IN (${versions} AND status = ${q(status)})`);
+}
+
+/**
+ * Localized values (API decisions, "Locales"). The default locale's values are the entry's own (its row in the
+ * collection's table), so nothing changes for collections without localized fields; every other locale's values of
+ * the localized fields live in content_entry_locales, one row per entry and locale, with that version's status.
+ * A read in a locale takes each localized field from the locale, then its fallback chain, then the default, and names
+ * the fields that fell back in `_fallbackFields`; a page of entries costs one query more, whatever its size.
+ */
+export class EntryLocales {
+  constructor(
+    private readonly sequelize: Sequelize,
+    readonly locales: () => LocalesService | undefined,
+  ) {}
+
+  /** Whether reads of this collection carry `_locale`/`_locales` (it has localized fields, or a locale was asked for). */
+  applies(c: CollectionDefinition, choice: LocaleChoice): boolean {
+    return choice !== undefined || localizedFields(c).length > 0;
+  }
+
+  /** The asked locale in canonical form (`*` kept); 400 VALIDATION_ERROR naming `locale` when it is not one. */
+  resolve(choice: string | undefined): LocaleChoice {
+    if (choice === undefined || choice === '') return undefined;
+    if (choice === '*') return '*';
+    const service = this.locales();
+    return service ? service.resolve(choice) : choice;
+  }
+
+  defaultCode(): string {
+    return this.locales()?.defaultCode() ?? 'en';
+  }
+
+  /** The versions of these entries in every non-default locale: one query per IDS_PER_QUERY ids. */
+  async versions(c: CollectionDefinition, tenantId: string, ids: string[], transaction?: Transaction): Promise<LocaleVersions> {
+    const out: LocaleVersions = new Map();
+    for (let i = 0; i < ids.length; i += IDS_PER_QUERY) {
+      const rows = await this.sequelize.query<{ entry_id: string; locale: string; data: string; status: string }>(
+        `SELECT entry_id, locale, data, status FROM ${TABLE} WHERE tenant_id = :tenantId AND collection = :collection AND entry_id IN (:ids)`,
+        { replacements: { tenantId, collection: c.name, ids: ids.slice(i, i + IDS_PER_QUERY) }, type: QueryTypes.SELECT, transaction },
+      );
+      for (const r of rows) {
+        const byLocale = out.get(r.entry_id) ?? new Map<string, LocaleVersion>();
+        byLocale.set(r.locale, { data: parse(r.data), status: r.status });
+        out.set(r.entry_id, byLocale);
+      }
+    }
+    return out;
+  }
+
+  /** Gives each entry its values in `choice` (fallbacks named in `_fallbackFields`), `_locale` and `_locales`. */
+  async localise(c: CollectionDefinition, entries: Entry[], tenantId: string, choice: LocaleChoice, publishedOnly = false): Promise<void> {
+    if (!this.applies(c, choice) || !entries.length) return;
+    const fields = localizedFields(c);
+    const versions = fields.length
+      ? await this.versions(
+          c,
+          tenantId,
+          entries.map((e) => e._id),
+        )
+      : new Map<string, Map<string, LocaleVersion>>();
+    const fallbackDefault = this.defaultCode();
+    const chain = choice === undefined || choice === '*' ? [fallbackDefault] : (this.locales()?.chain(choice) ?? [choice]);
+    for (const entry of entries) {
+      const own = new Map([...(versions.get(entry._id) ?? [])].filter(([, v]) => !publishedOnly || v.status === 'published'));
+      const e = entry as unknown as Record<string, unknown>;
+      if (choice === '*') {
+        for (const f of fields) {
+          const all: Record<string, unknown> = { [fallbackDefault]: e[f.name] };
+          for (const [code, v] of own) if (Object.hasOwn(v.data, f.name)) all[code] = v.data[f.name];
+          e[f.name] = all;
+        }
+      } else if (chain[0] !== fallbackDefault) {
+        const fellBack: string[] = [];
+        for (const f of fields) {
+          const from = chain.find((code) => code === fallbackDefault || (own.get(code) && Object.hasOwn(own.get(code)!.data, f.name)));
+          if (from !== fallbackDefault) e[f.name] = own.get(from!)!.data[f.name];
+          if (from !== chain[0]) fellBack.push(f.name);
+        }
+        const version = own.get(chain[0]!);
+        // The status in an answer is that locale's (API decisions, "Locales"); an entry without a version there is a draft in it.
+        e.status = version?.status ?? 'draft';
+        e._fallbackFields = fellBack;
+      }
+      e._locale = choice === '*' || choice === undefined ? fallbackDefault : choice;
+      e._locales = [fallbackDefault, ...[...own.keys()].sort()];
+    }
+  }
+
+  /**
+   * Sets an entry's values of localized fields in a non-default locale (merged over the version's values there), inside
+   * the caller's transaction; a version written the first time is a draft (or `status` when given).
+   */
+  async write(
+    c: CollectionDefinition,
+    target: { tenantId: string; entryId: string; locale: string; userId: string | null },
+    values: Record<string, unknown>,
+    status: string | undefined,
+    transaction: Transaction,
+  ): Promise<void> {
+    const key = { tenantId: target.tenantId, collection: c.name, entryId: target.entryId, locale: target.locale };
+    const where = 'tenant_id = :tenantId AND collection = :collection AND entry_id = :entryId AND locale = :locale';
+    const [found] = await this.sequelize.query<{ data: string; status: string }>(`SELECT data, status FROM ${TABLE} WHERE ${where}`, {
+      replacements: key,
+      type: QueryTypes.SELECT,
+      transaction,
+    });
+    const now = Date.now();
+    const data = JSON.stringify({ ...(found ? parse(found.data) : {}), ...values });
+    const row = { ...key, data, status: status ?? found?.status ?? 'draft', updatedBy: target.userId, now };
+    if (found)
+      await this.sequelize.query(
+        `UPDATE ${TABLE} SET data = :data, status = :status, updated_by = :updatedBy, updated_at = :now WHERE ${where}`,
+        {
+          replacements: row,
+          transaction,
+        },
+      );
+    else
+      await this.sequelize.query(
+        `INSERT INTO ${TABLE} (tenant_id, collection, entry_id, locale, data, status, updated_by, created_at, updated_at) VALUES (:tenantId, :collection, :entryId, :locale, :data, :status, :updatedBy, :now, :now)`,
+        { replacements: row, transaction },
+      );
+  }
+
+  /** Drops the versions of deleted entries (inside the deleting transaction). */
+  async removeFor(collection: string, tenantId: string, ids: string[], transaction?: Transaction): Promise<void> {
+    for (let i = 0; i < ids.length; i += IDS_PER_QUERY)
+      await this.sequelize.query(`DELETE FROM ${TABLE} WHERE tenant_id = :tenantId AND collection = :collection AND entry_id IN (:ids)`, {
+        replacements: { tenantId, collection, ids: ids.slice(i, i + IDS_PER_QUERY) },
+        transaction,
+      });
+  }
+}
