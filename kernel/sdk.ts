@@ -14,6 +14,7 @@ export { definePlugin, optional, requestScoped } from './plugin.js';
 export type { BoundRegistry, PluginBootContext, PluginDefinition, PluginRegisterContext, PluginRegistries } from './plugin.js';
 export type { KernelState } from './index.js';
 export { KERNEL_VERSION, DIST_ROOT, PROJECT_ROOT } from './version.js';
+export { SealedSecrets, type SealedSecretsOptions } from './sealed-secrets.js';
 
 // Routes and HTTP helpers.
 export { defineRoute, wrapNamedRoutes } from './http/route-table.js';
