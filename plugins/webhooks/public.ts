@@ -1,19 +1,23 @@
 import { defineEvent } from '../../kernel/sdk.js';
+import { USER_EVENTS } from '../auth/public.js';
+import { ENTRY_EVENTS } from '../content/public.js';
+import { MEDIA_UPLOADED } from '../media/public.js';
 
 /**
  * The events a webhook subscribes to (API decisions, "Webhooks"): the spec's planned names. An event is
  * delivered when a plugin publishes it on the event bus with a `tenantId` in its payload; `ping` is sent
  * by POST /api/webhooks/:id/test only.
  */
+/** The names other plugins define are their constants (an event name is spelled once); the rest have no publisher yet. */
 export const WEBHOOK_EVENTS = [
-  'on:create',
-  'on:update',
-  'on:delete',
+  ENTRY_EVENTS.create,
+  ENTRY_EVENTS.update,
+  ENTRY_EVENTS.delete,
   'on:publish',
-  'on:status_change',
+  ENTRY_EVENTS.statusChange,
   'on:stage_change',
-  'on:media_upload',
-  'on:user_create',
+  MEDIA_UPLOADED,
+  USER_EVENTS.create,
   'on:collection_create',
   'on:collection_update',
   'on:collection_delete',
