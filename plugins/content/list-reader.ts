@@ -17,6 +17,11 @@ interface SqliteDatabase {
   prepare(sql: string, callback: (err: Error | null) => void): SqliteStatement;
 }
 
+/** The part of a pooled MariaDB connection (the `mariadb` driver's) used here. */
+interface MariaDbConnection {
+  query(sql: string, values: unknown[]): Promise<Array<Record<string, unknown>>>;
+}
+
 /** Prepared statements kept per connection (the least recently used one is finalized beyond). */
 const STATEMENTS_MAX = 64;
 
@@ -115,12 +120,35 @@ export class ListReader {
     const table = qi.quoteIdentifier(c.table);
     const status = publishedOnly ? ` AND ${qi.quoteIdentifier('status')} = 'published'` : '';
     if (this.sequelize.getDialect() !== 'sqlite')
-      return this.sequelize.query<Record<string, unknown>>(`SELECT * FROM ${table} WHERE id IN (?) AND tenant_id = ?${status}`, {
-        replacements: [ids, tenantId],
-        type: QueryTypes.SELECT,
-      });
+      return this.driverSelect(`SELECT * FROM ${table} WHERE id IN (?) AND tenant_id = ?${status}`, [ids, tenantId]);
     const sql = `SELECT * FROM ${table} WHERE id IN (SELECT value FROM json_each(?)) AND tenant_id = ?${status}`;
     return this.run(await this.connection(), sql, [JSON.stringify(ids), tenantId]);
+  }
+
+  /**
+   * A SELECT of string parameters sent straight to a pooled MariaDB connection (the driver expands an array into a
+   * list of escaped values): Sequelize's query path adds about a tenth of a millisecond per statement (a stack
+   * captured per query, the retry wrapper, copying every row), which populate pays once per target collection.
+   * The rows are those Sequelize answers for a raw SELECT (the connection's own type casts apply). Sequelize's
+   * `logging` option still sees the statement.
+   */
+  private async driverSelect(sql: string, params: Array<string | string[]>): Promise<Array<Record<string, unknown>>> {
+    const target = this.sequelize as unknown as {
+      options: { logging?: unknown };
+      connectionManager: {
+        getConnection(o: object): Promise<MariaDbConnection>;
+        releaseConnection(c: MariaDbConnection): Promise<void> | void;
+      };
+    };
+    const { logging } = target.options;
+    if (typeof logging === 'function') (logging as (text: string) => void)(`Executing (default): ${sql}`);
+    const manager = target.connectionManager;
+    const connection = await manager.getConnection({ type: 'SELECT' });
+    try {
+      return [...(await connection.query(sql, params))];
+    } finally {
+      await manager.releaseConnection(connection);
+    }
   }
 
   private async connection(): Promise<SqliteDatabase> {

@@ -240,15 +240,21 @@ for (const variant of DB_VARIANTS) {
       const fields = [{ name: 'text', type: 'text' }];
       const p = await dataOf(await as(t, 'admin').post('/api/components/badge/schema/plan', { fields }));
       expect(p).to.include({ entries: 300, losesData: true });
-      // Writes to the same entries while the rewrite walks them: each changes `text` (valid under both shapes).
+      // Writes to the same entries while the rewrite walks them, each changing `text`. Until the schema changes a write
+      // keeps `size` as it was, so the plan's counts (and its hash) stay what the admin confirmed; once the new shape
+      // refuses `size`, the writer drops it and its writes race the rewrite under the new shape.
+      const sizes = new Map(madeIds.map((id, i) => [id, String(i % 100)]));
       const last = new Map<string, string>();
       let stop = false;
+      let newShape = false;
       const writer = (async () => {
         for (let round = 0; !stop && round < 20; round++)
           for (const id of madeIds.slice(0, 100)) {
             const text = `w${round}-${id.slice(0, 4)}`;
-            const res = await as(t, 'editor').patch(`/api/collections/badges/${id}`, { badge: { text } });
+            const badge = newShape ? { text } : { text, size: sizes.get(id) };
+            const res = await as(t, 'editor').patch(`/api/collections/badges/${id}`, { badge });
             if (res.status === 200) last.set(id, text);
+            else if (res.status === 400 && !newShape) newShape = true;
             if (stop) break;
           }
       })();
