@@ -98,7 +98,7 @@ export type { CmsConfig } from './config.js';
 // Database: models, migrations, the lock.
 export { modelOf, modelsOf, ModelService } from './db/models.js';
 export type { ModelMap, PluginModel } from './db/models.js';
-export { column, tableOf } from './db/columns.js';
+export { column, rowsChanged, tableOf } from './db/columns.js';
 export type { Column, ColumnOptions } from './db/columns.js';
 export type { MigrationContext, MigrationDefinition, MigrationRunner } from './db/migrations.js';
 export type { DbLock } from './db/lock.js';

@@ -47,3 +47,10 @@ export const column = {
 export function tableOf(sequelize: Sequelize, tableName: string): InitOptions & { timestamps: false } {
   return { sequelize, tableName, timestamps: false };
 }
+
+/** Rows changed by a raw UPDATE or DELETE run with `QueryTypes.UPDATE`/`DELETE`: the second item of its result, on both dialects. */
+export function rowsChanged(meta: unknown): number {
+  if (typeof meta === 'number') return meta;
+  const m = meta as { changes?: number; affectedRows?: number } | null | undefined;
+  return Number(m?.changes ?? m?.affectedRows ?? 0);
+}

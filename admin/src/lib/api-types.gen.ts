@@ -97,6 +97,7 @@ export type ApiErrorCode =
   | 'PLAN_HASH_MISMATCH'
   | 'PLAN_NOT_FOUND'
   | 'PLAN_STALE'
+  | 'PRESENCE_NOT_PRESENT'
   | 'PREVIEW_EXPIRED'
   | 'PREVIEW_NOT_FOUND'
   | 'RANGE_NOT_SATISFIABLE'
@@ -375,6 +376,12 @@ export interface ApiSchemas {
     containerKeys: string[];
     registerMs?: number;
     bootMs?: number;
+  };
+  Presence: {
+    editor: { tab: string; userId: string | null; name: string } | null;
+    youEdit: boolean;
+    tabs: { tab: string; userId: string | null; name: string; since: string; lastSeen: string; editing: boolean; you: boolean }[];
+    ttlSeconds: number;
   };
   PreviewLink: {
     token: string;
@@ -712,6 +719,17 @@ export interface ApiRoutes {
     query: { id?: string; path?: string };
     body: never;
     response: { purged: number };
+    errors: ApiErrorCode;
+  };
+  /** The tab closed the entry (the admin UI sends it when the page closes; otherwise the heartbeat expires) (permission: content:read) */
+  'DELETE /api/presence/:collection/:id': {
+    params: { collection: string; id: string };
+    query: {
+      /** The browser tab's random id (one per tab: a user with the entry open in two tabs is there twice) */
+      tab: string;
+    };
+    body: never;
+    response: { left: true };
     errors: ApiErrorCode;
   };
   /** Resets the active theme's admin config to the defaults (palette, colours and branding stay); 404 THEME_NOT_FOUND without an active theme (permission: system:settings) */
@@ -1725,6 +1743,14 @@ export interface ApiRoutes {
     query: never;
     body: never;
     response: { groups: ('content' | 'media' | 'users' | 'data' | 'system' | 'other')[]; permissions: ApiSchemas['PermissionInfo'][] };
+    errors: ApiErrorCode;
+  };
+  /** Who has the entry open: the editor and every tab with a heartbeat within the time to live (permission: content:read) */
+  'GET /api/presence/:collection/:id': {
+    params: { collection: string; id: string };
+    query: { tab?: string };
+    body: never;
+    response: ApiSchemas['Presence'];
     errors: ApiErrorCode;
   };
   /** A preview link's entry, ready to show: fields in schema order, rich text and Markdown as sanitised HTML (permission: public) */
@@ -3653,6 +3679,17 @@ export interface ApiRoutes {
     response: { ok: boolean; discrepancies: string[] };
     errors: ApiErrorCode;
   };
+  /** The tab becomes the editor of the entry (the previous editor sees it read-only from its next heartbeat); 409 PRESENCE_NOT_PRESENT when the tab has not opened it (permission: content:write) */
+  'POST /api/presence/:collection/:id/take-over': {
+    params: { collection: string; id: string };
+    query: never;
+    body: {
+      /** The browser tab's random id (one per tab: a user with the entry open in two tabs is there twice) */
+      tab: string;
+    };
+    response: ApiSchemas['Presence'];
+    errors: ApiErrorCode;
+  };
   /** Creates the first admin, signs them in and marks setup ready; 409 SETUP_NOT_SEEDED before seeding (permission: public) */
   'POST /api/setup/complete': {
     params: never;
@@ -4050,6 +4087,17 @@ export interface ApiRoutes {
     query: never;
     body: ApiSchemas['DashboardLayout'];
     response: { widgets: { id: string; x: number; y: number; w: number; h: number }[]; updatedAt: string | null };
+    errors: ApiErrorCode;
+  };
+  /** A tab's heartbeat: opens the entry on the first (the first tab that may write becomes its editor) and answers who is there (permission: content:read) */
+  'PUT /api/presence/:collection/:id': {
+    params: { collection: string; id: string };
+    query: never;
+    body: {
+      /** The browser tab's random id (one per tab: a user with the entry open in two tabs is there twice) */
+      tab: string;
+    };
+    response: ApiSchemas['Presence'];
     errors: ApiErrorCode;
   };
   /** Changes a user's role; their sessions see it on the next request (permission: user:manage) */
