@@ -33,6 +33,7 @@ import { scheduleRoutes } from './routes-schedule.js';
 import { PublishSchedules } from './publish-schedules.js';
 import { PreviewLinks } from './preview-links.js';
 import { previewRoutes } from './routes-preview.js';
+import { revisionRoutes } from './routes-revisions.js';
 import { z } from 'zod';
 import { ENTRY_EVENTS } from './public.js';
 
@@ -63,6 +64,7 @@ export default definePlugin({
       ...publicAccessRoutes,
       ...scheduleRoutes,
       ...previewRoutes,
+      ...revisionRoutes,
       ...entryRoutes,
     ])
       routes.add(route);

@@ -937,6 +937,14 @@ export interface ApiRoutes {
     response: { version: number; action: string; data: ApiSchemas['Entry']; createdAt: string; createdBy: string | null }[];
     errors: ApiErrorCode;
   };
+  /** What changed between two versions of an entry: each field whose value differs, `before` the `against` version's, `after` this version's (permission: content:write) */
+  'GET /api/collections/:collection/:entryId/revisions/:version/diff': {
+    params: { collection: string; entryId: string; version: number };
+    query: { against?: number };
+    body: never;
+    response: { version: number; against: number | null; changes: { field: string; before: unknown; after: unknown }[] };
+    errors: ApiErrorCode;
+  };
   /** The entry's scheduled publish time, if any (permission: content:write) */
   'GET /api/collections/:collection/:entryId/schedule': {
     params: { collection: string; entryId: string };
@@ -2660,6 +2668,14 @@ export interface ApiRoutes {
     query: never;
     body: { expiresInHours?: number; [key: string]: unknown };
     response: ApiSchemas['PreviewLink'];
+    errors: ApiErrorCode;
+  };
+  /** Writes a version's field values as a new version of the entry (its status stays as it is now) (permission: content:write) */
+  'POST /api/collections/:collection/:entryId/revisions/:version/restore': {
+    params: { collection: string; entryId: string; version: number };
+    query: never;
+    body: never;
+    response: Record<string, unknown>;
     errors: ApiErrorCode;
   };
   /** Creates up to 100 entries at once, all or nothing; a problem names its entry (body.entries.<i>.<field>) (permission: content:write) */
