@@ -56,11 +56,6 @@ const NOT_YET_MOVED = new Set([
   'pages/importers/PastImports.svelte',
   'pages/importers/TargetChoice.svelte',
   'pages/importers/UploadStep.svelte',
-  'pages/media/MediaDetails.svelte',
-  'pages/media/MediaFiles.svelte',
-  'pages/media/MediaLibrary.svelte',
-  'pages/media/ShareDialog.svelte',
-  'pages/media/SharePage.svelte',
   'pages/settings/Settings.svelte',
 ]);
 
