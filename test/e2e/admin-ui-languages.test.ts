@@ -42,6 +42,43 @@ for (const variant of DB_VARIANTS) {
       expect(facts).to.match(/angemeldet \d{2}\.\d{2}\.\d{4}/);
     });
 
+    it('shows the Backups page to a German user in German: labels, dates, the check and the restore review', async function () {
+      await setLocale('de');
+      const page = await openAdminPage(b, t, 'data/backups', 'Sicherungen');
+      expect(await page.getAttribute('html', 'lang')).to.equal('de');
+      await page.getByRole('heading', { name: 'Sicherung erstellen', level: 2 }).waitFor();
+      await page.getByText('Mediendateien einschließen').waitFor();
+      await page.getByRole('button', { name: 'Sicherung erstellen' }).click();
+      const row = page.getByTestId('backups-list').locator('tr[data-backup-id]').first();
+      await row.waitFor();
+      // The column heads and the date in German: "29.11.2026, 08:37" (Intl in the chosen locale).
+      await page.getByTestId('backups-list').getByRole('columnheader', { name: 'Verschlüsselt' }).waitFor();
+      expect(await row.locator('td').first().textContent()).to.match(/^\d{2}\.\d{2}\.\d{4}, \d{2}:\d{2}$/);
+      await row.getByText('verschlüsselt (Installationsschlüssel)').waitFor();
+      await row.getByRole('button', { name: 'Prüfen' }).click();
+      await page.getByTestId('validation-valid').waitFor();
+      expect(await page.getByTestId('validation-valid').textContent()).to.equal('gültig');
+      await page.getByText('Alle Prüfsummen stimmen, und sie lässt sich mit dem Schlüssel dieser Installation entschlüsseln.').waitFor();
+
+      await row.getByRole('button', { name: 'Wiederherstellen …' }).click();
+      expect(await page.getByTestId('maintenance-warning').textContent()).to.contain('ist die Instanz im Wartungsmodus');
+      await page.getByRole('button', { name: 'Anzeigen, was die Wiederherstellung ändern würde' }).click();
+      const review = page.getByTestId('plan-review');
+      await review.getByRole('button', { name: 'Wiederherstellen', exact: true }).waitFor();
+      // No English word of the page is left (the words that stay the same, such as SHA-256, are no English sentence).
+      const text = (await page.locator('#main').textContent())!;
+      expect(text).not.to.match(/\b(Backups of|Create backup|Validate|Restore|Download|Refresh|Encrypted|Every checksum)\b/);
+    });
+
+    it('shows the media library to a German user in German', async function () {
+      await setLocale('de');
+      const page = await openAdminPage(b, t, 'media', 'Medien');
+      await page.getByRole('button', { name: 'Neuer Ordner' }).waitFor();
+      await page.getByText('Hier gibt es noch keine Dateien.').waitFor();
+      expect(await page.getByRole('combobox', { name: 'Sortierung' }).locator('option').first().textContent()).to.equal('Neueste zuerst');
+      await page.getByRole('button', { name: 'Raster' }).waitFor();
+    });
+
     it("without a preference speaks the browser's language (German here), with English as the default", async function () {
       const context = await b.newContext({ locale: 'de-DE' });
       await signInWithApi(context, t.url, ADA.email, PASSWORD);

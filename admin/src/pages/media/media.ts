@@ -1,5 +1,6 @@
 // Shapes of the media API (GET /api/media, folders, share links) and helpers for the media pages.
 import type { RouteResponse } from '../../lib/remote';
+import { t } from '../../i18n/index.svelte';
 
 /** A page of GET /api/media (the wire shapes come from the generated route types). */
 export type MediaList = RouteResponse<'GET /api/media'>;
@@ -22,12 +23,12 @@ export const typeLabel = (mime: string) =>
     .toUpperCase()
     .slice(0, 6);
 
-/** The expiry choices of the share dialog (hours; null = never). */
+/** The expiry choices of the share dialog (hours; null = never); `label` is a catalogue key. */
 export const EXPIRY_CHOICES: Array<{ label: string; hours: number | null }> = [
-  { label: '1 hour', hours: 1 },
-  { label: '24 hours', hours: 24 },
-  { label: '7 days', hours: 24 * 7 },
-  { label: 'Never', hours: null },
+  { label: 'media.expiry.1', hours: 1 },
+  { label: 'media.expiry.24', hours: 24 },
+  { label: 'media.expiry.168', hours: 24 * 7 },
+  { label: 'media.expiry.never', hours: null },
 ];
 
 /** Folders as an indented list in tree order (children under their parent). */
@@ -56,9 +57,9 @@ export const shareUrl = (mediaId: string, token: string) =>
  */
 export function uploadProblem(err: unknown): string {
   const code = (err as { code?: unknown })?.code;
-  const message = err instanceof Error ? err.message.replace(/\s*\([A-Z][A-Z0-9_]{2,}\)/g, '').trim() : 'The upload failed';
-  if (code === 'UNSUPPORTED_MEDIA_TYPE') return `${message}. An administrator can allow more file types in the settings.`;
-  if (code === 'PAYLOAD_TOO_LARGE') return `${message}. An administrator can raise the upload limit in the settings.`;
-  if (code === 'EMPTY_FILE') return 'The file is empty.';
+  const message = err instanceof Error ? err.message.replace(/\s*\([A-Z][A-Z0-9_]{2,}\)/g, '').trim() : t('media.upload.failed');
+  if (code === 'UNSUPPORTED_MEDIA_TYPE') return t('media.upload.allowTypes', { message });
+  if (code === 'PAYLOAD_TOO_LARGE') return t('media.upload.raiseLimit', { message });
+  if (code === 'EMPTY_FILE') return t('media.upload.empty');
   return message;
 }
