@@ -1,7 +1,7 @@
 // Issue 36, "done when": an entry is translated into German in the admin UI through the translation plugin (a
 // LibreTranslate speaking loopback server as the provider, configured through plugins.options.ai-translate), only the
 // German version is published, and a guest reads the German version over REST while the English draft stays hidden.
-// The locale `de` is created through the API (POST /api/locales): the admin UI has no locales settings page yet.
+// The locale `de` is created on the Locales page (/admin/locales, linked from Content).
 import { expect } from 'chai';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ADA, openAdminPage, PASSWORD, useBrowser, useUiKernel } from '../helpers/browser.js';
@@ -53,7 +53,6 @@ for (const variant of DB_VARIANTS) {
             expect(res.status, await res.clone().text()).to.be.oneOf([200, 201]);
             return (await res.json()).data;
           };
-          await post('/api/locales', { code: 'de' });
           await post('/api/collections', {
             name: 'articles',
             singular: 'article',
@@ -79,7 +78,17 @@ for (const variant of DB_VARIANTS) {
     const guest = (path: string) => t.request(path);
 
     it('translates an entry into German in the editor, publishes only the German version, and a guest reads only that', async function () {
-      const page = await openAdminPage(b, t, 'content/articles');
+      // The German locale, added on the Locales page (its name from the code).
+      const page = await openAdminPage(b, t, 'content', 'Content');
+      await page.getByRole('link', { name: 'Locales' }).click();
+      await page.getByRole('heading', { name: 'Locales', level: 1 }).waitFor();
+      await page.getByRole('textbox', { name: /^Code/ }).fill('de');
+      await page.getByRole('button', { name: 'Add locale' }).click();
+      await page.locator('tr[data-locale="de"]').waitFor();
+      expect(await page.locator('tr[data-locale="de"]').innerText()).to.contain('German');
+      expect((await admin('/api/locales')).map((l: { code: string }) => l.code)).to.deep.equal(['en', 'de']);
+
+      await page.goto(`${t.url}/admin/content/articles`);
       const row = page.getByRole('list', { name: 'Translations of Harbour walk' });
       await row.waitFor();
       expect(await row.locator('[data-locale="en"]').getAttribute('data-state')).to.equal('draft');
@@ -152,7 +161,7 @@ for (const variant of DB_VARIANTS) {
       expect(await after.locator('[data-locale="de"]').getAttribute('data-state')).to.equal('published');
     });
 
-    it('translates one field at a time, and an edited fallback value becomes the locale’s own', async function () {
+    it('translates one field at a time, and an edited fallback value becomes the locale’s own (German added by the test before)', async function () {
       const created = await t.request('/api/collections/articles', {
         method: 'POST',
         headers: { cookie },
