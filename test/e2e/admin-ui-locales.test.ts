@@ -5,6 +5,7 @@
 import { expect } from 'chai';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ADA, openAdminPage, PASSWORD, useBrowser, useUiKernel } from '../helpers/browser.js';
+import { seriousViolations } from '../helpers/axe.js';
 import { LoopbackServer, requestBody } from '../helpers/loopback-server.js';
 import { DB_VARIANTS } from '../helpers/services.js';
 import { until } from '../helpers/until.js';
@@ -112,6 +113,7 @@ for (const variant of DB_VARIANTS) {
       const englishTitle = page.getByRole('region', { name: 'Title in English' });
       await englishTitle.waitFor();
       expect(await englishTitle.innerText()).to.contain('Harbour walk');
+      expect(await seriousViolations(page), 'axe: the editor in a locale, compared with another').to.deep.equal([]);
 
       // The whole entry from English, through the provider, saved as a German draft.
       await page.getByRole('button', { name: 'Translate from English' }).click();
@@ -159,6 +161,7 @@ for (const variant of DB_VARIANTS) {
       await after.waitFor();
       expect(await after.locator('[data-locale="en"]').getAttribute('data-state')).to.equal('draft');
       expect(await after.locator('[data-locale="de"]').getAttribute('data-state')).to.equal('published');
+      expect(await seriousViolations(page), 'axe: the list with its translations column').to.deep.equal([]);
     });
 
     it('translates one field at a time, and an edited fallback value becomes the locale’s own (German added by the test before)', async function () {
