@@ -185,6 +185,12 @@ for (const variant of DB_VARIANTS) {
 
       await page.getByRole('textbox', { name: /^Title/ }).fill('Altstadt');
       expect(await page.getByTestId('fallback-title').count(), 'edited: no longer the fallback').to.equal(0);
+      // Showing another locale with unsaved changes asks first; declined, the German form stays as it is.
+      const asked = new Promise<string>((resolve) => page.once('dialog', (d) => void d.dismiss().then(() => resolve(d.message()))));
+      await page.getByRole('combobox', { name: /^Locale/ }).selectOption('en');
+      expect(await asked).to.equal('Your changes in German are not saved. Show the other locale and lose them?');
+      expect(await page.getByRole('combobox', { name: /^Locale/ }).inputValue()).to.equal('de');
+      expect(await page.getByRole('textbox', { name: /^Title/ }).inputValue()).to.equal('Altstadt');
       await page.getByRole('button', { name: 'Save draft' }).click();
       await until(
         async () => ((await admin(`/api/collections/articles/${other}?locale=de`)).title === 'Altstadt' ? true : undefined),
