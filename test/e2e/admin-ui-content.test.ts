@@ -359,7 +359,7 @@ for (const variant of DB_VARIANTS) {
       await page.getByLabel('Select all entries on this page').check();
       await bulk.getByRole('button', { name: 'Delete' }).click();
       await page
-        .getByRole('dialog', { name: /Delete 1 entries/ })
+        .getByRole('dialog', { name: /Delete 1 entry$/ })
         .getByRole('button', { name: 'Delete' })
         .click();
       await page.getByText('No entries yet.').waitFor();

@@ -29,8 +29,6 @@ const NOT_YET_MOVED = new Set([
   'pages/content/ComponentChoice.svelte',
   'pages/content/ComponentEditor.svelte',
   'pages/content/Components.svelte',
-  'pages/content/Entries.svelte',
-  'pages/content/EntryEditor.svelte',
   'pages/content/EntrySearch.svelte',
   'pages/content/FieldInput.svelte',
   'pages/content/FieldRowsEditor.svelte',

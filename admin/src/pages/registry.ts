@@ -14,6 +14,7 @@ import Components from './content/Components.svelte';
 import ComponentEditor from './content/ComponentEditor.svelte';
 import Entries from './content/Entries.svelte';
 import EntryEditor from './content/EntryEditor.svelte';
+import Locales from './content/Locales.svelte';
 import MediaLibrary from './media/MediaLibrary.svelte';
 import Users from './users/Users.svelte';
 import Account from './account/Account.svelte';
@@ -88,6 +89,8 @@ export const pages: Array<PageDef & { what?: string }> = [
   { path: '/admin/components', title: 'Components', component: Components, permission: 'content:read' },
   { path: '/admin/components/new-component', title: 'New component', component: ComponentEditor, permission: 'collections:manage' },
   { path: '/admin/components/:name', title: 'Component', component: ComponentEditor, permission: 'collections:manage' },
+  // The content locales (issue 36): read with content:read, changed with system:settings.
+  { path: '/admin/locales', title: 'Locales', component: Locales, permission: 'content:read' },
   // Media, the Data pages (importers, packages, sync, backups, configuration, migrations) and Themes come from
   // their plugins' manifests.
   {

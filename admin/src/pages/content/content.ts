@@ -8,7 +8,7 @@ export type FieldType = RouteBody<'POST /api/collections'>['fields'][number]['ty
 export const STATUSES = ['draft', 'published', 'archived'] as const;
 
 /** A field as the pages read it: the declared one, with its known type and its editing widget (see asCollection). */
-export type Field = Omit<ApiSchemas['Collection']['fields'][number], 'type'> & { type: FieldType; widget?: Widget };
+export type Field = Omit<ApiSchemas['Collection']['fields'][number], 'type'> & { type: FieldType; widget?: Widget; localized?: boolean };
 /** An editing widget as the collection routes take it. */
 export type Widget = NonNullable<RouteBody<'POST /api/collections'>['fields'][number]['widget']>;
 
