@@ -330,6 +330,19 @@ for (const variant of DB_VARIANTS) {
         slug: 'hello-from-the-browser',
       });
 
+      // What version 2 changed against version 1: the body word by word, and the status.
+      await revisions.getByRole('button', { name: 'Version 2' }).click();
+      const diff = page.getByRole('dialog', { name: 'Version 2' }).getByTestId('revision-diff');
+      await diff.waitFor();
+      const bodyRow = diff.locator('tr[data-field="body"]');
+      expect(await bodyRow.locator('td.before').innerText()).to.equal('First words.');
+      expect(await bodyRow.locator('td.before del').count()).to.equal(0);
+      expect(await bodyRow.locator('td.after ins').allInnerTexts()).to.deep.equal([', edited']);
+      expect(await diff.locator('tr[data-field="status"] td.before del').innerText()).to.equal('draft');
+      expect(await diff.locator('tr[data-field="status"] td.after ins').innerText()).to.equal('published');
+      expect(await diff.locator('tr[data-field="title"]').count()).to.equal(0);
+      await page.getByRole('dialog', { name: 'Version 2' }).getByText('Close', { exact: true }).click();
+
       // Restore version 1 from the revisions: the old body comes back as a new version.
       await revisions.getByRole('button', { name: 'Version 1' }).click();
       await page.getByRole('dialog', { name: 'Version 1' }).getByRole('button', { name: 'Restore this version' }).click();

@@ -41,7 +41,6 @@ const NOT_YET_MOVED = new Set([
   'pages/content/PreviewPage.svelte',
   'pages/content/PublicAccess.svelte',
   'pages/content/RelationSelect.svelte',
-  'pages/content/Revisions.svelte',
   'pages/content/RichTextEditor.svelte',
   'pages/content/SchemaLoss.svelte',
   'pages/importers/DetectedStep.svelte',
