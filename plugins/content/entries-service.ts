@@ -133,8 +133,9 @@ export class EntriesService {
     return this.announcer.announceChanges(tenantId, userId, changes);
   }
 
-  create(name: string, body: unknown, identity: Identity): Promise<Entry> {
-    return this.writes.create(name, body, identity);
+  /** `locale`: created in that locale (its localized values there; entry-writes.ts). */
+  create(name: string, body: unknown, identity: Identity, locale?: string): Promise<Entry> {
+    return this.writes.create(name, body, identity, locale);
   }
 
   /**

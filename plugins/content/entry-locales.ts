@@ -66,9 +66,12 @@ export class EntryLocales {
     readonly locales: () => LocalesService | undefined,
   ) {}
 
-  /** Whether reads of this collection carry `_locale`/`_locales` (it has localized fields, or a locale was asked for). */
-  applies(c: CollectionDefinition, choice: LocaleChoice): boolean {
-    return choice !== undefined || localizedFields(c).length > 0;
+  /**
+   * What a list's answer depends on beyond its query (the list cache's key): the locale configuration for a collection
+   * with localized fields (fallbacks and the default change values), else only the default's code (`_locales`).
+   */
+  cacheKey(c: CollectionDefinition): unknown {
+    return localizedFields(c).length ? this.locales()?.list() : this.defaultCode();
   }
 
   /** The asked locale in canonical form (`*` kept); 400 VALIDATION_ERROR naming `locale` when it is not one. */
@@ -102,16 +105,21 @@ export class EntryLocales {
 
   /** Gives each entry its values in `choice` (fallbacks named in `_fallbackFields`), `_locale` and `_locales`. */
   async localise(c: CollectionDefinition, entries: Entry[], tenantId: string, choice: LocaleChoice, publishedOnly = false): Promise<void> {
-    if (!this.applies(c, choice) || !entries.length) return;
+    if (!entries.length) return;
     const fields = localizedFields(c);
-    const versions = fields.length
-      ? await this.versions(
-          c,
-          tenantId,
-          entries.map((e) => e._id),
-        )
-      : new Map<string, Map<string, LocaleVersion>>();
     const fallbackDefault = this.defaultCode();
+    if (!fields.length) {
+      // Every entry answer carries _locale and _locales (API decisions, "Locales"). Without localized fields an entry
+      // has one version, the default's, shared by every locale: no query, its own status, nothing falls back.
+      const answered = choice === undefined || choice === '*' ? fallbackDefault : choice;
+      for (const entry of entries) Object.assign(entry, { _locale: answered, _locales: [fallbackDefault] });
+      return;
+    }
+    const versions = await this.versions(
+      c,
+      tenantId,
+      entries.map((e) => e._id),
+    );
     const chain = choice === undefined || choice === '*' ? [fallbackDefault] : (this.locales()?.chain(choice) ?? [choice]);
     for (const entry of entries) {
       const own = new Map([...(versions.get(entry._id) ?? [])].filter(([, v]) => !publishedOnly || v.status === 'published'));

@@ -88,7 +88,7 @@ export class EntryReads {
           // Whether the caller may read each one: making one public changes what a guest's list shows.
           readable: also.map((n) => hasScopedPermission(identity, 'content:read', n)),
           // A locale's answer follows the locales' fallbacks and default.
-          locales: this.localised?.applies(c, locale) ? this.localised.locales()?.list() : undefined,
+          locales: this.localised?.cacheKey(c),
         }) ?? '',
       )
       .digest('base64url');
@@ -163,6 +163,7 @@ export class EntryReads {
       (e) => seesAll(identity) || e.status === 'published',
     );
     await fillInverses(c, found, this.inverseScope(identity));
+    await this.localised?.localise(c, found, identity.tenantId, undefined, !seesAll(identity));
     return new Map(found.map((e) => [e._id, e]));
   }
 

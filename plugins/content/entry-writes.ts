@@ -30,6 +30,24 @@ function updateEvents(name: string, entry: Entry, before: Entry, identity: Ident
 }
 
 /**
+ * A new entry created in a non-default locale: its localized values (checked as a create checks them, so a required
+ * localized field must be given) go to that locale's version, with the body's status; the row (the default locale's
+ * version) holds the shared fields, its localized fields empty, and is a draft (its required localized fields are
+ * empty until written in the default locale).
+ */
+function splitCreate(c: LoadedCollection, input: CheckedInput) {
+  const localized = localizedFields(c);
+  const columns = { ...input.columns };
+  const values: Record<string, unknown> = {};
+  for (const f of localized) {
+    const column = columnName(f);
+    if (Object.hasOwn(columns, column)) values[f.name] = fromColumn(f, columns[column]);
+    delete columns[column];
+  }
+  return { columns, values };
+}
+
+/**
  * Writes of one entry: create, update and delete, each checked against the schema, with a unique slug,
  * the row and its revision in one transaction, then announced (lists invalidated, events published).
  */
@@ -85,25 +103,36 @@ export class EntryWrites {
     if (issues.length) throw new ValidationError(`Invalid relation: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, issues);
   }
 
-  /** One new entry and its revision inside the caller's transaction (`prefix` names the body in problems). */
-  async created(c: LoadedCollection, body: unknown, identity: Identity, prefix: string, transaction?: Transaction): Promise<Entry> {
+  /**
+   * One new entry and its revision inside the caller's transaction (`prefix` names the body in problems). `locale` (a
+   * non-default locale of a collection with localized fields): the entry is created in that locale (see splitCreate).
+   */
+  async created(
+    c: LoadedCollection,
+    body: unknown,
+    identity: Identity,
+    prefix: string,
+    transaction?: Transaction,
+    locale?: string,
+  ): Promise<Entry> {
     const input = checkEntryInput(c, body, 'create', prefix);
     await this.checkRelations(c, input, identity.tenantId, prefix, transaction);
     if (c.singleton && (await c.model.count({ where: { tenant_id: identity.tenantId }, transaction })) > 0)
       throw new SingletonTakenError(c.name);
     const id = randomUUID();
     const now = Date.now();
+    const split = locale ? splitCreate(c, input) : null;
     const row = {
       id,
       tenant_id: identity.tenantId,
       sync_id: randomUUID(),
-      status: input.status ?? 'draft',
+      status: split ? 'draft' : (input.status ?? 'draft'),
       version: 1,
       created_by: identity.userId,
       updated_by: identity.userId,
       created_at: now,
       updated_at: now,
-      ...input.columns,
+      ...(split ? split.columns : input.columns),
     };
     await this.slugs.write(
       c,
@@ -115,17 +144,37 @@ export class EntryWrites {
       prefix,
       transaction,
     );
+    if (split && locale) {
+      const target = { tenantId: identity.tenantId, entryId: id, locale, userId: identity.userId };
+      await this.localised!.write(c, target, split.values, input.status ?? 'draft', transaction!);
+    }
     const entry = toEntry(c, await entryRow(c, id, identity.tenantId, transaction));
     await this.revisionLog.record(c.name, entry, identity.tenantId, 'create', identity.userId, transaction);
     return entry;
   }
 
-  async create(name: string, body: unknown, identity: Identity): Promise<Entry> {
+  /** The locale a write applies to its own version: a non-default locale of a collection with localized fields, else none. */
+  protected ownLocale(c: LoadedCollection, code: string | undefined): string | undefined {
+    return code !== undefined && code !== '*' && code !== this.localised!.defaultCode() && localizedFields(c).length ? code : undefined;
+  }
+
+  /** `?locale=`: one locale's code (a write names one locale: `*` is 400). */
+  protected writeLocale(locale: string | undefined): string | undefined {
+    const code = this.localised?.resolve(locale);
+    if (code === '*')
+      throw new ValidationError('A write names one locale', [{ path: 'locale', message: 'a write names one locale, not *' }]);
+    return code;
+  }
+
+  /** `locale`: created in that locale (its localized values there; see splitCreate); the answer is in that locale. */
+  async create(name: string, body: unknown, identity: Identity, locale?: string): Promise<Entry> {
+    const code = this.writeLocale(locale);
     // The row and its revision in one transaction: an error means nothing was written.
     const entry = await this.withSchema(name, async (c) => {
       const [clean] = await presanitize(c, [body], this.richText);
-      const made = await this.sequelize.transaction((transaction) => this.created(c, clean, identity, 'body', transaction));
-      await this.localised?.localise(c, [made], identity.tenantId, undefined);
+      const own = this.ownLocale(c, code);
+      const made = await this.sequelize.transaction((transaction) => this.created(c, clean, identity, 'body', transaction, own));
+      await this.localised?.localise(c, [made], identity.tenantId, code);
       return made;
     });
     await this.announcer.announceSafely(name, identity.tenantId, entryEvents('create', name, [entry], identity));
@@ -134,12 +183,9 @@ export class EntryWrites {
 
   /** `locale`: a non-default locale's code sets that locale's values of localized fields and that version's status. */
   async update(name: string, id: string, body: unknown, identity: Identity, locale?: string): Promise<Entry> {
-    const code = this.localised?.resolve(locale);
-    if (code === '*')
-      throw new ValidationError('A write names one locale', [{ path: 'locale', message: 'a write names one locale, not *' }]);
+    const code = this.writeLocale(locale);
     return this.withSchema(name, async (c) => {
-      const split = code !== undefined && code !== this.localised!.defaultCode() && localizedFields(c).length ? code : undefined;
-      const entry = await this.updated(c, id, body, identity, split);
+      const entry = await this.updated(c, id, body, identity, this.ownLocale(c, code));
       await this.localised?.localise(c, [entry], identity.tenantId, code);
       return entry;
     });

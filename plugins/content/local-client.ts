@@ -168,14 +168,15 @@ export class LocalClient {
         this.assertPermissions('content:read');
         return service.single.get(collection, identity, options);
       },
-      /** Writes a singleton's one entry (created the first time, then its fields replaced). */
-      putSingle: async (data: Record<string, unknown>): Promise<{ entry: Entry; created: boolean }> => {
+      /** Writes a singleton's one entry (created the first time, then its fields replaced); `options.locale` as for update. */
+      putSingle: async (data: Record<string, unknown>, options: { locale?: string } = {}): Promise<{ entry: Entry; created: boolean }> => {
         this.assertPermissions('content:write');
-        return service.single.put(collection, data, identity);
+        return service.single.put(collection, data, identity, options.locale);
       },
-      create: async (data: Record<string, unknown>): Promise<Entry> => {
+      /** `options.locale`: created in that locale (its localized values are that locale's; shared fields are shared). */
+      create: async (data: Record<string, unknown>, options: { locale?: string } = {}): Promise<Entry> => {
         this.assertPermissions('content:write');
-        return service.create(collection, data, identity);
+        return service.create(collection, data, identity, options.locale);
       },
       createMany: async (data: Array<Record<string, unknown>>): Promise<Entry[]> => {
         this.assertPermissions('content:write');

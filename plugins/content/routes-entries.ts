@@ -89,9 +89,11 @@ export const entryRoutes: RouteDefinition[] = [
     status: 201,
     summary:
       'Creates an entry (status draft unless given); the slug comes from slug, title, name or the first text field, made unique with -2, -3…',
-    request: { params: collectionParam, body: entryBody },
+    description:
+      "With locale (not the default): the entry is created in that locale: the body's localized fields and status are that locale's version's (a required localized field must be given); the other fields are shared by every locale; the default locale's version starts as a draft with its localized fields empty.",
+    request: { params: collectionParam, ...localeQuery, body: entryBody },
     response: entry,
-    handler: ({ params, body, scope }) => scope.content.entries(params.collection).create(body),
+    handler: ({ params, query, body, scope }) => scope.content.entries(params.collection).create(body, { locale: query.locale }),
   }),
   defineRoute({
     method: 'PATCH',
@@ -123,7 +125,7 @@ export const entryRoutes: RouteDefinition[] = [
     permissionScope: 'collection',
     tags: ['entries'],
     summary: "A singleton's one entry (404 before it is written; callers without content:write: when published)",
-    request: { params: collectionParam, query: z.object({ fields: fieldsParam, populate: populateParam }) },
+    request: { params: collectionParam, query: z.object({ fields: fieldsParam, populate: populateParam, locale: localeParam }) },
     response: entry,
     handler: ({ params, query, identity, scope }) => scope.entries.single.get(params.collection, identity, query),
   }),
@@ -133,10 +135,12 @@ export const entryRoutes: RouteDefinition[] = [
     permission: 'content:write',
     tags: ['entries'],
     summary: "Writes a singleton's one entry: 201 the first time, then 200 (the body's fields replace the stored ones)",
-    request: { params: collectionParam, body: entryBody },
+    description:
+      'With locale (not the default): as PATCH and POST with locale (localized fields are that locale\'s version\'s; one left out is emptied there).',
+    request: { params: collectionParam, ...localeQuery, body: entryBody },
     response: entry,
-    async handler({ ctx, params, body, identity, scope }) {
-      const { entry: written, created } = await scope.entries.single.put(params.collection, body, identity);
+    async handler({ ctx, params, query, body, identity, scope }) {
+      const { entry: written, created } = await scope.entries.single.put(params.collection, body, identity, query.locale);
       ctx.status = created ? 201 : 200;
       return written;
     },
