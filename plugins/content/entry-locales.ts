@@ -2,7 +2,7 @@ import { QueryTypes, Sequelize, type Transaction } from 'sequelize';
 import type { LoadedCollection } from './collections-service.js';
 import type { CollectionDefinition } from './collection-schema.js';
 import type { Entry } from './entry-shape.js';
-import type { FieldDefinition } from './field-types.js';
+import { columnName, isList, toColumn, type FieldDefinition } from './field-types.js';
 import type { LocalesService } from './locales-service.js';
 
 /** The side table of localized values (content migration 0009): one row per entry and locale other than the default. */
@@ -53,6 +53,79 @@ export function localeStatusWhere(
     : Sequelize.literal(`id IN (${versions} AND status = ${q(status)})`);
 }
 
+/** What a list's SQL compares for a field: an expression, and an operand (checked by the field's schema) as it answers it. */
+export interface LocalizedSubject {
+  field: FieldDefinition;
+  lhs: ReturnType<typeof Sequelize.literal>;
+  stored: (value: unknown) => unknown;
+}
+
+/**
+ * A list's view of localized fields in one locale: per localized field, the SQL of its value there (the subject of
+ * filters, `search` and `sort`), `null` for a localized field whose value SQL cannot compare there (json, components,
+ * blocks, lists), undefined for a shared field.
+ */
+export type LocalizedColumns = (f: FieldDefinition) => LocalizedSubject | null | undefined;
+
+/** Field types whose value in a locale's JSON a list compares (the others are refused in a non-default locale). */
+const COMPARED = new Set([
+  'text',
+  'richtext',
+  'markdown',
+  'select',
+  'email',
+  'url',
+  'color',
+  'number',
+  'boolean',
+  'date',
+  'media',
+  'relation',
+]);
+
+/**
+ * The SQL of localized fields' values in a list in `chain[0]` (a non-default locale): per field, the value of the first
+ * locale of the chain whose version holds the field (as reads fall back; a version that is not published counts only
+ * for callers who see every entry), else the row's own column (the default's). Each locale of the chain reads its
+ * version through a correlated subquery on content_entry_locales' primary key (tenant, collection, entry, locale), so
+ * pages and totals are counted in SQL; the chain is at most as long as the locales (at most 100). Values stored in a
+ * version as reads answer them are brought to the column's form: dates (ISO text) to milliseconds, booleans to 1/0.
+ */
+export function localizedColumns(
+  c: LoadedCollection,
+  scope: { tenantId: string; chain: string[]; publishedOnly: boolean },
+): LocalizedColumns | undefined {
+  if (!scope.chain.length || !localizedFields(c).length) return undefined;
+  const sequelize = c.model.sequelize!;
+  const qi = sequelize.getQueryInterface();
+  const sqlite = sequelize.getDialect() === 'sqlite';
+  const q = (v: string) => sequelize.escape(v);
+  const table = qi.quoteIdentifier(c.table);
+  const published = scope.publishedOnly ? ` AND l.status = ${q('published')}` : '';
+  const data = (code: string) =>
+    `(SELECT l.data FROM ${TABLE} l WHERE l.tenant_id = ${q(scope.tenantId)} AND l.collection = ${q(c.name)} AND l.entry_id = ${table}.id AND l.locale = ${q(code)}${published})`;
+  return (f) => {
+    if (f.localized !== true) return undefined;
+    if (!COMPARED.has(f.type) || isList(f) || !/^[a-z][a-z0-9_]*$/.test(f.name)) return null;
+    const path = `'$.${f.name}'`;
+    const value = (d: string): string => {
+      if (sqlite) {
+        const v = `json_extract(${d}, ${path})`;
+        return f.type === 'date' ? `CAST(ROUND((julianday(${v}) - 2440587.5) * 86400000) AS INTEGER)` : v;
+      }
+      const v = `JSON_VALUE(${d}, ${path})`;
+      if (f.type === 'number') return `CAST(${v} AS DOUBLE)`;
+      if (f.type === 'boolean') return `CAST(${v} AS SIGNED)`;
+      if (f.type === 'date') return `ROUND(UNIX_TIMESTAMP(STR_TO_DATE(${v}, '%Y-%m-%dT%H:%i:%s.%fZ')) * 1000)`;
+      return v;
+    };
+    const has = (d: string) => (sqlite ? `json_type(${d}, ${path}) IS NOT NULL` : `JSON_CONTAINS_PATH(${d}, 'one', ${path}) = 1`);
+    const branches = scope.chain.map((code) => `WHEN ${has(data(code))} THEN ${value(data(code))}`).join(' ');
+    const lhs = Sequelize.literal(`(CASE ${branches} ELSE ${table}.${qi.quoteIdentifier(columnName(f))} END)`);
+    return { field: f, lhs, stored: (v) => (typeof v === 'boolean' ? Number(v) : toColumn(f, v)) };
+  };
+}
+
 /**
  * Localized values (API decisions, "Locales"). The default locale's values are the entry's own (its row in the
  * collection's table), so nothing changes for collections without localized fields; every other locale's values of
@@ -84,6 +157,17 @@ export class EntryLocales {
 
   defaultCode(): string {
     return this.locales()?.defaultCode() ?? 'en';
+  }
+
+  /**
+   * The SQL of a list's localized fields in `choice` (filters, search and sort compare their values there), or
+   * undefined in the default locale, in `*` (the default's values) and for collections without localized fields.
+   */
+  columns(c: LoadedCollection, tenantId: string, choice: LocaleChoice, publishedOnly: boolean): LocalizedColumns | undefined {
+    const fallbackDefault = this.defaultCode();
+    if (choice === undefined || choice === '*' || choice === fallbackDefault) return undefined;
+    const chain = (this.locales()?.chain(choice) ?? [choice]).filter((code) => code !== fallbackDefault);
+    return localizedColumns(c, { tenantId, chain, publishedOnly });
   }
 
   /** The versions of these entries in every non-default locale: one query per IDS_PER_QUERY ids. */

@@ -95,14 +95,16 @@ export class EntryReads {
     const load = async () => {
       const keys = selectedKeys(c, query.fields);
       const statusIn = this.localised ? localeStatusWhere(c, identity.tenantId, locale, this.localised.defaultCode(), status) : null;
+      const localized = this.localised?.columns(c, identity.tenantId, locale, !seesAll(identity));
       const where = whereFor(c, identity.tenantId, query, statusIn ? undefined : status, {
         lookup: (n) => this.collections.findForRead(n),
         readable: (n) => hasScopedPermission(identity, 'content:read', n),
         publishedOnly: !seesAll(identity),
         dialect: c.model.sequelize!.getDialect(),
+        localized,
       });
       if (statusIn) (where as { [Op.and]: unknown[] })[Op.and].push(statusIn);
-      const order = orderFor(c, query.sort);
+      const order = orderFor(c, query.sort, localized);
       // Plain rows (no model instances): the page and the total started at once (see ListReader); the rows are
       // completed and populated while the count runs.
       const started = this.reader.start(c, where, order, query.limit, (query.page - 1) * query.limit);

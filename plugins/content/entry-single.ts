@@ -69,7 +69,12 @@ export class EntrySingles {
     }
   }
 
-  private async putOnce(c: LoadedCollection, body: unknown, identity: Identity, locale?: string): Promise<{ entry: Entry; created: boolean }> {
+  private async putOnce(
+    c: LoadedCollection,
+    body: unknown,
+    identity: Identity,
+    locale?: string,
+  ): Promise<{ entry: Entry; created: boolean }> {
     const existing = await this.row(c, identity.tenantId);
     if (!existing) return { entry: await this.writes.create(c.name, body, identity, locale), created: true };
     const given = body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : null;

@@ -136,7 +136,7 @@ export const entryRoutes: RouteDefinition[] = [
     tags: ['entries'],
     summary: "Writes a singleton's one entry: 201 the first time, then 200 (the body's fields replace the stored ones)",
     description:
-      'With locale (not the default): as PATCH and POST with locale (localized fields are that locale\'s version\'s; one left out is emptied there).',
+      "With locale (not the default): as PATCH and POST with locale (localized fields are that locale's version's; one left out is emptied there).",
     request: { params: collectionParam, ...localeQuery, body: entryBody },
     response: entry,
     async handler({ ctx, params, query, body, identity, scope }) {

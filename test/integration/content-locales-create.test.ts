@@ -63,7 +63,10 @@ for (const variant of DB_VARIANTS) {
       expect(missing.error).to.equal('VALIDATION_ERROR');
       expect(JSON.stringify(missing)).to.include('body.title');
       for (const locale of ['fr', '*', 'not a code']) {
-        const failure = await failureOf(await as(t, 'editor').post(`/api/collections/articles?locale=${encodeURIComponent(locale)}`, { title: 'x' }), 400);
+        const failure = await failureOf(
+          await as(t, 'editor').post(`/api/collections/articles?locale=${encodeURIComponent(locale)}`, { title: 'x' }),
+          400,
+        );
         expect(failure.error, locale).to.equal('VALIDATION_ERROR');
         expect(JSON.stringify(failure), locale).to.include('locale');
       }
@@ -100,7 +103,9 @@ for (const variant of DB_VARIANTS) {
       await dataOf(await as(t, 'editor').patch(`/api/collections/site/${made._id}/status`, { status: 'published' }));
       expect((await dataOf(await as(t, 'viewer').get('/api/collections/site/single'))).tagline).to.equal('Welcome');
       expect((await failureOf(await as(t, 'viewer').get('/api/collections/site/single?locale=de'), 404)).error).to.equal('ENTRY_NOT_FOUND');
-      expect((await failureOf(await as(t, 'editor').get('/api/collections/site/single?locale=zz'), 400)).error).to.equal('VALIDATION_ERROR');
+      expect((await failureOf(await as(t, 'editor').get('/api/collections/site/single?locale=zz'), 400)).error).to.equal(
+        'VALIDATION_ERROR',
+      );
     });
   });
 }
