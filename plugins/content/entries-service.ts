@@ -180,7 +180,8 @@ export class EntriesService {
     return this.reads.existingIds(name, ids, identity);
   }
 
-  revisions(name: string, id: string, identity: Identity) {
-    return this.reads.revisions(name, id, identity);
+  /** `locale`: only the revisions of that locale's writes. */
+  revisions(name: string, id: string, identity: Identity, locale?: string) {
+    return this.reads.revisions(name, id, identity, locale);
   }
 }

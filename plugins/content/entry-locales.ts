@@ -188,7 +188,14 @@ export class EntryLocales {
   }
 
   /** Gives each entry its values in `choice` (fallbacks named in `_fallbackFields`), `_locale` and `_locales`. */
-  async localise(c: CollectionDefinition, entries: Entry[], tenantId: string, choice: LocaleChoice, publishedOnly = false): Promise<void> {
+  async localise(
+    c: CollectionDefinition,
+    entries: Entry[],
+    tenantId: string,
+    choice: LocaleChoice,
+    publishedOnly = false,
+    transaction?: Transaction,
+  ): Promise<void> {
     if (!entries.length) return;
     const fields = localizedFields(c);
     const fallbackDefault = this.defaultCode();
@@ -203,6 +210,7 @@ export class EntryLocales {
       c,
       tenantId,
       entries.map((e) => e._id),
+      transaction,
     );
     const chain = choice === undefined || choice === '*' ? [fallbackDefault] : (this.locales()?.chain(choice) ?? [choice]);
     for (const entry of entries) {
@@ -233,7 +241,8 @@ export class EntryLocales {
 
   /**
    * Sets an entry's values of localized fields in a non-default locale (merged over the version's values there), inside
-   * the caller's transaction; a version written the first time is a draft (or `status` when given).
+   * the caller's transaction; a version written the first time is a draft (or `status` when given). Answers the
+   * version's status before the write (a version written the first time was a draft).
    */
   async write(
     c: CollectionDefinition,
@@ -241,7 +250,7 @@ export class EntryLocales {
     values: Record<string, unknown>,
     status: string | undefined,
     transaction: Transaction,
-  ): Promise<void> {
+  ): Promise<string> {
     const key = { tenantId: target.tenantId, collection: c.name, entryId: target.entryId, locale: target.locale };
     const where = 'tenant_id = :tenantId AND collection = :collection AND entry_id = :entryId AND locale = :locale';
     const [found] = await this.sequelize.query<{ data: string; status: string }>(`SELECT data, status FROM ${TABLE} WHERE ${where}`, {
@@ -265,6 +274,7 @@ export class EntryLocales {
         `INSERT INTO ${TABLE} (tenant_id, collection, entry_id, locale, data, status, updated_by, created_at, updated_at) VALUES (:tenantId, :collection, :entryId, :locale, :data, :status, :updatedBy, :now, :now)`,
         { replacements: row, transaction },
       );
+    return found?.status ?? 'draft';
   }
 
   /** Drops the versions of deleted entries (inside the deleting transaction). */

@@ -203,9 +203,12 @@ export class EntryReads {
     return new Set(rows.filter((r) => r.tenant_id === identity.tenantId).map((r) => String(r.id)));
   }
 
-  async revisions(name: string, id: string, identity: Identity) {
+  /** An entry's revisions, newest first; `locale`: only that locale's (docs/features/localisation.md). */
+  async revisions(name: string, id: string, identity: Identity, locale?: string) {
     const c = await this.collections.get(name);
+    const only = this.localised?.resolve(locale);
     await entryRow(c, id, identity.tenantId);
-    return this.revisionLog.history(name, id, identity.tenantId);
+    const defaultCode = this.localised?.defaultCode() ?? 'en';
+    return this.revisionLog.history(name, id, identity.tenantId, defaultCode, only === '*' ? undefined : only);
   }
 }

@@ -149,8 +149,16 @@ export class EntryWrites {
       await this.localised!.write(c, target, split.values, input.status ?? 'draft', transaction!);
     }
     const entry = toEntry(c, await entryRow(c, id, identity.tenantId, transaction));
-    await this.revisionLog.record(c.name, entry, identity.tenantId, 'create', identity.userId, transaction);
+    const recorded = locale ? await this.inLocaleAnswer(c, entry, identity, locale, transaction) : entry;
+    await this.revisionLog.record(c.name, recorded, identity.tenantId, 'create', identity.userId, transaction, locale ?? null);
     return entry;
+  }
+
+  /** A copy of the entry as answered in `locale` (read inside the writing transaction): a locale's revision holds it. */
+  private async inLocaleAnswer(c: LoadedCollection, entry: Entry, identity: Identity, locale: string, transaction?: Transaction) {
+    const copy = { ...entry };
+    await this.localised!.localise(c, [copy], identity.tenantId, locale, false, transaction);
+    return copy;
   }
 
   /** The locale a write applies to its own version: a non-default locale of a collection with localized fields, else none. */
@@ -206,7 +214,7 @@ export class EntryWrites {
       if (localized.has(f.name) && Object.hasOwn(checked.columns, columnName(f)))
         values[f.name] = fromColumn(f, checked.columns[columnName(f)]);
     const target = { tenantId: identity.tenantId, entryId: id, locale, userId: identity.userId };
-    return { shared, write: (t: Transaction) => this.localised!.write(c, target, values, checked.status, t) };
+    return { shared, status: checked.status, write: (t: Transaction) => this.localised!.write(c, target, values, checked.status, t) };
   }
 
   private async updated(c: LoadedCollection, id: string, body: unknown, identity: Identity, locale?: string): Promise<Entry> {
@@ -236,10 +244,17 @@ export class EntryWrites {
       };
       const base = input.slug !== undefined ? slugify(input.slug) || before.slug : before.slug;
       await this.slugs.write(c, identity.tenantId, base, write, 'body', transaction);
-      if (localeWrite) await localeWrite.write(transaction);
+      const previous = localeWrite ? await localeWrite.write(transaction) : undefined;
       const written = toEntry(c, await entryRow(c, id, identity.tenantId, transaction));
-      const action = input.status && input.status !== before.status ? 'status' : 'update';
-      await this.revisionLog.record(c.name, written, identity.tenantId, action, identity.userId, transaction);
+      // A write in a locale records a revision of that locale: the entry as answered there, its status that version's.
+      if (locale && localeWrite) {
+        const action = localeWrite.status && localeWrite.status !== previous ? 'status' : 'update';
+        const recorded = await this.inLocaleAnswer(c, written, identity, locale, transaction);
+        await this.revisionLog.record(c.name, recorded, identity.tenantId, action, identity.userId, transaction, locale);
+      } else {
+        const action = input.status && input.status !== before.status ? 'status' : 'update';
+        await this.revisionLog.record(c.name, written, identity.tenantId, action, identity.userId, transaction);
+      }
       return written;
     });
     await this.announcer.announceSafely(name, identity.tenantId, updateEvents(name, entry, before, identity));

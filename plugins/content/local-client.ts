@@ -218,9 +218,10 @@ export class LocalClient {
         this.assertPermissions('content:write');
         return service.removeMany(collection, parse(z.array(z.string().uuid()).min(1).max(500), ids, 'ids'), identity);
       },
-      revisions: async (entryId: string) => {
+      /** `options.locale`: only the revisions of that locale's writes (each revision names its locale). */
+      revisions: async (entryId: string, options: { locale?: string } = {}) => {
         this.assertPermissions('content:write');
-        return service.revisions(collection, id(entryId), identity);
+        return service.revisions(collection, id(entryId), identity, options.locale);
       },
     };
   }

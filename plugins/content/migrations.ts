@@ -158,4 +158,12 @@ export const CONTENT_MIGRATIONS: MigrationDefinition[] = [
       await queryInterface.addIndex('content_entry_locales', ['collection', 'entry_id'], { name: 'content_entry_locales_entry' });
     },
   },
+  {
+    // Revisions per locale (docs/features/localisation.md): a write of an entry's version in a non-default locale
+    // records a revision naming that locale; null is a revision of the entry's row (the default locale's).
+    name: '0010-revision-locales',
+    async up({ queryInterface, DataTypes }) {
+      await queryInterface.addColumn('content_revisions', 'locale', { type: DataTypes.STRING(35), allowNull: true });
+    },
+  },
 ];

@@ -112,11 +112,20 @@ export const entryRoutes: RouteDefinition[] = [
     permission: 'content:write',
     tags: ['entries'],
     summary: "The entry's revisions, newest first: the state after each write",
-    request: entryParams,
+    description:
+      "Each names its locale: a write in a locale other than the default records the entry as answered in that locale; with locale, only that locale's revisions (* : all).",
+    request: { ...entryParams, ...localeQuery },
     response: z.array(
-      z.object({ version: z.number(), action: z.string(), data: entry, createdAt: z.string(), createdBy: z.string().nullable() }),
+      z.object({
+        version: z.number(),
+        action: z.string(),
+        locale: z.string(),
+        data: entry,
+        createdAt: z.string(),
+        createdBy: z.string().nullable(),
+      }),
     ),
-    handler: ({ params, scope }) => scope.content.entries(params.collection).revisions(params.entryId),
+    handler: ({ params, query, scope }) => scope.content.entries(params.collection).revisions(params.entryId, { locale: query.locale }),
   }),
   defineRoute({
     method: 'GET',

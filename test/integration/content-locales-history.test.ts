@@ -1,0 +1,65 @@
+import { expect } from 'chai';
+import { createLocalClient } from '../../plugins/content/local-client.js';
+import { as, createCollections, dataOf, failureOf } from '../helpers/content.js';
+import { fixturePlugin, type TestKernel, useTestKernel } from '../helpers/kernel.js';
+import { DB_VARIANTS } from '../helpers/services.js';
+
+// Revisions per locale (docs/features/localisation.md): a write in a locale records a revision naming it (the entry as
+// answered there); GET .../revisions?locale= lists one locale's.
+const NOTES = {
+  name: 'notes',
+  fields: [
+    { name: 'title', type: 'text', required: true, localized: true },
+    { name: 'price', type: 'number' },
+  ],
+};
+type Revision = { version: number; action: string; locale: string; data: Record<string, any> };
+
+for (const variant of DB_VARIANTS) {
+  describe(`content: revisions per locale (${variant.name})`, function () {
+    this.timeout(60000);
+    const t: TestKernel = useTestKernel({ db: variant.name, plugins: [fixturePlugin('test-identity')] }, { variant });
+    const revisions = async (id: string, query = ''): Promise<Revision[]> =>
+      dataOf(await as(t, 'editor').get(`/api/collections/notes/${id}/revisions${query}`));
+
+    before(async function () {
+      await dataOf(await as(t, 'admin').post('/api/locales', { code: 'de' }), 201);
+      await createCollections(t, NOTES);
+    });
+
+    it('a write in a locale records a revision naming it, holding the entry as answered there', async function () {
+      const made = await dataOf(await as(t, 'editor').post('/api/collections/notes', { title: 'Hello', price: 1 }), 201);
+      const path = `/api/collections/notes/${made._id}`;
+      await dataOf(await as(t, 'editor').patch(`${path}?locale=de`, { title: 'Hallo' }));
+      await dataOf(await as(t, 'editor').patch(path, { price: 2 }));
+      await dataOf(await as(t, 'editor').patch(`${path}/status?locale=de`, { status: 'published' }));
+      const all = await revisions(made._id);
+      expect(all.map((r) => [r.version, r.action, r.locale])).to.deep.equal([
+        [4, 'status', 'de'],
+        [3, 'update', 'en'],
+        [2, 'update', 'de'],
+        [1, 'create', 'en'],
+      ]);
+      expect(all[2]!.data).to.include({ title: 'Hallo', price: 1, status: 'draft', _locale: 'de' });
+      expect(all[0]!.data).to.include({ title: 'Hallo', price: 2, status: 'published', _locale: 'de' });
+      expect(all[1]!.data).to.include({ title: 'Hello', price: 2, status: 'draft' });
+      expect((await revisions(made._id, '?locale=de')).map((r) => r.version)).to.deep.equal([4, 2]);
+      expect((await revisions(made._id, '?locale=en')).map((r) => r.version)).to.deep.equal([3, 1]);
+      expect((await revisions(made._id, '?locale=*')).map((r) => r.version)).to.deep.equal([4, 3, 2, 1]);
+      const sdk = await createLocalClient(t.kernel).entries('notes').revisions(made._id, { locale: 'de' });
+      expect(sdk.map((r) => r.version)).to.deep.equal([4, 2]);
+    });
+
+    it('creating in a locale records its first revision in that locale; a bad locale is 400; readers are 403', async function () {
+      const made = await dataOf(await as(t, 'editor').post('/api/collections/notes?locale=de', { title: 'Neu' }), 201);
+      const all = await revisions(made._id);
+      expect(all.map((r) => [r.version, r.action, r.locale, r.data.title])).to.deep.equal([[1, 'create', 'de', 'Neu']]);
+      expect(await revisions(made._id, '?locale=en')).to.deep.equal([]);
+      const failure = await failureOf(await as(t, 'editor').get(`/api/collections/notes/${made._id}/revisions?locale=zz`), 400);
+      expect(failure.error).to.equal('VALIDATION_ERROR');
+      expect((await failureOf(await as(t, 'viewer').get(`/api/collections/notes/${made._id}/revisions?locale=de`), 403)).error).to.equal(
+        'FORBIDDEN',
+      );
+    });
+  });
+}
