@@ -166,6 +166,11 @@ export class EntriesService {
     return this.writes.update(name, id, body, identity, locale);
   }
 
+  /** See EntryWrites.versionLocale: '' for the entry's row, else the non-default locale with its own version. */
+  versionLocale(name: string, locale: string | undefined): Promise<string> {
+    return this.writes.versionLocale(name, locale);
+  }
+
   async remove(name: string, id: string, identity: Identity): Promise<void> {
     await this.writes.removeMany(name, [id], identity, true);
   }

@@ -166,6 +166,15 @@ export class EntryWrites {
     return code !== undefined && code !== '*' && code !== this.localised!.defaultCode() && localizedFields(c).length ? code : undefined;
   }
 
+  /**
+   * The locale whose own version a write in `locale` changes (publish-schedules.ts keys schedules by it): a non-default
+   * locale of a collection with localized fields, else '' (the entry's row). An unknown locale or `*` is 400.
+   */
+  async versionLocale(name: string, locale: string | undefined): Promise<string> {
+    const code = this.writeLocale(locale);
+    return this.ownLocale(await this.collections.get(name), code) ?? '';
+  }
+
   /** `?locale=`: one locale's code (a write names one locale: `*` is 400). */
   protected writeLocale(locale: string | undefined): string | undefined {
     const code = this.localised?.resolve(locale);

@@ -166,4 +166,17 @@ export const CONTENT_MIGRATIONS: MigrationDefinition[] = [
       await queryInterface.addColumn('content_revisions', 'locale', { type: DataTypes.STRING(35), allowNull: true });
     },
   },
+  {
+    // Scheduled publishing per locale (publish-schedules.ts): one schedule per entry and locale; '' is the entry's row
+    // (the default locale's version), so the unique index holds for it too (NULLs would not collide).
+    name: '0011-schedule-locales',
+    async up({ queryInterface, DataTypes }) {
+      await queryInterface.addColumn('content_schedules', 'locale', { type: DataTypes.STRING(35), allowNull: false, defaultValue: '' });
+      await queryInterface.removeIndex('content_schedules', 'content_schedules_entry');
+      await queryInterface.addIndex('content_schedules', ['tenant_id', 'collection', 'entry_id', 'locale'], {
+        unique: true,
+        name: 'content_schedules_entry_locale',
+      });
+    },
+  },
 ];

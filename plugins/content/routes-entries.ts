@@ -6,7 +6,7 @@ import { populateParam } from './populate.js';
 
 const collectionParam = z.object({ collection: z.string().min(1).max(64) });
 const entryParams = { params: collectionParam.extend({ entryId: z.string().uuid() }) };
-const localeParam = z
+export const localeParam = z
   .string()
   .max(64)
   .optional()

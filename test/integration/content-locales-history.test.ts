@@ -63,3 +63,71 @@ for (const variant of DB_VARIANTS) {
     });
   });
 }
+
+// Scheduled publishing per locale: PUT .../schedule?locale= {publishAt} publishes that locale's version when due.
+for (const variant of DB_VARIANTS) {
+  describe(`content: scheduled publishing per locale (${variant.name})`, function () {
+    this.timeout(60000);
+    const t: TestKernel = useTestKernel(
+      {
+        db: variant.name,
+        plugins: [fixturePlugin('test-identity')],
+        config: { plugins: { options: { content: { scheduleIntervalMs: 100 } } } },
+      },
+      { variant },
+    );
+    const schedule = (id: string, query: string, publishAt: string | null) =>
+      t.request(`/api/collections/notes/${id}/schedule${query}`, { method: 'PUT', identity: 'editor', json: { publishAt } });
+    const statusIn = async (id: string, query = '') =>
+      (await dataOf(await as(t, 'editor').get(`/api/collections/notes/${id}${query}`))).status;
+    /** Polls (bounded) until the entry has the status in the locale. */
+    async function statusBecomes(id: string, query: string, status: string): Promise<void> {
+      for (let i = 0; i < 100; i++) {
+        if ((await statusIn(id, query)) === status) return;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect.fail(`entry ${id} did not become ${status} (${query}) within 5 s`);
+    }
+
+    before(async function () {
+      await dataOf(await as(t, 'admin').post('/api/locales', { code: 'de' }), 201);
+      await createCollections(t, NOTES);
+    });
+
+    it("a schedule naming a locale publishes that locale's version when due; each locale has its own", async function () {
+      const made = await dataOf(await as(t, 'editor').post('/api/collections/notes', { title: 'Hello' }), 201);
+      await dataOf(await as(t, 'editor').patch(`/api/collections/notes/${made._id}?locale=de`, { title: 'Hallo' }));
+      const at = new Date(Date.now() + 800).toISOString();
+      expect(await dataOf(await schedule(made._id, '?locale=de', at))).to.deep.equal({ publishAt: at });
+      expect(await dataOf(await as(t, 'editor').get(`/api/collections/notes/${made._id}/schedule?locale=de`))).to.deep.equal({
+        publishAt: at,
+      });
+      expect(await dataOf(await as(t, 'editor').get(`/api/collections/notes/${made._id}/schedule`))).to.deep.equal({ publishAt: null });
+      expect(await statusIn(made._id, '?locale=de')).to.equal('draft');
+      await statusBecomes(made._id, '?locale=de', 'published');
+      // The default's version is not touched: it had no schedule.
+      expect(await statusIn(made._id)).to.equal('draft');
+      expect(await dataOf(await as(t, 'editor').get(`/api/collections/notes/${made._id}/schedule?locale=de`))).to.deep.equal({
+        publishAt: null,
+      });
+      const [latest] = await dataOf(await as(t, 'editor').get(`/api/collections/notes/${made._id}/revisions`));
+      expect(latest).to.include({ action: 'status', locale: 'de' });
+      // The default locale's own schedule publishes the row.
+      await dataOf(await schedule(made._id, '', new Date(Date.now() + 300).toISOString()));
+      await statusBecomes(made._id, '', 'published');
+    });
+
+    it('refuses a locale whose version is published already, an unknown locale and *', async function () {
+      const made = await dataOf(await as(t, 'editor').post('/api/collections/notes?locale=de', { title: 'Neu', status: 'published' }), 201);
+      const soon = new Date(Date.now() + 60_000).toISOString();
+      expect((await schedule(made._id, '?locale=de', soon)).status).to.equal(400);
+      // The default's version is a draft: it may be scheduled.
+      expect(await dataOf(await schedule(made._id, '?locale=en', soon))).to.deep.equal({ publishAt: soon });
+      for (const query of ['?locale=zz', '?locale=*']) {
+        const res = await schedule(made._id, query, soon);
+        expect(res.status, query).to.equal(400);
+        expect(((await res.json()) as { error: string }).error).to.equal('VALIDATION_ERROR');
+      }
+    });
+  });
+}

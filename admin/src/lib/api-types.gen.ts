@@ -914,15 +914,21 @@ export interface ApiRoutes {
   /** The entry's revisions, newest first: the state after each write (permission: content:write) */
   'GET /api/collections/:collection/:entryId/revisions': {
     params: { collection: string; entryId: string };
-    query: never;
+    query: {
+      /** A locale's code (GET /api/locales); default: the default locale. Unknown: 400 VALIDATION_ERROR */
+      locale?: string;
+    };
     body: never;
-    response: { version: number; action: string; data: ApiSchemas['Entry']; createdAt: string; createdBy: string | null }[];
+    response: { version: number; action: string; locale: string; data: ApiSchemas['Entry']; createdAt: string; createdBy: string | null }[];
     errors: ApiErrorCode;
   };
-  /** The entry's scheduled publish time, if any (permission: content:write) */
+  /** The entry's scheduled publish time, if any (with locale: of its version in that locale) (permission: content:write) */
   'GET /api/collections/:collection/:entryId/schedule': {
     params: { collection: string; entryId: string };
-    query: never;
+    query: {
+      /** A locale's code (GET /api/locales): the schedule of the entry's version in that locale; default: the default locale. Unknown: 400 VALIDATION_ERROR */
+      locale?: string;
+    };
     body: never;
     response: ApiSchemas['PublishSchedule'];
     errors: ApiErrorCode;
@@ -949,6 +955,8 @@ export interface ApiRoutes {
     query: {
       /** Comma list of the fields to answer (with _id always); the system fields slug, status, version, createdAt, updatedAt… may be named too */
       fields?: string;
+      /** A locale's code (GET /api/locales); default: the default locale. Unknown: 400 VALIDATION_ERROR */
+      locale?: string;
       /** Comma list of relation and media fields to answer as objects instead of ids: dotted paths up to 3 levels (author.avatar), * for every relation and media field of the first level */
       populate?: string;
     };
@@ -2623,7 +2631,10 @@ export interface ApiRoutes {
   /** Creates an entry (status draft unless given); the slug comes from slug, title, name or the first text field, made unique with -2, -3… (permission: content:write) */
   'POST /api/collections/:collection': {
     params: { collection: string };
-    query: never;
+    query: {
+      /** A locale's code (GET /api/locales); default: the default locale. Unknown: 400 VALIDATION_ERROR */
+      locale?: string;
+    };
     body: Record<string, unknown>;
     response: ApiSchemas['Entry'];
     errors: ApiErrorCode;
@@ -4015,7 +4026,10 @@ export interface ApiRoutes {
   /** Schedules the entry to be published at publishAt (ISO 8601, in the future), or cancels with null (permission: content:write) */
   'PUT /api/collections/:collection/:entryId/schedule': {
     params: { collection: string; entryId: string };
-    query: never;
+    query: {
+      /** A locale's code (GET /api/locales): the schedule of the entry's version in that locale; default: the default locale. Unknown: 400 VALIDATION_ERROR */
+      locale?: string;
+    };
     body: { publishAt: string | null; [key: string]: unknown };
     response: ApiSchemas['PublishSchedule'];
     errors: ApiErrorCode;
@@ -4031,7 +4045,10 @@ export interface ApiRoutes {
   /** Writes a singleton's one entry: 201 the first time, then 200 (the body's fields replace the stored ones) (permission: content:write) */
   'PUT /api/collections/:collection/single': {
     params: { collection: string };
-    query: never;
+    query: {
+      /** A locale's code (GET /api/locales); default: the default locale. Unknown: 400 VALIDATION_ERROR */
+      locale?: string;
+    };
     body: Record<string, unknown>;
     response: ApiSchemas['Entry'];
     errors: ApiErrorCode;
