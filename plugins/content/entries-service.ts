@@ -166,6 +166,11 @@ export class EntriesService {
     return this.writes.update(name, id, body, identity, locale);
   }
 
+  /** See EntryWrites.restore: a revision's state written as a new version (a locale's revision: that locale's). */
+  restoreRevision(name: string, id: string, version: number, identity: Identity): Promise<Entry> {
+    return this.writes.restore(name, id, version, identity);
+  }
+
   /** See EntryWrites.versionLocale: '' for the entry's row, else the non-default locale with its own version. */
   versionLocale(name: string, locale: string | undefined): Promise<string> {
     return this.writes.versionLocale(name, locale);

@@ -250,6 +250,8 @@ export class EntryLocales {
     values: Record<string, unknown>,
     status: string | undefined,
     transaction: Transaction,
+    /** Fields to drop from the version (they then fall back again): a restored revision's fallbacks. */
+    unset: string[] = [],
   ): Promise<string> {
     const key = { tenantId: target.tenantId, collection: c.name, entryId: target.entryId, locale: target.locale };
     const where = 'tenant_id = :tenantId AND collection = :collection AND entry_id = :entryId AND locale = :locale';
@@ -259,7 +261,9 @@ export class EntryLocales {
       transaction,
     });
     const now = Date.now();
-    const data = JSON.stringify({ ...(found ? parse(found.data) : {}), ...values });
+    const merged: Record<string, unknown> = { ...(found ? parse(found.data) : {}), ...values };
+    for (const name of unset) delete merged[name];
+    const data = JSON.stringify(merged);
     const row = { ...key, data, status: status ?? found?.status ?? 'draft', updatedBy: target.userId, now };
     if (found)
       await this.sequelize.query(

@@ -112,6 +112,12 @@ export class EntryRevisions {
     });
   }
 
+  /** One revision of an entry by its version (with its stored locale: null for the row), or null. */
+  async one(collection: string, id: string, tenantId: string, version: number) {
+    const r = await this.model.findOne({ where: { collection, entry_id: id, tenant_id: tenantId, version } });
+    return r ? { locale: r.locale, data: JSON.parse(r.data) as Entry } : null;
+  }
+
   /**
    * An entry's revisions, newest first, each with its locale (a revision of the entry's row, stored without one, is the
    * default locale's: the row's values are the default's, also after the default changed). `only`: one locale's.

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Op, type Sequelize, type Transaction } from 'sequelize';
-import { ConflictError, ValidationError, type Identity } from '../../kernel/sdk.js';
+import { ConflictError, NotFoundError, ValidationError, type Identity } from '../../kernel/sdk.js';
 import type { CollectionsService, LoadedCollection } from './collections-service.js';
 import { checkEntryInput, slugify, type CheckedInput } from './entry-input.js';
 import { EntryNotFoundError, SingletonTakenError } from './errors.js';
@@ -167,6 +167,29 @@ export class EntryWrites {
   }
 
   /**
+   * Writes the state of one of the entry's revisions as a new version (API decisions, "Editorial": `POST
+   * .../revisions/:version/restore`), as an update of the fields the revision holds (slug and status stay as they
+   * are). A revision of a write in a locale restores that locale's version: its own values of localized fields, and
+   * the fields that fell back then fall back again; shared fields stay (they belong to every locale). A revision of the
+   * row restores the row's fields. 404 for an unknown entry or version; values the schema no longer takes are 400.
+   */
+  async restore(name: string, id: string, version: number, identity: Identity): Promise<Entry> {
+    const c = await this.collections.get(name);
+    await entryRow(c, id, identity.tenantId);
+    const found = await this.revisionLog.one(name, id, identity.tenantId, version);
+    if (!found) throw new NotFoundError(`Entry '${id}' has no revision ${version}`);
+    const data = found.data as Record<string, unknown>;
+    const has = (n: string) => Object.hasOwn(data, n);
+    if (found.locale) {
+      const fellBack = Array.isArray(data._fallbackFields) ? data._fallbackFields.filter((n): n is string => typeof n === 'string') : [];
+      const own = localizedFields(c).filter((f) => has(f.name) && !fellBack.includes(f.name));
+      const body = Object.fromEntries(own.map((f) => [f.name, data[f.name]]));
+      return this.update(name, id, body, identity, found.locale, fellBack);
+    }
+    return this.update(name, id, Object.fromEntries(c.fields.filter((f) => has(f.name)).map((f) => [f.name, data[f.name]])), identity);
+  }
+
+  /**
    * The locale whose own version a write in `locale` changes (publish-schedules.ts keys schedules by it): a non-default
    * locale of a collection with localized fields, else '' (the entry's row). An unknown locale or `*` is 400.
    */
@@ -198,11 +221,14 @@ export class EntryWrites {
     return entry;
   }
 
-  /** `locale`: a non-default locale's code sets that locale's values of localized fields and that version's status. */
-  async update(name: string, id: string, body: unknown, identity: Identity, locale?: string): Promise<Entry> {
+  /**
+   * `locale`: a non-default locale's code sets that locale's values of localized fields and that version's status.
+   * `unset`: localized fields dropped from that locale's version (a restored revision's fallbacks).
+   */
+  async update(name: string, id: string, body: unknown, identity: Identity, locale?: string, unset: string[] = []): Promise<Entry> {
     const code = this.writeLocale(locale);
     return this.withSchema(name, async (c) => {
-      const entry = await this.updated(c, id, body, identity, this.ownLocale(c, code));
+      const entry = await this.updated(c, id, body, identity, this.ownLocale(c, code), unset);
       await this.localised?.localise(c, [entry], identity.tenantId, code);
       return entry;
     });
@@ -212,7 +238,7 @@ export class EntryWrites {
    * A write in a non-default locale: the body's localized fields (checked as an update checks them) and its status go to
    * that locale's version (entry-locales.ts), the rest to the entry's row; answers the shared part and the version's writer.
    */
-  private inLocale(c: LoadedCollection, body: unknown, identity: Identity, id: string, locale: string) {
+  private inLocale(c: LoadedCollection, body: unknown, identity: Identity, id: string, locale: string, unset: string[] = []) {
     const localized = new Set(localizedFields(c).map((f) => f.name));
     const all = (body ?? {}) as Record<string, unknown>;
     const own = Object.fromEntries(Object.entries(all).filter(([k]) => localized.has(k)));
@@ -223,15 +249,27 @@ export class EntryWrites {
       if (localized.has(f.name) && Object.hasOwn(checked.columns, columnName(f)))
         values[f.name] = fromColumn(f, checked.columns[columnName(f)]);
     const target = { tenantId: identity.tenantId, entryId: id, locale, userId: identity.userId };
-    return { shared, status: checked.status, write: (t: Transaction) => this.localised!.write(c, target, values, checked.status, t) };
+    const dropped = unset.filter((n) => localized.has(n) && !Object.hasOwn(values, n));
+    return {
+      shared,
+      status: checked.status,
+      write: (t: Transaction) => this.localised!.write(c, target, values, checked.status, t, dropped),
+    };
   }
 
-  private async updated(c: LoadedCollection, id: string, body: unknown, identity: Identity, locale?: string): Promise<Entry> {
+  private async updated(
+    c: LoadedCollection,
+    id: string,
+    body: unknown,
+    identity: Identity,
+    locale?: string,
+    unset: string[] = [],
+  ): Promise<Entry> {
     const name = c.name;
     const current = await entryRow(c, id, identity.tenantId);
     const before = toEntry(c, current);
     const [sanitised] = await presanitize(c, [body], this.richText);
-    const localeWrite = locale ? this.inLocale(c, sanitised, identity, id, locale) : null;
+    const localeWrite = locale ? this.inLocale(c, sanitised, identity, id, locale, unset) : null;
     const clean = localeWrite ? localeWrite.shared : sanitised;
     const input = checkEntryInput(c, clean, 'update');
     await this.checkRelations(c, input, identity.tenantId, 'body');

@@ -148,7 +148,11 @@ export class LocalClient {
     return this.componentsService;
   }
 
-  /** The entries of one collection. */
+  /**
+   * The entries of one collection. `create(data, {locale})` creates in that locale (its localized values are that
+   * locale's; shared fields are shared); `restoreRevision(id, version)` writes a revision's state as a new version (a
+   * locale's revision writes that locale's version).
+   */
   entries(collection: string) {
     const service = this.entriesService;
     const identity = this.identity;
@@ -173,7 +177,6 @@ export class LocalClient {
         this.assertPermissions('content:write');
         return service.single.put(collection, data, identity, options.locale);
       },
-      /** `options.locale`: created in that locale (its localized values are that locale's; shared fields are shared). */
       create: async (data: Record<string, unknown>, options: { locale?: string } = {}): Promise<Entry> => {
         this.assertPermissions('content:write');
         return service.create(collection, data, identity, options.locale);
@@ -217,6 +220,10 @@ export class LocalClient {
       removeMany: async (ids: string[]): Promise<number> => {
         this.assertPermissions('content:write');
         return service.removeMany(collection, parse(z.array(z.string().uuid()).min(1).max(500), ids, 'ids'), identity);
+      },
+      restoreRevision: async (entryId: string, version: number): Promise<Entry> => {
+        this.assertPermissions('content:write');
+        return service.restoreRevision(collection, id(entryId), parse(z.number().int().min(1), version, 'version'), identity);
       },
       /** `options.locale`: only the revisions of that locale's writes (each revision names its locale). */
       revisions: async (entryId: string, options: { locale?: string } = {}) => {

@@ -128,6 +128,18 @@ export const entryRoutes: RouteDefinition[] = [
     handler: ({ params, query, scope }) => scope.content.entries(params.collection).revisions(params.entryId, { locale: query.locale }),
   }),
   defineRoute({
+    method: 'POST',
+    path: '/api/collections/:collection/:entryId/revisions/:version/restore',
+    permission: 'content:write',
+    tags: ['entries'],
+    summary: "Writes a revision's state as a new version (its fields; slug and status stay); 404 for an unknown version",
+    description:
+      "A revision of a write in a locale restores that locale's version: its own values of localized fields (the fields that fell back then fall back again); shared fields stay. The answer is the entry in the revision's locale.",
+    request: { params: entryParams.params.extend({ version: z.coerce.number().int().min(1).max(2_147_483_647) }) },
+    response: entry,
+    handler: ({ params, scope }) => scope.content.entries(params.collection).restoreRevision(params.entryId, params.version),
+  }),
+  defineRoute({
     method: 'GET',
     path: '/api/collections/:collection/single',
     permission: 'content:read',

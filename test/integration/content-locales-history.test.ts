@@ -10,6 +10,7 @@ const NOTES = {
   name: 'notes',
   fields: [
     { name: 'title', type: 'text', required: true, localized: true },
+    { name: 'summary', type: 'text', localized: true },
     { name: 'price', type: 'number' },
   ],
 };
@@ -60,6 +61,32 @@ for (const variant of DB_VARIANTS) {
       expect((await failureOf(await as(t, 'viewer').get(`/api/collections/notes/${made._id}/revisions?locale=de`), 403)).error).to.equal(
         'FORBIDDEN',
       );
+    });
+
+    it("restoring a locale's revision writes that locale's version (its fallbacks fall back again); the row's, the row", async function () {
+      const made = await dataOf(await as(t, 'editor').post('/api/collections/notes', { title: 'One', summary: 'Short', price: 1 }), 201);
+      const path = `/api/collections/notes/${made._id}`;
+      await dataOf(await as(t, 'editor').patch(`${path}?locale=de`, { title: 'Eins' }));
+      await dataOf(await as(t, 'editor').patch(`${path}?locale=de`, { title: 'Zwei', summary: 'Kurz' }));
+      await dataOf(await as(t, 'editor').patch(path, { title: 'Two', price: 2 }));
+      const restored = await dataOf(await as(t, 'editor').post(`${path}/revisions/2/restore`));
+      expect(restored).to.include({ _locale: 'de', title: 'Eins', summary: 'Short', price: 2, version: 5 });
+      expect(restored._fallbackFields).to.deep.equal(['summary']);
+      expect(await dataOf(await as(t, 'editor').get(path))).to.include({ title: 'Two', summary: 'Short', price: 2 });
+      const [latest] = await revisions(made._id);
+      expect(latest).to.include({ version: 5, locale: 'de' });
+      const row = await dataOf(await as(t, 'editor').post(`${path}/revisions/1/restore`));
+      expect(row).to.include({ _locale: 'en', title: 'One', price: 1, version: 6 });
+      expect((await dataOf(await as(t, 'editor').get(`${path}?locale=de`))).title).to.equal('Eins');
+      const sdk = await createLocalClient(t.kernel).entries('notes').restoreRevision(made._id, 3);
+      expect(sdk).to.include({ _locale: 'de', title: 'Zwei', summary: 'Kurz' });
+      expect((await failureOf(await as(t, 'editor').post(`${path}/revisions/99/restore`), 404)).error).to.equal('NOT_FOUND');
+      const unknown = '/api/collections/notes/00000000-0000-4000-8000-000000000000/revisions/1/restore';
+      expect((await failureOf(await as(t, 'editor').post(unknown), 404)).error).to.equal('ENTRY_NOT_FOUND');
+      expect((await failureOf(await as(t, 'viewer').post(`${path}/revisions/1/restore`), 403)).error).to.equal('FORBIDDEN');
+      // Another tenant's administrator neither restores nor lists them.
+      expect((await failureOf(await as(t, 'admin', 'acme').post(`${path}/revisions/2/restore`), 404)).error).to.equal('ENTRY_NOT_FOUND');
+      expect((await failureOf(await as(t, 'admin', 'acme').get(`${path}/revisions?locale=de`), 404)).error).to.equal('ENTRY_NOT_FOUND');
     });
   });
 }
@@ -123,6 +150,13 @@ for (const variant of DB_VARIANTS) {
       expect((await schedule(made._id, '?locale=de', soon)).status).to.equal(400);
       // The default's version is a draft: it may be scheduled.
       expect(await dataOf(await schedule(made._id, '?locale=en', soon))).to.deep.equal({ publishAt: soon });
+      const acme = await t.request(`/api/collections/notes/${made._id}/schedule?locale=en`, {
+        method: 'PUT',
+        identity: 'admin',
+        headers: { 'x-test-tenant': 'acme' },
+        json: { publishAt: soon },
+      });
+      expect(acme.status, "another tenant's administrator").to.equal(404);
       for (const query of ['?locale=zz', '?locale=*']) {
         const res = await schedule(made._id, query, soon);
         expect(res.status, query).to.equal(400);

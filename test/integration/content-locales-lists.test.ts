@@ -87,6 +87,11 @@ for (const variant of DB_VARIANTS) {
       expect(await filtered('de', { on: { null: true } })).to.deep.equal(['c', 'd']);
       expect(await filtered('de', { $or: [{ name: 'Zwetschge' }, { rank: 0 }] })).to.deep.equal(['a', 'd']);
       expect(await filtered('de', { $not: { name: { startsWith: 'b' } }, sku: { ne: 'c' } })).to.deep.equal(['a', 'd']);
+      // Another tenant's administrator finds none of them through the locale's values.
+      const acme = await dataOf(
+        await as(t, 'admin', 'acme').get(`/api/collections/products?locale=de&filter=${encodeURIComponent('{"name":"Birne"}')}`),
+      );
+      expect(acme.items).to.deep.equal([]);
       const counted = await list(`locale=de&filter=${encodeURIComponent(JSON.stringify({ rank: { lt: 3 } }))}&limit=1`);
       expect(counted.total).to.equal(2);
     });

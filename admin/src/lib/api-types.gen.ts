@@ -2647,6 +2647,14 @@ export interface ApiRoutes {
     response: ApiSchemas['PreviewLink'];
     errors: ApiErrorCode;
   };
+  /** Writes a revision's state as a new version (its fields; slug and status stay); 404 for an unknown version (permission: content:write) */
+  'POST /api/collections/:collection/:entryId/revisions/:version/restore': {
+    params: { collection: string; entryId: string; version: number };
+    query: never;
+    body: never;
+    response: ApiSchemas['Entry'];
+    errors: ApiErrorCode;
+  };
   /** Creates up to 100 entries at once, all or nothing; a problem names its entry (body.entries.<i>.<field>) (permission: content:write) */
   'POST /api/collections/:collection/batch': {
     params: { collection: string };
