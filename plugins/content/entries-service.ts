@@ -133,8 +133,9 @@ export class EntriesService {
     return this.announcer.announceChanges(tenantId, userId, changes);
   }
 
-  create(name: string, body: unknown, identity: Identity): Promise<Entry> {
-    return this.writes.create(name, body, identity);
+  /** `locale`: created in that locale (its localized values there; entry-writes.ts). */
+  create(name: string, body: unknown, identity: Identity, locale?: string): Promise<Entry> {
+    return this.writes.create(name, body, identity, locale);
   }
 
   /**
@@ -165,6 +166,16 @@ export class EntriesService {
     return this.writes.update(name, id, body, identity, locale);
   }
 
+  /** See EntryWrites.restore: a revision's state written as a new version (a locale's revision: that locale's). */
+  restoreRevision(name: string, id: string, version: number, identity: Identity): Promise<Entry> {
+    return this.writes.restore(name, id, version, identity);
+  }
+
+  /** See EntryWrites.versionLocale: '' for the entry's row, else the non-default locale with its own version. */
+  versionLocale(name: string, locale: string | undefined): Promise<string> {
+    return this.writes.versionLocale(name, locale);
+  }
+
   async remove(name: string, id: string, identity: Identity): Promise<void> {
     await this.writes.removeMany(name, [id], identity, true);
   }
@@ -179,7 +190,8 @@ export class EntriesService {
     return this.reads.existingIds(name, ids, identity);
   }
 
-  revisions(name: string, id: string, identity: Identity) {
-    return this.reads.revisions(name, id, identity);
+  /** `locale`: only the revisions of that locale's writes. */
+  revisions(name: string, id: string, identity: Identity, locale?: string) {
+    return this.reads.revisions(name, id, identity, locale);
   }
 }

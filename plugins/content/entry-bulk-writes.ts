@@ -70,7 +70,9 @@ export class EntryBulkWrites extends EntryWrites {
   async createMany(name: string, raw: unknown[], identity: Identity): Promise<Entry[]> {
     const entries = await this.withSchema(name, async (c) => {
       const bodies = await presanitize(c, raw, this.richText);
-      return this.sequelize.transaction((transaction) => this.createManyIn(c, bodies, identity, transaction));
+      const made = await this.sequelize.transaction((transaction) => this.createManyIn(c, bodies, identity, transaction));
+      await this.localised?.localise(c, made, identity.tenantId, undefined);
+      return made;
     });
     await this.announcer.announceSafely(name, identity.tenantId, entryEvents('create', name, entries, identity));
     return entries;

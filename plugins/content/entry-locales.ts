@@ -2,7 +2,7 @@ import { QueryTypes, Sequelize, type Transaction } from 'sequelize';
 import type { LoadedCollection } from './collections-service.js';
 import type { CollectionDefinition } from './collection-schema.js';
 import type { Entry } from './entry-shape.js';
-import type { FieldDefinition } from './field-types.js';
+import { columnName, isList, toColumn, type FieldDefinition } from './field-types.js';
 import type { LocalesService } from './locales-service.js';
 
 /** The side table of localized values (content migration 0009): one row per entry and locale other than the default. */
@@ -53,6 +53,79 @@ export function localeStatusWhere(
     : Sequelize.literal(`id IN (${versions} AND status = ${q(status)})`);
 }
 
+/** What a list's SQL compares for a field: an expression, and an operand (checked by the field's schema) as it answers it. */
+export interface LocalizedSubject {
+  field: FieldDefinition;
+  lhs: ReturnType<typeof Sequelize.literal>;
+  stored: (value: unknown) => unknown;
+}
+
+/**
+ * A list's view of localized fields in one locale: per localized field, the SQL of its value there (the subject of
+ * filters, `search` and `sort`), `null` for a localized field whose value SQL cannot compare there (json, components,
+ * blocks, lists), undefined for a shared field.
+ */
+export type LocalizedColumns = (f: FieldDefinition) => LocalizedSubject | null | undefined;
+
+/** Field types whose value in a locale's JSON a list compares (the others are refused in a non-default locale). */
+const COMPARED = new Set([
+  'text',
+  'richtext',
+  'markdown',
+  'select',
+  'email',
+  'url',
+  'color',
+  'number',
+  'boolean',
+  'date',
+  'media',
+  'relation',
+]);
+
+/**
+ * The SQL of localized fields' values in a list in `chain[0]` (a non-default locale): per field, the value of the first
+ * locale of the chain whose version holds the field (as reads fall back; a version that is not published counts only
+ * for callers who see every entry), else the row's own column (the default's). Each locale of the chain reads its
+ * version through a correlated subquery on content_entry_locales' primary key (tenant, collection, entry, locale), so
+ * pages and totals are counted in SQL; the chain is at most as long as the locales (at most 100). Values stored in a
+ * version as reads answer them are brought to the column's form: dates (ISO text) to milliseconds, booleans to 1/0.
+ */
+export function localizedColumns(
+  c: LoadedCollection,
+  scope: { tenantId: string; chain: string[]; publishedOnly: boolean },
+): LocalizedColumns | undefined {
+  if (!scope.chain.length || !localizedFields(c).length) return undefined;
+  const sequelize = c.model.sequelize!;
+  const qi = sequelize.getQueryInterface();
+  const sqlite = sequelize.getDialect() === 'sqlite';
+  const q = (v: string) => sequelize.escape(v);
+  const table = qi.quoteIdentifier(c.table);
+  const published = scope.publishedOnly ? ` AND l.status = ${q('published')}` : '';
+  const data = (code: string) =>
+    `(SELECT l.data FROM ${TABLE} l WHERE l.tenant_id = ${q(scope.tenantId)} AND l.collection = ${q(c.name)} AND l.entry_id = ${table}.id AND l.locale = ${q(code)}${published})`;
+  return (f) => {
+    if (f.localized !== true) return undefined;
+    if (!COMPARED.has(f.type) || isList(f) || !/^[a-z][a-z0-9_]*$/.test(f.name)) return null;
+    const path = `'$.${f.name}'`;
+    const value = (d: string): string => {
+      if (sqlite) {
+        const v = `json_extract(${d}, ${path})`;
+        return f.type === 'date' ? `CAST(ROUND((julianday(${v}) - 2440587.5) * 86400000) AS INTEGER)` : v;
+      }
+      const v = `JSON_VALUE(${d}, ${path})`;
+      if (f.type === 'number') return `CAST(${v} AS DOUBLE)`;
+      if (f.type === 'boolean') return `CAST(${v} AS SIGNED)`;
+      if (f.type === 'date') return `ROUND(UNIX_TIMESTAMP(STR_TO_DATE(${v}, '%Y-%m-%dT%H:%i:%s.%fZ')) * 1000)`;
+      return v;
+    };
+    const has = (d: string) => (sqlite ? `json_type(${d}, ${path}) IS NOT NULL` : `JSON_CONTAINS_PATH(${d}, 'one', ${path}) = 1`);
+    const branches = scope.chain.map((code) => `WHEN ${has(data(code))} THEN ${value(data(code))}`).join(' ');
+    const lhs = Sequelize.literal(`(CASE ${branches} ELSE ${table}.${qi.quoteIdentifier(columnName(f))} END)`);
+    return { field: f, lhs, stored: (v) => (typeof v === 'boolean' ? Number(v) : toColumn(f, v)) };
+  };
+}
+
 /**
  * Localized values (API decisions, "Locales"). The default locale's values are the entry's own (its row in the
  * collection's table), so nothing changes for collections without localized fields; every other locale's values of
@@ -66,9 +139,12 @@ export class EntryLocales {
     readonly locales: () => LocalesService | undefined,
   ) {}
 
-  /** Whether reads of this collection carry `_locale`/`_locales` (it has localized fields, or a locale was asked for). */
-  applies(c: CollectionDefinition, choice: LocaleChoice): boolean {
-    return choice !== undefined || localizedFields(c).length > 0;
+  /**
+   * What a list's answer depends on beyond its query (the list cache's key): the locale configuration for a collection
+   * with localized fields (fallbacks and the default change values), else only the default's code (`_locales`).
+   */
+  cacheKey(c: CollectionDefinition): unknown {
+    return localizedFields(c).length ? this.locales()?.list() : this.defaultCode();
   }
 
   /** The asked locale in canonical form (`*` kept); 400 VALIDATION_ERROR naming `locale` when it is not one. */
@@ -81,6 +157,17 @@ export class EntryLocales {
 
   defaultCode(): string {
     return this.locales()?.defaultCode() ?? 'en';
+  }
+
+  /**
+   * The SQL of a list's localized fields in `choice` (filters, search and sort compare their values there), or
+   * undefined in the default locale, in `*` (the default's values) and for collections without localized fields.
+   */
+  columns(c: LoadedCollection, tenantId: string, choice: LocaleChoice, publishedOnly: boolean): LocalizedColumns | undefined {
+    const fallbackDefault = this.defaultCode();
+    if (choice === undefined || choice === '*' || choice === fallbackDefault) return undefined;
+    const chain = (this.locales()?.chain(choice) ?? [choice]).filter((code) => code !== fallbackDefault);
+    return localizedColumns(c, { tenantId, chain, publishedOnly });
   }
 
   /** The versions of these entries in every non-default locale: one query per IDS_PER_QUERY ids. */
@@ -101,17 +188,30 @@ export class EntryLocales {
   }
 
   /** Gives each entry its values in `choice` (fallbacks named in `_fallbackFields`), `_locale` and `_locales`. */
-  async localise(c: CollectionDefinition, entries: Entry[], tenantId: string, choice: LocaleChoice, publishedOnly = false): Promise<void> {
-    if (!this.applies(c, choice) || !entries.length) return;
+  async localise(
+    c: CollectionDefinition,
+    entries: Entry[],
+    tenantId: string,
+    choice: LocaleChoice,
+    publishedOnly = false,
+    transaction?: Transaction,
+  ): Promise<void> {
+    if (!entries.length) return;
     const fields = localizedFields(c);
-    const versions = fields.length
-      ? await this.versions(
-          c,
-          tenantId,
-          entries.map((e) => e._id),
-        )
-      : new Map<string, Map<string, LocaleVersion>>();
     const fallbackDefault = this.defaultCode();
+    if (!fields.length) {
+      // Every entry answer carries _locale and _locales (API decisions, "Locales"). Without localized fields an entry
+      // has one version, the default's, shared by every locale: no query, its own status, nothing falls back.
+      const answered = choice === undefined || choice === '*' ? fallbackDefault : choice;
+      for (const entry of entries) Object.assign(entry, { _locale: answered, _locales: [fallbackDefault] });
+      return;
+    }
+    const versions = await this.versions(
+      c,
+      tenantId,
+      entries.map((e) => e._id),
+      transaction,
+    );
     const chain = choice === undefined || choice === '*' ? [fallbackDefault] : (this.locales()?.chain(choice) ?? [choice]);
     for (const entry of entries) {
       const own = new Map([...(versions.get(entry._id) ?? [])].filter(([, v]) => !publishedOnly || v.status === 'published'));
@@ -141,7 +241,8 @@ export class EntryLocales {
 
   /**
    * Sets an entry's values of localized fields in a non-default locale (merged over the version's values there), inside
-   * the caller's transaction; a version written the first time is a draft (or `status` when given).
+   * the caller's transaction; a version written the first time is a draft (or `status` when given). Answers the
+   * version's status before the write (a version written the first time was a draft).
    */
   async write(
     c: CollectionDefinition,
@@ -149,7 +250,9 @@ export class EntryLocales {
     values: Record<string, unknown>,
     status: string | undefined,
     transaction: Transaction,
-  ): Promise<void> {
+    /** Fields to drop from the version (they then fall back again): a restored revision's fallbacks. */
+    unset: string[] = [],
+  ): Promise<string> {
     const key = { tenantId: target.tenantId, collection: c.name, entryId: target.entryId, locale: target.locale };
     const where = 'tenant_id = :tenantId AND collection = :collection AND entry_id = :entryId AND locale = :locale';
     const [found] = await this.sequelize.query<{ data: string; status: string }>(`SELECT data, status FROM ${TABLE} WHERE ${where}`, {
@@ -158,7 +261,9 @@ export class EntryLocales {
       transaction,
     });
     const now = Date.now();
-    const data = JSON.stringify({ ...(found ? parse(found.data) : {}), ...values });
+    const merged: Record<string, unknown> = { ...(found ? parse(found.data) : {}), ...values };
+    for (const name of unset) delete merged[name];
+    const data = JSON.stringify(merged);
     const row = { ...key, data, status: status ?? found?.status ?? 'draft', updatedBy: target.userId, now };
     if (found)
       await this.sequelize.query(
@@ -173,6 +278,7 @@ export class EntryLocales {
         `INSERT INTO ${TABLE} (tenant_id, collection, entry_id, locale, data, status, updated_by, created_at, updated_at) VALUES (:tenantId, :collection, :entryId, :locale, :data, :status, :updatedBy, :now, :now)`,
         { replacements: row, transaction },
       );
+    return found?.status ?? 'draft';
   }
 
   /** Drops the versions of deleted entries (inside the deleting transaction). */

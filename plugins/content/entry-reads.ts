@@ -88,21 +88,23 @@ export class EntryReads {
           // Whether the caller may read each one: making one public changes what a guest's list shows.
           readable: also.map((n) => hasScopedPermission(identity, 'content:read', n)),
           // A locale's answer follows the locales' fallbacks and default.
-          locales: this.localised?.applies(c, locale) ? this.localised.locales()?.list() : undefined,
+          locales: this.localised?.cacheKey(c),
         }) ?? '',
       )
       .digest('base64url');
     const load = async () => {
       const keys = selectedKeys(c, query.fields);
       const statusIn = this.localised ? localeStatusWhere(c, identity.tenantId, locale, this.localised.defaultCode(), status) : null;
+      const localized = this.localised?.columns(c, identity.tenantId, locale, !seesAll(identity));
       const where = whereFor(c, identity.tenantId, query, statusIn ? undefined : status, {
         lookup: (n) => this.collections.findForRead(n),
         readable: (n) => hasScopedPermission(identity, 'content:read', n),
         publishedOnly: !seesAll(identity),
         dialect: c.model.sequelize!.getDialect(),
+        localized,
       });
       if (statusIn) (where as { [Op.and]: unknown[] })[Op.and].push(statusIn);
-      const order = orderFor(c, query.sort);
+      const order = orderFor(c, query.sort, localized);
       // Plain rows (no model instances): the page and the total started at once (see ListReader); the rows are
       // completed and populated while the count runs.
       const started = this.reader.start(c, where, order, query.limit, (query.page - 1) * query.limit);
@@ -163,6 +165,7 @@ export class EntryReads {
       (e) => seesAll(identity) || e.status === 'published',
     );
     await fillInverses(c, found, this.inverseScope(identity));
+    await this.localised?.localise(c, found, identity.tenantId, undefined, !seesAll(identity));
     return new Map(found.map((e) => [e._id, e]));
   }
 
@@ -200,9 +203,12 @@ export class EntryReads {
     return new Set(rows.filter((r) => r.tenant_id === identity.tenantId).map((r) => String(r.id)));
   }
 
-  async revisions(name: string, id: string, identity: Identity) {
+  /** An entry's revisions, newest first; `locale`: only that locale's (docs/features/localisation.md). */
+  async revisions(name: string, id: string, identity: Identity, locale?: string) {
     const c = await this.collections.get(name);
+    const only = this.localised?.resolve(locale);
     await entryRow(c, id, identity.tenantId);
-    return this.revisionLog.history(name, id, identity.tenantId);
+    const defaultCode = this.localised?.defaultCode() ?? 'en';
+    return this.revisionLog.history(name, id, identity.tenantId, defaultCode, only === '*' ? undefined : only);
   }
 }

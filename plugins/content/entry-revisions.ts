@@ -1,10 +1,18 @@
-import { Op, type Sequelize, type Transaction } from 'sequelize';
+import { Op, type Sequelize, type Transaction, type WhereOptions } from 'sequelize';
 import { insertRows } from '../../lib/db/insert-rows.js';
 import { BULK_CHUNK, type Entry } from './entry-shape.js';
 import type { Revision } from './models/revision.js';
 
 /** The row of a revision: the entry as toEntry returns it, after the write. */
-function revisionRow(collection: string, entry: Entry, tenantId: string, action: string, userId: string | null, now: number) {
+function revisionRow(
+  collection: string,
+  entry: Entry,
+  tenantId: string,
+  action: string,
+  userId: string | null,
+  now: number,
+  locale: string | null = null,
+) {
   return {
     tenant_id: tenantId,
     collection,
@@ -14,6 +22,7 @@ function revisionRow(collection: string, entry: Entry, tenantId: string, action:
     action,
     created_by: userId,
     created_at: now,
+    locale,
   };
 }
 
@@ -35,8 +44,20 @@ export class EntryRevisions {
     private readonly model: typeof Revision,
   ) {}
 
-  async record(collection: string, entry: Entry, tenantId: string, action: string, userId: string | null, transaction?: Transaction) {
-    await this.model.create(revisionRow(collection, entry, tenantId, action, userId, Date.now()), { transaction });
+  /**
+   * `locale`: a write of an entry's version in a non-default locale (entry-locales.ts): the revision says so, and `entry`
+   * is the entry as answered in that locale; null (the default): the entry's row.
+   */
+  async record(
+    collection: string,
+    entry: Entry,
+    tenantId: string,
+    action: string,
+    userId: string | null,
+    transaction?: Transaction,
+    locale: string | null = null,
+  ) {
+    await this.model.create(revisionRow(collection, entry, tenantId, action, userId, Date.now(), locale), { transaction });
   }
 
   /** The 'create' revisions of a batch of new entries, one bulk insert through the model. */
@@ -91,15 +112,24 @@ export class EntryRevisions {
     });
   }
 
-  /** An entry's revisions, newest first. */
-  async history(collection: string, id: string, tenantId: string) {
-    const rows = await this.model.findAll({
-      where: { collection, entry_id: id, tenant_id: tenantId },
-      order: [['version', 'DESC']],
-    });
+  /** One revision of an entry by its version (with its stored locale: null for the row), or null. */
+  async one(collection: string, id: string, tenantId: string, version: number) {
+    const r = await this.model.findOne({ where: { collection, entry_id: id, tenant_id: tenantId, version } });
+    return r ? { locale: r.locale, data: JSON.parse(r.data) as Entry } : null;
+  }
+
+  /**
+   * An entry's revisions, newest first, each with its locale (a revision of the entry's row, stored without one, is the
+   * default locale's: the row's values are the default's, also after the default changed). `only`: one locale's.
+   */
+  async history(collection: string, id: string, tenantId: string, defaultCode: string, only?: string) {
+    const where: WhereOptions = { collection, entry_id: id, tenant_id: tenantId };
+    if (only !== undefined) Object.assign(where, { locale: only === defaultCode ? { [Op.is]: null } : only });
+    const rows = await this.model.findAll({ where, order: [['version', 'DESC']] });
     return rows.map((r) => ({
       version: r.version,
       action: r.action,
+      locale: r.locale ?? defaultCode,
       data: JSON.parse(r.data) as Entry,
       createdAt: new Date(Number(r.created_at)).toISOString(),
       createdBy: r.created_by,

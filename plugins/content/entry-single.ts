@@ -10,8 +10,8 @@ const PUT_ATTEMPTS = 5;
 
 /** What a singleton's writes need from the entries service. */
 export interface SingleWrites {
-  create(name: string, body: unknown, identity: Identity): Promise<Entry>;
-  update(name: string, id: string, body: unknown, identity: Identity): Promise<Entry>;
+  create(name: string, body: unknown, identity: Identity, locale?: string): Promise<Entry>;
+  update(name: string, id: string, body: unknown, identity: Identity, locale?: string): Promise<Entry>;
 }
 
 /**
@@ -23,7 +23,7 @@ export class EntrySingles {
   constructor(
     private readonly collections: CollectionsService,
     private readonly writes: SingleWrites,
-    private readonly reads: Pick<EntryReads, 'shape' | 'view'>,
+    private readonly reads: Pick<EntryReads, 'shape' | 'view' | 'localised'>,
   ) {}
 
   private async singleton(name: string): Promise<LoadedCollection> {
@@ -43,33 +43,43 @@ export class EntrySingles {
     const tree = parsePopulate(c, options.populate, (n) => this.collections.findForRead(n));
     const row = await this.row(c, identity.tenantId);
     const entry = row ? toEntry(c, row) : null;
-    if (!entry || (!hasPermission(identity, 'content:write') && entry.status !== 'published')) throw new EntryNotFoundError(name, 'single');
+    if (!entry) throw new EntryNotFoundError(name, 'single');
+    const locale = this.reads.localised?.resolve(options.locale);
+    await this.reads.localised?.localise(c, [entry], identity.tenantId, locale, !hasPermission(identity, 'content:write'));
+    // In a locale, the status is that locale's version's (entry-locales.ts).
+    if (!hasPermission(identity, 'content:write') && entry.status !== 'published') throw new EntryNotFoundError(name, 'single');
     return this.reads.shape(c, entry, identity, { keys, tree });
   }
 
   /**
    * Writes the one entry: created the first time (`created: true`), else its fields replaced by the body
-   * (a field left out is emptied; slug and status kept unless given).
+   * (a field left out is emptied; slug and status kept unless given). `locale`: as for create and update (a localized
+   * field left out is emptied in that locale's version).
    */
-  async put(name: string, body: unknown, identity: Identity): Promise<{ entry: Entry; created: boolean }> {
+  async put(name: string, body: unknown, identity: Identity, locale?: string): Promise<{ entry: Entry; created: boolean }> {
     const c = await this.singleton(name);
     // Writes at the same moment meet as a 409 (the entry created meanwhile, or changed meanwhile): the last
     // PUT wins, as it would one after the other; bounded.
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.putOnce(c, body, identity);
+        return await this.putOnce(c, body, identity, locale);
       } catch (err) {
         if (!(err instanceof ConflictError) || attempt >= PUT_ATTEMPTS || !(await this.row(c, identity.tenantId))) throw err;
       }
     }
   }
 
-  private async putOnce(c: LoadedCollection, body: unknown, identity: Identity): Promise<{ entry: Entry; created: boolean }> {
+  private async putOnce(
+    c: LoadedCollection,
+    body: unknown,
+    identity: Identity,
+    locale?: string,
+  ): Promise<{ entry: Entry; created: boolean }> {
     const existing = await this.row(c, identity.tenantId);
-    if (!existing) return { entry: await this.writes.create(c.name, body, identity), created: true };
+    if (!existing) return { entry: await this.writes.create(c.name, body, identity, locale), created: true };
     const given = body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : null;
     const emptied = Object.fromEntries(c.fields.filter((f) => !given || !Object.hasOwn(given, f.name)).map((f) => [f.name, null]));
-    const entry = await this.writes.update(c.name, String(existing.get('id')), given ? { ...emptied, ...given } : body, identity);
+    const entry = await this.writes.update(c.name, String(existing.get('id')), given ? { ...emptied, ...given } : body, identity, locale);
     return { entry, created: false };
   }
 }

@@ -11,7 +11,18 @@ export const STATUSES = ['draft', 'published', 'archived'] as const;
 export type EntryStatus = (typeof STATUSES)[number];
 
 /** Keys an entry carries that clients may send back unchanged; they are ignored on writes. */
-const READ_ONLY = new Set(['_id', 'syncId', 'createdAt', 'updatedAt', 'createdBy', 'updatedBy', 'version']);
+const READ_ONLY = new Set([
+  '_id',
+  'syncId',
+  'createdAt',
+  'updatedAt',
+  'createdBy',
+  'updatedBy',
+  'version',
+  '_locale',
+  '_locales',
+  '_fallbackFields',
+]);
 
 export interface CheckedInput {
   /** Column -> stored value, for the fields present (on create: with defaults). */

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Op, type Sequelize, type Transaction } from 'sequelize';
-import { ConflictError, ValidationError, type Identity } from '../../kernel/sdk.js';
+import { ConflictError, NotFoundError, ValidationError, type Identity } from '../../kernel/sdk.js';
 import type { CollectionsService, LoadedCollection } from './collections-service.js';
 import { checkEntryInput, slugify, type CheckedInput } from './entry-input.js';
 import { EntryNotFoundError, SingletonTakenError } from './errors.js';
@@ -27,6 +27,24 @@ function updateEvents(name: string, entry: Entry, before: Entry, identity: Ident
       { tenantId: identity.tenantId, collection: name, entry, userId: identity.userId, previousStatus: before.status },
     ]);
   return events;
+}
+
+/**
+ * A new entry created in a non-default locale: its localized values (checked as a create checks them, so a required
+ * localized field must be given) go to that locale's version, with the body's status; the row (the default locale's
+ * version) holds the shared fields, its localized fields empty, and is a draft (its required localized fields are
+ * empty until written in the default locale).
+ */
+function splitCreate(c: LoadedCollection, input: CheckedInput) {
+  const localized = localizedFields(c);
+  const columns = { ...input.columns };
+  const values: Record<string, unknown> = {};
+  for (const f of localized) {
+    const column = columnName(f);
+    if (Object.hasOwn(columns, column)) values[f.name] = fromColumn(f, columns[column]);
+    delete columns[column];
+  }
+  return { columns, values };
 }
 
 /**
@@ -85,25 +103,36 @@ export class EntryWrites {
     if (issues.length) throw new ValidationError(`Invalid relation: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, issues);
   }
 
-  /** One new entry and its revision inside the caller's transaction (`prefix` names the body in problems). */
-  async created(c: LoadedCollection, body: unknown, identity: Identity, prefix: string, transaction?: Transaction): Promise<Entry> {
+  /**
+   * One new entry and its revision inside the caller's transaction (`prefix` names the body in problems). `locale` (a
+   * non-default locale of a collection with localized fields): the entry is created in that locale (see splitCreate).
+   */
+  async created(
+    c: LoadedCollection,
+    body: unknown,
+    identity: Identity,
+    prefix: string,
+    transaction?: Transaction,
+    locale?: string,
+  ): Promise<Entry> {
     const input = checkEntryInput(c, body, 'create', prefix);
     await this.checkRelations(c, input, identity.tenantId, prefix, transaction);
     if (c.singleton && (await c.model.count({ where: { tenant_id: identity.tenantId }, transaction })) > 0)
       throw new SingletonTakenError(c.name);
     const id = randomUUID();
     const now = Date.now();
+    const split = locale ? splitCreate(c, input) : null;
     const row = {
       id,
       tenant_id: identity.tenantId,
       sync_id: randomUUID(),
-      status: input.status ?? 'draft',
+      status: split ? 'draft' : (input.status ?? 'draft'),
       version: 1,
       created_by: identity.userId,
       updated_by: identity.userId,
       created_at: now,
       updated_at: now,
-      ...input.columns,
+      ...(split ? split.columns : input.columns),
     };
     await this.slugs.write(
       c,
@@ -115,31 +144,91 @@ export class EntryWrites {
       prefix,
       transaction,
     );
+    if (split && locale) {
+      const target = { tenantId: identity.tenantId, entryId: id, locale, userId: identity.userId };
+      await this.localised!.write(c, target, split.values, input.status ?? 'draft', transaction!);
+    }
     const entry = toEntry(c, await entryRow(c, id, identity.tenantId, transaction));
-    await this.revisionLog.record(c.name, entry, identity.tenantId, 'create', identity.userId, transaction);
+    const recorded = locale ? await this.inLocaleAnswer(c, entry, identity, locale, transaction) : entry;
+    await this.revisionLog.record(c.name, recorded, identity.tenantId, 'create', identity.userId, transaction, locale ?? null);
     return entry;
   }
 
-  async create(name: string, body: unknown, identity: Identity): Promise<Entry> {
+  /** A copy of the entry as answered in `locale` (read inside the writing transaction): a locale's revision holds it. */
+  private async inLocaleAnswer(c: LoadedCollection, entry: Entry, identity: Identity, locale: string, transaction?: Transaction) {
+    const copy = { ...entry };
+    await this.localised!.localise(c, [copy], identity.tenantId, locale, false, transaction);
+    return copy;
+  }
+
+  /** The locale a write applies to its own version: a non-default locale of a collection with localized fields, else none. */
+  protected ownLocale(c: LoadedCollection, code: string | undefined): string | undefined {
+    return code !== undefined && code !== '*' && code !== this.localised!.defaultCode() && localizedFields(c).length ? code : undefined;
+  }
+
+  /**
+   * Writes the state of one of the entry's revisions as a new version (API decisions, "Editorial": `POST
+   * .../revisions/:version/restore`), as an update of the fields the revision holds (slug and status stay as they
+   * are). A revision of a write in a locale restores that locale's version: its own values of localized fields, and
+   * the fields that fell back then fall back again; shared fields stay (they belong to every locale). A revision of the
+   * row restores the row's fields. 404 for an unknown entry or version; values the schema no longer takes are 400.
+   */
+  async restore(name: string, id: string, version: number, identity: Identity): Promise<Entry> {
+    const c = await this.collections.get(name);
+    await entryRow(c, id, identity.tenantId);
+    const found = await this.revisionLog.one(name, id, identity.tenantId, version);
+    if (!found) throw new NotFoundError(`Entry '${id}' has no revision ${version}`);
+    const data = found.data as Record<string, unknown>;
+    const has = (n: string) => Object.hasOwn(data, n);
+    if (found.locale) {
+      const fellBack = Array.isArray(data._fallbackFields) ? data._fallbackFields.filter((n): n is string => typeof n === 'string') : [];
+      const own = localizedFields(c).filter((f) => has(f.name) && !fellBack.includes(f.name));
+      const body = Object.fromEntries(own.map((f) => [f.name, data[f.name]]));
+      return this.update(name, id, body, identity, found.locale, fellBack);
+    }
+    return this.update(name, id, Object.fromEntries(c.fields.filter((f) => has(f.name)).map((f) => [f.name, data[f.name]])), identity);
+  }
+
+  /**
+   * The locale whose own version a write in `locale` changes (publish-schedules.ts keys schedules by it): a non-default
+   * locale of a collection with localized fields, else '' (the entry's row). An unknown locale or `*` is 400.
+   */
+  async versionLocale(name: string, locale: string | undefined): Promise<string> {
+    const code = this.writeLocale(locale);
+    return this.ownLocale(await this.collections.get(name), code) ?? '';
+  }
+
+  /** `?locale=`: one locale's code (a write names one locale: `*` is 400). */
+  protected writeLocale(locale: string | undefined): string | undefined {
+    const code = this.localised?.resolve(locale);
+    if (code === '*')
+      throw new ValidationError('A write names one locale', [{ path: 'locale', message: 'a write names one locale, not *' }]);
+    return code;
+  }
+
+  /** `locale`: created in that locale (its localized values there; see splitCreate); the answer is in that locale. */
+  async create(name: string, body: unknown, identity: Identity, locale?: string): Promise<Entry> {
+    const code = this.writeLocale(locale);
     // The row and its revision in one transaction: an error means nothing was written.
     const entry = await this.withSchema(name, async (c) => {
       const [clean] = await presanitize(c, [body], this.richText);
-      const made = await this.sequelize.transaction((transaction) => this.created(c, clean, identity, 'body', transaction));
-      await this.localised?.localise(c, [made], identity.tenantId, undefined);
+      const own = this.ownLocale(c, code);
+      const made = await this.sequelize.transaction((transaction) => this.created(c, clean, identity, 'body', transaction, own));
+      await this.localised?.localise(c, [made], identity.tenantId, code);
       return made;
     });
     await this.announcer.announceSafely(name, identity.tenantId, entryEvents('create', name, [entry], identity));
     return entry;
   }
 
-  /** `locale`: a non-default locale's code sets that locale's values of localized fields and that version's status. */
-  async update(name: string, id: string, body: unknown, identity: Identity, locale?: string): Promise<Entry> {
-    const code = this.localised?.resolve(locale);
-    if (code === '*')
-      throw new ValidationError('A write names one locale', [{ path: 'locale', message: 'a write names one locale, not *' }]);
+  /**
+   * `locale`: a non-default locale's code sets that locale's values of localized fields and that version's status.
+   * `unset`: localized fields dropped from that locale's version (a restored revision's fallbacks).
+   */
+  async update(name: string, id: string, body: unknown, identity: Identity, locale?: string, unset: string[] = []): Promise<Entry> {
+    const code = this.writeLocale(locale);
     return this.withSchema(name, async (c) => {
-      const split = code !== undefined && code !== this.localised!.defaultCode() && localizedFields(c).length ? code : undefined;
-      const entry = await this.updated(c, id, body, identity, split);
+      const entry = await this.updated(c, id, body, identity, this.ownLocale(c, code), unset);
       await this.localised?.localise(c, [entry], identity.tenantId, code);
       return entry;
     });
@@ -149,7 +238,7 @@ export class EntryWrites {
    * A write in a non-default locale: the body's localized fields (checked as an update checks them) and its status go to
    * that locale's version (entry-locales.ts), the rest to the entry's row; answers the shared part and the version's writer.
    */
-  private inLocale(c: LoadedCollection, body: unknown, identity: Identity, id: string, locale: string) {
+  private inLocale(c: LoadedCollection, body: unknown, identity: Identity, id: string, locale: string, unset: string[] = []) {
     const localized = new Set(localizedFields(c).map((f) => f.name));
     const all = (body ?? {}) as Record<string, unknown>;
     const own = Object.fromEntries(Object.entries(all).filter(([k]) => localized.has(k)));
@@ -160,15 +249,27 @@ export class EntryWrites {
       if (localized.has(f.name) && Object.hasOwn(checked.columns, columnName(f)))
         values[f.name] = fromColumn(f, checked.columns[columnName(f)]);
     const target = { tenantId: identity.tenantId, entryId: id, locale, userId: identity.userId };
-    return { shared, write: (t: Transaction) => this.localised!.write(c, target, values, checked.status, t) };
+    const dropped = unset.filter((n) => localized.has(n) && !Object.hasOwn(values, n));
+    return {
+      shared,
+      status: checked.status,
+      write: (t: Transaction) => this.localised!.write(c, target, values, checked.status, t, dropped),
+    };
   }
 
-  private async updated(c: LoadedCollection, id: string, body: unknown, identity: Identity, locale?: string): Promise<Entry> {
+  private async updated(
+    c: LoadedCollection,
+    id: string,
+    body: unknown,
+    identity: Identity,
+    locale?: string,
+    unset: string[] = [],
+  ): Promise<Entry> {
     const name = c.name;
     const current = await entryRow(c, id, identity.tenantId);
     const before = toEntry(c, current);
     const [sanitised] = await presanitize(c, [body], this.richText);
-    const localeWrite = locale ? this.inLocale(c, sanitised, identity, id, locale) : null;
+    const localeWrite = locale ? this.inLocale(c, sanitised, identity, id, locale, unset) : null;
     const clean = localeWrite ? localeWrite.shared : sanitised;
     const input = checkEntryInput(c, clean, 'update');
     await this.checkRelations(c, input, identity.tenantId, 'body');
@@ -190,10 +291,17 @@ export class EntryWrites {
       };
       const base = input.slug !== undefined ? slugify(input.slug) || before.slug : before.slug;
       await this.slugs.write(c, identity.tenantId, base, write, 'body', transaction);
-      if (localeWrite) await localeWrite.write(transaction);
+      const previous = localeWrite ? await localeWrite.write(transaction) : undefined;
       const written = toEntry(c, await entryRow(c, id, identity.tenantId, transaction));
-      const action = input.status && input.status !== before.status ? 'status' : 'update';
-      await this.revisionLog.record(c.name, written, identity.tenantId, action, identity.userId, transaction);
+      // A write in a locale records a revision of that locale: the entry as answered there, its status that version's.
+      if (locale && localeWrite) {
+        const action = localeWrite.status && localeWrite.status !== previous ? 'status' : 'update';
+        const recorded = await this.inLocaleAnswer(c, written, identity, locale, transaction);
+        await this.revisionLog.record(c.name, recorded, identity.tenantId, action, identity.userId, transaction, locale);
+      } else {
+        const action = input.status && input.status !== before.status ? 'status' : 'update';
+        await this.revisionLog.record(c.name, written, identity.tenantId, action, identity.userId, transaction);
+      }
       return written;
     });
     await this.announcer.announceSafely(name, identity.tenantId, updateEvents(name, entry, before, identity));

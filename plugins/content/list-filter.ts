@@ -6,6 +6,7 @@ import { columnName, isList, isManyRelation, toColumn, valueSchema, type FieldDe
 import { listCondition, listSql, UUID, type ListSql } from './list-filter-lists.js';
 import { inverseOf, type InverseField } from './relation-inverse.js';
 import { componentSubject, type ComponentSubject } from './component-filter.js';
+import type { LocalizedColumns, LocalizedSubject } from './entry-locales.js';
 
 /**
  * The `filter` query parameter of a list (API decisions, "Content model v2"): a JSON object whose keys
@@ -33,15 +34,16 @@ function invalid(message: string): never {
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** Case-insensitive "the value starts with `term`", without LIKE wildcards (a `%` in the term is a `%`). */
-function startsWith(lhs: ReturnType<typeof Sequelize.col | typeof Sequelize.fn>, term: string): WhereOptions {
+function startsWith(lhs: ReturnType<typeof Sequelize.col | typeof Sequelize.fn | typeof Sequelize.literal>, term: string): WhereOptions {
   return Sequelize.where(Sequelize.fn('INSTR', Sequelize.fn('LOWER', lhs), term.toLowerCase()), 1);
 }
 
 /**
  * One field's condition: a bare value (eq) or an object of operators, all of which must hold. `inner`: the
- * field is inside a component, compared through its JSON path (component-filter.ts); else its column.
+ * field is inside a component, compared through its JSON path (component-filter.ts), or a localized field compared
+ * through its value in a locale (entry-locales.ts); else its column.
  */
-function fieldCondition(f: FieldDefinition, raw: unknown, path: string, inner?: ComponentSubject): WhereOptions {
+function fieldCondition(f: FieldDefinition, raw: unknown, path: string, inner?: ComponentSubject | LocalizedSubject): WhereOptions {
   const column = columnName(f);
   const on = (cond: unknown): WhereOptions =>
     inner ? Sequelize.where(inner.lhs, cond === null ? { [Op.is]: null } : (cond as WhereOptions)) : { [column]: cond };
@@ -95,6 +97,8 @@ export interface FilterScope {
   publishedOnly?: boolean;
   /** The database's dialect (a path into a component reads its JSON: json_extract on sqlite, JSON_VALUE on mariadb). */
   dialect?: string;
+  /** In a non-default locale: the SQL of the collection's localized fields there (entry-locales.ts, localizedColumns). */
+  localized?: LocalizedColumns;
 }
 
 /** Relation paths reach this many relations deep (`author.country.name` is two). */
@@ -144,6 +148,15 @@ class FilterReader {
     if (!f) invalid(`unknown field '${path}'`);
     const inverse = inverseOf(f);
     if (inverse) return this.inverseCondition(inverse, rest, path, raw, depth);
+    // A localized field of the listed collection, in a non-default locale: its value there (relation paths into other
+    // collections compare their default locale's values).
+    const localized = depth === 0 && at === this.c ? this.scope.localized?.(f) : undefined;
+    if (localized === null || (localized && rest.length))
+      invalid(`cannot filter by the localized ${f.type} field '${path}' in a locale other than the default`);
+    if (localized) {
+      if (isObject(raw) && 'has' in raw) invalid(`${path}.has needs a multiple select or a many-relation`);
+      return fieldCondition(f, raw, f.name, localized);
+    }
     if (!rest.length) {
       if (f.type === 'json') invalid(`cannot filter by the json field '${path}'`);
       if (isList(f)) return listCondition(f, raw, this.sql(at), invalid);

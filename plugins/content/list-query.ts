@@ -6,6 +6,7 @@ import { columnName, isList } from './field-types.js';
 import { filterWhere, invalidQuery, searched, type FilterScope } from './list-filter.js';
 import { fieldsParam } from './field-selection.js';
 import { populateParam } from './populate.js';
+import type { LocalizedColumns, LocalizedSubject } from './entry-locales.js';
 import { STATUSES, type EntryStatus } from './entry-values.js';
 
 export { STATUSES, type EntryStatus } from './entry-values.js';
@@ -41,13 +42,13 @@ const UNSORTABLE = new Set(['richtext', 'markdown', 'json', 'component', 'blocks
 const invalid = invalidQuery;
 
 /** `title`, `-createdAt`, `price:desc`, comma-separated; the id breaks ties so pages never overlap. */
-export function orderFor(c: CollectionDefinition, sort: string | undefined): Order {
+export function orderFor(c: CollectionDefinition, sort: string | undefined, localized?: LocalizedColumns): Order {
   const parts = (sort ?? '-createdAt')
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean)
     .slice(0, 5);
-  const order: Array<[string, 'ASC' | 'DESC']> = [];
+  const order: Array<[string | LocalizedSubject['lhs'], 'ASC' | 'DESC']> = [];
   for (const part of parts) {
     let name = part;
     let dir: 'ASC' | 'DESC' = 'ASC';
@@ -61,10 +62,13 @@ export function orderFor(c: CollectionDefinition, sort: string | undefined): Ord
     const system = Object.hasOwn(SYSTEM_SORT, field!) ? SYSTEM_SORT[field!] : undefined;
     const def = c.fields.find((f) => f.name === field);
     if (!system && (!def || UNSORTABLE.has(def.type) || isList(def))) invalid('sort', `cannot sort by '${field}'`);
-    order.push([system ?? columnName(def!), dir]);
+    // A localized field in a non-default locale sorts by its value there (entry-locales.ts).
+    const inLocale = system ? undefined : localized?.(def!);
+    if (inLocale === null) invalid('sort', `cannot sort by the localized ${def!.type} field '${field}' in a locale other than the default`);
+    order.push([inLocale ? inLocale.lhs : (system ?? columnName(def!)), dir]);
   }
   if (!order.some(([col]) => col === 'id')) order.push(['id', 'ASC']);
-  return order;
+  return order as Order;
 }
 
 /** The WHERE of a list: tenant, status, the JSON filter and the search over text fields and the slug. */
@@ -80,9 +84,13 @@ export function whereFor(
   if (query.filter) and.push(filterWhere(c, query.filter, { ...scope, tenantId }));
   const term = query.search?.trim().toLowerCase();
   if (term) {
-    const columns = ['slug', ...c.fields.filter(searched).map(columnName)];
+    // In a non-default locale, a localized field is searched in its value there (entry-locales.ts).
+    const subjects = [
+      Sequelize.col('slug'),
+      ...c.fields.filter(searched).map((f) => scope.localized?.(f)?.lhs ?? Sequelize.col(columnName(f))),
+    ];
     and.push({
-      [Op.or]: columns.map((col) => Sequelize.where(Sequelize.fn('INSTR', Sequelize.fn('LOWER', Sequelize.col(col)), term), Op.gt, 0)),
+      [Op.or]: subjects.map((subject) => Sequelize.where(Sequelize.fn('INSTR', Sequelize.fn('LOWER', subject), term), Op.gt, 0)),
     });
   }
   return { [Op.and]: and };

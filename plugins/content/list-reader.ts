@@ -62,8 +62,9 @@ export class ListReader {
       },
     });
     const table = qi.quoteIdentifier(c.table);
-    const orderSql = (order as Array<[string, string]>).map(
-      ([col, dir]) => `${qi.quoteIdentifier(col)} ${dir === 'DESC' ? 'DESC' : 'ASC'}`,
+    // A column by name, or an expression (a localized field's value in a locale: a literal, entry-locales.ts).
+    const orderSql = (order as Array<[string | { val: string }, string]>).map(
+      ([col, dir]) => `${typeof col === 'string' ? qi.quoteIdentifier(col) : col.val} ${dir === 'DESC' ? 'DESC' : 'ASC'}`,
     );
     const page = `SELECT * FROM ${table} ${whereSql} ORDER BY ${orderSql.join(', ')} LIMIT ${Number(limit)} OFFSET ${Number(offset)}`;
     const count = `SELECT COUNT(*) AS n FROM ${table} ${whereSql}`;

@@ -148,7 +148,11 @@ export class LocalClient {
     return this.componentsService;
   }
 
-  /** The entries of one collection. */
+  /**
+   * The entries of one collection. `create(data, {locale})` creates in that locale (its localized values are that
+   * locale's; shared fields are shared); `restoreRevision(id, version)` writes a revision's state as a new version (a
+   * locale's revision writes that locale's version).
+   */
   entries(collection: string) {
     const service = this.entriesService;
     const identity = this.identity;
@@ -168,14 +172,14 @@ export class LocalClient {
         this.assertPermissions('content:read');
         return service.single.get(collection, identity, options);
       },
-      /** Writes a singleton's one entry (created the first time, then its fields replaced). */
-      putSingle: async (data: Record<string, unknown>): Promise<{ entry: Entry; created: boolean }> => {
+      /** Writes a singleton's one entry (created the first time, then its fields replaced); `options.locale` as for update. */
+      putSingle: async (data: Record<string, unknown>, options: { locale?: string } = {}): Promise<{ entry: Entry; created: boolean }> => {
         this.assertPermissions('content:write');
-        return service.single.put(collection, data, identity);
+        return service.single.put(collection, data, identity, options.locale);
       },
-      create: async (data: Record<string, unknown>): Promise<Entry> => {
+      create: async (data: Record<string, unknown>, options: { locale?: string } = {}): Promise<Entry> => {
         this.assertPermissions('content:write');
-        return service.create(collection, data, identity);
+        return service.create(collection, data, identity, options.locale);
       },
       createMany: async (data: Array<Record<string, unknown>>): Promise<Entry[]> => {
         this.assertPermissions('content:write');
@@ -217,9 +221,14 @@ export class LocalClient {
         this.assertPermissions('content:write');
         return service.removeMany(collection, parse(z.array(z.string().uuid()).min(1).max(500), ids, 'ids'), identity);
       },
-      revisions: async (entryId: string) => {
+      restoreRevision: async (entryId: string, version: number): Promise<Entry> => {
         this.assertPermissions('content:write');
-        return service.revisions(collection, id(entryId), identity);
+        return service.restoreRevision(collection, id(entryId), parse(z.number().int().min(1), version, 'version'), identity);
+      },
+      /** `options.locale`: only the revisions of that locale's writes (each revision names its locale). */
+      revisions: async (entryId: string, options: { locale?: string } = {}) => {
+        this.assertPermissions('content:write');
+        return service.revisions(collection, id(entryId), identity, options.locale);
       },
     };
   }

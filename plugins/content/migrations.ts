@@ -158,4 +158,25 @@ export const CONTENT_MIGRATIONS: MigrationDefinition[] = [
       await queryInterface.addIndex('content_entry_locales', ['collection', 'entry_id'], { name: 'content_entry_locales_entry' });
     },
   },
+  {
+    // Revisions per locale (docs/features/localisation.md): a write of an entry's version in a non-default locale
+    // records a revision naming that locale; null is a revision of the entry's row (the default locale's).
+    name: '0010-revision-locales',
+    async up({ queryInterface, DataTypes }) {
+      await queryInterface.addColumn('content_revisions', 'locale', { type: DataTypes.STRING(35), allowNull: true });
+    },
+  },
+  {
+    // Scheduled publishing per locale (publish-schedules.ts): one schedule per entry and locale; '' is the entry's row
+    // (the default locale's version), so the unique index holds for it too (NULLs would not collide).
+    name: '0011-schedule-locales',
+    async up({ queryInterface, DataTypes }) {
+      await queryInterface.addColumn('content_schedules', 'locale', { type: DataTypes.STRING(35), allowNull: false, defaultValue: '' });
+      await queryInterface.removeIndex('content_schedules', 'content_schedules_entry');
+      await queryInterface.addIndex('content_schedules', ['tenant_id', 'collection', 'entry_id', 'locale'], {
+        unique: true,
+        name: 'content_schedules_entry_locale',
+      });
+    },
+  },
 ];

@@ -1,5 +1,6 @@
 /**
- * Scheduled publishing: an entry may carry one publish time (content_schedules). A runner on every
+ * Scheduled publishing: an entry may carry one publish time per locale (content_schedules; `locale` '' is the entry's
+ * row, the default locale's version; another code that locale's version, docs/features/localisation.md). A runner on every
  * instance looks for due schedules every SCHEDULE_INTERVAL_MS (at most BATCH a round); an instance
  * claims one by deleting its row (only the one whose DELETE removed it publishes), then publishes the
  * entry as the scheduling user's tenant's system identity, so revisions, events, caches and webhooks
@@ -23,25 +24,33 @@ export class PublishSchedules {
     private readonly logger: Logger,
   ) {}
 
-  async get(tenantId: string, collection: string, entryId: string): Promise<Schedule> {
+  /** `locale`: a non-default locale whose version the schedule publishes; '' (the default): the entry's row. */
+  async get(tenantId: string, collection: string, entryId: string, locale = ''): Promise<Schedule> {
     const rows = await this.sequelize.query<{ publish_at: number | string }>(
-      'SELECT publish_at FROM content_schedules WHERE tenant_id = ? AND collection = ? AND entry_id = ?',
-      { replacements: [tenantId, collection, entryId], type: QueryTypes.SELECT },
+      'SELECT publish_at FROM content_schedules WHERE tenant_id = ? AND collection = ? AND entry_id = ? AND locale = ?',
+      { replacements: [tenantId, collection, entryId, locale], type: QueryTypes.SELECT },
     );
     return { publishAt: rows[0] ? new Date(Number(rows[0].publish_at)).toISOString() : null };
   }
 
   /** Sets (or with null, cancels) the entry's publish time; the caller checked the entry and the time. */
-  async set(tenantId: string, collection: string, entryId: string, publishAt: Date | null, userId: string | null): Promise<Schedule> {
+  async set(
+    tenantId: string,
+    collection: string,
+    entryId: string,
+    publishAt: Date | null,
+    userId: string | null,
+    locale = '',
+  ): Promise<Schedule> {
     await this.sequelize.transaction(async (transaction) => {
-      await this.sequelize.query('DELETE FROM content_schedules WHERE tenant_id = ? AND collection = ? AND entry_id = ?', {
-        replacements: [tenantId, collection, entryId],
+      await this.sequelize.query('DELETE FROM content_schedules WHERE tenant_id = ? AND collection = ? AND entry_id = ? AND locale = ?', {
+        replacements: [tenantId, collection, entryId, locale],
         transaction,
       });
       if (publishAt)
         await this.sequelize.query(
-          'INSERT INTO content_schedules (tenant_id, collection, entry_id, publish_at, created_by, created_at) VALUES (?, ?, ?, ?, ?, ?)',
-          { replacements: [tenantId, collection, entryId, publishAt.getTime(), userId, Date.now()], transaction },
+          'INSERT INTO content_schedules (tenant_id, collection, entry_id, locale, publish_at, created_by, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+          { replacements: [tenantId, collection, entryId, locale, publishAt.getTime(), userId, Date.now()], transaction },
         );
     });
     return { publishAt: publishAt ? publishAt.toISOString() : null };
@@ -49,8 +58,8 @@ export class PublishSchedules {
 
   /** Publishes what is due (one round); returns how many entries this instance published. */
   async runDue(now = Date.now()): Promise<number> {
-    const due = await this.sequelize.query<{ id: number; tenant_id: string; collection: string; entry_id: string }>(
-      'SELECT id, tenant_id, collection, entry_id FROM content_schedules WHERE publish_at <= ? ORDER BY publish_at LIMIT ?',
+    const due = await this.sequelize.query<{ id: number; tenant_id: string; collection: string; entry_id: string; locale: string }>(
+      'SELECT id, tenant_id, collection, entry_id, locale FROM content_schedules WHERE publish_at <= ? ORDER BY publish_at LIMIT ?',
       { replacements: [now, BATCH], type: QueryTypes.SELECT },
     );
     let published = 0;
@@ -62,13 +71,15 @@ export class PublishSchedules {
       if (Number(removed) !== 1) continue; // another instance claimed it
       try {
         const entries = this.content()(systemIdentity(row.tenant_id)).entries(row.collection);
-        const entry = await entries.get(row.entry_id);
+        // A locale's schedule publishes that locale's version (its status in an answer in it is the version's).
+        const locale = row.locale ? { locale: row.locale } : {};
+        const entry = await entries.get(row.entry_id, locale);
         if (entry.status === 'published') continue;
-        await entries.setStatus(row.entry_id, 'published');
+        await entries.setStatus(row.entry_id, 'published', locale);
         published++;
       } catch (err) {
         this.logger.warn(
-          { err, collection: row.collection, entryId: row.entry_id },
+          { err, collection: row.collection, entryId: row.entry_id, locale: row.locale || undefined },
           'scheduled publishing failed; the schedule is dropped',
         );
       }

@@ -6,7 +6,7 @@ import { populateParam } from './populate.js';
 
 const collectionParam = z.object({ collection: z.string().min(1).max(64) });
 const entryParams = { params: collectionParam.extend({ entryId: z.string().uuid() }) };
-const localeParam = z
+export const localeParam = z
   .string()
   .max(64)
   .optional()
@@ -89,9 +89,11 @@ export const entryRoutes: RouteDefinition[] = [
     status: 201,
     summary:
       'Creates an entry (status draft unless given); the slug comes from slug, title, name or the first text field, made unique with -2, -3…',
-    request: { params: collectionParam, body: entryBody },
+    description:
+      "With locale (not the default): the entry is created in that locale: the body's localized fields and status are that locale's version's (a required localized field must be given); the other fields are shared by every locale; the default locale's version starts as a draft with its localized fields empty.",
+    request: { params: collectionParam, ...localeQuery, body: entryBody },
     response: entry,
-    handler: ({ params, body, scope }) => scope.content.entries(params.collection).create(body),
+    handler: ({ params, query, body, scope }) => scope.content.entries(params.collection).create(body, { locale: query.locale }),
   }),
   defineRoute({
     method: 'PATCH',
@@ -110,11 +112,32 @@ export const entryRoutes: RouteDefinition[] = [
     permission: 'content:write',
     tags: ['entries'],
     summary: "The entry's revisions, newest first: the state after each write",
-    request: entryParams,
+    description:
+      "Each names its locale: a write in a locale other than the default records the entry as answered in that locale; with locale, only that locale's revisions (* : all).",
+    request: { ...entryParams, ...localeQuery },
     response: z.array(
-      z.object({ version: z.number(), action: z.string(), data: entry, createdAt: z.string(), createdBy: z.string().nullable() }),
+      z.object({
+        version: z.number(),
+        action: z.string(),
+        locale: z.string(),
+        data: entry,
+        createdAt: z.string(),
+        createdBy: z.string().nullable(),
+      }),
     ),
-    handler: ({ params, scope }) => scope.content.entries(params.collection).revisions(params.entryId),
+    handler: ({ params, query, scope }) => scope.content.entries(params.collection).revisions(params.entryId, { locale: query.locale }),
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/api/collections/:collection/:entryId/revisions/:version/restore',
+    permission: 'content:write',
+    tags: ['entries'],
+    summary: "Writes a revision's state as a new version (its fields; slug and status stay); 404 for an unknown version",
+    description:
+      "A revision of a write in a locale restores that locale's version: its own values of localized fields (the fields that fell back then fall back again); shared fields stay. The answer is the entry in the revision's locale.",
+    request: { params: entryParams.params.extend({ version: z.coerce.number().int().min(1).max(2_147_483_647) }) },
+    response: entry,
+    handler: ({ params, scope }) => scope.content.entries(params.collection).restoreRevision(params.entryId, params.version),
   }),
   defineRoute({
     method: 'GET',
@@ -123,7 +146,7 @@ export const entryRoutes: RouteDefinition[] = [
     permissionScope: 'collection',
     tags: ['entries'],
     summary: "A singleton's one entry (404 before it is written; callers without content:write: when published)",
-    request: { params: collectionParam, query: z.object({ fields: fieldsParam, populate: populateParam }) },
+    request: { params: collectionParam, query: z.object({ fields: fieldsParam, populate: populateParam, locale: localeParam }) },
     response: entry,
     handler: ({ params, query, identity, scope }) => scope.entries.single.get(params.collection, identity, query),
   }),
@@ -133,10 +156,12 @@ export const entryRoutes: RouteDefinition[] = [
     permission: 'content:write',
     tags: ['entries'],
     summary: "Writes a singleton's one entry: 201 the first time, then 200 (the body's fields replace the stored ones)",
-    request: { params: collectionParam, body: entryBody },
+    description:
+      "With locale (not the default): as PATCH and POST with locale (localized fields are that locale's version's; one left out is emptied there).",
+    request: { params: collectionParam, ...localeQuery, body: entryBody },
     response: entry,
-    async handler({ ctx, params, body, identity, scope }) {
-      const { entry: written, created } = await scope.entries.single.put(params.collection, body, identity);
+    async handler({ ctx, params, query, body, identity, scope }) {
+      const { entry: written, created } = await scope.entries.single.put(params.collection, body, identity, query.locale);
       ctx.status = created ? 201 : 200;
       return written;
     },

@@ -1,7 +1,7 @@
 /**
  * Revisions you can read (issue 37, item 2; API decisions "Revisions"): the difference between two versions of an
- * entry, field by field, and restoring a version as a new one. Both read the entry's revision history (the state
- * after each write, entry-revisions.ts) through the caller's content client, so tenant and permissions are its.
+ * entry, field by field (restoring one is in routes-entries.ts). It reads the entry's revision history (the state after
+ * each write, entry-revisions.ts) through the caller's content client, so tenant and permissions are its.
  */
 import { z } from 'zod';
 import { defineRoute, NotFoundError, type RouteDefinition } from '../../kernel/sdk.js';
@@ -51,13 +51,16 @@ export const revisionRoutes: RouteDefinition[] = [
     summary:
       "What changed between two versions of an entry: each field whose value differs, `before` the `against` version's, `after` this version's",
     description:
-      'against: another version (default: the version before this one that has a revision). Fields are the schema fields, then slug and status, then fields a version holds that the schema no longer has. Values are compared as stored (a rich text field as its HTML); 404 NOT_FOUND for a version without a revision.',
+      'against: another version (default: the revision before this one in the same locale). Fields are the schema fields, then slug and status, then fields a version holds that the schema no longer has. Values are compared as stored (a rich text field as its HTML); 404 NOT_FOUND for a version without a revision.',
     request: { params, query: z.object({ against: z.coerce.number().int().min(1).max(2_147_483_647).optional() }) },
     response: z.object({ version: z.number(), against: z.number().nullable(), changes: z.array(change) }),
     async handler({ params: p, query, scope }) {
       const history = await historyOf(scope.content, p.collection, p.entryId);
       const after = revisionOf(history, p.version, p.collection, p.entryId);
-      const older = history.filter((r) => r.version < p.version).sort((a, b) => b.version - a.version)[0];
+      // By default the revision before it in the same locale (a locale's writes and the row's are kept apart).
+      const older = history
+        .filter((r) => r.version < p.version && (r.locale ?? null) === (after.locale ?? null))
+        .sort((a, b) => b.version - a.version)[0];
       const before = query.against !== undefined ? revisionOf(history, query.against, p.collection, p.entryId) : older;
       const schema = (await scope.content.collections.get(p.collection)).fields.map((f: { name: string }) => f.name);
       const empty = {} as Entry;
@@ -65,27 +68,6 @@ export const revisionRoutes: RouteDefinition[] = [
         .filter((field) => !same(before?.data[field], after.data[field]))
         .map((field) => ({ field, before: before?.data[field] ?? null, after: after.data[field] ?? null }));
       return { version: after.version, against: before?.version ?? null, changes };
-    },
-  }),
-  defineRoute({
-    method: 'POST',
-    path: '/api/collections/:collection/:entryId/revisions/:version/restore',
-    permission: 'content:write',
-    permissionScope: 'collection',
-    tags: ['entries'],
-    summary: "Writes a version's field values as a new version of the entry (its status stays as it is now)",
-    description:
-      'The schema fields the version holds (fields added since keep their current values; fields removed since are not written) and its slug, checked as an update checks them: a value the schema no longer accepts is 400 VALIDATION_ERROR and nothing is written. Answers the entry as written; the revision history gets the new version.',
-    request: { params },
-    response: z.record(z.string(), z.unknown()),
-    async handler({ params: p, scope }) {
-      const history = await historyOf(scope.content, p.collection, p.entryId);
-      const chosen = revisionOf(history, p.version, p.collection, p.entryId);
-      const fields = (await scope.content.collections.get(p.collection)).fields as Array<{ name: string }>;
-      const values: Record<string, unknown> = {};
-      for (const f of fields) if (Object.hasOwn(chosen.data, f.name)) values[f.name] = chosen.data[f.name];
-      if (typeof chosen.data.slug === 'string') values.slug = chosen.data.slug;
-      return scope.content.entries(p.collection).update(p.entryId, values);
     },
   }),
 ];

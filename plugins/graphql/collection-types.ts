@@ -41,7 +41,7 @@ export interface CollectionTypes {
 }
 
 const GRAPHQL_NAME = /^[_A-Za-z][_0-9A-Za-z]*$/;
-/** The locale fields of entries of collections with localized fields (API decisions, "Locales"). */
+/** The locale fields of every entry (API decisions, "Locales"; `_fallbackFields` only in collections with localized fields). */
 const LOCALE_FIELDS: GraphQLFieldConfigMap<Entry, GraphqlContext> = {
   _locale: { type: GraphQLString, description: 'The locale answered' },
   _locales: { type: new GraphQLList(new GraphQLNonNull(GraphQLString)), description: 'The locales in which the entry has a version' },
@@ -201,8 +201,8 @@ export function buildCollectionTypes(
           updatedAt: { type: new GraphQLNonNull(GraphQLString), description: 'ISO 8601' },
           createdBy: { type: GraphQLID },
           updatedBy: { type: GraphQLID },
-          // Collections with localized fields only: the schema of the others stays as it was.
-          ...(c.fields.some((f) => f.localized) ? LOCALE_FIELDS : {}),
+          // Every entry answers its locale (API decisions, "Locales").
+          ...LOCALE_FIELDS,
         };
         for (const f of c.fields) {
           fields[f.name] = {

@@ -92,7 +92,7 @@ for (const variant of DB_VARIANTS) {
       expect(JSON.stringify(await res.json())).to.include('VALIDATION_ERROR');
     });
 
-    it('unknown locales are 400 VALIDATION_ERROR naming locale; a collection without localized fields is unchanged', async function () {
+    it('unknown locales are 400 VALIDATION_ERROR naming locale; a collection without localized fields answers its one version', async function () {
       for (const p of [path('?locale=fr'), '/api/collections/pages?locale=xx-YY', path('?locale=not a code')]) {
         const failure = await failureOf(await as(t, 'editor').get(p), 400);
         expect(failure.error, p).to.equal('VALIDATION_ERROR');
@@ -100,10 +100,29 @@ for (const variant of DB_VARIANTS) {
       }
       expect((await failureOf(await as(t, 'editor').patch(path('?locale=fr'), { title: 'x' }), 400)).error).to.equal('VALIDATION_ERROR');
       expect((await failureOf(await as(t, 'editor').patch(path('?locale=de'), { title: null }), 400)).error).to.equal('VALIDATION_ERROR');
-      const plain = await dataOf(await as(t, 'editor').post('/api/collections/plain', { title: 'P' }), 201);
-      expect(plain).to.not.have.any.keys('_locale', '_locales', '_fallbackFields');
+      // Every entry answer carries _locale and _locales; without localized fields the entry has one version (the
+      // default's), whose status is its status in every locale, and nothing falls back.
+      const plain = await dataOf(await as(t, 'editor').post('/api/collections/plain', { title: 'P', status: 'published' }), 201);
+      expect(plain).to.include({ _locale: 'en', title: 'P' });
+      expect(plain._locales).to.deep.equal(['en']);
+      expect(plain).to.not.have.property('_fallbackFields');
       const listed = await dataOf(await as(t, 'editor').get('/api/collections/plain'));
-      expect(listed.items[0]).to.not.have.any.keys('_locale', '_locales');
+      expect(listed.items[0]).to.include({ _locale: 'en' });
+      expect(listed.items[0]._locales).to.deep.equal(['en']);
+      const inDe = await dataOf(await as(t, 'viewer').get(`/api/collections/plain/${plain._id}?locale=de`));
+      expect(inDe).to.include({ _locale: 'de', title: 'P', status: 'published' });
+      expect(inDe._locales).to.deep.equal(['en']);
+      const listedDe = await dataOf(await as(t, 'viewer').get('/api/collections/plain?locale=de'));
+      expect(listedDe.items.map((e: Entry) => [e.title, e._locale, e.status])).to.deep.equal([['P', 'de', 'published']]);
+      // A client may send an answer back as it came (the locale keys are read-only, like _id).
+      const back = await dataOf(await as(t, 'editor').patch(`/api/collections/plain/${plain._id}`, { ...inDe, title: 'Q' }));
+      expect(back).to.include({ title: 'Q', _locale: 'en' });
+      const batch = await dataOf(await as(t, 'editor').post('/api/collections/plain/batch', { entries: [{ title: 'B' }] }), 201);
+      expect(batch.items[0]).to.include({ _locale: 'en', title: 'B' });
+      const gql = await graphqlData(t, `{ plainEntry: plainItem(_id: "${plain._id}", locale: "de") { title _locale _locales } }`);
+      expect(gql.plainEntry).to.deep.equal({ title: 'Q', _locale: 'de', _locales: ['en'] });
+      const sdk = await t.kernel.container.resolve<any>('contentClient')().entries('plain').get(plain._id);
+      expect(sdk).to.include({ _locale: 'en' });
     });
 
     it('publication is per locale: published-only readers get a locale only where its version is published', async function () {

@@ -123,7 +123,7 @@ for (const variant of DB_VARIANTS) {
 
     it('populates one entry too, and a target changed after a cached list shows the change', async function () {
       const one = await dataOf(await as(t, 'editor').get(`/api/collections/posts/${ids.second}?populate=author&fields=title,author`));
-      expect(Object.keys(one)).to.deep.equal(['_id', 'title', 'author']);
+      expect(Object.keys(one)).to.deep.equal(['_id', 'title', 'author', '_locale', '_locales']);
       expect(one.author.name).to.equal('Ada');
       expect((await list('viewer', 'populate=author'))[1]!.author.name).to.equal('Ada');
       await dataOf(await as(t, 'editor').patch(`/api/collections/authors/${ids.ada}`, { name: 'Ada L.' }));

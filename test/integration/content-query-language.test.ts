@@ -105,10 +105,10 @@ for (const variant of DB_VARIANTS) {
     it('fields= keeps only the named fields and _id, on lists and on one entry', async function () {
       const page = await dataOf(await as(t, 'editor').get('/api/collections/books?sort=title&limit=2&fields=title,status'));
       expect(page.items).to.have.length(2);
-      for (const item of page.items) expect(Object.keys(item)).to.deep.equal(['_id', 'title', 'status']);
+      for (const item of page.items) expect(Object.keys(item)).to.deep.equal(['_id', 'title', 'status', '_locale', '_locales']);
       expect(page.items[0].title).to.equal('100% Pure');
       const one = await dataOf(await as(t, 'editor').get(`/api/collections/books/${page.items[1]._id}?fields=pages`));
-      expect(one).to.deep.equal({ _id: page.items[1]._id, pages: 172 });
+      expect(one).to.deep.equal({ _id: page.items[1]._id, pages: 172, _locale: 'en', _locales: ['en'] });
       // The same list without fields= still answers whole entries (the selection is part of the cache key).
       const whole = await dataOf(await as(t, 'editor').get('/api/collections/books?sort=title&limit=2'));
       expect(whole.items[0]).to.include.keys('_id', 'title', 'genre', 'pages', 'blurb', 'slug', 'status', 'createdAt');

@@ -54,6 +54,8 @@ for (const variant of DB_VARIANTS) {
       expect(await dataOf(await as(t, 'editor').get('/api/collections/site_settings/single?fields=title'))).to.deep.equal({
         _id: created._id,
         title: 'Renamed',
+        _locale: 'en',
+        _locales: ['en'],
       });
     });
 

@@ -22,7 +22,7 @@ const PAGES = {
 };
 /** Every field of a post, so a GraphQL item can be compared with the REST item. */
 const POST_FIELDS =
-  '_id slug status syncId version createdAt updatedAt createdBy updatedBy title body views featured publishedOn category meta author';
+  '_id slug status syncId version createdAt updatedAt createdBy updatedBy title body views featured publishedOn category meta author _locale _locales';
 
 interface Gql {
   status: number;
@@ -134,6 +134,9 @@ for (const variant of DB_VARIANTS) {
         updatedAt: 'String!',
         createdBy: 'ID',
         updatedBy: 'ID',
+        _locale: 'String',
+        _locales: null,
+        _fallbackFields: null,
         title: 'String',
         body: 'String',
         views: 'Float',

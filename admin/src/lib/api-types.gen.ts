@@ -932,9 +932,12 @@ export interface ApiRoutes {
   /** The entry's revisions, newest first: the state after each write (permission: content:write) */
   'GET /api/collections/:collection/:entryId/revisions': {
     params: { collection: string; entryId: string };
-    query: never;
+    query: {
+      /** A locale's code (GET /api/locales); default: the default locale. Unknown: 400 VALIDATION_ERROR */
+      locale?: string;
+    };
     body: never;
-    response: { version: number; action: string; data: ApiSchemas['Entry']; createdAt: string; createdBy: string | null }[];
+    response: { version: number; action: string; locale: string; data: ApiSchemas['Entry']; createdAt: string; createdBy: string | null }[];
     errors: ApiErrorCode;
   };
   /** What changed between two versions of an entry: each field whose value differs, `before` the `against` version's, `after` this version's (permission: content:write) */
@@ -945,10 +948,13 @@ export interface ApiRoutes {
     response: { version: number; against: number | null; changes: { field: string; before: unknown; after: unknown }[] };
     errors: ApiErrorCode;
   };
-  /** The entry's scheduled publish time, if any (permission: content:write) */
+  /** The entry's scheduled publish time, if any (with locale: of its version in that locale) (permission: content:write) */
   'GET /api/collections/:collection/:entryId/schedule': {
     params: { collection: string; entryId: string };
-    query: never;
+    query: {
+      /** A locale's code (GET /api/locales): the schedule of the entry's version in that locale; default: the default locale. Unknown: 400 VALIDATION_ERROR */
+      locale?: string;
+    };
     body: never;
     response: ApiSchemas['PublishSchedule'];
     errors: ApiErrorCode;
@@ -975,6 +981,8 @@ export interface ApiRoutes {
     query: {
       /** Comma list of the fields to answer (with _id always); the system fields slug, status, version, createdAt, updatedAt… may be named too */
       fields?: string;
+      /** A locale's code (GET /api/locales); default: the default locale. Unknown: 400 VALIDATION_ERROR */
+      locale?: string;
       /** Comma list of relation and media fields to answer as objects instead of ids: dotted paths up to 3 levels (author.avatar), * for every relation and media field of the first level */
       populate?: string;
     };
@@ -2657,7 +2665,10 @@ export interface ApiRoutes {
   /** Creates an entry (status draft unless given); the slug comes from slug, title, name or the first text field, made unique with -2, -3… (permission: content:write) */
   'POST /api/collections/:collection': {
     params: { collection: string };
-    query: never;
+    query: {
+      /** A locale's code (GET /api/locales); default: the default locale. Unknown: 400 VALIDATION_ERROR */
+      locale?: string;
+    };
     body: Record<string, unknown>;
     response: ApiSchemas['Entry'];
     errors: ApiErrorCode;
@@ -2670,12 +2681,12 @@ export interface ApiRoutes {
     response: ApiSchemas['PreviewLink'];
     errors: ApiErrorCode;
   };
-  /** Writes a version's field values as a new version of the entry (its status stays as it is now) (permission: content:write) */
+  /** Writes a revision's state as a new version (its fields; slug and status stay); 404 for an unknown version (permission: content:write) */
   'POST /api/collections/:collection/:entryId/revisions/:version/restore': {
     params: { collection: string; entryId: string; version: number };
     query: never;
     body: never;
-    response: Record<string, unknown>;
+    response: ApiSchemas['Entry'];
     errors: ApiErrorCode;
   };
   /** Creates up to 100 entries at once, all or nothing; a problem names its entry (body.entries.<i>.<field>) (permission: content:write) */
@@ -4068,7 +4079,10 @@ export interface ApiRoutes {
   /** Schedules the entry to be published at publishAt (ISO 8601, in the future), or cancels with null (permission: content:write) */
   'PUT /api/collections/:collection/:entryId/schedule': {
     params: { collection: string; entryId: string };
-    query: never;
+    query: {
+      /** A locale's code (GET /api/locales): the schedule of the entry's version in that locale; default: the default locale. Unknown: 400 VALIDATION_ERROR */
+      locale?: string;
+    };
     body: { publishAt: string | null; [key: string]: unknown };
     response: ApiSchemas['PublishSchedule'];
     errors: ApiErrorCode;
@@ -4084,7 +4098,10 @@ export interface ApiRoutes {
   /** Writes a singleton's one entry: 201 the first time, then 200 (the body's fields replace the stored ones) (permission: content:write) */
   'PUT /api/collections/:collection/single': {
     params: { collection: string };
-    query: never;
+    query: {
+      /** A locale's code (GET /api/locales); default: the default locale. Unknown: 400 VALIDATION_ERROR */
+      locale?: string;
+    };
     body: Record<string, unknown>;
     response: ApiSchemas['Entry'];
     errors: ApiErrorCode;

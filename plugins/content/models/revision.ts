@@ -13,6 +13,8 @@ export class Revision extends Model {
   declare action: string;
   declare created_by: string | null;
   declare created_at: number;
+  /** The locale of a write of an entry's version in a non-default locale; null: the entry's row (the default's). */
+  declare locale: string | null;
 
   static initModel(sequelize: Sequelize): void {
     this.init(
@@ -26,6 +28,7 @@ export class Revision extends Model {
         action: column.string(16),
         created_by: column.uuid({ nullable: true }),
         created_at: column.epochMs(),
+        locale: column.string(35, { nullable: true }),
       },
       tableOf(sequelize, 'content_revisions'),
     );
