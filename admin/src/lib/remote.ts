@@ -62,6 +62,8 @@ export interface RequestOptions {
   /** Resolve to the whole JSON body instead of `data` (the 2FA endpoints' own shapes). */
   raw?: boolean;
   signal?: AbortSignal;
+  /** The request outlives the page (fetch's keepalive): a page that closes still frees what it held. */
+  keepalive?: boolean;
   /** Internal: this is the retry with a re-authentication proof (never asks twice). */
   reauthRetry?: boolean;
 }
@@ -108,6 +110,7 @@ export async function request<T = any>(path: string, options: RequestOptions = {
       body,
       credentials: 'same-origin',
       signal: options.signal,
+      keepalive: options.keepalive,
       redirect: 'manual',
     });
   } catch (err) {
@@ -202,7 +205,7 @@ type Part<Name extends string, T, Always extends boolean = false> =
 export type RemoteInput<K extends RouteKey> = Part<'params', RouteParams<K>> &
   Part<'query', RouteQuery<K>> &
   Part<'body', RouteBody<K>, true> &
-  Pick<RequestOptions, 'headers' | 'signal'>;
+  Pick<RequestOptions, 'headers' | 'signal' | 'keepalive'>;
 
 /** `[input?]` when every part is optional (or the route takes none), `[input]` otherwise. */
 type InputArgs<K extends RouteKey> = {} extends RemoteInput<K> ? [input?: RemoteInput<K>] : [input: RemoteInput<K>];
@@ -227,18 +230,20 @@ interface RawInput {
   body?: unknown;
   headers?: Record<string, string>;
   signal?: AbortSignal;
+  keepalive?: boolean;
 }
 const methodOf = (route: RouteKey) => route.slice(0, route.indexOf(' '));
 
 /** Calls a route by its declaration, e.g. `remote('GET /api/collections/:collection', {params: {collection}, query: {page}})`. */
 export function remote<K extends RouteKey>(route: K, ...[input]: InputArgs<K>): Promise<RouteResponse<K>> {
-  const { params, query, body, headers, signal } = (input ?? {}) as RawInput;
+  const { params, query, body, headers, signal, keepalive } = (input ?? {}) as RawInput;
   return request<RouteResponse<K>>(routePath(route, params), {
     method: methodOf(route),
     query,
     body,
     headers,
     signal,
+    keepalive,
     raw: UNENVELOPED_ROUTES.has(route),
   });
 }
