@@ -162,8 +162,9 @@ export class EntriesService {
   }
 
   /** A partial update; the version guards against a concurrent write (409). `locale`: that locale's values (entry-locales.ts). */
-  update(name: string, id: string, body: unknown, identity: Identity, locale?: string): Promise<Entry> {
-    return this.writes.update(name, id, body, identity, locale);
+  /** `ifVersion`: the version the change was made from; another version now is 409 CONFLICT (StaleVersionError). */
+  update(name: string, id: string, body: unknown, identity: Identity, locale?: string, ifVersion?: number): Promise<Entry> {
+    return this.writes.update(name, id, body, identity, locale, [], ifVersion);
   }
 
   /** See EntryWrites.restore: a revision's state written as a new version (a locale's revision: that locale's). */

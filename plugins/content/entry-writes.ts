@@ -4,6 +4,7 @@ import { ConflictError, NotFoundError, ValidationError, type Identity } from '..
 import type { CollectionsService, LoadedCollection } from './collections-service.js';
 import { checkEntryInput, slugify, type CheckedInput } from './entry-input.js';
 import { EntryNotFoundError, SingletonTakenError } from './errors.js';
+import { StaleVersionError } from './entry-errors.js';
 import { detachReferences } from './relation-cleanup.js';
 import { isManyRelation } from './field-types.js';
 import { entryEvents, type EntryAnnouncer } from './entry-announcer.js';
@@ -225,10 +226,18 @@ export class EntryWrites {
    * `locale`: a non-default locale's code sets that locale's values of localized fields and that version's status.
    * `unset`: localized fields dropped from that locale's version (a restored revision's fallbacks).
    */
-  async update(name: string, id: string, body: unknown, identity: Identity, locale?: string, unset: string[] = []): Promise<Entry> {
+  async update(
+    name: string,
+    id: string,
+    body: unknown,
+    identity: Identity,
+    locale?: string,
+    unset: string[] = [],
+    ifVersion?: number,
+  ): Promise<Entry> {
     const code = this.writeLocale(locale);
     return this.withSchema(name, async (c) => {
-      const entry = await this.updated(c, id, body, identity, this.ownLocale(c, code), unset);
+      const entry = await this.updated(c, id, body, identity, this.ownLocale(c, code), unset, ifVersion);
       await this.localised?.localise(c, [entry], identity.tenantId, code);
       return entry;
     });
@@ -264,10 +273,19 @@ export class EntryWrites {
     identity: Identity,
     locale?: string,
     unset: string[] = [],
+    ifVersion?: number,
   ): Promise<Entry> {
     const name = c.name;
     const current = await entryRow(c, id, identity.tenantId);
     const before = toEntry(c, current);
+    // Saved from an older version: refused before anything is checked or written (the row's version check below
+    // then also refuses a save that lands between this read and the write).
+    if (ifVersion !== undefined && ifVersion !== before.version)
+      throw new StaleVersionError(id, ifVersion, {
+        version: before.version,
+        updatedAt: before.updatedAt,
+        updatedBy: (before.updatedBy as string | null | undefined) ?? null,
+      });
     const [sanitised] = await presanitize(c, [body], this.richText);
     const localeWrite = locale ? this.inLocale(c, sanitised, identity, id, locale, unset) : null;
     const clean = localeWrite ? localeWrite.shared : sanitised;

@@ -203,10 +203,18 @@ export class LocalClient {
         this.assertPermissions('content:read');
         return service.existingIds(collection, parse(z.array(z.string().max(64)).max(1000), ids, 'ids'), identity);
       },
-      /** `options.locale`: sets that locale's values of localized fields (shared fields stay shared). */
-      update: async (entryId: string, data: Record<string, unknown>, options: { locale?: string } = {}): Promise<Entry> => {
+      /**
+       * `options.locale`: sets that locale's values of localized fields (shared fields stay shared). `options.ifVersion`:
+       * the version the change was made from; when the entry is at another version now, 409 CONFLICT and nothing is written.
+       */
+      update: async (
+        entryId: string,
+        data: Record<string, unknown>,
+        options: { locale?: string; ifVersion?: number } = {},
+      ): Promise<Entry> => {
         this.assertPermissions('content:write');
-        return service.update(collection, id(entryId), data, identity, options.locale);
+        const ifVersion = options.ifVersion === undefined ? undefined : parse(z.number().int().min(1), options.ifVersion, 'ifVersion');
+        return service.update(collection, id(entryId), data, identity, options.locale, ifVersion);
       },
       /** `options.locale`: the status of the entry's version in that locale. */
       setStatus: async (entryId: string, status: EntryStatus, options: { locale?: string } = {}): Promise<Entry> => {

@@ -182,13 +182,26 @@ export const entryRoutes: RouteDefinition[] = [
     path: '/api/collections/:collection/:entryId',
     permission: 'content:write',
     tags: ['entries'],
-    summary: 'Updates the given fields (a required field cannot be set to null); 409 when the entry changed at the same time',
+    summary:
+      'Updates the given fields (a required field cannot be set to null); 409 when the entry changed at the same time, or is no longer at ifVersion',
     description:
-      "With locale (not the default): the body's localized fields and status are that locale's version's (created as a draft when first written there); the other fields are shared by every locale.",
-    request: { ...entryParams, ...localeQuery, body: entryBody },
+      "With locale (not the default): the body's localized fields and status are that locale's version's (created as a draft when first written there); the other fields are shared by every locale. With ifVersion (the entry's `version` the change was made from, as the admin UI sends it): when the entry is at another version now, 409 CONFLICT with `current: {version, updatedAt, updatedBy}` and nothing is written (GET .../revisions/{version}/diff?against={ifVersion} says what changed).",
+    request: {
+      ...entryParams,
+      query: localeQuery.query.extend({
+        ifVersion: z.coerce
+          .number()
+          .int()
+          .min(1)
+          .max(2_147_483_647)
+          .optional()
+          .describe('The version the change was made from (optimistic concurrency)'),
+      }),
+      body: entryBody,
+    },
     response: entry,
     handler: ({ params, query, body, scope }) =>
-      scope.content.entries(params.collection).update(params.entryId, body, { locale: query.locale }),
+      scope.content.entries(params.collection).update(params.entryId, body, { locale: query.locale, ifVersion: query.ifVersion }),
   }),
   defineRoute({
     method: 'DELETE',

@@ -73,6 +73,26 @@ for (const variant of DB_VARIANTS) {
       expect(diff.changes.map((c: any) => c.field).filter((f: string) => f !== 'status' && f !== 'note')).to.deep.equal([]);
     });
 
+    it('a save made from an older version is refused with 409 naming the current version, and the diff says what changed since', async function () {
+      const id = await threeVersions();
+      // Someone else saves version 4 while this editor still has version 3 open.
+      await dataOf(await editor().patch(`/api/collections/posts/${id}`, { title: 'Theirs' }));
+      const stale = (await failureOf(await editor().patch(`/api/collections/posts/${id}?ifVersion=3`, { title: 'Mine' }), 409)) as any;
+      expect(stale.error).to.equal('CONFLICT');
+      expect(stale.current).to.include({ version: 4, updatedBy: 'user-editor' });
+      expect(stale.message).to.match(/version 4 now, not 3/);
+      const now = await dataOf(await editor().get(`/api/collections/posts/${id}`));
+      expect(now).to.include({ title: 'Theirs', version: 4 });
+      expect((await dataOf(await editor().get(`${base(id)}/4/diff?against=3`))).changes).to.deep.equal([
+        { field: 'title', before: 'Second', after: 'Theirs' },
+      ]);
+      // Saved from the current version it goes through; without ifVersion as before.
+      expect(await dataOf(await editor().patch(`/api/collections/posts/${id}?ifVersion=4`, { title: 'Mine' }))).to.include({ version: 5 });
+      expect((await failureOf(await editor().patch(`/api/collections/posts/${id}?ifVersion=x`, { title: 'Mine' }), 400)).error).to.equal(
+        'VALIDATION_ERROR',
+      );
+    });
+
     it('keeps other tenants, readers and bad input out; a version without a revision is 404; an invalid restore writes nothing', async function () {
       const id = await threeVersions();
       expect((await failureOf(await as(t, 'admin', 'other').get(`${base(id)}/2/diff`), 404)).error).to.equal('ENTRY_NOT_FOUND');

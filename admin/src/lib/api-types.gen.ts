@@ -2040,10 +2040,12 @@ export interface ApiRoutes {
     response: { passkey: ApiSchemas['Passkey'] };
     errors: ApiErrorCode;
   };
-  /** Updates the given fields (a required field cannot be set to null); 409 when the entry changed at the same time (permission: content:write) */
+  /** Updates the given fields (a required field cannot be set to null); 409 when the entry changed at the same time, or is no longer at ifVersion (permission: content:write) */
   'PATCH /api/collections/:collection/:entryId': {
     params: { collection: string; entryId: string };
     query: {
+      /** The version the change was made from (optimistic concurrency) */
+      ifVersion?: number;
       /** A locale's code (GET /api/locales); default: the default locale. Unknown: 400 VALIDATION_ERROR */
       locale?: string;
     };
