@@ -229,6 +229,15 @@ export class LocalClient {
         this.assertPermissions('content:write');
         return service.removeMany(collection, parse(z.array(z.string().uuid()).min(1).max(500), ids, 'ids'), identity);
       },
+      ...this.history(collection, id),
+    };
+  }
+
+  /** An entry's revisions and restoring one (part of entries()). */
+  private history(collection: string, id: (value: string) => string) {
+    const service = this.entriesService;
+    const identity = this.identity;
+    return {
       restoreRevision: async (entryId: string, version: number): Promise<Entry> => {
         this.assertPermissions('content:write');
         return service.restoreRevision(collection, id(entryId), parse(z.number().int().min(1), version, 'version'), identity);
