@@ -3,7 +3,8 @@
  * (`manifest.locales.default`) and each entry's versions (`locales`: code -> {status, fields}). The import writes them
  * with the entry (its versions here are replaced by the package's: a package entry without `locales` has none; a
  * package made before carries no versions and leaves those here as they are). The plan is blocked, naming what to
- * do, when an entry's version is in a locale this installation does not have, and when the package's collections
+ * do, when an entry's version is in a locale this installation does not have or holds a field that is not localized
+ * here (its values would be lost), and when the package's collections
  * have localized fields but its default locale is not this installation's (its entries' own values would land under
  * another locale): never a silent loss.
  */
@@ -19,6 +20,8 @@ type Scope = Parameters<typeof targetValues>[3];
 
 export class PlanLocales {
   private readonly missing = new Map<string, number>();
+  /** `collection.field` -> versions whose values of it have no localized field here. */
+  private readonly notLocalized = new Map<string, number>();
 
   private constructor(
     private readonly here: { default: string; codes: Set<string> },
@@ -62,6 +65,11 @@ export class PlanLocales {
         continue;
       }
       const own = fields.filter((f) => f.localized === true && Object.hasOwn(v.fields, f.name));
+      for (const name of Object.keys(v.fields))
+        if (!own.some((f) => f.name === name)) {
+          const at = `${key.split('/')[0]}.${name}`;
+          this.notLocalized.set(at, (this.notLocalized.get(at) ?? 0) + 1);
+        }
       const values = await targetValues(`${key} (${code})`, own, v.fields, scope);
       tv.pending.push(...values.pending);
       out[code] = { status: v.status, fields: values.values };
@@ -69,12 +77,17 @@ export class PlanLocales {
     return out;
   }
 
-  /** One sentence per locale the package's versions need and this installation lacks. */
+  /** One sentence per locale the package's versions need and this installation lacks, and per field not localized here. */
   problems(): string[] {
-    return [...this.missing].map(([code, n]) =>
+    const fields = [...this.notLocalized].map(
+      ([at, n]) =>
+        `Field '${at}' holds values per locale in ${n} versions of the package but is not a localized field here: they would be lost; make it localized (localized: true) first`,
+    );
+    const locales = [...this.missing].map(([code, n]) =>
       code === this.here.default
         ? `${n} entries of the package have a version in '${code}', this installation's default locale: the package's default is another`
         : `${n} entries of the package have a version in locale '${code}', which this installation does not have: create it first (POST /api/locales {"code": "${code}"})`,
     );
+    return [...locales, ...fields];
   }
 }

@@ -102,6 +102,20 @@ for (const variant of DB_VARIANTS) {
       expect(await readAll('third')).to.deep.equal(source);
     });
 
+    it('a version holding a field that is not localized here blocks the plan naming the field', async function () {
+      const bytes = await exported();
+      const admin = as(t, 'admin');
+      const schema = await dataOf(await admin.get('/api/collections/lpages/schema'));
+      const plain = schema.fields.map((f: Entry) => (f.name === 'seo' ? { ...f, localized: false } : f));
+      await dataOf(await admin.patch('/api/collections/lpages/schema', { fields: plain }));
+      try {
+        const blocked = (await planPackageImport(t, bytes, 'fifth')).plan;
+        expect(blocked.blockedReasons.join(' ')).to.include("Field 'lpages.seo' holds values per locale");
+      } finally {
+        await dataOf(await admin.patch('/api/collections/lpages/schema', { fields: schema.fields }));
+      }
+    });
+
     it("a package whose default locale is not the target's is blocked", async function () {
       const bytes = await exported();
       await dataOf(await as(t, 'admin').patch('/api/locales/de', { isDefault: true }));
