@@ -111,5 +111,43 @@ for (const variant of DB_VARIANTS) {
       expect(fr).to.include({ title: 'Hello', status: 'draft' });
       expect(fr._locales).to.deep.equal(['en', 'de', 'de-AT']);
     });
+
+    it('moves the values of more entries than one batch (200): every one reads the same under its locale', async function () {
+      await createCollections(t, {
+        name: 'many',
+        fields: [
+          { name: 'title', type: 'text', localized: true },
+          { name: 'n', type: 'number' },
+        ],
+      });
+      for (let from = 0; from < 250; from += 100) {
+        const batch = Array.from({ length: Math.min(100, 250 - from) }, (_, i) => ({
+          title: `en ${from + i}`,
+          n: from + i,
+          status: 'published',
+        }));
+        await dataOf(await admin().post('/api/collections/many/batch', { entries: batch }), 201);
+      }
+      const page = async (locale: string, p: number) =>
+        (await dataOf(await admin().get(`/api/collections/many?locale=${locale}&sort=n&limit=100&page=${p}`))).items as Entry[];
+      const first = await page('en', 1);
+      const last = await page('en', 3);
+      for (const e of [first[0]!, first[99]!, last[49]!])
+        await dataOf(await admin().patch(`/api/collections/many/${e._id}?locale=de`, { title: `de ${e.n}` }));
+      const readMany = async () => {
+        const out: Entry[] = [];
+        for (const locale of ['en', 'de'])
+          for (let p = 1; p <= 3; p++)
+            for (const e of await page(locale, p)) out.push({ locale, id: e._id, title: e.title, status: e.status });
+        return out;
+      };
+      const before = await readMany();
+      expect(before).to.have.length(500);
+      expect(before.filter((e) => e.locale === 'de' && e.title.startsWith('de '))).to.have.length(3);
+      await dataOf(await admin().patch('/api/locales/de', { isDefault: true }));
+      expect(await readMany()).to.deep.equal(before);
+      await dataOf(await admin().patch('/api/locales/en', { isDefault: true }));
+      expect(await readMany()).to.deep.equal(before);
+    });
   });
 }
