@@ -15,7 +15,8 @@ import { FORMAT, FORMAT_VERSION, ndjsonStream, poolHash, writeBackupFile, type B
 import type { InstallationKey } from './installation-key.js';
 import type { Secret } from './key-store.js';
 import { snapshotCount, snapshotPages, type Snapshot } from './snapshot.js';
-import { TableChecksum, toJsonRow, type Row } from './tables.js';
+import { TableChecksum, tableExists, toJsonRow, type Row } from './tables.js';
+import { ENTRY_LOCALES_FILE, ENTRY_LOCALES_TABLE, entryLocalePages } from './entry-locales.js';
 
 /** config.json: `components` (issue 35) is absent from backups made before components, `locales` (issue 36) before locales. */
 export type ConfigSnapshot = { settings: Row[]; roles: Row[]; collections: Row[]; themes: Row[]; components?: Row[]; locales?: Row[] };
@@ -43,11 +44,16 @@ const MEDIA_TABLES = [
 ] as const;
 
 /** Writes one table as an NDJSON file page by page; calls `onPage` with each page's rows (before conversion). */
-async function writeTable(w: BackupWrite, table: string, rel: string, onPage: (page: Row[]) => Promise<void>): Promise<TableChecksum> {
+async function writeTable(
+  w: BackupWrite,
+  table: string,
+  rel: string,
+  onPage: (page: Row[]) => Promise<void>,
+  source: AsyncIterable<Row[]> = snapshotPages(w.snap, w.sequelize, table, w.pageSize),
+): Promise<TableChecksum> {
   const sum = new TableChecksum();
-  const { snap, sequelize, pageSize } = w;
   const pages = (async function* () {
-    for await (const page of snapshotPages(snap, sequelize, table, pageSize)) {
+    for await (const page of source) {
       for (const row of page) sum.add(row);
       yield page.map(toJsonRow);
       await onPage(page);
@@ -74,6 +80,23 @@ export async function writeCollections(w: BackupWrite, list: LoadedCollection[])
     collections.push({ name: c.name, table: c.table, rows: sum.rows, checksum: sum.hex, file: rel });
   }
   return collections;
+}
+
+/** Entries' versions in other locales (entry-locales.ts): one NDJSON file, read page by page, checksummed as it goes. */
+export async function writeEntryLocales(
+  w: BackupWrite,
+  collections: BackupManifest['collections'],
+): Promise<BackupManifest['entryLocales']> {
+  if (!(await tableExists(w.sequelize, ENTRY_LOCALES_TABLE))) return null;
+  const names = collections.map((c) => c.name);
+  const sum = await writeTable(
+    w,
+    ENTRY_LOCALES_TABLE,
+    ENTRY_LOCALES_FILE,
+    async () => undefined,
+    entryLocalePages(w.snap.select, w.sequelize, names, w.pageSize),
+  );
+  return { table: ENTRY_LOCALES_TABLE, rows: sum.rows, checksum: sum.hex, file: ENTRY_LOCALES_FILE };
 }
 
 /** Config snapshot: small tables, read whole. */
@@ -130,12 +153,17 @@ export async function writeMediaFiles(
 /** checksums.sha256, then manifest.json with the MAC over it (which lists every file's SHA-256: it authenticates the whole backup). */
 export async function sealManifest(
   w: BackupWrite,
-  parts: { collections: BackupManifest['collections']; media: BackupManifest['media']; config: ConfigSnapshot },
+  parts: {
+    collections: BackupManifest['collections'];
+    media: BackupManifest['media'];
+    config: ConfigSnapshot;
+    entryLocales: BackupManifest['entryLocales'];
+  },
   pluginVersion: string,
   installationKey: InstallationKey,
 ): Promise<BackupManifest> {
   const { files, dir, pool, secret } = w;
-  const { collections, media, config } = parts;
+  const { collections, media, config, entryLocales } = parts;
   const checksums = files.map((f) => `${f.sha256}  ${f.path}`).join('\n') + '\n';
   await writeFile(join(dir, 'checksums.sha256'), checksums, { mode: 0o600 });
   const manifest: BackupManifest = {
@@ -150,6 +178,7 @@ export async function sealManifest(
     kdf: secret?.kdf ?? null,
     collections,
     media,
+    ...(entryLocales ? { entryLocales } : {}),
     config: {
       file: 'config.json',
       settings: config.settings.length,

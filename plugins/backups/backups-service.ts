@@ -15,6 +15,7 @@ import {
   sealManifest,
   writeCollections,
   writeConfig,
+  writeEntryLocales,
   writeMediaFiles,
   writeMediaRecords,
   type BackupWrite,
@@ -33,7 +34,6 @@ import { openSnapshot, snapshotAll, type Snapshot } from './snapshot.js';
 import { countRows, tableExists, toJsonRow } from './tables.js';
 
 export { KeyStore } from './key-store.js';
-
 export { CREATE_JOB } from './backup-jobs.js';
 const SECRET_SETTING = /pass(word)?|secret|token|api[-_]?key|private|credential|license/i;
 
@@ -176,6 +176,7 @@ export class BackupsService {
     try {
       total = await rowsToWrite(w, collectionList, hasMediaItems);
       const collections = await writeCollections(w, collectionList);
+      const entryLocales = await writeEntryLocales(w, collections);
       const config = await this.configSnapshot(snap);
       await writeConfig(w, config);
       // Media: the records always, the files when asked.
@@ -186,7 +187,7 @@ export class BackupsService {
       // The rows are read: the snapshot ends before the (slow) media files are streamed.
       await snap.close();
       if (storage) await writeMediaFiles(w, storage, mediaPaths, media);
-      const manifest = await sealManifest(w, { collections, media, config }, this.d.pluginVersion, this.d.installationKey);
+      const manifest = await sealManifest(w, { collections, media, config, entryLocales }, this.d.pluginVersion, this.d.installationKey);
       await rename(dir, finalDir);
       await this.prune().catch((err) => this.d.logger.warn({ err }, 'backup retention failed'));
       return manifest;

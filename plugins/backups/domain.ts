@@ -21,6 +21,7 @@ import { forgetRestoreKey, restoreKey, validateRestoreInput } from './restore-in
 import { planRestore } from './restore-plan.js';
 import { CONFIG_TABLES, tableOf, type DomainDeps, type RestoreInput } from './restore-types.js';
 import { tableChecksum, tableExists } from './tables.js';
+import { entryLocalesChecksum, entryLocalesOf } from './entry-locales.js';
 
 export type { DomainDeps, RestoreInput } from './restore-types.js';
 
@@ -42,6 +43,14 @@ async function restoreSnapshot(d: DomainDeps, input: RestoreInput): Promise<stri
   for (const { table, hasId } of await affectedTables(d, m)) {
     const s = await tableChecksum(d.sequelize(), table, d.pageSize, hasId);
     hash.update(`${table}:${s.rows}:${s.checksum}\n`);
+  }
+  if (entryLocalesOf(m)) {
+    const s = await entryLocalesChecksum(
+      d.sequelize(),
+      m.collections.map((c) => c.name),
+      d.pageSize,
+    );
+    hash.update(`entry-locales:${s.rows}:${s.checksum}\n`);
   }
   return hash.digest('hex');
 }
@@ -65,6 +74,18 @@ async function verifyRestore(d: DomainDeps, plan: StoredPlan): Promise<VerifyRes
     const now = await tableChecksum(sequelize, t.table, d.pageSize);
     if (now.rows !== t.rows) discrepancies.push(`${t.label}: ${now.rows} rows, the backup has ${t.rows}`);
     else if (now.checksum !== t.checksum) discrepancies.push(`${t.label}: row checksum differs from the backup's`);
+  }
+  const versions = entryLocalesOf(m);
+  if (versions) {
+    const now = await entryLocalesChecksum(
+      sequelize,
+      m.collections.map((c) => c.name),
+      d.pageSize,
+    );
+    if (now.rows !== versions.rows)
+      discrepancies.push(`entries' versions in other locales: ${now.rows} rows, the backup has ${versions.rows}`);
+    else if (now.checksum !== versions.checksum)
+      discrepancies.push("entries' versions in other locales: row checksum differs from the backup's");
   }
   return { ok: discrepancies.length === 0, discrepancies };
 }

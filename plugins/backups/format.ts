@@ -3,6 +3,7 @@
  *
  *   manifest.json          this file's shape (never encrypted: it holds counts, checksums, KDF params)
  *   content/<name>.ndjson  one entry row of collection <name> per line (the table's columns as stored)
+ *   content-locales/entries.ndjson  one content_entry_locales row per line (entries' versions in other locales)
  *   config.json            settings (non-secret), roles, collection schemas, themes, components, locales
  *   media/manifest.ndjson  one media_items row per line; media/folders.ndjson: media_folders rows
  *   media/files/<path>     when includesMedia: each file as the storage driver holds it
@@ -64,6 +65,8 @@ export interface BackupManifest {
   kdf: BackupKdf | null;
   collections: Array<TableInfo & { name: string }>;
   media: { items: TableInfo | null; folders: TableInfo | null; files: number; missingFiles: string[] };
+  /** Entries' versions in other locales (content_entry_locales); absent in backups made before they were carried. */
+  entryLocales?: TableInfo | null;
   config: { file: string; settings: number; roles: number; collections: number; themes: number; components?: number; locales?: number };
   entries: number;
   files: FileEntry[];

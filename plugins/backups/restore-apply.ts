@@ -15,6 +15,7 @@ import { tableOf, type DomainDeps, type Payload, type RestoreInput } from './res
 import { columnsOf, fromJsonRow, quote, type Row } from './tables.js';
 import { restoreComponent } from './restore-components.js';
 import { restoreLocales } from './restore-locales.js';
+import { clearEntryLocales, ENTRY_LOCALES_TABLE } from './entry-locales.js';
 
 type ApplyContext = DomainContext & { plan: StoredPlan };
 
@@ -176,6 +177,12 @@ export async function applyRestoreOperation(
       return restoreComponent(d.components(), p);
     case 'locales':
       return restoreLocales(d.locales(), p.locales);
+    case 'entry-locales-clear':
+      caches.touch(ctx.plan.planId, await clearEntryLocales(d.sequelize(), p.collections, ctx.transaction));
+      return;
+    case 'entry-locales':
+      await insertRows(s, ENTRY_LOCALES_TABLE, d.service().rows(m, p.file, s.key), true);
+      return;
     default:
       return restoreMediaFiles(s);
   }

@@ -14,6 +14,7 @@ import { CONFIG_TABLES, type DomainDeps, type Payload, type RestoreInput } from 
 import { tableChecksum, tableExists, type Row } from './tables.js';
 import { planComponents, savedComponents } from './restore-components.js';
 import { planLocales, savedLocales } from './restore-locales.js';
+import { planEntryLocales } from './entry-locales.js';
 
 /** What the plan collects while its steps run. */
 interface Draft {
@@ -216,6 +217,8 @@ export async function planRestore(
   planComponents(savedComponents(components), d.components(), draft);
   planCreateCollections(missing, draft);
   await planCollectionRows(d, m, here, schemas, missing, draft);
+  // The entries' versions in other locales, after the rows they belong to.
+  await planEntryLocales(sequelize, m, draft);
   await planConfig(sequelize, m, draft);
   await planMedia(d, m, draft);
   if (m.db.dialect !== sequelize.getDialect())

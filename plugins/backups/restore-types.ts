@@ -30,7 +30,10 @@ export type Payload =
   | { kind: 'media-files' }
   | { kind: 'collection'; name: string; label?: string; singular?: string; fields: FieldDefinition[] }
   | { kind: 'component'; name: string; label: string; fields: FieldDefinition[] }
-  | { kind: 'locales'; locales: LocaleDefinition[] };
+  | { kind: 'locales'; locales: LocaleDefinition[] }
+  /** Entries' versions in other locales (entry-locales.ts): those of the backup's collections deleted, then the backup's inserted. */
+  | { kind: 'entry-locales-clear'; collections: string[] }
+  | { kind: 'entry-locales'; file: string };
 
 export const CONFIG_TABLES = { roles: 'auth_roles', themes: 'themes', settings: 'cms_settings' } as const;
 

@@ -83,7 +83,7 @@ export const backupRoutes: RouteDefinition[] = [
     summary:
       'Writes a .svelty-backup directory: inline (200 with data.backup) below BACKUP_INLINE_THRESHOLD entities (500), else a background job (202 with data.backupId and jobId)',
     description:
-      'The directory <data>/backups/<backupId>.svelty-backup/ holds manifest.json, content/<collection>.ndjson, config.json, media/manifest.ndjson, ' +
+      'The directory <data>/backups/<backupId>.svelty-backup/ holds manifest.json, content/<collection>.ndjson, content-locales/entries.ndjson, config.json, media/manifest.ndjson, ' +
       'media/folders.ndjson, with includeMedia media/files/<storage path>, and checksums.sha256 (folders 0700, files 0600). Every file but the manifest and the ' +
       "checksums is AES-256-GCM encrypted (per-file IV and tag in the manifest): with the installation's backup key by default (<data>/private/backup-key.json; " +
       'such a backup restores on this installation only), with a key derived from the passphrase when one is given (scrypt, per-backup salt; restores ' +

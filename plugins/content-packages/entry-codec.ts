@@ -8,7 +8,9 @@
  */
 import { createHash } from 'node:crypto';
 import stringify from 'safe-stable-stringify';
-import type { Entry, FieldDefinition } from '../content/public.js';
+import type { Sequelize } from 'sequelize';
+export { defaultLocaleCode } from '../content/public.js';
+import { readEntryLocaleVersions, type Entry, type EntryLocaleVersion, type FieldDefinition } from '../content/public.js';
 import { eachNested, holdsComponents, mapComponentValue } from './component-refs.js';
 
 export interface RefValue {
@@ -22,11 +24,37 @@ export const isRef = (v: unknown): v is RefValue =>
   !!v && typeof v === 'object' && '$ref' in v && typeof (v as RefValue).$ref?.syncId === 'string';
 export const isMedia = (v: unknown): v is MediaValue => !!v && typeof v === 'object' && typeof (v as MediaValue).$media === 'string';
 
-/** SHA-256 hex of the canonical JSON of {slug, status, fields} (fields in package form). */
-export function entryChecksum(slug: string, status: string, fields: Record<string, unknown>): string {
+/** An entry's versions in other locales in package form: locale -> {status, fields (only those the version has)}. */
+export type PackageLocales = Record<string, { status: string; fields: Record<string, unknown> }>;
+
+/**
+ * SHA-256 hex of the canonical JSON of {slug, status, fields} (fields in package form), with `locales` (the entry's
+ * versions in other locales) only when it has some: the checksum of an entry without versions is as before.
+ */
+export function entryChecksum(slug: string, status: string, fields: Record<string, unknown>, locales?: PackageLocales): string {
+  const withLocales = locales && Object.keys(locales).length ? { locales } : {};
   return createHash('sha256')
-    .update(stringify({ slug, status, fields }) ?? '')
+    .update(stringify({ slug, status, fields, ...withLocales }) ?? '')
     .digest('hex');
+}
+
+/** The versions of an entry (API form, as content's readEntryLocaleVersions answers them) in package form. */
+export function encodeLocales(
+  fields: FieldDefinition[],
+  versions: Record<string, { status: string; fields: Record<string, unknown> }> | undefined,
+  syncIdOf: (collection: string, id: string) => string | null,
+  nestedMedia?: Set<string>,
+): PackageLocales | undefined {
+  if (!versions || !Object.keys(versions).length) return undefined;
+  const out: PackageLocales = {};
+  for (const code of Object.keys(versions).sort()) {
+    const v = versions[code]!;
+    const own = fields.filter((f) => f.localized === true && Object.hasOwn(v.fields, f.name));
+    // A version's media values go into the package's media manifest as nested ones do.
+    for (const f of own) if (f.type === 'media' && v.fields[f.name] != null) nestedMedia?.add(String(v.fields[f.name]));
+    out[code] = { status: v.status, fields: encodeFields(own, v.fields as unknown as Entry, syncIdOf, nestedMedia) };
+  }
+  return out;
 }
 
 /** One relation or media value in package form (a many-relation's dangling references left out). */
@@ -91,4 +119,21 @@ export function referencedIds(fields: FieldDefinition[], entries: Entry[]): Map<
     }
   }
   return out;
+}
+
+/**
+ * The versions in other locales of a page of entries (none read for a collection without localized fields), and
+ * their values as entry-like objects: relations inside them resolve with the entries' own.
+ */
+export async function pageVersions(
+  sequelize: Sequelize,
+  c: { name: string; fields: FieldDefinition[] },
+  tenantId: string,
+  entries: Array<{ _id: unknown }>,
+): Promise<{ versions: Map<string, Record<string, EntryLocaleVersion>>; values: Entry[] }> {
+  const ids = entries.map((e) => String(e._id));
+  const versions = c.fields.some((f) => f.localized === true)
+    ? await readEntryLocaleVersions(sequelize, c.name, tenantId, ids)
+    : new Map<string, Record<string, EntryLocaleVersion>>();
+  return { versions, values: [...versions.values()].flatMap((v) => Object.values(v).map((x) => x.fields as unknown as Entry)) };
 }

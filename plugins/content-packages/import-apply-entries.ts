@@ -5,7 +5,15 @@
  * invalidated and the entry events published.
  */
 import { Op, type Sequelize, type Transaction } from 'sequelize';
-import { columnName, toColumn, type EntryChange, type FieldDefinition, type LoadedCollection } from '../content/public.js';
+import {
+  columnName,
+  removeEntryLocaleVersions,
+  replaceEntryLocaleVersions,
+  toColumn,
+  type EntryChange,
+  type FieldDefinition,
+  type LoadedCollection,
+} from '../content/public.js';
 import { mediaMap, resolved } from './import-apply-media.js';
 import type { ApplyContext, ApplyDeps } from './import-apply-types.js';
 import type { ImportInput } from './import-plan.js';
@@ -68,6 +76,7 @@ async function deleteEntries(s: EntryStep, changes: EntryChange[]): Promise<void
   const ids = lines.map((l) => l.id);
   const before = await d.entries().readEntries(c, ids, tenantId, t);
   await c.model.destroy({ where: { tenant_id: tenantId, id: { [Op.in]: ids } }, transaction: t });
+  await removeEntryLocaleVersions(d.sequelize(), p.collection, tenantId, ids, t);
   await d.ledger().forget(
     tenantId,
     s.peer,
@@ -145,6 +154,18 @@ async function updateEntries(s: EntryStep, lines: StagedEntry[], map: Awaited<Re
   }
 }
 
+/** The entries' versions in other locales, as the package has them (those here replaced); an entry without `locales` keeps its own. */
+async function writeVersions(s: EntryStep, lines: StagedEntry[], map: Awaited<ReturnType<typeof mediaMap>>): Promise<void> {
+  const { c, tenantId, userId } = s;
+  for (const l of lines) {
+    if (!l.locales) continue;
+    const versions = Object.fromEntries(
+      Object.entries(l.locales).map(([code, v]) => [code, { status: v.status, fields: resolved(v.fields, map, c.fields) }]),
+    );
+    await replaceEntryLocaleVersions(s.d.sequelize(), { collection: c.name, tenantId, entryId: l.id, userId }, versions, s.t);
+  }
+}
+
 /** Creates or updates the staged entries, with their revisions, ledger rows and source ids; returns their ids. */
 async function writeEntries(s: EntryStep): Promise<string[]> {
   const { d, p, t, c, tenantId, peer } = s;
@@ -152,6 +173,7 @@ async function writeEntries(s: EntryStep): Promise<string[]> {
   const map = await mediaMap(s.dir, p.staging);
   if (p.action === 'create') await insertEntries(s, lines, map);
   else await updateEntries(s, lines, map);
+  await writeVersions(s, lines, map);
   const entries = d.entries();
   const written = await entries.readEntries(
     c,

@@ -20,6 +20,8 @@ export interface StagedEntry {
   /** Creates: epoch ms (the package's createdAt, else now). */
   createdAt?: number;
   values: Record<string, unknown>;
+  /** The entry's versions in other locales (replacing those here); absent: the package carries none, those here stay. */
+  locales?: Record<string, { status: string; fields: Record<string, unknown> }>;
   checksum: string;
   sourceId: string;
   /** Whether the ledger and the source map record it (not for copies). */

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import stringify from 'safe-stable-stringify';
 import { Op, QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import type { EntriesService, Entry, FieldDefinition, LoadedCollection } from '../content/public.js';
-import { encodeFields, entryChecksum, referencedIds } from './entry-codec.js';
+import { encodeFields, encodeLocales, entryChecksum, pageVersions, referencedIds } from './entry-codec.js';
 
 const PAGE = 500;
 
@@ -19,6 +19,8 @@ export interface TargetRow {
   pkgChecksum: string;
   /** Hash of {slug, status, imported fields} in target form (see formHash). */
   formHash: string;
+  /** Whether the entry has versions in other locales here (pkgChecksum then covers them). */
+  hasLocales?: boolean;
 }
 
 export interface TargetIndex {
@@ -98,20 +100,24 @@ export async function loadTargetIndex(
     if (!page.length) break;
     last = String(page[page.length - 1]!.get('id'));
     const list = page.map((r) => entries.toEntry(c, r));
+    const { versions, values: versionValues } = await pageVersions(c.model.sequelize!, c, tenantId, list);
     const related = new Map<string, Map<string, string>>();
-    for (const [name, ids] of referencedIds(c.fields, list)) {
+    for (const [name, ids] of referencedIds(c.fields, [...list, ...versionValues])) {
       const rc = collection(name);
       related.set(name, rc ? await syncIdsOf(rc, tenantId, [...ids]) : new Map());
     }
     for (const e of list) {
       const id = String(e._id);
       const syncId = String(e.syncId);
-      const fields = encodeFields(c.fields, e, (name, rid) => related.get(name)?.get(rid) ?? null);
+      const syncIdOf = (name: string, rid: string) => related.get(name)?.get(rid) ?? null;
+      const fields = encodeFields(c.fields, e, syncIdOf);
+      const locales = encodeLocales(c.fields, versions.get(id), syncIdOf);
       index.rows.set(id, {
         id,
         syncId,
         slug: e.slug,
-        pkgChecksum: entryChecksum(e.slug, e.status, fields),
+        hasLocales: locales !== undefined,
+        pkgChecksum: entryChecksum(e.slug, e.status, fields, locales),
         formHash: formHash(e.slug, e.status, valuesOf(e, common)),
       });
       if (!index.bySyncId.has(syncId)) index.bySyncId.set(syncId, id);

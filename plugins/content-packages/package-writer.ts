@@ -27,7 +27,7 @@ import { QueryTypes, type Sequelize } from 'sequelize';
 import { JobInterruptedError, type Logger, type WorkerPool, KERNEL_VERSION } from '../../kernel/sdk.js';
 import type { CollectionsService, ComponentsService, FieldDefinition, LoadedCollection } from '../content/public.js';
 import type { MediaStorage } from '../media/public.js';
-import { encodeFields, entryChecksum, referencedIds } from './entry-codec.js';
+import { defaultLocaleCode, encodeFields, encodeLocales, entryChecksum, pageVersions, referencedIds } from './entry-codec.js';
 import { newPackageId, type ExportPackages } from './export-packages.js';
 import { mediaWhere, quote, referencedMediaWhere, selectionWhere, type Where } from './export-selection.js';
 import type { ContentLedger } from './ledger.js';
@@ -164,8 +164,10 @@ export class PackageWriter {
   ): AsyncGenerator<PackageEntry[]> {
     for await (const rows of this.q.pages(c.table, where)) {
       const entries = rows.map((r) => entryOf(c, r));
+      const { versions, values } = await pageVersions(this.d.sequelize, c, this.o.tenantId, entries);
       const resolved = new Map<string, Map<string, string>>();
-      for (const [target, ids] of referencedIds(c.fields, entries)) resolved.set(target, await this.q.syncIds(target, [...ids]));
+      for (const [target, ids] of referencedIds(c.fields, [...entries, ...values]))
+        resolved.set(target, await this.q.syncIds(target, [...ids]));
       const links = await this.q.externalIds(
         c.name,
         entries.map((e) => e._id),
@@ -179,7 +181,9 @@ export class PackageWriter {
           )
         : null;
       const page: PackageEntry[] = entries.map((e) => {
-        const fields = encodeFields(c.fields, e, (collection, id) => resolved.get(collection)?.get(id) ?? null, this.nestedMedia);
+        const syncIdOf = (collection: string, id: string) => resolved.get(collection)?.get(id) ?? null;
+        const fields = encodeFields(c.fields, e, syncIdOf, this.nestedMedia);
+        const locales = encodeLocales(c.fields, versions.get(e._id), syncIdOf, this.nestedMedia);
         const syncId = String(e.syncId);
         const line: PackageEntry = {
           syncId,
@@ -190,7 +194,8 @@ export class PackageWriter {
           updatedAt: e.updatedAt,
           ...(links.has(e._id) ? { externalIds: links.get(e._id)! } : {}),
           fields,
-          checksum: entryChecksum(e.slug, e.status, fields),
+          ...(locales ? { locales } : {}),
+          checksum: entryChecksum(e.slug, e.status, fields, locales),
         };
         const base = bases?.get(syncId);
         if (base) line.baseChecksum = base;
@@ -345,6 +350,7 @@ export class PackageWriter {
       collections: this.written,
       media: this.mediaInfo!,
       ...(components.length ? { components: { file: COMPONENTS_FILE, count: components.length } } : {}),
+      locales: { default: await defaultLocaleCode(this.d.sequelize) },
       files: this.files,
     };
     await writeFile(join(this.dir, 'manifest.json'), JSON.stringify(manifest, null, 2) + '\n');

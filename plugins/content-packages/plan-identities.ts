@@ -96,7 +96,7 @@ async function readIdentities(s: PlanScope, p: PlanSchemas, indexes: Map<string,
         notes.block(`${c.file} line ${line}: syncId ${e.syncId} appears twice`);
         continue;
       }
-      if (entryChecksum(e.slug, e.status, e.fields) !== e.checksum) {
+      if (entryChecksum(e.slug, e.status, e.fields, e.locales) !== e.checksum) {
         notes.block(`${c.file} line ${line}: the entry's checksum does not match its content (${key})`);
         continue;
       }

@@ -16,6 +16,7 @@ import { syncIdOf, type PlanIdentities } from './plan-identities.js';
 import type { PlanSchemas } from './plan-schemas.js';
 import { entrySchema, type PackageEntryLine, type PlanScope } from './plan-types.js';
 import { targetValues, type RefResolver, type TargetValues } from './plan-values.js';
+import { PlanLocales, type StagedLocales } from './plan-locales.js';
 
 type Collection = PlanScope['m']['collections'][number];
 
@@ -25,6 +26,7 @@ interface Staged {
   key: string;
   e: PackageEntryLine;
   tv: TargetValues;
+  locales: StagedLocales | undefined;
 }
 
 export class ImportStager {
@@ -87,6 +89,11 @@ export class ImportStager {
 
   /** Pass 2: values, decisions, staging. */
   async stageAll(): Promise<void> {
+    const packageDefault = (this.s.m as { locales?: { default?: string } }).locales?.default;
+    const locales = await PlanLocales.open(this.s.d.sequelize, packageDefault);
+    const localized = this.s.m.collections.some((c) => this.p.commonFields(c.name).some((f) => f.localized === true));
+    const wrongDefault = locales.defaultProblem(packageDefault, localized);
+    if (wrongDefault) this.s.notes.block(wrongDefault);
     for (const c of this.s.m.collections) {
       const fields = this.p.commonFields(c.name);
       // Only matched entries compare with a base (the last version both sides agreed on).
@@ -103,19 +110,21 @@ export class ImportStager {
           this.skip(c.name);
           continue;
         }
-        const tv = await targetValues(key, fields, e.fields, { notes: this.s.notes, media: this.media, refs: this.refs });
-        const x: Staged = { c, key, e, tv };
+        const scope = { notes: this.s.notes, media: this.media, refs: this.refs };
+        const tv = await targetValues(key, fields, e.fields, scope);
+        const x: Staged = { c, key, e, tv, locales: await locales.stage(key, e, fields, scope, tv) };
         if (dcs.kind === 'new') {
           const syncId = this.ids.indexes.get(c.name)?.bySyncId.has(e.syncId) ? randomUUID() : e.syncId;
           await this.stageCreate(x, this.refs.newId(key), syncId, true);
         } else await this.stageMatched(x, dcs, bases.get(e.syncId));
       }
     }
+    for (const problem of locales.problems()) this.s.notes.block(problem);
     if (this.addNoUpdate)
       this.s.notes.warn(`${this.addNoUpdate} matched entries differ from the package: mode add never updates, they are skipped`);
   }
 
-  private async stageCreate({ c, key, e, tv }: Staged, id: string, syncId: string, record: boolean): Promise<void> {
+  private async stageCreate({ c, key, e, tv, locales }: Staged, id: string, syncId: string, record: boolean): Promise<void> {
     const { notes } = this.s;
     const { values, pending } = tv;
     for (const f of this.p.targetFields(c.name))
@@ -132,6 +141,7 @@ export class ImportStager {
       status: e.status,
       createdAt,
       values,
+      ...(locales && Object.keys(locales).length ? { locales } : {}),
       checksum: e.checksum,
       sourceId: e.sourceId,
       record,
@@ -142,7 +152,9 @@ export class ImportStager {
   private async stageMatched(x: Staged, dcs: Extract<MatchDecision, { kind: 'matched' }>, ledgerBase: string | undefined): Promise<void> {
     const { c, key, e, tv } = x;
     const row = this.ids.indexes.get(c.name)!.rows.get(dcs.targetId)!;
-    if (!tv.pending.length && formHash(e.slug, e.status, tv.values) === row.formHash) {
+    // With versions on either side, the package-form checksums also compare them.
+    const versionsEqual = !(e.locales || row.hasLocales) || x.locales === undefined || e.checksum === row.pkgChecksum;
+    if (!tv.pending.length && formHash(e.slug, e.status, tv.values) === row.formHash && versionsEqual) {
       // Unchanged: nothing to write; both sides now agree on this checksum.
       await this.staging.add(c.name, 'record', { id: row.id, syncId: e.syncId, checksum: e.checksum, sourceId: e.sourceId });
       this.skip(c.name);
@@ -189,7 +201,7 @@ export class ImportStager {
     return action;
   }
 
-  private async stageUpdate({ c, key, e, tv }: Staged, row: TargetRow): Promise<void> {
+  private async stageUpdate({ c, key, e, tv, locales }: Staged, row: TargetRow): Promise<void> {
     let slug = e.slug;
     if (slug !== row.slug) {
       this.slugs.get(c.name)!.delete(row.slug);
@@ -203,6 +215,7 @@ export class ImportStager {
       slug,
       status: e.status,
       values: tv.values,
+      ...(locales ? { locales } : {}),
       checksum: e.checksum,
       sourceId: e.sourceId,
       record: true,

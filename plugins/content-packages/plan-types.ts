@@ -49,6 +49,12 @@ export const entrySchema = z
       .max(50)
       .optional(),
     fields: z.record(z.string(), z.unknown()),
+    locales: z
+      .record(
+        z.string().min(1).max(35),
+        z.object({ status: z.enum(['draft', 'published', 'archived']), fields: z.record(z.string(), z.unknown()) }),
+      )
+      .optional(),
     checksum: hex64,
     baseChecksum: hex64.optional(),
   })

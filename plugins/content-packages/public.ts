@@ -43,6 +43,8 @@ export interface PackageManifest {
   media: { records: number; file: string; includesFiles: boolean; bytes: number };
   /** The components the collections use (components.json); absent in packages made before components. */
   components?: { file: string; count: number };
+  /** The source's default locale (the values of entries' `fields`); absent in packages made before locales. */
+  locales?: { default: string };
   files: Array<{ path: string; size: number; sha256: string }>;
 }
 
@@ -76,7 +78,12 @@ export interface PackageEntry {
   /** Importer links on the source: the record this entry was imported from (identity rule 2). */
   externalIds?: Array<{ format: string; entity: string; id: string }>;
   fields: Record<string, unknown>;
-  /** SHA-256 (hex) of the canonical JSON of {slug, status, fields} as written in this line. */
+  /**
+   * The entry's versions in other locales than the source's default: locale -> {status, fields} (only the localized
+   * fields the version has, in the same package form); absent when it has none.
+   */
+  locales?: Record<string, { status: string; fields: Record<string, unknown> }>;
+  /** SHA-256 (hex) of the canonical JSON of {slug, status, fields} (and `locales` when present) as written in this line. */
   checksum: string;
   /** Sync packages only: the checksum both sides last agreed on (from the builder's ledger for the peer). */
   baseChecksum?: string;

@@ -19,6 +19,7 @@ import { componentRoutes } from './routes-components.js';
 import { LocalesService } from './locales-service.js';
 import { LocaleRow } from './models/locale-row.js';
 import { localeRoutes } from './routes-locales.js';
+import { LocaleLifecycle } from './locale-lifecycle.js';
 import { typesCommand } from './types-command.js';
 import { EntriesService } from './entries-service.js';
 import { ListCache } from './list-cache.js';
@@ -110,6 +111,18 @@ const componentsService = (c: ComponentsCradle) =>
       }),
   );
 
+/** Entries' values when a locale is deleted or the default changes; the collections and entries are read lazily. */
+const localeLifecycle = (c: { sequelize: Sequelize; collections: CollectionsService; entries: EntriesService }) =>
+  new LocaleLifecycle(
+    c.sequelize,
+    () => c.collections,
+    (tenant, collection) => c.entries.invalidateLists(tenant, collection),
+  );
+
+/** The locales service, which moves entries' values when a locale is deleted or the default changes. */
+const localesService = (c: { sequelize: Sequelize; events: EventBus; collections: CollectionsService; entries: EntriesService }) =>
+  new LocalesService(c.sequelize, c.events, () => localeLifecycle(c));
+
 /** The plugin's container keys: collections, components, entries, the content clients, schedules, preview links. */
 function registerServices(container: PluginRegisterContext['container'], listCache: boolean): void {
   container.register(
@@ -121,10 +134,7 @@ function registerServices(container: PluginRegisterContext['container'], listCac
     ).singleton(),
   );
   container.register('components', asFunction(componentsService).singleton());
-  container.register(
-    'locales',
-    asFunction((c: { sequelize: Sequelize; events: EventBus }) => new LocalesService(c.sequelize, c.events)).singleton(),
-  );
+  container.register('locales', asFunction(localesService).singleton());
   container.register(
     'entries',
     asFunction(

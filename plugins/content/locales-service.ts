@@ -11,6 +11,7 @@ import {
 } from '../../kernel/sdk.js';
 import { LocaleRow } from './models/locale-row.js';
 import { LOCALES_CHANGED } from './public.js';
+import type { LocaleLifecycle } from './locale-lifecycle.js';
 
 /** At most this many locales per installation (every list over them stays small: reads walk fallback chains). */
 export const MAX_LOCALES = 100;
@@ -108,6 +109,8 @@ export class LocalesService {
   constructor(
     private readonly sequelize: Sequelize,
     private readonly events: EventBus,
+    /** Entries' values when a locale is deleted or the default changes (locale-lifecycle.ts). */
+    private readonly lifecycle?: () => LocaleLifecycle | undefined,
   ) {
     this.rows = modelsOf(sequelize.models, { LocaleRow }).LocaleRow;
   }
@@ -216,8 +219,11 @@ export class LocalesService {
     return this.get(canonical);
   }
 
-  /** A new name or fallback; `isDefault: true` makes it the default (and drops its fallback: the default has none). */
-  async update(code: string, patch: LocalePatch): Promise<LocaleDefinition> {
+  /**
+   * A new name or fallback; `isDefault: true` makes it the default (and drops its fallback: the default has none),
+   * moving entries' values so each stays under its locale (locale-lifecycle.ts); `report` hears what moved.
+   */
+  async update(code: string, patch: LocalePatch, report?: (moved: { entriesMoved: number }) => void): Promise<LocaleDefinition> {
     await this.fresh();
     const current = await this.get(code);
     const fallback = patch.fallback === undefined ? current.fallback : (this.target(patch.fallback, 'fallback') ?? null);
@@ -228,12 +234,20 @@ export class LocalesService {
         return { ...l, name: patch.name ?? l.name, isDefault: l.isDefault || makeDefault, fallback: makeDefault ? null : fallback };
       return makeDefault ? { ...l, isDefault: false } : l;
     });
+    const lifecycle = this.lifecycle?.();
+    if (makeDefault) {
+      checkFallbacks(next);
+      report?.({ entriesMoved: lifecycle ? await lifecycle.moveDefault(this.list(), this.defaultCode(), current.code) : 0 });
+    }
     await this.write(next, current.code);
     return this.get(current.code);
   }
 
-  /** Deletes a locale; 409 CONFLICT for the default and for one another locale falls back to (naming them). */
-  async remove(code: string): Promise<void> {
+  /**
+   * Deletes a locale and its entries' versions (locale-lifecycle.ts; answers how many); 409 CONFLICT for the default
+   * and for one another locale falls back to (naming them).
+   */
+  async remove(code: string): Promise<number> {
     await this.fresh();
     const current = await this.get(code);
     if (current.isDefault) throw new ConflictError(`Locale '${current.code}' is the default locale: make another the default first`);
@@ -242,10 +256,15 @@ export class LocalesService {
       throw new ConflictError(
         `Locale '${current.code}' is the fallback of ${users.map((l) => `'${l.code}'`).join(', ')}: change their fallback first`,
       );
+    const lifecycle = this.lifecycle?.();
+    // Versions first (the locale can still be deleted again if this fails), then once more after: none written in between is left.
+    let versions = lifecycle ? await lifecycle.dropVersions(current.code) : 0;
     await this.write(
       this.list().filter((l) => l.code !== current.code),
       current.code,
     );
+    if (lifecycle) versions += await lifecycle.dropVersions(current.code);
+    return versions;
   }
 
   /**

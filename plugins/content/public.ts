@@ -91,3 +91,11 @@ export { inverseOf } from './relation-inverse.js';
 /** Content locales: the service (configuration of the installation), their answer shape and the canonical form of a code. */
 export type { LocalesService, LocaleDefinition } from './locales-service.js';
 export { canonicalLocale, checkFallbacks } from './locales-service.js';
+/** Entries' versions in other locales for plugins that move entries (content packages, content sync). */
+export {
+  defaultLocaleCode,
+  readEntryLocaleVersions,
+  replaceEntryLocaleVersions,
+  removeEntryLocaleVersions,
+  type EntryLocaleVersion,
+} from './entry-locale-rows.js';

@@ -81,13 +81,14 @@ export const localeRoutes: RouteDefinition[] = [
     path: '/api/locales/:code',
     summary: "Changes a locale's name or fallback, or makes it the default (system:settings)",
     description:
-      'fallback: another locale, or null; a fallback chain that comes back to a locale is 400 VALIDATION_ERROR. isDefault: true makes this locale the default (the previous default stops being it; the default has no fallback, so this drops its own).',
+      "fallback: another locale, or null; a fallback chain that comes back to a locale is 400 VALIDATION_ERROR. isDefault: true makes this locale the default (the previous default stops being it; the default has no fallback, so this drops its own) and moves entries' values so each stays under its locale: the previous default's values become its version, the new default's (as reads in it answered them) the entry's own; other locales keep their own values (what they took from the default they now take from the new one).",
     request: { ...codeParam, body: localePatch },
     response: locale,
     handler: async ({ ctx, params, body, scope }): Promise<LocaleDefinition> => {
       const before = await scope.locales.get(params.code);
-      const after = await scope.locales.update(params.code, body);
-      await audited(ctx, 'changed', after.code, { before, after });
+      let moved: { entriesMoved: number } | undefined;
+      const after = await scope.locales.update(params.code, body, (m) => (moved = m));
+      await audited(ctx, 'changed', after.code, { before, after, ...moved });
       return after;
     },
   }),
@@ -96,13 +97,13 @@ export const localeRoutes: RouteDefinition[] = [
     path: '/api/locales/:code',
     summary: 'Deletes a locale (system:settings)',
     description:
-      "409 CONFLICT for the default locale, and for a locale another locale falls back to (the answer names them: change their fallback first). Entries' values in the locale are not deleted with it.",
+      "409 CONFLICT for the default locale, and for a locale another locale falls back to (the answer names them: change their fallback first). Entries' versions in the locale are deleted with it (the audit entry counts them).",
     request: codeParam,
     response: z.object({ deleted: z.literal(true) }),
     handler: async ({ ctx, params, scope }) => {
       const before = await scope.locales.get(params.code);
-      await scope.locales.remove(params.code);
-      await audited(ctx, 'deleted', before.code, { name: before.name });
+      const versionsDeleted = await scope.locales.remove(params.code);
+      await audited(ctx, 'deleted', before.code, { name: before.name, versionsDeleted });
       return { deleted: true as const };
     },
   }),

@@ -1,0 +1,178 @@
+/**
+ * What happens to entries' values when a locale is deleted or another locale becomes the default (issue 36).
+ *
+ * - **Deleting a locale** deletes its versions in content_entry_locales (every collection, every tenant) in batches of
+ *   BATCH rows, each its own statement: first while the locale still exists, then once more after it is gone (a
+ *   version written in between is not left behind). The number deleted is answered (the route audits it).
+ * - **Changing the default** keeps every value under its locale: the entry's row holds the default locale's values,
+ *   so for each entry of a collection with localized fields (BATCH entries per transaction, which awaits nothing but
+ *   the database) the row's localized values and status become the old default's version in content_entry_locales
+ *   (its status, writer and timestamps the row's), and the row takes, per localized field, what a read in the new
+ *   default answered before (its own value, else its fallback chain's, else the old default's) and the status of its
+ *   version there (`draft` without one); its version there is deleted. Then the locale list changes. So reads in the
+ *   old and the new default answer what they answered before, and every other locale keeps its own values and
+ *   statuses; what a locale took from the end of its chain (the default) it now takes from the new default, as
+ *   changing the default means (fallbacks are not changed: a chain never changes without the administrator's word).
+ *   Between the first batch and the list's change (the move is not one transaction), a read may see a moved entry
+ *   under the old default's code.
+ */
+import { Op, QueryTypes, type Sequelize, type Transaction } from 'sequelize';
+import type { CollectionsService, LoadedCollection } from './collections-service.js';
+import { localizedFields } from './entry-locales.js';
+import { columnName, fromColumn, toColumn } from './field-types.js';
+import type { LocaleDefinition } from './locales-service.js';
+
+const TABLE = 'content_entry_locales';
+/** Rows (versions, or entries) per statement or transaction. */
+export const BATCH = 200;
+
+type VersionRow = { tenant_id: string; entry_id: string; locale: string; data: string; status: string };
+
+const parse = (text: unknown): Record<string, unknown> => {
+  try {
+    const v: unknown = typeof text === 'string' ? JSON.parse(text) : text;
+    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+};
+
+/** The chain a read in `code` walked with these locales: the locale, its fallbacks, then the default (each once). */
+export function chainOf(locales: ReadonlyArray<LocaleDefinition>, code: string): string[] {
+  const byCode = new Map(locales.map((l) => [l.code, l]));
+  const out = [code];
+  for (let at = byCode.get(code)?.fallback; at && !out.includes(at); at = byCode.get(at)?.fallback) out.push(at);
+  const def = locales.find((l) => l.isDefault)?.code;
+  if (def && !out.includes(def)) out.push(def);
+  return out;
+}
+
+export class LocaleLifecycle {
+  constructor(
+    private readonly sequelize: Sequelize,
+    private readonly collections: () => CollectionsService,
+    private readonly invalidate: (tenantId: string, collection: string) => Promise<void>,
+  ) {}
+
+  /** Deletes every version in `code`, BATCH rows per statement; answers how many and which lists changed. */
+  async dropVersions(code: string): Promise<number> {
+    let n = 0;
+    const touched = new Set<string>();
+    for (;;) {
+      const keys = await this.sequelize.query<{ tenant_id: string; collection: string; entry_id: string }>(
+        `SELECT tenant_id, collection, entry_id FROM ${TABLE} WHERE locale = :code LIMIT ${BATCH}`,
+        { replacements: { code }, type: QueryTypes.SELECT },
+      );
+      if (!keys.length) break;
+      const groups = new Map<string, { tenantId: string; collection: string; ids: string[] }>();
+      for (const k of keys) {
+        const g = groups.get(`${k.tenant_id}\0${k.collection}`) ?? { tenantId: k.tenant_id, collection: k.collection, ids: [] };
+        g.ids.push(k.entry_id);
+        groups.set(`${k.tenant_id}\0${k.collection}`, g);
+      }
+      for (const g of groups.values()) {
+        await this.sequelize.query(
+          `DELETE FROM ${TABLE} WHERE locale = :code AND tenant_id = :tenantId AND collection = :collection AND entry_id IN (:ids)`,
+          { replacements: { code, ...g } },
+        );
+        touched.add(`${g.tenantId}\0${g.collection}`);
+      }
+      n += keys.length;
+    }
+    for (const key of touched) {
+      const [tenantId, collection] = key.split('\0') as [string, string];
+      await this.invalidate(tenantId, collection).catch(() => undefined);
+    }
+    return n;
+  }
+
+  /**
+   * Moves values so each stays under its locale when `to` becomes the default instead of `from` (`before`: the locale
+   * list before the change). Answers the number of entries moved.
+   */
+  async moveDefault(before: ReadonlyArray<LocaleDefinition>, from: string, to: string): Promise<number> {
+    const chain = chainOf(before, to);
+    let moved = 0;
+    for (const c of this.collections().list()) {
+      if (!localizedFields(c).length) continue;
+      const tenants = new Set<string>();
+      let after: string | null = null;
+      for (;;) {
+        const page = (await c.model.findAll({
+          attributes: ['id'],
+          where: after === null ? {} : { id: { [Op.gt]: after } },
+          order: [['id', 'ASC']],
+          limit: BATCH,
+          raw: true,
+        })) as unknown as Array<{ id: string }>;
+        if (!page.length) break;
+        after = page[page.length - 1]!.id;
+        moved += await this.sequelize.transaction((transaction) =>
+          this.moveBatch(
+            c,
+            page.map((r) => r.id),
+            { from, to, chain, tenants },
+            transaction,
+          ),
+        );
+        if (page.length < BATCH) break;
+      }
+      for (const t of tenants) await this.invalidate(t, c.name).catch(() => undefined);
+    }
+    return moved;
+  }
+
+  private async moveBatch(
+    c: LoadedCollection,
+    ids: string[],
+    m: { from: string; to: string; chain: string[]; tenants: Set<string> },
+    transaction: Transaction,
+  ): Promise<number> {
+    const fields = localizedFields(c);
+    const rows = (await c.model.findAll({ where: { id: { [Op.in]: ids } }, raw: true, transaction })) as unknown as Array<
+      Record<string, unknown>
+    >;
+    const versions = await this.sequelize.query<VersionRow>(
+      `SELECT tenant_id, entry_id, locale, data, status FROM ${TABLE} WHERE collection = :collection AND entry_id IN (:ids) AND locale IN (:locales)`,
+      { replacements: { collection: c.name, ids, locales: m.chain }, type: QueryTypes.SELECT, transaction },
+    );
+    const own = new Map<string, { data: Record<string, unknown>; status: string }>();
+    for (const v of versions) own.set(`${v.tenant_id}\0${v.entry_id}\0${v.locale}`, { data: parse(v.data), status: v.status });
+    for (const r of rows) {
+      const tenantId = String(r.tenant_id);
+      const id = String(r.id);
+      const version = (code: string) => own.get(`${tenantId}\0${id}\0${code}`);
+      const old: Record<string, unknown> = {};
+      const changes: Record<string, unknown> = { status: version(m.to)?.status ?? 'draft' };
+      for (const f of fields) {
+        old[f.name] = fromColumn(f, r[columnName(f)]);
+        const source = m.chain.find((code) => code === m.from || Object.hasOwn(version(code)?.data ?? {}, f.name));
+        const value = source === m.from || source === undefined ? old[f.name] : version(source)!.data[f.name];
+        changes[columnName(f)] = value === null || value === undefined ? null : toColumn(f, value);
+      }
+      await c.model.update(changes, { where: { id, tenant_id: tenantId }, transaction });
+      const key = { tenantId, collection: c.name, entryId: id };
+      await this.sequelize.query(
+        `DELETE FROM ${TABLE} WHERE tenant_id = :tenantId AND collection = :collection AND entry_id = :entryId AND locale IN (:locales)`,
+        { replacements: { ...key, locales: [m.from, m.to] }, transaction },
+      );
+      await this.sequelize.query(
+        `INSERT INTO ${TABLE} (tenant_id, collection, entry_id, locale, data, status, updated_by, created_at, updated_at) VALUES (:tenantId, :collection, :entryId, :locale, :data, :status, :updatedBy, :createdAt, :updatedAt)`,
+        {
+          replacements: {
+            ...key,
+            locale: m.from,
+            data: JSON.stringify(old),
+            status: String(r.status),
+            updatedBy: r.updated_by ?? null,
+            createdAt: r.created_at,
+            updatedAt: r.updated_at,
+          },
+          transaction,
+        },
+      );
+      m.tenants.add(tenantId);
+    }
+    return rows.length;
+  }
+}
