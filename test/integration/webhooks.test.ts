@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { QueryTypes } from 'sequelize';
+import type { AuditLog } from '../../kernel/audit.js';
 import { as, createCollections, dataOf, entryMaker, failureOf } from '../helpers/content.js';
 import { startTestKernel, fixturePlugin, useIdentityKernel, type TestKernel } from '../helpers/kernel.js';
 import { DB_VARIANTS } from '../helpers/services.js';
@@ -59,6 +60,38 @@ for (const variant of DB_VARIANTS) {
       expect(changed.collections).to.deep.equal(['posts']);
       await dataOf(await admin().delete(`/api/webhooks/${hook._id}`));
       expect((await failureOf(await admin().get(`/api/webhooks/${hook._id}`), 404)).error).to.equal('WEBHOOK_NOT_FOUND');
+    });
+
+    it('records creation, the issued secret, changes, tests, redeliveries and deletion in the audit trail, never the secret', async function () {
+      const hook = await create({ url: `${receiver.url}/T0KEN-in-path?key=query-secret`, events: ['on:create'] });
+      await dataOf(await admin().patch(`/api/webhooks/${hook._id}`, { name: 'site 2', enabled: false }));
+      const ping = await dataOf(await admin().post(`/api/webhooks/${hook._id}/test`));
+      await dataOf(await admin().post(`/api/webhooks/${hook._id}/deliveries/${ping._id}/redeliver`));
+      await dataOf(await admin().delete(`/api/webhooks/${hook._id}`));
+      await t.kernel.container.resolve<AuditLog>('audit').flush();
+      const rows = await t.kernel.sequelize.query<{ action: string; actor: string; message: string; details: string }>(
+        "SELECT action, actor, message, details FROM cms_audit_log WHERE action LIKE 'webhook.%' ORDER BY id",
+        { type: QueryTypes.SELECT },
+      );
+      const mine = rows.filter((r) => JSON.parse(r.details).target?.id === hook._id);
+      expect(mine.map((r) => r.action)).to.deep.equal([
+        'webhook.created',
+        'webhook.secret-issued',
+        'webhook.changed',
+        'webhook.tested',
+        'webhook.redelivered',
+        'webhook.deleted',
+      ]);
+      for (const r of mine) expect(JSON.parse(r.actor)).to.include({ tenantId: 'default' });
+      const created = JSON.parse(mine[0]!.details);
+      expect(created).to.deep.include({ name: 'site', events: ['on:create'], enabled: true, urlOrigin: new URL(receiver.url).origin });
+      const changed = JSON.parse(mine[2]!.details);
+      expect(changed.before).to.deep.equal({ name: 'site', enabled: true });
+      expect(changed.after).to.deep.equal({ name: 'site 2', enabled: false });
+      expect(JSON.parse(mine[4]!.details)).to.include({ delivery: ping._id, event: 'ping', status: 'succeeded' });
+      const text = JSON.stringify(rows);
+      expect(text).to.not.contain(hook.secret).and.not.contain(hook.secret.slice(6, 20));
+      expect(text).to.not.contain('T0KEN-in-path').and.not.contain('query-secret');
     });
 
     it("keeps a tenant's webhooks from another tenant's admin and from editors", async function () {
