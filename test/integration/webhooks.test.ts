@@ -1,6 +1,8 @@
 import { expect } from 'chai';
 import { QueryTypes } from 'sequelize';
 import type { AuditLog } from '../../kernel/audit.js';
+import type { EventBus } from '../../kernel/events.js';
+import { ENTRY_EVENTS } from '../../plugins/content/public.js';
 import { as, createCollections, dataOf, entryMaker, failureOf } from '../helpers/content.js';
 import { startTestKernel, fixturePlugin, useIdentityKernel, type TestKernel } from '../helpers/kernel.js';
 import { DB_VARIANTS } from '../helpers/services.js';
@@ -21,6 +23,7 @@ for (const variant of DB_VARIANTS) {
             t,
             { name: 'posts', fields: [{ name: 'title', type: 'text' }] },
             { name: 'notes', fields: [{ name: 'title', type: 'text' }] },
+            { name: 'codes', fields: [{ name: 'code', type: 'text', unique: true }] },
           ),
       },
       // The receiver is on loopback: the operator switch lets the webhooks reach it. Retries after 50 ms.
@@ -189,6 +192,63 @@ for (const variant of DB_VARIANTS) {
       const again = await dataOf(await admin().post(`/api/webhooks/${hook._id}/deliveries/${failed._id}/redeliver`));
       expect(again).to.include({ _id: failed._id, status: 'succeeded', attempts: 4, responseStatus: 200 });
       expect(receiver.received.at(-1)!.headers['x-cms-delivery']).to.equal(failed._id);
+      await admin().delete(`/api/webhooks/${hook._id}`);
+    });
+
+    it('enqueues an event announced after commit outside that transaction, once it let the database go', async function () {
+      const hook = await create({ events: ['on:create'], collections: ['codes'] });
+      const events = t.kernel.container.resolve<EventBus>('events');
+      const sequelize = t.kernel.sequelize;
+      const count = async () =>
+        Number(
+          (
+            await sequelize.query<{ n: number }>('SELECT COUNT(*) AS n FROM cms_webhook_deliveries WHERE webhook_id = ?', {
+              replacements: [hook._id],
+              type: QueryTypes.SELECT,
+            })
+          )[0]!.n,
+        );
+      let duringHook = -1;
+      // As content-packages' import does: the event is published in an afterCommit hook, which on SQLite
+      // still runs while the transaction holds the one writer (an INSERT from there would be a nested write).
+      await sequelize.transaction(async (transaction) => {
+        await sequelize.query('UPDATE cms_webhooks SET updated_at = updated_at WHERE id = ?', { replacements: [hook._id], transaction });
+        transaction.afterCommit(async () => {
+          await events.publish(ENTRY_EVENTS.create, {
+            tenantId: 'default',
+            collection: 'codes',
+            entry: { _id: 'from-an-import', code: 'X' } as never,
+            userId: null,
+          });
+          await new Promise((r) => setTimeout(r, 150));
+          duringHook = await count();
+        });
+      });
+      if (variant.name === 'sqlite') expect(duringHook, 'no delivery row while the transaction holds the writer').to.equal(0);
+      const [got] = await receiver.waitFor(1);
+      expect(JSON.parse(got!.body).data.entry).to.include({ _id: 'from-an-import' });
+      expect(await count()).to.equal(1);
+      await admin().delete(`/api/webhooks/${hook._id}`);
+    });
+
+    it('enqueues nothing for an entry write that rolls back', async function () {
+      const hook = await create({ events: ['on:create', 'on:update'], collections: ['codes'] });
+      const make = entryMaker(t);
+      const first = await make('codes', { code: 'A' });
+      await receiver.waitFor(1);
+      // The unique value is refused inside the write's transaction: it rolls back, nothing is announced.
+      const refused = await as(t, 'editor').post('/api/collections/codes', { code: 'A' });
+      expect(refused.status).to.be.within(400, 499);
+      const other = await make('codes', { code: 'B' });
+      expect((await as(t, 'editor').patch(`/api/collections/codes/${other}`, { code: 'A' })).status).to.be.within(400, 499);
+      // A later write's delivery arrives after any the refused ones could have made: none did.
+      await make('codes', { code: 'C' });
+      const got = await receiver.waitFor(3);
+      await new Promise((r) => setTimeout(r, 200));
+      const sent = got.map((r) => JSON.parse(r.body)).map((b) => `${b.event} ${b.data.entry.code}`);
+      expect(sent).to.deep.equal(['on:create A', 'on:create B', 'on:create C']);
+      expect((await deliveries(hook._id)).total).to.equal(3);
+      expect(first).to.be.a('string');
       await admin().delete(`/api/webhooks/${hook._id}`);
     });
 
