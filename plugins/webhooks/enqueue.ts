@@ -8,7 +8,7 @@
 import { AsyncResource } from 'node:async_hooks';
 import type { BusEvent, EventBus, FollowedEach, Logger } from '../../kernel/sdk.js';
 import type { DeliveryStore, NewDelivery } from './delivery-store.js';
-import { WEBHOOK_EVENTS } from './public.js';
+import { INSTALLATION_EVENTS, WEBHOOK_EVENTS } from './public.js';
 import type { WebhookTarget } from './webhook-store.js';
 
 /** The body's `data` of an event: its payload without the tenant (in the body's `tenantId`) and the acting user's id. */
@@ -17,16 +17,18 @@ export function dataOf(payload: Record<string, unknown>): Record<string, unknown
   return data;
 }
 
-/** The deliveries of one event for the given webhooks of its tenant. */
+/**
+ * The deliveries of one event for the given webhooks: those enabled and subscribed to it and, for an event
+ * about a collection (its entries, or itself), whose `collections` filter holds that collection. Each
+ * delivery is for its webhook's tenant (for a tenant's event: that tenant).
+ */
 export function deliveriesFor(event: BusEvent, hooks: WebhookTarget[]): NewDelivery[] {
   const payload = (event.payload ?? {}) as Record<string, unknown>;
-  const tenantId = payload.tenantId;
-  if (typeof tenantId !== 'string') return [];
   const collection = typeof payload.collection === 'string' ? payload.collection : null;
   return hooks
     .filter((w) => w.enabled && w.events.includes(event.name as never))
     .filter((w) => !collection || !w.collections || w.collections.includes(collection))
-    .map((w) => ({ webhookId: w._id, tenantId, event: event.name, data: dataOf(payload) }));
+    .map((w) => ({ webhookId: w._id, tenantId: w.tenantId, event: event.name, data: dataOf(payload) }));
 }
 
 export interface EnqueueDeps {
@@ -34,6 +36,8 @@ export interface EnqueueDeps {
   deliveries: DeliveryStore;
   /** The enabled webhooks of a tenant (a copy per tenant). */
   hooks: FollowedEach<string, WebhookTarget[]>;
+  /** The enabled webhooks of every tenant that subscribe to an event (installation events are rare: read each time). */
+  subscribers(event: string): Promise<WebhookTarget[]>;
   logger: Logger;
   /** Called after rows were written: the dispatcher of this instance sends them at once. */
   enqueued(): void;
@@ -75,9 +79,18 @@ export class Enqueuer {
   /** An event's deliveries join the next batch (another instance's events were enqueued there). */
   private async take(event: BusEvent): Promise<void> {
     if (event.origin !== this.deps.events.instanceId) return;
+    if (INSTALLATION_EVENTS.includes(event.name)) {
+      this.add(deliveriesFor(event, await this.deps.subscribers(event.name)));
+      return;
+    }
     const tenantId = (event.payload as { tenantId?: unknown } | null)?.tenantId;
     if (typeof tenantId !== 'string') return;
-    this.add(deliveriesFor(event, await this.deps.hooks.get(tenantId)));
+    this.add(
+      deliveriesFor(
+        event,
+        (await this.deps.hooks.get(tenantId)).filter((w) => w.tenantId === tenantId),
+      ),
+    );
   }
 
   /** Queues rows for the next batch (written shortly, in the enqueuer's context). */

@@ -51,7 +51,14 @@ export default definePlugin(() => {
         maxAgeMs: 60_000,
         max: 10_000,
       });
-      const enqueuer = new Enqueuer({ events: cradle.events, deliveries, hooks, logger, enqueued: () => void dispatcher.kick() });
+      const enqueuer = new Enqueuer({
+        events: cradle.events,
+        deliveries,
+        hooks,
+        subscribers: (event) => webhooks.subscribers(event),
+        logger,
+        enqueued: () => void dispatcher.kick(),
+      });
       // Last added, first run at shutdown: no new deliveries, then the sends in progress finish.
       onClose(() => {
         service = null;

@@ -39,6 +39,13 @@ for (const variant of DB_VARIANTS) {
       receiver.fallback = 200;
     });
     const admin = () => as(t, 'admin');
+    // A failed test leaves no webhook behind to deliver into the next one.
+    afterEach(async () => {
+      for (const tenant of ['default', 'other']) {
+        const left = await dataOf(await as(t, 'admin', tenant).get('/api/webhooks'));
+        for (const w of left) await as(t, 'admin', tenant).delete(`/api/webhooks/${w._id}`);
+      }
+    });
     const create = async (body: Record<string, unknown>) =>
       dataOf(await admin().post('/api/webhooks', { name: 'site', url: receiver.url, ...body }), 201);
     const deliveries = async (id: string) => dataOf(await admin().get(`/api/webhooks/${id}/deliveries`));
@@ -250,6 +257,60 @@ for (const variant of DB_VARIANTS) {
       expect((await deliveries(hook._id)).total).to.equal(3);
       expect(first).to.be.a('string');
       await admin().delete(`/api/webhooks/${hook._id}`);
+    });
+
+    it('delivers on:publish when an entry becomes published, with on:status_change and its previous status', async function () {
+      const hook = await create({ events: ['on:publish', 'on:status_change'], collections: ['posts'] });
+      const make = entryMaker(t);
+      const draft = await make('posts', { title: 'later', status: 'draft' });
+      await dataOf(await as(t, 'editor').patch(`/api/collections/posts/${draft}`, { title: 'still a draft' }));
+      await dataOf(await as(t, 'editor').patch(`/api/collections/posts/${draft}`, { status: 'published' }));
+      await dataOf(await as(t, 'editor').patch(`/api/collections/posts/${draft}`, { title: 'edited while published' }));
+      const born = await make('posts', { title: 'born published' });
+      await dataOf(await as(t, 'editor').patch(`/api/collections/posts/${born}`, { status: 'archived' }));
+      await receiver.waitFor(4);
+      await new Promise((r) => setTimeout(r, 200));
+      const bodies = receiver.received.map((r) => JSON.parse(r.body));
+      const seen = bodies.map((b) => [b.event, b.data.entry._id, b.data.entry.status, b.data.previousStatus ?? null]);
+      expect(seen).to.deep.equal([
+        ['on:status_change', draft, 'published', 'draft'],
+        ['on:publish', draft, 'published', 'draft'],
+        ['on:publish', born, 'published', null],
+        ['on:status_change', born, 'archived', 'published'],
+      ]);
+      expect(bodies.map((b) => b.id)).to.have.length(new Set(bodies.map((b) => b.id)).size);
+      await admin().delete(`/api/webhooks/${hook._id}`);
+    });
+
+    it('delivers collection creation, change and deletion to the subscribed webhooks of every tenant', async function () {
+      const mine = await create({ events: ['on:collection_create', 'on:collection_update', 'on:collection_delete'] });
+      const filtered = await create({ name: 'posts only', events: ['on:collection_create'], collections: ['posts'] });
+      const others = await dataOf(
+        await as(t, 'admin', 'other').post('/api/webhooks', { name: 'other', url: receiver.url, events: ['on:collection_delete'] }),
+        201,
+      );
+      const fields = [{ name: 'title', type: 'text' }];
+      await createCollections(t, { name: 'pages', fields });
+      await dataOf(await admin().patch('/api/collections/pages/schema', { fields: [...fields, { name: 'body', type: 'text' }] }));
+      await dataOf(await admin().delete('/api/collections/pages/schema'));
+      await receiver.waitFor(4);
+      await new Promise((r) => setTimeout(r, 200));
+      const bodies = receiver.received.map((r) => ({ ...JSON.parse(r.body), delivery: r.headers['x-cms-delivery'] }));
+      const seen = bodies.map((b) => `${b.tenantId} ${b.event} ${b.data.collection}`).sort();
+      expect(seen).to.deep.equal(
+        [
+          'default on:collection_create pages',
+          'default on:collection_update pages',
+          'default on:collection_delete pages',
+          'other on:collection_delete pages',
+        ].sort(),
+      );
+      for (const b of bodies) expect(b.data).to.deep.equal({ collection: 'pages' });
+      expect((await deliveries(filtered._id)).total).to.equal(0);
+      expect((await dataOf(await as(t, 'admin', 'other').get(`/api/webhooks/${others._id}/deliveries`))).total).to.equal(1);
+      await admin().delete(`/api/webhooks/${mine._id}`);
+      await admin().delete(`/api/webhooks/${filtered._id}`);
+      await as(t, 'admin', 'other').delete(`/api/webhooks/${others._id}`);
     });
 
     it("delivers a media upload of its tenant, not another tenant's", async function () {
