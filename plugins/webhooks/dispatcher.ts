@@ -87,13 +87,13 @@ export class Dispatcher {
     const ok = responseStatus !== null && responseStatus >= 200 && responseStatus < 300;
     const delay = this.deps.options.retryDelaysMs[attempt - 1];
     const status: DeliveryView['status'] = ok ? 'succeeded' : delay === undefined ? 'failed' : 'retrying';
-    return { status, responseStatus, durationMs, nextAttemptAt: status === 'retrying' ? Date.now() + delay! : null };
+    return { status, responseStatus, durationMs, nextAttemptAt: status === 'retrying' ? this.deps.deliveries.now() + delay! : null };
   }
 
   /** One attempt: the answer's status, or null when there was none (refused address, network error, timeout). */
   private async post(url: string, secret: string, delivery: ClaimedDelivery): Promise<{ status: number | null; durationMs: number }> {
     const started = performance.now();
-    const t = Math.floor(Date.now() / 1000);
+    const t = Math.floor(this.deps.deliveries.now() / 1000);
     const headers = {
       'content-type': 'application/json',
       'user-agent': 'CMS-Webhooks/1',

@@ -32,8 +32,8 @@ export default definePlugin(() => {
       const cradle: ContainerServices & Record<string, any> = container.cradle;
       const sequelize = () => cradle.sequelize;
       const webhooks = new WebhookStore(sequelize, new WebhookSecrets(sequelize, config.secrets?.encryptionKey));
-      const deliveries = new DeliveryStore(sequelize);
       const opts = options!;
+      const deliveries = new DeliveryStore(sequelize, opts.clock ?? Date.now);
       const dispatcher = new Dispatcher({
         deliveries,
         webhooks,
