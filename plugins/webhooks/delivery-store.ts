@@ -144,6 +144,13 @@ export class DeliveryStore {
     );
   }
 
+  private lastLeaseUntil = 0;
+  /** A lease end later than every other this instance gave: a claim's rows are those of its owner and lease end. */
+  private leaseUntil(at: number): number {
+    this.lastLeaseUntil = Math.max(at, this.lastLeaseUntil + 1);
+    return this.lastLeaseUntil;
+  }
+
   /** The ids of due deliveries of enabled webhooks whose lease is free (candidates: claim() decides). */
   async due(limit: number, now = this.now()): Promise<string[]> {
     const rows = await this.sequelize().query<{ id: string }>(
@@ -160,7 +167,7 @@ export class DeliveryStore {
     const result = await this.sequelize().query(
       `UPDATE cms_webhook_deliveries SET lease_until = ?, lease_owner = ?
        WHERE id = ? AND status IN ('pending', 'retrying') AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until < ?)`,
-      { replacements: [now + leaseMs, owner, id, now, now], type: QueryTypes.UPDATE },
+      { replacements: [this.leaseUntil(now + leaseMs), owner, id, now, now], type: QueryTypes.UPDATE },
     );
     if (affected(result[1]) !== 1) return null;
     const rows = await this.sequelize().query<Row>(
@@ -172,6 +179,31 @@ export class DeliveryStore {
     );
     const r = rows[0];
     return r ? { id: r.id, webhookId: r.webhook_id, event: r.event, body: r.body, attempts: Number(r.attempts) } : null;
+  }
+
+  /**
+   * Takes the leases of several due deliveries at once for `owner` until `leaseMs` from now: one UPDATE for
+   * the batch; answers those this instance got, in the order of `ids`.
+   */
+  async claimMany(ids: string[], owner: string, leaseMs: number, now = this.now()): Promise<ClaimedDelivery[]> {
+    if (!ids.length) return [];
+    const marks = ids.map(() => '?').join(', ');
+    const until = this.leaseUntil(now + leaseMs);
+    await this.sequelize().query(
+      `UPDATE cms_webhook_deliveries SET lease_until = ?, lease_owner = ?
+       WHERE id IN (${marks}) AND status IN ('pending', 'retrying') AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until < ?)`,
+      { replacements: [until, owner, ...ids, now, now], type: QueryTypes.UPDATE },
+    );
+    // The owner and this claim's lease end (unique on this instance) name the rows this UPDATE took.
+    const rows = await this.sequelize().query<Row>(
+      `SELECT id, webhook_id, event, body, attempts FROM cms_webhook_deliveries WHERE lease_owner = ? AND lease_until = ? AND id IN (${marks})`,
+      { replacements: [owner, until, ...ids], type: QueryTypes.SELECT },
+    );
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    return ids.flatMap((id) => {
+      const r = byId.get(id);
+      return r ? [{ id: r.id, webhookId: r.webhook_id, event: r.event, body: r.body, attempts: Number(r.attempts) }] : [];
+    });
   }
 
   /** Records an attempt's outcome and lets the lease go (only the holder's outcome counts). */
