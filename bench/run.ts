@@ -13,10 +13,11 @@
  * and the audit case (bench/audit-signin.ts: sign-ins with the audit trail on against record() as a no-op)
  * and the cache-flood case (bench/cache-flood.ts: unique list queries, the server's RSS against the cache bound)
  * and the GraphQL subscribers case (bench/graphql-subscribers.ts: BENCH_SUBSCRIBERS, default 10,000, against 1,000: delivery delays)
- * and the content-model cases (bench/content-model.ts: populate, a relation-path filter over 100,000 entries, blocks; `BENCH_MODEL_CASES` picks).
+ * and the content-model cases (bench/content-model.ts: populate, a relation-path filter over 100,000 entries, blocks; `BENCH_MODEL_CASES` picks)
+ * and the webhooks case (bench/webhooks.ts: entry writes with one webhook against none, deliveries once each, enqueue-to-delivery delay).
  * Every load is bounded (BENCH_SECONDS, default 8 s per case; 50 connections on 127.0.0.1).
  * BENCH_CASES picks groups (comma list; default all): startup, http (cases 1, 2 and Directus), storm, media, import,
- * dataops, transfer, audit, flood, subscribers, cluster (bench/cluster.ts: the list through the cluster harness's proxy), model.
+ * dataops, transfer, audit, flood, subscribers, cluster (bench/cluster.ts: the list through the cluster harness's proxy), model, webhooks.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
@@ -36,9 +37,10 @@ import { runLoginStormBench } from './login-storm.js';
 import { runMediaBench } from './media.js';
 import { benchKernelEnv, seedPosts } from './seed-posts.js';
 import { runStartupBench } from './startup.js';
+import { runWebhooksBench } from './webhooks.js';
 
 const GROUPS = new Set(
-  (process.env.BENCH_CASES ?? 'startup,http,storm,media,import,dataops,transfer,audit,flood,subscribers,cluster,model').split(','),
+  (process.env.BENCH_CASES ?? 'startup,http,storm,media,import,dataops,transfer,audit,flood,subscribers,cluster,model,webhooks').split(','),
 );
 
 async function main(): Promise<void> {
@@ -63,6 +65,7 @@ async function main(): Promise<void> {
   if (GROUPS.has('subscribers')) await runGraphqlSubscribersBench();
   if (GROUPS.has('cluster')) await runClusterBench();
   if (GROUPS.has('model')) await runContentModelBench();
+  if (GROUPS.has('webhooks')) await runWebhooksBench();
 }
 
 /** Cases 1 and 2, with Directus (when installed) measured first, while none of the other servers runs. */

@@ -30,7 +30,7 @@ import {
   tableNameFor,
   type TableRef,
 } from './table-migrations.js';
-import { COLLECTIONS_CHANGED } from './public.js';
+import { COLLECTION_EVENTS, COLLECTIONS_CHANGED } from './public.js';
 import { inverseClash, inversesOf, readView, type InverseField } from './relation-inverse.js';
 import { checkFieldChanges } from './field-conversion.js';
 import { planSchemaChange, type SchemaPlan } from './schema-plan.js';
@@ -175,9 +175,10 @@ export class CollectionsService {
     if (!(await this.copy.ready())) await this.copy.read();
   }
 
-  private async changed(name: string): Promise<void> {
+  private async changed(name: string, change: keyof typeof COLLECTION_EVENTS): Promise<void> {
     await this.refresh();
     await this.events.publish(COLLECTIONS_CHANGED, { name });
+    await this.events.publish(COLLECTION_EVENTS[change], { collection: name });
   }
 
   list(): LoadedCollection[] {
@@ -312,7 +313,7 @@ export class CollectionsService {
       await this.models.CollectionRow.destroy({ where: { name: input.name, uid: ref.uid } });
       throw err;
     }
-    await this.changed(input.name);
+    await this.changed(input.name, 'create');
     return this.get(input.name);
   }
 
@@ -364,7 +365,7 @@ export class CollectionsService {
       );
       throw err;
     }
-    await this.changed(name);
+    await this.changed(name, 'update');
     return this.get(name);
   }
 
@@ -380,6 +381,6 @@ export class CollectionsService {
     await this.models.Revision.destroy({ where: { collection: name } });
     // Its entries' versions in other locales (entry-locales.ts) go with them.
     await this.sequelize.query('DELETE FROM content_entry_locales WHERE collection = :name', { replacements: { name } });
-    await this.changed(name);
+    await this.changed(name, 'delete');
   }
 }

@@ -22,11 +22,24 @@ function updateEvents(name: string, entry: Entry, before: Entry, identity: Ident
   const events: Array<[string, ContentEvent]> = [
     [ENTRY_EVENTS.update, { tenantId: identity.tenantId, collection: name, entry, userId: identity.userId, ...statusChanged }],
   ];
-  if (entry.status !== before.status)
-    events.push([
-      ENTRY_EVENTS.statusChange,
-      { tenantId: identity.tenantId, collection: name, entry, userId: identity.userId, previousStatus: before.status },
-    ]);
+  if (entry.status !== before.status) {
+    const moved: ContentEvent = {
+      tenantId: identity.tenantId,
+      collection: name,
+      entry,
+      userId: identity.userId,
+      previousStatus: before.status,
+    };
+    events.push([ENTRY_EVENTS.statusChange, moved]);
+    if (entry.status === 'published') events.push([ENTRY_EVENTS.publish, moved]);
+  }
+  return events;
+}
+
+/** The events of a create: on:create, and on:publish for an entry created published. */
+function createEvents(name: string, entry: Entry, identity: Identity): Array<[string, ContentEvent]> {
+  const events = entryEvents('create', name, [entry], identity);
+  if (entry.status === 'published') events.push([ENTRY_EVENTS.publish, events[0]![1]]);
   return events;
 }
 
@@ -218,7 +231,7 @@ export class EntryWrites {
       await this.localised?.localise(c, [made], identity.tenantId, code);
       return made;
     });
-    await this.announcer.announceSafely(name, identity.tenantId, entryEvents('create', name, [entry], identity));
+    await this.announcer.announceSafely(name, identity.tenantId, createEvents(name, entry, identity));
     return entry;
   }
 

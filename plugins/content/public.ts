@@ -48,6 +48,17 @@ export const ENTRY_EVENTS = {
   update: defineEvent<ContentEvent>('on:update'),
   delete: defineEvent<ContentEvent>('on:delete'),
   statusChange: defineEvent<ContentEvent>('on:status_change'),
+  /** An entry became published (created published, or its status moved to published); payload as on:status_change. */
+  publish: defineEvent<ContentEvent>('on:publish'),
+} as const;
+/**
+ * A collection was created, changed or deleted (after COLLECTIONS_CHANGED, on the instance that made the
+ * change). Collections are shared by every tenant: the payload names the collection and no tenant.
+ */
+export const COLLECTION_EVENTS = {
+  create: defineEvent<{ collection: string }>('on:collection_create'),
+  update: defineEvent<{ collection: string }>('on:collection_update'),
+  delete: defineEvent<{ collection: string }>('on:collection_delete'),
 } as const;
 
 /** Its container keys, so `scope.collections`, `scope.entries` and `scope.contentClient` are typed in route handlers. */

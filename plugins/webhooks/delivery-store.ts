@@ -4,10 +4,29 @@
  * A claim is an UPDATE of a due row whose lease is free or expired: the instance whose UPDATE changed the
  * row sends it; a killed sender's lease expires and another instance sends the same row (same id) again.
  */
-import { randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { WebhookDeliveryNotFoundError } from './errors.js';
 import type { DeliveryView } from './public.js';
+
+let lastStamp = 0n;
+/**
+ * A delivery id: a UUID (version 7 layout) whose first 64 bits (milliseconds, version, a 12-bit counter) rise on this instance (milliseconds and a
+ * counter), so that deliveries written in one millisecond still sort in the order their events came (due
+ * rows with the same time are sent by id), followed by random bits.
+ */
+export function deliveryId(): string {
+  const ms = BigInt(Date.now());
+  let stamp = ms << 12n;
+  if (stamp <= lastStamp) stamp = lastStamp + 1n; // a counter in the low 12 bits; its overflow borrows the next millisecond
+  lastStamp = stamp;
+  const hi = stamp >> 12n; // 48 bits of milliseconds
+  const seq = Number(stamp & 0xfffn); // 12 bits of counter under the version nibble
+  const rand = randomBytes(8);
+  rand[0] = (rand[0]! & 0x3f) | 0x80; // RFC 4122 variant
+  const hex = hi.toString(16).padStart(12, '0') + (0x7000 | seq).toString(16) + rand.toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
+}
 
 export interface NewDelivery {
   webhookId: string;
@@ -58,15 +77,19 @@ const affected = (meta: unknown): number => {
 };
 
 export class DeliveryStore {
-  constructor(private readonly sequelize: () => Sequelize) {}
+  constructor(
+    private readonly sequelize: () => Sequelize,
+    /** The clock deliveries go by (options.clock; Date.now). */
+    readonly now: () => number = Date.now,
+  ) {}
 
   /** Inserts one pending row per delivery, due now; answers their ids. */
-  async enqueue(deliveries: NewDelivery[], at = Date.now()): Promise<string[]> {
+  async enqueue(deliveries: NewDelivery[], at = this.now()): Promise<string[]> {
     if (!deliveries.length) return [];
     const ids: string[] = [];
     const values: unknown[] = [];
     for (const d of deliveries) {
-      const id = randomUUID();
+      const id = deliveryId();
       ids.push(id);
       const body = JSON.stringify({ id, event: d.event, createdAt: new Date(at).toISOString(), tenantId: d.tenantId, data: d.data });
       values.push(id, d.webhookId, d.tenantId, d.event, body, 'pending', 0, at, at);
@@ -117,27 +140,34 @@ export class DeliveryStore {
     await this.get(tenantId, webhookId, id);
     await this.sequelize().query(
       "UPDATE cms_webhook_deliveries SET status = 'pending', next_attempt_at = ? WHERE tenant_id = ? AND webhook_id = ? AND id = ?",
-      { replacements: [Date.now(), tenantId, webhookId, id] },
+      { replacements: [this.now(), tenantId, webhookId, id] },
     );
   }
 
+  private lastLeaseUntil = 0;
+  /** A lease end later than every other this instance gave: a claim's rows are those of its owner and lease end. */
+  private leaseUntil(at: number): number {
+    this.lastLeaseUntil = Math.max(at, this.lastLeaseUntil + 1);
+    return this.lastLeaseUntil;
+  }
+
   /** The ids of due deliveries of enabled webhooks whose lease is free (candidates: claim() decides). */
-  async due(limit: number, now = Date.now()): Promise<string[]> {
+  async due(limit: number, now = this.now()): Promise<string[]> {
     const rows = await this.sequelize().query<{ id: string }>(
       `SELECT d.id FROM cms_webhook_deliveries d JOIN cms_webhooks w ON w.id = d.webhook_id
        WHERE d.status IN ('pending', 'retrying') AND d.next_attempt_at <= ? AND (d.lease_until IS NULL OR d.lease_until < ?) AND w.enabled = 1
-       ORDER BY d.next_attempt_at, d.created_at LIMIT ?`,
+       ORDER BY d.next_attempt_at, d.created_at, d.id LIMIT ?`,
       { replacements: [now, now, limit], type: QueryTypes.SELECT },
     );
     return rows.map((r) => r.id);
   }
 
   /** Takes the lease of one delivery for `owner` until `leaseMs` from now; null when another instance holds it or it is no longer due. */
-  async claim(id: string, owner: string, leaseMs: number, now = Date.now()): Promise<ClaimedDelivery | null> {
+  async claim(id: string, owner: string, leaseMs: number, now = this.now()): Promise<ClaimedDelivery | null> {
     const result = await this.sequelize().query(
       `UPDATE cms_webhook_deliveries SET lease_until = ?, lease_owner = ?
        WHERE id = ? AND status IN ('pending', 'retrying') AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until < ?)`,
-      { replacements: [now + leaseMs, owner, id, now, now], type: QueryTypes.UPDATE },
+      { replacements: [this.leaseUntil(now + leaseMs), owner, id, now, now], type: QueryTypes.UPDATE },
     );
     if (affected(result[1]) !== 1) return null;
     const rows = await this.sequelize().query<Row>(
@@ -149,6 +179,31 @@ export class DeliveryStore {
     );
     const r = rows[0];
     return r ? { id: r.id, webhookId: r.webhook_id, event: r.event, body: r.body, attempts: Number(r.attempts) } : null;
+  }
+
+  /**
+   * Takes the leases of several due deliveries at once for `owner` until `leaseMs` from now: one UPDATE for
+   * the batch; answers those this instance got, in the order of `ids`.
+   */
+  async claimMany(ids: string[], owner: string, leaseMs: number, now = this.now()): Promise<ClaimedDelivery[]> {
+    if (!ids.length) return [];
+    const marks = ids.map(() => '?').join(', ');
+    const until = this.leaseUntil(now + leaseMs);
+    await this.sequelize().query(
+      `UPDATE cms_webhook_deliveries SET lease_until = ?, lease_owner = ?
+       WHERE id IN (${marks}) AND status IN ('pending', 'retrying') AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until < ?)`,
+      { replacements: [until, owner, ...ids, now, now], type: QueryTypes.UPDATE },
+    );
+    // The owner and this claim's lease end (unique on this instance) name the rows this UPDATE took.
+    const rows = await this.sequelize().query<Row>(
+      `SELECT id, webhook_id, event, body, attempts FROM cms_webhook_deliveries WHERE lease_owner = ? AND lease_until = ? AND id IN (${marks})`,
+      { replacements: [owner, until, ...ids], type: QueryTypes.SELECT },
+    );
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    return ids.flatMap((id) => {
+      const r = byId.get(id);
+      return r ? [{ id: r.id, webhookId: r.webhook_id, event: r.event, body: r.body, attempts: Number(r.attempts) }] : [];
+    });
   }
 
   /** Records an attempt's outcome and lets the lease go (only the holder's outcome counts). */

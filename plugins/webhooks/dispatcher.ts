@@ -18,6 +18,9 @@ export function signature(secret: string, t: number, body: string): string {
   return `t=${t},v1=${createHmac('sha256', secret).update(`${t}.${body}`).digest('hex')}`;
 }
 
+/** What signing a delivery needs of its webhook. */
+type Signer = { url: string; secret: string };
+
 export interface DispatcherDeps {
   deliveries: DeliveryStore;
   webhooks: WebhookStore;
@@ -53,18 +56,19 @@ export class Dispatcher {
 
   /** Claims and sends due deliveries, `concurrency` at a time, until none is due. */
   private async sendDue(): Promise<void> {
-    const { deliveries, options } = this.deps;
-    for (let rounds = 0; rounds < 100 && !this.stopped; rounds++) {
-      const ids = await deliveries.due(options.concurrency * 4);
+    const { deliveries, options, owner } = this.deps;
+    for (let rounds = 0; rounds < 1000 && !this.stopped; rounds++) {
+      const ids = await deliveries.due(options.concurrency);
       if (!ids.length) return;
-      let sent = 0;
-      const queue = [...ids];
-      await Promise.all(
-        Array.from({ length: options.concurrency }, async () => {
-          for (let id = queue.shift(); id && !this.stopped; id = queue.shift()) if (await this.sendOne(id)) sent++;
-        }),
-      );
-      if (!sent) return; // every candidate was taken by another instance
+      // One UPDATE claims the batch; each claimed delivery is sent at once (so no lease waits behind other sends).
+      const claimed = await deliveries.claimMany(ids, owner, options.leaseMs);
+      if (!claimed.length) return; // every candidate was taken by another instance
+      const hooks = new Map<string, Promise<Signer | null>>();
+      const signer = (webhookId: string) => {
+        if (!hooks.has(webhookId)) hooks.set(webhookId, this.deps.webhooks.withSecret(webhookId));
+        return hooks.get(webhookId)!;
+      };
+      await Promise.all(claimed.map((d) => this.send(d, signer)));
     }
   }
 
@@ -73,27 +77,33 @@ export class Dispatcher {
     const { deliveries, options, owner } = this.deps;
     const claimed = await deliveries.claim(id, owner, options.leaseMs);
     if (!claimed) return false;
-    const webhook = await this.deps.webhooks.withSecret(claimed.webhookId);
+    await this.send(claimed, (webhookId) => this.deps.webhooks.withSecret(webhookId));
+    return true;
+  }
+
+  /** Sends a claimed delivery and records the outcome as the lease holder (a deleted webhook's delivery is dropped). */
+  private async send(claimed: ClaimedDelivery, signer: (webhookId: string) => Promise<Signer | null>): Promise<void> {
+    const { deliveries } = this.deps;
+    const webhook = await signer(claimed.webhookId);
     if (!webhook) {
       await deliveries.drop(claimed.id);
-      return true;
+      return;
     }
     const { status, durationMs } = await this.post(webhook.url, webhook.secret, claimed);
-    await deliveries.finish(claimed.id, owner, this.outcome(claimed.attempts + 1, status, durationMs));
-    return true;
+    await deliveries.finish(claimed.id, this.deps.owner, this.outcome(claimed.attempts + 1, status, durationMs));
   }
 
   private outcome(attempt: number, responseStatus: number | null, durationMs: number | null) {
     const ok = responseStatus !== null && responseStatus >= 200 && responseStatus < 300;
     const delay = this.deps.options.retryDelaysMs[attempt - 1];
     const status: DeliveryView['status'] = ok ? 'succeeded' : delay === undefined ? 'failed' : 'retrying';
-    return { status, responseStatus, durationMs, nextAttemptAt: status === 'retrying' ? Date.now() + delay! : null };
+    return { status, responseStatus, durationMs, nextAttemptAt: status === 'retrying' ? this.deps.deliveries.now() + delay! : null };
   }
 
   /** One attempt: the answer's status, or null when there was none (refused address, network error, timeout). */
   private async post(url: string, secret: string, delivery: ClaimedDelivery): Promise<{ status: number | null; durationMs: number }> {
     const started = performance.now();
-    const t = Math.floor(Date.now() / 1000);
+    const t = Math.floor(this.deps.deliveries.now() / 1000);
     const headers = {
       'content-type': 'application/json',
       'user-agent': 'CMS-Webhooks/1',

@@ -1,7 +1,7 @@
 import { definePlugin, type ContainerServices } from '../../kernel/sdk.js';
 import { DeliveryStore } from './delivery-store.js';
 import { Dispatcher } from './dispatcher.js';
-import { subscribeEvents } from './enqueue.js';
+import { Enqueuer } from './enqueue.js';
 import { WEBHOOK_MIGRATIONS } from './migrations.js';
 import { webhookOptionsSchema, type WebhookOptions } from './options.js';
 import { WEBHOOKS_CHANGED } from './public.js';
@@ -32,8 +32,8 @@ export default definePlugin(() => {
       const cradle: ContainerServices & Record<string, any> = container.cradle;
       const sequelize = () => cradle.sequelize;
       const webhooks = new WebhookStore(sequelize, new WebhookSecrets(sequelize, config.secrets?.encryptionKey));
-      const deliveries = new DeliveryStore(sequelize);
       const opts = options!;
+      const deliveries = new DeliveryStore(sequelize, opts.clock ?? Date.now);
       const dispatcher = new Dispatcher({
         deliveries,
         webhooks,
@@ -51,14 +51,21 @@ export default definePlugin(() => {
         maxAgeMs: 60_000,
         max: 10_000,
       });
-      const unsubscribe = subscribeEvents({ events: cradle.events, deliveries, hooks, logger, enqueued: () => void dispatcher.kick() });
+      const enqueuer = new Enqueuer({
+        events: cradle.events,
+        deliveries,
+        hooks,
+        subscribers: (event) => webhooks.subscribers(event),
+        logger,
+        enqueued: () => void dispatcher.kick(),
+      });
       // Last added, first run at shutdown: no new deliveries, then the sends in progress finish.
       onClose(() => {
         service = null;
       });
       const timer = every({ name: 'webhooks: sending due deliveries', everyMs: opts.pollMs, run: () => dispatcher.kick() });
       onClose(async () => {
-        unsubscribe();
+        await enqueuer.close();
         await timer.close();
         await dispatcher.stop();
       });

@@ -25,5 +25,14 @@ export const webhookOptionsSchema = z.object({
     .min(0)
     .max(20)
     .default(RETRY_DELAYS_MS),
+  /**
+   * The clock deliveries go by (ms since the epoch): when they are due, their leases, the next attempt, the
+   * log's times and the signature's `t`. Tests only (a simulated clock walks a retry schedule of hours in
+   * moments); not settable from the environment or a file. Default: Date.now.
+   */
+  clock: z
+    .custom<() => number>((v) => typeof v === 'function', 'a function answering ms since the epoch')
+    .optional()
+    .meta({ description: 'Tests only: the clock deliveries go by (default Date.now)' }),
 });
 export type WebhookOptions = z.infer<typeof webhookOptionsSchema>;

@@ -1,6 +1,6 @@
 import { defineEvent } from '../../kernel/sdk.js';
 import { USER_EVENTS } from '../auth/public.js';
-import { ENTRY_EVENTS } from '../content/public.js';
+import { COLLECTION_EVENTS, ENTRY_EVENTS } from '../content/public.js';
 import { MEDIA_UPLOADED } from '../media/public.js';
 
 /**
@@ -13,15 +13,21 @@ export const WEBHOOK_EVENTS = [
   ENTRY_EVENTS.create,
   ENTRY_EVENTS.update,
   ENTRY_EVENTS.delete,
-  'on:publish',
+  ENTRY_EVENTS.publish,
   ENTRY_EVENTS.statusChange,
   'on:stage_change',
   MEDIA_UPLOADED,
   USER_EVENTS.create,
-  'on:collection_create',
-  'on:collection_update',
-  'on:collection_delete',
+  COLLECTION_EVENTS.create,
+  COLLECTION_EVENTS.update,
+  COLLECTION_EVENTS.delete,
 ] as const;
+
+/**
+ * Events about the installation rather than a tenant (collections are shared by every tenant): their
+ * payload has no `tenantId`, and each is delivered to every tenant's webhooks that subscribe to it.
+ */
+export const INSTALLATION_EVENTS: readonly string[] = [COLLECTION_EVENTS.create, COLLECTION_EVENTS.update, COLLECTION_EVENTS.delete];
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 
 /** A webhook of a tenant was created, changed or deleted (any instance): the copies of its webhooks are read again. */

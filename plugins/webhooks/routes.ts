@@ -4,7 +4,14 @@
  * WEBHOOK_URL_FORBIDDEN unless CMS_OUTBOUND_ALLOW_PRIVATE=true.
  */
 import { z } from 'zod';
-import { checkOutboundUrl, defineRoute, OutboundAddressError, type RouteDefinition } from '../../kernel/sdk.js';
+import {
+  checkOutboundUrl,
+  defineRoute,
+  OutboundAddressError,
+  recordRequestAudit,
+  type RouteContext,
+  type RouteDefinition,
+} from '../../kernel/sdk.js';
 import { listLimit } from '../../lib/http/list-limit.js';
 import { WebhookUrlForbiddenError } from './errors.js';
 import { WEBHOOK_EVENTS } from './public.js';
@@ -68,10 +75,71 @@ const deliveryView = z
   .meta({ id: 'WebhookDelivery' });
 const idParam = z.object({ id: z.string().min(1).max(36) });
 
+/**
+ * Where a webhook sends, as the audit trail keeps it: the origin only. A receiver's path or query may be a
+ * credential itself (chat services' incoming-webhook URLs are), and the audit log is read by more people.
+ */
+const auditedUrl = (url: string): string => {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return '(invalid)';
+  }
+};
+
+/** What an audit entry says about a webhook: never its secret (only whether one was issued), its URL by origin. */
+function auditedWebhook(w: { name?: string; url?: string; events?: string[]; collections?: string[] | null; enabled?: boolean }) {
+  return {
+    ...(w.name !== undefined ? { name: w.name } : {}),
+    ...(w.url !== undefined ? { urlOrigin: auditedUrl(w.url) } : {}),
+    ...(w.events !== undefined ? { events: w.events } : {}),
+    ...(w.collections !== undefined ? { collections: w.collections } : {}),
+    ...(w.enabled !== undefined ? { enabled: w.enabled } : {}),
+  };
+}
+
+type Change = 'created' | 'changed' | 'deleted' | 'secret-issued' | 'tested' | 'redelivered';
+
+/** Webhook changes, the issue of a signing secret, test sends and redeliveries are recorded in the audit trail (webhook.<change>). */
+function audited(ctx: RouteContext['ctx'], change: Change, id: string, message: string, details: Record<string, unknown>): Promise<void> {
+  return recordRequestAudit(ctx, {
+    domain: 'webhooks',
+    operation: `webhook-${change}`,
+    action: `webhook.${change}`,
+    outcome: 'success',
+    level: change === 'secret-issued' || change === 'deleted' ? 'medium' : 'low',
+    message,
+    target: { type: 'webhook', id },
+    details,
+  });
+}
+
 /** Refuses a URL on an internal address (again at each send). */
 async function assertUrlAllowed(url: string, allowPrivate: boolean): Promise<void> {
   await checkOutboundUrl(url, allowPrivate).catch((err: unknown) => {
     throw err instanceof OutboundAddressError ? new WebhookUrlForbiddenError(err.host) : err;
+  });
+}
+
+/** The fields of `view` a PATCH sent. */
+function pick<T extends object>(view: T, sent: object): Partial<T> {
+  return Object.fromEntries(Object.keys(sent).map((k) => [k, (view as Record<string, unknown>)[k]])) as Partial<T>;
+}
+
+/** DELETE /api/webhooks/:id. */
+function removeRoute(service: () => WebhooksService): RouteDefinition {
+  return defineRoute({
+    method: 'DELETE',
+    ...at('/:id'),
+    request: { params: idParam },
+    summary: 'Deletes a webhook and its delivery log (pending deliveries are not sent); 404 WEBHOOK_NOT_FOUND',
+    response: z.object({ deleted: z.literal(true) }),
+    async handler({ ctx, identity, params }) {
+      const gone = await service().webhooks.get(identity.tenantId, params.id);
+      await service().remove(identity.tenantId, params.id);
+      await audited(ctx, 'deleted', gone._id, `Webhook '${gone.name}' deleted`, auditedWebhook(gone));
+      return { deleted: true as const };
+    },
   });
 }
 
@@ -96,9 +164,12 @@ function webhookRoutes(service: () => WebhooksService, allowPrivate: boolean): R
       description:
         'The secret keys the HMAC-SHA256 of X-CMS-Signature. A URL whose host is or resolves to a loopback, link-local, private or unique-local address is 400 WEBHOOK_URL_FORBIDDEN unless the operator set CMS_OUTBOUND_ALLOW_PRIVATE=true.',
       response: webhookView.extend({ secret: z.string() }),
-      async handler({ identity, body }) {
+      async handler({ ctx, identity, body }) {
         await assertUrlAllowed(body.url, allowPrivate);
         const { tenantId: _tenant, ...created } = await service().create(identity.tenantId, body, identity.userId);
+        await audited(ctx, 'created', created._id, `Webhook '${created.name}' created`, auditedWebhook(created));
+        // The secret itself is never recorded: only that one was issued (answered once, in this answer).
+        await audited(ctx, 'secret-issued', created._id, `Signing secret of webhook '${created.name}' issued`, { name: created.name });
         return created;
       },
     }),
@@ -129,22 +200,18 @@ function webhookRoutes(service: () => WebhooksService, allowPrivate: boolean): R
       },
       summary: 'Changes a webhook (the fields sent; the secret stays); 404 WEBHOOK_NOT_FOUND, 400 WEBHOOK_URL_FORBIDDEN',
       response: webhookView,
-      async handler({ identity, params, body }) {
+      async handler({ ctx, identity, params, body }) {
         if (body.url !== undefined) await assertUrlAllowed(body.url, allowPrivate);
-        return viewOf(await service().update(identity.tenantId, params.id, body));
+        const before = await service().webhooks.get(identity.tenantId, params.id);
+        const after = await service().update(identity.tenantId, params.id, body);
+        await audited(ctx, 'changed', after._id, `Webhook '${after.name}' changed`, {
+          before: auditedWebhook(pick(before, body)),
+          after: auditedWebhook(pick(after, body)),
+        });
+        return viewOf(after);
       },
     }),
-    defineRoute({
-      method: 'DELETE',
-      ...at('/:id'),
-      request: { params: idParam },
-      summary: 'Deletes a webhook and its delivery log (pending deliveries are not sent); 404 WEBHOOK_NOT_FOUND',
-      response: z.object({ deleted: z.literal(true) }),
-      async handler({ identity, params }) {
-        await service().remove(identity.tenantId, params.id);
-        return { deleted: true as const };
-      },
-    }),
+    removeRoute(service),
   ];
 }
 
@@ -157,8 +224,10 @@ function deliveryRoutes(service: () => WebhooksService): RouteDefinition[] {
       summary: 'Sends a `ping` delivery now (also to a disabled webhook) and answers it after the attempt',
       description: 'The ping is a delivery like the others (logged, retried when it fails). Its data: {webhook: {_id, name}}.',
       response: deliveryView,
-      async handler({ identity, params }) {
-        return service().test(identity.tenantId, params.id);
+      async handler({ ctx, identity, params }) {
+        const ping = await service().test(identity.tenantId, params.id);
+        await audited(ctx, 'tested', params.id, `Test delivery sent to webhook ${params.id}`, { delivery: ping._id, status: ping.status });
+        return ping;
       },
     }),
     defineRoute({
@@ -183,8 +252,14 @@ function deliveryRoutes(service: () => WebhooksService): RouteDefinition[] {
       summary: 'Sends a delivery again now (same id and body: a new attempt) and answers it after the attempt',
       description: '404 WEBHOOK_NOT_FOUND or WEBHOOK_DELIVERY_NOT_FOUND.',
       response: deliveryView,
-      async handler({ identity, params }) {
-        return service().redeliver(identity.tenantId, params.id, params.deliveryId);
+      async handler({ ctx, identity, params }) {
+        const again = await service().redeliver(identity.tenantId, params.id, params.deliveryId);
+        await audited(ctx, 'redelivered', params.id, `Delivery ${again._id} of webhook ${params.id} sent again`, {
+          delivery: again._id,
+          event: again.event,
+          status: again.status,
+        });
+        return again;
       },
     }),
   ];

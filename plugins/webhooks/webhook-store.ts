@@ -69,6 +69,12 @@ export class WebhookStore {
     return (await this.list(tenantId)).filter((w) => w.enabled);
   }
 
+  /** The enabled webhooks of every tenant that subscribe to `event`. */
+  async subscribers(event: string): Promise<WebhookTarget[]> {
+    const rows = await this.select('enabled = 1 AND events LIKE ? ORDER BY tenant_id, created_at, id', [`%${JSON.stringify(event)}%`]);
+    return rows.map(target).filter((w) => w.events.includes(event as WebhookEvent));
+  }
+
   private async row(tenantId: string, id: string): Promise<Row> {
     const rows = id.length <= 36 ? await this.select('tenant_id = ? AND id = ?', [tenantId, id]) : [];
     if (!rows[0]) throw new WebhookNotFoundError(id);

@@ -82,6 +82,7 @@ describe('admin UI: pages from plugins in the browser', function () {
       'Themes',
       'System',
       'Settings',
+      'Webhooks',
       'Hello',
       'Your account',
     ]);

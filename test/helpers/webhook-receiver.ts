@@ -18,6 +18,10 @@ export interface Receiver {
   /** Resolves when at least `n` requests arrived (rejects after `withinMs`). */
   waitFor(n: number, withinMs?: number): Promise<Received[]>;
   close(): Promise<void>;
+  /** Stops listening (connections are refused) until up(). */
+  down(): Promise<void>;
+  /** Listens again on the same port. */
+  up(): Promise<void>;
 }
 
 export async function startReceiver(): Promise<Receiver> {
@@ -35,8 +39,15 @@ export async function startReceiver(): Promise<Receiver> {
       }
       return received;
     },
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close: () => new Promise<void>((resolve) => (server.listening ? server.close(() => resolve()) : resolve())),
+    down: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+    up: () => new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve)),
   };
+  let port = 0;
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -47,7 +58,8 @@ export async function startReceiver(): Promise<Receiver> {
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  receiver.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+  port = (server.address() as AddressInfo).port;
+  receiver.url = `http://127.0.0.1:${port}/hook`;
   return receiver;
 }
 

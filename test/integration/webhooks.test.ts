@@ -1,5 +1,8 @@
 import { expect } from 'chai';
 import { QueryTypes } from 'sequelize';
+import type { AuditLog } from '../../kernel/audit.js';
+import type { EventBus } from '../../kernel/events.js';
+import { ENTRY_EVENTS } from '../../plugins/content/public.js';
 import { as, createCollections, dataOf, entryMaker, failureOf } from '../helpers/content.js';
 import { startTestKernel, fixturePlugin, useIdentityKernel, type TestKernel } from '../helpers/kernel.js';
 import { DB_VARIANTS } from '../helpers/services.js';
@@ -20,6 +23,7 @@ for (const variant of DB_VARIANTS) {
             t,
             { name: 'posts', fields: [{ name: 'title', type: 'text' }] },
             { name: 'notes', fields: [{ name: 'title', type: 'text' }] },
+            { name: 'codes', fields: [{ name: 'code', type: 'text', unique: true }] },
           ),
       },
       // The receiver is on loopback: the operator switch lets the webhooks reach it. Retries after 50 ms.
@@ -35,6 +39,13 @@ for (const variant of DB_VARIANTS) {
       receiver.fallback = 200;
     });
     const admin = () => as(t, 'admin');
+    // A failed test leaves no webhook behind to deliver into the next one.
+    afterEach(async () => {
+      for (const tenant of ['default', 'other']) {
+        const left = await dataOf(await as(t, 'admin', tenant).get('/api/webhooks'));
+        for (const w of left) await as(t, 'admin', tenant).delete(`/api/webhooks/${w._id}`);
+      }
+    });
     const create = async (body: Record<string, unknown>) =>
       dataOf(await admin().post('/api/webhooks', { name: 'site', url: receiver.url, ...body }), 201);
     const deliveries = async (id: string) => dataOf(await admin().get(`/api/webhooks/${id}/deliveries`));
@@ -59,6 +70,38 @@ for (const variant of DB_VARIANTS) {
       expect(changed.collections).to.deep.equal(['posts']);
       await dataOf(await admin().delete(`/api/webhooks/${hook._id}`));
       expect((await failureOf(await admin().get(`/api/webhooks/${hook._id}`), 404)).error).to.equal('WEBHOOK_NOT_FOUND');
+    });
+
+    it('records creation, the issued secret, changes, tests, redeliveries and deletion in the audit trail, never the secret', async function () {
+      const hook = await create({ url: `${receiver.url}/T0KEN-in-path?key=query-secret`, events: ['on:create'] });
+      await dataOf(await admin().patch(`/api/webhooks/${hook._id}`, { name: 'site 2', enabled: false }));
+      const ping = await dataOf(await admin().post(`/api/webhooks/${hook._id}/test`));
+      await dataOf(await admin().post(`/api/webhooks/${hook._id}/deliveries/${ping._id}/redeliver`));
+      await dataOf(await admin().delete(`/api/webhooks/${hook._id}`));
+      await t.kernel.container.resolve<AuditLog>('audit').flush();
+      const rows = await t.kernel.sequelize.query<{ action: string; actor: string; message: string; details: string }>(
+        "SELECT action, actor, message, details FROM cms_audit_log WHERE action LIKE 'webhook.%' ORDER BY id",
+        { type: QueryTypes.SELECT },
+      );
+      const mine = rows.filter((r) => JSON.parse(r.details).target?.id === hook._id);
+      expect(mine.map((r) => r.action)).to.deep.equal([
+        'webhook.created',
+        'webhook.secret-issued',
+        'webhook.changed',
+        'webhook.tested',
+        'webhook.redelivered',
+        'webhook.deleted',
+      ]);
+      for (const r of mine) expect(JSON.parse(r.actor)).to.include({ tenantId: 'default' });
+      const created = JSON.parse(mine[0]!.details);
+      expect(created).to.deep.include({ name: 'site', events: ['on:create'], enabled: true, urlOrigin: new URL(receiver.url).origin });
+      const changed = JSON.parse(mine[2]!.details);
+      expect(changed.before).to.deep.equal({ name: 'site', enabled: true });
+      expect(changed.after).to.deep.equal({ name: 'site 2', enabled: false });
+      expect(JSON.parse(mine[4]!.details)).to.include({ delivery: ping._id, event: 'ping', status: 'succeeded' });
+      const text = JSON.stringify(rows);
+      expect(text).to.not.contain(hook.secret).and.not.contain(hook.secret.slice(6, 20));
+      expect(text).to.not.contain('T0KEN-in-path').and.not.contain('query-secret');
     });
 
     it("keeps a tenant's webhooks from another tenant's admin and from editors", async function () {
@@ -157,6 +200,117 @@ for (const variant of DB_VARIANTS) {
       expect(again).to.include({ _id: failed._id, status: 'succeeded', attempts: 4, responseStatus: 200 });
       expect(receiver.received.at(-1)!.headers['x-cms-delivery']).to.equal(failed._id);
       await admin().delete(`/api/webhooks/${hook._id}`);
+    });
+
+    it('enqueues an event announced after commit outside that transaction, once it let the database go', async function () {
+      const hook = await create({ events: ['on:create'], collections: ['codes'] });
+      const events = t.kernel.container.resolve<EventBus>('events');
+      const sequelize = t.kernel.sequelize;
+      const count = async () =>
+        Number(
+          (
+            await sequelize.query<{ n: number }>('SELECT COUNT(*) AS n FROM cms_webhook_deliveries WHERE webhook_id = ?', {
+              replacements: [hook._id],
+              type: QueryTypes.SELECT,
+            })
+          )[0]!.n,
+        );
+      let duringHook = -1;
+      // As content-packages' import does: the event is published in an afterCommit hook, which on SQLite
+      // still runs while the transaction holds the one writer (an INSERT from there would be a nested write).
+      await sequelize.transaction(async (transaction) => {
+        await sequelize.query('UPDATE cms_webhooks SET updated_at = updated_at WHERE id = ?', { replacements: [hook._id], transaction });
+        transaction.afterCommit(async () => {
+          await events.publish(ENTRY_EVENTS.create, {
+            tenantId: 'default',
+            collection: 'codes',
+            entry: { _id: 'from-an-import', code: 'X' } as never,
+            userId: null,
+          });
+          await new Promise((r) => setTimeout(r, 150));
+          duringHook = await count();
+        });
+      });
+      if (variant.name === 'sqlite') expect(duringHook, 'no delivery row while the transaction holds the writer').to.equal(0);
+      const [got] = await receiver.waitFor(1);
+      expect(JSON.parse(got!.body).data.entry).to.include({ _id: 'from-an-import' });
+      expect(await count()).to.equal(1);
+      await admin().delete(`/api/webhooks/${hook._id}`);
+    });
+
+    it('enqueues nothing for an entry write that rolls back', async function () {
+      const hook = await create({ events: ['on:create', 'on:update'], collections: ['codes'] });
+      const make = entryMaker(t);
+      const first = await make('codes', { code: 'A' });
+      await receiver.waitFor(1);
+      // The unique value is refused inside the write's transaction: it rolls back, nothing is announced.
+      const refused = await as(t, 'editor').post('/api/collections/codes', { code: 'A' });
+      expect(refused.status).to.be.within(400, 499);
+      const other = await make('codes', { code: 'B' });
+      expect((await as(t, 'editor').patch(`/api/collections/codes/${other}`, { code: 'A' })).status).to.be.within(400, 499);
+      // A later write's delivery arrives after any the refused ones could have made: none did.
+      await make('codes', { code: 'C' });
+      const got = await receiver.waitFor(3);
+      await new Promise((r) => setTimeout(r, 200));
+      const sent = got.map((r) => JSON.parse(r.body)).map((b) => `${b.event} ${b.data.entry.code}`);
+      expect(sent).to.deep.equal(['on:create A', 'on:create B', 'on:create C']);
+      expect((await deliveries(hook._id)).total).to.equal(3);
+      expect(first).to.be.a('string');
+      await admin().delete(`/api/webhooks/${hook._id}`);
+    });
+
+    it('delivers on:publish when an entry becomes published, with on:status_change and its previous status', async function () {
+      const hook = await create({ events: ['on:publish', 'on:status_change'], collections: ['posts'] });
+      const make = entryMaker(t);
+      const draft = await make('posts', { title: 'later', status: 'draft' });
+      await dataOf(await as(t, 'editor').patch(`/api/collections/posts/${draft}`, { title: 'still a draft' }));
+      await dataOf(await as(t, 'editor').patch(`/api/collections/posts/${draft}`, { status: 'published' }));
+      await dataOf(await as(t, 'editor').patch(`/api/collections/posts/${draft}`, { title: 'edited while published' }));
+      const born = await make('posts', { title: 'born published' });
+      await dataOf(await as(t, 'editor').patch(`/api/collections/posts/${born}`, { status: 'archived' }));
+      await receiver.waitFor(4);
+      await new Promise((r) => setTimeout(r, 200));
+      const bodies = receiver.received.map((r) => JSON.parse(r.body));
+      const seen = bodies.map((b) => [b.event, b.data.entry._id, b.data.entry.status, b.data.previousStatus ?? null]);
+      expect(seen).to.deep.equal([
+        ['on:status_change', draft, 'published', 'draft'],
+        ['on:publish', draft, 'published', 'draft'],
+        ['on:publish', born, 'published', null],
+        ['on:status_change', born, 'archived', 'published'],
+      ]);
+      expect(bodies.map((b) => b.id)).to.have.length(new Set(bodies.map((b) => b.id)).size);
+      await admin().delete(`/api/webhooks/${hook._id}`);
+    });
+
+    it('delivers collection creation, change and deletion to the subscribed webhooks of every tenant', async function () {
+      const mine = await create({ events: ['on:collection_create', 'on:collection_update', 'on:collection_delete'] });
+      const filtered = await create({ name: 'posts only', events: ['on:collection_create'], collections: ['posts'] });
+      const others = await dataOf(
+        await as(t, 'admin', 'other').post('/api/webhooks', { name: 'other', url: receiver.url, events: ['on:collection_delete'] }),
+        201,
+      );
+      const fields = [{ name: 'title', type: 'text' }];
+      await createCollections(t, { name: 'pages', fields });
+      await dataOf(await admin().patch('/api/collections/pages/schema', { fields: [...fields, { name: 'body', type: 'text' }] }));
+      await dataOf(await admin().delete('/api/collections/pages/schema'));
+      await receiver.waitFor(4);
+      await new Promise((r) => setTimeout(r, 200));
+      const bodies = receiver.received.map((r) => ({ ...JSON.parse(r.body), delivery: r.headers['x-cms-delivery'] }));
+      const seen = bodies.map((b) => `${b.tenantId} ${b.event} ${b.data.collection}`).sort();
+      expect(seen).to.deep.equal(
+        [
+          'default on:collection_create pages',
+          'default on:collection_update pages',
+          'default on:collection_delete pages',
+          'other on:collection_delete pages',
+        ].sort(),
+      );
+      for (const b of bodies) expect(b.data).to.deep.equal({ collection: 'pages' });
+      expect((await deliveries(filtered._id)).total).to.equal(0);
+      expect((await dataOf(await as(t, 'admin', 'other').get(`/api/webhooks/${others._id}/deliveries`))).total).to.equal(1);
+      await admin().delete(`/api/webhooks/${mine._id}`);
+      await admin().delete(`/api/webhooks/${filtered._id}`);
+      await as(t, 'admin', 'other').delete(`/api/webhooks/${others._id}`);
     });
 
     it("delivers a media upload of its tenant, not another tenant's", async function () {

@@ -27,6 +27,7 @@ import ExportData from './data/ExportData.svelte';
 import ImportData from './data/ImportData.svelte';
 import SyncData from './data/SyncData.svelte';
 import Settings from './settings/Settings.svelte';
+import Webhooks from './settings/Webhooks.svelte';
 
 export interface PageDef {
   /** Path pattern under the app, `:name` for a parameter: `/admin/content/:collection`. */
@@ -119,5 +120,12 @@ export const pages: Array<PageDef & { what?: string }> = [
     component: Settings,
     nav: { label: 'Settings', icon: 'system', order: 75 },
     permission: 'system:read',
+  },
+  {
+    path: '/admin/webhooks',
+    title: 'Webhooks',
+    component: Webhooks,
+    nav: { label: 'Webhooks', icon: 'system', order: 76 },
+    permission: 'system:settings',
   },
 ];

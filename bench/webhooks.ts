@@ -1,0 +1,160 @@
+/**
+ * Webhooks case of `npm run bench` (group `webhooks`, case 21; or `node dist/bench/webhooks.js` after a build):
+ * entry writes (POST /api/collections/hooked, 10 connections, SQLite) with one enabled webhook subscribed to
+ * every event against the same kernel in the same run with that webhook disabled (no delivery is enqueued),
+ * alternated twice so drift on a busy machine falls on both sides; then every delivery must arrive at a
+ * loopback receiver (node:http on 127.0.0.1) once per X-CMS-Delivery id, and the delay from enqueue (the
+ * body's createdAt) to arrival is reported (p50, p99, max). Bounded: BENCH_SECONDS (default 8 s) per round (five
+ * rounds with the warm-up), and at most 120 s waiting for the deliveries.
+ * The kernel runs in this process with CMS_OUTBOUND_ALLOW_PRIVATE (the receiver is on loopback).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { QueryTypes } from 'sequelize';
+import { loadConfig } from '../kernel/config.js';
+import { createKernel } from '../kernel/index.js';
+import { createLogger } from '../kernel/logger.js';
+import { SECONDS, line, ratio, signIn, type Figures } from './harness.js';
+import { benchKernelEnv } from './seed-posts.js';
+
+const CONNECTIONS = 10;
+const WAIT_MS = 120_000;
+
+/** A loopback receiver: the arrival delay of each delivery id (ms after the body's createdAt), repeats counted. */
+async function receiver() {
+  const delays = new Map<string, number>();
+  let repeats = 0;
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const arrived = Date.now();
+      const id = String(req.headers['x-cms-delivery'] ?? '');
+      try {
+        const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { createdAt: string };
+        if (delays.has(id)) repeats++;
+        else delays.set(id, arrived - Date.parse(body.createdAt));
+      } catch {
+        // not a delivery
+      }
+      res.end('ok');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
+    delays,
+    repeats: () => repeats,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
+
+export async function runWebhooksBench(): Promise<void> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'cms-bench-webhooks-'));
+  const env = { ...benchKernelEnv(dataDir), LOG_LEVEL: 'error', CMS_OUTBOUND_ALLOW_PRIVATE: 'true' };
+  const config = loadConfig({ ignoreFile: true, env, overrides: { env: 'production' } });
+  const kernel = createKernel({ config, env, logger: createLogger('error') });
+  const hook = await receiver();
+  await kernel.start();
+  try {
+    const cookie = await signIn(kernel.url);
+    const call = async (method: string, path: string, json?: unknown) => {
+      const res = await fetch(`${kernel.url}${path}`, {
+        method,
+        headers: { cookie, 'content-type': 'application/json' },
+        body: json === undefined ? undefined : JSON.stringify(json),
+      });
+      if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
+      return ((await res.json()) as { data: any }).data;
+    };
+    await call('POST', '/api/collections', { name: 'hooked', fields: [{ name: 'title', type: 'text' }] });
+    const events = [
+      'on:create',
+      'on:update',
+      'on:delete',
+      'on:publish',
+      'on:status_change',
+      'on:stage_change',
+      'on:media_upload',
+      'on:user_create',
+      'on:collection_create',
+      'on:collection_update',
+      'on:collection_delete',
+    ];
+    const webhook = await call('POST', '/api/webhooks', { name: 'bench', url: hook.url, events, enabled: false });
+    const writes = async (seconds = SECONDS): Promise<Figures & { written: number }> => {
+      const r = await autocannon({
+        url: `${kernel.url}/api/collections/hooked`,
+        method: 'POST',
+        connections: CONNECTIONS,
+        duration: seconds,
+        headers: { cookie, 'content-type': 'application/json' },
+        body: JSON.stringify({ title: 'A post written under load', status: 'published' }),
+      });
+      return {
+        rps: Math.round(r.requests.average),
+        p99: r.latency.p99,
+        errors: r.errors + r['4xx'] + r['5xx'],
+        mbps: 0,
+        written: r['2xx'],
+      };
+    };
+    const enable = (enabled: boolean) => call('PATCH', `/api/webhooks/${webhook._id}`, { enabled });
+
+    console.log(`\n## 21. Entry writes (SQLite, ${CONNECTIONS} connections): one webhook subscribed to every event against none`);
+    await writes(Math.max(1, Math.round(SECONDS / 4))); // warm-up, not reported
+    const baseline = await writes();
+    await enable(true);
+    const withHook = await writes();
+    await enable(false);
+    const baselineAgain = await writes();
+    await enable(true);
+    const withHookAgain = await writes();
+    await enable(false); // later events are not delivered; those enqueued still go out (a disabled webhook's wait)
+    // Each write publishes on:create and on:publish (created published). The rows written are the deliveries
+    // expected (autocannon does not count the writes still in flight when a round ends).
+    await new Promise((r) => setTimeout(r, 500));
+    const [row] = await kernel.sequelize.query<{ n: number | string }>(
+      'SELECT COUNT(*) AS n FROM cms_webhook_deliveries WHERE webhook_id = ?',
+      {
+        replacements: [webhook._id],
+        type: QueryTypes.SELECT,
+      },
+    );
+    const expected = Number(row?.n ?? 0);
+    await enable(true);
+    const until = Date.now() + WAIT_MS;
+    while (hook.delays.size < expected && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
+    await new Promise((r) => setTimeout(r, 1000)); // repeats, if any, arrive meanwhile
+
+    line('entry writes, no webhook (baseline)', baseline);
+    line('entry writes, one webhook', withHook);
+    line('entry writes, no webhook (second round)', baselineAgain);
+    line('entry writes, one webhook (second round)', withHookAgain);
+    const on = (withHook.rps + withHookAgain.rps) / 2;
+    const off = (baseline.rps + baselineAgain.rps) / 2;
+    console.log(
+      `ratio webhook/baseline (means of both rounds): throughput ${ratio(on, off)}, p99 ${ratio((withHook.p99 + withHookAgain.p99) / 2, (baseline.p99 + baselineAgain.p99) / 2)}`,
+    );
+    const sorted = [...hook.delays.values()].sort((a, b) => a - b);
+    console.log(
+      `deliveries: ${hook.delays.size} of ${expected} enqueued arrived (${withHook.written + withHookAgain.written} writes answered 201 in the webhook rounds) (${Math.max(0, expected - hook.delays.size)} missing, ${hook.repeats()} repeats by X-CMS-Delivery)`,
+    );
+    console.log(
+      `enqueue-to-delivery delay: p50 ${percentile(sorted, 50)} ms, p99 ${percentile(sorted, 99)} ms, max ${sorted.at(-1) ?? 0} ms (includes the backlog of the write rounds)`,
+    );
+  } finally {
+    await kernel.close();
+    await hook.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) await runWebhooksBench();
