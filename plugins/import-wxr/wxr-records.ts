@@ -30,7 +30,19 @@ export interface RecordContext {
   shortcodes: Map<string, number>;
   /** Categories, tags and authors the items name (the undeclared ones become records at the end). */
   referenced?: ReferencedTerms;
+  /**
+   * Polylang's translation groups (`wp:term` of the taxonomy `post_translations`, declared before the items): group
+   * slug -> [language, post id] in the order Polylang lists them.
+   */
+  translationGroups?: Map<string, Array<[string, string]>>;
 }
+
+/** Polylang's own taxonomies: languages and translation groups are bookkeeping, read as the items' languages. */
+const POLYLANG_TAXONOMIES = new Set(['language', 'post_translations', 'term_translations', 'term_language']);
+/** WPML's language postmeta (WPML Export and Import, its XML-RPC fields, its own): language, translation group, source language. */
+const WPML_LANGUAGE = ['_wpml_import_language_code', '_wpml_language', '_icl_lang_code'];
+const WPML_GROUP = ['_wpml_import_translation_group', '_wpml_trid', '_icl_trid'];
+const WPML_SOURCE = ['_wpml_import_source_language_code', '_icl_source_lang_code'];
 
 const MAX_SHORTCODE_NAMES = 100;
 /** An opening shortcode tag: `[name`, then a space, `]` or `/`; not a Markdown link (`[text](url)`). */
@@ -158,12 +170,26 @@ export function tagRecord(node: WxrNode, ctx: RecordContext): EntityOut | null {
  * `wp:term`: terms of the `category` and `post_tag` taxonomies are the same categories and tags (recent
  * exports list them twice); every other taxonomy (nav_menu, post_format, custom ones) -> terms.
  */
-export function termRecord(node: WxrNode, ctx: RecordContext): EntityOut | null {
+export function termRecord(node: WxrNode, ctx: RecordContext): EntityOut | null | 'consumed' {
   const taxonomy = textOf(node, 'wp:term_taxonomy');
   const name = textOf(node, 'wp:term_name');
   const slug = textOf(node, 'wp:term_slug') || name;
   if (!slug || !taxonomy) return null;
   const description = rawTextOf(node, 'wp:term_description')?.trim() ?? '';
+  if (POLYLANG_TAXONOMIES.has(taxonomy)) {
+    if (taxonomy === 'post_translations') {
+      // `a:2:{s:2:"en";i:10;s:2:"de";i:12;}`: language -> post id.
+      const group = metaValue(description, 2);
+      if (group && typeof group === 'object' && !Array.isArray(group))
+        (ctx.translationGroups ??= new Map()).set(
+          slug,
+          Object.entries(group).flatMap(([lang, id]) => (typeof id === 'number' || typeof id === 'string' ? [[lang, String(id)]] : [])) as Array<
+            [string, string]
+          >,
+        );
+    }
+    return 'consumed';
+  }
   const parent = ref(textOf(node, 'wp:term_parent'));
   if (taxonomy === 'category') return termOut('categories', slug, { name: name || slug, slug, parent, description }, node, ctx);
   if (taxonomy === 'post_tag') return termOut('tags', slug, { name: name || slug, slug, description }, node, ctx);
@@ -214,12 +240,21 @@ export function itemRecords(node: WxrNode, ordinal: number, ctx: RecordContext):
     wpStatus: textOf(node, 'wp:status'),
   };
   const { entity } = ids;
-  const externalId = ids.wpId || ids.guid || `item-${ordinal}`;
+  const ownId = ids.wpId || ids.guid || `item-${ordinal}`;
   const data = itemFields(node, ids, ctx);
+  const language = itemLanguage(node, ctx);
   Object.assign(data, itemTaxonomies(node, ctx));
   const internalMeta = itemMeta(node, data, ctx);
+  const wpml = entity === 'attachments' ? null : wpmlLanguage(internalMeta);
+  const lang = entity === 'attachments' ? null : (wpml ?? language);
+  // The translations of one post are one entry: they share the external id of the group's first post (Polylang) or the group (WPML).
+  const externalId = lang?.group ?? ownId;
 
   const record: ImportedEntity = { entity, externalId, data, line: node.line };
+  if (lang) {
+    record.locale = lang.code;
+    if (lang.source ?? lang.group === ownId) record.sourceLocale = true;
+  }
   if (entity === 'attachments') {
     const alt = internalMeta._wp_attachment_image_alt;
     if (typeof alt === 'string' && alt) data.alt = alt;
@@ -238,6 +273,32 @@ export function itemRecords(node: WxrNode, ordinal: number, ctx: RecordContext):
   const out: EntityOut[] = [{ entity: record, kinds: POST_KINDS }];
   children(node, 'wp:comment').forEach((comment, index) => out.push(commentRecord(comment, externalId, index + 1, ctx)));
   return out;
+}
+
+/** Polylang: the item's `<category domain="language">` and its translation group's first post id (when the group is declared). */
+function itemLanguage(node: WxrNode, ctx: RecordContext): { code: string; group?: string; source?: boolean } | null {
+  let code = '';
+  let group: string | undefined;
+  for (const cat of children(node, 'category')) {
+    const domain = (cat.attrs.domain ?? '').trim();
+    const slug = (cat.attrs.nicename ?? '').trim() || cat.text.trim();
+    if (domain === 'language') code = slug;
+    else if (domain === 'post_translations') {
+      const members = ctx.translationGroups?.get(slug);
+      group = members?.length ? members[0]![1] : `pll:${slug}`;
+    }
+  }
+  return code ? { code, ...(group ? { group } : {}) } : null;
+}
+
+/** WPML: the language, translation group and source language postmeta (see WPML_*). */
+function wpmlLanguage(meta: Record<string, PhpValue>): { code: string; group?: string; source?: boolean } | null {
+  const pick = (keys: string[]) => keys.map((k) => meta[k]).find((v) => (typeof v === 'string' && v.trim()) || typeof v === 'number');
+  const code = pick(WPML_LANGUAGE);
+  if (code === undefined) return null;
+  const group = pick(WPML_GROUP);
+  const source = pick(WPML_SOURCE);
+  return { code: String(code).trim(), ...(group !== undefined ? { group: `wpml:${String(group).trim()}` } : {}), source: source === undefined };
 }
 
 /** The item's own elements: texts (their shortcodes counted), dates, author, ids and the WordPress flags. */
@@ -288,6 +349,7 @@ function itemTaxonomies(node: WxrNode, ctx: RecordContext): Record<string, unkno
     const slug = (cat.attrs.nicename ?? '').trim() || name;
     if (!slug) continue;
     const domain = (cat.attrs.domain ?? 'category').trim();
+    if (POLYLANG_TAXONOMIES.has(domain)) continue;
     if (domain === 'category') {
       categories.push(slug);
       ctx.referenced?.note('categories', slug, name, node.line);
