@@ -86,7 +86,8 @@ export async function runImport(input: RunInput): Promise<RunOutcome> {
   for (const o of plan.operations) results[o.sourceType] ??= emptyResult();
   const scaffolded: string[] = input.scaffolded ?? [];
 
-  // Scaffold: the missing collections first.
+  // The locales the plan creates (and only those), then the missing collections.
+  await createPlannedLocales(content, plan);
   await scaffoldMissing(content, plan, scaffolded);
   const { infos, prepareTargets } = await resolveTargets(content, plan, targets);
   const workRoot = await realpath(input.workDir);
@@ -98,6 +99,14 @@ export async function runImport(input: RunInput): Promise<RunOutcome> {
   if (!stopped && plan.links?.length) await resolveLinks(input, warn);
   if (dropped) warnings.push({ message: `${dropped} more warnings not shown` });
   return { results, warnings: [...skipExplanations(results, targets, plan.mode), ...warnings], processed, total, scaffolded };
+}
+
+/** Creates the locales the plan says `create` that do not exist yet (another run or an administrator may have made them since). */
+async function createPlannedLocales(content: LocalClient, plan: ImportPlan): Promise<void> {
+  const wanted = (plan.locales ?? []).filter((l) => l.action === 'create' && l.target).map((l) => l.target!);
+  if (!wanted.length) return;
+  const have = new Set((await content.locales.list()).map((l) => l.code));
+  for (const code of new Set(wanted)) if (!have.has(code)) await content.locales.create({ code });
 }
 
 const SKIP_TEXT: Record<SkipReason, (collection: string | undefined, mode: string) => string> = {
