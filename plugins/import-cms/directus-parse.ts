@@ -195,7 +195,12 @@ export async function readDirectusDocument(
       }
       const raw = typeof value.status === 'string' ? value.status : null;
       const status = raw && PUBLISHED.has(raw) ? 'published' : raw && DRAFT.has(raw) ? 'draft' : undefined;
-      if (await writer.write({ entity: entity!, externalId: id, data, ...(locale ? { locale } : {}), ...(status ? { status } : {}), line }, kinds))
+      if (
+        await writer.write(
+          { entity: entity!, externalId: id, data, ...(locale ? { locale } : {}), ...(status ? { status } : {}), line },
+          kinds,
+        )
+      )
         onItem?.(entity!, id, data);
     },
   });

@@ -243,9 +243,7 @@ async function chooseRows(tree: ExportTree, schemas: Map<string, Schema>, links:
     // Strapi 4 gives each language its own row, linked by `localizations`: the group is known by its smallest id.
     const group = links.get(`${row.type}|${row.id}`)?.get('localizations') ?? [];
     const ids = [row.id, ...group.filter((t) => t.type === row.type).map((t) => t.ref)];
-    const first = ids.every((x) => /^\d+$/.test(String(x)))
-      ? String(Math.min(...ids.map(Number)))
-      : ids.map(String).sort()[0]!;
+    const first = ids.every((x) => /^\d+$/.test(String(x))) ? String(Math.min(...ids.map(Number))) : ids.map(String).sort()[0]!;
     const docId = typeof row.data.documentId === 'string' ? row.data.documentId : first;
     return `${singular}:${docId}`;
   };

@@ -8,6 +8,7 @@ import { phpUnserialize, type PhpValue } from './php-unserialize.js';
 import { attachmentFile } from './wxr-attachment.js';
 import { postTypeEntity } from './wxr-names.js';
 import { children, rawTextOf, textOf, type WxrNode } from './wxr-node.js';
+import { itemLanguage, polylangTerm, POLYLANG_TAXONOMIES, wpmlLanguage } from './wxr-languages.js';
 import type { ReferencedTerms } from './wxr-referenced.js';
 
 export interface EntityOut {
@@ -36,13 +37,6 @@ export interface RecordContext {
    */
   translationGroups?: Map<string, Array<[string, string]>>;
 }
-
-/** Polylang's own taxonomies: languages and translation groups are bookkeeping, read as the items' languages. */
-const POLYLANG_TAXONOMIES = new Set(['language', 'post_translations', 'term_translations', 'term_language']);
-/** WPML's language postmeta (WPML Export and Import, its XML-RPC fields, its own): language, translation group, source language. */
-const WPML_LANGUAGE = ['_wpml_import_language_code', '_wpml_language', '_icl_lang_code'];
-const WPML_GROUP = ['_wpml_import_translation_group', '_wpml_trid', '_icl_trid'];
-const WPML_SOURCE = ['_wpml_import_source_language_code', '_icl_source_lang_code'];
 
 const MAX_SHORTCODE_NAMES = 100;
 /** An opening shortcode tag: `[name`, then a space, `]` or `/`; not a Markdown link (`[text](url)`). */
@@ -97,7 +91,7 @@ const int = (text: string): number | undefined => (/^-?\d{1,15}$/.test(text) ? N
 const ref = (text: string): string | null => (text === '' || text === '0' ? null : text);
 
 /** Meta value: PHP-serialized plain data decoded, anything else kept as written. */
-function metaValue(raw: string, depth: number): PhpValue {
+export function metaValue(raw: string, depth: number): PhpValue {
   const decoded = phpUnserialize(raw, depth);
   return decoded === undefined ? raw : decoded;
 }
@@ -176,20 +170,7 @@ export function termRecord(node: WxrNode, ctx: RecordContext): EntityOut | null 
   const slug = textOf(node, 'wp:term_slug') || name;
   if (!slug || !taxonomy) return null;
   const description = rawTextOf(node, 'wp:term_description')?.trim() ?? '';
-  if (POLYLANG_TAXONOMIES.has(taxonomy)) {
-    if (taxonomy === 'post_translations') {
-      // `a:2:{s:2:"en";i:10;s:2:"de";i:12;}`: language -> post id.
-      const group = metaValue(description, 2);
-      if (group && typeof group === 'object' && !Array.isArray(group))
-        (ctx.translationGroups ??= new Map()).set(
-          slug,
-          Object.entries(group).flatMap(([lang, id]) => (typeof id === 'number' || typeof id === 'string' ? [[lang, String(id)]] : [])) as Array<
-            [string, string]
-          >,
-        );
-    }
-    return 'consumed';
-  }
+  if (POLYLANG_TAXONOMIES.has(taxonomy)) return polylangTerm(taxonomy, slug, description, ctx);
   const parent = ref(textOf(node, 'wp:term_parent'));
   if (taxonomy === 'category') return termOut('categories', slug, { name: name || slug, slug, parent, description }, node, ctx);
   if (taxonomy === 'post_tag') return termOut('tags', slug, { name: name || slug, slug, description }, node, ctx);
@@ -273,32 +254,6 @@ export function itemRecords(node: WxrNode, ordinal: number, ctx: RecordContext):
   const out: EntityOut[] = [{ entity: record, kinds: POST_KINDS }];
   children(node, 'wp:comment').forEach((comment, index) => out.push(commentRecord(comment, externalId, index + 1, ctx)));
   return out;
-}
-
-/** Polylang: the item's `<category domain="language">` and its translation group's first post id (when the group is declared). */
-function itemLanguage(node: WxrNode, ctx: RecordContext): { code: string; group?: string; source?: boolean } | null {
-  let code = '';
-  let group: string | undefined;
-  for (const cat of children(node, 'category')) {
-    const domain = (cat.attrs.domain ?? '').trim();
-    const slug = (cat.attrs.nicename ?? '').trim() || cat.text.trim();
-    if (domain === 'language') code = slug;
-    else if (domain === 'post_translations') {
-      const members = ctx.translationGroups?.get(slug);
-      group = members?.length ? members[0]![1] : `pll:${slug}`;
-    }
-  }
-  return code ? { code, ...(group ? { group } : {}) } : null;
-}
-
-/** WPML: the language, translation group and source language postmeta (see WPML_*). */
-function wpmlLanguage(meta: Record<string, PhpValue>): { code: string; group?: string; source?: boolean } | null {
-  const pick = (keys: string[]) => keys.map((k) => meta[k]).find((v) => (typeof v === 'string' && v.trim()) || typeof v === 'number');
-  const code = pick(WPML_LANGUAGE);
-  if (code === undefined) return null;
-  const group = pick(WPML_GROUP);
-  const source = pick(WPML_SOURCE);
-  return { code: String(code).trim(), ...(group !== undefined ? { group: `wpml:${String(group).trim()}` } : {}), source: source === undefined };
 }
 
 /** The item's own elements: texts (their shortcodes counted), dates, author, ids and the WordPress flags. */

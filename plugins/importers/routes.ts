@@ -126,6 +126,7 @@ const skipReasons = z.object({
   unchanged: z.number().optional().describe('imported before and unchanged (mode merge)'),
   duplicateInFile: z.number().optional().describe('an external id repeated within the file'),
   notMapped: z.number().optional().describe('the entity is not mapped to a collection'),
+  localeSkipped: z.number().optional().describe('records in a language the plan leaves out (locales)'),
 });
 const results = z.record(
   z.string(),
@@ -214,7 +215,7 @@ export const importerRoutes: RouteDefinition[] = [
         locales: localeMappings
           .optional()
           .describe(
-            'source language code -> an existing locale\'s code, false to leave its records out, or {target?, create: true} to create the locale ' +
+            "source language code -> an existing locale's code, false to leave its records out, or {target?, create: true} to create the locale " +
               '(system:settings in the default tenant). Default: the locale of the same code, else create it when the caller may, else skip.',
           ),
         scaffold: z.boolean().optional(),

@@ -13,7 +13,7 @@ import { resolveTargets, scaffoldMissing } from './run-targets.js';
 import type { ImportStore } from './store.js';
 
 /** Why records were skipped: counted per entity, and explained in the warnings. */
-export type SkipReason = 'alreadyImported' | 'unchanged' | 'duplicateInFile' | 'notMapped';
+export type SkipReason = 'alreadyImported' | 'unchanged' | 'duplicateInFile' | 'notMapped' | 'localeSkipped';
 export interface EntityResult {
   imported: number;
   failed: number;
@@ -114,6 +114,7 @@ const SKIP_TEXT: Record<SkipReason, (collection: string | undefined, mode: strin
   unchanged: (c) => `unchanged since they were imported into '${c}'`,
   duplicateInFile: () => 'repeat an external id seen earlier in this file',
   notMapped: () => 'not mapped to a collection',
+  localeSkipped: () => 'are in a language the plan leaves out (locales)',
 };
 
 /** One line per entity that skipped records, saying how many and why (first in the job's warnings). */

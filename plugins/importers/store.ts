@@ -174,14 +174,28 @@ export class ImportStore {
    */
   async insertLinks(
     rows: Array<
-      Pick<LinkRow, 'tenant_id' | 'format' | 'entity' | 'external_id' | 'collection' | 'entry_id' | 'checksum' | 'updated_at' | 'job_id'> & {
+      Pick<
+        LinkRow,
+        'tenant_id' | 'format' | 'entity' | 'external_id' | 'collection' | 'entry_id' | 'checksum' | 'updated_at' | 'job_id'
+      > & {
         locale?: string;
       }
     >,
     transaction: Transaction,
   ): Promise<void> {
     if (!rows.length) return;
-    const columns = ['tenant_id', 'format', 'entity', 'external_id', 'collection', 'entry_id', 'checksum', 'updated_at', 'job_id', 'locale'] as const;
+    const columns = [
+      'tenant_id',
+      'format',
+      'entity',
+      'external_id',
+      'collection',
+      'entry_id',
+      'checksum',
+      'updated_at',
+      'job_id',
+      'locale',
+    ] as const;
     await insertRows(
       this.sequelize,
       this.sequelize.getQueryInterface().quoteIdentifier('import_links'),
