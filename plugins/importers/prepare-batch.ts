@@ -59,6 +59,8 @@ export interface PreparedItem {
   file?: ImportedEntity['file'];
   /** The source's language of the record (run-locales.ts writes it; `body` is then set). */
   locale?: string;
+  /** Set by the run: the record takes the bulk path into the default locale; its ledger row's locale. */
+  ledgerLocale?: string;
 }
 
 export interface PrepareOutput {
