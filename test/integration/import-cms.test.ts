@@ -587,6 +587,79 @@ describe('import-cms parse tasks over the real fixtures', function () {
       expect(p.spool).to.not.contain('$2a$');
     });
 
+    it('Strapi i18n (hand-made): a Strapi 5 document in two languages and a Strapi 4 entry with its localizations are one external id each, with their locales and per-language status', async () => {
+      const schema = JSON.stringify({
+        uid: 'api::post.post',
+        info: { singularName: 'post', pluralName: 'posts' },
+        options: { draftAndPublish: true },
+        pluginOptions: { i18n: { localized: true } },
+        attributes: { title: { type: 'string' } },
+      });
+      const v5 = [
+        { type: 'api::post.post', id: 1, data: { documentId: 'doc1', title: 'Hello', locale: 'en', publishedAt: null } },
+        {
+          type: 'api::post.post',
+          id: 2,
+          data: { documentId: 'doc1', title: 'Hello', locale: 'en', publishedAt: '2025-01-01T00:00:00.000Z' },
+        },
+        { type: 'api::post.post', id: 3, data: { documentId: 'doc1', title: 'Bonjour', locale: 'fr', publishedAt: null } },
+      ];
+      const p5 = await parse(
+        parseNodeCms,
+        write(
+          'strapi5-i18n.tar.gz',
+          tarOf([
+            { path: 'metadata.json', body: '{"strapi":{"version":"5.20.0"}}' },
+            { path: 'schemas/schemas_00001.jsonl', body: schema },
+            { path: 'entities/entities_00001.jsonl', body: v5.map((r) => JSON.stringify(r)).join('\n') },
+          ]),
+        ),
+      );
+      expect(p5.summary.counts).to.deep.equal({ posts: 2 });
+      expect(p5.summary.locales).to.deep.equal({ posts: { en: 1, fr: 1 } });
+      expect(of(p5, 'posts').map((e) => [e.externalId, e.locale, e.status, e.data.title])).to.deep.equal([
+        ['post:doc1', 'en', 'published', 'Hello'],
+        ['post:doc1', 'fr', 'draft', 'Bonjour'],
+      ]);
+      expect(of(p5, 'posts').every((e) => !('locale' in e.data))).to.equal(true);
+
+      const v4 = [
+        { type: 'api::post.post', id: 7, data: { title: 'Hallo', locale: 'de', publishedAt: '2024-01-01T00:00:00.000Z' } },
+        { type: 'api::post.post', id: 5, data: { title: 'Hello', locale: 'en', publishedAt: '2024-01-01T00:00:00.000Z' } },
+      ];
+      const links = [
+        {
+          kind: 'relation.basic',
+          relation: 'manyToMany',
+          left: { type: 'api::post.post', ref: 5, field: 'localizations' },
+          right: { type: 'api::post.post', ref: 7 },
+        },
+        {
+          kind: 'relation.basic',
+          relation: 'manyToMany',
+          left: { type: 'api::post.post', ref: 7, field: 'localizations' },
+          right: { type: 'api::post.post', ref: 5 },
+        },
+      ];
+      const p4 = await parse(
+        parseNodeCms,
+        write(
+          'strapi4-i18n.tar.gz',
+          tarOf([
+            { path: 'metadata.json', body: '{"strapi":{"version":"4.20.0"}}' },
+            { path: 'schemas/schemas_00001.jsonl', body: schema },
+            { path: 'entities/entities_00001.jsonl', body: v4.map((r) => JSON.stringify(r)).join('\n') },
+            { path: 'links/links_00001.jsonl', body: links.map((r) => JSON.stringify(r)).join('\n') },
+          ]),
+        ),
+      );
+      expect(of(p4, 'posts').map((e) => [e.externalId, e.locale, e.data.title])).to.deep.equal([
+        ['post:5', 'de', 'Hallo'],
+        ['post:5', 'en', 'Hello'],
+      ]);
+      expect(of(p4, 'posts').every((e) => !('localizations' in e.data))).to.equal(true);
+    });
+
     it('a tar.gz that is not a Strapi export, and a gzip that is not a tar: blocked with a reason', async () => {
       const other = await parse(parseNodeCms, write('other.tar.gz', tarOf([{ path: 'readme.txt', body: 'hi' }])));
       expect(other.summary.blockedReasons).to.deep.equal(['not a Strapi data-transfer export: no entities/*.jsonl in the archive']);
