@@ -121,6 +121,22 @@ describe('importers: languages (issue 36)', function () {
         expect(again.job.results.articles).to.include({ imported: 0, skipped: 8 });
         expect(again.job.results.articles.skipReasons).to.deep.equal({ alreadyImported: 8 });
         expect(await list('umami_articles', 'es')).to.have.length(8);
+
+        // Mode merge with one Spanish title changed: that version is updated, the English one and the rest stay.
+        const doc = JSON.parse(esBytes.toString('utf8'));
+        const herbs = doc.data.find((a: Obj) => a.id === '63ed240d-a923-427f-9855-38918bb30b2d');
+        herbs.attributes.title = 'Cultiva tus hierbas (revisado)';
+        const merged = await importFile(Buffer.from(JSON.stringify(doc)), 'es.json', 'php_cms', {
+          mappings: { articles: 'umami_articles' },
+          mode: 'merge',
+        });
+        expect(merged.job.results.articles).to.include({ imported: 1, updated: 1, skipped: 7 });
+        const title = fieldOf(en.plan, 'articles', 'title');
+        const esNow = (await list('umami_articles', 'es')).find((e) => origin(e) === herbs.id)!;
+        const enNow = (await list('umami_articles', 'en')).find((e) => origin(e) === herbs.id)!;
+        expect(esNow[title]).to.equal('Cultiva tus hierbas (revisado)');
+        expect(enNow[title]).to.equal('Give it a go and grow your own herbs');
+        expect(await list('umami_articles', 'es')).to.have.length(8);
       });
 
       it("Drupal: Spanish first, then English: the English values become the entries' own, the Spanish ones stay Spanish", async () => {
