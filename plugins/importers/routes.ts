@@ -318,7 +318,15 @@ export const importerRoutes: RouteDefinition[] = [
       results,
       warnings: z.array(warning),
       error: z.string().optional(),
-      items: z.array(z.object({ entity: z.string(), externalId: z.string(), collection: z.string(), entryId: z.string() })),
+      items: z.array(
+        z.object({
+          entity: z.string(),
+          externalId: z.string(),
+          collection: z.string(),
+          entryId: z.string(),
+          locale: z.string().optional().describe('the locale the record was written to (a source with languages: one item per language)'),
+        }),
+      ),
       itemsTotal: z.number(),
     }),
     handler: ({ params, query, identity, scope }) =>

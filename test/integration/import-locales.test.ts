@@ -115,6 +115,10 @@ describe('importers: languages (issue 36)', function () {
         expect(es.job.results.articles).to.include({ imported: 8, failed: 0, updated: 0 });
         expect((await dataOf(await admin().get('/api/locales'))).map((l: Obj) => l.code)).to.include('es');
         await expectDrupalLanguages('umami_articles', en.plan);
+        // The run's items name the locale each record went to.
+        const view = await dataOf(await admin().get(`/api/importers/runs/${es.job.jobId}?limit=100`));
+        expect(view.items).to.have.length(8);
+        expect(view.items.every((i: Obj) => i.locale === 'es')).to.equal(true);
 
         // Again: nothing is duplicated or written (the ledger keeps each language's record).
         const again = await importFile(esBytes, 'es.json', 'php_cms', { mappings: { articles: 'umami_articles' } });

@@ -1550,7 +1550,14 @@ export interface ApiRoutes {
       >;
       warnings: { message: string; line?: number }[];
       error?: string;
-      items: { entity: string; externalId: string; collection: string; entryId: string }[];
+      items: {
+        entity: string;
+        externalId: string;
+        collection: string;
+        entryId: string;
+        /** the locale the record was written to (a source with languages: one item per language) */
+        locale?: string;
+      }[];
       itemsTotal: number;
     };
     errors: ApiErrorCode;
