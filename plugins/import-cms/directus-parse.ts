@@ -9,6 +9,11 @@
  * externalId: the item's `id`. `status`: published/active -> published; draft, in_review, archived,
  * inactive -> draft (the raw value stays in `status`). `user_created`/`user_updated` and fields holding
  * UUIDs (or arrays of them) are relation values; image/file-like names are media.
+ * Languages: a lone translations file (a junction `<parent>_translations`: `<parent>_id` + `languages_code`) is
+ * the parent's languages: its rows become records of the parent entity (`help_articles`), externalId the
+ * parent's id, `locale` the row's `languages_code` (the row's own id, the parent id and the code are keys, not
+ * fields); the run writes them into one entry per parent, each language into its locale. In an archive the
+ * junction stays a collection of its own (its relations to the parent, directus-archive.ts).
  * Snapshot: recognised, imports 0 items; each collection with a table appears in the summary with 0
  * entries and its fields typed from the snapshot (for scaffolding), plus a warning.
  */
@@ -44,13 +49,17 @@ const SNAPSHOT_KIND: Record<string, ImportFieldKind> = {
   geometry: 'json',
 };
 
-export function directusCollection(input: ImportParseInput, firstKeys: string[]): string {
+/** The parent's id field of a translations junction's row (`help_articles_id` beside `languages_code`), if it is one. */
+export function translationParent(keys: string[]): string | null {
+  if (!keys.includes('languages_code')) return null;
+  return keys.find((k) => k.endsWith('_id') && k !== 'languages_code') ?? null;
+}
+
+export function directusCollection(input: ImportParseInput, firstKeys: string[], fold = false): string {
   const option = input.options?.collection;
   if (typeof option === 'string' && option) return snake(option);
-  if (firstKeys.includes('languages_code')) {
-    const parent = firstKeys.find((k) => k.endsWith('_id') && k !== 'languages_code');
-    if (parent) return `${parent.slice(0, -3)}_translations`;
-  }
+  const parent = translationParent(firstKeys);
+  if (parent) return fold ? snake(parent.slice(0, -3)) : `${parent.slice(0, -3)}_translations`;
   const base = baseName(input.filename)
     .split('-')
     .filter((w) => w && !/^\d+$/.test(w));
@@ -130,8 +139,11 @@ export async function readDirectusDocument(
   input: ImportParseInput,
   writer: SpoolWriter,
   onItem?: (collection: string, id: string, data: Obj) => void,
+  foldTranslations = false,
 ): Promise<DirectusDocument> {
   let entity: string | null = null;
+  /** A lone translations file: the parent's id field (its rows are the parent's languages). */
+  let parentField: string | null | undefined;
   let items = 0;
   const seen = new Set<string>();
   const relationFields = new Set<string>();
@@ -155,15 +167,21 @@ export async function readDirectusDocument(
       const line = (p[p.length - 1] as number) + 1;
       items++;
       if (!isObj(value)) return void writer.warn(`item ${line} is not an object, skipped`, line);
-      entity ??= directusCollection(input, Object.keys(value));
-      const id = typeof value.id === 'string' || typeof value.id === 'number' ? String(value.id) : null;
-      if (id === null) return void writer.warn(`item ${line} has no id, skipped`, line);
-      if (seen.has(id)) return void writer.warn(`item ${line}: id ${id} appears twice, the later copy was skipped`, line);
-      seen.add(id);
+      entity ??= directusCollection(input, Object.keys(value), foldTranslations);
+      parentField ??= foldTranslations ? translationParent(Object.keys(value)) : null;
+      const key = parentField ? value[parentField] : value.id;
+      const locale = parentField && typeof value.languages_code === 'string' && value.languages_code ? value.languages_code : undefined;
+      const id = typeof key === 'string' || typeof key === 'number' ? String(key) : null;
+      if (id === null || (parentField && !locale))
+        return void writer.warn(`item ${line} has no ${parentField ? `${parentField} and languages_code` : 'id'}, skipped`, line);
+      const seenKey = locale ? `${id}\u0000${locale}` : id;
+      if (seen.has(seenKey))
+        return void writer.warn(`item ${line}: id ${id}${locale ? ` (${locale})` : ''} appears twice, the later copy was skipped`, line);
+      seen.add(seenKey);
       const data: Obj = {};
       const kinds: Record<string, ImportFieldKind> = {};
       for (const [name, v] of Object.entries(value)) {
-        if (name === 'id') continue;
+        if (name === 'id' || (parentField && (name === parentField || name === 'languages_code'))) continue;
         data[name] = v;
         const kind = directusKind(name, v);
         if (kind) {
@@ -177,7 +195,12 @@ export async function readDirectusDocument(
       }
       const raw = typeof value.status === 'string' ? value.status : null;
       const status = raw && PUBLISHED.has(raw) ? 'published' : raw && DRAFT.has(raw) ? 'draft' : undefined;
-      if (await writer.write({ entity: entity!, externalId: id, data, ...(status ? { status } : {}), line }, kinds))
+      if (
+        await writer.write(
+          { entity: entity!, externalId: id, data, ...(locale ? { locale } : {}), ...(status ? { status } : {}), line },
+          kinds,
+        )
+      )
         onItem?.(entity!, id, data);
     },
   });
@@ -193,7 +216,7 @@ export async function parseDirectus(
   writer: SpoolWriter,
   onItem?: (collection: string, id: string, data: Obj) => void,
 ): Promise<ImportParseSummary['fields'] | undefined> {
-  const doc = await readDirectusDocument(input, writer, onItem);
+  const doc = await readDirectusDocument(input, writer, onItem, true);
   if (doc.snapshot) return snapshotFields(writer, doc.lists, doc.directus);
   if (doc.items === 0)
     writer.block(doc.itemShaped ? 'the Directus export holds no items' : 'not a Directus item export or schema snapshot');

@@ -7,8 +7,9 @@
  * `file.url`); `media--<bundle>` -> `media` (`bundle` field); `user--user` -> `authors` (names only);
  * `comment--*` -> `comments`, `paragraph--*` -> `paragraphs`, `block_content--*` -> `blocks`,
  * `menu_link_content--*` -> `menu_links`. Configuration entities are skipped with one warning.
- * externalId: the resource UUID for the source language; a translation (`default_langcode: false`)
- * gets `<uuid>:<langcode>` and `translationOf: <uuid>`, so it never overwrites the original.
+ * externalId: the resource UUID, the same for every translation; the record's `locale` is its `langcode`
+ * (`und` and `zxx`, "not specified" and "not applicable", carry none) and `sourceLocale` marks the original
+ * (`default_langcode: true`): the run writes the translations into the same entry, each in its locale.
  * Relationships become relation values (the target UUID, or an array of them); where the targets are in the import
  * too, the run makes them relations (reference-links.ts).
  */
@@ -42,6 +43,8 @@ const DROP_RELATIONSHIP = new Set([
   'comment_type',
   'paragraph_type',
 ]);
+/** Drupal's language codes that name no language: "not specified" and "not applicable". */
+const NO_LANGUAGE = new Set(['und', 'zxx']);
 const COLLAPSED: Record<string, string> = {
   file: 'attachments',
   media: 'media',
@@ -174,16 +177,13 @@ async function writeResource(res: Resource, ctx: Context, line: number | undefin
       types.map((type) => drupalEntity(type)?.entity ?? null),
     ),
   );
-  const lang = typeof attrs.langcode === 'string' ? attrs.langcode : null;
-  const translation = attrs.default_langcode === false && lang !== null;
-  const externalId = translation ? `${res.id}:${lang}` : res.id;
-  if (translation) {
-    data.translationOf = res.id;
-    kinds.translationOf = 'relation';
-  }
-  const key = `${mapped.entity}\u0000${externalId}`;
+  const lang = typeof attrs.langcode === 'string' && !NO_LANGUAGE.has(attrs.langcode) ? attrs.langcode : null;
+  // The language is the record's locale, not a field of its own.
+  if (lang !== null) delete data.langcode;
+  const externalId = res.id;
+  const key = `${mapped.entity}\u0000${externalId}\u0000${lang ?? ''}`;
   if (ctx.seen.has(key)) {
-    writer.warn(`${res.type} ${externalId} appears twice: the later copy was skipped`, line);
+    writer.warn(`${res.type} ${externalId}${lang ? ` (${lang})` : ''} appears twice: the later copy was skipped`, line);
     return false;
   }
   let status: 'draft' | 'published' | undefined;
@@ -196,6 +196,7 @@ async function writeResource(res: Resource, ctx: Context, line: number | undefin
       entity: mapped.entity,
       externalId,
       data,
+      ...(lang !== null ? { locale: lang, ...(attrs.default_langcode !== false ? { sourceLocale: true } : {}) } : {}),
       ...(status ? { status } : {}),
       ...(file ? { file } : {}),
       ...(line !== undefined ? { line } : {}),

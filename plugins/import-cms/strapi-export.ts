@@ -9,7 +9,8 @@
  * (admin, users-permissions users/roles/permissions, i18n locales, folders, configuration) is skipped
  * with one warning: accounts and password hashes are never imported. Strapi 5 keeps a draft and a
  * published row per document: they collapse to one entity (the published row, status `published`).
- * externalId: `<singular>:<documentId or id>` (plus `:<locale>` for a localised row). Links become
+ * externalId: `<singular>:<documentId or id>`, the same for every language of a document (Strapi 5); a localised
+ * row's `locale` is the record's locale (the run writes a document's languages into one entry). Links become
  * relation/media values holding the target's externalId.
  */
 import { createReadStream, existsSync, readFileSync, statSync } from 'node:fs';
@@ -144,7 +145,7 @@ export async function parseStrapiExport(input: ImportParseInput, writer: SpoolWr
   if (!inRoot('links').length) writer.warn('the export has no links/ folder: relations and media links are not known');
   const schemas = await readSchemas(tree);
   const { links, componentLinks } = await readLinks(tree);
-  const rows = await chooseRows(tree, schemas);
+  const rows = await chooseRows(tree, schemas, links);
   const references = new ReferenceLinks();
   const { collapsed, missingAssets } = await writeRows(tree, schemas, links, rows, references);
   writer.links = references.links();
@@ -211,7 +212,8 @@ async function readLinks(tree: ExportTree): Promise<{ links: Links; componentLin
       owner = l.right;
       target = l.left;
     }
-    if (!owner.field || SKIPPED_FIELDS.has(owner.field)) return;
+    // `localizations` (Strapi 4) groups a document's languages (chooseRows); it is no field.
+    if (!owner.field || (SKIPPED_FIELDS.has(owner.field) && owner.field !== 'localizations')) return;
     if (!owner.type.includes('::')) {
       componentLinks++;
       return;
@@ -230,14 +232,20 @@ const isRow = (v: unknown): v is Row => {
   return typeof r?.type === 'string' && (typeof r.id === 'number' || typeof r.id === 'string') && !!r.data && typeof r.data === 'object';
 };
 
+/** A localised row's language (Strapi's i18n `locale`), when it has one. */
+const localeOf = (row: Row): string | undefined => (typeof row.data.locale === 'string' && row.data.locale ? row.data.locale : undefined);
+
 /** Pass 1: the externalId of every imported row, and which row stands for each document (the published one). */
-async function chooseRows(tree: ExportTree, schemas: Map<string, Schema>): Promise<RowChoice> {
+async function chooseRows(tree: ExportTree, schemas: Map<string, Schema>, links: Links): Promise<RowChoice> {
   const rows: RowChoice = { rowExternal: new Map(), chosen: new Map(), skipped: new Map() };
   const externalOf = (row: Row): string => {
     const { singular } = entityNames(row.type, schemas.get(row.type));
-    const docId = typeof row.data.documentId === 'string' ? row.data.documentId : String(row.id);
-    const locale = typeof row.data.locale === 'string' && row.data.locale ? `:${row.data.locale}` : '';
-    return `${singular}:${docId}${locale}`;
+    // Strapi 4 gives each language its own row, linked by `localizations`: the group is known by its smallest id.
+    const group = links.get(`${row.type}|${row.id}`)?.get('localizations') ?? [];
+    const ids = [row.id, ...group.filter((t) => t.type === row.type).map((t) => t.ref)];
+    const first = ids.every((x) => /^\d+$/.test(String(x))) ? String(Math.min(...ids.map(Number))) : ids.map(String).sort()[0]!;
+    const docId = typeof row.data.documentId === 'string' ? row.data.documentId : first;
+    return `${singular}:${docId}`;
   };
   await eachLineOf(tree, tree.entityFiles, (v, line, f) => {
     if (!isRow(v)) return void tree.writer.warn(`${f} line ${line} is not a Strapi entity ({type, id, data}), skipped`, line);
@@ -246,8 +254,9 @@ async function chooseRows(tree: ExportTree, schemas: Map<string, Schema>): Promi
     const ext = externalOf(v);
     rows.rowExternal.set(rowKey, ext);
     const published = v.data.publishedAt !== null && v.data.publishedAt !== undefined;
-    const current = rows.chosen.get(ext);
-    if (!current || (published && !current.published)) rows.chosen.set(ext, { rowKey, published });
+    const chosenKey = `${ext}\u0000${localeOf(v) ?? ''}`;
+    const current = rows.chosen.get(chosenKey);
+    if (!current || (published && !current.published)) rows.chosen.set(chosenKey, { rowKey, published });
   });
   return rows;
 }
@@ -265,7 +274,9 @@ async function writeRows(
     if (!isRow(v) || !isStrapiContentType(v.type)) return;
     const rowKey = `${v.type}|${v.id}`;
     const ext = rows.rowExternal.get(rowKey)!;
-    if (rows.chosen.get(ext)?.rowKey !== rowKey) {
+    const locale = localeOf(v);
+    const chosenKey = `${ext}\u0000${locale ?? ''}`;
+    if (rows.chosen.get(chosenKey)?.rowKey !== rowKey) {
       counts.collapsed++;
       return;
     }
@@ -276,7 +287,7 @@ async function writeRows(
     linkFields(links.get(rowKey), attrs, rows.rowExternal, data, kinds);
     // A relation to content types becomes a relation to their collection (reference-links.ts); media stays as before.
     for (const [field, targets] of links.get(rowKey) ?? [])
-      if (kinds[field] === 'relation')
+      if (kinds[field] === 'relation' && field !== 'localizations')
         references.note(
           entity,
           field,
@@ -286,10 +297,13 @@ async function writeRows(
           ),
         );
     let status: 'draft' | 'published' | undefined;
-    if (schema?.options?.draftAndPublish) status = rows.chosen.get(ext)!.published ? 'published' : 'draft';
+    if (schema?.options?.draftAndPublish) status = rows.chosen.get(chosenKey)!.published ? 'published' : 'draft';
     const file = v.type === FILE_TYPE ? uploadFile(tree, v) : undefined;
     if (file && !file.path && !file.url) counts.missingAssets++;
-    await tree.writer.write({ entity, externalId: ext, data, ...(status ? { status } : {}), ...(file ? { file } : {}), line }, kinds);
+    await tree.writer.write(
+      { entity, externalId: ext, data, ...(locale ? { locale } : {}), ...(status ? { status } : {}), ...(file ? { file } : {}), line },
+      kinds,
+    );
   });
   return counts;
 }
@@ -300,7 +314,8 @@ function rowFields(v: Row, attrs: NonNullable<Schema['attributes']>) {
   const kinds: Record<string, ImportFieldKind> = {};
   for (const [name, value] of Object.entries(v.data)) {
     if (SKIPPED_FIELDS.has(name) || SECRET_FIELD.test(name) || attrs[name]?.type === 'password') continue;
-    if (name === 'locale' && value === null) continue;
+    // The language is the record's locale (localeOf), not a field.
+    if (name === 'locale' || name === 'localizations') continue;
     if (v.type === FILE_TYPE && FILE_NOISE.has(name)) continue;
     data[name] = value;
     const kind = attrs[name]?.type ? KIND_OF[attrs[name].type!] : undefined;
@@ -318,6 +333,7 @@ function linkFields(
   kinds: Record<string, ImportFieldKind>,
 ): void {
   for (const [field, targets] of fields ?? []) {
+    if (field === 'localizations') continue;
     const ids = [...new Set(targets.map((t) => rowExternal.get(`${t.type}|${t.ref}`)).filter((x): x is string => !!x))];
     const attr = attrs[field];
     const single = attr ? (attr.type === 'media' ? attr.multiple !== true : SINGLE_RELATIONS.has(attr.relation ?? '')) : false;

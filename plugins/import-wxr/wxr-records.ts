@@ -8,6 +8,7 @@ import { phpUnserialize, type PhpValue } from './php-unserialize.js';
 import { attachmentFile } from './wxr-attachment.js';
 import { postTypeEntity } from './wxr-names.js';
 import { children, rawTextOf, textOf, type WxrNode } from './wxr-node.js';
+import { itemLanguage, polylangTerm, POLYLANG_TAXONOMIES, wpmlLanguage } from './wxr-languages.js';
 import type { ReferencedTerms } from './wxr-referenced.js';
 
 export interface EntityOut {
@@ -30,6 +31,11 @@ export interface RecordContext {
   shortcodes: Map<string, number>;
   /** Categories, tags and authors the items name (the undeclared ones become records at the end). */
   referenced?: ReferencedTerms;
+  /**
+   * Polylang's translation groups (`wp:term` of the taxonomy `post_translations`, declared before the items): group
+   * slug -> [language, post id] in the order Polylang lists them.
+   */
+  translationGroups?: Map<string, Array<[string, string]>>;
 }
 
 const MAX_SHORTCODE_NAMES = 100;
@@ -85,7 +91,7 @@ const int = (text: string): number | undefined => (/^-?\d{1,15}$/.test(text) ? N
 const ref = (text: string): string | null => (text === '' || text === '0' ? null : text);
 
 /** Meta value: PHP-serialized plain data decoded, anything else kept as written. */
-function metaValue(raw: string, depth: number): PhpValue {
+export function metaValue(raw: string, depth: number): PhpValue {
   const decoded = phpUnserialize(raw, depth);
   return decoded === undefined ? raw : decoded;
 }
@@ -158,12 +164,13 @@ export function tagRecord(node: WxrNode, ctx: RecordContext): EntityOut | null {
  * `wp:term`: terms of the `category` and `post_tag` taxonomies are the same categories and tags (recent
  * exports list them twice); every other taxonomy (nav_menu, post_format, custom ones) -> terms.
  */
-export function termRecord(node: WxrNode, ctx: RecordContext): EntityOut | null {
+export function termRecord(node: WxrNode, ctx: RecordContext): EntityOut | null | 'consumed' {
   const taxonomy = textOf(node, 'wp:term_taxonomy');
   const name = textOf(node, 'wp:term_name');
   const slug = textOf(node, 'wp:term_slug') || name;
   if (!slug || !taxonomy) return null;
   const description = rawTextOf(node, 'wp:term_description')?.trim() ?? '';
+  if (POLYLANG_TAXONOMIES.has(taxonomy)) return polylangTerm(taxonomy, slug, description, ctx);
   const parent = ref(textOf(node, 'wp:term_parent'));
   if (taxonomy === 'category') return termOut('categories', slug, { name: name || slug, slug, parent, description }, node, ctx);
   if (taxonomy === 'post_tag') return termOut('tags', slug, { name: name || slug, slug, description }, node, ctx);
@@ -214,12 +221,21 @@ export function itemRecords(node: WxrNode, ordinal: number, ctx: RecordContext):
     wpStatus: textOf(node, 'wp:status'),
   };
   const { entity } = ids;
-  const externalId = ids.wpId || ids.guid || `item-${ordinal}`;
+  const ownId = ids.wpId || ids.guid || `item-${ordinal}`;
   const data = itemFields(node, ids, ctx);
+  const language = itemLanguage(node, ctx);
   Object.assign(data, itemTaxonomies(node, ctx));
   const internalMeta = itemMeta(node, data, ctx);
+  const wpml = entity === 'attachments' ? null : wpmlLanguage(internalMeta);
+  const lang = entity === 'attachments' ? null : (wpml ?? language);
+  // The translations of one post are one entry: they share the external id of the group's first post (Polylang) or the group (WPML).
+  const externalId = lang?.group ?? ownId;
 
   const record: ImportedEntity = { entity, externalId, data, line: node.line };
+  if (lang) {
+    record.locale = lang.code;
+    if (lang.source ?? lang.group === ownId) record.sourceLocale = true;
+  }
   if (entity === 'attachments') {
     const alt = internalMeta._wp_attachment_image_alt;
     if (typeof alt === 'string' && alt) data.alt = alt;
@@ -288,6 +304,7 @@ function itemTaxonomies(node: WxrNode, ctx: RecordContext): Record<string, unkno
     const slug = (cat.attrs.nicename ?? '').trim() || name;
     if (!slug) continue;
     const domain = (cat.attrs.domain ?? 'category').trim();
+    if (POLYLANG_TAXONOMIES.has(domain)) continue;
     if (domain === 'category') {
       categories.push(slug);
       ctx.referenced?.note('categories', slug, name, node.line);

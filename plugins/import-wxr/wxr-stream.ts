@@ -45,6 +45,8 @@ export class WxrStream {
   private readonly parser: SaxesParser<{ xmlns: true; position: true }>;
   private readonly repair: BareAmpersandRepair;
   private readonly ctx: RecordContext;
+  /** `<externalId>\0<language>` of the records written with a language. */
+  private readonly languageIds = new Set<string>();
   private readonly depthLimit: number;
   private readonly ids = new Map<string, Set<string>>();
   private readonly assumedPrefixes = new Set<string>();
@@ -290,6 +292,7 @@ export class WxrStream {
               : kind === 'tag'
                 ? tagRecord(node, this.ctx)
                 : termRecord(node, this.ctx);
+        if (out === 'consumed') return [];
         if (!out) this.spool.warn(`wp:${kind} without a name or slug: skipped`, node.line);
         return out ? [out] : [];
       }
@@ -305,7 +308,9 @@ export class WxrStream {
     const { entity } = out;
     let seen = this.ids.get(entity.entity);
     if (!seen) this.ids.set(entity.entity, (seen = new Set()));
-    if (seen.has(entity.externalId)) {
+    // A post's translations (Polylang, WPML) share its external id, one per language.
+    const langKey = entity.locale ? `${entity.externalId}\u0000${entity.locale}` : null;
+    if (langKey ? this.languageIds.has(langKey) : seen.has(entity.externalId)) {
       if (fromTerm) return;
       if (!ITEM_DUPLICATES_KEPT(entity.entity)) {
         this.spool.warn(`${entity.entity} "${entity.externalId}" appears twice: the first one is kept`, entity.line);
@@ -318,6 +323,7 @@ export class WxrStream {
       entity.externalId = renamed;
     }
     seen.add(entity.externalId);
+    if (langKey) this.languageIds.add(langKey);
     if (await this.spool.write(entity, out.kinds)) this.written++;
     if (ITEM_DUPLICATES_KEPT(entity.entity) && entity.entity !== 'comments') this.parents.note(entity.entity, entity.data.parent);
   }

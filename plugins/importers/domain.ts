@@ -37,10 +37,25 @@ export const entityMapping = z.union([
     .strict(),
 ]);
 
+/** One source language in a preview body (plan-locales.ts): an existing locale's code, false to skip it, or a locale to create. */
+export const localeMapping = z.union([
+  z.string().min(1).max(35),
+  z.literal(false),
+  z.null(),
+  z
+    .object({
+      target: z.string().min(1).max(35).optional().describe("the locale's code (default: the source's)"),
+      create: z.boolean().optional().describe('create the locale when it does not exist (system:settings in the default tenant)'),
+    })
+    .strict(),
+]);
+export const localeMappings = z.record(z.string().min(1).max(64), localeMapping);
+
 const inputSchema = z.object({
   format: z.string().min(1).max(64),
   uploadId: z.string().uuid().optional(),
   mappings: z.record(z.string(), entityMapping).optional(),
+  locales: localeMappings.optional(),
   scaffold: z.boolean().optional(),
   statuses: z.enum(['keep', 'draft']).optional(),
 });

@@ -73,6 +73,15 @@ export interface ImportedEntity {
   file?: { path?: string; url?: string; filename: string; mimeType?: string };
   /** Source line (CSV, NDJSON) or record number, for warnings. */
   line?: number;
+  /**
+   * The source's language of this record (Drupal `langcode`, Directus `languages_code`, Strapi `locale`,
+   * WordPress Polylang/WPML language), as the source spells it. Records of one source entity in several
+   * languages share `externalId` and differ by `locale`: the run writes them into one entry, each into the
+   * installation locale the plan maps the code onto (localisation.md, "Importers").
+   */
+  locale?: string;
+  /** This record is the entity's original (Drupal `default_langcode`, the source post of a WordPress translation group). */
+  sourceLocale?: boolean;
 }
 
 /** Value kinds a parse task reports per field; scaffold mode maps them to collection field types. */
@@ -112,6 +121,8 @@ export interface ImportParseSummary {
   referenced?: Record<string, number>;
   /** WXR: shortcodes (`[gallery]`, `[caption]`...) found in the content, name -> occurrences; imported as written, never expanded. */
   shortcodes?: Record<string, number>;
+  /** Languages found: entity -> source language code -> records (see ImportedEntity.locale). */
+  locales?: Record<string, Record<string, number>>;
   /** Records the parser could not read or refused and did not write (bad NDJSON lines, unreadable CSV records, CSV strict mode, too deep), per entity: the run counts them as failed. */
   refused?: Record<string, number>;
   /**

@@ -1,3 +1,4 @@
+import type { LocaleMapping } from './plan-locales.js';
 import { type Identity, type JobQueue, type Logger, type WorkerPool, ServiceUnavailableError } from '../../kernel/sdk.js';
 import type { DataOpsEngine, Summary } from '../data-ops/public.js';
 import type { FormatsView } from './analyse.js';
@@ -26,6 +27,8 @@ export interface ImporterDeps {
   stopping?: AbortSignal;
   contentClient: () => ContentClientFactory;
   mediaClient: () => MediaClientFactory;
+  /** The installation's content locales (the content plugin's locales service), for the plan's languages. */
+  localesList: () => ReadonlyArray<{ code: string; isDefault: boolean }>;
   /** The data-operation engine (plugin data-ops). */
   dataOps: () => DataOpsEngine | undefined;
   /** User names for past runs (plugin auth's users service, when there). */
@@ -37,6 +40,8 @@ export interface ImportInput {
   format: string;
   uploadId: string;
   mappings?: Record<string, EntityMapping>;
+  /** The source languages' mapping onto the installation's locales (plan-locales.ts). */
+  locales?: Record<string, LocaleMapping>;
   scaffold: boolean;
   /** keep the source's statuses or import everything as drafts (default per target: see planner.ts). */
   statuses?: StatusPolicy;

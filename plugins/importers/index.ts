@@ -17,7 +17,7 @@ import './errors.js';
 import { ImportersService, JOB_TYPE } from './importers-service.js';
 import { IMPORTER_MIGRATIONS } from './migrations.js';
 import { importerOptionsSchema, readImporterEnv } from './options.js';
-import type { ContentClientFactory } from '../content/public.js';
+import type { ContentClientFactory, LocalesService } from '../content/public.js';
 import type { MediaClientFactory } from '../media/public.js';
 import { importerRoutes } from './routes.js';
 import { ImportStore } from './store.js';
@@ -46,6 +46,7 @@ export default definePlugin(() => {
             contentClient: ContentClientFactory;
             mediaClient: MediaClientFactory;
             kernelState: KernelState;
+            locales: LocalesService;
           }) =>
             new ImportersService({
               store: new ImportStore(c.sequelize),
@@ -59,6 +60,7 @@ export default definePlugin(() => {
               // Resolved when first used: the content and media SDKs.
               contentClient: () => c.contentClient,
               mediaClient: () => c.mediaClient,
+              localesList: () => c.locales.list(),
               dataOps: () => optional(c as never, 'dataOps') as DataOpsEngine | undefined,
               userName: async (userId) => {
                 const users = optional(c as never, 'users') as { findById(id: string): Promise<{ username?: string } | null> } | undefined;

@@ -159,7 +159,13 @@ export class ImportJobs {
       results: job.results,
       warnings: job.warnings,
       ...(job.error ? { error: job.error } : {}),
-      items: links.map((l) => ({ entity: l.entity, externalId: l.external_id, collection: l.collection, entryId: l.entry_id })),
+      items: links.map((l) => ({
+        entity: l.entity,
+        externalId: l.external_id,
+        collection: l.collection,
+        entryId: l.entry_id,
+        ...(l.locale ? { locale: l.locale } : {}),
+      })),
       itemsTotal,
     };
   }

@@ -87,4 +87,18 @@ export const IMPORTER_MIGRATIONS: MigrationDefinition[] = [
       await queryInterface.addIndex('import_links', ['tenant_id', 'job_id'], { name: 'import_links_job' });
     },
   },
+  {
+    // Languages (issue 36): one ledger row per source record and locale. A source entity in several languages is one
+    // entry; each language's record has its own row (the installation locale it was written to; '' for records
+    // without a language and imports from before), so a re-import of one language skips or updates only that one.
+    name: '0005-import-links-locale',
+    async up({ queryInterface, DataTypes }) {
+      await queryInterface.addColumn('import_links', 'locale', { type: DataTypes.STRING(35), allowNull: false, defaultValue: '' });
+      await queryInterface.removeIndex('import_links', 'import_links_target');
+      await queryInterface.addIndex('import_links', ['tenant_id', 'collection', 'format', 'entity', 'external_id', 'locale'], {
+        unique: true,
+        name: 'import_links_target',
+      });
+    },
+  },
 ];

@@ -8,6 +8,7 @@ import { defaultTarget, madeByImport } from './plan-targets.js';
 import type { CollectionInfo } from '../content/public.js';
 import type { z } from 'zod';
 import type { importOperationSchema } from './routes.js';
+import type { PlannedLocale } from './plan-locales.js';
 
 export { autoMap, defaultTarget } from './plan-targets.js';
 
@@ -64,6 +65,10 @@ export interface ImportPlan {
   shortcodes: Array<{ name: string; count: number }>;
   /** References the run resolves into the target's ids after writing (see ImportParseSummary.links). */
   links?: PlannedLink[];
+  /** The source's languages and the installation locale each goes to (plan-locales.ts); absent when the source has none. */
+  locales?: PlannedLocale[];
+  /** The installation's default locale when the plan was made (its records write the entries' own values). */
+  defaultLocale?: string;
 }
 export interface PlannedLink {
   entity: string;

@@ -19,12 +19,14 @@ import {
 import { buildPlan, type EntityMapping, type ImportPlan, type SafetyMode, type StatusPolicy } from './planner.js';
 import type { ImportUploads } from './uploads.js';
 import { earlierLinks } from './earlier-links.js';
+import { checkLocaleMappings, planLocales, type InstallationLocales, type LocaleMapping } from './plan-locales.js';
 
 /** The body of a preview (POST /api/importers/preview). */
 export interface PreviewBody {
   format: string;
   uploadId?: string;
   mappings?: Record<string, EntityMapping>;
+  locales?: Record<string, LocaleMapping>;
   scaffold?: boolean;
   mode?: SafetyMode;
   statuses?: StatusPolicy;
@@ -43,7 +45,14 @@ export class ImportPlanning {
   /** The domain's validate: the upload (the caller's, valid, files present), its format, scaffold permission, mapping names. */
   async validateInput(
     identity: Identity,
-    body: { format: string; uploadId?: string; mappings?: Record<string, EntityMapping>; scaffold?: boolean; statuses?: StatusPolicy },
+    body: {
+      format: string;
+      uploadId?: string;
+      mappings?: Record<string, EntityMapping>;
+      locales?: Record<string, LocaleMapping>;
+      scaffold?: boolean;
+      statuses?: StatusPolicy;
+    },
   ): Promise<ImportInput> {
     const upload = await this.uploads.uploadFor(identity, body.uploadId);
     if (upload.format !== body.format) {
@@ -61,13 +70,26 @@ export class ImportPlanning {
         throw new ValidationError(`'${name}' is not a valid collection name: ${message}`, [{ path: `body.mappings.${entity}`, message }]);
       }
     }
+    if (body.locales && Object.keys(body.locales).length)
+      checkLocaleMappings(JSON.parse(upload.summary) as ImportParseSummary, body.locales, this.installedLocales(identity));
     return {
       format: body.format,
       uploadId: upload.id,
       ...(body.mappings ? { mappings: body.mappings } : {}),
+      ...(body.locales ? { locales: body.locales } : {}),
       scaffold,
       ...(body.statuses ? { statuses: body.statuses } : {}),
       jobId: randomUUID(),
+    };
+  }
+
+  /** The installation's locales and whether this caller may create one (plan-locales.ts). */
+  private installedLocales(identity: Identity): InstallationLocales {
+    const list = this.deps.localesList();
+    return {
+      codes: list.map((l) => l.code),
+      defaultCode: list.find((l) => l.isDefault)?.code ?? 'en',
+      mayCreate: hasPermission(identity, 'system:settings') && identity.tenantId === 'default',
     };
   }
 
@@ -99,6 +121,11 @@ export class ImportPlanning {
       linked,
       earlierLinks: earlier,
     });
+    if (summary.locales && Object.keys(summary.locales).length) {
+      const installed = this.installedLocales(identity);
+      plan.locales = planLocales(summary, input.locales, installed);
+      plan.defaultLocale = installed.defaultCode;
+    }
     return { plan, collections, linked };
   }
 
@@ -123,8 +150,9 @@ export class ImportPlanning {
       targets[o.targetCollection] = c ? c.fields.map((f) => `${f.name}:${f.type}`).sort() : null;
       links[`${o.sourceType}>${o.targetCollection}`] = linked[o.sourceType]?.[o.targetCollection] ?? 0;
     }
+    const locales = plan.locales?.map((l) => `${l.source}>${l.action}:${l.target ?? '-'}`);
     return createHash('sha256')
-      .update(stringify({ format: input.format, targets, links }) ?? '')
+      .update(stringify({ format: input.format, targets, links, ...(locales ? { locales } : {}) }) ?? '')
       .digest('hex');
   }
 
@@ -139,6 +167,8 @@ export class ImportPlanning {
     const { planId: _planId, ...carried } = plan;
     const payload: RunPayload = { plan: carried };
     const operations: DataOperation[] = [{ action: 'create', type: 'import', target: input.format, count: 0, payload }];
+    for (const l of plan.locales ?? [])
+      if (l.action === 'create') operations.push({ action: 'create', type: 'locale', target: l.target!, count: 0 });
     for (const c of plan.scaffoldCollections) operations.push({ action: 'create', type: 'collection', target: c.name, count: 0 });
     const warnings: PlanDraft['warnings'] = [];
     for (const o of plan.operations) {
@@ -198,6 +228,7 @@ export class ImportPlanning {
       estimatedDurationMs: plan.estimatedDurationMs,
       collections: plan.scaffoldCollections.map((c) => ({ name: c.name, fields: c.fields, widgets: c.widgets })),
       shortcodes: plan.shortcodes ?? [],
+      ...(plan.locales ? { locales: plan.locales, defaultLocale: plan.defaultLocale ?? null } : {}),
     };
   }
 }

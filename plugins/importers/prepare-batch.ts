@@ -57,6 +57,10 @@ export interface PreparedItem {
   invalid?: string;
   /** An attachment the event loop stores first (the record is created the slow way). */
   file?: ImportedEntity['file'];
+  /** The source's language of the record (run-locales.ts writes it; `body` is then set). */
+  locale?: string;
+  /** Set by the run: the record takes the bulk path into the default locale; its ledger row's locale. */
+  ledgerLocale?: string;
 }
 
 export interface PrepareOutput {
@@ -106,6 +110,10 @@ function prepare(e: ImportedEntity, input: PrepareInput): PreparedItem {
   if (t.draft) body.status = 'draft';
   else if (e.status) body.status = e.status;
   if (notes.length) item.notes = notes;
+  if (e.locale && !e.file) {
+    item.locale = e.locale;
+    item.body = body;
+  }
   if (e.file?.path || (e.file?.url && input.fetchRemote)) {
     item.file = e.file;
     item.body = body;

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { multipartFile, defineRoute, type RouteDefinition } from '../../kernel/sdk.js';
 import { FIELD_TYPES } from '../content/public.js';
 import { jobsAnswerSchema, summarySchema } from '../data-ops/public.js';
-import { entityMapping } from './domain.js';
+import { entityMapping, localeMappings } from './domain.js';
 
 // The two event-stream handlers load on their first request, not at boot.
 let jobEvents: Promise<typeof import('./job-events.js')> | undefined;
@@ -96,6 +96,21 @@ const planSchema = z.object({
     .describe(
       'shortcodes the source content uses (WordPress: [gallery], [caption]...), with how often: imported as written, never expanded',
     ),
+  locales: z
+    .array(
+      z.object({
+        source: z.string().describe('the language code as the source spells it'),
+        count: z.number().describe('records in this language'),
+        entities: z.array(z.string()),
+        action: z.enum(['use', 'create', 'skip']).describe('use an existing locale, create it before the run, or leave these records out'),
+        target: z.string().nullable().describe('the installation locale its records go to'),
+        isDefault: z.boolean().describe("the target is the default locale: its records write the entries' own values"),
+        note: z.string().optional(),
+      }),
+    )
+    .optional()
+    .describe("the source's languages (absent when it has none) and the installation locale each is imported into"),
+  defaultLocale: z.string().nullable().optional().describe("the installation's default locale"),
   planHash: z.string().describe("the engine plan's hash (data-operation lifecycle)"),
   risk: z.enum(['safe', 'warning', 'destructive']),
   requiresConfirmation: z.boolean(),
@@ -111,6 +126,7 @@ const skipReasons = z.object({
   unchanged: z.number().optional().describe('imported before and unchanged (mode merge)'),
   duplicateInFile: z.number().optional().describe('an external id repeated within the file'),
   notMapped: z.number().optional().describe('the entity is not mapped to a collection'),
+  localeSkipped: z.number().optional().describe('records in a language the plan leaves out (locales)'),
 });
 const results = z.record(
   z.string(),
@@ -196,6 +212,12 @@ export const importerRoutes: RouteDefinition[] = [
         format: z.string().min(1).max(64),
         uploadId: z.string().uuid().optional(),
         mappings: z.record(z.string(), entityMapping).optional(),
+        locales: localeMappings
+          .optional()
+          .describe(
+            "source language code -> an existing locale's code, false to leave its records out, or {target?, create: true} to create the locale " +
+              '(system:settings in the default tenant). Default: the locale of the same code, else create it when the caller may, else skip.',
+          ),
         scaffold: z.boolean().optional(),
         mode: z.enum(['add', 'merge']).optional(),
         statuses: statusPolicy
@@ -296,7 +318,15 @@ export const importerRoutes: RouteDefinition[] = [
       results,
       warnings: z.array(warning),
       error: z.string().optional(),
-      items: z.array(z.object({ entity: z.string(), externalId: z.string(), collection: z.string(), entryId: z.string() })),
+      items: z.array(
+        z.object({
+          entity: z.string(),
+          externalId: z.string(),
+          collection: z.string(),
+          entryId: z.string(),
+          locale: z.string().optional().describe('the locale the record was written to (a source with languages: one item per language)'),
+        }),
+      ),
       itemsTotal: z.number(),
     }),
     handler: ({ params, query, identity, scope }) =>

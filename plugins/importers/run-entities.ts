@@ -10,6 +10,7 @@ import { countSkip, emptyResult, messageOf, type RunContext } from './run-contex
 import { attachmentBodies } from './run-media.js';
 import type { EntityResult } from './runner.js';
 import type { LinkRow } from './store.js';
+import { localeTargets, writeLocaleRecords } from './run-locales.js';
 
 /** Writes one entity's records of a prepared batch. */
 export type EntityWriter = (entity: string, group: PreparedItem[]) => Promise<void>;
@@ -29,14 +30,39 @@ interface EntityBatch {
 export function entityWriter(run: RunContext): EntityWriter {
   const attachmentBody = attachmentBodies(run);
   const { input, tenantId } = run;
-  return async (entity, group) => {
+  const languages = localeTargets(run);
+  return async (entity, all) => {
     const r = (run.results[entity] ??= emptyResult());
     const collection = run.targets.get(entity);
     if (!collection) {
-      for (let i = 0; i < group.length; i++) countSkip(r, 'notMapped');
+      for (let i = 0; i < all.length; i++) countSkip(r, 'notMapped');
       return;
     }
     const entries = input.content.entries(collection);
+    // Records with a language: one entry per source entity, each language into its locale (run-locales.ts).
+    const group = all.filter((e) => !e.locale);
+    const withLanguage = all.filter((e) => e.locale);
+    if (withLanguage.length) {
+      const keys = [...new Set(withLanguage.map((e) => e.key))];
+      const rows = await input.store.localeLinksFor(tenantId, input.plan.format, entity, collection, keys);
+      const alive = await entries.existing([...new Set(rows.map((l) => l.entry_id))]);
+      const live = rows.filter((l) => alive.has(l.entry_id));
+      // A new entity's only record of the batch, in the default locale, takes the bulk insert (a Drupal site in one
+      // language); its ledger row names the locale.
+      const known = new Set(live.map((l) => l.external_id));
+      const perKey = new Map<string, number>();
+      for (const e of withLanguage) perKey.set(e.key, (perKey.get(e.key) ?? 0) + 1);
+      const slow: PreparedItem[] = [];
+      for (const e of withLanguage) {
+        const target = languages.get(e.locale!);
+        if (target?.writesRow && perKey.get(e.key) === 1 && !known.has(e.key)) {
+          e.ledgerLocale = target.code;
+          group.push(e);
+        } else slow.push(e);
+      }
+      if (slow.length) await writeLocaleRecords({ run, entity, collection, entries, r, rows: live, targets: languages }, slow);
+    }
+    if (!group.length) return;
     const links = await input.store.linksFor(
       tenantId,
       input.plan.format,
@@ -55,7 +81,14 @@ export function entityWriter(run: RunContext): EntityWriter {
 /** Records its ledger row for an entry this run wrote (an update of the row the record had, else a new one). */
 async function link(run: RunContext, e: PreparedItem, collection: string, entryId: string, transaction?: unknown) {
   const { input } = run;
-  const where = { tenant_id: run.tenantId, collection, format: input.plan.format, entity: e.entity, external_id: e.key };
+  const where = {
+    tenant_id: run.tenantId,
+    collection,
+    format: input.plan.format,
+    entity: e.entity,
+    external_id: e.key,
+    locale: e.ledgerLocale ?? '',
+  };
   const t = transaction ? { transaction: transaction as never } : {};
   const job_id = input.jobId ?? null;
   const [n] = await input.store.links.update({ entry_id: entryId, checksum: e.checksum, updated_at: Date.now(), job_id }, { where, ...t });
@@ -170,6 +203,7 @@ async function insertCreates(b: EntityBatch, creates: PreparedItem[]): Promise<v
               checksum: c.checksum,
               updated_at: now,
               job_id: input.jobId ?? null,
+              locale: c.ledgerLocale ?? '',
             })),
             transaction as Transaction,
           );

@@ -13,7 +13,7 @@ import { resolveTargets, scaffoldMissing } from './run-targets.js';
 import type { ImportStore } from './store.js';
 
 /** Why records were skipped: counted per entity, and explained in the warnings. */
-export type SkipReason = 'alreadyImported' | 'unchanged' | 'duplicateInFile' | 'notMapped';
+export type SkipReason = 'alreadyImported' | 'unchanged' | 'duplicateInFile' | 'notMapped' | 'localeSkipped';
 export interface EntityResult {
   imported: number;
   failed: number;
@@ -86,7 +86,8 @@ export async function runImport(input: RunInput): Promise<RunOutcome> {
   for (const o of plan.operations) results[o.sourceType] ??= emptyResult();
   const scaffolded: string[] = input.scaffolded ?? [];
 
-  // Scaffold: the missing collections first.
+  // The locales the plan creates (and only those), then the missing collections.
+  await createPlannedLocales(content, plan);
   await scaffoldMissing(content, plan, scaffolded);
   const { infos, prepareTargets } = await resolveTargets(content, plan, targets);
   const workRoot = await realpath(input.workDir);
@@ -100,11 +101,20 @@ export async function runImport(input: RunInput): Promise<RunOutcome> {
   return { results, warnings: [...skipExplanations(results, targets, plan.mode), ...warnings], processed, total, scaffolded };
 }
 
+/** Creates the locales the plan says `create` that do not exist yet (another run or an administrator may have made them since). */
+async function createPlannedLocales(content: LocalClient, plan: ImportPlan): Promise<void> {
+  const wanted = (plan.locales ?? []).filter((l) => l.action === 'create' && l.target).map((l) => l.target!);
+  if (!wanted.length) return;
+  const have = new Set((await content.locales.list()).map((l) => l.code));
+  for (const code of new Set(wanted)) if (!have.has(code)) await content.locales.create({ code });
+}
+
 const SKIP_TEXT: Record<SkipReason, (collection: string | undefined, mode: string) => string> = {
   alreadyImported: (c) => `imported into '${c}' before (mode add keeps the existing entries; mode merge updates changed ones)`,
   unchanged: (c) => `unchanged since they were imported into '${c}'`,
   duplicateInFile: () => 'repeat an external id seen earlier in this file',
   notMapped: () => 'not mapped to a collection',
+  localeSkipped: () => 'are in a language the plan leaves out (locales)',
 };
 
 /** One line per entity that skipped records, saying how many and why (first in the job's warnings). */

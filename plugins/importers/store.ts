@@ -51,6 +51,8 @@ export class LinkRow extends Model {
   declare checksum: string;
   declare updated_at: number;
   declare job_id: string | null;
+  /** The installation locale the record was written to ('' when the record has no language). */
+  declare locale: string;
 }
 
 /**
@@ -130,6 +132,7 @@ export class ImportStore {
         checksum: S(64),
         updated_at: DataTypes.BIGINT,
         job_id: S(36),
+        locale: { type: S(35), defaultValue: '' },
       },
       { ...common, tableName: 'import_links', modelName: 'ImportLink' },
     );
@@ -149,7 +152,20 @@ export class ImportStore {
       where: { tenant_id: tenantId, collection, format, entity, external_id: { [Op.in]: externalIds } },
       transaction,
     });
-    return new Map(rows.map((r) => [r.external_id, r]));
+    // One row per source record: the one without a language (or the first written) stands for the entry.
+    const out = new Map<string, LinkRow>();
+    for (const r of rows.sort((a, b) => (a.locale ? 1 : 0) - (b.locale ? 1 : 0) || a.id - b.id))
+      if (!out.has(r.external_id)) out.set(r.external_id, r);
+    return out;
+  }
+
+  /** Every ledger row (each locale's) of these source ids in one collection, in the order they were written. */
+  async localeLinksFor(tenantId: string, format: string, entity: string, collection: string, externalIds: string[]): Promise<LinkRow[]> {
+    if (!externalIds.length) return [];
+    return this.links.findAll({
+      where: { tenant_id: tenantId, collection, format, entity, external_id: { [Op.in]: externalIds } },
+      order: [['id', 'ASC']],
+    });
   }
 
   /**
@@ -158,17 +174,33 @@ export class ImportStore {
    */
   async insertLinks(
     rows: Array<
-      Pick<LinkRow, 'tenant_id' | 'format' | 'entity' | 'external_id' | 'collection' | 'entry_id' | 'checksum' | 'updated_at' | 'job_id'>
+      Pick<
+        LinkRow,
+        'tenant_id' | 'format' | 'entity' | 'external_id' | 'collection' | 'entry_id' | 'checksum' | 'updated_at' | 'job_id'
+      > & {
+        locale?: string;
+      }
     >,
     transaction: Transaction,
   ): Promise<void> {
     if (!rows.length) return;
-    const columns = ['tenant_id', 'format', 'entity', 'external_id', 'collection', 'entry_id', 'checksum', 'updated_at', 'job_id'] as const;
+    const columns = [
+      'tenant_id',
+      'format',
+      'entity',
+      'external_id',
+      'collection',
+      'entry_id',
+      'checksum',
+      'updated_at',
+      'job_id',
+      'locale',
+    ] as const;
     await insertRows(
       this.sequelize,
       this.sequelize.getQueryInterface().quoteIdentifier('import_links'),
       [...columns],
-      rows.map((r) => columns.map((c) => r[c])),
+      rows.map((r) => columns.map((c) => (c === 'locale' ? (r.locale ?? '') : r[c]))),
       transaction,
     );
   }

@@ -89,18 +89,22 @@ describe('import-cms parse tasks over the real fixtures', function () {
       expect(p.entities.every((e) => e.line !== undefined)).to.equal(true);
     });
 
-    it('umami Spanish articles: the same 8 ids become `<uuid>:es` translations that never overwrite the English entries', async () => {
+    it('umami Spanish articles: the same 8 ids as the English ones, each record carrying its language (`es`), the English ones `en` as the source', async () => {
       const en = await parse(parsePhpCms, fixture('php_cms', 'drupal-umami-articles-en.jsonapi.json'));
       const es = await parse(parsePhpCms, fixture('php_cms', 'drupal-umami-articles-es.jsonapi.json'));
       expect(es.summary.counts).to.deep.equal({ articles: 8 });
+      expect(es.summary.locales).to.deep.equal({ articles: { es: 8 } });
+      expect(en.summary.locales).to.deep.equal({ articles: { en: 8 } });
       const enIds = new Set(en.entities.map((e) => e.externalId));
       for (const e of es.entities) {
-        expect(e.externalId).to.match(/^[0-9a-f-]{36}:es$/);
-        expect(enIds.has(e.externalId)).to.equal(false);
-        expect(enIds.has(e.data.translationOf as string)).to.equal(true);
-        expect(e.data.langcode).to.equal('es');
+        expect(enIds.has(e.externalId)).to.equal(true);
+        expect(e.locale).to.equal('es');
+        expect(e.sourceLocale).to.equal(undefined);
+        // The language is the record's, not a field.
+        expect(e.data).to.not.have.property('langcode');
       }
-      const herbs = es.entities.find((e) => e.data.translationOf === '63ed240d-a923-427f-9855-38918bb30b2d')!;
+      expect(en.entities.every((e) => e.locale === 'en' && e.sourceLocale === true)).to.equal(true);
+      const herbs = es.entities.find((e) => e.externalId === '63ed240d-a923-427f-9855-38918bb30b2d')!;
       expect(herbs.data.title).to.equal('Prueba y cultiva tus propias hierbas');
       expect(herbs.data.path).to.equal('/articles/prueba-y-cultiva-tus-propias-hierbas');
       expect(es.spool).to.contain('jardín');
@@ -420,13 +424,21 @@ describe('import-cms parse tasks over the real fixtures', function () {
       });
     });
 
-    it('help-center translations: 6 rows of the junction `help_articles_translations` (en-US and fr-FR)', async () => {
+    it('help-center translations: the 6 rows of the junction are the languages (en-US, fr-FR) of their parents `help_articles`', async () => {
+      const source = JSON.parse(readFileSync(fixture('data_cms', 'directus-help-center-articles-translations.json'), 'utf8')) as Array<
+        Record<string, unknown>
+      >;
       const p = await parse(parseDataCms, fixture('data_cms', 'directus-help-center-articles-translations.json'));
-      expect(p.summary.counts).to.deep.equal({ help_articles_translations: 6 });
-      const langs = of(p, 'help_articles_translations').map((t) => t.data.languages_code);
-      expect(new Set(langs)).to.deep.equal(new Set(['en-US', 'fr-FR']));
+      expect(p.summary.counts).to.deep.equal({ help_articles: 6 });
+      expect(p.summary.locales).to.deep.equal({ help_articles: { 'fr-FR': 2, 'en-US': 4 } });
+      for (const row of source) {
+        const e = of(p, 'help_articles').find((x) => x.externalId === row.help_articles_id && x.locale === row.languages_code)!;
+        expect(e.data.title).to.equal(row.title);
+        expect(e.data.content).to.equal(row.content);
+        expect(e.data).to.not.have.property('languages_code');
+        expect(e.data).to.not.have.property('help_articles_id');
+      }
       expect(p.spool).to.match(/Apprenez à personnaliser/);
-      expect(p.summary.fields.help_articles_translations).to.include({ help_articles_id: 'relation' });
       const named = await parse(parseDataCms, fixture('data_cms', 'directus-help-center-articles-translations.json'), {
         options: { collection: 'article_translations' },
       });
@@ -508,12 +520,12 @@ describe('import-cms parse tasks over the real fixtures', function () {
     it('a UTF-8 BOM is dropped, and a UTF-16LE export (as the profile reports it) is decoded', async () => {
       const text = readFileSync(fixture('data_cms', 'directus-help-center-articles-translations.json'), 'utf8');
       const bom = await parse(parseDataCms, write('bom.json', Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(text)])));
-      expect(bom.summary.counts).to.deep.equal({ help_articles_translations: 6 });
+      expect(bom.summary.counts).to.deep.equal({ help_articles: 6 });
       const utf16 = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')]);
       const p = await parse(parseDataCms, write('utf16.json', utf16), {
         profile: { container: 'plain', encoding: 'utf-16le', bom: true, kind: 'json' },
       });
-      expect(p.summary.counts).to.deep.equal({ help_articles_translations: 6 });
+      expect(p.summary.counts).to.deep.equal({ help_articles: 6 });
       expect(p.spool).to.match(/Apprenez à personnaliser/);
     });
 
@@ -573,6 +585,79 @@ describe('import-cms parse tasks over the real fixtures', function () {
         'skipped Strapi internal types (accounts, permissions and credentials are never imported): 1 admin::user',
       ]);
       expect(p.spool).to.not.contain('$2a$');
+    });
+
+    it('Strapi i18n (hand-made): a Strapi 5 document in two languages and a Strapi 4 entry with its localizations are one external id each, with their locales and per-language status', async () => {
+      const schema = JSON.stringify({
+        uid: 'api::post.post',
+        info: { singularName: 'post', pluralName: 'posts' },
+        options: { draftAndPublish: true },
+        pluginOptions: { i18n: { localized: true } },
+        attributes: { title: { type: 'string' } },
+      });
+      const v5 = [
+        { type: 'api::post.post', id: 1, data: { documentId: 'doc1', title: 'Hello', locale: 'en', publishedAt: null } },
+        {
+          type: 'api::post.post',
+          id: 2,
+          data: { documentId: 'doc1', title: 'Hello', locale: 'en', publishedAt: '2025-01-01T00:00:00.000Z' },
+        },
+        { type: 'api::post.post', id: 3, data: { documentId: 'doc1', title: 'Bonjour', locale: 'fr', publishedAt: null } },
+      ];
+      const p5 = await parse(
+        parseNodeCms,
+        write(
+          'strapi5-i18n.tar.gz',
+          tarOf([
+            { path: 'metadata.json', body: '{"strapi":{"version":"5.20.0"}}' },
+            { path: 'schemas/schemas_00001.jsonl', body: schema },
+            { path: 'entities/entities_00001.jsonl', body: v5.map((r) => JSON.stringify(r)).join('\n') },
+          ]),
+        ),
+      );
+      expect(p5.summary.counts).to.deep.equal({ posts: 2 });
+      expect(p5.summary.locales).to.deep.equal({ posts: { en: 1, fr: 1 } });
+      expect(of(p5, 'posts').map((e) => [e.externalId, e.locale, e.status, e.data.title])).to.deep.equal([
+        ['post:doc1', 'en', 'published', 'Hello'],
+        ['post:doc1', 'fr', 'draft', 'Bonjour'],
+      ]);
+      expect(of(p5, 'posts').every((e) => !('locale' in e.data))).to.equal(true);
+
+      const v4 = [
+        { type: 'api::post.post', id: 7, data: { title: 'Hallo', locale: 'de', publishedAt: '2024-01-01T00:00:00.000Z' } },
+        { type: 'api::post.post', id: 5, data: { title: 'Hello', locale: 'en', publishedAt: '2024-01-01T00:00:00.000Z' } },
+      ];
+      const links = [
+        {
+          kind: 'relation.basic',
+          relation: 'manyToMany',
+          left: { type: 'api::post.post', ref: 5, field: 'localizations' },
+          right: { type: 'api::post.post', ref: 7 },
+        },
+        {
+          kind: 'relation.basic',
+          relation: 'manyToMany',
+          left: { type: 'api::post.post', ref: 7, field: 'localizations' },
+          right: { type: 'api::post.post', ref: 5 },
+        },
+      ];
+      const p4 = await parse(
+        parseNodeCms,
+        write(
+          'strapi4-i18n.tar.gz',
+          tarOf([
+            { path: 'metadata.json', body: '{"strapi":{"version":"4.20.0"}}' },
+            { path: 'schemas/schemas_00001.jsonl', body: schema },
+            { path: 'entities/entities_00001.jsonl', body: v4.map((r) => JSON.stringify(r)).join('\n') },
+            { path: 'links/links_00001.jsonl', body: links.map((r) => JSON.stringify(r)).join('\n') },
+          ]),
+        ),
+      );
+      expect(of(p4, 'posts').map((e) => [e.externalId, e.locale, e.data.title])).to.deep.equal([
+        ['post:5', 'de', 'Hallo'],
+        ['post:5', 'en', 'Hello'],
+      ]);
+      expect(of(p4, 'posts').every((e) => !('localizations' in e.data))).to.equal(true);
     });
 
     it('a tar.gz that is not a Strapi export, and a gzip that is not a tar: blocked with a reason', async () => {

@@ -77,6 +77,7 @@ export class SpoolWriter {
   private readonly blocked: string[] = [];
   private dropped = 0;
   private readonly refused: Record<string, number> = {};
+  private readonly locales: Record<string, Record<string, number>> = {};
   /** References a parser found while reading (ImportParseSummary.links), used when close() is given none. */
   links: NonNullable<ImportParseSummary['links']> = [];
   /** References the upload cannot place itself (ImportParseSummary.earlierRefs). */
@@ -96,6 +97,10 @@ export class SpoolWriter {
       return false;
     }
     this.counts[entity.entity] = (this.counts[entity.entity] ?? 0) + 1;
+    if (entity.locale) {
+      const langs = (this.locales[entity.entity] ??= {});
+      langs[entity.locale] = (langs[entity.locale] ?? 0) + 1;
+    }
     const kinds = (this.fields[entity.entity] ??= {});
     for (const [name, value] of Object.entries(entity.data)) {
       const kind = fieldKinds?.[name] ?? inferKind(value);
@@ -149,6 +154,7 @@ export class SpoolWriter {
       ...(extra.shortcodes && Object.keys(extra.shortcodes).length ? { shortcodes: extra.shortcodes } : {}),
       ...(extra.referenced && Object.keys(extra.referenced).length ? { referenced: extra.referenced } : {}),
       ...(this.earlierRefs.length ? { earlierRefs: this.earlierRefs } : {}),
+      ...(Object.keys(this.locales).length ? { locales: this.locales } : {}),
       ...((extra.links ?? this.links).length
         ? { links: (extra.links ?? this.links).filter((l) => (this.counts[l.entity] ?? 0) > 0 && (this.counts[l.to] ?? 0) > 0) }
         : {}),

@@ -1500,6 +1500,8 @@ export interface ApiRoutes {
             duplicateInFile?: number;
             /** the entity is not mapped to a collection */
             notMapped?: number;
+            /** records in a language the plan leaves out (locales) */
+            localeSkipped?: number;
           };
         }
       >;
@@ -1575,12 +1577,21 @@ export interface ApiRoutes {
             duplicateInFile?: number;
             /** the entity is not mapped to a collection */
             notMapped?: number;
+            /** records in a language the plan leaves out (locales) */
+            localeSkipped?: number;
           };
         }
       >;
       warnings: { message: string; line?: number }[];
       error?: string;
-      items: { entity: string; externalId: string; collection: string; entryId: string }[];
+      items: {
+        entity: string;
+        externalId: string;
+        collection: string;
+        entryId: string;
+        /** the locale the record was written to (a source with languages: one item per language) */
+        locale?: string;
+      }[];
       itemsTotal: number;
     };
     errors: ApiErrorCode;
@@ -3404,6 +3415,19 @@ export interface ApiRoutes {
             statuses?: 'keep' | 'draft';
           }
       >;
+      /** source language code -> an existing locale's code, false to leave its records out, or {target?, create: true} to create the locale (system:settings in the default tenant). Default: the locale of the same code, else create it when the caller may, else skip. */
+      locales?: Record<
+        string,
+        | string
+        | false
+        | null
+        | {
+            /** the locale's code (default: the source's) */
+            target?: string;
+            /** create the locale when it does not exist (system:settings in the default tenant) */
+            create?: boolean;
+          }
+      >;
       scaffold?: boolean;
       mode?: 'add' | 'merge';
       /** keep the source's statuses or import everything as drafts; default per entity: keep into a new collection, draft into an existing one */
@@ -3491,6 +3515,23 @@ export interface ApiRoutes {
       }[];
       /** shortcodes the source content uses (WordPress: [gallery], [caption]...), with how often: imported as written, never expanded */
       shortcodes: { name: string; count: number }[];
+      /** the source's languages (absent when it has none) and the installation locale each is imported into */
+      locales?: {
+        /** the language code as the source spells it */
+        source: string;
+        /** records in this language */
+        count: number;
+        entities: string[];
+        /** use an existing locale, create it before the run, or leave these records out */
+        action: 'use' | 'create' | 'skip';
+        /** the installation locale its records go to */
+        target: string | null;
+        /** the target is the default locale: its records write the entries' own values */
+        isDefault: boolean;
+        note?: string;
+      }[];
+      /** the installation's default locale */
+      defaultLocale?: string | null;
       /** the engine plan's hash (data-operation lifecycle) */
       planHash: string;
       risk: 'safe' | 'warning' | 'destructive';

@@ -2,6 +2,7 @@
 // follow the same server-sent events (progress, complete, error): the SSE answer of POST
 // /api/migration/import for the plan that route builds itself, or the job's own stream
 // (GET /api/importers/jobs/:id/events) after POST /api/importers/run for a reviewed plan.
+import { t } from '../../i18n/index.svelte';
 import { errorText } from '../../lib/errors';
 import { ApiError, remote } from '../../lib/remote';
 import { getEventStream, postEventStream, type StreamEvent } from './sse';
@@ -56,7 +57,7 @@ export class ImportRun {
   begin(): void {
     this.error = null;
     this.log = [];
-    this.progress = { percent: 0, step: 'starting', message: 'Starting the import' };
+    this.progress = { percent: 0, step: 'starting', message: t('importers.run.starting') };
   }
 
   /** The plan POST /api/migration/import builds from the form: its answer is the event stream. */
@@ -66,7 +67,7 @@ export class ImportRun {
       (onEvent) => postEventStream('/api/migration/import', form, onEvent, signal),
       (jobId) => jobId ?? null,
       'stream',
-      () => 'The connection ended before the import reported its result. Check the collection before importing again.',
+      () => t('importers.run.streamEnded'),
     );
   }
 
@@ -83,7 +84,7 @@ export class ImportRun {
       },
       () => jobId,
       'job',
-      () => `The connection ended before the import reported its result; GET /api/importers/jobs/${jobId} shows it.`,
+      () => t('importers.run.jobEnded', { path: `GET /api/importers/jobs/${jobId}` }),
     );
   }
 
@@ -124,7 +125,13 @@ export class ImportRun {
   async #complete(data: { imported: number; failed: number; durationMs: number }, jobId: string | null, via: Outcome['via']) {
     // The stream reports the totals; the job's record adds the per-entity results and the warnings.
     // (The migration stream shows 100% while that record loads; the job's stream once it has.)
-    const done = () => (this.progress = { ...this.progress, percent: 100, step: 'complete', message: `Imported ${data.imported}` });
+    const done = () =>
+      (this.progress = {
+        ...this.progress,
+        percent: 100,
+        step: 'complete',
+        message: t('importers.run.imported', { count: data.imported }),
+      });
     if (via === 'stream') done();
     const job = jobId ? await remote('GET /api/importers/jobs/:jobId', { params: { jobId } }).catch(() => null) : null;
     if (via === 'job') done();

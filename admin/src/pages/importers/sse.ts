@@ -1,6 +1,7 @@
 // Reads a server-sent event stream answered to a POST (EventSource only does GET): fetch, then the
 // body's ReadableStream, split into events on blank lines. A refusal before the stream starts is an
 // ordinary JSON error and throws ApiError.
+import { t } from '../../i18n/index.svelte';
 import { ApiError } from '../../lib/remote';
 
 export interface StreamEvent {
@@ -28,14 +29,14 @@ async function readEventStream(
     res = await fetch(path, { ...init, credentials: 'same-origin', headers: { accept: 'text/event-stream' }, signal });
   } catch (err) {
     if ((err as Error).name === 'AbortError') throw err;
-    throw new ApiError(0, { message: 'The server cannot be reached. Check that the CMS is running.' });
+    throw new ApiError(0, { message: t('importers.run.unreachable') });
   }
   if (!res.ok || !res.body || !(res.headers.get('content-type') ?? '').includes('text/event-stream')) {
     let json: Record<string, unknown> = {};
     try {
       json = await res.json();
     } catch {
-      json = { message: `Request failed (HTTP ${res.status})` };
+      json = { message: t('importers.run.httpFailed', { status: res.status }) };
     }
     throw new ApiError(res.ok ? 502 : res.status, json, res.headers.get('retry-after'));
   }

@@ -1,5 +1,6 @@
 // Where each kind of record goes: the targets the preview proposes, the user's changes to them, why a
 // target cannot be used, and the mappings sent back to POST /api/importers/preview.
+import { t } from '../../i18n/index.svelte';
 import type { RouteBody } from '../../lib/remote';
 import type { Plan, StatusPolicy, Target, Targets } from './types';
 
@@ -7,6 +8,7 @@ export type FieldEdits = Record<string, Record<string, string | null>>;
 export type StatusEdits = Record<string, StatusPolicy>;
 type Mappings = NonNullable<RouteBody<'POST /api/importers/preview'>['mappings']>;
 
+const tr = t;
 // The content plugin's rule for collection names.
 const COLLECTION_NAME = /^[a-z][a-z0-9_]{0,47}$/;
 
@@ -14,11 +16,10 @@ const COLLECTION_NAME = /^[a-z][a-z0-9_]{0,47}$/;
 export function targetProblem(entity: string, targets: Targets, autoTargets: Targets, collections: string[]): string {
   const t = targets[entity];
   if (!t || t.kind === 'skip') return '';
-  if (t.kind === 'existing') return t.name ? '' : 'Choose one of your collections.';
-  if (!COLLECTION_NAME.test(t.name)) return 'Use lower-case letters, digits and _, starting with a letter (at most 48).';
+  if (t.kind === 'existing') return t.name ? '' : tr('importers.problem.choose');
+  if (!COLLECTION_NAME.test(t.name)) return tr('importers.problem.name');
   const samePlan = autoTargets[entity]?.kind === 'existing' && autoTargets[entity]?.name === t.name;
-  if (collections.includes(t.name) && !samePlan)
-    return `You already have a collection named ${t.name}: choose it under "One of your collections", or pick another name.`;
+  if (collections.includes(t.name) && !samePlan) return tr('importers.problem.taken', { name: t.name });
   return '';
 }
 

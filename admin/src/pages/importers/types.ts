@@ -8,13 +8,8 @@ export type Plan = RouteResponse<'POST /api/importers/preview'>;
 export type Job = RouteResponse<'GET /api/importers/jobs/:jobId'>;
 /** Why records were skipped, as the job's per-entity results count them. */
 export type SkipReason = keyof NonNullable<Job['results'][string]['skipReasons']>;
-/** How the results table words each reason a record was skipped. */
-export const SKIP_REASONS: Record<SkipReason, string> = {
-  alreadyImported: 'imported before (mode add keeps them)',
-  unchanged: 'unchanged since the last import',
-  duplicateInFile: 'repeated id in this file',
-  notMapped: 'not mapped to a collection',
-};
+/** Per source language (the preview's `locales`): an existing locale's code, false to leave it out, or a locale to create. */
+export type LocaleEdits = Record<string, string | false | { create: true; target?: string }>;
 /** Per entity: a new collection (its name), one of the tenant's collections, or left out. */
 export interface Target {
   kind: 'new' | 'existing' | 'skip';

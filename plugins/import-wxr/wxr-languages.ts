@@ -1,0 +1,60 @@
+/**
+ * WordPress multilingual plugins in a WXR export (issue 36): Polylang's language and translation-group taxonomies,
+ * WPML's language postmeta. Worker-side, no kernel imports.
+ */
+import type { PhpValue } from './php-unserialize.js';
+import { children, type WxrNode } from './wxr-node.js';
+import { metaValue, type RecordContext } from './wxr-records.js';
+
+/** Polylang's own taxonomies: languages and translation groups are bookkeeping, read as the items' languages. */
+export const POLYLANG_TAXONOMIES = new Set(['language', 'post_translations', 'term_translations', 'term_language']);
+/** WPML's language postmeta (WPML Export and Import, its XML-RPC fields, its own): language, translation group, source language. */
+const WPML_LANGUAGE = ['_wpml_import_language_code', '_wpml_language', '_icl_lang_code'];
+const WPML_GROUP = ['_wpml_import_translation_group', '_wpml_trid', '_icl_trid'];
+const WPML_SOURCE = ['_wpml_import_source_language_code', '_icl_source_lang_code'];
+
+/** A `wp:term` of one of Polylang's taxonomies: a translation group is remembered (post_translations), nothing is written. */
+export function polylangTerm(taxonomy: string, slug: string, description: string, ctx: RecordContext): 'consumed' {
+  if (taxonomy === 'post_translations') {
+    // `a:2:{s:2:"en";i:10;s:2:"de";i:12;}`: language -> post id.
+    const group = metaValue(description, 2);
+    if (group && typeof group === 'object' && !Array.isArray(group))
+      (ctx.translationGroups ??= new Map()).set(
+        slug,
+        Object.entries(group).flatMap(([lang, id]) =>
+          typeof id === 'number' || typeof id === 'string' ? [[lang, String(id)]] : [],
+        ) as Array<[string, string]>,
+      );
+  }
+  return 'consumed';
+}
+
+/** Polylang: the item's `<category domain="language">` and its translation group's first post id (when the group is declared). */
+export function itemLanguage(node: WxrNode, ctx: RecordContext): { code: string; group?: string; source?: boolean } | null {
+  let code = '';
+  let group: string | undefined;
+  for (const cat of children(node, 'category')) {
+    const domain = (cat.attrs.domain ?? '').trim();
+    const slug = (cat.attrs.nicename ?? '').trim() || cat.text.trim();
+    if (domain === 'language') code = slug;
+    else if (domain === 'post_translations') {
+      const members = ctx.translationGroups?.get(slug);
+      group = members?.length ? members[0]![1] : `pll:${slug}`;
+    }
+  }
+  return code ? { code, ...(group ? { group } : {}) } : null;
+}
+
+/** WPML: the language, translation group and source language postmeta (see WPML_*). */
+export function wpmlLanguage(meta: Record<string, PhpValue>): { code: string; group?: string; source?: boolean } | null {
+  const pick = (keys: string[]) => keys.map((k) => meta[k]).find((v) => (typeof v === 'string' && v.trim()) || typeof v === 'number');
+  const code = pick(WPML_LANGUAGE);
+  if (code === undefined) return null;
+  const group = pick(WPML_GROUP);
+  const source = pick(WPML_SOURCE);
+  return {
+    code: String(code).trim(),
+    ...(group !== undefined ? { group: `wpml:${String(group).trim()}` } : {}),
+    source: source === undefined,
+  };
+}
