@@ -1,5 +1,5 @@
 /**
- * Case 21 of the content-model group (bench/content-model.ts; issue 36, "Speed"): a list of 20 entries in a
+ * Case 22 of the content-model group (bench/content-model.ts; issue 36, "Speed"): a list of 20 entries in a
  * non-default locale (`de`, falling back to `en`) against the same list in the default locale, list cache off (every
  * list reads the database), on SQLite and on MariaDB when configured, through the in-process content client and through
  * HTTP. 100 articles with a localized title and body and a shared category; every other one has its own German
@@ -97,7 +97,7 @@ async function localeCase(db: Db): Promise<void> {
 
 export async function runLocalesBench(): Promise<void> {
   console.log(
-    `## 21. List of 20 in a non-default locale (de, falling back to en) against the same list in the default locale (list cache off, ${ROUNDS} lists each)`,
+    `## 22. List of 20 in a non-default locale (de, falling back to en) against the same list in the default locale (list cache off, ${ROUNDS} lists each)`,
   );
   await localeCase('sqlite');
   await localeCase('mariadb');

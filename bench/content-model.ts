@@ -9,10 +9,10 @@
  *      p50/p99 against a filter on an indexed field of the same selectivity (bench/content-model-filter.ts);
  * (20) writes and reads of an entry with a blocks field of 50 blocks: the event loop's longest stall
  *      (perf_hooks.monitorEventLoopDelay) against the same with a text field of the same size (bench/content-model-blocks.ts).
- * (21) a list of 20 in a non-default locale with fallback against the same list in the default locale
+ * (22) a list of 20 in a non-default locale with fallback against the same list in the default locale
  *      (bench/content-locales.ts, issue 36).
  * MariaDB runs when BENCH_MARIADB_URL or CMS_TEST_MARIADB_URL is set (else its lines say skipped). BENCH_MODEL_CASES
- * (default `18,19,20,21`) picks the cases. Bounded: a fixed number of requests per case.
+ * (default `18,19,20,22`) picks the cases. Bounded: a fixed number of requests per case.
  */
 import { fileURLToPath } from 'node:url';
 import type { Sequelize } from 'sequelize';
@@ -31,7 +31,7 @@ import {
 } from './content-model-kernel.js';
 import { ratio } from './harness.js';
 
-const CASES = new Set((process.env.BENCH_MODEL_CASES ?? '18,19,20,21').split(',').map((c) => c.trim()));
+const CASES = new Set((process.env.BENCH_MODEL_CASES ?? '18,19,20,22').split(',').map((c) => c.trim()));
 const ROUNDS = Number(process.env.BENCH_MODEL_ROUNDS ?? 400);
 const POPULATE = 'author,editor,topics';
 
@@ -142,7 +142,7 @@ export async function runContentModelBench(): Promise<void> {
   }
   if (CASES.has('19')) await runRelationFilterBench();
   if (CASES.has('20')) await runBlocksBench();
-  if (CASES.has('21')) await runLocalesBench();
+  if (CASES.has('22')) await runLocalesBench();
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) await runContentModelBench();
