@@ -179,4 +179,17 @@ export const CONTENT_MIGRATIONS: MigrationDefinition[] = [
       });
     },
   },
+  {
+    // Scheduled unpublishing beside publishing (publish-schedules.ts): `action` says which; one of each per entry and
+    // locale. Existing rows publish.
+    name: '0012-schedule-actions',
+    async up({ queryInterface, DataTypes }) {
+      await queryInterface.addColumn('content_schedules', 'action', { type: DataTypes.STRING(16), allowNull: false, defaultValue: 'publish' });
+      await queryInterface.removeIndex('content_schedules', 'content_schedules_entry_locale');
+      await queryInterface.addIndex('content_schedules', ['tenant_id', 'collection', 'entry_id', 'locale', 'action'], {
+        unique: true,
+        name: 'content_schedules_entry_action',
+      });
+    },
+  },
 ];

@@ -207,6 +207,18 @@ for (const variant of DB_VARIANTS) {
       await card.getByTestId('scheduled-at').waitFor();
       const scheduled = await apiGet(`/api/collections/${name}/${draft._id}/schedule`);
       expect(Math.abs(new Date(scheduled.publishAt).getTime() - inAnHour.getTime())).to.be.below(60_000);
+      // And back to draft an hour after that (a window): the unpublish time is shown, then cancelled on its own.
+      const inTwoHours = new Date(inAnHour.getTime() + 3600_000);
+      await card
+        .getByLabel('Unpublish at')
+        .fill(new Date(inTwoHours.getTime() - inTwoHours.getTimezoneOffset() * 60_000).toISOString().slice(0, 16));
+      await card.getByRole('button', { name: 'Schedule unpublishing' }).click();
+      await card.getByTestId('unscheduled-at').waitFor();
+      const windowed = await apiGet(`/api/collections/${name}/${draft._id}/schedule`);
+      expect(Math.abs(new Date(windowed.unpublishAt).getTime() - inTwoHours.getTime())).to.be.below(60_000);
+      await card.getByRole('button', { name: 'Cancel unpublishing' }).click();
+      await card.getByRole('button', { name: 'Schedule unpublishing' }).waitFor();
+      expect((await apiGet(`/api/collections/${name}/${draft._id}/schedule`)).unpublishAt).to.equal(null);
       await card.getByRole('button', { name: 'Cancel schedule' }).click();
       await card.getByRole('button', { name: 'Schedule publishing' }).waitFor();
       expect((await apiGet(`/api/collections/${name}/${draft._id}/schedule`)).publishAt).to.equal(null);
@@ -313,7 +325,7 @@ for (const variant of DB_VARIANTS) {
       await page.getByTestId('entry-version').filter({ hasText: 'version 2' }).waitFor();
       await page.getByRole('status').getByText('Published', { exact: true }).waitFor();
       // Published: Save keeps it published, Unpublish is offered instead of Publish.
-      await page.getByRole('button', { name: 'Unpublish' }).waitFor();
+      await page.getByRole('button', { name: 'Unpublish', exact: true }).waitFor();
       expect(await page.getByRole('button', { name: 'Publish', exact: true }).count()).to.equal(0);
       const revisions = page.getByRole('region', { name: 'Revisions' });
       await revisions.getByRole('button', { name: 'Version 1' }).waitFor();

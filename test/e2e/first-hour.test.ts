@@ -97,7 +97,7 @@ describe('the first hour, in the browser: setup to content sync without curl (sq
     await page.getByRole('button', { name: 'Create notice' }).click();
     await page.getByRole('heading', { name: 'Opening hours', level: 1 }).waitFor();
     await page.getByRole('button', { name: 'Publish', exact: true }).click();
-    await page.getByRole('button', { name: 'Unpublish' }).waitFor();
+    await page.getByRole('button', { name: 'Unpublish', exact: true }).waitFor();
 
     // 3. Public: a guest reads it without a session, with its image.
     expect((await guest.request.get(`${a.url}/api/collections/notices`)).status()).to.equal(401);

@@ -8,6 +8,7 @@ export function as(t: TestKernel, identity: string, tenant?: string) {
     get: (path: string): Promise<TestResponse> => t.request(path, { identity, headers: headers() }),
     post: (path: string, json?: unknown): Promise<TestResponse> => t.request(path, { method: 'POST', identity, headers: headers(), json }),
     patch: (path: string, json: unknown): Promise<TestResponse> => t.request(path, { method: 'PATCH', identity, headers: headers(), json }),
+    put: (path: string, json: unknown): Promise<TestResponse> => t.request(path, { method: 'PUT', identity, headers: headers(), json }),
     delete: (path: string): Promise<TestResponse> => t.request(path, { method: 'DELETE', identity, headers: headers() }),
   };
 }

@@ -125,17 +125,22 @@ for (const variant of DB_VARIANTS) {
       const made = await dataOf(await as(t, 'editor').post('/api/collections/notes', { title: 'Hello' }), 201);
       await dataOf(await as(t, 'editor').patch(`/api/collections/notes/${made._id}?locale=de`, { title: 'Hallo' }));
       const at = new Date(Date.now() + 800).toISOString();
-      expect(await dataOf(await schedule(made._id, '?locale=de', at))).to.deep.equal({ publishAt: at });
+      expect(await dataOf(await schedule(made._id, '?locale=de', at))).to.deep.equal({ publishAt: at, unpublishAt: null });
       expect(await dataOf(await as(t, 'editor').get(`/api/collections/notes/${made._id}/schedule?locale=de`))).to.deep.equal({
         publishAt: at,
+        unpublishAt: null,
       });
-      expect(await dataOf(await as(t, 'editor').get(`/api/collections/notes/${made._id}/schedule`))).to.deep.equal({ publishAt: null });
+      expect(await dataOf(await as(t, 'editor').get(`/api/collections/notes/${made._id}/schedule`))).to.deep.equal({
+        publishAt: null,
+        unpublishAt: null,
+      });
       expect(await statusIn(made._id, '?locale=de')).to.equal('draft');
       await statusBecomes(made._id, '?locale=de', 'published');
       // The default's version is not touched: it had no schedule.
       expect(await statusIn(made._id)).to.equal('draft');
       expect(await dataOf(await as(t, 'editor').get(`/api/collections/notes/${made._id}/schedule?locale=de`))).to.deep.equal({
         publishAt: null,
+        unpublishAt: null,
       });
       const [latest] = await dataOf(await as(t, 'editor').get(`/api/collections/notes/${made._id}/revisions`));
       expect(latest).to.include({ action: 'status', locale: 'de' });
@@ -149,7 +154,7 @@ for (const variant of DB_VARIANTS) {
       const soon = new Date(Date.now() + 60_000).toISOString();
       expect((await schedule(made._id, '?locale=de', soon)).status).to.equal(400);
       // The default's version is a draft: it may be scheduled.
-      expect(await dataOf(await schedule(made._id, '?locale=en', soon))).to.deep.equal({ publishAt: soon });
+      expect(await dataOf(await schedule(made._id, '?locale=en', soon))).to.deep.equal({ publishAt: soon, unpublishAt: null });
       const acme = await t.request(`/api/collections/notes/${made._id}/schedule?locale=en`, {
         method: 'PUT',
         identity: 'admin',

@@ -404,6 +404,8 @@ export interface ApiSchemas {
   PublishSchedule: {
     /** When the entry is published (ISO 8601); null: not scheduled */
     publishAt: string | null;
+    /** When the entry goes back to draft (ISO 8601); null: not scheduled */
+    unpublishAt: string | null;
   };
   StoredAdminTheme: {
     density: 'compact' | 'cozy' | 'spacious';
@@ -948,7 +950,7 @@ export interface ApiRoutes {
     response: { version: number; against: number | null; changes: { field: string; before: unknown; after: unknown }[] };
     errors: ApiErrorCode;
   };
-  /** The entry's scheduled publish time, if any (with locale: of its version in that locale) (permission: content:write) */
+  /** The entry's scheduled publish and unpublish times, if any (with locale: of its version in that locale) (permission: content:write) */
   'GET /api/collections/:collection/:entryId/schedule': {
     params: { collection: string; entryId: string };
     query: {
@@ -4119,14 +4121,14 @@ export interface ApiRoutes {
     response: { _id: string; name: string; token: string; expiresAt: string | null; permissions: string[] | null };
     errors: ApiErrorCode;
   };
-  /** Schedules the entry to be published at publishAt (ISO 8601, in the future), or cancels with null (permission: content:write) */
+  /** Schedules the entry to be published at publishAt and/or set back to draft at unpublishAt (ISO 8601, in the future), or cancels either with null; a key left out stays as it is (permission: content:write) */
   'PUT /api/collections/:collection/:entryId/schedule': {
     params: { collection: string; entryId: string };
     query: {
       /** A locale's code (GET /api/locales): the schedule of the entry's version in that locale; default: the default locale. Unknown: 400 VALIDATION_ERROR */
       locale?: string;
     };
-    body: { publishAt: string | null; [key: string]: unknown };
+    body: { publishAt?: string | null; unpublishAt?: string | null; [key: string]: unknown };
     response: ApiSchemas['PublishSchedule'];
     errors: ApiErrorCode;
   };
