@@ -28,8 +28,6 @@ const NOT_YET_MOVED = new Set([
   'pages/content/EntrySearch.svelte',
   'pages/content/FieldInput.svelte',
   'pages/content/FieldRowsEditor.svelte',
-  'pages/content/MediaLibraryDialog.svelte',
-  'pages/content/RelationSelect.svelte',
   'pages/content/RichTextEditor.svelte',
 ]);
 
