@@ -25,7 +25,6 @@ interface CatalogueCheck {
  */
 const NOT_YET_MOVED = new Set([
   'pages/content/CollectionSchema.svelte',
-  'pages/content/FieldRowsEditor.svelte',
   'pages/content/RichTextEditor.svelte',
 ]);
 
