@@ -2,18 +2,26 @@ import type { Context } from 'koa';
 import { NotFoundError } from '../../kernel/sdk.js';
 import type { UiBuild } from './ui-build.js';
 
-/** Headers of every HTML page of the app: only its own scripts, no framing. */
-const CSP = [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self' 'unsafe-inline'",
-  "img-src 'self' data: blob:",
-  "connect-src 'self'",
-  "font-src 'self' data:",
-  "frame-ancestors 'none'",
-  "base-uri 'self'",
-  "form-action 'self'",
-].join('; ');
+/**
+ * Headers of every HTML page of the app: only its own scripts, no framing of the app; it may frame itself and the
+ * sites of the collections' live previews (`frames`: origins such as https://www.example.org).
+ */
+const csp = (frames: readonly string[]) =>
+  [
+    "default-src 'self'",
+    "script-src 'self'",
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data: blob:",
+    "connect-src 'self'",
+    "font-src 'self' data:",
+    `frame-src ${["'self'", ...frames].join(' ')}`,
+    "frame-ancestors 'none'",
+    "base-uri 'self'",
+    "form-action 'self'",
+  ].join('; ');
+
+/** An origin fit for a CSP source list (scheme, host, optional port): anything else is left out. */
+const ORIGIN = /^https?:\/\/[a-z0-9.-]+(:\d{1,5})?$/i;
 
 const NOT_BUILT = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Admin UI not built</title>
@@ -27,7 +35,11 @@ const NOT_BUILT = `<!doctype html>
  * is registered (`page('setup')`), and falls back to its own plain page otherwise.
  */
 export class AdminUi {
-  constructor(private readonly build: () => UiBuild | null) {}
+  constructor(
+    private readonly build: () => UiBuild | null,
+    /** The origins pages may frame (the collections' live preview sites). */
+    private readonly frames: () => string[] = () => [],
+  ) {}
 
   get available(): boolean {
     return Boolean(this.build()?.available);
@@ -41,7 +53,10 @@ export class AdminUi {
 
   sendPage(ctx: Context, title: string): void {
     const build = this.build();
-    pageHeaders(ctx);
+    pageHeaders(
+      ctx,
+      this.frames().filter((o) => ORIGIN.test(o)),
+    );
     if (!build?.available) {
       ctx.status = 503;
       ctx.type = 'html';
@@ -68,9 +83,9 @@ export class AdminUi {
   }
 }
 
-export function pageHeaders(ctx: Context): void {
+export function pageHeaders(ctx: Context, frames: readonly string[] = []): void {
   ctx.set('Cache-Control', 'no-cache');
-  ctx.set('Content-Security-Policy', CSP);
+  ctx.set('Content-Security-Policy', csp(frames));
   ctx.set('X-Frame-Options', 'DENY');
   ctx.set('X-Content-Type-Options', 'nosniff');
   ctx.set('Referrer-Policy', 'same-origin');

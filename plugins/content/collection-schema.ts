@@ -4,6 +4,31 @@ import { COLLECTION_NAME, COLLECTION_NAME_RULE, RESERVED_COLLECTION_NAMES as RES
 
 export { COLLECTION_NAME };
 
+/** The placeholders a preview URL may hold (API decisions, issue 37 item 5). */
+export const PREVIEW_PLACEHOLDERS = ['id', 'slug', 'locale', 'token'] as const;
+
+/**
+ * A collection's live preview address: an absolute http(s) URL template of the site's page for an entry, with
+ * `{id}`, `{slug}`, `{locale}` and `{token}` (a short-lived preview token the page exchanges for the entry as it is now,
+ * drafts included, at GET /api/preview/{token}). null removes it.
+ */
+export const previewUrlSchema = z
+  .string()
+  .trim()
+  .max(2048)
+  .refine((v) => [...v.matchAll(/\{([^}]*)\}/g)].every((m) => (PREVIEW_PLACEHOLDERS as readonly string[]).includes(m[1]!)), {
+    message: `placeholders are ${PREVIEW_PLACEHOLDERS.map((p) => `{${p}}`).join(', ')}`,
+  })
+  .refine((v) => {
+    try {
+      const u = new URL(v.replace(/\{[a-z]+\}/g, 'x'));
+      return (u.protocol === 'http:' || u.protocol === 'https:') && !u.username && !u.password;
+    } catch {
+      return false;
+    }
+  }, 'an absolute http or https URL without credentials')
+  .nullable();
+
 const fields = z
   .array(fieldSchema)
   .max(200)
@@ -32,6 +57,7 @@ export const collectionInput = z
     fields,
     /** One entry per tenant, read and written at .../single (API decisions, "Content model v2"). */
     singleton: z.boolean().optional(),
+    previewUrl: previewUrlSchema.optional(),
   })
   .strict();
 export type CollectionInput = z.output<typeof collectionInput>;
@@ -45,6 +71,7 @@ export const collectionPatch = z
       .regex(/^[a-z][a-z0-9_]{0,47}$/)
       .optional(),
     fields: fields.optional(),
+    previewUrl: previewUrlSchema.optional(),
   })
   .strict();
 export type CollectionPatch = z.output<typeof collectionPatch>;
@@ -57,11 +84,14 @@ export interface CollectionDefinition {
   version: number;
   /** Set at creation, never changed: the collection holds at most one entry per tenant. */
   singleton?: boolean;
+  /** The live preview address template (previewUrlSchema). */
+  previewUrl?: string;
 }
 
 /** What content_collections.options holds. */
 export interface CollectionOptions {
   singleton?: boolean;
+  previewUrl?: string;
 }
 
 /** The decisions' default: the name without a trailing s (a name without one gets `_item`, so the two differ). */

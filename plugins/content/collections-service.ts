@@ -50,6 +50,12 @@ export interface LoadedCollection extends CollectionDefinition {
 }
 
 /** The public shape of a collection (GET /api/collections). */
+/** content_collections.options as stored: only the options set, null when none. */
+const optionsText = (o: CollectionOptions): string | null => {
+  const set = Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined && v !== false && v !== null));
+  return Object.keys(set).length ? JSON.stringify(set) : null;
+};
+
 export const describeCollection = (c: CollectionDefinition) => ({
   name: c.name,
   label: c.label,
@@ -57,6 +63,7 @@ export const describeCollection = (c: CollectionDefinition) => ({
   fields: c.fields,
   version: c.version,
   ...(c.singleton ? { singleton: true as const } : {}),
+  ...(c.previewUrl ? { previewUrl: c.previewUrl } : {}),
 });
 
 /**
@@ -100,6 +107,7 @@ export class CollectionsService {
       fields,
       version: row.version,
       ...(options.singleton ? { singleton: true } : {}),
+      ...(options.previewUrl ? { previewUrl: options.previewUrl } : {}),
       uid: row.uid,
       table: row.table_name,
       model,
@@ -297,7 +305,7 @@ export class CollectionsService {
         label: input.label ?? defaultLabel(input.name),
         singular: input.singular ?? defaultSingular(input.name),
         fields: JSON.stringify(input.fields),
-        options: input.singleton ? JSON.stringify({ singleton: true } satisfies CollectionOptions) : null,
+        options: optionsText({ singleton: input.singleton, previewUrl: input.previewUrl ?? undefined }),
         table_name: ref.table,
         version: 1,
         created_at: now,
@@ -344,11 +352,13 @@ export class CollectionsService {
     await this.checkRelations(name, after);
     await this.checkComponents(after);
     const version = row.version + 1;
+    const options = (row.options ? JSON.parse(row.options) : {}) as CollectionOptions;
     const [claimed] = await this.models.CollectionRow.update(
       {
         label: patch.label ?? row.label,
         singular: patch.singular ?? row.singular,
         fields: JSON.stringify(after),
+        ...(patch.previewUrl !== undefined ? { options: optionsText({ ...options, previewUrl: patch.previewUrl ?? undefined }) } : {}),
         version,
         updated_at: Date.now(),
       },
@@ -360,7 +370,7 @@ export class CollectionsService {
       await this.migrate(alterTableMigration({ name, uid: row.uid, table: row.table_name }, version, before, after), changedIndexes);
     } catch (err) {
       await this.models.CollectionRow.update(
-        { label: row.label, singular: row.singular, fields: row.fields, version: row.version },
+        { label: row.label, singular: row.singular, fields: row.fields, options: row.options, version: row.version },
         { where: { name, version } },
       );
       throw err;

@@ -41,6 +41,10 @@ const collection = z
     fields: z.array(fieldAnswer),
     version: z.number(),
     singleton: z.literal(true).optional().describe('Present on singletons: one entry, at /api/collections/{collection}/single'),
+    previewUrl: z
+      .string()
+      .optional()
+      .describe("The site's page of an entry, for the admin UI's live preview: {id}, {slug}, {locale} and {token} are filled in"),
   })
   .meta({ id: 'Collection' });
 

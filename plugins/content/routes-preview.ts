@@ -106,7 +106,7 @@ export const previewRoutes: RouteDefinition[] = [
     tags: ['entries'],
     summary: "A preview link's entry, ready to show: fields in schema order, rich text and Markdown as sanitised HTML",
     description:
-      'No session needed: the token is the permission. 404 PREVIEW_NOT_FOUND (unknown, revoked, or the entry deleted), 410 PREVIEW_EXPIRED. Never cached, never indexed.',
+      "No session needed: the token is the permission. 404 PREVIEW_NOT_FOUND (unknown, revoked, or the entry deleted), 410 PREVIEW_EXPIRED. Never cached, never indexed. Readable from any origin (Access-Control-Allow-Origin: *), so a site's preview page can fetch it (live preview).",
     request: { params: z.object({ token: z.string().min(1).max(200) }) },
     response: z
       .object({
@@ -126,6 +126,9 @@ export const previewRoutes: RouteDefinition[] = [
     async handler({ ctx, params, scope }) {
       ctx.set('Cache-Control', 'private, no-store');
       ctx.set('X-Robots-Tag', 'noindex, nofollow');
+      // The site's own preview page reads it from its origin (live preview): the token is the permission, no cookie
+      // is read, so any origin may ask.
+      ctx.set('Access-Control-Allow-Origin', '*');
       return scope.previewLinks.open(params.token);
     },
   }),

@@ -195,6 +195,8 @@ export interface ApiSchemas {
     version: number;
     /** Present on singletons: one entry, at /api/collections/{collection}/single */
     singleton?: true;
+    /** The site's page of an entry, for the admin UI's live preview: {id}, {slug}, {locale} and {token} are filled in */
+    previewUrl?: string;
   };
   CollectionPublicAccess: {
     collection: string;
@@ -2139,6 +2141,7 @@ export interface ApiRoutes {
         components?: string[];
         localized?: boolean;
       }[];
+      previewUrl?: string | null;
       /** The planHash of POST .../schema/plan: confirms a change that loses stored values */
       planHash?: string;
     };
@@ -2673,6 +2676,7 @@ export interface ApiRoutes {
         localized?: boolean;
       }[];
       singleton?: boolean;
+      previewUrl?: string | null;
     };
     response: ApiSchemas['Collection'];
     errors: ApiErrorCode;
@@ -2782,6 +2786,7 @@ export interface ApiRoutes {
         components?: string[];
         localized?: boolean;
       }[];
+      previewUrl?: string | null;
     };
     response: {
       collection: string;
