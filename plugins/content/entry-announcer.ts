@@ -16,6 +16,15 @@ export function entryEvents(
   return entries.map((entry) => [ENTRY_EVENTS[event], { tenantId: identity.tenantId, collection: name, entry, userId: identity.userId }]);
 }
 
+/** The events of creates: on:create for each, and on:publish for each created published. */
+export function createEvents(name: string, entries: Entry[], identity: Identity): Array<[string, ContentEvent]> {
+  const created = entryEvents('create', name, entries, identity);
+  const published = created
+    .filter(([, e]) => e.entry.status === 'published')
+    .map(([, e]): [string, ContentEvent] => [ENTRY_EVENTS.publish, e]);
+  return [...created, ...published];
+}
+
 /**
  * What follows a committed write: the collection's cached lists are invalidated and the entry events
  * published. The write stands whatever happens here: failures are logged, never thrown to the caller.

@@ -3,7 +3,7 @@ import { Op, QueryTypes, UniqueConstraintError, type Transaction } from 'sequeli
 import { ValidationError, type Identity } from '../../kernel/sdk.js';
 import { insertRows } from '../../lib/db/insert-rows.js';
 import type { LoadedCollection } from './collections-service.js';
-import { entryEvents } from './entry-announcer.js';
+import { createEvents } from './entry-announcer.js';
 import { checkEntryInput, type CheckedInput } from './entry-input.js';
 import { BULK_CHUNK, toEntry, type Entry } from './entry-shape.js';
 import { slugBase } from './entry-slugs.js';
@@ -74,7 +74,7 @@ export class EntryBulkWrites extends EntryWrites {
       await this.localised?.localise(c, made, identity.tenantId, undefined);
       return made;
     });
-    await this.announcer.announceSafely(name, identity.tenantId, entryEvents('create', name, entries, identity));
+    await this.announcer.announceSafely(name, identity.tenantId, createEvents(name, entries, identity));
     return entries;
   }
 

@@ -7,7 +7,7 @@ import { EntryNotFoundError, SingletonTakenError } from './errors.js';
 import { StaleVersionError } from './entry-errors.js';
 import { detachReferences } from './relation-cleanup.js';
 import { isManyRelation } from './field-types.js';
-import { entryEvents, type EntryAnnouncer } from './entry-announcer.js';
+import { createEvents, entryEvents, type EntryAnnouncer } from './entry-announcer.js';
 import type { EntryRevisions } from './entry-revisions.js';
 import { entryRow, toEntry, type ContentEvent, type Entry } from './entry-shape.js';
 import { slugBase, type EntrySlugs } from './entry-slugs.js';
@@ -33,13 +33,6 @@ function updateEvents(name: string, entry: Entry, before: Entry, identity: Ident
     events.push([ENTRY_EVENTS.statusChange, moved]);
     if (entry.status === 'published') events.push([ENTRY_EVENTS.publish, moved]);
   }
-  return events;
-}
-
-/** The events of a create: on:create, and on:publish for an entry created published. */
-function createEvents(name: string, entry: Entry, identity: Identity): Array<[string, ContentEvent]> {
-  const events = entryEvents('create', name, [entry], identity);
-  if (entry.status === 'published') events.push([ENTRY_EVENTS.publish, events[0]![1]]);
   return events;
 }
 
@@ -231,7 +224,7 @@ export class EntryWrites {
       await this.localised?.localise(c, [made], identity.tenantId, code);
       return made;
     });
-    await this.announcer.announceSafely(name, identity.tenantId, createEvents(name, entry, identity));
+    await this.announcer.announceSafely(name, identity.tenantId, createEvents(name, [entry], identity));
     return entry;
   }
 

@@ -279,6 +279,26 @@ for (const variant of DB_VARIANTS) {
         ['on:status_change', born, 'archived', 'published'],
       ]);
       expect(bodies.map((b) => b.id)).to.have.length(new Set(bodies.map((b) => b.id)).size);
+      // A batch create announces on:publish for each entry created published (and none for a draft).
+      receiver.received.length = 0;
+      const batch = await dataOf(
+        await as(t, 'editor').post('/api/collections/posts/batch', {
+          entries: [
+            { title: 'batch one', status: 'published' },
+            { title: 'batch draft', status: 'draft' },
+            { title: 'batch two', status: 'published' },
+          ],
+        }),
+        201,
+      );
+      await receiver.waitFor(2);
+      await new Promise((r) => setTimeout(r, 200));
+      const published = receiver.received.map((r) => JSON.parse(r.body)).map((b) => [b.event, b.data.entry.title]);
+      expect(published).to.have.deep.members([
+        ['on:publish', 'batch one'],
+        ['on:publish', 'batch two'],
+      ]);
+      expect(batch.items).to.have.length(3);
       await admin().delete(`/api/webhooks/${hook._id}`);
     });
 
