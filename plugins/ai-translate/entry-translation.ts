@@ -16,6 +16,10 @@ export interface EntryTranslationRequest {
   source: string | null;
   target: string;
   save: boolean;
+  /** Content locale the entry is read in (default: the default locale). */
+  fromLocale?: string;
+  /** Content locale whose version the localized fields are translated for (and saved into, as a draft). */
+  intoLocale?: string;
 }
 
 /** What POST /api/ai/translate-entry answers: its route's response schema (routes.ts) is the one definition. */
@@ -38,17 +42,37 @@ export async function translateEntry(
     throw new ForbiddenError("Saving the translation into the entry needs the permission 'content:write'");
   const collection = await content.collections.get(req.collection);
   const formats = new Map<string, 'text' | 'html'>();
-  for (const f of collection.fields) if (TEXT_TYPES[f.type]) formats.set(f.name, TEXT_TYPES[f.type]!);
+  // Into a locale: only the localized fields (a shared field's value is every locale's).
+  for (const f of collection.fields)
+    if (TEXT_TYPES[f.type] && (req.intoLocale === undefined || (f as { localized?: boolean }).localized))
+      formats.set(f.name, TEXT_TYPES[f.type]!);
   if (req.fields) {
     const issues = req.fields.flatMap((name, i) =>
       formats.has(name)
         ? []
-        : [{ path: `fields.${i}`, message: `'${name}' is not a text, markdown or richtext field of '${req.collection}'` }],
+        : [
+            {
+              path: `fields.${i}`,
+              message: `'${name}' is not a ${req.intoLocale === undefined ? '' : 'localized '}text, markdown or richtext field of '${req.collection}'`,
+            },
+          ],
     );
     if (issues.length) throw new ValidationError(`Invalid fields: ${issues.map((i) => i.message).join('; ')}`, issues);
   }
+  // Unknown locales are refused before anything is sent to the provider.
+  if (req.fromLocale !== undefined || req.intoLocale !== undefined) {
+    const known = new Set((await content.locales.list()).map((l) => l.code.toLowerCase()));
+    const unknown = (['fromLocale', 'intoLocale'] as const).filter((k) => req[k] !== undefined && !known.has(req[k]!.toLowerCase()));
+    if (unknown.length)
+      throw new ValidationError(
+        `Unknown locale: ${unknown.map((k) => req[k]).join(', ')} (GET /api/locales lists them)`,
+        unknown.map((k) => ({ path: k, message: 'not a locale of this installation' })),
+      );
+  }
   const entries = content.entries(req.collection);
-  const entry = await entries.get(req.entryId);
+  const from = req.fromLocale === undefined ? {} : { locale: req.fromLocale };
+  const into = req.intoLocale === undefined ? {} : { locale: req.intoLocale };
+  const entry = await entries.get(req.entryId, from);
   const names = [...new Set(req.fields ?? [...formats.keys()])].filter((n) => typeof entry[n] === 'string' && entry[n].trim() !== '');
   service.checkLimits(names.map((n) => entry[n] as string));
 
@@ -71,9 +95,13 @@ export async function translateEntry(
     fields,
   };
   if (!req.save || Object.keys(fields).length === 0) return { ...answer, saved: false, version: entry.version };
-  const current = await entries.get(req.entryId);
-  if (current.version !== entry.version)
-    throw new ConflictError(`Entry '${req.entryId}' was changed while it was being translated; nothing was saved, translate it again`);
-  const saved = await entries.update(req.entryId, fields);
+  // Saved only over the version that was translated (ifVersion: 409 CONFLICT when it changed meanwhile).
+  const saved = await entries
+    .update(req.entryId, req.intoLocale === undefined ? fields : { ...fields, status: 'draft' }, { ...into, ifVersion: entry.version })
+    .catch((err: unknown) => {
+      if ((err as { code?: string; extra?: { current?: unknown } }).extra?.current !== undefined)
+        throw new ConflictError(`Entry '${req.entryId}' was changed while it was being translated; nothing was saved, translate it again`);
+      throw err;
+    });
   return { ...answer, saved: true, version: saved.version };
 }

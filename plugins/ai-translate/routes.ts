@@ -26,6 +26,10 @@ const entryBody = z.strictObject({
   /** Text, markdown or richtext fields to translate; default: all of them. */
   fields: z.array(z.string().min(1).max(64)).min(1).max(100).optional(),
   save: z.boolean().default(false),
+  /** Content locales (GET /api/locales): the entry is read in fromLocale (default: the default locale, with fallbacks). */
+  fromLocale: z.string().min(1).max(35).optional(),
+  /** Only the localized fields are translated, and `save` writes them into this locale's version as a draft. */
+  intoLocale: z.string().min(1).max(35).optional(),
 });
 
 const stringsResult = z
@@ -67,6 +71,7 @@ export function translateRoutes(options: TranslateOptions): RouteDefinition[] {
         'Body `{strings, target, source?, format?}` answers `{provider, source, target, translations}` (one per string, in order; blank strings come back unchanged). ' +
         "Body `{collection, entryId, target, source?, fields?, save?}` translates the entry's text, markdown and richtext fields (markdown as text, richtext as HTML), read as the caller (content:read), " +
         'and answers `{provider, source, target, collection, entryId, fields, saved, version}`; `save: true` writes them into the entry (content:write, a new revision). ' +
+        "With content locales: `fromLocale` reads the entry in that locale (fallbacks included); `intoLocale` translates the collection's localized fields only and `save` writes them into that locale's version as a draft (a machine translation goes live only when someone publishes it); the entry's other locales are not touched. " +
         `Limits: ${options.maxStrings} strings (400 TRANSLATION_TOO_MANY_STRINGS), ${options.maxCharacters} characters (413 TRANSLATION_TOO_LARGE). ` +
         '503 TRANSLATION_UNAVAILABLE without a provider; 502 TRANSLATION_PROVIDER_ERROR or TRANSLATION_BAD_RESPONSE, 504 TRANSLATION_TIMEOUT when the provider fails.',
       request: {
@@ -94,6 +99,8 @@ export function translateRoutes(options: TranslateOptions): RouteDefinition[] {
           source: body.source ?? null,
           target: body.target,
           save: body.save,
+          fromLocale: body.fromLocale,
+          intoLocale: body.intoLocale,
         });
       },
     }),

@@ -353,6 +353,53 @@ describe('ai-translate: POST /api/ai/translate', function () {
         expect(entry).to.include({ title: '[es] Hello world', body: '[es] <p>A <strong>short</strong> post</p>', views: 3, version: 2 });
       });
 
+      it('with content locales: reads fromLocale, translates the localized fields only, saves into intoLocale as a draft', async function () {
+        await dataOf(await req('admin', '/api/locales', { method: 'POST', json: { code: 'de' } }), 201);
+        await dataOf(
+          await req('admin', '/api/collections', {
+            method: 'POST',
+            json: {
+              name: 'pages',
+              fields: [
+                { name: 'title', type: 'text', localized: true },
+                { name: 'code', type: 'text' },
+              ],
+            },
+          }),
+          201,
+        );
+        const page = await dataOf(
+          await req('admin', '/api/collections/pages', {
+            method: 'POST',
+            json: { title: 'Opening hours', code: 'OH-1', status: 'published' },
+          }),
+          201,
+        );
+        providers.reset();
+        const { status, body } = await read(
+          await admin({ collection: 'pages', entryId: page._id, target: 'de', source: 'en', intoLocale: 'de', save: true }),
+        );
+        expect(status, JSON.stringify(body)).to.equal(200);
+        expect(body.data).to.include({ saved: true });
+        expect(body.data.fields).to.deep.equal({ title: '[de] Opening hours' });
+        expect(providers.of('/translate').map((c) => c.json.q)).to.deep.equal([['Opening hours']]);
+        const german = await dataOf(await req('admin', `/api/collections/pages/${page._id}?locale=de`));
+        expect(german).to.include({ title: '[de] Opening hours', code: 'OH-1', status: 'draft', _locale: 'de' });
+        const english = await dataOf(await req('admin', `/api/collections/pages/${page._id}`));
+        expect(english).to.include({ title: 'Opening hours', status: 'published' });
+        // A shared field cannot be translated into a locale; an unknown locale is 400.
+        const shared = await read(
+          await admin({ collection: 'pages', entryId: page._id, target: 'de', intoLocale: 'de', fields: ['code'] }),
+        );
+        expect(shared.status).to.equal(400);
+        expect(shared.body.issues[0].message).to.contain('not a localized text');
+        providers.reset();
+        const unknown = await read(await admin({ collection: 'pages', entryId: page._id, target: 'fr', intoLocale: 'fr', save: true }));
+        expect(unknown.status).to.equal(400);
+        expect(unknown.body.issues).to.deep.equal([{ path: 'intoLocale', message: 'not a locale of this installation' }]);
+        expect(providers.received).to.have.length(0);
+      });
+
       it('answers 404 for an unknown entry or collection, and nothing is sent', async function () {
         const missing = await read(await admin({ collection: 'posts', entryId: '00000000-0000-4000-8000-000000000000', target: 'de' }));
         expect(missing.status).to.equal(404);

@@ -2356,7 +2356,16 @@ export interface ApiRoutes {
     query: never;
     body:
       | { strings: string[]; target: string; source?: string; format?: 'text' | 'html' }
-      | { collection: string; entryId: string; target: string; source?: string; fields?: string[]; save?: boolean };
+      | {
+          collection: string;
+          entryId: string;
+          target: string;
+          source?: string;
+          fields?: string[];
+          save?: boolean;
+          fromLocale?: string;
+          intoLocale?: string;
+        };
     response: ApiSchemas['TranslatedStrings'] | ApiSchemas['TranslatedEntry'];
     errors: ApiErrorCode;
   };
