@@ -36,6 +36,14 @@ export interface NewDelivery {
   data: unknown;
 }
 
+/** An attempt's outcome, as recorded. */
+export interface Outcome {
+  status: DeliveryView['status'];
+  responseStatus: number | null;
+  durationMs: number | null;
+  nextAttemptAt: number | null;
+}
+
 /** A claimed delivery: what the dispatcher sends. */
 export interface ClaimedDelivery {
   id: string;
@@ -207,15 +215,37 @@ export class DeliveryStore {
   }
 
   /** Records an attempt's outcome and lets the lease go (only the holder's outcome counts). */
-  async finish(
-    id: string,
-    owner: string,
-    outcome: { status: DeliveryView['status']; responseStatus: number | null; durationMs: number | null; nextAttemptAt: number | null },
-  ): Promise<void> {
+  async finish(id: string, owner: string, outcome: Outcome): Promise<void> {
     await this.sequelize().query(
       `UPDATE cms_webhook_deliveries SET status = ?, attempts = attempts + 1, response_status = ?, duration_ms = ?, next_attempt_at = ?,
        lease_until = NULL, lease_owner = NULL WHERE id = ? AND lease_owner = ?`,
       { replacements: [outcome.status, outcome.responseStatus, outcome.durationMs, outcome.nextAttemptAt, id, owner] },
+    );
+  }
+
+  /**
+   * Records the outcomes of several attempts of one claim at once: one UPDATE (one turn of the SQLite writer
+   * instead of one per delivery); as finish(), only the lease holder's outcomes count.
+   */
+  async finishMany(owner: string, outcomes: Array<{ id: string; outcome: Outcome }>): Promise<void> {
+    if (!outcomes.length) return;
+    if (outcomes.length === 1) return this.finish(outcomes[0]!.id, owner, outcomes[0]!.outcome);
+    const cases = (pick: (o: Outcome) => unknown) => {
+      const replacements: unknown[] = [];
+      for (const { id, outcome } of outcomes) replacements.push(id, pick(outcome));
+      return { sql: `CASE id ${outcomes.map(() => 'WHEN ? THEN ?').join(' ')} END`, replacements };
+    };
+    const columns = [
+      ['status', cases((o) => o.status)],
+      ['response_status', cases((o) => o.responseStatus)],
+      ['duration_ms', cases((o) => o.durationMs)],
+      ['next_attempt_at', cases((o) => o.nextAttemptAt)],
+    ] as const;
+    const ids = outcomes.map((o) => o.id);
+    await this.sequelize().query(
+      `UPDATE cms_webhook_deliveries SET ${columns.map(([column, c]) => `${column} = ${c.sql}`).join(', ')}, attempts = attempts + 1,
+       lease_until = NULL, lease_owner = NULL WHERE id IN (${ids.map(() => '?').join(', ')}) AND lease_owner = ?`,
+      { replacements: [...columns.flatMap(([, c]) => c.replacements), ...ids, owner] },
     );
   }
 

@@ -9,6 +9,12 @@ export const webhookOptionsSchema = z.object({
   pollMs: everyMsOption(1000),
   /** Deliveries one instance sends at once. */
   concurrency: z.number().int().min(1).max(64).default(8),
+  /**
+   * Deliveries one claim takes at most (their outcomes are then written together): each batch is two writes,
+   * whatever its size. Capped so that the batch's sends end inside half the lease even when each takes its
+   * whole timeout (dispatcher.ts batchSize: with the defaults, 24).
+   */
+  batch: z.number().int().min(1).max(256).default(32),
   /** A send's timeout: a receiver that has not answered by then has failed this attempt (decided: 10 s). */
   timeoutMs: z.number().int().min(100).max(60_000).default(10_000),
   /** How long a claimed delivery stays with its instance: longer than a send; a killed instance's deliveries are sent again after it. */

@@ -202,6 +202,31 @@ for (const variant of DB_VARIANTS) {
       await admin().delete(`/api/webhooks/${hook._id}`);
     });
 
+    it('records each outcome of deliveries sent together under its own delivery id', async function () {
+      const hook = await create({ events: ['on:create'] });
+      // Six entries at once: their deliveries are claimed and sent together, and their outcomes written together.
+      const answers = [200, 500, 200, 503, 200, 500];
+      receiver.answers.push(...answers);
+      await dataOf(
+        await as(t, 'editor').post('/api/collections/posts/batch', { entries: answers.map((_, i) => ({ title: `together ${i}` })) }),
+        201,
+      );
+      const got = await receiver.waitFor(9); // six, then the three refused ones again (retries after 50 ms)
+      const answered = new Map<string, number>();
+      got.slice(0, 6).forEach((r, i) => answered.set(String(r.headers['x-cms-delivery']), answers[i]!));
+      expect(answered.size).to.equal(6);
+      await waitUntil(async () => (await deliveries(hook._id)).items.every((d: { status: string }) => d.status === 'succeeded'));
+      const log = (await deliveries(hook._id)).items as Array<{ _id: string; attempts: number; responseStatus: number }>;
+      expect(log).to.have.length(6);
+      for (const row of log) {
+        // Answered 200 the first time: one attempt; refused first: a retry, recorded as the second attempt.
+        expect(row, row._id).to.include({ attempts: answered.get(row._id) === 200 ? 1 : 2, responseStatus: 200 });
+      }
+      const repeats = got.filter((r) => answered.get(String(r.headers['x-cms-delivery'])) === 200).length;
+      expect(repeats).to.equal(3); // a delivery answered 200 is not sent again
+      await admin().delete(`/api/webhooks/${hook._id}`);
+    });
+
     it('enqueues an event announced after commit outside that transaction, once it let the database go', async function () {
       const hook = await create({ events: ['on:create'], collections: ['codes'] });
       const events = t.kernel.container.resolve<EventBus>('events');
