@@ -74,17 +74,17 @@ export class PresenceStore {
     const db = this.sequelize();
     const replacements = { ...this.where(key), tab: visitor.tab, now };
     const [, changed] = await db.query(
-      `UPDATE cms_presence SET last_seen = :now WHERE tenant_id = :tenant AND collection = :collection AND entry_id = :entry AND tab = :tab AND last_seen >= :live`,
+      `UPDATE cms_presence SET last_seen = :now WHERE tenant_id = :tenant AND collection = :collection AND entry_id = :entry AND tab = :tab AND last_seen >= :live AND left_at IS NULL`,
       { replacements: { ...replacements, live: now - this.options.ttlMs }, type: QueryTypes.UPDATE },
     );
     if (!rowsChanged(changed)) {
       // A new tab, or one whose row expired: it opens the entry again (a stale row of the same tab is replaced).
+      // A tab that left keeps its row for the time to live: a heartbeat of it that arrives after the leave (sent
+      // before) finds that row, the INSERT below meets the key, and the entry stays closed for that tab.
       await db.query(
-        `DELETE FROM cms_presence WHERE tenant_id = :tenant AND collection = :collection AND entry_id = :entry AND tab = :tab`,
-        {
-          replacements,
-          type: QueryTypes.DELETE,
-        },
+        `DELETE FROM cms_presence WHERE tenant_id = :tenant AND collection = :collection AND entry_id = :entry AND tab = :tab
+         AND (left_at IS NULL OR last_seen < :live)`,
+        { replacements: { ...replacements, live: now - this.options.ttlMs }, type: QueryTypes.DELETE },
       );
       await db
         .query(
@@ -96,7 +96,7 @@ export class PresenceStore {
           },
         )
         .catch((err: unknown) => {
-          // Two heartbeats of one tab at once: the other one inserted it.
+          // Two heartbeats of one tab at once (the other one inserted it), or the tab left (its row stays).
           if ((err as { name?: string }).name !== 'SequelizeUniqueConstraintError') throw err;
         });
     }
@@ -107,18 +107,22 @@ export class PresenceStore {
   async takeOver(key: PresenceKey, tab: string): Promise<PresenceView> {
     const now = this.now();
     const [, changed] = await this.sequelize().query(
-      `UPDATE cms_presence SET taken_at = :now, last_seen = :now WHERE tenant_id = :tenant AND collection = :collection AND entry_id = :entry AND tab = :tab AND last_seen >= :live AND can_edit = 1`,
+      `UPDATE cms_presence SET taken_at = :now, last_seen = :now WHERE tenant_id = :tenant AND collection = :collection AND entry_id = :entry AND tab = :tab AND last_seen >= :live AND can_edit = 1 AND left_at IS NULL`,
       { replacements: { ...this.where(key), tab, now, live: now - this.options.ttlMs }, type: QueryTypes.UPDATE },
     );
     if (!rowsChanged(changed)) throw new PresenceNotPresentError();
     return this.view(key, tab);
   }
 
-  /** The tab closed the entry. */
+  /**
+   * The tab closed the entry: its row stays, marked as left, until the sweep (after the time to live), so that a
+   * heartbeat of this tab still on its way does not open the entry again. A tab that never opened it leaves nothing.
+   */
   async leave(key: PresenceKey, tab: string): Promise<void> {
+    const now = this.now();
     await this.sequelize().query(
-      `DELETE FROM cms_presence WHERE tenant_id = :tenant AND collection = :collection AND entry_id = :entry AND tab = :tab`,
-      { replacements: { ...this.where(key), tab }, type: QueryTypes.DELETE },
+      `UPDATE cms_presence SET left_at = :now, last_seen = :now WHERE tenant_id = :tenant AND collection = :collection AND entry_id = :entry AND tab = :tab`,
+      { replacements: { ...this.where(key), tab, now }, type: QueryTypes.UPDATE },
     );
   }
 
@@ -126,7 +130,7 @@ export class PresenceStore {
   async view(key: PresenceKey, tab: string | null): Promise<PresenceView> {
     const rows = await this.sequelize().query<Row>(
       `SELECT tab, user_id, name, can_edit, since, last_seen, taken_at FROM cms_presence
-       WHERE tenant_id = :tenant AND collection = :collection AND entry_id = :entry AND last_seen >= :live
+       WHERE tenant_id = :tenant AND collection = :collection AND entry_id = :entry AND last_seen >= :live AND left_at IS NULL
        ORDER BY since, tab LIMIT ${this.options.maxPerEntry * 4}`,
       { replacements: { ...this.where(key), live: this.now() - this.options.ttlMs }, type: QueryTypes.SELECT },
     );

@@ -66,6 +66,24 @@ for (const variant of DB_VARIANTS) {
       expect((await beat(id, 'tab-ben-01', 'ben')).youEdit).to.equal(false);
     });
 
+    it('a heartbeat of a tab that left, arriving after its leave, does not open the entry again', async function () {
+      const id = await newPost();
+      await beat(id, 'tab-anna-1', 'anna');
+      await beat(id, 'tab-ben-01', 'ben');
+      await dataOf(await call('DELETE', `/api/presence/posts/${id}?tab=tab-anna-1`, { user: 'anna' }));
+      // Anna's last heartbeat was sent before the page closed and arrives after the leave.
+      const late = await beat(id, 'tab-anna-1', 'anna');
+      expect(late.youEdit).to.equal(false);
+      const ben = await beat(id, 'tab-ben-01', 'ben');
+      expect(ben.youEdit).to.equal(true);
+      expect(ben.tabs.map((x: any) => x.userId)).to.deep.equal(['ben']);
+      const takeOver = await call('POST', `/api/presence/posts/${id}/take-over`, { user: 'anna', json: { tab: 'tab-anna-1' } });
+      expect((await failureOf(takeOver, 409)).error).to.equal('PRESENCE_NOT_PRESENT');
+      // Once the time to live has passed, the left tab's row is like any expired one: a heartbeat opens the entry again.
+      await age('tab-anna-1', 31_000);
+      expect((await beat(id, 'tab-anna-1', 'anna')).tabs.map((x: any) => x.userId)).to.deep.equal(['ben', 'anna']);
+    });
+
     it('a reader never edits; a writer takes over and the previous editor turns read-only at its next heartbeat', async function () {
       const id = await newPost();
       await dataOf(await as(t, 'editor').patch(`/api/collections/posts/${id}/status`, { status: 'published' }));
