@@ -125,8 +125,9 @@ export class EntriesService {
 
   /**
    * After the writer's commit: publishes one entry event per change (on:create, on:update, on:delete,
-   * payload ContentEvent as for writes through this service), ANNOUNCE_CHUNK events at a time with a
-   * yield to the event loop in between. N changes publish N events. The list caches are the writer's
+   * payload ContentEvent as for writes through this service; a create of an entry created published also
+   * publishes on:publish), ANNOUNCE_CHUNK changes at a time with a yield to the event loop in between. N changes
+   * publish N events, plus one per entry created published. The list caches are the writer's
    * (invalidateLists). A failed publish is logged and the others still go out; nothing is thrown.
    */
   announceChanges(tenantId: string, userId: string | null, changes: EntryChange[]): Promise<void> {

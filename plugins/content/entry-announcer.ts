@@ -71,11 +71,16 @@ export class EntryAnnouncer {
       if (i > 0) await new Promise<void>((resolve) => setImmediate(resolve));
       for (const { event, collection, entry } of changes.slice(i, i + ANNOUNCE_CHUNK)) {
         const payload: ContentEvent = { tenantId, collection, entry, userId };
-        try {
-          await this.events.publish(ENTRY_EVENTS[event], payload);
-        } catch (err) {
-          failed++;
-          lastError = err;
+        // As for creates through the service (createEvents): an entry created published also became published.
+        const names =
+          event === 'create' && entry.status === 'published' ? [ENTRY_EVENTS.create, ENTRY_EVENTS.publish] : [ENTRY_EVENTS[event]];
+        for (const name of names) {
+          try {
+            await this.events.publish(name, payload);
+          } catch (err) {
+            failed++;
+            lastError = err;
+          }
         }
       }
     }

@@ -92,6 +92,7 @@ for (const variant of DB_VARIANTS) {
         bus.subscribe('on:create', (e: any) => void (e.payload.collection === 'modes' && events.push(`create ${e.payload.entry.slug}`))),
         bus.subscribe('on:update', (e: any) => void (e.payload.collection === 'modes' && events.push(`update ${e.payload.entry.slug}`))),
         bus.subscribe('on:delete', (e: any) => void (e.payload.collection === 'modes' && events.push(`delete ${e.payload.entry.slug}`))),
+        bus.subscribe('on:publish', (e: any) => void (e.payload.collection === 'modes' && events.push(`publish ${e.payload.entry.slug}`))),
       ];
       const first = await importPackage(await buildPackage({ collections: [{ name: 'modes', fields: TEXT, entries: [a, b] }] }), {
         mode: 'add',
@@ -128,10 +129,18 @@ for (const variant of DB_VARIANTS) {
       expect(done.status).to.equal(200);
       expect(done.body.data.outcome).to.equal('success');
       expect(Object.keys(await bySlug('modes')).sort()).to.deep.equal(['a', 'b']);
-      // entry events after each commit: 2 creates, the update of a, the mirror delete (the API create of 'local' too)
+      // entry events after each commit: 2 creates (created published: on:publish too), the update of a, the mirror
+      // delete (the API create of 'local' too)
       await until(async () => (events.includes('delete local') ? true : undefined), 'the delete event');
       for (const off of stop) off();
-      expect(events.filter((e) => e !== 'create local').sort()).to.deep.equal(['create a', 'create b', 'delete local', 'update a']);
+      expect(events.filter((e) => e !== 'create local').sort()).to.deep.equal([
+        'create a',
+        'create b',
+        'delete local',
+        'publish a',
+        'publish b',
+        'update a',
+      ]);
     });
 
     it('duplicate strategies: skip, update, copy (de-duplicated slug), fail (blocked)', async () => {

@@ -241,6 +241,12 @@ for (const variant of DB_VARIANTS) {
       });
 
       it('below 100 entities runs inline: the job is completed when run answers; a second run of the plan is 409', async () => {
+        // Each imported entry announces on:create and, imported published, on:publish (webhooks deliver both).
+        const announced: string[] = [];
+        const bus = t.kernel.container.resolve<any>('events');
+        const offs = ['on:create', 'on:publish'].map((name) =>
+          bus.subscribe(name, (e: any) => void (e.payload.collection === 'posts' && announced.push(`${name} ${e.payload.entry.title}`))),
+        );
         const res = await post('/api/importers/run', { planId, confirmed: true });
         expect(res.status).to.equal(200);
         const body = await res.json();
@@ -254,6 +260,11 @@ for (const variant of DB_VARIANTS) {
         const list = await entries('posts');
         const first = list.items.find((e: any) => e.title === 'Post 1');
         expect(first).to.include({ views: 10, status: 'published', publishedAt: '2024-01-02T10:00:00.000Z' });
+        for (let i = 0; i < 100 && announced.length < 6; i++) await new Promise((r) => setTimeout(r, 20));
+        offs.forEach((off: () => void) => off());
+        expect(announced.sort()).to.deep.equal(
+          ['Post 1', 'Post 2', 'Post 3'].flatMap((title) => [`on:create ${title}`, `on:publish ${title}`]).sort(),
+        );
         const again = await post('/api/importers/run', { planId, confirmed: true });
         expect(again.status).to.equal(409);
         expect((await again.json()).error).to.equal('IMPORT_ALREADY_RUN');
