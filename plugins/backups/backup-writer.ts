@@ -17,6 +17,7 @@ import type { Secret } from './key-store.js';
 import { snapshotCount, snapshotPages, type Snapshot } from './snapshot.js';
 import { TableChecksum, tableExists, toJsonRow, type Row } from './tables.js';
 import { ENTRY_LOCALES_FILE, ENTRY_LOCALES_TABLE, entryLocalePages } from './entry-locales.js';
+import { ENTRY_DRAFTS_FILE, ENTRY_DRAFTS_TABLE } from './entry-drafts.js';
 
 /** config.json: `components` (issue 35) is absent from backups made before components, `locales` (issue 36) before locales. */
 export type ConfigSnapshot = { settings: Row[]; roles: Row[]; collections: Row[]; themes: Row[]; components?: Row[]; locales?: Row[] };
@@ -99,6 +100,20 @@ export async function writeEntryLocales(
   return { table: ENTRY_LOCALES_TABLE, rows: sum.rows, checksum: sum.hex, file: ENTRY_LOCALES_FILE };
 }
 
+/** The content plugin's side tables of the backed-up collections: entries' versions in other locales, working drafts. */
+export async function writeSideTables(w: BackupWrite, collections: BackupManifest['collections']) {
+  return { entryLocales: await writeEntryLocales(w, collections), entryDrafts: await writeEntryDrafts(w, collections) };
+}
+
+/** Working drafts (entry-drafts.ts): one NDJSON file, as the versions in other locales. */
+async function writeEntryDrafts(w: BackupWrite, collections: BackupManifest['collections']): Promise<BackupManifest['entryDrafts']> {
+  if (!(await tableExists(w.sequelize, ENTRY_DRAFTS_TABLE))) return null;
+  const names = collections.map((c) => c.name);
+  const pages = entryLocalePages(w.snap.select, w.sequelize, names, w.pageSize, ENTRY_DRAFTS_TABLE);
+  const sum = await writeTable(w, ENTRY_DRAFTS_TABLE, ENTRY_DRAFTS_FILE, async () => undefined, pages);
+  return { table: ENTRY_DRAFTS_TABLE, rows: sum.rows, checksum: sum.hex, file: ENTRY_DRAFTS_FILE };
+}
+
 /** Config snapshot: small tables, read whole. */
 export async function writeConfig(w: BackupWrite, config: ConfigSnapshot): Promise<void> {
   w.files.push(
@@ -158,12 +173,13 @@ export async function sealManifest(
     media: BackupManifest['media'];
     config: ConfigSnapshot;
     entryLocales: BackupManifest['entryLocales'];
+    entryDrafts?: BackupManifest['entryDrafts'];
   },
   pluginVersion: string,
   installationKey: InstallationKey,
 ): Promise<BackupManifest> {
   const { files, dir, pool, secret } = w;
-  const { collections, media, config, entryLocales } = parts;
+  const { collections, media, config, entryLocales, entryDrafts } = parts;
   const checksums = files.map((f) => `${f.sha256}  ${f.path}`).join('\n') + '\n';
   await writeFile(join(dir, 'checksums.sha256'), checksums, { mode: 0o600 });
   const manifest: BackupManifest = {
@@ -179,6 +195,7 @@ export async function sealManifest(
     collections,
     media,
     ...(entryLocales ? { entryLocales } : {}),
+    ...(entryDrafts ? { entryDrafts } : {}),
     config: {
       file: 'config.json',
       settings: config.settings.length,

@@ -15,7 +15,7 @@ import {
   sealManifest,
   writeCollections,
   writeConfig,
-  writeEntryLocales,
+  writeSideTables,
   writeMediaFiles,
   writeMediaRecords,
   type BackupWrite,
@@ -176,7 +176,7 @@ export class BackupsService {
     try {
       total = await rowsToWrite(w, collectionList, hasMediaItems);
       const collections = await writeCollections(w, collectionList);
-      const entryLocales = await writeEntryLocales(w, collections);
+      const sides = await writeSideTables(w, collections);
       const config = await this.configSnapshot(snap);
       await writeConfig(w, config);
       // Media: the records always, the files when asked.
@@ -187,7 +187,7 @@ export class BackupsService {
       // The rows are read: the snapshot ends before the (slow) media files are streamed.
       await snap.close();
       if (storage) await writeMediaFiles(w, storage, mediaPaths, media);
-      const manifest = await sealManifest(w, { collections, media, config, entryLocales }, this.d.pluginVersion, this.d.installationKey);
+      const manifest = await sealManifest(w, { collections, media, config, ...sides }, this.d.pluginVersion, this.d.installationKey);
       await rename(dir, finalDir);
       await this.prune().catch((err) => this.d.logger.warn({ err }, 'backup retention failed'));
       return manifest;

@@ -22,6 +22,7 @@ import { planRestore } from './restore-plan.js';
 import { CONFIG_TABLES, tableOf, type DomainDeps, type RestoreInput } from './restore-types.js';
 import { tableChecksum, tableExists } from './tables.js';
 import { entryLocalesChecksum, entryLocalesOf } from './entry-locales.js';
+import { ENTRY_DRAFTS_TABLE, entryDraftsOf } from './entry-drafts.js';
 
 export type { DomainDeps, RestoreInput } from './restore-types.js';
 
@@ -51,6 +52,15 @@ async function restoreSnapshot(d: DomainDeps, input: RestoreInput): Promise<stri
       d.pageSize,
     );
     hash.update(`entry-locales:${s.rows}:${s.checksum}\n`);
+  }
+  if (entryDraftsOf(m)) {
+    const s = await entryLocalesChecksum(
+      d.sequelize(),
+      m.collections.map((c) => c.name),
+      d.pageSize,
+      ENTRY_DRAFTS_TABLE,
+    );
+    hash.update(`entry-drafts:${s.rows}:${s.checksum}\n`);
   }
   return hash.digest('hex');
 }
@@ -86,6 +96,17 @@ async function verifyRestore(d: DomainDeps, plan: StoredPlan): Promise<VerifyRes
       discrepancies.push(`entries' versions in other locales: ${now.rows} rows, the backup has ${versions.rows}`);
     else if (now.checksum !== versions.checksum)
       discrepancies.push("entries' versions in other locales: row checksum differs from the backup's");
+  }
+  const drafts = entryDraftsOf(m);
+  if (drafts) {
+    const now = await entryLocalesChecksum(
+      sequelize,
+      m.collections.map((c) => c.name),
+      d.pageSize,
+      ENTRY_DRAFTS_TABLE,
+    );
+    if (now.rows !== drafts.rows) discrepancies.push(`working drafts: ${now.rows} rows, the backup has ${drafts.rows}`);
+    else if (now.checksum !== drafts.checksum) discrepancies.push("working drafts: row checksum differs from the backup's");
   }
   return { ok: discrepancies.length === 0, discrepancies };
 }

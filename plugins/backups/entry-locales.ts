@@ -29,9 +29,11 @@ export async function* entryLocalePages(
   sequelize: Sequelize,
   collections: string[],
   pageSize: number,
+  /** Another table with the same key (entry-drafts.ts: content_entry_drafts). */
+  sideTable = ENTRY_LOCALES_TABLE,
 ): AsyncGenerator<Row[]> {
   if (!collections.length) return;
-  const table = quote(sequelize, ENTRY_LOCALES_TABLE);
+  const table = quote(sequelize, sideTable);
   const cols = KEY.map((k) => quote(sequelize, k)).join(', ');
   const mine = `${quote(sequelize, 'collection')} IN (${collections.map(() => '?').join(', ')})`;
   let after: unknown[] | null = null;
@@ -56,29 +58,40 @@ export async function entryLocalesChecksum(
   sequelize: Sequelize,
   collections: string[],
   pageSize: number,
+  sideTable = ENTRY_LOCALES_TABLE,
 ): Promise<{ rows: number; checksum: string }> {
   const sum = new TableChecksum();
   const select = (sql: string, params: unknown[] = []) =>
     sequelize.query<Row>(sql, { type: QueryTypes.SELECT, replacements: params }) as Promise<Row[]>;
-  if (await tableExists(sequelize, ENTRY_LOCALES_TABLE))
-    for await (const page of entryLocalePages(select, sequelize, collections, pageSize)) for (const row of page) sum.add(row);
+  if (await tableExists(sequelize, sideTable))
+    for await (const page of entryLocalePages(select, sequelize, collections, pageSize, sideTable)) for (const row of page) sum.add(row);
   return { rows: sum.rows, checksum: sum.hex };
 }
 
 /** How many versions the backup's collections have here (what a restore deletes). */
-export async function countEntryLocales(sequelize: Sequelize, collections: string[], transaction?: Transaction): Promise<number> {
-  if (!collections.length || !(await tableExists(sequelize, ENTRY_LOCALES_TABLE))) return 0;
+export async function countEntryLocales(
+  sequelize: Sequelize,
+  collections: string[],
+  transaction?: Transaction,
+  sideTable = ENTRY_LOCALES_TABLE,
+): Promise<number> {
+  if (!collections.length || !(await tableExists(sequelize, sideTable))) return 0;
   const [r] = await sequelize.query<{ n: number | string }>(
-    `SELECT COUNT(*) AS n FROM ${quote(sequelize, ENTRY_LOCALES_TABLE)} WHERE ${quote(sequelize, 'collection')} IN (:collections)`,
+    `SELECT COUNT(*) AS n FROM ${quote(sequelize, sideTable)} WHERE ${quote(sequelize, 'collection')} IN (:collections)`,
     { type: QueryTypes.SELECT, replacements: { collections }, transaction },
   );
   return Number(r?.n ?? 0);
 }
 
 /** Deletes the versions of these collections (inside the restore's transaction); answers the tenants they belonged to. */
-export async function clearEntryLocales(sequelize: Sequelize, collections: string[], transaction?: Transaction): Promise<string[]> {
+export async function clearEntryLocales(
+  sequelize: Sequelize,
+  collections: string[],
+  transaction?: Transaction,
+  sideTable = ENTRY_LOCALES_TABLE,
+): Promise<string[]> {
   if (!collections.length) return [];
-  const table = quote(sequelize, ENTRY_LOCALES_TABLE);
+  const table = quote(sequelize, sideTable);
   const where = `${quote(sequelize, 'collection')} IN (:collections)`;
   const tenants = await sequelize.query<{ t: string }>(
     `SELECT DISTINCT ${quote(sequelize, 'tenant_id')} AS t FROM ${table} WHERE ${where}`,

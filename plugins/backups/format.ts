@@ -67,6 +67,8 @@ export interface BackupManifest {
   media: { items: TableInfo | null; folders: TableInfo | null; files: number; missingFiles: string[] };
   /** Entries' versions in other locales (content_entry_locales); absent in backups made before they were carried. */
   entryLocales?: TableInfo | null;
+  /** Working drafts (content_entry_drafts, entry-drafts.ts); absent in backups made before they were carried. */
+  entryDrafts?: TableInfo | null;
   config: { file: string; settings: number; roles: number; collections: number; themes: number; components?: number; locales?: number };
   entries: number;
   files: FileEntry[];

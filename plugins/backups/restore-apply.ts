@@ -16,6 +16,7 @@ import { columnsOf, fromJsonRow, quote, type Row } from './tables.js';
 import { restoreComponent } from './restore-components.js';
 import { restoreLocales } from './restore-locales.js';
 import { clearEntryLocales, ENTRY_LOCALES_TABLE } from './entry-locales.js';
+import { ENTRY_DRAFTS_TABLE } from './entry-drafts.js';
 
 type ApplyContext = DomainContext & { plan: StoredPlan };
 
@@ -182,6 +183,12 @@ export async function applyRestoreOperation(
       return;
     case 'entry-locales':
       await insertRows(s, ENTRY_LOCALES_TABLE, d.service().rows(m, p.file, s.key), true);
+      return;
+    case 'entry-drafts-clear':
+      caches.touch(ctx.plan.planId, await clearEntryLocales(d.sequelize(), p.collections, ctx.transaction, ENTRY_DRAFTS_TABLE));
+      return;
+    case 'entry-drafts':
+      await insertRows(s, ENTRY_DRAFTS_TABLE, d.service().rows(m, p.file, s.key), true);
       return;
     default:
       return restoreMediaFiles(s);

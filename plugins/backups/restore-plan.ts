@@ -15,6 +15,7 @@ import { tableChecksum, tableExists, type Row } from './tables.js';
 import { planComponents, savedComponents } from './restore-components.js';
 import { planLocales, savedLocales } from './restore-locales.js';
 import { planEntryLocales } from './entry-locales.js';
+import { planEntryDrafts } from './entry-drafts.js';
 
 /** What the plan collects while its steps run. */
 interface Draft {
@@ -219,6 +220,7 @@ export async function planRestore(
   await planCollectionRows(d, m, here, schemas, missing, draft);
   // The entries' versions in other locales, after the rows they belong to.
   await planEntryLocales(sequelize, m, draft);
+  await planEntryDrafts(sequelize, m, draft);
   await planConfig(sequelize, m, draft);
   await planMedia(d, m, draft);
   if (m.db.dialect !== sequelize.getDialect())

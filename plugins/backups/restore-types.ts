@@ -33,7 +33,10 @@ export type Payload =
   | { kind: 'locales'; locales: LocaleDefinition[] }
   /** Entries' versions in other locales (entry-locales.ts): those of the backup's collections deleted, then the backup's inserted. */
   | { kind: 'entry-locales-clear'; collections: string[] }
-  | { kind: 'entry-locales'; file: string };
+  | { kind: 'entry-locales'; file: string }
+  /** Working drafts (entry-drafts.ts), as the versions in other locales. */
+  | { kind: 'entry-drafts-clear'; collections: string[] }
+  | { kind: 'entry-drafts'; file: string };
 
 export const CONFIG_TABLES = { roles: 'auth_roles', themes: 'themes', settings: 'cms_settings' } as const;
 

@@ -58,6 +58,8 @@ export const collectionInput = z
     /** One entry per tenant, read and written at .../single (API decisions, "Content model v2"). */
     singleton: z.boolean().optional(),
     previewUrl: previewUrlSchema.optional(),
+    /** Working drafts (docs/features/drafts.md): a published entry may have one draft beside it. */
+    drafts: z.boolean().optional(),
   })
   .strict();
 export type CollectionInput = z.output<typeof collectionInput>;
@@ -72,6 +74,7 @@ export const collectionPatch = z
       .optional(),
     fields: fields.optional(),
     previewUrl: previewUrlSchema.optional(),
+    drafts: z.boolean().optional(),
   })
   .strict();
 export type CollectionPatch = z.output<typeof collectionPatch>;
@@ -86,14 +89,29 @@ export interface CollectionDefinition {
   singleton?: boolean;
   /** The live preview address template (previewUrlSchema). */
   previewUrl?: string;
+  /** Working drafts beside published entries (entry-drafts.ts). */
+  drafts?: boolean;
 }
 
 /** What content_collections.options holds. */
 export interface CollectionOptions {
   singleton?: boolean;
   previewUrl?: string;
+  drafts?: boolean;
 }
 
 /** The decisions' default: the name without a trailing s (a name without one gets `_item`, so the two differ). */
 export const defaultSingular = (name: string) => (name.length > 1 && name.endsWith('s') ? name.slice(0, -1) : `${name}_item`);
 export const defaultLabel = (name: string) => name.charAt(0).toUpperCase() + name.slice(1).replace(/_/g, ' ');
+
+/** content_collections.options as stored: only the options set, null when none. */
+export const optionsText = (o: CollectionOptions): string | null => {
+  const set = Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined && v !== false && v !== null));
+  return Object.keys(set).length ? JSON.stringify(set) : null;
+};
+
+/** The options column after a PATCH that sets previewUrl or drafts (nothing when it sets neither). */
+export const patchedOptions = (o: CollectionOptions, { previewUrl: url, drafts }: CollectionPatch) =>
+  url === undefined && drafts === undefined
+    ? {}
+    : { options: optionsText({ ...o, ...(url !== undefined ? { previewUrl: url ?? undefined } : {}), drafts: drafts ?? o.drafts }) };

@@ -13,6 +13,8 @@ import {
 import {
   defaultLabel,
   defaultSingular,
+  optionsText,
+  patchedOptions,
   type CollectionDefinition,
   type CollectionInput,
   type CollectionOptions,
@@ -50,12 +52,6 @@ export interface LoadedCollection extends CollectionDefinition {
 }
 
 /** The public shape of a collection (GET /api/collections). */
-/** content_collections.options as stored: only the options set, null when none. */
-const optionsText = (o: CollectionOptions): string | null => {
-  const set = Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined && v !== false && v !== null));
-  return Object.keys(set).length ? JSON.stringify(set) : null;
-};
-
 export const describeCollection = (c: CollectionDefinition) => ({
   name: c.name,
   label: c.label,
@@ -64,6 +60,7 @@ export const describeCollection = (c: CollectionDefinition) => ({
   version: c.version,
   ...(c.singleton ? { singleton: true as const } : {}),
   ...(c.previewUrl ? { previewUrl: c.previewUrl } : {}),
+  ...(c.drafts ? { drafts: true as const } : {}),
 });
 
 /**
@@ -108,6 +105,7 @@ export class CollectionsService {
       version: row.version,
       ...(options.singleton ? { singleton: true } : {}),
       ...(options.previewUrl ? { previewUrl: options.previewUrl } : {}),
+      ...(options.drafts ? { drafts: true } : {}),
       uid: row.uid,
       table: row.table_name,
       model,
@@ -305,7 +303,7 @@ export class CollectionsService {
         label: input.label ?? defaultLabel(input.name),
         singular: input.singular ?? defaultSingular(input.name),
         fields: JSON.stringify(input.fields),
-        options: optionsText({ singleton: input.singleton, previewUrl: input.previewUrl ?? undefined }),
+        options: optionsText({ singleton: input.singleton, previewUrl: input.previewUrl ?? undefined, drafts: input.drafts }),
         table_name: ref.table,
         version: 1,
         created_at: now,
@@ -358,7 +356,7 @@ export class CollectionsService {
         label: patch.label ?? row.label,
         singular: patch.singular ?? row.singular,
         fields: JSON.stringify(after),
-        ...(patch.previewUrl !== undefined ? { options: optionsText({ ...options, previewUrl: patch.previewUrl ?? undefined }) } : {}),
+        ...patchedOptions(options, patch),
         version,
         updated_at: Date.now(),
       },
@@ -391,6 +389,8 @@ export class CollectionsService {
     await this.models.Revision.destroy({ where: { collection: name } });
     // Its entries' versions in other locales (entry-locales.ts) go with them.
     await this.sequelize.query('DELETE FROM content_entry_locales WHERE collection = :name', { replacements: { name } });
+    // And their working drafts (entry-drafts.ts).
+    await this.sequelize.query('DELETE FROM content_entry_drafts WHERE collection = :name', { replacements: { name } });
     await this.changed(name, 'delete');
   }
 }

@@ -14,6 +14,7 @@ import type { ListQuery } from './list-query.js';
 import { Revision } from './models/revision.js';
 import type { RichTextSanitizer } from './rich-text-pool.js';
 import { EntryLocales } from './entry-locales.js';
+import { DraftStore, EntryDrafts } from './entry-drafts.js';
 import type { LocalesService } from './locales-service.js';
 
 export type { ContentEvent, Entry, EntryChange, EntryList } from './entry-shape.js';
@@ -50,12 +51,30 @@ export class EntriesService {
     locales: () => LocalesService | undefined = () => undefined,
   ) {
     const localised = new EntryLocales(sequelize, locales);
+    const drafts = new DraftStore(sequelize);
     this.revisionLog = new EntryRevisions(sequelize, modelsOf(sequelize.models, { Revision }).Revision);
-    this.reads = new EntryReads(sequelize, collections, lists, this.revisionLog, media, localised);
+    this.reads = new EntryReads(sequelize, collections, lists, this.revisionLog, media, localised, drafts);
     this.announcer = new EntryAnnouncer(lists, events, logger);
     const slugs = new EntrySlugs(sequelize);
-    this.writes = new EntryBulkWrites(sequelize, collections, slugs, this.revisionLog, this.announcer, richText, localised);
+    this.writes = new EntryBulkWrites(sequelize, collections, slugs, this.revisionLog, this.announcer, richText, localised, drafts);
     this.single = new EntrySingles(collections, this.writes, this.reads);
+    this.drafts = new EntryDrafts(drafts, collections, this.writes, this.reads, this.announcer, richText);
+    this.draftStore = drafts;
+    this.collectionsService = collections;
+    this.localised = localised;
+  }
+
+  /** Working drafts of collections with `drafts: true` (entry-drafts.ts): GET|PUT|DELETE .../draft, POST .../draft/publish. */
+  readonly drafts: EntryDrafts;
+  private readonly draftStore: DraftStore;
+  private readonly collectionsService: CollectionsService;
+  private readonly localised: EntryLocales;
+
+  /** `hasDraft` on a write's answer (collections with drafts; a writer's answer). */
+  private async withDraftFlag(name: string, entry: Entry, identity: Identity, locale?: string): Promise<Entry> {
+    const c = await this.collectionsService.get(name);
+    await this.draftStore.mark(c, [entry], identity.tenantId, this.localised.resolve(locale), this.localised.defaultCode());
+    return entry;
   }
 
   toEntry(c: LoadedCollection, row: Model | Record<string, unknown>): Entry {
@@ -135,8 +154,8 @@ export class EntriesService {
   }
 
   /** `locale`: created in that locale (its localized values there; entry-writes.ts). */
-  create(name: string, body: unknown, identity: Identity, locale?: string): Promise<Entry> {
-    return this.writes.create(name, body, identity, locale);
+  async create(name: string, body: unknown, identity: Identity, locale?: string): Promise<Entry> {
+    return this.withDraftFlag(name, await this.writes.create(name, body, identity, locale), identity, locale);
   }
 
   /**
@@ -164,13 +183,18 @@ export class EntriesService {
 
   /** A partial update; the version guards against a concurrent write (409). `locale`: that locale's values (entry-locales.ts). */
   /** `ifVersion`: the version the change was made from; another version now is 409 CONFLICT (StaleVersionError). */
-  update(name: string, id: string, body: unknown, identity: Identity, locale?: string, ifVersion?: number): Promise<Entry> {
-    return this.writes.update(name, id, body, identity, locale, [], ifVersion);
+  async update(name: string, id: string, body: unknown, identity: Identity, locale?: string, ifVersion?: number): Promise<Entry> {
+    return this.withDraftFlag(name, await this.writes.update(name, id, body, identity, locale, [], ifVersion), identity, locale);
   }
 
-  /** See EntryWrites.restore: a revision's state written as a new version (a locale's revision: that locale's). */
-  restoreRevision(name: string, id: string, version: number, identity: Identity): Promise<Entry> {
-    return this.writes.restore(name, id, version, identity);
+  /**
+   * See EntryWrites.restore: a revision's state written as a new version (a locale's revision: that locale's); in a
+   * collection with working drafts, written into the entry's draft instead (entry-drafts.ts).
+   */
+  async restoreRevision(name: string, id: string, version: number, identity: Identity): Promise<Entry> {
+    if (await this.drafts.enabled(name)) return this.drafts.restore(name, id, version, identity);
+    const entry = await this.writes.restore(name, id, version, identity);
+    return this.withDraftFlag(name, entry, identity);
   }
 
   /** See EntryWrites.versionLocale: '' for the entry's row, else the non-default locale with its own version. */

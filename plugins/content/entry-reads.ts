@@ -13,6 +13,7 @@ import { selectKeys, selectedKeys } from './field-selection.js';
 import { parsePopulate, populate, shownCollections, type PopulateDeps, type PopulateTree } from './populate.js';
 import { fillInverses, type InverseScope } from './relation-inverse.js';
 import { localeStatusWhere, type EntryLocales } from './entry-locales.js';
+import type { DraftStore } from './entry-drafts.js';
 
 /** How one entry is read: `fields=` and `populate=`. */
 export interface ReadOptions {
@@ -41,6 +42,8 @@ export class EntryReads {
     private readonly revisionLog: EntryRevisions,
     media: PopulateDeps['media'] = () => undefined,
     readonly localised?: EntryLocales,
+    /** Working drafts (entry-drafts.ts): `hasDraft` on the answers of callers who see every entry. */
+    private readonly drafts?: DraftStore,
   ) {
     this.reader = new ListReader(sequelize);
     this.populateDeps = {
@@ -89,6 +92,8 @@ export class EntryReads {
           readable: also.map((n) => hasScopedPermission(identity, 'content:read', n)),
           // A locale's answer follows the locales' fallbacks and default.
           locales: this.localised?.cacheKey(c),
+          // Writers' lists of a collection with working drafts carry hasDraft (entry-drafts.ts).
+          drafts: Boolean(c.drafts && seesAll(identity)),
         }) ?? '',
       )
       .digest('base64url');
@@ -113,6 +118,7 @@ export class EntryReads {
       for (let i = 0; i < rows.length; i++) items[i] = toEntry(c, rows[i]!);
       await fillInverses(c, items, this.inverseScope(identity));
       await this.localised?.localise(c, items, identity.tenantId, locale, !seesAll(identity));
+      if (seesAll(identity)) await this.drafts?.mark(c, items, identity.tenantId, locale, this.defaultCode());
       if (tree) await populate(this.populateDeps, c, items, tree, identity);
       if (keys) for (let i = 0; i < items.length; i++) items[i] = selectKeys(items[i]!, keys);
       return { items, total: await started.total, page: query.page, limit: query.limit };
@@ -143,7 +149,11 @@ export class EntryReads {
     await this.localised?.localise(c, [entry], identity.tenantId, locale, !seesAll(identity));
     // In a locale, the status is that locale's version's (entry-locales.ts).
     if (!seesAll(identity) && entry.status !== 'published') throw new EntryNotFoundError(name, id);
-    return this.shape(c, entry, identity, { keys, tree });
+    return this.shape(c, entry, identity, { keys, tree, locale });
+  }
+
+  private defaultCode(): string {
+    return this.localised?.defaultCode() ?? 'en';
   }
 
   /** An entry as a read answers it: populated, then only the selected keys. */
@@ -151,9 +161,10 @@ export class EntryReads {
     c: LoadedCollection,
     entry: Entry,
     identity: Identity,
-    how: { keys: Set<string> | null; tree: PopulateTree | null },
+    how: { keys: Set<string> | null; tree: PopulateTree | null; locale?: string },
   ): Promise<Entry> {
     await fillInverses(c, [entry], this.inverseScope(identity));
+    if (seesAll(identity)) await this.drafts?.mark(c, [entry], identity.tenantId, how.locale, this.defaultCode());
     if (how.tree) await populate(this.populateDeps, c, [entry], how.tree, identity);
     return selectKeys(entry, how.keys);
   }

@@ -22,6 +22,9 @@ const READ_ONLY = new Set([
   '_locale',
   '_locales',
   '_fallbackFields',
+  // Working drafts (entry-drafts.ts): whether an entry has one, and the draft's own state.
+  'hasDraft',
+  '_draft',
 ]);
 
 export interface CheckedInput {

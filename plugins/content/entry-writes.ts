@@ -15,6 +15,7 @@ import { presanitize, type RichTextSanitizer } from './rich-text-pool.js';
 import { ENTRY_EVENTS } from './public.js';
 import { localizedFields, type EntryLocales } from './entry-locales.js';
 import { columnName, fromColumn } from './field-types.js';
+import type { DraftStore } from './entry-drafts.js';
 
 /** The events of an update: on:update, and on:status_change when the status moved. */
 function updateEvents(name: string, entry: Entry, before: Entry, identity: Identity): Array<[string, ContentEvent]> {
@@ -67,6 +68,8 @@ export class EntryWrites {
     protected readonly announcer: EntryAnnouncer,
     protected readonly richText?: RichTextSanitizer,
     protected readonly localised?: EntryLocales,
+    /** Working drafts (entry-drafts.ts): deleted with their entries. */
+    protected readonly drafts?: DraftStore,
   ) {}
 
   /** Runs a write against the schema; a refused input is tried once more if the schema changed meanwhile. */
@@ -181,6 +184,16 @@ export class EntryWrites {
    * row restores the row's fields. 404 for an unknown entry or version; values the schema no longer takes are 400.
    */
   async restore(name: string, id: string, version: number, identity: Identity): Promise<Entry> {
+    const { body, locale, unset } = await this.restoredBody(name, id, version, identity);
+    return this.update(name, id, body, identity, locale, unset);
+  }
+
+  /**
+   * What restoring a revision writes (see restore): the body, the revision's locale (undefined: the entry's row) and the
+   * localized fields that fell back then (dropped from that locale's version). Working drafts (entry-drafts.ts) write it
+   * into the draft instead.
+   */
+  async restoredBody(name: string, id: string, version: number, identity: Identity) {
     const c = await this.collections.get(name);
     await entryRow(c, id, identity.tenantId);
     const found = await this.revisionLog.one(name, id, identity.tenantId, version);
@@ -190,10 +203,10 @@ export class EntryWrites {
     if (found.locale) {
       const fellBack = Array.isArray(data._fallbackFields) ? data._fallbackFields.filter((n): n is string => typeof n === 'string') : [];
       const own = localizedFields(c).filter((f) => has(f.name) && !fellBack.includes(f.name));
-      const body = Object.fromEntries(own.map((f) => [f.name, data[f.name]]));
-      return this.update(name, id, body, identity, found.locale, fellBack);
+      return { body: Object.fromEntries(own.map((f) => [f.name, data[f.name]])), locale: found.locale, unset: fellBack };
     }
-    return this.update(name, id, Object.fromEntries(c.fields.filter((f) => has(f.name)).map((f) => [f.name, data[f.name]])), identity);
+    const body = Object.fromEntries(c.fields.filter((f) => has(f.name)).map((f) => [f.name, data[f.name]]));
+    return { body, locale: undefined, unset: [] as string[] };
   }
 
   /**
@@ -343,6 +356,7 @@ export class EntryWrites {
       await c.model.destroy({ where: { id: { [Op.in]: found }, tenant_id: identity.tenantId }, transaction });
       await this.revisionLog.removeFor(name, found, identity.tenantId, transaction);
       await this.localised?.removeFor(name, identity.tenantId, found, transaction);
+      await this.drafts?.removeFor(name, identity.tenantId, found, transaction);
       return detachReferences(this.collections, name, found, identity.tenantId, transaction);
     });
     for (const other of detached) if (other !== name) await this.announcer.invalidateListsSafely(identity.tenantId, other);

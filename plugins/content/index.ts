@@ -35,6 +35,7 @@ import { PublishSchedules } from './publish-schedules.js';
 import { PreviewLinks } from './preview-links.js';
 import { previewRoutes } from './routes-preview.js';
 import { revisionRoutes } from './routes-revisions.js';
+import { draftRoutes } from './routes-drafts.js';
 import { z } from 'zod';
 import { ENTRY_EVENTS } from './public.js';
 
@@ -66,6 +67,7 @@ export default definePlugin({
       ...scheduleRoutes,
       ...previewRoutes,
       ...revisionRoutes,
+      ...draftRoutes,
       ...entryRoutes,
     ])
       routes.add(route);

@@ -230,6 +230,36 @@ export class LocalClient {
         return service.removeMany(collection, parse(z.array(z.string().uuid()).min(1).max(500), ids, 'ids'), identity);
       },
       ...this.history(collection, id),
+      ...this.drafts(collection, id),
+    };
+  }
+
+  /**
+   * Working drafts (collections with `drafts: true`; docs/features/drafts.md), part of entries(): reading one needs
+   * content:read and content:write (callers who see published entries only never see a draft), writing content:write.
+   * `options.locale`: that locale's draft.
+   */
+  private drafts(collection: string, id: (value: string) => string) {
+    const service = this.entriesService;
+    const identity = this.identity;
+    return {
+      getDraft: async (entryId: string, options: { locale?: string } = {}): Promise<Entry> => {
+        this.assertPermissions('content:read', 'content:write');
+        return service.drafts.get(collection, id(entryId), identity, options.locale);
+      },
+      /** The fields given change, the others keep the draft's values (made from the published ones on the first write). */
+      putDraft: async (entryId: string, data: Record<string, unknown>, options: { locale?: string } = {}): Promise<Entry> => {
+        this.assertPermissions('content:write');
+        return service.drafts.put(collection, id(entryId), data, identity, options.locale);
+      },
+      publishDraft: async (entryId: string, options: { locale?: string } = {}): Promise<Entry> => {
+        this.assertPermissions('content:write');
+        return service.drafts.publish(collection, id(entryId), identity, options.locale);
+      },
+      discardDraft: async (entryId: string, options: { locale?: string } = {}): Promise<void> => {
+        this.assertPermissions('content:write');
+        await service.drafts.discard(collection, id(entryId), identity, options.locale);
+      },
     };
   }
 

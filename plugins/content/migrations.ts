@@ -192,4 +192,26 @@ export const CONTENT_MIGRATIONS: MigrationDefinition[] = [
       });
     },
   },
+  {
+    // Working drafts (entry-drafts.ts, docs/features/drafts.md): one per entry and locale ('' is the entry's row, the
+    // default locale's version), beside the published entry: the fields written to the draft, as JSON.
+    name: '0013-entry-drafts',
+    async up({ queryInterface, DataTypes, sequelize }) {
+      const required = (type: DataType) => ({ type, allowNull: false });
+      await queryInterface.createTable('content_entry_drafts', {
+        tenant_id: { type: DataTypes.STRING(64), primaryKey: true },
+        collection: { type: DataTypes.STRING(48), primaryKey: true },
+        entry_id: { type: DataTypes.STRING(36), primaryKey: true },
+        locale: { type: DataTypes.STRING(35), primaryKey: true },
+        data: required(sequelize.getDialect() === 'sqlite' ? DataTypes.TEXT : DataTypes.TEXT('medium')),
+        version: required(DataTypes.INTEGER),
+        base_version: required(DataTypes.INTEGER),
+        created_by: { type: DataTypes.STRING(64), allowNull: true },
+        updated_by: { type: DataTypes.STRING(64), allowNull: true },
+        created_at: required(DataTypes.BIGINT),
+        updated_at: required(DataTypes.BIGINT),
+      });
+      await queryInterface.addIndex('content_entry_drafts', ['collection', 'entry_id'], { name: 'content_entry_drafts_entry' });
+    },
+  },
 ];

@@ -45,6 +45,10 @@ const collection = z
       .string()
       .optional()
       .describe("The site's page of an entry, for the admin UI's live preview: {id}, {slug}, {locale} and {token} are filled in"),
+    drafts: z
+      .literal(true)
+      .optional()
+      .describe('Present when entries have working drafts (GET|PUT|DELETE .../{id}/draft, POST .../{id}/draft/publish)'),
   })
   .meta({ id: 'Collection' });
 

@@ -134,7 +134,7 @@ export const entryRoutes: RouteDefinition[] = [
     tags: ['entries'],
     summary: "Writes a revision's state as a new version (its fields; slug and status stay); 404 for an unknown version",
     description:
-      "A revision of a write in a locale restores that locale's version: its own values of localized fields (the fields that fell back then fall back again); shared fields stay. The answer is the entry in the revision's locale.",
+      "A revision of a write in a locale restores that locale's version: its own values of localized fields (the fields that fell back then fall back again); shared fields stay. The answer is the entry in the revision's locale. In a collection with working drafts (drafts: true) the state is written into the entry's draft instead (as PUT .../draft; the answer is the draft).",
     request: { params: entryParams.params.extend({ version: z.coerce.number().int().min(1).max(2_147_483_647) }) },
     response: entry,
     handler: ({ params, scope }) => scope.content.entries(params.collection).restoreRevision(params.entryId, params.version),

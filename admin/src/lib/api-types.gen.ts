@@ -197,6 +197,8 @@ export interface ApiSchemas {
     singleton?: true;
     /** The site's page of an entry, for the admin UI's live preview: {id}, {slug}, {locale} and {token} are filled in */
     previewUrl?: string;
+    /** Present when entries have working drafts (GET|PUT|DELETE .../{id}/draft, POST .../{id}/draft/publish) */
+    drafts?: true;
   };
   CollectionPublicAccess: {
     collection: string;
@@ -292,6 +294,25 @@ export interface ApiSchemas {
     updatedAt: string;
     createdBy: string | null;
     updatedBy: string | null;
+    [key: string]: unknown;
+  };
+  EntryDraft: {
+    _id: string;
+    slug: string;
+    status: string;
+    /** The published entry's version */
+    version: number;
+    hasDraft: boolean;
+    _draft: {
+      /** The draft's own version (each PUT adds one) */
+      version: number;
+      /** The entry's version when the draft was made */
+      basedOn: number;
+      updatedAt: string;
+      updatedBy: string | null;
+      /** The fields written to the draft (the others show the published values) */
+      fields: string[];
+    };
     [key: string]: unknown;
   };
   EntryPreview: {
@@ -657,6 +678,17 @@ export interface ApiRoutes {
     response: { deleted: true };
     errors: ApiErrorCode;
   };
+  /** Discards the entry's working draft (the published entry stays as it is); 404 NOT_FOUND when it has none (permission: content:write) */
+  'DELETE /api/collections/:collection/:entryId/draft': {
+    params: { collection: string; entryId: string };
+    query: {
+      /** A locale's code (GET /api/locales); default: the default locale. Unknown: 400 VALIDATION_ERROR */
+      locale?: string;
+    };
+    body: never;
+    response: { deleted: true };
+    errors: ApiErrorCode;
+  };
   /** Revokes every preview link of the entry (they answer 404 from then on) (permission: content:write) */
   'DELETE /api/collections/:collection/:entryId/preview-links': {
     params: { collection: string; entryId: string };
@@ -923,6 +955,17 @@ export interface ApiRoutes {
     };
     body: never;
     response: ApiSchemas['Entry'];
+    errors: ApiErrorCode;
+  };
+  /** The entry's working draft: the entry with the draft's fields over the published ones (404 NOT_FOUND when it has none) (permission: content:write) */
+  'GET /api/collections/:collection/:entryId/draft': {
+    params: { collection: string; entryId: string };
+    query: {
+      /** A locale's code (GET /api/locales); default: the default locale. Unknown: 400 VALIDATION_ERROR */
+      locale?: string;
+    };
+    body: never;
+    response: ApiSchemas['EntryDraft'];
     errors: ApiErrorCode;
   };
   /** How many live preview links the entry has (permission: content:write) */
@@ -2142,6 +2185,7 @@ export interface ApiRoutes {
         localized?: boolean;
       }[];
       previewUrl?: string | null;
+      drafts?: boolean;
       /** The planHash of POST .../schema/plan: confirms a change that loses stored values */
       planHash?: string;
     };
@@ -2686,6 +2730,7 @@ export interface ApiRoutes {
       }[];
       singleton?: boolean;
       previewUrl?: string | null;
+      drafts?: boolean;
     };
     response: ApiSchemas['Collection'];
     errors: ApiErrorCode;
@@ -2699,6 +2744,17 @@ export interface ApiRoutes {
     };
     body: Record<string, unknown>;
     response: ApiSchemas['Entry'];
+    errors: ApiErrorCode;
+  };
+  /** Publishes the working draft: its fields become the entry's (a new version and revision, status published), the draft goes (permission: content:write) */
+  'POST /api/collections/:collection/:entryId/draft/publish': {
+    params: { collection: string; entryId: string };
+    query: {
+      /** A locale's code (GET /api/locales); default: the default locale. Unknown: 400 VALIDATION_ERROR */
+      locale?: string;
+    };
+    body: never;
+    response: { _id: string; version: number; hasDraft: boolean; [key: string]: unknown };
     errors: ApiErrorCode;
   };
   /** Makes a preview link: anyone holding it sees the entry as it is now, drafts included, until it expires (permission: content:write) */
@@ -2796,6 +2852,7 @@ export interface ApiRoutes {
         localized?: boolean;
       }[];
       previewUrl?: string | null;
+      drafts?: boolean;
     };
     response: {
       collection: string;
@@ -4133,6 +4190,17 @@ export interface ApiRoutes {
     query: never;
     body: { name: string; expiresAt?: string; permissions?: string[]; [key: string]: unknown };
     response: { _id: string; name: string; token: string; expiresAt: string | null; permissions: string[] | null };
+    errors: ApiErrorCode;
+  };
+  /** Writes the entry's working draft: the fields sent change, the others keep the draft's values (made from the published ones) (permission: content:write) */
+  'PUT /api/collections/:collection/:entryId/draft': {
+    params: { collection: string; entryId: string };
+    query: {
+      /** A locale's code (GET /api/locales); default: the default locale. Unknown: 400 VALIDATION_ERROR */
+      locale?: string;
+    };
+    body: Record<string, unknown>;
+    response: ApiSchemas['EntryDraft'];
     errors: ApiErrorCode;
   };
   /** Schedules the entry to be published at publishAt and/or set back to draft at unpublishAt (ISO 8601, in the future), or cancels either with null; a key left out stays as it is (permission: content:write) */
