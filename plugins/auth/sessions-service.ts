@@ -1,5 +1,5 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { Op } from 'sequelize';
+import { Op, QueryTypes } from 'sequelize';
 import {
   type CacheService,
   type BusEvent,
@@ -317,6 +317,20 @@ export class SessionsService {
       await this.cache.delete(CACHE, row.id_hash);
       await this.memory.drop(row.id_hash, (err) => this.logger.warn({ err }, 'session refresh broadcast failed'));
     }
+  }
+
+  /**
+   * A role changed: drops the cached snapshots of every session of the tenant's users holding it, in every
+   * layer (shared cache, this instance's memory and, by one ROLE_CHANGED event, every other's), without
+   * ending them: their next request reads the role's permissions again.
+   */
+  async forgetRole(tenantId: string, role: string): Promise<void> {
+    const rows = await this.models.Session.sequelize!.query<{ h: string }>(
+      'SELECT s.id_hash AS h FROM auth_sessions s JOIN auth_users u ON u.id = s.user_id WHERE u.tenant_id = ? AND u.role = ?',
+      { replacements: [tenantId, role], type: QueryTypes.SELECT },
+    );
+    for (const row of rows) await this.cache.delete(CACHE, row.h);
+    await this.memory.dropRole(tenantId, role, (err) => this.logger.warn({ err }, 'role change broadcast failed'));
   }
 
   /** Blocking or deleting a user ends every one of its sessions, everywhere (all but `keepHash`, when given). */
