@@ -122,7 +122,10 @@ export default definePlugin({
     onClose(c.tokens.connectEvents(c.events));
     c.users.onIdentityChange(c.tokens);
     // A role's permissions changed: the sessions of its holders read it again, on every instance.
-    c.users.onIdentityChange({ userChanged: async () => undefined, roleChanged: (tenantId, role) => c.sessions.forgetRole(tenantId, role) });
+    c.users.onIdentityChange({
+      userChanged: async () => undefined,
+      roleChanged: (tenantId, role) => c.sessions.forgetRole(tenantId, role),
+    });
     // Public access granted or withdrawn on any instance applies to the next guest request here.
     container.resolve<ReturnType<typeof guestResolver>>('guestResolver').follow(guestGrants(followEach, c.users));
   },

@@ -51,7 +51,14 @@ export const USER_EVENTS = { create: 'on:user_create', update: 'on:user_update',
  * (EVENTS_RESYNC). Long-lived streams (GraphQL WebSockets, server-sent events) resolve their identity
  * again after one that concerns them (`onIdentityChange`).
  */
-export const IDENTITY_CHANGE_EVENTS = [SESSION_REVOKED, ROLE_CHANGED, BEARER_CHANGED, USER_EVENTS.update, USER_EVENTS.delete, EVENTS_RESYNC] as const;
+export const IDENTITY_CHANGE_EVENTS = [
+  SESSION_REVOKED,
+  ROLE_CHANGED,
+  BEARER_CHANGED,
+  USER_EVENTS.update,
+  USER_EVENTS.delete,
+  EVENTS_RESYNC,
+] as const;
 
 /** The SHA-256 of a bearer value as BEARER_CHANGED names it (`Authorization: Bearer <value>`, or the bare value). */
 export function bearerHash(authorization: string | undefined): string | undefined {
@@ -74,7 +81,9 @@ export function identityConcerned(name: string, payload: unknown, identity: Iden
     case SESSION_REVOKED:
       return given(p.idHash) && identity.meta?.sessionHash === p.idHash;
     case ROLE_CHANGED:
-      return identity.tenantId === p.tenantId && (identity.role === p.role || identity.kind === 'apiKey' || identity.kind === 'websiteToken');
+      return (
+        identity.tenantId === p.tenantId && (identity.role === p.role || identity.kind === 'apiKey' || identity.kind === 'websiteToken')
+      );
     case BEARER_CHANGED: {
       if (identity.kind !== 'apiKey' && identity.kind !== 'websiteToken') return false;
       if (Array.isArray(p.hashes) && bearer !== undefined && !p.hashes.includes(bearer)) return false;

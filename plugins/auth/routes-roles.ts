@@ -48,7 +48,8 @@ const NOT_ENFORCED =
   'Rules are not enforced yet in this version: a role with rules would promise limits that nothing applies, so it is refused. Leave rules out (or send []) and use permissions.';
 
 function refuseRules(list: unknown[] | undefined): void {
-  if (list?.length) throw new ValidationError(NOT_ENFORCED, [{ path: 'body.rules', message: 'rules are not enforced yet in this version' }]);
+  if (list?.length)
+    throw new ValidationError(NOT_ENFORCED, [{ path: 'body.rules', message: 'rules are not enforced yet in this version' }]);
 }
 
 /**
@@ -58,7 +59,9 @@ function refuseRules(list: unknown[] | undefined): void {
  */
 function knownPermissions(route: RouteContext, list: string[]): string[] {
   const known = (p: string) => route.scope.registries.permissions.has(p);
-  const unknown = list.filter((p) => !known(p) && !(/^[a-z]+:[a-z]+:[A-Za-z0-9_-]{1,64}$/.test(p) && known(p.split(':').slice(0, 2).join(':'))));
+  const unknown = list.filter(
+    (p) => !known(p) && !(/^[a-z]+:[a-z]+:[A-Za-z0-9_-]{1,64}$/.test(p) && known(p.split(':').slice(0, 2).join(':'))),
+  );
   if (unknown.length)
     throw new ValidationError(
       `Unknown permission${unknown.length === 1 ? '' : 's'}: ${unknown.join(', ')}`,
@@ -121,7 +124,11 @@ export const roleRoutes: RouteDefinition[] = [
         throw new ValidationError(`'${body.name}' is reserved`, [{ path: 'body.name', message: 'reserved name' }]);
       const granted = knownPermissions(route, body.permissions ?? []);
       assertCanGrant(identity, body.name, granted);
-      const created = await scope.users.createRole(identity.tenantId, { name: body.name, description: body.description ?? '', permissions: granted });
+      const created = await scope.users.createRole(identity.tenantId, {
+        name: body.name,
+        description: body.description ?? '',
+        permissions: granted,
+      });
       await auditAuth(ctx, {
         action: 'auth.role.created',
         level: 'high',
@@ -137,7 +144,8 @@ export const roleRoutes: RouteDefinition[] = [
     path: '/api/roles/:id',
     permission: 'user:manage',
     tags: ['roles'],
-    summary: "Changes a role's name, description or permissions; its holders act with the change from their next request, on every instance",
+    summary:
+      "Changes a role's name, description or permissions; its holders act with the change from their next request, on every instance",
     description: `A built-in role keeps its name, and the admin role its permissions (it passes every check): 409 CONFLICT. Unknown permissions: 400 VALIDATION_ERROR; a permission you do not hold, before or after: 403 FORBIDDEN. A rename renames every holder's role. ${NOT_ENFORCED}`,
     request: {
       ...idParam,
@@ -207,7 +215,7 @@ export const roleRoutes: RouteDefinition[] = [
     tags: ['roles'],
     summary: 'Whether the role may read, create, update, delete or publish entries of a collection, and which permission decides',
     description:
-      "Mirrors the checks of the content routes: read needs content:read (or content:read:<collection>; without content:write only published entries), the other actions content:write. The collection is not looked up: the answer is the same for any name. Rules are not enforced in this version, so they never decide.",
+      'Mirrors the checks of the content routes: read needs content:read (or content:read:<collection>; without content:write only published entries), the other actions content:write. The collection is not looked up: the answer is the same for any name. Rules are not enforced in this version, so they never decide.',
     request: {
       ...idParam,
       query: z.object({ collection: z.string().min(1).max(64), action: z.enum(CONTENT_ACTIONS) }),

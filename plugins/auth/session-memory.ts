@@ -65,7 +65,8 @@ export class SessionMemory {
   }
 
   private forgetRoleHere(tenantId: string, role: string): void {
-    for (const [idHash, { snapshot }] of this.local) if (snapshot.tenantId === tenantId && snapshot.role === role) this.local.delete(idHash);
+    for (const [idHash, { snapshot }] of this.local)
+      if (snapshot.tenantId === tenantId && snapshot.role === role) this.local.delete(idHash);
   }
 
   forgetHere(idHash: string): void {

@@ -228,7 +228,11 @@ export class UsersService {
    * Changes a role; every session, API key and website token acting with it (under its old and new name)
    * is read again on every instance before this resolves.
    */
-  async updateRole(tenantId: string, current: RoleView, next: { name: string; description: string; permissions: string[] }): Promise<RoleView> {
+  async updateRole(
+    tenantId: string,
+    current: RoleView,
+    next: { name: string; description: string; permissions: string[] },
+  ): Promise<RoleView> {
     const updated = await writeRole(this.models.Role, this.models.User, tenantId, current, next);
     await this.roleChanged(tenantId, current.name);
     if (next.name !== current.name) await this.roleChanged(tenantId, next.name);
