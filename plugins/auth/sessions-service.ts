@@ -1,5 +1,5 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { Op, QueryTypes } from 'sequelize';
+import { Op } from 'sequelize';
 import {
   type CacheService,
   type BusEvent,
@@ -17,7 +17,7 @@ import {
 import { ReauthRequiredError } from './errors.js';
 import { Session } from './models/session.js';
 import { SessionMemory } from './session-memory.js';
-import { onlineUsers, sessionView, type OnlineUser, type SessionView } from './session-views.js';
+import { onlineUsers, sessionHashesOfRole, sessionView, type OnlineUser, type SessionView } from './session-views.js';
 import type { User } from './models/user.js';
 import type { AuthSecrets } from './secrets.js';
 import type { UsersService } from './users-service.js';
@@ -318,21 +318,11 @@ export class SessionsService {
       await this.memory.drop(row.id_hash, (err) => this.logger.warn({ err }, 'session refresh broadcast failed'));
     }
   }
-
-  /**
-   * A role changed: drops the cached snapshots of every session of the tenant's users holding it, in every
-   * layer (shared cache, this instance's memory and, by one ROLE_CHANGED event, every other's), without
-   * ending them: their next request reads the role's permissions again.
-   */
+  /** A role changed: its holders' cached sessions go from every layer and instance (ROLE_CHANGED); they stay signed in. */
   async forgetRole(tenantId: string, role: string): Promise<void> {
-    const rows = await this.models.Session.sequelize!.query<{ h: string }>(
-      'SELECT s.id_hash AS h FROM auth_sessions s JOIN auth_users u ON u.id = s.user_id WHERE u.tenant_id = ? AND u.role = ?',
-      { replacements: [tenantId, role], type: QueryTypes.SELECT },
-    );
-    for (const row of rows) await this.cache.delete(CACHE, row.h);
+    for (const h of await sessionHashesOfRole(this.models.Session, tenantId, role)) await this.cache.delete(CACHE, h);
     await this.memory.dropRole(tenantId, role, (err) => this.logger.warn({ err }, 'role change broadcast failed'));
   }
-
   /** Blocking or deleting a user ends every one of its sessions, everywhere (all but `keepHash`, when given). */
   async revokeAllForUser(userId: string, keepHash?: string): Promise<number> {
     const rows = (await this.models.Session.findAll({ where: { user_id: userId } })).filter((row) => row.id_hash !== keepHash);

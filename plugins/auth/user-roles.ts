@@ -55,6 +55,9 @@ export async function writeGuestGrant(Role: RoleModel, tenantId: string, permiss
   });
 }
 
+/** What a role is made of when written. */
+export type RoleInput = { name: string; description: string; permissions: string[] };
+
 /** A role as GET /api/roles answers it (rules: always empty in this version, see roles-admin docs). */
 export interface RoleView {
   _id: string;
