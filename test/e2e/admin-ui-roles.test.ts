@@ -80,5 +80,26 @@ for (const variant of DB_VARIANTS) {
       expect(write.status()).to.equal(403);
       await other.close();
     });
+    it("the website-token form offers 'read published content' first and by default, and says what a token with an admin's rights can do", async function () {
+      const { page, context } = b;
+      await signInWithApi(context, t.url, 'ada@example.com', PASSWORD);
+      await page.goto(`${t.url}/admin/account`);
+      const tokens = page.getByRole('region', { name: 'Website tokens' });
+      const choices = tokens.getByTestId('token-scope').getByRole('radio');
+      expect(await choices.count()).to.equal(3);
+      expect(await choices.first().getAttribute('value')).to.equal('read');
+      expect(await tokens.getByLabel(/Read published content/).isChecked()).to.equal(true);
+      expect(await tokens.getByTestId('token-all-warning').count()).to.equal(0);
+      await tokens.getByLabel('Everything I can do').check();
+      expect(await tokens.getByTestId('token-all-warning').textContent()).to.match(/administrator too.*delete users/s);
+      // Back to the default: the created token reads only.
+      await tokens.getByLabel(/Read published content/).check();
+      await tokens.getByLabel('Name').fill('Shop front');
+      await tokens.getByRole('button', { name: 'Create website token' }).click();
+      const secret = await tokens.getByLabel('New website token').inputValue();
+      const bearer = { authorization: `Bearer ${secret}` };
+      expect((await t.request('/api/collections/notes', { headers: bearer })).status).to.equal(200);
+      expect((await t.request('/api/collections/notes', { method: 'POST', headers: bearer, json: { title: 'x' } })).status).to.equal(403);
+    });
   });
 }
