@@ -13,11 +13,16 @@ export function requireSession(identity: Identity): void {
   }
 }
 
-/** Nobody grants a role with more rights than they hold; only admins grant `admin` or act on admins. */
+/**
+ * Nobody grants a role with more rights than they hold; only admins grant `admin` or act on admins. A
+ * permission's grant for one resource (`content:read:posts`) is theirs to give when they hold it or the
+ * permission itself.
+ */
 export function assertCanGrant(identity: Identity, role: string, rolePermissions: string[]): void {
   if (isAdmin(identity)) return;
   if (role === 'admin') throw new ForbiddenError('Only admins can grant the admin role');
-  const missing = rolePermissions.filter((p) => !identity.permissions.includes(p));
+  const holds = (p: string) => identity.permissions.includes(p) || identity.permissions.includes(p.split(':').slice(0, 2).join(':'));
+  const missing = rolePermissions.filter((p) => !holds(p));
   if (missing.length) throw new ForbiddenError(`The role '${role}' has permissions you do not hold: ${missing.join(', ')}`);
 }
 

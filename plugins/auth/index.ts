@@ -10,6 +10,7 @@ import { permissionRoutes } from './routes-permissions.js';
 import { twoFactorRoutes } from './routes-2fa.js';
 import { emailRoutes, invitationRoutes } from './routes-email.js';
 import { userAdminRoutes } from './routes-users.js';
+import { roleRoutes } from './routes-roles.js';
 import { tenantRoutes } from './routes-tenants.js';
 import { providerRoutes } from './routes-providers.js';
 import type { TenantsService } from './tenants-service.js';
@@ -90,6 +91,7 @@ const ROUTES = [
   ...emailRoutes,
   ...invitationRoutes,
   ...userAdminRoutes,
+  ...roleRoutes,
   ...tenantRoutes,
   ...providerRoutes,
 ];
@@ -119,6 +121,11 @@ export default definePlugin({
     // API keys and website tokens: invalidations to and from every instance; user and role changes reach them.
     onClose(c.tokens.connectEvents(c.events));
     c.users.onIdentityChange(c.tokens);
+    // A role's permissions changed: the sessions of its holders read it again, on every instance.
+    c.users.onIdentityChange({
+      userChanged: async () => undefined,
+      roleChanged: (tenantId, role) => c.sessions.forgetRole(tenantId, role),
+    });
     // Public access granted or withdrawn on any instance applies to the next guest request here.
     container.resolve<ReturnType<typeof guestResolver>>('guestResolver').follow(guestGrants(followEach, c.users));
   },

@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+import { QueryTypes } from 'sequelize';
 import type { MigrationDefinition } from '../../kernel/sdk.js';
 import { BUILT_IN_ROLES } from './roles.js';
 
@@ -165,6 +167,24 @@ export const AUTH_MIGRATIONS: MigrationDefinition[] = [
     async up({ queryInterface, DataTypes }) {
       await queryInterface.addColumn('auth_sessions', 'password_at', { type: DataTypes.BIGINT, allowNull: true });
       await queryInterface.addColumn('auth_website_tokens', 'permissions', { type: DataTypes.TEXT, allowNull: true });
+    },
+  },
+  {
+    // Roles administration (/api/roles): a stable id per role, so a custom role keeps its address when
+    // renamed. Existing rows get one here; a row written later without one (raw SQL, an old backup) gets
+    // one when the roles are listed.
+    name: '0009-role-ids',
+    async up({ sequelize, queryInterface, DataTypes }) {
+      await queryInterface.addColumn('auth_roles', 'id', { type: DataTypes.STRING(36), allowNull: true });
+      const rows = await sequelize.query<{ tenant_id: string; name: string }>('SELECT tenant_id, name FROM auth_roles', {
+        type: QueryTypes.SELECT,
+      });
+      for (const row of rows) {
+        await sequelize.query('UPDATE auth_roles SET id = ? WHERE tenant_id = ? AND name = ?', {
+          replacements: [randomUUID(), row.tenant_id, row.name],
+        });
+      }
+      await queryInterface.addIndex('auth_roles', ['id'], { unique: true, name: 'auth_roles_id' });
     },
   },
 ];

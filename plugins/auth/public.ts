@@ -36,17 +36,29 @@ export const SESSION_REVOKED = defineEvent<{ idHash: string }>('auth:session-rev
  * field given go.
  */
 export const BEARER_CHANGED = defineEvent<BearerMatch>('auth:bearer-changed');
+/**
+ * A role's permissions or name changed, or it was deleted (payload `{ tenantId, role }`): every instance
+ * drops the cached sessions of users holding it (API keys and website tokens go through BEARER_CHANGED).
+ */
+export const ROLE_CHANGED = defineEvent<{ tenantId: string; role: string }>('auth:role-changed');
 /** User-management events (payload UserEvent), also GraphQL subscriptions. */
 export const USER_EVENTS = { create: 'on:user_create', update: 'on:user_update', delete: 'on:user_delete' } as const;
 
 /**
  * The events after which an identity may have ended or changed: a session revoked, signed out, rotated or
- * its user's role, block or existence changed (SESSION_REVOKED), an API key or website token revoked or its
+ * its user's role, block or existence changed (SESSION_REVOKED), a role's permissions changed (ROLE_CHANGED), an API key or website token revoked or its
  * creator changed (BEARER_CHANGED), a user updated or deleted, or events of other instances missed
  * (EVENTS_RESYNC). Long-lived streams (GraphQL WebSockets, server-sent events) resolve their identity
  * again after one that concerns them (`onIdentityChange`).
  */
-export const IDENTITY_CHANGE_EVENTS = [SESSION_REVOKED, BEARER_CHANGED, USER_EVENTS.update, USER_EVENTS.delete, EVENTS_RESYNC] as const;
+export const IDENTITY_CHANGE_EVENTS = [
+  SESSION_REVOKED,
+  ROLE_CHANGED,
+  BEARER_CHANGED,
+  USER_EVENTS.update,
+  USER_EVENTS.delete,
+  EVENTS_RESYNC,
+] as const;
 
 /** The SHA-256 of a bearer value as BEARER_CHANGED names it (`Authorization: Bearer <value>`, or the bare value). */
 export function bearerHash(authorization: string | undefined): string | undefined {
@@ -68,6 +80,10 @@ export function identityConcerned(name: string, payload: unknown, identity: Iden
   switch (name) {
     case SESSION_REVOKED:
       return given(p.idHash) && identity.meta?.sessionHash === p.idHash;
+    case ROLE_CHANGED:
+      return (
+        identity.tenantId === p.tenantId && (identity.role === p.role || identity.kind === 'apiKey' || identity.kind === 'websiteToken')
+      );
     case BEARER_CHANGED: {
       if (identity.kind !== 'apiKey' && identity.kind !== 'websiteToken') return false;
       if (Array.isArray(p.hashes) && bearer !== undefined && !p.hashes.includes(bearer)) return false;

@@ -1,3 +1,4 @@
+import { QueryTypes } from 'sequelize';
 import type { z } from 'zod';
 import type { Session } from './models/session.js';
 import type { sessionViewSchema } from './routes.js';
@@ -72,4 +73,17 @@ export function onlineUsers(rows: Session[], ttlMs: number): OnlineUser[] {
     since: new Date(u.since).toISOString(),
     expiresAt: new Date(u.expires).toISOString(),
   }));
+}
+
+/** The session hashes (cache keys) of the tenant's users holding a role. */
+export async function sessionHashesOfRole(
+  Session: typeof import('./models/session.js').Session,
+  tenantId: string,
+  role: string,
+): Promise<string[]> {
+  const rows = await Session.sequelize!.query<{ h: string }>(
+    'SELECT s.id_hash AS h FROM auth_sessions s JOIN auth_users u ON u.id = s.user_id WHERE u.tenant_id = ? AND u.role = ?',
+    { replacements: [tenantId, role], type: QueryTypes.SELECT },
+  );
+  return rows.map((r) => r.h);
 }

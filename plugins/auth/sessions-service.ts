@@ -17,7 +17,7 @@ import {
 import { ReauthRequiredError } from './errors.js';
 import { Session } from './models/session.js';
 import { SessionMemory } from './session-memory.js';
-import { onlineUsers, sessionView, type OnlineUser, type SessionView } from './session-views.js';
+import { onlineUsers, sessionHashesOfRole, sessionView, type OnlineUser, type SessionView } from './session-views.js';
 import type { User } from './models/user.js';
 import type { AuthSecrets } from './secrets.js';
 import type { UsersService } from './users-service.js';
@@ -318,7 +318,11 @@ export class SessionsService {
       await this.memory.drop(row.id_hash, (err) => this.logger.warn({ err }, 'session refresh broadcast failed'));
     }
   }
-
+  /** A role changed: its holders' cached sessions go from every layer and instance (ROLE_CHANGED); they stay signed in. */
+  async forgetRole(tenantId: string, role: string): Promise<void> {
+    for (const h of await sessionHashesOfRole(this.models.Session, tenantId, role)) await this.cache.delete(CACHE, h);
+    await this.memory.dropRole(tenantId, role, (err) => this.logger.warn({ err }, 'role change broadcast failed'));
+  }
   /** Blocking or deleting a user ends every one of its sessions, everywhere (all but `keepHash`, when given). */
   async revokeAllForUser(userId: string, keepHash?: string): Promise<number> {
     const rows = (await this.models.Session.findAll({ where: { user_id: userId } })).filter((row) => row.id_hash !== keepHash);

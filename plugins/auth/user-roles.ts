@@ -2,11 +2,16 @@
  * The tenant's roles and their permissions, read and written for UsersService (a row keeps its
  * permissions as JSON text).
  */
+import { randomUUID } from 'node:crypto';
+import { UniqueConstraintError } from 'sequelize';
+import { ConflictError } from '../../kernel/sdk.js';
 import type { Role as RoleRow } from './models/role.js';
+import type { User as UserRow } from './models/user.js';
 import { BUILT_IN_ROLES } from './roles.js';
 
-/** The kernel's bound Role model (models per kernel). */
+/** The kernel's bound Role and User models (models per kernel). */
 type RoleModel = typeof RoleRow;
+type UserModel = typeof UserRow;
 
 /** The tenant's roles with their permissions (built-in admin, editor, viewer, guest and any added). */
 export async function rolesOf(
@@ -47,5 +52,103 @@ export async function writeGuestGrant(Role: RoleModel, tenantId: string, permiss
         { transaction },
       );
     return next;
+  });
+}
+
+/** What a role is made of when written. */
+export type RoleInput = { name: string; description: string; permissions: string[] };
+
+/** A role as GET /api/roles answers it (rules: always empty in this version, see roles-admin docs). */
+export interface RoleView {
+  _id: string;
+  name: string;
+  description: string;
+  builtIn: boolean;
+  permissions: string[];
+  rules: never[];
+}
+
+const viewOf = (r: RoleRow): RoleView => ({
+  _id: r.id!,
+  name: r.name,
+  description: r.description,
+  builtIn: Object.hasOwn(BUILT_IN_ROLES, r.name),
+  permissions: JSON.parse(r.permissions) as string[],
+  rules: [],
+});
+
+/** The tenant's roles with ids, built-in first, then by name; rows without an id (raw SQL, an old backup) get one. */
+export async function roleViews(Role: RoleModel, tenantId: string): Promise<RoleView[]> {
+  let rows = await Role.findAll({ where: { tenant_id: tenantId }, order: [['name', 'ASC']] });
+  if (rows.some((r) => !r.id)) {
+    for (const r of rows.filter((row) => !row.id))
+      await Role.update({ id: randomUUID() }, { where: { tenant_id: tenantId, name: r.name, id: null } });
+    rows = await Role.findAll({ where: { tenant_id: tenantId }, order: [['name', 'ASC']] });
+  }
+  const order = Object.keys(BUILT_IN_ROLES);
+  const rank = (v: RoleView) => (v.builtIn ? order.indexOf(v.name) : order.length);
+  return rows.map(viewOf).sort((a, b) => rank(a) - rank(b) || a.name.localeCompare(b.name));
+}
+
+/** One of the tenant's roles by id, or null (another tenant's id is null too). */
+export async function roleById(Role: RoleModel, tenantId: string, id: string): Promise<RoleView | null> {
+  const row = await Role.findOne({ where: { tenant_id: tenantId, id } });
+  return row ? viewOf(row) : null;
+}
+
+export async function insertRole(
+  Role: RoleModel,
+  tenantId: string,
+  input: { name: string; description: string; permissions: string[] },
+): Promise<RoleView> {
+  try {
+    const row = await Role.create({
+      id: randomUUID(),
+      tenant_id: tenantId,
+      name: input.name,
+      description: input.description,
+      permissions: JSON.stringify(input.permissions),
+    });
+    return viewOf(row);
+  } catch (err) {
+    if (err instanceof UniqueConstraintError) throw new ConflictError(`A role named '${input.name}' already exists`);
+    throw err;
+  }
+}
+
+/**
+ * Writes a role's new name, description or permissions. A rename renames the role of every user holding it
+ * in the same transaction (users hold their role by name); a name already taken is 409 CONFLICT.
+ */
+export async function writeRole(
+  Role: RoleModel,
+  User: UserModel,
+  tenantId: string,
+  current: RoleView,
+  next: { name: string; description: string; permissions: string[] },
+): Promise<RoleView> {
+  await Role.sequelize!.transaction(async (transaction) => {
+    if (next.name !== current.name && (await Role.findOne({ where: { tenant_id: tenantId, name: next.name }, transaction })))
+      throw new ConflictError(`A role named '${next.name}' already exists`);
+    await Role.update(
+      { name: next.name, description: next.description, permissions: JSON.stringify(next.permissions) },
+      { where: { tenant_id: tenantId, id: current._id }, transaction },
+    );
+    if (next.name !== current.name)
+      await User.update({ role: next.name }, { where: { tenant_id: tenantId, role: current.name }, transaction });
+  });
+  return { ...current, ...next };
+}
+
+/** Deletes a custom role nobody holds (checked in the same transaction): 409 CONFLICT otherwise. */
+export async function removeRole(Role: RoleModel, User: UserModel, tenantId: string, role: RoleView): Promise<void> {
+  if (role.builtIn) throw new ConflictError(`'${role.name}' is a built-in role and cannot be deleted`);
+  await Role.sequelize!.transaction(async (transaction) => {
+    const holders = await User.count({ where: { tenant_id: tenantId, role: role.name }, transaction });
+    if (holders > 0)
+      throw new ConflictError(
+        `The role '${role.name}' is still held by ${holders} user${holders === 1 ? '' : 's'}; give them another role first`,
+      );
+    await Role.destroy({ where: { tenant_id: tenantId, id: role._id }, transaction });
   });
 }

@@ -6,7 +6,19 @@ import { Role } from './models/role.js';
 import { User } from './models/user.js';
 import { toPublicUser, type PublicUser } from './public-user.js';
 import { GUEST_GRANTS_CHANGED, USER_EVENTS, type UserEvent } from './public.js';
-import { permissionsOf, roleExists, rolesOf, writeGuestGrant } from './user-roles.js';
+import {
+  insertRole,
+  permissionsOf,
+  removeRole,
+  roleById,
+  roleExists,
+  rolesOf,
+  roleViews,
+  type RoleInput,
+  type RoleView,
+  writeGuestGrant,
+  writeRole,
+} from './user-roles.js';
 import { listUsers } from './users-listing.js';
 import { usersSummary } from './users-summary.js';
 import {
@@ -197,6 +209,29 @@ export class UsersService {
     for (const l of this.listeners) await l.roleChanged(tenantId, 'guest');
     await this.events?.publish(GUEST_GRANTS_CHANGED, { tenantId });
     return permissions;
+  }
+
+  /** The tenant's roles with ids, as /api/roles answers them (built-in first); one by id (null: none of this tenant's). */
+  roleViews = (tenantId: string): Promise<RoleView[]> => roleViews(this.models.Role, tenantId);
+  roleById = (tenantId: string, id: string): Promise<RoleView | null> => roleById(this.models.Role, tenantId, id);
+  /** Adds a custom role (the caller checked name, permissions and that it may grant them). */
+  createRole = (tenantId: string, input: RoleInput): Promise<RoleView> => insertRole(this.models.Role, tenantId, input);
+
+  /** Changes a role; whatever acts with it (old and new name) is read again on every instance before this resolves. */
+  async updateRole(tenantId: string, current: RoleView, next: RoleInput): Promise<RoleView> {
+    const updated = await writeRole(this.models.Role, this.models.User, tenantId, current, next);
+    await this.roleChanged(tenantId, current.name);
+    if (next.name !== current.name) await this.roleChanged(tenantId, next.name);
+    return updated;
+  }
+  /** Deletes a custom role nobody holds (409 CONFLICT for a built-in role or one still held). */
+  async deleteRole(tenantId: string, role: RoleView): Promise<void> {
+    await removeRole(this.models.Role, this.models.User, tenantId, role);
+    await this.roleChanged(tenantId, role.name);
+  }
+  private async roleChanged(tenantId: string, role: string): Promise<void> {
+    for (const l of this.listeners) await l.roleChanged(tenantId, role);
+    if (role === 'guest') await this.events?.publish(GUEST_GRANTS_CHANGED, { tenantId });
   }
 
   /** Gives the user another role (the caller checked that it exists and may be granted). */

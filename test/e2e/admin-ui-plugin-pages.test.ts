@@ -79,6 +79,7 @@ describe('admin UI: pages from plugins in the browser', function () {
       'Data migrations',
       'Broken',
       'Users',
+      'Roles',
       'Themes',
       'System',
       'Settings',

@@ -430,6 +430,23 @@ export interface ApiSchemas {
     /** When the entry goes back to draft (ISO 8601); null: not scheduled */
     unpublishAt: string | null;
   };
+  RoleRule: {
+    action: 'read' | 'create' | 'update' | 'delete' | 'publish';
+    collection: string;
+    fields?: string[];
+    where?: Record<string, unknown>;
+    locales?: string[];
+  };
+  RoleView: {
+    _id: string;
+    name: string;
+    description: string;
+    /** admin, editor, viewer, guest: never deleted or renamed */
+    builtIn: boolean;
+    permissions: string[];
+    /** Always empty in this version (rules are not enforced yet) */
+    rules: ApiSchemas['RoleRule'][];
+  };
   StoredAdminTheme: {
     density: 'compact' | 'cozy' | 'spacious';
     variant: 'flat' | 'bordered' | 'elevated';
@@ -768,6 +785,8 @@ export interface ApiRoutes {
     response: { left: true };
     errors: ApiErrorCode;
   };
+  /** Deletes a custom role nobody holds (a built-in role, or one still held by users: 409 CONFLICT) (permission: user:manage) */
+  'DELETE /api/roles/:id': { params: { id: string }; query: never; body: never; response: { deleted: boolean }; errors: ApiErrorCode };
   /** Resets the active theme's admin config to the defaults (palette, colours and branding stay); 404 THEME_NOT_FOUND without an active theme (permission: system:settings) */
   'DELETE /api/theme/admin-theme': {
     params: never;
@@ -1835,6 +1854,27 @@ export interface ApiRoutes {
     response: ApiSchemas['EntryPreview'];
     errors: ApiErrorCode;
   };
+  /** The tenant's roles: built-in first, then by name, with their permissions (rules: always empty in this version) (permission: user:manage) */
+  'GET /api/roles': { params: never; query: never; body: never; response: ApiSchemas['RoleView'][]; errors: ApiErrorCode };
+  /** One role of the tenant (permission: user:manage) */
+  'GET /api/roles/:id': { params: { id: string }; query: never; body: never; response: ApiSchemas['RoleView']; errors: ApiErrorCode };
+  /** Whether the role may read, create, update, delete or publish entries of a collection, and which permission decides (permission: user:manage) */
+  'GET /api/roles/:id/explain': {
+    params: { id: string };
+    query: { action: 'read' | 'create' | 'update' | 'delete' | 'publish'; collection: string };
+    body: never;
+    response: {
+      role: string;
+      collection: string;
+      action: 'read' | 'create' | 'update' | 'delete' | 'publish';
+      allowed: boolean;
+      permission: string;
+      grantedBy: string | null;
+      publishedOnly: boolean;
+      reason: string;
+    };
+    errors: ApiErrorCode;
+  };
   /** Every System Setting with its type, group, label, help and bounds; secrets are write-only (value null, isSet) (permission: system:read) */
   'GET /api/settings': {
     params: never;
@@ -2326,6 +2366,21 @@ export interface ApiRoutes {
       /** ISO time; null = the link never expires */
       expiresAt: string | null;
     };
+    errors: ApiErrorCode;
+  };
+  /** Changes a role's name, description or permissions; its holders act with the change from their next request, on every instance (permission: user:manage) */
+  'PATCH /api/roles/:id': {
+    params: { id: string };
+    query: never;
+    body: {
+      name?: string;
+      description?: string;
+      permissions?: string[];
+      /** Not enforced yet in this version: a non-empty list is refused (400) */
+      rules?: ApiSchemas['RoleRule'][];
+      [key: string]: unknown;
+    };
+    response: ApiSchemas['RoleView'];
     errors: ApiErrorCode;
   };
   /** Changes System Settings {KEY: value, ...} all or nothing; answers the changed settings in the shape of GET (permission: system:settings) */
@@ -3831,6 +3886,21 @@ export interface ApiRoutes {
       tab: string;
     };
     response: ApiSchemas['Presence'];
+    errors: ApiErrorCode;
+  };
+  /** Adds a role with permissions you hold (a name already taken: 409 CONFLICT) (permission: user:manage) */
+  'POST /api/roles': {
+    params: never;
+    query: never;
+    body: {
+      name: string;
+      description?: string;
+      permissions?: string[];
+      /** Not enforced yet in this version: a non-empty list is refused (400) */
+      rules?: ApiSchemas['RoleRule'][];
+      [key: string]: unknown;
+    };
+    response: ApiSchemas['RoleView'];
     errors: ApiErrorCode;
   };
   /** Creates the first admin, signs them in and marks setup ready; 409 SETUP_NOT_SEEDED before seeding (permission: public) */

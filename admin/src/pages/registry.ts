@@ -17,6 +17,7 @@ import EntryEditor from './content/EntryEditor.svelte';
 import Locales from './content/Locales.svelte';
 import MediaLibrary from './media/MediaLibrary.svelte';
 import Users from './users/Users.svelte';
+import Roles from './users/Roles.svelte';
 import Account from './account/Account.svelte';
 import Themes from './themes/Themes.svelte';
 import Importers from './importers/Importers.svelte';
@@ -99,6 +100,13 @@ export const pages: Array<PageDef & { what?: string }> = [
     title: 'Users',
     component: Users,
     nav: { label: 'Users', icon: 'users', order: 20, group: 'settings' },
+    permission: 'user:manage',
+  },
+  {
+    path: '/admin/roles',
+    title: 'Roles',
+    component: Roles,
+    nav: { label: 'Roles', icon: 'users', order: 21, group: 'settings' },
     permission: 'user:manage',
   },
   {

@@ -1,8 +1,11 @@
-import { Model, type Sequelize } from 'sequelize';
+import { randomUUID } from 'node:crypto';
+import { DataTypes, Model, type Sequelize } from 'sequelize';
 import { column, tableOf } from '../../../kernel/sdk.js';
 
 /** A role: a named set of permissions, per tenant. */
 export class Role extends Model {
+  /** The role's stable id (`_id` of /api/roles); null only on rows written before 0009 or by raw SQL (filled on first listing). */
+  declare id: string | null;
   declare tenant_id: string;
   declare name: string;
   declare description: string;
@@ -11,6 +14,7 @@ export class Role extends Model {
   static initModel(sequelize: Sequelize): void {
     this.init(
       {
+        id: { type: DataTypes.STRING(36), allowNull: true, defaultValue: () => randomUUID() },
         tenant_id: column.key(64),
         name: column.key(64),
         description: column.string(255),
