@@ -391,6 +391,7 @@ export class CollectionsService {
     await this.models.Revision.destroy({ where: { collection: name } });
     // Its entries' versions in other locales (entry-locales.ts) go with them.
     await this.sequelize.query('DELETE FROM content_entry_locales WHERE collection = :name', { replacements: { name } });
+    await this.sequelize.query('DELETE FROM content_entry_locale_times WHERE collection = :name', { replacements: { name } });
     await this.changed(name, 'delete');
   }
 }

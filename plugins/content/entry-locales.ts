@@ -7,6 +7,12 @@ import type { LocalesService } from './locales-service.js';
 
 /** The side table of localized values (content migration 0009): one row per entry and locale other than the default. */
 const TABLE = 'content_entry_locales';
+/**
+ * When each locale's localized values of an entry last changed (content migration 0013), keyed by the locale's code
+ * (the default's too, so the times stay with their locale when the default changes). A version without a row here
+ * answers its `updated_at`; the default's values without one answer the entry's `createdAt`.
+ */
+const TIMES = 'content_entry_locale_times';
 /** Entry ids per query when a page's versions are read (a page has at most 100 entries). */
 const IDS_PER_QUERY = 500;
 
@@ -14,7 +20,11 @@ const IDS_PER_QUERY = 500;
 export interface LocaleVersion {
   data: Record<string, unknown>;
   status: string;
+  /** When the version was last written (any change, its status too). */
+  updatedAt?: number;
 }
+/** Entry id -> locale -> when that locale's localized values last changed (content_entry_locale_times). */
+export type LocaleTimes = Map<string, Map<string, number>>;
 /** Entry id -> locale -> version. */
 export type LocaleVersions = Map<string, Map<string, LocaleVersion>>;
 
@@ -170,21 +180,69 @@ export class EntryLocales {
     return localizedColumns(c, { tenantId, chain, publishedOnly });
   }
 
+  /** Whether an entry's `status` answered in `choice` is its version's there (not the row's): see localise. */
+  statusInLocale(c: CollectionDefinition, choice: LocaleChoice): boolean {
+    return choice !== undefined && choice !== '*' && choice !== this.defaultCode() && localizedFields(c).length > 0;
+  }
+
   /** The versions of these entries in every non-default locale: one query per IDS_PER_QUERY ids. */
   async versions(c: CollectionDefinition, tenantId: string, ids: string[], transaction?: Transaction): Promise<LocaleVersions> {
-    const out: LocaleVersions = new Map();
+    return (await this.versionsAndTimes(c, tenantId, ids, false, transaction)).versions;
+  }
+
+  /**
+   * The versions of these entries and, with `withTimes`, when each locale's localized values last changed (the same
+   * statement: the times' rows joined with UNION ALL), one query per IDS_PER_QUERY ids.
+   */
+  async versionsAndTimes(
+    c: CollectionDefinition,
+    tenantId: string,
+    ids: string[],
+    withTimes: boolean,
+    transaction?: Transaction,
+  ): Promise<{ versions: LocaleVersions; times: LocaleTimes }> {
+    const versions: LocaleVersions = new Map();
+    const times: LocaleTimes = new Map();
+    const where = 'tenant_id = :tenantId AND collection = :collection AND entry_id IN (:ids)';
+    const sql = withTimes
+      ? `SELECT entry_id, locale, data, status, updated_at AS at, 0 AS kind FROM ${TABLE} WHERE ${where} UNION ALL SELECT entry_id, locale, '', '', values_at AS at, 1 AS kind FROM ${TIMES} WHERE ${where}`
+      : `SELECT entry_id, locale, data, status, updated_at AS at, 0 AS kind FROM ${TABLE} WHERE ${where}`;
     for (let i = 0; i < ids.length; i += IDS_PER_QUERY) {
-      const rows = await this.sequelize.query<{ entry_id: string; locale: string; data: string; status: string }>(
-        `SELECT entry_id, locale, data, status FROM ${TABLE} WHERE tenant_id = :tenantId AND collection = :collection AND entry_id IN (:ids)`,
+      const rows = await this.sequelize.query<{ entry_id: string; locale: string; data: string; status: string; at: unknown; kind: unknown }>(
+        sql,
         { replacements: { tenantId, collection: c.name, ids: ids.slice(i, i + IDS_PER_QUERY) }, type: QueryTypes.SELECT, transaction },
       );
       for (const r of rows) {
-        const byLocale = out.get(r.entry_id) ?? new Map<string, LocaleVersion>();
-        byLocale.set(r.locale, { data: parse(r.data), status: r.status });
-        out.set(r.entry_id, byLocale);
+        if (Number(r.kind) === 1) {
+          const byLocale = times.get(r.entry_id) ?? new Map<string, number>();
+          byLocale.set(r.locale, Number(r.at));
+          times.set(r.entry_id, byLocale);
+          continue;
+        }
+        const byLocale = versions.get(r.entry_id) ?? new Map<string, LocaleVersion>();
+        byLocale.set(r.locale, { data: parse(r.data), status: r.status, updatedAt: Number(r.at) });
+        versions.set(r.entry_id, byLocale);
       }
     }
-    return out;
+    return { versions, times };
+  }
+
+  /** Records that an entry's localized values in `locale` changed at `at` (inside the writing transaction). */
+  async touch(
+    c: CollectionDefinition,
+    target: { tenantId: string; entryId: string; locale: string },
+    at: number,
+    transaction?: Transaction,
+  ): Promise<void> {
+    const key = { tenantId: target.tenantId, collection: c.name, entryId: target.entryId, locale: target.locale, at };
+    await this.sequelize.query(
+      `DELETE FROM ${TIMES} WHERE tenant_id = :tenantId AND collection = :collection AND entry_id = :entryId AND locale = :locale`,
+      { replacements: key, transaction },
+    );
+    await this.sequelize.query(
+      `INSERT INTO ${TIMES} (tenant_id, collection, entry_id, locale, values_at) VALUES (:tenantId, :collection, :entryId, :locale, :at)`,
+      { replacements: key, transaction },
+    );
   }
 
   /** Gives each entry its values in `choice` (fallbacks named in `_fallbackFields`), `_locale` and `_locales`. */
@@ -206,10 +264,13 @@ export class EntryLocales {
       for (const entry of entries) Object.assign(entry, { _locale: answered, _locales: [fallbackDefault] });
       return;
     }
-    const versions = await this.versions(
+    // Callers who may write (and `*` reads) learn when each locale's values last changed: `_localeUpdatedAt`.
+    const withTimes = !publishedOnly || choice === '*';
+    const { versions, times } = await this.versionsAndTimes(
       c,
       tenantId,
       entries.map((e) => e._id),
+      withTimes,
       transaction,
     );
     const chain = choice === undefined || choice === '*' ? [fallbackDefault] : (this.locales()?.chain(choice) ?? [choice]);
@@ -236,6 +297,13 @@ export class EntryLocales {
       }
       e._locale = choice === '*' || choice === undefined ? fallbackDefault : choice;
       e._locales = [fallbackDefault, ...[...own.keys()].sort()];
+      if (withTimes) {
+        const at = times.get(entry._id);
+        const iso = (t: number | undefined) => (t !== undefined && Number.isFinite(t) ? new Date(t).toISOString() : null);
+        const stamps: Record<string, string | null> = { [fallbackDefault]: iso(at?.get(fallbackDefault)) ?? String(entry.createdAt) };
+        for (const [code, v] of own) stamps[code] = iso(at?.get(code)) ?? iso(v.updatedAt);
+        e._localeUpdatedAt = stamps;
+      }
     }
   }
 
@@ -264,6 +332,8 @@ export class EntryLocales {
     const merged: Record<string, unknown> = { ...(found ? parse(found.data) : {}), ...values };
     for (const name of unset) delete merged[name];
     const data = JSON.stringify(merged);
+    // The values' own time moves only when they changed (a status change alone leaves a translation as current as it was).
+    if (!found || data !== JSON.stringify(parse(found.data))) await this.touch(c, target, now, transaction);
     const row = { ...key, data, status: status ?? found?.status ?? 'draft', updatedBy: target.userId, now };
     if (found)
       await this.sequelize.query(
@@ -281,12 +351,13 @@ export class EntryLocales {
     return found?.status ?? 'draft';
   }
 
-  /** Drops the versions of deleted entries (inside the deleting transaction). */
+  /** Drops the versions (and their values' times) of deleted entries (inside the deleting transaction). */
   async removeFor(collection: string, tenantId: string, ids: string[], transaction?: Transaction): Promise<void> {
     for (let i = 0; i < ids.length; i += IDS_PER_QUERY)
-      await this.sequelize.query(`DELETE FROM ${TABLE} WHERE tenant_id = :tenantId AND collection = :collection AND entry_id IN (:ids)`, {
-        replacements: { tenantId, collection, ids: ids.slice(i, i + IDS_PER_QUERY) },
-        transaction,
-      });
+      for (const table of [TABLE, TIMES])
+        await this.sequelize.query(`DELETE FROM ${table} WHERE tenant_id = :tenantId AND collection = :collection AND entry_id IN (:ids)`, {
+          replacements: { tenantId, collection, ids: ids.slice(i, i + IDS_PER_QUERY) },
+          transaction,
+        });
   }
 }

@@ -48,7 +48,7 @@ export class EntrySingles {
     await this.reads.localised?.localise(c, [entry], identity.tenantId, locale, !hasPermission(identity, 'content:write'));
     // In a locale, the status is that locale's version's (entry-locales.ts).
     if (!hasPermission(identity, 'content:write') && entry.status !== 'published') throw new EntryNotFoundError(name, 'single');
-    return this.reads.shape(c, entry, identity, { keys, tree });
+    return this.reads.shape(c, entry, identity, { keys, tree, locale });
   }
 
   /**

@@ -79,6 +79,8 @@ export class LocaleLifecycle {
       }
       n += keys.length;
     }
+    // The times its values last changed (entry-locales.ts) go too: a locale made again with the code starts afresh.
+    await this.sequelize.query('DELETE FROM content_entry_locale_times WHERE locale = :code', { replacements: { code } });
     for (const key of touched) {
       const [tenantId, collection] = key.split('\0') as [string, string];
       await this.invalidate(tenantId, collection).catch(() => undefined);

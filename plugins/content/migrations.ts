@@ -192,4 +192,26 @@ export const CONTENT_MIGRATIONS: MigrationDefinition[] = [
       });
     },
   },
+  {
+    // When each locale's localized values of an entry last changed (entry-locales.ts: `_localeUpdatedAt`, the admin UI's
+    // "out of date"), the default locale's included, keyed by the locale's code. No backfill: a version without a row
+    // answers its updated_at, the default's values the entry's createdAt.
+    name: '0013-locale-values-times',
+    async up({ queryInterface, DataTypes }) {
+      await queryInterface.createTable('content_entry_locale_times', {
+        tenant_id: { type: DataTypes.STRING(64), primaryKey: true },
+        collection: { type: DataTypes.STRING(48), primaryKey: true },
+        entry_id: { type: DataTypes.STRING(36), primaryKey: true },
+        locale: { type: DataTypes.STRING(35), primaryKey: true },
+        values_at: { type: DataTypes.BIGINT, allowNull: false },
+      });
+    },
+  },
+  {
+    // A preview link shows the entry in the locale it was made in (preview-links.ts; null: the default locale).
+    name: '0014-preview-link-locales',
+    async up({ queryInterface, DataTypes }) {
+      await queryInterface.addColumn('content_preview_links', 'locale', { type: DataTypes.STRING(35), allowNull: true });
+    },
+  },
 ];
