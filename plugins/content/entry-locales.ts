@@ -8,9 +8,8 @@ import type { LocalesService } from './locales-service.js';
 /** The side table of localized values (content migration 0009): one row per entry and locale other than the default. */
 const TABLE = 'content_entry_locales';
 /**
- * When each locale's localized values of an entry last changed (content migration 0013), keyed by the locale's code
- * (the default's too, so the times stay with their locale when the default changes). A version without a row here
- * answers its `updated_at`; the default's values without one answer the entry's `createdAt`.
+ * When the default locale's localized values of an entry last changed (content migration 0013), keyed by the default's
+ * code (none: the entry's `createdAt`). A version's time is its own `values_at` (null: its `updated_at`).
  */
 const TIMES = 'content_entry_locale_times';
 /** Entry ids per query when a page's versions are read (a page has at most 100 entries). */
@@ -20,10 +19,10 @@ const IDS_PER_QUERY = 500;
 export interface LocaleVersion {
   data: Record<string, unknown>;
   status: string;
-  /** When the version was last written (any change, its status too). */
-  updatedAt?: number;
+  /** When its localized values last changed (`values_at`, else `updated_at`). */
+  valuesAt?: number;
 }
-/** Entry id -> locale -> when that locale's localized values last changed (content_entry_locale_times). */
+/** Entry id -> locale -> when that locale's localized values last changed (content_entry_locale_times: the default's). */
 export type LocaleTimes = Map<string, Map<string, number>>;
 /** Entry id -> locale -> version. */
 export type LocaleVersions = Map<string, Map<string, LocaleVersion>>;
@@ -191,8 +190,8 @@ export class EntryLocales {
   }
 
   /**
-   * The versions of these entries and, with `withTimes`, when each locale's localized values last changed (the same
-   * statement: the times' rows joined with UNION ALL), one query per IDS_PER_QUERY ids.
+   * The versions of these entries and, with `withTimes`, when the default locale's localized values last changed (the
+   * same statement: the times' rows joined with UNION ALL), one query per IDS_PER_QUERY ids.
    */
   async versionsAndTimes(
     c: CollectionDefinition,
@@ -205,13 +204,21 @@ export class EntryLocales {
     const times: LocaleTimes = new Map();
     const where = 'tenant_id = :tenantId AND collection = :collection AND entry_id IN (:ids)';
     const sql = withTimes
-      ? `SELECT entry_id, locale, data, status, updated_at AS at, 0 AS kind FROM ${TABLE} WHERE ${where} UNION ALL SELECT entry_id, locale, '', '', values_at AS at, 1 AS kind FROM ${TIMES} WHERE ${where}`
-      : `SELECT entry_id, locale, data, status, updated_at AS at, 0 AS kind FROM ${TABLE} WHERE ${where}`;
+      ? `SELECT entry_id, locale, data, status, COALESCE(values_at, updated_at) AS at, 0 AS kind FROM ${TABLE} WHERE ${where} UNION ALL SELECT entry_id, locale, '', '', values_at AS at, 1 AS kind FROM ${TIMES} WHERE ${where}`
+      : `SELECT entry_id, locale, data, status, COALESCE(values_at, updated_at) AS at, 0 AS kind FROM ${TABLE} WHERE ${where}`;
     for (let i = 0; i < ids.length; i += IDS_PER_QUERY) {
-      const rows = await this.sequelize.query<{ entry_id: string; locale: string; data: string; status: string; at: unknown; kind: unknown }>(
-        sql,
-        { replacements: { tenantId, collection: c.name, ids: ids.slice(i, i + IDS_PER_QUERY) }, type: QueryTypes.SELECT, transaction },
-      );
+      const rows = await this.sequelize.query<{
+        entry_id: string;
+        locale: string;
+        data: string;
+        status: string;
+        at: unknown;
+        kind: unknown;
+      }>(sql, {
+        replacements: { tenantId, collection: c.name, ids: ids.slice(i, i + IDS_PER_QUERY) },
+        type: QueryTypes.SELECT,
+        transaction,
+      });
       for (const r of rows) {
         if (Number(r.kind) === 1) {
           const byLocale = times.get(r.entry_id) ?? new Map<string, number>();
@@ -220,14 +227,14 @@ export class EntryLocales {
           continue;
         }
         const byLocale = versions.get(r.entry_id) ?? new Map<string, LocaleVersion>();
-        byLocale.set(r.locale, { data: parse(r.data), status: r.status, updatedAt: Number(r.at) });
+        byLocale.set(r.locale, { data: parse(r.data), status: r.status, valuesAt: Number(r.at) });
         versions.set(r.entry_id, byLocale);
       }
     }
     return { versions, times };
   }
 
-  /** Records that an entry's localized values in `locale` changed at `at` (inside the writing transaction). */
+  /** Records that an entry's localized values in the default `locale` changed at `at` (inside the writing transaction). */
   async touch(
     c: CollectionDefinition,
     target: { tenantId: string; entryId: string; locale: string },
@@ -301,7 +308,7 @@ export class EntryLocales {
         const at = times.get(entry._id);
         const iso = (t: number | undefined) => (t !== undefined && Number.isFinite(t) ? new Date(t).toISOString() : null);
         const stamps: Record<string, string | null> = { [fallbackDefault]: iso(at?.get(fallbackDefault)) ?? String(entry.createdAt) };
-        for (const [code, v] of own) stamps[code] = iso(at?.get(code)) ?? iso(v.updatedAt);
+        for (const [code, v] of own) stamps[code] = iso(v.valuesAt);
         e._localeUpdatedAt = stamps;
       }
     }
@@ -323,21 +330,26 @@ export class EntryLocales {
   ): Promise<string> {
     const key = { tenantId: target.tenantId, collection: c.name, entryId: target.entryId, locale: target.locale };
     const where = 'tenant_id = :tenantId AND collection = :collection AND entry_id = :entryId AND locale = :locale';
-    const [found] = await this.sequelize.query<{ data: string; status: string }>(`SELECT data, status FROM ${TABLE} WHERE ${where}`, {
-      replacements: key,
-      type: QueryTypes.SELECT,
-      transaction,
-    });
+    const [found] = await this.sequelize.query<{ data: string; status: string; values_at: unknown; updated_at: unknown }>(
+      `SELECT data, status, values_at, updated_at FROM ${TABLE} WHERE ${where}`,
+      {
+        replacements: key,
+        type: QueryTypes.SELECT,
+        transaction,
+      },
+    );
     const now = Date.now();
     const merged: Record<string, unknown> = { ...(found ? parse(found.data) : {}), ...values };
     for (const name of unset) delete merged[name];
     const data = JSON.stringify(merged);
-    // The values' own time moves only when they changed (a status change alone leaves a translation as current as it was).
-    if (!found || data !== JSON.stringify(parse(found.data))) await this.touch(c, target, now, transaction);
-    const row = { ...key, data, status: status ?? found?.status ?? 'draft', updatedBy: target.userId, now };
+    // The values' own time (`_localeUpdatedAt`) moves only when they changed: a status change alone leaves a translation
+    // as current as it was (a version from before migration 0013 keeps the time it answered, its updated_at).
+    const changed = !found || data !== JSON.stringify(parse(found.data));
+    const valuesAt = changed ? now : Number(found.values_at ?? found.updated_at);
+    const row = { ...key, data, status: status ?? found?.status ?? 'draft', updatedBy: target.userId, now, valuesAt };
     if (found)
       await this.sequelize.query(
-        `UPDATE ${TABLE} SET data = :data, status = :status, updated_by = :updatedBy, updated_at = :now WHERE ${where}`,
+        `UPDATE ${TABLE} SET data = :data, status = :status, updated_by = :updatedBy, updated_at = :now, values_at = :valuesAt WHERE ${where}`,
         {
           replacements: row,
           transaction,
@@ -345,7 +357,7 @@ export class EntryLocales {
       );
     else
       await this.sequelize.query(
-        `INSERT INTO ${TABLE} (tenant_id, collection, entry_id, locale, data, status, updated_by, created_at, updated_at) VALUES (:tenantId, :collection, :entryId, :locale, :data, :status, :updatedBy, :now, :now)`,
+        `INSERT INTO ${TABLE} (tenant_id, collection, entry_id, locale, data, status, updated_by, created_at, updated_at, values_at) VALUES (:tenantId, :collection, :entryId, :locale, :data, :status, :updatedBy, :now, :now, :valuesAt)`,
         { replacements: row, transaction },
       );
     return found?.status ?? 'draft';

@@ -327,7 +327,12 @@ export class EntryWrites {
         // The default locale's localized values changed: their time moves (`_localeUpdatedAt`, entry-locales.ts).
         const changed = localizedFields(c).some((f) => JSON.stringify(before[f.name] ?? null) !== JSON.stringify(written[f.name] ?? null));
         if (changed && this.localised)
-          await this.localised.touch(c, { tenantId: identity.tenantId, entryId: id, locale: this.localised.defaultCode() }, Date.now(), transaction);
+          await this.localised.touch(
+            c,
+            { tenantId: identity.tenantId, entryId: id, locale: this.localised.defaultCode() },
+            Date.now(),
+            transaction,
+          );
         const action = input.status && input.status !== before.status ? 'status' : 'update';
         await this.revisionLog.record(c.name, written, identity.tenantId, action, identity.userId, transaction);
       }

@@ -194,10 +194,11 @@ export const CONTENT_MIGRATIONS: MigrationDefinition[] = [
   },
   {
     // When each locale's localized values of an entry last changed (entry-locales.ts: `_localeUpdatedAt`, the admin UI's
-    // "out of date"), the default locale's included, keyed by the locale's code. No backfill: a version without a row
-    // answers its updated_at, the default's values the entry's createdAt.
+    // "out of date"): a version's in content_entry_locales.values_at (null: its updated_at), the default locale's in
+    // content_entry_locale_times keyed by the default's code (none: the entry's createdAt). No backfill.
     name: '0013-locale-values-times',
     async up({ queryInterface, DataTypes }) {
+      await queryInterface.addColumn('content_entry_locales', 'values_at', { type: DataTypes.BIGINT, allowNull: true });
       await queryInterface.createTable('content_entry_locale_times', {
         tenant_id: { type: DataTypes.STRING(64), primaryKey: true },
         collection: { type: DataTypes.STRING(48), primaryKey: true },

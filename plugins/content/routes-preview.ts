@@ -72,7 +72,8 @@ export const previewRoutes: RouteDefinition[] = [
       .meta({ id: 'PreviewLink' }),
     async handler({ params, body, identity, scope }) {
       // The entry exists for the caller, and the locale is one (its canonical code is the answer's _locale).
-      if (body.locale === '*') throw new ValidationError('A preview names one locale', [{ path: 'body.locale', message: 'one locale, not *' }]);
+      if (body.locale === '*')
+        throw new ValidationError('A preview names one locale', [{ path: 'body.locale', message: 'one locale, not *' }]);
       const found = await scope.content.entries(params.collection).get(params.entryId, body.locale ? { locale: body.locale } : {});
       const locale = body.locale ? String(found._locale) : null;
       const link = await scope.previewLinks.create(

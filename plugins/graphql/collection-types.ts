@@ -135,8 +135,7 @@ async function related(entries: EntriesPort, target: string, id: unknown, from: 
   if (typeof id !== 'string') return null;
   assertPermission(ctx.identity, 'content:read', target);
   const locale = typeof from._locale === 'string' ? from._locale : undefined;
-  if (!ctx.memo)
-    return entries.get(target, id, ctx.identity, { locale }).catch((err: unknown) => (gone(err) ? null : Promise.reject(err)));
+  if (!ctx.memo) return entries.get(target, id, ctx.identity, { locale }).catch((err: unknown) => (gone(err) ? null : Promise.reject(err)));
   const key = `${target}/${id}/${locale ?? ''}`;
   if (!ctx.memo.has(key)) ctx.memo.set(key, batched(entries, target, id, locale, ctx));
   return ctx.memo.get(key) as Promise<Entry | null>;

@@ -36,7 +36,10 @@ for (const variant of DB_VARIANTS) {
       rule = await loadAdminModule<LocaleTimesRule>('pages/content/locale-times.ts');
       await dataOf(await as(t, 'admin').post('/api/locales', { code: 'de' }), 201);
       await createCollections(t, PAGES, { name: 'plain', fields: [{ name: 'title', type: 'text' }] });
-      const made = await dataOf(await as(t, 'editor').post('/api/collections/pages', { title: 'Hello', price: 1, status: 'published' }), 201);
+      const made = await dataOf(
+        await as(t, 'editor').post('/api/collections/pages', { title: 'Hello', price: 1, status: 'published' }),
+        201,
+      );
       id = made._id;
       // The default's values were written when the entry was created.
       expect(made._localeUpdatedAt).to.deep.equal({ en: made.createdAt });
@@ -93,10 +96,13 @@ for (const variant of DB_VARIANTS) {
       for (const r of revisions.items ?? revisions) expect(r.data ?? {}).to.not.have.property('_localeUpdatedAt');
       await dataOf(await as(t, 'editor').delete(path()));
       const sequelize = t.kernel.container.resolve<Sequelize>('sequelize');
-      const rows = await sequelize.query<{ n: number | string }>('SELECT COUNT(*) AS n FROM content_entry_locale_times WHERE entry_id = :id', {
-        replacements: { id },
-        type: QueryTypes.SELECT,
-      });
+      const rows = await sequelize.query<{ n: number | string }>(
+        'SELECT COUNT(*) AS n FROM content_entry_locale_times WHERE entry_id = :id',
+        {
+          replacements: { id },
+          type: QueryTypes.SELECT,
+        },
+      );
       expect(Number(rows[0]!.n)).to.equal(0);
     });
   });

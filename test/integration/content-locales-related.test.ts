@@ -40,9 +40,13 @@ for (const variant of DB_VARIANTS) {
       await dataOf(await as(t, 'admin').post('/api/locales', { code: 'de-AT', fallback: 'de' }), 201);
       await createCollections(t, AUTHORS, BOOKS);
       const editor = as(t, 'editor');
-      anna = (await dataOf(await editor.post('/api/collections/authors', { name: 'Anna', bio: 'Writes', born: 1970, status: 'published' }), 201))._id;
+      anna = (
+        await dataOf(await editor.post('/api/collections/authors', { name: 'Anna', bio: 'Writes', born: 1970, status: 'published' }), 201)
+      )._id;
       await dataOf(await editor.patch(`/api/collections/authors/${anna}?locale=de`, { name: 'Anna (de)' }));
-      bob = (await dataOf(await editor.post('/api/collections/authors', { name: 'Bob', bio: 'Reads', born: 1980, status: 'published' }), 201))._id;
+      bob = (
+        await dataOf(await editor.post('/api/collections/authors', { name: 'Bob', bio: 'Reads', born: 1980, status: 'published' }), 201)
+      )._id;
       await dataOf(await editor.patch(`/api/collections/authors/${bob}?locale=de`, { name: 'Bob (de)', status: 'published' }));
       book = (
         await dataOf(
@@ -147,21 +151,38 @@ for (const variant of DB_VARIANTS) {
       const eva = await dataOf(await as(t, 'editor').get('/api/collections/authors?locale=de&search=Eva'));
       expect(eva.total).to.equal(0);
       for (const locale of ['*', 'zz'])
-        expect((await failureOf(await as(t, 'editor').post(`/api/collections/authors/batch?locale=${locale}`, { entries: [{ name: 'F' }] }), 400)).error).to.equal(
-          'VALIDATION_ERROR',
-        );
+        expect(
+          (
+            await failureOf(
+              await as(t, 'editor').post(`/api/collections/authors/batch?locale=${locale}`, { entries: [{ name: 'F' }] }),
+              400,
+            )
+          ).error,
+        ).to.equal('VALIDATION_ERROR');
       // Without a locale (or naming the default) a batch creates as before.
-      const plain = await dataOf(await as(t, 'editor').post('/api/collections/authors/batch?locale=en', { entries: [{ name: 'Gus' }] }), 201);
+      const plain = await dataOf(
+        await as(t, 'editor').post('/api/collections/authors/batch?locale=en', { entries: [{ name: 'Gus' }] }),
+        201,
+      );
       expect(plain.items[0]).to.include({ name: 'Gus', _locale: 'en' });
     });
 
     it('GraphQL mutations take a locale', async function () {
-      const created = await graphqlData(t, 'mutation { createAuthor(input: {name: "Hans (de)", born: 1960}, locale: "de") { _id name _locale status } }');
+      const created = await graphqlData(
+        t,
+        'mutation { createAuthor(input: {name: "Hans (de)", born: 1960}, locale: "de") { _id name _locale status } }',
+      );
       expect(created.createAuthor).to.include({ name: 'Hans (de)', _locale: 'de', status: 'draft' });
       const id = created.createAuthor._id;
-      const updated = await graphqlData(t, `mutation { updateAuthor(_id: "${id}", input: {bio: "Dichter"}, locale: "de") { name bio _locale } }`);
+      const updated = await graphqlData(
+        t,
+        `mutation { updateAuthor(_id: "${id}", input: {bio: "Dichter"}, locale: "de") { name bio _locale } }`,
+      );
       expect(updated.updateAuthor).to.deep.equal({ name: 'Hans (de)', bio: 'Dichter', _locale: 'de' });
-      const published = await graphqlData(t, `mutation { setAuthorStatus(_id: "${id}", status: published, locale: "de") { status _locale } }`);
+      const published = await graphqlData(
+        t,
+        `mutation { setAuthorStatus(_id: "${id}", status: published, locale: "de") { status _locale } }`,
+      );
       expect(published.setAuthorStatus).to.deep.equal({ status: 'published', _locale: 'de' });
       const en = await dataOf(await as(t, 'editor').get(`/api/collections/authors/${id}`));
       expect(en).to.include({ name: null, bio: null, born: 1960, status: 'draft' });
@@ -193,8 +214,12 @@ for (const variant of DB_VARIANTS) {
       expect(en.entry.title).to.equal('Book');
       for (const locale of ['zz', '*'])
         expect(
-          (await failureOf(await t.request(`/api/collections/books/${book}/preview-links`, { method: 'POST', identity: 'editor', json: { locale } }), 400))
-            .error,
+          (
+            await failureOf(
+              await t.request(`/api/collections/books/${book}/preview-links`, { method: 'POST', identity: 'editor', json: { locale } }),
+              400,
+            )
+          ).error,
         ).to.equal('VALIDATION_ERROR');
       // A link whose locale was deleted since shows the default's values.
       await dataOf(await as(t, 'admin').post('/api/locales', { code: 'fr' }), 201);

@@ -27,10 +27,14 @@ describe('admin UI: the out-of-date rule of translations', function () {
     expect(rule.entryOutOfDate(answer({ en: '2026-01-02T00:00:00.000Z', de: 'not a time' }), 'de', 'en')).to.equal(false);
     expect(rule.entryOutOfDate(answer({ en: '2026-01-02T00:00:00.000Z', de: '2026-01-01T00:00:00.000Z' }), 'en', 'en')).to.equal(false);
     // A time without a version in _locales (a reader's answer leaves unpublished versions out) is not a translation.
-    expect(rule.entryOutOfDate(answer({ en: '2026-01-02T00:00:00.000Z', de: '2026-01-01T00:00:00.000Z' }, ['en']), 'de', 'en')).to.equal(false);
+    expect(rule.entryOutOfDate(answer({ en: '2026-01-02T00:00:00.000Z', de: '2026-01-01T00:00:00.000Z' }, ['en']), 'de', 'en')).to.equal(
+      false,
+    );
     expect(rule.isOutOfDate(null, 1)).to.equal(false);
     expect(rule.isOutOfDate(2, 1)).to.equal(true);
     expect(rule.localeUpdatedAt({ _localeUpdatedAt: ['x'] }, 'en')).to.equal(null);
-    expect(rule.localeUpdatedAt({ _localeUpdatedAt: { en: '2026-01-01T00:00:00.000Z' } }, 'en')).to.equal(Date.parse('2026-01-01T00:00:00.000Z'));
+    expect(rule.localeUpdatedAt({ _localeUpdatedAt: { en: '2026-01-01T00:00:00.000Z' } }, 'en')).to.equal(
+      Date.parse('2026-01-01T00:00:00.000Z'),
+    );
   });
 });
