@@ -105,5 +105,22 @@ for (const variant of DB_VARIANTS) {
       );
       expect(Number(rows[0]!.n)).to.equal(0);
     });
+
+    it('changing the default locale keeps the time of each locale with it', async function () {
+      const made = await dataOf(await as(t, 'editor').post('/api/collections/pages', { title: 'Source' }), 201);
+      const at = `/api/collections/pages/${made._id}`;
+      const de = await dataOf(await as(t, 'editor').patch(`${at}?locale=de`, { title: 'Quelle' }));
+      await tick(de);
+      const en = await dataOf(await as(t, 'editor').patch(at, { title: 'Source, edited' }));
+      expect(rule.entryOutOfDate(en, 'de', 'en')).to.equal(true);
+      await dataOf(await as(t, 'admin').patch('/api/locales/de', { isDefault: true }));
+      const after = await dataOf(await as(t, 'editor').get(at));
+      expect(after._locale).to.equal('de');
+      expect(after._localeUpdatedAt).to.deep.equal(en._localeUpdatedAt);
+      // Now en is the translation, and newer than its source de.
+      expect(rule.entryOutOfDate(after, 'en', 'de')).to.equal(false);
+      await dataOf(await as(t, 'admin').patch('/api/locales/en', { isDefault: true }));
+      expect((await dataOf(await as(t, 'editor').get(at)))._localeUpdatedAt).to.deep.equal(en._localeUpdatedAt);
+    });
   });
 }
