@@ -391,6 +391,7 @@ export class CollectionsService {
     await this.sequelize.query('DELETE FROM content_entry_locales WHERE collection = :name', { replacements: { name } });
     // And their working drafts (entry-drafts.ts).
     await this.sequelize.query('DELETE FROM content_entry_drafts WHERE collection = :name', { replacements: { name } });
+    await this.sequelize.query('DELETE FROM content_entry_locale_times WHERE collection = :name', { replacements: { name } });
     await this.changed(name, 'delete');
   }
 }

@@ -94,9 +94,9 @@ export class EntriesService {
     return this.reads.list(name, query, identity);
   }
 
-  /** Entries by id as `identity` may read them, in one query per 500 ids (GraphQL's batched relations). */
-  getMany(name: string, ids: string[], identity: Identity): Promise<Map<string, Entry>> {
-    return this.reads.getMany(name, ids, identity);
+  /** Entries by id as `identity` may read them, in one query per 500 ids (GraphQL's batched relations); `locale`: in that locale. */
+  getMany(name: string, ids: string[], identity: Identity, locale?: string): Promise<Map<string, Entry>> {
+    return this.reads.getMany(name, ids, identity, locale);
   }
 
   /** One entry as `identity` may read it; `fields` is the `fields=` parameter (field-selection.ts). */
@@ -163,8 +163,8 @@ export class EntriesService {
    * is free go in with one multi-row insert (inside a savepoint); the rest, and the whole batch when that
    * insert meets a unique violation, take the one-by-one path that finds free slugs and names the field.
    */
-  createMany(name: string, raw: unknown[], identity: Identity): Promise<Entry[]> {
-    return this.writes.createMany(name, raw, identity);
+  createMany(name: string, raw: unknown[], identity: Identity, locale?: string): Promise<Entry[]> {
+    return this.writes.createMany(name, raw, identity, locale);
   }
 
   /**

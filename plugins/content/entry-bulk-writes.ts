@@ -67,11 +67,19 @@ function preparedEntry(r: PreparedRow, at: string, userId: string | null): Entry
  */
 export class EntryBulkWrites extends EntryWrites {
   /** See EntriesService.createMany. */
-  async createMany(name: string, raw: unknown[], identity: Identity): Promise<Entry[]> {
+  async createMany(name: string, raw: unknown[], identity: Identity, locale?: string): Promise<Entry[]> {
+    const code = this.writeLocale(locale);
     const entries = await this.withSchema(name, async (c) => {
       const bodies = await presanitize(c, raw, this.richText);
-      const made = await this.sequelize.transaction((transaction) => this.createManyIn(c, bodies, identity, transaction));
-      await this.localised?.localise(c, made, identity.tenantId, undefined);
+      const own = this.ownLocale(c, code);
+      // In a non-default locale each entry is created in it as a single create does (one by one, in one transaction).
+      const made = await this.sequelize.transaction(async (transaction) => {
+        if (!own) return this.createManyIn(c, bodies, identity, transaction);
+        const out: Entry[] = [];
+        for (const [i, body] of bodies.entries()) out.push(await this.created(c, body, identity, `body.entries.${i}`, transaction, own));
+        return out;
+      });
+      await this.localised?.localise(c, made, identity.tenantId, code);
       return made;
     });
     await this.announcer.announceSafely(name, identity.tenantId, createEvents(name, entries, identity));

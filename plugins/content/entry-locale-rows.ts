@@ -6,6 +6,8 @@
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 
 const TABLE = 'content_entry_locales';
+/** When each locale's values of an entry last changed (entry-locales.ts, `_localeUpdatedAt`). */
+const TIMES = 'content_entry_locale_times';
 const IDS_PER_QUERY = 500;
 
 /** One version: its values (API form, only the fields it has) and its status. */
@@ -68,10 +70,13 @@ export async function replaceEntryLocaleVersions(
   transaction: Transaction,
 ): Promise<void> {
   const key = { tenantId: target.tenantId, collection: target.collection, entryId: target.entryId };
-  await sequelize.query(`DELETE FROM ${TABLE} WHERE tenant_id = :tenantId AND collection = :collection AND entry_id = :entryId`, {
-    replacements: key,
-    transaction,
-  });
+  // The times its locales' values last changed (`_localeUpdatedAt`) go too: the versions answer their updated_at (this
+  // import), the default its createdAt (entry-locales.ts).
+  for (const table of [TABLE, TIMES])
+    await sequelize.query(`DELETE FROM ${table} WHERE tenant_id = :tenantId AND collection = :collection AND entry_id = :entryId`, {
+      replacements: key,
+      transaction,
+    });
   const now = Date.now();
   for (const [locale, v] of Object.entries(versions))
     await sequelize.query(
@@ -89,8 +94,9 @@ export async function removeEntryLocaleVersions(
   transaction?: Transaction,
 ): Promise<void> {
   for (let i = 0; i < ids.length; i += IDS_PER_QUERY)
-    await sequelize.query(`DELETE FROM ${TABLE} WHERE tenant_id = :tenantId AND collection = :collection AND entry_id IN (:ids)`, {
-      replacements: { tenantId, collection, ids: ids.slice(i, i + IDS_PER_QUERY) },
-      transaction,
-    });
+    for (const table of [TABLE, TIMES])
+      await sequelize.query(`DELETE FROM ${table} WHERE tenant_id = :tenantId AND collection = :collection AND entry_id IN (:ids)`, {
+        replacements: { tenantId, collection, ids: ids.slice(i, i + IDS_PER_QUERY) },
+        transaction,
+      });
 }

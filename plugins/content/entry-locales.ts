@@ -7,6 +7,11 @@ import type { LocalesService } from './locales-service.js';
 
 /** The side table of localized values (content migration 0009): one row per entry and locale other than the default. */
 const TABLE = 'content_entry_locales';
+/**
+ * When the default locale's localized values of an entry last changed (content migration 0013), keyed by the default's
+ * code (none: the entry's `createdAt`). A version's time is its own `values_at` (null: its `updated_at`).
+ */
+const TIMES = 'content_entry_locale_times';
 /** Entry ids per query when a page's versions are read (a page has at most 100 entries). */
 const IDS_PER_QUERY = 500;
 
@@ -14,7 +19,11 @@ const IDS_PER_QUERY = 500;
 export interface LocaleVersion {
   data: Record<string, unknown>;
   status: string;
+  /** When its localized values last changed (`values_at`, else `updated_at`). */
+  valuesAt?: number;
 }
+/** Entry id -> locale -> when that locale's localized values last changed (content_entry_locale_times: the default's). */
+export type LocaleTimes = Map<string, Map<string, number>>;
 /** Entry id -> locale -> version. */
 export type LocaleVersions = Map<string, Map<string, LocaleVersion>>;
 
@@ -170,21 +179,77 @@ export class EntryLocales {
     return localizedColumns(c, { tenantId, chain, publishedOnly });
   }
 
+  /** Whether an entry's `status` answered in `choice` is its version's there (not the row's): see localise. */
+  statusInLocale(c: CollectionDefinition, choice: LocaleChoice): boolean {
+    return choice !== undefined && choice !== '*' && choice !== this.defaultCode() && localizedFields(c).length > 0;
+  }
+
   /** The versions of these entries in every non-default locale: one query per IDS_PER_QUERY ids. */
   async versions(c: CollectionDefinition, tenantId: string, ids: string[], transaction?: Transaction): Promise<LocaleVersions> {
-    const out: LocaleVersions = new Map();
+    return (await this.versionsAndTimes(c, tenantId, ids, false, transaction)).versions;
+  }
+
+  /**
+   * The versions of these entries and, with `withTimes`, when the default locale's localized values last changed (the
+   * same statement: the times' rows joined with UNION ALL), one query per IDS_PER_QUERY ids.
+   */
+  async versionsAndTimes(
+    c: CollectionDefinition,
+    tenantId: string,
+    ids: string[],
+    withTimes: boolean,
+    transaction?: Transaction,
+  ): Promise<{ versions: LocaleVersions; times: LocaleTimes }> {
+    const versions: LocaleVersions = new Map();
+    const times: LocaleTimes = new Map();
+    const where = 'tenant_id = :tenantId AND collection = :collection AND entry_id IN (:ids)';
+    const sql = withTimes
+      ? `SELECT entry_id, locale, data, status, COALESCE(values_at, updated_at) AS at, 0 AS kind FROM ${TABLE} WHERE ${where} UNION ALL SELECT entry_id, locale, '', '', values_at AS at, 1 AS kind FROM ${TIMES} WHERE ${where}`
+      : `SELECT entry_id, locale, data, status, COALESCE(values_at, updated_at) AS at, 0 AS kind FROM ${TABLE} WHERE ${where}`;
     for (let i = 0; i < ids.length; i += IDS_PER_QUERY) {
-      const rows = await this.sequelize.query<{ entry_id: string; locale: string; data: string; status: string }>(
-        `SELECT entry_id, locale, data, status FROM ${TABLE} WHERE tenant_id = :tenantId AND collection = :collection AND entry_id IN (:ids)`,
-        { replacements: { tenantId, collection: c.name, ids: ids.slice(i, i + IDS_PER_QUERY) }, type: QueryTypes.SELECT, transaction },
-      );
+      const rows = await this.sequelize.query<{
+        entry_id: string;
+        locale: string;
+        data: string;
+        status: string;
+        at: unknown;
+        kind: unknown;
+      }>(sql, {
+        replacements: { tenantId, collection: c.name, ids: ids.slice(i, i + IDS_PER_QUERY) },
+        type: QueryTypes.SELECT,
+        transaction,
+      });
       for (const r of rows) {
-        const byLocale = out.get(r.entry_id) ?? new Map<string, LocaleVersion>();
-        byLocale.set(r.locale, { data: parse(r.data), status: r.status });
-        out.set(r.entry_id, byLocale);
+        if (Number(r.kind) === 1) {
+          const byLocale = times.get(r.entry_id) ?? new Map<string, number>();
+          byLocale.set(r.locale, Number(r.at));
+          times.set(r.entry_id, byLocale);
+          continue;
+        }
+        const byLocale = versions.get(r.entry_id) ?? new Map<string, LocaleVersion>();
+        byLocale.set(r.locale, { data: parse(r.data), status: r.status, valuesAt: Number(r.at) });
+        versions.set(r.entry_id, byLocale);
       }
     }
-    return out;
+    return { versions, times };
+  }
+
+  /** Records that an entry's localized values in the default `locale` changed at `at` (inside the writing transaction). */
+  async touch(
+    c: CollectionDefinition,
+    target: { tenantId: string; entryId: string; locale: string },
+    at: number,
+    transaction?: Transaction,
+  ): Promise<void> {
+    const key = { tenantId: target.tenantId, collection: c.name, entryId: target.entryId, locale: target.locale, at };
+    await this.sequelize.query(
+      `DELETE FROM ${TIMES} WHERE tenant_id = :tenantId AND collection = :collection AND entry_id = :entryId AND locale = :locale`,
+      { replacements: key, transaction },
+    );
+    await this.sequelize.query(
+      `INSERT INTO ${TIMES} (tenant_id, collection, entry_id, locale, values_at) VALUES (:tenantId, :collection, :entryId, :locale, :at)`,
+      { replacements: key, transaction },
+    );
   }
 
   /** Gives each entry its values in `choice` (fallbacks named in `_fallbackFields`), `_locale` and `_locales`. */
@@ -206,10 +271,13 @@ export class EntryLocales {
       for (const entry of entries) Object.assign(entry, { _locale: answered, _locales: [fallbackDefault] });
       return;
     }
-    const versions = await this.versions(
+    // Callers who may write (and `*` reads) learn when each locale's values last changed: `_localeUpdatedAt`.
+    const withTimes = !publishedOnly || choice === '*';
+    const { versions, times } = await this.versionsAndTimes(
       c,
       tenantId,
       entries.map((e) => e._id),
+      withTimes,
       transaction,
     );
     const chain = choice === undefined || choice === '*' ? [fallbackDefault] : (this.locales()?.chain(choice) ?? [choice]);
@@ -236,6 +304,13 @@ export class EntryLocales {
       }
       e._locale = choice === '*' || choice === undefined ? fallbackDefault : choice;
       e._locales = [fallbackDefault, ...[...own.keys()].sort()];
+      if (withTimes) {
+        const at = times.get(entry._id);
+        const iso = (t: number | undefined) => (t !== undefined && Number.isFinite(t) ? new Date(t).toISOString() : null);
+        const stamps: Record<string, string | null> = { [fallbackDefault]: iso(at?.get(fallbackDefault)) ?? String(entry.createdAt) };
+        for (const [code, v] of own) stamps[code] = iso(v.valuesAt);
+        e._localeUpdatedAt = stamps;
+      }
     }
   }
 
@@ -255,19 +330,26 @@ export class EntryLocales {
   ): Promise<string> {
     const key = { tenantId: target.tenantId, collection: c.name, entryId: target.entryId, locale: target.locale };
     const where = 'tenant_id = :tenantId AND collection = :collection AND entry_id = :entryId AND locale = :locale';
-    const [found] = await this.sequelize.query<{ data: string; status: string }>(`SELECT data, status FROM ${TABLE} WHERE ${where}`, {
-      replacements: key,
-      type: QueryTypes.SELECT,
-      transaction,
-    });
+    const [found] = await this.sequelize.query<{ data: string; status: string; values_at: unknown; updated_at: unknown }>(
+      `SELECT data, status, values_at, updated_at FROM ${TABLE} WHERE ${where}`,
+      {
+        replacements: key,
+        type: QueryTypes.SELECT,
+        transaction,
+      },
+    );
     const now = Date.now();
     const merged: Record<string, unknown> = { ...(found ? parse(found.data) : {}), ...values };
     for (const name of unset) delete merged[name];
     const data = JSON.stringify(merged);
-    const row = { ...key, data, status: status ?? found?.status ?? 'draft', updatedBy: target.userId, now };
+    // The values' own time (`_localeUpdatedAt`) moves only when they changed: a status change alone leaves a translation
+    // as current as it was (a version from before migration 0013 keeps the time it answered, its updated_at).
+    const changed = !found || data !== JSON.stringify(parse(found.data));
+    const valuesAt = changed ? now : Number(found.values_at ?? found.updated_at);
+    const row = { ...key, data, status: status ?? found?.status ?? 'draft', updatedBy: target.userId, now, valuesAt };
     if (found)
       await this.sequelize.query(
-        `UPDATE ${TABLE} SET data = :data, status = :status, updated_by = :updatedBy, updated_at = :now WHERE ${where}`,
+        `UPDATE ${TABLE} SET data = :data, status = :status, updated_by = :updatedBy, updated_at = :now, values_at = :valuesAt WHERE ${where}`,
         {
           replacements: row,
           transaction,
@@ -275,18 +357,19 @@ export class EntryLocales {
       );
     else
       await this.sequelize.query(
-        `INSERT INTO ${TABLE} (tenant_id, collection, entry_id, locale, data, status, updated_by, created_at, updated_at) VALUES (:tenantId, :collection, :entryId, :locale, :data, :status, :updatedBy, :now, :now)`,
+        `INSERT INTO ${TABLE} (tenant_id, collection, entry_id, locale, data, status, updated_by, created_at, updated_at, values_at) VALUES (:tenantId, :collection, :entryId, :locale, :data, :status, :updatedBy, :now, :now, :valuesAt)`,
         { replacements: row, transaction },
       );
     return found?.status ?? 'draft';
   }
 
-  /** Drops the versions of deleted entries (inside the deleting transaction). */
+  /** Drops the versions (and their values' times) of deleted entries (inside the deleting transaction). */
   async removeFor(collection: string, tenantId: string, ids: string[], transaction?: Transaction): Promise<void> {
     for (let i = 0; i < ids.length; i += IDS_PER_QUERY)
-      await this.sequelize.query(`DELETE FROM ${TABLE} WHERE tenant_id = :tenantId AND collection = :collection AND entry_id IN (:ids)`, {
-        replacements: { tenantId, collection, ids: ids.slice(i, i + IDS_PER_QUERY) },
-        transaction,
-      });
+      for (const table of [TABLE, TIMES])
+        await this.sequelize.query(`DELETE FROM ${table} WHERE tenant_id = :tenantId AND collection = :collection AND entry_id IN (:ids)`, {
+          replacements: { tenantId, collection, ids: ids.slice(i, i + IDS_PER_QUERY) },
+          transaction,
+        });
   }
 }

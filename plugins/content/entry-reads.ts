@@ -51,6 +51,10 @@ export class EntryReads {
       media,
       rows: (c, ids, tenantId, publishedOnly) => this.reader.byIds(c, ids, tenantId, publishedOnly),
       fill: (c, entries, identity) => fillInverses(c, entries, this.inverseScope(identity)),
+      localise: localised
+        ? (c, entries, tenantId, locale, publishedOnly) => localised.localise(c, entries, tenantId, locale, publishedOnly)
+        : undefined,
+      statusInLocale: (c, locale) => localised?.statusInLocale(c, locale) ?? false,
     };
   }
 
@@ -119,7 +123,7 @@ export class EntryReads {
       await fillInverses(c, items, this.inverseScope(identity));
       await this.localised?.localise(c, items, identity.tenantId, locale, !seesAll(identity));
       if (seesAll(identity)) await this.drafts?.mark(c, items, identity.tenantId, locale, this.defaultCode());
-      if (tree) await populate(this.populateDeps, c, items, tree, identity);
+      if (tree) await populate(this.populateDeps, c, items, tree, identity, locale);
       if (keys) for (let i = 0; i < items.length; i++) items[i] = selectKeys(items[i]!, keys);
       return { items, total: await started.total, page: query.page, limit: query.limit };
     };
@@ -156,7 +160,7 @@ export class EntryReads {
     return this.localised?.defaultCode() ?? 'en';
   }
 
-  /** An entry as a read answers it: populated, then only the selected keys. */
+  /** An entry as a read answers it: populated (in `locale`, when the read names one), then only the selected keys. */
   async shape(
     c: LoadedCollection,
     entry: Entry,
@@ -165,18 +169,23 @@ export class EntryReads {
   ): Promise<Entry> {
     await fillInverses(c, [entry], this.inverseScope(identity));
     if (seesAll(identity)) await this.drafts?.mark(c, [entry], identity.tenantId, how.locale, this.defaultCode());
-    if (how.tree) await populate(this.populateDeps, c, [entry], how.tree, identity);
+    if (how.tree) await populate(this.populateDeps, c, [entry], how.tree, identity, how.locale);
     return selectKeys(entry, how.keys);
   }
 
-  /** Entries by id as `identity` may read them (published only without content:write), by id; unknown ids are left out. */
-  async getMany(name: string, ids: string[], identity: Identity): Promise<Map<string, Entry>> {
+  /**
+   * Entries by id as `identity` may read them (published only without content:write), by id; unknown ids are left out.
+   * `locale`: answered in that locale (a reader gets those published there), as a read with `?locale=` answers them.
+   */
+  async getMany(name: string, ids: string[], identity: Identity, locale?: string): Promise<Map<string, Entry>> {
     const c = this.view(await this.collections.get(name));
-    const found = (await this.readEntries(c, [...new Set(ids)], identity.tenantId)).filter(
-      (e) => seesAll(identity) || e.status === 'published',
-    );
+    const choice = this.localised?.resolve(locale);
+    let found = await this.readEntries(c, [...new Set(ids)], identity.tenantId);
+    const rowStatus = !this.localised?.statusInLocale(c, choice);
+    if (!seesAll(identity) && rowStatus) found = found.filter((e) => e.status === 'published');
     await fillInverses(c, found, this.inverseScope(identity));
-    await this.localised?.localise(c, found, identity.tenantId, undefined, !seesAll(identity));
+    await this.localised?.localise(c, found, identity.tenantId, choice, !seesAll(identity));
+    if (!seesAll(identity) && !rowStatus) found = found.filter((e) => e.status === 'published');
     return new Map(found.map((e) => [e._id, e]));
   }
 

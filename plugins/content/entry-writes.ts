@@ -168,6 +168,7 @@ export class EntryWrites {
   private async inLocaleAnswer(c: LoadedCollection, entry: Entry, identity: Identity, locale: string, transaction?: Transaction) {
     const copy = { ...entry };
     await this.localised!.localise(c, [copy], identity.tenantId, locale, false, transaction);
+    delete (copy as Record<string, unknown>)._localeUpdatedAt; // not part of a revision's state
     return copy;
   }
 
@@ -336,6 +337,15 @@ export class EntryWrites {
         const recorded = await this.inLocaleAnswer(c, written, identity, locale, transaction);
         await this.revisionLog.record(c.name, recorded, identity.tenantId, action, identity.userId, transaction, locale);
       } else {
+        // The default locale's localized values changed: their time moves (`_localeUpdatedAt`, entry-locales.ts).
+        const changed = localizedFields(c).some((f) => JSON.stringify(before[f.name] ?? null) !== JSON.stringify(written[f.name] ?? null));
+        if (changed && this.localised)
+          await this.localised.touch(
+            c,
+            { tenantId: identity.tenantId, entryId: id, locale: this.localised.defaultCode() },
+            Date.now(),
+            transaction,
+          );
         const action = input.status && input.status !== before.status ? 'status' : 'update';
         await this.revisionLog.record(c.name, written, identity.tenantId, action, identity.userId, transaction);
       }

@@ -181,9 +181,10 @@ export class LocalClient {
         this.assertPermissions('content:write');
         return service.create(collection, data, identity, options.locale);
       },
-      createMany: async (data: Array<Record<string, unknown>>): Promise<Entry[]> => {
+      createMany: async (data: Array<Record<string, unknown>>, options: { locale?: string } = {}): Promise<Entry[]> => {
         this.assertPermissions('content:write');
-        return service.createMany(collection, parse(z.array(z.record(z.string(), z.unknown())).min(1).max(100), data, 'entries'), identity);
+        const entries = parse(z.array(z.record(z.string(), z.unknown())).min(1).max(100), data, 'entries');
+        return service.createMany(collection, entries, identity, options.locale);
       },
       /**
        * Bulk creation of rows prepared off the event loop (the importers' worker task; see

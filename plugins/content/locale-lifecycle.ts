@@ -26,7 +26,9 @@ const TABLE = 'content_entry_locales';
 /** Rows (versions, or entries) per statement or transaction. */
 export const BATCH = 200;
 
-type VersionRow = { tenant_id: string; entry_id: string; locale: string; data: string; status: string };
+type VersionRow = { tenant_id: string; entry_id: string; locale: string; data: string; status: string; at: unknown };
+/** When the default locale's localized values last changed (entry-locales.ts); a version's time is its values_at. */
+const TIMES = 'content_entry_locale_times';
 
 const parse = (text: unknown): Record<string, unknown> => {
   try {
@@ -79,6 +81,8 @@ export class LocaleLifecycle {
       }
       n += keys.length;
     }
+    // The times its values last changed (entry-locales.ts) go too: a locale made again with the code starts afresh.
+    await this.sequelize.query('DELETE FROM content_entry_locale_times WHERE locale = :code', { replacements: { code } });
     for (const key of touched) {
       const [tenantId, collection] = key.split('\0') as [string, string];
       await this.invalidate(tenantId, collection).catch(() => undefined);
@@ -133,11 +137,19 @@ export class LocaleLifecycle {
       Record<string, unknown>
     >;
     const versions = await this.sequelize.query<VersionRow>(
-      `SELECT tenant_id, entry_id, locale, data, status FROM ${TABLE} WHERE collection = :collection AND entry_id IN (:ids) AND locale IN (:locales)`,
+      `SELECT tenant_id, entry_id, locale, data, status, COALESCE(values_at, updated_at) AS at FROM ${TABLE} WHERE collection = :collection AND entry_id IN (:ids) AND locale IN (:locales)`,
       { replacements: { collection: c.name, ids, locales: m.chain }, type: QueryTypes.SELECT, transaction },
     );
-    const own = new Map<string, { data: Record<string, unknown>; status: string }>();
-    for (const v of versions) own.set(`${v.tenant_id}\0${v.entry_id}\0${v.locale}`, { data: parse(v.data), status: v.status });
+    const own = new Map<string, { data: Record<string, unknown>; status: string; at: number }>();
+    for (const v of versions)
+      own.set(`${v.tenant_id}\0${v.entry_id}\0${v.locale}`, { data: parse(v.data), status: v.status, at: Number(v.at) });
+    // The times each locale's values last changed stay with the locale: the old default's becomes its version's
+    // values_at, the new default's version's becomes the default's time (`_localeUpdatedAt`).
+    const times = await this.sequelize.query<{ tenant_id: string; entry_id: string; values_at: unknown }>(
+      `SELECT tenant_id, entry_id, values_at FROM ${TIMES} WHERE collection = :collection AND entry_id IN (:ids) AND locale = :from`,
+      { replacements: { collection: c.name, ids, from: m.from }, type: QueryTypes.SELECT, transaction },
+    );
+    const fromTime = new Map(times.map((t) => [`${t.tenant_id}\0${t.entry_id}`, Number(t.values_at)]));
     for (const r of rows) {
       const tenantId = String(r.tenant_id);
       const id = String(r.id);
@@ -157,7 +169,7 @@ export class LocaleLifecycle {
         { replacements: { ...key, locales: [m.from, m.to] }, transaction },
       );
       await this.sequelize.query(
-        `INSERT INTO ${TABLE} (tenant_id, collection, entry_id, locale, data, status, updated_by, created_at, updated_at) VALUES (:tenantId, :collection, :entryId, :locale, :data, :status, :updatedBy, :createdAt, :updatedAt)`,
+        `INSERT INTO ${TABLE} (tenant_id, collection, entry_id, locale, data, status, updated_by, created_at, updated_at, values_at) VALUES (:tenantId, :collection, :entryId, :locale, :data, :status, :updatedBy, :createdAt, :updatedAt, :valuesAt)`,
         {
           replacements: {
             ...key,
@@ -167,10 +179,22 @@ export class LocaleLifecycle {
             updatedBy: r.updated_by ?? null,
             createdAt: r.created_at,
             updatedAt: r.updated_at,
+            // What a read answered as the old default's time: its own, else the entry's creation.
+            valuesAt: fromTime.get(`${tenantId}\0${id}`) ?? r.created_at,
           },
           transaction,
         },
       );
+      await this.sequelize.query(
+        `DELETE FROM ${TIMES} WHERE tenant_id = :tenantId AND collection = :collection AND entry_id = :entryId AND locale IN (:locales)`,
+        { replacements: { ...key, locales: [m.from, m.to] }, transaction },
+      );
+      const newDefault = version(m.to);
+      if (newDefault && Number.isFinite(newDefault.at))
+        await this.sequelize.query(
+          `INSERT INTO ${TIMES} (tenant_id, collection, entry_id, locale, values_at) VALUES (:tenantId, :collection, :entryId, :locale, :at)`,
+          { replacements: { ...key, locale: m.to, at: newDefault.at }, transaction },
+        );
       m.tenants.add(tenantId);
     }
     return rows.length;

@@ -214,4 +214,27 @@ export const CONTENT_MIGRATIONS: MigrationDefinition[] = [
       await queryInterface.addIndex('content_entry_drafts', ['collection', 'entry_id'], { name: 'content_entry_drafts_entry' });
     },
   },
+  {
+    // When each locale's localized values of an entry last changed (entry-locales.ts: `_localeUpdatedAt`, the admin UI's
+    // "out of date"): a version's in content_entry_locales.values_at (null: its updated_at), the default locale's in
+    // content_entry_locale_times keyed by the default's code (none: the entry's createdAt). No backfill.
+    name: '0014-locale-values-times',
+    async up({ queryInterface, DataTypes }) {
+      await queryInterface.addColumn('content_entry_locales', 'values_at', { type: DataTypes.BIGINT, allowNull: true });
+      await queryInterface.createTable('content_entry_locale_times', {
+        tenant_id: { type: DataTypes.STRING(64), primaryKey: true },
+        collection: { type: DataTypes.STRING(48), primaryKey: true },
+        entry_id: { type: DataTypes.STRING(36), primaryKey: true },
+        locale: { type: DataTypes.STRING(35), primaryKey: true },
+        values_at: { type: DataTypes.BIGINT, allowNull: false },
+      });
+    },
+  },
+  {
+    // A preview link shows the entry in the locale it was made in (preview-links.ts; null: the default locale).
+    name: '0015-preview-link-locales',
+    async up({ queryInterface, DataTypes }) {
+      await queryInterface.addColumn('content_preview_links', 'locale', { type: DataTypes.STRING(35), allowNull: true });
+    },
+  },
 ];

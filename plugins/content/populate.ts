@@ -71,6 +71,13 @@ export interface PopulateDeps {
   rows?(c: LoadedCollection, ids: string[], tenantId: string, publishedOnly: boolean): Promise<Array<Record<string, unknown>>>;
   /** Completes target entries as reads answer them (their inverse fields). */
   fill?(c: CollectionDefinition, entries: Entry[], identity: Identity): Promise<void>;
+  /**
+   * Gives target entries their values in `locale` (entry-locales.ts: fallbacks, `_locale`, `_locales`, that locale's
+   * status) with one query per target collection with localized fields; `statusInLocale` says whether a target's
+   * `status` then is its version's in that locale (not the row's), so published-only readers are filtered after it.
+   */
+  localise?(c: CollectionDefinition, entries: Entry[], tenantId: string, locale: string, publishedOnly: boolean): Promise<void>;
+  statusInLocale?(c: CollectionDefinition, locale: string): boolean;
 }
 
 /** The ids a page's entries hold in `field` (one id, or a many-relation's list), each once. */
@@ -94,6 +101,8 @@ export async function populate(
   entries: Entry[],
   tree: PopulateTree,
   identity: Identity,
+  /** `?locale=` of the read (resolved: a code or `*`): targets are answered in it; absent: as stored (the default's values). */
+  locale?: string,
 ): Promise<void> {
   // Fields read from the same place with the same nesting share one query: media fields, and relations to one
   // target collection (two relations to `people` are one IN query of both fields' ids).
@@ -108,7 +117,7 @@ export async function populate(
   const found = await Promise.all(
     [...groups.values()].map((names) => {
       const f = c.fields.find((x) => x.name === names[0])!;
-      return lookUp(deps, f, [...new Set(names.flatMap((n) => idsOf(entries, n)))], tree[names[0]!]!, identity);
+      return lookUp(deps, f, [...new Set(names.flatMap((n) => idsOf(entries, n)))], tree[names[0]!]!, identity, locale);
     }),
   );
   [...groups.values()].forEach((names, i) => {
@@ -123,6 +132,7 @@ async function lookUp(
   ids: string[],
   below: PopulateTree,
   identity: Identity,
+  locale?: string,
 ): Promise<Map<string, unknown>> {
   if (!ids.length) return new Map();
   if (f.type === 'media')
@@ -130,15 +140,23 @@ async function lookUp(
   if (!hasScopedPermission(identity, 'content:read', f.collection!)) return new Map();
   const target = await deps.collection(f.collection!);
   const publishedOnly = !hasPermission(identity, 'content:write');
+  const inLocale = locale !== undefined && deps.localise !== undefined;
+  // In a locale whose status is the target's version's there, published-only readers get the entries published in
+  // that locale: every row is read, and those not published there are left out once localised.
+  const rowFilter = publishedOnly && !(inLocale && deps.statusInLocale?.(target, locale));
   const rows = deps.rows
-    ? await deps.rows(target, ids, identity.tenantId, publishedOnly)
+    ? await deps.rows(target, ids, identity.tenantId, rowFilter)
     : ((await target.model.findAll({
-        where: { id: { [Op.in]: ids }, tenant_id: identity.tenantId, ...(publishedOnly ? { status: 'published' } : {}) },
+        where: { id: { [Op.in]: ids }, tenant_id: identity.tenantId, ...(rowFilter ? { status: 'published' } : {}) },
         raw: true,
       })) as unknown as Array<Record<string, unknown>>);
-  const targets = rows.map((r) => toEntry(target, r));
+  let targets = rows.map((r) => toEntry(target, r));
   await deps.fill?.(target, targets, identity);
-  if (Object.keys(below).length) await populate(deps, target, targets, below, identity);
+  if (inLocale) {
+    await deps.localise!(target, targets, identity.tenantId, locale, publishedOnly);
+    if (publishedOnly) targets = targets.filter((e) => e.status === 'published');
+  }
+  if (Object.keys(below).length) await populate(deps, target, targets, below, identity, locale);
   return new Map(targets.map((e) => [e._id, e]));
 }
 

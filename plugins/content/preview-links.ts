@@ -5,12 +5,14 @@
  * go first), expired ones are dropped whenever a link is made or opened, and deleting the entry drops
  * its links. Opening answers the entry's fields ready to show: rich text sanitised again on the way out
  * (entries saved before sanitising existed), Markdown rendered to sanitised HTML, media fields with
- * their public URL (private media stay hidden).
+ * their public URL (private media stay hidden). A link made in a locale (the one the editor was in) shows the entry
+ * in that locale: its values there with fallbacks, relations' titles there too.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { QueryTypes, type Sequelize } from 'sequelize';
 import type { MediaClientFactory } from '../media/public.js';
 import type { CollectionsService } from './collections-service.js';
+import { ValidationError } from '../../kernel/sdk.js';
 import { EntryNotFoundError, PreviewExpiredError, PreviewNotFoundError } from './errors.js';
 import type { FieldDefinition } from './field-types.js';
 import type { ContentClientFactory } from './local-client.js';
@@ -45,6 +47,8 @@ function titleOf(entry: Record<string, any>, fields: FieldDefinition[]): string 
 
 export interface PreviewView {
   collection: { name: string; label: string; singular: string };
+  /** The locale the entry is shown in. */
+  locale: string;
   entry: { id: string; slug: string; status: string; version: number; updatedAt: string; title: string };
   fields: PreviewField[];
   expiresAt: string;
@@ -55,6 +59,7 @@ interface LinkRow {
   collection: string;
   entry_id: string;
   expires_at: number | string;
+  locale: string | null;
 }
 
 export class PreviewLinks {
@@ -65,8 +70,11 @@ export class PreviewLinks {
     private readonly media: () => MediaClientFactory | undefined,
   ) {}
 
-  /** A new link for an entry the caller has checked; the token is shown once. */
-  async create(tenantId: string, collection: string, entryId: string, hours: number, userId: string | null) {
+  /**
+   * A new link for an entry the caller has checked; the token is shown once. `locale`: the (checked, canonical) locale
+   * it shows the entry in; null or absent: the default locale.
+   */
+  async create(tenantId: string, collection: string, entryId: string, hours: number, userId: string | null, locale: string | null = null) {
     const token = `pv_${randomBytes(32).toString('base64url')}`;
     const now = Date.now();
     const expiresAt = now + hours * 3600_000;
@@ -80,8 +88,8 @@ export class PreviewLinks {
       if (surplus.length)
         await this.sequelize.query('DELETE FROM content_preview_links WHERE token_hash IN (?)', { replacements: [surplus], transaction });
       await this.sequelize.query(
-        'INSERT INTO content_preview_links (token_hash, tenant_id, collection, entry_id, expires_at, created_by, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
-        { replacements: [hashOf(token), tenantId, collection, entryId, expiresAt, userId, now], transaction },
+        'INSERT INTO content_preview_links (token_hash, tenant_id, collection, entry_id, expires_at, created_by, created_at, locale) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+        { replacements: [hashOf(token), tenantId, collection, entryId, expiresAt, userId, now, locale], transaction },
       );
     });
     return { token, url: `/admin/preview?token=${encodeURIComponent(token)}`, expiresAt: new Date(expiresAt).toISOString() };
@@ -114,7 +122,7 @@ export class PreviewLinks {
   async open(token: string): Promise<PreviewView> {
     const hash = hashOf(token);
     const rows = await this.sequelize.query<LinkRow>(
-      'SELECT tenant_id, collection, entry_id, expires_at FROM content_preview_links WHERE token_hash = ?',
+      'SELECT tenant_id, collection, entry_id, expires_at, locale FROM content_preview_links WHERE token_hash = ?',
       { replacements: [hash], type: QueryTypes.SELECT },
     );
     const link = rows[0];
@@ -123,20 +131,27 @@ export class PreviewLinks {
     const collection = this.collections.list().find((c) => c.name === link.collection);
     if (!collection) throw new PreviewNotFoundError();
     const identity = systemIdentity(link.tenant_id);
+    const entries = this.content()(identity).entries(collection.name);
     let entry;
     try {
-      entry = await this.content()(identity).entries(collection.name).get(link.entry_id);
+      // The link's locale; one deleted since shows the default locale's values.
+      entry = await entries.get(link.entry_id, link.locale ? { locale: link.locale } : {}).catch((err: unknown) => {
+        if (link.locale && err instanceof ValidationError) return entries.get(link.entry_id);
+        throw err;
+      });
     } catch (err) {
       if (err instanceof EntryNotFoundError) throw new PreviewNotFoundError();
       throw err;
     }
+    const locale = String(entry._locale);
     const fields: PreviewField[] = [];
     for (const f of collection.fields) {
       if (f.name === '_source_import') continue;
-      fields.push(await this.field(f, entry[f.name], identity));
+      fields.push(await this.field(f, entry[f.name], identity, locale));
     }
     return {
       collection: { name: collection.name, label: collection.label, singular: collection.singular },
+      locale,
       entry: {
         id: entry._id,
         slug: entry.slug,
@@ -150,7 +165,12 @@ export class PreviewLinks {
     };
   }
 
-  private async field(f: FieldDefinition, value: unknown, identity: ReturnType<typeof systemIdentity>): Promise<PreviewField> {
+  private async field(
+    f: FieldDefinition,
+    value: unknown,
+    identity: ReturnType<typeof systemIdentity>,
+    locale: string,
+  ): Promise<PreviewField> {
     const base = { name: f.name, label: f.label ?? f.name, type: f.type };
     if (f.type === 'richtext') return { ...base, html: typeof value === 'string' ? sanitizeRichText(value) : '' };
     if (f.type === 'markdown') return { ...base, html: typeof value === 'string' ? renderMarkdown(value) : '' };
@@ -158,7 +178,7 @@ export class PreviewLinks {
       const target = f.collection ? this.collections.list().find((c) => c.name === f.collection) : undefined;
       if (typeof value !== 'string' || !value || !target) return { ...base, value: value ?? null, relation: null };
       try {
-        const related = await this.content()(identity).entries(target.name).get(value);
+        const related = await this.content()(identity).entries(target.name).get(value, { locale });
         return { ...base, value, relation: { collection: target.name, title: titleOf(related, target.fields) } };
       } catch (err) {
         if (err instanceof EntryNotFoundError) return { ...base, value, relation: null };

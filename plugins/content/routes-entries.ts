@@ -41,9 +41,13 @@ export const entryRoutes: RouteDefinition[] = [
     tags: ['entries'],
     status: 201,
     summary: 'Creates up to 100 entries at once, all or nothing; a problem names its entry (body.entries.<i>.<field>)',
-    request: { params: collectionParam, body: z.object({ entries: z.array(entryBody).min(1).max(100) }) },
+    description:
+      'With locale (not the default): each entry is created in that locale, as POST /api/collections/{collection}?locale= creates one; the answers are in it.',
+    request: { params: collectionParam, ...localeQuery, body: z.object({ entries: z.array(entryBody).min(1).max(100) }) },
     response: z.object({ items: z.array(entry) }),
-    handler: async ({ params, body, scope }) => ({ items: await scope.content.entries(params.collection).createMany(body.entries) }),
+    handler: async ({ params, query, body, scope }) => ({
+      items: await scope.content.entries(params.collection).createMany(body.entries, { locale: query.locale }),
+    }),
   }),
   defineRoute({
     method: 'POST',

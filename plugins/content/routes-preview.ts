@@ -1,6 +1,6 @@
 /** Preview links of one entry (preview-links.ts): make, read the state, revoke; and the public page's data. */
 import { z } from 'zod';
-import { type Identity, defineRoute, type RouteContext, type RouteDefinition } from '../../kernel/sdk.js';
+import { type Identity, ValidationError, defineRoute, type RouteContext, type RouteDefinition } from '../../kernel/sdk.js';
 import { entryParams, entryStateAccess, entryStateRoute } from './entry-state-route.js';
 import { DEFAULT_HOURS, MAX_HOURS, MAX_PER_ENTRY } from './preview-links.js';
 
@@ -55,8 +55,14 @@ export const previewRoutes: RouteDefinition[] = [
     ...entryStateAccess(PATH),
     status: 201,
     summary: 'Makes a preview link: anyone holding it sees the entry as it is now, drafts included, until it expires',
-    description: `expiresInHours 1-${MAX_HOURS} (default ${DEFAULT_HOURS}). The token is shown only in this answer (the server keeps a hash). An entry keeps at most ${MAX_PER_ENTRY} live links; a newer one drops the oldest. Deleting the entry or DELETE on this path revokes them.`,
-    request: { ...entryParams, body: z.object({ expiresInHours: z.number().int().min(1).max(MAX_HOURS).optional() }) },
+    description: `expiresInHours 1-${MAX_HOURS} (default ${DEFAULT_HOURS}). locale (a locale's code; default: the default locale): the link shows the entry in that locale (its values there, with fallbacks); unknown: 400 VALIDATION_ERROR. The token is shown only in this answer (the server keeps a hash). An entry keeps at most ${MAX_PER_ENTRY} live links; a newer one drops the oldest. Deleting the entry or DELETE on this path revokes them.`,
+    request: {
+      ...entryParams,
+      body: z.object({
+        expiresInHours: z.number().int().min(1).max(MAX_HOURS).optional(),
+        locale: z.string().max(35).optional().describe("A locale's code: the link shows the entry in it (default: the default locale)"),
+      }),
+    },
     response: z
       .object({
         token: z.string(),
@@ -65,17 +71,23 @@ export const previewRoutes: RouteDefinition[] = [
       })
       .meta({ id: 'PreviewLink' }),
     async handler({ params, body, identity, scope }) {
-      await scope.content.entries(params.collection).get(params.entryId);
+      // The entry exists for the caller, and the locale is one (its canonical code is the answer's _locale).
+      if (body.locale === '*')
+        throw new ValidationError('A preview names one locale', [{ path: 'body.locale', message: 'one locale, not *' }]);
+      const found = await scope.content.entries(params.collection).get(params.entryId, body.locale ? { locale: body.locale } : {});
+      const locale = body.locale ? String(found._locale) : null;
       const link = await scope.previewLinks.create(
         identity.tenantId,
         params.collection,
         params.entryId,
         body.expiresInHours ?? DEFAULT_HOURS,
         identity.userId ?? null,
+        locale,
       );
       audited(scope, identity, 'created', `Preview link made for '${params.collection}/${params.entryId}', valid until ${link.expiresAt}`, {
         ...params,
         expiresAt: link.expiresAt,
+        ...(locale ? { locale } : {}),
       });
       return link;
     },
@@ -111,6 +123,7 @@ export const previewRoutes: RouteDefinition[] = [
     response: z
       .object({
         collection: z.object({ name: z.string(), label: z.string(), singular: z.string() }),
+        locale: z.string().meta({ description: 'The locale the entry is shown in (the one the link was made in)' }),
         entry: z.object({
           id: z.string(),
           slug: z.string(),

@@ -43,6 +43,11 @@ const LOCALE_ARG = {
   description:
     "A locale's code (GET /api/locales): localized fields in that locale, with its fallbacks (_fallbackFields); default: the default locale",
 };
+const WRITE_LOCALE_ARG = {
+  type: GraphQLString,
+  description:
+    "A locale's code (GET /api/locales): the localized fields (and status) written are that locale's version's, the answer is in it; default: the default locale. As ?locale= over REST",
+};
 /** A GraphQL read names one locale: `*` answers objects where the schema has the fields' own types. */
 function oneLocale(v: unknown): string | undefined {
   if (v === null || v === undefined) return undefined;
@@ -108,15 +113,17 @@ export function mutationFields(t: CollectionTypes, entries: EntriesPort): GraphQ
   return {
     [names.create]: {
       type: new GraphQLNonNull(t.object),
-      args: { input: { type: new GraphQLNonNull(t.input) } },
-      description: `Creates an entry (status draft unless given). As POST /api/collections/${collection.name}.`,
-      resolve: (_r, args, ctx) => write(ctx, () => entries.create(collection.name, plain(args.input), ctx.identity)),
+      args: { input: { type: new GraphQLNonNull(t.input) }, locale: WRITE_LOCALE_ARG },
+      description: `Creates an entry (status draft unless given); with locale (not the default), created in that locale. As POST /api/collections/${collection.name}.`,
+      resolve: (_r, args, ctx) =>
+        write(ctx, () => entries.create(collection.name, plain(args.input), ctx.identity, oneLocale(args.locale))),
     },
     [names.update]: {
       type: new GraphQLNonNull(t.object),
-      args: { ...id, input: { type: new GraphQLNonNull(t.input) } },
-      description: 'Updates the given fields (null clears a field; a required field cannot be cleared).',
-      resolve: (_r, args, ctx) => write(ctx, () => entries.update(collection.name, String(args._id), plain(args.input), ctx.identity)),
+      args: { ...id, input: { type: new GraphQLNonNull(t.input) }, locale: WRITE_LOCALE_ARG },
+      description: "Updates the given fields (null clears a field; a required field cannot be cleared); with locale, that locale's values.",
+      resolve: (_r, args, ctx) =>
+        write(ctx, () => entries.update(collection.name, String(args._id), plain(args.input), ctx.identity, oneLocale(args.locale))),
     },
     [names.delete]: {
       type: new GraphQLNonNull(GraphQLBoolean),
@@ -130,10 +137,10 @@ export function mutationFields(t: CollectionTypes, entries: EntriesPort): GraphQ
     },
     [names.setStatus]: {
       type: new GraphQLNonNull(t.object),
-      args: { ...id, status: { type: new GraphQLNonNull(EntryStatusEnum) } },
-      description: 'Sets the status: draft, published or archived.',
+      args: { ...id, status: { type: new GraphQLNonNull(EntryStatusEnum) }, locale: WRITE_LOCALE_ARG },
+      description: "Sets the status: draft, published or archived (with locale: that locale's version's status).",
       resolve: (_r, args, ctx) =>
-        write(ctx, () => entries.update(collection.name, String(args._id), { status: args.status }, ctx.identity)),
+        write(ctx, () => entries.update(collection.name, String(args._id), { status: args.status }, ctx.identity, oneLocale(args.locale))),
     },
   };
 }

@@ -92,25 +92,29 @@ function scalarFor(f: CollectionField, enums: Map<string, GraphQLEnumType>): Gra
 
 const gone = (err: unknown) => err instanceof AppError && (err.code === 'ENTRY_NOT_FOUND' || err.code === 'COLLECTION_NOT_FOUND');
 
-/** Per operation and target collection: the ids asked for in this tick, loaded together in the next. */
+/** Per operation, target collection and locale: the ids asked for in this tick, loaded together in the next. */
 const batches = new WeakMap<GraphqlContext, Map<string, { ids: Set<string>; loaded: Promise<Map<string, Entry>> }>>();
 
-/** One related entry through its operation's batch: every relation resolved in one tick costs one query per target. */
-function batched(entries: EntriesPort, target: string, id: string, ctx: GraphqlContext): Promise<Entry | null> {
+/**
+ * One related entry through its operation's batch: every relation resolved in one tick costs one query per target
+ * (and one more for its versions in other locales when it has localized fields).
+ */
+function batched(entries: EntriesPort, target: string, id: string, locale: string | undefined, ctx: GraphqlContext): Promise<Entry | null> {
   let byTarget = batches.get(ctx);
   if (!byTarget) batches.set(ctx, (byTarget = new Map()));
-  let batch = byTarget.get(target);
+  const key = `${target}|${locale ?? ''}`;
+  let batch = byTarget.get(key);
   if (!batch) {
     const ids = new Set<string>();
     const open = byTarget;
     const loaded = new Promise<void>((resolve) => process.nextTick(resolve)).then(() => {
-      open.delete(target);
-      return entries.getMany(target, [...ids], ctx.identity).catch((err: unknown) => {
+      open.delete(key);
+      return entries.getMany(target, [...ids], ctx.identity, locale).catch((err: unknown) => {
         if (gone(err)) return new Map<string, Entry>();
         throw err;
       });
     });
-    byTarget.set(target, (batch = { ids, loaded }));
+    byTarget.set(key, (batch = { ids, loaded }));
   }
   batch.ids.add(id);
   return batch.loaded.then((found) => found.get(id) ?? null);
@@ -122,13 +126,18 @@ function knownOptions(value: unknown, allowed: Set<string>, multiple: boolean): 
   return typeof value === 'string' && allowed.has(value) ? value : null;
 }
 
-/** A related entry, or null when it is gone or hidden from the caller (a draft for a reader). */
-async function related(entries: EntriesPort, target: string, id: unknown, ctx: GraphqlContext): Promise<Entry | null> {
+/**
+ * A related entry, or null when it is gone or hidden from the caller (a draft for a reader, or not published in the
+ * locale for a reader there). It is answered in the locale its entry was (the query's `locale`, passed down as
+ * `_locale`): its values there with fallbacks.
+ */
+async function related(entries: EntriesPort, target: string, id: unknown, from: Entry, ctx: GraphqlContext): Promise<Entry | null> {
   if (typeof id !== 'string') return null;
   assertPermission(ctx.identity, 'content:read', target);
-  if (!ctx.memo) return entries.get(target, id, ctx.identity).catch((err: unknown) => (gone(err) ? null : Promise.reject(err)));
-  const key = `${target}/${id}`;
-  if (!ctx.memo.has(key)) ctx.memo.set(key, batched(entries, target, id, ctx));
+  const locale = typeof from._locale === 'string' ? from._locale : undefined;
+  if (!ctx.memo) return entries.get(target, id, ctx.identity, { locale }).catch((err: unknown) => (gone(err) ? null : Promise.reject(err)));
+  const key = `${target}/${id}/${locale ?? ''}`;
+  if (!ctx.memo.has(key)) ctx.memo.set(key, batched(entries, target, id, locale, ctx));
   return ctx.memo.get(key) as Promise<Entry | null>;
 }
 
@@ -152,7 +161,7 @@ function relatedFields(
         extensions: { cost: 'io' },
         resolve: async (entry, _args, ctx) => {
           const ids = Array.isArray(entry[f.name]) ? (entry[f.name] as unknown[]) : [];
-          const found = await Promise.all(ids.map((id) => related(entries, name, id, ctx)));
+          const found = await Promise.all(ids.map((id) => related(entries, name, id, entry, ctx)));
           return found.filter((e): e is Entry => e !== null);
         },
       },
@@ -164,7 +173,7 @@ function relatedFields(
       type: target.object,
       description: `The ${target.collection.singular} that '${f.name}' names (null when it is gone or not visible to you).`,
       extensions: { cost: 'io' },
-      resolve: (entry, _args, ctx) => related(entries, name, entry[f.name], ctx),
+      resolve: (entry, _args, ctx) => related(entries, name, entry[f.name], entry, ctx),
     },
   };
 }

@@ -317,6 +317,8 @@ export interface ApiSchemas {
   };
   EntryPreview: {
     collection: { name: string; label: string; singular: string };
+    /** The locale the entry is shown in (the one the link was made in) */
+    locale: string;
     entry: { id: string; slug: string; status: string; version: number; updatedAt: string; title: string };
     fields: {
       name: string;
@@ -2816,7 +2818,12 @@ export interface ApiRoutes {
   'POST /api/collections/:collection/:entryId/preview-links': {
     params: { collection: string; entryId: string };
     query: never;
-    body: { expiresInHours?: number; [key: string]: unknown };
+    body: {
+      expiresInHours?: number;
+      /** A locale's code: the link shows the entry in it (default: the default locale) */
+      locale?: string;
+      [key: string]: unknown;
+    };
     response: ApiSchemas['PreviewLink'];
     errors: ApiErrorCode;
   };
@@ -2831,7 +2838,10 @@ export interface ApiRoutes {
   /** Creates up to 100 entries at once, all or nothing; a problem names its entry (body.entries.<i>.<field>) (permission: content:write) */
   'POST /api/collections/:collection/batch': {
     params: { collection: string };
-    query: never;
+    query: {
+      /** A locale's code (GET /api/locales); default: the default locale. Unknown: 400 VALIDATION_ERROR */
+      locale?: string;
+    };
     body: { entries: Record<string, unknown>[]; [key: string]: unknown };
     response: { items: ApiSchemas['Entry'][] };
     errors: ApiErrorCode;

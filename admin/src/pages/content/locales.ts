@@ -4,6 +4,9 @@
 import { remote, type ApiSchemas } from '../../lib/remote';
 import { session } from '../../lib/session.svelte';
 import type { Collection, Entry, Field } from './content';
+import { entryOutOfDate } from './locale-times';
+
+export { entryOutOfDate, isOutOfDate, localeUpdatedAt } from './locale-times';
 
 export type Locale = ApiSchemas['Locale'];
 
@@ -69,24 +72,6 @@ export interface LocaleState {
 }
 
 /**
- * The time a locale's version of an entry was last written, when the server answers it: `_localeUpdatedAt` on an
- * answer in a locale (proposed, not yet on the wire; see docs/features/localisation.md, "Admin UI"). Null otherwise.
- */
-export function localeUpdatedAt(e: Entry | undefined): number | null {
-  const v = e?._localeUpdatedAt;
-  const t = typeof v === 'string' || typeof v === 'number' ? new Date(v).getTime() : NaN;
-  return Number.isFinite(t) ? t : null;
-}
-
-/**
- * "Out of date": a translation (an entry's own version in a non-default locale) whose source (the default locale's
- * version) was written after it. Both times must be known; when either is missing nothing is claimed.
- */
-export function isOutOfDate(sourceWrittenAt: number | null, translationWrittenAt: number | null): boolean {
-  return sourceWrittenAt !== null && translationWrittenAt !== null && sourceWrittenAt > translationWrittenAt;
-}
-
-/**
  * The translation status of each entry of a page: `byLocale` holds the same page read in each locale (the default's
  * read first). A locale is "exists" when the entry's `_locales` names it (the default always); its status is the
  * answer's `status` in that locale.
@@ -94,7 +79,6 @@ export function isOutOfDate(sourceWrittenAt: number | null, translationWrittenAt
 export function translationStates(id: string, locales: Locale[], byLocale: Map<string, Entry[]>): LocaleState[] {
   const def = locales.find((l) => l.isDefault)?.code;
   const sourceEntry = def ? byLocale.get(def)?.find((e) => e._id === id) : undefined;
-  const sourceTime = localeUpdatedAt(sourceEntry);
   return locales.map((l) => {
     const e = byLocale.get(l.code)?.find((x) => x._id === id);
     const codes = Array.isArray(e?._locales) ? (e!._locales as string[]) : [];
@@ -103,7 +87,8 @@ export function translationStates(id: string, locales: Locale[], byLocale: Map<s
       code: l.code,
       exists,
       status: exists ? (e?.status ?? 'draft') : 'missing',
-      outOfDate: exists && !l.isDefault && isOutOfDate(sourceTime, localeUpdatedAt(e)),
+      // Every answer carries the times of all the entry's locales: the default locale's read says it.
+      outOfDate: exists && !l.isDefault && entryOutOfDate(sourceEntry ?? e, l.code, def),
     };
   });
 }
