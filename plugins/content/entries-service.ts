@@ -15,6 +15,7 @@ import { Revision } from './models/revision.js';
 import type { RichTextSanitizer } from './rich-text-pool.js';
 import { EntryLocales } from './entry-locales.js';
 import type { LocalesService } from './locales-service.js';
+import { EntryHooks } from './entry-hooks.js';
 
 export type { ContentEvent, Entry, EntryChange, EntryList } from './entry-shape.js';
 
@@ -35,6 +36,8 @@ export class EntriesService {
   private readonly announcer: EntryAnnouncer;
   /** Singletons' GET|PUT .../single (entry-single.ts). */
   readonly single: EntrySingles;
+  /** Publish guards and answer decorators other plugins add (entry-hooks.ts; review stages use them). */
+  readonly hooks = new EntryHooks();
 
   constructor(
     sequelize: Sequelize,
@@ -51,10 +54,10 @@ export class EntriesService {
   ) {
     const localised = new EntryLocales(sequelize, locales);
     this.revisionLog = new EntryRevisions(sequelize, modelsOf(sequelize.models, { Revision }).Revision);
-    this.reads = new EntryReads(sequelize, collections, lists, this.revisionLog, media, localised);
+    this.reads = new EntryReads(sequelize, collections, lists, this.revisionLog, media, localised, this.hooks);
     this.announcer = new EntryAnnouncer(lists, events, logger);
     const slugs = new EntrySlugs(sequelize);
-    this.writes = new EntryBulkWrites(sequelize, collections, slugs, this.revisionLog, this.announcer, richText, localised);
+    this.writes = new EntryBulkWrites(sequelize, collections, slugs, this.revisionLog, this.announcer, richText, localised, this.hooks);
     this.single = new EntrySingles(collections, this.writes, this.reads);
   }
 

@@ -13,6 +13,7 @@ import { selectKeys, selectedKeys } from './field-selection.js';
 import { parsePopulate, populate, shownCollections, type PopulateDeps, type PopulateTree } from './populate.js';
 import { fillInverses, type InverseScope } from './relation-inverse.js';
 import { localeStatusWhere, type EntryLocales } from './entry-locales.js';
+import type { EntryHooks } from './entry-hooks.js';
 
 /** How one entry is read: `fields=` and `populate=`. */
 export interface ReadOptions {
@@ -41,6 +42,7 @@ export class EntryReads {
     private readonly revisionLog: EntryRevisions,
     media: PopulateDeps['media'] = () => undefined,
     readonly localised?: EntryLocales,
+    private readonly hooks?: EntryHooks,
   ) {
     this.reader = new ListReader(sequelize);
     this.populateDeps = {
@@ -115,6 +117,7 @@ export class EntryReads {
       await this.localised?.localise(c, items, identity.tenantId, locale, !seesAll(identity));
       if (tree) await populate(this.populateDeps, c, items, tree, identity);
       if (keys) for (let i = 0; i < items.length; i++) items[i] = selectKeys(items[i]!, keys);
+      await this.hooks?.decorate(name, identity.tenantId, items);
       return { items, total: await started.total, page: query.page, limit: query.limit };
     };
     // Populated media has no version token to tag the list with: such lists are read every time.
@@ -155,7 +158,9 @@ export class EntryReads {
   ): Promise<Entry> {
     await fillInverses(c, [entry], this.inverseScope(identity));
     if (how.tree) await populate(this.populateDeps, c, [entry], how.tree, identity);
-    return selectKeys(entry, how.keys);
+    const shaped = selectKeys(entry, how.keys);
+    await this.hooks?.decorate(c.name, identity.tenantId, [shaped]);
+    return shaped;
   }
 
   /** Entries by id as `identity` may read them (published only without content:write), by id; unknown ids are left out. */
@@ -166,6 +171,7 @@ export class EntryReads {
     );
     await fillInverses(c, found, this.inverseScope(identity));
     await this.localised?.localise(c, found, identity.tenantId, undefined, !seesAll(identity));
+    await this.hooks?.decorate(name, identity.tenantId, found);
     return new Map(found.map((e) => [e._id, e]));
   }
 
