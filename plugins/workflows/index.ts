@@ -36,7 +36,7 @@ export default definePlugin(() => {
         max: 10_000,
       });
       const mail = new StageMail({
-        mailer: () => (optional(cradle, 'mailer' as never) as MailerLike | undefined),
+        mailer: () => optional(cradle, 'mailer' as never) as MailerLike | undefined,
         users: async (tenantId, page, limit) => {
           const listed = await users()?.list(tenantId, { page, limit });
           return listed ? { items: listed.items as unknown as ListedUser[], total: listed.total } : undefined;

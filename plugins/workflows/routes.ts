@@ -11,7 +11,12 @@ const tags = ['workflows'];
 const name = z.string().trim().min(1).max(64);
 const stage = z.strictObject({
   name,
-  roles: z.array(name).min(1).max(50).optional().describe('The roles allowed to move entries into this stage (absent: anyone with content:write; administrators always)'),
+  roles: z
+    .array(name)
+    .min(1)
+    .max(50)
+    .optional()
+    .describe('The roles allowed to move entries into this stage (absent: anyone with content:write; administrators always)'),
 });
 const fields = {
   name: z.string().trim().min(1).max(191),
@@ -21,7 +26,9 @@ const fields = {
     .transform((c) => [...new Set(c)])
     .describe('Collections following this workflow; a collection follows at most one (another: 409 CONFLICT)'),
   stages: z.array(stage).min(1).max(20).describe('The stages in order; a new entry starts in the first'),
-  publishStage: name.describe('Entries are published from this stage only (else 409 WORKFLOW_STAGE_REQUIRED); absent: publishing is not tied to a stage'),
+  publishStage: name.describe(
+    'Entries are published from this stage only (else 409 WORKFLOW_STAGE_REQUIRED); absent: publishing is not tied to a stage',
+  ),
 };
 const workflowView = z
   .object({

@@ -103,10 +103,13 @@ export class WorkflowStore {
   /** Replaces the workflow; the stages of entries of collections it no longer holds are dropped. */
   async update(tenantId: string, id: string, input: WorkflowInput, before: WorkflowRecord): Promise<WorkflowRecord> {
     await this.sequelize().transaction(async (transaction) => {
-      await this.sequelize().query('UPDATE cms_workflows SET name = ?, stages = ?, publish_stage = ?, updated_at = ? WHERE id = ? AND tenant_id = ?', {
-        replacements: [input.name, JSON.stringify(input.stages), input.publishStage ?? null, Date.now(), id, tenantId],
-        transaction,
-      });
+      await this.sequelize().query(
+        'UPDATE cms_workflows SET name = ?, stages = ?, publish_stage = ?, updated_at = ? WHERE id = ? AND tenant_id = ?',
+        {
+          replacements: [input.name, JSON.stringify(input.stages), input.publishStage ?? null, Date.now(), id, tenantId],
+          transaction,
+        },
+      );
       await this.sequelize().query('DELETE FROM cms_workflow_collections WHERE tenant_id = ? AND workflow_id = ?', {
         replacements: [tenantId, id],
         transaction,

@@ -164,17 +164,26 @@ export class WorkflowsService {
     const entries = this.deps.entries();
     const entry = await entries.get(collection, entryId, identity);
     const target = workflow.stages.find((s) => s.name === stage);
-    if (!target) throw new ValidationError(`No stage '${stage}' in the workflow '${workflow.name}'`, [{ path: 'body.stage', message: 'unknown stage' }]);
+    if (!target)
+      throw new ValidationError(`No stage '${stage}' in the workflow '${workflow.name}'`, [
+        { path: 'body.stage', message: 'unknown stage' },
+      ]);
     if (target.roles && !isAdmin(identity) && !target.roles.includes(identity.role))
       throw new ForbiddenError(`Only ${target.roles.join(', ')} may move entries into the stage '${stage}'`);
     const previous = String(entry._stage);
     if (previous === stage) return { entry, previous };
     await this.write(tenantId, collection, entryId, stage, identity.userId);
-    await entries.invalidateLists(tenantId, collection).catch((err: unknown) => this.deps.logger.warn({ err }, 'stage changed, lists not invalidated'));
+    await entries
+      .invalidateLists(tenantId, collection)
+      .catch((err: unknown) => this.deps.logger.warn({ err }, 'stage changed, lists not invalidated'));
     const moved = { ...entry, _stage: stage } as Entry;
     const event: StageChangeEvent = { tenantId, collection, entry: moved, userId: identity.userId, stage, previousStage: previous };
-    await this.deps.events.publish(STAGE_CHANGED, event).catch((err: unknown) => this.deps.logger.warn({ err }, 'on:stage_change not published'));
-    void this.deps.mail.announce(workflow, event).catch((err: unknown) => this.deps.logger.warn({ err, collection }, 'stage change not mailed'));
+    await this.deps.events
+      .publish(STAGE_CHANGED, event)
+      .catch((err: unknown) => this.deps.logger.warn({ err }, 'on:stage_change not published'));
+    void this.deps.mail
+      .announce(workflow, event)
+      .catch((err: unknown) => this.deps.logger.warn({ err, collection }, 'stage change not mailed'));
     return { entry: moved, previous };
   }
 

@@ -25,7 +25,11 @@ async function startSmtp(): Promise<{ port: number; inbox: Received[]; close(): 
     onData(stream, _session, callback) {
       simpleParser(stream).then(
         (mail) => {
-          inbox.push({ to: (Array.isArray(mail.to) ? mail.to[0] : mail.to)?.text ?? '', subject: mail.subject ?? '', text: mail.text ?? '' });
+          inbox.push({
+            to: (Array.isArray(mail.to) ? mail.to[0] : mail.to)?.text ?? '',
+            subject: mail.subject ?? '',
+            text: mail.text ?? '',
+          });
           callback();
         },
         (err) => callback(err),
@@ -84,8 +88,18 @@ for (const variant of DB_VARIANTS) {
       }
     });
     const workflow = async (body: Record<string, unknown> = {}) =>
-      dataOf(await admin().post('/api/workflows', { name: 'Editorial', collections: ['posts'], stages: STAGES, publishStage: 'approved', ...body }), 201);
-    const post = async (body: Record<string, unknown> = {}) => dataOf(await editor().post('/api/collections/posts', { title: 'Hello', ...body }), 201);
+      dataOf(
+        await admin().post('/api/workflows', {
+          name: 'Editorial',
+          collections: ['posts'],
+          stages: STAGES,
+          publishStage: 'approved',
+          ...body,
+        }),
+        201,
+      );
+    const post = async (body: Record<string, unknown> = {}) =>
+      dataOf(await editor().post('/api/collections/posts', { title: 'Hello', ...body }), 201);
     const move = (id: string, stage: string, who = editor()) => who.put(`/api/collections/posts/${id}/stage`, { stage });
 
     it('creates, lists, changes and deletes a workflow; refuses bad shapes with 400 and a second workflow of a collection with 409', async function () {
@@ -97,7 +111,10 @@ for (const variant of DB_VARIANTS) {
       expect((await dataOf(await as(t, 'viewer').get('/api/workflows'))).map((w: any) => w._id)).to.deep.equal([made._id]);
       await failureOf(await editor().post('/api/workflows', { name: 'x', collections: [], stages: [{ name: 'a' }] }), 403);
       const bad = async (body: Record<string, unknown>, path: string) => {
-        const res = await failureOf(await admin().post('/api/workflows', { name: 'Bad', collections: ['notes'], stages: [{ name: 'a' }], ...body }), 400);
+        const res = await failureOf(
+          await admin().post('/api/workflows', { name: 'Bad', collections: ['notes'], stages: [{ name: 'a' }], ...body }),
+          400,
+        );
         expect(res.error).to.equal('VALIDATION_ERROR');
         expect(JSON.stringify(res)).to.contain(path);
       };
@@ -105,12 +122,19 @@ for (const variant of DB_VARIANTS) {
       await bad({ publishStage: 'b' }, 'body.publishStage');
       await bad({ collections: ['nope'] }, 'body.collections.0');
       await bad({ stages: [{ name: 'a', roles: ['no-such-role'] }] }, 'body.stages.0.roles.0');
-      const taken = await failureOf(await admin().post('/api/workflows', { name: 'Other', collections: ['posts'], stages: [{ name: 'a' }] }), 409);
+      const taken = await failureOf(
+        await admin().post('/api/workflows', { name: 'Other', collections: ['posts'], stages: [{ name: 'a' }] }),
+        409,
+      );
       expect(taken.error).to.equal('CONFLICT');
-      const changed = await dataOf(await admin().patch(`/api/workflows/${made._id}`, { name: 'Renamed', publishStage: null, collections: ['posts', 'notes'] }));
+      const changed = await dataOf(
+        await admin().patch(`/api/workflows/${made._id}`, { name: 'Renamed', publishStage: null, collections: ['posts', 'notes'] }),
+      );
       expect(changed).to.include({ name: 'Renamed' }).and.not.have.property('publishStage');
       expect(changed.collections).to.deep.equal(['notes', 'posts']);
-      expect((await failureOf(await admin().patch(`/api/workflows/${made._id}`, { publishStage: 'nope' }), 400)).error).to.equal('VALIDATION_ERROR');
+      expect((await failureOf(await admin().patch(`/api/workflows/${made._id}`, { publishStage: 'nope' }), 400)).error).to.equal(
+        'VALIDATION_ERROR',
+      );
       await dataOf(await admin().delete(`/api/workflows/${made._id}`));
       expect(await dataOf(await admin().get('/api/workflows'))).to.deep.equal([]);
     });
@@ -123,7 +147,10 @@ for (const variant of DB_VARIANTS) {
       await failureOf(await admin('other').delete(`/api/workflows/${made._id}`), 404);
       // The other tenant's posts are in no workflow; the first tenant's entry is not found there.
       expect((await failureOf(await move(entry._id, 'review', admin('other')), 409)).error).to.equal('CONFLICT');
-      const theirs = await dataOf(await admin('other').post('/api/workflows', { name: 'Theirs', collections: ['posts'], stages: [{ name: 'x' }] }), 201);
+      const theirs = await dataOf(
+        await admin('other').post('/api/workflows', { name: 'Theirs', collections: ['posts'], stages: [{ name: 'x' }] }),
+        201,
+      );
       await failureOf(await move(entry._id, 'x', admin('other')), 404);
       const other = await dataOf(await admin('other').post('/api/collections/posts', { title: 'Elsewhere' }), 201);
       expect(other._stage).to.equal('x');
@@ -152,7 +179,9 @@ for (const variant of DB_VARIANTS) {
       await failureOf(await as(t, 'viewer').put(`/api/collections/posts/${entry._id}/stage`, { stage: 'review' }), 403);
       const note = await dataOf(await editor().post('/api/collections/notes', { title: 'n' }), 201);
       expect(note).to.not.have.property('_stage');
-      expect((await failureOf(await editor().put(`/api/collections/notes/${note._id}/stage`, { stage: 'review' }), 409)).error).to.equal('CONFLICT');
+      expect((await failureOf(await editor().put(`/api/collections/notes/${note._id}/stage`, { stage: 'review' }), 409)).error).to.equal(
+        'CONFLICT',
+      );
     });
 
     it('refuses publishing outside the publish stage on every path, administrators included, and publishes from it', async function () {
@@ -160,7 +189,9 @@ for (const variant of DB_VARIANTS) {
       const required = async (res: Awaited<ReturnType<ReturnType<typeof admin>['get']>>) =>
         expect((await failureOf(res, 409)).error).to.equal('WORKFLOW_STAGE_REQUIRED');
       await required(await admin().post('/api/collections/posts', { title: 'x', status: 'published' }));
-      await required(await admin().post('/api/collections/posts/batch', { entries: [{ title: 'a' }, { title: 'b', status: 'published' }] }));
+      await required(
+        await admin().post('/api/collections/posts/batch', { entries: [{ title: 'a' }, { title: 'b', status: 'published' }] }),
+      );
       const entry = await post();
       await required(await admin().patch(`/api/collections/posts/${entry._id}/status`, { status: 'published' }));
       await required(await admin().patch(`/api/collections/posts/${entry._id}`, { title: 'y', status: 'published' }));
@@ -182,7 +213,9 @@ for (const variant of DB_VARIANTS) {
       expect((await dataOf(await admin().get(`/api/collections/posts/${entry._id}`))).status).to.equal('draft');
       expect(await dataOf(await editor().get(`/api/collections/posts/${entry._id}/schedule`))).to.include({ publishAt: null });
       await dataOf(await move(entry._id, 'approved', admin()));
-      expect((await dataOf(await editor().patch(`/api/collections/posts/${entry._id}/status`, { status: 'published' }))).status).to.equal('published');
+      expect((await dataOf(await editor().patch(`/api/collections/posts/${entry._id}/status`, { status: 'published' }))).status).to.equal(
+        'published',
+      );
       // Without a publish stage, publishing is not tied to one.
       const [w] = await dataOf(await admin().get('/api/workflows'));
       await dataOf(await admin().patch(`/api/workflows/${w._id}`, { publishStage: null }));
