@@ -13,6 +13,7 @@ import CollectionSchema from './content/CollectionSchema.svelte';
 import Components from './content/Components.svelte';
 import ComponentEditor from './content/ComponentEditor.svelte';
 import Entries from './content/Entries.svelte';
+import Board from './content/Board.svelte';
 import EntryEditor from './content/EntryEditor.svelte';
 import Locales from './content/Locales.svelte';
 import MediaLibrary from './media/MediaLibrary.svelte';
@@ -83,6 +84,7 @@ export const pages: Array<PageDef & { what?: string }> = [
   // Static segments before parameters (the first match wins); collection names cannot contain '-'.
   { path: '/admin/content/new-collection', title: 'New collection', component: CollectionSchema, permission: 'collections:manage' },
   { path: '/admin/content/:collection/schema', title: 'Collection schema', component: CollectionSchema, permission: 'collections:manage' },
+  { path: '/admin/content/:collection/board', title: 'Board', component: Board, permission: 'content:read' },
   { path: '/admin/content/:collection/new', title: 'New entry', component: EntryEditor, permission: 'content:write' },
   { path: '/admin/content/:collection/:id', title: 'Entry', component: EntryEditor, permission: 'content:read' },
   { path: '/admin/content/:collection', title: 'Entries', component: Entries, permission: 'content:read' },
