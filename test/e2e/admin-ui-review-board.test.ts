@@ -29,6 +29,7 @@ describe('admin UI: review board', function () {
         publishStage: 'approved',
       });
       entryId = (await api('POST', '/api/collections/posts', { title: 'First post' }))._id;
+      await api('POST', '/api/collections', { name: 'notes', fields: [{ name: 'title', type: 'text' }] });
     },
   });
   const stageOf = async () => (await api('GET', `/api/collections/posts/${entryId}`))._stage;
@@ -54,5 +55,24 @@ describe('admin UI: review board', function () {
     await line.waitFor();
     expect(await line.getByLabel('Review stage').inputValue()).to.equal('review');
     expect(await line.innerText()).to.contain('Entries are published from the stage approved.');
+  });
+
+  it('creates a workflow on the Review stages page; a collection in another workflow is refused in words', async function () {
+    const page = await openAdminPage(b, t, 'workflows', 'Review stages');
+    await page.getByRole('button', { name: 'New workflow' }).click();
+    const form = page.getByRole('form', { name: 'New workflow' });
+    await form.getByLabel('Name').fill('Notes review');
+    await form.getByLabel('posts').check();
+    await form.getByLabel('Stages, in order').fill('written\nchecked: admin');
+    await form.getByLabel('Publish stage').selectOption('checked');
+    await form.getByRole('button', { name: 'Save workflow' }).click();
+    await form.getByRole('alert').filter({ hasText: "'posts' is already in another workflow" }).waitFor();
+    await form.getByLabel('posts').uncheck();
+    await form.getByLabel('notes').check();
+    await form.getByRole('button', { name: 'Save workflow' }).click();
+    await page.locator('li[data-workflow="Notes review"]').waitFor();
+    const made = (await api('GET', '/api/workflows')).find((w: any) => w.name === 'Notes review');
+    expect(made).to.deep.include({ collections: ['notes'], publishStage: 'checked' });
+    expect(made.stages).to.deep.equal([{ name: 'written' }, { name: 'checked', roles: ['admin'] }]);
   });
 });

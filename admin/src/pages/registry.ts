@@ -29,6 +29,7 @@ import ImportData from './data/ImportData.svelte';
 import SyncData from './data/SyncData.svelte';
 import Settings from './settings/Settings.svelte';
 import Webhooks from './settings/Webhooks.svelte';
+import Workflows from './settings/Workflows.svelte';
 
 export interface PageDef {
   /** Path pattern under the app, `:name` for a parameter: `/admin/content/:collection`. */
@@ -128,6 +129,13 @@ export const pages: Array<PageDef & { what?: string }> = [
     title: 'Webhooks',
     component: Webhooks,
     nav: { label: 'Webhooks', icon: 'system', order: 76 },
+    permission: 'system:settings',
+  },
+  {
+    path: '/admin/workflows',
+    title: 'Review stages',
+    component: Workflows,
+    nav: { label: 'Review stages', icon: 'system', order: 77 },
     permission: 'system:settings',
   },
 ];
