@@ -16,6 +16,7 @@ import type { RichTextSanitizer } from './rich-text-pool.js';
 import { EntryLocales } from './entry-locales.js';
 import { DraftStore, EntryDrafts } from './entry-drafts.js';
 import type { LocalesService } from './locales-service.js';
+import { EntryHooks } from './entry-hooks.js';
 
 export type { ContentEvent, Entry, EntryChange, EntryList } from './entry-shape.js';
 
@@ -36,6 +37,8 @@ export class EntriesService {
   private readonly announcer: EntryAnnouncer;
   /** Singletons' GET|PUT .../single (entry-single.ts). */
   readonly single: EntrySingles;
+  /** Publish guards and answer decorators other plugins add (entry-hooks.ts; review stages use them). */
+  readonly hooks = new EntryHooks();
 
   constructor(
     sequelize: Sequelize,
@@ -53,10 +56,20 @@ export class EntriesService {
     const localised = new EntryLocales(sequelize, locales);
     const drafts = new DraftStore(sequelize);
     this.revisionLog = new EntryRevisions(sequelize, modelsOf(sequelize.models, { Revision }).Revision);
-    this.reads = new EntryReads(sequelize, collections, lists, this.revisionLog, media, localised, drafts);
+    this.reads = new EntryReads(sequelize, collections, lists, this.revisionLog, media, localised, drafts, this.hooks);
     this.announcer = new EntryAnnouncer(lists, events, logger);
     const slugs = new EntrySlugs(sequelize);
-    this.writes = new EntryBulkWrites(sequelize, collections, slugs, this.revisionLog, this.announcer, richText, localised, drafts);
+    this.writes = new EntryBulkWrites(
+      sequelize,
+      collections,
+      slugs,
+      this.revisionLog,
+      this.announcer,
+      richText,
+      localised,
+      drafts,
+      this.hooks,
+    );
     this.single = new EntrySingles(collections, this.writes, this.reads);
     this.drafts = new EntryDrafts(drafts, collections, this.writes, this.reads, this.announcer, richText);
     this.draftStore = drafts;

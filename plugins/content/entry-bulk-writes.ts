@@ -80,6 +80,7 @@ export class EntryBulkWrites extends EntryWrites {
         return out;
       });
       await this.localised?.localise(c, made, identity.tenantId, code);
+      await this.hooks?.decorate(name, identity.tenantId, made);
       return made;
     });
     await this.announcer.announceSafely(name, identity.tenantId, createEvents(name, entries, identity));
@@ -88,6 +89,7 @@ export class EntryBulkWrites extends EntryWrites {
 
   private async createManyIn(c: LoadedCollection, bodies: unknown[], identity: Identity, transaction: Transaction): Promise<Entry[]> {
     const inputs = bodies.map((body, i) => checkEntryInput(c, body, 'create', `body.entries.${i}`));
+    if (inputs.some((input) => input.status === 'published')) await this.guardPublish(c, identity.tenantId, null, transaction);
     for (const [i, input] of inputs.entries()) await this.checkRelations(c, input, identity.tenantId, `body.entries.${i}`, transaction);
     const now = Date.now();
     const rows = inputs.map((input) => newRow(c, input, identity, now));
@@ -173,6 +175,7 @@ export class EntryBulkWrites extends EntryWrites {
     const rows = batch.rows.map((r) => ({ ...r, slug: r.slug || r.id.slice(0, 8) }));
     let suffixes = new Map<string, number>();
     const entries = await this.sequelize.transaction(async (transaction) => {
+      if (rows.some((r) => r.status === 'published')) await this.guardPublish(c, tenantId, null, transaction);
       const taken = await this.takenSlugs(c, tenantId, rows, transaction);
       suffixes = await this.slugs.assignBatch(c, tenantId, rows, taken, transaction);
       await this.insertPreparedRows(c, rows, identity, now, transaction);

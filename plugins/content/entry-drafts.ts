@@ -272,6 +272,8 @@ export class EntryDrafts {
     const body: Record<string, unknown> = { status: 'published' };
     for (const f of c.fields) if (Object.hasOwn(d.data, f.name)) body[f.name] = d.data[f.name];
     if (typeof d.data.slug === 'string') body.slug = d.data.slug;
+    // Publishing a draft of a published entry is a publication too: review stages may refuse it (409 WORKFLOW_STAGE_REQUIRED).
+    if (before.status === 'published') await this.writes.assertMayPublish(name, identity.tenantId, id);
     const entry = await this.writes.update(name, id, body, identity, locale);
     // An entry published already: its update announced on:update only; publishing a draft is a publication too.
     if (before.status === 'published')

@@ -14,6 +14,7 @@ import { parsePopulate, populate, shownCollections, type PopulateDeps, type Popu
 import { fillInverses, type InverseScope } from './relation-inverse.js';
 import { localeStatusWhere, type EntryLocales } from './entry-locales.js';
 import type { DraftStore } from './entry-drafts.js';
+import type { EntryHooks } from './entry-hooks.js';
 
 /** How one entry is read: `fields=` and `populate=`. */
 export interface ReadOptions {
@@ -44,6 +45,7 @@ export class EntryReads {
     readonly localised?: EntryLocales,
     /** Working drafts (entry-drafts.ts): `hasDraft` on the answers of callers who see every entry. */
     private readonly drafts?: DraftStore,
+    private readonly hooks?: EntryHooks,
   ) {
     this.reader = new ListReader(sequelize);
     this.populateDeps = {
@@ -125,6 +127,7 @@ export class EntryReads {
       if (seesAll(identity)) await this.drafts?.mark(c, items, identity.tenantId, locale, this.defaultCode());
       if (tree) await populate(this.populateDeps, c, items, tree, identity, locale);
       if (keys) for (let i = 0; i < items.length; i++) items[i] = selectKeys(items[i]!, keys);
+      await this.hooks?.decorate(name, identity.tenantId, items);
       return { items, total: await started.total, page: query.page, limit: query.limit };
     };
     // Populated media has no version token to tag the list with: such lists are read every time.
@@ -170,7 +173,9 @@ export class EntryReads {
     await fillInverses(c, [entry], this.inverseScope(identity));
     if (seesAll(identity)) await this.drafts?.mark(c, [entry], identity.tenantId, how.locale, this.defaultCode());
     if (how.tree) await populate(this.populateDeps, c, [entry], how.tree, identity, how.locale);
-    return selectKeys(entry, how.keys);
+    const shaped = selectKeys(entry, how.keys);
+    await this.hooks?.decorate(c.name, identity.tenantId, [shaped]);
+    return shaped;
   }
 
   /**
@@ -186,6 +191,7 @@ export class EntryReads {
     await fillInverses(c, found, this.inverseScope(identity));
     await this.localised?.localise(c, found, identity.tenantId, choice, !seesAll(identity));
     if (!seesAll(identity) && !rowStatus) found = found.filter((e) => e.status === 'published');
+    await this.hooks?.decorate(name, identity.tenantId, found);
     return new Map(found.map((e) => [e._id, e]));
   }
 

@@ -16,6 +16,7 @@ import { ENTRY_EVENTS } from './public.js';
 import { localizedFields, type EntryLocales } from './entry-locales.js';
 import { columnName, fromColumn } from './field-types.js';
 import type { DraftStore } from './entry-drafts.js';
+import type { EntryHooks } from './entry-hooks.js';
 
 /** The events of an update: on:update, and on:status_change when the status moved. */
 function updateEvents(name: string, entry: Entry, before: Entry, identity: Identity): Array<[string, ContentEvent]> {
@@ -70,7 +71,22 @@ export class EntryWrites {
     protected readonly localised?: EntryLocales,
     /** Working drafts (entry-drafts.ts): deleted with their entries. */
     protected readonly drafts?: DraftStore,
+    /** Publish guards and answer decorators (entry-hooks.ts). */
+    protected readonly hooks?: EntryHooks,
   ) {}
+
+  /** Asks the publish guards (entry-hooks.ts) when a write makes an entry published; a refusal rolls the write back. */
+  protected async guardPublish(c: LoadedCollection, tenantId: string, entryId: string | null, transaction?: Transaction): Promise<void> {
+    await this.hooks?.beforePublish({ tenantId, collection: c.name, entryId, transaction });
+  }
+
+  /**
+   * Asks the publish guards before a publication that is no status change: a working draft of an entry published
+   * already (entry-drafts.ts). A write that makes an entry published asks them itself, inside its transaction.
+   */
+  async assertMayPublish(name: string, tenantId: string, entryId: string): Promise<void> {
+    await this.guardPublish(await this.collections.get(name), tenantId, entryId);
+  }
 
   /** Runs a write against the schema; a refused input is tried once more if the schema changed meanwhile. */
   async withSchema<T>(name: string, run: (c: LoadedCollection) => Promise<T>): Promise<T> {
@@ -132,6 +148,7 @@ export class EntryWrites {
     const id = randomUUID();
     const now = Date.now();
     const split = locale ? splitCreate(c, input) : null;
+    if (input.status === 'published') await this.guardPublish(c, identity.tenantId, null, transaction);
     const row = {
       id,
       tenant_id: identity.tenantId,
@@ -236,6 +253,7 @@ export class EntryWrites {
       const own = this.ownLocale(c, code);
       const made = await this.sequelize.transaction((transaction) => this.created(c, clean, identity, 'body', transaction, own));
       await this.localised?.localise(c, [made], identity.tenantId, code);
+      await this.hooks?.decorate(name, identity.tenantId, [made]);
       return made;
     });
     await this.announcer.announceSafely(name, identity.tenantId, createEvents(name, [entry], identity));
@@ -259,6 +277,7 @@ export class EntryWrites {
     return this.withSchema(name, async (c) => {
       const entry = await this.updated(c, id, body, identity, this.ownLocale(c, code), unset, ifVersion);
       await this.localised?.localise(c, [entry], identity.tenantId, code);
+      await this.hooks?.decorate(name, identity.tenantId, [entry]);
       return entry;
     });
   }
@@ -330,6 +349,8 @@ export class EntryWrites {
       const base = input.slug !== undefined ? slugify(input.slug) || before.slug : before.slug;
       await this.slugs.write(c, identity.tenantId, base, write, 'body', transaction);
       const previous = localeWrite ? await localeWrite.write(transaction) : undefined;
+      const publishes = localeWrite ? localeWrite.status === 'published' && previous !== 'published' : input.status === 'published';
+      if (publishes && (localeWrite || before.status !== 'published')) await this.guardPublish(c, identity.tenantId, id, transaction);
       const written = toEntry(c, await entryRow(c, id, identity.tenantId, transaction));
       // A write in a locale records a revision of that locale: the entry as answered there, its status that version's.
       if (locale && localeWrite) {

@@ -9,6 +9,9 @@ import { localeInput, localePatch, type LocaleDefinition, type LocalesService } 
 import { listQuerySchema, STATUSES, type EntryStatus } from './list-query.js';
 import type { PreparedRow } from './prepared-row.js';
 
+/** A batch of entries to create (createMany): 1 to 100 objects. */
+const ENTRY_BATCH = z.array(z.record(z.string(), z.unknown())).min(1).max(100);
+
 export type CollectionInfo = ReturnType<typeof describeCollection>;
 export type ComponentInfo = ReturnType<typeof describeComponent>;
 export interface EntryList {
@@ -183,8 +186,7 @@ export class LocalClient {
       },
       createMany: async (data: Array<Record<string, unknown>>, options: { locale?: string } = {}): Promise<Entry[]> => {
         this.assertPermissions('content:write');
-        const entries = parse(z.array(z.record(z.string(), z.unknown())).min(1).max(100), data, 'entries');
-        return service.createMany(collection, entries, identity, options.locale);
+        return service.createMany(collection, parse(ENTRY_BATCH, data, 'entries'), identity, options.locale);
       },
       /**
        * Bulk creation of rows prepared off the event loop (the importers' worker task; see

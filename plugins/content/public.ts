@@ -17,6 +17,11 @@ export type { CollectionsService, LoadedCollection } from './collections-service
 export type { FieldDefinition } from './field-types.js';
 export type { CollectionInfo, ContentClientFactory, LocalClient } from './local-client.js';
 /**
+ * The hooks of `entries.hooks` (entry-hooks.ts): publish guards asked before an entry becomes published on every write
+ * path, and decorators of entry answers (review stages add `_stage` and refuse publishing outside the publish stage).
+ */
+export type { EntryHooks, PublishCheck, PublishGuard, EntryDecorator } from './entry-hooks.js';
+/**
  * How field values are stored in a collection's table (column names and conversions), for plugins that
  * read or write rows directly inside a data-operation transaction (data migrations, backups).
  */

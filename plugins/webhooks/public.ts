@@ -2,20 +2,21 @@ import { defineEvent } from '../../kernel/sdk.js';
 import { USER_EVENTS } from '../auth/public.js';
 import { COLLECTION_EVENTS, ENTRY_EVENTS } from '../content/public.js';
 import { MEDIA_UPLOADED } from '../media/public.js';
+import { STAGE_CHANGED } from '../workflows/public.js';
 
 /**
  * The events a webhook subscribes to (API decisions, "Webhooks"): the spec's planned names. An event is
  * delivered when a plugin publishes it on the event bus with a `tenantId` in its payload; `ping` is sent
  * by POST /api/webhooks/:id/test only.
  */
-/** The names other plugins define are their constants (an event name is spelled once); the rest have no publisher yet. */
+/** The names other plugins define are their constants (an event name is spelled once). */
 export const WEBHOOK_EVENTS = [
   ENTRY_EVENTS.create,
   ENTRY_EVENTS.update,
   ENTRY_EVENTS.delete,
   ENTRY_EVENTS.publish,
   ENTRY_EVENTS.statusChange,
-  'on:stage_change',
+  STAGE_CHANGED,
   MEDIA_UPLOADED,
   USER_EVENTS.create,
   COLLECTION_EVENTS.create,

@@ -145,7 +145,8 @@ export type ApiErrorCode =
   | 'VALIDATION_ERROR'
   | 'WEBHOOK_DELIVERY_NOT_FOUND'
   | 'WEBHOOK_NOT_FOUND'
-  | 'WEBHOOK_URL_FORBIDDEN';
+  | 'WEBHOOK_URL_FORBIDDEN'
+  | 'WORKFLOW_STAGE_REQUIRED';
 
 /** The named schemas of the OpenAPI document (components.schemas). */
 export interface ApiSchemas {
@@ -294,6 +295,8 @@ export interface ApiSchemas {
     updatedAt: string;
     createdBy: string | null;
     updatedBy: string | null;
+    /** The entry's review stage, for collections in a workflow (docs/features/review-stages.md) */
+    _stage?: string;
     [key: string]: unknown;
   };
   EntryDraft: {
@@ -449,6 +452,7 @@ export interface ApiSchemas {
     /** Always empty in this version (rules are not enforced yet) */
     rules: ApiSchemas['RoleRule'][];
   };
+  StagedEntry: { _id: string; _stage: string; [key: string]: unknown };
   StoredAdminTheme: {
     density: 'compact' | 'cozy' | 'spacious';
     variant: 'flat' | 'bordered' | 'elevated';
@@ -668,6 +672,15 @@ export interface ApiSchemas {
     createdAt: string;
     nextAttemptAt: string | null;
   };
+  Workflow: {
+    _id: string;
+    name: string;
+    collections: string[];
+    stages: { name: string; roles?: string[] }[];
+    publishStage?: string;
+    createdAt: string;
+    updatedAt: string;
+  };
 }
 
 /**
@@ -813,6 +826,8 @@ export interface ApiRoutes {
   'DELETE /api/webhooks/:id': { params: { id: string }; query: never; body: never; response: { deleted: true }; errors: ApiErrorCode };
   /** Revokes a website token at once (permission: authenticated) */
   'DELETE /api/website-tokens/:id': { params: { id: string }; query: never; body: never; response: unknown; errors: ApiErrorCode };
+  /** Deletes a workflow; its collections' entries lose their stages (publishing is no longer tied to one) (permission: system:settings) */
+  'DELETE /api/workflows/:id': { params: { id: string }; query: never; body: never; response: { deleted: true }; errors: ApiErrorCode };
   /** The admin pages of enabled plugins the caller may see (sidebar order) (permission: authenticated) */
   'GET /api/admin-ui/pages': {
     params: never;
@@ -2132,6 +2147,8 @@ export interface ApiRoutes {
     }[];
     errors: ApiErrorCode;
   };
+  /** The tenant's workflows (review stages), by name (permission: content:read) */
+  'GET /api/workflows': { params: never; query: never; body: never; response: ApiSchemas['Workflow'][]; errors: ApiErrorCode };
   /** Renames one of the caller's passkeys (experimental) (permission: authenticated) */
   'PATCH /api/auth/passkeys/:id': {
     params: { id: string };
@@ -2449,6 +2466,26 @@ export interface ApiRoutes {
       enabled?: boolean;
     };
     response: ApiSchemas['Webhook'];
+    errors: ApiErrorCode;
+  };
+  /** Changes a workflow (the fields sent); checked as a creation is; entries of collections it no longer holds lose their stage (permission: system:settings) */
+  'PATCH /api/workflows/:id': {
+    params: { id: string };
+    query: never;
+    body: {
+      name?: string;
+      /** Collections following this workflow; a collection follows at most one (another: 409 CONFLICT) */
+      collections?: string[];
+      /** The stages in order; a new entry starts in the first */
+      stages?: {
+        name: string;
+        /** The roles allowed to move entries into this stage (absent: anyone with content:write; administrators always) */
+        roles?: string[];
+      }[];
+      /** null: publishing is no longer tied to a stage */
+      publishStage?: string | null;
+    };
+    response: ApiSchemas['Workflow'];
     errors: ApiErrorCode;
   };
   /** Translates strings, or the text fields of an entry, with the configured translation provider (permission: ai:translate) */
@@ -4272,6 +4309,26 @@ export interface ApiRoutes {
     response: { _id: string; name: string; token: string; expiresAt: string | null; permissions: string[] | null };
     errors: ApiErrorCode;
   };
+  /** Creates a workflow: its collections, stages (who may move entries into each) and publish stage (permission: system:settings) */
+  'POST /api/workflows': {
+    params: never;
+    query: never;
+    body: {
+      name: string;
+      /** Collections following this workflow; a collection follows at most one (another: 409 CONFLICT) */
+      collections: string[];
+      /** The stages in order; a new entry starts in the first */
+      stages: {
+        name: string;
+        /** The roles allowed to move entries into this stage (absent: anyone with content:write; administrators always) */
+        roles?: string[];
+      }[];
+      /** Entries are published from this stage only (else 409 WORKFLOW_STAGE_REQUIRED); absent: publishing is not tied to a stage */
+      publishStage?: string;
+    };
+    response: ApiSchemas['Workflow'];
+    errors: ApiErrorCode;
+  };
   /** Writes the entry's working draft: the fields sent change, the others keep the draft's values (made from the published ones) (permission: content:write) */
   'PUT /api/collections/:collection/:entryId/draft': {
     params: { collection: string; entryId: string };
@@ -4292,6 +4349,14 @@ export interface ApiRoutes {
     };
     body: { publishAt?: string | null; unpublishAt?: string | null; [key: string]: unknown };
     response: ApiSchemas['PublishSchedule'];
+    errors: ApiErrorCode;
+  };
+  /** Moves an entry to a review stage of its collection's workflow (permission: content:write) */
+  'PUT /api/collections/:collection/:entryId/stage': {
+    params: { collection: string; entryId: string };
+    query: never;
+    body: { stage: string };
+    response: ApiSchemas['StagedEntry'];
     errors: ApiErrorCode;
   };
   /** Lets callers without a session read the published entries of this collection (REST and GraphQL), or stops it (permission: collections:manage) */

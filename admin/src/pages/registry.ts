@@ -13,6 +13,7 @@ import CollectionSchema from './content/CollectionSchema.svelte';
 import Components from './content/Components.svelte';
 import ComponentEditor from './content/ComponentEditor.svelte';
 import Entries from './content/Entries.svelte';
+import Board from './content/Board.svelte';
 import EntryEditor from './content/EntryEditor.svelte';
 import Locales from './content/Locales.svelte';
 import MediaLibrary from './media/MediaLibrary.svelte';
@@ -29,6 +30,7 @@ import ImportData from './data/ImportData.svelte';
 import SyncData from './data/SyncData.svelte';
 import Settings from './settings/Settings.svelte';
 import Webhooks from './settings/Webhooks.svelte';
+import Workflows from './settings/Workflows.svelte';
 
 export interface PageDef {
   /** Path pattern under the app, `:name` for a parameter: `/admin/content/:collection`. */
@@ -84,6 +86,7 @@ export const pages: Array<PageDef & { what?: string }> = [
   // Static segments before parameters (the first match wins); collection names cannot contain '-'.
   { path: '/admin/content/new-collection', title: 'New collection', component: CollectionSchema, permission: 'collections:manage' },
   { path: '/admin/content/:collection/schema', title: 'Collection schema', component: CollectionSchema, permission: 'collections:manage' },
+  { path: '/admin/content/:collection/board', title: 'Board', component: Board, permission: 'content:read' },
   { path: '/admin/content/:collection/new', title: 'New entry', component: EntryEditor, permission: 'content:write' },
   { path: '/admin/content/:collection/:id', title: 'Entry', component: EntryEditor, permission: 'content:read' },
   { path: '/admin/content/:collection', title: 'Entries', component: Entries, permission: 'content:read' },
@@ -134,6 +137,13 @@ export const pages: Array<PageDef & { what?: string }> = [
     title: 'Webhooks',
     component: Webhooks,
     nav: { label: 'Webhooks', icon: 'system', order: 76 },
+    permission: 'system:settings',
+  },
+  {
+    path: '/admin/workflows',
+    title: 'Review stages',
+    component: Workflows,
+    nav: { label: 'Review stages', icon: 'system', order: 77 },
     permission: 'system:settings',
   },
 ];
