@@ -50,6 +50,19 @@ const LOCALE_FIELDS: GraphQLFieldConfigMap<Entry, GraphqlContext> = {
     description: 'The localized fields whose value came from a fallback locale',
   },
 };
+/**
+ * Editorial state: the review stage (collections in a workflow, docs/features/review-stages.md) and whether a working
+ * draft exists (collections with drafts, for callers who may write, docs/features/drafts.md); null otherwise.
+ * `hasDraft` is left out of a collection that has a field of that name.
+ */
+const stageField: GraphQLFieldConfigMap<Entry, GraphqlContext>[string] = {
+  type: GraphQLString,
+  description: "The entry's review stage (collections in a workflow); null otherwise",
+};
+const hasDraftField: GraphQLFieldConfigMap<Entry, GraphqlContext>[string] = {
+  type: GraphQLBoolean,
+  description: 'A working draft exists beside the published entry (collections with drafts, callers who may write); null otherwise',
+};
 const SYSTEM_FIELDS = ['_id', 'slug', 'status', 'syncId', 'version', 'createdAt', 'updatedAt', 'createdBy', 'updatedBy'];
 
 /** A select field is an enum (Post + Category) when its options are GraphQL names and the type name is free. */
@@ -212,6 +225,8 @@ export function buildCollectionTypes(
           updatedBy: { type: GraphQLID },
           // Every entry answers its locale (API decisions, "Locales").
           ...LOCALE_FIELDS,
+          _stage: stageField,
+          ...(c.fields.some((f) => f.name === 'hasDraft') ? {} : { hasDraft: hasDraftField }),
         };
         for (const f of c.fields) {
           fields[f.name] = {

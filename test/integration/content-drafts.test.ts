@@ -156,8 +156,15 @@ for (const variant of DB_VARIANTS) {
       expect((await failureOf(await as(t, 'viewer').get(draftOf(id)), 403)).error).to.equal('FORBIDDEN');
       // GraphQL, as the viewer and as an editor: the published values.
       for (const who of ['viewer', 'editor']) {
-        const data = await graphqlData(t, `{ post(_id: "${id}") { title } posts(limit: 100) { items { title } } }`, who);
+        const data = await graphqlData(
+          t,
+          `{ post(_id: "${id}") { title hasDraft } posts(limit: 100) { items { _id title hasDraft } } }`,
+          who,
+        );
         expect(data.post.title).to.equal('Public title');
+        // hasDraft: for callers who may write; null for the others.
+        expect(data.post.hasDraft).to.equal(who === 'editor' ? true : null);
+        expect(data.posts.items.find((e: any) => e._id === id).hasDraft).to.equal(who === 'editor' ? true : null);
         expect(JSON.stringify(data)).to.not.include('Secret draft title');
       }
       // A website token narrowed to content:read (a site's frontend).

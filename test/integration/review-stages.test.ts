@@ -4,7 +4,7 @@ import { QueryTypes } from 'sequelize';
 import { SMTPServer } from 'smtp-server';
 import type { AuditLog } from '../../kernel/audit.js';
 import type { PublishSchedules } from '../../plugins/content/publish-schedules.js';
-import { as, createCollections, dataOf, failureOf } from '../helpers/content.js';
+import { as, graphqlData, createCollections, dataOf, failureOf } from '../helpers/content.js';
 import { useIdentityKernel } from '../helpers/kernel.js';
 import { DB_VARIANTS } from '../helpers/services.js';
 import { until } from '../helpers/until.js';
@@ -167,6 +167,9 @@ for (const variant of DB_VARIANTS) {
       expect(listed.items.find((e: any) => e._id === entry._id)._stage).to.equal('draft');
       expect((await dataOf(await move(entry._id, 'review')))._stage).to.equal('review');
       expect((await dataOf(await editor().get(`/api/collections/posts/${entry._id}`)))._stage).to.equal('review');
+      const gql = await graphqlData(t, `{ post(_id: "${entry._id}") { _stage } posts(limit: 100) { items { _id _stage } } }`);
+      expect(gql.post._stage).to.equal('review');
+      expect(gql.posts.items.find((e: any) => e._id === entry._id)._stage).to.equal('review');
       // The list answered before is not served from the cache with the old stage.
       const again = await dataOf(await editor().get('/api/collections/posts'));
       expect(again.items.find((e: any) => e._id === entry._id)._stage).to.equal('review');
