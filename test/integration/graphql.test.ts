@@ -137,6 +137,8 @@ for (const variant of DB_VARIANTS) {
         _locale: 'String',
         _locales: null,
         _fallbackFields: null,
+        _stage: 'String',
+        hasDraft: 'Boolean',
         title: 'String',
         body: 'String',
         views: 'Float',
