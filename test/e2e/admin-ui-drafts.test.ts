@@ -75,5 +75,30 @@ for (const variant of DB_VARIANTS) {
       expect(await publicTitle()).to.equal('Typed into the draft');
       expect(await title(second).inputValue()).to.equal('Typed into the draft');
     });
+
+    it('the collection schema page switches drafts and sets the live preview address; a bad address is named', async function () {
+      const page = b.page.isClosed() ? await b.context.newPage() : b.page;
+      await signInWithApi(page.context(), t.url, ADA.email, PASSWORD);
+      const schemaOf = async () => {
+        const cookie = (await signInCookie(t, ADA.email, PASSWORD))!;
+        return (await (await t.request('/api/collections/articles/schema', { headers: { cookie } })).json()).data;
+      };
+      await page.goto(`${t.url}/admin/content/articles/schema`);
+      const drafts = page.getByRole('checkbox', { name: /Working drafts/ });
+      await until(async () => (await drafts.isChecked()) || undefined, 'the drafts switch shows the stored option');
+      const address = page.getByRole('textbox', { name: /Live preview address/ });
+      await address.fill('not an address');
+      await page.getByRole('button', { name: 'Save schema' }).click();
+      await page.locator('input[name="previewUrl"][aria-invalid="true"]').waitFor();
+      expect((await schemaOf()).previewUrl).to.equal(undefined);
+      await drafts.uncheck();
+      await address.fill('http://127.0.0.1:9/preview/{slug}?token={token}');
+      const saved = page.waitForResponse((r) => r.url().endsWith('/api/collections/articles/schema') && r.request().method() === 'PATCH');
+      await page.getByRole('button', { name: 'Save schema' }).click();
+      expect((await saved).status()).to.equal(200);
+      const schema = await schemaOf();
+      expect(schema.drafts).to.equal(undefined);
+      expect(schema.previewUrl).to.equal('http://127.0.0.1:9/preview/{slug}?token={token}');
+    });
   });
 }
