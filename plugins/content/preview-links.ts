@@ -12,7 +12,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { QueryTypes, type Sequelize } from 'sequelize';
 import type { MediaClientFactory } from '../media/public.js';
 import type { CollectionsService } from './collections-service.js';
-import { ValidationError } from '../../kernel/sdk.js';
+import { NotFoundError, ValidationError } from '../../kernel/sdk.js';
 import { EntryNotFoundError, PreviewExpiredError, PreviewNotFoundError } from './errors.js';
 import type { FieldDefinition } from './field-types.js';
 import type { ContentClientFactory } from './local-client.js';
@@ -49,7 +49,8 @@ export interface PreviewView {
   collection: { name: string; label: string; singular: string };
   /** The locale the entry is shown in. */
   locale: string;
-  entry: { id: string; slug: string; status: string; version: number; updatedAt: string; title: string };
+  /** `draft`: the values are the entry's working draft's (a collection with drafts), not the published ones. */
+  entry: { id: string; slug: string; status: string; version: number; updatedAt: string; title: string; draft: boolean };
   fields: PreviewField[];
   expiresAt: string;
 }
@@ -144,6 +145,15 @@ export class PreviewLinks {
       throw err;
     }
     const locale = String(entry._locale);
+    // A collection with working drafts previews the draft when the entry has one: what is being edited.
+    let draft = false;
+    if (collection.drafts) {
+      const edited = await entries.getDraft(link.entry_id, { locale }).catch((err: unknown) => {
+        if (err instanceof NotFoundError) return null;
+        throw err;
+      });
+      if (edited) [entry, draft] = [edited, true];
+    }
     const fields: PreviewField[] = [];
     for (const f of collection.fields) {
       if (f.name === '_source_import') continue;
@@ -159,6 +169,7 @@ export class PreviewLinks {
         version: entry.version,
         updatedAt: entry.updatedAt,
         title: titleOf(entry, collection.fields),
+        draft,
       },
       fields,
       expiresAt: new Date(Number(link.expires_at)).toISOString(),

@@ -131,6 +131,7 @@ export const previewRoutes: RouteDefinition[] = [
           version: z.number(),
           updatedAt: z.string(),
           title: z.string(),
+          draft: z.boolean().describe("The values are the entry's working draft's (a collection with drafts), not the published ones"),
         }),
         fields: z.array(previewField),
         expiresAt: z.string(),

@@ -80,6 +80,24 @@ for (const variant of DB_VARIANTS) {
       expect(((await gone.json()) as any).error).to.equal('PREVIEW_NOT_FOUND');
     });
 
+    it('in a collection with working drafts, shows the draft when the entry has one, else the published values', async function () {
+      await dataOf(await as(t, 'admin').patch('/api/collections/posts/schema', { drafts: true }));
+      try {
+        const live = await dataOf(await as(t, 'editor').post('/api/collections/posts', { title: 'Live letter', status: 'published' }), 201);
+        const link = await dataOf(await make(live._id), 201);
+        const before = await dataOf(await guest(`/api/preview/${link.token}`));
+        expect(before.entry).to.include({ title: 'Live letter', status: 'published', draft: false });
+        await dataOf(await as(t, 'editor').put(`/api/collections/posts/${live._id}/draft`, { title: 'Edited letter' }));
+        const during = await dataOf(await guest(`/api/preview/${link.token}`));
+        expect(during.entry).to.include({ title: 'Edited letter', status: 'published', draft: true });
+        expect(during.fields.find((f: { name: string }) => f.name === 'title').value).to.equal('Edited letter');
+        // Readers still get the published value.
+        expect((await dataOf(await as(t, 'viewer').get(`/api/collections/posts/${live._id}`))).title).to.equal('Live letter');
+      } finally {
+        await dataOf(await as(t, 'admin').patch('/api/collections/posts/schema', { drafts: false }));
+      }
+    });
+
     it('stores only a hash of the token, refuses a made-up or expired one, and drops links when the entry is deleted', async function () {
       const link = await dataOf(await make(draft._id, { expiresInHours: 1 }), 201);
       const sequelize = t.kernel.container.resolve<Sequelize>('sequelize');

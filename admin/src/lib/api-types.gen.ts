@@ -322,7 +322,16 @@ export interface ApiSchemas {
     collection: { name: string; label: string; singular: string };
     /** The locale the entry is shown in (the one the link was made in) */
     locale: string;
-    entry: { id: string; slug: string; status: string; version: number; updatedAt: string; title: string };
+    entry: {
+      id: string;
+      slug: string;
+      status: string;
+      version: number;
+      updatedAt: string;
+      title: string;
+      /** The values are the entry's working draft's (a collection with drafts), not the published ones */
+      draft: boolean;
+    };
     fields: {
       name: string;
       label: string;
