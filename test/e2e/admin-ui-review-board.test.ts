@@ -55,6 +55,17 @@ describe('admin UI: review board', function () {
     await line.waitFor();
     expect(await line.getByLabel('Review stage').inputValue()).to.equal('review');
     expect(await line.innerText()).to.contain('Entries are published from the stage approved.');
+    // Publishing outside the publish stage is refused in words; the entry stays a draft.
+    const refused = page.waitForResponse((r) => r.url().includes(`/api/collections/posts/${entryId}`) && r.request().method() === 'PATCH');
+    await page.getByRole('button', { name: 'Publish', exact: true }).click();
+    expect((await refused).status()).to.equal(409);
+    await page
+      .getByRole('alert')
+      .filter({
+        hasText: 'Not published: entries of this collection are published from the review stage approved, and this one is in review.',
+      })
+      .waitFor();
+    expect((await api('GET', `/api/collections/posts/${entryId}`)).status).to.equal('draft');
   });
 
   it('creates a workflow on the Review stages page; a collection in another workflow is refused in words', async function () {

@@ -64,6 +64,13 @@ export function errorInWords(err: unknown, fallback?: string): ErrorInWords {
     const details = err.issues.map(issueInWords).filter(Boolean);
     const known = BY_CODE[err.code];
     if (known) return { message: t(known), details, code: err.code };
+    // Review stages (docs/features/review-stages.md): the stages are named in the answer.
+    if (err.code === 'WORKFLOW_STAGE_REQUIRED' && typeof err.body.stage === 'string' && typeof err.body.publishStage === 'string')
+      return {
+        message: t('errors.workflowStageRequired', { stage: err.body.stage, publishStage: err.body.publishStage }),
+        details,
+        code: err.code,
+      };
     if (err.code === 'VALIDATION_ERROR' && details.length)
       return { message: t('errors.valuesNeedChanging', { count: details.length }), details, code: err.code };
     // The kernel's "Invalid request: body.x: …" summary repeats the issues with their paths: never shown raw.
