@@ -5,46 +5,15 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { simpleParser } from 'mailparser';
 import { QueryTypes } from 'sequelize';
-import { SMTPServer } from 'smtp-server';
 import { startTestKernel, useIdentityKernel } from '../helpers/kernel.js';
 import { createUsers } from '../helpers/users.js';
 import { responseCookie } from '../helpers/kernel.js';
 import { DB_VARIANTS } from '../helpers/services.js';
+import { startSmtp } from '../helpers/smtp-inbox.js';
 import { requireVariant } from '../helpers/services.js';
 
 const PASSWORD = 'correct horse battery';
 const cookie = responseCookie;
-
-interface Received {
-  to: string;
-  subject: string;
-  text: string;
-}
-
-/** A real SMTP server on loopback that keeps what it receives. */
-async function startSmtp(): Promise<{ port: number; inbox: Received[]; close(): Promise<void> }> {
-  const inbox: Received[] = [];
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS'],
-    onData(stream, _session, callback) {
-      simpleParser(stream).then(
-        (mail) => {
-          inbox.push({
-            to: (Array.isArray(mail.to) ? mail.to[0] : mail.to)?.text ?? '',
-            subject: mail.subject ?? '',
-            text: mail.text ?? '',
-          });
-          callback();
-        },
-        (err) => callback(err),
-      );
-    },
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.server.address() as { port: number }).port;
-  return { port, inbox, close: () => new Promise((resolve) => server.close(() => resolve())) };
-}
 
 async function waitFor<T>(probe: () => T | undefined, what: string, ms = 10000): Promise<T> {
   const deadline = Date.now() + ms;

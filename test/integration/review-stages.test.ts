@@ -1,45 +1,13 @@
 import { expect } from 'chai';
-import { simpleParser } from 'mailparser';
 import { QueryTypes } from 'sequelize';
-import { SMTPServer } from 'smtp-server';
 import type { AuditLog } from '../../kernel/audit.js';
 import type { PublishSchedules } from '../../plugins/content/publish-schedules.js';
 import { as, graphqlData, createCollections, dataOf, failureOf } from '../helpers/content.js';
 import { useIdentityKernel } from '../helpers/kernel.js';
 import { DB_VARIANTS } from '../helpers/services.js';
+import { startSmtp } from '../helpers/smtp-inbox.js';
 import { until } from '../helpers/until.js';
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
-
-interface Received {
-  to: string;
-  subject: string;
-  text: string;
-}
-
-/** A real SMTP server on loopback that keeps what it receives. */
-async function startSmtp(): Promise<{ port: number; inbox: Received[]; close(): Promise<void> }> {
-  const inbox: Received[] = [];
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS'],
-    onData(stream, _session, callback) {
-      simpleParser(stream).then(
-        (mail) => {
-          inbox.push({
-            to: (Array.isArray(mail.to) ? mail.to[0] : mail.to)?.text ?? '',
-            subject: mail.subject ?? '',
-            text: mail.text ?? '',
-          });
-          callback();
-        },
-        (err) => callback(err),
-      );
-    },
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.server.address() as { port: number }).port;
-  return { port, inbox, close: () => new Promise((resolve) => server.close(() => resolve())) };
-}
 
 const STAGES = [{ name: 'draft' }, { name: 'review' }, { name: 'approved', roles: ['admin'] }];
 
