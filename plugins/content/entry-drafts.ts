@@ -15,6 +15,7 @@ import type { CollectionsService, LoadedCollection } from './collections-service
 import type { EntryAnnouncer } from './entry-announcer.js';
 import { checkEntryInput, slugify } from './entry-input.js';
 import { localizedFields } from './entry-locales.js';
+import { parseObject } from './entry-locale-rows.js';
 import type { EntryReads } from './entry-reads.js';
 import type { Entry } from './entry-shape.js';
 import type { EntryWrites } from './entry-writes.js';
@@ -43,15 +44,6 @@ interface DraftKey {
   locale: string;
 }
 
-const parse = (text: unknown): Record<string, unknown> => {
-  try {
-    const v: unknown = typeof text === 'string' ? JSON.parse(text) : text;
-    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
-  } catch {
-    return {};
-  }
-};
-
 /** The draft table: plain statements keyed by (tenant, collection, entry, locale). */
 export class DraftStore {
   constructor(private readonly sequelize: Sequelize) {}
@@ -64,7 +56,7 @@ export class DraftStore {
     const r = rows[0];
     if (!r) return null;
     return {
-      data: parse(r.data),
+      data: parseObject(r.data),
       version: Number(r.version),
       baseVersion: Number(r.base_version),
       updatedBy: (r.updated_by as string | null) ?? null,

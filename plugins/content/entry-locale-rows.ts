@@ -16,7 +16,8 @@ export interface EntryLocaleVersion {
   status: string;
 }
 
-const parse = (text: unknown): Record<string, unknown> => {
+/** A stored JSON object (text, or already parsed by the driver); {} for anything else. */
+export const parseObject = (text: unknown): Record<string, unknown> => {
   try {
     const v: unknown = typeof text === 'string' ? JSON.parse(text) : text;
     return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
@@ -55,7 +56,7 @@ export async function readEntryLocaleVersions(
     );
     for (const r of rows) {
       const own = out.get(r.entry_id) ?? {};
-      own[r.locale] = { fields: parse(r.data), status: r.status };
+      own[r.locale] = { fields: parseObject(r.data), status: r.status };
       out.set(r.entry_id, own);
     }
   }
