@@ -1,3 +1,4 @@
+import { hasRuleFor, WRITE_ACTIONS, type AccessRule } from '../access-rules.js';
 import { AuthenticationRequiredError, ForbiddenError } from '../errors.js';
 /** Who is calling. Resolved once per request by the identity resolvers; guest when none matches. */
 export interface Identity {
@@ -8,6 +9,8 @@ export interface Identity {
   tenantId: string;
   /** Resolver-specific extras (session id, key id...). Never credential material. */
   meta?: Record<string, unknown>;
+  /** The rules of the identity's role (kernel/access-rules.ts), put here by the auth plugin; none without. */
+  rules?: readonly AccessRule[];
 }
 
 export const GUEST: Readonly<Identity> = Object.freeze({
@@ -52,7 +55,13 @@ export function hasPermission(identity: Identity, permission: string): boolean {
  * the guest role's public read of one collection). Routes opt in with `permissionScope`.
  */
 export function hasScopedPermission(identity: Identity, permission: string, scope: string | undefined): boolean {
-  return hasPermission(identity, permission) || (scope !== undefined && identity.permissions.includes(`${permission}:${scope}`));
+  if (hasPermission(identity, permission)) return true;
+  if (scope === undefined) return false;
+  if (identity.permissions.includes(`${permission}:${scope}`)) return true;
+  // A rule of the role is a grant of its collection and action (kernel/access-rules.ts): the content routes then apply it.
+  if (permission === 'content:read') return hasRuleFor(identity, scope, ['read']);
+  if (permission === 'content:write') return hasRuleFor(identity, scope, WRITE_ACTIONS);
+  return false;
 }
 
 /**

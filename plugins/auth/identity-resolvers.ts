@@ -8,8 +8,9 @@ import {
   type PluginBootContext,
   type ContainerServices,
   type IdentityResolver,
+  type AccessRule,
 } from '../../kernel/sdk.js';
-import { GUEST_GRANTS_CHANGED } from './public.js';
+import { GUEST_GRANTS_CHANGED, ROLE_CHANGED } from './public.js';
 import { clearSessionCookie, clientIp, SESSION_COOKIE } from './routes.js';
 import { auditAuth } from './audit-events.js';
 
@@ -142,5 +143,65 @@ export function guestGrants(
     on: [GUEST_GRANTS_CHANGED],
     keysOf: (event: BusEvent<{ tenantId: string }>) => (typeof event.payload?.tenantId === 'string' ? [event.payload.tenantId] : []),
     maxAgeMs: 60000,
+  });
+}
+
+/** The key of one role's rules in the followed copies: tenant and role name. */
+const ruleKey = (tenantId: string, role: string) => `${tenantId}\n${role}`;
+
+/** Roles that never carry rules: the admin role passes every check; API keys and admin-narrowed tokens act with their own permissions. */
+const WITHOUT_RULES = new Set(['admin', 'api-key', 'website-token']);
+
+/**
+ * The rules of the identities' roles (kernel/access-rules.ts): put on every identity a resolver of this
+ * plugin answers (HTTP and WebSocket alike), from copies kept a minute per tenant and role and dropped when
+ * the role changes on any instance (ROLE_CHANGED). A failed read fails the request: an identity without
+ * its rules would be allowed more than its role.
+ */
+export function roleRules(): {
+  follow(rules: FollowedEach<string, AccessRule[]>): void;
+  wrap(resolver: IdentityResolver): IdentityResolver;
+} {
+  let followed: FollowedEach<string, AccessRule[]> | null = null;
+  const attach = async (identity: Identity): Promise<Identity> => {
+    if (WITHOUT_RULES.has(identity.role)) return identity;
+    if (!followed) throw new Error('role rules read before boot');
+    const rules = await followed.get(ruleKey(identity.tenantId, identity.role));
+    return rules.length ? { ...identity, rules } : identity;
+  };
+  return {
+    follow(rules) {
+      followed = rules;
+    },
+    wrap(resolver) {
+      return {
+        ...resolver,
+        async resolve(ctx: Context) {
+          const identity = await resolver.resolve(ctx);
+          return identity ? attach(identity) : null;
+        },
+      };
+    },
+  };
+}
+
+/** The rules per tenant and role, followed across instances (read with the `users` service). */
+export function followedRoleRules(
+  followEach: PluginBootContext['followEach'],
+  users: { rulesOf(tenantId: string, role: string): Promise<AccessRule[]> },
+): FollowedEach<string, AccessRule[]> {
+  return followEach({
+    name: 'role rules',
+    load: (key: string) => {
+      const [tenantId, role] = key.split('\n') as [string, string];
+      return users.rulesOf(tenantId, role);
+    },
+    on: [ROLE_CHANGED],
+    keysOf: (event: BusEvent<{ tenantId: string; role: string }>) =>
+      typeof event.payload?.tenantId === 'string' && typeof event.payload.role === 'string'
+        ? [ruleKey(event.payload.tenantId, event.payload.role)]
+        : [],
+    maxAgeMs: 60000,
+    max: 10000,
   });
 }

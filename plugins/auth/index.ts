@@ -1,7 +1,7 @@
 import { asValue } from 'awilix';
 import { z } from 'zod';
 import { definePlugin, everyMsOption, type EventBus, type PluginBootContext } from '../../kernel/sdk.js';
-import { bearerResolver, guestGrants, guestResolver, sessionCookieResolver } from './identity-resolvers.js';
+import { bearerResolver, followedRoleRules, guestGrants, guestResolver, roleRules, sessionCookieResolver } from './identity-resolvers.js';
 import { ApiKey } from './models/api-key.js';
 import { WebsiteToken } from './models/website-token.js';
 import { accountRoutes } from './routes-account.js';
@@ -104,11 +104,14 @@ export default definePlugin({
     for (const m of AUTH_MIGRATIONS) migrations.add(m);
     registerAuthServices(container, o, config);
     for (const route of ROUTES) routes.add(route);
-    registries.identityResolvers.add(bearerResolver());
-    registries.identityResolvers.add(sessionCookieResolver());
+    // Every identity these resolvers answer carries its role's rules (kernel/access-rules.ts).
+    const rules = roleRules();
+    container.register('roleRules', asValue(rules));
+    registries.identityResolvers.add(rules.wrap(bearerResolver()));
+    registries.identityResolvers.add(rules.wrap(sessionCookieResolver()));
     const guest = guestResolver();
     container.register('guestResolver', asValue(guest));
-    registries.identityResolvers.add(guest);
+    registries.identityResolvers.add(rules.wrap(guest));
   },
   boot({ container, onClose, options, every, follow, followEach }) {
     const { purgeIntervalMs } = options;
@@ -128,5 +131,7 @@ export default definePlugin({
     });
     // Public access granted or withdrawn on any instance applies to the next guest request here.
     container.resolve<ReturnType<typeof guestResolver>>('guestResolver').follow(guestGrants(followEach, c.users));
+    // A role's rules changed on any instance: the next request of its holders here carries the new ones.
+    container.resolve<ReturnType<typeof roleRules>>('roleRules').follow(followedRoleRules(followEach, c.users));
   },
 });

@@ -187,4 +187,11 @@ export const AUTH_MIGRATIONS: MigrationDefinition[] = [
       await queryInterface.addIndex('auth_roles', ['id'], { unique: true, name: 'auth_roles_id' });
     },
   },
+  {
+    // The rules of a role (JSON text of a list, kernel/access-rules.ts); null: none.
+    name: '0010-role-rules',
+    async up({ queryInterface, DataTypes }) {
+      await queryInterface.addColumn('auth_roles', 'rules', { type: DataTypes.TEXT, allowNull: true });
+    },
+  },
 ];

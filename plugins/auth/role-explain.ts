@@ -1,3 +1,4 @@
+import { ruleLimits, type AccessRule } from '../../kernel/sdk.js';
 import type { RoleView } from './user-roles.js';
 
 /** The content actions GET /api/roles/:id/explain answers for. */
@@ -18,6 +19,8 @@ export interface Explanation {
   publishedOnly: boolean;
   /** The answer in words. */
   reason: string;
+  /** The rules of the role that decide this collection and action (empty: the permission strings decide). */
+  rules: AccessRule[];
 }
 
 /**
@@ -25,11 +28,31 @@ export interface Explanation {
  * content routes today: reads need `content:read` or its one-collection grant `content:read:<collection>`
  * (routes with permissionScope 'collection'); creating, updating, deleting and publishing (a status
  * change) need `content:write`; without `content:write` readers see published entries only. Admins pass
- * every check. Rules are not applied in this version (roles cannot carry any), so they never decide.
+ * every check. A rule of the role for the collection (or `*`) and action decides instead (kernel/access-rules.ts):
+ * the action is allowed, limited by the rules' fields, where and locales.
  */
 export function explainRole(role: RoleView, collection: string, action: ContentAction): Explanation {
   const permission = action === 'read' ? 'content:read' : 'content:write';
-  const base = { role: role.name, collection, action, permission };
+  const base = { role: role.name, collection, action, permission, rules: [] as AccessRule[] };
+  const limits = ruleLimits({ role: role.name, userId: '$user', rules: role.rules }, collection, action);
+  if (limits) {
+    const parts = [
+      limits.fields ? `only the fields ${[...limits.fields].join(', ')} (and the system fields)` : 'every field',
+      limits.where ? `only entries matching ${JSON.stringify(limits.where)} ("$user" is the caller)` : 'every entry',
+      limits.locales ? `only the locales ${limits.locales.join(', ')}` : 'every locale',
+    ];
+    const readOnly = action === 'read' && !role.permissions.includes('content:write');
+    return {
+      ...base,
+      rules: [...limits.rules],
+      allowed: true,
+      grantedBy: `rule: ${action} ${limits.rules.map((r) => r.collection).join(', ')}`,
+      publishedOnly: readOnly,
+      reason: `Allowed by ${limits.rules.length === 1 ? 'a rule' : `${limits.rules.length} rules`} of the role: ${parts.join('; ')}.${
+        readOnly ? " Without 'content:write' only published entries are read." : ''
+      }`,
+    };
+  }
   if (role.name === 'admin')
     return { ...base, allowed: true, grantedBy: null, publishedOnly: false, reason: 'The admin role passes every permission check.' };
   const has = (p: string) => role.permissions.includes(p);

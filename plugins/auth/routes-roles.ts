@@ -1,14 +1,23 @@
 import { z } from 'zod';
-import { ConflictError, NotFoundError, ValidationError, defineRoute, type RouteContext, type RouteDefinition } from '../../kernel/sdk.js';
+import {
+  ConflictError,
+  NotFoundError,
+  ValidationError,
+  defineRoute,
+  optional,
+  type AccessRule,
+  type RouteContext,
+  type RouteDefinition,
+} from '../../kernel/sdk.js';
+import type {} from '../content/public.js';
 import { auditAuth } from './audit-events.js';
 import { assertCanGrant } from './guards.js';
 import { CONTENT_ACTIONS, explainRole } from './role-explain.js';
 import type { RoleView } from './user-roles.js';
 
 /**
- * A rule of a role (API decisions, "Roles and rules"). Validated for its shape, then refused when any is
- * sent: nothing evaluates rules in this version, and a stored rule nothing applies would let an admin
- * believe a limit holds that does not.
+ * A rule of a role (API decisions, "Roles and rules"; evaluated by kernel/access-rules.ts). Validated for its
+ * shape here, and against the collections, fields, filter and locales by the content plugin (rule-checks.ts).
  */
 const rule = z
   .object({
@@ -20,7 +29,13 @@ const rule = z
   })
   .strict()
   .meta({ id: 'RoleRule' });
-const rules = z.array(rule).max(100).optional().describe('Not enforced yet in this version: a non-empty list is refused (400)');
+const rules = z
+  .array(rule)
+  .max(100)
+  .optional()
+  .describe(
+    'Rules per collection and action: fields, where ("$user" is the caller) and locales. A rule names a collection and an action, and its rules then decide that pair',
+  );
 const roleName = z
   .string()
   .trim()
@@ -39,18 +54,41 @@ const roleView = z
     description: z.string(),
     builtIn: z.boolean().describe('admin, editor, viewer, guest: never deleted or renamed'),
     permissions: z.array(z.string()),
-    rules: z.array(rule).describe('Always empty in this version (rules are not enforced yet)'),
+    rules: z.array(rule),
   })
   .meta({ id: 'RoleView' });
 const idParam = { params: z.object({ id: z.string().min(1).max(36) }) };
 
-const NOT_ENFORCED =
-  'Rules are not enforced yet in this version: a role with rules would promise limits that nothing applies, so it is refused. Leave rules out (or send []) and use permissions.';
+const RULES_NOTE =
+  'Rules: each names a collection (or *) and an action (read, create, update, delete, publish), with fields, where and locales; an unknown collection, field or locale or a bad filter is 400 VALIDATION_ERROR naming the rule. The admin role takes no rules (it passes every check).';
 
-function refuseRules(list: unknown[] | undefined): void {
-  if (list?.length)
-    throw new ValidationError(NOT_ENFORCED, [{ path: 'body.rules', message: 'rules are not enforced yet in this version' }]);
+/** The rules as stored: checked against the content model (400 naming the rule), the admin role takes none. */
+async function checkedRules(
+  route: RouteContext,
+  role: string,
+  list: AccessRule[] | undefined,
+  current: AccessRule[],
+): Promise<AccessRule[]> {
+  if (list === undefined) return current;
+  if (list.length && role === 'admin')
+    throw new ValidationError('The admin role passes every check; it takes no rules', [
+      { path: 'body.rules', message: 'the admin role takes no rules' },
+    ]);
+  await optional(route.scope, 'accessRuleChecks')?.check(route.identity.tenantId, list);
+  return list;
 }
+
+/** What changed between two lists of rules, as the audit entry and the promotion plan say it. */
+export function ruleDiff(before: AccessRule[], after: AccessRule[]): { added: AccessRule[]; removed: AccessRule[] } {
+  const text = (r: AccessRule) => JSON.stringify(r);
+  const had = new Set(before.map(text));
+  const has = new Set(after.map(text));
+  return { added: after.filter((r) => !had.has(text(r))), removed: before.filter((r) => !has.has(text(r))) };
+}
+
+/** A rule in words for audit messages: "update posts where {...}". */
+const ruleWords = (r: AccessRule) =>
+  `${r.action} ${r.collection}${r.fields ? ` fields ${r.fields.join(',')}` : ''}${r.where ? ` where ${JSON.stringify(r.where)}` : ''}${r.locales ? ` locales ${r.locales.join(',')}` : ''}`;
 
 /**
  * The permissions of a role: each one the instance knows (kernel and enabled plugins), or such a one's
@@ -90,7 +128,7 @@ export const roleRoutes: RouteDefinition[] = [
     path: '/api/roles',
     permission: 'user:manage',
     tags: ['roles'],
-    summary: "The tenant's roles: built-in first, then by name, with their permissions (rules: always empty in this version)",
+    summary: "The tenant's roles: built-in first, then by name, with their permissions and rules",
     request: {},
     response: z.array(roleView),
     handler: ({ identity, scope }) => scope.users.roleViews(identity.tenantId),
@@ -112,29 +150,32 @@ export const roleRoutes: RouteDefinition[] = [
     status: 201,
     tags: ['roles'],
     summary: 'Adds a role with permissions you hold (a name already taken: 409 CONFLICT)',
-    description: `Unknown permissions: 400 VALIDATION_ERROR; a permission you do not hold: 403 FORBIDDEN. ${NOT_ENFORCED}`,
+    description: `Unknown permissions: 400 VALIDATION_ERROR; a permission you do not hold: 403 FORBIDDEN. ${RULES_NOTE}`,
     request: {
       body: z.object({ name: roleName, description: description.optional(), permissions: permissions.optional(), rules }),
     },
     response: roleView,
     async handler(route) {
       const { body, identity, scope, ctx } = route;
-      refuseRules(body.rules);
       if (RESERVED.has(body.name.toLowerCase()))
         throw new ValidationError(`'${body.name}' is reserved`, [{ path: 'body.name', message: 'reserved name' }]);
       const granted = knownPermissions(route, body.permissions ?? []);
       assertCanGrant(identity, body.name, granted);
+      const ruleList = await checkedRules(route, body.name, body.rules, []);
       const created = await scope.users.createRole(identity.tenantId, {
         name: body.name,
         description: body.description ?? '',
         permissions: granted,
+        rules: ruleList,
       });
       await auditAuth(ctx, {
         action: 'auth.role.created',
         level: 'high',
-        message: `Role '${created.name}' created with ${granted.length ? granted.join(', ') : 'no permissions'}`,
+        message: `Role '${created.name}' created with ${granted.length ? granted.join(', ') : 'no permissions'}${
+          ruleList.length ? `; rules: ${ruleList.map(ruleWords).join('; ')}` : ''
+        }`,
         target: target(created),
-        details: { name: created.name, permissions: granted },
+        details: { name: created.name, permissions: granted, rules: ruleList },
       });
       return created;
     },
@@ -146,7 +187,7 @@ export const roleRoutes: RouteDefinition[] = [
     tags: ['roles'],
     summary:
       "Changes a role's name, description or permissions; its holders act with the change from their next request, on every instance",
-    description: `A built-in role keeps its name, and the admin role its permissions (it passes every check): 409 CONFLICT. Unknown permissions: 400 VALIDATION_ERROR; a permission you do not hold, before or after: 403 FORBIDDEN. A rename renames every holder's role. ${NOT_ENFORCED}`,
+    description: `A built-in role keeps its name, and the admin role its permissions (it passes every check): 409 CONFLICT. Unknown permissions: 400 VALIDATION_ERROR; a permission you do not hold, before or after: 403 FORBIDDEN. A rename renames every holder's role. ${RULES_NOTE}`,
     request: {
       ...idParam,
       body: z.object({ name: roleName.optional(), description: description.optional(), permissions: permissions.optional(), rules }),
@@ -154,7 +195,6 @@ export const roleRoutes: RouteDefinition[] = [
     response: roleView,
     async handler(route) {
       const { body, identity, scope, ctx, params } = route;
-      refuseRules(body.rules);
       const current = await findRole(route, params.id);
       const name = body.name ?? current.name;
       if (name !== current.name && current.builtIn) throw new ConflictError(`'${current.name}' is a built-in role and cannot be renamed`);
@@ -166,21 +206,33 @@ export const roleRoutes: RouteDefinition[] = [
         throw new ConflictError('The admin role passes every permission check; its permissions cannot be edited');
       assertCanGrant(identity, current.name, current.permissions);
       assertCanGrant(identity, name, next);
+      const ruleList = await checkedRules(route, current.name, body.rules, current.rules);
       const updated = await scope.users.updateRole(identity.tenantId, current, {
         name,
         description: body.description ?? current.description,
         permissions: next,
+        rules: ruleList,
       });
       const added = next.filter((p) => !current.permissions.includes(p));
       const removed = current.permissions.filter((p) => !next.includes(p));
+      const rulesChanged = ruleDiff(current.rules, ruleList);
       await auditAuth(ctx, {
         action: 'auth.role.updated',
         level: 'high',
         message: `Role '${current.name}' changed${name !== current.name ? `, renamed to '${name}'` : ''}${added.length ? `; added ${added.join(', ')}` : ''}${
           removed.length ? `; removed ${removed.join(', ')}` : ''
+        }${rulesChanged.added.length ? `; rules added: ${rulesChanged.added.map(ruleWords).join('; ')}` : ''}${
+          rulesChanged.removed.length ? `; rules removed: ${rulesChanged.removed.map(ruleWords).join('; ')}` : ''
         }`,
         target: target(updated),
-        details: { from: { name: current.name, permissions: current.permissions }, to: { name, permissions: next }, added, removed },
+        details: {
+          from: { name: current.name, permissions: current.permissions, rules: current.rules },
+          to: { name, permissions: next, rules: ruleList },
+          added,
+          removed,
+          rulesAdded: rulesChanged.added,
+          rulesRemoved: rulesChanged.removed,
+        },
       });
       return updated;
     },
@@ -215,7 +267,7 @@ export const roleRoutes: RouteDefinition[] = [
     tags: ['roles'],
     summary: 'Whether the role may read, create, update, delete or publish entries of a collection, and which permission decides',
     description:
-      'Mirrors the checks of the content routes: read needs content:read (or content:read:<collection>; without content:write only published entries), the other actions content:write. The collection is not looked up: the answer is the same for any name. Rules are not enforced in this version, so they never decide.',
+      'Mirrors the checks of the content routes: a rule of the role for the collection (or *) and action decides that pair (allowed, with its fields, where and locales, listed in `rules`); without one, read needs content:read (or content:read:<collection>; without content:write only published entries), the other actions content:write. The collection is not looked up.',
     request: {
       ...idParam,
       query: z.object({ collection: z.string().min(1).max(64), action: z.enum(CONTENT_ACTIONS) }),
@@ -229,6 +281,7 @@ export const roleRoutes: RouteDefinition[] = [
       grantedBy: z.string().nullable(),
       publishedOnly: z.boolean(),
       reason: z.string(),
+      rules: z.array(rule).describe('The rules that decide (empty: the permission strings decide)'),
     }),
     async handler(route) {
       const role = await findRole(route, route.params.id);

@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { UniqueConstraintError } from 'sequelize';
-import { ConflictError } from '../../kernel/sdk.js';
+import { ConflictError, type AccessRule } from '../../kernel/sdk.js';
 import type { Role as RoleRow } from './models/role.js';
 import type { User as UserRow } from './models/user.js';
 import { BUILT_IN_ROLES } from './roles.js';
@@ -56,17 +56,36 @@ export async function writeGuestGrant(Role: RoleModel, tenantId: string, permiss
 }
 
 /** What a role is made of when written. */
-export type RoleInput = { name: string; description: string; permissions: string[] };
+export type RoleInput = { name: string; description: string; permissions: string[]; rules: AccessRule[] };
 
-/** A role as GET /api/roles answers it (rules: always empty in this version, see roles-admin docs). */
+/** A role as GET /api/roles answers it. */
 export interface RoleView {
   _id: string;
   name: string;
   description: string;
   builtIn: boolean;
   permissions: string[];
-  rules: never[];
+  rules: AccessRule[];
 }
+
+/** A row's rules (JSON text; null or unreadable: none). */
+export function rulesOfRow(text: string | null | undefined): AccessRule[] {
+  if (!text) return [];
+  try {
+    const parsed = JSON.parse(text) as unknown;
+    return Array.isArray(parsed) ? (parsed as AccessRule[]) : [];
+  } catch {
+    return [];
+  }
+}
+
+/** The rules of one role of a tenant (none when it has none or does not exist). */
+export async function rulesOfRole(Role: RoleModel, tenantId: string, role: string): Promise<AccessRule[]> {
+  const row = await Role.findOne({ attributes: ['rules'], where: { tenant_id: tenantId, name: role } });
+  return rulesOfRow(row?.rules);
+}
+
+const rulesText = (rules: AccessRule[]) => (rules.length ? JSON.stringify(rules) : null);
 
 const viewOf = (r: RoleRow): RoleView => ({
   _id: r.id!,
@@ -74,7 +93,7 @@ const viewOf = (r: RoleRow): RoleView => ({
   description: r.description,
   builtIn: Object.hasOwn(BUILT_IN_ROLES, r.name),
   permissions: JSON.parse(r.permissions) as string[],
-  rules: [],
+  rules: rulesOfRow(r.rules),
 });
 
 /** The tenant's roles with ids, built-in first, then by name; rows without an id (raw SQL, an old backup) get one. */
@@ -96,11 +115,7 @@ export async function roleById(Role: RoleModel, tenantId: string, id: string): P
   return row ? viewOf(row) : null;
 }
 
-export async function insertRole(
-  Role: RoleModel,
-  tenantId: string,
-  input: { name: string; description: string; permissions: string[] },
-): Promise<RoleView> {
+export async function insertRole(Role: RoleModel, tenantId: string, input: RoleInput): Promise<RoleView> {
   try {
     const row = await Role.create({
       id: randomUUID(),
@@ -108,6 +123,7 @@ export async function insertRole(
       name: input.name,
       description: input.description,
       permissions: JSON.stringify(input.permissions),
+      rules: rulesText(input.rules),
     });
     return viewOf(row);
   } catch (err) {
@@ -120,18 +136,12 @@ export async function insertRole(
  * Writes a role's new name, description or permissions. A rename renames the role of every user holding it
  * in the same transaction (users hold their role by name); a name already taken is 409 CONFLICT.
  */
-export async function writeRole(
-  Role: RoleModel,
-  User: UserModel,
-  tenantId: string,
-  current: RoleView,
-  next: { name: string; description: string; permissions: string[] },
-): Promise<RoleView> {
+export async function writeRole(Role: RoleModel, User: UserModel, tenantId: string, current: RoleView, next: RoleInput): Promise<RoleView> {
   await Role.sequelize!.transaction(async (transaction) => {
     if (next.name !== current.name && (await Role.findOne({ where: { tenant_id: tenantId, name: next.name }, transaction })))
       throw new ConflictError(`A role named '${next.name}' already exists`);
     await Role.update(
-      { name: next.name, description: next.description, permissions: JSON.stringify(next.permissions) },
+      { name: next.name, description: next.description, permissions: JSON.stringify(next.permissions), rules: rulesText(next.rules) },
       { where: { tenant_id: tenantId, id: current._id }, transaction },
     );
     if (next.name !== current.name)

@@ -70,13 +70,17 @@ export class EntryBulkWrites extends EntryWrites {
   async createMany(name: string, raw: unknown[], identity: Identity, locale?: string): Promise<Entry[]> {
     const code = this.writeLocale(locale);
     const entries = await this.withSchema(name, async (c) => {
+      // The caller's rules (entry-access.ts): each entry's fields and locale, and the new entries must meet a `where`.
+      const checks = raw.map((body) => this.writeAccess(c, identity, EntryWrites.actionsOf(body, true), body, code));
       const bodies = await presanitize(c, raw, this.richText);
       const own = this.ownLocale(c, code);
       // In a non-default locale each entry is created in it as a single create does (one by one, in one transaction).
       const made = await this.sequelize.transaction(async (transaction) => {
-        if (!own) return this.createManyIn(c, bodies, identity, transaction);
         const out: Entry[] = [];
-        for (const [i, body] of bodies.entries()) out.push(await this.created(c, body, identity, `body.entries.${i}`, transaction, own));
+        if (!own) out.push(...(await this.createManyIn(c, bodies, identity, transaction)));
+        else
+          for (const [i, body] of bodies.entries()) out.push(await this.created(c, body, identity, `body.entries.${i}`, transaction, own));
+        for (const [i, entry] of out.entries()) await checks[i]!([entry._id], transaction);
         return out;
       });
       await this.localised?.localise(c, made, identity.tenantId, code);

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import stringify from 'safe-stable-stringify';
 import { Op, type Sequelize, type Transaction } from 'sequelize';
-import { serialiseEnvelope, hasPermission, hasScopedPermission, type Identity } from '../../kernel/sdk.js';
+import { serialiseEnvelope, hasPermission, hasScopedPermission, rulesKey, type Identity, type RuleLimits } from '../../kernel/sdk.js';
+import { assertLocale, assertQueryFields, hideFields, limitsFor, meetingWhere, ruleWhere, visibleFields } from './entry-access.js';
 import type { CollectionsService, LoadedCollection } from './collections-service.js';
 import { EntryNotFoundError } from './errors.js';
 import { BULK_CHUNK, entryRow, toEntry, type Entry, type EntryList } from './entry-shape.js';
@@ -37,7 +38,7 @@ export class EntryReads {
   private readonly populateDeps: PopulateDeps;
 
   constructor(
-    sequelize: Sequelize,
+    private readonly sequelize: Sequelize,
     private readonly collections: CollectionsService,
     private readonly lists: ListCache,
     private readonly revisionLog: EntryRevisions,
@@ -78,6 +79,11 @@ export class EntryReads {
   async answerList(name: string, query: ListQuery, identity: Identity, ifNoneMatch = ''): Promise<ListAnswer> {
     const c = this.view(await this.collections.get(name));
     const locale = this.localised?.resolve(query.locale);
+    // The caller's read rules (entry-access.ts): its `where` joins the list's, hidden fields are neither filtered,
+    // sorted nor searched by, and other locales are refused.
+    const limits = limitsFor(identity, name, 'read');
+    assertQueryFields(c, query, limits);
+    assertLocale(name, locale, this.defaultCode(), limits);
     const status = seesAll(identity) ? query.status : 'published';
     if (!seesAll(identity) && query.status && query.status !== 'published')
       return { notModified: false, body: serialiseEnvelope({ items: [], total: 0, page: query.page, limit: query.limit }), cached: false };
@@ -100,6 +106,8 @@ export class EntryReads {
           locales: this.localised?.cacheKey(c),
           // Writers' lists of a collection with working drafts carry hasDraft (entry-drafts.ts).
           drafts: Boolean(c.drafts && seesAll(identity)),
+          // Callers whose rules differ never share an answer (a `$user` rule: per user).
+          rules: [rulesKey(identity, name), ...also.map((n) => rulesKey(identity, n))],
         }) ?? '',
       )
       .digest('base64url');
@@ -107,14 +115,19 @@ export class EntryReads {
       const keys = selectedKeys(c, query.fields);
       const statusIn = this.localised ? localeStatusWhere(c, identity.tenantId, locale, this.localised.defaultCode(), status) : null;
       const localized = this.localised?.columns(c, identity.tenantId, locale, !seesAll(identity));
-      const where = whereFor(c, identity.tenantId, query, statusIn ? undefined : status, {
-        lookup: (n) => this.collections.findForRead(n),
-        readable: (n) => hasScopedPermission(identity, 'content:read', n),
+      const scope = {
+        lookup: (n: string) => this.collections.findForRead(n),
+        readable: (n: string) => hasScopedPermission(identity, 'content:read', n),
         publishedOnly: !seesAll(identity),
         dialect: c.model.sequelize!.getDialect(),
         localized,
-      });
+      };
+      // Searched in the fields the caller may read.
+      const searchedIn = limits?.fields ? { ...c, fields: c.fields.filter((f) => limits.fields!.has(f.name)) } : c;
+      const where = whereFor(searchedIn, identity.tenantId, query, statusIn ? undefined : status, scope);
       if (statusIn) (where as { [Op.and]: unknown[] })[Op.and].push(statusIn);
+      const byRule = ruleWhere(c, limits, { ...scope, tenantId: identity.tenantId });
+      if (byRule) (where as { [Op.and]: unknown[] })[Op.and].push(byRule);
       const order = orderFor(c, query.sort, localized);
       // Plain rows (no model instances): the page and the total started at once (see ListReader); the rows are
       // completed and populated while the count runs.
@@ -127,6 +140,7 @@ export class EntryReads {
       if (seesAll(identity)) await this.drafts?.mark(c, items, identity.tenantId, locale, this.defaultCode());
       if (tree) await populate(this.populateDeps, c, items, tree, identity, locale);
       if (keys) for (let i = 0; i < items.length; i++) items[i] = selectKeys(items[i]!, keys);
+      hideFields(items, limits);
       await this.hooks?.decorate(name, identity.tenantId, items);
       return { items, total: await started.total, page: query.page, limit: query.limit };
     };
@@ -152,11 +166,31 @@ export class EntryReads {
     const keys = selectedKeys(c, options.fields);
     const tree = this.populateTree(c, options.populate);
     const locale = this.localised?.resolve(options.locale);
+    const limits = limitsFor(identity, name, 'read');
+    assertLocale(name, locale, this.defaultCode(), limits);
     const entry = toEntry(c, await entryRow(c, id, identity.tenantId));
+    // An entry the read rule's `where` leaves out does not exist for the caller.
+    if (limits?.where && !(await this.meets(c, id, limits, identity))) throw new EntryNotFoundError(name, id);
     await this.localised?.localise(c, [entry], identity.tenantId, locale, !seesAll(identity));
     // In a locale, the status is that locale's version's (entry-locales.ts).
     if (!seesAll(identity) && entry.status !== 'published') throw new EntryNotFoundError(name, id);
-    return this.shape(c, entry, identity, { keys, tree, locale });
+    return visibleFields(await this.shape(c, entry, identity, { keys, tree, locale }), limits);
+  }
+
+  /** Whether the entry meets the rule's `where` (entry-access.ts). */
+  private async meets(c: LoadedCollection, id: string, limits: RuleLimits, identity: Identity): Promise<boolean> {
+    return (await meetingWhere(c, [id], limits, this.ruleScope(identity))).has(id);
+  }
+
+  /** The scope a rule's `where` is read in: relation paths find their targets as list filters do. */
+  ruleScope(identity: Identity) {
+    return {
+      tenantId: identity.tenantId,
+      lookup: (n: string) => this.collections.findForRead(n),
+      readable: (n: string) => hasScopedPermission(identity, 'content:read', n),
+      publishedOnly: !seesAll(identity),
+      dialect: this.sequelize.getDialect(),
+    };
   }
 
   private defaultCode(): string {
@@ -185,14 +219,25 @@ export class EntryReads {
   async getMany(name: string, ids: string[], identity: Identity, locale?: string): Promise<Map<string, Entry>> {
     const c = this.view(await this.collections.get(name));
     const choice = this.localised?.resolve(locale);
+    const limits = limitsFor(identity, name, 'read');
+    assertLocale(name, choice, this.defaultCode(), limits);
     let found = await this.readEntries(c, [...new Set(ids)], identity.tenantId);
+    if (limits?.where) {
+      const meet = await meetingWhere(
+        c,
+        found.map((e) => e._id),
+        limits,
+        this.ruleScope(identity),
+      );
+      found = found.filter((e) => meet.has(e._id));
+    }
     const rowStatus = !this.localised?.statusInLocale(c, choice);
     if (!seesAll(identity) && rowStatus) found = found.filter((e) => e.status === 'published');
     await fillInverses(c, found, this.inverseScope(identity));
     await this.localised?.localise(c, found, identity.tenantId, choice, !seesAll(identity));
     if (!seesAll(identity) && !rowStatus) found = found.filter((e) => e.status === 'published');
     await this.hooks?.decorate(name, identity.tenantId, found);
-    return new Map(found.map((e) => [e._id, e]));
+    return new Map(found.map((e) => [e._id, visibleFields(e, limits)]));
   }
 
   /** See EntriesService.readEntries. */

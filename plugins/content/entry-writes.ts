@@ -1,6 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { Op, type Sequelize, type Transaction } from 'sequelize';
-import { ConflictError, NotFoundError, ValidationError, type Identity } from '../../kernel/sdk.js';
+import {
+  ConflictError,
+  ForbiddenError,
+  NotFoundError,
+  ValidationError,
+  hasScopedPermission,
+  type Identity,
+  type RuleAction,
+} from '../../kernel/sdk.js';
+import { assertLocale, assertWritableFields, limitsFor, meetingWhere } from './entry-access.js';
 import type { CollectionsService, LoadedCollection } from './collections-service.js';
 import { checkEntryInput, slugify, type CheckedInput } from './entry-input.js';
 import { EntryNotFoundError, SingletonTakenError } from './errors.js';
@@ -86,6 +95,46 @@ export class EntryWrites {
    */
   async assertMayPublish(name: string, tenantId: string, entryId: string): Promise<void> {
     await this.guardPublish(await this.collections.get(name), tenantId, entryId);
+  }
+
+  /**
+   * The caller's rules for a write (entry-access.ts): 403 FORBIDDEN without a rule or permission for the action,
+   * 403 FIELD_FORBIDDEN for a field its rule does not list, 403 LOCALE_FORBIDDEN for another locale. Returns a check
+   * of the rule's `where` on entries (run inside the write's transaction; an entry outside it: 403).
+   */
+  protected writeAccess(c: LoadedCollection, identity: Identity, actions: RuleAction[], body: unknown, locale: string | undefined) {
+    const all = actions.map((action) => ({ action, limits: limitsFor(identity, c.name, action) }));
+    const defaultCode = this.localised?.defaultCode() ?? 'en';
+    for (const { limits } of all) {
+      assertWritableFields(c, body, limits);
+      assertLocale(c.name, locale === '*' ? undefined : locale, defaultCode, limits);
+    }
+    return async (ids: string[], transaction?: Transaction) => {
+      for (const { action, limits } of all) {
+        if (!limits?.where) continue;
+        const scope = {
+          tenantId: identity.tenantId,
+          lookup: (n: string) => this.collections.findForRead(n),
+          readable: (n: string) => hasScopedPermission(identity, 'content:read', n),
+          dialect: this.sequelize.getDialect(),
+        };
+        const meet = await meetingWhere(c, ids, limits, scope, transaction);
+        const outside = ids.filter((id) => !meet.has(id));
+        if (outside.length)
+          throw new ForbiddenError(
+            `A rule of your role does not let you ${action} ${outside.length === 1 ? `the entry '${outside[0]}'` : `${outside.length} of these entries`} of '${c.name}'`,
+          );
+      }
+    };
+  }
+
+  /** The actions a write is: `update` when it changes values, `publish` when it changes the status (API decisions, "Roles and rules"). */
+  protected static actionsOf(body: unknown, creating: boolean): RuleAction[] {
+    const keys = body !== null && typeof body === 'object' ? Object.keys(body) : [];
+    const status = keys.includes('status') ? (body as { status?: unknown }).status : undefined;
+    if (creating) return status === 'published' ? ['create', 'publish'] : ['create'];
+    const values = keys.some((k) => k !== 'status' && k !== 'version');
+    return [...(values || status === undefined ? (['update'] as const) : []), ...(status !== undefined ? (['publish'] as const) : [])];
   }
 
   /** Runs a write against the schema; a refused input is tried once more if the schema changed meanwhile. */
@@ -249,9 +298,15 @@ export class EntryWrites {
     const code = this.writeLocale(locale);
     // The row and its revision in one transaction: an error means nothing was written.
     const entry = await this.withSchema(name, async (c) => {
+      const meets = this.writeAccess(c, identity, EntryWrites.actionsOf(body, true), body, code);
       const [clean] = await presanitize(c, [body], this.richText);
       const own = this.ownLocale(c, code);
-      const made = await this.sequelize.transaction((transaction) => this.created(c, clean, identity, 'body', transaction, own));
+      const made = await this.sequelize.transaction(async (transaction) => {
+        const entry = await this.created(c, clean, identity, 'body', transaction, own);
+        // A rule's `where` on create: the new entry must meet it (else nothing is written).
+        await meets([entry._id], transaction);
+        return entry;
+      });
       await this.localised?.localise(c, [made], identity.tenantId, code);
       await this.hooks?.decorate(name, identity.tenantId, [made]);
       return made;
@@ -315,7 +370,9 @@ export class EntryWrites {
     ifVersion?: number,
   ): Promise<Entry> {
     const name = c.name;
+    const meets = this.writeAccess(c, identity, EntryWrites.actionsOf(body, false), body, locale);
     const current = await entryRow(c, id, identity.tenantId);
+    await meets([id]);
     const before = toEntry(c, current);
     // Saved from an older version: refused before anything is checked or written (the row's version check below
     // then also refuses a save that lands between this read and the write).
@@ -378,10 +435,12 @@ export class EntryWrites {
 
   async removeMany(name: string, ids: string[], identity: Identity, mustExist = false): Promise<number> {
     const c = await this.collections.get(name);
+    const meets = this.writeAccess(c, identity, ['delete'], undefined, undefined);
     const rows = await c.model.findAll({ where: { id: { [Op.in]: ids }, tenant_id: identity.tenantId } });
     if (mustExist && rows.length === 0) throw new EntryNotFoundError(name, ids[0]!);
     const entries = rows.map((r) => toEntry(c, r));
     if (!entries.length) return 0;
+    await meets(entries.map((e) => e._id));
     const found = entries.map((e) => e._id);
     const detached = await this.sequelize.transaction(async (transaction) => {
       await c.model.destroy({ where: { id: { [Op.in]: found }, tenant_id: identity.tenantId }, transaction });

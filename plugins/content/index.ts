@@ -1,4 +1,5 @@
 import { asFunction } from 'awilix';
+import { accessRuleChecks } from './rule-checks.js';
 import type { Sequelize } from 'sequelize';
 import {
   type CacheService,
@@ -137,6 +138,11 @@ function registerServices(container: PluginRegisterContext['container'], listCac
   );
   container.register('components', asFunction(componentsService).singleton());
   container.register('locales', asFunction(localesService).singleton());
+  // Roles' rules are checked against the content model when saved (the auth plugin asks; rule-checks.ts).
+  container.register(
+    'accessRuleChecks',
+    asFunction((c: { collections: CollectionsService; locales: LocalesService }) => accessRuleChecks(c.collections, c.locales)).singleton(),
+  );
   container.register(
     'entries',
     asFunction(

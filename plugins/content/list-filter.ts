@@ -43,8 +43,13 @@ function startsWith(lhs: ReturnType<typeof Sequelize.col | typeof Sequelize.fn |
  * field is inside a component, compared through its JSON path (component-filter.ts), or a localized field compared
  * through its value in a locale (entry-locales.ts); else its column.
  */
-function fieldCondition(f: FieldDefinition, raw: unknown, path: string, inner?: ComponentSubject | LocalizedSubject): WhereOptions {
-  const column = columnName(f);
+function fieldCondition(
+  f: FieldDefinition,
+  raw: unknown,
+  path: string,
+  inner?: ComponentSubject | LocalizedSubject,
+  column: string = columnName(f),
+): WhereOptions {
   const on = (cond: unknown): WhereOptions =>
     inner ? Sequelize.where(inner.lhs, cond === null ? { [Op.is]: null } : (cond as WhereOptions)) : { [column]: cond };
   const value = (v: unknown, op: string) => {
@@ -101,6 +106,17 @@ export interface FilterScope {
   localized?: LocalizedColumns;
 }
 
+/**
+ * System fields a filter may name (API decisions, "Roles and rules": rules' `where` uses them, list filters
+ * too): the entry's author and last editor (user ids), its status and its slug, compared as text.
+ */
+const SYSTEM_FIELDS: Record<string, { column: string; field: FieldDefinition }> = {
+  createdBy: { column: 'created_by', field: { name: 'createdBy', type: 'text' } as FieldDefinition },
+  updatedBy: { column: 'updated_by', field: { name: 'updatedBy', type: 'text' } as FieldDefinition },
+  status: { column: 'status', field: { name: 'status', type: 'select', options: ['draft', 'published', 'archived'] } as FieldDefinition },
+  slug: { column: 'slug', field: { name: 'slug', type: 'text' } as FieldDefinition },
+};
+
 /** Relation paths reach this many relations deep (`author.country.name` is two). */
 export const RELATION_PATH_DEPTH = 2;
 
@@ -145,6 +161,12 @@ class FilterReader {
   private pathCondition(at: CollectionDefinition, segments: string[], path: string, raw: unknown, depth: number): WhereOptions {
     const [name, ...rest] = segments as [string, ...string[]];
     const f = at.fields.find((x) => x.name === name);
+    const system = f || rest.length ? undefined : SYSTEM_FIELDS[name];
+    if (system) {
+      if (isObject(raw) && ('has' in raw || 'contains' in raw || 'startsWith' in raw) && system.column !== 'slug')
+        invalid(`'${path}' is compared with eq, ne, in, nin or null`);
+      return fieldCondition(system.field, raw, path, undefined, system.column);
+    }
     if (!f) invalid(`unknown field '${path}'`);
     const inverse = inverseOf(f);
     if (inverse) return this.inverseCondition(inverse, rest, path, raw, depth);
@@ -243,6 +265,11 @@ export function filterWhere(c: CollectionDefinition, text: string, scope: Filter
   } catch {
     invalid('not valid JSON');
   }
+  return filterObjectWhere(c, filter, scope);
+}
+
+/** The WHERE of a filter already parsed (a rule's `where`, kernel/access-rules.ts), with the same checks and limits. */
+export function filterObjectWhere(c: CollectionDefinition, filter: unknown, scope: FilterScope = { tenantId: '' }): WhereOptions {
   if (!isObject(filter)) invalid('a JSON object of field conditions');
   refuseControlCharacters(filter, 'query.filter');
   return new FilterReader(c, scope).group(filter, 'filter', 0);

@@ -162,30 +162,30 @@ export class LocalClient {
     const id = (value: string) => parse(z.string().uuid(), value, 'id');
     return {
       list: async (options: ListOptions = {}): Promise<EntryList> => {
-        this.assertPermissions('content:read');
+        assertPermission(identity, 'content:read', collection);
         const filter = typeof options.filter === 'object' ? JSON.stringify(options.filter) : options.filter;
         return (await service.list(collection, parse(listQuerySchema, { ...options, filter }, 'query'), identity)).value;
       },
       get: async (entryId: string, options: ReadOptions = {}): Promise<Entry> => {
-        this.assertPermissions('content:read');
+        assertPermission(identity, 'content:read', collection);
         return service.get(collection, id(entryId), identity, options);
       },
       /** A singleton's one entry (404 before it is written). */
       getSingle: async (options: ReadOptions = {}): Promise<Entry> => {
-        this.assertPermissions('content:read');
+        assertPermission(identity, 'content:read', collection);
         return service.single.get(collection, identity, options);
       },
       /** Writes a singleton's one entry (created the first time, then its fields replaced); `options.locale` as for update. */
       putSingle: async (data: Record<string, unknown>, options: { locale?: string } = {}): Promise<{ entry: Entry; created: boolean }> => {
-        this.assertPermissions('content:write');
+        assertPermission(identity, 'content:write', collection);
         return service.single.put(collection, data, identity, options.locale);
       },
       create: async (data: Record<string, unknown>, options: { locale?: string } = {}): Promise<Entry> => {
-        this.assertPermissions('content:write');
+        assertPermission(identity, 'content:write', collection);
         return service.create(collection, data, identity, options.locale);
       },
       createMany: async (data: Array<Record<string, unknown>>, options: { locale?: string } = {}): Promise<Entry[]> => {
-        this.assertPermissions('content:write');
+        assertPermission(identity, 'content:write', collection);
         return service.createMany(collection, parse(ENTRY_BATCH, data, 'entries'), identity, options.locale);
       },
       /**
@@ -196,14 +196,14 @@ export class LocalClient {
         batch: { version: number; fields: string[]; rows: PreparedRow[] },
         hooks?: { inTransaction?: (transaction: Transaction, entries: Entry[]) => Promise<void> },
       ): Promise<Entry[]> => {
-        this.assertPermissions('content:write');
+        assertPermission(identity, 'content:write', collection);
         if (!Array.isArray(batch?.rows) || batch.rows.length > 1000)
           throw new ValidationError('At most 1,000 prepared rows per call', [{ path: 'rows', message: 'at most 1000' }]);
         return service.insertPrepared(collection, batch, identity, hooks);
       },
       /** Which of these entry ids still exist. */
       existing: async (ids: string[]): Promise<Set<string>> => {
-        this.assertPermissions('content:read');
+        assertPermission(identity, 'content:read', collection);
         return service.existingIds(collection, parse(z.array(z.string().max(64)).max(1000), ids, 'ids'), identity);
       },
       /**
@@ -215,21 +215,21 @@ export class LocalClient {
         data: Record<string, unknown>,
         options: { locale?: string; ifVersion?: number } = {},
       ): Promise<Entry> => {
-        this.assertPermissions('content:write');
+        assertPermission(identity, 'content:write', collection);
         const ifVersion = options.ifVersion === undefined ? undefined : parse(z.number().int().min(1), options.ifVersion, 'ifVersion');
         return service.update(collection, id(entryId), data, identity, options.locale, ifVersion);
       },
       /** `options.locale`: the status of the entry's version in that locale. */
       setStatus: async (entryId: string, status: EntryStatus, options: { locale?: string } = {}): Promise<Entry> => {
-        this.assertPermissions('content:write');
+        assertPermission(identity, 'content:write', collection);
         return service.update(collection, id(entryId), { status: parse(z.enum(STATUSES), status, 'status') }, identity, options.locale);
       },
       remove: async (entryId: string): Promise<void> => {
-        this.assertPermissions('content:write');
+        assertPermission(identity, 'content:write', collection);
         await service.remove(collection, id(entryId), identity);
       },
       removeMany: async (ids: string[]): Promise<number> => {
-        this.assertPermissions('content:write');
+        assertPermission(identity, 'content:write', collection);
         return service.removeMany(collection, parse(z.array(z.string().uuid()).min(1).max(500), ids, 'ids'), identity);
       },
       ...this.history(collection, id),
@@ -252,15 +252,15 @@ export class LocalClient {
       },
       /** The fields given change, the others keep the draft's values (made from the published ones on the first write). */
       putDraft: async (entryId: string, data: Record<string, unknown>, options: { locale?: string } = {}): Promise<Entry> => {
-        this.assertPermissions('content:write');
+        assertPermission(identity, 'content:write', collection);
         return service.drafts.put(collection, id(entryId), data, identity, options.locale);
       },
       publishDraft: async (entryId: string, options: { locale?: string } = {}): Promise<Entry> => {
-        this.assertPermissions('content:write');
+        assertPermission(identity, 'content:write', collection);
         return service.drafts.publish(collection, id(entryId), identity, options.locale);
       },
       discardDraft: async (entryId: string, options: { locale?: string } = {}): Promise<void> => {
-        this.assertPermissions('content:write');
+        assertPermission(identity, 'content:write', collection);
         await service.drafts.discard(collection, id(entryId), identity, options.locale);
       },
     };
@@ -272,12 +272,12 @@ export class LocalClient {
     const identity = this.identity;
     return {
       restoreRevision: async (entryId: string, version: number): Promise<Entry> => {
-        this.assertPermissions('content:write');
+        assertPermission(identity, 'content:write', collection);
         return service.restoreRevision(collection, id(entryId), parse(z.number().int().min(1), version, 'version'), identity);
       },
       /** `options.locale`: only the revisions of that locale's writes (each revision names its locale). */
       revisions: async (entryId: string, options: { locale?: string } = {}) => {
-        this.assertPermissions('content:write');
+        assertPermission(identity, 'content:write', collection);
         return service.revisions(collection, id(entryId), identity, options.locale);
       },
     };

@@ -1,6 +1,7 @@
 import { Op } from 'sequelize';
 import { z } from 'zod';
-import { hasPermission, hasScopedPermission, type Identity } from '../../kernel/sdk.js';
+import { hasPermission, hasScopedPermission, ruleLimits, type Identity } from '../../kernel/sdk.js';
+import { hideFields, meetingWhere } from './entry-access.js';
 import type { PopulatedMedia } from '../media/public.js';
 import type { CollectionDefinition } from './collection-schema.js';
 import type { LoadedCollection } from './collections-service.js';
@@ -151,12 +152,24 @@ async function lookUp(
         raw: true,
       })) as unknown as Array<Record<string, unknown>>);
   let targets = rows.map((r) => toEntry(target, r));
+  // The caller's read rules of the target (entry-access.ts): only the entries its `where` lets it read, without hidden fields.
+  const limits = ruleLimits(identity, target.name, 'read');
+  if (limits?.where) {
+    const meet = await meetingWhere(
+      target,
+      targets.map((e) => e._id),
+      limits,
+      { tenantId: identity.tenantId },
+    );
+    targets = targets.filter((e) => meet.has(e._id));
+  }
   await deps.fill?.(target, targets, identity);
   if (inLocale) {
     await deps.localise!(target, targets, identity.tenantId, locale, publishedOnly);
     if (publishedOnly) targets = targets.filter((e) => e.status === 'published');
   }
   if (Object.keys(below).length) await populate(deps, target, targets, below, identity, locale);
+  hideFields(targets, limits);
   return new Map(targets.map((e) => [e._id, e]));
 }
 

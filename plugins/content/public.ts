@@ -9,6 +9,7 @@ import type { PublishSchedules } from './publish-schedules.js';
 import type { CollectionsService } from './collections-service.js';
 import type { ComponentsService } from './components-service.js';
 import type { LocalesService } from './locales-service.js';
+import type { AccessRuleChecks } from './rule-checks.js';
 import type { ContentEvent, EntriesService } from './entries-service.js';
 import type { ContentClientFactory, LocalClient } from './local-client.js';
 
@@ -81,6 +82,8 @@ declare module '../../kernel/http/route-table.js' {
     /** Scheduled publishing (publish-schedules.ts). */
     publishSchedules: PublishSchedules;
     previewLinks: PreviewLinks;
+    /** Checks roles' rules against the content model when they are saved (rule-checks.ts). */
+    accessRuleChecks: AccessRuleChecks;
   }
 }
 

@@ -84,6 +84,7 @@ describe('admin UI: pages from plugins in the browser', function () {
       'System',
       'Settings',
       'Webhooks',
+      'Review stages',
       'Hello',
       'Your account',
     ]);

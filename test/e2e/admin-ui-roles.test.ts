@@ -86,6 +86,7 @@ for (const variant of DB_VARIANTS) {
       await page.goto(`${t.url}/admin/account`);
       const tokens = page.getByRole('region', { name: 'Website tokens' });
       const choices = tokens.getByTestId('token-scope').getByRole('radio');
+      await tokens.getByLabel(/Read published content/).waitFor();
       expect(await choices.count()).to.equal(3);
       expect(await choices.first().getAttribute('value')).to.equal('read');
       expect(await tokens.getByLabel(/Read published content/).isChecked()).to.equal(true);

@@ -4,7 +4,7 @@ import { responseCookie, type TestKernel, type TestResponse, useTestKernel, useT
 import { DB_VARIANTS } from '../helpers/services.js';
 
 /**
- * Issue 38, first part: roles administration (/api/roles), refused rules (not enforced yet), explain,
+ * Issue 38: roles administration (/api/roles), rules checked when saved (their effect: role-rules.test.ts), explain,
  * and narrowed website tokens; per tenant, audited, and applied to sessions and tokens at once, on one
  * instance and across two sharing MariaDB and Redis.
  */
@@ -39,7 +39,7 @@ function client(t: TestKernel) {
 }
 
 for (const variant of DB_VARIANTS) {
-  describe(`roles administration, rules refused, explain, narrowed tokens (${variant.name})`, function () {
+  describe(`roles administration, rules checked, explain, narrowed tokens (${variant.name})`, function () {
     this.timeout(90000);
     const t = useTestKernel({ db: variant.name, config: { ...CONFIG, multiTenant: true, http: { trustProxy: true } } }, { variant });
     const { call, signIn, body } = client(t);
@@ -132,22 +132,22 @@ for (const variant of DB_VARIANTS) {
       expect((await auditEntries('auth.role.deleted')).some((e) => e.target?.id === role._id)).to.equal(true);
     });
 
-    it('unknown permissions and malformed bodies are 400; rules are refused as not enforced yet', async function () {
+    it('unknown permissions, malformed bodies and rules naming what does not exist are 400; nothing is stored', async function () {
       const unknown = await call('POST', '/api/roles', admin.cookie, { name: 'typo', permissions: ['content:raed'] });
       expect(unknown.status).to.equal(400);
       expect(await body(unknown)).to.include({ error: 'VALIDATION_ERROR' });
       expect((await call('POST', '/api/roles', admin.cookie, { name: '' })).status).to.equal(400);
       expect((await call('POST', '/api/roles', admin.cookie, { name: 'x', permissions: 'content:read' })).status).to.equal(400);
-      // A rule of the right shape: refused, saying rules are not enforced yet.
+      // A rule of the right shape for a collection that does not exist: refused, naming the rule's part.
       const withRule = await call('POST', '/api/roles', admin.cookie, {
         name: 'own-posts',
         permissions: ['content:read'],
-        rules: [{ action: 'update', collection: 'posts', where: { createdBy: '$user' }, fields: ['title'] }],
+        rules: [{ action: 'update', collection: 'nosuchposts', where: { createdBy: '$user' }, fields: ['title'] }],
       });
       expect(withRule.status).to.equal(400);
       const refused = await body(withRule);
       expect(refused.error).to.equal('VALIDATION_ERROR');
-      expect(refused.message).to.match(/not enforced yet/);
+      expect(refused.message).to.match(/body\.rules\.0\.collection: no collection 'nosuchposts'/);
       // A malformed rule: a shape error.
       const bad = await call('POST', '/api/roles', admin.cookie, { name: 'bad', rules: [{ action: 'fly', collection: 'posts' }] });
       expect(bad.status).to.equal(400);
@@ -156,10 +156,14 @@ for (const variant of DB_VARIANTS) {
       const empty = await call('POST', '/api/roles', admin.cookie, { name: 'no-rules', permissions: [], rules: [] });
       expect(empty.status).to.equal(201);
       const patchRules = await call('PATCH', `/api/roles/${(await body(empty)).data._id}`, admin.cookie, {
-        rules: [{ action: 'read', collection: '*', locales: ['de'] }],
+        rules: [{ action: 'read', collection: '*', locales: ['xx-nope'] }],
       });
       expect(patchRules.status).to.equal(400);
-      expect((await body(patchRules)).message).to.match(/not enforced yet/);
+      expect((await body(patchRules)).message).to.match(/body\.rules\.0\.locales: no locale 'xx-nope'/);
+      // The admin role takes no rules.
+      const adminRole = (await roles()).find((r) => r.name === 'admin')!;
+      const onAdmin = await call('PATCH', `/api/roles/${adminRole._id}`, admin.cookie, { rules: [{ action: 'read', collection: '*' }] });
+      expect(onAdmin.status).to.equal(400);
     });
 
     it('nobody grants permissions they do not hold; only admins touch the admin role', async function () {

@@ -10,6 +10,8 @@ export class Role extends Model {
   declare name: string;
   declare description: string;
   declare permissions: string;
+  /** The role's rules as JSON text of a list (kernel/access-rules.ts); null: none. */
+  declare rules: string | null;
 
   static initModel(sequelize: Sequelize): void {
     this.init(
@@ -19,6 +21,7 @@ export class Role extends Model {
         name: column.key(64),
         description: column.string(255),
         permissions: column.text(),
+        rules: { type: DataTypes.TEXT, allowNull: true },
       },
       tableOf(sequelize, 'auth_roles'),
     );

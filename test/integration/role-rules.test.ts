@@ -1,0 +1,245 @@
+import { expect } from 'chai';
+import { responseCookie, type TestKernel, type TestResponse, useTestKernel } from '../helpers/kernel.js';
+import { DB_VARIANTS } from '../helpers/services.js';
+
+/**
+ * Issue 38: the rules of roles (API decisions, "Roles and rules") on every surface that returns or writes
+ * entries, with one role: an "author" who reads every published post and its own drafts without the field
+ * `internalNotes`, and edits and deletes only its own posts. REST lists (pages and totals), single reads,
+ * filter, sort and search, populate, GraphQL, the in-process client, writes, and the change of a rule
+ * applied at once.
+ */
+const PASSWORD = 'correct horse battery';
+const CONFIG = { plugins: { options: { auth: { bcryptRounds: 4, sessionDevicePolicy: 'allow-multiple' as const } } } };
+
+export const AUTHOR_RULES = [
+  { action: 'read', collection: 'posts', fields: ['title', 'body'], where: { $or: [{ createdBy: '$user' }, { status: 'published' }] } },
+  { action: 'update', collection: 'posts', fields: ['title', 'body'], where: { createdBy: '$user' } },
+  { action: 'delete', collection: 'posts', where: { createdBy: '$user' } },
+];
+
+type Body = { success: boolean; data: any; error?: string; message?: string };
+
+function client(t: TestKernel) {
+  let n = 0;
+  const call = (method: string, path: string, cookie: string | null, json?: unknown) =>
+    t.request(path, { method, headers: cookie ? { cookie } : {}, ...(json === undefined ? {} : { json }) });
+  async function signIn(role: string) {
+    const email = `rules-${role}-${++n}-${Math.random().toString(36).slice(2, 8)}@example.com`;
+    const { _id } = await t.kernel.container
+      .resolve<{ create(i: object): Promise<{ _id: string }> }>('users')
+      .create({ email, password: PASSWORD, role });
+    const res = await call('POST', '/api/user/login', null, { email, password: PASSWORD });
+    expect(res.status, `sign-in as ${role}`).to.equal(200);
+    return { id: _id, cookie: responseCookie(res)! };
+  }
+  const body = async (res: TestResponse) => (await res.json()) as Body;
+  const data = async (res: TestResponse, status = 200) => {
+    const b = await body(res);
+    expect(res.status, JSON.stringify(b)).to.equal(status);
+    return b.data;
+  };
+  return { call, signIn, body, data };
+}
+
+for (const variant of DB_VARIANTS) {
+  describe(`rules of roles on every surface (${variant.name})`, function () {
+    this.timeout(90000);
+    const t = useTestKernel({ db: variant.name, config: CONFIG }, { variant });
+    const { call, signIn, body, data } = client(t);
+    let admin: { id: string; cookie: string };
+    let ann: { id: string; cookie: string };
+    let bob: { id: string; cookie: string };
+    const ids: Record<string, string> = {};
+
+    before(async function () {
+      admin = await signIn('admin');
+      await data(
+        await call('POST', '/api/collections', admin.cookie, {
+          name: 'posts',
+          fields: [
+            { name: 'title', type: 'text', required: true },
+            { name: 'body', type: 'text' },
+            { name: 'internalNotes', type: 'text' },
+          ],
+        }),
+        201,
+      );
+      await data(
+        await call('POST', '/api/collections', admin.cookie, {
+          name: 'pages',
+          fields: [
+            { name: 'heading', type: 'text', required: true },
+            { name: 'featured', type: 'relation', collection: 'posts', cardinality: 'many' },
+          ],
+        }),
+        201,
+      );
+      await data(
+        await call('POST', '/api/roles', admin.cookie, {
+          name: 'author',
+          description: 'Writes its own posts',
+          permissions: ['content:read', 'content:write'],
+          rules: AUTHOR_RULES,
+        }),
+        201,
+      );
+      ann = await signIn('author');
+      bob = await signIn('author');
+      const make = async (who: { cookie: string }, key: string, status: string, notes: string) => {
+        ids[key] = (await data(await call('POST', '/api/collections/posts', who.cookie, { title: key, body: `${key} text`, status }), 201))
+          ._id as string;
+        // The notes are written by the admin (the authors' rule does not let them write the field).
+        await data(await call('PATCH', `/api/collections/posts/${ids[key]}`, admin.cookie, { internalNotes: notes }));
+      };
+      await make(ann, 'ann-published', 'published', 'secret-ann-pub');
+      await make(ann, 'ann-draft', 'draft', 'secret-ann-draft');
+      await make(bob, 'bob-published', 'published', 'secret-bob-pub');
+      await make(bob, 'bob-draft', 'draft', 'secret-bob-draft');
+      await make(admin, 'admin-draft', 'draft', 'zebra');
+      ids.page = (
+        await data(
+          await call('POST', '/api/collections/pages', admin.cookie, {
+            heading: 'Home',
+            status: 'published',
+            featured: [ids['ann-draft'], ids['bob-draft'], ids['bob-published']],
+          }),
+          201,
+        )
+      )._id as string;
+    });
+
+    const titles = (items: Array<{ title: string }>) => items.map((e) => e.title).sort();
+
+    it('REST lists: only the entries the rule reads, with a right total, without the hidden field', async function () {
+      const list = await data(await call('GET', '/api/collections/posts?limit=2&sort=title', ann.cookie));
+      expect(list.total).to.equal(3);
+      expect(list.items).to.have.length(2);
+      const all = await data(await call('GET', '/api/collections/posts?limit=50', ann.cookie));
+      expect(titles(all.items)).to.deep.equal(['ann-draft', 'ann-published', 'bob-published']);
+      for (const e of all.items) {
+        expect(e).to.not.have.property('internalNotes');
+        expect(e).to.include.keys('_id', 'title', 'body', 'status', 'createdBy');
+      }
+      // Bob sees his own draft, not Ann's: the same role, a different `$user` (never the same cached answer).
+      const bobs = await data(await call('GET', '/api/collections/posts?limit=50', bob.cookie));
+      expect(titles(bobs.items)).to.deep.equal(['ann-published', 'bob-draft', 'bob-published']);
+      // The admin sees everything, notes included.
+      const everything = await data(await call('GET', '/api/collections/posts?limit=50', admin.cookie));
+      expect(everything.total).to.equal(5);
+      expect(everything.items.every((e: any) => typeof e.internalNotes === 'string')).to.equal(true);
+    });
+
+    it('filter, sort and search: by the hidden field refused or not looked in; by system fields allowed', async function () {
+      const byNotes = await call(
+        'GET',
+        `/api/collections/posts?filter=${encodeURIComponent('{"internalNotes":"secret-bob-pub"}')}`,
+        ann.cookie,
+      );
+      expect(byNotes.status).to.equal(403);
+      expect((await body(byNotes)).error).to.equal('FIELD_FORBIDDEN');
+      expect((await call('GET', '/api/collections/posts?sort=internalNotes', ann.cookie)).status).to.equal(403);
+      // Search does not look in the hidden field: a word only the notes hold finds nothing.
+      expect((await data(await call('GET', '/api/collections/posts?search=secret', ann.cookie))).total).to.equal(0);
+      expect((await data(await call('GET', '/api/collections/posts?search=secret', admin.cookie))).total).to.equal(4);
+      // A list filter by the author, a system field.
+      const mine = await data(
+        await call('GET', `/api/collections/posts?filter=${encodeURIComponent(JSON.stringify({ createdBy: ann.id }))}`, ann.cookie),
+      );
+      expect(titles(mine.items)).to.deep.equal(['ann-draft', 'ann-published']);
+    });
+
+    it('single reads: another author’s draft is 404, a published entry comes without the hidden field', async function () {
+      expect((await call('GET', `/api/collections/posts/${ids['bob-draft']}`, ann.cookie)).status).to.equal(404);
+      expect((await call('GET', `/api/collections/posts/${ids['admin-draft']}`, ann.cookie)).status).to.equal(404);
+      const pub = await data(await call('GET', `/api/collections/posts/${ids['bob-published']}`, ann.cookie));
+      expect(pub.title).to.equal('bob-published');
+      expect(pub).to.not.have.property('internalNotes');
+      const own = await data(await call('GET', `/api/collections/posts/${ids['ann-draft']}`, ann.cookie));
+      expect(own.title).to.equal('ann-draft');
+    });
+
+    it('populate: related entries keep to the rule (others’ drafts left out, hidden field left out)', async function () {
+      const page = await data(await call('GET', `/api/collections/pages/${ids.page}?populate=featured`, ann.cookie));
+      expect(titles(page.featured)).to.deep.equal(['ann-draft', 'bob-published']);
+      for (const e of page.featured) expect(e).to.not.have.property('internalNotes');
+      const list = await data(await call('GET', '/api/collections/pages?populate=featured', bob.cookie));
+      expect(titles(list.items[0].featured)).to.deep.equal(['bob-draft', 'bob-published']);
+    });
+
+    it('GraphQL: lists, totals and single entries keep to the rule; the hidden field reads null', async function () {
+      const gql = async (query: string, who = ann) => {
+        const res = await call('POST', '/api/graphql', who.cookie, { query });
+        const b = (await res.json()) as { data?: any; errors?: unknown };
+        expect(res.status, JSON.stringify(b)).to.equal(200);
+        return b;
+      };
+      const listed = await gql('{ posts(limit: 50) { total items { _id title internalNotes } } }');
+      expect(listed.errors, JSON.stringify(listed.errors)).to.equal(undefined);
+      expect(listed.data.posts.total).to.equal(3);
+      expect(titles(listed.data.posts.items)).to.deep.equal(['ann-draft', 'ann-published', 'bob-published']);
+      expect(listed.data.posts.items.every((e: any) => e.internalNotes === null)).to.equal(true);
+      const other = await gql(`{ post(_id: "${ids['bob-draft']}") { _id title } }`);
+      expect(other.data?.post ?? null).to.equal(null);
+    });
+
+    it('the in-process client acting as the author sees what the API answers', async function () {
+      const factory = t.kernel.container.resolve<(identity: object) => any>('contentClient');
+      const identity = {
+        kind: 'user',
+        userId: ann.id,
+        role: 'author',
+        permissions: ['content:read', 'content:write'],
+        tenantId: 'default',
+        rules: AUTHOR_RULES,
+      };
+      const client = factory(identity);
+      const list = await client.entries('posts').list({ limit: 50 });
+      expect(titles(list.items)).to.deep.equal(['ann-draft', 'ann-published', 'bob-published']);
+      expect(list.items.some((e: any) => 'internalNotes' in e)).to.equal(false);
+    });
+
+    it('writes: own posts only, listed fields only; others are 403 and nothing changes', async function () {
+      const mineUpdate = await call('PATCH', `/api/collections/posts/${ids['ann-draft']}`, ann.cookie, { title: 'ann-draft' });
+      expect(mineUpdate.status).to.equal(200);
+      const others = await call('PATCH', `/api/collections/posts/${ids['bob-published']}`, ann.cookie, { title: 'taken over' });
+      expect(others.status).to.equal(403);
+      expect((await body(others)).error).to.equal('FORBIDDEN');
+      const notes = await call('PATCH', `/api/collections/posts/${ids['ann-draft']}`, ann.cookie, { internalNotes: 'mine now' });
+      expect(notes.status).to.equal(403);
+      const refused = await body(notes);
+      expect(refused.error).to.equal('FIELD_FORBIDDEN');
+      expect((refused as any).fields).to.deep.equal(['internalNotes']);
+      // Creating with the hidden field is refused too: the role has no create rule, so content:write decides create,
+      // and no rule limits its fields.
+      expect((await call('DELETE', `/api/collections/posts/${ids['bob-draft']}`, ann.cookie)).status).to.equal(403);
+      const stored = await data(await call('GET', `/api/collections/posts/${ids['bob-published']}`, admin.cookie));
+      expect(stored.title).to.equal('bob-published');
+      expect(stored.internalNotes).to.equal('secret-bob-pub');
+      const own = await data(await call('GET', `/api/collections/posts/${ids['ann-draft']}`, admin.cookie));
+      expect(own.internalNotes).to.equal('secret-ann-draft');
+      // Her own entry she may delete.
+      const temp = (await data(await call('POST', '/api/collections/posts', ann.cookie, { title: 'temp' }), 201))._id;
+      expect((await call('DELETE', `/api/collections/posts/${temp}`, ann.cookie)).status).to.equal(200);
+    });
+
+    it('a changed rule applies to the next request of every holder; explain names the rules', async function () {
+      const role = (await data(await call('GET', '/api/roles', admin.cookie))).find((r: any) => r.name === 'author');
+      expect(role.rules).to.deep.equal(AUTHOR_RULES);
+      const explained = await data(await call('GET', `/api/roles/${role._id}/explain?collection=posts&action=update`, admin.cookie));
+      expect(explained.allowed).to.equal(true);
+      expect(explained.rules).to.deep.equal([AUTHOR_RULES[1]]);
+      expect(explained.reason).to.match(/createdBy/);
+      // Reading limited to published posts: Ann's own draft disappears from her list at once.
+      await data(
+        await call('PATCH', `/api/roles/${role._id}`, admin.cookie, {
+          rules: [{ ...AUTHOR_RULES[0], where: { status: 'published' } }, AUTHOR_RULES[1], AUTHOR_RULES[2]],
+        }),
+      );
+      const list = await data(await call('GET', '/api/collections/posts?limit=50', ann.cookie));
+      expect(titles(list.items)).to.deep.equal(['ann-published', 'bob-published']);
+      await data(await call('PATCH', `/api/roles/${role._id}`, admin.cookie, { rules: AUTHOR_RULES }));
+      expect((await data(await call('GET', '/api/collections/posts?limit=50', ann.cookie))).total).to.equal(3);
+    });
+  });
+}
