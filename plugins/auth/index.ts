@@ -1,6 +1,6 @@
 import { asValue } from 'awilix';
 import { z } from 'zod';
-import { definePlugin, everyMsOption, type EventBus, type PluginBootContext } from '../../kernel/sdk.js';
+import { definePlugin, everyMsOption, modelsOf, type EventBus, type ModelMap, type PluginBootContext } from '../../kernel/sdk.js';
 import { bearerResolver, followedRoleRules, guestGrants, guestResolver, roleRules, sessionCookieResolver } from './identity-resolvers.js';
 import { ApiKey } from './models/api-key.js';
 import { WebsiteToken } from './models/website-token.js';
@@ -26,6 +26,7 @@ import { authRoutes } from './routes.js';
 import type { SessionsService } from './sessions-service.js';
 import { registerAuthServices } from './services.js';
 import type { UsersService } from './users-service.js';
+import { rulesOfRole } from './user-roles.js';
 
 /** plugins.options.auth (later issues move the session settings into the seeded System Settings). */
 const optionsSchema = z.object({
@@ -132,6 +133,9 @@ export default definePlugin({
     // Public access granted or withdrawn on any instance applies to the next guest request here.
     container.resolve<ReturnType<typeof guestResolver>>('guestResolver').follow(guestGrants(followEach, c.users));
     // A role's rules changed on any instance: the next request of its holders here carries the new ones.
-    container.resolve<ReturnType<typeof roleRules>>('roleRules').follow(followedRoleRules(followEach, c.users));
+    const roles = modelsOf(container.resolve<ModelMap>('models'), { Role }).Role;
+    container
+      .resolve<ReturnType<typeof roleRules>>('roleRules')
+      .follow(followedRoleRules(followEach, { rulesOf: (tenantId, role) => rulesOfRole(roles, tenantId, role) }));
   },
 });

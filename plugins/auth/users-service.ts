@@ -1,14 +1,6 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { Op, UniqueConstraintError } from 'sequelize';
-import {
-  InternalError,
-  ValidationError,
-  type EventBus,
-  type WorkerPool,
-  type ModelMap,
-  type AccessRule,
-  modelsOf,
-} from '../../kernel/sdk.js';
+import { InternalError, ValidationError, type EventBus, type WorkerPool, type ModelMap, modelsOf } from '../../kernel/sdk.js';
 import { AccountBlockedError, AccountLockedError, InvalidCredentialsError, UserExistsError } from './errors.js';
 import { Role } from './models/role.js';
 import { User } from './models/user.js';
@@ -22,7 +14,6 @@ import {
   roleExists,
   rolesOf,
   roleViews,
-  rulesOfRole,
   type RoleInput,
   type RoleView,
   writeGuestGrant,
@@ -219,9 +210,6 @@ export class UsersService {
     await this.events?.publish(GUEST_GRANTS_CHANGED, { tenantId });
     return permissions;
   }
-
-  /** The rules of a role of the tenant (kernel/access-rules.ts; none when it has none or does not exist). */
-  rulesOf = (tenantId: string, role: string): Promise<AccessRule[]> => rulesOfRole(this.models.Role, tenantId, role);
 
   /** The tenant's roles with ids, as /api/roles answers them (built-in first); one by id (null: none of this tenant's). */
   roleViews = (tenantId: string): Promise<RoleView[]> => roleViews(this.models.Role, tenantId);

@@ -8,6 +8,7 @@ import { checkEntryInput, type CheckedInput } from './entry-input.js';
 import { BULK_CHUNK, toEntry, type Entry } from './entry-shape.js';
 import { slugBase } from './entry-slugs.js';
 import { EntryWrites } from './entry-writes.js';
+import { writeActions } from './entry-access.js';
 import { columnName } from './field-types.js';
 import type { PreparedRow } from './prepared-row.js';
 import { presanitize } from './rich-text-pool.js';
@@ -71,7 +72,7 @@ export class EntryBulkWrites extends EntryWrites {
     const code = this.writeLocale(locale);
     const entries = await this.withSchema(name, async (c) => {
       // The caller's rules (entry-access.ts): each entry's fields and locale, and the new entries must meet a `where`.
-      const checks = raw.map((body) => this.writeAccess(c, identity, EntryWrites.actionsOf(body, true), body, code));
+      const checks = raw.map((body) => this.writeAccess(c, identity, writeActions(body, true), body, code));
       const bodies = await presanitize(c, raw, this.richText);
       const own = this.ownLocale(c, code);
       // In a non-default locale each entry is created in it as a single create does (one by one, in one transaction).

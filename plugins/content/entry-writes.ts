@@ -1,21 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { Op, type Sequelize, type Transaction } from 'sequelize';
-import {
-  ConflictError,
-  ForbiddenError,
-  NotFoundError,
-  ValidationError,
-  hasScopedPermission,
-  type Identity,
-  type RuleAction,
-} from '../../kernel/sdk.js';
-import { assertLocale, assertWritableFields, limitsFor, meetingWhere } from './entry-access.js';
+import { ConflictError, NotFoundError, ValidationError, type Identity, type RuleAction } from '../../kernel/sdk.js';
+import { writeAccess, writeActions } from './entry-access.js';
+import { checkRelations } from './relation-check.js';
 import type { CollectionsService, LoadedCollection } from './collections-service.js';
 import { checkEntryInput, slugify, type CheckedInput } from './entry-input.js';
 import { EntryNotFoundError, SingletonTakenError } from './errors.js';
 import { StaleVersionError } from './entry-errors.js';
 import { detachReferences } from './relation-cleanup.js';
-import { isManyRelation } from './field-types.js';
 import { createEvents, entryEvents, type EntryAnnouncer } from './entry-announcer.js';
 import type { EntryRevisions } from './entry-revisions.js';
 import { entryRow, toEntry, type ContentEvent, type Entry } from './entry-shape.js';
@@ -97,44 +89,13 @@ export class EntryWrites {
     await this.guardPublish(await this.collections.get(name), tenantId, entryId);
   }
 
-  /**
-   * The caller's rules for a write (entry-access.ts): 403 FORBIDDEN without a rule or permission for the action,
-   * 403 FIELD_FORBIDDEN for a field its rule does not list, 403 LOCALE_FORBIDDEN for another locale. Returns a check
-   * of the rule's `where` on entries (run inside the write's transaction; an entry outside it: 403).
-   */
+  /** The caller's rules for a write (entry-access.ts, writeAccess): checked now, and a check of entries for their `where`. */
   protected writeAccess(c: LoadedCollection, identity: Identity, actions: RuleAction[], body: unknown, locale: string | undefined) {
-    const all = actions.map((action) => ({ action, limits: limitsFor(identity, c.name, action) }));
-    const defaultCode = this.localised?.defaultCode() ?? 'en';
-    for (const { limits } of all) {
-      assertWritableFields(c, body, limits);
-      assertLocale(c.name, locale === '*' ? undefined : locale, defaultCode, limits);
-    }
-    return async (ids: string[], transaction?: Transaction) => {
-      for (const { action, limits } of all) {
-        if (!limits?.where) continue;
-        const scope = {
-          tenantId: identity.tenantId,
-          lookup: (n: string) => this.collections.findForRead(n),
-          readable: (n: string) => hasScopedPermission(identity, 'content:read', n),
-          dialect: this.sequelize.getDialect(),
-        };
-        const meet = await meetingWhere(c, ids, limits, scope, transaction);
-        const outside = ids.filter((id) => !meet.has(id));
-        if (outside.length)
-          throw new ForbiddenError(
-            `A rule of your role does not let you ${action} ${outside.length === 1 ? `the entry '${outside[0]}'` : `${outside.length} of these entries`} of '${c.name}'`,
-          );
-      }
-    };
-  }
-
-  /** The actions a write is: `update` when it changes values, `publish` when it changes the status (API decisions, "Roles and rules"). */
-  protected static actionsOf(body: unknown, creating: boolean): RuleAction[] {
-    const keys = body !== null && typeof body === 'object' ? Object.keys(body) : [];
-    const status = keys.includes('status') ? (body as { status?: unknown }).status : undefined;
-    if (creating) return status === 'published' ? ['create', 'publish'] : ['create'];
-    const values = keys.some((k) => k !== 'status' && k !== 'version');
-    return [...(values || status === undefined ? (['update'] as const) : []), ...(status !== undefined ? (['publish'] as const) : [])];
+    return writeAccess(c, identity, actions, body, locale, {
+      defaultCode: this.localised?.defaultCode() ?? 'en',
+      lookup: (n: string) => this.collections.findForRead(n),
+      dialect: this.sequelize.getDialect(),
+    });
   }
 
   /** Runs a write against the schema; a refused input is tried once more if the schema changed meanwhile. */
@@ -148,34 +109,9 @@ export class EntryWrites {
     }
   }
 
-  /** Relation values must name an entry of the target collection in the same tenant. */
-  async checkRelations(
-    c: LoadedCollection,
-    input: CheckedInput,
-    tenantId: string,
-    prefix: string,
-    transaction?: Transaction,
-  ): Promise<void> {
-    const issues: Array<{ path: string; message: string }> = [];
-    for (const f of c.fields) {
-      const v = input.values[f.name];
-      const ids = typeof v === 'string' ? [v] : isManyRelation(f) && Array.isArray(v) ? (v as string[]) : [];
-      if (f.type !== 'relation' || !ids.length) continue;
-      const target = await this.collections.get(f.collection!);
-      // One query per field, whatever the number of ids (a many-relation holds at most MANY_MAX).
-      const rows = (await target.model.findAll({
-        attributes: ['id'],
-        where: { id: { [Op.in]: ids }, tenant_id: tenantId },
-        transaction,
-        raw: true,
-      })) as unknown as Array<{ id: string }>;
-      const found = new Set(rows.map((r) => r.id));
-      ids.forEach((id, i) => {
-        if (!found.has(id))
-          issues.push({ path: `${prefix}.${f.name}${isManyRelation(f) ? `.${i}` : ''}`, message: `no entry ${id} in ${f.collection}` });
-      });
-    }
-    if (issues.length) throw new ValidationError(`Invalid relation: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, issues);
+  /** Relation values must name an entry of the target collection in the same tenant (relation-check.ts). */
+  checkRelations(c: LoadedCollection, input: CheckedInput, tenantId: string, prefix: string, transaction?: Transaction): Promise<void> {
+    return checkRelations(this.collections, c, input, tenantId, prefix, transaction);
   }
 
   /**
@@ -298,7 +234,7 @@ export class EntryWrites {
     const code = this.writeLocale(locale);
     // The row and its revision in one transaction: an error means nothing was written.
     const entry = await this.withSchema(name, async (c) => {
-      const meets = this.writeAccess(c, identity, EntryWrites.actionsOf(body, true), body, code);
+      const meets = this.writeAccess(c, identity, writeActions(body, true), body, code);
       const [clean] = await presanitize(c, [body], this.richText);
       const own = this.ownLocale(c, code);
       const made = await this.sequelize.transaction(async (transaction) => {
@@ -370,7 +306,7 @@ export class EntryWrites {
     ifVersion?: number,
   ): Promise<Entry> {
     const name = c.name;
-    const meets = this.writeAccess(c, identity, EntryWrites.actionsOf(body, false), body, locale);
+    const meets = this.writeAccess(c, identity, writeActions(body, false), body, locale);
     const current = await entryRow(c, id, identity.tenantId);
     await meets([id]);
     const before = toEntry(c, current);
