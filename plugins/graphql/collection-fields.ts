@@ -107,7 +107,7 @@ export function mutationFields(t: CollectionTypes, entries: EntriesPort): GraphQ
   const { names, collection } = t;
   const id = { _id: { type: new GraphQLNonNull(GraphQLID) } };
   const write = <T>(ctx: GraphqlContext, run: () => Promise<T>) => {
-    assertPermission(ctx.identity, 'content:write');
+    assertPermission(ctx.identity, 'content:write', collection.name);
     return run();
   };
   return {
