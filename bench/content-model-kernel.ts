@@ -56,6 +56,8 @@ async function mariadbDatabase(): Promise<{ url: string; drop(): Promise<void> }
 export async function startBenchKernel(
   db: Db,
   same?: { dataDir: string; maria?: { url: string; drop(): Promise<void> } },
+  /** The list cache on (else off: every list reads the database). */
+  listCache = false,
 ): Promise<BenchKernel> {
   const dataDir = same?.dataDir ?? mkdtempSync(join(tmpdir(), 'cms-bench-model-'));
   const maria = same ? same.maria : db === 'mariadb' ? await mariadbDatabase() : undefined;
@@ -65,7 +67,7 @@ export async function startBenchKernel(
     env,
     overrides: {
       db: maria ? { url: maria.url } : { type: 'sqlite', storage: 'cms.sqlite' },
-      plugins: { options: { content: { listCache: false } } },
+      plugins: { options: { content: { listCache } } },
     },
   });
   const kernel = createKernel({ config, env, logger: createLogger('error') });
@@ -94,7 +96,7 @@ export async function startBenchKernel(
     },
     async restart() {
       await kernel.close();
-      return startBenchKernel(db, { dataDir, maria });
+      return startBenchKernel(db, { dataDir, maria }, listCache);
     },
   };
 }

@@ -11,13 +11,15 @@
  *      (perf_hooks.monitorEventLoopDelay) against the same with a text field of the same size (bench/content-model-blocks.ts).
  * (22) a list of 20 in a non-default locale with fallback against the same list in the default locale
  *      (bench/content-locales.ts, issue 36).
+ * (23) a list of 20 for a role with a where and a fields rule against a role without rules (bench/role-rules.ts, issue 38).
  * MariaDB runs when BENCH_MARIADB_URL or CMS_TEST_MARIADB_URL is set (else its lines say skipped). BENCH_MODEL_CASES
- * (default `18,19,20,22`) picks the cases. Bounded: a fixed number of requests per case.
+ * (default `18,19,20,22,23`) picks the cases. Bounded: a fixed number of requests per case.
  */
 import { fileURLToPath } from 'node:url';
 import type { Sequelize } from 'sequelize';
 import { runBlocksBench } from './content-model-blocks.js';
 import { runLocalesBench } from './content-locales.js';
+import { runRoleRulesBench } from './role-rules.js';
 import { runRelationFilterBench } from './content-model-filter.js';
 import {
   countStatements,
@@ -31,7 +33,7 @@ import {
 } from './content-model-kernel.js';
 import { ratio } from './harness.js';
 
-const CASES = new Set((process.env.BENCH_MODEL_CASES ?? '18,19,20,22').split(',').map((c) => c.trim()));
+const CASES = new Set((process.env.BENCH_MODEL_CASES ?? '18,19,20,22,23').split(',').map((c) => c.trim()));
 const ROUNDS = Number(process.env.BENCH_MODEL_ROUNDS ?? 400);
 const POPULATE = 'author,editor,topics';
 
@@ -143,6 +145,7 @@ export async function runContentModelBench(): Promise<void> {
   if (CASES.has('19')) await runRelationFilterBench();
   if (CASES.has('20')) await runBlocksBench();
   if (CASES.has('22')) await runLocalesBench();
+  if (CASES.has('23')) await runRoleRulesBench();
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) await runContentModelBench();
