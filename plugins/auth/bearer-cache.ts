@@ -82,7 +82,8 @@ export function identityOf(s: BearerSnapshot): Identity {
     role: 'api-key',
     permissions: (s.keyPermissions ?? []).filter((p) => hasPermission(creator, p)),
     tenantId: s.tenantId,
-    meta: { apiKeyId: s.id },
+    // The creator's role: its rules limit the key as they limit the creator (identity-resolvers.ts, roleRules).
+    meta: { apiKeyId: s.id, creatorRole: s.role },
   };
 }
 

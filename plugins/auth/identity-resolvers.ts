@@ -149,8 +149,17 @@ export function guestGrants(
 /** The key of one role's rules in the followed copies: tenant and role name. */
 const ruleKey = (tenantId: string, role: string) => `${tenantId}\n${role}`;
 
-/** Roles that never carry rules: the admin role passes every check; API keys and admin-narrowed tokens act with their own permissions. */
+/** Roles that never carry rules: the admin role passes every check; an admin's narrowed token acts with its own permissions. */
 const WITHOUT_RULES = new Set(['admin', 'api-key', 'website-token']);
+
+/**
+ * The role whose rules limit the identity: its own, or for an API key its creator's (a key never does more than
+ * its creator: an author's key keeps to the author's rules); null for roles without rules.
+ */
+function ruledRole(identity: Identity): string | null {
+  const creator = identity.kind === 'apiKey' ? identity.meta?.creatorRole : identity.role;
+  return typeof creator === 'string' && !WITHOUT_RULES.has(creator) ? creator : null;
+}
 
 /**
  * The rules of the identities' roles (kernel/access-rules.ts): put on every identity a resolver of this
@@ -164,9 +173,17 @@ export function roleRules(): {
 } {
   let followed: FollowedEach<string, AccessRule[]> | null = null;
   const attach = async (identity: Identity): Promise<Identity> => {
-    if (WITHOUT_RULES.has(identity.role)) return identity;
+    const role = ruledRole(identity);
+    if (!role) return identity;
     if (!followed) throw new Error('role rules read before boot');
-    const rules = await followed.get(ruleKey(identity.tenantId, identity.role));
+    let rules = await followed.get(ruleKey(identity.tenantId, role));
+    // A key or token only narrows: a rule of the role limits it where its own permissions allow the action, never grants.
+    if (identity.kind === 'apiKey' || identity.kind === 'websiteToken') {
+      const held = (r: AccessRule) => (r.action === 'read' ? 'content:read' : 'content:write');
+      rules = rules.filter(
+        (r) => identity.permissions.includes(held(r)) || (r.collection !== '*' && identity.permissions.includes(`${held(r)}:${r.collection}`)),
+      );
+    }
     return rules.length ? { ...identity, rules } : identity;
   };
   return {
