@@ -96,6 +96,22 @@ export function hasRuleFor(
   return actions.some((a) => rulesOf(identity, collection, a).length > 0);
 }
 
+/**
+ * The scope of an API key (issue 38, "narrow credentials"): the collections (or `*`) and actions it may use; a key
+ * without one may use every collection its permissions allow. A scope only narrows: the key still needs the
+ * permission (`content:read` for read, `content:write` for the others) or a rule of its creator's role.
+ */
+export interface KeyScope {
+  collection: string;
+  actions: RuleAction[];
+}
+
+/** Whether the identity's key scope (if it has one) lets it do one of these actions in the collection. */
+export function scopeAllows(identity: { scope?: readonly KeyScope[] }, collection: string, actions: readonly RuleAction[]): boolean {
+  if (!identity.scope) return true;
+  return identity.scope.some((s) => (s.collection === collection || s.collection === '*') && s.actions.some((a) => actions.includes(a)));
+}
+
 /** The write actions: content:write allows them without rules. */
 export const WRITE_ACTIONS: readonly RuleAction[] = ['create', 'update', 'delete', 'publish'];
 

@@ -51,8 +51,8 @@ export {
   isInstallationAdmin,
 } from './http/identity.js';
 export type { Identity } from './http/identity.js';
-export { RULE_ACTIONS, RULE_USER, ruleLimits, rulesKey, rulesOf, hasRuleFor, WRITE_ACTIONS } from './access-rules.js';
-export type { AccessRule, RuleAction, RuleLimits } from './access-rules.js';
+export { RULE_ACTIONS, RULE_USER, ruleLimits, rulesKey, rulesOf, hasRuleFor, scopeAllows, WRITE_ACTIONS } from './access-rules.js';
+export type { AccessRule, KeyScope, RuleAction, RuleLimits } from './access-rules.js';
 
 // Errors.
 export {

@@ -1,4 +1,4 @@
-import { hasRuleFor, WRITE_ACTIONS, type AccessRule } from '../access-rules.js';
+import { hasRuleFor, scopeAllows, WRITE_ACTIONS, type AccessRule, type KeyScope } from '../access-rules.js';
 import { AuthenticationRequiredError, ForbiddenError } from '../errors.js';
 /** Who is calling. Resolved once per request by the identity resolvers; guest when none matches. */
 export interface Identity {
@@ -11,6 +11,8 @@ export interface Identity {
   meta?: Record<string, unknown>;
   /** The rules of the identity's role (kernel/access-rules.ts), put here by the auth plugin; none without. */
   rules?: readonly AccessRule[];
+  /** An API key's scope: the collections and actions it may use (kernel/access-rules.ts); none: every one its permissions allow. */
+  scope?: readonly KeyScope[];
 }
 
 export const GUEST: Readonly<Identity> = Object.freeze({
@@ -55,6 +57,9 @@ export function hasPermission(identity: Identity, permission: string): boolean {
  * the guest role's public read of one collection). Routes opt in with `permissionScope`.
  */
 export function hasScopedPermission(identity: Identity, permission: string, scope: string | undefined): boolean {
+  // An API key's scope narrows content permissions to its collections and actions.
+  if (identity.scope && scope !== undefined && (permission === 'content:read' || permission === 'content:write'))
+    if (!scopeAllows(identity, scope, permission === 'content:read' ? ['read'] : WRITE_ACTIONS)) return false;
   if (hasPermission(identity, permission)) return true;
   if (scope === undefined) return false;
   if (identity.permissions.includes(`${permission}:${scope}`)) return true;

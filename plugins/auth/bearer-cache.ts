@@ -5,6 +5,7 @@ import {
   ChangeCounter,
   hasPermission,
   type Identity,
+  type KeyScope,
   type Logger,
 } from '../../kernel/sdk.js';
 import { BEARER_CHANGED } from './public.js';
@@ -28,6 +29,8 @@ export interface BearerSnapshot {
    * holds); null for a website token that carries all of its creator's.
    */
   keyPermissions: string[] | null;
+  /** An API key's scope (collections and actions), or null. */
+  keyScope?: KeyScope[] | null;
   expiresAt: number | null;
   lastUsedAt: number | null;
 }
@@ -84,6 +87,7 @@ export function identityOf(s: BearerSnapshot): Identity {
     tenantId: s.tenantId,
     // The creator's role: its rules limit the key as they limit the creator (identity-resolvers.ts, roleRules).
     meta: { apiKeyId: s.id, creatorRole: s.role },
+    ...(s.keyScope ? { scope: s.keyScope } : {}),
   };
 }
 

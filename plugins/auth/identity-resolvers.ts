@@ -181,7 +181,8 @@ export function roleRules(): {
     if (identity.kind === 'apiKey' || identity.kind === 'websiteToken') {
       const held = (r: AccessRule) => (r.action === 'read' ? 'content:read' : 'content:write');
       rules = rules.filter(
-        (r) => identity.permissions.includes(held(r)) || (r.collection !== '*' && identity.permissions.includes(`${held(r)}:${r.collection}`)),
+        (r) =>
+          identity.permissions.includes(held(r)) || (r.collection !== '*' && identity.permissions.includes(`${held(r)}:${r.collection}`)),
       );
     }
     return rules.length ? { ...identity, rules } : identity;

@@ -194,4 +194,11 @@ export const AUTH_MIGRATIONS: MigrationDefinition[] = [
       await queryInterface.addColumn('auth_roles', 'rules', { type: DataTypes.TEXT, allowNull: true });
     },
   },
+  {
+    // An API key's scope (JSON text of [{collection, actions}], kernel/access-rules.ts KeyScope); null: none.
+    name: '0011-api-key-scopes',
+    async up({ queryInterface, DataTypes }) {
+      await queryInterface.addColumn('auth_api_keys', 'scope', { type: DataTypes.TEXT, allowNull: true });
+    },
+  },
 ];

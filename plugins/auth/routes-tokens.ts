@@ -3,6 +3,7 @@ import { defineRoute, type Identity, type RouteContext, type RouteDefinition } f
 import { requireSession, requireSudo } from './guards.js';
 import { auditAuth } from './audit-events.js';
 import type { RevokedBearer, TokensService } from './tokens-service.js';
+import { keyScopeSchema } from './key-scope.js';
 
 const idParam = { params: z.object({ id: z.string().uuid() }) };
 const expiresAt = z.string().datetime({ offset: true }).optional();
@@ -93,12 +94,20 @@ export const tokenRoutes: RouteDefinition[] = [
     summary: 'Creates an API key (sck_…) with permissions you hold; the key is shown only here',
     description:
       'Sudo mode: needs a session that signed in with its password less than CMS_REAUTH_WINDOW_SECONDS ago, or X-Reauth-Proof (403 REAUTH_REQUIRED); API keys and website tokens cannot create keys (403 FORBIDDEN).',
-    request: { body: z.object({ name: z.string().min(1).max(191), permissions: z.array(z.string()).min(1).max(50), expiresAt }) },
+    request: {
+      body: z.object({
+        name: z.string().min(1).max(191),
+        permissions: z.array(z.string()).min(1).max(50),
+        expiresAt,
+        scope: keyScopeSchema,
+      }),
+    },
     response: z.object({
       _id: z.string(),
       name: z.string(),
       key: z.string(),
       permissions: z.array(z.string()),
+      scope: z.array(z.object({ collection: z.string(), actions: z.array(z.string()) })).nullable(),
       expiresAt: z.string().nullable(),
     }),
     handler: (route) =>
@@ -108,7 +117,7 @@ export const tokenRoutes: RouteDefinition[] = [
         (tokens, known) => tokens.createApiKey(route.identity, route.body, known),
         (c) => ({
           message: `API key "${c.name}" created with ${c.permissions.join(', ')}`,
-          details: { name: c.name, permissions: c.permissions, expiresAt: c.expiresAt },
+          details: { name: c.name, permissions: c.permissions, scope: c.scope, expiresAt: c.expiresAt },
         }),
       ),
   }),

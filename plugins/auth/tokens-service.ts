@@ -8,6 +8,7 @@ import {
   hasPermission,
   isAdmin,
   type Identity,
+  type KeyScope,
   type Logger,
   modelsOf,
   type ModelMap,
@@ -15,6 +16,7 @@ import {
 import { BearerCache, type BearerKind, type BearerSnapshot } from './bearer-cache.js';
 import { ApiKey } from './models/api-key.js';
 import { WebsiteToken } from './models/website-token.js';
+import { checkKeyScope } from './key-scope.js';
 import type { IdentityChangeListener } from './users-service.js';
 
 const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
@@ -58,6 +60,7 @@ interface BearerRow {
   role: string | null;
   blocked: boolean | number;
   role_permissions: string | null;
+  scope: string | null;
 }
 
 /** A key or token as its owner's list shows it (never the value or its hash). */
@@ -99,13 +102,18 @@ export class TokensService implements IdentityChangeListener {
     return this.bearers.localSize;
   }
 
-  async createApiKey(owner: Identity, input: { name: string; permissions: string[]; expiresAt?: string }, known: (p: string) => boolean) {
+  async createApiKey(
+    owner: Identity,
+    input: { name: string; permissions: string[]; expiresAt?: string; scope?: KeyScope[] },
+    known: (p: string) => boolean,
+  ) {
     const permissions = [...new Set(input.permissions)];
     for (const p of permissions) {
       if (!known(p))
         throw new ValidationError(`Unknown permission '${p}'`, [{ path: 'body.permissions', message: `unknown permission ${p}` }]);
       if (!hasPermission(owner, p)) throw new ForbiddenError(`You cannot give a key the permission '${p}', which you do not have`);
     }
+    checkKeyScope(input.scope, permissions);
     const key = `sck_${randomBytes(32).toString('base64url')}`;
     const row = await this.models.ApiKey.create({
       id: randomUUID(),
@@ -114,10 +122,11 @@ export class TokensService implements IdentityChangeListener {
       name: input.name,
       key_hash: sha256(key),
       permissions: JSON.stringify(permissions),
+      scope: input.scope ? JSON.stringify(input.scope) : null,
       expires_at: expiryOf(input.expiresAt),
       created_at: Date.now(),
     });
-    return { _id: row.id, name: row.name, key, permissions, expiresAt: iso(row.expires_at) };
+    return { _id: row.id, name: row.name, key, permissions, scope: input.scope ?? null, expiresAt: iso(row.expires_at) };
   }
 
   async listApiKeys(owner: Identity) {
@@ -239,7 +248,7 @@ export class TokensService implements IdentityChangeListener {
     const apiKey = kind === 'api-key';
     const table = apiKey ? 'auth_api_keys' : 'auth_website_tokens';
     const rows = await this.models.ApiKey.sequelize!.query<BearerRow>(
-      `SELECT t.id, t.user_id, t.tenant_id, t.expires_at, t.last_used_at, t.permissions,
+      `SELECT t.id, t.user_id, t.tenant_id, t.expires_at, t.last_used_at, t.permissions, ${apiKey ? 't.scope' : 'NULL AS scope'},
               u.role, u.blocked, r.permissions AS role_permissions
          FROM ${table} t
          JOIN auth_users u ON u.id = t.user_id AND u.tenant_id = t.tenant_id
@@ -257,6 +266,7 @@ export class TokensService implements IdentityChangeListener {
       role: row.role,
       rolePermissions: row.role_permissions ? (JSON.parse(row.role_permissions) as string[]) : [],
       keyPermissions: row.permissions ? (JSON.parse(row.permissions) as string[]) : null,
+      keyScope: row.scope ? (JSON.parse(row.scope) as KeyScope[]) : null,
       expiresAt: row.expires_at === null ? null : Number(row.expires_at),
       lastUsedAt: row.last_used_at === null ? null : Number(row.last_used_at),
     };

@@ -12,6 +12,7 @@ import {
   hasPermission,
   hasScopedPermission,
   ruleLimits,
+  scopeAllows,
   type Identity,
   type RuleAction,
   type RuleLimits,
@@ -56,6 +57,8 @@ function byStrings(identity: Identity, collection: string, action: RuleAction): 
  * permission strings decide, as the routes checked); 403 FORBIDDEN when neither a rule nor a permission allows it.
  */
 export function limitsFor(identity: Identity, collection: string, action: RuleAction): RuleLimits | null {
+  if (!scopeAllows(identity, collection, [action]))
+    throw new ForbiddenError(`This API key's scope does not include ${action} in '${collection}'`);
   const limits = ruleLimits(identity, collection, action);
   if (limits) return limits;
   if (!byStrings(identity, collection, action))
@@ -67,6 +70,7 @@ export function limitsFor(identity: Identity, collection: string, action: RuleAc
 
 /** Whether the caller may do `action` on the collection at all (a rule or a permission); never throws. */
 export function mayAct(identity: Identity, collection: string, action: RuleAction): boolean {
+  if (!scopeAllows(identity, collection, [action])) return false;
   return ruleLimits(identity, collection, action) !== null || byStrings(identity, collection, action);
 }
 

@@ -223,6 +223,47 @@ for (const variant of DB_VARIANTS) {
       expect((await call('DELETE', `/api/collections/posts/${temp}`, ann.cookie)).status).to.equal(200);
     });
 
+    it("API keys and website tokens keep to the creator's rules; a key's scope narrows it to collections and actions", async function () {
+      const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
+      const withKey = (method: string, path: string, key: string, json?: unknown) =>
+        t.request(path, { method, headers: bearer(key), ...(json === undefined ? {} : { json }) });
+      const key = (
+        await data(await call('POST', '/api/api-keys', ann.cookie, { name: 'ann', permissions: ['content:read', 'content:write'] }), 201)
+      ).key as string;
+      const listed = await data(await withKey('GET', '/api/collections/posts?limit=50', key));
+      expect(titles(listed.items)).to.deep.equal(['ann-draft', 'ann-published', 'bob-published']);
+      expect(listed.items.some((e: any) => 'internalNotes' in e)).to.equal(false);
+      expect((await withKey('PATCH', `/api/collections/posts/${ids['bob-published']}`, key, { title: 'x' })).status).to.equal(403);
+      const token = (await data(await call('POST', '/api/website-tokens', ann.cookie, { name: 'site' }), 201)).token as string;
+      expect((await withKey('GET', `/api/collections/posts/${ids['bob-draft']}`, token)).status).to.equal(404);
+      expect((await withKey('PATCH', `/api/collections/posts/${ids['bob-published']}`, token, { title: 'x' })).status).to.equal(403);
+      // A key scoped to reading pages: posts are refused, pages are read, nothing is written.
+      const scoped = await data(
+        await call('POST', '/api/api-keys', admin.cookie, {
+          name: 'pages-reader',
+          permissions: ['content:read', 'content:write'],
+          scope: [{ collection: 'pages', actions: ['read'] }],
+        }),
+        201,
+      );
+      expect(scoped.scope).to.deep.equal([{ collection: 'pages', actions: ['read'] }]);
+      expect((await withKey('GET', '/api/collections/posts', scoped.key)).status).to.equal(403);
+      expect((await data(await withKey('GET', '/api/collections/pages', scoped.key))).total).to.equal(1);
+      expect((await withKey('POST', '/api/collections/pages', scoped.key, { heading: 'No' })).status).to.equal(403);
+      expect((await withKey('DELETE', `/api/collections/pages/${ids.page}`, scoped.key)).status).to.equal(403);
+      // Populate does not reach past the scope: the featured posts are not read.
+      const page = await data(await withKey('GET', `/api/collections/pages/${ids.page}?populate=featured`, scoped.key));
+      expect(page.featured).to.deep.equal([]);
+      // A scope naming an action the key's permissions do not allow: 400 naming it.
+      const bad = await call('POST', '/api/api-keys', admin.cookie, {
+        name: 'bad',
+        permissions: ['content:read'],
+        scope: [{ collection: 'posts', actions: ['update'] }],
+      });
+      expect(bad.status).to.equal(400);
+      expect((await body(bad)).message).to.match(/body\.scope\.0\.actions/);
+    });
+
     it('a changed rule applies to the next request of every holder; explain names the rules', async function () {
       const role = (await data(await call('GET', '/api/roles', admin.cookie))).find((r: any) => r.name === 'author');
       expect(role.rules).to.deep.equal(AUTHOR_RULES);

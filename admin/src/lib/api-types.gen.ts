@@ -2523,8 +2523,26 @@ export interface ApiRoutes {
   'POST /api/api-keys': {
     params: never;
     query: never;
-    body: { name: string; permissions: string[]; expiresAt?: string; [key: string]: unknown };
-    response: { _id: string; name: string; key: string; permissions: string[]; expiresAt: string | null };
+    body: {
+      name: string;
+      permissions: string[];
+      expiresAt?: string;
+      /** Limits the key to these collections and content actions (read, create, update, delete, publish) */
+      scope?: {
+        /** A collection name, or * for every collection */
+        collection: string;
+        actions: ('read' | 'create' | 'update' | 'delete' | 'publish')[];
+      }[];
+      [key: string]: unknown;
+    };
+    response: {
+      _id: string;
+      name: string;
+      key: string;
+      permissions: string[];
+      scope: { collection: string; actions: string[] }[] | null;
+      expiresAt: string | null;
+    };
     errors: ApiErrorCode;
   };
   /** Issues 10 new backup codes; the old ones stop working at once (permission: authenticated) */

@@ -6,10 +6,17 @@ import { BearerCredential, bearerColumns } from './bearer-credential.js';
 export class ApiKey extends BearerCredential {
   declare key_hash: string;
   declare permissions: string;
+  /** JSON text of the key's scope ([{collection, actions}]); null: every collection its permissions allow. */
+  declare scope: string | null;
 
   static initModel(sequelize: Sequelize): void {
     this.init(
-      bearerColumns({ key_hash: column.sha256(), permissions: column.text(), expires_at: column.epochMs({ nullable: true }) }),
+      bearerColumns({
+        key_hash: column.sha256(),
+        permissions: column.text(),
+        scope: column.text({ nullable: true }),
+        expires_at: column.epochMs({ nullable: true }),
+      }),
       tableOf(sequelize, 'auth_api_keys'),
     );
   }
