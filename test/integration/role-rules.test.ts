@@ -264,6 +264,44 @@ for (const variant of DB_VARIANTS) {
       expect((await body(bad)).message).to.match(/body\.scope\.0\.actions/);
     });
 
+    it('a translator kept to German reads and writes German only (403 LOCALE_FORBIDDEN elsewhere)', async function () {
+      await data(await call('POST', '/api/locales', admin.cookie, { code: 'de', name: 'Deutsch', fallback: 'en' }), 201);
+      await data(
+        await call('POST', '/api/collections', admin.cookie, {
+          name: 'articles',
+          fields: [{ name: 'title', type: 'text', localized: true }],
+        }),
+        201,
+      );
+      const article = (
+        await data(await call('POST', '/api/collections/articles', admin.cookie, { title: 'Hello', status: 'published' }), 201)
+      )._id as string;
+      await data(
+        await call('POST', '/api/roles', admin.cookie, {
+          name: 'translator',
+          permissions: ['content:read', 'content:write'],
+          rules: [
+            { action: 'read', collection: 'articles', locales: ['de'] },
+            { action: 'update', collection: 'articles', locales: ['de'] },
+          ],
+        }),
+        201,
+      );
+      const tina = await signIn('translator');
+      const english = await call('GET', `/api/collections/articles/${article}?locale=en`, tina.cookie);
+      expect(english.status).to.equal(403);
+      const refused = (await body(english)) as any;
+      expect(refused.error).to.equal('LOCALE_FORBIDDEN');
+      expect(refused.allowed).to.deep.equal(['de']);
+      expect((await call('GET', '/api/collections/articles', tina.cookie)).status).to.equal(403);
+      expect((await call('GET', '/api/collections/articles?locale=*', tina.cookie)).status).to.equal(403);
+      const written = await data(await call('PATCH', `/api/collections/articles/${article}?locale=de`, tina.cookie, { title: 'Hallo' }));
+      expect(written._locale).to.equal('de');
+      expect((await data(await call('GET', `/api/collections/articles/${article}?locale=de`, tina.cookie))).title).to.equal('Hallo');
+      expect((await call('PATCH', `/api/collections/articles/${article}`, tina.cookie, { title: 'Changed' })).status).to.equal(403);
+      expect((await data(await call('GET', `/api/collections/articles/${article}`, admin.cookie))).title).to.equal('Hello');
+    });
+
     it('a changed rule applies to the next request of every holder; explain names the rules', async function () {
       const role = (await data(await call('GET', '/api/roles', admin.cookie))).find((r: any) => r.name === 'author');
       expect(role.rules).to.deep.equal(AUTHOR_RULES);
