@@ -71,6 +71,19 @@ export function errorInWords(err: unknown, fallback?: string): ErrorInWords {
         details,
         code: err.code,
       };
+    // Rules of roles (docs/features/roles.md): the fields or the locale a rule keeps the caller from, named.
+    if (err.code === 'FIELD_FORBIDDEN' && Array.isArray(err.body.fields))
+      return {
+        message: t('errors.fieldForbidden', { fields: err.body.fields.join(', '), count: err.body.fields.length }),
+        details,
+        code: err.code,
+      };
+    if (err.code === 'LOCALE_FORBIDDEN' && typeof err.body.locale === 'string' && Array.isArray(err.body.allowed))
+      return {
+        message: t('errors.localeForbidden', { locale: err.body.locale, allowed: err.body.allowed.join(', ') }),
+        details,
+        code: err.code,
+      };
     if (err.code === 'VALIDATION_ERROR' && details.length)
       return { message: t('errors.valuesNeedChanging', { count: details.length }), details, code: err.code };
     // The kernel's "Invalid request: body.x: …" summary repeats the issues with their paths: never shown raw.
@@ -94,4 +107,22 @@ export function errorText(err: unknown, fallback?: string): string {
 export function tokenErrorText(err: unknown, words: { expired: string; used: string }): string {
   const code = (err as ApiError).code;
   return code === 'TOKEN_EXPIRED' ? words.expired : code === 'TOKEN_ALREADY_CONSUMED' ? words.used : errorText(err);
+}
+
+/**
+ * The issues of a refused request under one path, by the rest of their path, each as a sentence: for
+ * `body.rules`, the issue `body.rules.0.fields: 'posts' has no field 'x'` is `{ '0.fields': "'posts' has no field 'x'" }`.
+ * Pages show them next to the inputs those paths name (the Roles page's rules); several issues of one path are joined.
+ */
+export function issuesUnder(err: unknown, prefix: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (!(err instanceof ApiError)) return out;
+  for (const issue of err.issues) {
+    const path = issue.path ?? '';
+    if (path !== prefix && !path.startsWith(`${prefix}.`)) continue;
+    const rest = path.slice(prefix.length + 1);
+    const message = capital((issue.message ?? '').trim());
+    out[rest] = out[rest] ? `${out[rest]} ${message}` : message;
+  }
+  return out;
 }
