@@ -5,6 +5,7 @@ import {
   ServiceUnavailableError,
   ValidationError,
   hasPermission,
+  rulesOf,
   type Identity,
   defineRoute,
   type RouteDefinition,
@@ -82,6 +83,22 @@ async function packageFor(
 }
 
 /** Whether the package's export selection was published entries only (its plan gone: not known, so no). */
+/**
+ * A package holds whole entries: a caller whose role's rules limit what it reads in one of the collections (fields,
+ * entries or locales; kernel/access-rules.ts) may not build or download it (403 FORBIDDEN naming the collection).
+ */
+function assertUnruled(identity: Identity, collections: unknown): void {
+  // Collections not known (a plan gone): any read rule refuses.
+  const names = Array.isArray(collections)
+    ? (collections as string[])
+    : (identity.rules ?? []).filter((r) => r.action === 'read').map((r) => r.collection);
+  const ruled = names.find((n) => rulesOf(identity, n, 'read').length > 0);
+  if (ruled)
+    throw new ForbiddenError(
+      `Your role's rules limit what you read in '${ruled}'; a content package holds whole entries, so your role cannot export it`,
+    );
+}
+
 async function onlyPublished(scope: object, row: PackageRow, identity: Identity): Promise<boolean> {
   if (!row.planId) return false;
   const plan = await engine(scope)
@@ -101,7 +118,10 @@ function exportValidateRoute(): RouteDefinition {
       'Checks an export selection: {valid: true, selection} (normalised), 400 VALIDATION_ERROR or 404 COLLECTION_NOT_FOUND naming every problem',
     request: { body: selectionSchema },
     response: z.object({ valid: z.literal(true), selection: selectionAnswer }),
-    handler: async ({ body, scope }) => ({ valid: true as const, selection: await checkSelection(body, scope.collections) }),
+    handler: async ({ body, scope, identity }) => {
+      assertUnruled(identity, body.collections);
+      return { valid: true as const, selection: await checkSelection(body, scope.collections) };
+    },
   });
 }
 
@@ -121,6 +141,7 @@ function exportPlanRoute(deps: ExportRouteDeps): RouteDefinition {
     request: { body: selectionSchema },
     response: planViewSchema.extend({ estimatedBytes: z.number().describe('estimated package size before compression, in bytes') }),
     handler: async ({ body, identity, scope }) => {
+      assertUnruled(identity, body.collections);
       const dataOps = engine(scope);
       const view = await dataOps.plan(EXPORT_DOMAIN, body, undefined, identity);
       const stored = await dataOps.getPlan(view.planId, identity);
@@ -202,6 +223,14 @@ function exportDownloadRoute(deps: ExportRouteDeps): RouteDefinition {
         throw new ValidationError(`Invalid query: ${message}`, [{ path: 'query.jobId', message }]);
       }
       const row = await packageFor(deps, scope, identity, query);
+      if (identity.rules?.length) {
+        const plan = row.planId
+          ? await engine(scope)
+              .getPlan(row.planId, identity)
+              .catch(() => null)
+          : null;
+        assertUnruled(identity, (plan?.input as { collections?: unknown } | undefined)?.collections);
+      }
       if (
         !hasPermission(identity, 'content:export') &&
         !hasPermission(identity, 'content:write') &&

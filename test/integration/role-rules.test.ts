@@ -264,6 +264,23 @@ for (const variant of DB_VARIANTS) {
       expect((await body(bad)).message).to.match(/body\.scope\.0\.actions/);
     });
 
+    it('exports: a role whose rules limit reading a collection cannot package it (a package holds whole entries)', async function () {
+      await data(
+        await call('POST', '/api/roles', admin.cookie, {
+          name: 'exporter',
+          permissions: ['content:read', 'content:export'],
+          rules: [{ action: 'read', collection: 'posts', fields: ['title'] }],
+        }),
+        201,
+      );
+      const ed = await signIn('exporter');
+      const refused = await call('POST', '/api/content-export/plan', ed.cookie, { collections: ['posts'] });
+      expect(refused.status).to.equal(403);
+      expect((await body(refused)).message).to.match(/rules limit what you read in 'posts'/);
+      expect((await call('POST', '/api/content-export/validate', ed.cookie, { collections: ['pages', 'posts'] })).status).to.equal(403);
+      expect((await call('POST', '/api/content-export/plan', ed.cookie, { collections: ['pages'] })).status).to.equal(200);
+    });
+
     it('a translator kept to German reads and writes German only (403 LOCALE_FORBIDDEN elsewhere)', async function () {
       await data(await call('POST', '/api/locales', admin.cookie, { code: 'de', name: 'Deutsch', fallback: 'en' }), 201);
       await data(
