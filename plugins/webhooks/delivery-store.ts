@@ -5,7 +5,7 @@
  * row sends it; a killed sender's lease expires and another instance sends the same row (same id) again.
  */
 import { randomBytes } from 'node:crypto';
-import { QueryTypes, type Sequelize } from 'sequelize';
+import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import { WebhookDeliveryNotFoundError } from './errors.js';
 import type { DeliveryView } from './public.js';
 
@@ -160,14 +160,32 @@ export class DeliveryStore {
   }
 
   /** The ids of due deliveries of enabled webhooks whose lease is free (candidates: claim() decides). */
-  async due(limit: number, now = this.now()): Promise<string[]> {
+  async due(limit: number, now = this.now(), transaction?: Transaction): Promise<string[]> {
     const rows = await this.sequelize().query<{ id: string }>(
       `SELECT d.id FROM cms_webhook_deliveries d JOIN cms_webhooks w ON w.id = d.webhook_id
        WHERE d.status IN ('pending', 'retrying') AND d.next_attempt_at <= ? AND (d.lease_until IS NULL OR d.lease_until < ?) AND w.enabled = 1
        ORDER BY d.next_attempt_at, d.created_at, d.id LIMIT ?`,
-      { replacements: [now, now, limit], type: QueryTypes.SELECT },
+      { replacements: [now, now, limit], type: QueryTypes.SELECT, transaction },
     );
     return rows.map((r) => r.id);
+  }
+
+  /**
+   * One turn of the writer per dispatcher round: records the outcomes of the last claim (finishMany), then finds and
+   * claims the next due deliveries (due, claimMany), in one transaction of database statements only (nothing waits on
+   * the network inside it). Answers the new claim.
+   */
+  async finishAndClaim(
+    owner: string,
+    outcomes: Array<{ id: string; outcome: Outcome }>,
+    limit: number,
+    leaseMs: number,
+  ): Promise<ClaimedDelivery[]> {
+    return this.sequelize().transaction(async (transaction) => {
+      await this.finishMany(owner, outcomes, transaction);
+      const now = this.now();
+      return this.claimMany(await this.due(limit, now, transaction), owner, leaseMs, now, transaction);
+    });
   }
 
   /** Takes the lease of one delivery for `owner` until `leaseMs` from now; null when another instance holds it or it is no longer due. */
@@ -193,19 +211,19 @@ export class DeliveryStore {
    * Takes the leases of several due deliveries at once for `owner` until `leaseMs` from now: one UPDATE for
    * the batch; answers those this instance got, in the order of `ids`.
    */
-  async claimMany(ids: string[], owner: string, leaseMs: number, now = this.now()): Promise<ClaimedDelivery[]> {
+  async claimMany(ids: string[], owner: string, leaseMs: number, now = this.now(), transaction?: Transaction): Promise<ClaimedDelivery[]> {
     if (!ids.length) return [];
     const marks = ids.map(() => '?').join(', ');
     const until = this.leaseUntil(now + leaseMs);
     await this.sequelize().query(
       `UPDATE cms_webhook_deliveries SET lease_until = ?, lease_owner = ?
        WHERE id IN (${marks}) AND status IN ('pending', 'retrying') AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until < ?)`,
-      { replacements: [until, owner, ...ids, now, now], type: QueryTypes.UPDATE },
+      { replacements: [until, owner, ...ids, now, now], type: QueryTypes.UPDATE, transaction },
     );
     // The owner and this claim's lease end (unique on this instance) name the rows this UPDATE took.
     const rows = await this.sequelize().query<Row>(
       `SELECT id, webhook_id, event, body, attempts FROM cms_webhook_deliveries WHERE lease_owner = ? AND lease_until = ? AND id IN (${marks})`,
-      { replacements: [owner, until, ...ids], type: QueryTypes.SELECT },
+      { replacements: [owner, until, ...ids], type: QueryTypes.SELECT, transaction },
     );
     const byId = new Map(rows.map((r) => [r.id, r]));
     return ids.flatMap((id) => {
@@ -215,11 +233,11 @@ export class DeliveryStore {
   }
 
   /** Records an attempt's outcome and lets the lease go (only the holder's outcome counts). */
-  async finish(id: string, owner: string, outcome: Outcome): Promise<void> {
+  async finish(id: string, owner: string, outcome: Outcome, transaction?: Transaction): Promise<void> {
     await this.sequelize().query(
       `UPDATE cms_webhook_deliveries SET status = ?, attempts = attempts + 1, response_status = ?, duration_ms = ?, next_attempt_at = ?,
        lease_until = NULL, lease_owner = NULL WHERE id = ? AND lease_owner = ?`,
-      { replacements: [outcome.status, outcome.responseStatus, outcome.durationMs, outcome.nextAttemptAt, id, owner] },
+      { replacements: [outcome.status, outcome.responseStatus, outcome.durationMs, outcome.nextAttemptAt, id, owner], transaction },
     );
   }
 
@@ -227,9 +245,9 @@ export class DeliveryStore {
    * Records the outcomes of several attempts of one claim at once: one UPDATE (one turn of the SQLite writer
    * instead of one per delivery); as finish(), only the lease holder's outcomes count.
    */
-  async finishMany(owner: string, outcomes: Array<{ id: string; outcome: Outcome }>): Promise<void> {
+  async finishMany(owner: string, outcomes: Array<{ id: string; outcome: Outcome }>, transaction?: Transaction): Promise<void> {
     if (!outcomes.length) return;
-    if (outcomes.length === 1) return this.finish(outcomes[0]!.id, owner, outcomes[0]!.outcome);
+    if (outcomes.length === 1) return this.finish(outcomes[0]!.id, owner, outcomes[0]!.outcome, transaction);
     const cases = (pick: (o: Outcome) => unknown) => {
       const replacements: unknown[] = [];
       for (const { id, outcome } of outcomes) replacements.push(id, pick(outcome));
@@ -245,7 +263,7 @@ export class DeliveryStore {
     await this.sequelize().query(
       `UPDATE cms_webhook_deliveries SET ${columns.map(([column, c]) => `${column} = ${c.sql}`).join(', ')}, attempts = attempts + 1,
        lease_until = NULL, lease_owner = NULL WHERE id IN (${ids.map(() => '?').join(', ')}) AND lease_owner = ?`,
-      { replacements: [...columns.flatMap(([, c]) => c.replacements), ...ids, owner] },
+      { replacements: [...columns.flatMap(([, c]) => c.replacements), ...ids, owner], transaction },
     );
   }
 

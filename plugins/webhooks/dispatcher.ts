@@ -64,33 +64,45 @@ export class Dispatcher {
   }
 
   /**
-   * Claims and sends due deliveries until none is due: a claim takes up to `batch` of them (one UPDATE), sends
-   * them `concurrency` at a time and records their outcomes together (one UPDATE): on SQLite's one writer, two
-   * turns per batch however many deliveries it holds.
+   * Claims and sends due deliveries until none is due: a claim takes up to `batch` of them, sends them `concurrency`
+   * at a time, and their outcomes are recorded together with the next claim (finishAndClaim: one transaction, so on
+   * SQLite's one writer one turn per batch however many deliveries it holds). Outcomes still held when the round
+   * stops (or when that transaction fails) are recorded on their own.
    */
   private async sendDue(): Promise<void> {
     const { deliveries, options, owner } = this.deps;
-    for (let rounds = 0; rounds < 1000 && !this.stopped; rounds++) {
-      const ids = await deliveries.due(batchSize(options));
-      if (!ids.length) return;
-      const claimed = await deliveries.claimMany(ids, owner, options.leaseMs);
-      if (!claimed.length) return; // every candidate was taken by another instance
-      const hooks = new Map<string, Promise<Signer | null>>();
-      const signer = (webhookId: string) => {
-        if (!hooks.has(webhookId)) hooks.set(webhookId, this.deps.webhooks.withSecret(webhookId));
-        return hooks.get(webhookId)!;
-      };
-      const outcomes: Array<{ id: string; outcome: Outcome }> = [];
-      let next = 0;
-      const sender = async () => {
-        while (next < claimed.length) {
-          const { id, outcome } = await this.attempt(claimed[next++]!, signer);
-          if (outcome) outcomes.push({ id, outcome });
-        }
-      };
-      await Promise.all(Array.from({ length: Math.min(options.concurrency, claimed.length) }, sender));
-      await deliveries.finishMany(owner, outcomes);
+    let outcomes: Array<{ id: string; outcome: Outcome }> = [];
+    try {
+      for (let rounds = 0; rounds < 1000 && !this.stopped; rounds++) {
+        const claimed = await deliveries.finishAndClaim(owner, outcomes, batchSize(options), options.leaseMs);
+        outcomes = [];
+        // None due, or every candidate was taken by another instance.
+        if (!claimed.length) return;
+        outcomes = await this.sendClaimed(claimed);
+      }
+    } finally {
+      if (outcomes.length) await deliveries.finishMany(owner, outcomes);
     }
+  }
+
+  /** Sends a claim's deliveries `concurrency` at a time; answers their outcomes (a deleted webhook's deliveries are dropped). */
+  private async sendClaimed(claimed: ClaimedDelivery[]): Promise<Array<{ id: string; outcome: Outcome }>> {
+    const { options } = this.deps;
+    const hooks = new Map<string, Promise<Signer | null>>();
+    const signer = (webhookId: string) => {
+      if (!hooks.has(webhookId)) hooks.set(webhookId, this.deps.webhooks.withSecret(webhookId));
+      return hooks.get(webhookId)!;
+    };
+    const outcomes: Array<{ id: string; outcome: Outcome }> = [];
+    let next = 0;
+    const sender = async () => {
+      while (next < claimed.length) {
+        const { id, outcome } = await this.attempt(claimed[next++]!, signer);
+        if (outcome) outcomes.push({ id, outcome });
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(options.concurrency, claimed.length) }, sender));
+    return outcomes;
   }
 
   /** Claims one delivery and sends it; false when another instance holds it or it is not due. */
