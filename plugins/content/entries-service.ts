@@ -1,5 +1,5 @@
 import { type Model, type Sequelize, type Transaction } from 'sequelize';
-import { type EventBus, type Logger, type Identity, modelsOf } from '../../kernel/sdk.js';
+import { type EventBus, type Logger, type Identity, type RuleAction, modelsOf } from '../../kernel/sdk.js';
 import type { CollectionsService, LoadedCollection } from './collections-service.js';
 import { EntryAnnouncer } from './entry-announcer.js';
 import { EntryBulkWrites, type PreparedBatch, type PreparedHooks } from './entry-bulk-writes.js';
@@ -222,6 +222,11 @@ export class EntriesService {
   /** Deletes the entries of these ids (of the caller's tenant) and their revisions. */
   removeMany(name: string, ids: string[], identity: Identity, mustExist = false): Promise<number> {
     return this.writes.removeMany(name, ids, identity, mustExist);
+  }
+
+  /** The caller's rules allow `action` on these entries (with this body and locale): else 403 (entry-access.ts). */
+  assertMayAct(name: string, ids: string[], identity: Identity, action: RuleAction, body?: unknown, locale?: string): Promise<void> {
+    return this.writes.assertMayAct(name, ids, identity, action, body, locale);
   }
 
   /** Which of these ids still exist (in the caller's tenant), one query. */

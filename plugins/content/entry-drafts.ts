@@ -22,6 +22,7 @@ import type { EntryWrites } from './entry-writes.js';
 import { columnName, fromColumn } from './field-types.js';
 import { ENTRY_EVENTS } from './public.js';
 import { presanitize, type RichTextSanitizer } from './rich-text-pool.js';
+import { limitsFor, visibleFields } from './entry-access.js';
 
 const TABLE = 'content_entry_drafts';
 /** Entry ids per query when a page's drafts are looked up (a page has at most 100 entries). */
@@ -224,7 +225,7 @@ export class EntryDrafts {
     const entry = await this.published(name, id, identity, locale);
     const d = await this.store.one(key);
     if (!d) throw new NotFoundError(`Entry '${id}' of '${name}' has no working draft`);
-    return this.answer(c, entry, d);
+    return visibleFields(this.answer(c, entry, d), limitsFor(identity, name, 'read'));
   }
 
   /** The body's fields checked as an update checks them (types, required fields, relations), as reads answer them. */
@@ -245,6 +246,8 @@ export class EntryDrafts {
   async put(name: string, id: string, body: unknown, identity: Identity, locale?: string): Promise<Entry> {
     const { key } = await this.target(name, id, identity, locale);
     const entry = await this.published(name, id, identity, locale);
+    // A draft is a change: the caller's update rules (fields, entries, locales) apply as to an update.
+    await this.writes.assertMayAct(name, [id], identity, 'update', body, locale);
     const { c, values } = await this.writes.withSchema(name, async (c) => ({ c, values: await this.checked(c, body, identity) }));
     const current = await this.store.one(key);
     const d = current
@@ -252,7 +255,7 @@ export class EntryDrafts {
       : await this.store.insert(key, values, entry.version, identity.userId);
     // Lists answer hasDraft to writers; nothing published changed, so no entry event goes out.
     if (!current) await this.announcer.invalidateListsSafely(identity.tenantId, name);
-    return this.answer(c, entry, d);
+    return visibleFields(this.answer(c, entry, d), limitsFor(identity, name, 'read'));
   }
 
   /** Publishes the draft: its fields written into the entry with status published (a revision, on:update, on:publish). */
@@ -281,6 +284,7 @@ export class EntryDrafts {
   async discard(name: string, id: string, identity: Identity, locale?: string): Promise<void> {
     const { key } = await this.target(name, id, identity, locale);
     await this.published(name, id, identity, locale);
+    await this.writes.assertMayAct(name, [id], identity, 'update', undefined, locale);
     if (!(await this.store.remove(key))) throw new NotFoundError(`Entry '${id}' of '${name}' has no working draft`);
     await this.announcer.invalidateListsSafely(identity.tenantId, name);
   }

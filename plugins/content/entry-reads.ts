@@ -279,7 +279,11 @@ export class EntryReads {
     const c = await this.collections.get(name);
     const only = this.localised?.resolve(locale);
     await entryRow(c, id, identity.tenantId);
+    // The caller's read rules: an entry it may not read has no revisions for it, and hidden fields stay hidden.
+    const limits = limitsFor(identity, name, 'read');
+    if (limits?.where && !(await this.meets(c, id, limits, identity))) throw new EntryNotFoundError(name, id);
     const defaultCode = this.localised?.defaultCode() ?? 'en';
-    return this.revisionLog.history(name, id, identity.tenantId, defaultCode, only === '*' ? undefined : only);
+    const history = await this.revisionLog.history(name, id, identity.tenantId, defaultCode, only === '*' ? undefined : only);
+    return limits?.fields ? history.map((r) => ({ ...r, data: visibleFields(r.data, limits) })) : history;
   }
 }

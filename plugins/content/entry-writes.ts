@@ -98,6 +98,11 @@ export class EntryWrites {
     });
   }
 
+  /** The caller's rules allow `action` on these entries with this body and locale (entry-access.ts); else 403. */
+  async assertMayAct(name: string, ids: string[], identity: Identity, action: RuleAction, body?: unknown, locale?: string): Promise<void> {
+    await this.writeAccess(await this.collections.get(name), identity, [action], body, this.writeLocale(locale))(ids);
+  }
+
   /** Runs a write against the schema; a refused input is tried once more if the schema changed meanwhile. */
   async withSchema<T>(name: string, run: (c: LoadedCollection) => Promise<T>): Promise<T> {
     const c = await this.collections.get(name);

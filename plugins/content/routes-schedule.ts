@@ -67,6 +67,8 @@ export const scheduleRoutes: RouteDefinition[] = [
     async handler({ params, query, body, identity, scope }) {
       // In a locale, the status is that locale's version's.
       const entry = await scope.content.entries(params.collection).get(params.entryId, { locale: query.locale });
+      // Scheduling publishes (or unpublishes) later: the caller's publish rules must allow it on this entry now.
+      await scope.entries.assertMayAct(params.collection, [params.entryId], identity, 'publish', undefined, query.locale);
       const locale = await scope.entries.versionLocale(params.collection, query.locale);
       const publishAt = future(body.publishAt, 'publishAt');
       const unpublishAt = future(body.unpublishAt, 'unpublishAt');

@@ -16,6 +16,7 @@ export const AUTHOR_RULES = [
   { action: 'read', collection: 'posts', fields: ['title', 'body'], where: { $or: [{ createdBy: '$user' }, { status: 'published' }] } },
   { action: 'update', collection: 'posts', fields: ['title', 'body'], where: { createdBy: '$user' } },
   { action: 'delete', collection: 'posts', where: { createdBy: '$user' } },
+  { action: 'publish', collection: 'posts', where: { createdBy: '$user' } },
 ];
 
 type Body = { success: boolean; data: any; error?: string; message?: string };
@@ -218,6 +219,25 @@ for (const variant of DB_VARIANTS) {
       expect(stored.internalNotes).to.equal('secret-bob-pub');
       const own = await data(await call('GET', `/api/collections/posts/${ids['ann-draft']}`, admin.cookie));
       expect(own.internalNotes).to.equal('secret-ann-draft');
+      // Publishing (a status change) and scheduling it keep to the publish rule: others' posts are refused.
+      expect(
+        (await call('PATCH', `/api/collections/posts/${ids['bob-draft']}/status`, ann.cookie, { status: 'published' })).status,
+      ).to.equal(403);
+      const later = new Date(Date.now() + 3600_000).toISOString();
+      expect((await call('PUT', `/api/collections/posts/${ids['bob-draft']}/schedule`, ann.cookie, { publishAt: later })).status).to.equal(
+        404,
+      );
+      expect(
+        (await call('PUT', `/api/collections/posts/${ids['bob-published']}/schedule`, ann.cookie, { unpublishAt: later })).status,
+      ).to.equal(403);
+      expect((await call('PUT', `/api/collections/posts/${ids['ann-draft']}/schedule`, ann.cookie, { publishAt: later })).status).to.equal(
+        200,
+      );
+      // Revisions: of an entry she may not read, none (404); of hers, without the hidden field.
+      expect((await call('GET', `/api/collections/posts/${ids['bob-draft']}/revisions`, ann.cookie)).status).to.equal(404);
+      const history = await data(await call('GET', `/api/collections/posts/${ids['ann-draft']}/revisions`, ann.cookie));
+      expect(history.length).to.be.greaterThan(0);
+      for (const r of history) expect(r.data).to.not.have.property('internalNotes');
       // Her own entry she may delete.
       const temp = (await data(await call('POST', '/api/collections/posts', ann.cookie, { title: 'temp' }), 201))._id;
       expect((await call('DELETE', `/api/collections/posts/${temp}`, ann.cookie)).status).to.equal(200);
