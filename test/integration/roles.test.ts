@@ -352,4 +352,36 @@ describe('role changes across two instances (MariaDB + Redis)', function () {
       'token on B',
     ).to.equal(true);
   });
+
+  it('a rule changed on A applies on B, to sessions and tokens B had read with the old rules', async function () {
+    const ca = client(a);
+    const cb = client(b);
+    const admin = await ca.signIn('admin');
+    await ca.call('POST', '/api/collections', admin.cookie, {
+      name: 'notes',
+      fields: [
+        { name: 'title', type: 'text' },
+        { name: 'secret', type: 'text' },
+      ],
+    });
+    expect(
+      (await ca.call('POST', '/api/collections/notes', admin.cookie, { title: 'n', secret: 's', status: 'published' })).status,
+    ).to.equal(201);
+    const role = (await ca.body(await ca.call('POST', '/api/roles', admin.cookie, { name: 'ruled', permissions: ['content:read'] })))
+      .data as Role;
+    const holder = await ca.signIn('ruled');
+    const token = (await ca.body(await ca.call('POST', '/api/website-tokens', holder.cookie, { name: 't' }))).data.token as string;
+    const bearer = { authorization: `Bearer ${token}` };
+    const firstOnB = async (headers: Record<string, string>, cookie: string | null) =>
+      (await cb.body(await cb.call('GET', '/api/collections/notes', cookie, undefined, headers))).data.items[0];
+    // B read both with no rules: the secret shows.
+    expect((await firstOnB({}, holder.cookie)).secret).to.equal('s');
+    expect((await firstOnB(bearer, null)).secret).to.equal('s');
+    const changed = await ca.call('PATCH', `/api/roles/${role._id}`, admin.cookie, {
+      rules: [{ action: 'read', collection: 'notes', fields: ['title'] }],
+    });
+    expect(changed.status).to.equal(200);
+    expect(await eventually(async () => !('secret' in (await firstOnB({}, holder.cookie)))), 'session on B').to.equal(true);
+    expect(await eventually(async () => !('secret' in (await firstOnB(bearer, null)))), 'token on B').to.equal(true);
+  });
 });
