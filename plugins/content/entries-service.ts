@@ -17,6 +17,7 @@ import { EntryLocales } from './entry-locales.js';
 import { DraftStore, EntryDrafts } from './entry-drafts.js';
 import type { LocalesService } from './locales-service.js';
 import { EntryHooks } from './entry-hooks.js';
+import { eventEntryUnderRule } from './entry-event-access.js';
 
 export type { ContentEvent, Entry, EntryChange, EntryList } from './entry-shape.js';
 
@@ -227,6 +228,21 @@ export class EntriesService {
   /** Which of these ids still exist (in the caller's tenant), one query. */
   existingIds(name: string, ids: string[], identity: Identity): Promise<Set<string>> {
     return this.reads.existingIds(name, ids, identity);
+  }
+
+  /**
+   * An entry event's entry as the caller's read rule lets it see it (without the fields the rule hides), or
+   * undefined when the rule's `where` (or `locales`) leaves it out; the entry itself without a rule. For streams
+   * that hand out entries as they change (GraphQL subscriptions; entry-event-access.ts). `gone`: the entry was
+   * deleted (checked against its values; else in the database).
+   */
+  eventEntry(name: string, entry: Entry, identity: Identity, gone: boolean): Promise<Entry | undefined> {
+    const how = {
+      collection: () => this.collectionsService.get(name),
+      scope: this.reads.ruleScope(identity),
+      defaultLocale: this.localised.defaultCode(),
+    };
+    return eventEntryUnderRule(how, name, entry, identity, gone);
   }
 
   /** `locale`: only the revisions of that locale's writes. */

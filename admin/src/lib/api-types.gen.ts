@@ -40,6 +40,7 @@ export type ApiErrorCode =
   | 'ENTRY_NOT_FOUND'
   | 'EVENT_STREAM_LIMIT'
   | 'EVENT_STREAM_NOT_ACCEPTED'
+  | 'FIELD_FORBIDDEN'
   | 'FOLDER_EXISTS'
   | 'FOLDER_NOT_EMPTY'
   | 'FOLDER_NOT_FOUND'
@@ -67,6 +68,7 @@ export type ApiErrorCode =
   | 'INVALID_CREDENTIALS'
   | 'LAYOUT_NEEDS_USER'
   | 'LICENSE_REQUIRED'
+  | 'LOCALE_FORBIDDEN'
   | 'LOCKED'
   | 'LOCK_CONTENTION'
   | 'MAINTENANCE'
@@ -458,7 +460,6 @@ export interface ApiSchemas {
     /** admin, editor, viewer, guest: never deleted or renamed */
     builtIn: boolean;
     permissions: string[];
-    /** Always empty in this version (rules are not enforced yet) */
     rules: ApiSchemas['RoleRule'][];
   };
   StagedEntry: { _id: string; _stage: string; [key: string]: unknown };
@@ -1880,7 +1881,7 @@ export interface ApiRoutes {
     response: ApiSchemas['EntryPreview'];
     errors: ApiErrorCode;
   };
-  /** The tenant's roles: built-in first, then by name, with their permissions (rules: always empty in this version) (permission: user:manage) */
+  /** The tenant's roles: built-in first, then by name, with their permissions and rules (permission: user:manage) */
   'GET /api/roles': { params: never; query: never; body: never; response: ApiSchemas['RoleView'][]; errors: ApiErrorCode };
   /** One role of the tenant (permission: user:manage) */
   'GET /api/roles/:id': { params: { id: string }; query: never; body: never; response: ApiSchemas['RoleView']; errors: ApiErrorCode };
@@ -1898,6 +1899,8 @@ export interface ApiRoutes {
       grantedBy: string | null;
       publishedOnly: boolean;
       reason: string;
+      /** The rules that decide (empty: the permission strings decide) */
+      rules: ApiSchemas['RoleRule'][];
     };
     errors: ApiErrorCode;
   };
@@ -2404,7 +2407,7 @@ export interface ApiRoutes {
       name?: string;
       description?: string;
       permissions?: string[];
-      /** Not enforced yet in this version: a non-empty list is refused (400) */
+      /** Rules per collection and action: fields, where ("$user" is the caller) and locales. A rule names a collection and an action, and its rules then decide that pair */
       rules?: ApiSchemas['RoleRule'][];
       [key: string]: unknown;
     };
@@ -2709,7 +2712,14 @@ export interface ApiRoutes {
       risk: 'safe' | 'warning' | 'destructive';
       requiresConfirmation: boolean;
       summary: { created: number; updated: number; deleted: number; skipped: number; failed: number };
-      operations: { action: string; type: string; target: string; count: number }[];
+      operations: {
+        action: string;
+        type: string;
+        target: string;
+        count: number;
+        /** What the operation adds and removes, per aspect (configuration promotion: a role's permissions and rules) */
+        changes?: Record<string, { added: unknown[]; removed: unknown[] }>;
+      }[];
       warnings: {
         message: string;
         item?: string;
@@ -3198,7 +3208,14 @@ export interface ApiRoutes {
       risk: 'safe' | 'warning' | 'destructive';
       requiresConfirmation: boolean;
       summary: { created: number; updated: number; deleted: number; skipped: number; failed: number };
-      operations: { action: string; type: string; target: string; count: number }[];
+      operations: {
+        action: string;
+        type: string;
+        target: string;
+        count: number;
+        /** What the operation adds and removes, per aspect (configuration promotion: a role's permissions and rules) */
+        changes?: Record<string, { added: unknown[]; removed: unknown[] }>;
+      }[];
       warnings: {
         message: string;
         item?: string;
@@ -3243,7 +3260,14 @@ export interface ApiRoutes {
       risk: 'safe' | 'warning' | 'destructive';
       requiresConfirmation: boolean;
       summary: { created: number; updated: number; deleted: number; skipped: number; failed: number };
-      operations: { action: string; type: string; target: string; count: number }[];
+      operations: {
+        action: string;
+        type: string;
+        target: string;
+        count: number;
+        /** What the operation adds and removes, per aspect (configuration promotion: a role's permissions and rules) */
+        changes?: Record<string, { added: unknown[]; removed: unknown[] }>;
+      }[];
       warnings: {
         message: string;
         item?: string;
@@ -3357,7 +3381,14 @@ export interface ApiRoutes {
       risk: 'safe' | 'warning' | 'destructive';
       requiresConfirmation: boolean;
       summary: { created: number; updated: number; deleted: number; skipped: number; failed: number };
-      operations: { action: string; type: string; target: string; count: number }[];
+      operations: {
+        action: string;
+        type: string;
+        target: string;
+        count: number;
+        /** What the operation adds and removes, per aspect (configuration promotion: a role's permissions and rules) */
+        changes?: Record<string, { added: unknown[]; removed: unknown[] }>;
+      }[];
       warnings: {
         message: string;
         item?: string;
@@ -3438,7 +3469,14 @@ export interface ApiRoutes {
       risk: 'safe' | 'warning' | 'destructive';
       requiresConfirmation: boolean;
       summary: { created: number; updated: number; deleted: number; skipped: number; failed: number };
-      operations: { action: string; type: string; target: string; count: number }[];
+      operations: {
+        action: string;
+        type: string;
+        target: string;
+        count: number;
+        /** What the operation adds and removes, per aspect (configuration promotion: a role's permissions and rules) */
+        changes?: Record<string, { added: unknown[]; removed: unknown[] }>;
+      }[];
       warnings: {
         message: string;
         item?: string;
@@ -3547,7 +3585,14 @@ export interface ApiRoutes {
       risk: 'safe' | 'warning' | 'destructive';
       requiresConfirmation: boolean;
       summary: { created: number; updated: number; deleted: number; skipped: number; failed: number };
-      operations: { action: string; type: string; target: string; count: number }[];
+      operations: {
+        action: string;
+        type: string;
+        target: string;
+        count: number;
+        /** What the operation adds and removes, per aspect (configuration promotion: a role's permissions and rules) */
+        changes?: Record<string, { added: unknown[]; removed: unknown[] }>;
+      }[];
       warnings: {
         message: string;
         item?: string;
@@ -3906,7 +3951,14 @@ export interface ApiRoutes {
       risk: 'safe' | 'warning' | 'destructive';
       requiresConfirmation: boolean;
       summary: { created: number; updated: number; deleted: number; skipped: number; failed: number };
-      operations: { action: string; type: string; target: string; count: number }[];
+      operations: {
+        action: string;
+        type: string;
+        target: string;
+        count: number;
+        /** What the operation adds and removes, per aspect (configuration promotion: a role's permissions and rules) */
+        changes?: Record<string, { added: unknown[]; removed: unknown[] }>;
+      }[];
       warnings: {
         message: string;
         item?: string;
@@ -3952,7 +4004,7 @@ export interface ApiRoutes {
       name: string;
       description?: string;
       permissions?: string[];
-      /** Not enforced yet in this version: a non-empty list is refused (400) */
+      /** Rules per collection and action: fields, where ("$user" is the caller) and locales. A rule names a collection and an action, and its rules then decide that pair */
       rules?: ApiSchemas['RoleRule'][];
       [key: string]: unknown;
     };
