@@ -37,6 +37,7 @@ function domainDeps(booted: Booted, pageSize: number): DomainDeps {
     tokens: () => optional(booted(), 'tokens'),
     themes: () => optional(booted(), 'themes'),
     logger: () => optional(booted(), 'logger'),
+    events: () => booted().events,
     pageSize,
   };
 }

@@ -6,6 +6,7 @@
  */
 import { QueryTypes, type Transaction } from 'sequelize';
 import type { DomainDeps } from './restore-types.js';
+import { ROLE_CHANGED } from '../auth/public.js';
 import { allRows, quote, tableExists, type Row } from './tables.js';
 
 /** Caches dropped after the commit: sessions of users holding a changed role, the themes' branding per tenant. */
@@ -14,7 +15,9 @@ interface Pending {
   themes: Set<string>;
 }
 
-const roleSignature = (r: Row) => JSON.stringify([r.description ?? null, r.permissions == null ? null : String(r.permissions)]);
+const text = (v: unknown) => (v == null ? null : String(v));
+/** What holders of a role act with: its permissions and rules (a row of a backup made before rules has none). */
+const roleSignature = (r: Row) => JSON.stringify([r.description ?? null, text(r.permissions), text(r.rules)]);
 const roleKey = (r: Row) => `${String(r.tenant_id)}\u0000${String(r.name)}`;
 
 export class RestoreCaches {
@@ -88,6 +91,8 @@ export class RestoreCaches {
     const sequelize = this.d.sequelize();
     const sessions = this.d.sessions();
     const tokens = this.d.tokens();
+    // Every instance keeps each role's rules (the auth plugin's followed copies): ROLE_CHANGED drops them.
+    for (const [tenant, names] of roles) for (const role of names) await this.d.events().publish(ROLE_CHANGED, { tenantId: tenant, role });
     if (!(sessions || tokens) || !roles.size || !(await tableExists(sequelize, 'auth_users'))) return;
     for (const [tenant, names] of roles) {
       if (!names.size) continue;

@@ -4,6 +4,7 @@
  * domain is built at register, the services exist after boot).
  */
 import type { Sequelize } from 'sequelize';
+import type { EventBus } from '../../kernel/sdk.js';
 import type {
   CollectionsService,
   ComponentsService,
@@ -57,6 +58,8 @@ export interface DomainDeps {
   /** The themes plugin (its cached public branding is dropped per tenant after themes are restored). */
   themes: () => { changed(tenantId: string): Promise<void> } | undefined;
   logger: () => { warn(obj: object, msg: string): void } | undefined;
+  /** The event bus: a restored role's change is announced (ROLE_CHANGED), so every instance reads its rules again. */
+  events: () => Pick<EventBus, 'publish'>;
   pageSize: number;
 }
 

@@ -7,6 +7,7 @@ import { creationOrder, relationTargets } from '../content/public.js';
 import { planFromDiff, type DataDiff, type DataOperation, type DiffItem, type PlanDraft, type SafetyMode } from '../data-ops/public.js';
 import { matchFiles, samePair } from './identity-links.js';
 import { RESOURCE_TYPES, type DbResource, type ResourceType } from './resources.js';
+import { roleChanges } from './role-rules.js';
 import type { ConfigInput, ConfigPayload, ConfigSyncCore, FileSource, Pair, SyncFile } from './sync-types.js';
 
 /** Prefix of a one-collection read grant (content plugin's public access): `content:read:<collection>`. */
@@ -87,6 +88,13 @@ function matchProblems(pairs: Pair[], label: string, warnings: Warnings, blocked
   }
 }
 
+/** A role's payloads carry what they change: its permissions and rules added and removed (shown in the plan). */
+function withRoleChanges(item: DiffItem<ConfigPayload>, p: Pair): void {
+  if (item.create) item.create = { ...item.create, changes: roleChanges(undefined, p.file?.data) };
+  if (item.update) item.update = { ...item.update, changes: roleChanges(p.db?.data, p.file?.data) };
+  if (item.remove) item.remove = { ...item.remove, changes: roleChanges(p.db?.data, undefined) };
+}
+
 /** The matched pairs as the diff of planFromDiff, in pair order. */
 function diffOf(core: ConfigSyncCore, pairs: Pair[], mode: SafetyMode, label: string): DataDiff<ConfigPayload> {
   const diff: DataDiff<ConfigPayload> = { onlyInSource: [], onlyInTarget: [], differs: [], same: [], order: [] };
@@ -110,6 +118,7 @@ function diffOf(core: ConfigSyncCore, pairs: Pair[], mode: SafetyMode, label: st
       (samePair(p) ? diff.same : diff.differs).push(item);
     } else if (p.file) diff.onlyInSource.push((item = { ...common, create: fromFile(p.file) }));
     else diff.onlyInTarget.push((item = { ...common, remove: fromDb(p.db!), protectedReason: p.db!.protectedReason }));
+    if (type === 'role') withRoleChanges(item, p);
     diff.order!.push(item);
   }
   return diff;
@@ -149,8 +158,12 @@ export async function planConfig(
     messages: { updateBlocked: (_item, issue) => issue },
   });
   // DDL operations run before the engine's transaction (and are undone by the opposite change on failure).
-  for (const op of planned.operations)
+  for (const op of planned.operations) {
     if (op.action !== 'skip' && core.adapters[op.type as ResourceType]?.outsideTransaction) op.outsideTransaction = true;
+    // The plan shows what a role operation changes (skipped operations change nothing).
+    const changes = (op.payload as ConfigPayload | undefined)?.changes;
+    if (op.action !== 'skip' && changes) op.changes = changes;
+  }
   return {
     operations: planned.operations,
     warnings: [...warnings, ...planned.warnings],

@@ -1,11 +1,12 @@
 /** The adapters of the resource types (see resources.ts: what each is and never does), and what they share. */
 import { randomUUID } from 'node:crypto';
-import { Op, QueryTypes, type Model, type ModelStatic, type Sequelize, type Transaction } from 'sequelize';
+import { QueryTypes, type Model, type ModelStatic, type Sequelize, type Transaction } from 'sequelize';
 import { optional, type ContainerServices } from '../../kernel/sdk.js';
 import type { CollectionsService, FieldDefinition } from '../content/public.js';
 import type { DbResource, ResourceAdapter, ResourceType } from './resources.js';
 import { componentAdapter } from './component-adapter.js';
 import { localeAdapter } from './locale-adapter.js';
+import { roleAdapter } from './role-adapter.js';
 
 const DASHBOARD_SETTING = 'DASHBOARD_DEFAULT_WIDGETS';
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -165,77 +166,6 @@ function collectionAdapter(kit: AdapterKit): ResourceAdapter {
   return adapter;
 }
 
-/** Roles and their permissions. */
-function roleAdapter(kit: AdapterKit): ResourceAdapter {
-  const { cradle, model } = kit;
-  return {
-    type: 'role',
-    label: 'Roles and their permissions',
-    readOnlyReason: null,
-    available: () => true,
-    async read(tenantId) {
-      const roles = await cradle().users.roles(tenantId);
-      const User = model('User');
-      const held = new Set(
-        (await User.findAll({ where: { tenant_id: tenantId }, attributes: ['role'], group: ['role'] })).map((u: any) => String(u.role)),
-      );
-      return roles.map((r) => ({
-        type: 'role' as const,
-        name: r.name,
-        uuid: null,
-        id: r.name,
-        data: { description: r.description, permissions: [...r.permissions].sort() },
-        protectedReason:
-          r.name === 'admin' ? 'the admin role cannot be deleted' : held.has(r.name) ? `users hold the role '${r.name}'` : null,
-      }));
-    },
-    check(data) {
-      if (!isObject(data) || typeof data.description !== 'string' || data.description.length > 255)
-        return 'data must be {description (at most 255 characters), permissions[]}';
-      if (!Array.isArray(data.permissions) || !data.permissions.every((p) => typeof p === 'string'))
-        return 'data.permissions must be an array of permission names';
-      return null;
-    },
-    async create(tenantId, name, _uuid, data, t) {
-      await model('Role').create(
-        {
-          tenant_id: tenantId,
-          name,
-          description: data.description,
-          permissions: JSON.stringify([...(data.permissions as string[])].sort()),
-        },
-        { transaction: t },
-      );
-      return name;
-    },
-    async update(tenantId, current, name, data, t) {
-      await model('Role').update(
-        { name, description: data.description, permissions: JSON.stringify([...(data.permissions as string[])].sort()) },
-        { where: { tenant_id: tenantId, name: current.name }, transaction: t },
-      );
-      // A promoted rename (matched by syncId or external id) carries the users holding the role along.
-      if (name !== current.name)
-        await model('User').update({ role: name }, { where: { tenant_id: tenantId, role: current.name }, transaction: t });
-      return name;
-    },
-    async remove(tenantId, current, t) {
-      await model('Role').destroy({ where: { tenant_id: tenantId, name: current.name }, transaction: t });
-    },
-    async invalidate(tenantId, names) {
-      // Sessions and API keys / website tokens cache their role's permissions: drop the cached copies of
-      // every user holding a changed role.
-      const sessions = optional(cradle(), 'sessions');
-      const tokens = optional(cradle(), 'tokens');
-      if ((!sessions && !tokens) || !names.length) return;
-      const users = await model('User').findAll({ where: { tenant_id: tenantId, role: { [Op.in]: names } }, attributes: ['id'] });
-      for (const u of users) {
-        await sessions?.forgetUser(String((u as any).id));
-        await tokens?.userChanged(String((u as any).id));
-      }
-    },
-  };
-}
-
 /** Named themes (config, presetSource); the active and default flags stay per environment. */
 function themeAdapter(kit: AdapterKit): ResourceAdapter {
   const { cradle, model, parse } = kit;
@@ -390,7 +320,7 @@ export function buildAdapters(cradle: () => Cradle): Record<ResourceType, Resour
     locale: localeAdapter(() => optional(cradle(), 'locales')),
     component: componentAdapter(() => optional(cradle(), 'components')),
     collection: collectionAdapter(kit),
-    role: roleAdapter(kit),
+    role: roleAdapter({ cradle: kit.cradle, model: kit.model }),
     theme: themeAdapter(kit),
     setting: settingAdapter(kit),
     dashboard: dashboardAdapter(kit),

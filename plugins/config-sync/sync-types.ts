@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { stringify } from 'safe-stable-stringify';
 import type { Sequelize } from 'sequelize';
 import type { IdentityLinks } from './identity-links.js';
+import type { RoleChanges } from './role-rules.js';
 import type { DbResource, ResourceAdapter, ResourceType } from './resources.js';
 import type { SyncSources } from './sync-sources.js';
 
@@ -67,6 +68,8 @@ export interface ConfigPayload {
   dbId?: string;
   checksum?: string;
   data?: Record<string, unknown>;
+  /** A role's operation: the permissions and rules it adds and removes (role-rules.ts), shown in the plan. */
+  changes?: RoleChanges;
 }
 
 /** How a file was matched to a database resource. */

@@ -17,6 +17,8 @@ import { EntryLocales } from './entry-locales.js';
 import { DraftStore, EntryDrafts } from './entry-drafts.js';
 import type { LocalesService } from './locales-service.js';
 import { EntryHooks } from './entry-hooks.js';
+import { eventEntryUnderRule } from './entry-event-access.js';
+import { answerFor } from './entry-access.js';
 
 export type { ContentEvent, Entry, EntryChange, EntryList } from './entry-shape.js';
 
@@ -83,11 +85,11 @@ export class EntriesService {
   private readonly collectionsService: CollectionsService;
   private readonly localised: EntryLocales;
 
-  /** `hasDraft` on a write's answer (collections with drafts; a writer's answer). */
+  /** `hasDraft` on a write's answer (collections with drafts; a writer's answer), without the fields its read rule hides. */
   private async withDraftFlag(name: string, entry: Entry, identity: Identity, locale?: string): Promise<Entry> {
     const c = await this.collectionsService.get(name);
     await this.draftStore.mark(c, [entry], identity.tenantId, this.localised.resolve(locale), this.localised.defaultCode());
-    return entry;
+    return answerFor(name, entry, identity);
   }
 
   toEntry(c: LoadedCollection, row: Model | Record<string, unknown>): Entry {
@@ -176,8 +178,8 @@ export class EntriesService {
    * is free go in with one multi-row insert (inside a savepoint); the rest, and the whole batch when that
    * insert meets a unique violation, take the one-by-one path that finds free slugs and names the field.
    */
-  createMany(name: string, raw: unknown[], identity: Identity, locale?: string): Promise<Entry[]> {
-    return this.writes.createMany(name, raw, identity, locale);
+  async createMany(name: string, raw: unknown[], identity: Identity, locale?: string): Promise<Entry[]> {
+    return (await this.writes.createMany(name, raw, identity, locale)).map((e) => answerFor(name, e, identity));
   }
 
   /**
@@ -232,6 +234,21 @@ export class EntriesService {
   /** Which of these ids still exist (in the caller's tenant), one query. */
   existingIds(name: string, ids: string[], identity: Identity): Promise<Set<string>> {
     return this.reads.existingIds(name, ids, identity);
+  }
+
+  /**
+   * An entry event's entry as the caller's read rule lets it see it (without the fields the rule hides), or
+   * undefined when the rule's `where` (or `locales`) leaves it out; the entry itself without a rule. For streams
+   * that hand out entries as they change (GraphQL subscriptions; entry-event-access.ts). `gone`: the entry was
+   * deleted (checked against its values; else in the database).
+   */
+  eventEntry(name: string, entry: Entry, identity: Identity, gone: boolean): Promise<Entry | undefined> {
+    const how = {
+      collection: () => this.collectionsService.get(name),
+      scope: this.reads.ruleScope(identity),
+      defaultLocale: this.localised.defaultCode(),
+    };
+    return eventEntryUnderRule(how, name, entry, identity, gone);
   }
 
   /** `locale`: only the revisions of that locale's writes. */

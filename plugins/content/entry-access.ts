@@ -83,6 +83,11 @@ export function visibleFields<E extends Entry>(entry: E, limits: RuleLimits | nu
   return out as E;
 }
 
+/** A write's answer as the caller may read it: without the fields its read rule hides (no rule: as is; never throws). */
+export function answerFor<E extends Entry>(name: string, entry: E, identity: Identity): E {
+  return visibleFields(entry, ruleLimits(identity, name, 'read'));
+}
+
 /** Every entry of the list without the fields a read rule leaves out, in place. */
 export function hideFields(entries: Entry[], limits: RuleLimits | null): void {
   if (!limits?.fields) return;

@@ -22,7 +22,7 @@ import type { EntryWrites } from './entry-writes.js';
 import { columnName, fromColumn } from './field-types.js';
 import { ENTRY_EVENTS } from './public.js';
 import { presanitize, type RichTextSanitizer } from './rich-text-pool.js';
-import { limitsFor, visibleFields } from './entry-access.js';
+import { answerFor, limitsFor, visibleFields } from './entry-access.js';
 
 const TABLE = 'content_entry_drafts';
 /** Entry ids per query when a page's drafts are looked up (a page has at most 100 entries). */
@@ -278,7 +278,7 @@ export class EntryDrafts {
     // A draft written while it was being published stays (its newer fields are not lost).
     const removed = await this.store.remove(key, d.version);
     await this.announcer.invalidateListsSafely(identity.tenantId, name);
-    return Object.assign(entry, { hasDraft: removed === 0 });
+    return answerFor(name, Object.assign(entry, { hasDraft: removed === 0 }), identity);
   }
 
   async discard(name: string, id: string, identity: Identity, locale?: string): Promise<void> {

@@ -1,10 +1,9 @@
-import { ConflictError, hasPermission, type Identity } from '../../kernel/sdk.js';
+import { ConflictError, ruleLimits, type Identity } from '../../kernel/sdk.js';
 import type { CollectionsService, LoadedCollection } from './collections-service.js';
 import { EntryNotFoundError, NotSingletonError } from './errors.js';
-import { selectedKeys } from './field-selection.js';
 import type { EntryReads, ReadOptions } from './entry-reads.js';
-import { parsePopulate } from './populate.js';
-import { toEntry, type Entry } from './entry-shape.js';
+import type { Entry } from './entry-shape.js';
+import { answerFor } from './entry-access.js';
 
 const PUT_ATTEMPTS = 5;
 
@@ -23,7 +22,7 @@ export class EntrySingles {
   constructor(
     private readonly collections: CollectionsService,
     private readonly writes: SingleWrites,
-    private readonly reads: Pick<EntryReads, 'shape' | 'view' | 'localised'>,
+    private readonly reads: Pick<EntryReads, 'get' | 'view'>,
   ) {}
 
   private async singleton(name: string): Promise<LoadedCollection> {
@@ -39,16 +38,15 @@ export class EntrySingles {
   /** The one entry as `identity` may read it (readers without content:write: when published); 404 before it is written. */
   async get(name: string, identity: Identity, options: ReadOptions = {}): Promise<Entry> {
     const c = this.reads.view(await this.singleton(name));
-    const keys = selectedKeys(c, options.fields);
-    const tree = parsePopulate(c, options.populate, (n) => this.collections.findForRead(n));
     const row = await this.row(c, identity.tenantId);
-    const entry = row ? toEntry(c, row) : null;
-    if (!entry) throw new EntryNotFoundError(name, 'single');
-    const locale = this.reads.localised?.resolve(options.locale);
-    await this.reads.localised?.localise(c, [entry], identity.tenantId, locale, !hasPermission(identity, 'content:write'));
-    // In a locale, the status is that locale's version's (entry-locales.ts).
-    if (!hasPermission(identity, 'content:write') && entry.status !== 'published') throw new EntryNotFoundError(name, 'single');
-    return this.reads.shape(c, entry, identity, { keys, tree, locale });
+    if (!row) throw new EntryNotFoundError(name, 'single');
+    // Read as any entry is (entry-reads.ts): visibility, locale, the caller's rules, fields= and populate=.
+    try {
+      return await this.reads.get(name, String(row.get('id')), identity, options);
+    } catch (err) {
+      if (err instanceof EntryNotFoundError) throw new EntryNotFoundError(name, 'single');
+      throw err;
+    }
   }
 
   /**
@@ -62,7 +60,8 @@ export class EntrySingles {
     // PUT wins, as it would one after the other; bounded.
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.putOnce(c, body, identity, locale);
+        const put = await this.putOnce(c, body, identity, locale);
+        return { ...put, entry: answerFor(name, put.entry, identity) };
       } catch (err) {
         if (!(err instanceof ConflictError) || attempt >= PUT_ATTEMPTS || !(await this.row(c, identity.tenantId))) throw err;
       }
@@ -78,7 +77,11 @@ export class EntrySingles {
     const existing = await this.row(c, identity.tenantId);
     if (!existing) return { entry: await this.writes.create(c.name, body, identity, locale), created: true };
     const given = body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : null;
-    const emptied = Object.fromEntries(c.fields.filter((f) => !given || !Object.hasOwn(given, f.name)).map((f) => [f.name, null]));
+    // Fields left out are emptied, but not those a rule keeps the caller from writing (entry-access.ts).
+    const writable = ruleLimits(identity, c.name, 'update')?.fields;
+    const emptied = Object.fromEntries(
+      c.fields.filter((f) => (!given || !Object.hasOwn(given, f.name)) && (!writable || writable.has(f.name))).map((f) => [f.name, null]),
+    );
     const entry = await this.writes.update(c.name, String(existing.get('id')), given ? { ...emptied, ...given } : body, identity, locale);
     return { entry, created: false };
   }

@@ -29,11 +29,11 @@ export const activityRoutes: RouteDefinition[] = [
       const content = contentReader(scope, identity);
       if (!content) return [];
       const all = [];
-      for (const c of await content.collections.list()) {
-        for (const e of (await content.entries(c.name).list({ limit: query.limit, sort: '-updatedAt' })).items) {
+      for (const name of content.readable()) {
+        for (const e of (await content.entries(name).list({ limit: query.limit, sort: '-updatedAt' })).items) {
           all.push({
             id: e._id,
-            collection: c.name,
+            collection: name,
             title: titleOf(e),
             status: String(e.status ?? ''),
             createdAt: e.createdAt,
@@ -155,7 +155,7 @@ export const activityRoutes: RouteDefinition[] = [
       }),
       async handler({ scope, query, identity }) {
         const content = contentReader(scope, identity);
-        if (!content || !(await content.collections.list()).some((c) => c.name === 'orders')) return { available: false };
+        if (!content?.readable().includes('orders')) return { available: false };
         const list = await content.entries('orders').list({ limit: Math.max(20, query.limit), sort: '-createdAt' });
         const byStatus: Record<string, number> = {};
         for (const o of list.items.slice(0, 20)) {
@@ -196,7 +196,7 @@ export const activityRoutes: RouteDefinition[] = [
       }),
       async handler({ scope, query, identity }) {
         const content = contentReader(scope, identity);
-        if (!content || !(await content.collections.list()).some((c) => c.name === 'products')) return { available: false };
+        if (!content?.readable().includes('products')) return { available: false };
         const defaultThreshold = scope.dashboardOptions.lowStockThreshold;
         let tracked = 0,
           outOfStock = 0;

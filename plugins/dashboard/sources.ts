@@ -1,10 +1,18 @@
-import { hasPermission, type Identity, optional } from '../../kernel/sdk.js';
+import { hasPermission, type Identity, optional, ruleLimits } from '../../kernel/sdk.js';
 import type { SessionsService, UsersService } from '../auth/public.js';
 import type { LocalClient } from '../content/public.js';
 import type { MediaClientFactory } from '../media/public.js';
 
-/** What the dashboard uses of the content plugin's LocalClient (container key `contentClient`). */
-export type ContentReader = Pick<LocalClient, 'collections' | 'entries'>;
+/**
+ * What the dashboard reads of content: the entries through the content plugin's LocalClient acting as the
+ * caller (container key `contentClient`), and the names of the collections the caller may read (from the
+ * `collections` service: the client's own list needs content:read, which a role reading by rules may lack).
+ */
+export interface ContentReader {
+  /** The collections the caller may read (content:read, its one-collection grant, or a read rule), in the service's order. */
+  readable(): string[];
+  entries: LocalClient['entries'];
+}
 
 /** The media plugin's client (container key `mediaClient`), when present. */
 export type MediaReader = ReturnType<MediaClientFactory>;
@@ -16,12 +24,33 @@ export type SessionsReader = Pick<SessionsService, 'online'>;
 /**
  * The content client acting as the caller (never as the system): what a widget lists or counts is what the
  * caller may read through the content API, so readers of published entries only (viewers, their website
- * tokens, guests) never see a draft's title, id or count. undefined without the content plugin or without
- * `content:read` (the widget then shows no content).
+ * tokens, guests) never see a draft's title, id or count, and a role's read rules (API decisions, "Roles and
+ * rules") keep counts and lists to the entries their `where` lets it read. undefined without the content
+ * plugin, or without `content:read` and without any read rule (the widget then shows no content).
  */
 export function contentReader(scope: Record<string, unknown>, identity: Identity): ContentReader | undefined {
   const factory = optional(scope, 'contentClient');
-  return factory && hasPermission(identity, 'content:read') ? factory(identity) : undefined;
+  const collections = optional(scope, 'collections');
+  const ruled = identity.role !== 'admin' && !!identity.rules?.some((r) => r.action === 'read');
+  if (!factory || !collections || !(ruled || hasPermission(identity, 'content:read'))) return undefined;
+  const client = factory(identity);
+  return {
+    readable: () =>
+      collections
+        .list()
+        .map((c) => c.name)
+        .filter((name) => readable(identity, name)),
+    entries: (name) => client.entries(name),
+  };
+}
+
+/** Whether the caller may read the collection's entries: content:read, its one-collection grant, or a read rule for it. */
+export function readable(identity: Identity, collection: string): boolean {
+  return (
+    hasPermission(identity, 'content:read') ||
+    identity.permissions.includes(`content:read:${collection}`) ||
+    ruleLimits(identity, collection, 'read') !== null
+  );
 }
 
 /** The media client acting as the caller; undefined without the media plugin or without `media:read`. */
@@ -30,14 +59,14 @@ export function mediaReader(scope: Record<string, unknown>, identity: Identity):
   return typeof factory === 'function' && hasPermission(identity, 'media:read') ? factory(identity) : undefined;
 }
 
-/** Entries of every collection of the tenant: total and per collection. */
+/** Entries of every collection the caller may read, as it may read them: total and per collection. */
 export async function contentTotals(content: ContentReader | undefined): Promise<{ total: number; byCollection: Record<string, number> }> {
   if (!content) return { total: 0, byCollection: {} };
   const byCollection: Record<string, number> = {};
   let total = 0;
-  for (const c of await content.collections.list()) {
-    const n = (await content.entries(c.name).list({ limit: 1 })).total;
-    byCollection[c.name] = n;
+  for (const name of content.readable()) {
+    const n = (await content.entries(name).list({ limit: 1 })).total;
+    byCollection[name] = n;
     total += n;
   }
   return { total, byCollection };

@@ -28,7 +28,7 @@ import {
   PlanHashMismatchError,
   PlanNotFoundError,
 } from './errors.js';
-import { viewOf, type StoredPlanRecord } from './plan-store.js';
+import { operationView, viewOf, type StoredPlanRecord } from './plan-store.js';
 import {
   DATA_OPS_APPLY_JOB,
   PLAN_TTL_MS,
@@ -129,7 +129,7 @@ export class DataOpsService implements DataOpsEngine {
       risk,
       requiresConfirmation: risk === 'destructive',
       summary: summarise(operationsFull),
-      operations: operationsFull.map((o) => ({ action: o.action, type: o.type, target: o.target, count: o.count })),
+      operations: operationsFull.map(operationView),
       warnings: allWarnings,
       blockedReasons: [...draft.blockedReasons],
       expiresAt: new Date(now + PLAN_TTL_MS).toISOString(),

@@ -33,6 +33,11 @@ export interface StoredPlanRecord extends StoredPlan {
 
 const iso = (ms: number | string | null) => (ms == null ? null : new Date(Number(ms)).toISOString());
 
+/** An operation as the plan view shows it: what, on what, how many, and what it changes when the domain says. */
+export function operationView(o: DataOperation & { count: number }): PlanView['operations'][number] {
+  return { action: o.action, type: o.type, target: o.target, count: o.count, ...(o.changes ? { changes: o.changes } : {}) };
+}
+
 export function viewOf(plan: StoredPlan): PlanView {
   return {
     planId: plan.planId,
@@ -59,7 +64,7 @@ function toRecord(row: PlanRow): StoredPlanRecord {
     risk: row.risk,
     requiresConfirmation: Boolean(row.requires_confirmation),
     summary: JSON.parse(row.summary) as Summary,
-    operations: operationsFull.map((o) => ({ action: o.action, type: o.type, target: o.target, count: o.count ?? 1 })),
+    operations: operationsFull.map((o) => operationView({ ...o, count: o.count ?? 1 })),
     warnings: JSON.parse(row.warnings),
     blockedReasons: JSON.parse(row.blocked_reasons),
     expiresAt: iso(row.expires_at)!,

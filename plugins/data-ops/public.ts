@@ -67,6 +67,9 @@ export interface Summary {
   failed: number;
 }
 
+/** Per aspect of a resource (a role's `permissions`, its `rules`), the items an operation adds and removes. */
+export type OperationChanges = Record<string, { added: unknown[]; removed: unknown[] }>;
+
 /** One step of a plan, in dependency order. `payload` is what apply needs (stored with the plan: never a secret). */
 export interface DataOperation<P = unknown> {
   action: 'create' | 'update' | 'delete' | 'skip';
@@ -77,6 +80,11 @@ export interface DataOperation<P = unknown> {
   /** Entities this operation touches (default 1); counts toward the inline threshold and the summary. */
   count?: number;
   payload?: P;
+  /**
+   * What the operation changes, for the reader of the plan (shown in the plan's `operations`): per aspect, the
+   * items it adds and removes (configuration promotion: a role's permissions and rules).
+   */
+  changes?: OperationChanges;
   /**
    * Transactional domains only: this operation cannot run inside the apply transaction (DDL through a
    * migration ledger, which commits implicitly on MariaDB and would be refused by the SQLite write gate).
@@ -173,7 +181,7 @@ export interface PlanView {
   risk: Risk;
   requiresConfirmation: boolean;
   summary: Summary;
-  operations: Array<{ action: string; type: string; target: string; count: number }>;
+  operations: Array<{ action: string; type: string; target: string; count: number; changes?: OperationChanges }>;
   warnings: Array<{ message: string; item?: string }>;
   blockedReasons: string[];
   expiresAt: string;

@@ -28,7 +28,18 @@ export const planViewSchema = z.object({
   risk: z.enum(['safe', 'warning', 'destructive']),
   requiresConfirmation: z.boolean(),
   summary: summarySchema,
-  operations: z.array(z.object({ action: z.string(), type: z.string(), target: z.string(), count: z.number() })),
+  operations: z.array(
+    z.object({
+      action: z.string(),
+      type: z.string(),
+      target: z.string(),
+      count: z.number(),
+      changes: z
+        .record(z.string(), z.object({ added: z.array(z.unknown()), removed: z.array(z.unknown()) }))
+        .optional()
+        .describe("What the operation adds and removes, per aspect (configuration promotion: a role's permissions and rules)"),
+    }),
+  ),
   warnings: z.array(
     z.object({
       message: z.string(),

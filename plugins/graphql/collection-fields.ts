@@ -7,16 +7,20 @@ import {
   type GraphQLFieldConfig,
   type GraphQLFieldConfigMap,
 } from 'graphql';
-import { AppError, ValidationError, type BusEvent, assertPermission } from '../../kernel/sdk.js';
+import { AppError, ValidationError, type BusEvent, assertPermission, ruleLimits } from '../../kernel/sdk.js';
 import type { EntriesService as EntriesPort, Entry, ListQuery } from '../content/public.js';
-import { listQuerySchema } from '../content/public.js';
+import { ENTRY_EVENTS, listQuerySchema } from '../content/public.js';
 import { EntryStatusEnum, type CollectionTypes } from './collection-types.js';
 import { ENTRY_EVENT_NAMES, entryFor, type EntryEventKind } from './entry-events.js';
 import type { GraphqlContext } from './graphql-context.js';
 import { GraphQLJSON } from './json-scalar.js';
 
 type Field = GraphQLFieldConfig<unknown, GraphqlContext, any>;
-export type StreamFactory = <T>(ctx: GraphqlContext, names: string[], pick: (event: BusEvent) => T | undefined) => AsyncIterableIterator<T>;
+export type StreamFactory = <T>(
+  ctx: GraphqlContext,
+  names: string[],
+  pick: (event: BusEvent) => T | undefined | Promise<T | undefined>,
+) => AsyncIterableIterator<T>;
 
 /** The JSON scalar's value as the JSON text the entries service expects (a string is taken as that text). */
 const filterText = (v: unknown) => (v === null || v === undefined ? undefined : typeof v === 'string' ? v : JSON.stringify(v));
@@ -145,15 +149,28 @@ export function mutationFields(t: CollectionTypes, entries: EntriesPort): GraphQ
   };
 }
 
-/** postAdded, postUpdated, postDeleted: see entry-events.ts for who gets what. */
-export function subscriptionFields(t: CollectionTypes, stream: StreamFactory): GraphQLFieldConfigMap<unknown, GraphqlContext> {
+/**
+ * postAdded, postUpdated, postDeleted: see entry-events.ts for who gets what. A role's read rule for the
+ * collection also lets its holders subscribe, and keeps what they get to it (EntriesService.eventEntry: only
+ * entries meeting its `where`, without the fields it hides).
+ */
+export function subscriptionFields(
+  t: CollectionTypes,
+  stream: StreamFactory,
+  entries: Pick<EntriesPort, 'eventEntry'>,
+): GraphQLFieldConfigMap<unknown, GraphqlContext> {
   const { names, collection } = t;
   const field = (kind: EntryEventKind, description: string): Field => ({
     type: new GraphQLNonNull(t.object),
-    description: `${description} (content:read; your tenant only; without content:write only published entries, see the README).`,
+    description: `${description} (content:read or a read rule; your tenant only; without content:write only published entries, see the README).`,
     subscribe(_root, _args, ctx) {
-      assertPermission(ctx.identity, 'content:read');
-      return stream<Entry>(ctx, ENTRY_EVENT_NAMES[kind], (event) => entryFor(kind, collection.name, ctx.identity, event));
+      const ruled = ruleLimits(ctx.identity, collection.name, 'read') !== null;
+      if (!ruled) assertPermission(ctx.identity, 'content:read');
+      return stream<Entry>(ctx, ENTRY_EVENT_NAMES[kind], (event) => {
+        const entry = entryFor(kind, collection.name, ctx.identity, event);
+        if (!entry || !ruled) return entry;
+        return entries.eventEntry(collection.name, entry, ctx.identity, event.name === ENTRY_EVENTS.delete);
+      });
     },
     resolve: (entry: unknown) => entry,
   });

@@ -1,4 +1,4 @@
-import { type BusEvent, hasPermission, type Identity } from '../../kernel/sdk.js';
+import { type BusEvent, hasPermission, type Identity, ruleLimits } from '../../kernel/sdk.js';
 import { ENTRY_EVENTS, type ContentEvent as ContentEventPayload, type Entry } from '../content/public.js';
 
 export type EntryEventKind = 'added' | 'updated' | 'deleted';
@@ -12,7 +12,8 @@ export const ENTRY_EVENT_NAMES: Record<EntryEventKind, string[]> = {
 
 /**
  * The entry a subscriber of `<singular><Kind>` gets for a bus event, or undefined. Only events of the
- * subscriber's tenant, and only for holders of content:read.
+ * subscriber's tenant, and only for holders of content:read or of a read rule for the collection (whose rule
+ * then decides further: EntriesService.eventEntry).
  * - Writers (content:write) see every entry as it happens: create -> Added, update -> Updated, delete -> Deleted.
  * - Readers see the published entries only, as they appear and disappear for them: a published create
  *   or a publication -> Added; an update of a published entry -> Updated; deleting a published entry
@@ -22,7 +23,7 @@ export const ENTRY_EVENT_NAMES: Record<EntryEventKind, string[]> = {
 export function entryFor(kind: EntryEventKind, collection: string, identity: Identity, event: BusEvent): Entry | undefined {
   const p = event.payload as ContentEventPayload;
   if (!p || p.collection !== collection || p.tenantId !== identity.tenantId || !p.entry) return undefined;
-  if (!hasPermission(identity, 'content:read')) return undefined;
+  if (!hasPermission(identity, 'content:read') && !ruleLimits(identity, collection, 'read')) return undefined;
   const writer = hasPermission(identity, 'content:write');
   const published = p.entry.status === 'published';
   const wasPublished = p.previousStatus === 'published';

@@ -213,7 +213,11 @@ export class GraphqlService {
   }
 
   /** A subscription's source stream, within its connection's budget. */
-  private stream<T>(ctx: GraphqlContext, names: string[], pick: (event: BusEvent) => T | undefined): EventStream<T> {
+  private stream<T>(
+    ctx: GraphqlContext,
+    names: string[],
+    pick: (event: BusEvent) => T | undefined | Promise<T | undefined>,
+  ): EventStream<T> {
     const budget = ctx.streams;
     if (budget) {
       if (budget.open >= budget.max) throw new SubscriptionLimitError(budget.max);

@@ -52,7 +52,7 @@ export function buildSchema(list: CollectionLike[], deps: SchemaDeps): BuiltSche
   for (const t of types.values()) {
     Object.assign(query, queryFields(t, deps.entries));
     Object.assign(mutation, mutationFields(t, deps.entries));
-    Object.assign(subscription, subscriptionFields(t, deps.stream));
+    Object.assign(subscription, subscriptionFields(t, deps.stream, deps.entries));
   }
   const schema = new GraphQLSchema({
     query: root('Query', query),

@@ -1,5 +1,5 @@
 import { BREAK, TypeInfo, isObjectType, visit, visitWithTypeInfo, type DocumentNode, type GraphQLField, type GraphQLSchema } from 'graphql';
-import type { Identity } from '../../kernel/sdk.js';
+import { RULE_USER, type Identity } from '../../kernel/sdk.js';
 
 /**
  * Field extension set on every field this plugin builds: its result depends on the caller only through
@@ -46,13 +46,16 @@ const keys = new WeakMap<Identity, string>();
 
 /**
  * What the built resolvers read of an identity: tenant, kind (a guest is asked to sign in, others are
- * refused), whether it is an admin (who bypasses permission checks), and its permissions.
+ * refused), whether it is an admin (who bypasses permission checks), its permissions, and its role's rules
+ * (with the user's id when a rule names `$user`: such subscribers never share a group with another user).
  */
 export function permissionKey(identity: Identity): string {
   let key = keys.get(identity);
   if (key === undefined) {
     const grants = identity.role === 'admin' ? '*admin' : [...identity.permissions].sort().join(',');
-    key = JSON.stringify([identity.tenantId, identity.kind, grants]);
+    const rules = identity.role === 'admin' || !identity.rules?.length ? '' : JSON.stringify(identity.rules);
+    const user = rules.includes(`"${RULE_USER}"`) ? identity.userId : null;
+    key = JSON.stringify(rules ? [identity.tenantId, identity.kind, grants, rules, user] : [identity.tenantId, identity.kind, grants]);
     keys.set(identity, key);
   }
   return key;

@@ -4,7 +4,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PROJECT_ROOT } from '../../kernel/version.js';
 import { POSTS } from '../helpers/content.js';
-import { fixturePlugin, startTestKernel, type TestKernel } from '../helpers/kernel.js';
+import { fixturePlugin, responseCookie, startTestKernel, type TestKernel } from '../helpers/kernel.js';
 import {
   CSS_STRINGS,
   DEEP_ARRAY,
@@ -45,11 +45,14 @@ import { DB_VARIANTS, requireVariant } from '../helpers/services.js';
  * params, queries and bodies generated from the operation's schemas, and hostile variants (NUL and other
  * control characters, lone surrogates, 10k-deep JSON, 1e308 / 1e400 / 2^64, wrong types, 100k strings,
  * duplicate keys, empty and malformed bodies, wrong content types, hostile multipart), each sent as
- * anonymous, viewer and admin, on SQLite and on MariaDB.
+ * anonymous, viewer, admin and a signed-in author whose role's rules (issue 38, "Roles and rules"; the
+ * "author" role of role-rules.test.ts on the fuzzed collection) hide the field `meta` and limit the entries,
+ * on SQLite and on MariaDB.
  *
  * Every answer must be: below 500 (503 DATABASE_BUSY with Retry-After and 503 TRANSLATION_UNAVAILABLE excepted), free of stack frames
  * (and of file paths in refusals), a 4xx in the route's error shape with a catalogued code, and in time
- * (each request has its own AbortSignal.timeout; a hang names the operation).
+ * (each request has its own AbortSignal.timeout; a hang names the operation). The author's answers never
+ * carry the value the fixture entries hold in the field its rule hides (FUZZ_HIDDEN).
  *
  * Bounded by default (a fixed seed, a fixed list of hostile cases per operation plus CMS_FUZZ_RUNS
  * random ones, default 3). Longer: CMS_FUZZ_RUNS=500; reproduce with CMS_FUZZ_SEED=<n> (printed on
@@ -67,7 +70,7 @@ const SEED =
       : DEFAULT_SEED;
 const ONLY = process.env.CMS_FUZZ_ONLY ?? '';
 const TIMEOUT_MS = Number(process.env.CMS_FUZZ_TIMEOUT_MS ?? 10_000);
-const IDENTITIES = [undefined, 'viewer', 'admin'] as const;
+const IDENTITIES = [undefined, 'viewer', 'admin', 'author'] as const;
 /** CMS_FUZZ_TRACE=1 writes one line per request (operation, identity, case, status, error) to test-output/. */
 const TRACE = Boolean(process.env.CMS_FUZZ_TRACE);
 type Identity = (typeof IDENTITIES)[number];
@@ -303,6 +306,25 @@ const FUZZ_COLLECTION = {
   fields: [...POSTS.fields, { name: 'cover', type: 'media' }, { name: 'related', type: 'relation', collection: 'fuzzposts' }],
 };
 const ADMIN = { email: 'fuzz-admin@example.com', password: 'fuzz admin password' };
+/** The value the fixture entries keep in `meta`, the field the author's read rule hides: never in an answer to the author. */
+const FUZZ_HIDDEN = 'fuzz-hidden-5e1c0a';
+/** The "author" role of role-rules.test.ts (AUTHOR_RULES) on the fuzzed collection: every field but `meta`. */
+const AUTHOR_FIELDS = FUZZ_COLLECTION.fields.map((f) => f.name).filter((n) => n !== 'meta');
+const FUZZ_AUTHOR_ROLE = {
+  name: 'fuzz-author',
+  permissions: ['content:read', 'content:write', 'media:read', 'dashboard:read'],
+  rules: [
+    {
+      action: 'read',
+      collection: FUZZ_COLLECTION.name,
+      fields: AUTHOR_FIELDS,
+      where: { $or: [{ createdBy: '$user' }, { status: 'published' }] },
+    },
+    { action: 'update', collection: FUZZ_COLLECTION.name, fields: AUTHOR_FIELDS, where: { createdBy: '$user' } },
+    { action: 'delete', collection: FUZZ_COLLECTION.name, where: { createdBy: '$user' } },
+  ],
+};
+const AUTHOR = { email: 'fuzz-author@example.com', password: 'fuzz author password' };
 const USER_PASSWORD = 'fuzz password 123';
 
 class Fixtures {
@@ -322,6 +344,8 @@ class Fixtures {
   planId?: string;
   jobId?: string;
   graphql: GraphqlField[] = [];
+  /** The signed-in author's session cookie (signed in again when a case ended the session). */
+  authorCookie?: string;
   private n = 0;
 
   constructor(private readonly t: TestKernel) {}
@@ -359,6 +383,11 @@ class Fixtures {
   async init(): Promise<void> {
     this.formats = ((await this.call('GET', '/api/importers/sources')).body?.data?.sources ?? []).map((x: { format: string }) => x.format);
     await this.refresh();
+    const role = await this.call('POST', '/api/roles', FUZZ_AUTHOR_ROLE);
+    expect(role.status, JSON.stringify(role.body)).to.equal(201);
+    const users = this.t.kernel.container.resolve<{ create(i: object): Promise<unknown> }>('users');
+    await users.create({ ...AUTHOR, role: FUZZ_AUTHOR_ROLE.name });
+    await this.signInAuthor();
     const form = new FormData();
     form.append('file', new Blob([Buffer.from('title,body\nImported one,First\nImported two,Second\n')]), 'fuzz.csv');
     form.append('format', 'csv');
@@ -378,9 +407,20 @@ class Fixtures {
     }
   }
 
+  /** Signs the author in again unless its session still answers (a case may have signed it out or revoked it). */
+  private async signInAuthor(): Promise<void> {
+    if (this.authorCookie) {
+      const me = await this.t.request('/api/user/me', { headers: { cookie: this.authorCookie } });
+      if (me.status === 200) return;
+    }
+    const res = await this.t.request('/api/user/login', { method: 'POST', json: AUTHOR });
+    this.authorCookie = res.status === 200 ? (responseCookie(res) ?? undefined) : undefined;
+  }
+
   /** Before an operation that follows a write: brings back what earlier cases deleted or changed. */
   async refresh(): Promise<void> {
     const n = ++this.n;
+    if (this.authorCookie !== undefined) await this.signInAuthor();
     const schema = await this.call('GET', `/api/collections/${this.collection}/schema`);
     const names = JSON.stringify((schema.body?.data?.fields ?? []).map((f: { name: string; type: string }) => `${f.name}:${f.type}`));
     if (schema.status !== 200 || names !== JSON.stringify(FUZZ_COLLECTION.fields.map((f) => `${f.name}:${f.type}`))) {
@@ -395,6 +435,7 @@ class Fixtures {
         status: 'published',
         views: n,
         category: 'news',
+        meta: { note: FUZZ_HIDDEN },
       });
       this.entryId = body?.data?._id;
     }
@@ -836,7 +877,7 @@ interface Problem {
   operation: string;
   operationId: string;
   identity: string;
-  kind: 'server error' | 'stack trace' | 'file path' | 'error shape' | 'hang' | 'connection';
+  kind: 'server error' | 'stack trace' | 'file path' | 'error shape' | 'hang' | 'connection' | 'hidden field';
   detail: string;
   input: string;
   status: number;
@@ -872,6 +913,8 @@ class Judge {
     private readonly t: TestKernel,
     private readonly db: string,
     doc: any,
+    /** The author's session cookie, as the fixtures keep it. */
+    private readonly authorCookie: () => string | undefined = () => undefined,
   ) {
     this.catalogue = new Map((doc['x-error-catalogue'] ?? []).map((e: { code: string; status: number }) => [e.code, e.status]));
   }
@@ -903,7 +946,10 @@ class Judge {
 
   async send(op: Operation, c: FuzzCase, identity: Identity): Promise<void> {
     const headers: Record<string, string> = { ...c.headers, ...(c.body?.extraHeaders ?? {}) };
-    if (identity) headers['x-test-identity'] = identity;
+    if (identity === 'author') {
+      const cookie = this.authorCookie();
+      if (cookie && !Object.keys(headers).some((h) => h.toLowerCase() === 'cookie')) headers.cookie = cookie;
+    } else if (identity) headers['x-test-identity'] = identity;
     if (c.body?.contentType) headers['content-type'] = c.body.contentType;
     const url = `${this.t.url}${c.path}${c.query ? `?${c.query}` : ''}`;
     const who = identity ?? 'anonymous';
@@ -988,6 +1034,8 @@ class Judge {
       if (graphqlInternal || streamInternal)
         problem('server error', `${status} carrying INTERNAL_ERROR (${graphqlInternal ? 'a GraphQL error' : 'a stream event'})`);
     }
+    if (identity === 'author' && text.includes(FUZZ_HIDDEN))
+      problem('hidden field', `the value of the field the author's rule hides (meta) is in a ${status} answer`);
     if (STACK_FRAME.test(text)) problem('stack trace', `stack frame in the body: ${short(STACK_FRAME.exec(text)![0], 120)}`);
     else if (status >= 300 && FILE_PATH.test(text))
       problem(
@@ -1052,7 +1100,8 @@ function groupReport(problems: Problem[]): string {
 
 for (const variant of DB_VARIANTS) {
   describe(`OpenAPI fuzz: every operation, generated and hostile input (${variant.name})`, function () {
-    this.timeout(LONG_MODE ? 0 : 300_000);
+    // Four identities (the rule-limited author too): about 155 s per database here, a third more than with three.
+    this.timeout(LONG_MODE ? 0 : 360_000);
     let t: TestKernel;
     let doc: any;
 
@@ -1079,10 +1128,17 @@ for (const variant of DB_VARIANTS) {
       if (!ONLY) expect(ops.length, 'operations in the document').to.equal(t.kernel.routes.list().length);
       expect(ops.length, `no operation matches CMS_FUZZ_ONLY=${ONLY}`).to.be.greaterThan(0);
       const fixtures = new Fixtures(t);
-      const judge = new Judge(t, variant.name, doc);
+      const judge = new Judge(t, variant.name, doc, () => fixtures.authorCookie);
       const started = performance.now();
       const timings: Array<[string, number]> = [];
       await fixtures.init();
+      // The author's rule holds before the fuzzing starts (else the hidden-field check could not fail): the
+      // fixture entry is read without `meta`, which the admin reads.
+      const entryPath = `/api/collections/${fixtures.collection}/${fixtures.entryId}`;
+      expect(await (await t.request(entryPath, { identity: 'admin' })).text()).to.contain(FUZZ_HIDDEN);
+      const asAuthor = await t.request(entryPath, { headers: { cookie: fixtures.authorCookie ?? '' } });
+      expect(asAuthor.status).to.equal(200);
+      expect(await asAuthor.text()).to.not.contain(FUZZ_HIDDEN);
       let dirty = false;
       for (const op of ops) {
         if (dirty) await fixtures.refresh();

@@ -2730,7 +2730,14 @@ export interface ApiRoutes {
       risk: 'safe' | 'warning' | 'destructive';
       requiresConfirmation: boolean;
       summary: { created: number; updated: number; deleted: number; skipped: number; failed: number };
-      operations: { action: string; type: string; target: string; count: number }[];
+      operations: {
+        action: string;
+        type: string;
+        target: string;
+        count: number;
+        /** What the operation adds and removes, per aspect (configuration promotion: a role's permissions and rules) */
+        changes?: Record<string, { added: unknown[]; removed: unknown[] }>;
+      }[];
       warnings: {
         message: string;
         item?: string;
@@ -3219,7 +3226,14 @@ export interface ApiRoutes {
       risk: 'safe' | 'warning' | 'destructive';
       requiresConfirmation: boolean;
       summary: { created: number; updated: number; deleted: number; skipped: number; failed: number };
-      operations: { action: string; type: string; target: string; count: number }[];
+      operations: {
+        action: string;
+        type: string;
+        target: string;
+        count: number;
+        /** What the operation adds and removes, per aspect (configuration promotion: a role's permissions and rules) */
+        changes?: Record<string, { added: unknown[]; removed: unknown[] }>;
+      }[];
       warnings: {
         message: string;
         item?: string;
@@ -3264,7 +3278,14 @@ export interface ApiRoutes {
       risk: 'safe' | 'warning' | 'destructive';
       requiresConfirmation: boolean;
       summary: { created: number; updated: number; deleted: number; skipped: number; failed: number };
-      operations: { action: string; type: string; target: string; count: number }[];
+      operations: {
+        action: string;
+        type: string;
+        target: string;
+        count: number;
+        /** What the operation adds and removes, per aspect (configuration promotion: a role's permissions and rules) */
+        changes?: Record<string, { added: unknown[]; removed: unknown[] }>;
+      }[];
       warnings: {
         message: string;
         item?: string;
@@ -3378,7 +3399,14 @@ export interface ApiRoutes {
       risk: 'safe' | 'warning' | 'destructive';
       requiresConfirmation: boolean;
       summary: { created: number; updated: number; deleted: number; skipped: number; failed: number };
-      operations: { action: string; type: string; target: string; count: number }[];
+      operations: {
+        action: string;
+        type: string;
+        target: string;
+        count: number;
+        /** What the operation adds and removes, per aspect (configuration promotion: a role's permissions and rules) */
+        changes?: Record<string, { added: unknown[]; removed: unknown[] }>;
+      }[];
       warnings: {
         message: string;
         item?: string;
@@ -3459,7 +3487,14 @@ export interface ApiRoutes {
       risk: 'safe' | 'warning' | 'destructive';
       requiresConfirmation: boolean;
       summary: { created: number; updated: number; deleted: number; skipped: number; failed: number };
-      operations: { action: string; type: string; target: string; count: number }[];
+      operations: {
+        action: string;
+        type: string;
+        target: string;
+        count: number;
+        /** What the operation adds and removes, per aspect (configuration promotion: a role's permissions and rules) */
+        changes?: Record<string, { added: unknown[]; removed: unknown[] }>;
+      }[];
       warnings: {
         message: string;
         item?: string;
@@ -3568,7 +3603,14 @@ export interface ApiRoutes {
       risk: 'safe' | 'warning' | 'destructive';
       requiresConfirmation: boolean;
       summary: { created: number; updated: number; deleted: number; skipped: number; failed: number };
-      operations: { action: string; type: string; target: string; count: number }[];
+      operations: {
+        action: string;
+        type: string;
+        target: string;
+        count: number;
+        /** What the operation adds and removes, per aspect (configuration promotion: a role's permissions and rules) */
+        changes?: Record<string, { added: unknown[]; removed: unknown[] }>;
+      }[];
       warnings: {
         message: string;
         item?: string;
@@ -3927,7 +3969,14 @@ export interface ApiRoutes {
       risk: 'safe' | 'warning' | 'destructive';
       requiresConfirmation: boolean;
       summary: { created: number; updated: number; deleted: number; skipped: number; failed: number };
-      operations: { action: string; type: string; target: string; count: number }[];
+      operations: {
+        action: string;
+        type: string;
+        target: string;
+        count: number;
+        /** What the operation adds and removes, per aspect (configuration promotion: a role's permissions and rules) */
+        changes?: Record<string, { added: unknown[]; removed: unknown[] }>;
+      }[];
       warnings: {
         message: string;
         item?: string;
