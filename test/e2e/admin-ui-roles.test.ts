@@ -11,7 +11,7 @@ import { DB_VARIANTS } from '../helpers/services.js';
 for (const variant of DB_VARIANTS) {
   describe(`admin UI: roles (${variant.name})`, function () {
     this.timeout(120000);
-    const { b, t, session, apiCreate } = useAdminUiAsAda(variant);
+    const { b, t, session, apiGet, apiCreate } = useAdminUiAsAda(variant);
 
     it('creates a role in the UI, explains it, and a user holding it can read but not write', async function () {
       await apiCreate('/api/collections', { name: 'notes', fields: [{ name: 'title', type: 'text' }] });
@@ -101,6 +101,41 @@ for (const variant of DB_VARIANTS) {
       const bearer = { authorization: `Bearer ${secret}` };
       expect((await t.request('/api/collections/notes', { headers: bearer })).status).to.equal(200);
       expect((await t.request('/api/collections/notes', { method: 'POST', headers: bearer, json: { title: 'x' } })).status).to.equal(403);
+    });
+    it('an API key limited in the form to reading posts reads posts only: another collection and writing are 403', async function () {
+      const have = ((await apiGet('/api/collections')) as Array<{ name: string }>).map((c) => c.name);
+      for (const name of ['posts', 'notes'].filter((n) => !have.includes(n)))
+        await apiCreate('/api/collections', { name, fields: [{ name: 'title', type: 'text' }] });
+      await apiCreate('/api/collections/posts', { title: 'First post', status: 'published' });
+      const { page, context } = b;
+      await signInWithApi(context, t.url, 'ada@example.com', PASSWORD);
+      await page.goto(`${t.url}/admin/account`);
+      const keys = page.getByRole('region', { name: 'API keys' });
+      await keys.getByLabel('Name').fill('Posts reader');
+      await keys.getByLabel(/Only some collections and actions/).check();
+      // Ticked with no action: said inline, nothing sent.
+      await keys.getByRole('button', { name: 'Create API key' }).click();
+      await keys.getByTestId('key-scope-empty').waitFor();
+      expect(await apiGet('/api/api-keys')).to.deep.equal([]);
+      // Changing posts needs content:write, which the key lacks: the server's 400 is said on the posts row.
+      await keys.getByLabel(/^Read in posts$/i).check();
+      await keys.getByLabel(/^Change in posts$/i).check();
+      expect(await keys.getByTestId('key-scope-empty').count()).to.equal(0);
+      await keys.getByRole('button', { name: 'Create API key' }).click();
+      await keys
+        .locator('tr[data-collection="posts"]')
+        .getByRole('alert')
+        .getByText(/update needs the permission content:write/)
+        .waitFor();
+      await keys.getByLabel(/^Change in posts$/i).uncheck();
+      await keys.getByRole('button', { name: 'Create API key' }).click();
+      await keys.getByTestId('key-scope-created').getByText('Limited to: posts (read)').waitFor();
+      const bearer = { authorization: `Bearer ${await keys.getByLabel('New API key').inputValue()}` };
+      const posts = await t.request('/api/collections/posts', { headers: bearer });
+      expect(posts.status).to.equal(200);
+      expect(((await posts.json()).data.items as Array<{ title: string }>).map((e) => e.title)).to.include('First post');
+      expect((await t.request('/api/collections/notes', { headers: bearer })).status).to.equal(403);
+      expect((await t.request('/api/collections/posts', { method: 'POST', headers: bearer, json: { title: 'x' } })).status).to.equal(403);
     });
   });
 }
