@@ -9,11 +9,15 @@ import { responseCookie, type TestKernel, type TestResponse } from './kernel.js'
 
 const PASSWORD = 'correct horse battery';
 
-/** The same rules as role-rules.test.ts's AUTHOR_RULES (kept here so that importing them does not load that suite). */
+/**
+ * The author's rules: reads published posts and its own without `internalNotes`, updates (title and body), deletes and
+ * publishes only its own posts. Every rules-of-roles test uses these (role-rules*.test.ts).
+ */
 export const AUTHOR_RULES = [
   { action: 'read', collection: 'posts', fields: ['title', 'body'], where: { $or: [{ createdBy: '$user' }, { status: 'published' }] } },
   { action: 'update', collection: 'posts', fields: ['title', 'body'], where: { createdBy: '$user' } },
   { action: 'delete', collection: 'posts', where: { createdBy: '$user' } },
+  { action: 'publish', collection: 'posts', where: { createdBy: '$user' } },
 ];
 
 export type Caller = { id: string; cookie: string };

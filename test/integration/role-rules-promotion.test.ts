@@ -88,7 +88,7 @@ for (const variant of DB_VARIANTS) {
       const plan = await planOnB();
       const op = plan.operations.find((o: any) => o.type === 'role' && o.target === 'author');
       expect(op.action).to.equal('update');
-      expect(op.changes.rules).to.deep.equal({ added: [PUBLISHED_ONLY], removed: [AUTHOR_RULES[0], AUTHOR_RULES[2]] });
+      expect(op.changes.rules).to.deep.equal({ added: [PUBLISHED_ONLY], removed: [AUTHOR_RULES[0], AUTHOR_RULES[2], AUTHOR_RULES[3]] });
       expect(op.changes.permissions).to.deep.equal({ added: [], removed: [] });
       expect(await annSees()).to.deep.equal(['ann-draft', 'published']);
       await apply(plan);

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { responseCookie, type TestKernel, type TestResponse, useTestKernel } from '../helpers/kernel.js';
 import { DB_VARIANTS } from '../helpers/services.js';
+import { AUTHOR_RULES } from '../helpers/author-role.js';
 
 /**
  * Issue 38: the rules of roles (API decisions, "Roles and rules") on every surface that returns or writes
@@ -11,13 +12,6 @@ import { DB_VARIANTS } from '../helpers/services.js';
  */
 const PASSWORD = 'correct horse battery';
 const CONFIG = { plugins: { options: { auth: { bcryptRounds: 4, sessionDevicePolicy: 'allow-multiple' as const } } } };
-
-export const AUTHOR_RULES = [
-  { action: 'read', collection: 'posts', fields: ['title', 'body'], where: { $or: [{ createdBy: '$user' }, { status: 'published' }] } },
-  { action: 'update', collection: 'posts', fields: ['title', 'body'], where: { createdBy: '$user' } },
-  { action: 'delete', collection: 'posts', where: { createdBy: '$user' } },
-  { action: 'publish', collection: 'posts', where: { createdBy: '$user' } },
-];
 
 type Body = { success: boolean; data: any; error?: string; message?: string };
 
