@@ -65,7 +65,7 @@ function expectNoSecret(cached: unknown, value: string): void {
   expect(text).to.not.include(value.slice(4, 24));
   expect(text).to.not.include(sha256(value));
   expect(Object.keys(cached as object).sort()).to.deep.equal(
-    ['expiresAt', 'id', 'keyPermissions', 'kind', 'lastUsedAt', 'role', 'rolePermissions', 'tenantId', 'userId'].sort(),
+    ['expiresAt', 'id', 'keyPermissions', 'keyScope', 'kind', 'lastUsedAt', 'role', 'rolePermissions', 'tenantId', 'userId'].sort(),
   );
 }
 
