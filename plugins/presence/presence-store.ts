@@ -116,14 +116,31 @@ export class PresenceStore {
 
   /**
    * The tab closed the entry: its row stays, marked as left, until the sweep (after the time to live), so that a
-   * heartbeat of this tab still on its way does not open the entry again. A tab that never opened it leaves nothing.
+   * heartbeat of this tab still on its way does not open the entry again. A tab whose first heartbeat has not been
+   * recorded yet (the page closed while it was on its way) gets a row marked as left, for the same reason.
    */
   async leave(key: PresenceKey, tab: string): Promise<void> {
     const now = this.now();
-    await this.sequelize().query(
-      `UPDATE cms_presence SET left_at = :now, last_seen = :now WHERE tenant_id = :tenant AND collection = :collection AND entry_id = :entry AND tab = :tab`,
-      { replacements: { ...this.where(key), tab, now }, type: QueryTypes.UPDATE },
-    );
+    const db = this.sequelize();
+    const replacements = { ...this.where(key), tab, now };
+    const mark = () =>
+      db.query(
+        `UPDATE cms_presence SET left_at = :now, last_seen = :now WHERE tenant_id = :tenant AND collection = :collection AND entry_id = :entry AND tab = :tab`,
+        { replacements, type: QueryTypes.UPDATE },
+      );
+    const [, changed] = await mark();
+    if (rowsChanged(changed)) return;
+    await db
+      .query(
+        `INSERT INTO cms_presence (tenant_id, collection, entry_id, tab, user_id, name, can_edit, since, last_seen, taken_at, left_at)
+         VALUES (:tenant, :collection, :entry, :tab, NULL, '', 0, :now, :now, NULL, :now)`,
+        { replacements, type: QueryTypes.INSERT },
+      )
+      .catch(async (err: unknown) => {
+        // The first heartbeat landed meanwhile: its row is marked as left.
+        if ((err as { name?: string }).name !== 'SequelizeUniqueConstraintError') throw err;
+        await mark();
+      });
   }
 
   /** Who has the entry open (`tab`: the caller's, if any). */

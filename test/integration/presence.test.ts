@@ -84,6 +84,17 @@ for (const variant of DB_VARIANTS) {
       expect((await beat(id, 'tab-anna-1', 'anna')).tabs.map((x: any) => x.userId)).to.deep.equal(['ben', 'anna']);
     });
 
+    it('a tab that leaves before its first heartbeat is recorded does not open the entry when that heartbeat lands', async function () {
+      const id = await newPost();
+      // The page closed while its first heartbeat was on its way: the leave arrives first.
+      await dataOf(await call('DELETE', `/api/presence/posts/${id}?tab=tab-quick-1`, { user: 'anna' }));
+      const late = await beat(id, 'tab-quick-1', 'anna');
+      expect(late.youEdit).to.equal(false);
+      expect(late.tabs).to.deep.equal([]);
+      // Another editor opening it edits at once: the left tab is nobody.
+      expect((await beat(id, 'tab-ben-02', 'ben')).youEdit).to.equal(true);
+    });
+
     it('a reader never edits; a writer takes over and the previous editor turns read-only at its next heartbeat', async function () {
       const id = await newPost();
       await dataOf(await as(t, 'editor').patch(`/api/collections/posts/${id}/status`, { status: 'published' }));
