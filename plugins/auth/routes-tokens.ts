@@ -38,7 +38,13 @@ async function createBearer<T extends { _id: string }>(
 }
 
 /** GET of the caller's credentials of one kind (admins: the tenant's), without secrets; sessions only. */
-function listRoute(path: string, summary: string, permissions: z.ZodType, list: (tokens: TokensService, identity: Identity) => unknown) {
+function listRoute(
+  path: string,
+  summary: string,
+  permissions: z.ZodType,
+  list: (tokens: TokensService, identity: Identity) => unknown,
+  extra: z.ZodRawShape = {},
+) {
   return defineRoute({
     method: 'GET',
     path,
@@ -46,7 +52,7 @@ function listRoute(path: string, summary: string, permissions: z.ZodType, list: 
     tags: ['tokens'],
     summary,
     request: {},
-    response: z.array(z.object({ ...listed, permissions })),
+    response: z.array(z.object({ ...listed, permissions, ...extra })),
     handler: ({ identity, scope }) => {
       requireSession(identity);
       return list(scope.tokens, identity);
@@ -121,8 +127,12 @@ export const tokenRoutes: RouteDefinition[] = [
         }),
       ),
   }),
-  listRoute('/api/api-keys', "Your API keys (admins: the tenant's), without secrets", z.array(z.string()), (tokens, identity) =>
-    tokens.listApiKeys(identity),
+  listRoute(
+    '/api/api-keys',
+    "Your API keys (admins: the tenant's), without secrets, with their scope (null: every collection their permissions allow)",
+    z.array(z.string()),
+    (tokens, identity) => tokens.listApiKeys(identity),
+    { scope: z.array(z.object({ collection: z.string(), actions: z.array(z.string()) })).nullable() },
   ),
   revokeRoute('/api/api-keys', 'api-key', (tokens, identity, id) => tokens.revokeApiKey(identity, id)),
   defineRoute({

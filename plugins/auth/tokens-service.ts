@@ -131,7 +131,10 @@ export class TokensService implements IdentityChangeListener {
 
   async listApiKeys(owner: Identity) {
     const rows = await this.models.ApiKey.findAll({ where: this.ownedBy(owner), order: [['created_at', 'DESC']] });
-    return rows.map((r) => bearerListing(r, JSON.parse(r.permissions) as string[]));
+    return rows.map((r) => ({
+      ...bearerListing(r, JSON.parse(r.permissions) as string[]),
+      scope: r.scope ? (JSON.parse(r.scope) as KeyScope[]) : null,
+    }));
   }
 
   /** Revokes at once; what is left is a tombstone of its hash (see revokedBearer). Resolves the key's name and owner. */

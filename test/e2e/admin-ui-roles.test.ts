@@ -130,6 +130,8 @@ for (const variant of DB_VARIANTS) {
       await keys.getByLabel(/^Change in posts$/i).uncheck();
       await keys.getByRole('button', { name: 'Create API key' }).click();
       await keys.getByTestId('key-scope-created').getByText('Limited to: posts (read)').waitFor();
+      // The list of keys shows the scope too.
+      await keys.getByTestId('key-scope-listed').getByText('Limited to: posts (read)').waitFor();
       const bearer = { authorization: `Bearer ${await keys.getByLabel('New API key').inputValue()}` };
       const posts = await t.request('/api/collections/posts', { headers: bearer });
       expect(posts.status).to.equal(200);

@@ -854,7 +854,7 @@ export interface ApiRoutes {
     response: ApiSchemas['TranslationProviders'];
     errors: ApiErrorCode;
   };
-  /** Your API keys (admins: the tenant's), without secrets (permission: authenticated) */
+  /** Your API keys (admins: the tenant's), without secrets, with their scope (null: every collection their permissions allow) (permission: authenticated) */
   'GET /api/api-keys': {
     params: never;
     query: never;
@@ -866,6 +866,7 @@ export interface ApiRoutes {
       lastUsedAt: string | null;
       createdAt: string;
       permissions: string[];
+      scope: { collection: string; actions: string[] }[] | null;
     }[];
     errors: ApiErrorCode;
   };
