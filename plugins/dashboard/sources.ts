@@ -1,4 +1,4 @@
-import { hasPermission, type Identity, optional, ruleLimits } from '../../kernel/sdk.js';
+import { hasPermission, hasScopedPermission, type Identity, optional } from '../../kernel/sdk.js';
 import type { SessionsService, UsersService } from '../auth/public.js';
 import type { LocalClient } from '../content/public.js';
 import type { MediaClientFactory } from '../media/public.js';
@@ -44,13 +44,10 @@ export function contentReader(scope: Record<string, unknown>, identity: Identity
   };
 }
 
-/** Whether the caller may read the collection's entries: content:read, its one-collection grant, or a read rule for it. */
+/** Whether the caller may read the collection's entries: content:read, its one-collection grant, or a read rule for it (an API key: within its scope). */
 export function readable(identity: Identity, collection: string): boolean {
-  return (
-    hasPermission(identity, 'content:read') ||
-    identity.permissions.includes(`content:read:${collection}`) ||
-    ruleLimits(identity, collection, 'read') !== null
-  );
+  // The route check of the entries routes: content:read, its grant, or a rule, within an API key's scope.
+  return hasScopedPermission(identity, 'content:read', collection);
 }
 
 /** The media client acting as the caller; undefined without the media plugin or without `media:read`. */
