@@ -115,6 +115,13 @@ export function scopeAllows(identity: { scope?: readonly KeyScope[] }, collectio
 /** The write actions: content:write allows them without rules. */
 export const WRITE_ACTIONS: readonly RuleAction[] = ['create', 'update', 'delete', 'publish'];
 
+/** The text of all the identity's rules (with the user's id when one names `$user`), for cache keys spanning collections. */
+export function allRulesKey(identity: { role: string; userId: string | null; rules?: readonly AccessRule[] }): string {
+  if (identity.role === 'admin' || !identity.rules?.length) return '';
+  const text = JSON.stringify(identity.rules);
+  return text.includes(`"${RULE_USER}"`) ? `${text}|${identity.userId ?? NO_USER}` : text;
+}
+
 /**
  * A short stable text of the identity's rules for a collection (every action), for cache keys: callers
  * whose rules differ never share a cached answer; `$user` rules add the user's id.

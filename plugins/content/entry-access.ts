@@ -20,7 +20,7 @@ import {
 import type { CollectionDefinition } from './collection-schema.js';
 import type { LoadedCollection } from './collections-service.js';
 import type { Entry } from './entry-shape.js';
-import { filterObjectWhere, type FilterScope, type FilterTarget } from './list-filter.js';
+import { filterObjectWhere, type FilterScope, type FilterTarget, type PathRules } from './list-filter.js';
 
 export class FieldForbiddenError extends defineError(
   'FIELD_FORBIDDEN',
@@ -152,6 +152,22 @@ export function assertLocale(collection: string, locale: string | undefined, def
 export function ruleWhere(c: CollectionDefinition, limits: RuleLimits | null, scope: FilterScope): WhereOptions | null {
   if (!limits?.where) return null;
   return filterObjectWhere(c, limits.where, scope);
+}
+
+/**
+ * The caller's read rules on the collections a filter's relation paths step into (FilterScope.rules): a path through
+ * a field the rule hides is 403 FIELD_FORBIDDEN, and the entries it matches are those the rule lets the caller read
+ * (a rule's own `where` is the admin's, so it is read without these). Undefined for a caller without rules.
+ */
+export function pathRules(identity: Identity, scope: FilterScope): PathRules | undefined {
+  if (!identity.rules?.length) return undefined;
+  return {
+    field(collection, field) {
+      const fields = ruleLimits(identity, collection, 'read')?.fields;
+      if (fields && !kept(field, fields)) throw new FieldForbiddenError(collection, [field]);
+    },
+    where: (target) => ruleWhere(target, ruleLimits(identity, target.name, 'read'), scope),
+  };
 }
 
 /** The ids of these entries that meet the rule's `where` (all of them without one), one query. */

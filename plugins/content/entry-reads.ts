@@ -1,8 +1,26 @@
 import { createHash } from 'node:crypto';
 import stringify from 'safe-stable-stringify';
 import { Op, type Sequelize, type Transaction } from 'sequelize';
-import { serialiseEnvelope, hasPermission, hasScopedPermission, rulesKey, type Identity, type RuleLimits } from '../../kernel/sdk.js';
-import { assertLocale, assertQueryFields, hideFields, limitsFor, meetingWhere, ruleWhere, visibleFields } from './entry-access.js';
+import {
+  serialiseEnvelope,
+  allRulesKey,
+  hasPermission,
+  hasScopedPermission,
+  ruleLimits,
+  rulesKey,
+  type Identity,
+  type RuleLimits,
+} from '../../kernel/sdk.js';
+import {
+  assertLocale,
+  assertQueryFields,
+  hideFields,
+  limitsFor,
+  meetingWhere,
+  pathRules,
+  ruleWhere,
+  visibleFields,
+} from './entry-access.js';
 import type { CollectionsService, LoadedCollection } from './collections-service.js';
 import { EntryNotFoundError } from './errors.js';
 import { BULK_CHUNK, entryRow, toEntry, type Entry, type EntryList } from './entry-shape.js';
@@ -72,6 +90,17 @@ export class EntryReads {
       source: (n) => this.collections.get(n),
       readable: (n) => hasScopedPermission(identity, 'content:read', n),
       publishedOnly: !seesAll(identity),
+      sourceRule: async (source, field) => {
+        const limits = ruleLimits(identity, source, 'read');
+        if (!limits) return null;
+        if (limits.fields && !limits.fields.has(field)) return false;
+        return ruleWhere(await this.collections.get(source), limits, {
+          tenantId: identity.tenantId,
+          lookup: (n: string) => this.collections.findForRead(n),
+          readable: (n: string) => hasScopedPermission(identity, 'content:read', n),
+          publishedOnly: !seesAll(identity),
+        });
+      },
     };
   }
 
@@ -108,6 +137,8 @@ export class EntryReads {
           drafts: Boolean(c.drafts && seesAll(identity)),
           // Callers whose rules differ never share an answer (a `$user` rule: per user).
           rules: [rulesKey(identity, name), ...also.map((n) => rulesKey(identity, n))],
+          // A filter's relation paths keep to the caller's rules on the collections they step into.
+          pathRules: query.filter?.includes('.') ? allRulesKey(identity) : '',
         }) ?? '',
       )
       .digest('base64url');
@@ -115,18 +146,19 @@ export class EntryReads {
       const keys = selectedKeys(c, query.fields);
       const statusIn = this.localised ? localeStatusWhere(c, identity.tenantId, locale, this.localised.defaultCode(), status) : null;
       const localized = this.localised?.columns(c, identity.tenantId, locale, !seesAll(identity));
-      const scope = {
+      const base = {
+        tenantId: identity.tenantId,
         lookup: (n: string) => this.collections.findForRead(n),
         readable: (n: string) => hasScopedPermission(identity, 'content:read', n),
         publishedOnly: !seesAll(identity),
         dialect: c.model.sequelize!.getDialect(),
-        localized,
       };
+      const scope = { ...base, localized, rules: pathRules(identity, base) };
       // Searched in the fields the caller may read.
       const searchedIn = limits?.fields ? { ...c, fields: c.fields.filter((f) => limits.fields!.has(f.name)) } : c;
       const where = whereFor(searchedIn, identity.tenantId, query, statusIn ? undefined : status, scope);
       if (statusIn) (where as { [Op.and]: unknown[] })[Op.and].push(statusIn);
-      const byRule = ruleWhere(c, limits, { ...scope, tenantId: identity.tenantId });
+      const byRule = ruleWhere(c, limits, base);
       if (byRule) (where as { [Op.and]: unknown[] })[Op.and].push(byRule);
       const order = orderFor(c, query.sort, localized);
       // Plain rows (no model instances): the page and the total started at once (see ListReader); the rows are

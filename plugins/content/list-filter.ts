@@ -104,6 +104,17 @@ export interface FilterScope {
   dialect?: string;
   /** In a non-default locale: the SQL of the collection's localized fields there (entry-locales.ts, localizedColumns). */
   localized?: LocalizedColumns;
+  /**
+   * The caller's read rules on the collections a relation path steps into (entry-access.ts, pathRules): `field`
+   * throws 403 FIELD_FORBIDDEN for a field the rule hides; `where` is the condition their entries must meet.
+   */
+  rules?: PathRules;
+}
+
+/** See FilterScope.rules. */
+export interface PathRules {
+  field(collection: string, field: string, path: string): void;
+  where(target: FilterTarget): WhereOptions | null;
 }
 
 /**
@@ -160,6 +171,7 @@ class FilterReader {
    */
   private pathCondition(at: CollectionDefinition, segments: string[], path: string, raw: unknown, depth: number): WhereOptions {
     const [name, ...rest] = segments as [string, ...string[]];
+    if (depth > 0) this.scope.rules?.field(at.name, name, path);
     const f = at.fields.find((x) => x.name === name);
     const system = f || rest.length ? undefined : SYSTEM_FIELDS[name];
     if (system) {
@@ -207,10 +219,19 @@ class FilterReader {
     return target;
   }
 
-  /** SELECT `column` FROM the target's entries of this tenant (published ones for readers of published entries) meeting `inner`. */
+  /**
+   * SELECT `column` FROM the target's entries of this tenant (published ones for readers of published entries; those
+   * the caller's read rule on it lets it read) meeting `inner`.
+   */
   private select(target: FilterTarget, column: string, inner: WhereOptions): string {
+    const byRule = this.scope.rules?.where(target);
     const where: WhereOptions = {
-      [Op.and]: [{ tenant_id: this.scope.tenantId }, ...(this.scope.publishedOnly ? [{ status: 'published' }] : []), inner],
+      [Op.and]: [
+        { tenant_id: this.scope.tenantId },
+        ...(this.scope.publishedOnly ? [{ status: 'published' }] : []),
+        ...(byRule ? [byRule] : []),
+        inner,
+      ],
     };
     const qg = (target.model.sequelize!.getQueryInterface() as unknown as { queryGenerator: SelectGenerator }).queryGenerator;
     return qg.selectQuery(target.table, { attributes: [column], where }, target.model).replace(/;\s*$/, '');

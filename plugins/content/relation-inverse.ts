@@ -1,4 +1,4 @@
-import { Op, type Model, type ModelStatic } from 'sequelize';
+import { Op, type Model, type ModelStatic, type WhereOptions } from 'sequelize';
 import { columnName, isManyRelation, type FieldDefinition } from './field-types.js';
 import { RESERVED_FIELD_NAMES } from './names.js';
 
@@ -75,12 +75,18 @@ export interface InverseScope {
   source(name: string): Promise<{ model: ModelStatic<Model> }>;
   readable(collection: string): boolean;
   publishedOnly: boolean;
+  /**
+   * The caller's read rule on the source collection (entry-access.ts): a condition its rows must meet (null: none),
+   * or false when the rule hides the relation field itself (then the inverse lists nothing: it would tell it).
+   */
+  sourceRule?(source: string, field: string): Promise<WhereOptions | null | false>;
 }
 
 /**
  * Sets every inverse field of a page of entries (in place): the ids of the entries pointing at each one,
  * oldest first, among those the caller may see (none from a collection it may not read; published ones
- * only for readers of published entries). One query per inverse field, whatever the page size.
+ * only for readers of published entries; those its read rule on the source lets it read, none when that rule
+ * hides the relation field). One query per inverse field, whatever the page size.
  */
 export async function fillInverses(c: Fields, entries: Array<Record<string, unknown>>, scope: InverseScope): Promise<void> {
   const ids = entries.map((e) => String(e._id));
@@ -88,18 +94,20 @@ export async function fillInverses(c: Fields, entries: Array<Record<string, unkn
     const inv = inverseOf(f);
     if (!inv) continue;
     const found = new Map<string, string[]>(ids.map((id) => [id, []]));
-    if (ids.length && scope.readable(inv.source)) {
+    const rule = ids.length && scope.readable(inv.source) ? ((await scope.sourceRule?.(inv.source, inv.field.name)) ?? null) : false;
+    if (rule !== false) {
       const column = columnName(inv.field);
       const many = isManyRelation(inv.field);
       const { model } = await scope.source(inv.source);
+      const where: WhereOptions = {
+        tenant_id: scope.tenantId,
+        ...(scope.publishedOnly ? { status: 'published' } : {}),
+        // A many-relation is a JSON list of ids: an id is a UUID, so its quoted form matches only itself.
+        ...(many ? { [Op.or]: ids.map((id) => ({ [column]: { [Op.like]: `%"${id}"%` } })) } : { [column]: { [Op.in]: ids } }),
+      };
       const rows = (await model.findAll({
         attributes: ['id', column],
-        where: {
-          tenant_id: scope.tenantId,
-          ...(scope.publishedOnly ? { status: 'published' } : {}),
-          // A many-relation is a JSON list of ids: an id is a UUID, so its quoted form matches only itself.
-          ...(many ? { [Op.or]: ids.map((id) => ({ [column]: { [Op.like]: `%"${id}"%` } })) } : { [column]: { [Op.in]: ids } }),
-        },
+        where: rule ? { [Op.and]: [where, rule] } : where,
         order: [
           ['created_at', 'ASC'],
           ['id', 'ASC'],

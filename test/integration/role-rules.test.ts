@@ -49,6 +49,8 @@ for (const variant of DB_VARIANTS) {
 
     before(async function () {
       admin = await signIn('admin');
+      await data(await call('POST', '/api/collections', admin.cookie, { name: 'tags', fields: [{ name: 'label', type: 'text' }] }), 201);
+      ids.tag = (await data(await call('POST', '/api/collections/tags', admin.cookie, { label: 'news', status: 'published' }), 201))._id;
       await data(
         await call('POST', '/api/collections', admin.cookie, {
           name: 'posts',
@@ -56,6 +58,8 @@ for (const variant of DB_VARIANTS) {
             { name: 'title', type: 'text', required: true },
             { name: 'body', type: 'text' },
             { name: 'internalNotes', type: 'text' },
+            // Every post is tagged `news`: the tag's inverse field `posts` lists them.
+            { name: 'tag', type: 'relation', collection: 'tags', inverseName: 'posts' },
           ],
         }),
         201,
@@ -85,7 +89,7 @@ for (const variant of DB_VARIANTS) {
         ids[key] = (await data(await call('POST', '/api/collections/posts', who.cookie, { title: key, body: `${key} text`, status }), 201))
           ._id as string;
         // The notes are written by the admin (the authors' rule does not let them write the field).
-        await data(await call('PATCH', `/api/collections/posts/${ids[key]}`, admin.cookie, { internalNotes: notes }));
+        await data(await call('PATCH', `/api/collections/posts/${ids[key]}`, admin.cookie, { internalNotes: notes, tag: ids.tag }));
       };
       await make(ann, 'ann-published', 'published', 'secret-ann-pub');
       await make(ann, 'ann-draft', 'draft', 'secret-ann-draft');
@@ -160,6 +164,46 @@ for (const variant of DB_VARIANTS) {
       for (const e of page.featured) expect(e).to.not.have.property('internalNotes');
       const list = await data(await call('GET', '/api/collections/pages?populate=featured', bob.cookie));
       expect(titles(list.items[0].featured)).to.deep.equal(['bob-draft', 'bob-published']);
+    });
+
+    it('relation paths in filters keep to the rule on the collection they step into (its entries and its fields)', async function () {
+      const pagesWhere = (filter: object, who: { cookie: string }) =>
+        call('GET', `/api/collections/pages?filter=${encodeURIComponent(JSON.stringify(filter))}`, who.cookie);
+      // The page features Bob's draft, which Ann may not read: a filter through the relation does not find it.
+      expect((await data(await pagesWhere({ 'featured.title': 'bob-draft' }, ann))).total).to.equal(0);
+      expect((await data(await pagesWhere({ 'featured.title': 'bob-draft' }, bob))).total).to.equal(1);
+      expect((await data(await pagesWhere({ 'featured.title': 'ann-draft' }, ann))).total).to.equal(1);
+      // A path through the field the rule hides is refused, as the field itself is.
+      const hidden = await pagesWhere({ 'featured.internalNotes': 'secret-bob-pub' }, ann);
+      expect(hidden.status).to.equal(403);
+      expect((await body(hidden)).error).to.equal('FIELD_FORBIDDEN');
+      expect((await data(await pagesWhere({ 'featured.internalNotes': 'secret-bob-pub' }, admin))).total).to.equal(1);
+    });
+
+    it('inverse fields list only the source entries the rule lets the caller read (none when it hides the relation)', async function () {
+      const all = await data(await call('GET', `/api/collections/tags/${ids.tag}`, admin.cookie));
+      expect(all.posts).to.have.length(5);
+      // The authors' read rule leaves `tag` out of posts: the inverse would tell it.
+      expect((await data(await call('GET', `/api/collections/tags/${ids.tag}`, ann.cookie))).posts).to.deep.equal([]);
+      // A role that reads drafts only (with their tag) sees those among the tag's posts, in lists and single reads.
+      await data(
+        await call('POST', '/api/roles', admin.cookie, {
+          name: 'draft-reader',
+          permissions: ['content:read', 'content:write'],
+          rules: [{ action: 'read', collection: 'posts', where: { status: 'draft' } }],
+        }),
+        201,
+      );
+      const reader = await signIn('draft-reader');
+      const drafts = [ids['ann-draft'], ids['bob-draft'], ids['admin-draft']].sort();
+      expect([...(await data(await call('GET', `/api/collections/tags/${ids.tag}`, reader.cookie))).posts].sort()).to.deep.equal(drafts);
+      const list = await data(await call('GET', '/api/collections/tags', reader.cookie));
+      expect([...list.items[0].posts].sort()).to.deep.equal(drafts);
+      // Filtering tags by their inverse field keeps to the rule too.
+      const byPost = (id: string) =>
+        call('GET', `/api/collections/tags?filter=${encodeURIComponent(JSON.stringify({ 'posts.title': id }))}`, reader.cookie);
+      expect((await data(await byPost('bob-published'))).total).to.equal(0);
+      expect((await data(await byPost('bob-draft'))).total).to.equal(1);
     });
 
     it('GraphQL: lists, totals and single entries keep to the rule; the hidden field reads null', async function () {
