@@ -161,8 +161,19 @@ export interface SignInService {
   ): Promise<{ requires2FA: true; userId: string } | { user: PublicUser }>;
 }
 
+/**
+ * What else decides a content action for a role besides its permissions and rules, for GET /api/roles/:id/explain
+ * (`notes`): the review stages plugin registers it as `explainNotes` (publishing tied to a stage). Each note is a
+ * sentence; none when nothing else decides.
+ */
+export interface ExplainNotes {
+  notes(tenantId: string, query: { role: string; collection: string; action: string }): Promise<string[]>;
+}
+
 declare module '../../kernel/http/route-table.js' {
   interface ContainerServices {
+    /** Registered by the review stages plugin (ExplainNotes); absent without it. */
+    explainNotes: ExplainNotes;
     tenants: TenantsService;
     authSecrets: AuthSecrets;
     users: UsersService;

@@ -78,6 +78,28 @@ async function checkedRules(
   return list;
 }
 
+/**
+ * The deciding rules checked against the content model as it is now (a field removed since the role was saved): a
+ * `where` that no longer fits matches no entry (content's entry-access.ts fails closed), so the admin is told.
+ */
+async function ruleModelNotes(scope: RouteContext['scope'], tenantId: string, rules: AccessRule[]): Promise<string[]> {
+  const checks = optional(scope, 'accessRuleChecks');
+  if (!rules.length || !checks) return [];
+  try {
+    await checks.check(tenantId, rules);
+    return [];
+  } catch (err) {
+    if (!(err instanceof ValidationError)) throw err;
+    const named = (path: string) => {
+      const [, index, part] = /^body\.rules\.(\d+)\.?(\w*)/.exec(path) ?? [];
+      const r = rules[Number(index)];
+      return r ? `the ${r.action} rule on '${r.collection}'${part ? ` (${part})` : ''}` : path;
+    };
+    const problems = err.issues.map((i) => `${named(i.path)}: ${i.message}`).join('; ');
+    return [`A rule no longer fits the content model (${problems}): a where that does not fit matches no entry until the rule is fixed.`];
+  }
+}
+
 /** What changed between two lists of rules, as the audit entry and the promotion plan say it. */
 export function ruleDiff(before: AccessRule[], after: AccessRule[]): { added: AccessRule[]; removed: AccessRule[] } {
   const text = (r: AccessRule) => JSON.stringify(r);
@@ -282,10 +304,22 @@ export const roleRoutes: RouteDefinition[] = [
       publishedOnly: z.boolean(),
       reason: z.string(),
       rules: z.array(rule).describe('The rules that decide (empty: the permission strings decide)'),
+      notes: z
+        .array(z.string())
+        .describe(
+          'What else decides the action, in words: a review stage publishing needs, or a rule that no longer fits the content model',
+        ),
     }),
     async handler(route) {
       const role = await findRole(route, route.params.id);
-      return explainRole(role, route.query.collection, route.query.action);
+      const { collection, action } = route.query;
+      const explained = explainRole(role, collection, action);
+      const tenantId = route.identity.tenantId;
+      const notes = [
+        ...(await ruleModelNotes(route.scope, tenantId, explained.rules)),
+        ...((await optional(route.scope, 'explainNotes')?.notes(tenantId, { role: role.name, collection, action })) ?? []),
+      ];
+      return { ...explained, notes, reason: notes.length ? `${explained.reason} ${notes.join(' ')}` : explained.reason };
     },
   }),
 ];

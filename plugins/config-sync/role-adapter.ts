@@ -5,7 +5,7 @@
  * the role's rules again. `admin` and roles some user holds are never deleted.
  */
 import { Op, type Model, type ModelStatic } from 'sequelize';
-import { optional, type ContainerServices } from '../../kernel/sdk.js';
+import { optional, ValidationError, type AccessRule, type ContainerServices } from '../../kernel/sdk.js';
 import { ROLE_CHANGED } from '../auth/public.js';
 import type { DbResource, ResourceAdapter } from './resources.js';
 import { rulesColumn, rulesOfColumn, rulesProblem } from './role-rules.js';
@@ -50,6 +50,26 @@ async function readRoles(kit: RoleAdapterKit, tenantId: string): Promise<DbResou
   }));
 }
 
+/**
+ * A file's rules checked against the content model as it is when the role is applied (collections are applied before
+ * roles, so a collection the same plan creates is known): a rule naming a collection, field or locale the target lacks
+ * stops the apply with the rule's problem (the engine rolls the plan back), as the roles routes refuse it.
+ */
+async function checkRules(kit: RoleAdapterKit, tenantId: string, name: string, data: Record<string, unknown>): Promise<void> {
+  const rules = Array.isArray(data.rules) ? (data.rules as AccessRule[]) : [];
+  const checks = optional(kit.cradle(), 'accessRuleChecks');
+  if (!rules.length || !checks) return;
+  try {
+    await checks.check(tenantId, rules);
+  } catch (err) {
+    if (!(err instanceof ValidationError)) throw err;
+    throw new ValidationError(
+      `The role '${name}' cannot be applied here: ${err.message.replace(/body\.rules/g, 'data.rules')}`,
+      err.issues.map((d) => ({ ...d, path: `role.${name}.${d.path.replace(/^body\./, 'data.')}` })),
+    );
+  }
+}
+
 /** Roles, their permissions and their rules (role-rules.ts: `rules` only in the files of roles that have some). */
 export function roleAdapter(kit: RoleAdapterKit): ResourceAdapter {
   const { cradle, model } = kit;
@@ -67,10 +87,12 @@ export function roleAdapter(kit: RoleAdapterKit): ResourceAdapter {
       return rulesProblem(data.rules);
     },
     async create(tenantId, name, _uuid, data, t) {
+      await checkRules(kit, tenantId, name, data);
       await model('Role').create({ tenant_id: tenantId, ...columns(name, data) }, { transaction: t });
       return name;
     },
     async update(tenantId, current, name, data, t) {
+      await checkRules(kit, tenantId, name, data);
       await model('Role').update(columns(name, data), { where: { tenant_id: tenantId, name: current.name }, transaction: t });
       // A promoted rename (matched by syncId or external id) carries the users holding the role along.
       if (name !== current.name)

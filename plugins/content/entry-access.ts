@@ -13,6 +13,7 @@ import {
   hasScopedPermission,
   ruleLimits,
   scopeAllows,
+  ValidationError,
   type Identity,
   type RuleAction,
   type RuleLimits,
@@ -148,10 +149,19 @@ export function assertLocale(collection: string, locale: string | undefined, def
   if (!allowed.includes(code)) throw new LocaleForbiddenError(collection, code, allowed);
 }
 
-/** The SQL of a rule's `where` in this collection, or null without one (checked when the role was saved; the filter's own limits apply). */
+/**
+ * The SQL of a rule's `where` in this collection, or null without one (checked when the role was saved; the filter's
+ * own limits apply). A `where` the collection no longer answers (a field it named was removed since) matches nothing:
+ * a rule fails closed, and explain says why.
+ */
 export function ruleWhere(c: CollectionDefinition, limits: RuleLimits | null, scope: FilterScope): WhereOptions | null {
   if (!limits?.where) return null;
-  return filterObjectWhere(c, limits.where, scope);
+  try {
+    return filterObjectWhere(c, limits.where, scope);
+  } catch (err) {
+    if (!(err instanceof ValidationError)) throw err;
+    return { id: { [Op.is]: null } };
+  }
 }
 
 /**

@@ -1,6 +1,8 @@
+import { asValue } from 'awilix';
 import { definePlugin, optional, type ContainerServices } from '../../kernel/sdk.js';
 import { ENTRY_EVENTS, type CollectionsService, type EntriesService } from '../content/public.js';
 import type { UsersService } from '../auth/public.js';
+import { explainNotes } from './explain-notes.js';
 import { WORKFLOW_MIGRATIONS } from './migrations.js';
 import { WORKFLOWS_CHANGED } from './public.js';
 import { routes } from './routes.js';
@@ -22,6 +24,8 @@ export default definePlugin(() => {
     register(ctx) {
       for (const m of WORKFLOW_MIGRATIONS) ctx.migrations.add(m);
       for (const route of routes(booted)) ctx.routes.add(route);
+      // The role explainer (auth) says when publishing needs a review stage (explain-notes.ts).
+      ctx.container.register('explainNotes', asValue(explainNotes((tenantId, collection) => booted().of(tenantId, collection))));
     },
     async boot({ container, followEach, onClose, logger }) {
       const cradle: ContainerServices & Record<string, any> = container.cradle;

@@ -82,6 +82,26 @@ for (const variant of DB_VARIANTS) {
       expect(await annSees()).to.deep.equal(['ann-draft', 'published']);
     });
 
+    it("a promoted rule naming a field the target's collection lacks stops the apply, and nothing changes", async function () {
+      const edited = JSON.parse(await bundleOfA());
+      const file = edited.files.find((f: any) => f.type === 'role' && f.name === 'author');
+      const ghost = { action: 'read', collection: 'posts', fields: ['title', 'ghost'] };
+      Object.assign(file, { checksum: null, data: { ...file.data, rules: [ghost] } });
+      const up = await upload(JSON.stringify(edited));
+      // Its shape is right: the upload is valid and the plan shows the change.
+      expect(up.valid, JSON.stringify(up.problems)).to.equal(true);
+      const plan = await onB.data(await onB.call('POST', '/api/config/plan', adminB, { uploadId: up.uploadId, mode: 'merge' }));
+      const op = plan.operations.find((o: any) => o.type === 'role' && o.target === 'author');
+      expect(op.changes.rules.added).to.deep.equal([ghost]);
+      const res = await onB.call('POST', '/api/config/apply', adminB, { planId: plan.planId, planHash: plan.planHash, confirmed: true });
+      const done = await onB.data(res);
+      expect(done.outcome).to.equal('rollback');
+      expect(done.error.code).to.equal('VALIDATION_ERROR');
+      expect(done.error.message).to.contain("data.rules.0.fields: 'posts' has no field 'ghost'");
+      expect((await roleOnB()).rules).to.deep.equal(AUTHOR_RULES);
+      expect(await annSees()).to.deep.equal(['ann-draft', 'published']);
+    });
+
     it('a changed rule promoted again: the plan shows the rules added and removed; holders signed in on B follow at once', async function () {
       const role = (await onA.data(await onA.call('GET', '/api/roles', adminA))).find((r: any) => r.name === 'author');
       await onA.data(await onA.call('PATCH', `/api/roles/${role._id}`, adminA, { rules: [PUBLISHED_ONLY, AUTHOR_RULES[1]] }));

@@ -264,6 +264,65 @@ for (const variant of DB_VARIANTS) {
       expect((await call('GET', `/api/roles/${scoped._id}/explain?action=read`, admin.cookie)).status).to.equal(400);
     });
 
+    it('explain says when publishing needs a review stage, and whether the role may move entries into it', async function () {
+      const ok = async (res: TestResponse, status = 200) => {
+        const b = await body(res);
+        expect(res.status, JSON.stringify(b)).to.equal(status);
+        return b.data;
+      };
+      await ok(await call('POST', '/api/collections', admin.cookie, { name: 'stories', fields: [{ name: 'title', type: 'text' }] }), 201);
+      const editor = await byName('editor');
+      const ask = async (role: Role, action: string) =>
+        ok(await call('GET', `/api/roles/${role._id}/explain?collection=stories&action=${action}`, admin.cookie));
+      expect((await ask(editor, 'publish')).notes).to.deep.equal([]);
+      const stages = [{ name: 'draft' }, { name: 'approved', roles: ['admin', 'viewer'] }];
+      const flow = await ok(
+        await call('POST', '/api/workflows', admin.cookie, { name: 'Desk', collections: ['stories'], stages, publishStage: 'approved' }),
+        201,
+      );
+      const explained = await ask(editor, 'publish');
+      expect(explained.allowed).to.equal(true);
+      expect(explained.notes).to.have.length(1);
+      expect(explained.notes[0]).to.contain("review stage 'approved' of the workflow 'Desk'").and.contain('this role may not');
+      expect(explained.reason).to.contain('WORKFLOW_STAGE_REQUIRED');
+      // What explain says is what publishing does for an editor: refused outside the stage.
+      const holder = await signIn('editor');
+      const story = await ok(await call('POST', '/api/collections/stories', holder.cookie, { title: 'x' }), 201);
+      const refused = await call('PATCH', `/api/collections/stories/${story._id}/status`, holder.cookie, { status: 'published' });
+      expect(refused.status).to.equal(409);
+      expect((await ask(await byName('admin'), 'publish')).notes[0]).to.contain('this role may.');
+      expect((await ask(editor, 'update')).notes).to.deep.equal([]);
+      await ok(await call('DELETE', `/api/workflows/${flow._id}`, admin.cookie));
+    });
+
+    it('a rule whose where names a field removed since matches no entry, and explain says why', async function () {
+      const ok = async (res: TestResponse, status = 200) => {
+        const b = await body(res);
+        expect(res.status, JSON.stringify(b)).to.equal(status);
+        return b.data;
+      };
+      const fields = [
+        { name: 'title', type: 'text' },
+        { name: 'tag', type: 'text' },
+      ];
+      await ok(await call('POST', '/api/collections', admin.cookie, { name: 'memos', fields }), 201);
+      await ok(await call('POST', '/api/collections/memos', admin.cookie, { title: 'a', tag: 'x', status: 'published' }), 201);
+      const rules = [{ action: 'read', collection: 'memos', where: { tag: 'x' } }];
+      const role = await ok(
+        await call('POST', '/api/roles', admin.cookie, { name: 'memo-readers', permissions: ['content:read'], rules }),
+        201,
+      );
+      const holder = await signIn('memo-readers');
+      expect((await ok(await call('GET', '/api/collections/memos', holder.cookie))).total).to.equal(1);
+      const plan = await ok(await call('POST', '/api/collections/memos/schema/plan', admin.cookie, { fields: [fields[0]] }));
+      await ok(await call('PATCH', '/api/collections/memos/schema', admin.cookie, { fields: [fields[0]], planHash: plan.planHash }));
+      // The rule fails closed: no entry, not an error on every list.
+      expect((await ok(await call('GET', '/api/collections/memos', holder.cookie))).total).to.equal(0);
+      const explained = await ok(await call('GET', `/api/roles/${role._id}/explain?collection=memos&action=read`, admin.cookie));
+      expect(explained.notes).to.have.length(1);
+      expect(explained.notes[0]).to.contain("the read rule on 'memos' (where)").and.contain('matches no entry');
+    });
+
     it('the explain answer matches what the content routes do for a holder of the role', async function () {
       const made = await call('POST', '/api/collections', admin.cookie, { name: 'notes', fields: [{ name: 'title', type: 'text' }] });
       expect(made.status).to.equal(201);

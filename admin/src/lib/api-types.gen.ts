@@ -1902,6 +1902,8 @@ export interface ApiRoutes {
       reason: string;
       /** The rules that decide (empty: the permission strings decide) */
       rules: ApiSchemas['RoleRule'][];
+      /** What else decides the action, in words: a review stage publishing needs, or a rule that no longer fits the content model */
+      notes: string[];
     };
     errors: ApiErrorCode;
   };
