@@ -1,7 +1,7 @@
 import { QueryTypes, type DataType } from 'sequelize';
 import type { MigrationDefinition } from '../../kernel/sdk.js';
 import { columnName, type FieldDefinition } from './field-types.js';
-import { indexName, wantsIndex } from './table-migrations.js';
+import { addAuthorIndex, indexName, wantsIndex } from './table-migrations.js';
 
 /** The content plugin's own tables; each collection's table comes from table-migrations.ts at run time. */
 export const CONTENT_MIGRATIONS: MigrationDefinition[] = [
@@ -235,6 +235,16 @@ export const CONTENT_MIGRATIONS: MigrationDefinition[] = [
     name: '0015-preview-link-locales',
     async up({ queryInterface, DataTypes }) {
       await queryInterface.addColumn('content_preview_links', 'locale', { type: DataTypes.STRING(35), allowNull: true });
+    },
+  },
+  {
+    // The rules of roles most often keep a role to its own entries and the published ones ({$or: [{createdBy:
+    // "$user"}, {status: "published"}]}): a list's count under such a rule reads this index alone, not every row.
+    // Tables created later get it from table-migrations.ts (authorIndex).
+    name: '0016-entry-author-index',
+    async up({ queryInterface, sequelize }) {
+      const rows = await sequelize.query<{ uid: string; table_name: string }>('SELECT uid, table_name FROM content_collections', { type: QueryTypes.SELECT });
+      for (const row of rows) await addAuthorIndex(queryInterface, { uid: row.uid, table: row.table_name });
     },
   },
 ];

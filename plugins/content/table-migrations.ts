@@ -13,7 +13,7 @@ export interface TableRef {
 }
 
 export const tableNameFor = (name: string) => `cms_c_${name}`;
-export const indexName = (ref: TableRef, column: string) => `ix_${ref.uid.slice(0, 8)}_${column}`;
+export const indexName = (ref: Pick<TableRef, 'uid'>, column: string) => `ix_${ref.uid.slice(0, 8)}_${column}`;
 
 /** The columns every entry table has besides its fields. */
 export const SYSTEM_COLUMNS = {
@@ -57,6 +57,17 @@ function step(name: string, change: unknown, up: MigrationDefinition['up']): Mig
 
 const stepName = (ref: TableRef, what: string) => `content/${ref.name}-${ref.uid}/${what}`;
 
+/**
+ * (tenant_id, created_by, status): a count under a rule on the author and the status (content migration 0016) reads
+ * this index alone. Added once (a table created after 0016 already has it).
+ */
+export async function addAuthorIndex(q: QueryInterface, ref: Pick<TableRef, 'uid' | 'table'>): Promise<void> {
+  const name = indexName(ref, 'author');
+  const existing = (await q.showIndex(ref.table)) as Array<{ name: string }>;
+  if (existing.some((i) => i.name === name)) return;
+  await q.addIndex(ref.table, ['tenant_id', 'created_by', 'status'], { name });
+}
+
 export function createTableMigration(ref: TableRef, fields: FieldDefinition[], options: { singleton?: boolean } = {}): MigrationDefinition {
   // The change as recorded before singletons existed when the table is not one (its checksum stays the same).
   const change = options.singleton ? { create: ref.table, fields, singleton: true } : { create: ref.table, fields };
@@ -74,6 +85,7 @@ export function createTableMigration(ref: TableRef, fields: FieldDefinition[], o
     });
     await q.addIndex(ref.table, { name: indexName(ref, 'list'), fields: ['tenant_id', { name: 'created_at', order: 'DESC' }, 'id'] });
     await q.addIndex(ref.table, ['sync_id'], { name: indexName(ref, 'sync') });
+    await addAuthorIndex(q, ref);
     // A singleton's one entry per tenant, kept by the database whichever writer inserts.
     if (options.singleton) await q.addIndex(ref.table, ['tenant_id'], { unique: true, name: indexName(ref, 'single') });
     for (const f of fields.filter(wantsIndex)) await addFieldIndex(q, ref, f);

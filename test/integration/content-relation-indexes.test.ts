@@ -52,6 +52,24 @@ for (const variant of DB_VARIANTS) {
       );
     };
 
+    it('every table has the author index (a count under an own-or-published rule reads it); 0016 gives a table made without it the index', async function () {
+      const { uid, table_name: table } = await notesTable();
+      const index = `ix_${uid.slice(0, 8)}_author`;
+      expect(await indexNames(table)).to.include(index);
+      const qi = sequelize().getQueryInterface();
+      await qi.removeIndex(table, index);
+      expect(await indexNames(table)).not.to.include(index);
+      const migration = CONTENT_MIGRATIONS.find((m) => m.name === '0016-entry-author-index')!;
+      const run = () => migration.up({ sequelize: sequelize(), queryInterface: qi, DataTypes: {} as never });
+      await run();
+      expect(await indexNames(table)).to.include(index);
+      // Run again (a table that already has it): nothing added twice, no error.
+      await run();
+      expect((await indexNames(table)).filter((n) => n === index)).to.have.length(1);
+      // Lists read as before.
+      expect(await titlesBy('Ada')).to.deep.equal(['One']);
+    });
+
     it('indexes a one-relation (not a many-relation); 0007 gives a table made without it the index; dropping the field works either way', async function () {
       const { uid, table_name: table } = await notesTable();
       const index = `ix_${uid.slice(0, 8)}_f_author`;
