@@ -138,6 +138,19 @@ for (const variant of DB_VARIANTS) {
       expect(((await posts.json()).data.items as Array<{ title: string }>).map((e) => e.title)).to.include('First post');
       expect((await t.request('/api/collections/notes', { headers: bearer })).status).to.equal(403);
       expect((await t.request('/api/collections/posts', { method: 'POST', headers: bearer, json: { title: 'x' } })).status).to.equal(403);
+      // A key for every collection (the first row, `*`): it reads notes too, and still writes nothing.
+      await keys.getByRole('button', { name: 'Done' }).click();
+      await keys.getByLabel('Name').fill('Everything reader');
+      await keys.getByLabel(/Only some collections and actions/).check();
+      await keys.getByLabel(/^Read in All collections/i).check();
+      await keys.getByRole('button', { name: 'Create API key' }).click();
+      await keys.getByTestId('key-scope-created').getByText('Limited to: all collections (read)').waitFor();
+      const wide = { authorization: `Bearer ${await keys.getByLabel('New API key').inputValue()}` };
+      expect((await t.request('/api/collections/notes', { headers: wide })).status).to.equal(200);
+      expect((await t.request('/api/collections/posts', { method: 'POST', headers: wide, json: { title: 'x' } })).status).to.equal(403);
+      expect((await apiGet('/api/api-keys')).map((k: { scope: unknown }) => k.scope)).to.deep.include([
+        { collection: '*', actions: ['read'] },
+      ]);
     });
   });
 }
