@@ -75,6 +75,18 @@ export async function load(
 
 export const line = (label: string, f: Figures, extra = '') =>
   console.log(`${label.padEnd(44)} ${String(f.rps).padStart(7)} req/s   p99 ${String(f.p99).padStart(4)} ms   errors ${f.errors}${extra}`);
+/** A small seeded generator (mulberry32): the same sequence every run (generated files, shuffled orders). */
+export function seeded(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
 export const ratio = (a: number, b: number) => (b > 0 ? (a / b).toFixed(2) : 'n/a');
 
 /** Sign-in of the headless-setup admin the bench kernels are started with: the session cookie. */

@@ -9,6 +9,7 @@
  */
 import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
+import { seeded } from './harness.js';
 
 export interface RealisticWxr {
   posts: number;
@@ -42,20 +43,8 @@ const WORDS = (
   'minute idea kid body information back parent face others level office door health person art war history party result'
 ).split(' ');
 
-/** A small seeded generator (mulberry32): the same file every run. */
-function random(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 export async function writeRealisticWxr(path: string, r: RealisticWxr = REALISTIC_WXR): Promise<void> {
-  const rnd = random(22);
+  const rnd = seeded(22);
   const int = (n: number) => Math.floor(rnd() * n);
   const words = (n: number) => Array.from({ length: n }, () => WORDS[int(WORDS.length)]).join(' ');
   const sentence = () => {

@@ -115,11 +115,31 @@ export function scopeAllows(identity: { scope?: readonly KeyScope[] }, collectio
 /** The write actions: content:write allows them without rules. */
 export const WRITE_ACTIONS: readonly RuleAction[] = ['create', 'update', 'delete', 'publish'];
 
+/**
+ * The texts of a rule list for cache keys, per collection ('' for all of them), kept while the list lives: the
+ * identities of a role share its list (auth's copy per tenant and role), so a key costs a lookup, not a stringify.
+ */
+const KEY_TEXTS = new WeakMap<readonly AccessRule[], Map<string, string>>();
+
+function rulesText(rules: readonly AccessRule[], collection: string): string {
+  let texts = KEY_TEXTS.get(rules);
+  if (!texts) KEY_TEXTS.set(rules, (texts = new Map()));
+  let text = texts.get(collection);
+  if (text === undefined) {
+    // A list has one entry per collection its rules name plus '' (all): bounded by the rules themselves.
+    const mine = collection ? rules.filter((r) => r.collection === collection || r.collection === '*') : rules;
+    text = mine.length ? JSON.stringify(mine) : '';
+    texts.set(collection, text);
+  }
+  return text;
+}
+
+const keyedByUser = (text: string, userId: string | null) => (text.includes(`"${RULE_USER}"`) ? `${text}|${userId ?? NO_USER}` : text);
+
 /** The text of all the identity's rules (with the user's id when one names `$user`), for cache keys spanning collections. */
 export function allRulesKey(identity: { role: string; userId: string | null; rules?: readonly AccessRule[] }): string {
   if (identity.role === 'admin' || !identity.rules?.length) return '';
-  const text = JSON.stringify(identity.rules);
-  return text.includes(`"${RULE_USER}"`) ? `${text}|${identity.userId ?? NO_USER}` : text;
+  return keyedByUser(rulesText(identity.rules, ''), identity.userId);
 }
 
 /**
@@ -128,8 +148,6 @@ export function allRulesKey(identity: { role: string; userId: string | null; rul
  */
 export function rulesKey(identity: { role: string; userId: string | null; rules?: readonly AccessRule[] }, collection: string): string {
   if (identity.role === 'admin' || !identity.rules?.length) return '';
-  const mine = identity.rules.filter((r) => r.collection === collection || r.collection === '*');
-  if (!mine.length) return '';
-  const text = JSON.stringify(mine);
-  return text.includes(`"${RULE_USER}"`) ? `${text}|${identity.userId ?? NO_USER}` : text;
+  const text = rulesText(identity.rules, collection);
+  return text ? keyedByUser(text, identity.userId) : '';
 }
