@@ -15,7 +15,8 @@ const USAGE = `Usage:
   cms start                         start the service (default)
   cms plugins list [--json] [--boot]
   cms plugins describe <id> [--json] [--boot]
-  cms <command> [--json]            a command of a plugin (e.g. cms license, from the dashboard)
+  cms <command> [--json] [--help]   a command of a plugin (e.g. cms users, from auth; cms <command> --help
+                                    says its arguments)
 
 plugins list/describe read the manifests without running plugin code; --boot also boots the kernel
 on a free port to report each plugin's state and boot time, then stops it.`;
@@ -101,19 +102,40 @@ function contributedCommand(name: string): { plugin: string } | null {
   return { plugin: owner.id };
 }
 
-/** Boots on a free port (job runner off, logs to stderr), runs the plugin's command, stops. */
-async function runContributed(name: string, json: boolean, args: string[]): Promise<void> {
+/**
+ * Boots on a free 127.0.0.1 port (job runner off, logs to stderr) on the installation's configuration (its data
+ * folder or database: a running installation's too), runs the plugin's command, stops. `--help` prints the
+ * command's usage instead of running it.
+ */
+async function runContributed(name: string, json: boolean, args: string[], help: boolean): Promise<void> {
   const kernel = createKernel({
-    configOptions: { overrides: { port: 0, logLevel: 'warn', jobs: { enabled: false } } },
+    configOptions: { overrides: { port: 0, host: '127.0.0.1', logLevel: 'warn', jobs: { enabled: false } } },
     logger: createLogger('warn', process.stderr),
   });
   await kernel.start();
   try {
     const command = kernel.registries.cliCommands.get(name);
     if (!command) fail(`No command '${name}' was registered`);
+    if (help) return void process.stdout.write(`Usage: cms ${name} ${command.usage ?? ''}\n\n${command.summary}\n${command.help ?? ''}`);
     await command.run({ kernel, json, args, out: (text) => void process.stdout.write(text) });
   } finally {
     await kernel.close();
+  }
+}
+
+/** A plugin's command: its own arguments and flags follow its name (it parses them); `--json` and `--help` are everyone's. */
+async function contributed(command: string, rest: string[]): Promise<void> {
+  const help = rest.includes('--help') || rest.includes('-h');
+  try {
+    if (!contributedCommand(command)) fail(usage());
+    return await runContributed(
+      command,
+      rest.includes('--json'),
+      rest.filter((a) => a !== '--json'),
+      help,
+    );
+  } catch (err) {
+    fail(err instanceof BootError ? err.message : ((err as Error).message ?? String(err)));
   }
 }
 
@@ -167,6 +189,9 @@ async function start(): Promise<void> {
 }
 
 async function main(): Promise<void> {
+  const argv = process.argv.slice(2);
+  const at = argv.findIndex((a) => !a.startsWith('-'));
+  if (at !== -1 && argv[at] !== 'start' && argv[at] !== 'plugins') return contributed(argv[at]!, argv.slice(at + 1));
   const { positionals, values } = parseArgs({
     allowPositionals: true,
     options: { json: { type: 'boolean' }, boot: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
@@ -174,14 +199,6 @@ async function main(): Promise<void> {
   const [command = 'start', sub, id] = positionals;
   if (values.help) return void process.stdout.write(`${usage()}\n`);
   if (command === 'start') return start();
-  if (command !== 'plugins') {
-    try {
-      if (!contributedCommand(command)) fail(usage());
-      return await runContributed(command, Boolean(values.json), positionals.slice(1));
-    } catch (err) {
-      fail(err instanceof BootError ? err.message : ((err as Error).message ?? String(err)));
-    }
-  }
   if (sub !== 'list' && sub !== 'describe') fail(usage());
   try {
     const rows = values.boot ? await bootedTree() : manifestTree();

@@ -68,6 +68,8 @@ export interface CliCommand {
   summary: string;
   /** e.g. `[--json]`, shown in the usage. */
   usage?: string;
+  /** More lines for `cms <name> --help` (subcommands, flags, examples). */
+  help?: string;
   run(context: {
     kernel: { container: { resolve<T>(key: string): T }; registries: unknown };
     json: boolean;

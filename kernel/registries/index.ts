@@ -87,7 +87,7 @@ export function createRegistries() {
     }),
     cliCommands: new Registry<CliCommand>('CLI command', 'name', {
       required: { summary: 'string', run: 'function' },
-      optional: { usage: 'string' },
+      optional: { usage: 'string', help: 'string' },
     }),
     /**
      * Named maintenance jobs (POST /api/system-jobs, plugins/system). Not a manifest `provides` key: the

@@ -1,3 +1,4 @@
+import { usersCommand } from './users-command.js';
 import { asValue } from 'awilix';
 import { z } from 'zod';
 import { definePlugin, everyMsOption, modelsOf, type EventBus, type ModelMap, type PluginBootContext } from '../../kernel/sdk.js';
@@ -113,6 +114,7 @@ export default definePlugin({
     const guest = guestResolver();
     container.register('guestResolver', asValue(guest));
     registries.identityResolvers.add(rules.wrap(guest));
+    registries.cliCommands.add(usersCommand);
   },
   boot({ container, onClose, options, every, follow, followEach }) {
     const { purgeIntervalMs } = options;

@@ -1,42 +1,13 @@
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { DIST_ROOT, PROJECT_ROOT } from '../../kernel/version.js';
+import { PROJECT_ROOT } from '../../kernel/version.js';
 import { tempDir, useCleanup, writePlugin } from '../helpers/kernel.js';
+import { CLI, childEnv, project, runCli } from '../helpers/cli-run.js';
 
-const CLI = join(DIST_ROOT, 'kernel', 'cli.js');
 const HELLO_PLUGIN = join(PROJECT_ROOT, 'examples', 'hello-plugin');
-
-interface CliResult {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-/** A clean environment: nothing from the caller's PORT, DB_* or CMS_* leaks into the child. */
-function childEnv(dataDir: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  return { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', CMS_DATA_DIR: dataDir, ...extra };
-}
-
-/** Runs the compiled CLI to completion (bounded) and reports its exit code and output. */
-function runCli(args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    execFile(process.execPath, [CLI, ...args], { cwd, env, timeout: 60000, maxBuffer: 10 * 1024 * 1024 }, (err, stdout, stderr) => {
-      if (err && typeof err.code !== 'number') return reject(err);
-      resolve({ code: err ? Number(err.code) : 0, stdout, stderr });
-    });
-  });
-}
-
-/** A temporary project folder with a cms.config.json and its own data folder. */
-function project(config: Record<string, unknown>, cleanup: string[]): { cwd: string; env: NodeJS.ProcessEnv } {
-  const cwd = tempDir('cms-cli-');
-  cleanup.push(cwd);
-  writeFileSync(join(cwd, 'cms.config.json'), JSON.stringify(config, null, 2));
-  return { cwd, env: childEnv(join(cwd, 'data')) };
-}
 
 describe('cli: cms plugins', function () {
   this.timeout(60000);
