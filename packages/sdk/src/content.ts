@@ -90,8 +90,22 @@ export interface CollectionClient<T, N extends CollectionName<T>> {
   ): Promise<EntryShape<T, N, P, F>>;
 }
 
+/** The options as the implementation reads them (the typed shapes are checked at the call). */
+interface LooseOptions {
+  populate?: readonly string[];
+  fields?: readonly string[];
+  locale?: string;
+  filter?: unknown;
+  sort?: string;
+  search?: string;
+  status?: EntryStatus;
+  page?: number;
+  limit?: number;
+  signal?: AbortSignal;
+}
+
 /** The query string of a read or a list: arrays as comma lists, the filter as JSON. */
-function readQuery(options: Partial<ListOptions<any, any, any, any>>, locale: string | undefined): Record<string, QueryValue> {
+function readQuery(options: LooseOptions, locale: string | undefined): Record<string, QueryValue> {
   return {
     populate: options.populate?.join(','),
     fields: options.fields?.join(','),
@@ -118,9 +132,9 @@ export function collectionClient<T, N extends CollectionName<T>>(
     if (typeof id !== 'string' || !id) throw new TypeError(`${name}: an entry id is required`);
     return `${base}/${encodeURIComponent(id)}`;
   };
-  const list = (options: Partial<ListOptions<any, any, any, any>> = {}) =>
+  const list = (options: LooseOptions = {}) =>
     transport.request<Page<any>>(base, { query: readQuery(options, locale), signal: options.signal });
-  async function* pages(options: Partial<ListOptions<any, any, any, any>> = {}): AsyncGenerator<Page<any>> {
+  async function* pages(options: LooseOptions = {}): AsyncGenerator<Page<any>> {
     const limit = Math.min(options.limit ?? MAX_LIMIT, MAX_LIMIT);
     let page = Math.max(1, options.page ?? 1);
     // At most as many pages as the first answer's total asks for (and one more, should entries be added meanwhile).
@@ -132,7 +146,7 @@ export function collectionClient<T, N extends CollectionName<T>>(
       if (answer.items.length < answer.limit || page * answer.limit >= answer.total) return;
     }
   }
-  async function* all(options: Partial<ListOptions<any, any, any, any>> = {}): AsyncGenerator<any> {
+  async function* all(options: LooseOptions = {}): AsyncGenerator<any> {
     // Pages are offsets: an entry written during the loop may move one from a page to the next; it is given once.
     const seen = new Set<string>();
     for await (const answer of pages(options)) {

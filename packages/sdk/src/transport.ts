@@ -133,6 +133,9 @@ export class Transport {
       }
       throw new CmsError('INVALID_RESPONSE', `Unexpected redirect (HTTP ${res.status}) to ${to}`, res.status);
     }
+    // A route that answers a file (GET /api/types.ts, a download): its text, or its bytes as a Blob.
+    const type = res.headers.get('content-type') ?? '';
+    if (res.ok && raw && type && !/[/+]json\b/i.test(type)) return (/^text\//i.test(type) ? await res.text() : await res.blob()) as T;
     const text = await res.text();
     let json: unknown;
     try {

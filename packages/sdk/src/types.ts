@@ -43,11 +43,13 @@ export type EntryOf<T, N extends CollectionName<T>> = CollectionsOf<T>[N] & Entr
 /** Collection N's relation and media fields with their populated types. */
 export type PopulatedOf<T, N extends CollectionName<T>> = N extends keyof PopulatedMapOf<T> ? PopulatedMapOf<T>[N] : {};
 
-/** A populate path: a relation or media field, a dotted path through one (`author.avatar`), or `*` (every one). */
-export type PopulatePath<T, N extends CollectionName<T>> =
-  | (keyof PopulatedOf<T, N> & string)
-  | `${keyof PopulatedOf<T, N> & string}.${string}`
-  | '*';
+/**
+ * A populate path: a relation or media field, a dotted path through one (`author.avatar`), or `*` (every one).
+ * None for a collection without such fields, nor with a bare Collections map (it cannot type what populate answers).
+ */
+export type PopulatePath<T, N extends CollectionName<T>> = [keyof PopulatedOf<T, N>] extends [never]
+  ? never
+  : (keyof PopulatedOf<T, N> & string) | `${keyof PopulatedOf<T, N> & string}.${string}` | '*';
 
 /** A field that `fields` may name. */
 export type FieldName<T, N extends CollectionName<T>> = keyof CollectionsOf<T>[N] & string;
@@ -66,10 +68,12 @@ export type WithPopulated<E, Pop, P> = [P] extends [never]
 /** The entry reduced to the fields named by `fields` (with `_id` and the meta keys, which are always answered). */
 export type WithFields<E, F> = [F] extends [never] ? E : string extends F ? E : Pick<E, (F | '_id') & keyof E> & EntryMeta;
 
+/** One object type instead of an intersection of Picks and Omits (what an editor shows on hover). */
+type Simplify<T> = { [K in keyof T]: T[K] } & {};
+
 /** What a read answers for collection N read with populate P and fields F. */
-export type EntryShape<T, N extends CollectionName<T>, P = never, F = never> = WithFields<
-  WithPopulated<EntryOf<T, N>, PopulatedOf<T, N>, P>,
-  F
+export type EntryShape<T, N extends CollectionName<T>, P = never, F = never> = Simplify<
+  WithFields<WithPopulated<EntryOf<T, N>, PopulatedOf<T, N>, P>, F>
 >;
 
 type Scalar = string | number | boolean | null;
