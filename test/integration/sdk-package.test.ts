@@ -1,0 +1,141 @@
+import { expect } from 'chai';
+import { execFile } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { PROJECT_ROOT } from '../../kernel/version.js';
+import { tempDir, useTestKernel } from '../helpers/kernel.js';
+import { readToken, seedBlog, type Blog } from '../helpers/sdk-blog.js';
+
+// The client SDK as a site gets it (issue 39, "done when"): `npm pack` of packages/sdk, installed from the tarball
+// into an empty project (offline: the SDK has no dependencies), its README example type-checked with TypeScript
+// (the project's own, from the root node_modules) and run against a kernel; then the static blog example
+// (examples/static-blog, item 4) run in the same project.
+
+const SDK = join(PROJECT_ROOT, 'packages', 'sdk');
+const TSC = join(PROJECT_ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+const run = promisify(execFile);
+
+/** Our environment without npm's own variables (a test run by `npm test` must not hand its npm settings on). */
+const cleanEnv = (extra: Record<string, string> = {}) => ({
+  ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^npm_/i.test(k))),
+  ...extra,
+});
+
+/** The code block after the README's `readme-example` marker. */
+function readmeExample(readme: string): string {
+  const at = readme.indexOf('<!-- readme-example');
+  const block = /```ts\n([\s\S]*?)```/.exec(readme.slice(at));
+  if (at < 0 || !block) throw new Error('packages/sdk/README.md has no readme-example block');
+  return block[1]!;
+}
+
+async function node(cwd: string, args: string[], env: Record<string, string> = {}) {
+  try {
+    const { stdout, stderr } = await run(process.execPath, args, { cwd, env: cleanEnv(env), timeout: 60000 });
+    return { code: 0, stdout, stderr };
+  } catch (err) {
+    const e = err as { code?: number; stdout?: string; stderr?: string };
+    return { code: Number(e.code ?? 1), stdout: e.stdout ?? '', stderr: e.stderr ?? '' };
+  }
+}
+
+describe('client SDK package: npm pack, install, README example and the static blog against a kernel (sqlite)', function () {
+  this.timeout(120000);
+  let blog: Blog;
+  let token: string;
+  let work: string;
+  let project: string;
+  let packed: { files: Array<{ path: string }> };
+  const t = useTestKernel(
+    { db: 'sqlite' },
+    {
+      seed: async () => {
+        blog = await seedBlog(t);
+        token = await readToken(blog.admin);
+      },
+    },
+  );
+
+  before(async function () {
+    work = tempDir('cms-sdk-pack-');
+    const { stdout } = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], {
+      cwd: SDK,
+      env: cleanEnv(),
+    });
+    packed = JSON.parse(stdout)[0];
+    project = join(work, 'site');
+    mkdirSync(project);
+    writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'site', private: true, type: 'module' }));
+    const tarball = readdirSync(work).find((f) => f.endsWith('.tgz'))!;
+    await run('npm', ['install', '--offline', '--no-audit', '--no-fund', '--cache', join(work, 'npm-cache'), join(work, tarball)], {
+      cwd: project,
+      env: cleanEnv(),
+    });
+  });
+  after(() => work && rmSync(work, { recursive: true, force: true }));
+
+  it('packs the built modules, their declarations, the README and the licence, nothing else', function () {
+    const paths = packed.files.map((f) => f.path).sort();
+    expect(paths).to.include.members(['package.json', 'README.md', 'LICENSE', 'dist/index.js', 'dist/index.d.ts', 'dist/subscriptions.js']);
+    expect(paths.filter((p) => !/^(package\.json|README\.md|LICENSE|dist\/[\w.-]+\.(js|d\.ts))$/.test(p))).to.deep.equal([]);
+    expect(existsSync(join(project, 'node_modules', '@cms-kernel', 'sdk', 'dist', 'index.js'))).to.equal(true);
+  });
+
+  it("the README example type-checks against the installed package and the instance's types, and runs", async function () {
+    writeFileSync(join(project, 'cms-types.ts'), String(await blog.admin.call('GET /api/types.ts')));
+    const example = readmeExample(readFileSync(join(SDK, 'README.md'), 'utf8'));
+    expect(example).to.include("'http://127.0.0.1:3000'").and.include("'YOUR_WEBSITE_TOKEN'");
+    writeFileSync(join(project, 'example.ts'), example.replace("'http://127.0.0.1:3000'", JSON.stringify(t.url)).replace("'YOUR_WEBSITE_TOKEN'", JSON.stringify(token)));
+    // The other entry points resolve through the package's exports, typed.
+    writeFileSync(
+      join(project, 'entry-points.ts'),
+      [
+        "import { createClient, isCmsError, type CmsError } from '@cms-kernel/sdk/content';",
+        "import { subscriptions, type Subscription } from '@cms-kernel/sdk/subscriptions';",
+        "const live = subscriptions(createClient({ url: 'http://127.0.0.1:3000' }));",
+        "export const s: Subscription<{ postAdded: { _id: string } }> = live.subscribe('subscription { postAdded { _id } }');",
+        'export const guard = (e: unknown): e is CmsError => isCmsError(e);',
+      ].join('\n'),
+    );
+    const compilerOptions = {
+      strict: true,
+      target: 'ES2022',
+      module: 'NodeNext',
+      moduleResolution: 'NodeNext',
+      lib: ['ES2022', 'DOM', 'DOM.Iterable'],
+      types: [],
+      skipLibCheck: false,
+    };
+    writeFileSync(join(project, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: ['example.ts', 'entry-points.ts'] }));
+    const compiled = await node(project, [TSC, '-p', 'tsconfig.json']);
+    expect(compiled.code, compiled.stdout + compiled.stderr).to.equal(0);
+    const ran = await node(project, ['example.js']);
+    expect(ran.code, ran.stderr).to.equal(0);
+    expect(ran.stdout.trim().split('\n')).to.deep.equal(blog.published.map((title) => `${title} by Ada Lovelace`));
+  });
+
+  it('the static blog example writes the published posts as HTML (titles escaped, the draft left out)', async function () {
+    copyFileSync(join(PROJECT_ROOT, 'examples', 'static-blog', 'build.mjs'), join(project, 'build.mjs'));
+    const out = join(work, 'public');
+    const built = await node(project, ['build.mjs', out], { CMS_URL: t.url, CMS_TOKEN: token, SITE_NAME: 'Ada & friends' });
+    expect(built.code, built.stderr).to.equal(0);
+    expect(built.stdout).to.include('Wrote 2 posts');
+    const index = readFileSync(join(out, 'index.html'), 'utf8');
+    expect(index).to.include('<title>Ada &amp; friends</title>');
+    expect(index).to.include('Second &lt;post&gt; &amp; more');
+    expect(index).to.not.include(blog.draft);
+    expect(index.indexOf('Second &lt;post&gt;')).to.be.below(index.indexOf('Hello, world')); // newest first
+    const files = readdirSync(join(out, 'posts')).sort();
+    expect(files).to.have.length(2);
+    for (const file of files) expect(file).to.match(/^[a-z0-9-]+\.html$/);
+    const hello = readFileSync(join(out, 'posts', files.find((f) => f.startsWith('hello'))!), 'utf8');
+    expect(hello).to.include('<h1>Hello, world</h1>').and.include('by Ada Lovelace').and.include('<p>Hello, world</p>');
+  });
+
+  it('the static blog says in words when the instance refuses its token, and exits 1', async function () {
+    const built = await node(project, ['build.mjs', join(work, 'refused')], { CMS_URL: t.url, CMS_TOKEN: 'not-a-token' });
+    expect(built.code).to.equal(1);
+    expect(built.stderr).to.match(/The CMS refused \(AUTHENTICATION_REQUIRED, HTTP 401\)/);
+  });
+});
