@@ -107,6 +107,9 @@ export default tseslint.config(
       'node_modules/**',
       'admin/*.js',
       'admin/src/lib/api-types.gen.ts',
+      // The client SDK's build output and its copy of the route types (packages/sdk/scripts/build.mjs).
+      'packages/*/dist/**',
+      'packages/sdk/src/api-types.gen.ts',
       'test/fixtures/**',
       'test-output/**',
       '**/*.js',

@@ -156,7 +156,7 @@ function sdkTypeMap(collections: CollectionDefinition[], typeName: (name: string
     '/** The type map of the client SDK (@cms-kernel/sdk): `createClient<CmsTypes>({ url, token })`. */',
     'export interface CmsTypes {',
     '  collections: Collections;',
-    '  /** Each collection\'s relation and media fields as `populate=` answers them. */',
+    "  /** Each collection's relation and media fields as `populate=` answers them. */",
     '  populated: {',
   ];
   for (const c of [...collections].sort((a, b) => a.name.localeCompare(b.name))) {

@@ -40,6 +40,7 @@ export async function seedBlog(t: TestKernel, published = ['Hello, world', 'Seco
   const ada = await admin.collection('authors').create({ name: 'Ada Lovelace', status: 'published' });
   for (const title of published) {
     await admin.collection('posts').create({ title, kind: 'essay', body: `<p>${title}</p>`, author: ada._id, status: 'published' });
+    await new Promise((resolve) => setTimeout(resolve, 5)); // distinct createdAt: tests read them newest or oldest first
   }
   const draft = 'Unfinished draft';
   await admin.collection('posts').create({ title: draft, author: ada._id });

@@ -22,11 +22,11 @@ const cleanEnv = (extra: Record<string, string> = {}) => ({
   ...extra,
 });
 
-/** The code block after the README's `readme-example` marker. */
-function readmeExample(readme: string): string {
-  const at = readme.indexOf('<!-- readme-example');
+/** The ```ts block after the `<!-- marker` comment of a README. */
+function exampleAfter(readme: string, marker: string): string {
+  const at = readme.indexOf(`<!-- ${marker}`);
   const block = /```ts\n([\s\S]*?)```/.exec(readme.slice(at));
-  if (at < 0 || !block) throw new Error('packages/sdk/README.md has no readme-example block');
+  if (at < 0 || !block) throw new Error(`no ${marker} block`);
   return block[1]!;
 }
 
@@ -82,11 +82,20 @@ describe('client SDK package: npm pack, install, README example and the static b
     expect(existsSync(join(project, 'node_modules', '@cms-kernel', 'sdk', 'dist', 'index.js'))).to.equal(true);
   });
 
-  it("the README example type-checks against the installed package and the instance's types, and runs", async function () {
+  it("the READMEs' examples type-check against the installed package and the instance's types, and run", async function () {
     writeFileSync(join(project, 'cms-types.ts'), String(await blog.admin.call('GET /api/types.ts')));
-    const example = readmeExample(readFileSync(join(SDK, 'README.md'), 'utf8'));
-    expect(example).to.include("'http://127.0.0.1:3000'").and.include("'YOUR_WEBSITE_TOKEN'");
-    writeFileSync(join(project, 'example.ts'), example.replace("'http://127.0.0.1:3000'", JSON.stringify(t.url)).replace("'YOUR_WEBSITE_TOKEN'", JSON.stringify(token)));
+    const examples = {
+      'readme-example.ts': exampleAfter(readFileSync(join(SDK, 'README.md'), 'utf8'), 'readme-example'),
+      'quick-start.ts': exampleAfter(readFileSync(join(PROJECT_ROOT, 'README.md'), 'utf8'), 'sdk-quick-start'),
+    };
+    expect(examples['quick-start.ts'].trim().split('\n')).to.have.length(5); // the root README's "five lines"
+    for (const [file, code] of Object.entries(examples)) {
+      expect(code).to.include("'http://127.0.0.1:3000'").and.include("'YOUR_WEBSITE_TOKEN'");
+      const runnable = code
+        .replace("'http://127.0.0.1:3000'", JSON.stringify(t.url))
+        .replace("'YOUR_WEBSITE_TOKEN'", JSON.stringify(token));
+      writeFileSync(join(project, file), runnable);
+    }
     // The other entry points resolve through the package's exports, typed.
     writeFileSync(
       join(project, 'entry-points.ts'),
@@ -107,12 +116,19 @@ describe('client SDK package: npm pack, install, README example and the static b
       types: [],
       skipLibCheck: false,
     };
-    writeFileSync(join(project, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: ['example.ts', 'entry-points.ts'] }));
+    writeFileSync(
+      join(project, 'tsconfig.json'),
+      JSON.stringify({ compilerOptions, files: [...Object.keys(examples), 'entry-points.ts'] }),
+    );
     const compiled = await node(project, [TSC, '-p', 'tsconfig.json']);
     expect(compiled.code, compiled.stdout + compiled.stderr).to.equal(0);
-    const ran = await node(project, ['example.js']);
-    expect(ran.code, ran.stderr).to.equal(0);
-    expect(ran.stdout.trim().split('\n')).to.deep.equal(blog.published.map((title) => `${title} by Ada Lovelace`));
+    const lines = blog.published.map((title) => `${title} by Ada Lovelace`);
+    const sdkReadme = await node(project, ['readme-example.js']); // sorted by createdAt: oldest first
+    expect(sdkReadme.code, sdkReadme.stderr).to.equal(0);
+    expect(sdkReadme.stdout.trim().split('\n')).to.deep.equal(lines);
+    const quickStart = await node(project, ['quick-start.js']); // the default order: newest first
+    expect(quickStart.code, quickStart.stderr).to.equal(0);
+    expect(quickStart.stdout.trim().split('\n')).to.deep.equal([...lines].reverse());
   });
 
   it('the static blog example writes the published posts as HTML (titles escaped, the draft left out)', async function () {
@@ -129,7 +145,14 @@ describe('client SDK package: npm pack, install, README example and the static b
     const files = readdirSync(join(out, 'posts')).sort();
     expect(files).to.have.length(2);
     for (const file of files) expect(file).to.match(/^[a-z0-9-]+\.html$/);
-    const hello = readFileSync(join(out, 'posts', files.find((f) => f.startsWith('hello'))!), 'utf8');
+    const hello = readFileSync(
+      join(
+        out,
+        'posts',
+        files.find((f) => f.startsWith('hello'))!,
+      ),
+      'utf8',
+    );
     expect(hello).to.include('<h1>Hello, world</h1>').and.include('by Ada Lovelace').and.include('<p>Hello, world</p>');
   });
 

@@ -78,7 +78,9 @@ describe('client SDK package: portable, side-effect free, small (packages/sdk/di
   });
 
   it('tree-shakes: a site importing only createClient gets no subscriptions helper, one importing isCmsError no client', async function () {
-    const client = await bundle(`import { createClient } from './index.js'; export const c = createClient({ url: 'https://cms.example' });`);
+    const client = await bundle(
+      `import { createClient } from './index.js'; export const c = createClient({ url: 'https://cms.example' });`,
+    );
     expect(client.code).to.include('/api/collections/');
     expect(client.code).to.not.include('connection_init');
     const guard = await bundle(`import { isCmsError } from './index.js'; export const f = (e) => isCmsError(e, 'FORBIDDEN');`);

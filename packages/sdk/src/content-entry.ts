@@ -4,17 +4,7 @@ export { createClient, type ClientOptions, type CmsClient, type LoginResult, typ
 export type { CollectionClient, ListOptions, ReadOptions, WriteOptions, UpdateOptions } from './content.js';
 export { CmsError, isCmsError, type ApiErrorCode, type ClientErrorCode, type CmsErrorCode, type CmsIssue } from './errors.js';
 export type { RequestOptions, TransportOptions, QueryValue } from './transport.js';
-export type {
-  ApiRoutes,
-  ApiSchemas,
-  CallArgs,
-  CallInput,
-  RouteBody,
-  RouteKey,
-  RouteParams,
-  RouteQuery,
-  RouteResponse,
-} from './routes.js';
+export type { ApiRoutes, ApiSchemas, CallArgs, CallInput, RouteBody, RouteKey, RouteParams, RouteQuery, RouteResponse } from './routes.js';
 export type {
   CollectionName,
   CollectionsOf,

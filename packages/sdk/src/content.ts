@@ -27,8 +27,12 @@ export interface ReadOptions<T, N extends CollectionName<T>, P extends PopulateP
 }
 
 /** The options of a list: a read's, and the filter, order and page. */
-export interface ListOptions<T, N extends CollectionName<T>, P extends PopulatePath<T, N>, F extends FieldName<T, N>>
-  extends ReadOptions<T, N, P, F> {
+export interface ListOptions<T, N extends CollectionName<T>, P extends PopulatePath<T, N>, F extends FieldName<T, N>> extends ReadOptions<
+  T,
+  N,
+  P,
+  F
+> {
   filter?: Filter<EntryOf<T, N>>;
   /** `title`, `-createdAt`, `price:desc`, comma-separated (default `-createdAt`). */
   sort?: string;

@@ -7,12 +7,7 @@ import type { ApiErrorCode } from './api-types.gen.js';
 export type { ApiErrorCode };
 
 /** Codes the client itself gives: no answer, an answer that is not the API's, a closed subscription socket. */
-export type ClientErrorCode =
-  | 'NETWORK_ERROR'
-  | 'INVALID_RESPONSE'
-  | 'SETUP_INCOMPLETE'
-  | 'SUBSCRIPTION_CLOSED'
-  | 'WEBSOCKET_UNAVAILABLE';
+export type ClientErrorCode = 'NETWORK_ERROR' | 'INVALID_RESPONSE' | 'SETUP_INCOMPLETE' | 'SUBSCRIPTION_CLOSED' | 'WEBSOCKET_UNAVAILABLE';
 
 /** Every code a CmsError may carry: the server's catalogue and the client's own. */
 export type CmsErrorCode = ApiErrorCode | ClientErrorCode;

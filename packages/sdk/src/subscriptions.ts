@@ -74,7 +74,10 @@ export function subscriptions(client: SubscriptionTarget, options: Subscriptions
 
   const send = (message: object) => socket?.readyState === 1 && socket.send(JSON.stringify(message));
   const endAll = (err: CmsError | null) => {
-    for (const sink of sinks.values()) (err ? sink.fail(err) : sink.done());
+    for (const sink of sinks.values()) {
+      if (err) sink.fail(err);
+      else sink.done();
+    }
     sinks.clear();
   };
 
@@ -228,11 +231,11 @@ class SubscriptionQueue<D> implements Sink {
       this.values.length = 0;
       return { value: undefined, done: true };
     };
-    const self = this;
+    const dropped = () => this.dropped;
     return {
       id,
       get dropped() {
-        return self.dropped;
+        return dropped();
       },
       unsubscribe: () => void end(),
       next: () => {
