@@ -100,6 +100,19 @@ const sizeLimits = {
   },
 };
 
+// --- The client SDK (packages/sdk) runs on Node 20+, Deno, browsers and edge workers: it imports only its own modules
+// (no node: built-ins, no packages) and reads no Node global. test/unit/sdk-portability.test.ts checks the built files.
+const sdkPortability = {
+  files: ['packages/sdk/src/**/*.ts'],
+  rules: {
+    'no-restricted-imports': [
+      'error',
+      { patterns: [{ regex: '^(?!\\./)', message: 'The client SDK imports only its own modules (./x.js): fetch only, no dependencies.' }] },
+    ],
+    'no-restricted-globals': ['error', 'process', 'Buffer', 'global', '__dirname', '__filename', 'require', 'module', 'setImmediate'],
+  },
+};
+
 export default tseslint.config(
   {
     ignores: [
@@ -135,6 +148,7 @@ export default tseslint.config(
   },
   ...pluginBoundary,
   sizeLimits,
+  sdkPortability,
   ...adminAndWidgets,
   prettier,
 );

@@ -11,7 +11,7 @@ export interface TransportOptions {
   url: string;
   /** A website token or an API key (`sck_…`): sent as `Authorization: Bearer …`. */
   token?: string;
-  /** fetch's `credentials` for session sign-in in a browser (default `same-origin`; `include` across origins). */
+  /** fetch's `credentials` in a browser (fetch's default, `same-origin`, when not given; `include` across origins). */
   credentials?: RequestCredentials;
   /** Another fetch (a runtime's own, a test double, one with a proxy agent). */
   fetch?: typeof fetch;
@@ -112,7 +112,8 @@ export class Transport {
         method: options.method ?? 'GET',
         headers,
         body,
-        credentials: this.options.credentials ?? 'same-origin',
+        // Only when asked: fetch's default is same-origin, and some edge runtimes refuse the field altogether.
+        ...(this.options.credentials ? { credentials: this.options.credentials } : {}),
         signal: options.signal,
         redirect: 'manual',
       });
