@@ -4,7 +4,7 @@ import { PROJECT_ROOT } from '../../kernel/version.js';
 import { useBrowser } from '../helpers/browser.js';
 import { waitFor } from '../helpers/graphql-ws.js';
 import { useTestKernel } from '../helpers/kernel.js';
-import { EDITOR, seedBlog, type Blog } from '../helpers/sdk-blog.js';
+import { EDITOR, seedBlog, type Blog, SDK_KERNEL } from '../helpers/sdk-blog.js';
 
 // The client SDK in a real browser (Chromium): the built package bundled by esbuild for the browser, as a site's
 // bundler would, loaded into a page of the instance's origin. A session there is the browser's own cookie (the SDK
@@ -35,7 +35,7 @@ describe('browser: the client SDK on the instance origin (session cookie, native
   this.timeout(90000);
   const b = useBrowser();
   let blog: Blog;
-  const t = useTestKernel({ db: 'sqlite' }, { seed: async () => void (blog = await seedBlog(t)) });
+  const t = useTestKernel(SDK_KERNEL, { seed: async () => void (blog = await seedBlog(t)) });
   const active = () => t.kernel.container.resolve<{ activeSubscriptions: number }>('graphql').activeSubscriptions;
 
   beforeEach(async function () {

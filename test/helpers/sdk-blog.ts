@@ -1,9 +1,12 @@
 // A blog on a real kernel for the client SDK's tests: an administrator (signed in through the SDK, session cookie),
 // collections `authors` and `posts` (a relation and a media field), published and draft posts, and the bearer
 // credentials a site uses (a website token, API keys), all made through the SDK's typed calls of the fixed routes.
-import type { TestKernel } from './kernel.js';
+import type { TestKernel, TestKernelOptions } from './kernel.js';
 import { createUsers } from './users.js';
 import { createClient, type CmsClient } from './sdk.js';
+
+/** The kernel of the SDK suites: SQLite, and quick password hashing (the suites sign in often). */
+export const SDK_KERNEL: TestKernelOptions = { db: 'sqlite', config: { plugins: { options: { auth: { bcryptRounds: 4 } } } } };
 
 export const ADMIN = { email: 'sdk-admin@example.com', password: 'correct horse battery staple', role: 'admin' };
 /** A second account, for tests that sign out (a sign-out ends the user's sessions everywhere). */

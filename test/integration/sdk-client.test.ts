@@ -1,6 +1,8 @@
 import { expect } from 'chai';
+import { generate } from 'otplib';
 import { useTestKernel } from '../helpers/kernel.js';
-import { EDITOR, apiKey, readToken, seedBlog, type Blog } from '../helpers/sdk-blog.js';
+import { createUsers } from '../helpers/users.js';
+import { EDITOR, apiKey, readToken, seedBlog, type Blog, SDK_KERNEL } from '../helpers/sdk-blog.js';
 import { CmsError, createClient, isCmsError } from '../helpers/sdk.js';
 
 // The client SDK (packages/sdk, issue 39 item 1) against a real kernel on 127.0.0.1: the three ways to sign in
@@ -21,7 +23,7 @@ async function refusal(call: Promise<unknown>): Promise<CmsError> {
 describe('client SDK: auth, errors and entries against a kernel (sqlite)', function () {
   this.timeout(60000);
   let blog: Blog;
-  const t = useTestKernel({ db: 'sqlite' }, { seed: async () => void (blog = await seedBlog(t)) });
+  const t = useTestKernel(SDK_KERNEL, { seed: async () => void (blog = await seedBlog(t)) });
 
   describe('session (email and password)', function () {
     it('signs in, keeps the session cookie for the next calls (writes too: no CSRF token to send), and signs out', async function () {
@@ -36,6 +38,30 @@ describe('client SDK: auth, errors and entries against a kernel (sqlite)', funct
       await cms.logout();
       const after = await refusal(cms.me());
       expect([after.code, after.status]).to.deep.equal(['AUTHENTICATION_REQUIRED', 401]);
+    });
+
+    it('two-factor: login answers requires2FA, verifyTwoFactor finishes it from the same client (its pending cookie)', async function () {
+      const user = { email: 'sdk-2fa@example.com', password: 'a third long passphrase', role: 'viewer' };
+      await createUsers(t, user);
+      const owner = createClient({ url: t.url });
+      await owner.login(user.email, user.password);
+      const setup = await owner.call('POST /api/auth/2fa/setup');
+      const verificationCode = await generate({ secret: setup.secret });
+      await owner.call('POST /api/auth/2fa/verify-setup', {
+        body: { secret: setup.secret, verificationCode, backupCodes: setup.backupCodes },
+      });
+
+      const cms = createClient({ url: t.url });
+      const step = await cms.login(user.email, user.password);
+      if (!('requires2FA' in step)) throw new Error('expected the second step');
+      expect((await refusal(cms.me())).code).to.equal('AUTHENTICATION_REQUIRED');
+      expect(await cms.verifyTwoFactor(step.userId, '000000')).to.include({ success: false, reason: 'invalid-code' });
+      expect(await createClient({ url: t.url }).verifyTwoFactor(step.userId, setup.backupCodes[0]!)).to.include({
+        success: false,
+        reason: 'no-pending-sign-in',
+      });
+      expect(await cms.verifyTwoFactor(step.userId, setup.backupCodes[0]!)).to.include({ success: true, method: 'backup' });
+      expect((await cms.me()).email).to.equal(user.email);
     });
 
     it('a wrong password is INVALID_CREDENTIALS (401), narrowed by isCmsError', async function () {

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { PROJECT_ROOT } from '../../kernel/version.js';
 import { tempDir, useTestKernel } from '../helpers/kernel.js';
-import { readToken, seedBlog, type Blog } from '../helpers/sdk-blog.js';
+import { readToken, seedBlog, type Blog, SDK_KERNEL } from '../helpers/sdk-blog.js';
 
 // The client SDK as a site gets it (issue 39, "done when"): `npm pack` of packages/sdk, installed from the tarball
 // into an empty project (offline: the SDK has no dependencies), its README example type-checked with TypeScript
@@ -47,15 +47,12 @@ describe('client SDK package: npm pack, install, README example and the static b
   let work: string;
   let project: string;
   let packed: { files: Array<{ path: string }> };
-  const t = useTestKernel(
-    { db: 'sqlite' },
-    {
-      seed: async () => {
-        blog = await seedBlog(t);
-        token = await readToken(blog.admin);
-      },
+  const t = useTestKernel(SDK_KERNEL, {
+    seed: async () => {
+      blog = await seedBlog(t);
+      token = await readToken(blog.admin);
     },
-  );
+  });
 
   before(async function () {
     work = tempDir('cms-sdk-pack-');

@@ -6,7 +6,7 @@ import WebSocket from 'ws';
 import { PROJECT_ROOT } from '../../kernel/version.js';
 import { waitFor } from '../helpers/graphql-ws.js';
 import { useTestKernel, type TestKernel } from '../helpers/kernel.js';
-import { apiKey, seedBlog, type Blog } from '../helpers/sdk-blog.js';
+import { apiKey, seedBlog, type Blog, SDK_KERNEL } from '../helpers/sdk-blog.js';
 import { CmsError, createClient, subscriptions, type WebSocketConstructor } from '../helpers/sdk.js';
 
 // The client SDK's GraphQL subscriptions helper (packages/sdk/src/subscriptions.ts) over a real WebSocket to the
@@ -62,15 +62,12 @@ describe('client SDK: GraphQL subscriptions over a real WebSocket (sqlite)', fun
   this.timeout(60000);
   let blog: Blog;
   let key: string;
-  const t = useTestKernel(
-    { db: 'sqlite' },
-    {
-      seed: async () => {
-        blog = await seedBlog(t, []);
-        key = await apiKey(blog.admin, 'live', ['content:read']);
-      },
+  const t = useTestKernel(SDK_KERNEL, {
+    seed: async () => {
+      blog = await seedBlog(t, []);
+      key = await apiKey(blog.admin, 'live', ['content:read']);
     },
-  );
+  });
 
   it('delivers created posts to an API key subscriber, and a loop that stops ends the subscription on the server', async function () {
     const live = subscriptions(createClient({ url: t.url, apiKey: key }), { webSocket: ws });

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import ts from 'typescript';
 import { PROJECT_ROOT } from '../../kernel/version.js';
 import { useTestKernel } from '../helpers/kernel.js';
-import { apiKey, seedBlog, type Blog } from '../helpers/sdk-blog.js';
+import { apiKey, seedBlog, type Blog, SDK_KERNEL } from '../helpers/sdk-blog.js';
 import { createClient } from '../helpers/sdk.js';
 
 // The client SDK's lists (packages/sdk, issue 39 item 1): pagination as an async iterator over real pages, and
@@ -88,23 +88,20 @@ describe('client SDK: pagination and typed lists against a kernel (sqlite)', fun
   this.timeout(120000);
   let blog: Blog;
   let key: string;
-  const t = useTestKernel(
-    { db: 'sqlite' },
-    {
-      seed: async () => {
-        blog = await seedBlog(t, []);
-        key = await apiKey(blog.admin, 'lists', ['content:read', 'content:write']);
-        for (let start = 0; start < MANY; start += 100) {
-          const entries = Array.from({ length: Math.min(100, MANY - start) }, (_, i) => ({
-            title: `Post ${String(start + i).padStart(3, '0')}`,
-            author: blog.adaId,
-            status: 'published',
-          }));
-          await blog.admin.call('POST /api/collections/:collection/batch', { params: { collection: 'posts' }, body: { entries } });
-        }
-      },
+  const t = useTestKernel(SDK_KERNEL, {
+    seed: async () => {
+      blog = await seedBlog(t, []);
+      key = await apiKey(blog.admin, 'lists', ['content:read', 'content:write']);
+      for (let start = 0; start < MANY; start += 100) {
+        const entries = Array.from({ length: Math.min(100, MANY - start) }, (_, i) => ({
+          title: `Post ${String(start + i).padStart(3, '0')}`,
+          author: blog.adaId,
+          status: 'published',
+        }));
+        await blog.admin.call('POST /api/collections/:collection/batch', { params: { collection: 'posts' }, body: { entries } });
+      }
     },
-  );
+  });
 
   it('all() yields every entry once, fetching 100 at a time as the loop asks', async function () {
     const { counter, fetch } = countingFetch();
