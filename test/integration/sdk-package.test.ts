@@ -51,6 +51,14 @@ describe('client SDK package: npm pack, install, README example and the static b
     seed: async () => {
       blog = await seedBlog(t);
       token = await readToken(blog.admin);
+      // The README's snippets read a singleton too.
+      const settings = {
+        name: 'site_settings',
+        singular: 'site_setting',
+        singleton: true,
+        fields: [{ name: 'tagline', type: 'text' as const }],
+      };
+      await blog.admin.call('POST /api/collections', { body: settings });
     },
   });
 
@@ -81,8 +89,13 @@ describe('client SDK package: npm pack, install, README example and the static b
 
   it("the READMEs' examples type-check against the installed package and the instance's types, and run", async function () {
     writeFileSync(join(project, 'cms-types.ts'), String(await blog.admin.call('GET /api/types.ts')));
+    const sdkReadme = readFileSync(join(SDK, 'README.md'), 'utf8');
+    // Every TypeScript block of the SDK's README, in order, as one module (they build on each other): type-checked only.
+    const snippets = [...sdkReadme.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]!);
+    expect(snippets.length).to.be.at.least(5);
+    writeFileSync(join(project, 'readme-snippets.ts'), ['declare const id: string;', ...snippets].join('\n'));
     const examples = {
-      'readme-example.ts': exampleAfter(readFileSync(join(SDK, 'README.md'), 'utf8'), 'readme-example'),
+      'readme-example.ts': exampleAfter(sdkReadme, 'readme-example'),
       'quick-start.ts': exampleAfter(readFileSync(join(PROJECT_ROOT, 'README.md'), 'utf8'), 'sdk-quick-start'),
     };
     expect(examples['quick-start.ts'].trim().split('\n')).to.have.length(5); // the root README's "five lines"
@@ -115,14 +128,14 @@ describe('client SDK package: npm pack, install, README example and the static b
     };
     writeFileSync(
       join(project, 'tsconfig.json'),
-      JSON.stringify({ compilerOptions, files: [...Object.keys(examples), 'entry-points.ts'] }),
+      JSON.stringify({ compilerOptions, files: [...Object.keys(examples), 'entry-points.ts', 'readme-snippets.ts'] }),
     );
     const compiled = await node(project, [TSC, '-p', 'tsconfig.json']);
     expect(compiled.code, compiled.stdout + compiled.stderr).to.equal(0);
     const lines = blog.published.map((title) => `${title} by Ada Lovelace`);
-    const sdkReadme = await node(project, ['readme-example.js']); // sorted by createdAt: oldest first
-    expect(sdkReadme.code, sdkReadme.stderr).to.equal(0);
-    expect(sdkReadme.stdout.trim().split('\n')).to.deep.equal(lines);
+    const example = await node(project, ['readme-example.js']); // sorted by createdAt: oldest first
+    expect(example.code, example.stderr).to.equal(0);
+    expect(example.stdout.trim().split('\n')).to.deep.equal(lines);
     const quickStart = await node(project, ['quick-start.js']); // the default order: newest first
     expect(quickStart.code, quickStart.stderr).to.equal(0);
     expect(quickStart.stdout.trim().split('\n')).to.deep.equal([...lines].reverse());
