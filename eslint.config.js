@@ -100,6 +100,19 @@ const sizeLimits = {
   },
 };
 
+// --- The client SDK (packages/sdk) runs on Node 20+, Deno, browsers and edge workers: it imports only its own modules
+// (no node: built-ins, no packages) and reads no Node global. test/unit/sdk-portability.test.ts checks the built files.
+const sdkPortability = {
+  files: ['packages/sdk/src/**/*.ts'],
+  rules: {
+    'no-restricted-imports': [
+      'error',
+      { patterns: [{ regex: '^(?!\\./)', message: 'The client SDK imports only its own modules (./x.js): fetch only, no dependencies.' }] },
+    ],
+    'no-restricted-globals': ['error', 'process', 'Buffer', 'global', '__dirname', '__filename', 'require', 'module', 'setImmediate'],
+  },
+};
+
 export default tseslint.config(
   {
     ignores: [
@@ -107,6 +120,9 @@ export default tseslint.config(
       'node_modules/**',
       'admin/*.js',
       'admin/src/lib/api-types.gen.ts',
+      // The client SDK's build output and its copy of the route types (packages/sdk/scripts/build.mjs).
+      'packages/*/dist/**',
+      'packages/sdk/src/api-types.gen.ts',
       'test/fixtures/**',
       'test-output/**',
       '**/*.js',
@@ -132,6 +148,7 @@ export default tseslint.config(
   },
   ...pluginBoundary,
   sizeLimits,
+  sdkPortability,
   ...adminAndWidgets,
   prettier,
 );

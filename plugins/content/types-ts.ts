@@ -18,7 +18,7 @@ const pascalName = (s: string) =>
     .filter(Boolean)
     .map((p) => p.charAt(0).toUpperCase() + p.slice(1))
     .join('');
-const FIXED = ['EntryStatus', 'EntryBase', 'PopulatedMedia', 'Collections'];
+const FIXED = ['EntryStatus', 'EntryBase', 'PopulatedMedia', 'Collections', 'CmsTypes'];
 
 /** Type names, one per name given, none taken twice (a clash gets `Entry`, then a number, appended). */
 function uniqueNames(wanted: Array<[string, string]>): Map<string, string> {
@@ -143,6 +143,27 @@ export function typesSource(collections: CollectionDefinition[], components: Com
   out.push('', '/** Every collection by name. */', 'export interface Collections {');
   for (const c of [...collections].sort((a, b) => a.name.localeCompare(b.name)))
     out.push(`  ${key(c.name)}: ${typeOf.collection(c.name)};`);
-  out.push('}', '');
+  out.push('}', '', ...sdkTypeMap(collections, typeOf.collection), '');
   return out.join('\n');
+}
+
+/**
+ * `CmsTypes`, the type map of the client SDK (`createClient<CmsTypes>(…)`, packages/sdk): the collections and, for
+ * each, its relation and media fields as `populate=` answers them (so a read's populate types those fields).
+ */
+function sdkTypeMap(collections: CollectionDefinition[], typeName: (name: string) => string): string[] {
+  const out = [
+    '/** The type map of the client SDK (@cms-kernel/sdk): `createClient<CmsTypes>({ url, token })`. */',
+    'export interface CmsTypes {',
+    '  collections: Collections;',
+    "  /** Each collection's relation and media fields as `populate=` answers them. */",
+    '  populated: {',
+  ];
+  for (const c of [...collections].sort((a, b) => a.name.localeCompare(b.name))) {
+    const names = (c.fields as FieldLike[]).filter((f) => f.type === 'relation' || f.type === 'media').map((f) => quote(f.name));
+    const union = names.join(' | ');
+    out.push(`    ${key(c.name)}: ${names.length ? `Pick<${typeName(c.name)}<${union}>, ${union}>` : 'Record<never, never>'};`);
+  }
+  out.push('  };', '}');
+  return out;
 }

@@ -12,7 +12,7 @@ import { fixturePlugin, useTestKernel } from '../helpers/kernel.js';
 // Types for developers (issue 35, item 8): GET /api/types.ts answers TypeScript types of every collection
 // and component as the API answers them, populate-aware. The test compiles them with code that uses them.
 const USAGE = `
-import type { Post, Author, Collections, SeoComponent, SiteSetting } from './cms-types';
+import type { Post, Author, Collections, CmsTypes, SeoComponent, SiteSetting } from './cms-types';
 
 declare const plain: Post;
 declare const populated: Post<'author' | 'cover'>;
@@ -30,7 +30,13 @@ const seo: SeoComponent = { title: 'x', noindex: null };
 const all: Collections['posts'] = plain;
 declare const site: SiteSetting;
 const tagline: string | null = site.tagline;
-export { id, name, url, kind, title, views, wrong, badKind, seo, all, tagline };
+// CmsTypes, the client SDK's type map: the collections, and each one's relation and media fields populated.
+const entries: CmsTypes['collections']['posts'] = plain;
+const populatedAuthor: CmsTypes['populated']['posts']['author'] = populated.author;
+const populatedCover: CmsTypes['populated']['posts']['cover'] = populated.cover;
+// @ts-expect-error a collection without relation or media fields has nothing to populate
+const none: CmsTypes['populated']['authors']['name'] = 'x';
+export { id, name, url, kind, title, views, wrong, badKind, seo, all, tagline, entries, populatedAuthor, populatedCover, none };
 `;
 
 const AUTHORS = { name: 'authors', fields: [{ name: 'name', type: 'text', required: true }] };
