@@ -1,4 +1,5 @@
 import type { Transaction } from 'sequelize';
+import type { Identity } from '../../kernel/sdk.js';
 import type { Entry } from './entry-shape.js';
 
 /** What a publish guard is asked: an entry of a collection is about to become published (`entryId` null: a new entry). */
@@ -15,10 +16,12 @@ export type PublishGuard = (check: PublishCheck) => Promise<void>;
 
 /**
  * Adds keys to entries as reads and writes answer them (e.g. `_stage`), in place. Called once per answer with every
- * entry of it (a list page: one call), before a list is cached: a decorator whose values change must invalidate the
- * collection's lists (EntriesService.invalidateLists).
+ * entry of it (a list page: one call) and the caller it answers, before a list is cached: a decorator whose values
+ * change must invalidate the collection's lists (EntriesService.invalidateLists). Cached lists are shared by callers
+ * who may write the collection alike (hasScopedPermission content:write): a decorator may tell callers apart by that,
+ * not by more.
  */
-export type EntryDecorator = (collection: string, tenantId: string, entries: Entry[]) => Promise<void>;
+export type EntryDecorator = (collection: string, identity: Identity, entries: Entry[]) => Promise<void>;
 
 /**
  * The content plugin's hooks for other plugins (reached as `entries.hooks`): publish guards, asked before an entry
@@ -45,8 +48,8 @@ export class EntryHooks {
   }
 
   /** Runs every decorator over the entries (nothing when there are none). */
-  async decorate(collection: string, tenantId: string, entries: Entry[]): Promise<void> {
+  async decorate(collection: string, identity: Identity, entries: Entry[]): Promise<void> {
     if (!entries.length) return;
-    for (const decorator of this.decorators) await decorator(collection, tenantId, entries);
+    for (const decorator of this.decorators) await decorator(collection, identity, entries);
   }
 }

@@ -106,6 +106,8 @@ export class EntryReads {
           locales: this.localised?.cacheKey(c),
           // Writers' lists of a collection with working drafts carry hasDraft (entry-drafts.ts).
           drafts: Boolean(c.drafts && seesAll(identity)),
+          // Answer decorators tell apart callers who may write the collection (review stages: `_stage`, entry-hooks.ts).
+          writes: hasScopedPermission(identity, 'content:write', name),
           // Callers whose rules differ never share an answer (a `$user` rule: per user).
           rules: [rulesKey(identity, name), ...also.map((n) => rulesKey(identity, n))],
         }) ?? '',
@@ -141,7 +143,7 @@ export class EntryReads {
       if (tree) await populate(this.populateDeps, c, items, tree, identity, locale);
       if (keys) for (let i = 0; i < items.length; i++) items[i] = selectKeys(items[i]!, keys);
       hideFields(items, limits);
-      await this.hooks?.decorate(name, identity.tenantId, items);
+      await this.hooks?.decorate(name, identity, items);
       return { items, total: await started.total, page: query.page, limit: query.limit };
     };
     // Populated media has no version token to tag the list with: such lists are read every time.
@@ -208,7 +210,7 @@ export class EntryReads {
     if (seesAll(identity)) await this.drafts?.mark(c, [entry], identity.tenantId, how.locale, this.defaultCode());
     if (how.tree) await populate(this.populateDeps, c, [entry], how.tree, identity, how.locale);
     const shaped = selectKeys(entry, how.keys);
-    await this.hooks?.decorate(c.name, identity.tenantId, [shaped]);
+    await this.hooks?.decorate(c.name, identity, [shaped]);
     return shaped;
   }
 
@@ -236,7 +238,7 @@ export class EntryReads {
     await fillInverses(c, found, this.inverseScope(identity));
     await this.localised?.localise(c, found, identity.tenantId, choice, !seesAll(identity));
     if (!seesAll(identity) && !rowStatus) found = found.filter((e) => e.status === 'published');
-    await this.hooks?.decorate(name, identity.tenantId, found);
+    await this.hooks?.decorate(name, identity, found);
     return new Map(found.map((e) => [e._id, visibleFields(e, limits)]));
   }
 

@@ -57,7 +57,7 @@ export default definePlugin(() => {
       });
       const running = service;
       onClose(entries().hooks.addPublishGuard((check) => running.guard(check)));
-      onClose(entries().hooks.addDecorator((collection, tenantId, list) => running.decorate(collection, tenantId, list)));
+      onClose(entries().hooks.addDecorator((collection, identity, list) => running.decorate(collection, identity, list)));
       onClose(
         cradle.events.subscribe(ENTRY_EVENTS.delete, (event) => {
           const p = event.payload;

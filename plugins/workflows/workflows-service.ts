@@ -2,6 +2,7 @@ import { UniqueConstraintError } from 'sequelize';
 import {
   ConflictError,
   ForbiddenError,
+  hasScopedPermission,
   isAdmin,
   ValidationError,
   type EventBus,
@@ -138,8 +139,13 @@ export class WorkflowsService {
     if (stage !== workflow.publishStage) throw new WorkflowStageRequiredError(check.collection, stage, workflow.publishStage);
   }
 
-  /** Content's answer decorator: `_stage` on entries of collections in a workflow (one query per answer). */
-  async decorate(collection: string, tenantId: string, entries: Entry[]): Promise<void> {
+  /**
+   * Content's answer decorator: `_stage` on entries of collections in a workflow (one query per answer), for callers
+   * who may write the collection; readers (published entries only) are not shown it.
+   */
+  async decorate(collection: string, identity: Identity, entries: Entry[]): Promise<void> {
+    if (!hasScopedPermission(identity, 'content:write', collection)) return;
+    const { tenantId } = identity;
     const workflow = await this.of(tenantId, collection);
     if (!workflow) return;
     const stageOf = await this.stagesOf(
@@ -170,7 +176,8 @@ export class WorkflowsService {
       ]);
     if (target.roles && !isAdmin(identity) && !target.roles.includes(identity.role))
       throw new ForbiddenError(`Only ${target.roles.join(', ')} may move entries into the stage '${stage}'`);
-    const previous = String(entry._stage);
+    const previous =
+      typeof entry._stage === 'string' ? entry._stage : (await this.stagesOf(workflow, tenantId, collection, [entryId]))(entryId);
     if (previous === stage) return { entry, previous };
     await this.write(tenantId, collection, entryId, stage, identity.userId);
     await entries

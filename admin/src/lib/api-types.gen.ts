@@ -297,7 +297,7 @@ export interface ApiSchemas {
     updatedAt: string;
     createdBy: string | null;
     updatedBy: string | null;
-    /** The entry's review stage, for collections in a workflow (docs/features/review-stages.md) */
+    /** The entry's review stage, for collections in a workflow, answered to callers who may write the collection (docs/features/review-stages.md) */
     _stage?: string;
     [key: string]: unknown;
   };
