@@ -5,6 +5,7 @@ import {
   hasScopedPermission,
   isAdmin,
   ValidationError,
+  type AuditLog,
   type EventBus,
   type FollowedEach,
   type Identity,
@@ -15,6 +16,7 @@ import { WorkflowStageRequiredError } from './errors.js';
 import { STAGE_CHANGED, WORKFLOWS_CHANGED, type StageChangeEvent } from './public.js';
 import type { WorkflowInput, WorkflowRecord, WorkflowStore } from './workflow-store.js';
 import type { StageMail } from './stage-mail.js';
+import { followRoles, type RoleRename } from './stage-roles.js';
 
 /** Role names every tenant made through the tenants service has (auth's built-in roles). */
 const BUILT_IN_ROLES = ['admin', 'editor', 'viewer'];
@@ -30,6 +32,8 @@ export interface WorkflowsDeps {
   roleNames: (tenantId: string) => Promise<string[] | undefined>;
   mail: StageMail;
   logger: Logger;
+  /** The audit trail (the kernel's): changes made for a role renamed or deleted have no request to record them. */
+  audit?: Pick<AuditLog, 'record'>;
 }
 
 /** A workflow's problems as validation issues (stage names, publish stage, collections). */
@@ -116,6 +120,37 @@ export class WorkflowsService {
     await this.deps.store.remove(tenantId, gone);
     await this.changed(tenantId, gone.collections);
     return gone;
+  }
+
+  /**
+   * After a role of the tenant was renamed or deleted (auth's ROLE_RENAMED, ROLE_CHANGED): the stages' roles follow
+   * (stage-roles.ts: renamed, or dropped when the tenant no longer has them; a stage left with none keeps `admin`).
+   * Each changed workflow is audited (workflow.changed, no user) and every instance reads it again.
+   */
+  async followRoles(tenantId: string, renames: RoleRename[]): Promise<void> {
+    const roles = await this.deps.roleNames(tenantId);
+    if (!roles) return;
+    const known = new Set([...roles, ...BUILT_IN_ROLES]);
+    let changed = false;
+    for (const before of await this.deps.store.list(tenantId)) {
+      const stages = followRoles(before.stages, (r) => known.has(r), renames);
+      if (!stages) continue;
+      const { name, collections, publishStage } = before;
+      await this.deps.store.update(tenantId, before._id, { name, collections, stages, ...(publishStage ? { publishStage } : {}) }, before);
+      changed = true;
+      this.deps.audit?.record({
+        domain: 'workflows',
+        operation: 'workflow-changed',
+        actor: { userId: null, tenantId },
+        outcome: 'success',
+        level: 'low',
+        action: 'workflow.changed',
+        message: `Workflow '${before.name}' changed: its stages follow a role renamed or deleted`,
+        details: { before: { stages: before.stages }, after: { stages }, reason: 'role renamed or deleted' },
+      });
+    }
+    // Roles are not in entry answers: no list is invalidated.
+    if (changed) await this.changed(tenantId, []);
   }
 
   /** The current stage of each entry (the first stage when none is stored or the stored one is gone). */

@@ -1,8 +1,10 @@
 import { expect } from 'chai';
+import { QueryTypes } from 'sequelize';
 import { as, createCollections, dataOf, graphqlData } from '../helpers/content.js';
 import { modernClient, testHeaders, waitFor } from '../helpers/graphql-ws.js';
 import { responseCookie, useIdentityKernel } from '../helpers/kernel.js';
 import { DB_VARIANTS } from '../helpers/services.js';
+import { until } from '../helpers/until.js';
 
 const PASSWORD = 'correct horse battery';
 
@@ -120,6 +122,46 @@ for (const variant of DB_VARIANTS) {
       // Notes, which the rule does not name: still read as a reader would (no stage there anyway: not in the workflow).
       const notes = await dataOf(await withCookie(corrector, 'GET', '/api/collections/notes'));
       expect(notes.items.every((e: any) => !('_stage' in e))).to.equal(true);
+    });
+
+    it('renames a renamed role in the stages, and drops a deleted one (a stage left with none: admin only)', async function () {
+      const role = async (name: string) =>
+        dataOf(await admin().post('/api/roles', { name, permissions: ['content:read', 'content:write'] }), 201);
+      const checker = await role('checker');
+      const lawyer = await role('lawyer');
+      const made = await dataOf(
+        await admin().post('/api/workflows', {
+          name: 'Legal',
+          collections: ['posts'],
+          stages: [{ name: 'draft' }, { name: 'checked', roles: ['checker', 'editor'] }, { name: 'cleared', roles: ['lawyer'] }],
+        }),
+        201,
+      );
+      const stages = async () => (await dataOf(await admin().get('/api/workflows'))).find((w: any) => w._id === made._id).stages;
+      await dataOf(await admin().patch(`/api/roles/${checker._id}`, { name: 'proofreader' }));
+      await until(
+        async () => JSON.stringify((await stages())[1].roles) === '["proofreader","editor"]' || undefined,
+        'the rename in the stage',
+      );
+      await dataOf(await admin().delete(`/api/roles/${lawyer._id}`));
+      await until(
+        async () => JSON.stringify((await stages())[2].roles) === '["admin"]' || undefined,
+        'the deleted role gone from the stage',
+      );
+      await dataOf(await admin().delete(`/api/roles/${checker._id}`));
+      await until(async () => JSON.stringify((await stages())[1].roles) === '["editor"]' || undefined, 'the second deleted role gone');
+      expect((await stages())[0]).to.deep.equal({ name: 'draft' });
+      // The stage left with admin only: an editor is refused, as it was while the role existed.
+      const post = await dataOf(await as(t, 'editor').post('/api/collections/posts', { title: 'Contract' }), 201);
+      expect((await as(t, 'editor').put(`/api/collections/posts/${post._id}/stage`, { stage: 'cleared' })).status).to.equal(403);
+      // The workflow saves again as it is (its roles are all known), and the change is in the audit trail.
+      await dataOf(await admin().patch(`/api/workflows/${made._id}`, { stages: await stages() }));
+      await t.kernel.container.resolve<{ flush(): Promise<void> }>('audit').flush();
+      const rows = await t.kernel.sequelize.query<{ message: string }>(
+        "SELECT message FROM cms_audit_log WHERE action = 'workflow.changed' ORDER BY id",
+        { type: QueryTypes.SELECT },
+      );
+      expect(rows.map((r) => r.message)).to.include("Workflow 'Legal' changed: its stages follow a role renamed or deleted");
     });
   });
 }
