@@ -1,5 +1,5 @@
-import type { Transaction } from 'sequelize';
-import type { Identity } from '../../kernel/sdk.js';
+import type { Transaction, WhereOptions } from 'sequelize';
+import { ValidationError, type Identity } from '../../kernel/sdk.js';
 import type { Entry } from './entry-shape.js';
 
 /** What a publish guard is asked: an entry of a collection is about to become published (`entryId` null: a new entry). */
@@ -24,6 +24,12 @@ export type PublishGuard = (check: PublishCheck) => Promise<void>;
 export type EntryDecorator = (collection: string, identity: Identity, entries: Entry[]) => Promise<void>;
 
 /**
+ * A list's `?stage=` as a condition on the collection's rows (review stages); throws an HTTP error (400) for a stage the
+ * collection does not have. The condition's values are the filter's to escape.
+ */
+export type StageFilter = (collection: string, tenantId: string, stage: string) => Promise<WhereOptions>;
+
+/**
  * The content plugin's hooks for other plugins (reached as `entries.hooks`): publish guards, asked before an entry
  * becomes published on every write path (create, batch create, update and status, scheduled publishing, imports), and
  * answer decorators. Each `add` returns its removal (for the adding plugin's close).
@@ -31,6 +37,7 @@ export type EntryDecorator = (collection: string, identity: Identity, entries: E
 export class EntryHooks {
   private readonly guards: PublishGuard[] = [];
   private readonly decorators: EntryDecorator[] = [];
+  private stageFilter: StageFilter | null = null;
 
   addPublishGuard(guard: PublishGuard): () => void {
     this.guards.push(guard);
@@ -40,6 +47,23 @@ export class EntryHooks {
   addDecorator(decorator: EntryDecorator): () => void {
     this.decorators.push(decorator);
     return () => void this.decorators.splice(this.decorators.indexOf(decorator) >>> 0, 1);
+  }
+
+  /** The one stage filter (the review stages plugin's). */
+  setStageFilter(filter: StageFilter): () => void {
+    this.stageFilter = filter;
+    return () => {
+      if (this.stageFilter === filter) this.stageFilter = null;
+    };
+  }
+
+  /** The condition of a list's `?stage=`; without a stage filter (no review stages) 400 VALIDATION_ERROR. */
+  stageWhere(collection: string, tenantId: string, stage: string): Promise<WhereOptions> {
+    if (!this.stageFilter)
+      throw new ValidationError('No review stages here: a list cannot be filtered by stage', [
+        { path: 'query.stage', message: 'no review stages' },
+      ]);
+    return this.stageFilter(collection, tenantId, stage);
   }
 
   /** Asks every guard; the first refusal is thrown. */

@@ -1,7 +1,16 @@
 import { createHash } from 'node:crypto';
 import stringify from 'safe-stable-stringify';
-import { Op, type Sequelize, type Transaction } from 'sequelize';
-import { serialiseEnvelope, hasPermission, hasScopedPermission, rulesKey, type Identity, type RuleLimits } from '../../kernel/sdk.js';
+import { Op, type Sequelize, type Transaction, type WhereOptions } from 'sequelize';
+import {
+  ForbiddenError,
+  serialiseEnvelope,
+  hasPermission,
+  hasScopedPermission,
+  rulesKey,
+  ValidationError,
+  type Identity,
+  type RuleLimits,
+} from '../../kernel/sdk.js';
 import { assertLocale, assertQueryFields, hideFields, limitsFor, meetingWhere, ruleWhere, visibleFields } from './entry-access.js';
 import type { CollectionsService, LoadedCollection } from './collections-service.js';
 import { EntryNotFoundError } from './errors.js';
@@ -84,6 +93,7 @@ export class EntryReads {
     const limits = limitsFor(identity, name, 'read');
     assertQueryFields(c, query, limits);
     assertLocale(name, locale, this.defaultCode(), limits);
+    const byStage = await this.stageWhere(name, query, identity);
     const status = seesAll(identity) ? query.status : 'published';
     if (!seesAll(identity) && query.status && query.status !== 'published')
       return { notModified: false, body: serialiseEnvelope({ items: [], total: 0, page: query.page, limit: query.limit }), cached: false };
@@ -130,6 +140,7 @@ export class EntryReads {
       if (statusIn) (where as { [Op.and]: unknown[] })[Op.and].push(statusIn);
       const byRule = ruleWhere(c, limits, { ...scope, tenantId: identity.tenantId });
       if (byRule) (where as { [Op.and]: unknown[] })[Op.and].push(byRule);
+      if (byStage) (where as { [Op.and]: unknown[] })[Op.and].push(byStage);
       const order = orderFor(c, query.sort, localized);
       // Plain rows (no model instances): the page and the total started at once (see ListReader); the rows are
       // completed and populated while the count runs.
@@ -149,6 +160,15 @@ export class EntryReads {
     // Populated media has no version token to tag the list with: such lists are read every time.
     if (shown.media) return freshAnswer(await load());
     return this.lists.answer(identity.tenantId, name, key, ifNoneMatch, load, also);
+  }
+
+  /** `?stage=` (review stages): for callers who may write the collection (they alone see stages), else 403. */
+  private async stageWhere(name: string, query: ListQuery, identity: Identity): Promise<WhereOptions | null> {
+    if (query.stage === undefined) return null;
+    if (!hasScopedPermission(identity, 'content:write', name))
+      throw new ForbiddenError(`Filtering '${name}' by review stage needs content:write on it`);
+    if (!this.hooks) throw new ValidationError('No review stages here', [{ path: 'query.stage', message: 'no review stages' }]);
+    return this.hooks.stageWhere(name, identity.tenantId, query.stage);
   }
 
   private populateTree(c: LoadedCollection, text: string | undefined): PopulateTree | null {

@@ -59,6 +59,7 @@ export default definePlugin(() => {
       });
       const running = service;
       onClose(entries().hooks.addPublishGuard((check) => running.guard(check)));
+      onClose(entries().hooks.setStageFilter((collection, tenantId, stage) => running.stageWhere(collection, tenantId, stage)));
       onClose(entries().hooks.addDecorator((collection, identity, list) => running.decorate(collection, identity, list)));
       onClose(
         cradle.events.subscribe(ENTRY_EVENTS.delete, (event) => {

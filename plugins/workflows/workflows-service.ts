@@ -1,4 +1,4 @@
-import { UniqueConstraintError } from 'sequelize';
+import { literal, Op, UniqueConstraintError, type WhereOptions } from 'sequelize';
 import {
   ConflictError,
   ForbiddenError,
@@ -190,6 +190,23 @@ export class WorkflowsService {
       entries.map((e) => e._id),
     );
     for (const e of entries) (e as Record<string, unknown>)._stage = stageOf(e._id);
+  }
+
+  /**
+   * Content's stage filter (a list's `?stage=`): the entries with that stage stored, or for the first stage those
+   * with none of the other stages stored (no row, or a stage the workflow no longer has, is the first stage). 400
+   * VALIDATION_ERROR when the collection has no workflow or no such stage.
+   */
+  async stageWhere(collection: string, tenantId: string, stage: string): Promise<WhereOptions> {
+    const workflow = await this.of(tenantId, collection);
+    const issue = (message: string) => new ValidationError(`Invalid query.stage: ${message}`, [{ path: 'query.stage', message }]);
+    if (!workflow) throw issue(`the collection '${collection}' is in no workflow`);
+    if (!workflow.stages.some((s) => s.name === stage)) throw issue(`no stage '${stage}' in the workflow '${workflow.name}'`);
+    const first = workflow.stages[0]!.name;
+    const named = stage === first ? workflow.stages.slice(1).map((s) => s.name) : [stage];
+    if (!named.length) return {};
+    const sql = this.deps.store.stagedIds(tenantId, collection, named);
+    return { id: { [stage === first ? Op.notIn : Op.in]: literal(`(${sql})`) } };
   }
 
   /**
