@@ -41,6 +41,11 @@ export const BEARER_CHANGED = defineEvent<BearerMatch>('auth:bearer-changed');
  * drops the cached sessions of users holding it (API keys and website tokens go through BEARER_CHANGED).
  */
 export const ROLE_CHANGED = defineEvent<{ tenantId: string; role: string }>('auth:role-changed');
+/**
+ * A custom role was renamed (payload `{ tenantId, from, to }`), published before the ROLE_CHANGED of its old name:
+ * whatever names roles (e.g. the roles of review stages) may follow the rename.
+ */
+export const ROLE_RENAMED = defineEvent<{ tenantId: string; from: string; to: string }>('auth:role-renamed');
 /** User-management events (payload UserEvent), also GraphQL subscriptions. */
 export const USER_EVENTS = { create: 'on:user_create', update: 'on:user_update', delete: 'on:user_delete' } as const;
 

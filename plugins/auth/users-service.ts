@@ -5,7 +5,7 @@ import { AccountBlockedError, AccountLockedError, InvalidCredentialsError, UserE
 import { Role } from './models/role.js';
 import { User } from './models/user.js';
 import { toPublicUser, type PublicUser } from './public-user.js';
-import { GUEST_GRANTS_CHANGED, USER_EVENTS, type UserEvent } from './public.js';
+import { GUEST_GRANTS_CHANGED, ROLE_RENAMED, USER_EVENTS, type UserEvent } from './public.js';
 import {
   insertRole,
   permissionsOf,
@@ -99,7 +99,6 @@ export function checkPassword(password: string): void {
 export class UsersService {
   private dummyHash: Promise<string> | null = null;
   private readonly listeners: IdentityChangeListener[] = [];
-
   private readonly models: { Role: typeof Role; User: typeof User };
 
   constructor(
@@ -220,6 +219,7 @@ export class UsersService {
   /** Changes a role; whatever acts with it (old and new name) is read again on every instance before this resolves. */
   async updateRole(tenantId: string, current: RoleView, next: RoleInput): Promise<RoleView> {
     const updated = await writeRole(this.models.Role, this.models.User, tenantId, current, next);
+    if (next.name !== current.name) await this.events?.publish(ROLE_RENAMED, { tenantId, from: current.name, to: next.name });
     await this.roleChanged(tenantId, current.name);
     if (next.name !== current.name) await this.roleChanged(tenantId, next.name);
     return updated;

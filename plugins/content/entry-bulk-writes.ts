@@ -85,7 +85,7 @@ export class EntryBulkWrites extends EntryWrites {
         return out;
       });
       await this.localised?.localise(c, made, identity.tenantId, code);
-      await this.hooks?.decorate(name, identity.tenantId, made);
+      await this.hooks?.decorate(name, identity, made);
       return made;
     });
     await this.announcer.announceSafely(name, identity.tenantId, createEvents(name, entries, identity));

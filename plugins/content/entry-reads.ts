@@ -1,13 +1,15 @@
 import { createHash } from 'node:crypto';
 import stringify from 'safe-stable-stringify';
-import { Op, type Sequelize, type Transaction } from 'sequelize';
+import { Op, type Sequelize, type Transaction, type WhereOptions } from 'sequelize';
 import {
+  ForbiddenError,
   serialiseEnvelope,
   allRulesKey,
   hasPermission,
   hasScopedPermission,
   ruleLimits,
   rulesKey,
+  ValidationError,
   type Identity,
   type RuleLimits,
 } from '../../kernel/sdk.js';
@@ -113,6 +115,7 @@ export class EntryReads {
     const limits = limitsFor(identity, name, 'read');
     assertQueryFields(c, query, limits);
     assertLocale(name, locale, this.defaultCode(), limits);
+    const byStage = await this.stageWhere(name, query, identity);
     const status = seesAll(identity) ? query.status : 'published';
     if (!seesAll(identity) && query.status && query.status !== 'published')
       return { notModified: false, body: serialiseEnvelope({ items: [], total: 0, page: query.page, limit: query.limit }), cached: false };
@@ -135,6 +138,8 @@ export class EntryReads {
           locales: this.localised?.cacheKey(c),
           // Writers' lists of a collection with working drafts carry hasDraft (entry-drafts.ts).
           drafts: Boolean(c.drafts && seesAll(identity)),
+          // Answer decorators tell apart callers who may write the collection (review stages: `_stage`, entry-hooks.ts).
+          writes: hasScopedPermission(identity, 'content:write', name),
           // Callers whose rules differ never share an answer (a `$user` rule: per user).
           rules: [rulesKey(identity, name), ...also.map((n) => rulesKey(identity, n))],
           // A filter's relation paths keep to the caller's rules on the collections they step into.
@@ -160,6 +165,7 @@ export class EntryReads {
       if (statusIn) (where as { [Op.and]: unknown[] })[Op.and].push(statusIn);
       const byRule = ruleWhere(c, limits, base);
       if (byRule) (where as { [Op.and]: unknown[] })[Op.and].push(byRule);
+      if (byStage) (where as { [Op.and]: unknown[] })[Op.and].push(byStage);
       const order = orderFor(c, query.sort, localized);
       // Plain rows (no model instances): the page and the total started at once (see ListReader); the rows are
       // completed and populated while the count runs.
@@ -173,12 +179,21 @@ export class EntryReads {
       if (tree) await populate(this.populateDeps, c, items, tree, identity, locale);
       if (keys) for (let i = 0; i < items.length; i++) items[i] = selectKeys(items[i]!, keys);
       hideFields(items, limits);
-      await this.hooks?.decorate(name, identity.tenantId, items);
+      await this.hooks?.decorate(name, identity, items);
       return { items, total: await started.total, page: query.page, limit: query.limit };
     };
     // Populated media has no version token to tag the list with: such lists are read every time.
     if (shown.media) return freshAnswer(await load());
     return this.lists.answer(identity.tenantId, name, key, ifNoneMatch, load, also);
+  }
+
+  /** `?stage=` (review stages): for callers who may write the collection (they alone see stages), else 403. */
+  private async stageWhere(name: string, query: ListQuery, identity: Identity): Promise<WhereOptions | null> {
+    if (query.stage === undefined) return null;
+    if (!hasScopedPermission(identity, 'content:write', name))
+      throw new ForbiddenError(`Filtering '${name}' by review stage needs content:write on it`);
+    if (!this.hooks) throw new ValidationError('No review stages here', [{ path: 'query.stage', message: 'no review stages' }]);
+    return this.hooks.stageWhere(name, identity.tenantId, query.stage);
   }
 
   private populateTree(c: LoadedCollection, text: string | undefined): PopulateTree | null {
@@ -240,7 +255,7 @@ export class EntryReads {
     if (seesAll(identity)) await this.drafts?.mark(c, [entry], identity.tenantId, how.locale, this.defaultCode());
     if (how.tree) await populate(this.populateDeps, c, [entry], how.tree, identity, how.locale);
     const shaped = selectKeys(entry, how.keys);
-    await this.hooks?.decorate(c.name, identity.tenantId, [shaped]);
+    await this.hooks?.decorate(c.name, identity, [shaped]);
     return shaped;
   }
 
@@ -268,7 +283,7 @@ export class EntryReads {
     await fillInverses(c, found, this.inverseScope(identity));
     await this.localised?.localise(c, found, identity.tenantId, choice, !seesAll(identity));
     if (!seesAll(identity) && !rowStatus) found = found.filter((e) => e.status === 'published');
-    await this.hooks?.decorate(name, identity.tenantId, found);
+    await this.hooks?.decorate(name, identity, found);
     return new Map(found.map((e) => [e._id, visibleFields(e, limits)]));
   }
 

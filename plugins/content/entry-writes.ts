@@ -249,7 +249,7 @@ export class EntryWrites {
         return entry;
       });
       await this.localised?.localise(c, [made], identity.tenantId, code);
-      await this.hooks?.decorate(name, identity.tenantId, [made]);
+      await this.hooks?.decorate(name, identity, [made]);
       return made;
     });
     await this.announcer.announceSafely(name, identity.tenantId, createEvents(name, [entry], identity));
@@ -273,7 +273,7 @@ export class EntryWrites {
     return this.withSchema(name, async (c) => {
       const entry = await this.updated(c, id, body, identity, this.ownLocale(c, code), unset, ifVersion);
       await this.localised?.localise(c, [entry], identity.tenantId, code);
-      await this.hooks?.decorate(name, identity.tenantId, [entry]);
+      await this.hooks?.decorate(name, identity, [entry]);
       return entry;
     });
   }

@@ -26,6 +26,15 @@ export const listQuerySchema = z.object({
     .describe(
       'JSON: {"field": value} or {"field": {"eq"|"ne"|"gt"|"gte"|"lt"|"lte"|"in"|"nin"|"contains"|"startsWith"|"null": value}}, grouped with {"$or": [..]}, {"$and": [..]}, {"$not": {..}}',
     ),
+  stage: z
+    .string()
+    .trim()
+    .min(1)
+    .max(64)
+    .optional()
+    .describe(
+      "A review stage's name (docs/features/review-stages.md): only the entries in that stage. For callers who may write the collection (else 403 FORBIDDEN); 400 VALIDATION_ERROR when the collection is in no workflow or its workflow has no such stage",
+    ),
   fields: fieldsParam,
   populate: populateParam,
   locale: z

@@ -33,6 +33,8 @@ export type ListOptions = Partial<{
   populate: string;
   /** A locale's code (its values of localized fields, with fallbacks) or `*` (every locale's values). */
   locale: string;
+  /** A review stage: only the entries in it (`?stage=`, docs/features/review-stages.md; callers who may write). */
+  stage: string;
 }>;
 /** How one entry is read: `fields=`, `populate=` and `locale=` as in ListOptions. */
 export type ReadOptions = Pick<ListOptions, 'fields' | 'populate' | 'locale'>;

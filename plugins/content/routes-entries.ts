@@ -27,7 +27,12 @@ const entry = z
     updatedAt: z.string(),
     createdBy: z.string().nullable(),
     updatedBy: z.string().nullable(),
-    _stage: z.string().optional().describe("The entry's review stage, for collections in a workflow (docs/features/review-stages.md)"),
+    _stage: z
+      .string()
+      .optional()
+      .describe(
+        "The entry's review stage, for collections in a workflow, answered to callers who may write the collection (docs/features/review-stages.md)",
+      ),
   })
   .catchall(z.unknown())
   .meta({ id: 'Entry' });

@@ -1,4 +1,4 @@
-import { type BusEvent, hasPermission, type Identity, ruleLimits } from '../../kernel/sdk.js';
+import { type BusEvent, hasPermission, hasScopedPermission, type Identity, ruleLimits } from '../../kernel/sdk.js';
 import { ENTRY_EVENTS, type ContentEvent as ContentEventPayload, type Entry } from '../content/public.js';
 
 export type EntryEventKind = 'added' | 'updated' | 'deleted';
@@ -21,6 +21,14 @@ export const ENTRY_EVENT_NAMES: Record<EntryEventKind, string[]> = {
  *   archived entries never reach them.
  */
 export function entryFor(kind: EntryEventKind, collection: string, identity: Identity, event: BusEvent): Entry | undefined {
+  const entry = picked(kind, collection, identity, event);
+  // The review stage (docs/features/review-stages.md) is shown to those who may write the collection only.
+  if (!entry || !('_stage' in entry) || hasScopedPermission(identity, 'content:write', collection)) return entry;
+  const { _stage: _left, ...rest } = entry as Entry & { _stage?: unknown };
+  return rest as Entry;
+}
+
+function picked(kind: EntryEventKind, collection: string, identity: Identity, event: BusEvent): Entry | undefined {
   const p = event.payload as ContentEventPayload;
   if (!p || p.collection !== collection || p.tenantId !== identity.tenantId || !p.entry) return undefined;
   if (!hasPermission(identity, 'content:read') && !ruleLimits(identity, collection, 'read')) return undefined;

@@ -47,7 +47,8 @@ const keys = new WeakMap<Identity, string>();
 /**
  * What the built resolvers read of an identity: tenant, kind (a guest is asked to sign in, others are
  * refused), whether it is an admin (who bypasses permission checks), its permissions, and its role's rules
- * (with the user's id when a rule names `$user`: such subscribers never share a group with another user).
+ * (with the user's id when a rule names `$user`: such subscribers never share a group with another user), and an API
+ * key's scope.
  */
 export function permissionKey(identity: Identity): string {
   let key = keys.get(identity);
@@ -55,7 +56,10 @@ export function permissionKey(identity: Identity): string {
     const grants = identity.role === 'admin' ? '*admin' : [...identity.permissions].sort().join(',');
     const rules = identity.role === 'admin' || !identity.rules?.length ? '' : JSON.stringify(identity.rules);
     const user = rules.includes(`"${RULE_USER}"`) ? identity.userId : null;
-    key = JSON.stringify(rules ? [identity.tenantId, identity.kind, grants, rules, user] : [identity.tenantId, identity.kind, grants]);
+    const parts: unknown[] = rules ? [identity.tenantId, identity.kind, grants, rules, user] : [identity.tenantId, identity.kind, grants];
+    // An API key's scope narrows its content permissions (hasScopedPermission): keys scoped differently never share.
+    if (identity.scope?.length) parts.push(identity.scope);
+    key = JSON.stringify(parts);
     keys.set(identity, key);
   }
   return key;

@@ -1,11 +1,12 @@
 import { asValue } from 'awilix';
 import { definePlugin, optional, type ContainerServices } from '../../kernel/sdk.js';
 import { ENTRY_EVENTS, type CollectionsService, type EntriesService } from '../content/public.js';
-import type { UsersService } from '../auth/public.js';
+import { ROLE_CHANGED, ROLE_RENAMED, type UsersService } from '../auth/public.js';
 import { explainNotes } from './explain-notes.js';
 import { WORKFLOW_MIGRATIONS } from './migrations.js';
 import { WORKFLOWS_CHANGED } from './public.js';
 import { routes } from './routes.js';
+import { RoleFollowQueue } from './stage-roles.js';
 import { StageMail, type ListedUser, type MailerLike } from './stage-mail.js';
 import { WorkflowStore, type WorkflowRecord } from './workflow-store.js';
 import { WorkflowsService } from './workflows-service.js';
@@ -58,14 +59,33 @@ export default definePlugin(() => {
         roleNames: async (tenantId) => (await users()?.roles(tenantId))?.map((r) => r.name),
         mail,
         logger,
+        audit: cradle.audit,
       });
       const running = service;
       onClose(entries().hooks.addPublishGuard((check) => running.guard(check)));
-      onClose(entries().hooks.addDecorator((collection, tenantId, list) => running.decorate(collection, tenantId, list)));
+      onClose(entries().hooks.setStageFilter((collection, tenantId, stage) => running.stageWhere(collection, tenantId, stage)));
+      onClose(entries().hooks.addDecorator((collection, identity, list) => running.decorate(collection, identity, list)));
       onClose(
         cradle.events.subscribe(ENTRY_EVENTS.delete, (event) => {
           const p = event.payload;
           if (p?.entry?._id) void running.forget(p.tenantId, p.collection, [String(p.entry._id)]).catch(() => undefined);
+        }),
+      );
+      // A role renamed or deleted on this instance (each instance follows its own, so one writes): the stages follow.
+      const roles = new RoleFollowQueue(
+        (tenantId, renames) => running.followRoles(tenantId, renames),
+        (err, tenantId) => logger.warn({ err, tenantId }, 'the roles of review stages did not follow a role change'),
+      );
+      const here = (event: { origin: string }) => event.origin === cradle.events.instanceId;
+      onClose(
+        cradle.events.subscribe(ROLE_RENAMED, (event) => {
+          const { tenantId, from, to } = event.payload;
+          if (here(event)) void roles.add(tenantId, { from, to });
+        }),
+      );
+      onClose(
+        cradle.events.subscribe(ROLE_CHANGED, (event) => {
+          if (here(event)) void roles.add(event.payload.tenantId);
         }),
       );
       onClose(() => {

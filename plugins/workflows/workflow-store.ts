@@ -50,6 +50,12 @@ export class WorkflowStore {
     return this.sequelize().query<T>(sql, { replacements, type: QueryTypes.SELECT, transaction });
   }
 
+  /** The SELECT of the ids of the collection's entries with one of `stages` stored (values escaped), for a list's IN. */
+  stagedIds(tenantId: string, collection: string, stages: string[]): string {
+    const esc = (v: string) => this.sequelize().escape(v);
+    return `SELECT entry_id FROM cms_entry_stages WHERE tenant_id = ${esc(tenantId)} AND collection = ${esc(collection)} AND stage IN (${stages.map(esc).join(', ')})`;
+  }
+
   /** The tenant's workflows, by name. */
   async list(tenantId: string): Promise<WorkflowRecord[]> {
     const rows = await this.select<WorkflowRow>('SELECT * FROM cms_workflows WHERE tenant_id = ? ORDER BY name, id', [tenantId]);

@@ -1,9 +1,11 @@
-import { UniqueConstraintError } from 'sequelize';
+import { literal, Op, UniqueConstraintError, type WhereOptions } from 'sequelize';
 import {
   ConflictError,
   ForbiddenError,
+  hasScopedPermission,
   isAdmin,
   ValidationError,
+  type AuditLog,
   type EventBus,
   type FollowedEach,
   type Identity,
@@ -14,6 +16,7 @@ import { WorkflowStageRequiredError } from './errors.js';
 import { STAGE_CHANGED, WORKFLOWS_CHANGED, type StageChangeEvent } from './public.js';
 import type { WorkflowInput, WorkflowRecord, WorkflowStore } from './workflow-store.js';
 import type { StageMail } from './stage-mail.js';
+import { followRoles, type RoleRename } from './stage-roles.js';
 
 /** Role names every tenant made through the tenants service has (auth's built-in roles). */
 const BUILT_IN_ROLES = ['admin', 'editor', 'viewer'];
@@ -29,6 +32,8 @@ export interface WorkflowsDeps {
   roleNames: (tenantId: string) => Promise<string[] | undefined>;
   mail: StageMail;
   logger: Logger;
+  /** The audit trail (the kernel's): changes made for a role renamed or deleted have no request to record them. */
+  audit?: Pick<AuditLog, 'record'>;
 }
 
 /** A workflow's problems as validation issues (stage names, publish stage, collections). */
@@ -117,6 +122,37 @@ export class WorkflowsService {
     return gone;
   }
 
+  /**
+   * After a role of the tenant was renamed or deleted (auth's ROLE_RENAMED, ROLE_CHANGED): the stages' roles follow
+   * (stage-roles.ts: renamed, or dropped when the tenant no longer has them; a stage left with none keeps `admin`).
+   * Each changed workflow is audited (workflow.changed, no user) and every instance reads it again.
+   */
+  async followRoles(tenantId: string, renames: RoleRename[]): Promise<void> {
+    const roles = await this.deps.roleNames(tenantId);
+    if (!roles) return;
+    const known = new Set([...roles, ...BUILT_IN_ROLES]);
+    let changed = false;
+    for (const before of await this.deps.store.list(tenantId)) {
+      const stages = followRoles(before.stages, (r) => known.has(r), renames);
+      if (!stages) continue;
+      const { name, collections, publishStage } = before;
+      await this.deps.store.update(tenantId, before._id, { name, collections, stages, ...(publishStage ? { publishStage } : {}) }, before);
+      changed = true;
+      this.deps.audit?.record({
+        domain: 'workflows',
+        operation: 'workflow-changed',
+        actor: { userId: null, tenantId },
+        outcome: 'success',
+        level: 'low',
+        action: 'workflow.changed',
+        message: `Workflow '${before.name}' changed: its stages follow a role renamed or deleted`,
+        details: { before: { stages: before.stages }, after: { stages }, reason: 'role renamed or deleted' },
+      });
+    }
+    // Roles are not in entry answers: no list is invalidated.
+    if (changed) await this.changed(tenantId, []);
+  }
+
   /** The current stage of each entry (the first stage when none is stored or the stored one is gone). */
   private async stagesOf(workflow: WorkflowRecord, tenantId: string, collection: string, ids: string[], check?: PublishCheck) {
     const stored = await this.deps.store.stages(tenantId, collection, ids, check?.transaction);
@@ -138,8 +174,13 @@ export class WorkflowsService {
     if (stage !== workflow.publishStage) throw new WorkflowStageRequiredError(check.collection, stage, workflow.publishStage);
   }
 
-  /** Content's answer decorator: `_stage` on entries of collections in a workflow (one query per answer). */
-  async decorate(collection: string, tenantId: string, entries: Entry[]): Promise<void> {
+  /**
+   * Content's answer decorator: `_stage` on entries of collections in a workflow (one query per answer), for callers
+   * who may write the collection; readers (published entries only) are not shown it.
+   */
+  async decorate(collection: string, identity: Identity, entries: Entry[]): Promise<void> {
+    if (!hasScopedPermission(identity, 'content:write', collection)) return;
+    const { tenantId } = identity;
     const workflow = await this.of(tenantId, collection);
     if (!workflow) return;
     const stageOf = await this.stagesOf(
@@ -149,6 +190,23 @@ export class WorkflowsService {
       entries.map((e) => e._id),
     );
     for (const e of entries) (e as Record<string, unknown>)._stage = stageOf(e._id);
+  }
+
+  /**
+   * Content's stage filter (a list's `?stage=`): the entries with that stage stored, or for the first stage those
+   * with none of the other stages stored (no row, or a stage the workflow no longer has, is the first stage). 400
+   * VALIDATION_ERROR when the collection has no workflow or no such stage.
+   */
+  async stageWhere(collection: string, tenantId: string, stage: string): Promise<WhereOptions> {
+    const workflow = await this.of(tenantId, collection);
+    const issue = (message: string) => new ValidationError(`Invalid query.stage: ${message}`, [{ path: 'query.stage', message }]);
+    if (!workflow) throw issue(`the collection '${collection}' is in no workflow`);
+    if (!workflow.stages.some((s) => s.name === stage)) throw issue(`no stage '${stage}' in the workflow '${workflow.name}'`);
+    const first = workflow.stages[0]!.name;
+    const named = stage === first ? workflow.stages.slice(1).map((s) => s.name) : [stage];
+    if (!named.length) return {};
+    const sql = this.deps.store.stagedIds(tenantId, collection, named);
+    return { id: { [stage === first ? Op.notIn : Op.in]: literal(`(${sql})`) } };
   }
 
   /**
@@ -170,7 +228,8 @@ export class WorkflowsService {
       ]);
     if (target.roles && !isAdmin(identity) && !target.roles.includes(identity.role))
       throw new ForbiddenError(`Only ${target.roles.join(', ')} may move entries into the stage '${stage}'`);
-    const previous = String(entry._stage);
+    const previous =
+      typeof entry._stage === 'string' ? entry._stage : (await this.stagesOf(workflow, tenantId, collection, [entryId]))(entryId);
     if (previous === stage) return { entry, previous };
     await this.write(tenantId, collection, entryId, stage, identity.userId);
     await entries

@@ -68,6 +68,35 @@ describe('admin UI: review board', function () {
     expect((await api('GET', `/api/collections/posts/${entryId}`)).status).to.equal('draft');
   });
 
+  it("shows every entry of a stage page by page with the stage's total, and moves a card of a later page", async function () {
+    const entries = Array.from({ length: 30 }, (_, i) => ({ title: `Batch ${String(i + 1).padStart(2, '0')}` }));
+    await api('POST', '/api/collections/posts/batch', { entries });
+    const totalOf = async (stage: string) => (await api('GET', `/api/collections/posts?stage=${stage}&limit=1`)).total as number;
+    const [drafts, reviews] = [await totalOf('draft'), await totalOf('review')];
+    expect(drafts).to.be.at.least(30);
+    const page = await openAdminPage(b, t, 'content/posts/board', undefined, BEA.email);
+    const column = (stage: string) => page.locator(`section[data-stage="${stage}"]`);
+    const draft = column('draft');
+    const cards = draft.locator('li.card');
+    await cards.first().waitFor();
+    // One page of 25 cards, and the stage's total in the heading.
+    expect(await cards.count()).to.equal(25);
+    expect(await draft.getByTestId('stage-total').innerText()).to.equal(`(${drafts})`);
+    expect(await column('review').getByTestId('stage-total').innerText()).to.equal(`(${reviews})`);
+    await draft.getByRole('button', { name: `Show more (25 of ${drafts})` }).click();
+    await cards.nth(drafts - 1).waitFor();
+    expect(await cards.count()).to.equal(drafts);
+    expect(await draft.getByRole('button', { name: /Show more/ }).count()).to.equal(0);
+    // The last card came with the second page: it moves like the others, and both totals follow.
+    const last = cards.last();
+    const id = (await last.getAttribute('data-entry'))!;
+    await last.getByLabel('Stage').selectOption('review');
+    await column('review').locator(`li[data-entry="${id}"]`).waitFor();
+    expect(await draft.getByTestId('stage-total').innerText()).to.equal(`(${drafts - 1})`);
+    expect(await column('review').getByTestId('stage-total').innerText()).to.equal(`(${reviews + 1})`);
+    expect(await totalOf('review')).to.equal(reviews + 1);
+  });
+
   it('creates a workflow on the Review stages page; a collection in another workflow is refused in words', async function () {
     const page = await openAdminPage(b, t, 'workflows', 'Review stages');
     await page.getByRole('button', { name: 'New workflow' }).click();

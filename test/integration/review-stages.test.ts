@@ -155,6 +155,34 @@ for (const variant of DB_VARIANTS) {
       );
     });
 
+    it('lists the entries of one stage (?stage=), paged with their total; readers, unknown stages and other collections refused', async function () {
+      await workflow();
+      const [a, b, c] = [await post({ title: 'Paged A' }), await post({ title: 'Paged B' }), await post({ title: 'Paged C' })];
+      // Other tests' posts are in the first stage too: only these three are listed.
+      const mine = encodeURIComponent(JSON.stringify({ title: { startsWith: 'Paged ' } }));
+      await dataOf(await move(b._id, 'review'));
+      await dataOf(await move(c._id, 'approved', admin()));
+      const ids = async (query: string) => {
+        const page = await dataOf(await editor().get(`/api/collections/posts?filter=${mine}&${query}`));
+        return { ids: page.items.map((e: any) => e._id), total: page.total, stages: page.items.map((e: any) => e._stage) };
+      };
+      expect(await ids('stage=draft&sort=title')).to.deep.equal({ ids: [a._id], total: 1, stages: ['draft'] });
+      expect(await ids('stage=review')).to.deep.equal({ ids: [b._id], total: 1, stages: ['review'] });
+      // Back to the first stage (a stored row of the first stage) and paged: two of them, one a page.
+      await dataOf(await move(c._id, 'draft', admin()));
+      expect(await ids('stage=draft&sort=title&limit=1')).to.deep.equal({ ids: [a._id], total: 2, stages: ['draft'] });
+      expect(await ids('stage=draft&sort=title&limit=1&page=2')).to.deep.equal({ ids: [c._id], total: 2, stages: ['draft'] });
+      expect(await ids('stage=approved')).to.deep.equal({ ids: [], total: 0, stages: [] });
+      // A stage name with SQL in it is a stage the workflow does not have.
+      expect((await failureOf(await editor().get("/api/collections/posts?stage=x')%20OR%20('1'%3D'1"), 400)).error).to.equal(
+        'VALIDATION_ERROR',
+      );
+      expect((await failureOf(await as(t, 'viewer').get('/api/collections/posts?stage=draft'), 403)).error).to.equal('FORBIDDEN');
+      expect((await failureOf(await editor().get('/api/collections/notes?stage=draft'), 400)).error).to.equal('VALIDATION_ERROR');
+      // Another tenant's posts follow its own workflow (none): refused there.
+      await failureOf(await admin('other').get('/api/collections/posts?stage=draft'), 400);
+    });
+
     it('refuses publishing outside the publish stage on every path, administrators included, and publishes from it', async function () {
       await workflow();
       const required = async (res: Awaited<ReturnType<ReturnType<typeof admin>['get']>>) =>

@@ -297,7 +297,7 @@ export interface ApiSchemas {
     updatedAt: string;
     createdBy: string | null;
     updatedBy: string | null;
-    /** The entry's review stage, for collections in a workflow (docs/features/review-stages.md) */
+    /** The entry's review stage, for collections in a workflow, answered to callers who may write the collection (docs/features/review-stages.md) */
     _stage?: string;
     [key: string]: unknown;
   };
@@ -983,6 +983,8 @@ export interface ApiRoutes {
       populate?: string;
       search?: string;
       sort?: string;
+      /** A review stage's name (docs/features/review-stages.md): only the entries in that stage. For callers who may write the collection (else 403 FORBIDDEN); 400 VALIDATION_ERROR when the collection is in no workflow or its workflow has no such stage */
+      stage?: string;
       status?: 'draft' | 'published' | 'archived';
     };
     body: never;
