@@ -15,6 +15,9 @@ const TIMES = 'content_entry_locale_times';
 /** Entry ids per query when a page's versions are read (a page has at most 100 entries). */
 const IDS_PER_QUERY = 500;
 
+/** A collection with its table and model (a loaded collection, or a relation path's target: list-filter.ts). */
+export type TableCollection = Omit<LoadedCollection, 'uid'>;
+
 /** An entry's version in a locale other than the default: its localized values (as reads answer them) and its status. */
 export interface LocaleVersion {
   data: Record<string, unknown>;
@@ -48,7 +51,7 @@ const parse = (text: unknown): Record<string, unknown> => {
  * column decides (the default locale, `*`, no localized fields, no status asked).
  */
 export function localeStatusWhere(
-  c: LoadedCollection,
+  c: TableCollection,
   tenantId: string,
   locale: LocaleChoice,
   defaultCode: string,
@@ -101,15 +104,16 @@ const COMPARED = new Set([
  * version as reads answer them are brought to the column's form: dates (ISO text) to milliseconds, booleans to 1/0.
  */
 export function localizedColumns(
-  c: LoadedCollection,
-  scope: { tenantId: string; chain: string[]; publishedOnly: boolean },
+  c: TableCollection,
+  /** `alias`: the name the query gives the collection's table (a relation path's subquery: its model's name). */
+  scope: { tenantId: string; chain: string[]; publishedOnly: boolean; alias?: string },
 ): LocalizedColumns | undefined {
   if (!scope.chain.length || !localizedFields(c).length) return undefined;
   const sequelize = c.model.sequelize!;
   const qi = sequelize.getQueryInterface();
   const sqlite = sequelize.getDialect() === 'sqlite';
   const q = (v: string) => sequelize.escape(v);
-  const table = qi.quoteIdentifier(c.table);
+  const table = qi.quoteIdentifier(scope.alias ?? c.table);
   const published = scope.publishedOnly ? ` AND l.status = ${q('published')}` : '';
   const data = (code: string) =>
     `(SELECT l.data FROM ${TABLE} l WHERE l.tenant_id = ${q(scope.tenantId)} AND l.collection = ${q(c.name)} AND l.entry_id = ${table}.id AND l.locale = ${q(code)}${published})`;
@@ -172,11 +176,17 @@ export class EntryLocales {
    * The SQL of a list's localized fields in `choice` (filters, search and sort compare their values there), or
    * undefined in the default locale, in `*` (the default's values) and for collections without localized fields.
    */
-  columns(c: LoadedCollection, tenantId: string, choice: LocaleChoice, publishedOnly: boolean): LocalizedColumns | undefined {
+  columns(
+    c: TableCollection,
+    tenantId: string,
+    choice: LocaleChoice,
+    publishedOnly: boolean,
+    alias?: string,
+  ): LocalizedColumns | undefined {
     const fallbackDefault = this.defaultCode();
     if (choice === undefined || choice === '*' || choice === fallbackDefault) return undefined;
     const chain = (this.locales()?.chain(choice) ?? [choice]).filter((code) => code !== fallbackDefault);
-    return localizedColumns(c, { tenantId, chain, publishedOnly });
+    return localizedColumns(c, { tenantId, chain, publishedOnly, alias });
   }
 
   /** Whether an entry's `status` answered in `choice` is its version's there (not the row's): see localise. */

@@ -14,6 +14,8 @@ import { selectKeys, selectedKeys } from './field-selection.js';
 import { parsePopulate, populate, shownCollections, type PopulateDeps, type PopulateTree } from './populate.js';
 import { fillInverses, type InverseScope } from './relation-inverse.js';
 import { localeStatusWhere, type EntryLocales } from './entry-locales.js';
+import { targetsInLocale } from './locale-relation-paths.js';
+import { filterTargets } from './filter-targets.js';
 import type { DraftStore } from './entry-drafts.js';
 import type { EntryHooks } from './entry-hooks.js';
 
@@ -89,8 +91,10 @@ export class EntryReads {
       return { notModified: false, body: serialiseEnvelope({ items: [], total: 0, page: query.page, limit: query.limit }), cached: false };
     const tree = this.populateTree(c, query.populate);
     const shown = tree ? shownCollections(c, tree, (n) => this.collections.findForRead(n)) : { collections: [], media: false };
-    // The collections whose writes change the answer: populated targets, and the sources of inverse fields.
-    const also = [...new Set([...shown.collections, ...this.collections.inverses(name).map((i) => i.source)])]
+    // The collections whose writes change the answer: populated targets, the sources of inverse fields and the
+    // collections the filter's relation paths step into.
+    const filtered = filterTargets(c, query.filter, (n) => this.collections.findForRead(n));
+    const also = [...new Set([...shown.collections, ...this.collections.inverses(name).map((i) => i.source), ...filtered])]
       .filter((n) => n !== name)
       .sort();
     const key = createHash('sha256')
@@ -121,6 +125,7 @@ export class EntryReads {
         publishedOnly: !seesAll(identity),
         dialect: c.model.sequelize!.getDialect(),
         localized,
+        targetInLocale: targetsInLocale(this.localised, identity.tenantId, locale, !seesAll(identity)),
       };
       // Searched in the fields the caller may read.
       const searchedIn = limits?.fields ? { ...c, fields: c.fields.filter((f) => limits.fields!.has(f.name)) } : c;
