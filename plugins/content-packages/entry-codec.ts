@@ -10,7 +10,14 @@ import { createHash } from 'node:crypto';
 import stringify from 'safe-stable-stringify';
 import type { Sequelize } from 'sequelize';
 export { defaultLocaleCode } from '../content/public.js';
-import { readEntryLocaleVersions, type Entry, type EntryLocaleVersion, type FieldDefinition } from '../content/public.js';
+import {
+  defaultLocaleCode,
+  readDefaultLocaleTimes,
+  readEntryLocaleVersions,
+  type Entry,
+  type EntryLocaleVersion,
+  type FieldDefinition,
+} from '../content/public.js';
 import { eachNested, holdsComponents, mapComponentValue } from './component-refs.js';
 
 export interface RefValue {
@@ -123,17 +130,36 @@ export function referencedIds(fields: FieldDefinition[], entries: Entry[]): Map<
 
 /**
  * The versions in other locales of a page of entries (none read for a collection without localized fields), and
- * their values as entry-like objects: relations inside them resolve with the entries' own.
+ * their values as entry-like objects: relations inside them resolve with the entries' own. `withTimes`: also when
+ * each locale's values of each entry last changed (`times`, the package's `localeUpdatedAt`: ISO 8601 per locale, the
+ * default's recorded time else the entry's createdAt, as the answers' `_localeUpdatedAt`).
  */
 export async function pageVersions(
   sequelize: Sequelize,
   c: { name: string; fields: FieldDefinition[] },
   tenantId: string,
-  entries: Array<{ _id: unknown }>,
-): Promise<{ versions: Map<string, Record<string, EntryLocaleVersion>>; values: Entry[] }> {
+  entries: Array<{ _id: unknown; createdAt?: unknown }>,
+  withTimes = false,
+): Promise<{ versions: Map<string, Record<string, EntryLocaleVersion>>; values: Entry[]; times: Map<string, Record<string, string>> }> {
   const ids = entries.map((e) => String(e._id));
-  const versions = c.fields.some((f) => f.localized === true)
+  const localized = c.fields.some((f) => f.localized === true);
+  const versions = localized
     ? await readEntryLocaleVersions(sequelize, c.name, tenantId, ids)
     : new Map<string, Record<string, EntryLocaleVersion>>();
-  return { versions, values: [...versions.values()].flatMap((v) => Object.values(v).map((x) => x.fields as unknown as Entry)) };
+  const times = new Map<string, Record<string, string>>();
+  if (localized && withTimes && ids.length) {
+    const code = await defaultLocaleCode(sequelize);
+    const own = await readDefaultLocaleTimes(sequelize, { collection: c.name, tenantId, code }, ids);
+    const iso = (t: number | undefined) => (t !== undefined && Number.isFinite(t) ? new Date(t).toISOString() : undefined);
+    for (const e of entries) {
+      const id = String(e._id);
+      const at: Record<string, string> = { [code]: iso(own.get(id)) ?? String(e.createdAt) };
+      for (const [locale, v] of Object.entries(versions.get(id) ?? {})) {
+        const t = iso(v.valuesAt);
+        if (t) at[locale] = t;
+      }
+      times.set(id, at);
+    }
+  }
+  return { versions, values: [...versions.values()].flatMap((v) => Object.values(v).map((x) => x.fields as unknown as Entry)), times };
 }

@@ -7,8 +7,10 @@
 import { Op, type Sequelize, type Transaction } from 'sequelize';
 import {
   columnName,
+  defaultLocaleCode,
   removeEntryLocaleVersions,
   replaceEntryLocaleVersions,
+  writeDefaultLocaleTime,
   toColumn,
   type EntryChange,
   type FieldDefinition,
@@ -154,15 +156,27 @@ async function updateEntries(s: EntryStep, lines: StagedEntry[], map: Awaited<Re
   }
 }
 
-/** The entries' versions in other locales, as the package has them (those here replaced); an entry without `locales` keeps its own. */
+/**
+ * The entries' versions in other locales, as the package has them (those here replaced); an entry without `locales`
+ * keeps its own. When each locale's values last changed (`localeUpdatedAt`) is kept: the versions' and the default's.
+ */
 async function writeVersions(s: EntryStep, lines: StagedEntry[], map: Awaited<ReturnType<typeof mediaMap>>): Promise<void> {
   const { c, tenantId, userId } = s;
+  const defaultCode = lines.some((l) => l.localeUpdatedAt) ? await defaultLocaleCode(s.d.sequelize(), s.t) : '';
   for (const l of lines) {
-    if (!l.locales) continue;
-    const versions = Object.fromEntries(
-      Object.entries(l.locales).map(([code, v]) => [code, { status: v.status, fields: resolved(v.fields, map, c.fields) }]),
-    );
-    await replaceEntryLocaleVersions(s.d.sequelize(), { collection: c.name, tenantId, entryId: l.id, userId }, versions, s.t);
+    const target = { collection: c.name, tenantId, entryId: l.id, userId };
+    const times = l.localeUpdatedAt ?? {};
+    if (l.locales) {
+      const versions = Object.fromEntries(
+        Object.entries(l.locales).map(([code, v]) => [
+          code,
+          { status: v.status, fields: resolved(v.fields, map, c.fields), valuesAt: times[code] },
+        ]),
+      );
+      await replaceEntryLocaleVersions(s.d.sequelize(), target, versions, s.t);
+    }
+    const at = times[defaultCode];
+    if (at !== undefined) await writeDefaultLocaleTime(s.d.sequelize(), target, defaultCode, at, s.t);
   }
 }
 

@@ -22,6 +22,8 @@ export interface StagedEntry {
   values: Record<string, unknown>;
   /** The entry's versions in other locales (replacing those here); absent: the package carries none, those here stay. */
   locales?: Record<string, { status: string; fields: Record<string, unknown> }>;
+  /** When each locale's values last changed (epoch ms; the package's `localeUpdatedAt`): kept by the import. */
+  localeUpdatedAt?: Record<string, number>;
   checksum: string;
   sourceId: string;
   /** Whether the ledger and the source map record it (not for copies). */

@@ -164,7 +164,7 @@ export class PackageWriter {
   ): AsyncGenerator<PackageEntry[]> {
     for await (const rows of this.q.pages(c.table, where)) {
       const entries = rows.map((r) => entryOf(c, r));
-      const { versions, values } = await pageVersions(this.d.sequelize, c, this.o.tenantId, entries);
+      const { versions, values, times } = await pageVersions(this.d.sequelize, c, this.o.tenantId, entries, true);
       const resolved = new Map<string, Map<string, string>>();
       for (const [target, ids] of referencedIds(c.fields, [...entries, ...values]))
         resolved.set(target, await this.q.syncIds(target, [...ids]));
@@ -195,6 +195,7 @@ export class PackageWriter {
           ...(links.has(e._id) ? { externalIds: links.get(e._id)! } : {}),
           fields,
           ...(locales ? { locales } : {}),
+          ...(times.has(e._id) ? { localeUpdatedAt: times.get(e._id)! } : {}),
           checksum: entryChecksum(e.slug, e.status, fields, locales),
         };
         const base = bases?.get(syncId);

@@ -91,3 +91,17 @@ export class PlanLocales {
     return [...locales, ...fields];
   }
 }
+
+/**
+ * The package entry's `localeUpdatedAt` staged for apply (epoch ms per locale; a time that does not parse is left out,
+ * so that locale answers the import's time): the import keeps when each locale's values last changed.
+ */
+export function localeTimes(e: PackageEntryLine): { localeUpdatedAt?: Record<string, number> } {
+  if (!e.localeUpdatedAt) return {};
+  const out: Record<string, number> = {};
+  for (const [code, text] of Object.entries(e.localeUpdatedAt)) {
+    const at = Date.parse(text);
+    if (Number.isFinite(at)) out[code] = at;
+  }
+  return Object.keys(out).length ? { localeUpdatedAt: out } : {};
+}

@@ -16,7 +16,7 @@ import { syncIdOf, type PlanIdentities } from './plan-identities.js';
 import type { PlanSchemas } from './plan-schemas.js';
 import { entrySchema, type PackageEntryLine, type PlanScope } from './plan-types.js';
 import { targetValues, type RefResolver, type TargetValues } from './plan-values.js';
-import { PlanLocales, type StagedLocales } from './plan-locales.js';
+import { localeTimes, PlanLocales, type StagedLocales } from './plan-locales.js';
 
 type Collection = PlanScope['m']['collections'][number];
 
@@ -142,6 +142,7 @@ export class ImportStager {
       createdAt,
       values,
       ...(locales && Object.keys(locales).length ? { locales } : {}),
+      ...localeTimes(e),
       checksum: e.checksum,
       sourceId: e.sourceId,
       record,
@@ -216,6 +217,7 @@ export class ImportStager {
       status: e.status,
       values: tv.values,
       ...(locales ? { locales } : {}),
+      ...localeTimes(e),
       checksum: e.checksum,
       sourceId: e.sourceId,
       record: true,

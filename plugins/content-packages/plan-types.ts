@@ -55,6 +55,7 @@ export const entrySchema = z
         z.object({ status: z.enum(['draft', 'published', 'archived']), fields: z.record(z.string(), z.unknown()) }),
       )
       .optional(),
+    localeUpdatedAt: z.record(z.string().min(1).max(35), z.string().max(64)).optional(),
     checksum: hex64,
     baseChecksum: hex64.optional(),
   })

@@ -83,6 +83,11 @@ export interface PackageEntry {
    * fields the version has, in the same package form); absent when it has none.
    */
   locales?: Record<string, { status: string; fields: Record<string, unknown> }>;
+  /**
+   * When each locale's localized values last changed (the entries API's `_localeUpdatedAt`: ISO 8601 per locale, the
+   * source's default and each version's); entries of collections with localized fields only. Not in the checksum.
+   */
+  localeUpdatedAt?: Record<string, string>;
   /** SHA-256 (hex) of the canonical JSON of {slug, status, fields} (and `locales` when present) as written in this line. */
   checksum: string;
   /** Sync packages only: the checksum both sides last agreed on (from the builder's ledger for the peer). */

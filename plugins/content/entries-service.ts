@@ -1,5 +1,5 @@
 import { type Model, type Sequelize, type Transaction } from 'sequelize';
-import { type EventBus, type Logger, type Identity, type RuleAction, modelsOf } from '../../kernel/sdk.js';
+import { type EventBus, type Logger, type Identity, type RuleAction, modelsOf, ruleLimits, ValidationError } from '../../kernel/sdk.js';
 import type { CollectionsService, LoadedCollection } from './collections-service.js';
 import { EntryAnnouncer } from './entry-announcer.js';
 import { EntryBulkWrites, type PreparedBatch, type PreparedHooks } from './entry-bulk-writes.js';
@@ -7,18 +7,18 @@ import { EntryReads, type ReadOptions } from './entry-reads.js';
 import type { PopulateDeps } from './populate.js';
 import { EntrySingles } from './entry-single.js';
 import { EntryRevisions } from './entry-revisions.js';
-import { toEntry, type Entry, type EntryChange, type EntryList } from './entry-shape.js';
+import { toEntry, type ContentEvent, type Entry, type EntryChange, type EntryList } from './entry-shape.js';
 import { EntrySlugs } from './entry-slugs.js';
 import type { ListAnswer, ListCache } from './list-cache.js';
 import type { ListQuery } from './list-query.js';
 import { Revision } from './models/revision.js';
 import type { RichTextSanitizer } from './rich-text-pool.js';
-import { EntryLocales } from './entry-locales.js';
+import { EntryLocales, localizedFields } from './entry-locales.js';
 import { DraftStore, EntryDrafts } from './entry-drafts.js';
 import type { LocalesService } from './locales-service.js';
 import { EntryHooks } from './entry-hooks.js';
 import { eventEntryUnderRule } from './entry-event-access.js';
-import { answerFor } from './entry-access.js';
+import { answerFor, assertLocale } from './entry-access.js';
 
 export type { ContentEvent, Entry, EntryChange, EntryList } from './entry-shape.js';
 
@@ -242,13 +242,39 @@ export class EntriesService {
    * that hand out entries as they change (GraphQL subscriptions; entry-event-access.ts). `gone`: the entry was
    * deleted (checked against its values; else in the database).
    */
-  eventEntry(name: string, entry: Entry, identity: Identity, gone: boolean): Promise<Entry | undefined> {
+  eventEntry(name: string, entry: Entry, identity: Identity, gone: boolean, locale?: string): Promise<Entry | undefined> {
     const how = {
       collection: () => this.collectionsService.get(name),
       scope: this.reads.ruleScope(identity),
-      defaultLocale: this.localised.defaultCode(),
+      defaultLocale: locale ?? this.localised.defaultCode(),
     };
     return eventEntryUnderRule(how, name, entry, identity, gone);
+  }
+
+  /**
+   * What a stream of a collection's entries in a locale needs (GraphQL subscriptions in a locale): the asked locale's
+   * code (canonical; 400 VALIDATION_ERROR naming `locale` when unknown or `*`, 403 LOCALE_FORBIDDEN when one is named
+   * outside the caller's read rule; none: the default, whose events such a rule hides), the default's, and whether the collection has localized fields now (without, every locale shares the
+   * entry's row: its events concern them all).
+   */
+  eventLocale(name: string, locale: string | undefined, identity: Identity): { code: string; defaultCode: string; localized: boolean } {
+    const resolved = this.localised.resolve(locale);
+    if (resolved === '*') throw new ValidationError('Name one locale, not *', [{ path: 'locale', message: 'one locale, not *' }]);
+    const defaultCode = this.localised.defaultCode();
+    if (resolved !== undefined) assertLocale(name, resolved, defaultCode, ruleLimits(identity, name, 'read'));
+    const c = this.collectionsService.find(name);
+    return { code: resolved ?? defaultCode, defaultCode, localized: Boolean(c && localizedFields(c).length) };
+  }
+
+  /**
+   * A deleted entry (an on:delete event's: its row's values and its versions as they were, ContentEvent.versions) as a
+   * read in `locale` answered it before (values with fallbacks, status there; `publishedOnly`: versions not published
+   * take no part); no query.
+   */
+  deletedIn(name: string, entry: Entry, versions: ContentEvent['versions'], locale: string, publishedOnly: boolean): Entry {
+    const c = this.collectionsService.find(name);
+    const choice = locale === this.localised.defaultCode() ? undefined : locale;
+    return c ? this.localised.viewFrom(c, entry, versions ?? {}, choice, publishedOnly) : entry;
   }
 
   /** `locale`: only the revisions of that locale's writes. */

@@ -6,23 +6,68 @@ import { ENTRY_EVENTS } from './public.js';
 /** Events published between two yields to the event loop, so a large announcement does not hog the process. */
 const ANNOUNCE_CHUNK = 100;
 
-/** One event per entry, for the caller (its tenant and user) writing in a collection. */
+/** An event's copy of an entry: as a writer's answer, without when each locale's values last changed (a reader's field). */
+function eventCopy(entry: Entry): Entry {
+  const { _localeUpdatedAt: _times, ...copy } = entry as Entry & { _localeUpdatedAt?: unknown };
+  return copy as Entry;
+}
+
+/**
+ * One event per entry, for the caller (its tenant and user) writing in a collection. Each holds a copy of its entry (the
+ * answer the writer gets is completed after the events go out: in-process subscribers must not see it change).
+ * `locale`: a write of that locale's own version (ContentEvent.locale). `extra`: more of the payload per entry.
+ */
 export function entryEvents(
   event: keyof typeof ENTRY_EVENTS,
   name: string,
   entries: Entry[],
   identity: Identity,
+  locale?: string,
+  extra: (entry: Entry) => Partial<ContentEvent> = () => ({}),
 ): Array<[string, ContentEvent]> {
-  return entries.map((entry) => [ENTRY_EVENTS[event], { tenantId: identity.tenantId, collection: name, entry, userId: identity.userId }]);
+  const at = locale ? { locale } : {};
+  return entries.map((entry) => [
+    ENTRY_EVENTS[event],
+    { tenantId: identity.tenantId, collection: name, entry: eventCopy(entry), userId: identity.userId, ...at, ...extra(entry) },
+  ]);
 }
 
-/** The events of creates: on:create for each, and on:publish for each created published. */
-export function createEvents(name: string, entries: Entry[], identity: Identity): Array<[string, ContentEvent]> {
-  const created = entryEvents('create', name, entries, identity);
+/** The events of creates: on:create for each, and on:publish for each created published (`locale`: created in it). */
+export function createEvents(name: string, entries: Entry[], identity: Identity, locale?: string): Array<[string, ContentEvent]> {
+  const created = entryEvents('create', name, entries, identity, locale);
   const published = created
     .filter(([, e]) => e.entry.status === 'published')
     .map(([, e]): [string, ContentEvent] => [ENTRY_EVENTS.publish, e]);
   return [...created, ...published];
+}
+
+/**
+ * The events of an update: on:update, and on:status_change (and on:publish when it became published) when the status
+ * moved. `locale`: a write of that locale's own version, `entry` and `before` answered there (ContentEvent.locale).
+ */
+export function updateEvents(
+  name: string,
+  entry: Entry,
+  before: Pick<Entry, 'status'>,
+  identity: Identity,
+  locale?: string,
+): Array<[string, ContentEvent]> {
+  const moved = entry.status !== before.status;
+  const payload = (): ContentEvent => ({
+    tenantId: identity.tenantId,
+    collection: name,
+    entry: eventCopy(entry),
+    userId: identity.userId,
+    ...(moved ? { previousStatus: before.status } : {}),
+    ...(locale ? { locale } : {}),
+  });
+  const events: Array<[string, ContentEvent]> = [[ENTRY_EVENTS.update, payload()]];
+  if (moved) {
+    const shared = payload();
+    events.push([ENTRY_EVENTS.statusChange, shared]);
+    if (entry.status === 'published') events.push([ENTRY_EVENTS.publish, shared]);
+  }
+  return events;
 }
 
 /**

@@ -70,11 +70,12 @@ export class EntryBulkWrites extends EntryWrites {
   /** See EntriesService.createMany. */
   async createMany(name: string, raw: unknown[], identity: Identity, locale?: string): Promise<Entry[]> {
     const code = this.writeLocale(locale);
+    let own: string | undefined;
     const entries = await this.withSchema(name, async (c) => {
       // The caller's rules (entry-access.ts): each entry's fields and locale, and the new entries must meet a `where`.
       const checks = raw.map((body) => this.writeAccess(c, identity, writeActions(body, true), body, code));
       const bodies = await presanitize(c, raw, this.richText);
-      const own = this.ownLocale(c, code);
+      own = this.ownLocale(c, code);
       // In a non-default locale each entry is created in it as a single create does (one by one, in one transaction).
       const made = await this.sequelize.transaction(async (transaction) => {
         const out: Entry[] = [];
@@ -88,7 +89,7 @@ export class EntryBulkWrites extends EntryWrites {
       await this.hooks?.decorate(name, identity, made);
       return made;
     });
-    await this.announcer.announceSafely(name, identity.tenantId, createEvents(name, entries, identity));
+    await this.announcer.announceSafely(name, identity.tenantId, createEvents(name, entries, identity, own));
     return entries;
   }
 

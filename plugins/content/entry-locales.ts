@@ -4,6 +4,7 @@ import type { CollectionDefinition } from './collection-schema.js';
 import type { Entry } from './entry-shape.js';
 import { columnName, isList, toColumn, type FieldDefinition } from './field-types.js';
 import type { LocalesService } from './locales-service.js';
+import { localeTimes, viewInLocale } from './entry-locale-view.js';
 
 /** The side table of localized values (content migration 0009): one row per entry and locale other than the default. */
 const TABLE = 'content_entry_locales';
@@ -14,6 +15,9 @@ const TABLE = 'content_entry_locales';
 const TIMES = 'content_entry_locale_times';
 /** Entry ids per query when a page's versions are read (a page has at most 100 entries). */
 const IDS_PER_QUERY = 500;
+
+/** A collection with its table and model (a loaded collection, or a relation path's target: list-filter.ts). */
+export type TableCollection = Omit<LoadedCollection, 'uid'>;
 
 /** An entry's version in a locale other than the default: its localized values (as reads answer them) and its status. */
 export interface LocaleVersion {
@@ -48,7 +52,7 @@ const parse = (text: unknown): Record<string, unknown> => {
  * column decides (the default locale, `*`, no localized fields, no status asked).
  */
 export function localeStatusWhere(
-  c: LoadedCollection,
+  c: TableCollection,
   tenantId: string,
   locale: LocaleChoice,
   defaultCode: string,
@@ -101,15 +105,16 @@ const COMPARED = new Set([
  * version as reads answer them are brought to the column's form: dates (ISO text) to milliseconds, booleans to 1/0.
  */
 export function localizedColumns(
-  c: LoadedCollection,
-  scope: { tenantId: string; chain: string[]; publishedOnly: boolean },
+  c: TableCollection,
+  /** `alias`: the name the query gives the collection's table (a relation path's subquery: its model's name). */
+  scope: { tenantId: string; chain: string[]; publishedOnly: boolean; alias?: string },
 ): LocalizedColumns | undefined {
   if (!scope.chain.length || !localizedFields(c).length) return undefined;
   const sequelize = c.model.sequelize!;
   const qi = sequelize.getQueryInterface();
   const sqlite = sequelize.getDialect() === 'sqlite';
   const q = (v: string) => sequelize.escape(v);
-  const table = qi.quoteIdentifier(c.table);
+  const table = qi.quoteIdentifier(scope.alias ?? c.table);
   const published = scope.publishedOnly ? ` AND l.status = ${q('published')}` : '';
   const data = (code: string) =>
     `(SELECT l.data FROM ${TABLE} l WHERE l.tenant_id = ${q(scope.tenantId)} AND l.collection = ${q(c.name)} AND l.entry_id = ${table}.id AND l.locale = ${q(code)}${published})`;
@@ -172,11 +177,17 @@ export class EntryLocales {
    * The SQL of a list's localized fields in `choice` (filters, search and sort compare their values there), or
    * undefined in the default locale, in `*` (the default's values) and for collections without localized fields.
    */
-  columns(c: LoadedCollection, tenantId: string, choice: LocaleChoice, publishedOnly: boolean): LocalizedColumns | undefined {
+  columns(
+    c: TableCollection,
+    tenantId: string,
+    choice: LocaleChoice,
+    publishedOnly: boolean,
+    alias?: string,
+  ): LocalizedColumns | undefined {
     const fallbackDefault = this.defaultCode();
     if (choice === undefined || choice === '*' || choice === fallbackDefault) return undefined;
     const chain = (this.locales()?.chain(choice) ?? [choice]).filter((code) => code !== fallbackDefault);
-    return localizedColumns(c, { tenantId, chain, publishedOnly });
+    return localizedColumns(c, { tenantId, chain, publishedOnly, alias });
   }
 
   /** Whether an entry's `status` answered in `choice` is its version's there (not the row's): see localise. */
@@ -280,38 +291,42 @@ export class EntryLocales {
       withTimes,
       transaction,
     );
-    const chain = choice === undefined || choice === '*' ? [fallbackDefault] : (this.locales()?.chain(choice) ?? [choice]);
+    const chain = this.chainOf(choice);
     for (const entry of entries) {
       const own = new Map([...(versions.get(entry._id) ?? [])].filter(([, v]) => !publishedOnly || v.status === 'published'));
-      const e = entry as unknown as Record<string, unknown>;
-      if (choice === '*') {
-        for (const f of fields) {
-          const all: Record<string, unknown> = { [fallbackDefault]: e[f.name] };
-          for (const [code, v] of own) if (Object.hasOwn(v.data, f.name)) all[code] = v.data[f.name];
-          e[f.name] = all;
-        }
-      } else if (chain[0] !== fallbackDefault) {
-        const fellBack: string[] = [];
-        for (const f of fields) {
-          const from = chain.find((code) => code === fallbackDefault || (own.get(code) && Object.hasOwn(own.get(code)!.data, f.name)));
-          if (from !== fallbackDefault) e[f.name] = own.get(from!)!.data[f.name];
-          if (from !== chain[0]) fellBack.push(f.name);
-        }
-        const version = own.get(chain[0]!);
-        // The status in an answer is that locale's (API decisions, "Locales"); an entry without a version there is a draft in it.
-        e.status = version?.status ?? 'draft';
-        e._fallbackFields = fellBack;
-      }
-      e._locale = choice === '*' || choice === undefined ? fallbackDefault : choice;
-      e._locales = [fallbackDefault, ...[...own.keys()].sort()];
-      if (withTimes) {
-        const at = times.get(entry._id);
-        const iso = (t: number | undefined) => (t !== undefined && Number.isFinite(t) ? new Date(t).toISOString() : null);
-        const stamps: Record<string, string | null> = { [fallbackDefault]: iso(at?.get(fallbackDefault)) ?? String(entry.createdAt) };
-        for (const [code, v] of own) stamps[code] = iso(v.valuesAt);
-        e._localeUpdatedAt = stamps;
-      }
+      viewInLocale(entry, fields, own, { choice, chain, fallbackDefault });
+      if (withTimes) localeTimes(entry, own, times.get(entry._id), fallbackDefault);
     }
+  }
+
+  /** The locales a read in `choice` takes values from, in order (`*` and none: the default). */
+  chainOf(choice: LocaleChoice): string[] {
+    const fallbackDefault = this.defaultCode();
+    return choice === undefined || choice === '*' ? [fallbackDefault] : (this.locales()?.chain(choice) ?? [choice]);
+  }
+
+  /**
+   * An entry (its row's values) in `choice` from versions read earlier (a deleted entry's, carried by its delete event:
+   * GraphQL subscriptions in a locale), as localise answers it; no query.
+   */
+  viewFrom(
+    c: CollectionDefinition,
+    entry: Entry,
+    versions: Record<string, LocaleVersion>,
+    choice: LocaleChoice,
+    publishedOnly: boolean,
+  ): Entry {
+    const copy = { ...entry };
+    const fallbackDefault = this.defaultCode();
+    const fields = localizedFields(c);
+    if (!fields.length)
+      return Object.assign(copy, {
+        _locale: choice === undefined || choice === '*' ? fallbackDefault : choice,
+        _locales: [fallbackDefault],
+      });
+    const own = new Map(Object.entries(versions).filter(([, v]) => !publishedOnly || v.status === 'published'));
+    viewInLocale(copy, fields, own, { choice, chain: this.chainOf(choice), fallbackDefault });
+    return copy;
   }
 
   /**

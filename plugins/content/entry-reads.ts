@@ -34,6 +34,8 @@ import { selectKeys, selectedKeys } from './field-selection.js';
 import { parsePopulate, populate, shownCollections, type PopulateDeps, type PopulateTree } from './populate.js';
 import { fillInverses, type InverseScope } from './relation-inverse.js';
 import { localeStatusWhere, type EntryLocales } from './entry-locales.js';
+import { targetsInLocale } from './locale-relation-paths.js';
+import { filterTargets } from './filter-targets.js';
 import type { DraftStore } from './entry-drafts.js';
 import type { EntryHooks } from './entry-hooks.js';
 
@@ -121,8 +123,10 @@ export class EntryReads {
       return { notModified: false, body: serialiseEnvelope({ items: [], total: 0, page: query.page, limit: query.limit }), cached: false };
     const tree = this.populateTree(c, query.populate);
     const shown = tree ? shownCollections(c, tree, (n) => this.collections.findForRead(n)) : { collections: [], media: false };
-    // The collections whose writes change the answer: populated targets, and the sources of inverse fields.
-    const also = [...new Set([...shown.collections, ...this.collections.inverses(name).map((i) => i.source)])]
+    // The collections whose writes change the answer: populated targets, the sources of inverse fields and the
+    // collections the filter's relation paths step into.
+    const filtered = filterTargets(c, query.filter, (n) => this.collections.findForRead(n));
+    const also = [...new Set([...shown.collections, ...this.collections.inverses(name).map((i) => i.source), ...filtered])]
       .filter((n) => n !== name)
       .sort();
     const key = createHash('sha256')
@@ -157,13 +161,15 @@ export class EntryReads {
         readable: (n: string) => hasScopedPermission(identity, 'content:read', n),
         publishedOnly: !seesAll(identity),
         dialect: c.model.sequelize!.getDialect(),
+        targetInLocale: targetsInLocale(this.localised, identity.tenantId, locale, !seesAll(identity)),
       };
       const scope = { ...base, localized, rules: pathRules(identity, base) };
       // Searched in the fields the caller may read.
       const searchedIn = limits?.fields ? { ...c, fields: c.fields.filter((f) => limits.fields!.has(f.name)) } : c;
       const where = whereFor(searchedIn, identity.tenantId, query, statusIn ? undefined : status, scope);
       if (statusIn) (where as { [Op.and]: unknown[] })[Op.and].push(statusIn);
-      const byRule = ruleWhere(c, limits, base);
+      // The rule's own `where` reads the listed collection's localized fields in the list's locale, as the filter does.
+      const byRule = ruleWhere(c, limits, { ...base, localized });
       if (byRule) (where as { [Op.and]: unknown[] })[Op.and].push(byRule);
       if (byStage) (where as { [Op.and]: unknown[] })[Op.and].push(byStage);
       const order = orderFor(c, query.sort, localized);

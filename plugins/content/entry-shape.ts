@@ -28,6 +28,17 @@ export interface ContentEvent {
   entry: Entry;
   userId: string | null;
   previousStatus?: EntryStatus;
+  /**
+   * The locale whose own version a write changed (a locale other than the default, of a collection with localized
+   * fields: API decisions, "Editorial", a delivery's `locale`); `entry` is then the entry as answered there and
+   * `previousStatus` that version's. Absent: a write of the entry's row (the default locale's values and status).
+   */
+  locale?: string;
+  /**
+   * On a delete of an entry of a collection with localized fields: its versions in other locales as they were (GraphQL
+   * subscriptions in a locale answer the deleted entry there from them). Not part of a webhook delivery.
+   */
+  versions?: Record<string, { data: Record<string, unknown>; status: string }>;
 }
 
 /** One change of an entry made outside this service (a data migration), announced after its commit. */

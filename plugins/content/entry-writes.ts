@@ -8,36 +8,15 @@ import { checkEntryInput, slugify, type CheckedInput } from './entry-input.js';
 import { EntryNotFoundError, SingletonTakenError } from './errors.js';
 import { StaleVersionError } from './entry-errors.js';
 import { detachReferences } from './relation-cleanup.js';
-import { createEvents, entryEvents, type EntryAnnouncer } from './entry-announcer.js';
+import { createEvents, entryEvents, updateEvents, type EntryAnnouncer } from './entry-announcer.js';
 import type { EntryRevisions } from './entry-revisions.js';
-import { entryRow, toEntry, type ContentEvent, type Entry } from './entry-shape.js';
+import { entryRow, toEntry, type Entry } from './entry-shape.js';
 import { slugBase, type EntrySlugs } from './entry-slugs.js';
 import { presanitize, type RichTextSanitizer } from './rich-text-pool.js';
-import { ENTRY_EVENTS } from './public.js';
 import { localizedFields, type EntryLocales } from './entry-locales.js';
 import { columnName, fromColumn } from './field-types.js';
 import type { DraftStore } from './entry-drafts.js';
 import type { EntryHooks } from './entry-hooks.js';
-
-/** The events of an update: on:update, and on:status_change when the status moved. */
-function updateEvents(name: string, entry: Entry, before: Entry, identity: Identity): Array<[string, ContentEvent]> {
-  const statusChanged = entry.status !== before.status ? { previousStatus: before.status } : {};
-  const events: Array<[string, ContentEvent]> = [
-    [ENTRY_EVENTS.update, { tenantId: identity.tenantId, collection: name, entry, userId: identity.userId, ...statusChanged }],
-  ];
-  if (entry.status !== before.status) {
-    const moved: ContentEvent = {
-      tenantId: identity.tenantId,
-      collection: name,
-      entry,
-      userId: identity.userId,
-      previousStatus: before.status,
-    };
-    events.push([ENTRY_EVENTS.statusChange, moved]);
-    if (entry.status === 'published') events.push([ENTRY_EVENTS.publish, moved]);
-  }
-  return events;
-}
 
 /**
  * A new entry created in a non-default locale: its localized values (checked as a create checks them, so a required
@@ -238,10 +217,11 @@ export class EntryWrites {
   async create(name: string, body: unknown, identity: Identity, locale?: string): Promise<Entry> {
     const code = this.writeLocale(locale);
     // The row and its revision in one transaction: an error means nothing was written.
+    let own: string | undefined;
     const entry = await this.withSchema(name, async (c) => {
       const meets = this.writeAccess(c, identity, writeActions(body, true), body, code);
       const [clean] = await presanitize(c, [body], this.richText);
-      const own = this.ownLocale(c, code);
+      own = this.ownLocale(c, code);
       const made = await this.sequelize.transaction(async (transaction) => {
         const entry = await this.created(c, clean, identity, 'body', transaction, own);
         // A rule's `where` on create: the new entry must meet it (else nothing is written).
@@ -252,7 +232,8 @@ export class EntryWrites {
       await this.hooks?.decorate(name, identity, [made]);
       return made;
     });
-    await this.announcer.announceSafely(name, identity.tenantId, createEvents(name, [entry], identity));
+    // Created in a locale: its events carry the entry as answered there (ContentEvent.locale).
+    await this.announcer.announceSafely(name, identity.tenantId, createEvents(name, [entry], identity, own));
     return entry;
   }
 
@@ -271,9 +252,17 @@ export class EntryWrites {
   ): Promise<Entry> {
     const code = this.writeLocale(locale);
     return this.withSchema(name, async (c) => {
-      const entry = await this.updated(c, id, body, identity, this.ownLocale(c, code), unset, ifVersion);
-      await this.localised?.localise(c, [entry], identity.tenantId, code);
-      await this.hooks?.decorate(name, identity, [entry]);
+      const { entry, events } = await this.updated(c, id, body, identity, this.ownLocale(c, code), unset, ifVersion);
+      const row = { ...entry };
+      try {
+        await this.localised?.localise(c, [entry], identity.tenantId, code);
+        await this.hooks?.decorate(name, identity, [entry]);
+      } finally {
+        // A write of the row announces the entry as answered in the default locale: the answer (asked in another locale,
+        // the collection has no localized fields: the same values and status); a write in a locale, that locale's answer.
+        const view = entry._locale === undefined ? row : { ...entry, _locale: this.localised!.defaultCode() };
+        await this.announcer.announceSafely(name, identity.tenantId, events(view));
+      }
       return entry;
     });
   }
@@ -309,7 +298,7 @@ export class EntryWrites {
     locale?: string,
     unset: string[] = [],
     ifVersion?: number,
-  ): Promise<Entry> {
+  ): Promise<{ entry: Entry; events: (view: Entry) => ReturnType<typeof updateEvents> }> {
     const name = c.name;
     const meets = this.writeAccess(c, identity, writeActions(body, false), body, locale);
     const current = await entryRow(c, id, identity.tenantId);
@@ -336,6 +325,7 @@ export class EntryWrites {
     };
     if (input.status) changes.status = input.status;
     // The row and its revision in one transaction: an error means nothing was written.
+    let events: (view: Entry) => ReturnType<typeof updateEvents> = () => [];
     const entry = await this.sequelize.transaction(async (transaction) => {
       const write = async (slug: string) => {
         const [n] = await c.model.update(
@@ -350,11 +340,14 @@ export class EntryWrites {
       const publishes = localeWrite ? localeWrite.status === 'published' && previous !== 'published' : input.status === 'published';
       if (publishes && (localeWrite || before.status !== 'published')) await this.guardPublish(c, identity.tenantId, id, transaction);
       const written = toEntry(c, await entryRow(c, id, identity.tenantId, transaction));
-      // A write in a locale records a revision of that locale: the entry as answered there, its status that version's.
+      // A write in a locale records a revision of that locale: the entry as answered there, its status that version's;
+      // its events carry the same (ContentEvent.locale).
       if (locale && localeWrite) {
         const action = localeWrite.status && localeWrite.status !== previous ? 'status' : 'update';
         const recorded = await this.inLocaleAnswer(c, written, identity, locale, transaction);
         await this.revisionLog.record(c.name, recorded, identity.tenantId, action, identity.userId, transaction, locale);
+        const inLocale = updateEvents(name, recorded, { status: (previous ?? 'draft') as Entry['status'] }, identity, locale);
+        events = () => inLocale;
       } else {
         // The default locale's localized values changed: their time moves (`_localeUpdatedAt`, entry-locales.ts).
         const changed = localizedFields(c).some((f) => JSON.stringify(before[f.name] ?? null) !== JSON.stringify(written[f.name] ?? null));
@@ -367,11 +360,11 @@ export class EntryWrites {
           );
         const action = input.status && input.status !== before.status ? 'status' : 'update';
         await this.revisionLog.record(c.name, written, identity.tenantId, action, identity.userId, transaction);
+        events = (view) => updateEvents(name, view, before, identity);
       }
       return written;
     });
-    await this.announcer.announceSafely(name, identity.tenantId, updateEvents(name, entry, before, identity));
-    return entry;
+    return { entry, events };
   }
 
   async removeMany(name: string, ids: string[], identity: Identity, mustExist = false): Promise<number> {
@@ -383,7 +376,10 @@ export class EntryWrites {
     if (!entries.length) return 0;
     await meets(entries.map((e) => e._id));
     const found = entries.map((e) => e._id);
+    let versions: Awaited<ReturnType<EntryLocales['versions']>> = new Map();
     const detached = await this.sequelize.transaction(async (transaction) => {
+      // Their versions in other locales as they were go with their events (ContentEvent.versions).
+      if (localizedFields(c).length && this.localised) versions = await this.localised.versions(c, identity.tenantId, found, transaction);
       await c.model.destroy({ where: { id: { [Op.in]: found }, tenant_id: identity.tenantId }, transaction });
       await this.revisionLog.removeFor(name, found, identity.tenantId, transaction);
       await this.localised?.removeFor(name, identity.tenantId, found, transaction);
@@ -391,7 +387,11 @@ export class EntryWrites {
       return detachReferences(this.collections, name, found, identity.tenantId, transaction);
     });
     for (const other of detached) if (other !== name) await this.announcer.invalidateListsSafely(identity.tenantId, other);
-    await this.announcer.announceSafely(name, identity.tenantId, entryEvents('delete', name, entries, identity));
+    const snapshot = (e: Entry) => {
+      const own = versions.get(e._id);
+      return own ? { versions: Object.fromEntries([...own].map(([code, v]) => [code, { data: v.data, status: v.status }])) } : {};
+    };
+    await this.announcer.announceSafely(name, identity.tenantId, entryEvents('delete', name, entries, identity, undefined, snapshot));
     return entries.length;
   }
 }

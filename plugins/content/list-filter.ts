@@ -7,6 +7,7 @@ import { listCondition, listSql, UUID, type ListSql } from './list-filter-lists.
 import { inverseOf, type InverseField } from './relation-inverse.js';
 import { componentSubject, type ComponentSubject } from './component-filter.js';
 import type { LocalizedColumns, LocalizedSubject } from './entry-locales.js';
+import type { TargetInLocale } from './locale-relation-paths.js';
 
 /**
  * The `filter` query parameter of a list (API decisions, "Content model v2"): a JSON object whose keys
@@ -109,6 +110,8 @@ export interface FilterScope {
    * throws 403 FIELD_FORBIDDEN for a field the rule hides; `where` is the condition their entries must meet.
    */
   rules?: PathRules;
+  /** In a non-default locale: a relation path's target there (its localized fields, its entries published there). */
+  targetInLocale?: (target: FilterTarget) => TargetInLocale;
 }
 
 /** See FilterScope.rules. */
@@ -182,12 +185,11 @@ class FilterReader {
     if (!f) invalid(`unknown field '${path}'`);
     const inverse = inverseOf(f);
     if (inverse) return this.inverseCondition(inverse, rest, path, raw, depth);
-    // A localized field of the listed collection, in a non-default locale: its value there (relation paths into other
-    // collections compare their default locale's values).
-    const localized = depth === 0 && at === this.c ? this.scope.localized?.(f) : undefined;
-    if (localized === null || (localized && rest.length))
-      invalid(`cannot filter by the localized ${f.type} field '${path}' in a locale other than the default`);
-    if (localized) {
+    // A localized field in a non-default locale: its value there, of the listed collection or of a relation path's
+    // target (locale-relation-paths.ts); a localized one-relation is stepped through by its value there.
+    const localized = depth === 0 ? this.scope.localized?.(f) : this.scope.targetInLocale?.(at as FilterTarget).columns?.(f);
+    if (localized === null) invalid(`cannot filter by the localized ${f.type} field '${path}' in a locale other than the default`);
+    if (localized && !rest.length) {
       if (isObject(raw) && 'has' in raw) invalid(`${path}.has needs a multiple select or a many-relation`);
       return fieldCondition(f, raw, f.name, localized);
     }
@@ -205,6 +207,7 @@ class FilterReader {
     if (f.type !== 'relation') invalid(`unknown field '${path}': '${name}' is not a relation`);
     const target = this.target(f.collection!, path, depth);
     const sub = this.select(target, 'id', this.pathCondition(target, rest, path, raw, depth + 1));
+    if (localized) return Sequelize.where(localized.lhs, Op.in, Sequelize.literal(`(${sub})`));
     // A many-relation matches when any of its entries does.
     if (isManyRelation(f)) return Sequelize.literal(this.sql(at).anyIn(columnName(f), sub));
     return Sequelize.literal(this.sql(at).oneIn(columnName(f), sub));
@@ -225,10 +228,12 @@ class FilterReader {
    */
   private select(target: FilterTarget, column: string, inner: WhereOptions): string {
     const byRule = this.scope.rules?.where(target);
+    // In a locale, a target with localized fields is published where its version there is (locale-relation-paths.ts).
+    const published = this.scope.targetInLocale?.(target).published ?? { status: 'published' };
     const where: WhereOptions = {
       [Op.and]: [
         { tenant_id: this.scope.tenantId },
-        ...(this.scope.publishedOnly ? [{ status: 'published' }] : []),
+        ...(this.scope.publishedOnly ? [published] : []),
         ...(byRule ? [byRule] : []),
         inner,
       ],

@@ -114,7 +114,9 @@ export { canonicalLocale, checkFallbacks } from './locales-service.js';
 export {
   defaultLocaleCode,
   readEntryLocaleVersions,
+  readDefaultLocaleTimes,
   replaceEntryLocaleVersions,
+  writeDefaultLocaleTime,
   removeEntryLocaleVersions,
   type EntryLocaleVersion,
 } from './entry-locale-rows.js';

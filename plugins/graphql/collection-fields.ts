@@ -9,9 +9,9 @@ import {
 } from 'graphql';
 import { AppError, ValidationError, type BusEvent, assertPermission, ruleLimits } from '../../kernel/sdk.js';
 import type { EntriesService as EntriesPort, Entry, ListQuery } from '../content/public.js';
-import { ENTRY_EVENTS, listQuerySchema } from '../content/public.js';
+import { listQuerySchema } from '../content/public.js';
 import { EntryStatusEnum, type CollectionTypes } from './collection-types.js';
-import { ENTRY_EVENT_NAMES, entryFor, type EntryEventKind } from './entry-events.js';
+import { ENTRY_EVENT_NAMES, entryInLocale, type EntryEventKind, type LocaleEventPort } from './entry-events.js';
 import type { GraphqlContext } from './graphql-context.js';
 import { GraphQLJSON } from './json-scalar.js';
 
@@ -51,6 +51,11 @@ const WRITE_LOCALE_ARG = {
   type: GraphQLString,
   description:
     "A locale's code (GET /api/locales): the localized fields (and status) written are that locale's version's, the answer is in it; default: the default locale. As ?locale= over REST",
+};
+const SUBSCRIPTION_LOCALE_ARG = {
+  type: GraphQLString,
+  description:
+    "A locale's code (GET /api/locales): the entries in that locale, with its fallbacks (_fallbackFields); readers get them as they are published there; default: the default locale",
 };
 /** A GraphQL read names one locale: `*` answers objects where the schema has the fields' own types. */
 function oneLocale(v: unknown): string | undefined {
@@ -157,20 +162,22 @@ export function mutationFields(t: CollectionTypes, entries: EntriesPort): GraphQ
 export function subscriptionFields(
   t: CollectionTypes,
   stream: StreamFactory,
-  entries: Pick<EntriesPort, 'eventEntry'>,
+  entries: LocaleEventPort,
 ): GraphQLFieldConfigMap<unknown, GraphqlContext> {
   const { names, collection } = t;
   const field = (kind: EntryEventKind, description: string): Field => ({
     type: new GraphQLNonNull(t.object),
     description: `${description} (content:read or a read rule; your tenant only; without content:write only published entries, see the README).`,
-    subscribe(_root, _args, ctx) {
+    args: { locale: SUBSCRIPTION_LOCALE_ARG },
+    subscribe(_root, args, ctx) {
       const ruled = ruleLimits(ctx.identity, collection.name, 'read') !== null;
       if (!ruled) assertPermission(ctx.identity, 'content:read');
-      return stream<Entry>(ctx, ENTRY_EVENT_NAMES[kind], (event) => {
-        const entry = entryFor(kind, collection.name, ctx.identity, event);
-        if (!entry || !ruled) return entry;
-        return entries.eventEntry(collection.name, entry, ctx.identity, event.name === ENTRY_EVENTS.delete);
-      });
+      // A locale named: checked now (unknown, *, outside the caller's rule); its entries are answered in it.
+      const locale = oneLocale(args.locale);
+      if (locale !== undefined) entries.eventLocale(collection.name, locale, ctx.identity);
+      return stream<Entry>(ctx, ENTRY_EVENT_NAMES[kind], (event) =>
+        entryInLocale(kind, collection.name, ctx.identity, event, locale, entries),
+      );
     },
     resolve: (entry: unknown) => entry,
   });

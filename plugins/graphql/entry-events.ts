@@ -1,5 +1,5 @@
 import { type BusEvent, hasPermission, hasScopedPermission, type Identity, ruleLimits } from '../../kernel/sdk.js';
-import { ENTRY_EVENTS, type ContentEvent as ContentEventPayload, type Entry } from '../content/public.js';
+import { ENTRY_EVENTS, type ContentEvent as ContentEventPayload, type EntriesService, type Entry } from '../content/public.js';
 
 export type EntryEventKind = 'added' | 'updated' | 'deleted';
 
@@ -53,4 +53,58 @@ function picked(kind: EntryEventKind, collection: string, identity: Identity, ev
     default:
       return undefined;
   }
+}
+
+/** What a subscription in a locale asks of the entries service. */
+export type LocaleEventPort = Pick<EntriesService, 'eventEntry' | 'eventLocale' | 'deletedIn' | 'get'>;
+
+/**
+ * The entry a subscriber of `<singular><Kind>` in `locale` (none: the default) gets for a bus event, or undefined: the
+ * entry as a read in that locale answers it (values with fallbacks, `_fallbackFields`, its status there), under the
+ * rules of entryFor applied to that locale's version (readers: Added when it is published there, Deleted when it stops
+ * being so or the entry is deleted while it was, Updated in between). A write of the locale's own version (or of the
+ * row, for the default locale and for collections without localized fields, whose one version every locale shares)
+ * carries the entry as answered there (ContentEvent.locale). A write of another locale's version leaves this one's
+ * status as it was: writers get it as Added (a create) or Updated, readers as Updated when the entry is published here
+ * (its shared fields, or values it falls back to, may have changed), both read again in this locale. A deleted entry is
+ * answered from the values and versions its event carries. A role's read rule applies as without a locale. Decided at
+ * once (no promise) unless the entry is read again or a rule is checked in the database.
+ */
+export function entryInLocale(
+  kind: EntryEventKind,
+  collection: string,
+  identity: Identity,
+  event: BusEvent,
+  locale: string | undefined,
+  entries: LocaleEventPort,
+): Entry | undefined | Promise<Entry | undefined> {
+  const p = event.payload as ContentEventPayload;
+  if (!p || p.collection !== collection || p.tenantId !== identity.tenantId || !p.entry) return undefined;
+  const ruled = ruleLimits(identity, collection, 'read') !== null;
+  if (!hasPermission(identity, 'content:read') && !ruled) return undefined;
+  let facts: ReturnType<LocaleEventPort['eventLocale']>;
+  try {
+    facts = entries.eventLocale(collection, locale, identity);
+  } catch {
+    return undefined; // the locale was deleted since (or the caller's rule changed): nothing more in it
+  }
+  const { code, defaultCode, localized } = facts;
+  const writer = hasPermission(identity, 'content:write');
+  const gone = event.name === ENTRY_EVENTS.delete;
+  let entry: Entry | undefined;
+  if (gone) {
+    if (kind !== 'deleted') return undefined;
+    entry = entries.deletedIn(collection, p.entry, p.versions, code, !writer);
+    if (!writer && entry.status !== 'published') return undefined;
+  } else if (!localized || (p.locale ?? defaultCode) === code) {
+    entry = entryFor(kind, collection, identity, event);
+    if (entry && entry._locale !== code) entry = { ...entry, _locale: code };
+  } else {
+    const reread = (kind === 'added' && event.name === ENTRY_EVENTS.create) || (kind === 'updated' && event.name === ENTRY_EVENTS.update);
+    if (!reread) return undefined;
+    // The caller's own read (its visibility and rules) in this locale: nothing when it may not see the entry there.
+    return entries.get(collection, p.entry._id, identity, { locale: code === defaultCode ? undefined : code }).catch(() => undefined);
+  }
+  if (!entry || !ruled) return entry;
+  return entries.eventEntry(collection, entry, identity, gone, code);
 }

@@ -11,9 +11,13 @@ import type { DeliveryStore, NewDelivery } from './delivery-store.js';
 import { INSTALLATION_EVENTS, WEBHOOK_EVENTS } from './public.js';
 import type { WebhookTarget } from './webhook-store.js';
 
-/** The body's `data` of an event: its payload without the tenant (in the body's `tenantId`) and the acting user's id. */
+/**
+ * The body's `data` of an event: its payload without the tenant (in the body's `tenantId`), the acting user's id and a
+ * deleted entry's versions in other locales (content's ContentEvent.versions, for in-process subscribers: API decisions
+ * fix an entry event's data as `{collection, entry, locale?, previousStatus?}`).
+ */
 export function dataOf(payload: Record<string, unknown>): Record<string, unknown> {
-  const { tenantId: _tenant, userId: _user, ...data } = payload;
+  const { tenantId: _tenant, userId: _user, versions: _versions, ...data } = payload;
   return data;
 }
 

@@ -78,6 +78,22 @@ for (const variant of DB_VARIANTS) {
       expect((await read())._localeUpdatedAt).to.deep.equal(before);
     });
 
+    it('every entry answer to a writer carries them: status changes, batches, singletons, restores', async function () {
+      const times = (e: Entry, what: string) => expect(Object.keys(e._localeUpdatedAt ?? {}), what).to.include('en');
+      times(await dataOf(await as(t, 'editor').patch(path('/status?locale=de'), { status: 'published' })), 'status in a locale');
+      times(await dataOf(await as(t, 'editor').patch(path('/status'), { status: 'published' })), 'status');
+      const batch = await dataOf(await as(t, 'editor').post('/api/collections/pages/batch?locale=de', { entries: [{ title: 'B' }] }), 201);
+      times((batch.items ?? batch)[0], 'batch create');
+      const listed = await dataOf(await as(t, 'editor').get('/api/collections/pages?locale=*'));
+      for (const e of listed.items) times(e, 'list in *');
+      await createCollections(t, { name: 'home', singleton: true, fields: [{ name: 'title', type: 'text', localized: true }] });
+      times(await dataOf(await as(t, 'editor').put('/api/collections/home/single', { title: 'Home' }), 201), 'singleton PUT');
+      times(await dataOf(await as(t, 'editor').get('/api/collections/home/single?locale=de')), 'singleton GET');
+      const revisions = await dataOf(await as(t, 'editor').get(path('/revisions')));
+      const first = (revisions.items ?? revisions).at(-1);
+      times(await dataOf(await as(t, 'editor').post(path(`/revisions/${first.version}/restore`))), 'restore');
+    });
+
     it('readers see the times only on ?locale=* (and only of versions published for them)', async function () {
       const reader = await read('', 'viewer');
       expect(reader).to.not.have.property('_localeUpdatedAt');

@@ -4,7 +4,7 @@ import { useIdentityKernel } from '../helpers/kernel.js';
 import { DB_VARIANTS } from '../helpers/services.js';
 
 // Issue 36, "packages round-trip localised entries exactly": an export carries each entry's versions in other
-// locales (status and values); an import writes them with the entry. A version in a locale the target lacks, or a
+// locales (status, values and when each locale's values last changed); an import writes them with the entry. A version in a locale the target lacks, or a
 // package whose default locale is not the target's, blocks the plan naming what to do (never a silent loss).
 type Entry = Record<string, any>;
 
@@ -60,6 +60,9 @@ for (const variant of DB_VARIANTS) {
             status: x.status,
             _locales: x._locales,
             _fallbackFields: x._fallbackFields,
+            // When each locale's values last changed (the "out of date" mark) comes back too.
+            _localeUpdatedAt: x._localeUpdatedAt,
+            createdAt: x.createdAt,
           });
         }
       return out;

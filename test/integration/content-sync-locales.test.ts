@@ -8,7 +8,7 @@ import { MARIADB_URL, REDIS_URL } from '../helpers/services.js';
 /**
  * Issue 36, content sync of localised entries between two real instances (A here, B a child process), as
  * content-sync.test.ts does: an entry's versions in other locales travel with it on push and pull (created,
- * changed, deleted), values and statuses exactly.
+ * changed, deleted), values, statuses and when each locale's values last changed (`_localeUpdatedAt`) exactly.
  */
 const PAGES = {
   name: 'lposts',
@@ -30,14 +30,25 @@ async function ok(api: Api, method: string, path: string, json?: unknown): Promi
   return res.body?.data;
 }
 
-/** Every entry (by syncId) as read in each locale: values, status and the locales it has. */
+/** Every entry (by syncId) as read in each locale: values, status, the locales it has and when each last changed. */
 async function readAll(api: Api): Promise<Entry[]> {
   const list = (await ok(api, 'GET', '/api/collections/lposts?limit=100&sort=price')).items as Entry[];
   const out: Entry[] = [];
   for (const e of list)
     for (const locale of ['en', 'de', 'fr', '*']) {
       const x = await ok(api, 'GET', `/api/collections/lposts/${e._id}?locale=${locale}`);
-      out.push({ syncId: x.syncId, locale, title: x.title, seo: x.seo, price: x.price, status: x.status, _locales: x._locales });
+      out.push({
+        syncId: x.syncId,
+        locale,
+        title: x.title,
+        seo: x.seo,
+        price: x.price,
+        status: x.status,
+        _locales: x._locales,
+        // When each locale's values last changed (the "out of date" mark) travels too.
+        _localeUpdatedAt: x._localeUpdatedAt,
+        createdAt: x.createdAt,
+      });
     }
   return out;
 }
