@@ -116,7 +116,7 @@ export function scopeAllows(identity: { scope?: readonly KeyScope[] }, collectio
 export const WRITE_ACTIONS: readonly RuleAction[] = ['create', 'update', 'delete', 'publish'];
 
 /**
- * The texts of a rule list for cache keys, per collection ('' for all of them), kept while the list lives: the
+ * The texts of a rule list for cache keys, per collection, kept while the list lives: the
  * identities of a role share its list (auth's copy per tenant and role), so a key costs a lookup, not a stringify.
  */
 const KEY_TEXTS = new WeakMap<readonly AccessRule[], Map<string, string>>();
@@ -126,8 +126,8 @@ function rulesText(rules: readonly AccessRule[], collection: string): string {
   if (!texts) KEY_TEXTS.set(rules, (texts = new Map()));
   let text = texts.get(collection);
   if (text === undefined) {
-    // A list has one entry per collection its rules name plus '' (all): bounded by the rules themselves.
-    const mine = collection ? rules.filter((r) => r.collection === collection || r.collection === '*') : rules;
+    // One text per collection asked for: callers ask only for collections that exist, so the map is bounded by them.
+    const mine = rules.filter((r) => r.collection === collection || r.collection === '*');
     text = mine.length ? JSON.stringify(mine) : '';
     texts.set(collection, text);
   }
@@ -135,12 +135,6 @@ function rulesText(rules: readonly AccessRule[], collection: string): string {
 }
 
 const keyedByUser = (text: string, userId: string | null) => (text.includes(`"${RULE_USER}"`) ? `${text}|${userId ?? NO_USER}` : text);
-
-/** The text of all the identity's rules (with the user's id when one names `$user`), for cache keys spanning collections. */
-export function allRulesKey(identity: { role: string; userId: string | null; rules?: readonly AccessRule[] }): string {
-  if (identity.role === 'admin' || !identity.rules?.length) return '';
-  return keyedByUser(rulesText(identity.rules, ''), identity.userId);
-}
 
 /**
  * A short stable text of the identity's rules for a collection (every action), for cache keys: callers

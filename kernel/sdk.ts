@@ -51,7 +51,7 @@ export {
   isInstallationAdmin,
 } from './http/identity.js';
 export type { Identity } from './http/identity.js';
-export { RULE_ACTIONS, RULE_USER, allRulesKey, ruleLimits, rulesKey, rulesOf, hasRuleFor, scopeAllows, WRITE_ACTIONS } from './access-rules.js';
+export { RULE_ACTIONS, RULE_USER, ruleLimits, rulesKey, rulesOf, hasRuleFor, scopeAllows, WRITE_ACTIONS } from './access-rules.js';
 export type { AccessRule, KeyScope, RuleAction, RuleLimits } from './access-rules.js';
 
 // Errors.

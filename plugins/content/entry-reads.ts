@@ -4,7 +4,6 @@ import { Op, type Sequelize, type Transaction, type WhereOptions } from 'sequeli
 import {
   ForbiddenError,
   serialiseEnvelope,
-  allRulesKey,
   hasPermission,
   hasScopedPermission,
   ruleLimits,
@@ -144,10 +143,9 @@ export class EntryReads {
           drafts: Boolean(c.drafts && seesAll(identity)),
           // Answer decorators tell apart callers who may write the collection (review stages: `_stage`, entry-hooks.ts).
           writes: hasScopedPermission(identity, 'content:write', name),
-          // Callers whose rules differ never share an answer (a `$user` rule: per user).
+          // Callers whose rules differ never share an answer (a `$user` rule: per user); the filter's relation paths keep
+          // to the rules on the collections they step into (in `also`).
           rules: [rulesKey(identity, name), ...also.map((n) => rulesKey(identity, n))],
-          // A filter's relation paths keep to the caller's rules on the collections they step into.
-          pathRules: query.filter?.includes('.') ? allRulesKey(identity) : '',
         }) ?? '',
       )
       .digest('base64url');
@@ -167,11 +165,9 @@ export class EntryReads {
       // Searched in the fields the caller may read.
       const searchedIn = limits?.fields ? { ...c, fields: c.fields.filter((f) => limits.fields!.has(f.name)) } : c;
       const where = whereFor(searchedIn, identity.tenantId, query, statusIn ? undefined : status, scope);
-      if (statusIn) (where as { [Op.and]: unknown[] })[Op.and].push(statusIn);
       // The rule's own `where` reads the listed collection's localized fields in the list's locale, as the filter does.
       const byRule = ruleWhere(c, limits, { ...base, localized });
-      if (byRule) (where as { [Op.and]: unknown[] })[Op.and].push(byRule);
-      if (byStage) (where as { [Op.and]: unknown[] })[Op.and].push(byStage);
+      for (const w of [statusIn, byRule, byStage]) if (w) (where as { [Op.and]: unknown[] })[Op.and].push(w);
       const order = orderFor(c, query.sort, localized);
       // Plain rows (no model instances): the page and the total started at once (see ListReader); the rows are
       // completed and populated while the count runs.
