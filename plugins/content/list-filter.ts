@@ -231,12 +231,7 @@ class FilterReader {
     // In a locale, a target with localized fields is published where its version there is (locale-relation-paths.ts).
     const published = this.scope.targetInLocale?.(target).published ?? { status: 'published' };
     const where: WhereOptions = {
-      [Op.and]: [
-        { tenant_id: this.scope.tenantId },
-        ...(this.scope.publishedOnly ? [published] : []),
-        ...(byRule ? [byRule] : []),
-        inner,
-      ],
+      [Op.and]: [{ tenant_id: this.scope.tenantId }, ...(this.scope.publishedOnly ? [published] : []), ...(byRule ? [byRule] : []), inner],
     };
     const qg = (target.model.sequelize!.getQueryInterface() as unknown as { queryGenerator: SelectGenerator }).queryGenerator;
     return qg.selectQuery(target.table, { attributes: [column], where }, target.model).replace(/;\s*$/, '');
