@@ -90,7 +90,9 @@ export async function runWebhooksBench(): Promise<void> {
       'on:collection_delete',
     ];
     const webhook = await call('POST', '/api/webhooks', { name: 'bench', url: hook.url, events, enabled: false });
-    const writes = async (seconds = SECONDS): Promise<Figures & { written: number }> => {
+    /** A round of writes; `cpuMs`: this process's CPU time (kernel, receiver and load generator) during it. */
+    const writes = async (seconds = SECONDS): Promise<Figures & { written: number; cpuMs: number }> => {
+      const cpu = process.cpuUsage();
       const r = await autocannon({
         url: `${kernel.url}/api/collections/hooked`,
         method: 'POST',
@@ -99,12 +101,14 @@ export async function runWebhooksBench(): Promise<void> {
         headers: { cookie, 'content-type': 'application/json' },
         body: JSON.stringify({ title: 'A post written under load', status: 'published' }),
       });
+      const used = process.cpuUsage(cpu);
       return {
         rps: Math.round(r.requests.average),
         p99: r.latency.p99,
         errors: r.errors + r['4xx'] + r['5xx'],
         mbps: 0,
         written: r['2xx'],
+        cpuMs: (used.user + used.system) / 1000,
       };
     };
     const enable = (enabled: boolean) => call('PATCH', `/api/webhooks/${webhook._id}`, { enabled });
@@ -124,14 +128,17 @@ export async function runWebhooksBench(): Promise<void> {
     const hookRound = async () => {
       await enable(true);
       const figures = await writes();
+      // The round's deliveries still being sent when its writes stopped are its CPU time too.
+      const cpu = process.cpuUsage();
       await new Promise((r) => setTimeout(r, 500)); // writes still in flight when autocannon stopped
       const expected = await enqueued();
       const until = Date.now() + WAIT_MS;
       const started = Date.now();
       while (hook.delays.size < expected && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
       waited = Math.max(waited, Date.now() - started);
+      const drain = process.cpuUsage(cpu);
       await enable(false);
-      return figures;
+      return { ...figures, cpuMs: figures.cpuMs + (drain.user + drain.system) / 1000 };
     };
 
     console.log(`\n## 21. Entry writes (SQLite, ${CONNECTIONS} connections): one webhook subscribed to every event against none`);
@@ -151,6 +158,18 @@ export async function runWebhooksBench(): Promise<void> {
     const off = (baseline.rps + baselineAgain.rps) / 2;
     console.log(
       `ratio webhook/baseline (means of both rounds): throughput ${ratio(on, off)}, p99 ${ratio((withHook.p99 + withHookAgain.p99) / 2, (baseline.p99 + baselineAgain.p99) / 2)}`,
+    );
+    // CPU time per write answered: steadier than writes/s on a shared machine (other processes take wall time, not this).
+    const perWrite = (...rounds: Array<{ cpuMs: number; written: number }>) =>
+      rounds.reduce((n, r) => n + r.cpuMs, 0) /
+      Math.max(
+        1,
+        rounds.reduce((n, r) => n + r.written, 0),
+      );
+    const cpuOff = perWrite(baseline, baselineAgain);
+    const cpuOn = perWrite(withHook, withHookAgain);
+    console.log(
+      `CPU time of this process per write: ${cpuOff.toFixed(2)} ms without, ${cpuOn.toFixed(2)} ms with the webhook (its deliveries sent and received included); ratio baseline/webhook ${ratio(cpuOff, cpuOn)}`,
     );
     const sorted = [...hook.delays.values()].sort((a, b) => a - b);
     console.log(

@@ -142,6 +142,53 @@ const NULL_BODY = new Set([101, 204, 205, 304]);
  * streams). Network failures reject with Node's error (its `code`, e.g. ECONNREFUSED).
  */
 export async function guardedFetch(raw: string | URL, init: GuardedRequestInit, allowPrivate: boolean): Promise<Response> {
+  return guardedRequest(raw, init, allowPrivate, (incoming, status) => {
+    const out = new Headers();
+    for (const [name, value] of Object.entries(incoming.headers)) {
+      if (value === undefined) continue;
+      for (const v of Array.isArray(value) ? value : [value]) out.append(name, v);
+    }
+    if (NULL_BODY.has(status)) {
+      incoming.resume();
+      return new Response(null, { status, statusText: incoming.statusMessage ?? '', headers: out });
+    }
+    return new Response(Readable.toWeb(incoming) as unknown as ReadableStream<Uint8Array>, {
+      status,
+      statusText: incoming.statusMessage ?? '',
+      headers: out,
+    });
+  });
+}
+
+/**
+ * As guardedFetch, for a caller that needs only the answer's status (webhook deliveries): `status` as soon as the
+ * answer's head arrived, and `done`, which resolves once its body has been read and dropped or cut (by an abort of
+ * `signal` too; it never rejects). No Headers, web stream or Response is made: on a delivery they cost more than
+ * sending it.
+ */
+export async function guardedStatus(
+  raw: string | URL,
+  init: GuardedRequestInit,
+  allowPrivate: boolean,
+): Promise<{ status: number; done: Promise<void> }> {
+  return guardedRequest(raw, init, allowPrivate, (incoming, status) => {
+    const done = new Promise<void>((resolve) => incoming.once('close', () => resolve()));
+    incoming.on('error', () => undefined);
+    incoming.resume();
+    return { status, done };
+  });
+}
+
+/**
+ * The request of guardedFetch and guardedStatus: the literal host checked, the connection opened through the guarded
+ * agent, the signal's abort destroying both sides; `answer` turns a response with a status of 200-599 into the result.
+ */
+async function guardedRequest<T>(
+  raw: string | URL,
+  init: GuardedRequestInit,
+  allowPrivate: boolean,
+  answer: (incoming: IncomingMessage, status: number) => T,
+): Promise<T> {
   const url = typeof raw === 'string' ? new URL(raw) : raw;
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new TypeError(`${url.protocol} URLs are not requested`);
   const literal = url.hostname.replace(/^\[|\]$/g, '');
@@ -152,7 +199,7 @@ export async function guardedFetch(raw: string | URL, init: GuardedRequestInit, 
   const body = init.body === undefined ? undefined : typeof init.body === 'string' ? Buffer.from(init.body) : init.body;
   const headers: Record<string, string> = { ...(init.headers ?? {}) };
   if (body !== undefined) headers['content-length'] = String(body.byteLength);
-  return new Promise<Response>((resolve, reject) => {
+  return new Promise<T>((resolve, reject) => {
     let res: IncomingMessage | null = null;
     const onAbort = () => {
       const reason = signal!.reason as Error;
@@ -166,29 +213,13 @@ export async function guardedFetch(raw: string | URL, init: GuardedRequestInit, 
       (incoming) => {
         res = incoming;
         const status = incoming.statusCode ?? 0;
-        const out = new Headers();
-        for (const [name, value] of Object.entries(incoming.headers)) {
-          if (value === undefined) continue;
-          for (const v of Array.isArray(value) ? value : [value]) out.append(name, v);
-        }
         incoming.once('close', () => signal?.removeEventListener('abort', onAbort));
         if (status < 200 || status > 599) {
           incoming.destroy();
           reject(new Error(`unexpected HTTP status ${status}`));
           return;
         }
-        if (NULL_BODY.has(status)) {
-          incoming.resume();
-          resolve(new Response(null, { status, statusText: incoming.statusMessage ?? '', headers: out }));
-          return;
-        }
-        resolve(
-          new Response(Readable.toWeb(incoming) as unknown as ReadableStream<Uint8Array>, {
-            status,
-            statusText: incoming.statusMessage ?? '',
-            headers: out,
-          }),
-        );
+        resolve(answer(incoming, status));
       },
     );
     signal?.addEventListener('abort', onAbort, { once: true });

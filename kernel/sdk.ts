@@ -130,4 +130,4 @@ export type { JobHandler, JobHelpers, JobQueue, JobStatus, JobView } from './job
 export type { AuditEntry, AuditInput, AuditLog, AuditPruneResult } from './audit.js';
 export { recordRequestAudit, requestAuditFields } from './audit-request.js';
 export type { AuditTarget } from './audit-request.js';
-export { checkOutboundUrl, guardedFetch, guardedLookup, isInternalAddress, OutboundAddressError } from './outbound.js';
+export { checkOutboundUrl, guardedFetch, guardedLookup, guardedStatus, isInternalAddress, OutboundAddressError } from './outbound.js';

@@ -4,6 +4,7 @@ import { Sequelize, Transaction } from 'sequelize';
 import type { CmsConfig } from '../config.js';
 import type { Logger } from '../logger.js';
 import { guardQueries } from './guard-queries.js';
+import { reuseTransactionConnections } from './sqlite-connections.js';
 import { sqliteModule } from './sqlite-module.js';
 import { gateFor, WriteGate } from './write-gate.js';
 
@@ -69,6 +70,7 @@ export function createSequelize(config: CmsConfig, logger: Logger): Sequelize {
         }),
     );
     guardQueries(sequelize, gate, release);
+    reuseTransactionConnections(sequelize);
     return sequelize;
   }
   const sequelize = new Sequelize({

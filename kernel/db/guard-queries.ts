@@ -93,7 +93,12 @@ function guardedQuery(query: Query, gate: WriteGate | null): Query {
     };
     if (options.transaction || !isWrite(text, options.type)) return query(sql, options).catch(busy);
     // The label (logged if the write holds the writer long) never carries values: string literals are blanked.
-    return gate.run(text.replace(/'(?:[^'\\]|\\.|'')*'/g, "'…'").slice(0, 80), () => query(sql, options)).catch(busy);
+    return gate
+      .run(
+        () => text.replace(/'(?:[^'\\]|\\.|'')*'/g, "'…'").slice(0, 80),
+        () => query(sql, options),
+      )
+      .catch(busy);
   };
 }
 
@@ -108,7 +113,9 @@ function gatedTransaction(transaction: TransactionFn, gate: WriteGate): Transact
     const { options, run } = argumentsOf(...args);
     // A savepoint inside an open transaction: the outer one holds the gate already.
     if ((options as { transaction?: unknown } | undefined)?.transaction) return transaction(options, run);
-    const label = `transaction${new Error().stack?.split('\n')[2]?.trim().replace(/^at /, ' at ') ?? ''}`.slice(0, 160);
+    // The caller, read from the stack only if the label is shown (an error, a long hold, a snapshot).
+    const site = new Error();
+    const label = () => `transaction${site.stack?.split('\n')[2]?.trim().replace(/^at /, ' at ') ?? ''}`.slice(0, 160);
     if (run) return gate.run(label, () => transaction(options, run));
     // Unmanaged: the gate is held until its commit or rollback.
     return new Promise<Transaction>((resolve, reject) => {

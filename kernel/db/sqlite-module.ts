@@ -4,7 +4,7 @@ import sqlite3 from 'sqlite3';
  * sqlite3 with every connection set up for WAL journaling and a busy timeout. Within this process
  * writes never contend (they queue at the write gate, see write-gate.ts); the busy timeout only
  * covers other processes on the same file (a CLI command, a second instance). Passed to Sequelize as
- * `dialectModule`; Sequelize opens one connection per transaction.
+ * `dialectModule`; Sequelize opens one connection per transaction (kept open for the next one: sqlite-connections.ts).
  */
 export function sqliteModule(busyTimeoutMs: number) {
   class Database extends sqlite3.Database {

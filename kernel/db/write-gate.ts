@@ -19,10 +19,18 @@ export class NestedWriteError extends Error {
   }
 }
 
+/**
+ * What a gated write is called in errors, logs and snapshots; a function is called only when the name is shown (a
+ * transaction's name is its caller, read from a stack trace: formatting one per write cost more than the write's
+ * bookkeeping).
+ */
+export type WriteLabel = string | (() => string);
+const textOf = (label: WriteLabel): string => (typeof label === 'string' ? label : label());
+
 /** The gated writes an async context runs inside: this gate's and, further out, other gates' (other files). */
 interface GateScope {
   gate: WriteGate;
-  label: string;
+  label: WriteLabel;
   outer: GateScope | undefined;
 }
 
@@ -40,7 +48,7 @@ function scopeOf(gate: WriteGate): GateScope | undefined {
 }
 
 interface Waiter {
-  label: string;
+  label: WriteLabel;
   start(): void;
   timer: NodeJS.Timeout;
 }
@@ -64,7 +72,7 @@ export interface WriteGateStats {
  * (NestedWriteError), because it would wait for itself.
  */
 export class WriteGate {
-  private held: { label: string; since: number } | null = null;
+  private held: { label: WriteLabel; since: number } | null = null;
   private readonly queue: Waiter[] = [];
   private stats = { granted: 0, timedOut: 0, longestHoldMs: 0 };
 
@@ -72,16 +80,17 @@ export class WriteGate {
 
   /** The label of the gated write this async context runs inside, if any. */
   holderHere(): string | null {
-    return scopeOf(this)?.label ?? null;
+    const scope = scopeOf(this);
+    return scope ? textOf(scope.label) : null;
   }
 
-  async run<T>(label: string, fn: () => Promise<T>): Promise<T> {
+  async run<T>(label: WriteLabel, fn: () => Promise<T>): Promise<T> {
     const outer = scopeOf(this);
-    if (outer) throw new NestedWriteError(label, outer.label);
+    if (outer) throw new NestedWriteError(textOf(label), textOf(outer.label));
     await this.acquire(label);
     const since = Date.now();
     const watchdog = this.options.onLongHold
-      ? setTimeout(() => this.options.onLongHold!(label, Date.now() - since), this.options.longHoldMs ?? 10000)
+      ? setTimeout(() => this.options.onLongHold!(textOf(label), Date.now() - since), this.options.longHoldMs ?? 10000)
       : null;
     watchdog?.unref();
     try {
@@ -92,7 +101,7 @@ export class WriteGate {
     }
   }
 
-  private acquire(label: string): Promise<void> {
+  private acquire(label: WriteLabel): Promise<void> {
     if (!this.held && this.queue.length === 0) {
       this.grant(label);
       return Promise.resolve();
@@ -116,7 +125,7 @@ export class WriteGate {
     });
   }
 
-  private grant(label: string): void {
+  private grant(label: WriteLabel): void {
     this.held = { label, since: Date.now() };
     this.stats.granted++;
   }
@@ -129,7 +138,7 @@ export class WriteGate {
 
   snapshot(): WriteGateStats {
     return {
-      holder: this.held ? { label: this.held.label, heldMs: Date.now() - this.held.since } : null,
+      holder: this.held ? { label: textOf(this.held.label), heldMs: Date.now() - this.held.since } : null,
       waiting: this.queue.length,
       ...this.stats,
     };

@@ -1,4 +1,4 @@
-import { Model, type Transaction } from 'sequelize';
+import { Model, QueryTypes, type Transaction } from 'sequelize';
 import type { LoadedCollection } from './collections-service.js';
 import { EntryNotFoundError } from './errors.js';
 import { columnName, fromColumn } from './field-types.js';
@@ -69,9 +69,27 @@ export function toEntry(c: LoadedCollection, row: Model | Record<string, unknown
   }) as unknown as Entry;
 }
 
-/** The row of an entry in the tenant; a missing one is a 404. */
-export async function entryRow(c: LoadedCollection, id: string, tenantId: string, transaction?: Transaction): Promise<Model> {
-  const row = await c.model.findOne({ where: { id, tenant_id: tenantId }, transaction });
+/**
+ * The row of an entry in the tenant, as a plain row (as lists read them; toEntry makes it an entry); a missing one is a
+ * 404. Not a model instance: through a model, Sequelize's SQLite SELECT first reads the table's column types (PRAGMA
+ * table_info, a statement more on every entry write and read) to parse values that toEntry parses from the plain row
+ * anyway.
+ */
+export async function entryRow(
+  c: LoadedCollection,
+  id: string,
+  tenantId: string,
+  transaction?: Transaction,
+): Promise<Record<string, unknown>> {
+  const sequelize = c.model.sequelize!;
+  const table = sequelize.getQueryInterface().quoteIdentifier(c.table);
+  // tableNames: none, so no column types are read first (dialects/sqlite/query.js reads them for the tables named).
+  const [row] = await sequelize.query<Record<string, unknown>>(`SELECT * FROM ${table} WHERE id = ? AND tenant_id = ?`, {
+    replacements: [id, tenantId],
+    type: QueryTypes.SELECT,
+    transaction,
+    ...({ tableNames: [] } as object),
+  });
   if (!row) throw new EntryNotFoundError(c.name, id);
   return row;
 }

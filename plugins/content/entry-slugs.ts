@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { UniqueConstraintError, type Sequelize, type Transaction } from 'sequelize';
+import { QueryTypes, UniqueConstraintError, type Sequelize, type Transaction } from 'sequelize';
 import type { LoadedCollection } from './collections-service.js';
 import { slugify, type CheckedInput } from './entry-input.js';
 import { UniqueValueConflictError } from './entry-errors.js';
@@ -57,8 +57,25 @@ export class EntrySlugs {
    * The highest numeric suffix in use for a slug base (`base-<n>`), from a bounded in-memory hint or one
    * aggregate query. A hint that is stale only costs a unique violation, which the callers handle.
    */
+  private hintKey(c: LoadedCollection, tenantId: string, base: string): string {
+    return `${c.uid}:${tenantId}:${base}`;
+  }
+
+  /** Whether an entry of the tenant has the slug (the unique index of tenant and slug). */
+  private async taken(c: LoadedCollection, tenantId: string, slug: string, transaction?: Transaction): Promise<boolean> {
+    const table = this.sequelize.getQueryInterface().quoteIdentifier(c.table);
+    const rows = await this.sequelize.query(`SELECT 1 AS taken FROM ${table} WHERE tenant_id = ? AND slug = ? LIMIT 1`, {
+      replacements: [tenantId, slug],
+      type: QueryTypes.SELECT,
+      transaction,
+      // No column types to read first (Sequelize's SQLite SELECT reads them for the tables named here).
+      ...({ tableNames: [] } as object),
+    });
+    return rows.length > 0;
+  }
+
   private async highestSuffix(c: LoadedCollection, tenantId: string, base: string, transaction?: Transaction): Promise<number> {
-    const key = `${c.uid}:${tenantId}:${base}`;
+    const key = this.hintKey(c, tenantId, base);
     const hint = this.suffixHints.get(key);
     if (hint !== undefined) return hint;
     const table = this.sequelize.getQueryInterface().quoteIdentifier(c.table);
@@ -71,7 +88,7 @@ export class EntrySlugs {
   }
 
   private noteSuffix(c: LoadedCollection, tenantId: string, base: string, n: number): void {
-    const key = `${c.uid}:${tenantId}:${base}`;
+    const key = this.hintKey(c, tenantId, base);
     this.suffixHints.delete(key);
     this.suffixHints.set(key, n);
     if (this.suffixHints.size > SUFFIX_HINTS_MAX) this.suffixHints.delete(this.suffixHints.keys().next().value!);
@@ -95,7 +112,10 @@ export class EntrySlugs {
     transaction?: Transaction,
   ): Promise<void> {
     let next = 0;
-    for (let n = 1; ; n++) {
+    // The base was taken when last tried here (a suffix hint): a look at the unique index says whether it still is,
+    // instead of an INSERT refused (a model built, an error made and its stack formatted); the same slug results.
+    const taken = this.suffixHints.has(this.hintKey(c, tenantId, base)) && (await this.taken(c, tenantId, base, transaction));
+    for (let n = taken ? 2 : 1; ; n++) {
       let slug = base;
       if (n > 1 && n <= MAX_SLUG_TRIES) {
         next = (next || (await this.highestSuffix(c, tenantId, base, transaction))) + 1;

@@ -7,7 +7,7 @@
  * `timeoutMs` is success; anything else is retried after the next of `retryDelaysMs`, then `failed`.
  */
 import { createHmac } from 'node:crypto';
-import { guardedFetch, type Logger } from '../../kernel/sdk.js';
+import { guardedStatus, type Logger } from '../../kernel/sdk.js';
 import type { ClaimedDelivery, DeliveryStore, Outcome } from './delivery-store.js';
 import type { WebhookOptions } from './options.js';
 import type { DeliveryView } from './public.js';
@@ -153,14 +153,14 @@ export class Dispatcher {
       'x-cms-signature': signature(secret, t, delivery.body),
     };
     try {
-      const res = await guardedFetch(
+      const { status, done } = await guardedStatus(
         url,
         { method: 'POST', headers, body: delivery.body, signal: AbortSignal.timeout(this.deps.options.timeoutMs) },
         this.deps.allowPrivate,
       );
       // The receiver's body is not kept; reading it ends the request on a kept-alive socket.
-      await res.arrayBuffer().catch(() => undefined);
-      return { status: res.status, durationMs: Math.round(performance.now() - started) };
+      await done;
+      return { status, durationMs: Math.round(performance.now() - started) };
     } catch (err) {
       const reason = err instanceof Error ? `${err.name}: ${(err as { code?: string }).code ?? err.message}` : String(err);
       this.deps.logger.info({ delivery: delivery.id, event: delivery.event, reason }, 'webhooks: a delivery attempt got no answer');

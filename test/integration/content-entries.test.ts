@@ -83,6 +83,11 @@ for (const variant of DB_VARIANTS) {
       const b = await dataOf(await editor().post('/api/collections/posts', { title: 'Same Title' }), 201);
       const c = await dataOf(await editor().post('/api/collections/posts', { title: 'Other', slug: 'Same Title' }), 201);
       expect([a.slug, b.slug, c.slug]).to.deep.equal(['same-title', 'same-title-2', 'same-title-3']);
+      // The base freed again is handed out again (it is looked up, not assumed taken), then the next number.
+      await dataOf(await editor().delete(`/api/collections/posts/${a._id}`));
+      const again = await dataOf(await editor().post('/api/collections/posts', { title: 'Same Title' }), 201);
+      const next = await dataOf(await editor().post('/api/collections/posts', { title: 'Same Title' }), 201);
+      expect([again.slug, next.slug]).to.deep.equal(['same-title', 'same-title-4']);
       const many = await Promise.all(Array.from({ length: 8 }, () => editor().post('/api/collections/posts', { title: 'Race' })));
       const slugs = await Promise.all(many.map(async (r) => (await dataOf(r, 201)).slug));
       expect(new Set(slugs).size).to.equal(8);
