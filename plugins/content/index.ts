@@ -21,6 +21,7 @@ import { LocalesService } from './locales-service.js';
 import { LocaleRow } from './models/locale-row.js';
 import { localeRoutes } from './routes-locales.js';
 import { LocaleLifecycle } from './locale-lifecycle.js';
+import { DefaultLocaleMove, STALE_MS } from './locale-default-move.js';
 import { typesCommand } from './types-command.js';
 import { EntriesService } from './entries-service.js';
 import { ListCache } from './list-cache.js';
@@ -73,11 +74,16 @@ export default definePlugin({
     ])
       routes.add(route);
   },
-  async boot({ container, onClose, options, follow, every }) {
+  async boot({ container, onClose, options, follow, every, logger }) {
     const collections = container.resolve<CollectionsService>('collections');
     await collections.follow(follow);
     await container.resolve<ComponentsService>('components').follow(follow);
-    await container.resolve<LocalesService>('locales').follow(follow);
+    const locales = container.resolve<LocalesService>('locales');
+    await locales.follow(follow);
+    // A change of the default locale interrupted (the process killed mid-way) goes on now; one that stops advancing
+    // while its instance is gone is taken over on a round (locale-default-move.ts).
+    await locales.continueInterrupted(logger);
+    every({ name: 'interrupted default-locale change', everyMs: STALE_MS / 2, run: () => locales.continueInterrupted(logger, STALE_MS) });
     // Scheduled publishing: every instance looks for due entries (a round still running is not doubled);
     // a deleted entry takes its schedule with it.
     const schedules = container.resolve<PublishSchedules>('publishSchedules');
@@ -114,17 +120,21 @@ const componentsService = (c: ComponentsCradle) =>
       }),
   );
 
-/** Entries' values when a locale is deleted or the default changes; the collections and entries are read lazily. */
-const localeLifecycle = (c: { sequelize: Sequelize; collections: CollectionsService; entries: EntriesService }) =>
-  new LocaleLifecycle(
+/**
+ * The locales service, which moves entries' values when a locale is deleted or the default changes (locale-lifecycle.ts;
+ * a change of the default recorded, locale-default-move.ts); the collections and entries are read lazily.
+ */
+const localesService = (c: { sequelize: Sequelize; events: EventBus; collections: CollectionsService; entries: EntriesService }) => {
+  const invalidate = (tenant: string, collection: string) => c.entries.invalidateLists(tenant, collection);
+  const lifecycle = new LocaleLifecycle(c.sequelize, invalidate);
+  const move = new DefaultLocaleMove(c.sequelize, lifecycle, () => c.collections, invalidate);
+  return new LocalesService(
     c.sequelize,
-    () => c.collections,
-    (tenant, collection) => c.entries.invalidateLists(tenant, collection),
+    c.events,
+    () => lifecycle,
+    () => move,
   );
-
-/** The locales service, which moves entries' values when a locale is deleted or the default changes. */
-const localesService = (c: { sequelize: Sequelize; events: EventBus; collections: CollectionsService; entries: EntriesService }) =>
-  new LocalesService(c.sequelize, c.events, () => localeLifecycle(c));
+};
 
 /** The plugin's container keys: collections, components, entries, the content clients, schedules, preview links. */
 function registerServices(container: PluginRegisterContext['container'], listCache: boolean): void {

@@ -14,10 +14,10 @@
  *   statuses; what a locale took from the end of its chain (the default) it now takes from the new default, as
  *   changing the default means (fallbacks are not changed: a chain never changes without the administrator's word).
  *   Between the first batch and the list's change (the move is not one transaction), a read may see a moved entry
- *   under the old default's code.
+ *   under the old default's code. The batches and their progress are run by locale-default-move.ts (crash-safe).
  */
 import { Op, QueryTypes, type Sequelize, type Transaction } from 'sequelize';
-import type { CollectionsService, LoadedCollection } from './collections-service.js';
+import type { LoadedCollection } from './collections-service.js';
 import { localizedFields } from './entry-locales.js';
 import { columnName, fromColumn, toColumn } from './field-types.js';
 import type { LocaleDefinition } from './locales-service.js';
@@ -52,7 +52,6 @@ export function chainOf(locales: ReadonlyArray<LocaleDefinition>, code: string):
 export class LocaleLifecycle {
   constructor(
     private readonly sequelize: Sequelize,
-    private readonly collections: () => CollectionsService,
     private readonly invalidate: (tenantId: string, collection: string) => Promise<void>,
   ) {}
 
@@ -91,42 +90,11 @@ export class LocaleLifecycle {
   }
 
   /**
-   * Moves values so each stays under its locale when `to` becomes the default instead of `from` (`before`: the locale
-   * list before the change). Answers the number of entries moved.
+   * Moves the values of these entries of `c` so each stays under its locale when `m.to` becomes the default instead of
+   * `m.from` (`m.chain`: `m.to`'s chain with the locale list before the change), inside the caller's transaction
+   * (locale-default-move.ts runs the batches and records how far they got); `m.tenants` hears the tenants touched.
    */
-  async moveDefault(before: ReadonlyArray<LocaleDefinition>, from: string, to: string): Promise<number> {
-    const chain = chainOf(before, to);
-    let moved = 0;
-    for (const c of this.collections().list()) {
-      if (!localizedFields(c).length) continue;
-      const tenants = new Set<string>();
-      let after: string | null = null;
-      for (;;) {
-        const page = (await c.model.findAll({
-          attributes: ['id'],
-          where: after === null ? {} : { id: { [Op.gt]: after } },
-          order: [['id', 'ASC']],
-          limit: BATCH,
-          raw: true,
-        })) as unknown as Array<{ id: string }>;
-        if (!page.length) break;
-        after = page[page.length - 1]!.id;
-        moved += await this.sequelize.transaction((transaction) =>
-          this.moveBatch(
-            c,
-            page.map((r) => r.id),
-            { from, to, chain, tenants },
-            transaction,
-          ),
-        );
-        if (page.length < BATCH) break;
-      }
-      for (const t of tenants) await this.invalidate(t, c.name).catch(() => undefined);
-    }
-    return moved;
-  }
-
-  private async moveBatch(
+  async moveBatch(
     c: LoadedCollection,
     ids: string[],
     m: { from: string; to: string; chain: string[]; tenants: Set<string> },

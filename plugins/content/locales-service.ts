@@ -1,4 +1,4 @@
-import type { Sequelize } from 'sequelize';
+import type { Sequelize, Transaction } from 'sequelize';
 import { z } from 'zod';
 import {
   modelsOf,
@@ -7,11 +7,13 @@ import {
   ValidationError,
   type EventBus,
   type Followed,
+  type Logger,
   type PluginBootContext,
 } from '../../kernel/sdk.js';
 import { LocaleRow } from './models/locale-row.js';
 import { LOCALES_CHANGED } from './public.js';
 import type { LocaleLifecycle } from './locale-lifecycle.js';
+import type { DefaultLocaleMove } from './locale-default-move.js';
 
 /** At most this many locales per installation (every list over them stays small: reads walk fallback chains). */
 export const MAX_LOCALES = 100;
@@ -111,6 +113,8 @@ export class LocalesService {
     private readonly events: EventBus,
     /** Entries' values when a locale is deleted or the default changes (locale-lifecycle.ts). */
     private readonly lifecycle?: () => LocaleLifecycle | undefined,
+    /** A change of the default, recorded so an interrupted one is continued (locale-default-move.ts). */
+    private readonly move?: () => DefaultLocaleMove | undefined,
   ) {
     this.rows = modelsOf(sequelize.models, { LocaleRow }).LocaleRow;
   }
@@ -182,18 +186,49 @@ export class LocalesService {
   /** A change to the whole list, checked (fallbacks exist, no cycle, one default) then written in one transaction. */
   private async write(next: LocaleDefinition[], code: string): Promise<void> {
     checkFallbacks(next);
-    const now = Date.now();
-    const before = new Map(this.list().map((l) => [l.code, l]));
-    await this.sequelize.transaction(async (transaction) => {
-      for (const [c] of before) if (!next.some((l) => l.code === c)) await this.rows.destroy({ where: { code: c }, transaction });
-      for (const l of next) {
-        const was = before.get(l.code);
-        const row = { name: l.name, is_default: l.isDefault, fallback: l.fallback, updated_at: now };
-        if (!was) await this.rows.create({ code: l.code, ...row, created_at: now }, { transaction });
-        else if (JSON.stringify(was) !== JSON.stringify(l)) await this.rows.update(row, { where: { code: l.code }, transaction });
-      }
-    });
+    await this.sequelize.transaction((transaction) => this.writeRows(next, transaction));
     await this.changed(code);
+  }
+
+  /** The rows of the list `next` (those that differ from the list in memory), inside the caller's transaction. */
+  private async writeRows(next: LocaleDefinition[], transaction: Transaction): Promise<void> {
+    const now = Date.now();
+    const before = new Map((await this.read()).map((l) => [l.code, l]));
+    for (const [c] of before) if (!next.some((l) => l.code === c)) await this.rows.destroy({ where: { code: c }, transaction });
+    for (const l of next) {
+      const was = before.get(l.code);
+      const row = { name: l.name, is_default: l.isDefault, fallback: l.fallback, updated_at: now };
+      if (!was) await this.rows.create({ code: l.code, ...row, created_at: now }, { transaction });
+      else if (JSON.stringify(was) !== JSON.stringify(l)) await this.rows.update(row, { where: { code: l.code }, transaction });
+    }
+  }
+
+  /**
+   * Makes `next` the list when its default is another locale than the current one: entries' values move so each stays
+   * under its locale (locale-lifecycle.ts), recorded so an interrupted change is continued (locale-default-move.ts), and
+   * the list is written in the move's last transaction. Answers the entries moved.
+   */
+  private async changeDefault(next: LocaleDefinition[], to: string): Promise<number> {
+    checkFallbacks(next);
+    const move = this.move?.();
+    if (!move) {
+      await this.write(next, to);
+      return 0;
+    }
+    const change = { from: this.defaultCode(), to, before: this.list(), next };
+    const moved = await move.run(change, (p, transaction) => this.writeRows(p.next, transaction));
+    await this.changed(to);
+    return moved;
+  }
+
+  /**
+   * Continues a change of the default locale that was interrupted (on start: any; on a round: one that stopped
+   * advancing for `staleMs`): see locale-default-move.ts.
+   */
+  async continueInterrupted(logger: Logger, staleMs = 0): Promise<void> {
+    const move = this.move?.();
+    const ended = await move?.continueInterrupted((p, transaction) => this.writeRows(p.next, transaction), logger, staleMs);
+    if (ended) await this.changed(ended.to);
   }
 
   private target(code: string | null | undefined, path: string): string | null | undefined {
@@ -204,6 +239,7 @@ export class LocalesService {
   }
 
   async create(input: LocaleInput): Promise<LocaleDefinition> {
+    await this.move?.()?.assertNone();
     const current = await this.fresh();
     const canonical = canonicalLocale(input.code);
     if (canonical === null) throw bad('code', `'${input.code}' is not a BCP 47 language tag (en, de, pt-BR)`);
@@ -224,6 +260,7 @@ export class LocalesService {
    * moving entries' values so each stays under its locale (locale-lifecycle.ts); `report` hears what moved.
    */
   async update(code: string, patch: LocalePatch, report?: (moved: { entriesMoved: number }) => void): Promise<LocaleDefinition> {
+    await this.move?.()?.assertNone();
     await this.fresh();
     const current = await this.get(code);
     const fallback = patch.fallback === undefined ? current.fallback : (this.target(patch.fallback, 'fallback') ?? null);
@@ -234,12 +271,8 @@ export class LocalesService {
         return { ...l, name: patch.name ?? l.name, isDefault: l.isDefault || makeDefault, fallback: makeDefault ? null : fallback };
       return makeDefault ? { ...l, isDefault: false } : l;
     });
-    const lifecycle = this.lifecycle?.();
-    if (makeDefault) {
-      checkFallbacks(next);
-      report?.({ entriesMoved: lifecycle ? await lifecycle.moveDefault(this.list(), this.defaultCode(), current.code) : 0 });
-    }
-    await this.write(next, current.code);
+    if (makeDefault) report?.({ entriesMoved: await this.changeDefault(next, current.code) });
+    else await this.write(next, current.code);
     return this.get(current.code);
   }
 
@@ -248,6 +281,7 @@ export class LocalesService {
    * and for one another locale falls back to (naming them).
    */
   async remove(code: string): Promise<number> {
+    await this.move?.()?.assertNone();
     await this.fresh();
     const current = await this.get(code);
     if (current.isDefault) throw new ConflictError(`Locale '${current.code}' is the default locale: make another the default first`);
@@ -272,6 +306,7 @@ export class LocalesService {
    * cycle, a missing fallback or not exactly one default); answers the list it replaced (the undo).
    */
   async replaceAll(locales: ReadonlyArray<LocaleDefinition>): Promise<LocaleDefinition[]> {
+    await this.move?.()?.assertNone();
     const before = await this.fresh();
     if (locales.length > MAX_LOCALES) throw bad('locales', `at most ${MAX_LOCALES} locales`);
     const next = locales.map((l) => {
@@ -279,7 +314,10 @@ export class LocalesService {
       if (canonical === null) throw bad('code', `'${l.code}' is not a BCP 47 language tag`);
       return { code: canonical, name: l.name || displayName(canonical), isDefault: Boolean(l.isDefault), fallback: l.fallback ?? null };
     });
-    await this.write(next, next.find((l) => l.isDefault)?.code ?? '');
+    // Another default: entries' values move as for PATCH {isDefault: true} (a restore then puts back its own rows).
+    const to = next.find((l) => l.isDefault)?.code ?? '';
+    if (to && to !== this.defaultCode() && next.filter((l) => l.isDefault).length === 1) await this.changeDefault(next, to);
+    else await this.write(next, to);
     return before;
   }
 }

@@ -240,11 +240,33 @@ export const CONTENT_MIGRATIONS: MigrationDefinition[] = [
   {
     // The rules of roles most often keep a role to its own entries and the published ones ({$or: [{createdBy:
     // "$user"}, {status: "published"}]}): a list's count under such a rule reads this index alone, not every row.
-    // Tables created later get it from table-migrations.ts (authorIndex).
+    // Tables created later get it from table-migrations.ts (addAuthorIndex).
     name: '0016-entry-author-index',
     async up({ queryInterface, sequelize }) {
       const rows = await sequelize.query<{ uid: string; table_name: string }>('SELECT uid, table_name FROM content_collections', { type: QueryTypes.SELECT });
       for (const row of rows) await addAuthorIndex(queryInterface, { uid: row.uid, table: row.table_name });
+    },
+  },
+  {
+    // A change of the default locale in progress (locale-default-move.ts): at most one row, the change (from, to, the
+    // locale list before and the one to write at the end) and how far its batches got (collection, last entry id,
+    // step), so a change interrupted (the process killed) is resumed from there on the next start.
+    name: '0017-locale-moves',
+    async up({ queryInterface, DataTypes }) {
+      const required = (type: DataType) => ({ type, allowNull: false });
+      await queryInterface.createTable('content_locale_moves', {
+        id: { type: DataTypes.STRING(16), primaryKey: true },
+        from_code: required(DataTypes.STRING(35)),
+        to_code: required(DataTypes.STRING(35)),
+        before_list: required(DataTypes.TEXT),
+        next_list: required(DataTypes.TEXT),
+        collection: { type: DataTypes.STRING(48), allowNull: true },
+        after_id: { type: DataTypes.STRING(36), allowNull: true },
+        step: required(DataTypes.INTEGER),
+        moved: required(DataTypes.INTEGER),
+        started_at: required(DataTypes.BIGINT),
+        updated_at: required(DataTypes.BIGINT),
+      });
     },
   },
 ];

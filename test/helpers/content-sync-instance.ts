@@ -1,6 +1,6 @@
 /**
  * A CMS instance in its own process for the content-sync tests: boots a kernel (SQLite in its own
- * data folder, or the MariaDB database CS_DB_URL) with the test-identity fixture, creates the admin
+ * data folder, the folder CS_DATA_DIR, or the MariaDB database CS_DB_URL) with the test-identity fixture, creates the admin
  * user CS_ADMIN_EMAIL / CS_ADMIN_PASSWORD, prints `ready <JSON {url, dataDir}>` and runs until SIGTERM
  * (or its stdin closes: the parent died).
  */
@@ -9,6 +9,8 @@ import { fixturePlugin, startTestKernel } from './kernel.js';
 const env = process.env;
 const t = await startTestKernel({
   ...(env.CS_DB_URL ? { db: 'mariadb' as const, dbUrl: env.CS_DB_URL } : {}),
+  // A data folder of the caller's (kept when the process ends: a test may start another instance on it).
+  ...(env.CS_DATA_DIR ? { dataDir: env.CS_DATA_DIR } : {}),
   ...(env.CS_CACHE === 'redis' ? { cache: 'redis' as const } : {}),
   plugins: [fixturePlugin('test-identity')],
   config: {
