@@ -8,6 +8,10 @@
  * - any other collection: a field whose values are all UUIDs of the items of exactly one collection in the archive
  *   (integer ids are too ambiguous without a snapshot).
  * Many when the values are lists (in their order). Anything else keeps its value as before.
+ * A translations junction (`<parent>_id` + `languages_code`) is its parent's languages, as a lone one is
+ * (directus-parse.ts): its rows are records of the parent entity with a `locale`, the parent's own items (without a
+ * language) write the entry's values, and the parent's field listing the junction's rows (the `translations` alias) is
+ * left out of the summary (so nothing is mapped to it).
  * Worker-side, no kernel imports.
  */
 import { join } from 'node:path';
@@ -90,6 +94,14 @@ export class DirectusReferences {
     return undefined;
   }
 
+  /** The fields of `collection` whose every value is one of `ids` (a list of a folded junction's rows: its alias). */
+  listing(collection: string, ids: Set<string>): string[] {
+    const out: string[] = [];
+    for (const f of this.fields.values())
+      if (f.collection === collection && f.ok && f.values.size && [...f.values].every((v) => ids.has(v))) out.push(f.field);
+    return out;
+  }
+
   /** The one collection holding an id, or null (none, or several). */
   private holder(id: string): string | null {
     let found: string | null = null;
@@ -157,16 +169,20 @@ export async function parseDirectusArchive(
   let items = 0;
   let typed: ImportParseSummary['fields'] | undefined;
   const collections = new Map<string, string>();
+  /** Translations junctions folded into their parents' records: junction -> parent, and the junction rows' ids. */
+  const folded = new Map<string, { parent: string; ids: Set<string> }>();
   for (const name of files) {
-    // Members are read as UTF-8 (the profile's container is the archive).
+    // Members are read as UTF-8 (the profile's container is the archive). A translations junction is its parent's
+    // languages, as a lone one is (directus-parse.ts).
     const member = { ...input, path: join(dir, name), filename: name, options };
-    const doc = await readDirectusDocument(member, writer, (c, id, data) => refs.noteItem(c, id, data));
+    const doc = await readDirectusDocument(member, writer, (c, id, data) => refs.noteItem(c, id, data), true);
     items += doc.items;
-    if (doc.collection) {
+    if (doc.collection && doc.folded) folded.set(doc.folded, { parent: doc.collection, ids: doc.foldedIds });
+    else if (doc.collection) {
       const earlier = collections.get(doc.collection);
       if (earlier) writer.warn(`${name} holds ${doc.collection} items as ${earlier} does: both are imported into ${doc.collection}`);
-      collections.set(doc.collection, name);
     }
+    if (doc.collection) collections.set(doc.collection, collections.get(doc.collection) ?? name);
     if (doc.snapshot) {
       if (typed) {
         writer.warn(`${name} is a second schema snapshot: ignored`);
@@ -179,7 +195,26 @@ export async function parseDirectusArchive(
       writer.warn(doc.itemShaped ? `${name} holds no items` : `${name} is not a Directus item export or schema snapshot`);
   }
   if (!items) return void writer.block('the archive holds no Directus items');
-  writer.links = refs.links();
+  // A parent's list of its junction's rows (Directus's `translations` alias) is no field once they are its languages.
+  const aliases = new Set<string>();
+  for (const { parent, ids } of folded.values())
+    for (const field of refs.listing(parent, ids)) {
+      writer.forget(parent, field);
+      aliases.add(`${parent}\n${field}`);
+    }
+  writer.links = refs.links().filter((l) => !aliases.has(`${l.entity}\n${l.field}`));
   for (const l of writer.links) writer.setKind(l.entity, l.field, 'relation');
-  return typed && Object.fromEntries(Object.entries(typed).filter(([c]) => collections.has(c)));
+  if (!typed) return undefined;
+  for (const alias of aliases) {
+    const [parent, field] = alias.split('\n') as [string, string];
+    delete typed[parent]?.[field];
+  }
+  // A folded junction's fields are its parent's (in every language); its keys are not fields.
+  for (const [junction, { parent }] of folded) {
+    const own = typed[junction] ?? {};
+    const into = (typed[parent] ??= {});
+    for (const [field, kind] of Object.entries(own))
+      if (field !== 'id' && field !== 'languages_code' && field !== `${parent}_id` && !into[field]) into[field] = kind;
+  }
+  return Object.fromEntries(Object.entries(typed).filter(([c]) => collections.has(c)));
 }

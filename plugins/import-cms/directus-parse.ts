@@ -12,8 +12,8 @@
  * Languages: a lone translations file (a junction `<parent>_translations`: `<parent>_id` + `languages_code`) is
  * the parent's languages: its rows become records of the parent entity (`help_articles`), externalId the
  * parent's id, `locale` the row's `languages_code` (the row's own id, the parent id and the code are keys, not
- * fields); the run writes them into one entry per parent, each language into its locale. In an archive the
- * junction stays a collection of its own (its relations to the parent, directus-archive.ts).
+ * fields); the run writes them into one entry per parent, each language into its locale. In an archive too (a
+ * parent's own items file gives the entry's other fields; directus-archive.ts).
  * Snapshot: recognised, imports 0 items; each collection with a table appears in the summary with 0
  * entries and its fields typed from the snapshot (for scaffolding), plus a warning.
  */
@@ -129,7 +129,13 @@ export interface DirectusDocument {
   directus: string;
   /** The document was an array or `{data}` (an item export, maybe empty). */
   itemShaped: boolean;
+  /** A translations junction folded into its parent's records: the junction's own name (`help_articles_translations`). */
+  folded: string | null;
+  /** Its rows' own ids (at most FOLDED_IDS_MAX): a parent field listing them is the junction's alias, no field. */
+  foldedIds: Set<string>;
 }
+
+const FOLDED_IDS_MAX = 100_000;
 
 /**
  * Reads one Directus document (an item export or a schema snapshot) and writes its items; `onItem` sees each
@@ -146,6 +152,7 @@ export async function readDirectusDocument(
   let parentField: string | null | undefined;
   let items = 0;
   const seen = new Set<string>();
+  const foldedIds = new Set<string>();
   const relationFields = new Set<string>();
   const lists: Record<'collections' | 'fields' | 'relations', Obj[]> = { collections: [], fields: [], relations: [] };
   let directus = '';
@@ -178,6 +185,8 @@ export async function readDirectusDocument(
       if (seen.has(seenKey))
         return void writer.warn(`item ${line}: id ${id}${locale ? ` (${locale})` : ''} appears twice, the later copy was skipped`, line);
       seen.add(seenKey);
+      if (parentField && (typeof value.id === 'string' || typeof value.id === 'number') && foldedIds.size < FOLDED_IDS_MAX)
+        foldedIds.add(String(value.id));
       const data: Obj = {};
       const kinds: Record<string, ImportFieldKind> = {};
       for (const [name, v] of Object.entries(value)) {
@@ -207,7 +216,8 @@ export async function readDirectusDocument(
   if (walked.error) writer.warn(`${input.filename}: not valid JSON (${walked.error}); ${items} item(s) read before the error`);
   const snapshot = walked.rootKind === 'object' && walked.topKeys.includes('directus') && walked.topKeys.includes('collections');
   const itemShaped = walked.rootKind === 'array' || walked.topKeys.includes('data');
-  return { items, collection: entity, snapshot, lists, directus, itemShaped };
+  const folded = parentField ? `${parentField.slice(0, -3)}_translations` : null;
+  return { items, collection: entity, snapshot, lists, directus, itemShaped, folded, foldedIds };
 }
 
 /** One Directus file: its items, or a schema snapshot (0 items, its field types for scaffolding). */

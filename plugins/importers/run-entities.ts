@@ -10,7 +10,7 @@ import { countSkip, emptyResult, messageOf, type RunContext } from './run-contex
 import { attachmentBodies } from './run-media.js';
 import type { EntityResult } from './runner.js';
 import type { LinkRow } from './store.js';
-import { localeTargets, writeLocaleRecords } from './run-locales.js';
+import { bodyOf, localeTargets, writeLocaleRecords } from './run-locales.js';
 
 /** Writes one entity's records of a prepared batch. */
 export type EntityWriter = (entity: string, group: PreparedItem[]) => Promise<void>;
@@ -40,13 +40,18 @@ export function entityWriter(run: RunContext): EntityWriter {
     }
     const entries = input.content.entries(collection);
     // Records with a language: one entry per source entity, each language into its locale (run-locales.ts).
-    const group = all.filter((e) => !e.locale);
+    let group = all.filter((e) => !e.locale);
     const withLanguage = all.filter((e) => e.locale);
-    if (withLanguage.length) {
-      const keys = [...new Set(withLanguage.map((e) => e.key))];
+    if (withLanguage.length || (group.length && languages.size)) {
+      const keys = [...new Set(all.map((e) => e.key))];
       const rows = await input.store.localeLinksFor(tenantId, input.plan.format, entity, collection, keys);
       const alive = await entries.existing([...new Set(rows.map((l) => l.entry_id))]);
       const live = rows.filter((l) => alive.has(l.entry_id));
+      // A record without a language of an entity whose other records have one (a Directus article beside its
+      // translations' rows): it writes that entry's own values, as the default locale's record does (run-locales.ts).
+      const languaged = new Set([...withLanguage.map((e) => e.key), ...live.filter((l) => l.locale !== '').map((l) => l.external_id)]);
+      const rowWriters = group.filter((e) => languaged.has(e.key));
+      group = group.filter((e) => !languaged.has(e.key));
       // A new entity's only record of the batch, in the default locale, takes the bulk insert (a Drupal site in one
       // language); its ledger row names the locale.
       const known = new Set(live.map((l) => l.external_id));
@@ -60,6 +65,7 @@ export function entityWriter(run: RunContext): EntityWriter {
           group.push(e);
         } else slow.push(e);
       }
+      slow.push(...rowWriters);
       if (slow.length) await writeLocaleRecords({ run, entity, collection, entries, r, rows: live, targets: languages }, slow);
     }
     if (!group.length) return;
@@ -113,14 +119,6 @@ async function createOne(b: EntityBatch, e: PreparedItem, body: Record<string, u
   } catch (err) {
     fail(b, e, err);
   }
-}
-
-/** The body of a prepared row for the one-by-one path (the API checks and sanitises it again). */
-function bodyOf(item: PreparedItem): Record<string, unknown> {
-  if (item.body) return item.body;
-  const body: Record<string, unknown> = { status: item.row!.status };
-  for (const [k, v] of Object.entries(item.row!.entry)) if (v !== null) body[k] = v;
-  return body;
 }
 
 /**

@@ -40,6 +40,14 @@ export function localeTargets(run: RunContext): Map<string, LocaleTarget | null>
   return out;
 }
 
+/** The body of a prepared record for the one-by-one path (the API checks and sanitises it again). */
+export function bodyOf(item: PreparedItem): Record<string, unknown> {
+  if (item.body) return item.body;
+  const body: Record<string, unknown> = { status: item.row!.status };
+  for (const [k, v] of Object.entries(item.row!.entry)) if (v !== null) body[k] = v;
+  return body;
+}
+
 /** One entity's records with a language, in one batch. */
 export interface LocaleBatch {
   run: RunContext;
@@ -56,14 +64,18 @@ export interface LocaleBatch {
 export async function writeLocaleRecords(b: LocaleBatch, items: PreparedItem[]): Promise<void> {
   const seen = new Set<string>();
   for (const e of items) {
-    const target = b.targets.get(e.locale!);
+    // A record without a language among records with one writes the entry's own values (run-entities.ts).
+    const target = e.locale ? b.targets.get(e.locale) : { code: '', writesRow: true };
     if (target === null || target === undefined) {
       countSkip(b.r, 'localeSkipped');
       continue;
     }
     const seenKey = `${e.key}\u0000${target.code}`;
     if (seen.has(seenKey)) {
-      b.run.warn(`${b.entity} ${e.externalId}: the same external id and language (${e.locale}) appear twice, later one skipped`, e.line);
+      b.run.warn(
+        `${b.entity} ${e.externalId}: the same external id and language (${e.locale ?? 'none'}) appear twice, later one skipped`,
+        e.line,
+      );
       countSkip(b.r, 'duplicateInFile');
       continue;
     }
@@ -84,7 +96,7 @@ async function writeOne(b: LocaleBatch, e: PreparedItem, target: LocaleTarget): 
   const entryId = own?.entry_id ?? mine[0]?.entry_id;
   if (e.invalid && !entryId) throw new Error(e.invalid);
   for (const note of e.notes ?? []) run.warn(`${e.entity} ${e.externalId}: ${note}`, e.line);
-  const body = e.body ?? {};
+  const body = e.body || e.row ? bodyOf(e) : {};
   if (own) {
     if (run.input.plan.mode === 'add') return countSkip(r, 'alreadyImported');
     if (own.checksum === e.checksum) return countSkip(r, 'unchanged');

@@ -137,7 +137,7 @@ for (const variant of DB_VARIANTS) {
       }
     });
 
-    it('with the real help-center snapshot: its relations make translations point at their article and the O2M alias list them', async () => {
+    it("with the real help-center snapshot: the translations junction is its articles' languages, the O2M alias no field", async () => {
       const source = translations();
       const articles = testArticles();
       const bytes = await archive({
@@ -145,38 +145,36 @@ for (const variant of DB_VARIANTS) {
         'directus-help-center-articles-translations.json': real('directus-help-center-articles-translations.json'),
         'test-data-help_articles.json': articles,
       });
-      const plan = await importArchive(bytes, { help_articles: 'dx_articles', help_articles_translations: 'dx_article_translations' });
-      expect(plan.operations.map((o: Entry) => o.sourceType).sort()).to.deep.equal(['help_articles', 'help_articles_translations']);
-      expect(mappingOf(plan, 'help_articles_translations', 'help_articles_id')).to.include({
-        type: 'relation',
-        collection: 'dx_articles',
-        cardinality: 'one',
-      });
-      expect(mappingOf(plan, 'help_articles', 'translations')).to.include({
-        type: 'relation',
-        collection: 'dx_article_translations',
-        cardinality: 'many',
-      });
-      // The snapshot relates these to collections the archive does not hold: as before.
+      const plan = await importArchive(bytes, { help_articles: 'dx_articles' });
+      // Issue 36: the junction (`help_articles_id` + `languages_code`) is no collection of its own; the alias listing
+      // its rows (`translations`) is no field.
+      expect(plan.operations.map((o: Entry) => o.sourceType).sort()).to.deep.equal(['help_articles']);
+      expect(mappingOf(plan, 'help_articles', 'translations')).to.equal(undefined);
+      expect(plan.locales.map((l: Entry) => [l.source, l.count])).to.deep.equal([
+        ['en-US', 4],
+        ['fr-FR', 2],
+      ]);
+      // The snapshot relates this to a collection the archive does not hold: as before.
       expect(mappingOf(plan, 'help_articles', 'help_collection')).to.include({ type: 'text' });
-      expect(mappingOf(plan, 'help_articles_translations', 'languages_code')).to.include({ type: 'text' });
 
-      const [articleField, languageField] = ['help_articles_id', 'languages_code'].map((f) =>
-        fieldOf(plan, 'help_articles_translations', f),
-      );
-      const rows = await list(`/api/collections/dx_article_translations?limit=100&populate=${articleField}`);
-      expect(rows).to.have.length(source.length);
-      for (const s of source) {
-        const e = rows.find((x) => origin(x) === s.id)!;
-        expect(origin(e[articleField!])).to.equal(s.help_articles_id);
-        expect(e[languageField!]).to.equal(s.languages_code);
-        expect(e.title).to.equal(s.title);
-      }
-      const stored = await list('/api/collections/dx_articles?limit=100&populate=translations');
+      const [title, summary, collection] = ['title', 'summary', 'help_collection'].map((f) => fieldOf(plan, 'help_articles', f));
+      // The article's own values are the default locale's; each translation row is its language's version.
+      const stored = await list('/api/collections/dx_articles?limit=100');
+      expect(stored).to.have.length(articles.length);
       for (const a of articles) {
         const e = stored.find((x) => origin(x) === a.id)!;
-        expect(e.translations.map(origin)).to.deep.equal(a.translations);
-        expect(e[fieldOf(plan, 'help_articles', 'help_collection')]).to.equal(a.help_collection);
+        expect(e[title!]).to.equal(a.title);
+        expect(e[collection!]).to.equal(a.help_collection);
+        expect(e).to.not.have.property('translations');
+      }
+      for (const code of ['en-US', 'fr-FR']) {
+        const inLocale = await list(`/api/collections/dx_articles?limit=100&locale=${code}`);
+        for (const row of source.filter((r) => r.languages_code === code)) {
+          const e = inLocale.find((x) => origin(x) === row.help_articles_id)!;
+          expect(e[title!], `${code} title`).to.equal(row.title);
+          expect(e[summary!], `${code} summary`).to.equal(row.summary);
+          expect(e._fallbackFields ?? [], `${code} own title`).to.not.include(title);
+        }
       }
     });
   });

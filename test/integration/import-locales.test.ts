@@ -200,6 +200,39 @@ describe('importers: languages (issue 36)', function () {
         }
       });
 
+      it("Directus archive: the translations junction is its parents' languages (with the schema snapshot), not a collection", async () => {
+        const source: Obj[] = JSON.parse(readFileSync(fixture('data_cms', 'directus-help-center-articles-translations.json'), 'utf8'));
+        const tar = gzipSync(
+          handBuiltTar(
+            [
+              {
+                path: 'help/help_articles_translations.json',
+                body: readFileSync(fixture('data_cms', 'directus-help-center-articles-translations.json')),
+              },
+              { path: 'help/schema.json', body: readFileSync(fixture('data_cms', 'directus-help-center-schema-snapshot.json')) },
+            ],
+            { ownerless: true },
+          ),
+        );
+        const { plan, job } = await importFile(tar, 'help-center.tar.gz', 'data_cms', { mappings: { help_articles: 'help_archive' } });
+        expect(plan.locales.map((l: Obj) => [l.source, l.count, l.target])).to.deep.equal([
+          ['en-US', 4, 'en-US'],
+          ['fr-FR', 2, 'fr-FR'],
+        ]);
+        expect(plan.operations.map((o: Obj) => o.sourceType)).to.not.include('help_articles_translations');
+        expect(job.results.help_articles).to.include({ imported: 6, failed: 0 });
+        const parents = new Set(source.map((s) => s.help_articles_id));
+        for (const code of ['en-US', 'fr-FR']) {
+          const items = await list('help_archive', code);
+          expect(items).to.have.length(parents.size);
+          for (const row of source.filter((s) => s.languages_code === code)) {
+            const e = items.find((x) => origin(x) === row.help_articles_id)!;
+            for (const f of ['title', 'summary', 'slug']) expect(e[fieldOf(plan, 'help_articles', f)], `${code} ${f}`).to.equal(row[f]);
+            expect(unescape(e[fieldOf(plan, 'help_articles', 'content')] ?? null), `${code} content`).to.equal(row.content);
+          }
+        }
+      });
+
       it('WordPress with Polylang: a post and its translation are one entry; each language exact, its own status', async () => {
         const { plan, job } = await importFile(readFileSync(handmade('polylang-en-de.wxr.xml')), 'polylang.xml', 'xml_blog', {
           mappings: { posts: 'pll_posts', categories: false, authors: false },

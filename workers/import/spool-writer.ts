@@ -117,6 +117,14 @@ export class SpoolWriter {
     if (kinds && field in kinds) kinds[field] = kind;
   }
 
+  /**
+   * Leaves a field out of the summary (the plan then maps nothing to it, so its values are not written): a field the
+   * parser learns afterwards is no field (a Directus translations alias whose junction became the entity's languages).
+   */
+  forget(entity: string, field: string): void {
+    delete this.fields[entity]?.[field];
+  }
+
   /** Counts an entity kind without writing records (e.g. an empty section the summary should show as 0). */
   touch(entity: string): void {
     this.counts[entity] ??= 0;
