@@ -18,6 +18,7 @@ import { snapshotCount, snapshotPages, type Snapshot } from './snapshot.js';
 import { TableChecksum, tableExists, toJsonRow, type Row } from './tables.js';
 import { ENTRY_LOCALES_FILE, ENTRY_LOCALES_TABLE, entryLocalePages } from './entry-locales.js';
 import { ENTRY_DRAFTS_FILE, ENTRY_DRAFTS_TABLE } from './entry-drafts.js';
+import { ENTRY_LOCALE_TIMES_FILE, ENTRY_LOCALE_TIMES_TABLE } from './entry-locale-times.js';
 
 /** config.json: `components` (issue 35) is absent from backups made before components, `locales` (issue 36) before locales. */
 export type ConfigSnapshot = { settings: Row[]; roles: Row[]; collections: Row[]; themes: Row[]; components?: Row[]; locales?: Row[] };
@@ -83,35 +84,29 @@ export async function writeCollections(w: BackupWrite, list: LoadedCollection[])
   return collections;
 }
 
-/** Entries' versions in other locales (entry-locales.ts): one NDJSON file, read page by page, checksummed as it goes. */
-export async function writeEntryLocales(
-  w: BackupWrite,
-  collections: BackupManifest['collections'],
-): Promise<BackupManifest['entryLocales']> {
-  if (!(await tableExists(w.sequelize, ENTRY_LOCALES_TABLE))) return null;
+/**
+ * One of the content plugin's side tables of the backed-up collections (keyed by tenant, collection, entry and locale):
+ * one NDJSON file, read page by page through the snapshot, checksummed as it goes; null when this instance has none.
+ */
+async function writeSideTable(w: BackupWrite, collections: BackupManifest['collections'], table: string, file: string) {
+  if (!(await tableExists(w.sequelize, table))) return null;
   const names = collections.map((c) => c.name);
-  const sum = await writeTable(
-    w,
-    ENTRY_LOCALES_TABLE,
-    ENTRY_LOCALES_FILE,
-    async () => undefined,
-    entryLocalePages(w.snap.select, w.sequelize, names, w.pageSize),
-  );
-  return { table: ENTRY_LOCALES_TABLE, rows: sum.rows, checksum: sum.hex, file: ENTRY_LOCALES_FILE };
+  const pages = entryLocalePages(w.snap.select, w.sequelize, names, w.pageSize, table);
+  const sum = await writeTable(w, table, file, async () => undefined, pages);
+  return { table, rows: sum.rows, checksum: sum.hex, file };
 }
 
-/** The content plugin's side tables of the backed-up collections: entries' versions in other locales, working drafts. */
+/**
+ * The content plugin's side tables of the backed-up collections: entries' versions in other locales
+ * (entry-locales.ts), working drafts (entry-drafts.ts) and when the default locale's values last changed
+ * (entry-locale-times.ts).
+ */
 export async function writeSideTables(w: BackupWrite, collections: BackupManifest['collections']) {
-  return { entryLocales: await writeEntryLocales(w, collections), entryDrafts: await writeEntryDrafts(w, collections) };
-}
-
-/** Working drafts (entry-drafts.ts): one NDJSON file, as the versions in other locales. */
-async function writeEntryDrafts(w: BackupWrite, collections: BackupManifest['collections']): Promise<BackupManifest['entryDrafts']> {
-  if (!(await tableExists(w.sequelize, ENTRY_DRAFTS_TABLE))) return null;
-  const names = collections.map((c) => c.name);
-  const pages = entryLocalePages(w.snap.select, w.sequelize, names, w.pageSize, ENTRY_DRAFTS_TABLE);
-  const sum = await writeTable(w, ENTRY_DRAFTS_TABLE, ENTRY_DRAFTS_FILE, async () => undefined, pages);
-  return { table: ENTRY_DRAFTS_TABLE, rows: sum.rows, checksum: sum.hex, file: ENTRY_DRAFTS_FILE };
+  return {
+    entryLocales: await writeSideTable(w, collections, ENTRY_LOCALES_TABLE, ENTRY_LOCALES_FILE),
+    entryDrafts: await writeSideTable(w, collections, ENTRY_DRAFTS_TABLE, ENTRY_DRAFTS_FILE),
+    entryLocaleTimes: await writeSideTable(w, collections, ENTRY_LOCALE_TIMES_TABLE, ENTRY_LOCALE_TIMES_FILE),
+  };
 }
 
 /** Config snapshot: small tables, read whole. */
@@ -174,12 +169,13 @@ export async function sealManifest(
     config: ConfigSnapshot;
     entryLocales: BackupManifest['entryLocales'];
     entryDrafts?: BackupManifest['entryDrafts'];
+    entryLocaleTimes?: BackupManifest['entryLocaleTimes'];
   },
   pluginVersion: string,
   installationKey: InstallationKey,
 ): Promise<BackupManifest> {
   const { files, dir, pool, secret } = w;
-  const { collections, media, config, entryLocales, entryDrafts } = parts;
+  const { collections, media, config, entryLocales, entryDrafts, entryLocaleTimes } = parts;
   const checksums = files.map((f) => `${f.sha256}  ${f.path}`).join('\n') + '\n';
   await writeFile(join(dir, 'checksums.sha256'), checksums, { mode: 0o600 });
   const manifest: BackupManifest = {
@@ -196,6 +192,7 @@ export async function sealManifest(
     media,
     ...(entryLocales ? { entryLocales } : {}),
     ...(entryDrafts ? { entryDrafts } : {}),
+    ...(entryLocaleTimes ? { entryLocaleTimes } : {}),
     config: {
       file: 'config.json',
       settings: config.settings.length,

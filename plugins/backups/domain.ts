@@ -14,15 +14,16 @@
  */
 import { createHash } from 'node:crypto';
 import type { DataDomainDefinition, StoredPlan, VerifyResult } from '../data-ops/public.js';
-import type { BackupManifest } from './format.js';
+import type { BackupManifest, TableInfo } from './format.js';
 import { applyRestoreOperation } from './restore-apply.js';
 import { RestoreCaches } from './restore-caches.js';
 import { forgetRestoreKey, restoreKey, validateRestoreInput } from './restore-input.js';
 import { planRestore } from './restore-plan.js';
 import { CONFIG_TABLES, tableOf, type DomainDeps, type RestoreInput } from './restore-types.js';
 import { tableChecksum, tableExists } from './tables.js';
-import { entryLocalesChecksum, entryLocalesOf } from './entry-locales.js';
+import { ENTRY_LOCALES_TABLE, entryLocalesChecksum, entryLocalesOf } from './entry-locales.js';
 import { ENTRY_DRAFTS_TABLE, entryDraftsOf } from './entry-drafts.js';
+import { ENTRY_LOCALE_TIMES_TABLE, entryLocaleTimesOf } from './entry-locale-times.js';
 
 export type { DomainDeps, RestoreInput } from './restore-types.js';
 
@@ -38,6 +39,21 @@ async function affectedTables(d: DomainDeps, m: BackupManifest): Promise<Array<{
   return out;
 }
 
+/** The content plugin's side tables the backup carries (entry-locales.ts, entry-drafts.ts, entry-locale-times.ts). */
+function sideTablesOf(m: BackupManifest): Array<{ tag: string; table: string; label: string; info: TableInfo }> {
+  const sides = [
+    { tag: 'entry-locales', table: ENTRY_LOCALES_TABLE, label: "entries' versions in other locales", info: entryLocalesOf(m) },
+    { tag: 'entry-drafts', table: ENTRY_DRAFTS_TABLE, label: 'working drafts', info: entryDraftsOf(m) },
+    {
+      tag: 'entry-locale-times',
+      table: ENTRY_LOCALE_TIMES_TABLE,
+      label: "times the default locale's values changed",
+      info: entryLocaleTimesOf(m),
+    },
+  ];
+  return sides.filter((x): x is typeof x & { info: TableInfo } => x.info !== null);
+}
+
 async function restoreSnapshot(d: DomainDeps, input: RestoreInput): Promise<string> {
   const m = await d.service().manifest(input.backupId);
   const hash = createHash('sha256');
@@ -45,22 +61,14 @@ async function restoreSnapshot(d: DomainDeps, input: RestoreInput): Promise<stri
     const s = await tableChecksum(d.sequelize(), table, d.pageSize, hasId);
     hash.update(`${table}:${s.rows}:${s.checksum}\n`);
   }
-  if (entryLocalesOf(m)) {
+  for (const side of sideTablesOf(m)) {
     const s = await entryLocalesChecksum(
       d.sequelize(),
       m.collections.map((c) => c.name),
       d.pageSize,
+      side.table,
     );
-    hash.update(`entry-locales:${s.rows}:${s.checksum}\n`);
-  }
-  if (entryDraftsOf(m)) {
-    const s = await entryLocalesChecksum(
-      d.sequelize(),
-      m.collections.map((c) => c.name),
-      d.pageSize,
-      ENTRY_DRAFTS_TABLE,
-    );
-    hash.update(`entry-drafts:${s.rows}:${s.checksum}\n`);
+    hash.update(`${side.tag}:${s.rows}:${s.checksum}\n`);
   }
   return hash.digest('hex');
 }
@@ -85,28 +93,15 @@ async function verifyRestore(d: DomainDeps, plan: StoredPlan): Promise<VerifyRes
     if (now.rows !== t.rows) discrepancies.push(`${t.label}: ${now.rows} rows, the backup has ${t.rows}`);
     else if (now.checksum !== t.checksum) discrepancies.push(`${t.label}: row checksum differs from the backup's`);
   }
-  const versions = entryLocalesOf(m);
-  if (versions) {
+  for (const side of sideTablesOf(m)) {
     const now = await entryLocalesChecksum(
       sequelize,
       m.collections.map((c) => c.name),
       d.pageSize,
+      side.table,
     );
-    if (now.rows !== versions.rows)
-      discrepancies.push(`entries' versions in other locales: ${now.rows} rows, the backup has ${versions.rows}`);
-    else if (now.checksum !== versions.checksum)
-      discrepancies.push("entries' versions in other locales: row checksum differs from the backup's");
-  }
-  const drafts = entryDraftsOf(m);
-  if (drafts) {
-    const now = await entryLocalesChecksum(
-      sequelize,
-      m.collections.map((c) => c.name),
-      d.pageSize,
-      ENTRY_DRAFTS_TABLE,
-    );
-    if (now.rows !== drafts.rows) discrepancies.push(`working drafts: ${now.rows} rows, the backup has ${drafts.rows}`);
-    else if (now.checksum !== drafts.checksum) discrepancies.push("working drafts: row checksum differs from the backup's");
+    if (now.rows !== side.info.rows) discrepancies.push(`${side.label}: ${now.rows} rows, the backup has ${side.info.rows}`);
+    else if (now.checksum !== side.info.checksum) discrepancies.push(`${side.label}: row checksum differs from the backup's`);
   }
   return { ok: discrepancies.length === 0, discrepancies };
 }

@@ -102,12 +102,6 @@ export async function clearEntryLocales(
     },
   );
   await sequelize.query(`DELETE FROM ${table} WHERE ${where}`, { replacements: { collections }, transaction });
-  // When each locale's values last changed (content's `_localeUpdatedAt`) is not in a backup: the restored versions
-  // answer their own updated_at again, the default locale its entries' createdAt (docs/features/localisation.md).
-  await sequelize.query(`DELETE FROM ${quote(sequelize, 'content_entry_locale_times')} WHERE ${where}`, {
-    replacements: { collections },
-    transaction,
-  });
   return tenants.map((r) => r.t);
 }
 

@@ -69,6 +69,8 @@ export interface BackupManifest {
   entryLocales?: TableInfo | null;
   /** Working drafts (content_entry_drafts, entry-drafts.ts); absent in backups made before they were carried. */
   entryDrafts?: TableInfo | null;
+  /** When the default locale's values last changed (content_entry_locale_times, entry-locale-times.ts); absent before. */
+  entryLocaleTimes?: TableInfo | null;
   config: { file: string; settings: number; roles: number; collections: number; themes: number; components?: number; locales?: number };
   entries: number;
   files: FileEntry[];

@@ -17,6 +17,8 @@ import { restoreComponent } from './restore-components.js';
 import { restoreLocales } from './restore-locales.js';
 import { clearEntryLocales, ENTRY_LOCALES_TABLE } from './entry-locales.js';
 import { ENTRY_DRAFTS_TABLE } from './entry-drafts.js';
+import { ENTRY_LOCALE_TIMES_TABLE } from './entry-locale-times.js';
+import { dropLaterRevisions } from './restore-revisions.js';
 
 type ApplyContext = DomainContext & { plan: StoredPlan };
 
@@ -189,6 +191,14 @@ export async function applyRestoreOperation(
       return;
     case 'entry-drafts':
       await insertRows(s, ENTRY_DRAFTS_TABLE, d.service().rows(m, p.file, s.key), true);
+      return;
+    case 'entry-locale-times-clear':
+      caches.touch(ctx.plan.planId, await clearEntryLocales(d.sequelize(), p.collections, ctx.transaction, ENTRY_LOCALE_TIMES_TABLE));
+      return;
+    case 'later-revisions':
+      return dropLaterRevisions(d.sequelize(), p, ctx.transaction);
+    case 'entry-locale-times':
+      await insertRows(s, ENTRY_LOCALE_TIMES_TABLE, d.service().rows(m, p.file, s.key), true);
       return;
     default:
       return restoreMediaFiles(s);

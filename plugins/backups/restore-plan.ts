@@ -16,6 +16,8 @@ import { planComponents, savedComponents } from './restore-components.js';
 import { planLocales, savedLocales } from './restore-locales.js';
 import { planEntryLocales } from './entry-locales.js';
 import { planEntryDrafts } from './entry-drafts.js';
+import { planEntryLocaleTimes } from './entry-locale-times.js';
+import { planLaterRevisions } from './restore-revisions.js';
 
 /** What the plan collects while its steps run. */
 interface Draft {
@@ -143,6 +145,7 @@ async function planCollectionRows(
       { kind: 'clear', table: current.table, collection: c.name },
       { kind: 'rows', table: current.table, file: c.file, collection: c.name },
     );
+    await planLaterRevisions(d.sequelize(), m, c.name, current.table, draft.operations);
   }
   for (const name of here.keys())
     if (!m.collections.some((c) => c.name === name))
@@ -221,6 +224,7 @@ export async function planRestore(
   // The entries' versions in other locales, after the rows they belong to.
   await planEntryLocales(sequelize, m, draft);
   await planEntryDrafts(sequelize, m, draft);
+  await planEntryLocaleTimes(sequelize, m, draft);
   await planConfig(sequelize, m, draft);
   await planMedia(d, m, draft);
   if (m.db.dialect !== sequelize.getDialect())

@@ -37,7 +37,12 @@ export type Payload =
   | { kind: 'entry-locales'; file: string }
   /** Working drafts (entry-drafts.ts), as the versions in other locales. */
   | { kind: 'entry-drafts-clear'; collections: string[] }
-  | { kind: 'entry-drafts'; file: string };
+  | { kind: 'entry-drafts'; file: string }
+  /** When the default locale's values last changed (entry-locale-times.ts), as the versions in other locales. */
+  | { kind: 'entry-locale-times-clear'; collections: string[] }
+  | { kind: 'entry-locale-times'; file: string }
+  /** The revisions of a replaced collection that no restored entry reaches (restore-revisions.ts). */
+  | { kind: 'later-revisions'; table: string; collection: string };
 
 export const CONFIG_TABLES = { roles: 'auth_roles', themes: 'themes', settings: 'cms_settings' } as const;
 

@@ -48,7 +48,7 @@ for (const variant of DB_VARIANTS) {
           }
         },
       },
-      { config: { plugins: { options: { backups: { pageSize: 10 } } } } },
+      { config: { logLevel: 'error', plugins: { options: { backups: { pageSize: 10 } } } } },
     );
     const rows = () =>
       t.kernel.sequelize.query<Entry>('SELECT * FROM content_entry_locales ORDER BY entry_id, locale', { type: QueryTypes.SELECT });
@@ -98,6 +98,33 @@ for (const variant of DB_VARIANTS) {
       expect(ops).to.include.members(['delete entry-locale 15', 'create entry-locale 14']);
       expect(await rows()).to.deep.equal(savedRows);
       expect(await reads()).to.deep.equal(savedReads);
+    });
+
+    it("keeps when the default locale's values last changed (the translations' out-of-date mark)", async function () {
+      const admin = as(t, 'admin');
+      const times = () =>
+        t.kernel.sequelize.query<Entry>('SELECT * FROM content_entry_locale_times ORDER BY entry_id, locale', { type: QueryTypes.SELECT });
+      // The default's values change after the translations were made: de and fr are out of date from here on.
+      await new Promise((r) => setTimeout(r, 5));
+      await dataOf(await admin.patch(`/api/collections/pages/${id}`, { title: 'Hello again' }));
+      const saved = await dataOf(await admin.get(`/api/collections/pages/${id}?locale=*`));
+      const savedTimes = await times();
+      expect(savedTimes.map((r) => [r.entry_id, r.locale])).to.deep.include([id, 'en']);
+      expect(Date.parse(saved._localeUpdatedAt.en)).to.be.above(Date.parse(saved._localeUpdatedAt.de));
+      const { backupId } = await call('/api/backups/create', {});
+      await new Promise((r) => setTimeout(r, 5));
+      await dataOf(await admin.patch(`/api/collections/pages/${id}`, { title: 'Hello later' }));
+      expect((await times()).find((r) => r.entry_id === id)?.values_at).to.not.equal(savedTimes.find((r) => r.entry_id === id)?.values_at);
+      const plan = await restore(backupId);
+      const ops = plan.operations.map((o: Entry) => `${o.action} ${o.type} ${o.count}`);
+      expect(ops).to.include.members([`delete entry-locale-time ${savedTimes.length}`, `create entry-locale-time ${savedTimes.length}`]);
+      expect(await times()).to.deep.equal(savedTimes);
+      expect(await dataOf(await admin.get(`/api/collections/pages/${id}?locale=*`))).to.deep.equal(saved);
+      // The revision written after the backup went with the state it described: the entry is edited again (before,
+      // its next version collided with that revision and the edit failed with a 500).
+      expect(ops).to.include('delete revision 1');
+      const edited = await dataOf(await admin.patch(`/api/collections/pages/${id}`, { title: 'Hello once more' }));
+      expect(edited.version).to.equal(saved.version + 1);
     });
 
     it('restores the versions of a collection the restore creates again', async function () {
