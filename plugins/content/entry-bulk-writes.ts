@@ -12,6 +12,7 @@ import { writeActions } from './entry-access.js';
 import { columnName } from './field-types.js';
 import type { PreparedRow } from './prepared-row.js';
 import { presanitize } from './rich-text-pool.js';
+import { holdForDefaultMove } from './locale-move-guard.js';
 
 /** A batch of rows prepared off the event loop, with the schema version and fields they were checked against. */
 export interface PreparedBatch {
@@ -78,6 +79,7 @@ export class EntryBulkWrites extends EntryWrites {
       own = this.ownLocale(c, code);
       // In a non-default locale each entry is created in it as a single create does (one by one, in one transaction).
       const made = await this.sequelize.transaction(async (transaction) => {
+        await holdForDefaultMove(this.sequelize, c, transaction);
         const out: Entry[] = [];
         if (!own) out.push(...(await this.createManyIn(c, bodies, identity, transaction)));
         else
@@ -181,6 +183,7 @@ export class EntryBulkWrites extends EntryWrites {
     const rows = batch.rows.map((r) => ({ ...r, slug: r.slug || r.id.slice(0, 8) }));
     let suffixes = new Map<string, number>();
     const entries = await this.sequelize.transaction(async (transaction) => {
+      await holdForDefaultMove(this.sequelize, c, transaction);
       if (rows.some((r) => r.status === 'published')) await this.guardPublish(c, tenantId, null, transaction);
       const taken = await this.takenSlugs(c, tenantId, rows, transaction);
       suffixes = await this.slugs.assignBatch(c, tenantId, rows, taken, transaction);

@@ -17,6 +17,7 @@ import { localizedFields, type EntryLocales } from './entry-locales.js';
 import { columnName, fromColumn } from './field-types.js';
 import type { DraftStore } from './entry-drafts.js';
 import type { EntryHooks } from './entry-hooks.js';
+import { holdForDefaultMove } from './locale-move-guard.js';
 
 /**
  * A new entry created in a non-default locale: its localized values (checked as a create checks them, so a required
@@ -223,6 +224,7 @@ export class EntryWrites {
       const [clean] = await presanitize(c, [body], this.richText);
       own = this.ownLocale(c, code);
       const made = await this.sequelize.transaction(async (transaction) => {
+        await holdForDefaultMove(this.sequelize, c, transaction);
         const entry = await this.created(c, clean, identity, 'body', transaction, own);
         // A rule's `where` on create: the new entry must meet it (else nothing is written).
         await meets([entry._id], transaction);
@@ -327,6 +329,7 @@ export class EntryWrites {
     // The row and its revision in one transaction: an error means nothing was written.
     let events: (view: Entry) => ReturnType<typeof updateEvents> = () => [];
     const entry = await this.sequelize.transaction(async (transaction) => {
+      await holdForDefaultMove(this.sequelize, c, transaction);
       const write = async (slug: string) => {
         const [n] = await c.model.update(
           { ...changes, slug },

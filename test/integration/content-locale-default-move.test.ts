@@ -140,6 +140,22 @@ for (const variant of DB_VARIANTS) {
       expect(refused.status).to.equal(409);
       expect(refused.body.error).to.equal('CONFLICT');
       expect(refused.body.message).to.include("being changed from 'en' to 'de'");
+      // Entries of collections with localized fields wait too (a write would mix the old default's values into rows the
+      // move had passed); nothing is written. Other collections are written as always.
+      const entryId = before[0]!._id;
+      for (const [method, path, json] of [
+        ['PATCH', `/api/collections/many/${entryId}`, { title: 'meanwhile' }],
+        ['PATCH', `/api/collections/many/${entryId}?locale=de`, { title: 'inzwischen' }],
+        ['POST', '/api/collections/many', { title: 'new', n: 9999 }],
+        ['POST', '/api/collections/many/batch', { entries: [{ title: 'new', n: 9998 }] }],
+      ] as const) {
+        const held = await A(method, path, json);
+        expect(held.status, `${method} ${path}`).to.equal(409);
+        expect(held.body.error).to.equal('CONFLICT');
+        expect(held.body.message).to.include('cannot be written until it is done');
+      }
+      await ok(A, 'POST', '/api/collections', { name: 'plain', fields: [{ name: 'title', type: 'text' }] });
+      await ok(A, 'POST', '/api/collections/plain', { title: 'written meanwhile' });
 
       await a.kernel.sequelize.query('DROP TRIGGER cms_test_fail');
       await a.close();
