@@ -57,7 +57,8 @@ export type IdentifyRequest = (req: IncomingMessage, overrides?: { authorization
 
 /**
  * Builds the Koa app with the spec's HTTP conventions, in this order: request id, version header
- * and /api/v1 rewrite -> CORS of listed origins (preflights answered there; only with CMS_CORS_ORIGINS) -> browser security headers (nosniff, HSTS, Cache-Control, Secure cookies) ->
+ * and /api/v1 rewrite -> CORS of the listed origins (only with CMS_CORS_ORIGINS; preflights answered
+ * there) -> browser security headers (nosniff, HSTS, Cache-Control, Secure cookies) ->
  * error handler -> boot gate -> ETag -> route match -> rate limit -> plugin middleware -> request
  * scope + identity (+ the cross-origin check of cookie sign-ins) -> plugin middleware -> dispatcher ->
  * handler.
