@@ -4,6 +4,19 @@ import { z } from 'zod';
 /** The kernel's config schema (cms.config.json keys, with defaults); loadConfig in config.ts fills and validates it. */
 const port = z.number().int().min(1).max(65535);
 
+/** An origin exactly as a browser sends it in `Origin`: http(s), host, port only when not the default; no path, no `*`. */
+const corsOrigin = z.string().refine(
+  (value) => {
+    try {
+      const url = new URL(value);
+      return /^https?:$/.test(url.protocol) && url.origin === value;
+    } catch {
+      return false;
+    }
+  },
+  { message: 'an origin such as https://www.example.org or http://localhost:5173 (lower case, no path, no trailing slash, no *)' },
+);
+
 export const configSchema = z.object({
   env: z.enum(['production', 'development', 'test']).default('production'),
   host: z.string().min(1).default('127.0.0.1'),
@@ -75,6 +88,11 @@ export const configSchema = z.object({
       shutdownDrainMs: z.number().int().min(0).max(120000).default(0),
       /** Strict-Transport-Security max-age (seconds) on answers over HTTPS (or with an https publicUrl); 0 sends none. */
       hstsMaxAgeSeconds: z.number().int().min(0).max(63072000).default(31536000),
+      /**
+       * CMS_CORS_ORIGINS: the exact origins (scheme, host, port) whose pages may call the API with a bearer token
+       * or API key (kernel/http/cors.ts); empty (the default): no CORS headers at all.
+       */
+      corsOrigins: z.array(corsOrigin).max(100).default([]),
       /**
        * Most open connections from one client address (loopback not counted unless connectionCapLoopback);
        * 0: no cap. Unset: 64, or no cap with trustProxy (every connection then comes from the proxy).

@@ -60,6 +60,7 @@ export const ENV_VARS: Record<string, [string, EnvKind]> = {
   CMS_SHUTDOWN_TIMEOUT_MS: ['http.shutdownTimeoutMs', 'int'],
   CMS_SHUTDOWN_DRAIN_MS: ['http.shutdownDrainMs', 'int'],
   CMS_HSTS_MAX_AGE_SECONDS: ['http.hstsMaxAgeSeconds', 'int'],
+  CMS_CORS_ORIGINS: ['http.corsOrigins', 'list'],
   CMS_MAX_CONNECTIONS_PER_IP: ['http.maxConnectionsPerIp', 'int'],
   CMS_CONNECTION_CAP_LOOPBACK: ['http.connectionCapLoopback', 'bool'],
   CMS_HEADERS_TIMEOUT_MS: ['http.headersTimeoutMs', 'int'],
@@ -178,7 +179,10 @@ function readConfigFile(
 function configIssues(issues: z.ZodIssue[], input: Record<string, any>, sources: Record<string, string>): string {
   const lines = issues.map((issue) => {
     const path = issue.path.join('.');
-    const where = sources[path] ?? path;
+    // An item of a list names the list's source and its position (CMS_CORS_ORIGINS item 2).
+    const last = issue.path[issue.path.length - 1];
+    const list = typeof last === 'number' ? sources[issue.path.slice(0, -1).join('.')] : undefined;
+    const where = sources[path] ?? (list ? `${list}, item ${Number(last) + 1}` : path);
     const got = issue.path.reduce<any>((node, key) => (node == null ? node : node[key as any]), input);
     const shown = /password|secret/i.test(path) ? '[redacted]' : redactString(JSON.stringify(got) ?? String(got));
     return `  - ${where}: ${issue.message}${got === undefined ? '' : ` (got ${shown})`}`;

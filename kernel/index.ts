@@ -273,6 +273,7 @@ export class Kernel {
       idempotency: new IdempotencyStore(this.sequelize),
       publicUrl: this.config.publicUrl,
       hstsMaxAgeSeconds: this.config.http.hstsMaxAgeSeconds,
+      corsOrigins: this.config.http.corsOrigins,
     });
     this.identifyRequest = app.identify;
     this.server = createHttpServer(app.callback(), {

@@ -10,6 +10,7 @@ import type { IdentityResolver, Registries } from '../registries/index.js';
 import { checkInstallation, checkNamespace, checkRoute } from './dispatcher.js';
 import { errorHandler } from './error-handler.js';
 import { assertSameOrigin, browserSecurity, originOf } from './browser-security.js';
+import { corsFor } from './cors.js';
 import { SerialisedEnvelope } from './envelope.js';
 import { etag } from './etag.js';
 import { routeOpenDuring } from './gates.js';
@@ -45,6 +46,8 @@ export interface AppDeps {
   publicUrl?: string;
   /** Strict-Transport-Security max-age on HTTPS answers (0: none). */
   hstsMaxAgeSeconds?: number;
+  /** CMS_CORS_ORIGINS: origins whose pages may read the API with a bearer credential (cors.ts); empty: no CORS. */
+  corsOrigins?: readonly string[];
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/;
@@ -54,7 +57,8 @@ export type IdentifyRequest = (req: IncomingMessage, overrides?: { authorization
 
 /**
  * Builds the Koa app with the spec's HTTP conventions, in this order: request id, version header
- * and /api/v1 rewrite -> browser security headers (nosniff, HSTS, Cache-Control, Secure cookies) ->
+ * and /api/v1 rewrite -> CORS of the listed origins (only with CMS_CORS_ORIGINS; preflights answered
+ * there) -> browser security headers (nosniff, HSTS, Cache-Control, Secure cookies) ->
  * error handler -> boot gate -> ETag -> route match -> rate limit -> plugin middleware -> request
  * scope + identity (+ the cross-origin check of cookie sign-ins) -> plugin middleware -> dispatcher ->
  * handler.
@@ -64,6 +68,8 @@ export function buildApp(deps: AppDeps): Koa & { identify: IdentifyRequest } {
   app.silent = true;
   const stages = pluginStages(deps.registries);
   app.use(requestContext(deps));
+  const crossOrigin = corsFor(deps.corsOrigins ?? []);
+  if (crossOrigin) app.use(crossOrigin);
   app.use(browserSecurity({ publicUrl: deps.publicUrl, hstsMaxAgeSeconds: deps.hstsMaxAgeSeconds ?? 0 }));
   app.use(errorHandler(deps.logger, deps.bodyLimit));
   app.use(bootGate(deps));

@@ -270,6 +270,27 @@ describe('config: loadConfig', () => {
     expect(loadConfig({ cwd, env: { CMS_OUTBOUND_ALLOW_PRIVATE: 'false' } }).outbound.allowPrivate).to.equal(false);
   });
 
+  it('CMS_CORS_ORIGINS is a comma-separated list of exact origins, empty by default; anything else stops the boot', () => {
+    expect(loadConfig({ cwd, env: {} }).http.corsOrigins).to.deep.equal([]);
+    const env = { CMS_CORS_ORIGINS: 'https://www.example.org, http://localhost:5173' };
+    expect(loadConfig({ cwd, env }).http.corsOrigins).to.deep.equal(['https://www.example.org', 'http://localhost:5173']);
+    const file = { http: { corsOrigins: ['https://shop.example.org:8443'] } };
+    expect(loadConfig({ cwd, env: {}, overrides: file }).http.corsOrigins).to.deep.equal(['https://shop.example.org:8443']);
+    for (const bad of [
+      '*',
+      'https://www.example.org/',
+      'https://www.example.org/blog',
+      'HTTPS://WWW.EXAMPLE.ORG',
+      'www.example.org',
+      'null',
+      'ftp://x.example',
+    ]) {
+      expect(configError({ cwd, env: { CMS_CORS_ORIGINS: bad } }).message, bad)
+        .to.include('CMS_CORS_ORIGINS')
+        .and.include('an origin such as');
+    }
+  });
+
   it('the README configuration table names every environment variable the kernel reads, and no other', () => {
     const section = readFileSync(join(PROJECT_ROOT, 'docs', 'configuration.md'), 'utf8').split('\n## ')[0]!;
     const named = section
