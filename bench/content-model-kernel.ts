@@ -24,8 +24,8 @@ export interface BenchKernel {
   sequelize: Sequelize;
   call: (path: string, init?: { method?: string; json?: unknown }) => Promise<any>;
   close(): Promise<void>;
-  /** Closes the kernel and boots another on the same data (and signs in again). */
-  restart(): Promise<BenchKernel>;
+  /** Closes the kernel and boots another on the same data (and signs in again), with the list cache on or off (default: as before). */
+  restart(listCache?: boolean): Promise<BenchKernel>;
 }
 
 /** A fresh MariaDB database on the server of MARIADB_URL: its URL and a drop function. */
@@ -94,9 +94,9 @@ export async function startBenchKernel(
       await maria?.drop();
       rmSync(dataDir, { recursive: true, force: true });
     },
-    async restart() {
+    async restart(next = listCache) {
       await kernel.close();
-      return startBenchKernel(db, { dataDir, maria }, listCache);
+      return startBenchKernel(db, { dataDir, maria }, next);
     },
   };
 }
