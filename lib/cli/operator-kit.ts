@@ -84,7 +84,7 @@ const changesText = (changes: PlanShape['operations'][number]['changes']) =>
 /** The plan in words: counts, risk, each operation that changes something (at most `limit`), warnings, why it is blocked. */
 export function planText(plan: PlanShape, limit = 200): string {
   const s = plan.summary;
-  const lines = [`Plan (${plan.mode}, risk ${plan.risk}): ${s.created} to create, ${s.updated} to update, ${s.deleted} to delete, ${s.skipped} unchanged`];
+  const lines = [`Plan (${plan.mode}, risk ${plan.risk}): ${s.created} to create, ${s.updated} to update, ${s.deleted} to delete${s.skipped ? `, ${s.skipped} unchanged` : ''}`];
   const changing = plan.operations.filter((o) => o.action !== 'skip');
   for (const o of changing.slice(0, limit)) {
     const detail = changesText(o.changes);
