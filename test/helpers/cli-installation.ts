@@ -4,20 +4,37 @@
  * when a test needs one (`cms start` in a child process, set up headlessly with CLI_ADMIN) with a signed-in client,
  * and its audit log read straight from the database.
  */
+import { execFile, execFileSync } from 'node:child_process';
 import { QueryTypes, Sequelize } from 'sequelize';
 import { startCliInstance } from './cli-instance.js';
-import { project, runCli, type CliResult } from './cli-run.js';
+import { CLI, project, runCli, type CliResult } from './cli-run.js';
 import { createMariaDbDatabase, type DbVariant } from './services.js';
 
 export interface CliInstallation {
   env: NodeJS.ProcessEnv;
   cms(args: string[], input?: string): Promise<CliResult>;
+  /**
+   * Runs the CLI with a terminal on its standard input (util-linux `script` gives it a pseudo-terminal), `input`
+   * typed there; standard output and error come back together in `stdout`.
+   */
+  onTerminal(args: string[], input: string): Promise<CliResult>;
   /** Starts the installation's server; `api` calls it signed in as its administrator. */
   serve(): Promise<{ api: (method: string, path: string, body?: unknown) => Promise<any>; stop(): Promise<void> }>;
   /** The audit entries with these actions, oldest first (details parsed). */
   audit(actions: string[]): Promise<Array<{ action: string; message: string; details: Record<string, unknown> | null }>>;
   drop(): Promise<void>;
 }
+
+/** Whether util-linux `script` is here to give the CLI a terminal (CliInstallation.onTerminal). */
+export const TERMINAL_AVAILABLE = (() => {
+  try {
+    return execFileSync('script', ['--version'], { encoding: 'utf8' }).includes('util-linux');
+  } catch {
+    return false;
+  }
+})();
+
+const quoted = (arg: string) => `'${arg.replace(/'/g, `'\\''`)}'`;
 
 export async function cliInstallation(variant: DbVariant, cleanup: string[]): Promise<CliInstallation> {
   let extra: Record<string, string> = { DB_TYPE: 'sqlite', REDIS_URL: '' };
@@ -35,6 +52,15 @@ export async function cliInstallation(variant: DbVariant, cleanup: string[]): Pr
   return {
     env: p.env,
     cms: (args, input) => runCli(args, p.cwd, p.env, input),
+    onTerminal: (args, input) =>
+      new Promise((resolve, reject) => {
+        const command = [process.execPath, CLI, ...args].map(quoted).join(' ');
+        const child = execFile('script', ['-qec', command, '/dev/null'], { cwd: p.cwd, env: p.env, timeout: 60000 }, (err, stdout, stderr) => {
+          if (err && typeof err.code !== 'number') return reject(err);
+          resolve({ code: err ? Number(err.code) : 0, stdout, stderr });
+        });
+        child.stdin?.end(input);
+      }),
     async serve() {
       const server = await startCliInstance({ CMS_DATA_DIR: String(p.env.CMS_DATA_DIR), ...extra });
       try {

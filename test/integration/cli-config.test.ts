@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { checksumOf } from '../../plugins/config-sync/sync-types.js';
-import { cliInstallation, type CliInstallation } from '../helpers/cli-installation.js';
+import { cliInstallation, TERMINAL_AVAILABLE, type CliInstallation } from '../helpers/cli-installation.js';
 import { tempDir, useCleanup } from '../helpers/kernel.js';
 import { DB_VARIANTS, requireVariant } from '../helpers/services.js';
 
@@ -131,6 +131,29 @@ for (const variant of DB_VARIANTS) {
       expect(plan.stdout).to.contain('delete role reviewer').and.contain('risk destructive');
       const still = JSON.parse((await site.cms(['config', 'export'])).stdout).files as BundleFile[];
       expect(role(still, 'reviewer')).not.to.equal(undefined);
+    });
+
+    it('on a terminal asks before applying: an answer other than yes changes nothing, yes applies', async function () {
+      if (!TERMINAL_AVAILABLE) {
+        console.log('      util-linux script is not installed: the terminal test is skipped');
+        this.skip();
+      }
+      const file = join(dir, 'terminal.json');
+      expect((await site.cms(['config', 'export', file])).code).to.equal(0);
+      const bundle = bundleAt(file);
+      const reviewer = role(bundle.files, 'reviewer')!;
+      reviewer.data.description = 'Reads, comments and approves';
+      reviewer.checksum = checksumOf(reviewer.data);
+      writeFileSync(file, JSON.stringify(bundle));
+      const description = async () => role(JSON.parse((await site.cms(['config', 'export'])).stdout).files, 'reviewer')!.data.description;
+      const no = await site.onTerminal(['config', 'apply', file], 'no\n');
+      expect(no.code, no.stdout).to.equal(1);
+      expect(no.stdout).to.contain('update role reviewer').and.contain('Type yes to apply').and.contain('the answer was not yes');
+      expect(await description()).to.equal('Reads and comments');
+      const yes = await site.onTerminal(['config', 'apply', file], 'yes\n');
+      expect(yes.code, yes.stdout).to.equal(0);
+      expect(yes.stdout).to.contain('Applied (success): 0 created, 1 updated');
+      expect(await description()).to.equal('Reads, comments and approves');
     });
   });
 }
