@@ -52,7 +52,9 @@ export async function readStdinSecret(what: string, max = 4096): Promise<string>
 export async function confirmChange(what: string, yes: boolean | undefined): Promise<void> {
   if (yes) return;
   if (!process.stdin.isTTY)
-    throw new Error(`Nothing was changed: standard input is not a terminal, so the question cannot be asked. Pass --yes to ${what} without it`);
+    throw new Error(
+      `Nothing was changed: standard input is not a terminal, so the question cannot be asked. Pass --yes to ${what} without it`,
+    );
   const rl = createInterface({ input: process.stdin, output: process.stderr, terminal: true });
   try {
     const answer = await rl.question(`Type yes to ${what}: `);
@@ -68,7 +70,13 @@ export interface PlanShape {
   mode: string;
   risk: string;
   summary: { created: number; updated: number; deleted: number; skipped: number; failed: number };
-  operations: Array<{ action: string; type: string; target: string; count: number; changes?: Record<string, { added: unknown[]; removed: unknown[] }> }>;
+  operations: Array<{
+    action: string;
+    type: string;
+    target: string;
+    count: number;
+    changes?: Record<string, { added: unknown[]; removed: unknown[] }>;
+  }>;
   warnings: Array<{ message: string; item?: string }>;
   blockedReasons: string[];
 }
@@ -84,7 +92,9 @@ const changesText = (changes: PlanShape['operations'][number]['changes']) =>
 /** The plan in words: counts, risk, each operation that changes something (at most `limit`), warnings, why it is blocked. */
 export function planText(plan: PlanShape, limit = 200): string {
   const s = plan.summary;
-  const lines = [`Plan (${plan.mode}, risk ${plan.risk}): ${s.created} to create, ${s.updated} to update, ${s.deleted} to delete${s.skipped ? `, ${s.skipped} unchanged` : ''}`];
+  const lines = [
+    `Plan (${plan.mode}, risk ${plan.risk}): ${s.created} to create, ${s.updated} to update, ${s.deleted} to delete${s.skipped ? `, ${s.skipped} unchanged` : ''}`,
+  ];
   const changing = plan.operations.filter((o) => o.action !== 'skip');
   for (const o of changing.slice(0, limit)) {
     const detail = changesText(o.changes);

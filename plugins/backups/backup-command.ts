@@ -8,14 +8,7 @@
 import { rm } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { AuditLog, CliCommand } from '../../kernel/sdk.js';
-import {
-  assertNotBlocked,
-  cliIdentity,
-  confirmChange,
-  parseCommandArgs,
-  planText,
-  readStdinSecret,
-} from '../../lib/cli/operator-kit.js';
+import { assertNotBlocked, cliIdentity, confirmChange, parseCommandArgs, planText, readStdinSecret } from '../../lib/cli/operator-kit.js';
 import type { BackupsService, BackupSummary } from './backups-service.js';
 import { BACKUP_ID } from './format.js';
 import { auditForeign, planBackupRestore, runBackupRestore } from './restore-run.js';
@@ -137,22 +130,30 @@ async function restore(kernel: Kernel, values: Values, target: string | undefine
   const scope = scopeOf(kernel);
   let restored = false;
   try {
-    const plan = await planBackupRestore(scope, { backupId, ...(passphrase ? { passphrase } : {}), ...(foreign ? { foreign } : {}) }, identity);
+    const plan = await planBackupRestore(
+      scope,
+      { backupId, ...(passphrase ? { passphrase } : {}), ...(foreign ? { foreign } : {}) },
+      identity,
+    );
     if (!json) print(null, `Restoring backup ${backupId} replaces the installation's data with the backup's.\n${planText(plan)}`);
     assertNotBlocked(plan);
     await confirmChange(`restore backup ${backupId}`, values.yes);
     const result = await runBackupRestore(scope, { planId: plan.planId, planHash: plan.planHash, confirmed: true }, identity);
     if (!('outcome' in result)) throw new Error('The restore was queued instead of run: nothing was restored');
     restored = result.outcome === 'success' || result.outcome === 'partial';
-    if (!restored) throw new Error(`The restore failed (${result.outcome}): ${result.error?.message ?? 'see the log'}. The data is as before.`);
+    if (!restored)
+      throw new Error(`The restore failed (${result.outcome}): ${result.error?.message ?? 'see the log'}. The data is as before.`);
     const problems = result.verify && !result.verify.ok ? result.verify.discrepancies : [];
     print(
       { backupId, imported, plan, result },
       `Backup ${backupId} restored (${result.outcome}): ${result.summary.deleted} deleted, ${result.summary.created} created, ${result.summary.updated} updated.\n` +
-        (problems.length ? `Verify found differences: ${problems.join('; ')}\n` : 'Verified: every restored table holds the backup\'s rows.\n'),
+        (problems.length
+          ? `Verify found differences: ${problems.join('; ')}\n`
+          : "Verified: every restored table holds the backup's rows.\n"),
     );
   } finally {
-    if (imported && !restored) await rm(kernel.container.resolve<BackupsService>('backups').dirOf(backupId), { recursive: true, force: true });
+    if (imported && !restored)
+      await rm(kernel.container.resolve<BackupsService>('backups').dirOf(backupId), { recursive: true, force: true });
   }
 }
 

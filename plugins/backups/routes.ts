@@ -1,11 +1,5 @@
 import { z } from 'zod';
-import {
-  multipartFile,
-  defineRoute,
-  type RouteDefinition,
-  type RouteRequestSchemas,
-  type TypedRouteDefinition,
-} from '../../kernel/sdk.js';
+import { multipartFile, defineRoute, type RouteDefinition, type RouteRequestSchemas, type TypedRouteDefinition } from '../../kernel/sdk.js';
 import { applyAnswerSchema, applyBodySchema, planViewSchema } from '../data-ops/public.js';
 import { BACKUP_ID } from './format.js';
 import { auditForeign, planBackupRestore, runBackupRestore } from './restore-run.js';

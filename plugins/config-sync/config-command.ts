@@ -17,8 +17,8 @@ import { RESOURCE_TYPES, type ResourceType } from './resources.js';
 const HELP = `
 Subcommands:
   export [FILE] [--types LIST] [--tenant ID]
-      Writes the configuration (public settings, roles and their permissions, collection schemas, themes, the default
-      dashboard layout) as one JSON bundle to FILE, or to standard output without FILE. Private settings never.
+      Writes the configuration (locales, components, collection schemas, roles and their permissions, themes, public
+      settings, the default dashboard layout) as one JSON bundle to FILE, or to standard output. Never private settings.
   plan FILE [--mode MODE] [--types LIST] [--tenant ID]
       What applying FILE would change, resource by resource; changes nothing.
   apply FILE [--mode MODE] [--types LIST] [--tenant ID] [--yes]
@@ -56,7 +56,9 @@ function typesOf(values: Values): ResourceType[] | undefined {
     .filter(Boolean);
   const unknown = types.filter((t) => !RESOURCE_TYPES.includes(t as ResourceType));
   if (!types.length || unknown.length)
-    throw new Error(`--types takes a comma-separated list of ${RESOURCE_TYPES.join(', ')}${unknown.length ? ` (not: ${unknown.join(', ')})` : ''}`);
+    throw new Error(
+      `--types takes a comma-separated list of ${RESOURCE_TYPES.join(', ')}${unknown.length ? ` (not: ${unknown.join(', ')})` : ''}`,
+    );
   return types as ResourceType[];
 }
 
@@ -121,7 +123,9 @@ async function apply(kernel: Kernel, values: Values, file: string | undefined, j
   await confirmChange(`apply ${file} to the configuration`, values.yes);
   const identity = cliIdentity(values.tenant!);
   const engine = kernel.container.resolve<DataOpsEngine>('dataOps');
-  const answer = await engine.apply('config', { planId: plan.planId, planHash: plan.planHash, confirmed: true }, identity, { inline: true });
+  const answer = await engine.apply('config', { planId: plan.planId, planHash: plan.planHash, confirmed: true }, identity, {
+    inline: true,
+  });
   if (answer.status !== 200) throw new Error('The apply was queued instead of run');
   const result = answer.data;
   if (result.outcome !== 'success' && result.outcome !== 'partial')

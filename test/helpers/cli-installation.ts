@@ -55,10 +55,15 @@ export async function cliInstallation(variant: DbVariant, cleanup: string[]): Pr
     onTerminal: (args, input) =>
       new Promise((resolve, reject) => {
         const command = [process.execPath, CLI, ...args].map(quoted).join(' ');
-        const child = execFile('script', ['-qec', command, '/dev/null'], { cwd: p.cwd, env: p.env, timeout: 60000 }, (err, stdout, stderr) => {
-          if (err && typeof err.code !== 'number') return reject(err);
-          resolve({ code: err ? Number(err.code) : 0, stdout, stderr });
-        });
+        const child = execFile(
+          'script',
+          ['-qec', command, '/dev/null'],
+          { cwd: p.cwd, env: p.env, timeout: 60000 },
+          (err, stdout, stderr) => {
+            if (err && typeof err.code !== 'number') return reject(err);
+            resolve({ code: err ? Number(err.code) : 0, stdout, stderr });
+          },
+        );
         child.stdin?.end(input);
       }),
     async serve() {

@@ -27,7 +27,10 @@ for (const variant of DB_VARIANTS) {
     it('--help says the subcommands; a bad subcommand, flag or target exits 1 with a message in words', async function () {
       const help = await site.cms(['backup', '--help']);
       expect(help.code, help.stderr).to.equal(0);
-      expect(help.stdout).to.contain('restore <backup id | FILE.svelty-backup.tar.gz>').and.contain('--passphrase-stdin').and.contain('--yes');
+      expect(help.stdout)
+        .to.contain('restore <backup id | FILE.svelty-backup.tar.gz>')
+        .and.contain('--passphrase-stdin')
+        .and.contain('--yes');
       const bad = await site.cms(['backup', 'frobnicate']);
       expect(bad.code).to.equal(1);
       expect(bad.stderr).to.contain("Unknown subcommand 'frobnicate': use create, list or restore");
@@ -110,7 +113,9 @@ for (const variant of DB_VARIANTS) {
       expect(wrong.code).to.equal(1);
       expect(wrong.stderr.toLowerCase()).to.contain('passphrase');
       // Refused: the imported archive is not left behind.
-      expect(JSON.parse((await site.cms(['backup', 'list', '--json'])).stdout).backups.map((b: any) => b.backupId)).not.to.include(backupId);
+      expect(JSON.parse((await site.cms(['backup', 'list', '--json'])).stdout).backups.map((b: any) => b.backupId)).not.to.include(
+        backupId,
+      );
       const restored = await site.cms(['backup', 'restore', archive, '--passphrase-stdin', '--yes'], passphrase);
       expect(restored.code, restored.stderr).to.equal(0);
       expect(restored.stdout).to.contain(`Backup ${backupId} restored (success)`).and.contain('Verified');

@@ -81,12 +81,21 @@ for (const variant of DB_VARIANTS) {
       editor.data.permissions = [...editor.data.permissions, 'backup:read'].sort();
       editor.checksum = checksumOf(editor.data);
       const reviewer = { description: 'Reads and comments', permissions: ['content:read'] };
-      bundle.files.push({ uuid: '6f3b2c1a-0d4e-4f5a-9b8c-7d6e5f4a3b2c', type: 'role', name: 'reviewer', externalId: 'reviewer', checksum: checksumOf(reviewer), data: reviewer });
+      bundle.files.push({
+        uuid: '6f3b2c1a-0d4e-4f5a-9b8c-7d6e5f4a3b2c',
+        type: 'role',
+        name: 'reviewer',
+        externalId: 'reviewer',
+        checksum: checksumOf(reviewer),
+        data: reviewer,
+      });
       writeFileSync(file, JSON.stringify(bundle));
       const plan = await site.cms(['config', 'plan', file]);
       expect(plan.code, plan.stderr).to.equal(0);
       expect(plan.stdout).to.contain('1 to create, 1 to update, 0 to delete');
-      expect(plan.stdout).to.contain('create role reviewer: permissions +content:read').and.contain('update role editor: permissions +backup:read');
+      expect(plan.stdout)
+        .to.contain('create role reviewer: permissions +content:read')
+        .and.contain('update role editor: permissions +backup:read');
       const planJson = JSON.parse((await site.cms(['config', 'plan', file, '--json'])).stdout);
       expect(planJson.plan.summary).to.include({ created: 1, updated: 1, deleted: 0 });
       // Standard input is not a terminal: the plan is shown, nothing applied.
