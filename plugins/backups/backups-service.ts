@@ -98,7 +98,7 @@ export class BackupsService {
 
   async create(
     identity: Identity,
-    input: { includeMedia?: boolean; passphrase?: string; encrypt?: boolean },
+    input: { includeMedia?: boolean; passphrase?: string; encrypt?: boolean; inline?: boolean },
   ): Promise<{ status: 200 | 202; data: Record<string, unknown> }> {
     const includeMedia = input.includeMedia === true;
     if (input.passphrase && input.encrypt === false)
@@ -113,7 +113,7 @@ export class BackupsService {
         : encryption === 'installation'
           ? await installationSecret(this.d.installationKey)
           : null;
-    if ((await this.entityCount()) < this.d.options.inlineThreshold) {
+    if (input.inline || (await this.entityCount()) < this.d.options.inlineThreshold) {
       const manifest = await this.build(backupId, includeMedia, secret);
       return { status: 200, data: { backupId, backup: this.summaryOf(manifest, await this.sizeOf(manifest)) } };
     }
@@ -370,7 +370,7 @@ export class BackupsService {
    * create applies retention to it by its creation time like to any other backup.
    */
   async upload(
-    ctx: Context,
+    ctx: Context | { archivePath: string },
     identity: Identity,
     foreign: boolean,
   ): Promise<BackupSummary & { importedAsForeign: boolean; mac: 'ok' | 'missing' | 'foreign' | 'altered' }> {

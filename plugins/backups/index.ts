@@ -3,6 +3,7 @@ import type { Sequelize } from 'sequelize';
 import { type CacheService, type EventBus, definePlugin, type JobQueue, type Logger, optional, type WorkerPool } from '../../kernel/sdk.js';
 import type { CollectionsService } from '../content/public.js';
 import type { MediaStorage } from '../media/public.js';
+import { backupCommand } from './backup-command.js';
 import { BackupsService, CREATE_JOB } from './backups-service.js';
 import { backupDomain, type DomainDeps } from './domain.js';
 import { InstallationKey } from './installation-key.js';
@@ -98,6 +99,7 @@ export default definePlugin(() => {
         handler: (ctx, next) => (maintenance ? maintenance.middleware()(ctx, next) : next()),
       });
       for (const route of backupRoutes) routes.add(route);
+      registries.cliCommands.add(backupCommand);
     },
 
     async boot({ container, logger, onClose }) {

@@ -1,19 +1,8 @@
 import { z } from 'zod';
-import {
-  ForbiddenError,
-  isInstallationAdmin,
-  type Identity,
-  multipartFile,
-  defineRoute,
-  type RouteDefinition,
-  type RouteRequestSchemas,
-  type TypedRouteDefinition,
-  optional,
-  ServiceUnavailableError,
-} from '../../kernel/sdk.js';
+import { multipartFile, defineRoute, type RouteDefinition, type RouteRequestSchemas, type TypedRouteDefinition } from '../../kernel/sdk.js';
 import { applyAnswerSchema, applyBodySchema, planViewSchema } from '../data-ops/public.js';
 import { BACKUP_ID } from './format.js';
-import type { RestoreInput } from './domain.js';
+import { auditForeign, planBackupRestore, runBackupRestore } from './restore-run.js';
 
 const backupIdSchema = z.string().regex(BACKUP_ID, 'a backup id from GET /api/backups');
 const summary = z.object({
@@ -38,26 +27,6 @@ const foreignFlag = z
   .describe(
     "true: take a backup whose manifest.json is not authenticated by this installation's key (made elsewhere, by an older version, or changed) as foreign; installation administrators only, audited",
   );
-
-/** An audit entry for a backup taken as foreign (its MAC was not this installation's). */
-function auditForeign(scope: Record<string, any>, identity: Identity, backupId: string, how: string, mac: string): void {
-  scope.audit?.record({
-    domain: 'backup',
-    operation: 'import-foreign',
-    actor: { userId: identity.userId ?? null, tenantId: identity.tenantId },
-    outcome: 'success',
-    level: 'high',
-    action: `backup.${how}.foreign`,
-    message: `Backup '${backupId}' taken as foreign by ${how} (manifest MAC: ${mac})`,
-    details: { backupId, mac },
-  });
-}
-
-const engine = (scope: object) => {
-  const e = optional(scope as never, 'dataOps');
-  if (!e) throw new ServiceUnavailableError('The data-operation engine (plugin data-ops) is not available');
-  return e;
-};
 
 /** A route of /api/backups, tagged backups: for the installation's tenant only, or `installation: 'admin'` for its administrators. */
 function backupRoute<S extends RouteRequestSchemas>(
@@ -160,16 +129,7 @@ export const backupRoutes: RouteDefinition[] = [
       "this installation's key -> 400 BACKUP_UNTRUSTED, unless an installation administrator sends foreign: true (audited; others 403).",
     request: { body: z.object({ backupId: backupIdSchema, passphrase: passphrase.optional(), foreign: foreignFlag }) },
     response: planViewSchema,
-    handler: async ({ body, identity, scope }) => {
-      if (body.foreign && !isInstallationAdmin(identity))
-        throw new ForbiddenError("Only the installation's administrators may take a backup as foreign");
-      const plan = await engine(scope).plan('backup', body, 'replace', identity);
-      if (body.foreign) {
-        const mac = await scope.backups.trustOf(await scope.backups.manifest(body.backupId));
-        if (mac !== 'ok') auditForeign(scope, identity, body.backupId, 'restore-plan', mac);
-      }
-      return plan;
-    },
+    handler: ({ body, identity, scope }) => planBackupRestore(scope, body, identity),
   }),
   backupRoute({
     method: 'POST',
@@ -183,29 +143,7 @@ export const backupRoutes: RouteDefinition[] = [
       "the default tenant -> 403 even with backup:create. Afterwards every restored collection holds exactly the backup's rows (verify compares counts and row checksums).",
     request: { body: applyBodySchema },
     response: applyAnswerSchema,
-    handler: async ({ body, identity, scope }) => {
-      const dataOps = engine(scope);
-      const plan = await dataOps.getPlan(body.planId, identity);
-      const runnable =
-        plan.domain === 'backup' &&
-        !plan.appliedAt &&
-        !plan.blockedReasons.length &&
-        Date.parse(plan.expiresAt) > Date.now() &&
-        (!plan.requiresConfirmation || body.confirmed === true) &&
-        (body.planHash === undefined || body.planHash === plan.planHash);
-      // Refusals (confirmation, expiry, blocked...) come from the engine without entering maintenance.
-      if (!runnable) return (await dataOps.apply('backup', body, identity)).data;
-      const input = plan.input as RestoreInput;
-      await scope.backupsMaintenance.begin(`restore of backup ${input.backupId}`, plan.planId);
-      try {
-        const answer = await dataOps.apply('backup', body, identity);
-        await scope.backupsDomain.invalidateLists(plan.planId, input.backupId).catch(() => undefined);
-        return answer.data;
-      } finally {
-        scope.backupsDomain.forget(input);
-        await scope.backupsMaintenance.end();
-      }
-    },
+    handler: ({ body, identity, scope }) => runBackupRestore(scope, body, identity),
   }),
   backupRoute({
     method: 'POST',

@@ -92,7 +92,8 @@ export interface UploadResult {
  * (kernel multipart 4xx, the BACKUP_ARCHIVE_* errors, 409 BACKUP_EXISTS) leaves nothing on disk.
  */
 export async function receiveBackupUpload(
-  ctx: Context,
+  /** The request (multipart field `file`), or an archive file already on this machine (`cms backup restore FILE`). */
+  source: Context | { archivePath: string },
   root: string,
   options: BackupOptions,
   /**
@@ -105,12 +106,13 @@ export async function receiveBackupUpload(
   const work = join(root, `.upload-${randomBytes(8).toString('hex')}.partial`);
   await mkdir(work, { mode: 0o700 });
   try {
-    const archive = join(work, 'archive.tar.gz');
-    await receiveMultipartFile(ctx, archive, options.uploadMaxBytes, uploadLimitLabel(options.uploadMaxBytes));
+    const local = 'archivePath' in source && typeof source.archivePath === 'string';
+    const archive = local ? (source as { archivePath: string }).archivePath : join(work, 'archive.tar.gz');
+    if (!local) await receiveMultipartFile(source as Context, archive, options.uploadMaxBytes, uploadLimitLabel(options.uploadMaxBytes));
     const extractRoot = join(work, 'x');
     await mkdir(extractRoot);
     const folder = await extract(archive, extractRoot, options);
-    await rm(archive, { force: true });
+    if (!local) await rm(archive, { force: true });
     const backupId = folder.slice(0, -BACKUP_SUFFIX.length);
     let manifest = await checkFolder(join(extractRoot, folder), backupId);
     const target = join(root, folder);

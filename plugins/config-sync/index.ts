@@ -1,5 +1,6 @@
 import { asFunction } from 'awilix';
 import { definePlugin, type ContainerServices } from '../../kernel/sdk.js';
+import { configCommand } from './config-command.js';
 import { ConfigSyncService } from './config-sync-service.js';
 import { configDomain } from './domain.js';
 import { CONFIG_SYNC_MIGRATIONS } from './migrations.js';
@@ -39,6 +40,7 @@ export default definePlugin(() => {
       );
       registries.dataDomains.add(domain);
       for (const route of configRoutes) routes.add(route);
+      registries.cliCommands.add(configCommand);
     },
     async boot({ container }) {
       cradle = container.cradle;

@@ -23,6 +23,8 @@ async function audit(run: RunInput, identity: Identity, outcome: Outcome, summar
       level: applied ? (outcome === 'success' ? (plan.risk === 'destructive' ? 'medium' : 'low') : 'medium') : 'high',
       action: `${domain.id}.apply`,
       message: `${domain.id} plan ${plan.planId} (${plan.mode}) applied: ${outcome}`,
+      // Where the apply came from when not the REST API (the command line: `details.via: 'cli'`).
+      ...(typeof identity.meta?.via === 'string' ? { details: { via: identity.meta.via } } : {}),
     });
   } catch (err) {
     ctx.logger.error({ err, planId: plan.planId }, 'the audit entry of a data operation could not be written');
