@@ -44,6 +44,7 @@ async function bootedChecks(): Promise<DoctorCheck[]> {
   try {
     await within(120000, 'The boot', kernel.start());
   } catch (err) {
+    await kernel.close().catch(() => undefined);
     return [{ id: 'storage', status: 'fail', message: `The installation does not start: ${inWords(err)}`, fix: 'Fix what the message names, then run cms doctor again' }];
   }
   try {
@@ -87,8 +88,9 @@ async function preparedChecks(kernel: Kernel, checks: DoctorCheck[]): Promise<bo
   checks.push(await dataFolder(kernel.config));
   const db = registered ? await database(kernel) : [notChecked('database', 'the plugins do not register (see config)')];
   checks.push(...db);
-  checks.push(await redis(kernel.config));
-  return registered && db.every((c) => c.status === 'ok');
+  const cache = await redis(kernel.config);
+  checks.push(cache);
+  return registered && cache.status === 'ok' && db.every((c) => c.status === 'ok');
 }
 
 async function runChecks(): Promise<DoctorCheck[]> {
@@ -108,7 +110,7 @@ async function runChecks(): Promise<DoctorCheck[]> {
     await kernel.close();
   }
   if (ready) checks.push(...(await bootedChecks()));
-  else checks.push(notChecked('storage', 'a check boots the installation, which needs the database open and up to date (see above)'));
+  else checks.push(notChecked('storage', 'a check boots the installation, which needs the database open and up to date and Redis (when set) reachable (see above)'));
   return checks;
 }
 
