@@ -45,7 +45,14 @@ async function bootedChecks(): Promise<DoctorCheck[]> {
     await within(120000, 'The boot', kernel.start());
   } catch (err) {
     await kernel.close().catch(() => undefined);
-    return [{ id: 'storage', status: 'fail', message: `The installation does not start: ${inWords(err)}`, fix: 'Fix what the message names, then run cms doctor again' }];
+    return [
+      {
+        id: 'storage',
+        status: 'fail',
+        message: `The installation does not start: ${inWords(err)}`,
+        fix: 'Fix what the message names, then run cms doctor again',
+      },
+    ];
   }
   try {
     const checks: DoctorCheck[] = [];
@@ -83,7 +90,12 @@ async function preparedChecks(kernel: Kernel, checks: DoctorCheck[]): Promise<bo
     checks.push({ id: 'config', status: 'ok', message: 'The configuration and the plugins\u2019 options are valid' });
   } catch (err) {
     registered = false;
-    checks.push({ id: 'config', status: 'fail', message: inWords(err), fix: 'Correct the setting the message names (cms.config.json, or the environment variable)' });
+    checks.push({
+      id: 'config',
+      status: 'fail',
+      message: inWords(err),
+      fix: 'Correct the setting the message names (cms.config.json, or the environment variable)',
+    });
   }
   checks.push(await dataFolder(kernel.config));
   const db = registered ? await database(kernel) : [notChecked('database', 'the plugins do not register (see config)')];
@@ -99,7 +111,12 @@ async function runChecks(): Promise<DoctorCheck[]> {
   try {
     kernel = cliKernel();
   } catch (err) {
-    checks.push({ id: 'config', status: 'fail', message: inWords(err), fix: 'Correct cms.config.json or the environment variable the message names' });
+    checks.push({
+      id: 'config',
+      status: 'fail',
+      message: inWords(err),
+      fix: 'Correct cms.config.json or the environment variable the message names',
+    });
     for (const id of ['data-folder', 'database', 'redis', 'storage']) checks.push(notChecked(id, 'the configuration does not load'));
     return checks;
   }
@@ -110,7 +127,13 @@ async function runChecks(): Promise<DoctorCheck[]> {
     await kernel.close();
   }
   if (ready) checks.push(...(await bootedChecks()));
-  else checks.push(notChecked('storage', 'a check boots the installation, which needs the database open and up to date and Redis (when set) reachable (see above)'));
+  else
+    checks.push(
+      notChecked(
+        'storage',
+        'a check boots the installation, which needs the database open and up to date and Redis (when set) reachable (see above)',
+      ),
+    );
   return checks;
 }
 
@@ -122,12 +145,13 @@ export async function doctorCommand(args: string[], json: boolean): Promise<bool
   } catch (err) {
     throw new Error(`${(err as Error).message} (cms doctor --help lists the options)`);
   }
-  if (help) return void process.stdout.write(DOCTOR_USAGE), true;
+  if (help) return (void process.stdout.write(DOCTOR_USAGE), true);
   const checks = await runChecks();
   const ok = !checks.some((c) => c.status === 'fail');
   const width = Math.max(...checks.map((c) => c.id.length));
   const lines = checks.map(
-    (c) => `${c.status.toUpperCase().padEnd(5)} ${c.id.padEnd(width)}  ${c.message}${c.fix ? `\n${' '.repeat(width + 8)}fix: ${c.fix}` : ''}`,
+    (c) =>
+      `${c.status.toUpperCase().padEnd(5)} ${c.id.padEnd(width)}  ${c.message}${c.fix ? `\n${' '.repeat(width + 8)}fix: ${c.fix}` : ''}`,
   );
   const count = (s: DoctorCheck['status']) => checks.filter((c) => c.status === s).length;
   const summary = `${count('ok')} ok, ${count('warn')} warn, ${count('fail')} fail${ok ? '' : ': fix the failed checks'}`;

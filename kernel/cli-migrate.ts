@@ -112,7 +112,11 @@ async function planOrApply(kernel: Kernel, runner: MigrationRunner, sub: 'plan' 
 
 function parsed(args: string[]) {
   try {
-    return parseArgs({ args, allowPositionals: true, options: { yes: { type: 'boolean', short: 'y' }, help: { type: 'boolean', short: 'h' } } });
+    return parseArgs({
+      args,
+      allowPositionals: true,
+      options: { yes: { type: 'boolean', short: 'y' }, help: { type: 'boolean', short: 'h' } },
+    });
   } catch (err) {
     throw new Error(`${(err as Error).message} (cms migrate --help lists the options)`);
   }

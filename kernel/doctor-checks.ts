@@ -71,10 +71,20 @@ async function writable(folder: string): Promise<string | null> {
 export async function dataFolder(config: CmsConfig): Promise<DoctorCheck> {
   const path = config.dataPath;
   if (!existsSync(path))
-    return check('data-folder', 'warn', `The data folder ${path} does not exist yet`, 'A first start creates it (owner-only); check CMS_DATA_DIR / dataDir if it should exist');
+    return check(
+      'data-folder',
+      'warn',
+      `The data folder ${path} does not exist yet`,
+      'A first start creates it (owner-only); check CMS_DATA_DIR / dataDir if it should exist',
+    );
   const stat = statSync(path);
   if (!stat.isDirectory())
-    return check('data-folder', 'fail', `The data folder ${path} is not a folder`, 'Point CMS_DATA_DIR (or dataDir in cms.config.json) at a folder');
+    return check(
+      'data-folder',
+      'fail',
+      `The data folder ${path} is not a folder`,
+      'Point CMS_DATA_DIR (or dataDir in cms.config.json) at a folder',
+    );
   const refused = await writable(path);
   if (refused)
     return check(
@@ -92,7 +102,12 @@ export async function dataFolder(config: CmsConfig): Promise<DoctorCheck> {
     );
   const uid = process.getuid?.();
   if (uid !== undefined && uid !== stat.uid)
-    return check('data-folder', 'warn', `The data folder ${path} belongs to user ${stat.uid}, not to this user (${uid})`, 'Run cms as the user the service runs as');
+    return check(
+      'data-folder',
+      'warn',
+      `The data folder ${path} belongs to user ${stat.uid}, not to this user (${uid})`,
+      'Run cms as the user the service runs as',
+    );
   return check('data-folder', 'ok', `${path} is a writable, owner-only folder`);
 }
 
@@ -108,7 +123,12 @@ async function serverVersion(kernel: Kernel): Promise<DoctorCheck> {
   if (name === 'MySQL') return check('database-version', 'warn', `MySQL ${text} is not tested`, 'Use MariaDB (10.11 or later)');
   const min = sqlite ? MIN_VERSIONS.sqlite : MIN_VERSIONS.mariadb;
   if (semver.lt(version, min))
-    return check('database-version', 'fail', `${name} ${text} is older than ${min}, the oldest supported`, `Upgrade ${name} to ${min} or later`);
+    return check(
+      'database-version',
+      'fail',
+      `${name} ${text} is older than ${min}, the oldest supported`,
+      `Upgrade ${name} to ${min} or later`,
+    );
   if (!sqlite && semver.lt(version, MARIADB_MAINTAINED))
     return check('database-version', 'warn', `MariaDB ${text} is no longer maintained upstream`, 'Upgrade MariaDB to 10.11 or a later LTS');
   return check('database-version', 'ok', `${name} ${text}`);
@@ -127,7 +147,12 @@ async function migrations(kernel: Kernel): Promise<DoctorCheck> {
       'The code does not match the database: put back the code that ran them, or restore a backup made with this code',
     );
   if (pending)
-    return check('migrations', 'warn', `${pending} migration(s) pending`, "'cms migrate plan' lists them; 'cms migrate apply' (or a start) runs them");
+    return check(
+      'migrations',
+      'warn',
+      `${pending} migration(s) pending`,
+      "'cms migrate plan' lists them; 'cms migrate apply' (or a start) runs them",
+    );
   return check('migrations', 'ok', `${status.migrations.length} migrations applied, none pending`);
 }
 
@@ -138,7 +163,14 @@ async function migrations(kernel: Kernel): Promise<DoctorCheck> {
 export async function database(kernel: Kernel): Promise<DoctorCheck[]> {
   const { type, target } = describeDatabase(kernel.config);
   if (type === 'sqlite' && !existsSync(target))
-    return [check('database', 'warn', `No SQLite database at ${target} yet`, 'A first start creates it (or set DB_TYPE/DB_URL if the database is elsewhere)')];
+    return [
+      check(
+        'database',
+        'warn',
+        `No SQLite database at ${target} yet`,
+        'A first start creates it (or set DB_TYPE/DB_URL if the database is elsewhere)',
+      ),
+    ];
   try {
     if (type === 'sqlite') await access(target, constants.R_OK | constants.W_OK);
     await within(kernel.config.db.connectTimeoutMs + 2000, `The database ${target}`, kernel.openDatabase());
@@ -180,7 +212,12 @@ export async function redis(config: CmsConfig): Promise<DoctorCheck> {
     await within(5000, `Redis at ${where}`, client.ping());
     return check('redis', 'ok', `Redis at ${where} answers`);
   } catch (err) {
-    return check('redis', 'fail', `Cannot reach Redis at ${where}: ${inWords(err)}`, 'Check that Redis runs and REDIS_URL (host, port, password) is right');
+    return check(
+      'redis',
+      'fail',
+      `Cannot reach Redis at ${where}: ${inWords(err)}`,
+      'Check that Redis runs and REDIS_URL (host, port, password) is right',
+    );
   } finally {
     if (client.isOpen) client.destroy();
   }

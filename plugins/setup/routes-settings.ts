@@ -1,13 +1,6 @@
 import { z } from 'zod';
 import { recordRequestAudit, defineRoute, type Identity, type RouteDefinition } from '../../kernel/sdk.js';
-import {
-  listSettings,
-  MAX_KEYS_PER_PATCH,
-  settingShape,
-  validateChanges,
-  writeChanges,
-  type SettingsScope,
-} from './settings-changes.js';
+import { listSettings, MAX_KEYS_PER_PATCH, settingShape, validateChanges, writeChanges, type SettingsScope } from './settings-changes.js';
 
 export { MAX_KEYS_PER_PATCH, settingShape, type SettingView } from './settings-changes.js';
 

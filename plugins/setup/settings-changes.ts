@@ -149,7 +149,9 @@ export function validateChanges(catalogue: SettingsRegistry, identity: Identity,
   if (issues.length) {
     const first = issues[0]!;
     throw new ValidationError(
-      issues.length === 1 ? `${first.path}: ${first.message}` : `${issues.length} settings are not valid: ${issues.map((i) => i.path).join(', ')}`,
+      issues.length === 1
+        ? `${first.path}: ${first.message}`
+        : `${issues.length} settings are not valid: ${issues.map((i) => i.path).join(', ')}`,
       issues,
     );
   }

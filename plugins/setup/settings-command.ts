@@ -68,7 +68,13 @@ export function valueFromText(def: SettingDefinition, text: string): unknown {
 }
 
 const shown = (s: SettingView) =>
-  s.secret ? `(secret: ${s.isSet ? 'set' : 'not set'})` : s.value === null ? '(empty)' : typeof s.value === 'string' ? s.value : JSON.stringify(s.value);
+  s.secret
+    ? `(secret: ${s.isSet ? 'set' : 'not set'})`
+    : s.value === null
+      ? '(empty)'
+      : typeof s.value === 'string'
+        ? s.value
+        : JSON.stringify(s.value);
 
 async function checkTenant(kernel: Kernel, tenantId: string): Promise<void> {
   if (tenantId === INSTALLATION_TENANT) return;
@@ -82,7 +88,11 @@ function parsed(args: string[]) {
     return parseArgs({
       args,
       allowPositionals: true,
-      options: { tenant: { type: 'string', default: INSTALLATION_TENANT }, 'value-stdin': { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+      options: {
+        tenant: { type: 'string', default: INSTALLATION_TENANT },
+        'value-stdin': { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
     });
   } catch (err) {
     throw new Error(`${(err as Error).message} (cms settings --help lists the options)`);
@@ -90,7 +100,10 @@ function parsed(args: string[]) {
 }
 
 async function get(kernel: Kernel, identity: Identity, key: string | undefined, print: (data: unknown, text: string) => void) {
-  const scope = { settings: kernel.container.resolve<SettingsService>('settings'), settingsCatalogue: kernel.container.resolve<SettingsRegistry>('settingsCatalogue') };
+  const scope = {
+    settings: kernel.container.resolve<SettingsService>('settings'),
+    settingsCatalogue: kernel.container.resolve<SettingsRegistry>('settingsCatalogue'),
+  };
   const all = await listSettings(scope, identity);
   if (!key) return print(all, all.map((s) => `${s.key} = ${shown(s)}\n`).join(''));
   const one = all.find((s) => s.key === key);

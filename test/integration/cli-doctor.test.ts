@@ -71,7 +71,9 @@ for (const variant of DB_VARIANTS) {
       expect(healthy.byId['database-version']!.message).to.match(variant.name === 'sqlite' ? /^SQLite 3\./ : /^MariaDB 1\d\./);
       const text = await runCli(['doctor'], p.cwd, p.env);
       expect(text.code).to.equal(0);
-      expect(text.stdout).to.match(/OK\s+database\s/).and.contain('0 fail');
+      expect(text.stdout)
+        .to.match(/OK\s+database\s/)
+        .and.contain('0 fail');
     });
 
     it('an unreachable database fails with what to fix, and exit 1 (no crash)', async function () {
@@ -84,7 +86,9 @@ for (const variant of DB_VARIANTS) {
       expect(down.byId.storage!.status).to.equal('warn');
       const text = await runCli(['doctor'], p.cwd, { ...p.env, DB_TYPE: 'mariadb', DB_URL: 'mariadb://cms@127.0.0.1:1/cms' });
       expect(text.code).to.equal(1);
-      expect(text.stdout).to.match(/FAIL\s+database/).and.contain('fix: Check that the MariaDB server');
+      expect(text.stdout)
+        .to.match(/FAIL\s+database/)
+        .and.contain('fix: Check that the MariaDB server');
     });
 
     it('a media folder that cannot be made fails the storage check', async function () {

@@ -41,7 +41,9 @@ for (const variant of DB_VARIANTS) {
       const flag = await cms(['migrate', 'status', '--force']);
       expect(flag.code).to.equal(1);
       expect(flag.stderr).to.contain("Unknown option '--force'").and.contain('cms migrate --help');
-      expect((await cms(['--help'])).stdout).to.contain('cms migrate status|plan|apply').and.contain('cms doctor');
+      expect((await cms(['--help'])).stdout)
+        .to.contain('cms migrate status|plan|apply')
+        .and.contain('cms doctor');
     });
 
     it('a new database: status and plan show everything pending and change nothing; apply needs --yes, then runs the plan', async function () {
@@ -83,7 +85,9 @@ for (const variant of DB_VARIANTS) {
         await db.query("DELETE FROM cms_migrations WHERE name = 'update-check/0001-update-check-state'");
         const status = await cms(['migrate', 'status']);
         expect(status.code, status.stderr).to.equal(0);
-        expect(status.stdout).to.match(/update-check\s+0 applied, 1 pending/).and.contain('1 pending');
+        expect(status.stdout)
+          .to.match(/update-check\s+0 applied, 1 pending/)
+          .and.contain('1 pending');
         const plan = JSON.parse((await cms(['migrate', 'plan', '--json'])).stdout);
         expect(plan.pending).to.deep.equal([{ name: 'update-check/0001-update-check-state', plugin: 'update-check' }]);
         const apply = await cms(['migrate', 'apply', '--yes']);
@@ -93,18 +97,25 @@ for (const variant of DB_VARIANTS) {
         expect(JSON.parse((await cms(['migrate', 'status', '--json'])).stdout).pending).to.equal(0);
 
         // A migration whose code no longer matches what ran: reported, and nothing can be applied.
-        const [row] = await db.query<{ checksum: string }>("SELECT checksum FROM cms_migrations WHERE name = 'setup/0001-state-and-settings'", {
-          type: QueryTypes.SELECT,
-        });
+        const [row] = await db.query<{ checksum: string }>(
+          "SELECT checksum FROM cms_migrations WHERE name = 'setup/0001-state-and-settings'",
+          {
+            type: QueryTypes.SELECT,
+          },
+        );
         expect(row, 'the setup migration is in the ledger').to.not.equal(undefined);
-        await db.query("UPDATE cms_migrations SET checksum = ? WHERE name = 'setup/0001-state-and-settings'", { replacements: ['0'.repeat(64)] });
+        await db.query("UPDATE cms_migrations SET checksum = ? WHERE name = 'setup/0001-state-and-settings'", {
+          replacements: ['0'.repeat(64)],
+        });
         const changed = await cms(['migrate', 'status', '--json']);
         expect(changed.code, changed.stderr).to.equal(0);
         expect(JSON.parse(changed.stdout).changed).to.deep.equal(['setup/0001-state-and-settings']);
         const stopped = await cms(['migrate', 'plan']);
         expect(stopped.code).to.equal(1);
         expect(stopped.stderr).to.contain('changed after they ran: setup/0001-state-and-settings');
-        await db.query("UPDATE cms_migrations SET checksum = ? WHERE name = 'setup/0001-state-and-settings'", { replacements: [row!.checksum] });
+        await db.query("UPDATE cms_migrations SET checksum = ? WHERE name = 'setup/0001-state-and-settings'", {
+          replacements: [row!.checksum],
+        });
       } finally {
         await db.close();
       }

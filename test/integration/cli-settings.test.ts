@@ -111,7 +111,11 @@ for (const variant of DB_VARIANTS) {
       }
 
       // The installation, started on the same data, answers what the command line set.
-      const server = await startCliInstance({ CMS_DATA_DIR: String(p.env.CMS_DATA_DIR), DB_TYPE: String(p.env.DB_TYPE), DB_URL: p.env.DB_URL ?? '' });
+      const server = await startCliInstance({
+        CMS_DATA_DIR: String(p.env.CMS_DATA_DIR),
+        DB_TYPE: String(p.env.DB_TYPE),
+        DB_URL: p.env.DB_URL ?? '',
+      });
       try {
         const cookie = await server.signIn();
         const res = await fetch(`${server.url}/api/settings`, { headers: { cookie } });
