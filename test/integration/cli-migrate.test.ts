@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 import { QueryTypes } from 'sequelize';
 import { cliProject, type CliProject } from '../helpers/cli-project.js';
-import { runCli } from '../helpers/cli-run.js';
+import { existsSync } from 'node:fs';
+import { CLI, runCli, runFile } from '../helpers/cli-run.js';
 import { useCleanup } from '../helpers/kernel.js';
 import { DB_VARIANTS, requireVariant } from '../helpers/services.js';
 
@@ -22,6 +23,12 @@ for (const variant of DB_VARIANTS) {
     });
     after(async () => p?.drop());
     const cms = (args: string[]) => runCli(args, p.cwd, p.env);
+    /** The CLI on a pseudo-terminal (util-linux `script`), answering `input`; null (said) where there is no `script`. */
+    const onTerminal = async (args: string[], input: string) => {
+      if (!existsSync('/usr/bin/script')) return (void console.log('      no /usr/bin/script: the terminal prompt is not tested'), null);
+      const command = [process.execPath, CLI, ...args].map((a) => `'${a}'`).join(' ');
+      return runFile('/usr/bin/script', ['-qec', command, '/dev/null'], p.cwd, p.env, input);
+    };
     const ledgerTables = async () => {
       const db = p.connect();
       try {
@@ -90,7 +97,13 @@ for (const variant of DB_VARIANTS) {
           .and.contain('1 pending');
         const plan = JSON.parse((await cms(['migrate', 'plan', '--json'])).stdout);
         expect(plan.pending).to.deep.equal([{ name: 'update-check/0001-update-check-state', plugin: 'update-check' }]);
-        const apply = await cms(['migrate', 'apply', '--yes']);
+        // On a terminal apply asks: anything but yes applies nothing.
+        const no = await onTerminal(['migrate', 'apply'], 'n\n');
+        if (no) {
+          expect(no.stdout).to.contain('Apply 1 migration(s) to this database now?').and.contain('Not applied');
+          expect(JSON.parse((await cms(['migrate', 'status', '--json'])).stdout).pending).to.equal(1);
+        }
+        const apply = (await onTerminal(['migrate', 'apply'], 'yes\n')) ?? (await cms(['migrate', 'apply', '--yes']));
         expect(apply.code, apply.stderr).to.equal(0);
         expect(apply.stdout).to.contain('Applied 1 migration(s):').and.contain('update-check/0001-update-check-state');
         expect(await db.getQueryInterface().tableExists('update_check_state')).to.equal(true);
