@@ -4,6 +4,9 @@ import { parseArgs } from 'node:util';
 import { loadConfig } from './config.js';
 import { assertUniqueIds, discoverConfigured, discoverFolder } from './discovery.js';
 import { BootError } from './errors.js';
+import { cliKernel, inWords } from './cli-kernel.js';
+import { migrateCommand } from './cli-migrate.js';
+import { doctorCommand } from './cli-doctor.js';
 import { createKernel, type Kernel } from './index.js';
 import { closeOnSignals } from './signals.js';
 import type { PluginRecord } from './loader.js';
@@ -15,6 +18,9 @@ const USAGE = `Usage:
   cms start                         start the service (default)
   cms plugins list [--json] [--boot]
   cms plugins describe <id> [--json] [--boot]
+  cms migrate status|plan|apply [--yes] [--json]
+                                    the database schema migrations (cms migrate --help)
+  cms doctor [--json]               checks configuration, database, Redis, storage, data folder, versions
   cms <command> [--json] [--help]   a command of a plugin (e.g. cms users, from auth; cms <command> --help
                                     says its arguments)
 
@@ -108,10 +114,7 @@ function contributedCommand(name: string): { plugin: string } | null {
  * command's usage instead of running it.
  */
 async function runContributed(name: string, json: boolean, args: string[], help: boolean): Promise<void> {
-  const kernel = createKernel({
-    configOptions: { overrides: { port: 0, host: '127.0.0.1', logLevel: 'warn', jobs: { enabled: false } } },
-    logger: createLogger('warn', process.stderr),
-  });
+  const kernel = cliKernel();
   await kernel.start();
   try {
     const command = kernel.registries.cliCommands.get(name);
@@ -136,6 +139,18 @@ async function contributed(command: string, rest: string[]): Promise<void> {
     );
   } catch (err) {
     fail(err instanceof BootError ? err.message : ((err as Error).message ?? String(err)));
+  }
+}
+
+/** A kernel command that must not boot (a boot applies migrations): kernel/cli-migrate.ts, cli-doctor.ts. */
+async function builtIn(command: 'migrate' | 'doctor', rest: string[]): Promise<void> {
+  const json = rest.includes('--json');
+  const args = rest.filter((a) => a !== '--json');
+  try {
+    if (command === 'migrate') await migrateCommand(args, json);
+    else process.exitCode = (await doctorCommand(args, json)) ? 0 : 1;
+  } catch (err) {
+    fail(inWords(err));
   }
 }
 
@@ -191,6 +206,7 @@ async function start(): Promise<void> {
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
   const at = argv.findIndex((a) => !a.startsWith('-'));
+  if (argv[at] === 'migrate' || argv[at] === 'doctor') return builtIn(argv[at]!, argv.slice(at + 1));
   if (at !== -1 && argv[at] !== 'start' && argv[at] !== 'plugins') return contributed(argv[at]!, argv.slice(at + 1));
   const { positionals, values } = parseArgs({
     allowPositionals: true,

@@ -216,13 +216,29 @@ export class Kernel {
     await this.loader.register(ordered);
   }
 
-  private async openInfrastructure(): Promise<void> {
+  /**
+   * Without booting: the kernel's services and the plugins registered (their migrations declared), no port, no
+   * migration run, no plugin booted. `cms migrate` and `cms doctor` (kernel/cli-*.ts) then open the database with
+   * openDatabase() and read the ledger; close() undoes it.
+   */
+  async prepare(): Promise<this> {
+    this.registerKernelServices();
+    await this.registerPlugins();
+    return this;
+  }
+
+  /** The database connected (for SQLite: its folder made, the file owner-only), without migrating it. */
+  async openDatabase(): Promise<void> {
     if (this.config.db.type === 'sqlite') {
       // A data folder the kernel creates is owner-only; the SQLite file is 0600 (secureSqliteFile).
       mkdirSync(this.config.dataPath, { recursive: true, mode: 0o700 });
       secureSqliteFile(this.config);
     }
     await this.sequelize.authenticate();
+  }
+
+  private async openInfrastructure(): Promise<void> {
+    await this.openDatabase();
     await new MigrationRunner(this.sequelize, this.lock, this.logger).run(this.migrations);
     this.stopStatistics = await startSqliteStatistics(this.sequelize, this.logger);
     const { redis } = this.config;

@@ -36,7 +36,30 @@ export function migrationChecksum(m: MigrationDefinition): string {
 interface LedgerRow {
   name: string;
   checksum: string;
+  executed_at?: string;
 }
+
+/** Where one migration stands against the ledger (`cms migrate status`). */
+export interface MigrationState {
+  name: string;
+  /** The plugin id (the part before `/`), or `kernel`. */
+  owner: string;
+  /** applied: in the ledger with the same checksum; pending: not run yet; changed: its code differs from what ran (a boot stops). */
+  state: 'applied' | 'pending' | 'changed';
+  executedAt: string | null;
+}
+
+export interface MigrationStatus {
+  migrations: MigrationState[];
+  /**
+   * Ledger rows no declared migration names: schema changes of collections (run from data, at run time), or
+   * migrations of plugins not enabled now. Never run or undone by `cms migrate`.
+   */
+  recordedOnly: Array<{ name: string; executedAt: string | null }>;
+}
+
+/** The owner of a migration from its name: `content/0001-entries` belongs to content; the kernel's have no prefix. */
+export const ownerOf = (name: string) => (name.includes('/') ? name.slice(0, name.indexOf('/')) : 'kernel');
 
 /**
  * Versioned, checksummed schema migrations run with umzug. The ledger (cms_migrations) records each
@@ -61,6 +84,29 @@ export class MigrationRunner {
     return this.sequelize.query<LedgerRow>('SELECT name, checksum FROM cms_migrations ORDER BY executed_at, name', {
       type: QueryTypes.SELECT,
     });
+  }
+
+  /**
+   * Where each declared migration stands, read from the ledger without running anything, taking the lock or
+   * creating the ledger (an empty database has everything pending).
+   */
+  async status(migrations: MigrationDefinition[]): Promise<MigrationStatus> {
+    const rows = (await this.sequelize.getQueryInterface().tableExists('cms_migrations'))
+      ? await this.sequelize.query<LedgerRow>('SELECT name, checksum, executed_at FROM cms_migrations', { type: QueryTypes.SELECT })
+      : [];
+    const byName = new Map(rows.map((r) => [r.name, r]));
+    const declared = new Set(migrations.map((m) => m.name));
+    return {
+      migrations: migrations.map((m) => {
+        const row = byName.get(m.name);
+        const state = !row ? 'pending' : row.checksum === migrationChecksum(m) ? 'applied' : 'changed';
+        return { name: m.name, owner: ownerOf(m.name), state, executedAt: row?.executed_at ?? null };
+      }),
+      recordedOnly: rows
+        .filter((r) => !declared.has(r.name))
+        .map((r) => ({ name: r.name, executedAt: r.executed_at ?? null }))
+        .sort((a, b) => a.name.localeCompare(b.name)),
+    };
   }
 
   async run(migrations: MigrationDefinition[]): Promise<string[]> {

@@ -20,6 +20,7 @@ import { formActionRoutes } from './form-actions.js';
 import type { ContentSeeder } from './default-collections.js';
 import { SettingsRegistry } from './settings-registry.js';
 import { settingsRoutes } from './routes-settings.js';
+import { settingsCommand } from './settings-command.js';
 import { SetupService, type AdminCreator } from './setup-service.js';
 import type {} from '../update-check/public.js'; // the container key updateCheck (type only)
 
@@ -117,6 +118,7 @@ export default definePlugin(() => {
         ).singleton(),
       );
       for (const route of [...setupRoutes, ...formActionRoutes, ...settingsRoutes]) routes.add(route);
+      registries.cliCommands.add(settingsCommand);
       addRedirectAndHealth(registries, () => service);
     },
     async boot({ container, config, options, logger }) {

@@ -23,16 +23,16 @@ export function childEnv(dataDir: string, extra: Record<string, string> = {}): N
 
 /** Runs the compiled CLI to completion (bounded: 60 s) with `input` on its standard input; its exit code and output. */
 export function runCli(args: string[], cwd: string, env: NodeJS.ProcessEnv, input = ''): Promise<CliResult> {
+  return runFile(process.execPath, [CLI, ...args], cwd, env, input);
+}
+
+/** Runs a program to completion (bounded: 60 s) with `input` on its standard input (runCli; the CLI under `script` for a terminal). */
+export function runFile(file: string, args: string[], cwd: string, env: NodeJS.ProcessEnv, input = ''): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = execFile(
-      process.execPath,
-      [CLI, ...args],
-      { cwd, env, timeout: 60000, maxBuffer: 10 * 1024 * 1024 },
-      (err, stdout, stderr) => {
-        if (err && typeof err.code !== 'number') return reject(err);
-        resolve({ code: err ? Number(err.code) : 0, stdout, stderr });
-      },
-    );
+    const child = execFile(file, args, { cwd, env, timeout: 60000, maxBuffer: 10 * 1024 * 1024 }, (err, stdout, stderr) => {
+      if (err && typeof err.code !== 'number') return reject(err);
+      resolve({ code: err ? Number(err.code) : 0, stdout, stderr });
+    });
     child.stdin?.end(input);
   });
 }

@@ -96,11 +96,11 @@ describe('content: GET /api/types.ts (sqlite)', function () {
 
   it('cms types FILE writes the same types from the data folder, and says in words when it cannot', async function () {
     const dir = mkdtempSync(join(tmpdir(), 'cms-types-cli-'));
-    const run = (file: string) =>
+    const run = (file: string, ...more: string[]) =>
       new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
         execFile(
           process.execPath,
-          [join(DIST_ROOT, 'kernel', 'cli.js'), 'types', file],
+          [join(DIST_ROOT, 'kernel', 'cli.js'), 'types', file, ...more].filter(Boolean),
           { cwd: dir, env: { ...childEnv(t.dataDir), DB_TYPE: 'sqlite', LOG_LEVEL: 'warn', REDIS_URL: '' }, timeout: 60000 },
           (err, stdout, stderr) => resolve({ code: err ? Number(err.code) : 0, stdout, stderr }),
         );
@@ -113,6 +113,17 @@ describe('content: GET /api/types.ts (sqlite)', function () {
     const bad = await run(join(dir, 'no-such-folder', 'x.ts'));
     expect(bad.code).to.equal(1);
     expect(bad.stderr).to.include('Cannot write');
+    // The rules of every cms command: --json, --help, an unknown flag refused in words (not taken for a file name).
+    const json = await run(join(dir, 'again.ts'), '--json');
+    expect(json.code, json.stderr).to.equal(0);
+    expect(JSON.parse(json.stdout)).to.include({ file: join(dir, 'again.ts'), bytes: Buffer.byteLength(viaHttp) });
+    expect(JSON.parse((await run('', '--json')).stdout).source).to.equal(viaHttp);
+    const help = await run('', '--help');
+    expect(help.code).to.equal(0);
+    expect(help.stdout).to.include('Usage: cms types [FILE] [--json]');
+    const flag = await run('', '--out');
+    expect(flag.code).to.equal(1);
+    expect(flag.stderr).to.include("Unknown option '--out'").and.include('cms types --help');
   });
 
   it('needs content:read', async function () {
