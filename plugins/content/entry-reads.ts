@@ -28,6 +28,7 @@ import { BULK_CHUNK, entryRow, toEntry, type Entry, type EntryList } from './ent
 import type { EntryRevisions } from './entry-revisions.js';
 import { freshAnswer, type ListAnswer, type ListCache } from './list-cache.js';
 import { ListReader } from './list-reader.js';
+import { cursorPage, cursorRead } from './list-cursor.js';
 import { orderFor, whereFor, type ListQuery } from './list-query.js';
 import { selectKeys, selectedKeys } from './field-selection.js';
 import { parsePopulate, populate, shownCollections, type PopulateDeps, type PopulateTree } from './populate.js';
@@ -128,27 +129,7 @@ export class EntryReads {
     const also = [...new Set([...shown.collections, ...this.collections.inverses(name).map((i) => i.source), ...filtered])]
       .filter((n) => n !== name)
       .sort();
-    const key = createHash('sha256')
-      .update(
-        stringify({
-          query,
-          status,
-          schema: c.version,
-          targets: also.map((n) => this.collections.find(n)?.version),
-          // Whether the caller may read each one: making one public changes what a guest's list shows.
-          readable: also.map((n) => hasScopedPermission(identity, 'content:read', n)),
-          // A locale's answer follows the locales' fallbacks and default.
-          locales: this.localised?.cacheKey(c),
-          // Writers' lists of a collection with working drafts carry hasDraft (entry-drafts.ts).
-          drafts: Boolean(c.drafts && seesAll(identity)),
-          // Answer decorators tell apart callers who may write the collection (review stages: `_stage`, entry-hooks.ts).
-          writes: hasScopedPermission(identity, 'content:write', name),
-          // Callers whose rules differ never share an answer (a `$user` rule: per user); the filter's relation paths keep
-          // to the rules on the collections they step into (in `also`).
-          rules: [rulesKey(identity, name), ...also.map((n) => rulesKey(identity, n))],
-        }) ?? '',
-      )
-      .digest('base64url');
+    const { key, countKey } = this.listKeys(c, query, identity, status, also);
     const load = async () => {
       const keys = selectedKeys(c, query.fields);
       const statusIn = this.localised ? localeStatusWhere(c, identity.tenantId, locale, this.localised.defaultCode(), status) : null;
@@ -169,10 +150,16 @@ export class EntryReads {
       const byRule = ruleWhere(c, limits, { ...base, localized });
       for (const w of [statusIn, byRule, byStage]) if (w) (where as { [Op.and]: unknown[] })[Op.and].push(w);
       const order = orderFor(c, query.sort, localized);
+      // `after` / `before` (list-cursor.ts): a keyset page, read with one row more to know whether more follow.
+      const cursor = cursorRead(query, order);
       // Plain rows (no model instances): the page and the total started at once (see ListReader); the rows are
-      // completed and populated while the count runs.
-      const started = this.reader.start(c, where, order, query.limit, (query.page - 1) * query.limit);
-      const rows = await started.rows;
+      // completed and populated while the count runs. The total is counted once per version of the collection.
+      const total = (count: () => Promise<number>) => this.lists.total(identity.tenantId, name, countKey, count, also);
+      const started = cursor
+        ? this.reader.start(c, where, cursor.order, query.limit + 1, 0, { keyset: cursor.keyset, total })
+        : this.reader.start(c, where, order, query.limit, (query.page - 1) * query.limit, { total });
+      const paged = cursor ? cursorPage(cursor, order, query.sort, await started.rows, query.limit) : null;
+      const rows = paged ? paged.rows : await started.rows;
       const items = new Array<Entry>(rows.length);
       for (let i = 0; i < rows.length; i++) items[i] = toEntry(c, rows[i]!);
       await fillInverses(c, items, this.inverseScope(identity));
@@ -182,11 +169,48 @@ export class EntryReads {
       if (keys) for (let i = 0; i < items.length; i++) items[i] = selectKeys(items[i]!, keys);
       hideFields(items, limits);
       await this.hooks?.decorate(name, identity, items);
+      if (paged)
+        return {
+          items,
+          total: await started.total,
+          page: null,
+          limit: query.limit,
+          nextCursor: paged.nextCursor,
+          prevCursor: paged.prevCursor,
+        };
       return { items, total: await started.total, page: query.page, limit: query.limit };
     };
     // Populated media has no version token to tag the list with: such lists are read every time.
     if (shown.media) return freshAnswer(await load());
     return this.lists.answer(identity.tenantId, name, key, ifNoneMatch, load, also);
+  }
+
+  /** The hash of everything a list's answer depends on but the rows, and that of its count (not its page or shape). */
+  private listKeys(c: LoadedCollection, query: ListQuery, identity: Identity, status: string | undefined, also: string[]) {
+    const name = c.name;
+    const parts = {
+      query,
+      status,
+      schema: c.version,
+      targets: also.map((n) => this.collections.find(n)?.version),
+      // Whether the caller may read each one: making one public changes what a guest's list shows.
+      readable: also.map((n) => hasScopedPermission(identity, 'content:read', n)),
+      // A locale's answer follows the locales' fallbacks and default.
+      locales: this.localised?.cacheKey(c),
+      // Writers' lists of a collection with working drafts carry hasDraft (entry-drafts.ts).
+      drafts: Boolean(c.drafts && seesAll(identity)),
+      // Answer decorators tell apart callers who may write the collection (review stages: `_stage`, entry-hooks.ts).
+      writes: hasScopedPermission(identity, 'content:write', name),
+      // Callers whose rules differ never share an answer (a `$user` rule: per user); the filter's relation paths keep
+      // to the rules on the collections they step into (in `also`).
+      rules: [rulesKey(identity, name), ...also.map((n) => rulesKey(identity, n))],
+    };
+    const hash = (value: unknown) =>
+      createHash('sha256')
+        .update(stringify(value) ?? '')
+        .digest('base64url');
+    const { page: _p, limit: _l, after: _a, before: _b, fields: _f, populate: _pp, sort: _s, ...counted } = query;
+    return { key: hash(parts), countKey: hash({ ...parts, query: counted }) };
   }
 
   /** `?stage=` (review stages): for callers who may write the collection (they alone see stages), else 403. */

@@ -17,8 +17,12 @@ export type Entry = Record<string, unknown> & {
 export interface EntryList {
   items: Entry[];
   total: number;
-  page: number;
+  /** null for a cursor page (`after` / `before`, list-cursor.ts). */
+  page: number | null;
   limit: number;
+  /** Cursor pages: the cursor of the next page (null at the end) and of the previous one (null at the start). */
+  nextCursor?: string | null;
+  prevCursor?: string | null;
 }
 
 /** Content events on the event bus (the spec's planned names); GraphQL subscriptions and the audit log listen. */

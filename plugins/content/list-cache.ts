@@ -148,6 +148,43 @@ export class ListCache {
     return { notModified: false, body, etag, cached: false, value };
   }
 
+  /**
+   * The number of entries a list's WHERE matches, counted once per version of the collection (and of the collections
+   * its WHERE reads, `also`) and kept beside its lists (`countKey`: a hash of everything the count depends on, not the
+   * page, limit, cursor, fields or populate): every page of a walk and every later list of the same WHERE answers it
+   * without counting again until the next write (a million rows cost a count of a million index entries). Invalidated
+   * with the lists (same key prefix, same token); without the cache, or when it fails, `count()` runs.
+   */
+  async total(
+    tenant: string,
+    collection: string,
+    countKey: string,
+    count: () => Promise<number>,
+    also: readonly string[] = [],
+  ): Promise<number> {
+    if (!this.enabled) return count();
+    const tokens = () => Promise.all([collection, ...also].map((name) => this.token(tenant, name))).then((all) => all.join('.'));
+    let key: string;
+    try {
+      key = `list:${collection}:${await tokens()}:count:${countKey}`;
+      const near = this.local.get(`${tenant}|${key}`) ?? (await this.cache.get<string>(CATEGORY, key, { tenant }));
+      if (typeof near === 'string' && /^\d+$/.test(near)) return Number(near);
+    } catch (err) {
+      this.logger.warn({ err }, 'collection list cache unavailable; counting');
+      return count();
+    }
+    const n = await count();
+    try {
+      if (`list:${collection}:${await tokens()}:count:${countKey}` === key) {
+        await this.cache.set(CATEGORY, key, String(n), { tenant, ttlSeconds: LIST_TTL_SECONDS });
+        this.local.set(`${tenant}|${key}`, String(n), LIST_TTL_SECONDS * 1000);
+      }
+    } catch (err) {
+      this.logger.warn({ err }, 'collection list cache unavailable; total not stored');
+    }
+    return n;
+  }
+
   /** After a committed write: a new token, then every cached variant of the collection's lists goes. */
   async invalidate(tenant: string, collection: string): Promise<void> {
     await this.cache.set(CATEGORY, `version:${collection}`, randomUUID(), { tenant, ttlSeconds: TOKEN_TTL_SECONDS });

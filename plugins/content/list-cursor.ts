@@ -82,3 +82,43 @@ export function keysetWhere(order: Order, values: Value[], forward: boolean, par
 export function reversed(order: Order): Order {
   return (order as Array<[unknown, string]>).map(([col, dir]) => [col, dir === 'DESC' ? 'ASC' : 'DESC']) as Order;
 }
+
+/** How a list with `after` or `before` is read: the keyset on the page, the order it is read in, one row more. */
+export interface CursorRead {
+  forward: boolean;
+  /** The cursor as given ('' for `after=`: from the first entry). */
+  text: string;
+  keyset?: WhereOptions;
+  order: Order;
+}
+
+/** The cursor read of a list query (null: page numbers); 400 for a cursor with page, or after with before. */
+export function cursorRead(query: { after?: string; before?: string; page: number; sort?: string }, order: Order): CursorRead | null {
+  if (query.after === undefined && query.before === undefined) return null;
+  if (query.after !== undefined && query.before !== undefined) invalidQuery('before', 'give after or before, not both');
+  if (query.page > 1) invalidQuery('page', 'page numbers and cursors (after, before) do not go together: leave page out');
+  const forward = query.before === undefined;
+  const param = forward ? 'after' : 'before';
+  const text = (forward ? query.after : query.before) ?? '';
+  const sort = query.sort ?? '';
+  columnsOf(order, param);
+  const keyset = text ? keysetWhere(order, decodeCursor(text, order, sort, param), forward, param) : undefined;
+  return { forward, text, keyset, order: forward ? order : reversed(order) };
+}
+
+/** The page of a cursor read (read with one row more than `limit`, in its own order): its rows in the list's order and the cursors on. */
+export function cursorPage<R extends Record<string, unknown>>(
+  read: CursorRead,
+  order: Order,
+  sort: string | undefined,
+  fetched: R[],
+  limit: number,
+): { rows: R[]; nextCursor: string | null; prevCursor: string | null } {
+  const more = fetched.length > limit;
+  const rows = fetched.slice(0, limit);
+  if (!read.forward) rows.reverse();
+  const at = (row: R | undefined) => (row ? cursorOf(order, sort ?? '', row) : null);
+  return read.forward
+    ? { rows, nextCursor: more ? at(rows[rows.length - 1]) : null, prevCursor: read.text ? at(rows[0]) : null }
+    : { rows, nextCursor: at(rows[rows.length - 1]), prevCursor: more ? at(rows[0]) : null };
+}

@@ -35,6 +35,19 @@ export const listQuerySchema = z.object({
     .describe(
       "A review stage's name (docs/features/review-stages.md): only the entries in that stage. For callers who may write the collection (else 403 FORBIDDEN); 400 VALIDATION_ERROR when the collection is in no workflow or its workflow has no such stage",
     ),
+  after: z
+    .string()
+    .max(2000)
+    .optional()
+    .describe(
+      "Cursor pagination: the entries after this cursor (a list answer's nextCursor; empty: from the first entry), in the list's sort. Not with page. The answer carries nextCursor and prevCursor, and page null",
+    ),
+  before: z
+    .string()
+    .min(1)
+    .max(2000)
+    .optional()
+    .describe("Cursor pagination: the entries before this cursor (a list answer's prevCursor), in the list's sort. Not with page or after"),
   fields: fieldsParam,
   populate: populateParam,
   locale: z

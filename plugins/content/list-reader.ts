@@ -1,4 +1,4 @@
-import { QueryTypes, type Order, type Sequelize, type WhereOptions } from 'sequelize';
+import { Op, QueryTypes, type Order, type Sequelize, type WhereOptions } from 'sequelize';
 import { ValidationError } from '../../kernel/sdk.js';
 import type { LoadedCollection } from './collections-service.js';
 
@@ -49,26 +49,34 @@ export class ListReader {
     };
   }
 
-  private sql(c: LoadedCollection, where: WhereOptions, order: Order, limit: number, offset: number) {
+  /** A WHERE as SQL with positional `?` parameters (node-sqlite3 looks a `$n` name up linearly per bind; replacements on MariaDB). */
+  private whereSql(c: LoadedCollection, where: WhereOptions): { sql: string; params: unknown[] } {
     const qi = this.sequelize.getQueryInterface();
     const qg = (qi as unknown as { queryGenerator: { whereQuery(where: unknown, options: unknown): string } }).queryGenerator;
     const params: unknown[] = [];
-    // Positional `?` parameters (node-sqlite3 looks a `$n` name up linearly per bind; replacements on MariaDB).
-    const whereSql = qg.whereQuery(where, {
+    const sql = qg.whereQuery(where, {
       model: c.model,
       bindParam: (value: unknown) => {
         params.push(value);
         return '?';
       },
     });
+    return { sql, params };
+  }
+
+  /** The page's and the count's SQL; `keyset` (cursor pagination, list-cursor.ts) narrows the page, not the count. */
+  private sql(c: LoadedCollection, where: WhereOptions, order: Order, limit: number, offset: number, keyset?: WhereOptions) {
+    const qi = this.sequelize.getQueryInterface();
+    const counted = this.whereSql(c, where);
+    const paged = keyset ? this.whereSql(c, { [Op.and]: [where, keyset] }) : counted;
     const table = qi.quoteIdentifier(c.table);
     // A column by name, or an expression (a localized field's value in a locale: a literal, entry-locales.ts).
     const orderSql = (order as Array<[string | { val: string }, string]>).map(
       ([col, dir]) => `${typeof col === 'string' ? qi.quoteIdentifier(col) : col.val} ${dir === 'DESC' ? 'DESC' : 'ASC'}`,
     );
-    const page = `SELECT * FROM ${table} ${whereSql} ORDER BY ${orderSql.join(', ')} LIMIT ${Number(limit)} OFFSET ${Number(offset)}`;
-    const count = `SELECT COUNT(*) AS n FROM ${table} ${whereSql}`;
-    return { page, count, params };
+    const page = `SELECT * FROM ${table} ${paged.sql} ORDER BY ${orderSql.join(', ')} LIMIT ${Number(limit)} OFFSET ${Number(offset)}`;
+    const count = `SELECT COUNT(*) AS n FROM ${table} ${counted.sql}`;
+    return { page, count, pageParams: paged.params, countParams: counted.params };
   }
 
   async page(c: LoadedCollection, where: WhereOptions, order: Order, limit: number, offset: number): Promise<RowPage> {
@@ -88,26 +96,30 @@ export class ListReader {
     order: Order,
     limit: number,
     offset: number,
+    options: {
+      /** Cursor pagination's condition on the page (list-cursor.ts); the count is of `where` alone. */
+      keyset?: WhereOptions;
+      /** The count through a cache (list-cache.ts, ListCache.total): it runs only when the cache has no total. */
+      total?: (count: () => Promise<number>) => Promise<number>;
+    } = {},
   ): { rows: Promise<Array<Record<string, unknown>>>; total: Promise<number> } {
-    const { page, count, params } = this.sql(c, where, order, limit, offset);
-    if (page.includes('\u0000') || params.some((p) => typeof p === 'string' && p.includes('\u0000')))
+    const { page, count, pageParams, countParams } = this.sql(c, where, order, limit, offset, options.keyset);
+    if (page.includes('\u0000') || pageParams.some((p) => typeof p === 'string' && p.includes('\u0000')))
       throw new ValidationError('Text values must not contain NUL (\\u0000) characters');
-    let started: { rows: Promise<Array<Record<string, unknown>>>; counted: Promise<Array<{ n: number | string }>> };
+    let rows: Promise<Array<Record<string, unknown>>>;
+    let counted: () => Promise<Array<{ n: number | string }>>;
     if (this.sequelize.getDialect() !== 'sqlite') {
-      started = {
-        rows: this.sequelize.query<Record<string, unknown>>(page, { replacements: params, type: QueryTypes.SELECT }),
-        counted: this.sequelize.query<{ n: number | string }>(count, { replacements: params, type: QueryTypes.SELECT }),
-      };
+      rows = this.sequelize.query<Record<string, unknown>>(page, { replacements: pageParams, type: QueryTypes.SELECT });
+      counted = () => this.sequelize.query<{ n: number | string }>(count, { replacements: countParams, type: QueryTypes.SELECT });
     } else {
       const db = this.connection();
-      started = {
-        rows: db.then((d) => this.run(d, page, params)),
-        counted: db.then((d) => this.run(d, count, params) as Promise<Array<{ n: number | string }>>),
-      };
+      rows = db.then((d) => this.run(d, page, pageParams));
+      counted = () => db.then((d) => this.run(d, count, countParams) as Promise<Array<{ n: number | string }>>);
     }
-    const total = started.counted.then((counted) => Number(counted[0]?.n ?? 0));
+    const counting = () => counted().then((n) => Number(n[0]?.n ?? 0));
+    const total = options.total ? options.total(counting) : counting();
     total.catch(() => undefined);
-    return { rows: started.rows, total };
+    return { rows, total };
   }
 
   /**

@@ -14,12 +14,8 @@ const ENTRY_BATCH = z.array(z.record(z.string(), z.unknown())).min(1).max(100);
 
 export type CollectionInfo = ReturnType<typeof describeCollection>;
 export type ComponentInfo = ReturnType<typeof describeComponent>;
-export interface EntryList {
-  items: Entry[];
-  total: number;
-  page: number;
-  limit: number;
-}
+import type { EntryList } from './entry-shape.js';
+export type { EntryList };
 export type ListOptions = Partial<{
   page: number;
   limit: number;
@@ -35,6 +31,9 @@ export type ListOptions = Partial<{
   locale: string;
   /** A review stage: only the entries in it (`?stage=`, docs/features/review-stages.md; callers who may write). */
   stage: string;
+  /** Cursor pagination (list-cursor.ts): the entries after a list's nextCursor ('' from the first), or before its prevCursor. */
+  after: string;
+  before: string;
 }>;
 /** How one entry is read: `fields=`, `populate=` and `locale=` as in ListOptions. */
 export type ReadOptions = Pick<ListOptions, 'fields' | 'populate' | 'locale'>;

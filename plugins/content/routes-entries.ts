@@ -78,7 +78,14 @@ export const entryRoutes: RouteDefinition[] = [
     description:
       "Callers without content:write see published entries only. X-Cache: HIT or MISS tells whether the list came from the cache (a 304 counts as HIT: it was answered from the collection's version token without reading the list). The ETag changes with every write to the collection. Callers without a session read it when the collection is public (PUT /api/collections/{collection}/public-access).",
     request: { params: collectionParam, query: listQuerySchema },
-    response: z.object({ items: z.array(entry), total: z.number(), page: z.number(), limit: z.number() }),
+    response: z.object({
+      items: z.array(entry),
+      total: z.number(),
+      page: z.number().nullable().describe('null for a cursor page (after, before)'),
+      limit: z.number(),
+      nextCursor: z.string().nullable().optional().describe('Cursor pages: the next page (after=), null at the end'),
+      prevCursor: z.string().nullable().optional().describe('Cursor pages: the previous page (before=), null at the start'),
+    }),
     async handler({ ctx, params, query, identity, scope }) {
       // The list's tag is known before it is loaded: a matching If-None-Match is answered 304 at once,
       // and a 200 sends the stored serialised body with its stored tag (nothing parsed or hashed again).

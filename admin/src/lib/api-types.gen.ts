@@ -971,6 +971,10 @@ export interface ApiRoutes {
   'GET /api/collections/:collection': {
     params: { collection: string };
     query: {
+      /** Cursor pagination: the entries after this cursor (a list answer's nextCursor; empty: from the first entry), in the list's sort. Not with page. The answer carries nextCursor and prevCursor, and page null */
+      after?: string;
+      /** Cursor pagination: the entries before this cursor (a list answer's prevCursor), in the list's sort. Not with page or after */
+      before?: string;
       /** Comma list of the fields to answer (with _id always); the system fields slug, status, version, createdAt, updatedAt… may be named too */
       fields?: string;
       /** JSON: {"field": value} or {"field": {"eq"|"ne"|"gt"|"gte"|"lt"|"lte"|"in"|"nin"|"contains"|"startsWith"|"null": value}}, grouped with {"$or": [..]}, {"$and": [..]}, {"$not": {..}} */
@@ -988,7 +992,17 @@ export interface ApiRoutes {
       status?: 'draft' | 'published' | 'archived';
     };
     body: never;
-    response: { items: ApiSchemas['Entry'][]; total: number; page: number; limit: number };
+    response: {
+      items: ApiSchemas['Entry'][];
+      total: number;
+      /** null for a cursor page (after, before) */
+      page: number | null;
+      limit: number;
+      /** Cursor pages: the next page (after=), null at the end */
+      nextCursor?: string | null;
+      /** Cursor pages: the previous page (before=), null at the start */
+      prevCursor?: string | null;
+    };
     errors: ApiErrorCode;
   };
   /** One entry (callers without content:write: published entries only; guests too when the collection is public) (permission: content:read) */

@@ -40,8 +40,12 @@ export interface ListOptions<T, N extends CollectionName<T>, P extends PopulateP
   search?: string;
   /** Only entries with this status (readers without content:write see published entries only anyway). */
   status?: EntryStatus;
-  /** The page, from 1 (list only; all() starts here). */
+  /** The page, from 1 (list only; all() and pages() then walk by page numbers from here). */
   page?: number;
+  /** Cursor pages: the entries after a page's `nextCursor` (`''`: from the first entry); all() and pages() walk this way. */
+  after?: string;
+  /** Cursor pages: the entries before a page's `prevCursor`. */
+  before?: string;
   /** Entries per page, at most 100 (list default 25; all() asks 100 at a time). */
   limit?: number;
 }
@@ -59,7 +63,7 @@ export interface UpdateOptions extends WriteOptions {
 
 export interface CollectionClient<T, N extends CollectionName<T>> {
   readonly name: N;
-  /** One page of entries: `{items, total, page, limit}`. */
+  /** One page of entries: `{items, total, page, limit}` (with `after` or `before`: page null, and `nextCursor`, `prevCursor`). */
   list<const P extends PopulatePath<T, N> = never, const F extends FieldName<T, N> = never>(
     options?: ListOptions<T, N, P, F>,
   ): Promise<Page<EntryShape<T, N, P, F>>>;
@@ -104,6 +108,8 @@ interface LooseOptions {
   search?: string;
   status?: EntryStatus;
   page?: number;
+  after?: string;
+  before?: string;
   limit?: number;
   signal?: AbortSignal;
 }
@@ -119,6 +125,8 @@ function readQuery(options: LooseOptions, locale: string | undefined): Record<st
     search: options.search,
     status: options.status,
     page: options.page,
+    after: options.after,
+    before: options.before,
     limit: options.limit,
   };
 }
@@ -140,10 +148,30 @@ export function collectionClient<T, N extends CollectionName<T>>(
     transport.request<Page<any>>(base, { query: readQuery(options, locale), signal: options.signal });
   async function* pages(options: LooseOptions = {}): AsyncGenerator<Page<any>> {
     const limit = Math.min(options.limit ?? MAX_LIMIT, MAX_LIMIT);
-    let page = Math.max(1, options.page ?? 1);
+    // By cursor (unless a page number is asked for): each page starts after the last entry given, so entries written
+    // meanwhile move none to another page, and the thousandth page costs what the first does.
+    if (options.page === undefined && options.before === undefined) {
+      let after = options.after ?? '';
+      for (;;) {
+        const answer = await list({ ...options, after, limit });
+        // A server without cursors answers a page number: walk by numbers from its second page.
+        if (answer.page !== null) {
+          yield answer;
+          if (answer.items.length < answer.limit || answer.limit >= answer.total) return;
+          yield* numbered({ ...options, after: undefined }, limit, 2);
+          return;
+        }
+        yield answer;
+        if (!answer.nextCursor) return;
+        after = answer.nextCursor;
+      }
+    }
+    yield* numbered(options, limit, Math.max(1, options.page ?? 1));
+  }
+  async function* numbered(options: LooseOptions, limit: number, from: number): AsyncGenerator<Page<any>> {
     // At most as many pages as the first answer's total asks for (and one more, should entries be added meanwhile).
     let last = Infinity;
-    for (; page <= last; page++) {
+    for (let page = from; page <= last; page++) {
       const answer = await list({ ...options, page, limit });
       yield answer;
       if (last === Infinity) last = Math.ceil(answer.total / Math.max(1, answer.limit)) + 1;
@@ -151,7 +179,7 @@ export function collectionClient<T, N extends CollectionName<T>>(
     }
   }
   async function* all(options: LooseOptions = {}): AsyncGenerator<any> {
-    // Pages are offsets: an entry written during the loop may move one from a page to the next; it is given once.
+    // Pages by number are offsets: an entry written during the loop may move one from a page to the next; it is given once.
     const seen = new Set<string>();
     for await (const answer of pages(options)) {
       for (const item of answer.items) {

@@ -131,6 +131,10 @@ export type UpdateInput<E> = { [K in Writable<E>]?: E[K] } & { slug?: string };
 export interface Page<E> {
   items: E[];
   total: number;
-  page: number;
+  /** null for a cursor page (`after`, `before`). */
+  page: number | null;
   limit: number;
+  /** Cursor pages: the next page's cursor (null at the end) and the previous one's (null at the start). */
+  nextCursor?: string | null;
+  prevCursor?: string | null;
 }
