@@ -4,37 +4,16 @@
  * name, bulk changes go through plan and confirm, and an administrator reverts the agent's session as one set.
  */
 import { expect } from 'chai';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { AuditLog } from '../../kernel/audit.js';
 import { createLocalClient } from '../../plugins/content/local-client.js';
-import { useTestKernel, type TestKernel } from '../helpers/kernel.js';
+import { useTestKernel } from '../helpers/kernel.js';
 import { DB_VARIANTS } from '../helpers/services.js';
+import { apiKey, body, connect, isError, MCP_PASSWORD } from '../helpers/mcp.js';
 import { signInCookie } from '../helpers/users.js';
 
-const PASSWORD = 'correct horse battery';
+const PASSWORD = MCP_PASSWORD;
 const ADMIN = { email: 'mcp-admin@example.com', password: PASSWORD, role: 'admin' };
 const OWNER = { email: 'mcp-owner@example.com', password: PASSWORD, role: 'editor' };
-
-type ToolResult = { isError?: boolean; content: Array<{ type: string; text: string }> };
-const body = (r: unknown) => JSON.parse((r as ToolResult).content[0]!.text);
-
-/** An API key made through POST /api/api-keys by a freshly signed-in user (sudo mode), with a scope. */
-export async function apiKey(t: TestKernel, who: { email: string }, name: string, permissions: string[], scope?: unknown): Promise<string> {
-  const cookie = await signInCookie(t, who.email, PASSWORD);
-  const res = await t.request('/api/api-keys', { method: 'POST', headers: { cookie: cookie! }, json: { name, permissions, scope } });
-  expect(res.status, JSON.stringify(await res.clone().json())).to.equal(201);
-  return (await res.json()).data.key;
-}
-
-export async function connect(t: TestKernel, key: string): Promise<Client> {
-  const client = new Client({ name: 'mcp-test', version: '1.0.0' });
-  const transport = new StreamableHTTPClientTransport(new URL(`${t.url}/api/mcp`), {
-    requestInit: { headers: { authorization: `Bearer ${key}` } },
-  });
-  await client.connect(transport);
-  return client;
-}
 
 for (const variant of DB_VARIANTS) {
   describe(`mcp: the MCP server for agents (${variant.name})`, function () {
@@ -44,7 +23,7 @@ for (const variant of DB_VARIANTS) {
       { variant, users: [ADMIN, OWNER] },
     );
     let key: string;
-    let client: Client;
+    let client: Awaited<ReturnType<typeof connect>>;
     const ids: Record<string, string> = {};
 
     before(async function () {
@@ -115,7 +94,7 @@ for (const variant of DB_VARIANTS) {
         name: 'create_entry',
         arguments: { collection: 'articles', data: { title: 'By the agent' } },
       });
-      expect((created as ToolResult).isError).to.not.equal(true);
+      expect(isError(created)).to.equal(false);
       const entry = body(created);
       expect(entry).to.include({ title: 'By the agent', status: 'draft' });
       ids.created = entry._id;
@@ -125,7 +104,7 @@ for (const variant of DB_VARIANTS) {
         name: 'create_entry',
         arguments: { collection: 'articles', data: { title: 'Go live' }, publish: true },
       });
-      expect((refused as ToolResult).isError).to.equal(true);
+      expect(isError(refused)).to.equal(true);
       expect(body(refused).error).to.equal('FORBIDDEN');
       expect(body(refused).message).to.match(/may not publish in 'articles'/);
       expect((await system.entries('articles').list({ limit: 100 })).total, 'nothing was written').to.equal(before);
@@ -140,13 +119,13 @@ for (const variant of DB_VARIANTS) {
         name: 'update_entry',
         arguments: { collection: 'articles', id: ids.liveArticle, data: { title: 'X' } },
       });
-      expect((live as ToolResult).isError).to.equal(true);
+      expect(isError(live)).to.equal(true);
       expect((await system.entries('articles').get(ids.liveArticle)).title).to.equal('Live article');
     });
 
     it('is refused a collection outside its scope and an action its scope lacks', async function () {
       const outside = await client.callTool({ name: 'create_entry', arguments: { collection: 'secrets', data: { title: 'x' } } });
-      expect((outside as ToolResult).isError).to.equal(true);
+      expect(isError(outside)).to.equal(true);
       expect(body(outside).error).to.equal('FORBIDDEN');
       const read = await client.callTool({ name: 'search_entries', arguments: { collection: 'secrets' } });
       expect(body(read).error).to.equal('FORBIDDEN');
@@ -186,7 +165,7 @@ for (const variant of DB_VARIANTS) {
       const system = createLocalClient(t.kernel);
       expect((await system.entries('articles').list({ search: 'Bulk one' })).total, 'a plan changes nothing').to.equal(0);
       const wrongHash = await client.callTool({ name: 'confirm_data_operation', arguments: { planId: plan.planId, planHash: 'nope' } });
-      expect((wrongHash as ToolResult).isError).to.equal(true);
+      expect(isError(wrongHash)).to.equal(true);
       const applied = body(
         await client.callTool({ name: 'confirm_data_operation', arguments: { planId: plan.planId, planHash: plan.planHash } }),
       );
