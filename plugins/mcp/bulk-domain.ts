@@ -22,7 +22,14 @@ export const bulkInputSchema = z.object({
     .array(z.object({ id: z.string().uuid().optional(), data: z.record(z.string(), z.unknown()) }).strict())
     .min(1)
     .max(MAX_BULK_ITEMS),
-  session: z.object({ id: z.string().min(1).max(64), keyId: z.string().min(1).max(64), keyName: z.string().max(191) }).strict(),
+  session: z
+    .object({
+      id: z.string().min(1).max(64),
+      keyId: z.string().min(1).max(64),
+      keyName: z.string().max(191),
+      via: z.enum(['http', 'stdio']),
+    })
+    .strict(),
 });
 export type BulkInput = z.output<typeof bulkInputSchema>;
 type Item = BulkInput['items'][number];
@@ -30,7 +37,14 @@ type Item = BulkInput['items'][number];
 function agentOf(identity: Identity, input: BulkInput, services: AgentServices): AgentContext {
   if (identity.kind !== 'apiKey' || identity.meta?.apiKeyId !== input.session.keyId)
     throw new ForbiddenError('Plans of the mcp-entries domain are made and applied by the API key of their MCP session');
-  return { identity, keyId: input.session.keyId, keyName: input.session.keyName, sessionId: input.session.id, via: 'http', services };
+  return {
+    identity,
+    keyId: input.session.keyId,
+    keyName: input.session.keyName,
+    sessionId: input.session.id,
+    via: input.session.via,
+    services,
+  };
 }
 
 export function bulkDomain(services: () => AgentServices): DataDomainDefinition<BulkInput> {

@@ -32,6 +32,16 @@ interface ToolSpec {
   run(agent: AgentContext, args: any): Promise<ToolAnswer>;
 }
 
+/** A URL for the audit: without its query and fragment (a signed URL's token is a secret). */
+function withoutQuery(raw: string): string {
+  try {
+    const u = new URL(raw);
+    return `${u.protocol}//${u.host}${u.pathname}`.slice(0, 300);
+  } catch {
+    return raw.split(/[?#]/)[0]!.slice(0, 300);
+  }
+}
+
 const named = (args: Record<string, unknown>) => ({
   ...(typeof args.collection === 'string' ? { collection: args.collection } : {}),
   ...(typeof args.id === 'string' ? { entryId: args.id } : {}),
@@ -88,7 +98,7 @@ export const TOOLS: ToolSpec[] = [
     name: 'upload_media_by_url',
     description: 'Fetches a file from an http(s) URL (public addresses only, no redirects) into the media library (needs media:write).',
     input: { url: z.string().min(1).max(2048), filename: z.string().min(1).max(255).optional() },
-    target: (args) => ({ url: String(args.url).slice(0, 300) }),
+    target: (args) => ({ url: withoutQuery(String(args.url)) }),
     run: uploadMediaByUrl,
   },
   {

@@ -102,8 +102,9 @@ export class SessionStore {
    * refused: an agent cannot add changes to a set someone else's revert would undo.
    */
   async open(owner: SessionOwner, now = Date.now()): Promise<void> {
-    const rows = await this.query<SessionRow>(`SELECT ${SESSION_COLUMNS} FROM cms_mcp_sessions WHERE id = ?`, [owner.id]);
-    const found = rows[0];
+    const select = async () =>
+      (await this.query<SessionRow>(`SELECT ${SESSION_COLUMNS} FROM cms_mcp_sessions WHERE id = ?`, [owner.id]))[0];
+    let found = await select();
     if (!found) {
       try {
         await this.run(
@@ -111,8 +112,9 @@ export class SessionStore {
           [owner.id, owner.tenantId, owner.keyId, owner.keyName.slice(0, 191), now, now],
         );
         return;
-      } catch {
-        return this.open(owner, now); // made by a parallel call of the same session meanwhile
+      } catch (err) {
+        found = await select(); // made by a parallel call of the same session meanwhile
+        if (!found) throw err;
       }
     }
     if (found.tenant_id !== owner.tenantId || found.key_id !== owner.keyId)

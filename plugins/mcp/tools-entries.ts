@@ -22,11 +22,13 @@ function refusePublish(collection: string): never {
 }
 
 export async function describeModel(agent: AgentContext, input: { collection?: string }): Promise<ToolAnswer> {
-  const client = asKey(agent);
   const identity = agent.identity;
-  const all = input.collection ? [await client.collections.get(input.collection)] : await client.collections.list();
-  const readable = all.filter((c) => hasScopedPermission(identity, 'content:read', c.name));
-  if (input.collection && !readable.length) throw new ForbiddenError(`This API key may not read '${input.collection}'`);
+  const mayRead = (name: string) => hasScopedPermission(identity, 'content:read', name);
+  if (input.collection && !mayRead(input.collection)) throw new ForbiddenError(`This API key may not read '${input.collection}'`);
+  // Read as the tenant, shown as the key may see them: a key granted one collection (content:read:<name>) sees it.
+  const system = tenantSystem(agent);
+  const all = input.collection ? [await system.collections.get(input.collection)] : await system.collections.list();
+  const readable = all.filter((c) => mayRead(c.name));
   return {
     collections: readable.map((c) => ({
       ...c,

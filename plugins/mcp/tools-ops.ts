@@ -73,7 +73,7 @@ export async function runDataOperation(
   const planInput: BulkInput = {
     collection: input.collection,
     items: input.items,
-    session: { id: agent.sessionId, keyId: agent.keyId, keyName: agent.keyName },
+    session: { id: agent.sessionId, keyId: agent.keyId, keyName: agent.keyName, via: agent.via },
   };
   const plan = await engine(agent).plan(BULK_DOMAIN, planInput, 'merge', agent.identity);
   return {

@@ -66,6 +66,9 @@ for (const variant of DB_VARIANTS) {
       expect((await browser.json()).error).to.equal('MCP_API_KEY_REQUIRED');
       const wrong = await t.request('/api/mcp', { method: 'POST', headers: { ...headers, authorization: 'Bearer sck_nope' }, json: init });
       expect(wrong.status).to.equal(401);
+      // Stateless: no server-to-client stream, no session to end.
+      expect((await t.request('/api/mcp', { headers: { authorization: `Bearer ${key}` } })).status).to.equal(405);
+      expect((await t.request('/api/mcp', { method: 'DELETE', headers: { authorization: `Bearer ${key}` } })).status).to.equal(405);
     });
 
     it('lists the tools', async function () {
@@ -189,13 +192,18 @@ for (const variant of DB_VARIANTS) {
     });
 
     it("the admin lists the agent's session and reverts it: created entries deleted, changed ones restored", async function () {
+      // An entry the agent created and someone else changed since: left as it is by the revert.
+      const contested = body(
+        await client.callTool({ name: 'create_entry', arguments: { collection: 'articles', data: { title: 'Contested' } } }),
+      );
+      await createLocalClient(t.kernel).entries('articles').update(contested._id, { title: 'Edited by a person' });
       const cookie = (await signInCookie(t, ADMIN.email, PASSWORD))!;
       const owner = (await signInCookie(t, OWNER.email, PASSWORD))!;
       expect((await t.request('/api/mcp/sessions', { headers: { cookie: owner } })).status, 'an editor may not').to.equal(403);
       const listed = (await (await t.request('/api/mcp/sessions', { headers: { cookie } })).json()).data;
       expect(listed.total).to.equal(1);
       const session = listed.items[0];
-      expect(session).to.include({ keyName: 'claude-narrow', changes: 5, revertedAt: null });
+      expect(session).to.include({ keyName: 'claude-narrow', changes: 6, revertedAt: null });
       const detail = (await (await t.request(`/api/mcp/sessions/${session._id}`, { headers: { cookie } })).json()).data;
       expect(detail.changeList.map((c: { entryId: string }) => c.entryId)).to.have.members([
         ids.created,
@@ -203,10 +211,15 @@ for (const variant of DB_VARIANTS) {
         ids.draftArticle,
         ids.page,
         ids.bulk,
+        contested._id,
       ]);
       const res = await t.request(`/api/mcp/sessions/${session._id}/revert`, { method: 'POST', headers: { cookie, origin: t.url } });
       expect(res.status).to.equal(200);
-      expect((await res.json()).data).to.deep.include({ reverted: 5, skipped: [] });
+      expect((await res.json()).data).to.deep.include({
+        reverted: 5,
+        skipped: [{ collection: 'articles', entryId: contested._id, reason: 'changed by someone else since' }],
+      });
+      expect((await createLocalClient(t.kernel).entries('articles').get(contested._id)).title).to.equal('Edited by a person');
       const system = createLocalClient(t.kernel);
       const existing = await system.entries('articles').existing([ids.created!, ids.smuggled!, ids.bulk!, ids.draftArticle!]);
       expect([...existing]).to.deep.equal([ids.draftArticle]);
