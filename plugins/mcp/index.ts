@@ -40,7 +40,9 @@ export default definePlugin(() => {
       }))
         ctx.routes.add(route);
       ctx.registries.dataDomains.add(bulkDomain(agentServices));
-      ctx.registries.cliCommands.add(mcpCommand({ services: agentServices, keyNames: names }));
+      // CMS_MCP_KEY (manifest env; plugins.options.mcp.stdioKey): the key of `cms mcp`, read by the kernel at start.
+      const stdioKey = (ctx.envOptions.stdioKey ?? (ctx.options as { stdioKey?: unknown }).stdioKey) as string | undefined;
+      ctx.registries.cliCommands.add(mcpCommand({ services: agentServices, keyNames: names, envKey: () => stdioKey }));
     },
     async boot({ container, config, logger, onClose }) {
       const cradle: ContainerServices & Record<string, any> = container.cradle;

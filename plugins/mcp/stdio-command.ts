@@ -21,7 +21,11 @@ Example (Claude Desktop, claude_desktop_config.json):
   { "mcpServers": { "cms": { "command": "npx", "args": ["cms", "mcp"], "env": { "CMS_MCP_KEY": "sck_…" } } } }
 `;
 
-export function mcpCommand(deps: { services: () => AgentServices; keyNames: () => KeyNames }): CliCommand {
+export function mcpCommand(deps: {
+  services: () => AgentServices;
+  keyNames: () => KeyNames;
+  envKey: () => string | undefined;
+}): CliCommand {
   return {
     name: 'mcp',
     usage: '[--key KEY]',
@@ -29,7 +33,7 @@ export function mcpCommand(deps: { services: () => AgentServices; keyNames: () =
     help: HELP,
     async run({ kernel, args }) {
       const { values } = parseArgs({ args, options: { key: { type: 'string' } }, allowPositionals: false });
-      const key = values.key ?? process.env.CMS_MCP_KEY ?? '';
+      const key = values.key ?? deps.envKey() ?? '';
       if (!key.startsWith('sck_')) throw new Error('cms mcp needs an API key (sck_…): set CMS_MCP_KEY or pass --key');
       const identify = kernel.container.resolve<IdentifyRequest>('identify');
       const resolve = async (): Promise<Identity> => {
@@ -39,7 +43,7 @@ export function mcpCommand(deps: { services: () => AgentServices; keyNames: () =
         if (identity.kind !== 'apiKey') throw new Error('The key is not an API key');
         return identity;
       };
-      const first = await resolve().catch(() => {
+      await resolve().catch(() => {
         throw new Error('The API key is unknown, revoked or expired');
       });
       const sessionId = randomUUID();
@@ -48,7 +52,6 @@ export function mcpCommand(deps: { services: () => AgentServices; keyNames: () =
         const { keyId, keyName } = await deps.keyNames().of(identity);
         return { identity, keyId, keyName, sessionId, via: 'stdio', services: deps.services() };
       };
-      void first;
       const server = await agentServer(agent);
       const { StdioServerTransport } = await import('@modelcontextprotocol/sdk/server/stdio.js');
       const transport = new StdioServerTransport();
