@@ -48,7 +48,8 @@ async function revertOne(
     return null;
   }
   const before = change.before!;
-  if (current.version !== before.values.version || before.draft === undefined) await entries.update(change.entryId, { ...before.values });
+  // The entry's own values only when the session changed them (a draft write leaves the published version as it was).
+  if (current.version !== before.version) await entries.update(change.entryId, { ...before.values });
   if (before.draft !== undefined) {
     if (current.hasDraft === true) await entries.discardDraft(change.entryId);
     if (before.draft) await entries.putDraft(change.entryId, before.draft);

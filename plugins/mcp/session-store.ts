@@ -31,8 +31,11 @@ export interface ChangeView {
 }
 
 export interface ChangeRecord extends ChangeView {
-  /** `updated`: `{values, draft?}`, the entry's values (and its working draft's fields, null: none) before the session. */
-  before: { values: Record<string, unknown>; draft?: Record<string, unknown> | null } | null;
+  /**
+   * `updated`: the entry's values and version before the session, and (collections with drafts) its working draft's
+   * fields then (null: it had none).
+   */
+  before: { values: Record<string, unknown>; version: number; draft?: Record<string, unknown> | null } | null;
 }
 
 export interface SessionView {

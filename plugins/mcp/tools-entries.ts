@@ -114,6 +114,7 @@ export async function updateEntry(
   const draftBefore = inDraft && current.hasDraft === true ? await system.getDraft(id) : null;
   const before = {
     values: valuesOf(current),
+    version: current.version,
     ...(info.drafts === true ? { draft: draftBefore ? draftFields(draftBefore) : null } : {}),
   };
   const key = asKey(agent).entries(collection);

@@ -225,7 +225,8 @@ for (const variant of DB_VARIANTS) {
       expect([...existing]).to.deep.equal([ids.draftArticle]);
       expect((await system.entries('articles').get(ids.draftArticle)).title, 'its value before the session').to.equal('Before');
       const page = await system.entries('pages').get(ids.page);
-      expect(page).to.include({ title: 'Live page', hasDraft: false });
+      // Only its draft was changed: the published version is the one it was (no new version written).
+      expect(page).to.include({ title: 'Live page', hasDraft: false, version: 1 });
       const again = await t.request(`/api/mcp/sessions/${session._id}/revert`, { method: 'POST', headers: { cookie, origin: t.url } });
       expect(again.status).to.equal(409);
       expect((await again.json()).error).to.equal('MCP_SESSION_REVERTED');
