@@ -4,7 +4,7 @@
  * agents never connect pays nothing for it at start or in memory.
  */
 import { z } from 'zod';
-import { KERNEL_VERSION } from '../../kernel/sdk.js';
+import { KERNEL_VERSION, ValidationError } from '../../kernel/sdk.js';
 import { audited, type AgentContext, type ToolAnswer } from './agent.js';
 import { MAX_BULK_ITEMS } from './bulk-domain.js';
 import { createEntry, describeModel, readEntry, searchEntries, updateEntry } from './tools-entries.js';
@@ -136,12 +136,39 @@ export async function agentServer(agentOf: AgentContext | (() => Promise<AgentCo
       instructions: 'Content tools of this CMS. Writes are drafts unless publish: true and the key may publish. Call describe_model first.',
     },
   );
+  const agentNow = () => (typeof agentOf === 'function' ? agentOf() : Promise.resolve(agentOf));
+  auditRefusedArguments(server, agentNow);
   for (const tool of TOOLS)
     server.registerTool(tool.name, { description: tool.description, inputSchema: tool.input }, async (args: Record<string, unknown>) => {
-      const agent = typeof agentOf === 'function' ? await agentOf() : agentOf;
+      const agent = await agentNow();
       const result = await audited(agent, tool.name, tool.target(args), () => tool.run(agent, args));
       const body = result.ok ? result.answer : result.error;
       return { content: [{ type: 'text' as const, text: JSON.stringify(body) }], ...(result.ok ? {} : { isError: true }) };
     });
   return server;
+}
+
+/**
+ * A call whose arguments do not match the tool's schema is answered by the SDK before the tool runs: audited here too
+ * (as a refused call of that tool), by wrapping the server's argument check. test/integration/mcp.test.ts asserts the
+ * entry, so an SDK that renames the check fails that test instead of calls going unaudited.
+ */
+function auditRefusedArguments(server: object, agentNow: () => Promise<AgentContext>): void {
+  const target = server as { validateToolInput?: (tool: unknown, args: unknown, name: string) => Promise<unknown> };
+  const check = target.validateToolInput?.bind(server);
+  if (!check) return;
+  target.validateToolInput = async (tool, args, name) => {
+    try {
+      return await check(tool, args, name);
+    } catch (err) {
+      const agent = await agentNow();
+      const known = TOOLS.find((t) => t.name === name);
+      await audited(agent, known ? name : 'unknown_tool', { argumentsRefused: true }, () => {
+        throw new ValidationError(`Invalid arguments for ${String(name).slice(0, 64)}`, [
+          { path: 'arguments', message: 'do not match the tool' },
+        ]);
+      });
+      throw err;
+    }
+  };
 }

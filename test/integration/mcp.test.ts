@@ -189,6 +189,13 @@ for (const variant of DB_VARIANTS) {
       const sessions = new Set(created.items.map((e) => e.details!.sessionId));
       expect(sessions.size, 'one MCP session').to.equal(1);
       expect((await audit.list({ action: 'mcp.describe_model' })).total).to.be.at.least(1);
+      // Arguments the tool's schema refuses are answered by the SDK, and audited as well.
+      const bad = await client.callTool({ name: 'read_entry', arguments: { collection: 'articles', id: 'not-a-uuid' } });
+      expect(isError(bad)).to.equal(true);
+      await audit.flush();
+      const refused = await audit.list({ action: 'mcp.read_entry' });
+      expect(refused.items[0]!.details).to.include({ keyName: 'claude-narrow', argumentsRefused: true, error: 'VALIDATION_ERROR' });
+      expect(refused.items[0]!.outcome).to.equal('failure');
     });
 
     it("the admin lists the agent's session and reverts it: created entries deleted, changed ones restored", async function () {
