@@ -160,6 +160,7 @@ describe('admin pages: GET /api/admin-ui/pages and the module files', function (
       '/admin/data/config',
       '/admin/data/migrations',
       '/admin/themes',
+      '/admin/agent-sessions',
       '/admin/hello',
       '/admin/secret',
       '/admin/secret/:id',

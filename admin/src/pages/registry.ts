@@ -31,6 +31,7 @@ import SyncData from './data/SyncData.svelte';
 import Settings from './settings/Settings.svelte';
 import Webhooks from './settings/Webhooks.svelte';
 import Workflows from './settings/Workflows.svelte';
+import AgentSessions from './settings/AgentSessions.svelte';
 
 export interface PageDef {
   /** Path pattern under the app, `:name` for a parameter: `/admin/content/:collection`. */
@@ -66,6 +67,7 @@ export const bundledPages: Record<string, Component<any>> = {
   'data-export': ExportData,
   'data-import': ImportData,
   'data-sync': SyncData,
+  'agent-sessions': AgentSessions,
 };
 
 export const pages: Array<PageDef & { what?: string }> = [
