@@ -73,6 +73,9 @@ export type ApiErrorCode =
   | 'LOCK_CONTENTION'
   | 'MAINTENANCE'
   | 'MAINTENANCE_MODE'
+  | 'MCP_API_KEY_REQUIRED'
+  | 'MCP_SESSION_NOT_FOUND'
+  | 'MCP_SESSION_REVERTED'
   | 'MEDIA_NOT_FOUND'
   | 'MEDIA_PATH_INVALID'
   | 'MEDIA_STORAGE_UNAVAILABLE'
@@ -1716,6 +1719,53 @@ export interface ApiRoutes {
   };
   /** The content locales: the default first, each with its fallback (permission: content:read) */
   'GET /api/locales': { params: never; query: never; body: never; response: ApiSchemas['Locale'][]; errors: ApiErrorCode };
+  /** The agent (MCP) sessions of your tenant, newest activity first, with each one's count of changed entries (permission: mcp:manage) */
+  'GET /api/mcp/sessions': {
+    params: never;
+    query: { limit?: number; page?: number };
+    body: never;
+    response: {
+      items: {
+        _id: string;
+        keyId: string;
+        keyName: string;
+        startedAt: string;
+        lastActivityAt: string;
+        changes: number;
+        revertedAt: string | null;
+        revertedBy: string | null;
+      }[];
+      total: number;
+      page: number;
+      limit: number;
+    };
+    errors: ApiErrorCode;
+  };
+  /** One agent session with the entries and media items it created or changed (at most 1,000) (permission: mcp:manage) */
+  'GET /api/mcp/sessions/:id': {
+    params: { id: string };
+    query: never;
+    body: never;
+    response: {
+      _id: string;
+      keyId: string;
+      keyName: string;
+      startedAt: string;
+      lastActivityAt: string;
+      changes: number;
+      revertedAt: string | null;
+      revertedBy: string | null;
+      changeList: {
+        kind: 'created' | 'updated';
+        /** The collection, or _media for a media item */
+        collection: string;
+        entryId: string;
+        versionAfter: number | null;
+        at: string;
+      }[];
+    };
+    errors: ApiErrorCode;
+  };
   /** Lists the tenant's media: filters folderId (or root), type (image/ or exact), search, private; sort; pages (limit capped at 100) (permission: media:read) */
   'GET /api/media': {
     params: never;
@@ -3849,6 +3899,22 @@ export interface ApiRoutes {
     response: ApiSchemas['Locale'];
     errors: ApiErrorCode;
   };
+  /** The MCP server (streamable HTTP, stateless, JSON answers): tools for agents, with an API key only (permission: public) */
+  'POST /api/mcp': {
+    params: never;
+    query: never;
+    body: { jsonrpc: '2.0'; method?: string; [key: string]: unknown } | { jsonrpc: '2.0'; method?: string; [key: string]: unknown }[];
+    response: unknown;
+    errors: ApiErrorCode;
+  };
+  /** Reverts an agent session as one set: entries it created are deleted, entries it changed get their values and draft back (permission: mcp:manage) */
+  'POST /api/mcp/sessions/:id/revert': {
+    params: { id: string };
+    query: never;
+    body: Record<string, never>;
+    response: { sessionId: string; reverted: number; skipped: { collection: string; entryId: string; reason: string }[] };
+    errors: ApiErrorCode;
+  };
   /** Creates a media folder (names unique per parent: 409 FOLDER_EXISTS) (permission: media:write) */
   'POST /api/media/folders': {
     params: never;
@@ -4540,5 +4606,6 @@ export const UNENVELOPED_ROUTES: ReadonlySet<keyof ApiRoutes> = new Set<keyof Ap
   'POST /api/auth/2fa/verify-setup',
   'POST /api/graphql',
   'POST /api/importers/run',
+  'POST /api/mcp',
   'POST /api/migration/import',
 ]);
