@@ -1,6 +1,7 @@
 /**
  * The MCP server's other ways in and out (issue 39, item 3): `cms mcp` over stdio driven by the SDK's
- * StdioClientTransport (the compiled CLI in a child process, on the installation's SQLite file while it runs), media
+ * StdioClientTransport (the compiled CLI in a child process, on the installation's SQLite file or MariaDB database
+ * while it runs), media
  * by URL through the outbound guard (an internal address refused, then allowed when the operator allows it), and a
  * key that holds publish publishing when the call asks.
  */
@@ -21,53 +22,59 @@ import { apiKey, body, connect, isError, MCP_PASSWORD } from '../helpers/mcp.js'
 const PASSWORD = MCP_PASSWORD;
 const OWNER = { email: 'mcp-owner@example.com', password: PASSWORD, role: 'editor' };
 
-describe('mcp: cms mcp over stdio (sqlite)', function () {
-  this.timeout(90000);
-  const cleanup = useCleanup();
-  const t = useTestKernel({ config: { plugins: { options: { auth: { bcryptRounds: 4 } } } } }, { users: [OWNER] });
+for (const variant of DB_VARIANTS)
+  describe(`mcp: cms mcp over stdio (${variant.name})`, function () {
+    this.timeout(90000);
+    const cleanup = useCleanup();
+    const t = useTestKernel(
+      { db: variant.name, config: { plugins: { options: { auth: { bcryptRounds: 4 } } } } },
+      { variant, users: [OWNER] },
+    );
 
-  it('serves the tools over stdio with the key of CMS_MCP_KEY; logs stay off stdout; a bad key exits 1', async function () {
-    await createLocalClient(t.kernel).collections.create({ name: 'notes', fields: [{ name: 'title', type: 'text' }] } as never);
-    const key = await apiKey(t, OWNER, 'desktop-agent', ['content:read', 'content:write']);
-    const cwd = tempDir('cms-mcp-stdio-');
-    cleanup.push(cwd);
-    const env = childEnv(t.dataDir, { DB_TYPE: 'sqlite', REDIS_URL: '', LOG_LEVEL: 'info', CMS_MCP_KEY: key }) as Record<string, string>;
-    const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp'], env, cwd, stderr: 'pipe' });
-    let stderr = '';
-    transport.stderr?.on('data', (c: Buffer) => void (stderr += c.toString()));
-    const client = new Client({ name: 'stdio-test', version: '1.0.0' });
-    // A protocol error (a log line on stdout) would fail the connection or a call.
-    await client.connect(transport);
-    try {
-      const { tools } = await client.listTools();
-      expect(tools.map((x) => x.name)).to.include.members(['describe_model', 'create_entry']);
-      const created = body(
-        await client.callTool({ name: 'create_entry', arguments: { collection: 'notes', data: { title: 'From stdio' } } }),
-      );
-      expect(created).to.include({ title: 'From stdio', status: 'draft' });
-      expect((await createLocalClient(t.kernel).entries('notes').get(created._id)).title).to.equal('From stdio');
-    } finally {
-      await client.close();
-    }
-    expect(stderr).to.contain('serving over stdio');
-    const audit = t.kernel.container.resolve<AuditLog>('audit');
-    const entries = await audit.list({ action: 'mcp.create_entry' });
-    expect(entries.items[0]!.details).to.include({ keyName: 'desktop-agent', via: 'stdio' });
-    const bad = new StdioClientTransport({
-      command: process.execPath,
-      args: [CLI, 'mcp'],
-      env: { ...env, CMS_MCP_KEY: 'sck_unknown' },
-      cwd,
-      stderr: 'pipe',
+    it('serves the tools over stdio with the key of CMS_MCP_KEY; logs stay off stdout; a bad key exits 1', async function () {
+      await createLocalClient(t.kernel).collections.create({ name: 'notes', fields: [{ name: 'title', type: 'text' }] } as never);
+      const key = await apiKey(t, OWNER, 'desktop-agent', ['content:read', 'content:write']);
+      const cwd = tempDir('cms-mcp-stdio-');
+      cleanup.push(cwd);
+      // The installation's own database: its SQLite file while the kernel runs, or its MariaDB database.
+      const db: Record<string, string> = t.dbUrl ? { DB_TYPE: 'mariadb', DB_URL: t.dbUrl } : { DB_TYPE: 'sqlite' };
+      const env = childEnv(t.dataDir, { ...db, REDIS_URL: '', LOG_LEVEL: 'info', CMS_MCP_KEY: key }) as Record<string, string>;
+      const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp'], env, cwd, stderr: 'pipe' });
+      let stderr = '';
+      transport.stderr?.on('data', (c: Buffer) => void (stderr += c.toString()));
+      const client = new Client({ name: 'stdio-test', version: '1.0.0' });
+      // A protocol error (a log line on stdout) would fail the connection or a call.
+      await client.connect(transport);
+      try {
+        const { tools } = await client.listTools();
+        expect(tools.map((x) => x.name)).to.include.members(['describe_model', 'create_entry']);
+        const created = body(
+          await client.callTool({ name: 'create_entry', arguments: { collection: 'notes', data: { title: 'From stdio' } } }),
+        );
+        expect(created).to.include({ title: 'From stdio', status: 'draft' });
+        expect((await createLocalClient(t.kernel).entries('notes').get(created._id)).title).to.equal('From stdio');
+      } finally {
+        await client.close();
+      }
+      expect(stderr).to.contain('serving over stdio');
+      const audit = t.kernel.container.resolve<AuditLog>('audit');
+      const entries = await audit.list({ action: 'mcp.create_entry' });
+      expect(entries.items[0]!.details).to.include({ keyName: 'desktop-agent', via: 'stdio' });
+      const bad = new StdioClientTransport({
+        command: process.execPath,
+        args: [CLI, 'mcp'],
+        env: { ...env, CMS_MCP_KEY: 'sck_unknown' },
+        cwd,
+        stderr: 'pipe',
+      });
+      let badErr = '';
+      bad.stderr?.on('data', (c: Buffer) => void (badErr += c.toString()));
+      const exited = new Promise<void>((resolve) => (bad.onclose = () => resolve()));
+      await new Client({ name: 'bad', version: '1' }).connect(bad).catch(() => undefined);
+      await exited;
+      expect(badErr).to.contain('The API key is unknown, revoked or expired');
     });
-    let badErr = '';
-    bad.stderr?.on('data', (c: Buffer) => void (badErr += c.toString()));
-    const exited = new Promise<void>((resolve) => (bad.onclose = () => resolve()));
-    await new Client({ name: 'bad', version: '1' }).connect(bad).catch(() => undefined);
-    await exited;
-    expect(badErr).to.contain('The API key is unknown, revoked or expired');
   });
-});
 
 async function fileServer(): Promise<{ server: Server; url(path: string): string }> {
   const png = await imageBytes(8, 8);
