@@ -85,6 +85,7 @@ describe('admin UI: pages from plugins in the browser', function () {
       'Settings',
       'Webhooks',
       'Review stages',
+      'Agent sessions',
       'Hello',
       'Your account',
     ]);
