@@ -45,8 +45,31 @@ const CASES: Case[] = [
     path: (n) => `/api/collections/items?limit=1&filter=${q({ batch: { lt: Math.max(1, n / PER_BATCH / 2) } })}`,
   },
   { name: 'deep page (middle)', path: (n) => `/api/collections/items?limit=20&page=${Math.max(1, Math.floor(n / 20 / 2))}` },
+  // Pages deep in the data by cursor (docs/features/content.md, "Cursor pages"): a keyset instead of an OFFSET, each
+  // request another place (so no page comes from the cache), the total counted once per collection version.
+  {
+    name: 'deep pages by cursor (cache on)',
+    cached: true,
+    path: (_n, i) => `/api/collections/items?limit=20&after=${encodeURIComponent(deep.cursors[i % deep.cursors.length]!)}`,
+  },
 ];
 
+/** Cursors of entries spread over the second half of the default order (created_at DESC, id), made after each size is seeded. */
+const deep = { cursors: [] as string[] };
+
+async function noteCursors(k: BenchKernel, size: number): Promise<void> {
+  deep.cursors = [];
+  // One cursor per request of the case (none repeats, so none is answered from the cache).
+  const count = Math.min(REQUESTS + 3, 200);
+  for (let j = 0; j < count; j++) {
+    const at = Math.floor(size / 2 + (j * size) / 2 / count);
+    const [row] = await k.sequelize.query<{ created_at: number | string; id: string }>(
+      `SELECT created_at, id FROM ${await tableOf(k, 'items')} ORDER BY created_at DESC, id ASC LIMIT 1 OFFSET ${Math.min(at, size - 21)}`,
+      { type: QueryTypes.SELECT },
+    );
+    deep.cursors.push(Buffer.from(JSON.stringify({ s: '', v: [Number(row!.created_at), row!.id] })).toString('base64url'));
+  }
+}
 async function tableOf(k: BenchKernel, name: string): Promise<string> {
   const c = await k.kernel.container.resolve<{ get(n: string): Promise<{ table: string }> }>('collections').get(name);
   return k.sequelize.getQueryInterface().quoteIdentifier(c.table);
@@ -149,6 +172,7 @@ async function runOn(db: Db): Promise<void> {
     for (const size of SIZES) {
       const seeded = await timed(() => grow(k, authors, have, size));
       have = size;
+      await noteCursors(k, size);
       console.log(`  ${db}: ${size.toLocaleString('en')} entries (seeded in ${(seeded / 1000).toFixed(1)} s)`);
       for (const cached of [false, true]) {
         k = await k.restart(cached);

@@ -56,16 +56,22 @@ export function decodeCursor(text: string, order: Order, sort: string, param: 'a
   return values as Value[];
 }
 
+/** System columns that are never NULL (the entry table's own): their conditions need no NULL branch. */
+const NOT_NULL = new Set(['id', 'created_at', 'updated_at']);
+
 /** The column compared with a value, the direction the walk goes in: the rows strictly past it, NULLs placed as stored. */
 function past(col: string, value: Value, descending: boolean): WhereOptions {
   // NULL is the smallest value: first ascending, last descending.
   if (value === null) return descending ? { [Op.and]: [{ [col]: null }, { [col]: { [Op.ne]: null } }] } : { [col]: { [Op.ne]: null } };
+  if (NOT_NULL.has(col)) return { [col]: { [descending ? Op.lt : Op.gt]: value } };
   return descending ? { [Op.or]: [{ [col]: { [Op.lt]: value } }, { [col]: null }] } : { [col]: { [Op.gt]: value } };
 }
 
 /**
  * The keyset condition: the rows after (forward) or before (backward) the cursor's row in `order`:
- * (c1 past v1) OR (c1 = v1 AND c2 past v2) OR ...
+ * (c1 past v1) OR (c1 = v1 AND c2 past v2) OR ..., led by `c1` at or past `v1` when the first column is never NULL,
+ * so the database seeks the list's index (tenant_id, created_at, id) from the cursor instead of reading it from the
+ * start (an OR alone is not a range it can seek).
  */
 export function keysetWhere(order: Order, values: Value[], forward: boolean, param: 'after' | 'before'): WhereOptions {
   const columns = columnsOf(order, param);
@@ -75,7 +81,11 @@ export function keysetWhere(order: Order, values: Value[], forward: boolean, par
     const same = columns.slice(0, i).map(([c], j) => ({ [c]: values[j] ?? null }));
     or.push({ [Op.and]: [...same, past(col, values[i] ?? null, (dir === 'DESC') === forward)] });
   }
-  return { [Op.or]: or };
+  const [first, dir] = columns[0]!;
+  const v = values[0] ?? null;
+  if (!NOT_NULL.has(first) || v === null || columns.length < 2) return { [Op.or]: or };
+  const lead = { [first]: { [(dir === 'DESC') === forward ? Op.lte : Op.gte]: v } };
+  return { [Op.and]: [lead, { [Op.or]: or }] };
 }
 
 /** The order walked backwards (a `before` page is read in reverse, then turned around). */
