@@ -150,7 +150,7 @@ for (const variant of DB_VARIANTS) {
         authorEntry: 'Author',
       });
       expect(data.category).to.deep.equal({ kind: 'ENUM', enumValues: [{ name: 'news' }, { name: 'guide' }, { name: 'opinion' }] });
-      expect(data.list.fields.map((f: any) => f.name)).to.deep.equal(['items', 'total', 'page', 'limit']);
+      expect(data.list.fields.map((f: any) => f.name)).to.deep.equal(['items', 'total', 'page', 'limit', 'nextCursor', 'prevCursor']);
       expect(data.input.inputFields.map((f: any) => f.name)).to.include.members(['title', 'category', 'meta', 'author', 'slug', 'status']);
       const names = (t: { fields: Array<{ name: string }> }) => t.fields.map((f) => f.name);
       expect(names(data.__schema.queryType)).to.include.members(['collections', 'posts', 'post', 'authors', 'author', 'pages', 'page']);
