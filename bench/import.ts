@@ -6,6 +6,8 @@
  * against the same load before it (the baseline measured in the same run).
  * (8) the same kind of CSV imported alone, then again while two clients keep creating entries: the
  * import's entries/s with the writers against alone, and the writers' p99 (SQLite has one writer).
+ * (6c) a Drupal JSON:API document of 9,000 articles (~66 MB: the real Umami articles of shared/fixtures, each
+ * repeated with its own id, title and alias; BENCH_DRUPAL_NODES), one JSON value, streamed by the importer.
  * (6b) a realistic WordPress export (bench/wxr-realistic.ts: 20,000 posts with block-editor HTML, 15,000
  * comments, 100,000 postmeta; ~85 MB) the same way.
  * Bounded: each import gives up after 10 minutes; files are generated on disk (streamed, never held).
@@ -18,17 +20,18 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { signIn, startChild, stop } from './harness.js';
-import { DIST_ROOT } from '../kernel/version.js';
+import { DIST_ROOT, PROJECT_ROOT } from '../kernel/version.js';
 import { REALISTIC_WXR, realisticEntities, writeRealisticWxr } from './wxr-realistic.js';
 import { benchKernelEnv } from './seed-posts.js';
 
 const POSTS = Number(process.env.BENCH_WXR_POSTS ?? 20_000);
 const ROWS = Number(process.env.BENCH_CSV_ROWS ?? 200_000);
 const CONCURRENT_ROWS = Number(process.env.BENCH_CONCURRENT_ROWS ?? 50_000);
+const DRUPAL_NODES = Number(process.env.BENCH_DRUPAL_NODES ?? 9_000);
 const MiB = 1024 * 1024;
 const TIMEOUT_MS = 10 * 60 * 1000;
 const STEPS = process.env.BENCH_IMPORT_STEPS === '1';
-const CASES = new Set((process.env.BENCH_IMPORT_CASES ?? '6,6b,7,8').split(',').map((c) => c.trim()));
+const CASES = new Set((process.env.BENCH_IMPORT_CASES ?? '6,6b,6c,7,8').split(',').map((c) => c.trim()));
 
 function rssOf(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -66,7 +69,14 @@ interface Completed {
 }
 
 /** Uploads the file (streamed from disk) and reads the event stream to its `complete` event. */
-async function importFile(url: string, cookie: string, path: string, filename: string, collection: string): Promise<Completed> {
+async function importFile(
+  url: string,
+  cookie: string,
+  path: string,
+  filename: string,
+  collection: string,
+  pid?: number,
+): Promise<Completed> {
   const started = performance.now();
   const form = new FormData();
   form.append('file', await openAsBlob(path), filename);
@@ -93,7 +103,10 @@ async function importFile(url: string, cookie: string, path: string, filename: s
       // BENCH_IMPORT_STEPS=1: when each step began (seconds since the upload started).
       if (STEPS && event === 'progress') {
         const step = (JSON.parse(data!) as { step: string }).step;
-        if (step !== lastStep) console.log(`  ${((performance.now() - started) / 1000).toFixed(1)} s: ${(lastStep = step)}`);
+        if (step !== lastStep)
+          console.log(
+            `  ${((performance.now() - started) / 1000).toFixed(1)} s: ${(lastStep = step)}${pid ? ` (server RSS ${Math.round(rssOf(pid) / MiB)} MiB)` : ''}`,
+          );
       }
       if (event === 'complete') return JSON.parse(data!) as Completed;
       if (event === 'error') throw new Error(`import of ${filename} failed: ${data}`);
@@ -128,7 +141,9 @@ async function importCase(
   let during = 0;
   let done: Completed;
   try {
-    const running = importFile(url, cookie, path, filename, collection).then((r) => ((seconds = (performance.now() - started) / 1000), r));
+    const running = importFile(url, cookie, path, filename, collection, pid).then(
+      (r) => ((seconds = (performance.now() - started) / 1000), r),
+    );
     // Health latency while the import parses and writes (5 s; the import itself is timed on its own).
     during = await healthP99(url, 5);
     done = await running;
@@ -211,6 +226,25 @@ async function concurrentWriterCase(url: string, cookie: string, dataDir: string
   );
 }
 
+/** A Drupal JSON:API document of `count` articles made from the Umami fixture's, written line by line. */
+async function writeDrupalDocument(path: string, count: number): Promise<void> {
+  const fixture = join(PROJECT_ROOT, 'test', 'fixtures', 'imports', 'php_cms', 'drupal-umami-articles-en.jsonapi.json');
+  const templates = (JSON.parse(readFileSync(fixture, 'utf8')) as { data: Array<Record<string, any>> }).data;
+  await writeLines(
+    path,
+    '{"jsonapi":{"version":"1.0"},"data":[\n',
+    count,
+    (i) => {
+      const node = structuredClone(templates[i % templates.length]!);
+      node.id = `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
+      node.attributes.title = `${node.attributes.title} (${i})`;
+      if (node.attributes.path) node.attributes.path.alias = `${node.attributes.path.alias}-${i}`;
+      return `${i > 1 ? ',' : ''}${JSON.stringify(node)}\n`;
+    },
+    ']}\n',
+  );
+}
+
 export async function runImportBench(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'cms-bench-import-'));
   const wxr = join(dataDir, 'bench-20k.xml');
@@ -218,6 +252,8 @@ export async function runImportBench(): Promise<void> {
   const realistic = join(dataDir, 'bench-realistic.xml');
   if (CASES.has('6')) await writeLines(wxr, WXR_HEAD, POSTS, wxrItem, '</channel></rss>\n');
   if (CASES.has('6b')) await writeRealisticWxr(realistic);
+  const drupal = join(dataDir, 'bench-drupal.json');
+  if (CASES.has('6c')) await writeDrupalDocument(drupal, DRUPAL_NODES);
   if (CASES.has('7')) await writeLines(csv, 'id,name,description,price,active,published\n', ROWS, csvRow);
   const kernelEnv = {
     ...benchKernelEnv(dataDir),
@@ -236,6 +272,14 @@ export async function runImportBench(): Promise<void> {
         'bench-realistic.xml',
         'benchreal',
         realisticEntities(REALISTIC_WXR),
+      ],
+      [
+        '6c',
+        `6c. POST /api/migration/import: Drupal JSON:API document, ${DRUPAL_NODES} articles`,
+        drupal,
+        'bench-drupal.json',
+        'benchdrupal',
+        DRUPAL_NODES,
       ],
       ['7', `7. POST /api/migration/import: generated CSV, ${ROWS} rows`, csv, 'bench-200k.csv', 'benchrows', ROWS],
     ];

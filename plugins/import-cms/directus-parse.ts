@@ -22,6 +22,7 @@ import { looksLikeRichText, type SpoolWriter } from '../../workers/import/spool-
 import { walkJson } from './json-walk.js';
 import { plainEncoding, maxLineBytesOf } from './task-run.js';
 import { baseName, isUuid, MEDIA_NAME, snake } from './names.js';
+import { detached } from '../../lib/text/detached.js';
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => !!v && typeof v === 'object' && !Array.isArray(v);
@@ -184,7 +185,7 @@ export async function readDirectusDocument(
       const seenKey = locale ? `${id}\u0000${locale}` : id;
       if (seen.has(seenKey))
         return void writer.warn(`item ${line}: id ${id}${locale ? ` (${locale})` : ''} appears twice, the later copy was skipped`, line);
-      seen.add(seenKey);
+      seen.add(detached(seenKey));
       if (parentField && (typeof value.id === 'string' || typeof value.id === 'number') && foldedIds.size < FOLDED_IDS_MAX)
         foldedIds.add(String(value.id));
       const data: Obj = {};

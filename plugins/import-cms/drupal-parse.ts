@@ -19,6 +19,7 @@ import type { SpoolWriter } from '../../workers/import/spool-writer.js';
 import { extractUpload, isArchiveInput, plainEncoding, maxLineBytesOf } from './task-run.js';
 import { walkJson, type JsonPath } from './json-walk.js';
 import { plural } from './names.js';
+import { detached } from '../../lib/text/detached.js';
 import { ReferenceLinks } from './reference-links.js';
 
 interface Resource {
@@ -203,7 +204,7 @@ async function writeResource(res: Resource, ctx: Context, line: number | undefin
     },
     kinds,
   );
-  if (written) ctx.seen.add(key);
+  if (written) ctx.seen.add(detached(key));
   return written;
 }
 

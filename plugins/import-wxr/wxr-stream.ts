@@ -16,6 +16,7 @@ import { clean, type WxrNode } from './wxr-node.js';
 import { ReferencedTerms } from './wxr-referenced.js';
 import { ItemParents } from './wxr-links.js';
 import { authorRecord, categoryRecord, itemRecords, tagRecord, termRecord, type EntityOut, type RecordContext } from './wxr-records.js';
+import { detached } from '../../lib/text/detached.js';
 
 type Kind = 'item' | 'author' | 'category' | 'tag' | 'term' | 'version';
 const COLLECTED: Record<string, Kind> = {
@@ -322,7 +323,7 @@ export class WxrStream {
       this.spool.warn(`${entity.entity} "${entity.externalId}" appears more than once: this one is imported as "${renamed}"`, entity.line);
       entity.externalId = renamed;
     }
-    seen.add(entity.externalId);
+    seen.add(detached(entity.externalId));
     if (langKey) this.languageIds.add(langKey);
     if (await this.spool.write(entity, out.kinds)) this.written++;
     if (ITEM_DUPLICATES_KEPT(entity.entity) && entity.entity !== 'comments') this.parents.note(entity.entity, entity.data.parent);
