@@ -11,6 +11,7 @@ import {
   type Logger,
   type WorkerPool,
   type PluginRegisterContext,
+  type ReadRouting,
 } from '../../kernel/sdk.js';
 import { poolSanitizer } from './rich-text-pool.js';
 import { CollectionsService } from './collections-service.js';
@@ -164,11 +165,12 @@ function registerServices(container: PluginRegisterContext['container'], listCac
         events: EventBus;
         pool: WorkerPool;
         locales: LocalesService;
+        readRouting: ReadRouting;
       }) =>
         new EntriesService(
           c.sequelize,
           c.collections,
-          new ListCache(c.cache, c.logger, listCache),
+          new ListCache(c.cache, c.logger, listCache, c.readRouting),
           c.events,
           c.logger,
           poolSanitizer(() => c.pool),
