@@ -1,4 +1,4 @@
-import mariadb from 'mariadb';
+import mariadb, { type Connection } from 'mariadb';
 import { gtidReached } from './gtid.js';
 
 export interface ReplicaTarget {
@@ -19,10 +19,22 @@ export interface ReplicaState {
 
 interface Tracked {
   target: ReplicaTarget;
-  pool: mariadb.Pool;
+  /** This monitor's own connection to it (made again after a failure). */
+  connection: Connection | null;
   /** Its @@gtid_slave_pos at the last answer; null before the first or after a failure. */
   position: string | null;
   lagMs: number;
+}
+
+/** How long one check of a replica may take before it counts as down. */
+const CHECK_MS = 1500;
+
+function withTimeout<T>(work: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${CHECK_MS} ms`)), CHECK_MS);
+  });
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
 }
 
 /** Primary positions of the last checks (oldest first), to tell how long ago a replica stopped keeping up. */
@@ -51,17 +63,7 @@ export class ReplicaMonitor {
       target,
       position: null,
       lagMs: 0,
-      pool: mariadb.createPool({
-        host: target.host,
-        port: target.port,
-        user: target.user,
-        password: target.password,
-        connectionLimit: 1,
-        minimumIdle: 0,
-        connectTimeout: 2000,
-        acquireTimeout: 3000,
-        queryTimeout: 3000,
-      }),
+      connection: null,
     }));
   }
 
@@ -92,11 +94,21 @@ export class ReplicaMonitor {
 
   private async checkReplica(r: Tracked, now: number): Promise<void> {
     try {
-      const rows: Array<{ pos: string | null }> = await r.pool.query('SELECT @@gtid_slave_pos AS pos');
+      if (!r.connection) {
+        const connection = await mariadb.createConnection({ ...r.target, connectTimeout: CHECK_MS });
+        // A server that goes away closes the socket: the next check connects again.
+        connection.on('error', () => {
+          if (r.connection === connection) r.connection = null;
+        });
+        r.connection = connection;
+      }
+      const rows: Array<{ pos: string | null }> = await withTimeout(r.connection.query({ sql: 'SELECT @@gtid_slave_pos AS pos', timeout: CHECK_MS }));
       r.position = String(rows[0]?.pos ?? '');
       const behind = this.samples.find((s) => !gtidReached(r.position!, s.position));
       r.lagMs = behind ? now - behind.at : 0;
     } catch {
+      r.connection?.destroy();
+      r.connection = null;
       if (this.closed) return;
       r.position = null;
       this.onDown(targetName(r.target));
@@ -125,7 +137,10 @@ export class ReplicaMonitor {
     this.closed = true;
     if (this.timer) clearInterval(this.timer);
     await this.running?.catch(() => undefined);
-    await Promise.all(this.replicas.map((r) => r.pool.end().catch(() => undefined)));
+    for (const r of this.replicas) {
+      r.connection?.destroy();
+      r.connection = null;
+    }
   }
 }
 
