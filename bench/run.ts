@@ -45,7 +45,8 @@ import { runReplicaBench } from './replica.js';
 
 const GROUPS = new Set(
   (
-    process.env.BENCH_CASES ?? 'startup,http,storm,media,import,dataops,transfer,audit,flood,subscribers,cluster,model,webhooks,scale,replica'
+    process.env.BENCH_CASES ??
+    'startup,http,storm,media,import,dataops,transfer,audit,flood,subscribers,cluster,model,webhooks,scale,replica'
   ).split(','),
 );
 

@@ -106,7 +106,9 @@ async function startServer(root: string, name: string, args: string[]): Promise<
   };
   await launch();
   const exited = () =>
-    new Promise<void>((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', () => resolve())));
+    new Promise<void>((resolve) =>
+      child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', () => resolve()),
+    );
   return {
     port,
     url: (database) => `mariadb://root@127.0.0.1:${port}/${database}`,

@@ -89,7 +89,12 @@ export function createSequelize(config: CmsConfig, logger: Logger): Sequelize {
     dialectOptions: { connectTimeout: db.connectTimeoutMs },
     // DB_READ_URLS: SELECTs outside transactions may go to the replicas (ReadRouting decides which do).
     ...(replicas.length
-      ? { replication: { write: primary, read: replicas.map((r) => ({ host: r.host, port: r.port, username: r.user, password: r.password })) } }
+      ? {
+          replication: {
+            write: primary,
+            read: replicas.map((r) => ({ host: r.host, port: r.port, username: r.user, password: r.password })),
+          },
+        }
       : {}),
   });
   guardQueries(sequelize, null);
@@ -110,7 +115,11 @@ const routings = new WeakMap<Sequelize, ReadRouting>();
 /** The read routing of a Sequelize made by createSequelize (one without replicas routes nothing). */
 export function readRoutingOf(sequelize: Sequelize, logger: Logger): ReadRouting {
   let routing = routings.get(sequelize);
-  if (!routing) routings.set(sequelize, (routing = new ReadRouting(sequelize, [], { readYourWritesMs: 0, retryMs: 0, maxLagMs: 0, pollMs: 0 }, logger)));
+  if (!routing)
+    routings.set(
+      sequelize,
+      (routing = new ReadRouting(sequelize, [], { readYourWritesMs: 0, retryMs: 0, maxLagMs: 0, pollMs: 0 }, logger)),
+    );
   return routing;
 }
 

@@ -28,7 +28,10 @@ interface Context {
 const CATEGORY = 'db-read-your-writes';
 
 /** The caller a write is remembered for: the user, API key or website token; a guest by address. */
-export function callerKey(identity: { kind: string; userId: string | null; tenantId: string; meta?: Record<string, unknown> }, ip: string): string {
+export function callerKey(
+  identity: { kind: string; userId: string | null; tenantId: string; meta?: Record<string, unknown> },
+  ip: string,
+): string {
   const meta = identity.meta ?? {};
   const id = meta.apiKeyId ?? meta.websiteTokenId ?? identity.userId;
   return `${identity.tenantId}:${identity.kind}:${typeof id === 'string' || typeof id === 'number' ? id : ip}`;
@@ -66,7 +69,13 @@ export class ReadRouting {
     private readonly logger: Logger,
   ) {
     this.monitor = replicas.length
-      ? new ReplicaMonitor(replicas, () => this.primaryPosition(), options.pollMs, options.readYourWritesMs, (t) => this.markDown(t))
+      ? new ReplicaMonitor(
+          replicas,
+          () => this.primaryPosition(),
+          options.pollMs,
+          options.readYourWritesMs,
+          (t) => this.markDown(t),
+        )
       : null;
     if (this.monitor) this.install();
   }
@@ -89,7 +98,8 @@ export class ReadRouting {
 
   private markDown(target: string): void {
     const now = Date.now();
-    if (now >= this.downUntil) this.logger.warn({ replica: target, retryMs: this.options.retryMs }, 'read replica failed; reads go to the primary');
+    if (now >= this.downUntil)
+      this.logger.warn({ replica: target, retryMs: this.options.retryMs }, 'read replica failed; reads go to the primary');
     this.downUntil = now + this.options.retryMs;
   }
 

@@ -102,7 +102,9 @@ export class ReplicaMonitor {
         });
         r.connection = connection;
       }
-      const rows: Array<{ pos: string | null }> = await withTimeout(r.connection.query({ sql: 'SELECT @@gtid_slave_pos AS pos', timeout: CHECK_MS }));
+      const rows: Array<{ pos: string | null }> = await withTimeout(
+        r.connection.query({ sql: 'SELECT @@gtid_slave_pos AS pos', timeout: CHECK_MS }),
+      );
       r.position = String(rows[0]?.pos ?? '');
       const behind = this.samples.find((s) => !gtidReached(r.position!, s.position));
       r.lagMs = behind ? now - behind.at : 0;

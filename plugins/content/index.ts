@@ -137,7 +137,10 @@ const localesService = (c: { sequelize: Sequelize; events: EventBus; collections
   );
 };
 
-/** The plugin's container keys: collections, components, entries, the content clients, schedules, preview links. */
+/**
+ * The plugin's container keys: collections, components, entries, the content clients (contentClient(identity) ->
+ * LocalClient: the in-process SDK for plugins and server-side page code), schedules, preview links.
+ */
 function registerServices(container: PluginRegisterContext['container'], listCache: boolean): void {
   container.register(
     'collections',
@@ -179,7 +182,6 @@ function registerServices(container: PluginRegisterContext['container'], listCac
         ),
     ).singleton(),
   );
-  // The in-process SDK for plugins and server-side page code: contentClient(identity) -> LocalClient.
   container.register(
     'contentClient',
     asFunction(

@@ -41,7 +41,14 @@ export default definePlugin({
             phase,
             uptimeSeconds: Math.round(process.uptime()),
             version: state.version,
-            ...(replicas ? { replicas: { readsOnReplicas: replicas.readsOnReplicas, list: replicas.replicas.map((r, i) => ({ name: `replica-${i + 1}`, state: r.state, lagMs: r.lagMs })) } } : {}),
+            ...(replicas
+              ? {
+                  replicas: {
+                    readsOnReplicas: replicas.readsOnReplicas,
+                    list: replicas.replicas.map((r, i) => ({ name: `replica-${i + 1}`, state: r.state, lagMs: r.lagMs })),
+                  },
+                }
+              : {}),
           };
         },
       }),

@@ -100,8 +100,13 @@ describe('read replicas (DB_READ_URLS): a primary and a replica of its own, two 
     }
     await pair!.pauseReplication();
     try {
-      const fresh = await dataOf(await writer(t).post('/api/collections/notes', { title: 'Written through the first instance', status: 'published' }), 201);
-      expect((await dataOf(await writer(other!).get(`/api/collections/notes/${fresh._id}`))).title).to.equal('Written through the first instance');
+      const fresh = await dataOf(
+        await writer(t).post('/api/collections/notes', { title: 'Written through the first instance', status: 'published' }),
+        201,
+      );
+      expect((await dataOf(await writer(other!).get(`/api/collections/notes/${fresh._id}`))).title).to.equal(
+        'Written through the first instance',
+      );
       expect((await reader(other!).get(`/api/collections/notes/${fresh._id}`)).status).to.equal(404);
     } finally {
       await pair!.resumeReplication();
@@ -133,7 +138,10 @@ describe('read replicas (DB_READ_URLS): a primary and a replica of its own, two 
     await until(async () => ((await health()).status === 'ok' ? true : undefined), 'health to be ok again', 20000);
     await onReplicaOnly('Changed on the replica again');
     await until(
-      async () => ((await dataOf(await reader(t).get(`/api/collections/notes/${first._id}`))).title === 'Changed on the replica again' ? true : undefined),
+      async () =>
+        (await dataOf(await reader(t).get(`/api/collections/notes/${first._id}`))).title === 'Changed on the replica again'
+          ? true
+          : undefined,
       'a read served by the replica again',
       20000,
     );
