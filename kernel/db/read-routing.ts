@@ -50,7 +50,7 @@ type Query = (sql: unknown, options?: Record<string, unknown>) => Promise<unknow
 
 /**
  * Reads on MariaDB replicas (DB_READ_URLS, Sequelize replication). Only the statements of a GET (or HEAD)
- * route's handler may read a replica; everything else (identity resolution, writes, transactions, jobs,
+ * route's handler may read a replica (until it writes); everything else (identity resolution, writes, transactions, jobs,
  * migrations, locks) uses the primary. A caller who wrote reads the primary until every replica has
  * applied the write's GTID position or `readYourWritesMs` passed (the position is kept in the shared
  * cache, so every instance honours it). A replica that fails or lags more than `maxLagMs` sends reads to
@@ -187,7 +187,8 @@ export class ReadRouting {
         if (context) context.request.wrote = true;
         return;
       }
-      if (!context?.replica || !this.replicasServing()) options.useMaster = true;
+      // After a write in the same request (a GET that creates what it reads), its reads stay on the primary.
+      if (!context?.replica || context.request.wrote || !this.replicasServing()) options.useMaster = true;
     });
     const manager = this.sequelize.connectionManager as unknown as { getConnection(o?: Record<string, unknown>): Promise<unknown> };
     const getConnection = manager.getConnection.bind(manager);
