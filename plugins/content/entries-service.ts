@@ -19,6 +19,7 @@ import type { LocalesService } from './locales-service.js';
 import { EntryHooks } from './entry-hooks.js';
 import { eventEntryUnderRule } from './entry-event-access.js';
 import { answerFor, assertLocale } from './entry-access.js';
+import { DEFAULT_MAX_LIST_OFFSET } from './list-cursor.js';
 
 export type { ContentEvent, Entry, EntryChange, EntryList } from './entry-shape.js';
 
@@ -54,11 +55,13 @@ export class EntriesService {
     media?: PopulateDeps['media'],
     /** The locales (localized fields; entry-locales.ts). */
     locales: () => LocalesService | undefined = () => undefined,
+    /** The deepest entry a list reaches by page number (plugins.options.content.maxListOffset). */
+    maxListOffset = DEFAULT_MAX_LIST_OFFSET,
   ) {
     const localised = new EntryLocales(sequelize, locales);
     const drafts = new DraftStore(sequelize);
     this.revisionLog = new EntryRevisions(sequelize, modelsOf(sequelize.models, { Revision }).Revision);
-    this.reads = new EntryReads(sequelize, collections, lists, this.revisionLog, media, localised, drafts, this.hooks);
+    this.reads = new EntryReads(sequelize, collections, lists, this.revisionLog, media, localised, drafts, this.hooks, maxListOffset);
     this.announcer = new EntryAnnouncer(lists, events, logger);
     const slugs = new EntrySlugs(sequelize);
     this.writes = new EntryBulkWrites(

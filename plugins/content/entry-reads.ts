@@ -28,7 +28,7 @@ import { BULK_CHUNK, entryRow, toEntry, type Entry, type EntryList } from './ent
 import type { EntryRevisions } from './entry-revisions.js';
 import { freshAnswer, type ListAnswer, type ListCache } from './list-cache.js';
 import { ListReader } from './list-reader.js';
-import { cursorPage, cursorRead } from './list-cursor.js';
+import { assertPageDepth, cursorPage, cursorRead, DEFAULT_MAX_LIST_OFFSET } from './list-cursor.js';
 import { orderFor, whereFor, type ListQuery } from './list-query.js';
 import { selectKeys, selectedKeys } from './field-selection.js';
 import { parsePopulate, populate, shownCollections, type PopulateDeps, type PopulateTree } from './populate.js';
@@ -69,6 +69,8 @@ export class EntryReads {
     /** Working drafts (entry-drafts.ts): `hasDraft` on the answers of callers who see every entry. */
     private readonly drafts?: DraftStore,
     private readonly hooks?: EntryHooks,
+    /** The deepest entry a list reaches by page number (list-cursor.ts, PAGE_TOO_DEEP). */
+    private readonly maxListOffset = DEFAULT_MAX_LIST_OFFSET,
   ) {
     this.reader = new ListReader(sequelize);
     this.populateDeps = {
@@ -117,6 +119,7 @@ export class EntryReads {
     const limits = limitsFor(identity, name, 'read');
     assertQueryFields(c, query, limits);
     assertLocale(name, locale, this.defaultCode(), limits);
+    assertPageDepth(query, this.maxListOffset);
     const byStage = await this.stageWhere(name, query, identity);
     const status = seesAll(identity) ? query.status : 'published';
     if (!seesAll(identity) && query.status && query.status !== 'published')

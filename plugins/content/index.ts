@@ -48,19 +48,24 @@ const optionsSchema = z.object({
   scheduleIntervalMs: z.number().int().min(50).max(3_600_000).default(30_000),
   /** Whether collection lists are cached (CMS_CONTENT_LIST_CACHE); off, every list is read from the database. */
   listCache: z.boolean().default(true),
+  /**
+   * The deepest entry a list reaches by page number (CMS_CONTENT_MAX_LIST_OFFSET): a page starting past it is refused
+   * with 400 PAGE_TOO_DEEP, pointing to cursors (an OFFSET reads every row before the page; a cursor seeks).
+   */
+  maxListOffset: z.number().int().min(100).max(10_000_000).default(10_000),
 });
 
 export default definePlugin({
   // CMS_CONTENT_LIST_CACHE (plugin.json `env`) over plugins.options.content; the kernel merges and validates.
   options: optionsSchema,
   register({ container, routes, migrations, models, options, registries }) {
-    const { listCache } = options;
+    const { listCache, maxListOffset } = options;
     models.add(CollectionRow);
     models.add(Revision);
     models.add(ComponentRow);
     models.add(LocaleRow);
     for (const m of CONTENT_MIGRATIONS) migrations.add(m);
-    registerServices(container, listCache);
+    registerServices(container, { listCache, maxListOffset });
     registries.cliCommands.add(typesCommand);
     for (const route of [
       ...collectionRoutes,
@@ -137,11 +142,8 @@ const localesService = (c: { sequelize: Sequelize; events: EventBus; collections
   );
 };
 
-/**
- * The plugin's container keys: collections, components, entries, the content clients (contentClient(identity) ->
- * LocalClient: the in-process SDK for plugins and server-side page code), schedules, preview links.
- */
-function registerServices(container: PluginRegisterContext['container'], listCache: boolean): void {
+/** The plugin's container keys: collections, components, entries, the content clients, schedules, preview links. */
+function registerServices(container: PluginRegisterContext['container'], lists: { listCache: boolean; maxListOffset: number }): void {
   container.register(
     'collections',
     asFunction(
@@ -157,31 +159,8 @@ function registerServices(container: PluginRegisterContext['container'], listCac
     'accessRuleChecks',
     asFunction((c: { collections: CollectionsService; locales: LocalesService }) => accessRuleChecks(c.collections, c.locales)).singleton(),
   );
-  container.register(
-    'entries',
-    asFunction(
-      (c: {
-        sequelize: Sequelize;
-        collections: CollectionsService;
-        cache: CacheService;
-        logger: Logger;
-        events: EventBus;
-        pool: WorkerPool;
-        locales: LocalesService;
-        readRouting: ReadRouting;
-      }) =>
-        new EntriesService(
-          c.sequelize,
-          c.collections,
-          new ListCache(c.cache, c.logger, listCache, c.readRouting),
-          c.events,
-          c.logger,
-          poolSanitizer(() => c.pool),
-          () => optional(c, 'media'),
-          () => c.locales,
-        ),
-    ).singleton(),
-  );
+  container.register('entries', asFunction(entriesFactory(lists)).singleton());
+  // The in-process SDK for plugins and server-side page code: contentClient(identity) -> LocalClient.
   container.register(
     'contentClient',
     asFunction(
@@ -221,3 +200,28 @@ function registerServices(container: PluginRegisterContext['container'], listCac
     ).singleton(),
   );
 }
+
+/** The entries service, with the list options (CMS_CONTENT_LIST_CACHE, CMS_CONTENT_MAX_LIST_OFFSET). */
+const entriesFactory =
+  (lists: { listCache: boolean; maxListOffset: number }) =>
+  (c: {
+    sequelize: Sequelize;
+    collections: CollectionsService;
+    cache: CacheService;
+    logger: Logger;
+    events: EventBus;
+    pool: WorkerPool;
+    locales: LocalesService;
+    readRouting: ReadRouting;
+  }) =>
+    new EntriesService(
+      c.sequelize,
+      c.collections,
+      new ListCache(c.cache, c.logger, lists.listCache, c.readRouting),
+      c.events,
+      c.logger,
+      poolSanitizer(() => c.pool),
+      () => optional(c, 'media'),
+      () => c.locales,
+      lists.maxListOffset,
+    );

@@ -12,7 +12,27 @@
  * MariaDB alike; the condition says so explicitly, since a comparison with NULL matches nothing.
  */
 import { Op, type Order, type WhereOptions } from 'sequelize';
+import { defineError } from '../../kernel/sdk.js';
 import { invalidQuery } from './list-filter.js';
+
+/** The deepest entry a list reaches by page number unless plugins.options.content.maxListOffset says otherwise. */
+export const DEFAULT_MAX_LIST_OFFSET = 10_000;
+
+export class PageTooDeepError extends defineError(
+  'PAGE_TOO_DEEP',
+  400,
+  "A list page by number starts past the deepest entry pages reach (plugins.options.content.maxListOffset, 10,000 by default): walk further with cursors (after=, a list answer's nextCursor).",
+  (maxOffset: number) => ({
+    message: `Pages by number reach the first ${maxOffset} entries of a list; go further with cursors: ask with after= (empty for the first page) and follow each answer's nextCursor`,
+    extra: { maxOffset },
+  }),
+) {}
+
+/** Refuses a page by number that starts past `maxOffset` entries (an OFFSET reads every row before the page). */
+export function assertPageDepth(query: { after?: string; before?: string; page: number; limit: number }, maxOffset: number): void {
+  if (query.after !== undefined || query.before !== undefined) return;
+  if ((query.page - 1) * query.limit > maxOffset) throw new PageTooDeepError(maxOffset);
+}
 
 /** A cursor's values: what the stored columns hold (text, numbers, null). */
 type Value = string | number | null;

@@ -72,7 +72,15 @@ export function queryFields(t: CollectionTypes, entries: EntriesPort): GraphQLFi
     type: new GraphQLNonNull(t.list),
     description: `Entries of '${collection.name}' (content:read; without content:write only published ones). As GET /api/collections/${collection.name}.`,
     args: {
-      page: { type: GraphQLInt, description: '1-based, default 1' },
+      page: {
+        type: GraphQLInt,
+        description: '1-based, default 1; a page starting past the 10,000th entry (the default maxListOffset) is refused: PAGE_TOO_DEEP',
+      },
+      after: {
+        type: GraphQLString,
+        description: "Cursor pagination: the entries after this cursor (a list's nextCursor; empty: from the first entry). Not with page",
+      },
+      before: { type: GraphQLString, description: "Cursor pagination: the entries before this cursor (a list's prevCursor)" },
       limit: { type: GraphQLInt, description: 'default 25; above 100 is capped to 100' },
       sort: { type: GraphQLString, description: 'field, -field or field:asc|desc, comma-separated; default -createdAt' },
       filter: {

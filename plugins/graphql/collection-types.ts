@@ -247,8 +247,16 @@ export function buildCollectionTypes(
       fields: {
         items: { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(object))) },
         total: { type: new GraphQLNonNull(GraphQLInt) },
-        page: { type: new GraphQLNonNull(GraphQLInt) },
+        page: { type: GraphQLInt, description: 'The page asked for; null when the list was read by cursor (after, before)' },
         limit: { type: new GraphQLNonNull(GraphQLInt) },
+        nextCursor: {
+          type: GraphQLString,
+          description: 'Read by cursor: the cursor of the next page (after=), null on the last page; null when read by page',
+        },
+        prevCursor: {
+          type: GraphQLString,
+          description: 'Read by cursor: the cursor of the previous page (before=), null on the first page; null when read by page',
+        },
       },
     });
     const input = new GraphQLInputObjectType({

@@ -121,6 +121,11 @@ for (const variant of DB_VARIANTS) {
       await page.getByRole('dialog').getByRole('button', { name: 'Delete' }).click();
       await page.getByRole('link', { name: long, exact: true }).waitFor({ state: 'detached' });
       await page.setViewportSize({ width: 1280, height: 800 });
+      // A page number past the deepest one (PAGE_TOO_DEEP, docs/features/content.md) is said in words, not as a code.
+      await page.goto(`${t.url}/admin/content/${name}?page=402`);
+      const alert = page.getByRole('alert');
+      await alert.waitFor();
+      expect(await alert.innerText()).to.match(/past the first 10,000 entries.*Search, filter or sort the other way/);
     });
 
     it('makes a preview link of a draft: someone without an account sees it as it is now, until it is revoked', async function () {

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { as, dataOf, failureOf } from '../helpers/content.js';
+import { as, dataOf, failureOf, graphqlData } from '../helpers/content.js';
 import { useIdentityKernel } from '../helpers/kernel.js';
 import { DB_VARIANTS } from '../helpers/services.js';
 import { countStatements } from '../helpers/sql-statements.js';
@@ -121,6 +121,60 @@ for (const variant of DB_VARIANTS) {
         expect(body.error, query).to.equal('VALIDATION_ERROR');
         expect(JSON.stringify(body), query).to.include(path);
       }
+    });
+
+    it('refuses a page by number past the 10,000th entry with PAGE_TOO_DEEP, pointing to cursors', async function () {
+      // Page 401 of 25 starts at entry 10,000: still served (empty here); page 402 starts past it.
+      const last = await dataOf(await list('limit=25&page=401'));
+      expect(last.items).to.deep.equal([]);
+      expect(last.total).to.equal((await dataOf(await list('limit=25'))).total);
+      for (const query of ['limit=25&page=402', 'limit=100&page=102', 'limit=1&page=10002']) {
+        const body = (await failureOf(await list(query), 400)) as { error: string; message: string; maxOffset: number };
+        expect(body.error, query).to.equal('PAGE_TOO_DEEP');
+        expect(body.maxOffset).to.equal(10000);
+        expect(body.message).to.include('after=');
+      }
+      // GraphQL says the same, and a cursor walk is not limited.
+      const res = await t.request('/api/graphql', {
+        method: 'POST',
+        identity: 'admin',
+        json: { query: '{ notes(page: 402, limit: 25) { total } }' },
+      });
+      const gql = (await res.json()) as { errors: Array<{ extensions: { code: string } }> };
+      expect(gql.errors[0]!.extensions.code).to.equal('PAGE_TOO_DEEP');
+      expect((await dataOf(await list('limit=25&after='))).items).to.have.length(25);
+    });
+
+    it('walks by cursor through GraphQL (after, before, nextCursor, prevCursor; page null)', async function () {
+      const expected = await byPages('rank');
+      const seen: string[] = [];
+      let after = '';
+      let page: Entry = {};
+      for (let n = 0; n < 20; n++) {
+        page = (
+          await graphqlData(
+            t,
+            `{ notes(sort: "rank", limit: 20, after: ${JSON.stringify(after)}) { items { _id } page nextCursor prevCursor total } }`,
+            'admin',
+          )
+        ).notes;
+        expect(page.page).to.equal(null);
+        seen.push(...page.items.map((e: Entry) => e._id));
+        if (page.nextCursor === null) break;
+        after = page.nextCursor;
+      }
+      expect(seen).to.deep.equal(expected);
+      const back = (
+        await graphqlData(
+          t,
+          `{ notes(sort: "rank", limit: 20, before: ${JSON.stringify(page.prevCursor)}) { items { _id } nextCursor } }`,
+          'admin',
+        )
+      ).notes;
+      expect(back.items.map((e: Entry) => e._id)).to.deep.equal(expected.slice(-(20 + page.items.length), -page.items.length));
+      // Read by page, the cursors are null and the page is named.
+      const byNumber = (await graphqlData(t, '{ notes(page: 2, limit: 20) { page nextCursor prevCursor } }', 'admin')).notes;
+      expect(byNumber).to.deep.equal({ page: 2, nextCursor: null, prevCursor: null });
     });
 
     it('counts a list once per version of the collection: the next pages read no COUNT until a write', async function () {

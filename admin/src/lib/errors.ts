@@ -3,7 +3,7 @@
 // "Field 6: the name may only contain letters and digits …". The code is never part of the text; callers
 // may put it in a data-code attribute for support and tests.
 import { ApiError, type ApiIssue } from './remote';
-import { t } from '../i18n/index.svelte';
+import { formatNumber, t } from '../i18n/index.svelte';
 
 /** Messages for codes whose server message is not meant for people (the other codes' messages are sentences already). */
 const BY_CODE: Record<string, string> = {
@@ -84,6 +84,8 @@ export function errorInWords(err: unknown, fallback?: string): ErrorInWords {
         details,
         code: err.code,
       };
+    if (err.code === 'PAGE_TOO_DEEP' && typeof err.body.maxOffset === 'number')
+      return { message: t('errors.pageTooDeep', { max: formatNumber(err.body.maxOffset) }), details: [], code: err.code };
     if (err.code === 'VALIDATION_ERROR' && details.length)
       return { message: t('errors.valuesNeedChanging', { count: details.length }), details, code: err.code };
     // The kernel's "Invalid request: body.x: …" summary repeats the issues with their paths: never shown raw.
