@@ -131,6 +131,8 @@ describe('read replicas (DB_READ_URLS): a primary and a replica of its own, two 
     }, 'health to say degraded');
     expect(h.replicas).to.deep.include({ readsOnReplicas: false });
     expect(h.replicas.list[0]).to.include({ name: 'replica-1', state: 'down' });
+    // Readiness stays 200: the primary answers, so the load balancer keeps the instance.
+    expect((await fetch(`${t.url}/api/health/ready`)).status).to.equal(200);
     // The primary's row (the replica's own change is not there): the read came from the primary.
     expect((await dataOf(await reader(t).get(`/api/collections/notes/${first._id}`))).title).to.equal('Written on the primary');
   });
