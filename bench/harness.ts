@@ -27,7 +27,11 @@ export function startChild(args: string[], env: NodeJS.ProcessEnv, cwd: string):
       cwd,
       stdio: ['ignore', 'pipe', 'inherit'],
     });
-    const timer = setTimeout(() => reject(new Error(`${args[0]} did not start in 30 s`)), 30000);
+    // A server that did not start is stopped, so a caller that tries again does not leave it running.
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`${args[0]} did not start in 30 s`));
+    }, 30000);
     let out: string | null = '';
     // BENCH_CHILD_LOG=<file>: the servers' log lines are appended there (with CMS_LOG_SLOW_SQL_MS, the slow statements).
     const log = process.env.BENCH_CHILD_LOG ? createWriteStream(process.env.BENCH_CHILD_LOG, { flags: 'a' }) : null;

@@ -15,10 +15,11 @@
  * and the GraphQL subscribers case (bench/graphql-subscribers.ts: BENCH_SUBSCRIBERS, default 10,000, against 1,000: delivery delays)
  * and the content-model cases (bench/content-model.ts: populate, a relation-path filter over 100,000 entries, blocks; `BENCH_MODEL_CASES` picks)
  * and the webhooks case (bench/webhooks.ts: entry writes with one webhook against none, deliveries once each, enqueue-to-delivery delay)
- * and the scale curves (bench/scale.ts: lists at 1,000 to 1,000,000 entries, p50/p99 per size and the query plans; BENCH_SCALE_SIZES picks).
+ * and the scale curves (bench/scale.ts: lists at 1,000 to 1,000,000 entries, p50/p99 per size and the query plans; BENCH_SCALE_SIZES picks)
+ * and the replica case (bench/replica.ts: the uncached list read on a MariaDB replica against the primary; own mariadbd pair).
  * Every load is bounded (BENCH_SECONDS, default 8 s per case; 50 connections on 127.0.0.1).
  * BENCH_CASES picks groups (comma list; default all): startup, http (cases 1, 2 and Directus), storm, media, import,
- * dataops, transfer, audit, flood, subscribers, cluster (bench/cluster.ts: the list through the cluster harness's proxy), model, webhooks, scale.
+ * dataops, transfer, audit, flood, subscribers, cluster (bench/cluster.ts: the list through the cluster harness's proxy), model, webhooks, scale, replica.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
@@ -40,10 +41,12 @@ import { benchKernelEnv, seedPosts } from './seed-posts.js';
 import { runStartupBench } from './startup.js';
 import { runWebhooksBench } from './webhooks.js';
 import { runScaleBench } from './scale.js';
+import { runReplicaBench } from './replica.js';
 
 const GROUPS = new Set(
   (
-    process.env.BENCH_CASES ?? 'startup,http,storm,media,import,dataops,transfer,audit,flood,subscribers,cluster,model,webhooks,scale'
+    process.env.BENCH_CASES ??
+    'startup,http,storm,media,import,dataops,transfer,audit,flood,subscribers,cluster,model,webhooks,scale,replica'
   ).split(','),
 );
 
@@ -71,6 +74,7 @@ async function main(): Promise<void> {
   if (GROUPS.has('model')) await runContentModelBench();
   if (GROUPS.has('webhooks')) await runWebhooksBench();
   if (GROUPS.has('scale')) await runScaleBench();
+  if (GROUPS.has('replica')) await runReplicaBench();
 }
 
 /** Cases 1 and 2, with Directus (when installed) measured first, while none of the other servers runs. */

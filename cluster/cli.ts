@@ -14,6 +14,7 @@ const { values } = parseArgs({
     redis: { type: 'string', default: process.env.CMS_TEST_REDIS_URL || 'redis://127.0.0.1:6379' },
     'log-level': { type: 'string', default: 'info' },
     keep: { type: 'boolean', default: false },
+    replica: { type: 'boolean', default: false },
     help: { type: 'boolean', short: 'h' },
   },
 });
@@ -21,7 +22,8 @@ const { values } = parseArgs({
 if (values.help) {
   process.stdout.write(
     'Usage: npm run cluster -- [--instances 3] [--port 0] [--mariadb mariadb://root@127.0.0.1:3306/test] [--redis redis://127.0.0.1:6379] [--log-level info] [--keep]\n' +
-      'MariaDB and Redis default to CMS_TEST_MARIADB_URL and CMS_TEST_REDIS_URL. --keep keeps the database after stopping.\n',
+      'MariaDB and Redis default to CMS_TEST_MARIADB_URL and CMS_TEST_REDIS_URL. --keep keeps the database after stopping.\n' +
+      '--replica: a MariaDB primary and a replica of their own (two mariadbd processes), the instances reading the replica.\n',
   );
   process.exit(0);
 }
@@ -53,6 +55,7 @@ try {
     redisUrl: values.redis!,
     logLevel: values['log-level'],
     keepDatabase: values.keep,
+    replica: values.replica,
     keepLogs: true,
     onProgress: (line) => process.stdout.write(`${line}\n`),
   });

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import mariadb from 'mariadb';
 import { closeRedis, createRedisClient } from '../kernel/redis.js';
 import { startInstance, type InstanceProcess } from './instance-process.js';
+import { startMariaDbPair, type MariaDbPair } from './mariadb-pair.js';
 import { startRoundRobinProxy, type RoundRobinProxy } from './round-robin-proxy.js';
 import { S3RVER_ACCOUNT, startS3Server, type S3Server } from './s3-server.js';
 import { startTcpForwarder, type TcpForwarder } from './tcp-forwarder.js';
@@ -33,6 +34,11 @@ export interface ClusterOptions {
    * cut and restore, to play an outage of either without stopping the shared servers.
    */
   forwarders?: boolean;
+  /**
+   * Read replicas: a MariaDB primary and a replica of their own (cluster/mariadb-pair.ts, two mariadbd processes)
+   * instead of the server of `mariadbUrl`, the instances reading the replica (DB_READ_URLS).
+   */
+  replica?: boolean;
   /** Keep the instances' log files after stop() (the CLI does, and prints where). */
   keepLogs?: boolean;
   /** Keep the database after stop() (the CLI's --keep). */
@@ -53,6 +59,8 @@ export interface Cluster {
   admin: { email: string; password: string };
   /** Forwarders in front of MariaDB and Redis (with `forwarders: true`). */
   faults: { db?: TcpForwarder; redis?: TcpForwarder };
+  /** The primary and its replica (with `replica: true`): pause replication, kill or restart the replica. */
+  replica?: MariaDbPair;
   /** Stops the instances (SIGTERM), the proxy, the S3 server and the forwarders; drops the database. */
   stop(): Promise<void>;
 }
@@ -104,7 +112,10 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     cleanups.length = 0;
   };
   try {
-    const dbServer = new URL(options.mariadbUrl);
+    const pair = options.replica ? await startMariaDbPair() : undefined;
+    if (pair) cleanups.push(() => pair.stop());
+    const mariadbUrl = pair ? pair.primary.url('cms') : options.mariadbUrl;
+    const dbServer = new URL(mariadbUrl);
     const database = name('cms_cluster');
     const conn = await adminConnection(dbServer);
     try {
@@ -123,7 +134,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       });
     progress(`database ${database} created on ${dbServer.host}`);
     const faults: Cluster['faults'] = {};
-    const dbUrl = new URL(options.mariadbUrl);
+    const dbUrl = new URL(mariadbUrl);
     dbUrl.pathname = `/${database}`;
     const redisUrl = new URL(options.redisUrl);
     if (options.forwarders) {
@@ -172,6 +183,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       CMS_SETUP_ADMIN_EMAIL: admin.email,
       CMS_SETUP_ADMIN_PASSWORD: admin.password,
       ...(options.config ? { CMS_CONFIG: writeConfig(logDir, options.config) } : {}),
+      ...(pair ? { DB_READ_URLS: `mariadb://root@127.0.0.1:${pair.replica.port}` } : {}),
       ...options.env,
     };
     const instances: InstanceProcess[] = [];
@@ -205,7 +217,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     const stop = async () => {
       await cleanup();
     };
-    return { url: proxy.url, instances, proxy, database, redisPrefix, s3, logDir, admin, faults, stop };
+    return { url: proxy.url, instances, proxy, database, redisPrefix, s3, logDir, admin, faults, replica: pair, stop };
   } catch (err) {
     await cleanup();
     throw err;

@@ -43,6 +43,17 @@ export const configSchema = z.object({
       writeWaitMs: z.number().int().min(100).max(120000).default(10000),
       /** SQLite: how long the driver waits for another process's lock (busy timeout). */
       busyTimeoutMs: z.number().int().min(0).max(120000).default(5000),
+      /** MariaDB read replicas (`mariadb://user:password@host:port`; user and password default to the primary's). */
+      readUrls: z
+        .array(z.string().regex(/^(mariadb|mysql):\/\/[^\s]+$/, 'must be a mariadb:// URL'))
+        .max(16)
+        .default([]),
+      /** After a caller's write, its reads go to the primary until the replicas have it, at most this long. */
+      readYourWritesMs: z.number().int().min(0).max(300000).default(5000),
+      /** A replica that failed serves no reads for this long (then it is tried again). */
+      replicaRetryMs: z.number().int().min(100).max(600000).default(5000),
+      /** A replica further behind the primary than this serves no reads until it catches up; 0: no bound. */
+      replicaMaxLagMs: z.number().int().min(0).max(3600000).default(30000),
     })
     .prefault({}),
   redis: z

@@ -10,6 +10,7 @@ import type { CacheService } from './cache/cache-service.js';
 import type { CmsConfig } from './config.js';
 import type { DbLock } from './db/lock.js';
 import type { MigrationRunner } from './db/migrations.js';
+import type { ReadRouting } from './db/read-routing.js';
 import type { EventBus } from './events.js';
 import type { IdentifyRequest } from './http/app.js';
 import type { Identity } from './http/identity.js';
@@ -37,6 +38,8 @@ declare module './http/route-table.js' {
     routes: RouteTable;
     namespaces: NamespaceMap;
     kernelState: KernelState;
+    /** DB_READ_URLS: where reads go (replicas or the primary), replica health, write positions for caches. */
+    readRouting: ReadRouting;
     /** Resolving it throws before the SETUP phase opens the cache. */
     cache: CacheService;
     /** Resolving it throws before the SETUP phase opens the pool. */

@@ -10,7 +10,7 @@ import { AuditLog } from './audit.js';
 import { CacheService, limitsFromConfig } from './cache/cache-service.js';
 import { loadConfig, type CmsConfig, type LoadConfigOptions } from './config.js';
 import { KernelContainer } from './container.js';
-import { createSequelize, describeDatabase, secureSqliteFile } from './db/database.js';
+import { createSequelize, describeDatabase, readRoutingOf, secureSqliteFile } from './db/database.js';
 import { KERNEL_MIGRATIONS } from './db/kernel-migrations.js';
 import { DbLock } from './db/lock.js';
 import { MigrationRunner, type MigrationDefinition } from './db/migrations.js';
@@ -172,6 +172,7 @@ export class Kernel {
       routes: this.routes,
       namespaces: this.namespaces,
       kernelState: state,
+      readRouting: readRoutingOf(this.sequelize, this.logger),
     };
     for (const [key, value] of Object.entries(values)) this.container.register('kernel', key, asValue(value));
     this.container.register(
@@ -249,6 +250,7 @@ export class Kernel {
       limits: limitsFromConfig(this.config.cache),
       logger: this.logger,
     });
+    await readRoutingOf(this.sequelize, this.logger).start(this.cache);
     if (redis.url) {
       this.redis = createRedisClient(redis.url);
       this.redis.on('error', (err) => this.logger.error({ err }, 'redis error'));
@@ -290,6 +292,7 @@ export class Kernel {
       publicUrl: this.config.publicUrl,
       hstsMaxAgeSeconds: this.config.http.hstsMaxAgeSeconds,
       corsOrigins: this.config.http.corsOrigins,
+      readRouting: readRoutingOf(this.sequelize, this.logger),
     });
     this.identifyRequest = app.identify;
     this.server = createHttpServer(app.callback(), {
@@ -382,6 +385,7 @@ export class Kernel {
     await step('cache', () => this.cache?.close());
     await step('redis', () => closeRedis(this.redis));
     this.stopStatistics();
+    await step('replicas', () => readRoutingOf(this.sequelize, this.logger).close());
     await step('database', () => this.sequelize.close());
     this.enter('IDLE');
     this.logger.flush?.();

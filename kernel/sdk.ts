@@ -100,6 +100,7 @@ export type { CmsConfig } from './config.js';
 // Database: models, migrations, the lock.
 export { modelOf, modelsOf, ModelService } from './db/models.js';
 export type { ModelMap, PluginModel } from './db/models.js';
+export type { ReadRouting } from './db/read-routing.js';
 export { column, rowsChanged, tableOf } from './db/columns.js';
 export type { Column, ColumnOptions } from './db/columns.js';
 export type { MigrationContext, MigrationDefinition, MigrationRunner } from './db/migrations.js';

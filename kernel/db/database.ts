@@ -2,8 +2,10 @@ import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname, isAbsolute, join } from 'node:path';
 import { Sequelize, Transaction } from 'sequelize';
 import type { CmsConfig } from '../config.js';
+import { BootError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { guardQueries } from './guard-queries.js';
+import { ReadRouting, type ReplicaTarget } from './read-routing.js';
 import { reuseTransactionConnections } from './sqlite-connections.js';
 import { sqliteModule } from './sqlite-module.js';
 import { gateFor, WriteGate } from './write-gate.js';
@@ -48,6 +50,7 @@ export function createSequelize(config: CmsConfig, logger: Logger): Sequelize {
   const benchmark = slowMs > 0;
   const db = config.db;
   if (db.type === 'sqlite') {
+    if (db.readUrls.length) throw new BootError('Invalid configuration: DB_READ_URLS (read replicas) needs MariaDB (DB_URL)');
     const storage = sqliteFile(config);
     const sequelize = new Sequelize({
       dialect: 'sqlite',
@@ -73,27 +76,74 @@ export function createSequelize(config: CmsConfig, logger: Logger): Sequelize {
     reuseTransactionConnections(sequelize);
     return sequelize;
   }
+  const replicas = readReplicas(config);
+  const primary = { host: db.host, port: db.port, username: db.user, password: db.password };
   const sequelize = new Sequelize({
     dialect: 'mariadb',
-    host: db.host,
-    port: db.port,
+    ...primary,
     database: db.name,
-    username: db.user,
-    password: db.password,
     logging,
     benchmark,
     timezone: '+00:00',
     pool: { max: db.poolMax, min: 0, idle: 10000, acquire: db.connectTimeoutMs },
     dialectOptions: { connectTimeout: db.connectTimeoutMs },
+    // DB_READ_URLS: SELECTs outside transactions may go to the replicas (ReadRouting decides which do).
+    ...(replicas.length
+      ? {
+          replication: {
+            write: primary,
+            read: replicas.map((r) => ({ host: r.host, port: r.port, username: r.user, password: r.password })),
+          },
+        }
+      : {}),
   });
   guardQueries(sequelize, null);
+  routings.set(
+    sequelize,
+    new ReadRouting(
+      sequelize,
+      replicas,
+      { readYourWritesMs: db.readYourWritesMs, retryMs: db.replicaRetryMs, maxLagMs: db.replicaMaxLagMs, pollMs: 500 },
+      logger,
+    ),
+  );
   return sequelize;
 }
 
+const routings = new WeakMap<Sequelize, ReadRouting>();
+
+/** The read routing of a Sequelize made by createSequelize (one without replicas routes nothing). */
+export function readRoutingOf(sequelize: Sequelize, logger: Logger): ReadRouting {
+  let routing = routings.get(sequelize);
+  if (!routing)
+    routings.set(
+      sequelize,
+      (routing = new ReadRouting(sequelize, [], { readYourWritesMs: 0, retryMs: 0, maxLagMs: 0, pollMs: 0 }, logger)),
+    );
+  return routing;
+}
+
+/** DB_READ_URLS as connection targets: user and password default to the primary's; the database is the primary's. */
+function readReplicas(config: CmsConfig): ReplicaTarget[] {
+  return config.db.readUrls.map((text) => {
+    const url = new URL(text);
+    return {
+      host: url.hostname,
+      port: Number(url.port || 3306),
+      user: url.username ? decodeURIComponent(url.username) : config.db.user,
+      password: url.username ? decodeURIComponent(url.password) : config.db.password,
+    };
+  });
+}
+
 /** A short description without credentials, for health and logs. */
-export function describeDatabase(config: CmsConfig): { type: string; target: string } {
+export function describeDatabase(config: CmsConfig): { type: string; target: string; replicas?: string[] } {
   const db = config.db;
   return db.type === 'sqlite'
     ? { type: 'sqlite', target: sqliteFile(config) }
-    : { type: 'mariadb', target: `${db.host}:${db.port}/${db.name}` };
+    : {
+        type: 'mariadb',
+        target: `${db.host}:${db.port}/${db.name}`,
+        ...(db.readUrls.length ? { replicas: readReplicas(config).map((r) => `${r.host}:${r.port}`) } : {}),
+      };
 }

@@ -6,6 +6,7 @@ import compose from 'koa-compose';
 import type { KernelContainer } from '../container.js';
 import { MethodNotAllowedError, NotFoundError, NotReadyError, ServiceUnavailableError } from '../errors.js';
 import type { Logger } from '../logger.js';
+import { callerKey, type ReadRouting } from '../db/read-routing.js';
 import type { IdentityResolver, Registries } from '../registries/index.js';
 import { checkInstallation, checkNamespace, checkRoute } from './dispatcher.js';
 import { errorHandler } from './error-handler.js';
@@ -48,6 +49,8 @@ export interface AppDeps {
   hstsMaxAgeSeconds?: number;
   /** CMS_CORS_ORIGINS: origins whose pages may read the API with a bearer credential (cors.ts); empty: no CORS. */
   corsOrigins?: readonly string[];
+  /** DB_READ_URLS: a GET handler's reads may go to a replica; the caller's writes are remembered (read-your-writes). */
+  readRouting?: ReadRouting;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/;
@@ -236,9 +239,11 @@ function dispatch(deps: AppDeps) {
         ctx.body = data.json;
       } else ctx.body = { success: true, data: data ?? null };
     };
+    const safe = ctx.method === 'GET' || ctx.method === 'HEAD';
+    const routed = deps.readRouting?.enabled ? () => deps.readRouting!.run(callerKey(identity, ctx.ip), safe, run) : run;
     const key = route.idempotent && deps.idempotency ? IdempotencyStore.parseKey(ctx.get('idempotency-key')) : undefined;
-    if (!key) return run();
-    return runIdempotently(deps.idempotency!, key, { ctx, route, identity, input }, run);
+    if (!key) return routed();
+    return runIdempotently(deps.idempotency!, key, { ctx, route, identity, input }, routed);
   };
 }
 

@@ -11,6 +11,7 @@ import {
   type Logger,
   type WorkerPool,
   type PluginRegisterContext,
+  type ReadRouting,
 } from '../../kernel/sdk.js';
 import { poolSanitizer } from './rich-text-pool.js';
 import { CollectionsService } from './collections-service.js';
@@ -211,11 +212,12 @@ const entriesFactory =
     events: EventBus;
     pool: WorkerPool;
     locales: LocalesService;
+    readRouting: ReadRouting;
   }) =>
     new EntriesService(
       c.sequelize,
       c.collections,
-      new ListCache(c.cache, c.logger, lists.listCache),
+      new ListCache(c.cache, c.logger, lists.listCache, c.readRouting),
       c.events,
       c.logger,
       poolSanitizer(() => c.pool),

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { BoundedMemoryStore } from '../../kernel/cache/bounded-memory-store.js';
 import { stringBytes } from '../../kernel/cache/bounded-memory-store.js';
-import { type CacheService, serialiseEnvelope, matchesIfNoneMatch, tagOf, type Logger } from '../../kernel/sdk.js';
+import { type CacheService, serialiseEnvelope, matchesIfNoneMatch, tagOf, type Logger, type ReadRouting } from '../../kernel/sdk.js';
 
 const CATEGORY = 'collections';
 const LIST_TTL_SECONDS = 300;
@@ -63,6 +63,8 @@ export class ListCache {
     private readonly logger: Logger,
     /** false (CMS_CONTENT_LIST_CACHE=false): every list is loaded and serialised; the ETag middleware hashes it. */
     private readonly enabled = true,
+    /** With read replicas: a token carries its write's GTID position; a list is loaded from a replica only once it has it. */
+    private readonly routing?: Pick<ReadRouting, 'primaryPosition' | 'readingAtLeast'>,
   ) {
     this.local = cache.localStore<string>((key, body) => stringBytes(key, body), 5000);
   }
@@ -119,6 +121,7 @@ export class ListCache {
     if (!this.enabled) return freshAnswer(await load());
     try {
       token = await tokens();
+      load = this.atLeast(token, load);
       etag = tagOf(`${tenant}\n${token}\n${queryKey}`);
       // `*` matches any list, even that of a query the load would refuse: it takes the ordinary path.
       if (ifNoneMatch && ifNoneMatch.trim() !== '*' && matchesIfNoneMatch(ifNoneMatch, etag))
@@ -166,7 +169,9 @@ export class ListCache {
     const tokens = () => Promise.all([collection, ...also].map((name) => this.token(tenant, name))).then((all) => all.join('.'));
     let key: string;
     try {
-      key = `list:${collection}:${await tokens()}:count:${countKey}`;
+      const token = await tokens();
+      count = this.atLeast(token, count);
+      key = `list:${collection}:${token}:count:${countKey}`;
       const near = this.local.get(`${tenant}|${key}`) ?? (await this.cache.get<string>(CATEGORY, key, { tenant }));
       if (typeof near === 'string' && /^\d+$/.test(near)) return Number(near);
     } catch (err) {
@@ -185,9 +190,20 @@ export class ListCache {
     return n;
   }
 
-  /** After a committed write: a new token, then every cached variant of the collection's lists goes. */
+  /**
+   * With read replicas, a loader that reads the primary until every replica has the writes behind the tokens
+   * (`<uuid>@<GTID position>`): a list stored under a token then always shows its write, whoever loaded it.
+   */
+  private atLeast<T>(tokens: string, load: () => Promise<T>): () => Promise<T> {
+    const positions = tokens.split('.').flatMap((t) => t.split('@').slice(1));
+    return positions.length && this.routing ? () => this.routing!.readingAtLeast(positions, load) : load;
+  }
+
+  /** After a committed write: a new token (with the primary's position then, with replicas), then every cached variant of the collection's lists goes. */
   async invalidate(tenant: string, collection: string): Promise<void> {
-    await this.cache.set(CATEGORY, `version:${collection}`, randomUUID(), { tenant, ttlSeconds: TOKEN_TTL_SECONDS });
+    const position = await this.routing?.primaryPosition().catch(() => null);
+    const token = position ? `${randomUUID()}@${position}` : randomUUID();
+    await this.cache.set(CATEGORY, `version:${collection}`, token, { tenant, ttlSeconds: TOKEN_TTL_SECONDS });
     await this.cache.invalidatePrefix(CATEGORY, `list:${collection}:`, { tenant });
   }
 }

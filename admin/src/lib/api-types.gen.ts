@@ -1557,7 +1557,13 @@ export interface ApiRoutes {
     params: never;
     query: never;
     body: never;
-    response: { status: 'ok'; phase: string; uptimeSeconds: number; version: string };
+    response: {
+      status: 'ok' | 'degraded';
+      phase: string;
+      uptimeSeconds: number;
+      version: string;
+      replicas?: { readsOnReplicas: boolean; list: { name: string; state: 'ok' | 'lagging' | 'down'; lagMs: number }[] };
+    };
     errors: ApiErrorCode;
   };
   /** Readiness probe for load balancers (permission: public) */
