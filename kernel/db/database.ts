@@ -5,6 +5,7 @@ import type { CmsConfig } from '../config.js';
 import type { Logger } from '../logger.js';
 import { guardQueries } from './guard-queries.js';
 import { reuseTransactionConnections } from './sqlite-connections.js';
+import { formatStatementStacksOnError } from './sqlite-statement-stacks.js';
 import { sqliteModule } from './sqlite-module.js';
 import { gateFor, WriteGate } from './write-gate.js';
 
@@ -71,6 +72,7 @@ export function createSequelize(config: CmsConfig, logger: Logger): Sequelize {
     );
     guardQueries(sequelize, gate, release);
     reuseTransactionConnections(sequelize);
+    formatStatementStacksOnError(sequelize);
     return sequelize;
   }
   const sequelize = new Sequelize({
