@@ -57,8 +57,9 @@ async function measure(c: Case): Promise<void> {
 export async function runPipelineBench(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'cms-bench-pipeline-'));
   const kernel = await startChild([join(DIST_ROOT, 'kernel', 'cli.js'), 'start'], benchKernelEnv(dataDir), dataDir);
-  const bare = await startChild([join(DIST_ROOT, 'bench', 'bare-koa.js')], {}, dataDir);
+  let bare: Awaited<ReturnType<typeof startChild>> | undefined;
   try {
+    bare = await startChild([join(DIST_ROOT, 'bench', 'bare-koa.js')], {}, dataDir);
     const { token } = await seedPosts(kernel.url);
     const auth = { authorization: `Bearer ${token}` };
     const listUrl = `${kernel.url}/api/collections/posts?limit=20`;
@@ -96,7 +97,7 @@ export async function runPipelineBench(): Promise<void> {
     console.log(`ratio health/hello: CPU ${cpuRatio(health)} (hello's CPU per request / health's), throughput ${rpsRatio(health)}`);
     console.log(`ratio 304/hello: CPU ${cpuRatio(notModified)}, throughput ${rpsRatio(notModified)}`);
   } finally {
-    await Promise.all([stop(kernel.child), stop(bare.child)]);
+    await Promise.all([stop(kernel.child), bare && stop(bare.child)]);
     rmSync(dataDir, { recursive: true, force: true });
   }
 }
