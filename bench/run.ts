@@ -15,10 +15,11 @@
  * and the GraphQL subscribers case (bench/graphql-subscribers.ts: BENCH_SUBSCRIBERS, default 10,000, against 1,000: delivery delays)
  * and the content-model cases (bench/content-model.ts: populate, a relation-path filter over 100,000 entries, blocks; `BENCH_MODEL_CASES` picks)
  * and the webhooks case (bench/webhooks.ts: entry writes with one webhook against none, deliveries once each, enqueue-to-delivery delay)
+ * and the pipeline case (bench/pipeline-cpu.ts: CPU per request of health and a 304 against bare Koa hello, case 25)
  * and the scale curves (bench/scale.ts: lists at 1,000 to 1,000,000 entries, p50/p99 per size and the query plans; BENCH_SCALE_SIZES picks)
  * and the replica case (bench/replica.ts: the uncached list read on a MariaDB replica against the primary; own mariadbd pair).
  * Every load is bounded (BENCH_SECONDS, default 8 s per case; 50 connections on 127.0.0.1).
- * BENCH_CASES picks groups (comma list; default all): startup, http (cases 1, 2 and Directus), storm, media, import,
+ * BENCH_CASES picks groups (comma list; default all): startup, http (cases 1, 2 and Directus), pipeline (25), storm, media, import,
  * dataops, transfer, audit, flood, subscribers, cluster (bench/cluster.ts: the list through the cluster harness's proxy), model, webhooks, scale, replica.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -40,13 +41,14 @@ import { runMediaBench } from './media.js';
 import { benchKernelEnv, seedPosts } from './seed-posts.js';
 import { runStartupBench } from './startup.js';
 import { runWebhooksBench } from './webhooks.js';
+import { runPipelineBench } from './pipeline-cpu.js';
 import { runScaleBench } from './scale.js';
 import { runReplicaBench } from './replica.js';
 
 const GROUPS = new Set(
   (
     process.env.BENCH_CASES ??
-    'startup,http,storm,media,import,dataops,transfer,audit,flood,subscribers,cluster,model,webhooks,scale,replica'
+    'startup,http,pipeline,storm,media,import,dataops,transfer,audit,flood,subscribers,cluster,model,webhooks,scale,replica'
   ).split(','),
 );
 
@@ -59,6 +61,10 @@ async function main(): Promise<void> {
     console.log();
   }
   if (GROUPS.has('http')) await runHttpCases();
+  if (GROUPS.has('pipeline')) {
+    await runPipelineBench();
+    console.log();
+  }
   if (GROUPS.has('storm')) {
     await runLoginStormBench();
     console.log();

@@ -3,15 +3,14 @@
  * entry writes (POST /api/collections/hooked, 10 connections, SQLite) with one enabled webhook subscribed to
  * every event against the same kernel in the same run with that webhook disabled (no delivery is enqueued),
  * alternated twice so drift on a busy machine falls on both sides. After each webhook round the webhook stays
- * enabled until every delivery written so far has arrived at a loopback receiver (node:http on 127.0.0.1), so
+ * enabled until every delivery written so far has arrived at a loopback receiver (bench/webhook-receiver.ts, a child
+ * process: an outside system, its CPU time not the kernel's), so
  * the next round starts without a backlog; each must arrive once per X-CMS-Delivery id, and the delay from
  * enqueue (the body's createdAt) to arrival is reported (p50, p99, max). Bounded: BENCH_SECONDS (default 8 s)
  * per round (five rounds with the warm-up), and at most 120 s waiting for the deliveries after each webhook round.
  * The kernel runs in this process with CMS_OUTBOUND_ALLOW_PRIVATE (the receiver is on loopback).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,38 +19,23 @@ import { QueryTypes } from 'sequelize';
 import { loadConfig } from '../kernel/config.js';
 import { createKernel } from '../kernel/index.js';
 import { createLogger } from '../kernel/logger.js';
-import { SECONDS, line, ratio, signIn, type Figures } from './harness.js';
+import { DIST_ROOT } from '../kernel/version.js';
+import { SECONDS, line, ratio, signIn, startChild, stop, type Figures } from './harness.js';
 import { benchKernelEnv } from './seed-posts.js';
 
 const CONNECTIONS = 10;
 const WAIT_MS = 120_000;
 
-/** A loopback receiver: the arrival delay of each delivery id (ms after the body's createdAt), repeats counted. */
+/** The loopback receiver (bench/webhook-receiver.ts) in a child process: an outside system, its CPU time not counted here. */
 async function receiver() {
-  const delays = new Map<string, number>();
-  let repeats = 0;
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const arrived = Date.now();
-      const id = String(req.headers['x-cms-delivery'] ?? '');
-      try {
-        const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { createdAt: string };
-        if (delays.has(id)) repeats++;
-        else delays.set(id, arrived - Date.parse(body.createdAt));
-      } catch {
-        // not a delivery
-      }
-      res.end('ok');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { child, url } = await startChild([join(DIST_ROOT, 'bench', 'webhook-receiver.js')], {}, tmpdir());
+  const stats = async (what: 'count' | 'stats') =>
+    (await (await fetch(`${url}/${what}`)).json()) as { arrived: number; repeats: number; delays?: number[] };
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
-    delays,
-    repeats: () => repeats,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    url: `${url}/hook`,
+    arrived: async () => (await stats('count')).arrived,
+    stats: () => stats('stats'),
+    close: () => stop(child),
   };
 }
 
@@ -63,8 +47,8 @@ export async function runWebhooksBench(): Promise<void> {
   const config = loadConfig({ ignoreFile: true, env, overrides: { env: 'production' } });
   const kernel = createKernel({ config, env, logger: createLogger('error') });
   const hook = await receiver();
-  await kernel.start();
   try {
+    await kernel.start();
     const cookie = await signIn(kernel.url);
     const call = async (method: string, path: string, json?: unknown) => {
       const res = await fetch(`${kernel.url}${path}`, {
@@ -90,7 +74,7 @@ export async function runWebhooksBench(): Promise<void> {
       'on:collection_delete',
     ];
     const webhook = await call('POST', '/api/webhooks', { name: 'bench', url: hook.url, events, enabled: false });
-    /** A round of writes; `cpuMs`: this process's CPU time (kernel, receiver and load generator) during it. */
+    /** A round of writes; `cpuMs`: this process's CPU time (kernel and load generator) during it. */
     const writes = async (seconds = SECONDS): Promise<Figures & { written: number; cpuMs: number }> => {
       const cpu = process.cpuUsage();
       const r = await autocannon({
@@ -134,7 +118,7 @@ export async function runWebhooksBench(): Promise<void> {
       const expected = await enqueued();
       const until = Date.now() + WAIT_MS;
       const started = Date.now();
-      while (hook.delays.size < expected && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+      while ((await hook.arrived()) < expected && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
       waited = Math.max(waited, Date.now() - started);
       const drain = process.cpuUsage(cpu);
       await enable(false);
@@ -169,18 +153,18 @@ export async function runWebhooksBench(): Promise<void> {
     const cpuOff = perWrite(baseline, baselineAgain);
     const cpuOn = perWrite(withHook, withHookAgain);
     console.log(
-      `CPU time of this process per write: ${cpuOff.toFixed(2)} ms without, ${cpuOn.toFixed(2)} ms with the webhook (its deliveries sent and received included); ratio baseline/webhook ${ratio(cpuOff, cpuOn)}`,
+      `CPU time of this process (kernel and load generator; the receiver runs in its own) per write: ${cpuOff.toFixed(2)} ms without, ${cpuOn.toFixed(2)} ms with the webhook (its deliveries sent included); ratio baseline/webhook ${ratio(cpuOff, cpuOn)}`,
     );
-    const sorted = [...hook.delays.values()].sort((a, b) => a - b);
+    const received = await hook.stats();
+    const sorted = received.delays ?? [];
     console.log(
-      `deliveries: ${hook.delays.size} of ${expected} enqueued arrived (${withHook.written + withHookAgain.written} writes answered 201 in the webhook rounds) (${Math.max(0, expected - hook.delays.size)} missing, ${hook.repeats()} repeats by X-CMS-Delivery)`,
+      `deliveries: ${received.arrived} of ${expected} enqueued arrived (${withHook.written + withHookAgain.written} writes answered 201 in the webhook rounds) (${Math.max(0, expected - received.arrived)} missing, ${received.repeats} repeats by X-CMS-Delivery)`,
     );
     console.log(
       `enqueue-to-delivery delay: p50 ${percentile(sorted, 50)} ms, p99 ${percentile(sorted, 99)} ms, max ${sorted.at(-1) ?? 0} ms (the backlog left when a round's writes stopped drained in ${waited} ms at most)`,
     );
   } finally {
-    await kernel.close();
-    await hook.close();
+    await Promise.allSettled([kernel.close(), hook.close()]);
     rmSync(dataDir, { recursive: true, force: true });
   }
 }

@@ -7,6 +7,7 @@ import type { Logger } from '../logger.js';
 import { guardQueries } from './guard-queries.js';
 import { ReadRouting, type ReplicaTarget } from './read-routing.js';
 import { reuseTransactionConnections } from './sqlite-connections.js';
+import { formatStatementStacksOnError } from './sqlite-statement-stacks.js';
 import { sqliteModule } from './sqlite-module.js';
 import { gateFor, WriteGate } from './write-gate.js';
 
@@ -74,6 +75,7 @@ export function createSequelize(config: CmsConfig, logger: Logger): Sequelize {
     );
     guardQueries(sequelize, gate, release);
     reuseTransactionConnections(sequelize);
+    formatStatementStacksOnError(sequelize);
     return sequelize;
   }
   const replicas = readReplicas(config);

@@ -41,6 +41,13 @@ interface GateScope {
  * one per test kernel) slower with every one: 300 storages made an async loop 270 times slower.
  */
 const gateScopes = new AsyncLocalStorage<GateScope>();
+/**
+ * Gated writes running in the process, all gates together. When the last one ends the storage is disabled: an
+ * enabled AsyncLocalStorage keeps Node 20's promise hooks on for every promise of the process, so requests that
+ * write nothing (health, a cached list, a 304) paid for it once any write had run. No gated write runs then, so no
+ * context has a scope to find (`run` enables it again for the next write).
+ */
+let gatedRuns = 0;
 
 function scopeOf(gate: WriteGate): GateScope | undefined {
   for (let s = gateScopes.getStore(); s; s = s.outer) if (s.gate === gate) return s;
@@ -93,9 +100,11 @@ export class WriteGate {
       ? setTimeout(() => this.options.onLongHold!(textOf(label), Date.now() - since), this.options.longHoldMs ?? 10000)
       : null;
     watchdog?.unref();
+    gatedRuns++;
     try {
       return await gateScopes.run({ gate: this, label, outer: gateScopes.getStore() }, fn);
     } finally {
+      if (--gatedRuns === 0) gateScopes.disable();
       if (watchdog) clearTimeout(watchdog);
       this.release();
     }

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { ServerResponse, type IncomingMessage } from 'node:http';
-import { asValue } from 'awilix';
 import Koa, { type Context, type Next } from 'koa';
 import compose from 'koa-compose';
 import type { KernelContainer } from '../container.js';
@@ -20,6 +19,7 @@ import { IdempotencyStore, runIdempotently } from './idempotency.js';
 import { GUEST, type Identity } from './identity.js';
 import type { NamespaceMap } from './namespaces.js';
 import { rateLimiter, type RateLimitOptions } from './rate-limit.js';
+import { RequestScope } from './request-scope.js';
 import { readInput } from './request-input.js';
 import type { Router, RouteMatch } from './router.js';
 import { namespaceOf } from './route-table.js';
@@ -101,7 +101,8 @@ function requestContext(deps: AppDeps) {
     // /Api/V1/... are /api/... (so the namespace gate, the rate limiter and the router agree).
     if (ctx.path.includes('//')) ctx.path = ctx.path.replace(/\/{2,}/g, '/');
     const prefix = /^\/api(\/v1)?(?=\/|$)/i.exec(ctx.path);
-    if (prefix) ctx.path = `/api${ctx.path.slice(prefix[0].length)}`;
+    // Setting ctx.path re-serialises the URL and drops Koa's parsed copy: only when it changes.
+    if (prefix && prefix[0] !== '/api') ctx.path = `/api${ctx.path.slice(prefix[0].length)}`;
     const started = performance.now();
     try {
       await next();
@@ -185,22 +186,18 @@ function pluginStages(registries: Registries): () => PluginStages {
   };
 }
 
-/** The request scope (currentUser, tenantId, requestId) and the caller's identity. */
+/** The request scope (currentUser, tenantId, requestId; an Awilix scope only once a service needs one) and the caller's identity. */
 function requestScope(deps: Pick<AppDeps, 'container' | 'publicUrl'>, stages: () => PluginStages) {
   const publicOrigin = originOf(deps.publicUrl);
   return async function requestScope(ctx: Context, next: Next) {
-    const scope = deps.container.createScope();
+    const scope = new RequestScope(deps.container);
     ctx.state.scope = scope;
     try {
       const { identity, ambient } = await stages().resolveWith(ctx);
       // Cross-site request forgery: a cookie sign-in's unsafe request from a page of another origin is refused.
       if (ambient) assertSameOrigin(ctx, publicOrigin);
       ctx.state.identity = identity;
-      scope.register({
-        currentUser: asValue(identity),
-        tenantId: asValue(identity.tenantId),
-        requestId: asValue(ctx.state.requestId),
-      });
+      scope.identify(identity, ctx.state.requestId);
       await next();
     } finally {
       await scope.dispose();
@@ -228,7 +225,10 @@ function dispatch(deps: AppDeps) {
         ...input,
         identity,
         requestId: ctx.state.requestId,
-        logger: ctx.state.logger,
+        // The request's child logger is made when a handler logs, not for every request.
+        get logger() {
+          return ctx.state.logger;
+        },
         scope: ctx.state.scope.cradle,
       });
       if (route.envelope === false) return;
@@ -257,7 +257,7 @@ function identifier(app: Koa, deps: Pick<AppDeps, 'container' | 'logger'>, stage
     const headers = { ...req.headers, ...(overrides.authorization ? { authorization: overrides.authorization } : {}) };
     const request = Object.assign(Object.create(req) as IncomingMessage, { headers, method: 'GET' });
     const ctx = app.createContext(request, new ServerResponse(request));
-    const scope = deps.container.createScope();
+    const scope = new RequestScope(deps.container);
     ctx.state.scope = scope;
     ctx.state.logger = deps.logger;
     try {
