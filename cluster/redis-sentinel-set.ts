@@ -5,7 +5,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { closeRedis, createRedisClient } from '../kernel/redis.js';
+import { createClient } from 'redis';
 
 export interface RedisNode {
   host: string;
@@ -68,13 +68,13 @@ const address = (node: RedisNode) => `redis://127.0.0.1:${node.port}`;
 async function ask(node: RedisNode, args: string[], password?: string): Promise<unknown> {
   const url = new URL(address(node));
   if (password) url.password = encodeURIComponent(password);
-  const client = createRedisClient(url.toString());
+  const client = createClient({ url: url.toString(), socket: { connectTimeout: 2000, reconnectStrategy: false } });
   client.on('error', () => undefined);
   try {
     await client.connect();
     return await client.sendCommand(args);
   } finally {
-    await closeRedis(client, 500);
+    if (client.isOpen) client.destroy();
   }
 }
 
@@ -118,6 +118,8 @@ function sentinelConfig(o: Required<Omit<SentinelSetOptions, 'password' | 'senti
  */
 export async function startRedisSentinelSet(options: SentinelSetOptions = {}): Promise<SentinelSet> {
   const o = { masterName: 'cmsmaster', downAfterMs: 1000, failoverTimeoutMs: 3000, ...options };
+  for (const secret of [o.password, o.sentinelPassword])
+    if (secret !== undefined && !/^[\x21-\x7e]+$/.test(secret.replace(/["'\\]/g, ' '))) throw new Error('Redis Sentinel set: passwords must be printable ASCII without spaces or quotes');
   const dir = mkdtempSync(join(tmpdir(), 'cms-redis-sentinel-'));
   const processes = new Map<number, ChildProcess>();
   const run = (bin: string, args: string[], port: number) => {

@@ -14,7 +14,7 @@ import { until } from '../helpers/until.js';
  * the bus resyncs, and a session revoked just before or during the failover is never accepted again.
  * The test prints how requests fared during the failover (the figures of the deployment guide).
  */
-const PASSWORD = 'sentinel data-node password';
+const PASSWORD = 'sentinel-data-node-password';
 const POINTS = 30;
 let ipCounter = 0;
 /** A client address of its own (the instances trust one proxy hop): the measurement is never rate limited. */
@@ -56,6 +56,18 @@ describe('Redis through Sentinel: a master failover under two instances', functi
     await set?.stop();
   });
 
+  /** A session of the admin from a browser of its own (the default device policy keeps one session per user agent). */
+  const signIn = async (base: string, device: string): Promise<string> => {
+    const res = await fetch(`${base}/api/user/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'user-agent': `sentinel-test ${device}` },
+      body: JSON.stringify({ email: c.admin.email, password: c.admin.password }),
+      signal: AbortSignal.timeout(30000),
+    });
+    const cookie = res.headers.getSetCookie().find((h) => h.startsWith('session='))?.split(';')[0];
+    if (!cookie) throw new Error(`sign-in failed: ${res.status}`);
+    return cookie;
+  };
   const me = (base: string, cookie: string) => call(base, '/api/user/me', { cookie, headers: freshIp() });
   const healthy = (base: string) =>
     call(base, '/api/system/health', { cookie: admin }).then(
@@ -74,8 +86,8 @@ describe('Redis through Sentinel: a master failover under two instances', functi
 
   it('kill -9 the master: the instances follow the promoted replica, revoked sessions stay revoked', async () => {
     const [one, two] = c.instances.map((i) => i.url) as [string, string];
-    const early = await login(one, c.admin.email, c.admin.password);
-    const during = await login(one, c.admin.email, c.admin.password);
+    const early = await signIn(one, 'early');
+    const during = await signIn(one, 'during');
     // Both instances hold both sessions in memory and in the Redis cache before anything happens.
     for (const base of [one, two]) for (const cookie of [early, during]) ok(await me(base, cookie));
 
@@ -124,7 +136,7 @@ describe('Redis through Sentinel: a master failover under two instances', functi
 
   it('after the failover an event reaches the other instance (a sign-out on one ends the session on the other)', async () => {
     const [one, two] = c.instances.map((i) => i.url) as [string, string];
-    const fresh = await login(one, c.admin.email, c.admin.password);
+    const fresh = await signIn(one, 'fresh');
     ok(await me(two, fresh));
     ok(await call(one, '/api/user/logout', { method: 'POST', cookie: fresh, json: {} }));
     // Instance two trusts its in-memory copy for 60 s unless the event arrives.
@@ -141,6 +153,9 @@ describe('Redis through Sentinel: a master failover under two instances', functi
     }
     // Counted per instance in memory, each would allow POINTS requests: shared, the two together do.
     expect(limitedAfter).to.equal(POINTS + 1);
+    // A session read from the database on each instance is cached in Redis (on the new master).
+    const cached = await signIn(one, 'cached');
+    for (const base of [one, two]) ok(await me(base, cached));
     const master = await set.currentMaster();
     const client = createRedisClient(`redis://:${encodeURIComponent(PASSWORD)}@127.0.0.1:${master.port}`);
     client.on('error', () => undefined);
