@@ -48,7 +48,8 @@ export interface SentinelSet {
 export function sentinelBinaries(): { available: boolean; reason?: string } {
   for (const bin of ['redis-server', 'redis-sentinel']) {
     const probe = spawnSync(bin, ['--version'], { stdio: 'ignore' });
-    if (probe.error || probe.status !== 0) return { available: false, reason: `${bin} is not installed (Debian packages redis-server and redis-sentinel)` };
+    if (probe.error || probe.status !== 0)
+      return { available: false, reason: `${bin} is not installed (Debian packages redis-server and redis-sentinel)` };
   }
   return { available: true };
 }
@@ -95,7 +96,12 @@ async function until(what: string, timeoutMs: number, check: () => Promise<boole
 
 const infoField = (info: unknown, field: string) => new RegExp(`^${field}:(.*)$`, 'm').exec(String(info))?.[1]?.trim();
 
-function sentinelConfig(o: Required<Omit<SentinelSetOptions, 'password' | 'sentinelPassword'>> & SentinelSetOptions, port: number, master: RedisNode, dir: string) {
+function sentinelConfig(
+  o: Required<Omit<SentinelSetOptions, 'password' | 'sentinelPassword'>> & SentinelSetOptions,
+  port: number,
+  master: RedisNode,
+  dir: string,
+) {
   return [
     `port ${port}`,
     'bind 127.0.0.1',
@@ -119,7 +125,8 @@ function sentinelConfig(o: Required<Omit<SentinelSetOptions, 'password' | 'senti
 export async function startRedisSentinelSet(options: SentinelSetOptions = {}): Promise<SentinelSet> {
   const o = { masterName: 'cmsmaster', downAfterMs: 1000, failoverTimeoutMs: 3000, ...options };
   for (const secret of [o.password, o.sentinelPassword])
-    if (secret !== undefined && !/^[\x21-\x7e]+$/.test(secret.replace(/["'\\]/g, ' '))) throw new Error('Redis Sentinel set: passwords must be printable ASCII without spaces or quotes');
+    if (secret !== undefined && !/^[\x21-\x7e]+$/.test(secret.replace(/["'\\]/g, ' ')))
+      throw new Error('Redis Sentinel set: passwords must be printable ASCII without spaces or quotes');
   const dir = mkdtempSync(join(tmpdir(), 'cms-redis-sentinel-'));
   const processes = new Map<number, ChildProcess>();
   const run = (bin: string, args: string[], port: number) => {
@@ -148,7 +155,11 @@ export async function startRedisSentinelSet(options: SentinelSetOptions = {}): P
     const common = ['--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, ...auth];
     run('redis-server', ['--port', String(nodes[0].port), ...common], nodes[0].port);
     run('redis-server', ['--port', String(nodes[1].port), ...common, '--replicaof', '127.0.0.1', String(nodes[0].port)], nodes[1].port);
-    await until('replica in sync', 15000, async () => infoField(await ask(nodes[1], ['INFO', 'replication'], o.password), 'master_link_status') === 'up');
+    await until(
+      'replica in sync',
+      15000,
+      async () => infoField(await ask(nodes[1], ['INFO', 'replication'], o.password), 'master_link_status') === 'up',
+    );
     const sentinels: RedisNode[] = [];
     for (let i = 0; i < 3; i++) {
       const port = await freePort();

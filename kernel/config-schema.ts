@@ -57,7 +57,7 @@ export const configSchema = z.object({
         .default('cms'),
       /** Redis through Sentinel (instead of url): the sentinels, `host:port` each, and the master's name. */
       sentinels: z
-        .array(z.string().regex(/^[A-Za-z0-9_.:\[\]-]+:\d{1,5}$/, 'each must be host:port'))
+        .array(z.string().regex(/^[\w.:[\]-]+:\d{1,5}$/, 'each must be host:port'))
         .max(16)
         .optional(),
       sentinelMaster: z.string().min(1).max(200).optional(),

@@ -1,7 +1,15 @@
 import { EventEmitter } from 'node:events';
 import { randomUUID } from 'node:crypto';
 import type { RedisClientType } from 'redis';
-import { closeRedis, createRedisClient, createRedisSentinel, redisUp, watchRedis, type RedisConnection, type RedisTarget } from './redis.js';
+import {
+  closeRedis,
+  createRedisClient,
+  createRedisSentinel,
+  redisUp,
+  watchRedis,
+  type RedisConnection,
+  type RedisTarget,
+} from './redis.js';
 import type { Logger } from './logger.js';
 
 export interface BusEvent<T = unknown> {

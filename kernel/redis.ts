@@ -135,7 +135,12 @@ export function watchRedis(c: RedisConnection, on: { lost: () => void; back: () 
     while (lost && c.isOpen) {
       await new Promise((resolve) => setTimeout(resolve, 200));
       if (!redisUp(c)) continue;
-      if (await c.ping().then(() => true, () => false)) {
+      if (
+        await c.ping().then(
+          () => true,
+          () => false,
+        )
+      ) {
         lost = false;
         on.back();
       }

@@ -64,7 +64,10 @@ describe('Redis through Sentinel: a master failover under two instances', functi
       body: JSON.stringify({ email: c.admin.email, password: c.admin.password }),
       signal: AbortSignal.timeout(30000),
     });
-    const cookie = res.headers.getSetCookie().find((h) => h.startsWith('session='))?.split(';')[0];
+    const cookie = res.headers
+      .getSetCookie()
+      .find((h) => h.startsWith('session='))
+      ?.split(';')[0];
     if (!cookie) throw new Error(`sign-in failed: ${res.status}`);
     return cookie;
   };
@@ -162,7 +165,8 @@ describe('Redis through Sentinel: a master failover under two instances', functi
     await client.connect();
     try {
       const keys: string[] = [];
-      for await (const batch of client.scanIterator({ MATCH: `${c.redisPrefix}*`, COUNT: 500 })) keys.push(...([] as string[]).concat(batch));
+      for await (const batch of client.scanIterator({ MATCH: `${c.redisPrefix}*`, COUNT: 500 }))
+        keys.push(...([] as string[]).concat(batch));
       expect(keys.some((k) => k.startsWith(`${c.redisPrefix}:rl:`))).to.equal(true);
       expect(keys.some((k) => k.startsWith(`${c.redisPrefix}-cache:`))).to.equal(true);
     } finally {
