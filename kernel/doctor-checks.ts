@@ -229,7 +229,7 @@ export async function redis(config: CmsConfig): Promise<DoctorCheck> {
 async function redisThroughSentinel(config: CmsConfig): Promise<DoctorCheck> {
   const { sentinels = [], sentinelMaster } = config.redis;
   const where = `master '${sentinelMaster}' through the sentinels ${sentinels.join(', ')}`;
-  const sentinel = createRedisSentinel(config.redis);
+  const sentinel = createRedisSentinel(config.redis, { retry: false });
   sentinel.on('error', () => undefined);
   try {
     await within(10000, `Redis ${where}`, sentinel.connect());
@@ -244,6 +244,6 @@ async function redisThroughSentinel(config: CmsConfig): Promise<DoctorCheck> {
       'Check that the sentinels run, REDIS_SENTINELS and REDIS_SENTINEL_MASTER are right, and REDIS_PASSWORD / REDIS_SENTINEL_PASSWORD match',
     );
   } finally {
-    await sentinel.destroy().catch(() => undefined);
+    await within(5000, 'closing the Sentinel client', sentinel.destroy()).catch(() => undefined);
   }
 }

@@ -56,7 +56,7 @@ function parseNode(text: string): { host: string; port: number } {
  * after SENTINEL_COMMAND_DEADLINE_MS when the library is still looking for one; a command that timed
  * out is never sent later (it could undo a newer write).
  */
-export function createRedisSentinel(target: RedisTarget): RedisSentinelType {
+export function createRedisSentinel(target: RedisTarget, options: { retry?: boolean } = {}): RedisSentinelType {
   const sentinel = redisModule().createSentinel({
     name: target.sentinelMaster!,
     sentinelRootNodes: (target.sentinels ?? []).map(parseNode),
@@ -64,7 +64,8 @@ export function createRedisSentinel(target: RedisTarget): RedisSentinelType {
     nodeClientOptions: {
       ...(target.password ? { password: target.password } : {}),
       disableOfflineQueue: true,
-      socket: { connectTimeout: 5000, reconnectStrategy },
+      // Without retries (a one-off check): a refused password fails the connect instead of retrying forever.
+      socket: { connectTimeout: 5000, reconnectStrategy: options.retry === false ? false : reconnectStrategy },
     },
     sentinelClientOptions: {
       ...(target.sentinelPassword ? { password: target.sentinelPassword } : {}),
