@@ -17,6 +17,8 @@ export interface ClusterOptions {
   mariadbUrl: string;
   /** Redis URL: every run gets its own key and channel prefix. */
   redisUrl: string;
+  /** Redis through Sentinel instead of redisUrl (e.g. a startRedisSentinelSet()): REDIS_SENTINELS, REDIS_SENTINEL_MASTER, REDIS_PASSWORD. */
+  redisSentinel?: { sentinels: string; master: string; password?: string };
   /** The proxy's port (0: a free one). */
   port?: number;
   /** First admin, created headlessly by whichever instance gets there first. */
@@ -156,14 +158,21 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     const logDir = mkdtempSync(join(tmpdir(), 'cms-cluster-logs-'));
     if (!options.keepLogs) cleanups.push(() => rmSync(logDir, { recursive: true, force: true }));
     const redisPrefix = name('cmscluster');
-    cleanups.push(() => dropRedisKeys(options.redisUrl, redisPrefix));
+    if (!options.redisSentinel) cleanups.push(() => dropRedisKeys(options.redisUrl, redisPrefix));
+    const sentinel = options.redisSentinel;
     const admin = options.admin ?? { email: 'admin@cluster.test', password: `cluster-${randomBytes(6).toString('hex')}` };
     // What every instance must share: database, Redis (and prefix), media store, secrets, public URL.
     const shared: Record<string, string> = {
       NODE_ENV: 'production',
       LOG_LEVEL: options.logLevel ?? 'info',
       DB_URL: dbUrl.toString(),
-      REDIS_URL: redisUrl.toString(),
+      ...(sentinel
+        ? {
+            REDIS_SENTINELS: sentinel.sentinels,
+            REDIS_SENTINEL_MASTER: sentinel.master,
+            ...(sentinel.password ? { REDIS_PASSWORD: sentinel.password } : {}),
+          }
+        : { REDIS_URL: redisUrl.toString() }),
       CMS_REDIS_PREFIX: redisPrefix,
       CMS_PUBLIC_URL: proxy.url,
       CMS_TRUST_PROXY: 'true',

@@ -66,7 +66,22 @@ export const configSchema = z.object({
         .string()
         .regex(/^[A-Za-z0-9_.-]+$/, 'letters, digits, _ . - only')
         .default('cms'),
+      /** Redis through Sentinel (instead of url): the sentinels, `host:port` each, and the master's name. */
+      sentinels: z
+        .array(z.string().regex(/^[\w.:[\]-]+:\d{1,5}$/, 'each must be host:port'))
+        .max(16)
+        .optional(),
+      sentinelMaster: z.string().min(1).max(200).optional(),
+      /** The data nodes' password (requirepass) with sentinels; never logged. */
+      password: z.string().max(1000).optional(),
+      /** The sentinels' own password, when they have one; never logged. */
+      sentinelPassword: z.string().max(1000).optional(),
     })
+    .refine((r) => !r.sentinels?.length || r.sentinelMaster, {
+      message: 'REDIS_SENTINELS needs REDIS_SENTINEL_MASTER (the name the sentinels monitor the master under)',
+      path: ['sentinelMaster'],
+    })
+    .refine((r) => !(r.sentinels?.length && r.url), { message: 'set REDIS_URL or REDIS_SENTINELS, not both', path: ['sentinels'] })
     .prefault({}),
   cache: z
     .object({

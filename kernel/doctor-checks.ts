@@ -13,6 +13,7 @@ import { inWords } from './cli-kernel.js';
 import type { CmsConfig } from './config.js';
 import { describeDatabase } from './db/database.js';
 import { MigrationRunner } from './db/migrations.js';
+import { createRedisSentinel } from './redis.js';
 import type { Kernel } from './index.js';
 import { PROJECT_ROOT } from './version.js';
 
@@ -196,8 +197,9 @@ export async function database(kernel: Kernel): Promise<DoctorCheck[]> {
   return [opened, ...more];
 }
 
-/** Redis when REDIS_URL is set: connects (no retries) and answers PING. */
+/** Redis when REDIS_URL is set: connects (no retries) and answers PING; through Sentinel: the master answers PING. */
 export async function redis(config: CmsConfig): Promise<DoctorCheck> {
+  if (config.redis.sentinels?.length) return redisThroughSentinel(config);
   const url = config.redis.url;
   if (!url) return check('redis', 'ok', 'Not configured: one instance, caches in memory (set REDIS_URL to run several)');
   const where = url.replace(/\/\/[^@/]*@/, '//');
@@ -220,5 +222,28 @@ export async function redis(config: CmsConfig): Promise<DoctorCheck> {
     );
   } finally {
     if (client.isOpen) client.destroy();
+  }
+}
+
+/** Redis through Sentinel: the sentinels name a master and it answers PING (bounded; the password never shown). */
+async function redisThroughSentinel(config: CmsConfig): Promise<DoctorCheck> {
+  const { sentinels = [], sentinelMaster } = config.redis;
+  const where = `master '${sentinelMaster}' through the sentinels ${sentinels.join(', ')}`;
+  const sentinel = createRedisSentinel(config.redis, { retry: false });
+  sentinel.on('error', () => undefined);
+  try {
+    await within(10000, `Redis ${where}`, sentinel.connect());
+    await within(5000, `Redis ${where}`, sentinel.ping());
+    const master = sentinel.getMasterNode();
+    return check('redis', 'ok', `Redis ${where} answers${master ? ` (master now ${master.host}:${master.port})` : ''}`);
+  } catch (err) {
+    return check(
+      'redis',
+      'fail',
+      `Cannot reach Redis ${where}: ${inWords(err)}`,
+      'Check that the sentinels run, REDIS_SENTINELS and REDIS_SENTINEL_MASTER are right, and REDIS_PASSWORD / REDIS_SENTINEL_PASSWORD match',
+    );
+  } finally {
+    await within(5000, 'closing the Sentinel client', sentinel.destroy()).catch(() => undefined);
   }
 }

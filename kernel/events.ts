@@ -1,7 +1,15 @@
 import { EventEmitter } from 'node:events';
 import { randomUUID } from 'node:crypto';
 import type { RedisClientType } from 'redis';
-import { closeRedis, createRedisClient } from './redis.js';
+import {
+  closeRedis,
+  createRedisClient,
+  createRedisSentinel,
+  redisUp,
+  watchRedis,
+  type RedisConnection,
+  type RedisTarget,
+} from './redis.js';
 import type { Logger } from './logger.js';
 
 export interface BusEvent<T = unknown> {
@@ -45,6 +53,9 @@ export function defineEvent<Payload = Record<string, never>>(name: string): Even
  */
 export const EVENTS_RESYNC: EventName<Record<string, never>> = 'events:resync';
 
+/** Through Sentinel: a message an instance sends itself to learn that its subscription delivers again (never delivered to handlers). */
+const PROBE = 'events:probe';
+
 /**
  * The in-process event bus. With Redis configured, every publish also goes out on a pub/sub
  * channel and events from other instances are delivered here, so a subscriber sees events from
@@ -53,19 +64,24 @@ export const EVENTS_RESYNC: EventName<Record<string, never>> = 'events:resync';
 export class EventBus {
   readonly instanceId = randomUUID();
   private readonly emitter = new EventEmitter();
-  private pub: RedisClientType | null = null;
+  private pub: RedisConnection | null = null;
   private sub: RedisClientType | null = null;
   private channel = '';
+  /** Through Sentinel: whether the subscription is known to deliver (cleared on a loss, set once a probe came back). */
+  private live = true;
+  private probe: { nonce: string; arrived: () => void } | null = null;
 
   constructor(private readonly logger: Logger) {
     this.emitter.setMaxListeners(0);
   }
 
-  async connectRedis(url: string, prefix: string): Promise<void> {
+  async connectRedis(target: RedisTarget, prefix: string): Promise<void> {
     this.channel = `${prefix}:events`;
-    this.pub = createRedisClient(url);
-    this.sub = this.pub.duplicate();
-    this.pub.on('error', (err) => this.logger.error({ err }, 'event bus redis error'));
+    if (target.sentinels?.length) return this.connectSentinel(target);
+    const pub = createRedisClient(target.url!);
+    this.pub = pub;
+    this.sub = pub.duplicate();
+    pub.on('error', (err) => this.logger.error({ err }, 'event bus redis error'));
     this.sub.on('error', (err) => this.logger.error({ err }, 'event bus redis error'));
     // node-redis reconnects and re-subscribes by itself; 'ready' after a loss means events may have been missed.
     let lost = false;
@@ -77,16 +93,68 @@ export class EventBus {
       this.logger.info('event bus reconnected: in-memory copies are re-read (events published meanwhile were missed)');
       this.deliver({ name: EVENTS_RESYNC, payload: {}, at: new Date().toISOString(), origin: this.instanceId });
     });
-    await Promise.all([this.pub.connect(), this.sub.connect()]);
-    await this.sub.subscribe(this.channel, (message) => {
-      let event: BusEvent;
-      try {
-        event = JSON.parse(message);
-      } catch {
+    await Promise.all([pub.connect(), this.sub.connect()]);
+    await this.sub.subscribe(this.channel, (message) => this.receive(message));
+  }
+
+  /**
+   * Through Sentinel one node-redis sentinel object publishes and subscribes (it moves the subscription
+   * to a new master itself). After a loss or a failover, events are taken as flowing again only once a
+   * probe this instance publishes comes back through the subscription; then EVENTS_RESYNC.
+   */
+  private async connectSentinel(target: RedisTarget): Promise<void> {
+    const conn = createRedisSentinel(target);
+    this.pub = conn;
+    conn.on('error', (err: unknown) => this.logger.error({ err }, 'event bus redis error (Sentinel)'));
+    let generation = 0;
+    watchRedis(conn, {
+      lost: () => {
+        this.live = false;
+        generation++;
+      },
+      back: () => void this.confirmLive(conn, ++generation, () => generation),
+    });
+    await conn.connect();
+    await conn.subscribe(this.channel, (message: string) => this.receive(message));
+  }
+
+  private async confirmLive(conn: RedisConnection, mine: number, current: () => number): Promise<void> {
+    while (mine === current() && this.pub === conn) {
+      const nonce = randomUUID();
+      const arrived = new Promise<boolean>((resolve) => {
+        this.probe = { nonce, arrived: () => resolve(true) };
+        setTimeout(() => resolve(false), 1000);
+      });
+      const probe: BusEvent = { name: PROBE, payload: { nonce }, at: new Date().toISOString(), origin: this.instanceId };
+      const sent = await conn.publish(this.channel, JSON.stringify(probe)).then(
+        () => true,
+        () => false,
+      );
+      if (sent && (await arrived) && mine === current()) {
+        this.probe = null;
+        this.live = true;
+        this.logger.info('event bus reconnected (Sentinel): in-memory copies are re-read (events published meanwhile were missed)');
+        this.deliver({ name: EVENTS_RESYNC, payload: {}, at: new Date().toISOString(), origin: this.instanceId });
         return;
       }
-      if (event.origin !== this.instanceId) this.deliver(event);
-    });
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
+
+  private receive(message: string): void {
+    let event: BusEvent;
+    try {
+      event = JSON.parse(message);
+    } catch {
+      return;
+    }
+    if (event.name === PROBE) {
+      const nonce = (event.payload as { nonce?: string } | null)?.nonce;
+      const waiting = this.probe;
+      if (event.origin === this.instanceId && waiting && waiting.nonce === nonce) waiting.arrived();
+      return;
+    }
+    if (event.origin !== this.instanceId) this.deliver(event);
   }
 
   get transport(): 'memory' | 'redis' {
@@ -95,7 +163,9 @@ export class EventBus {
 
   /** With Redis: whether both the publishing and the subscribed connection are up (events from other instances arrive). */
   get connected(): boolean {
-    return !this.pub || (this.pub.isReady && Boolean(this.sub?.isReady));
+    if (!this.pub) return true;
+    if (!this.sub) return this.live && redisUp(this.pub);
+    return this.pub.isReady && this.sub.isReady;
   }
 
   async publish<T>(name: EventName<T>, payload: T): Promise<void> {

@@ -4,7 +4,6 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { asFunction, asValue } from 'awilix';
-import type { RedisClientType } from 'redis';
 import type { Sequelize } from 'sequelize';
 import { AuditLog } from './audit.js';
 import { CacheService, limitsFromConfig } from './cache/cache-service.js';
@@ -32,7 +31,7 @@ import { createLogger, type Logger } from './logger.js';
 import type { Phase } from './manifest.js';
 import { KERNEL_PERMISSIONS } from './permissions.js';
 import { orderPlugins } from './plugin-order.js';
-import { closeRedis, createRedisClient } from './redis.js';
+import { closeRedis, createRedisConnection, redisConfigured, type RedisConnection } from './redis.js';
 import { WorkerPool } from './pool.js';
 import { boundedShutdownStep } from './shutdown-step.js';
 import { SettingsService, type SettingsCatalogueView } from './settings/store.js';
@@ -94,7 +93,7 @@ export class Kernel {
   pool: WorkerPool | null = null;
   private stopStatistics: () => void = () => undefined;
   cache: CacheService | null = null;
-  redis: RedisClientType | null = null;
+  redis: RedisConnection | null = null;
   server: Server | null = null;
   private identifyRequest: IdentifyRequest | null = null;
   readonly httpMetrics = new HttpMetrics();
@@ -244,18 +243,18 @@ export class Kernel {
     this.stopStatistics = await startSqliteStatistics(this.sequelize, this.logger);
     const { redis } = this.config;
     this.cache = await CacheService.create({
-      redisUrl: redis.url,
+      redis,
       prefix: redis.prefix,
       defaultTtlSeconds: this.config.cache.defaultTtlSeconds,
       limits: limitsFromConfig(this.config.cache),
       logger: this.logger,
     });
     await readRoutingOf(this.sequelize, this.logger).start(this.cache);
-    if (redis.url) {
-      this.redis = createRedisClient(redis.url);
-      this.redis.on('error', (err) => this.logger.error({ err }, 'redis error'));
+    if (redisConfigured(redis)) {
+      this.redis = createRedisConnection(redis);
+      this.redis.on('error', (err: unknown) => this.logger.error({ err }, 'redis error'));
       await this.redis.connect();
-      await this.events.connectRedis(redis.url, redis.prefix);
+      await this.events.connectRedis(redis, redis.prefix);
     }
     this.pool = new WorkerPool({
       maxThreads: this.config.pool.maxThreads,

@@ -1,7 +1,6 @@
 import Keyv from 'keyv';
-import type { RedisClientType } from 'redis';
 import type { Logger } from '../logger.js';
-import { closeRedis } from '../redis.js';
+import { closeRedis, createRedisSentinel, redisConfigured, watchRedis, type RedisConnection, type RedisTarget } from '../redis.js';
 import { BoundedMemoryStore, stringBytes } from './bounded-memory-store.js';
 
 export interface CacheCounters {
@@ -97,7 +96,7 @@ const SEGMENT = /^[A-Za-z0-9_.-]+$/;
 const zero = (): CacheCounters => ({ hits: 0, misses: 0, sets: 0, deletes: 0 });
 
 /**
- * The cache: Keyv in memory by default, Redis when REDIS_URL is set. Keys are namespaced as
+ * The cache: Keyv in memory by default, Redis when REDIS_URL (or REDIS_SENTINELS) is set. Keys are namespaced as
  * `<category>:<tenant>:<key>`; hits, misses, sets and deletes are counted per category and per
  * tenant (counters are this instance's), and size is the number of live keys, counted on demand.
  * invalidatePrefix clears every key of a category and tenant that starts with a prefix, on every
@@ -113,19 +112,19 @@ export class CacheService {
     readonly backend: 'memory' | 'redis',
     private readonly defaultTtlSeconds: number,
     readonly limits: CacheLimits,
-    private readonly redisClient: RedisClientType | null = null,
+    private readonly redisClient: RedisConnection | null = null,
     private readonly memoryStore: BoundedMemoryStore | null = null,
   ) {}
 
   static async create(options: {
-    redisUrl?: string;
+    redis?: RedisTarget;
     prefix: string;
     defaultTtlSeconds: number;
     limits?: CacheLimits;
     logger: Logger;
   }): Promise<CacheService> {
     const limits = options.limits ?? DEFAULT_CACHE_LIMITS;
-    if (!options.redisUrl) {
+    if (!options.redis || !redisConfigured(options.redis)) {
       // Keyv hands the store serialised strings and a TTL; the store bounds bytes and entries, per tenant too.
       const store = new BoundedMemoryStore({
         maxBytes: limits.maxBytes,
@@ -143,11 +142,12 @@ export class CacheService {
         store,
       );
     }
-    // @keyv/redis (and node-redis under it) only loads with REDIS_URL set.
+    // @keyv/redis (and node-redis under it) only loads with Redis configured.
     const { default: KeyvRedis } = await import('@keyv/redis');
+    const sentinel = options.redis.sentinels?.length ? createRedisSentinel(options.redis) : null;
     const store = new KeyvRedis(
-      {
-        url: options.redisUrl,
+      sentinel ?? {
+        url: options.redis.url,
         disableOfflineQueue: true,
         socket: { connectTimeout: 5000, reconnectStrategy: (n: number) => Math.min(100 * (n + 1), 2000) },
       },
@@ -155,23 +155,34 @@ export class CacheService {
     );
     const keyv = new Keyv({ store, namespace: `${options.prefix}-cache`, useKeyPrefix: false });
     keyv.on('error', (err) => options.logger.error({ err }, 'cache error'));
-    const client = store.client as RedisClientType;
+    const client = store.client as RedisConnection;
+    if (sentinel) sentinel.on('error', (err) => options.logger.error({ err }, 'cache error (Sentinel)'));
     const service = new CacheService(keyv, 'redis', options.defaultTtlSeconds, limits, client);
-    // Writes and deletes during an outage failed (Keyv reports them as errors and the caller goes on), so
-    // entries they should have replaced or dropped may still be in Redis: once it answers again, the
-    // cache starts empty rather than serving them.
-    let lost = false;
-    client.on('reconnecting', () => (lost = true));
-    client.on('ready', () => {
-      if (!lost) return;
-      lost = false;
-      service.dropAll().then(
-        (n) => options.logger.info({ dropped: n }, 'cache reconnected: entries from before the outage dropped'),
-        (err) => options.logger.warn({ err }, 'cache reconnected, but dropping entries from before the outage failed'),
-      );
-    });
+    service.watchOutages(client, options.logger);
     await keyv.get('__connect__');
     return service;
+  }
+
+  /**
+   * Writes and deletes during an outage failed (Keyv reports them as errors and the caller goes on), and
+   * after a failover the new master may lack the last deletes the old one took, so entries that should
+   * have been replaced or dropped may be in Redis: from the loss until every entry is dropped after the
+   * return, reads miss (the caller goes to the database) and the cache starts empty rather than serving them.
+   */
+  private suspect = false;
+  private watchOutages(client: RedisConnection, logger: Logger): void {
+    watchRedis(client, {
+      lost: () => (this.suspect = true),
+      back: () => {
+        this.dropAll().then(
+          (n) => {
+            this.suspect = false;
+            logger.info({ dropped: n }, 'cache reconnected: entries from before the outage dropped');
+          },
+          (err) => logger.warn({ err }, 'cache reconnected, but dropping entries from before the outage failed (reads keep missing)'),
+        );
+      },
+    });
   }
 
   /**
@@ -210,7 +221,7 @@ export class CacheService {
 
   async get<T>(category: string, key: string, opts: CacheOptions = {}): Promise<T | undefined> {
     const tenant = opts.tenant ?? 'default';
-    const value = await this.keyv.get<T>(this.fullKey(category, tenant, key));
+    const value = this.suspect ? undefined : await this.keyv.get<T>(this.fullKey(category, tenant, key));
     this.count(category, tenant, value === undefined ? 'misses' : 'hits');
     return value;
   }

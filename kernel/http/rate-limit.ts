@@ -1,6 +1,6 @@
 import type { Context, Next } from 'koa';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
-import type { RedisClientType } from 'redis';
+import type { RedisConnection } from '../redis.js';
 import { RateLimitedError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { clientIdOf, type ClientCookieSecrets } from './client-cookie.js';
@@ -18,7 +18,7 @@ export interface RateLimitOptions {
   enabled: boolean;
   points: number;
   durationSeconds: number;
-  redis?: RedisClientType | null;
+  redis?: RedisConnection | null;
   prefix: string;
   logger: Logger;
   /** Read per request (setup fills them in): the key of the signed client cookie. */

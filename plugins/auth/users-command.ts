@@ -130,7 +130,8 @@ export const usersCommand: CliCommand = {
     const ended = await kernel.container.resolve<SessionsService>('sessions').revokeAllForUser(user.id);
     await audit(kernel, tenantId, 'auth.password.reset', `Password of '${user.email}' reset from the command line`, user.id);
     // Without Redis no event reaches a running server, which trusts a session it verified for up to 24 hours.
-    const shared = Boolean(kernel.container.resolve<{ redis: { url?: string } }>('config').redis.url);
+    const { redis } = kernel.container.resolve<{ redis: { url?: string; sentinels?: string[] } }>('config');
+    const shared = Boolean(redis.url || redis.sentinels?.length);
     const warning =
       ended && !shared ? 'Without Redis a running server is not told: restart it so the ended sessions stop working there at once.' : '';
     const data = { email: user.email, sessionsEnded: ended, ...(generated ? { password } : {}), ...(warning ? { warning } : {}) };

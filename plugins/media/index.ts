@@ -14,7 +14,7 @@ import {
   type ModelMap,
   type PluginRegisterContext,
 } from '../../kernel/sdk.js';
-import { closeRedis, createRedisClient } from '../../kernel/redis.js';
+import { closeRedis, createRedisConnection, redisConfigured } from '../../kernel/redis.js';
 import { FoldersService } from './folders-service.js';
 import { MediaClient, systemIdentity, type MediaClientFactory } from './media-client.js';
 import { mediaOptionsSchema, readMediaEnv, storageType, type MediaOptions, type SettingsReader } from './media-options.js';
@@ -150,9 +150,9 @@ export default definePlugin(() => {
       const id = storageType(options);
       const driver = storageDriver(container.resolve<Registries>('registries'), id);
       own.storage.attach(driver);
-      if (config.redis.url) {
-        const redis = createRedisClient(config.redis.url);
-        redis.on('error', (err) => logger.error({ err }, 'media share-attempt counter: redis error'));
+      if (redisConfigured(config.redis)) {
+        const redis = createRedisConnection(config.redis);
+        redis.on('error', (err: unknown) => logger.error({ err }, 'media share-attempt counter: redis error'));
         await redis.connect();
         onClose(() => closeRedis(redis));
         own.attempts.useRedis(redis);

@@ -1,5 +1,5 @@
 import { RateLimiterMemory, RateLimiterRedis, type RateLimiterAbstract } from 'rate-limiter-flexible';
-import type { RedisClientType } from 'redis';
+import type { RedisConnection } from '../../kernel/redis.js';
 import type { Logger } from '../../kernel/sdk.js';
 import { ShareAttemptsLimitedError } from './errors.js';
 
@@ -22,8 +22,8 @@ export class ShareAttempts {
     this.limiter = new RateLimiterMemory(this.common);
   }
 
-  /** Counts in Redis from now on (boot, when REDIS_URL is set). */
-  useRedis(redis: RedisClientType): void {
+  /** Counts in Redis from now on (boot, when REDIS_URL or REDIS_SENTINELS is set). */
+  useRedis(redis: RedisConnection): void {
     this.limiter = new RateLimiterRedis({
       ...this.common,
       storeClient: redis,

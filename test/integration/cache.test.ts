@@ -18,7 +18,7 @@ for (const variant of CACHE_VARIANTS) {
     async function open(prefix = uniqueName('cachetest')): Promise<CacheService> {
       prefixes.add(prefix);
       const cache = await CacheService.create({
-        redisUrl: variant.name === 'redis' ? REDIS_URL : undefined,
+        redis: variant.name === 'redis' ? { url: REDIS_URL } : undefined,
         prefix,
         defaultTtlSeconds: 60,
         logger,

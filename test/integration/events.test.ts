@@ -119,7 +119,7 @@ describe('event bus (redis)', function () {
   async function connected(prefix: string): Promise<EventBus> {
     const bus = new EventBus(logger);
     buses.push(bus);
-    await bus.connectRedis(REDIS_URL, prefix);
+    await bus.connectRedis({ url: REDIS_URL }, prefix);
     return bus;
   }
 

@@ -169,6 +169,20 @@ describe('config: loadConfig', () => {
       expect(err.message).to.contain('redis://');
       expect(err.message).not.to.contain(secret);
     });
+    it('in a REDIS_SENTINEL_PASSWORD when REDIS_SENTINELS lacks its master name or a port', () => {
+      for (const env of [
+        { REDIS_SENTINELS: 's1:26379,s2:26379', REDIS_SENTINEL_PASSWORD: secret, REDIS_PASSWORD: secret },
+        { REDIS_SENTINELS: 's1,s2:26379', REDIS_SENTINEL_MASTER: 'cms', REDIS_PASSWORD: secret },
+        { REDIS_SENTINELS: 's1:26379', REDIS_SENTINEL_MASTER: 'cms', REDIS_URL: 'redis://cache:6379', REDIS_PASSWORD: secret },
+      ]) {
+        const err = configError({ cwd, env });
+        expect(err.message).to.match(/REDIS_SENTINEL|redis\.sentinel/);
+        expect(err.message).not.to.contain(secret);
+      }
+      const ok = loadConfig({ cwd, env: { REDIS_SENTINELS: 's1:26379, [::1]:26380', REDIS_SENTINEL_MASTER: 'cms' } });
+      expect(ok.redis).to.include({ sentinelMaster: 'cms' });
+      expect(ok.redis.sentinels).to.deep.equal(['s1:26379', '[::1]:26380']);
+    });
     it('in a connection URL given where an object belongs', () => {
       writeConfig({ db: `mariadb://root:${secret}@db/cms` });
       const err = configError({ cwd, env: {} });

@@ -87,7 +87,7 @@ describe('unit: collection list cache', () => {
     const limits = { maxBytes: 1024 * 1024, maxEntries: 1000, tenantShare: 0.5, localMaxBytes: 64 * 1024, redisTenantListBytes: 3000 };
     const prefix = uniqueName('unitlists');
     const shared = await CacheService.create({
-      redisUrl: REDIS_URL,
+      redis: { url: REDIS_URL },
       prefix,
       defaultTtlSeconds: 60,
       limits,
