@@ -13,20 +13,54 @@ const WPML_LANGUAGE = ['_wpml_import_language_code', '_wpml_language', '_icl_lan
 const WPML_GROUP = ['_wpml_import_translation_group', '_wpml_trid', '_icl_trid'];
 const WPML_SOURCE = ['_wpml_import_source_language_code', '_icl_source_lang_code'];
 
-/** A `wp:term` of one of Polylang's taxonomies: a translation group is remembered (post_translations), nothing is written. */
+/** Most translation groups of terms remembered (Polylang's `term_translations`); past it, further terms have no language. */
+const MAX_TERM_GROUPS = 100_000;
+
+/**
+ * A `wp:term` of one of Polylang's taxonomies: a translation group is remembered (post_translations: posts, pages and
+ * media; term_translations: categories, tags and other terms), nothing is written.
+ */
 export function polylangTerm(taxonomy: string, slug: string, description: string, ctx: RecordContext): 'consumed' {
-  if (taxonomy === 'post_translations') {
-    // `a:2:{s:2:"en";i:10;s:2:"de";i:12;}`: language -> post id.
-    const group = metaValue(description, 2);
-    if (group && typeof group === 'object' && !Array.isArray(group))
-      (ctx.translationGroups ??= new Map()).set(
-        slug,
-        Object.entries(group).flatMap(([lang, id]) =>
-          typeof id === 'number' || typeof id === 'string' ? [[lang, String(id)]] : [],
-        ) as Array<[string, string]>,
-      );
+  if (taxonomy !== 'post_translations' && taxonomy !== 'term_translations') return 'consumed';
+  // `a:2:{s:2:"en";i:10;s:2:"de";i:12;}`: language -> post (or term) id.
+  const group = metaValue(description, 2);
+  if (!group || typeof group !== 'object' || Array.isArray(group)) return 'consumed';
+  const members = Object.entries(group).flatMap(([lang, id]) =>
+    typeof id === 'number' || typeof id === 'string' ? [[lang, String(id)]] : [],
+  ) as Array<[string, string]>;
+  if (taxonomy === 'post_translations') (ctx.translationGroups ??= new Map()).set(slug, members);
+  else {
+    const terms = (ctx.termGroups ??= new Map());
+    // Term id -> its language and the group's members (the first one names the group, as for posts).
+    if (terms.size < MAX_TERM_GROUPS) for (const [lang, id] of members) terms.set(id, { lang, members });
   }
   return 'consumed';
+}
+
+/** What a term's language makes of it: its locale, the group's external id and its own id as an alias. */
+export interface TermLanguage {
+  code: string;
+  group?: string;
+  source?: boolean;
+}
+
+/**
+ * A term's language: WPML's termmeta (the same keys as its postmeta), else Polylang's term_translations group (`ids`:
+ * term id -> external id of the terms read so far; the group is named by its first member's external id).
+ */
+export function termLanguage(
+  wpId: string,
+  meta: Record<string, PhpValue>,
+  ids: Map<string, string>,
+  ctx: RecordContext,
+): TermLanguage | null {
+  const wpml = wpmlLanguage(meta);
+  if (wpml) return wpml;
+  const member = ctx.termGroups?.get(wpId);
+  if (!member) return null;
+  const first = member.members[0]![1];
+  const group = ids.get(first);
+  return { code: member.lang, ...(group ? { group } : {}), source: first === wpId };
 }
 
 /** Polylang: the item's `<category domain="language">` and its translation group's first post id (when the group is declared). */
