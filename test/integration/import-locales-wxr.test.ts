@@ -156,6 +156,16 @@ describe('importers: WordPress languages (issue 36)', function () {
           expect(e.tags).to.deep.equal([quick._id]);
           expect(e.featuredMedia).to.equal(dish.media);
         }
+        // Shared: equal in both languages; localized: what differs.
+        expect([pudding.meta, brot.meta]).to.deep.equal([{ servings: '4' }, { servings: '4' }]);
+        const schema = await dataOf(await admin().get('/api/collections/pll_posts/schema'));
+        const localized = (name: string) => schema.fields.find((f: Obj) => f.name === name).localized ?? false;
+        expect([localized('meta'), localized('title'), localized('featuredImage'), localized('categories')]).to.deep.equal([
+          false,
+          true,
+          true,
+          false,
+        ]);
         const only = await entryOf('pll_posts', 'en', '20');
         expect([only.title, only.categories, only.tags]).to.deep.equal(['Only in English', [recipes._id], []]);
         expect(await list('pll_posts', 'en')).to.have.length(2);
