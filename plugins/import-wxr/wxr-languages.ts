@@ -79,16 +79,36 @@ export function itemLanguage(node: WxrNode, ctx: RecordContext): { code: string;
   return code ? { code, ...(group ? { group } : {}) } : null;
 }
 
-/** WPML: the language, translation group and source language postmeta (see WPML_*). */
-export function wpmlLanguage(meta: Record<string, PhpValue>): { code: string; group?: string; source?: boolean } | null {
+/** Most item ids remembered for WPML duplicates (their original's external id). */
+const MAX_ITEM_GROUPS = 100_000;
+
+/**
+ * WPML: the language, translation group and source language postmeta (see WPML_*). A duplicate without a group
+ * (`_icl_lang_duplicate_of`: the original post's id) joins its original's group (`items`: post id -> external id of
+ * the items read so far; an original not read yet is named by its own id).
+ */
+export function wpmlLanguage(
+  meta: Record<string, PhpValue>,
+  items?: Map<string, string>,
+): { code: string; group?: string; source?: boolean } | null {
   const pick = (keys: string[]) => keys.map((k) => meta[k]).find((v) => (typeof v === 'string' && v.trim()) || typeof v === 'number');
   const code = pick(WPML_LANGUAGE);
   if (code === undefined) return null;
   const group = pick(WPML_GROUP);
   const source = pick(WPML_SOURCE);
+  const original = pick(['_icl_lang_duplicate_of']);
+  if (group === undefined && original !== undefined) {
+    const id = String(original).trim();
+    return { code: String(code).trim(), group: items?.get(id) ?? id, source: false };
+  }
   return {
     code: String(code).trim(),
     ...(group !== undefined ? { group: `wpml:${String(group).trim()}` } : {}),
     source: source === undefined,
   };
+}
+
+/** Remembers an item's external id under its post id (for WPML duplicates), up to MAX_ITEM_GROUPS. */
+export function noteItem(items: Map<string, string>, ownId: string, externalId: string): void {
+  if (items.size < MAX_ITEM_GROUPS) items.set(ownId, externalId);
 }

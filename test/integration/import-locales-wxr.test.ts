@@ -188,9 +188,9 @@ describe('importers: WordPress languages (issue 36)', function () {
         });
         expect(plan.locales.map((l: Obj) => [l.source, l.count, l.target])).to.deep.equal([
           ['en', 6, 'en'],
-          ['fr', 5, 'fr'],
+          ['fr', 6, 'fr'],
         ]);
-        expect(job.results.posts).to.include({ imported: 3, failed: 0 });
+        expect(job.results.posts).to.include({ imported: 4, failed: 0 });
         expect(job.results.pages).to.include({ imported: 4, failed: 0 });
         expect(job.results.attachments).to.include({ imported: 2, failed: 0 });
         expect(job.results.categories).to.include({ imported: 2, failed: 0 });
@@ -230,6 +230,20 @@ describe('importers: WordPress languages (issue 36)', function () {
           expect(e.categories).to.deep.equal([recipes._id]);
           expect(e.featuredMedia).to.be.a('string').and.equal(dish.media);
         }
+        // A WPML duplicate (34, `_icl_lang_duplicate_of` 33, no group) is the French version of its original's entry.
+        const only = await entryOf('wpml_posts', 'en', 'wpml:only-english');
+        const copie = await entryOf('wpml_posts', 'fr', 'wpml:only-english');
+        expect(copie._id).to.equal(only._id);
+        expect([only.title, only.wpId, only.status, only.categories]).to.deep.equal(['Only in English', 33, 'published', [recipes._id]]);
+        expect([copie.title, copie.content, copie.wpId, copie.sourceSlug, copie.status, copie.categories]).to.deep.equal([
+          'Only in English',
+          '<p>No translation yet.</p>',
+          34,
+          'only-in-english-2',
+          'draft',
+          [recipes._id],
+        ]);
+        expect(await list('wpml_posts', 'fr')).to.have.length(2);
         // Pages: 53 (fr) names its parent 51, the French translation of 50: the entry of the group "page-about".
         const about = await entryOf('wpml_pages', 'en', 'wpml:page-about');
         const propos = await entryOf('wpml_pages', 'fr', 'wpml:page-about');
