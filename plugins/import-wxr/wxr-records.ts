@@ -8,7 +8,7 @@ import { phpUnserialize, type PhpValue } from './php-unserialize.js';
 import { attachmentFile } from './wxr-attachment.js';
 import { postTypeEntity } from './wxr-names.js';
 import { children, rawTextOf, textOf, type WxrNode } from './wxr-node.js';
-import { itemLanguage, polylangTerm, POLYLANG_TAXONOMIES, wpmlLanguage } from './wxr-languages.js';
+import { itemLanguage, noteItem, polylangTerm, POLYLANG_TAXONOMIES, wpmlLanguage } from './wxr-languages.js';
 import type { ReferencedTerms } from './wxr-referenced.js';
 
 export interface EntityOut {
@@ -36,6 +36,10 @@ export interface RecordContext {
    * slug -> [language, post id] in the order Polylang lists them.
    */
   translationGroups?: Map<string, Array<[string, string]>>;
+  /** Polylang's term translation groups (`term_translations`): term id -> its language and its group's [language, term id]. */
+  termGroups?: Map<string, { lang: string; members: Array<[string, string]> }>;
+  /** Items with a language read so far: post id -> external id (a WPML duplicate joins its original's). */
+  itemIds?: Map<string, string>;
 }
 
 const MAX_SHORTCODE_NAMES = 100;
@@ -226,9 +230,11 @@ export function itemRecords(node: WxrNode, ordinal: number, ctx: RecordContext):
   const language = itemLanguage(node, ctx);
   Object.assign(data, itemTaxonomies(node, ctx));
   const internalMeta = itemMeta(node, data, ctx);
-  const wpml = entity === 'attachments' ? null : wpmlLanguage(internalMeta);
-  const lang = entity === 'attachments' ? null : (wpml ?? language);
-  // The translations of one post are one entry: they share the external id of the group's first post (Polylang) or the group (WPML).
+  // Posts, pages, media (Polylang's and WPML's media translation) and custom post types alike.
+  const lang = wpmlLanguage(internalMeta, ctx.itemIds) ?? language;
+  // The translations of one post are one entry: they share the external id of the group's first post (Polylang) or the
+  // group (WPML); each translation's own id stays an alias of it, so a reference to it (a translated post's parent or
+  // featured image) names that entry.
   const externalId = lang?.group ?? ownId;
 
   const record: ImportedEntity = { entity, externalId, data, line: node.line };
@@ -236,6 +242,8 @@ export function itemRecords(node: WxrNode, ordinal: number, ctx: RecordContext):
     record.locale = lang.code;
     if (lang.source ?? lang.group === ownId) record.sourceLocale = true;
   }
+  if (externalId !== ownId) record.aliases = [ownId];
+  if (lang) noteItem((ctx.itemIds ??= new Map()), ownId, externalId);
   if (entity === 'attachments') {
     const alt = internalMeta._wp_attachment_image_alt;
     if (typeof alt === 'string' && alt) data.alt = alt;

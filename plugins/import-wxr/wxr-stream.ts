@@ -15,6 +15,7 @@ import { ASSUMED_PREFIXES, elementKey, wxrNamespaceVersion } from './wxr-names.j
 import { clean, type WxrNode } from './wxr-node.js';
 import { ReferencedTerms } from './wxr-referenced.js';
 import { ItemParents } from './wxr-links.js';
+import { HeldTerms } from './wxr-held-terms.js';
 import { authorRecord, categoryRecord, itemRecords, tagRecord, termRecord, type EntityOut, type RecordContext } from './wxr-records.js';
 import { detached } from '../../lib/text/detached.js';
 
@@ -77,6 +78,8 @@ export class WxrStream {
   readonly referencedCounts: Record<string, number> = {};
   /** The parents items name, per entity (wxr-links.ts). */
   private readonly parents = new ItemParents();
+  /** Terms held until the items begin, for their languages (wxr-held-terms.ts). */
+  private readonly terms: HeldTerms;
 
   constructor(
     private readonly input: ImportParseInput,
@@ -91,6 +94,7 @@ export class WxrStream {
       shortcodes: this.shortcodes,
       referenced: this.referenced,
     };
+    this.terms = new HeldTerms(this.ctx, (out, fromTerm) => this.write(out, fromTerm));
     let lastRepair = 0;
     this.repair = new BareAmpersandRepair((line) => {
       this.illFormed = true;
@@ -130,6 +134,7 @@ export class WxrStream {
         this.parser.close();
         await this.flush();
       }
+      await this.terms.release();
       // Terms and authors the items name but the file never declares (wxr-referenced.ts), unless the read stopped.
       if (!this.fatal && !this.notWxrRoot)
         for (const out of this.referenced.missing(this.ids)) {
@@ -273,7 +278,10 @@ export class WxrStream {
     this.pending = [];
     this.justFinished = -1;
     for (const { node, kind } of batch) {
-      for (const out of this.records(node, kind)) await this.write(out, kind === 'term');
+      if (kind === 'item') await this.terms.release();
+      for (const out of this.records(node, kind))
+        if (kind === 'category' || kind === 'tag' || kind === 'term') await this.terms.add(out, kind === 'term');
+        else await this.write(out, false);
     }
   }
 
@@ -324,6 +332,8 @@ export class WxrStream {
       entity.externalId = renamed;
     }
     seen.add(detached(entity.externalId));
+    // A translation's own id (a post id, a term slug) names the same record: references to it are no missing record.
+    for (const alias of entity.aliases ?? []) seen.add(detached(alias));
     if (langKey) this.languageIds.add(langKey);
     if (await this.spool.write(entity, out.kinds)) this.written++;
     if (ITEM_DUPLICATES_KEPT(entity.entity) && entity.entity !== 'comments') this.parents.note(entity.entity, entity.data.parent);

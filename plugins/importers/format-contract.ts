@@ -82,6 +82,12 @@ export interface ImportedEntity {
   locale?: string;
   /** This record is the entity's original (Drupal `default_langcode`, the source post of a WordPress translation group). */
   sourceLocale?: boolean;
+  /**
+   * Other source ids of this same entity (at most 20): when the translations of one entity share the group's
+   * `externalId`, each translation's own id (a WordPress post id, a term slug). A reference of another record to
+   * one of them (`links`) resolves to this entity's entry.
+   */
+  aliases?: string[];
 }
 
 /** Value kinds a parse task reports per field; scaffold mode maps them to collection field types. */

@@ -110,7 +110,8 @@ function prepare(e: ImportedEntity, input: PrepareInput): PreparedItem {
   if (t.draft) body.status = 'draft';
   else if (e.status) body.status = e.status;
   if (notes.length) item.notes = notes;
-  if (e.locale && !e.file) {
+  // A record with a language (an attachment's too: its file is stored before its entry is written, run-locales.ts).
+  if (e.locale) {
     item.locale = e.locale;
     item.body = body;
   }

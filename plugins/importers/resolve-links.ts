@@ -34,12 +34,49 @@ type Pending = { key: string; refs: string[]; id: string; line?: number };
 /** Most references one record's many-relation takes (the content plugin's limit). */
 const MAX_MANY = 1000;
 
-/** The source references a record's link field holds: one id, or (a many-relation) a list of them; [] for none. */
-function refsOf(link: Link, value: unknown): string[] {
+/** Most aliases (ImportedEntity.aliases) remembered per run; past it, references to further aliases stay unresolved. */
+const MAX_ALIASES = 100_000;
+/** Most aliases one record names. */
+const MAX_ALIASES_PER_RECORD = 20;
+
+/** Aliases of the records of these entities: `<entity>\0<alias key>` -> the record's key (a first read of the spool). */
+async function readAliases(spoolPath: string, entities: Set<string>, warn: (message: string) => void): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  if (!entities.size) return out;
+  const lines = createInterface({ input: createReadStream(spoolPath, 'utf8'), crlfDelay: Infinity });
+  try {
+    for await (const text of lines) {
+      if (!text.includes('"aliases":')) continue;
+      const e = parseEntity(text);
+      if (!e || !entities.has(e.entity) || !Array.isArray(e.aliases)) continue;
+      const key = externalKey(e.externalId);
+      for (const alias of e.aliases.slice(0, MAX_ALIASES_PER_RECORD)) {
+        if (typeof alias !== 'string' || !alias) continue;
+        if (out.size >= MAX_ALIASES) {
+          warn(`more than ${MAX_ALIASES} translations' own ids: references to the others are not resolved`);
+          return out;
+        }
+        out.set(`${e.entity}\u0000${externalKey(alias)}`, key);
+      }
+    }
+  } finally {
+    lines.close();
+  }
+  return out;
+}
+
+/**
+ * The source references a record's link field holds: one id, or (a many-relation) a list of them; [] for none. A
+ * translation's own id (an alias) is read as its entity's id.
+ */
+function refsOf(link: Link, value: unknown, aliases: Map<string, string>): string[] {
   const one = (v: unknown) => (typeof v === 'string' || typeof v === 'number') && v !== '' && v !== 0 && v !== '0';
-  if (link.as === 'relation' && link.many && Array.isArray(value))
-    return [...new Set(value.filter(one).map((v) => externalKey(String(v))))].slice(0, MAX_MANY);
-  return one(value) ? [externalKey(String(value))] : [];
+  const key = (v: unknown) => {
+    const k = externalKey(String(v));
+    return aliases.get(`${link.to}\u0000${k}`) ?? k;
+  };
+  if (link.as === 'relation' && link.many && Array.isArray(value)) return [...new Set(value.filter(one).map(key))].slice(0, MAX_MANY);
+  return one(value) ? [key(value)] : [];
 }
 
 /** The value a link stores for one record: an entry id, a media id or an ordered list of entry ids; undefined to leave it. */
@@ -82,6 +119,7 @@ export async function resolveLinks(input: RunInput, warn: (message: string, line
   for (const l of plan.links ?? []) (byEntity.get(l.entity) ?? byEntity.set(l.entity, []).get(l.entity)!).push(l);
   const pending = new Map<Link, Pending[]>();
   const mediaOf = new Map<string, string | null>();
+  const aliases = await readAliases(input.spoolPath, new Set((plan.links ?? []).map((l) => l.to)), warn);
   const flush = async (link: Link) => {
     const items = pending.get(link) ?? [];
     pending.set(link, []);
@@ -116,7 +154,7 @@ export async function resolveLinks(input: RunInput, warn: (message: string, line
       if (!e || !links) continue;
       for (const link of links) {
         const value = e.data[link.field];
-        const refs = refsOf(link, value);
+        const refs = refsOf(link, value, aliases);
         // An empty list is a value too: the many-relation is set to [] (never left null).
         if (!refs.length && !(link.as === 'relation' && link.many && Array.isArray(value))) continue;
         const list = pending.get(link) ?? pending.set(link, []).get(link)!;

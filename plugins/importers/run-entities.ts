@@ -66,7 +66,8 @@ export function entityWriter(run: RunContext): EntityWriter {
         } else slow.push(e);
       }
       slow.push(...rowWriters);
-      if (slow.length) await writeLocaleRecords({ run, entity, collection, entries, r, rows: live, targets: languages }, slow);
+      if (slow.length)
+        await writeLocaleRecords({ run, entity, collection, entries, r, rows: live, targets: languages, attachmentBody }, slow);
     }
     if (!group.length) return;
     const links = await input.store.linksFor(

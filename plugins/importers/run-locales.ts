@@ -58,6 +58,8 @@ export interface LocaleBatch {
   /** Every ledger row of the batch's external ids (each locale's), alive entries only. */
   rows: LinkRow[];
   targets: Map<string, LocaleTarget | null>;
+  /** An attachment's body, its media stored first (run-media.ts). */
+  attachmentBody: (item: PreparedItem) => Promise<Record<string, unknown>>;
 }
 
 /** Writes the records of a batch that carry a language, in the file's order (see the file's comment). */
@@ -96,11 +98,12 @@ async function writeOne(b: LocaleBatch, e: PreparedItem, target: LocaleTarget): 
   const entryId = own?.entry_id ?? mine[0]?.entry_id;
   if (e.invalid && !entryId) throw new Error(e.invalid);
   for (const note of e.notes ?? []) run.warn(`${e.entity} ${e.externalId}: ${note}`, e.line);
-  const body = e.body || e.row ? bodyOf(e) : {};
   if (own) {
     if (run.input.plan.mode === 'add') return countSkip(r, 'alreadyImported');
     if (own.checksum === e.checksum) return countSkip(r, 'unchanged');
   }
+  // A translated attachment: the same file is stored once per run (by URL), its media id then equal in every language.
+  const body = e.file ? await b.attachmentBody(e) : e.body || e.row ? bodyOf(e) : {};
   let id = entryId;
   if (!id) {
     // The entity's first record: it creates the entry (its values are the entry's until the default locale's record comes).
