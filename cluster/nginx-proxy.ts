@@ -206,8 +206,15 @@ export async function startNginxProxy(options: NginxOptions): Promise<NginxProxy
       written = lines;
       writeConfig(files, upstreams, ++gen);
       proxy.reloads++;
+      const old = childPids(child.pid!);
       child.kill('SIGHUP');
       await waitGeneration(gen);
+      // The old workers close their idle client connections and exit once their requests are answered
+      // (a WebSocket keeps one alive): wait for that, bounded, so the caller's next request meets a new one.
+      for (const until = Date.now() + 2000; Date.now() < until; await sleep(20)) {
+        const now = new Set(childPids(child.pid!));
+        if (!old.some((pid) => now.has(pid))) break;
+      }
     });
     return applying;
   };
