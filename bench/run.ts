@@ -18,7 +18,8 @@
  * and the scale curves (bench/scale.ts: lists at 1,000 to 1,000,000 entries, p50/p99 per size and the query plans; BENCH_SCALE_SIZES picks).
  * Every load is bounded (BENCH_SECONDS, default 8 s per case; 50 connections on 127.0.0.1).
  * BENCH_CASES picks groups (comma list; default all): startup, http (cases 1, 2 and Directus), storm, media, import,
- * dataops, transfer, audit, flood, subscribers, cluster (bench/cluster.ts: the list through the cluster harness's proxy), model, webhooks, scale.
+ * dataops, transfer, audit, flood, subscribers, cluster (bench/cluster.ts: the list through the cluster harness's proxy), nginx (bench/cluster-nginx.ts: the list
+ * through nginx with 1-3 instances, CPU per request per process), model, webhooks, scale.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
@@ -28,6 +29,7 @@ import { DIST_ROOT } from '../kernel/version.js';
 import { runAuditSignInBench } from './audit-signin.js';
 import { runCacheFloodBench } from './cache-flood.js';
 import { runClusterBench } from './cluster.js';
+import { runNginxBench } from './cluster-nginx.js';
 import { runContentModelBench } from './content-model.js';
 import { runContentTransferBench } from './content-transfer.js';
 import { runDataOpsBench } from './data-ops.js';
@@ -43,7 +45,7 @@ import { runScaleBench } from './scale.js';
 
 const GROUPS = new Set(
   (
-    process.env.BENCH_CASES ?? 'startup,http,storm,media,import,dataops,transfer,audit,flood,subscribers,cluster,model,webhooks,scale'
+    process.env.BENCH_CASES ?? 'startup,http,storm,media,import,dataops,transfer,audit,flood,subscribers,cluster,nginx,model,webhooks,scale'
   ).split(','),
 );
 
@@ -68,6 +70,7 @@ async function main(): Promise<void> {
   if (GROUPS.has('flood')) await runCacheFloodBench();
   if (GROUPS.has('subscribers')) await runGraphqlSubscribersBench();
   if (GROUPS.has('cluster')) await runClusterBench();
+  if (GROUPS.has('nginx')) await runNginxBench();
   if (GROUPS.has('model')) await runContentModelBench();
   if (GROUPS.has('webhooks')) await runWebhooksBench();
   if (GROUPS.has('scale')) await runScaleBench();

@@ -23,7 +23,7 @@ if (values.help) {
   process.stdout.write(
     'Usage: npm run cluster -- [--instances 3] [--port 0] [--mariadb mariadb://root@127.0.0.1:3306/test] [--redis redis://127.0.0.1:6379] [--log-level info] [--proxy test|nginx] [--keep]\n' +
       'MariaDB and Redis default to CMS_TEST_MARIADB_URL and CMS_TEST_REDIS_URL. --keep keeps the database after stopping.\n' +
-      '--proxy nginx puts Debian\'s nginx in front (cluster/nginx/cms.conf.template) instead of the test proxy.\n',
+      "--proxy nginx puts Debian's nginx in front (cluster/nginx/cms.conf.template) instead of the test proxy.\n",
   );
   process.exit(0);
 }

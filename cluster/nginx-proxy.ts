@@ -84,9 +84,7 @@ async function freePort(): Promise<number> {
 
 /** The template with its two parts filled in: the instances' `server` lines and the `listen` line. */
 export function renderCmsConf(servers: string[], listen: string): string {
-  return readFileSync(NGINX_TEMPLATE, 'utf8')
-    .replace('${CMS_INSTANCES}', servers.join('\n    '))
-    .replace('${CMS_LISTEN}', listen);
+  return readFileSync(NGINX_TEMPLATE, 'utf8').replace('${CMS_INSTANCES}', servers.join('\n    ')).replace('${CMS_LISTEN}', listen);
 }
 
 const serverLines = (upstreams: NginxUpstream[], dir: string): string[] => {

@@ -61,7 +61,11 @@ describe('cluster: nginx in front of 2 instances (the deployment guide configura
   it('spreads requests round robin over both instances, with no stickiness', async function () {
     const seen: string[] = [];
     for (let n = 0; n < 8; n++) seen.push(await instanceId(c.url));
-    for (const id of ids.values()) expect(seen.filter((s) => s === id), JSON.stringify(seen)).to.have.length(4);
+    for (const id of ids.values())
+      expect(
+        seen.filter((s) => s === id),
+        JSON.stringify(seen),
+      ).to.have.length(4);
   });
 
   it("rate limits count per client address as nginx saw it (X-Forwarded-For, one trusted hop); a client's own X-Forwarded-For does not help it", async function () {

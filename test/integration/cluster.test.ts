@@ -302,7 +302,7 @@ describe('cluster: 3 instances behind nginx (MariaDB, Redis, S3)', function () {
       await client.dispose();
     }
     // nginx logs the upgrade (101) when the WebSocket closes.
-    for (const until = Date.now() + 5000; nginxOf(c).counts().upgrades <= before && Date.now() < until; ) await sleep(50);
+    for (const until = Date.now() + 5000; nginxOf(c).counts().upgrades <= before && Date.now() < until;) await sleep(50);
     expect(nginxOf(c).counts().upgrades).to.be.greaterThan(before);
   });
 
