@@ -98,3 +98,20 @@ export function nginxOf(cluster: Cluster): NginxProxy {
   if (!('kind' in cluster.proxy)) throw new Error('this cluster runs the test proxy, not nginx');
   return cluster.proxy;
 }
+
+/**
+ * Sends again (at most twice more) a request that got no answer at all because its connection closed under it:
+ * nginx's old workers close their client connections on a reload, and a client that reused one just then sees
+ * `fetch failed`. Browsers retry these by themselves; here only for idempotent requests, or writes carrying an
+ * Idempotency-Key (the kernel answers a repeated key with the first answer, never a second write).
+ */
+export async function retryUnanswered<T>(send: () => Promise<T>, counter: { retries: number }): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await send();
+    } catch (err) {
+      if (attempt >= 2 || !(err instanceof TypeError) || err.message !== 'fetch failed') throw err;
+      counter.retries++;
+    }
+  }
+}

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { request } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startCluster, type Cluster } from '../../cluster/start-cluster.js';
-import { call, login, nginxOf, ok, requireClusterServices, requireNginx } from '../helpers/cluster-client.js';
+import { call, login, nginxOf, ok, requireClusterServices, requireNginx, retryUnanswered } from '../helpers/cluster-client.js';
 import { POSTS } from '../helpers/content.js';
 
 /**
@@ -107,10 +107,15 @@ describe('cluster: nginx in front of 2 instances (the deployment guide configura
     this.timeout(180000);
     const reads = { ok: 0, failed: [] as string[] };
     const writes = { ok: 0, failed: [] as number[] };
+    // Sent again when a reload of nginx closed the connection before any answer (writes carry an Idempotency-Key).
+    const unanswered = { retries: 0 };
     let running = true;
     const reader = async () => {
       while (running) {
-        const a = await call(c.url, '/api/setup/status').catch((err: Error) => ({ status: 0, body: err.message }));
+        const a = await retryUnanswered(() => call(c.url, '/api/setup/status'), unanswered).catch((err: Error) => ({
+          status: 0,
+          body: err.message,
+        }));
         if (a.status === 200) reads.ok++;
         else reads.failed.push(`${a.status} ${JSON.stringify(a.body)}`);
       }
@@ -120,9 +125,9 @@ describe('cluster: nginx in front of 2 instances (the deployment guide configura
     const writer = async () => {
       for (let n = 0; running; n++) {
         // A POST: nginx passes it on when the connection was refused, not once it was sent.
-        const a = await call(c.url, '/api/collections/killnotes', { cookie: admin, json: { title: `kill ${n}` } }).catch(() => ({
-          status: 0,
-        }));
+        const headers = { 'idempotency-key': `kill-${c.database}-${n}` };
+        const send = () => call(c.url, '/api/collections/killnotes', { cookie: admin, headers, json: { title: `kill ${n}` } });
+        const a = await retryUnanswered(send, unanswered).catch(() => ({ status: 0 }));
         if (a.status === 201) writes.ok++;
         else writes.failed.push(a.status);
       }
@@ -140,7 +145,7 @@ describe('cluster: nginx in front of 2 instances (the deployment guide configura
     }
     const counts = nginxOf(c).counts();
     console.log(
-      `      kill -9 under load: ${reads.ok} reads answered, ${reads.failed.length} failed; ${writes.ok} writes answered, ${writes.failed.length} failed; nginx passed ${counts.retried - before.retried} requests on to the other instance`,
+      `      kill -9 under load: ${reads.ok} reads answered, ${reads.failed.length} failed; ${writes.ok} writes answered, ${writes.failed.length} failed; nginx passed ${counts.retried - before.retried} requests on to the other instance; ${unanswered.retries} sent again after a reload closed their connection`,
     );
     expect(reads.failed.slice(0, 5)).to.deep.equal([]);
     expect(writes.failed.length, 'at most the one write in flight').to.be.at.most(1);

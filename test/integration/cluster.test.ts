@@ -9,7 +9,16 @@ import mariadb from 'mariadb';
 import { stringify } from 'safe-stable-stringify';
 import WebSocket from 'ws';
 import { startCluster, type Cluster } from '../../cluster/start-cluster.js';
-import { call, everyInstance, login, nginxOf, ok, requireClusterServices, requireNginx } from '../helpers/cluster-client.js';
+import {
+  call,
+  everyInstance,
+  login,
+  nginxOf,
+  ok,
+  requireClusterServices,
+  requireNginx,
+  retryUnanswered,
+} from '../helpers/cluster-client.js';
 import { POSTS } from '../helpers/content.js';
 import { imageBytes } from '../helpers/media-upload.js';
 import { MARIADB_URL } from '../helpers/services.js';
@@ -398,14 +407,19 @@ describe('cluster: 3 instances behind nginx (MariaDB, Redis, S3)', function () {
   it('a rolling restart (SIGTERM one instance at a time) under bounded load through nginx fails no request', async function () {
     this.timeout(180000);
     const results = { ok: 0, failed: [] as string[] };
+    // Requests sent again because a reload of nginx closed their connection before any answer (see retryUnanswered).
+    const unanswered = { retries: 0 };
     let running = true;
     const paths = ['/api/collections/posts?limit=5', '/api/health', '/api/user/me'];
     const worker = async (w: number) => {
       for (let n = 0; running && n < 5000; n++) {
         const path = paths[(w + n) % paths.length]!;
         try {
-          const res = await fetch(`${c.url}${path}`, { headers: { cookie: admin }, signal: AbortSignal.timeout(15000) });
-          await res.arrayBuffer();
+          const res = await retryUnanswered(async () => {
+            const r = await fetch(`${c.url}${path}`, { headers: { cookie: admin }, signal: AbortSignal.timeout(15000) });
+            await r.arrayBuffer();
+            return r;
+          }, unanswered);
           if (res.status === 200) results.ok++;
           else results.failed.push(`${path}: ${res.status}`);
         } catch (err) {
@@ -417,7 +431,14 @@ describe('cluster: 3 instances behind nginx (MariaDB, Redis, S3)', function () {
     const writer = async () => {
       for (let n = 0; running && n < 2000; n++) {
         try {
-          const a = await call(c.url, '/api/collections/notes', { cookie: admin, json: { title: `rolling ${n}` } });
+          // Sent again with the same Idempotency-Key, a write is made once (a key still being processed: 409, retried).
+          const headers = { 'idempotency-key': `rolling-${c.database}-${n}` };
+          const send = () => call(c.url, '/api/collections/notes', { cookie: admin, headers, json: { title: `rolling ${n}` } });
+          let a = await retryUnanswered(send, unanswered);
+          for (let k = 0; a.status === 409 && a.body?.error === 'IDEMPOTENCY_KEY_IN_USE' && k < 20; k++) {
+            await sleep(200);
+            a = await retryUnanswered(send, unanswered);
+          }
           if (a.status === 201) written.push(a.body.data._id);
           else results.failed.push(`POST: ${a.status} ${JSON.stringify(a.body)}`);
         } catch (err) {
@@ -441,7 +462,7 @@ describe('cluster: 3 instances behind nginx (MariaDB, Redis, S3)', function () {
     }
     const counts = nginx.counts();
     console.log(
-      `      ${results.ok} reads and ${written.length} writes answered during the restarts through nginx (${nginx.reloads - reloadsBefore} reloads; ${counts.retried - countsBefore.retried} requests passed on to another instance, ${counts.gatewayErrors - countsBefore.gatewayErrors} answered 502/504)`,
+      `      ${results.ok} reads and ${written.length} writes answered during the restarts through nginx (${nginx.reloads - reloadsBefore} reloads; ${counts.retried - countsBefore.retried} requests passed on to another instance, ${counts.gatewayErrors - countsBefore.gatewayErrors} answered 502/504; ${unanswered.retries} sent again after a reload closed their connection)`,
     );
     expect(results.failed.slice(0, 10)).to.deep.equal([]);
     expect(results.ok).to.be.greaterThan(0);
