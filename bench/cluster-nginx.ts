@@ -51,15 +51,15 @@ interface Measured extends Figures {
 
 /** One load with the CPU each process spent on it, per request. */
 async function measured(url: string, headers: Record<string, string>, instancePids: number[], proxyPids: () => number[]) {
-  const pBefore = proxyPids();
-  const before = { inst: instancePids.map(cpuMs), proxy: pBefore.map(cpuMs), self: selfMs() };
+  const before = { inst: instancePids.map(cpuMs), proxy: new Map(proxyPids().map((pid) => [pid, cpuMs(pid)])), self: selfMs() };
   const f = await load(url, { headers });
   const requests = Math.max(1, f.rps * SECONDS);
   const perReq = (ms: number) => ms / requests;
   return {
     ...f,
     perInstance: instancePids.map((pid, i) => perReq(cpuMs(pid) - before.inst[i]!)),
-    proxy: perReq(pBefore.reduce((sum, pid, i) => sum + cpuMs(pid) - before.proxy[i]!, 0)),
+    // Processes alive at the end (a worker that exited meanwhile is not counted; one that started counts from 0).
+    proxy: perReq(proxyPids().reduce((sum, pid) => sum + cpuMs(pid) - (before.proxy.get(pid) ?? 0), 0)),
     loader: perReq(selfMs() - before.self),
   } satisfies Measured;
 }
