@@ -10,6 +10,7 @@ import {
   type Answer,
   requireClusterServices,
   requireNginx,
+  retryUnanswered,
 } from '../helpers/cluster-client.js';
 import { POSTS } from '../helpers/content.js';
 import { fixturePlugin } from '../helpers/kernel.js';
@@ -28,11 +29,17 @@ const everyInstance = (cluster: Cluster, what: string, done: (base: string) => P
 function writer(c: Cluster, cookie: string, collection: string, prefix: string, max = 80) {
   const acknowledged: string[] = [];
   const statuses: Array<{ status: number; error?: string }> = [];
+  const unanswered = { retries: 0 };
   let running = true;
   const done = (async () => {
     for (let n = 0; running && n < max; n++) {
       try {
-        const a = await call(c.url, `/api/collections/${collection}`, { cookie, json: { title: `${prefix} ${n}` } });
+        // Sent again when a reload of nginx closed the connection before any answer (the same Idempotency-Key: written once).
+        const headers = { 'idempotency-key': `${prefix}-${c.database}-${n}` };
+        const a = await retryUnanswered(
+          () => call(c.url, `/api/collections/${collection}`, { cookie, headers, json: { title: `${prefix} ${n}` } }),
+          unanswered,
+        );
         statuses.push({ status: a.status, error: a.body?.error });
         if (a.status === 201) acknowledged.push(`${prefix} ${n}`);
       } catch (err) {
@@ -44,6 +51,7 @@ function writer(c: Cluster, cookie: string, collection: string, prefix: string, 
   return {
     acknowledged,
     statuses,
+    unanswered,
     async stop() {
       running = false;
       await done;
@@ -271,7 +279,7 @@ describe('cluster faults: Redis and MariaDB cut and restored, jobs through a kil
     for (const i of c.instances)
       ok(await call(i.url, '/api/collections/faultnotes', { cookie: admin, json: { title: `db-after ${i.index}` } }), 201);
     console.log(
-      `      ${w.acknowledged.length} writes acknowledged around the outage, ${refused} refused (${[...new Set(w.statuses.map((s) => `${s.status} ${s.error ?? ''}`.trim()))].join(', ')})`,
+      `      ${w.acknowledged.length} writes acknowledged around the outage, ${refused} refused, ${w.unanswered.retries} sent again after a reload of nginx closed their connection (${[...new Set(w.statuses.map((s) => `${s.status} ${s.error ?? ''}`.trim()))].join(', ')})`,
     );
   });
 
