@@ -20,7 +20,8 @@
  * and the replica case (bench/replica.ts: the uncached list read on a MariaDB replica against the primary; own mariadbd pair).
  * Every load is bounded (BENCH_SECONDS, default 8 s per case; 50 connections on 127.0.0.1).
  * BENCH_CASES picks groups (comma list; default all): startup, http (cases 1, 2 and Directus), pipeline (25), storm, media, import,
- * dataops, transfer, audit, flood, subscribers, cluster (bench/cluster.ts: the list through the cluster harness's proxy), model, webhooks, scale, replica.
+ * dataops, transfer, audit, flood, subscribers, cluster (bench/cluster.ts: the list through the cluster harness's proxy), nginx (26, bench/cluster-nginx.ts:
+ * the list through nginx with 1-3 instances, CPU per request per process), model, webhooks, scale, replica.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
@@ -30,6 +31,7 @@ import { DIST_ROOT } from '../kernel/version.js';
 import { runAuditSignInBench } from './audit-signin.js';
 import { runCacheFloodBench } from './cache-flood.js';
 import { runClusterBench } from './cluster.js';
+import { runNginxBench } from './cluster-nginx.js';
 import { runContentModelBench } from './content-model.js';
 import { runContentTransferBench } from './content-transfer.js';
 import { runDataOpsBench } from './data-ops.js';
@@ -48,7 +50,7 @@ import { runReplicaBench } from './replica.js';
 const GROUPS = new Set(
   (
     process.env.BENCH_CASES ??
-    'startup,http,pipeline,storm,media,import,dataops,transfer,audit,flood,subscribers,cluster,model,webhooks,scale,replica'
+    'startup,http,pipeline,storm,media,import,dataops,transfer,audit,flood,subscribers,cluster,nginx,model,webhooks,scale,replica'
   ).split(','),
 );
 
@@ -77,6 +79,7 @@ async function main(): Promise<void> {
   if (GROUPS.has('flood')) await runCacheFloodBench();
   if (GROUPS.has('subscribers')) await runGraphqlSubscribersBench();
   if (GROUPS.has('cluster')) await runClusterBench();
+  if (GROUPS.has('nginx')) await runNginxBench();
   if (GROUPS.has('model')) await runContentModelBench();
   if (GROUPS.has('webhooks')) await runWebhooksBench();
   if (GROUPS.has('scale')) await runScaleBench();

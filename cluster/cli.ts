@@ -2,8 +2,8 @@ import { parseArgs } from 'node:util';
 import { startCluster, type Cluster } from './start-cluster.js';
 
 /**
- * `npm run cluster -- --instances 3 [--port 8080] [--mariadb URL] [--redis URL] [--keep]`: N instances
- * behind a round-robin proxy on one fresh MariaDB database, one Redis and an S3 protocol server.
+ * `npm run cluster -- --instances 3 [--port 8080] [--mariadb URL] [--redis URL] [--proxy nginx] [--keep]`:
+ * N instances behind a round-robin proxy (the test proxy, or nginx) on one fresh MariaDB database, one Redis and an S3 protocol server.
  * Ctrl-C (SIGINT) or SIGTERM stops everything and drops the database (unless --keep).
  */
 const { values } = parseArgs({
@@ -13,6 +13,7 @@ const { values } = parseArgs({
     mariadb: { type: 'string', default: process.env.CMS_TEST_MARIADB_URL || 'mariadb://root@127.0.0.1:3306/test' },
     redis: { type: 'string', default: process.env.CMS_TEST_REDIS_URL || 'redis://127.0.0.1:6379' },
     'log-level': { type: 'string', default: 'info' },
+    proxy: { type: 'string', default: 'test' },
     keep: { type: 'boolean', default: false },
     replica: { type: 'boolean', default: false },
     help: { type: 'boolean', short: 'h' },
@@ -21,9 +22,10 @@ const { values } = parseArgs({
 
 if (values.help) {
   process.stdout.write(
-    'Usage: npm run cluster -- [--instances 3] [--port 0] [--mariadb mariadb://root@127.0.0.1:3306/test] [--redis redis://127.0.0.1:6379] [--log-level info] [--keep]\n' +
+    'Usage: npm run cluster -- [--instances 3] [--port 0] [--mariadb mariadb://root@127.0.0.1:3306/test] [--redis redis://127.0.0.1:6379] [--log-level info] [--proxy test|nginx] [--replica] [--keep]\n' +
       'MariaDB and Redis default to CMS_TEST_MARIADB_URL and CMS_TEST_REDIS_URL. --keep keeps the database after stopping.\n' +
-      '--replica: a MariaDB primary and a replica of their own (two mariadbd processes), the instances reading the replica.\n',
+      '--replica: a MariaDB primary and a replica of their own (two mariadbd processes), the instances reading the replica.\n' +
+      "--proxy nginx puts Debian's nginx in front (cluster/nginx/cms.conf.template) instead of the test proxy.\n",
   );
   process.exit(0);
 }
@@ -54,6 +56,7 @@ try {
     mariadbUrl: values.mariadb!,
     redisUrl: values.redis!,
     logLevel: values['log-level'],
+    proxy: values.proxy === 'nginx' ? 'nginx' : 'test',
     keepDatabase: values.keep,
     replica: values.replica,
     keepLogs: true,

@@ -6,6 +6,7 @@ import mariadb from 'mariadb';
 import { closeRedis, createRedisClient } from '../kernel/redis.js';
 import { startInstance, type InstanceProcess } from './instance-process.js';
 import { startMariaDbPair, type MariaDbPair } from './mariadb-pair.js';
+import { startNginxProxy, type NginxProxy } from './nginx-proxy.js';
 import { startRoundRobinProxy, type RoundRobinProxy } from './round-robin-proxy.js';
 import { S3RVER_ACCOUNT, startS3Server, type S3Server } from './s3-server.js';
 import { startTcpForwarder, type TcpForwarder } from './tcp-forwarder.js';
@@ -45,6 +46,11 @@ export interface ClusterOptions {
   keepLogs?: boolean;
   /** Keep the database after stop() (the CLI's --keep). */
   keepDatabase?: boolean;
+  /**
+   * The load balancer in front: 'test' (default) the harness's own round-robin proxy (cluster/round-robin-proxy.ts),
+   * 'nginx' Debian's nginx with the configuration the deployment guide shows (cluster/nginx-proxy.ts).
+   */
+  proxy?: 'test' | 'nginx';
   /** Called with one line per step (the CLI prints them). */
   onProgress?: (line: string) => void;
 }
@@ -53,7 +59,7 @@ export interface Cluster {
   /** The proxy's URL: what clients use. */
   url: string;
   instances: InstanceProcess[];
-  proxy: RoundRobinProxy;
+  proxy: RoundRobinProxy | NginxProxy;
   database: string;
   redisPrefix: string;
   s3: S3Server;
@@ -97,6 +103,20 @@ async function adminConnection(url: URL) {
     user: decodeURIComponent(url.username || 'root'),
     password: decodeURIComponent(url.password),
   });
+}
+
+/** The proxy the options ask for, with its cleanup registered. */
+async function startProxy(options: ClusterOptions, cleanups: Array<() => unknown>): Promise<RoundRobinProxy | NginxProxy> {
+  if (options.proxy !== 'nginx') {
+    const proxy = await startRoundRobinProxy({ upstreams: [], port: options.port ?? 0 });
+    cleanups.push(() => proxy.close());
+    return proxy;
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'cms-cluster-nginx-'));
+  if (!options.keepLogs) cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  const proxy = await startNginxProxy({ upstreams: [], port: options.port ?? 0, dir });
+  cleanups.push(() => proxy.close());
+  return proxy;
 }
 
 /**
@@ -153,8 +173,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     const s3 = await startS3Server();
     cleanups.push(() => s3.close());
     progress(`S3 protocol server ${s3.endpoint} (bucket ${s3.bucket})`);
-    const proxy = await startRoundRobinProxy({ upstreams: [], port: options.port ?? 0 });
-    cleanups.push(() => proxy.close());
+    const proxy = await startProxy(options, cleanups);
     const logDir = mkdtempSync(join(tmpdir(), 'cms-cluster-logs-'));
     if (!options.keepLogs) cleanups.push(() => rmSync(logDir, { recursive: true, force: true }));
     const redisPrefix = name('cmscluster');
@@ -222,7 +241,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     for (const i of instances) progress(`instance ${i.index}: ${i.url} (pid ${i.pid}, log ${i.logFile})`);
     proxy.setUpstreams(instances.map((i) => i.url));
     await proxy.checkNow();
-    progress(`proxy ${proxy.url} -> ${instances.length} instances, round robin`);
+    progress(`${'kind' in proxy ? `nginx (${proxy.dir})` : 'proxy'} ${proxy.url} -> ${instances.length} instances, round robin`);
     const stop = async () => {
       await cleanup();
     };

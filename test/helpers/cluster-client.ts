@@ -1,6 +1,7 @@
 /** What the cluster tests share: JSON calls with a session cookie, sign-in, and polling every instance. */
 import { expect } from 'chai';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { findNginx, type NginxProxy } from '../../cluster/nginx-proxy.js';
 import type { Cluster } from '../../cluster/start-cluster.js';
 import { MARIADB_URL, REDIS_URL } from './services.js';
 
@@ -82,4 +83,35 @@ export function requireClusterServices(ctx: Mocha.Context, what: string): { mari
     ctx.skip();
   }
   return { mariadbUrl: MARIADB_URL!, redisUrl: REDIS_URL! };
+}
+
+/** In a `before` hook: skips the suite, saying so, unless nginx is installed (Debian's package; `.ci/run` installs it). */
+export function requireNginx(ctx: Mocha.Context, what: string): void {
+  if (!findNginx()) {
+    console.log(`      nginx is not installed (apt-get install nginx): ${what} skipped`);
+    ctx.skip();
+  }
+}
+
+/** The cluster's nginx (for its access-log counts and reloads). */
+export function nginxOf(cluster: Cluster): NginxProxy {
+  if (!('kind' in cluster.proxy)) throw new Error('this cluster runs the test proxy, not nginx');
+  return cluster.proxy;
+}
+
+/**
+ * Sends again (at most twice more) a request that got no answer at all because its connection closed under it:
+ * nginx's old workers close their client connections on a reload, and a client that reused one just then sees
+ * `fetch failed`. Browsers retry these by themselves; here only for idempotent requests, or writes carrying an
+ * Idempotency-Key (the kernel answers a repeated key with the first answer, never a second write).
+ */
+export async function retryUnanswered<T>(send: () => Promise<T>, counter: { retries: number }): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await send();
+    } catch (err) {
+      if (attempt >= 2 || !(err instanceof TypeError) || err.message !== 'fetch failed') throw err;
+      counter.retries++;
+    }
+  }
 }
