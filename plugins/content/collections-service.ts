@@ -15,6 +15,7 @@ import {
   defaultSingular,
   optionsText,
   patchedOptions,
+  searchFieldProblems,
   type CollectionDefinition,
   type CollectionInput,
   type CollectionOptions,
@@ -61,6 +62,7 @@ export const describeCollection = (c: CollectionDefinition) => ({
   ...(c.singleton ? { singleton: true as const } : {}),
   ...(c.previewUrl ? { previewUrl: c.previewUrl } : {}),
   ...(c.drafts ? { drafts: true as const } : {}),
+  ...(c.search ? { search: c.search } : {}),
 });
 
 /**
@@ -106,6 +108,7 @@ export class CollectionsService {
       ...(options.singleton ? { singleton: true } : {}),
       ...(options.previewUrl ? { previewUrl: options.previewUrl } : {}),
       ...(options.drafts ? { drafts: true } : {}),
+      ...(options.search ? { search: options.search } : {}),
       uid: row.uid,
       table: row.table_name,
       model,
@@ -303,7 +306,12 @@ export class CollectionsService {
         label: input.label ?? defaultLabel(input.name),
         singular: input.singular ?? defaultSingular(input.name),
         fields: JSON.stringify(input.fields),
-        options: optionsText({ singleton: input.singleton, previewUrl: input.previewUrl ?? undefined, drafts: input.drafts }),
+        options: optionsText({
+          singleton: input.singleton,
+          previewUrl: input.previewUrl ?? undefined,
+          drafts: input.drafts,
+          search: input.search ?? undefined,
+        }),
         table_name: ref.table,
         version: 1,
         created_at: now,
@@ -351,6 +359,12 @@ export class CollectionsService {
     await this.checkComponents(after);
     const version = row.version + 1;
     const options = (row.options ? JSON.parse(row.options) : {}) as CollectionOptions;
+    const problems = searchFieldProblems(patch.search === undefined ? options.search : patch.search, after);
+    if (problems.length)
+      throw new ValidationError(
+        'Invalid search fields',
+        problems.map(([i, message]) => ({ path: `body.search.fields.${i}`, message })),
+      );
     const [claimed] = await this.models.CollectionRow.update(
       {
         label: patch.label ?? row.label,

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import stringify from 'safe-stable-stringify';
-import { Op, type Sequelize, type Transaction, type WhereOptions } from 'sequelize';
+import { Op, Sequelize, type Order, type Transaction, type WhereOptions } from 'sequelize';
 import {
   ForbiddenError,
   serialiseEnvelope,
@@ -38,6 +38,15 @@ import { targetsInLocale } from './locale-relation-paths.js';
 import { filterTargets } from './filter-targets.js';
 import type { DraftStore } from './entry-drafts.js';
 import type { EntryHooks } from './entry-hooks.js';
+import { searchFields, type SearchEngine } from './search-engine.js';
+import { highlights, readTerm } from './search-text.js';
+
+/** `_highlight` on each item of a searched list: its searched fields' snippets with the matches marked (search-text.ts). */
+function markHighlights(c: LoadedCollection, items: Entry[], search: string): void {
+  const term = readTerm(search);
+  const fields = searchFields(c);
+  for (const item of items) item._highlight = highlights(fields, item, term);
+}
 
 /** How one entry is read: `fields=` and `populate=`. */
 export interface ReadOptions {
@@ -69,6 +78,8 @@ export class EntryReads {
     /** Working drafts (entry-drafts.ts): `hasDraft` on the answers of callers who see every entry. */
     private readonly drafts?: DraftStore,
     private readonly hooks?: EntryHooks,
+    /** The search engine (search-engine.ts): a list's `search` asks it first. */
+    private readonly search: () => SearchEngine | undefined = () => undefined,
   ) {
     this.reader = new ListReader(sequelize);
     this.populateDeps = {
@@ -143,21 +154,25 @@ export class EntryReads {
         targetInLocale: targetsInLocale(this.localised, identity.tenantId, locale, !seesAll(identity)),
       };
       const scope = { ...base, localized, rules: pathRules(identity, base) };
-      // Searched in the fields the caller may read.
+      // Searched in the fields the caller may read: through the search engine, unless a rule hides one of the searched
+      // fields or the engine cannot read the term (then by substring, list-query.ts).
       const searchedIn = limits?.fields ? { ...c, fields: c.fields.filter((f) => limits.fields!.has(f.name)) } : c;
-      const where = whereFor(searchedIn, identity.tenantId, query, statusIn ? undefined : status, scope);
+      const match = await this.searchMatch(c, query, identity, locale, limits);
+      const where = whereFor(searchedIn, identity.tenantId, match ? { ...query, search: undefined } : query, statusIn ? undefined : status, scope);
       // The rule's own `where` reads the listed collection's localized fields in the list's locale, as the filter does.
       const byRule = ruleWhere(c, limits, { ...base, localized });
       for (const w of [statusIn, byRule, byStage]) if (w) (where as { [Op.and]: unknown[] })[Op.and].push(w);
-      const order = orderFor(c, query.sort, localized);
+      const sorted = orderFor(c, query.sort, localized);
       // `after` / `before` (list-cursor.ts): a keyset page, read with one row more to know whether more follow.
-      const cursor = cursorRead(query, order);
+      const cursor = cursorRead(query, sorted);
+      // A search without a sort: the most relevant first (a cursor page keeps the list's own order).
+      const order = match && !query.sort && !cursor ? ([[Sequelize.literal('_search._srank'), 'ASC'], ...(sorted as unknown[])] as Order) : sorted;
       // Plain rows (no model instances): the page and the total started at once (see ListReader); the rows are
       // completed and populated while the count runs. The total is counted once per version of the collection.
       const total = (count: () => Promise<number>) => this.lists.total(identity.tenantId, name, countKey, count, also);
       const started = cursor
-        ? this.reader.start(c, where, cursor.order, query.limit + 1, 0, { keyset: cursor.keyset, total })
-        : this.reader.start(c, where, order, query.limit, (query.page - 1) * query.limit, { total });
+        ? this.reader.start(c, where, cursor.order, query.limit + 1, 0, { keyset: cursor.keyset, total, join: match ?? undefined })
+        : this.reader.start(c, where, order, query.limit, (query.page - 1) * query.limit, { total, join: match ?? undefined });
       const paged = cursor ? cursorPage(cursor, order, query.sort, await started.rows, query.limit) : null;
       const rows = paged ? paged.rows : await started.rows;
       const items = new Array<Entry>(rows.length);
@@ -168,6 +183,7 @@ export class EntryReads {
       if (tree) await populate(this.populateDeps, c, items, tree, identity, locale);
       if (keys) for (let i = 0; i < items.length; i++) items[i] = selectKeys(items[i]!, keys);
       hideFields(items, limits);
+      if (query.search?.trim()) markHighlights(c, items, query.search);
       await this.hooks?.decorate(name, identity, items);
       if (paged)
         return {
@@ -183,6 +199,23 @@ export class EntryReads {
     // Populated media has no version token to tag the list with: such lists are read every time.
     if (shown.media) return freshAnswer(await load());
     return this.lists.answer(identity.tenantId, name, key, ifNoneMatch, load, also);
+  }
+
+  /**
+   * The search engine's matches for a list's `search` (null: none asked, or compared by substring: the engine cannot
+   * read the term, or the caller's read rule hides a searched field).
+   */
+  private async searchMatch(c: LoadedCollection, query: ListQuery, identity: Identity, locale: string | undefined, limits: RuleLimits | null) {
+    const term = query.search?.trim();
+    const engine = this.search();
+    if (!term || !engine) return null;
+    if (limits?.fields && searchFields(c).some((f) => !limits.fields!.has(f.name))) return null;
+    const defaultCode = this.defaultCode();
+    const chain =
+      locale === undefined || locale === '*' || locale === defaultCode
+        ? []
+        : (this.localised?.locales()?.chain(locale) ?? [locale]).filter((code) => code !== defaultCode);
+    return engine.match({ collection: c.name, tenantId: identity.tenantId, term, chain, publishedOnly: !seesAll(identity) });
   }
 
   /** The hash of everything a list's answer depends on but the rows, and that of its count (not its page or shape). */
