@@ -179,12 +179,11 @@ export class SqlSearchEngine implements SearchEngine {
       type: QueryTypes.SELECT,
     });
     if (!force && state?.signature === signature) return;
-    await this.sequelize.query(`DELETE FROM ${DOCS} WHERE collection = :collection`, { replacements: { collection } });
     const qi = this.sequelize.getQueryInterface();
     const table = qi.quoteIdentifier(c.table);
     let after = '';
     for (;;) {
-      // By id, a chunk per transaction (a rebuild never holds the writer long).
+      // By id, a chunk per transaction (a rebuild never holds the writer long; writes between chunks index themselves).
       const rows = await this.sequelize.query<{ id: string; tenant_id: string }>(
         `SELECT id, tenant_id FROM ${table} WHERE id > :after ORDER BY id LIMIT ${REBUILD_CHUNK}`,
         { replacements: { after }, type: QueryTypes.SELECT },
@@ -197,6 +196,10 @@ export class SqlSearchEngine implements SearchEngine {
       });
       after = String(rows[rows.length - 1]!.id);
     }
+    // Documents of entries that are gone (deleted while the index was made differently).
+    await this.sequelize.query(`DELETE FROM ${DOCS} WHERE collection = :collection AND entry_id NOT IN (SELECT id FROM ${table})`, {
+      replacements: { collection },
+    });
     await this.sequelize.query(`DELETE FROM ${STATE} WHERE collection = :collection`, { replacements: { collection } });
     await this.sequelize.query(`INSERT INTO ${STATE} (collection, signature) VALUES (:collection, :signature)`, {
       replacements: { collection, signature },

@@ -71,7 +71,8 @@ for (const variant of DB_VARIANTS) {
     it('answers _highlight: the matches marked, the rest HTML-escaped, only the searched fields', async function () {
       const [item] = (await dataOf(await as(t, 'editor').get('/api/collections/articles?search=grow'))).items as Entry[];
       expect(item._highlight).to.deep.equal({ body: 'Tomatoes <mark>grow</mark> in summer &amp; sun.' });
-      const [pie] = (await dataOf(await as(t, 'editor').get(`/api/collections/articles?search=${encodeURIComponent('"red apple"')}`))).items;
+      const found = (await dataOf(await as(t, 'editor').get(`/api/collections/articles?search=${encodeURIComponent('"red apple"')}`))).items;
+      const pie = found.find((e: Entry) => e.title === 'Red apple pie');
       expect(pie._highlight.title).to.equal('<mark>Red apple</mark> pie');
     });
 
@@ -99,12 +100,13 @@ for (const variant of DB_VARIANTS) {
     it('searches localized fields in the asked locale, with its fallbacks', async function () {
       const made = await create({ name: 'Lake house', about: 'quiet', slug: 'place-one', status: 'published' }, 'places');
       await dataOf(await as(t, 'editor').patch(`/api/collections/places/${made._id}?locale=de`, { name: 'Seehaus', status: 'published' }));
-      const names = async (query: string) =>
-        (await dataOf(await as(t, 'viewer').get(`/api/collections/places?${query}`))).items.map((e: Entry) => e.name);
+      const names = async (query: string, who = 'viewer') =>
+        (await dataOf(await as(t, who).get(`/api/collections/places?${query}`))).items.map((e: Entry) => e.name);
       expect(await names('search=lake')).to.deep.equal(['Lake house']);
       expect(await names('locale=de&search=lake')).to.deep.equal([]);
       expect(await names('locale=de&search=seeh')).to.deep.equal(['Seehaus']);
-      expect(await names('locale=de-CH&search=seehaus')).to.deep.equal(['Seehaus']);
+      // An entry without a version in de-CH is a draft there: its editors find it through de.
+      expect(await names('locale=de-CH&search=seehaus', 'editor')).to.deep.equal(['Seehaus']);
       // `about` has no German value: the default's is searched there.
       expect(await names('locale=de&search=quiet')).to.deep.equal(['Seehaus']);
     });
