@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ValidationError } from '../../kernel/sdk.js';
 import { fieldSchema, isList, type FieldDefinition } from './field-types.js';
 import { COLLECTION_NAME, COLLECTION_NAME_RULE, RESERVED_COLLECTION_NAMES as RESERVED_NAMES } from './names.js';
 
@@ -62,6 +63,16 @@ export function searchFieldProblems(search: { fields: string[] } | null | undefi
     if (!f || !SEARCHABLE.has(f.type) || isList(f)) out.push([i, `'${n}' is not a text, rich text, Markdown or other text-like field`]);
   });
   return out;
+}
+
+/** 400 VALIDATION_ERROR naming `body.search.fields.<i>` for a name that is no searchable field (a schema change). */
+export function assertSearchFields(search: { fields: string[] } | null | undefined, list: FieldDefinition[]): void {
+  const problems = searchFieldProblems(search, list);
+  if (problems.length)
+    throw new ValidationError(
+      'Invalid search fields',
+      problems.map(([i, message]) => ({ path: `body.search.fields.${i}`, message })),
+    );
 }
 
 function checkSearchFields(search: { fields: string[] } | null | undefined, list: FieldDefinition[], ctx: z.RefinementCtx): void {
@@ -154,3 +165,16 @@ export const patchedOptions = (o: CollectionOptions, { previewUrl: url, drafts, 
           ...(search !== undefined ? { search: search ?? undefined } : {}),
         }),
       };
+
+/** A collection as its routes answer it: only the options that are set. */
+export const describeCollection = (c: CollectionDefinition) => ({
+  name: c.name,
+  label: c.label,
+  singular: c.singular,
+  fields: c.fields,
+  version: c.version,
+  ...(c.singleton ? { singleton: true as const } : {}),
+  ...(c.previewUrl ? { previewUrl: c.previewUrl } : {}),
+  ...(c.drafts ? { drafts: true as const } : {}),
+  ...(c.search ? { search: c.search } : {}),
+});

@@ -15,7 +15,7 @@ import {
   defaultSingular,
   optionsText,
   patchedOptions,
-  searchFieldProblems,
+  assertSearchFields,
   type CollectionDefinition,
   type CollectionInput,
   type CollectionOptions,
@@ -53,17 +53,7 @@ export interface LoadedCollection extends CollectionDefinition {
 }
 
 /** The public shape of a collection (GET /api/collections). */
-export const describeCollection = (c: CollectionDefinition) => ({
-  name: c.name,
-  label: c.label,
-  singular: c.singular,
-  fields: c.fields,
-  version: c.version,
-  ...(c.singleton ? { singleton: true as const } : {}),
-  ...(c.previewUrl ? { previewUrl: c.previewUrl } : {}),
-  ...(c.drafts ? { drafts: true as const } : {}),
-  ...(c.search ? { search: c.search } : {}),
-});
+export { describeCollection } from './collection-schema.js';
 
 /**
  * Collection schemas: rows in content_collections, each with its own entry table created and altered
@@ -359,12 +349,7 @@ export class CollectionsService {
     await this.checkComponents(after);
     const version = row.version + 1;
     const options = (row.options ? JSON.parse(row.options) : {}) as CollectionOptions;
-    const problems = searchFieldProblems(patch.search === undefined ? options.search : patch.search, after);
-    if (problems.length)
-      throw new ValidationError(
-        'Invalid search fields',
-        problems.map(([i, message]) => ({ path: `body.search.fields.${i}`, message })),
-      );
+    assertSearchFields(patch.search === undefined ? options.search : patch.search, after);
     const [claimed] = await this.models.CollectionRow.update(
       {
         label: patch.label ?? row.label,

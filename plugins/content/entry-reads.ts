@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import stringify from 'safe-stable-stringify';
-import { Op, Sequelize, type Order, type Transaction, type WhereOptions } from 'sequelize';
+import { Op, type Sequelize, type Transaction, type WhereOptions } from 'sequelize';
 import {
   ForbiddenError,
   serialiseEnvelope,
@@ -38,15 +38,8 @@ import { targetsInLocale } from './locale-relation-paths.js';
 import { filterTargets } from './filter-targets.js';
 import type { DraftStore } from './entry-drafts.js';
 import type { EntryHooks } from './entry-hooks.js';
-import { searchFields, type SearchEngine } from './search-engine.js';
-import { highlights, readTerm } from './search-text.js';
-
-/** `_highlight` on each item of a searched list: its searched fields' snippets with the matches marked (search-text.ts). */
-function markHighlights(c: LoadedCollection, items: Entry[], search: string): void {
-  const term = readTerm(search);
-  const fields = searchFields(c);
-  for (const item of items) item._highlight = highlights(fields, item, term);
-}
+import type { SearchEngine } from './search-engine.js';
+import { markHighlights, relevanceFirst, searchMatch } from './list-search.js';
 
 /** How one entry is read: `fields=` and `populate=`. */
 export interface ReadOptions {
@@ -154,19 +147,18 @@ export class EntryReads {
         targetInLocale: targetsInLocale(this.localised, identity.tenantId, locale, !seesAll(identity)),
       };
       const scope = { ...base, localized, rules: pathRules(identity, base) };
-      // Searched in the fields the caller may read: through the search engine, unless a rule hides one of the searched
-      // fields or the engine cannot read the term (then by substring, list-query.ts).
+      // Searched in the fields the caller may read, through the search engine or by substring (list-search.ts).
       const searchedIn = limits?.fields ? { ...c, fields: c.fields.filter((f) => limits.fields!.has(f.name)) } : c;
-      const match = await this.searchMatch(c, query, identity, locale, limits);
-      const where = whereFor(searchedIn, identity.tenantId, match ? { ...query, search: undefined } : query, statusIn ? undefined : status, scope);
+      const match = await searchMatch(this.search(), this.localised, c, query, { ...identity, locale, limits, all: seesAll(identity) });
+      const asked = match ? { ...query, search: undefined } : query;
+      const where = whereFor(searchedIn, identity.tenantId, asked, statusIn ? undefined : status, scope);
       // The rule's own `where` reads the listed collection's localized fields in the list's locale, as the filter does.
       const byRule = ruleWhere(c, limits, { ...base, localized });
       for (const w of [statusIn, byRule, byStage]) if (w) (where as { [Op.and]: unknown[] })[Op.and].push(w);
       const sorted = orderFor(c, query.sort, localized);
       // `after` / `before` (list-cursor.ts): a keyset page, read with one row more to know whether more follow.
       const cursor = cursorRead(query, sorted);
-      // A search without a sort: the most relevant first (a cursor page keeps the list's own order).
-      const order = match && !query.sort && !cursor ? ([[Sequelize.literal('_search._srank'), 'ASC'], ...(sorted as unknown[])] as Order) : sorted;
+      const order = relevanceFirst(match, query, cursor, sorted);
       // Plain rows (no model instances): the page and the total started at once (see ListReader); the rows are
       // completed and populated while the count runs. The total is counted once per version of the collection.
       const total = (count: () => Promise<number>) => this.lists.total(identity.tenantId, name, countKey, count, also);
@@ -199,23 +191,6 @@ export class EntryReads {
     // Populated media has no version token to tag the list with: such lists are read every time.
     if (shown.media) return freshAnswer(await load());
     return this.lists.answer(identity.tenantId, name, key, ifNoneMatch, load, also);
-  }
-
-  /**
-   * The search engine's matches for a list's `search` (null: none asked, or compared by substring: the engine cannot
-   * read the term, or the caller's read rule hides a searched field).
-   */
-  private async searchMatch(c: LoadedCollection, query: ListQuery, identity: Identity, locale: string | undefined, limits: RuleLimits | null) {
-    const term = query.search?.trim();
-    const engine = this.search();
-    if (!term || !engine) return null;
-    if (limits?.fields && searchFields(c).some((f) => !limits.fields!.has(f.name))) return null;
-    const defaultCode = this.defaultCode();
-    const chain =
-      locale === undefined || locale === '*' || locale === defaultCode
-        ? []
-        : (this.localised?.locales()?.chain(locale) ?? [locale]).filter((code) => code !== defaultCode);
-    return engine.match({ collection: c.name, tenantId: identity.tenantId, term, chain, publishedOnly: !seesAll(identity) });
   }
 
   /** The hash of everything a list's answer depends on but the rows, and that of its count (not its page or shape). */

@@ -84,7 +84,12 @@ export class EntryRevisions {
       entries.map((entry) => revisionRow(collection, entry, tenantId, 'create', userId, now)),
       { transaction },
     );
-    await this.written(collection, tenantId, entries.map((e) => e._id), transaction);
+    await this.written(
+      collection,
+      tenantId,
+      entries.map((e) => e._id),
+      transaction,
+    );
   }
 
   /** The 'create' revisions of prepared rows (version 1): multi-row INSERTs, no model instances. */
@@ -98,7 +103,12 @@ export class EntryRevisions {
       entries.map((entry) => [tenantId, collection, entry._id, 1, JSON.stringify(entry), 'create', userId, now]),
       transaction,
     );
-    await this.written(collection, tenantId, entries.map((e) => e._id), transaction);
+    await this.written(
+      collection,
+      tenantId,
+      entries.map((e) => e._id),
+      transaction,
+    );
   }
 
   /** See EntriesService.recordRevisions. */
@@ -113,7 +123,12 @@ export class EntryRevisions {
         entries.slice(i, i + BULK_CHUNK).map((entry) => revisionRow(collection, entry, tenantId, action, userId, now)),
         { transaction },
       );
-    await this.written(collection, tenantId, entries.map((e) => e._id), transaction);
+    await this.written(
+      collection,
+      tenantId,
+      entries.map((e) => e._id),
+      transaction,
+    );
   }
 
   /** See EntriesService.moveRevisions. */

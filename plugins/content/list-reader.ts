@@ -8,7 +8,10 @@ function joinSql(match: SearchMatch): { sql: string; params: unknown[] } {
   if ('sql' in match) return match;
   const ids = match.ids.slice(0, MATCH_IDS_MAX);
   if (!ids.length) return { sql: 'SELECT NULL AS _sid, 0 AS _srank WHERE 1 = 0', params: [] };
-  return { sql: ids.map((_, i) => (i ? 'SELECT ?, ?' : 'SELECT ? AS _sid, ? AS _srank')).join(' UNION ALL '), params: ids.flatMap((id, i) => [id, i]) };
+  return {
+    sql: ids.map((_, i) => (i ? 'SELECT ?, ?' : 'SELECT ? AS _sid, ? AS _srank')).join(' UNION ALL '),
+    params: ids.flatMap((id, i) => [id, i]),
+  };
 }
 
 /** A page of plain rows (column -> stored value) and the number of rows the WHERE matches. */
@@ -77,7 +80,15 @@ export class ListReader {
    * The page's and the count's SQL; `keyset` (cursor pagination, list-cursor.ts) narrows the page, not the count; `join`
    * (a search's matches, search-engine.ts) keeps the rows it names, its `_srank` there to order by.
    */
-  private sql(c: LoadedCollection, where: WhereOptions, order: Order, limit: number, offset: number, keyset?: WhereOptions, join?: SearchMatch) {
+  private sql(
+    c: LoadedCollection,
+    where: WhereOptions,
+    order: Order,
+    limit: number,
+    offset: number,
+    keyset?: WhereOptions,
+    join?: SearchMatch,
+  ) {
     const qi = this.sequelize.getQueryInterface();
     const matched = join ? joinSql(join) : undefined;
     const withJoin = (w: { sql: string; params: unknown[] }) => (matched ? { sql: w.sql, params: [...matched.params, ...w.params] } : w);

@@ -12,11 +12,15 @@ export const searchRoutes: RouteDefinition[] = [
     tags: ['entries'],
     summary: 'Searches entries across the collections the caller may read: the best matches of each, grouped by collection',
     description:
-      "q: words (each matches as a prefix) and \"quoted phrases\". Each collection is searched as its list's `search` is (GET /api/collections/{collection}?search=), with every rule of the caller's role, its tenant and (without content:write) published entries only; collections it may not read are left out. Each item carries `_highlight` (field -> snippet, matches in <mark>, the rest HTML-escaped).",
+      'q: words (each matches as a prefix) and "quoted phrases". Each collection is searched as its list\'s `search` is (GET /api/collections/{collection}?search=), with every rule of the caller\'s role, its tenant and (without content:write) published entries only; collections it may not read are left out. Each item carries `_highlight` (field -> snippet, matches in <mark>, the rest HTML-escaped).',
     request: {
       query: z.object({
         q: z.string().trim().min(1).max(200).describe('The search term'),
-        collections: z.string().max(2000).optional().describe('Comma-separated collection names (default: every collection the caller may read)'),
+        collections: z
+          .string()
+          .max(2000)
+          .optional()
+          .describe('Comma-separated collection names (default: every collection the caller may read)'),
         limit: z.coerce.number().int().min(1).max(50).default(5).describe('Entries per collection (5; at most 50)'),
         locale: localeParam,
       }),

@@ -91,7 +91,8 @@ export class SqlSearchEngine implements SearchEngine {
     if (!fields.length) return;
     const entries = await this.source.readEntries(c, ids, tenantId, transaction);
     const rows: unknown[][] = entries.map((e) => [tenantId, collection, e._id, '', 1, bodyOf(fields, e)]);
-    if (fields.some((f) => f.localized === true) && this.source.localised) rows.push(...(await this.localeRows(c, tenantId, entries, fields, transaction)));
+    if (fields.some((f) => f.localized === true) && this.source.localised)
+      rows.push(...(await this.localeRows(c, tenantId, entries, fields, transaction)));
     const insert = (tx: Transaction) =>
       insertRows(this.sequelize, DOCS, ['tenant_id', 'collection', 'entry_id', 'locale', 'published', 'body'], rows, tx);
     if (transaction) await insert(transaction);
@@ -101,7 +102,12 @@ export class SqlSearchEngine implements SearchEngine {
   /** One document per entry and locale it has a version in: the entry as read there (fallbacks filled in). */
   private async localeRows(c: LoadedCollection, tenantId: string, entries: Entry[], fields: FieldDefinition[], transaction?: Transaction) {
     const localised = this.source.localised!;
-    const versions = await localised.versions(c, tenantId, entries.map((e) => e._id), transaction);
+    const versions = await localised.versions(
+      c,
+      tenantId,
+      entries.map((e) => e._id),
+      transaction,
+    );
     const byLocale = new Map<string, Entry[]>();
     for (const e of entries)
       for (const code of versions.get(e._id)?.keys() ?? []) {

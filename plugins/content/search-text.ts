@@ -21,7 +21,8 @@ export function htmlText(html: string): string {
     .replace(/<[^>]*>/g, ' ')
     .replace(/&(#x?[0-9a-f]+|[a-z]+[0-9]*);/gi, (all, name: string) => {
       if (Object.hasOwn(ENTITIES, name.toLowerCase())) return ENTITIES[name.toLowerCase()]!;
-      const code = name.startsWith('#x') || name.startsWith('#X') ? parseInt(name.slice(2), 16) : name.startsWith('#') ? Number(name.slice(1)) : NaN;
+      const code =
+        name.startsWith('#x') || name.startsWith('#X') ? parseInt(name.slice(2), 16) : name.startsWith('#') ? Number(name.slice(1)) : NaN;
       return Number.isInteger(code) && code > 0 && code < 0x110000 ? String.fromCodePoint(code) : all;
     })
     .replace(/\s+/g, ' ')
@@ -75,7 +76,8 @@ export function booleanQuery(term: SearchTerm, minWord: number): string | null {
   return parts.length ? parts.join(' ') : null;
 }
 
-const escapeHtml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+const escapeHtml = (s: string) =>
+  s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** A RegExp finding the term's words (as word prefixes) and phrases in text, case-insensitively. */

@@ -42,7 +42,12 @@ for (const variant of DB_VARIANTS) {
       await dataOf(await as(t, 'admin').post('/api/locales', { code: 'de-CH', fallback: 'de' }), 201);
       await createCollections(t, ARTICLES, PLACES);
       const rows: Entry[] = [
-        { code: 'a', title: 'Gardening for beginners', body: '<p>Tomatoes <strong>grow</strong> in summer &amp; sun.</p>', status: 'published' },
+        {
+          code: 'a',
+          title: 'Gardening for beginners',
+          body: '<p>Tomatoes <strong>grow</strong> in summer &amp; sun.</p>',
+          status: 'published',
+        },
         { code: 'b', title: 'Tomato tomato tomato', body: '<p>All about the tomato.</p>', notes: '# tomato notes', status: 'published' },
         { code: 'c', title: 'Red apple pie', body: '<p>An apple that is red and sweet.</p>', status: 'published' },
         { code: 'd', title: 'Apple red sauce', notes: 'Cook the red apple slowly', status: 'draft' },
@@ -71,7 +76,8 @@ for (const variant of DB_VARIANTS) {
     it('answers _highlight: the matches marked, the rest HTML-escaped, only the searched fields', async function () {
       const [item] = (await dataOf(await as(t, 'editor').get('/api/collections/articles?search=grow'))).items as Entry[];
       expect(item._highlight).to.deep.equal({ body: 'Tomatoes <mark>grow</mark> in summer &amp; sun.' });
-      const found = (await dataOf(await as(t, 'editor').get(`/api/collections/articles?search=${encodeURIComponent('"red apple"')}`))).items;
+      const found = (await dataOf(await as(t, 'editor').get(`/api/collections/articles?search=${encodeURIComponent('"red apple"')}`)))
+        .items;
       const pie = found.find((e: Entry) => e.title === 'Red apple pie');
       expect(pie._highlight.title).to.equal('<mark>Red apple</mark> pie');
     });
