@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { fieldSchema, type FieldDefinition } from './field-types.js';
+import { ValidationError } from '../../kernel/sdk.js';
+import { fieldSchema, isList, type FieldDefinition } from './field-types.js';
 import { COLLECTION_NAME, COLLECTION_NAME_RULE, RESERVED_COLLECTION_NAMES as RESERVED_NAMES } from './names.js';
 
 export { COLLECTION_NAME };
@@ -42,6 +43,42 @@ const fields = z
     });
   });
 
+/**
+ * `search: { fields }`: the fields full-text search looks in (text, rich text, Markdown, select, email, url, color; not
+ * lists), at most 50 names; null (PATCH) goes back to the default, every such field.
+ */
+export const searchSchema = z
+  .object({ fields: z.array(z.string().min(1).max(64)).max(50) })
+  .strict()
+  .nullable()
+  .describe('The fields full-text search looks in (docs/features/search.md); absent or null: every text-like field');
+
+const SEARCHABLE = new Set(['text', 'richtext', 'markdown', 'select', 'email', 'url', 'color']);
+
+/** The names in `search.fields` that are no searchable field of the collection (text-like, not a list), by index. */
+export function searchFieldProblems(search: { fields: string[] } | null | undefined, list: FieldDefinition[]): Array<[number, string]> {
+  const out: Array<[number, string]> = [];
+  search?.fields.forEach((n, i) => {
+    const f = list.find((x) => x.name === n);
+    if (!f || !SEARCHABLE.has(f.type) || isList(f)) out.push([i, `'${n}' is not a text, rich text, Markdown or other text-like field`]);
+  });
+  return out;
+}
+
+/** 400 VALIDATION_ERROR naming `body.search.fields.<i>` for a name that is no searchable field (a schema change). */
+export function assertSearchFields(search: { fields: string[] } | null | undefined, list: FieldDefinition[]): void {
+  const problems = searchFieldProblems(search, list);
+  if (problems.length)
+    throw new ValidationError(
+      'Invalid search fields',
+      problems.map(([i, message]) => ({ path: `body.search.fields.${i}`, message })),
+    );
+}
+
+function checkSearchFields(search: { fields: string[] } | null | undefined, list: FieldDefinition[], ctx: z.RefinementCtx): void {
+  for (const [i, message] of searchFieldProblems(search, list)) ctx.addIssue({ code: 'custom', path: ['search', 'fields', i], message });
+}
+
 /** POST /api/collections: the decisions' body, plus the field options this CMS adds. */
 export const collectionInput = z
   .object({
@@ -60,8 +97,10 @@ export const collectionInput = z
     previewUrl: previewUrlSchema.optional(),
     /** Working drafts (docs/features/drafts.md): a published entry may have one draft beside it. */
     drafts: z.boolean().optional(),
+    search: searchSchema.optional(),
   })
-  .strict();
+  .strict()
+  .superRefine((c, ctx) => checkSearchFields(c.search, c.fields, ctx));
 export type CollectionInput = z.output<typeof collectionInput>;
 
 /** PATCH .../schema: the whole new field list (fields kept by name keep their data). */
@@ -75,6 +114,7 @@ export const collectionPatch = z
     fields: fields.optional(),
     previewUrl: previewUrlSchema.optional(),
     drafts: z.boolean().optional(),
+    search: searchSchema.optional(),
   })
   .strict();
 export type CollectionPatch = z.output<typeof collectionPatch>;
@@ -91,6 +131,8 @@ export interface CollectionDefinition {
   previewUrl?: string;
   /** Working drafts beside published entries (entry-drafts.ts). */
   drafts?: boolean;
+  /** The fields full-text search looks in (docs/features/search.md); absent: every text-like field. */
+  search?: { fields: string[] };
 }
 
 /** What content_collections.options holds. */
@@ -98,6 +140,7 @@ export interface CollectionOptions {
   singleton?: boolean;
   previewUrl?: string;
   drafts?: boolean;
+  search?: { fields: string[] };
 }
 
 /** The decisions' default: the name without a trailing s (a name without one gets `_item`, so the two differ). */
@@ -111,7 +154,27 @@ export const optionsText = (o: CollectionOptions): string | null => {
 };
 
 /** The options column after a PATCH that sets previewUrl or drafts (nothing when it sets neither). */
-export const patchedOptions = (o: CollectionOptions, { previewUrl: url, drafts }: CollectionPatch) =>
-  url === undefined && drafts === undefined
+export const patchedOptions = (o: CollectionOptions, { previewUrl: url, drafts, search }: CollectionPatch) =>
+  url === undefined && drafts === undefined && search === undefined
     ? {}
-    : { options: optionsText({ ...o, ...(url !== undefined ? { previewUrl: url ?? undefined } : {}), drafts: drafts ?? o.drafts }) };
+    : {
+        options: optionsText({
+          ...o,
+          ...(url !== undefined ? { previewUrl: url ?? undefined } : {}),
+          drafts: drafts ?? o.drafts,
+          ...(search !== undefined ? { search: search ?? undefined } : {}),
+        }),
+      };
+
+/** A collection as its routes answer it: only the options that are set. */
+export const describeCollection = (c: CollectionDefinition) => ({
+  name: c.name,
+  label: c.label,
+  singular: c.singular,
+  fields: c.fields,
+  version: c.version,
+  ...(c.singleton ? { singleton: true as const } : {}),
+  ...(c.previewUrl ? { previewUrl: c.previewUrl } : {}),
+  ...(c.drafts ? { drafts: true as const } : {}),
+  ...(c.search ? { search: c.search } : {}),
+});

@@ -15,6 +15,7 @@ import {
   defaultSingular,
   optionsText,
   patchedOptions,
+  assertSearchFields,
   type CollectionDefinition,
   type CollectionInput,
   type CollectionOptions,
@@ -52,16 +53,7 @@ export interface LoadedCollection extends CollectionDefinition {
 }
 
 /** The public shape of a collection (GET /api/collections). */
-export const describeCollection = (c: CollectionDefinition) => ({
-  name: c.name,
-  label: c.label,
-  singular: c.singular,
-  fields: c.fields,
-  version: c.version,
-  ...(c.singleton ? { singleton: true as const } : {}),
-  ...(c.previewUrl ? { previewUrl: c.previewUrl } : {}),
-  ...(c.drafts ? { drafts: true as const } : {}),
-});
+export { describeCollection } from './collection-schema.js';
 
 /**
  * Collection schemas: rows in content_collections, each with its own entry table created and altered
@@ -106,6 +98,7 @@ export class CollectionsService {
       ...(options.singleton ? { singleton: true } : {}),
       ...(options.previewUrl ? { previewUrl: options.previewUrl } : {}),
       ...(options.drafts ? { drafts: true } : {}),
+      ...(options.search ? { search: options.search } : {}),
       uid: row.uid,
       table: row.table_name,
       model,
@@ -303,7 +296,12 @@ export class CollectionsService {
         label: input.label ?? defaultLabel(input.name),
         singular: input.singular ?? defaultSingular(input.name),
         fields: JSON.stringify(input.fields),
-        options: optionsText({ singleton: input.singleton, previewUrl: input.previewUrl ?? undefined, drafts: input.drafts }),
+        options: optionsText({
+          singleton: input.singleton,
+          previewUrl: input.previewUrl ?? undefined,
+          drafts: input.drafts,
+          search: input.search ?? undefined,
+        }),
         table_name: ref.table,
         version: 1,
         created_at: now,
@@ -351,6 +349,7 @@ export class CollectionsService {
     await this.checkComponents(after);
     const version = row.version + 1;
     const options = (row.options ? JSON.parse(row.options) : {}) as CollectionOptions;
+    assertSearchFields(patch.search === undefined ? options.search : patch.search, after);
     const [claimed] = await this.models.CollectionRow.update(
       {
         label: patch.label ?? row.label,

@@ -20,6 +20,7 @@ import { EntryHooks } from './entry-hooks.js';
 import { eventEntryUnderRule } from './entry-event-access.js';
 import { answerFor, assertLocale } from './entry-access.js';
 import { DEFAULT_MAX_LIST_OFFSET } from './list-cursor.js';
+import { SqlSearchEngine, type SearchEngine } from './search-engine.js';
 
 export type { ContentEvent, Entry, EntryChange, EntryList } from './entry-shape.js';
 
@@ -61,7 +62,17 @@ export class EntriesService {
     const localised = new EntryLocales(sequelize, locales);
     const drafts = new DraftStore(sequelize);
     this.revisionLog = new EntryRevisions(sequelize, modelsOf(sequelize.models, { Revision }).Revision);
-    this.reads = new EntryReads(sequelize, collections, lists, this.revisionLog, media, localised, drafts, this.hooks, maxListOffset);
+    this.reads = new EntryReads(sequelize, collections, lists, this.revisionLog, media, localised, drafts, this.hooks, () => this.search, maxListOffset);
+    this.search = new SqlSearchEngine(sequelize, {
+      collection: async (name) => collections.find(name),
+      readEntries: (c, ids, tenantId, transaction) => this.reads.readEntries(c, ids, tenantId, transaction),
+      localised,
+    });
+    // The search index follows every write, inside its transaction (entry-revisions.ts).
+    this.revisionLog.observer = {
+      written: (collection, tenantId, ids, transaction) => this.search.index(collection, tenantId, ids, transaction),
+      removed: (collection, tenantId, ids, transaction) => this.search.remove(collection, tenantId, ids, transaction),
+    };
     this.announcer = new EntryAnnouncer(lists, events, logger);
     const slugs = new EntrySlugs(sequelize);
     this.writes = new EntryBulkWrites(
@@ -80,6 +91,14 @@ export class EntriesService {
     this.draftStore = drafts;
     this.collectionsService = collections;
     this.localised = localised;
+  }
+
+  /** The search engine lists ask (search-engine.ts); the built-in SQL one unless a plugin replaced it (useSearchEngine). */
+  search: SearchEngine;
+
+  /** Replaces the search engine (a plugin's, e.g. a bigger engine's): it is kept in step with writes from now on. */
+  useSearchEngine(engine: SearchEngine): void {
+    this.search = engine;
   }
 
   /** Working drafts of collections with `drafts: true` (entry-drafts.ts): GET|PUT|DELETE .../draft, POST .../draft/publish. */

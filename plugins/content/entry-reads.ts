@@ -38,6 +38,8 @@ import { targetsInLocale } from './locale-relation-paths.js';
 import { filterTargets } from './filter-targets.js';
 import type { DraftStore } from './entry-drafts.js';
 import type { EntryHooks } from './entry-hooks.js';
+import type { SearchEngine } from './search-engine.js';
+import { markHighlights, relevanceFirst, searchMatch } from './list-search.js';
 
 /** How one entry is read: `fields=` and `populate=`. */
 export interface ReadOptions {
@@ -69,6 +71,8 @@ export class EntryReads {
     /** Working drafts (entry-drafts.ts): `hasDraft` on the answers of callers who see every entry. */
     private readonly drafts?: DraftStore,
     private readonly hooks?: EntryHooks,
+    /** The search engine (search-engine.ts): a list's `search` asks it first. */
+    private readonly search: () => SearchEngine | undefined = () => undefined,
     /** The deepest entry a list reaches by page number (list-cursor.ts, PAGE_TOO_DEEP). */
     private readonly maxListOffset = DEFAULT_MAX_LIST_OFFSET,
   ) {
@@ -146,21 +150,24 @@ export class EntryReads {
         targetInLocale: targetsInLocale(this.localised, identity.tenantId, locale, !seesAll(identity)),
       };
       const scope = { ...base, localized, rules: pathRules(identity, base) };
-      // Searched in the fields the caller may read.
+      // Searched in the fields the caller may read, through the search engine or by substring (list-search.ts).
       const searchedIn = limits?.fields ? { ...c, fields: c.fields.filter((f) => limits.fields!.has(f.name)) } : c;
-      const where = whereFor(searchedIn, identity.tenantId, query, statusIn ? undefined : status, scope);
+      const match = await searchMatch(this.search(), this.localised, c, query, { ...identity, locale, limits, all: seesAll(identity) });
+      const asked = match ? { ...query, search: undefined } : query;
+      const where = whereFor(searchedIn, identity.tenantId, asked, statusIn ? undefined : status, scope);
       // The rule's own `where` reads the listed collection's localized fields in the list's locale, as the filter does.
       const byRule = ruleWhere(c, limits, { ...base, localized });
       for (const w of [statusIn, byRule, byStage]) if (w) (where as { [Op.and]: unknown[] })[Op.and].push(w);
-      const order = orderFor(c, query.sort, localized);
+      const sorted = orderFor(c, query.sort, localized);
       // `after` / `before` (list-cursor.ts): a keyset page, read with one row more to know whether more follow.
-      const cursor = cursorRead(query, order);
+      const cursor = cursorRead(query, sorted);
+      const order = relevanceFirst(match, query, cursor, sorted);
       // Plain rows (no model instances): the page and the total started at once (see ListReader); the rows are
       // completed and populated while the count runs. The total is counted once per version of the collection.
       const total = (count: () => Promise<number>) => this.lists.total(identity.tenantId, name, countKey, count, also);
       const started = cursor
-        ? this.reader.start(c, where, cursor.order, query.limit + 1, 0, { keyset: cursor.keyset, total })
-        : this.reader.start(c, where, order, query.limit, (query.page - 1) * query.limit, { total });
+        ? this.reader.start(c, where, cursor.order, query.limit + 1, 0, { keyset: cursor.keyset, total, join: match ?? undefined })
+        : this.reader.start(c, where, order, query.limit, (query.page - 1) * query.limit, { total, join: match ?? undefined });
       const paged = cursor ? cursorPage(cursor, order, query.sort, await started.rows, query.limit) : null;
       const rows = paged ? paged.rows : await started.rows;
       const items = new Array<Entry>(rows.length);
@@ -171,6 +178,7 @@ export class EntryReads {
       if (tree) await populate(this.populateDeps, c, items, tree, identity, locale);
       if (keys) for (let i = 0; i < items.length; i++) items[i] = selectKeys(items[i]!, keys);
       hideFields(items, limits);
+      if (query.search?.trim()) markHighlights(c, items, query.search);
       await this.hooks?.decorate(name, identity, items);
       if (paged)
         return {

@@ -26,6 +26,12 @@ function revisionRow(
   };
 }
 
+/** See EntryRevisions.observer. */
+export interface RevisionObserver {
+  written(collection: string, tenantId: string, ids: string[], transaction?: Transaction): Promise<void>;
+  removed(collection: string, tenantId: string, ids: string[], transaction?: Transaction): Promise<void>;
+}
+
 /** Whose batch of entries of one collection is written, and the transaction that writes it. */
 export interface RevisionBatch {
   collection: string;
@@ -39,10 +45,20 @@ export interface RevisionBatch {
  * the write's transaction so a rollback takes it with it; read back as an entry's history, deleted with it.
  */
 export class EntryRevisions {
+  /**
+   * Told of every write a revision records and of every removal, inside the write's transaction (the search index,
+   * search-engine.ts, keeps in step with entries this way: a rollback takes its change with it).
+   */
+  observer?: RevisionObserver;
+
   constructor(
     private readonly sequelize: Sequelize,
     private readonly model: typeof Revision,
   ) {}
+
+  private async written(collection: string, tenantId: string, ids: string[], transaction?: Transaction) {
+    if (this.observer && ids.length) await this.observer.written(collection, tenantId, ids, transaction);
+  }
 
   /**
    * `locale`: a write of an entry's version in a non-default locale (entry-locales.ts): the revision says so, and `entry`
@@ -58,6 +74,7 @@ export class EntryRevisions {
     locale: string | null = null,
   ) {
     await this.model.create(revisionRow(collection, entry, tenantId, action, userId, Date.now(), locale), { transaction });
+    await this.written(collection, tenantId, [entry._id], transaction);
   }
 
   /** The 'create' revisions of a batch of new entries, one bulk insert through the model. */
@@ -66,6 +83,12 @@ export class EntryRevisions {
     await this.model.bulkCreate(
       entries.map((entry) => revisionRow(collection, entry, tenantId, 'create', userId, now)),
       { transaction },
+    );
+    await this.written(
+      collection,
+      tenantId,
+      entries.map((e) => e._id),
+      transaction,
     );
   }
 
@@ -78,6 +101,12 @@ export class EntryRevisions {
       qi.quoteIdentifier(this.model.getTableName() as string),
       ['tenant_id', 'collection', 'entry_id', 'version', 'data', 'action', 'created_by', 'created_at'],
       entries.map((entry) => [tenantId, collection, entry._id, 1, JSON.stringify(entry), 'create', userId, now]),
+      transaction,
+    );
+    await this.written(
+      collection,
+      tenantId,
+      entries.map((e) => e._id),
       transaction,
     );
   }
@@ -94,6 +123,12 @@ export class EntryRevisions {
         entries.slice(i, i + BULK_CHUNK).map((entry) => revisionRow(collection, entry, tenantId, action, userId, now)),
         { transaction },
       );
+    await this.written(
+      collection,
+      tenantId,
+      entries.map((e) => e._id),
+      transaction,
+    );
   }
 
   /** See EntriesService.moveRevisions. */
@@ -103,6 +138,8 @@ export class EntryRevisions {
       { collection: to },
       { where: { collection: from, entry_id: { [Op.in]: ids }, tenant_id: tenantId }, transaction },
     );
+    await this.observer?.removed(from, tenantId, ids, transaction);
+    await this.written(to, tenantId, ids, transaction);
   }
 
   async removeFor(collection: string, ids: string[], tenantId: string, transaction: Transaction): Promise<void> {
@@ -110,6 +147,7 @@ export class EntryRevisions {
       where: { collection, entry_id: { [Op.in]: ids }, tenant_id: tenantId },
       transaction,
     });
+    await this.observer?.removed(collection, tenantId, ids, transaction);
   }
 
   /** One revision of an entry by its version (with its stored locale: null for the row), or null. */

@@ -39,8 +39,9 @@ import { PreviewLinks } from './preview-links.js';
 import { previewRoutes } from './routes-preview.js';
 import { revisionRoutes } from './routes-revisions.js';
 import { draftRoutes } from './routes-drafts.js';
+import { searchRoutes } from './routes-search.js';
 import { z } from 'zod';
-import { ENTRY_EVENTS } from './public.js';
+import { COLLECTION_EVENTS, ENTRY_EVENTS } from './public.js';
 
 /** plugins.options.content */
 const optionsSchema = z.object({
@@ -76,6 +77,7 @@ export default definePlugin({
       ...previewRoutes,
       ...revisionRoutes,
       ...draftRoutes,
+      ...searchRoutes,
       ...entryRoutes,
     ])
       routes.add(route);
@@ -96,6 +98,20 @@ export default definePlugin({
     const previews = container.resolve<PreviewLinks>('previewLinks');
     const { scheduleIntervalMs } = options;
     every({ name: 'scheduled publishing round', everyMs: scheduleIntervalMs, run: async () => void (await schedules.runDue()) });
+    // Full-text search (search-engine.ts): each collection is indexed again when its searched fields changed (and the
+    // first time), in the background; a collection's change does the same.
+    const entries = container.resolve<EntriesService>('entries');
+    let rebuilding: Promise<void> = Promise.resolve();
+    const rebuild = (name: string) => {
+      rebuilding = rebuilding
+        .then(() => entries.search.rebuild(name))
+        .catch((err: unknown) => logger.warn({ err, collection: name }, 'search index not rebuilt'));
+      return rebuilding;
+    };
+    for (const c of collections.list()) void rebuild(c.name);
+    for (const event of Object.values(COLLECTION_EVENTS))
+      onClose(container.resolve<EventBus>('events').subscribe(event, (e) => void rebuild(e.payload.collection)));
+    onClose(() => rebuilding);
     onClose(
       container.resolve<EventBus>('events').subscribe(ENTRY_EVENTS.delete, (event) => {
         const p = event.payload;

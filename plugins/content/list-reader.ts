@@ -1,6 +1,18 @@
 import { Op, QueryTypes, type Order, type Sequelize, type WhereOptions } from 'sequelize';
 import { ValidationError } from '../../kernel/sdk.js';
 import type { LoadedCollection } from './collections-service.js';
+import { MATCH_IDS_MAX, type SearchMatch } from './search-engine.js';
+
+/** A search's matches as a subquery of (`_sid`, `_srank`): an engine's own, or its ranked ids as a union of rows. */
+function joinSql(match: SearchMatch): { sql: string; params: unknown[] } {
+  if ('sql' in match) return match;
+  const ids = match.ids.slice(0, MATCH_IDS_MAX);
+  if (!ids.length) return { sql: 'SELECT NULL AS _sid, 0 AS _srank WHERE 1 = 0', params: [] };
+  return {
+    sql: ids.map((_, i) => (i ? 'SELECT ?, ?' : 'SELECT ? AS _sid, ? AS _srank')).join(' UNION ALL '),
+    params: ids.flatMap((id, i) => [id, i]),
+  };
+}
 
 /** A page of plain rows (column -> stored value) and the number of rows the WHERE matches. */
 export interface RowPage {
@@ -64,17 +76,31 @@ export class ListReader {
     return { sql, params };
   }
 
-  /** The page's and the count's SQL; `keyset` (cursor pagination, list-cursor.ts) narrows the page, not the count. */
-  private sql(c: LoadedCollection, where: WhereOptions, order: Order, limit: number, offset: number, keyset?: WhereOptions) {
+  /**
+   * The page's and the count's SQL; `keyset` (cursor pagination, list-cursor.ts) narrows the page, not the count; `join`
+   * (a search's matches, search-engine.ts) keeps the rows it names, its `_srank` there to order by.
+   */
+  private sql(
+    c: LoadedCollection,
+    where: WhereOptions,
+    order: Order,
+    limit: number,
+    offset: number,
+    keyset?: WhereOptions,
+    join?: SearchMatch,
+  ) {
     const qi = this.sequelize.getQueryInterface();
-    const counted = this.whereSql(c, where);
-    const paged = keyset ? this.whereSql(c, { [Op.and]: [where, keyset] }) : counted;
-    const table = qi.quoteIdentifier(c.table);
+    const matched = join ? joinSql(join) : undefined;
+    const withJoin = (w: { sql: string; params: unknown[] }) => (matched ? { sql: w.sql, params: [...matched.params, ...w.params] } : w);
+    const counted = withJoin(this.whereSql(c, where));
+    const paged = keyset ? withJoin(this.whereSql(c, { [Op.and]: [where, keyset] })) : counted;
+    const name = qi.quoteIdentifier(c.table);
+    const table = matched ? `${name} JOIN (${matched.sql}) _search ON _search._sid = ${name}.id` : name;
     // A column by name, or an expression (a localized field's value in a locale: a literal, entry-locales.ts).
     const orderSql = (order as Array<[string | { val: string }, string]>).map(
       ([col, dir]) => `${typeof col === 'string' ? qi.quoteIdentifier(col) : col.val} ${dir === 'DESC' ? 'DESC' : 'ASC'}`,
     );
-    const page = `SELECT * FROM ${table} ${paged.sql} ORDER BY ${orderSql.join(', ')} LIMIT ${Number(limit)} OFFSET ${Number(offset)}`;
+    const page = `SELECT ${name}.* FROM ${table} ${paged.sql} ORDER BY ${orderSql.join(', ')} LIMIT ${Number(limit)} OFFSET ${Number(offset)}`;
     const count = `SELECT COUNT(*) AS n FROM ${table} ${counted.sql}`;
     return { page, count, pageParams: paged.params, countParams: counted.params };
   }
@@ -101,9 +127,11 @@ export class ListReader {
       keyset?: WhereOptions;
       /** The count through a cache (list-cache.ts, ListCache.total): it runs only when the cache has no total. */
       total?: (count: () => Promise<number>) => Promise<number>;
+      /** A search's matches (search-engine.ts): only their rows, `_srank` to order by. */
+      join?: SearchMatch;
     } = {},
   ): { rows: Promise<Array<Record<string, unknown>>>; total: Promise<number> } {
-    const { page, count, pageParams, countParams } = this.sql(c, where, order, limit, offset, options.keyset);
+    const { page, count, pageParams, countParams } = this.sql(c, where, order, limit, offset, options.keyset, options.join);
     if (page.includes('\u0000') || pageParams.some((p) => typeof p === 'string' && p.includes('\u0000')))
       throw new ValidationError('Text values must not contain NUL (\\u0000) characters');
     let rows: Promise<Array<Record<string, unknown>>>;

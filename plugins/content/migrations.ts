@@ -269,4 +269,49 @@ export const CONTENT_MIGRATIONS: MigrationDefinition[] = [
       });
     },
   },
+  {
+    // Full-text search (search-engine.ts, docs/features/search.md): one document per entry and locale ('' the default),
+    // searched by SQLite FTS5 (an external-content table kept in step with the documents by triggers, in the same
+    // transaction) or by MariaDB's InnoDB FULLTEXT index (stop words off: every word is found). Each collection's
+    // documents are made on the next start (content_search_state names the fields they were made from).
+    name: '0018-search',
+    async up({ queryInterface, DataTypes, sequelize }) {
+      const sqlite = sequelize.getDialect() === 'sqlite';
+      const required = (type: DataType) => ({ type, allowNull: false });
+      await queryInterface.createTable('content_search_docs', {
+        id: { type: DataTypes.INTEGER, primaryKey: true, autoIncrement: true },
+        tenant_id: required(DataTypes.STRING(64)),
+        collection: required(DataTypes.STRING(48)),
+        entry_id: required(DataTypes.STRING(36)),
+        locale: required(DataTypes.STRING(35)),
+        published: required(DataTypes.INTEGER),
+        body: required(sqlite ? DataTypes.TEXT : DataTypes.TEXT('medium')),
+      });
+      await queryInterface.addIndex('content_search_docs', ['collection', 'entry_id', 'locale'], { name: 'content_search_docs_entry' });
+      await queryInterface.createTable('content_search_state', {
+        collection: { type: DataTypes.STRING(48), primaryKey: true },
+        signature: required(DataTypes.STRING(64)),
+      });
+      if (!sqlite) {
+        // One connection for both (the setting is the session's, read when the index is made).
+        await sequelize.transaction(async (transaction) => {
+          await sequelize.query('SET SESSION innodb_ft_enable_stopword = 0', { transaction });
+          await sequelize.query('ALTER TABLE content_search_docs ADD FULLTEXT INDEX content_search_docs_body (body)', { transaction });
+        });
+        return;
+      }
+      await sequelize.query(
+        `CREATE VIRTUAL TABLE content_search_fts USING fts5(body, content='content_search_docs', content_rowid='id', tokenize='unicode61 remove_diacritics 2', prefix='2 3')`,
+      );
+      await sequelize.query(
+        `CREATE TRIGGER content_search_docs_ai AFTER INSERT ON content_search_docs BEGIN INSERT INTO content_search_fts(rowid, body) VALUES (new.id, new.body); END`,
+      );
+      await sequelize.query(
+        `CREATE TRIGGER content_search_docs_ad AFTER DELETE ON content_search_docs BEGIN INSERT INTO content_search_fts(content_search_fts, rowid, body) VALUES ('delete', old.id, old.body); END`,
+      );
+      await sequelize.query(
+        `CREATE TRIGGER content_search_docs_au AFTER UPDATE ON content_search_docs BEGIN INSERT INTO content_search_fts(content_search_fts, rowid, body) VALUES ('delete', old.id, old.body); INSERT INTO content_search_fts(rowid, body) VALUES (new.id, new.body); END`,
+      );
+    },
+  },
 ];

@@ -120,3 +120,10 @@ export {
   removeEntryLocaleVersions,
   type EntryLocaleVersion,
 } from './entry-locale-rows.js';
+/**
+ * Full-text search (docs/features/search.md): the contract of a search engine (EntriesService.search; a plugin
+ * replaces the built-in SQL one with entries.useSearchEngine), and the search across collections that GET /api/search
+ * and GraphQL's `search` answer.
+ */
+export type { SearchEngine, SearchRequest, SearchMatch } from './search-engine.js';
+export { searchAcross, type SearchAcrossAnswer, type SearchAcrossQuery } from './search-across.js';

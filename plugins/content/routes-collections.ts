@@ -49,6 +49,10 @@ const collection = z
       .literal(true)
       .optional()
       .describe('Present when entries have working drafts (GET|PUT|DELETE .../{id}/draft, POST .../{id}/draft/publish)'),
+    search: z
+      .object({ fields: z.array(z.string()) })
+      .optional()
+      .describe('Present when set: the fields full-text search looks in (else every text-like field; docs/features/search.md)'),
   })
   .meta({ id: 'Collection' });
 

@@ -46,7 +46,7 @@ export function buildSchema(list: CollectionLike[], deps: SchemaDeps): BuiltSche
     takenTypes(included),
     deps.entries,
   );
-  const query: GraphQLFieldConfigMap<unknown, GraphqlContext> = systemQueryFields(deps.collections, included);
+  const query: GraphQLFieldConfigMap<unknown, GraphqlContext> = systemQueryFields(deps.collections, included, deps.entries);
   const mutation: GraphQLFieldConfigMap<unknown, GraphqlContext> = {};
   const subscription: GraphQLFieldConfigMap<unknown, GraphqlContext> = systemSubscriptionFields(deps.stream);
   for (const t of types.values()) {

@@ -2,17 +2,19 @@ import {
   GraphQLBoolean,
   GraphQLFloat,
   GraphQLID,
+  GraphQLInt,
   GraphQLList,
   GraphQLNonNull,
   GraphQLObjectType,
   GraphQLString,
   type GraphQLFieldConfigMap,
 } from 'graphql';
-import { type BusEvent, hasPermission, type Identity, assertPermission } from '../../kernel/sdk.js';
+import { z } from 'zod';
+import { type BusEvent, hasPermission, type Identity, assertPermission, ValidationError } from '../../kernel/sdk.js';
 import { USER_EVENTS } from '../auth/public.js';
 import { MEDIA_UPLOADED } from '../media/public.js';
 import type { StreamFactory } from './collection-fields.js';
-import type { CollectionsService as CollectionsPort } from '../content/public.js';
+import { searchAcross, type CollectionsService as CollectionsPort, type EntriesService as EntriesPort } from '../content/public.js';
 import type { GraphqlContext } from './graphql-context.js';
 import { GraphQLJSON } from './json-scalar.js';
 import type { CollectionNames } from './names.js';
@@ -48,6 +50,24 @@ const CollectionInfo = new GraphQLObjectType({
   },
 });
 
+const SearchResult = new GraphQLObjectType({
+  name: 'SearchResult',
+  description: "A collection's best matches of a search (docs/features/search.md); each item carries _highlight.",
+  fields: {
+    collection: str,
+    label: str,
+    total: { type: new GraphQLNonNull(GraphQLInt) },
+    items: { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(GraphQLJSON))) },
+  },
+});
+
+const SEARCH_ARGS = z.object({
+  q: z.string().trim().min(1).max(200),
+  collections: z.array(z.string().max(64)).max(50).optional(),
+  limit: z.number().int().min(1).max(50).default(5),
+  locale: z.string().max(64).optional(),
+});
+
 const Media = new GraphQLObjectType({
   name: 'Media',
   fields: {
@@ -75,8 +95,10 @@ const scoped =
 export function systemQueryFields(
   collections: CollectionsPort,
   included: CollectionNames[],
+  entries?: EntriesPort,
 ): GraphQLFieldConfigMap<unknown, GraphqlContext> {
   return {
+    ...(entries ? { search: searchField(collections, entries) } : {}),
     collections: {
       type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(CollectionInfo))),
       description: 'The collections and their fields (content:read), with their names in this schema.',
@@ -87,6 +109,30 @@ export function systemQueryFields(
           .list()
           .map((c) => ({ ...c, typeName: byName.get(c.name)?.type ?? null, listQuery: byName.get(c.name)?.list ?? null }));
       },
+    },
+  };
+}
+
+/** `search(q, collections, limit, locale)`: as GET /api/search answers (content:read; every rule of the caller applies). */
+function searchField(collections: CollectionsPort, entries: EntriesPort) {
+  return {
+    type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(SearchResult))),
+    description: 'Full-text search across the collections you may read: the best matches of each (GET /api/search).',
+    args: {
+      q: { type: new GraphQLNonNull(GraphQLString) },
+      collections: { type: new GraphQLList(new GraphQLNonNull(GraphQLString)) },
+      limit: { type: GraphQLInt },
+      locale: { type: GraphQLString },
+    },
+    async resolve(_root: unknown, args: Record<string, unknown>, ctx: GraphqlContext) {
+      assertPermission(ctx.identity, 'content:read');
+      const parsed = SEARCH_ARGS.safeParse(Object.fromEntries(Object.entries(args).filter(([, v]) => v !== null && v !== undefined)));
+      if (!parsed.success) {
+        const issues = parsed.error.issues.map((i) => ({ path: i.path.map(String).join('.'), message: i.message }));
+        throw new ValidationError(`Invalid search: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, issues);
+      }
+      const { collections: names, ...rest } = parsed.data;
+      return (await searchAcross(entries, collections, ctx.identity, { ...rest, collections: names?.join(',') })).results;
     },
   };
 }

@@ -76,7 +76,7 @@ for (const variant of DB_VARIANTS) {
         ),
       );
       expect(data.collections).to.deep.equal([]);
-      expect(data.__schema.queryType.fields.map((f: { name: string }) => f.name)).to.deep.equal(['collections']);
+      expect(data.__schema.queryType.fields.map((f: { name: string }) => f.name)).to.have.members(['search', 'collections']);
       expect(data.__schema.mutationType).to.equal(null);
       expect(data.__schema.subscriptionType.fields.map((f: { name: string }) => f.name)).to.have.members([
         'mediaUploaded',
@@ -239,6 +239,8 @@ for (const variant of DB_VARIANTS) {
               { identity, variables: c },
             ),
           );
+          // A searched REST list's items carry `_highlight` (docs/features/search.md), which these GraphQL fields do not select.
+          for (const item of rest.items) delete item._highlight;
           expect(answer.posts, `${identity} ${JSON.stringify(c)}`).to.deep.equal(rest);
         }
       }

@@ -206,6 +206,8 @@ export interface ApiSchemas {
     previewUrl?: string;
     /** Present when entries have working drafts (GET|PUT|DELETE .../{id}/draft, POST .../{id}/draft/publish) */
     drafts?: true;
+    /** Present when set: the fields full-text search looks in (else every text-like field; docs/features/search.md) */
+    search?: { fields: string[] };
   };
   CollectionPublicAccess: {
     collection: string;
@@ -1980,6 +1982,23 @@ export interface ApiRoutes {
     };
     errors: ApiErrorCode;
   };
+  /** Searches entries across the collections the caller may read: the best matches of each, grouped by collection (permission: content:read) */
+  'GET /api/search': {
+    params: never;
+    query: {
+      /** Comma-separated collection names (default: every collection the caller may read) */
+      collections?: string;
+      /** Entries per collection (5; at most 50) */
+      limit?: number;
+      /** A locale's code (GET /api/locales); default: the default locale. Unknown: 400 VALIDATION_ERROR */
+      locale?: string;
+      /** The search term */
+      q: string;
+    };
+    body: never;
+    response: { q: string; results: { collection: string; label: string; total: number; items: Record<string, unknown>[] }[] };
+    errors: ApiErrorCode;
+  };
   /** Every System Setting with its type, group, label, help and bounds; secrets are write-only (value null, isSet) (permission: system:read) */
   'GET /api/settings': {
     params: never;
@@ -2333,6 +2352,8 @@ export interface ApiRoutes {
       }[];
       previewUrl?: string | null;
       drafts?: boolean;
+      /** The fields full-text search looks in (docs/features/search.md); absent or null: every text-like field */
+      search?: { fields: string[] } | null;
       /** The planHash of POST .../schema/plan: confirms a change that loses stored values */
       planHash?: string;
     };
@@ -2938,6 +2959,8 @@ export interface ApiRoutes {
       singleton?: boolean;
       previewUrl?: string | null;
       drafts?: boolean;
+      /** The fields full-text search looks in (docs/features/search.md); absent or null: every text-like field */
+      search?: { fields: string[] } | null;
     };
     response: ApiSchemas['Collection'];
     errors: ApiErrorCode;
@@ -3068,6 +3091,8 @@ export interface ApiRoutes {
       }[];
       previewUrl?: string | null;
       drafts?: boolean;
+      /** The fields full-text search looks in (docs/features/search.md); absent or null: every text-like field */
+      search?: { fields: string[] } | null;
     };
     response: {
       collection: string;

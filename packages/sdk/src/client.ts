@@ -48,6 +48,31 @@ export interface CmsClient<T extends TypeMap = UntypedMap> {
   logout(): Promise<void>;
   /** The signed-in user (or the token's): id, role, permissions. */
   me(): Promise<RouteResponse<'GET /api/user/me'>>;
+  /**
+   * Full-text search across the collections this identity may read (`GET /api/search`): words match as prefixes,
+   * "quoted phrases" as they stand; the best matches of each collection, each item with `_highlight`.
+   */
+  search(q: string, options?: SearchOptions): Promise<SearchAnswer>;
+}
+
+export interface SearchOptions {
+  /** Only these collections (default: every one this identity may read). */
+  collections?: string[];
+  /** Entries per collection (5; at most 50). */
+  limit?: number;
+  /** The locale whose values are searched and answered (default: the client's, else the instance's default). */
+  locale?: string;
+}
+
+/** The answer of search(): per collection with matches, its total and its best matches. */
+export interface SearchAnswer {
+  q: string;
+  results: Array<{
+    collection: string;
+    label: string;
+    total: number;
+    items: Array<Record<string, unknown> & { _id: string; _highlight?: Record<string, string> }>;
+  }>;
 }
 
 /**
@@ -98,6 +123,14 @@ export function createClient<T extends TypeMap = UntypedMap>(options: ClientOpti
       }
     },
     me: () => transport.request('/api/user/me'),
+    search: (q, searchOptions = {}) => {
+      const query: Record<string, string> = { q };
+      if (searchOptions.collections) query.collections = searchOptions.collections.join(',');
+      if (searchOptions.limit !== undefined) query.limit = String(searchOptions.limit);
+      const inLocale = searchOptions.locale ?? locale;
+      if (inLocale) query.locale = inLocale;
+      return transport.request<SearchAnswer>('/api/search', { query });
+    },
   };
   return client;
 }
