@@ -62,7 +62,18 @@ export class EntriesService {
     const localised = new EntryLocales(sequelize, locales);
     const drafts = new DraftStore(sequelize);
     this.revisionLog = new EntryRevisions(sequelize, modelsOf(sequelize.models, { Revision }).Revision);
-    this.reads = new EntryReads(sequelize, collections, lists, this.revisionLog, media, localised, drafts, this.hooks, () => this.search, maxListOffset);
+    this.reads = new EntryReads(
+      sequelize,
+      collections,
+      lists,
+      this.revisionLog,
+      media,
+      localised,
+      drafts,
+      this.hooks,
+      () => this.search,
+      maxListOffset,
+    );
     this.search = new SqlSearchEngine(sequelize, {
       collection: async (name) => collections.find(name),
       readEntries: (c, ids, tenantId, transaction) => this.reads.readEntries(c, ids, tenantId, transaction),
