@@ -183,7 +183,7 @@ for (const variant of DB_VARIANTS) {
         list(`limit=10&after=${encodeURIComponent(first.nextCursor)}&sort=rank`).then((r) => r.json()),
       );
       expect(statements.some((s) => /SELECT COUNT\(\*\)/i.test(s))).to.equal(false);
-      expect(statements.some((s) => /^\s*SELECT \*/i.test(s))).to.equal(true);
+      expect(statements.some((s) => /^\s*SELECT (`?\w+`?\.)?\*/i.test(s))).to.equal(true);
       // A page by number of the same list reuses it too; a write makes the next list count again, with the new total.
       const third = await countStatements(t.kernel.sequelize, () => list('limit=10&page=3&sort=rank').then((r) => r.json()));
       expect(third.statements.some((s) => /SELECT COUNT\(\*\)/i.test(s))).to.equal(false);
