@@ -12,7 +12,8 @@ const FIXTURE = join(IMPORT_FIXTURES, 'csv', 'csvkit-realdata-ks_1033_data.csv')
  * The embedded default must stay usable while a background import writes: the 1,575-row fixture
  * (above the background threshold, scaffolded) is imported while another client keeps writing and
  * reading. Found by hand before: the import stalled at 45 % with the database locked until restart.
- * The bounds below are hang detectors (a locked database answered after 15-100 s), not speed targets.
+ * The bounds below are hang detectors (a locked database answered after 15-100 s), not speed targets: 10 s, far
+ * above what a loaded CI machine takes (1.3 s seen) and far below a lock's wait.
  */
 for (const variant of DB_VARIANTS) {
   describe(`an import in the background while others write (${variant.name})`, function () {
@@ -31,7 +32,7 @@ for (const variant of DB_VARIANTS) {
       },
     );
 
-    it('completes the import of csvkit-realdata-ks_1033_data.csv while every write answers within 2 s and health within 1 s; the database is never reported locked', async () => {
+    it('completes the import of csvkit-realdata-ks_1033_data.csv while every write, read and health check answers within 10 s (no hang); the database is never reported locked', async () => {
       const fd = new FormData();
       fd.append('file', new Blob([readFileSync(FIXTURE)]), 'csvkit-realdata-ks_1033_data.csv');
       const validated = await dataOf(await t.request('/api/importers/validate', { method: 'POST', body: fd, identity: 'admin' }));
@@ -66,9 +67,9 @@ for (const variant of DB_VARIANTS) {
       expect(job.status, JSON.stringify(job)).to.equal('completed');
       expect(job.results.rows).to.include({ imported: 1575, failed: 0, skipped: 0 });
       expect(failures).to.deep.equal([]);
-      expect(slowest.write, 'slowest write (ms)').to.be.below(2000);
-      expect(slowest.read, 'slowest read (ms)').to.be.below(2000);
-      expect(slowest.health, 'slowest health (ms)').to.be.below(1000);
+      expect(slowest.write, 'slowest write (ms)').to.be.below(10000);
+      expect(slowest.read, 'slowest read (ms)').to.be.below(10000);
+      expect(slowest.health, 'slowest health (ms)').to.be.below(10000);
       const notes = await dataOf(await as(t, 'admin').get('/api/collections/notes?limit=1'));
       expect(notes.total).to.equal(written);
       const imported = await dataOf(await as(t, 'admin').get(`/api/collections/${plan.collections[0].name}?limit=1`));
