@@ -1,4 +1,5 @@
-import mariadb, { type Connection } from 'mariadb';
+// The driver is loaded on the first check only: an installation on SQLite may not have it (setup's DB_DRIVER_MISSING).
+import type { Connection } from 'mariadb';
 import { gtidReached } from './gtid.js';
 
 export interface ReplicaTarget {
@@ -95,6 +96,7 @@ export class ReplicaMonitor {
   private async checkReplica(r: Tracked, now: number): Promise<void> {
     try {
       if (!r.connection) {
+        const { default: mariadb } = await import('mariadb');
         const connection = await mariadb.createConnection({ ...r.target, connectTimeout: CHECK_MS });
         // A server that goes away closes the socket: the next check connects again.
         connection.on('error', () => {
