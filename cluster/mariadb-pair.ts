@@ -30,11 +30,14 @@ export interface MariaDbServer {
 
 export interface MariaDbPair {
   primary: MariaDbServer;
+  /** The first replica (`replicas[0]`). */
   replica: MariaDbServer;
-  /** Pauses applying replicated changes on the replica (STOP SLAVE SQL_THREAD): it falls behind. */
+  /** Every replica, in the order they were started. */
+  replicas: MariaDbServer[];
+  /** Pauses applying replicated changes on every replica (STOP SLAVE SQL_THREAD): they fall behind. */
   pauseReplication(): Promise<void>;
   resumeReplication(): Promise<void>;
-  /** Resolves once the replica has applied everything the primary has written so far. */
+  /** Resolves once every replica that runs has applied everything the primary has written so far. */
   waitForReplica(timeoutSeconds?: number): Promise<void>;
   stop(): Promise<void>;
 }
@@ -129,11 +132,12 @@ async function startServer(root: string, name: string, args: string[]): Promise<
 }
 
 /**
- * A MariaDB primary (binary log, GTIDs, row format) and a replica of it (GTID replication), each its own
- * mariadbd child process with a temporary datadir on a free port of 127.0.0.1, root without a password.
- * For tests and the bench of read replicas (DB_READ_URLS); stop() kills both and removes the datadirs.
+ * A MariaDB primary (binary log, GTIDs, row format) and `replicas` replicas of it (GTID replication; one by
+ * default), each its own mariadbd child process with a temporary datadir on a free port of 127.0.0.1, root
+ * without a password. For tests and the bench of read replicas (DB_READ_URLS); stop() kills them all and
+ * removes the datadirs.
  */
-export async function startMariaDbPair(): Promise<MariaDbPair> {
+export async function startMariaDbPair(replicaCount = 1): Promise<MariaDbPair> {
   const root = mkdtempSync(join(tmpdir(), 'cms-mariadb-pair-'));
   const servers: MariaDbServer[] = [];
   const stop = async () => {
@@ -143,22 +147,32 @@ export async function startMariaDbPair(): Promise<MariaDbPair> {
   try {
     const primary = await startServer(root, 'primary', ['--server-id=1', '--log-bin=primary-bin', '--binlog-format=ROW']);
     servers.push(primary);
-    const replica = await startServer(root, 'replica', ['--server-id=2', '--skip-log-bin']);
-    servers.push(replica);
-    await replica.query(
-      `CHANGE MASTER TO MASTER_HOST='127.0.0.1', MASTER_PORT=${primary.port}, MASTER_USER='root', MASTER_PASSWORD='', MASTER_USE_GTID=slave_pos`,
-    );
-    await replica.query('START SLAVE');
+    const replicas: MariaDbServer[] = [];
+    for (let i = 0; i < replicaCount; i++) {
+      const replica = await startServer(root, i ? `replica${i + 1}` : 'replica', [`--server-id=${i + 2}`, '--skip-log-bin']);
+      servers.push(replica);
+      replicas.push(replica);
+      await replica.query(
+        `CHANGE MASTER TO MASTER_HOST='127.0.0.1', MASTER_PORT=${primary.port}, MASTER_USER='root', MASTER_PASSWORD='', MASTER_USE_GTID=slave_pos`,
+      );
+      await replica.query('START SLAVE');
+    }
+    const onEach = async (sql: string) => void (await Promise.all(replicas.map((r) => r.query(sql))));
     const pair: MariaDbPair = {
       primary,
-      replica,
-      pauseReplication: () => replica.query('STOP SLAVE SQL_THREAD'),
-      resumeReplication: () => replica.query('START SLAVE SQL_THREAD'),
+      replica: replicas[0]!,
+      replicas,
+      pauseReplication: () => onEach('STOP SLAVE SQL_THREAD'),
+      resumeReplication: () => onEach('START SLAVE SQL_THREAD'),
       async waitForReplica(timeoutSeconds = 30) {
         const [{ pos }] = await primary.query('SELECT @@gtid_binlog_pos AS pos');
         if (!pos) return;
-        const [{ r }] = await replica.query('SELECT MASTER_GTID_WAIT(?, ?) AS r', [pos, timeoutSeconds]);
-        if (Number(r) !== 0) throw new Error(`the replica did not reach ${pos} within ${timeoutSeconds} s`);
+        for (const replica of replicas) {
+          // A replica that is down (killed by a test) is not waited for.
+          const answer = await replica.query('SELECT MASTER_GTID_WAIT(?, ?) AS r', [pos, timeoutSeconds]).catch(() => null);
+          if (answer && Number(answer[0].r) !== 0)
+            throw new Error(`replica on port ${replica.port} did not reach ${pos} within ${timeoutSeconds} s`);
+        }
       },
       stop,
     };

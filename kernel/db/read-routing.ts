@@ -4,6 +4,7 @@ import type { CacheService } from '../cache/cache-service.js';
 import type { Logger } from '../logger.js';
 import { isGtidPosition } from './gtid.js';
 import { ReplicaMonitor, type ReplicaState, type ReplicaTarget } from './replica-monitor.js';
+import { connectionTarget, ReplicaPool } from './replica-pool.js';
 
 export type { ReplicaState, ReplicaTarget } from './replica-monitor.js';
 
@@ -21,8 +22,11 @@ export interface ReadRoutingOptions {
 /** Where the reads of the code running now may go: set per request by the dispatcher. */
 interface Context {
   replica: boolean;
-  /** Shared by nested contexts of one request: whether it wrote (its caller's position is then recorded). */
-  request: { wrote: boolean };
+  /**
+   * Shared by nested contexts of one request: whether it wrote (its caller's position is then recorded), and the
+   * replica its last read connection came from (a statement that fails on it marks that replica down).
+   */
+  request: { wrote: boolean; lastReplica?: string };
 }
 
 const CATEGORY = 'db-read-your-writes';
@@ -60,7 +64,8 @@ export class ReadRouting {
   private readonly store = new AsyncLocalStorage<Context>();
   private readonly monitor: ReplicaMonitor | null;
   private cache: CacheService | null = null;
-  private downUntil = 0;
+  /** Replicas left alone after a failure, until then (ms); '*' for a failure on a replica not known. */
+  private readonly downUntil = new Map<string, number>();
 
   constructor(
     private readonly sequelize: Sequelize,
@@ -96,23 +101,39 @@ export class ReadRouting {
     await this.monitor?.close();
   }
 
+  /** Leaves a replica alone for `retryMs` (its reads go to the other replicas, or to the primary when none is left). */
   private markDown(target: string): void {
     const now = Date.now();
-    if (now >= this.downUntil)
-      this.logger.warn({ replica: target, retryMs: this.options.retryMs }, 'read replica failed; reads go to the primary');
-    this.downUntil = now + this.options.retryMs;
+    if (now >= (this.downUntil.get(target) ?? 0)) {
+      const others = target === '*' ? 'reads go to the primary' : 'reads go to the other replicas or the primary';
+      this.logger.warn({ replica: target === '*' ? 'unknown' : target, retryMs: this.options.retryMs }, `read replica failed; ${others}`);
+    }
+    this.downUntil.set(target, now + this.options.retryMs);
   }
 
-  /** Whether reads may go to the replicas now (all answer, none lags beyond the bound). */
+  /**
+   * The replicas that may serve reads now: they answered their last check, did not fail within `retryMs` and lag
+   * no more than `maxLagMs`. One replica failing leaves the others serving.
+   */
+  private serving(): Set<string> {
+    const now = Date.now();
+    if (!this.monitor || now < (this.downUntil.get('*') ?? 0)) return new Set();
+    const max = this.options.maxLagMs;
+    return new Set(
+      this.monitor
+        .states()
+        .filter((s) => s.state !== 'down' && now >= (this.downUntil.get(s.target) ?? 0) && (!max || s.lagMs <= max))
+        .map((s) => s.target),
+    );
+  }
+
   private replicasServing(): boolean {
-    if (!this.monitor || Date.now() < this.downUntil) return false;
-    if (this.monitor.states().some((s) => s.state === 'down')) return false;
-    return !this.options.maxLagMs || this.monitor.maxLagMs() <= this.options.maxLagMs;
+    return this.serving().size > 0;
   }
 
-  /** Whether every replica has applied `position` (true without replicas). */
+  /** Whether every replica serving reads has applied `position` (true without replicas). */
   replicasHave(position: string | null | undefined): boolean {
-    return !this.monitor || !position || this.monitor.reached(position);
+    return !this.monitor || !position || this.monitor.reached(position, this.serving());
   }
 
   /** The primary's GTID position now (null without replicas): a write committed before this call is in it. */
@@ -174,13 +195,20 @@ export class ReadRouting {
   /** What /api/health shows: the replicas, and whether reads are served by them now. */
   status(): { degraded: boolean; readsOnReplicas: boolean; replicas: ReplicaState[] } | null {
     if (!this.monitor) return null;
-    const replicas = this.monitor.states();
+    const now = Date.now();
+    // A replica whose reads failed since its last check counts as down until it is tried again.
+    const replicas = this.monitor
+      .states()
+      .map((r): ReplicaState => (now < (this.downUntil.get(r.target) ?? 0) ? { ...r, state: 'down', lagMs: 0 } : r));
     const serving = this.replicasServing();
     return { degraded: !serving || replicas.some((r) => r.state !== 'ok'), readsOnReplicas: serving, replicas };
   }
 
   /** Routes SELECTs outside transactions (the pool acquire hook) and falls back to the primary on failures. */
   private install(): void {
+    const pool = new ReplicaPool(this.sequelize, (target, err) => {
+      if (isConnectionFailure(err)) this.markDown(target);
+    });
     this.sequelize.addHook('beforePoolAcquire', (options: { type?: string; useMaster?: boolean }) => {
       const context = this.store.getStore();
       if (options.type !== QueryTypes.SELECT) {
@@ -188,16 +216,36 @@ export class ReadRouting {
         return;
       }
       // After a write in the same request (a GET that creates what it reads), its reads stay on the primary.
-      if (!context?.replica || context.request.wrote || !this.replicasServing()) options.useMaster = true;
+      if (!context?.replica || context.request.wrote) options.useMaster = true;
+      else {
+        const serving = this.serving();
+        if (serving.size) pool.narrowTo(serving);
+        else options.useMaster = true;
+      }
     });
     const manager = this.sequelize.connectionManager as unknown as { getConnection(o?: Record<string, unknown>): Promise<unknown> };
     const getConnection = manager.getConnection.bind(manager);
+    /** A read connection from a replica that serves now: pooled ones to others, or made for other replicas, are destroyed. */
+    const readConnection = async (options: Record<string, unknown>): Promise<unknown> => {
+      for (let tries = 0; tries < 16; tries++) {
+        const connection = await getConnection(options);
+        const target = connectionTarget(connection);
+        if (target === undefined || (pool.isCurrent(connection) && this.serving().has(target))) {
+          const context = this.store.getStore();
+          if (context) context.request.lastReplica = target;
+          return connection;
+        }
+        pool.discard(connection);
+      }
+      return getConnection({ ...options, useMaster: true });
+    };
     manager.getConnection = async (options = {}) => {
+      const replicaRead = options.type === QueryTypes.SELECT && !options.useMaster;
       try {
-        return await getConnection(options);
+        return await (replicaRead ? readConnection(options) : getConnection(options));
       } catch (err) {
-        if (options.type !== QueryTypes.SELECT || options.useMaster || !isConnectionFailure(err)) throw err;
-        this.markDown('a replica (connecting)');
+        if (!replicaRead || !isConnectionFailure(err)) throw err;
+        // The replica was marked down by the failed connect (ReplicaPool); the primary answers this one.
         return getConnection({ ...options, useMaster: true });
       }
     };
@@ -208,7 +256,7 @@ export class ReadRouting {
       } catch (err) {
         const onReplica = this.store.getStore()?.replica && !options.transaction && !options.useMaster;
         if (!onReplica || options.type !== QueryTypes.SELECT || !isConnectionFailure(err)) throw err;
-        this.markDown('a replica (query)');
+        this.markDown(this.store.getStore()?.request.lastReplica ?? '*');
         return query(sql, { ...options, useMaster: true });
       }
     };

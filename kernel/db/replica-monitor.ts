@@ -119,9 +119,11 @@ export class ReplicaMonitor {
     }
   }
 
-  /** Whether every replica answered its last check and has applied `position`. */
-  reached(position: string): boolean {
-    return this.replicas.every((r) => r.position !== null && gtidReached(r.position, position));
+  /** Whether every replica (of `among`, by target name, when given) answered its last check and has applied `position`. */
+  reached(position: string, among?: ReadonlySet<string>): boolean {
+    return this.replicas
+      .filter((r) => !among || among.has(targetName(r.target)))
+      .every((r) => r.position !== null && gtidReached(r.position, position));
   }
 
   /** Longest lag among the replicas that answer (ms). */
