@@ -32,16 +32,16 @@ const MiB = 1024 * 1024;
 const now = () => performance.timeOrigin + performance.now();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** The child's RSS (bytes) and CPU time (ms, user + system) from /proc. */
-function usage(pid: number): { rss: number; cpuMs: number } {
+/** The child's RSS (bytes) and CPU time (ms, user + system, and system alone) from /proc. */
+function usage(pid: number): { rss: number; cpuMs: number; sysMs: number } {
   try {
     const rss = Number(/^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) * 1024;
     // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th, in ticks of 10 ms.
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return { rss, cpuMs: (Number(fields[11]) + Number(fields[12])) * 10 };
+    return { rss, cpuMs: (Number(fields[11]) + Number(fields[12])) * 10, sysMs: Number(fields[12]) * 10 };
   } catch {
-    return { rss: 0, cpuMs: 0 };
+    return { rss: 0, cpuMs: 0, sysMs: 0 };
   }
 }
 
@@ -78,6 +78,8 @@ export interface SubscriberFigures {
   max: number;
   createP50: number;
   cpuMsPerEvent: number;
+  /** Of which in the kernel (system time: on loopback, a socket write also does the receiving side's TCP work). */
+  sysMsPerEvent: number;
   rssBefore: number;
   rssPeak: number;
   /** When the events were sent and delivered (epoch ms): the window of a CPU profile to read. */
@@ -158,6 +160,7 @@ async function round(kernel: { url: string; pid: number }, cookie: string, token
       createP50: pct(createMs, 50),
       // Less the 200 ms pauses, which cost nothing; the wait for every receipt is counted (the server is delivering then).
       cpuMsPerEvent: (after.cpuMs - before.cpuMs) / EVENTS,
+      sysMsPerEvent: (after.sysMs - before.sysMs) / EVENTS,
       rssBefore: before.rss,
       rssPeak,
       window,
@@ -179,7 +182,7 @@ function print(f: SubscriberFigures): void {
   console.log(
     `${String(f.subscribers).padStart(6)} subscribers  connected ${f.connected} in ${f.connectSeconds.toFixed(1)} s   delivered ${f.delivered}/${f.expected}` +
       `   delay p50 ${ms(f.p50)} ms  p99 ${ms(f.p99)} ms  max ${ms(f.max)} ms   (create answered p50 ${f.createP50.toFixed(0)} ms)` +
-      `   server CPU ${f.cpuMsPerEvent.toFixed(0)} ms/event, RSS ${Math.round(f.rssBefore / MiB)} -> peak ${Math.round(f.rssPeak / MiB)} MiB`,
+      `   server CPU ${f.cpuMsPerEvent.toFixed(0)} ms/event (system ${f.sysMsPerEvent.toFixed(0)}), RSS ${Math.round(f.rssBefore / MiB)} -> peak ${Math.round(f.rssPeak / MiB)} MiB`,
   );
 }
 

@@ -40,6 +40,8 @@ interface Connection {
   streams: StreamBudget;
   /** The HTTP server the upgrade came through. */
   server: HttpServerLike | null;
+  /** The TCP socket the upgrade came on, under `socket` (the `next` messages of shared subscriptions are written to it). */
+  raw: Duplex;
 }
 
 interface HttpServerLike {
@@ -157,6 +159,7 @@ export class GraphqlSockets {
             legacy: legacyProtocol,
             alive: true,
             server: httpServer,
+            raw: socket,
             streams: { open: 0, max: this.deps.options.maxSubscriptionsPerConnection },
           };
           this.connections.set(ws, connection);
@@ -216,7 +219,7 @@ export class GraphqlSockets {
           const p = prep.prepared;
           const contextValue = contextFor(() => connection.identity, p.operation.operation, connection.streams);
           if (p.operation.operation === 'subscription')
-            this.sinks.set(contextValue, nextMessageSink(ctx.extra.socket, id, options.maxQueuedEvents));
+            this.sinks.set(contextValue, nextMessageSink(ctx.extra.socket, connection.raw, id, options.maxQueuedEvents));
           return { schema: p.schema, document: p.document, operationName: p.operationName, variableValues: p.variables, contextValue };
         },
         // Shared execution (subscription-fanout.ts): results of shared subscriptions go out through the sink, not onNext.
@@ -308,12 +311,14 @@ export class GraphqlSockets {
   /** Re-checks these connections, RECHECK_SLICE at once, the event loop free between slices (also after a revocation event). */
   private async recheckSliced(connections: Connection[]): Promise<void> {
     for (let i = 0; i < connections.length; i += RECHECK_SLICE) {
-      await Promise.all(connections.slice(i, i + RECHECK_SLICE).map((c) => this.recheckOne(c)));
+      // The maintenance gate is looked up once a slice (a container resolution), not once a connection.
+      const gate = this.deps.maintenance?.();
+      await Promise.all(connections.slice(i, i + RECHECK_SLICE).map((c) => this.recheckOne(c, gate)));
       if (i + RECHECK_SLICE < connections.length) await new Promise<void>((resolve) => setImmediate(resolve));
     }
   }
 
-  private async recheckOne(c: Connection): Promise<void> {
+  private async recheckOne(c: Connection, gate: MaintenanceGate | undefined): Promise<void> {
     if (!this.connections.has(c.socket)) return;
     let now: Identity;
     try {
@@ -329,7 +334,7 @@ export class GraphqlSockets {
       return;
     }
     c.identity = now;
-    if (this.deps.maintenance?.()?.refuses(now)) c.socket.close(CLOSE_MAINTENANCE, 'The site is down for maintenance; try again later');
+    if (gate?.refuses(now)) c.socket.close(CLOSE_MAINTENANCE, 'The site is down for maintenance; try again later');
   }
 
   /**

@@ -11,17 +11,54 @@ import type { MaintenanceGate } from '../maintenance/public.js';
 import type { SharedResult, Sink } from './subscription-fanout.js';
 
 const CLOSE_BRACE = Buffer.from('}');
+/** FIN + text opcode: the first byte of an unfragmented, uncompressed text frame. */
+const TEXT_FRAME = 0x81;
+
+/** `parts` as one unmasked WebSocket text frame (RFC 6455 5.2: what ws's Sender writes for a server's message), header included. */
+export function textFrame(parts: readonly Buffer[]): Buffer {
+  let length = 0;
+  for (const p of parts) length += p.length;
+  const header = length < 126 ? 2 : length < 65536 ? 4 : 10;
+  const frame = Buffer.allocUnsafe(header + length);
+  frame[0] = TEXT_FRAME;
+  if (header === 2) frame[1] = length;
+  else if (header === 4) {
+    frame[1] = 126;
+    frame.writeUInt16BE(length, 2);
+  } else {
+    frame[1] = 127;
+    frame.writeUInt32BE(0, 2);
+    frame.writeUIntBE(length, 4, 6);
+  }
+  let at = header;
+  for (const p of parts) at += p.copy(frame, at);
+  return frame;
+}
 
 /**
  * A graphql-transport-ws subscriber's sink: the `next` message graphql-ws would send, built from the
- * group's one JSON text with this subscriber's id, through the same socket (so it stays in order with
- * the library's own messages). A client that stops reading misses events once its socket holds
- * `maxQueued` of them unsent, as a slow subscriber's queue drops them.
+ * group's one JSON text with this subscriber's id, on the same socket (so it stays in order with the
+ * library's own messages). A client that stops reading misses events once its socket holds `maxQueued`
+ * of them unsent, as a slow subscriber's queue drops them.
+ *
+ * `raw` is the TCP socket under `socket` (the one the upgrade came on). While the connection has no
+ * extension (the server never negotiates permessage-deflate), ws's Sender writes every message to it at
+ * once, as a header and the payload in one writev; here the whole frame is one buffer in one write, made
+ * once per event for every subscriber of the group using the same id (SharedResult.frame). Without `raw`
+ * (or with an extension), the message goes through ws.send.
  */
-export function nextMessageSink(socket: WebSocket, id: string, maxQueued: number): Sink {
+export function nextMessageSink(socket: WebSocket, raw: Duplex | null, id: string, maxQueued: number): Sink {
   const prefix = Buffer.from(`{"id":${JSON.stringify(id)},"type":"next","payload":`);
+  const direct = raw !== null && socket.extensions === '';
   return (result: SharedResult) => {
     if (socket.readyState !== socket.OPEN) return;
+    if (direct) {
+      if (raw.destroyed || !raw.writable) return;
+      const frame = result.frame(id, () => textFrame([prefix, result.json, CLOSE_BRACE]));
+      if (raw.writableLength > maxQueued * frame.length) return;
+      raw.write(frame);
+      return;
+    }
     const json = result.json;
     const size = prefix.length + json.length + 1;
     if (socket.bufferedAmount > maxQueued * size) return;

@@ -13,15 +13,28 @@ import { formatErrors } from './format-error.js';
 import { contextFor, type StreamBudget } from './graphql-context.js';
 import { permissionKey } from './shared-fields.js';
 
+/** Distinct subscription ids whose `next` frame one result keeps (clients often number theirs from 1). */
+const FRAMES_KEPT = 8;
+
 /** One event's result, executed and formatted once for a group; its JSON text made once, on first use. */
 export class SharedResult {
   private text: Buffer | null = null;
+  private readonly frames = new Map<string, Buffer>();
 
   constructor(readonly value: FormattedExecutionResult) {}
 
   /** `{"data":...,"errors":[...]}` as UTF-8 bytes. */
   get json(): Buffer {
     return (this.text ??= Buffer.from(JSON.stringify(this.value)));
+  }
+
+  /** The `next` frame for subscription id `id`, made by `make` once for the first FRAMES_KEPT ids (others each time). */
+  frame(id: string, make: () => Buffer): Buffer {
+    let frame = this.frames.get(id);
+    if (frame) return frame;
+    frame = make();
+    if (this.frames.size < FRAMES_KEPT) this.frames.set(id, frame);
+    return frame;
   }
 }
 
@@ -45,8 +58,9 @@ const schemaId = (schema: GraphQLSchema) => {
  */
 class Member extends BoundedStream<FormattedExecutionResult> {
   group: Group | null = null;
-  /** The permission key the member was grouped by. */
+  /** The permission key the member was grouped by, and the identity object it was computed from. */
   key: string;
+  keyed: Identity;
 
   constructor(
     private readonly fanout: SubscriptionFanout,
@@ -56,7 +70,8 @@ class Member extends BoundedStream<FormattedExecutionResult> {
     maxQueued: number,
   ) {
     super(maxQueued);
-    this.key = permissionKey(identity());
+    this.keyed = identity();
+    this.key = permissionKey(this.keyed);
   }
 
   deliver(result: SharedResult): void {
@@ -153,6 +168,7 @@ export class SubscriptionFanout {
   /** Puts the member into the group of its current permission context; the errors when that context may not subscribe. */
   private async attach(member: Member, args: ExecutionArgs): Promise<ExecutionResult | null> {
     const identity = member.identity();
+    member.keyed = identity;
     member.key = permissionKey(identity);
     const key = this.groupKey(args, member.key);
     let group = this.groups.get(key);
@@ -247,8 +263,16 @@ export class SubscriptionFanout {
       for (; i < end; i++) {
         const m = members[i]!;
         if (m.done) continue;
-        if (permissionKey(m.identity()) !== m.key) moved.push(m);
-        else m.deliver(result);
+        // The identity object changes only when the connection's identity is resolved again.
+        const identity = m.identity();
+        if (identity !== m.keyed) {
+          if (permissionKey(identity) !== m.key) {
+            moved.push(m);
+            continue;
+          }
+          m.keyed = identity;
+        }
+        m.deliver(result);
       }
       if (i < members.length) await new Promise<void>((resolve) => setImmediate(resolve));
     }

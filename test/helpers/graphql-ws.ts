@@ -65,7 +65,7 @@ const withHeaders = (headers: Record<string, string>) =>
 /** A graphql-transport-ws client (the graphql-ws package); `closed` records how the server closed it. */
 export function modernClient(
   t: TestKernel,
-  options: { headers?: Record<string, string>; connectionParams?: Record<string, unknown> } = {},
+  options: { headers?: Record<string, string>; connectionParams?: Record<string, unknown>; generateID?: () => string } = {},
 ) {
   const closes: Array<{ code: number; reason: string }> = [];
   const client: Client = createClient({
@@ -74,6 +74,7 @@ export function modernClient(
     retryAttempts: 0,
     lazy: true,
     connectionParams: options.connectionParams,
+    ...(options.generateID ? { generateID: options.generateID } : {}),
     on: { closed: (e) => void closes.push({ code: (e as { code: number }).code, reason: String((e as { reason: string }).reason) }) },
   });
   const subscribe = (query: string): Inbox => {

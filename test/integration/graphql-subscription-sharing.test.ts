@@ -79,6 +79,29 @@ for (const variant of DB_VARIANTS) {
       expect(inboxes[0]!.pending).to.equal(0);
     });
 
+    it('events of every size reach each subscriber whole, whatever its subscription id, over both protocols', async function () {
+      const query = 'subscription { postAdded { title meta } }';
+      // Two clients numbering their subscriptions alike (one `next` frame made for both), one with generated ids, one legacy.
+      const inboxes = [
+        track(modernClient(t, { headers: testHeaders('editor'), generateID: () => '1' })).subscribe(query),
+        track(modernClient(t, { headers: testHeaders('editor'), generateID: () => '1' })).subscribe(query),
+        track(modernClient(t, { headers: testHeaders('editor') })).subscribe(query),
+        track(legacyClient(t, { headers: testHeaders('editor') })).subscribe(query),
+      ];
+      await awaitSubscribed(4);
+      expect(graphql().fanout.groupCount).to.equal(1);
+      // A frame's length takes 7 bits, 16 bits or 64 bits of its header (RFC 6455): a small, a medium and a large event.
+      const sizes = [10, 1000, 100_000];
+      for (const size of sizes)
+        await dataOf(
+          await as(t, 'editor').post('/api/collections/posts', { title: `Size ${size}`, meta: { text: 'é'.repeat(size) } }),
+          201,
+        );
+      for (const inbox of inboxes)
+        for (const size of sizes)
+          expect(await inbox.next()).to.deep.equal({ data: { postAdded: { title: `Size ${size}`, meta: { text: 'é'.repeat(size) } } } });
+    });
+
     it('the same document under other permissions or another tenant runs apart: readers never get drafts, other tenants nothing', async function () {
       const query = 'subscription { postAdded { title status } }';
       const writer = track(modernClient(t, { headers: testHeaders('editor') })).subscribe(query);
