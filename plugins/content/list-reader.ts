@@ -88,6 +88,7 @@ export class ListReader {
     offset: number,
     keyset?: WhereOptions,
     join?: SearchMatch,
+    matchesOnly = false,
   ) {
     const qi = this.sequelize.getQueryInterface();
     const matched = join ? joinSql(join) : undefined;
@@ -101,6 +102,9 @@ export class ListReader {
       ([col, dir]) => `${typeof col === 'string' ? qi.quoteIdentifier(col) : col.val} ${dir === 'DESC' ? 'DESC' : 'ASC'}`,
     );
     const page = `SELECT ${name}.* FROM ${table} ${paged.sql} ORDER BY ${orderSql.join(', ')} LIMIT ${Number(limit)} OFFSET ${Number(offset)}`;
+    // The tenant's matches are its entries' documents (search-engine.ts): counted without reading an entry.
+    if (matchesOnly && join && 'sql' in join)
+      return { page, count: `SELECT COUNT(*) AS n FROM (${join.sql}) _search`, pageParams: paged.params, countParams: join.params };
     const count = `SELECT COUNT(*) AS n FROM ${table} ${counted.sql}`;
     return { page, count, pageParams: paged.params, countParams: counted.params };
   }
@@ -129,9 +133,23 @@ export class ListReader {
       total?: (count: () => Promise<number>) => Promise<number>;
       /** A search's matches (search-engine.ts): only their rows, `_srank` to order by. */
       join?: SearchMatch;
+      /**
+       * `where` is the tenant alone (no status, filter or rule): the total is the number of the engine's matches in its
+       * SQL (the documents of the tenant's entries in this collection, kept in the entries' own transactions).
+       */
+      matchesOnly?: boolean;
     } = {},
   ): { rows: Promise<Array<Record<string, unknown>>>; total: Promise<number> } {
-    const { page, count, pageParams, countParams } = this.sql(c, where, order, limit, offset, options.keyset, options.join);
+    const { page, count, pageParams, countParams } = this.sql(
+      c,
+      where,
+      order,
+      limit,
+      offset,
+      options.keyset,
+      options.join,
+      options.matchesOnly,
+    );
     if (page.includes('\u0000') || pageParams.some((p) => typeof p === 'string' && p.includes('\u0000')))
       throw new ValidationError('Text values must not contain NUL (\\u0000) characters');
     let rows: Promise<Array<Record<string, unknown>>>;
