@@ -260,7 +260,9 @@ async function runOn(db: Db): Promise<void> {
   const results = new Map<string, number[][]>(CASES.map((c) => [c.name, []]));
   const plans: string[] = [];
   try {
-    let { authors, have } = await resume(k);
+    const resumed = await resume(k);
+    const authors = resumed.authors;
+    let have = resumed.have;
     if (SIZES.some((size) => size < have)) throw new Error(`${keep} holds ${have} entries: every size must be at least that`);
     for (const size of SIZES) {
       const seeded = await timed(() => grow(k, authors, have, size));

@@ -165,11 +165,9 @@ export class EntryReads {
       // Plain rows (no model instances): the page and the total started at once (see ListReader); the rows are
       // completed and populated while the count runs. The total is counted once per version of the collection.
       const total = (count: () => Promise<number>) => this.lists.total(identity.tenantId, name, countKey, count, also);
-      // A search whose WHERE is the tenant alone counts the engine's matches without reading the entries (list-reader.ts).
-      const join = { total, join: match ?? undefined, matchesOnly: (where as { [Op.and]: unknown[] })[Op.and].length === 1 };
       const started = cursor
-        ? this.reader.start(c, where, cursor.order, query.limit + 1, 0, { ...join, keyset: cursor.keyset })
-        : this.reader.start(c, where, order, query.limit, (query.page - 1) * query.limit, join);
+        ? this.reader.start(c, where, cursor.order, query.limit + 1, 0, { keyset: cursor.keyset, total, join: match ?? undefined })
+        : this.reader.start(c, where, order, query.limit, (query.page - 1) * query.limit, { total, join: match ?? undefined });
       const paged = cursor ? cursorPage(cursor, order, query.sort, await started.rows, query.limit) : null;
       const rows = paged ? paged.rows : await started.rows;
       const items = new Array<Entry>(rows.length);

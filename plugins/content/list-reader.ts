@@ -14,6 +14,15 @@ function joinSql(match: SearchMatch): { sql: string; params: unknown[] } {
   };
 }
 
+/** A WHERE of whereFor's with nothing but the tenant's condition (`{[Op.and]: [{tenant_id}]}`). */
+function tenantOnly(where: WhereOptions): boolean {
+  const and = (where as { [Op.and]?: unknown })[Op.and];
+  if (!Array.isArray(and) || and.length !== 1 || Object.getOwnPropertySymbols(where).length !== 1 || Object.keys(where).length)
+    return false;
+  const only = and[0] as object;
+  return Object.keys(only).length === 1 && 'tenant_id' in only && Object.getOwnPropertySymbols(only).length === 0;
+}
+
 /** A page of plain rows (column -> stored value) and the number of rows the WHERE matches. */
 export interface RowPage {
   rows: Array<Record<string, unknown>>;
@@ -88,7 +97,6 @@ export class ListReader {
     offset: number,
     keyset?: WhereOptions,
     join?: SearchMatch,
-    matchesOnly = false,
   ) {
     const qi = this.sequelize.getQueryInterface();
     const matched = join ? joinSql(join) : undefined;
@@ -102,8 +110,9 @@ export class ListReader {
       ([col, dir]) => `${typeof col === 'string' ? qi.quoteIdentifier(col) : col.val} ${dir === 'DESC' ? 'DESC' : 'ASC'}`,
     );
     const page = `SELECT ${name}.* FROM ${table} ${paged.sql} ORDER BY ${orderSql.join(', ')} LIMIT ${Number(limit)} OFFSET ${Number(offset)}`;
-    // The tenant's matches are its entries' documents (search-engine.ts): counted without reading an entry.
-    if (matchesOnly && join && 'sql' in join)
+    // A search whose WHERE is the tenant alone (no status, filter or rule): the engine's matches in its SQL are the
+    // documents of the tenant's entries (written in the entries' own transactions), counted without reading an entry.
+    if (join && 'sql' in join && tenantOnly(where))
       return { page, count: `SELECT COUNT(*) AS n FROM (${join.sql}) _search`, pageParams: paged.params, countParams: join.params };
     const count = `SELECT COUNT(*) AS n FROM ${table} ${counted.sql}`;
     return { page, count, pageParams: paged.params, countParams: counted.params };
@@ -133,23 +142,9 @@ export class ListReader {
       total?: (count: () => Promise<number>) => Promise<number>;
       /** A search's matches (search-engine.ts): only their rows, `_srank` to order by. */
       join?: SearchMatch;
-      /**
-       * `where` is the tenant alone (no status, filter or rule): the total is the number of the engine's matches in its
-       * SQL (the documents of the tenant's entries in this collection, kept in the entries' own transactions).
-       */
-      matchesOnly?: boolean;
     } = {},
   ): { rows: Promise<Array<Record<string, unknown>>>; total: Promise<number> } {
-    const { page, count, pageParams, countParams } = this.sql(
-      c,
-      where,
-      order,
-      limit,
-      offset,
-      options.keyset,
-      options.join,
-      options.matchesOnly,
-    );
+    const { page, count, pageParams, countParams } = this.sql(c, where, order, limit, offset, options.keyset, options.join);
     if (page.includes('\u0000') || pageParams.some((p) => typeof p === 'string' && p.includes('\u0000')))
       throw new ValidationError('Text values must not contain NUL (\\u0000) characters');
     let rows: Promise<Array<Record<string, unknown>>>;
