@@ -67,7 +67,8 @@ export async function startBenchKernel(
     env,
     overrides: {
       db: maria ? { url: maria.url } : { type: 'sqlite', storage: 'cms.sqlite' },
-      plugins: { options: { content: { listCache } } },
+      // maxListOffset: the scale bench measures deep pages by number (the middle page).
+      plugins: { options: { content: { listCache, maxListOffset: 10_000_000 } } },
     },
   });
   const kernel = createKernel({ config, env, logger: createLogger('error') });

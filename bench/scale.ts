@@ -10,8 +10,17 @@
  * MariaDB (when BENCH_MARIADB_URL or CMS_TEST_MARIADB_URL is set), then the query plan of every statement of each case
  * at the largest size (SQLite EXPLAIN QUERY PLAN, MariaDB EXPLAIN), which is what explains a case that grows.
  * BENCH_SCALE_DBS (default `sqlite,mariadb`) picks the databases.
+ *
+ * Search (docs/features/search.md): the seeded rows bypass the entries' writes, so after each size the kernel indexes
+ * the collection again as on an upgrade (its search state forgotten, a restart, the background rebuild awaited through
+ * content_search_state) and prints how long that took; then the index must hold a document per entry and each search
+ * case must answer the number of matches the seeded titles make (an ERROR line and exit code 1 otherwise). The cases:
+ * a rare word (1 match), a common word (10%), a prefix (1.1%), a phrase (0.1%) and a word of every entry.
+ * BENCH_SCALE_SQLITE_DIR keeps SQLite's data dir after the run; a later run takes its entries and index up (so a
+ * million entries are seeded and indexed once; every size must then be at least what it holds).
  */
 import { randomUUID } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { countStatements, MARIADB_URL, percentile, startBenchKernel, timed, type BenchKernel, type Db } from './content-model-kernel.js';
@@ -20,6 +29,8 @@ const SIZES = (process.env.BENCH_SCALE_SIZES ?? '1000,10000,100000,1000000').spl
 const REQUESTS = Number(process.env.BENCH_SCALE_REQUESTS ?? 60);
 const CASE_SECONDS = Number(process.env.BENCH_SCALE_CASE_SECONDS ?? 15);
 const AUTHORS = 1000;
+/** SQLite's data dir, kept after the run; a later run takes its entries up (and seeds only beyond them). */
+const KEEP = process.env.BENCH_SCALE_SQLITE_DIR;
 const PER_BATCH = 100;
 
 interface Case {
@@ -33,13 +44,40 @@ const q = (filter: unknown) => encodeURIComponent(JSON.stringify(filter));
 /** A spread of values over [0, n): the same sequence every run. */
 const spread = (i: number, n: number) => (i * 7919) % Math.max(1, n);
 
+/** Ten words, one in each tenth of the entries (entry i has WORDS[i % 10]); none is the prefix of another word of a title. */
+const WORDS = ['amber', 'birch', 'cedar', 'dune', 'ember', 'fjord', 'grove', 'heath', 'inlet', 'juniper'];
+/** A seeded entry's title: its number, a token shared by a thousandth of the entries (`k<n>x`) and a word of WORDS. */
+const titleOf = (i: number) => `Item ${i} k${spread(i, 1000)}x ${WORDS[i % 10]}`;
+
+/** The search cases: the term of request i at size n and the number of entries it matches there. */
+interface Search {
+  name: string;
+  term(n: number, i: number): string;
+  expect(n: number): number;
+}
+const SEARCHES: Search[] = [
+  // A number in [n/10, n): its own entry only (words match as prefixes, and every longer number is past n).
+  { name: 'search, rare word (1 match)', term: (n, i) => String(n / 10 + spread(i, (n * 9) / 10)), expect: () => 1 },
+  { name: 'search, common word (10%)', term: (_n, i) => WORDS[i % 10]!, expect: (n) => n / 10 },
+  // `k12` is the prefix of k12x and k120x..k129x: 11 of the 1,000 tokens.
+  { name: 'search, prefix (1.1%)', term: (_n, i) => `k${10 + (i % 90)}`, expect: (n) => (11 * n) / 1000 },
+  // Entries with the same k<n>x have the same i % 1000, so the same word after it: a thousandth of the entries.
+  { name: 'search, phrase (0.1%)', term: (_n, i) => `"k${spread(i, 1000)}x ${WORDS[i % 10]}"`, expect: (n) => n / 1000 },
+  { name: 'search, word of every entry', term: () => 'item', expect: (n) => n },
+];
+
 const CASES: Case[] = [
   { name: 'list (cached)', cached: true, path: () => '/api/collections/items?limit=20' },
   { name: 'list (uncached)', path: () => '/api/collections/items?limit=20' },
   { name: 'filter, indexed field', path: (n, i) => `/api/collections/items?limit=20&filter=${q({ batch: spread(i, n / PER_BATCH) })}` },
   { name: 'sort, unindexed field', path: () => '/api/collections/items?limit=20&sort=rank:desc' },
   { name: 'populate (one relation)', path: () => '/api/collections/items?limit=20&populate=author' },
-  { name: 'search (substring)', path: (_n, i) => `/api/collections/items?limit=20&search=k${spread(i, 1000)}x` },
+  // Full-text search (docs/features/search.md) through the index, which holds every seeded entry (indexIt below); each
+  // case's matches are known from the seeded titles (`expect`), checked on the first answer of each size.
+  ...SEARCHES.map((s) => ({
+    name: s.name,
+    path: (n: number, i: number) => `/api/collections/items?limit=20&search=${encodeURIComponent(s.term(n, i))}`,
+  })),
   {
     name: 'count (half the rows)',
     path: (n) => `/api/collections/items?limit=1&filter=${q({ batch: { lt: Math.max(1, n / PER_BATCH / 2) } })}`,
@@ -76,7 +114,7 @@ async function tableOf(k: BenchKernel, name: string): Promise<string> {
 }
 
 /** The collections and the authors (through the API). */
-async function prepare(k: BenchKernel): Promise<string[]> {
+export async function prepare(k: BenchKernel): Promise<string[]> {
   await k.call('/api/collections', { json: { name: 'people', fields: [{ name: 'name', type: 'text' }] } });
   await k.call('/api/collections', {
     json: {
@@ -99,8 +137,18 @@ async function prepare(k: BenchKernel): Promise<string[]> {
   return rows.map((r) => r.id);
 }
 
+/** The authors and the number of entries of a data dir kept by an earlier run (BENCH_SCALE_SQLITE_DIR), else prepare()'s. */
+async function resume(k: BenchKernel): Promise<{ authors: string[]; have: number }> {
+  const items = await tableOf(k, 'items').catch(() => null);
+  if (!items) return { authors: await prepare(k), have: 0 };
+  const select = <T extends object>(sql: string) => k.sequelize.query<T>(sql, { type: QueryTypes.SELECT });
+  const authors = await select<{ id: string }>(`SELECT id FROM ${await tableOf(k, 'people')} ORDER BY f_name`);
+  const [n] = await select<{ n: number | string }>(`SELECT COUNT(*) AS n FROM ${items}`);
+  return { authors: authors.map((r) => r.id), have: Number(n!.n) };
+}
+
 /** Entries [from, to) straight into the table: one transaction per 10,000 rows, multi-row INSERTs of 1,000. */
-async function grow(k: BenchKernel, authors: string[], from: number, to: number): Promise<void> {
+export async function grow(k: BenchKernel, authors: string[], from: number, to: number): Promise<void> {
   const sequelize = k.sequelize as Sequelize;
   const table = (await tableOf(k, 'items')).replace(/^[`"]|[`"]$/g, '');
   const base = Date.UTC(2020, 0, 1);
@@ -120,7 +168,7 @@ async function grow(k: BenchKernel, authors: string[], from: number, to: number)
             updated_by: 'bench',
             created_at: base + i * 1000,
             updated_at: base + i * 1000,
-            f_title: `Item ${i} k${spread(i, 1000)}x`,
+            f_title: titleOf(i),
             f_batch: Math.floor(i / PER_BATCH),
             f_rank: spread(i, 1_000_003),
             f_author: authors[i % authors.length]!,
@@ -129,6 +177,49 @@ async function grow(k: BenchKernel, authors: string[], from: number, to: number)
         await sequelize.getQueryInterface().bulkInsert(table, rows, { transaction });
       }
     });
+}
+
+/**
+ * Has the kernel index the collection again as on an upgrade's first start (its search state forgotten, the kernel
+ * restarted: the background rebuild of plugins/content/index.ts, 500 entries per transaction) and waits until the
+ * rebuild has written the state again: the kernel and the milliseconds from the restart on.
+ */
+export async function indexIt(k: BenchKernel): Promise<{ k: BenchKernel; ms: number }> {
+  await k.sequelize.query(`DELETE FROM content_search_state WHERE collection = 'items'`);
+  const started = performance.now();
+  k = await k.restart(false);
+  const done = () =>
+    k.sequelize.query(`SELECT signature FROM content_search_state WHERE collection = 'items'`, { type: QueryTypes.SELECT });
+  while (!(await done()).length) await new Promise((resolve) => setTimeout(resolve, 100));
+  return { k, ms: performance.now() - started };
+}
+
+/** The documents of the collection's entries in the default locale, when its index has been made (else -1). */
+async function indexed(k: BenchKernel): Promise<number> {
+  const select = <T extends object>(sql: string) => k.sequelize.query<T>(sql, { type: QueryTypes.SELECT });
+  const state = await select(`SELECT signature FROM content_search_state WHERE collection = 'items'`);
+  const [docs] = await select<{ n: number | string }>(
+    `SELECT COUNT(*) AS n FROM content_search_docs WHERE collection = 'items' AND locale = ''`,
+  );
+  return state.length ? Number(docs!.n) : -1;
+}
+
+/** The index holds a document of every entry, and each search case answers the number of matches its titles make. */
+async function verify(k: BenchKernel, db: Db, size: number): Promise<void> {
+  const docs = await indexed(k);
+  const errors: string[] = [];
+  if (docs !== size) errors.push(`the index holds ${docs} documents, not ${size}`);
+  for (const s of SEARCHES)
+    for (const i of [0, 1]) {
+      const { total, items } = (await k.call(`/api/collections/items?limit=20&search=${encodeURIComponent(s.term(size, i))}`)) as {
+        total: number;
+        items: unknown[];
+      };
+      if (total !== s.expect(size) || items.length !== Math.min(20, s.expect(size)))
+        errors.push(`${s.name} (${s.term(size, i)}): total ${total}, ${items.length} items; expected ${s.expect(size)}`);
+    }
+  for (const e of errors) console.log(`  ${db}: ERROR at ${size.toLocaleString('en')}: ${e}`);
+  if (errors.length) process.exitCode = 1;
 }
 
 /** Up to REQUESTS lists (after 3 to warm), bounded by CASE_SECONDS: their milliseconds. */
@@ -163,17 +254,28 @@ async function explain(k: BenchKernel, c: Case, size: number): Promise<string[]>
 const cell = (v: number[]) => (v.length ? `${percentile(v, 50).toFixed(1)}/${percentile(v, 99).toFixed(1)}` : 'n/a');
 
 async function runOn(db: Db): Promise<void> {
-  let k = await startBenchKernel(db);
+  const keep = db === 'sqlite' ? KEEP : undefined;
+  if (keep) mkdirSync(keep, { recursive: true });
+  let k = await startBenchKernel(db, keep ? { dataDir: keep } : undefined);
   const results = new Map<string, number[][]>(CASES.map((c) => [c.name, []]));
   const plans: string[] = [];
   try {
-    const authors = await prepare(k);
-    let have = 0;
+    const resumed = await resume(k);
+    const authors = resumed.authors;
+    let have = resumed.have;
+    if (SIZES.some((size) => size < have)) throw new Error(`${keep} holds ${have} entries: every size must be at least that`);
     for (const size of SIZES) {
       const seeded = await timed(() => grow(k, authors, have, size));
+      // A kept data dir whose index is complete (state written, a document per entry) is not indexed again.
+      const complete = have === size && (await indexed(k)) === size;
       have = size;
       await noteCursors(k, size);
-      console.log(`  ${db}: ${size.toLocaleString('en')} entries (seeded in ${(seeded / 1000).toFixed(1)} s)`);
+      const index = complete ? { k, ms: NaN } : await indexIt(k);
+      k = index.k;
+      const rebuilt = complete ? 'index complete in the kept data dir' : `search index rebuilt in ${(index.ms / 1000).toFixed(1)} s`;
+      const took = `seeded in ${(seeded / 1000).toFixed(1)} s, ${rebuilt}`;
+      console.log(`  ${db}: ${size.toLocaleString('en')} entries (${took})`);
+      await verify(k, db, size);
       for (const cached of [false, true]) {
         k = await k.restart(cached);
         for (const c of CASES.filter((x) => Boolean(x.cached) === cached)) {
@@ -184,7 +286,7 @@ async function runOn(db: Db): Promise<void> {
       k = await k.restart(false);
     }
   } finally {
-    await k.close();
+    await (keep ? k.kernel.close() : k.close());
   }
   console.log(`\n  ${db}: p50/p99 ms of one list of 20 (HTTP, in-process kernel), per size; growth = p50 largest / p50 smallest`);
   console.log(`  | case | ${SIZES.map((s) => s.toLocaleString('en')).join(' | ')} | growth |`);

@@ -14,6 +14,15 @@ function joinSql(match: SearchMatch): { sql: string; params: unknown[] } {
   };
 }
 
+/** A WHERE of whereFor's with nothing but the tenant's condition (`{[Op.and]: [{tenant_id}]}`). */
+function tenantOnly(where: WhereOptions): boolean {
+  const and = (where as { [Op.and]?: unknown })[Op.and];
+  if (!Array.isArray(and) || and.length !== 1 || Object.getOwnPropertySymbols(where).length !== 1 || Object.keys(where).length)
+    return false;
+  const only = and[0] as object;
+  return Object.keys(only).length === 1 && 'tenant_id' in only && Object.getOwnPropertySymbols(only).length === 0;
+}
+
 /** A page of plain rows (column -> stored value) and the number of rows the WHERE matches. */
 export interface RowPage {
   rows: Array<Record<string, unknown>>;
@@ -101,6 +110,10 @@ export class ListReader {
       ([col, dir]) => `${typeof col === 'string' ? qi.quoteIdentifier(col) : col.val} ${dir === 'DESC' ? 'DESC' : 'ASC'}`,
     );
     const page = `SELECT ${name}.* FROM ${table} ${paged.sql} ORDER BY ${orderSql.join(', ')} LIMIT ${Number(limit)} OFFSET ${Number(offset)}`;
+    // A search whose WHERE is the tenant alone (no status, filter or rule): the engine's matches in its SQL are the
+    // documents of the tenant's entries (written in the entries' own transactions), counted without reading an entry.
+    if (join && 'sql' in join && tenantOnly(where))
+      return { page, count: `SELECT COUNT(*) AS n FROM (${join.sql}) _search`, pageParams: paged.params, countParams: join.params };
     const count = `SELECT COUNT(*) AS n FROM ${table} ${counted.sql}`;
     return { page, count, pageParams: paged.params, countParams: counted.params };
   }

@@ -88,6 +88,9 @@ for (const variant of DB_VARIANTS) {
       expect(await titles('search=pie&sort=title')).to.deep.equal(['Blueberry pie']);
       await dataOf(await as(t, 'editor').delete(`/api/collections/articles/${ids.d}`));
       expect(await titles('search=sauce')).to.deep.equal([]);
+      // A search with no other condition counts the index's documents (list-reader.ts): the deleted entry's are gone.
+      const pies = await dataOf(await as(t, 'editor').get('/api/collections/articles?search=pie'));
+      expect(pies.total).to.equal(pies.items.length);
       // A batch whose second entry breaks the unique code: nothing written, nothing indexed.
       const failed = await as(t, 'editor').post('/api/collections/articles/batch', {
         entries: [
