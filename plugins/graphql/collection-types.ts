@@ -69,6 +69,8 @@ const highlightField: GraphQLFieldConfigMap<Entry, GraphqlContext>[string] = {
   description:
     'In a list read with `search`: field name -> a snippet around the first match, every match in <mark>…</mark>, the rest HTML-escaped (only fields you may read); null otherwise',
 };
+/** What an entry's reading adds beside its values: its review stage and a search's snippets. */
+const STATE_FIELDS: GraphQLFieldConfigMap<Entry, GraphqlContext> = { _stage: stageField, _highlight: highlightField };
 const SYSTEM_FIELDS = ['_id', 'slug', 'status', 'syncId', 'version', 'createdAt', 'updatedAt', 'createdBy', 'updatedBy'];
 
 /** A select field is an enum (Post + Category) when its options are GraphQL names and the type name is free. */
@@ -231,8 +233,7 @@ export function buildCollectionTypes(
           updatedBy: { type: GraphQLID },
           // Every entry answers its locale (API decisions, "Locales").
           ...LOCALE_FIELDS,
-          _stage: stageField,
-          _highlight: highlightField,
+          ...STATE_FIELDS,
           ...(c.fields.some((f) => f.name === 'hasDraft') ? {} : { hasDraft: hasDraftField }),
         };
         for (const f of c.fields) {

@@ -1,4 +1,6 @@
 import { expect } from 'chai';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import type { Page } from 'playwright-core';
 import { openAdminPage, PASSWORD, signInWithApi, useAdminUiAsAda } from '../helpers/browser.js';
 import { DB_VARIANTS } from '../helpers/services.js';
@@ -27,6 +29,18 @@ const JOURNAL = {
     { name: 'notes', type: 'text' },
   ],
 };
+
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+/** axe-core's serious and critical findings on the page as it is (rule: targets), as admin-a11y.test.ts runs it. */
+async function axeFindings(page: Page): Promise<string[]> {
+  await page.evaluate(`${AXE_SOURCE}\n;0`);
+  return page.evaluate(async () => {
+    const result = await (globalThis as any).axe.run((globalThis as any).document, { resultTypes: ['violations'] });
+    return (result.violations as any[])
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => `${v.id}: ${(v.nodes as any[]).map((n) => n.target.join(' ')).join(', ')}`);
+  });
+}
 
 const box = (page: Page) => page.getByRole('combobox', { name: 'Search all content' });
 const results = (page: Page) => page.getByRole('listbox', { name: 'Matching entries' });
@@ -71,7 +85,12 @@ for (const variant of DB_VARIANTS) {
       const market = results(page).getByRole('option', { name: /Market day/ });
       expect(await market.locator('.snippet').innerText()).to.equal('Bought <b>tomatoes</b> & basil');
       expect(await market.locator('b').count(), 'no HTML from the entry').to.equal(0);
-      expect(await page.getByRole('status').filter({ hasText: /entries in/ }).innerText()).to.equal('3 entries in 2 collections');
+      expect(
+        await page
+          .getByRole('status')
+          .filter({ hasText: /entries in/ })
+          .innerText(),
+      ).to.equal('3 entries in 2 collections');
       expect(await box(page).getAttribute('aria-expanded')).to.equal('true');
 
       // ↓ marks the options one by one; Enter opens the marked entry's page.
@@ -85,6 +104,7 @@ for (const variant of DB_VARIANTS) {
         marked = await option.innerText();
       }
       expect(marked).to.contain('Green salad');
+      expect(await axeFindings(page), 'axe-core on the open list').to.deep.equal([]);
       await box(page).press('Enter');
       await page.waitForURL(`**/admin/content/recipes/${ids['Green salad']}`);
       await page.getByRole('heading', { name: 'Green salad', level: 1 }).waitFor();
@@ -99,7 +119,9 @@ for (const variant of DB_VARIANTS) {
       expect(await box(page).getAttribute('aria-expanded')).to.equal('false');
       await box(page).fill('');
       await box(page).pressSequentially('market');
-      await results(page).getByRole('option', { name: /Market day/ }).click();
+      await results(page)
+        .getByRole('option', { name: /Market day/ })
+        .click();
       await page.waitForURL(`**/admin/content/journal/${ids['Market day']}`);
       await page.getByRole('heading', { name: 'Market day', level: 1 }).waitFor();
 
@@ -134,7 +156,10 @@ for (const variant of DB_VARIANTS) {
       await signInWithApi(uploaderContext, t.url, 'uploader@example.com', PASSWORD);
       const uploader = await uploaderContext.newPage();
       await uploader.goto(`${t.url}/admin/`);
-      await uploader.getByRole('button', { name: /uploader/ }).first().waitFor();
+      await uploader
+        .getByRole('button', { name: /uploader/ })
+        .first()
+        .waitFor();
       expect(await box(uploader).count()).to.equal(0);
 
       // More matches than shown: the group ends with a link to its list, searched.

@@ -65,7 +65,14 @@ const SYSTEM_KEYS = new Set(['slug', 'status', 'syncId', 'createdBy', 'updatedBy
 export function titleKey(item: Item): string | null {
   for (const key of TITLE_KEYS) if (typeof item[key] === 'string' && item[key]) return key;
   for (const [key, value] of Object.entries(item))
-    if (!key.startsWith('_') && !SYSTEM_KEYS.has(key) && typeof value === 'string' && value && value.length <= 200 && !value.startsWith('<'))
+    if (
+      !key.startsWith('_') &&
+      !SYSTEM_KEYS.has(key) &&
+      typeof value === 'string' &&
+      value &&
+      value.length <= 200 &&
+      !value.startsWith('<')
+    )
       return key;
   return null;
 }
