@@ -9,9 +9,10 @@ import { DB_VARIANTS } from '../helpers/services.js';
  * Issue 40 item 3, the top bar's search across collections (docs/features/search.md, docs/features/admin-ui.md): as
  * Ada types a word prefix, entries of two collections are listed, grouped by collection, each by its title with the
  * match marked (text from the entries is shown as text, never as HTML); ↓ marks an entry (aria-activedescendant),
- * Enter opens its page, Escape closes the list, a click opens an entry; a word nothing matches says so. A role whose
- * rule lets it read only its own entries of one collection finds none of Ada's there; a role without content:read
- * has no search box. A collection with more matches than shown links to its list, searched.
+ * Enter opens its page, Escape closes the list, a click opens an entry; a word nothing matches says so, and a search
+ * the server cannot answer says why. A role whose rule lets it read only its own entries of one collection finds none
+ * of Ada's there; a role without content:read has no search box. A collection with more matches than shown links to
+ * its list, searched.
  */
 const RECIPES = {
   name: 'recipes',
@@ -130,6 +131,21 @@ for (const variant of DB_VARIANTS) {
       await box(page).pressSequentially('zucchini');
       await page.getByRole('status').getByText('No entries match “zucchini”.').waitFor();
       expect(await results(page).isVisible()).to.equal(false);
+
+      // The server out of reach (the browser offline): the search says so in words.
+      await b.context.setOffline(true);
+      await box(page).fill('');
+      await box(page).pressSequentially('basil');
+      const failed = page.getByRole('alert').filter({ hasText: 'The search did not work' });
+      await failed.waitFor();
+      expect(await failed.innerText()).to.equal('The search did not work: The server cannot be reached. Check that the CMS is running.');
+      expect(await failed.getAttribute('data-code')).to.equal('NETWORK_ERROR');
+      await b.context.setOffline(false);
+      await box(page).press('Backspace');
+      await results(page)
+        .getByRole('option', { name: /Market day/ })
+        .waitFor();
+      expect(await failed.count()).to.equal(0);
 
       // A cook reads only their own journal entries (a rule of the role): Ada's stay out, the recipes show.
       await apiCreate('/api/roles', {
