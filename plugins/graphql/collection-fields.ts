@@ -88,7 +88,11 @@ export function queryFields(t: CollectionTypes, entries: EntriesPort): GraphQLFi
         description:
           '{"field": value} or {"field": {"eq"|"ne"|"gt"|"gte"|"lt"|"lte"|"in"|"nin"|"contains"|"startsWith"|"null": value}}, grouped with $or, $and, $not; as an object or its JSON text',
       },
-      search: { type: GraphQLString, description: 'case-insensitive, over the slug and the text fields' },
+      search: {
+        type: GraphQLString,
+        description:
+          'full-text: words match as prefixes, "quoted phrases" as they stand, over the searched fields and the slug; most relevant first without sort; each item answers _highlight',
+      },
       status: { type: EntryStatusEnum },
       locale: LOCALE_ARG,
     },

@@ -63,6 +63,14 @@ const hasDraftField: GraphQLFieldConfigMap<Entry, GraphqlContext>[string] = {
   type: GraphQLBoolean,
   description: 'A working draft exists beside the published entry (collections with drafts, callers who may write); null otherwise',
 };
+/** A searched list's snippets (docs/features/search.md): field name -> text around the match, matches in <mark>, the rest HTML-escaped. */
+const highlightField: GraphQLFieldConfigMap<Entry, GraphqlContext>[string] = {
+  type: GraphQLJSON,
+  description:
+    'In a list read with `search`: field name -> a snippet around the first match, every match in <mark>…</mark>, the rest HTML-escaped (only fields you may read); null otherwise',
+};
+/** What an entry's reading adds beside its values: its review stage and a search's snippets. */
+const STATE_FIELDS: GraphQLFieldConfigMap<Entry, GraphqlContext> = { _stage: stageField, _highlight: highlightField };
 const SYSTEM_FIELDS = ['_id', 'slug', 'status', 'syncId', 'version', 'createdAt', 'updatedAt', 'createdBy', 'updatedBy'];
 
 /** A select field is an enum (Post + Category) when its options are GraphQL names and the type name is free. */
@@ -225,7 +233,7 @@ export function buildCollectionTypes(
           updatedBy: { type: GraphQLID },
           // Every entry answers its locale (API decisions, "Locales").
           ...LOCALE_FIELDS,
-          _stage: stageField,
+          ...STATE_FIELDS,
           ...(c.fields.some((f) => f.name === 'hasDraft') ? {} : { hasDraft: hasDraftField }),
         };
         for (const f of c.fields) {

@@ -151,5 +151,16 @@ for (const variant of DB_VARIANTS) {
       ]);
       expect(data.search[0].items[0].title).to.equal('Tomato tomato tomato');
     });
+
+    it('GraphQL lists read with search answer _highlight on their items (null without search)', async function () {
+      const data = await graphqlData(
+        t,
+        '{ hit: articles(search: "grow") { items { title _highlight } } plain: articles(sort: "title", limit: 1) { items { title _highlight } } }',
+      );
+      expect(data.hit.items).to.deep.equal([
+        { title: 'Gardening for beginners', _highlight: { body: 'Tomatoes <mark>grow</mark> in summer &amp; sun.' } },
+      ]);
+      expect(data.plain.items[0]._highlight).to.equal(null);
+    });
   });
 }

@@ -138,6 +138,7 @@ for (const variant of DB_VARIANTS) {
         _locales: null,
         _fallbackFields: null,
         _stage: 'String',
+        _highlight: 'JSON',
         hasDraft: 'Boolean',
         title: 'String',
         body: 'String',

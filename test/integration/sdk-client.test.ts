@@ -134,6 +134,32 @@ describe('client SDK: auth, errors and entries against a kernel (sqlite)', funct
     });
   });
 
+  describe('search', function () {
+    it('search() finds words across collections, grouped, with highlights; a reader finds no drafts', async function () {
+      const found = await blog.admin.search('seco');
+      expect(found.q).to.equal('seco');
+      expect(found.results.map((r) => [r.collection, r.label, r.total])).to.deep.equal([['posts', 'Posts', 1]]);
+      const [hit] = found.results[0]!.items;
+      expect(hit!.title).to.equal('Second <post> & more');
+      expect(hit!._highlight!.title).to.equal('<mark>Second</mark> &lt;post&gt; &amp; more');
+      // Two collections; `collections` and `limit` narrow it.
+      await blog.admin.collection('authors').create({ name: 'Hello Kitty', status: 'published' });
+      const both = await blog.admin.search('hello');
+      expect(both.results.map((r) => [r.collection, r.total])).to.deep.equal([
+        ['authors', 1],
+        ['posts', 1],
+      ]);
+      const narrowed = await blog.admin.search('hello', { collections: ['posts'], limit: 1 });
+      expect(narrowed.results.map((r) => r.collection)).to.deep.equal(['posts']);
+      // The draft: found by its writer, not by a site reading published entries.
+      expect((await blog.admin.search('unfinished')).results.map((r) => r.total)).to.deep.equal([1]);
+      const site = createClient({ url: t.url, token: await readToken(blog.admin, 'search-site') });
+      expect((await site.search('unfinished')).results).to.deep.equal([]);
+      const err = await refusal(site.search(''));
+      expect([err.code, err.status]).to.deep.equal(['VALIDATION_ERROR', 400]);
+    });
+  });
+
   describe('errors', function () {
     it('VALIDATION_ERROR carries the issues naming the field (details of the error body)', async function () {
       const err = await refusal(blog.admin.collection('posts').create({ title: 'x', kind: 'poem' as 'news' }));
