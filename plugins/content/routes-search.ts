@@ -37,8 +37,10 @@ export const searchRoutes: RouteDefinition[] = [
       ),
     }),
     handler: ({ query, identity, scope }) => {
-      if (!scope.collections.list().some((c) => hasScopedPermission(identity, 'content:read', c.name)))
-        throw new ForbiddenError('You may read no collection');
+      const all = scope.collections.list();
+      // No collection yet (a new installation): nothing to find, not a refusal.
+      if (!all.length) return { q: query.q, results: [] };
+      if (!all.some((c) => hasScopedPermission(identity, 'content:read', c.name))) throw new ForbiddenError('You may read no collection');
       return searchAcross(scope.entries, scope.collections, identity, query);
     },
   }),

@@ -164,3 +164,13 @@ for (const variant of DB_VARIANTS) {
     });
   });
 }
+
+describe('content: GET /api/search on an installation without collections', function () {
+  const t: TestKernel = useTestKernel({ plugins: [fixturePlugin('test-identity')] });
+
+  it('answers no results (200), not a refusal: the admin UI search box of a new installation', async function () {
+    const res = await as(t, 'admin').get('/api/search?q=anything');
+    expect(res.status).to.equal(200);
+    expect((await res.json()).data).to.deep.equal({ q: 'anything', results: [] });
+  });
+});
