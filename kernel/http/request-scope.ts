@@ -44,6 +44,11 @@ export class RequestScope {
     this.real?.register(this.values);
   }
 
+  /** Whether an Awilix scope was made (only then is there anything to dispose). */
+  get made(): boolean {
+    return this.real !== null;
+  }
+
   async dispose(): Promise<void> {
     if (this.real) await this.real.dispose();
   }
