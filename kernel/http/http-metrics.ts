@@ -64,13 +64,15 @@ export class HttpMetrics {
   }
 
   snapshot(): HttpMetricsSnapshot {
-    const routes = [...this.byMethod.values()].flatMap((routes) => [...routes.values()]).map((f) => ({
-      ...f,
-      totalMs: Math.round(f.totalMs),
-      maxMs: Math.round(f.maxMs),
-      avgMs: f.count ? Math.round((f.totalMs / f.count) * 100) / 100 : 0,
-      errorRate: f.count ? (f.status4xx + f.status5xx) / f.count : 0,
-    }));
+    const routes = [...this.byMethod.values()]
+      .flatMap((routes) => [...routes.values()])
+      .map((f) => ({
+        ...f,
+        totalMs: Math.round(f.totalMs),
+        maxMs: Math.round(f.maxMs),
+        avgMs: f.count ? Math.round((f.totalMs / f.count) * 100) / 100 : 0,
+        errorRate: f.count ? (f.status4xx + f.status5xx) / f.count : 0,
+      }));
     const totals = { count: 0, status2xx: 0, status3xx: 0, status4xx: 0, status5xx: 0, rateLimited: 0, totalMs: 0 };
     for (const r of routes) for (const k of Object.keys(totals) as Array<keyof typeof totals>) totals[k] += r[k];
     return {
