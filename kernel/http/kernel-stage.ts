@@ -81,18 +81,36 @@ export function kernelStage(deps: KernelStageDeps): (ctx: Context, next: Next) =
   };
 }
 
+/**
+ * ctx.state of a request: one shape for every request, and the request's child logger made when first read
+ * (a getter on the prototype: no property defined per request).
+ */
+class RequestState {
+  #root: Logger;
+  #logger: Logger | undefined;
+  constructor(
+    root: Logger,
+    readonly requestId: string,
+    readonly originalPath: string,
+  ) {
+    this.#root = root;
+  }
+  get logger(): Logger {
+    return (this.#logger ??= this.#root.child({ requestId: this.requestId }));
+  }
+  set logger(logger: Logger) {
+    this.#logger = logger;
+  }
+}
+
 /** Request id, the version header, one canonical path, and the request's child logger (made when first used). */
 function startRequest(ctx: Context, root: Logger): void {
   const incoming = ctx.get('x-request-id');
   const requestId = incoming && REQUEST_ID.test(incoming) ? incoming : randomUUID();
-  const state = ctx.state;
-  state.requestId = requestId;
-  let logger: Logger | undefined;
-  Object.defineProperty(state, 'logger', { get: () => (logger ??= root.child({ requestId })) });
+  const path = ctx.path;
+  ctx.state = Object.assign(new RequestState(root, requestId, path), ctx.state);
   ctx.set('X-API-Version', '1');
   ctx.set('X-Request-Id', requestId);
-  const path = ctx.path;
-  state.originalPath = path;
   // One canonical path for every later stage: repeated slashes folded, and /API/..., /api/v1/... and
   // /Api/V1/... are /api/... (so the namespace gate, the rate limiter and the router agree).
   // Setting ctx.path re-serialises the URL and drops Koa's parsed copy: only when it changes.
