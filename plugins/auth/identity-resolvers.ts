@@ -227,10 +227,14 @@ export function roleRules(): {
     return result;
   };
   // Without a promise when the role has no rules or its rules are held.
-  const attach = (identity: Identity): Identity | Promise<Identity> => {
+  const attach = (identity: Identity): Identity | null | Promise<Identity> => {
     const role = ruledRole(identity);
     if (!role) return identity;
-    if (!followed) throw new Error('role rules read before boot');
+    if (!followed) {
+      // Before boot: a guest is the kernel's permissionless one (null: no resolver answered); anyone else fails.
+      if (identity.kind === 'guest') return null;
+      throw new Error('role rules read before boot');
+    }
     const key = ruleKey(identity.tenantId, role);
     const held = followed.peek(key);
     return held ? withRules(identity, held) : followed.get(key).then((rules) => withRules(identity, rules));
