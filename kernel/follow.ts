@@ -34,6 +34,8 @@ export interface FollowOptions<T> {
 export interface Followed<T> {
   /** The copy as held now (never waits). */
   current(): T;
+  /** The copy when it is held and not too old (what `get` would answer without reading), else undefined; never waits. */
+  peek(): T | undefined;
   /** The copy, read first when it is not held (a `maxAgeMs` copy that is absent or too old). */
   get(): Promise<T>;
   /** Reads the copy again now; a read that ran across an announced change is not kept. Failures are logged. */
@@ -85,6 +87,7 @@ export function follow<T>(bus: FollowBus, logger: Pick<Logger, 'warn'>, options:
   return {
     ready: () => first,
     current: () => copy.value,
+    peek: () => copy.peek(),
     get: () => copy.get(),
     refresh: () => copy.refresh(),
     read: () => copy.readAfresh(),
@@ -128,8 +131,16 @@ class FollowedCopy<T> {
     this.reading = null;
   }
 
+  private fresh(): boolean {
+    return this.held && (!this.lazy || Date.now() - this.readAt <= this.options.maxAgeMs!);
+  }
+
+  peek(): T | undefined {
+    return this.fresh() ? this.value : undefined;
+  }
+
   async get(): Promise<T> {
-    if (this.held && (!this.lazy || Date.now() - this.readAt <= this.options.maxAgeMs!)) return this.value;
+    if (this.fresh()) return this.value;
     return this.read();
   }
 
@@ -210,6 +221,8 @@ export interface FollowEachOptions<K, V> {
 export interface FollowedEach<K, V> {
   /** A key's value, read when not held or too old; concurrent reads of a key share one. */
   get(key: K): Promise<V>;
+  /** A key's value when it is held and not too old (what `get` would answer without reading), else undefined; never waits. */
+  peek(key: K): V | undefined;
   /** Drops one key's value, or every key's. */
   forget(key?: K): void;
   /** How many keys are held. */
@@ -253,7 +266,12 @@ export function followEach<K, V>(bus: FollowBus, options: FollowEachOptions<K, V
     }
     return value;
   };
+  const peek = (key: K): V | undefined => {
+    const entry = held.get(key);
+    return entry && Date.now() - entry.at <= options.maxAgeMs ? entry.value : undefined;
+  };
   return {
+    peek,
     async get(key) {
       const entry = held.get(key);
       if (entry && Date.now() - entry.at <= options.maxAgeMs) return entry.value;

@@ -1,26 +1,22 @@
-import { randomUUID } from 'node:crypto';
 import { ServerResponse, type IncomingMessage } from 'node:http';
 import Koa, { type Context, type Next } from 'koa';
 import compose from 'koa-compose';
 import type { KernelContainer } from '../container.js';
-import { MethodNotAllowedError, NotFoundError, NotReadyError, ServiceUnavailableError } from '../errors.js';
+import { MethodNotAllowedError, NotFoundError, ServiceUnavailableError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { callerKey, type ReadRouting } from '../db/read-routing.js';
 import type { IdentityResolver, Registries } from '../registries/index.js';
 import { checkInstallation, checkNamespace, checkRoute } from './dispatcher.js';
-import { errorHandler } from './error-handler.js';
-import { assertSameOrigin, browserSecurity, originOf } from './browser-security.js';
-import { corsFor } from './cors.js';
+import { assertSameOrigin, originOf } from './browser-security.js';
 import { SerialisedEnvelope } from './envelope.js';
-import { etag } from './etag.js';
-import { routeOpenDuring } from './gates.js';
 import type { HttpMetrics } from './http-metrics.js';
 import { IdempotencyStore, runIdempotently } from './idempotency.js';
 import { GUEST, type Identity } from './identity.js';
 import type { NamespaceMap } from './namespaces.js';
-import { rateLimiter, type RateLimitOptions } from './rate-limit.js';
+import { kernelStage } from './kernel-stage.js';
+import type { RateLimitOptions } from './rate-limit.js';
 import { RequestScope } from './request-scope.js';
-import { readInput } from './request-input.js';
+import { readInput, type RequestInput } from './request-input.js';
 import type { Router, RouteMatch } from './router.js';
 import { namespaceOf } from './route-table.js';
 
@@ -53,8 +49,6 @@ export interface AppDeps {
   readRouting?: ReadRouting;
 }
 
-const REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/;
-
 /** Resolves the identity of a raw request (the container key `identify`). */
 export type IdentifyRequest = (req: IncomingMessage, overrides?: { authorization?: string }) => Promise<Identity>;
 
@@ -62,124 +56,71 @@ export type IdentifyRequest = (req: IncomingMessage, overrides?: { authorization
  * Builds the Koa app with the spec's HTTP conventions, in this order: request id, version header
  * and /api/v1 rewrite -> CORS of the listed origins (only with CMS_CORS_ORIGINS; preflights answered
  * there) -> browser security headers (nosniff, HSTS, Cache-Control, Secure cookies) ->
- * error handler -> boot gate -> ETag -> route match -> rate limit -> plugin middleware -> request
- * scope + identity (+ the cross-origin check of cookie sign-ins) -> plugin middleware -> dispatcher ->
- * handler.
+ * error handler -> boot gate -> ETag -> route match -> rate limit (these kernel stages are one compiled
+ * middleware: kernel-stage.ts) -> plugin middleware -> request scope + identity (+ the cross-origin check
+ * of cookie sign-ins) -> plugin middleware -> dispatcher -> handler (the rest one composed chain, built on
+ * the first request, when the registries are complete).
  */
 export function buildApp(deps: AppDeps): Koa & { identify: IdentifyRequest } {
   const app = new Koa({ proxy: deps.trustProxy, maxIpsCount: deps.proxyHops });
   app.silent = true;
   const stages = pluginStages(deps.registries);
-  app.use(requestContext(deps));
-  const crossOrigin = corsFor(deps.corsOrigins ?? []);
-  if (crossOrigin) app.use(crossOrigin);
-  app.use(browserSecurity({ publicUrl: deps.publicUrl, hstsMaxAgeSeconds: deps.hstsMaxAgeSeconds ?? 0 }));
-  app.use(errorHandler(deps.logger, deps.bodyLimit));
-  app.use(bootGate(deps));
-  app.use(etag);
-  app.use(matchRoute(deps.router));
-  app.use(rateLimiter(deps.rateLimit));
-  app.use((ctx, next) => stages().before(ctx, next));
-  app.use(requestScope(deps, stages));
-  app.use((ctx, next) => stages().after(ctx, next));
-  app.use(dispatch(deps));
+  app.use(kernelStage(deps));
+  let rest: compose.ComposedMiddleware<Context> | null = null;
+  app.use((ctx, next) => {
+    rest ??= compose([...stages().before, requestScope(deps, stages), ...stages().after, dispatch(deps)]);
+    return rest(ctx, next);
+  });
   return Object.assign(app, { identify: identifier(app, deps, stages) });
 }
 
-/** Request id, the version header, one canonical path, and the request's log line and metrics. */
-function requestContext(deps: AppDeps) {
-  return async function requestContext(ctx: Context, next: Next) {
-    const incoming = ctx.get('x-request-id');
-    const requestId = REQUEST_ID.test(incoming) ? incoming : randomUUID();
-    ctx.state.requestId = requestId;
-    let logger: Logger | undefined;
-    Object.defineProperty(ctx.state, 'logger', { get: () => (logger ??= deps.logger.child({ requestId })) });
-    ctx.set('X-API-Version', '1');
-    ctx.set('X-Request-Id', requestId);
-    ctx.state.originalPath = ctx.path;
-    // One canonical path for every later stage: repeated slashes folded, and /API/..., /api/v1/... and
-    // /Api/V1/... are /api/... (so the namespace gate, the rate limiter and the router agree).
-    if (ctx.path.includes('//')) ctx.path = ctx.path.replace(/\/{2,}/g, '/');
-    const prefix = /^\/api(\/v1)?(?=\/|$)/i.exec(ctx.path);
-    // Setting ctx.path re-serialises the URL and drops Koa's parsed copy: only when it changes.
-    if (prefix && prefix[0] !== '/api') ctx.path = `/api${ctx.path.slice(prefix[0].length)}`;
-    const started = performance.now();
-    try {
-      await next();
-    } finally {
-      // The route template, not the path: parameter values (a token in /api/token/:tokenValue) stay out of logs and metrics.
-      const path = ctx.state.route?.path ?? '(no route)';
-      const ms = performance.now() - started;
-      deps.metrics?.record(ctx.method, path, ctx.status, ms);
-      if (deps.logger.isLevelEnabled('info')) {
-        ctx.state.logger.info({ method: ctx.method, route: path, status: ctx.status, ms: Math.round(ms) }, 'request');
-      }
-    }
-  };
-}
-
-/**
- * Before READY and while shutting down only routes declared `openDuring: ['boot']` answer; the readiness
- * probe (`readinessProbe`) is answered NOT_READY here, as its plugin may not have booted yet.
- */
-function bootGate(deps: Pick<AppDeps, 'isServing' | 'router'>) {
-  let served = false;
-  return async function bootGate(ctx: Context, next: Next) {
-    if (deps.isServing()) {
-      served = true;
-      return next();
-    }
-    const outcome = deps.router.find(ctx.method, ctx.path);
-    const route = outcome.kind === 'found' ? outcome.match.route : undefined;
-    if (route?.readinessProbe) throw new NotReadyError(served ? 'The instance is shutting down' : 'The instance is booting (before READY)');
-    if (!routeOpenDuring(route, 'boot'))
-      throw new ServiceUnavailableError(served ? 'The service is shutting down; try again shortly' : undefined);
-    return next();
-  };
-}
-
-/** The route match, once: later stages (gates, rate limit, dispatcher) read it from ctx.state. */
-function matchRoute(router: Router) {
-  return async function matchRoute(ctx: Context, next: Next) {
-    const outcome = router.find(ctx.method, ctx.path);
-    ctx.state.outcome = outcome;
-    if (outcome.kind === 'found') {
-      ctx.state.match = outcome.match;
-      ctx.state.route = outcome.match.route;
-    }
-    return next();
-  };
-}
+type Middleware = (ctx: Context, next: Next) => unknown;
+type Resolved = { identity: Identity; ambient: boolean };
 
 interface PluginStages {
-  before: compose.ComposedMiddleware<Context>;
-  after: compose.ComposedMiddleware<Context>;
-  /** The identity, and whether its credential was one the browser sends by itself (a cookie). */
-  resolveWith(ctx: Context): Promise<{ identity: Identity; ambient: boolean }>;
+  before: Middleware[];
+  after: Middleware[];
+  /**
+   * The identity, and whether its credential was one the browser sends by itself (a cookie). Synchronous
+   * when every resolver asked answered synchronously (a guest whose grants are held: no promise at all).
+   */
+  resolveWith(ctx: Context): Resolved | Promise<Resolved>;
 }
+
+const isPromise = <T>(value: unknown): value is Promise<T> => typeof (value as { then?: unknown } | null)?.then === 'function';
 
 /** Plugin middleware by stage and the identity resolvers: registries are complete before the first request, so built once then. */
 function pluginStages(registries: Registries): () => PluginStages {
   let built: PluginStages | null = null;
   const stage = (name: 'beforeIdentity' | 'afterIdentity') =>
-    compose(
-      registries.middleware
-        .list()
-        .filter((m) => m.stage === name)
-        .map((m) => m.handler),
-    );
+    registries.middleware
+      .list()
+      .filter((m) => m.stage === name)
+      .map((m) => m.handler as Middleware);
   return () => {
     if (built) return built;
     const resolvers: IdentityResolver[] = registries.identityResolvers.list().sort((a, b) => a.priority - b.priority);
+    const guest: Resolved = { identity: GUEST, ambient: false };
+    // From resolver `from` on; `pending` is that resolver's answer on its way.
+    const resolveFrom = async (ctx: Context, from: number, pending: Promise<Identity | null>): Promise<Resolved> => {
+      const found = await pending;
+      if (found) return { identity: found, ambient: resolvers[from]!.ambient === true };
+      for (let i = from + 1; i < resolvers.length; i++) {
+        const next = await resolvers[i]!.resolve(ctx);
+        if (next) return { identity: next, ambient: resolvers[i]!.ambient === true };
+      }
+      return guest;
+    };
     built = {
       before: stage('beforeIdentity'),
       after: stage('afterIdentity'),
-      async resolveWith(ctx) {
-        for (const resolver of resolvers) {
-          const found = await resolver.resolve(ctx);
-          if (found) return { identity: found, ambient: resolver.ambient === true };
+      resolveWith(ctx) {
+        for (let i = 0; i < resolvers.length; i++) {
+          const found = resolvers[i]!.resolve(ctx);
+          if (isPromise<Identity | null>(found)) return resolveFrom(ctx, i, found);
+          if (found) return { identity: found, ambient: resolvers[i]!.ambient === true };
         }
-        return { identity: GUEST, ambient: false };
+        return guest;
       },
     };
     return built;
@@ -193,14 +134,15 @@ function requestScope(deps: Pick<AppDeps, 'container' | 'publicUrl'>, stages: ()
     const scope = new RequestScope(deps.container);
     ctx.state.scope = scope;
     try {
-      const { identity, ambient } = await stages().resolveWith(ctx);
+      const resolving = stages().resolveWith(ctx);
+      const { identity, ambient } = isPromise<Resolved>(resolving) ? await resolving : resolving;
       // Cross-site request forgery: a cookie sign-in's unsafe request from a page of another origin is refused.
       if (ambient) assertSameOrigin(ctx, publicOrigin);
       ctx.state.identity = identity;
       scope.identify(identity, ctx.state.requestId);
       await next();
     } finally {
-      await scope.dispose();
+      if (scope.made) await scope.dispose();
     }
   };
 }
@@ -217,7 +159,8 @@ function dispatch(deps: AppDeps) {
     checkRoute(identity, route.permission, namespacePermission, route.permissionScope ? params[route.permissionScope] : undefined);
     checkInstallation(identity, route.installation);
     if (!deps.isBooted(route.owner)) throw new ServiceUnavailableError(`Plugin '${route.owner}' is still booting; try again shortly`);
-    const input = await readInput(ctx, route.request, params, deps.bodyLimit);
+    const reading = readInput(ctx, route.request, params, deps.bodyLimit);
+    const input = isPromise<RequestInput>(reading) ? await reading : reading;
     const run = async () => {
       if (route.status) ctx.status = route.status;
       const data = await route.handler({

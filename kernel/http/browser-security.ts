@@ -22,19 +22,32 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
  *   scheme (a TLS proxy that does not say X-Forwarded-Proto); otherwise Secure follows the request.
  */
 export function browserSecurity(options: BrowserSecurityOptions) {
-  const httpsPublic = options.publicUrl ? new URL(options.publicUrl).protocol === 'https:' : false;
-  const hsts = options.hstsMaxAgeSeconds > 0 ? `max-age=${options.hstsMaxAgeSeconds}` : null;
+  const headers = securityHeaders(options);
   return async function browserSecurityHeaders(ctx: Context, next: Next): Promise<void> {
-    ctx.set('X-Content-Type-Options', 'nosniff');
-    if (hsts && (httpsPublic || ctx.secure)) ctx.set('Strict-Transport-Security', hsts);
-    if (httpsPublic) forceSecureCookies(ctx);
+    headers.before(ctx);
     try {
       await next();
     } finally {
+      headers.after(ctx);
+    }
+  };
+}
+
+/** browserSecurity's work before and after the rest of the pipeline (the kernel's compiled stage calls them directly). */
+export function securityHeaders(options: BrowserSecurityOptions): { before(ctx: Context): void; after(ctx: Context): void } {
+  const httpsPublic = options.publicUrl ? new URL(options.publicUrl).protocol === 'https:' : false;
+  const hsts = options.hstsMaxAgeSeconds > 0 ? `max-age=${options.hstsMaxAgeSeconds}` : null;
+  return {
+    before(ctx) {
+      ctx.set('X-Content-Type-Options', 'nosniff');
+      if (hsts && (httpsPublic || ctx.secure)) ctx.set('Strict-Transport-Security', hsts);
+      if (httpsPublic) forceSecureCookies(ctx);
+    },
+    after(ctx) {
       if (ctx.path.startsWith('/api/') && !ctx.response.get('Cache-Control')) {
         ctx.set('Cache-Control', SAFE_METHODS.has(ctx.method) ? 'private, no-cache' : 'no-store');
       }
-    }
+    },
   };
 }
 

@@ -81,25 +81,30 @@ export function errorHandler(logger: Logger, bodyLimit: string) {
     try {
       await next();
     } catch (raw) {
-      const err = toAppError(raw, bodyLimit);
-      const log = (ctx.state.logger as Logger | undefined) ?? logger;
-      if (err instanceof ServiceUnavailableError || err instanceof NotReadyError)
-        log.info({ code: err.code, status: err.status, reason: err.message }, 'request refused: not serving');
-      // The database stayed busy (another process, or the SQLite write queue past db.writeWaitMs): nothing was written, the client retries.
-      else if (err.code === 'DATABASE_UNAVAILABLE')
-        log.warn({ code: err.code, status: err.status, route: ctx.state.route?.path, err: raw }, 'request refused: database unreachable');
-      else if (err.code === 'DATABASE_BUSY')
-        log.warn({ code: err.code, status: err.status, route: ctx.state.route?.path }, 'request refused: database busy');
-      else if (err.status >= 500) log.error({ err: raw, requestId: ctx.state.requestId }, 'request failed');
-      else log.debug({ code: err.code, status: err.status }, 'request refused');
-      ctx.status = err.status;
-      for (const [k, v] of Object.entries(err.headers)) ctx.set(k, v);
-      const message = err.expose ? err.message : 'Internal server error';
-      const shape = ctx.state.route?.errorShape;
-      const extra = err.expose ? err.extra : {};
-      if (shape === 'message') ctx.body = { message };
-      else if (shape === 'form') ctx.body = { success: false, error: message, code: err.code, ...extra };
-      else ctx.body = { success: false, error: err.code, message, ...extra };
+      renderError(ctx, raw, logger, bodyLimit);
     }
   };
+}
+
+/** The error handler's work for one caught error (the kernel's compiled stage calls it directly). */
+export function renderError(ctx: Context, raw: unknown, logger: Logger, bodyLimit: string): void {
+  const err = toAppError(raw, bodyLimit);
+  const log = (ctx.state.logger as Logger | undefined) ?? logger;
+  if (err instanceof ServiceUnavailableError || err instanceof NotReadyError)
+    log.info({ code: err.code, status: err.status, reason: err.message }, 'request refused: not serving');
+  // The database stayed busy (another process, or the SQLite write queue past db.writeWaitMs): nothing was written, the client retries.
+  else if (err.code === 'DATABASE_UNAVAILABLE')
+    log.warn({ code: err.code, status: err.status, route: ctx.state.route?.path, err: raw }, 'request refused: database unreachable');
+  else if (err.code === 'DATABASE_BUSY')
+    log.warn({ code: err.code, status: err.status, route: ctx.state.route?.path }, 'request refused: database busy');
+  else if (err.status >= 500) log.error({ err: raw, requestId: ctx.state.requestId }, 'request failed');
+  else log.debug({ code: err.code, status: err.status }, 'request refused');
+  ctx.status = err.status;
+  for (const [k, v] of Object.entries(err.headers)) ctx.set(k, v);
+  const message = err.expose ? err.message : 'Internal server error';
+  const shape = ctx.state.route?.errorShape;
+  const extra = err.expose ? err.extra : {};
+  if (shape === 'message') ctx.body = { message };
+  else if (shape === 'form') ctx.body = { success: false, error: message, code: err.code, ...extra };
+  else ctx.body = { success: false, error: err.code, message, ...extra };
 }

@@ -26,19 +26,28 @@ export function matchesIfNoneMatch(header: string, tag: string): boolean {
  */
 export async function etag(ctx: Context, next: Next): Promise<void> {
   await next();
+  applyEtag(ctx);
+}
+
+/** The ETag middleware's work after the handler (the kernel's compiled stage calls it directly). */
+export function applyEtag(ctx: Context): void {
   if ((ctx.method !== 'GET' && ctx.method !== 'HEAD') || ctx.status !== 200 || ctx.body == null) return;
+  const body = ctx.body as unknown;
   let bytes: string | Buffer;
-  if (typeof ctx.body === 'string' || Buffer.isBuffer(ctx.body)) bytes = ctx.body;
-  else if (typeof (ctx.body as any).pipe === 'function') return;
+  if (typeof body === 'string' || Buffer.isBuffer(body)) bytes = body;
+  else if (typeof (body as { pipe?: unknown }).pipe === 'function') return;
   else {
-    bytes = JSON.stringify(ctx.body);
+    bytes = JSON.stringify(body);
     ctx.type = 'application/json';
     ctx.body = bytes;
   }
-  if (!ctx.response.get('ETag')) {
-    ctx.set('ETag', typeof bytes === 'string' ? tagOf(bytes) : `"${hasher.h64Raw(bytes).toString(16).padStart(16, '0')}"`);
+  let tag = ctx.response.get('ETag');
+  if (!tag) {
+    tag = typeof bytes === 'string' ? tagOf(bytes) : `"${hasher.h64Raw(bytes).toString(16).padStart(16, '0')}"`;
+    ctx.set('ETag', tag);
   }
-  if (matchesIfNoneMatch(ctx.get('if-none-match'), ctx.response.get('ETag'))) {
+  const condition = ctx.get('if-none-match');
+  if (condition && matchesIfNoneMatch(condition, tag)) {
     ctx.status = 304;
     ctx.body = null;
   }

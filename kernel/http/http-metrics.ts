@@ -28,7 +28,7 @@ export interface HttpMetricsSnapshot {
  */
 export class HttpMetrics {
   private readonly since = new Date().toISOString();
-  private readonly byRoute = new Map<string, RouteFigures>();
+  private readonly byMethod = new Map<string, Map<string, RouteFigures>>();
   private readonly observers = new Set<RequestObserver>();
 
   /** Calls `observer` after each recorded request (synchronously: it must be cheap); returns the unsubscribe function. */
@@ -38,11 +38,13 @@ export class HttpMetrics {
   }
 
   record(method: string, route: string, status: number, ms: number): void {
-    const key = `${method} ${route}`;
-    let f = this.byRoute.get(key);
+    // By method, then route template (no key string made per request; the parser knows a bounded set of methods).
+    let routes = this.byMethod.get(method);
+    if (!routes) this.byMethod.set(method, (routes = new Map()));
+    let f = routes.get(route);
     if (!f) {
       f = { method, route, count: 0, status2xx: 0, status3xx: 0, status4xx: 0, status5xx: 0, rateLimited: 0, totalMs: 0, maxMs: 0 };
-      this.byRoute.set(key, f);
+      routes.set(route, f);
     }
     f.count++;
     if (status >= 500) f.status5xx++;
@@ -62,13 +64,15 @@ export class HttpMetrics {
   }
 
   snapshot(): HttpMetricsSnapshot {
-    const routes = [...this.byRoute.values()].map((f) => ({
-      ...f,
-      totalMs: Math.round(f.totalMs),
-      maxMs: Math.round(f.maxMs),
-      avgMs: f.count ? Math.round((f.totalMs / f.count) * 100) / 100 : 0,
-      errorRate: f.count ? (f.status4xx + f.status5xx) / f.count : 0,
-    }));
+    const routes = [...this.byMethod.values()]
+      .flatMap((routes) => [...routes.values()])
+      .map((f) => ({
+        ...f,
+        totalMs: Math.round(f.totalMs),
+        maxMs: Math.round(f.maxMs),
+        avgMs: f.count ? Math.round((f.totalMs / f.count) * 100) / 100 : 0,
+        errorRate: f.count ? (f.status4xx + f.status5xx) / f.count : 0,
+      }));
     const totals = { count: 0, status2xx: 0, status3xx: 0, status4xx: 0, status5xx: 0, rateLimited: 0, totalMs: 0 };
     for (const r of routes) for (const k of Object.keys(totals) as Array<keyof typeof totals>) totals[k] += r[k];
     return {

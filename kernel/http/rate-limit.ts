@@ -35,6 +35,15 @@ export interface RateLimitOptions {
  * limit or opt out, and a per-client limit (clientPoints) counted under the signed client cookie.
  */
 export function rateLimiter(options: RateLimitOptions) {
+  const limit = rateLimit(options);
+  return async function limitRate(ctx: Context, next: Next): Promise<void> {
+    await limit(ctx);
+    return next();
+  };
+}
+
+/** rateLimiter's check of one request (the kernel's compiled stage calls it directly): undefined when nothing applies. */
+export function rateLimit(options: RateLimitOptions): (ctx: Context) => Promise<void> | undefined {
   const limiters = new Map<string, RateLimiterAbstract>();
   const limiterFor = (points: number, duration: number): RateLimiterAbstract => {
     const redis = options.redis ?? null;
@@ -51,10 +60,15 @@ export function rateLimiter(options: RateLimitOptions) {
     return limiter;
   };
 
-  return async function limitRate(ctx: Context, next: Next): Promise<void> {
-    const route = (ctx.state.match as RouteMatch | undefined)?.route;
-    const path = normalisePath(ctx.path);
-    if (!options.enabled || !(path === '/api' || path.startsWith('/api/')) || route?.rateLimit === false) return next();
+  return rateLimitCheck(options, limiterFor);
+}
+
+/** The limiter of one request: nothing to wait for (undefined) when limiting is off or does not apply to the path. */
+function rateLimitCheck(
+  options: RateLimitOptions,
+  limiterFor: (points: number, duration: number) => RateLimiterAbstract,
+): (ctx: Context) => Promise<void> | undefined {
+  const consume = async (ctx: Context, route: RouteMatch['route'] | undefined) => {
     const { points, durationSeconds } = route?.rateLimit || options;
     const clientPoints = route?.rateLimit ? route.rateLimit.clientPoints : undefined;
     const bucket = route ? route.path.toLowerCase() : '(unmatched)';
@@ -65,6 +79,13 @@ export function rateLimiter(options: RateLimitOptions) {
       if (err instanceof RateLimiterRes) throw new RateLimitedError();
       options.logger.error({ err }, 'rate limiter store failed; request allowed');
     }
-    return next();
+  };
+  return (ctx) => {
+    if (!options.enabled) return undefined;
+    const route = (ctx.state.match as RouteMatch | undefined)?.route;
+    if (route?.rateLimit === false) return undefined;
+    const path = normalisePath(ctx.path);
+    if (!(path === '/api' || path.startsWith('/api/'))) return undefined;
+    return consume(ctx, route);
   };
 }

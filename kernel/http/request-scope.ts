@@ -12,6 +12,14 @@ type Registration = (Resolver<unknown> & { lifetime?: string; isLeakSafe?: boole
 const sameInEveryScope = (r: Registration): boolean =>
   !!r && (r.lifetime === Lifetime.SINGLETON || (!r.lifetime && r.isLeakSafe === true && r.resolve.length === 0));
 
+const ownerOf = (target: object): RequestScope => (target as { owner: RequestScope }).owner;
+const CRADLE: ProxyHandler<object> = {
+  get: (target, key) => ownerOf(target).resolve(key),
+  has: (target, key) => ownerOf(target).has(key),
+  ownKeys: (target) => ownerOf(target).keys(),
+  getOwnPropertyDescriptor: (target, key) => ownerOf(target).describe(key),
+};
+
 /**
  * A request's scope (currentUser, tenantId, requestId), made only when a request asks for a service that needs it.
  * Most requests (health, a cached list, a 304) read singletons only: those come from the root container, as a scope
@@ -26,16 +34,22 @@ export class RequestScope {
   readonly cradle: ContainerServices;
 
   constructor(private readonly root: KernelContainer) {
-    this.cradle = new Proxy({} as ContainerServices, {
-      get: (_target, key) => this.resolve(key),
-      has: (_target, key) => key in this.scope().cradle,
-      ownKeys: () => Reflect.ownKeys(this.scope().cradle),
-      // optional() asks whether a key is registered: the root's registrations and the request's values answer it.
-      getOwnPropertyDescriptor: (_target, key) => {
-        if (this.real || typeof key !== 'string') return Reflect.getOwnPropertyDescriptor(this.scope().cradle, key);
-        return this.values?.[key] || this.root.awilix.getRegistration(key) ? { enumerable: true, configurable: true } : undefined;
-      },
-    });
+    // One handler for every request's proxy (the target names the scope): no closures made per request.
+    this.cradle = new Proxy<object>({ owner: this }, CRADLE) as ContainerServices;
+  }
+
+  /** optional() asks whether a key is registered: the root's registrations and the request's values answer it. */
+  describe(key: string | symbol): PropertyDescriptor | undefined {
+    if (this.real || typeof key !== 'string') return Reflect.getOwnPropertyDescriptor(this.scope().cradle, key);
+    return this.values?.[key] || this.root.awilix.getRegistration(key) ? { enumerable: true, configurable: true } : undefined;
+  }
+
+  has(key: string | symbol): boolean {
+    return key in this.scope().cradle;
+  }
+
+  keys(): Array<string | symbol> {
+    return Reflect.ownKeys(this.scope().cradle);
   }
 
   /** Registers the caller's identity (and the request id) for the request's scoped services. */
@@ -44,11 +58,16 @@ export class RequestScope {
     this.real?.register(this.values);
   }
 
+  /** Whether an Awilix scope was made (only then is there anything to dispose). */
+  get made(): boolean {
+    return this.real !== null;
+  }
+
   async dispose(): Promise<void> {
     if (this.real) await this.real.dispose();
   }
 
-  private resolve(key: string | symbol): unknown {
+  resolve(key: string | symbol): unknown {
     if (this.real || typeof key !== 'string') return (this.scope().cradle as Record<string | symbol, unknown>)[key];
     const value = this.values?.[key];
     if (value) return value.resolve(this.root.awilix);

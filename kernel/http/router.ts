@@ -65,7 +65,7 @@ export class Router {
 
   find(method: string, path: string): MatchOutcome {
     const m = method === 'HEAD' ? 'GET' : method;
-    const allowed = new Set<string>();
+    let allowed: Set<string> | null = null;
     for (const { route, test } of this.routes(path)) {
       let result: ReturnType<typeof test>;
       try {
@@ -75,9 +75,9 @@ export class Router {
       }
       if (!result) continue;
       if (route.method === m) return { kind: 'found', match: { route, params: { ...result.params } } };
-      allowed.add(route.method);
+      (allowed ??= new Set()).add(route.method);
     }
-    if (allowed.size) return { kind: 'method', allowed: [...allowed].sort() };
+    if (allowed) return { kind: 'method', allowed: [...allowed].sort() };
     return { kind: 'none' };
   }
 }

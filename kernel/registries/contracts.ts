@@ -37,7 +37,11 @@ export interface IdentityResolver {
    * page must add itself (Authorization: Bearer, API keys) leave it unset.
    */
   ambient?: boolean;
-  resolve(ctx: Context): Promise<Identity | null>;
+  /**
+   * The identity, or null for the next resolver. May answer synchronously (a request without this
+   * resolver's credential): the kernel then makes no promise for it.
+   */
+  resolve(ctx: Context): Identity | null | Promise<Identity | null>;
 }
 
 /**

@@ -53,18 +53,23 @@ const cradle = (ctx: Context): ContainerServices => ctx.state.scope.cradle;
  * revoked, expired, creator blocked) is refused with 401 rather than treated as a guest.
  */
 export function bearerResolver(): IdentityResolver {
+  const resolveValue = async (ctx: Context, raw: string): Promise<Identity> => {
+    const identity = await cradle(ctx).tokens.resolveBearer(raw);
+    if (!identity) {
+      await auditRevokedUse(ctx, raw);
+      throw new AuthenticationRequiredError('Invalid, revoked or expired bearer token');
+    }
+    return identity;
+  };
   return {
     id: 'bearer',
     priority: 5,
-    async resolve(ctx: Context): Promise<Identity | null> {
-      const match = /^Bearer\s+(\S+)\s*$/i.exec(ctx.get('authorization'));
-      if (!match) return null;
-      const identity = await cradle(ctx).tokens.resolveBearer(match[1]!);
-      if (!identity) {
-        await auditRevokedUse(ctx, match[1]!);
-        throw new AuthenticationRequiredError('Invalid, revoked or expired bearer token');
-      }
-      return identity;
+    // No Authorization header (a guest, a cookie session): answered at once, without a promise.
+    resolve(ctx: Context): Identity | null | Promise<Identity> {
+      const header = ctx.get('authorization');
+      if (!header) return null;
+      const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+      return match ? resolveValue(ctx, match[1]!) : null;
     },
   };
 }
@@ -79,55 +84,84 @@ export function sessionCookieResolver(): IdentityResolver {
     priority: 10,
     // Sent by the browser on its own: the kernel refuses cross-origin unsafe requests (CSRF_REJECTED).
     ambient: true,
-    async resolve(ctx: Context): Promise<Identity | null> {
+    // No Cookie header at all: answered at once, without parsing cookies or making a promise.
+    resolve(ctx: Context): Identity | null | Promise<Identity | null> {
+      if (!ctx.get('cookie')) return null;
       const token = ctx.cookies.get(SESSION_COOKIE);
-      if (!token) return null;
-      let snapshot;
-      try {
-        snapshot = await cradle(ctx).sessions.resolve(token, { ip: clientIp(ctx), userAgent: ctx.get('user-agent'), method: ctx.method });
-      } catch (err) {
-        (ctx.state.logger as Logger).warn({ err }, 'session lookup failed; cookie kept');
-        return null;
-      }
-      if (!snapshot) {
-        clearSessionCookie(ctx);
-        return null;
-      }
-      return {
-        kind: 'user',
-        userId: snapshot.userId,
-        role: snapshot.role,
-        permissions: snapshot.permissions,
-        tenantId: snapshot.tenantId,
-        meta: { sessionId: snapshot.sessionId, sessionHash: snapshot.idHash },
-      };
+      return token ? resolveSession(ctx, token) : null;
     },
   };
+}
+
+async function resolveSession(ctx: Context, token: string): Promise<Identity | null> {
+  let snapshot;
+  try {
+    snapshot = await cradle(ctx).sessions.resolve(token, { ip: clientIp(ctx), userAgent: ctx.get('user-agent'), method: ctx.method });
+  } catch (err) {
+    (ctx.state.logger as Logger).warn({ err }, 'session lookup failed; cookie kept');
+    return null;
+  }
+  if (!snapshot) {
+    clearSessionCookie(ctx);
+    return null;
+  }
+  return {
+    kind: 'user',
+    userId: snapshot.userId,
+    role: snapshot.role,
+    permissions: snapshot.permissions,
+    tenantId: snapshot.tenantId,
+    meta: { sessionId: snapshot.sessionId, sessionHash: snapshot.idHash },
+  };
+}
+
+/** What the guest resolver needs of the tenants service to answer without a promise. */
+interface TenantsNow {
+  fromHostnameNow(request: { readonly hostname: string }): string | undefined;
 }
 
 /**
  * Everyone else: the guest identity with the guest role's permissions (none until an admin grants some),
  * kept a minute per tenant once boot connected the followed copies (`follow`: GUEST_GRANTS_CHANGED from
  * any instance drops a tenant's copy; a read that ran across the change answers once but is not kept).
+ * While the tenant's grants are held (and its hostname, with MULTI_TENANT), the guest is answered at once
+ * and is the same frozen object for every request of that tenant until its grants change.
  */
-export function guestResolver(): IdentityResolver & { follow(grants: FollowedEach<string, string[]>): void } {
+export function guestResolver(): IdentityResolver & { follow(grants: FollowedEach<string, string[]>, tenants?: TenantsNow): void } {
   let grants: FollowedEach<string, string[]> | null = null;
+  let tenantsNow: TenantsNow | null = null;
+  // Per tenant, the guest last made (bounded: one per tenant of the grants' copies, cleared past 10,000).
+  const made = new Map<string, Identity>();
+  const guestOf = (tenantId: string, permissions: string[]): Identity => {
+    const last = made.get(tenantId);
+    if (last && last.permissions === permissions) return last;
+    if (made.size >= 10000) made.clear();
+    const guest: Identity = Object.freeze({ kind: 'guest', userId: null, role: 'guest', permissions, tenantId });
+    made.set(tenantId, guest);
+    return guest;
+  };
+  const read = async (ctx: Context): Promise<Identity | null> => {
+    let tenantId: string;
+    let permissions: string[];
+    try {
+      tenantId = await cradle(ctx).tenants.fromHostname(ctx.hostname);
+      permissions = grants ? await grants.get(tenantId) : await cradle(ctx).users.permissionsOf('guest', tenantId);
+    } catch {
+      return null; // still booting: the kernel's permissionless guest applies
+    }
+    return { kind: 'guest', userId: null, role: 'guest', permissions, tenantId };
+  };
   return {
-    follow(followed) {
+    follow(followed, tenants) {
       grants = followed;
+      tenantsNow = tenants ?? null;
     },
     id: 'guest-role',
     priority: 1000,
-    async resolve(ctx: Context): Promise<Identity | null> {
-      let tenantId: string;
-      let permissions: string[];
-      try {
-        tenantId = await cradle(ctx).tenants.fromHostname(ctx.hostname);
-        permissions = grants ? await grants.get(tenantId) : await cradle(ctx).users.permissionsOf('guest', tenantId);
-      } catch {
-        return null; // still booting: the kernel's permissionless guest applies
-      }
-      return { kind: 'guest', userId: null, role: 'guest', permissions, tenantId };
+    resolve(ctx: Context): Identity | null | Promise<Identity | null> {
+      const tenantId = tenantsNow?.fromHostnameNow(ctx);
+      const permissions = tenantId === undefined ? undefined : grants?.peek(tenantId);
+      return permissions ? guestOf(tenantId!, permissions) : read(ctx);
     },
   };
 }
@@ -172,11 +206,10 @@ export function roleRules(): {
   wrap(resolver: IdentityResolver): IdentityResolver;
 } {
   let followed: FollowedEach<string, AccessRule[]> | null = null;
-  const attach = async (identity: Identity): Promise<Identity> => {
-    const role = ruledRole(identity);
-    if (!role) return identity;
-    if (!followed) throw new Error('role rules read before boot');
-    let rules = await followed.get(ruleKey(identity.tenantId, role));
+  // A shared guest (guestResolver) with its role's rules, the same object while neither changes.
+  const guests = new WeakMap<Identity, { all: readonly AccessRule[]; result: Identity }>();
+  const withRules = (identity: Identity, all: AccessRule[]): Identity => {
+    let rules = all;
     // A key or token only narrows: a rule of the role limits it where its own permissions allow the action, never grants.
     if (identity.kind === 'apiKey' || identity.kind === 'websiteToken') {
       const held = (r: AccessRule) => (r.action === 'read' ? 'content:read' : 'content:write');
@@ -185,7 +218,26 @@ export function roleRules(): {
           identity.permissions.includes(held(r)) || (r.collection !== '*' && identity.permissions.includes(`${held(r)}:${r.collection}`)),
       );
     }
-    return rules.length ? { ...identity, rules } : identity;
+    if (!rules.length) return identity;
+    if (!Object.isFrozen(identity)) return { ...identity, rules };
+    const last = guests.get(identity);
+    if (last && last.all === all) return last.result;
+    const result: Identity = Object.freeze({ ...identity, rules });
+    guests.set(identity, { all, result });
+    return result;
+  };
+  // Without a promise when the role has no rules or its rules are held.
+  const attach = (identity: Identity): Identity | null | Promise<Identity> => {
+    const role = ruledRole(identity);
+    if (!role) return identity;
+    if (!followed) {
+      // Before boot: a guest is the kernel's permissionless one (null: no resolver answered); anyone else fails.
+      if (identity.kind === 'guest') return null;
+      throw new Error('role rules read before boot');
+    }
+    const key = ruleKey(identity.tenantId, role);
+    const held = followed.peek(key);
+    return held ? withRules(identity, held) : followed.get(key).then((rules) => withRules(identity, rules));
   };
   return {
     follow(rules) {
@@ -194,9 +246,10 @@ export function roleRules(): {
     wrap(resolver) {
       return {
         ...resolver,
-        async resolve(ctx: Context) {
-          const identity = await resolver.resolve(ctx);
-          return identity ? attach(identity) : null;
+        resolve(ctx: Context) {
+          const found = resolver.resolve(ctx);
+          if (found instanceof Promise) return found.then((identity) => (identity ? attach(identity) : null));
+          return found ? attach(found) : null;
         },
       };
     },

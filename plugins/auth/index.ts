@@ -133,7 +133,7 @@ export default definePlugin({
       roleChanged: (tenantId, role) => c.sessions.forgetRole(tenantId, role),
     });
     // Public access granted or withdrawn on any instance applies to the next guest request here.
-    container.resolve<ReturnType<typeof guestResolver>>('guestResolver').follow(guestGrants(followEach, c.users));
+    container.resolve<ReturnType<typeof guestResolver>>('guestResolver').follow(guestGrants(followEach, c.users), c.tenants);
     // A role's rules changed on any instance: the next request of its holders here carries the new ones.
     const roles = modelsOf(container.resolve<ModelMap>('models'), { Role }).Role;
     container

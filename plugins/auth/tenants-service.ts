@@ -47,6 +47,16 @@ export class TenantsService {
     });
   }
 
+  /**
+   * fromHostname's answer when it needs no read (single tenant, or the hostnames held and fresh), else
+   * undefined. `request.hostname` is read only with MULTI_TENANT on.
+   */
+  fromHostnameNow(request: { readonly hostname: string }): string | undefined {
+    if (!this.multiTenant) return 'default';
+    const byHost = this.byHost?.peek();
+    return byHost ? (byHost.get(request.hostname.toLowerCase()) ?? 'default') : undefined;
+  }
+
   async fromHostname(hostname: string): Promise<string> {
     if (!this.multiTenant) return 'default';
     const byHost = this.byHost ? await this.byHost.get() : await readHostnames(this.models.Tenant);

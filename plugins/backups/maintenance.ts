@@ -24,6 +24,7 @@ export interface MaintenanceState {
 export class Maintenance {
   private state: MaintenanceState = { active: false, until: 0, reason: '' };
   private heartbeat: NodeJS.Timeout | null = null;
+  private gate: ((ctx: Context, next: Next) => Promise<void>) | null = null;
   private unsubscribe: (() => void) | null = null;
 
   constructor(
@@ -87,12 +88,13 @@ export class Maintenance {
    * administrators. Routes declared `openDuring: ['restore']` stay open: the health probes for load
    * balancers, and sign-in (password, second factor) so an administrator can sign in.
    */
-  middleware() {
-    return async (ctx: Context, next: Next) => {
+  middleware(): (ctx: Context, next: Next) => Promise<void> {
+    // One function for every request (and no promise of its own while no restore runs).
+    return (this.gate ??= (ctx: Context, next: Next) => {
       if (!this.active || isOpenDuring(ctx, 'restore')) return next();
       const identity = ctx.state.identity as Identity | undefined;
       if (identity && isInstallationAdmin(identity)) return next();
       throw new MaintenanceError(this.retryAfterSeconds);
-    };
+    });
   }
 }

@@ -164,7 +164,7 @@ export class EntryReads {
       const order = relevanceFirst(match, query, cursor, sorted);
       // Plain rows (no model instances): the page and the total started at once (see ListReader); the rows are
       // completed and populated while the count runs. The total is counted once per version of the collection.
-      const total = (count: () => Promise<number>) => this.lists.total(identity.tenantId, name, countKey, count, also);
+      const total = (count: () => Promise<number>) => this.lists.total(identity.tenantId, name, countKey(), count, also);
       const started = cursor
         ? this.reader.start(c, where, cursor.order, query.limit + 1, 0, { keyset: cursor.keyset, total, join: match ?? undefined })
         : this.reader.start(c, where, order, query.limit, (query.page - 1) * query.limit, { total, join: match ?? undefined });
@@ -221,7 +221,8 @@ export class EntryReads {
         .update(stringify(value) ?? '')
         .digest('base64url');
     const { page: _p, limit: _l, after: _a, before: _b, fields: _f, populate: _pp, sort: _s, ...counted } = query;
-    return { key: hash(parts), countKey: hash({ ...parts, query: counted }) };
+    // The count's key only when the list is loaded (a 304 or a stored answer needs the list's key alone).
+    return { key: hash(parts), countKey: () => hash({ ...parts, query: counted }) };
   }
 
   /** `?stage=` (review stages): for callers who may write the collection (they alone see stages), else 403. */

@@ -50,10 +50,16 @@ export function maintenanceGate(
  * switch working, logged at info in one line without a stack (an error thrown as 503 is logged as a failure).
  */
 export function maintenanceMiddleware(flags: () => MaintenanceFlags | null, retryAfterSeconds: number, logger: Logger) {
-  return async function maintenanceMode(ctx: Context, next: Next): Promise<void> {
+  // Not async: a request that passes (maintenance off) makes no promise of its own.
+  return function maintenanceMode(ctx: Context, next: Next): Promise<void> {
     const identity = ctx.state.identity as Identity | undefined;
     const current = flags();
     if (!current || !identity || !refusedBy(current, identity) || isOpenDuring(ctx, 'maintenance')) return next();
+    refuse(ctx, identity, current);
+    return Promise.resolve();
+  };
+
+  function refuse(ctx: Context, identity: Identity, current: MaintenanceFlags): void {
     const log = (ctx.state.logger as Logger | undefined) ?? logger;
     log.info(
       { code: 'MAINTENANCE_MODE', status: 503, method: ctx.method, path: ctx.path, tenantId: identity.tenantId },
@@ -71,5 +77,5 @@ export function maintenanceMiddleware(flags: () => MaintenanceFlags | null, retr
     ctx.type = 'text/html; charset=utf-8';
     const tenant = current.isOn(identity.tenantId) ? identity.tenantId : INSTALLATION_TENANT;
     ctx.body = maintenancePage(current.siteName(identity.tenantId), retryAfterSeconds, current.message(tenant));
-  };
+  }
 }

@@ -62,12 +62,16 @@ function addRedirectAndHealth(registries: PluginRegisterContext['registries'], c
     id: 'setup-redirect',
     // Before identity: while incomplete, even a request with bad credentials is simply sent to /setup.
     stage: 'beforeIdentity',
-    async handler(ctx: Context, next: Next) {
+    handler(ctx: Context, next: Next) {
       const service = current();
       // Routes declared `openDuring: ['setup']` stay reachable; everything else answers 302 to /setup.
-      if (!service || isOpenDuring(ctx, 'setup') || (await service.isReady())) return next();
-      ctx.status = 302;
-      ctx.redirect('/setup');
+      // Once setup is known complete, without a promise of its own.
+      if (!service || service.readyNow || isOpenDuring(ctx, 'setup')) return next();
+      return service.isReady().then((ready) => {
+        if (ready) return next();
+        ctx.status = 302;
+        ctx.redirect('/setup');
+      });
     },
   });
   registries.healthChecks.add({

@@ -76,6 +76,11 @@ export class SetupService {
   }
 
   /** Cheap after the first positive answer (the redirect asks on every request). */
+  /** True once setup is known to be complete (never waits; false may mean "not known yet": ask isReady). */
+  get readyNow(): boolean {
+    return this.readyCached;
+  }
+
   async isReady(): Promise<boolean> {
     return this.readyCached || (await this.status()).complete;
   }
