@@ -1,8 +1,8 @@
 import { expect } from 'chai';
-import { mariadbPairUnavailable, startMariaDbPair, type MariaDbPair } from '../../cluster/mariadb-pair.js';
+import type { MariaDbPair } from '../../cluster/mariadb-pair.js';
 import { as, dataOf } from '../helpers/content.js';
 import { fixturePlugin, startTestKernel, type TestKernel } from '../helpers/kernel.js';
-import { MARIADB_URL } from '../helpers/services.js';
+import { settledPair, startPairOrSkip } from '../helpers/mariadb-pair.js';
 import { until } from '../helpers/until.js';
 
 const NOTES = { name: 'notes', fields: [{ name: 'title', type: 'text', required: true }] };
@@ -31,17 +31,7 @@ describe('read replicas (DB_READ_URLS) with two replicas: one failing leaves the
   };
 
   before(async function () {
-    if (!MARIADB_URL) {
-      console.log('      CMS_TEST_MARIADB_URL is not set: replica tests skipped');
-      this.skip();
-    }
-    const missing = mariadbPairUnavailable();
-    if (missing) {
-      console.log(`      ${missing}`);
-      this.skip();
-    }
-    pair = await startMariaDbPair(2);
-    await pair.primary.query('CREATE DATABASE cms CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci');
+    pair = await startPairOrSkip(this, 2);
     t = await startTestKernel({
       db: 'mariadb',
       dbUrl: pair.primary.url('cms'),
@@ -60,14 +50,7 @@ describe('read replicas (DB_READ_URLS) with two replicas: one failing leaves the
       201,
     );
     // The set-up's background writes (the new collection's search index) reach both replicas before the checks.
-    let last = '';
-    for (let i = 0; i < 40; i++) {
-      const [row] = await pair.primary.query('SELECT @@gtid_binlog_pos AS pos');
-      if (row.pos === last) break;
-      last = row.pos;
-      await new Promise((r) => setTimeout(r, 500));
-    }
-    await pair.waitForReplica();
+    await settledPair(pair);
     const [row] = await pair.replica.query("SELECT table_name AS name FROM cms.content_collections WHERE name = 'notes'");
     table = row.name;
     await markReplicas();

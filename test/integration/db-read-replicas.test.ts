@@ -1,8 +1,9 @@
 import { expect } from 'chai';
-import { mariadbPairUnavailable, startMariaDbPair, type MariaDbPair } from '../../cluster/mariadb-pair.js';
+import type { MariaDbPair } from '../../cluster/mariadb-pair.js';
 import { as, dataOf } from '../helpers/content.js';
 import { fixturePlugin, startTestKernel, type TestKernel } from '../helpers/kernel.js';
-import { MARIADB_URL, REDIS_URL, uniqueName } from '../helpers/services.js';
+import { settledPair, startPairOrSkip } from '../helpers/mariadb-pair.js';
+import { REDIS_URL, uniqueName } from '../helpers/services.js';
 import { until } from '../helpers/until.js';
 
 const NOTES = { name: 'notes', fields: [{ name: 'title', type: 'text', required: true }] };
@@ -24,17 +25,7 @@ describe('read replicas (DB_READ_URLS): a primary and a replica of its own, two 
   const onReplicaOnly = (title: string) => pair!.replica.query(`UPDATE cms.\`${table}\` SET f_title = ? WHERE id = ?`, [title, first._id]);
 
   before(async function () {
-    if (!MARIADB_URL) {
-      console.log('      CMS_TEST_MARIADB_URL is not set: replica tests skipped');
-      this.skip();
-    }
-    const missing = mariadbPairUnavailable();
-    if (missing) {
-      console.log(`      ${missing}`);
-      this.skip();
-    }
-    pair = await startMariaDbPair();
-    await pair.primary.query('CREATE DATABASE cms CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci');
+    pair = await startPairOrSkip(this);
     const options = {
       db: 'mariadb' as const,
       dbUrl: pair.primary.url('cms'),
@@ -64,14 +55,7 @@ describe('read replicas (DB_READ_URLS): a primary and a replica of its own, two 
    * replica check (every 0.5 s) has seen it: until then a list is rightly loaded from the primary and cached.
    */
   async function settled(): Promise<void> {
-    let last = '';
-    for (let i = 0; i < 40; i++) {
-      const [row] = await pair!.primary.query('SELECT @@gtid_binlog_pos AS pos');
-      if (row.pos === last) break;
-      last = row.pos;
-      await new Promise((r) => setTimeout(r, 500));
-    }
-    await pair!.waitForReplica();
+    await settledPair(pair!);
     await new Promise((r) => setTimeout(r, 1200));
   }
 
